@@ -1,0 +1,52 @@
+/**
+ * Domain types of the runbook format, derived from the generated schema types
+ * (`schema.gen.ts`, made from schemas/runbook.schema.json by scripts/gen.mjs).
+ * Only the "exactly one kind key per step" rule is added here, because JSON Schema says it
+ * with `oneOf`/`required`, which carries no shape for a type generator.
+ */
+import type { Step as SchemaStep, SyncbookRunbook, StartRequest, FilterEntry, Expectation, Cluster } from "./schema.gen.js";
+
+export type { StartRequest, FilterEntry, Expectation, Cluster };
+/** A duration as written: `500ms`, `2s`, `10m`, `12h`, or a number of seconds. */
+export type Duration = NonNullable<SchemaStep["timeout"]>;
+
+/** The kinds of step, in the schema's order. A test checks this list against the schema. */
+export const STEP_KINDS = [
+  "start",
+  "waitFor",
+  "verify",
+  "stopWrites",
+  "commit",
+  "assert",
+  "confirm",
+  "notify",
+  "hook",
+  "sleep",
+  "pause",
+  "resume",
+  "reverse",
+] as const satisfies readonly (keyof SchemaStep)[];
+
+export type StepKind = (typeof STEP_KINDS)[number];
+export type StepCommon = Omit<SchemaStep, StepKind>;
+
+/** A step: the common fields plus exactly one kind key. */
+export type Step = {
+  [K in StepKind]: StepCommon & { [P in K]: SchemaStep[K] } & { [Q in Exclude<StepKind, K>]?: never };
+}[StepKind];
+
+export type WaitForBody = NonNullable<SchemaStep["waitFor"]>;
+export type AssertBody = NonNullable<SchemaStep["assert"]>;
+export type HookCall = NonNullable<SchemaStep["hook"]>;
+export type VerifyBody = SchemaStep["verify"];
+export type NotifyBody = NonNullable<SchemaStep["notify"]>;
+export type ConfirmBody = NonNullable<SchemaStep["confirm"]>;
+
+export type Runbook = Omit<SyncbookRunbook, "steps"> & { steps: Step[] };
+export type InstanceEntry = Runbook["instances"][number];
+
+/** The kind key of a step (exactly one exists once the schema has validated it). */
+export function stepKind(step: Step): StepKind {
+  for (const k of STEP_KINDS) if (k in step) return k;
+  throw new Error("step without a kind key (schema validation should have caught this)");
+}
