@@ -22,10 +22,20 @@ async function act<M>(load: () => Promise<M>, run: (m: M) => Promise<number>): P
 program
   .command("lint")
   .description("Dry-run check of runbooks: schema, spec rules, positions and fix hints")
-  .argument("<paths...>", "runbook files or folders (searched for *.yaml / *.yml)")
+  .argument("[paths...]", "runbook files or folders (folders are searched recursively for *.yaml / *.yml)")
   .addOption(new Option("--format <format>", "output format").choices(["pretty", "json", "github", "junit"]).default("pretty"))
-  .option("--max-warnings <n>", "fail when there are more warnings than this", (v) => Number.parseInt(v, 10))
+  .option("--max-warnings <n>", "fail when there are more warnings than this (-1: no limit)", (v) => (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN))
+  .option("--list-rules", "print every rule: id, severity, what it finds")
   .action((paths: string[], opts) => act(() => import("./cli/lint.js"), (m) => m.main(paths, opts)));
+
+// --- report -----------------------------------------------------------------------------
+program
+  .command("report")
+  .description("Rebuild a run's report (report.json, junit.xml, report.html) from its journal")
+  .argument("<journal>", "the run's journal: a JSON-lines file of run events (or a folder: its newest journal)")
+  .option("--out <dir>", "where to write the three files (default: next to the journal, <name>.report/)")
+  .option("--quiet", "print nothing but warnings")
+  .action((journal: string, opts) => act(() => import("./cli/report.js"), (m) => m.main(journal, opts)));
 
 // --- schema / init ----------------------------------------------------------------------
 program
@@ -41,6 +51,22 @@ program
 
 // --- sim --------------------------------------------------------------------------------
 // (owned by the simulator work)
+program
+  .command("sim")
+  .description("Run a simulated fleet of sync service instances and a verifier on loopback (until Ctrl-C)")
+  .addOption(new Option("--instances <n>", "number of sync service instances").default("1"))
+  .addOption(new Option("--port <port>", "port of instance 0; instance i listens on port + i (0: free ports)").default("27182"))
+  .addOption(new Option("--verifier-port <port>", "port of the verifier (0: a free port)").default("27020"))
+  .addOption(new Option("--host <host>", "interface to bind").default("127.0.0.1"))
+  .addOption(new Option("--source <name:topology>", "a cluster setting: name and replicaSet|sharded").default("cluster0:replicaSet"))
+  .addOption(new Option("--destination <name:topology>", "the other cluster setting").default("cluster1:sharded"))
+  .addOption(new Option("--data <size>", "data to copy, split across instances (e.g. 5GiB)").default("5GiB"))
+  .addOption(new Option("--time-scale <x>", "simulated seconds per wall second (1: real time)").default("50"))
+  .addOption(new Option("--fault <spec...>", "faults, e.g. http500=0.2@1/progress, down=1,after=30s,for=60s, lag-floor=30"))
+  .addOption(new Option("--seed <n>", "seed of the fault PRNG").default("1"))
+  .addOption(new Option("--service-version <v>", "simulated service version").default("1.8.0"))
+  .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
+  .action((opts) => act(() => import("./cli/sim.js"), (m) => m.main(opts)));
 
 // --- run / rehearse ---------------------------------------------------------------------
 // (owned by the runner work)

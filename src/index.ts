@@ -1,3 +1,8 @@
 /** The library surface of syncbook. Each concern re-exports its public API here. */
 export { UserError, ExitCode } from "./errors.js";
 export type { Diagnostic, Severity } from "./diagnostics.js";
+export { startSimulator, parseFault, type Simulator, type SimulatorOptions, type SimControl, type SimulatorInstance, type FaultSpec, type SimState } from "./sim/index.js";
+export { buildReport, ReportBuilder, writeReport, writeReportFiles, createReportListener, readJournal, renderJson, renderJunit, renderHtml, REPORT_FILES } from "./report/index.js";
+export type { Report, ReportStep, ReportRequest, ReportDecision, ReportListener, WrittenReport, JournalRead } from "./report/index.js";
+export { definePlugin, sendHttp, HttpError, describeNotification, EVENT_NAMES, loadPlugins, runHook, sendNotification, stepInfo } from "./plugin/index.js";
+export type { PluginDefinition, HookDef, HookFn, HookContext, HookResult, UndoAction, NotifierDef, Notifier, NotifierContext, Notification, NotifyMessage, NotificationSeverity, StepImpl, StepInfo, InstanceSnapshot, PluginContext, PluginLogger, JsonSchema, HttpCall, HttpAnswer } from "./plugin/index.js";

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// Lint speed benchmark (issue #2). Not a timed test: it measures and prints.
+//
+//   npm run build && node bench/lint.mjs            # 9 runs each (median), prints figures and verdicts
+//   node bench/lint.mjs --runs 15 --check           # exit 1 when a budget is missed
+//   node bench/lint.mjs --json                      # one JSON object instead of the table
+//
+// Budgets (from the issue):
+//   1. `syncbook lint runbooks/rs-to-sharded.yaml`, as a whole process, within 2x `node -e 0`;
+//   2. 1,000 runbooks in one `syncbook lint` call in under 2 s (whole process).
+// The 1,000 runbooks are the example runbooks copied round-robin (each renamed) into a temp dir.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const cli = join(root, "dist/src/cli.js");
+const args = process.argv.slice(2);
+const runsArg = args.indexOf("--runs");
+const runs = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1]) || 9) : 9;
+const check = args.includes("--check");
+const asJson = args.includes("--json");
+
+if (!existsSync(cli)) {
+  process.stderr.write("bench/lint.mjs: dist/src/cli.js is missing; run `npm run build` first\n");
+  process.exit(2);
+}
+
+/** Wall time of one whole process, in ms; fails loudly if it exits with an unexpected code. */
+function time(cmd, argv, expectCode = 0) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 256 * 1024 * 1024 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== expectCode) {
+    process.stderr.write(`bench/lint.mjs: ${[cmd, ...argv].join(" ")} exited ${r.status}\n${r.stderr}\n${String(r.stdout).slice(0, 2000)}\n`);
+    process.exit(2);
+  }
+  return { ms, stdout: r.stdout };
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Median of `n` runs after one warm-up (file cache, not compile cache: each run is a new process). */
+function bench(cmd, argv, n, expectCode) {
+  time(cmd, argv, expectCode);
+  const xs = [];
+  // interleave nothing else: measure back to back
+  for (let i = 0; i < n; i++) xs.push(time(cmd, argv, expectCode).ms);
+  return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
+}
+
+const node = process.execPath;
+const example = "runbooks/rs-to-sharded.yaml";
+
+const bare = bench(node, ["-e", "0"], runs);
+const one = bench(node, [cli, "lint", example], runs);
+// bare node again, so a machine that got busier mid-run shows up in the figures
+const bare2 = bench(node, ["-e", "0"], runs);
+const bareMedian = Math.min(bare.median, bare2.median);
+const ratio = one.median / bareMedian;
+
+// 1,000 runbooks
+const dir = mkdtempSync(join(tmpdir(), "syncbook-bench-"));
+let many;
+let count = 0;
+try {
+  const examples = readdirSync(join(root, "runbooks"))
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => readFileSync(join(root, "runbooks", f), "utf8"));
+  for (let i = 0; i < 1000; i++) {
+    const text = examples[i % examples.length].replace(/^name: .*$/m, `name: bench-${i}`).replace("$schema=../schemas/", "$schema=../../schemas/");
+    writeFileSync(join(dir, `runbook-${String(i).padStart(4, "0")}.yaml`), text);
+  }
+  const manyRuns = Math.max(3, Math.ceil(runs / 2));
+  many = bench(node, [cli, "lint", dir, "--format", "json"], manyRuns);
+  const out = JSON.parse(String(time(node, [cli, "lint", dir, "--format", "json"]).stdout));
+  count = readdirSync(dir).length;
+  if (out.errors !== 0 || out.warnings !== 0) {
+    process.stderr.write(`bench/lint.mjs: the generated runbooks should lint clean, got ${out.errors} errors, ${out.warnings} warnings\n`);
+    process.exit(2);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const okOne = ratio <= 2;
+const okMany = many.median < 2000;
+const result = {
+  node: process.version,
+  runs,
+  nodeE0Ms: +bareMedian.toFixed(1),
+  lintOneMs: +one.median.toFixed(1),
+  ratio: +ratio.toFixed(2),
+  lint1000Ms: +many.median.toFixed(1),
+  runbooks: count,
+  budgets: { ratioMax: 2, lint1000MaxMs: 2000 },
+  ok: okOne && okMany,
+};
+if (asJson) process.stdout.write(`${JSON.stringify(result)}\n`);
+else {
+  const f = (x) => `${x.median.toFixed(1)} ms (min ${x.min.toFixed(1)}, max ${x.max.toFixed(1)})`;
+  process.stdout.write(
+    [
+      `syncbook lint speed (node ${process.version}, median of ${runs} runs, whole processes)`,
+      `  node -e 0                          ${f(bare)}; again after: ${f(bare2)}`,
+      `  syncbook lint ${example}  ${f(one)}`,
+      `  ratio                              ${ratio.toFixed(2)}x   budget 2x     ${okOne ? "ok" : "OVER BUDGET"}`,
+      `  syncbook lint <1,000 runbooks>     ${f(many)}   budget 2000 ms   ${okMany ? "ok" : "OVER BUDGET"}`,
+      "",
+    ].join("\n"),
+  );
+}
+if (check && !result.ok) process.exit(1);

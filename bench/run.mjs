@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+// `npm run bench`: runs every benchmark in bench/ and prints ONE table of the figures measured in
+// this run, each as a ratio against its baseline where it has one, plus the machine.
+//
+//   node bench/run.mjs [--only lint,rehearsal-vs-shell] [--markdown] [--json] [--no-build] [--timeout 900]
+//
+// PROTOCOL (each bench/<name>.mjs): run as `node bench/<name>.mjs --json`, print (as the last
+// line of stdout that parses as JSON) one object:
+//
+//   {"figures":[{"name":"lint cold start","value":71.2,"unit":"ms",
+//                "baseline":48.1,"baselineName":"node -e 0","ratio":1.48,"budget":"≤ 2×","ok":true}]}
+//
+//   name, value, unit  required; value a number (null: could not be measured, say why in note)
+//   baseline           optional number in the same unit; ratio = value / baseline when not given
+//   baselineName       optional: what the baseline is ("node -e 0", "poll interval", "bash+curl+jq")
+//   budget, ok         optional: the budget as text and whether this run met it
+//   note               optional: one short remark
+// Other output (progress, tables) goes to stderr or to stdout lines before the JSON line.
+// Exit status 0 = measured (budgets missed are figures, not crashes); non-zero = could not run.
+// A bench that does not print figures yet is listed as "not run" with the reason; two known
+// benches that predate the protocol (lint.mjs's own JSON, sim-256.mjs's text) are read by the
+// small adapters below until they print figures themselves.
+// Files in bench/ that are not benches: run.mjs (this), *.sh, and names starting with "_".
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { cpus, release, totalmem, type } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const benchDir = join(root, "bench");
+const args = process.argv.slice(2);
+const opt = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const only = opt("--only")?.split(",").map((s) => s.trim().replace(/\.(mjs|js|ts)$/, ""));
+const asJson = args.includes("--json");
+const markdown = args.includes("--markdown");
+const timeoutMs = Number(opt("--timeout") ?? 900) * 1000;
+
+// --- a fresh build (benches measure dist/) -----------------------------------------------------
+function newest(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) t = Math.max(t, newest(p));
+    else if (/\.(ts|json)$/.test(e.name)) t = Math.max(t, statSync(p).mtimeMs);
+  }
+  return t;
+}
+if (!args.includes("--no-build")) {
+  const cli = join(root, "dist/src/cli.js");
+  if (!existsSync(cli) || statSync(cli).mtimeMs < Math.max(newest(join(root, "src")), newest(join(root, "schemas")))) {
+    process.stderr.write("bench: dist/ is missing or older than src/: npm run build\n");
+    const b = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+    if (b.status !== 0) {
+      process.stderr.write("bench: the build failed; benches measure dist/, so nothing was run\n");
+      process.exit(2);
+    }
+  }
+}
+
+// --- the benches --------------------------------------------------------------------------------
+const files = readdirSync(benchDir)
+  .filter((f) => /\.(mjs|js|ts)$/.test(f) && f !== "run.mjs" && !f.startsWith("_"))
+  .filter((f) => !only || only.includes(f.replace(/\.(mjs|js|ts)$/, "")))
+  .sort();
+
+function run(file) {
+  const argv = file.endsWith(".ts") ? ["--import", "tsx", join(benchDir, file), "--json"] : [join(benchDir, file), "--json"];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      if (!asJson) process.stderr.write(d);
+    });
+    const t0 = performance.now();
+    const timer = setTimeout(() => child.kill("SIGTERM"), timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: performance.now() - t0 });
+    });
+  });
+}
+
+function lastJson(stdout) {
+  const lines = stdout.trim().split("\n").reverse();
+  for (const l of lines) {
+    const s = l.trim();
+    if (!s.startsWith("{")) continue;
+    try {
+      return JSON.parse(s);
+    } catch {
+      // not JSON: keep looking
+    }
+  }
+  return undefined;
+}
+
+/** Shims for benches written before the protocol. Remove once they print {"figures":[…]}. */
+const ADAPTERS = {
+  "lint.mjs": (out) => {
+    const j = lastJson(out.stdout);
+    if (!j || typeof j.lintOneMs !== "number") return undefined;
+    return [
+      { name: "lint cold start (one runbook, whole process)", value: j.lintOneMs, unit: "ms", baseline: j.nodeE0Ms, baselineName: "node -e 0", budget: "≤ 2×", ok: j.ratio <= 2 },
+      { name: `lint ${j.runbooks ?? 1000} runbooks (one process)`, value: j.lint1000Ms, unit: "ms", budget: "< 2000 ms", ok: j.lint1000Ms < 2000 },
+    ];
+  },
+  "sim-256.mjs": (out) => {
+    const m = /simulator CPU (\d+(?:\.\d+)?) ms over (\d+(?:\.\d+)?) ms = (\d+(?:\.\d+)?)% of one core.*RSS (\d+(?:\.\d+)?) MiB/.exec(out.stdout);
+    const n = /sim-256: (\d+) instances/.exec(out.stdout)?.[1] ?? "256";
+    if (!m) return undefined;
+    return [
+      { name: `simulator CPU, ${n} instances polled at 1 s`, value: Number(m[3]), unit: "% core", budget: "< 10%", ok: Number(m[3]) < 10 },
+      { name: `simulator RSS, ${n} instances`, value: Number(m[4]), unit: "MiB" },
+    ];
+  },
+};
+
+const rows = [];
+const notRun = [];
+for (const file of files) {
+  if (!asJson) process.stderr.write(`\nbench: ${file} …\n`);
+  const out = await run(file);
+  const j = lastJson(out.stdout);
+  let figures = Array.isArray(j?.figures) ? j.figures : undefined;
+  let adapted = false;
+  if (!figures && ADAPTERS[file]) {
+    figures = ADAPTERS[file](out);
+    adapted = figures !== undefined;
+  }
+  if (!figures) {
+    const why = out.signal ? `killed (${out.signal}) after ${Math.round(out.ms / 1000)} s` : out.code !== 0 ? `exit ${out.code}: ${out.stderr.trim().split("\n").filter((l) => l.trim()).slice(-2).join(" / ").replace(/\s+/g, " ").slice(0, 200)}` : "prints no figures (--json protocol not implemented yet)";
+    notRun.push({ bench: file, reason: why });
+    continue;
+  }
+  for (const f of figures) {
+    const value = typeof f.value === "number" && Number.isFinite(f.value) ? f.value : null;
+    const baseline = typeof f.baseline === "number" && Number.isFinite(f.baseline) && f.baseline !== 0 ? f.baseline : undefined;
+    const ratio = typeof f.ratio === "number" ? f.ratio : value !== null && baseline !== undefined ? value / baseline : undefined;
+    rows.push({ bench: file.replace(/\.(mjs|js|ts)$/, ""), name: String(f.name), value, unit: String(f.unit ?? ""), baseline, baselineName: f.baselineName, ratio, budget: f.budget, ok: f.ok, note: [f.note, adapted ? "via adapter" : undefined].filter(Boolean).join("; ") || undefined });
+  }
+  if (out.code !== 0 && !out.signal) rows[rows.length - 1].note = [rows[rows.length - 1].note, `exit ${out.code}`].filter(Boolean).join("; ");
+}
+
+// --- the machine ---------------------------------------------------------------------------------
+const cpu = cpus();
+const machine = {
+  node: process.version,
+  cpu: cpu[0]?.model?.replace(/\s+/g, " ").trim() ?? "unknown",
+  cores: cpu.length,
+  memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+  os: `${type()} ${release()}`,
+  date: new Date().toISOString().slice(0, 10),
+};
+
+if (asJson) {
+  process.stdout.write(`${JSON.stringify({ machine, figures: rows, notRun })}\n`);
+  process.exit(0);
+}
+
+const num = (v) => (v === null || v === undefined ? "–" : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+const table = rows.map((r) => [
+  r.bench,
+  r.name,
+  num(r.value),
+  r.unit,
+  r.baseline === undefined ? "" : `${num(r.baseline)} ${r.unit}${r.baselineName ? ` (${r.baselineName})` : ""}`,
+  r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}×`,
+  r.budget ? `${r.budget}${r.ok === undefined ? "" : r.ok ? " ok" : " MISSED"}` : "",
+  r.note ?? "",
+]);
+const head = ["bench", "figure", "value", "unit", "baseline", "ratio", "budget", "note"];
+for (const n of notRun) table.push([n.bench.replace(/\.(mjs|js|ts)$/, ""), "not run", "", "", "", "", "", n.reason]);
+const machineLine = `node ${machine.node} · ${machine.cpu} · ${machine.cores} cores · ${machine.memoryGiB} GiB · ${machine.os} · ${machine.date}`;
+if (markdown) {
+  const esc = (s) => String(s).replace(/\|/g, "\\|");
+  process.stdout.write(`Measured on: ${machineLine}\n\n| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 2 || i === 5 ? "---:" : "---")).join("|")}|\n${table.map((r) => `| ${r.map(esc).join(" | ")} |`).join("\n")}\n`);
+} else {
+  const w = head.map((h, i) => Math.max(h.length, ...table.map((r) => String(r[i]).length)));
+  const line = (r) => r.map((c, i) => (i === 2 || i === 5 ? String(c).padStart(w[i]) : String(c).padEnd(w[i]))).join("  ").trimEnd();
+  process.stdout.write(`\n${line(head)}\n${w.map((n) => "-".repeat(n)).join("  ")}\n${table.map(line).join("\n")}\n\nmachine: ${machineLine}\n`);
+}

@@ -1,0 +1,64 @@
+/**
+ * `sim-writes`: the simulator's application write switch, for rehearsals. Stops (or starts) the
+ * simulated source application's writes with `POST <control>/sim/writes {"enabled": false}`;
+ * its undo switches them back. Against a real service the request fails (404): it is a
+ * rehearsal-only hook.
+ *
+ * ```yaml
+ * - stopWrites: { use: sim-writes }                        # the first instance's /sim/writes
+ * - stopWrites: { use: sim-writes, with: { url: http://127.0.0.1:27182 } }
+ * ```
+ */
+import { definePlugin } from "../src/plugin/api.js";
+import { sendHttp } from "../src/plugin/http.js";
+import { DURATION_SCHEMA, durationMs } from "../src/plugin/util.js";
+
+export interface SimWritesOptions {
+  url?: string;
+  enabled?: boolean;
+  rate?: number;
+  timeout?: string | number;
+}
+
+/** `http://h:p`, `http://h:p/sim` or `http://h:p/sim/writes` → the writes switch URL. */
+export function writesUrl(base: string): string {
+  const u = new URL(base);
+  const path = u.pathname.replace(/\/+$/, "");
+  u.pathname = path.endsWith("/sim/writes") ? path : path.endsWith("/sim") ? `${path}/writes` : `${path}/sim/writes`;
+  u.search = "";
+  return u.href;
+}
+
+export default definePlugin<SimWritesOptions>({
+  name: "sim-writes",
+  description: "Switch the simulator's source application writes off (or on); the undo switches them back.",
+  optionsSchema: {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      url: { type: "string", format: "uri", description: "The simulator's control URL: any simulated instance's base URL (`http://127.0.0.1:27182`), its `/sim`, or `/sim/writes`. Default: the runbook's first instance." },
+      enabled: { type: "boolean", default: false, description: "Writes on (true) or off (false, the default: stop writes)." },
+      rate: { type: "number", minimum: 0, description: "Also set the application's write rate (writes per second)." },
+      timeout: { ...DURATION_SCHEMA, description: "Time limit of the request (default 10s)." },
+    },
+  },
+  hooks: {
+    "sim-writes": async (ctx) => {
+      const base = ctx.options.url ?? ctx.fleet[0]?.instance.url;
+      if (!base) throw new Error("no `url` given and the runbook has no instance to take it from");
+      const url = writesUrl(base);
+      const enabled = ctx.options.enabled ?? false;
+      const timeoutMs = durationMs(ctx.options.timeout, 10_000);
+      const send = (on: boolean, signal: AbortSignal, rate?: number) =>
+        sendHttp({ url, method: "POST", body: rate === undefined ? { enabled: on } : { enabled: on, rate }, expectStatus: "2xx", timeoutMs, signal, redact: ctx.redact, log: ctx.log });
+      await send(enabled, ctx.signal, ctx.options.rate);
+      return {
+        summary: `simulated application writes ${enabled ? "on" : "off"}`,
+        undo: async (signal) => {
+          await send(!enabled, signal);
+        },
+      };
+    },
+  },
+});

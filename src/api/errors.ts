@@ -1,0 +1,120 @@
+/**
+ * Errors of the API client. Both extend UserError (an unreachable instance or a refused
+ * command is something the operator acts on; the CLI prints message + hint, no stack).
+ * Every message starts with the redacted instance URL.
+ *
+ * - TransportError: no usable answer (connection refused/reset, timeout, abort, non-JSON body,
+ *   JSON of an unexpected shape). For a command, the command may or may not have taken effect
+ *   unless `requestSent` is false.
+ * - ServiceError: a JSON answer with `success: false` (whatever the HTTP status).
+ */
+import { UserError } from "../errors.js";
+
+export type ServiceOperation = "start" | "commit" | "pause" | "resume" | "reverse" | "progress";
+export type VerifierOperation = "verifier.check" | "verifier.writesOff" | "verifier.progress";
+export type ApiOperation = ServiceOperation | VerifierOperation;
+
+export type TransportErrorCode =
+  /** No answer within the per-request timeout. */
+  | "timeout"
+  /** The caller's signal aborted the request. */
+  | "aborted"
+  /** Could not connect (refused, unreachable, DNS, connect timeout): the request was not sent. */
+  | "connect"
+  /** The connection broke (reset, closed by the other side, socket error). */
+  | "network"
+  /** The body is not JSON (an HTML error page from a proxy, an empty body…). */
+  | "non-json"
+  /** JSON, but not the shape of this answer (e.g. no `success`, no `progress` object). */
+  | "bad-answer"
+  /** The body exceeded the client's limit. */
+  | "too-large";
+
+export abstract class ApiError extends UserError {
+  abstract readonly kind: "transport" | "service";
+  constructor(
+    message: string,
+    /** Redacted base URL of the instance or verifier. */
+    readonly url: string,
+    readonly operation: ApiOperation,
+    options: { hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}
+
+export class TransportError extends ApiError {
+  readonly kind = "transport";
+  constructor(
+    url: string,
+    operation: ApiOperation,
+    readonly code: TransportErrorCode,
+    /** One-line explanation, e.g. `connection reset (ECONNRESET)`, `no answer within 10 s`. */
+    readonly detail: string,
+    readonly info: {
+      /** The system or undici error code (ECONNRESET, UND_ERR_SOCKET…), when there is one. */
+      sysCode?: string;
+      /** HTTP status, when an answer arrived. */
+      status?: number;
+      /** First bytes of the body, redacted (non-json and bad-answer). */
+      bodyStart?: string;
+      /**
+       * Whether any byte of the request may have reached the server. False means the command
+       * certainly did not take effect (it was never written to a socket).
+       */
+      requestSent: boolean;
+      cause?: unknown;
+    },
+  ) {
+    super(`${url}: ${operation} failed: ${detail}`, url, operation, { hint: hintFor(code), cause: info.cause });
+  }
+  get sysCode(): string | undefined {
+    return this.info.sysCode;
+  }
+  get status(): number | undefined {
+    return this.info.status;
+  }
+  get bodyStart(): string | undefined {
+    return this.info.bodyStart;
+  }
+  get requestSent(): boolean {
+    return this.info.requestSent;
+  }
+  /** Short label for status lines: `ECONNRESET`, `timeout`, `HTTP 502 non-JSON`. */
+  get label(): string {
+    if (this.code === "non-json" || this.code === "bad-answer") return `${this.status === undefined ? "" : `HTTP ${this.status} `}${this.code}`;
+    return this.info.sysCode ?? this.code;
+  }
+}
+
+export class ServiceError extends ApiError {
+  readonly kind = "service";
+  constructor(
+    url: string,
+    operation: ApiOperation,
+    /** The service's error name (`error`). */
+    readonly error: string,
+    /** The service's `errorDescription`. */
+    readonly errorDescription: string,
+    /** HTTP status, for the record only: never used to decide anything. */
+    readonly status: number,
+  ) {
+    super(`${url}: ${operation} refused: ${error}${errorDescription ? `: ${errorDescription}` : ""}`, url, operation);
+  }
+  get label(): string {
+    return this.error;
+  }
+}
+
+function hintFor(code: TransportErrorCode): string | undefined {
+  switch (code) {
+    case "connect":
+      return "Is the sync service running on that address? By default its API binds to the local host only.";
+    case "timeout":
+      return "The instance did not answer in time. Progress can fail for minutes after a resume or restart; commands are never resent blindly.";
+    case "non-json":
+      return "Something other than the sync service answered (a proxy error page?). Check the URL.";
+    default:
+      return undefined;
+  }
+}

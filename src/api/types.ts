@@ -1,0 +1,246 @@
+/**
+ * Answer types of the sync service and the verifier, and the field descriptors the lenient
+ * answer checker (check.ts) walks.
+ *
+ * Three things must agree, and nothing is written twice unchecked:
+ * - `schemas/*.schema.json` (the documentation editors and readers see),
+ * - the descriptors below (what the checker enforces at run time, without ajv: the runner
+ *   checks 256 answers a second and must not compile a schema at start-up),
+ * - the TypeScript interfaces (what the runner codes against).
+ * The interfaces are checked against the descriptors at compile time (`_checks` at the end);
+ * test/api/schema-agreement.test.ts checks the descriptors against the schemas, and that ajv
+ * and the checker agree on sample answers.
+ */
+
+/** States, in their usual order. INITIALIZING is from service facts (1.20+). */
+export const SYNC_STATES = ["INITIALIZING", "IDLE", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED"] as const;
+export type SyncState = (typeof SYNC_STATES)[number];
+
+/**
+ * How a documented field may be absent:
+ * - `required`: the answer is unusable without it (a transport-level "bad answer"),
+ * - `expected`: documented; missing → a warning (reported once per instance and field),
+ * - `optional`: documented for some versions only; missing is normal.
+ * JSON Schema `required` = `required` + `expected`.
+ */
+export type Presence = "required" | "expected" | "optional";
+
+export type FieldSpec =
+  | { readonly type: "string"; readonly presence: Presence; readonly nullable?: boolean; readonly enum?: readonly string[] }
+  | { readonly type: "boolean" | "integer"; readonly presence: Presence; readonly nullable?: boolean }
+  | { readonly type: "object"; readonly presence: Presence; readonly nullable?: boolean; readonly fields: FieldsSpec }
+  | { readonly type: "any"; readonly presence: Presence };
+export type FieldsSpec = { readonly [name: string]: FieldSpec };
+
+const int = <P extends Presence, N extends boolean = false>(presence: P, nullable?: N) => ({ type: "integer", presence, nullable: (nullable ?? false) as N }) as const;
+const str = <P extends Presence, N extends boolean = false>(presence: P, nullable?: N) => ({ type: "string", presence, nullable: (nullable ?? false) as N }) as const;
+
+const VERIFICATION_SIDE = {
+  phase: str("expected"),
+  lagTimeSeconds: int("expected", true),
+  totalCollectionCount: int("expected"),
+  scannedCollectionCount: int("expected"),
+} as const satisfies FieldsSpec;
+
+/** Fields of `progress` in a service progress answer (schemas/progress.schema.json#/$defs/progress). */
+export const PROGRESS_SPEC = {
+  state: { type: "string", presence: "required", nullable: false, enum: SYNC_STATES },
+  canCommit: { type: "boolean", presence: "expected", nullable: false },
+  canWrite: { type: "boolean", presence: "expected", nullable: true },
+  info: str("expected", true),
+  lagTimeSeconds: int("expected", true),
+  totalEventsApplied: int("expected", true),
+  collectionCopy: {
+    type: "object",
+    presence: "expected",
+    nullable: true,
+    fields: { estimatedTotalBytes: int("expected"), estimatedCopiedBytes: int("expected") },
+  },
+  directionMapping: {
+    type: "object",
+    presence: "expected",
+    nullable: true,
+    fields: { Source: str("expected"), Destination: str("expected") },
+  },
+  mongosyncID: str("expected", true),
+  coordinatorID: str("expected", true),
+  verification: {
+    type: "object",
+    presence: "optional",
+    nullable: true,
+    fields: {
+      source: { type: "object", presence: "expected", nullable: false, fields: VERIFICATION_SIDE },
+      destination: { type: "object", presence: "expected", nullable: false, fields: VERIFICATION_SIDE },
+    },
+  },
+  indexBuilding: { type: "object", presence: "optional", nullable: true, fields: {} },
+} as const satisfies FieldsSpec;
+
+/** Top level of a progress answer (schemas/progress.schema.json). `success` is absent in older versions. */
+export const PROGRESS_RESPONSE_SPEC = {
+  success: { type: "boolean", presence: "optional", nullable: false },
+  progress: { type: "object", presence: "required", nullable: false, fields: PROGRESS_SPEC },
+} as const satisfies FieldsSpec;
+
+/** schemas/operation-response.schema.json; `error`/`errorDescription` are required when success is false. */
+export const OPERATION_RESPONSE_SPEC = {
+  success: { type: "boolean", presence: "required", nullable: false },
+  error: str("optional"),
+  errorDescription: str("optional"),
+} as const satisfies FieldsSpec;
+
+/** schemas/verifier-progress.schema.json#/$defs/progress. */
+export const VERIFIER_PROGRESS_SPEC = {
+  phase: { type: "string", presence: "required", nullable: false },
+  error: { type: "any", presence: "expected" },
+  verificationStatus: {
+    type: "object",
+    presence: "expected",
+    nullable: false,
+    fields: {
+      totalTasks: int("expected"),
+      addedTasks: int("expected"),
+      processingTasks: int("expected"),
+      failedTasks: int("expected"),
+      completedTasks: int("expected"),
+      metadataMismatchTasks: int("expected"),
+      recheckTasks: int("expected"),
+    },
+  },
+  generation: int("optional"),
+  generationStats: {
+    type: "object",
+    presence: "optional",
+    nullable: false,
+    fields: { docsCompared: int("expected"), totalDocs: int("expected"), srcBytesCompared: int("expected"), totalSrcBytes: int("expected") },
+  },
+  srcChangeStats: { type: "object", presence: "optional", nullable: false, fields: {} },
+  dstChangeStats: { type: "object", presence: "optional", nullable: false, fields: {} },
+} as const satisfies FieldsSpec;
+
+export const VERIFIER_RESPONSE_SPEC = {
+  progress: { type: "object", presence: "required", nullable: false, fields: VERIFIER_PROGRESS_SPEC },
+} as const satisfies FieldsSpec;
+
+// ---------------------------------------------------------------------------------------------
+// Interfaces. Every documented field except hard-required ones is optional: answers are checked
+// leniently, a missing field is reported (once) and left out. Fields this client does not know
+// are kept on the object (`Extra`). A documented field with the wrong type is left out of the
+// typed object (and reported); the raw answer keeps it.
+
+/** Fields a newer service version sends that this client does not know; kept as sent. */
+export type Extra = { readonly [field: string]: unknown };
+
+export interface CollectionCopy {
+  /** Estimated total bytes to copy, globally across all instances. */
+  estimatedTotalBytes?: number;
+  /** Estimated bytes copied by this instance (≤ estimatedTotalBytes). */
+  estimatedCopiedBytes?: number;
+}
+
+export interface DirectionMapping {
+  /** `<cluster_name>: <host>:<port>` */
+  Source?: string;
+  /** `<cluster_name>: <host>:<port>` */
+  Destination?: string;
+}
+
+export interface VerificationSide {
+  phase?: string;
+  lagTimeSeconds?: number | null;
+  totalCollectionCount?: number;
+  scannedCollectionCount?: number;
+}
+
+export interface ProgressFields {
+  /**
+   * Always present. A state this client does not know (a newer version) is passed through as
+   * sent, with a warning: compare against the states you expect, never exhaustively.
+   */
+  state: SyncState;
+  canCommit?: boolean;
+  /** Null in IDLE; absent in older versions. */
+  canWrite?: boolean | null;
+  info?: string | null;
+  /** Null in IDLE and PAUSED. */
+  lagTimeSeconds?: number | null;
+  totalEventsApplied?: number | null;
+  collectionCopy?: (CollectionCopy & Extra) | null;
+  directionMapping?: (DirectionMapping & Extra) | null;
+  /** This instance (1.3+); null in IDLE. */
+  mongosyncID?: string | null;
+  /** The coordinator (1.3+); null in IDLE. */
+  coordinatorID?: string | null;
+  verification?: ({ source?: VerificationSide & Extra; destination?: VerificationSide & Extra } & Extra) | null;
+  indexBuilding?: Extra | null;
+}
+/** `progress` of a service progress answer. */
+export type Progress = ProgressFields & Extra;
+
+/** A successful progress answer (the older shape has no `success`). */
+export type ProgressResponse = { success?: boolean; progress: Progress } & Extra;
+
+/** The answer of start, commit, pause, resume, reverse (and every error answer). */
+export type OperationResponse = { success: boolean; error?: string; errorDescription?: string } & Extra;
+
+export interface VerificationStatus {
+  totalTasks?: number;
+  addedTasks?: number;
+  processingTasks?: number;
+  /** Above 0: the clusters differ. */
+  failedTasks?: number;
+  completedTasks?: number;
+  metadataMismatchTasks?: number;
+  recheckTasks?: number;
+}
+
+export interface VerifierProgressFields {
+  /** `idle`, `check`, `recheck`, … (`idle` is also the phase before any check). */
+  phase: string;
+  /** Null when fine; anything else: the verifier itself failed. */
+  error?: unknown;
+  verificationStatus?: VerificationStatus & Extra;
+  generation?: number;
+  generationStats?: { docsCompared?: number; totalDocs?: number; srcBytesCompared?: number; totalSrcBytes?: number } & Extra;
+  srcChangeStats?: Extra;
+  dstChangeStats?: Extra;
+}
+/** `progress` of a verifier progress answer. */
+export type VerifierProgress = VerifierProgressFields & Extra;
+export type VerifierProgressResponse = { progress: VerifierProgress } & Extra;
+
+// ---------------------------------------------------------------------------------------------
+// Compile-time agreement of the interfaces with the descriptors: same keys, same optionality,
+// same value types (mutual assignability, recursively through nested objects).
+
+type Scalar<S> = S extends { type: "any" }
+  ? unknown
+  : S extends { enum: readonly (infer E)[] }
+    ? E
+    : S extends { type: "string" }
+      ? string
+      : S extends { type: "boolean" }
+        ? boolean
+        : S extends { type: "integer" }
+          ? number
+          : S extends { type: "object"; fields: infer F }
+            ? Shape<F> & Extra
+            : never;
+type Value<S> = Scalar<S> | (S extends { nullable: true } ? null : never);
+type RequiredKeys<F> = { [K in keyof F]: F[K] extends { presence: "required" } ? K : never }[keyof F];
+/** The type a descriptor describes. */
+export type Shape<F> = { [K in RequiredKeys<F>]: Value<F[K]> } & { [K in Exclude<keyof F, RequiredKeys<F>>]?: Value<F[K]> };
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type SameKeys<A, B> = Same<keyof A, keyof B>;
+type Assert<T extends true> = T;
+
+export type _checks = [
+  Assert<SameKeys<ProgressFields, typeof PROGRESS_SPEC>>,
+  Assert<Same<Progress, Shape<typeof PROGRESS_SPEC> & Extra>>,
+  Assert<Same<ProgressResponse, Shape<typeof PROGRESS_RESPONSE_SPEC> & Extra>>,
+  Assert<Same<OperationResponse, Shape<typeof OPERATION_RESPONSE_SPEC> & Extra>>,
+  Assert<SameKeys<VerifierProgressFields, typeof VERIFIER_PROGRESS_SPEC>>,
+  Assert<Same<VerifierProgress, Shape<typeof VERIFIER_PROGRESS_SPEC> & Extra>>,
+  Assert<Same<VerifierProgressResponse, Shape<typeof VERIFIER_RESPONSE_SPEC> & Extra>>,
+];

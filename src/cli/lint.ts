@@ -1,0 +1,108 @@
+/**
+ * `syncbook lint <files or folders...>`: the dry run for CI.
+ *
+ * Exit codes: 0 no errors (and no more warnings than `--max-warnings`), 1 errors or too
+ * many warnings, 2 usage or I/O errors (missing path, unreadable file, folder without
+ * runbooks). Reports go to stdout in the chosen format; usage and I/O errors to stderr.
+ *
+ * Start-up budget: this module imports only the lint code, the loader (yaml and the
+ * build-time generated validator) and picocolors: no ajv compile, no undici, no listr2.
+ */
+import { fstatSync, writeSync } from "node:fs";
+import { countBySeverity } from "../diagnostics.js";
+import { ExitCode, UserError } from "../errors.js";
+import { FORMATS, type Format, type FormatInput } from "../lint/format/types.js";
+import { RULES } from "../lint/rules.js";
+import { lintFiles } from "../lint/run.js";
+
+/** Each format's module, imported only when chosen (start-up budget). */
+const FORMATTERS: Record<Format, () => Promise<(input: FormatInput) => string>> = {
+  pretty: async () => (await import("../lint/format/pretty.js")).formatPretty,
+  json: async () => (await import("../lint/format/json.js")).formatJson,
+  github: async () => (await import("../lint/format/github.js")).formatGithub,
+  junit: async () => (await import("../lint/format/junit.js")).formatJunit,
+};
+
+export interface LintCliOptions {
+  format?: string;
+  maxWarnings?: number;
+  listRules?: boolean;
+  /** Force colors on or off (default: on for a TTY, unless NO_COLOR; FORCE_COLOR turns them on). */
+  color?: boolean;
+}
+
+/**
+ * Colors on a terminal only. A terminal is a character device; checked with fstat rather than
+ * `process.stdout.isTTY` or `tty.isatty`, which load the stream and tty modules (~4 ms of the
+ * start-up budget). /dev/null is a character device too, where colors are harmless.
+ */
+function useColor(opt: boolean | undefined): boolean {
+  if (opt !== undefined) return opt;
+  const env = process.env;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false") return true;
+  try {
+    return fstatSync(1).isCharacterDevice() && env.TERM !== "dumb";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Write the report to fd 1 synchronously, without creating `process.stdout` (its stream
+ * costs ~4 ms of start-up). Falls back to `process.stdout` if the descriptor is non-blocking
+ * and full (EAGAIN); Node flushes that before exiting.
+ */
+function writeOut(text: string): void {
+  const buf = Buffer.from(text, "utf8");
+  let off = 0;
+  try {
+    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+    process.stdout.write(buf.subarray(off));
+  }
+}
+
+function usage(message: string, hint: string): UserError {
+  return new UserError(message, { hint, exitCode: ExitCode.usage });
+}
+
+/** `--list-rules`: the catalogue as a table (or JSON with `--format json`). */
+function listRules(format: Format): string {
+  if (format === "json") return `${JSON.stringify({ rules: RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, spec: r.spec, source: r.source })) })}\n`;
+  const w = Math.max(...RULES.map((r) => r.id.length));
+  const lines = RULES.map((r) => `${r.id.padEnd(w)}  ${r.severity.padEnd(7)}  ${r.description}`);
+  return `${"rule".padEnd(w)}  ${"severity"}  description\n${lines.join("\n")}\n\n${RULES.length} rules. Each enforces a sentence of spec/sync-service-api.md, spec/service-facts.md or DESIGN.md (see --format json).\n`;
+}
+
+export async function main(paths: string[], opts: LintCliOptions = {}): Promise<number> {
+  try {
+    const format = (opts.format ?? "pretty") as Format;
+    if (!FORMATS.includes(format)) throw usage(`unknown format ${JSON.stringify(opts.format)}`, `Use one of: ${FORMATS.join(", ")}.`);
+    if (opts.listRules) {
+      writeOut(listRules(format));
+      return ExitCode.ok;
+    }
+    const max = opts.maxWarnings;
+    if (max !== undefined && (!Number.isInteger(max) || max < -1)) {
+      throw usage("--max-warnings needs a whole number (0 or more; -1 for no limit)", "For example: --max-warnings 0");
+    }
+    const [{ files, diagnostics, sources }, formatter] = await Promise.all([lintFiles(paths), FORMATTERS[format]()]);
+    writeOut(formatter({ diagnostics, files, sources, color: format === "pretty" && useColor(opts.color) }));
+    const n = countBySeverity(diagnostics);
+    if (n.error > 0) return ExitCode.failed;
+    if (max !== undefined && max >= 0 && n.warning > max) {
+      process.stderr.write(`syncbook: ${n.warning} warning${n.warning === 1 ? "" : "s"}, more than --max-warnings ${max}\n`);
+      return ExitCode.failed;
+    }
+    return ExitCode.ok;
+  } catch (err) {
+    if (err instanceof UserError) {
+      process.stderr.write(`syncbook: ${err.message}\n`);
+      if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * `syncbook sim`: a simulated fleet of sync service instances and a verifier on loopback.
+ * Prints one line per URL (`instance <i> <url>`, `verifier <url>`, then `control <url>`), runs
+ * until SIGINT or SIGTERM, closes its servers and exits 0 (stopping the simulator is its normal
+ * end, not an interruption).
+ */
+import { UserError, ExitCode } from "../errors.js";
+import type { ClusterSetting, SimulatorOptions } from "../sim/index.js";
+
+export interface SimCliOptions {
+  instances?: string;
+  port?: string;
+  verifierPort?: string;
+  host?: string;
+  source?: string;
+  destination?: string;
+  data?: string;
+  timeScale?: string;
+  fault?: string[];
+  seed?: string;
+  serviceVersion?: string;
+  grace?: string;
+}
+
+export interface SimCliIo {
+  out?: (line: string) => void;
+  /** Stops the simulator (besides SIGINT/SIGTERM); tests use it. */
+  signal?: AbortSignal;
+}
+
+const usage = (message: string, hint?: string): UserError => new UserError(message, { hint, exitCode: ExitCode.usage });
+
+function int(name: string, v: string | undefined, dflt: number, min: number, max: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || n < min || n > max) throw usage(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
+  return n;
+}
+
+/** `cluster0:replicaSet` → ["cluster0", { topology: "replicaSet" }]. */
+export function parseClusterArg(flag: string, v: string): [string, ClusterSetting] {
+  const m = /^([A-Za-z0-9_.-]+):(replicaSet|rs|replset|sharded)$/i.exec(v.trim());
+  if (!m) throw usage(`${flag} must be <cluster name>:<replicaSet|sharded>, got "${v}"`, `e.g. ${flag} cluster0:replicaSet`);
+  return [m[1]!, { topology: m[2]!.toLowerCase() === "sharded" ? "sharded" : "replicaSet" }];
+}
+
+export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<number> {
+  const out = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const { startSimulator, parseFault, parseBytes } = await import("../sim/index.js");
+  const instances = int("--instances", opts.instances, 1, 1, 4096);
+  const port = int("--port", opts.port, 27182, 0, 65535);
+  const verifierPort = int("--verifier-port", opts.verifierPort, 27020, 0, 65535);
+  const [srcName, src] = parseClusterArg("--source", opts.source ?? "cluster0:replicaSet");
+  const [dstName, dst] = parseClusterArg("--destination", opts.destination ?? "cluster1:sharded");
+  if (srcName === dstName) throw usage(`--source and --destination name the same cluster "${srcName}"`);
+  const options: SimulatorOptions = {
+    instances,
+    port,
+    verifierPort,
+    host: opts.host ?? "127.0.0.1",
+    clusters: { [srcName]: { ...src, host: "127.0.0.1:27017" }, [dstName]: { ...dst, host: "127.0.0.1:27018" } },
+    seed: int("--seed", opts.seed, 1, 0, 2 ** 32 - 1),
+    graceMs: int("--grace", opts.grace, 2000, 0, 3_600_000),
+  };
+  if (opts.serviceVersion !== undefined) {
+    if (!/^\d+\.\d+(\.\d+)?$/.test(opts.serviceVersion)) throw usage(`--service-version must look like 1.8.0, got "${opts.serviceVersion}"`);
+    options.serviceVersion = opts.serviceVersion;
+  }
+  try {
+    if (opts.data !== undefined) options.data = parseBytes(opts.data);
+    if (opts.timeScale !== undefined) {
+      const x = Number(opts.timeScale);
+      if (opts.timeScale.trim() === "" || !Number.isFinite(x) || x < 0) throw new RangeError(`--time-scale must be a number ≥ 0, got "${opts.timeScale}"`);
+      options.timeScale = x;
+    }
+    options.faults = (opts.fault ?? []).map((f) => (parseFault(f), f));
+  } catch (err) {
+    throw usage((err as Error).message, "faults: kind[=value][,after=DUR][,for=DUR][@scope[/endpoint]], e.g. http500=0.2@1/progress");
+  }
+
+  let sim;
+  try {
+    sim = await startSimulator(options);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "EADDRINUSE" || e.code === "EACCES") {
+      throw new UserError(`cannot listen on ${options.host}: ${e.message}`, { hint: "use --port 0 --verifier-port 0 to pick free ports", exitCode: ExitCode.failed });
+    }
+    if (err instanceof RangeError) throw usage(err.message);
+    throw err;
+  }
+  for (const inst of sim.instances) out(`instance ${inst.index} ${inst.url}`);
+  out(`verifier ${sim.verifierUrl}`);
+  out(`control ${sim.instances[0]!.url}/sim  (GET /sim/state, POST /sim/writes {"enabled":false}, POST /sim/faults {"spec":"http500=0.2"}; on every port)`);
+  for (const f of sim.control.faults()) out(`fault ${f.id} ${f.text}`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      io.signal?.removeEventListener("abort", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    if (io.signal?.aborted) stop();
+    else io.signal?.addEventListener("abort", stop);
+  });
+  await sim.close();
+  return ExitCode.ok;
+}

@@ -1,0 +1,169 @@
+/**
+ * What a rule family sees: the validated runbook, positions into the source text, and one
+ * `report` call. Severity comes from the catalogue (one severity per rule id, so a rule id
+ * means the same thing in every run), and every message and hint runs through
+ * `loaded.redact` here, in one place, so no rule can leak a secret into CI output.
+ */
+import type { Diagnostic, Severity } from "../diagnostics.js";
+import type { Runbook } from "../runbook/types.js";
+
+export type YamlPath = readonly (string | number)[];
+
+export interface Span {
+  line: number;
+  column: number;
+  endLine?: number;
+  endColumn?: number;
+}
+
+/** The part of the loader's `LoadedRunbook` that lint uses (a `LoadedRunbook` satisfies it). */
+export interface LintInput {
+  file: string;
+  text: string;
+  runbook: Runbook | undefined;
+  raw: unknown;
+  diagnostics?: Diagnostic[];
+  locate(path: (string | number)[], opts?: { key?: boolean }): Span;
+  redact(text: string): string;
+}
+
+/** One entry of the rule catalogue. */
+export interface RuleInfo {
+  /** Stable kebab-case id, printed with every finding. */
+  id: string;
+  severity: Severity;
+  /** One line: what the rule finds. */
+  description: string;
+  /** The sentence of the spec (or of the documented service facts) the rule enforces. */
+  spec: string;
+  /** Where that sentence is. */
+  source: "sync-service-api.md" | "service-facts.md" | "DESIGN.md";
+  /** Hint used when a finding gives none of its own. */
+  hint: string;
+}
+
+export interface ReportOptions {
+  hint?: string;
+  /** Point at the mapping key instead of its value (for "this field should not be here"). */
+  key?: boolean;
+}
+
+export class LintContext {
+  readonly diagnostics: Diagnostic[] = [];
+
+  constructor(
+    readonly loaded: LintInput,
+    readonly runbook: Runbook,
+    private readonly catalogue: ReadonlyMap<string, RuleInfo>,
+  ) {}
+
+  /** The raw (pre-interpolation) value at a path, or undefined. */
+  rawAt(path: YamlPath): unknown {
+    let node: unknown = this.loaded.raw;
+    for (const seg of path) {
+      if (node === null || typeof node !== "object") return undefined;
+      node = (node as Record<string | number, unknown>)[seg];
+    }
+    return node;
+  }
+
+  /** 1-based line of a path, for messages that point at another step ("the commit at line 40"). */
+  lineOf(path: YamlPath, opts: { key?: boolean } = {}): number {
+    return this.position(path, opts.key ?? false).line;
+  }
+
+  report(rule: string, path: YamlPath, message: string, opts: ReportOptions = {}): void {
+    const info = this.catalogue.get(rule);
+    if (!info) throw new Error(`lint rule ${rule} is not in the RULES catalogue`);
+    const pos = this.position(path, opts.key ?? false);
+    const redact = (s: string): string => this.loaded.redact(s);
+    const d: Diagnostic = {
+      file: this.loaded.file,
+      line: pos.line,
+      column: pos.column,
+      rule,
+      severity: info.severity,
+      message: redact(message),
+      hint: redact(opts.hint ?? info.hint),
+    };
+    if (pos.endLine !== undefined) d.endLine = pos.endLine;
+    if (pos.endColumn !== undefined) d.endColumn = pos.endColumn;
+    this.diagnostics.push(d);
+  }
+
+  /** The position of a path; falls back to the nearest ancestor that exists. */
+  private position(path: YamlPath, key: boolean): Span {
+    for (let n = path.length; n >= 0; n--) {
+      try {
+        const span = this.loaded.locate(path.slice(0, n), n === path.length && key ? { key: true } : undefined);
+        if (span && span.line >= 1) return span;
+      } catch {
+        // not found: try the parent
+      }
+    }
+    return { line: 1, column: 1 };
+  }
+}
+
+/** Backtick-quote a value for a message (redaction happens on the whole message in `report`). */
+export function q(value: unknown): string {
+  return `\`${typeof value === "string" ? value : JSON.stringify(value)}\``;
+}
+
+/** Compare dotted versions: negative when a < b. Missing parts count as 0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** The runbook's `serviceVersion` is at least `v` (false when not declared). */
+export function serviceAtLeast(runbook: Runbook, v: string): boolean {
+  return runbook.serviceVersion !== undefined && compareVersions(runbook.serviceVersion, v) >= 0;
+}
+
+/** Seconds of a duration as the format writes it (`500ms`, `2s`, `10m`, `12h`, `1d`, or a number). */
+export function durationSeconds(d: string | number): number | undefined {
+  if (typeof d === "number") return d;
+  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)$/.exec(d.trim());
+  if (!m) {
+    const n = Number(d);
+    return Number.isFinite(n) && d.trim() !== "" ? n : undefined;
+  }
+  const unit = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as "ms" | "s" | "m" | "h" | "d"];
+  return Number(m[1]) * unit;
+}
+
+/**
+ * The candidate nearest to `word` by edit distance (for "did you mean" hints). Written here
+ * rather than imported: lint's start-up budget counts every module it loads.
+ */
+export function closest(word: string, candidates: readonly string[]): string {
+  let best = candidates[0] ?? "";
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestD) [best, bestD] = [c, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length] as number;
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,73 @@
+/** Which files `syncbook lint <files or folders...>` reads. */
+import { readdirSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { ExitCode, UserError } from "../errors.js";
+
+const RUNBOOK_FILE = /\.ya?ml$/i;
+/** Folders never searched: dependencies and dot-folders (.git, .syncbook journals...). */
+const SKIP_DIR = (name: string): boolean => name === "node_modules" || name.startsWith(".");
+
+function io(message: string, hint: string, cause?: unknown): UserError {
+  return new UserError(message, { hint, exitCode: ExitCode.usage, cause });
+}
+
+function walk(dir: string, out: string[]): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    throw io(`cannot read folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, "Check the folder's permissions.", err);
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!SKIP_DIR(e.name)) walk(p, out);
+    } else if ((e.isFile() || e.isSymbolicLink()) && RUNBOOK_FILE.test(e.name)) out.push(p);
+  }
+}
+
+/** A path as shown in output: relative to `cwd` when inside it, with forward slashes. */
+export function displayPath(file: string, cwd = process.cwd()): string {
+  const abs = resolve(cwd, file);
+  const rel = relative(cwd, abs);
+  const shown = rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : abs;
+  return sep === "/" ? shown : shown.split(sep).join("/");
+}
+
+/**
+ * Expand files and folders into runbook files: a file is taken as given (whatever its
+ * extension), a folder is searched recursively for `*.yaml` / `*.yml`. Each file once, in
+ * the order given, folder contents sorted. A missing path or a folder without runbooks is a
+ * usage error (exit 2): CI must not pass because it linted nothing.
+ */
+export function findRunbookFiles(paths: readonly string[], cwd = process.cwd()): string[] {
+  if (paths.length === 0) throw io("no runbook files or folders given", "Run `syncbook lint runbooks/` or name runbook files.");
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const p of paths) {
+    const abs = resolve(cwd, p);
+    let st;
+    try {
+      st = statSync(abs);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw io(
+        code === "ENOENT" ? `no such file or folder: ${p}` : `cannot read ${p}: ${code ?? String(err)}`,
+        code === "ENOENT" ? "Check the path (relative paths start from the current folder)." : "Check the path's permissions.",
+        err,
+      );
+    }
+    const found: string[] = [];
+    if (st.isDirectory()) {
+      walk(abs, found);
+      if (found.length === 0) throw io(`no runbooks (*.yaml, *.yml) in folder ${p}`, "Point lint at the folder that holds the runbooks, or name the files.");
+    } else found.push(abs);
+    for (const f of found) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      out.push(displayPath(f, cwd));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,114 @@
+/** The sync service instances and the verifier: addresses, duplicates, count, presence. */
+import type { LintContext, RuleInfo, YamlPath } from "./context.js";
+import { q } from "./context.js";
+
+export const rules: RuleInfo[] = [
+  {
+    id: "instance-insecure",
+    severity: "warning",
+    description: "An instance or verifier URL is neither loopback nor https: the control API has no authentication.",
+    spec: "The start, commit and progress endpoints carry no authentication; the service does not protect them. By default the API binds to the local host only.",
+    source: "sync-service-api.md",
+    hint: "Reach the instance over loopback (an SSH tunnel: http://127.0.0.1:<port>) or through an https proxy that authenticates.",
+  },
+  {
+    id: "instance-duplicate",
+    severity: "error",
+    description: "The same instance URL is listed twice (or the verifier has an instance's address).",
+    spec: "When several service instances sync between sharded clusters, identical API commands must be sent to every instance.",
+    source: "sync-service-api.md",
+    hint: "List each instance once: a duplicate would be sent start and commit twice.",
+  },
+  {
+    id: "instance-count",
+    severity: "warning",
+    description: "The number of instances does not match the source: one per source shard, one for a replica set.",
+    spec: "A sharded source runs one instance per source shard; each has its own HTTP port.",
+    source: "service-facts.md",
+    hint: "List one instance per source shard (a replica set source has one instance), or correct `shards` under `clusters`.",
+  },
+  {
+    id: "instance-url-path",
+    severity: "warning",
+    description: "An instance or verifier URL already contains `/api/`: it should be the base address.",
+    spec: "The base address of the service is {base_url}; ... All paths below are relative to those addresses.",
+    source: "sync-service-api.md",
+    hint: "Give the base address only, e.g. http://127.0.0.1:27182; syncbook appends /api/v1/... itself.",
+  },
+  {
+    id: "verify-without-verifier",
+    severity: "error",
+    description: "A `verify` step, but no `verifier` URL.",
+    spec: "A separate verifier compares documents, views and indexes between the clusters; the verifier has its own base address {verifier_url}.",
+    source: "sync-service-api.md",
+    hint: "Add `verifier: http://127.0.0.1:27020` (the verifier's base address) at the top level.",
+  },
+];
+
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+function parse(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Comparable form of a base URL: scheme, host, port (default filled in), path without trailing slash. */
+function normalize(u: URL): string {
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
+  return `${u.protocol}//${u.hostname.toLowerCase()}:${port}${u.pathname.replace(/\/+$/, "")}`;
+}
+
+export function check(ctx: LintContext): void {
+  const rb = ctx.runbook;
+  const urls: { url: string; at: YamlPath; what: string }[] = rb.instances.map((inst, i) =>
+    typeof inst === "string" ? { url: inst, at: ["instances", i], what: "Instance" } : { url: inst.url, at: ["instances", i, "url"], what: "Instance" },
+  );
+  if (rb.verifier !== undefined) urls.push({ url: rb.verifier, at: ["verifier"], what: "Verifier" });
+
+  const seen = new Map<string, { at: YamlPath; what: string }>();
+  for (const { url, at, what } of urls) {
+    const u = parse(url);
+    if (!u) continue;
+    if (u.protocol !== "https:" && !isLoopback(u.hostname)) {
+      ctx.report("instance-insecure", at, `${what} ${q(url)} is reached over plain http on a non-loopback address; the API has no authentication.`);
+    }
+    if (/\/api(\/|$)/.test(u.pathname)) {
+      ctx.report("instance-url-path", at, `${what} URL ${q(url)} contains ${q(u.pathname)}; requests would go to ${q(`${u.pathname.replace(/\/$/, "")}/api/v1/...`)}.`);
+    }
+    const key = normalize(u);
+    const first = seen.get(key);
+    if (first) {
+      const msg =
+        what === "Verifier"
+          ? `The verifier ${q(url)} has the address of the instance at line ${ctx.lineOf(first.at)}; the verifier is a separate process with its own address.`
+          : `Instance ${q(url)} is already listed at line ${ctx.lineOf(first.at)}.`;
+      ctx.report("instance-duplicate", at, msg);
+    } else seen.set(key, { at, what });
+  }
+
+  // one instance per source shard
+  const firstStart = rb.steps.find((s) => "start" in s && s.start);
+  const source = firstStart && "start" in firstStart ? firstStart.start?.source : undefined;
+  const cluster = source !== undefined ? rb.clusters?.[source] : undefined;
+  const n = rb.instances.length;
+  if (cluster?.topology === "sharded" && cluster.shards !== undefined && cluster.shards !== n) {
+    ctx.report("instance-count", ["instances"], `Source ${q(source)} has ${cluster.shards} shards but ${n} instance${n === 1 ? " is" : "s are"} listed: one instance runs per source shard.`, {
+      key: true,
+    });
+  } else if (cluster?.topology === "replicaSet" && n > 1) {
+    ctx.report("instance-count", ["instances"], `Source ${q(source)} is a replica set, which one instance syncs, but ${n} instances are listed.`, { key: true });
+  }
+
+  // verify needs the verifier's address
+  if (rb.verifier === undefined) {
+    rb.steps.forEach((s, i) => {
+      if ("verify" in s) ctx.report("verify-without-verifier", ["steps", i, "verify"], "This verify step polls the verifier, and the runbook sets no `verifier` URL.", { key: true });
+    });
+  }
+}

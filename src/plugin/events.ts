@@ -1,0 +1,138 @@
+/**
+ * Which notifications a top-level `notify: [{ use, with, on: [...] }]` entry fires on, and the
+ * one-line text and severity every notifier gets. `on:` takes run event types
+ * (`src/run/events.ts`) plus aliases that name what an operator cares about.
+ */
+import type { RunEvent, RunEventType } from "../run/events.js";
+import type { Notification, NotificationSeverity as Severity } from "./api.js";
+
+/** Every run event type (kept in step with `RunEventMap` by the type below). */
+const EVENT_TYPES = {
+  "run.started": true,
+  "run.finished": true,
+  "step.started": true,
+  "step.skipped": true,
+  "step.finished": true,
+  "request.sent": true,
+  "response.received": true,
+  "progress.sampled": true,
+  "verifier.sampled": true,
+  "wait.status": true,
+  "wait.slow": true,
+  decision: true,
+  "commit.sent": true,
+  "hook.started": true,
+  "hook.finished": true,
+  log: true,
+} as const satisfies Record<RunEventType, true>;
+
+/** Aliases: a name in `on:` that selects some events of a type. */
+export const EVENT_ALIASES = {
+  /** `step.finished` with outcome `failed`. */
+  "step.failed": (e: RunEvent) => e.type === "step.finished" && e.outcome === "failed",
+  /** `run.finished` with an outcome other than `ok`. */
+  "run.failed": (e: RunEvent) => e.type === "run.finished" && e.outcome !== "ok",
+  /** `run.finished` with outcome `ok`. */
+  "run.succeeded": (e: RunEvent) => e.type === "run.finished" && e.outcome === "ok",
+  /** `hook.finished` that failed (undo calls included). */
+  "hook.failed": (e: RunEvent) => e.type === "hook.finished" && !e.ok,
+  /** An undo hook finished (ok or not): writes were switched back on. */
+  "undo.finished": (e: RunEvent) => e.type === "hook.finished" && e.undo,
+  /** A safety interlock refused (the runner would not start or commit). */
+  "interlock.refused": (e: RunEvent) => e.type === "decision" && e.kind === "interlock" && !e.ok,
+  /** A warning or error log line. */
+  "log.warn": (e: RunEvent) => e.type === "log" && (e.level === "warn" || e.level === "error"),
+} as const satisfies Record<string, (e: RunEvent) => boolean>;
+
+export type EventSelector = RunEventType | keyof typeof EVENT_ALIASES;
+
+/** Every name `on:` accepts, for lint's "did you mean" and the docs. */
+export const EVENT_NAMES: readonly string[] = [...Object.keys(EVENT_TYPES), ...Object.keys(EVENT_ALIASES)];
+
+export function isEventName(name: string): name is EventSelector {
+  return Object.hasOwn(EVENT_TYPES, name) || Object.hasOwn(EVENT_ALIASES, name);
+}
+
+/** A predicate for an `on:` list (unknown names select nothing; lint reports them). */
+export function eventMatcher(on: readonly string[]): (e: RunEvent) => boolean {
+  const types = new Set<string>();
+  const preds: ((e: RunEvent) => boolean)[] = [];
+  for (const name of on) {
+    if (Object.hasOwn(EVENT_TYPES, name)) types.add(name);
+    else if (Object.hasOwn(EVENT_ALIASES, name)) preds.push(EVENT_ALIASES[name as keyof typeof EVENT_ALIASES]);
+  }
+  return (e) => types.has(e.type) || preds.some((p) => p(e));
+}
+
+function stepLabel(e: { index: number; id: string }): string {
+  return `step ${e.index + 1} ${e.id}`;
+}
+
+function seconds(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)}m`;
+  return `${(ms / 3_600_000).toFixed(1)}h`;
+}
+
+/** One human sentence per notification (events are redacted at the source). */
+export function describeNotification(n: Notification, runbook: string): string {
+  switch (n.type) {
+    case "notify":
+      return n.text;
+    case "run.started":
+      return `${runbook}: ${n.mode} started on ${n.instances.length} instance${n.instances.length === 1 ? "" : "s"} (${n.steps.length} steps)`;
+    case "run.finished":
+      return `${runbook}: run ${n.outcome === "ok" ? "finished" : n.outcome}${n.committed ? " (committed)" : " (not committed)"} after ${seconds(n.durationMs)}${n.message ? `: ${n.message}` : ""}`;
+    case "step.started":
+      return `${runbook}: ${stepLabel(n)} started: ${n.title}`;
+    case "step.skipped":
+      return `${runbook}: ${stepLabel(n)} skipped: ${n.reason}`;
+    case "step.finished":
+      return `${runbook}: ${stepLabel(n)} ${n.outcome === "ok" ? "done" : n.outcome} after ${seconds(n.durationMs)}${n.error ? `: ${n.error}` : ""}${n.hint ? ` (${n.hint})` : ""}`;
+    case "request.sent":
+      return `${runbook}: ${n.method} ${n.instance ? `${n.instance.name ?? n.instance.url}` : n.target}${n.path}`;
+    case "response.received":
+      return `${runbook}: answer ${n.status ?? "-"} ${n.ok ? "ok" : `failed${n.error ? `: ${n.error}` : ""}`} from ${n.instance ? (n.instance.name ?? n.instance.url) : n.target}`;
+    case "progress.sampled":
+      return `${runbook}: progress of ${n.instance.name ?? n.instance.url}`;
+    case "verifier.sampled":
+      return `${runbook}: verifier progress`;
+    case "wait.status":
+      return `${runbook}: ${stepLabel(n)} ${n.met ? "conditions hold" : `waiting: ${n.failing.map((f) => `${f.instance} ${f.condition} (${JSON.stringify(f.value)})`).join(", ")}`}`;
+    case "wait.slow":
+      return `${runbook}: ${stepLabel(n)} has made no progress for ${seconds(n.stalledForMs)}: ${n.detail}`;
+    case "decision":
+      return `${runbook}: ${n.kind}${n.check ? ` ${n.check}` : ""} ${n.ok ? "passed" : "refused"}: ${n.reason}`;
+    case "commit.sent":
+      return `${runbook}: commit sent to ${n.instances.length} instance${n.instances.length === 1 ? "" : "s"} (${stepLabel(n)})`;
+    case "hook.started":
+      return `${runbook}: ${n.undo ? "undo " : ""}hook ${n.use} started (${stepLabel(n)})`;
+    case "hook.finished":
+      return `${runbook}: ${n.undo ? "undo " : ""}hook ${n.use} ${n.ok ? "done" : `failed: ${n.error ?? "error"}`} (${stepLabel(n)})`;
+    case "log":
+      return `${runbook}: ${n.message}`;
+  }
+}
+
+/** How loud a notification is: pagers and chat colour by it. */
+export function severityOf(n: Notification): Severity {
+  switch (n.type) {
+    case "run.finished":
+      return n.outcome === "ok" ? "info" : n.committed ? "critical" : "error";
+    case "step.finished":
+      return n.outcome === "failed" ? "error" : "info";
+    case "hook.finished":
+      return n.ok ? "info" : n.undo ? "critical" : "error";
+    case "wait.slow":
+      return "warning";
+    case "decision":
+      return n.ok ? "info" : "error";
+    case "response.received":
+      return n.ok ? "info" : "warning";
+    case "log":
+      return n.level === "error" ? "error" : n.level === "warn" ? "warning" : "info";
+    default:
+      return "info";
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * One HTTP request with undici for hooks and notifiers: per-attempt timeout, retries, expected
+ * status, and errors that never echo a header value, a query string or a secret.
+ *
+ * - No redirects are followed (headers would travel to another host).
+ * - Each request closes its connection (`reset`): nothing keeps the process alive after a run.
+ * - Retried: transport errors, attempt timeouts, 408, 429 and 5xx, up to `retries` more times.
+ *   Any other unexpected status fails at once (a 4xx will not get better).
+ */
+import type { PluginLogger } from "./api.js";
+import { TimeoutError, createRedactor, errorText, formatMs, withTimeout } from "./util.js";
+
+export interface HttpCall {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  /** A string is sent as is; anything else as JSON (with `content-type: application/json`). */
+  body?: unknown;
+  /** Accepted statuses: a number, a list, or a class like `"2xx"` (default `"2xx"`). */
+  expectStatus?: number | string | readonly (number | string)[];
+  /** Extra attempts after a retryable failure (default 0). */
+  retries?: number;
+  /** Pause between attempts (default 1 s, doubled each time, at most 30 s). */
+  retryDelayMs?: number;
+  /** Per attempt (default 30 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** The run's redaction; header values of this call are redacted on top of it. */
+  redact?: (text: string) => string;
+  log?: PluginLogger;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as text (at most 64 KiB kept). */
+  text: string;
+  attempts: number;
+  durationMs: number;
+}
+
+/** A failed request; its message is redacted and names no header value. */
+export class HttpError extends Error {
+  override readonly name = "HttpError";
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_BODY = 64 * 1024;
+/** Headers whose values are not secrets (kept readable in messages). */
+const PLAIN_HEADERS = new Set(["content-type", "accept", "user-agent", "content-length", "accept-encoding"]);
+
+function statusMatches(status: number, expect: HttpCall["expectStatus"]): boolean {
+  const list = expect === undefined ? ["2xx"] : Array.isArray(expect) ? expect : [expect];
+  return list.some((e) => (typeof e === "number" ? status === e : /^[1-5]xx$/i.test(e) ? Math.floor(status / 100) === Number(e[0]) : status === Number(e)));
+}
+
+function retryable(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** `METHOD origin/path` without query string or userinfo, for messages. */
+export function describeTarget(method: string, url: string, redact: (t: string) => string): string {
+  try {
+    const u = new URL(url);
+    return redact(`${method} ${u.origin}${u.pathname}`);
+  } catch {
+    return `${method} (invalid URL)`;
+  }
+}
+
+export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
+  const method = (call.method ?? "POST").toUpperCase();
+  const headerSecrets = Object.entries(call.headers ?? {})
+    .filter(([k]) => !PLAIN_HEADERS.has(k.toLowerCase()))
+    .map(([, v]) => String(v));
+  const redact = createRedactor(headerSecrets, call.redact);
+  const target = describeTarget(method, call.url, redact);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(call.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  let body: string | undefined;
+  if (call.body !== undefined && call.body !== null) {
+    if (typeof call.body === "string") body = call.body;
+    else {
+      body = JSON.stringify(call.body);
+      headers["content-type"] ??= "application/json";
+    }
+  }
+  headers["user-agent"] ??= "syncbook";
+  let url: URL;
+  try {
+    url = new URL(call.url);
+  } catch {
+    throw new HttpError(`${target}: not a valid URL`, undefined, 0);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new HttpError(`${target}: only http and https URLs are supported`, undefined, 0);
+
+  const retries = Math.max(0, Math.floor(call.retries ?? 0));
+  const timeoutMs = call.timeoutMs ?? 30_000;
+  let delay = call.retryDelayMs ?? 1000;
+  const started = performance.now();
+  const { request } = await import("undici");
+  let lastError = "";
+  let lastStatus: number | undefined;
+  for (let attempt = 1; attempt <= retries + 1; attempt++) {
+    if (call.signal?.aborted) throw new HttpError(`${target}: interrupted`, lastStatus, attempt - 1);
+    let again = false;
+    try {
+      const answer = await withTimeout(
+        async (signal) => {
+          const res = await request(url, { method: method as "POST", headers, body: body ?? null, signal, reset: true });
+          let text = "";
+          for await (const chunk of res.body) {
+            if (text.length < MAX_BODY) text += (chunk as Buffer).toString("utf8");
+          }
+          return { status: res.statusCode, headers: res.headers, text: text.slice(0, MAX_BODY) };
+        },
+        timeoutMs,
+        call.signal,
+      );
+      lastStatus = answer.status;
+      if (statusMatches(answer.status, call.expectStatus)) {
+        return { ...answer, attempts: attempt, durationMs: Math.round(performance.now() - started) };
+      }
+      const snippet = answer.text.replace(/\s+/g, " ").trim().slice(0, 200);
+      lastError = `answered ${answer.status}${snippet ? ` (${snippet})` : ""}, expected ${expectText(call.expectStatus)}`;
+      again = retryable(answer.status);
+    } catch (err) {
+      if (call.signal?.aborted) throw new HttpError(`${target}: interrupted`, lastStatus, attempt);
+      lastError = err instanceof TimeoutError ? `no answer within ${formatMs(timeoutMs)}` : errorText(err, redact);
+      lastStatus = undefined;
+      again = true;
+    }
+    if (!again || attempt > retries) {
+      throw new HttpError(redact(`${target} ${lastError}${attempt > 1 ? ` (after ${attempt} attempts)` : ""}`), lastStatus, attempt);
+    }
+    call.log?.warn(`${target} ${lastError}; retrying in ${formatMs(delay)} (attempt ${attempt + 1} of ${retries + 1})`);
+    await sleep(delay, call.signal);
+    delay = Math.min(delay * 2, 30_000);
+  }
+  throw new HttpError(redact(`${target} ${lastError}`), lastStatus, retries + 1);
+}
+
+function expectText(e: HttpCall["expectStatus"]): string {
+  if (e === undefined) return "2xx";
+  return Array.isArray(e) ? e.join(" or ") : String(e);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * src/plugin — plugins: the public API (`definePlugin` and its types, `sendHttp`), loading
+ * (`loadPlugins`, `loadRunbookPlugins`, `lintPlugins`), and running them (`runHook`,
+ * `UndoStack`, `sendNotification`, `createNotifierListener`). The package root (`syncbook`)
+ * re-exports the API a plugin author needs; the runner and lint import the rest from here.
+ */
+export { definePlugin } from "./api.js";
+export type {
+  PluginDefinition,
+  HookDef,
+  HookFn,
+  HookContext,
+  HookResult,
+  UndoAction,
+  NotifierDef,
+  Notifier,
+  NotifierContext,
+  Notification,
+  NotifyMessage,
+  NotificationSeverity,
+  StepImpl,
+  StepInfo,
+  InstanceSnapshot,
+  PluginContext,
+  PluginLogger,
+  JsonSchema,
+} from "./api.js";
+export { sendHttp, HttpError, type HttpCall, type HttpAnswer } from "./http.js";
+export { describeNotification, severityOf, eventMatcher, isEventName, EVENT_NAMES, EVENT_ALIASES } from "./events.js";
+export { checkOptions, type OptionProblem } from "./options.js";
+export { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
+export {
+  PluginRegistry,
+  PLUGIN_RULES,
+  loadPlugins,
+  loadRunbookPlugins,
+  lintPlugins,
+  checkPluginCalls,
+  findPluginCalls,
+  toDiagnostics,
+  type PluginRule,
+  type PluginProblem,
+  type PluginLintInput,
+  type PluginCall,
+  type LoadPluginsOptions,
+  type LoadedPlugin,
+  type RegisteredHook,
+  type RegisteredNotifier,
+  type RegisteredStep,
+  type PluginSource,
+} from "./registry.js";
+export {
+  runHook,
+  undoFor,
+  UndoStack,
+  sendNotification,
+  createNotifierListener,
+  createFleetTracker,
+  stepInfo,
+  type PluginRunContext,
+  type HookCallSpec,
+  type HookOutcome,
+  type UndoEntry,
+  type UndoReport,
+  type NotifyEntry,
+  type NotifierListener,
+} from "./invoke.js";
+export { createRedactor, durationMs, DURATION_SCHEMA } from "./util.js";

@@ -1,0 +1,312 @@
+/**
+ * Running plugins during a run: hooks (with timeout and undo), the undo stack, notifications.
+ *
+ * Nothing here throws into the run: a hook call resolves to an outcome (ok or failed, with a
+ * redacted error), an undo unwind reports every undo and goes on after a failing one, and a
+ * notifier's failure is reported through `onError` / the log and never reaches the runner.
+ */
+import { redactValue } from "../report/redact.js";
+import type { RunEvent, RunListener } from "../run/events.js";
+import type { HookContext, InstanceSnapshot, Notification, NotifierContext, StepInfo, UndoAction } from "./api.js";
+import { describeNotification, eventMatcher, severityOf } from "./events.js";
+import { checkOptions } from "./options.js";
+import type { PluginRegistry } from "./registry.js";
+import { TimeoutError, createLogger, errorText, formatMs, withTimeout, type LogSink } from "./util.js";
+
+/** What the runner provides to every plugin call of a run. */
+export interface PluginRunContext {
+  runbook: { name: string; file: string };
+  /** The runbook's folder. */
+  cwd: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The loader's redaction (every `${env.*}` value, URL userinfo). */
+  redact: (text: string) => string;
+  /** Where plugin log lines go (the runner turns them into `log` events). */
+  log: LogSink;
+  /** `run`, `rehearse`, `resume`. */
+  mode?: string;
+  /** The fleet's last sampled progress (see `createFleetTracker`). */
+  fleet?: () => readonly InstanceSnapshot[];
+  /** Where console notifiers print (default: process.stdout). */
+  print?: (line: string) => void;
+}
+
+/** A hook call as a runbook writes it (`stopWrites`, `hook`, or their `undo`). */
+export interface HookCallSpec {
+  use: string;
+  with?: Record<string, unknown>;
+  timeout?: string | number;
+  undo?: HookCallSpec;
+}
+
+export type HookOutcome =
+  | { ok: true; durationMs: number; undo?: UndoAction; summary?: string }
+  | { ok: false; durationMs: number; error: string; timedOut: boolean; interrupted: boolean };
+
+export interface RunHookOptions {
+  /** The call's time limit; the hook's signal aborts then, and the call is abandoned. */
+  timeoutMs: number;
+  /** The run's signal (Ctrl-C). Undo calls get none: an undo must run after an interrupt. */
+  signal?: AbortSignal;
+  undo?: boolean;
+}
+
+/** Redacts a step for a hook's context (header values, secret-named keys, `${env.*}` values). */
+export function stepInfo(index: number, id: string, kind: string, title: string, raw: Record<string, unknown>, redact: (t: string) => string): StepInfo {
+  const red = JSON.parse(redact(JSON.stringify(redactValue(raw)))) as Record<string, unknown>;
+  return { index, id, kind, title, raw: Object.freeze(red) };
+}
+
+/** Runs one hook call. Never throws: the outcome says what happened, its error is redacted. */
+export async function runHook(registry: PluginRegistry, call: { use: string; with?: Record<string, unknown> }, step: StepInfo, ctx: PluginRunContext, opts: RunHookOptions): Promise<HookOutcome> {
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  const fail = (error: string, timedOut = false, interrupted = false): HookOutcome => ({ ok: false, durationMs: elapsed(), error: ctx.redact(error), timedOut, interrupted });
+  const hook = registry.hook(call.use);
+  if (!hook) return fail(`unknown hook ${call.use}`);
+  const checked = await checkOptions(hook.optionsSchema, call.with);
+  if (!checked.ok) return fail(`hook ${call.use}: ${checked.problems.map((p) => p.message).join("; ")}`);
+  const log = createLogger(ctx.log, ctx.redact, `${call.use}: `);
+  try {
+    const result = await withTimeout(
+      (signal) => {
+        const hctx: HookContext<Record<string, unknown>> = {
+          options: checked.value,
+          runbook: ctx.runbook,
+          cwd: ctx.cwd,
+          env: ctx.env ?? process.env,
+          signal,
+          log,
+          redact: ctx.redact,
+          step,
+          undo: opts.undo ?? false,
+          mode: ctx.mode ?? "run",
+          fleet: ctx.fleet?.() ?? [],
+        };
+        return hook.run(hctx);
+      },
+      opts.timeoutMs,
+      opts.signal,
+    );
+    const out: HookOutcome = { ok: true, durationMs: elapsed() };
+    if (result && typeof result === "object") {
+      if (result.undo !== undefined) out.undo = result.undo;
+      if (typeof result.summary === "string") {
+        out.summary = ctx.redact(result.summary);
+        log.info(result.summary);
+      }
+    }
+    return out;
+  } catch (err) {
+    if (err instanceof TimeoutError) return fail(`hook ${call.use} ${err.message}; abandoned`, true);
+    if (opts.signal?.aborted) return fail(`hook ${call.use} interrupted`, false, true);
+    return fail(`hook ${call.use} failed: ${errorText(err, ctx.redact)}`);
+  }
+}
+
+/** One pending undo: what to run if the run fails or is interrupted before commit. */
+export interface UndoEntry {
+  step: StepInfo;
+  /** The hook that undoes (`function` for an undo the hook returned as a function). */
+  use: string;
+  /** Where it came from: the runbook's `undo:` or the hook's result. */
+  origin: "runbook" | "hook";
+  run(): Promise<HookOutcome>;
+}
+
+export interface UndoReport {
+  entry: UndoEntry;
+  outcome: HookOutcome;
+}
+
+/**
+ * The undo of a hook call that ran, or undefined when it has none.
+ * - The runbook's `undo:` is registered as soon as the hook started, whatever its outcome: a
+ *   hook that failed or hung may have done part of its work (writes half stopped).
+ * - Otherwise the hook's own returned `undo`, when it succeeded.
+ */
+export function undoFor(registry: PluginRegistry, call: HookCallSpec, outcome: HookOutcome, step: StepInfo, ctx: PluginRunContext, timeoutMs: number): UndoEntry | undefined {
+  if (call.undo) {
+    const u = call.undo;
+    return { step, use: u.use, origin: "runbook", run: () => runHook(registry, u, step, ctx, { timeoutMs, undo: true }) };
+  }
+  if (!outcome.ok || outcome.undo === undefined) return undefined;
+  const undo = outcome.undo;
+  if (typeof undo === "function") {
+    return {
+      step,
+      use: call.use,
+      origin: "hook",
+      run: async () => {
+        const started = performance.now();
+        try {
+          await withTimeout((signal) => undo(signal), timeoutMs);
+          return { ok: true, durationMs: Math.round(performance.now() - started) };
+        } catch (err) {
+          const timedOut = err instanceof TimeoutError;
+          return { ok: false, durationMs: Math.round(performance.now() - started), error: ctx.redact(`undo of ${call.use} ${timedOut ? `timed out after ${formatMs(timeoutMs)}` : `failed: ${errorText(err, ctx.redact)}`}`), timedOut, interrupted: false };
+        }
+      },
+    };
+  }
+  return { step, use: undo.use, origin: "hook", run: () => runHook(registry, { use: undo.use, ...(undo.with ? { with: undo.with } : {}) }, step, ctx, { timeoutMs, undo: true }) };
+}
+
+/**
+ * The undos of the hooks that ran, in order. `unwind()` runs them last-first, each one even if
+ * an earlier one failed, and reports each. After `disarm()` (commit was sent) nothing is undone.
+ */
+export class UndoStack {
+  private entries: UndoEntry[] = [];
+  private armed = true;
+
+  get size(): number {
+    return this.entries.length;
+  }
+  get disarmed(): boolean {
+    return !this.armed;
+  }
+  push(entry: UndoEntry | undefined): void {
+    if (entry && this.armed) this.entries.push(entry);
+  }
+  /** Commit was sent: from now on nothing is undone. */
+  disarm(): void {
+    this.armed = false;
+    this.entries = [];
+  }
+  /** Runs every pending undo, last first. Never throws; the stack is empty afterwards. */
+  async unwind(on: { started?(e: UndoEntry): void; finished?(e: UndoEntry, o: HookOutcome): void } = {}): Promise<UndoReport[]> {
+    const reports: UndoReport[] = [];
+    while (this.armed && this.entries.length > 0) {
+      const entry = this.entries.pop() as UndoEntry;
+      on.started?.(entry);
+      let outcome: HookOutcome;
+      try {
+        outcome = await entry.run();
+      } catch (err) {
+        outcome = { ok: false, durationMs: 0, error: err instanceof Error ? err.message : String(err), timedOut: false, interrupted: false };
+      }
+      on.finished?.(entry, outcome);
+      reports.push({ entry, outcome });
+    }
+    return reports;
+  }
+}
+
+export interface NotifyOptions {
+  /** Time limit of one notification (default 15 s). */
+  timeoutMs?: number;
+}
+
+/** Sends one notification. Never throws: a failure is returned (redacted). */
+export async function sendNotification(registry: PluginRegistry, call: { use: string; with?: Record<string, unknown> }, notification: Notification, ctx: PluginRunContext, opts: NotifyOptions = {}): Promise<{ ok: true } | { ok: false; error: string }> {
+  const notifier = registry.notifier(call.use);
+  if (!notifier) return { ok: false, error: `unknown notifier ${call.use}` };
+  const checked = await checkOptions(notifier.optionsSchema, call.with);
+  if (!checked.ok) return { ok: false, error: ctx.redact(`notifier ${call.use}: ${checked.problems.map((p) => p.message).join("; ")}`) };
+  const prefix = notification.type !== "notify" && typeof checked.value.text === "string" && checked.value.text !== "" ? `${checked.value.text} ` : "";
+  const text = ctx.redact(prefix + describeNotification(notification, ctx.runbook.name));
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  try {
+    await withTimeout(async (signal) => {
+      const nctx: NotifierContext<Record<string, unknown>> = {
+        options: checked.value,
+        runbook: ctx.runbook,
+        cwd: ctx.cwd,
+        env: ctx.env ?? process.env,
+        signal,
+        log: createLogger(ctx.log, ctx.redact, `${call.use}: `),
+        redact: ctx.redact,
+        text,
+        severity: severityOf(notification),
+        print: ctx.print ?? ((line) => void process.stdout.write(`${line}\n`)),
+      };
+      await notifier.send(notification, nctx);
+    }, timeoutMs);
+    return { ok: true };
+  } catch (err) {
+    const msg = err instanceof TimeoutError ? `timed out after ${formatMs(timeoutMs)}` : errorText(err, ctx.redact);
+    return { ok: false, error: ctx.redact(`notifier ${call.use} failed: ${msg}`) };
+  }
+}
+
+/** A top-level `notify:` entry. */
+export interface NotifyEntry {
+  use: string;
+  with?: Record<string, unknown>;
+  on: readonly string[];
+}
+
+export interface NotifierListener extends RunListener {
+  /** Waits until every notification queued so far was sent or failed (call before exiting). */
+  flush(): Promise<void>;
+}
+
+/**
+ * A run listener that sends each event to the `notify:` entries whose `on:` selects it.
+ * Returns at once (a slow chat server never slows the cutover); each entry sends in order.
+ * A failure goes to `onError` (default: a `warn` line through `ctx.log`) and nowhere else.
+ */
+export function createNotifierListener(
+  registry: PluginRegistry,
+  entries: readonly NotifyEntry[] | undefined,
+  ctx: PluginRunContext,
+  opts: NotifyOptions & { onError?: (failure: { use: string; event: string; error: string }) => void } = {},
+): NotifierListener {
+  const subs = (entries ?? []).map((e) => ({ entry: e, matches: eventMatcher(e.on), queue: Promise.resolve() }));
+  // Lines logged by notifiers (and our failure reports) come back as `log` events: they are
+  // never notified about, or a notifier on `log` that logs would feed itself forever.
+  const own = new Set<string>();
+  const log: LogSink = (level, message) => {
+    if (own.size > 1000) own.clear();
+    own.add(message);
+    ctx.log(level, message);
+  };
+  const nctx: PluginRunContext = { ...ctx, log };
+  const report = opts.onError ?? ((f: { use: string; event: string; error: string }) => log("warn", `${f.error} (event ${f.event}); the run goes on`));
+  const listener = (event: RunEvent): void => {
+    if (event.type === "log" && own.delete(event.message)) return;
+    for (const sub of subs) {
+      if (!sub.matches(event)) continue;
+      sub.queue = sub.queue.then(async () => {
+        const call = sub.entry.with ? { use: sub.entry.use, with: sub.entry.with } : { use: sub.entry.use };
+        const r = await sendNotification(registry, call, event, nctx, opts);
+        if (!r.ok) {
+          try {
+            report({ use: sub.entry.use, event: event.type, error: r.error });
+          } catch {
+            // a reporting callback that throws must not break the queue
+          }
+        }
+      });
+    }
+  };
+  return Object.assign(listener, {
+    flush: async () => {
+      await Promise.all(subs.map((s) => s.queue));
+    },
+  });
+}
+
+/**
+ * Keeps the last progress per instance from the event stream (`progress.sampled`), for hook
+ * contexts. Subscribe `listener`; pass `snapshot` as `PluginRunContext.fleet`.
+ */
+export function createFleetTracker(): { listener: RunListener; snapshot: () => readonly InstanceSnapshot[] } {
+  const last = new Map<number, InstanceSnapshot>();
+  return {
+    listener: (e) => {
+      if (e.type === "run.started") for (const i of e.instances) if (!last.has(i.index)) last.set(i.index, Object.freeze({ instance: Object.freeze({ ...i }), progress: undefined, sampledAt: undefined }));
+      if (e.type === "progress.sampled") last.set(e.instance.index, Object.freeze({ instance: Object.freeze({ ...e.instance }), progress: deepFreeze(structuredClone(e.progress)), sampledAt: e.at }));
+    },
+    snapshot: () => [...last.values()].sort((a, b) => a.instance.index - b.instance.index),
+  };
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object") {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}

@@ -1,0 +1,113 @@
+/**
+ * Checking a plugin call's options (`with:`) against the plugin's JSON Schema with ajv.
+ * ajv is imported and each schema compiled only when a runbook uses a plugin, once per schema
+ * object per process (the start-up budget counts every module `syncbook lint` loads).
+ */
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { JsonSchema } from "./api.js";
+
+export interface OptionProblem {
+  /** Path inside `with:` (e.g. `["headers", "Authorization"]`); empty for the whole object. */
+  path: (string | number)[];
+  message: string;
+  hint?: string;
+  /** Point at the key rather than the value (an unknown option). */
+  key?: boolean;
+}
+
+export type OptionsCheck = { ok: true; value: Record<string, unknown> } | { ok: false; problems: OptionProblem[] };
+
+type Compiler = (schema: JsonSchema) => ValidateFunction;
+let compiler: Promise<Compiler> | undefined;
+const compiled = new WeakMap<object, ValidateFunction | Error>();
+
+async function getCompiler(): Promise<Compiler> {
+  compiler ??= (async () => {
+    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    // strict: false — a plugin's schema may carry editor keywords (markdownDescription…);
+    // unknown formats are then ignored, silently (logger: false). meta/validateSchema: false —
+    // compiling the 2020-12 meta-schemas costs ~30 ms of `syncbook lint`'s start-up; a broken
+    // plugin schema still fails to compile and is reported as the plugin's fault.
+    const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, allowUnionTypes: true, useDefaults: true, logger: false, meta: false, validateSchema: false });
+    ajv.addFormat("uri", { type: "string", validate: (s: string) => URL.canParse(s) });
+    ajv.addFormat("url", { type: "string", validate: (s: string) => URL.canParse(s) });
+    return (schema) => ajv.compile(schema as object);
+  })();
+  return compiler;
+}
+
+/** Top-level property names of a schema (for "did you mean"). */
+function propertyNames(schema: unknown): string[] {
+  if (schema && typeof schema === "object" && "properties" in schema && schema.properties && typeof schema.properties === "object") return Object.keys(schema.properties);
+  return [];
+}
+
+function pointerToPath(pointer: string): (string | number)[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((s) => (/^(0|[1-9][0-9]*)$/.test(s) ? Number(s) : s));
+}
+
+function show(path: readonly (string | number)[]): string {
+  return path.length === 0 ? "options" : `option \`${path.map((p) => (typeof p === "number" ? `[${p}]` : p)).join(".").replace(/\.\[/g, "[")}\``;
+}
+
+/** ajv errors → one problem per place, readable, with "did you mean" for unknown options. */
+export function describeErrors(errors: readonly ErrorObject[]): OptionProblem[] {
+  const byPlace = new Map<string, ErrorObject[]>();
+  for (const e of errors) {
+    const extra = e.keyword === "additionalProperties" ? `/${String((e.params as { additionalProperty: string }).additionalProperty)}` : e.keyword === "required" ? `/${String((e.params as { missingProperty: string }).missingProperty)}` : "";
+    const k = `${e.instancePath}${extra}|${e.keyword === "additionalProperties" || e.keyword === "required" ? e.keyword : ""}`;
+    byPlace.set(k, [...(byPlace.get(k) ?? []), e]);
+  }
+  const out: OptionProblem[] = [];
+  for (const group of byPlace.values()) {
+    const first = group[0] as ErrorObject;
+    const path = pointerToPath(first.instancePath);
+    if (first.keyword === "additionalProperties") {
+      const name = String((first.params as { additionalProperty: string }).additionalProperty);
+      const known = propertyNames(first.parentSchema);
+      out.push({ path: [...path, name], key: true, message: `unknown ${show([...path, name])}`, hint: known.length ? `Known options here: ${known.join(", ")}.` : "Remove it." });
+    } else if (first.keyword === "required") {
+      const name = String((first.params as { missingProperty: string }).missingProperty);
+      const sub = (first.parentSchema as { properties?: Record<string, { description?: string }> } | undefined)?.properties?.[name]?.description;
+      out.push({ path, message: `missing required ${show([...path, name])}`, hint: sub ? `\`${name}\`: ${sub}` : `Add \`${name}\`.` });
+    } else {
+      // anyOf / oneOf: one message for the place, listing what each branch wanted
+      const branches = group.filter((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf").map((e) => e.message ?? e.keyword);
+      const desc = (group.find((e) => e.keyword === "anyOf" || e.keyword === "oneOf")?.parentSchema as { description?: string } | undefined)?.description;
+      const text = [...new Set(branches)].join(", or ");
+      out.push({ path, message: `${show(path)} ${text || (first.message ?? "is invalid")}`, ...(desc ? { hint: desc } : {}) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Checks options against a schema. Returns a copy with the schema's defaults filled in, or the
+ * problems. A schema that does not compile is one problem naming the plugin's fault.
+ */
+export async function checkOptions(schema: JsonSchema | undefined, options: unknown): Promise<OptionsCheck> {
+  const value = options === undefined ? {} : structuredClone(options);
+  if (schema === undefined || schema === true) return isRecord(value) ? { ok: true, value } : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };
+  if (schema === false) return { ok: false, problems: [{ path: [], message: "this plugin accepts no options" }] };
+  let validate = compiled.get(schema);
+  if (!validate) {
+    try {
+      validate = (await getCompiler())(schema);
+    } catch (err) {
+      validate = err instanceof Error ? err : new Error(String(err));
+    }
+    compiled.set(schema, validate);
+  }
+  if (validate instanceof Error) return { ok: false, problems: [{ path: [], message: `the plugin's optionsSchema is not a valid JSON Schema: ${validate.message}`, hint: "This is a bug in the plugin: tell its author." }] };
+  if (!validate(value)) return { ok: false, problems: describeErrors(validate.errors ?? []) };
+  return isRecord(value) ? { ok: true, value } : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}

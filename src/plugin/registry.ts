@@ -1,0 +1,395 @@
+/**
+ * Loading plugins and checking a runbook's plugin calls.
+ *
+ * - `loadPlugins({ runbookFile, entries, builtins })`: built-ins + the runbook's `plugins:`
+ *   entries → a `PluginRegistry` of hooks, notifiers and step kinds by `use:` name, plus
+ *   problems (`plugin-load`, `plugin-duplicate`) at the entries.
+ * - `loadRunbookPlugins(loaded)`: the same for a loaded runbook, and every call checked:
+ *   unknown `use:` (`plugin-unknown`), options failing the plugin's schema (`plugin-options`),
+ *   unknown events in `notify[].on` (`notify-event`). Returns the registry and positioned
+ *   diagnostics; the runner refuses to start when any is an error.
+ * - `lintPlugins(loaded)`: only the diagnostics, for `syncbook lint`.
+ */
+import { dirname, relative } from "node:path";
+import type { Diagnostic, Severity } from "../diagnostics.js";
+import { STEP_KINDS } from "../runbook/types.js";
+import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl } from "./api.js";
+import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
+import { EVENT_NAMES, isEventName } from "./events.js";
+import { checkOptions } from "./options.js";
+import { PluginLoadError, importFile, pluginFromModule, resolveEntry, type PluginSource } from "./resolve.js";
+
+export type { PluginSource };
+type Opts = Record<string, unknown>;
+type YamlPath = (string | number)[];
+
+interface EntryBase {
+  /** The `use:` name. */
+  use: string;
+  /** The plugin that provides it. */
+  plugin: string;
+  source: PluginSource;
+  description?: string;
+  optionsSchema?: JsonSchema;
+}
+export interface RegisteredHook extends EntryBase {
+  kind: "hook";
+  run: HookFn<Opts>;
+}
+export interface RegisteredNotifier extends EntryBase {
+  kind: "notifier";
+  send: Notifier<Opts>;
+}
+export interface RegisteredStep extends EntryBase {
+  kind: "step";
+  impl: StepImpl<Opts>;
+}
+export type RegisteredEntry = RegisteredHook | RegisteredNotifier | RegisteredStep;
+
+export interface LoadedPlugin {
+  name: string;
+  source: PluginSource;
+  definition: PluginDefinition<Opts>;
+}
+
+/** The plugin rules, in the shape of lint's rule catalogue (for `--list-rules`). */
+export const PLUGIN_RULES = [
+  { id: "plugin-load", severity: "error", description: "A `plugins:` entry is missing, fails to import, or does not export a plugin.", spec: "A plugin that is missing or fails to load is a lint error at the `plugins:` entry.", source: "DESIGN.md", hint: "Check the path (relative to the runbook) or install the package; its default export must be definePlugin({...})." },
+  { id: "plugin-duplicate", severity: "error", description: "Two plugins provide the same plugin name or `use:` name.", spec: "Plugins are how syncbook fits each site without forking it.", source: "DESIGN.md", hint: "Rename one of the entries: a runbook's `use:` must name exactly one hook or notifier." },
+  { id: "plugin-unknown", severity: "error", description: "A `use:` names no hook or notifier of the built-ins or of the `plugins:` entries.", spec: "Hooks … notifiers … a plugin may add step kinds.", source: "DESIGN.md", hint: "Use a built-in (shell, http, sim-writes; stdout, webhook, chat, file) or add the plugin under `plugins:`." },
+  { id: "plugin-options", severity: "error", description: "A plugin call's `with:` fails the plugin's own JSON Schema.", spec: "A plugin's options are validated by its own JSON Schema through ajv.", source: "DESIGN.md", hint: "See the plugin's documentation for its options." },
+  { id: "notify-event", severity: "error", description: "A `notify[].on` names no run event.", spec: "Notifications fire on events chosen in the runbook's top-level `notify:` block.", source: "DESIGN.md", hint: `Events: ${EVENT_NAMES.join(", ")}.` },
+] as const satisfies readonly { id: string; severity: Severity; description: string; spec: string; source: "DESIGN.md"; hint: string }[];
+
+export type PluginRule = (typeof PLUGIN_RULES)[number]["id"];
+
+export interface PluginProblem {
+  rule: PluginRule;
+  /** Where in the runbook (a YAML path). */
+  path: YamlPath;
+  message: string;
+  hint?: string;
+  key?: boolean;
+}
+
+export class PluginRegistry {
+  readonly plugins: LoadedPlugin[] = [];
+  /** Names of built-ins that exist but were not loaded (for "did you mean" and messages). */
+  readonly unloaded: { hook: Set<string>; notifier: Set<string> } = { hook: new Set(), notifier: new Set() };
+  private readonly byKind = { hook: new Map<string, RegisteredHook>(), notifier: new Map<string, RegisteredNotifier>(), step: new Map<string, RegisteredStep>() };
+
+  hook(use: string): RegisteredHook | undefined {
+    return this.byKind.hook.get(use);
+  }
+  notifier(use: string): RegisteredNotifier | undefined {
+    return this.byKind.notifier.get(use);
+  }
+  step(kind: string): RegisteredStep | undefined {
+    return this.byKind.step.get(kind);
+  }
+  /** The `use:` names loaded, of one kind. */
+  names(kind: RegisteredEntry["kind"]): string[] {
+    return [...this.byKind[kind].keys()];
+  }
+  /** Loaded names plus the built-ins that were not loaded. */
+  knownNames(kind: RegisteredEntry["kind"]): string[] {
+    return [...new Set([...this.byKind[kind].keys(), ...(kind === "step" ? [] : this.unloaded[kind])])];
+  }
+
+  /**
+   * Adds a plugin's entries. Returns the names that another plugin already took (those
+   * entries are not added: the first wins, and the duplicate is an error).
+   */
+  add(definition: PluginDefinition<Opts>, source: PluginSource): string[] {
+    const clashes: string[] = [];
+    if (this.plugins.some((p) => p.name === definition.name)) clashes.push(`plugin name ${definition.name}`);
+    this.plugins.push({ name: definition.name, source, definition });
+    const base = (use: string, own: { description?: string; optionsSchema?: JsonSchema } | undefined): EntryBase => {
+      const e: EntryBase = { use, plugin: definition.name, source };
+      const description = own?.description ?? definition.description;
+      const schema = own?.optionsSchema ?? definition.optionsSchema;
+      if (description !== undefined) e.description = description;
+      if (schema !== undefined) e.optionsSchema = schema;
+      return e;
+    };
+    const put = <E extends RegisteredEntry>(map: Map<string, E>, e: E, what: string): void => {
+      const prev = map.get(e.use);
+      if (prev) clashes.push(`${what} ${e.use} (also in plugin ${prev.plugin})`);
+      else map.set(e.use, e);
+    };
+    for (const [use, h] of Object.entries(definition.hooks ?? {})) {
+      put(this.byKind.hook, { ...base(use, typeof h === "function" ? undefined : h), kind: "hook", run: typeof h === "function" ? h : h.run.bind(h) }, "hook");
+    }
+    for (const [use, n] of Object.entries(definition.notifiers ?? {})) {
+      put(this.byKind.notifier, { ...base(use, typeof n === "function" ? undefined : n), kind: "notifier", send: typeof n === "function" ? n : n.send.bind(n) }, "notifier");
+    }
+    for (const [kind, s] of Object.entries(definition.steps ?? {})) {
+      if ((STEP_KINDS as readonly string[]).includes(kind) || COMMON_KEYS.includes(kind)) {
+        clashes.push(`step kind ${kind} (a built-in step key)`);
+        continue;
+      }
+      put(this.byKind.step, { ...base(kind, s), kind: "step", impl: s }, "step kind");
+    }
+    return clashes;
+  }
+}
+
+const COMMON_KEYS = ["id", "name", "timeout", "when", "continueOnError"];
+
+export interface LoadPluginsOptions {
+  /** The runbook file: local entries and npm packages are resolved from its folder. */
+  runbookFile: string;
+  /** The runbook's `plugins:` entries, in order. */
+  entries: readonly string[];
+  /** Built-ins to load: all (default), none, or only those providing these `use:` names. */
+  builtins?: "all" | "none" | readonly string[];
+  /** The built-in table (tests replace it). */
+  builtinTable?: readonly BuiltinPlugin[];
+}
+
+function describeSource(s: PluginSource, runbookFile: string): string {
+  if (s.kind === "builtin") return `built-in plugin ${s.name}`;
+  if (s.kind === "package") return `npm package ${s.name}`;
+  const rel = relative(dirname(runbookFile), s.path);
+  return `plugin file ${rel.startsWith(".") ? rel : `./${rel}`}`;
+}
+
+export async function loadPlugins(opts: LoadPluginsOptions): Promise<{ registry: PluginRegistry; problems: PluginProblem[] }> {
+  const table = opts.builtinTable ?? BUILTIN_PLUGINS;
+  const wanted = opts.builtins ?? "all";
+  const builtins = table.filter((b) => wanted === "all" || (wanted !== "none" && [...(b.hooks ?? []), ...(b.notifiers ?? [])].some((n) => wanted.includes(n))));
+  const problems: PluginProblem[] = [];
+
+  // import everything at once, register in a fixed order (built-ins, then entries as written)
+  const builtinDefs = await Promise.all(builtins.map(async (b) => pluginFromModule(await b.load(), `built-in plugin ${b.name}`)));
+  const entryDefs = await Promise.all(
+    opts.entries.map(async (entry): Promise<{ def: PluginDefinition<Opts>; source: PluginSource } | PluginLoadError> => {
+      let source: Exclude<PluginSource, { kind: "builtin" }> | undefined;
+      try {
+        source = resolveEntry(entry, opts.runbookFile);
+        const mod = await importFile(source.path);
+        return { def: pluginFromModule(mod, describeSource(source, opts.runbookFile)) as PluginDefinition<Opts>, source };
+      } catch (err) {
+        if (err instanceof PluginLoadError) return err;
+        const what = source ? describeSource(source, opts.runbookFile) : entry;
+        const msg = oneLine(err);
+        const hint = /Cannot find (package|module) 'syncbook'/.test(msg)
+          ? "Install syncbook next to the runbooks (npm install --save-dev syncbook), or drop the import: definePlugin only adds types."
+          : "Fix the error in the plugin (run it with `node` or `npx tsx` to see the whole stack).";
+        return new PluginLoadError(`${what} failed to load: ${msg}`, hint);
+      }
+    }),
+  );
+
+  const registry = new PluginRegistry();
+  for (const b of table) {
+    if (builtins.includes(b)) continue;
+    for (const n of b.hooks ?? []) registry.unloaded.hook.add(n);
+    for (const n of b.notifiers ?? []) registry.unloaded.notifier.add(n);
+  }
+  builtins.forEach((b, i) => {
+    const clashes = registry.add(builtinDefs[i] as PluginDefinition<Opts>, { kind: "builtin", name: b.name });
+    if (clashes.length) throw new Error(`built-in plugins clash: ${clashes.join(", ")}`);
+  });
+  // names of built-ins that were not loaded still cannot be taken by a local plugin
+  const reserved = new Map<string, string>();
+  for (const b of table) for (const n of [...(b.hooks ?? []), ...(b.notifiers ?? [])]) reserved.set(n, b.name);
+  entryDefs.forEach((r, i) => {
+    const path = ["plugins", i];
+    if (r instanceof PluginLoadError) {
+      problems.push({ rule: "plugin-load", path, message: r.message, hint: r.hint });
+      return;
+    }
+    const taken = [...Object.keys(r.def.hooks ?? {}), ...Object.keys(r.def.notifiers ?? {})].filter((n) => reserved.has(n) && !registry.plugins.some((p) => p.source.kind === "builtin" && p.name === reserved.get(n)));
+    const clashes = [...taken.map((n) => `${n} (a built-in: ${reserved.get(n)})`), ...registry.add(r.def, r.source)];
+    if (clashes.length) {
+      problems.push({ rule: "plugin-duplicate", path, message: `${describeSource(r.source, opts.runbookFile)} (plugin ${r.def.name}) redefines ${clashes.join(", ")}`, hint: "Every plugin name and every `use:` name must be unique; rename the entries of this plugin." });
+    }
+  });
+  return { registry, problems };
+}
+
+function oneLine(err: unknown): string {
+  const msg = err instanceof Error ? `${err.name && err.name !== "Error" ? `${err.name}: ` : ""}${err.message}` : String(err);
+  return msg.split("\n").filter((l) => l.trim() !== "").slice(0, 3).join(" | ");
+}
+
+/** What of the loader's `LoadedRunbook` the plugin checks use (a `LoadedRunbook` satisfies it). */
+export interface PluginLintInput {
+  file: string;
+  /** The interpolated, schema-valid runbook (undefined when invalid). */
+  runbook: unknown;
+  /** The parsed YAML before interpolation. */
+  raw: unknown;
+  locate(path: (string | number)[], opts?: { key?: boolean }): { line: number; column: number; endLine?: number; endColumn?: number };
+  redact(text: string): string;
+}
+
+/** A plugin call found in a runbook. */
+export interface PluginCall {
+  kind: RegisteredEntry["kind"];
+  use: string;
+  options: unknown;
+  /** Path of the object holding `use:` (for a plugin step: the step). */
+  path: YamlPath;
+  /** Path of the options (`with:`, or a plugin step's kind key). */
+  optionsPath: YamlPath;
+}
+
+function rec(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** Every plugin call of a runbook document (hooks and undos, notify steps, notify entries, plugin steps). */
+export function findPluginCalls(doc: unknown, stepKinds: ReadonlySet<string> = new Set()): PluginCall[] {
+  const calls: PluginCall[] = [];
+  const steps = rec(doc)?.steps;
+  if (Array.isArray(steps)) {
+    steps.forEach((s, i) => {
+      const step = rec(s);
+      if (!step) return;
+      for (const kind of ["stopWrites", "hook"]) {
+        const body = rec(step[kind]);
+        if (!body) continue;
+        if (typeof body.use === "string") calls.push({ kind: "hook", use: body.use, options: body.with, path: ["steps", i, kind], optionsPath: ["steps", i, kind, "with"] });
+        const undo = rec(body.undo);
+        if (undo && typeof undo.use === "string") calls.push({ kind: "hook", use: undo.use, options: undo.with, path: ["steps", i, kind, "undo"], optionsPath: ["steps", i, kind, "undo", "with"] });
+      }
+      const n = step.notify;
+      if (typeof n === "string") calls.push({ kind: "notifier", use: "stdout", options: { text: n }, path: ["steps", i, "notify"], optionsPath: ["steps", i, "notify"] });
+      else if (rec(n) && typeof rec(n)?.use === "string") calls.push({ kind: "notifier", use: rec(n)?.use as string, options: rec(n)?.with, path: ["steps", i, "notify"], optionsPath: ["steps", i, "notify", "with"] });
+      for (const key of Object.keys(step)) {
+        if (stepKinds.has(key)) calls.push({ kind: "step", use: key, options: step[key], path: ["steps", i], optionsPath: ["steps", i, key] });
+      }
+    });
+  }
+  const notify = rec(doc)?.notify;
+  if (Array.isArray(notify)) {
+    notify.forEach((e, j) => {
+      const entry = rec(e);
+      if (entry && typeof entry.use === "string") calls.push({ kind: "notifier", use: entry.use, options: entry.with, path: ["notify", j], optionsPath: ["notify", j, "with"] });
+    });
+  }
+  return calls;
+}
+
+function valueAt(doc: unknown, path: YamlPath): unknown {
+  let node = doc;
+  for (const seg of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string | number, unknown>)[seg];
+  }
+  return node;
+}
+
+/** True when the raw (pre-interpolation) text at a path holds `${…}`: lint cannot judge it. */
+function interpolatedAt(raw: unknown, path: YamlPath): boolean {
+  for (let n = path.length; n >= 0; n--) {
+    const v = valueAt(raw, path.slice(0, n));
+    if (typeof v === "string") return v.includes("${");
+    if (v !== undefined) return false;
+  }
+  return false;
+}
+
+async function nearest(word: string, candidates: readonly string[]): Promise<string | undefined> {
+  if (candidates.length === 0) return undefined;
+  const { closest, distance } = await import("fastest-levenshtein");
+  const best = closest(word, [...candidates]);
+  return distance(word, best) <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+/** Checks every plugin call of a runbook document against a registry. */
+export async function checkPluginCalls(registry: PluginRegistry, doc: unknown, raw: unknown = doc): Promise<PluginProblem[]> {
+  const problems: PluginProblem[] = [];
+  const calls = findPluginCalls(doc, new Set(registry.names("step")));
+  for (const call of calls) {
+    const entry = call.kind === "hook" ? registry.hook(call.use) : call.kind === "notifier" ? registry.notifier(call.use) : registry.step(call.use);
+    if (!entry) {
+      const want = call.kind === "hook" ? "hook" : "notifier";
+      const other = call.kind === "hook" ? registry.notifier(call.use) : registry.hook(call.use);
+      const known = registry.knownNames(call.kind);
+      const guess = await nearest(call.use, known);
+      problems.push({
+        rule: "plugin-unknown",
+        path: [...call.path, "use"],
+        message: other ? `\`${call.use}\` is a ${other.kind} (plugin ${other.plugin}), not a ${want}` : `unknown ${want} \`${call.use}\``,
+        hint: `${guess ? `Did you mean \`${guess}\`? ` : ""}Known ${want}s: ${known.join(", ") || "none"}. Add a plugin that provides it under \`plugins:\`.`,
+      });
+      continue;
+    }
+    const check = await checkOptions(entry.optionsSchema, call.options);
+    if (check.ok) continue;
+    const hasOptions = valueAt(raw, call.optionsPath) !== undefined;
+    for (const p of check.problems) {
+      const path = hasOptions ? [...call.optionsPath, ...p.path] : [...call.path, "use"];
+      if (!p.key && interpolatedAt(raw, [...call.optionsPath, ...p.path])) continue;
+      const prob: PluginProblem = { rule: "plugin-options", path, message: `${entry.kind} \`${call.use}\`: ${p.message}`, hint: p.hint ?? `See the options of ${entry.plugin}.` };
+      if (p.key && hasOptions) prob.key = true;
+      problems.push(prob);
+    }
+  }
+  const notify = rec(doc)?.notify;
+  if (Array.isArray(notify)) {
+    for (const [j, e] of notify.entries()) {
+      const on = rec(e)?.on;
+      if (!Array.isArray(on)) continue;
+      for (const [k, name] of on.entries()) {
+        if (typeof name !== "string" || isEventName(name)) continue;
+        const guess = await nearest(name, EVENT_NAMES);
+        problems.push({ rule: "notify-event", path: ["notify", j, "on", k], message: `unknown event \`${name}\``, hint: `${guess ? `Did you mean \`${guess}\`? ` : ""}Events: ${EVENT_NAMES.join(", ")}.` });
+      }
+    }
+  }
+  return problems;
+}
+
+/** Problems → diagnostics positioned in the runbook (falling back to the nearest existing parent). */
+export function toDiagnostics(loaded: PluginLintInput, problems: readonly PluginProblem[]): Diagnostic[] {
+  const severity = new Map<string, Severity>(PLUGIN_RULES.map((r) => [r.id, r.severity]));
+  return problems.map((p) => {
+    let span: { line: number; column: number; endLine?: number; endColumn?: number } = { line: 1, column: 1 };
+    for (let n = p.path.length; n >= 0; n--) {
+      try {
+        const s = loaded.locate(p.path.slice(0, n), n === p.path.length && p.key ? { key: true } : undefined);
+        if (s && s.line >= 1) {
+          span = s;
+          break;
+        }
+      } catch {
+        // not there: try the parent
+      }
+    }
+    const d: Diagnostic = { file: loaded.file, line: span.line, column: span.column, rule: p.rule, severity: severity.get(p.rule) ?? "error", message: loaded.redact(p.message) };
+    if (p.hint !== undefined) d.hint = loaded.redact(p.hint);
+    if (span.endLine !== undefined) d.endLine = span.endLine;
+    if (span.endColumn !== undefined) d.endColumn = span.endColumn;
+    return d;
+  });
+}
+
+/** The `use:` names a runbook document calls (to load only the built-ins it needs). */
+export function usedNames(doc: unknown): string[] {
+  return [...new Set(findPluginCalls(doc).map((c) => c.use))];
+}
+
+/**
+ * Loads the plugins a runbook names (and the built-ins it uses) and checks every plugin call.
+ * `plugins:` entries are taken from the raw document, so a runbook that fails schema validation
+ * elsewhere still gets its plugin findings.
+ */
+export async function loadRunbookPlugins(loaded: PluginLintInput, opts: { builtins?: "all" | "used"; builtinTable?: readonly BuiltinPlugin[] } = {}): Promise<{ registry: PluginRegistry; diagnostics: Diagnostic[] }> {
+  const doc = loaded.runbook ?? loaded.raw;
+  const list = rec(doc)?.plugins;
+  const entries = Array.isArray(list) ? list.map((e) => (typeof e === "string" ? e : String(e))) : [];
+  const loadOpts: LoadPluginsOptions = { runbookFile: loaded.file, entries, builtins: opts.builtins === "all" ? "all" : usedNames(doc) };
+  if (opts.builtinTable) loadOpts.builtinTable = opts.builtinTable;
+  const { registry, problems } = await loadPlugins(loadOpts);
+  problems.push(...(await checkPluginCalls(registry, doc, loaded.raw)));
+  return { registry, diagnostics: toDiagnostics(loaded, problems) };
+}
+
+/** Plugin diagnostics of a loaded runbook, for `syncbook lint` (imports local plugin files). */
+export async function lintPlugins(loaded: PluginLintInput): Promise<Diagnostic[]> {
+  return (await loadRunbookPlugins(loaded)).diagnostics;
+}

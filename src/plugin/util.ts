@@ -1,0 +1,97 @@
+/**
+ * Small helpers shared by the plugin machinery and the built-in plugins: durations, redaction,
+ * a redacting logger, and running a call under a timeout and an abort signal.
+ */
+import { stripUserinfo } from "../report/redact.js";
+import type { PluginLogger } from "./api.js";
+
+/** Milliseconds of a duration as the format writes it (`500ms`, `2s`, `10m`, `12h`, `1d`, or seconds). */
+export function durationMs(d: string | number | undefined, fallbackMs: number): number {
+  if (d === undefined) return fallbackMs;
+  if (typeof d === "number") return Number.isFinite(d) && d >= 0 ? d * 1000 : fallbackMs;
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|d)?\s*$/.exec(d);
+  if (!m) return fallbackMs;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? "s") as "ms" | "s" | "m" | "h" | "d"];
+  return Number(m[1]) * unit;
+}
+
+/** JSON Schema of a duration option (same grammar as the runbook's durations). */
+export const DURATION_SCHEMA = {
+  anyOf: [
+    { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?(ms|s|m|h|d)$" },
+    { type: "number", minimum: 0 },
+  ],
+} as const;
+
+/**
+ * A redactor: every listed secret (and its URL-encoded form) becomes `***`, and URL userinfo is
+ * stripped. Longest secrets first, so a secret containing another is replaced whole.
+ */
+export function createRedactor(secrets: Iterable<string>, base?: (text: string) => string): (text: string) => string {
+  const list = [...new Set([...secrets].filter((s) => s.length >= 3).flatMap((s) => [s, encodeURIComponent(s)]))].sort((a, b) => b.length - a.length);
+  return (text: string): string => {
+    let out = base ? base(text) : text;
+    for (const s of list) if (out.includes(s)) out = out.split(s).join("***");
+    return stripUserinfo(out);
+  };
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+export type LogSink = (level: LogLevel, message: string) => void;
+
+/** A logger that redacts every message and prefixes it (e.g. with the hook's name). */
+export function createLogger(sink: LogSink, redact: (text: string) => string, prefix = ""): PluginLogger {
+  const at = (level: LogLevel) => (message: string) => sink(level, redact(prefix + String(message)));
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+/** The message of anything thrown, redacted, on one line (an error's cause is appended). */
+export function errorText(err: unknown, redact: (text: string) => string): string {
+  let msg = err instanceof Error ? err.message : String(err);
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (cause instanceof Error && cause.message && !msg.includes(cause.message)) msg += `: ${cause.message}`;
+  return redact(msg.replace(/\s*\n\s*/g, " ").trim() || "error");
+}
+
+export class TimeoutError extends Error {
+  override readonly name = "TimeoutError";
+  constructor(readonly ms: number) {
+    super(`timed out after ${formatMs(ms)}`);
+  }
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
+}
+
+/**
+ * Runs `fn` with a signal that aborts at `timeoutMs` (reason: `TimeoutError`) or when `outer`
+ * aborts. Settles at that moment even if `fn` ignores its signal: a hung call is abandoned,
+ * never waited for.
+ */
+export async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T> | T, timeoutMs: number, outer?: AbortSignal): Promise<T> {
+  const ctl = new AbortController();
+  const onOuter = (): void => ctl.abort(outer?.reason ?? new Error("interrupted"));
+  if (outer?.aborted) onOuter();
+  else outer?.addEventListener("abort", onOuter, { once: true });
+  const timer = setTimeout(() => ctl.abort(new TimeoutError(timeoutMs)), Math.max(0, timeoutMs));
+  try {
+    if (ctl.signal.aborted) throw ctl.signal.reason;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(ctl.signal.reason instanceof Error ? ctl.signal.reason : new Error(String(ctl.signal.reason)));
+      ctl.signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([Promise.resolve().then(() => fn(ctl.signal)), aborted]);
+    } finally {
+      if (onAbort) ctl.signal.removeEventListener("abort", onAbort);
+    }
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onOuter);
+  }
+}

@@ -1,0 +1,307 @@
+/**
+ * report.html: one self-contained page for the people who ran (or will review) the cutover.
+ * Inline CSS, inline SVG drawn by ./svg.ts, no script, no font, no image, no link: it renders the
+ * same from a mail attachment, a CI artifact or a laptop with no network.
+ *
+ * Order: the outcome banner, the facts, the step timeline (chart and table), the curves (copy,
+ * lag, events applied, verifier counters), decisions, hooks and commits, commands sent, polls,
+ * warnings. Every request and answer is in report.json; the page lists commands in full and
+ * summarises polls.
+ */
+import { esc } from "./escape.js";
+import { formatDuration, type Report, type ReportRequest, type ReportStep } from "./model.js";
+import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
+
+const MAX_REQUEST_ROWS = 1000;
+
+function bytes(n: number): string {
+  const u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let v = n;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < u.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${u[i]}`;
+}
+
+const compact = (n: number): string => (Math.abs(n) >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : Math.abs(n) >= 1e4 ? `${(n / 1e3).toFixed(0)}k` : String(Math.round(n * 100) / 100));
+
+function clock(report: Report, t: number): string {
+  return report.startedAt > 1e12 ? new Date(report.startedAt + t).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z") : `+${formatDuration(t)}`;
+}
+
+function snippet(v: unknown, max = 160): string {
+  if (v === undefined) return "";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+const VERIFIER_COLORS: Record<string, string> = {
+  totalTasks: "#455a64",
+  completedTasks: "#2e7d32",
+  processingTasks: "#1565c0",
+  addedTasks: "#64b5f6",
+  failedTasks: "#c62828",
+  metadataMismatchTasks: "#ef6c00",
+  recheckTasks: "#8e24aa",
+};
+
+/** The chart series of a report, by chart. Exported for tests: the counts must match the events. */
+export function chartSeries(report: Report): { copy: ChartSeries[]; lag: ChartSeries[]; events: ChartSeries[]; verifier: ChartSeries[] } {
+  const copy: ChartSeries[] = [];
+  const lag: ChartSeries[] = [];
+  const events: ChartSeries[] = [];
+  report.progress.forEach((s, i) => {
+    const color = seriesColor(i);
+    copy.push({ key: `copy:${s.label}`, label: s.label, color, points: s.samples.map((x) => [x.t, x.copiedBytes !== undefined && x.totalBytes ? (100 * x.copiedBytes) / x.totalBytes : null] as const) });
+    lag.push({ key: `lag:${s.label}`, label: s.label, color, points: s.samples.map((x) => [x.t, x.lagSeconds ?? null] as const) });
+    events.push({ key: `events:${s.label}`, label: s.label, color, points: s.samples.map((x) => [x.t, x.eventsApplied ?? null] as const) });
+  });
+  // estimatedTotalBytes is global and estimatedCopiedBytes per instance: the fleet's progress is
+  // the sum of the instances' latest copied bytes over the largest latest total.
+  if (report.progress.length > 1) {
+    const all = report.progress.flatMap((s, i) => s.samples.map((x) => ({ i, x }))).sort((a, b) => a.x.t - b.x.t);
+    const copied = new Map<number, number>();
+    const total = new Map<number, number>();
+    const fleet: [number, number | null][] = [];
+    let sum = 0;
+    let tot = 0;
+    let lastT = 0;
+    // one point per polling round (a round ends when an instance answers a second time), so the
+    // line does not zigzag between the instances' answers of one round
+    const seen = new Set<number>();
+    const flush = (): void => {
+      if (seen.size > 0 && tot > 0) fleet.push([lastT, Math.min(100, (100 * sum) / tot)]);
+      seen.clear();
+    };
+    for (const { i, x } of all) {
+      if (x.copiedBytes === undefined || !x.totalBytes) continue;
+      if (seen.has(i)) flush();
+      seen.add(i);
+      sum += x.copiedBytes - (copied.get(i) ?? 0);
+      copied.set(i, x.copiedBytes);
+      if (total.get(i) !== x.totalBytes) {
+        total.set(i, x.totalBytes);
+        tot = 0;
+        for (const v of total.values()) tot = Math.max(tot, v);
+      }
+      lastT = x.t;
+    }
+    flush();
+    copy.unshift({ key: "copy:fleet", label: "fleet (sum)", color: "#212121", points: fleet, width: 2.4, dash: true });
+  }
+  const counters = [...new Set(report.verifierSamples.flatMap((s) => Object.keys(s.counters)))];
+  const known = Object.keys(VERIFIER_COLORS);
+  counters.sort((a, b) => (known.indexOf(a) + 1 || 99) - (known.indexOf(b) + 1 || 99) || a.localeCompare(b));
+  const verifier = counters.map((c, i) => ({
+    key: `verifier:${c}`,
+    label: c,
+    color: VERIFIER_COLORS[c] ?? seriesColor(i + 3),
+    points: report.verifierSamples.map((s) => [s.t, s.counters[c] ?? null] as const),
+    width: c === "failedTasks" ? 2.4 : 1.6,
+  }));
+  return { copy, lag, events, verifier };
+}
+
+function markers(report: Report): ChartMarker[] {
+  const out: ChartMarker[] = [];
+  for (const s of report.steps) if (s.kind === "stopWrites" && s.outcome === "ok" && s.end !== undefined) out.push({ t: s.end, label: "writes off" });
+  for (const c of report.commits) out.push({ t: c.t, label: "commit" });
+  const failed = report.steps.find((s) => s.index === report.failedStep);
+  if (failed?.end !== undefined) out.push({ t: failed.end, label: `${failed.outcome}: ${failed.id}` });
+  return out;
+}
+
+function banner(report: Report): string {
+  const failed = report.steps.find((s) => s.index === report.failedStep);
+  let headline: string;
+  let detail = "";
+  switch (report.outcome) {
+    case "ok":
+      headline = report.committed ? "COMMITTED" : "SUCCEEDED";
+      detail = report.committed ? "Every step succeeded and the sync was committed." : "Every step succeeded.";
+      break;
+    case "failed":
+      headline = report.committed ? "FAILED AFTER COMMIT" : "FAILED";
+      detail = failed ? `at step ${failed.index + 1} ${failed.id} (${failed.kind}): ${failed.error ?? "failed"}` : (report.message ?? "");
+      break;
+    case "interrupted":
+      headline = "INTERRUPTED";
+      detail = failed ? `during step ${failed.index + 1} ${failed.id} (${failed.kind})` : (report.message ?? "");
+      break;
+    case "skipped":
+      headline = "SKIPPED";
+      break;
+    default:
+      headline = "UNFINISHED";
+      detail = `The events end before the run finished${failed ? `, during step ${failed.index + 1} ${failed.id}` : ""}: the process crashed, was killed, or the journal was cut short.`;
+  }
+  const hint = failed?.hint ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
+  const msg = report.message && !detail.includes(report.message) ? `<p>${esc(report.message)}</p>` : "";
+  const cls = report.outcome === "ok" ? "ok" : report.outcome === "failed" ? "failed" : "warn";
+  return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}">
+<h1>${esc(headline)} <span class="runbook">${esc(report.runbook)}</span></h1>
+${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}
+</header>`;
+}
+
+function facts(report: Report): string {
+  const rows: [string, string][] = [
+    ["file", report.file || "–"],
+    ["mode", report.mode],
+    ["started", clock(report, 0)],
+    ["duration", formatDuration(report.durationMs)],
+    ["exit code", report.exitCode === undefined ? "–" : String(report.exitCode)],
+    ["instances", `${report.instances.length}: ${report.instances.map((i) => (i.name ? `${i.name} (${i.url})` : i.url)).join(", ")}`],
+    ["verifier", report.verifier ?? "–"],
+    ["requests", `${report.counts.requests} (${report.counts.failedRequests} failed, ${report.counts.unanswered} unanswered)`],
+    ["decisions", String(report.decisions.length)],
+    ["runbook hash", report.hash || "–"],
+  ];
+  return `<dl class="facts">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
+}
+
+function stepRow(report: Report, s: ReportStep): string {
+  const notes: string[] = [];
+  if (s.error) notes.push(`<div class="err">${esc(s.error)}</div>`);
+  if (s.hint) notes.push(`<div class="hint">hint: ${esc(s.hint)}</div>`);
+  if (s.reason) notes.push(`<div>${esc(s.reason)}</div>`);
+  if (s.lastWait && !s.lastWait.met && s.outcome !== "ok") {
+    for (const f of s.lastWait.failing) notes.push(`<div>waiting on ${esc(f.instance)}: ${esc(f.condition)} = ${esc(snippet(f.value, 60))} for ${esc(formatDuration(f.sinceMs))}</div>`);
+  }
+  for (const w of s.slow) notes.push(`<div class="warn">stalled ${esc(formatDuration(w.stalledForMs))}: ${esc(w.detail)}</div>`);
+  for (const i of s.decisions) {
+    const d = report.decisions[i];
+    if (d && !d.ok) notes.push(`<div class="err">${esc(d.kind)}${d.check ? ` ${esc(d.check)}` : ""} refused: ${esc(d.reason)}</div>`);
+  }
+  return `<tr data-step="${esc(s.id)}" data-outcome="${esc(s.outcome)}"><td class="num">${s.index + 1}</td><td><code>${esc(s.id)}</code></td><td>${esc(s.kind)}</td><td>${esc(s.title)}</td><td class="num">${s.start === undefined ? "–" : esc(`+${formatDuration(s.start)}`)}</td><td class="num">${s.durationMs === undefined ? "–" : esc(formatDuration(s.durationMs))}</td><td><span class="badge ${esc(s.outcome)}">${esc(s.outcome)}</span></td><td class="num">${s.requests.length}</td><td>${notes.join("")}</td></tr>`;
+}
+
+function where(r: ReportRequest): string {
+  return r.instance ? (r.instance.name ?? r.instance.url) : r.target;
+}
+
+function requestRow(report: Report, r: ReportRequest): string {
+  const a = r.answer;
+  const status = a ? (a.status === undefined ? (a.error ? "error" : "–") : String(a.status)) : "no answer";
+  const step = report.steps.find((s) => s.index === r.step);
+  return `<tr class="${a?.ok ? "" : "bad"}"><td class="num">${r.id}</td><td class="num">+${esc(formatDuration(r.t))}</td><td>${esc(step?.id ?? "")}</td><td>${esc(where(r))}</td><td><code>${esc(r.method)} ${esc(r.path)}</code></td><td class="num">${esc(status)}</td><td class="num">${a ? esc(formatDuration(a.durationMs)) : "–"}</td><td><code>${esc(snippet(r.body))}</code></td><td><code>${esc(a?.error ?? snippet(a?.body))}</code></td></tr>`;
+}
+
+function pollSummary(report: Report): string {
+  const groups = new Map<string, { where: string; what: string; n: number; failed: number; lat: number[] }>();
+  for (const r of report.requests) {
+    if (r.method !== "GET") continue;
+    const key = `${where(r)} ${r.path}`;
+    const g = groups.get(key) ?? { where: where(r), what: `${r.method} ${r.path}`, n: 0, failed: 0, lat: [] };
+    g.n++;
+    if (!r.answer?.ok) g.failed++;
+    if (r.answer) g.lat.push(r.answer.durationMs);
+    groups.set(key, g);
+  }
+  if (groups.size === 0) return "<p>No polls.</p>";
+  const pct = (xs: number[], p: number): string => {
+    if (!xs.length) return "–";
+    const s = [...xs].sort((a, b) => a - b);
+    return formatDuration(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0);
+  };
+  const rows = [...groups.values()].map((g) => `<tr class="${g.failed ? "bad" : ""}"><td>${esc(g.where)}</td><td><code>${esc(g.what)}</code></td><td class="num">${g.n}</td><td class="num">${g.failed}</td><td class="num">${esc(pct(g.lat, 50))}</td><td class="num">${esc(pct(g.lat, 95))}</td></tr>`);
+  return `<table id="polls"><thead><tr><th>where</th><th>request</th><th>count</th><th>failed</th><th>p50</th><th>p95</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+const CSS = `
+*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#1d2329;background:#f5f6f8}
+main{max-width:1160px;margin:0 auto;padding:0 16px 40px}
+.banner{padding:18px 24px;color:#fff;margin:0 0 16px}.banner h1{margin:0;font-size:26px;letter-spacing:.02em}.banner p{margin:6px 0 0;font-size:15px}
+.banner .runbook{font-weight:400;opacity:.85;font-size:18px;margin-left:10px}.banner.ok{background:#2e7d32}.banner.failed{background:#c62828}.banner.warn{background:#ef6c00}
+.banner .hint{color:#fff;opacity:.92;font-style:italic}
+section{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:12px 16px;margin:0 0 16px}h2{font-size:17px;margin:0 0 10px}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0}.facts dt{color:#5f6b76}.facts dd{margin:0;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #eceff1;vertical-align:top}th{background:#f0f2f4;font-weight:600}
+td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}tr.bad td{background:#fff1f0}code{font:12px ui-monospace,"DejaVu Sans Mono",monospace;overflow-wrap:anywhere}
+.badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;color:#fff;background:#607d8b}.badge.ok{background:#2e7d32}.badge.failed{background:#c62828}
+.badge.interrupted,.badge.running{background:#ef6c00}.badge.skipped,.badge.pending{background:#9e9e9e}
+.err{color:#b71c1c}.warn{color:#e65100}.hint{color:#455a64}
+.chart{margin:0 0 18px}.chart figcaption{margin:0 0 4px}.chart .note{color:#5f6b76;font-size:12px}
+svg{display:block;max-width:100%;height:auto;font:11px system-ui,sans-serif}svg .frame{fill:#fff;stroke:#cfd8dc}svg .grid{stroke:#eceff1}svg .tick{fill:#5f6b76}
+svg .series polyline{fill:none;stroke-linejoin:round;stroke-linecap:round}svg .marker line{stroke:#37474f;stroke-dasharray:3 3}svg .marker text{fill:#37474f;font-size:10px}
+svg .label{fill:#1d2329;font-size:12px}
+.legend{list-style:none;margin:4px 0 0 64px;padding:0;display:flex;flex-wrap:wrap;gap:2px 14px;font-size:12px}.swatch{display:inline-block;width:14px;height:3px;margin:0 5px 3px 0;vertical-align:middle}
+.swatch.dash{height:3px;background-image:linear-gradient(90deg,transparent 60%,#fff 60%)!important;background-size:6px 3px}
+.nodata{color:#5f6b76;font-style:italic}details summary{cursor:pointer;margin:4px 0}
+@media print{body{background:#fff}section{border:0;padding:0}}
+`;
+
+/** The page. Pure: same report, same bytes. */
+export function renderHtml(report: Report): string {
+  const xMax = Math.max(report.durationMs, 1);
+  const series = chartSeries(report);
+  const mk = markers(report);
+  const pct = (v: number): string => `${Math.round(v)}%`;
+  const charts = [
+    lineChart({ id: "chart-copy", title: "Collection copy", note: "each instance's copied bytes as a share of the global estimated total; the dashed line is the fleet's sum", xMaxMs: xMax, series: series.copy, markers: mk, yMin: 0, yMax: 100, yFormat: pct, emptyText: "No copy progress samples in this run." }),
+    lineChart({ id: "chart-lag", title: "Lag per instance (s)", note: "lagTimeSeconds; gaps where the service reports none (PAUSED, IDLE)", xMaxMs: xMax, series: series.lag, markers: mk, yMin: 0, yFormat: compact, emptyText: "No lag samples in this run." }),
+    lineChart({ id: "chart-events", title: "Change events applied per instance", note: "totalEventsApplied (approximate, not persisted)", xMaxMs: xMax, series: series.events, markers: mk, yMin: 0, yFormat: compact, emptyText: "No applied-events samples in this run." }),
+    lineChart({ id: "chart-verifier", title: "Verifier counters", note: "verificationStatus; failedTasks > 0 means an inconsistency", xMaxMs: xMax, series: series.verifier, markers: mk, yMin: 0, yFormat: compact, emptyText: "No verifier samples in this run." }),
+  ];
+  const lastCopy = report.progress.map((s) => [...s.samples].reverse().find((x) => x.totalBytes !== undefined));
+  const totalBytes = Math.max(0, ...lastCopy.map((x) => x?.totalBytes ?? 0));
+  const dataNote = totalBytes > 1 ? `<p class="note">Estimated total to copy: ${esc(bytes(totalBytes))}.</p>` : "";
+
+  const commands = report.requests.filter((r) => r.method !== "GET");
+  const decisions = report.decisions.map((d) => {
+    const step = report.steps.find((s) => s.index === d.index);
+    return `<tr class="${d.ok ? "" : "bad"}" data-kind="${esc(d.kind)}" data-ok="${d.ok}"><td class="num">+${esc(formatDuration(d.t))}</td><td>${esc(step?.id ?? d.id ?? "")}</td><td>${esc(d.kind)}</td><td>${esc(d.check ?? "")}</td><td>${d.ok ? "ok" : "<strong>refused</strong>"}</td><td>${esc(d.reason)}</td></tr>`;
+  });
+  const hooks = report.hooks.map(
+    (h) =>
+      `<tr class="${h.ok === false ? "bad" : ""}"><td class="num">+${esc(formatDuration(h.start))}</td><td>${esc(h.id)}</td><td>${esc(h.use)}${h.undo ? " (undo)" : ""}</td><td>${h.ok === undefined ? "no end" : h.ok ? "ok" : "failed"}</td><td class="num">${h.durationMs === undefined ? "–" : esc(formatDuration(h.durationMs))}</td><td>${esc(h.error ?? "")}</td></tr>`,
+  );
+  const commits = report.commits.map((c) => `<tr><td class="num">+${esc(formatDuration(c.t))}</td><td>${esc(c.id)}</td><td>${c.instances.length}</td><td class="num">${esc(formatDuration(c.skewMs))}</td></tr>`);
+  const shown = report.requests.slice(0, MAX_REQUEST_ROWS);
+  const logs = [...report.warnings.map((w) => ({ level: "report", message: w, t: undefined as number | undefined })), ...report.logs];
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="syncbook report v${report.version}">
+<title>${esc(`${report.outcome === "ok" ? (report.committed ? "COMMITTED" : "OK") : report.outcome.toUpperCase()} · ${report.runbook} · syncbook report`)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+${banner(report)}
+<main>
+<section id="summary"><h2>Run</h2>${facts(report)}</section>
+<section id="timeline"><h2>Timeline</h2>
+${ganttChart("chart-timeline", report.steps.map((s) => ({ key: s.id, label: `${s.index + 1}. ${s.id}`, start: s.start, end: s.end ?? (s.outcome === "running" ? report.durationMs : s.start), outcome: s.outcome, title: `${s.id} (${s.kind}): ${s.outcome}${s.durationMs === undefined ? "" : `, ${formatDuration(s.durationMs)}`}${s.error ? ` — ${s.error}` : ""}` })), xMax)}
+<table id="steps"><thead><tr><th>#</th><th>step</th><th>kind</th><th>title</th><th>start</th><th>took</th><th>outcome</th><th>requests</th><th>notes</th></tr></thead>
+<tbody>${report.steps.map((s) => stepRow(report, s)).join("\n")}</tbody></table>
+</section>
+<section id="charts"><h2>Progress</h2>${dataNote}
+${charts.join("\n")}
+</section>
+<section id="decisions"><h2>Decisions (${report.decisions.length})</h2>
+${decisions.length ? `<table><thead><tr><th>at</th><th>step</th><th>kind</th><th>check</th><th>result</th><th>reason</th></tr></thead><tbody>${decisions.join("")}</tbody></table>` : "<p>None.</p>"}
+</section>
+<section id="hooks"><h2>Hooks and commits</h2>
+${hooks.length ? `<table><thead><tr><th>at</th><th>step</th><th>hook</th><th>result</th><th>took</th><th>error</th></tr></thead><tbody>${hooks.join("")}</tbody></table>` : "<p>No hooks ran.</p>"}
+${commits.length ? `<table id="commits"><thead><tr><th>at</th><th>step</th><th>instances</th><th>fan-out skew</th></tr></thead><tbody>${commits.join("")}</tbody></table>` : "<p>No commit was sent.</p>"}
+</section>
+<section id="commands"><h2>Commands sent (${commands.length})</h2>
+${commands.length ? `<table><thead><tr><th>id</th><th>at</th><th>step</th><th>to</th><th>request</th><th>status</th><th>took</th><th>body</th><th>answer</th></tr></thead><tbody>${commands.map((r) => requestRow(report, r)).join("")}</tbody></table>` : "<p>None.</p>"}
+</section>
+<section id="polls-summary"><h2>Polls</h2>${pollSummary(report)}</section>
+<section id="requests"><h2>Every request (${report.requests.length})</h2>
+<details><summary>show ${shown.length}${shown.length < report.requests.length ? ` of ${report.requests.length} (all are in report.json)` : ""}</summary>
+<table><thead><tr><th>id</th><th>at</th><th>step</th><th>to</th><th>request</th><th>status</th><th>took</th><th>body</th><th>answer</th></tr></thead><tbody>${shown.map((r) => requestRow(report, r)).join("")}</tbody></table>
+</details></section>
+${logs.length ? `<section id="warnings"><h2>Warnings (${logs.length})</h2><ul>${logs.map((l) => `<li><strong>${esc(l.level)}</strong>${l.t === undefined ? "" : ` +${esc(formatDuration(l.t))}`}: ${esc(l.message)}</li>`).join("")}</ul></section>` : ""}
+<footer><p class="note">Written by syncbook from ${report.counts.events} events. report.json holds every request and answer; junit.xml the steps as test cases.</p></footer>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,110 @@
+/**
+ * The fleet state model behind the step-order rules: commands are judged against the states
+ * they can meet, not against a fixed script (DESIGN.md: "A runbook need not start the sync:
+ * a cutover-only runbook ... begins with `waitFor` on a fleet that is already RUNNING. Lint
+ * judges commands against the states they can meet").
+ */
+import { describe, expect, it } from "vitest";
+import { COMMIT, READY, START, STOP, findings, lintYaml, runbook } from "./helpers.js";
+
+async function problems(yaml: string): Promise<string[]> {
+  const { loader, rules } = await lintYaml(yaml);
+  expect(loader).toEqual([]);
+  return findings(rules.filter((d) => d.severity !== "info")).map((f) => f.replace(/@\d+$/, ""));
+}
+
+describe("state model", () => {
+  it("a cutover-only runbook (no start) on a fleet already RUNNING lints clean", async () => {
+    expect(await problems(runbook(READY + "  - verify: { startCheck: false }\n" + STOP + COMMIT))).toEqual([]);
+  });
+
+  it("judges nothing it cannot know: without start, resume or reverse at the top may be valid", async () => {
+    expect(await problems(runbook("  - resume: {}\n" + READY + STOP + COMMIT))).toEqual([]);
+  });
+
+  it('"resume: only in PAUSED": resume after pause is fine, and canCommit must be awaited again', async () => {
+    expect(await problems(runbook(START + READY + "  - pause: {}\n  - resume: {}\n" + READY + STOP + COMMIT))).toEqual([]);
+    expect(await problems(runbook(START + READY + "  - pause: {}\n  - resume: {}\n" + STOP + COMMIT))).toEqual(["commit-without-can-commit-wait"]);
+  });
+
+  it('"pause: only in RUNNING": pause after commit is impossible', async () => {
+    expect(await problems(runbook(START + READY + STOP + COMMIT + "  - pause: {}\n"))).toEqual(["command-impossible-state"]);
+  });
+
+  it("writesStoppedExternally satisfies the stopWrites requirement of commit", async () => {
+    expect(await problems(runbook(START + READY + COMMIT))).toEqual(["commit-without-stop-writes"]);
+    expect(await problems(runbook(START + READY + COMMIT, "writesStoppedExternally: true\n"))).toEqual([]);
+  });
+
+  it("a stopWrites that may fail (continueOnError) does not count as writes stopped", async () => {
+    const stop = STOP.replace("  - stopWrites:", "  - continueOnError: true\n    stopWrites:");
+    expect(await problems(runbook(START + READY + stop + COMMIT))).toEqual(["commit-without-stop-writes"]);
+  });
+
+  it("an assert that may fail on purpose (continueOnError) is not reported", async () => {
+    const a = "  - assert: { state: COMMITTED }\n    continueOnError: true\n";
+    expect(await problems(runbook(START + READY + a + STOP + COMMIT))).toEqual([]);
+  });
+
+  it("a literal `when: false` step never runs; an interpolated `when` may or may not", async () => {
+    const never = "  - commit: {}\n    when: false\n";
+    expect(await problems(runbook(START + never + READY + STOP + COMMIT))).toEqual([]);
+    // the start may not run, so the top is unknown: commands after it are not judged against IDLE
+    const maybeStart = "  - start: { source: cluster0, destination: cluster1 }\n    when: ${vars.fresh}\n";
+    expect(await problems(runbook(maybeStart + READY + STOP + COMMIT, "vars: { fresh: true }\n"))).toEqual([]);
+  });
+
+  it("commit, reverse, then commit again: the reversed sync is a new one", async () => {
+    const start = "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
+    expect(await problems(runbook(start + READY + STOP + COMMIT + "  - reverse: {}\n" + READY + STOP + COMMIT))).toEqual([]);
+    // the reversed sync needs its own stopWrites and canCommit wait
+    expect(await problems(runbook(start + READY + STOP + COMMIT + "  - reverse: {}\n  - commit: {}\n  - waitFor: { state: COMMITTED }\n"))).toEqual([
+      "commit-without-can-commit-wait",
+      "commit-without-stop-writes",
+    ]);
+  });
+
+  it("reverse needs COMMITTED: a commit not awaited before reverse is reported", async () => {
+    const start = "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
+    expect(await problems(runbook(start + READY + STOP + "  - commit: {}\n  - reverse: {}\n"))).toEqual(["commit-without-committed-wait"]);
+  });
+
+  it('"Newer versions add a state INITIALIZING before RUNNING (1.20)": waiting for it on 1.8 never ends', async () => {
+    const wait = "  - waitFor: { state: INITIALIZING }\n";
+    expect(await problems(runbook(START + wait + READY + STOP + COMMIT))).toEqual(["wait-never-holds"]);
+    expect(await problems(runbook(START + wait + READY + STOP + COMMIT).replace('"1.8.0"', '"1.20.0"'))).toEqual([]);
+  });
+
+  it('"In state IDLE, all fields except state and canCommit are null": waiting for canCommit before start never ends', async () => {
+    expect(await problems(runbook(READY + START + READY + STOP + COMMIT))).toEqual(["wait-never-holds"]);
+  });
+
+  it("reports one mistake once: an impossible command does not cascade", async () => {
+    // resume never paused: reported once; the commit after it is judged as if the author's plan held
+    expect(await problems(runbook(START + READY + "  - resume: {}\n" + STOP + COMMIT))).toEqual(["command-impossible-state"]);
+  });
+
+  it("verify while paused before change event application is reported; after CEA was seen it is not", async () => {
+    const early = START + "  - pause: {}\n  - verify: { startCheck: false }\n  - resume: {}\n" + READY + STOP + COMMIT;
+    expect(await problems(runbook(early))).toEqual(["verify-before-cea"]);
+    const late = START + READY + "  - pause: {}\n  - verify: { startCheck: false }\n  - resume: {}\n" + READY + STOP + COMMIT;
+    expect(await problems(runbook(late))).toEqual([]);
+  });
+
+  it("hooks are fine once verification has completed, and with the embedded verifier turned off", async () => {
+    const hook = "  - hook: { use: shell, with: { command: [mongosh, --eval, 'db.x.createIndex({a: 1})'] } }\n";
+    expect(await problems(runbook(START + READY + "  - verify: { startCheck: false }\n" + hook + STOP + COMMIT))).toEqual([]);
+    const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
+    expect(await problems(runbook(off + READY + "  - hook: { use: shell, with: { command: [warm] } }\n" + STOP + COMMIT).replace('"1.8.0"', '"1.9.0"'))).toEqual([]);
+  });
+});
+
+describe("messages", () => {
+  it("never carry a password from a URL (values run through the loader's redact)", async () => {
+    const yaml = runbook(START + READY + STOP + COMMIT).replace("instances: [http://127.0.0.1:27182]", "instances: [http://admin:hunter2@10.1.2.3:27182]");
+    const { rules } = await lintYaml(yaml);
+    const insecure = rules.find((d) => d.rule === "instance-insecure");
+    expect(insecure).toBeDefined();
+    expect(JSON.stringify(rules)).not.toContain("hunter2");
+  });
+});

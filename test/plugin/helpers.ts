@@ -1,0 +1,135 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { LineCounter, parseDocument, isMap, isPair, isScalar } from "yaml";
+import type { RunEvent } from "../../src/run/events.js";
+import type { PluginLintInput, PluginRunContext } from "../../src/plugin/index.js";
+import { createRedactor } from "../../src/plugin/index.js";
+
+/** A recorded request. */
+export interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+/** A real HTTP server on 127.0.0.1, port 0; `reply` decides each answer (may never answer). */
+export async function startServer(reply: (req: Seen, n: number, res: ServerResponse) => unknown): Promise<{ url: string; seen: Seen[]; close(): Promise<void>; server: Server }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (c: string) => (body += c));
+    req.on("end", () => {
+      const s: Seen = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body };
+      seen.push(s);
+      void reply(s, seen.length, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    server,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export function tempDir(prefix = "syncbook-plugin-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Writes files (path → text) under a folder, creating subfolders. */
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, p)), { recursive: true });
+    writeFileSync(join(dir, p), text);
+  }
+}
+
+function interpolate(v: unknown, env: Record<string, string>): unknown {
+  if (typeof v === "string") return v.replace(/\$\{env\.([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, k: string) => env[k] ?? m);
+  if (Array.isArray(v)) return v.map((x) => interpolate(x, env));
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env)]));
+  return v;
+}
+
+/**
+ * A stand-in for the loader's `LoadedRunbook` (what lint and the plugin checks use): YAML with
+ * positions, `${env.*}` interpolated from `env` (those values are the secrets).
+ */
+export function loadedFromYaml(file: string, text: string, env: Record<string, string> = {}): PluginLintInput & { text: string; secrets: string[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  const raw = doc.toJS() as unknown;
+  const secrets = Object.values(env);
+  const redact = createRedactor(secrets);
+  const pos = (offset: number) => lineCounter.linePos(offset);
+  return {
+    file,
+    text,
+    raw,
+    runbook: interpolate(raw, env),
+    secrets,
+    redact,
+    locate(path, opts) {
+      if (opts?.key && path.length > 0) {
+        const parent = doc.getIn(path.slice(0, -1), true);
+        if (isMap(parent)) {
+          const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === path[path.length - 1]);
+          const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
+          if (range) {
+            const a = pos(range[0]);
+            return { line: a.line, column: a.col };
+          }
+        }
+      }
+      const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
+      const range = (node as { range?: [number, number, number] } | undefined)?.range;
+      if (!range) throw new Error(`no node at ${path.join(".")}`);
+      const a = pos(range[0]);
+      const b = pos(range[1]);
+      return { line: a.line, column: a.col, endLine: b.line, endColumn: b.col };
+    },
+  };
+}
+
+/** 1-based line of the first line containing `needle`. */
+export function lineOf(text: string, needle: string, from = 0): number {
+  const i = text.indexOf(needle, from);
+  if (i < 0) throw new Error(`${needle} not in text`);
+  return text.slice(0, i).split("\n").length;
+}
+
+/** A run context that records every log line and printed line. */
+export function recordingContext(dir: string, secrets: string[] = [], name = "test-runbook"): PluginRunContext & { logs: string[]; printed: string[] } {
+  const logs: string[] = [];
+  const printed: string[] = [];
+  return {
+    runbook: { name, file: join(dir, "rb.yaml") },
+    cwd: dir,
+    env: {},
+    redact: createRedactor(secrets),
+    log: (level, message) => logs.push(`${level} ${message}`),
+    mode: "rehearse",
+    print: (line) => printed.push(line),
+    logs,
+    printed,
+  };
+}
+
+let seq = 0;
+/** A run event with seq/at filled in. */
+export function ev<E extends RunEvent>(e: Omit<E, "seq" | "at">): E {
+  return { ...e, seq: ++seq, at: Date.UTC(2024, 0, 1, 3, 0, seq) } as E;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,103 @@
+/**
+ * `syncbook report <journal> [--out DIR]` through the real command line (src/cli.ts via tsx, so
+ * the test does not depend on a fresh build): rebuilds the report from a journal; a truncated
+ * last line is a warning; a file that is not a journal is refused with exit 2.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { readJournal } from "../../src/report/index.js";
+import { synthRun } from "./fixture.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+// tsx's loader by absolute URL: the commands run in a temp dir that has no node_modules
+const tsx = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
+const dir = mkdtempSync(join(tmpdir(), "syncbook-report-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function syncbook(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ["--import", tsx, join(root, "src/cli.ts"), ...args], { cwd: dir, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const journalText = (): string => synthRun().events.map((e) => JSON.stringify(e)).join("\n") + "\n";
+
+describe("syncbook report <journal>", () => {
+  it("rebuilds the three files from a journal (default: next to it, <name>.report/)", () => {
+    const runDir = join(dir, ".syncbook", "sales");
+    mkdirSync(runDir, { recursive: true });
+    const journal = join(runDir, "2025-03-14T03-00-00.jsonl");
+    writeFileSync(journal, journalText());
+    const r = syncbook("report", journal);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = join(runDir, "2025-03-14T03-00-00.report");
+    expect(r.stdout).toMatch(/run ok, committed/);
+    for (const f of ["report.json", "junit.xml", "report.html"]) expect(existsSync(join(out, f)), f).toBe(true);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+    expect(report).toMatchObject({ outcome: "ok", committed: true, warnings: [] });
+    expect(report.steps).toHaveLength(7);
+  });
+
+  it("--out DIR, and a folder stands for its newest journal", () => {
+    const runDir = join(dir, "runs");
+    mkdirSync(runDir, { recursive: true });
+    writeFileSync(join(runDir, "old.jsonl"), synthRun({ refuseCommit: true }).events.map((e) => JSON.stringify(e)).join("\n"));
+    utimesSync(join(runDir, "old.jsonl"), new Date(2020, 1, 1), new Date(2020, 1, 1));
+    writeFileSync(join(runDir, "new.jsonl"), journalText());
+    const r = syncbook("report", runDir, "--out", "out/x");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("new.jsonl");
+    expect(JSON.parse(readFileSync(join(dir, "out/x/report.json"), "utf8")).outcome).toBe("ok");
+  });
+
+  it("a truncated last line (a crash mid-write) is a warning; the report is built from the rest", () => {
+    const events = synthRun().events;
+    const keep = events.slice(0, 60);
+    const half = JSON.stringify(events[60]).slice(0, 25);
+    const journal = join(dir, "crashed.jsonl");
+    writeFileSync(journal, keep.map((e) => JSON.stringify(e)).join("\n") + "\n" + half);
+    const r = syncbook("report", journal, "--out", "crashed");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: the last line \(61\) is truncated or corrupt/);
+    const report = JSON.parse(readFileSync(join(dir, "crashed/report.json"), "utf8"));
+    expect(report.outcome).toBe("unfinished");
+    expect(report.counts.events).toBe(60);
+    expect(report.warnings[0]).toMatch(/last line \(61\) is truncated/);
+    expect(readFileSync(join(dir, "crashed/report.html"), "utf8")).toMatch(/UNFINISHED/);
+  });
+
+  it.each([
+    ["garbage.bin", "\u0000\u0001\u0002binary garbage\n\u0000", /not a syncbook journal: it is binary/],
+    ["runbook.yaml", "runbook: 1\nname: x\nsteps: []\n", /not a syncbook journal: line 1 is not JSON/],
+    ["pretty.json", JSON.stringify({ hello: "world" }, null, 2), /not a syncbook journal: line 1 is not JSON/],
+    ["object.jsonl", `${JSON.stringify({ hello: "world" })}\n`, /not a syncbook journal: it holds no run events/],
+    ["empty.jsonl", "", /not a syncbook journal: it is empty/],
+  ])("refuses a non-journal file (%s) with exit 2 and a clear message", (name, text, message) => {
+    writeFileSync(join(dir, name), text);
+    const r = syncbook("report", name, "--out", `refused-${name}`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/hint: a journal is JSON lines of run events/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(existsSync(join(dir, `refused-${name}`))).toBe(false);
+  });
+
+  it("a missing file is exit 2", () => {
+    const r = syncbook("report", "nope.jsonl");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot read nope\.jsonl: no such file/);
+  });
+
+  it("skips corrupt lines in the middle with a warning each, and ignores non-event objects", async () => {
+    const lines = synthRun().events.map((e) => JSON.stringify(e));
+    lines.splice(5, 0, "{not json", JSON.stringify({ journal: 1, note: "a header-ish object" }));
+    writeFileSync(join(dir, "mid.jsonl"), lines.join("\n"));
+    const read = await readJournal(join(dir, "mid.jsonl"));
+    expect(read.events).toHaveLength(lines.length - 2);
+    expect(read.warnings).toEqual(["line 6 of the journal is not JSON: skipped"]);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * `syncbook sim` end to end: the built CLI (`npm test` builds before vitest) on free ports,
+ * its printed URLs answering, and SIGTERM ending it with exit code 0.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { RS_TO_SHARDED, call } from "./helpers.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const cli = `${root}dist/src/cli.js`;
+let child: ChildProcess | undefined;
+
+beforeAll(() => {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first (npm test does)`);
+});
+afterEach(() => {
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+  child = undefined;
+});
+
+/** Starts the CLI and resolves with its printed lines once the `control` line is out. */
+function startCli(args: string[]): Promise<{ lines: string[]; exit: Promise<number | null> }> {
+  const p = spawn(process.execPath, [cli, "sim", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  child = p;
+  const exit = new Promise<number | null>((resolve) => p.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    p.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (/^control /m.test(out)) resolve({ lines: out.trim().split("\n"), exit });
+    });
+    p.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    p.on("exit", (code) => reject(new Error(`sim exited early with ${code}: ${err}`)));
+    setTimeout(() => reject(new Error(`no URLs printed within 10 s: ${out} ${err}`)), 10_000);
+  });
+}
+
+describe("syncbook sim (built CLI)", () => {
+  it("prints one line per URL, serves them, and exits 0 on SIGTERM", async () => {
+    const { lines, exit } = await startCli(["--port", "0", "--verifier-port", "0", "--instances", "2"]);
+    const urls = Object.fromEntries(lines.map((l) => [l.split(" http")[0], l.slice(l.indexOf("http")).split(" ")[0]]));
+    expect(Object.keys(urls)).toEqual(["instance 0", "instance 1", "verifier", "control"]);
+    for (const k of ["instance 0", "instance 1", "verifier"]) expect(urls[k]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(urls["instance 0"]).not.toBe(urls["instance 1"]);
+
+    expect((await call(`${urls["instance 1"]}/api/v1/progress`)).json.progress.state).toBe("IDLE");
+    expect((await call(`${urls["instance 0"]}/api/v1/start`, "POST", RS_TO_SHARDED)).json).toEqual({ success: true });
+    expect((await call(`${urls["instance 1"]}/api/v1/start`, "POST", RS_TO_SHARDED)).json).toEqual({ success: true });
+    expect((await call(`${urls.verifier}/api/v1/progress`)).json.progress.phase).toBe("idle");
+    expect((await call(`${urls.verifier}/sim/writes`, "POST", { enabled: false })).json).toMatchObject({ success: true, writes: { enabled: false } });
+    const state = (await call(`${urls["instance 0"]}/sim/state`)).json.state;
+    expect(state.instances.map((i: { state: string }) => i.state)).toEqual(["RUNNING", "RUNNING"]);
+
+    child!.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  });
+
+  it("a port in use is a clear error, exit 1", async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const p = spawn(process.execPath, [cli, "sim", "--port", String(port), "--verifier-port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      child = p;
+      let err = "";
+      p.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+      const code = await new Promise<number | null>((resolve) => p.on("exit", resolve));
+      expect(code).toBe(1);
+      expect(err).toMatch(/cannot listen/);
+      expect(err).toMatch(/--port 0/);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("bad options are usage errors, exit 2", async () => {
+    const p = spawn(process.execPath, [cli, "sim", "--fault", "http500=2", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    child = p;
+    let err = "";
+    p.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    expect(await new Promise<number | null>((resolve) => p.on("exit", resolve))).toBe(2);
+    expect(err).toMatch(/rate must be/);
+  });
+});
