@@ -1,0 +1,55 @@
+/**
+ * The starter runbook `syncbook init` writes: every step of a cutover, each commented with why it
+ * is there. A test lints it clean and rehearses it, so the starter never drifts from the format.
+ */
+export function starterRunbook(name: string): string {
+  return `# yaml-language-server: $schema=https://github.com/syncbook/syncbook/schemas/runbook.schema.json
+#
+# A cluster-to-cluster sync cutover. Check it:   syncbook lint ${name}.yaml
+# Rehearse it against a simulated fleet:        syncbook rehearse ${name}.yaml
+# Run it in the maintenance window:             syncbook run ${name}.yaml --step --report out/
+runbook: 1
+name: ${name}
+description: Replica set cluster0 to replica set cluster1.
+# The sync service version the fleet runs: lint flags start fields newer than it.
+serviceVersion: "1.8.0"
+clusters:
+  cluster0: { topology: replicaSet, serverVersion: "6.0" }
+  cluster1: { topology: replicaSet, serverVersion: "6.0" }
+# One sync service instance per source shard (one for a replica set). The API has no
+# authentication: use loopback (an SSH tunnel) or https behind an authenticating proxy.
+instances:
+  - { url: http://127.0.0.1:27182, name: sync0 }
+verifier: http://127.0.0.1:27020
+vars:
+  maxLag: 5
+  # Your application's write switch. This default is the simulator's, for rehearsals.
+  writeSwitch: http://127.0.0.1:27182/sim/writes
+defaults: { pollInterval: 2s, timeout: 30m }
+steps:
+  - id: start
+    start: { source: cluster0, destination: cluster1 }
+  - id: ready
+    name: Wait until commit is possible and lag is low
+    waitFor: { canCommit: true, lagBelow: "\${vars.maxLag}", timeout: 12h }
+  - id: stop-writes
+    name: Stop application writes (undone automatically if the run fails before commit)
+    stopWrites:
+      use: http
+      with: { url: "\${vars.writeSwitch}", method: POST, body: { enabled: false } }
+      undo: { use: http, with: { url: "\${vars.writeSwitch}", method: POST, body: { enabled: true } } }
+  - id: drained
+    name: Let the last writes reach the destination
+    waitFor: { canCommit: true, lagBelow: 3, timeout: 15m }
+  - id: verify
+    verify: { writesOff: true, timeout: 4h }
+  - id: go
+    confirm: Commit to cluster1? This is the point of no return.
+  - id: commit
+    commit: {}
+  - id: committed
+    waitFor: { state: COMMITTED, timeout: 1h }
+  - id: announce
+    notify: "${name} is committed: point the application at cluster1."
+`;
+}

@@ -1,0 +1,33 @@
+/**
+ * Durations of the runbook format: `500ms`, `2s`, `10m`, `12h`, `1d`, or a number of seconds.
+ * The schema's pattern admits exactly those strings; `ms` does the arithmetic.
+ */
+import ms from "ms";
+
+const FORM = /^[0-9]+(\.[0-9]+)?(ms|s|m|h|d)$/;
+
+/** Milliseconds of a duration, or undefined when it is not one (the schema should have caught it). */
+export function durationMs(d: string | number | undefined): number | undefined {
+  if (d === undefined) return undefined;
+  if (typeof d === "number") return Number.isFinite(d) && d >= 0 ? d * 1000 : undefined;
+  const t = d.trim();
+  if (!FORM.test(t)) return undefined;
+  return ms(t as ms.StringValue);
+}
+
+/** Milliseconds of a duration, or the fallback when absent. */
+export function durationOr(d: string | number | undefined, fallbackMs: number): number {
+  return durationMs(d) ?? fallbackMs;
+}
+
+/** A duration for people: `1h 2m`, `45s`, `750ms`. */
+export function formatDuration(msValue: number): string {
+  if (!Number.isFinite(msValue)) return "∞";
+  if (msValue < 1000) return `${Math.round(msValue)}ms`;
+  const s = Math.round(msValue / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 ? `${m}m ${s % 60}s` : `${m}m`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
+}

@@ -1,0 +1,9 @@
+/**
+ * src/runbook — the format: load (YAML → positioned, interpolated, schema-checked runbook),
+ * the domain types (from the schema), durations.
+ */
+export { loadRunbook, parseRunbook, type LoadedRunbook, type LoadOptions } from "./load.js";
+export { durationMs, durationOr, formatDuration } from "./duration.js";
+export { createLocator, type Locate, type Span } from "./positions.js";
+export type { Scalar } from "./interpolate.js";
+export * from "./types.js";

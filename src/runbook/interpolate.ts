@@ -1,0 +1,102 @@
+/**
+ * `${vars.name}` and `${env.NAME}` interpolation over the parsed runbook. A string that is one
+ * placeholder and nothing else takes the variable's type (`lagBelow: ${vars.maxLag}` stays a
+ * number); otherwise placeholders are spliced into the string. `$${` writes a literal `${`.
+ * Every value taken from the environment is a secret: it is collected so that everything the
+ * tool prints, journals or reports can be redacted.
+ */
+export type Scalar = string | number | boolean;
+type Path = (string | number)[];
+
+export interface InterpolationProblem {
+  path: Path;
+  /** Offset of the placeholder inside the string (for the column). */
+  offset: number;
+  message: string;
+  hint: string;
+}
+
+export interface InterpolateOptions {
+  vars: Readonly<Record<string, Scalar>>;
+  /** The environment, or "lint": `${env.*}` left as written (CI has no secrets), its path noted. */
+  env: Readonly<Record<string, string | undefined>> | "lint";
+}
+
+export interface Interpolated {
+  value: unknown;
+  problems: InterpolationProblem[];
+  /** Values read from the environment (to redact). */
+  secrets: Set<string>;
+  /** Paths whose value holds an `${env.*}` lint did not resolve. */
+  unresolved: Set<string>;
+}
+
+const PLACEHOLDER = /\$\$\{|\$\{([^}]*)\}/g;
+const REF = /^\s*(vars|env)\.([A-Za-z_][A-Za-z0-9_]*)\s*$/;
+
+export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (path: Path) => boolean): Interpolated {
+  const problems: InterpolationProblem[] = [];
+  const secrets = new Set<string>();
+  const unresolved = new Set<string>();
+
+  const str = (s: string, path: Path): unknown => {
+    if (!s.includes("${")) return s;
+    const whole = /^\$\{([^}]*)\}$/.exec(s);
+    const resolve = (inner: string, offset: number): Scalar | undefined => {
+      const m = REF.exec(inner);
+      if (!m) {
+        problems.push({ path, offset, message: `\`\${${inner}}\` is not a variable reference`, hint: "Write ${vars.name} (from `vars:` or --var) or ${env.NAME} (from the environment); $${ writes a literal ${." });
+        return undefined;
+      }
+      const [, scope, name] = m as unknown as [string, "vars" | "env", string];
+      if (scope === "vars") {
+        if (!Object.hasOwn(opts.vars, name)) {
+          const known = Object.keys(opts.vars);
+          problems.push({ path, offset, message: `unknown variable \`vars.${name}\``, hint: known.length ? `Defined variables: ${known.join(", ")}. Add it under \`vars:\` or pass --var ${name}=…` : `Add it under \`vars:\` or pass --var ${name}=…` });
+          return undefined;
+        }
+        return opts.vars[name];
+      }
+      if (opts.env === "lint") {
+        unresolved.add(JSON.stringify(path));
+        return undefined;
+      }
+      const v = opts.env[name];
+      if (v === undefined) {
+        problems.push({ path, offset, message: `environment variable \`${name}\` is not set`, hint: `Export ${name} before running (its value is treated as a secret and never printed).` });
+        return undefined;
+      }
+      if (v !== "") secrets.add(v);
+      return v;
+    };
+    if (whole) {
+      const v = resolve(whole[1] ?? "", 0);
+      return v === undefined ? s : v;
+    }
+    let failed = false;
+    const out = s.replace(PLACEHOLDER, (match, inner: string | undefined, offset: number) => {
+      if (match === "$${") return "${";
+      const v = resolve(inner ?? "", offset);
+      if (v === undefined) {
+        failed = true;
+        return match;
+      }
+      return String(v);
+    });
+    return failed ? s : out;
+  };
+
+  const walk = (node: unknown, path: Path): unknown => {
+    if (skip?.(path)) return node;
+    if (typeof node === "string") return str(node, path);
+    if (Array.isArray(node)) return node.map((v, i) => walk(v, [...path, i]));
+    if (node !== null && typeof node === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) out[k] = walk(v, [...path, k]);
+      return out;
+    }
+    return node;
+  };
+
+  return { value: walk(root, []), problems, secrets, unresolved };
+}

@@ -1,0 +1,150 @@
+/**
+ * YAML text → runbook: parse with source positions, interpolate `${vars.*}` / `${env.*}`,
+ * validate against the schema (ajv standalone code generated at build time), and explain every
+ * problem at its line and column. Never throws for a problem in the text: problems are
+ * diagnostics, and `runbook` is set only when the text is schema-valid.
+ */
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { isScalar, LineCounter, parseDocument, type Node, type Scalar as YamlScalar } from "yaml";
+import { redactText } from "../api/redact.js";
+import type { Diagnostic } from "../diagnostics.js";
+import { interpolate, type Scalar } from "./interpolate.js";
+import { createLocator, type Locate } from "./positions.js";
+import type { Runbook } from "./types.js";
+import { validateRunbookSchema } from "./validate.gen.js";
+
+export interface LoadOptions {
+  /**
+   * The environment for `${env.*}`, or "lint": env placeholders are left as written and their
+   * values never needed (CI has no secrets). Default: process.env.
+   */
+  env?: Readonly<Record<string, string | undefined>> | "lint";
+  /** Overrides of `vars:` (from `--var k=v`). */
+  vars?: Readonly<Record<string, Scalar>>;
+}
+
+export interface LoadedRunbook {
+  file: string;
+  text: string;
+  /** sha256 of the text: a journal written for another version of the runbook is told apart by it. */
+  hash: string;
+  /** The parsed YAML before interpolation (undefined when the YAML does not parse). */
+  raw: unknown;
+  /** The interpolated runbook, when schema-valid. */
+  runbook: Runbook | undefined;
+  /** YAML, interpolation and schema problems, positioned. Any error means: do not run. */
+  diagnostics: Diagnostic[];
+  /** Position of a node (or of its key) by YAML path. */
+  locate: Locate;
+  /** Removes every secret (env values, URL passwords) from a text. */
+  redact(text: string): string;
+  /** The variables in effect (overrides applied), for plans and reports: env-derived ones redacted. */
+  vars: Record<string, Scalar>;
+}
+
+export async function loadRunbook(file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
+  return parseRunbook(await readFile(file, "utf8"), file, opts);
+}
+
+export async function parseRunbook(text: string, file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
+  const hash = createHash("sha256").update(text).digest("hex");
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true, strict: true });
+  const locate = createLocator(doc, lines);
+  const diagnostics: Diagnostic[] = [];
+  const secrets = new Set<string>();
+  const redact = makeRedactor(secrets);
+  const result = (raw: unknown, runbook: Runbook | undefined, vars: Record<string, Scalar> = {}): LoadedRunbook => ({ file, text, hash, raw, runbook, diagnostics, locate, redact, vars });
+
+  for (const [list, severity] of [[doc.errors, "error"], [doc.warnings, "warning"]] as const) {
+    for (const e of list) {
+      const at = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
+      diagnostics.push({
+        file,
+        line: at.line,
+        column: at.col,
+        rule: e.code === "DUPLICATE_KEY" ? "yaml-duplicate-key" : "yaml",
+        severity,
+        message: yamlMessage(e.code, e.message, keyAt(text, e.pos[0])),
+        hint: e.code === "DUPLICATE_KEY" ? "A key may appear once per mapping: the second would silently replace the first." : "Fix the YAML syntax (indentation, quotes, a `:` after every key).",
+      });
+    }
+  }
+  if (doc.errors.length) return result(undefined, undefined);
+
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 1000 });
+  } catch (err) {
+    diagnostics.push({ file, line: 1, column: 1, rule: "yaml", severity: "error", message: (err as Error).message, hint: "Simplify the YAML aliases." });
+    return result(undefined, undefined);
+  }
+
+  const env = opts.env ?? process.env;
+  const pos = (path: (string | number)[], offset: number) => {
+    const node = doc.getIn(path, true) as Node | undefined;
+    if (node && isScalar(node) && node.range) {
+      const quoted = (node as YamlScalar).type === "QUOTE_DOUBLE" || (node as YamlScalar).type === "QUOTE_SINGLE" ? 1 : 0;
+      const p = lines.linePos(node.range[0] + quoted + offset);
+      return { line: p.line, column: p.col };
+    }
+    const s = locate(path);
+    return { line: s.line, column: s.column };
+  };
+
+  // vars first (they may read the environment, not each other), then overrides, then the rest
+  const rawVars = isRecord(raw) && isRecord(raw.vars) ? raw.vars : {};
+  const varsPass = interpolate(rawVars, { vars: {}, env });
+  const vars: Record<string, Scalar> = {};
+  for (const [k, v] of Object.entries(varsPass.value as Record<string, unknown>)) if (isScalarValue(v)) vars[k] = v;
+  for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = v;
+  const body = interpolate(raw, { vars, env }, (p) => p.length === 1 && p[0] === "vars");
+  const value = isRecord(body.value) ? { ...body.value, ...(isRecord(raw) && "vars" in raw ? { vars: varsPass.value } : {}) } : body.value;
+  for (const s of [...varsPass.secrets, ...body.secrets]) secrets.add(s);
+  for (const p of [...varsPass.problems.map((x) => ({ ...x, path: ["vars", ...x.path] })), ...body.problems]) {
+    diagnostics.push({ file, ...pos(p.path, p.offset), rule: "interpolation", severity: "error", message: redact(p.message), hint: p.hint });
+  }
+
+  const valid = validateRunbookSchema(value);
+  // ajv keeps the errors on the (shared) function: take them before any await lets another load run
+  const schemaErrors = valid ? [] : [...(validateRunbookSchema.errors ?? [])];
+  if (!valid) {
+    const { explainSchemaErrors } = await import("./explain.js");
+    const unknownPaths = new Set([...body.unresolved, ...body.problems.map((p) => JSON.stringify(p.path)), ...[...varsPass.unresolved].map((p) => JSON.stringify(["vars", ...(JSON.parse(p) as unknown[])]))]);
+    const explained = explainSchemaErrors({ file, data: value, errors: schemaErrors, locate, redact, unknownPaths });
+    diagnostics.push(...explained);
+    // lint cannot see env values: a finding only about such a value leaves the runbook usable for lint
+    if (explained.length) return result(raw, undefined, redactVars(vars, redact));
+  }
+  return result(raw, value as Runbook, redactVars(vars, redact));
+}
+
+function yamlMessage(code: string, message: string, key: string | undefined): string {
+  // prettyErrors appends a code frame; the diagnostic printer draws its own
+  const first = (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
+  if (code !== "DUPLICATE_KEY") return first;
+  return key ? `duplicate key \`${key}\`: it already appears earlier in this mapping` : "duplicate key: it already appears earlier in this mapping";
+}
+
+/** The key written at an offset (`name: b` → `name`), for the duplicate-key message. */
+function keyAt(text: string, offset: number): string | undefined {
+  const m = /^\s*(?:-\s+)?["']?([^"':{}[\],#]+?)["']?\s*:/.exec(text.slice(offset, offset + 200));
+  return m?.[1]?.trim() || undefined;
+}
+
+function makeRedactor(secrets: ReadonlySet<string>): (text: string) => string {
+  return (text: string) => {
+    let out = text;
+    // longest first, so a secret containing another is removed whole
+    for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (s.length >= 3) out = out.split(s).join("***");
+    return redactText(out);
+  };
+}
+
+function redactVars(vars: Record<string, Scalar>, redact: (s: string) => string): Record<string, Scalar> {
+  return Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, typeof v === "string" ? redact(v) : v]));
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isScalarValue = (v: unknown): v is Scalar => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
