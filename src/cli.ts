@@ -69,7 +69,40 @@ program
   .action((opts) => act(() => import("./cli/sim.js"), (m) => m.main(opts)));
 
 // --- run / rehearse ---------------------------------------------------------------------
-// (owned by the runner work)
+const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+function runOptions(cmd: Command): Command {
+  return cmd
+    .option("--step", "ask before each step: run, skip, run the rest, abort (needs a terminal)")
+    .option("--from <id>", "start at this step (earlier steps are skipped; interlocks still apply)")
+    .option("--to <id>", "stop after this step")
+    .option("--var <name=value>", "set a runbook variable (repeatable)", collect)
+    .option("--yes", "answer every confirm step with yes (never lifts an interlock)")
+    .option("--force <check>", "skip a named interlock check (repeatable): fleet-idle, can-commit, writes-stopped, no-errors, fleet-state, fleet-identity", collect)
+    .addOption(new Option("--renderer <name>", "output: default (task list on a terminal), simple (a line per event), silent").choices(["default", "simple", "silent"]))
+    .option("--report <dir>", "write report.json, junit.xml and report.html there");
+}
+runOptions(
+  program
+    .command("run")
+    .description("Run a runbook against the fleet: lint, then every step, with interlocks, a journal and a live view")
+    .argument("<runbook>", "the runbook (YAML)")
+    .option("--dry-run", "lint, then print every request in order; nothing is sent")
+    .option("--probe", "with --dry-run: read progress (GET only) to check that the fleet's states allow the plan")
+    .option("--resume", "continue an interrupted run from its journal (never sends start or commit twice)")
+    .option("--allow-changed-runbook", "with --resume: accept a runbook that changed since the journal was written")
+    .option("--journal-dir <dir>", "where journals are kept (default .syncbook)"),
+).action((file: string, opts) => act(() => import("./cli/run.js"), (m) => m.main(file, opts)));
+runOptions(
+  program
+    .command("rehearse")
+    .description("Rehearse a runbook against an in-process simulated fleet and print a verdict")
+    .argument("<runbook>", "the runbook (YAML)")
+    .option("--keep-hooks", "run the runbook's own stopWrites hooks instead of the simulator's writes switch")
+    .option("--time-scale <x>", "simulated seconds per wall second", "50")
+    .option("--data <size>", "data to copy (e.g. 2GiB)")
+    .option("--fault <spec>", "a simulator fault (repeatable), e.g. http500=0.2 or progress-down-after-resume", collect)
+    .option("--seed <n>", "seed of the simulator's fault PRNG"),
+).action((file: string, opts) => act(() => import("./cli/rehearse.js"), (m) => m.main(file, opts)));
 
 async function entry(): Promise<void> {
   try {

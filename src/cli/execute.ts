@@ -1,0 +1,179 @@
+/**
+ * What `syncbook run` and `syncbook rehearse` share: load and lint the runbook (an invalid one
+ * never reaches the fleet), load its plugins, print a dry-run plan, wire the outputs (UI,
+ * journal, report) to the runner, handle Ctrl-C, and turn the result into an exit code.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { countBySeverity, type Diagnostic } from "../diagnostics.js";
+import { ExitCode, UserError } from "../errors.js";
+import type { RunListener } from "../run/events.js";
+import type { LoadedRunbook, Scalar } from "../runbook/index.js";
+
+export interface ExecuteFlags {
+  dryRun?: boolean;
+  probe?: boolean;
+  step?: boolean;
+  from?: string;
+  to?: string;
+  var?: string[];
+  yes?: boolean;
+  force?: string[];
+  renderer?: "default" | "simple" | "silent";
+  report?: string;
+  resume?: boolean;
+  journalDir?: string;
+  allowChangedRunbook?: boolean;
+}
+
+/** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */
+export function parseVars(list: readonly string[] = []): Record<string, Scalar> {
+  const out: Record<string, Scalar> = {};
+  for (const item of list) {
+    const eq = item.indexOf("=");
+    if (eq <= 0) throw new UserError(`--var ${item}: expected name=value`, { hint: "For example --var maxLag=5", exitCode: ExitCode.usage });
+    const k = item.slice(0, eq).trim();
+    const v = item.slice(eq + 1);
+    out[k] = /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
+  }
+  return out;
+}
+
+/** `--force a,b --force c` → [a, b, c], each a known check. */
+export async function parseForce(list: readonly string[] = []): Promise<string[]> {
+  const { FORCE_CHECKS } = await import("../run/context.js");
+  const out = list.flatMap((f) => f.split(",")).map((f) => f.trim()).filter(Boolean);
+  for (const f of out) {
+    if (!(FORCE_CHECKS as readonly string[]).includes(f)) throw new UserError(`--force=${f}: no such check`, { hint: `Checks: ${FORCE_CHECKS.join(", ")}`, exitCode: ExitCode.usage });
+  }
+  return out;
+}
+
+/** Loads, validates and lints; prints problems; throws (exit 2) when the runbook must not run. */
+export async function loadForRun(file: string, flags: ExecuteFlags, print: (s: string) => void): Promise<LoadedRunbook> {
+  if (!existsSync(file)) throw new UserError(`${file}: no such file`, { hint: "Pass the path of a runbook (YAML).", exitCode: ExitCode.usage });
+  const { loadRunbook } = await import("../runbook/index.js");
+  const { lintRunbook } = await import("../lint/rules.js");
+  const loaded = await loadRunbook(file, { env: process.env, vars: parseVars(flags.var) });
+  const diags: Diagnostic[] = [...loaded.diagnostics, ...(loaded.runbook ? lintRunbook(loaded) : [])];
+  const shown = diags.filter((d) => d.severity !== "info");
+  if (shown.length) {
+    const { formatPretty } = await import("../lint/format/pretty.js");
+    print(formatPretty({ diagnostics: shown, files: [file], sources: new Map([[file, loaded.text]]), color: false }));
+  }
+  const n = countBySeverity(diags);
+  if (!loaded.runbook || n.error > 0) {
+    throw new UserError(`${file} has ${n.error} error(s): nothing was sent`, { hint: `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`, exitCode: ExitCode.usage });
+  }
+  return loaded;
+}
+
+export async function loadPluginsFor(loaded: LoadedRunbook, print: (s: string) => void) {
+  const { loadRunbookPlugins } = await import("../plugin/index.js");
+  const { registry, diagnostics } = await loadRunbookPlugins(loaded);
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  if (diagnostics.length) {
+    const { formatPretty } = await import("../lint/format/pretty.js");
+    print(formatPretty({ diagnostics, files: [loaded.file], sources: new Map([[loaded.file, loaded.text]]) }));
+  }
+  if (errors.length) throw new UserError(`${loaded.file}: ${errors.length} plugin problem(s): nothing was sent`, { hint: "Fix the plugins: entries and hook options above.", exitCode: ExitCode.usage });
+  return registry;
+}
+
+/** `--dry-run`: every request in order, to which instance, with its body. */
+export async function printPlan(loaded: LoadedRunbook, out: (s: string) => void): Promise<void> {
+  const { planSteps, planRequests } = await import("../run/plan.js");
+  const rb = loaded.runbook;
+  if (!rb) return;
+  const steps = planSteps(rb);
+  const reqs = planRequests(rb, steps, loaded.redact);
+  out(`plan for ${rb.name} (${loaded.file}): ${steps.length} steps, ${rb.instances.length} instance(s); dry run: nothing is sent`);
+  for (const s of steps) {
+    out(`\n${s.index + 1}. [${s.id}] ${s.kind}: ${loaded.redact(s.title)}${s.step.when === false ? "  (when: false: skipped)" : ""}`);
+    for (const r of reqs.filter((x) => x.step === s.id)) out(`     ${r.method.padEnd(4)} ${r.target}${r.path}${r.body !== undefined ? `  ${JSON.stringify(r.body)}` : ""}${r.note ? `  — ${r.note}` : ""}`);
+    if (s.kind === "stopWrites" || s.kind === "hook") {
+      const call = s.step.stopWrites ?? s.step.hook;
+      out(`     hook ${call?.use ?? "?"} ${loaded.redact(JSON.stringify(call?.with ?? {}))}${call?.undo ? `  (undo: ${call.undo.use})` : ""}`);
+    }
+  }
+}
+
+/**
+ * `--probe`: reads every instance's progress (GET only) and checks the plan's first command
+ * against the states found. Returns the problems (empty: the plan can start).
+ */
+export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Promise<string[]> {
+  const rb = loaded.runbook;
+  if (!rb) return [];
+  const { createFleet } = await import("../fleet/index.js");
+  const { planSteps } = await import("../run/plan.js");
+  const fleet = createFleet({ instances: rb.instances.map((i) => (typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) })), requestTimeoutMs: 5000 });
+  const snap = await fleet.progress(AbortSignal.timeout(15_000));
+  const problems: string[] = [];
+  for (const i of snap.instances) {
+    const label = i.ref.name ?? i.ref.url;
+    if (i.error) problems.push(`${label}: unreachable: ${i.error.message}`);
+    else out(`probe: ${label}: ${i.progress?.state ?? "?"}${i.progress?.canCommit ? ", canCommit" : ""}${i.progress?.info ? `, ${i.progress.info}` : ""}`);
+  }
+  const first = planSteps(rb).find((s) => s.step.when !== false && ["start", "commit", "pause", "resume", "reverse"].includes(s.kind));
+  const need: Record<string, string[]> = { start: ["IDLE"], commit: ["RUNNING"], pause: ["RUNNING"], resume: ["PAUSED"], reverse: ["COMMITTED"] };
+  if (first) {
+    const before = planSteps(rb).slice(0, first.index);
+    const waits = before.some((s) => s.kind === "waitFor" || s.kind === "sleep" || s.kind === "confirm");
+    for (const i of snap.instances) {
+      const st = i.progress?.state;
+      if (!st) continue;
+      const ok = need[first.kind]?.includes(st) || (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
+      if (!ok) problems.push(`${i.ref.name ?? i.ref.url} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need[first.kind]?.join(" or ")}`);
+    }
+  }
+  const ids = fleet.identity(snap, {});
+  for (const p of ids) problems.push(p.message);
+  return problems;
+}
+
+export interface Outputs {
+  listeners: RunListener[];
+  finish(): Promise<void>;
+}
+
+/** `--report DIR`: report.json, junit.xml and report.html from the run's events. */
+export async function reportOutput(dir: string | undefined, print: (s: string) => void): Promise<Outputs> {
+  if (!dir) return { listeners: [], finish: async () => undefined };
+  const { createReportListener } = await import("../report/index.js");
+  const r = createReportListener(dir);
+  return {
+    listeners: [r.listener],
+    finish: async () => {
+      const w = await r.finish();
+      print(`report: ${join(dir, "report.html")} (also report.json, junit.xml)${w ? "" : ""}`);
+    },
+  };
+}
+
+/**
+ * Ctrl-C / SIGTERM: the first stops the run cleanly (undo before commit, journal flushed, exit
+ * 130); a second one forces the exit at once.
+ */
+export function interruptOnSignals(controller: AbortController, say: (s: string) => void): () => void {
+  let count = 0;
+  const on = (sig: NodeJS.Signals) => {
+    count++;
+    if (count === 1) {
+      say(`\n${sig}: stopping cleanly (undo runs if commit was not sent); press Ctrl-C again to force exit`);
+      controller.abort(new Error(`interrupted by ${sig}`));
+    } else {
+      say(`\n${sig} again: forced exit`);
+      process.exit(ExitCode.interrupted);
+    }
+  };
+  process.on("SIGINT", on);
+  process.on("SIGTERM", on);
+  return () => {
+    process.off("SIGINT", on);
+    process.off("SIGTERM", on);
+  };
+}
+
+export const stderr = (s: string): void => void process.stderr.write(s.endsWith("\n") ? s : `${s}\n`);
+export const stdout = (s: string): void => void process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);

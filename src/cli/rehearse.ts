@@ -1,0 +1,44 @@
+/**
+ * `syncbook rehearse <runbook>`: the whole cutover against an in-process simulated fleet shaped
+ * like the runbook, ending with a verdict: committed or not, writes lost, the verifier's result,
+ * time taken. Confirms are answered yes (a rehearsal runs unattended); interlocks still apply.
+ * Exit 1 when the run failed or the verdict is unsafe (writes lost, a fleet error, a failed
+ * verification).
+ */
+import { ExitCode } from "../errors.js";
+import { execute } from "./run.js";
+import { loadForRun, loadPluginsFor, parseForce, stderr, stdout, type ExecuteFlags } from "./execute.js";
+
+export interface RehearseFlags extends ExecuteFlags {
+  keepHooks?: boolean;
+  timeScale?: string;
+  data?: string;
+  fault?: string[];
+  seed?: string;
+}
+
+export async function main(file: string, flags: RehearseFlags): Promise<number> {
+  const force = await parseForce(flags.force);
+  const loaded = await loadForRun(file, flags, stderr);
+  const { prepareRehearsal, formatVerdict } = await import("../rehearse/index.js");
+  const timeScale = flags.timeScale ? Number(flags.timeScale) : undefined;
+  const reh = await prepareRehearsal(loaded, {
+    keepHooks: flags.keepHooks === true,
+    ...(timeScale && Number.isFinite(timeScale) && timeScale > 0 ? { timeScale } : {}),
+    ...(flags.data ? { data: flags.data } : {}),
+    ...(flags.fault?.length ? { faults: flags.fault } : {}),
+    ...(flags.seed ? { seed: Number(flags.seed) } : {}),
+  });
+  const started = Date.now();
+  try {
+    const registry = await loadPluginsFor(reh.loaded, stderr);
+    stderr(`simulator: ${reh.sim.instances.map((i) => i.url).join(", ")}; verifier ${reh.sim.verifierUrl}; time ×${reh.timeScale}`);
+    const code = await execute(reh.loaded, registry, flags, force, [], { mode: "rehearse", timeScale: reh.timeScale, yes: true });
+    const verdict = await reh.verdict();
+    for (const l of formatVerdict(verdict, Date.now() - started)) stdout(l);
+    if (code !== ExitCode.ok) return code;
+    return verdict.safe ? ExitCode.ok : ExitCode.failed;
+  } finally {
+    await reh.close();
+  }
+}

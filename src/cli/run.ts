@@ -1,0 +1,89 @@
+/**
+ * `syncbook run <runbook>`: the maintenance window. Lints first (an invalid runbook never
+ * reaches the fleet), journals every event under .syncbook/<runbook>/ (one runner per journal,
+ * by lock), shows the live task list, and exits 0 done, 1 a step failed or an interlock refused,
+ * 2 invalid runbook or usage, 130 interrupted.
+ */
+import { ExitCode, UserError } from "../errors.js";
+import { interruptOnSignals, loadForRun, loadPluginsFor, parseForce, printPlan, probe, reportOutput, stderr, stdout, type ExecuteFlags } from "./execute.js";
+
+export async function main(file: string, flags: ExecuteFlags): Promise<number> {
+  if (flags.probe && !flags.dryRun) throw new UserError("--probe goes with --dry-run", { hint: "syncbook run x.yaml --dry-run --probe", exitCode: ExitCode.usage });
+  if (flags.resume && (flags.from || flags.to)) throw new UserError("--resume decides where to continue: it does not take --from or --to", { hint: "Drop --from/--to.", exitCode: ExitCode.usage });
+  if (flags.step && !(process.stdin.isTTY && process.stderr.isTTY)) throw new UserError("--step asks before every step and needs a terminal", { hint: "Run it in a terminal, or without --step.", exitCode: ExitCode.usage });
+  const force = await parseForce(flags.force);
+  const loaded = await loadForRun(file, flags, stderr);
+  const registry = await loadPluginsFor(loaded, stderr);
+  if (flags.dryRun) {
+    await printPlan(loaded, stdout);
+    if (!flags.probe) return ExitCode.ok;
+    const problems = await probe(loaded, stdout);
+    for (const p of problems) stderr(`probe: ${p}`);
+    return problems.length ? ExitCode.failed : ExitCode.ok;
+  }
+  const runbook = loaded.runbook;
+  if (!runbook) return ExitCode.usage;
+
+  const { openJournal, asListener, acquireLock, journalDir } = await import("../journal/index.js");
+  const dir = journalDir(runbook.name, flags.journalDir);
+  const lock = acquireLock(dir);
+  if (lock.staleFrom) stderr(`journal: took over a stale lock (${JSON.stringify(lock.staleFrom)})`);
+  try {
+    const { planResume } = await import("../run/resume.js");
+    const resume = flags.resume ? await planResume(loaded, dir, { allowChangedRunbook: flags.allowChangedRunbook === true, say: stderr }) : undefined;
+    const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file, redact: loaded.redact });
+    stderr(`journal: ${journal.file}`);
+    try {
+      return await execute(loaded, registry, flags, force, [asListener(journal)], resume ? { mode: "resume", resume: resume.plan } : { mode: "run" });
+    } finally {
+      journal.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+export async function execute(
+  loaded: import("../runbook/index.js").LoadedRunbook,
+  registry: import("../plugin/index.js").PluginRegistry,
+  flags: ExecuteFlags,
+  force: string[],
+  extraListeners: import("../run/events.js").RunListener[],
+  how: { mode: "run" | "rehearse" | "resume"; resume?: import("../run/runner.js").ResumePlan; timeScale?: number; yes?: boolean },
+): Promise<number> {
+  const { runRunbook } = await import("../run/runner.js");
+  const { createUi, pickRenderer } = await import("../ui/index.js");
+  const yes = flags.yes === true || how.yes === true;
+  const ui = createUi({ renderer: pickRenderer({ flag: flags.renderer }), yes });
+  const report = await reportOutput(flags.report, stderr);
+  const controller = new AbortController();
+  const off = interruptOnSignals(controller, stderr);
+  try {
+    const result = await runRunbook({
+      loaded,
+      registry,
+      mode: how.mode,
+      listeners: [...extraListeners, ui.listener, ...report.listeners],
+      signal: controller.signal,
+      prompt: ui.prompt,
+      yes,
+      stepMode: flags.step === true,
+      force,
+      ...(flags.from ? { from: flags.from } : {}),
+      ...(flags.to ? { to: flags.to } : {}),
+      ...(how.resume ? { resume: how.resume } : {}),
+      ...(how.timeScale ? { timeScale: how.timeScale } : {}),
+      print: stdout,
+    });
+    await ui.close();
+    if (result.outcome !== "ok") {
+      stderr(`${result.outcome === "interrupted" ? "interrupted" : "failed"}: ${result.message ?? ""}`);
+      if (result.hint) stderr(`  hint: ${result.hint}`);
+      if (result.outcome === "interrupted" || !result.commitSent) stderr(`  resume with: syncbook run ${loaded.file} --resume`);
+    }
+    return result.exitCode;
+  } finally {
+    off();
+    await report.finish().catch((err: unknown) => stderr(`report: ${err instanceof Error ? err.message : String(err)}`));
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * `syncbook rehearse`: the runbook against an in-process simulated fleet shaped like it (its
+ * clusters, its number of instances, its service version). The runbook is pointed at the
+ * simulator by rewriting every URL of its instances and verifier (also inside hook options, so a
+ * hook that calls `http://127.0.0.1:27182/sim/writes` reaches simulated instance 0), and its
+ * stop-writes hooks become the simulator's writes switch unless `keepHooks`.
+ */
+import { startSimulator, type SimulatorOptions } from "../sim/index.js";
+import type { LoadedRunbook } from "../runbook/index.js";
+import type { Runbook, Step } from "../runbook/types.js";
+
+export interface RehearsalOptions {
+  keepHooks?: boolean;
+  /** Simulated seconds per wall second (default 50). */
+  timeScale?: number;
+  /** Data to copy (default 2GiB). */
+  data?: string;
+  faults?: string[];
+  seed?: number;
+}
+
+export interface Rehearsal {
+  loaded: LoadedRunbook;
+  sim: Awaited<ReturnType<typeof startSimulator>>;
+  timeScale: number;
+  verdict(): Promise<Verdict>;
+  close(): Promise<void>;
+}
+
+export interface Verdict {
+  committed: number;
+  instances: number;
+  states: string[];
+  writesLost: number;
+  verifier: { phase: string; failedTasks: number | null; error: unknown; checks: number };
+  fleetErrors: string[];
+  simSeconds: number;
+  /** True when nothing unsafe happened: no writes lost, no fleet error, no verifier failure. */
+  safe: boolean;
+}
+
+export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOptions = {}): Promise<Rehearsal> {
+  const rb = loaded.runbook;
+  if (!rb) throw new Error("prepareRehearsal needs a valid runbook");
+  const timeScale = opts.timeScale ?? 50;
+  const simOpts: SimulatorOptions = {
+    instances: rb.instances.length,
+    timeScale,
+    data: opts.data ?? "2GiB",
+    serviceVersion: rb.serviceVersion ?? "1.8.0",
+    ...(opts.faults?.length ? { faults: opts.faults } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+  };
+  if (rb.clusters && Object.keys(rb.clusters).length) {
+    simOpts.clusters = Object.fromEntries(
+      Object.entries(rb.clusters).map(([name, c]) => [name, { topology: c?.topology ?? "replicaSet", ...(c?.shards ? { shards: c.shards } : {}), ...(c?.serverVersion ? { version: c.serverVersion } : {}) }]),
+    ) as SimulatorOptions["clusters"];
+  }
+  const sim = await startSimulator(simOpts);
+  const origins = new Map<string, string>();
+  rb.instances.forEach((inst, i) => {
+    const url = typeof inst === "string" ? inst : inst.url;
+    const to = sim.instances[i]?.url;
+    if (to) origins.set(origin(url), to);
+  });
+  if (rb.verifier) origins.set(origin(rb.verifier), sim.verifierUrl);
+  const rewritten = rewriteUrls(rb, origins) as Runbook;
+  if (!rewritten.verifier) rewritten.verifier = sim.verifierUrl;
+  if (!opts.keepHooks) rewritten.steps = rewritten.steps.map((s) => simWrites(s, sim.instances[0]?.url ?? ""));
+  return {
+    loaded: { ...loaded, runbook: rewritten },
+    sim,
+    timeScale,
+    verdict: async () => {
+      const st = sim.control.state();
+      let failedTasks: number | null = null;
+      try {
+        const r = await fetch(`${sim.verifierUrl}/api/v1/progress`);
+        const body = (await r.json()) as { progress?: { verificationStatus?: { failedTasks?: number } } };
+        failedTasks = body.progress?.verificationStatus?.failedTasks ?? null;
+      } catch {
+        failedTasks = null;
+      }
+      const committed = st.instances.filter((i) => i.state === "COMMITTED").length;
+      const fleetErrors = st.fleetErrors.map((e) => JSON.stringify(e));
+      return {
+        committed,
+        instances: st.instances.length,
+        states: st.instances.map((i) => i.state),
+        writesLost: st.writes.lost,
+        verifier: { phase: st.verifier.phase, failedTasks, error: st.verifier.error, checks: st.verifier.checks },
+        fleetErrors,
+        simSeconds: st.time.simSeconds,
+        safe: st.writes.lost === 0 && fleetErrors.length === 0 && !(failedTasks !== null && failedTasks > 0) && st.verifier.error === null,
+      };
+    },
+    close: () => sim.close(),
+  };
+}
+
+function origin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+function rewriteUrls(node: unknown, origins: ReadonlyMap<string, string>): unknown {
+  if (typeof node === "string") {
+    let out = node;
+    for (const [from, to] of origins) out = out.split(from).join(to);
+    return out;
+  }
+  if (Array.isArray(node)) return node.map((n) => rewriteUrls(n, origins));
+  if (node && typeof node === "object") return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewriteUrls(v, origins)]));
+  return node;
+}
+
+/** A stopWrites step becomes the simulator's writes switch (its undo turns writes back on). */
+function simWrites(step: Step, instanceUrl: string): Step {
+  if (!step.stopWrites) return step;
+  const timeout = step.stopWrites.timeout;
+  return { ...step, stopWrites: { use: "sim-writes", with: { url: instanceUrl }, ...(timeout !== undefined ? { timeout } : {}) } } as Step;
+}
+
+export function formatVerdict(v: Verdict, wallMs: number): string[] {
+  const lines = [
+    `rehearsal verdict: ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${v.states.join(", ")})` : `not committed (${v.states.join(", ")})`}`,
+    `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
+    `  verifier:      ${v.verifier.checks === 0 ? "not run" : `phase ${v.verifier.phase}, failedTasks ${v.verifier.failedTasks ?? "?"}${v.verifier.error ? `, error ${JSON.stringify(v.verifier.error)}` : ""}`}`,
+    `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,
+    `  time taken:    ${(wallMs / 1000).toFixed(1)} s (${formatSim(v.simSeconds)} simulated)`,
+  ];
+  return lines;
+}
+
+function formatSim(s: number): string {
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}

@@ -1,0 +1,94 @@
+/**
+ * What a step sees while it runs: the run (runbook, fleet, verifier, plugins, the event stream,
+ * the run's memory for interlocks) and its own index, title, signal and time limit.
+ */
+import type { VerifierClient } from "../api/index.js";
+import type { Fleet, FleetSnapshot } from "../fleet/index.js";
+import type { PluginRegistry, PluginRunContext, UndoStack } from "../plugin/index.js";
+import type { LoadedRunbook } from "../runbook/index.js";
+import type { Runbook, Step, StepKind } from "../runbook/types.js";
+import type { Emit } from "./emitter.js";
+
+/** The checks `--force` can name. */
+export const FORCE_CHECKS = ["fleet-idle", "can-commit", "writes-stopped", "no-errors", "fleet-state", "fleet-identity"] as const;
+export type ForceCheck = (typeof FORCE_CHECKS)[number];
+
+export interface Prompter {
+  confirm(message: string, signal: AbortSignal): Promise<boolean>;
+  stepChoice(step: { index: number; id: string; kind: string; title: string }, signal: AbortSignal): Promise<"run" | "skip" | "rest" | "abort">;
+}
+
+/** What the run remembers for its interlocks. */
+export interface RunMemory {
+  /** A stopWrites step succeeded in this run (or the journal of the run resumed says so). */
+  writesStopped: boolean;
+  startSent: boolean;
+  commitSent: boolean;
+  /** Every `success: false` answer of this run: commit refuses while there is one. */
+  serviceErrors: { instance: string; op: string; error: string }[];
+  /** The fleet was checked to be one fleet (ids, coordinator, direction). */
+  identityChecked: boolean;
+  last?: FleetSnapshot;
+}
+
+export interface Defaults {
+  pollMs: number;
+  timeoutMs: number;
+  requestTimeoutMs: number;
+  slowAfterMs: number;
+  /** How long to keep retrying progress (after resume it may fail for minutes). */
+  progressGiveUpMs: number;
+  /**
+   * Runbook time → wall time. Identity in a real run; in a rehearsal the simulator's clock runs
+   * `timeScale` times faster, so the runbook's waits, polls and sleeps shrink with it (hook
+   * timeouts do not: hooks are real processes).
+   */
+  scale(ms: number): number;
+}
+
+export interface RunContext {
+  loaded: LoadedRunbook;
+  runbook: Runbook;
+  fleet: Fleet;
+  verifier: VerifierClient | undefined;
+  emit: Emit;
+  memory: RunMemory;
+  defaults: Defaults;
+  force: ReadonlySet<string>;
+  yes: boolean;
+  prompt: Prompter | undefined;
+  plugins: { registry: PluginRegistry; ctx: PluginRunContext; undo: UndoStack };
+  mode: "run" | "rehearse" | "resume";
+}
+
+export interface StepContext {
+  run: RunContext;
+  index: number;
+  id: string;
+  kind: StepKind;
+  title: string;
+  step: Step;
+  /** Aborts on Ctrl-C and at the step's time limit. */
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+/** Why a step failed, for people: the message, a hint, and what kind of failure it was. */
+export class StepFailure extends Error {
+  readonly hint: string | undefined;
+  readonly reason: "failed" | "interlock" | "timeout" | "assert" | "declined" | "unsafe";
+  constructor(message: string, opts: { hint?: string; reason?: StepFailure["reason"] } = {}) {
+    super(message);
+    this.name = "StepFailure";
+    this.hint = opts.hint;
+    this.reason = opts.reason ?? "failed";
+  }
+}
+
+/** The reason a step's signal aborted at its time limit. */
+export class StepTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`timed out after ${ms} ms`);
+    this.name = "StepTimeout";
+  }
+}

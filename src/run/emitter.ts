@@ -1,0 +1,54 @@
+/**
+ * The event stream's one producer. `emit` is synchronous, so an event is in every listener (the
+ * journal writes and fsyncs it) before the runner does the next thing, e.g. send a POST.
+ * A listener that throws or rejects is reported once as a `log` event and never stops the run:
+ * a broken renderer must not break a cutover.
+ */
+import type { RunEvent, RunEventMap, RunEventType, RunListener } from "./events.js";
+
+export type Emit = <K extends RunEventType>(type: K, payload: RunEventMap[K]) => RunEvent;
+
+export interface Emitter {
+  emit: Emit;
+  add(listener: RunListener): void;
+  /** Waits for listeners' pending promises (notifiers, report writers). */
+  settle(): Promise<void>;
+}
+
+export function createEmitter(listeners: readonly RunListener[] = []): Emitter {
+  const all = [...listeners];
+  const pending = new Set<Promise<unknown>>();
+  let seq = 0;
+  let reporting = false;
+  const failed = (err: unknown): void => {
+    if (reporting) return;
+    reporting = true;
+    try {
+      emit("log", { level: "warn", message: `an output failed and was skipped: ${err instanceof Error ? err.message : String(err)}` });
+    } finally {
+      reporting = false;
+    }
+  };
+  const emit: Emit = (type, payload) => {
+    const event = { type, seq: ++seq, at: Date.now(), ...payload } as unknown as RunEvent;
+    for (const l of all) {
+      try {
+        const r = l(event);
+        if (r && typeof (r as Promise<void>).then === "function") {
+          const p = (r as Promise<void>).catch(failed).finally(() => pending.delete(p));
+          pending.add(p);
+        }
+      } catch (err) {
+        failed(err);
+      }
+    }
+    return event;
+  };
+  return {
+    emit,
+    add: (l) => void all.push(l),
+    settle: async () => {
+      while (pending.size) await Promise.all([...pending]);
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * Fleet operations with the runner's safety rules:
+ * - `readFleet`: progress from every instance, retried with backoff and jitter for the instances
+ *   that fail (progress may fail for minutes after a resume; it is safe to retry);
+ * - `sendCommand`: one identical command to every instance, never blindly retried: after a
+ *   transport error the runner reads progress to learn whether it took effect, and sends it
+ *   again only to an instance whose progress proves it did not;
+ * - `checkInterlock`: a named check that refuses the step unless `--force` names it.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { ServiceError, type ApiError, type Progress } from "../api/index.js";
+import type { FleetSnapshot } from "../fleet/index.js";
+import type { InstanceRef } from "./events.js";
+import { StepFailure, type StepContext } from "./context.js";
+
+export type CommandOp = "start" | "commit" | "pause" | "resume" | "reverse";
+
+export const instanceName = (ref: InstanceRef): string => ref.name ?? ref.url;
+
+/** Reads every instance; instances that fail are read again with backoff until `giveUpMs`. */
+export async function readFleet(ctx: StepContext, giveUpMs = ctx.run.defaults.progressGiveUpMs): Promise<FleetSnapshot> {
+  const started = Date.now();
+  let attempt = 0;
+  for (;;) {
+    const snap = await ctx.run.fleet.progress(ctx.signal);
+    ctx.run.memory.last = snap;
+    const failing = snap.instances.filter((i) => i.error);
+    if (failing.length === 0 || Date.now() - started >= giveUpMs) return snap;
+    attempt++;
+    const ceiling = Math.min(10_000, 250 * 2 ** attempt);
+    const delay = Math.min(Math.random() * ceiling, Math.max(0, giveUpMs - (Date.now() - started)));
+    ctx.run.emit("decision", {
+      index: ctx.index,
+      id: ctx.id,
+      kind: "retry",
+      ok: true,
+      reason: `progress failing on ${failing.map((f) => `${instanceName(f.ref)} (${short(f.error)})`).join(", ")}; retrying in ${Math.round(delay)} ms (progress is safe to retry and may fail for minutes after a resume)`,
+    });
+    await sleep(delay, undefined, { signal: ctx.signal });
+  }
+}
+
+export function short(err: ApiError | undefined): string {
+  if (!err) return "";
+  const m = err.message;
+  return m.length > 160 ? `${m.slice(0, 157)}…` : m;
+}
+
+/** A named interlock: ok, or refused with the reason unless forced. Emits the decision either way. */
+export function checkInterlock(ctx: StepContext, check: string, ok: boolean, reason: string, hint?: string): void {
+  const forced = !ok && ctx.run.force.has(check);
+  ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: forced ? "force" : "interlock", ok: ok || forced, check, reason: forced ? `${reason} — overridden by --force=${check}` : reason });
+  if (!ok && !forced) {
+    throw new StepFailure(`refused (${check}): ${reason}`, { reason: "interlock", hint: hint ?? `Fix the cause; only if you are certain it is safe, rerun with --force=${check}.` });
+  }
+}
+
+/** Before the first command of a run: the instances must be one fleet. */
+export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
+  if (ctx.run.memory.identityChecked) return;
+  const clusters = Object.keys(ctx.run.runbook.clusters ?? {});
+  const problems = ctx.run.fleet.identity(snap, clusters.length ? { clusters } : {});
+  const reason = problems.length ? problems.map((p) => (p.instance ? `${instanceName(p.instance)}: ${p.message}` : p.message)).join("; ") : `${snap.instances.length} instance(s) form one fleet`;
+  ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "identity", ok: problems.length === 0 || ctx.run.force.has("fleet-identity"), check: "fleet-identity", reason });
+  if (problems.length && !ctx.run.force.has("fleet-identity")) {
+    throw new StepFailure(`the instances are not one fleet: ${reason}`, { reason: "interlock", hint: "Check the `instances:` list: every instance of this sync, and only those." });
+  }
+  ctx.run.memory.identityChecked = true;
+}
+
+export interface CommandSpec {
+  op: CommandOp;
+  body: unknown;
+  /** From an instance's progress: did the command take effect (true), certainly not (false), or cannot tell (undefined)? */
+  tookEffect(p: Progress): boolean | undefined;
+  /** Called once, right before the first send (e.g. to disarm undo for commit). */
+  beforeSend?(): void;
+}
+
+export interface CommandResult {
+  skewMs: number;
+  /** Instances the command was sent to again after progress proved it had not taken effect. */
+  resent: string[];
+}
+
+const ROUNDS = 3;
+
+export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<CommandResult> {
+  const { fleet } = ctx.run;
+  spec.beforeSend?.();
+  const first = await fleet.broadcast(spec.op, spec.body, ctx.signal);
+  let skewMs = first.skewMs;
+  const refused: { ref: InstanceRef; error: ApiError }[] = [];
+  let unsure: { ref: InstanceRef; error: ApiError }[] = [];
+  const classify = (results: typeof first.results) => {
+    const next: typeof unsure = [];
+    for (const r of results) {
+      if (r.ok) continue;
+      if (r.error instanceof ServiceError) {
+        refused.push({ ref: r.ref, error: r.error });
+        ctx.run.memory.serviceErrors.push({ instance: instanceName(r.ref), op: spec.op, error: r.error.message });
+      } else next.push({ ref: r.ref, error: r.error });
+    }
+    return next;
+  };
+  unsure = classify(first.results);
+  const resent: string[] = [];
+  for (let round = 0; unsure.length && round < ROUNDS; round++) {
+    ctx.run.emit("decision", {
+      index: ctx.index,
+      id: ctx.id,
+      kind: "reconcile",
+      ok: true,
+      reason: `${spec.op}: no answer from ${unsure.map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")}; reading progress to learn whether it took effect (never resent blindly)`,
+    });
+    const snap = await readFleet(ctx);
+    const again: InstanceRef[] = [];
+    const unknown: string[] = [];
+    for (const u of unsure) {
+      const seen = snap.instances.find((i) => i.ref.index === u.ref.index);
+      const effect = seen?.progress ? spec.tookEffect(seen.progress) : undefined;
+      if (effect === true) {
+        ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "reconcile", ok: true, reason: `${spec.op} took effect on ${instanceName(u.ref)} (state ${seen?.progress?.state ?? "?"}): not sent again` });
+      } else if (effect === false) {
+        again.push(u.ref);
+      } else {
+        unknown.push(`${instanceName(u.ref)} (${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`);
+      }
+    }
+    if (unknown.length) {
+      throw new StepFailure(`cannot tell whether ${spec.op} took effect on ${unknown.join(", ")}; nothing was resent`, {
+        reason: "unsafe",
+        hint: `Check those instances' progress by hand; then run again with --resume, which reads the fleet before sending anything.`,
+      });
+    }
+    if (again.length === 0) {
+      unsure = [];
+      break;
+    }
+    ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "retry", ok: true, reason: `${spec.op} had not taken effect on ${again.map(instanceName).join(", ")} (progress proves it): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only` });
+    resent.push(...again.map(instanceName));
+    const r = await fleet.broadcast(spec.op, spec.body, ctx.signal, { only: again.map((a) => a.index) });
+    skewMs = Math.max(skewMs, r.skewMs);
+    unsure = classify(r.results);
+  }
+  if (unsure.length) {
+    throw new StepFailure(`${spec.op}: still no answer from ${unsure.map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`, { reason: "unsafe", hint: "Check the instances; then run again with --resume." });
+  }
+  if (refused.length) {
+    const accepted = fleet.refs.length - refused.length;
+    throw new StepFailure(`${spec.op} refused by ${refused.map((r) => r.error.message).join("; ")}${accepted > 0 ? ` (accepted by ${accepted} other instance(s): the fleet is now split)` : ""}`, {
+      hint: accepted > 0 ? "Identical commands must reach every instance: look at the refusing instances' errors before doing anything else." : "Read the error above; the command did not take effect.",
+    });
+  }
+  return { skewMs, resent };
+}

@@ -1,0 +1,270 @@
+/**
+ * The runner: steps in order against the whole fleet, every step with its time limit and the
+ * run's AbortSignal, interlocks before commands, undo of hooks when the run fails or is
+ * interrupted before commit. It only emits events; the UI, journal, notifiers and reports listen.
+ */
+import { dirname } from "node:path";
+import { createVerifierClient, type VerifierClient } from "../api/index.js";
+import { ExitCode, UserError } from "../errors.js";
+import { createFleet, type Fleet } from "../fleet/index.js";
+import { createFleetTracker, createNotifierListener, UndoStack, type PluginRegistry, type PluginRunContext } from "../plugin/index.js";
+import { durationOr, type LoadedRunbook } from "../runbook/index.js";
+import type { Step } from "../runbook/types.js";
+import { STEPS } from "../steps/index.js";
+import { StepFailure, StepTimeout, type Defaults, type Prompter, type RunContext, type RunMemory, type StepContext } from "./context.js";
+import { createEmitter } from "./emitter.js";
+import type { Outcome, RunListener } from "./events.js";
+import { planSteps, type PlannedStep } from "./plan.js";
+
+export interface ResumePlan {
+  /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
+  done: ReadonlyMap<number, string>;
+  /** What the earlier run established (writes stopped, start or commit sent). */
+  memory: Partial<Pick<RunMemory, "writesStopped" | "startSent" | "commitSent">>;
+}
+
+export interface RunOptions {
+  loaded: LoadedRunbook;
+  mode?: "run" | "rehearse" | "resume";
+  registry: PluginRegistry;
+  listeners?: RunListener[];
+  signal?: AbortSignal;
+  prompt?: Prompter;
+  /** Answer every confirm with yes (never lifts an interlock). */
+  yes?: boolean;
+  /** Ask before each step: run / skip / run the rest / abort. */
+  stepMode?: boolean;
+  from?: string;
+  to?: string;
+  /** Interlock checks to skip, by name. */
+  force?: readonly string[];
+  resume?: ResumePlan;
+  /** Injected in tests; otherwise made from the runbook. */
+  fleet?: Fleet;
+  verifier?: VerifierClient;
+  /** Where notify steps and console notifiers print. */
+  print?: (line: string) => void;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Simulated seconds per wall second (rehearsals): the runbook's waits shrink with it. */
+  timeScale?: number;
+}
+
+export interface RunResult {
+  outcome: Outcome;
+  exitCode: number;
+  /** Commit was sent in this run (or an earlier one, on resume). */
+  commitSent: boolean;
+  message?: string;
+  hint?: string;
+  failedStep?: string;
+  durationMs: number;
+}
+
+export function runDefaults(loaded: LoadedRunbook, timeScale = 1): Defaults {
+  const d = loaded.runbook?.defaults ?? {};
+  const scale = (ms: number): number => (timeScale === 1 ? ms : Math.max(20, ms / timeScale));
+  return {
+    pollMs: scale(durationOr(d.pollInterval, 2000)),
+    timeoutMs: scale(durationOr(d.timeout, 30 * 60_000)),
+    requestTimeoutMs: durationOr(d.requestTimeout, 10_000),
+    slowAfterMs: scale(durationOr(d.slowAfter, 5 * 60_000)),
+    progressGiveUpMs: scale(durationOr(d.retry?.giveUpAfter, 180_000)),
+    scale,
+  };
+}
+
+/** A step's own time limit: the kind's `timeout`, else the step's, else the default. */
+function stepTimeoutMs(step: Step, defaults: Defaults): number {
+  const own = (step.waitFor?.timeout ?? step.verify?.timeout ?? step.timeout) as string | number | undefined;
+  return own === undefined ? defaults.timeoutMs : defaults.scale(durationOr(own, defaults.timeoutMs));
+}
+
+export async function runRunbook(opts: RunOptions): Promise<RunResult> {
+  const started = Date.now();
+  const { loaded } = opts;
+  const runbook = loaded.runbook;
+  if (!runbook) throw new UserError(`${loaded.file} is not a valid runbook`, { hint: `Run \`syncbook lint ${loaded.file}\` for the details.`, exitCode: ExitCode.usage });
+  const steps = planSteps(runbook);
+  const indexOf = (id: string | undefined, flag: string): number | undefined => {
+    if (id === undefined) return undefined;
+    const i = steps.findIndex((s) => s.id === id);
+    if (i < 0) throw new UserError(`${flag} ${id}: no step has this id`, { hint: `Step ids: ${steps.map((s) => s.id).join(", ")}`, exitCode: ExitCode.usage });
+    return i;
+  };
+  const from = indexOf(opts.from, "--from") ?? 0;
+  const to = indexOf(opts.to, "--to") ?? steps.length - 1;
+  const mode = opts.mode ?? "run";
+  const signal = opts.signal ?? new AbortController().signal;
+  const defaults = runDefaults(loaded, opts.timeScale ?? 1);
+
+  const emitter = createEmitter(opts.listeners ?? []);
+  const { emit } = emitter;
+  const tracker = createFleetTracker();
+  emitter.add(tracker.listener);
+  const fleet =
+    opts.fleet ??
+    createFleet({
+      instances: runbook.instances.map((i) => (typeof i === "string" ? { url: i } : i.name ? { url: i.url, name: i.name } : { url: i.url })),
+      requestTimeoutMs: defaults.requestTimeoutMs,
+      emit,
+    });
+  const verifier = opts.verifier ?? (runbook.verifier ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit }) : undefined);
+  const pctx: PluginRunContext = {
+    runbook: { name: runbook.name, file: loaded.file },
+    cwd: dirname(loaded.file),
+    redact: loaded.redact,
+    log: (level, message) => void emit("log", { level, message: loaded.redact(message) }),
+    mode,
+    fleet: tracker.snapshot,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.print ? { print: opts.print } : {}),
+  };
+  const notifier = createNotifierListener(opts.registry, runbook.notify?.map((n) => ({ use: n.use, on: n.on, ...(n.with ? { with: n.with as Record<string, unknown> } : {}) })), pctx);
+  emitter.add(notifier);
+  const memory: RunMemory = { writesStopped: false, startSent: false, commitSent: false, serviceErrors: [], identityChecked: false, ...opts.resume?.memory };
+  const undo = new UndoStack();
+  const run: RunContext = {
+    loaded,
+    runbook,
+    fleet,
+    verifier,
+    emit,
+    memory,
+    defaults,
+    force: new Set(opts.force ?? []),
+    yes: opts.yes ?? false,
+    prompt: opts.prompt,
+    plugins: { registry: opts.registry, ctx: pctx, undo },
+    mode,
+  };
+
+  emit("run.started", {
+    runbook: runbook.name,
+    file: loaded.file,
+    hash: loaded.hash,
+    instances: fleet.refs,
+    ...(runbook.verifier ? { verifier: loaded.redact(runbook.verifier) } : {}),
+    mode,
+    steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
+  });
+  for (const f of run.force) emit("decision", { kind: "force", ok: true, check: f, reason: `--force=${f}: this interlock will be skipped if it refuses` });
+
+  let outcome: Outcome = "ok";
+  let failure: { message: string; hint?: string; step: string } | undefined;
+  let askEachStep = opts.stepMode === true;
+
+  for (const s of steps) {
+    const skip = skipReason(s, { from, to, resume: opts.resume });
+    if (skip) {
+      emit("step.skipped", { index: s.index, id: s.id, reason: skip });
+      continue;
+    }
+    if (signal.aborted) {
+      outcome = "interrupted";
+      break;
+    }
+    if (askEachStep && opts.prompt) {
+      let choice: Awaited<ReturnType<Prompter["stepChoice"]>>;
+      try {
+        choice = await opts.prompt.stepChoice({ index: s.index, id: s.id, kind: s.kind, title: s.title }, signal);
+      } catch {
+        outcome = "interrupted";
+        break;
+      }
+      if (choice === "skip") {
+        emit("step.skipped", { index: s.index, id: s.id, reason: "skipped by the operator (--step)" });
+        continue;
+      }
+      if (choice === "abort") {
+        outcome = "failed";
+        failure = { message: `aborted by the operator before step ${s.id}`, step: s.id };
+        emit("decision", { index: s.index, id: s.id, kind: "interlock", ok: false, check: "step", reason: "the operator chose abort" });
+        break;
+      }
+      if (choice === "rest") askEachStep = false;
+    }
+    const result = await runStep(run, s, signal);
+    if (result === "ok") continue;
+    if (result === "interrupted") {
+      outcome = "interrupted";
+      failure = { message: `interrupted during step ${s.id}`, step: s.id };
+      break;
+    }
+    if (s.step.continueOnError) {
+      emit("log", { level: "warn", index: s.index, message: `step ${s.id} failed; continueOnError lets the run go on` });
+      continue;
+    }
+    outcome = "failed";
+    failure = { message: `step ${s.id} failed: ${result.message}`, step: s.id, ...(result.hint ? { hint: result.hint } : {}) };
+    break;
+  }
+
+  if (outcome !== "ok") await unwind(run);
+
+  const exitCode = outcome === "ok" ? ExitCode.ok : outcome === "interrupted" ? ExitCode.interrupted : ExitCode.failed;
+  const durationMs = Date.now() - started;
+  emit("run.finished", { outcome, exitCode, committed: memory.commitSent, durationMs, ...(failure ? { message: failure.message } : {}) });
+  await notifier.flush();
+  await emitter.settle();
+  return { outcome, exitCode, commitSent: memory.commitSent, durationMs, ...(failure ? { message: failure.message, failedStep: failure.step, ...(failure.hint ? { hint: failure.hint } : {}) } : {}) };
+}
+
+function skipReason(s: PlannedStep, o: { from: number; to: number; resume: ResumePlan | undefined }): string | undefined {
+  const done = o.resume?.done.get(s.index);
+  if (done) return done;
+  if (s.index < o.from) return "before --from";
+  if (s.index > o.to) return "after --to";
+  if (s.step.when === false) return "when: false";
+  return undefined;
+}
+
+type StepResult = "ok" | "interrupted" | { message: string; hint?: string };
+
+async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal): Promise<StepResult> {
+  const t0 = Date.now();
+  const timeoutMs = stepTimeoutMs(s.step, run.defaults);
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(new StepTimeout(timeoutMs)), timeoutMs);
+  const onAbort = () => limit.abort(runSignal.reason instanceof Error ? runSignal.reason : new Error("interrupted"));
+  runSignal.addEventListener("abort", onAbort, { once: true });
+  const ctx: StepContext = { run, index: s.index, id: s.id, kind: s.kind, title: s.title, step: s.step, signal: limit.signal, timeoutMs };
+  run.emit("step.started", { index: s.index, id: s.id, kind: s.kind, title: run.loaded.redact(s.title) });
+  try {
+    await STEPS[s.kind](ctx);
+    run.emit("step.finished", { index: s.index, id: s.id, outcome: "ok", durationMs: Date.now() - t0 });
+    return "ok";
+  } catch (err) {
+    if (runSignal.aborted) {
+      run.emit("step.finished", { index: s.index, id: s.id, outcome: "interrupted", durationMs: Date.now() - t0, error: "interrupted" });
+      return "interrupted";
+    }
+    const { message, hint } = explain(err, timeoutMs, run.loaded.redact);
+    run.emit("step.finished", { index: s.index, id: s.id, outcome: "failed", durationMs: Date.now() - t0, error: message, ...(hint ? { hint } : {}) });
+    return hint ? { message, hint } : { message };
+  } finally {
+    clearTimeout(timer);
+    runSignal.removeEventListener("abort", onAbort);
+  }
+}
+
+function explain(err: unknown, timeoutMs: number, redact: (s: string) => string): { message: string; hint?: string } {
+  if (err instanceof StepFailure || err instanceof UserError) return { message: redact(err.message), ...(err.hint ? { hint: redact(err.hint) } : {}) };
+  if (err instanceof StepTimeout) return { message: `timed out after ${timeoutMs} ms`, hint: "Raise the step's `timeout`." };
+  const msg = err instanceof Error ? err.message : String(err);
+  return { message: redact(msg) };
+}
+
+/** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
+async function unwind(run: RunContext): Promise<void> {
+  const { undo } = run.plugins;
+  if (run.memory.commitSent) {
+    run.emit("decision", { kind: "undo", ok: true, reason: "commit was sent: nothing is undone" });
+    return;
+  }
+  if (undo.size === 0) return;
+  run.emit("decision", { kind: "undo", ok: true, reason: `the run stopped before commit: undoing ${undo.size} hook(s), last first` });
+  await undo.unwind({
+    started: (e) => run.emit("hook.started", { index: e.step.index, id: e.step.id, use: e.use, undo: true }),
+    finished: (e, o) => run.emit("hook.finished", { index: e.step.index, id: e.step.id, use: e.use, undo: true, ok: o.ok, durationMs: o.durationMs, ...(o.ok ? {} : { error: o.error }) }),
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * `notify`: a message to people. A string goes to stdout and to every top-level `notify:` entry
+ * that listens to `notify`; `{use, with}` sends through that notifier. A failing notifier is
+ * reported and never fails the cutover.
+ */
+import { sendNotification, type NotifyMessage } from "../plugin/index.js";
+import type { StepContext } from "../run/context.js";
+
+export async function run(ctx: StepContext): Promise<void> {
+  const n = ctx.step.notify;
+  if (n === undefined) return;
+  const { registry, ctx: pctx } = ctx.run.plugins;
+  if (typeof n === "string") {
+    const text = pctx.redact(n);
+    ctx.run.emit("log", { level: "info", index: ctx.index, message: `notify: ${text}` });
+    (pctx.print ?? ((l: string) => void process.stdout.write(`${l}\n`)))(text);
+    const message: NotifyMessage = { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() };
+    for (const entry of ctx.run.runbook.notify ?? []) {
+      if (!entry.on.includes("notify")) continue;
+      const r = await sendNotification(registry, entry.with ? { use: entry.use, with: entry.with as Record<string, unknown> } : { use: entry.use }, message, pctx);
+      if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
+    }
+    return;
+  }
+  const withOpts = (n.with ?? {}) as Record<string, unknown>;
+  const text = pctx.redact(typeof withOpts.text === "string" ? withOpts.text : (ctx.step.name ?? ctx.id));
+  const r = await sendNotification(registry, { use: n.use, with: withOpts }, { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() }, pctx);
+  if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
+}

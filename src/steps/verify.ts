@@ -1,0 +1,85 @@
+/**
+ * `verify`: waits until every instance is in change event application (or already committing),
+ * starts the verifier's check, tells it writes are off if asked, and polls it until `idle`.
+ * Fails with the counters when failedTasks > 0 or the verifier reports an error. An `idle` seen
+ * before the check has done any work is not a result.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { VerifierProgress } from "../api/index.js";
+import { durationOr } from "../runbook/index.js";
+import { StepFailure, type StepContext } from "../run/context.js";
+import { checkInterlock, instanceName } from "../run/fleet-ops.js";
+import { abortReason, waitUntil } from "../run/wait.js";
+
+const CEA = "change event application";
+
+export async function run(ctx: StepContext): Promise<void> {
+  const body = ctx.step.verify ?? {};
+  const verifier = ctx.run.verifier;
+  if (!verifier) throw new StepFailure("verify needs the runbook's `verifier:` URL", { hint: "Add `verifier: http://host:port` (the verifier's own port, e.g. 27020)." });
+  const d = ctx.run.defaults;
+  const pollMs = body.pollInterval === undefined ? d.pollMs : d.scale(durationOr(body.pollInterval, d.pollMs));
+  await waitUntil(ctx, {
+    pollMs,
+    slowAfterMs: d.slowAfterMs,
+    describe: "change event application on every instance",
+    evaluate: (snap) => {
+      const failing = snap.instances
+        .filter((i) => !(i.progress && (i.progress.info === CEA || i.progress.canCommit === true || i.progress.state === "COMMITTING" || i.progress.state === "COMMITTED")))
+        .map((i) => ({ instance: instanceName(i.ref), condition: `info ${CEA}`, value: i.progress ? (i.progress.info ?? i.progress.state) : (i.error?.message ?? "unreachable") }));
+      return { met: failing.length === 0, failing };
+    },
+  });
+  if (body.startCheck !== false) await command(ctx, "check");
+  if (body.writesOff) {
+    const stopped = ctx.run.memory.writesStopped || ctx.run.runbook.writesStoppedExternally === true || ctx.run.memory.commitSent;
+    checkInterlock(ctx, "writes-stopped", stopped, stopped ? "writes are stopped: the verifier may be told so (writesOff)" : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run");
+    await command(ctx, "writesOff");
+  }
+  let worked = false;
+  let last: VerifierProgress | undefined;
+  for (;;) {
+    const started = Date.now();
+    try {
+      last = await verifier.progress({ signal: ctx.signal });
+      ctx.run.emit("verifier.sampled", { progress: last });
+    } catch (err) {
+      if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier to finish" });
+      ctx.run.emit("log", { level: "warn", index: ctx.index, message: `verifier progress: ${err instanceof Error ? err.message : String(err)}; retrying` });
+    }
+    if (last) {
+      const s = last.verificationStatus;
+      if (last.error !== null && last.error !== undefined) throw new StepFailure(`the verifier failed: ${JSON.stringify(last.error)}`, { hint: "The verifier itself failed (not a data mismatch): see its log, then verify again." });
+      if (s && (s.failedTasks ?? 0) > 0) throw new StepFailure(`verification found inconsistencies: ${counters(last)}`, { hint: "Do not commit: the destination differs from the source (writes during the sync or commit, or DDL during verification)." });
+      if (last.phase !== "idle" || (s?.totalTasks ?? 0) > 0 || (s?.completedTasks ?? 0) > 0) worked = true;
+      if (last.phase === "idle" && worked) {
+        ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${counters(last)}` });
+        return;
+      }
+    }
+    try {
+      await sleep(Math.max(0, pollMs - (Date.now() - started)), undefined, { signal: ctx.signal });
+    } catch {
+      throw abortReason(ctx, [{ instance: "verifier", condition: "phase idle", value: last?.phase }], { describe: "the verifier to finish" });
+    }
+  }
+}
+
+function counters(p: VerifierProgress): string {
+  const s = p.verificationStatus;
+  if (!s) return `phase ${p.phase}`;
+  return `phase ${p.phase}, ${Object.entries(s)
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(", ")}`;
+}
+
+async function command(ctx: StepContext, op: "check" | "writesOff"): Promise<void> {
+  const v = ctx.run.verifier;
+  if (!v) return;
+  try {
+    await (op === "check" ? v.check({ signal: ctx.signal }) : v.writesOff({ signal: ctx.signal }));
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    throw new StepFailure(`verifier ${op}: ${err instanceof Error ? err.message : String(err)}`, { hint: "Is the verifier running at the runbook's `verifier:` URL?" });
+  }
+}
