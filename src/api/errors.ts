@@ -63,6 +63,8 @@ export class TransportError extends ApiError {
        * certainly did not take effect (it was never written to a socket).
        */
       requestSent: boolean;
+      /** performance.now() when the request began to be written, when it was (fan-out skew). */
+      sentAt?: number;
       cause?: unknown;
     },
   ) {

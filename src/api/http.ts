@@ -69,7 +69,7 @@ export function exchange(dispatcher: Dispatcher, req: PreparedRequest, opts: Exc
     let status = 0;
     let size = 0;
     const chunks: Buffer[] = [];
-    let timer: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | undefined = undefined; // set after the early-abort check, cleared by finish()
 
     const finish = (result: ExchangeResult, abortReason?: Error): void => {
       if (settled) return;

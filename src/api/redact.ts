@@ -39,3 +39,13 @@ export function bodyExcerpt(text: string, max = 120): string {
   const oneLine = redactText(text).replace(/\s+/g, " ").trim();
   return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
 }
+
+/** A JSON-like value with every string redacted as text (bodies quoted in events and reports). */
+export function redactDeep(value: unknown): unknown {
+  if (typeof value === "string") return redactText(value);
+  if (Array.isArray(value)) return value.map(redactDeep);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v)]));
+  }
+  return value;
+}

@@ -5,7 +5,7 @@
  * being polled again in lockstep. Commands are never retried here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApiError } from "./errors.js";
+import type { ApiError } from "./errors.js";
 
 export interface RetryOptions {
   /** First backoff ceiling (default 250 ms). */

@@ -5,6 +5,10 @@
  * 2 invalid runbook or usage, 130 interrupted.
  */
 import { ExitCode, UserError } from "../errors.js";
+import type { PluginRegistry } from "../plugin/index.js";
+import type { RunEvent, RunListener } from "../run/events.js";
+import type { ResumePlan } from "../run/runner.js";
+import type { LoadedRunbook } from "../runbook/index.js";
 import { interruptOnSignals, loadForRun, loadPluginsFor, parseForce, printPlan, probe, reportOutput, stderr, stdout, type ExecuteFlags } from "./execute.js";
 
 export async function main(file: string, flags: ExecuteFlags): Promise<number> {
@@ -34,7 +38,8 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file, redact: loaded.redact });
     stderr(`journal: ${journal.file}`);
     try {
-      return await execute(loaded, registry, flags, force, [asListener(journal)], resume ? { mode: "resume", resume: resume.plan } : { mode: "run" });
+      const record = asListener(journal) as (e: RunEvent) => void;
+      return await execute(loaded, registry, flags, force, [], resume ? { mode: "resume", resume: resume.plan, critical: [record] } : { mode: "run", critical: [record] });
     } finally {
       journal.close();
     }
@@ -44,12 +49,12 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
 }
 
 export async function execute(
-  loaded: import("../runbook/index.js").LoadedRunbook,
-  registry: import("../plugin/index.js").PluginRegistry,
+  loaded: LoadedRunbook,
+  registry: PluginRegistry,
   flags: ExecuteFlags,
   force: string[],
-  extraListeners: import("../run/events.js").RunListener[],
-  how: { mode: "run" | "rehearse" | "resume"; resume?: import("../run/runner.js").ResumePlan; timeScale?: number; yes?: boolean },
+  extraListeners: RunListener[],
+  how: { mode: "run" | "rehearse" | "resume"; resume?: ResumePlan; timeScale?: number; yes?: boolean; critical?: ((e: RunEvent) => void)[] },
 ): Promise<number> {
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
@@ -64,6 +69,7 @@ export async function execute(
       registry,
       mode: how.mode,
       listeners: [...extraListeners, ui.listener, ...report.listeners],
+      ...(how.critical ? { critical: how.critical } : {}),
       signal: controller.signal,
       prompt: ui.prompt,
       yes,

@@ -2,7 +2,9 @@
  * The event stream's one producer. `emit` is synchronous, so an event is in every listener (the
  * journal writes and fsyncs it) before the runner does the next thing, e.g. send a POST.
  * A listener that throws or rejects is reported once as a `log` event and never stops the run:
- * a broken renderer must not break a cutover.
+ * a broken renderer must not break a cutover. A *critical* listener (the journal) is the
+ * opposite: if it cannot record an event, `emit` throws, so a POST whose `request.sent` is not
+ * on disk is never sent.
  */
 import type { RunEvent, RunEventMap, RunEventType, RunListener } from "./events.js";
 
@@ -15,7 +17,7 @@ export interface Emitter {
   settle(): Promise<void>;
 }
 
-export function createEmitter(listeners: readonly RunListener[] = []): Emitter {
+export function createEmitter(listeners: readonly RunListener[] = [], critical: readonly ((event: RunEvent) => void)[] = []): Emitter {
   const all = [...listeners];
   const pending = new Set<Promise<unknown>>();
   let seq = 0;
@@ -31,6 +33,7 @@ export function createEmitter(listeners: readonly RunListener[] = []): Emitter {
   };
   const emit: Emit = (type, payload) => {
     const event = { type, seq: ++seq, at: Date.now(), ...payload } as unknown as RunEvent;
+    for (const c of critical) c(event);
     for (const l of all) {
       try {
         const r = l(event);

@@ -21,7 +21,12 @@ export interface RunEventMap {
   "step.skipped": { index: number; id: string; reason: string };
   "step.finished": { index: number; id: string; outcome: Outcome; durationMs: number; error?: string; hint?: string };
   "request.sent": { id: number; instance?: InstanceRef; target: "service" | "verifier" | "hook"; method: string; path: string; body?: unknown };
-  "response.received": { id: number; instance?: InstanceRef; target: "service" | "verifier" | "hook"; status?: number; ok: boolean; body?: unknown; error?: string; durationMs: number };
+  /**
+   * `errorKind` says whether a failed command can have taken effect: `service` (refused with
+   * success:false: it did not), `not-sent` (the request never left: it did not), `transport`
+   * (no usable answer: it may have). `--resume` reads it from the journal.
+   */
+  "response.received": { id: number; instance?: InstanceRef; target: "service" | "verifier" | "hook"; status?: number; ok: boolean; body?: unknown; error?: string; errorKind?: "service" | "transport" | "not-sent"; durationMs: number };
   "progress.sampled": { instance: InstanceRef; progress: unknown };
   "verifier.sampled": { progress: unknown };
   /** A condition wait's current standing: who fails which condition, with what value, since when. */

@@ -7,13 +7,13 @@ import { dirname } from "node:path";
 import { createVerifierClient, type VerifierClient } from "../api/index.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet, type Fleet } from "../fleet/index.js";
-import { createFleetTracker, createNotifierListener, UndoStack, type PluginRegistry, type PluginRunContext } from "../plugin/index.js";
+import { createFleetTracker, createNotifierListener, stepInfo, undoFor, UndoStack, type HookCallSpec, type PluginRegistry, type PluginRunContext } from "../plugin/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import type { Step } from "../runbook/types.js";
 import { STEPS } from "../steps/index.js";
 import { StepFailure, StepTimeout, type Defaults, type Prompter, type RunContext, type RunMemory, type StepContext } from "./context.js";
 import { createEmitter } from "./emitter.js";
-import type { Outcome, RunListener } from "./events.js";
+import type { Outcome, RunEvent, RunListener } from "./events.js";
 import { planSteps, type PlannedStep } from "./plan.js";
 
 export interface ResumePlan {
@@ -21,6 +21,8 @@ export interface ResumePlan {
   done: ReadonlyMap<number, string>;
   /** What the earlier run established (writes stopped, start or commit sent). */
   memory: Partial<Pick<RunMemory, "writesStopped" | "startSent" | "commitSent">>;
+  /** Steps whose hook ran in the interrupted run and was not undone: their runbook `undo` is registered again. */
+  undoSteps?: readonly number[];
 }
 
 export interface RunOptions {
@@ -28,6 +30,8 @@ export interface RunOptions {
   mode?: "run" | "rehearse" | "resume";
   registry: PluginRegistry;
   listeners?: RunListener[];
+  /** Listeners that must record every event (the journal): if one throws, the run stops before the next request. */
+  critical?: ((event: RunEvent) => void)[];
   signal?: AbortSignal;
   prompt?: Prompter;
   /** Answer every confirm with yes (never lifts an interlock). */
@@ -97,7 +101,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const signal = opts.signal ?? new AbortController().signal;
   const defaults = runDefaults(loaded, opts.timeScale ?? 1);
 
-  const emitter = createEmitter(opts.listeners ?? []);
+  const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? []);
   const { emit } = emitter;
   const tracker = createFleetTracker();
   emitter.add(tracker.listener);
@@ -123,6 +127,13 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   emitter.add(notifier);
   const memory: RunMemory = { writesStopped: false, startSent: false, commitSent: false, serviceErrors: [], identityChecked: false, ...opts.resume?.memory };
   const undo = new UndoStack();
+  for (const i of opts.resume?.undoSteps ?? []) {
+    const s = steps[i];
+    const call = (s?.step.stopWrites ?? s?.step.hook) as HookCallSpec | undefined;
+    if (!s || !call) continue;
+    const info = stepInfo(s.index, s.id, s.kind, s.title, s.step as unknown as Record<string, unknown>, loaded.redact);
+    undo.push(undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, durationOr(call.undo?.timeout, 120_000)));
+  }
   const run: RunContext = {
     loaded,
     runbook,

@@ -1,0 +1,327 @@
+/**
+ * Clients of one sync service instance and of the verifier.
+ *
+ * - Progress answers are checked leniently (check.ts): unknown fields are kept, a missing
+ *   documented field is reported once per client (= per instance) and field through `onIssue`,
+ *   and the older shape without `success` is a successful answer (service facts).
+ * - `success: false` is a ServiceError whatever the HTTP status ("Do not depend on a status
+ *   code: read `success`"); anything that is not a usable JSON answer is a TransportError.
+ * - Commands are sent exactly once. Whether a failed command took effect is the runner's call
+ *   (it reads progress); `requestSent: false` tells it the request never left.
+ * - Every message starts with the redacted URL; the real URL (with its userinfo) is only used
+ *   to build the origin and a Basic `authorization` header for a proxy in front of the service.
+ */
+import { getGlobalDispatcher, type Dispatcher } from "undici";
+import { checkAnswer, isPlainObject, issueText, type AnswerIssue, type CheckOutcome } from "./check.js";
+import { ApiError, ServiceError, TransportError, type ApiOperation, type TransportErrorCode } from "./errors.js";
+import { exchange, type ExchangeResult, type PreparedRequest } from "./http.js";
+import type { InstanceRef, RunEventMap, RunEventType } from "../run/events.js";
+import { bodyExcerpt, redactDeep, redactText, redactUrl } from "./redact.js";
+import {
+  OPERATION_RESPONSE_SPEC,
+  PROGRESS_RESPONSE_SPEC,
+  VERIFIER_RESPONSE_SPEC,
+  type FieldsSpec,
+  type OperationResponse,
+  type Progress,
+  type ProgressResponse,
+  type VerifierProgress,
+  type VerifierProgressResponse,
+} from "./types.js";
+
+/** A state-changing command of the sync service (service facts add pause, resume, reverse). */
+export type CommandOperation = "start" | "commit" | "pause" | "resume" | "reverse";
+export const COMMAND_OPERATIONS: readonly CommandOperation[] = ["start", "commit", "pause", "resume", "reverse"];
+
+/** Default cap on an answer body: progress answers are a few hundred bytes. */
+export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
+
+export interface ClientOptions {
+  /** Overall deadline of one request (connect, send, answer), in ms. */
+  requestTimeoutMs: number;
+  /** undici dispatcher (default: undici's global one). A fleet passes its own Agent. */
+  dispatcher?: Dispatcher | undefined;
+  /** Largest answer body accepted (default 1 MiB). */
+  maxBodyBytes?: number | undefined;
+  /**
+   * A documented field missing or mistyped in an answer. Called once per client, field and
+   * kind of issue, so a fleet of old-version instances does not warn on every poll.
+   * `message` starts with the redacted URL.
+   */
+  onIssue?: ((issue: AnswerIssue, message: string) => void) | undefined;
+  /**
+   * The run's event stream: commands (not progress polls, which the runner reports as samples)
+   * emit `request.sent` and `response.received`, with redacted bodies; answer issues become
+   * `log` warnings unless `onIssue` is given.
+   */
+  emit?: EventSink | undefined;
+  /** Ids of those events (default: a counter of this client). Share one with the fleet for ids unique in the run. */
+  requestId?: (() => number) | undefined;
+  /** The instance this client talks to, for its events (service clients). */
+  ref?: InstanceRef | undefined;
+}
+
+/** Emits one event of the run's stream (the runner adds `seq` and `at`). */
+export type EventSink = <K extends RunEventType>(type: K, payload: RunEventMap[K]) => void;
+
+export interface RequestOptions {
+  signal?: AbortSignal | undefined;
+}
+
+/** A request body serialized once (a broadcast sends the same bytes to every instance). */
+export class JsonBody {
+  readonly bytes: Buffer;
+  constructor(readonly value: unknown) {
+    this.bytes = Buffer.from(JSON.stringify(value ?? {}), "utf8");
+  }
+}
+
+export interface CommandResult {
+  answer: OperationResponse;
+  /** performance.now() when undici began writing the request (the fan-out skew is measured on it). */
+  sentAt: number;
+  durationMs: number;
+  /** HTTP status, for the record only. */
+  status: number;
+}
+
+export type CommandOutcome =
+  | ({ ok: true } & CommandResult)
+  | {
+      ok: false;
+      error: ApiError;
+      /** performance.now() when the request began to be written; undefined: it never left. */
+      sentAt: number | undefined;
+      durationMs: number;
+      /** HTTP status, when an answer arrived. */
+      status?: number;
+    };
+
+export interface ServiceClient {
+  /** Redacted base URL. */
+  readonly url: string;
+  /** One progress request (no retry here: see fleet's progressWithRetry). */
+  progress(opts?: RequestOptions): Promise<Progress>;
+  /** The whole progress answer (top level kept, e.g. `success`), checked like `progress`. */
+  progressAnswer(opts?: RequestOptions): Promise<ProgressResponse>;
+  /**
+   * Sends a command once. Throws ServiceError (`success: false`) or TransportError. `body` may be
+   * a JsonBody (serialized once by the caller).
+   */
+  command(op: CommandOperation, body: unknown, opts?: RequestOptions): Promise<CommandResult>;
+  /** The same, as data: never rejects with an ApiError (a broadcast collects outcomes). */
+  tryCommand(op: CommandOperation, body: unknown, opts?: RequestOptions): Promise<CommandOutcome>;
+}
+
+export interface VerifierClient {
+  readonly url: string;
+  /** POST /api/v1/check with `{}`: starts checking. */
+  check(opts?: RequestOptions): Promise<CommandResult>;
+  /** POST /api/v1/writesOff with `{}`: writes have stopped on the source, so it can finish. */
+  writesOff(opts?: RequestOptions): Promise<CommandResult>;
+  progress(opts?: RequestOptions): Promise<VerifierProgress>;
+}
+
+interface Target {
+  origin: string;
+  /** Base path without a trailing slash ("" or "/prefix"). */
+  basePath: string;
+  /** Redacted base URL for messages. */
+  url: string;
+  /** Headers without a body, and with a JSON body (flat lists, shared by every request). */
+  getHeaders: string[];
+  postHeaders: string[];
+}
+
+function parseTarget(raw: string): Target {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new TypeError(`not a URL: ${redactUrl(raw)}`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new TypeError(`${redactUrl(raw)}: only http and https URLs are supported`);
+  const auth: string[] = [];
+  if (u.username !== "" || u.password !== "") {
+    // a proxy in front of the service; the service itself has no authentication (spec)
+    const creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+    auth.push("authorization", `Basic ${Buffer.from(creds, "utf8").toString("base64")}`);
+  }
+  const base = ["accept", "application/json", ...auth];
+  return {
+    origin: u.origin,
+    basePath: u.pathname.replace(/\/+$/, ""),
+    url: redactUrl(raw),
+    getHeaders: base,
+    // the verifier's documented usage sends Content-Type: application/json
+    postHeaders: [...base, "content-type", "application/json"],
+  };
+}
+
+interface ClientCore {
+  target: Target;
+  kind: "service" | "verifier";
+  opts: ClientOptions;
+  nextId: () => number;
+  send(method: "GET" | "POST", path: string, body: Buffer | undefined, signal: AbortSignal | undefined): Promise<ExchangeResult>;
+  reportIssues(operation: ApiOperation, issues: AnswerIssue[]): void;
+}
+
+function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOptions): ClientCore {
+  const target = parseTarget(rawUrl);
+  const dispatcher = opts.dispatcher ?? getGlobalDispatcher();
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // per client, i.e. per instance: "reported once per instance and field"
+  const reported = new Set<string>();
+  let counter = 0;
+  const onIssue = opts.onIssue ?? (opts.emit ? (_i: AnswerIssue, message: string) => opts.emit?.("log", { level: "warn", message }) : undefined);
+  return {
+    target,
+    kind,
+    opts,
+    nextId: opts.requestId ?? (() => ++counter),
+    send(method, path, body, signal) {
+      const req: PreparedRequest = {
+        origin: target.origin,
+        path: `${target.basePath}${path}`,
+        method,
+        headers: method === "POST" ? target.postHeaders : target.getHeaders,
+        ...(body ? { body } : {}),
+      };
+      return exchange(dispatcher, req, { timeoutMs: opts.requestTimeoutMs, maxBodyBytes, signal });
+    },
+    reportIssues(operation, issues) {
+      if (!onIssue) return;
+      for (const issue of issues) {
+        const key = `${issue.path}\0${issue.kind}`;
+        if (reported.has(key)) continue;
+        reported.add(key);
+        onIssue(issue, `${target.url}: ${operation} answer: ${issueText(issue)}`);
+      }
+    },
+  };
+}
+
+function transportFailure(url: string, operation: ApiOperation, r: Extract<ExchangeResult, { ok: false }>): TransportError {
+  return new TransportError(url, operation, r.failure, redactText(r.detail), {
+    ...(r.sysCode !== undefined ? { sysCode: r.sysCode } : {}),
+    ...(r.status !== undefined ? { status: r.status } : {}),
+    requestSent: r.sentAt !== undefined,
+    ...(r.sentAt !== undefined ? { sentAt: r.sentAt } : {}),
+    cause: r.cause,
+  });
+}
+
+function badBody(url: string, operation: ApiOperation, code: TransportErrorCode, detail: string, status: number, text: string): TransportError {
+  // an answer arrived, so the request was certainly sent
+  return new TransportError(url, operation, code, detail, { status, bodyStart: bodyExcerpt(text), requestSent: true });
+}
+
+/** Parses the body; a JSON error answer (`success: false`) becomes a ServiceError. */
+function parseAnswer(url: string, operation: ApiOperation, r: Extract<ExchangeResult, { ok: true }>): unknown {
+  let json: unknown;
+  try {
+    json = JSON.parse(r.text);
+  } catch {
+    // "A non-JSON body is a transport failure."
+    throw badBody(url, operation, "non-json", `HTTP ${r.status}, the answer is not JSON: ${JSON.stringify(bodyExcerpt(r.text, 60))}`, r.status, r.text);
+  }
+  if (isPlainObject(json) && json.success === false) {
+    const name = typeof json.error === "string" ? redactText(json.error) : "(no error name)";
+    const desc = typeof json.errorDescription === "string" ? redactText(json.errorDescription) : "";
+    throw new ServiceError(url, operation, name, desc, r.status);
+  }
+  return json;
+}
+
+function checked<T>(url: string, operation: ApiOperation, json: unknown, spec: FieldsSpec, status: number, text: string, core: ClientCore): T {
+  const out: CheckOutcome<T> = checkAnswer<T>(json, spec);
+  if (!out.ok) throw badBody(url, operation, "bad-answer", `HTTP ${status}, unexpected answer: ${out.fatal}`, status, text);
+  core.reportIssues(operation, out.issues);
+  return out.value;
+}
+
+async function get<T>(core: ClientCore, operation: ApiOperation, spec: FieldsSpec, signal: AbortSignal | undefined): Promise<T> {
+  const r = await core.send("GET", "/api/v1/progress", undefined, signal);
+  if (!r.ok) throw transportFailure(core.target.url, operation, r);
+  const json = parseAnswer(core.target.url, operation, r);
+  return checked<T>(core.target.url, operation, json, spec, r.status, r.text, core);
+}
+
+/**
+ * Never rejects with an ApiError. Not `async` on purpose: everything up to the socket write runs synchronously
+ * in the caller's turn, so a broadcast's requests leave back to back (fan-out skew).
+ */
+function post(core: ClientCore, operation: ApiOperation, path: string, body: unknown, signal: AbortSignal | undefined, lenient = false): Promise<CommandOutcome> {
+  const json = body instanceof JsonBody ? body : new JsonBody(body);
+  // a fleet's clients have no emit: its broadcast emits every request.sent first, itself
+  const emit = core.opts.emit;
+  const id = emit ? core.nextId() : 0;
+  const instance = core.opts.ref ? { instance: core.opts.ref } : {};
+  emit?.("request.sent", { id, ...instance, target: core.kind, method: "POST", path, body: redactDeep(json.value) });
+  const outcome = send(core, operation, path, json.bytes, signal, lenient);
+  if (!emit) return outcome;
+  return outcome.then((o) => {
+    if (o.ok) emit("response.received", { id, ...instance, target: core.kind, status: o.status, ok: true, body: redactDeep(o.answer), durationMs: o.durationMs });
+    else emit("response.received", { id, ...instance, target: core.kind, ...(o.status !== undefined ? { status: o.status } : {}), ok: false, error: o.error.message, errorKind: o.error instanceof ServiceError ? "service" : o.error instanceof TransportError && !o.error.requestSent ? "not-sent" : "transport", durationMs: o.durationMs });
+    return o;
+  });
+}
+
+function send(core: ClientCore, operation: ApiOperation, path: string, bytes: Buffer, signal: AbortSignal | undefined, lenient: boolean): Promise<CommandOutcome> {
+  return core.send("POST", path, bytes, signal).then((r): CommandOutcome => {
+    if (!r.ok) return { ok: false, error: transportFailure(core.target.url, operation, r), sentAt: r.sentAt, durationMs: r.durationMs };
+    try {
+      let answer: OperationResponse;
+      if (lenient && r.text.trim() === "") {
+        answer = { success: true };
+      } else {
+        const json = parseAnswer(core.target.url, operation, r);
+        answer =
+          lenient && isPlainObject(json) && !Object.hasOwn(json, "success")
+            ? { success: true, ...json }
+            : checked<OperationResponse>(core.target.url, operation, json, OPERATION_RESPONSE_SPEC, r.status, r.text, core);
+      }
+      return { ok: true, answer, sentAt: r.sentAt ?? performance.now() - r.durationMs, durationMs: r.durationMs, status: r.status };
+    } catch (err) {
+      if (err instanceof ApiError) return { ok: false, error: err, sentAt: r.sentAt, durationMs: r.durationMs, status: r.status };
+      throw err;
+    }
+  });
+}
+
+const orThrow = (p: Promise<CommandOutcome>): Promise<CommandResult> =>
+  p.then((o) => {
+    if (!o.ok) throw o.error;
+    return { answer: o.answer, sentAt: o.sentAt, durationMs: o.durationMs, status: o.status };
+  });
+
+/** A client of one sync service instance. `url` may carry `user:password@` (never shown). */
+export function createServiceClient(url: string, opts: ClientOptions): ServiceClient {
+  const core = makeCore(url, "service", opts);
+  const progressAnswer = (o: RequestOptions = {}): Promise<ProgressResponse> => get<ProgressResponse>(core, "progress", PROGRESS_RESPONSE_SPEC, o.signal);
+  const tryCommand = (op: CommandOperation, body: unknown, o: RequestOptions = {}): Promise<CommandOutcome> => {
+    if (!COMMAND_OPERATIONS.includes(op)) return Promise.reject(new TypeError(`unknown command "${String(op)}"`));
+    return post(core, op, `/api/v1/${op}`, body, o.signal);
+  };
+  return {
+    url: core.target.url,
+    progressAnswer,
+    progress: async (o = {}) => (await progressAnswer(o)).progress,
+    tryCommand,
+    command: (op, body, o = {}) => orThrow(tryCommand(op, body, o)),
+  };
+}
+
+/** A client of the migration verifier (check, writesOff, progress: service facts). */
+export function createVerifierClient(url: string, opts: ClientOptions): VerifierClient {
+  const core = makeCore(url, "verifier", opts);
+  return {
+    url: core.target.url,
+    // the verifier's command answers are not documented: any JSON without `success: false`
+    // (or an empty body) is taken as accepted
+    check: (o = {}) => orThrow(post(core, "verifier.check", "/api/v1/check", {}, o.signal, true)),
+    writesOff: (o = {}) => orThrow(post(core, "verifier.writesOff", "/api/v1/writesOff", {}, o.signal, true)),
+    progress: async (o = {}) => (await get<VerifierProgressResponse>(core, "verifier.progress", VERIFIER_RESPONSE_SPEC, o.signal)).progress,
+  };
+}

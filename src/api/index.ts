@@ -1,0 +1,24 @@
+/** Public surface of the API client of the sync service and the verifier. */
+export { createServiceClient, createVerifierClient, JsonBody, COMMAND_OPERATIONS, DEFAULT_MAX_BODY_BYTES } from "./client.js";
+export type { ClientOptions, RequestOptions, EventSink, CommandOperation, CommandResult, CommandOutcome, ServiceClient, VerifierClient } from "./client.js";
+export { ApiError, TransportError, ServiceError } from "./errors.js";
+export type { ApiOperation, ServiceOperation, VerifierOperation, TransportErrorCode } from "./errors.js";
+export { redactUrl, redactText, redactDeep, bodyExcerpt } from "./redact.js";
+export { withRetry, backoffDelay, formatDuration, RETRY_DEFAULTS } from "./retry.js";
+export type { RetryOptions, RetryInfo } from "./retry.js";
+export { checkAnswer, issueText } from "./check.js";
+export type { AnswerIssue, Checked, CheckOutcome } from "./check.js";
+export { SYNC_STATES } from "./types.js";
+export type {
+  SyncState,
+  Progress,
+  ProgressFields,
+  ProgressResponse,
+  OperationResponse,
+  VerifierProgress,
+  VerifierProgressFields,
+  VerifierProgressResponse,
+  VerificationStatus,
+  CollectionCopy,
+  DirectionMapping,
+} from "./types.js";

@@ -1,0 +1,298 @@
+/**
+ * The runbook's conditions (`waitFor`, `assert`) evaluated on one fleet snapshot and, for the
+ * verifier shorthands and `verifier.` paths, the verifier's progress. Pure: the runner polls,
+ * this only judges, and says who fails what with which value (the operator always sees why a
+ * wait is not over). Timing fields (pollInterval, slowAfter, timeout) are the runner's.
+ */
+import ms from "ms";
+import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
+import type { Progress, VerifierProgress } from "../api/types.js";
+import type { InstanceRef } from "../run/events.js";
+import type { AssertBody, Expectation, WaitForBody } from "../runbook/types.js";
+import type { FleetSnapshot, InstanceSample } from "./fleet.js";
+
+export type ConditionBody = WaitForBody | AssertBody;
+
+export interface FailingCondition {
+  /** Instance name or redacted URL; `verifier`; `coordinator` when it cannot be found. */
+  instance: string;
+  /** The condition as written, e.g. `lagBelow 5`, `state RUNNING|PAUSED`. */
+  condition: string;
+  /** What was seen (undefined: the field was absent). */
+  value: unknown;
+}
+
+export interface Evaluation {
+  met: boolean;
+  failing: FailingCondition[];
+}
+
+interface Check<T> {
+  name: string;
+  test: (subject: T) => { ok: boolean; value: unknown };
+}
+
+/** What only the whole fleet can tell an instance (copy totals are global, copied bytes per instance). */
+interface FleetFacts {
+  /** Σ estimatedCopiedBytes and the common estimatedTotalBytes, when every instance answered with both. */
+  copied?: { sum: number; total: number };
+}
+
+/** `info` values that come after the collection copy (service facts). */
+const AFTER_COPY_INFO = new Set(["change event application", "waiting for commit to complete", "commit completed"]);
+const AFTER_COPY_STATES = new Set(["COMMITTING", "COMMITTED"]);
+
+/** The limit of `lagBelow` in seconds: a number of seconds, a numeric string, or a duration. */
+export function lagLimitSeconds(v: string | number): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
+  const t = v.trim();
+  // a bare number means seconds in the runbook format; `ms` would read it as milliseconds
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  const m = ms(t as ms.StringValue) as number | undefined;
+  return typeof m === "number" && Number.isFinite(m) ? m / 1000 : undefined;
+}
+
+/** Reads a dotted path (`collectionCopy.estimatedCopiedBytes`); undefined when absent. */
+export function readPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.split(".")) {
+    if (typeof cur !== "object" || cur === null || !Object.hasOwn(cur, part)) return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function copyComplete(p: Progress, fleet: FleetFacts): boolean {
+  // a later phase implies the copy finished, also when a live upgrade reset the counters to
+  // "0 copied of 1 total" (spec, progress rule 4)
+  if (typeof p.info === "string" && AFTER_COPY_INFO.has(p.info)) return true;
+  if (AFTER_COPY_STATES.has(p.state)) return true;
+  const copied = p.collectionCopy?.estimatedCopiedBytes;
+  const total = p.collectionCopy?.estimatedTotalBytes;
+  if (typeof copied !== "number" || typeof total !== "number") return false;
+  // "Before the collection copy phase, estimatedCopiedBytes is 0 and estimatedTotalBytes is 1":
+  // equal values alone are not enough, the copy must have begun (copied > 0)
+  if (copied > 0 && total > 0 && copied >= total) return true;
+  // the total is global and copied is "by this instance": with several instances it is the
+  // fleet's sum that reaches the total
+  return fleet.copied !== undefined && fleet.copied.sum > 0 && fleet.copied.sum >= fleet.copied.total;
+}
+
+function fleetFacts(snapshot: FleetSnapshot): FleetFacts {
+  let sum = 0;
+  let total: number | undefined;
+  for (const s of snapshot.instances) {
+    const c = s.progress?.collectionCopy;
+    if (typeof c?.estimatedCopiedBytes !== "number" || typeof c.estimatedTotalBytes !== "number") return {};
+    if (total !== undefined && total !== c.estimatedTotalBytes) return {};
+    total = c.estimatedTotalBytes;
+    sum += c.estimatedCopiedBytes;
+  }
+  return total !== undefined && total > 0 ? { copied: { sum, total } } : {};
+}
+
+const show = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
+
+function expectationChecks(e: Expectation, read: (subject: unknown) => unknown): Check<unknown>[] {
+  const checks: Check<unknown>[] = [];
+  const add = (op: string, arg: unknown, ok: (v: unknown) => boolean): void => {
+    checks.push({
+      name: `${e.path} ${op} ${show(arg)}`,
+      test: (s) => {
+        const value = read(s);
+        return { ok: ok(value), value };
+      },
+    });
+  };
+  if (e.equals !== undefined) add("equals", e.equals, (v) => v === e.equals);
+  if (e.below !== undefined) add("below", e.below, (v) => typeof v === "number" && v < e.below!);
+  if (e.atLeast !== undefined) add("atLeast", e.atLeast, (v) => typeof v === "number" && v >= e.atLeast!);
+  if (e.in !== undefined) {
+    const list = e.in;
+    add("in", list, (v) => list.some((x) => x === v));
+  }
+  if (e.matches !== undefined) {
+    let re: RegExp | undefined;
+    try {
+      re = new RegExp(e.matches);
+    } catch {
+      re = undefined;
+    }
+    add("matches", re ? e.matches : `${e.matches} (invalid regular expression)`, (v) => re !== undefined && typeof v === "string" && re.test(v));
+  }
+  if (checks.length === 0) add("is", "present", (v) => v !== undefined && v !== null);
+  return checks;
+}
+
+function equalsCheck(name: string, expected: unknown, read: (p: Progress) => unknown): Check<Progress> {
+  return {
+    name: `${name} ${show(expected)}`,
+    test: (p) => {
+      const value = read(p);
+      return { ok: value === expected, value };
+    },
+  };
+}
+
+function buildChecks(cond: ConditionBody, fleet: FleetFacts): { instance: Check<Progress>[]; verifier: Check<VerifierProgress>[] } {
+  const instance: Check<Progress>[] = [];
+  const verifier: Check<VerifierProgress>[] = [];
+  if (cond.state !== undefined) {
+    const states: readonly string[] = Array.isArray(cond.state) ? cond.state : [cond.state];
+    instance.push({ name: `state ${states.join("|")}`, test: (p) => ({ ok: states.includes(p.state), value: p.state }) });
+  }
+  if (cond.canCommit !== undefined) instance.push(equalsCheck("canCommit", cond.canCommit, (p) => p.canCommit));
+  if (cond.canWrite !== undefined) instance.push(equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite));
+  if (cond.info !== undefined) instance.push(equalsCheck("info", cond.info, (p) => p.info));
+  if (cond.lagBelow !== undefined) {
+    const limit = lagLimitSeconds(cond.lagBelow);
+    instance.push({
+      name: limit === undefined ? `lagBelow ${show(cond.lagBelow)} (not a duration)` : `lagBelow ${show(cond.lagBelow)}`,
+      // null in IDLE and PAUSED: no lag known is not a small lag
+      test: (p) => ({ ok: limit !== undefined && typeof p.lagTimeSeconds === "number" && p.lagTimeSeconds < limit, value: p.lagTimeSeconds }),
+    });
+  }
+  if (cond.copyStarted !== undefined) {
+    const want = cond.copyStarted;
+    instance.push({
+      name: `copyStarted ${want}`,
+      // spec, start rule 5: "Copy has begun when progress shows collectionCopy.estimatedCopiedBytes greater than 0"
+      test: (p) => {
+        const copied = p.collectionCopy?.estimatedCopiedBytes;
+        return { ok: (typeof copied === "number" && copied > 0) === want, value: copied ?? null };
+      },
+    });
+  }
+  if (cond.copyComplete !== undefined) {
+    const want = cond.copyComplete;
+    instance.push({
+      name: `copyComplete ${want}`,
+      test: (p) => {
+        const c = p.collectionCopy;
+        const value = c ? { estimatedCopiedBytes: c.estimatedCopiedBytes, estimatedTotalBytes: c.estimatedTotalBytes } : (c ?? null);
+        return { ok: copyComplete(p, fleet) === want, value };
+      },
+    });
+  }
+  if (cond.phase !== undefined) {
+    const want = cond.phase;
+    verifier.push({ name: `phase ${want}`, test: (v) => ({ ok: v.phase === want, value: v.phase }) });
+  }
+  if (cond.failedTasks !== undefined) {
+    const want = cond.failedTasks;
+    verifier.push({
+      name: `failedTasks ${want}`,
+      test: (v) => {
+        const value = v.verificationStatus?.failedTasks;
+        return { ok: value === want, value };
+      },
+    });
+  }
+  for (const e of cond.expect ?? []) {
+    if (e.path.startsWith("verifier.")) {
+      const sub = e.path.slice("verifier.".length);
+      verifier.push(...(expectationChecks(e, (v) => readPath(v, sub)) as Check<VerifierProgress>[]));
+    } else {
+      instance.push(...(expectationChecks(e, (p) => readPath(p, e.path)) as Check<Progress>[]));
+    }
+  }
+  return { instance, verifier };
+}
+
+/** The error of an instance in a few words (its URL is already in `instance`). */
+export function errorSummary(err: ApiError): string {
+  if (err instanceof TransportError) return err.detail;
+  if (err instanceof ServiceError) return err.errorDescription ? `${err.error}: ${err.errorDescription}` : err.error;
+  return err.message;
+}
+
+const who = (ref: InstanceRef): string => ref.name ?? ref.url;
+
+function failuresOf(sample: InstanceSample, checks: Check<Progress>[]): FailingCondition[] {
+  const instance = who(sample.ref);
+  if (!sample.progress) {
+    return [{ instance, condition: "progress answered", value: sample.error ? errorSummary(sample.error) : undefined }];
+  }
+  const out: FailingCondition[] = [];
+  for (const c of checks) {
+    const r = c.test(sample.progress);
+    if (!r.ok) out.push({ instance, condition: c.name, value: r.value });
+  }
+  return out;
+}
+
+/** The coordinator's sample: the instance whose mongosyncID is the fleet's coordinatorID. */
+function findCoordinator(snapshot: FleetSnapshot): { sample?: InstanceSample; coordinatorID?: string } {
+  // a fleet of one is its own coordinator, even before it reports ids (IDLE, versions < 1.3)
+  if (snapshot.instances.length === 1) return { sample: snapshot.instances[0]! };
+  const votes = new Map<string, number>();
+  for (const s of snapshot.instances) {
+    const c = s.progress?.coordinatorID;
+    if (typeof c === "string") votes.set(c, (votes.get(c) ?? 0) + 1);
+  }
+  const coordinatorID = [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (coordinatorID === undefined) return {};
+  const sample = snapshot.instances.find((s) => s.progress?.mongosyncID === coordinatorID);
+  return sample ? { sample, coordinatorID } : { coordinatorID };
+}
+
+/**
+ * Evaluates a waitFor/assert body. `on: all` (default): every instance meets every instance
+ * condition (an instance that did not answer fails); `any`: at least one instance meets them all;
+ * `coordinator`: the coordinator instance does. Verifier conditions (`phase`, `failedTasks`,
+ * `verifier.` paths) hold on `verifier` whatever `on` says; without it they fail.
+ */
+export function evaluate(cond: ConditionBody, snapshot: FleetSnapshot, verifier?: VerifierProgress): Evaluation {
+  const checks = buildChecks(cond, fleetFacts(snapshot));
+  const failing: FailingCondition[] = [];
+
+  for (const c of checks.verifier) {
+    if (!verifier) {
+      failing.push({ instance: "verifier", condition: c.name, value: undefined });
+      continue;
+    }
+    const r = c.test(verifier);
+    if (!r.ok) failing.push({ instance: "verifier", condition: c.name, value: r.value });
+  }
+  const verifierOk = failing.length === 0;
+
+  let instancesOk = true;
+  if (checks.instance.length > 0) {
+    const on = cond.on ?? "all";
+    if (on === "coordinator") {
+      const { sample, coordinatorID } = findCoordinator(snapshot);
+      if (!sample) {
+        instancesOk = false;
+        failing.push({ instance: "coordinator", condition: "coordinator answered", value: coordinatorID ?? null });
+      } else {
+        const f = failuresOf(sample, checks.instance);
+        instancesOk = f.length === 0;
+        failing.push(...f);
+      }
+    } else {
+      const per = snapshot.instances.map((s) => failuresOf(s, checks.instance));
+      instancesOk = on === "any" ? per.some((f) => f.length === 0) : per.every((f) => f.length === 0);
+      // with `any` met, the instances that fail do not hold the wait up: nothing to show
+      if (!instancesOk) for (const f of per) failing.push(...f);
+    }
+  }
+  return { met: verifierOk && instancesOk, failing };
+}
+
+/**
+ * What "progress moves" means for stall detection: per instance its state, lag, copied bytes and
+ * events applied (an instance that does not answer counts as unchanged while it keeps failing);
+ * with a verifier, its phase and task counters. Equal signatures over time: a stalled wait.
+ */
+export function progressSignature(snapshot: FleetSnapshot, verifier?: VerifierProgress): string {
+  const parts: unknown[] = snapshot.instances.map((s) => {
+    const p = s.progress;
+    if (!p) return "error";
+    return [p.state, p.lagTimeSeconds ?? null, p.collectionCopy?.estimatedCopiedBytes ?? null, p.totalEventsApplied ?? null];
+  });
+  if (verifier) {
+    const v = verifier.verificationStatus;
+    parts.push([verifier.phase, v?.completedTasks ?? null, v?.failedTasks ?? null, v?.processingTasks ?? null, verifier.generation ?? null, verifier.generationStats?.docsCompared ?? null]);
+  }
+  return JSON.stringify(parts);
+}

@@ -1,0 +1,229 @@
+/**
+ * The fleet: every sync service instance of a runbook, addressed together.
+ *
+ * - `progress` polls every instance at once, one attempt each; a failing instance is captured in
+ *   the snapshot, never thrown ("Safe to retry": `progressWithRetry` retries only the failing
+ *   ones, with backoff and full jitter, because progress "can fail for at least two minutes after
+ *   a sync is resumed").
+ * - `broadcast` sends the identical command to every instance at once ("When several service
+ *   instances sync between sharded clusters, identical API commands must be sent to every
+ *   instance"): the body is serialized once, every `request.sent` is emitted first, then the
+ *   requests are dispatched in one synchronous loop so they leave back to back. Never retried.
+ * - The fleet owns one undici Agent (unless given a dispatcher), so the keep-alive connections
+ *   that progress polls warm up carry the commit: no connect inside the fan-out.
+ */
+import { Agent, type Dispatcher } from "undici";
+import { createServiceClient, JsonBody, type CommandOperation, type CommandOutcome, type EventSink, type ServiceClient } from "../api/client.js";
+import { ApiError, ServiceError, TransportError } from "../api/errors.js";
+import { redactDeep, redactUrl } from "../api/redact.js";
+import { withRetry, type RetryOptions } from "../api/retry.js";
+import type { OperationResponse, Progress } from "../api/types.js";
+import type { InstanceRef } from "../run/events.js";
+import { identityProblems, type IdentityExpectation, type IdentityProblem } from "./identity.js";
+
+/** Emits one event of the run's stream (the runner adds `seq` and `at`). */
+export type FleetEmit = EventSink;
+
+export interface FleetInstance {
+  /** Base URL; may carry `user:password@` (never shown). */
+  url: string;
+  name?: string | undefined;
+}
+
+export interface FleetOptions {
+  instances: FleetInstance[];
+  /** Overall deadline of one request, in ms. */
+  requestTimeoutMs: number;
+  emit?: FleetEmit | undefined;
+  /** Ids of `request.sent`/`response.received` (default: a counter of this fleet). Share one with the verifier client for ids unique in the run. */
+  requestId?: (() => number) | undefined;
+  /** undici dispatcher; default: an Agent owned by the fleet (closed by `close()`). */
+  dispatcher?: Dispatcher | undefined;
+  maxBodyBytes?: number | undefined;
+}
+
+export interface InstanceSample {
+  ref: InstanceRef;
+  progress?: Progress;
+  error?: ApiError;
+}
+
+export interface FleetSnapshot {
+  /** Epoch ms when the poll began. */
+  at: number;
+  /** One entry per instance, in the runbook's order. */
+  instances: InstanceSample[];
+}
+
+export type BroadcastResult =
+  | { ref: InstanceRef; ok: true; answer: OperationResponse; sentAt: number; durationMs: number; status: number }
+  | { ref: InstanceRef; ok: false; error: ApiError; sentAt?: number };
+
+export interface BroadcastOutcome {
+  results: BroadcastResult[];
+  /** Latest minus earliest send time (undici's onRequestStart) over the requests that left. */
+  skewMs: number;
+}
+
+export interface BroadcastOptions {
+  /** Send only to these instance indexes (a resend to the instances whose progress proves the command did not take effect). */
+  only?: readonly number[] | undefined;
+}
+
+export interface Fleet {
+  readonly refs: InstanceRef[];
+  /** Every instance polled at once, one attempt each. Throws only the signal's reason. */
+  progress(signal?: AbortSignal): Promise<FleetSnapshot>;
+  /** Like `progress`, but failing instances are retried (backoff + full jitter) until they answer or the retry deadline passes. */
+  progressWithRetry(signal?: AbortSignal, retry?: RetryOptions): Promise<FleetSnapshot>;
+  /**
+   * The identical command to every instance at once; never retried. Throws only if the signal
+   * was aborted before anything was sent; an abort later shows in the results.
+   */
+  broadcast(op: CommandOperation, body: unknown, signal?: AbortSignal, opts?: BroadcastOptions): Promise<BroadcastOutcome>;
+  /** Fleet identity checks on a snapshot (distinct ids, one coordinator, one direction). */
+  identity(snapshot: FleetSnapshot, expect?: IdentityExpectation): IdentityProblem[];
+  /** Closes the fleet's own Agent (not a dispatcher that was passed in). */
+  close(): Promise<void>;
+}
+
+const aborted = (err: ApiError): boolean => err instanceof TransportError && err.code === "aborted";
+
+export function createFleet(opts: FleetOptions): Fleet {
+  if (opts.instances.length === 0) throw new RangeError("a fleet needs at least one instance");
+  const emit: FleetEmit = opts.emit ?? (() => {});
+  const ownAgent = opts.dispatcher ? undefined : new Agent();
+  const dispatcher = opts.dispatcher ?? ownAgent;
+  const refs: InstanceRef[] = opts.instances.map((inst, index) => ({
+    url: redactUrl(inst.url),
+    ...(inst.name !== undefined ? { name: inst.name } : {}),
+    index,
+  }));
+  const clients: ServiceClient[] = opts.instances.map((inst) =>
+    createServiceClient(inst.url, {
+      requestTimeoutMs: opts.requestTimeoutMs,
+      dispatcher,
+      maxBodyBytes: opts.maxBodyBytes,
+      onIssue: (_issue, message) => emit("log", { level: "warn", message }),
+    }),
+  );
+  // per fleet, not global: request ids of this fleet's events, and failure streaks for retry messages
+  let counter = 0;
+  const nextRequestId = opts.requestId ?? (() => ++counter);
+  const failingSince = new Map<number, number>();
+
+  const sampleOne = async (i: number, signal: AbortSignal | undefined): Promise<InstanceSample> => {
+    const ref = refs[i]!;
+    try {
+      const progress = await clients[i]!.progress({ signal });
+      failingSince.delete(i);
+      emit("progress.sampled", { instance: ref, progress });
+      return { ref, progress };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (!failingSince.has(i)) failingSince.set(i, performance.now());
+      return { ref, error: err };
+    }
+  };
+
+  const progress = async (signal?: AbortSignal): Promise<FleetSnapshot> => {
+    signal?.throwIfAborted();
+    const at = Date.now();
+    const instances = await Promise.all(refs.map((_, i) => sampleOne(i, signal)));
+    signal?.throwIfAborted();
+    return { at, instances };
+  };
+
+  const progressWithRetry = async (signal?: AbortSignal, retry: RetryOptions = {}): Promise<FleetSnapshot> => {
+    const first = await progress(signal);
+    const instances = await Promise.all(
+      first.instances.map(async (s, i): Promise<InstanceSample> => {
+        if (!s.error || aborted(s.error)) return s;
+        const ref = refs[i]!;
+        try {
+          const { value } = await withRetry(
+            async () => {
+              const again = await sampleOne(i, signal);
+              if (again.error) throw again.error;
+              return again;
+            },
+            {
+              url: ref.url,
+              operation: "progress",
+              retryable: (err): err is ApiError => err instanceof ApiError && !aborted(err),
+              signal,
+              failingSince: () => failingSince.get(i),
+            },
+            {
+              ...retry,
+              onRetry: (info) => {
+                emit("decision", { kind: "retry", ok: true, check: "progress", reason: info.message });
+                retry.onRetry?.(info);
+              },
+            },
+          );
+          return value;
+        } catch (err) {
+          if (err instanceof ApiError) return { ref, error: err };
+          throw err;
+        }
+      }),
+    );
+    signal?.throwIfAborted();
+    return { at: first.at, instances };
+  };
+
+  const broadcast = async (op: CommandOperation, body: unknown, signal?: AbortSignal, bopts: BroadcastOptions = {}): Promise<BroadcastOutcome> => {
+    signal?.throwIfAborted();
+    const targets = bopts.only ? refs.filter((r) => bopts.only!.includes(r.index)) : refs;
+    const json = body instanceof JsonBody ? body : new JsonBody(body ?? {});
+    const path = `/api/v1/${op}`;
+    const shownBody = redactDeep(json.value);
+    const ids = targets.map(() => nextRequestId());
+    for (const [k, ref] of targets.entries()) emit("request.sent", { id: ids[k]!, instance: ref, target: "service", method: "POST", path, body: shownBody });
+    // one tight loop: each tryCommand runs synchronously into undici's queue; undici then writes
+    // all of them in the same check phase (a reused idle keep-alive socket is validated with one
+    // setImmediate first, undici ≥ 7.x, GHSA-35p6-xmwp-9g52), so they still leave back to back
+    const pending: Promise<CommandOutcome>[] = targets.map((ref) => clients[ref.index]!.tryCommand(op, json, { signal }));
+    const outcomes = await Promise.all(pending);
+    const results: BroadcastResult[] = outcomes.map((o, k) => {
+      const ref = targets[k]!;
+      const id = ids[k]!;
+      if (o.ok) {
+        emit("response.received", { id, instance: ref, target: "service", status: o.status, ok: true, body: redactDeep(o.answer), durationMs: o.durationMs });
+        return { ref, ok: true, answer: o.answer, sentAt: o.sentAt, durationMs: o.durationMs, status: o.status };
+      }
+      emit("response.received", {
+        id,
+        instance: ref,
+        target: "service",
+        ...(o.status !== undefined ? { status: o.status } : {}),
+        ok: false,
+        error: o.error.message,
+        errorKind: errorKind(o.error),
+        durationMs: o.durationMs,
+      });
+      return { ref, ok: false, error: o.error, ...(o.sentAt !== undefined ? { sentAt: o.sentAt } : {}) };
+    });
+    const sent = results.flatMap((r) => (r.sentAt === undefined ? [] : [r.sentAt]));
+    const skewMs = sent.length > 1 ? Math.max(...sent) - Math.min(...sent) : 0;
+    return { results, skewMs };
+  };
+
+  return {
+    refs,
+    progress,
+    progressWithRetry,
+    broadcast,
+    identity: (snapshot, expect = {}) => identityProblems(snapshot, expect),
+    close: async () => {
+      await ownAgent?.close();
+    },
+  };
+}
+
+/** Whether a failed command may have taken effect (the journal keeps it for --resume). */
+function errorKind(err: ApiError): "service" | "transport" | "not-sent" {
+  if (err instanceof ServiceError) return "service";
+  return err instanceof TransportError && !err.requestSent ? "not-sent" : "transport";
+}

@@ -1,0 +1,84 @@
+/**
+ * The journal's on-disk format, shared by the writer (journal.ts) and the readers (state.ts here,
+ * src/report/journal.ts for reports).
+ *
+ * A journal is one append-only file per run: JSON lines, one RunEvent per line. Its first line is
+ * a `journal.opened` header, event-shaped (type/seq/at) so that the report reader keeps reading it
+ * as an unknown event type; each later `--resume` appends a `journal.resumed` marker before its
+ * own events. Both carry the format version, the runbook's name and hash, and the writer's pid and
+ * host.
+ */
+import { hostname } from "node:os";
+import { join } from "node:path";
+import type { RunEventType } from "../run/events.js";
+
+export const JOURNAL_FORMAT_VERSION = 1;
+export const JOURNAL_EXTENSION = ".jsonl";
+export const DEFAULT_JOURNAL_ROOT = ".syncbook";
+
+export interface JournalHeader {
+  type: "journal.opened";
+  seq: 0;
+  at: number;
+  version: number;
+  runbook: string;
+  hash: string;
+  pid: number;
+  host: string;
+}
+
+/** Appended by each resume, so the file tells its segments (writers) apart. */
+export interface JournalResumed {
+  type: "journal.resumed";
+  seq: number;
+  at: number;
+  version: number;
+  runbook: string;
+  hash: string;
+  pid: number;
+  host: string;
+  /**
+   * Seq and request ids of the events that follow are shifted by these amounts: a resumed runner's
+   * emitter and fleet count from 1 again, and one file must stay one ordered stream for reports.
+   */
+  seqBase: number;
+  requestIdBase: number;
+  /** The 1-based line the crashed writer left half-written, closed by a newline before this marker. */
+  truncatedLine?: number;
+}
+
+/**
+ * Events that are fsynced before `write` returns: every event resume or the report's
+ * decisions depend on. Samples (progress, verifier, wait status) are polled every few seconds per
+ * instance; an fsync each would cost a disk flush per poll for data resume never uses (it re-reads
+ * the live fleet). They still reach the OS at once (a crash of the process loses none of them),
+ * and the next durable event's fsync flushes them too: only a power loss can drop the last few.
+ */
+const NOT_FSYNCED: ReadonlySet<string> = new Set<RunEventType>(["progress.sampled", "verifier.sampled", "wait.status", "wait.slow", "log"]);
+
+/** Unknown (newer) event types are fsynced: when in doubt, durable. */
+export function mustFsync(type: string): boolean {
+  return !NOT_FSYNCED.has(type);
+}
+
+/** `2024-05-01T12-30-00.123Z-4242.jsonl`: ISO time without colons (Windows, scp), then the pid. */
+export function journalFileName(at: Date, pid: number): string {
+  return `${at.toISOString().replace(/:/g, "-")}-${pid}${JOURNAL_EXTENSION}`;
+}
+
+/** A runbook name as one safe path segment (names are free text in the format). */
+export function safeSegment(name: string): string {
+  const s = name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
+  return s === "" ? "_" : s.slice(0, 120);
+}
+
+/** The default journal folder of a runbook: `<root>/<runbook name>/`. */
+export function journalDir(runbookName: string, root: string = DEFAULT_JOURNAL_ROOT): string {
+  return join(root, safeSegment(runbookName));
+}
+
+export function thisHost(): string {
+  return hostname();
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);

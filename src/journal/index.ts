@@ -1,0 +1,31 @@
+/**
+ * Crash-safe runs: the run's journal (writer and reader), the one-runner lock, and the pure
+ * reconciliation of a journal with the live fleet that `--resume` acts on.
+ */
+export { openJournal, asListener, type Journal, type OpenJournalOptions } from "./journal.js";
+export { acquireLock, isPidAlive, LOCK_FILE_NAME, type Lock, type LockInfo, type AcquireLockOptions } from "./lock.js";
+export {
+  readJournalState,
+  findLatestJournal,
+  instanceKey,
+  type JournalState,
+  type JournalStep,
+  type SentCommand,
+  type InstanceAnswer,
+  type HookRun,
+  type JournalSegment,
+  type CommandOp,
+  type Answer,
+} from "./state.js";
+export { reconcile, type ReconcileResult, type ReconcileOptions, type ReconcileRefusal, type FleetReading, type RunbookIdentity } from "./reconcile.js";
+export {
+  journalDir,
+  journalFileName,
+  mustFsync,
+  safeSegment,
+  DEFAULT_JOURNAL_ROOT,
+  JOURNAL_EXTENSION,
+  JOURNAL_FORMAT_VERSION,
+  type JournalHeader,
+  type JournalResumed,
+} from "./format.js";

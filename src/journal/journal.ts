@@ -1,0 +1,301 @@
+/**
+ * The journal writer: one append-only JSON-lines file per run, every line on disk (written, and
+ * fsynced for the events resume depends on) before `write` returns. The runner emits
+ * `request.sent` before it sends a POST and `response.received` after its answer, and `emit` is
+ * synchronous, so the file always knows at least as much as the fleet was told.
+ *
+ * Synchronous I/O on purpose: an async write could still be queued when the POST leaves or the
+ * process dies; the cost (one small write + fsync per command) is nothing next to a network call.
+ */
+import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ExitCode, UserError } from "../errors.js";
+import type { RunEvent, RunListener } from "../run/events.js";
+import { JOURNAL_FORMAT_VERSION, isObject, journalFileName, mustFsync, thisHost, type JournalHeader, type JournalResumed } from "./format.js";
+
+export interface OpenJournalOptions {
+  /** The run's journal folder, e.g. `journalDir(runbook.name)` = `.syncbook/<runbook name>/`; created if missing. */
+  dir: string;
+  runbookName: string;
+  /** sha256 of the runbook text (LoadedRunbook.hash). */
+  runbookHash: string;
+  /** An existing journal to append to (on `--resume`); default: a new file in `dir`. */
+  file?: string | undefined;
+  /** Run over each serialized line after the events' own redaction (belt and braces); must keep it one JSON object. */
+  redact?: ((line: string) => string) | undefined;
+  /** Clock, for tests. */
+  now?: (() => number) | undefined;
+}
+
+export interface Journal {
+  /** Path of the journal file. */
+  readonly file: string;
+  /** Highest seq in the file before this writer appended (0 for a new journal: the header's). */
+  readonly resumedAfterSeq: number | undefined;
+  /** The first write or fsync failure: once set, every later `write` throws it again. */
+  readonly error: UserError | undefined;
+  /** Appends one event as one line; fsyncs it when resume depends on it. Throws on I/O failure. */
+  write(event: RunEvent): void;
+  /** Flushes and closes; idempotent. */
+  close(): void;
+}
+
+/** What a scan of an existing journal tells the appender. */
+interface Existing {
+  header: unknown;
+  lastSeq: number;
+  maxRequestId: number;
+  lines: number;
+  endsWithNewline: boolean;
+  size: number;
+}
+
+const CHUNK = 1 << 16;
+
+/** Reads an existing journal once, synchronously (resume only), for the numbers the appender needs. */
+function scanExisting(fd: number): Existing {
+  const size = fstatSync(fd).size;
+  const buf = Buffer.allocUnsafe(CHUNK);
+  let pos = 0;
+  let partial = "";
+  let header: unknown;
+  let lastSeq = 0;
+  let maxRequestId = 0;
+  let lines = 0;
+  let last = -1;
+  const take = (line: string): void => {
+    lines++;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      return; // a truncated or corrupt line: the reader judges it
+    }
+    if (lines === 1) header = v;
+    if (!isObject(v)) return;
+    if (typeof v.seq === "number" && v.seq > lastSeq) lastSeq = v.seq;
+    if ((v.type === "request.sent" || v.type === "response.received") && typeof v.id === "number" && v.id > maxRequestId) maxRequestId = v.id;
+  };
+  for (;;) {
+    const n = readSync(fd, buf, 0, CHUNK, pos);
+    if (n === 0) break;
+    pos += n;
+    last = buf[n - 1]!;
+    const parts = (partial + buf.toString("utf8", 0, n)).split("\n");
+    partial = parts.pop() ?? "";
+    for (const p of parts) take(p);
+  }
+  if (partial !== "") take(partial);
+  return { header, lastSeq, maxRequestId, lines, endsWithNewline: last === 0x0a, size };
+}
+
+function ioError(file: string, what: string, err: unknown): UserError {
+  const code = (err as NodeJS.ErrnoException).code;
+  return new UserError(`cannot ${what} the journal ${file}: ${code ?? (err as Error).message ?? String(err)}`, {
+    exitCode: ExitCode.failed,
+    hint:
+      code === "ENOSPC"
+        ? "the disk is full: free space, then run again with --resume (nothing is sent while the journal cannot record it)"
+        : "check the folder's permissions and the disk; nothing is sent while the journal cannot record it",
+    cause: err,
+  });
+}
+
+/** JSON with a fallback for values JSON.stringify refuses (BigInt, cycles) instead of losing the event. */
+function serialize(value: object): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    const seen = new WeakSet<object>();
+    return JSON.stringify(value, (_k, v: unknown) => {
+      if (typeof v === "bigint") return v.toString();
+      if (typeof v === "object" && v !== null) {
+        if (seen.has(v)) return "[circular]";
+        seen.add(v);
+      }
+      return v;
+    });
+  }
+}
+
+/** Fields that carry no secret (ids, step index, API path, outcome): kept when redaction fails. */
+const SAFE_FIELDS = ["type", "seq", "at", "id", "index", "target", "method", "path", "ok", "status", "outcome", "kind"] as const;
+
+/** Opens (creates, or on resume appends to) a run's journal. */
+export function openJournal(options: OpenJournalOptions): Journal {
+  const now = options.now ?? Date.now;
+  const pid = process.pid;
+  const host = thisHost();
+  let file: string;
+  let fd: number;
+  let seqBase = 0;
+  let requestIdBase = 0;
+  let resumedAfterSeq: number | undefined;
+  let failure: UserError | undefined;
+  let closed = false;
+  const pendingLines: string[] = [];
+
+  if (options.file === undefined) {
+    try {
+      mkdirSync(options.dir, { recursive: true });
+    } catch (err) {
+      throw ioError(options.dir, "create the folder of", err);
+    }
+    file = join(options.dir, journalFileName(new Date(now()), pid));
+    try {
+      // `ax`: append-only, and never another run's file
+      fd = openSync(file, "ax");
+    } catch (err) {
+      throw ioError(file, "create", err);
+    }
+    const header: JournalHeader = { type: "journal.opened", seq: 0, at: now(), version: JOURNAL_FORMAT_VERSION, runbook: options.runbookName, hash: options.runbookHash, pid, host };
+    pendingLines.push(serialize(header));
+  } else {
+    file = options.file;
+    try {
+      // no O_CREAT: resuming a journal that is gone is an error, not a fresh start
+      fd = openSync(file, constants.O_RDWR | constants.O_APPEND);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") throw new UserError(`cannot resume: the journal ${file} does not exist`, { exitCode: ExitCode.usage, hint: `pass a journal under ${options.dir}, or run without --resume` });
+      throw ioError(file, "open", err);
+    }
+    let ex: Existing;
+    try {
+      ex = scanExisting(fd);
+    } catch (err) {
+      closeSync(fd);
+      throw ioError(file, "read", err);
+    }
+    const h = ex.header;
+    if (!isObject(h) || h.type !== "journal.opened") {
+      closeSync(fd);
+      throw new UserError(`cannot resume: ${file}:1 is not a syncbook journal header`, { exitCode: ExitCode.usage, hint: "pass the journal a syncbook run wrote (its first line is a journal.opened event)" });
+    }
+    if (h.runbook !== options.runbookName) {
+      closeSync(fd);
+      throw new UserError(`cannot resume: ${file} is the journal of runbook "${String(h.runbook)}", not "${options.runbookName}"`, { exitCode: ExitCode.usage, hint: "pass the journal of this runbook" });
+    }
+    resumedAfterSeq = ex.lastSeq;
+    seqBase = ex.lastSeq + 1;
+    requestIdBase = ex.maxRequestId;
+    const marker: JournalResumed = {
+      type: "journal.resumed",
+      seq: seqBase,
+      at: now(),
+      version: JOURNAL_FORMAT_VERSION,
+      runbook: options.runbookName,
+      hash: options.runbookHash,
+      pid,
+      host,
+      seqBase,
+      requestIdBase,
+    };
+    // a crash mid-line left a fragment: end it, so our lines are not glued to it, and say so
+    if (ex.size > 0 && !ex.endsWithNewline) {
+      marker.truncatedLine = ex.lines;
+      pendingLines.push("");
+    }
+    pendingLines.push(serialize(marker));
+  }
+
+  const writeAll = (text: string): void => {
+    const buf = Buffer.from(text, "utf8");
+    let off = 0;
+    // writeSync may write less than asked (signals, pipes): loop until the line is whole
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  };
+  const put = (line: string, sync: boolean): void => {
+    if (failure) throw failure;
+    try {
+      // one write per line (an empty line closes a crashed writer's fragment)
+      writeAll(`${line}\n`);
+      if (sync) fsyncSync(fd);
+    } catch (err) {
+      // after a failed fsync the kernel may have dropped the data: never carry on as if written
+      failure = ioError(file, "write", err);
+      throw failure;
+    }
+  };
+
+  try {
+    for (const l of pendingLines) put(l, false);
+    fsyncSync(fd);
+    if (options.file === undefined) fsyncDir(dirname(file));
+  } catch (err) {
+    closeSync(fd);
+    throw err instanceof UserError ? err : ioError(file, "write", err);
+  }
+
+  const redact = options.redact;
+  const lineOf = (event: RunEvent): string => {
+    let v: Record<string, unknown> = event as unknown as Record<string, unknown>;
+    if (seqBase !== 0 || requestIdBase !== 0) {
+      v = { ...v, seq: event.seq + seqBase };
+      if ((event.type === "request.sent" || event.type === "response.received") && requestIdBase !== 0) v.id = event.id + requestIdBase;
+    }
+    if (!redact) return serialize(v);
+    // on every string value first (a secret with a quote or backslash is escaped in the line, where a text match misses it), then on the line
+    const out = redact(serialize(deepStrings(v, redact) as object));
+    let ok = !out.includes("\n");
+    if (ok) {
+      try {
+        ok = isObject(JSON.parse(out));
+      } catch {
+        ok = false;
+      }
+    }
+    if (ok) return out;
+    // never write the unredacted line; keep what resume needs, which holds no secret
+    const safe: Record<string, unknown> = { redactionFailed: true };
+    for (const k of SAFE_FIELDS) if (k in v && typeof v[k] !== "object") safe[k] = v[k];
+    return serialize(safe);
+  };
+
+  return {
+    file,
+    resumedAfterSeq,
+    get error() {
+      return failure;
+    },
+    write(event) {
+      if (closed) throw new Error(`journal ${file} is closed`);
+      put(lineOf(event), mustFsync(event.type));
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        if (!failure) fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
+
+/** A JSON-like value with `f` applied to every string in it (keys kept). */
+function deepStrings(value: unknown, f: (s: string) => string): unknown {
+  if (typeof value === "string") return f(value);
+  if (Array.isArray(value)) return value.map((x) => deepStrings(x, f));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, deepStrings(x, f)]));
+  return value;
+}
+
+/** Makes a new file's directory entry durable too (a file fsynced into a lost entry is lost). */
+function fsyncDir(dir: string): void {
+  let dfd: number | undefined;
+  try {
+    dfd = openSync(dir, "r");
+    fsyncSync(dfd);
+  } catch {
+    // some platforms (Windows) cannot open or fsync a directory: the file's own fsync is what they offer
+  } finally {
+    if (dfd !== undefined) closeSync(dfd);
+  }
+}
+
+/** The journal as a listener of the run's event stream. */
+export function asListener(journal: Journal): RunListener {
+  return (event) => journal.write(event);
+}

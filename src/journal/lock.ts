@@ -1,0 +1,187 @@
+/**
+ * One runner per journal folder. The lock is a file created exclusively (`wx`), holding the
+ * holder's pid, host and start time. A lock whose pid no longer runs on this host is stale (the
+ * holder crashed or was killed) and is taken over; a lock from another host cannot be checked
+ * from here and is refused. Process ids are reused: a live pid is taken at its word (refused),
+ * and the hint says how to clear the lock if that pid is not a syncbook run.
+ */
+import { randomUUID } from "node:crypto";
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { ExitCode, UserError } from "../errors.js";
+import { isObject, thisHost } from "./format.js";
+
+export const LOCK_FILE_NAME = "syncbook.lock";
+
+export interface LockInfo {
+  pid: number;
+  host: string;
+  /** ISO time. */
+  startedAt: string;
+}
+
+export interface Lock {
+  /** Path of the lock file. */
+  readonly file: string;
+  readonly info: LockInfo;
+  /** The stale lock this runner took over (its holder had died), for the run's log. */
+  readonly staleFrom?: LockInfo | { unreadable: string };
+  /** Removes the lock if it is still ours; idempotent. */
+  release(): void;
+}
+
+export interface AcquireLockOptions {
+  /** For tests: the pid and host this runner claims. */
+  pid?: number;
+  host?: string;
+  now?: () => number;
+  /** Is this pid running on this host? Default: `process.kill(pid, 0)`. */
+  isAlive?: (pid: number) => boolean;
+  /** An unreadable (empty, half-written) lock older than this is stale, in ms (default 10 s). */
+  unreadableStaleAfterMs?: number;
+}
+
+/** Signal 0 checks existence without sending anything; EPERM means it exists (another user's). */
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function parseLock(text: string): LockInfo | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  // a pid ≤ 0 would make kill(pid, 0) address process groups: such a lock is unreadable
+  if (!isObject(v) || !Number.isSafeInteger(v.pid) || (v.pid as number) <= 0 || typeof v.host !== "string" || typeof v.startedAt !== "string") return undefined;
+  return { pid: v.pid as number, host: v.host, startedAt: v.startedAt };
+}
+
+const deleteHint = (file: string): string => `if you are sure no syncbook run is using this journal folder, delete ${file} and run again (with --resume to continue that run)`;
+
+/** Takes the journal folder's lock, or throws a UserError naming the holder. */
+export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock {
+  const file = join(dir, LOCK_FILE_NAME);
+  const isAlive = options.isAlive ?? isPidAlive;
+  const host = options.host ?? thisHost();
+  const info: LockInfo = { pid: options.pid ?? process.pid, host, startedAt: new Date((options.now ?? Date.now)()).toISOString() };
+  const text = `${JSON.stringify(info)}\n`;
+  const staleAfter = options.unreadableStaleAfterMs ?? 10_000;
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UserError(`cannot create the journal folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { exitCode: ExitCode.failed, cause: err });
+  }
+
+  let staleFrom: LockInfo | { unreadable: string } | undefined;
+  // a few rounds: each one either wins the exclusive create or learns who holds the lock
+  for (let round = 0; round < 5; round++) {
+    try {
+      const fd = openSync(file, "wx");
+      try {
+        writeSync(fd, text);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      let released = false;
+      return {
+        file,
+        info,
+        ...(staleFrom ? { staleFrom } : {}),
+        release() {
+          if (released) return;
+          released = true;
+          // only our own lock: a lock someone else took over after declaring us stale is theirs
+          try {
+            if (readFileSync(file, "utf8") === text) unlinkSync(file);
+          } catch {
+            // already gone
+          }
+        },
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new UserError(`cannot create the lock ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { exitCode: ExitCode.failed, cause: err });
+      }
+    }
+
+    let held: string;
+    try {
+      held = readFileSync(file, "utf8");
+    } catch {
+      continue; // released between our create and our read: try again
+    }
+    const holder = parseLock(held);
+    if (!holder) {
+      let ageMs = 0;
+      try {
+        ageMs = Date.now() - statSync(file).mtimeMs;
+      } catch {
+        continue;
+      }
+      // a holder writes its lock right after creating it: an unreadable one that stays so was left by a crash
+      if (ageMs < staleAfter) {
+        throw new UserError(`the lock ${file} is being created by another syncbook run (or is unreadable)`, { exitCode: ExitCode.failed, hint: `wait a few seconds and try again; ${deleteHint(file)}` });
+      }
+      if (takeOver(file, held)) staleFrom = { unreadable: held.slice(0, 200) };
+      continue;
+    }
+    if (holder.host !== host) {
+      throw new UserError(`another syncbook run (pid ${holder.pid} on host ${holder.host}, started ${holder.startedAt}) holds ${file}`, {
+        exitCode: ExitCode.failed,
+        hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file)}`,
+      });
+    }
+    if (isAlive(holder.pid)) {
+      throw new UserError(`another syncbook run (pid ${holder.pid}, started ${holder.startedAt}) holds ${file}`, {
+        exitCode: ExitCode.failed,
+        hint: `wait for it to finish, or stop it (kill -INT ${holder.pid}: it undoes its hooks and keeps its journal), then run again with --resume; if pid ${holder.pid} is not a syncbook run (process ids are reused), ${deleteHint(file)}`,
+      });
+    }
+    if (takeOver(file, held)) staleFrom = holder;
+  }
+  throw new UserError(`could not take the lock ${file}: other runs keep taking it`, { exitCode: ExitCode.failed, hint: "make sure only one syncbook run uses this journal folder" });
+}
+
+/**
+ * Removes a stale lock, race-safely: it is moved aside first (atomic) and checked to be the
+ * stale one we read; if another runner had already replaced it with a fresh lock, that lock is
+ * put back without overwriting anything (link fails if the name is taken). Returns whether the
+ * stale lock was removed (the caller then retries the exclusive create either way).
+ */
+function takeOver(file: string, staleText: string): boolean {
+  const aside = `${file}.${process.pid}.${randomUUID()}.stale`;
+  try {
+    renameSync(file, aside);
+  } catch {
+    return false; // someone else moved or released it first
+  }
+  let moved = "";
+  try {
+    moved = readFileSync(aside, "utf8");
+  } catch {
+    // unreadable: treat as not ours to delete
+  }
+  if (moved !== staleText) {
+    try {
+      linkSync(aside, file);
+    } catch {
+      // the name was taken meanwhile: that run holds the lock now, and the next round says so
+    }
+    try {
+      unlinkSync(aside);
+    } catch {
+      // gone
+    }
+    return false;
+  }
+  unlinkSync(aside);
+  return true;
+}

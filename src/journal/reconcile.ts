@@ -1,0 +1,248 @@
+/**
+ * Where a resumed run continues, from what the journal says and what the fleet shows now. Pure:
+ * no I/O, so every branch is a table row in the tests.
+ *
+ * The journal is written before every POST, so it never under-reports a command: a command it
+ * does not show was not sent by this run. What it cannot know is whether a sent command took
+ * effect when no answer was recorded; the fleet's state tells, because every command moves the
+ * state machine (start IDLE→RUNNING, commit RUNNING→COMMITTING→COMMITTED, pause RUNNING→PAUSED,
+ * resume PAUSED→RUNNING, reverse COMMITTED→RUNNING).
+ *
+ * - All instances past the command's state: it took effect → adopt (never resend).
+ * - All instances still before it, with no instance having confirmed it: it did not take effect →
+ *   the step runs again. For commit this is allowed even when the answer is unknown: a request
+ *   still in flight from the dead runner would find the service no longer RUNNING and be refused
+ *   by the state machine (commit is only accepted in RUNNING), and the runner's commit interlocks
+ *   re-read progress (RUNNING, canCommit, writes stopped) right before sending.
+ * - Anything else (some instances before, some after; a confirmed command whose effect is not
+ *   there; a state neither before nor after; an unreachable instance) cannot be explained
+ *   safely → refuse, listing every instance's state.
+ */
+import type { CommandOp, JournalState, SentCommand } from "./state.js";
+
+export interface FleetReading {
+  /** `instanceKey(ref)`: the same key the journal uses (name, else redacted URL). */
+  instance: string;
+  /** The progress state; null when the instance could not be read. */
+  state: string | null;
+  canCommit?: boolean | null;
+}
+
+export interface RunbookIdentity {
+  hash: string;
+  steps: { id: string; kind: string }[];
+}
+
+export interface ReconcileOptions {
+  /** Resume even though the runbook's text changed since the journal was written (its step ids must still match). */
+  allowChangedRunbook?: boolean;
+}
+
+export type ReconcileRefusal = "changed-runbook" | "steps-differ" | "finished" | "unreachable" | "disagree";
+
+export type ReconcileResult =
+  | {
+      ok: true;
+      /** Index of the first step to run. */
+      resumeAt: number;
+      /** Steps whose command the fleet shows took effect: run them without sending it again. */
+      adopt: { stepIndex: number; op: CommandOp; reason: string }[];
+      notes: string[];
+    }
+  | { ok: false; code: ReconcileRefusal; message: string; hint: string; notes: string[] };
+
+/** For each command: the states it leaves (took effect) and the ones it needs (not yet). */
+const EFFECT: Record<CommandOp, { before: readonly string[]; after: readonly string[] }> = {
+  // INITIALIZING precedes RUNNING from service 1.20 (service facts); PAUSED/COMMITTING/COMMITTED can only follow a start
+  start: { before: ["IDLE"], after: ["INITIALIZING", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED"] },
+  commit: { before: ["RUNNING"], after: ["COMMITTING", "COMMITTED"] },
+  pause: { before: ["RUNNING"], after: ["PAUSED"] },
+  resume: { before: ["PAUSED"], after: ["RUNNING"] },
+  reverse: { before: ["COMMITTED"], after: ["RUNNING"] },
+};
+
+const COMMAND_KINDS: ReadonlySet<string> = new Set(Object.keys(EFFECT));
+
+const short = (h: string): string => (h.length > 12 ? h.slice(0, 12) : h || "(none)");
+const seen = (fleet: readonly FleetReading[]): string => fleet.map((f) => `${f.instance} ${f.state ?? "unreachable"}`).join(", ");
+const answers = (c: SentCommand): string => c.perInstance.map((p) => `${p.instance} ${p.answered}${p.error ? ` (${p.error})` : ""}`).join(", ") || "no instance";
+
+export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: readonly FleetReading[], options: ReconcileOptions = {}): ReconcileResult {
+  const notes: string[] = state.warnings.map((w) => `journal: ${w}`);
+  const refuse = (code: ReconcileRefusal, message: string, hint: string): ReconcileResult => ({ ok: false, code, message, hint, notes });
+
+  if (state.hash !== runbook.hash) {
+    if (!options.allowChangedRunbook) {
+      return refuse(
+        "changed-runbook",
+        `the runbook changed since the journal was written: journal hash ${short(state.hash)}, runbook hash ${short(runbook.hash)} (${state.file})`,
+        "resume with the runbook as it was, or pass --allow-changed-runbook if the change cannot affect the steps already run (step ids must still match)",
+      );
+    }
+    notes.push(`the runbook changed since the journal was written (hash ${short(state.hash)} → ${short(runbook.hash)}); resuming anyway as asked`);
+  }
+
+  // a journal may have no steps yet (crash before run.started): then there is nothing to compare
+  if (state.steps.length > 0) {
+    const diffs: string[] = [];
+    const n = Math.max(state.steps.length, runbook.steps.length);
+    for (let i = 0; i < n; i++) {
+      const j = state.steps.find((s) => s.index === i);
+      const r = runbook.steps[i];
+      if (!j || !r) diffs.push(`step ${i}: journal ${j ? `"${j.id}"` : "none"}, runbook ${r ? `"${r.id}"` : "none"}`);
+      else if (j.id !== r.id || (j.kind && j.kind !== r.kind)) diffs.push(`step ${i}: journal "${j.id}" (${j.kind}), runbook "${r.id}" (${r.kind})`);
+    }
+    if (diffs.length) {
+      return refuse("steps-differ", `the runbook's steps do not match the journal's: ${diffs.slice(0, 5).join("; ")}${diffs.length > 5 ? `; and ${diffs.length - 5} more` : ""}`, "resume with the runbook the journal was written for; a runbook with other steps is a new run");
+    }
+  }
+
+  const status = (i: number) => state.steps.find((s) => s.index === i);
+  const done = (i: number): boolean => {
+    const f = status(i)?.finished;
+    return f === "ok" || f === "skipped";
+  };
+  // a failed step the run went past (continueOnError) is over, not unfinished
+  const wentPast = (i: number): boolean => status(i)?.finished === "failed" && state.steps.some((s) => s.index > i && s.started);
+  let resumeAt = 0;
+  while (resumeAt < runbook.steps.length && (done(resumeAt) || wentPast(resumeAt))) {
+    if (wentPast(resumeAt)) notes.push(`step ${resumeAt} "${runbook.steps[resumeAt]!.id}" failed and the run went on past it (continueOnError): it is not run again`);
+    resumeAt++;
+  }
+
+  if (resumeAt >= runbook.steps.length && runbook.steps.length > 0) {
+    const how = state.finished ? `it ended ${state.finished.outcome}${state.finished.committed ? " (committed)" : ""}` : "every step ended, though the runner stopped before recording the run's end";
+    return refuse("finished", `nothing to resume: the run in ${state.file} finished (${how})`, "start a new run without --resume if the runbook should run again");
+  }
+  if (state.finished?.outcome === "ok") {
+    return refuse("finished", `nothing to resume: the run in ${state.file} finished ok`, "start a new run without --resume if the runbook should run again");
+  }
+  if (state.finished) notes.push(`the previous run ended ${state.finished.outcome}${state.finished.message ? `: ${state.finished.message}` : ""}; resuming at step ${resumeAt}`);
+
+  const unreachable = fleet.filter((f) => f.state === null);
+  if (unreachable.length) {
+    return refuse(
+      "unreachable",
+      `cannot resume: ${unreachable.map((f) => f.instance).join(", ")} ${unreachable.length === 1 ? "does" : "do"} not answer progress (fleet: ${seen(fleet)})`,
+      "the state of every instance is needed to know whether start or commit took effect; progress can fail for minutes after a service restart or resume (1.7.3+): try again shortly",
+    );
+  }
+
+  const fleetKeys = new Set(fleet.map((f) => f.instance));
+  for (const c of state.commandsSent) {
+    const gone = c.instances.filter((i) => !fleetKeys.has(i));
+    if (gone.length) {
+      return refuse("disagree", `the journal sent ${c.op} to ${gone.join(", ")}, which ${gone.length === 1 ? "is" : "are"} not in the fleet now (fleet: ${seen(fleet)})`, "resume with the same instances the run started with (names and URLs)");
+    }
+  }
+
+  const adopt: { stepIndex: number; op: CommandOp; reason: string }[] = [];
+  const step = runbook.steps[resumeAt]!;
+  const stepName = `step ${resumeAt} "${step.id}"`;
+  const pending = state.commandsSent.filter((c) => c.stepIndex === resumeAt);
+  const outside = state.commandsSent.filter((c) => c.stepIndex > resumeAt || c.stepIndex < 0);
+  for (const c of outside) notes.push(`a ${c.op} sent outside the step to resume (step ${c.stepIndex}, answered ${c.answered}) is only recorded, not judged`);
+
+  if (pending.length > 1) {
+    // e.g. a hook step that paused and resumed: the last command decides the state the fleet should show
+    notes.push(`${stepName} sent ${pending.map((c) => c.op).join(", ")}; judging the last one`);
+  }
+  const cmd = pending[pending.length - 1];
+
+  if (cmd) {
+    const { before, after } = EFFECT[cmd.op];
+    const inAfter = fleet.filter((f) => after.includes(f.state!));
+    const inBefore = fleet.filter((f) => before.includes(f.state!));
+    const other = fleet.filter((f) => !after.includes(f.state!) && !before.includes(f.state!));
+    const sentTo = `${cmd.op} (${stepName}) was sent; answers: ${answers(cmd)}`;
+    if (fleet.length > 0 && inAfter.length === fleet.length) {
+      const refused = cmd.perInstance.filter((p) => p.answered === "error");
+      if (refused.length) {
+        return refuse(
+          "disagree",
+          `${sentTo}; ${refused.map((p) => p.instance).join(", ")} refused it, yet every instance shows it took effect (fleet: ${seen(fleet)})`,
+          "something else changed the fleet's state (another runner, an operator?): find out what happened before going on; then resume from a new run or by hand",
+        );
+      }
+      adopt.push({ stepIndex: resumeAt, op: cmd.op, reason: `${cmd.op} took effect (fleet: ${seen(fleet)}); it is not sent again` });
+      notes.push(`${sentTo}; every instance is ${[...new Set(inAfter.map((f) => f.state))].join("/")}: adopted, not sent again`);
+    } else if (fleet.length > 0 && inBefore.length === fleet.length) {
+      const confirmed = cmd.perInstance.filter((p) => p.answered === "ok");
+      if (confirmed.length) {
+        return refuse(
+          "disagree",
+          `${sentTo}; ${confirmed.map((p) => p.instance).join(", ")} accepted it, yet no instance shows its effect (fleet: ${seen(fleet)})`,
+          "an instance that confirmed a command and then shows the state before it may have restarted or been reset: find out what happened before going on",
+        );
+      }
+      if (cmd.op === "commit") {
+        notes.push(
+          `${sentTo}; every instance is still RUNNING, so the commit did not take effect: it will be sent again once the commit interlocks pass again (RUNNING, canCommit, writes stopped)`,
+        );
+        const notReady = fleet.filter((f) => f.canCommit === false);
+        if (notReady.length) notes.push(`canCommit is false on ${notReady.map((f) => f.instance).join(", ")}: the commit interlock waits for it or refuses`);
+      } else {
+        notes.push(`${sentTo}; every instance is still ${before.join("/")}, so it did not take effect: it will be sent again`);
+      }
+    } else {
+      const parts: string[] = [];
+      if (inAfter.length) parts.push(`${inAfter.map((f) => `${f.instance} ${f.state}`).join(", ")} (${cmd.op} took effect)`);
+      if (inBefore.length) parts.push(`${inBefore.map((f) => `${f.instance} ${f.state}`).join(", ")} (${cmd.op} did not take effect)`);
+      if (other.length) parts.push(`${other.map((f) => `${f.instance} ${f.state}`).join(", ")} (neither)`);
+      return refuse(
+        "disagree",
+        `${sentTo}; the fleet disagrees with itself: ${parts.join("; ")}`,
+        inAfter.length && inBefore.length
+          ? `the ${cmd.op} reached only some instances. Identical commands must reach every instance: send ${cmd.op} by hand to the ones that did not take it (after checking the preconditions${cmd.op === "commit" ? ": writes stopped, canCommit true" : ""}), then resume`
+          : "find out what moved the fleet to these states before going on",
+      );
+    }
+  } else if (COMMAND_KINDS.has(step.kind)) {
+    // the journal shows no command from this step: the fleet must not show its effect
+    const { after } = EFFECT[step.kind as CommandOp];
+    const moved = fleet.filter((f) => after.includes(f.state!));
+    const expected = expectedStates(state, resumeAt);
+    if (fleet.length > 0 && moved.length === fleet.length && !(expected && moved.every((f) => expected.states.includes(f.state!)))) {
+      return refuse(
+        "disagree",
+        `the journal shows no ${step.kind} sent by ${stepName}, yet every instance shows its effect (fleet: ${seen(fleet)})`,
+        `the journal is written before every command, so this run did not send it: someone else did. Check who, then mark the step done by hand or start a new run`,
+      );
+    }
+  }
+
+  if (!cmd) {
+    // no command in flight: the fleet must be where the journal's last completed command left it
+    const expected = expectedStates(state, resumeAt);
+    if (expected && fleet.length > 0) {
+      const off = fleet.filter((f) => !expected.states.includes(f.state!));
+      if (off.length) {
+        return refuse(
+          "disagree",
+          `the journal's last command was ${expected.op} (step ${expected.stepIndex}), so every instance should be ${expected.states.join(" or ")}; the fleet shows ${seen(fleet)}`,
+          "something changed the fleet since the journal's last command (an operator, another runner, a service restart?): find out what before going on",
+        );
+      }
+    }
+  }
+
+  if (state.stopWritesSucceeded) notes.push("writes were stopped by an earlier step of this run (its undo has not run): the commit interlock counts it");
+  const openHooks = state.hooksRan.filter((h) => h.stepIndex < resumeAt && !h.undone && h.ok === true);
+  if (openHooks.length && !state.stopWritesSucceeded) notes.push(`hooks that ran and were not undone: ${openHooks.map((h) => `${h.use} (step ${h.stepIndex})`).join(", ")}`);
+  const cut = state.steps.find((s) => s.index === resumeAt && s.started && s.finished === undefined);
+  if (cut) notes.push(`${stepName} was cut off (started, never ended): it runs again`);
+  return { ok: true, resumeAt, adopt, notes };
+}
+
+/**
+ * The states the fleet should be in after the journal's last completed command before `upTo`
+ * (undefined when the run sent none: a cutover-only runbook meets the fleet wherever it is).
+ */
+function expectedStates(state: JournalState, upTo: number): { op: CommandOp; stepIndex: number; states: readonly string[] } | undefined {
+  let last: SentCommand | undefined;
+  for (const c of state.commandsSent) if (c.stepIndex >= 0 && c.stepIndex < upTo && (!last || c.stepIndex >= last.stepIndex)) last = c;
+  if (!last) return undefined;
+  // after commit the lag drains: COMMITTING becomes COMMITTED on its own
+  const states = last.op === "commit" ? ["COMMITTING", "COMMITTED"] : last.op === "start" ? ["INITIALIZING", "RUNNING"] : EFFECT[last.op].after;
+  return { op: last.op, stepIndex: last.stepIndex, states };
+}

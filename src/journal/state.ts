@@ -1,0 +1,377 @@
+/**
+ * What a journal says happened, for `--resume`: which steps started and ended, which commands
+ * were sent and how they were answered, whether writes were stopped, which hooks ran.
+ *
+ * Strict where a guess could be dangerous: the header must be there, and a corrupt line in the
+ * middle is an error (file:line), because the lines after it would be read without knowing what
+ * it held. Only the last line may be cut short (a crash while writing it): nothing after it was
+ * ever confirmed, and the writer wrote it before acting on it, so dropping it loses at most the
+ * record of a command whose effect the live fleet then shows. A resumed journal closes such a
+ * fragment and says so in its `journal.resumed` marker (`truncatedLine`), which the reader accepts.
+ */
+import { createReadStream } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { ExitCode, UserError } from "../errors.js";
+import type { InstanceRef, Outcome } from "../run/events.js";
+import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
+
+export type CommandOp = "start" | "commit" | "pause" | "resume" | "reverse";
+/** ok: accepted; error: refused by the service or never sent (it did not take effect); unknown: no usable answer. */
+export type Answer = "ok" | "error" | "unknown";
+
+export interface JournalStep {
+  index: number;
+  id: string;
+  kind: string;
+  started: boolean;
+  /** The latest outcome; undefined when the step started and never ended (crash). */
+  finished?: Outcome;
+}
+
+export interface InstanceAnswer {
+  /** `instanceKey(ref)`: the instance's name, else its (redacted) URL. */
+  instance: string;
+  /** Best evidence over every send of this command to this instance: ok > unknown > error. */
+  answered: Answer;
+  /** The last error text, when there was one. */
+  error?: string;
+}
+
+export interface SentCommand {
+  op: CommandOp;
+  /** The step that sent it (-1 if none was running). */
+  stepIndex: number;
+  instances: string[];
+  /** ok: every instance accepted; unknown: some instance gave no usable answer; error: otherwise. */
+  answered: Answer;
+  perInstance: InstanceAnswer[];
+}
+
+export interface HookRun {
+  stepIndex: number;
+  id: string;
+  use: string;
+  /** undefined: started, never finished. */
+  ok?: boolean;
+  /** Its undo ran and succeeded. The undo itself is the runbook's: `runbook.steps[stepIndex]`. */
+  undone: boolean;
+}
+
+export interface JournalSegment {
+  /** `opened` for the first writer, `resumed` for each resume. */
+  kind: "opened" | "resumed";
+  pid: number;
+  host: string;
+  at: number;
+  hash: string;
+  /** 1-based line of its header or marker. */
+  line: number;
+}
+
+export interface JournalState {
+  file: string;
+  runbook: string;
+  /** The runbook hash of the latest writer (a resume with a changed runbook records the new one). */
+  hash: string;
+  steps: JournalStep[];
+  commandsSent: SentCommand[];
+  /** A stopWrites step ended ok, and neither its undo nor a later reverse undid it. */
+  stopWritesSucceeded: boolean;
+  /** Hooks that ran (not undo calls), in order. */
+  hooksRan: HookRun[];
+  lastSeq: number;
+  /** The last run.finished, if the last writer ended cleanly. */
+  finished?: { outcome: Outcome; committed: boolean; at: number; message?: string };
+  segments: JournalSegment[];
+  warnings: string[];
+}
+
+/** How a journal names an instance (names are what operators read; URLs are already redacted). */
+export function instanceKey(ref: Pick<InstanceRef, "url" | "name">): string {
+  return ref.name ?? ref.url;
+}
+
+const COMMAND_PATH = /\/api\/v1\/(start|commit|pause|resume|reverse)\/?(?:[?#].*)?$/;
+
+function classify(e: Record<string, unknown>): { answered: Answer; error?: string } {
+  const error = typeof e.error === "string" ? e.error : undefined;
+  const withError = (a: Answer): { answered: Answer; error?: string } => (error === undefined ? { answered: a } : { answered: a, error });
+  if (e.ok === true) return { answered: "ok" };
+  // an explicit kind, if the runner records one, beats reading the message
+  if (e.errorKind === "service" || e.errorKind === "not-sent") return withError("error");
+  if (e.errorKind === "transport") return withError("unknown");
+  if (isObject(e.body) && e.body.success === false) return withError("error");
+  if (error !== undefined) {
+    // ServiceError: "<url>: <op> refused: …" (the service answered success: false)
+    if (/: (?:start|commit|pause|resume|reverse) refused: /.test(error)) return withError("error");
+    // TransportError "connect": never written to a socket, so the service cannot have acted on it
+    if (/: (?:start|commit|pause|resume|reverse) failed: cannot (?:connect|send)\b/.test(error)) return withError("error");
+  }
+  return withError("unknown");
+}
+
+const RANK: Record<Answer, number> = { error: 0, unknown: 1, ok: 2 };
+
+interface Building {
+  cmd: Omit<SentCommand, "answered" | "perInstance" | "instances">;
+  /** per instance: answers of each send (undefined = no answer yet). */
+  sends: Map<string, ({ answered: Answer; error?: string } | undefined)[]>;
+}
+
+function finish(b: Building): SentCommand {
+  const perInstance: InstanceAnswer[] = [];
+  for (const [instance, answers] of b.sends) {
+    let best: Answer = "error";
+    let error: string | undefined;
+    for (const a of answers) {
+      const ans = a?.answered ?? "unknown";
+      if (RANK[ans] > RANK[best]) best = ans;
+      if (a?.error !== undefined) error = a.error;
+    }
+    perInstance.push(error === undefined ? { instance, answered: best } : { instance, answered: best, error });
+  }
+  const all = (a: Answer): boolean => perInstance.length > 0 && perInstance.every((p) => p.answered === a);
+  const answered: Answer = all("ok") ? "ok" : perInstance.some((p) => p.answered === "unknown") || perInstance.length === 0 ? "unknown" : "error";
+  return { ...b.cmd, instances: perInstance.map((p) => p.instance), answered, perInstance };
+}
+
+/** Reads a journal into what resume needs. Throws a UserError (exit 2) for anything it cannot read safely. */
+export async function readJournalState(file: string): Promise<JournalState> {
+  const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
+    new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
+      exitCode: ExitCode.usage,
+      hint: hint ?? "a journal is written by syncbook only; if it was edited or damaged, do not resume from it: check the fleet's state by hand and start a new run",
+    });
+
+  const warnings: string[] = [];
+  const steps = new Map<number, JournalStep>();
+  const commands: Building[] = [];
+  const requests = new Map<number, { b: Building; instance: string; slot: number }>();
+  const hooks: HookRun[] = [];
+  const segments: JournalSegment[] = [];
+  let running: number[] = [];
+  let runbook = "";
+  let hash = "";
+  let lastSeq = 0;
+  let stopWrites = false;
+  let finished: JournalState["finished"];
+  let lineNo = 0;
+  let seenHeader = false;
+  /** A line that did not parse: fatal unless it is the last one or a resume marker vouches for it. */
+  let bad: { line: number; why: string } | undefined;
+
+  const stepOf = (index: number, id: string, kind = ""): JournalStep => {
+    let s = steps.get(index);
+    if (!s) {
+      s = { index, id, kind, started: false };
+      steps.set(index, s);
+    } else if (s.id !== id) {
+      warnings.push(`step ${index} is "${s.id}" in one part of the journal and "${id}" in another; the later is kept`);
+      s.id = id;
+    }
+    if (kind) s.kind = kind;
+    return s;
+  };
+
+  const header = (v: Record<string, unknown>, line: number): void => {
+    if (typeof v.version !== "number" || typeof v.runbook !== "string" || typeof v.hash !== "string") throw refuse(line, `the ${String(v.type)} line lacks version, runbook or hash`);
+    if (v.version > JOURNAL_FORMAT_VERSION) {
+      throw refuse(line, `written in journal format ${v.version}; this syncbook reads format ${JOURNAL_FORMAT_VERSION}`, "resume with the syncbook version that wrote the journal (or a newer one)");
+    }
+    if (seenHeader && v.runbook !== runbook) throw refuse(line, `a resume of runbook "${v.runbook}" in the journal of "${runbook}"`);
+    runbook = v.runbook;
+    hash = v.hash;
+    segments.push({ kind: v.type === "journal.opened" ? "opened" : "resumed", pid: Number(v.pid), host: String(v.host), at: Number(v.at), hash: v.hash, line });
+    // a new writer: the previous one's open steps were cut off, and its request ids are its own
+    running = [];
+    requests.clear();
+  };
+
+  const apply = (e: Record<string, unknown> & { type: string; seq: number; at: number }, line: number): void => {
+    if (e.seq > lastSeq) lastSeq = e.seq;
+    switch (e.type) {
+      case "journal.opened":
+        throw refuse(line, "a second journal header: two journals were joined into one file");
+      case "journal.resumed":
+        header(e, line);
+        finished = undefined;
+        return;
+      case "run.started":
+        if (Array.isArray(e.steps)) for (const s of e.steps as unknown[]) if (isObject(s) && typeof s.index === "number" && typeof s.id === "string") stepOf(s.index, s.id, typeof s.kind === "string" ? s.kind : "");
+        return;
+      case "step.started": {
+        const s = stepOf(Number(e.index), String(e.id), typeof e.kind === "string" ? e.kind : "");
+        s.started = true;
+        delete s.finished;
+        running.push(s.index);
+        return;
+      }
+      case "step.finished":
+      case "step.skipped": {
+        const s = stepOf(Number(e.index), String(e.id));
+        const outcome = e.type === "step.skipped" ? "skipped" : (e.outcome as Outcome);
+        s.finished = outcome;
+        const k = running.lastIndexOf(s.index);
+        if (k >= 0) running.splice(k, 1);
+        if (outcome === "ok" && s.kind === "stopWrites") stopWrites = true;
+        if (outcome === "ok" && s.kind === "reverse") stopWrites = false; // writes must be stopped again before the next commit
+        return;
+      }
+      case "request.sent": {
+        if (e.target !== "service" || String(e.method).toUpperCase() !== "POST" || typeof e.path !== "string") return;
+        const m = COMMAND_PATH.exec(e.path);
+        if (!m) return;
+        const op = m[1] as CommandOp;
+        const stepIndex = running[running.length - 1] ?? -1;
+        let b = commands.find((c) => c.cmd.op === op && c.cmd.stepIndex === stepIndex);
+        if (!b) {
+          b = { cmd: { op, stepIndex }, sends: new Map() };
+          commands.push(b);
+        }
+        const instance = isObject(e.instance) && typeof e.instance.url === "string" ? instanceKey(e.instance as unknown as InstanceRef) : "?";
+        const list = b.sends.get(instance) ?? [];
+        list.push(undefined);
+        b.sends.set(instance, list);
+        if (typeof e.id === "number") requests.set(e.id, { b, instance, slot: list.length - 1 });
+        return;
+      }
+      case "response.received": {
+        const r = typeof e.id === "number" ? requests.get(e.id) : undefined;
+        if (!r) return;
+        const list = r.b.sends.get(r.instance);
+        if (list) list[r.slot] = classify(e);
+        return;
+      }
+      case "commit.sent": {
+        const index = Number(e.index);
+        // the runner's own record of a commit broadcast: a commit with no request lines is still a commit sent
+        if (!commands.some((c) => c.cmd.op === "commit" && c.cmd.stepIndex === index)) {
+          const sends = new Map<string, undefined[]>();
+          for (const i of Array.isArray(e.instances) ? e.instances : []) sends.set(String(i), [undefined]);
+          commands.push({ cmd: { op: "commit", stepIndex: index }, sends });
+        }
+        return;
+      }
+      case "hook.started":
+        if (e.undo !== true) hooks.push({ stepIndex: Number(e.index), id: String(e.id), use: String(e.use), undone: false });
+        return;
+      case "hook.finished": {
+        const index = Number(e.index);
+        if (e.undo === true) {
+          if (e.ok !== true) return;
+          for (const h of hooks) if (h.stepIndex === index) h.undone = true;
+          if (steps.get(index)?.kind === "stopWrites") stopWrites = false;
+          return;
+        }
+        for (let i = hooks.length - 1; i >= 0; i--) {
+          const h = hooks[i]!;
+          if (h.stepIndex === index && h.ok === undefined) {
+            h.ok = e.ok === true;
+            break;
+          }
+        }
+        return;
+      }
+      case "run.finished":
+        finished = { outcome: e.outcome as Outcome, committed: e.committed === true, at: e.at, ...(typeof e.message === "string" ? { message: e.message } : {}) };
+        return;
+      default:
+        return;
+    }
+  };
+
+  const input = createReadStream(file, { encoding: "utf8" });
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const raw of lines) {
+      lineNo++;
+      const text = raw.trim();
+      if (text === "") continue;
+      let v: unknown;
+      let why = "";
+      try {
+        v = JSON.parse(text);
+        if (!isObject(v)) why = "not a JSON object";
+        else if (typeof v.type !== "string" || typeof v.seq !== "number" || typeof v.at !== "number") why = "not a run event (no type, seq or at)";
+      } catch {
+        why = "not JSON";
+      }
+      if (bad) {
+        // only a resume marker that names this very line excuses it
+        if (!why && isObject(v) && v.type === "journal.resumed" && v.truncatedLine === bad.line) {
+          warnings.push(`line ${bad.line} was cut short by a crash (${bad.why}); the run was resumed after it (line ${lineNo}) and it is ignored`);
+          bad = undefined;
+        } else {
+          throw refuse(bad.line, `line ${bad.line} is ${bad.why}, and more lines follow it: the journal is corrupt`);
+        }
+      }
+      if (why) {
+        if (!seenHeader && text.includes("\u0000")) throw refuse(lineNo, "not a syncbook journal (binary data)", "pass the .jsonl journal of the run (see .syncbook/<runbook>/)");
+        bad = { line: lineNo, why };
+        continue;
+      }
+      const e = v as Record<string, unknown> & { type: string; seq: number; at: number };
+      if (!seenHeader) {
+        if (e.type !== "journal.opened") {
+          throw refuse(lineNo, `not a syncbook journal: the first line is a "${e.type}" event, not the journal.opened header`, "resume only from a journal syncbook wrote (its first line is the journal.opened header); a journal from an older syncbook cannot be resumed: check the fleet by hand and start a new run");
+        }
+        header(e, lineNo);
+        seenHeader = true;
+        continue;
+      }
+      apply(e, lineNo);
+    }
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw refuse(undefined, `cannot read the journal: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : ((err as Error).message ?? String(err))}`, "pass a journal file (.syncbook/<runbook>/*.jsonl); findLatestJournal picks the newest");
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+
+  if (!seenHeader) {
+    if (bad) {
+      throw refuse(bad.line, `the journal's header line is cut short (${bad.why}): the run crashed before it recorded anything`, "the header is written before anything is sent, so that run sent no command; check the fleet, delete this file and start a new run");
+    }
+    throw refuse(undefined, "the journal is empty", "the header is written before anything is sent, so that run sent no command; check the fleet, delete this file and start a new run");
+  }
+  if (bad) {
+    warnings.push(`the last line (${bad.line}) is cut short (${bad.why}): the run was interrupted while writing it; resuming from the ${lineNo - 1} lines before it (nothing after it was confirmed)`);
+  }
+
+  const state: JournalState = {
+    file,
+    runbook,
+    hash,
+    steps: [...steps.values()].sort((a, b) => a.index - b.index),
+    commandsSent: commands.map(finish),
+    stopWritesSucceeded: stopWrites,
+    hooksRan: hooks,
+    lastSeq,
+    segments,
+    warnings,
+  };
+  if (finished) state.finished = finished;
+  return state;
+}
+
+/** The journal a resume continues: the most recently written `*.jsonl` in the folder. */
+export async function findLatestJournal(dir: string): Promise<string> {
+  const none = (why: string): UserError =>
+    new UserError(`nothing to resume: ${why}`, { exitCode: ExitCode.usage, hint: "run without --resume to start a new run (its start interlock checks that the fleet is IDLE)" });
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw none(`no journal folder ${dir}`);
+    throw new UserError(`cannot read the journal folder ${dir}: ${(err as Error).message}`, { exitCode: ExitCode.usage });
+  }
+  const files = await Promise.all(names.map(async (n) => ({ n, s: await stat(join(dir, n)) })));
+  // mtime, not the name's start time: a resumed older run is the one last written; names break ties
+  const newest = files.filter((f) => f.s.isFile()).sort((a, b) => b.s.mtimeMs - a.s.mtimeMs || (a.n < b.n ? 1 : a.n > b.n ? -1 : 0))[0];
+  if (!newest) throw none(`${dir} holds no journal (*${JOURNAL_EXTENSION})`);
+  return join(dir, newest.n);
+}

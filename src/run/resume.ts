@@ -1,0 +1,52 @@
+/**
+ * `--resume`: the journal of the interrupted run and the live progress of every instance decide
+ * where to continue (src/journal/reconcile.ts is the pure decision). A command the journal shows
+ * as sent and the fleet shows as taken is never sent again; a disagreement nobody can explain
+ * stops with what was seen. The hooks that ran and were not undone get their runbook `undo`
+ * registered again, so a resumed run that fails before commit still undoes them.
+ */
+import { ExitCode, UserError } from "../errors.js";
+import { createFleet } from "../fleet/index.js";
+import { findLatestJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
+import type { LoadedRunbook } from "../runbook/index.js";
+import { planSteps } from "./plan.js";
+import { runDefaults, type ResumePlan } from "./runner.js";
+
+export async function planResume(loaded: LoadedRunbook, dir: string, opts: { allowChangedRunbook: boolean; say: (s: string) => void; signal?: AbortSignal }): Promise<{ file: string; plan: ResumePlan }> {
+  const rb = loaded.runbook;
+  if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
+  const file = await findLatestJournal(dir);
+  const state = await readJournalState(file);
+  for (const w of state.warnings) opts.say(`journal: ${w}`);
+  const d = runDefaults(loaded);
+  const fleet = createFleet({ instances: rb.instances.map((i) => (typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) })), requestTimeoutMs: d.requestTimeoutMs });
+  // progress may fail for minutes after a restart: read until every instance answers, or give up
+  const deadline = Date.now() + d.progressGiveUpMs;
+  let snap = await fleet.progress(opts.signal);
+  while (snap.instances.some((i) => i.error) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, Math.min(2000, d.pollMs)));
+    snap = await fleet.progress(opts.signal);
+  }
+  const readings = snap.instances.map((i) => ({ instance: instanceKey(i.ref), state: i.progress?.state ?? null, canCommit: i.progress?.canCommit ?? null }));
+  const steps = planSteps(rb);
+  const r = reconcile(state, { hash: loaded.hash, steps: steps.map((s) => ({ id: s.id, kind: s.kind })) }, readings, { allowChangedRunbook: opts.allowChangedRunbook });
+  for (const n of r.notes) opts.say(`resume: ${n}`);
+  if (!r.ok) throw new UserError(`cannot resume from ${file}: ${r.message}`, { hint: r.hint, exitCode: r.code === "finished" ? ExitCode.ok : r.code === "changed-runbook" || r.code === "steps-differ" ? ExitCode.usage : ExitCode.failed });
+  const done = new Map<number, string>();
+  for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in the interrupted run (journal)");
+  for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);
+  // a commit counts as sent when the fleet shows it took effect (adopted) or its step ended ok;
+  // one reconcile found not taken (fleet still RUNNING) is resent through the interlocks, and
+  // until then the write stop of the earlier run must still be undone on failure
+  const commitSent = r.adopt.some((a) => a.op === "commit") || state.commandsSent.some((c) => c.op === "commit" && state.steps[c.stepIndex]?.finished === "ok");
+  const undoSteps = commitSent ? [] : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone).map((h) => h.stepIndex);
+  opts.say(`resume: continuing at step ${steps[r.resumeAt]?.id ?? "(end)"} (${r.resumeAt + 1}/${steps.length}) from ${file}`);
+  return {
+    file,
+    plan: {
+      done,
+      memory: { writesStopped: state.stopWritesSucceeded, startSent: state.commandsSent.some((c) => c.op === "start"), commitSent },
+      undoSteps,
+    },
+  };
+}

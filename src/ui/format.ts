@@ -1,0 +1,97 @@
+/**
+ * Pure text helpers shared by both renderers. No I/O, no clock: callers pass `now`.
+ */
+import type { RunEventMap } from "../run/events.js";
+
+/** Binary units, because the service reports bytes and operators compare against disk sizes. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "?";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  if (u === 0) return `${Math.round(v)} B`;
+  // one decimal below 100 keeps the line width stable while still showing movement
+  const text = v < 100 ? v.toFixed(1).replace(/\.0$/, "") : String(Math.round(v));
+  return `${text} ${units[u] ?? "?"}`;
+}
+
+/** Compact duration: `850ms`, `12s`, `4m 05s`, `2h 10m`, `3d 4h`. Two units at most. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "?";
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h ${String(m % 60).padStart(2, "0")}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+/** `HH:MM:SS` in local time: the operator compares it with the wall clock. */
+export function formatClock(at: number): string {
+  const d = new Date(at);
+  const p = (n: number): string => String(n).padStart(2, "0");
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** A progress value as a short token (values are already redacted by the runner). */
+export function formatValue(v: unknown): string {
+  if (v === undefined) return "missing";
+  if (v === null) return "null";
+  if (typeof v === "string") return v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  try {
+    const s = JSON.stringify(v);
+    return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+  } catch {
+    return String(v);
+  }
+}
+
+/** `[█████░░░░░]`; a fraction outside 0..1 is clamped, NaN draws an empty bar. */
+export function bar(fraction: number, width = 20): string {
+  const f = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
+  const full = Math.round(f * width);
+  return `[${"█".repeat(full)}${"░".repeat(width - full)}]`;
+}
+
+export type WaitStatus = RunEventMap["wait.status"];
+
+/**
+ * Why a wait is not over, one line per failing (instance, condition), worst (longest) first:
+ * `shard-b  lagBelow 5: now 12 (for 3m 02s)`. Long lists are cut to `max` lines plus a count,
+ * since a 256-instance fleet must not scroll the task list away.
+ */
+export function formatWaitStatus(status: Pick<WaitStatus, "met" | "failing">, max = 6): string[] {
+  if (status.met) return ["all conditions met"];
+  if (status.failing.length === 0) return ["waiting for the first answers"];
+  const sorted = [...status.failing].sort((a, b) => b.sinceMs - a.sinceMs || a.instance.localeCompare(b.instance));
+  const width = Math.min(24, Math.max(...sorted.slice(0, max).map((f) => f.instance.length)));
+  const lines = sorted.slice(0, max).map((f) => `${f.instance.padEnd(width)}  ${f.condition}: now ${formatValue(f.value)} (for ${formatDuration(f.sinceMs)})`);
+  if (sorted.length > max) lines.push(`… and ${sorted.length - max} more failing`);
+  return lines;
+}
+
+/**
+ * What makes two wait statuses "the same" for the line renderer: who fails which condition.
+ * Values and durations are left out on purpose, or a moving lag would print a line per poll.
+ */
+export function waitStatusKey(status: Pick<WaitStatus, "met" | "failing">): string {
+  if (status.met) return "met";
+  return status.failing
+    .map((f) => `${f.instance}\u0000${f.condition}`)
+    .sort()
+    .join("\u0001");
+}
+
+/** `/api/v1/commit` → `commit`: the command's name as the operator knows it. */
+export function commandName(path: string): string {
+  const clean = path.split("?")[0] ?? path;
+  const parts = clean.split("/").filter(Boolean);
+  return parts[parts.length - 1] ?? clean;
+}

@@ -1,0 +1,119 @@
+/**
+ * The live terminal UI of `syncbook run`: a listener on the runner's event stream plus the
+ * prompter the runner asks (`--step`, `confirm` steps).
+ *
+ * Output goes to stderr by default: stdout stays free for what a command produces (a JSON
+ * report, `--dry-run` plans piped to a file), and progress on stderr is what operators expect
+ * from CLIs (`gh`, `npm`, `curl`), so `syncbook run x.yaml > plan.txt` still shows the live list.
+ */
+import pc from "picocolors";
+import type { RunEvent, RunListener } from "../run/events.js";
+import { ListrUi } from "./listr.js";
+import { createPrompter, directPromptHost } from "./prompts.js";
+import type { InputStream, PromptHost, Prompter } from "./prompts.js";
+import { SimpleUi } from "./simple.js";
+
+export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
+export { createPrompter, raceAbort, STEP_CHOICES } from "./prompts.js";
+export { copyProgress, addCopySample, emptyCopyState, readCollectionCopy, COPY_DEFAULTS } from "./eta.js";
+export type { CopyState, CopyView, CopyOptions, InstanceCopy } from "./eta.js";
+export { formatWaitStatus, waitStatusKey, formatBytes, formatDuration, formatClock, bar } from "./format.js";
+export { SimpleUi } from "./simple.js";
+
+export type RendererName = "default" | "simple" | "silent";
+
+export interface UiOptions {
+  renderer: RendererName;
+  /** Where the UI draws. Default `process.stderr` (see the module comment). */
+  out?: NodeJS.WritableStream;
+  /** ANSI colors. Default: `out` is a TTY and `NO_COLOR` is unset (or `FORCE_COLOR` is set). */
+  color?: boolean;
+  /** Where answers come from. Default `process.stdin`; prompts are refused when it is no TTY. */
+  input?: InputStream;
+  /** `--yes`: every `confirm` step is answered yes without asking (and says so). */
+  yes?: boolean;
+}
+
+export interface Ui {
+  listener: RunListener;
+  prompt: Prompter;
+  /** Call after `run.finished`: resolves when the renderer has drawn its last frame. */
+  close(): Promise<void>;
+}
+
+function isTTY(s: unknown): boolean {
+  return typeof s === "object" && s !== null && (s as { isTTY?: unknown }).isTTY === true;
+}
+
+/**
+ * Which renderer `--renderer` means when not given: the task list on a terminal, lines in CI
+ * or when piped (a redraw-based list turns into garbage in a log file).
+ */
+export function pickRenderer(opts: { flag?: RendererName | undefined; out?: NodeJS.WritableStream; env?: NodeJS.ProcessEnv }): RendererName {
+  if (opts.flag) return opts.flag;
+  const env = opts.env ?? process.env;
+  const ci = env.CI !== undefined && env.CI !== "" && env.CI !== "0" && env.CI !== "false";
+  return isTTY(opts.out ?? process.stderr) && !ci ? "default" : "simple";
+}
+
+export function createUi(opts: UiOptions): Ui {
+  const out = opts.out ?? process.stderr;
+  const input = opts.input ?? process.stdin;
+  const env = process.env;
+  const color = opts.color ?? ((isTTY(out) && env.NO_COLOR === undefined) || (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0"));
+  const colors = pc.createColors(color);
+  const write = (text: string): void => {
+    out.write(text);
+  };
+
+  let handle: (e: RunEvent) => void;
+  let host: PromptHost;
+  let close: () => Promise<void>;
+  let onAutoAnswer: (message: string) => void;
+
+  if (opts.renderer === "default") {
+    const ui = new ListrUi({ out, input, colors });
+    handle = ui.listener;
+    host = ui.promptHost;
+    close = () => ui.close();
+    // shown as a log line of the running step, through the same path as runner logs
+    onAutoAnswer = (message) => ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+  } else if (opts.renderer === "simple") {
+    const ui = new SimpleUi({ write, colors });
+    const direct = directPromptHost(input, out);
+    handle = ui.listener;
+    host = async (spec, signal) => {
+      ui.hold();
+      try {
+        return await direct(spec, signal);
+      } finally {
+        ui.release();
+      }
+    };
+    close = () => Promise.resolve();
+    onAutoAnswer = (message) => ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+  } else {
+    handle = () => undefined;
+    host = directPromptHost(input, out);
+    close = () => Promise.resolve();
+    onAutoAnswer = () => undefined;
+  }
+
+  let broken = false;
+  const listener: RunListener = (e) => {
+    if (broken) return;
+    try {
+      handle(e);
+    } catch (err) {
+      // a display bug must never stop a cutover: say it once, then stay quiet
+      broken = true;
+      write(`syncbook: the ${opts.renderer} renderer failed and stopped drawing: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+  };
+
+  return {
+    listener,
+    prompt: createPrompter({ input, ...(opts.yes !== undefined ? { yes: opts.yes } : {}), host, onAutoAnswer }),
+    close,
+  };
+}

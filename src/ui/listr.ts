@@ -1,0 +1,303 @@
+/**
+ * The "default" renderer: a listr2 task list, one task per runbook step, driven by events.
+ *
+ * listr2 runs promises, the runner emits events; each step's task therefore waits on a small
+ * mailbox (`Slot`) that events settle and prompts queue into. Prompts are shown *inside* the
+ * step's task through listr2's inquirer adapter, so the renderer owns the screen and draws the
+ * prompt under the task list instead of two writers fighting over the cursor.
+ */
+import { confirm as inquirerConfirm, select as inquirerSelect } from "@inquirer/prompts";
+import { DefaultRenderer, Listr, ListrDefaultRendererLogLevels, ListrLogger, ListrPromptAdapter, ListrTaskEventType, ProcessOutput } from "listr2";
+import type { ListrTaskWrapper } from "listr2";
+import type { Colors } from "picocolors/types.js";
+import type { RunEvent } from "../run/events.js";
+import { formatDuration } from "./format.js";
+import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
+import { directPromptHost } from "./prompts.js";
+import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
+
+type Settle = { kind: "ok"; durationMs: number } | { kind: "failed"; message: string } | { kind: "skipped"; reason: string };
+
+/** Per-step mailbox between the event stream and the step's listr2 task. */
+interface Slot {
+  index: number;
+  title: string;
+  settle?: Settle;
+  queue: ((task: TaskWrapper) => Promise<void>)[];
+  wake?: () => void;
+  task?: TaskWrapper;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- listr2's wrapper generics are not needed here
+type TaskWrapper = ListrTaskWrapper<any, any, any>;
+
+/**
+ * listr2 picks the default renderer only when `process.stdout` is a TTY; ours draws on the
+ * stream it is given (stderr by default), so that check is lifted per renderer class instead of
+ * with listr2's `forceTTY`, which would rewrite `process.stdout.isTTY` for the whole process.
+ */
+class StreamRenderer extends DefaultRenderer {
+  static override nonTTY = true;
+}
+
+export interface ListrUiOptions {
+  out: NodeJS.WritableStream;
+  input: InputStream;
+  colors: Colors;
+}
+
+export class ListrUi {
+  readonly model = new UiModel();
+  #slots = new Map<number, Slot>();
+  #order: Slot[] = [];
+  #listr?: Listr<object>;
+  #done?: Promise<void>;
+  /** The list has drawn its last frame: from here on, plain lines are written directly. */
+  #ended = false;
+  #finished?: RunEvent & { type: "run.finished" };
+  /** Run-level lines (undo hooks, after their step closed), printed under the final list. */
+  #after: string[] = [];
+
+  constructor(private readonly opts: ListrUiOptions) {}
+
+  listener = (e: RunEvent): void => {
+    this.model.apply(e);
+    const c = this.opts.colors;
+    switch (e.type) {
+      case "run.started":
+        this.#start(e.steps.map((s) => ({ index: s.index, title: `${s.title} ${c.dim(`(${s.kind})`)}` })));
+        return;
+      case "step.started":
+        this.#advanceTo(e.index);
+        break;
+      case "step.finished": {
+        const slot = this.#slots.get(e.index);
+        if (slot && !slot.settle) {
+          if (e.outcome === "ok") this.#settle(slot, { kind: "ok", durationMs: e.durationMs });
+          else if (e.outcome === "skipped") this.#settle(slot, { kind: "skipped", reason: e.error ?? "skipped" });
+          else {
+            const why = e.outcome === "interrupted" ? `interrupted${e.error ? `: ${e.error}` : ""}` : (e.error ?? "failed");
+            this.#settle(slot, { kind: "failed", message: `${why}${e.hint ? `\n${c.dim(`hint: ${e.hint}`)}` : ""}` });
+          }
+        }
+        break;
+      }
+      case "step.skipped": {
+        const slot = this.#slots.get(e.index);
+        if (slot && !slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — skipped: ${e.reason}` });
+        break;
+      }
+      case "run.finished":
+        this.#finished = e;
+        for (const slot of this.#order) if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — not run` });
+        return;
+      case "hook.started":
+      case "hook.finished":
+        if (e.undo) this.#lineAfter(hookLine({ use: e.use, undo: true, ...(e.type === "hook.finished" ? { ok: e.ok, durationMs: e.durationMs, ...(e.error ? { error: e.error } : {}) } : {}) }, c));
+        break;
+      case "decision":
+        // before the list exists nothing else draws: print at once (e.g. resume decisions)
+        if (!this.#drawing()) this.opts.out.write(`${decisionLine(e, c)}\n`);
+        break;
+      case "log":
+        if (!this.#drawing() && e.level !== "debug") this.opts.out.write(`${logLine(e, c)}\n`);
+        break;
+      default:
+        break;
+    }
+    this.#refresh();
+  };
+
+  #drawing(): boolean {
+    return this.#listr !== undefined && !this.#ended;
+  }
+
+  /** A line that belongs to no open step: under the list once it has ended. */
+  #lineAfter(line: string): void {
+    if (this.#drawing()) this.#after.push(line);
+    else this.opts.out.write(`${line}\n`);
+  }
+
+  /** The task a prompt or a step-less event belongs to: the running step, else the next one. */
+  #host(): Slot | undefined {
+    const cur = this.model.current !== undefined ? this.#slots.get(this.model.current) : undefined;
+    if (cur && !cur.settle) return cur;
+    return this.#order.find((s) => !s.settle);
+  }
+
+  #refresh(): void {
+    for (const slot of this.#order) {
+      if (!slot.task || slot.settle) continue;
+      const lines = this.model.panel(slot.index, this.opts.colors);
+      if (slot === this.#host()) {
+        // events without a step (run-level decisions, logs) show under whatever is running now
+        const loose = [...(this.model.decisions.get(-1) ?? []).slice(-2).map((d) => decisionLine(d, this.opts.colors))];
+        lines.push(...loose);
+      }
+      slot.task.output = lines.length > 0 ? lines.join("\n") : " ";
+    }
+  }
+
+  /** The runner moved on to step `index`: anything before it that was never settled is over. */
+  #advanceTo(index: number): void {
+    for (const slot of this.#order) {
+      if (slot.index >= index) break;
+      if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — no outcome reported` });
+    }
+  }
+
+  #settle(slot: Slot, s: Settle): void {
+    slot.settle = s;
+    slot.wake?.();
+  }
+
+  #start(steps: { index: number; title: string }[]): void {
+    if (this.#listr) return;
+    const { out } = this.opts;
+    const slots = steps.map((s): Slot => ({ index: s.index, title: s.title, queue: [] }));
+    for (const s of slots) this.#slots.set(s.index, s);
+    this.#order = slots;
+    // Hijack both process streams while drawing (listr2 buffers stray writes and prints them
+    // after the list ends), but draw on `out`. A custom `out` (tests) is used for both.
+    const other = out === process.stderr ? process.stdout : out === process.stdout ? process.stderr : out;
+    const processOutput = new ProcessOutput(out as NodeJS.WriteStream, other as NodeJS.WriteStream, { leaveEmptyLine: false });
+    this.#listr = new Listr<object>(
+      slots.map((slot) => ({
+        title: slot.title,
+        task: (_ctx: object, task: TaskWrapper) => this.#runSlot(slot, task),
+        // keep only the newest panel: it is redrawn whole on each event
+        rendererOptions: { outputBar: 1, persistentOutput: false },
+      })),
+      {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a DefaultRenderer subclass is a valid renderer value; the generic signature cannot say so
+        renderer: StreamRenderer as any,
+        rendererOptions: {
+          logger: new ListrLogger({ processOutput, useIcons: true }),
+          collapseSkips: true,
+          collapseErrors: false,
+          showErrorMessage: true,
+          formatOutput: "wrap",
+          // listr2's own colors follow process.stdout at import time; ours follow `out` / --color
+          color: iconColors(this.opts.colors),
+        },
+        fallbackRendererCondition: false,
+        silentRendererCondition: false,
+        // the runner owns Ctrl-C (undo hooks, journal): listr2 must not exit on SIGINT itself
+        registerSignalListeners: false,
+        exitOnError: false,
+        concurrent: false,
+      },
+    );
+    this.#done = this.#listr.run().then(
+      () => this.#end(),
+      () => this.#end(),
+    );
+  }
+
+  async #runSlot(slot: Slot, task: TaskWrapper): Promise<void> {
+    slot.task = task;
+    this.#refresh();
+    for (;;) {
+      const next = slot.queue.shift();
+      if (next) {
+        await next(task).catch(() => undefined);
+        continue;
+      }
+      if (slot.settle) break;
+      await new Promise<void>((resolve) => (slot.wake = resolve));
+      slot.wake = undefined;
+    }
+    const s = slot.settle;
+    if (s.kind === "ok") task.title = `${slot.title} ${this.opts.colors.dim(formatDuration(s.durationMs))}`;
+    else if (s.kind === "skipped") task.skip(s.reason);
+    else throw new Error(s.message);
+  }
+
+  #end(): void {
+    this.#ended = true;
+    if (this.#after.length > 0) this.opts.out.write(`${this.#after.join("\n")}\n`);
+    this.#after = [];
+  }
+
+  /** Shows a prompt inside the step's task so the renderer draws it; directly when no list runs. */
+  readonly promptHost: PromptHost = (spec, signal) => {
+    const slot = spec.kind === "select" ? this.#slots.get(spec.step) : this.#host();
+    if (!this.#listr || !slot || slot.settle) return directPromptHost(this.opts.input, this.opts.out)(spec, signal);
+    if (spec.kind === "select") this.#advanceTo(spec.step);
+    return new Promise<unknown>((resolve, reject) => {
+      slot.queue.push(async (task) => {
+        if (signal.aborted) return reject(new Error("aborted"));
+        try {
+          resolve(await askInTask(task, spec, signal, this.opts.input));
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      });
+      slot.wake?.();
+    });
+  };
+
+  async close(): Promise<void> {
+    // a runner that died without run.finished must not leave the list (and the cursor) hanging
+    for (const slot of this.#order) if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — not run` });
+    await this.#done;
+    // the list can end before run.finished (its last step settled first): the summary waits for close
+    const f = this.#finished;
+    if (f) {
+      const c = this.opts.colors;
+      const outcome = f.outcome === "ok" ? c.green(f.outcome) : c.red(f.outcome);
+      this.opts.out.write(`run ${outcome} in ${formatDuration(f.durationMs)}${f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${f.message}` : ""}\n`);
+      this.#finished = undefined;
+    }
+  }
+}
+
+function iconColors(c: Colors): Partial<Record<ListrDefaultRendererLogLevels, (s?: string) => string>> {
+  const L = ListrDefaultRendererLogLevels;
+  const f = (fn: (s: string) => string) => (s?: string) => fn(s ?? "");
+  return {
+    [L.SKIPPED_WITH_COLLAPSE]: f(c.yellow),
+    [L.SKIPPED_WITHOUT_COLLAPSE]: f(c.yellow),
+    [L.PENDING]: f(c.yellow),
+    [L.COMPLETED]: f(c.green),
+    [L.COMPLETED_WITH_FAILED_SUBTASKS]: f(c.yellow),
+    [L.COMPLETED_WITH_FAILED_SISTER_TASKS]: f(c.red),
+    [L.RETRY]: f(c.yellow),
+    [L.ROLLING_BACK]: f(c.red),
+    [L.ROLLED_BACK]: f(c.red),
+    [L.FAILED]: f(c.red),
+    [L.FAILED_WITH_FAILED_SUBTASKS]: f(c.red),
+    [L.WAITING]: f(c.dim),
+    [L.PAUSED]: f(c.yellow),
+  };
+}
+
+/**
+ * Runs one inquirer prompt as the task's prompt, drawn by the renderer. Same protocol as
+ * `@listr2/prompt-adapter-inquirer`, minus its task-state listener: that one outlives the prompt
+ * and, when the step is later skipped, "cancels" the finished prompt and restores the task to
+ * running, so a skipped step ended up shown as completed.
+ */
+class InTaskPrompt extends ListrPromptAdapter {
+  // the base class types `run` as variadic `any`; the one caller below passes exactly these
+  async run<T = unknown>(...args: unknown[]): Promise<T> {
+    const [spec, signal, input] = args as [PromptSpec, AbortSignal, InputStream];
+    const context = { input, output: this.wrapper.stdout(ListrTaskEventType.PROMPT), signal };
+    this.reportStarted();
+    try {
+      const answer =
+        spec.kind === "confirm"
+          ? await inquirerConfirm({ message: spec.message, default: false }, context)
+          : await inquirerSelect({ message: spec.message, choices: spec.choices, default: "run" }, context);
+      this.reportCompleted();
+      return answer as T;
+    } catch (e) {
+      this.reportFailed();
+      throw e;
+    }
+  }
+}
+
+function askInTask(task: TaskWrapper, spec: PromptSpec, signal: AbortSignal, input: InputStream): Promise<unknown> {
+  return task.prompt(InTaskPrompt).run<unknown>(spec, signal, input);
+}

@@ -1,0 +1,255 @@
+/**
+ * What the UI knows about the run, folded from the event stream. One instance per UI (no
+ * module state). Both renderers read it; only the default renderer draws `panel()`.
+ */
+import type { Colors } from "picocolors/types.js";
+import type { InstanceRef, RunEvent, RunEventMap } from "../run/events.js";
+import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
+import type { CopyOptions, CopyState, CopyView } from "./eta.js";
+import { bar, formatBytes, formatDuration, formatValue, formatWaitStatus } from "./format.js";
+
+export type StepInfo = RunEventMap["run.started"]["steps"][number];
+
+export interface InstanceView {
+  label: string;
+  state?: string;
+  info?: string;
+  lag?: number | null;
+  canCommit?: boolean;
+  canWrite?: boolean | null;
+}
+
+export interface VerifierView {
+  phase?: string;
+  error?: unknown;
+  counters: Record<string, number>;
+}
+
+export interface HookView {
+  use: string;
+  undo: boolean;
+  ok?: boolean;
+  error?: string;
+  durationMs?: number;
+}
+
+type Decision = RunEventMap["decision"];
+type Log = RunEventMap["log"];
+
+/** The seven counters in the spec's order, with short labels. */
+export const VERIFIER_COUNTERS: readonly (readonly [string, string])[] = [
+  ["totalTasks", "total"],
+  ["completedTasks", "completed"],
+  ["processingTasks", "processing"],
+  ["addedTasks", "added"],
+  ["failedTasks", "failed"],
+  ["metadataMismatchTasks", "mismatch"],
+  ["recheckTasks", "recheck"],
+];
+
+export function instanceLabel(ref: InstanceRef): string {
+  if (ref.name) return ref.name;
+  try {
+    return new URL(ref.url).host;
+  } catch {
+    return ref.url;
+  }
+}
+
+function unwrap(p: unknown, marker: string): Record<string, unknown> | undefined {
+  if (typeof p !== "object" || p === null) return undefined;
+  const o = p as Record<string, unknown>;
+  if (!(marker in o) && typeof o.progress === "object" && o.progress !== null) return o.progress as Record<string, unknown>;
+  return o;
+}
+
+export class UiModel {
+  steps: StepInfo[] = [];
+  instances = new Map<number, InstanceView>();
+  copy: CopyState = emptyCopyState();
+  verifier?: VerifierView;
+  /** Steps during which progress / verifier answers arrived: only those show them. */
+  readonly progressSteps = new Set<number>();
+  readonly verifierSteps = new Set<number>();
+  readonly waits = new Map<number, RunEventMap["wait.status"] & { at: number }>();
+  readonly slow = new Map<number, RunEventMap["wait.slow"]>();
+  readonly hooks = new Map<number, HookView[]>();
+  readonly decisions = new Map<number, Decision[]>();
+  readonly logs = new Map<number, Log[]>();
+  current?: number;
+
+  constructor(private readonly copyOptions: CopyOptions = COPY_DEFAULTS) {}
+
+  stepOf(index: number): StepInfo | undefined {
+    return this.steps.find((s) => s.index === index);
+  }
+
+  apply(e: RunEvent): void {
+    switch (e.type) {
+      case "run.started":
+        this.steps = e.steps;
+        for (const i of e.instances) this.instances.set(i.index, { label: instanceLabel(i) });
+        break;
+      case "step.started":
+        this.current = e.index;
+        break;
+      case "step.finished":
+      case "step.skipped":
+        if (this.current === e.index) this.current = undefined;
+        break;
+      case "progress.sampled": {
+        const label = instanceLabel(e.instance);
+        const view: InstanceView = this.instances.get(e.instance.index) ?? { label };
+        const p = unwrap(e.progress, "state");
+        if (p) {
+          if (typeof p.state === "string") view.state = p.state;
+          view.info = typeof p.info === "string" ? p.info : undefined;
+          view.lag = typeof p.lagTimeSeconds === "number" ? p.lagTimeSeconds : null;
+          if (typeof p.canCommit === "boolean") view.canCommit = p.canCommit;
+          if (typeof p.canWrite === "boolean" || p.canWrite === null) view.canWrite = p.canWrite;
+        }
+        this.instances.set(e.instance.index, view);
+        this.copy = addCopySample(this.copy, label, readCollectionCopy(e.progress), e.at, this.copyOptions);
+        if (this.current !== undefined) this.progressSteps.add(this.current);
+        break;
+      }
+      case "verifier.sampled": {
+        const p = unwrap(e.progress, "phase");
+        const counters: Record<string, number> = {};
+        const status = p?.verificationStatus;
+        if (typeof status === "object" && status !== null) {
+          for (const [k, v] of Object.entries(status)) if (typeof v === "number") counters[k] = v;
+        }
+        this.verifier = { phase: typeof p?.phase === "string" ? p.phase : undefined, error: p?.error ?? null, counters };
+        if (this.current !== undefined) this.verifierSteps.add(this.current);
+        break;
+      }
+      case "wait.status":
+        this.waits.set(e.index, e);
+        if (e.met) this.slow.delete(e.index);
+        break;
+      case "wait.slow":
+        this.slow.set(e.index, e);
+        break;
+      case "hook.started":
+        push(this.hooks, e.index, { use: e.use, undo: e.undo });
+        break;
+      case "hook.finished": {
+        const list = this.hooks.get(e.index) ?? [];
+        const open = [...list].reverse().find((h) => h.use === e.use && h.undo === e.undo && h.ok === undefined);
+        const done: HookView = { use: e.use, undo: e.undo, ok: e.ok, durationMs: e.durationMs, ...(e.error !== undefined ? { error: e.error } : {}) };
+        if (open) Object.assign(open, done);
+        else push(this.hooks, e.index, done);
+        break;
+      }
+      case "decision":
+        push(this.decisions, e.index ?? this.current ?? -1, e);
+        break;
+      case "log":
+        push(this.logs, e.index ?? this.current ?? -1, e);
+        break;
+      default:
+        break;
+    }
+  }
+
+  copyView(): CopyView {
+    return copyProgress(this.copy, this.copyOptions);
+  }
+
+  /** `[█████░░░░░] 47% 2.3 GiB / 5 GiB ETA 4m`, or why there is no bar yet. */
+  copyLine(): string | undefined {
+    const v = this.copyView();
+    if (!v.started) {
+      const waiting = [...this.instances.values()].some((i) => i.state === "RUNNING" && i.info !== "change event application");
+      return waiting && this.copy.window.length > 0 ? "copy: waiting for the first estimate (0 of 1)" : undefined;
+    }
+    const pct = Math.floor((v.fraction ?? 0) * 100);
+    const eta = v.done ? "done" : `ETA ${v.eta}`;
+    return `copy ${bar(v.fraction ?? 0)} ${pct}% ${formatBytes(v.copied)} / ${formatBytes(v.total)} ${eta}`;
+  }
+
+  /** One line per instance (small fleets) or a summary (large fleets). */
+  instanceLines(max = 6): string[] {
+    const all = [...this.instances.values()].filter((i) => i.state !== undefined);
+    if (all.length === 0) return [];
+    const lag = (i: InstanceView): string => (i.lag === null || i.lag === undefined ? "lag —" : `lag ${formatDuration(i.lag * 1000)}`);
+    if (all.length <= max) {
+      const w = Math.min(24, Math.max(...all.map((i) => i.label.length)));
+      return all.map((i) => {
+        const flags = [i.canCommit ? "canCommit" : "", i.canWrite ? "canWrite" : ""].filter(Boolean).join(" ");
+        return [i.label.padEnd(w), (i.state ?? "?").padEnd(10), lag(i).padEnd(10), i.info ?? "", flags].filter((x) => x.trim() !== "").join("  ").trimEnd();
+      });
+    }
+    const states = new Map<string, number>();
+    for (const i of all) states.set(i.state ?? "?", (states.get(i.state ?? "?") ?? 0) + 1);
+    const withLag = all.filter((i) => typeof i.lag === "number").sort((a, b) => (b.lag ?? 0) - (a.lag ?? 0));
+    const worst = withLag.slice(0, 3).map((i) => `${i.label} ${formatDuration((i.lag ?? 0) * 1000)}`);
+    return [
+      `${all.length} instances: ${[...states].map(([s, n]) => `${s}×${n}`).join(", ")}`,
+      ...(worst.length > 0 ? [`highest lag: ${worst.join(" · ")}`] : []),
+    ];
+  }
+
+  verifierLine(c: Colors): string | undefined {
+    const v = this.verifier;
+    if (!v) return undefined;
+    const parts = VERIFIER_COUNTERS.filter(([k]) => v.counters[k] !== undefined).map(([k, label]) => {
+      const text = `${label} ${v.counters[k]}`;
+      return (k === "failedTasks" || k === "metadataMismatchTasks") && (v.counters[k] ?? 0) > 0 ? c.red(text) : text;
+    });
+    const err = v.error !== null && v.error !== undefined ? c.red(` error: ${formatValue(v.error)}`) : "";
+    return `verifier ${v.phase ?? "?"} · ${parts.join(", ")}${err}`;
+  }
+
+  /** The live lines under a running step in the task list. */
+  panel(index: number, c: Colors): string[] {
+    const lines: string[] = [];
+    const step = this.stepOf(index);
+    const wait = this.waits.get(index);
+    if (wait && !wait.met) for (const l of formatWaitStatus(wait)) lines.push(`${c.yellow("✗")} ${l}`);
+    const slow = this.slow.get(index);
+    if (slow) lines.push(c.yellow(`no progress for ${formatDuration(slow.stalledForMs)}: ${slow.detail}`));
+    if (this.progressSteps.has(index)) {
+      const copy = this.copyLine();
+      if (copy && (!this.copyView().done || step?.kind === "waitFor")) lines.push(copy);
+      lines.push(...this.instanceLines());
+    }
+    if (this.verifierSteps.has(index)) {
+      const v = this.verifierLine(c);
+      if (v) lines.push(v);
+    }
+    for (const h of this.hooks.get(index) ?? []) lines.push(hookLine(h, c));
+    for (const d of (this.decisions.get(index) ?? []).slice(-3)) lines.push(decisionLine(d, c));
+    const logs = (this.logs.get(index) ?? []).filter((l) => l.level !== "debug");
+    const last = logs[logs.length - 1];
+    if (last) lines.push(logLine(last, c));
+    return lines;
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export function hookLine(h: HookView, c: Colors): string {
+  const name = `${h.undo ? "undo " : ""}hook ${h.use}`;
+  if (h.ok === undefined) return `${name} running…`;
+  const took = h.durationMs !== undefined ? ` ${formatDuration(h.durationMs)}` : "";
+  return h.ok ? `${name} ${c.green("ok")}${took}` : c.red(`${name} failed${took}${h.error ? `: ${h.error}` : ""}`);
+}
+
+export function decisionLine(d: Decision, c: Colors): string {
+  const what = `${d.kind}${d.check ? ` ${d.check}` : ""}`;
+  // refusals are the one thing an operator must not miss: red, with the reason
+  if (d.ok) return c.dim(`✓ ${what}: ${d.reason}`);
+  return c.red(`✗ ${what}${d.kind === "interlock" ? " refused" : ""}: ${d.reason}`);
+}
+
+export function logLine(l: Log, c: Colors): string {
+  if (l.level === "error") return c.red(l.message);
+  if (l.level === "warn") return c.yellow(l.message);
+  return l.message;
+}

@@ -1,0 +1,152 @@
+/**
+ * The two questions the runner asks, independent of how they are drawn. A renderer supplies a
+ * `PromptHost` that shows an inquirer prompt its own way (inside a listr2 task, or directly);
+ * this module adds what every host needs: TTY refusal, `--yes`, and prompt abort on the signal.
+ */
+import { Writable } from "node:stream";
+import { confirm as inquirerConfirm, select as inquirerSelect } from "@inquirer/prompts";
+import { UserError, ExitCode } from "../errors.js";
+
+export type StepChoice = "run" | "skip" | "rest" | "abort";
+
+export interface PromptStep {
+  index: number;
+  id: string;
+  kind: string;
+  title: string;
+}
+
+export interface Prompter {
+  /** Yes/no for a `confirm` step. Rejects with `signal.reason` as soon as `signal` aborts. */
+  confirm(message: string, signal: AbortSignal): Promise<boolean>;
+  /** `--step` mode: what to do with the next step. Rejects as soon as `signal` aborts. */
+  stepChoice(step: PromptStep, signal: AbortSignal): Promise<StepChoice>;
+}
+
+export interface InputStream extends NodeJS.ReadableStream {
+  isTTY?: boolean;
+}
+
+/** The inquirer prompts a host can show; kept to these two so hosts stay small. */
+export type PromptSpec =
+  | { kind: "confirm"; message: string; step?: number }
+  | { kind: "select"; message: string; step: number; choices: { name: string; value: StepChoice; description?: string }[] };
+
+/** Shows one prompt and resolves with its answer; must honour `signal`. */
+export type PromptHost = (spec: PromptSpec, signal: AbortSignal) => Promise<unknown>;
+
+export interface PrompterOptions {
+  input: InputStream;
+  /** Answer every `confirm` with yes (`--yes`); `--step` choices are still asked. */
+  yes?: boolean;
+  host: PromptHost;
+  /** Told about answers given without asking (`--yes`), so the output says why it went on. */
+  onAutoAnswer?: (message: string) => void;
+}
+
+/** The reason an abort carries, as an Error the runner can recognise (name `AbortError`). */
+export function abortReason(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  if (r instanceof Error) return r;
+  const e = new Error(typeof r === "string" ? r : "The prompt was aborted");
+  e.name = "AbortError";
+  return e;
+}
+
+/**
+ * Settles with `p`, or rejects with the abort reason the moment `signal` aborts, whatever the
+ * prompt library does with the signal (its cleanup must not delay Ctrl-C).
+ */
+export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    p.catch(() => undefined);
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+export const STEP_CHOICES: { name: string; value: StepChoice; description: string }[] = [
+  { name: "run", value: "run", description: "run this step, then ask again before the next one" },
+  { name: "skip", value: "skip", description: "do not run this step; go on to the next one" },
+  { name: "run the rest", value: "rest", description: "run this and every following step without asking" },
+  { name: "abort", value: "abort", description: "stop here (hooks that ran are undone before commit)" },
+];
+
+export function createPrompter(opts: PrompterOptions): Prompter {
+  const interactive = opts.input.isTTY === true;
+  return {
+    confirm(message, signal) {
+      if (signal.aborted) return Promise.reject(abortReason(signal));
+      if (opts.yes) {
+        opts.onAutoAnswer?.(`${message} → yes (--yes)`);
+        return Promise.resolve(true);
+      }
+      if (!interactive) {
+        return Promise.reject(
+          new UserError(`A confirm step needs an answer, and there is no terminal to ask: "${message}"`, {
+            hint: "run it in a terminal, or pass --yes to answer yes to every confirm step",
+            exitCode: ExitCode.usage,
+          }),
+        );
+      }
+      return raceAbort(opts.host({ kind: "confirm", message }, signal).then((v) => v === true), signal);
+    },
+    stepChoice(step, signal) {
+      if (signal.aborted) return Promise.reject(abortReason(signal));
+      if (!interactive) {
+        return Promise.reject(
+          new UserError("--step asks before every step, and there is no terminal to ask", {
+            hint: "run it in a terminal, or leave out --step",
+            exitCode: ExitCode.usage,
+          }),
+        );
+      }
+      const message = `Next: step ${step.index + 1} ${step.kind} "${step.title}" (${step.id})`;
+      return raceAbort(
+        opts.host({ kind: "select", message, step: step.index, choices: STEP_CHOICES }, signal).then((v) => {
+          if (v === "run" || v === "skip" || v === "rest" || v === "abort") return v;
+          throw new Error(`unexpected answer ${String(v)}`);
+        }),
+        signal,
+      );
+    },
+  };
+}
+
+/** A host that asks with inquirer directly on `output`: for the line renderers and silent mode. */
+export function directPromptHost(input: InputStream, output: NodeJS.WritableStream): PromptHost {
+  return (spec, signal) => {
+    const context = { input, output: nonClosing(output), signal };
+    if (spec.kind === "confirm") return inquirerConfirm({ message: spec.message, default: false }, context);
+    return inquirerSelect({ message: spec.message, choices: spec.choices, default: "run" }, context);
+  };
+}
+
+/**
+ * inquirer pipes its output into the stream it is given and ends it when the prompt closes;
+ * Node spares process.stdout/stderr from that, but any other `out` would be closed after the
+ * first question. A fresh forwarding stream per prompt takes the `end` instead.
+ */
+function nonClosing(out: NodeJS.WritableStream): NodeJS.WritableStream {
+  const w = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      out.write(chunk);
+      cb();
+    },
+  });
+  const tty = out as { isTTY?: boolean; columns?: number; rows?: number };
+  return Object.assign(w, { isTTY: tty.isTTY, columns: tty.columns, rows: tty.rows });
+}

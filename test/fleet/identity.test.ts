@@ -1,0 +1,72 @@
+/**
+ * Fleet identity on hand-built snapshots. facts: "`mongosyncID` and `coordinatorID` (strings):
+ * this instance and the coordinator (1.3)."; spec: "directionMapping.Source | string | Source
+ * cluster, in the form `<cluster_name>: <host>:<port>`."
+ */
+import { describe, expect, it } from "vitest";
+import { clusterName, identityProblems } from "../../src/fleet/index.js";
+import { down, idle, running, snap } from "./snapshots.js";
+
+describe("identity", () => {
+  it("a consistent fleet has no problem", () => {
+    expect(identityProblems(snap([running(0), running(1), running(2)]), { clusters: ["cluster0", "cluster1"], source: "cluster0", destination: "cluster1" })).toEqual([]);
+  });
+
+  // "In state IDLE, all fields except `state` and `canCommit` are null."
+  it("IDLE instances, old versions without ids and dead instances are not judged", () => {
+    const { mongosyncID: _a, coordinatorID: _b, ...old } = running(1);
+    expect(identityProblems(snap([idle(), idle()]), { clusters: ["cluster0"] })).toEqual([]);
+    expect(identityProblems(snap([running(0), old, down(2)]))).toEqual([]);
+  });
+
+  it("two instances with one mongosyncID: the URL is listed twice", () => {
+    const s = snap([running(0), running(1), running(1)], true);
+    expect(identityProblems(s)).toEqual([{ instance: s.instances[2]!.ref, message: 's2 (http://127.0.0.1:27184) reports mongosyncID "id-1", the same as s1 (http://127.0.0.1:27183): is one instance listed twice?' }]);
+  });
+
+  it("an instance with another coordinatorID belongs to another fleet", () => {
+    const s = snap([running(0), running(1), running(2, { coordinatorID: "other-0" })]);
+    expect(identityProblems(s)).toEqual([
+      { instance: s.instances[2]!.ref, message: 'http://127.0.0.1:27184 reports coordinatorID "other-0"; 2 other instances report "id-0": is it an instance of another fleet?' },
+    ]);
+  });
+
+  it("no instance is the coordinator: an instance is missing from the runbook", () => {
+    const s = snap([running(1, { coordinatorID: "id-9" }), running(2, { coordinatorID: "id-9" })]);
+    expect(identityProblems(s)).toEqual([{ instance: undefined, message: 'no instance of the runbook is the coordinator "id-9" (instances report "id-1", "id-2"): is an instance missing from the runbook?' }]);
+    // undecidable while an instance does not answer: it may be the coordinator
+    expect(identityProblems(snap([down(0), running(1, { coordinatorID: "id-0" })]))).toEqual([]);
+  });
+
+  it("a different directionMapping names the instance and both directions", () => {
+    const s = snap([running(0), running(1), running(2, { directionMapping: { Source: "cluster1: mongos:27017", Destination: "cluster0: rs0/a:27017" } })], true);
+    expect(identityProblems(s)).toEqual([
+      { instance: s.instances[2]!.ref, message: "s2 (http://127.0.0.1:27184) syncs cluster1: mongos:27017 → cluster0: rs0/a:27017; 2 other instances report cluster0: rs0/a:27017 → cluster1: mongos:27017" },
+    ]);
+  });
+
+  it("both sides of directionMapping must be clusters the runbook names; source and destination when given", () => {
+    const s = snap([running(0), running(1)]);
+    expect(identityProblems(s, { clusters: ["cluster0", "cluster1", "cluster2"] })).toEqual([]);
+    expect(identityProblems(s, { clusters: ["cluster0", "clusterX"] }).map((p) => p.message)).toEqual([
+      'the fleet syncs cluster0: rs0/a:27017 → cluster1: mongos:27017: destination cluster "cluster1" is not one the runbook names ("cluster0", "clusterX")',
+    ]);
+    // after a reverse the direction swaps (facts): a runbook that expects it says so
+    expect(identityProblems(s, { source: "cluster1", destination: "cluster0" }).map((p) => p.message)).toEqual([
+      'expected source cluster "cluster1", but the fleet syncs cluster0: rs0/a:27017 → cluster1: mongos:27017',
+      'expected destination cluster "cluster0", but the fleet syncs cluster0: rs0/a:27017 → cluster1: mongos:27017',
+    ]);
+  });
+
+  it("secrets in directionMapping values are redacted", () => {
+    const s = snap([running(0), running(1, { directionMapping: { Source: "cluster0: mongodb://u:secret@h:1", Destination: "cluster1: b:2" } })]);
+    const text = JSON.stringify(identityProblems(s));
+    expect(text).not.toContain("secret");
+    expect(text).toContain("mongodb://***@h:1");
+  });
+
+  it("clusterName reads `<cluster_name>: <host>:<port>`", () => {
+    expect(clusterName("cluster0: localhost:27017")).toBe("cluster0");
+    expect(clusterName("cluster1")).toBe("cluster1");
+  });
+});

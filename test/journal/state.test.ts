@@ -1,0 +1,167 @@
+import { utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
+import { UserError } from "../../src/errors.js";
+import type { RunEvent } from "../../src/run/events.js";
+import { eventFactory, inst, STEPS, tempDir } from "./helpers.js";
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => ({ dir, cleanup } = tempDir()));
+afterEach(() => cleanup());
+
+const header = JSON.stringify({ type: "journal.opened", seq: 0, at: 1, version: 1, runbook: "sales", hash: "abc", pid: 1, host: "h" });
+
+function journalOf(events: RunEvent[]): string {
+  const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+  for (const e of events) j.write(e);
+  j.close();
+  return j.file;
+}
+
+async function refusal(file: string): Promise<UserError> {
+  const err = await readJournalState(file).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(UserError);
+  expect((err as UserError).exitCode).toBe(2);
+  return err as UserError;
+}
+
+describe("readJournalState", () => {
+  it("recovers a truncated last line with a warning, using the lines before it", async () => {
+    const ev = eventFactory();
+    const file = join(dir, "t.jsonl");
+    writeFileSync(file, [header, JSON.stringify(ev("step.started", STEPS[0]!)), '{"type":"request.sent","seq":2,"at":3,"id":1,"instance":{"u'].join("\n"));
+    const state = await readJournalState(file);
+    expect(state.warnings).toEqual([expect.stringMatching(/^the last line \(3\) is cut short \(not JSON\).*nothing after it was confirmed/)]);
+    expect(state.steps).toEqual([{ index: 0, id: "start", kind: "start", started: true }]);
+    expect(state.commandsSent).toEqual([]);
+  });
+
+  it("refuses a corrupt line in the middle, naming file:line and what is wrong", async () => {
+    const ev = eventFactory();
+    const file = join(dir, "c.jsonl");
+    writeFileSync(file, [header, JSON.stringify(ev("step.started", STEPS[0]!)), "{oops", JSON.stringify(ev("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 1 }))].join("\n") + "\n");
+    const err = await refusal(file);
+    expect(err.message).toBe(`${file}:3: line 3 is not JSON, and more lines follow it: the journal is corrupt`);
+    expect(err.hint).toMatch(/do not resume from it/);
+  });
+
+  it("refuses a line that is JSON but not an event, in the middle", async () => {
+    const file = join(dir, "c.jsonl");
+    writeFileSync(file, [header, '{"hello":1}', header.replace('"journal.opened"', '"log"')].join("\n"));
+    expect((await refusal(file)).message).toMatch(/:2: line 2 is not a run event \(no type, seq or at\)/);
+  });
+
+  it("refuses a file without the header", async () => {
+    const ev = eventFactory();
+    const file = join(dir, "n.jsonl");
+    writeFileSync(file, `${JSON.stringify(ev("step.started", STEPS[0]!))}\n`);
+    const err = await refusal(file);
+    expect(err.message).toBe(`${file}:1: not a syncbook journal: the first line is a "step.started" event, not the journal.opened header`);
+  });
+
+  it("refuses an empty journal, a cut-short header, a binary file, a missing file", async () => {
+    const empty = join(dir, "e.jsonl");
+    writeFileSync(empty, "");
+    expect((await refusal(empty)).message).toMatch(/the journal is empty/);
+    const cut = join(dir, "h.jsonl");
+    writeFileSync(cut, header.slice(0, 20));
+    const e2 = await refusal(cut);
+    expect(e2.message).toMatch(/:1: the journal's header line is cut short/);
+    expect(e2.hint).toMatch(/sent no command/);
+    const bin = join(dir, "b.jsonl");
+    writeFileSync(bin, Buffer.from([0, 1, 2, 10, 0, 0]));
+    expect((await refusal(bin)).message).toMatch(/binary/);
+    expect((await refusal(join(dir, "missing.jsonl"))).message).toMatch(/no such file/);
+  });
+
+  it("refuses a journal from a newer format, and two journals joined", async () => {
+    const newer = join(dir, "v.jsonl");
+    writeFileSync(newer, header.replace('"version":1', '"version":2'));
+    expect((await refusal(newer)).message).toMatch(/journal format 2; this syncbook reads format 1/);
+    const joined = join(dir, "j.jsonl");
+    writeFileSync(joined, `${header}\n${header}\n`);
+    expect((await refusal(joined)).message).toMatch(/:2: a second journal header/);
+  });
+
+  it("derives commands per step and instance, with ok / error / unknown answers", async () => {
+    const ev = eventFactory();
+    const post = (id: number, i: number, op: string) => ev("request.sent", { id, instance: inst(i), target: "service", method: "POST", path: `/api/v1/${op}`, body: {} });
+    const file = journalOf([
+      ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0), inst(1)], mode: "run", steps: STEPS }),
+      ev("step.started", STEPS[0]!),
+      post(1, 0, "start"),
+      post(2, 1, "start"),
+      ev("response.received", { id: 1, instance: inst(0), target: "service", status: 200, ok: true, body: { success: true }, durationMs: 1 }),
+      ev("response.received", { id: 2, instance: inst(1), target: "service", ok: false, error: "http://127.0.0.1:27183: start failed: connection failed: socket hang up (ECONNRESET)", durationMs: 1 }),
+      ev("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 1 }),
+      ev("request.sent", { id: 3, instance: inst(0), target: "service", method: "GET", path: "/api/v1/progress" }),
+      ev("step.started", STEPS[2]!),
+      ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 1 }),
+      ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 1 }),
+      ev("step.started", STEPS[3]!),
+      post(4, 0, "commit"),
+      post(5, 1, "commit"),
+      ev("response.received", { id: 4, instance: inst(0), target: "service", status: 400, ok: false, error: "http://127.0.0.1:27182: commit refused: NotReady: lag", durationMs: 1 }),
+      ev("response.received", { id: 5, instance: inst(1), target: "service", ok: false, error: "http://127.0.0.1:27183: commit failed: cannot connect: ECONNREFUSED", durationMs: 1 }),
+    ]);
+    const s = await readJournalState(file);
+    expect(s.commandsSent).toEqual([
+      { op: "start", stepIndex: 0, instances: ["i0", "i1"], answered: "unknown", perInstance: [{ instance: "i0", answered: "ok" }, { instance: "i1", answered: "unknown", error: expect.stringMatching(/ECONNRESET/) }] },
+      { op: "commit", stepIndex: 3, instances: ["i0", "i1"], answered: "error", perInstance: [{ instance: "i0", answered: "error", error: expect.stringMatching(/refused/) }, { instance: "i1", answered: "error", error: expect.stringMatching(/cannot connect/) }] },
+    ]);
+    expect(s.stopWritesSucceeded).toBe(true);
+    expect(s.hooksRan).toEqual([{ stepIndex: 2, id: "stop", use: "shell", ok: true, undone: false }]);
+    expect(s.steps[3]).toEqual({ index: 3, id: "commit", kind: "commit", started: true });
+    expect(s.finished).toBeUndefined();
+    expect(s.lastSeq).toBe(17);
+  });
+
+  it("counts an undone stopWrites as writes back on, and records the run's end", async () => {
+    const ev = eventFactory();
+    const file = journalOf([
+      ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "run", steps: STEPS }),
+      ev("step.started", STEPS[2]!),
+      ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 1 }),
+      ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 1 }),
+      ev("step.started", STEPS[3]!),
+      ev("step.finished", { index: 3, id: "commit", outcome: "failed", durationMs: 1, error: "refused" }),
+      ev("hook.started", { index: 2, id: "stop", use: "shell", undo: true }),
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: true, ok: true, durationMs: 1 }),
+      ev("run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 9, message: "commit refused" }),
+    ]);
+    const s = await readJournalState(file);
+    expect(s.stopWritesSucceeded).toBe(false);
+    expect(s.hooksRan).toEqual([{ stepIndex: 2, id: "stop", use: "shell", ok: true, undone: true }]);
+    expect(s.finished).toMatchObject({ outcome: "failed", committed: false, message: "commit refused" });
+  });
+
+  it("takes a commit.sent without request lines as a commit sent, answer unknown", async () => {
+    const ev = eventFactory();
+    const file = journalOf([ev("step.started", STEPS[3]!), ev("commit.sent", { index: 3, id: "commit", instances: ["i0"], skewMs: 0 })]);
+    expect((await readJournalState(file)).commandsSent).toEqual([{ op: "commit", stepIndex: 3, instances: ["i0"], answered: "unknown", perInstance: [{ instance: "i0", answered: "unknown" }] }]);
+  });
+});
+
+describe("findLatestJournal", () => {
+  it("picks the most recently written *.jsonl", async () => {
+    const a = join(dir, "2024-01-01T00-00-00.000Z-1.jsonl");
+    const b = join(dir, "2024-01-02T00-00-00.000Z-2.jsonl");
+    writeFileSync(a, header);
+    writeFileSync(b, header);
+    writeFileSync(join(dir, "syncbook.lock"), "{}");
+    utimesSync(a, new Date(), new Date(Date.now() + 5000));
+    expect(await findLatestJournal(dir)).toBe(a);
+  });
+
+  it("says there is nothing to resume when there is no journal", async () => {
+    await expect(findLatestJournal(join(dir, "none"))).rejects.toThrow(/nothing to resume: no journal folder/);
+    await expect(findLatestJournal(dir)).rejects.toThrow(/holds no journal/);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * End-to-end helpers: a simulator in this process on 127.0.0.1 (ports 0), runbooks written to a
+ * temp folder pointing at it, and the real CLI (`dist/src/cli.js`, built by `npm test`) driven
+ * as a child process.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSimulator, type Simulator, type SimulatorOptions } from "../../src/sim/index.js";
+
+export const CLI = join(process.cwd(), "dist/src/cli.js");
+
+/** One instance syncs replica sets; N instances sync sharded clusters of N shards (one instance per source shard). */
+export async function sim(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const n = opts.instances ?? 1;
+  const topology = n > 1 ? "sharded" : "replicaSet";
+  const cluster = { topology, ...(n > 1 ? { shards: n } : {}) } as const;
+  return startSimulator({ instances: n, data: "1GiB", timeScale: 50, clusters: { cluster0: cluster, cluster1: cluster }, ...opts });
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "syncbook-run-"));
+}
+
+/** A runbook pointing at the simulator; `steps` is YAML (indented two spaces under `steps:`). */
+export function runbookFor(s: Simulator, steps: string, head = ""): string {
+  const n = s.instances.length;
+  const cluster = n > 1 ? `{ topology: sharded, shards: ${n}, serverVersion: "6.0" }` : `{ topology: replicaSet, serverVersion: "6.0" }`;
+  return `runbook: 1
+name: e2e
+serviceVersion: "1.8.0"
+clusters:
+  cluster0: ${cluster}
+  cluster1: ${cluster}
+instances:
+${s.instances.map((i) => `  - { url: "${i.url}", name: sync${i.index} }`).join("\n")}
+verifier: "${s.verifierUrl}"
+defaults: { pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 15s } }
+${head}steps:
+${steps}`;
+}
+
+export const START = "  - { id: start, start: { source: cluster0, destination: cluster1 } }\n";
+export const READY = "  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }\n";
+export const STOP = "  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
+export const DRAINED = "  - { id: drained, waitFor: { canCommit: true, lagBelow: 3 } }\n";
+export const VERIFY = "  - { id: verify, verify: { writesOff: true } }\n";
+export const COMMIT = "  - { id: commit, commit: {} }\n  - { id: committed, waitFor: { state: COMMITTED } }\n";
+export const CUTOVER = START + READY + STOP + DRAINED + VERIFY + COMMIT;
+
+export function writeRunbook(dir: string, yaml: string, name = "rb.yaml"): string {
+  const file = join(dir, name);
+  writeFileSync(file, yaml);
+  return file;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** stdout + stderr, in arrival order. */
+  all: string;
+}
+
+export interface CliRun {
+  child: ReturnType<typeof spawn>;
+  /** Resolves when the combined output matches. */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<void>;
+  done: Promise<CliResult>;
+}
+
+export function startCli(args: string[], opts: { cwd: string; env?: Record<string, string> } = { cwd: process.cwd() }): CliRun {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { ...process.env, CI: "1", NO_COLOR: "1", ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let all = "";
+  const waiters: { re: RegExp; resolve: () => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (!w.re.test(all)) continue;
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
+  child.stdout.on("data", (d: Buffer) => ((stdout += d), (all += d), check()));
+  child.stderr.on("data", (d: Buffer) => ((stderr += d), (all += d), check()));
+  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })));
+  return {
+    child,
+    done,
+    waitFor: (re, timeoutMs = 15_000) =>
+      new Promise<void>((resolve, reject) => {
+        if (re.test(all)) return resolve();
+        const t = setTimeout(() => reject(new Error(`output never matched ${re}:\n${all}`)), timeoutMs);
+        waiters.push({ re, resolve: () => (clearTimeout(t), resolve()) });
+      }),
+  };
+}
+
+export function cli(args: string[], opts: { cwd: string; env?: Record<string, string> } = { cwd: process.cwd() }): Promise<CliResult> {
+  return startCli(args, opts).done;
+}
+
+/** POSTs per endpoint, summed over instances, from the simulator's counts. */
+export function posts(s: Simulator, op: string): number[] {
+  return s.control.counts().instances.map((c) => c[`POST /api/v1/${op}`] ?? 0);
+}
+
+export function totalRequests(s: Simulator): number {
+  const c = s.control.counts();
+  return c.instances.reduce((n, x) => n + Object.values(x).reduce((a, b) => a + b, 0), 0) + Object.values(c.verifier).reduce((a, b) => a + b, 0);
+}

@@ -1,0 +1,131 @@
+/**
+ * The runner's own safety rules, in process (events asserted), for what lint already refuses
+ * statically: the runner must hold them even for a runbook lint never saw (`--from`, an old
+ * journal, a library caller). Against the simulator over loopback.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { loadRunbookPlugins } from "../../src/plugin/index.js";
+import type { RunEvent, RunEventOf } from "../../src/run/events.js";
+import { runRunbook, type RunResult } from "../../src/run/runner.js";
+import { parseRunbook } from "../../src/runbook/index.js";
+import type { Simulator } from "../../src/sim/index.js";
+import { startSimulator } from "../../src/sim/index.js";
+import { COMMIT, posts, READY, runbookFor, sim, START, STOP } from "./helpers.js";
+
+let sims: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(sims.map((s) => s.close()));
+  sims = [];
+});
+
+async function run(yaml: string, opts: { force?: string[]; onEvent?: (e: RunEvent) => void } = {}): Promise<{ result: RunResult; events: RunEvent[] }> {
+  const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
+  expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  const { registry } = await loadRunbookPlugins(loaded);
+  const events: RunEvent[] = [];
+  const result = await runRunbook({ loaded, registry, listeners: [(e) => void events.push(e), (e) => opts.onEvent?.(e)], print: () => undefined, ...(opts.force ? { force: opts.force } : {}) });
+  return { result, events };
+}
+
+const decisions = (events: RunEvent[]) => events.filter((e): e is RunEventOf<"decision"> => e.type === "decision");
+
+describe("commit interlocks", () => {
+  it("refuses commit when no stopWrites succeeded in this run, with the reason; nothing sent", async () => {
+    const s = await sim();
+    sims.push(s);
+    const { result, events } = await run(runbookFor(s, START + READY + COMMIT));
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/refused \(writes-stopped\)/);
+    expect(decisions(events).find((d) => d.check === "writes-stopped")).toMatchObject({ kind: "interlock", ok: false });
+    expect(posts(s, "commit")).toEqual([0]);
+  });
+
+  it("--force=writes-stopped names the check to skip: the decision is recorded as forced, commit is sent once", async () => {
+    const s = await sim();
+    sims.push(s);
+    const { result, events } = await run(runbookFor(s, START + READY + COMMIT), { force: ["writes-stopped"] });
+    expect(result.exitCode).toBe(0);
+    expect(decisions(events).some((d) => d.check === "writes-stopped" && d.kind === "force" && d.reason.includes("overridden by --force=writes-stopped"))).toBe(true);
+    expect(posts(s, "commit")).toEqual([1]);
+  });
+
+  it("refuses commit after an instance answered with an error earlier in the run (no-errors)", async () => {
+    const s = await sim();
+    sims.push(s);
+    // a pause sent while IDLE (forced past its state check) is refused by the service
+    const steps = `  - { id: early-pause, pause: {}, continueOnError: true }\n${START}${READY}${STOP}${COMMIT}`;
+    const { result, events } = await run(runbookFor(s, steps), { force: ["fleet-state"] });
+    expect(result.exitCode).toBe(1);
+    expect(decisions(events).find((d) => d.check === "no-errors")).toMatchObject({ ok: false });
+    expect(result.message).toMatch(/refused \(no-errors\).*pause/);
+    expect(posts(s, "commit")).toEqual([0]);
+  });
+
+  it("refuses start unless every instance is IDLE", async () => {
+    const s = await sim();
+    sims.push(s);
+    await fetch(`${s.instances[0]?.url}/api/v1/start`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ source: "cluster0", destination: "cluster1" }) });
+    const { result } = await run(runbookFor(s, START));
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/refused \(fleet-idle\): start is allowed only in IDLE; sync0 is RUNNING/);
+    expect(posts(s, "start")).toEqual([1]);
+  });
+
+  it("refuses to command instances that are not one fleet (two coordinators), saying which differs", async () => {
+    const a = await startSimulator({ ids: ["a0"], data: "1GiB", timeScale: 50, clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } } });
+    const b = await startSimulator({ ids: ["b0"], data: "1GiB", timeScale: 50, clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } } });
+    sims.push(a, b);
+    for (const x of [a, b]) await fetch(`${x.instances[0]?.url}/api/v1/start`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ source: "cluster0", destination: "cluster1" }) });
+    const two = { ...a, instances: [...a.instances, ...b.instances.map((i) => ({ ...i, index: 1 }))] } as Simulator;
+    const { result, events } = await run(runbookFor(two, READY + STOP + COMMIT));
+    expect(result.exitCode).toBe(1);
+    const identity = decisions(events).find((d) => d.kind === "identity");
+    expect(identity?.ok).toBe(false);
+    expect(identity?.reason).toMatch(/coordinator/i);
+    expect(posts(a, "commit")).toEqual([0]);
+    expect(posts(b, "commit")).toEqual([0]);
+  });
+});
+
+describe("start and commit are never resent blindly", () => {
+  it("commit handled but its answer lost (connection reset after): progress shows COMMITTING, so it is not sent again", async () => {
+    const s = await sim({ instances: 2, faults: ["reset-after=1@1/commit"] });
+    sims.push(s);
+    const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+    expect(decisions(events).some((d) => d.kind === "reconcile" && /took effect on sync1/.test(d.reason))).toBe(true);
+  });
+
+  it("start lost before the service handled it (reset): progress proves IDLE, so it is sent again to that instance only", async () => {
+    const s = await sim({ instances: 2, faults: ["reset=1@1/start"] });
+    sims.push(s);
+    const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT), {
+      // the network heals while the runner reads progress
+      onEvent: (e) => {
+        if (e.type === "decision" && e.kind === "reconcile") s.control.clearFaults();
+      },
+    });
+    expect(result.exitCode, result.message).toBe(0);
+    // the simulator counts the reset request too: instance 1 received start twice, applied it once
+    expect(posts(s, "start")).toEqual([1, 2]);
+    expect(s.control.state().fleetErrors).toEqual([]);
+    expect(decisions(events).some((d) => d.kind === "retry" && /start had not taken effect on sync1 .*sending it again to that instance only/.test(d.reason))).toBe(true);
+  });
+
+  it("when progress cannot tell (the instance stays unreachable), nothing is resent and the run stops with what it saw", async () => {
+    const s = await sim({ instances: 2, faults: ["reset=1@1/start"] });
+    sims.push(s);
+    const yaml = runbookFor(s, START + READY + STOP + COMMIT).replace("retry: { giveUpAfter: 15s }", "retry: { giveUpAfter: 1s }");
+    const { result } = await run(yaml, {
+      onEvent: (e) => {
+        // from the moment start is sent, instance 1's progress fails too
+        if (e.type === "request.sent" && e.path === "/api/v1/start") s.control.addFault("http500=1@1/progress");
+      },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/cannot tell whether start took effect on sync1/);
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(s.control.state().instances[1]?.state).toBe("IDLE");
+  });
+});

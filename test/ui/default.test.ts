@@ -1,0 +1,110 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createUi } from "../../src/ui/index.js";
+import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "./fixtures.js";
+
+const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A fake terminal keyboard: inquirer reads keys from it. */
+function fakeKeyboard(): PassThrough & { isTTY: boolean; setRawMode: () => unknown } {
+  return Object.assign(new PassThrough(), { isTTY: true, setRawMode() {
+    return this;
+  } });
+}
+
+describe("default renderer (listr2) on a fake TTY", () => {
+  it("draws a whole run without crashing and ends with every step's final state", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: false });
+    let n = 0;
+    for (const e of wholeRun().events) {
+      await ui.listener(e);
+      // listr2 redraws on its spinner tick (~80 ms): give it frames, as a real run's polls would
+      if (++n % 25 === 0 || e.type.startsWith("step.") || e.type === "verifier.sampled") await tick(90);
+    }
+    await ui.close();
+    const text = out.plain;
+    // the live panel showed the copy bar, per-instance lag and who fails which condition
+    expect(text).toMatch(/copy \[█+░*\] \d+% [\d.]+ [GM]iB \/ 5 GiB ETA /);
+    expect(text).toMatch(/shard-b +RUNNING +lag \d+s/);
+    expect(text).toMatch(/✗ shard-a +lagBelow 5: now \d+ \(for /);
+    expect(text).toContain("verifier check · total 10");
+    // the final frame: everything settled, durations, the skip reason, the run summary
+    const last = text.slice(text.lastIndexOf("Start the sync") - 2);
+    expect(last).toContain("✔ Wait for canCommit and lag below 5s (waitFor) 2m 02s");
+    expect(last).toContain("✔ Commit (commit) 300ms");
+    expect(last).toContain("↓ Notify chat (notify) — skipped: when: env.CHAT_WEBHOOK is empty");
+    expect(last).toContain("run ok in 2m 06s · committed · exit 0");
+  });
+
+  it("shows a failed step with its error and hint, refusals in red, and unreached steps as not run", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: true });
+    const b = new EventBuilder();
+    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    await ui.listener(b.emit("step.started", STEPS[5]!));
+    await ui.listener(b.emit("decision", { index: 5, id: "commit", kind: "interlock", ok: false, check: "stopWrites", reason: "no stopWrites step succeeded" }));
+    await tick(20);
+    expect(out.text).toContain("\u001b[31m✗ interlock stopWrites refused: no stopWrites step succeeded\u001b[39m");
+    await ui.listener(b.emit("step.finished", { index: 5, id: "commit", outcome: "failed", durationMs: 3, error: "commit refused by an interlock", hint: "--force stopWrites" }));
+    await ui.listener(b.emit("hook.started", { index: 3, id: "stop-writes", use: "shell", undo: true }));
+    await ui.listener(b.emit("hook.finished", { index: 3, id: "stop-writes", use: "shell", undo: true, ok: true, durationMs: 10 }));
+    await ui.listener(b.emit("run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 50 }));
+    await ui.close();
+    const last = out.plain.slice(out.plain.lastIndexOf("Start the sync") - 2);
+    expect(last).toContain("✖ Commit (commit)");
+    expect(last).toContain("commit refused by an interlock");
+    expect(last).toContain("hint: --force stopWrites");
+    expect(last).toContain("↓ Notify chat (notify) — not run");
+    expect(last).toContain("↓ Start the sync (start) — no outcome reported");
+    expect(last).toContain("undo hook shell ok 10ms");
+    expect(last).toContain("run failed in 50ms · exit 1");
+  });
+
+  it("close() without run.finished still ends the list (a runner that crashed)", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: false });
+    const b = new EventBuilder();
+    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    await ui.listener(b.emit("step.started", STEPS[0]!));
+    await ui.close();
+    expect(out.plain).toContain("↓ Commit (commit) — not run");
+  });
+
+  it("asks --step choices inside the step's task and takes the answer from the keyboard", async () => {
+    const out = new FakeStream(true);
+    const input = fakeKeyboard();
+    const ui = createUi({ renderer: "default", out, color: false, input });
+    const b = new EventBuilder();
+    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    const answer = ui.prompt.stepChoice(STEPS[0]!, new AbortController().signal);
+    await tick(100);
+    expect(out.plain).toContain('Next: step 1 start "Start the sync" (start)');
+    input.write("\u001b[B"); // down: skip
+    input.write("\r");
+    expect(await answer).toBe("skip");
+    await ui.listener(b.emit("step.skipped", { index: 0, id: "start", reason: "operator chose skip" }));
+    await ui.listener(b.emit("run.finished", { outcome: "interrupted", exitCode: 130, committed: false, durationMs: 5 }));
+    await ui.close();
+    expect(out.plain).toContain("↓ Start the sync (start) — skipped: operator chose skip");
+  });
+
+  it("a confirm prompt rejects promptly when the signal aborts (Ctrl-C), and the run can still end", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: false, input: fakeKeyboard() });
+    const b = new EventBuilder();
+    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    await ui.listener(b.emit("step.started", STEPS[4]!));
+    const ac = new AbortController();
+    const answer = ui.prompt.confirm("Point of no return: commit?", ac.signal);
+    await tick(50);
+    const t0 = Date.now();
+    ac.abort();
+    await expect(answer).rejects.toMatchObject({ name: "AbortError" });
+    expect(Date.now() - t0).toBeLessThan(100);
+    await ui.listener(b.emit("step.finished", { index: 4, id: "confirm", outcome: "interrupted", durationMs: 5 }));
+    await ui.listener(b.emit("run.finished", { outcome: "interrupted", exitCode: 130, committed: false, durationMs: 5 }));
+    await ui.close();
+    expect(out.plain).toContain("✖ Point of no return (confirm)");
+  });
+});
