@@ -23,6 +23,17 @@ export function lintLoaded(loaded: LoadedRunbook): Diagnostic[] {
   return sortDiagnostics([...loaded.diagnostics, ...lintRunbook(loaded)]);
 }
 
+/**
+ * Plugin findings (a missing plugin file, a hook that does not exist, options its schema
+ * rejects), loaded only for runbooks that name plugins or call hooks: the plugin loader and ajv
+ * stay out of the start-up of a runbook without them.
+ */
+async function pluginDiagnostics(loaded: LoadedRunbook): Promise<Diagnostic[]> {
+  if (!/\b(plugins|use)\s*:/.test(loaded.text)) return [];
+  const { lintPlugins } = await import("../plugin/registry.js");
+  return lintPlugins(loaded);
+}
+
 /** How many files are read at once (1,000 runbooks must not exhaust file descriptors). */
 const CONCURRENCY = 32;
 
@@ -54,7 +65,7 @@ export async function lintFiles(paths: readonly string[], opts: { cwd?: string; 
         });
       }
       sources.set(file, loaded.text);
-      results[i] = lintLoaded(loaded);
+      results[i] = sortDiagnostics([...lintLoaded(loaded), ...(await pluginDiagnostics(loaded))]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, files.length) }, worker));

@@ -44,13 +44,19 @@ export const EVENT_ALIASES = {
   "log.warn": (e: RunEvent) => e.type === "log" && (e.level === "warn" || e.level === "error"),
 } as const satisfies Record<string, (e: RunEvent) => boolean>;
 
-export type EventSelector = RunEventType | keyof typeof EVENT_ALIASES;
+/**
+ * In `on:`, `notify` selects the messages of `notify` steps (not a run event: a `notify` step
+ * with a plain string sends its text to every entry listening to `notify`).
+ */
+export const NOTIFY_STEP = "notify";
+
+export type EventSelector = RunEventType | keyof typeof EVENT_ALIASES | typeof NOTIFY_STEP;
 
 /** Every name `on:` accepts, for lint's "did you mean" and the docs. */
-export const EVENT_NAMES: readonly string[] = [...Object.keys(EVENT_TYPES), ...Object.keys(EVENT_ALIASES)];
+export const EVENT_NAMES: readonly string[] = [...Object.keys(EVENT_TYPES), ...Object.keys(EVENT_ALIASES), NOTIFY_STEP];
 
 export function isEventName(name: string): name is EventSelector {
-  return Object.hasOwn(EVENT_TYPES, name) || Object.hasOwn(EVENT_ALIASES, name);
+  return Object.hasOwn(EVENT_TYPES, name) || Object.hasOwn(EVENT_ALIASES, name) || name === NOTIFY_STEP;
 }
 
 /** A predicate for an `on:` list (unknown names select nothing; lint reports them). */

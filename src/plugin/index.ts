@@ -1,5 +1,5 @@
 /**
- * src/plugin — plugins: the public API (`definePlugin` and its types, `sendHttp`), loading
+ * src/plugin — plugins: the public API (`definePlugin` and its types, `sendHttp`, `runProcess`), loading
  * (`loadPlugins`, `loadRunbookPlugins`, `lintPlugins`), and running them (`runHook`,
  * `UndoStack`, `sendNotification`, `createNotifierListener`). The package root (`syncbook`)
  * re-exports the API a plugin author needs; the runner and lint import the rest from here.
@@ -26,7 +26,8 @@ export type {
   JsonSchema,
 } from "./api.js";
 export { sendHttp, HttpError, type HttpCall, type HttpAnswer } from "./http.js";
-export { describeNotification, severityOf, eventMatcher, isEventName, EVENT_NAMES, EVENT_ALIASES } from "./events.js";
+export { runProcess, ProcessError, showArgv, type ProcessCall, type ProcessResult } from "./process.js";
+export { describeNotification, severityOf, eventMatcher, isEventName, EVENT_NAMES, EVENT_ALIASES, NOTIFY_STEP } from "./events.js";
 export { checkOptions, type OptionProblem } from "./options.js";
 export { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 export {
@@ -51,6 +52,8 @@ export {
 } from "./registry.js";
 export {
   runHook,
+  runPluginStep,
+  pluginStepTitle,
   undoFor,
   UndoStack,
   sendNotification,

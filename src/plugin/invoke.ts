@@ -7,8 +7,8 @@
  */
 import { redactValue } from "../report/redact.js";
 import type { RunEvent, RunListener } from "../run/events.js";
-import type { HookContext, InstanceSnapshot, Notification, NotifierContext, StepInfo, UndoAction } from "./api.js";
-import { describeNotification, eventMatcher, severityOf } from "./events.js";
+import type { HookContext, HookFn, InstanceSnapshot, JsonSchema, Notification, NotifierContext, NotifyMessage, StepInfo, UndoAction } from "./api.js";
+import { NOTIFY_STEP, describeNotification, eventMatcher, severityOf } from "./events.js";
 import { checkOptions } from "./options.js";
 import type { PluginRegistry } from "./registry.js";
 import { TimeoutError, createLogger, errorText, formatMs, withTimeout, type LogSink } from "./util.js";
@@ -59,14 +59,46 @@ export function stepInfo(index: number, id: string, kind: string, title: string,
 
 /** Runs one hook call. Never throws: the outcome says what happened, its error is redacted. */
 export async function runHook(registry: PluginRegistry, call: { use: string; with?: Record<string, unknown> }, step: StepInfo, ctx: PluginRunContext, opts: RunHookOptions): Promise<HookOutcome> {
+  const hook = registry.hook(call.use);
+  return invoke(hook && { what: `hook ${call.use}`, logPrefix: call.use, schema: hook.optionsSchema, run: hook.run }, `unknown hook ${call.use}`, call.with, step, ctx, opts);
+}
+
+/**
+ * Runs a plugin step kind (`- <kind>: <options>` in `steps:`), exactly like a hook call: same
+ * context, timeout and outcome; its returned `undo` is registered with
+ * `undoFor(registry, { use: kind }, outcome, …)`.
+ */
+export async function runPluginStep(registry: PluginRegistry, kind: string, options: unknown, step: StepInfo, ctx: PluginRunContext, opts: RunHookOptions): Promise<HookOutcome> {
+  const s = registry.step(kind);
+  return invoke(s && { what: `step ${kind}`, logPrefix: kind, schema: s.optionsSchema, run: s.impl.run }, `unknown step kind ${kind}`, options ?? undefined, step, ctx, opts);
+}
+
+/** The task-list title of a plugin step without a `name:` (the plugin's `title`, else the kind). */
+export function pluginStepTitle(registry: PluginRegistry, kind: string, options: unknown, redact: (t: string) => string): string {
+  const title = registry.step(kind)?.impl.title;
+  if (!title) return kind;
+  try {
+    return redact(title((options ?? {}) as Record<string, unknown>));
+  } catch {
+    return kind;
+  }
+}
+
+async function invoke(
+  target: { what: string; logPrefix: string; schema: JsonSchema | undefined; run: HookFn<Record<string, unknown>> } | undefined,
+  unknown: string,
+  options: unknown,
+  step: StepInfo,
+  ctx: PluginRunContext,
+  opts: RunHookOptions,
+): Promise<HookOutcome> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   const fail = (error: string, timedOut = false, interrupted = false): HookOutcome => ({ ok: false, durationMs: elapsed(), error: ctx.redact(error), timedOut, interrupted });
-  const hook = registry.hook(call.use);
-  if (!hook) return fail(`unknown hook ${call.use}`);
-  const checked = await checkOptions(hook.optionsSchema, call.with);
-  if (!checked.ok) return fail(`hook ${call.use}: ${checked.problems.map((p) => p.message).join("; ")}`);
-  const log = createLogger(ctx.log, ctx.redact, `${call.use}: `);
+  if (!target) return fail(unknown);
+  const checked = await checkOptions(target.schema, options);
+  if (!checked.ok) return fail(`${target.what}: ${checked.problems.map((p) => p.message).join("; ")}`);
+  const log = createLogger(ctx.log, ctx.redact, `${target.logPrefix}: `);
   try {
     const result = await withTimeout(
       (signal) => {
@@ -83,7 +115,7 @@ export async function runHook(registry: PluginRegistry, call: { use: string; wit
           mode: ctx.mode ?? "run",
           fleet: ctx.fleet?.() ?? [],
         };
-        return hook.run(hctx);
+        return target.run(hctx);
       },
       opts.timeoutMs,
       opts.signal,
@@ -98,9 +130,9 @@ export async function runHook(registry: PluginRegistry, call: { use: string; wit
     }
     return out;
   } catch (err) {
-    if (err instanceof TimeoutError) return fail(`hook ${call.use} ${err.message}; abandoned`, true);
-    if (opts.signal?.aborted) return fail(`hook ${call.use} interrupted`, false, true);
-    return fail(`hook ${call.use} failed: ${errorText(err, ctx.redact)}`);
+    if (err instanceof TimeoutError) return fail(`${target.what} ${err.message}; abandoned`, true);
+    if (opts.signal?.aborted) return fail(`${target.what} interrupted`, false, true);
+    return fail(`${target.what} failed: ${errorText(err, ctx.redact)}`);
   }
 }
 
@@ -238,6 +270,11 @@ export interface NotifyEntry {
 }
 
 export interface NotifierListener extends RunListener {
+  /**
+   * Queues a `notify` step's message to every entry whose `on:` lists `notify`. Returns at
+   * once, like the listener; failures are reported the same way.
+   */
+  message(message: NotifyMessage): void;
   /** Waits until every notification queued so far was sent or failed (call before exiting). */
   flush(): Promise<void>;
 }
@@ -264,24 +301,27 @@ export function createNotifierListener(
   };
   const nctx: PluginRunContext = { ...ctx, log };
   const report = opts.onError ?? ((f: { use: string; event: string; error: string }) => log("warn", `${f.error} (event ${f.event}); the run goes on`));
+  const enqueue = (sub: (typeof subs)[number], n: Notification): void => {
+    sub.queue = sub.queue.then(async () => {
+      const call = sub.entry.with ? { use: sub.entry.use, with: sub.entry.with } : { use: sub.entry.use };
+      const r = await sendNotification(registry, call, n, nctx, opts);
+      if (!r.ok) {
+        try {
+          report({ use: sub.entry.use, event: n.type, error: r.error });
+        } catch {
+          // a reporting callback that throws must not break the queue
+        }
+      }
+    });
+  };
   const listener = (event: RunEvent): void => {
     if (event.type === "log" && own.delete(event.message)) return;
-    for (const sub of subs) {
-      if (!sub.matches(event)) continue;
-      sub.queue = sub.queue.then(async () => {
-        const call = sub.entry.with ? { use: sub.entry.use, with: sub.entry.with } : { use: sub.entry.use };
-        const r = await sendNotification(registry, call, event, nctx, opts);
-        if (!r.ok) {
-          try {
-            report({ use: sub.entry.use, event: event.type, error: r.error });
-          } catch {
-            // a reporting callback that throws must not break the queue
-          }
-        }
-      });
-    }
+    for (const sub of subs) if (sub.matches(event)) enqueue(sub, event);
   };
   return Object.assign(listener, {
+    message: (m: NotifyMessage) => {
+      for (const sub of subs) if (sub.entry.on.includes(NOTIFY_STEP)) enqueue(sub, m);
+    },
     flush: async () => {
       await Promise.all(subs.map((s) => s.queue));
     },

@@ -78,7 +78,8 @@ export function describeErrors(errors: readonly ErrorObject[]): OptionProblem[] 
     } else {
       // anyOf / oneOf: one message for the place, listing what each branch wanted
       const branches = group.filter((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf").map((e) => e.message ?? e.keyword);
-      const desc = (group.find((e) => e.keyword === "anyOf" || e.keyword === "oneOf")?.parentSchema as { description?: string } | undefined)?.description;
+      // the failing option's own description tells what it wants (e.g. "an argv list, never a shell string")
+      const desc = ((group.find((e) => e.keyword === "anyOf" || e.keyword === "oneOf") ?? first).parentSchema as { description?: string } | undefined)?.description;
       const text = [...new Set(branches)].join(", or ");
       out.push({ path, message: `${show(path)} ${text || (first.message ?? "is invalid")}`, ...(desc ? { hint: desc } : {}) });
     }

@@ -17,7 +17,7 @@ import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl } from ".
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
 import { checkOptions } from "./options.js";
-import { PluginLoadError, importFile, pluginFromModule, resolveEntry, type PluginSource } from "./resolve.js";
+import { PluginLoadError, importFile, isEsmScope, pluginFromModule, resolveEntry, type PluginSource } from "./resolve.js";
 
 export type { PluginSource };
 type Opts = Record<string, unknown>;
@@ -100,7 +100,9 @@ export class PluginRegistry {
    * Adds a plugin's entries. Returns the names that another plugin already took (those
    * entries are not added: the first wins, and the duplicate is an error).
    */
-  add(definition: PluginDefinition<Opts>, source: PluginSource): string[] {
+  add<O = Opts>(typed: PluginDefinition<O>, source: PluginSource): string[] {
+    // a plugin's option type is its own promise: options are checked against its schema at each call
+    const definition = typed as unknown as PluginDefinition<Opts>;
     const clashes: string[] = [];
     if (this.plugins.some((p) => p.name === definition.name)) clashes.push(`plugin name ${definition.name}`);
     this.plugins.push({ name: definition.name, source, definition });
@@ -175,7 +177,11 @@ export async function loadPlugins(opts: LoadPluginsOptions): Promise<{ registry:
         const msg = oneLine(err);
         const hint = /Cannot find (package|module) 'syncbook'/.test(msg)
           ? "Install syncbook next to the runbooks (npm install --save-dev syncbook), or drop the import: definePlugin only adds types."
-          : "Fix the error in the plugin (run it with `node` or `npx tsx` to see the whole stack).";
+          : /Cannot find (package|module) 'tsx'/.test(msg)
+            ? "TypeScript plugins are loaded through tsx: install it (npm install --save-dev tsx), or write the plugin in JavaScript (.mjs)."
+            : source && /\.(ts|cts)$/i.test(source.path) && !isEsmScope(source.path)
+              ? 'This TypeScript file is loaded as CommonJS (no package.json with "type": "module" encloses it), which breaks `import "syncbook"`: add {"type": "module"} to the package.json next to your runbooks, or name the file .mts.'
+              : "Fix the error in the plugin (run it with `node` or `npx tsx` to see the whole stack).";
         return new PluginLoadError(`${what} failed to load: ${msg}`, hint);
       }
     }),

@@ -104,6 +104,26 @@ function exportTarget(exports: unknown, subpath: string): string | undefined {
 // plugin imports it once, and an edited file is imported again.
 const modules = new Map<string, Promise<unknown>>();
 
+/**
+ * True when a `.ts`/`.js` file is an ES module by Node's rules: the nearest package.json says
+ * `"type": "module"`. Otherwise tsx loads a `.ts` plugin as CommonJS, and `import "syncbook"`
+ * from it can fail deep inside dependencies (undici), so load errors say how to fix it.
+ */
+export function isEsmScope(path: string): boolean {
+  if (/\.m[jt]s$/i.test(path)) return true;
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg)) {
+      try {
+        return (JSON.parse(readFileSync(pkg, "utf8")) as { type?: unknown }).type === "module";
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(dir) === dir) return false;
+  }
+}
+
 /** Imports a resolved file (TypeScript through tsx). */
 export async function importFile(path: string): Promise<unknown> {
   const key = `${path}\0${statSync(path).mtimeMs}`;

@@ -30,7 +30,8 @@ describe("docs/plugins.md walk-through", () => {
     closers.push(srv.close);
     const dir = tempDir();
     const text = `runbook: 1\nname: flags-demo\ninstances: [http://127.0.0.1:27182]\n${snippet}`.replace("{ flag: sales-writes }", `{ flag: sales-writes, service: "${srv.url}" }`);
-    writeFiles(dir, { "plugins/flags.ts": plugin, "rb.yaml": text });
+    // as the walk-through says: the runbooks' folder is an ES module package
+    writeFiles(dir, { "package.json": '{ "type": "module" }\n', "plugins/flags.ts": plugin, "rb.yaml": text });
     const loaded = loadedFromYaml(join(dir, "rb.yaml"), text);
     const { registry, diagnostics } = await loadRunbookPlugins(loaded);
     expect(diagnostics).toEqual([]);

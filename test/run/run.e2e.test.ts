@@ -220,4 +220,13 @@ describe("syncbook rehearse", () => {
     expect(r.stdout).toMatch(/writes lost: +0/);
     expect(existsSync(join(dir, "out", "report.html"))).toBe(true);
   });
+
+  it("--keep-hooks runs the runbook's own shell hooks, pointed at the simulator: still COMMITTED, no write lost", async () => {
+    const dir = tempDir();
+    const r = await cli(["rehearse", join(process.cwd(), "runbooks", "rs-to-sharded.yaml"), "--keep-hooks", "--renderer", "simple"], { cwd: dir });
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toContain("hook shell");
+    expect(r.all).toContain("application writes off");
+    expect(r.stdout).toMatch(/writes lost: +0/);
+  });
 });

@@ -1,0 +1,170 @@
+/**
+ * Running one command for a hook (the `shell` built-in, and plugin authors who need a process):
+ * an argv list (never a shell string), its output captured line by line into the plugin's
+ * logger, and stopped when its signal aborts: SIGTERM, then SIGKILL after a grace period.
+ *
+ * - No shell: `$VAR`, `;`, `|` and quotes in arguments reach the program as written.
+ * - stdin is closed: a command that prompts would otherwise wait for a terminal the runner owns.
+ * - On POSIX the command leads its own process group, and the whole group is signalled: a
+ *   script's own children (curl, kubectl…) are stopped with it instead of being orphaned.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import type { PluginLogger } from "./api.js";
+import { formatMs } from "./util.js";
+
+export interface ProcessCall {
+  /** The program (looked up in PATH unless it contains a slash) and its arguments. */
+  argv: readonly string[];
+  /** Default: the folder syncbook was started in. Hooks usually pass `ctx.cwd` (the runbook's folder). */
+  cwd?: string;
+  /** The whole environment of the command (not merged: the caller decides). Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Aborting it stops the command (SIGTERM, then SIGKILL after `killGraceMs`). */
+  signal: AbortSignal;
+  /** The command's own time limit: it is stopped like an abort, and the call waits until it died. */
+  timeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL (default 5 s). */
+  killGraceMs?: number;
+  /** Where each output line goes (`stdout: …` / `stderr: …`, at info level). */
+  log?: PluginLogger;
+  /** Applied to every line and message (on top of what `log` does). */
+  redact?: (text: string) => string;
+  /** Lines logged per stream before the rest is only counted (default 2000). */
+  maxLogLines?: number;
+}
+
+export interface ProcessResult {
+  exitCode: number;
+  durationMs: number;
+  /** The last lines of stderr (at most 10), redacted. */
+  stderrTail: string[];
+}
+
+/** A command that could not start, exited non-zero, died of a signal, or was stopped. */
+export class ProcessError extends Error {
+  override readonly name = "ProcessError";
+  constructor(
+    message: string,
+    readonly exitCode: number | undefined,
+    readonly stoppedBy: "SIGTERM" | "SIGKILL" | undefined,
+    readonly stderrTail: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
+const TAIL = 10;
+const TAIL_IN_MESSAGE = 5;
+const MAX_LINE = 2000;
+/** After the command exits, how long its output pipes may stay open (a background grandchild can hold them). */
+const DRAIN_MS = 1000;
+
+/** argv for messages: arguments with spaces or quotes are JSON-quoted. */
+export function showArgv(argv: readonly string[]): string {
+  return argv.map((a) => (a === "" || /[\s"'\\]/.test(a) ? JSON.stringify(a) : a)).join(" ");
+}
+
+export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
+  const redact = call.redact ?? ((s: string) => s);
+  const shown = redact(showArgv(call.argv));
+  const [file, ...args] = call.argv;
+  if (file === undefined || file === "") throw new ProcessError("empty command", undefined, undefined, []);
+  const signal = call.timeoutMs === undefined ? call.signal : AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
+  const reasonText = (): string => {
+    const r: unknown = signal.reason;
+    if (r instanceof Error && r.name === "TimeoutError") return call.timeoutMs !== undefined && !call.signal.aborted ? `timed out after ${formatMs(call.timeoutMs)}` : r.message;
+    return r instanceof Error && r.message && r.message !== "interrupted" ? `interrupted: ${r.message}` : "interrupted";
+  };
+  if (signal.aborted) throw new ProcessError(`${shown} not started: ${reasonText()}`, undefined, undefined, []);
+  const graceMs = call.killGraceMs ?? 5000;
+  const maxLines = call.maxLogLines ?? 2000;
+  const posix = process.platform !== "win32";
+  const started = performance.now();
+
+  const cwd = call.cwd ?? process.cwd();
+  const child = spawn(file, args, { cwd, env: call.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], shell: false, detached: posix, windowsHide: true });
+  const tail: string[] = [];
+  const dropped = { stdout: 0, stderr: 0 };
+  const logged = { stdout: 0, stderr: 0 };
+  const capture = (stream: Readable, name: "stdout" | "stderr"): Promise<void> => {
+    const rl = createInterface({ input: stream, crlfDelay: Infinity });
+    rl.on("line", (raw: string) => {
+      const line = redact(raw.length > MAX_LINE ? `${raw.slice(0, MAX_LINE)}… (${raw.length - MAX_LINE} more characters)` : raw);
+      if (name === "stderr" && line.trim() !== "") {
+        tail.push(line);
+        if (tail.length > TAIL) tail.shift();
+      }
+      if (logged[name] < maxLines) {
+        logged[name]++;
+        call.log?.info(`${name}: ${line}`);
+      } else dropped[name]++;
+    });
+    return new Promise((resolve) => rl.once("close", resolve));
+  };
+  const outputs = Promise.all([capture(child.stdout, "stdout"), capture(child.stderr, "stderr")]);
+
+  let stoppedBy: "SIGTERM" | "SIGKILL" | undefined;
+  let exited = false;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const kill = (sig: "SIGTERM" | "SIGKILL"): void => {
+    try {
+      if (posix && child.pid !== undefined) process.kill(-child.pid, sig);
+      else child.kill(sig);
+    } catch {
+      // already gone (ESRCH): nothing to stop
+    }
+  };
+  const onAbort = (): void => {
+    if (exited) return;
+    stoppedBy = "SIGTERM";
+    call.log?.warn(`stopping ${shown}: ${reasonText()} (SIGTERM, SIGKILL in ${formatMs(graceMs)})`);
+    kill("SIGTERM");
+    graceTimer = setTimeout(() => {
+      if (exited) return;
+      stoppedBy = "SIGKILL";
+      kill("SIGKILL");
+    }, graceMs);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+
+  try {
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | Error>((resolve) => {
+      child.once("error", (err) => resolve(err));
+      child.once("exit", (code, sig) => resolve({ code, signal: sig }));
+    });
+    exited = true;
+    if (graceTimer) clearTimeout(graceTimer);
+    // stopped on purpose: whatever of its group ignored SIGTERM goes now, the hook is over
+    if (stoppedBy && posix) kill("SIGKILL");
+    // let the last lines arrive, but do not wait for a background grandchild holding the pipes
+    let drainTimer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([outputs.then(() => true), new Promise<false>((r) => (drainTimer = setTimeout(() => r(false), DRAIN_MS)))]);
+    clearTimeout(drainTimer);
+    if (!drained) {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }
+    for (const name of ["stdout", "stderr"] as const) if (dropped[name] > 0) call.log?.info(`${name}: … ${dropped[name]} more lines not logged`);
+    const durationMs = Math.round(performance.now() - started);
+    const tailText = tail.length ? `: ${tail.slice(-TAIL_IN_MESSAGE).join(" | ")}` : "";
+
+    if (exit instanceof Error) {
+      const code = (exit as NodeJS.ErrnoException).code;
+      // a missing cwd is reported by spawn as ENOENT too, naming the program: tell them apart
+      const why = code === "ENOENT" && !existsSync(cwd) ? `its folder ${redact(cwd)} does not exist` : code === "ENOENT" ? `command not found: ${redact(file)} (not in PATH, or no such file in ${redact(cwd)})` : code === "EACCES" ? `${redact(file)} is not executable` : redact(exit.message);
+      throw new ProcessError(`${shown} could not start: ${why}`, undefined, undefined, tail);
+    }
+    if (stoppedBy) {
+      const how = stoppedBy === "SIGKILL" ? `killed (it ignored SIGTERM for ${formatMs(graceMs)})` : "stopped with SIGTERM";
+      throw new ProcessError(`${shown} ${reasonText()}: ${how}${tailText}`, exit.code ?? undefined, stoppedBy, tail);
+    }
+    if (exit.signal) throw new ProcessError(`${shown} was killed by ${exit.signal}${tailText}`, undefined, undefined, tail);
+    if (exit.code !== 0) throw new ProcessError(`${shown} exited with code ${exit.code ?? "?"}${tailText}`, exit.code ?? undefined, undefined, tail);
+    return { exitCode: 0, durationMs, stderrTail: tail };
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
