@@ -21,7 +21,7 @@
  *   from interpolation may or may not run; a literal `when: false` never runs.
  */
 import type { AssertBody, Step, StepKind, WaitForBody } from "../runbook/types.js";
-import { stepKind } from "../runbook/types.js";
+import { pluginStepKind, stepKind } from "../runbook/types.js";
 import type { LintContext, RuleInfo } from "./context.js";
 import { durationSeconds, plural, q, serviceAtLeast } from "./context.js";
 
@@ -244,7 +244,8 @@ const DDL_WORDS = [
 ];
 
 function looksLikeDdl(step: Step): string | undefined {
-  const text = JSON.stringify([step.id, step.name, "hook" in step ? step.hook : undefined])
+  const plugin = pluginStepKind(step);
+  const text = JSON.stringify([step.id, step.name, "hook" in step ? step.hook : undefined, plugin, plugin ? (step as Record<string, unknown>)[plugin] : undefined])
     .toLowerCase()
     .replace(/[^a-z0-9]/g, "");
   return DDL_WORDS.find((w) => text.includes(w));
@@ -304,7 +305,11 @@ export function check(ctx: LintContext): void {
     }
   });
 
-  const kinds = steps.map((s) => stepKind(s));
+  // a plugin's step kind does what its plugin does: judged like a hook (no sync command; during verification it must run no DDL)
+  const kinds = steps.map((s): StepKind => {
+    const k = stepKind(s);
+    return k === "plugin" ? "hook" : k;
+  });
   const modes = steps.map((s, i) => runMode(ctx, s, i));
   const v120 = ctx.runbook.serviceVersion === undefined || serviceAtLeast(ctx.runbook, "1.20");
   const all = new Set(ORDER.filter((s) => s !== "INITIALIZING" || v120));
@@ -373,7 +378,7 @@ interface ApplyEnv {
 function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow, env: ApplyEnv): Outcome {
   const at = ["steps", i, kind];
   const line = (j: number, k: string): string => `the ${k} at line ${ctx.lineOf(["steps", j, k], { key: true })}`;
-  const kindAt = (j: number): string => line(j, stepKind(ctx.runbook.steps[j] as Step));
+  const kindAt = (j: number): string => line(j, pluginStepKind(ctx.runbook.steps[j] as Step) ?? stepKind(ctx.runbook.steps[j] as Step));
   const states = f.states;
   // A command no reachable state allows is reported; lint then assumes the fleet ended where
   // the author expected it to, without the command's other effects (so one mistake is one finding).

@@ -12,7 +12,7 @@
  */
 import { dirname, relative } from "node:path";
 import type { Diagnostic, Severity } from "../diagnostics.js";
-import { STEP_KINDS } from "../runbook/types.js";
+import { PLUGIN_STEP_KIND, STEP_KINDS } from "../runbook/types.js";
 import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl } from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
@@ -265,7 +265,8 @@ export function findPluginCalls(doc: unknown, stepKinds: ReadonlySet<string> = n
       if (typeof n === "string") calls.push({ kind: "notifier", use: "stdout", options: { text: n }, path: ["steps", i, "notify"], optionsPath: ["steps", i, "notify"] });
       else if (rec(n) && typeof rec(n)?.use === "string") calls.push({ kind: "notifier", use: rec(n)?.use as string, options: rec(n)?.with, path: ["steps", i, "notify"], optionsPath: ["steps", i, "notify", "with"] });
       for (const key of Object.keys(step)) {
-        if (stepKinds.has(key)) calls.push({ kind: "step", use: key, options: step[key], path: ["steps", i], optionsPath: ["steps", i, key] });
+        // a plugin step kind (kebab-case with a hyphen) is a call even when no plugin provides it: lint says so
+        if (stepKinds.has(key) || PLUGIN_STEP_KIND.test(key)) calls.push({ kind: "step", use: key, options: step[key], path: ["steps", i], optionsPath: ["steps", i, key] });
       }
     });
   }
@@ -312,13 +313,13 @@ export async function checkPluginCalls(registry: PluginRegistry, doc: unknown, r
   for (const call of calls) {
     const entry = call.kind === "hook" ? registry.hook(call.use) : call.kind === "notifier" ? registry.notifier(call.use) : registry.step(call.use);
     if (!entry) {
-      const want = call.kind === "hook" ? "hook" : "notifier";
-      const other = call.kind === "hook" ? registry.notifier(call.use) : registry.hook(call.use);
+      const want = call.kind === "hook" ? "hook" : call.kind === "step" ? "step kind" : "notifier";
+      const other = call.kind === "hook" ? registry.notifier(call.use) : call.kind === "step" ? registry.hook(call.use) : registry.hook(call.use);
       const known = registry.knownNames(call.kind);
       const guess = await nearest(call.use, known);
       problems.push({
         rule: "plugin-unknown",
-        path: [...call.path, "use"],
+        ...(call.kind === "step" ? { path: [...call.path, call.use], key: true } : { path: [...call.path, "use"] }),
         message: other ? `\`${call.use}\` is a ${other.kind} (plugin ${other.plugin}), not a ${want}` : `unknown ${want} \`${call.use}\``,
         hint: `${guess ? `Did you mean \`${guess}\`? ` : ""}Known ${want}s: ${known.join(", ") || "none"}. Add a plugin that provides it under \`plugins:\`.`,
       });

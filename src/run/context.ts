@@ -65,7 +65,7 @@ export interface StepContext {
   run: RunContext;
   index: number;
   id: string;
-  kind: StepKind;
+  kind: StepKind | "plugin";
   title: string;
   step: Step;
   /** Aborts on Ctrl-C and at the step's time limit. */

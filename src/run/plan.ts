@@ -3,13 +3,15 @@
  * instance, with its body. Nothing here sends anything.
  */
 import type { Runbook, Step, StepKind } from "../runbook/types.js";
-import { stepKind } from "../runbook/types.js";
+import { pluginStepKind, stepKind } from "../runbook/types.js";
 import { describeCondition } from "../steps/conditions.js";
 
 export interface PlannedStep {
   index: number;
   id: string;
-  kind: StepKind;
+  /** `plugin` for a step kind a plugin adds (`pluginKind` names it). */
+  kind: StepKind | "plugin";
+  pluginKind?: string;
   title: string;
   step: Step;
 }
@@ -23,10 +25,13 @@ export interface PlannedRequest {
   note?: string;
 }
 
-export function planSteps(runbook: Runbook): PlannedStep[] {
+/** `pluginTitle` gives a plugin step its plugin's title (the runner passes the registry's). */
+export function planSteps(runbook: Runbook, pluginTitle?: (kind: string, options: unknown) => string): PlannedStep[] {
   return runbook.steps.map((step, index) => {
     const kind = stepKind(step);
-    return { index, id: step.id ?? `${kind}-${index + 1}`, kind, title: step.name ?? defaultTitle(step, kind), step };
+    const pluginKind = pluginStepKind(step);
+    if (kind === "plugin" && pluginKind) return { index, id: step.id ?? `${pluginKind}-${index + 1}`, kind, pluginKind, title: step.name ?? (pluginTitle?.(pluginKind, (step as Record<string, unknown>)[pluginKind]) ?? pluginKind), step };
+    return { index, id: step.id ?? `${kind}-${index + 1}`, kind, title: step.name ?? defaultTitle(step, kind as StepKind), step };
   });
 }
 
@@ -85,6 +90,9 @@ export function planRequests(runbook: Runbook, steps: readonly PlannedStep[], re
       case "waitFor":
       case "assert":
         each(s.id, "GET", "/api/v1/progress", undefined, s.kind === "waitFor" ? "polled until the condition holds" : "read once");
+        break;
+      case "plugin":
+        out.push({ step: s.id, method: "POST", target: `plugin step ${s.pluginKind ?? "?"}`, path: "", body: JSON.parse(redact(JSON.stringify((s.step as Record<string, unknown>)[s.pluginKind ?? ""] ?? {}))), note: "runs the plugin's step" });
         break;
       case "verify": {
         each(s.id, "GET", "/api/v1/progress", undefined, "polled until change event application");

@@ -7,7 +7,7 @@ import { dirname } from "node:path";
 import { createVerifierClient, type VerifierClient } from "../api/index.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet, type Fleet } from "../fleet/index.js";
-import { createFleetTracker, createNotifierListener, stepInfo, undoFor, UndoStack, type HookCallSpec, type PluginRegistry, type PluginRunContext } from "../plugin/index.js";
+import { createFleetTracker, createNotifierListener, pluginStepTitle, stepInfo, undoFor, UndoStack, type HookCallSpec, type PluginRegistry, type PluginRunContext } from "../plugin/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import type { Step } from "../runbook/types.js";
 import { STEPS } from "../steps/index.js";
@@ -88,7 +88,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const { loaded } = opts;
   const runbook = loaded.runbook;
   if (!runbook) throw new UserError(`${loaded.file} is not a valid runbook`, { hint: `Run \`syncbook lint ${loaded.file}\` for the details.`, exitCode: ExitCode.usage });
-  const steps = planSteps(runbook);
+  const steps = planSteps(runbook, (kind, options) => pluginStepTitle(opts.registry, kind, options, loaded.redact));
   const indexOf = (id: string | undefined, flag: string): number | undefined => {
     if (id === undefined) return undefined;
     const i = steps.findIndex((s) => s.id === id);

@@ -10,7 +10,7 @@ import { closest, distance } from "fastest-levenshtein";
 import type { Diagnostic } from "../diagnostics.js";
 import type { Locate } from "./positions.js";
 import { RUNBOOK_SCHEMA } from "./schema-json.gen.js";
-import { STEP_KINDS } from "./types.js";
+import { PLUGIN_STEP_KIND, STEP_KINDS } from "./types.js";
 
 type Path = (string | number)[];
 type Json = Record<string, unknown>;
@@ -107,7 +107,11 @@ function fold(errors: Err[], data: unknown): Err[] {
   // the step kind oneOf: its `required` branches say nothing the oneOf does not
   errors.forEach((e, j) => {
     if (!isStepKindOneOf(e)) return;
-    for (let i = j - 1; i >= 0 && (errors[i] as Err).keyword === "required" && startsWith((errors[i] as Err).path, e.path) && (errors[i] as Err).path.length === e.path.length; i--) dropped.add(errors[i] as Err);
+    for (let i = j - 1; i >= 0; i--) {
+      const b = errors[i] as Err;
+      if (!startsWith(b.path, e.path) || !/\/oneOf\/\d+\//.test(b.schemaPath)) break;
+      dropped.add(b);
+    }
   });
   return [...errors.filter((e) => !dropped.has(e)), ...added].sort((a, b) => errors.indexOf(a) - errors.indexOf(b));
 }
@@ -237,13 +241,13 @@ function describe(e: Err, data: unknown): Found | undefined {
     case "oneOf": {
       // the step kind: exactly one of the kind keys
       const keys = value !== null && typeof value === "object" ? Object.keys(value as Json) : [];
-      const kinds = keys.filter((k) => (STEP_KINDS as readonly string[]).includes(k));
+      const kinds = keys.filter((k) => (STEP_KINDS as readonly string[]).includes(k) || PLUGIN_STEP_KIND.test(k));
       if (kinds.length > 1) return { path: e.path, message: `a step has exactly one kind, this one has ${kinds.length}: ${kinds.map((k) => `\`${k}\``).join(", ")}`, hint: "Split it into one step per kind." };
       if (kinds.length === 0) {
         const unknown = keys.filter((k) => !["id", "name", "timeout", "when", "continueOnError"].includes(k));
         const near = unknown.map((k) => suggest(k, STEP_KINDS)).find((s) => s);
         if (near) return undefined; // the additionalProperties finding already says "did you mean"
-        return { path: e.path, message: "this step has no kind", hint: `Add one of: ${STEP_KINDS.join(", ")}.` };
+        return { path: e.path, message: "this step has no kind", hint: `Add one of: ${STEP_KINDS.join(", ")}, or a plugin's step kind (kebab-case with a hyphen).` };
       }
       return { ...base, message: `${field} matches more than one form` };
     }

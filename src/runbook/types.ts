@@ -45,8 +45,21 @@ export type ConfirmBody = NonNullable<SchemaStep["confirm"]>;
 export type Runbook = Omit<SyncbookRunbook, "steps"> & { steps: Step[] };
 export type InstanceEntry = Runbook["instances"][number];
 
-/** The kind key of a step (exactly one exists once the schema has validated it). */
-export function stepKind(step: Step): StepKind {
+/**
+ * A step kind added by a plugin is a key in kebab-case with at least one hyphen
+ * (`drain-traffic`): never the spelling of a built-in kind (those are camelCase words), so a
+ * misspelt built-in (`comit`) is still an unknown field with a "did you mean", not a plugin step.
+ */
+export const PLUGIN_STEP_KIND = /^[a-z][a-z0-9]*(-[a-z0-9]+)+$/;
+
+/** The plugin step kind of a step, if it is one. */
+export function pluginStepKind(step: Step): string | undefined {
+  return Object.keys(step).find((k) => PLUGIN_STEP_KIND.test(k));
+}
+
+/** The kind key of a step (exactly one exists once the schema has validated it); `plugin` for a plugin's step kind. */
+export function stepKind(step: Step): StepKind | "plugin" {
   for (const k of STEP_KINDS) if (k in step) return k;
+  if (pluginStepKind(step)) return "plugin";
   throw new Error("step without a kind key (schema validation should have caught this)");
 }

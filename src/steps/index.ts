@@ -7,6 +7,7 @@ import * as confirm from "./confirm.js";
 import * as hook from "./hook.js";
 import { lifecycle } from "./lifecycle.js";
 import * as notify from "./notify.js";
+import * as plugin from "./plugin.js";
 import * as sleep from "./sleep.js";
 import * as start from "./start.js";
 import * as stopWrites from "./stop-writes.js";
@@ -15,7 +16,7 @@ import * as waitFor from "./wait-for.js";
 
 export type StepRunner = (ctx: StepContext) => Promise<void>;
 
-export const STEPS: Record<StepKind, StepRunner> = {
+export const STEPS: Record<StepKind | "plugin", StepRunner> = {
   start: start.run,
   waitFor: waitFor.run,
   verify: verify.run,
@@ -29,6 +30,7 @@ export const STEPS: Record<StepKind, StepRunner> = {
   pause: lifecycle("pause"),
   resume: lifecycle("resume"),
   reverse: lifecycle("reverse"),
+  plugin: plugin.run,
 };
 
 export { describeCondition } from "./conditions.js";
