@@ -22,6 +22,8 @@ export interface LoadOptions {
   env?: Readonly<Record<string, string | undefined>> | "lint";
   /** Overrides of `vars:` (from `--var k=v`). */
   vars?: Readonly<Record<string, Scalar>>;
+  /** The file's real size when only its start was read (too big). */
+  sizeBytes?: number;
 }
 
 export interface LoadedRunbook {
@@ -43,14 +45,32 @@ export interface LoadedRunbook {
   vars: Record<string, Scalar>;
 }
 
+/** A runbook is a page or two of YAML; a bigger file is a mistake, not a runbook (and must not stall lint). */
+export const MAX_RUNBOOK_BYTES = 1024 * 1024;
+/** YAML aliases expand; a few hundred is plenty for a runbook and stops an alias bomb. */
+const MAX_ALIAS_COUNT = 200;
+/** Nesting deeper than this is never a runbook, and would exhaust the parser's stack. */
+const MAX_DEPTH = 64;
+
 export async function loadRunbook(file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
-  return parseRunbook(await readFile(file, "utf8"), file, opts);
+  const buf = await readFile(file);
+  return parseRunbook(buf.length > MAX_RUNBOOK_BYTES ? buf.subarray(0, MAX_RUNBOOK_BYTES + 1).toString("utf8") : buf.toString("utf8"), file, { ...opts, ...(buf.length > MAX_RUNBOOK_BYTES ? { sizeBytes: buf.length } : {}) });
 }
 
 export async function parseRunbook(text: string, file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
   const hash = createHash("sha256").update(text).digest("hex");
+  const size = opts.sizeBytes ?? Buffer.byteLength(text);
+  const early = refuse(text, file, size);
+  if (early) return { file, text: "", hash, raw: undefined, runbook: undefined, diagnostics: [early], locate: () => ({ line: early.line, column: early.column }), redact: (t) => redactText(t), vars: {} };
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true, strict: true });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true, strict: true });
+  } catch (err) {
+    // the parser's own limits (a stack overflow on pathological input): a finding, never a crash
+    const d: Diagnostic = { file, line: 1, column: 1, rule: "yaml", severity: "error", message: `cannot parse: ${err instanceof Error ? err.message : String(err)}`, hint: "This does not look like a runbook." };
+    return { file, text, hash, raw: undefined, runbook: undefined, diagnostics: [d], locate: () => ({ line: 1, column: 1 }), redact: (t) => redactText(t), vars: {} };
+  }
   const locate = createLocator(doc, lines);
   const diagnostics: Diagnostic[] = [];
   const secrets = new Set<string>();
@@ -75,9 +95,10 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
 
   let raw: unknown;
   try {
-    raw = doc.toJS({ maxAliasCount: 1000 });
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
-    diagnostics.push({ file, line: 1, column: 1, rule: "yaml", severity: "error", message: (err as Error).message, hint: "Simplify the YAML aliases." });
+    const alias = /alias/i.test((err as Error).message);
+    diagnostics.push({ file, line: 1, column: 1, rule: "yaml", severity: "error", message: alias ? `too many alias expansions (over ${MAX_ALIAS_COUNT}): ${(err as Error).message}` : (err as Error).message, hint: alias ? "Write the values out instead of expanding aliases (this limit stops alias bombs)." : "Simplify the YAML." });
     return result(undefined, undefined);
   }
 
@@ -118,6 +139,27 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     if (explained.length) return result(raw, undefined, redactVars(vars, redact));
   }
   return result(raw, value as Runbook, redactVars(vars, redact));
+}
+
+/** Input that is not worth parsing: too big, binary, nested beyond any runbook. */
+function refuse(text: string, file: string, size: number): Diagnostic | undefined {
+  const at = { file, line: 1, column: 1, rule: "yaml", severity: "error" as const };
+  if (size > MAX_RUNBOOK_BYTES) return { ...at, message: `the file is ${(size / 1024 / 1024).toFixed(1)} MB; a runbook is at most ${MAX_RUNBOOK_BYTES / 1024 / 1024} MB`, hint: "Is this the right file? Runbooks are small YAML files." };
+  const nul = text.indexOf("\u0000");
+  if (nul >= 0 || /[\u0001-\u0008\u000e-\u001f]/.test(text.slice(0, 4096))) {
+    const before = text.slice(0, nul >= 0 ? nul : 0);
+    return { ...at, line: before.split("\n").length, message: "binary content: this is not a YAML text file", hint: "Pass the runbook's .yaml file." };
+  }
+  let depth = 0;
+  let max = 0;
+  for (const ch of text) {
+    if (ch === "[" || ch === "{") max = Math.max(max, ++depth);
+    else if (ch === "]" || ch === "}") depth = Math.max(0, depth - 1);
+  }
+  let indent = 0;
+  for (const m of text.matchAll(/^ +/gm)) indent = Math.max(indent, m[0].length);
+  if (max > MAX_DEPTH || indent > MAX_DEPTH * 4) return { ...at, message: `nested more than ${MAX_DEPTH} levels deep`, hint: "A runbook is a few levels deep; this is not one." };
+  return undefined;
 }
 
 function yamlMessage(code: string, message: string, key: string | undefined): string {
