@@ -146,7 +146,13 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
   const at = { file, line: 1, column: 1, rule: "yaml", severity: "error" as const };
   if (size > MAX_RUNBOOK_BYTES) return { ...at, message: `the file is ${(size / 1024 / 1024).toFixed(1)} MB; a runbook is at most ${MAX_RUNBOOK_BYTES / 1024 / 1024} MB`, hint: "Is this the right file? Runbooks are small YAML files." };
   const nul = text.indexOf("\u0000");
-  if (nul >= 0 || /[\u0001-\u0008\u000e-\u001f]/.test(text.slice(0, 4096))) {
+  const head = text.slice(0, 4096);
+  let control = false;
+  for (let i = 0; i < head.length && !control; i++) {
+    const c = head.charCodeAt(i);
+    control = (c >= 1 && c <= 8) || (c >= 14 && c <= 31);
+  }
+  if (nul >= 0 || control) {
     const before = text.slice(0, nul >= 0 ? nul : 0);
     return { ...at, line: before.split("\n").length, message: "binary content: this is not a YAML text file", hint: "Pass the runbook's .yaml file." };
   }
