@@ -229,4 +229,13 @@ describe("syncbook rehearse", () => {
     expect(r.all).toContain("application writes off");
     expect(r.stdout).toMatch(/writes lost: +0/);
   });
+
+  it("reverse: the reversible example with --var rollback=true commits, then sends reverse; the sync runs the other way", async () => {
+    const dir = tempDir();
+    const r = await cli(["rehearse", join(process.cwd(), "runbooks", "reversible.yaml"), "--var", "rollback=true", "--renderer", "simple"], { cwd: dir });
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toMatch(/interlock fleet-state: every instance is COMMITTED/);
+    expect(r.all).toMatch(/reverse → 1\/1 ok/);
+    expect(r.stdout).toMatch(/not committed \(RUNNING\)/);
+  });
 });
