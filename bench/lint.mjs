@@ -103,7 +103,14 @@ const result = {
   budgets: { ratioMax: 2, lint1000MaxMs: 2000 },
   ok: okOne && okMany,
 };
-if (asJson) process.stdout.write(`${JSON.stringify(result)}\n`);
+// the bench protocol (bench/run.mjs): {"figures":[…]} as the last JSON line of stdout
+const r1 = (v) => Math.round(v * 10) / 10;
+const figures = [
+  { name: `lint cold start, ${example} (whole process)`, value: r1(one.median), unit: "ms", baseline: r1(bareMedian), baselineName: "node -e 0", budget: "≤ 2×", ok: okOne, note: `median of ${runs}; min ${r1(one.min)}, max ${r1(one.max)}` },
+  { name: `lint ${count} runbooks, one process (total)`, value: r1(many.median), unit: "ms", budget: "< 2000 ms", ok: okMany, note: `generated into a temp dir; median of ${Math.max(3, Math.ceil(runs / 2))}` },
+  { name: `lint ${count} runbooks, per runbook`, value: Math.round((many.median / count) * 100) / 100, unit: "ms", note: `marginal cost after start-up: ${((many.median - one.median) / (count - 1)).toFixed(2)} ms` },
+];
+if (asJson) process.stdout.write(`${JSON.stringify({ ...result, figures })}\n`);
 else {
   const f = (x) => `${x.median.toFixed(1)} ms (min ${x.min.toFixed(1)}, max ${x.max.toFixed(1)})`;
   process.stdout.write(

@@ -9,9 +9,12 @@
 //
 //   npm run build && node bench/rehearsal-vs-shell.mjs [--runs 3] [--json]
 //
-// syncbook's reaction comes from its own report (`run --report DIR`, report.json): the last answer
-// of the wait step → the first hook start or request after it. The shell's from its own clock
-// (date +%s%N right after curl returns → right before the next curl). Medians of --runs runs.
+// syncbook's reaction comes from its own report (`run --report DIR`, report.json): the last
+// progress answer of the wait step → the stop-writes hook starting (or any request after it).
+// The shell's from its own clock (date +%s%N right after curl returns → right before the next
+// curl). Both are the driver's own work once the answer is in, not the poll phase. Medians of
+// --runs runs. Without bash, curl or jq the shell figures are null with the reason in their note
+// (and syncbook's stop-writes hook uses the built-in sim-writes instead of curl).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,12 +34,11 @@ if (!existsSync(join(root, "dist/src/sim/index.js"))) {
   log("dist/ is missing: run `npm run build` first");
   process.exit(2);
 }
-for (const tool of ["curl", "jq", "bash"]) {
-  if (spawnSync("which", [tool]).status !== 0) {
-    log(`${tool} is missing (apt-get install -y ${tool}); the shell baseline cannot run`);
-    process.exit(2);
-  }
-}
+const missing = ["bash", "curl", "jq"].filter((tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0);
+const shellReason = missing.length ? `${missing.join(" and ")} not installed here: the shell loop could not run (apt-get install -y ${missing.join(" ")})` : undefined;
+if (shellReason) log(shellReason);
+const hasCurl = !missing.includes("curl");
+const hasBash = !missing.includes("bash");
 const { startSimulator } = await import(pathToFileURL(join(root, "dist/src/sim/index.js")).href);
 const median = (xs) => {
   const s = xs.filter((x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
@@ -50,7 +52,9 @@ function timed(argv, env = {}) {
   const quoted = argv.map((a) => `'${String(a).replace(/'/g, "'\\''")}'`).join(" ");
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn("bash", ["-c", `${quoted}; rc=$?; times >&2; exit $rc`], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    // without bash (no `times`), the command runs on its own and its CPU is not measured
+    const [cmd, ...rest] = hasBash ? ["bash", "-c", `${quoted}; rc=$?; times >&2; exit $rc`] : argv;
+    const child = spawn(cmd, rest, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -117,9 +121,13 @@ function cutoverRunbook(sim) {
     "    waitFor: { canCommit: true }",
     "  - id: stop-writes",
     "    stopWrites:",
-    "      use: shell",
-    `      with: { command: [curl, -sS, -X, POST, -H, "Content-Type: application/json", -d, ${q('{"enabled":false}')}, ${q(`${sim.instances[0].url}/sim/writes`)}] }`,
-    `      undo: { use: shell, with: { command: [curl, -sS, -X, POST, -H, "Content-Type: application/json", -d, ${q('{"enabled":true}')}, ${q(`${sim.instances[0].url}/sim/writes`)}] } }`,
+    ...(hasCurl
+      ? [
+          "      use: shell",
+          `      with: { command: [curl, -sS, -X, POST, -H, "Content-Type: application/json", -d, ${q('{"enabled":false}')}, ${q(`${sim.instances[0].url}/sim/writes`)}] }`,
+          `      undo: { use: shell, with: { command: [curl, -sS, -X, POST, -H, "Content-Type: application/json", -d, ${q('{"enabled":true}')}, ${q(`${sim.instances[0].url}/sim/writes`)}] } }`,
+        ]
+      : ["      use: sim-writes", "      undo: { use: sim-writes, with: { enabled: true } }"]),
     "  - id: commit",
     "    commit: {}",
     "  - id: committed",
@@ -128,14 +136,17 @@ function cutoverRunbook(sim) {
   ].join("\n");
 }
 
-/** From report.json: the last answer of the canCommit wait → the first hook start or request after it. */
+/**
+ * From report.json: the last progress answer of the canCommit wait (polls are progress samples,
+ * not `requests`: those are the commands) → the stop-writes hook starting, or any request after it.
+ */
 function reactionFromReport(report) {
   const wait = report.steps.find((s) => s.id === "ready");
-  if (!wait) return null;
-  const answers = report.requests.filter((r) => r.step === wait.index && r.answer).map((r) => r.answer.t);
+  if (!wait || wait.start === undefined || wait.end === undefined) return null;
+  const answers = report.progress.flatMap((s) => s.samples.map((x) => x.t)).filter((t) => t >= wait.start && t <= wait.end);
   if (answers.length === 0) return null;
   const met = Math.max(...answers);
-  const next = [...report.requests.filter((r) => r.t >= met && r.step !== wait.index).map((r) => r.t), ...report.hooks.filter((h) => h.start >= met).map((h) => h.start), ...report.steps.filter((s) => s.index > wait.index && s.start !== undefined).map((s) => s.start)];
+  const next = [...report.requests.filter((r) => r.t >= met && r.step !== wait.index).map((r) => r.t), ...report.hooks.filter((h) => h.start >= met).map((h) => h.start)];
   return next.length ? Math.min(...next) - met : null;
 }
 
@@ -145,7 +156,7 @@ async function syncbookOnce(help) {
   try {
     const file = join(dir, "cutover.yaml");
     writeFileSync(file, cutoverRunbook(sim));
-    const flags = ["--report", join(dir, "report")];
+    const flags = ["--report", join(dir, "report"), "--journal-dir", join(dir, "journal"), "--renderer", "silent"];
     if (/--yes\b/.test(help)) flags.push("--yes");
     const r = await timed([process.execPath, cli, "run", file, ...flags], { NO_COLOR: "1" });
     if (r.code !== 0) throw new Error(`syncbook run exit ${r.code}: ${r.stderr.trim().split("\n").slice(-4).join(" / ")}`);
@@ -162,15 +173,20 @@ async function rehearsalOnce() {
   const h = spawnSync(process.execPath, [cli, "rehearse", "--help"], { encoding: "utf8" });
   if (h.status !== 0 || !/Usage: syncbook rehearse\b/.test(h.stdout)) return { reason: "`syncbook rehearse` is not there yet" };
   const flags = /--yes\b/.test(h.stdout) ? ["--yes"] : [];
-  const r = await timed([process.execPath, cli, "rehearse", "runbooks/rs-to-sharded.yaml", ...flags], { NO_COLOR: "1" });
+  const r = await timed([process.execPath, cli, "rehearse", "runbooks/rs-to-sharded.yaml", "--renderer", "silent", ...flags], { NO_COLOR: "1" });
   if (r.code !== 0) return { reason: `syncbook rehearse exit ${r.code}: ${r.stderr.trim().split("\n").slice(-2).join(" / ")}` };
   return { wallMs: r.wallMs, cpuMs: r.cpuMs };
 }
 
 const shell = [];
-for (let i = 0; i < runs; i++) {
-  shell.push(await shellOnce());
-  log(`shell run ${i + 1}/${runs}: reaction ${shell[i].reactionMs} ms, CPU ${shell[i].cpuMs?.toFixed(0)} ms, wall ${shell[i].wallMs.toFixed(0)} ms`);
+let shellWhy = shellReason;
+for (let i = 0; i < runs && !shellWhy; i++) {
+  try {
+    shell.push(await shellOnce());
+    log(`shell run ${i + 1}/${runs}: reaction ${shell[i].reactionMs} ms, CPU ${shell[i].cpuMs?.toFixed(0)} ms, wall ${shell[i].wallMs.toFixed(0)} ms`);
+  } catch (err) {
+    shellWhy = err.message;
+  }
 }
 const sb = [];
 let sbReason;
@@ -196,18 +212,23 @@ for (let i = 0; i < runs; i++) {
     break;
   }
   reh.push(r);
+  log(`rehearsal ${i + 1}/${runs}: wall ${r.wallMs.toFixed(0)} ms, CPU ${r.cpuMs?.toFixed(0)} ms`);
 }
 
 const S = { reaction: median(shell.map((x) => x.reactionMs)), cpu: median(shell.map((x) => x.cpuMs)), wall: median(shell.map((x) => x.wallMs)) };
 const B = { reaction: median(sb.map((x) => x.reactionMs)), cpu: median(sb.map((x) => x.cpuMs)), wall: median(sb.map((x) => x.wallMs)) };
 const note = (v, reason) => (v === null ? reason ?? "not measured" : undefined);
+const R = { wall: median(reh.map((x) => x.wallMs)), cpu: median(reh.map((x) => x.cpuMs)) };
+const vsShell = (v, s, why) => ({ ...(s !== null ? { baseline: s, baselineName: "bash+curl+jq" } : {}), ...(v === null ? { note: why ?? "not measured" } : s === null ? { note: `no shell baseline: ${shellWhy ?? "not measured"}` } : {}) });
+const stopHook = hasCurl ? "stop-writes hook: curl" : "stop-writes hook: sim-writes (no curl here)";
 const figures = [
-  { name: "full rehearsal wall time (syncbook rehearse rs-to-sharded)", value: median(reh.map((x) => x.wallMs)), unit: "ms", note: note(median(reh.map((x) => x.wallMs)), rehReason) },
-  { name: "cutover reaction, syncbook run (2 instances, 1 s poll)", value: B.reaction, unit: "ms", baseline: S.reaction ?? undefined, baselineName: "bash+curl+jq", note: note(B.reaction, sbReason) },
-  { name: "cutover CPU, syncbook run (process tree)", value: B.cpu, unit: "ms", baseline: S.cpu ?? undefined, baselineName: "bash+curl+jq", note: note(B.cpu, sbReason) },
-  { name: "cutover wall time, syncbook run", value: B.wall, unit: "ms", baseline: S.wall ?? undefined, baselineName: "bash+curl+jq", note: note(B.wall, sbReason) },
-  { name: "cutover reaction, bash+curl+jq", value: S.reaction, unit: "ms", baseline: POLL_S * 1000, baselineName: "poll interval" },
-  { name: "cutover CPU, bash+curl+jq (process tree)", value: S.cpu, unit: "ms" },
+  { name: "full rehearsal wall time (syncbook rehearse rs-to-sharded, whole process)", value: R.wall, unit: "ms", note: note(R.wall, rehReason) ?? `median of ${reh.length}; CPU ${R.cpu?.toFixed(0)} ms; simulated clock ×50` },
+  { name: `cutover reaction, syncbook run (2 instances, ${POLL_S} s poll)`, value: B.reaction, unit: "ms", ...vsShell(B.reaction, S.reaction, sbReason) },
+  { name: "cutover CPU, syncbook run (process tree)", value: B.cpu, unit: "ms", ...vsShell(B.cpu, S.cpu, sbReason) },
+  { name: "cutover wall time, syncbook run", value: B.wall, unit: "ms", ...vsShell(B.wall, S.wall, sbReason), ...(B.wall !== null && S.wall !== null ? { note: stopHook } : {}) },
+  { name: "cutover reaction, bash+curl+jq", value: S.reaction, unit: "ms", baseline: POLL_S * 1000, baselineName: "poll interval", ...(S.reaction === null ? { note: shellWhy ?? "not measured" } : {}) },
+  { name: "cutover CPU, bash+curl+jq (process tree)", value: S.cpu, unit: "ms", ...(S.cpu === null ? { note: shellWhy ?? "not measured" } : {}) },
+  { name: "cutover wall time, bash+curl+jq", value: S.wall, unit: "ms", ...(S.wall === null ? { note: shellWhy ?? "not measured" } : {}) },
 ];
 if (asJson) process.stdout.write(`${JSON.stringify({ figures })}\n`);
 else for (const f of figures) process.stdout.write(`${f.name.padEnd(62)} ${f.value === null ? "–" : f.value.toFixed(0)} ${f.unit}${f.baseline !== undefined && f.value !== null ? `  (${(f.value / f.baseline).toFixed(2)}× ${f.baselineName})` : ""}${f.note ? `  ${f.note}` : ""}\n`);

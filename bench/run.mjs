@@ -17,9 +17,7 @@
 //   note               optional: one short remark
 // Other output (progress, tables) goes to stderr or to stdout lines before the JSON line.
 // Exit status 0 = measured (budgets missed are figures, not crashes); non-zero = could not run.
-// A bench that does not print figures yet is listed as "not run" with the reason; two known
-// benches that predate the protocol (lint.mjs's own JSON, sim-256.mjs's text) are read by the
-// small adapters below until they print figures themselves.
+// A bench that prints no figures (or crashes) is listed as "not run" with the reason.
 // Files in bench/ that are not benches: run.mjs (this), *.sh, and names starting with "_".
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -51,7 +49,7 @@ function newest(dir) {
 }
 if (!args.includes("--no-build")) {
   const cli = join(root, "dist/src/cli.js");
-  if (!existsSync(cli) || statSync(cli).mtimeMs < Math.max(newest(join(root, "src")), newest(join(root, "schemas")))) {
+  if (!existsSync(cli) || statSync(cli).mtimeMs < Math.max(newest(join(root, "src")), newest(join(root, "schemas")), newest(join(root, "plugins")))) {
     process.stderr.write("bench: dist/ is missing or older than src/: npm run build\n");
     const b = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
     if (b.status !== 0) {
@@ -62,10 +60,17 @@ if (!args.includes("--no-build")) {
 }
 
 // --- the benches --------------------------------------------------------------------------------
+// In the issue's order (lint, reaction, fan-out, the runner at 256, the simulator at 256, the
+// rehearsal and the shell loop); any other bench after them, by name.
+const ORDER = ["lint", "reaction", "fanout", "runner-256", "sim-256", "rehearsal-vs-shell"];
+const rank = (f) => {
+  const i = ORDER.indexOf(f.replace(/\.(mjs|js|ts)$/, ""));
+  return i < 0 ? ORDER.length : i;
+};
 const files = readdirSync(benchDir)
   .filter((f) => /\.(mjs|js|ts)$/.test(f) && f !== "run.mjs" && !f.startsWith("_"))
   .filter((f) => !only || only.includes(f.replace(/\.(mjs|js|ts)$/, "")))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 
 function run(file) {
   const argv = file.endsWith(".ts") ? ["--import", "tsx", join(benchDir, file), "--json"] : [join(benchDir, file), "--json"];
@@ -101,39 +106,13 @@ function lastJson(stdout) {
   return undefined;
 }
 
-/** Shims for benches written before the protocol. Remove once they print {"figures":[…]}. */
-const ADAPTERS = {
-  "lint.mjs": (out) => {
-    const j = lastJson(out.stdout);
-    if (!j || typeof j.lintOneMs !== "number") return undefined;
-    return [
-      { name: "lint cold start (one runbook, whole process)", value: j.lintOneMs, unit: "ms", baseline: j.nodeE0Ms, baselineName: "node -e 0", budget: "≤ 2×", ok: j.ratio <= 2 },
-      { name: `lint ${j.runbooks ?? 1000} runbooks (one process)`, value: j.lint1000Ms, unit: "ms", budget: "< 2000 ms", ok: j.lint1000Ms < 2000 },
-    ];
-  },
-  "sim-256.mjs": (out) => {
-    const m = /simulator CPU (\d+(?:\.\d+)?) ms over (\d+(?:\.\d+)?) ms = (\d+(?:\.\d+)?)% of one core.*RSS (\d+(?:\.\d+)?) MiB/.exec(out.stdout);
-    const n = /sim-256: (\d+) instances/.exec(out.stdout)?.[1] ?? "256";
-    if (!m) return undefined;
-    return [
-      { name: `simulator CPU, ${n} instances polled at 1 s`, value: Number(m[3]), unit: "% core", budget: "< 10%", ok: Number(m[3]) < 10 },
-      { name: `simulator RSS, ${n} instances`, value: Number(m[4]), unit: "MiB" },
-    ];
-  },
-};
-
 const rows = [];
 const notRun = [];
 for (const file of files) {
   if (!asJson) process.stderr.write(`\nbench: ${file} …\n`);
   const out = await run(file);
   const j = lastJson(out.stdout);
-  let figures = Array.isArray(j?.figures) ? j.figures : undefined;
-  let adapted = false;
-  if (!figures && ADAPTERS[file]) {
-    figures = ADAPTERS[file](out);
-    adapted = figures !== undefined;
-  }
+  const figures = Array.isArray(j?.figures) ? j.figures : undefined;
   if (!figures) {
     const why = out.signal ? `killed (${out.signal}) after ${Math.round(out.ms / 1000)} s` : out.code !== 0 ? `exit ${out.code}: ${out.stderr.trim().split("\n").filter((l) => l.trim()).slice(-2).join(" / ").replace(/\s+/g, " ").slice(0, 200)}` : "prints no figures (--json protocol not implemented yet)";
     notRun.push({ bench: file, reason: why });
@@ -143,7 +122,7 @@ for (const file of files) {
     const value = typeof f.value === "number" && Number.isFinite(f.value) ? f.value : null;
     const baseline = typeof f.baseline === "number" && Number.isFinite(f.baseline) && f.baseline !== 0 ? f.baseline : undefined;
     const ratio = typeof f.ratio === "number" ? f.ratio : value !== null && baseline !== undefined ? value / baseline : undefined;
-    rows.push({ bench: file.replace(/\.(mjs|js|ts)$/, ""), name: String(f.name), value, unit: String(f.unit ?? ""), baseline, baselineName: f.baselineName, ratio, budget: f.budget, ok: f.ok, note: [f.note, adapted ? "via adapter" : undefined].filter(Boolean).join("; ") || undefined });
+    rows.push({ bench: file.replace(/\.(mjs|js|ts)$/, ""), name: String(f.name), value, unit: String(f.unit ?? ""), baseline, baselineName: f.baselineName, ratio, budget: f.budget, ok: f.ok, note: f.note || undefined });
   }
   if (out.code !== 0 && !out.signal) rows[rows.length - 1].note = [rows[rows.length - 1].note, `exit ${out.code}`].filter(Boolean).join("; ");
 }

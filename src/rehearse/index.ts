@@ -65,7 +65,13 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
   });
   if (rb.verifier) origins.set(origin(rb.verifier), sim.verifierUrl);
   const rewritten = rewriteUrls(rb, origins) as Runbook;
-  if (!rewritten.verifier) rewritten.verifier = sim.verifierUrl;
+  // the fleet itself is replaced outright, never by text: whatever the URLs look like (userinfo,
+  // paths, env-made), a rehearsal must send nothing to the real instances or verifier
+  rewritten.instances = rb.instances.map((inst, i) => {
+    const url = sim.instances[i]?.url ?? "";
+    return typeof inst === "string" ? url : { ...inst, url };
+  });
+  rewritten.verifier = sim.verifierUrl;
   if (!opts.keepHooks) rewritten.steps = rewritten.steps.map((s) => simWrites(s, sim.instances[0]?.url ?? ""));
   return {
     loaded: { ...loaded, runbook: rewritten },
@@ -98,6 +104,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
   };
 }
 
+/** `http://user:pw@h:1/x` → `http://h:1` (what hook options usually embed). */
 function origin(url: string): string {
   try {
     return new URL(url).origin;
@@ -109,13 +116,19 @@ function origin(url: string): string {
 function rewriteUrls(node: unknown, origins: ReadonlyMap<string, string>): unknown {
   if (typeof node === "string") {
     let out = node;
-    for (const [from, to] of origins) out = out.split(from).join(to);
+    for (const [from, to] of origins) {
+      // the origin with or without userinfo (`http://user:pw@host:port`)
+      const [scheme, rest] = from.split("://") as [string, string];
+      out = out.replace(new RegExp(`${escape(scheme)}://(?:[^/@\\s]*@)?${escape(rest)}(?![0-9])`, "g"), to);
+    }
     return out;
   }
   if (Array.isArray(node)) return node.map((n) => rewriteUrls(n, origins));
   if (node && typeof node === "object") return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewriteUrls(v, origins)]));
   return node;
 }
+
+const escape = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A stopWrites step becomes the simulator's writes switch (its undo turns writes back on). */
 function simWrites(step: Step, instanceUrl: string): Step {

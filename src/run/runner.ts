@@ -3,6 +3,7 @@
  * run's AbortSignal, interlocks before commands, undo of hooks when the run fails or is
  * interrupted before commit. It only emits events; the UI, journal, notifiers and reports listen.
  */
+import { setMaxListeners } from "node:events";
 import { dirname } from "node:path";
 import { createVerifierClient, type VerifierClient } from "../api/index.js";
 import { ExitCode, UserError } from "../errors.js";
@@ -105,14 +106,18 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const { emit } = emitter;
   const tracker = createFleetTracker();
   emitter.add(tracker.listener);
+  // one request id sequence for the whole run: the journal and the report pair requests and answers by id
+  let lastRequestId = 0;
+  const requestId = (): number => ++lastRequestId;
   const fleet =
     opts.fleet ??
     createFleet({
       instances: runbook.instances.map((i) => (typeof i === "string" ? { url: i } : i.name ? { url: i.url, name: i.name } : { url: i.url })),
       requestTimeoutMs: defaults.requestTimeoutMs,
       emit,
+      requestId,
     });
-  const verifier = opts.verifier ?? (runbook.verifier ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit }) : undefined);
+  const verifier = opts.verifier ?? (runbook.verifier ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId }) : undefined);
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
     cwd: dirname(loaded.file),
@@ -235,6 +240,8 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
   const t0 = Date.now();
   const timeoutMs = stepTimeoutMs(s.step, run.defaults);
   const limit = new AbortController();
+  // every in-flight request of a broadcast listens to the step's signal: 256 instances are not a leak
+  setMaxListeners(0, limit.signal);
   const timer = setTimeout(() => limit.abort(new StepTimeout(timeoutMs)), timeoutMs);
   const onAbort = () => limit.abort(runSignal.reason instanceof Error ? runSignal.reason : new Error("interrupted"));
   runSignal.addEventListener("abort", onAbort, { once: true });

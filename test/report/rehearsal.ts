@@ -1,21 +1,77 @@
 /**
- * A real rehearsal's events, in process: the simulator (src/sim) and the runner (src/run) when
- * both are there. Used by test/report/rehearsal.test.ts and scripts/browser-check.mjs.
- * Resolves to { events, description } or { reason } while a real rehearsal cannot run yet.
+ * A real rehearsal's events, in process: `runbooks/rs-to-sharded.yaml` against the simulator
+ * (src/sim, via `prepareRehearsal`), run by the runner (`runRunbook`, mode "rehearse", the
+ * rehearsal's time scale, confirms answered yes) with a listener that keeps every event, exactly
+ * as `syncbook rehearse` does minus the UI. Used by test/report/rehearsal.test.ts and
+ * scripts/browser-check.mjs.
+ *
+ * Resolves to { events, description, result, verdict }, or { reason } when the rehearsal could
+ * not run (the runbook does not lint clean, its plugins do not load, the run throws): the test
+ * then fails on the reason rather than skipping.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { lintRunbook } from "../../src/lint/index.js";
+import { loadRunbookPlugins } from "../../src/plugin/index.js";
+import { prepareRehearsal, type Verdict } from "../../src/rehearse/index.js";
+import { runRunbook, type RunResult } from "../../src/run/index.js";
 import type { RunEvent } from "../../src/run/events.js";
+import { loadRunbook } from "../../src/runbook/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-export type RehearsalResult = { events: RunEvent[]; description: string; reason?: undefined } | { reason: string; events?: undefined };
+export const REHEARSAL_RUNBOOK = join(root, "runbooks/rs-to-sharded.yaml");
 
-export async function rehearsalEvents(): Promise<RehearsalResult> {
-  if (!existsSync(join(root, "src/run/index.ts"))) return { reason: "the runner (src/run/index.ts) is not there yet" };
-  if (!existsSync(join(root, "src/sim/index.ts"))) return { reason: "the simulator (src/sim/index.ts) is not there yet" };
-  const run = (await import(pathToFileURL(join(root, "src/run/index.ts")).href)) as Record<string, unknown>;
-  if (typeof run.runRunbook !== "function") return { reason: "src/run/index.ts exports no runRunbook yet" };
-  return { reason: "wiring to runRunbook pending" };
+export type RehearsalResult =
+  | { events: RunEvent[]; description: string; result: RunResult; verdict: Verdict; reason?: undefined }
+  | { reason: string; events?: undefined };
+
+export interface RehearsalEventsOptions {
+  /** The runbook to rehearse (default runbooks/rs-to-sharded.yaml). */
+  file?: string;
+  /** Simulated seconds per wall second (default: the rehearsal's, 50). */
+  timeScale?: number;
+  /** Data to copy (default 2GiB, as `syncbook rehearse`). */
+  data?: string;
+  seed?: number;
+}
+
+export async function rehearsalEvents(opts: RehearsalEventsOptions = {}): Promise<RehearsalResult> {
+  const file = opts.file ?? REHEARSAL_RUNBOOK;
+  const shown = file.startsWith(root) ? file.slice(root.length) : file;
+  const loaded = await loadRunbook(file, { env: {} });
+  const errors = [...loaded.diagnostics, ...(loaded.runbook ? lintRunbook(loaded) : [])].filter((d) => d.severity === "error");
+  if (!loaded.runbook || errors.length) return { reason: `${shown} does not lint clean: ${errors.map((d) => `${d.line}:${d.column} ${d.message}`).join("; ")}` };
+
+  const reh = await prepareRehearsal(loaded, {
+    ...(opts.timeScale !== undefined ? { timeScale: opts.timeScale } : {}),
+    ...(opts.data !== undefined ? { data: opts.data } : {}),
+    seed: opts.seed ?? 1,
+  });
+  try {
+    const { registry, diagnostics } = await loadRunbookPlugins(reh.loaded);
+    const bad = diagnostics.filter((d) => d.severity === "error");
+    if (bad.length) return { reason: `${shown}: plugin problems: ${bad.map((d) => d.message).join("; ")}` };
+    const events: RunEvent[] = [];
+    const t0 = performance.now();
+    const result = await runRunbook({
+      loaded: reh.loaded,
+      registry,
+      mode: "rehearse",
+      timeScale: reh.timeScale,
+      yes: true,
+      env: {},
+      listeners: [(e) => void events.push(e)],
+      // the runbook's notify step: not the test's output
+      print: () => undefined,
+    });
+    const wallMs = performance.now() - t0;
+    const verdict = await reh.verdict();
+    const description = `${shown}, ${reh.sim.instances.length} instance(s), time ×${reh.timeScale}, outcome ${result.outcome}, ${verdict.committed}/${verdict.instances} committed, ${(wallMs / 1000).toFixed(1)} s`;
+    return { events, description, result, verdict };
+  } catch (err) {
+    return { reason: `the rehearsal of ${shown} threw: ${err instanceof Error ? err.message : String(err)}` };
+  } finally {
+    await reh.close();
+  }
 }
