@@ -5,6 +5,8 @@
  * stops with what was seen. The hooks that ran and were not undone get their runbook `undo`
  * registered again, so a resumed run that fails before commit still undoes them.
  */
+import { stat } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
 import { findLatestJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
@@ -20,16 +22,36 @@ export async function planResume(loaded: LoadedRunbook, dir: string, opts: { all
   for (const w of state.warnings) opts.say(`journal: ${w}`);
   const d = runDefaults(loaded);
   const fleet = createFleet({ instances: rb.instances.map((i) => (typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) })), requestTimeoutMs: d.requestTimeoutMs });
-  // progress may fail for minutes after a restart: read until every instance answers, or give up
-  const deadline = Date.now() + d.progressGiveUpMs;
-  let snap = await fleet.progress(opts.signal);
-  while (snap.instances.some((i) => i.error) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, Math.min(2000, d.pollMs)));
-    snap = await fleet.progress(opts.signal);
-  }
-  const readings = snap.instances.map((i) => ({ instance: instanceKey(i.ref), state: i.progress?.state ?? null, canCommit: i.progress?.canCommit ?? null }));
+  const readFleetStates = async () => {
+    // progress may fail for minutes after a restart: read until every instance answers, or give up
+    const deadline = Date.now() + d.progressGiveUpMs;
+    let snap = await fleet.progress(opts.signal);
+    while (snap.instances.some((i) => i.error) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, Math.min(2000, d.pollMs)));
+      snap = await fleet.progress(opts.signal);
+    }
+    return snap.instances.map((i) => ({ instance: instanceKey(i.ref), state: i.progress?.state ?? null, canCommit: i.progress?.canCommit ?? null }));
+  };
   const steps = planSteps(rb);
-  const r = reconcile(state, { hash: loaded.hash, steps: steps.map((s) => ({ id: s.id, kind: s.kind })) }, readings, { allowChangedRunbook: opts.allowChangedRunbook });
+  const decide = async () => reconcile(state, { hash: loaded.hash, steps: steps.map((s) => ({ id: s.id, kind: s.kind })) }, await readFleetStates(), { allowChangedRunbook: opts.allowChangedRunbook });
+  let r = await decide();
+  // A command the interrupted run sent and never saw answered may still be on its way: if the
+  // fleet does not show it yet, sending it again now would reach the service twice (the late
+  // one refused, or the resend refused if the late one lands first). Wait out the dead runner's
+  // request timeout, counted from its journal's last write, then read the fleet again.
+  if (r.ok) {
+    const at = r.resumeAt;
+    const atStep = state.commandsSent.filter((c) => c.stepIndex === at);
+    const last = atStep[atStep.length - 1];
+    if (last && !r.adopt.some((a) => a.stepIndex === at) && last.perInstance.some((p) => p.answered === "unknown")) {
+      const waitMs = Math.ceil((await stat(file)).mtimeMs + d.requestTimeoutMs - Date.now());
+      if (waitMs > 0) {
+        opts.say(`resume: the interrupted run's ${last.op} got no answer and may still be in flight: waiting ${waitMs} ms (its request timeout) before reading the fleet again`);
+        await sleep(waitMs, undefined, opts.signal ? { signal: opts.signal } : {});
+        r = await decide();
+      }
+    }
+  }
   for (const n of r.notes) opts.say(`resume: ${n}`);
   if (!r.ok) throw new UserError(`cannot resume from ${file}: ${r.message}`, { hint: r.hint, exitCode: r.code === "finished" ? ExitCode.ok : r.code === "changed-runbook" || r.code === "steps-differ" ? ExitCode.usage : ExitCode.failed });
   const done = new Map<number, string>();

@@ -1,0 +1,145 @@
+/**
+ * The fault matrix (issue item 4): every simulator fault in every phase of a two-instance
+ * cutover, run in process against the simulator. Each cell either completes correctly (exit 0,
+ * every instance COMMITTED, no write lost, no fleet error) or halts safely: a non-zero exit, a
+ * message naming the problem, and no unsafe commit — "commit only when every instance is RUNNING
+ * with canCommit true, a stopWrites step has succeeded earlier in this run, and no instance
+ * answered with an error" (DESIGN, safety interlocks), checked from the simulator's side at each
+ * commit POST (harness.ts `commitGuard`). A run that halts before commit has undone its write stop.
+ *
+ * Faults are added when the phase's step starts (the runner's `step.started` event), or at the
+ * simulator's start for "before start".
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import type { RunEventOf } from "../../src/run/events.js";
+import type { Simulator } from "../../src/sim/index.js";
+import { commitGuard, cutoverYaml, fastSim, posts, runInProcess } from "./harness.js";
+
+type Phase = "before start" | "during copy" | "during CEA wait" | "at stopWrites" | "at verify" | "at commit" | "after commit";
+/** The step whose start adds the fault (undefined: in force from the simulator's start). */
+const TRIGGER: Record<Phase, string | undefined> = {
+  "before start": undefined,
+  "during copy": "ready",
+  "during CEA wait": "drained",
+  "at stopWrites": "stop-writes",
+  "at verify": "verify",
+  "at commit": "commit",
+  "after commit": "committed",
+};
+const PHASES = Object.keys(TRIGGER) as Phase[];
+
+interface FaultCase {
+  name: string;
+  specs: string[];
+  /**
+   * Per phase: "ok" must complete; a RegExp must halt with a message matching it; "either" may do
+   * both (random transport faults), and then a halt's message must match `either`.
+   */
+  expect(phase: Phase): "ok" | "either" | RegExp;
+  either?: RegExp;
+  /** No transport fault touches start or commit: each must reach every instance exactly once. */
+  exactlyOnce?: boolean;
+}
+
+const before = (phase: Phase, than: Phase): boolean => PHASES.indexOf(phase) < PHASES.indexOf(than);
+
+// what a transport fault can make a run halt with: every one names the instance and the cause
+const TRANSPORT_HALT = /refused by .*InternalError|cannot tell whether (start|commit) took effect|still no answer|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)/;
+
+const FAULTS: FaultCase[] = [
+  {
+    // "Progress calls can fail for at least two minutes after a sync is resumed or restarted": sync1 restarts
+    name: "progress down for two minutes after a restart",
+    specs: ["progress-down-after-resume", "down=1,for=2s"],
+    expect: () => "ok",
+    exactlyOnce: true,
+  },
+  // on the instances (start, progress, commit); the verifier's own failure is the last row
+  { name: "HTTP 500s (30%)", specs: ["http500=0.3@*"], expect: () => "either", either: TRANSPORT_HALT },
+  { name: "non-JSON answers (30%)", specs: ["non-json=0.3@*"], expect: () => "either", either: TRANSPORT_HALT },
+  { name: "connection resets (30%)", specs: ["reset=0.3@*"], expect: () => "either", either: TRANSPORT_HALT },
+  { name: "latency 150 ms", specs: ["latency=150ms"], expect: () => "ok", exactlyOnce: true },
+  {
+    name: "an instance dead",
+    specs: ["down=1"],
+    expect: (p) => (p === "before start" ? /refused \(fleet-idle\).*sync1 is unreachable/ : before(p, "at commit") ? /timed out after .* waiting for .*sync1: .*cannot connect/ : p === "at commit" ? /refused \(can-commit\).*sync1 is unreachable/ : /timed out .* waiting for state COMMITTED: sync1: .*cannot connect/),
+    exactlyOnce: true,
+  },
+  {
+    name: "lag that never drops (floor 30 s)",
+    specs: ["lag-floor=30"],
+    expect: (p) => (before(p, "at verify") ? /timed out after .* waiting for canCommit true, lagBelow \d.*lagBelow \d \(now 30\)/ : "ok"),
+    exactlyOnce: true,
+  },
+  {
+    name: "commit refused on one instance",
+    specs: ["commit-refused@1"],
+    expect: (p) => (p === "after commit" ? "ok" : /commit refused by .*CommitRefused.*the fleet is now split/),
+    exactlyOnce: true,
+  },
+  {
+    name: "the verifier failing",
+    specs: ["verifier-error=disk full on the verifier"],
+    expect: (p) => (before(p, "at commit") ? /the verifier failed: "disk full on the verifier"/ : "ok"),
+    exactlyOnce: true,
+  },
+];
+
+const CELLS = FAULTS.flatMap((f) => PHASES.map((phase) => ({ fault: f, phase, label: `${f.name} / ${phase}` })));
+
+const sims: Simulator[] = [];
+afterAll(async () => {
+  await Promise.all(sims.map((s) => s.close()));
+});
+
+describe.concurrent("fault matrix: completes correctly or halts safely", () => {
+  it.each(CELLS)("$label", async ({ fault, phase }) => {
+    const trigger = TRIGGER[phase];
+    const s = await fastSim({ instances: 2, seed: 7 });
+    sims.push(s);
+    // "before start": in force before the first request (added through control, not the `faults`
+    // option: a `down` given there closes no listener — see the report)
+    if (trigger === undefined) for (const f of fault.specs) s.control.addFault(f);
+    const guard = commitGuard(s);
+    const { result, events } = await runInProcess(cutoverYaml(s), {
+      listeners: [
+        guard.listener,
+        (e) => {
+          if (e.type === "step.started" && e.id === trigger) for (const f of fault.specs) s.control.addFault(f);
+        },
+      ],
+    });
+    const st = s.control.state();
+    const want = fault.expect(phase);
+    const where = `${fault.name} / ${phase}: exit ${result.exitCode}, ${result.message ?? "ok"}`;
+    // never an unsafe commit, never a write lost, whatever happened
+    expect(guard.violations, where).toEqual([]);
+    expect(st.writes.lost, where).toBe(0);
+    if (result.exitCode === 0) {
+      expect(want, `${where}: completed, but this cell must halt`).not.toBeInstanceOf(RegExp);
+      expect(st.instances.map((i) => i.state), where).toEqual(["COMMITTED", "COMMITTED"]);
+      expect(st.fleetErrors, where).toEqual([]);
+      if (fault.exactlyOnce) {
+        expect(posts(s, "start"), where).toEqual([1, 1]);
+        expect(posts(s, "commit"), where).toEqual([1, 1]);
+      }
+      return;
+    }
+    expect(want, `${where}: halted, but this cell must complete`).not.toBe("ok");
+    expect(result.exitCode, where).toBe(1);
+    expect(result.message, where).toMatch(want instanceof RegExp ? want : (fault.either ?? /./));
+    // the failed step says so in its own event, with the same message
+    const failed = events.find((e): e is RunEventOf<"step.finished"> => e.type === "step.finished" && e.outcome === "failed");
+    expect(failed?.error, where).toBeTruthy();
+    if (fault.exactlyOnce) {
+      expect(posts(s, "start").every((n) => n <= 1), where).toBe(true);
+      // a refused commit is not sent again
+      expect(posts(s, "commit").every((n) => n <= 1), where).toBe(true);
+    }
+    if (!result.commitSent) {
+      // a halt before commit undoes the write stop: the application is writing again
+      expect(posts(s, "commit"), where).toEqual([0, 0]);
+      if (events.some((e) => e.type === "step.finished" && e.id === "stop-writes" && e.outcome === "ok")) expect(st.writes.enabled, where).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Shared by the crash suites: a fast simulator, a cutover runbook pointing at it, the runner in
+ * process (events recorded), and the safety invariant seen from the simulator:
+ *
+ *   "commit only when every instance is RUNNING with canCommit true, a stopWrites step has
+ *    succeeded earlier in this run, and no instance answered with an error" (DESIGN, interlocks);
+ *   "Preconditions: application writes to the source are stopped … state RUNNING and canCommit
+ *    true" (spec, POST /api/v1/commit).
+ *
+ * `commitGuard` reads the simulator's state synchronously at every commit `request.sent` (the
+ * fleet emits it right before the POST leaves), so a commit sent while writes were on, or while
+ * an instance was down, not RUNNING or not able to commit, is recorded as a violation.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadRunbookPlugins } from "../../src/plugin/index.js";
+import type { RunEvent, RunListener } from "../../src/run/events.js";
+import { runRunbook, type RunResult } from "../../src/run/runner.js";
+import { parseRunbook } from "../../src/runbook/index.js";
+import { startSimulator, type Simulator, type SimulatorOptions } from "../../src/sim/index.js";
+
+export function tempDir(prefix = "syncbook-crash-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** One instance: replica set to replica set; N: sharded to sharded with N shards. Small data, fast clock. */
+export function fastSim(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const n = opts.instances ?? 1;
+  const cluster = n > 1 ? ({ topology: "sharded", shards: n } as const) : ({ topology: "replicaSet" } as const);
+  return startSimulator({ instances: n, data: "1GiB", timeScale: 200, clusters: { cluster0: cluster, cluster1: cluster }, ...opts });
+}
+
+export interface RunbookOptions {
+  /** YAML under `steps:` (each line indented two spaces). */
+  steps?: string;
+  /** The `defaults:` flow mapping. */
+  defaults?: string;
+  /** Extra top-level YAML before `steps:`. */
+  head?: string;
+  name?: string;
+  /** Instance URLs as written in the runbook (default: the simulator's). */
+  urls?: string[];
+}
+
+export const START = "  - { id: start, start: { source: cluster0, destination: cluster1 } }\n";
+export const READY = "  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }\n";
+export const STOP = "  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
+/** The write stop through a given control URL (the verifier's port serves /sim/ too, and is never down). */
+export const stopVia = (url: string): string =>
+  `  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${url}" }, undo: { use: sim-writes, with: { url: "${url}", enabled: true } } } }\n`;
+export const DRAINED = "  - { id: drained, waitFor: { canCommit: true, lagBelow: 3 } }\n";
+export const VERIFY = "  - { id: verify, verify: { writesOff: true } }\n";
+export const COMMIT = "  - { id: commit, commit: {} }\n";
+export const COMMITTED = "  - { id: committed, waitFor: { state: COMMITTED } }\n";
+export const CUTOVER = START + READY + STOP + DRAINED + VERIFY + COMMIT + COMMITTED;
+
+/** Fast defaults for in-process runs at timeScale 200: a failing cell fails in a few seconds. */
+export const FAST_DEFAULTS = "{ pollInterval: 50ms, timeout: 5s, requestTimeout: 1s, retry: { giveUpAfter: 2s } }";
+
+export function cutoverYaml(s: Simulator, o: RunbookOptions = {}): string {
+  const n = s.instances.length;
+  const cluster = n > 1 ? `{ topology: sharded, shards: ${n}, serverVersion: "6.0" }` : `{ topology: replicaSet, serverVersion: "6.0" }`;
+  const urls = o.urls ?? s.instances.map((i) => i.url);
+  return `runbook: 1
+name: ${o.name ?? "crash"}
+serviceVersion: "1.8.0"
+clusters:
+  cluster0: ${cluster}
+  cluster1: ${cluster}
+instances:
+${urls.map((u, i) => `  - { url: "${u}", name: sync${i} }`).join("\n")}
+verifier: "${s.verifierUrl}"
+defaults: ${o.defaults ?? FAST_DEFAULTS}
+${o.head ?? ""}steps:
+${o.steps ?? CUTOVER}`;
+}
+
+export interface InProcessRun {
+  result: RunResult;
+  events: RunEvent[];
+}
+
+/** The runner in this process, as `syncbook run` wires it minus the UI and journal. */
+export async function runInProcess(yaml: string, opts: { listeners?: RunListener[]; env?: Record<string, string>; signal?: AbortSignal } = {}): Promise<InProcessRun> {
+  const loaded = await parseRunbook(yaml, "rb.yaml", { env: opts.env ?? {} });
+  const errors = loaded.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length) throw new Error(`test runbook does not load: ${errors.map((d) => `${d.line}:${d.column} ${d.message}`).join("; ")}\n${yaml}`);
+  const { registry } = await loadRunbookPlugins(loaded);
+  const events: RunEvent[] = [];
+  const result = await runRunbook({
+    loaded,
+    registry,
+    listeners: [(e) => void events.push(e), ...(opts.listeners ?? [])],
+    print: () => undefined,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  return { result, events };
+}
+
+export interface CommitGuard {
+  listener: RunListener;
+  /** Every commit POST that left while it was not safe, with what the simulator showed. */
+  violations: string[];
+  /** Commit POSTs seen (per instance index). */
+  commitsSent: number;
+}
+
+/** Records, at each commit POST, whether the simulator agreed it was safe (see the file comment). */
+export function commitGuard(s: Simulator): CommitGuard {
+  const g: CommitGuard = {
+    violations: [],
+    commitsSent: 0,
+    listener: (e) => {
+      if (e.type !== "request.sent" || e.target !== "service" || e.method !== "POST" || !/\/api\/v1\/commit\b/.test(e.path)) return;
+      g.commitsSent++;
+      const st = s.control.state();
+      const problems: string[] = [];
+      if (st.writes.enabled) problems.push("application writes were on");
+      for (const i of st.instances) {
+        // an instance that already accepted commit (a resend round) is past it: that is not a problem
+        if (i.state === "COMMITTING" || i.state === "COMMITTED") continue;
+        if (i.down) problems.push(`instance ${i.index} was down`);
+        else if (i.state !== "RUNNING" || !i.canCommit) problems.push(`instance ${i.index} was ${i.state} with canCommit ${String(i.canCommit)}`);
+      }
+      if (problems.length) g.violations.push(`commit to ${e.instance?.name ?? e.instance?.url ?? "?"} at sim ${st.time.simSeconds.toFixed(1)} s: ${problems.join(", ")}`);
+    },
+  };
+  return g;
+}
+
+/** POSTs per instance for one endpoint, from the simulator's counts (what the service really received). */
+export function posts(s: Simulator, op: string): number[] {
+  return s.control.counts().instances.map((c) => c[`POST /api/v1/${op}`] ?? 0);
+}
+
+export function totalPosts(s: Simulator): number {
+  const c = s.control.counts();
+  return c.instances.reduce((n, x) => n + Object.entries(x).reduce((a, [k, v]) => a + (k.startsWith("POST ") ? v : 0), 0), 0);
+}
