@@ -90,36 +90,39 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
   spec.beforeSend?.();
   const first = await fleet.broadcast(spec.op, spec.body, ctx.signal);
   let skewMs = first.skewMs;
-  const refused: { ref: InstanceRef; error: ApiError }[] = [];
-  let unsure: { ref: InstanceRef; error: ApiError }[] = [];
-  const classify = (results: typeof first.results) => {
-    const next: typeof unsure = [];
+  // instances the command has not (yet) been seen to take effect on: no answer, or refused
+  const pending = new Map<number, { ref: InstanceRef; error: ApiError }>();
+  let accepted = 0;
+  const absorb = (results: typeof first.results) => {
     for (const r of results) {
-      if (r.ok) continue;
-      if (r.error instanceof ServiceError) {
-        refused.push({ ref: r.ref, error: r.error });
-        ctx.run.memory.serviceErrors.push({ instance: instanceName(r.ref), op: spec.op, error: r.error.message });
-      } else next.push({ ref: r.ref, error: r.error });
+      if (r.ok) {
+        accepted++;
+        pending.delete(r.ref.index);
+      } else pending.set(r.ref.index, { ref: r.ref, error: r.error });
     }
-    return next;
   };
-  unsure = classify(first.results);
+  absorb(first.results);
   const resent: string[] = [];
-  for (let round = 0; unsure.length && round < ROUNDS; round++) {
+  for (let round = 0; pending.size && round < ROUNDS; round++) {
+    const all = [...pending.values()];
+    // every instance refused: nothing took effect anywhere, and the refusal is the answer
+    if (accepted === 0 && all.every((p) => p.error instanceof ServiceError)) break;
     ctx.run.emit("decision", {
       index: ctx.index,
       id: ctx.id,
       kind: "reconcile",
       ok: true,
-      reason: `${spec.op}: no answer from ${unsure.map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")}; reading progress to learn whether it took effect (never resent blindly)`,
+      reason: `${spec.op}: ${all.map((u) => `${instanceName(u.ref)} ${u.error instanceof ServiceError ? "refused" : "gave no answer"} (${short(u.error)})`).join(", ")}${accepted ? `, while ${accepted} instance(s) accepted it` : ""}; reading progress to learn where each stands (never resent blindly)`,
     });
     const snap = await readFleet(ctx);
     const again: InstanceRef[] = [];
     const unknown: string[] = [];
-    for (const u of unsure) {
+    for (const u of all) {
       const seen = snap.instances.find((i) => i.ref.index === u.ref.index);
       const effect = seen?.progress ? spec.tookEffect(seen.progress) : undefined;
       if (effect === true) {
+        pending.delete(u.ref.index);
+        accepted++;
         ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "reconcile", ok: true, reason: `${spec.op} took effect on ${instanceName(u.ref)} (state ${seen?.progress?.state ?? "?"}): not sent again` });
       } else if (effect === false) {
         again.push(u.ref);
@@ -133,21 +136,21 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
         hint: `Check those instances' progress by hand; then run again with --resume, which reads the fleet before sending anything.`,
       });
     }
-    if (again.length === 0) {
-      unsure = [];
-      break;
-    }
+    if (again.length === 0) break;
     ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "retry", ok: true, reason: `${spec.op} had not taken effect on ${again.map(instanceName).join(", ")} (progress proves it): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only` });
     resent.push(...again.map(instanceName));
     const r = await fleet.broadcast(spec.op, spec.body, ctx.signal, { only: again.map((a) => a.index) });
     skewMs = Math.max(skewMs, r.skewMs);
-    unsure = classify(r.results);
+    absorb(r.results);
   }
-  if (unsure.length) {
-    throw new StepFailure(`${spec.op}: still no answer from ${unsure.map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`, { reason: "unsafe", hint: "Check the instances; then run again with --resume." });
+  const left = [...pending.values()];
+  const refused = left.filter((p) => p.error instanceof ServiceError);
+  const silent = left.filter((p) => !(p.error instanceof ServiceError));
+  for (const r of refused) ctx.run.memory.serviceErrors.push({ instance: instanceName(r.ref), op: spec.op, error: r.error.message });
+  if (silent.length) {
+    throw new StepFailure(`${spec.op}: still no answer from ${silent.map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`, { reason: "unsafe", hint: "Check the instances; then run again with --resume." });
   }
   if (refused.length) {
-    const accepted = fleet.refs.length - refused.length;
     throw new StepFailure(`${spec.op} refused by ${refused.map((r) => r.error.message).join("; ")}${accepted > 0 ? ` (accepted by ${accepted} other instance(s): the fleet is now split)` : ""}`, {
       hint: accepted > 0 ? "Identical commands must reach every instance: look at the refusing instances' errors before doing anything else." : "Read the error above; the command did not take effect.",
     });

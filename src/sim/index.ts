@@ -148,7 +148,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   try {
     for (const [i, s] of servers.entries()) await s.listen(port === 0 ? 0 : port + i);
     await verifier.listen(verifierPort);
-    for (const f of options.faults ?? []) world.addFault(f);
   } catch (err) {
     world.close();
     await Promise.all(all.map((s) => s.close()));
@@ -159,6 +158,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   world.urls = servers.map((s) => url(s.port));
   world.verifierUrl = url(verifier.port);
   world.setListening = (i, up) => servers[i]!.setUp(up);
+  // faults last: a `down` fault closes its instance's listener, which must be wired first
+  try {
+    for (const f of options.faults ?? []) world.addFault(f);
+  } catch (err) {
+    world.close();
+    await Promise.all(all.map((s) => s.close()));
+    throw err;
+  }
 
   const control: SimControl = {
     state: () => world.state(),

@@ -5,7 +5,7 @@
  * before the check has done any work is not a result.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { VerifierProgress } from "../api/index.js";
+import { ServiceError, type VerifierProgress } from "../api/index.js";
 import { durationOr } from "../runbook/index.js";
 import { StepFailure, type StepContext } from "../run/context.js";
 import { checkInterlock, instanceName } from "../run/fleet-ops.js";
@@ -73,13 +73,38 @@ function counters(p: VerifierProgress): string {
     .join(", ")}`;
 }
 
+/**
+ * `check` and `writesOff` to the verifier. Not retried blindly either: after a lost answer,
+ * `writesOff` (idempotent) is sent again, and `check` only when the verifier's progress shows no
+ * check running (a second check would be refused as "already in progress").
+ */
 async function command(ctx: StepContext, op: "check" | "writesOff"): Promise<void> {
   const v = ctx.run.verifier;
   if (!v) return;
-  try {
-    await (op === "check" ? v.check({ signal: ctx.signal }) : v.writesOff({ signal: ctx.signal }));
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    throw new StepFailure(`verifier ${op}: ${err instanceof Error ? err.message : String(err)}`, { hint: "Is the verifier running at the runbook's `verifier:` URL?" });
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await (op === "check" ? v.check({ signal: ctx.signal }) : v.writesOff({ signal: ctx.signal }));
+      return;
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      lastError = err;
+      if (err instanceof ServiceError) {
+        // our own earlier check, whose answer was lost, is running: that is what we asked for
+        if (op === "check" && attempt > 0) return;
+        break;
+      }
+      ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "reconcile", ok: true, reason: `verifier ${op}: no answer (${err instanceof Error ? err.message : String(err)}); reading its progress before sending it again` });
+      await sleep(250 * 2 ** attempt, undefined, { signal: ctx.signal });
+      if (op === "check") {
+        const p = await v.progress({ signal: ctx.signal }).catch(() => undefined);
+        const s = p?.verificationStatus;
+        if (p && (p.phase !== "idle" || (s?.totalTasks ?? 0) > 0)) {
+          ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "reconcile", ok: true, reason: `verifier check took effect (phase ${p.phase}): not sent again` });
+          return;
+        }
+      }
+    }
   }
+  throw new StepFailure(`verifier ${op}: ${lastError instanceof Error ? lastError.message : String(lastError)}`, { hint: "Is the verifier running at the runbook's `verifier:` URL?" });
 }

@@ -128,4 +128,35 @@ describe("start and commit are never resent blindly", () => {
     expect(posts(s, "start")).toEqual([1, 1]);
     expect(s.control.state().instances[1]?.state).toBe("IDLE");
   });
+
+  it("a commit refused by one instance while the others accepted it (a split fleet): progress proves it did not take effect there, so it is sent again to that instance only", async () => {
+    const s = await sim({ instances: 2, faults: ["commit-refused@1"] });
+    sims.push(s);
+    const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT), {
+      // the refusal was transient: it is gone by the time the runner has read progress
+      onEvent: (e) => {
+        if (e.type === "decision" && e.kind === "reconcile") s.control.clearFaults();
+      },
+    });
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "commit")).toEqual([1, 2]);
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
+    expect(decisions(events).some((d) => d.kind === "reconcile" && /sync1 refused .*while 1 instance\(s\) accepted it/.test(d.reason))).toBe(true);
+    // a refusal that was resolved does not count against later commands
+    expect(decisions(events).some((d) => d.check === "no-errors" && !d.ok)).toBe(false);
+  });
+
+  it("the verifier's check lost in transit: its progress shows no check running, so check is sent again and verification completes", async () => {
+    const s = await sim({ faults: ["reset=1@verifier/check"] });
+    sims.push(s);
+    const steps = `${START}${READY}${STOP}  - { id: verify, verify: { writesOff: true } }\n${COMMIT}`;
+    const { result, events } = await run(runbookFor(s, steps), {
+      onEvent: (e) => {
+        if (e.type === "decision" && e.kind === "reconcile" && e.reason.startsWith("verifier check")) s.control.clearFaults();
+      },
+    });
+    expect(result.exitCode, result.message).toBe(0);
+    expect(s.control.counts().verifier["POST /api/v1/check"]).toBe(2);
+    expect(decisions(events).some((d) => d.kind === "reconcile" && /verifier check: no answer/.test(d.reason))).toBe(true);
+  });
 });

@@ -230,3 +230,16 @@ describe("fault effects", () => {
     expect((await call(`${sim.instances[0]!.url}/sim/state`)).status).toBe(200);
   });
 });
+
+describe("faults given at start-up", () => {
+  it("a `down` fault from the options refuses connections like one added at run time", async () => {
+    const sim = await startSimulator({ instances: 2, faults: ["down=1"] });
+    try {
+      const up = await fetch(`${sim.instances[0]!.url}/api/v1/progress`);
+      expect(up.status).toBe(200);
+      await expect(fetch(`${sim.instances[1]!.url}/api/v1/progress`)).rejects.toThrow();
+    } finally {
+      await sim.close();
+    }
+  });
+});
