@@ -5,6 +5,7 @@
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema } from "./api.js";
+import { OPTION_AJV_OPTIONS, OPTION_FORMATS } from "./formats.js";
 
 export interface OptionProblem {
   /** Path inside `with:` (e.g. `["headers", "Authorization"]`); empty for the whole object. */
@@ -23,17 +24,46 @@ const compiled = new WeakMap<object, ValidateFunction | Error>();
 
 async function getCompiler(): Promise<Compiler> {
   compiler ??= (async () => {
-    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    // the named export under Node's CommonJS interop; only `default` once bundled (dist/cli)
+    const ajvModule = await import("ajv/dist/2020.js");
+    const Ajv2020 = ajvModule.Ajv2020 ?? ajvModule.default;
     // strict: false — a plugin's schema may carry editor keywords (markdownDescription…);
     // unknown formats are then ignored, silently (logger: false). meta/validateSchema: false —
     // compiling the 2020-12 meta-schemas costs ~30 ms of `syncbook lint`'s start-up; a broken
     // plugin schema still fails to compile and is reported as the plugin's fault.
-    const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, allowUnionTypes: true, useDefaults: true, logger: false, meta: false, validateSchema: false });
-    ajv.addFormat("uri", { type: "string", validate: (s: string) => URL.canParse(s) });
-    ajv.addFormat("url", { type: "string", validate: (s: string) => URL.canParse(s) });
+    const ajv = new Ajv2020({ ...OPTION_AJV_OPTIONS });
+    for (const [name, f] of Object.entries(OPTION_FORMATS)) ajv.addFormat(name, f);
     return (schema) => ajv.compile(schema as object);
   })();
   return compiler;
+}
+
+/**
+ * The validator of a schema: the built-in plugins' are compiled at build time
+ * (builtin-validators.gen.ts, the same ajv options), any other is compiled now, once.
+ */
+async function validatorFor(schema: object): Promise<ValidateFunction | Error> {
+  const known = compiled.get(schema);
+  if (known) return known;
+  let validate: ValidateFunction | Error;
+  const pre = await precompiled().catch(() => undefined);
+  const built = pre?.get(JSON.stringify(schema));
+  if (built) validate = built as unknown as ValidateFunction;
+  else {
+    try {
+      validate = (await getCompiler())(schema as JsonSchema);
+    } catch (err) {
+      validate = err instanceof Error ? err : new Error(String(err));
+    }
+  }
+  compiled.set(schema, validate);
+  return validate;
+}
+
+let builtins: Promise<ReadonlyMap<string, unknown>> | undefined;
+function precompiled(): Promise<ReadonlyMap<string, unknown>> {
+  builtins ??= import("./builtin-validators.gen.js").then((m) => m.BUILTIN_VALIDATORS as ReadonlyMap<string, unknown>);
+  return builtins;
 }
 
 /** Top-level property names of a schema (for "did you mean"). */
@@ -95,15 +125,7 @@ export async function checkOptions(schema: JsonSchema | undefined, options: unkn
   const value = options === undefined ? {} : structuredClone(options);
   if (schema === undefined || schema === true) return isRecord(value) ? { ok: true, value } : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };
   if (schema === false) return { ok: false, problems: [{ path: [], message: "this plugin accepts no options" }] };
-  let validate = compiled.get(schema);
-  if (!validate) {
-    try {
-      validate = (await getCompiler())(schema);
-    } catch (err) {
-      validate = err instanceof Error ? err : new Error(String(err));
-    }
-    compiled.set(schema, validate);
-  }
+  const validate = await validatorFor(schema as object);
   if (validate instanceof Error) return { ok: false, problems: [{ path: [], message: `the plugin's optionsSchema is not a valid JSON Schema: ${validate.message}`, hint: "This is a bug in the plugin: tell its author." }] };
   if (!validate(value)) return { ok: false, problems: describeErrors(validate.errors ?? []) };
   return isRecord(value) ? { ok: true, value } : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };

@@ -262,8 +262,8 @@ export function findPluginCalls(doc: unknown, stepKinds: ReadonlySet<string> = n
         if (undo && typeof undo.use === "string") calls.push({ kind: "hook", use: undo.use, options: undo.with, path: ["steps", i, kind, "undo"], optionsPath: ["steps", i, kind, "undo", "with"] });
       }
       const n = step.notify;
-      if (typeof n === "string") calls.push({ kind: "notifier", use: "stdout", options: { text: n }, path: ["steps", i, "notify"], optionsPath: ["steps", i, "notify"] });
-      else if (rec(n) && typeof rec(n)?.use === "string") calls.push({ kind: "notifier", use: rec(n)?.use as string, options: rec(n)?.with, path: ["steps", i, "notify"], optionsPath: ["steps", i, "notify", "with"] });
+      // a plain-string notify step prints its text (the runner's own stdout line): no plugin to check or load
+      if (rec(n) && typeof rec(n)?.use === "string") calls.push({ kind: "notifier", use: rec(n)?.use as string, options: rec(n)?.with, path: ["steps", i, "notify"], optionsPath: ["steps", i, "notify", "with"] });
       for (const key of Object.keys(step)) {
         // a plugin step kind (kebab-case with a hyphen) is a call even when no plugin provides it: lint says so
         if (stepKinds.has(key) || PLUGIN_STEP_KIND.test(key)) calls.push({ kind: "step", use: key, options: step[key], path: ["steps", i], optionsPath: ["steps", i, key] });
@@ -301,7 +301,9 @@ function interpolatedAt(raw: unknown, path: YamlPath): boolean {
 
 async function nearest(word: string, candidates: readonly string[]): Promise<string | undefined> {
   if (candidates.length === 0) return undefined;
-  const { closest, distance } = await import("fastest-levenshtein");
+  // named exports under Node's CommonJS interop; only `default` once bundled (dist/cli)
+  const lev = await import("fastest-levenshtein");
+  const { closest, distance } = typeof lev.closest === "function" ? lev : (lev as unknown as { default: typeof lev }).default;
   const best = closest(word, [...candidates]);
   return distance(word, best) <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
 }

@@ -62,7 +62,9 @@ export type StartValidator = (body: unknown, ctx: StartContext) => StartCheck;
 let compiled: Promise<ValidateFunction> | undefined;
 
 async function compile(): Promise<ValidateFunction> {
-  const { Ajv2020 } = await import("ajv/dist/2020.js");
+  // the named export under Node's CommonJS interop; only `default` once bundled (dist/cli)
+  const ajvModule = await import("ajv/dist/2020.js");
+  const Ajv2020 = ajvModule.Ajv2020 ?? ajvModule.default;
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
   return ajv.compile(schema);
 }

@@ -268,8 +268,11 @@ notify:
 
   it("loads only the built-ins a runbook uses", async () => {
     const dir = tempDir();
-    const text = runbook("  - notify: hi\n");
-    const { registry } = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb.yaml"), text));
+    // a plain-string notify is the runner's own line: nothing to load
+    const plain = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb.yaml"), runbook("  - notify: hi\n")));
+    expect(plain.registry.plugins.map((p) => p.name)).toEqual([]);
+    const text = runbook("  - notify: { use: stdout, with: { text: hi } }\n");
+    const { registry } = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb2.yaml"), text));
     expect(registry.plugins.map((p) => p.name)).toEqual(["stdout"]);
   });
 });

@@ -11,7 +11,7 @@ import { lintRunbook } from "../../src/lint/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "syncbook-bad-"));
-const CLI = join(process.cwd(), "dist/src/cli.js");
+const CLI = join(process.cwd(), "dist/cli/cli.js");
 
 function lintCli(content: string | Buffer): { status: number | null; stdout: string; stderr: string; ms: number } {
   const file = join(dir, `f-${Math.random().toString(36).slice(2)}.yaml`);
