@@ -192,6 +192,24 @@ describe("modes", () => {
     expect(step.stderr).toContain("needs a terminal");
   });
 
+  it("a second Ctrl-C forces the exit, even while an undo hook hangs", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const stop = `  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: shell, with: { command: [node, -e, "setTimeout(() => {}, 60000)"] }, timeout: 2m } } }\n`;
+    const steps = `${START}${stop}  - { id: forever, waitFor: { canCommit: true, lagBelow: 1, timeout: 1h } }\n${COMMIT}`;
+    const file = writeRunbook(dir, runbookFor(s, steps));
+    const run = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await run.waitFor(/waiting \(forever\)/);
+    run.child.kill("SIGINT");
+    await run.waitFor(/hook shell started/);
+    const t = Date.now();
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(Date.now() - t).toBeLessThan(5000);
+    expect(r.all).toContain("forced exit");
+  });
+
   it("Ctrl-C during a wait: stops cleanly, undoes the write stop, exits 130", async () => {
     s = await sim();
     const dir = tempDir();
