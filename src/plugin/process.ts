@@ -8,9 +8,7 @@
  * - On POSIX the command leads its own process group, and the whole group is signalled: a
  *   script's own children (curl, kubectl…) are stopped with it instead of being orphaned.
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { PluginLogger } from "./api.js";
 import { formatMs } from "./util.js";
@@ -68,6 +66,9 @@ export function showArgv(argv: readonly string[]): string {
 }
 
 export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
+  // loaded here, not at the top: `syncbook lint` imports the shell plugin to check its options
+  // and must not pay for child_process, net and readline
+  const [{ spawn }, { createInterface }] = await Promise.all([import("node:child_process"), import("node:readline")]);
   const redact = call.redact ?? ((s: string) => s);
   const shown = redact(showArgv(call.argv));
   const [file, ...args] = call.argv;

@@ -4,7 +4,6 @@
  * problem at its line and column. Never throws for a problem in the text: problems are
  * diagnostics, and `runbook` is set only when the text is schema-valid.
  */
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { isScalar, LineCounter, parseDocument, type Node, type Scalar as YamlScalar } from "yaml";
 import { redactText } from "../api/redact.js";
@@ -58,10 +57,10 @@ export async function loadRunbook(file: string, opts: LoadOptions = {}): Promise
 }
 
 export async function parseRunbook(text: string, file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
-  const hash = createHash("sha256").update(text).digest("hex");
+  const hash = lazyHash(text);
   const size = opts.sizeBytes ?? Buffer.byteLength(text);
   const early = refuse(text, file, size);
-  if (early) return { file, text: "", hash, raw: undefined, runbook: undefined, diagnostics: [early], locate: () => ({ line: early.line, column: early.column }), redact: (t) => redactText(t), vars: {} };
+  if (early) return { file, text: "", hash: hash(), raw: undefined, runbook: undefined, diagnostics: [early], locate: () => ({ line: early.line, column: early.column }), redact: (t) => redactText(t), vars: {} };
   const lines = new LineCounter();
   let doc: ReturnType<typeof parseDocument>;
   try {
@@ -69,13 +68,25 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   } catch (err) {
     // the parser's own limits (a stack overflow on pathological input): a finding, never a crash
     const d: Diagnostic = { file, line: 1, column: 1, rule: "yaml", severity: "error", message: `cannot parse: ${err instanceof Error ? err.message : String(err)}`, hint: "This does not look like a runbook." };
-    return { file, text, hash, raw: undefined, runbook: undefined, diagnostics: [d], locate: () => ({ line: 1, column: 1 }), redact: (t) => redactText(t), vars: {} };
+    return { file, text, hash: hash(), raw: undefined, runbook: undefined, diagnostics: [d], locate: () => ({ line: 1, column: 1 }), redact: (t) => redactText(t), vars: {} };
   }
   const locate = createLocator(doc, lines);
   const diagnostics: Diagnostic[] = [];
   const secrets = new Set<string>();
   const redact = makeRedactor(secrets);
-  const result = (raw: unknown, runbook: Runbook | undefined, vars: Record<string, Scalar> = {}): LoadedRunbook => ({ file, text, hash, raw, runbook, diagnostics, locate, redact, vars });
+  const result = (raw: unknown, runbook: Runbook | undefined, vars: Record<string, Scalar> = {}): LoadedRunbook => ({
+    file,
+    text,
+    get hash() {
+      return hash();
+    },
+    raw,
+    runbook,
+    diagnostics,
+    locate,
+    redact,
+    vars,
+  });
 
   for (const [list, severity] of [[doc.errors, "error"], [doc.warnings, "warning"]] as const) {
     for (const e of list) {
@@ -139,6 +150,15 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     if (explained.length) return result(raw, undefined, redactVars(vars, redact));
   }
   return result(raw, value as Runbook, redactVars(vars, redact));
+}
+
+/**
+ * sha256 of the text, computed when first asked for: only runs and journals need it, and lint
+ * must not load node:crypto at start-up.
+ */
+function lazyHash(text: string): () => string {
+  let value: string | undefined;
+  return () => (value ??= process.getBuiltinModule("node:crypto").createHash("sha256").update(text).digest("hex"));
 }
 
 /** Input that is not worth parsing: too big, binary, nested beyond any runbook. */
