@@ -90,7 +90,7 @@ runOptions(
     .option("--probe", "with --dry-run: read progress (GET only) to check that the fleet's states allow the plan")
     .option("--resume", "continue an interrupted run from its journal (never sends start or commit twice)")
     .option("--allow-changed-runbook", "with --resume: accept a runbook that changed since the journal was written")
-    .option("--journal-dir <dir>", "where journals are kept (default .syncbook)"),
+    .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)"),
 ).action((file: string, opts) => act(() => import("./cli/run.js"), (m) => m.main(file, opts)));
 runOptions(
   program

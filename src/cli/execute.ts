@@ -167,11 +167,10 @@ export function interruptOnSignals(controller: AbortController, say: (s: string)
       process.exit(ExitCode.interrupted);
     }
   };
-  process.on("SIGINT", on);
-  process.on("SIGTERM", on);
+  // SIGHUP: the SSH session dropped. Stop as cleanly as for Ctrl-C (undo before commit).
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, on);
   return () => {
-    process.off("SIGINT", on);
-    process.off("SIGTERM", on);
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(sig, on);
   };
 }
 

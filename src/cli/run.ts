@@ -4,6 +4,7 @@
  * by lock), shows the live task list, and exits 0 done, 1 a step failed or an interlock refused,
  * 2 invalid runbook or usage, 130 interrupted.
  */
+import { dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
 import type { RunEvent, RunListener } from "../run/events.js";
@@ -29,7 +30,9 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
   if (!runbook) return ExitCode.usage;
 
   const { openJournal, asListener, acquireLock, journalDir } = await import("../journal/index.js");
-  const dir = journalDir(runbook.name, flags.journalDir);
+  // next to the runbook by default, not in the current directory: a resume after a lost SSH
+  // session finds the journal (and the lock) wherever the operator's new shell starts
+  const dir = journalDir(runbook.name, flags.journalDir ?? join(dirname(loaded.file), ".syncbook"));
   const lock = acquireLock(dir);
   if (lock.staleFrom) stderr(`journal: took over a stale lock (${JSON.stringify(lock.staleFrom)})`);
   try {
@@ -85,7 +88,7 @@ export async function execute(
     if (result.outcome !== "ok") {
       stderr(`${result.outcome === "interrupted" ? "interrupted" : "failed"}: ${result.message ?? ""}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
-      if (result.outcome === "interrupted" || !result.commitSent) stderr(`  resume with: syncbook run ${loaded.file} --resume`);
+      if (result.outcome === "interrupted" || !result.committed) stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }
     return result.exitCode;
   } finally {

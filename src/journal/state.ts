@@ -57,6 +57,8 @@ export interface HookRun {
   ok?: boolean;
   /** Its undo ran and succeeded. The undo itself is the runbook's: `runbook.steps[stepIndex]`. */
   undone: boolean;
+  /** Its undo started (whatever became of it): what the hook did may have been reverted. */
+  undoStarted?: boolean;
 }
 
 export interface JournalSegment {
@@ -256,6 +258,12 @@ export async function readJournalState(file: string): Promise<JournalState> {
       }
       case "hook.started":
         if (e.undo !== true) hooks.push({ stepIndex: Number(e.index), id: String(e.id), use: String(e.use), undone: false });
+        else {
+          // an undo that started may have turned writes back on, whatever became of it (failed,
+          // cut off by a crash): from here on writes are not known to be stopped
+          for (const h of hooks) if (h.stepIndex === Number(e.index)) h.undoStarted = true;
+          if (steps.get(Number(e.index))?.kind === "stopWrites") stopWrites = false;
+        }
         return;
       case "hook.finished": {
         const index = Number(e.index);

@@ -206,6 +206,10 @@ export class UndoStack {
     this.armed = false;
     this.entries = [];
   }
+  /** A new sync began (reverse): hooks from now on are undone again until its commit. */
+  rearm(): void {
+    this.armed = true;
+  }
   /** Runs every pending undo, last first. Never throws; the stack is empty afterwards. */
   async unwind(on: { started?(e: UndoEntry): void; finished?(e: UndoEntry, o: HookOutcome): void } = {}): Promise<UndoReport[]> {
     const reports: UndoReport[] = [];

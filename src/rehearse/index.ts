@@ -7,7 +7,7 @@
  */
 import { startSimulator, type SimulatorOptions } from "../sim/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
-import type { Runbook, Step } from "../runbook/types.js";
+import { pluginStepKind, type Runbook, type Step } from "../runbook/types.js";
 
 export interface RehearsalOptions {
   keepHooks?: boolean;
@@ -72,7 +72,12 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     return typeof inst === "string" ? url : { ...inst, url };
   });
   rewritten.verifier = sim.verifierUrl;
-  if (!opts.keepHooks) rewritten.steps = rewritten.steps.map((s) => simWrites(s, sim.instances[0]?.url ?? ""));
+  if (!opts.keepHooks) {
+    // a rehearsal touches nothing real: stop-writes hooks become the simulator's switch, other
+    // hooks, plugin steps and notifiers are stood in for by a line on the terminal
+    rewritten.steps = rewritten.steps.map((s) => standIn(simWrites(s, sim.instances[0]?.url ?? "")));
+    delete rewritten.notify;
+  }
   return {
     loaded: { ...loaded, runbook: rewritten },
     sim,
@@ -129,6 +134,18 @@ function rewriteUrls(node: unknown, origins: ReadonlyMap<string, string>): unkno
 }
 
 const escape = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+const COMMON = ["id", "name", "timeout", "when", "continueOnError"] as const;
+
+/** A hook, a plugin step or a notifier call becomes a `notify` line saying what a real run would do. */
+function standIn(step: Step): Step {
+  const common = Object.fromEntries(COMMON.filter((k) => k in step).map((k) => [k, step[k]]));
+  const plugin = pluginStepKind(step);
+  if (step.hook) return { ...common, notify: `rehearsal: hook ${step.hook.use} not run (--keep-hooks runs it)` } as Step;
+  if (plugin) return { ...common, notify: `rehearsal: plugin step ${plugin} not run (--keep-hooks runs it)` } as Step;
+  if (step.notify && typeof step.notify === "object") return { ...common, notify: `rehearsal: notification through ${step.notify.use} not sent` } as Step;
+  return step;
+}
 
 /** A stopWrites step becomes the simulator's writes switch (its undo turns writes back on). */
 function simWrites(step: Step, instanceUrl: string): Step {

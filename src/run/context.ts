@@ -23,7 +23,10 @@ export interface RunMemory {
   /** A stopWrites step succeeded in this run (or the journal of the run resumed says so). */
   writesStopped: boolean;
   startSent: boolean;
+  /** Commit was sent (undo is disarmed from then on). */
   commitSent: boolean;
+  /** At least one instance accepted commit (or was seen committing): the cutover happened. */
+  commitAccepted: boolean;
   /** Every `success: false` answer of this run: commit refuses while there is one. */
   serviceErrors: { instance: string; op: string; error: string }[];
   /** The fleet was checked to be one fleet (ids, coordinator, direction). */
@@ -51,7 +54,10 @@ export interface RunContext {
   runbook: Runbook;
   fleet: Fleet;
   verifier: VerifierClient | undefined;
+  /** Throws when the journal cannot record the event (nothing may be sent then). */
   emit: Emit;
+  /** The same, for events that precede no request (step ends, undo): never throws, so undo still runs. */
+  say: Emit;
   memory: RunMemory;
   defaults: Defaults;
   force: ReadonlySet<string>;

@@ -8,7 +8,7 @@
  * - `checkInterlock`: a named check that refuses the step unless `--force` names it.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { ServiceError, type ApiError, type Progress } from "../api/index.js";
+import { ServiceError, TransportError, type ApiError, type Progress } from "../api/index.js";
 import type { FleetSnapshot } from "../fleet/index.js";
 import type { InstanceRef } from "./events.js";
 import { StepFailure, type StepContext } from "./context.js";
@@ -75,6 +75,8 @@ export interface CommandSpec {
   tookEffect(p: Progress): boolean | undefined;
   /** Called once, right before the first send (e.g. to disarm undo for commit). */
   beforeSend?(): void;
+  /** How many instances accepted it so far (after the first answers, and at the end). */
+  onAccepted?(n: number): void;
 }
 
 export interface CommandResult {
@@ -88,32 +90,41 @@ const ROUNDS = 3;
 export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<CommandResult> {
   const { fleet } = ctx.run;
   spec.beforeSend?.();
-  const first = await fleet.broadcast(spec.op, spec.body, ctx.signal);
+  // once the fan-out has begun it is not aborted (Ctrl-C, the step's limit): a command cancelled
+  // on some instances and not others would split the fleet; each request has its own timeout
+  const first = await fleet.broadcast(spec.op, spec.body, undefined);
   let skewMs = first.skewMs;
-  // instances the command has not (yet) been seen to take effect on: no answer, or refused
-  const pending = new Map<number, { ref: InstanceRef; error: ApiError }>();
   let accepted = 0;
+  // refusals are final: the service handled the command and said no (DESIGN: no commit after an
+  // error answer); only lost answers are reconciled
+  const refused: { ref: InstanceRef; error: ApiError }[] = [];
+  const unsure = new Map<number, { ref: InstanceRef; error: ApiError }>();
   const absorb = (results: typeof first.results) => {
     for (const r of results) {
-      if (r.ok) {
-        accepted++;
-        pending.delete(r.ref.index);
-      } else pending.set(r.ref.index, { ref: r.ref, error: r.error });
+      unsure.delete(r.ref.index);
+      if (r.ok) accepted++;
+      else if (r.error instanceof ServiceError) {
+        refused.push({ ref: r.ref, error: r.error });
+        ctx.run.memory.serviceErrors.push({ instance: instanceName(r.ref), op: spec.op, error: r.error.message });
+      } else unsure.set(r.ref.index, { ref: r.ref, error: r.error });
     }
   };
   absorb(first.results);
+  spec.onAccepted?.(accepted);
   const resent: string[] = [];
-  for (let round = 0; pending.size && round < ROUNDS; round++) {
-    const all = [...pending.values()];
-    // every instance refused: nothing took effect anywhere, and the refusal is the answer
-    if (accepted === 0 && all.every((p) => p.error instanceof ServiceError)) break;
+  for (let round = 0; unsure.size && round < ROUNDS; round++) {
+    const all = [...unsure.values()];
     ctx.run.emit("decision", {
       index: ctx.index,
       id: ctx.id,
       kind: "reconcile",
       ok: true,
-      reason: `${spec.op}: ${all.map((u) => `${instanceName(u.ref)} ${u.error instanceof ServiceError ? "refused" : "gave no answer"} (${short(u.error)})`).join(", ")}${accepted ? `, while ${accepted} instance(s) accepted it` : ""}; reading progress to learn where each stands (never resent blindly)`,
+      reason: `${spec.op}: no answer from ${all.map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")}; reading progress to learn whether it took effect (never resent blindly)`,
     });
+    // a request that left may still be on its way or being handled: give it its own time limit
+    // again before reading progress, so a slow answer is not mistaken for "not taken"
+    // (a reset or a non-JSON answer ends the exchange on both sides; a timeout does not)
+    if (all.some((u) => u.error instanceof TransportError && u.error.code === "timeout")) await sleep(ctx.run.defaults.requestTimeoutMs, undefined, { signal: ctx.signal });
     const snap = await readFleet(ctx);
     const again: InstanceRef[] = [];
     const unknown: string[] = [];
@@ -121,13 +132,14 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       const seen = snap.instances.find((i) => i.ref.index === u.ref.index);
       const effect = seen?.progress ? spec.tookEffect(seen.progress) : undefined;
       if (effect === true) {
-        pending.delete(u.ref.index);
+        unsure.delete(u.ref.index);
         accepted++;
         ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "reconcile", ok: true, reason: `${spec.op} took effect on ${instanceName(u.ref)} (state ${seen?.progress?.state ?? "?"}): not sent again` });
       } else if (effect === false) {
         again.push(u.ref);
       } else {
-        unknown.push(`${instanceName(u.ref)} (${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`);
+        const certainlyNotSent = u.error instanceof TransportError && !u.error.requestSent;
+        unknown.push(`${instanceName(u.ref)} (${certainlyNotSent ? "the request was never sent; " : ""}${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`);
       }
     }
     if (unknown.length) {
@@ -137,21 +149,18 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       });
     }
     if (again.length === 0) break;
-    ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "retry", ok: true, reason: `${spec.op} had not taken effect on ${again.map(instanceName).join(", ")} (progress proves it): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only` });
+    ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "retry", ok: true, reason: `${spec.op} had not taken effect on ${again.map(instanceName).join(", ")} (progress proves it, after the request's time limit): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only` });
     resent.push(...again.map(instanceName));
-    const r = await fleet.broadcast(spec.op, spec.body, ctx.signal, { only: again.map((a) => a.index) });
+    const r = await fleet.broadcast(spec.op, spec.body, undefined, { only: again.map((a) => a.index) });
     skewMs = Math.max(skewMs, r.skewMs);
     absorb(r.results);
   }
-  const left = [...pending.values()];
-  const refused = left.filter((p) => p.error instanceof ServiceError);
-  const silent = left.filter((p) => !(p.error instanceof ServiceError));
-  for (const r of refused) ctx.run.memory.serviceErrors.push({ instance: instanceName(r.ref), op: spec.op, error: r.error.message });
-  if (silent.length) {
-    throw new StepFailure(`${spec.op}: still no answer from ${silent.map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`, { reason: "unsafe", hint: "Check the instances; then run again with --resume." });
+  spec.onAccepted?.(accepted);
+  if (unsure.size) {
+    throw new StepFailure(`${spec.op}: still no answer from ${[...unsure.values()].map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`, { reason: "unsafe", hint: "Check the instances; then run again with --resume." });
   }
   if (refused.length) {
-    throw new StepFailure(`${spec.op} refused by ${refused.map((r) => r.error.message).join("; ")}${accepted > 0 ? ` (accepted by ${accepted} other instance(s): the fleet is now split)` : ""}`, {
+    throw new StepFailure(`${spec.op} refused by ${refused.map((r) => r.error.message).join("; ")}${accepted > 0 ? ` (accepted by ${accepted} other instance(s): the fleet is now split)` : " (no instance accepted it: nothing took effect)"}`, {
       hint: accepted > 0 ? "Identical commands must reach every instance: look at the refusing instances' errors before doing anything else." : "Read the error above; the command did not take effect.",
     });
   }

@@ -57,17 +57,29 @@ export async function planResume(loaded: LoadedRunbook, dir: string, opts: { all
   const done = new Map<number, string>();
   for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in the interrupted run (journal)");
   for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);
+  // a stopWrites whose undo started may have turned writes back on: it runs again, so commit's
+  // interlock sees writes stopped by this run, not by a step whose effect was reverted
+  for (const h of state.hooksRan) {
+    if (h.undoStarted && steps[h.stepIndex]?.kind === "stopWrites" && done.delete(h.stepIndex)) opts.say(`resume: step ${steps[h.stepIndex]?.id} runs again: its undo started in the interrupted run, so writes may be flowing`);
+  }
   // a commit counts as sent when the fleet shows it took effect (adopted) or its step ended ok;
   // one reconcile found not taken (fleet still RUNNING) is resent through the interlocks, and
   // until then the write stop of the earlier run must still be undone on failure
   const commitSent = r.adopt.some((a) => a.op === "commit") || state.commandsSent.some((c) => c.op === "commit" && state.steps[c.stepIndex]?.finished === "ok");
-  const undoSteps = commitSent ? [] : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone).map((h) => h.stepIndex);
+  const undoSteps = commitSent ? [] : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);
   opts.say(`resume: continuing at step ${steps[r.resumeAt]?.id ?? "(end)"} (${r.resumeAt + 1}/${steps.length}) from ${file}`);
   return {
     file,
     plan: {
       done,
-      memory: { writesStopped: state.stopWritesSucceeded, startSent: state.commandsSent.some((c) => c.op === "start"), commitSent },
+      memory: {
+        writesStopped: state.stopWritesSucceeded,
+        startSent: state.commandsSent.some((c) => c.op === "start"),
+        commitSent,
+        commitAccepted: commitSent,
+        // the no-errors interlock spans the whole run, the interrupted part included
+        serviceErrors: state.commandsSent.flatMap((c) => c.perInstance.filter((p) => p.answered === "error" && / refused: /.test(p.error ?? "")).map((p) => ({ instance: p.instance, op: c.op, error: p.error ?? "refused" }))),
+      },
       undoSteps,
     },
   };

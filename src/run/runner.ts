@@ -15,13 +15,14 @@ import { STEPS } from "../steps/index.js";
 import { StepFailure, StepTimeout, type Defaults, type Prompter, type RunContext, type RunMemory, type StepContext } from "./context.js";
 import { createEmitter } from "./emitter.js";
 import type { Outcome, RunEvent, RunListener } from "./events.js";
+import type { Emit } from "./emitter.js";
 import { planSteps, type PlannedStep } from "./plan.js";
 
 export interface ResumePlan {
   /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
   done: ReadonlyMap<number, string>;
   /** What the earlier run established (writes stopped, start or commit sent). */
-  memory: Partial<Pick<RunMemory, "writesStopped" | "startSent" | "commitSent">>;
+  memory: Partial<Pick<RunMemory, "writesStopped" | "startSent" | "commitSent" | "commitAccepted" | "serviceErrors">>;
   /** Steps whose hook ran in the interrupted run and was not undone: their runbook `undo` is registered again. */
   undoSteps?: readonly number[];
 }
@@ -59,6 +60,8 @@ export interface RunResult {
   exitCode: number;
   /** Commit was sent in this run (or an earlier one, on resume). */
   commitSent: boolean;
+  /** Commit was accepted by at least one instance: the cutover happened (or is happening). */
+  committed: boolean;
   message?: string;
   hint?: string;
   failedStep?: string;
@@ -104,8 +107,20 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
 
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? []);
   const { emit } = emitter;
+  let journalError: unknown;
+  const say: Emit = (type, payload) => {
+    try {
+      return emit(type, payload);
+    } catch (err) {
+      journalError ??= err;
+      return { type, seq: -1, at: Date.now(), ...payload } as unknown as RunEvent;
+    }
+  };
   const tracker = createFleetTracker();
   emitter.add(tracker.listener);
+  // bodies and answers pass through the loader's redaction before any listener sees them: a
+  // start body may carry an `${env.*}` value (a namespace, a passthrough field)
+  const redactingEmit: Emit = (type, payload) => emit(type, JSON.parse(loaded.redact(JSON.stringify(payload))) as typeof payload);
   // one request id sequence for the whole run: the journal and the report pair requests and answers by id
   let lastRequestId = 0;
   const requestId = (): number => ++lastRequestId;
@@ -114,10 +129,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     createFleet({
       instances: runbook.instances.map((i) => (typeof i === "string" ? { url: i } : i.name ? { url: i.url, name: i.name } : { url: i.url })),
       requestTimeoutMs: defaults.requestTimeoutMs,
-      emit,
+      emit: redactingEmit,
       requestId,
     });
-  const verifier = opts.verifier ?? (runbook.verifier ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId }) : undefined);
+  const verifier = opts.verifier ?? (runbook.verifier ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit: redactingEmit, requestId }) : undefined);
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
     cwd: dirname(loaded.file),
@@ -130,7 +145,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   };
   const notifier = createNotifierListener(opts.registry, runbook.notify?.map((n) => ({ use: n.use, on: n.on, ...(n.with ? { with: n.with as Record<string, unknown> } : {}) })), pctx);
   emitter.add(notifier);
-  const memory: RunMemory = { writesStopped: false, startSent: false, commitSent: false, serviceErrors: [], identityChecked: false, ...opts.resume?.memory };
+  const memory: RunMemory = { writesStopped: false, startSent: false, commitSent: false, commitAccepted: false, serviceErrors: [], identityChecked: false, ...opts.resume?.memory };
   const undo = new UndoStack();
   for (const i of opts.resume?.undoSteps ?? []) {
     const s = steps[i];
@@ -145,6 +160,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     fleet,
     verifier,
     emit,
+    say,
     memory,
     defaults,
     force: new Set(opts.force ?? []),
@@ -172,7 +188,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   for (const s of steps) {
     const skip = skipReason(s, { from, to, resume: opts.resume });
     if (skip) {
-      emit("step.skipped", { index: s.index, id: s.id, reason: skip });
+      say("step.skipped", { index: s.index, id: s.id, reason: skip });
       continue;
     }
     if (signal.aborted) {
@@ -188,7 +204,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         break;
       }
       if (choice === "skip") {
-        emit("step.skipped", { index: s.index, id: s.id, reason: "skipped by the operator (--step)" });
+        say("step.skipped", { index: s.index, id: s.id, reason: "skipped by the operator (--step)" });
         continue;
       }
       if (choice === "abort") {
@@ -200,6 +216,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       if (choice === "rest") askEachStep = false;
     }
     const result = await runStep(run, s, signal);
+    if (journalError) {
+      outcome = "failed";
+      failure = { message: `the journal could not be written (${journalError instanceof Error ? journalError.message : String(journalError)}): the run stopped before sending anything more`, step: s.id, hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far." };
+      break;
+    }
     if (result === "ok") continue;
     if (result === "interrupted") {
       outcome = "interrupted";
@@ -219,10 +240,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
 
   const exitCode = outcome === "ok" ? ExitCode.ok : outcome === "interrupted" ? ExitCode.interrupted : ExitCode.failed;
   const durationMs = Date.now() - started;
-  emit("run.finished", { outcome, exitCode, committed: memory.commitSent, durationMs, ...(failure ? { message: failure.message } : {}) });
+  say("run.finished", { outcome, exitCode, committed: memory.commitAccepted, durationMs, ...(failure ? { message: failure.message } : {}) });
   await notifier.flush();
   await emitter.settle();
-  return { outcome, exitCode, commitSent: memory.commitSent, durationMs, ...(failure ? { message: failure.message, failedStep: failure.step, ...(failure.hint ? { hint: failure.hint } : {}) } : {}) };
+  return { outcome, exitCode, commitSent: memory.commitSent, committed: memory.commitAccepted, durationMs, ...(failure ? { message: failure.message, failedStep: failure.step, ...(failure.hint ? { hint: failure.hint } : {}) } : {}) };
 }
 
 function skipReason(s: PlannedStep, o: { from: number; to: number; resume: ResumePlan | undefined }): string | undefined {
@@ -249,15 +270,15 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
   run.emit("step.started", { index: s.index, id: s.id, kind: s.kind, title: run.loaded.redact(s.title) });
   try {
     await STEPS[s.kind](ctx);
-    run.emit("step.finished", { index: s.index, id: s.id, outcome: "ok", durationMs: Date.now() - t0 });
+    run.say("step.finished", { index: s.index, id: s.id, outcome: "ok", durationMs: Date.now() - t0 });
     return "ok";
   } catch (err) {
     if (runSignal.aborted) {
-      run.emit("step.finished", { index: s.index, id: s.id, outcome: "interrupted", durationMs: Date.now() - t0, error: "interrupted" });
+      run.say("step.finished", { index: s.index, id: s.id, outcome: "interrupted", durationMs: Date.now() - t0, error: "interrupted" });
       return "interrupted";
     }
     const { message, hint } = explain(err, timeoutMs, run.loaded.redact);
-    run.emit("step.finished", { index: s.index, id: s.id, outcome: "failed", durationMs: Date.now() - t0, error: message, ...(hint ? { hint } : {}) });
+    run.say("step.finished", { index: s.index, id: s.id, outcome: "failed", durationMs: Date.now() - t0, error: message, ...(hint ? { hint } : {}) });
     return hint ? { message, hint } : { message };
   } finally {
     clearTimeout(timer);
@@ -276,13 +297,19 @@ function explain(err: unknown, timeoutMs: number, redact: (s: string) => string)
 async function unwind(run: RunContext): Promise<void> {
   const { undo } = run.plugins;
   if (run.memory.commitSent) {
-    run.emit("decision", { kind: "undo", ok: true, reason: "commit was sent: nothing is undone" });
+    run.say("decision", {
+      kind: "undo",
+      ok: true,
+      reason: run.memory.commitAccepted
+        ? "commit was sent: nothing is undone"
+        : "commit was sent and no instance accepted it (nothing took effect): nothing is undone, writes stay stopped until you resume or undo by hand",
+    });
     return;
   }
   if (undo.size === 0) return;
-  run.emit("decision", { kind: "undo", ok: true, reason: `the run stopped before commit: undoing ${undo.size} hook(s), last first` });
+  run.say("decision", { kind: "undo", ok: true, reason: `the run stopped before commit: undoing ${undo.size} hook(s), last first` });
   await undo.unwind({
-    started: (e) => run.emit("hook.started", { index: e.step.index, id: e.step.id, use: e.use, undo: true }),
-    finished: (e, o) => run.emit("hook.finished", { index: e.step.index, id: e.step.id, use: e.use, undo: true, ok: o.ok, durationMs: o.durationMs, ...(o.ok ? {} : { error: o.error }) }),
+    started: (e) => run.say("hook.started", { index: e.step.index, id: e.step.id, use: e.use, undo: true }),
+    finished: (e, o) => run.say("hook.finished", { index: e.step.index, id: e.step.id, use: e.use, undo: true, ok: o.ok, durationMs: o.durationMs, ...(o.ok ? {} : { error: o.error }) }),
   });
 }

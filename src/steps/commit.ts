@@ -38,6 +38,9 @@ export async function run(ctx: StepContext): Promise<void> {
     op: "commit",
     body: {},
     tookEffect: (p) => (p.state === "COMMITTING" || p.state === "COMMITTED" ? true : p.state === "RUNNING" ? false : undefined),
+    onAccepted: (n) => {
+      if (n > 0) memory.commitAccepted = true;
+    },
     beforeSend: () => {
       // from here on nothing is undone: writes may already be going to the destination
       memory.commitSent = true;

@@ -27,6 +27,8 @@ export function lifecycle(op: "pause" | "resume" | "reverse") {
       // the sync runs the other way now: its commit needs its own write stop
       ctx.run.memory.writesStopped = false;
       ctx.run.memory.commitSent = false;
+      ctx.run.memory.commitAccepted = false;
+      ctx.run.plugins.undo.rearm();
     }
   };
 }

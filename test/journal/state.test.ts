@@ -138,8 +138,28 @@ describe("readJournalState", () => {
     ]);
     const s = await readJournalState(file);
     expect(s.stopWritesSucceeded).toBe(false);
-    expect(s.hooksRan).toEqual([{ stepIndex: 2, id: "stop", use: "shell", ok: true, undone: true }]);
+    expect(s.hooksRan).toEqual([{ stepIndex: 2, id: "stop", use: "shell", ok: true, undone: true, undoStarted: true }]);
     expect(s.finished).toMatchObject({ outcome: "failed", committed: false, message: "commit refused" });
+  });
+
+  it("an undo of stopWrites that failed or was cut off still means writes may be flowing (never 'writes stopped' on resume)", async () => {
+    for (const finish of ["failed", "cut off"] as const) {
+      const ev = eventFactory();
+      const file = journalOf([
+        ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "run", steps: STEPS }),
+        ev("step.started", STEPS[2]!),
+        ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
+        ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 1 }),
+        ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 1 }),
+        ev("step.started", STEPS[3]!),
+        ev("step.finished", { index: 3, id: "commit", outcome: "failed", durationMs: 1, error: "refused" }),
+        ev("hook.started", { index: 2, id: "stop", use: "shell", undo: true }),
+        ...(finish === "failed" ? [ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: true, ok: false, durationMs: 1, error: "exit 1" })] : []),
+      ]);
+      const s = await readJournalState(file);
+      expect(s.stopWritesSucceeded, finish).toBe(false);
+      expect(s.hooksRan[0], finish).toMatchObject({ undone: false, undoStarted: true });
+    }
   });
 
   it("takes a commit.sent without request lines as a commit sent, answer unknown", async () => {

@@ -129,21 +129,25 @@ describe("start and commit are never resent blindly", () => {
     expect(s.control.state().instances[1]?.state).toBe("IDLE");
   });
 
-  it("a commit refused by one instance while the others accepted it (a split fleet): progress proves it did not take effect there, so it is sent again to that instance only", async () => {
+  it("a commit refused by one instance while the others accepted it (a split fleet): not resent (a refusal is an answer), the run stops and says the fleet is split", async () => {
     const s = await sim({ instances: 2, faults: ["commit-refused@1"] });
     sims.push(s);
-    const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT), {
-      // the refusal was transient: it is gone by the time the runner has read progress
-      onEvent: (e) => {
-        if (e.type === "decision" && e.kind === "reconcile") s.control.clearFaults();
-      },
-    });
-    expect(result.exitCode, result.message).toBe(0);
-    expect(posts(s, "commit")).toEqual([1, 2]);
-    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
-    expect(decisions(events).some((d) => d.kind === "reconcile" && /sync1 refused .*while 1 instance\(s\) accepted it/.test(d.reason))).toBe(true);
-    // a refusal that was resolved does not count against later commands
-    expect(decisions(events).some((d) => d.check === "no-errors" && !d.ok)).toBe(false);
+    const { result } = await run(runbookFor(s, START + READY + STOP + COMMIT));
+    expect(result.exitCode).toBe(1);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+    expect(result.message).toMatch(/commit refused by .*CommitRefused.*accepted by 1 other instance\(s\): the fleet is now split/);
+    expect(result.committed).toBe(true);
+  });
+
+  it("a commit refused by every instance: nothing took effect, the run says so and does not claim a commit", async () => {
+    const s = await sim({ faults: ["commit-refused@0"] });
+    sims.push(s);
+    const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT));
+    expect(result.exitCode).toBe(1);
+    expect(result.committed).toBe(false);
+    expect(result.message).toMatch(/no instance accepted it: nothing took effect/);
+    const finished = events.find((e): e is RunEventOf<"run.finished"> => e.type === "run.finished");
+    expect(finished?.committed).toBe(false);
   });
 
   it("the verifier's check lost in transit: its progress shows no check running, so check is sent again and verification completes", async () => {
@@ -158,5 +162,14 @@ describe("start and commit are never resent blindly", () => {
     expect(result.exitCode, result.message).toBe(0);
     expect(s.control.counts().verifier["POST /api/v1/check"]).toBe(2);
     expect(decisions(events).some((d) => d.kind === "reconcile" && /verifier check: no answer/.test(d.reason))).toBe(true);
+  });
+
+  it("start answered after the request's time limit: the runner waits the limit out before reading progress, sees it took effect, and never sends it twice", async () => {
+    const s = await sim({ instances: 2, graceMs: 10_000, faults: ["latency=3s@1/start"] });
+    sims.push(s);
+    const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(decisions(events).some((d) => d.kind === "reconcile" && /start took effect on sync1/.test(d.reason))).toBe(true);
   });
 });
