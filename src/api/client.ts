@@ -152,8 +152,9 @@ function parseTarget(raw: string): Target {
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, ""),
     url: redactUrl(raw),
-    getHeaders: base,
-    // the verifier's documented usage sends Content-Type: application/json
+    // the spec's usage of the verifier's GET progress sends Content-Type: application/json too;
+    // harmless for the service's GET
+    getHeaders: [...base, "content-type", "application/json"],
     postHeaders: [...base, "content-type", "application/json"],
   };
 }

@@ -39,11 +39,12 @@ export async function planResume(loaded: LoadedRunbook, dir: string, opts: { all
   // fleet does not show it yet, sending it again now would reach the service twice (the late
   // one refused, or the resend refused if the late one lands first). Wait out the dead runner's
   // request timeout, counted from its journal's last write, then read the fleet again.
-  if (r.ok) {
-    const at = r.resumeAt;
-    const atStep = state.commandsSent.filter((c) => c.stepIndex === at);
-    const last = atStep[atStep.length - 1];
-    if (last && !r.adopt.some((a) => a.stepIndex === at) && last.perInstance.some((p) => p.answered === "unknown")) {
+  // (also when the fleet looks split: the in-flight request may be what closes it)
+  {
+    const first = r;
+    const last = first.ok ? state.commandsSent.filter((c) => c.stepIndex === first.resumeAt).at(-1) : state.commandsSent.at(-1);
+    const waitFor = first.ok ? !first.adopt.some((a) => a.stepIndex === first.resumeAt) : first.code === "disagree";
+    if (last && waitFor && last.perInstance.some((p) => p.answered === "unknown")) {
       const waitMs = Math.ceil((await stat(file)).mtimeMs + d.requestTimeoutMs - Date.now());
       if (waitMs > 0) {
         opts.say(`resume: the interrupted run's ${last.op} got no answer and may still be in flight: waiting ${waitMs} ms (its request timeout) before reading the fleet again`);

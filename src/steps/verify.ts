@@ -30,6 +30,10 @@ export async function run(ctx: StepContext): Promise<void> {
       return { met: failing.length === 0, failing };
     },
   });
+  // what the verifier showed before this step asked anything: a result is only a result if
+  // something moved since (an idle verifier with an earlier check's counters proves nothing)
+  const before = await verifier.progress({ signal: ctx.signal }).catch(() => undefined);
+  const baseline = JSON.stringify(before?.verificationStatus ?? null);
   if (body.startCheck !== false) await command(ctx, "check");
   if (body.writesOff) {
     const stopped = ctx.run.memory.writesStopped || ctx.run.runbook.writesStoppedExternally === true || ctx.run.memory.commitSent;
@@ -51,7 +55,7 @@ export async function run(ctx: StepContext): Promise<void> {
       const s = last.verificationStatus;
       if (last.error !== null && last.error !== undefined) throw new StepFailure(`the verifier failed: ${JSON.stringify(last.error)}`, { hint: "The verifier itself failed (not a data mismatch): see its log, then verify again." });
       if (s && (s.failedTasks ?? 0) > 0) throw new StepFailure(`verification found inconsistencies: ${counters(last)}`, { hint: "Do not commit: the destination differs from the source (writes during the sync or commit, or DDL during verification)." });
-      if (last.phase !== "idle" || (s?.totalTasks ?? 0) > 0 || (s?.completedTasks ?? 0) > 0) worked = true;
+      if (last.phase !== "idle" || JSON.stringify(s ?? null) !== baseline) worked = true;
       if (last.phase === "idle" && worked) {
         ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${counters(last)}` });
         return;
