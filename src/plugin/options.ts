@@ -6,6 +6,7 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema } from "./api.js";
 import { OPTION_AJV_OPTIONS, OPTION_FORMATS } from "./formats.js";
+import { schemaKey } from "./schema-key.js";
 
 export interface OptionProblem {
   /** Path inside `with:` (e.g. `["headers", "Authorization"]`); empty for the whole object. */
@@ -45,11 +46,15 @@ async function getCompiler(): Promise<Compiler> {
 async function validatorFor(schema: object): Promise<ValidateFunction | Error> {
   const known = compiled.get(schema);
   if (known) return known;
-  let validate: ValidateFunction | Error;
-  const pre = await precompiled().catch(() => undefined);
-  const built = pre?.get(JSON.stringify(schema));
-  if (built) validate = built as unknown as ValidateFunction;
-  else {
+  let validate: ValidateFunction | Error | undefined;
+  const key = schemaKey(schema);
+  const load = (await import("./builtin-validators.gen.js").catch(() => undefined))?.BUILTIN_VALIDATORS.get(key);
+  if (load) {
+    const built = (await load().catch(() => undefined))?.VALIDATORS.get(key) as { validate: ValidateFunction; json: string } | undefined;
+    // the key is a short hash: use the built validator only for the very schema it was built from
+    if (built && built.json === JSON.stringify(schema)) validate = built.validate;
+  }
+  if (!validate) {
     try {
       validate = (await getCompiler())(schema as JsonSchema);
     } catch (err) {
@@ -58,12 +63,6 @@ async function validatorFor(schema: object): Promise<ValidateFunction | Error> {
   }
   compiled.set(schema, validate);
   return validate;
-}
-
-let builtins: Promise<ReadonlyMap<string, unknown>> | undefined;
-function precompiled(): Promise<ReadonlyMap<string, unknown>> {
-  builtins ??= import("./builtin-validators.gen.js").then((m) => m.BUILTIN_VALIDATORS as ReadonlyMap<string, unknown>);
-  return builtins;
 }
 
 /** Top-level property names of a schema (for "did you mean"). */
