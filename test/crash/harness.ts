@@ -104,14 +104,27 @@ export interface CommitGuard {
   violations: string[];
   /** Commit POSTs seen (per instance index). */
   commitsSent: number;
+  /** Commits sent to an instance that the runner had just read RUNNING with canCommit and that died before the POST. */
+  races: number;
 }
 
 /** Records, at each commit POST, whether the simulator agreed it was safe (see the file comment). */
 export function commitGuard(s: Simulator): CommitGuard {
+  const lastSeen = new Map<number, boolean>();
   const g: CommitGuard = {
     violations: [],
     commitsSent: 0,
+    races: 0,
     listener: (e) => {
+      // what the runner last saw of each instance: an instance that answered RUNNING with
+      // canCommit in the interlock read and died in the milliseconds before the POST (at ×200
+      // a 50 ms stall on a busy machine is 10 simulated seconds) is a race no runner can see
+      // coming; its commit is refused by the dead socket, never applied, and reconciled after
+      if (e.type === "progress.sampled") {
+        const p = e.progress as { state?: string; canCommit?: boolean } | undefined;
+        lastSeen.set(e.instance.index, p?.state === "RUNNING" && p.canCommit === true);
+        return;
+      }
       if (e.type !== "request.sent" || e.target !== "service" || e.method !== "POST" || !/\/api\/v1\/commit\b/.test(e.path)) return;
       g.commitsSent++;
       const st = s.control.state();
@@ -120,7 +133,10 @@ export function commitGuard(s: Simulator): CommitGuard {
       for (const i of st.instances) {
         // an instance that already accepted commit (a resend round) is past it: that is not a problem
         if (i.state === "COMMITTING" || i.state === "COMMITTED") continue;
-        if (i.down) problems.push(`instance ${i.index} was down`);
+        if (i.down) {
+          if (lastSeen.get(i.index) === true) g.races++;
+          else problems.push(`instance ${i.index} was down`);
+        }
         else if (i.state !== "RUNNING" || !i.canCommit) problems.push(`instance ${i.index} was ${i.state} with canCommit ${String(i.canCommit)}`);
       }
       if (problems.length) g.violations.push(`commit to ${e.instance?.name ?? e.instance?.url ?? "?"} at sim ${st.time.simSeconds.toFixed(1)} s: ${problems.join(", ")}`);
