@@ -38,7 +38,7 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
   try {
     const { planResume } = await import("../run/resume.js");
     const resume = flags.resume ? await planResume(loaded, dir, { allowChangedRunbook: flags.allowChangedRunbook === true, say: stderr }) : undefined;
-    const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file, redact: loaded.redact });
+    const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     stderr(`journal: ${journal.file}`);
     try {
       const record = asListener(journal) as (e: RunEvent) => void;

@@ -4,10 +4,10 @@
  * this only judges, and says who fails what with which value (the operator always sees why a
  * wait is not over). Timing fields (pollInterval, slowAfter, timeout) are the runner's.
  */
-import ms from "ms";
 import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
 import type { Progress, VerifierProgress } from "../api/types.js";
 import type { InstanceRef } from "../run/events.js";
+import { durationMs } from "../runbook/duration.js";
 import type { AssertBody, Expectation, WaitForBody } from "../runbook/types.js";
 import type { FleetSnapshot, InstanceSample } from "./fleet.js";
 
@@ -44,12 +44,8 @@ const AFTER_COPY_STATES = new Set(["COMMITTING", "COMMITTED"]);
 
 /** The limit of `lagBelow` in seconds: a number of seconds, a numeric string, or a duration. */
 export function lagLimitSeconds(v: string | number): number | undefined {
-  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
-  const t = v.trim();
-  // a bare number means seconds in the runbook format; `ms` would read it as milliseconds
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
-  const m = ms(t as ms.StringValue) as number | undefined;
-  return typeof m === "number" && Number.isFinite(m) ? m / 1000 : undefined;
+  const msValue = durationMs(v);
+  return msValue === undefined ? undefined : msValue / 1000;
 }
 
 /** Reads a dotted path (`collectionCopy.estimatedCopiedBytes`); undefined when absent. */

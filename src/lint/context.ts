@@ -5,6 +5,7 @@
  * `loaded.redact` here, in one place, so no rule can leak a secret into CI output.
  */
 import type { Diagnostic, Severity } from "../diagnostics.js";
+import { durationMs } from "../runbook/duration.js";
 import type { Runbook } from "../runbook/types.js";
 
 export type YamlPath = readonly (string | number)[];
@@ -128,41 +129,11 @@ export function serviceAtLeast(runbook: Runbook, v: string): boolean {
 
 /** Seconds of a duration as the format writes it (`500ms`, `2s`, `10m`, `12h`, `1d`, or a number). */
 export function durationSeconds(d: string | number): number | undefined {
-  if (typeof d === "number") return d;
-  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)$/.exec(d.trim());
-  if (!m) {
-    const n = Number(d);
-    return Number.isFinite(n) && d.trim() !== "" ? n : undefined;
-  }
-  const unit = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as "ms" | "s" | "m" | "h" | "d"];
-  return Number(m[1]) * unit;
+  const msValue = durationMs(d);
+  return msValue === undefined ? undefined : msValue / 1000;
 }
 
-/**
- * The candidate nearest to `word` by edit distance (for "did you mean" hints). Written here
- * rather than imported: lint's start-up budget counts every module it loads.
- */
-export function closest(word: string, candidates: readonly string[]): string {
-  let best = candidates[0] ?? "";
-  let bestD = Infinity;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (d < bestD) [best, bestD] = [c, d];
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length] as number;
-}
+export { closest } from "../suggest.js";
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -13,6 +13,7 @@
 import { dirname, relative } from "node:path";
 import type { Diagnostic, Severity } from "../diagnostics.js";
 import { PLUGIN_STEP_KIND, STEP_KINDS } from "../runbook/types.js";
+import { suggest } from "../suggest.js";
 import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl } from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
@@ -299,15 +300,6 @@ function interpolatedAt(raw: unknown, path: YamlPath): boolean {
   return false;
 }
 
-async function nearest(word: string, candidates: readonly string[]): Promise<string | undefined> {
-  if (candidates.length === 0) return undefined;
-  // named exports under Node's CommonJS interop; only `default` once bundled (dist/cli)
-  const lev = await import("fastest-levenshtein");
-  const { closest, distance } = typeof lev.closest === "function" ? lev : (lev as unknown as { default: typeof lev }).default;
-  const best = closest(word, [...candidates]);
-  return distance(word, best) <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
 /** Checks every plugin call of a runbook document against a registry. */
 export async function checkPluginCalls(registry: PluginRegistry, doc: unknown, raw: unknown = doc): Promise<PluginProblem[]> {
   const problems: PluginProblem[] = [];
@@ -318,7 +310,7 @@ export async function checkPluginCalls(registry: PluginRegistry, doc: unknown, r
       const want = call.kind === "hook" ? "hook" : call.kind === "step" ? "step kind" : "notifier";
       const other = call.kind === "hook" ? registry.notifier(call.use) : call.kind === "step" ? registry.hook(call.use) : registry.hook(call.use);
       const known = registry.knownNames(call.kind);
-      const guess = await nearest(call.use, known);
+      const guess = suggest(call.use, known);
       problems.push({
         rule: "plugin-unknown",
         ...(call.kind === "step" ? { path: [...call.path, call.use], key: true } : { path: [...call.path, "use"] }),
@@ -345,7 +337,7 @@ export async function checkPluginCalls(registry: PluginRegistry, doc: unknown, r
       if (!Array.isArray(on)) continue;
       for (const [k, name] of on.entries()) {
         if (typeof name !== "string" || isEventName(name)) continue;
-        const guess = await nearest(name, EVENT_NAMES);
+        const guess = suggest(name, EVENT_NAMES);
         problems.push({ rule: "notify-event", path: ["notify", j, "on", k], message: `unknown event \`${name}\``, hint: `${guess ? `Did you mean \`${guess}\`? ` : ""}Events: ${EVENT_NAMES.join(", ")}.` });
       }
     }

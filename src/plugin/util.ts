@@ -2,17 +2,13 @@
  * Small helpers shared by the plugin machinery and the built-in plugins: durations, redaction,
  * a redacting logger, and running a call under a timeout and an abort signal.
  */
-import { stripUserinfo } from "../report/redact.js";
+import { redactText as stripUserinfo } from "../api/redact.js";
+import { durationOr } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 
-/** Milliseconds of a duration as the format writes it (`500ms`, `2s`, `10m`, `12h`, `1d`, or seconds). */
+/** Milliseconds of a duration as the format writes it (`500ms`, `2s`, `10m`, `12h`, `1d`, or seconds), or the fallback. */
 export function durationMs(d: string | number | undefined, fallbackMs: number): number {
-  if (d === undefined) return fallbackMs;
-  if (typeof d === "number") return Number.isFinite(d) && d >= 0 ? d * 1000 : fallbackMs;
-  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|d)?\s*$/.exec(d);
-  if (!m) return fallbackMs;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? "s") as "ms" | "s" | "m" | "h" | "d"];
-  return Number(m[1]) * unit;
+  return durationOr(d, fallbackMs);
 }
 
 /** JSON Schema of a duration option (same grammar as the runbook's durations). */

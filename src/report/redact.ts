@@ -4,17 +4,15 @@
  * values are never kept, and keys that name a secret lose their value.
  */
 
+import { redactText } from "../api/redact.js";
+
 export const REDACTED = "[redacted]";
 
-// scheme://user[:password]@host → scheme://***@host (any scheme: http, https, mongodb, mongodb+srv…)
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@"'<>]+@/gi;
 const HEADER_CONTAINERS = /^(headers|header|httpheaders)$/i;
 const SECRET_KEY = /(authorization|cookie|password|passwd|secret|token|api[-_]?key|credential|private[-_]?key)/i;
 
-/** Strips URL userinfo (`user:password@`) from every URL-looking part of a string. */
-export function stripUserinfo(text: string): string {
-  return text.replace(USERINFO, "$1***@");
-}
+/** Strips URL userinfo (`scheme://user:pw@` → `scheme://***@`): the API client's redaction, one rule for both. */
+export const stripUserinfo = redactText;
 
 /** A deep copy with userinfo stripped, header values and secret-named values replaced. */
 export function redactValue(value: unknown, depth = 0): unknown {

@@ -22,7 +22,6 @@ export interface Prompter {
 export interface RunMemory {
   /** A stopWrites step succeeded in this run (or the journal of the run resumed says so). */
   writesStopped: boolean;
-  startSent: boolean;
   /** Commit was sent (undo is disarmed from then on). */
   commitSent: boolean;
   /** At least one instance accepted commit (or was seen committing): the cutover happened. */

@@ -5,6 +5,10 @@
  * a broken renderer must not break a cutover. A *critical* listener (the journal) is the
  * opposite: if it cannot record an event, `emit` throws, so a POST whose `request.sent` is not
  * on disk is never sent.
+ *
+ * Redaction happens here, once, for every event: whatever a step, a plugin or the service put in
+ * a payload (an error description echoing a start body, a hook's output), no listener — journal,
+ * report, UI, notifier — ever sees a secret.
  */
 import type { RunEvent, RunEventMap, RunEventType, RunListener } from "./events.js";
 
@@ -17,7 +21,7 @@ export interface Emitter {
   settle(): Promise<void>;
 }
 
-export function createEmitter(listeners: readonly RunListener[] = [], critical: readonly ((event: RunEvent) => void)[] = []): Emitter {
+export function createEmitter(listeners: readonly RunListener[] = [], critical: readonly ((event: RunEvent) => void)[] = [], redact?: (text: string) => string): Emitter {
   const all = [...listeners];
   const pending = new Set<Promise<unknown>>();
   let seq = 0;
@@ -32,7 +36,8 @@ export function createEmitter(listeners: readonly RunListener[] = [], critical: 
     }
   };
   const emit: Emit = (type, payload) => {
-    const event = { type, seq: ++seq, at: Date.now(), ...payload } as unknown as RunEvent;
+    const raw = { type, seq: ++seq, at: Date.now(), ...payload };
+    const event = (redact ? JSON.parse(redact(JSON.stringify(raw))) : raw) as RunEvent;
     for (const c of critical) c(event);
     for (const l of all) {
       try {

@@ -75,7 +75,6 @@ export async function planResume(loaded: LoadedRunbook, dir: string, opts: { all
       done,
       memory: {
         writesStopped: state.stopWritesSucceeded,
-        startSent: state.commandsSent.some((c) => c.op === "start"),
         commitSent,
         commitAccepted: commitSent,
         // the no-errors interlock spans the whole run, the interrupted part included

@@ -22,7 +22,7 @@ export interface ResumePlan {
   /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
   done: ReadonlyMap<number, string>;
   /** What the earlier run established (writes stopped, start or commit sent). */
-  memory: Partial<Pick<RunMemory, "writesStopped" | "startSent" | "commitSent" | "commitAccepted" | "serviceErrors">>;
+  memory: Partial<Pick<RunMemory, "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors">>;
   /** Steps whose hook ran in the interrupted run and was not undone: their runbook `undo` is registered again. */
   undoSteps?: readonly number[];
 }
@@ -105,7 +105,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const signal = opts.signal ?? new AbortController().signal;
   const defaults = runDefaults(loaded, opts.timeScale ?? 1);
 
-  const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? []);
+  const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
   const { emit } = emitter;
   let journalError: unknown;
   const say: Emit = (type, payload) => {
@@ -118,9 +118,6 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   };
   const tracker = createFleetTracker();
   emitter.add(tracker.listener);
-  // bodies and answers pass through the loader's redaction before any listener sees them: a
-  // start body may carry an `${env.*}` value (a namespace, a passthrough field)
-  const redactingEmit: Emit = (type, payload) => emit(type, JSON.parse(loaded.redact(JSON.stringify(payload))) as typeof payload);
   // one request id sequence for the whole run: the journal and the report pair requests and answers by id
   let lastRequestId = 0;
   const requestId = (): number => ++lastRequestId;
@@ -129,10 +126,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     createFleet({
       instances: runbook.instances.map((i) => (typeof i === "string" ? { url: i } : i.name ? { url: i.url, name: i.name } : { url: i.url })),
       requestTimeoutMs: defaults.requestTimeoutMs,
-      emit: redactingEmit,
+      emit,
       requestId,
     });
-  const verifier = opts.verifier ?? (runbook.verifier ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit: redactingEmit, requestId }) : undefined);
+  const verifier = opts.verifier ?? (runbook.verifier ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId }) : undefined);
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
     cwd: dirname(loaded.file),
@@ -145,7 +142,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   };
   const notifier = createNotifierListener(opts.registry, runbook.notify?.map((n) => ({ use: n.use, on: n.on, ...(n.with ? { with: n.with as Record<string, unknown> } : {}) })), pctx);
   emitter.add(notifier);
-  const memory: RunMemory = { writesStopped: false, startSent: false, commitSent: false, commitAccepted: false, serviceErrors: [], identityChecked: false, ...opts.resume?.memory };
+  const memory: RunMemory = { writesStopped: false, commitSent: false, commitAccepted: false, serviceErrors: [], identityChecked: false, ...opts.resume?.memory };
   const undo = new UndoStack();
   for (const i of opts.resume?.undoSteps ?? []) {
     const s = steps[i];

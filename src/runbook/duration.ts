@@ -11,6 +11,9 @@ export function durationMs(d: string | number | undefined): number | undefined {
   if (d === undefined) return undefined;
   if (typeof d === "number") return Number.isFinite(d) && d >= 0 ? d * 1000 : undefined;
   const t = d.trim();
+  // a bare number is seconds in this format (`ms` would read it as milliseconds): `--var`
+  // values and interpolated strings arrive that way
+  if (/^[0-9]+(\.[0-9]+)?$/.test(t)) return Number(t) * 1000;
   if (!FORM.test(t)) return undefined;
   return ms(t as ms.StringValue);
 }

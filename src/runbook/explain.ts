@@ -6,8 +6,8 @@
  * of a clean lint's start-up.
  */
 import type { ErrorObject } from "ajv";
-import { closest, distance } from "fastest-levenshtein";
 import type { Diagnostic } from "../diagnostics.js";
+import { suggest } from "../suggest.js";
 import type { Locate } from "./positions.js";
 import { RUNBOOK_SCHEMA } from "./schema-json.gen.js";
 import { PLUGIN_STEP_KIND, STEP_KINDS } from "./types.js";
@@ -196,14 +196,6 @@ function show(v: unknown): string {
 }
 
 const article = (t: string): string => (t === "integer" ? "an integer" : t === "array" ? "a list" : t === "object" ? "a mapping" : t === "null" ? "null" : `a ${t}`);
-
-function suggest(word: string, candidates: readonly string[]): string | undefined {
-  if (candidates.length === 0) return undefined;
-  const lower = candidates.find((c) => c.toLowerCase() === word.toLowerCase());
-  if (lower) return lower;
-  const best = closest(word, candidates as string[]);
-  return distance(word, best) <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
-}
 
 interface Found {
   path: Path;

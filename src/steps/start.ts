@@ -14,6 +14,5 @@ export async function run(ctx: StepContext): Promise<void> {
     notIdle.length === 0 ? "every instance is IDLE" : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceName(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}`,
     "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.",
   );
-  ctx.run.memory.startSent = true;
   await sendCommand(ctx, { op: "start", body, tookEffect: (p) => (p.state === "IDLE" ? false : p.state ? true : undefined) });
 }

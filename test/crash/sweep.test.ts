@@ -14,23 +14,14 @@
 import { describe, expect, it } from "vitest";
 import type { FaultSpec } from "../../src/sim/index.js";
 import { COMMIT, COMMITTED, commitGuard, cutoverYaml, DRAINED, fastSim, posts, READY, runInProcess, START, stopVia, VERIFY } from "./harness.js";
+import { mulberry32 } from "../../src/sim/prng.js";
 
 const SCHEDULES = 200;
 const BATCH = 25;
 const PARALLEL = 13;
 const BASE_SEED = 0x5eed;
 
-/** mulberry32: small, seeded, good enough to pick schedules. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 interface Schedule {
   seed: number;

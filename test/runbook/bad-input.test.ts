@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lintRunbook } from "../../src/lint/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
+import { mulberry32 } from "../../src/sim/prng.js";
 
 const dir = mkdtempSync(join(tmpdir(), "syncbook-bad-"));
 const CLI = join(process.cwd(), "dist/cli/cli.js");
@@ -48,17 +49,7 @@ describe("bad input to syncbook lint", () => {
   });
 });
 
-/** A small seeded PRNG (mulberry32): a failing case is reproducible from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 const TOKENS = [":", "-", "[", "]", "{", "}", "&a", "*a", "!!binary", "'", '"', "\t", "\n", "  ", "${vars.x}", "${env.HOME}", "0x1f", "~", "null", "<<: *a", "%YAML 1.2\n---\n", "\u0000", "lagBellow", "1e999"];
 

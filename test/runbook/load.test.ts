@@ -111,6 +111,8 @@ describe("loader: interpolation", () => {
 describe("durations", () => {
   it("500ms, 2s, 10m, 12h, 1d and numbers of seconds", () => {
     expect([durationMs("500ms"), durationMs("2s"), durationMs("10m"), durationMs("12h"), durationMs("1d"), durationMs(1.5)]).toEqual([500, 2000, 600_000, 43_200_000, 86_400_000, 1500]);
+    // a bare number is seconds (what `--var lag=5` or an interpolated string gives), never milliseconds
+    expect(durationMs("5")).toBe(5000);
     expect(durationMs("soon")).toBeUndefined();
     expect(durationMs(-1)).toBeUndefined();
   });
