@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const cli = join(root, "dist/cli/cli.js");
+const cli = join(root, "dist/cli/syncbook.cjs");
 const args = process.argv.slice(2);
 const runsArg = args.indexOf("--runs");
 const runs = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1]) || 9) : 9;
@@ -24,7 +24,7 @@ const check = args.includes("--check");
 const asJson = args.includes("--json");
 
 if (!existsSync(cli)) {
-  process.stderr.write("bench/lint.mjs: dist/cli/cli.js is missing; run `npm run build` first\n");
+  process.stderr.write("bench/lint.mjs: dist/cli/syncbook.cjs is missing; run `npm run build` first\n");
   process.exit(2);
 }
 

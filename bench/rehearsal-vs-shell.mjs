@@ -26,7 +26,7 @@ const args = process.argv.slice(2);
 const runsArg = args.indexOf("--runs");
 const runs = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1]) || 3) : 3;
 const asJson = args.includes("--json");
-const cli = join(root, "dist/cli/cli.js");
+const cli = join(root, "dist/cli/syncbook.cjs");
 const POLL_S = 1;
 const log = (s) => process.stderr.write(`rehearsal-vs-shell: ${s}\n`);
 

@@ -48,7 +48,7 @@ function newest(dir) {
   return t;
 }
 if (!args.includes("--no-build")) {
-  const cli = join(root, "dist/cli/cli.js");
+  const cli = join(root, "dist/cli/syncbook.cjs");
   if (!existsSync(cli) || statSync(cli).mtimeMs < Math.max(newest(join(root, "src")), newest(join(root, "schemas")), newest(join(root, "plugins")))) {
     process.stderr.write("bench: dist/ is missing or older than src/: npm run build\n");
     const b = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });

@@ -4,7 +4,7 @@
 //
 //   npm run build && node bench/runner-256.mjs [--instances 256] [--seconds 20] [--json]
 //
-// The simulator is a CHILD process, the real CLI (`node dist/cli/cli.js sim --instances 256
+// The simulator is a CHILD process, the real CLI (`node dist/cli/syncbook.cjs sim --instances 256
 // --port 0 --verifier-port 0 --time-scale 1`), so its CPU is not counted. The runner runs here,
 // in process (runRunbook from dist/, as `syncbook run` does minus the UI and the journal), on
 //
@@ -27,7 +27,7 @@ const arg = (name, dflt) => {
 };
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = (p) => new URL(`../dist/src/${p}`, import.meta.url);
-const cli = join(root, "dist/cli/cli.js");
+const cli = join(root, "dist/cli/syncbook.cjs");
 const say = (s) => process.stderr.write(`runner-256: ${s}\n`);
 if (!existsSync(cli)) {
   say("dist/ is missing: npm run build");

@@ -128,4 +128,4 @@ async function entry(): Promise<void> {
   }
 }
 
-await entry();
+void entry();

@@ -7,6 +7,8 @@
  * - Retried: transport errors, attempt timeouts, 408, 429 and 5xx, up to `retries` more times.
  *   Any other unexpected status fails at once (a 4xx will not get better).
  */
+import type * as Undici from "undici";
+import { runtimeImport } from "../runtime-import.js";
 import type { PluginLogger } from "./api.js";
 import { TimeoutError, createRedactor, errorText, formatMs, withTimeout } from "./util.js";
 
@@ -104,7 +106,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
   const timeoutMs = call.timeoutMs ?? 30_000;
   let delay = call.retryDelayMs ?? 1000;
   const started = performance.now();
-  const { request } = await import("undici");
+  const { request } = await runtimeImport<typeof Undici>("undici");
   let lastError = "";
   let lastStatus: number | undefined;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {

@@ -8,8 +8,11 @@
  * - On POSIX the command leads its own process group, and the whole group is signalled: a
  *   script's own children (curl, kubectl…) are stopped with it instead of being orphaned.
  */
+import type * as ChildProcess from "node:child_process";
 import { existsSync } from "node:fs";
+import type * as Readline from "node:readline";
 import type { Readable } from "node:stream";
+import { runtimeImport } from "../runtime-import.js";
 import type { PluginLogger } from "./api.js";
 import { formatMs } from "./util.js";
 
@@ -68,7 +71,10 @@ export function showArgv(argv: readonly string[]): string {
 export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   // loaded here, not at the top: `syncbook lint` imports the shell plugin to check its options
   // and must not pay for child_process, net and readline
-  const [{ spawn }, { createInterface }] = await Promise.all([import("node:child_process"), import("node:readline")]);
+  const [{ spawn }, { createInterface }] = await Promise.all([
+    runtimeImport<typeof ChildProcess>("node:child_process"),
+    runtimeImport<typeof Readline>("node:readline"),
+  ]);
   const redact = call.redact ?? ((s: string) => s);
   const shown = redact(showArgv(call.argv));
   const [file, ...args] = call.argv;

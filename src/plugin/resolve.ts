@@ -14,6 +14,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type * as TsxApi from "tsx/esm/api";
+import { runtimeImport } from "../runtime-import.js";
 import type { PluginDefinition } from "./api.js";
 
 export class PluginLoadError extends Error {
@@ -131,8 +133,8 @@ export async function importFile(path: string): Promise<unknown> {
   if (!p) {
     const url = pathToFileURL(path).href;
     p = TS_EXT.test(extname(path))
-      ? import("tsx/esm/api").then(({ tsImport }) => tsImport(url, import.meta.url) as Promise<unknown>)
-      : (import(url) as Promise<unknown>);
+      ? runtimeImport<typeof TsxApi>("tsx/esm/api").then(({ tsImport }) => tsImport(url, import.meta.url) as Promise<unknown>)
+      : runtimeImport<unknown>(url);
     modules.set(key, p);
     p.catch(() => modules.delete(key));
   }

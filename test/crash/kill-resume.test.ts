@@ -4,7 +4,7 @@
  * COMMITTED with exactly one start and one commit POST per instance, as counted by the simulator
  * ("start and commit are not blindly retried", DESIGN), and no write lost.
  *
- * The real CLI (`dist/cli/cli.js`) runs as a child process against a simulator in this process.
+ * The real CLI (`dist/cli/syncbook.cjs`) runs as a child process against a simulator in this process.
  * Two ways to kill:
  *  - from outside, when the simple renderer prints a step's `▶ [n/N]` line (racy by nature: the
  *    step may already have sent its command — which is the point);

@@ -1,5 +1,5 @@
 /**
- * `syncbook lint` end to end: the built CLI (`node dist/cli/cli.js`, built by `npm test`
+ * `syncbook lint` end to end: the built CLI (`node dist/cli/syncbook.cjs`, built by `npm test`
  * before vitest) as CI runs it. Issue #2: "Exit 0 when no errors, 1 when errors, 2 on usage
  * or I/O errors."
  */
@@ -13,7 +13,7 @@ import { RULES } from "../../src/lint/index.js";
 import { assertWellFormedXml } from "./xml.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const cli = process.env.SYNCBOOK_TEST_CLI ?? join(root, "dist/cli/cli.js");
+const cli = process.env.SYNCBOOK_TEST_CLI ?? join(root, "dist/cli/syncbook.cjs");
 
 function lint(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [cli, "lint", ...args], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" } });
@@ -24,7 +24,7 @@ const fixture = (id: string): string => `test/fixtures/lint/${id}.yaml`;
 
 beforeAll(() => {
   // `npm test` builds first; a bare `vitest run` needs `npm run build`.
-  expect(() => readFileSync(cli), "dist/cli/cli.js is missing: run `npm run build`").not.toThrow();
+  expect(() => readFileSync(cli), "dist/cli/syncbook.cjs is missing: run `npm run build`").not.toThrow();
 });
 
 describe("exit codes", () => {

@@ -1,6 +1,6 @@
 /**
  * End-to-end helpers: a simulator in this process on 127.0.0.1 (ports 0), runbooks written to a
- * temp folder pointing at it, and the real CLI (`dist/cli/cli.js`, built by `npm test`) driven
+ * temp folder pointing at it, and the real CLI (`dist/cli/syncbook.cjs`, built by `npm test`) driven
  * as a child process.
  */
 import { spawn } from "node:child_process";
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../src/sim/index.js";
 
-export const CLI = join(process.cwd(), "dist/cli/cli.js");
+export const CLI = join(process.cwd(), "dist/cli/syncbook.cjs");
 
 /** One instance syncs replica sets; N instances sync sharded clusters of N shards (one instance per source shard). */
 export async function sim(opts: SimulatorOptions = {}): Promise<Simulator> {

@@ -12,7 +12,7 @@ import { parseRunbook } from "../../src/runbook/index.js";
 import { mulberry32 } from "../../src/sim/prng.js";
 
 const dir = mkdtempSync(join(tmpdir(), "syncbook-bad-"));
-const CLI = join(process.cwd(), "dist/cli/cli.js");
+const CLI = join(process.cwd(), "dist/cli/syncbook.cjs");
 
 function lintCli(content: string | Buffer): { status: number | null; stdout: string; stderr: string; ms: number } {
   const file = join(dir, `f-${Math.random().toString(36).slice(2)}.yaml`);

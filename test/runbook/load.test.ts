@@ -126,7 +126,7 @@ describe("syncbook init / schema", () => {
   });
   it("`syncbook init` writes it, refuses to overwrite without --force; `syncbook schema` prints the schema", async () => {
     const dir = mkdtempSync(join(tmpdir(), "syncbook-init-"));
-    const cli = join(process.cwd(), "dist/cli/cli.js");
+    const cli = join(process.cwd(), "dist/cli/syncbook.cjs");
     execFileSync("node", [cli, "init", "cut.yaml"], { cwd: dir });
     expect((await loadRunbook(join(dir, "cut.yaml"), { env: "lint" })).diagnostics).toEqual([]);
     let code = 0;

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RS_TO_SHARDED, call } from "./helpers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const cli = `${root}dist/cli/cli.js`;
+const cli = `${root}dist/cli/syncbook.cjs`;
 let child: ChildProcess | undefined;
 
 beforeAll(() => {
