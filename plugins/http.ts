@@ -46,7 +46,7 @@ export default definePlugin<HttpHookOptions>({
     additionalProperties: false,
     required: ["url"],
     properties: {
-      url: { type: "string", format: "uri", description: "Request URL (http or https). May carry `${env.*}` secrets; the query string is never logged." },
+      url: { type: "string", format: "uri", description: "Request URL (http or https). May carry `${env.*}` secrets; the query string is never logged. A user and password in it (https://user:pass@host/...) are sent as basic auth. A value spliced into the query string is not encoded: URL-encode it first." },
       method: { enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], default: "POST", description: "HTTP method (default POST)." },
       headers: { type: "object", additionalProperties: { type: "string" }, description: "Request headers; values may carry `${env.*}` secrets and are never logged." },
       body: { description: "Request body: a string is sent as is, anything else as JSON (content-type application/json)." },

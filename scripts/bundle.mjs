@@ -13,6 +13,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { crc32 } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -21,46 +22,65 @@ const out = `${root}dist/cli`;
 rmSync(out, { recursive: true, force: true });
 const common = { absWorkingDir: root, bundle: true, format: "cjs", platform: "node", target: "node20", logLevel: "warning" };
 // The sources are ESM: import.meta.url becomes the bundle's own URL (dist/cli, so node_modules
-// resolves from there as it does from src/).
+// resolves from there as it does from src/). "use strict" first: a directive only counts at the
+// very top, and ESM code is strict.
 const esm = {
   define: { "import.meta.url": "__syncbookModuleUrl" },
-  banner: { js: "const __syncbookModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: "\"use strict\";\nconst __syncbookModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
-// src/runtime-import.ts is a file of its own, loaded by Node's CommonJS loader: import() does not
-// work from a script restored from a code cache on Node 20 (see that module).
+// src/runtime-import.ts is a file of its own, loaded by Node's CommonJS loader, where import()
+// works (it does not from the vm script the bundle runs in: see scripts/cli-loader.cjs).
 await build({ ...common, entryPoints: ["src/runtime-import.ts"], outfile: "dist/cli/runtime-import.cjs" });
 /** @type {import("esbuild").Plugin} */
 const runtimeImportOutside = {
   name: "runtime-import-outside",
   setup(b) {
-    b.onResolve({ filter: /\/runtime-import\.js$/ }, () => ({ path: "./runtime-import.cjs", external: true }));
+    b.onResolve({ filter: /\/runtime-import\.js$/ }, (args) => (args.importer.startsWith(`${root}src/`) ? { path: "./runtime-import.cjs", external: true } : undefined));
   },
 };
-await build({
+const { metafile } = await build({
   ...common,
   ...esm,
   entryPoints: ["src/cli.ts"],
   outfile: "dist/cli/syncbook.bundle.cjs",
   external: ["tsx", "undici", "listr2", "@inquirer/*", "@listr2/*"],
   plugins: [runtimeImportOutside],
+  metafile: true,
 });
+// Every import() esbuild left in the bundle would fail at run time: refuse to build one.
+const dynamic = Object.values(metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === "dynamic-import" && i.external).map((i) => i.path));
+if (dynamic.length) {
+  process.stderr.write(`scripts/bundle.mjs: import() of ${dynamic.join(", ")} left in the bundle; it fails there at run time. Use runtimeImport() from src/runtime-import.ts.\n`);
+  process.exit(1);
+}
 
-// Content-addressed name: a code cache is only ever read beside the exact bundle it was made for.
-// The hashbang esbuild keeps from src/cli.ts would be a syntax error inside the wrapper.
-const code = readFileSync(`${out}/syncbook.bundle.cjs`, "utf8").replace(/^#!.*\n/, "");
+// Content-addressed name, so a stale dist/cli never mixes bundles. The hashbang esbuild keeps
+// from src/cli.ts would be a syntax error inside the wrapper.
+const code = Buffer.from(readFileSync(`${out}/syncbook.bundle.cjs`, "utf8").replace(/^#!.*\n/, ""), "utf8");
 const bundle = `syncbook.${createHash("sha256").update(code).digest("hex").slice(0, 12)}.cjs`;
 writeFileSync(`${out}/${bundle}`, code);
 rmSync(`${out}/syncbook.bundle.cjs`);
-const loader = readFileSync(`${root}scripts/cli-loader.cjs`, "utf8").replace(`"__BUNDLE__"`, JSON.stringify(bundle));
-writeFileSync(`${out}/syncbook.cjs`, loader);
-chmodSync(`${out}/syncbook.cjs`, 0o755);
+const template = readFileSync(`${root}scripts/cli-loader.cjs`, "utf8");
+const BUILD_LINE = 'const BUILD = { bundle: "", bundleCrc: 0, cacheCrc: null, node: "" };';
+if (!template.includes(BUILD_LINE)) throw new Error("scripts/cli-loader.cjs: the BUILD line is missing");
+const writeLoader = (cacheCrc) => {
+  const build = { bundle, bundleCrc: crc32(code), cacheCrc, node: process.version };
+  writeFileSync(`${out}/syncbook.cjs`, template.replace(BUILD_LINE, `const BUILD = ${JSON.stringify(build)};`));
+  chmodSync(`${out}/syncbook.cjs`, 0o755);
+};
+writeLoader(null);
 
-// Train the cache: lint the example runbooks (the start-up budget is lint's) in a fresh process.
+// Train the cache: lint the example runbooks (the start-up budget is lint's) in a fresh process,
+// without NODE_OPTIONS: V8 flags (e.g. --max-old-space-size) would make every other run reject it.
+const env = { ...process.env };
+delete env.NODE_OPTIONS;
 const train = spawnSync(process.execPath, ["-e", "require(process.argv[1]).trainCodeCache(['lint', 'runbooks'])", `${out}/syncbook.cjs`], {
   cwd: root,
+  env,
   stdio: ["ignore", "ignore", "inherit"],
 });
 if (train.status !== 0) {
   process.stderr.write(`scripts/bundle.mjs: training the code cache (syncbook lint runbooks) exited ${train.status}\n`);
   process.exit(1);
 }
+writeLoader(crc32(readFileSync(`${out}/${bundle}.v8cache`)));

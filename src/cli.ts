@@ -128,4 +128,16 @@ async function entry(): Promise<void> {
   }
 }
 
-void entry();
+// A command whose work never settles (a plugin awaiting a promise nothing resolves) leaves Node
+// with nothing to wait for, and it exits 0 as if all went well: `syncbook run … && next` would
+// go on. Such an exit is a failure, and says so.
+let settled = false;
+process.on("exit", (code) => {
+  if (settled || code !== 0) return;
+  process.stderr.write("syncbook: internal error: the command stopped before it finished (something it awaited can never complete, e.g. a plugin's promise)\n");
+  process.stderr.write("  hint: check the plugins this runbook loads; if none is to blame, please report it\n");
+  process.exitCode = ExitCode.failed;
+});
+void entry().finally(() => {
+  settled = true;
+});

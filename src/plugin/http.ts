@@ -78,13 +78,32 @@ export function describeTarget(method: string, url: string, redact: (t: string) 
 
 export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
   const method = (call.method ?? "POST").toUpperCase();
-  const headerSecrets = Object.entries(call.headers ?? {})
-    .filter(([k]) => !PLAIN_HEADERS.has(k.toLowerCase()))
-    .map(([, v]) => String(v));
-  const redact = createRedactor(headerSecrets, call.redact);
-  const target = describeTarget(method, call.url, redact);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(call.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  const headerSecrets = Object.entries(headers)
+    .filter(([k]) => !PLAIN_HEADERS.has(k))
+    .map(([, v]) => v);
+  // userinfo in the URL means basic auth, as with curl (undici would drop it silently); an
+  // Authorization header given outright wins
+  let url: URL | undefined;
+  try {
+    url = new URL(call.url);
+  } catch {
+    // reported below, with the redactor in place
+  }
+  if (url && (url.username || url.password)) {
+    const password = safeDecode(url.password);
+    const basic = `Basic ${Buffer.from(`${safeDecode(url.username)}:${password}`).toString("base64")}`;
+    if (password) headerSecrets.push(password, url.password);
+    if (headers.authorization === undefined) {
+      headers.authorization = basic;
+      headerSecrets.push(basic);
+    }
+    url.username = "";
+    url.password = "";
+  }
+  const redact = createRedactor(headerSecrets, call.redact);
+  const target = describeTarget(method, call.url, redact);
   let body: string | undefined;
   if (call.body !== undefined && call.body !== null) {
     if (typeof call.body === "string") body = call.body;
@@ -94,12 +113,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
     }
   }
   headers["user-agent"] ??= "syncbook";
-  let url: URL;
-  try {
-    url = new URL(call.url);
-  } catch {
-    throw new HttpError(`${target}: not a valid URL`, undefined, 0);
-  }
+  if (!url) throw new HttpError(`${target}: not a valid URL`, undefined, 0);
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new HttpError(`${target}: only http and https URLs are supported`, undefined, 0);
 
   const retries = Math.max(0, Math.floor(call.retries ?? 0));
@@ -146,6 +160,14 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
     delay = Math.min(delay * 2, 30_000);
   }
   throw new HttpError(redact(`${target} ${lastError}`), lastStatus, retries + 1);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 function expectText(e: HttpCall["expectStatus"]): string {

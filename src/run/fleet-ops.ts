@@ -128,6 +128,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
     const snap = await readFleet(ctx);
     const again: InstanceRef[] = [];
     const unknown: string[] = [];
+    const unreached: string[] = [];
     for (const u of all) {
       const seen = snap.instances.find((i) => i.ref.index === u.ref.index);
       const effect = seen?.progress ? spec.tookEffect(seen.progress) : undefined;
@@ -138,12 +139,18 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       } else if (effect === false) {
         again.push(u.ref);
       } else {
-        const certainlyNotSent = u.error instanceof TransportError && !u.error.requestSent;
-        unknown.push(`${instanceName(u.ref)} (${certainlyNotSent ? "the request was never sent; " : ""}${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`);
+        // the request never left (e.g. connection refused): it did not take effect, but the
+        // instance's state does not say it is safe to send, so it is not resent either
+        const notSent = u.error instanceof TransportError && !u.error.requestSent;
+        (notSent ? unreached : unknown).push(`${instanceName(u.ref)} (${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`);
       }
     }
-    if (unknown.length) {
-      throw new StepFailure(`cannot tell whether ${spec.op} took effect on ${unknown.join(", ")}; nothing was resent`, {
+    if (unknown.length || unreached.length) {
+      const what = [
+        unknown.length ? `cannot tell whether ${spec.op} took effect on ${unknown.join(", ")}` : "",
+        unreached.length ? `${spec.op} never reached ${unreached.join(", ")}, and progress does not show it is safe to send` : "",
+      ].filter(Boolean);
+      throw new StepFailure(`${what.join("; ")}; nothing was resent`, {
         reason: "unsafe",
         hint: `Check those instances' progress by hand; then run again with --resume, which reads the fleet before sending anything.`,
       });

@@ -14,7 +14,9 @@ export async function run(ctx: StepContext): Promise<void> {
     "writes-stopped",
     memory.writesStopped || runbook.writesStoppedExternally === true,
     memory.writesStopped ? "a stopWrites step succeeded in this run" : runbook.writesStoppedExternally ? "the runbook declares writes stopped outside it" : "no stopWrites step has succeeded in this run: writes during commit may lose data",
-    "Run the stopWrites step first (it may have been skipped with --from), or set `writesStoppedExternally: true` if writes are stopped another way.",
+    ctx.run.mode === "resume"
+      ? "The journal shows no stopWrites that held (a failed one, or one whose undo ran): check the writers, then run the stopWrites step again, or set `writesStoppedExternally: true` if writes are stopped another way."
+      : "Run the stopWrites step first (a --from past it skips it), or set `writesStoppedExternally: true` if writes are stopped another way.",
   );
   checkInterlock(
     ctx,

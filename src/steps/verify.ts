@@ -2,16 +2,19 @@
  * `verify`: waits until every instance is in change event application (or already committing),
  * starts the verifier's check, tells it writes are off if asked, and polls it until `idle`.
  * Fails with the counters when failedTasks > 0 or the verifier reports an error. An `idle` seen
- * before the check has done any work is not a result.
+ * before the check has done any work is not a result; one that lasts 3 s (at least 3 polls)
+ * after the verifier accepted this step's own check is (the check ran between two polls).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { ServiceError, type VerifierProgress } from "../api/index.js";
-import { durationOr } from "../runbook/index.js";
+import { durationOr, formatDuration } from "../runbook/index.js";
 import { StepFailure, type StepContext } from "../run/context.js";
 import { checkInterlock, instanceName } from "../run/fleet-ops.js";
 import { abortReason, waitUntil } from "../run/wait.js";
 
 const CEA = "change event application";
+/** How long an idle verifier, unchanged since it accepted this step's check, must stay so to count as done (at least 3 polls). */
+const IDLE_GRACE_MS = 3000;
 
 export async function run(ctx: StepContext): Promise<void> {
   const body = ctx.step.verify ?? {};
@@ -34,7 +37,16 @@ export async function run(ctx: StepContext): Promise<void> {
   // something moved since (an idle verifier with an earlier check's counters proves nothing)
   const before = await verifier.progress({ signal: ctx.signal }).catch(() => undefined);
   const baseline = JSON.stringify(before?.verificationStatus ?? null);
-  if (body.startCheck !== false) await command(ctx, "check");
+  // when this step's own check was accepted: a check over little data can start and finish
+  // between two polls, leaving the same idle and counters as before; then idle for a while
+  // after the acceptance is the result (a verifier flips to `check` as it accepts one, so a
+  // stale idle cannot last that long)
+  let checkAcceptedAt: number | undefined;
+  if (body.startCheck !== false) {
+    await command(ctx, "check");
+    checkAcceptedAt = Date.now();
+  }
+  const graceMs = Math.max(3 * pollMs, IDLE_GRACE_MS);
   if (body.writesOff) {
     const stopped = ctx.run.memory.writesStopped || ctx.run.runbook.writesStoppedExternally === true || ctx.run.memory.commitSent;
     checkInterlock(ctx, "writes-stopped", stopped, stopped ? "writes are stopped: the verifier may be told so (writesOff)" : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run");
@@ -56,6 +68,14 @@ export async function run(ctx: StepContext): Promise<void> {
       if (last.error !== null && last.error !== undefined) throw new StepFailure(`the verifier failed: ${JSON.stringify(last.error)}`, { hint: "The verifier itself failed (not a data mismatch): see its log, then verify again." });
       if (s && (s.failedTasks ?? 0) > 0) throw new StepFailure(`verification found inconsistencies: ${counters(last)}`, { hint: "Do not commit: the destination differs from the source (writes during the sync or commit, or DDL during verification)." });
       if (last.phase !== "idle" || JSON.stringify(s ?? null) !== baseline) worked = true;
+      else if (!worked && checkAcceptedAt !== undefined && Date.now() - checkAcceptedAt >= graceMs) {
+        worked = true;
+        ctx.run.emit("log", {
+          level: "info",
+          index: ctx.index,
+          message: `the verifier accepted check ${formatDuration(Date.now() - checkAcceptedAt)} ago and has shown idle with the counters it had before ever since: the check finished between two polls`,
+        });
+      }
       if (last.phase === "idle" && worked) {
         ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${counters(last)}` });
         return;

@@ -44,7 +44,7 @@ interface FaultCase {
 const before = (phase: Phase, than: Phase): boolean => PHASES.indexOf(phase) < PHASES.indexOf(than);
 
 // what a transport fault can make a run halt with: every one names the instance and the cause
-const TRANSPORT_HALT = /refused by .*InternalError|cannot tell whether (start|commit) took effect|still no answer|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)/;
+const TRANSPORT_HALT = /refused by .*InternalError|cannot tell whether (start|commit) took effect|(start|commit) never reached|still no answer|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)/;
 
 const FAULTS: FaultCase[] = [
   {

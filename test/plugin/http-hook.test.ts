@@ -40,6 +40,24 @@ describe("http hook", () => {
     expect(ctx.logs.join("\n")).not.toContain("token=abc");
   });
 
+  it("a user and password in the URL are sent as basic auth (as curl does), and never printed", async () => {
+    const srv = await startServer((_r, n, res) => res.writeHead(n === 1 ? 204 : 401).end());
+    closers.push(srv.close);
+    const ctx = recordingContext(tempDir());
+    const url = srv.url.replace("http://", "http://ops%40corp:p%40ss-PLANTED-71@");
+    const out = await runHook(await setup(), { use: "http", with: { url: `${url}/flag` } }, step(ctx.redact), ctx, { timeoutMs: 5000 });
+    expect(out.ok).toBe(true);
+    expect(srv.seen[0]!.headers.authorization).toBe(`Basic ${Buffer.from("ops@corp:p@ss-PLANTED-71").toString("base64")}`);
+    expect(srv.seen[0]!.url).toBe("/flag");
+    // an Authorization header given outright wins; a failure message shows neither
+    const again = await runHook(await setup(), { use: "http", with: { url: `${url}/flag`, headers: { Authorization: SECRET } } }, step(ctx.redact), ctx, { timeoutMs: 5000 });
+    expect(srv.seen[1]!.headers.authorization).toBe(SECRET);
+    expect(again.ok).toBe(false);
+    const printed = JSON.stringify([again, ctx.logs]);
+    expect(printed).toContain("answered 401");
+    expect(printed).not.toMatch(/PLANTED|p%40ss|tok-/);
+  });
+
   it("sends a string body as is, defaults to POST and accepts any 2xx", async () => {
     const srv = await startServer((_r, _n, res) => res.writeHead(201).end("created"));
     closers.push(srv.close);

@@ -3,6 +3,8 @@
  * statically: the runner must hold them even for a runbook lint never saw (`--from`, an old
  * journal, a library caller). Against the simulator over loopback.
  */
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import type { RunEvent, RunEventOf } from "../../src/run/events.js";
@@ -36,6 +38,7 @@ describe("commit interlocks", () => {
     const { result, events } = await run(runbookFor(s, START + READY + COMMIT));
     expect(result.exitCode).toBe(1);
     expect(result.message).toMatch(/refused \(writes-stopped\)/);
+    expect(result.hint).toContain("Run the stopWrites step first (a --from past it skips it)");
     expect(decisions(events).find((d) => d.check === "writes-stopped")).toMatchObject({ kind: "interlock", ok: false });
     expect(posts(s, "commit")).toEqual([0]);
   });
@@ -129,6 +132,34 @@ describe("start and commit are never resent blindly", () => {
     expect(s.control.state().instances[1]?.state).toBe("IDLE");
   });
 
+  it("start that never left (connection refused) to an instance whose progress cannot be read: said so, not 'cannot tell', and nothing resent", async () => {
+    const s = await sim({ instances: 2 });
+    sims.push(s);
+    // sync1 is reached through a proxy that closes every connection after its answer and stops
+    // listening once the runner decided the fleet is idle: the start POST is refused at connect
+    const target = new URL(s.instances[1]!.url);
+    const proxy = createServer((req, res) => {
+      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, { ...r.headers, connection: "close" });
+        r.pipe(res);
+      });
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const port = (proxy.address() as AddressInfo).port;
+    const yaml = runbookFor(s, START + READY + STOP + COMMIT).replace(s.instances[1]!.url, `http://127.0.0.1:${port}`).replace("retry: { giveUpAfter: 15s }", "retry: { giveUpAfter: 1s }");
+    const { result, events } = await run(yaml, {
+      onEvent: (e) => {
+        if (e.type === "decision" && e.check === "fleet-idle" && e.ok) proxy.close();
+      },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/start never reached sync1 \(.*\), and progress does not show it is safe to send; nothing was resent/);
+    expect(result.message).not.toMatch(/cannot tell/);
+    expect(events.some((e) => e.type === "response.received" && e.errorKind === "not-sent")).toBe(true);
+    expect(posts(s, "start")).toEqual([1, 0]);
+  });
+
   it("a commit refused by one instance while the others accepted it (a split fleet): not resent (a refusal is an answer), the run stops and says the fleet is split", async () => {
     const s = await sim({ instances: 2, faults: ["commit-refused@1"] });
     sims.push(s);
@@ -148,6 +179,33 @@ describe("start and commit are never resent blindly", () => {
     expect(result.message).toMatch(/no instance accepted it: nothing took effect/);
     const finished = events.find((e): e is RunEventOf<"run.finished"> => e.type === "run.finished");
     expect(finished?.committed).toBe(false);
+  });
+
+  it("verify after an earlier check: idle with that check's counters is not a result when this step started no check (startCheck: false)", async () => {
+    const s = await sim();
+    sims.push(s);
+    const steps = `${START}${READY}${STOP}  - { id: verify, verify: { writesOff: true } }\n  - { id: again, timeout: 2s, verify: { startCheck: false } }\n${COMMIT}`;
+    const { result } = await run(runbookFor(s, steps));
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/step again failed: timed out after 2s waiting for the verifier to finish/);
+    expect(s.control.counts().verifier["POST /api/v1/check"]).toBe(1);
+  });
+
+  it("this step's own check, started and finished between two polls (same idle, same counters): a result once idle has lasted past the acceptance", async () => {
+    // a verifier that checks the whole gigabyte in a few simulated milliseconds
+    const s = await sim({ model: { verifyBytesPerSecond: 2 ** 40 } });
+    sims.push(s);
+    const steps = `${START}${READY}${STOP}  - { id: verify, verify: { writesOff: true } }\n  - { id: again, timeout: 20s, verify: { writesOff: true, pollInterval: 1s } }\n${COMMIT}`;
+    const { result, events } = await run(runbookFor(s, steps));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(s.control.counts().verifier["POST /api/v1/check"]).toBe(2);
+    const began = events.findIndex((x) => x.type === "step.started" && x.id === "again");
+    expect(began).toBeGreaterThan(0);
+    const phases = events.slice(began).flatMap((e) => (e.type === "verifier.sampled" ? [(e.progress as { phase?: string }).phase] : []));
+    // the premise: this step polled more than once and never saw the check running
+    expect(phases.length).toBeGreaterThan(1);
+    expect(phases).toEqual(phases.map(() => "idle"));
+    expect(events.some((e) => e.type === "log" && /accepted check .* ago and has shown idle .*finished between two polls/.test(e.message))).toBe(true);
   });
 
   it("the verifier's check lost in transit: its progress shows no check running, so check is sent again and verification completes", async () => {
