@@ -47,16 +47,20 @@ const { metafile } = await build({
   plugins: [runtimeImportOutside],
   metafile: true,
 });
-// Every import() esbuild left in the bundle would fail at run time: refuse to build one.
+// Every import() left in the bundle would fail at run time: refuse to build one. The metafile
+// names those with a literal specifier; a scan of the output finds the others too (also in
+// bundled packages). A false alarm from a string or comment that reads `import(` fails safe.
 const dynamic = Object.values(metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === "dynamic-import" && i.external).map((i) => i.path));
-if (dynamic.length) {
-  process.stderr.write(`scripts/bundle.mjs: import() of ${dynamic.join(", ")} left in the bundle; it fails there at run time. Use runtimeImport() from src/runtime-import.ts.\n`);
+const text = readFileSync(`${out}/syncbook.bundle.cjs`, "utf8");
+const lines = text.split("\n").flatMap((l, i) => (/(^|[^\w$.])import\s*\(/.test(l) ? [`line ${i + 1}: ${l.trim().slice(0, 120)}`] : []));
+if (dynamic.length || lines.length) {
+  process.stderr.write(`scripts/bundle.mjs: import() left in the bundle${dynamic.length ? ` (of ${dynamic.join(", ")})` : ""}; it fails there at run time. Use runtimeImport() from src/runtime-import.ts.\n${lines.join("\n")}\n`);
   process.exit(1);
 }
 
 // Content-addressed name, so a stale dist/cli never mixes bundles. The hashbang esbuild keeps
 // from src/cli.ts would be a syntax error inside the wrapper.
-const code = Buffer.from(readFileSync(`${out}/syncbook.bundle.cjs`, "utf8").replace(/^#!.*\n/, ""), "utf8");
+const code = Buffer.from(text.replace(/^#!.*\n/, ""), "utf8");
 const bundle = `syncbook.${createHash("sha256").update(code).digest("hex").slice(0, 12)}.cjs`;
 writeFileSync(`${out}/${bundle}`, code);
 rmSync(`${out}/syncbook.bundle.cjs`);

@@ -92,9 +92,12 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
     // reported below, with the redactor in place
   }
   if (url && (url.username || url.password)) {
+    const user = safeDecode(url.username);
     const password = safeDecode(url.password);
-    const basic = `Basic ${Buffer.from(`${safeDecode(url.username)}:${password}`).toString("base64")}`;
+    const basic = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
     if (password) headerSecrets.push(password, url.password);
+    // a user without a password is usually a token (https://TOKEN@host/)
+    else if (user) headerSecrets.push(user, url.username);
     if (headers.authorization === undefined) {
       headers.authorization = basic;
       headerSecrets.push(basic);
@@ -155,7 +158,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
     if (!again || attempt > retries) {
       throw new HttpError(redact(`${target} ${lastError}${attempt > 1 ? ` (after ${attempt} attempts)` : ""}`), lastStatus, attempt);
     }
-    call.log?.warn(`${target} ${lastError}; retrying in ${formatMs(delay)} (attempt ${attempt + 1} of ${retries + 1})`);
+    call.log?.warn(redact(`${target} ${lastError}; retrying in ${formatMs(delay)} (attempt ${attempt + 1} of ${retries + 1})`));
     await sleep(delay, call.signal);
     delay = Math.min(delay * 2, 30_000);
   }

@@ -114,17 +114,20 @@ describe.concurrent("kill -9 at exact points (from inside the runner), then --re
   const waits = [
     { label: "in the middle of the ready wait (lag held at 30 s)", probe: "p1", wait: "ready", hold: "lag-floor=30" },
     { label: "in the middle of the drained wait, writes stopped (lag held at 30 s)", probe: "p3", wait: "drained", hold: "lag-floor=30" },
-    { label: "in the middle of verify (verifier progress failing)", probe: "p4", wait: "verify", hold: "http500=1@verifier/progress" },
+    // a check that takes about a second of wall time, as a real one takes long: one that starts
+    // and ends between two polls leaves nothing a verify step may call a result (it would wait
+    // for movement until its timeout)
+    { label: "in the middle of verify (verifier progress failing)", probe: "p4", wait: "verify", hold: "http500=1@verifier/progress", model: { verifyBytesPerSecond: 8 * 2 ** 20 } },
     // committed with a lag of 300 s: COMMITTING lasts 3 s of wall time at timeScale 100
     { label: "in the middle of the committed wait (COMMITTING)", probe: "p5", wait: "committed", hold: "lag-floor=300" },
     // the dead runner's command is still on its way: the service acts on it after the runner died
     { label: "while start is in flight (the service answers after 1.5 s)", probe: "p0", wait: "start", hold: "latency=1500ms@*/start" },
     { label: "while commit is in flight (the service answers after 1.5 s)", probe: "p5", wait: "commit", hold: "latency=1500ms@*/commit" },
   ];
-  const cases = [...boundaries.map((b) => ({ ...b, wait: undefined, hold: undefined })), ...waits];
+  const cases: { label: string; probe: string; wait?: string; hold?: string; model?: { verifyBytesPerSecond: number } }[] = [...boundaries, ...waits];
 
-  it.each(cases)("$label", async ({ label, probe, wait, hold }) => {
-    const s = await fastSim({ instances: 2, timeScale: 100 });
+  it.each(cases)("$label", async ({ label, probe, wait, hold, model }) => {
+    const s = await fastSim({ instances: 2, timeScale: 100, ...(model ? { model } : {}) });
     sims.push(s);
     const dir = tempDir();
     const script = join(dir, "probe.mjs");

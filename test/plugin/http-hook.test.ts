@@ -58,6 +58,22 @@ describe("http hook", () => {
     expect(printed).not.toMatch(/PLANTED|p%40ss|tok-/);
   });
 
+  it("an answer that echoes the credentials is redacted in retry warnings too; a token as the URL's user is a secret", async () => {
+    const srv = await startServer((r, n, res) => res.writeHead(n === 1 ? 503 : 401).end(`echo: ${r.headers.authorization} ${Buffer.from(String(r.headers.authorization).slice(6), "base64").toString()}`));
+    closers.push(srv.close);
+    const ctx = recordingContext(tempDir());
+    const url = srv.url.replace("http://", "http://ops:Secr3t-PLANTED@");
+    const out = await runHook(await setup(), { use: "http", with: { url, retries: 1, retryDelay: "10ms" } }, step(ctx.redact), ctx, { timeoutMs: 5000 });
+    expect(out.ok).toBe(false);
+    expect(ctx.logs.join("\n")).toContain("retrying");
+    const token = srv.url.replace("http://", "http://tok-PLANTED-42@");
+    const out2 = await runHook(await setup(), { use: "http", with: { url: token } }, step(ctx.redact), ctx, { timeoutMs: 5000 });
+    expect(out2.ok).toBe(false);
+    const printed = JSON.stringify([out, out2, ctx.logs]);
+    expect(printed).toContain("answered 401");
+    expect(printed).not.toMatch(/PLANTED|b3BzOlNlY3IzdC1QTEFOVEVE|dG9rLVBMQU5URUQtNDI6/);
+  });
+
   it("sends a string body as is, defaults to POST and accepts any 2xx", async () => {
     const srv = await startServer((_r, _n, res) => res.writeHead(201).end("created"));
     closers.push(srv.close);

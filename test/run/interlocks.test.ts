@@ -191,21 +191,58 @@ describe("start and commit are never resent blindly", () => {
     expect(s.control.counts().verifier["POST /api/v1/check"]).toBe(1);
   });
 
-  it("this step's own check, started and finished between two polls (same idle, same counters): a result once idle has lasted past the acceptance", async () => {
-    // a verifier that checks the whole gigabyte in a few simulated milliseconds
+  it("this step's own check, started and finished between two polls (same idle, same counters): not a result; it waits for movement, says so, and fails at its timeout", async () => {
+    // a verifier that checks the whole gigabyte in a few simulated milliseconds: the real one
+    // ignores a second check outright, which looks the same from here
     const s = await sim({ model: { verifyBytesPerSecond: 2 ** 40 } });
     sims.push(s);
-    const steps = `${START}${READY}${STOP}  - { id: verify, verify: { writesOff: true } }\n  - { id: again, timeout: 20s, verify: { writesOff: true, pollInterval: 1s } }\n${COMMIT}`;
+    const steps = `${START}${READY}${STOP}  - { id: verify, verify: { writesOff: true } }\n  - { id: again, timeout: 3s, verify: { writesOff: true, pollInterval: 500ms } }\n${COMMIT}`;
     const { result, events } = await run(runbookFor(s, steps));
-    expect(result.exitCode, result.message).toBe(0);
     expect(s.control.counts().verifier["POST /api/v1/check"]).toBe(2);
     const began = events.findIndex((x) => x.type === "step.started" && x.id === "again");
-    expect(began).toBeGreaterThan(0);
     const phases = events.slice(began).flatMap((e) => (e.type === "verifier.sampled" ? [(e.progress as { phase?: string }).phase] : []));
-    // the premise: this step polled more than once and never saw the check running
-    expect(phases.length).toBeGreaterThan(1);
+    // the premise: this step polled several times and never saw the check running
+    expect(phases.length).toBeGreaterThan(3);
     expect(phases).toEqual(phases.map(() => "idle"));
-    expect(events.some((e) => e.type === "log" && /accepted check .* ago and has shown idle .*finished between two polls/.test(e.message))).toBe(true);
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/step again failed: timed out after 3s waiting for the verifier to finish: .*; it never moved, so there is no result to trust/);
+    expect(result.hint).toContain("Restart the verifier and run this step again");
+    expect(events.some((e) => e.type === "log" && e.level === "warn" && /idle with the counters it had before this step .*waiting for it to move/.test(e.message))).toBe(true);
+    expect(events.some((e) => e.type === "log" && e.message.startsWith("verified:") && events.indexOf(e) > began)).toBe(false);
+    expect(posts(s, "commit")).toEqual([0]);
+  });
+
+  it("a second check lost in transit after an earlier check: the old counters are not taken as 'it took effect'; never verified", async () => {
+    const s = await sim();
+    sims.push(s);
+    // writes are switched back on during commit: a real second check would find the loss
+    const steps = `${START}${READY}${STOP}  - { id: verify, verify: { writesOff: true } }\n${COMMIT}  - { id: again, timeout: 10s, verify: { writesOff: true } }\n`;
+    const { result, events } = await run(runbookFor(s, steps), {
+      onEvent: (e) => {
+        if (e.type === "step.started" && e.id === "commit") s.control.setWrites({ enabled: true });
+        if (e.type === "step.started" && e.id === "again") s.control.addFault("reset=1@verifier/check");
+      },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/step again failed: verifier check: /);
+    expect(decisions(events).some((d) => /verifier check took effect/.test(d.reason))).toBe(false);
+    const began = events.findIndex((x) => x.type === "step.started" && x.id === "again");
+    expect(events.some((e) => e.type === "log" && e.message.startsWith("verified:") && events.indexOf(e) > began)).toBe(false);
+  });
+
+  it("the verifier's progress failing when the step begins: the step reads it until it answers before judging movement (no stale counters taken as a result)", async () => {
+    const s = await sim();
+    sims.push(s);
+    const steps = `${START}${READY}${STOP}  - { id: verify, verify: { writesOff: true } }\n  - { id: again, timeout: 3s, verify: { startCheck: false, pollInterval: 200ms } }\n${COMMIT}`;
+    const { result, events } = await run(runbookFor(s, steps), {
+      onEvent: (e) => {
+        if (e.type === "step.started" && e.id === "again") s.control.addFault("http500=1@verifier/progress");
+        if (e.type === "log" && e.message.startsWith("verifier progress (before the check)")) s.control.clearFaults();
+      },
+    });
+    expect(events.some((e) => e.type === "log" && e.message.startsWith("verifier progress (before the check)"))).toBe(true);
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/step again failed: timed out after 3s .*it never moved/);
   });
 
   it("the verifier's check lost in transit: its progress shows no check running, so check is sent again and verification completes", async () => {
