@@ -86,7 +86,7 @@ export async function execute(
     });
     await ui.close();
     if (result.outcome !== "ok") {
-      stderr(`${result.outcome === "interrupted" ? "interrupted" : "failed"}: ${result.message ?? ""}`);
+      stderr(`${result.outcome === "interrupted" ? "interrupted" : "failed"}${result.message ? `: ${result.message}` : ""}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
       if (result.outcome === "interrupted" || !result.committed) stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }

@@ -61,9 +61,12 @@ export function mustFsync(type: string): boolean {
   return !NOT_FSYNCED.has(type);
 }
 
-/** `2024-05-01T12-30-00.123Z-4242.jsonl`: ISO time without colons (Windows, scp), then the pid. */
-export function journalFileName(at: Date, pid: number): string {
-  return `${at.toISOString().replace(/:/g, "-")}-${pid}${JOURNAL_EXTENSION}`;
+/**
+ * `2024-05-01T12-30-00.123Z-4242.jsonl`: ISO time without colons (Windows, scp), then the pid;
+ * `n` > 0 adds `-n` (a second journal opened by the same process in the same millisecond).
+ */
+export function journalFileName(at: Date, pid: number, n = 0): string {
+  return `${at.toISOString().replace(/:/g, "-")}-${pid}${n > 0 ? `-${n}` : ""}${JOURNAL_EXTENSION}`;
 }
 
 /** A runbook name as one safe path segment (names are free text in the format). */

@@ -141,12 +141,17 @@ export function openJournal(options: OpenJournalOptions): Journal {
     } catch (err) {
       throw ioError(options.dir, "create the folder of", err);
     }
-    file = join(options.dir, journalFileName(new Date(now()), pid));
-    try {
-      // `ax`: append-only, and never another run's file
-      fd = openSync(file, "ax");
-    } catch (err) {
-      throw ioError(file, "create", err);
+    const at = new Date(now());
+    for (let n = 0; ; n++) {
+      file = join(options.dir, journalFileName(at, pid, n));
+      try {
+        // `ax`: append-only, and never another run's file
+        fd = openSync(file, "ax");
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EEXIST" && n < 99) continue;
+        throw ioError(file, "create", err);
+      }
     }
     const header: JournalHeader = { type: "journal.opened", seq: 0, at: now(), version: JOURNAL_FORMAT_VERSION, runbook: options.runbookName, hash: options.runbookHash, pid, host };
     pendingLines.push(serialize(header));

@@ -47,13 +47,17 @@ function isTTY(s: unknown): boolean {
 
 /**
  * Which renderer `--renderer` means when not given: the task list on a terminal, lines in CI
- * or when piped (a redraw-based list turns into garbage in a log file).
+ * or when piped (a redraw-based list turns into garbage in a log file), and on a terminal
+ * without a width (a pseudo-terminal nobody sized, as `script` makes: the list would wrap
+ * every character onto its own line and draw nothing readable).
  */
 export function pickRenderer(opts: { flag?: RendererName | undefined; out?: NodeJS.WritableStream; env?: NodeJS.ProcessEnv }): RendererName {
   if (opts.flag) return opts.flag;
   const env = opts.env ?? process.env;
   const ci = env.CI !== undefined && env.CI !== "" && env.CI !== "0" && env.CI !== "false";
-  return isTTY(opts.out ?? process.stderr) && !ci ? "default" : "simple";
+  const out = opts.out ?? process.stderr;
+  const columns = (out as { columns?: unknown }).columns;
+  return isTTY(out) && typeof columns === "number" && columns > 0 && !ci ? "default" : "simple";
 }
 
 export function createUi(opts: UiOptions): Ui {

@@ -88,6 +88,18 @@ describe("openJournal", () => {
     expect(lines(k.file).at(-1)).toMatchObject({ type: "request.sent", id: 7, path: "/api/v1/start", redactionFailed: true });
   });
 
+  it("two journals opened by one process in the same millisecond get two files (never EEXIST, never the other's)", () => {
+    const now = () => 1_800_000_000_000;
+    const a = openJournal({ dir, runbookName: "sales", runbookHash: "abc", now });
+    const b = openJournal({ dir, runbookName: "sales", runbookHash: "abc", now });
+    a.close();
+    b.close();
+    expect(b.file).not.toBe(a.file);
+    expect(b.file.endsWith(`-${process.pid}-1.jsonl`)).toBe(true);
+    expect(lines(a.file)).toHaveLength(1);
+    expect(lines(b.file)).toHaveLength(1);
+  });
+
   it("refuses writes after close, and close is idempotent", () => {
     const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
     j.close();

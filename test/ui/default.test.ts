@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createUi } from "../../src/ui/index.js";
+import { createUi, pickRenderer } from "../../src/ui/index.js";
 import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "./fixtures.js";
 
 const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -106,5 +106,18 @@ describe("default renderer (listr2) on a fake TTY", () => {
     await ui.listener(b.emit("run.finished", { outcome: "interrupted", exitCode: 130, committed: false, durationMs: 5 }));
     await ui.close();
     expect(out.plain).toContain("✖ Point of no return (confirm)");
+  });
+});
+
+describe("which renderer when --renderer is not given", () => {
+  const tty = (columns: number | undefined) => Object.assign(new PassThrough(), { isTTY: true, columns });
+  it("the task list on a sized terminal; lines when piped, in CI, or on a terminal without a width", () => {
+    expect(pickRenderer({ out: tty(120), env: {} })).toBe("default");
+    expect(pickRenderer({ out: new PassThrough(), env: {} })).toBe("simple");
+    expect(pickRenderer({ out: tty(120), env: { CI: "true" } })).toBe("simple");
+    // a pseudo-terminal nobody sized (`script`, some CI runners): listr2 wraps at width 0 and draws nothing readable
+    expect(pickRenderer({ out: tty(0), env: {} })).toBe("simple");
+    expect(pickRenderer({ out: tty(undefined), env: {} })).toBe("simple");
+    expect(pickRenderer({ flag: "default", out: tty(0), env: {} })).toBe("default");
   });
 });
