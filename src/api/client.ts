@@ -12,6 +12,7 @@
  *   to build the origin and a Basic `authorization` header for a proxy in front of the service.
  */
 import { getGlobalDispatcher, type Dispatcher } from "undici";
+import { COMMAND_OPERATIONS, type CommandOperation } from "./commands.js";
 import { checkAnswer, isPlainObject, issueText, type AnswerIssue, type CheckOutcome } from "./check.js";
 import { ApiError, ServiceError, TransportError, type ApiOperation, type TransportErrorCode } from "./errors.js";
 import { exchange, type ExchangeResult, type PreparedRequest } from "./http.js";
@@ -29,9 +30,6 @@ import {
   type VerifierProgressResponse,
 } from "./types.js";
 
-/** A state-changing command of the sync service (service facts add pause, resume, reverse). */
-export type CommandOperation = "start" | "commit" | "pause" | "resume" | "reverse";
-export const COMMAND_OPERATIONS: readonly CommandOperation[] = ["start", "commit", "pause", "resume", "reverse"];
 
 /** Default cap on an answer body: progress answers are a few hundred bytes. */
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;

@@ -1,6 +1,8 @@
 /** Public surface of the API client of the sync service and the verifier. */
-export { createServiceClient, createVerifierClient, JsonBody, COMMAND_OPERATIONS, DEFAULT_MAX_BODY_BYTES } from "./client.js";
-export type { ClientOptions, RequestOptions, EventSink, CommandOperation, CommandResult, CommandOutcome, ServiceClient, VerifierClient } from "./client.js";
+export { createServiceClient, createVerifierClient, JsonBody, DEFAULT_MAX_BODY_BYTES } from "./client.js";
+export type { ClientOptions, RequestOptions, EventSink, CommandResult, CommandOutcome, ServiceClient, VerifierClient } from "./client.js";
+export { COMMAND_EFFECT, COMMAND_OPERATIONS, commandTookEffect, isCommandOperation } from "./commands.js";
+export type { CommandOperation } from "./commands.js";
 export { ApiError, TransportError, ServiceError } from "./errors.js";
 export type { ApiOperation, ServiceOperation, VerifierOperation, TransportErrorCode } from "./errors.js";
 export { redactUrl, redactText, redactDeep, bodyExcerpt } from "./redact.js";

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { RunListener } from "../run/events.js";
@@ -115,16 +116,16 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
     if (i.error) problems.push(`${label}: unreachable: ${i.error.message}`);
     else out(`probe: ${label}: ${i.progress?.state ?? "?"}${i.progress?.canCommit ? ", canCommit" : ""}${i.progress?.info ? `, ${i.progress.info}` : ""}`);
   }
-  const first = planSteps(rb).find((s) => s.step.when !== false && ["start", "commit", "pause", "resume", "reverse"].includes(s.kind));
-  const need: Record<string, string[]> = { start: ["IDLE"], commit: ["RUNNING"], pause: ["RUNNING"], resume: ["PAUSED"], reverse: ["COMMITTED"] };
-  if (first) {
+  const first = planSteps(rb).find((s) => s.step.when !== false && isCommandOperation(s.kind));
+  if (first && isCommandOperation(first.kind)) {
+    const need = COMMAND_EFFECT[first.kind].before;
     const before = planSteps(rb).slice(0, first.index);
     const waits = before.some((s) => s.kind === "waitFor" || s.kind === "sleep" || s.kind === "confirm");
     for (const i of snap.instances) {
       const st = i.progress?.state;
       if (!st) continue;
-      const ok = need[first.kind]?.includes(st) || (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
-      if (!ok) problems.push(`${i.ref.name ?? i.ref.url} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need[first.kind]?.join(" or ")}`);
+      const ok = need.includes(st) || (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
+      if (!ok) problems.push(`${i.ref.name ?? i.ref.url} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`);
     }
   }
   const ids = fleet.identity(snap, {});

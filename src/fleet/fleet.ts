@@ -13,7 +13,8 @@
  *   that progress polls warm up carry the commit: no connect inside the fan-out.
  */
 import { Agent, type Dispatcher } from "undici";
-import { createServiceClient, JsonBody, type CommandOperation, type CommandOutcome, type EventSink, type ServiceClient } from "../api/client.js";
+import { createServiceClient, JsonBody, type CommandOutcome, type EventSink, type ServiceClient } from "../api/client.js";
+import type { CommandOperation } from "../api/commands.js";
 import { ApiError, ServiceError, TransportError } from "../api/errors.js";
 import { redactDeep, redactUrl } from "../api/redact.js";
 import { withRetry, type RetryOptions } from "../api/retry.js";

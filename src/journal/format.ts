@@ -16,9 +16,8 @@ export const JOURNAL_FORMAT_VERSION = 1;
 export const JOURNAL_EXTENSION = ".jsonl";
 export const DEFAULT_JOURNAL_ROOT = ".syncbook";
 
-export interface JournalHeader {
-  type: "journal.opened";
-  seq: 0;
+/** Who wrote the lines that follow: the fields a journal's header and each resume marker share. */
+interface JournalWriter {
   at: number;
   version: number;
   runbook: string;
@@ -27,16 +26,15 @@ export interface JournalHeader {
   host: string;
 }
 
+export interface JournalHeader extends JournalWriter {
+  type: "journal.opened";
+  seq: 0;
+}
+
 /** Appended by each resume, so the file tells its segments (writers) apart. */
-export interface JournalResumed {
+export interface JournalResumed extends JournalWriter {
   type: "journal.resumed";
   seq: number;
-  at: number;
-  version: number;
-  runbook: string;
-  hash: string;
-  pid: number;
-  host: string;
   /**
    * Seq and request ids of the events that follow are shifted by these amounts: a resumed runner's
    * emitter and fleet count from 1 again, and one file must stay one ordered stream for reports.

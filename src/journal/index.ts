@@ -17,6 +17,7 @@ export {
   type CommandOp,
   type Answer,
 } from "./state.js";
+export { journalLines, newestJournal, isRunEvent, type JournalLine } from "./read.js";
 export { reconcile, type ReconcileResult, type ReconcileOptions, type ReconcileRefusal, type FleetReading, type RunbookIdentity } from "./reconcile.js";
 export {
   journalDir,

@@ -18,6 +18,7 @@
  *   there; a state neither before nor after; an unreachable instance) cannot be explained
  *   safely → refuse, listing every instance's state.
  */
+import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
 export interface FleetReading {
@@ -51,17 +52,6 @@ export type ReconcileResult =
     }
   | { ok: false; code: ReconcileRefusal; message: string; hint: string; notes: string[] };
 
-/** For each command: the states it leaves (took effect) and the ones it needs (not yet). */
-const EFFECT: Record<CommandOp, { before: readonly string[]; after: readonly string[] }> = {
-  // INITIALIZING precedes RUNNING from service 1.20 (service facts); PAUSED/COMMITTING/COMMITTED can only follow a start
-  start: { before: ["IDLE"], after: ["INITIALIZING", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED"] },
-  commit: { before: ["RUNNING"], after: ["COMMITTING", "COMMITTED"] },
-  pause: { before: ["RUNNING"], after: ["PAUSED"] },
-  resume: { before: ["PAUSED"], after: ["RUNNING"] },
-  reverse: { before: ["COMMITTED"], after: ["RUNNING"] },
-};
-
-const COMMAND_KINDS: ReadonlySet<string> = new Set(Object.keys(EFFECT));
 
 const short = (h: string): string => (h.length > 12 ? h.slice(0, 12) : h || "(none)");
 const seen = (fleet: readonly FleetReading[]): string => fleet.map((f) => `${f.instance} ${f.state ?? "unreachable"}`).join(", ");
@@ -150,7 +140,7 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
   const cmd = pending[pending.length - 1];
 
   if (cmd) {
-    const { before, after } = EFFECT[cmd.op];
+    const { before, after } = COMMAND_EFFECT[cmd.op];
     const inAfter = fleet.filter((f) => after.includes(f.state!));
     const inBefore = fleet.filter((f) => before.includes(f.state!));
     const other = fleet.filter((f) => !after.includes(f.state!) && !before.includes(f.state!));
@@ -197,9 +187,9 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
           : "find out what moved the fleet to these states before going on",
       );
     }
-  } else if (COMMAND_KINDS.has(step.kind)) {
+  } else if (isCommandOperation(step.kind)) {
     // the journal shows no command from this step: the fleet must not show its effect
-    const { after } = EFFECT[step.kind as CommandOp];
+    const { after } = COMMAND_EFFECT[step.kind];
     const moved = fleet.filter((f) => after.includes(f.state!));
     const expected = expectedStates(state, resumeAt);
     if (fleet.length > 0 && moved.length === fleet.length && !(expected && moved.every((f) => expected.states.includes(f.state!)))) {
@@ -243,6 +233,6 @@ function expectedStates(state: JournalState, upTo: number): { op: CommandOp; ste
   for (const c of state.commandsSent) if (c.stepIndex >= 0 && c.stepIndex < upTo && (!last || c.stepIndex >= last.stepIndex)) last = c;
   if (!last) return undefined;
   // after commit the lag drains: COMMITTING becomes COMMITTED on its own
-  const states = last.op === "commit" ? ["COMMITTING", "COMMITTED"] : last.op === "start" ? ["INITIALIZING", "RUNNING"] : EFFECT[last.op].after;
+  const states = last.op === "commit" ? ["COMMITTING", "COMMITTED"] : last.op === "start" ? ["INITIALIZING", "RUNNING"] : COMMAND_EFFECT[last.op].after;
   return { op: last.op, stepIndex: last.stepIndex, states };
 }

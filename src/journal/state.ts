@@ -9,15 +9,14 @@
  * record of a command whose effect the live fleet then shows. A resumed journal closes such a
  * fragment and says so in its `journal.resumed` marker (`truncatedLine`), which the reader accepts.
  */
-import { createReadStream } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { ExitCode, UserError } from "../errors.js";
 import type { InstanceRef, Outcome } from "../run/events.js";
+import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
+import { journalLines, newestJournal } from "./read.js";
 
-export type CommandOp = "start" | "commit" | "pause" | "resume" | "reverse";
+/** The commands a journal records (the service's, from src/api/commands.ts). */
+export type CommandOp = CommandOperation;
 /** ok: accepted; error: refused by the service or never sent (it did not take effect); unknown: no usable answer. */
 export type Answer = "ok" | "error" | "unknown";
 
@@ -95,7 +94,7 @@ export function instanceKey(ref: Pick<InstanceRef, "url" | "name">): string {
   return ref.name ?? ref.url;
 }
 
-const COMMAND_PATH = /\/api\/v1\/(start|commit|pause|resume|reverse)\/?(?:[?#].*)?$/;
+const COMMAND_PATH = new RegExp(`/api/v1/(${COMMAND_OPERATIONS.join("|")})/?(?:[?#].*)?$`);
 
 function classify(e: Record<string, unknown>): { answered: Answer; error?: string } {
   const error = typeof e.error === "string" ? e.error : undefined;
@@ -290,22 +289,10 @@ export async function readJournalState(file: string): Promise<JournalState> {
     }
   };
 
-  const input = createReadStream(file, { encoding: "utf8" });
-  const lines = createInterface({ input, crlfDelay: Infinity });
   try {
-    for await (const raw of lines) {
-      lineNo++;
-      const text = raw.trim();
-      if (text === "") continue;
-      let v: unknown;
-      let why = "";
-      try {
-        v = JSON.parse(text);
-        if (!isObject(v)) why = "not a JSON object";
-        else if (typeof v.type !== "string" || typeof v.seq !== "number" || typeof v.at !== "number") why = "not a run event (no type, seq or at)";
-      } catch {
-        why = "not JSON";
-      }
+    for await (const line of journalLines(file)) {
+      const { text, value: v, why } = line;
+      lineNo = line.lineNo;
       if (bad) {
         // only a resume marker that names this very line excuses it
         if (!why && isObject(v) && v.type === "journal.resumed" && v.truncatedLine === bad.line) {
@@ -335,9 +322,6 @@ export async function readJournalState(file: string): Promise<JournalState> {
     if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw refuse(undefined, `cannot read the journal: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : ((err as Error).message ?? String(err))}`, "pass a journal file (.syncbook/<runbook>/*.jsonl); findLatestJournal picks the newest");
-  } finally {
-    lines.close();
-    input.destroy();
   }
 
   if (!seenHeader) {
@@ -370,16 +354,13 @@ export async function readJournalState(file: string): Promise<JournalState> {
 export async function findLatestJournal(dir: string): Promise<string> {
   const none = (why: string): UserError =>
     new UserError(`nothing to resume: ${why}`, { exitCode: ExitCode.usage, hint: "run without --resume to start a new run (its start interlock checks that the fleet is IDLE)" });
-  let names: string[];
+  let newest: string | undefined;
   try {
-    names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION));
+    newest = await newestJournal(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw none(`no journal folder ${dir}`);
     throw new UserError(`cannot read the journal folder ${dir}: ${(err as Error).message}`, { exitCode: ExitCode.usage });
   }
-  const files = await Promise.all(names.map(async (n) => ({ n, s: await stat(join(dir, n)) })));
-  // mtime, not the name's start time: a resumed older run is the one last written; names break ties
-  const newest = files.filter((f) => f.s.isFile()).sort((a, b) => b.s.mtimeMs - a.s.mtimeMs || (a.n < b.n ? 1 : a.n > b.n ? -1 : 0))[0];
   if (!newest) throw none(`${dir} holds no journal (*${JOURNAL_EXTENSION})`);
-  return join(dir, newest.n);
+  return newest;
 }

@@ -20,6 +20,8 @@
  * - A step with `continueOnError` may fail (both outcomes flow on); a step whose `when` comes
  *   from interpolation may or may not run; a literal `when: false` never runs.
  */
+import { COMMAND_OPERATIONS } from "../api/commands.js";
+import type { SyncState } from "../api/types.js";
 import type { AssertBody, Step, StepKind, WaitForBody } from "../runbook/types.js";
 import { pluginStepKind, stepKind } from "../runbook/types.js";
 import type { LintContext, RuleInfo } from "./context.js";
@@ -164,9 +166,9 @@ export const rules: RuleInfo[] = [
   },
 ];
 
-type SyncState = "IDLE" | "INITIALIZING" | "RUNNING" | "PAUSED" | "COMMITTING" | "COMMITTED";
+// the order a sync goes through them, for messages
 const ORDER: readonly SyncState[] = ["IDLE", "INITIALIZING", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED"];
-const SYNC_COMMANDS: ReadonlySet<StepKind> = new Set<StepKind>(["start", "commit", "pause", "resume", "reverse"]);
+const SYNC_COMMANDS: ReadonlySet<string> = new Set(COMMAND_OPERATIONS);
 const CEA = "change event application";
 
 interface Verifying {

@@ -7,7 +7,7 @@
  */
 import { redactValue } from "../report/redact.js";
 import type { RunEvent, RunListener } from "../run/events.js";
-import type { HookContext, HookFn, InstanceSnapshot, JsonSchema, Notification, NotifierContext, NotifyMessage, StepInfo, UndoAction } from "./api.js";
+import type { HookContext, HookFn, InstanceSnapshot, JsonSchema, Notification, NotifierContext, NotifyMessage, PluginContext, PluginLogger, StepInfo, UndoAction } from "./api.js";
 import { NOTIFY_STEP, describeNotification, eventMatcher, severityOf } from "./events.js";
 import { checkOptions } from "./options.js";
 import type { PluginRegistry } from "./registry.js";
@@ -29,6 +29,11 @@ export interface PluginRunContext {
   fleet?: () => readonly InstanceSnapshot[];
   /** Where console notifiers print (default: process.stdout). */
   print?: (line: string) => void;
+}
+
+/** What every plugin call receives, from the run's context. */
+function pluginContext(ctx: PluginRunContext, options: Record<string, unknown>, signal: AbortSignal, log: PluginLogger): PluginContext<Record<string, unknown>> {
+  return { options, runbook: ctx.runbook, cwd: ctx.cwd, env: ctx.env ?? process.env, signal, log, redact: ctx.redact };
 }
 
 /** A hook call as a runbook writes it (`stopWrites`, `hook`, or their `undo`). */
@@ -103,13 +108,7 @@ async function invoke(
     const result = await withTimeout(
       (signal) => {
         const hctx: HookContext<Record<string, unknown>> = {
-          options: checked.value,
-          runbook: ctx.runbook,
-          cwd: ctx.cwd,
-          env: ctx.env ?? process.env,
-          signal,
-          log,
-          redact: ctx.redact,
+          ...pluginContext(ctx, checked.value, signal, log),
           step,
           undo: opts.undo ?? false,
           mode: ctx.mode ?? "run",
@@ -246,13 +245,7 @@ export async function sendNotification(registry: PluginRegistry, call: { use: st
   try {
     await withTimeout(async (signal) => {
       const nctx: NotifierContext<Record<string, unknown>> = {
-        options: checked.value,
-        runbook: ctx.runbook,
-        cwd: ctx.cwd,
-        env: ctx.env ?? process.env,
-        signal,
-        log: createLogger(ctx.log, ctx.redact, `${call.use}: `),
-        redact: ctx.redact,
+        ...pluginContext(ctx, checked.value, signal, createLogger(ctx.log, ctx.redact, `${call.use}: `)),
         text,
         severity: severityOf(notification),
         print: ctx.print ?? ((line) => void process.stdout.write(`${line}\n`)),

@@ -4,12 +4,12 @@
  * line: that line is reported as a warning and the report is built from the rest. A file that is
  * not a journal at all is refused (exit 2) before anything is written.
  */
-import { createReadStream } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { stat } from "node:fs/promises";
 import { ExitCode, UserError } from "../errors.js";
+import { isRunEvent, journalLines, newestJournal } from "../journal/index.js";
 import type { RunEvent } from "../run/events.js";
+
+export { isRunEvent };
 
 export interface JournalRead {
   /** The file read (a directory argument resolves to its newest journal). */
@@ -18,16 +18,7 @@ export interface JournalRead {
   warnings: string[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
-/** Event-shaped: a string `type`, numeric `seq` and `at`. Unknown types are kept (newer runners). */
-export function isRunEvent(v: unknown): v is RunEvent {
-  return isObject(v) && typeof v.type === "string" && typeof v.seq === "number" && Number.isFinite(v.seq) && typeof v.at === "number" && Number.isFinite(v.at);
-}
-
-const JOURNAL_NAME = /\.(jsonl|ndjson|journal)$/i;
-
-/** A directory stands for its newest journal file (*.jsonl, *.ndjson, *.journal). */
+/** A directory stands for its newest journal (the one `--resume` would continue). */
 export async function resolveJournal(path: string): Promise<string> {
   let st;
   try {
@@ -40,60 +31,42 @@ export async function resolveJournal(path: string): Promise<string> {
     });
   }
   if (!st.isDirectory()) return path;
-  const names = (await readdir(path)).filter((n) => JOURNAL_NAME.test(n));
-  const files = await Promise.all(names.map(async (n) => ({ n, s: await stat(join(path, n)) })));
-  const newest = files.filter((f) => f.s.isFile()).sort((a, b) => b.s.mtimeMs - a.s.mtimeMs)[0];
-  if (!newest) throw new UserError(`${path} holds no journal (*.jsonl, *.ndjson, *.journal)`, { exitCode: ExitCode.usage, hint: "pass the journal file itself" });
-  return join(path, newest.n);
+  const newest = await newestJournal(path);
+  if (!newest) throw new UserError(`${path} holds no journal (*.jsonl)`, { exitCode: ExitCode.usage, hint: "pass the journal file itself" });
+  return newest;
 }
 
-/** Reads a journal line by line (journals of long runs are large). */
+/** Reads a journal, skipping (and warning about) lines that are not run events. */
 export async function readJournal(path: string): Promise<JournalRead> {
   const file = await resolveJournal(path);
   const events: RunEvent[] = [];
   const warnings: string[] = [];
   const bad: { line: number; why: string }[] = [];
-  let lineNo = 0;
   let lastLine = 0;
   let firstLine: { line: number; ok: boolean; why: string } | undefined;
   const notJournal = (why: string): UserError =>
     new UserError(`${file} is not a syncbook journal: ${why}`, { exitCode: ExitCode.usage, hint: 'a journal is JSON lines of run events ({"type","seq","at",…}), one file per run under .syncbook/<runbook>/' });
 
-  const input = createReadStream(file, { encoding: "utf8" });
-  const lines = createInterface({ input, crlfDelay: Infinity });
   try {
-    for await (const raw of lines) {
-      lineNo++;
-      const line = raw.trim();
-      if (line === "") continue;
+    for await (const { lineNo, text, value, why } of journalLines(file)) {
       lastLine = lineNo;
-      let value: unknown;
-      let parsed = true;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        parsed = false;
-      }
-      const why = !parsed ? "not JSON" : !isObject(value) ? "not a JSON object" : "";
+      // a JSON object that is not an event (a header or metadata a later journal format adds) is fine
+      const broken = why === "not JSON" || why === "not a JSON object" ? why : "";
       if (!firstLine) {
-        firstLine = { line: lineNo, ok: why === "", why };
+        firstLine = { line: lineNo, ok: broken === "", why: broken };
         // refuse a binary early instead of reading all of it
-        if (!firstLine.ok && line.includes("\u0000")) throw notJournal("it is binary");
+        if (!firstLine.ok && text.includes("\u0000")) throw notJournal("it is binary");
       }
-      if (why) bad.push({ line: lineNo, why });
+      if (broken) bad.push({ line: lineNo, why: broken });
       else if (isRunEvent(value)) events.push(value);
       else if ("type" in (value as object)) bad.push({ line: lineNo, why: "an event without numeric seq/at" });
-      // other JSON objects (a header or metadata a later journal format adds) are skipped quietly
+      // other JSON objects are skipped quietly
     }
   } catch (err) {
     if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UserError(`cannot read ${file}: ${code === "EISDIR" ? "is a directory" : ((err as Error).message ?? String(err))}`, { exitCode: ExitCode.usage });
-  } finally {
-    lines.close();
-    input.destroy();
   }
-
   if (!firstLine) throw notJournal("it is empty");
   // a journal starts with an event (or a JSON object header); truncation only ever hits the end
   if (!firstLine.ok) throw notJournal(`line ${firstLine.line} is ${firstLine.why}`);

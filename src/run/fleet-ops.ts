@@ -8,12 +8,13 @@
  * - `checkInterlock`: a named check that refuses the step unless `--force` names it.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { ServiceError, TransportError, type ApiError, type Progress } from "../api/index.js";
+import { ServiceError, TransportError, type ApiError, type CommandOperation, type Progress } from "../api/index.js";
 import type { FleetSnapshot } from "../fleet/index.js";
 import type { InstanceRef } from "./events.js";
 import { StepFailure, type StepContext } from "./context.js";
 
-export type CommandOp = "start" | "commit" | "pause" | "resume" | "reverse";
+/** The commands the runner sends (the service's, from src/api/commands.ts). */
+export type CommandOp = CommandOperation;
 
 export const instanceName = (ref: InstanceRef): string => ref.name ?? ref.url;
 

@@ -4,6 +4,7 @@
  * instance answered with an error; `--force=<check>` names a check to skip. Once sent, nothing
  * is undone.
  */
+import { commandTookEffect } from "../api/index.js";
 import { checkIdentity, checkInterlock, instanceName, readFleet, sendCommand } from "../run/fleet-ops.js";
 import type { StepContext } from "../run/context.js";
 
@@ -39,7 +40,7 @@ export async function run(ctx: StepContext): Promise<void> {
   const r = await sendCommand(ctx, {
     op: "commit",
     body: {},
-    tookEffect: (p) => (p.state === "COMMITTING" || p.state === "COMMITTED" ? true : p.state === "RUNNING" ? false : undefined),
+    tookEffect: (p) => commandTookEffect("commit", p.state),
     onAccepted: (n) => {
       if (n > 0) memory.commitAccepted = true;
     },

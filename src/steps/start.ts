@@ -1,4 +1,5 @@
 /** `start`: every instance must be IDLE; the identical body goes to every instance once. */
+import { commandTookEffect } from "../api/index.js";
 import { checkIdentity, checkInterlock, instanceName, readFleet, sendCommand } from "../run/fleet-ops.js";
 import type { StepContext } from "../run/context.js";
 
@@ -14,5 +15,5 @@ export async function run(ctx: StepContext): Promise<void> {
     notIdle.length === 0 ? "every instance is IDLE" : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceName(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}`,
     "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.",
   );
-  await sendCommand(ctx, { op: "start", body, tookEffect: (p) => (p.state === "IDLE" ? false : p.state ? true : undefined) });
+  await sendCommand(ctx, { op: "start", body, tookEffect: (p) => commandTookEffect("start", p.state) });
 }

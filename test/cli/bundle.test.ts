@@ -12,7 +12,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symli
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir, writeFiles } from "../plugin/helpers.js";
+import { runbook, tempDir, writeFiles } from "../plugin/helpers.js";
 
 const root = process.cwd();
 const distCli = join(root, "dist/cli");
@@ -31,6 +31,10 @@ function cacheUsed(loader: string, env: Record<string, string> = {}): { used: bo
   });
   return { used: r.stdout === "true", why: r.stderr };
 }
+
+/** A runbook that loads `plugins` and calls each of `hooks` (flow mappings) as a hook step. */
+const pluginRunbook = (plugins: string[], hooks: string[]): string =>
+  runbook(hooks.map((h) => `  - hook: ${h}\n`).join(""), `plugins: [${plugins.join(", ")}]\n`);
 
 /** A copy of dist/cli beside a link to node_modules (the bundle resolves packages from its folder). */
 function copyOfCli(): string {
@@ -125,17 +129,7 @@ describe("the CLI bundle and its code cache", () => {
       "package.json": '{ "type": "module" }\n',
       "plugins/flip.mjs": "export default { name: 'flip', hooks: { flip() {} } };\n",
       "plugins/flop.ts": "const name: string = 'flop';\nexport default { name, hooks: { flop(): void {} }, optionsSchema: { type: 'object', properties: { n: { type: 'integer', description: 'n' } }, additionalProperties: false } };\n",
-      "rb.yaml": `runbook: 1
-name: t
-clusters:
-  cluster0: { topology: replicaSet }
-  cluster1: { topology: replicaSet }
-instances: [http://127.0.0.1:27182]
-plugins: [./plugins/flip.mjs, ./plugins/flop.ts]
-steps:
-  - hook: { use: flip }
-  - hook: { use: flop, with: { n: many } }
-`,
+      "rb.yaml": pluginRunbook(["./plugins/flip.mjs", "./plugins/flop.ts"], ["{ use: flip }", "{ use: flop, with: { n: many } }"]),
     });
     const r = node([bin, "lint", join(dir, "rb.yaml"), "--format", "json"]);
     expect(r.stderr).toBe("");
@@ -150,16 +144,7 @@ steps:
     writeFiles(dir, {
       "package.json": '{ "type": "module" }\n',
       "plugins/hang.mjs": "await new Promise(() => {});\nexport default { name: 'hang', hooks: { hang() {} } };\n",
-      "rb.yaml": `runbook: 1
-name: t
-clusters:
-  cluster0: { topology: replicaSet }
-  cluster1: { topology: replicaSet }
-instances: [http://127.0.0.1:27182]
-plugins: [./plugins/hang.mjs]
-steps:
-  - hook: { use: hang }
-`,
+      "rb.yaml": pluginRunbook(["./plugins/hang.mjs"], ["{ use: hang }"]),
     });
     for (const args of [["lint", join(dir, "rb.yaml")], ["run", join(dir, "rb.yaml"), "--dry-run"]]) {
       const r = node([bin, ...args]);

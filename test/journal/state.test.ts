@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
+import { resolveJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/run/events.js";
 import { eventFactory, inst, STEPS, tempDir } from "./helpers.js";
 
@@ -178,6 +179,14 @@ describe("findLatestJournal", () => {
     writeFileSync(join(dir, "syncbook.lock"), "{}");
     utimesSync(a, new Date(), new Date(Date.now() + 5000));
     expect(await findLatestJournal(dir)).toBe(a);
+    // `syncbook report <folder>` reports the very journal `--resume` would continue
+    expect(await resolveJournal(dir)).toBe(a);
+    // same mtime: the later name wins, for both
+    const t = new Date(Date.now() + 9000);
+    utimesSync(a, t, t);
+    utimesSync(b, t, t);
+    expect(await findLatestJournal(dir)).toBe(b);
+    expect(await resolveJournal(dir)).toBe(b);
   });
 
   it("says there is nothing to resume when there is no journal", async () => {

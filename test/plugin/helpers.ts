@@ -43,6 +43,18 @@ export async function startServer(reply: (req: Seen, n: number, res: ServerRespo
   };
 }
 
+/** A minimal runbook for plugin tests: `body` is YAML under `steps:`, `head` top-level lines before it (e.g. `plugins:`). */
+export function runbook(body: string, head = ""): string {
+  return `runbook: 1
+name: t
+clusters:
+  cluster0: { topology: replicaSet }
+  cluster1: { topology: replicaSet }
+instances: [http://127.0.0.1:27182]
+${head}steps:
+${body}`;
+}
+
 export function tempDir(prefix = "syncbook-plugin-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

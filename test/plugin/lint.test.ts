@@ -7,20 +7,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_PLUGINS, lintPlugins, loadRunbookPlugins } from "../../src/plugin/index.js";
 import { pluginFromModule } from "../../src/plugin/resolve.js";
-import { lineOf, loadedFromYaml, tempDir, writeFiles } from "./helpers.js";
+import { lineOf, loadedFromYaml, runbook, tempDir, writeFiles } from "./helpers.js";
 
 const API = join(process.cwd(), "src/plugin/api.ts");
-
-function runbook(body: string, head = ""): string {
-  return `runbook: 1
-name: t
-clusters:
-  cluster0: { topology: replicaSet }
-  cluster1: { topology: replicaSet }
-instances: [http://127.0.0.1:27182]
-${head}steps:
-${body}`;
-}
 
 async function lint(dir: string, text: string, env: Record<string, string> = {}) {
   const file = join(dir, "rb.yaml");

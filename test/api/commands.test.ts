@@ -1,0 +1,42 @@
+/**
+ * The one table of the service's commands and states (src/api/commands.ts) that the runner's
+ * interlocks, its reconcile after a lost answer and `--resume` all read. Spec "Errors" 5: "Start
+ * fails when the service is not in state IDLE"; service facts: commit only in RUNNING, pause in
+ * RUNNING, resume in PAUSED, reverse after COMMITTED; INITIALIZING precedes RUNNING from 1.20.
+ */
+import { describe, expect, it } from "vitest";
+import { COMMAND_EFFECT, COMMAND_OPERATIONS, commandTookEffect, isCommandOperation } from "../../src/api/index.js";
+import { SYNC_STATES } from "../../src/api/types.js";
+
+describe("command effects", () => {
+  it("each command is sent in one state and leaves it; the table names only real states", () => {
+    expect(COMMAND_EFFECT.start.before).toEqual(["IDLE"]);
+    expect(COMMAND_EFFECT.commit).toEqual({ before: ["RUNNING"], after: ["COMMITTING", "COMMITTED"] });
+    expect(COMMAND_EFFECT.pause).toEqual({ before: ["RUNNING"], after: ["PAUSED"] });
+    expect(COMMAND_EFFECT.resume).toEqual({ before: ["PAUSED"], after: ["RUNNING"] });
+    expect(COMMAND_EFFECT.reverse).toEqual({ before: ["COMMITTED"], after: ["RUNNING"] });
+    for (const op of COMMAND_OPERATIONS) {
+      const { before, after } = COMMAND_EFFECT[op];
+      for (const s of [...before, ...after]) expect(SYNC_STATES, `${op}: ${s}`).toContain(s);
+      expect(before.filter((s) => after.includes(s)), op).toEqual([]);
+    }
+  });
+
+  it("took effect: yes after, certainly not before, cannot tell otherwise (never a guess)", () => {
+    expect(commandTookEffect("start", "INITIALIZING")).toBe(true);
+    expect(commandTookEffect("start", "IDLE")).toBe(false);
+    expect(commandTookEffect("start", "SOMETHING_NEW")).toBeUndefined();
+    expect(commandTookEffect("commit", "COMMITTING")).toBe(true);
+    expect(commandTookEffect("commit", "RUNNING")).toBe(false);
+    expect(commandTookEffect("commit", "PAUSED")).toBeUndefined();
+    expect(commandTookEffect("commit", undefined)).toBeUndefined();
+    expect(commandTookEffect("reverse", "COMMITTED")).toBe(false);
+  });
+
+  it("names the commands and nothing else", () => {
+    expect([...COMMAND_OPERATIONS].sort()).toEqual(["commit", "pause", "resume", "reverse", "start"]);
+    expect(isCommandOperation("commit")).toBe(true);
+    expect(isCommandOperation("progress")).toBe(false);
+    expect(isCommandOperation("toString")).toBe(false);
+  });
+});
