@@ -8,16 +8,41 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", AbortController: "readonly", AbortSignal: "readonly", Buffer: "readonly", setInterval: "readonly", clearInterval: "readonly", performance: "readonly", structuredClone: "readonly", queueMicrotask: "readonly", setImmediate: "readonly", clearImmediate: "readonly", fetch: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        AbortController: "readonly",
+        AbortSignal: "readonly",
+        Buffer: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        performance: "readonly",
+        structuredClone: "readonly",
+        queueMicrotask: "readonly",
+        setImmediate: "readonly",
+        clearImmediate: "readonly",
+        fetch: "readonly",
+      },
+    },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_" },
+      ],
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
   {
     // the CLI's loader (scripts/cli-loader.cjs) is CommonJS: it runs before any ESM loader
     files: ["**/*.cjs"],
-    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", module: "writable", __dirname: "readonly", __filename: "readonly" } },
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", module: "writable", __dirname: "readonly", __filename: "readonly" },
+    },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {
@@ -29,10 +54,14 @@ export default tseslint.config(
     rules: {
       "no-restricted-syntax": [
         "error",
-        { selector: "ImportExpression[source.type!='Literal']", message: "Use runtimeImport() from src/runtime-import.ts for a module known only at run time." },
+        {
+          selector: "ImportExpression[source.type!='Literal']",
+          message: "Use runtimeImport() from src/runtime-import.ts for a module known only at run time.",
+        },
         {
           selector: `ImportExpression[source.value=/^(node:|(${[...builtinModules.filter((m) => !m.includes("/")), "undici", "tsx", "listr2"].join("|")})(\\/|$)|@inquirer\\/|@listr2\\/)/]`,
-          message: "Use runtimeImport() from src/runtime-import.ts for Node modules and packages kept outside the bundle.",
+          message:
+            "Use runtimeImport() from src/runtime-import.ts for Node modules and packages kept outside the bundle.",
         },
       ],
     },

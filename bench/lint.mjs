@@ -34,7 +34,9 @@ function time(cmd, argv, expectCode = 0) {
   const r = spawnSync(cmd, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 256 * 1024 * 1024 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== expectCode) {
-    process.stderr.write(`bench/lint.mjs: ${[cmd, ...argv].join(" ")} exited ${r.status}\n${r.stderr}\n${String(r.stdout).slice(0, 2000)}\n`);
+    process.stderr.write(
+      `bench/lint.mjs: ${[cmd, ...argv].join(" ")} exited ${r.status}\n${r.stderr}\n${String(r.stdout).slice(0, 2000)}\n`,
+    );
     process.exit(2);
   }
   return { ms, stdout: r.stdout };
@@ -75,7 +77,9 @@ try {
     .sort()
     .map((f) => readFileSync(join(root, "runbooks", f), "utf8"));
   for (let i = 0; i < 1000; i++) {
-    const text = examples[i % examples.length].replace(/^name: .*$/m, `name: bench-${i}`).replace("$schema=../schemas/", "$schema=../../schemas/");
+    const text = examples[i % examples.length]
+      .replace(/^name: .*$/m, `name: bench-${i}`)
+      .replace("$schema=../schemas/", "$schema=../../schemas/");
     writeFileSync(join(dir, `runbook-${String(i).padStart(4, "0")}.yaml`), text);
   }
   const manyRuns = Math.max(3, Math.ceil(runs / 2));
@@ -83,7 +87,9 @@ try {
   const out = JSON.parse(String(time(node, [cli, "lint", dir, "--format", "json"]).stdout));
   count = readdirSync(dir).length;
   if (out.errors !== 0 || out.warnings !== 0) {
-    process.stderr.write(`bench/lint.mjs: the generated runbooks should lint clean, got ${out.errors} errors, ${out.warnings} warnings\n`);
+    process.stderr.write(
+      `bench/lint.mjs: the generated runbooks should lint clean, got ${out.errors} errors, ${out.warnings} warnings\n`,
+    );
     process.exit(2);
   }
 } finally {
@@ -106,9 +112,30 @@ const result = {
 // the bench protocol (bench/run.mjs): {"figures":[…]} as the last JSON line of stdout
 const r1 = (v) => Math.round(v * 10) / 10;
 const figures = [
-  { name: `lint cold start, ${example} (whole process)`, value: r1(one.median), unit: "ms", baseline: r1(bareMedian), baselineName: "node -e 0", budget: "≤ 2×", ok: okOne, note: `median of ${runs}; min ${r1(one.min)}, max ${r1(one.max)}` },
-  { name: `lint ${count} runbooks, one process (total)`, value: r1(many.median), unit: "ms", budget: "< 2000 ms", ok: okMany, note: `generated into a temp dir; median of ${Math.max(3, Math.ceil(runs / 2))}` },
-  { name: `lint ${count} runbooks, per runbook`, value: Math.round((many.median / count) * 100) / 100, unit: "ms", note: `marginal cost after start-up: ${((many.median - one.median) / (count - 1)).toFixed(2)} ms` },
+  {
+    name: `lint cold start, ${example} (whole process)`,
+    value: r1(one.median),
+    unit: "ms",
+    baseline: r1(bareMedian),
+    baselineName: "node -e 0",
+    budget: "≤ 2×",
+    ok: okOne,
+    note: `median of ${runs}; min ${r1(one.min)}, max ${r1(one.max)}`,
+  },
+  {
+    name: `lint ${count} runbooks, one process (total)`,
+    value: r1(many.median),
+    unit: "ms",
+    budget: "< 2000 ms",
+    ok: okMany,
+    note: `generated into a temp dir; median of ${Math.max(3, Math.ceil(runs / 2))}`,
+  },
+  {
+    name: `lint ${count} runbooks, per runbook`,
+    value: Math.round((many.median / count) * 100) / 100,
+    unit: "ms",
+    note: `marginal cost after start-up: ${((many.median - one.median) / (count - 1)).toFixed(2)} ms`,
+  },
 ];
 if (asJson) process.stdout.write(`${JSON.stringify({ ...result, figures })}\n`);
 else {

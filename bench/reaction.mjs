@@ -53,7 +53,12 @@ if (args[0] === "--child") {
     if (m.op === "start") {
       await sim?.close();
       const cluster = { topology: "sharded", shards: m.instances };
-      sim = await startSimulator({ instances: m.instances, timeScale: 0, data: "1GiB", clusters: { cluster0: cluster, cluster1: cluster } });
+      sim = await startSimulator({
+        instances: m.instances,
+        timeScale: 0,
+        data: "1GiB",
+        clusters: { cluster0: cluster, cluster1: cluster },
+      });
       log.length = 0;
       process.send({ urls: sim.instances.map((i) => i.url), verifierUrl: sim.verifierUrl });
     } else if (m.op === "arm") {
@@ -122,9 +127,11 @@ if (args[0] === "--child") {
         ].join("\n"),
       );
       const loaded = await loadRunbook(file, { env: {} });
-      if (!loaded.runbook) throw new Error(`the generated runbook is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
+      if (!loaded.runbook)
+        throw new Error(`the generated runbook is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
       const { registry, diagnostics } = await loadRunbookPlugins(loaded);
-      if (diagnostics.some((d) => d.severity === "error")) throw new Error(diagnostics.map((d) => d.message).join("; "));
+      if (diagnostics.some((d) => d.severity === "error"))
+        throw new Error(diagnostics.map((d) => d.message).join("; "));
 
       // arm the condition at a random phase of the poll, once `ready` has polled at least once
       let armed;
@@ -133,7 +140,15 @@ if (args[0] === "--child") {
       const listener = (e) => {
         if (e.type === "wait.status" && e.id === "ready" && !e.met) polled();
       };
-      const run = runRunbook({ loaded, registry, mode: "run", yes: true, env: {}, listeners: [listener], print: () => undefined });
+      const run = runRunbook({
+        loaded,
+        registry,
+        mode: "run",
+        yes: true,
+        env: {},
+        listeners: [listener],
+        print: () => undefined,
+      });
       await Promise.race([firstPoll, run]);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * pollMs));
       armed = await ask({ op: "arm" });
@@ -144,15 +159,24 @@ if (args[0] === "--child") {
         continue;
       }
       const hook = log.find((x) => x.method === "POST" && x.path === "/sim/writes" && x.t >= armed.tMet);
-      const lastPoll = log.filter((x) => x.method === "GET" && x.path === "/api/v1/progress" && hook && x.t <= hook.t).at(-1);
+      const lastPoll = log
+        .filter((x) => x.method === "GET" && x.path === "/api/v1/progress" && hook && x.t <= hook.t)
+        .at(-1);
       if (!hook || !lastPoll) {
         problems.push(`round ${r + 1}: no POST /sim/writes after the condition was met`);
         continue;
       }
-      if (process.env.REACTION_DEBUG) say(JSON.stringify(log.filter((x) => x.t >= armed.tMet - pollMs).map((x) => ({ ...x, t: +(x.t - armed.tMet).toFixed(2) }))));
+      if (process.env.REACTION_DEBUG)
+        say(
+          JSON.stringify(
+            log.filter((x) => x.t >= armed.tMet - pollMs).map((x) => ({ ...x, t: +(x.t - armed.tMet).toFixed(2) })),
+          ),
+        );
       reactions.push(hook.t - armed.tMet);
       own.push(hook.t - lastPoll.t);
-      say(`round ${r + 1}/${rounds}: condition met → POST /sim/writes ${(hook.t - armed.tMet).toFixed(1)} ms (the poll that saw it → next request ${(hook.t - lastPoll.t).toFixed(2)} ms)`);
+      say(
+        `round ${r + 1}/${rounds}: condition met → POST /sim/writes ${(hook.t - armed.tMet).toFixed(1)} ms (the poll that saw it → next request ${(hook.t - lastPoll.t).toFixed(2)} ms)`,
+      );
     }
   } finally {
     const exited = new Promise((r) => child.once("exit", r));
@@ -172,11 +196,36 @@ if (args[0] === "--child") {
   const budget = pollMs + 50;
   const note = problems.length ? problems.slice(0, 2).join("; ") : undefined;
   const figures = [
-    { name: `reaction, condition met → next step's first request (${n} instances, worst of ${reactions.length})`, value: r2(max(reactions)), unit: "ms", baseline: pollMs, baselineName: "poll interval", budget: `≤ ${budget} ms`, ok: max(reactions) !== null && max(reactions) <= budget && problems.length === 0, note },
-    { name: `reaction, condition met → next step's first request (median of ${reactions.length})`, value: r2(median(reactions)), unit: "ms", baseline: pollMs, baselineName: "poll interval", note: "armed at a random phase of the poll: expect about half the interval" },
-    { name: "runner's own share: the poll that saw it met → next request (median)", value: r2(median(own)), unit: "ms", note: `max ${r2(max(own))} ms` },
+    {
+      name: `reaction, condition met → next step's first request (${n} instances, worst of ${reactions.length})`,
+      value: r2(max(reactions)),
+      unit: "ms",
+      baseline: pollMs,
+      baselineName: "poll interval",
+      budget: `≤ ${budget} ms`,
+      ok: max(reactions) !== null && max(reactions) <= budget && problems.length === 0,
+      note,
+    },
+    {
+      name: `reaction, condition met → next step's first request (median of ${reactions.length})`,
+      value: r2(median(reactions)),
+      unit: "ms",
+      baseline: pollMs,
+      baselineName: "poll interval",
+      note: "armed at a random phase of the poll: expect about half the interval",
+    },
+    {
+      name: "runner's own share: the poll that saw it met → next request (median)",
+      value: r2(median(own)),
+      unit: "ms",
+      note: `max ${r2(max(own))} ms`,
+    },
   ];
   if (asJson) process.stdout.write(`${JSON.stringify({ figures })}\n`);
-  else for (const f of figures) process.stdout.write(`${f.name}: ${f.value} ${f.unit}${f.budget ? ` (${f.budget}${f.ok ? ", ok" : ", MISSED"})` : ""}${f.note ? `  ${f.note}` : ""}\n`);
+  else
+    for (const f of figures)
+      process.stdout.write(
+        `${f.name}: ${f.value} ${f.unit}${f.budget ? ` (${f.budget}${f.ok ? ", ok" : ", MISSED"})` : ""}${f.note ? `  ${f.note}` : ""}\n`,
+      );
   process.exitCode = reactions.length ? 0 : 1;
 }

@@ -32,7 +32,9 @@ const opt = (name) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const only = opt("--only")?.split(",").map((s) => s.trim().replace(/\.(mjs|js|ts)$/, ""));
+const only = opt("--only")
+  ?.split(",")
+  .map((s) => s.trim().replace(/\.(mjs|js|ts)$/, ""));
 const asJson = args.includes("--json");
 const markdown = args.includes("--markdown");
 const timeoutMs = Number(opt("--timeout") ?? 900) * 1000;
@@ -49,7 +51,11 @@ function newest(dir) {
 }
 if (!args.includes("--no-build")) {
   const cli = join(root, "dist/cli/syncbook.cjs");
-  if (!existsSync(cli) || statSync(cli).mtimeMs < Math.max(newest(join(root, "src")), newest(join(root, "schemas")), newest(join(root, "plugins")))) {
+  if (
+    !existsSync(cli) ||
+    statSync(cli).mtimeMs <
+      Math.max(newest(join(root, "src")), newest(join(root, "schemas")), newest(join(root, "plugins")))
+  ) {
     process.stderr.write("bench: dist/ is missing or older than src/: npm run build\n");
     const b = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
     if (b.status !== 0) {
@@ -73,7 +79,9 @@ const files = readdirSync(benchDir)
   .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 
 function run(file) {
-  const argv = file.endsWith(".ts") ? ["--import", "tsx", join(benchDir, file), "--json"] : [join(benchDir, file), "--json"];
+  const argv = file.endsWith(".ts")
+    ? ["--import", "tsx", join(benchDir, file), "--json"]
+    : [join(benchDir, file), "--json"];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -114,17 +122,42 @@ for (const file of files) {
   const j = lastJson(out.stdout);
   const figures = Array.isArray(j?.figures) ? j.figures : undefined;
   if (!figures) {
-    const why = out.signal ? `killed (${out.signal}) after ${Math.round(out.ms / 1000)} s` : out.code !== 0 ? `exit ${out.code}: ${out.stderr.trim().split("\n").filter((l) => l.trim()).slice(-2).join(" / ").replace(/\s+/g, " ").slice(0, 200)}` : "prints no figures (--json protocol not implemented yet)";
+    const why = out.signal
+      ? `killed (${out.signal}) after ${Math.round(out.ms / 1000)} s`
+      : out.code !== 0
+        ? `exit ${out.code}: ${out.stderr
+            .trim()
+            .split("\n")
+            .filter((l) => l.trim())
+            .slice(-2)
+            .join(" / ")
+            .replace(/\s+/g, " ")
+            .slice(0, 200)}`
+        : "prints no figures (--json protocol not implemented yet)";
     notRun.push({ bench: file, reason: why });
     continue;
   }
   for (const f of figures) {
     const value = typeof f.value === "number" && Number.isFinite(f.value) ? f.value : null;
-    const baseline = typeof f.baseline === "number" && Number.isFinite(f.baseline) && f.baseline !== 0 ? f.baseline : undefined;
-    const ratio = typeof f.ratio === "number" ? f.ratio : value !== null && baseline !== undefined ? value / baseline : undefined;
-    rows.push({ bench: file.replace(/\.(mjs|js|ts)$/, ""), name: String(f.name), value, unit: String(f.unit ?? ""), baseline, baselineName: f.baselineName, ratio, budget: f.budget, ok: f.ok, note: f.note || undefined });
+    const baseline =
+      typeof f.baseline === "number" && Number.isFinite(f.baseline) && f.baseline !== 0 ? f.baseline : undefined;
+    const ratio =
+      typeof f.ratio === "number" ? f.ratio : value !== null && baseline !== undefined ? value / baseline : undefined;
+    rows.push({
+      bench: file.replace(/\.(mjs|js|ts)$/, ""),
+      name: String(f.name),
+      value,
+      unit: String(f.unit ?? ""),
+      baseline,
+      baselineName: f.baselineName,
+      ratio,
+      budget: f.budget,
+      ok: f.ok,
+      note: f.note || undefined,
+    });
   }
-  if (out.code !== 0 && !out.signal) rows[rows.length - 1].note = [rows[rows.length - 1].note, `exit ${out.code}`].filter(Boolean).join("; ");
+  if (out.code !== 0 && !out.signal)
+    rows[rows.length - 1].note = [rows[rows.length - 1].note, `exit ${out.code}`].filter(Boolean).join("; ");
 }
 
 // --- the machine ---------------------------------------------------------------------------------
@@ -143,7 +176,14 @@ if (asJson) {
   process.exit(0);
 }
 
-const num = (v) => (v === null || v === undefined ? "–" : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+const num = (v) =>
+  v === null || v === undefined
+    ? "–"
+    : Math.abs(v) >= 100
+      ? v.toFixed(0)
+      : Math.abs(v) >= 10
+        ? v.toFixed(1)
+        : v.toFixed(2);
 const table = rows.map((r) => [
   r.bench,
   r.name,
@@ -159,9 +199,17 @@ for (const n of notRun) table.push([n.bench.replace(/\.(mjs|js|ts)$/, ""), "not 
 const machineLine = `node ${machine.node} · ${machine.cpu} · ${machine.cores} cores · ${machine.memoryGiB} GiB · ${machine.os} · ${machine.date}`;
 if (markdown) {
   const esc = (s) => String(s).replace(/\|/g, "\\|");
-  process.stdout.write(`Measured on: ${machineLine}\n\n| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 2 || i === 5 ? "---:" : "---")).join("|")}|\n${table.map((r) => `| ${r.map(esc).join(" | ")} |`).join("\n")}\n`);
+  process.stdout.write(
+    `Measured on: ${machineLine}\n\n| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 2 || i === 5 ? "---:" : "---")).join("|")}|\n${table.map((r) => `| ${r.map(esc).join(" | ")} |`).join("\n")}\n`,
+  );
 } else {
   const w = head.map((h, i) => Math.max(h.length, ...table.map((r) => String(r[i]).length)));
-  const line = (r) => r.map((c, i) => (i === 2 || i === 5 ? String(c).padStart(w[i]) : String(c).padEnd(w[i]))).join("  ").trimEnd();
-  process.stdout.write(`\n${line(head)}\n${w.map((n) => "-".repeat(n)).join("  ")}\n${table.map(line).join("\n")}\n\nmachine: ${machineLine}\n`);
+  const line = (r) =>
+    r
+      .map((c, i) => (i === 2 || i === 5 ? String(c).padStart(w[i]) : String(c).padEnd(w[i])))
+      .join("  ")
+      .trimEnd();
+  process.stdout.write(
+    `\n${line(head)}\n${w.map((n) => "-".repeat(n)).join("  ")}\n${table.map(line).join("\n")}\n\nmachine: ${machineLine}\n`,
+  );
 }

@@ -39,7 +39,11 @@ const asJson = args.includes("--json");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // --- the simulator: the CLI, in a child process -----------------------------------------------
-const sim = spawn(process.execPath, [cli, "sim", "--instances", String(n), "--port", "0", "--verifier-port", "0", "--time-scale", "1", "--data", "5GiB"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+const sim = spawn(
+  process.execPath,
+  [cli, "sim", "--instances", String(n), "--port", "0", "--verifier-port", "0", "--time-scale", "1", "--data", "5GiB"],
+  { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+);
 let simOut = "";
 let simErr = "";
 sim.stderr.on("data", (d) => (simErr += d));
@@ -84,7 +88,8 @@ try {
     ].join("\n"),
   );
   const loaded = await loadRunbook(file, { env: {} });
-  if (!loaded.runbook) throw new Error(`the generated runbook is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
+  if (!loaded.runbook)
+    throw new Error(`the generated runbook is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
   const { registry } = await loadRunbookPlugins(loaded);
 
   let samples = 0;
@@ -97,7 +102,16 @@ try {
     else if (e.type === "log" && e.level !== "debug" && /progress/i.test(e.message)) failedPolls++;
   };
   const controller = new AbortController();
-  const run = runRunbook({ loaded, registry, mode: "run", yes: true, env: {}, signal: controller.signal, listeners: [listener], print: () => undefined });
+  const run = runRunbook({
+    loaded,
+    registry,
+    mode: "run",
+    yes: true,
+    env: {},
+    signal: controller.signal,
+    listeners: [listener],
+    print: () => undefined,
+  });
   const early = await Promise.race([inWait.then(() => undefined), run]);
   if (early) throw new Error(`the run ended before polling: ${early.outcome} ${early.message ?? ""}`);
   await sleep(3000); // warm-up: JIT, keep-alive connections
@@ -118,11 +132,23 @@ try {
   const cpuMs = (cpu.user + cpu.system) / 1000;
   const pct = (100 * cpuMs) / wallMs;
   const rate = polled / (wallMs / 1000);
-  say(`${polled} progress answers in ${(wallMs / 1000).toFixed(1)} s (${rate.toFixed(0)}/s, expected ${n}/s); CPU ${cpuMs.toFixed(0)} ms = ${pct.toFixed(1)}% of one core; RSS peak ${(rssPeak / 2 ** 20).toFixed(0)} MiB, end ${(rssEnd / 2 ** 20).toFixed(0)} MiB; run ended ${result.outcome}`);
+  say(
+    `${polled} progress answers in ${(wallMs / 1000).toFixed(1)} s (${rate.toFixed(0)}/s, expected ${n}/s); CPU ${cpuMs.toFixed(0)} ms = ${pct.toFixed(1)}% of one core; RSS peak ${(rssPeak / 2 ** 20).toFixed(0)} MiB, end ${(rssEnd / 2 ** 20).toFixed(0)} MiB; run ended ${result.outcome}`,
+  );
   const pollNote = `${polled} progress answers (${(polled / n).toFixed(0)} rounds of ${n}) in ${(wallMs / 1000).toFixed(0)} s${failedPolls ? `, ${failedPolls} poll warnings` : ""}`;
   figures = [
-    { name: `runner CPU, ${n} instances polled at 1 s`, value: Math.round(pct * 100) / 100, unit: "% core", note: `${pollNote}; simulator in a child process, not counted; no UI, no journal` },
-    { name: `runner RSS, ${n} instances (peak)`, value: Math.round((rssPeak / 2 ** 20) * 10) / 10, unit: "MiB", note: `whole bench process (node + dist/ + the runner); at the end ${(rssEnd / 2 ** 20).toFixed(0)} MiB` },
+    {
+      name: `runner CPU, ${n} instances polled at 1 s`,
+      value: Math.round(pct * 100) / 100,
+      unit: "% core",
+      note: `${pollNote}; simulator in a child process, not counted; no UI, no journal`,
+    },
+    {
+      name: `runner RSS, ${n} instances (peak)`,
+      value: Math.round((rssPeak / 2 ** 20) * 10) / 10,
+      unit: "MiB",
+      note: `whole bench process (node + dist/ + the runner); at the end ${(rssEnd / 2 ** 20).toFixed(0)} MiB`,
+    },
   ];
 } finally {
   sim.kill("SIGTERM");

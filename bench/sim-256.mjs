@@ -31,7 +31,11 @@ if (args[0] === "--child") {
       process.send({ marked: true });
     } else if (m === "usage") {
       const u = process.cpuUsage(base);
-      process.send({ cpuMs: (u.user + u.system) / 1000, wallMs: performance.now() - t0, rssMiB: process.memoryUsage().rss / 2 ** 20 });
+      process.send({
+        cpuMs: (u.user + u.system) / 1000,
+        wallMs: performance.now() - t0,
+        rssMiB: process.memoryUsage().rss / 2 ** 20,
+      });
     } else if (m === "close") {
       await sim.close();
       process.exit(0);
@@ -51,7 +55,9 @@ if (args[0] === "--child") {
   const { urls, verifierUrl } = await next();
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 1 });
   const body = JSON.stringify({ source: "cluster0", destination: "cluster1", sharding: { shardingEntries: [] } });
-  await Promise.all(urls.map((u) => request(`${u}/api/v1/start`, { method: "POST", body, dispatcher }).then((r) => r.body.text())));
+  await Promise.all(
+    urls.map((u) => request(`${u}/api/v1/start`, { method: "POST", body, dispatcher }).then((r) => r.body.text())),
+  );
   await request(`${verifierUrl}/api/v1/check`, { method: "POST", body: "{}", dispatcher }).then((r) => r.body.text());
   // Warm the connections, then measure.
   await Promise.all(urls.map((u) => request(`${u}/api/v1/progress`, { dispatcher }).then((r) => r.body.text())));
@@ -89,11 +95,20 @@ if (args[0] === "--child") {
   const pct = (usage.cpuMs / usage.wallMs) * 100;
   const rate = answered / ((performance.now() - start) / 1000);
   console.log(`sim-256: ${n} instances, ${answered} answers (${rate.toFixed(0)}/s), ${failed} failed, ${seconds} s`);
-  console.log(`sim-256: simulator CPU ${usage.cpuMs.toFixed(0)} ms over ${usage.wallMs.toFixed(0)} ms = ${pct.toFixed(1)}% of one core (budget 10%), RSS ${usage.rssMiB.toFixed(0)} MiB`);
+  console.log(
+    `sim-256: simulator CPU ${usage.cpuMs.toFixed(0)} ms over ${usage.wallMs.toFixed(0)} ms = ${pct.toFixed(1)}% of one core (budget 10%), RSS ${usage.rssMiB.toFixed(0)} MiB`,
+  );
   if (args.includes("--json")) {
     // the bench protocol (bench/run.mjs): {"figures":[…]} as the last JSON line of stdout
     const figures = [
-      { name: `simulator CPU, ${n} instances polled at 1 s`, value: Math.round(pct * 100) / 100, unit: "% core", budget: "< 10%", ok: pct < 10 && failed === 0, note: `${rate.toFixed(0)} answers/s over ${seconds} s${failed ? `, ${failed} failed` : ""}` },
+      {
+        name: `simulator CPU, ${n} instances polled at 1 s`,
+        value: Math.round(pct * 100) / 100,
+        unit: "% core",
+        budget: "< 10%",
+        ok: pct < 10 && failed === 0,
+        note: `${rate.toFixed(0)} answers/s over ${seconds} s${failed ? `, ${failed} failed` : ""}`,
+      },
       { name: `simulator RSS, ${n} instances`, value: Math.round(usage.rssMiB * 10) / 10, unit: "MiB" },
     ];
     console.log(JSON.stringify({ figures }));

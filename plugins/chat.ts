@@ -25,7 +25,12 @@ export interface ChatOptions {
   timeout?: string | number;
 }
 
-const ICON: Record<Severity, string> = { info: ":information_source:", warning: ":warning:", error: ":x:", critical: ":rotating_light:" };
+const ICON: Record<Severity, string> = {
+  info: ":information_source:",
+  warning: ":warning:",
+  error: ":x:",
+  critical: ":rotating_light:",
+};
 
 /** Slack mrkdwn needs &, < and > escaped. */
 export function escapeMrkdwn(s: string): string {
@@ -33,14 +38,27 @@ export function escapeMrkdwn(s: string): string {
 }
 
 /** The Slack-compatible payload of one notification. */
-export function chatPayload(text: string, severity: Severity, o: Omit<ChatOptions, "url">, meta: { runbook: string; event: string; at: number }): Record<string, unknown> {
+export function chatPayload(
+  text: string,
+  severity: Severity,
+  o: Omit<ChatOptions, "url">,
+  meta: { runbook: string; event: string; at: number },
+): Record<string, unknown> {
   const mention = o.mention && (o.mentionOn ?? ["error", "critical"]).includes(severity) ? `${o.mention} ` : "";
   const line = `${ICON[severity]} ${mention}${escapeMrkdwn(text)}`;
   const payload: Record<string, unknown> = { text: line };
   if (o.blocks !== false) {
     payload.blocks = [
       { type: "section", text: { type: "mrkdwn", text: line } },
-      { type: "context", elements: [{ type: "mrkdwn", text: escapeMrkdwn(`syncbook · ${meta.runbook} · ${meta.event} · ${new Date(meta.at).toISOString()}`) }] },
+      {
+        type: "context",
+        elements: [
+          {
+            type: "mrkdwn",
+            text: escapeMrkdwn(`syncbook · ${meta.runbook} · ${meta.event} · ${new Date(meta.at).toISOString()}`),
+          },
+        ],
+      },
     ];
   }
   if (o.channel) payload.channel = o.channel;
@@ -59,13 +77,24 @@ export default definePlugin<ChatOptions>({
     required: ["url"],
     properties: {
       url: { type: "string", format: "uri", description: "The incoming-webhook URL (a secret: write `${env.NAME}`)." },
-      text: { type: "string", description: "In a `notify` step: the message. On run events: a prefix before the event's description." },
+      text: {
+        type: "string",
+        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
+      },
       channel: { type: "string", description: "Channel override (honoured by some chat servers)." },
       username: { type: "string", description: "Sender name override." },
       iconEmoji: { type: "string", description: "Sender icon, e.g. `:robot_face:`." },
       mention: { type: "string", description: "Prepended to loud messages, e.g. `<!here>` or `@dba-oncall`." },
-      mentionOn: { type: "array", items: { enum: ["info", "warning", "error", "critical"] }, description: "Severities that get the mention (default error and critical)." },
-      blocks: { type: "boolean", default: true, description: "Send Block Kit `blocks` besides `text` (default true; set false for servers that reject them)." },
+      mentionOn: {
+        type: "array",
+        items: { enum: ["info", "warning", "error", "critical"] },
+        description: "Severities that get the mention (default error and critical).",
+      },
+      blocks: {
+        type: "boolean",
+        default: true,
+        description: "Send Block Kit `blocks` besides `text` (default true; set false for servers that reject them).",
+      },
       timeout: { ...DURATION_SCHEMA, description: "Time limit of the request (default 10s)." },
     },
   },

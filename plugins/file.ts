@@ -27,15 +27,28 @@ export default definePlugin<FileOptions>({
     additionalProperties: false,
     required: ["path"],
     properties: {
-      path: { type: "string", minLength: 1, description: "The JSON-lines file, relative to the runbook's folder (created with its folders)." },
-      text: { type: "string", description: "In a `notify` step: the message. On run events: a prefix before the event's description." },
+      path: {
+        type: "string",
+        minLength: 1,
+        description: "The JSON-lines file, relative to the runbook's folder (created with its folders).",
+      },
+      text: {
+        type: "string",
+        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
+      },
     },
   },
   notifiers: {
     file: async (n, ctx) => {
       const path = resolve(ctx.cwd, ctx.options.path);
       await mkdir(dirname(path), { recursive: true });
-      const line = JSON.stringify({ at: new Date(n.at).toISOString(), runbook: ctx.runbook.name, text: ctx.text, severity: ctx.severity, event: n });
+      const line = JSON.stringify({
+        at: new Date(n.at).toISOString(),
+        runbook: ctx.runbook.name,
+        text: ctx.text,
+        severity: ctx.severity,
+        event: n,
+      });
       // one write per line, opened for appending: concurrent runs never interleave inside a line
       await appendFile(path, `${ctx.redact(line)}\n`, { encoding: "utf8", flag: "a" });
     },

@@ -35,7 +35,12 @@ export interface HttpHookOptions {
   timeout?: string | number;
 }
 
-const STATUS = { anyOf: [{ type: "integer", minimum: 100, maximum: 599 }, { type: "string", pattern: "^[1-5]([0-9]{2}|xx)$" }] };
+const STATUS = {
+  anyOf: [
+    { type: "integer", minimum: 100, maximum: 599 },
+    { type: "string", pattern: "^[1-5]([0-9]{2}|xx)$" },
+  ],
+};
 
 export default definePlugin<HttpHookOptions>({
   name: "http",
@@ -46,17 +51,42 @@ export default definePlugin<HttpHookOptions>({
     additionalProperties: false,
     required: ["url"],
     properties: {
-      url: { type: "string", format: "uri", description: "Request URL (http or https). May carry `${env.*}` secrets; the query string is never logged. A user and password in it (https://user:pass@host/...) are sent as basic auth. A value spliced into the query string is not encoded: URL-encode it first." },
-      method: { enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], default: "POST", description: "HTTP method (default POST)." },
-      headers: { type: "object", additionalProperties: { type: "string" }, description: "Request headers; values may carry `${env.*}` secrets and are never logged." },
-      body: { description: "Request body: a string is sent as is, anything else as JSON (content-type application/json)." },
+      url: {
+        type: "string",
+        format: "uri",
+        description:
+          "Request URL (http or https). May carry `${env.*}` secrets; the query string is never logged. A user and password in it (https://user:pass@host/...) are sent as basic auth. A value spliced into the query string is not encoded: URL-encode it first.",
+      },
+      method: {
+        enum: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+        default: "POST",
+        description: "HTTP method (default POST).",
+      },
+      headers: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        description: "Request headers; values may carry `${env.*}` secrets and are never logged.",
+      },
+      body: {
+        description: "Request body: a string is sent as is, anything else as JSON (content-type application/json).",
+      },
       expectStatus: {
         description: "Accepted status: a code (204), a class (`2xx`), or a list (default `2xx`).",
         anyOf: [STATUS, { type: "array", minItems: 1, items: STATUS }],
       },
-      retries: { type: "integer", minimum: 0, maximum: 10, default: 0, description: "Extra attempts after a transport error, a timeout, 408, 429 or 5xx (default 0). Only for requests that are safe to repeat." },
+      retries: {
+        type: "integer",
+        minimum: 0,
+        maximum: 10,
+        default: 0,
+        description:
+          "Extra attempts after a transport error, a timeout, 408, 429 or 5xx (default 0). Only for requests that are safe to repeat.",
+      },
       retryDelay: { ...DURATION_SCHEMA, description: "Pause before the first retry, doubled each time (default 1s)." },
-      timeout: { ...DURATION_SCHEMA, description: "Time limit of one attempt (default 30s); the step's timeout bounds all attempts." },
+      timeout: {
+        ...DURATION_SCHEMA,
+        description: "Time limit of one attempt (default 30s); the step's timeout bounds all attempts.",
+      },
     },
   },
   hooks: {
@@ -75,7 +105,9 @@ export default definePlugin<HttpHookOptions>({
         redact: ctx.redact,
         log: ctx.log,
       });
-      return { summary: `${describeTarget(o.method ?? "POST", o.url, ctx.redact)} answered ${answer.status}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}` };
+      return {
+        summary: `${describeTarget(o.method ?? "POST", o.url, ctx.redact)} answered ${answer.status}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}`,
+      };
     },
   },
 });

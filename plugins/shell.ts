@@ -46,12 +46,30 @@ export default definePlugin<ShellOptions>({
         type: "array",
         minItems: 1,
         items: { type: ["string", "number"] },
-        description: "The program and its arguments as a list, e.g. `[node, hooks/app-writes.mjs, \"off\"]`. Never a shell string: no shell parses it, so `$VAR`, `;` and `|` are passed as written (write `[sh, -c, \"…\"]` to use a shell on purpose).",
+        description:
+          'The program and its arguments as a list, e.g. `[node, hooks/app-writes.mjs, "off"]`. Never a shell string: no shell parses it, so `$VAR`, `;` and `|` are passed as written (write `[sh, -c, "…"]` to use a shell on purpose).',
       },
-      cwd: { type: "string", minLength: 1, description: "Folder to run in, relative to the runbook's folder. Default: the runbook's folder (relative paths in `command` are resolved there)." },
-      env: { type: "object", additionalProperties: { type: "string" }, description: "Extra environment variables, merged over syncbook's own environment. Every value is treated as a secret: shown as `***` in the log and in errors." },
-      timeout: { ...DURATION_SCHEMA, description: "The command's own time limit: it is stopped (SIGTERM, then SIGKILL after `killGrace`) and the step fails once it has died. Default: none, the step's `timeout` applies." },
-      killGrace: { ...DURATION_SCHEMA, description: "Time between SIGTERM and SIGKILL when the command is stopped (default 5s)." },
+      cwd: {
+        type: "string",
+        minLength: 1,
+        description:
+          "Folder to run in, relative to the runbook's folder. Default: the runbook's folder (relative paths in `command` are resolved there).",
+      },
+      env: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        description:
+          "Extra environment variables, merged over syncbook's own environment. Every value is treated as a secret: shown as `***` in the log and in errors.",
+      },
+      timeout: {
+        ...DURATION_SCHEMA,
+        description:
+          "The command's own time limit: it is stopped (SIGTERM, then SIGKILL after `killGrace`) and the step fails once it has died. Default: none, the step's `timeout` applies.",
+      },
+      killGrace: {
+        ...DURATION_SCHEMA,
+        description: "Time between SIGTERM and SIGKILL when the command is stopped (default 5s).",
+      },
     },
   },
   hooks: {

@@ -37,8 +37,17 @@ export default definePlugin<SimWritesOptions>({
     type: "object",
     additionalProperties: false,
     properties: {
-      url: { type: "string", format: "uri", description: "The simulator's control URL: any simulated instance's base URL (`http://127.0.0.1:27182`), its `/sim`, or `/sim/writes`. Default: the runbook's first instance." },
-      enabled: { type: "boolean", default: false, description: "Writes on (true) or off (false, the default: stop writes)." },
+      url: {
+        type: "string",
+        format: "uri",
+        description:
+          "The simulator's control URL: any simulated instance's base URL (`http://127.0.0.1:27182`), its `/sim`, or `/sim/writes`. Default: the runbook's first instance.",
+      },
+      enabled: {
+        type: "boolean",
+        default: false,
+        description: "Writes on (true) or off (false, the default: stop writes).",
+      },
       rate: { type: "number", minimum: 0, description: "Also set the application's write rate (writes per second)." },
       timeout: { ...DURATION_SCHEMA, description: "Time limit of the request (default 10s)." },
     },
@@ -51,7 +60,16 @@ export default definePlugin<SimWritesOptions>({
       const enabled = ctx.options.enabled ?? false;
       const timeoutMs = durationMs(ctx.options.timeout, 10_000);
       const send = (on: boolean, signal: AbortSignal, rate?: number) =>
-        sendHttp({ url, method: "POST", body: rate === undefined ? { enabled: on } : { enabled: on, rate }, expectStatus: "2xx", timeoutMs, signal, redact: ctx.redact, log: ctx.log });
+        sendHttp({
+          url,
+          method: "POST",
+          body: rate === undefined ? { enabled: on } : { enabled: on, rate },
+          expectStatus: "2xx",
+          timeoutMs,
+          signal,
+          redact: ctx.redact,
+          log: ctx.log,
+        });
       await send(enabled, ctx.signal, ctx.options.rate);
       return {
         summary: `simulated application writes ${enabled ? "on" : "off"}`,

@@ -24,13 +24,23 @@ export default definePlugin<StdoutOptions>({
     type: "object",
     additionalProperties: false,
     properties: {
-      text: { type: "string", description: "In a `notify` step: the message. On run events: a prefix before the event's description." },
-      format: { enum: ["text", "json"], default: "text", description: "`text` (a sentence) or `json` (the notification as one JSON line)." },
+      text: {
+        type: "string",
+        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
+      },
+      format: {
+        enum: ["text", "json"],
+        default: "text",
+        description: "`text` (a sentence) or `json` (the notification as one JSON line).",
+      },
     },
   },
   notifiers: {
     stdout: (n, ctx) => {
-      if (ctx.options.format === "json") ctx.print(ctx.redact(JSON.stringify({ runbook: ctx.runbook.name, text: ctx.text, severity: ctx.severity, event: n })));
+      if (ctx.options.format === "json")
+        ctx.print(
+          ctx.redact(JSON.stringify({ runbook: ctx.runbook.name, text: ctx.text, severity: ctx.severity, event: n })),
+        );
       else ctx.print(`[notify ${MARK[ctx.severity]}] ${new Date(n.at).toISOString()} ${ctx.text}`);
     },
   },

@@ -33,11 +33,28 @@ export default definePlugin<WebhookOptions>({
     additionalProperties: false,
     required: ["url"],
     properties: {
-      url: { type: "string", format: "uri", description: "Where to POST (usually `${env.NAME}`: webhook URLs are secrets)." },
+      url: {
+        type: "string",
+        format: "uri",
+        description: "Where to POST (usually `${env.NAME}`: webhook URLs are secrets).",
+      },
       method: { enum: ["POST", "PUT"], default: "POST", description: "HTTP method (default POST)." },
-      headers: { type: "object", additionalProperties: { type: "string" }, description: "Extra headers (e.g. an Authorization with `${env.*}`); never logged." },
-      text: { type: "string", description: "In a `notify` step: the message. On run events: a prefix before the event's description." },
-      retries: { type: "integer", minimum: 0, maximum: 5, default: 1, description: "Extra attempts after a transport error, 429 or 5xx (default 1)." },
+      headers: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        description: "Extra headers (e.g. an Authorization with `${env.*}`); never logged.",
+      },
+      text: {
+        type: "string",
+        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
+      },
+      retries: {
+        type: "integer",
+        minimum: 0,
+        maximum: 5,
+        default: 1,
+        description: "Extra attempts after a transport error, 429 or 5xx (default 1).",
+      },
       timeout: { ...DURATION_SCHEMA, description: "Time limit of one attempt (default 10s)." },
     },
   },

@@ -45,12 +45,19 @@ const check = (ok, what) => {
 
 // --- the browser ----------------------------------------------------------------------------
 function findChromium() {
-  const candidates = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].filter(Boolean);
+  const candidates = [
+    process.env.CHROMIUM,
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+  ].filter(Boolean);
   return candidates.find((c) => existsSync(c));
 }
 const chromium = findChromium();
 if (!chromium) {
-  process.stderr.write("browser-check: Chromium not found (/usr/bin/chromium)\n  hint: apt-get update && apt-get install -y chromium   (or set CHROMIUM=/path/to/chrome)\n");
+  process.stderr.write(
+    "browser-check: Chromium not found (/usr/bin/chromium)\n  hint: apt-get update && apt-get install -y chromium   (or set CHROMIUM=/path/to/chrome)\n",
+  );
   process.exit(2);
 }
 
@@ -78,7 +85,9 @@ function runChromium(extra, url, height) {
       { encoding: "utf8", timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
     );
     if (r.error || r.status !== 0) {
-      process.stderr.write(`browser-check: ${chromium} failed (${r.error?.message ?? `exit ${r.status}`})\n${(r.stderr ?? "").slice(-3000)}\n`);
+      process.stderr.write(
+        `browser-check: ${chromium} failed (${r.error?.message ?? `exit ${r.status}`})\n${(r.stderr ?? "").slice(-3000)}\n`,
+      );
       process.exit(2);
     }
     return r.stdout;
@@ -99,7 +108,9 @@ if (journalArg) {
   warnings.push(...read.warnings);
   source = `journal ${journalArg}`;
 } else {
-  const real = await import(pathToFileURL(join(root, "test/report/rehearsal.ts")).href).then((m) => m.rehearsalEvents()).catch((err) => ({ error: err }));
+  const real = await import(pathToFileURL(join(root, "test/report/rehearsal.ts")).href)
+    .then((m) => m.rehearsalEvents())
+    .catch((err) => ({ error: err }));
   if (real && Array.isArray(real.events)) {
     events = real.events;
     source = `a real rehearsal (${real.description})`;
@@ -111,7 +122,9 @@ if (journalArg) {
 }
 mkdirSync(outDir, { recursive: true });
 const { files, report: built } = await report.writeReport(events, outDir, { warnings });
-process.stdout.write(`browser-check: report of ${source}: ${events.length} events, outcome ${built.outcome}\n  ${files.html}\n`);
+process.stdout.write(
+  `browser-check: report of ${source}: ${events.length} events, outcome ${built.outcome}\n  ${files.html}\n`,
+);
 
 // What the charts must show, counted from the report model (itself tested against events).
 expected = new Map();
@@ -121,7 +134,8 @@ for (const s of built.progress) {
   expected.set(`events:${s.label}`, s.samples.filter((x) => x.eventsApplied !== undefined).length);
 }
 const counters = new Set(built.verifierSamples.flatMap((s) => Object.keys(s.counters)));
-for (const c of counters) expected.set(`verifier:${c}`, built.verifierSamples.filter((s) => s.counters[c] !== undefined).length);
+for (const c of counters)
+  expected.set(`verifier:${c}`, built.verifierSamples.filter((s) => s.counters[c] !== undefined).length);
 
 // --- 1. the probe: measure in the browser, write results into the DOM, --dump-dom ----------
 const PROBE = `
@@ -164,18 +178,34 @@ if (!m) {
   check(false, "the probe wrote its result into the DOM");
   process.exit(1);
 }
-const unescape = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+const unescape = (s) =>
+  s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&");
 const probe = JSON.parse(unescape(m[1]));
 rmSync(probeFile, { force: true });
 
 check(probe.errors.length === 0, `probe ran without errors ${probe.errors.join("; ")}`);
 check(probe.resources === 0, `self-contained: the page fetched nothing (resource entries: ${probe.resources})`);
-const expectedColor = built.outcome === "ok" ? "rgb(46, 125, 50)" : built.outcome === "failed" ? "rgb(198, 40, 40)" : "rgb(239, 108, 0)";
-check(probe.banner && probe.banner.outcome === built.outcome && probe.banner.bg === expectedColor && probe.banner.top === 0, `outcome banner at the top, ${built.outcome}, ${expectedColor} (got ${JSON.stringify(probe.banner)})`);
-check(probe.gantt && probe.gantt.rows === built.steps.length && probe.gantt.w > 600, `step timeline drawn: ${probe.gantt?.rows} rows, ${probe.gantt?.bars} bars, ${Math.round(probe.gantt?.w ?? 0)} px wide`);
+const expectedColor =
+  built.outcome === "ok" ? "rgb(46, 125, 50)" : built.outcome === "failed" ? "rgb(198, 40, 40)" : "rgb(239, 108, 0)";
+check(
+  probe.banner && probe.banner.outcome === built.outcome && probe.banner.bg === expectedColor && probe.banner.top === 0,
+  `outcome banner at the top, ${built.outcome}, ${expectedColor} (got ${JSON.stringify(probe.banner)})`,
+);
+check(
+  probe.gantt && probe.gantt.rows === built.steps.length && probe.gantt.w > 600,
+  `step timeline drawn: ${probe.gantt?.rows} rows, ${probe.gantt?.bars} bars, ${Math.round(probe.gantt?.w ?? 0)} px wide`,
+);
 for (const id of ["chart-copy", "chart-lag", "chart-events", "chart-verifier"]) {
   const c = probe.charts.find((x) => x.id === id);
-  check(c && c.svg && c.w > 600 && c.h > 150, `${id} laid out as SVG (${Math.round(c?.w ?? 0)}×${Math.round(c?.h ?? 0)} px)`);
+  check(
+    c && c.svg && c.w > 600 && c.h > 150,
+    `${id} laid out as SVG (${Math.round(c?.w ?? 0)}×${Math.round(c?.h ?? 0)} px)`,
+  );
 }
 const byKey = new Map(probe.series.map((s) => [s.key, s]));
 for (const [key, n] of expected) {
@@ -184,11 +214,21 @@ for (const [key, n] of expected) {
     check(!s || s.points === 0, `${key}: no samples, nothing drawn`);
     continue;
   }
-  check(s && s.samples === n && s.points === s.drawn && s.drawn > 0 && (s.samples <= 800 ? s.drawn === n : s.drawn <= 800), `${key}: ${n} samples → ${s?.drawn} points in the DOM`);
-  check(s && (n < 2 || (s.bboxW > 0 && s.screenW > 0)), `${key}: rendered ${s ? `${s.bboxW.toFixed(0)}×${s.bboxH.toFixed(0)} (svg units), ${s.screenW.toFixed(0)} px wide` : "missing"}`);
+  check(
+    s && s.samples === n && s.points === s.drawn && s.drawn > 0 && (s.samples <= 800 ? s.drawn === n : s.drawn <= 800),
+    `${key}: ${n} samples → ${s?.drawn} points in the DOM`,
+  );
+  check(
+    s && (n < 2 || (s.bboxW > 0 && s.screenW > 0)),
+    `${key}: rendered ${s ? `${s.bboxW.toFixed(0)}×${s.bboxH.toFixed(0)} (svg units), ${s.screenW.toFixed(0)} px wide` : "missing"}`,
+  );
 }
 const fleet = byKey.get("copy:fleet");
-if (built.progress.length > 1) check(fleet && fleet.drawn > 0 && fleet.drawn === fleet.points && fleet.bboxH > 0, `copy:fleet drawn (${fleet?.drawn} points, one per polling round)`);
+if (built.progress.length > 1)
+  check(
+    fleet && fleet.drawn > 0 && fleet.drawn === fleet.points && fleet.bboxH > 0,
+    `copy:fleet drawn (${fleet?.drawn} points, one per polling round)`,
+  );
 
 // --- 2. screenshot of the page as shipped (no script in it), tall enough for every chart ----
 const png = join(outDir, "report.png");
@@ -256,7 +296,10 @@ const at = (x, y) => {
 };
 const near = (p, rgb, tol = 40) => Math.abs(p[0] - rgb[0]) + Math.abs(p[1] - rgb[1]) + Math.abs(p[2] - rgb[2]) <= tol;
 const bannerRgb = expectedColor.match(/\d+/g).map(Number);
-check(near(at(8, 8), bannerRgb, 10) && near(at(img.width - 8, 20), bannerRgb, 10), `the screenshot's top is the outcome colour ${expectedColor}`);
+check(
+  near(at(8, 8), bannerRgb, 10) && near(at(img.width - 8, 20), bannerRgb, 10),
+  `the screenshot's top is the outcome colour ${expectedColor}`,
+);
 /** Pixels of a colour inside a chart's box (so the banner or a badge of the same colour cannot count). */
 const count = (chartId, rgb) => {
   const c = probe.charts.find((x) => x.id === chartId);
@@ -264,7 +307,8 @@ const count = (chartId, rgb) => {
   let n = 0;
   const x1 = Math.min(img.width, Math.ceil(c.x + c.w));
   const y1 = Math.min(img.height, Math.ceil(c.y + c.h));
-  for (let y = Math.max(0, Math.floor(c.y)); y < y1; y++) for (let x = Math.max(0, Math.floor(c.x)); x < x1; x++) if (near(at(x, y), rgb, 30)) n++;
+  for (let y = Math.max(0, Math.floor(c.y)); y < y1; y++)
+    for (let x = Math.max(0, Math.floor(c.x)); x < x1; x++) if (near(at(x, y), rgb, 30)) n++;
   return n;
 };
 const colorOf = (key) => probe.series.find((s) => s.key === key)?.stroke;

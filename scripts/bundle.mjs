@@ -20,7 +20,14 @@ import { build } from "esbuild";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const out = `${root}dist/cli`;
 rmSync(out, { recursive: true, force: true });
-const common = { absWorkingDir: root, bundle: true, format: "cjs", platform: "node", target: "node20", logLevel: "warning" };
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  logLevel: "warning",
+};
 // The sources are ESM: import.meta.url becomes the bundle's own URL (dist/cli, so node_modules
 // resolves from there as it does from src/). "use strict" first: a directive only counts at the
 // very top, and ESM code is strict.
@@ -35,7 +42,9 @@ await build({ ...common, entryPoints: ["src/runtime-import.ts"], outfile: "dist/
 const runtimeImportOutside = {
   name: "runtime-import-outside",
   setup(b) {
-    b.onResolve({ filter: /\/runtime-import\.js$/ }, (args) => (args.importer.startsWith(`${root}src/`) ? { path: "./runtime-import.cjs", external: true } : undefined));
+    b.onResolve({ filter: /\/runtime-import\.js$/ }, (args) =>
+      args.importer.startsWith(`${root}src/`) ? { path: "./runtime-import.cjs", external: true } : undefined,
+    );
   },
 };
 const { metafile } = await build({
@@ -50,11 +59,17 @@ const { metafile } = await build({
 // Every import() left in the bundle would fail at run time: refuse to build one. The metafile
 // names those with a literal specifier; a scan of the output finds the others too (also in
 // bundled packages). A false alarm from a string or comment that reads `import(` fails safe.
-const dynamic = Object.values(metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === "dynamic-import" && i.external).map((i) => i.path));
+const dynamic = Object.values(metafile.outputs).flatMap((o) =>
+  o.imports.filter((i) => i.kind === "dynamic-import" && i.external).map((i) => i.path),
+);
 const text = readFileSync(`${out}/syncbook.bundle.cjs`, "utf8");
-const lines = text.split("\n").flatMap((l, i) => (/(^|[^\w$.])import\s*\(/.test(l) ? [`line ${i + 1}: ${l.trim().slice(0, 120)}`] : []));
+const lines = text
+  .split("\n")
+  .flatMap((l, i) => (/(^|[^\w$.])import\s*\(/.test(l) ? [`line ${i + 1}: ${l.trim().slice(0, 120)}`] : []));
 if (dynamic.length || lines.length) {
-  process.stderr.write(`scripts/bundle.mjs: import() left in the bundle${dynamic.length ? ` (of ${dynamic.join(", ")})` : ""}; it fails there at run time. Use runtimeImport() from src/runtime-import.ts.\n${lines.join("\n")}\n`);
+  process.stderr.write(
+    `scripts/bundle.mjs: import() left in the bundle${dynamic.length ? ` (of ${dynamic.join(", ")})` : ""}; it fails there at run time. Use runtimeImport() from src/runtime-import.ts.\n${lines.join("\n")}\n`,
+  );
   process.exit(1);
 }
 
@@ -78,11 +93,15 @@ writeLoader(null);
 // without NODE_OPTIONS: V8 flags (e.g. --max-old-space-size) would make every other run reject it.
 const env = { ...process.env };
 delete env.NODE_OPTIONS;
-const train = spawnSync(process.execPath, ["-e", "require(process.argv[1]).trainCodeCache(['lint', 'runbooks'])", `${out}/syncbook.cjs`], {
-  cwd: root,
-  env,
-  stdio: ["ignore", "ignore", "inherit"],
-});
+const train = spawnSync(
+  process.execPath,
+  ["-e", "require(process.argv[1]).trainCodeCache(['lint', 'runbooks'])", `${out}/syncbook.cjs`],
+  {
+    cwd: root,
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  },
+);
 if (train.status !== 0) {
   process.stderr.write(`scripts/bundle.mjs: training the code cache (syncbook lint runbooks) exited ${train.status}\n`);
   process.exit(1);

@@ -37,7 +37,8 @@ function debug(message) {
 /** The build's code cache, if it is intact and made for exactly this bundle and this Node. */
 function buildCache(source) {
   if (BUILD.cacheCrc === null) return undefined;
-  if (BUILD.node !== process.version) return debug(`code cache not used: built on Node ${BUILD.node}, this is ${process.version}`);
+  if (BUILD.node !== process.version)
+    return debug(`code cache not used: built on Node ${BUILD.node}, this is ${process.version}`);
   if (crc32(source) !== BUILD.bundleCrc) return debug(`code cache not used: ${BUNDLE} changed since the build`);
   let data;
   try {
@@ -58,7 +59,8 @@ function compileBundle(useCache) {
   // `importModuleDynamically` hook, and on Node 20 a script restored from a code cache loses
   // even that; the bundle imports through runtime-import.cjs instead (the build checks it).
   const script = new vm.Script(Module.wrap(source.toString("utf8")), { filename: BUNDLE, cachedData });
-  if (cachedData && script.cachedDataRejected) debug("code cache rejected by V8 (other V8 flags, e.g. from NODE_OPTIONS?)");
+  if (cachedData && script.cachedDataRejected)
+    debug("code cache rejected by V8 (other V8 flags, e.g. from NODE_OPTIONS?)");
   return script;
 }
 

@@ -54,10 +54,19 @@ for (const [file, out] of typeModules) {
 
 // The schema itself as a module: loaded lazily, only to explain validation errors ("did you
 // mean", field descriptions) and by `syncbook schema`, never on a clean lint.
-write("src/runbook/schema-json.gen.ts", `${banner}export const RUNBOOK_SCHEMA: Record<string, unknown> = ${JSON.stringify(readSchema("runbook.schema.json"), null, 2)};\n`);
+write(
+  "src/runbook/schema-json.gen.ts",
+  `${banner}export const RUNBOOK_SCHEMA: Record<string, unknown> = ${JSON.stringify(readSchema("runbook.schema.json"), null, 2)};\n`,
+);
 
 for (const [file, out, fn] of validators) {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, code: { source: true, esm: true }, allowUnionTypes: true });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    code: { source: true, esm: true },
+    allowUnionTypes: true,
+  });
   const validate = ajv.compile(readSchema(file));
   let code = standaloneCode(ajv, validate);
   // ajv's "esm" output still calls require() for its runtime helpers (ucs2length, equal);

@@ -23,10 +23,19 @@ program
   .command("lint")
   .description("Dry-run check of runbooks: schema, spec rules, positions and fix hints")
   .argument("[paths...]", "runbook files or folders (folders are searched recursively for *.yaml / *.yml)")
-  .addOption(new Option("--format <format>", "output format").choices(["pretty", "json", "github", "junit"]).default("pretty"))
-  .option("--max-warnings <n>", "fail when there are more warnings than this (-1: no limit)", (v) => (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN))
+  .addOption(
+    new Option("--format <format>", "output format").choices(["pretty", "json", "github", "junit"]).default("pretty"),
+  )
+  .option("--max-warnings <n>", "fail when there are more warnings than this (-1: no limit)", (v) =>
+    /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN,
+  )
   .option("--list-rules", "print every rule: id, severity, what it finds")
-  .action((paths: string[], opts) => act(() => import("./cli/lint.js"), (m) => m.main(paths, opts)));
+  .action((paths: string[], opts) =>
+    act(
+      () => import("./cli/lint.js"),
+      (m) => m.main(paths, opts),
+    ),
+  );
 
 // --- report -----------------------------------------------------------------------------
 program
@@ -35,19 +44,34 @@ program
   .argument("<journal>", "the run's journal: a JSON-lines file of run events (or a folder: its newest journal)")
   .option("--out <dir>", "where to write the three files (default: next to the journal, <name>.report/)")
   .option("--quiet", "print nothing but warnings")
-  .action((journal: string, opts) => act(() => import("./cli/report.js"), (m) => m.main(journal, opts)));
+  .action((journal: string, opts) =>
+    act(
+      () => import("./cli/report.js"),
+      (m) => m.main(journal, opts),
+    ),
+  );
 
 // --- schema / init ----------------------------------------------------------------------
 program
   .command("schema")
   .description("Print the runbook JSON Schema")
-  .action(() => act(() => import("./cli/schema.js"), (m) => m.main()));
+  .action(() =>
+    act(
+      () => import("./cli/schema.js"),
+      (m) => m.main(),
+    ),
+  );
 program
   .command("init")
   .description("Write a commented starter runbook that lints clean")
   .argument("[file]", "where to write it", "runbook.yaml")
   .option("--force", "overwrite an existing file")
-  .action((file: string, opts) => act(() => import("./cli/init.js"), (m) => m.main(file, opts)));
+  .action((file: string, opts) =>
+    act(
+      () => import("./cli/init.js"),
+      (m) => m.main(file, opts),
+    ),
+  );
 
 // --- sim --------------------------------------------------------------------------------
 // (owned by the simulator work)
@@ -55,18 +79,31 @@ program
   .command("sim")
   .description("Run a simulated fleet of sync service instances and a verifier on loopback (until Ctrl-C)")
   .addOption(new Option("--instances <n>", "number of sync service instances").default("1"))
-  .addOption(new Option("--port <port>", "port of instance 0; instance i listens on port + i (0: free ports)").default("27182"))
+  .addOption(
+    new Option("--port <port>", "port of instance 0; instance i listens on port + i (0: free ports)").default("27182"),
+  )
   .addOption(new Option("--verifier-port <port>", "port of the verifier (0: a free port)").default("27020"))
   .addOption(new Option("--host <host>", "interface to bind").default("127.0.0.1"))
-  .addOption(new Option("--source <name:topology>", "a cluster setting: name and replicaSet|sharded").default("cluster0:replicaSet"))
+  .addOption(
+    new Option("--source <name:topology>", "a cluster setting: name and replicaSet|sharded").default(
+      "cluster0:replicaSet",
+    ),
+  )
   .addOption(new Option("--destination <name:topology>", "the other cluster setting").default("cluster1:sharded"))
   .addOption(new Option("--data <size>", "data to copy, split across instances (e.g. 5GiB)").default("5GiB"))
   .addOption(new Option("--time-scale <x>", "simulated seconds per wall second (1: real time)").default("50"))
-  .addOption(new Option("--fault <spec...>", "faults, e.g. http500=0.2@1/progress, down=1,after=30s,for=60s, lag-floor=30"))
+  .addOption(
+    new Option("--fault <spec...>", "faults, e.g. http500=0.2@1/progress, down=1,after=30s,for=60s, lag-floor=30"),
+  )
   .addOption(new Option("--seed <n>", "seed of the fault PRNG").default("1"))
   .addOption(new Option("--service-version <v>", "simulated service version").default("1.8.0"))
   .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
-  .action((opts) => act(() => import("./cli/sim.js"), (m) => m.main(opts)));
+  .action((opts) =>
+    act(
+      () => import("./cli/sim.js"),
+      (m) => m.main(opts),
+    ),
+  );
 
 // --- run / rehearse ---------------------------------------------------------------------
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
@@ -77,8 +114,17 @@ function runOptions(cmd: Command): Command {
     .option("--to <id>", "stop after this step")
     .option("--var <name=value>", "set a runbook variable (repeatable)", collect)
     .option("--yes", "answer every confirm step with yes (never lifts an interlock)")
-    .option("--force <check>", "skip a named interlock check (repeatable): fleet-idle, can-commit, writes-stopped, no-errors, fleet-state, fleet-identity", collect)
-    .addOption(new Option("--renderer <name>", "output: default (task list on a terminal), simple (a line per event), silent").choices(["default", "simple", "silent"]))
+    .option(
+      "--force <check>",
+      "skip a named interlock check (repeatable): fleet-idle, can-commit, writes-stopped, no-errors, fleet-state, fleet-identity",
+      collect,
+    )
+    .addOption(
+      new Option(
+        "--renderer <name>",
+        "output: default (task list on a terminal), simple (a line per event), silent",
+      ).choices(["default", "simple", "silent"]),
+    )
     .option("--report <dir>", "write report.json, junit.xml and report.html there");
 }
 runOptions(
@@ -91,7 +137,12 @@ runOptions(
     .option("--resume", "continue an interrupted run from its journal (never sends start or commit twice)")
     .option("--allow-changed-runbook", "with --resume: accept a runbook that changed since the journal was written")
     .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)"),
-).action((file: string, opts) => act(() => import("./cli/run.js"), (m) => m.main(file, opts)));
+).action((file: string, opts) =>
+  act(
+    () => import("./cli/run.js"),
+    (m) => m.main(file, opts),
+  ),
+);
 runOptions(
   program
     .command("rehearse")
@@ -102,7 +153,12 @@ runOptions(
     .option("--data <size>", "data to copy (e.g. 2GiB)")
     .option("--fault <spec>", "a simulator fault (repeatable), e.g. http500=0.2 or progress-down-after-resume", collect)
     .option("--seed <n>", "seed of the simulator's fault PRNG"),
-).action((file: string, opts) => act(() => import("./cli/rehearse.js"), (m) => m.main(file, opts)));
+).action((file: string, opts) =>
+  act(
+    () => import("./cli/rehearse.js"),
+    (m) => m.main(file, opts),
+  ),
+);
 
 async function entry(): Promise<void> {
   try {
@@ -134,7 +190,9 @@ async function entry(): Promise<void> {
 let settled = false;
 process.on("exit", (code) => {
   if (settled || code !== 0) return;
-  process.stderr.write("syncbook: internal error: the command stopped before it finished (something it awaited can never complete, e.g. a plugin's promise)\n");
+  process.stderr.write(
+    "syncbook: internal error: the command stopped before it finished (something it awaited can never complete, e.g. a plugin's promise)\n",
+  );
   process.stderr.write("  hint: check the plugins this runbook loads; if none is to blame, please report it\n");
   process.exitCode = ExitCode.failed;
 });

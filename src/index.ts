@@ -1,15 +1,108 @@
 /** The library surface of syncbook. Each concern re-exports its public API here. */
 export { UserError, ExitCode } from "./errors.js";
 export type { Diagnostic, Severity } from "./diagnostics.js";
-export { startSimulator, parseFault, type Simulator, type SimulatorOptions, type SimControl, type SimulatorInstance, type FaultSpec, type SimState } from "./sim/index.js";
-export { buildReport, ReportBuilder, writeReport, writeReportFiles, createReportListener, readJournal, renderJson, renderJunit, renderHtml, REPORT_FILES } from "./report/index.js";
-export type { Report, ReportStep, ReportRequest, ReportDecision, ReportListener, WrittenReport, JournalRead } from "./report/index.js";
-export { definePlugin, sendHttp, HttpError, describeNotification, EVENT_NAMES, loadPlugins, runHook, sendNotification, stepInfo } from "./plugin/index.js";
-export type { PluginDefinition, HookDef, HookFn, HookContext, HookResult, UndoAction, NotifierDef, Notifier, NotifierContext, Notification, NotifyMessage, NotificationSeverity, StepImpl, StepInfo, InstanceSnapshot, PluginContext, PluginLogger, JsonSchema, HttpCall, HttpAnswer } from "./plugin/index.js";
-export { loadRunbook, parseRunbook, durationMs, type LoadedRunbook, type LoadOptions, type Runbook, type Step, type StepKind } from "./runbook/index.js";
+export {
+  startSimulator,
+  parseFault,
+  type Simulator,
+  type SimulatorOptions,
+  type SimControl,
+  type SimulatorInstance,
+  type FaultSpec,
+  type SimState,
+} from "./sim/index.js";
+export {
+  buildReport,
+  ReportBuilder,
+  writeReport,
+  writeReportFiles,
+  createReportListener,
+  readJournal,
+  renderJson,
+  renderJunit,
+  renderHtml,
+  REPORT_FILES,
+} from "./report/index.js";
+export type {
+  Report,
+  ReportStep,
+  ReportRequest,
+  ReportDecision,
+  ReportListener,
+  WrittenReport,
+  JournalRead,
+} from "./report/index.js";
+export {
+  definePlugin,
+  sendHttp,
+  HttpError,
+  describeNotification,
+  EVENT_NAMES,
+  loadPlugins,
+  runHook,
+  sendNotification,
+  stepInfo,
+} from "./plugin/index.js";
+export type {
+  PluginDefinition,
+  HookDef,
+  HookFn,
+  HookContext,
+  HookResult,
+  UndoAction,
+  NotifierDef,
+  Notifier,
+  NotifierContext,
+  Notification,
+  NotifyMessage,
+  NotificationSeverity,
+  StepImpl,
+  StepInfo,
+  InstanceSnapshot,
+  PluginContext,
+  PluginLogger,
+  JsonSchema,
+  HttpCall,
+  HttpAnswer,
+} from "./plugin/index.js";
+export {
+  loadRunbook,
+  parseRunbook,
+  durationMs,
+  type LoadedRunbook,
+  type LoadOptions,
+  type Runbook,
+  type Step,
+  type StepKind,
+} from "./runbook/index.js";
 export { lintRunbook, lintFiles, RULES, formatDiagnostics } from "./lint/index.js";
-export { runRunbook, planSteps, planRequests, FORCE_CHECKS, type RunOptions, type RunResult, type RunEvent, type RunEventMap, type RunListener } from "./run/index.js";
+export {
+  runRunbook,
+  planSteps,
+  planRequests,
+  FORCE_CHECKS,
+  type RunOptions,
+  type RunResult,
+  type RunEvent,
+  type RunEventMap,
+  type RunListener,
+} from "./run/index.js";
 export { createFleet, evaluate, type Fleet, type FleetSnapshot } from "./fleet/index.js";
-export { createServiceClient, createVerifierClient, ServiceError, TransportError, type Progress, type VerifierProgress } from "./api/index.js";
+export {
+  createServiceClient,
+  createVerifierClient,
+  ServiceError,
+  TransportError,
+  type Progress,
+  type VerifierProgress,
+} from "./api/index.js";
 export { prepareRehearsal, formatVerdict, type Rehearsal, type Verdict } from "./rehearse/index.js";
-export { runProcess, ProcessError, UndoStack, undoFor, createRedactor, type ProcessCall, type ProcessResult } from "./plugin/index.js";
+export {
+  runProcess,
+  ProcessError,
+  UndoStack,
+  undoFor,
+  createRedactor,
+  type ProcessCall,
+  type ProcessResult,
+} from "./plugin/index.js";

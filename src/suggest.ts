@@ -21,5 +21,7 @@ export function closest(word: string, candidates: readonly string[]): string {
 export function suggest(word: string, candidates: readonly string[]): string | undefined {
   if (candidates.length === 0) return undefined;
   const best = closest(word, candidates);
-  return distance(word.toLowerCase(), best.toLowerCase()) <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+  return distance(word.toLowerCase(), best.toLowerCase()) <= Math.max(1, Math.floor(word.length / 3))
+    ? best
+    : undefined;
 }

@@ -38,11 +38,24 @@ export default definePlugin<PagerOptions>({
     additionalProperties: false,
     required: ["routingKey"],
     properties: {
-      routingKey: { type: "string", minLength: 1, description: "The integration's routing key. A secret: write `${env.NAME}`." },
-      url: { type: "string", format: "uri", default: "https://events.pagerduty.com/v2/enqueue", description: "Events API endpoint." },
+      routingKey: {
+        type: "string",
+        minLength: 1,
+        description: "The integration's routing key. A secret: write `${env.NAME}`.",
+      },
+      url: {
+        type: "string",
+        format: "uri",
+        default: "https://events.pagerduty.com/v2/enqueue",
+        description: "Events API endpoint.",
+      },
       component: { type: "string", description: "Component named in the incident (default: the runbook's name)." },
       group: { type: "string", description: "Logical group of the component, e.g. `databases`." },
-      resolveOnSuccess: { type: "boolean", default: true, description: "Resolve the incident when the run finishes ok." },
+      resolveOnSuccess: {
+        type: "boolean",
+        default: true,
+        description: "Resolve the incident when the run finishes ok.",
+      },
     },
   },
   notifiers: {

@@ -25,6 +25,8 @@ try {
   if (!res.ok) throw new Error(`HTTP ${res.status} ${await res.text()}`);
   process.stdout.write(`application writes ${mode}\n`);
 } catch (err) {
-  process.stderr.write(`app-writes: turning application writes ${mode} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(
+    `app-writes: turning application writes ${mode} failed: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
   process.exit(1);
 }

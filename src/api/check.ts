@@ -52,7 +52,12 @@ function expectedText(spec: FieldSpec): string {
 
 class Fatal extends Error {}
 
-function checkObject(obj: Record<string, unknown>, fields: FieldsSpec, path: string, issues: AnswerIssue[]): Record<string, unknown> {
+function checkObject(
+  obj: Record<string, unknown>,
+  fields: FieldsSpec,
+  path: string,
+  issues: AnswerIssue[],
+): Record<string, unknown> {
   let out = obj;
   const drop = (k: string): void => {
     if (out === obj) out = { ...obj };

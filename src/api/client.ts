@@ -30,7 +30,6 @@ import {
   type VerifierProgressResponse,
 } from "./types.js";
 
-
 /** Default cap on an answer body: progress answers are a few hundred bytes. */
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
 
@@ -138,7 +137,8 @@ function parseTarget(raw: string): Target {
   } catch {
     throw new TypeError(`not a URL: ${redactUrl(raw)}`);
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new TypeError(`${redactUrl(raw)}: only http and https URLs are supported`);
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new TypeError(`${redactUrl(raw)}: only http and https URLs are supported`);
   const auth: string[] = [];
   if (u.username !== "" || u.password !== "") {
     // a proxy in front of the service; the service itself has no authentication (spec)
@@ -162,7 +162,12 @@ interface ClientCore {
   kind: "service" | "verifier";
   opts: ClientOptions;
   nextId: () => number;
-  send(method: "GET" | "POST", path: string, body: Buffer | undefined, signal: AbortSignal | undefined): Promise<ExchangeResult>;
+  send(
+    method: "GET" | "POST",
+    path: string,
+    body: Buffer | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ExchangeResult>;
   reportIssues(operation: ApiOperation, issues: AnswerIssue[]): void;
 }
 
@@ -173,7 +178,9 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
   // per client, i.e. per instance: "reported once per instance and field"
   const reported = new Set<string>();
   let counter = 0;
-  const onIssue = opts.onIssue ?? (opts.emit ? (_i: AnswerIssue, message: string) => opts.emit?.("log", { level: "warn", message }) : undefined);
+  const onIssue =
+    opts.onIssue ??
+    (opts.emit ? (_i: AnswerIssue, message: string) => opts.emit?.("log", { level: "warn", message }) : undefined);
   return {
     target,
     kind,
@@ -201,7 +208,11 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
   };
 }
 
-function transportFailure(url: string, operation: ApiOperation, r: Extract<ExchangeResult, { ok: false }>): TransportError {
+function transportFailure(
+  url: string,
+  operation: ApiOperation,
+  r: Extract<ExchangeResult, { ok: false }>,
+): TransportError {
   return new TransportError(url, operation, r.failure, redactText(r.detail), {
     ...(r.sysCode !== undefined ? { sysCode: r.sysCode } : {}),
     ...(r.status !== undefined ? { status: r.status } : {}),
@@ -211,7 +222,14 @@ function transportFailure(url: string, operation: ApiOperation, r: Extract<Excha
   });
 }
 
-function badBody(url: string, operation: ApiOperation, code: TransportErrorCode, detail: string, status: number, text: string): TransportError {
+function badBody(
+  url: string,
+  operation: ApiOperation,
+  code: TransportErrorCode,
+  detail: string,
+  status: number,
+  text: string,
+): TransportError {
   // an answer arrived, so the request was certainly sent
   return new TransportError(url, operation, code, detail, { status, bodyStart: bodyExcerpt(text), requestSent: true });
 }
@@ -223,7 +241,14 @@ function parseAnswer(url: string, operation: ApiOperation, r: Extract<ExchangeRe
     json = JSON.parse(r.text);
   } catch {
     // "A non-JSON body is a transport failure."
-    throw badBody(url, operation, "non-json", `HTTP ${r.status}, the answer is not JSON: ${JSON.stringify(bodyExcerpt(r.text, 60))}`, r.status, r.text);
+    throw badBody(
+      url,
+      operation,
+      "non-json",
+      `HTTP ${r.status}, the answer is not JSON: ${JSON.stringify(bodyExcerpt(r.text, 60))}`,
+      r.status,
+      r.text,
+    );
   }
   if (isPlainObject(json) && json.success === false) {
     const name = typeof json.error === "string" ? redactText(json.error) : "(no error name)";
@@ -233,14 +258,28 @@ function parseAnswer(url: string, operation: ApiOperation, r: Extract<ExchangeRe
   return json;
 }
 
-function checked<T>(url: string, operation: ApiOperation, json: unknown, spec: FieldsSpec, status: number, text: string, core: ClientCore): T {
+function checked<T>(
+  url: string,
+  operation: ApiOperation,
+  json: unknown,
+  spec: FieldsSpec,
+  status: number,
+  text: string,
+  core: ClientCore,
+): T {
   const out: CheckOutcome<T> = checkAnswer<T>(json, spec);
-  if (!out.ok) throw badBody(url, operation, "bad-answer", `HTTP ${status}, unexpected answer: ${out.fatal}`, status, text);
+  if (!out.ok)
+    throw badBody(url, operation, "bad-answer", `HTTP ${status}, unexpected answer: ${out.fatal}`, status, text);
   core.reportIssues(operation, out.issues);
   return out.value;
 }
 
-async function get<T>(core: ClientCore, operation: ApiOperation, spec: FieldsSpec, signal: AbortSignal | undefined): Promise<T> {
+async function get<T>(
+  core: ClientCore,
+  operation: ApiOperation,
+  spec: FieldsSpec,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   const r = await core.send("GET", "/api/v1/progress", undefined, signal);
   if (!r.ok) throw transportFailure(core.target.url, operation, r);
   const json = parseAnswer(core.target.url, operation, r);
@@ -251,7 +290,14 @@ async function get<T>(core: ClientCore, operation: ApiOperation, spec: FieldsSpe
  * Never rejects with an ApiError. Not `async` on purpose: everything up to the socket write runs synchronously
  * in the caller's turn, so a broadcast's requests leave back to back (fan-out skew).
  */
-function post(core: ClientCore, operation: ApiOperation, path: string, body: unknown, signal: AbortSignal | undefined, lenient = false): Promise<CommandOutcome> {
+function post(
+  core: ClientCore,
+  operation: ApiOperation,
+  path: string,
+  body: unknown,
+  signal: AbortSignal | undefined,
+  lenient = false,
+): Promise<CommandOutcome> {
   const json = body instanceof JsonBody ? body : new JsonBody(body);
   // a fleet's clients have no emit: its broadcast emits every request.sent first, itself
   const emit = core.opts.emit;
@@ -261,15 +307,52 @@ function post(core: ClientCore, operation: ApiOperation, path: string, body: unk
   const outcome = send(core, operation, path, json.bytes, signal, lenient);
   if (!emit) return outcome;
   return outcome.then((o) => {
-    if (o.ok) emit("response.received", { id, ...instance, target: core.kind, status: o.status, ok: true, body: redactDeep(o.answer), durationMs: o.durationMs });
-    else emit("response.received", { id, ...instance, target: core.kind, ...(o.status !== undefined ? { status: o.status } : {}), ok: false, error: o.error.message, errorKind: o.error instanceof ServiceError ? "service" : o.error instanceof TransportError && !o.error.requestSent ? "not-sent" : "transport", durationMs: o.durationMs });
+    if (o.ok)
+      emit("response.received", {
+        id,
+        ...instance,
+        target: core.kind,
+        status: o.status,
+        ok: true,
+        body: redactDeep(o.answer),
+        durationMs: o.durationMs,
+      });
+    else
+      emit("response.received", {
+        id,
+        ...instance,
+        target: core.kind,
+        ...(o.status !== undefined ? { status: o.status } : {}),
+        ok: false,
+        error: o.error.message,
+        errorKind:
+          o.error instanceof ServiceError
+            ? "service"
+            : o.error instanceof TransportError && !o.error.requestSent
+              ? "not-sent"
+              : "transport",
+        durationMs: o.durationMs,
+      });
     return o;
   });
 }
 
-function send(core: ClientCore, operation: ApiOperation, path: string, bytes: Buffer, signal: AbortSignal | undefined, lenient: boolean): Promise<CommandOutcome> {
+function send(
+  core: ClientCore,
+  operation: ApiOperation,
+  path: string,
+  bytes: Buffer,
+  signal: AbortSignal | undefined,
+  lenient: boolean,
+): Promise<CommandOutcome> {
   return core.send("POST", path, bytes, signal).then((r): CommandOutcome => {
-    if (!r.ok) return { ok: false, error: transportFailure(core.target.url, operation, r), sentAt: r.sentAt, durationMs: r.durationMs };
+    if (!r.ok)
+      return {
+        ok: false,
+        error: transportFailure(core.target.url, operation, r),
+        sentAt: r.sentAt,
+        durationMs: r.durationMs,
+      };
     try {
       let answer: OperationResponse;
       if (lenient && r.text.trim() === "") {
@@ -279,11 +362,26 @@ function send(core: ClientCore, operation: ApiOperation, path: string, bytes: Bu
         answer =
           lenient && isPlainObject(json) && !Object.hasOwn(json, "success")
             ? { success: true, ...json }
-            : checked<OperationResponse>(core.target.url, operation, json, OPERATION_RESPONSE_SPEC, r.status, r.text, core);
+            : checked<OperationResponse>(
+                core.target.url,
+                operation,
+                json,
+                OPERATION_RESPONSE_SPEC,
+                r.status,
+                r.text,
+                core,
+              );
       }
-      return { ok: true, answer, sentAt: r.sentAt ?? performance.now() - r.durationMs, durationMs: r.durationMs, status: r.status };
+      return {
+        ok: true,
+        answer,
+        sentAt: r.sentAt ?? performance.now() - r.durationMs,
+        durationMs: r.durationMs,
+        status: r.status,
+      };
     } catch (err) {
-      if (err instanceof ApiError) return { ok: false, error: err, sentAt: r.sentAt, durationMs: r.durationMs, status: r.status };
+      if (err instanceof ApiError)
+        return { ok: false, error: err, sentAt: r.sentAt, durationMs: r.durationMs, status: r.status };
       throw err;
     }
   });
@@ -298,7 +396,8 @@ const orThrow = (p: Promise<CommandOutcome>): Promise<CommandResult> =>
 /** A client of one sync service instance. `url` may carry `user:password@` (never shown). */
 export function createServiceClient(url: string, opts: ClientOptions): ServiceClient {
   const core = makeCore(url, "service", opts);
-  const progressAnswer = (o: RequestOptions = {}): Promise<ProgressResponse> => get<ProgressResponse>(core, "progress", PROGRESS_RESPONSE_SPEC, o.signal);
+  const progressAnswer = (o: RequestOptions = {}): Promise<ProgressResponse> =>
+    get<ProgressResponse>(core, "progress", PROGRESS_RESPONSE_SPEC, o.signal);
   const tryCommand = (op: CommandOperation, body: unknown, o: RequestOptions = {}): Promise<CommandOutcome> => {
     if (!COMMAND_OPERATIONS.includes(op)) return Promise.reject(new TypeError(`unknown command "${String(op)}"`));
     return post(core, op, `/api/v1/${op}`, body, o.signal);
@@ -321,6 +420,7 @@ export function createVerifierClient(url: string, opts: ClientOptions): Verifier
     // (or an empty body) is taken as accepted
     check: (o = {}) => orThrow(post(core, "verifier.check", "/api/v1/check", {}, o.signal, true)),
     writesOff: (o = {}) => orThrow(post(core, "verifier.writesOff", "/api/v1/writesOff", {}, o.signal, true)),
-    progress: async (o = {}) => (await get<VerifierProgressResponse>(core, "verifier.progress", VERIFIER_RESPONSE_SPEC, o.signal)).progress,
+    progress: async (o = {}) =>
+      (await get<VerifierProgressResponse>(core, "verifier.progress", VERIFIER_RESPONSE_SPEC, o.signal)).progress,
   };
 }

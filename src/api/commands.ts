@@ -9,7 +9,9 @@
 export type CommandOperation = "start" | "commit" | "pause" | "resume" | "reverse";
 
 /** For each command: the states it is sent in (not taken yet) and the states it leaves (took effect). */
-export const COMMAND_EFFECT: Readonly<Record<CommandOperation, { before: readonly string[]; after: readonly string[] }>> = {
+export const COMMAND_EFFECT: Readonly<
+  Record<CommandOperation, { before: readonly string[]; after: readonly string[] }>
+> = {
   // PAUSED/COMMITTING/COMMITTED can only follow a start
   start: { before: ["IDLE"], after: ["INITIALIZING", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED"] },
   commit: { before: ["RUNNING"], after: ["COMMITTING", "COMMITTED"] },

@@ -84,7 +84,8 @@ export class TransportError extends ApiError {
   }
   /** Short label for status lines: `ECONNRESET`, `timeout`, `HTTP 502 non-JSON`. */
   get label(): string {
-    if (this.code === "non-json" || this.code === "bad-answer") return `${this.status === undefined ? "" : `HTTP ${this.status} `}${this.code}`;
+    if (this.code === "non-json" || this.code === "bad-answer")
+      return `${this.status === undefined ? "" : `HTTP ${this.status} `}${this.code}`;
     return this.info.sysCode ?? this.code;
   }
 }

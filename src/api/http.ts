@@ -43,7 +43,16 @@ export type ExchangeResult =
       cause?: unknown;
     };
 
-const CONNECT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "UND_ERR_CONNECT_TIMEOUT", "EADDRNOTAVAIL"]);
+const CONNECT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "EADDRNOTAVAIL",
+]);
 
 function codeOf(err: unknown): string | undefined {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
@@ -79,8 +88,12 @@ export function exchange(dispatcher: Dispatcher, req: PreparedRequest, opts: Exc
       if (abortReason && controller && !controller.aborted) controller.abort(abortReason);
       resolve(result);
     };
-    const fail = (failure: Extract<ExchangeResult, { ok: false }>["failure"], detail: string, extra: { sysCode?: string; cause?: unknown; status?: number } = {}, abort?: Error): void =>
-      finish({ ok: false, failure, detail, sentAt, durationMs: performance.now() - t0, ...extra }, abort);
+    const fail = (
+      failure: Extract<ExchangeResult, { ok: false }>["failure"],
+      detail: string,
+      extra: { sysCode?: string; cause?: unknown; status?: number } = {},
+      abort?: Error,
+    ): void => finish({ ok: false, failure, detail, sentAt, durationMs: performance.now() - t0, ...extra }, abort);
     function onAbort(): void {
       fail("aborted", "aborted by the caller", { cause: opts.signal?.reason }, new Error("aborted by the caller"));
     }
@@ -129,9 +142,17 @@ export function exchange(dispatcher: Dispatcher, req: PreparedRequest, opts: Exc
           fail("timeout", `no answer in time (${code})`, { sysCode: code, cause: err });
         } else if (sentAt === undefined || (code !== undefined && CONNECT_CODES.has(code))) {
           // never written to a socket: the server cannot have acted on it
-          fail("connect", `cannot connect: ${messageOf(err)}${code && !messageOf(err).includes(code) ? ` (${code})` : ""}`, { ...(code ? { sysCode: code } : {}), cause: err });
+          fail(
+            "connect",
+            `cannot connect: ${messageOf(err)}${code && !messageOf(err).includes(code) ? ` (${code})` : ""}`,
+            { ...(code ? { sysCode: code } : {}), cause: err },
+          );
         } else {
-          fail("network", `connection failed: ${messageOf(err)}${code && !messageOf(err).includes(code) ? ` (${code})` : ""}`, { ...(code ? { sysCode: code } : {}), cause: err });
+          fail(
+            "network",
+            `connection failed: ${messageOf(err)}${code && !messageOf(err).includes(code) ? ` (${code})` : ""}`,
+            { ...(code ? { sysCode: code } : {}), cause: err },
+          );
         }
       },
     };

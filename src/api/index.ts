@@ -1,6 +1,14 @@
 /** Public surface of the API client of the sync service and the verifier. */
 export { createServiceClient, createVerifierClient, JsonBody, DEFAULT_MAX_BODY_BYTES } from "./client.js";
-export type { ClientOptions, RequestOptions, EventSink, CommandResult, CommandOutcome, ServiceClient, VerifierClient } from "./client.js";
+export type {
+  ClientOptions,
+  RequestOptions,
+  EventSink,
+  CommandResult,
+  CommandOutcome,
+  ServiceClient,
+  VerifierClient,
+} from "./client.js";
 export { COMMAND_EFFECT, COMMAND_OPERATIONS, commandTookEffect, isCommandOperation } from "./commands.js";
 export type { CommandOperation } from "./commands.js";
 export { ApiError, TransportError, ServiceError } from "./errors.js";

@@ -26,14 +26,21 @@ export type SyncState = (typeof SYNC_STATES)[number];
 export type Presence = "required" | "expected" | "optional";
 
 export type FieldSpec =
-  | { readonly type: "string"; readonly presence: Presence; readonly nullable?: boolean; readonly enum?: readonly string[] }
+  | {
+      readonly type: "string";
+      readonly presence: Presence;
+      readonly nullable?: boolean;
+      readonly enum?: readonly string[];
+    }
   | { readonly type: "boolean" | "integer"; readonly presence: Presence; readonly nullable?: boolean }
   | { readonly type: "object"; readonly presence: Presence; readonly nullable?: boolean; readonly fields: FieldsSpec }
   | { readonly type: "any"; readonly presence: Presence };
 export type FieldsSpec = { readonly [name: string]: FieldSpec };
 
-const int = <P extends Presence, N extends boolean = false>(presence: P, nullable?: N) => ({ type: "integer", presence, nullable: (nullable ?? false) as N }) as const;
-const str = <P extends Presence, N extends boolean = false>(presence: P, nullable?: N) => ({ type: "string", presence, nullable: (nullable ?? false) as N }) as const;
+const int = <P extends Presence, N extends boolean = false>(presence: P, nullable?: N) =>
+  ({ type: "integer", presence, nullable: (nullable ?? false) as N }) as const;
+const str = <P extends Presence, N extends boolean = false>(presence: P, nullable?: N) =>
+  ({ type: "string", presence, nullable: (nullable ?? false) as N }) as const;
 
 const VERIFICATION_SIDE = {
   phase: str("expected"),
@@ -112,7 +119,12 @@ export const VERIFIER_PROGRESS_SPEC = {
     type: "object",
     presence: "optional",
     nullable: false,
-    fields: { docsCompared: int("expected"), totalDocs: int("expected"), srcBytesCompared: int("expected"), totalSrcBytes: int("expected") },
+    fields: {
+      docsCompared: int("expected"),
+      totalDocs: int("expected"),
+      srcBytesCompared: int("expected"),
+      totalSrcBytes: int("expected"),
+    },
   },
   srcChangeStats: { type: "object", presence: "optional", nullable: false, fields: {} },
   dstChangeStats: { type: "object", presence: "optional", nullable: false, fields: {} },
@@ -201,7 +213,12 @@ export interface VerifierProgressFields {
   error?: unknown;
   verificationStatus?: VerificationStatus & Extra;
   generation?: number;
-  generationStats?: { docsCompared?: number; totalDocs?: number; srcBytesCompared?: number; totalSrcBytes?: number } & Extra;
+  generationStats?: {
+    docsCompared?: number;
+    totalDocs?: number;
+    srcBytesCompared?: number;
+    totalSrcBytes?: number;
+  } & Extra;
   srcChangeStats?: Extra;
   dstChangeStats?: Extra;
 }
@@ -229,7 +246,9 @@ type Scalar<S> = S extends { type: "any" }
 type Value<S> = Scalar<S> | (S extends { nullable: true } ? null : never);
 type RequiredKeys<F> = { [K in keyof F]: F[K] extends { presence: "required" } ? K : never }[keyof F];
 /** The type a descriptor describes. */
-export type Shape<F> = { [K in RequiredKeys<F>]: Value<F[K]> } & { [K in Exclude<keyof F, RequiredKeys<F>>]?: Value<F[K]> };
+export type Shape<F> = { [K in RequiredKeys<F>]: Value<F[K]> } & {
+  [K in Exclude<keyof F, RequiredKeys<F>>]?: Value<F[K]>;
+};
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type SameKeys<A, B> = Same<keyof A, keyof B>;

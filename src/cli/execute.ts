@@ -32,7 +32,11 @@ export function parseVars(list: readonly string[] = []): Record<string, Scalar> 
   const out: Record<string, Scalar> = {};
   for (const item of list) {
     const eq = item.indexOf("=");
-    if (eq <= 0) throw new UserError(`--var ${item}: expected name=value`, { hint: "For example --var maxLag=5", exitCode: ExitCode.usage });
+    if (eq <= 0)
+      throw new UserError(`--var ${item}: expected name=value`, {
+        hint: "For example --var maxLag=5",
+        exitCode: ExitCode.usage,
+      });
     const k = item.slice(0, eq).trim();
     const v = item.slice(eq + 1);
     out[k] = /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
@@ -43,16 +47,31 @@ export function parseVars(list: readonly string[] = []): Record<string, Scalar> 
 /** `--force a,b --force c` → [a, b, c], each a known check. */
 export async function parseForce(list: readonly string[] = []): Promise<string[]> {
   const { FORCE_CHECKS } = await import("../run/context.js");
-  const out = list.flatMap((f) => f.split(",")).map((f) => f.trim()).filter(Boolean);
+  const out = list
+    .flatMap((f) => f.split(","))
+    .map((f) => f.trim())
+    .filter(Boolean);
   for (const f of out) {
-    if (!(FORCE_CHECKS as readonly string[]).includes(f)) throw new UserError(`--force=${f}: no such check`, { hint: `Checks: ${FORCE_CHECKS.join(", ")}`, exitCode: ExitCode.usage });
+    if (!(FORCE_CHECKS as readonly string[]).includes(f))
+      throw new UserError(`--force=${f}: no such check`, {
+        hint: `Checks: ${FORCE_CHECKS.join(", ")}`,
+        exitCode: ExitCode.usage,
+      });
   }
   return out;
 }
 
 /** Loads, validates and lints; prints problems; throws (exit 2) when the runbook must not run. */
-export async function loadForRun(file: string, flags: ExecuteFlags, print: (s: string) => void): Promise<LoadedRunbook> {
-  if (!existsSync(file)) throw new UserError(`${file}: no such file`, { hint: "Pass the path of a runbook (YAML).", exitCode: ExitCode.usage });
+export async function loadForRun(
+  file: string,
+  flags: ExecuteFlags,
+  print: (s: string) => void,
+): Promise<LoadedRunbook> {
+  if (!existsSync(file))
+    throw new UserError(`${file}: no such file`, {
+      hint: "Pass the path of a runbook (YAML).",
+      exitCode: ExitCode.usage,
+    });
   const { loadRunbook } = await import("../runbook/index.js");
   const { lintRunbook } = await import("../lint/rules.js");
   const loaded = await loadRunbook(file, { env: process.env, vars: parseVars(flags.var) });
@@ -64,7 +83,10 @@ export async function loadForRun(file: string, flags: ExecuteFlags, print: (s: s
   }
   const n = countBySeverity(diags);
   if (!loaded.runbook || n.error > 0) {
-    throw new UserError(`${file} has ${n.error} error(s): nothing was sent`, { hint: `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`, exitCode: ExitCode.usage });
+    throw new UserError(`${file} has ${n.error} error(s): nothing was sent`, {
+      hint: `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`,
+      exitCode: ExitCode.usage,
+    });
   }
   return loaded;
 }
@@ -77,7 +99,11 @@ export async function loadPluginsFor(loaded: LoadedRunbook, print: (s: string) =
     const { formatPretty } = await import("../lint/format/pretty.js");
     print(formatPretty({ diagnostics, files: [loaded.file], sources: new Map([[loaded.file, loaded.text]]) }));
   }
-  if (errors.length) throw new UserError(`${loaded.file}: ${errors.length} plugin problem(s): nothing was sent`, { hint: "Fix the plugins: entries and hook options above.", exitCode: ExitCode.usage });
+  if (errors.length)
+    throw new UserError(`${loaded.file}: ${errors.length} plugin problem(s): nothing was sent`, {
+      hint: "Fix the plugins: entries and hook options above.",
+      exitCode: ExitCode.usage,
+    });
   return registry;
 }
 
@@ -88,13 +114,22 @@ export async function printPlan(loaded: LoadedRunbook, out: (s: string) => void)
   if (!rb) return;
   const steps = planSteps(rb);
   const reqs = planRequests(rb, steps, loaded.redact);
-  out(`plan for ${rb.name} (${loaded.file}): ${steps.length} steps, ${rb.instances.length} instance(s); dry run: nothing is sent`);
+  out(
+    `plan for ${rb.name} (${loaded.file}): ${steps.length} steps, ${rb.instances.length} instance(s); dry run: nothing is sent`,
+  );
   for (const s of steps) {
-    out(`\n${s.index + 1}. [${s.id}] ${s.kind}: ${loaded.redact(s.title)}${s.step.when === false ? "  (when: false: skipped)" : ""}`);
-    for (const r of reqs.filter((x) => x.step === s.id)) out(`     ${r.method.padEnd(4)} ${r.target}${r.path}${r.body !== undefined ? `  ${JSON.stringify(r.body)}` : ""}${r.note ? `  — ${r.note}` : ""}`);
+    out(
+      `\n${s.index + 1}. [${s.id}] ${s.kind}: ${loaded.redact(s.title)}${s.step.when === false ? "  (when: false: skipped)" : ""}`,
+    );
+    for (const r of reqs.filter((x) => x.step === s.id))
+      out(
+        `     ${r.method.padEnd(4)} ${r.target}${r.path}${r.body !== undefined ? `  ${JSON.stringify(r.body)}` : ""}${r.note ? `  — ${r.note}` : ""}`,
+      );
     if (s.kind === "stopWrites" || s.kind === "hook") {
       const call = s.step.stopWrites ?? s.step.hook;
-      out(`     hook ${call?.use ?? "?"} ${loaded.redact(JSON.stringify(call?.with ?? {}))}${call?.undo ? `  (undo: ${call.undo.use})` : ""}`);
+      out(
+        `     hook ${call?.use ?? "?"} ${loaded.redact(JSON.stringify(call?.with ?? {}))}${call?.undo ? `  (undo: ${call.undo.use})` : ""}`,
+      );
     }
   }
 }
@@ -108,13 +143,21 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
   if (!rb) return [];
   const { createFleet } = await import("../fleet/index.js");
   const { planSteps } = await import("../run/plan.js");
-  const fleet = createFleet({ instances: rb.instances.map((i) => (typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) })), requestTimeoutMs: 5000 });
+  const fleet = createFleet({
+    instances: rb.instances.map((i) =>
+      typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) },
+    ),
+    requestTimeoutMs: 5000,
+  });
   const snap = await fleet.progress(AbortSignal.timeout(15_000));
   const problems: string[] = [];
   for (const i of snap.instances) {
     const label = i.ref.name ?? i.ref.url;
     if (i.error) problems.push(`${label}: unreachable: ${i.error.message}`);
-    else out(`probe: ${label}: ${i.progress?.state ?? "?"}${i.progress?.canCommit ? ", canCommit" : ""}${i.progress?.info ? `, ${i.progress.info}` : ""}`);
+    else
+      out(
+        `probe: ${label}: ${i.progress?.state ?? "?"}${i.progress?.canCommit ? ", canCommit" : ""}${i.progress?.info ? `, ${i.progress.info}` : ""}`,
+      );
   }
   const first = planSteps(rb).find((s) => s.step.when !== false && isCommandOperation(s.kind));
   if (first && isCommandOperation(first.kind)) {
@@ -125,7 +168,10 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
       const st = i.progress?.state;
       if (!st) continue;
       const ok = need.includes(st) || (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
-      if (!ok) problems.push(`${i.ref.name ?? i.ref.url} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`);
+      if (!ok)
+        problems.push(
+          `${i.ref.name ?? i.ref.url} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`,
+        );
     }
   }
   const ids = fleet.identity(snap, {});

@@ -40,7 +40,8 @@ function useColor(opt: boolean | undefined): boolean {
   if (opt !== undefined) return opt;
   const env = process.env;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false") return true;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false")
+    return true;
   try {
     return fstatSync(1).isCharacterDevice() && env.TERM !== "dumb";
   } catch {
@@ -70,7 +71,8 @@ function usage(message: string, hint: string): UserError {
 
 /** `--list-rules`: the catalogue as a table (or JSON with `--format json`). */
 function listRules(format: Format): string {
-  if (format === "json") return `${JSON.stringify({ rules: RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, spec: r.spec, source: r.source })) })}\n`;
+  if (format === "json")
+    return `${JSON.stringify({ rules: RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, spec: r.spec, source: r.source })) })}\n`;
   const w = Math.max(...RULES.map((r) => r.id.length));
   const lines = RULES.map((r) => `${r.id.padEnd(w)}  ${r.severity.padEnd(7)}  ${r.description}`);
   return `${"rule".padEnd(w)}  ${"severity"}  description\n${lines.join("\n")}\n\n${RULES.length} rules. Each enforces a sentence of spec/sync-service-api.md, spec/service-facts.md or DESIGN.md (see --format json).\n`;
@@ -79,7 +81,8 @@ function listRules(format: Format): string {
 export async function main(paths: string[], opts: LintCliOptions = {}): Promise<number> {
   try {
     const format = (opts.format ?? "pretty") as Format;
-    if (!FORMATS.includes(format)) throw usage(`unknown format ${JSON.stringify(opts.format)}`, `Use one of: ${FORMATS.join(", ")}.`);
+    if (!FORMATS.includes(format))
+      throw usage(`unknown format ${JSON.stringify(opts.format)}`, `Use one of: ${FORMATS.join(", ")}.`);
     if (opts.listRules) {
       writeOut(listRules(format));
       return ExitCode.ok;
@@ -93,7 +96,9 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
     const n = countBySeverity(diagnostics);
     if (n.error > 0) return ExitCode.failed;
     if (max !== undefined && max >= 0 && n.warning > max) {
-      process.stderr.write(`syncbook: ${n.warning} warning${n.warning === 1 ? "" : "s"}, more than --max-warnings ${max}\n`);
+      process.stderr.write(
+        `syncbook: ${n.warning} warning${n.warning === 1 ? "" : "s"}, more than --max-warnings ${max}\n`,
+      );
       return ExitCode.failed;
     }
     return ExitCode.ok;

@@ -32,8 +32,14 @@ export async function main(file: string, flags: RehearseFlags): Promise<number> 
   const started = Date.now();
   try {
     const registry = await loadPluginsFor(reh.loaded, stderr);
-    stderr(`simulator: ${reh.sim.instances.map((i) => i.url).join(", ")}; verifier ${reh.sim.verifierUrl}; time ×${reh.timeScale}`);
-    const code = await execute(reh.loaded, registry, flags, force, [], { mode: "rehearse", timeScale: reh.timeScale, yes: true });
+    stderr(
+      `simulator: ${reh.sim.instances.map((i) => i.url).join(", ")}; verifier ${reh.sim.verifierUrl}; time ×${reh.timeScale}`,
+    );
+    const code = await execute(reh.loaded, registry, flags, force, [], {
+      mode: "rehearse",
+      timeScale: reh.timeScale,
+      yes: true,
+    });
     const verdict = await reh.verdict();
     for (const l of formatVerdict(verdict, Date.now() - started)) stdout(l);
     if (code !== ExitCode.ok) return code;

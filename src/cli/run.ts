@@ -10,12 +10,35 @@ import type { PluginRegistry } from "../plugin/index.js";
 import type { RunEvent, RunListener } from "../run/events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { LoadedRunbook } from "../runbook/index.js";
-import { interruptOnSignals, loadForRun, loadPluginsFor, parseForce, printPlan, probe, reportOutput, stderr, stdout, type ExecuteFlags } from "./execute.js";
+import {
+  interruptOnSignals,
+  loadForRun,
+  loadPluginsFor,
+  parseForce,
+  printPlan,
+  probe,
+  reportOutput,
+  stderr,
+  stdout,
+  type ExecuteFlags,
+} from "./execute.js";
 
 export async function main(file: string, flags: ExecuteFlags): Promise<number> {
-  if (flags.probe && !flags.dryRun) throw new UserError("--probe goes with --dry-run", { hint: "syncbook run x.yaml --dry-run --probe", exitCode: ExitCode.usage });
-  if (flags.resume && (flags.from || flags.to)) throw new UserError("--resume decides where to continue: it does not take --from or --to", { hint: "Drop --from/--to.", exitCode: ExitCode.usage });
-  if (flags.step && !(process.stdin.isTTY && process.stderr.isTTY)) throw new UserError("--step asks before every step and needs a terminal", { hint: "Run it in a terminal, or without --step.", exitCode: ExitCode.usage });
+  if (flags.probe && !flags.dryRun)
+    throw new UserError("--probe goes with --dry-run", {
+      hint: "syncbook run x.yaml --dry-run --probe",
+      exitCode: ExitCode.usage,
+    });
+  if (flags.resume && (flags.from || flags.to))
+    throw new UserError("--resume decides where to continue: it does not take --from or --to", {
+      hint: "Drop --from/--to.",
+      exitCode: ExitCode.usage,
+    });
+  if (flags.step && !(process.stdin.isTTY && process.stderr.isTTY))
+    throw new UserError("--step asks before every step and needs a terminal", {
+      hint: "Run it in a terminal, or without --step.",
+      exitCode: ExitCode.usage,
+    });
   const force = await parseForce(flags.force);
   const loaded = await loadForRun(file, flags, stderr);
   const registry = await loadPluginsFor(loaded, stderr);
@@ -37,12 +60,21 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
   if (lock.staleFrom) stderr(`journal: took over a stale lock (${JSON.stringify(lock.staleFrom)})`);
   try {
     const { planResume } = await import("../run/resume.js");
-    const resume = flags.resume ? await planResume(loaded, dir, { allowChangedRunbook: flags.allowChangedRunbook === true, say: stderr }) : undefined;
+    const resume = flags.resume
+      ? await planResume(loaded, dir, { allowChangedRunbook: flags.allowChangedRunbook === true, say: stderr })
+      : undefined;
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     stderr(`journal: ${journal.file}`);
     try {
       const record = asListener(journal) as (e: RunEvent) => void;
-      return await execute(loaded, registry, flags, force, [], resume ? { mode: "resume", resume: resume.plan, critical: [record] } : { mode: "run", critical: [record] });
+      return await execute(
+        loaded,
+        registry,
+        flags,
+        force,
+        [],
+        resume ? { mode: "resume", resume: resume.plan, critical: [record] } : { mode: "run", critical: [record] },
+      );
     } finally {
       journal.close();
     }
@@ -57,7 +89,13 @@ export async function execute(
   flags: ExecuteFlags,
   force: string[],
   extraListeners: RunListener[],
-  how: { mode: "run" | "rehearse" | "resume"; resume?: ResumePlan; timeScale?: number; yes?: boolean; critical?: ((e: RunEvent) => void)[] },
+  how: {
+    mode: "run" | "rehearse" | "resume";
+    resume?: ResumePlan;
+    timeScale?: number;
+    yes?: boolean;
+    critical?: ((e: RunEvent) => void)[];
+  },
 ): Promise<number> {
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
@@ -86,13 +124,18 @@ export async function execute(
     });
     await ui.close();
     if (result.outcome !== "ok") {
-      stderr(`${result.outcome === "interrupted" ? "interrupted" : "failed"}${result.message ? `: ${result.message}` : ""}`);
+      stderr(
+        `${result.outcome === "interrupted" ? "interrupted" : "failed"}${result.message ? `: ${result.message}` : ""}`,
+      );
       if (result.hint) stderr(`  hint: ${result.hint}`);
-      if (result.outcome === "interrupted" || !result.committed) stderr(`  resume with: syncbook run ${loaded.file} --resume`);
+      if (result.outcome === "interrupted" || !result.committed)
+        stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }
     return result.exitCode;
   } finally {
     off();
-    await report.finish().catch((err: unknown) => stderr(`report: ${err instanceof Error ? err.message : String(err)}`));
+    await report
+      .finish()
+      .catch((err: unknown) => stderr(`report: ${err instanceof Error ? err.message : String(err)}`));
   }
 }

@@ -33,14 +33,16 @@ const usage = (message: string, hint?: string): UserError => new UserError(messa
 function int(name: string, v: string | undefined, dflt: number, min: number, max: number): number {
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (!/^\d+$/.test(v.trim()) || n < min || n > max) throw usage(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
+  if (!/^\d+$/.test(v.trim()) || n < min || n > max)
+    throw usage(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
   return n;
 }
 
 /** `cluster0:replicaSet` → ["cluster0", { topology: "replicaSet" }]. */
 export function parseClusterArg(flag: string, v: string): [string, ClusterSetting] {
   const m = /^([A-Za-z0-9_.-]+):(replicaSet|rs|replset|sharded)$/i.exec(v.trim());
-  if (!m) throw usage(`${flag} must be <cluster name>:<replicaSet|sharded>, got "${v}"`, `e.g. ${flag} cluster0:replicaSet`);
+  if (!m)
+    throw usage(`${flag} must be <cluster name>:<replicaSet|sharded>, got "${v}"`, `e.g. ${flag} cluster0:replicaSet`);
   return [m[1]!, { topology: m[2]!.toLowerCase() === "sharded" ? "sharded" : "replicaSet" }];
 }
 
@@ -63,19 +65,24 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
     graceMs: int("--grace", opts.grace, 2000, 0, 3_600_000),
   };
   if (opts.serviceVersion !== undefined) {
-    if (!/^\d+\.\d+(\.\d+)?$/.test(opts.serviceVersion)) throw usage(`--service-version must look like 1.8.0, got "${opts.serviceVersion}"`);
+    if (!/^\d+\.\d+(\.\d+)?$/.test(opts.serviceVersion))
+      throw usage(`--service-version must look like 1.8.0, got "${opts.serviceVersion}"`);
     options.serviceVersion = opts.serviceVersion;
   }
   try {
     if (opts.data !== undefined) options.data = parseBytes(opts.data);
     if (opts.timeScale !== undefined) {
       const x = Number(opts.timeScale);
-      if (opts.timeScale.trim() === "" || !Number.isFinite(x) || x < 0) throw new RangeError(`--time-scale must be a number ≥ 0, got "${opts.timeScale}"`);
+      if (opts.timeScale.trim() === "" || !Number.isFinite(x) || x < 0)
+        throw new RangeError(`--time-scale must be a number ≥ 0, got "${opts.timeScale}"`);
       options.timeScale = x;
     }
     options.faults = (opts.fault ?? []).map((f) => (parseFault(f), f));
   } catch (err) {
-    throw usage((err as Error).message, "faults: kind[=value][,after=DUR][,for=DUR][@scope[/endpoint]], e.g. http500=0.2@1/progress");
+    throw usage(
+      (err as Error).message,
+      "faults: kind[=value][,after=DUR][,for=DUR][@scope[/endpoint]], e.g. http500=0.2@1/progress",
+    );
   }
 
   let sim;
@@ -84,14 +91,19 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === "EADDRINUSE" || e.code === "EACCES") {
-      throw new UserError(`cannot listen on ${options.host}: ${e.message}`, { hint: "use --port 0 --verifier-port 0 to pick free ports", exitCode: ExitCode.failed });
+      throw new UserError(`cannot listen on ${options.host}: ${e.message}`, {
+        hint: "use --port 0 --verifier-port 0 to pick free ports",
+        exitCode: ExitCode.failed,
+      });
     }
     if (err instanceof RangeError) throw usage(err.message);
     throw err;
   }
   for (const inst of sim.instances) out(`instance ${inst.index} ${inst.url}`);
   out(`verifier ${sim.verifierUrl}`);
-  out(`control ${sim.instances[0]!.url}/sim  (GET /sim/state, POST /sim/writes {"enabled":false}, POST /sim/faults {"spec":"http500=0.2"}; on every port)`);
+  out(
+    `control ${sim.instances[0]!.url}/sim  (GET /sim/state, POST /sim/writes {"enabled":false}, POST /sim/faults {"spec":"http500=0.2"}; on every port)`,
+  );
   for (const f of sim.control.faults()) out(`fault ${f.id} ${f.text}`);
 
   await new Promise<void>((resolve) => {

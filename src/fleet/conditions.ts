@@ -114,7 +114,11 @@ function expectationChecks(e: Expectation, read: (subject: unknown) => unknown):
     } catch {
       re = undefined;
     }
-    add("matches", re ? e.matches : `${e.matches} (invalid regular expression)`, (v) => re !== undefined && typeof v === "string" && re.test(v));
+    add(
+      "matches",
+      re ? e.matches : `${e.matches} (invalid regular expression)`,
+      (v) => re !== undefined && typeof v === "string" && re.test(v),
+    );
   }
   if (checks.length === 0) add("is", "present", (v) => v !== undefined && v !== null);
   return checks;
@@ -130,12 +134,18 @@ function equalsCheck(name: string, expected: unknown, read: (p: Progress) => unk
   };
 }
 
-function buildChecks(cond: ConditionBody, fleet: FleetFacts): { instance: Check<Progress>[]; verifier: Check<VerifierProgress>[] } {
+function buildChecks(
+  cond: ConditionBody,
+  fleet: FleetFacts,
+): { instance: Check<Progress>[]; verifier: Check<VerifierProgress>[] } {
   const instance: Check<Progress>[] = [];
   const verifier: Check<VerifierProgress>[] = [];
   if (cond.state !== undefined) {
     const states: readonly string[] = Array.isArray(cond.state) ? cond.state : [cond.state];
-    instance.push({ name: `state ${states.join("|")}`, test: (p) => ({ ok: states.includes(p.state), value: p.state }) });
+    instance.push({
+      name: `state ${states.join("|")}`,
+      test: (p) => ({ ok: states.includes(p.state), value: p.state }),
+    });
   }
   if (cond.canCommit !== undefined) instance.push(equalsCheck("canCommit", cond.canCommit, (p) => p.canCommit));
   if (cond.canWrite !== undefined) instance.push(equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite));
@@ -143,9 +153,13 @@ function buildChecks(cond: ConditionBody, fleet: FleetFacts): { instance: Check<
   if (cond.lagBelow !== undefined) {
     const limit = lagLimitSeconds(cond.lagBelow);
     instance.push({
-      name: limit === undefined ? `lagBelow ${show(cond.lagBelow)} (not a duration)` : `lagBelow ${show(cond.lagBelow)}`,
+      name:
+        limit === undefined ? `lagBelow ${show(cond.lagBelow)} (not a duration)` : `lagBelow ${show(cond.lagBelow)}`,
       // null in IDLE and PAUSED: no lag known is not a small lag
-      test: (p) => ({ ok: limit !== undefined && typeof p.lagTimeSeconds === "number" && p.lagTimeSeconds < limit, value: p.lagTimeSeconds }),
+      test: (p) => ({
+        ok: limit !== undefined && typeof p.lagTimeSeconds === "number" && p.lagTimeSeconds < limit,
+        value: p.lagTimeSeconds,
+      }),
     });
   }
   if (cond.copyStarted !== undefined) {
@@ -165,7 +179,9 @@ function buildChecks(cond: ConditionBody, fleet: FleetFacts): { instance: Check<
       name: `copyComplete ${want}`,
       test: (p) => {
         const c = p.collectionCopy;
-        const value = c ? { estimatedCopiedBytes: c.estimatedCopiedBytes, estimatedTotalBytes: c.estimatedTotalBytes } : (c ?? null);
+        const value = c
+          ? { estimatedCopiedBytes: c.estimatedCopiedBytes, estimatedTotalBytes: c.estimatedTotalBytes }
+          : (c ?? null);
         return { ok: copyComplete(p, fleet) === want, value };
       },
     });
@@ -284,11 +300,23 @@ export function progressSignature(snapshot: FleetSnapshot, verifier?: VerifierPr
   const parts: unknown[] = snapshot.instances.map((s) => {
     const p = s.progress;
     if (!p) return "error";
-    return [p.state, p.lagTimeSeconds ?? null, p.collectionCopy?.estimatedCopiedBytes ?? null, p.totalEventsApplied ?? null];
+    return [
+      p.state,
+      p.lagTimeSeconds ?? null,
+      p.collectionCopy?.estimatedCopiedBytes ?? null,
+      p.totalEventsApplied ?? null,
+    ];
   });
   if (verifier) {
     const v = verifier.verificationStatus;
-    parts.push([verifier.phase, v?.completedTasks ?? null, v?.failedTasks ?? null, v?.processingTasks ?? null, verifier.generation ?? null, verifier.generationStats?.docsCompared ?? null]);
+    parts.push([
+      verifier.phase,
+      v?.completedTasks ?? null,
+      v?.failedTasks ?? null,
+      v?.processingTasks ?? null,
+      verifier.generation ?? null,
+      verifier.generationStats?.docsCompared ?? null,
+    ]);
   }
   return JSON.stringify(parts);
 }

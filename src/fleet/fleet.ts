@@ -13,7 +13,13 @@
  *   that progress polls warm up carry the commit: no connect inside the fan-out.
  */
 import { Agent, type Dispatcher } from "undici";
-import { createServiceClient, JsonBody, type CommandOutcome, type EventSink, type ServiceClient } from "../api/client.js";
+import {
+  createServiceClient,
+  JsonBody,
+  type CommandOutcome,
+  type EventSink,
+  type ServiceClient,
+} from "../api/client.js";
 import type { CommandOperation } from "../api/commands.js";
 import { ApiError, ServiceError, TransportError } from "../api/errors.js";
 import { redactDeep, redactUrl } from "../api/redact.js";
@@ -81,7 +87,12 @@ export interface Fleet {
    * The identical command to every instance at once; never retried. Throws only if the signal
    * was aborted before anything was sent; an abort later shows in the results.
    */
-  broadcast(op: CommandOperation, body: unknown, signal?: AbortSignal, opts?: BroadcastOptions): Promise<BroadcastOutcome>;
+  broadcast(
+    op: CommandOperation,
+    body: unknown,
+    signal?: AbortSignal,
+    opts?: BroadcastOptions,
+  ): Promise<BroadcastOutcome>;
   /** Fleet identity checks on a snapshot (distinct ids, one coordinator, one direction). */
   identity(snapshot: FleetSnapshot, expect?: IdentityExpectation): IdentityProblem[];
   /** Closes the fleet's own Agent (not a dispatcher that was passed in). */
@@ -174,24 +185,40 @@ export function createFleet(opts: FleetOptions): Fleet {
     return { at: first.at, instances };
   };
 
-  const broadcast = async (op: CommandOperation, body: unknown, signal?: AbortSignal, bopts: BroadcastOptions = {}): Promise<BroadcastOutcome> => {
+  const broadcast = async (
+    op: CommandOperation,
+    body: unknown,
+    signal?: AbortSignal,
+    bopts: BroadcastOptions = {},
+  ): Promise<BroadcastOutcome> => {
     signal?.throwIfAborted();
     const targets = bopts.only ? refs.filter((r) => bopts.only!.includes(r.index)) : refs;
     const json = body instanceof JsonBody ? body : new JsonBody(body ?? {});
     const path = `/api/v1/${op}`;
     const shownBody = redactDeep(json.value);
     const ids = targets.map(() => nextRequestId());
-    for (const [k, ref] of targets.entries()) emit("request.sent", { id: ids[k]!, instance: ref, target: "service", method: "POST", path, body: shownBody });
+    for (const [k, ref] of targets.entries())
+      emit("request.sent", { id: ids[k]!, instance: ref, target: "service", method: "POST", path, body: shownBody });
     // one tight loop: each tryCommand runs synchronously into undici's queue; undici then writes
     // all of them in the same check phase (a reused idle keep-alive socket is validated with one
     // setImmediate first, undici ≥ 7.x, GHSA-35p6-xmwp-9g52), so they still leave back to back
-    const pending: Promise<CommandOutcome>[] = targets.map((ref) => clients[ref.index]!.tryCommand(op, json, { signal }));
+    const pending: Promise<CommandOutcome>[] = targets.map((ref) =>
+      clients[ref.index]!.tryCommand(op, json, { signal }),
+    );
     const outcomes = await Promise.all(pending);
     const results: BroadcastResult[] = outcomes.map((o, k) => {
       const ref = targets[k]!;
       const id = ids[k]!;
       if (o.ok) {
-        emit("response.received", { id, instance: ref, target: "service", status: o.status, ok: true, body: redactDeep(o.answer), durationMs: o.durationMs });
+        emit("response.received", {
+          id,
+          instance: ref,
+          target: "service",
+          status: o.status,
+          ok: true,
+          body: redactDeep(o.answer),
+          durationMs: o.durationMs,
+        });
         return { ref, ok: true, answer: o.answer, sentAt: o.sentAt, durationMs: o.durationMs, status: o.status };
       }
       emit("response.received", {

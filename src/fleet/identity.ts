@@ -57,7 +57,9 @@ function groups<T>(items: Known<T>[], key: (v: T) => string): { key: string; mem
     if (g) g.push(it);
     else m.set(k, [it]);
   }
-  return [...m.entries()].map(([k, members]) => ({ key: k, members })).sort((a, b) => b.members.length - a.members.length);
+  return [...m.entries()]
+    .map(([k, members]) => ({ key: k, members }))
+    .sort((a, b) => b.members.length - a.members.length);
 }
 
 function known<T>(snapshot: FleetSnapshot, pick: (p: Progress) => T | null | undefined): Known<T>[] {
@@ -78,7 +80,10 @@ export function identityProblems(snapshot: FleetSnapshot, expect: IdentityExpect
   for (const g of groups(ids, (v) => v)) {
     const [first, ...dups] = g.members;
     for (const d of dups) {
-      problems.push({ instance: d.ref, message: `${instanceLabel(d.ref)} reports mongosyncID ${q(g.key)}, the same as ${instanceLabel(first!.ref)}: is one instance listed twice?` });
+      problems.push({
+        instance: d.ref,
+        message: `${instanceLabel(d.ref)} reports mongosyncID ${q(g.key)}, the same as ${instanceLabel(first!.ref)}: is one instance listed twice?`,
+      });
     }
   }
 
@@ -95,7 +100,12 @@ export function identityProblems(snapshot: FleetSnapshot, expect: IdentityExpect
     }
   }
   // the coordinator must be one of the runbook's instances; decidable only when every instance told its id
-  if (main && coordGroups.length === 1 && ids.length === snapshot.instances.length && !ids.some((i) => i.value === main.key)) {
+  if (
+    main &&
+    coordGroups.length === 1 &&
+    ids.length === snapshot.instances.length &&
+    !ids.some((i) => i.value === main.key)
+  ) {
     problems.push({
       instance: undefined,
       message: `no instance of the runbook is the coordinator ${q(main.key)} (instances report ${ids.map((i) => q(i.value)).join(", ")}): is an instance missing from the runbook?`,
@@ -105,14 +115,20 @@ export function identityProblems(snapshot: FleetSnapshot, expect: IdentityExpect
   // one direction everywhere
   const dirs = known(snapshot, (p) => {
     const d = p.directionMapping;
-    return d && typeof d.Source === "string" && typeof d.Destination === "string" ? { source: d.Source, destination: d.Destination } : undefined;
+    return d && typeof d.Source === "string" && typeof d.Destination === "string"
+      ? { source: d.Source, destination: d.Destination }
+      : undefined;
   });
   const dirGroups = groups(dirs, (v) => `${v.source}\n${v.destination}`);
-  const arrow = (v: { source: string; destination: string }): string => `${redactText(v.source)} → ${redactText(v.destination)}`;
+  const arrow = (v: { source: string; destination: string }): string =>
+    `${redactText(v.source)} → ${redactText(v.destination)}`;
   const mainDir = dirGroups[0];
   for (const g of dirGroups.slice(1)) {
     for (const m of g.members) {
-      problems.push({ instance: m.ref, message: `${instanceLabel(m.ref)} syncs ${arrow(m.value)}; ${others(mainDir!.members.length)} ${arrow(mainDir!.members[0]!.value)}` });
+      problems.push({
+        instance: m.ref,
+        message: `${instanceLabel(m.ref)} syncs ${arrow(m.value)}; ${others(mainDir!.members.length)} ${arrow(mainDir!.members[0]!.value)}`,
+      });
     }
   }
 
@@ -123,13 +139,27 @@ export function identityProblems(snapshot: FleetSnapshot, expect: IdentityExpect
     const dst = clusterName(v.destination);
     const named = expect.clusters;
     if (named && named.length > 0) {
-      for (const [side, c] of [["source", src], ["destination", dst]] as const) {
-        if (!named.includes(c)) problems.push({ instance: undefined, message: `the fleet syncs ${arrow(v)}: ${side} cluster ${q(c)} is not one the runbook names (${named.map(q).join(", ")})` });
+      for (const [side, c] of [
+        ["source", src],
+        ["destination", dst],
+      ] as const) {
+        if (!named.includes(c))
+          problems.push({
+            instance: undefined,
+            message: `the fleet syncs ${arrow(v)}: ${side} cluster ${q(c)} is not one the runbook names (${named.map(q).join(", ")})`,
+          });
       }
     }
-    if (expect.source !== undefined && expect.source !== src) problems.push({ instance: undefined, message: `expected source cluster ${q(expect.source)}, but the fleet syncs ${arrow(v)}` });
+    if (expect.source !== undefined && expect.source !== src)
+      problems.push({
+        instance: undefined,
+        message: `expected source cluster ${q(expect.source)}, but the fleet syncs ${arrow(v)}`,
+      });
     if (expect.destination !== undefined && expect.destination !== dst) {
-      problems.push({ instance: undefined, message: `expected destination cluster ${q(expect.destination)}, but the fleet syncs ${arrow(v)}` });
+      problems.push({
+        instance: undefined,
+        message: `expected destination cluster ${q(expect.destination)}, but the fleet syncs ${arrow(v)}`,
+      });
     }
   }
   return problems;

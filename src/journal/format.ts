@@ -52,7 +52,13 @@ export interface JournalResumed extends JournalWriter {
  * the live fleet). They still reach the OS at once (a crash of the process loses none of them),
  * and the next durable event's fsync flushes them too: only a power loss can drop the last few.
  */
-const NOT_FSYNCED: ReadonlySet<string> = new Set<RunEventType>(["progress.sampled", "verifier.sampled", "wait.status", "wait.slow", "log"]);
+const NOT_FSYNCED: ReadonlySet<string> = new Set<RunEventType>([
+  "progress.sampled",
+  "verifier.sampled",
+  "wait.status",
+  "wait.slow",
+  "log",
+]);
 
 /** Unknown (newer) event types are fsynced: when in doubt, durable. */
 export function mustFsync(type: string): boolean {
@@ -82,4 +88,5 @@ export function thisHost(): string {
   return hostname();
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);

@@ -18,7 +18,14 @@ export {
   type Answer,
 } from "./state.js";
 export { journalLines, newestJournal, isRunEvent, type JournalLine } from "./read.js";
-export { reconcile, type ReconcileResult, type ReconcileOptions, type ReconcileRefusal, type FleetReading, type RunbookIdentity } from "./reconcile.js";
+export {
+  reconcile,
+  type ReconcileResult,
+  type ReconcileOptions,
+  type ReconcileRefusal,
+  type FleetReading,
+  type RunbookIdentity,
+} from "./reconcile.js";
 export {
   journalDir,
   journalFileName,

@@ -11,7 +11,15 @@ import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSy
 import { dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent, RunListener } from "../run/events.js";
-import { JOURNAL_FORMAT_VERSION, isObject, journalFileName, mustFsync, thisHost, type JournalHeader, type JournalResumed } from "./format.js";
+import {
+  JOURNAL_FORMAT_VERSION,
+  isObject,
+  journalFileName,
+  mustFsync,
+  thisHost,
+  type JournalHeader,
+  type JournalResumed,
+} from "./format.js";
 
 export interface OpenJournalOptions {
   /** The run's journal folder, e.g. `journalDir(runbook.name)` = `.syncbook/<runbook name>/`; created if missing. */
@@ -74,7 +82,12 @@ function scanExisting(fd: number): Existing {
     if (lines === 1) header = v;
     if (!isObject(v)) return;
     if (typeof v.seq === "number" && v.seq > lastSeq) lastSeq = v.seq;
-    if ((v.type === "request.sent" || v.type === "response.received") && typeof v.id === "number" && v.id > maxRequestId) maxRequestId = v.id;
+    if (
+      (v.type === "request.sent" || v.type === "response.received") &&
+      typeof v.id === "number" &&
+      v.id > maxRequestId
+    )
+      maxRequestId = v.id;
   };
   for (;;) {
     const n = readSync(fd, buf, 0, CHUNK, pos);
@@ -119,7 +132,20 @@ function serialize(value: object): string {
 }
 
 /** Fields that carry no secret (ids, step index, API path, outcome): kept when redaction fails. */
-const SAFE_FIELDS = ["type", "seq", "at", "id", "index", "target", "method", "path", "ok", "status", "outcome", "kind"] as const;
+const SAFE_FIELDS = [
+  "type",
+  "seq",
+  "at",
+  "id",
+  "index",
+  "target",
+  "method",
+  "path",
+  "ok",
+  "status",
+  "outcome",
+  "kind",
+] as const;
 
 /** Opens (creates, or on resume appends to) a run's journal. */
 export function openJournal(options: OpenJournalOptions): Journal {
@@ -153,7 +179,16 @@ export function openJournal(options: OpenJournalOptions): Journal {
         throw ioError(file, "create", err);
       }
     }
-    const header: JournalHeader = { type: "journal.opened", seq: 0, at: now(), version: JOURNAL_FORMAT_VERSION, runbook: options.runbookName, hash: options.runbookHash, pid, host };
+    const header: JournalHeader = {
+      type: "journal.opened",
+      seq: 0,
+      at: now(),
+      version: JOURNAL_FORMAT_VERSION,
+      runbook: options.runbookName,
+      hash: options.runbookHash,
+      pid,
+      host,
+    };
     pendingLines.push(serialize(header));
   } else {
     file = options.file;
@@ -162,7 +197,11 @@ export function openJournal(options: OpenJournalOptions): Journal {
       fd = openSync(file, constants.O_RDWR | constants.O_APPEND);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") throw new UserError(`cannot resume: the journal ${file} does not exist`, { exitCode: ExitCode.usage, hint: `pass a journal under ${options.dir}, or run without --resume` });
+      if (code === "ENOENT")
+        throw new UserError(`cannot resume: the journal ${file} does not exist`, {
+          exitCode: ExitCode.usage,
+          hint: `pass a journal under ${options.dir}, or run without --resume`,
+        });
       throw ioError(file, "open", err);
     }
     let ex: Existing;
@@ -175,11 +214,17 @@ export function openJournal(options: OpenJournalOptions): Journal {
     const h = ex.header;
     if (!isObject(h) || h.type !== "journal.opened") {
       closeSync(fd);
-      throw new UserError(`cannot resume: ${file}:1 is not a syncbook journal header`, { exitCode: ExitCode.usage, hint: "pass the journal a syncbook run wrote (its first line is a journal.opened event)" });
+      throw new UserError(`cannot resume: ${file}:1 is not a syncbook journal header`, {
+        exitCode: ExitCode.usage,
+        hint: "pass the journal a syncbook run wrote (its first line is a journal.opened event)",
+      });
     }
     if (h.runbook !== options.runbookName) {
       closeSync(fd);
-      throw new UserError(`cannot resume: ${file} is the journal of runbook "${String(h.runbook)}", not "${options.runbookName}"`, { exitCode: ExitCode.usage, hint: "pass the journal of this runbook" });
+      throw new UserError(
+        `cannot resume: ${file} is the journal of runbook "${String(h.runbook)}", not "${options.runbookName}"`,
+        { exitCode: ExitCode.usage, hint: "pass the journal of this runbook" },
+      );
     }
     resumedAfterSeq = ex.lastSeq;
     seqBase = ex.lastSeq + 1;
@@ -237,7 +282,8 @@ export function openJournal(options: OpenJournalOptions): Journal {
     let v: Record<string, unknown> = event as unknown as Record<string, unknown>;
     if (seqBase !== 0 || requestIdBase !== 0) {
       v = { ...v, seq: event.seq + seqBase };
-      if ((event.type === "request.sent" || event.type === "response.received") && requestIdBase !== 0) v.id = event.id + requestIdBase;
+      if ((event.type === "request.sent" || event.type === "response.received") && requestIdBase !== 0)
+        v.id = event.id + requestIdBase;
     }
     if (!redact) return serialize(v);
     // on every string value first (a secret with a quote or backslash is escaped in the line, where a text match misses it), then on the line

@@ -6,7 +6,18 @@
  * and the hint says how to clear the lock if that pid is not a syncbook run.
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import { isObject, thisHost } from "./format.js";
@@ -59,24 +70,39 @@ function parseLock(text: string): LockInfo | undefined {
     return undefined;
   }
   // a pid ≤ 0 would make kill(pid, 0) address process groups: such a lock is unreadable
-  if (!isObject(v) || !Number.isSafeInteger(v.pid) || (v.pid as number) <= 0 || typeof v.host !== "string" || typeof v.startedAt !== "string") return undefined;
+  if (
+    !isObject(v) ||
+    !Number.isSafeInteger(v.pid) ||
+    (v.pid as number) <= 0 ||
+    typeof v.host !== "string" ||
+    typeof v.startedAt !== "string"
+  )
+    return undefined;
   return { pid: v.pid as number, host: v.host, startedAt: v.startedAt };
 }
 
-const deleteHint = (file: string): string => `if you are sure no syncbook run is using this journal folder, delete ${file} and run again (with --resume to continue that run)`;
+const deleteHint = (file: string): string =>
+  `if you are sure no syncbook run is using this journal folder, delete ${file} and run again (with --resume to continue that run)`;
 
 /** Takes the journal folder's lock, or throws a UserError naming the holder. */
 export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock {
   const file = join(dir, LOCK_FILE_NAME);
   const isAlive = options.isAlive ?? isPidAlive;
   const host = options.host ?? thisHost();
-  const info: LockInfo = { pid: options.pid ?? process.pid, host, startedAt: new Date((options.now ?? Date.now)()).toISOString() };
+  const info: LockInfo = {
+    pid: options.pid ?? process.pid,
+    host,
+    startedAt: new Date((options.now ?? Date.now)()).toISOString(),
+  };
   const text = `${JSON.stringify(info)}\n`;
   const staleAfter = options.unreadableStaleAfterMs ?? 10_000;
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new UserError(`cannot create the journal folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { exitCode: ExitCode.failed, cause: err });
+    throw new UserError(
+      `cannot create the journal folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      { exitCode: ExitCode.failed, cause: err },
+    );
   }
 
   let staleFrom: LockInfo | { unreadable: string } | undefined;
@@ -108,7 +134,10 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new UserError(`cannot create the lock ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { exitCode: ExitCode.failed, cause: err });
+        throw new UserError(`cannot create the lock ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
+          exitCode: ExitCode.failed,
+          cause: err,
+        });
       }
     }
 
@@ -128,16 +157,22 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
       }
       // a holder writes its lock right after creating it: an unreadable one that stays so was left by a crash
       if (ageMs < staleAfter) {
-        throw new UserError(`the lock ${file} is being created by another syncbook run (or is unreadable)`, { exitCode: ExitCode.failed, hint: `wait a few seconds and try again; ${deleteHint(file)}` });
+        throw new UserError(`the lock ${file} is being created by another syncbook run (or is unreadable)`, {
+          exitCode: ExitCode.failed,
+          hint: `wait a few seconds and try again; ${deleteHint(file)}`,
+        });
       }
       if (takeOver(file, held)) staleFrom = { unreadable: held.slice(0, 200) };
       continue;
     }
     if (holder.host !== host) {
-      throw new UserError(`another syncbook run (pid ${holder.pid} on host ${holder.host}, started ${holder.startedAt}) holds ${file}`, {
-        exitCode: ExitCode.failed,
-        hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file)}`,
-      });
+      throw new UserError(
+        `another syncbook run (pid ${holder.pid} on host ${holder.host}, started ${holder.startedAt}) holds ${file}`,
+        {
+          exitCode: ExitCode.failed,
+          hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file)}`,
+        },
+      );
     }
     if (isAlive(holder.pid)) {
       throw new UserError(`another syncbook run (pid ${holder.pid}, started ${holder.startedAt}) holds ${file}`, {
@@ -147,7 +182,10 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     }
     if (takeOver(file, held)) staleFrom = holder;
   }
-  throw new UserError(`could not take the lock ${file}: other runs keep taking it`, { exitCode: ExitCode.failed, hint: "make sure only one syncbook run uses this journal folder" });
+  throw new UserError(`could not take the lock ${file}: other runs keep taking it`, {
+    exitCode: ExitCode.failed,
+    hint: "make sure only one syncbook run uses this journal folder",
+  });
 }
 
 /**

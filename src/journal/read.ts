@@ -21,7 +21,14 @@ export interface JournalLine {
 
 /** Event-shaped: a string `type`, finite `seq` and `at`. Unknown types are kept (newer runners). */
 export function isRunEvent(v: unknown): v is RunEvent {
-  return isObject(v) && typeof v.type === "string" && typeof v.seq === "number" && Number.isFinite(v.seq) && typeof v.at === "number" && Number.isFinite(v.at);
+  return (
+    isObject(v) &&
+    typeof v.type === "string" &&
+    typeof v.seq === "number" &&
+    Number.isFinite(v.seq) &&
+    typeof v.at === "number" &&
+    Number.isFinite(v.at)
+  );
 }
 
 /** The journal's non-blank lines in order, streamed (journals of long runs are large). Read errors are thrown as is. */
@@ -59,6 +66,8 @@ export async function* journalLines(file: string): AsyncGenerator<JournalLine> {
 export async function newestJournal(dir: string): Promise<string | undefined> {
   const names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION));
   const files = await Promise.all(names.map(async (n) => ({ n, s: await stat(join(dir, n)) })));
-  const newest = files.filter((f) => f.s.isFile()).sort((a, b) => b.s.mtimeMs - a.s.mtimeMs || (a.n < b.n ? 1 : a.n > b.n ? -1 : 0))[0];
+  const newest = files
+    .filter((f) => f.s.isFile())
+    .sort((a, b) => b.s.mtimeMs - a.s.mtimeMs || (a.n < b.n ? 1 : a.n > b.n ? -1 : 0))[0];
   return newest ? join(dir, newest.n) : undefined;
 }

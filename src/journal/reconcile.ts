@@ -52,14 +52,26 @@ export type ReconcileResult =
     }
   | { ok: false; code: ReconcileRefusal; message: string; hint: string; notes: string[] };
 
-
 const short = (h: string): string => (h.length > 12 ? h.slice(0, 12) : h || "(none)");
-const seen = (fleet: readonly FleetReading[]): string => fleet.map((f) => `${f.instance} ${f.state ?? "unreachable"}`).join(", ");
-const answers = (c: SentCommand): string => c.perInstance.map((p) => `${p.instance} ${p.answered}${p.error ? ` (${p.error})` : ""}`).join(", ") || "no instance";
+const seen = (fleet: readonly FleetReading[]): string =>
+  fleet.map((f) => `${f.instance} ${f.state ?? "unreachable"}`).join(", ");
+const answers = (c: SentCommand): string =>
+  c.perInstance.map((p) => `${p.instance} ${p.answered}${p.error ? ` (${p.error})` : ""}`).join(", ") || "no instance";
 
-export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: readonly FleetReading[], options: ReconcileOptions = {}): ReconcileResult {
+export function reconcile(
+  state: JournalState,
+  runbook: RunbookIdentity,
+  fleet: readonly FleetReading[],
+  options: ReconcileOptions = {},
+): ReconcileResult {
   const notes: string[] = state.warnings.map((w) => `journal: ${w}`);
-  const refuse = (code: ReconcileRefusal, message: string, hint: string): ReconcileResult => ({ ok: false, code, message, hint, notes });
+  const refuse = (code: ReconcileRefusal, message: string, hint: string): ReconcileResult => ({
+    ok: false,
+    code,
+    message,
+    hint,
+    notes,
+  });
 
   if (state.hash !== runbook.hash) {
     if (!options.allowChangedRunbook) {
@@ -69,7 +81,9 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
         "resume with the runbook as it was, or pass --allow-changed-runbook if the change cannot affect the steps already run (step ids must still match)",
       );
     }
-    notes.push(`the runbook changed since the journal was written (hash ${short(state.hash)} → ${short(runbook.hash)}); resuming anyway as asked`);
+    notes.push(
+      `the runbook changed since the journal was written (hash ${short(state.hash)} → ${short(runbook.hash)}); resuming anyway as asked`,
+    );
   }
 
   // a journal may have no steps yet (crash before run.started): then there is nothing to compare
@@ -80,10 +94,15 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
       const j = state.steps.find((s) => s.index === i);
       const r = runbook.steps[i];
       if (!j || !r) diffs.push(`step ${i}: journal ${j ? `"${j.id}"` : "none"}, runbook ${r ? `"${r.id}"` : "none"}`);
-      else if (j.id !== r.id || (j.kind && j.kind !== r.kind)) diffs.push(`step ${i}: journal "${j.id}" (${j.kind}), runbook "${r.id}" (${r.kind})`);
+      else if (j.id !== r.id || (j.kind && j.kind !== r.kind))
+        diffs.push(`step ${i}: journal "${j.id}" (${j.kind}), runbook "${r.id}" (${r.kind})`);
     }
     if (diffs.length) {
-      return refuse("steps-differ", `the runbook's steps do not match the journal's: ${diffs.slice(0, 5).join("; ")}${diffs.length > 5 ? `; and ${diffs.length - 5} more` : ""}`, "resume with the runbook the journal was written for; a runbook with other steps is a new run");
+      return refuse(
+        "steps-differ",
+        `the runbook's steps do not match the journal's: ${diffs.slice(0, 5).join("; ")}${diffs.length > 5 ? `; and ${diffs.length - 5} more` : ""}`,
+        "resume with the runbook the journal was written for; a runbook with other steps is a new run",
+      );
     }
   }
 
@@ -93,21 +112,38 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
     return f === "ok" || f === "skipped";
   };
   // a failed step the run went past (continueOnError) is over, not unfinished
-  const wentPast = (i: number): boolean => status(i)?.finished === "failed" && state.steps.some((s) => s.index > i && s.started);
+  const wentPast = (i: number): boolean =>
+    status(i)?.finished === "failed" && state.steps.some((s) => s.index > i && s.started);
   let resumeAt = 0;
   while (resumeAt < runbook.steps.length && (done(resumeAt) || wentPast(resumeAt))) {
-    if (wentPast(resumeAt)) notes.push(`step ${resumeAt} "${runbook.steps[resumeAt]!.id}" failed and the run went on past it (continueOnError): it is not run again`);
+    if (wentPast(resumeAt))
+      notes.push(
+        `step ${resumeAt} "${runbook.steps[resumeAt]!.id}" failed and the run went on past it (continueOnError): it is not run again`,
+      );
     resumeAt++;
   }
 
   if (resumeAt >= runbook.steps.length && runbook.steps.length > 0) {
-    const how = state.finished ? `it ended ${state.finished.outcome}${state.finished.committed ? " (committed)" : ""}` : "every step ended, though the runner stopped before recording the run's end";
-    return refuse("finished", `nothing to resume: the run in ${state.file} finished (${how})`, "start a new run without --resume if the runbook should run again");
+    const how = state.finished
+      ? `it ended ${state.finished.outcome}${state.finished.committed ? " (committed)" : ""}`
+      : "every step ended, though the runner stopped before recording the run's end";
+    return refuse(
+      "finished",
+      `nothing to resume: the run in ${state.file} finished (${how})`,
+      "start a new run without --resume if the runbook should run again",
+    );
   }
   if (state.finished?.outcome === "ok") {
-    return refuse("finished", `nothing to resume: the run in ${state.file} finished ok`, "start a new run without --resume if the runbook should run again");
+    return refuse(
+      "finished",
+      `nothing to resume: the run in ${state.file} finished ok`,
+      "start a new run without --resume if the runbook should run again",
+    );
   }
-  if (state.finished) notes.push(`the previous run ended ${state.finished.outcome}${state.finished.message ? `: ${state.finished.message}` : ""}; resuming at step ${resumeAt}`);
+  if (state.finished)
+    notes.push(
+      `the previous run ended ${state.finished.outcome}${state.finished.message ? `: ${state.finished.message}` : ""}; resuming at step ${resumeAt}`,
+    );
 
   const unreachable = fleet.filter((f) => f.state === null);
   if (unreachable.length) {
@@ -122,7 +158,11 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
   for (const c of state.commandsSent) {
     const gone = c.instances.filter((i) => !fleetKeys.has(i));
     if (gone.length) {
-      return refuse("disagree", `the journal sent ${c.op} to ${gone.join(", ")}, which ${gone.length === 1 ? "is" : "are"} not in the fleet now (fleet: ${seen(fleet)})`, "resume with the same instances the run started with (names and URLs)");
+      return refuse(
+        "disagree",
+        `the journal sent ${c.op} to ${gone.join(", ")}, which ${gone.length === 1 ? "is" : "are"} not in the fleet now (fleet: ${seen(fleet)})`,
+        "resume with the same instances the run started with (names and URLs)",
+      );
     }
   }
 
@@ -131,7 +171,10 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
   const stepName = `step ${resumeAt} "${step.id}"`;
   const pending = state.commandsSent.filter((c) => c.stepIndex === resumeAt);
   const outside = state.commandsSent.filter((c) => c.stepIndex > resumeAt || c.stepIndex < 0);
-  for (const c of outside) notes.push(`a ${c.op} sent outside the step to resume (step ${c.stepIndex}, answered ${c.answered}) is only recorded, not judged`);
+  for (const c of outside)
+    notes.push(
+      `a ${c.op} sent outside the step to resume (step ${c.stepIndex}, answered ${c.answered}) is only recorded, not judged`,
+    );
 
   if (pending.length > 1) {
     // e.g. a hook step that paused and resumed: the last command decides the state the fleet should show
@@ -154,8 +197,14 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
           "something else changed the fleet's state (another runner, an operator?): find out what happened before going on; then resume from a new run or by hand",
         );
       }
-      adopt.push({ stepIndex: resumeAt, op: cmd.op, reason: `${cmd.op} took effect (fleet: ${seen(fleet)}); it is not sent again` });
-      notes.push(`${sentTo}; every instance is ${[...new Set(inAfter.map((f) => f.state))].join("/")}: adopted, not sent again`);
+      adopt.push({
+        stepIndex: resumeAt,
+        op: cmd.op,
+        reason: `${cmd.op} took effect (fleet: ${seen(fleet)}); it is not sent again`,
+      });
+      notes.push(
+        `${sentTo}; every instance is ${[...new Set(inAfter.map((f) => f.state))].join("/")}: adopted, not sent again`,
+      );
     } else if (fleet.length > 0 && inBefore.length === fleet.length) {
       const confirmed = cmd.perInstance.filter((p) => p.answered === "ok");
       if (confirmed.length) {
@@ -170,14 +219,21 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
           `${sentTo}; every instance is still RUNNING, so the commit did not take effect: it will be sent again once the commit interlocks pass again (RUNNING, canCommit, writes stopped)`,
         );
         const notReady = fleet.filter((f) => f.canCommit === false);
-        if (notReady.length) notes.push(`canCommit is false on ${notReady.map((f) => f.instance).join(", ")}: the commit interlock waits for it or refuses`);
+        if (notReady.length)
+          notes.push(
+            `canCommit is false on ${notReady.map((f) => f.instance).join(", ")}: the commit interlock waits for it or refuses`,
+          );
       } else {
-        notes.push(`${sentTo}; every instance is still ${before.join("/")}, so it did not take effect: it will be sent again`);
+        notes.push(
+          `${sentTo}; every instance is still ${before.join("/")}, so it did not take effect: it will be sent again`,
+        );
       }
     } else {
       const parts: string[] = [];
-      if (inAfter.length) parts.push(`${inAfter.map((f) => `${f.instance} ${f.state}`).join(", ")} (${cmd.op} took effect)`);
-      if (inBefore.length) parts.push(`${inBefore.map((f) => `${f.instance} ${f.state}`).join(", ")} (${cmd.op} did not take effect)`);
+      if (inAfter.length)
+        parts.push(`${inAfter.map((f) => `${f.instance} ${f.state}`).join(", ")} (${cmd.op} took effect)`);
+      if (inBefore.length)
+        parts.push(`${inBefore.map((f) => `${f.instance} ${f.state}`).join(", ")} (${cmd.op} did not take effect)`);
       if (other.length) parts.push(`${other.map((f) => `${f.instance} ${f.state}`).join(", ")} (neither)`);
       return refuse(
         "disagree",
@@ -192,7 +248,11 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
     const { after } = COMMAND_EFFECT[step.kind];
     const moved = fleet.filter((f) => after.includes(f.state!));
     const expected = expectedStates(state, resumeAt);
-    if (fleet.length > 0 && moved.length === fleet.length && !(expected && moved.every((f) => expected.states.includes(f.state!)))) {
+    if (
+      fleet.length > 0 &&
+      moved.length === fleet.length &&
+      !(expected && moved.every((f) => expected.states.includes(f.state!)))
+    ) {
       return refuse(
         "disagree",
         `the journal shows no ${step.kind} sent by ${stepName}, yet every instance shows its effect (fleet: ${seen(fleet)})`,
@@ -216,9 +276,15 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
     }
   }
 
-  if (state.stopWritesSucceeded) notes.push("writes were stopped by an earlier step of this run (its undo has not run): the commit interlock counts it");
+  if (state.stopWritesSucceeded)
+    notes.push(
+      "writes were stopped by an earlier step of this run (its undo has not run): the commit interlock counts it",
+    );
   const openHooks = state.hooksRan.filter((h) => h.stepIndex < resumeAt && !h.undone && h.ok === true);
-  if (openHooks.length && !state.stopWritesSucceeded) notes.push(`hooks that ran and were not undone: ${openHooks.map((h) => `${h.use} (step ${h.stepIndex})`).join(", ")}`);
+  if (openHooks.length && !state.stopWritesSucceeded)
+    notes.push(
+      `hooks that ran and were not undone: ${openHooks.map((h) => `${h.use} (step ${h.stepIndex})`).join(", ")}`,
+    );
   const cut = state.steps.find((s) => s.index === resumeAt && s.started && s.finished === undefined);
   if (cut) notes.push(`${stepName} was cut off (started, never ended): it runs again`);
   return { ok: true, resumeAt, adopt, notes };
@@ -228,11 +294,20 @@ export function reconcile(state: JournalState, runbook: RunbookIdentity, fleet: 
  * The states the fleet should be in after the journal's last completed command before `upTo`
  * (undefined when the run sent none: a cutover-only runbook meets the fleet wherever it is).
  */
-function expectedStates(state: JournalState, upTo: number): { op: CommandOp; stepIndex: number; states: readonly string[] } | undefined {
+function expectedStates(
+  state: JournalState,
+  upTo: number,
+): { op: CommandOp; stepIndex: number; states: readonly string[] } | undefined {
   let last: SentCommand | undefined;
-  for (const c of state.commandsSent) if (c.stepIndex >= 0 && c.stepIndex < upTo && (!last || c.stepIndex >= last.stepIndex)) last = c;
+  for (const c of state.commandsSent)
+    if (c.stepIndex >= 0 && c.stepIndex < upTo && (!last || c.stepIndex >= last.stepIndex)) last = c;
   if (!last) return undefined;
   // after commit the lag drains: COMMITTING becomes COMMITTED on its own
-  const states = last.op === "commit" ? ["COMMITTING", "COMMITTED"] : last.op === "start" ? ["INITIALIZING", "RUNNING"] : COMMAND_EFFECT[last.op].after;
+  const states =
+    last.op === "commit"
+      ? ["COMMITTING", "COMMITTED"]
+      : last.op === "start"
+        ? ["INITIALIZING", "RUNNING"]
+        : COMMAND_EFFECT[last.op].after;
   return { op: last.op, stepIndex: last.stepIndex, states };
 }

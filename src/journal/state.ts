@@ -98,7 +98,8 @@ const COMMAND_PATH = new RegExp(`/api/v1/(${COMMAND_OPERATIONS.join("|")})/?(?:[
 
 function classify(e: Record<string, unknown>): { answered: Answer; error?: string } {
   const error = typeof e.error === "string" ? e.error : undefined;
-  const withError = (a: Answer): { answered: Answer; error?: string } => (error === undefined ? { answered: a } : { answered: a, error });
+  const withError = (a: Answer): { answered: Answer; error?: string } =>
+    error === undefined ? { answered: a } : { answered: a, error };
   if (e.ok === true) return { answered: "ok" };
   // an explicit kind, if the runner records one, beats reading the message
   if (e.errorKind === "service" || e.errorKind === "not-sent") return withError("error");
@@ -108,7 +109,8 @@ function classify(e: Record<string, unknown>): { answered: Answer; error?: strin
     // ServiceError: "<url>: <op> refused: …" (the service answered success: false)
     if (/: (?:start|commit|pause|resume|reverse) refused: /.test(error)) return withError("error");
     // TransportError "connect": never written to a socket, so the service cannot have acted on it
-    if (/: (?:start|commit|pause|resume|reverse) failed: cannot (?:connect|send)\b/.test(error)) return withError("error");
+    if (/: (?:start|commit|pause|resume|reverse) failed: cannot (?:connect|send)\b/.test(error))
+      return withError("error");
   }
   return withError("unknown");
 }
@@ -134,7 +136,11 @@ function finish(b: Building): SentCommand {
     perInstance.push(error === undefined ? { instance, answered: best } : { instance, answered: best, error });
   }
   const all = (a: Answer): boolean => perInstance.length > 0 && perInstance.every((p) => p.answered === a);
-  const answered: Answer = all("ok") ? "ok" : perInstance.some((p) => p.answered === "unknown") || perInstance.length === 0 ? "unknown" : "error";
+  const answered: Answer = all("ok")
+    ? "ok"
+    : perInstance.some((p) => p.answered === "unknown") || perInstance.length === 0
+      ? "unknown"
+      : "error";
   return { ...b.cmd, instances: perInstance.map((p) => p.instance), answered, perInstance };
 }
 
@@ -143,7 +149,9 @@ export async function readJournalState(file: string): Promise<JournalState> {
   const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
     new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
       exitCode: ExitCode.usage,
-      hint: hint ?? "a journal is written by syncbook only; if it was edited or damaged, do not resume from it: check the fleet's state by hand and start a new run",
+      hint:
+        hint ??
+        "a journal is written by syncbook only; if it was edited or damaged, do not resume from it: check the fleet's state by hand and start a new run",
     });
 
   const warnings: string[] = [];
@@ -177,14 +185,27 @@ export async function readJournalState(file: string): Promise<JournalState> {
   };
 
   const header = (v: Record<string, unknown>, line: number): void => {
-    if (typeof v.version !== "number" || typeof v.runbook !== "string" || typeof v.hash !== "string") throw refuse(line, `the ${String(v.type)} line lacks version, runbook or hash`);
+    if (typeof v.version !== "number" || typeof v.runbook !== "string" || typeof v.hash !== "string")
+      throw refuse(line, `the ${String(v.type)} line lacks version, runbook or hash`);
     if (v.version > JOURNAL_FORMAT_VERSION) {
-      throw refuse(line, `written in journal format ${v.version}; this syncbook reads format ${JOURNAL_FORMAT_VERSION}`, "resume with the syncbook version that wrote the journal (or a newer one)");
+      throw refuse(
+        line,
+        `written in journal format ${v.version}; this syncbook reads format ${JOURNAL_FORMAT_VERSION}`,
+        "resume with the syncbook version that wrote the journal (or a newer one)",
+      );
     }
-    if (seenHeader && v.runbook !== runbook) throw refuse(line, `a resume of runbook "${v.runbook}" in the journal of "${runbook}"`);
+    if (seenHeader && v.runbook !== runbook)
+      throw refuse(line, `a resume of runbook "${v.runbook}" in the journal of "${runbook}"`);
     runbook = v.runbook;
     hash = v.hash;
-    segments.push({ kind: v.type === "journal.opened" ? "opened" : "resumed", pid: Number(v.pid), host: String(v.host), at: Number(v.at), hash: v.hash, line });
+    segments.push({
+      kind: v.type === "journal.opened" ? "opened" : "resumed",
+      pid: Number(v.pid),
+      host: String(v.host),
+      at: Number(v.at),
+      hash: v.hash,
+      line,
+    });
     // a new writer: the previous one's open steps were cut off, and its request ids are its own
     running = [];
     requests.clear();
@@ -200,7 +221,10 @@ export async function readJournalState(file: string): Promise<JournalState> {
         finished = undefined;
         return;
       case "run.started":
-        if (Array.isArray(e.steps)) for (const s of e.steps as unknown[]) if (isObject(s) && typeof s.index === "number" && typeof s.id === "string") stepOf(s.index, s.id, typeof s.kind === "string" ? s.kind : "");
+        if (Array.isArray(e.steps))
+          for (const s of e.steps as unknown[])
+            if (isObject(s) && typeof s.index === "number" && typeof s.id === "string")
+              stepOf(s.index, s.id, typeof s.kind === "string" ? s.kind : "");
         return;
       case "step.started": {
         const s = stepOf(Number(e.index), String(e.id), typeof e.kind === "string" ? e.kind : "");
@@ -231,7 +255,10 @@ export async function readJournalState(file: string): Promise<JournalState> {
           b = { cmd: { op, stepIndex }, sends: new Map() };
           commands.push(b);
         }
-        const instance = isObject(e.instance) && typeof e.instance.url === "string" ? instanceKey(e.instance as unknown as InstanceRef) : "?";
+        const instance =
+          isObject(e.instance) && typeof e.instance.url === "string"
+            ? instanceKey(e.instance as unknown as InstanceRef)
+            : "?";
         const list = b.sends.get(instance) ?? [];
         list.push(undefined);
         b.sends.set(instance, list);
@@ -256,7 +283,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
         return;
       }
       case "hook.started":
-        if (e.undo !== true) hooks.push({ stepIndex: Number(e.index), id: String(e.id), use: String(e.use), undone: false });
+        if (e.undo !== true)
+          hooks.push({ stepIndex: Number(e.index), id: String(e.id), use: String(e.use), undone: false });
         else {
           // an undo that started may have turned writes back on, whatever became of it (failed,
           // cut off by a crash): from here on writes are not known to be stopped
@@ -282,7 +310,12 @@ export async function readJournalState(file: string): Promise<JournalState> {
         return;
       }
       case "run.finished":
-        finished = { outcome: e.outcome as Outcome, committed: e.committed === true, at: e.at, ...(typeof e.message === "string" ? { message: e.message } : {}) };
+        finished = {
+          outcome: e.outcome as Outcome,
+          committed: e.committed === true,
+          at: e.at,
+          ...(typeof e.message === "string" ? { message: e.message } : {}),
+        };
         return;
       default:
         return;
@@ -296,21 +329,32 @@ export async function readJournalState(file: string): Promise<JournalState> {
       if (bad) {
         // only a resume marker that names this very line excuses it
         if (!why && isObject(v) && v.type === "journal.resumed" && v.truncatedLine === bad.line) {
-          warnings.push(`line ${bad.line} was cut short by a crash (${bad.why}); the run was resumed after it (line ${lineNo}) and it is ignored`);
+          warnings.push(
+            `line ${bad.line} was cut short by a crash (${bad.why}); the run was resumed after it (line ${lineNo}) and it is ignored`,
+          );
           bad = undefined;
         } else {
           throw refuse(bad.line, `line ${bad.line} is ${bad.why}, and more lines follow it: the journal is corrupt`);
         }
       }
       if (why) {
-        if (!seenHeader && text.includes("\u0000")) throw refuse(lineNo, "not a syncbook journal (binary data)", "pass the .jsonl journal of the run (see .syncbook/<runbook>/)");
+        if (!seenHeader && text.includes("\u0000"))
+          throw refuse(
+            lineNo,
+            "not a syncbook journal (binary data)",
+            "pass the .jsonl journal of the run (see .syncbook/<runbook>/)",
+          );
         bad = { line: lineNo, why };
         continue;
       }
       const e = v as Record<string, unknown> & { type: string; seq: number; at: number };
       if (!seenHeader) {
         if (e.type !== "journal.opened") {
-          throw refuse(lineNo, `not a syncbook journal: the first line is a "${e.type}" event, not the journal.opened header`, "resume only from a journal syncbook wrote (its first line is the journal.opened header); a journal from an older syncbook cannot be resumed: check the fleet by hand and start a new run");
+          throw refuse(
+            lineNo,
+            `not a syncbook journal: the first line is a "${e.type}" event, not the journal.opened header`,
+            "resume only from a journal syncbook wrote (its first line is the journal.opened header); a journal from an older syncbook cannot be resumed: check the fleet by hand and start a new run",
+          );
         }
         header(e, lineNo);
         seenHeader = true;
@@ -321,17 +365,31 @@ export async function readJournalState(file: string): Promise<JournalState> {
   } catch (err) {
     if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw refuse(undefined, `cannot read the journal: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : ((err as Error).message ?? String(err))}`, "pass a journal file (.syncbook/<runbook>/*.jsonl); findLatestJournal picks the newest");
+    throw refuse(
+      undefined,
+      `cannot read the journal: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : ((err as Error).message ?? String(err))}`,
+      "pass a journal file (.syncbook/<runbook>/*.jsonl); findLatestJournal picks the newest",
+    );
   }
 
   if (!seenHeader) {
     if (bad) {
-      throw refuse(bad.line, `the journal's header line is cut short (${bad.why}): the run crashed before it recorded anything`, "the header is written before anything is sent, so that run sent no command; check the fleet, delete this file and start a new run");
+      throw refuse(
+        bad.line,
+        `the journal's header line is cut short (${bad.why}): the run crashed before it recorded anything`,
+        "the header is written before anything is sent, so that run sent no command; check the fleet, delete this file and start a new run",
+      );
     }
-    throw refuse(undefined, "the journal is empty", "the header is written before anything is sent, so that run sent no command; check the fleet, delete this file and start a new run");
+    throw refuse(
+      undefined,
+      "the journal is empty",
+      "the header is written before anything is sent, so that run sent no command; check the fleet, delete this file and start a new run",
+    );
   }
   if (bad) {
-    warnings.push(`the last line (${bad.line}) is cut short (${bad.why}): the run was interrupted while writing it; resuming from the ${lineNo - 1} lines before it (nothing after it was confirmed)`);
+    warnings.push(
+      `the last line (${bad.line}) is cut short (${bad.why}): the run was interrupted while writing it; resuming from the ${lineNo - 1} lines before it (nothing after it was confirmed)`,
+    );
   }
 
   const state: JournalState = {
@@ -353,13 +411,18 @@ export async function readJournalState(file: string): Promise<JournalState> {
 /** The journal a resume continues: the most recently written `*.jsonl` in the folder. */
 export async function findLatestJournal(dir: string): Promise<string> {
   const none = (why: string): UserError =>
-    new UserError(`nothing to resume: ${why}`, { exitCode: ExitCode.usage, hint: "run without --resume to start a new run (its start interlock checks that the fleet is IDLE)" });
+    new UserError(`nothing to resume: ${why}`, {
+      exitCode: ExitCode.usage,
+      hint: "run without --resume to start a new run (its start interlock checks that the fleet is IDLE)",
+    });
   let newest: string | undefined;
   try {
     newest = await newestJournal(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw none(`no journal folder ${dir}`);
-    throw new UserError(`cannot read the journal folder ${dir}: ${(err as Error).message}`, { exitCode: ExitCode.usage });
+    throw new UserError(`cannot read the journal folder ${dir}: ${(err as Error).message}`, {
+      exitCode: ExitCode.usage,
+    });
   }
   if (!newest) throw none(`${dir} holds no journal (*${JOURNAL_EXTENSION})`);
   return newest;

@@ -16,7 +16,11 @@ function walk(dir: string, out: string[]): void {
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (err) {
-    throw io(`cannot read folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, "Check the folder's permissions.", err);
+    throw io(
+      `cannot read folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      "Check the folder's permissions.",
+      err,
+    );
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
@@ -42,7 +46,8 @@ export function displayPath(file: string, cwd = process.cwd()): string {
  * usage error (exit 2): CI must not pass because it linted nothing.
  */
 export function findRunbookFiles(paths: readonly string[], cwd = process.cwd()): string[] {
-  if (paths.length === 0) throw io("no runbook files or folders given", "Run `syncbook lint runbooks/` or name runbook files.");
+  if (paths.length === 0)
+    throw io("no runbook files or folders given", "Run `syncbook lint runbooks/` or name runbook files.");
   const seen = new Set<string>();
   const out: string[] = [];
   for (const p of paths) {
@@ -54,14 +59,20 @@ export function findRunbookFiles(paths: readonly string[], cwd = process.cwd()):
       const code = (err as NodeJS.ErrnoException).code;
       throw io(
         code === "ENOENT" ? `no such file or folder: ${p}` : `cannot read ${p}: ${code ?? String(err)}`,
-        code === "ENOENT" ? "Check the path (relative paths start from the current folder)." : "Check the path's permissions.",
+        code === "ENOENT"
+          ? "Check the path (relative paths start from the current folder)."
+          : "Check the path's permissions.",
         err,
       );
     }
     const found: string[] = [];
     if (st.isDirectory()) {
       walk(abs, found);
-      if (found.length === 0) throw io(`no runbooks (*.yaml, *.yml) in folder ${p}`, "Point lint at the folder that holds the runbooks, or name the files.");
+      if (found.length === 0)
+        throw io(
+          `no runbooks (*.yaml, *.yml) in folder ${p}`,
+          "Point lint at the folder that holds the runbooks, or name the files.",
+        );
     } else found.push(abs);
     for (const f of found) {
       if (seen.has(f)) continue;

@@ -20,7 +20,8 @@ export const rules: RuleInfo[] = [
   {
     id: "filter-duplicate",
     severity: "warning",
-    description: "Two entries of one filter select the same namespaces (duplicate or overlapping entries, or a collection listed twice).",
+    description:
+      "Two entries of one filter select the same namespaces (duplicate or overlapping entries, or a collection listed twice).",
     spec: "A filter entry with only a database name selects all collections of that database.",
     source: "sync-service-api.md",
     hint: "Keep one entry per namespace: merge the collections into one entry, or drop the narrower entry.",
@@ -52,7 +53,8 @@ export const rules: RuleInfo[] = [
   {
     id: "regex-field-name",
     severity: "warning",
-    description: "`collectionsRegex` (the contract's name) where the deployed service version documents `collectionRegex`.",
+    description:
+      "`collectionsRegex` (the contract's name) where the deployed service version documents `collectionRegex`.",
     spec: "The contract's `collectionsRegex` is the same idea under another name: the format accepts the contract's name, and lint says which name the deployed version expects.",
     source: "service-facts.md",
     hint: "Rename `collectionsRegex` to `collectionRegex`, the name the service documents since 1.6.",
@@ -60,7 +62,8 @@ export const rules: RuleInfo[] = [
   {
     id: "filter-database-level",
     severity: "info",
-    description: "A database-level include entry (or a databaseRegex): databases created after start are never added to the running filter.",
+    description:
+      "A database-level include entry (or a databaseRegex): databases created after start are never added to the running filter.",
     spec: "Once a filter is in place on a source cluster with several databases, a newly created database is not added to the filter automatically. Adding it requires restarting the filtered sync from the beginning.",
     source: "sync-service-api.md",
     hint: "Create every database the application needs before start; adding one later means restarting the filtered sync from the beginning.",
@@ -93,12 +96,17 @@ function checkStart(ctx: LintContext, start: StartRequest, at: YamlPath): void {
     lists[name] = list.map((e, j) => selector(e, j));
     checkDuplicates(ctx, list, [...at, name]);
   }
-  if (lists.includeNamespaces && lists.excludeNamespaces) checkOverlap(ctx, lists.includeNamespaces, lists.excludeNamespaces, at);
+  if (lists.includeNamespaces && lists.excludeNamespaces)
+    checkOverlap(ctx, lists.includeNamespaces, lists.excludeNamespaces, at);
 }
 
 function checkEntry(ctx: LintContext, entry: FilterEntry, at: YamlPath, list: ListName): void {
   if (entry.database === undefined && entry.databaseRegex === undefined) {
-    ctx.report("filter-no-database", at, `This ${list} entry names no database: every filter entry needs \`database\`.`);
+    ctx.report(
+      "filter-no-database",
+      at,
+      `This ${list} entry names no database: every filter entry needs \`database\`.`,
+    );
   }
   for (const field of REGEX_FIELDS) {
     const rx = entry[field];
@@ -107,13 +115,22 @@ function checkEntry(ctx: LintContext, entry: FilterEntry, at: YamlPath, list: Li
     const { unknown, repeated } = badOptionLetters(options);
     if (unknown.length > 0 || repeated.length > 0) {
       const parts: string[] = [];
-      if (unknown.length > 0) parts.push(`unknown option letter${unknown.length > 1 ? "s" : ""} ${unknown.map((l) => q(l)).join(", ")}`);
+      if (unknown.length > 0)
+        parts.push(`unknown option letter${unknown.length > 1 ? "s" : ""} ${unknown.map((l) => q(l)).join(", ")}`);
       if (repeated.length > 0) parts.push(`${repeated.map((l) => q(l)).join(", ")} given twice`);
-      ctx.report("regex-options", [...at, field, "options"], `${field} options ${q(options)}: ${parts.join("; ")}. The service accepts i, m, s and x.`);
+      ctx.report(
+        "regex-options",
+        [...at, field, "options"],
+        `${field} options ${q(options)}: ${parts.join("; ")}. The service accepts i, m, s and x.`,
+      );
     }
     const compiled = compileServiceRegex(rx.pattern, options.replace(/[^imsx]/g, ""));
     if (!compiled.ok && !compiled.unsupported) {
-      ctx.report("regex-invalid", [...at, field, "pattern"], `${field} pattern ${q(rx.pattern)} is not a valid regular expression: ${compiled.error}.`);
+      ctx.report(
+        "regex-invalid",
+        [...at, field, "pattern"],
+        `${field} pattern ${q(rx.pattern)} is not a valid regular expression: ${compiled.error}.`,
+      );
     }
     if (field === "collectionsRegex") {
       const v = ctx.runbook.serviceVersion;
@@ -135,7 +152,12 @@ function checkEntry(ctx: LintContext, entry: FilterEntry, at: YamlPath, list: Li
         `databaseRegex ${q(entry.databaseRegex.pattern)}: a database created after start that matches it is not added to the running filter.`,
         { key: true },
       );
-    } else if (entry.database !== undefined && entry.collections === undefined && !entry.collectionRegex && !entry.collectionsRegex) {
+    } else if (
+      entry.database !== undefined &&
+      entry.collections === undefined &&
+      !entry.collectionRegex &&
+      !entry.collectionsRegex
+    ) {
       ctx.report(
         "filter-database-level",
         [...at, "database"],
@@ -156,19 +178,33 @@ function checkDuplicates(ctx: LintContext, list: FilterEntry[], at: YamlPath): v
     // a collection listed twice inside one entry
     const seen = new Set<string>();
     e.collections?.forEach((c, k) => {
-      if (seen.has(c)) ctx.report("filter-duplicate", [...at, j, "collections", k], `${q(`${e.database ?? "?"}.${c}`)} is listed twice in this entry.`);
+      if (seen.has(c))
+        ctx.report(
+          "filter-duplicate",
+          [...at, j, "collections", k],
+          `${q(`${e.database ?? "?"}.${c}`)} is listed twice in this entry.`,
+        );
       seen.add(c);
     });
     for (let k = 0; k < j; k++) {
       const o = list[k] as FilterEntry;
       if (e.database === undefined || o.database !== e.database) {
-        if (sameJson(e, o)) ctx.report("filter-duplicate", [...at, j], `This ${name} entry repeats entry ${k + 1} (line ${ctx.lineOf([...at, k])}).`);
+        if (sameJson(e, o))
+          ctx.report(
+            "filter-duplicate",
+            [...at, j],
+            `This ${name} entry repeats entry ${k + 1} (line ${ctx.lineOf([...at, k])}).`,
+          );
         continue;
       }
       const eAll = e.collections === undefined && !e.collectionRegex && !e.collectionsRegex;
       const oAll = o.collections === undefined && !o.collectionRegex && !o.collectionsRegex;
       if (sameJson(e, o)) {
-        ctx.report("filter-duplicate", [...at, j], `This ${name} entry repeats entry ${k + 1} (line ${ctx.lineOf([...at, k])}).`);
+        ctx.report(
+          "filter-duplicate",
+          [...at, j],
+          `This ${name} entry repeats entry ${k + 1} (line ${ctx.lineOf([...at, k])}).`,
+        );
       } else if (eAll || oAll) {
         ctx.report(
           "filter-duplicate",

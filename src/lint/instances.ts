@@ -67,7 +67,9 @@ function normalize(u: URL): string {
 export function check(ctx: LintContext): void {
   const rb = ctx.runbook;
   const urls: { url: string; at: YamlPath; what: string }[] = rb.instances.map((inst, i) =>
-    typeof inst === "string" ? { url: inst, at: ["instances", i], what: "Instance" } : { url: inst.url, at: ["instances", i, "url"], what: "Instance" },
+    typeof inst === "string"
+      ? { url: inst, at: ["instances", i], what: "Instance" }
+      : { url: inst.url, at: ["instances", i, "url"], what: "Instance" },
   );
   if (rb.verifier !== undefined) urls.push({ url: rb.verifier, at: ["verifier"], what: "Verifier" });
 
@@ -76,10 +78,18 @@ export function check(ctx: LintContext): void {
     const u = parse(url);
     if (!u) continue;
     if (u.protocol !== "https:" && !isLoopback(u.hostname)) {
-      ctx.report("instance-insecure", at, `${what} ${q(url)} is reached over plain http on a non-loopback address; the API has no authentication.`);
+      ctx.report(
+        "instance-insecure",
+        at,
+        `${what} ${q(url)} is reached over plain http on a non-loopback address; the API has no authentication.`,
+      );
     }
     if (/\/api(\/|$)/.test(u.pathname)) {
-      ctx.report("instance-url-path", at, `${what} URL ${q(url)} contains ${q(u.pathname)}; requests would go to ${q(`${u.pathname.replace(/\/$/, "")}/api/v1/...`)}.`);
+      ctx.report(
+        "instance-url-path",
+        at,
+        `${what} URL ${q(url)} contains ${q(u.pathname)}; requests would go to ${q(`${u.pathname.replace(/\/$/, "")}/api/v1/...`)}.`,
+      );
     }
     const key = normalize(u);
     const first = seen.get(key);
@@ -98,17 +108,33 @@ export function check(ctx: LintContext): void {
   const cluster = source !== undefined ? rb.clusters?.[source] : undefined;
   const n = rb.instances.length;
   if (cluster?.topology === "sharded" && cluster.shards !== undefined && cluster.shards !== n) {
-    ctx.report("instance-count", ["instances"], `Source ${q(source)} has ${cluster.shards} shards but ${n} instance${n === 1 ? " is" : "s are"} listed: one instance runs per source shard.`, {
-      key: true,
-    });
+    ctx.report(
+      "instance-count",
+      ["instances"],
+      `Source ${q(source)} has ${cluster.shards} shards but ${n} instance${n === 1 ? " is" : "s are"} listed: one instance runs per source shard.`,
+      {
+        key: true,
+      },
+    );
   } else if (cluster?.topology === "replicaSet" && n > 1) {
-    ctx.report("instance-count", ["instances"], `Source ${q(source)} is a replica set, which one instance syncs, but ${n} instances are listed.`, { key: true });
+    ctx.report(
+      "instance-count",
+      ["instances"],
+      `Source ${q(source)} is a replica set, which one instance syncs, but ${n} instances are listed.`,
+      { key: true },
+    );
   }
 
   // verify needs the verifier's address
   if (rb.verifier === undefined) {
     rb.steps.forEach((s, i) => {
-      if ("verify" in s) ctx.report("verify-without-verifier", ["steps", i, "verify"], "This verify step polls the verifier, and the runbook sets no `verifier` URL.", { key: true });
+      if ("verify" in s)
+        ctx.report(
+          "verify-without-verifier",
+          ["steps", i, "verify"],
+          "This verify step polls the verifier, and the runbook sets no `verifier` URL.",
+          { key: true },
+        );
     });
   }
 }

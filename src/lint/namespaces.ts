@@ -92,14 +92,15 @@ function translate(pattern: string, options: string): { source: string; flags: s
       }
     }
     if (c === "+" && wasQuant) continue; // possessive `a++`, `a*+`, `a?+`, `a{2}+` → greedy
-    if ((c === "*" || c === "+" || c === "}") || (c === "?" && !out.endsWith("("))) lastQuant = true;
+    if (c === "*" || c === "+" || c === "}" || (c === "?" && !out.endsWith("("))) lastQuant = true;
     out += c;
   }
   return { source: out, flags };
 }
 
 export function compileServiceRegex(pattern: string, options = ""): RegexResult {
-  if (PCRE_ONLY.test(pattern)) return { ok: false, error: "uses a PCRE construct lint cannot check", unsupported: true };
+  if (PCRE_ONLY.test(pattern))
+    return { ok: false, error: "uses a PCRE construct lint cannot check", unsupported: true };
   const { source, flags } = translate(pattern, options);
   try {
     return { ok: true, regex: new RegExp(source, flags) };
@@ -140,7 +141,9 @@ export interface Selector {
   coll: (name: string) => boolean | undefined;
 }
 
-function regexTest(spec: { pattern: string; options?: string } | undefined): ((s: string) => boolean | undefined) | undefined {
+function regexTest(
+  spec: { pattern: string; options?: string } | undefined,
+): ((s: string) => boolean | undefined) | undefined {
   if (!spec) return undefined;
   const r = compileServiceRegex(spec.pattern, spec.options ?? "");
   if (!r.ok) return () => undefined;
@@ -149,7 +152,11 @@ function regexTest(spec: { pattern: string; options?: string } | undefined): ((s
 
 export function selector(entry: FilterEntry, index: number): Selector {
   const dbRegex = regexTest(entry.databaseRegex);
-  const collRegexField = entry.collectionRegex ? "collectionRegex" : entry.collectionsRegex ? "collectionsRegex" : undefined;
+  const collRegexField = entry.collectionRegex
+    ? "collectionRegex"
+    : entry.collectionsRegex
+      ? "collectionsRegex"
+      : undefined;
   const collRegex = regexTest(entry.collectionRegex ?? entry.collectionsRegex);
   const names = entry.collections;
   const databaseLevel = names === undefined && collRegexField === undefined;
@@ -180,7 +187,11 @@ export function selector(entry: FilterEntry, index: number): Selector {
 }
 
 /** Whether a filter list selects `db.coll`: true / false when certain, undefined otherwise. */
-export function listSelects(list: readonly Selector[], db: string, coll: string): { selected: boolean | undefined; by?: Selector } {
+export function listSelects(
+  list: readonly Selector[],
+  db: string,
+  coll: string,
+): { selected: boolean | undefined; by?: Selector } {
   let unsure = false;
   for (const s of list) {
     const d = s.db(db);

@@ -23,7 +23,13 @@ export function ruleInfo(id: string): RuleInfo | undefined {
 
 /** Order diagnostics by file, line, column, then rule id (stable output for CI diffs). */
 export function sortDiagnostics(diags: Diagnostic[]): Diagnostic[] {
-  return diags.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0)));
+  return diags.sort((a, b) =>
+    a.file < b.file
+      ? -1
+      : a.file > b.file
+        ? 1
+        : a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
+  );
 }
 
 /**

@@ -43,7 +43,10 @@ const CONCURRENCY = 32;
  * Throws a `UserError` with exit code 2 for a missing path, an unreadable file, or a folder
  * without runbooks.
  */
-export async function lintFiles(paths: readonly string[], opts: { cwd?: string; vars?: Record<string, string> } = {}): Promise<LintFilesResult> {
+export async function lintFiles(
+  paths: readonly string[],
+  opts: { cwd?: string; vars?: Record<string, string> } = {},
+): Promise<LintFilesResult> {
   const files = findRunbookFiles(paths, opts.cwd);
   const results: Diagnostic[][] = new Array<Diagnostic[]>(files.length);
   const sources = new Map<string, string>();
@@ -56,7 +59,12 @@ export async function lintFiles(paths: readonly string[], opts: { cwd?: string; 
       try {
         loaded = await loadRunbook(file, opts.vars ? { env: "lint", vars: opts.vars } : { env: "lint" });
       } catch (err) {
-        if (err instanceof UserError) throw new UserError(err.message, { hint: err.hint ?? "Check the file.", exitCode: ExitCode.usage, cause: err });
+        if (err instanceof UserError)
+          throw new UserError(err.message, {
+            hint: err.hint ?? "Check the file.",
+            exitCode: ExitCode.usage,
+            cause: err,
+          });
         const code = (err as NodeJS.ErrnoException).code;
         throw new UserError(`cannot read ${file}: ${code ?? (err instanceof Error ? err.message : String(err))}`, {
           hint: "Check that the file exists and is readable.",

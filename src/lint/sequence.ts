@@ -31,7 +31,8 @@ export const rules: RuleInfo[] = [
   {
     id: "start-not-first",
     severity: "error",
-    description: "`start` comes after another sync command (commit, pause, resume, reverse), so the fleet cannot be IDLE.",
+    description:
+      "`start` comes after another sync command (commit, pause, resume, reverse), so the fleet cannot be IDLE.",
     spec: "start is allowed only in IDLE.",
     source: "sync-service-api.md",
     hint: "Put `start` before every other command, or split the runbook: one that starts the sync, one for the cutover.",
@@ -55,7 +56,8 @@ export const rules: RuleInfo[] = [
   {
     id: "commit-without-stop-writes",
     severity: "error",
-    description: "`commit` with no earlier `stopWrites` step that is sure to have succeeded (and no `writesStoppedExternally: true`).",
+    description:
+      "`commit` with no earlier `stopWrites` step that is sure to have succeeded (and no `writesStoppedExternally: true`).",
     spec: "Preconditions: application writes to the source are stopped (reads are still allowed; writes during commit may lose data).",
     source: "sync-service-api.md",
     hint: "Add a `stopWrites` step (with an `undo`) before commit, or declare `writesStoppedExternally: true` if writes are stopped outside the runbook.",
@@ -79,7 +81,8 @@ export const rules: RuleInfo[] = [
   {
     id: "command-impossible-state",
     severity: "error",
-    description: "A command no reachable state allows (resume never paused, pause after commit, reverse before commit, commit when not RUNNING, start when not IDLE).",
+    description:
+      "A command no reachable state allows (resume never paused, pause after commit, reverse before commit, commit when not RUNNING, start when not IDLE).",
     spec: "pause: only in RUNNING; resume: only in PAUSED; reverse: only in COMMITTED. (commit: state RUNNING; start: allowed only in IDLE.)",
     source: "service-facts.md",
     hint: "Reorder the steps so the command meets the state it needs, or remove it.",
@@ -95,7 +98,8 @@ export const rules: RuleInfo[] = [
   {
     id: "verify-before-cea",
     severity: "error",
-    description: "`verify` where the sync cannot reach change event application (not started yet, or paused before CEA).",
+    description:
+      "`verify` where the sync cannot reach change event application (not started yet, or paused before CEA).",
     spec: "after the sync service's progress shows `info` equal to `change event application`, verification checks may start and this endpoint is polled until phase is `idle`.",
     source: "sync-service-api.md",
     hint: "Move verify after start (it waits for change event application itself), and after any resume.",
@@ -111,7 +115,8 @@ export const rules: RuleInfo[] = [
   {
     id: "verify-without-writes-off",
     severity: "warning",
-    description: "`verify` starts a check but never sends writesOff, so the verifier never finishes and the step times out.",
+    description:
+      "`verify` starts a check but never sends writesOff, so the verifier never finishes and the step times out.",
     spec: "`POST /api/v1/writesOff` (body `{}`) tells it writes have stopped on the source (after the sync is committed), so it can finish.",
     source: "service-facts.md",
     hint: "Place verify after stopWrites with `writesOff: true`, or set `continueOnError: true` on an early verify and finish with a later `verify: { startCheck: false, writesOff: true }`.",
@@ -127,7 +132,8 @@ export const rules: RuleInfo[] = [
   {
     id: "ddl-during-verify",
     severity: "error",
-    description: "A hook that looks like DDL (createIndex, drop, renameCollection, collMod, ...) while verification may be in progress.",
+    description:
+      "A hook that looks like DDL (createIndex, drop, renameCollection, collMod, ...) while verification may be in progress.",
     spec: "The verifier does not support DDL operations, so no DDL may run on the source while verification is in progress.",
     source: "sync-service-api.md",
     hint: "Run DDL before the sync starts or after verification completes (and the sync is committed).",
@@ -135,7 +141,8 @@ export const rules: RuleInfo[] = [
   {
     id: "unreachable-after-assert",
     severity: "error",
-    description: "An `assert` that can never hold where it stands (without continueOnError): it fails the run and the steps after it never run.",
+    description:
+      "An `assert` that can never hold where it stands (without continueOnError): it fails the run and the steps after it never run.",
     spec: "Dry-run lint rules: ... unreachable steps after a failing assert.",
     source: "DESIGN.md",
     hint: "Fix the condition or move the assert to where it can hold (e.g. `state: COMMITTED` after the commit and its wait).",
@@ -159,7 +166,8 @@ export const rules: RuleInfo[] = [
   {
     id: "stop-writes-without-undo",
     severity: "warning",
-    description: "A `stopWrites` step without `undo`: a failure before commit would leave the application unable to write.",
+    description:
+      "A `stopWrites` step without `undo`: a failure before commit would leave the application unable to write.",
     spec: "A failure or Ctrl-C before commit runs the `undo` of every hook that ran; after commit, nothing is undone.",
     source: "DESIGN.md",
     hint: "Add `undo: { use: ..., with: ... }` that turns application writes back on.",
@@ -208,7 +216,12 @@ function join(a: Flow, b: Flow): Flow {
     canCommitSeen: a.canCommitSeen && b.canCommitSeen,
     ceaReached: a.ceaReached && b.ceaReached,
     starts: [...new Set([...a.starts, ...b.starts])].sort((x, y) => x - y),
-    firstCommand: a.firstCommand === undefined ? b.firstCommand : b.firstCommand === undefined ? a.firstCommand : Math.min(a.firstCommand, b.firstCommand),
+    firstCommand:
+      a.firstCommand === undefined
+        ? b.firstCommand
+        : b.firstCommand === undefined
+          ? a.firstCommand
+          : Math.min(a.firstCommand, b.firstCommand),
     committed: a.committed ?? b.committed,
     pendingCommits: new Set([...a.pendingCommits, ...b.pendingCommits]),
     verifying: a.verifying ?? b.verifying,
@@ -247,7 +260,13 @@ const DDL_WORDS = [
 
 function looksLikeDdl(step: Step): string | undefined {
   const plugin = pluginStepKind(step);
-  const text = JSON.stringify([step.id, step.name, "hook" in step ? step.hook : undefined, plugin, plugin ? (step as Record<string, unknown>)[plugin] : undefined])
+  const text = JSON.stringify([
+    step.id,
+    step.name,
+    "hook" in step ? step.hook : undefined,
+    plugin,
+    plugin ? (step as Record<string, unknown>)[plugin] : undefined,
+  ])
     .toLowerCase()
     .replace(/[^a-z0-9]/g, "");
   return DDL_WORDS.find((w) => text.includes(w));
@@ -301,9 +320,14 @@ export function check(ctx: LintContext): void {
   checkIds(ctx);
   steps.forEach((s, i) => {
     if ("stopWrites" in s && s.stopWrites && !s.stopWrites.undo) {
-      ctx.report("stop-writes-without-undo", ["steps", i, "stopWrites"], "This stopWrites step has no `undo`: if the run fails before commit, application writes stay off until someone turns them back on by hand.", {
-        key: true,
-      });
+      ctx.report(
+        "stop-writes-without-undo",
+        ["steps", i, "stopWrites"],
+        "This stopWrites step has no `undo`: if the run fails before commit, application writes stay off until someone turns them back on by hand.",
+        {
+          key: true,
+        },
+      );
     }
   });
 
@@ -336,7 +360,12 @@ export function check(ctx: LintContext): void {
     for (const c of f.pendingCommits) {
       if (reportedPending.has(c)) continue;
       reportedPending.add(c);
-      ctx.report("commit-without-committed-wait", ["steps", c, "commit"], `Nothing waits for this commit to reach COMMITTED${reason}; it stays COMMITTING for lagTimeSeconds.`, { key: true });
+      ctx.report(
+        "commit-without-committed-wait",
+        ["steps", c, "commit"],
+        `Nothing waits for this commit to reach COMMITTED${reason}; it stays COMMITTING for lagTimeSeconds.`,
+        { key: true },
+      );
     }
   };
 
@@ -366,7 +395,11 @@ function checkIds(ctx: LintContext): void {
     if (s.id === undefined) return;
     const first = seen.get(s.id);
     if (first !== undefined) {
-      ctx.report("step-id-duplicate", ["steps", i, "id"], `Step id ${q(s.id)} is already used by step ${first + 1} (line ${ctx.lineOf(["steps", first, "id"], { key: true })}).`);
+      ctx.report(
+        "step-id-duplicate",
+        ["steps", i, "id"],
+        `Step id ${q(s.id)} is already used by step ${first + 1} (line ${ctx.lineOf(["steps", first, "id"], { key: true })}).`,
+      );
     } else seen.set(s.id, i);
   });
 }
@@ -380,12 +413,18 @@ interface ApplyEnv {
 function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow, env: ApplyEnv): Outcome {
   const at = ["steps", i, kind];
   const line = (j: number, k: string): string => `the ${k} at line ${ctx.lineOf(["steps", j, k], { key: true })}`;
-  const kindAt = (j: number): string => line(j, pluginStepKind(ctx.runbook.steps[j] as Step) ?? stepKind(ctx.runbook.steps[j] as Step));
+  const kindAt = (j: number): string =>
+    line(j, pluginStepKind(ctx.runbook.steps[j] as Step) ?? stepKind(ctx.runbook.steps[j] as Step));
   const states = f.states;
   // A command no reachable state allows is reported; lint then assumes the fleet ended where
   // the author expected it to, without the command's other effects (so one mistake is one finding).
   const impossible = (needs: SyncState, verb: string, target: SyncState[]): Outcome => {
-    ctx.report("command-impossible-state", at, `${verb} is allowed only in ${needs}, and here the sync can only be ${list(states)}.`, { key: true });
+    ctx.report(
+      "command-impossible-state",
+      at,
+      `${verb} is allowed only in ${needs}, and here the sync can only be ${list(states)}.`,
+      { key: true },
+    );
     f.firstCommand ??= i;
     f.states = closure(target);
     return { ok: f };
@@ -397,10 +436,20 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
   switch (kind) {
     case "start": {
       if (f.starts.length > 0) {
-        ctx.report("start-twice", at, `The sync is already started by ${line(f.starts[0] as number, "start")}; start is allowed only in IDLE.`, { key: true });
+        ctx.report(
+          "start-twice",
+          at,
+          `The sync is already started by ${line(f.starts[0] as number, "start")}; start is allowed only in IDLE.`,
+          { key: true },
+        );
         return { ok: f };
       } else if (f.firstCommand !== undefined) {
-        ctx.report("start-not-first", at, `start is allowed only in IDLE, and ${kindAt(f.firstCommand)} runs before it.`, { key: true });
+        ctx.report(
+          "start-not-first",
+          at,
+          `start is allowed only in IDLE, and ${kindAt(f.firstCommand)} runs before it.`,
+          { key: true },
+        );
         f.starts = [i];
         f.states = closure(env.v120 ? ["INITIALIZING", "RUNNING"] : ["RUNNING"]);
         return { ok: f };
@@ -410,7 +459,8 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
       }
       command();
       const s = "start" in step ? step.start : undefined;
-      const embedded = s?.verification?.enabled === true || (s?.verification?.enabled !== false && serviceAtLeast(ctx.runbook, "1.9"));
+      const embedded =
+        s?.verification?.enabled === true || (s?.verification?.enabled !== false && serviceAtLeast(ctx.runbook, "1.9"));
       f.states = closure(env.v120 ? ["INITIALIZING", "RUNNING"] : ["RUNNING"]);
       f.starts = [i];
       f.canCommitSeen = false;
@@ -421,7 +471,12 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
     }
     case "commit": {
       if (f.committed !== undefined) {
-        ctx.report("commit-twice", at, `The sync is already committed by ${line(f.committed, "commit")}; commit needs state RUNNING.`, { key: true });
+        ctx.report(
+          "commit-twice",
+          at,
+          `The sync is already committed by ${line(f.committed, "commit")}; commit needs state RUNNING.`,
+          { key: true },
+        );
         return { ok: f };
       } else if (!states.has("RUNNING")) {
         return impossible("RUNNING", "commit", ["COMMITTING"]);
@@ -438,9 +493,14 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
         );
       }
       if (!f.canCommitSeen) {
-        ctx.report("commit-without-can-commit-wait", at, "No `waitFor: { canCommit: true }` runs before this commit (since the sync last started or resumed); commit needs RUNNING with canCommit true.", {
-          key: true,
-        });
+        ctx.report(
+          "commit-without-can-commit-wait",
+          at,
+          "No `waitFor: { canCommit: true }` runs before this commit (since the sync last started or resumed); commit needs RUNNING with canCommit true.",
+          {
+            key: true,
+          },
+        );
       }
       command();
       f.states = closure(["COMMITTING"]);
@@ -464,9 +524,17 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
     }
     case "reverse": {
       if (!states.has("COMMITTED")) return impossible("COMMITTED", "reverse", ["RUNNING"]);
-      const starts = f.starts.map((j) => ({ j, s: (ctx.runbook.steps[j] as Step & { start: { reversible?: boolean } }).start }));
+      const starts = f.starts.map((j) => ({
+        j,
+        s: (ctx.runbook.steps[j] as Step & { start: { reversible?: boolean } }).start,
+      }));
       if (starts.length > 0 && starts.every(({ s }) => s.reversible !== true)) {
-        ctx.report("reverse-not-reversible", at, `${line(starts[0]?.j as number, "start")} does not set \`reversible: true\`, so the sync cannot be reversed.`, { key: true });
+        ctx.report(
+          "reverse-not-reversible",
+          at,
+          `${line(starts[0]?.j as number, "start")} does not set \`reversible: true\`, so the sync cannot be reversed.`,
+          { key: true },
+        );
       }
       env.reportPending(f, ` before the reverse at line ${ctx.lineOf(at, { key: true })}, which needs COMMITTED`);
       command();
@@ -480,7 +548,8 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
     }
     case "waitFor":
     case "assert": {
-      const body = ("waitFor" in step ? step.waitFor : "assert" in step ? step.assert : undefined) as WaitForBody | AssertBody;
+      const body = ("waitFor" in step ? step.waitFor : "assert" in step ? step.assert : undefined) as
+        WaitForBody | AssertBody;
       const c = condition(body);
       const { feasible, reason } = narrow(states, c);
       if (feasible.size === 0) {
@@ -496,7 +565,12 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
             { key: true },
           );
         } else {
-          ctx.report("wait-never-holds", at, `This waitFor can never be satisfied here: ${reason}. It would wait until its timeout and fail.`, { key: true });
+          ctx.report(
+            "wait-never-holds",
+            at,
+            `This waitFor can never be satisfied here: ${reason}. It would wait until its timeout and fail.`,
+            { key: true },
+          );
         }
         return { ok: f };
       }
@@ -510,19 +584,38 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
     case "verify": {
       const v = "verify" in step ? step.verify : undefined;
       if (states.size > 0 && [...states].every((s) => s === "IDLE")) {
-        ctx.report("verify-before-cea", at, "No sync is running here (the fleet is IDLE until start), so change event application is never reached and verification cannot begin.", {
-          key: true,
-        });
+        ctx.report(
+          "verify-before-cea",
+          at,
+          "No sync is running here (the fleet is IDLE until start), so change event application is never reached and verification cannot begin.",
+          {
+            key: true,
+          },
+        );
       } else if (!f.ceaReached && states.has("PAUSED") && [...states].every((s) => s === "PAUSED" || s === "IDLE")) {
-        ctx.report("verify-before-cea", at, "The sync is paused here and has not been seen in change event application: it cannot reach it until resumed.", { key: true });
+        ctx.report(
+          "verify-before-cea",
+          at,
+          "The sync is paused here and has not been seen in change event application: it cannot reach it until resumed.",
+          { key: true },
+        );
       }
       if (v?.writesOff === true && !f.writesStopped && ctx.runbook.writesStoppedExternally !== true) {
-        ctx.report("verify-writes-off-early", [...at, "writesOff"], "writesOff tells the verifier that writes to the source have stopped, and no stopWrites step is sure to have run before this verify.");
+        ctx.report(
+          "verify-writes-off-early",
+          [...at, "writesOff"],
+          "writesOff tells the verifier that writes to the source have stopped, and no stopWrites step is sure to have run before this verify.",
+        );
       }
       if (v?.startCheck !== false && v?.writesOff !== true && step.continueOnError !== true) {
-        ctx.report("verify-without-writes-off", at, "This verify starts the verifier's check but never tells it that writes have stopped (`writesOff`), so the verifier keeps rechecking and the step waits until its timeout.", {
-          key: true,
-        });
+        ctx.report(
+          "verify-without-writes-off",
+          at,
+          "This verify starts the verifier's check but never tells it that writes have stopped (`writesOff`), so the verifier keeps rechecking and the step waits until its timeout.",
+          {
+            key: true,
+          },
+        );
       }
       const failed = clone(f);
       failed.verifying ??= { at: i, embedded: false };
@@ -539,9 +632,19 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
           : `${line(f.verifying.at, "verify")} may still be verifying (it continues on error)`;
         const ddl = looksLikeDdl(step);
         if (ddl) {
-          ctx.report("ddl-during-verify", at, `This hook looks like DDL (${q(ddl)}) and ${why}; the verifier does not support DDL.`, { key: true });
+          ctx.report(
+            "ddl-during-verify",
+            at,
+            `This hook looks like DDL (${q(ddl)}) and ${why}; the verifier does not support DDL.`,
+            { key: true },
+          );
         } else {
-          ctx.report("hook-during-verify", at, `This hook runs while ${why}; the verifier does not support DDL, so the hook must run none.`, { key: true });
+          ctx.report(
+            "hook-during-verify",
+            at,
+            `This hook runs while ${why}; the verifier does not support DDL, so the hook must run none.`,
+            { key: true },
+          );
         }
       }
       return { ok: f };
@@ -559,7 +662,8 @@ function apply(ctx: LintContext, step: Step, kind: StepKind, i: number, f: Flow,
 function narrow(states: Set<SyncState>, c: Condition): { feasible: Set<SyncState>; reason?: string } {
   let f = new Set(states);
   const here = `here the sync can only be ${list(states)}`;
-  if (c.lagBelow !== undefined && c.lagBelow <= 0) return { feasible: new Set(), reason: `lagBelow ${c.lagBelow} asks for lagTimeSeconds below 0, which it never is` };
+  if (c.lagBelow !== undefined && c.lagBelow <= 0)
+    return { feasible: new Set(), reason: `lagBelow ${c.lagBelow} asks for lagTimeSeconds below 0, which it never is` };
   if (c.state) {
     const want = c.state;
     f = new Set([...f].filter((s) => want.includes(s)));
@@ -567,7 +671,8 @@ function narrow(states: Set<SyncState>, c: Condition): { feasible: Set<SyncState
   }
   if (c.needsProgress) {
     f.delete("IDLE");
-    if (f.size === 0) return { feasible: f, reason: `it needs \`${c.needsProgress}\`, which is null in IDLE (${here})` };
+    if (f.size === 0)
+      return { feasible: f, reason: `it needs \`${c.needsProgress}\`, which is null in IDLE (${here})` };
   }
   if (c.lagBelow !== undefined) {
     f.delete("PAUSED");
@@ -575,7 +680,8 @@ function narrow(states: Set<SyncState>, c: Condition): { feasible: Set<SyncState
   }
   if (c.canCommit === true) {
     f.delete("IDLE");
-    if (f.size === 0) return { feasible: f, reason: `canCommit is never true in IDLE: a commit needs RUNNING (${here})` };
+    if (f.size === 0)
+      return { feasible: f, reason: `canCommit is never true in IDLE: a commit needs RUNNING (${here})` };
   }
   return { feasible: f };
 }

@@ -26,7 +26,8 @@ export const rules: RuleInfo[] = [
   {
     id: "cluster-unknown",
     severity: "error",
-    description: "`source` or `destination` is not one of the runbook's `clusters` (or, without `clusters`, not cluster0/cluster1).",
+    description:
+      "`source` or `destination` is not one of the runbook's `clusters` (or, without `clusters`, not cluster0/cluster1).",
     spec: "source: Name of the source cluster (one of the configured cluster settings).",
     source: "sync-service-api.md",
     hint: "Use a name declared under `clusters:` (the service's settings are cluster0 and cluster1).",
@@ -66,7 +67,8 @@ export const rules: RuleInfo[] = [
   {
     id: "sharding-outside-filter",
     severity: "error",
-    description: "A shardingEntries collection is not synced: the include filter leaves it out, or the exclude filter removes it.",
+    description:
+      "A shardingEntries collection is not synced: the include filter leaves it out, or the exclude filter removes it.",
     spec: "shardingEntries: Collections to shard on the destination. Collections not listed sync as unsharded. / includeNamespaces: Only the listed databases or collections are synced.",
     source: "sync-service-api.md",
     hint: "Add the collection to includeNamespaces (or take it out of excludeNamespaces), or drop the sharding entry.",
@@ -130,7 +132,8 @@ export const rules: RuleInfo[] = [
   {
     id: "build-indexes-never",
     severity: "info",
-    description: "`buildIndexes: never`: only `_id` indexes and placeholder shard-key indexes are built, and the placeholders stay after commit.",
+    description:
+      "`buildIndexes: never`: only `_id` indexes and placeholder shard-key indexes are built, and the placeholders stay after commit.",
     spec: "With buildIndexes `never`, only required indexes are built: an index on `_id` of every copied collection, and a placeholder index for each sharded collection lacking a shard-key index on the destination. The placeholder index is kept after commit.",
     source: "sync-service-api.md",
     hint: "Plan to build the application's indexes on the destination before moving traffic, and to drop the placeholder indexes after commit.",
@@ -166,10 +169,15 @@ export function check(ctx: LintContext): void {
   if (clusters) {
     for (const name of Object.keys(clusters)) {
       if (!SERVICE_CLUSTER_NAMES.includes(name)) {
-        ctx.report("cluster-name", ["clusters", name], `Cluster ${q(name)} is not one of the service's cluster settings (cluster0, cluster1).`, {
-          key: true,
-          hint: `Rename it to ${q(closest(name, SERVICE_CLUSTER_NAMES))} (the service's settings are cluster0 and cluster1).`,
-        });
+        ctx.report(
+          "cluster-name",
+          ["clusters", name],
+          `Cluster ${q(name)} is not one of the service's cluster settings (cluster0, cluster1).`,
+          {
+            key: true,
+            hint: `Rename it to ${q(closest(name, SERVICE_CLUSTER_NAMES))} (the service's settings are cluster0 and cluster1).`,
+          },
+        );
       }
     }
   }
@@ -187,14 +195,23 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
     const name = s[field];
     if (!names.includes(name)) {
       known = false;
-      const where = clusters ? "declared under `clusters`" : "one of the service's cluster settings (cluster0, cluster1)";
+      const where = clusters
+        ? "declared under `clusters`"
+        : "one of the service's cluster settings (cluster0, cluster1)";
       ctx.report("cluster-unknown", [...at, field], `${field} ${q(name)} is not ${where}.`, {
-        hint: names.length > 0 ? `Did you mean ${q(closest(name, names))}? Declared: ${names.join(", ")}.` : "Declare the clusters under `clusters:`.",
+        hint:
+          names.length > 0
+            ? `Did you mean ${q(closest(name, names))}? Declared: ${names.join(", ")}.`
+            : "Declare the clusters under `clusters:`.",
       });
     }
   }
   if (s.source === s.destination) {
-    ctx.report("cluster-same", [...at, "destination"], `source and destination are both ${q(s.source)}: a sync needs two different clusters.`);
+    ctx.report(
+      "cluster-same",
+      [...at, "destination"],
+      `source and destination are both ${q(s.source)}: a sync needs two different clusters.`,
+    );
   }
 
   const src = known ? topologyOf(ctx, s.source) : undefined;
@@ -212,9 +229,14 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
     );
   }
   if (pairKnown && !rsToSharded && s.sharding) {
-    ctx.report("sharding-forbidden", [...at, "sharding"], `\`sharding\` is accepted only from a replica set to a sharded cluster, not ${pair}; start would fail.`, {
-      key: true,
-    });
+    ctx.report(
+      "sharding-forbidden",
+      [...at, "sharding"],
+      `\`sharding\` is accepted only from a replica set to a sharded cluster, not ${pair}; start would fail.`,
+      {
+        key: true,
+      },
+    );
   }
   if (s.sharding) checkShardingEntries(ctx, s, [...at, "sharding", "shardingEntries"]);
 
@@ -231,12 +253,27 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
       );
     }
     if (s.buildIndexes === "never") {
-      ctx.report("reversible-build-indexes-never", [...at, "buildIndexes"], "`buildIndexes: never` together with `reversible: true` is rejected by start.");
+      ctx.report(
+        "reversible-build-indexes-never",
+        [...at, "buildIndexes"],
+        "`buildIndexes: never` together with `reversible: true` is rejected by start.",
+      );
     }
     if (rsToSharded) {
-      ctx.report("reversible-rs-to-sharded", [...at, "reversible"], `A sync from replica set ${q(s.source)} to sharded cluster ${q(s.destination)} cannot be reversible.`);
+      ctx.report(
+        "reversible-rs-to-sharded",
+        [...at, "reversible"],
+        `A sync from replica set ${q(s.source)} to sharded cluster ${q(s.destination)} cannot be reversible.`,
+      );
     }
-    if (pairKnown && src.topology === "sharded" && dst.topology === "sharded" && src.shards !== undefined && dst.shards !== undefined && src.shards !== dst.shards) {
+    if (
+      pairKnown &&
+      src.topology === "sharded" &&
+      dst.topology === "sharded" &&
+      src.shards !== undefined &&
+      dst.shards !== undefined &&
+      src.shards !== dst.shards
+    ) {
       ctx.report(
         "reversible-shard-count",
         [...at, "reversible"],
@@ -248,7 +285,13 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
   // write blocking needs a 6.0 source
   const wb = s.enableUserWriteBlocking;
   const srcVersion = known ? topologyOf(ctx, s.source)?.serverVersion : undefined;
-  if (wb !== undefined && wb !== false && wb !== "none" && srcVersion !== undefined && compareVersions(srcVersion, "6.0") < 0) {
+  if (
+    wb !== undefined &&
+    wb !== false &&
+    wb !== "none" &&
+    srcVersion !== undefined &&
+    compareVersions(srcVersion, "6.0") < 0
+  ) {
     ctx.report(
       "write-blocking-server-version",
       [...at, "enableUserWriteBlocking"],
@@ -260,9 +303,14 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
   if (s.buildIndexes !== undefined) {
     const v = s.buildIndexes;
     if (!(BUILD_INDEXES_VALUES as readonly string[]).includes(v)) {
-      ctx.report("build-indexes-value", [...at, "buildIndexes"], `buildIndexes ${q(v)} is not a value the service knows.`, {
-        hint: `Did you mean ${q(closest(v, [...BUILD_INDEXES_VALUES]))}? Values: ${BUILD_INDEXES_VALUES.join(", ")}.`,
-      });
+      ctx.report(
+        "build-indexes-value",
+        [...at, "buildIndexes"],
+        `buildIndexes ${q(v)} is not a value the service knows.`,
+        {
+          hint: `Did you mean ${q(closest(v, [...BUILD_INDEXES_VALUES]))}? Values: ${BUILD_INDEXES_VALUES.join(", ")}.`,
+        },
+      );
     } else if (v === "never") {
       ctx.report(
         "build-indexes-never",
@@ -277,12 +325,22 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
   if (pass) {
     for (const field of Object.keys(pass)) {
       if ((START_FIELDS as readonly string[]).includes(field)) {
-        ctx.report("passthrough-collision", [...at, "x-passthrough", field], `x-passthrough field ${q(field)} is a field the format knows; it would bypass its checks.`, {
-          key: true,
-          hint: `Move ${q(field)} out of x-passthrough into the start body, where lint checks it.`,
-        });
+        ctx.report(
+          "passthrough-collision",
+          [...at, "x-passthrough", field],
+          `x-passthrough field ${q(field)} is a field the format knows; it would bypass its checks.`,
+          {
+            key: true,
+            hint: `Move ${q(field)} out of x-passthrough into the start body, where lint checks it.`,
+          },
+        );
       } else {
-        ctx.report("passthrough-unchecked", [...at, "x-passthrough", field], `x-passthrough field ${q(field)} is sent to the service as written, unchecked.`, { key: true });
+        ctx.report(
+          "passthrough-unchecked",
+          [...at, "x-passthrough", field],
+          `x-passthrough field ${q(field)} is sent to the service as written, unchecked.`,
+          { key: true },
+        );
       }
     }
   }
@@ -297,17 +355,29 @@ function checkShardingEntries(ctx: LintContext, s: StartRequest, at: YamlPath): 
     const ns = `${e.database}.${e.collection}`;
     const first = seen.get(ns);
     if (first !== undefined) {
-      ctx.report("sharding-duplicate", [...at, k], `${q(ns)} is already sharded by shardingEntries entry ${first + 1} (line ${ctx.lineOf([...at, first])}).`);
+      ctx.report(
+        "sharding-duplicate",
+        [...at, k],
+        `${q(ns)} is already sharded by shardingEntries entry ${first + 1} (line ${ctx.lineOf([...at, first])}).`,
+      );
     } else seen.set(ns, k);
     if (include && listSelects(include, e.database, e.collection).selected === false) {
-      ctx.report("sharding-outside-filter", [...at, k], `${q(ns)} is sharded here, but includeNamespaces does not select it: it is not synced at all.`);
+      ctx.report(
+        "sharding-outside-filter",
+        [...at, k],
+        `${q(ns)} is sharded here, but includeNamespaces does not select it: it is not synced at all.`,
+      );
       return;
     }
     if (exclude) {
       const r = listSelects(exclude, e.database, e.collection);
       if (r.selected === true && r.by) {
         const line = ctx.lineOf(["steps", at[1] as number, "start", "excludeNamespaces", r.by.index]);
-        ctx.report("sharding-outside-filter", [...at, k], `${q(ns)} is sharded here, but excludeNamespaces (line ${line}) leaves it out of the sync.`);
+        ctx.report(
+          "sharding-outside-filter",
+          [...at, k],
+          `${q(ns)} is sharded here, but excludeNamespaces (line ${line}) leaves it out of the sync.`,
+        );
       }
     }
   });

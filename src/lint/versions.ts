@@ -8,7 +8,8 @@ export const rules: RuleInfo[] = [
   {
     id: "version-feature",
     severity: "error",
-    description: "A start field newer than `serviceVersion` (includeNamespaces and sharding 1.1, buildIndexes 1.3.0, excludeNamespaces and regex filters 1.6, verification 1.9).",
+    description:
+      "A start field newer than `serviceVersion` (includeNamespaces and sharding 1.1, buildIndexes 1.3.0, excludeNamespaces and regex filters 1.6, verification 1.9).",
     spec: "Feature introductions (service version numbers): sharding option and includeNamespaces filter: 1.1; buildIndexes: 1.3.0; ... exclude filter: 1.6.",
     source: "sync-service-api.md",
     hint: "Remove the field, or raise `serviceVersion` once every instance runs a version that has it.",
@@ -44,7 +45,12 @@ export function check(ctx: LintContext): void {
       if (s[f.field] === undefined) continue;
       gated ??= [...at, f.field];
       if (version !== undefined && compareVersions(version, f.since) < 0) {
-        ctx.report("version-feature", [...at, f.field], `${f.what} needs service ${f.since} or newer; serviceVersion is ${q(version)}.`, { key: true });
+        ctx.report(
+          "version-feature",
+          [...at, f.field],
+          `${f.what} needs service ${f.since} or newer; serviceVersion is ${q(version)}.`,
+          { key: true },
+        );
       }
     }
     for (const list of ["includeNamespaces", "excludeNamespaces"] as const) {
@@ -53,15 +59,25 @@ export function check(ctx: LintContext): void {
           if (!entry[field]) continue;
           gated ??= [...at, list, j, field];
           if (version !== undefined && compareVersions(version, REGEX_SINCE) < 0) {
-            ctx.report("version-feature", [...at, list, j, field], `Regular-expression filters (${field}) need service ${REGEX_SINCE} or newer; serviceVersion is ${q(version)}.`, {
-              key: true,
-            });
+            ctx.report(
+              "version-feature",
+              [...at, list, j, field],
+              `Regular-expression filters (${field}) need service ${REGEX_SINCE} or newer; serviceVersion is ${q(version)}.`,
+              {
+                key: true,
+              },
+            );
           }
         }
       });
     }
   });
   if (version === undefined && gated) {
-    ctx.report("service-version-missing", gated, "This field depends on the service version, and the runbook declares no `serviceVersion`.", { key: true });
+    ctx.report(
+      "service-version-missing",
+      gated,
+      "This field depends on the service version, and the runbook declares no `serviceVersion`.",
+      { key: true },
+    );
   }
 }

@@ -126,7 +126,10 @@ export interface NotifierContext<O = Record<string, unknown>> extends PluginCont
 
 export type NotificationSeverity = "info" | "warning" | "error" | "critical";
 
-export type Notifier<O = Record<string, unknown>> = (notification: Notification, ctx: NotifierContext<O>) => Promise<void> | void;
+export type Notifier<O = Record<string, unknown>> = (
+  notification: Notification,
+  ctx: NotifierContext<O>,
+) => Promise<void> | void;
 
 /**
  * A step kind added by a plugin. Minimal on purpose: it is run like a hook (same context, same

@@ -8,4 +8,13 @@ export const OPTION_FORMATS = {
 } as const;
 
 /** The options ajv is given, at run time and at build time alike (one behaviour). */
-export const OPTION_AJV_OPTIONS = { allErrors: true, verbose: true, strict: false, allowUnionTypes: true, useDefaults: true, logger: false, meta: false, validateSchema: false } as const;
+export const OPTION_AJV_OPTIONS = {
+  allErrors: true,
+  verbose: true,
+  strict: false,
+  allowUnionTypes: true,
+  useDefaults: true,
+  logger: false,
+  meta: false,
+  validateSchema: false,
+} as const;

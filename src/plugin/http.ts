@@ -59,7 +59,13 @@ const PLAIN_HEADERS = new Set(["content-type", "accept", "user-agent", "content-
 
 function statusMatches(status: number, expect: HttpCall["expectStatus"]): boolean {
   const list = expect === undefined ? ["2xx"] : Array.isArray(expect) ? expect : [expect];
-  return list.some((e) => (typeof e === "number" ? status === e : /^[1-5]xx$/i.test(e) ? Math.floor(status / 100) === Number(e[0]) : status === Number(e)));
+  return list.some((e) =>
+    typeof e === "number"
+      ? status === e
+      : /^[1-5]xx$/i.test(e)
+        ? Math.floor(status / 100) === Number(e[0])
+        : status === Number(e),
+  );
 }
 
 function retryable(status: number): boolean {
@@ -117,7 +123,8 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
   }
   headers["user-agent"] ??= "syncbook";
   if (!url) throw new HttpError(`${target}: not a valid URL`, undefined, 0);
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new HttpError(`${target}: only http and https URLs are supported`, undefined, 0);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new HttpError(`${target}: only http and https URLs are supported`, undefined, 0);
 
   const retries = Math.max(0, Math.floor(call.retries ?? 0));
   const timeoutMs = call.timeoutMs ?? 30_000;
@@ -132,7 +139,13 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
     try {
       const answer = await withTimeout(
         async (signal) => {
-          const res = await request(url, { method: method as "POST", headers, body: body ?? null, signal, reset: true });
+          const res = await request(url, {
+            method: method as "POST",
+            headers,
+            body: body ?? null,
+            signal,
+            reset: true,
+          });
           let text = "";
           for await (const chunk of res.body) {
             if (text.length < MAX_BODY) text += (chunk as Buffer).toString("utf8");
@@ -156,9 +169,15 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
       again = true;
     }
     if (!again || attempt > retries) {
-      throw new HttpError(redact(`${target} ${lastError}${attempt > 1 ? ` (after ${attempt} attempts)` : ""}`), lastStatus, attempt);
+      throw new HttpError(
+        redact(`${target} ${lastError}${attempt > 1 ? ` (after ${attempt} attempts)` : ""}`),
+        lastStatus,
+        attempt,
+      );
     }
-    call.log?.warn(redact(`${target} ${lastError}; retrying in ${formatMs(delay)} (attempt ${attempt + 1} of ${retries + 1})`));
+    call.log?.warn(
+      redact(`${target} ${lastError}; retrying in ${formatMs(delay)} (attempt ${attempt + 1} of ${retries + 1})`),
+    );
     await sleep(delay, call.signal);
     delay = Math.min(delay * 2, 30_000);
   }

@@ -27,7 +27,15 @@ export type {
 } from "./api.js";
 export { sendHttp, HttpError, type HttpCall, type HttpAnswer } from "./http.js";
 export { runProcess, ProcessError, showArgv, type ProcessCall, type ProcessResult } from "./process.js";
-export { describeNotification, severityOf, eventMatcher, isEventName, EVENT_NAMES, EVENT_ALIASES, NOTIFY_STEP } from "./events.js";
+export {
+  describeNotification,
+  severityOf,
+  eventMatcher,
+  isEventName,
+  EVENT_NAMES,
+  EVENT_ALIASES,
+  NOTIFY_STEP,
+} from "./events.js";
 export { checkOptions, type OptionProblem } from "./options.js";
 export { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 export {

@@ -7,7 +7,19 @@
  */
 import { redactValue } from "../report/redact.js";
 import type { RunEvent, RunListener } from "../run/events.js";
-import type { HookContext, HookFn, InstanceSnapshot, JsonSchema, Notification, NotifierContext, NotifyMessage, PluginContext, PluginLogger, StepInfo, UndoAction } from "./api.js";
+import type {
+  HookContext,
+  HookFn,
+  InstanceSnapshot,
+  JsonSchema,
+  Notification,
+  NotifierContext,
+  NotifyMessage,
+  PluginContext,
+  PluginLogger,
+  StepInfo,
+  UndoAction,
+} from "./api.js";
 import { NOTIFY_STEP, describeNotification, eventMatcher, severityOf } from "./events.js";
 import { checkOptions } from "./options.js";
 import type { PluginRegistry } from "./registry.js";
@@ -32,7 +44,12 @@ export interface PluginRunContext {
 }
 
 /** What every plugin call receives, from the run's context. */
-function pluginContext(ctx: PluginRunContext, options: Record<string, unknown>, signal: AbortSignal, log: PluginLogger): PluginContext<Record<string, unknown>> {
+function pluginContext(
+  ctx: PluginRunContext,
+  options: Record<string, unknown>,
+  signal: AbortSignal,
+  log: PluginLogger,
+): PluginContext<Record<string, unknown>> {
   return { options, runbook: ctx.runbook, cwd: ctx.cwd, env: ctx.env ?? process.env, signal, log, redact: ctx.redact };
 }
 
@@ -57,15 +74,35 @@ export interface RunHookOptions {
 }
 
 /** Redacts a step for a hook's context (header values, secret-named keys, `${env.*}` values). */
-export function stepInfo(index: number, id: string, kind: string, title: string, raw: Record<string, unknown>, redact: (t: string) => string): StepInfo {
+export function stepInfo(
+  index: number,
+  id: string,
+  kind: string,
+  title: string,
+  raw: Record<string, unknown>,
+  redact: (t: string) => string,
+): StepInfo {
   const red = JSON.parse(redact(JSON.stringify(redactValue(raw)))) as Record<string, unknown>;
   return { index, id, kind, title, raw: Object.freeze(red) };
 }
 
 /** Runs one hook call. Never throws: the outcome says what happened, its error is redacted. */
-export async function runHook(registry: PluginRegistry, call: { use: string; with?: Record<string, unknown> }, step: StepInfo, ctx: PluginRunContext, opts: RunHookOptions): Promise<HookOutcome> {
+export async function runHook(
+  registry: PluginRegistry,
+  call: { use: string; with?: Record<string, unknown> },
+  step: StepInfo,
+  ctx: PluginRunContext,
+  opts: RunHookOptions,
+): Promise<HookOutcome> {
   const hook = registry.hook(call.use);
-  return invoke(hook && { what: `hook ${call.use}`, logPrefix: call.use, schema: hook.optionsSchema, run: hook.run }, `unknown hook ${call.use}`, call.with, step, ctx, opts);
+  return invoke(
+    hook && { what: `hook ${call.use}`, logPrefix: call.use, schema: hook.optionsSchema, run: hook.run },
+    `unknown hook ${call.use}`,
+    call.with,
+    step,
+    ctx,
+    opts,
+  );
 }
 
 /**
@@ -73,13 +110,32 @@ export async function runHook(registry: PluginRegistry, call: { use: string; wit
  * context, timeout and outcome; its returned `undo` is registered with
  * `undoFor(registry, { use: kind }, outcome, …)`.
  */
-export async function runPluginStep(registry: PluginRegistry, kind: string, options: unknown, step: StepInfo, ctx: PluginRunContext, opts: RunHookOptions): Promise<HookOutcome> {
+export async function runPluginStep(
+  registry: PluginRegistry,
+  kind: string,
+  options: unknown,
+  step: StepInfo,
+  ctx: PluginRunContext,
+  opts: RunHookOptions,
+): Promise<HookOutcome> {
   const s = registry.step(kind);
-  return invoke(s && { what: `step ${kind}`, logPrefix: kind, schema: s.optionsSchema, run: s.impl.run }, `unknown step kind ${kind}`, options ?? undefined, step, ctx, opts);
+  return invoke(
+    s && { what: `step ${kind}`, logPrefix: kind, schema: s.optionsSchema, run: s.impl.run },
+    `unknown step kind ${kind}`,
+    options ?? undefined,
+    step,
+    ctx,
+    opts,
+  );
 }
 
 /** The task-list title of a plugin step without a `name:` (the plugin's `title`, else the kind). */
-export function pluginStepTitle(registry: PluginRegistry, kind: string, options: unknown, redact: (t: string) => string): string {
+export function pluginStepTitle(
+  registry: PluginRegistry,
+  kind: string,
+  options: unknown,
+  redact: (t: string) => string,
+): string {
   const title = registry.step(kind)?.impl.title;
   if (!title) return kind;
   try {
@@ -90,7 +146,9 @@ export function pluginStepTitle(registry: PluginRegistry, kind: string, options:
 }
 
 async function invoke(
-  target: { what: string; logPrefix: string; schema: JsonSchema | undefined; run: HookFn<Record<string, unknown>> } | undefined,
+  target:
+    | { what: string; logPrefix: string; schema: JsonSchema | undefined; run: HookFn<Record<string, unknown>> }
+    | undefined,
   unknown: string,
   options: unknown,
   step: StepInfo,
@@ -99,7 +157,13 @@ async function invoke(
 ): Promise<HookOutcome> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
-  const fail = (error: string, timedOut = false, interrupted = false): HookOutcome => ({ ok: false, durationMs: elapsed(), error: ctx.redact(error), timedOut, interrupted });
+  const fail = (error: string, timedOut = false, interrupted = false): HookOutcome => ({
+    ok: false,
+    durationMs: elapsed(),
+    error: ctx.redact(error),
+    timedOut,
+    interrupted,
+  });
   if (!target) return fail(unknown);
   const checked = await checkOptions(target.schema, options);
   if (!checked.ok) return fail(`${target.what}: ${checked.problems.map((p) => p.message).join("; ")}`);
@@ -156,10 +220,22 @@ export interface UndoReport {
  *   hook that failed or hung may have done part of its work (writes half stopped).
  * - Otherwise the hook's own returned `undo`, when it succeeded.
  */
-export function undoFor(registry: PluginRegistry, call: HookCallSpec, outcome: HookOutcome, step: StepInfo, ctx: PluginRunContext, timeoutMs: number): UndoEntry | undefined {
+export function undoFor(
+  registry: PluginRegistry,
+  call: HookCallSpec,
+  outcome: HookOutcome,
+  step: StepInfo,
+  ctx: PluginRunContext,
+  timeoutMs: number,
+): UndoEntry | undefined {
   if (call.undo) {
     const u = call.undo;
-    return { step, use: u.use, origin: "runbook", run: () => runHook(registry, u, step, ctx, { timeoutMs, undo: true }) };
+    return {
+      step,
+      use: u.use,
+      origin: "runbook",
+      run: () => runHook(registry, u, step, ctx, { timeoutMs, undo: true }),
+    };
   }
   if (!outcome.ok || outcome.undo === undefined) return undefined;
   const undo = outcome.undo;
@@ -175,12 +251,29 @@ export function undoFor(registry: PluginRegistry, call: HookCallSpec, outcome: H
           return { ok: true, durationMs: Math.round(performance.now() - started) };
         } catch (err) {
           const timedOut = err instanceof TimeoutError;
-          return { ok: false, durationMs: Math.round(performance.now() - started), error: ctx.redact(`undo of ${call.use} ${timedOut ? `timed out after ${formatMs(timeoutMs)}` : `failed: ${errorText(err, ctx.redact)}`}`), timedOut, interrupted: false };
+          return {
+            ok: false,
+            durationMs: Math.round(performance.now() - started),
+            error: ctx.redact(
+              `undo of ${call.use} ${timedOut ? `timed out after ${formatMs(timeoutMs)}` : `failed: ${errorText(err, ctx.redact)}`}`,
+            ),
+            timedOut,
+            interrupted: false,
+          };
         }
       },
     };
   }
-  return { step, use: undo.use, origin: "hook", run: () => runHook(registry, { use: undo.use, ...(undo.with ? { with: undo.with } : {}) }, step, ctx, { timeoutMs, undo: true }) };
+  return {
+    step,
+    use: undo.use,
+    origin: "hook",
+    run: () =>
+      runHook(registry, { use: undo.use, ...(undo.with ? { with: undo.with } : {}) }, step, ctx, {
+        timeoutMs,
+        undo: true,
+      }),
+  };
 }
 
 /**
@@ -210,7 +303,9 @@ export class UndoStack {
     this.armed = true;
   }
   /** Runs every pending undo, last first. Never throws; the stack is empty afterwards. */
-  async unwind(on: { started?(e: UndoEntry): void; finished?(e: UndoEntry, o: HookOutcome): void } = {}): Promise<UndoReport[]> {
+  async unwind(
+    on: { started?(e: UndoEntry): void; finished?(e: UndoEntry, o: HookOutcome): void } = {},
+  ): Promise<UndoReport[]> {
     const reports: UndoReport[] = [];
     while (this.armed && this.entries.length > 0) {
       const entry = this.entries.pop() as UndoEntry;
@@ -219,7 +314,13 @@ export class UndoStack {
       try {
         outcome = await entry.run();
       } catch (err) {
-        outcome = { ok: false, durationMs: 0, error: err instanceof Error ? err.message : String(err), timedOut: false, interrupted: false };
+        outcome = {
+          ok: false,
+          durationMs: 0,
+          error: err instanceof Error ? err.message : String(err),
+          timedOut: false,
+          interrupted: false,
+        };
       }
       on.finished?.(entry, outcome);
       reports.push({ entry, outcome });
@@ -234,12 +335,25 @@ export interface NotifyOptions {
 }
 
 /** Sends one notification. Never throws: a failure is returned (redacted). */
-export async function sendNotification(registry: PluginRegistry, call: { use: string; with?: Record<string, unknown> }, notification: Notification, ctx: PluginRunContext, opts: NotifyOptions = {}): Promise<{ ok: true } | { ok: false; error: string }> {
+export async function sendNotification(
+  registry: PluginRegistry,
+  call: { use: string; with?: Record<string, unknown> },
+  notification: Notification,
+  ctx: PluginRunContext,
+  opts: NotifyOptions = {},
+): Promise<{ ok: true } | { ok: false; error: string }> {
   const notifier = registry.notifier(call.use);
   if (!notifier) return { ok: false, error: `unknown notifier ${call.use}` };
   const checked = await checkOptions(notifier.optionsSchema, call.with);
-  if (!checked.ok) return { ok: false, error: ctx.redact(`notifier ${call.use}: ${checked.problems.map((p) => p.message).join("; ")}`) };
-  const prefix = notification.type !== "notify" && typeof checked.value.text === "string" && checked.value.text !== "" ? `${checked.value.text} ` : "";
+  if (!checked.ok)
+    return {
+      ok: false,
+      error: ctx.redact(`notifier ${call.use}: ${checked.problems.map((p) => p.message).join("; ")}`),
+    };
+  const prefix =
+    notification.type !== "notify" && typeof checked.value.text === "string" && checked.value.text !== ""
+      ? `${checked.value.text} `
+      : "";
   const text = ctx.redact(prefix + describeNotification(notification, ctx.runbook.name));
   const timeoutMs = opts.timeoutMs ?? 15_000;
   try {
@@ -297,7 +411,10 @@ export function createNotifierListener(
     ctx.log(level, message);
   };
   const nctx: PluginRunContext = { ...ctx, log };
-  const report = opts.onError ?? ((f: { use: string; event: string; error: string }) => log("warn", `${f.error} (event ${f.event}); the run goes on`));
+  const report =
+    opts.onError ??
+    ((f: { use: string; event: string; error: string }) =>
+      log("warn", `${f.error} (event ${f.event}); the run goes on`));
   const enqueue = (sub: (typeof subs)[number], n: Notification): void => {
     sub.queue = sub.queue.then(async () => {
       const call = sub.entry.with ? { use: sub.entry.use, with: sub.entry.with } : { use: sub.entry.use };
@@ -333,8 +450,22 @@ export function createFleetTracker(): { listener: RunListener; snapshot: () => r
   const last = new Map<number, InstanceSnapshot>();
   return {
     listener: (e) => {
-      if (e.type === "run.started") for (const i of e.instances) if (!last.has(i.index)) last.set(i.index, Object.freeze({ instance: Object.freeze({ ...i }), progress: undefined, sampledAt: undefined }));
-      if (e.type === "progress.sampled") last.set(e.instance.index, Object.freeze({ instance: Object.freeze({ ...e.instance }), progress: deepFreeze(structuredClone(e.progress)), sampledAt: e.at }));
+      if (e.type === "run.started")
+        for (const i of e.instances)
+          if (!last.has(i.index))
+            last.set(
+              i.index,
+              Object.freeze({ instance: Object.freeze({ ...i }), progress: undefined, sampledAt: undefined }),
+            );
+      if (e.type === "progress.sampled")
+        last.set(
+          e.instance.index,
+          Object.freeze({
+            instance: Object.freeze({ ...e.instance }),
+            progress: deepFreeze(structuredClone(e.progress)),
+            sampledAt: e.at,
+          }),
+        );
     },
     snapshot: () => [...last.values()].sort((a, b) => a.instance.index - b.instance.index),
   };

@@ -50,7 +50,8 @@ async function validatorFor(schema: object): Promise<ValidateFunction | Error> {
   const key = schemaKey(schema);
   const load = (await import("./builtin-validators.gen.js").catch(() => undefined))?.BUILTIN_VALIDATORS.get(key);
   if (load) {
-    const built = (await load().catch(() => undefined))?.VALIDATORS.get(key) as { validate: ValidateFunction; json: string } | undefined;
+    const built = (await load().catch(() => undefined))?.VALIDATORS.get(key) as
+      { validate: ValidateFunction; json: string } | undefined;
     // the key is a short hash: use the built validator only for the very schema it was built from
     if (built && built.json === JSON.stringify(schema)) validate = built.validate;
   }
@@ -67,7 +68,14 @@ async function validatorFor(schema: object): Promise<ValidateFunction | Error> {
 
 /** Top-level property names of a schema (for "did you mean"). */
 function propertyNames(schema: unknown): string[] {
-  if (schema && typeof schema === "object" && "properties" in schema && schema.properties && typeof schema.properties === "object") return Object.keys(schema.properties);
+  if (
+    schema &&
+    typeof schema === "object" &&
+    "properties" in schema &&
+    schema.properties &&
+    typeof schema.properties === "object"
+  )
+    return Object.keys(schema.properties);
   return [];
 }
 
@@ -81,14 +89,24 @@ function pointerToPath(pointer: string): (string | number)[] {
 }
 
 function show(path: readonly (string | number)[]): string {
-  return path.length === 0 ? "options" : `option \`${path.map((p) => (typeof p === "number" ? `[${p}]` : p)).join(".").replace(/\.\[/g, "[")}\``;
+  return path.length === 0
+    ? "options"
+    : `option \`${path
+        .map((p) => (typeof p === "number" ? `[${p}]` : p))
+        .join(".")
+        .replace(/\.\[/g, "[")}\``;
 }
 
 /** ajv errors → one problem per place, readable, with "did you mean" for unknown options. */
 export function describeErrors(errors: readonly ErrorObject[]): OptionProblem[] {
   const byPlace = new Map<string, ErrorObject[]>();
   for (const e of errors) {
-    const extra = e.keyword === "additionalProperties" ? `/${String((e.params as { additionalProperty: string }).additionalProperty)}` : e.keyword === "required" ? `/${String((e.params as { missingProperty: string }).missingProperty)}` : "";
+    const extra =
+      e.keyword === "additionalProperties"
+        ? `/${String((e.params as { additionalProperty: string }).additionalProperty)}`
+        : e.keyword === "required"
+          ? `/${String((e.params as { missingProperty: string }).missingProperty)}`
+          : "";
     const k = `${e.instancePath}${extra}|${e.keyword === "additionalProperties" || e.keyword === "required" ? e.keyword : ""}`;
     byPlace.set(k, [...(byPlace.get(k) ?? []), e]);
   }
@@ -99,18 +117,37 @@ export function describeErrors(errors: readonly ErrorObject[]): OptionProblem[] 
     if (first.keyword === "additionalProperties") {
       const name = String((first.params as { additionalProperty: string }).additionalProperty);
       const known = propertyNames(first.parentSchema);
-      out.push({ path: [...path, name], key: true, message: `unknown ${show([...path, name])}`, hint: known.length ? `Known options here: ${known.join(", ")}.` : "Remove it." });
+      out.push({
+        path: [...path, name],
+        key: true,
+        message: `unknown ${show([...path, name])}`,
+        hint: known.length ? `Known options here: ${known.join(", ")}.` : "Remove it.",
+      });
     } else if (first.keyword === "required") {
       const name = String((first.params as { missingProperty: string }).missingProperty);
-      const sub = (first.parentSchema as { properties?: Record<string, { description?: string }> } | undefined)?.properties?.[name]?.description;
-      out.push({ path, message: `missing required ${show([...path, name])}`, hint: sub ? `\`${name}\`: ${sub}` : `Add \`${name}\`.` });
+      const sub = (first.parentSchema as { properties?: Record<string, { description?: string }> } | undefined)
+        ?.properties?.[name]?.description;
+      out.push({
+        path,
+        message: `missing required ${show([...path, name])}`,
+        hint: sub ? `\`${name}\`: ${sub}` : `Add \`${name}\`.`,
+      });
     } else {
       // anyOf / oneOf: one message for the place, listing what each branch wanted
-      const branches = group.filter((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf").map((e) => e.message ?? e.keyword);
+      const branches = group
+        .filter((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf")
+        .map((e) => e.message ?? e.keyword);
       // the failing option's own description tells what it wants (e.g. "an argv list, never a shell string")
-      const desc = ((group.find((e) => e.keyword === "anyOf" || e.keyword === "oneOf") ?? first).parentSchema as { description?: string } | undefined)?.description;
+      const desc = (
+        (group.find((e) => e.keyword === "anyOf" || e.keyword === "oneOf") ?? first).parentSchema as
+          { description?: string } | undefined
+      )?.description;
       const text = [...new Set(branches)].join(", or ");
-      out.push({ path, message: `${show(path)} ${text || (first.message ?? "is invalid")}`, ...(desc ? { hint: desc } : {}) });
+      out.push({
+        path,
+        message: `${show(path)} ${text || (first.message ?? "is invalid")}`,
+        ...(desc ? { hint: desc } : {}),
+      });
     }
   }
   return out;
@@ -122,12 +159,27 @@ export function describeErrors(errors: readonly ErrorObject[]): OptionProblem[] 
  */
 export async function checkOptions(schema: JsonSchema | undefined, options: unknown): Promise<OptionsCheck> {
   const value = options === undefined ? {} : structuredClone(options);
-  if (schema === undefined || schema === true) return isRecord(value) ? { ok: true, value } : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };
+  if (schema === undefined || schema === true)
+    return isRecord(value)
+      ? { ok: true, value }
+      : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };
   if (schema === false) return { ok: false, problems: [{ path: [], message: "this plugin accepts no options" }] };
   const validate = await validatorFor(schema as object);
-  if (validate instanceof Error) return { ok: false, problems: [{ path: [], message: `the plugin's optionsSchema is not a valid JSON Schema: ${validate.message}`, hint: "This is a bug in the plugin: tell its author." }] };
+  if (validate instanceof Error)
+    return {
+      ok: false,
+      problems: [
+        {
+          path: [],
+          message: `the plugin's optionsSchema is not a valid JSON Schema: ${validate.message}`,
+          hint: "This is a bug in the plugin: tell its author.",
+        },
+      ],
+    };
   if (!validate(value)) return { ok: false, problems: describeErrors(validate.errors ?? []) };
-  return isRecord(value) ? { ok: true, value } : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };
+  return isRecord(value)
+    ? { ok: true, value }
+    : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -79,10 +79,14 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   const shown = redact(showArgv(call.argv));
   const [file, ...args] = call.argv;
   if (file === undefined || file === "") throw new ProcessError("empty command", undefined, undefined, []);
-  const signal = call.timeoutMs === undefined ? call.signal : AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
+  const signal =
+    call.timeoutMs === undefined ? call.signal : AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
   const reasonText = (): string => {
     const r: unknown = signal.reason;
-    if (r instanceof Error && r.name === "TimeoutError") return call.timeoutMs !== undefined && !call.signal.aborted ? `timed out after ${formatMs(call.timeoutMs)}` : r.message;
+    if (r instanceof Error && r.name === "TimeoutError")
+      return call.timeoutMs !== undefined && !call.signal.aborted
+        ? `timed out after ${formatMs(call.timeoutMs)}`
+        : r.message;
     return r instanceof Error && r.message && r.message !== "interrupted" ? `interrupted: ${r.message}` : "interrupted";
   };
   if (signal.aborted) throw new ProcessError(`${shown} not started: ${reasonText()}`, undefined, undefined, []);
@@ -92,14 +96,23 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   const started = performance.now();
 
   const cwd = call.cwd ?? process.cwd();
-  const child = spawn(file, args, { cwd, env: call.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], shell: false, detached: posix, windowsHide: true });
+  const child = spawn(file, args, {
+    cwd,
+    env: call.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    shell: false,
+    detached: posix,
+    windowsHide: true,
+  });
   const tail: string[] = [];
   const dropped = { stdout: 0, stderr: 0 };
   const logged = { stdout: 0, stderr: 0 };
   const capture = (stream: Readable, name: "stdout" | "stderr"): Promise<void> => {
     const rl = createInterface({ input: stream, crlfDelay: Infinity });
     rl.on("line", (raw: string) => {
-      const line = redact(raw.length > MAX_LINE ? `${raw.slice(0, MAX_LINE)}… (${raw.length - MAX_LINE} more characters)` : raw);
+      const line = redact(
+        raw.length > MAX_LINE ? `${raw.slice(0, MAX_LINE)}… (${raw.length - MAX_LINE} more characters)` : raw,
+      );
       if (name === "stderr" && line.trim() !== "") {
         tail.push(line);
         if (tail.length > TAIL) tail.shift();
@@ -148,28 +161,47 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
     if (stoppedBy && posix) kill("SIGKILL");
     // let the last lines arrive, but do not wait for a background grandchild holding the pipes
     let drainTimer: NodeJS.Timeout | undefined;
-    const drained = await Promise.race([outputs.then(() => true), new Promise<false>((r) => (drainTimer = setTimeout(() => r(false), DRAIN_MS)))]);
+    const drained = await Promise.race([
+      outputs.then(() => true),
+      new Promise<false>((r) => (drainTimer = setTimeout(() => r(false), DRAIN_MS))),
+    ]);
     clearTimeout(drainTimer);
     if (!drained) {
       child.stdout.destroy();
       child.stderr.destroy();
     }
-    for (const name of ["stdout", "stderr"] as const) if (dropped[name] > 0) call.log?.info(`${name}: … ${dropped[name]} more lines not logged`);
+    for (const name of ["stdout", "stderr"] as const)
+      if (dropped[name] > 0) call.log?.info(`${name}: … ${dropped[name]} more lines not logged`);
     const durationMs = Math.round(performance.now() - started);
     const tailText = tail.length ? `: ${tail.slice(-TAIL_IN_MESSAGE).join(" | ")}` : "";
 
     if (exit instanceof Error) {
       const code = (exit as NodeJS.ErrnoException).code;
       // a missing cwd is reported by spawn as ENOENT too, naming the program: tell them apart
-      const why = code === "ENOENT" && !existsSync(cwd) ? `its folder ${redact(cwd)} does not exist` : code === "ENOENT" ? `command not found: ${redact(file)} (not in PATH, or no such file in ${redact(cwd)})` : code === "EACCES" ? `${redact(file)} is not executable` : redact(exit.message);
+      const why =
+        code === "ENOENT" && !existsSync(cwd)
+          ? `its folder ${redact(cwd)} does not exist`
+          : code === "ENOENT"
+            ? `command not found: ${redact(file)} (not in PATH, or no such file in ${redact(cwd)})`
+            : code === "EACCES"
+              ? `${redact(file)} is not executable`
+              : redact(exit.message);
       throw new ProcessError(`${shown} could not start: ${why}`, undefined, undefined, tail);
     }
     if (stoppedBy) {
-      const how = stoppedBy === "SIGKILL" ? `killed (it ignored SIGTERM for ${formatMs(graceMs)})` : "stopped with SIGTERM";
+      const how =
+        stoppedBy === "SIGKILL" ? `killed (it ignored SIGTERM for ${formatMs(graceMs)})` : "stopped with SIGTERM";
       throw new ProcessError(`${shown} ${reasonText()}: ${how}${tailText}`, exit.code ?? undefined, stoppedBy, tail);
     }
-    if (exit.signal) throw new ProcessError(`${shown} was killed by ${exit.signal}${tailText}`, undefined, undefined, tail);
-    if (exit.code !== 0) throw new ProcessError(`${shown} exited with code ${exit.code ?? "?"}${tailText}`, exit.code ?? undefined, undefined, tail);
+    if (exit.signal)
+      throw new ProcessError(`${shown} was killed by ${exit.signal}${tailText}`, undefined, undefined, tail);
+    if (exit.code !== 0)
+      throw new ProcessError(
+        `${shown} exited with code ${exit.code ?? "?"}${tailText}`,
+        exit.code ?? undefined,
+        undefined,
+        tail,
+      );
     return { exitCode: 0, durationMs, stderrTail: tail };
   } finally {
     signal.removeEventListener("abort", onAbort);

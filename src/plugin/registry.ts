@@ -18,7 +18,14 @@ import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl } from ".
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
 import { checkOptions } from "./options.js";
-import { PluginLoadError, importFile, isEsmScope, pluginFromModule, resolveEntry, type PluginSource } from "./resolve.js";
+import {
+  PluginLoadError,
+  importFile,
+  isEsmScope,
+  pluginFromModule,
+  resolveEntry,
+  type PluginSource,
+} from "./resolve.js";
 
 export type { PluginSource };
 type Opts = Record<string, unknown>;
@@ -55,12 +62,54 @@ export interface LoadedPlugin {
 
 /** The plugin rules, in the shape of lint's rule catalogue (for `--list-rules`). */
 export const PLUGIN_RULES = [
-  { id: "plugin-load", severity: "error", description: "A `plugins:` entry is missing, fails to import, or does not export a plugin.", spec: "A plugin that is missing or fails to load is a lint error at the `plugins:` entry.", source: "DESIGN.md", hint: "Check the path (relative to the runbook) or install the package; its default export must be definePlugin({...})." },
-  { id: "plugin-duplicate", severity: "error", description: "Two plugins provide the same plugin name or `use:` name.", spec: "Plugins are how syncbook fits each site without forking it.", source: "DESIGN.md", hint: "Rename one of the entries: a runbook's `use:` must name exactly one hook or notifier." },
-  { id: "plugin-unknown", severity: "error", description: "A `use:` names no hook or notifier of the built-ins or of the `plugins:` entries.", spec: "Hooks … notifiers … a plugin may add step kinds.", source: "DESIGN.md", hint: "Use a built-in (shell, http, sim-writes; stdout, webhook, chat, file) or add the plugin under `plugins:`." },
-  { id: "plugin-options", severity: "error", description: "A plugin call's `with:` fails the plugin's own JSON Schema.", spec: "A plugin's options are validated by its own JSON Schema through ajv.", source: "DESIGN.md", hint: "See the plugin's documentation for its options." },
-  { id: "notify-event", severity: "error", description: "A `notify[].on` names no run event.", spec: "Notifications fire on events chosen in the runbook's top-level `notify:` block.", source: "DESIGN.md", hint: `Events: ${EVENT_NAMES.join(", ")}.` },
-] as const satisfies readonly { id: string; severity: Severity; description: string; spec: string; source: "DESIGN.md"; hint: string }[];
+  {
+    id: "plugin-load",
+    severity: "error",
+    description: "A `plugins:` entry is missing, fails to import, or does not export a plugin.",
+    spec: "A plugin that is missing or fails to load is a lint error at the `plugins:` entry.",
+    source: "DESIGN.md",
+    hint: "Check the path (relative to the runbook) or install the package; its default export must be definePlugin({...}).",
+  },
+  {
+    id: "plugin-duplicate",
+    severity: "error",
+    description: "Two plugins provide the same plugin name or `use:` name.",
+    spec: "Plugins are how syncbook fits each site without forking it.",
+    source: "DESIGN.md",
+    hint: "Rename one of the entries: a runbook's `use:` must name exactly one hook or notifier.",
+  },
+  {
+    id: "plugin-unknown",
+    severity: "error",
+    description: "A `use:` names no hook or notifier of the built-ins or of the `plugins:` entries.",
+    spec: "Hooks … notifiers … a plugin may add step kinds.",
+    source: "DESIGN.md",
+    hint: "Use a built-in (shell, http, sim-writes; stdout, webhook, chat, file) or add the plugin under `plugins:`.",
+  },
+  {
+    id: "plugin-options",
+    severity: "error",
+    description: "A plugin call's `with:` fails the plugin's own JSON Schema.",
+    spec: "A plugin's options are validated by its own JSON Schema through ajv.",
+    source: "DESIGN.md",
+    hint: "See the plugin's documentation for its options.",
+  },
+  {
+    id: "notify-event",
+    severity: "error",
+    description: "A `notify[].on` names no run event.",
+    spec: "Notifications fire on events chosen in the runbook's top-level `notify:` block.",
+    source: "DESIGN.md",
+    hint: `Events: ${EVENT_NAMES.join(", ")}.`,
+  },
+] as const satisfies readonly {
+  id: string;
+  severity: Severity;
+  description: string;
+  spec: string;
+  source: "DESIGN.md";
+  hint: string;
+}[];
 
 export type PluginRule = (typeof PLUGIN_RULES)[number]["id"];
 
@@ -77,7 +126,11 @@ export class PluginRegistry {
   readonly plugins: LoadedPlugin[] = [];
   /** Names of built-ins that exist but were not loaded (for "did you mean" and messages). */
   readonly unloaded: { hook: Set<string>; notifier: Set<string> } = { hook: new Set(), notifier: new Set() };
-  private readonly byKind = { hook: new Map<string, RegisteredHook>(), notifier: new Map<string, RegisteredNotifier>(), step: new Map<string, RegisteredStep>() };
+  private readonly byKind = {
+    hook: new Map<string, RegisteredHook>(),
+    notifier: new Map<string, RegisteredNotifier>(),
+    step: new Map<string, RegisteredStep>(),
+  };
 
   hook(use: string): RegisteredHook | undefined {
     return this.byKind.hook.get(use);
@@ -121,10 +174,26 @@ export class PluginRegistry {
       else map.set(e.use, e);
     };
     for (const [use, h] of Object.entries(definition.hooks ?? {})) {
-      put(this.byKind.hook, { ...base(use, typeof h === "function" ? undefined : h), kind: "hook", run: typeof h === "function" ? h : h.run.bind(h) }, "hook");
+      put(
+        this.byKind.hook,
+        {
+          ...base(use, typeof h === "function" ? undefined : h),
+          kind: "hook",
+          run: typeof h === "function" ? h : h.run.bind(h),
+        },
+        "hook",
+      );
     }
     for (const [use, n] of Object.entries(definition.notifiers ?? {})) {
-      put(this.byKind.notifier, { ...base(use, typeof n === "function" ? undefined : n), kind: "notifier", send: typeof n === "function" ? n : n.send.bind(n) }, "notifier");
+      put(
+        this.byKind.notifier,
+        {
+          ...base(use, typeof n === "function" ? undefined : n),
+          kind: "notifier",
+          send: typeof n === "function" ? n : n.send.bind(n),
+        },
+        "notifier",
+      );
     }
     for (const [kind, s] of Object.entries(definition.steps ?? {})) {
       if ((STEP_KINDS as readonly string[]).includes(kind) || COMMON_KEYS.includes(kind)) {
@@ -157,35 +226,48 @@ function describeSource(s: PluginSource, runbookFile: string): string {
   return `plugin file ${rel.startsWith(".") ? rel : `./${rel}`}`;
 }
 
-export async function loadPlugins(opts: LoadPluginsOptions): Promise<{ registry: PluginRegistry; problems: PluginProblem[] }> {
+export async function loadPlugins(
+  opts: LoadPluginsOptions,
+): Promise<{ registry: PluginRegistry; problems: PluginProblem[] }> {
   const table = opts.builtinTable ?? BUILTIN_PLUGINS;
   const wanted = opts.builtins ?? "all";
-  const builtins = table.filter((b) => wanted === "all" || (wanted !== "none" && [...(b.hooks ?? []), ...(b.notifiers ?? [])].some((n) => wanted.includes(n))));
+  const builtins = table.filter(
+    (b) =>
+      wanted === "all" ||
+      (wanted !== "none" && [...(b.hooks ?? []), ...(b.notifiers ?? [])].some((n) => wanted.includes(n))),
+  );
   const problems: PluginProblem[] = [];
 
   // import everything at once, register in a fixed order (built-ins, then entries as written)
-  const builtinDefs = await Promise.all(builtins.map(async (b) => pluginFromModule(await b.load(), `built-in plugin ${b.name}`)));
+  const builtinDefs = await Promise.all(
+    builtins.map(async (b) => pluginFromModule(await b.load(), `built-in plugin ${b.name}`)),
+  );
   const entryDefs = await Promise.all(
-    opts.entries.map(async (entry): Promise<{ def: PluginDefinition<Opts>; source: PluginSource } | PluginLoadError> => {
-      let source: Exclude<PluginSource, { kind: "builtin" }> | undefined;
-      try {
-        source = resolveEntry(entry, opts.runbookFile);
-        const mod = await importFile(source.path);
-        return { def: pluginFromModule(mod, describeSource(source, opts.runbookFile)) as PluginDefinition<Opts>, source };
-      } catch (err) {
-        if (err instanceof PluginLoadError) return err;
-        const what = source ? describeSource(source, opts.runbookFile) : entry;
-        const msg = oneLine(err);
-        const hint = /Cannot find (package|module) 'syncbook'/.test(msg)
-          ? "Install syncbook next to the runbooks (npm install --save-dev syncbook), or drop the import: definePlugin only adds types."
-          : /Cannot find (package|module) 'tsx'/.test(msg)
-            ? "TypeScript plugins are loaded through tsx: install it (npm install --save-dev tsx), or write the plugin in JavaScript (.mjs)."
-            : source && /\.(ts|cts)$/i.test(source.path) && !isEsmScope(source.path)
-              ? 'This TypeScript file is loaded as CommonJS (no package.json with "type": "module" encloses it), which breaks `import "syncbook"`: add {"type": "module"} to the package.json next to your runbooks, or name the file .mts.'
-              : "Fix the error in the plugin (run it with `node` or `npx tsx` to see the whole stack).";
-        return new PluginLoadError(`${what} failed to load: ${msg}`, hint);
-      }
-    }),
+    opts.entries.map(
+      async (entry): Promise<{ def: PluginDefinition<Opts>; source: PluginSource } | PluginLoadError> => {
+        let source: Exclude<PluginSource, { kind: "builtin" }> | undefined;
+        try {
+          source = resolveEntry(entry, opts.runbookFile);
+          const mod = await importFile(source.path);
+          return {
+            def: pluginFromModule(mod, describeSource(source, opts.runbookFile)) as PluginDefinition<Opts>,
+            source,
+          };
+        } catch (err) {
+          if (err instanceof PluginLoadError) return err;
+          const what = source ? describeSource(source, opts.runbookFile) : entry;
+          const msg = oneLine(err);
+          const hint = /Cannot find (package|module) 'syncbook'/.test(msg)
+            ? "Install syncbook next to the runbooks (npm install --save-dev syncbook), or drop the import: definePlugin only adds types."
+            : /Cannot find (package|module) 'tsx'/.test(msg)
+              ? "TypeScript plugins are loaded through tsx: install it (npm install --save-dev tsx), or write the plugin in JavaScript (.mjs)."
+              : source && /\.(ts|cts)$/i.test(source.path) && !isEsmScope(source.path)
+                ? 'This TypeScript file is loaded as CommonJS (no package.json with "type": "module" encloses it), which breaks `import "syncbook"`: add {"type": "module"} to the package.json next to your runbooks, or name the file .mts.'
+                : "Fix the error in the plugin (run it with `node` or `npx tsx` to see the whole stack).";
+          return new PluginLoadError(`${what} failed to load: ${msg}`, hint);
+        }
+      },
+    ),
   );
 
   const registry = new PluginRegistry();
@@ -207,18 +289,31 @@ export async function loadPlugins(opts: LoadPluginsOptions): Promise<{ registry:
       problems.push({ rule: "plugin-load", path, message: r.message, hint: r.hint });
       return;
     }
-    const taken = [...Object.keys(r.def.hooks ?? {}), ...Object.keys(r.def.notifiers ?? {})].filter((n) => reserved.has(n) && !registry.plugins.some((p) => p.source.kind === "builtin" && p.name === reserved.get(n)));
+    const taken = [...Object.keys(r.def.hooks ?? {}), ...Object.keys(r.def.notifiers ?? {})].filter(
+      (n) =>
+        reserved.has(n) && !registry.plugins.some((p) => p.source.kind === "builtin" && p.name === reserved.get(n)),
+    );
     const clashes = [...taken.map((n) => `${n} (a built-in: ${reserved.get(n)})`), ...registry.add(r.def, r.source)];
     if (clashes.length) {
-      problems.push({ rule: "plugin-duplicate", path, message: `${describeSource(r.source, opts.runbookFile)} (plugin ${r.def.name}) redefines ${clashes.join(", ")}`, hint: "Every plugin name and every `use:` name must be unique; rename the entries of this plugin." });
+      problems.push({
+        rule: "plugin-duplicate",
+        path,
+        message: `${describeSource(r.source, opts.runbookFile)} (plugin ${r.def.name}) redefines ${clashes.join(", ")}`,
+        hint: "Every plugin name and every `use:` name must be unique; rename the entries of this plugin.",
+      });
     }
   });
   return { registry, problems };
 }
 
 function oneLine(err: unknown): string {
-  const msg = err instanceof Error ? `${err.name && err.name !== "Error" ? `${err.name}: ` : ""}${err.message}` : String(err);
-  return msg.split("\n").filter((l) => l.trim() !== "").slice(0, 3).join(" | ");
+  const msg =
+    err instanceof Error ? `${err.name && err.name !== "Error" ? `${err.name}: ` : ""}${err.message}` : String(err);
+  return msg
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .slice(0, 3)
+    .join(" | ");
 }
 
 /** What of the loader's `LoadedRunbook` the plugin checks use (a `LoadedRunbook` satisfies it). */
@@ -228,7 +323,10 @@ export interface PluginLintInput {
   runbook: unknown;
   /** The parsed YAML before interpolation. */
   raw: unknown;
-  locate(path: (string | number)[], opts?: { key?: boolean }): { line: number; column: number; endLine?: number; endColumn?: number };
+  locate(
+    path: (string | number)[],
+    opts?: { key?: boolean },
+  ): { line: number; column: number; endLine?: number; endColumn?: number };
   redact(text: string): string;
 }
 
@@ -258,16 +356,44 @@ export function findPluginCalls(doc: unknown, stepKinds: ReadonlySet<string> = n
       for (const kind of ["stopWrites", "hook"]) {
         const body = rec(step[kind]);
         if (!body) continue;
-        if (typeof body.use === "string") calls.push({ kind: "hook", use: body.use, options: body.with, path: ["steps", i, kind], optionsPath: ["steps", i, kind, "with"] });
+        if (typeof body.use === "string")
+          calls.push({
+            kind: "hook",
+            use: body.use,
+            options: body.with,
+            path: ["steps", i, kind],
+            optionsPath: ["steps", i, kind, "with"],
+          });
         const undo = rec(body.undo);
-        if (undo && typeof undo.use === "string") calls.push({ kind: "hook", use: undo.use, options: undo.with, path: ["steps", i, kind, "undo"], optionsPath: ["steps", i, kind, "undo", "with"] });
+        if (undo && typeof undo.use === "string")
+          calls.push({
+            kind: "hook",
+            use: undo.use,
+            options: undo.with,
+            path: ["steps", i, kind, "undo"],
+            optionsPath: ["steps", i, kind, "undo", "with"],
+          });
       }
       const n = step.notify;
       // a plain-string notify step prints its text (the runner's own stdout line): no plugin to check or load
-      if (rec(n) && typeof rec(n)?.use === "string") calls.push({ kind: "notifier", use: rec(n)?.use as string, options: rec(n)?.with, path: ["steps", i, "notify"], optionsPath: ["steps", i, "notify", "with"] });
+      if (rec(n) && typeof rec(n)?.use === "string")
+        calls.push({
+          kind: "notifier",
+          use: rec(n)?.use as string,
+          options: rec(n)?.with,
+          path: ["steps", i, "notify"],
+          optionsPath: ["steps", i, "notify", "with"],
+        });
       for (const key of Object.keys(step)) {
         // a plugin step kind (kebab-case with a hyphen) is a call even when no plugin provides it: lint says so
-        if (stepKinds.has(key) || PLUGIN_STEP_KIND.test(key)) calls.push({ kind: "step", use: key, options: step[key], path: ["steps", i], optionsPath: ["steps", i, key] });
+        if (stepKinds.has(key) || PLUGIN_STEP_KIND.test(key))
+          calls.push({
+            kind: "step",
+            use: key,
+            options: step[key],
+            path: ["steps", i],
+            optionsPath: ["steps", i, key],
+          });
       }
     });
   }
@@ -275,7 +401,14 @@ export function findPluginCalls(doc: unknown, stepKinds: ReadonlySet<string> = n
   if (Array.isArray(notify)) {
     notify.forEach((e, j) => {
       const entry = rec(e);
-      if (entry && typeof entry.use === "string") calls.push({ kind: "notifier", use: entry.use, options: entry.with, path: ["notify", j], optionsPath: ["notify", j, "with"] });
+      if (entry && typeof entry.use === "string")
+        calls.push({
+          kind: "notifier",
+          use: entry.use,
+          options: entry.with,
+          path: ["notify", j],
+          optionsPath: ["notify", j, "with"],
+        });
     });
   }
   return calls;
@@ -301,20 +434,36 @@ function interpolatedAt(raw: unknown, path: YamlPath): boolean {
 }
 
 /** Checks every plugin call of a runbook document against a registry. */
-export async function checkPluginCalls(registry: PluginRegistry, doc: unknown, raw: unknown = doc): Promise<PluginProblem[]> {
+export async function checkPluginCalls(
+  registry: PluginRegistry,
+  doc: unknown,
+  raw: unknown = doc,
+): Promise<PluginProblem[]> {
   const problems: PluginProblem[] = [];
   const calls = findPluginCalls(doc, new Set(registry.names("step")));
   for (const call of calls) {
-    const entry = call.kind === "hook" ? registry.hook(call.use) : call.kind === "notifier" ? registry.notifier(call.use) : registry.step(call.use);
+    const entry =
+      call.kind === "hook"
+        ? registry.hook(call.use)
+        : call.kind === "notifier"
+          ? registry.notifier(call.use)
+          : registry.step(call.use);
     if (!entry) {
       const want = call.kind === "hook" ? "hook" : call.kind === "step" ? "step kind" : "notifier";
-      const other = call.kind === "hook" ? registry.notifier(call.use) : call.kind === "step" ? registry.hook(call.use) : registry.hook(call.use);
+      const other =
+        call.kind === "hook"
+          ? registry.notifier(call.use)
+          : call.kind === "step"
+            ? registry.hook(call.use)
+            : registry.hook(call.use);
       const known = registry.knownNames(call.kind);
       const guess = suggest(call.use, known);
       problems.push({
         rule: "plugin-unknown",
         ...(call.kind === "step" ? { path: [...call.path, call.use], key: true } : { path: [...call.path, "use"] }),
-        message: other ? `\`${call.use}\` is a ${other.kind} (plugin ${other.plugin}), not a ${want}` : `unknown ${want} \`${call.use}\``,
+        message: other
+          ? `\`${call.use}\` is a ${other.kind} (plugin ${other.plugin}), not a ${want}`
+          : `unknown ${want} \`${call.use}\``,
         hint: `${guess ? `Did you mean \`${guess}\`? ` : ""}Known ${want}s: ${known.join(", ") || "none"}. Add a plugin that provides it under \`plugins:\`.`,
       });
       continue;
@@ -325,7 +474,12 @@ export async function checkPluginCalls(registry: PluginRegistry, doc: unknown, r
     for (const p of check.problems) {
       const path = hasOptions ? [...call.optionsPath, ...p.path] : [...call.path, "use"];
       if (!p.key && interpolatedAt(raw, [...call.optionsPath, ...p.path])) continue;
-      const prob: PluginProblem = { rule: "plugin-options", path, message: `${entry.kind} \`${call.use}\`: ${p.message}`, hint: p.hint ?? `See the options of ${entry.plugin}.` };
+      const prob: PluginProblem = {
+        rule: "plugin-options",
+        path,
+        message: `${entry.kind} \`${call.use}\`: ${p.message}`,
+        hint: p.hint ?? `See the options of ${entry.plugin}.`,
+      };
       if (p.key && hasOptions) prob.key = true;
       problems.push(prob);
     }
@@ -338,7 +492,12 @@ export async function checkPluginCalls(registry: PluginRegistry, doc: unknown, r
       for (const [k, name] of on.entries()) {
         if (typeof name !== "string" || isEventName(name)) continue;
         const guess = suggest(name, EVENT_NAMES);
-        problems.push({ rule: "notify-event", path: ["notify", j, "on", k], message: `unknown event \`${name}\``, hint: `${guess ? `Did you mean \`${guess}\`? ` : ""}Events: ${EVENT_NAMES.join(", ")}.` });
+        problems.push({
+          rule: "notify-event",
+          path: ["notify", j, "on", k],
+          message: `unknown event \`${name}\``,
+          hint: `${guess ? `Did you mean \`${guess}\`? ` : ""}Events: ${EVENT_NAMES.join(", ")}.`,
+        });
       }
     }
   }
@@ -361,7 +520,14 @@ export function toDiagnostics(loaded: PluginLintInput, problems: readonly Plugin
         // not there: try the parent
       }
     }
-    const d: Diagnostic = { file: loaded.file, line: span.line, column: span.column, rule: p.rule, severity: severity.get(p.rule) ?? "error", message: loaded.redact(p.message) };
+    const d: Diagnostic = {
+      file: loaded.file,
+      line: span.line,
+      column: span.column,
+      rule: p.rule,
+      severity: severity.get(p.rule) ?? "error",
+      message: loaded.redact(p.message),
+    };
     if (p.hint !== undefined) d.hint = loaded.redact(p.hint);
     if (span.endLine !== undefined) d.endLine = span.endLine;
     if (span.endColumn !== undefined) d.endColumn = span.endColumn;
@@ -379,11 +545,18 @@ export function usedNames(doc: unknown): string[] {
  * `plugins:` entries are taken from the raw document, so a runbook that fails schema validation
  * elsewhere still gets its plugin findings.
  */
-export async function loadRunbookPlugins(loaded: PluginLintInput, opts: { builtins?: "all" | "used"; builtinTable?: readonly BuiltinPlugin[] } = {}): Promise<{ registry: PluginRegistry; diagnostics: Diagnostic[] }> {
+export async function loadRunbookPlugins(
+  loaded: PluginLintInput,
+  opts: { builtins?: "all" | "used"; builtinTable?: readonly BuiltinPlugin[] } = {},
+): Promise<{ registry: PluginRegistry; diagnostics: Diagnostic[] }> {
   const doc = loaded.runbook ?? loaded.raw;
   const list = rec(doc)?.plugins;
   const entries = Array.isArray(list) ? list.map((e) => (typeof e === "string" ? e : String(e))) : [];
-  const loadOpts: LoadPluginsOptions = { runbookFile: loaded.file, entries, builtins: opts.builtins === "all" ? "all" : usedNames(doc) };
+  const loadOpts: LoadPluginsOptions = {
+    runbookFile: loaded.file,
+    entries,
+    builtins: opts.builtins === "all" ? "all" : usedNames(doc),
+  };
   if (opts.builtinTable) loadOpts.builtinTable = opts.builtinTable;
   const { registry, problems } = await loadPlugins(loadOpts);
   problems.push(...(await checkPluginCalls(registry, doc, loaded.raw)));

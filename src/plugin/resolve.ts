@@ -28,14 +28,17 @@ export class PluginLoadError extends Error {
   }
 }
 
-export type PluginSource = { kind: "builtin"; name: string } | { kind: "file"; path: string } | { kind: "package"; name: string; path: string };
+export type PluginSource =
+  { kind: "builtin"; name: string } | { kind: "file"; path: string } | { kind: "package"; name: string; path: string };
 
 const SCRIPT_EXT = /\.(ts|mts|cts|js|mjs|cjs)$/i;
 const TS_EXT = /\.(ts|mts|cts)$/i;
 const PACKAGE_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(\/[A-Za-z0-9-._~/]+)?$/;
 
 export function isPathEntry(entry: string): boolean {
-  return entry.startsWith("./") || entry.startsWith("../") || entry === "." || isAbsolute(entry) || SCRIPT_EXT.test(entry);
+  return (
+    entry.startsWith("./") || entry.startsWith("../") || entry === "." || isAbsolute(entry) || SCRIPT_EXT.test(entry)
+  );
 }
 
 /** Where an entry points, or a `PluginLoadError`. Does not import anything. */
@@ -43,12 +46,28 @@ export function resolveEntry(entry: string, runbookFile: string): Exclude<Plugin
   const base = dirname(resolve(runbookFile));
   if (isPathEntry(entry)) {
     const path = resolve(base, entry);
-    if (!existsSync(path)) throw new PluginLoadError(`plugin file ${entry} not found (looked for ${path})`, "Plugin paths are relative to the runbook's folder; check the spelling and the extension (.ts, .js, .mjs).");
-    if (statSync(path).isDirectory()) throw new PluginLoadError(`plugin ${entry} is a folder, not a file`, "Name the plugin's entry file, e.g. ./plugins/pager.ts.");
-    if (!SCRIPT_EXT.test(path)) throw new PluginLoadError(`plugin file ${entry} is not a TypeScript or JavaScript file`, "Use a .ts, .mts, .js or .mjs file.");
+    if (!existsSync(path))
+      throw new PluginLoadError(
+        `plugin file ${entry} not found (looked for ${path})`,
+        "Plugin paths are relative to the runbook's folder; check the spelling and the extension (.ts, .js, .mjs).",
+      );
+    if (statSync(path).isDirectory())
+      throw new PluginLoadError(
+        `plugin ${entry} is a folder, not a file`,
+        "Name the plugin's entry file, e.g. ./plugins/pager.ts.",
+      );
+    if (!SCRIPT_EXT.test(path))
+      throw new PluginLoadError(
+        `plugin file ${entry} is not a TypeScript or JavaScript file`,
+        "Use a .ts, .mts, .js or .mjs file.",
+      );
     return { kind: "file", path };
   }
-  if (!PACKAGE_NAME.test(entry)) throw new PluginLoadError(`plugin ${JSON.stringify(entry)} is neither a path nor an npm package name`, "Write a local plugin as ./path/to/plugin.ts (relative to the runbook), or an npm package by its name.");
+  if (!PACKAGE_NAME.test(entry))
+    throw new PluginLoadError(
+      `plugin ${JSON.stringify(entry)} is neither a path nor an npm package name`,
+      "Write a local plugin as ./path/to/plugin.ts (relative to the runbook), or an npm package by its name.",
+    );
   return { kind: "package", name: entry, path: resolvePackage(entry, base) };
 }
 
@@ -65,16 +84,27 @@ function resolvePackage(spec: string, from: string): string {
       try {
         pkg = JSON.parse(readFileSync(pkgFile, "utf8")) as typeof pkg;
       } catch (err) {
-        throw new PluginLoadError(`npm package ${name}: cannot read ${pkgFile}: ${(err as Error).message}`, "Reinstall the package (npm ci).");
+        throw new PluginLoadError(
+          `npm package ${name}: cannot read ${pkgFile}: ${(err as Error).message}`,
+          "Reinstall the package (npm ci).",
+        );
       }
-      const target = exportTarget(pkg.exports, subpath) ?? (subpath === "." ? (pkg.module ?? pkg.main ?? "index.js") : subpath);
+      const target =
+        exportTarget(pkg.exports, subpath) ?? (subpath === "." ? (pkg.module ?? pkg.main ?? "index.js") : subpath);
       const path = resolve(pkgDir, target);
-      if (!existsSync(path)) throw new PluginLoadError(`npm package ${spec}: entry ${target} not found in ${pkgDir}`, "Build or reinstall the package.");
+      if (!existsSync(path))
+        throw new PluginLoadError(
+          `npm package ${spec}: entry ${target} not found in ${pkgDir}`,
+          "Build or reinstall the package.",
+        );
       return path;
     }
     if (dirname(dir) === dir) break;
   }
-  throw new PluginLoadError(`npm package ${name} is not installed (searched node_modules from ${from} upwards)`, `Install it next to the runbook: npm install ${name}`);
+  throw new PluginLoadError(
+    `npm package ${name} is not installed (searched node_modules from ${from} upwards)`,
+    `Install it next to the runbook: npm install ${name}`,
+  );
 }
 
 /** The file an `exports` field maps a subpath to (conditions import > node > default). */
@@ -133,7 +163,9 @@ export async function importFile(path: string): Promise<unknown> {
   if (!p) {
     const url = pathToFileURL(path).href;
     p = TS_EXT.test(extname(path))
-      ? runtimeImport<typeof TsxApi>("tsx/esm/api").then(({ tsImport }) => tsImport(url, import.meta.url) as Promise<unknown>)
+      ? runtimeImport<typeof TsxApi>("tsx/esm/api").then(
+          ({ tsImport }) => tsImport(url, import.meta.url) as Promise<unknown>,
+        )
       : runtimeImport<unknown>(url);
     modules.set(key, p);
     p.catch(() => modules.delete(key));
@@ -143,14 +175,22 @@ export async function importFile(path: string): Promise<unknown> {
 
 /** The default export of a module, checked to be a plugin definition. */
 export function pluginFromModule(mod: unknown, what: string): PluginDefinition {
-  let def: unknown = mod && typeof mod === "object" && "default" in mod ? (mod as { default: unknown }).default : undefined;
+  let def: unknown =
+    mod && typeof mod === "object" && "default" in mod ? (mod as { default: unknown }).default : undefined;
   // a CommonJS or transpiled module: { default: { default: plugin } }
-  if (def && typeof def === "object" && !("name" in def) && "default" in def) def = (def as { default: unknown }).default;
-  const usage = "A plugin's default export is definePlugin({ name, hooks?, notifiers?, steps? }) (import { definePlugin } from \"syncbook\").";
+  if (def && typeof def === "object" && !("name" in def) && "default" in def)
+    def = (def as { default: unknown }).default;
+  const usage =
+    'A plugin\'s default export is definePlugin({ name, hooks?, notifiers?, steps? }) (import { definePlugin } from "syncbook").';
   if (def === undefined || def === null) throw new PluginLoadError(`${what} has no default export`, usage);
-  if (typeof def !== "object" || Array.isArray(def)) throw new PluginLoadError(`${what}: the default export is a ${Array.isArray(def) ? "list" : typeof def}, not a plugin definition`, usage);
+  if (typeof def !== "object" || Array.isArray(def))
+    throw new PluginLoadError(
+      `${what}: the default export is a ${Array.isArray(def) ? "list" : typeof def}, not a plugin definition`,
+      usage,
+    );
   const d = def as Record<string, unknown>;
-  if (typeof d.name !== "string" || d.name.trim() === "") throw new PluginLoadError(`${what}: the plugin has no \`name\``, usage);
+  if (typeof d.name !== "string" || d.name.trim() === "")
+    throw new PluginLoadError(`${what}: the plugin has no \`name\``, usage);
   const problems: string[] = [];
   let entries = 0;
   for (const [group, fnKey] of [
@@ -167,13 +207,19 @@ export function pluginFromModule(mod: unknown, what: string): PluginDefinition {
     for (const [k, v] of Object.entries(g as Record<string, unknown>)) {
       entries++;
       const ok = group === "steps" ? isObjWithFn(v, "run") : typeof v === "function" || isObjWithFn(v, fnKey);
-      if (!ok) problems.push(`${group}.${k} must be ${group === "steps" ? "an object with a run function" : `a function or an object with a ${fnKey} function`}`);
-      if (!/^[a-z][a-zA-Z0-9_-]*$/.test(k)) problems.push(`${group}.${k}: names are lower-case letters, digits, - and _ (what a runbook writes in use:)`);
+      if (!ok)
+        problems.push(
+          `${group}.${k} must be ${group === "steps" ? "an object with a run function" : `a function or an object with a ${fnKey} function`}`,
+        );
+      if (!/^[a-z][a-zA-Z0-9_-]*$/.test(k))
+        problems.push(`${group}.${k}: names are lower-case letters, digits, - and _ (what a runbook writes in use:)`);
     }
   }
-  if (d.optionsSchema !== undefined && typeof d.optionsSchema !== "object" && typeof d.optionsSchema !== "boolean") problems.push("`optionsSchema` must be a JSON Schema object");
+  if (d.optionsSchema !== undefined && typeof d.optionsSchema !== "object" && typeof d.optionsSchema !== "boolean")
+    problems.push("`optionsSchema` must be a JSON Schema object");
   if (problems.length) throw new PluginLoadError(`${what} (plugin ${d.name}): ${problems.join("; ")}`, usage);
-  if (entries === 0) throw new PluginLoadError(`${what} (plugin ${d.name}) defines no hooks, notifiers or steps`, usage);
+  if (entries === 0)
+    throw new PluginLoadError(`${what} (plugin ${d.name}) defines no hooks, notifiers or steps`, usage);
   return def as PluginDefinition;
 }
 

@@ -24,7 +24,9 @@ export const DURATION_SCHEMA = {
  * stripped. Longest secrets first, so a secret containing another is replaced whole.
  */
 export function createRedactor(secrets: Iterable<string>, base?: (text: string) => string): (text: string) => string {
-  const list = [...new Set([...secrets].filter((s) => s.length >= 3).flatMap((s) => [s, encodeURIComponent(s)]))].sort((a, b) => b.length - a.length);
+  const list = [...new Set([...secrets].filter((s) => s.length >= 3).flatMap((s) => [s, encodeURIComponent(s)]))].sort(
+    (a, b) => b.length - a.length,
+  );
   return (text: string): string => {
     let out = base ? base(text) : text;
     for (const s of list) if (out.includes(s)) out = out.split(s).join("***");
@@ -68,7 +70,11 @@ export function formatMs(ms: number): string {
  * aborts. Settles at that moment even if `fn` ignores its signal: a hung call is abandoned,
  * never waited for.
  */
-export async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T> | T, timeoutMs: number, outer?: AbortSignal): Promise<T> {
+export async function withTimeout<T>(
+  fn: (signal: AbortSignal) => Promise<T> | T,
+  timeoutMs: number,
+  outer?: AbortSignal,
+): Promise<T> {
   const ctl = new AbortController();
   const onOuter = (): void => ctl.abort(outer?.reason ?? new Error("interrupted"));
   if (outer?.aborted) onOuter();
@@ -78,7 +84,8 @@ export async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T> | T
     if (ctl.signal.aborted) throw ctl.signal.reason;
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(ctl.signal.reason instanceof Error ? ctl.signal.reason : new Error(String(ctl.signal.reason)));
+      onAbort = () =>
+        reject(ctl.signal.reason instanceof Error ? ctl.signal.reason : new Error(String(ctl.signal.reason)));
       ctl.signal.addEventListener("abort", onAbort, { once: true });
     });
     try {

@@ -53,7 +53,14 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
   };
   if (rb.clusters && Object.keys(rb.clusters).length) {
     simOpts.clusters = Object.fromEntries(
-      Object.entries(rb.clusters).map(([name, c]) => [name, { topology: c?.topology ?? "replicaSet", ...(c?.shards ? { shards: c.shards } : {}), ...(c?.serverVersion ? { version: c.serverVersion } : {}) }]),
+      Object.entries(rb.clusters).map(([name, c]) => [
+        name,
+        {
+          topology: c?.topology ?? "replicaSet",
+          ...(c?.shards ? { shards: c.shards } : {}),
+          ...(c?.serverVersion ? { version: c.serverVersion } : {}),
+        },
+      ]),
     ) as SimulatorOptions["clusters"];
   }
   const sim = await startSimulator(simOpts);
@@ -102,7 +109,11 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
         verifier: { phase: st.verifier.phase, failedTasks, error: st.verifier.error, checks: st.verifier.checks },
         fleetErrors,
         simSeconds: st.time.simSeconds,
-        safe: st.writes.lost === 0 && fleetErrors.length === 0 && !(failedTasks !== null && failedTasks > 0) && st.verifier.error === null,
+        safe:
+          st.writes.lost === 0 &&
+          fleetErrors.length === 0 &&
+          !(failedTasks !== null && failedTasks > 0) &&
+          st.verifier.error === null,
       };
     },
     close: () => sim.close(),
@@ -129,7 +140,8 @@ function rewriteUrls(node: unknown, origins: ReadonlyMap<string, string>): unkno
     return out;
   }
   if (Array.isArray(node)) return node.map((n) => rewriteUrls(n, origins));
-  if (node && typeof node === "object") return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewriteUrls(v, origins)]));
+  if (node && typeof node === "object")
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewriteUrls(v, origins)]));
   return node;
 }
 
@@ -141,9 +153,11 @@ const COMMON = ["id", "name", "timeout", "when", "continueOnError"] as const;
 function standIn(step: Step): Step {
   const common = Object.fromEntries(COMMON.filter((k) => k in step).map((k) => [k, step[k]]));
   const plugin = pluginStepKind(step);
-  if (step.hook) return { ...common, notify: `rehearsal: hook ${step.hook.use} not run (--keep-hooks runs it)` } as Step;
+  if (step.hook)
+    return { ...common, notify: `rehearsal: hook ${step.hook.use} not run (--keep-hooks runs it)` } as Step;
   if (plugin) return { ...common, notify: `rehearsal: plugin step ${plugin} not run (--keep-hooks runs it)` } as Step;
-  if (step.notify && typeof step.notify === "object") return { ...common, notify: `rehearsal: notification through ${step.notify.use} not sent` } as Step;
+  if (step.notify && typeof step.notify === "object")
+    return { ...common, notify: `rehearsal: notification through ${step.notify.use} not sent` } as Step;
   return step;
 }
 
@@ -151,7 +165,10 @@ function standIn(step: Step): Step {
 function simWrites(step: Step, instanceUrl: string): Step {
   if (!step.stopWrites) return step;
   const timeout = step.stopWrites.timeout;
-  return { ...step, stopWrites: { use: "sim-writes", with: { url: instanceUrl }, ...(timeout !== undefined ? { timeout } : {}) } } as Step;
+  return {
+    ...step,
+    stopWrites: { use: "sim-writes", with: { url: instanceUrl }, ...(timeout !== undefined ? { timeout } : {}) },
+  } as Step;
 }
 
 export function formatVerdict(v: Verdict, wallMs: number): string[] {

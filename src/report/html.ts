@@ -25,10 +25,20 @@ function bytes(n: number): string {
   return `${i === 0 ? v : v.toFixed(1)} ${u[i]}`;
 }
 
-const compact = (n: number): string => (Math.abs(n) >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : Math.abs(n) >= 1e4 ? `${(n / 1e3).toFixed(0)}k` : String(Math.round(n * 100) / 100));
+const compact = (n: number): string =>
+  Math.abs(n) >= 1e6
+    ? `${(n / 1e6).toFixed(1)}M`
+    : Math.abs(n) >= 1e4
+      ? `${(n / 1e3).toFixed(0)}k`
+      : String(Math.round(n * 100) / 100);
 
 function clock(report: Report, t: number): string {
-  return report.startedAt > 1e12 ? new Date(report.startedAt + t).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z") : `+${formatDuration(t)}`;
+  return report.startedAt > 1e12
+    ? new Date(report.startedAt + t)
+        .toISOString()
+        .replace("T", " ")
+        .replace(/\.\d+Z$/, "Z")
+    : `+${formatDuration(t)}`;
 }
 
 function snippet(v: unknown, max = 160): string {
@@ -48,15 +58,38 @@ const VERIFIER_COLORS: Record<string, string> = {
 };
 
 /** The chart series of a report, by chart. Exported for tests: the counts must match the events. */
-export function chartSeries(report: Report): { copy: ChartSeries[]; lag: ChartSeries[]; events: ChartSeries[]; verifier: ChartSeries[] } {
+export function chartSeries(report: Report): {
+  copy: ChartSeries[];
+  lag: ChartSeries[];
+  events: ChartSeries[];
+  verifier: ChartSeries[];
+} {
   const copy: ChartSeries[] = [];
   const lag: ChartSeries[] = [];
   const events: ChartSeries[] = [];
   report.progress.forEach((s, i) => {
     const color = seriesColor(i);
-    copy.push({ key: `copy:${s.label}`, label: s.label, color, points: s.samples.map((x) => [x.t, x.copiedBytes !== undefined && x.totalBytes ? (100 * x.copiedBytes) / x.totalBytes : null] as const) });
-    lag.push({ key: `lag:${s.label}`, label: s.label, color, points: s.samples.map((x) => [x.t, x.lagSeconds ?? null] as const) });
-    events.push({ key: `events:${s.label}`, label: s.label, color, points: s.samples.map((x) => [x.t, x.eventsApplied ?? null] as const) });
+    copy.push({
+      key: `copy:${s.label}`,
+      label: s.label,
+      color,
+      points: s.samples.map(
+        (x) =>
+          [x.t, x.copiedBytes !== undefined && x.totalBytes ? (100 * x.copiedBytes) / x.totalBytes : null] as const,
+      ),
+    });
+    lag.push({
+      key: `lag:${s.label}`,
+      label: s.label,
+      color,
+      points: s.samples.map((x) => [x.t, x.lagSeconds ?? null] as const),
+    });
+    events.push({
+      key: `events:${s.label}`,
+      label: s.label,
+      color,
+      points: s.samples.map((x) => [x.t, x.eventsApplied ?? null] as const),
+    });
   });
   // estimatedTotalBytes is global and estimatedCopiedBytes per instance: the fleet's progress is
   // the sum of the instances' latest copied bytes over the largest latest total.
@@ -106,7 +139,9 @@ export function chartSeries(report: Report): { copy: ChartSeries[]; lag: ChartSe
 
 function markers(report: Report): ChartMarker[] {
   const out: ChartMarker[] = [];
-  for (const s of report.steps) if (s.kind === "stopWrites" && s.outcome === "ok" && s.end !== undefined) out.push({ t: s.end, label: "writes off" });
+  for (const s of report.steps)
+    if (s.kind === "stopWrites" && s.outcome === "ok" && s.end !== undefined)
+      out.push({ t: s.end, label: "writes off" });
   for (const c of report.commits) out.push({ t: c.t, label: "commit" });
   const failed = report.steps.find((s) => s.index === report.failedStep);
   if (failed?.end !== undefined) out.push({ t: failed.end, label: `${failed.outcome}: ${failed.id}` });
@@ -124,7 +159,9 @@ function banner(report: Report): string {
       break;
     case "failed":
       headline = report.committed ? "FAILED AFTER COMMIT" : "FAILED";
-      detail = failed ? `at step ${failed.index + 1} ${failed.id} (${failed.kind}): ${failed.error ?? "failed"}` : (report.message ?? "");
+      detail = failed
+        ? `at step ${failed.index + 1} ${failed.id} (${failed.kind}): ${failed.error ?? "failed"}`
+        : (report.message ?? "");
       break;
     case "interrupted":
       headline = "INTERRUPTED";
@@ -153,9 +190,15 @@ function facts(report: Report): string {
     ["started", clock(report, 0)],
     ["duration", formatDuration(report.durationMs)],
     ["exit code", report.exitCode === undefined ? "–" : String(report.exitCode)],
-    ["instances", `${report.instances.length}: ${report.instances.map((i) => (i.name ? `${i.name} (${i.url})` : i.url)).join(", ")}`],
+    [
+      "instances",
+      `${report.instances.length}: ${report.instances.map((i) => (i.name ? `${i.name} (${i.url})` : i.url)).join(", ")}`,
+    ],
     ["verifier", report.verifier ?? "–"],
-    ["requests", `${report.counts.requests} (${report.counts.failedRequests} failed, ${report.counts.unanswered} unanswered)`],
+    [
+      "requests",
+      `${report.counts.requests} (${report.counts.failedRequests} failed, ${report.counts.unanswered} unanswered)`,
+    ],
     ["decisions", String(report.decisions.length)],
     ["runbook hash", report.hash || "–"],
   ];
@@ -168,12 +211,17 @@ function stepRow(report: Report, s: ReportStep): string {
   if (s.hint) notes.push(`<div class="hint">hint: ${esc(s.hint)}</div>`);
   if (s.reason) notes.push(`<div>${esc(s.reason)}</div>`);
   if (s.lastWait && !s.lastWait.met && s.outcome !== "ok") {
-    for (const f of s.lastWait.failing) notes.push(`<div>waiting on ${esc(f.instance)}: ${esc(f.condition)} = ${esc(snippet(f.value, 60))} for ${esc(formatDuration(f.sinceMs))}</div>`);
+    for (const f of s.lastWait.failing)
+      notes.push(
+        `<div>waiting on ${esc(f.instance)}: ${esc(f.condition)} = ${esc(snippet(f.value, 60))} for ${esc(formatDuration(f.sinceMs))}</div>`,
+      );
   }
-  for (const w of s.slow) notes.push(`<div class="warn">stalled ${esc(formatDuration(w.stalledForMs))}: ${esc(w.detail)}</div>`);
+  for (const w of s.slow)
+    notes.push(`<div class="warn">stalled ${esc(formatDuration(w.stalledForMs))}: ${esc(w.detail)}</div>`);
   for (const i of s.decisions) {
     const d = report.decisions[i];
-    if (d && !d.ok) notes.push(`<div class="err">${esc(d.kind)}${d.check ? ` ${esc(d.check)}` : ""} refused: ${esc(d.reason)}</div>`);
+    if (d && !d.ok)
+      notes.push(`<div class="err">${esc(d.kind)}${d.check ? ` ${esc(d.check)}` : ""} refused: ${esc(d.reason)}</div>`);
   }
   return `<tr data-step="${esc(s.id)}" data-outcome="${esc(s.outcome)}"><td class="num">${s.index + 1}</td><td><code>${esc(s.id)}</code></td><td>${esc(s.kind)}</td><td>${esc(s.title)}</td><td class="num">${s.start === undefined ? "–" : esc(`+${formatDuration(s.start)}`)}</td><td class="num">${s.durationMs === undefined ? "–" : esc(formatDuration(s.durationMs))}</td><td><span class="badge ${esc(s.outcome)}">${esc(s.outcome)}</span></td><td class="num">${s.requests.length}</td><td>${notes.join("")}</td></tr>`;
 }
@@ -206,7 +254,10 @@ function pollSummary(report: Report): string {
     const s = [...xs].sort((a, b) => a - b);
     return formatDuration(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0);
   };
-  const rows = [...groups.values()].map((g) => `<tr class="${g.failed ? "bad" : ""}"><td>${esc(g.where)}</td><td><code>${esc(g.what)}</code></td><td class="num">${g.n}</td><td class="num">${g.failed}</td><td class="num">${esc(pct(g.lat, 50))}</td><td class="num">${esc(pct(g.lat, 95))}</td></tr>`);
+  const rows = [...groups.values()].map(
+    (g) =>
+      `<tr class="${g.failed ? "bad" : ""}"><td>${esc(g.where)}</td><td><code>${esc(g.what)}</code></td><td class="num">${g.n}</td><td class="num">${g.failed}</td><td class="num">${esc(pct(g.lat, 50))}</td><td class="num">${esc(pct(g.lat, 95))}</td></tr>`,
+  );
   return `<table id="polls"><thead><tr><th>where</th><th>request</th><th>count</th><th>failed</th><th>p50</th><th>p95</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
@@ -240,10 +291,51 @@ export function renderHtml(report: Report): string {
   const mk = markers(report);
   const pct = (v: number): string => `${Math.round(v)}%`;
   const charts = [
-    lineChart({ id: "chart-copy", title: "Collection copy", note: "each instance's copied bytes as a share of the global estimated total; the dashed line is the fleet's sum", xMaxMs: xMax, series: series.copy, markers: mk, yMin: 0, yMax: 100, yFormat: pct, emptyText: "No copy progress samples in this run." }),
-    lineChart({ id: "chart-lag", title: "Lag per instance (s)", note: "lagTimeSeconds; gaps where the service reports none (PAUSED, IDLE)", xMaxMs: xMax, series: series.lag, markers: mk, yMin: 0, yFormat: compact, emptyText: "No lag samples in this run." }),
-    lineChart({ id: "chart-events", title: "Change events applied per instance", note: "totalEventsApplied (approximate, not persisted)", xMaxMs: xMax, series: series.events, markers: mk, yMin: 0, yFormat: compact, emptyText: "No applied-events samples in this run." }),
-    lineChart({ id: "chart-verifier", title: "Verifier counters", note: "verificationStatus; failedTasks > 0 means an inconsistency", xMaxMs: xMax, series: series.verifier, markers: mk, yMin: 0, yFormat: compact, emptyText: "No verifier samples in this run." }),
+    lineChart({
+      id: "chart-copy",
+      title: "Collection copy",
+      note: "each instance's copied bytes as a share of the global estimated total; the dashed line is the fleet's sum",
+      xMaxMs: xMax,
+      series: series.copy,
+      markers: mk,
+      yMin: 0,
+      yMax: 100,
+      yFormat: pct,
+      emptyText: "No copy progress samples in this run.",
+    }),
+    lineChart({
+      id: "chart-lag",
+      title: "Lag per instance (s)",
+      note: "lagTimeSeconds; gaps where the service reports none (PAUSED, IDLE)",
+      xMaxMs: xMax,
+      series: series.lag,
+      markers: mk,
+      yMin: 0,
+      yFormat: compact,
+      emptyText: "No lag samples in this run.",
+    }),
+    lineChart({
+      id: "chart-events",
+      title: "Change events applied per instance",
+      note: "totalEventsApplied (approximate, not persisted)",
+      xMaxMs: xMax,
+      series: series.events,
+      markers: mk,
+      yMin: 0,
+      yFormat: compact,
+      emptyText: "No applied-events samples in this run.",
+    }),
+    lineChart({
+      id: "chart-verifier",
+      title: "Verifier counters",
+      note: "verificationStatus; failedTasks > 0 means an inconsistency",
+      xMaxMs: xMax,
+      series: series.verifier,
+      markers: mk,
+      yMin: 0,
+      yFormat: compact,
+      emptyText: "No verifier samples in this run.",
+    }),
   ];
   const lastCopy = report.progress.map((s) => [...s.samples].reverse().find((x) => x.totalBytes !== undefined));
   const totalBytes = Math.max(0, ...lastCopy.map((x) => x?.totalBytes ?? 0));
@@ -258,9 +350,15 @@ export function renderHtml(report: Report): string {
     (h) =>
       `<tr class="${h.ok === false ? "bad" : ""}"><td class="num">+${esc(formatDuration(h.start))}</td><td>${esc(h.id)}</td><td>${esc(h.use)}${h.undo ? " (undo)" : ""}</td><td>${h.ok === undefined ? "no end" : h.ok ? "ok" : "failed"}</td><td class="num">${h.durationMs === undefined ? "–" : esc(formatDuration(h.durationMs))}</td><td>${esc(h.error ?? "")}</td></tr>`,
   );
-  const commits = report.commits.map((c) => `<tr><td class="num">+${esc(formatDuration(c.t))}</td><td>${esc(c.id)}</td><td>${c.instances.length}</td><td class="num">${esc(formatDuration(c.skewMs))}</td></tr>`);
+  const commits = report.commits.map(
+    (c) =>
+      `<tr><td class="num">+${esc(formatDuration(c.t))}</td><td>${esc(c.id)}</td><td>${c.instances.length}</td><td class="num">${esc(formatDuration(c.skewMs))}</td></tr>`,
+  );
   const shown = report.requests.slice(0, MAX_REQUEST_ROWS);
-  const logs = [...report.warnings.map((w) => ({ level: "report", message: w, t: undefined as number | undefined })), ...report.logs];
+  const logs = [
+    ...report.warnings.map((w) => ({ level: "report", message: w, t: undefined as number | undefined })),
+    ...report.logs,
+  ];
 
   return `<!doctype html>
 <html lang="en">
@@ -276,7 +374,18 @@ ${banner(report)}
 <main>
 <section id="summary"><h2>Run</h2>${facts(report)}</section>
 <section id="timeline"><h2>Timeline</h2>
-${ganttChart("chart-timeline", report.steps.map((s) => ({ key: s.id, label: `${s.index + 1}. ${s.id}`, start: s.start, end: s.end ?? (s.outcome === "running" ? report.durationMs : s.start), outcome: s.outcome, title: `${s.id} (${s.kind}): ${s.outcome}${s.durationMs === undefined ? "" : `, ${formatDuration(s.durationMs)}`}${s.error ? ` — ${s.error}` : ""}` })), xMax)}
+${ganttChart(
+  "chart-timeline",
+  report.steps.map((s) => ({
+    key: s.id,
+    label: `${s.index + 1}. ${s.id}`,
+    start: s.start,
+    end: s.end ?? (s.outcome === "running" ? report.durationMs : s.start),
+    outcome: s.outcome,
+    title: `${s.id} (${s.kind}): ${s.outcome}${s.durationMs === undefined ? "" : `, ${formatDuration(s.durationMs)}`}${s.error ? ` — ${s.error}` : ""}`,
+  })),
+  xMax,
+)}
 <table id="steps"><thead><tr><th>#</th><th>step</th><th>kind</th><th>title</th><th>start</th><th>took</th><th>outcome</th><th>requests</th><th>notes</th></tr></thead>
 <tbody>${report.steps.map((s) => stepRow(report, s)).join("\n")}</tbody></table>
 </section>

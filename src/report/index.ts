@@ -18,8 +18,29 @@ import { renderJson } from "./json.js";
 import { renderJunit } from "./junit.js";
 import { ReportBuilder, buildReport, type Report } from "./model.js";
 
-export { buildReport, ReportBuilder, formatDuration, progressFields, verifierFields, instanceLabel, REPORT_VERSION } from "./model.js";
-export type { Report, ReportStep, ReportRequest, ReportDecision, ReportHook, ReportCommit, ReportLog, ProgressSample, InstanceSeries, VerifierSample, StepOutcome, RunOutcome } from "./model.js";
+export {
+  buildReport,
+  ReportBuilder,
+  formatDuration,
+  progressFields,
+  verifierFields,
+  instanceLabel,
+  REPORT_VERSION,
+} from "./model.js";
+export type {
+  Report,
+  ReportStep,
+  ReportRequest,
+  ReportDecision,
+  ReportHook,
+  ReportCommit,
+  ReportLog,
+  ProgressSample,
+  InstanceSeries,
+  VerifierSample,
+  StepOutcome,
+  RunOutcome,
+} from "./model.js";
 export { renderJson } from "./json.js";
 export { renderJunit } from "./junit.js";
 export { renderHtml, chartSeries } from "./html.js";
@@ -43,20 +64,31 @@ async function atomicWrite(path: string, text: string): Promise<void> {
 /** Writes report.json, junit.xml and report.html of a built report into `dir` (created if missing). */
 export async function writeReportFiles(report: Report, dir: string): Promise<WrittenReport> {
   const abs = resolve(dir);
-  const files = { json: join(abs, REPORT_FILES.json), junit: join(abs, REPORT_FILES.junit), html: join(abs, REPORT_FILES.html) };
+  const files = {
+    json: join(abs, REPORT_FILES.json),
+    junit: join(abs, REPORT_FILES.junit),
+    html: join(abs, REPORT_FILES.html),
+  };
   try {
     await mkdir(abs, { recursive: true });
     await atomicWrite(files.json, renderJson(report));
     await atomicWrite(files.junit, renderJunit(report));
     await atomicWrite(files.html, renderHtml(report));
   } catch (err) {
-    throw new UserError(`cannot write the report to ${dir}: ${(err as Error).message ?? String(err)}`, { hint: "check that --report names a writable directory", cause: err });
+    throw new UserError(`cannot write the report to ${dir}: ${(err as Error).message ?? String(err)}`, {
+      hint: "check that --report names a writable directory",
+      cause: err,
+    });
   }
   return { report, files };
 }
 
 /** Builds the report of `events` and writes the three files into `dir`. */
-export async function writeReport(events: readonly RunEvent[], dir: string, options: { warnings?: readonly string[] } = {}): Promise<WrittenReport> {
+export async function writeReport(
+  events: readonly RunEvent[],
+  dir: string,
+  options: { warnings?: readonly string[] } = {},
+): Promise<WrittenReport> {
   const report = buildReport(events);
   report.warnings.unshift(...(options.warnings ?? []));
   return writeReportFiles(report, dir);

@@ -25,14 +25,21 @@ export async function resolveJournal(path: string): Promise<string> {
     st = await stat(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`cannot read ${path}: ${code === "ENOENT" ? "no such file or directory" : ((err as Error).message ?? String(err))}`, {
-      exitCode: ExitCode.usage,
-      hint: "pass a run's journal: a JSON-lines file under .syncbook/<runbook>/",
-    });
+    throw new UserError(
+      `cannot read ${path}: ${code === "ENOENT" ? "no such file or directory" : ((err as Error).message ?? String(err))}`,
+      {
+        exitCode: ExitCode.usage,
+        hint: "pass a run's journal: a JSON-lines file under .syncbook/<runbook>/",
+      },
+    );
   }
   if (!st.isDirectory()) return path;
   const newest = await newestJournal(path);
-  if (!newest) throw new UserError(`${path} holds no journal (*.jsonl)`, { exitCode: ExitCode.usage, hint: "pass the journal file itself" });
+  if (!newest)
+    throw new UserError(`${path} holds no journal (*.jsonl)`, {
+      exitCode: ExitCode.usage,
+      hint: "pass the journal file itself",
+    });
   return newest;
 }
 
@@ -45,7 +52,10 @@ export async function readJournal(path: string): Promise<JournalRead> {
   let lastLine = 0;
   let firstLine: { line: number; ok: boolean; why: string } | undefined;
   const notJournal = (why: string): UserError =>
-    new UserError(`${file} is not a syncbook journal: ${why}`, { exitCode: ExitCode.usage, hint: 'a journal is JSON lines of run events ({"type","seq","at",…}), one file per run under .syncbook/<runbook>/' });
+    new UserError(`${file} is not a syncbook journal: ${why}`, {
+      exitCode: ExitCode.usage,
+      hint: 'a journal is JSON lines of run events ({"type","seq","at",…}), one file per run under .syncbook/<runbook>/',
+    });
 
   try {
     for await (const { lineNo, text, value, why } of journalLines(file)) {
@@ -65,14 +75,20 @@ export async function readJournal(path: string): Promise<JournalRead> {
   } catch (err) {
     if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`cannot read ${file}: ${code === "EISDIR" ? "is a directory" : ((err as Error).message ?? String(err))}`, { exitCode: ExitCode.usage });
+    throw new UserError(
+      `cannot read ${file}: ${code === "EISDIR" ? "is a directory" : ((err as Error).message ?? String(err))}`,
+      { exitCode: ExitCode.usage },
+    );
   }
   if (!firstLine) throw notJournal("it is empty");
   // a journal starts with an event (or a JSON object header); truncation only ever hits the end
   if (!firstLine.ok) throw notJournal(`line ${firstLine.line} is ${firstLine.why}`);
   if (events.length === 0) throw notJournal(bad[0] ? `line ${bad[0].line} is ${bad[0].why}` : "it holds no run events");
   for (const b of bad) {
-    if (b.line === lastLine) warnings.push(`the last line (${b.line}) is truncated or corrupt (${b.why}): the run was probably cut short while writing it; the report is built from the ${events.length} events before it`);
+    if (b.line === lastLine)
+      warnings.push(
+        `the last line (${b.line}) is truncated or corrupt (${b.why}): the run was probably cut short while writing it; the report is built from the ${events.length} events before it`,
+      );
     else warnings.push(`line ${b.line} of the journal is ${b.why}: skipped`);
   }
   return { file, events, warnings };

@@ -12,7 +12,9 @@ const secs = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
 function caseFor(report: Report, s: ReportStep): { xml: string; failure: boolean; error: boolean; skipped: boolean } {
   const classname = esc(report.runbook);
   const name = esc(`${String(s.index + 1).padStart(2, "0")} ${s.id}${s.kind ? ` (${s.kind})` : ""}`);
-  const refusals = s.decisions.map((i) => report.decisions[i]).filter((d) => d !== undefined && d.kind === "interlock" && !d.ok);
+  const refusals = s.decisions
+    .map((i) => report.decisions[i])
+    .filter((d) => d !== undefined && d.kind === "interlock" && !d.ok);
   const open = `    <testcase classname="${classname}" name="${name}" time="${secs(s.durationMs)}"`;
   const out: string[] = [];
   let failure = false;
@@ -23,13 +25,20 @@ function caseFor(report: Report, s: ReportStep): { xml: string; failure: boolean
     const lines = [s.error ?? (refusals.length ? "interlock refused" : "step failed")];
     if (s.hint) lines.push(`hint: ${s.hint}`);
     for (const d of refusals) lines.push(`interlock${d?.check ? ` ${d.check}` : ""} refused: ${d?.reason ?? ""}`);
-    if (s.lastWait && !s.lastWait.met) for (const f of s.lastWait.failing) lines.push(`waiting on ${f.instance}: ${f.condition} = ${JSON.stringify(f.value)} for ${formatDuration(f.sinceMs)}`);
+    if (s.lastWait && !s.lastWait.met)
+      for (const f of s.lastWait.failing)
+        lines.push(
+          `waiting on ${f.instance}: ${f.condition} = ${JSON.stringify(f.value)} for ${formatDuration(f.sinceMs)}`,
+        );
     const type = refusals.length > 0 ? "interlock" : s.kind || "step";
     const message = s.error ?? lines[lines.length - 1] ?? "failed";
     out.push(`      <failure type="${esc(type)}" message="${esc(message)}">${esc(lines.join("\n"))}</failure>`);
   } else if (s.outcome === "interrupted" || s.outcome === "running") {
     error = true;
-    const message = s.outcome === "running" ? "the step never finished (the run ended or crashed while it ran)" : (s.error ?? "interrupted");
+    const message =
+      s.outcome === "running"
+        ? "the step never finished (the run ended or crashed while it ran)"
+        : (s.error ?? "interrupted");
     out.push(`      <error type="${s.outcome}" message="${esc(message)}">${esc(message)}</error>`);
   } else if (s.outcome === "skipped" || s.outcome === "pending") {
     skipped = true;
@@ -52,12 +61,18 @@ export function renderJunit(report: Report): string {
   const cases = report.steps.map((s) => caseFor(report, s));
   // a failure the steps do not show (an interlock outside any step, a run that failed before
   // its first step, a journal that ends mid-run) gets a testcase of its own
-  const loose = report.decisions.filter((d) => d.kind === "interlock" && !d.ok && (d.index === undefined || !report.steps.some((s) => s.index === d.index)));
+  const loose = report.decisions.filter(
+    (d) => d.kind === "interlock" && !d.ok && (d.index === undefined || !report.steps.some((s) => s.index === d.index)),
+  );
   const stepsFailed = cases.some((c) => c.failure || c.error);
   const runFailed = report.outcome === "failed" || report.outcome === "interrupted" || report.outcome === "unfinished";
   if (loose.length > 0 || (runFailed && !stepsFailed)) {
     const lines = loose.map((d) => `interlock${d.check ? ` ${d.check}` : ""} refused: ${d.reason}`);
-    if (runFailed) lines.unshift(report.message ?? (report.outcome === "unfinished" ? "the events end before the run finished" : `run ${report.outcome}`));
+    if (runFailed)
+      lines.unshift(
+        report.message ??
+          (report.outcome === "unfinished" ? "the events end before the run finished" : `run ${report.outcome}`),
+      );
     const tag = report.outcome === "interrupted" || report.outcome === "unfinished" ? "error" : "failure";
     const message = lines[0] ?? "run failed";
     cases.push({
@@ -68,7 +83,8 @@ export function renderJunit(report: Report): string {
     });
   }
   const count = (k: "failure" | "error" | "skipped"): number => cases.filter((c) => c[k]).length;
-  const at = report.startedAt > 1e12 ? ` timestamp="${new Date(report.startedAt).toISOString().replace(/\.\d+Z$/, "")}"` : "";
+  const at =
+    report.startedAt > 1e12 ? ` timestamp="${new Date(report.startedAt).toISOString().replace(/\.\d+Z$/, "")}"` : "";
   const attrs = `tests="${cases.length}" failures="${count("failure")}" errors="${count("error")}" skipped="${count("skipped")}" time="${secs(report.durationMs)}"`;
   const props = [
     ["outcome", report.outcome],

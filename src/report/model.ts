@@ -34,7 +34,11 @@ export interface ReportStep {
   /** Indexes into `Report.decisions` taken for this step. */
   decisions: number[];
   /** The last standing of a wait: who failed which condition (kept so a timeout explains itself). */
-  lastWait?: { t: number; met: boolean; failing: { instance: string; condition: string; value: unknown; sinceMs: number }[] };
+  lastWait?: {
+    t: number;
+    met: boolean;
+    failing: { instance: string; condition: string; value: unknown; sinceMs: number }[];
+  };
   /** `wait.slow` events of this step. */
   slow: { t: number; stalledForMs: number; detail: string }[];
 }
@@ -151,7 +155,8 @@ export interface Report {
   warnings: string[];
 }
 
-const obj = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const bool = (v: unknown): boolean | undefined => (typeof v === "boolean" ? v : undefined);
@@ -198,7 +203,8 @@ export function verifierFields(p: unknown): Omit<VerifierSample, "t" | "at"> {
   const out: Omit<VerifierSample, "t" | "at"> = { counters };
   const phase = str(o?.phase);
   if (phase !== undefined) out.phase = phase;
-  if (o && o.error !== null && o.error !== undefined) out.error = stripUserinfo(typeof o.error === "string" ? o.error : JSON.stringify(o.error));
+  if (o && o.error !== null && o.error !== undefined)
+    out.error = stripUserinfo(typeof o.error === "string" ? o.error : JSON.stringify(o.error));
   return out;
 }
 
@@ -260,7 +266,8 @@ export class ReportBuilder {
   add(e: RunEvent): void {
     this.#count++;
     if (e.seq === this.#lastSeq) this.#warnings.push(`duplicate event seq ${e.seq}`);
-    else if (e.seq < this.#lastSeq) this.#warnings.push(`event seq ${e.seq} after ${this.#lastSeq}: events out of order`);
+    else if (e.seq < this.#lastSeq)
+      this.#warnings.push(`event seq ${e.seq} after ${this.#lastSeq}: events out of order`);
     this.#lastSeq = Math.max(this.#lastSeq, e.seq);
     this.#t0 ??= e.at;
     this.#lastAt = Math.max(this.#lastAt ?? e.at, e.at);
@@ -268,7 +275,8 @@ export class ReportBuilder {
     const running = this.#running;
     switch (e.type) {
       case "run.started":
-        if (this.#started) this.#warnings.push("a second run.started: the events hold more than one run; metadata are the first run's");
+        if (this.#started)
+          this.#warnings.push("a second run.started: the events hold more than one run; metadata are the first run's");
         else {
           this.#started = e;
           for (const s of e.steps) {
@@ -314,7 +322,14 @@ export class ReportBuilder {
       }
       case "request.sent": {
         if (this.#requests.has(e.id)) this.#warnings.push(`request id ${e.id} sent twice; the later one is kept`);
-        const r: ReportRequest = { id: e.id, target: e.target, method: e.method, path: stripUserinfo(e.path), sentAt: e.at, t };
+        const r: ReportRequest = {
+          id: e.id,
+          target: e.target,
+          method: e.method,
+          path: stripUserinfo(e.path),
+          sentAt: e.at,
+          t,
+        };
         if (e.instance) r.instance = cleanInstance(e.instance);
         if (e.body !== undefined) r.body = redactValue(e.body);
         const step = running[running.length - 1];
@@ -356,7 +371,12 @@ export class ReportBuilder {
         this.#step(e.index, e.id).lastWait = {
           t,
           met: e.met,
-          failing: e.failing.map((f) => ({ instance: stripUserinfo(f.instance), condition: f.condition, value: redactValue(f.value), sinceMs: f.sinceMs })),
+          failing: e.failing.map((f) => ({
+            instance: stripUserinfo(f.instance),
+            condition: f.condition,
+            value: redactValue(f.value),
+            sinceMs: f.sinceMs,
+          })),
         };
         break;
       case "wait.slow":
@@ -379,14 +399,28 @@ export class ReportBuilder {
         break;
       }
       case "commit.sent":
-        this.#commits.push({ t, index: e.index, id: e.id, instances: e.instances.map(stripUserinfo), skewMs: e.skewMs });
+        this.#commits.push({
+          t,
+          index: e.index,
+          id: e.id,
+          instances: e.instances.map(stripUserinfo),
+          skewMs: e.skewMs,
+        });
         break;
       case "hook.started":
         this.#hooks.push({ index: e.index, id: e.id, use: e.use, undo: e.undo, start: t });
         break;
       case "hook.finished": {
-        const h = [...this.#hooks].reverse().find((x) => x.index === e.index && x.undo === e.undo && x.end === undefined);
-        const target = h ?? { index: e.index, id: e.id, use: e.use, undo: e.undo, start: Math.max(0, t - e.durationMs) };
+        const h = [...this.#hooks]
+          .reverse()
+          .find((x) => x.index === e.index && x.undo === e.undo && x.end === undefined);
+        const target = h ?? {
+          index: e.index,
+          id: e.id,
+          use: e.use,
+          undo: e.undo,
+          start: Math.max(0, t - e.durationMs),
+        };
         if (!h) this.#hooks.push(target);
         target.end = t;
         target.ok = e.ok;
@@ -414,8 +448,10 @@ export class ReportBuilder {
     const started = this.#started;
     const finished = this.#finished;
     const warnings = [...this.#warnings];
-    if (!started && this.#count > 0) warnings.unshift("no run.started event: run metadata and the step list are incomplete");
-    if (!finished && this.#count > 0) warnings.push("no run.finished event: the run did not end cleanly (crash, kill, or a journal cut short)");
+    if (!started && this.#count > 0)
+      warnings.unshift("no run.started event: run metadata and the step list are incomplete");
+    if (!finished && this.#count > 0)
+      warnings.push("no run.finished event: the run did not end cleanly (crash, kill, or a journal cut short)");
     const t0 = this.#t0 ?? 0;
     const reqs = [...this.#requests.values()].sort((a, b) => a.id - b.id);
     const steps = [...this.#steps.values()].sort((a, b) => a.index - b.index);

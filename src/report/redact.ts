@@ -25,7 +25,9 @@ export function redactValue(value: unknown, depth = 0): unknown {
     const key = stripUserinfo(k);
     if (HEADER_CONTAINERS.test(k) && v !== null && typeof v === "object") {
       // never print header values: keep the names so a reader knows which were sent
-      const names = Array.isArray(v) ? v.map((h) => (Array.isArray(h) ? String(h[0]) : typeof h === "string" ? h.split(":")[0] ?? "" : "")) : Object.keys(v);
+      const names = Array.isArray(v)
+        ? v.map((h) => (Array.isArray(h) ? String(h[0]) : typeof h === "string" ? (h.split(":")[0] ?? "") : ""))
+        : Object.keys(v);
       out[key] = Object.fromEntries(names.filter((n) => n !== "").map((n) => [stripUserinfo(n), REDACTED]));
     } else if (SECRET_KEY.test(k) && v !== null && v !== undefined && v !== false) {
       out[key] = REDACTED;

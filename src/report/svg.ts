@@ -44,7 +44,18 @@ const W = 960;
 const H = 260;
 const M = { l: 64, r: 16, t: 14, b: 30 };
 
-const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"];
+const PALETTE = [
+  "#1f77b4",
+  "#d62728",
+  "#2ca02c",
+  "#ff7f0e",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+  "#17becf",
+  "#bcbd22",
+  "#7f7f7f",
+];
 /** A distinct colour per series index. */
 export const seriesColor = (i: number): string => PALETTE[i] ?? `hsl(${Math.round((i * 137.508) % 360)} 65% 38%)`;
 
@@ -63,7 +74,29 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
 
 /** Round time ticks (ms) for [0, max]. */
 function timeTicks(maxMs: number): number[] {
-  const steps = [100, 250, 500, 1e3, 2e3, 5e3, 10e3, 15e3, 30e3, 60e3, 120e3, 300e3, 600e3, 900e3, 1800e3, 3600e3, 7200e3, 4 * 3600e3, 6 * 3600e3, 12 * 3600e3, 24 * 3600e3];
+  const steps = [
+    100,
+    250,
+    500,
+    1e3,
+    2e3,
+    5e3,
+    10e3,
+    15e3,
+    30e3,
+    60e3,
+    120e3,
+    300e3,
+    600e3,
+    900e3,
+    1800e3,
+    3600e3,
+    7200e3,
+    4 * 3600e3,
+    6 * 3600e3,
+    12 * 3600e3,
+    24 * 3600e3,
+  ];
   const step = steps.find((s) => maxMs / s <= 8) ?? maxMs / 8;
   const out: number[] = [];
   for (let v = 0; v <= maxMs + 1e-9; v += step) out.push(v);
@@ -133,7 +166,8 @@ export function lineChart(spec: LineChartSpec): string {
   const drawn = spec.series.map((s) => ({ s, ...segmentsOf(s.points, max) }));
   const values = drawn.flatMap((d) => d.segments.flat().map((p) => p[1]));
   const head = `<figure class="chart" id="${esc(spec.id)}" data-chart="${esc(spec.id.replace(/^chart-/, ""))}" data-series-count="${spec.series.length}">\n<figcaption><strong>${esc(spec.title)}</strong>${spec.note ? ` <span class="note">${esc(spec.note)}</span>` : ""}</figcaption>`;
-  if (values.length === 0) return `${head}\n<p class="nodata">${esc(spec.emptyText ?? "No samples in this run.")}</p>\n</figure>`;
+  if (values.length === 0)
+    return `${head}\n<p class="nodata">${esc(spec.emptyText ?? "No samples in this run.")}</p>\n</figure>`;
 
   let dataMin = Infinity;
   let dataMax = -Infinity;
@@ -147,7 +181,8 @@ export function lineChart(spec: LineChartSpec): string {
   const yt = niceTicks(lo, hi);
   const step = yt.length > 1 ? (yt[1] as number) - (yt[0] as number) : 0;
   // round the top up to the next tick, unless the caller fixed it (e.g. 100 %)
-  const top = spec.yMax === undefined && step > 0 ? Math.ceil(hi / step - 1e-9) * step : Math.max(hi, yt[yt.length - 1] ?? hi);
+  const top =
+    spec.yMax === undefined && step > 0 ? Math.ceil(hi / step - 1e-9) * step : Math.max(hi, yt[yt.length - 1] ?? hi);
   let xMax = Math.max(1, spec.xMaxMs);
   for (const d of drawn) for (const seg of d.segments) for (const p of seg) if (p[0] > xMax) xMax = p[0];
   const pw = W - M.l - M.r;
@@ -157,10 +192,14 @@ export function lineChart(spec: LineChartSpec): string {
 
   const grid: string[] = [];
   for (const v of niceTicks(lo, top)) {
-    grid.push(`<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${r1(y(v))}" y2="${r1(y(v))}"/><text class="tick" x="${M.l - 6}" y="${r1(y(v) + 4)}" text-anchor="end">${esc(fmt(v))}</text>`);
+    grid.push(
+      `<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${r1(y(v))}" y2="${r1(y(v))}"/><text class="tick" x="${M.l - 6}" y="${r1(y(v) + 4)}" text-anchor="end">${esc(fmt(v))}</text>`,
+    );
   }
   for (const t of timeTicks(xMax)) {
-    grid.push(`<line class="grid" x1="${r1(x(t))}" x2="${r1(x(t))}" y1="${M.t}" y2="${M.t + ph}"/><text class="tick" x="${r1(x(t))}" y="${H - 10}" text-anchor="middle">${esc(formatDuration(t))}</text>`);
+    grid.push(
+      `<line class="grid" x1="${r1(x(t))}" x2="${r1(x(t))}" y1="${M.t}" y2="${M.t + ph}"/><text class="tick" x="${r1(x(t))}" y="${H - 10}" text-anchor="middle">${esc(formatDuration(t))}</text>`,
+    );
   }
   // labels of markers close together are stacked, not overprinted
   let lastX = -Infinity;
@@ -177,14 +216,21 @@ export function lineChart(spec: LineChartSpec): string {
     });
   const series = drawn.map(({ s, segments, samples }) => {
     const pointsDrawn = segments.reduce((n, seg) => n + seg.length, 0);
-    const lines = segments.map((seg) => `<polyline points="${seg.map(([t, v]) => `${r1(x(t))},${r1(y(v))}`).join(" ")}"/>`);
+    const lines = segments.map(
+      (seg) => `<polyline points="${seg.map(([t, v]) => `${r1(x(t))},${r1(y(v))}`).join(" ")}"/>`,
+    );
     const last = segments[segments.length - 1]?.[segments[segments.length - 1]!.length - 1];
     const dot = last ? `<circle cx="${r1(x(last[0]))}" cy="${r1(y(last[1]))}" r="2.5"/>` : "";
-    const title = last ? `${s.label}: last ${fmt(last[1])} at ${formatDuration(last[0])} (${samples} samples)` : `${s.label}: no samples`;
+    const title = last
+      ? `${s.label}: last ${fmt(last[1])} at ${formatDuration(last[0])} (${samples} samples)`
+      : `${s.label}: no samples`;
     return `<g class="series" data-series="${esc(s.key)}" data-points="${pointsDrawn}" data-samples="${samples}" stroke="${esc(s.color)}" fill="${esc(s.color)}" stroke-width="${s.width ?? 1.6}"${s.dash ? ' stroke-dasharray="5 3"' : ""}><title>${esc(title)}</title>${lines.join("")}${dot}</g>`;
   });
   const legend = spec.series
-    .map((s, i) => `<li><span class="swatch${s.dash ? " dash" : ""}" style="background:${esc(s.color)}"></span>${esc(s.label)}${drawn[i]?.samples ? "" : " <em>(no data)</em>"}</li>`)
+    .map(
+      (s, i) =>
+        `<li><span class="swatch${s.dash ? " dash" : ""}" style="background:${esc(s.color)}"></span>${esc(s.label)}${drawn[i]?.samples ? "" : " <em>(no data)</em>"}</li>`,
+    )
     .join("");
   return `${head}
 <svg class="plot" viewBox="0 0 ${W} ${H}" width="100%" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${esc(spec.title)}">
@@ -206,7 +252,14 @@ export interface GanttRow {
   title: string;
 }
 
-const OUTCOME_COLOR: Record<string, string> = { ok: "#2e7d32", failed: "#c62828", interrupted: "#ef6c00", running: "#ef6c00", skipped: "#9e9e9e", pending: "#bdbdbd" };
+const OUTCOME_COLOR: Record<string, string> = {
+  ok: "#2e7d32",
+  failed: "#c62828",
+  interrupted: "#ef6c00",
+  running: "#ef6c00",
+  skipped: "#9e9e9e",
+  pending: "#bdbdbd",
+};
 
 /** The steps on the run's time axis: one bar per step, coloured by outcome. */
 export function ganttChart(id: string, rows: readonly GanttRow[], xMaxMs: number): string {
@@ -217,7 +270,8 @@ export function ganttChart(id: string, rows: readonly GanttRow[], xMaxMs: number
   const xMax = rows.reduce((m, r) => Math.max(m, r.end ?? r.start ?? 0), Math.max(1, xMaxMs));
   const x = (t: number): number => labelW + (t / xMax) * pw;
   const ticks = timeTicks(xMax).map(
-    (t) => `<line class="grid" x1="${r1(x(t))}" x2="${r1(x(t))}" y1="${M.t}" y2="${h - M.b}"/><text class="tick" x="${r1(x(t))}" y="${h - 10}" text-anchor="middle">${esc(formatDuration(t))}</text>`,
+    (t) =>
+      `<line class="grid" x1="${r1(x(t))}" x2="${r1(x(t))}" y1="${M.t}" y2="${h - M.b}"/><text class="tick" x="${r1(x(t))}" y="${h - 10}" text-anchor="middle">${esc(formatDuration(t))}</text>`,
   );
   const bars = rows.map((r, i) => {
     const yy = M.t + i * rowH;

@@ -10,12 +10,22 @@ import type { Runbook, Step, StepKind } from "../runbook/types.js";
 import type { Emit } from "./emitter.js";
 
 /** The checks `--force` can name. */
-export const FORCE_CHECKS = ["fleet-idle", "can-commit", "writes-stopped", "no-errors", "fleet-state", "fleet-identity"] as const;
+export const FORCE_CHECKS = [
+  "fleet-idle",
+  "can-commit",
+  "writes-stopped",
+  "no-errors",
+  "fleet-state",
+  "fleet-identity",
+] as const;
 export type ForceCheck = (typeof FORCE_CHECKS)[number];
 
 export interface Prompter {
   confirm(message: string, signal: AbortSignal): Promise<boolean>;
-  stepChoice(step: { index: number; id: string; kind: string; title: string }, signal: AbortSignal): Promise<"run" | "skip" | "rest" | "abort">;
+  stepChoice(
+    step: { index: number; id: string; kind: string; title: string },
+    signal: AbortSignal,
+  ): Promise<"run" | "skip" | "rest" | "abort">;
 }
 
 /** What the run remembers for its interlocks. */

@@ -21,7 +21,11 @@ export interface Emitter {
   settle(): Promise<void>;
 }
 
-export function createEmitter(listeners: readonly RunListener[] = [], critical: readonly ((event: RunEvent) => void)[] = [], redact?: (text: string) => string): Emitter {
+export function createEmitter(
+  listeners: readonly RunListener[] = [],
+  critical: readonly ((event: RunEvent) => void)[] = [],
+  redact?: (text: string) => string,
+): Emitter {
   const all = [...listeners];
   const pending = new Set<Promise<unknown>>();
   let seq = 0;
@@ -30,7 +34,10 @@ export function createEmitter(listeners: readonly RunListener[] = [], critical: 
     if (reporting) return;
     reporting = true;
     try {
-      emit("log", { level: "warn", message: `an output failed and was skipped: ${err instanceof Error ? err.message : String(err)}` });
+      emit("log", {
+        level: "warn",
+        message: `an output failed and was skipped: ${err instanceof Error ? err.message : String(err)}`,
+      });
     } finally {
       reporting = false;
     }

@@ -15,28 +15,73 @@ export interface InstanceRef {
 }
 
 export interface RunEventMap {
-  "run.started": { runbook: string; file: string; hash: string; instances: InstanceRef[]; verifier?: string; mode: "run" | "dry-run" | "rehearse" | "resume"; steps: { index: number; id: string; kind: string; title: string }[] };
+  "run.started": {
+    runbook: string;
+    file: string;
+    hash: string;
+    instances: InstanceRef[];
+    verifier?: string;
+    mode: "run" | "dry-run" | "rehearse" | "resume";
+    steps: { index: number; id: string; kind: string; title: string }[];
+  };
   "run.finished": { outcome: Outcome; exitCode: number; committed: boolean; message?: string; durationMs: number };
   "step.started": { index: number; id: string; kind: string; title: string };
   "step.skipped": { index: number; id: string; reason: string };
   "step.finished": { index: number; id: string; outcome: Outcome; durationMs: number; error?: string; hint?: string };
-  "request.sent": { id: number; instance?: InstanceRef; target: "service" | "verifier" | "hook"; method: string; path: string; body?: unknown };
+  "request.sent": {
+    id: number;
+    instance?: InstanceRef;
+    target: "service" | "verifier" | "hook";
+    method: string;
+    path: string;
+    body?: unknown;
+  };
   /**
    * `errorKind` says whether a failed command can have taken effect: `service` (refused with
    * success:false: it did not), `not-sent` (the request never left: it did not), `transport`
    * (no usable answer: it may have). `--resume` reads it from the journal.
    */
-  "response.received": { id: number; instance?: InstanceRef; target: "service" | "verifier" | "hook"; status?: number; ok: boolean; body?: unknown; error?: string; errorKind?: "service" | "transport" | "not-sent"; durationMs: number };
+  "response.received": {
+    id: number;
+    instance?: InstanceRef;
+    target: "service" | "verifier" | "hook";
+    status?: number;
+    ok: boolean;
+    body?: unknown;
+    error?: string;
+    errorKind?: "service" | "transport" | "not-sent";
+    durationMs: number;
+  };
   "progress.sampled": { instance: InstanceRef; progress: unknown };
   "verifier.sampled": { progress: unknown };
   /** A condition wait's current standing: who fails which condition, with what value, since when. */
-  "wait.status": { index: number; id: string; met: boolean; failing: { instance: string; condition: string; value: unknown; sinceMs: number }[] };
+  "wait.status": {
+    index: number;
+    id: string;
+    met: boolean;
+    failing: { instance: string; condition: string; value: unknown; sinceMs: number }[];
+  };
   "wait.slow": { index: number; id: string; stalledForMs: number; detail: string };
   /** An interlock, retry, reconcile or forced override: why the runner did or refused something. */
-  decision: { index?: number; id?: string; kind: "interlock" | "retry" | "reconcile" | "force" | "undo" | "resume" | "identity"; ok: boolean; check?: string; reason: string };
+  decision: {
+    index?: number;
+    id?: string;
+    kind: "interlock" | "retry" | "reconcile" | "force" | "undo" | "resume" | "identity";
+    ok: boolean;
+    check?: string;
+    reason: string;
+  };
   "commit.sent": { index: number; id: string; instances: string[]; skewMs: number };
   "hook.started": { index: number; id: string; use: string; undo: boolean };
-  "hook.finished": { index: number; id: string; use: string; undo: boolean; ok: boolean; error?: string; durationMs: number };
+  "hook.finished": {
+    index: number;
+    id: string;
+    use: string;
+    undo: boolean;
+    ok: boolean;
+    error?: string;
+    durationMs: number;
+  };
   log: { level: "debug" | "info" | "warn" | "error"; message: string; index?: number };
 }
 

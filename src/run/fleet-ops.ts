@@ -19,7 +19,10 @@ export type CommandOp = CommandOperation;
 export const instanceName = (ref: InstanceRef): string => ref.name ?? ref.url;
 
 /** Reads every instance; instances that fail are read again with backoff until `giveUpMs`. */
-export async function readFleet(ctx: StepContext, giveUpMs = ctx.run.defaults.progressGiveUpMs): Promise<FleetSnapshot> {
+export async function readFleet(
+  ctx: StepContext,
+  giveUpMs = ctx.run.defaults.progressGiveUpMs,
+): Promise<FleetSnapshot> {
   const started = Date.now();
   let attempt = 0;
   for (;;) {
@@ -50,9 +53,19 @@ export function short(err: ApiError | undefined): string {
 /** A named interlock: ok, or refused with the reason unless forced. Emits the decision either way. */
 export function checkInterlock(ctx: StepContext, check: string, ok: boolean, reason: string, hint?: string): void {
   const forced = !ok && ctx.run.force.has(check);
-  ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: forced ? "force" : "interlock", ok: ok || forced, check, reason: forced ? `${reason} — overridden by --force=${check}` : reason });
+  ctx.run.emit("decision", {
+    index: ctx.index,
+    id: ctx.id,
+    kind: forced ? "force" : "interlock",
+    ok: ok || forced,
+    check,
+    reason: forced ? `${reason} — overridden by --force=${check}` : reason,
+  });
   if (!ok && !forced) {
-    throw new StepFailure(`refused (${check}): ${reason}`, { reason: "interlock", hint: hint ?? `Fix the cause; only if you are certain it is safe, rerun with --force=${check}.` });
+    throw new StepFailure(`refused (${check}): ${reason}`, {
+      reason: "interlock",
+      hint: hint ?? `Fix the cause; only if you are certain it is safe, rerun with --force=${check}.`,
+    });
   }
 }
 
@@ -61,10 +74,22 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
   if (ctx.run.memory.identityChecked) return;
   const clusters = Object.keys(ctx.run.runbook.clusters ?? {});
   const problems = ctx.run.fleet.identity(snap, clusters.length ? { clusters } : {});
-  const reason = problems.length ? problems.map((p) => (p.instance ? `${instanceName(p.instance)}: ${p.message}` : p.message)).join("; ") : `${snap.instances.length} instance(s) form one fleet`;
-  ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "identity", ok: problems.length === 0 || ctx.run.force.has("fleet-identity"), check: "fleet-identity", reason });
+  const reason = problems.length
+    ? problems.map((p) => (p.instance ? `${instanceName(p.instance)}: ${p.message}` : p.message)).join("; ")
+    : `${snap.instances.length} instance(s) form one fleet`;
+  ctx.run.emit("decision", {
+    index: ctx.index,
+    id: ctx.id,
+    kind: "identity",
+    ok: problems.length === 0 || ctx.run.force.has("fleet-identity"),
+    check: "fleet-identity",
+    reason,
+  });
   if (problems.length && !ctx.run.force.has("fleet-identity")) {
-    throw new StepFailure(`the instances are not one fleet: ${reason}`, { reason: "interlock", hint: "Check the `instances:` list: every instance of this sync, and only those." });
+    throw new StepFailure(`the instances are not one fleet: ${reason}`, {
+      reason: "interlock",
+      hint: "Check the `instances:` list: every instance of this sync, and only those.",
+    });
   }
   ctx.run.memory.identityChecked = true;
 }
@@ -125,7 +150,8 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
     // a request that left may still be on its way or being handled: give it its own time limit
     // again before reading progress, so a slow answer is not mistaken for "not taken"
     // (a reset or a non-JSON answer ends the exchange on both sides; a timeout does not)
-    if (all.some((u) => u.error instanceof TransportError && u.error.code === "timeout")) await sleep(ctx.run.defaults.requestTimeoutMs, undefined, { signal: ctx.signal });
+    if (all.some((u) => u.error instanceof TransportError && u.error.code === "timeout"))
+      await sleep(ctx.run.defaults.requestTimeoutMs, undefined, { signal: ctx.signal });
     const snap = await readFleet(ctx);
     const again: InstanceRef[] = [];
     const unknown: string[] = [];
@@ -136,20 +162,30 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       if (effect === true) {
         unsure.delete(u.ref.index);
         accepted++;
-        ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "reconcile", ok: true, reason: `${spec.op} took effect on ${instanceName(u.ref)} (state ${seen?.progress?.state ?? "?"}): not sent again` });
+        ctx.run.emit("decision", {
+          index: ctx.index,
+          id: ctx.id,
+          kind: "reconcile",
+          ok: true,
+          reason: `${spec.op} took effect on ${instanceName(u.ref)} (state ${seen?.progress?.state ?? "?"}): not sent again`,
+        });
       } else if (effect === false) {
         again.push(u.ref);
       } else {
         // the request never left (e.g. connection refused): it did not take effect, but the
         // instance's state does not say it is safe to send, so it is not resent either
         const notSent = u.error instanceof TransportError && !u.error.requestSent;
-        (notSent ? unreached : unknown).push(`${instanceName(u.ref)} (${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`);
+        (notSent ? unreached : unknown).push(
+          `${instanceName(u.ref)} (${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`,
+        );
       }
     }
     if (unknown.length || unreached.length) {
       const what = [
         unknown.length ? `cannot tell whether ${spec.op} took effect on ${unknown.join(", ")}` : "",
-        unreached.length ? `${spec.op} never reached ${unreached.join(", ")}, and progress does not show it is safe to send` : "",
+        unreached.length
+          ? `${spec.op} never reached ${unreached.join(", ")}, and progress does not show it is safe to send`
+          : "",
       ].filter(Boolean);
       throw new StepFailure(`${what.join("; ")}; nothing was resent`, {
         reason: "unsafe",
@@ -157,7 +193,13 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       });
     }
     if (again.length === 0) break;
-    ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "retry", ok: true, reason: `${spec.op} had not taken effect on ${again.map(instanceName).join(", ")} (progress proves it, after the request's time limit): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only` });
+    ctx.run.emit("decision", {
+      index: ctx.index,
+      id: ctx.id,
+      kind: "retry",
+      ok: true,
+      reason: `${spec.op} had not taken effect on ${again.map(instanceName).join(", ")} (progress proves it, after the request's time limit): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only`,
+    });
     resent.push(...again.map(instanceName));
     const r = await fleet.broadcast(spec.op, spec.body, undefined, { only: again.map((a) => a.index) });
     skewMs = Math.max(skewMs, r.skewMs);
@@ -165,12 +207,21 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
   }
   spec.onAccepted?.(accepted);
   if (unsure.size) {
-    throw new StepFailure(`${spec.op}: still no answer from ${[...unsure.values()].map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`, { reason: "unsafe", hint: "Check the instances; then run again with --resume." });
+    throw new StepFailure(
+      `${spec.op}: still no answer from ${[...unsure.values()].map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`,
+      { reason: "unsafe", hint: "Check the instances; then run again with --resume." },
+    );
   }
   if (refused.length) {
-    throw new StepFailure(`${spec.op} refused by ${refused.map((r) => r.error.message).join("; ")}${accepted > 0 ? ` (accepted by ${accepted} other instance(s): the fleet is now split)` : " (no instance accepted it: nothing took effect)"}`, {
-      hint: accepted > 0 ? "Identical commands must reach every instance: look at the refusing instances' errors before doing anything else." : "Read the error above; the command did not take effect.",
-    });
+    throw new StepFailure(
+      `${spec.op} refused by ${refused.map((r) => r.error.message).join("; ")}${accepted > 0 ? ` (accepted by ${accepted} other instance(s): the fleet is now split)` : " (no instance accepted it: nothing took effect)"}`,
+      {
+        hint:
+          accepted > 0
+            ? "Identical commands must reach every instance: look at the refusing instances' errors before doing anything else."
+            : "Read the error above; the command did not take effect.",
+      },
+    );
   }
   return { skewMs, resent };
 }

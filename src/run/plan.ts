@@ -30,8 +30,22 @@ export function planSteps(runbook: Runbook, pluginTitle?: (kind: string, options
   return runbook.steps.map((step, index) => {
     const kind = stepKind(step);
     const pluginKind = pluginStepKind(step);
-    if (kind === "plugin" && pluginKind) return { index, id: step.id ?? `${pluginKind}-${index + 1}`, kind, pluginKind, title: step.name ?? (pluginTitle?.(pluginKind, (step as Record<string, unknown>)[pluginKind]) ?? pluginKind), step };
-    return { index, id: step.id ?? `${kind}-${index + 1}`, kind, title: step.name ?? defaultTitle(step, kind as StepKind), step };
+    if (kind === "plugin" && pluginKind)
+      return {
+        index,
+        id: step.id ?? `${pluginKind}-${index + 1}`,
+        kind,
+        pluginKind,
+        title: step.name ?? pluginTitle?.(pluginKind, (step as Record<string, unknown>)[pluginKind]) ?? pluginKind,
+        step,
+      };
+    return {
+      index,
+      id: step.id ?? `${kind}-${index + 1}`,
+      kind,
+      title: step.name ?? defaultTitle(step, kind as StepKind),
+      step,
+    };
   });
 }
 
@@ -63,12 +77,17 @@ function defaultTitle(step: Step, kind: StepKind): string {
 }
 
 /** Every request of the plan, in order (progress polls summarized once per step). */
-export function planRequests(runbook: Runbook, steps: readonly PlannedStep[], redact: (s: string) => string): PlannedRequest[] {
+export function planRequests(
+  runbook: Runbook,
+  steps: readonly PlannedStep[],
+  redact: (s: string) => string,
+): PlannedRequest[] {
   const instances = runbook.instances.map((i) => redact(typeof i === "string" ? i : i.url));
   const verifier = runbook.verifier ? redact(runbook.verifier) : "(no verifier)";
   const out: PlannedRequest[] = [];
   const each = (step: string, method: "GET" | "POST", path: string, body?: unknown, note?: string) => {
-    for (const t of instances) out.push({ step, method, target: t, path, ...(body !== undefined ? { body } : {}), ...(note ? { note } : {}) });
+    for (const t of instances)
+      out.push({ step, method, target: t, path, ...(body !== undefined ? { body } : {}), ...(note ? { note } : {}) });
   };
   for (const s of steps) {
     if (s.step.when === false) continue;
@@ -78,7 +97,13 @@ export function planRequests(runbook: Runbook, steps: readonly PlannedStep[], re
         each(s.id, "POST", "/api/v1/start", JSON.parse(redact(JSON.stringify(s.step.start))));
         break;
       case "commit":
-        each(s.id, "GET", "/api/v1/progress", undefined, "interlock: RUNNING, canCommit true; writes stopped; no errors");
+        each(
+          s.id,
+          "GET",
+          "/api/v1/progress",
+          undefined,
+          "interlock: RUNNING, canCommit true; writes stopped; no errors",
+        );
         each(s.id, "POST", "/api/v1/commit", {});
         break;
       case "pause":
@@ -89,17 +114,38 @@ export function planRequests(runbook: Runbook, steps: readonly PlannedStep[], re
         break;
       case "waitFor":
       case "assert":
-        each(s.id, "GET", "/api/v1/progress", undefined, s.kind === "waitFor" ? "polled until the condition holds" : "read once");
+        each(
+          s.id,
+          "GET",
+          "/api/v1/progress",
+          undefined,
+          s.kind === "waitFor" ? "polled until the condition holds" : "read once",
+        );
         break;
       case "plugin":
-        out.push({ step: s.id, method: "POST", target: `plugin step ${s.pluginKind ?? "?"}`, path: "", body: JSON.parse(redact(JSON.stringify((s.step as Record<string, unknown>)[s.pluginKind ?? ""] ?? {}))), note: "runs the plugin's step" });
+        out.push({
+          step: s.id,
+          method: "POST",
+          target: `plugin step ${s.pluginKind ?? "?"}`,
+          path: "",
+          body: JSON.parse(redact(JSON.stringify((s.step as Record<string, unknown>)[s.pluginKind ?? ""] ?? {}))),
+          note: "runs the plugin's step",
+        });
         break;
       case "verify": {
         each(s.id, "GET", "/api/v1/progress", undefined, "polled until change event application");
         const v = s.step.verify ?? {};
-        if (v.startCheck !== false) out.push({ step: s.id, method: "POST", target: verifier, path: "/api/v1/check", body: {} });
-        if (v.writesOff) out.push({ step: s.id, method: "POST", target: verifier, path: "/api/v1/writesOff", body: {} });
-        out.push({ step: s.id, method: "GET", target: verifier, path: "/api/v1/progress", note: "polled until phase idle" });
+        if (v.startCheck !== false)
+          out.push({ step: s.id, method: "POST", target: verifier, path: "/api/v1/check", body: {} });
+        if (v.writesOff)
+          out.push({ step: s.id, method: "POST", target: verifier, path: "/api/v1/writesOff", body: {} });
+        out.push({
+          step: s.id,
+          method: "GET",
+          target: verifier,
+          path: "/api/v1/progress",
+          note: "polled until phase idle",
+        });
         break;
       }
       default:

@@ -14,14 +14,23 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { planSteps } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
-export async function planResume(loaded: LoadedRunbook, dir: string, opts: { allowChangedRunbook: boolean; say: (s: string) => void; signal?: AbortSignal }): Promise<{ file: string; plan: ResumePlan }> {
+export async function planResume(
+  loaded: LoadedRunbook,
+  dir: string,
+  opts: { allowChangedRunbook: boolean; say: (s: string) => void; signal?: AbortSignal },
+): Promise<{ file: string; plan: ResumePlan }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
   const file = await findLatestJournal(dir);
   const state = await readJournalState(file);
   for (const w of state.warnings) opts.say(`journal: ${w}`);
   const d = runDefaults(loaded);
-  const fleet = createFleet({ instances: rb.instances.map((i) => (typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) })), requestTimeoutMs: d.requestTimeoutMs });
+  const fleet = createFleet({
+    instances: rb.instances.map((i) =>
+      typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) },
+    ),
+    requestTimeoutMs: d.requestTimeoutMs,
+  });
   const readFleetStates = async () => {
     // progress may fail for minutes after a restart: read until every instance answers, or give up
     const deadline = Date.now() + d.progressGiveUpMs;
@@ -30,10 +39,20 @@ export async function planResume(loaded: LoadedRunbook, dir: string, opts: { all
       await new Promise((r) => setTimeout(r, Math.min(2000, d.pollMs)));
       snap = await fleet.progress(opts.signal);
     }
-    return snap.instances.map((i) => ({ instance: instanceKey(i.ref), state: i.progress?.state ?? null, canCommit: i.progress?.canCommit ?? null }));
+    return snap.instances.map((i) => ({
+      instance: instanceKey(i.ref),
+      state: i.progress?.state ?? null,
+      canCommit: i.progress?.canCommit ?? null,
+    }));
   };
   const steps = planSteps(rb);
-  const decide = async () => reconcile(state, { hash: loaded.hash, steps: steps.map((s) => ({ id: s.id, kind: s.kind })) }, await readFleetStates(), { allowChangedRunbook: opts.allowChangedRunbook });
+  const decide = async () =>
+    reconcile(
+      state,
+      { hash: loaded.hash, steps: steps.map((s) => ({ id: s.id, kind: s.kind })) },
+      await readFleetStates(),
+      { allowChangedRunbook: opts.allowChangedRunbook },
+    );
   let r = await decide();
   // A command the interrupted run sent and never saw answered may still be on its way: if the
   // fleet does not show it yet, sending it again now would reach the service twice (the late
@@ -42,33 +61,55 @@ export async function planResume(loaded: LoadedRunbook, dir: string, opts: { all
   // (also when the fleet looks split: the in-flight request may be what closes it)
   {
     const first = r;
-    const last = first.ok ? state.commandsSent.filter((c) => c.stepIndex === first.resumeAt).at(-1) : state.commandsSent.at(-1);
+    const last = first.ok
+      ? state.commandsSent.filter((c) => c.stepIndex === first.resumeAt).at(-1)
+      : state.commandsSent.at(-1);
     const waitFor = first.ok ? !first.adopt.some((a) => a.stepIndex === first.resumeAt) : first.code === "disagree";
     if (last && waitFor && last.perInstance.some((p) => p.answered === "unknown")) {
       const waitMs = Math.ceil((await stat(file)).mtimeMs + d.requestTimeoutMs - Date.now());
       if (waitMs > 0) {
-        opts.say(`resume: the interrupted run's ${last.op} got no answer and may still be in flight: waiting ${waitMs} ms (its request timeout) before reading the fleet again`);
+        opts.say(
+          `resume: the interrupted run's ${last.op} got no answer and may still be in flight: waiting ${waitMs} ms (its request timeout) before reading the fleet again`,
+        );
         await sleep(waitMs, undefined, opts.signal ? { signal: opts.signal } : {});
         r = await decide();
       }
     }
   }
   for (const n of r.notes) opts.say(`resume: ${n}`);
-  if (!r.ok) throw new UserError(`cannot resume from ${file}: ${r.message}`, { hint: r.hint, exitCode: r.code === "finished" ? ExitCode.ok : r.code === "changed-runbook" || r.code === "steps-differ" ? ExitCode.usage : ExitCode.failed });
+  if (!r.ok)
+    throw new UserError(`cannot resume from ${file}: ${r.message}`, {
+      hint: r.hint,
+      exitCode:
+        r.code === "finished"
+          ? ExitCode.ok
+          : r.code === "changed-runbook" || r.code === "steps-differ"
+            ? ExitCode.usage
+            : ExitCode.failed,
+    });
   const done = new Map<number, string>();
   for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in the interrupted run (journal)");
   for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);
   // a stopWrites whose undo started may have turned writes back on: it runs again, so commit's
   // interlock sees writes stopped by this run, not by a step whose effect was reverted
   for (const h of state.hooksRan) {
-    if (h.undoStarted && steps[h.stepIndex]?.kind === "stopWrites" && done.delete(h.stepIndex)) opts.say(`resume: step ${steps[h.stepIndex]?.id} runs again: its undo started in the interrupted run, so writes may be flowing`);
+    if (h.undoStarted && steps[h.stepIndex]?.kind === "stopWrites" && done.delete(h.stepIndex))
+      opts.say(
+        `resume: step ${steps[h.stepIndex]?.id} runs again: its undo started in the interrupted run, so writes may be flowing`,
+      );
   }
   // a commit counts as sent when the fleet shows it took effect (adopted) or its step ended ok;
   // one reconcile found not taken (fleet still RUNNING) is resent through the interlocks, and
   // until then the write stop of the earlier run must still be undone on failure
-  const commitSent = r.adopt.some((a) => a.op === "commit") || state.commandsSent.some((c) => c.op === "commit" && state.steps[c.stepIndex]?.finished === "ok");
-  const undoSteps = commitSent ? [] : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);
-  opts.say(`resume: continuing at step ${steps[r.resumeAt]?.id ?? "(end)"} (${r.resumeAt + 1}/${steps.length}) from ${file}`);
+  const commitSent =
+    r.adopt.some((a) => a.op === "commit") ||
+    state.commandsSent.some((c) => c.op === "commit" && state.steps[c.stepIndex]?.finished === "ok");
+  const undoSteps = commitSent
+    ? []
+    : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);
+  opts.say(
+    `resume: continuing at step ${steps[r.resumeAt]?.id ?? "(end)"} (${r.resumeAt + 1}/${steps.length}) from ${file}`,
+  );
   return {
     file,
     plan: {
@@ -78,7 +119,11 @@ export async function planResume(loaded: LoadedRunbook, dir: string, opts: { all
         commitSent,
         commitAccepted: commitSent,
         // the no-errors interlock spans the whole run, the interrupted part included
-        serviceErrors: state.commandsSent.flatMap((c) => c.perInstance.filter((p) => p.answered === "error" && / refused: /.test(p.error ?? "")).map((p) => ({ instance: p.instance, op: c.op, error: p.error ?? "refused" }))),
+        serviceErrors: state.commandsSent.flatMap((c) =>
+          c.perInstance
+            .filter((p) => p.answered === "error" && / refused: /.test(p.error ?? ""))
+            .map((p) => ({ instance: p.instance, op: c.op, error: p.error ?? "refused" })),
+        ),
       },
       undoSteps,
     },

@@ -8,11 +8,29 @@ import { dirname } from "node:path";
 import { createVerifierClient, type VerifierClient } from "../api/index.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet, type Fleet } from "../fleet/index.js";
-import { createFleetTracker, createNotifierListener, pluginStepTitle, stepInfo, undoFor, UndoStack, type HookCallSpec, type PluginRegistry, type PluginRunContext } from "../plugin/index.js";
+import {
+  createFleetTracker,
+  createNotifierListener,
+  pluginStepTitle,
+  stepInfo,
+  undoFor,
+  UndoStack,
+  type HookCallSpec,
+  type PluginRegistry,
+  type PluginRunContext,
+} from "../plugin/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import type { Step } from "../runbook/types.js";
 import { STEPS } from "../steps/index.js";
-import { StepFailure, StepTimeout, type Defaults, type Prompter, type RunContext, type RunMemory, type StepContext } from "./context.js";
+import {
+  StepFailure,
+  StepTimeout,
+  type Defaults,
+  type Prompter,
+  type RunContext,
+  type RunMemory,
+  type StepContext,
+} from "./context.js";
 import { createEmitter } from "./emitter.js";
 import type { Outcome, RunEvent, RunListener } from "./events.js";
 import type { Emit } from "./emitter.js";
@@ -91,12 +109,20 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const started = Date.now();
   const { loaded } = opts;
   const runbook = loaded.runbook;
-  if (!runbook) throw new UserError(`${loaded.file} is not a valid runbook`, { hint: `Run \`syncbook lint ${loaded.file}\` for the details.`, exitCode: ExitCode.usage });
+  if (!runbook)
+    throw new UserError(`${loaded.file} is not a valid runbook`, {
+      hint: `Run \`syncbook lint ${loaded.file}\` for the details.`,
+      exitCode: ExitCode.usage,
+    });
   const steps = planSteps(runbook, (kind, options) => pluginStepTitle(opts.registry, kind, options, loaded.redact));
   const indexOf = (id: string | undefined, flag: string): number | undefined => {
     if (id === undefined) return undefined;
     const i = steps.findIndex((s) => s.id === id);
-    if (i < 0) throw new UserError(`${flag} ${id}: no step has this id`, { hint: `Step ids: ${steps.map((s) => s.id).join(", ")}`, exitCode: ExitCode.usage });
+    if (i < 0)
+      throw new UserError(`${flag} ${id}: no step has this id`, {
+        hint: `Step ids: ${steps.map((s) => s.id).join(", ")}`,
+        exitCode: ExitCode.usage,
+      });
     return i;
   };
   const from = indexOf(opts.from, "--from") ?? 0;
@@ -124,12 +150,18 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const fleet =
     opts.fleet ??
     createFleet({
-      instances: runbook.instances.map((i) => (typeof i === "string" ? { url: i } : i.name ? { url: i.url, name: i.name } : { url: i.url })),
+      instances: runbook.instances.map((i) =>
+        typeof i === "string" ? { url: i } : i.name ? { url: i.url, name: i.name } : { url: i.url },
+      ),
       requestTimeoutMs: defaults.requestTimeoutMs,
       emit,
       requestId,
     });
-  const verifier = opts.verifier ?? (runbook.verifier ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId }) : undefined);
+  const verifier =
+    opts.verifier ??
+    (runbook.verifier
+      ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId })
+      : undefined);
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
     cwd: dirname(loaded.file),
@@ -140,16 +172,33 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.print ? { print: opts.print } : {}),
   };
-  const notifier = createNotifierListener(opts.registry, runbook.notify?.map((n) => ({ use: n.use, on: n.on, ...(n.with ? { with: n.with as Record<string, unknown> } : {}) })), pctx);
+  const notifier = createNotifierListener(
+    opts.registry,
+    runbook.notify?.map((n) => ({
+      use: n.use,
+      on: n.on,
+      ...(n.with ? { with: n.with as Record<string, unknown> } : {}),
+    })),
+    pctx,
+  );
   emitter.add(notifier);
-  const memory: RunMemory = { writesStopped: false, commitSent: false, commitAccepted: false, serviceErrors: [], identityChecked: false, ...opts.resume?.memory };
+  const memory: RunMemory = {
+    writesStopped: false,
+    commitSent: false,
+    commitAccepted: false,
+    serviceErrors: [],
+    identityChecked: false,
+    ...opts.resume?.memory,
+  };
   const undo = new UndoStack();
   for (const i of opts.resume?.undoSteps ?? []) {
     const s = steps[i];
     const call = (s?.step.stopWrites ?? s?.step.hook) as HookCallSpec | undefined;
     if (!s || !call) continue;
     const info = stepInfo(s.index, s.id, s.kind, s.title, s.step as unknown as Record<string, unknown>, loaded.redact);
-    undo.push(undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, durationOr(call.undo?.timeout, 120_000)));
+    undo.push(
+      undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, durationOr(call.undo?.timeout, 120_000)),
+    );
   }
   const run: RunContext = {
     loaded,
@@ -176,7 +225,13 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     mode,
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
   });
-  for (const f of run.force) emit("decision", { kind: "force", ok: true, check: f, reason: `--force=${f}: this interlock will be skipped if it refuses` });
+  for (const f of run.force)
+    emit("decision", {
+      kind: "force",
+      ok: true,
+      check: f,
+      reason: `--force=${f}: this interlock will be skipped if it refuses`,
+    });
 
   let outcome: Outcome = "ok";
   let failure: { message: string; hint?: string; step: string } | undefined;
@@ -207,7 +262,14 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       if (choice === "abort") {
         outcome = "failed";
         failure = { message: `aborted by the operator before step ${s.id}`, step: s.id };
-        emit("decision", { index: s.index, id: s.id, kind: "interlock", ok: false, check: "step", reason: "the operator chose abort" });
+        emit("decision", {
+          index: s.index,
+          id: s.id,
+          kind: "interlock",
+          ok: false,
+          check: "step",
+          reason: "the operator chose abort",
+        });
         break;
       }
       if (choice === "rest") askEachStep = false;
@@ -215,7 +277,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     const result = await runStep(run, s, signal);
     if (journalError) {
       outcome = "failed";
-      failure = { message: `the journal could not be written (${journalError instanceof Error ? journalError.message : String(journalError)}): the run stopped before sending anything more`, step: s.id, hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far." };
+      failure = {
+        message: `the journal could not be written (${journalError instanceof Error ? journalError.message : String(journalError)}): the run stopped before sending anything more`,
+        step: s.id,
+        hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far.",
+      };
       break;
     }
     if (result === "ok") continue;
@@ -225,11 +291,19 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       break;
     }
     if (s.step.continueOnError) {
-      emit("log", { level: "warn", index: s.index, message: `step ${s.id} failed; continueOnError lets the run go on` });
+      emit("log", {
+        level: "warn",
+        index: s.index,
+        message: `step ${s.id} failed; continueOnError lets the run go on`,
+      });
       continue;
     }
     outcome = "failed";
-    failure = { message: `step ${s.id} failed: ${result.message}`, step: s.id, ...(result.hint ? { hint: result.hint } : {}) };
+    failure = {
+      message: `step ${s.id} failed: ${result.message}`,
+      step: s.id,
+      ...(result.hint ? { hint: result.hint } : {}),
+    };
     break;
   }
 
@@ -237,13 +311,31 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
 
   const exitCode = outcome === "ok" ? ExitCode.ok : outcome === "interrupted" ? ExitCode.interrupted : ExitCode.failed;
   const durationMs = Date.now() - started;
-  say("run.finished", { outcome, exitCode, committed: memory.commitAccepted, durationMs, ...(failure ? { message: failure.message } : {}) });
+  say("run.finished", {
+    outcome,
+    exitCode,
+    committed: memory.commitAccepted,
+    durationMs,
+    ...(failure ? { message: failure.message } : {}),
+  });
   await notifier.flush();
   await emitter.settle();
-  return { outcome, exitCode, commitSent: memory.commitSent, committed: memory.commitAccepted, durationMs, ...(failure ? { message: failure.message, failedStep: failure.step, ...(failure.hint ? { hint: failure.hint } : {}) } : {}) };
+  return {
+    outcome,
+    exitCode,
+    commitSent: memory.commitSent,
+    committed: memory.commitAccepted,
+    durationMs,
+    ...(failure
+      ? { message: failure.message, failedStep: failure.step, ...(failure.hint ? { hint: failure.hint } : {}) }
+      : {}),
+  };
 }
 
-function skipReason(s: PlannedStep, o: { from: number; to: number; resume: ResumePlan | undefined }): string | undefined {
+function skipReason(
+  s: PlannedStep,
+  o: { from: number; to: number; resume: ResumePlan | undefined },
+): string | undefined {
   const done = o.resume?.done.get(s.index);
   if (done) return done;
   if (s.index < o.from) return "before --from";
@@ -263,7 +355,16 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
   const timer = setTimeout(() => limit.abort(new StepTimeout(timeoutMs)), timeoutMs);
   const onAbort = () => limit.abort(runSignal.reason instanceof Error ? runSignal.reason : new Error("interrupted"));
   runSignal.addEventListener("abort", onAbort, { once: true });
-  const ctx: StepContext = { run, index: s.index, id: s.id, kind: s.kind, title: s.title, step: s.step, signal: limit.signal, timeoutMs };
+  const ctx: StepContext = {
+    run,
+    index: s.index,
+    id: s.id,
+    kind: s.kind,
+    title: s.title,
+    step: s.step,
+    signal: limit.signal,
+    timeoutMs,
+  };
   run.emit("step.started", { index: s.index, id: s.id, kind: s.kind, title: run.loaded.redact(s.title) });
   try {
     await STEPS[s.kind](ctx);
@@ -271,11 +372,24 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
     return "ok";
   } catch (err) {
     if (runSignal.aborted) {
-      run.say("step.finished", { index: s.index, id: s.id, outcome: "interrupted", durationMs: Date.now() - t0, error: "interrupted" });
+      run.say("step.finished", {
+        index: s.index,
+        id: s.id,
+        outcome: "interrupted",
+        durationMs: Date.now() - t0,
+        error: "interrupted",
+      });
       return "interrupted";
     }
     const { message, hint } = explain(err, timeoutMs, run.loaded.redact);
-    run.say("step.finished", { index: s.index, id: s.id, outcome: "failed", durationMs: Date.now() - t0, error: message, ...(hint ? { hint } : {}) });
+    run.say("step.finished", {
+      index: s.index,
+      id: s.id,
+      outcome: "failed",
+      durationMs: Date.now() - t0,
+      error: message,
+      ...(hint ? { hint } : {}),
+    });
     return hint ? { message, hint } : { message };
   } finally {
     clearTimeout(timer);
@@ -284,8 +398,10 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
 }
 
 function explain(err: unknown, timeoutMs: number, redact: (s: string) => string): { message: string; hint?: string } {
-  if (err instanceof StepFailure || err instanceof UserError) return { message: redact(err.message), ...(err.hint ? { hint: redact(err.hint) } : {}) };
-  if (err instanceof StepTimeout) return { message: `timed out after ${timeoutMs} ms`, hint: "Raise the step's `timeout`." };
+  if (err instanceof StepFailure || err instanceof UserError)
+    return { message: redact(err.message), ...(err.hint ? { hint: redact(err.hint) } : {}) };
+  if (err instanceof StepTimeout)
+    return { message: `timed out after ${timeoutMs} ms`, hint: "Raise the step's `timeout`." };
   const msg = err instanceof Error ? err.message : String(err);
   return { message: redact(msg) };
 }
@@ -304,9 +420,22 @@ async function unwind(run: RunContext): Promise<void> {
     return;
   }
   if (undo.size === 0) return;
-  run.say("decision", { kind: "undo", ok: true, reason: `the run stopped before commit: undoing ${undo.size} hook(s), last first` });
+  run.say("decision", {
+    kind: "undo",
+    ok: true,
+    reason: `the run stopped before commit: undoing ${undo.size} hook(s), last first`,
+  });
   await undo.unwind({
     started: (e) => run.say("hook.started", { index: e.step.index, id: e.step.id, use: e.use, undo: true }),
-    finished: (e, o) => run.say("hook.finished", { index: e.step.index, id: e.step.id, use: e.use, undo: true, ok: o.ok, durationMs: o.durationMs, ...(o.ok ? {} : { error: o.error }) }),
+    finished: (e, o) =>
+      run.say("hook.finished", {
+        index: e.step.index,
+        id: e.step.id,
+        use: e.use,
+        undo: true,
+        ok: o.ok,
+        durationMs: o.durationMs,
+        ...(o.ok ? {} : { error: o.error }),
+      }),
   });
 }

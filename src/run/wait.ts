@@ -31,7 +31,10 @@ export interface WaitOptions {
 
 const STATUS_EVERY_MS = 10_000;
 
-export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<{ snapshot: FleetSnapshot; verifier: VerifierProgress | undefined }> {
+export async function waitUntil(
+  ctx: StepContext,
+  opts: WaitOptions,
+): Promise<{ snapshot: FleetSnapshot; verifier: VerifierProgress | undefined }> {
   const { run, signal } = ctx;
   const since = new Map<string, number>();
   let lastStatus = "";
@@ -64,7 +67,10 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<{ 
         index: ctx.index,
         id: ctx.id,
         met: ev.met,
-        failing: ev.failing.map((f) => ({ ...f, sinceMs: now - (since.get(`${f.instance}\u0000${f.condition}`) ?? now) })),
+        failing: ev.failing.map((f) => ({
+          ...f,
+          sinceMs: now - (since.get(`${f.instance}\u0000${f.condition}`) ?? now),
+        })),
       });
       lastStatus = status;
       lastStatusAt = now;
@@ -78,7 +84,12 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<{ 
       slowSent = false;
     } else if (!slowSent && now - sigSince >= opts.slowAfterMs) {
       slowSent = true;
-      run.emit("wait.slow", { index: ctx.index, id: ctx.id, stalledForMs: now - sigSince, detail: `no progress for ${formatDuration(now - sigSince)} while waiting for ${opts.describe}: ${describeFailing(failing)}` });
+      run.emit("wait.slow", {
+        index: ctx.index,
+        id: ctx.id,
+        stalledForMs: now - sigSince,
+        detail: `no progress for ${formatDuration(now - sigSince)} while waiting for ${opts.describe}: ${describeFailing(failing)}`,
+      });
     }
     const wait = Math.max(0, opts.pollMs - (Date.now() - started));
     try {
@@ -98,7 +109,11 @@ async function readVerifier(ctx: StepContext): Promise<VerifierProgress | undefi
     return p;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    ctx.run.emit("log", { level: "warn", index: ctx.index, message: `verifier progress: ${err instanceof Error ? err.message : String(err)}` });
+    ctx.run.emit("log", {
+      level: "warn",
+      index: ctx.index,
+      message: `verifier progress: ${err instanceof Error ? err.message : String(err)}`,
+    });
     return undefined;
   }
 }
@@ -118,10 +133,13 @@ const show = (v: unknown): string => (v === undefined ? "unknown" : typeof v ===
 export function abortReason(ctx: StepContext, failing: Evaluation["failing"], opts: { describe: string }): Error {
   const reason: unknown = ctx.signal.reason;
   if (reason instanceof StepTimeout) {
-    return new StepFailure(`timed out after ${formatDuration(reason.ms)} waiting for ${opts.describe}: ${describeFailing(failing)}`, {
-      reason: "timeout",
-      hint: "Raise the step's `timeout`, or look at the instances named above.",
-    });
+    return new StepFailure(
+      `timed out after ${formatDuration(reason.ms)} waiting for ${opts.describe}: ${describeFailing(failing)}`,
+      {
+        reason: "timeout",
+        hint: "Raise the step's `timeout`, or look at the instances named above.",
+      },
+    );
   }
   return reason instanceof Error ? reason : new Error("interrupted");
 }

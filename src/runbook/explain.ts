@@ -27,11 +27,19 @@ export interface ExplainInput {
 
 export function explainSchemaErrors(input: ExplainInput): Diagnostic[] {
   const { data, locate } = input;
-  const errors = fold(input.errors.map((e) => ({ ...e, path: toPath(e.instancePath, data) })), data);
+  const errors = fold(
+    input.errors.map((e) => ({ ...e, path: toPath(e.instancePath, data) })),
+    data,
+  );
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
-    if (input.unknownPaths?.has(JSON.stringify(e.path)) && e.keyword !== "required" && e.keyword !== "additionalProperties") continue;
+    if (
+      input.unknownPaths?.has(JSON.stringify(e.path)) &&
+      e.keyword !== "required" &&
+      e.keyword !== "additionalProperties"
+    )
+      continue;
     const found = describe(e, data);
     if (!found) continue;
     const key = `${JSON.stringify(found.path)}|${found.message}`;
@@ -95,12 +103,19 @@ function fold(errors: Err[], data: unknown): Err[] {
     const prefix = `${alt.schemaPath}/`;
     const branches = new Map<string, Err[]>();
     for (const e of under) {
-      const b = e.schemaPath.startsWith(prefix) ? (e.schemaPath.slice(prefix.length).split("/")[0] ?? "") : e.schemaPath.replace(/\/[^/]+$/, "");
+      const b = e.schemaPath.startsWith(prefix)
+        ? (e.schemaPath.slice(prefix.length).split("/")[0] ?? "")
+        : e.schemaPath.replace(/\/[^/]+$/, "");
       branches.set(b, [...(branches.get(b) ?? []), e]);
     }
-    const useful = [...branches.values()].filter((errs) => !errs.every((e) => e.keyword === "type" && e.path.length === alt.path.length));
+    const useful = [...branches.values()].filter(
+      (errs) => !errs.every((e) => e.keyword === "type" && e.path.length === alt.path.length),
+    );
     if (isDuration(alt, data) || useful.length === 0) return; // the alternative itself is explained
-    useful.sort((a, b) => Math.max(...b.map((e) => e.path.length)) - Math.max(...a.map((e) => e.path.length)) || a.length - b.length);
+    useful.sort(
+      (a, b) =>
+        Math.max(...b.map((e) => e.path.length)) - Math.max(...a.map((e) => e.path.length)) || a.length - b.length,
+    );
     dropped.add(alt);
     added.push(...(useful[0] ?? []));
   });
@@ -118,7 +133,8 @@ function fold(errors: Err[], data: unknown): Err[] {
 
 const DEFS = (RUNBOOK_SCHEMA.$defs ?? {}) as Record<string, Json>;
 const isStepKindOneOf = (e: Err): boolean => e.keyword === "oneOf" && e.path.length === 2 && e.path[0] === "steps";
-const isDuration = (e: Err, data: unknown): boolean => e.schemaPath.startsWith("#/$defs/duration/") || schemaFor(e.path, data) === DEFS.duration;
+const isDuration = (e: Err, data: unknown): boolean =>
+  e.schemaPath.startsWith("#/$defs/duration/") || schemaFor(e.path, data) === DEFS.duration;
 
 function deref(node: Json | undefined): Json | undefined {
   let n = node;
@@ -128,7 +144,18 @@ function deref(node: Json | undefined): Json | undefined {
 
 const fitsType = (schema: Json, v: unknown): boolean => {
   const t = schema.type;
-  const kind = v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v;
+  const kind =
+    v === null
+      ? "null"
+      : Array.isArray(v)
+        ? "array"
+        : typeof v === "object"
+          ? "object"
+          : typeof v === "number"
+            ? Number.isInteger(v)
+              ? "integer"
+              : "number"
+            : typeof v;
   if (t === undefined) return schema.properties !== undefined ? kind === "object" : true;
   const ts = Array.isArray(t) ? t : [t];
   return ts.includes(kind) || (kind === "integer" && ts.includes("number"));
@@ -151,7 +178,8 @@ function schemaFor(path: Path, data: unknown): Json | undefined {
     const props = schema.properties as Record<string, Json> | undefined;
     if (typeof seg === "number") schema = schema.items as Json | undefined;
     else if (props && props[seg]) schema = props[seg];
-    else if (schema.additionalProperties && typeof schema.additionalProperties === "object") schema = schema.additionalProperties as Json;
+    else if (schema.additionalProperties && typeof schema.additionalProperties === "object")
+      schema = schema.additionalProperties as Json;
     else return undefined;
     value = next;
     schema = pick(schema, value);
@@ -180,14 +208,24 @@ function contextName(path: Path): string {
   const parent = path[path.length - 2];
   if (path.length === 0) return "top-level";
   if (typeof last === "number") {
-    const names: Record<string, string> = { steps: "step", instances: "instance", includeNamespaces: "filter entry", excludeNamespaces: "filter entry", shardingEntries: "sharding entry", expect: "expectation", notify: "notify entry", key: "shard key" };
+    const names: Record<string, string> = {
+      steps: "step",
+      instances: "instance",
+      includeNamespaces: "filter entry",
+      excludeNamespaces: "filter entry",
+      shardingEntries: "sharding entry",
+      expect: "expectation",
+      notify: "notify entry",
+      key: "shard key",
+    };
     return names[String(parent)] ?? `${String(parent)} entry`;
   }
   if (parent === "clusters") return "cluster";
   return String(last);
 }
 
-const jsType = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "a mapping" : typeof v);
+const jsType = (v: unknown): string =>
+  v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "a mapping" : typeof v;
 
 function show(v: unknown): string {
   if (typeof v === "string") return `\`${v.length > 60 ? `${v.slice(0, 57)}…` : v}\``;
@@ -195,7 +233,16 @@ function show(v: unknown): string {
   return jsType(v);
 }
 
-const article = (t: string): string => (t === "integer" ? "an integer" : t === "array" ? "a list" : t === "object" ? "a mapping" : t === "null" ? "null" : `a ${t}`);
+const article = (t: string): string =>
+  t === "integer"
+    ? "an integer"
+    : t === "array"
+      ? "a list"
+      : t === "object"
+        ? "a mapping"
+        : t === "null"
+          ? "null"
+          : `a ${t}`;
 
 interface Found {
   path: Path;
@@ -207,7 +254,12 @@ interface Found {
 function describe(e: Err, data: unknown): Found | undefined {
   const value = valueAt(data, e.path);
   const lastSeg = e.path[e.path.length - 1];
-  const field = e.path.length === 0 ? "the runbook" : typeof lastSeg === "number" ? `this ${contextName(e.path)}` : `\`${String(lastSeg)}\``;
+  const field =
+    e.path.length === 0
+      ? "the runbook"
+      : typeof lastSeg === "number"
+        ? `this ${contextName(e.path)}`
+        : `\`${String(lastSeg)}\``;
   const own = schemaFor(e.path, data);
   const hint = firstSentence(own?.description);
   const base = { path: e.path, ...(hint ? { hint } : {}) };
@@ -222,44 +274,79 @@ function describe(e: Err, data: unknown): Found | undefined {
         path: [...e.path, prop],
         atKey: true,
         message: near ? `${what}; did you mean \`${near}\`?` : what,
-        hint: known.length && known.length <= 24 ? `Known fields: ${known.join(", ")}.` : "Remove it, or check the spelling against the schema.",
+        hint:
+          known.length && known.length <= 24
+            ? `Known fields: ${known.join(", ")}.`
+            : "Remove it, or check the spelling against the schema.",
       };
     }
     case "required": {
       const missing = String((e.params as { missingProperty: string }).missingProperty);
       const desc = firstSentence(((own?.properties as Json | undefined)?.[missing] as Json | undefined)?.description);
-      return { path: e.path, atKey: true, message: `${contextName(e.path)} is missing the required field \`${missing}\``, ...(desc ? { hint: `\`${missing}\`: ${desc}` } : {}) };
+      return {
+        path: e.path,
+        atKey: true,
+        message: `${contextName(e.path)} is missing the required field \`${missing}\``,
+        ...(desc ? { hint: `\`${missing}\`: ${desc}` } : {}),
+      };
     }
     case "oneOf": {
       // the step kind: exactly one of the kind keys
       const keys = value !== null && typeof value === "object" ? Object.keys(value as Json) : [];
       const kinds = keys.filter((k) => (STEP_KINDS as readonly string[]).includes(k) || PLUGIN_STEP_KIND.test(k));
-      if (kinds.length > 1) return { path: e.path, message: `a step has exactly one kind, this one has ${kinds.length}: ${kinds.map((k) => `\`${k}\``).join(", ")}`, hint: "Split it into one step per kind." };
+      if (kinds.length > 1)
+        return {
+          path: e.path,
+          message: `a step has exactly one kind, this one has ${kinds.length}: ${kinds.map((k) => `\`${k}\``).join(", ")}`,
+          hint: "Split it into one step per kind.",
+        };
       if (kinds.length === 0) {
         const unknown = keys.filter((k) => !["id", "name", "timeout", "when", "continueOnError"].includes(k));
         const near = unknown.map((k) => suggest(k, STEP_KINDS)).find((s) => s);
         if (near) return undefined; // the additionalProperties finding already says "did you mean"
-        return { path: e.path, message: "this step has no kind", hint: `Add one of: ${STEP_KINDS.join(", ")}, or a plugin's step kind (kebab-case with a hyphen).` };
+        return {
+          path: e.path,
+          message: "this step has no kind",
+          hint: `Add one of: ${STEP_KINDS.join(", ")}, or a plugin's step kind (kebab-case with a hyphen).`,
+        };
       }
       return { ...base, message: `${field} matches more than one form` };
     }
     case "anyOf": {
       if (isDuration(e, data)) {
-        return { path: e.path, message: `expected a duration like 30s or 10m, got ${show(value)}`, hint: "Durations are 500ms, 2s, 10m, 12h, 1d, or a number of seconds." };
+        return {
+          path: e.path,
+          message: `expected a duration like 30s or 10m, got ${show(value)}`,
+          hint: "Durations are 500ms, 2s, 10m, 12h, 1d, or a number of seconds.",
+        };
       }
       const alts = (own?.anyOf as Json[] | undefined) ?? [];
-      const forms = alts.map((a) => (a.enum ? `one of ${(a.enum as unknown[]).map((x) => `\`${String(x)}\``).join(", ")}` : a.type ? article(String(a.type)) : "another form")).join(", or ");
+      const forms = alts
+        .map((a) =>
+          a.enum
+            ? `one of ${(a.enum as unknown[]).map((x) => `\`${String(x)}\``).join(", ")}`
+            : a.type
+              ? article(String(a.type))
+              : "another form",
+        )
+        .join(", or ");
       return { ...base, message: `${field}: expected ${forms}; got ${show(value)}` };
     }
     case "type": {
       const t = (e.params as { type: string | string[] }).type;
       const types = Array.isArray(t) ? t : [t];
-      return { ...base, message: `${field}: expected ${types.map(article).join(" or ")}, got ${jsType(value)}${typeof value === "object" ? "" : ` ${show(value)}`}` };
+      return {
+        ...base,
+        message: `${field}: expected ${types.map(article).join(" or ")}, got ${jsType(value)}${typeof value === "object" ? "" : ` ${show(value)}`}`,
+      };
     }
     case "enum": {
       const allowed = ((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map(String);
       const near = typeof value === "string" ? suggest(value, allowed) : undefined;
-      return { ...base, message: `${field}: expected one of ${allowed.map((a) => `\`${a}\``).join(", ")}, got ${show(value)}${near ? `; did you mean \`${near}\`?` : ""}` };
+      return {
+        ...base,
+        message: `${field}: expected one of ${allowed.map((a) => `\`${a}\``).join(", ")}, got ${show(value)}${near ? `; did you mean \`${near}\`?` : ""}`,
+      };
     }
     case "const": {
       const allowed = (e.params as { allowedValue: unknown }).allowedValue;
@@ -268,12 +355,25 @@ function describe(e: Err, data: unknown): Found | undefined {
     case "pattern": {
       if (e.schemaPath.includes("/propertyNames/")) return undefined; // told by the propertyNames error
       const what = firstSentence(own?.description);
-      if (own === DEFS.url || e.schemaPath.startsWith("#/$defs/url/")) return { path: e.path, message: `${field}: expected an http(s) URL like http://127.0.0.1:27182, got ${show(value)}`, hint: "An instance or verifier URL: scheme http or https, host and port." };
-      return { ...base, message: `${field}: ${show(value)} is not of the expected form${what ? ` (${what.replace(/\.$/, "")})` : ""}` };
+      if (own === DEFS.url || e.schemaPath.startsWith("#/$defs/url/"))
+        return {
+          path: e.path,
+          message: `${field}: expected an http(s) URL like http://127.0.0.1:27182, got ${show(value)}`,
+          hint: "An instance or verifier URL: scheme http or https, host and port.",
+        };
+      return {
+        ...base,
+        message: `${field}: ${show(value)} is not of the expected form${what ? ` (${what.replace(/\.$/, "")})` : ""}`,
+      };
     }
     case "propertyNames": {
       const name = String((e.params as { propertyName: string }).propertyName);
-      return { path: [...e.path, name], atKey: true, message: `\`${name}\` is not a valid name here`, hint: "Names are letters, digits and underscores, not starting with a digit." };
+      return {
+        path: [...e.path, name],
+        atKey: true,
+        message: `\`${name}\` is not a valid name here`,
+        hint: "Names are letters, digits and underscores, not starting with a digit.",
+      };
     }
     case "minItems":
     case "minProperties":

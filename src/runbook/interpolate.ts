@@ -45,14 +45,26 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
     const resolve = (inner: string, offset: number): Scalar | undefined => {
       const m = REF.exec(inner);
       if (!m) {
-        problems.push({ path, offset, message: `\`\${${inner}}\` is not a variable reference`, hint: "Write ${vars.name} (from `vars:` or --var) or ${env.NAME} (from the environment); $${ writes a literal ${." });
+        problems.push({
+          path,
+          offset,
+          message: `\`\${${inner}}\` is not a variable reference`,
+          hint: "Write ${vars.name} (from `vars:` or --var) or ${env.NAME} (from the environment); $${ writes a literal ${.",
+        });
         return undefined;
       }
       const [, scope, name] = m as unknown as [string, "vars" | "env", string];
       if (scope === "vars") {
         if (!Object.hasOwn(opts.vars, name)) {
           const known = Object.keys(opts.vars);
-          problems.push({ path, offset, message: `unknown variable \`vars.${name}\``, hint: known.length ? `Defined variables: ${known.join(", ")}. Add it under \`vars:\` or pass --var ${name}=…` : `Add it under \`vars:\` or pass --var ${name}=…` });
+          problems.push({
+            path,
+            offset,
+            message: `unknown variable \`vars.${name}\``,
+            hint: known.length
+              ? `Defined variables: ${known.join(", ")}. Add it under \`vars:\` or pass --var ${name}=…`
+              : `Add it under \`vars:\` or pass --var ${name}=…`,
+          });
           return undefined;
         }
         return opts.vars[name];
@@ -63,7 +75,12 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
       }
       const v = opts.env[name];
       if (v === undefined) {
-        problems.push({ path, offset, message: `environment variable \`${name}\` is not set`, hint: `Export ${name} before running (its value is treated as a secret and never printed).` });
+        problems.push({
+          path,
+          offset,
+          message: `environment variable \`${name}\` is not set`,
+          hint: `Export ${name} before running (its value is treated as a secret and never printed).`,
+        });
         return undefined;
       }
       if (v !== "") secrets.add(v);

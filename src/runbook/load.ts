@@ -53,22 +53,55 @@ const MAX_DEPTH = 64;
 
 export async function loadRunbook(file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
   const buf = await readFile(file);
-  return parseRunbook(buf.length > MAX_RUNBOOK_BYTES ? buf.subarray(0, MAX_RUNBOOK_BYTES + 1).toString("utf8") : buf.toString("utf8"), file, { ...opts, ...(buf.length > MAX_RUNBOOK_BYTES ? { sizeBytes: buf.length } : {}) });
+  return parseRunbook(
+    buf.length > MAX_RUNBOOK_BYTES ? buf.subarray(0, MAX_RUNBOOK_BYTES + 1).toString("utf8") : buf.toString("utf8"),
+    file,
+    { ...opts, ...(buf.length > MAX_RUNBOOK_BYTES ? { sizeBytes: buf.length } : {}) },
+  );
 }
 
 export async function parseRunbook(text: string, file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
   const hash = lazyHash(text);
   const size = opts.sizeBytes ?? Buffer.byteLength(text);
   const early = refuse(text, file, size);
-  if (early) return { file, text: "", hash: hash(), raw: undefined, runbook: undefined, diagnostics: [early], locate: () => ({ line: early.line, column: early.column }), redact: (t) => redactText(t), vars: {} };
+  if (early)
+    return {
+      file,
+      text: "",
+      hash: hash(),
+      raw: undefined,
+      runbook: undefined,
+      diagnostics: [early],
+      locate: () => ({ line: early.line, column: early.column }),
+      redact: (t) => redactText(t),
+      vars: {},
+    };
   const lines = new LineCounter();
   let doc: ReturnType<typeof parseDocument>;
   try {
     doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true, strict: true });
   } catch (err) {
     // the parser's own limits (a stack overflow on pathological input): a finding, never a crash
-    const d: Diagnostic = { file, line: 1, column: 1, rule: "yaml", severity: "error", message: `cannot parse: ${err instanceof Error ? err.message : String(err)}`, hint: "This does not look like a runbook." };
-    return { file, text, hash: hash(), raw: undefined, runbook: undefined, diagnostics: [d], locate: () => ({ line: 1, column: 1 }), redact: (t) => redactText(t), vars: {} };
+    const d: Diagnostic = {
+      file,
+      line: 1,
+      column: 1,
+      rule: "yaml",
+      severity: "error",
+      message: `cannot parse: ${err instanceof Error ? err.message : String(err)}`,
+      hint: "This does not look like a runbook.",
+    };
+    return {
+      file,
+      text,
+      hash: hash(),
+      raw: undefined,
+      runbook: undefined,
+      diagnostics: [d],
+      locate: () => ({ line: 1, column: 1 }),
+      redact: (t) => redactText(t),
+      vars: {},
+    };
   }
   const locate = createLocator(doc, lines);
   const diagnostics: Diagnostic[] = [];
@@ -88,7 +121,10 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     vars,
   });
 
-  for (const [list, severity] of [[doc.errors, "error"], [doc.warnings, "warning"]] as const) {
+  for (const [list, severity] of [
+    [doc.errors, "error"],
+    [doc.warnings, "warning"],
+  ] as const) {
     for (const e of list) {
       const at = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
       diagnostics.push({
@@ -98,7 +134,10 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
         rule: e.code === "DUPLICATE_KEY" ? "yaml-duplicate-key" : "yaml",
         severity,
         message: yamlMessage(e.code, e.message, keyAt(text, e.pos[0])),
-        hint: e.code === "DUPLICATE_KEY" ? "A key may appear once per mapping: the second would silently replace the first." : "Fix the YAML syntax (indentation, quotes, a `:` after every key).",
+        hint:
+          e.code === "DUPLICATE_KEY"
+            ? "A key may appear once per mapping: the second would silently replace the first."
+            : "Fix the YAML syntax (indentation, quotes, a `:` after every key).",
       });
     }
   }
@@ -109,7 +148,19 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
     const alias = /alias/i.test((err as Error).message);
-    diagnostics.push({ file, line: 1, column: 1, rule: "yaml", severity: "error", message: alias ? `too many alias expansions (over ${MAX_ALIAS_COUNT}): ${(err as Error).message}` : (err as Error).message, hint: alias ? "Write the values out instead of expanding aliases (this limit stops alias bombs)." : "Simplify the YAML." });
+    diagnostics.push({
+      file,
+      line: 1,
+      column: 1,
+      rule: "yaml",
+      severity: "error",
+      message: alias
+        ? `too many alias expansions (over ${MAX_ALIAS_COUNT}): ${(err as Error).message}`
+        : (err as Error).message,
+      hint: alias
+        ? "Write the values out instead of expanding aliases (this limit stops alias bombs)."
+        : "Simplify the YAML.",
+    });
     return result(undefined, undefined);
   }
 
@@ -117,7 +168,8 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   const pos = (path: (string | number)[], offset: number) => {
     const node = doc.getIn(path, true) as Node | undefined;
     if (node && isScalar(node) && node.range) {
-      const quoted = (node as YamlScalar).type === "QUOTE_DOUBLE" || (node as YamlScalar).type === "QUOTE_SINGLE" ? 1 : 0;
+      const quoted =
+        (node as YamlScalar).type === "QUOTE_DOUBLE" || (node as YamlScalar).type === "QUOTE_SINGLE" ? 1 : 0;
       const p = lines.linePos(node.range[0] + quoted + offset);
       return { line: p.line, column: p.col };
     }
@@ -132,10 +184,19 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   for (const [k, v] of Object.entries(varsPass.value as Record<string, unknown>)) if (isScalarValue(v)) vars[k] = v;
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = v;
   const body = interpolate(raw, { vars, env }, (p) => p.length === 1 && p[0] === "vars");
-  const value = isRecord(body.value) ? { ...body.value, ...(isRecord(raw) && "vars" in raw ? { vars: varsPass.value } : {}) } : body.value;
+  const value = isRecord(body.value)
+    ? { ...body.value, ...(isRecord(raw) && "vars" in raw ? { vars: varsPass.value } : {}) }
+    : body.value;
   for (const s of [...varsPass.secrets, ...body.secrets]) secrets.add(s);
   for (const p of [...varsPass.problems.map((x) => ({ ...x, path: ["vars", ...x.path] })), ...body.problems]) {
-    diagnostics.push({ file, ...pos(p.path, p.offset), rule: "interpolation", severity: "error", message: redact(p.message), hint: p.hint });
+    diagnostics.push({
+      file,
+      ...pos(p.path, p.offset),
+      rule: "interpolation",
+      severity: "error",
+      message: redact(p.message),
+      hint: p.hint,
+    });
   }
 
   const valid = validateRunbookSchema(value);
@@ -143,7 +204,11 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   const schemaErrors = valid ? [] : [...(validateRunbookSchema.errors ?? [])];
   if (!valid) {
     const { explainSchemaErrors } = await import("./explain.js");
-    const unknownPaths = new Set([...body.unresolved, ...body.problems.map((p) => JSON.stringify(p.path)), ...[...varsPass.unresolved].map((p) => JSON.stringify(["vars", ...(JSON.parse(p) as unknown[])]))]);
+    const unknownPaths = new Set([
+      ...body.unresolved,
+      ...body.problems.map((p) => JSON.stringify(p.path)),
+      ...[...varsPass.unresolved].map((p) => JSON.stringify(["vars", ...(JSON.parse(p) as unknown[])])),
+    ]);
     const explained = explainSchemaErrors({ file, data: value, errors: schemaErrors, locate, redact, unknownPaths });
     diagnostics.push(...explained);
     // lint cannot see env values: a finding only about such a value leaves the runbook usable for lint
@@ -164,7 +229,12 @@ function lazyHash(text: string): () => string {
 /** Input that is not worth parsing: too big, binary, nested beyond any runbook. */
 function refuse(text: string, file: string, size: number): Diagnostic | undefined {
   const at = { file, line: 1, column: 1, rule: "yaml", severity: "error" as const };
-  if (size > MAX_RUNBOOK_BYTES) return { ...at, message: `the file is ${(size / 1024 / 1024).toFixed(1)} MB; a runbook is at most ${MAX_RUNBOOK_BYTES / 1024 / 1024} MB`, hint: "Is this the right file? Runbooks are small YAML files." };
+  if (size > MAX_RUNBOOK_BYTES)
+    return {
+      ...at,
+      message: `the file is ${(size / 1024 / 1024).toFixed(1)} MB; a runbook is at most ${MAX_RUNBOOK_BYTES / 1024 / 1024} MB`,
+      hint: "Is this the right file? Runbooks are small YAML files.",
+    };
   const nul = text.indexOf("\u0000");
   const head = text.slice(0, 4096);
   let control = false;
@@ -174,7 +244,12 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
   }
   if (nul >= 0 || control) {
     const before = text.slice(0, nul >= 0 ? nul : 0);
-    return { ...at, line: before.split("\n").length, message: "binary content: this is not a YAML text file", hint: "Pass the runbook's .yaml file." };
+    return {
+      ...at,
+      line: before.split("\n").length,
+      message: "binary content: this is not a YAML text file",
+      hint: "Pass the runbook's .yaml file.",
+    };
   }
   let depth = 0;
   let max = 0;
@@ -184,7 +259,12 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
   }
   let indent = 0;
   for (const m of text.matchAll(/^ +/gm)) indent = Math.max(indent, m[0].length);
-  if (max > MAX_DEPTH || indent > MAX_DEPTH * 4) return { ...at, message: `nested more than ${MAX_DEPTH} levels deep`, hint: "A runbook is a few levels deep; this is not one." };
+  if (max > MAX_DEPTH || indent > MAX_DEPTH * 4)
+    return {
+      ...at,
+      message: `nested more than ${MAX_DEPTH} levels deep`,
+      hint: "A runbook is a few levels deep; this is not one.",
+    };
   return undefined;
 }
 
@@ -192,7 +272,9 @@ function yamlMessage(code: string, message: string, key: string | undefined): st
   // prettyErrors appends a code frame; the diagnostic printer draws its own
   const first = (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
   if (code !== "DUPLICATE_KEY") return first;
-  return key ? `duplicate key \`${key}\`: it already appears earlier in this mapping` : "duplicate key: it already appears earlier in this mapping";
+  return key
+    ? `duplicate key \`${key}\`: it already appears earlier in this mapping`
+    : "duplicate key: it already appears earlier in this mapping";
 }
 
 /** The key written at an offset (`name: b` → `name`), for the duplicate-key message. */
@@ -215,4 +297,5 @@ function redactVars(vars: Record<string, Scalar>, redact: (s: string) => string)
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-const isScalarValue = (v: unknown): v is Scalar => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+const isScalarValue = (v: unknown): v is Scalar =>
+  typeof v === "string" || typeof v === "number" || typeof v === "boolean";

@@ -27,7 +27,9 @@ export function createLocator(doc: Document, lines: LineCounter): Locate {
     for (const seg of path) {
       keyNode = undefined;
       if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(seg));
+        const pair = node.items.find(
+          (p) => isPair(p) && (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(seg),
+        );
         if (!pair) break;
         keyNode = pair.key as Node;
         // `key:` with no value: point at the key

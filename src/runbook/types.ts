@@ -4,7 +4,14 @@
  * Only the "exactly one kind key per step" rule is added here, because JSON Schema says it
  * with `oneOf`/`required`, which carries no shape for a type generator.
  */
-import type { Step as SchemaStep, SyncbookRunbook, StartRequest, FilterEntry, Expectation, Cluster } from "./schema.gen.js";
+import type {
+  Step as SchemaStep,
+  SyncbookRunbook,
+  StartRequest,
+  FilterEntry,
+  Expectation,
+  Cluster,
+} from "./schema.gen.js";
 
 export type { StartRequest, FilterEntry, Expectation, Cluster };
 /** A duration as written: `500ms`, `2s`, `10m`, `12h`, or a number of seconds. */

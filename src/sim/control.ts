@@ -42,7 +42,8 @@ const ok = (extra: Record<string, unknown> = {}): Reply => ({ status: 200, body:
 const bad = (description: string): Reply => errorReply(400, "InvalidRequest", description);
 
 function parseObject(text: string, allowEmpty: boolean): Record<string, unknown> | Reply {
-  if (text.trim() === "") return allowEmpty ? {} : errorReply(400, "BadJSON", "this control endpoint needs a JSON object body");
+  if (text.trim() === "")
+    return allowEmpty ? {} : errorReply(400, "BadJSON", "this control endpoint needs a JSON object body");
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -52,11 +53,14 @@ function parseObject(text: string, allowEmpty: boolean): Record<string, unknown>
   if (typeof v !== "object" || v === null || Array.isArray(v)) return bad("the request body must be a JSON object");
   return v as Record<string, unknown>;
 }
-const isReply = (v: unknown): v is Reply => typeof v === "object" && v !== null && "status" in v && "body" in v && typeof (v as Reply).status === "number";
+const isReply = (v: unknown): v is Reply =>
+  typeof v === "object" && v !== null && "status" in v && "body" in v && typeof (v as Reply).status === "number";
 
 function unknownKeys(o: Record<string, unknown>, allowed: string[]): string | undefined {
   const extra = Object.keys(o).filter((k) => !allowed.includes(k));
-  return extra.length ? `unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(", ")}; allowed: ${allowed.join(", ")}` : undefined;
+  return extra.length
+    ? `unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(", ")}; allowed: ${allowed.join(", ")}`
+    : undefined;
 }
 
 /** Handles one /sim request. Never throws: every failure is a JSON error answer. */
@@ -69,7 +73,8 @@ export async function handleControl(world: SimWorld, method: string, path: strin
 }
 
 async function route(world: SimWorld, method: string, path: string, text: string): Promise<Reply> {
-  const notAllowed = (allowed: string): Reply => errorReply(405, "MethodNotAllowed", `${path} accepts ${allowed}, not ${method}`);
+  const notAllowed = (allowed: string): Reply =>
+    errorReply(405, "MethodNotAllowed", `${path} accepts ${allowed}, not ${method}`);
   if (path === "/sim" || path === "/sim/") return method === "GET" ? ok({ routes: CONTROL_ROUTES }) : notAllowed("GET");
   if (path === "/sim/state") return method === "GET" ? ok({ state: world.state() }) : notAllowed("GET");
   if (path === "/sim/counts") {
@@ -86,7 +91,8 @@ async function route(world: SimWorld, method: string, path: string, text: string
     if (isReply(o)) return o;
     const extra = unknownKeys(o, ["enabled", "rate"]);
     if (extra) return bad(extra);
-    if (o.enabled === undefined && o.rate === undefined) return bad('give "enabled" (boolean) and/or "rate" (writes per second)');
+    if (o.enabled === undefined && o.rate === undefined)
+      return bad('give "enabled" (boolean) and/or "rate" (writes per second)');
     return ok({ writes: world.setWrites(o) });
   }
   if (path === "/sim/ddl") {
@@ -104,9 +110,11 @@ async function route(world: SimWorld, method: string, path: string, text: string
     if (isReply(o)) return o;
     const extra = unknownKeys(o, ["timeScale", "advance"]);
     if (extra) return bad(extra);
-    if (o.timeScale === undefined && o.advance === undefined) return bad('give "timeScale" and/or "advance" (simulated seconds)');
+    if (o.timeScale === undefined && o.advance === undefined)
+      return bad('give "timeScale" and/or "advance" (simulated seconds)');
     if (o.timeScale !== undefined && typeof o.timeScale !== "number") return bad("timeScale must be a number");
-    if (o.advance !== undefined && typeof o.advance !== "number") return bad("advance must be a number of simulated seconds");
+    if (o.advance !== undefined && typeof o.advance !== "number")
+      return bad("advance must be a number of simulated seconds");
     if (typeof o.timeScale === "number") world.setTimeScale(o.timeScale);
     if (typeof o.advance === "number") world.advance(o.advance);
     return ok({ simSeconds: world.clock.now(), timeScale: world.clock.timeScale });
@@ -122,7 +130,8 @@ async function route(world: SimWorld, method: string, path: string, text: string
     if (isReply(o)) return o;
     let specs: (string | FaultSpec)[];
     if (typeof o.spec === "string" && Object.keys(o).length === 1) specs = [o.spec];
-    else if (Array.isArray(o.specs) && Object.keys(o).length === 1 && o.specs.every((s) => typeof s === "string")) specs = o.specs as string[];
+    else if (Array.isArray(o.specs) && Object.keys(o).length === 1 && o.specs.every((s) => typeof s === "string"))
+      specs = o.specs as string[];
     else if (typeof o.kind === "string") specs = [o as unknown as FaultSpec];
     else return bad('give {"spec": "http500=0.2@1"}, {"specs": [...]} or a fault object with "kind"');
     if (specs.length > 100) return bad("at most 100 faults at once");
@@ -142,7 +151,8 @@ async function route(world: SimWorld, method: string, path: string, text: string
   if (inst) {
     if (method !== "POST") return notAllowed("POST");
     const i = Number(inst[1]);
-    if (i >= world.instances.length) return errorReply(404, "NotFound", `there is no instance ${i} (the fleet has ${world.instances.length})`);
+    if (i >= world.instances.length)
+      return errorReply(404, "NotFound", `there is no instance ${i} (the fleet has ${world.instances.length})`);
     if (inst[2] === "down") await world.down(i);
     else if (inst[2] === "up") await world.up(i);
     else world.liveUpgrade(i);

@@ -57,7 +57,12 @@ export class FleetCoordinator {
       const json = canonicalJson(body);
       if (!this.#startBody) this.#startBody = { json, from: index };
       else if (this.#startBody.json !== json) {
-        this.#error(command, `start bodies differ: instance ${index} got a different body than instance ${this.#startBody.from} (identical commands must be sent to every instance)`, [this.#startBody.from, index], []);
+        this.#error(
+          command,
+          `start bodies differ: instance ${index} got a different body than instance ${this.#startBody.from} (identical commands must be sent to every instance)`,
+          [this.#startBody.from, index],
+          [],
+        );
       }
     }
     if (this.size <= 1) return;
@@ -79,14 +84,23 @@ export class FleetCoordinator {
       this.#rounds.delete(command);
       const accepted = [...round.accepted].sort((a, b) => a - b);
       const missing = Array.from({ length: this.size }, (_, i) => i).filter((i) => !round.accepted.has(i));
-      this.#error(command, `${command} was accepted by instance(s) ${accepted.join(", ")} but not by ${missing.join(", ")} within ${this.graceMs} ms (identical commands must be sent to every instance)`, accepted, missing);
+      this.#error(
+        command,
+        `${command} was accepted by instance(s) ${accepted.join(", ")} but not by ${missing.join(", ")} within ${this.graceMs} ms (identical commands must be sent to every instance)`,
+        accepted,
+        missing,
+      );
     }
   }
 
   /** Rounds still open (for /sim/state). */
   openRounds(): { command: Command; accepted: number[]; ageMs: number }[] {
     const now = this.wallMs();
-    return [...this.#rounds].map(([command, r]) => ({ command, accepted: [...r.accepted].sort((a, b) => a - b), ageMs: Math.round(now - r.opened) }));
+    return [...this.#rounds].map(([command, r]) => ({
+      command,
+      accepted: [...r.accepted].sort((a, b) => a - b),
+      ageMs: Math.round(now - r.opened),
+    }));
   }
 
   #error(command: Command, message: string, accepted: number[], missing: number[]): void {

@@ -91,7 +91,8 @@ const fail = (text: string, why: string): never => {
 function parseRate(text: string, v: string | undefined): number {
   if (v === undefined) return 1;
   const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) fail(text, `rate must be a number from 0 to 1, got "${v}"`);
+  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1)
+    fail(text, `rate must be a number from 0 to 1, got "${v}"`);
   return n;
 }
 
@@ -113,7 +114,8 @@ function parseScope(text: string, scope: string, spec: FaultSpec): void {
   const [who, endpoint, extra] = scope.split("/");
   if (extra !== undefined) fail(text, "scope has more than one '/'");
   if (endpoint !== undefined) {
-    if (!(ENDPOINTS as readonly string[]).includes(endpoint)) fail(text, `unknown endpoint "${endpoint}" (one of ${ENDPOINTS.join(", ")})`);
+    if (!(ENDPOINTS as readonly string[]).includes(endpoint))
+      fail(text, `unknown endpoint "${endpoint}" (one of ${ENDPOINTS.join(", ")})`);
     spec.endpoint = endpoint as Endpoint;
   }
   if (who === undefined || who === "" || who === "all") {
@@ -156,7 +158,8 @@ export function parseFault(text: string): FaultSpec {
   const eq = first.indexOf("=");
   const kind = (eq >= 0 ? first.slice(0, eq) : first).trim();
   const value = eq >= 0 ? first.slice(eq + 1).trim() : undefined;
-  if (!(FAULT_KINDS as readonly string[]).includes(kind)) return fail(text, `unknown kind "${kind}" (one of ${FAULT_KINDS.join(", ")})`);
+  if (!(FAULT_KINDS as readonly string[]).includes(kind))
+    return fail(text, `unknown kind "${kind}" (one of ${FAULT_KINDS.join(", ")})`);
   const spec: FaultSpec = { kind: kind as FaultKind };
   for (const opt of parts.slice(1)) {
     const [k, v, more] = opt.split("=").map((s) => s.trim());
@@ -196,7 +199,8 @@ export function parseFault(text: string): FaultSpec {
       break;
   }
   if (scope !== undefined) {
-    if (spec.instances && (spec.kind === "down" || spec.kind === "commit-refused")) fail(text, "give the instance either as the value or as the scope, not both");
+    if (spec.instances && (spec.kind === "down" || spec.kind === "commit-refused"))
+      fail(text, "give the instance either as the value or as the scope, not both");
     parseScope(text, scope, spec);
   }
   return normalizeFault(spec, text);
@@ -206,16 +210,24 @@ export function parseFault(text: string): FaultSpec {
 export function normalizeFault(input: FaultSpec, text: string = String(input?.kind)): FaultSpec {
   if (typeof input !== "object" || input === null) return fail(String(text), "not an object");
   const spec: FaultSpec = { ...input };
-  if (!(FAULT_KINDS as readonly string[]).includes(spec.kind)) return fail(String(text), `unknown kind "${String(spec.kind)}"`);
+  if (!(FAULT_KINDS as readonly string[]).includes(spec.kind))
+    return fail(String(text), `unknown kind "${String(spec.kind)}"`);
   const transport = TRANSPORT_FAULTS.includes(spec.kind);
-  if (spec.endpoint !== undefined && !(ENDPOINTS as readonly string[]).includes(spec.endpoint)) fail(text, `unknown endpoint "${String(spec.endpoint)}"`);
+  if (spec.endpoint !== undefined && !(ENDPOINTS as readonly string[]).includes(spec.endpoint))
+    fail(text, `unknown endpoint "${String(spec.endpoint)}"`);
   if (spec.endpoint !== undefined && !transport) fail(text, `/endpoint only applies to ${TRANSPORT_FAULTS.join(", ")}`);
-  if (spec.instances !== undefined && (!Array.isArray(spec.instances) || !spec.instances.every((i) => Number.isInteger(i) && i >= 0))) fail(text, "instances must be indexes");
+  if (
+    spec.instances !== undefined &&
+    (!Array.isArray(spec.instances) || !spec.instances.every((i) => Number.isInteger(i) && i >= 0))
+  )
+    fail(text, "instances must be indexes");
   for (const k of ["after", "for"] as const) {
     const v = spec[k];
-    if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0)) fail(text, `${k} must be a number of seconds ≥ 0`);
+    if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0))
+      fail(text, `${k} must be a number of seconds ≥ 0`);
   }
-  if (spec.value !== undefined && (typeof spec.value !== "number" || !Number.isFinite(spec.value) || spec.value < 0)) fail(text, "value must be a number ≥ 0");
+  if (spec.value !== undefined && (typeof spec.value !== "number" || !Number.isFinite(spec.value) || spec.value < 0))
+    fail(text, "value must be a number ≥ 0");
   if (["http500", "non-json", "reset", "reset-after"].includes(spec.kind)) {
     spec.value ??= 1;
     if (spec.value > 1) fail(text, "rate must be from 0 to 1");
@@ -240,7 +252,8 @@ export function normalizeFault(input: FaultSpec, text: string = String(input?.ki
   }
   spec.instancesToo ??= true;
   spec.verifier ??= false;
-  if (spec.verifier && !transport && spec.kind !== "verifier-error") fail(text, `${spec.kind} does not apply to the verifier`);
+  if (spec.verifier && !transport && spec.kind !== "verifier-error")
+    fail(text, `${spec.kind} does not apply to the verifier`);
   return spec;
 }
 
@@ -248,16 +261,28 @@ export function normalizeFault(input: FaultSpec, text: string = String(input?.ki
 export function formatFault(spec: FaultSpec): string {
   let s: string = spec.kind;
   if (spec.kind === "verifier-error") s += `=${spec.message}`;
-  else if (spec.value !== undefined) s += `=${spec.kind === "latency" ? `${Math.round(spec.value * 1000)}ms` : spec.value}`;
+  else if (spec.value !== undefined)
+    s += `=${spec.kind === "latency" ? `${Math.round(spec.value * 1000)}ms` : spec.value}`;
   if (spec.after !== undefined) s += `,after=${spec.after}s`;
   if (spec.for !== undefined) s += `,for=${spec.for}s`;
-  const who = spec.instances ? spec.instances.join(",") : spec.verifier && spec.instancesToo ? "" : spec.verifier ? "verifier" : "*";
+  const who = spec.instances
+    ? spec.instances.join(",")
+    : spec.verifier && spec.instancesToo
+      ? ""
+      : spec.verifier
+        ? "verifier"
+        : "*";
   if (who || spec.endpoint) s += `@${who || "all"}${spec.endpoint ? `/${spec.endpoint}` : ""}`;
   return s;
 }
 
 /** Does this fault apply to this target (instance index, or "verifier") and endpoint at time t? */
-export function faultApplies(f: ActiveFault, target: number | "verifier", endpoint: string | undefined, t: number): boolean {
+export function faultApplies(
+  f: ActiveFault,
+  target: number | "verifier",
+  endpoint: string | undefined,
+  t: number,
+): boolean {
   if (f.from === null || t < f.from || t >= f.until) return false;
   if (f.endpoint !== undefined && f.endpoint !== endpoint) return false;
   if (target === "verifier") return f.verifier === true;

@@ -33,20 +33,30 @@ const VERIFIER_ROUTES: Record<string, { method: string; endpoint: string }> = {
 const DRAIN_FACTOR = 16;
 
 const NON_JSON_BODIES = [
-  { status: 502, type: "text/html", body: "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\n" },
+  {
+    status: 502,
+    type: "text/html",
+    body: "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\n",
+  },
   { status: 200, type: "application/json", body: '{"success":true,"progress":{"state":"RUN' },
   { status: 200, type: "text/plain", body: "upstream connect error or disconnect/reset before headers\n" },
 ];
 
 function rawError(socket: Duplex, status: number, reason: string, description: string): void {
   const body = JSON.stringify({ success: false, error: "BadRequest", errorDescription: description });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function sendJson(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(reply.body);
-  res.writeHead(reply.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...extraHeaders });
+  res.writeHead(reply.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...extraHeaders,
+  });
   res.end(text);
 }
 
@@ -87,23 +97,30 @@ export class TargetServer {
     readonly maxBodyBytes: number,
   ) {
     // requireHostHeader: false, or node answers a Host-less HTTP/1.1 request itself, in plain text.
-    this.server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000, requireHostHeader: false }, (req, res) => {
-      this.#onRequest(req, res).catch((err: unknown) => {
-        // A bug, not a client's doing: still a JSON answer, never a crash.
-        sendJson(res, errorReply(500, "InternalError", `simulator error: ${(err as Error)?.message ?? String(err)}`));
-      });
-    });
+    this.server = createServer(
+      { requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000, requireHostHeader: false },
+      (req, res) => {
+        this.#onRequest(req, res).catch((err: unknown) => {
+          // A bug, not a client's doing: still a JSON answer, never a crash.
+          sendJson(res, errorReply(500, "InternalError", `simulator error: ${(err as Error)?.message ?? String(err)}`));
+        });
+      },
+    );
     this.server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
       if (err.code === "ECONNRESET" || !socket.writable) {
         socket.destroy();
         return;
       }
-      if (err.code === "HPE_HEADER_OVERFLOW") rawError(socket, 431, "Request Header Fields Too Large", "the request headers are too large");
-      else if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") rawError(socket, 408, "Request Timeout", "the request was not received in time");
+      if (err.code === "HPE_HEADER_OVERFLOW")
+        rawError(socket, 431, "Request Header Fields Too Large", "the request headers are too large");
+      else if (err.code === "ERR_HTTP_REQUEST_TIMEOUT")
+        rawError(socket, 408, "Request Timeout", "the request was not received in time");
       else rawError(socket, 400, "Bad Request", `malformed HTTP request (${err.code ?? err.message})`);
     });
     // CONNECT gets its own event in node:http; without a listener the socket would just close.
-    this.server.on("connect", (_req: IncomingMessage, socket: Duplex) => rawError(socket, 405, "Method Not Allowed", "CONNECT is not supported"));
+    this.server.on("connect", (_req: IncomingMessage, socket: Duplex) =>
+      rawError(socket, 405, "Method Not Allowed", "CONNECT is not supported"),
+    );
   }
 
   listen(port: number): Promise<number> {
@@ -173,7 +190,11 @@ export class TargetServer {
       return;
     }
     if (faults.latencyMs > 0) await sleep(faults.latencyMs);
-    if (faults.http500) return sendJson(res, errorReply(500, "InternalError", "simulated fault: internal server error (the request was not applied)"));
+    if (faults.http500)
+      return sendJson(
+        res,
+        errorReply(500, "InternalError", "simulated fault: internal server error (the request was not applied)"),
+      );
     if (faults.nonJson) {
       const pick = NON_JSON_BODIES[faults.variant % NON_JSON_BODIES.length]!;
       res.writeHead(pick.status, { "content-type": pick.type, "content-length": Buffer.byteLength(pick.body) });
@@ -188,9 +209,15 @@ export class TargetServer {
       reply = errorReply(405, "MethodNotAllowed", `${path} accepts ${route.method}, not ${method}`);
       headers.allow = route.method;
     } else if (this.target === "verifier") {
-      reply = route.endpoint === "progress" ? world.verifierProgress() : world.verifierCommand(route.endpoint as "check" | "writesOff", body.text);
+      reply =
+        route.endpoint === "progress"
+          ? world.verifierProgress()
+          : world.verifierCommand(route.endpoint as "check" | "writesOff", body.text);
     } else {
-      reply = route.endpoint === "progress" ? world.progress(this.target) : world.command(this.target, route.endpoint as Command, body.text);
+      reply =
+        route.endpoint === "progress"
+          ? world.progress(this.target)
+          : world.command(this.target, route.endpoint as Command, body.text);
     }
     if (faults.resetAfter) {
       socket.destroy();
@@ -200,4 +227,5 @@ export class TargetServer {
   }
 }
 
-const tooLarge = (limit: number): Reply => errorReply(413, "PayloadTooLarge", `the request body is larger than ${limit} bytes`);
+const tooLarge = (limit: number): Reply =>
+  errorReply(413, "PayloadTooLarge", `the request body is larger than ${limit} bytes`);

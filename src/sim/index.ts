@@ -98,7 +98,8 @@ const DEFAULT_CLUSTERS: Record<string, ClusterSetting> = {
 };
 
 function checkInt(name: string, v: number, min: number, max: number): number {
-  if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${v}`);
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${v}`);
   return v;
 }
 
@@ -115,13 +116,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   for (const [k, v] of Object.entries(model)) {
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new RangeError(`model.${k} must be a number ≥ 0`);
   }
-  for (const k of ["copyBytesPerSecond", "applyEventsPerSecond", "verifyBytesPerSecond", "verifyBytesPerTask", "recheckDocsPerTask", "recheckTasksPerSecond"] as const) {
+  for (const k of [
+    "copyBytesPerSecond",
+    "applyEventsPerSecond",
+    "verifyBytesPerSecond",
+    "verifyBytesPerTask",
+    "recheckDocsPerTask",
+    "recheckTasksPerSecond",
+  ] as const) {
     if (!(model[k] > 0)) throw new RangeError(`model.${k} must be > 0`);
   }
   const clusters = options.clusters ?? DEFAULT_CLUSTERS;
   if (Object.keys(clusters).length < 2) throw new RangeError("give at least two cluster settings");
   for (const [name, c] of Object.entries(clusters)) {
-    if (c.topology !== "replicaSet" && c.topology !== "sharded") throw new RangeError(`cluster ${name}: topology must be replicaSet or sharded`);
+    if (c.topology !== "replicaSet" && c.topology !== "sharded")
+      throw new RangeError(`cluster ${name}: topology must be replicaSet or sharded`);
   }
   const ids = options.ids ?? Array.from({ length: n }, (_, i) => `instance-${i}`);
   if (ids.length !== n || new Set(ids).size !== n) throw new RangeError(`ids must be ${n} distinct strings`);

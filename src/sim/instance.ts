@@ -207,7 +207,9 @@ export class SyncInstance {
   /** Ready for the verifier: in CEA or committing/committed, and up. */
   get ready(): boolean {
     if (this.down) return false;
-    return (this.state === "RUNNING" && this.phase === "cea") || this.state === "COMMITTING" || this.state === "COMMITTED";
+    return (
+      (this.state === "RUNNING" && this.phase === "cea") || this.state === "COMMITTING" || this.state === "COMMITTED"
+    );
   }
 
   get canCommit(): boolean {
@@ -306,7 +308,9 @@ export class SyncInstance {
     // after the upgrade finished": the remaining data is what is left to report.
     this.upgrade = {
       base: this.copied,
-      totalAfter: copying ? Math.max(1, Math.round(this.env.totalBytes * (1 - this.copied / Math.max(1, this.share)))) : null,
+      totalAfter: copying
+        ? Math.max(1, Math.round(this.env.totalBytes * (1 - this.copied / Math.max(1, this.share))))
+        : null,
     };
     if (copying) {
       this.phase = "precopy"; // the restarted process reports 0 of 1 until its copy resumes
@@ -329,7 +333,10 @@ export class SyncInstance {
     if (this.upgrade) {
       if (this.upgrade.totalAfter === null) return { estimatedTotalBytes: 1, estimatedCopiedBytes: 0 };
       const tot = this.upgrade.totalAfter;
-      return { estimatedTotalBytes: tot, estimatedCopiedBytes: Math.min(tot, Math.max(0, Math.floor(this.copied - this.upgrade.base))) };
+      return {
+        estimatedTotalBytes: tot,
+        estimatedCopiedBytes: Math.min(tot, Math.max(0, Math.floor(this.copied - this.upgrade.base))),
+      };
     }
     // "estimatedCopiedBytes: bytes copied to the destination by this instance. Never greater than estimatedTotalBytes."
     return { estimatedTotalBytes: total, estimatedCopiedBytes: Math.min(total, Math.floor(this.copied)) };
@@ -345,12 +352,23 @@ export class SyncInstance {
   progress(t: number): ProgressBody {
     if (this.state === "IDLE") {
       // Rule 1: "In state IDLE, all fields except `state` and `canCommit` are null."
-      const idle: ProgressBody = { state: "IDLE", canCommit: false, canWrite: null, info: null, lagTimeSeconds: null, totalEventsApplied: null, collectionCopy: null, directionMapping: null };
+      const idle: ProgressBody = {
+        state: "IDLE",
+        canCommit: false,
+        canWrite: null,
+        info: null,
+        lagTimeSeconds: null,
+        totalEventsApplied: null,
+        collectionCopy: null,
+        directionMapping: null,
+      };
       if (this.showIds) Object.assign(idle, { mongosyncID: null, coordinatorID: null });
       return idle;
     }
     const canWrite =
-      this.state === "COMMITTED" || (this.state === "COMMITTING" && this.commitLeft <= this.commitDuration * (1 - this.env.params.canWriteAfter) + 1e-9);
+      this.state === "COMMITTED" ||
+      (this.state === "COMMITTING" &&
+        this.commitLeft <= this.commitDuration * (1 - this.env.params.canWriteAfter) + 1e-9);
     const dir = this.direction!;
     const out: ProgressBody = {
       state: this.state,

@@ -74,7 +74,8 @@ export async function loadStartValidator(): Promise<StartValidator> {
   compiled ??= compile();
   const validate = await compiled;
   return (body, ctx) => {
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, description: "the start body must be a JSON object" };
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return { ok: false, description: "the start body must be a JSON object" };
     if (!validate(body)) return { ok: false, description: describeSchemaErrors(validate.errors ?? []) };
     return checkRules(body as StartRequest, ctx);
   };
@@ -86,16 +87,21 @@ export function describeSchemaErrors(errors: ErrorObject[]): string {
   const chosen = (specific.length > 0 ? specific : errors).slice(0, 3);
   const parts = chosen.map((e) => {
     const where = e.instancePath === "" ? "the body" : e.instancePath;
-    if (e.keyword === "additionalProperties") return `unknown field "${String((e.params as { additionalProperty: string }).additionalProperty)}" in ${where}`;
-    if (e.keyword === "required") return `${where} is missing the required field "${String((e.params as { missingProperty: string }).missingProperty)}"`;
-    if (e.keyword === "enum") return `${where} must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(", ")}`;
+    if (e.keyword === "additionalProperties")
+      return `unknown field "${String((e.params as { additionalProperty: string }).additionalProperty)}" in ${where}`;
+    if (e.keyword === "required")
+      return `${where} is missing the required field "${String((e.params as { missingProperty: string }).missingProperty)}"`;
+    if (e.keyword === "enum")
+      return `${where} must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(", ")}`;
     return `${where} ${e.message ?? "is invalid"}`;
   });
   return `invalid start request: ${[...new Set(parts)].join("; ")}`;
 }
 
-const writeBlockingOn = (v: StartRequest["enableUserWriteBlocking"]): boolean => v === true || v === "sourceAndDestination" || v === "destinationOnly";
-const writeBlockingBoth = (v: StartRequest["enableUserWriteBlocking"]): boolean => v === true || v === "sourceAndDestination";
+const writeBlockingOn = (v: StartRequest["enableUserWriteBlocking"]): boolean =>
+  v === true || v === "sourceAndDestination" || v === "destinationOnly";
+const writeBlockingBoth = (v: StartRequest["enableUserWriteBlocking"]): boolean =>
+  v === true || v === "sourceAndDestination";
 
 function checkRegex(where: string, r: RegexFilter | undefined): string | undefined {
   if (!r) return undefined;
@@ -109,13 +115,23 @@ function checkRegex(where: string, r: RegexFilter | undefined): string | undefin
   return undefined;
 }
 
-function checkFilters(field: "includeNamespaces" | "excludeNamespaces", entries: FilterEntry[] | undefined, regexOk: boolean): string | undefined {
+function checkFilters(
+  field: "includeNamespaces" | "excludeNamespaces",
+  entries: FilterEntry[] | undefined,
+  regexOk: boolean,
+): string | undefined {
   for (const [i, e] of (entries ?? []).entries()) {
     const where = `${field}[${i}]`;
-    if (e.database !== undefined && e.databaseRegex !== undefined) return `${where}: give either database or databaseRegex, not both`;
-    if (e.collectionsRegex !== undefined && e.collectionRegex !== undefined) return `${where}: collectionsRegex and collectionRegex are the same selector under two names; give one`;
-    if (!regexOk && (e.databaseRegex !== undefined || e.collectionRegex !== undefined)) return `${where}: databaseRegex and collectionRegex need service version 1.6 or newer`;
-    const bad = checkRegex(`${where}.collectionsRegex`, e.collectionsRegex) ?? checkRegex(`${where}.databaseRegex`, e.databaseRegex) ?? checkRegex(`${where}.collectionRegex`, e.collectionRegex);
+    if (e.database !== undefined && e.databaseRegex !== undefined)
+      return `${where}: give either database or databaseRegex, not both`;
+    if (e.collectionsRegex !== undefined && e.collectionRegex !== undefined)
+      return `${where}: collectionsRegex and collectionRegex are the same selector under two names; give one`;
+    if (!regexOk && (e.databaseRegex !== undefined || e.collectionRegex !== undefined))
+      return `${where}: databaseRegex and collectionRegex need service version 1.6 or newer`;
+    const bad =
+      checkRegex(`${where}.collectionsRegex`, e.collectionsRegex) ??
+      checkRegex(`${where}.databaseRegex`, e.databaseRegex) ??
+      checkRegex(`${where}.collectionRegex`, e.collectionRegex);
     if (bad) return bad;
   }
   return undefined;
@@ -129,8 +145,12 @@ export function checkRules(body: StartRequest, ctx: StartContext): StartCheck {
   // "Name of the source cluster (one of the configured cluster settings)."
   const src = Object.hasOwn(ctx.clusters, body.source) ? ctx.clusters[body.source] : undefined;
   const dst = Object.hasOwn(ctx.clusters, body.destination) ? ctx.clusters[body.destination] : undefined;
-  if (!src) return no(`unknown source cluster "${body.source}": the configured cluster settings are ${names.join(", ")}`);
-  if (!dst) return no(`unknown destination cluster "${body.destination}": the configured cluster settings are ${names.join(", ")}`);
+  if (!src)
+    return no(`unknown source cluster "${body.source}": the configured cluster settings are ${names.join(", ")}`);
+  if (!dst)
+    return no(
+      `unknown destination cluster "${body.destination}": the configured cluster settings are ${names.join(", ")}`,
+    );
   if (body.source === body.destination) return no(`source and destination are both "${body.source}"`);
 
   // Versioning: sharding and includeNamespaces 1.1; buildIndexes 1.3.0; exclude filter 1.6;
@@ -143,14 +163,21 @@ export function checkRules(body: StartRequest, ctx: StartContext): StartCheck {
     ["verification", "1.9"],
   ];
   for (const [field, since] of gates) {
-    if (body[field] !== undefined && compareVersions(v, since) < 0) return no(`unknown field "${field}": it needs service version ${since} or newer (this one is ${v})`);
+    if (body[field] !== undefined && compareVersions(v, since) < 0)
+      return no(`unknown field "${field}": it needs service version ${since} or newer (this one is ${v})`);
   }
 
   const rsToSharded = src.topology === "replicaSet" && dst.topology === "sharded";
   // Errors 3: "Start fails with an error when syncing from a replica set to a sharded cluster without `sharding`."
-  if (rsToSharded && body.sharding === undefined) return no(`syncing from a replica set (${body.source}) to a sharded cluster (${body.destination}) requires "sharding"`);
+  if (rsToSharded && body.sharding === undefined)
+    return no(
+      `syncing from a replica set (${body.source}) to a sharded cluster (${body.destination}) requires "sharding"`,
+    );
   // Errors 4: "Start fails with an error when `sharding` is set in any configuration other than a replica-set-to-sharded-cluster sync."
-  if (!rsToSharded && body.sharding !== undefined) return no(`"sharding" is only allowed from a replica set to a sharded cluster (this is ${src.topology} → ${dst.topology})`);
+  if (!rsToSharded && body.sharding !== undefined)
+    return no(
+      `"sharding" is only allowed from a replica set to a sharded cluster (this is ${src.topology} → ${dst.topology})`,
+    );
 
   const seen = new Set<string>();
   for (const [i, e] of (body.sharding?.shardingEntries ?? []).entries()) {
@@ -159,17 +186,24 @@ export function checkRules(body: StartRequest, ctx: StartContext): StartCheck {
     seen.add(ns);
     for (const [j, k] of e.shardCollection.key.entries()) {
       const [field, dir] = Object.entries(k)[0]!;
-      if (dir !== 1 && dir !== "hashed") return no(`sharding.shardingEntries[${i}].shardCollection.key[${j}]: "${field}" must map to 1 or "hashed", got ${JSON.stringify(dir)}`);
+      if (dir !== 1 && dir !== "hashed")
+        return no(
+          `sharding.shardingEntries[${i}].shardCollection.key[${j}]: "${field}" must map to 1 or "hashed", got ${JSON.stringify(dir)}`,
+        );
     }
-    if (e.shardCollection.key.filter((k) => Object.values(k)[0] === "hashed").length > 1) return no(`sharding.shardingEntries[${i}]: a shard key can have at most one hashed field`);
+    if (e.shardCollection.key.filter((k) => Object.values(k)[0] === "hashed").length > 1)
+      return no(`sharding.shardingEntries[${i}]: a shard key can have at most one hashed field`);
   }
 
   const regexOk = compareVersions(v, "1.6") >= 0;
-  const badFilter = checkFilters("includeNamespaces", body.includeNamespaces, regexOk) ?? checkFilters("excludeNamespaces", body.excludeNamespaces, regexOk);
+  const badFilter =
+    checkFilters("includeNamespaces", body.includeNamespaces, regexOk) ??
+    checkFilters("excludeNamespaces", body.excludeNamespaces, regexOk);
   if (badFilter) return no(badFilter);
 
   // facts: enableUserWriteBlocking is "Not settable with a source older than 6.0."
-  if (writeBlockingOn(body.enableUserWriteBlocking) && compareVersions(src.version ?? "7.0", "6.0") < 0) return no(`enableUserWriteBlocking needs a source of version 6.0 or newer (${body.source} is ${src.version})`);
+  if (writeBlockingOn(body.enableUserWriteBlocking) && compareVersions(src.version ?? "7.0", "6.0") < 0)
+    return no(`enableUserWriteBlocking needs a source of version 6.0 or newer (${body.source} is ${src.version})`);
 
   if (body.reversible === true) {
     // facts: "`never` together with `reversible: true` is rejected by start."
@@ -177,10 +211,14 @@ export function checkRules(body: StartRequest, ctx: StartContext): StartCheck {
     // facts: reversible "is not supported: from a replica set to a sharded cluster".
     if (rsToSharded) return no("reversible is not supported from a replica set to a sharded cluster");
     // facts: "... between sharded clusters with different numbers of shards".
-    if (src.topology === "sharded" && dst.topology === "sharded" && (src.shards ?? 2) !== (dst.shards ?? 2)) return no(`reversible is not supported between sharded clusters with different numbers of shards (${src.shards ?? 2} and ${dst.shards ?? 2})`);
+    if (src.topology === "sharded" && dst.topology === "sharded" && (src.shards ?? 2) !== (dst.shards ?? 2))
+      return no(
+        `reversible is not supported between sharded clusters with different numbers of shards (${src.shards ?? 2} and ${dst.shards ?? 2})`,
+      );
     // spec: reversible is "Used together with enableUserWriteBlocking"; facts: reverse needs
     // "write blocking on source and destination".
-    if (!writeBlockingBoth(body.enableUserWriteBlocking)) return no(`reversible requires enableUserWriteBlocking true (or "sourceAndDestination")`);
+    if (!writeBlockingBoth(body.enableUserWriteBlocking))
+      return no(`reversible requires enableUserWriteBlocking true (or "sourceAndDestination")`);
   }
   return { ok: true, body };
 }

@@ -136,7 +136,10 @@ export class Verifier {
       const activeFrom = inputs.readyFrom === undefined ? Infinity : Math.max(cur, inputs.readyFrom);
       const active = next - activeFrom;
       if (active > 0) {
-        const rate = this.#generation === 0 ? this.params.verifyBytesPerSecond / this.params.verifyBytesPerTask : this.params.recheckTasksPerSecond;
+        const rate =
+          this.#generation === 0
+            ? this.params.verifyBytesPerSecond / this.params.verifyBytesPerTask
+            : this.params.recheckTasksPerSecond;
         let capacity = this.#work + active * rate;
         const n = Math.min(Math.floor(capacity), this.added);
         this.added -= n;
@@ -180,7 +183,8 @@ export class Verifier {
 
   progress(): VerifierProgressBody {
     const pending = this.added + this.addedFailing;
-    const processing = this.running && this.error === null && this.#lastReady ? Math.min(this.params.verifierWorkers, pending) : 0;
+    const processing =
+      this.running && this.error === null && this.#lastReady ? Math.min(this.params.verifierWorkers, pending) : 0;
     const status: VerificationStatus = {
       totalTasks: pending + this.completed + this.failed + this.mismatch,
       addedTasks: pending - processing,

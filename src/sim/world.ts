@@ -6,7 +6,15 @@
  */
 import { SimClock } from "./clock.js";
 import { FleetCoordinator, type Command, type FleetError } from "./coordinator.js";
-import { faultApplies, formatFault, normalizeFault, parseFault, type ActiveFault, type FaultKind, type FaultSpec } from "./faults.js";
+import {
+  faultApplies,
+  formatFault,
+  normalizeFault,
+  parseFault,
+  type ActiveFault,
+  type FaultKind,
+  type FaultSpec,
+} from "./faults.js";
 import { SyncInstance, type ModelParams, type ProgressBody } from "./instance.js";
 import { streamFor, type Random } from "./prng.js";
 import { SourceTimeline } from "./source.js";
@@ -34,7 +42,10 @@ export type ErrorName =
   | "BadRequest";
 
 /** facts: "Field names: `success` (boolean), `error` (string, the error's name) and `errorDescription`". */
-export const errorReply = (status: number, error: ErrorName, errorDescription: string): Reply => ({ status, body: { success: false, error, errorDescription } });
+export const errorReply = (status: number, error: ErrorName, errorDescription: string): Reply => ({
+  status,
+  body: { success: false, error, errorDescription },
+});
 const ok = (extra: Record<string, unknown> = {}): Reply => ({ status: 200, body: { success: true, ...extra } });
 
 export interface WorldConfig {
@@ -73,7 +84,15 @@ export interface SimState {
   time: { simSeconds: number; timeScale: number };
   writes: { enabled: boolean; ratePerSecond: number; total: number; lost: number };
   instances: InstanceSnapshot[];
-  verifier: { url: string; phase: string; running: boolean; writesOff: boolean; checks: number; ddlDuringVerification: number; error: string | null };
+  verifier: {
+    url: string;
+    phase: string;
+    running: boolean;
+    writesOff: boolean;
+    checks: number;
+    ddlDuringVerification: number;
+    error: string | null;
+  };
   fleetErrors: FleetError[];
   openRounds: { command: Command; accepted: number[]; ageMs: number }[];
   faults: ActiveFault[];
@@ -108,7 +127,8 @@ function parseBody(text: string): unknown {
     return BAD;
   }
 }
-const isEmptyObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
+const isEmptyObject = (v: unknown): boolean =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 
 export class SimWorld {
   readonly clock: SimClock;
@@ -150,7 +170,8 @@ export class SimWorld {
         const d = this.#faultValue("progress-down-after-resume", i, t);
         if (d !== undefined) this.instances[i]!.unavailableUntil = t + d;
       },
-      clusterHost: (name: string) => config.clusters[name]?.host ?? `127.0.0.1:${27017 + Math.max(0, hosts.indexOf(name))}`,
+      clusterHost: (name: string) =>
+        config.clusters[name]?.host ?? `127.0.0.1:${27017 + Math.max(0, hosts.indexOf(name))}`,
     };
     const showIds = compareVersions(config.serviceVersion, "1.3") >= 0;
     this.instances = Array.from({ length: n }, (_, i) => {
@@ -216,11 +237,19 @@ export class SimWorld {
 
   /** Draws the transport faults for one request (seeded, per target). */
   transport(target: Target, endpoint: string | undefined): TransportDecision {
-    const d: TransportDecision = { reset: false, latencyMs: 0, http500: false, nonJson: false, variant: 0, resetAfter: false };
+    const d: TransportDecision = {
+      reset: false,
+      latencyMs: 0,
+      http500: false,
+      nonJson: false,
+      variant: 0,
+      resetAfter: false,
+    };
     if (this.#faults.length === 0) return d;
     const t = this.clock.now();
     const rnd = target === "verifier" ? this.#verifierRandom : this.#random[target]!;
-    const roll = (kind: FaultKind): boolean => this.#activeFaults(kind, target, t, endpoint).some((f) => rnd() < (f.value ?? 1));
+    const roll = (kind: FaultKind): boolean =>
+      this.#activeFaults(kind, target, t, endpoint).some((f) => rnd() < (f.value ?? 1));
     d.reset = roll("reset");
     const lat = this.#activeFaults("latency", target, t, endpoint);
     d.latencyMs = lat.length ? Math.max(...lat.map((f) => f.value ?? 0)) * 1000 : 0;
@@ -234,15 +263,26 @@ export class SimWorld {
   addFault(input: string | FaultSpec): ActiveFault {
     const spec = typeof input === "string" ? parseFault(input) : normalizeFault(input, input?.kind);
     for (const i of spec.instances ?? []) {
-      if (i >= this.instances.length) throw new RangeError(`invalid fault "${formatFault(spec)}": there is no instance ${i} (the fleet has ${this.instances.length})`);
+      if (i >= this.instances.length)
+        throw new RangeError(
+          `invalid fault "${formatFault(spec)}": there is no instance ${i} (the fleet has ${this.instances.length})`,
+        );
     }
     const t = this.syncAll();
-    const fault: ActiveFault = { ...spec, id: this.#nextFaultId++, text: typeof input === "string" ? input : formatFault(spec), from: null, until: Infinity };
+    const fault: ActiveFault = {
+      ...spec,
+      id: this.#nextFaultId++,
+      text: typeof input === "string" ? input : formatFault(spec),
+      from: null,
+      until: Infinity,
+    };
     this.#faults.push(fault);
     if (spec.after === undefined) this.#activate(fault, t);
     else if (this.#firstStartAt !== undefined) this.#activate(fault, t + spec.after);
     if (fault.kind === "live-upgrade") {
-      for (const inst of this.instances) if (faultApplies({ ...fault, from: -Infinity }, inst.index, undefined, t)) inst.pendingUpgrade = fault.value ?? 0.5;
+      for (const inst of this.instances)
+        if (faultApplies({ ...fault, from: -Infinity }, inst.index, undefined, t))
+          inst.pendingUpgrade = fault.value ?? 0.5;
     }
     return fault;
   }
@@ -254,7 +294,8 @@ export class SimWorld {
     const targets = fault.instances ?? this.instances.map((x) => x.index);
     const cancels: (() => void)[] = [];
     cancels.push(this.clock.at(from, () => targets.forEach((i) => void this.down(i).catch(() => {}))));
-    if (fault.until !== Infinity) cancels.push(this.clock.at(fault.until, () => targets.forEach((i) => void this.up(i).catch(() => {}))));
+    if (fault.until !== Infinity)
+      cancels.push(this.clock.at(fault.until, () => targets.forEach((i) => void this.up(i).catch(() => {}))));
     this.#cancels.set(fault.id, cancels);
   }
 
@@ -265,7 +306,9 @@ export class SimWorld {
     for (const c of this.#cancels.get(id) ?? []) c();
     this.#cancels.delete(id);
     if (fault!.kind === "live-upgrade") for (const inst of this.instances) inst.pendingUpgrade = null;
-    if (fault!.kind === "down") for (const x of fault!.instances ?? this.instances.map((y) => y.index)) if (this.instances[x]?.down) void this.up(x).catch(() => {});
+    if (fault!.kind === "down")
+      for (const x of fault!.instances ?? this.instances.map((y) => y.index))
+        if (this.instances[x]?.down) void this.up(x).catch(() => {});
     return true;
   }
 
@@ -309,7 +352,8 @@ export class SimWorld {
 
   setWrites(w: { enabled?: unknown; rate?: unknown }): { enabled: boolean; ratePerSecond: number } {
     if (w.enabled !== undefined && typeof w.enabled !== "boolean") throw new TypeError("enabled must be a boolean");
-    if (w.rate !== undefined && (typeof w.rate !== "number" || !Number.isFinite(w.rate) || w.rate < 0 || w.rate > 1e9)) throw new TypeError("rate must be a number of writes per second from 0 to 1e9");
+    if (w.rate !== undefined && (typeof w.rate !== "number" || !Number.isFinite(w.rate) || w.rate < 0 || w.rate > 1e9))
+      throw new TypeError("rate must be a number of writes per second from 0 to 1e9");
     this.syncAll();
     if (w.enabled !== undefined) this.#writes.enabled = w.enabled;
     if (w.rate !== undefined) this.#writes.rate = w.rate;
@@ -342,7 +386,10 @@ export class SimWorld {
   }
 
   counts(): RequestCounts {
-    return { instances: this.#counts.map((m) => Object.fromEntries(m)), verifier: Object.fromEntries(this.#verifierCounts) };
+    return {
+      instances: this.#counts.map((m) => Object.fromEntries(m)),
+      verifier: Object.fromEntries(this.#verifierCounts),
+    };
   }
 
   resetCounts(): void {
@@ -359,7 +406,11 @@ export class SimWorld {
     const t = this.clock.now();
     inst.advance(t);
     if (t < inst.unavailableUntil) {
-      return errorReply(503, "ProgressUnavailable", `progress is unavailable for a while after the sync was resumed or restarted (simulated; ${Math.ceil(inst.unavailableUntil - t)} s left); retrying is safe`);
+      return errorReply(
+        503,
+        "ProgressUnavailable",
+        `progress is unavailable for a while after the sync was resumed or restarted (simulated; ${Math.ceil(inst.unavailableUntil - t)} s left); retrying is safe`,
+      );
     }
     return { status: 200, body: { success: true, progress: inst.progress(t) } };
   }
@@ -371,16 +422,25 @@ export class SimWorld {
     const inst = this.instances[i]!;
     let body: StartRequest | undefined;
     if (command === "start") {
-      if (parsed === undefined) return errorReply(400, "BadJSON", "start needs a JSON body with at least source and destination");
-      const check = this.config.validateStart(parsed, { clusters: this.config.clusters, serviceVersion: this.config.serviceVersion });
+      if (parsed === undefined)
+        return errorReply(400, "BadJSON", "start needs a JSON body with at least source and destination");
+      const check = this.config.validateStart(parsed, {
+        clusters: this.config.clusters,
+        serviceVersion: this.config.serviceVersion,
+      });
       if (!check.ok) return errorReply(400, "InvalidRequest", check.description);
       body = check.body;
     } else if (!isEmptyObject(parsed)) {
       // commit: "an empty JSON object `{}` must be sent; no parameters." (facts: the same for pause, resume, reverse)
-      return errorReply(400, "InvalidRequest", `${command} takes an empty JSON object {} as its body${parsed === undefined ? " (the body was empty)" : ""}`);
+      return errorReply(
+        400,
+        "InvalidRequest",
+        `${command} takes an empty JSON object {} as its body${parsed === undefined ? " (the body was empty)" : ""}`,
+      );
     }
     const t = this.syncAll();
-    const refuse = (why: string): Reply => errorReply(400, "InvalidStateTransition", `cannot ${command} in state ${inst.state}: ${why}`);
+    const refuse = (why: string): Reply =>
+      errorReply(400, "InvalidStateTransition", `cannot ${command} in state ${inst.state}: ${why}`);
     switch (command) {
       case "start":
         // Rule 1: "start is allowed only in IDLE."
@@ -395,7 +455,8 @@ export class SimWorld {
         // "Preconditions: ... state RUNNING and canCommit true."
         if (inst.state !== "RUNNING") return refuse("commit needs state RUNNING");
         if (!inst.canCommit) return refuse("canCommit is false (the collection copy is not finished)");
-        if (this.#activeFaults("commit-refused", i, t).length > 0) return errorReply(500, "CommitRefused", `instance ${i} refused the commit (simulated fault)`);
+        if (this.#activeFaults("commit-refused", i, t).length > 0)
+          return errorReply(500, "CommitRefused", `instance ${i} refused the commit (simulated fault)`);
         inst.commit(t);
         break;
       case "pause":
@@ -429,13 +490,15 @@ export class SimWorld {
   verifierCommand(command: "check" | "writesOff", text: string): Reply {
     const parsed = parseBody(text);
     if (parsed === BAD) return errorReply(400, "BadJSON", `the ${command} request body is not valid JSON`);
-    if (!isEmptyObject(parsed)) return errorReply(400, "InvalidRequest", `${command} takes an empty JSON object {} as its body`);
+    if (!isEmptyObject(parsed))
+      return errorReply(400, "InvalidRequest", `${command} takes an empty JSON object {} as its body`);
     const t = this.syncAll();
     if (command === "writesOff") {
       this.verifier.setWritesOff();
       return ok();
     }
-    if (!this.verifier.check(t, this.#verifierInputs())) return errorReply(400, "InvalidStateTransition", `a check is already in progress (phase ${this.verifier.phase})`);
+    if (!this.verifier.check(t, this.#verifierInputs()))
+      return errorReply(400, "InvalidStateTransition", `a check is already in progress (phase ${this.verifier.phase})`);
     return ok();
   }
 
@@ -447,7 +510,12 @@ export class SimWorld {
     const lost = this.instances.reduce((s, x) => s + x.lost(t), 0);
     return {
       time: { simSeconds: t, timeScale: this.clock.timeScale },
-      writes: { enabled: this.#writes.enabled, ratePerSecond: this.#writes.rate, total: Math.floor(this.source.events(t) * n), lost: Math.max(0, Math.ceil(lost - 1e-6)) },
+      writes: {
+        enabled: this.#writes.enabled,
+        ratePerSecond: this.#writes.rate,
+        total: Math.floor(this.source.events(t) * n),
+        lost: Math.max(0, Math.ceil(lost - 1e-6)),
+      },
       instances: this.instances.map((x) => ({
         index: x.index,
         id: x.id,

@@ -15,6 +15,15 @@ export async function run(ctx: StepContext): Promise<void> {
     ctx.run.emit("verifier.sampled", { progress: verifier });
   }
   const ev = evaluate(cond, snap, verifier);
-  ctx.run.emit("wait.status", { index: ctx.index, id: ctx.id, met: ev.met, failing: ev.failing.map((f) => ({ ...f, sinceMs: 0 })) });
-  if (!ev.met) throw new StepFailure(`assertion failed: ${describeCondition(cond)}: ${describeFailing(ev.failing)}`, { reason: "assert", hint: "The fleet is not where the runbook expects it to be here." });
+  ctx.run.emit("wait.status", {
+    index: ctx.index,
+    id: ctx.id,
+    met: ev.met,
+    failing: ev.failing.map((f) => ({ ...f, sinceMs: 0 })),
+  });
+  if (!ev.met)
+    throw new StepFailure(`assertion failed: ${describeCondition(cond)}: ${describeFailing(ev.failing)}`, {
+      reason: "assert",
+      hint: "The fleet is not where the runbook expects it to be here.",
+    });
 }

@@ -14,7 +14,11 @@ export async function run(ctx: StepContext): Promise<void> {
     ctx,
     "writes-stopped",
     memory.writesStopped || runbook.writesStoppedExternally === true,
-    memory.writesStopped ? "a stopWrites step succeeded in this run" : runbook.writesStoppedExternally ? "the runbook declares writes stopped outside it" : "no stopWrites step has succeeded in this run: writes during commit may lose data",
+    memory.writesStopped
+      ? "a stopWrites step succeeded in this run"
+      : runbook.writesStoppedExternally
+        ? "the runbook declares writes stopped outside it"
+        : "no stopWrites step has succeeded in this run: writes during commit may lose data",
     ctx.run.mode === "resume"
       ? "The journal shows no stopWrites that held (a failed one, or one whose undo ran): check the writers, then run the stopWrites step again, or set `writesStoppedExternally: true` if writes are stopped another way."
       : "Run the stopWrites step first (a --from past it skips it), or set `writesStoppedExternally: true` if writes are stopped another way.",
@@ -23,7 +27,9 @@ export async function run(ctx: StepContext): Promise<void> {
     ctx,
     "no-errors",
     memory.serviceErrors.length === 0,
-    memory.serviceErrors.length === 0 ? "no instance answered with an error in this run" : `instances answered with errors earlier: ${memory.serviceErrors.map((e) => `${e.op}: ${e.error}`).join("; ")}`,
+    memory.serviceErrors.length === 0
+      ? "no instance answered with an error in this run"
+      : `instances answered with errors earlier: ${memory.serviceErrors.map((e) => `${e.op}: ${e.error}`).join("; ")}`,
   );
   const snap = await readFleet(ctx);
   checkIdentity(ctx, snap);
@@ -50,5 +56,10 @@ export async function run(ctx: StepContext): Promise<void> {
       ctx.run.plugins.undo.disarm();
     },
   });
-  ctx.run.emit("commit.sent", { index: ctx.index, id: ctx.id, instances: ctx.run.fleet.refs.map(instanceName), skewMs: r.skewMs });
+  ctx.run.emit("commit.sent", {
+    index: ctx.index,
+    id: ctx.id,
+    instances: ctx.run.fleet.refs.map(instanceName),
+    skewMs: r.skewMs,
+  });
 }

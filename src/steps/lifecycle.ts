@@ -13,7 +13,9 @@ export function lifecycle(op: "pause" | "resume" | "reverse") {
       ctx,
       "fleet-state",
       wrong.length === 0,
-      wrong.length === 0 ? `every instance is ${from.join(" or ")}` : `${op} is allowed only in ${from.join(" or ")}; ${wrong.map((i) => `${instanceName(i.ref)} is ${i.progress?.state ?? "unreachable"}`).join(", ")}`,
+      wrong.length === 0
+        ? `every instance is ${from.join(" or ")}`
+        : `${op} is allowed only in ${from.join(" or ")}; ${wrong.map((i) => `${instanceName(i.ref)} is ${i.progress?.state ?? "unreachable"}`).join(", ")}`,
     );
     await sendCommand(ctx, { op, body: {}, tookEffect: (p) => commandTookEffect(op, p.state) });
     if (op === "reverse") {

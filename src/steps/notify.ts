@@ -17,13 +17,23 @@ export async function run(ctx: StepContext): Promise<void> {
     const message: NotifyMessage = { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() };
     for (const entry of ctx.run.runbook.notify ?? []) {
       if (!entry.on.includes("notify")) continue;
-      const r = await sendNotification(registry, entry.with ? { use: entry.use, with: entry.with as Record<string, unknown> } : { use: entry.use }, message, pctx);
+      const r = await sendNotification(
+        registry,
+        entry.with ? { use: entry.use, with: entry.with as Record<string, unknown> } : { use: entry.use },
+        message,
+        pctx,
+      );
       if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
     }
     return;
   }
   const withOpts = (n.with ?? {}) as Record<string, unknown>;
   const text = pctx.redact(typeof withOpts.text === "string" ? withOpts.text : (ctx.step.name ?? ctx.id));
-  const r = await sendNotification(registry, { use: n.use, with: withOpts }, { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() }, pctx);
+  const r = await sendNotification(
+    registry,
+    { use: n.use, with: withOpts },
+    { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() },
+    pctx,
+  );
   if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
 }

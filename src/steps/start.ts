@@ -12,7 +12,9 @@ export async function run(ctx: StepContext): Promise<void> {
     ctx,
     "fleet-idle",
     notIdle.length === 0,
-    notIdle.length === 0 ? "every instance is IDLE" : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceName(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}`,
+    notIdle.length === 0
+      ? "every instance is IDLE"
+      : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceName(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}`,
     "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.",
   );
   await sendCommand(ctx, { op: "start", body, tookEffect: (p) => commandTookEffect("start", p.state) });

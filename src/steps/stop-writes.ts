@@ -8,5 +8,12 @@ export async function run(ctx: StepContext): Promise<void> {
   if (!call) return;
   await runHookStep(ctx, call as HookCallSpec);
   ctx.run.memory.writesStopped = true;
-  ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "interlock", ok: true, check: "writes-stopped", reason: `application writes stopped by ${call.use}` });
+  ctx.run.emit("decision", {
+    index: ctx.index,
+    id: ctx.id,
+    kind: "interlock",
+    ok: true,
+    check: "writes-stopped",
+    reason: `application writes stopped by ${call.use}`,
+  });
 }

@@ -24,7 +24,10 @@ const STILL =
 export async function run(ctx: StepContext): Promise<void> {
   const body = ctx.step.verify ?? {};
   const verifier = ctx.run.verifier;
-  if (!verifier) throw new StepFailure("verify needs the runbook's `verifier:` URL", { hint: "Add `verifier: http://host:port` (the verifier's own port, e.g. 27020)." });
+  if (!verifier)
+    throw new StepFailure("verify needs the runbook's `verifier:` URL", {
+      hint: "Add `verifier: http://host:port` (the verifier's own port, e.g. 27020).",
+    });
   const d = ctx.run.defaults;
   const pollMs = body.pollInterval === undefined ? d.pollMs : d.scale(durationOr(body.pollInterval, d.pollMs));
   await waitUntil(ctx, {
@@ -33,8 +36,21 @@ export async function run(ctx: StepContext): Promise<void> {
     describe: "change event application on every instance",
     evaluate: (snap) => {
       const failing = snap.instances
-        .filter((i) => !(i.progress && (i.progress.info === CEA || i.progress.canCommit === true || i.progress.state === "COMMITTING" || i.progress.state === "COMMITTED")))
-        .map((i) => ({ instance: instanceName(i.ref), condition: `info ${CEA}`, value: i.progress ? (i.progress.info ?? i.progress.state) : (i.error?.message ?? "unreachable") }));
+        .filter(
+          (i) =>
+            !(
+              i.progress &&
+              (i.progress.info === CEA ||
+                i.progress.canCommit === true ||
+                i.progress.state === "COMMITTING" ||
+                i.progress.state === "COMMITTED")
+            ),
+        )
+        .map((i) => ({
+          instance: instanceName(i.ref),
+          condition: `info ${CEA}`,
+          value: i.progress ? (i.progress.info ?? i.progress.state) : (i.error?.message ?? "unreachable"),
+        }));
       return { met: failing.length === 0, failing };
     },
   });
@@ -44,8 +60,16 @@ export async function run(ctx: StepContext): Promise<void> {
   const baseline = JSON.stringify((await readBaseline(ctx, verifier, pollMs)).verificationStatus ?? null);
   if (body.startCheck !== false) await command(ctx, "check", baseline);
   if (body.writesOff) {
-    const stopped = ctx.run.memory.writesStopped || ctx.run.runbook.writesStoppedExternally === true || ctx.run.memory.commitSent;
-    checkInterlock(ctx, "writes-stopped", stopped, stopped ? "writes are stopped: the verifier may be told so (writesOff)" : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run");
+    const stopped =
+      ctx.run.memory.writesStopped || ctx.run.runbook.writesStoppedExternally === true || ctx.run.memory.commitSent;
+    checkInterlock(
+      ctx,
+      "writes-stopped",
+      stopped,
+      stopped
+        ? "writes are stopped: the verifier may be told so (writesOff)"
+        : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
+    );
     await command(ctx, "writesOff", baseline);
   }
   let worked = false;
@@ -58,15 +82,29 @@ export async function run(ctx: StepContext): Promise<void> {
       ctx.run.emit("verifier.sampled", { progress: last });
     } catch (err) {
       if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier to finish" });
-      ctx.run.emit("log", { level: "warn", index: ctx.index, message: `verifier progress: ${err instanceof Error ? err.message : String(err)}; retrying` });
+      ctx.run.emit("log", {
+        level: "warn",
+        index: ctx.index,
+        message: `verifier progress: ${err instanceof Error ? err.message : String(err)}; retrying`,
+      });
     }
     if (last) {
       const s = last.verificationStatus;
-      if (last.error !== null && last.error !== undefined) throw new StepFailure(`the verifier failed: ${JSON.stringify(last.error)}`, { hint: "The verifier itself failed (not a data mismatch): see its log, then verify again." });
-      if (s && (s.failedTasks ?? 0) > 0) throw new StepFailure(`verification found inconsistencies: ${counters(last)}`, { hint: "Do not commit: the destination differs from the source (writes during the sync or commit, or DDL during verification)." });
+      if (last.error !== null && last.error !== undefined)
+        throw new StepFailure(`the verifier failed: ${JSON.stringify(last.error)}`, {
+          hint: "The verifier itself failed (not a data mismatch): see its log, then verify again.",
+        });
+      if (s && (s.failedTasks ?? 0) > 0)
+        throw new StepFailure(`verification found inconsistencies: ${counters(last)}`, {
+          hint: "Do not commit: the destination differs from the source (writes during the sync or commit, or DDL during verification).",
+        });
       if (last.phase !== "idle" || JSON.stringify(s ?? null) !== baseline) worked = true;
       else if (!worked && ++unchangedPolls === STILL_POLLS) {
-        ctx.run.emit("log", { level: "warn", index: ctx.index, message: `the verifier is idle with the counters it had before this step (${counters(last)}): waiting for it to move. ${STILL}` });
+        ctx.run.emit("log", {
+          level: "warn",
+          index: ctx.index,
+          message: `the verifier is idle with the counters it had before this step (${counters(last)}): waiting for it to move. ${STILL}`,
+        });
       }
       if (last.phase === "idle" && worked) {
         ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${counters(last)}` });
@@ -76,8 +114,22 @@ export async function run(ctx: StepContext): Promise<void> {
     try {
       await sleep(Math.max(0, pollMs - (Date.now() - started)), undefined, { signal: ctx.signal });
     } catch {
-      const failure = abortReason(ctx, [{ instance: "verifier", condition: worked ? "phase idle" : "phase idle, after moving since the step began", value: last?.phase }], { describe: "the verifier to finish" });
-      if (!worked && failure instanceof StepFailure) throw new StepFailure(`${failure.message}; it never moved, so there is no result to trust`, { reason: failure.reason, hint: STILL });
+      const failure = abortReason(
+        ctx,
+        [
+          {
+            instance: "verifier",
+            condition: worked ? "phase idle" : "phase idle, after moving since the step began",
+            value: last?.phase,
+          },
+        ],
+        { describe: "the verifier to finish" },
+      );
+      if (!worked && failure instanceof StepFailure)
+        throw new StepFailure(`${failure.message}; it never moved, so there is no result to trust`, {
+          reason: failure.reason,
+          hint: STILL,
+        });
       throw failure;
     }
   }
@@ -91,12 +143,18 @@ async function readBaseline(ctx: StepContext, verifier: VerifierClient, pollMs: 
       return p;
     } catch (err) {
       if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier's progress before its check" });
-      ctx.run.emit("log", { level: "warn", index: ctx.index, message: `verifier progress (before the check): ${err instanceof Error ? err.message : String(err)}; retrying` });
+      ctx.run.emit("log", {
+        level: "warn",
+        index: ctx.index,
+        message: `verifier progress (before the check): ${err instanceof Error ? err.message : String(err)}; retrying`,
+      });
     }
     try {
       await sleep(pollMs, undefined, { signal: ctx.signal });
     } catch {
-      throw abortReason(ctx, [{ instance: "verifier", condition: "progress readable", value: "failing" }], { describe: "the verifier's progress before its check" });
+      throw abortReason(ctx, [{ instance: "verifier", condition: "progress readable", value: "failing" }], {
+        describe: "the verifier's progress before its check",
+      });
     }
   }
 }
@@ -130,18 +188,32 @@ async function command(ctx: StepContext, op: "check" | "writesOff", baseline: st
         if (op === "check" && attempt > 0) return;
         break;
       }
-      ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "reconcile", ok: true, reason: `verifier ${op}: no answer (${err instanceof Error ? err.message : String(err)}); reading its progress before sending it again` });
+      ctx.run.emit("decision", {
+        index: ctx.index,
+        id: ctx.id,
+        kind: "reconcile",
+        ok: true,
+        reason: `verifier ${op}: no answer (${err instanceof Error ? err.message : String(err)}); reading its progress before sending it again`,
+      });
       await sleep(250 * 2 ** attempt, undefined, { signal: ctx.signal });
       if (op === "check") {
         // took effect only if the verifier moved since the step began: counters left by an
         // earlier check prove nothing
         const p = await v.progress({ signal: ctx.signal }).catch(() => undefined);
         if (p && (p.phase !== "idle" || JSON.stringify(p.verificationStatus ?? null) !== baseline)) {
-          ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "reconcile", ok: true, reason: `verifier check took effect (phase ${p.phase}): not sent again` });
+          ctx.run.emit("decision", {
+            index: ctx.index,
+            id: ctx.id,
+            kind: "reconcile",
+            ok: true,
+            reason: `verifier check took effect (phase ${p.phase}): not sent again`,
+          });
           return;
         }
       }
     }
   }
-  throw new StepFailure(`verifier ${op}: ${lastError instanceof Error ? lastError.message : String(lastError)}`, { hint: "Is the verifier running at the runbook's `verifier:` URL?" });
+  throw new StepFailure(`verifier ${op}: ${lastError instanceof Error ? lastError.message : String(lastError)}`, {
+    hint: "Is the verifier running at the runbook's `verifier:` URL?",
+  });
 }

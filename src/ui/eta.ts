@@ -100,11 +100,13 @@ function sums(instances: Readonly<Record<string, InstanceCopy>>): { copied: numb
 export function readCollectionCopy(progress: unknown): InstanceCopy | undefined {
   if (typeof progress !== "object" || progress === null) return undefined;
   let p = progress as Record<string, unknown>;
-  if (!("state" in p) && typeof p.progress === "object" && p.progress !== null) p = p.progress as Record<string, unknown>;
+  if (!("state" in p) && typeof p.progress === "object" && p.progress !== null)
+    p = p.progress as Record<string, unknown>;
   const cc = p.collectionCopy;
   if (typeof cc !== "object" || cc === null) return undefined;
   const { estimatedCopiedBytes: copied, estimatedTotalBytes: total } = cc as Record<string, unknown>;
-  if (typeof copied !== "number" || typeof total !== "number" || !Number.isFinite(copied) || !Number.isFinite(total)) return undefined;
+  if (typeof copied !== "number" || typeof total !== "number" || !Number.isFinite(copied) || !Number.isFinite(total))
+    return undefined;
   return { copied: Math.max(0, copied), total: Math.max(0, total) };
 }
 
@@ -112,7 +114,13 @@ export function readCollectionCopy(progress: unknown): InstanceCopy | undefined 
  * Adds one instance's answer at time `t`. `sample` undefined means the instance reports no copy
  * figures (IDLE, or a failed read): its last figures are kept, since a failed poll is not a restart.
  */
-export function addCopySample(state: CopyState, instance: string, sample: InstanceCopy | undefined, t: number, opts: CopyOptions = COPY_DEFAULTS): CopyState {
+export function addCopySample(
+  state: CopyState,
+  instance: string,
+  sample: InstanceCopy | undefined,
+  t: number,
+  opts: CopyOptions = COPY_DEFAULTS,
+): CopyState {
   if (sample === undefined) return state;
   const prev = state.instances[instance];
   const instances = { ...state.instances, [instance]: sample };
@@ -127,16 +135,30 @@ export function addCopySample(state: CopyState, instance: string, sample: Instan
   } else if (sample.total !== prev.total) {
     if (isPlaceholder(sample)) [reason, kind] = [`instance ${instance} restarted the copy (0 of 1)`, "restarted"];
     else if (isPlaceholder(prev)) [reason, kind] = [`instance ${instance} began copying`, "began"];
-    else [reason, kind] = [`the estimate changed on instance ${instance}: ${prev.total} → ${sample.total} bytes`, "changed"];
+    else
+      [reason, kind] = [
+        `the estimate changed on instance ${instance}: ${prev.total} → ${sample.total} bytes`,
+        "changed",
+      ];
   } else if (sample.copied < prev.copied) {
     [reason, kind] = [`instance ${instance} copied bytes went back: ${prev.copied} → ${sample.copied}`, "restarted"];
   }
   if (reason !== undefined) {
-    return { instances, window: [{ t: at, copied: fleet.copied }], resets: state.resets + 1, resetReason: reason, ...(kind ? { resetKind: kind } : {}) };
+    return {
+      instances,
+      window: [{ t: at, copied: fleet.copied }],
+      resets: state.resets + 1,
+      resetReason: reason,
+      ...(kind ? { resetKind: kind } : {}),
+    };
   }
   const window = [...state.window, { t: at, copied: fleet.copied }];
   // keep at least minSamples, so a slow poll interval still yields an estimate
-  while (window.length > opts.minSamples && (window.length > opts.maxSamples || (window[0]?.t ?? at) < at - opts.windowMs)) window.shift();
+  while (
+    window.length > opts.minSamples &&
+    (window.length > opts.maxSamples || (window[0]?.t ?? at) < at - opts.windowMs)
+  )
+    window.shift();
   return { ...state, instances, window };
 }
 
@@ -172,14 +194,24 @@ export function copyProgress(state: CopyState, opts: CopyOptions = COPY_DEFAULTS
   if (!started) return { started: false, done: false, copied: 0, total: 0, eta: "—" };
   const copied = Math.min(fleet.copied, fleet.total);
   const fraction = copied / fleet.total;
-  if (copied >= fleet.total) return { started, done: true, copied, total: fleet.total, fraction: 1, etaMs: 0, eta: "done" };
+  if (copied >= fleet.total)
+    return { started, done: true, copied, total: fleet.total, fraction: 1, etaMs: 0, eta: "done" };
   const s = slope(state.window, opts);
   if (s === undefined) return { started, done: false, copied, total: fleet.total, fraction, eta: "…" };
   const rate = Math.max(0, s * 1000);
   // below one byte a second over the window nothing is moving: say so rather than "ETA 90y"
   if (rate < 1) return { started, done: false, copied, total: fleet.total, fraction, rate: 0, eta: "stalled" };
   const etaMs = ((fleet.total - copied) / rate) * 1000;
-  if (!Number.isFinite(etaMs) || etaMs > opts.maxEtaMs) return { started, done: false, copied, total: fleet.total, fraction, rate, eta: `>${Math.round(opts.maxEtaMs / 86_400_000)}d` };
+  if (!Number.isFinite(etaMs) || etaMs > opts.maxEtaMs)
+    return {
+      started,
+      done: false,
+      copied,
+      total: fleet.total,
+      fraction,
+      rate,
+      eta: `>${Math.round(opts.maxEtaMs / 86_400_000)}d`,
+    };
   return { started, done: false, copied, total: fleet.total, fraction, rate, etaMs, eta: formatEtaShort(etaMs) };
 }
 

@@ -72,7 +72,12 @@ export function formatWaitStatus(status: Pick<WaitStatus, "met" | "failing">, ma
   if (status.failing.length === 0) return ["waiting for the first answers"];
   const sorted = [...status.failing].sort((a, b) => b.sinceMs - a.sinceMs || a.instance.localeCompare(b.instance));
   const width = Math.min(24, Math.max(...sorted.slice(0, max).map((f) => f.instance.length)));
-  const lines = sorted.slice(0, max).map((f) => `${f.instance.padEnd(width)}  ${f.condition}: now ${formatValue(f.value)} (for ${formatDuration(f.sinceMs)})`);
+  const lines = sorted
+    .slice(0, max)
+    .map(
+      (f) =>
+        `${f.instance.padEnd(width)}  ${f.condition}: now ${formatValue(f.value)} (for ${formatDuration(f.sinceMs)})`,
+    );
   if (sorted.length > max) lines.push(`… and ${sorted.length - max} more failing`);
   return lines;
 }

@@ -51,7 +51,11 @@ function isTTY(s: unknown): boolean {
  * without a width (a pseudo-terminal nobody sized, as `script` makes: the list would wrap
  * every character onto its own line and draw nothing readable).
  */
-export function pickRenderer(opts: { flag?: RendererName | undefined; out?: NodeJS.WritableStream; env?: NodeJS.ProcessEnv }): RendererName {
+export function pickRenderer(opts: {
+  flag?: RendererName | undefined;
+  out?: NodeJS.WritableStream;
+  env?: NodeJS.ProcessEnv;
+}): RendererName {
   if (opts.flag) return opts.flag;
   const env = opts.env ?? process.env;
   const ci = env.CI !== undefined && env.CI !== "" && env.CI !== "0" && env.CI !== "false";
@@ -64,7 +68,9 @@ export function createUi(opts: UiOptions): Ui {
   const out = opts.out ?? process.stderr;
   const input = opts.input ?? process.stdin;
   const env = process.env;
-  const color = opts.color ?? ((isTTY(out) && env.NO_COLOR === undefined) || (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0"));
+  const color =
+    opts.color ??
+    ((isTTY(out) && env.NO_COLOR === undefined) || (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0"));
   const colors = pc.createColors(color);
   const write = (text: string): void => {
     out.write(text);
@@ -81,7 +87,8 @@ export function createUi(opts: UiOptions): Ui {
     host = ui.promptHost;
     close = () => ui.close();
     // shown as a log line of the running step, through the same path as runner logs
-    onAutoAnswer = (message) => ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+    onAutoAnswer = (message) =>
+      ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else if (opts.renderer === "simple") {
     const ui = new SimpleUi({ write, colors });
     const direct = directPromptHost(input, out);
@@ -95,7 +102,8 @@ export function createUi(opts: UiOptions): Ui {
       }
     };
     close = () => Promise.resolve();
-    onAutoAnswer = (message) => ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+    onAutoAnswer = (message) =>
+      ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else {
     handle = () => undefined;
     host = directPromptHost(input, out);
@@ -111,7 +119,9 @@ export function createUi(opts: UiOptions): Ui {
     } catch (err) {
       // a display bug must never stop a cutover: say it once, then stay quiet
       broken = true;
-      write(`syncbook: the ${opts.renderer} renderer failed and stopped drawing: ${err instanceof Error ? err.message : String(err)}\n`);
+      write(
+        `syncbook: the ${opts.renderer} renderer failed and stopped drawing: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
     }
   };
 

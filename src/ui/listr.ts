@@ -7,7 +7,15 @@
  * prompt under the task list instead of two writers fighting over the cursor.
  */
 import { confirm as inquirerConfirm, select as inquirerSelect } from "@inquirer/prompts";
-import { DefaultRenderer, Listr, ListrDefaultRendererLogLevels, ListrLogger, ListrPromptAdapter, ListrTaskEventType, ProcessOutput } from "listr2";
+import {
+  DefaultRenderer,
+  Listr,
+  ListrDefaultRendererLogLevels,
+  ListrLogger,
+  ListrPromptAdapter,
+  ListrTaskEventType,
+  ProcessOutput,
+} from "listr2";
 import type { ListrTaskWrapper } from "listr2";
 import type { Colors } from "picocolors/types.js";
 import type { RunEvent } from "../run/events.js";
@@ -16,7 +24,8 @@ import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
 
-type Settle = { kind: "ok"; durationMs: number } | { kind: "failed"; message: string } | { kind: "skipped"; reason: string };
+type Settle =
+  { kind: "ok"; durationMs: number } | { kind: "failed"; message: string } | { kind: "skipped"; reason: string };
 
 /** Per-step mailbox between the event stream and the step's listr2 task. */
 interface Slot {
@@ -76,7 +85,8 @@ export class ListrUi {
           if (e.outcome === "ok") this.#settle(slot, { kind: "ok", durationMs: e.durationMs });
           else if (e.outcome === "skipped") this.#settle(slot, { kind: "skipped", reason: e.error ?? "skipped" });
           else {
-            const why = e.outcome === "interrupted" ? `interrupted${e.error ? `: ${e.error}` : ""}` : (e.error ?? "failed");
+            const why =
+              e.outcome === "interrupted" ? `interrupted${e.error ? `: ${e.error}` : ""}` : (e.error ?? "failed");
             this.#settle(slot, { kind: "failed", message: `${why}${e.hint ? `\n${c.dim(`hint: ${e.hint}`)}` : ""}` });
           }
         }
@@ -84,16 +94,30 @@ export class ListrUi {
       }
       case "step.skipped": {
         const slot = this.#slots.get(e.index);
-        if (slot && !slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — skipped: ${e.reason}` });
+        if (slot && !slot.settle)
+          this.#settle(slot, { kind: "skipped", reason: `${slot.title} — skipped: ${e.reason}` });
         break;
       }
       case "run.finished":
         this.#finished = e;
-        for (const slot of this.#order) if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — not run` });
+        for (const slot of this.#order)
+          if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — not run` });
         return;
       case "hook.started":
       case "hook.finished":
-        if (e.undo) this.#lineAfter(hookLine({ use: e.use, undo: true, ...(e.type === "hook.finished" ? { ok: e.ok, durationMs: e.durationMs, ...(e.error ? { error: e.error } : {}) } : {}) }, c));
+        if (e.undo)
+          this.#lineAfter(
+            hookLine(
+              {
+                use: e.use,
+                undo: true,
+                ...(e.type === "hook.finished"
+                  ? { ok: e.ok, durationMs: e.durationMs, ...(e.error ? { error: e.error } : {}) }
+                  : {}),
+              },
+              c,
+            ),
+          );
         break;
       case "decision":
         // before the list exists nothing else draws: print at once (e.g. resume decisions)
@@ -160,7 +184,9 @@ export class ListrUi {
     // Hijack both process streams while drawing (listr2 buffers stray writes and prints them
     // after the list ends), but draw on `out`. A custom `out` (tests) is used for both.
     const other = out === process.stderr ? process.stdout : out === process.stdout ? process.stderr : out;
-    const processOutput = new ProcessOutput(out as NodeJS.WriteStream, other as NodeJS.WriteStream, { leaveEmptyLine: false });
+    const processOutput = new ProcessOutput(out as NodeJS.WriteStream, other as NodeJS.WriteStream, {
+      leaveEmptyLine: false,
+    });
     this.#listr = new Listr<object>(
       slots.map((slot) => ({
         title: slot.title,
@@ -239,14 +265,17 @@ export class ListrUi {
 
   async close(): Promise<void> {
     // a runner that died without run.finished must not leave the list (and the cursor) hanging
-    for (const slot of this.#order) if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — not run` });
+    for (const slot of this.#order)
+      if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — not run` });
     await this.#done;
     // the list can end before run.finished (its last step settled first): the summary waits for close
     const f = this.#finished;
     if (f) {
       const c = this.opts.colors;
       const outcome = f.outcome === "ok" ? c.green(f.outcome) : c.red(f.outcome);
-      this.opts.out.write(`run ${outcome} in ${formatDuration(f.durationMs)}${f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${f.message}` : ""}\n`);
+      this.opts.out.write(
+        `run ${outcome} in ${formatDuration(f.durationMs)}${f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${f.message}` : ""}\n`,
+      );
       this.#finished = undefined;
     }
   }

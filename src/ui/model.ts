@@ -59,7 +59,8 @@ export function instanceLabel(ref: InstanceRef): string {
 function unwrap(p: unknown, marker: string): Record<string, unknown> | undefined {
   if (typeof p !== "object" || p === null) return undefined;
   const o = p as Record<string, unknown>;
-  if (!(marker in o) && typeof o.progress === "object" && o.progress !== null) return o.progress as Record<string, unknown>;
+  if (!(marker in o) && typeof o.progress === "object" && o.progress !== null)
+    return o.progress as Record<string, unknown>;
   return o;
 }
 
@@ -120,7 +121,11 @@ export class UiModel {
         if (typeof status === "object" && status !== null) {
           for (const [k, v] of Object.entries(status)) if (typeof v === "number") counters[k] = v;
         }
-        this.verifier = { phase: typeof p?.phase === "string" ? p.phase : undefined, error: p?.error ?? null, counters };
+        this.verifier = {
+          phase: typeof p?.phase === "string" ? p.phase : undefined,
+          error: p?.error ?? null,
+          counters,
+        };
         if (this.current !== undefined) this.verifierSteps.add(this.current);
         break;
       }
@@ -137,7 +142,13 @@ export class UiModel {
       case "hook.finished": {
         const list = this.hooks.get(e.index) ?? [];
         const open = [...list].reverse().find((h) => h.use === e.use && h.undo === e.undo && h.ok === undefined);
-        const done: HookView = { use: e.use, undo: e.undo, ok: e.ok, durationMs: e.durationMs, ...(e.error !== undefined ? { error: e.error } : {}) };
+        const done: HookView = {
+          use: e.use,
+          undo: e.undo,
+          ok: e.ok,
+          durationMs: e.durationMs,
+          ...(e.error !== undefined ? { error: e.error } : {}),
+        };
         if (open) Object.assign(open, done);
         else push(this.hooks, e.index, done);
         break;
@@ -161,7 +172,9 @@ export class UiModel {
   copyLine(): string | undefined {
     const v = this.copyView();
     if (!v.started) {
-      const waiting = [...this.instances.values()].some((i) => i.state === "RUNNING" && i.info !== "change event application");
+      const waiting = [...this.instances.values()].some(
+        (i) => i.state === "RUNNING" && i.info !== "change event application",
+      );
       return waiting && this.copy.window.length > 0 ? "copy: waiting for the first estimate (0 of 1)" : undefined;
     }
     const pct = Math.floor((v.fraction ?? 0) * 100);
@@ -173,12 +186,16 @@ export class UiModel {
   instanceLines(max = 6): string[] {
     const all = [...this.instances.values()].filter((i) => i.state !== undefined);
     if (all.length === 0) return [];
-    const lag = (i: InstanceView): string => (i.lag === null || i.lag === undefined ? "lag —" : `lag ${formatDuration(i.lag * 1000)}`);
+    const lag = (i: InstanceView): string =>
+      i.lag === null || i.lag === undefined ? "lag —" : `lag ${formatDuration(i.lag * 1000)}`;
     if (all.length <= max) {
       const w = Math.min(24, Math.max(...all.map((i) => i.label.length)));
       return all.map((i) => {
         const flags = [i.canCommit ? "canCommit" : "", i.canWrite ? "canWrite" : ""].filter(Boolean).join(" ");
-        return [i.label.padEnd(w), (i.state ?? "?").padEnd(10), lag(i).padEnd(10), i.info ?? "", flags].filter((x) => x.trim() !== "").join("  ").trimEnd();
+        return [i.label.padEnd(w), (i.state ?? "?").padEnd(10), lag(i).padEnd(10), i.info ?? "", flags]
+          .filter((x) => x.trim() !== "")
+          .join("  ")
+          .trimEnd();
       });
     }
     const states = new Map<string, number>();

@@ -30,7 +30,12 @@ export interface InputStream extends NodeJS.ReadableStream {
 /** The inquirer prompts a host can show; kept to these two so hosts stay small. */
 export type PromptSpec =
   | { kind: "confirm"; message: string; step?: number }
-  | { kind: "select"; message: string; step: number; choices: { name: string; value: StepChoice; description?: string }[] };
+  | {
+      kind: "select";
+      message: string;
+      step: number;
+      choices: { name: string; value: StepChoice; description?: string }[];
+    };
 
 /** Shows one prompt and resolves with its answer; must honour `signal`. */
 export type PromptHost = (spec: PromptSpec, signal: AbortSignal) => Promise<unknown>;
@@ -102,7 +107,10 @@ export function createPrompter(opts: PrompterOptions): Prompter {
           }),
         );
       }
-      return raceAbort(opts.host({ kind: "confirm", message }, signal).then((v) => v === true), signal);
+      return raceAbort(
+        opts.host({ kind: "confirm", message }, signal).then((v) => v === true),
+        signal,
+      );
     },
     stepChoice(step, signal) {
       if (signal.aborted) return Promise.reject(abortReason(signal));

@@ -75,7 +75,10 @@ export class SimpleUi {
       case "run.started": {
         const names = e.instances.map(instanceLabel);
         const shown = names.length > 6 ? `${names.slice(0, 6).join(", ")}, … (${names.length})` : names.join(", ");
-        this.#line(e.at, `${c.bold("▶ run")} ${e.runbook} (${e.mode}) · ${e.steps.length} steps · ${e.instances.length} instance${e.instances.length === 1 ? "" : "s"}: ${shown}`);
+        this.#line(
+          e.at,
+          `${c.bold("▶ run")} ${e.runbook} (${e.mode}) · ${e.steps.length} steps · ${e.instances.length} instance${e.instances.length === 1 ? "" : "s"}: ${shown}`,
+        );
         break;
       }
       case "step.started":
@@ -88,7 +91,11 @@ export class SimpleUi {
         const icon = e.outcome === "ok" ? c.green("✔") : e.outcome === "skipped" ? c.yellow("↓") : c.red("✖");
         const tail = e.error ? `: ${e.error}` : "";
         const text = `${icon} ${this.#stepTag(e.index)} ${title} ${e.outcome} in ${formatDuration(e.durationMs)}${tail}`;
-        this.#line(e.at, e.outcome === "ok" || e.outcome === "skipped" ? text : c.red(text), e.hint ? [c.dim(`hint: ${e.hint}`)] : []);
+        this.#line(
+          e.at,
+          e.outcome === "ok" || e.outcome === "skipped" ? text : c.red(text),
+          e.hint ? [c.dim(`hint: ${e.hint}`)] : [],
+        );
         break;
       }
       case "step.skipped": {
@@ -108,7 +115,9 @@ export class SimpleUi {
         break;
       case "verifier.sampled": {
         const v = this.model.verifier;
-        const key = v ? `${v.phase}|${String(v.error)}|${v.counters.failedTasks ?? 0}|${v.counters.metadataMismatchTasks ?? 0}` : "";
+        const key = v
+          ? `${v.phase}|${String(v.error)}|${v.counters.failedTasks ?? 0}|${v.counters.metadataMismatchTasks ?? 0}`
+          : "";
         if (key !== this.#verifierKey) {
           this.#verifierKey = key;
           const line = this.model.verifierLine(c);
@@ -135,7 +144,10 @@ export class SimpleUi {
         this.#line(e.at, decisionLine(e, c));
         break;
       case "commit.sent":
-        this.#line(e.at, `${c.bold("commit sent")} to ${e.instances.length} instance${e.instances.length === 1 ? "" : "s"} (skew ${formatDuration(e.skewMs)})`);
+        this.#line(
+          e.at,
+          `${c.bold("commit sent")} to ${e.instances.length} instance${e.instances.length === 1 ? "" : "s"} (skew ${formatDuration(e.skewMs)})`,
+        );
         break;
       case "hook.started":
         this.#line(e.at, `${e.undo ? "undo " : ""}hook ${e.use} started (${e.id})`);
@@ -147,12 +159,26 @@ export class SimpleUi {
       }
       case "log":
         if (e.level === "debug") break;
-        this.#line(e.at, e.level === "error" ? c.red(`error: ${e.message}`) : e.level === "warn" ? c.yellow(`warn: ${e.message}`) : e.message);
+        this.#line(
+          e.at,
+          e.level === "error"
+            ? c.red(`error: ${e.message}`)
+            : e.level === "warn"
+              ? c.yellow(`warn: ${e.message}`)
+              : e.message,
+        );
         break;
       case "run.finished": {
         this.#flushGroups(e.at);
         const o = this.#outcomes;
-        const counts = [`${o.ok} ok`, o.failed ? `${o.failed} failed` : "", o.skipped ? `${o.skipped} skipped` : "", o.interrupted ? `${o.interrupted} interrupted` : ""].filter(Boolean).join(", ");
+        const counts = [
+          `${o.ok} ok`,
+          o.failed ? `${o.failed} failed` : "",
+          o.skipped ? `${o.skipped} skipped` : "",
+          o.interrupted ? `${o.interrupted} interrupted` : "",
+        ]
+          .filter(Boolean)
+          .join(", ");
         const head = `■ run ${e.outcome} in ${formatDuration(e.durationMs)}${e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
         this.#line(e.at, e.outcome === "ok" ? c.green(head) : c.red(head), e.message ? [e.message] : []);
         break;
@@ -223,7 +249,8 @@ export class SimpleUi {
       this.#copyResets = this.model.copy.resets;
       // a changed estimate or a restart at 0 of 1 makes old marks meaningless: start counting again
       if (this.model.copy.resetKind !== "began" && this.model.copy.resetKind !== "joined") {
-        if (this.#copyMark >= 0) this.#line(e.at, this.#c.yellow(`copy progress reset: ${this.model.copy.resetReason ?? "changed"}`));
+        if (this.#copyMark >= 0)
+          this.#line(e.at, this.#c.yellow(`copy progress reset: ${this.model.copy.resetReason ?? "changed"}`));
         this.#copyMark = -1;
       }
     }

@@ -4,7 +4,13 @@
  * spec/sync-service-api.md or spec/service-facts.md quotes it.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createServiceClient, createVerifierClient, ServiceError, TransportError, type AnswerIssue } from "../../src/api/index.js";
+import {
+  createServiceClient,
+  createVerifierClient,
+  ServiceError,
+  TransportError,
+  type AnswerIssue,
+} from "../../src/api/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { frozenSim, localServer, RS_TO_SHARDED, type LocalServer } from "./helpers.js";
 
@@ -44,7 +50,11 @@ describe("progress in every state", () => {
     expect((await c.command("start", RS_TO_SHARDED)).answer).toEqual({ success: true });
     // "Before the collection copy phase, estimatedCopiedBytes is 0 and estimatedTotalBytes is 1."
     const pre = await c.progress();
-    expect(pre).toMatchObject({ state: "RUNNING", info: "collection copy", collectionCopy: { estimatedCopiedBytes: 0, estimatedTotalBytes: 1 } });
+    expect(pre).toMatchObject({
+      state: "RUNNING",
+      info: "collection copy",
+      collectionCopy: { estimatedCopiedBytes: 0, estimatedTotalBytes: 1 },
+    });
 
     sim.control.advance(8);
     const copying = await c.progress();
@@ -109,11 +119,20 @@ describe("lenient answers", () => {
     const b = createServiceClient(`${local.url}/`, { ...opts, onIssue: (_i, m) => seen.push(`b ${m}`) });
     for (let n = 0; n < 3; n++) expect((await a.progress()).state).toBe("RUNNING");
     await b.progress();
-    expect(seen).toEqual([`${local.url}: progress answer: no "progress.canWrite" (documented as boolean | null)`, `b ${local.url}: progress answer: no "progress.canWrite" (documented as boolean | null)`]);
+    expect(seen).toEqual([
+      `${local.url}: progress answer: no "progress.canWrite" (documented as boolean | null)`,
+      `b ${local.url}: progress answer: no "progress.canWrite" (documented as boolean | null)`,
+    ]);
   });
 
   it("keeps unknown fields (newer versions) as sent", async () => {
-    local = await localServer({ body: { success: true, progress: { ...RUNNING, state: "INITIALIZING", indexBuilding: { x: 1 }, brandNew: [1, 2] }, extra: "kept" } });
+    local = await localServer({
+      body: {
+        success: true,
+        progress: { ...RUNNING, state: "INITIALIZING", indexBuilding: { x: 1 }, brandNew: [1, 2] },
+        extra: "kept",
+      },
+    });
     const c = createServiceClient(local.url, opts);
     const p = await c.progress();
     expect(p.brandNew).toEqual([1, 2]);
@@ -126,7 +145,9 @@ describe("lenient answers", () => {
     const err = await rejection(createServiceClient(local.url, opts).progress());
     expect(err).toBeInstanceOf(TransportError);
     expect(err).toMatchObject({ code: "bad-answer", requestSent: true, status: 200 });
-    expect((err as Error).message).toMatch(new RegExp(`^${local.url}: progress failed: HTTP 200, unexpected answer: no "progress"`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`^${local.url}: progress failed: HTTP 200, unexpected answer: no "progress"`),
+    );
   });
 
   it("an answer larger than the cap is refused", async () => {
@@ -233,7 +254,10 @@ describe("errors", () => {
 
 describe("redaction", () => {
   it("userinfo never appears in URLs or messages; it is sent as Basic auth for a proxy", async () => {
-    local = await localServer({ status: 400, body: { success: false, error: "Bad", errorDescription: "cannot reach mongodb://admin:hunter2@db:27017" } });
+    local = await localServer({
+      status: 400,
+      body: { success: false, error: "Bad", errorDescription: "cannot reach mongodb://admin:hunter2@db:27017" },
+    });
     const raw = `http://user:s3cret@127.0.0.1:${local.port}`;
     const c = createServiceClient(raw, opts);
     expect(c.url).toBe(`http://***@127.0.0.1:${local.port}`);
@@ -268,23 +292,41 @@ describe("commands", () => {
 
   it("refuses an unknown command without sending anything", async () => {
     local = await localServer({ body: { success: true } });
-    await expect(createServiceClient(local.url, opts).command("drop" as "start", {})).rejects.toThrow(/unknown command/);
+    await expect(createServiceClient(local.url, opts).command("drop" as "start", {})).rejects.toThrow(
+      /unknown command/,
+    );
     expect(local.requests).toHaveLength(0);
   });
 });
 
 describe("events", () => {
   it("with emit, commands emit request.sent and response.received (redacted); issues become log warnings", async () => {
-    local = await localServer((path) => (path.endsWith("/progress") ? { body: { progress: { phase: "check", error: null } } } : { status: 400, body: { success: false, error: "E", errorDescription: "mongodb://a:b@h" } }));
+    local = await localServer((path) =>
+      path.endsWith("/progress")
+        ? { body: { progress: { phase: "check", error: null } } }
+        : { status: 400, body: { success: false, error: "E", errorDescription: "mongodb://a:b@h" } },
+    );
     const events: { type: string; payload: Record<string, unknown> }[] = [];
-    const v = createVerifierClient(local.url, { ...opts, emit: (type, payload) => events.push({ type, payload: payload as unknown as Record<string, unknown> }) });
+    const v = createVerifierClient(local.url, {
+      ...opts,
+      emit: (type, payload) => events.push({ type, payload: payload as unknown as Record<string, unknown> }),
+    });
     await expect(v.check()).rejects.toBeInstanceOf(ServiceError);
     await v.progress();
     expect(events.map((e) => e.type)).toEqual(["request.sent", "response.received", "log"]);
-    expect(events[0]!.payload).toMatchObject({ id: 1, target: "verifier", method: "POST", path: "/api/v1/check", body: {} });
+    expect(events[0]!.payload).toMatchObject({
+      id: 1,
+      target: "verifier",
+      method: "POST",
+      path: "/api/v1/check",
+      body: {},
+    });
     expect(events[1]!.payload).toMatchObject({ id: 1, target: "verifier", ok: false, status: 400 });
     expect(JSON.stringify(events)).not.toContain("a:b@");
-    expect(events[2]!.payload).toMatchObject({ level: "warn", message: expect.stringContaining('no "progress.verificationStatus"') });
+    expect(events[2]!.payload).toMatchObject({
+      level: "warn",
+      message: expect.stringContaining('no "progress.verificationStatus"'),
+    });
   });
 });
 
@@ -320,12 +362,16 @@ describe("verifier", () => {
   });
 
   it("an undocumented command answer without success is accepted", async () => {
-    local = await localServer((path) => (path.endsWith("/progress") ? { body: { progress: { phase: "check", error: null } } } : { body: "" }));
+    local = await localServer((path) =>
+      path.endsWith("/progress") ? { body: { progress: { phase: "check", error: null } } } : { body: "" },
+    );
     const issues: string[] = [];
     const v = createVerifierClient(local.url, { ...opts, onIssue: (_i, m) => issues.push(m) });
     expect((await v.check()).answer).toEqual({ success: true });
     expect((await v.progress()).phase).toBe("check");
-    expect(issues).toEqual([`${local.url}: verifier.progress answer: no "progress.verificationStatus" (documented as object)`]);
+    expect(issues).toEqual([
+      `${local.url}: verifier.progress answer: no "progress.verificationStatus" (documented as object)`,
+    ]);
     expect(local.requests[0]!.headers["content-type"]).toBe("application/json");
   });
 });

@@ -18,7 +18,10 @@ describe("command effects", () => {
     for (const op of COMMAND_OPERATIONS) {
       const { before, after } = COMMAND_EFFECT[op];
       for (const s of [...before, ...after]) expect(SYNC_STATES, `${op}: ${s}`).toContain(s);
-      expect(before.filter((s) => after.includes(s)), op).toEqual([]);
+      expect(
+        before.filter((s) => after.includes(s)),
+        op,
+      ).toEqual([]);
     }
   });
 

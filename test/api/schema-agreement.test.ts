@@ -7,10 +7,17 @@ import { readFileSync } from "node:fs";
 import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { checkAnswer } from "../../src/api/check.js";
-import { OPERATION_RESPONSE_SPEC, PROGRESS_RESPONSE_SPEC, VERIFIER_RESPONSE_SPEC, type FieldSpec, type FieldsSpec } from "../../src/api/types.js";
+import {
+  OPERATION_RESPONSE_SPEC,
+  PROGRESS_RESPONSE_SPEC,
+  VERIFIER_RESPONSE_SPEC,
+  type FieldSpec,
+  type FieldsSpec,
+} from "../../src/api/types.js";
 
 type Json = Record<string, unknown>;
-const load = (name: string): Json => JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), "utf8")) as Json;
+const load = (name: string): Json =>
+  JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), "utf8")) as Json;
 
 /** Resolves a local `$ref` (and an `anyOf` of one object and null) to the object schema. */
 function resolve(root: Json, s: Json): { schema: Json; nullable: boolean } {
@@ -24,7 +31,10 @@ function resolve(root: Json, s: Json): { schema: Json; nullable: boolean } {
     let cur: unknown = root;
     for (const p of path) cur = (cur as Json)[p];
     const r = resolve(root, cur as Json);
-    return { schema: { ...r.schema, ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== "$ref")) }, nullable: r.nullable };
+    return {
+      schema: { ...r.schema, ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== "$ref")) },
+      nullable: r.nullable,
+    };
   }
   const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === "string" ? [s.type] : [];
   return { schema: s, nullable: types.includes("null") };
@@ -84,7 +94,25 @@ describe("the checker and ajv agree on sample answers", () => {
   };
   const samples: [string, unknown][] = [
     ["running", { success: true, progress: running }],
-    ["idle", { success: true, progress: { ...running, state: "IDLE", canCommit: false, canWrite: null, info: null, lagTimeSeconds: null, totalEventsApplied: null, collectionCopy: null, directionMapping: null, mongosyncID: null, coordinatorID: null } }],
+    [
+      "idle",
+      {
+        success: true,
+        progress: {
+          ...running,
+          state: "IDLE",
+          canCommit: false,
+          canWrite: null,
+          info: null,
+          lagTimeSeconds: null,
+          totalEventsApplied: null,
+          collectionCopy: null,
+          directionMapping: null,
+          mongosyncID: null,
+          coordinatorID: null,
+        },
+      },
+    ],
     ["unknown field", { success: true, progress: { ...running, later: { x: 1 } } }],
     ["lag as string", { success: true, progress: { ...running, lagTimeSeconds: "2" } }],
     ["unknown state", { success: true, progress: { ...running, state: "PAUSING" } }],

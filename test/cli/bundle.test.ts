@@ -8,7 +8,17 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,16 +29,28 @@ const distCli = join(root, "dist/cli");
 const bin = join(distCli, "syncbook.cjs");
 
 function node(args: string[], cwd = root): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" } });
+  const r = spawnSync(process.execPath, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Whether the loader at `loader` compiles its bundle from the build's code cache (SYNCBOOK_DEBUG says why not). */
 function cacheUsed(loader: string, env: Record<string, string> = {}): { used: boolean; why: string } {
-  const r = spawnSync(process.execPath, ["-e", "process.stdout.write(String(require(process.argv[1]).compileBundle(true).cachedDataRejected === false))", loader], {
-    encoding: "utf8",
-    env: { ...process.env, SYNCBOOK_DEBUG: "1", ...env },
-  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      "-e",
+      "process.stdout.write(String(require(process.argv[1]).compileBundle(true).cachedDataRejected === false))",
+      loader,
+    ],
+    {
+      encoding: "utf8",
+      env: { ...process.env, SYNCBOOK_DEBUG: "1", ...env },
+    },
+  );
   return { used: r.stdout === "true", why: r.stderr };
 }
 
@@ -70,13 +92,21 @@ describe("the CLI bundle and its code cache", () => {
       expect(expected.code).toBe(1);
       const dir = copyOfCli();
       const bundle = readdirSync(dir).find((n) => /^syncbook\.[0-9a-f]{12}\.cjs$/.test(n))!;
-      return { dir, loader: join(dir, "syncbook.cjs"), bundle: join(dir, bundle), cache: join(dir, `${bundle}.v8cache`) };
+      return {
+        dir,
+        loader: join(dir, "syncbook.cjs"),
+        bundle: join(dir, bundle),
+        cache: join(dir, `${bundle}.v8cache`),
+      };
     };
 
     it("truncated, or missing", () => {
       const c = copy();
       truncateSync(c.cache, Math.floor(statSync(c.cache).size / 2));
-      expect(cacheUsed(c.loader)).toMatchObject({ used: false, why: expect.stringContaining("changed since the build") });
+      expect(cacheUsed(c.loader)).toMatchObject({
+        used: false,
+        why: expect.stringContaining("changed since the build"),
+      });
       expect(node([c.loader, ...LINT])).toEqual(expected);
       rmSync(c.cache);
       expect(cacheUsed(c.loader)).toMatchObject({ used: false, why: expect.stringContaining("no such file") });
@@ -88,7 +118,10 @@ describe("the CLI bundle and its code cache", () => {
       const data = readFileSync(c.cache);
       for (let i = 400_000; i < 400_064 && i < data.length; i++) data[i] = data[i]! ^ 0xff;
       writeFileSync(c.cache, data);
-      expect(cacheUsed(c.loader)).toMatchObject({ used: false, why: expect.stringContaining("changed since the build") });
+      expect(cacheUsed(c.loader)).toMatchObject({
+        used: false,
+        why: expect.stringContaining("changed since the build"),
+      });
       expect(node([c.loader, ...LINT])).toEqual(expected);
     });
 
@@ -97,19 +130,31 @@ describe("the CLI bundle and its code cache", () => {
       const code = readFileSync(c.bundle, "utf8");
       expect(code).toContain("linted: no problems");
       writeFileSync(c.bundle, code.replace("linted: no problems", "linted: NO PROBLEMS"));
-      expect(cacheUsed(c.loader)).toMatchObject({ used: false, why: expect.stringContaining("changed since the build") });
+      expect(cacheUsed(c.loader)).toMatchObject({
+        used: false,
+        why: expect.stringContaining("changed since the build"),
+      });
       expect(node([c.loader, "lint", "runbooks"]).stdout).toContain("linted: NO PROBLEMS");
     });
 
     it("built on another Node (V8 checks its own version, not Node's)", () => {
       const c = copy();
-      writeFileSync(c.loader, readFileSync(c.loader, "utf8").replace(`"node":"${process.version}"`, '"node":"v20.0.0-other"'));
-      expect(cacheUsed(c.loader)).toMatchObject({ used: false, why: expect.stringContaining("built on Node v20.0.0-other") });
+      writeFileSync(
+        c.loader,
+        readFileSync(c.loader, "utf8").replace(`"node":"${process.version}"`, '"node":"v20.0.0-other"'),
+      );
+      expect(cacheUsed(c.loader)).toMatchObject({
+        used: false,
+        why: expect.stringContaining("built on Node v20.0.0-other"),
+      });
       expect(node([c.loader, ...LINT])).toEqual(expected);
     });
 
     it("other V8 flags (NODE_OPTIONS): V8 rejects it, and SYNCBOOK_DEBUG says so", () => {
-      expect(cacheUsed(bin, { NODE_OPTIONS: "--max-old-space-size=4096" })).toMatchObject({ used: false, why: expect.stringContaining("rejected by V8") });
+      expect(cacheUsed(bin, { NODE_OPTIONS: "--max-old-space-size=4096" })).toMatchObject({
+        used: false,
+        why: expect.stringContaining("rejected by V8"),
+      });
     });
   });
 
@@ -117,7 +162,10 @@ describe("the CLI bundle and its code cache", () => {
     const dir = mkdtempSync(join(tmpdir(), "syncbook-bin-"));
     symlinkSync(bin, join(dir, "syncbook"));
     for (const opts of ["", "--preserve-symlinks-main"]) {
-      const r = spawnSync(process.execPath, [join(dir, "syncbook"), "--version"], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: opts } });
+      const r = spawnSync(process.execPath, [join(dir, "syncbook"), "--version"], {
+        encoding: "utf8",
+        env: { ...process.env, NODE_OPTIONS: opts },
+      });
       expect(r.stderr, opts).toBe("");
       expect(r.stdout.trim(), opts).toBe("0.1.0");
     }
@@ -128,12 +176,18 @@ describe("the CLI bundle and its code cache", () => {
     writeFiles(dir, {
       "package.json": '{ "type": "module" }\n',
       "plugins/flip.mjs": "export default { name: 'flip', hooks: { flip() {} } };\n",
-      "plugins/flop.ts": "const name: string = 'flop';\nexport default { name, hooks: { flop(): void {} }, optionsSchema: { type: 'object', properties: { n: { type: 'integer', description: 'n' } }, additionalProperties: false } };\n",
-      "rb.yaml": pluginRunbook(["./plugins/flip.mjs", "./plugins/flop.ts"], ["{ use: flip }", "{ use: flop, with: { n: many } }"]),
+      "plugins/flop.ts":
+        "const name: string = 'flop';\nexport default { name, hooks: { flop(): void {} }, optionsSchema: { type: 'object', properties: { n: { type: 'integer', description: 'n' } }, additionalProperties: false } };\n",
+      "rb.yaml": pluginRunbook(
+        ["./plugins/flip.mjs", "./plugins/flop.ts"],
+        ["{ use: flip }", "{ use: flop, with: { n: many } }"],
+      ),
     });
     const r = node([bin, "lint", join(dir, "rb.yaml"), "--format", "json"]);
     expect(r.stderr).toBe("");
-    const plugin = (JSON.parse(r.stdout) as { diagnostics: { rule: string; message: string }[] }).diagnostics.filter((d) => d.rule.startsWith("plugin-"));
+    const plugin = (JSON.parse(r.stdout) as { diagnostics: { rule: string; message: string }[] }).diagnostics.filter(
+      (d) => d.rule.startsWith("plugin-"),
+    );
     // both files loaded (no plugin-load), and the TypeScript plugin's own schema judged its options
     expect(plugin.map((d) => d.rule)).toEqual(["plugin-options"]);
     expect(plugin[0]!.message).toContain("option `n` must be integer");
@@ -146,7 +200,10 @@ describe("the CLI bundle and its code cache", () => {
       "plugins/hang.mjs": "await new Promise(() => {});\nexport default { name: 'hang', hooks: { hang() {} } };\n",
       "rb.yaml": pluginRunbook(["./plugins/hang.mjs"], ["{ use: hang }"]),
     });
-    for (const args of [["lint", join(dir, "rb.yaml")], ["run", join(dir, "rb.yaml"), "--dry-run"]]) {
+    for (const args of [
+      ["lint", join(dir, "rb.yaml")],
+      ["run", join(dir, "rb.yaml"), "--dry-run"],
+    ]) {
       const r = node([bin, ...args]);
       expect(r.code, args.join(" ")).toBe(1);
       expect(r.stderr).toContain("the command stopped before it finished");

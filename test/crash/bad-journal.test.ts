@@ -42,7 +42,10 @@ async function interrupted(): Promise<Interrupted> {
   s.control.clearFaults();
   expect(posts(s, "start")).toEqual([1, 1]);
   const folder = join(journalDir, "crash");
-  const journal = join(folder, readdirSync(folder).find((f) => f.endsWith(".jsonl"))!);
+  const journal = join(
+    folder,
+    readdirSync(folder).find((f) => f.endsWith(".jsonl"))!,
+  );
   return {
     s,
     dir,
@@ -50,7 +53,8 @@ async function interrupted(): Promise<Interrupted> {
     journalDir,
     journal,
     yaml,
-    resume: (extra = []) => cli(["run", file, "--resume", "--renderer", "simple", "--journal-dir", journalDir, ...extra], { cwd: dir }),
+    resume: (extra = []) =>
+      cli(["run", file, "--resume", "--renderer", "simple", "--journal-dir", journalDir, ...extra], { cwd: dir }),
   };
 }
 
@@ -61,7 +65,14 @@ const noStack = (r: CliResult): void => {
 };
 
 /** A refusal: exit code, a `syncbook: …` message and a hint, no stack, no POST, the journal untouched. */
-async function expectRefusal(x: Interrupted, r: CliResult, code: number, message: RegExp, postsBefore: number, journalBefore: string): Promise<void> {
+async function expectRefusal(
+  x: Interrupted,
+  r: CliResult,
+  code: number,
+  message: RegExp,
+  postsBefore: number,
+  journalBefore: string,
+): Promise<void> {
   expect(r.code, r.all).toBe(code);
   expect(r.stderr, r.all).toMatch(message);
   expect(r.stderr).toMatch(/\n {2}hint: \S/);
@@ -80,7 +91,16 @@ describe.concurrent("--resume with a bad journal", () => {
     const before = readFileSync(x.journal, "utf8");
     const n = totalPosts(x.s);
     const r = await x.resume();
-    await expectRefusal(x, r, 2, new RegExp(`syncbook: ${x.journal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: line 5 is not JSON, and more lines follow it: the journal is corrupt`), n, before);
+    await expectRefusal(
+      x,
+      r,
+      2,
+      new RegExp(
+        `syncbook: ${x.journal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: line 5 is not JSON, and more lines follow it: the journal is corrupt`,
+      ),
+      n,
+      before,
+    );
     expect(r.stderr).toContain("do not resume from it");
   });
 
@@ -92,7 +112,11 @@ describe.concurrent("--resume with a bad journal", () => {
     const count = cut.split("\n").length;
     const r = await x.resume();
     expect(r.code, r.all).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`journal: the last line \\(${count}\\) is cut short \\(not JSON\\): the run was interrupted while writing it; resuming from the ${count - 1} lines before it`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `journal: the last line \\(${count}\\) is cut short \\(not JSON\\): the run was interrupted while writing it; resuming from the ${count - 1} lines before it`,
+      ),
+    );
     noStack(r);
     expect(x.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
     expect(posts(x.s, "start")).toEqual([1, 1]);
@@ -116,7 +140,14 @@ describe.concurrent("--resume with a bad journal", () => {
     const before = readFileSync(x.journal, "utf8");
     const n = totalPosts(x.s);
     const r = await x.resume();
-    await expectRefusal(x, r, 1, /cannot resume from .*: the journal shows no start sent by step 0 "start", yet every instance shows its effect \(fleet: sync0 RUNNING, sync1 RUNNING\)/, n, before);
+    await expectRefusal(
+      x,
+      r,
+      1,
+      /cannot resume from .*: the journal shows no start sent by step 0 "start", yet every instance shows its effect \(fleet: sync0 RUNNING, sync1 RUNNING\)/,
+      n,
+      before,
+    );
     expect(r.stderr).toMatch(/journal: the last line \(\d+\) is cut short/);
   });
 
@@ -127,7 +158,9 @@ describe.concurrent("--resume with a bad journal", () => {
     const n = totalPosts(x.s);
     const refused = await x.resume();
     expect(refused.code, refused.all).toBe(2);
-    expect(refused.stderr).toMatch(/cannot resume from .*: the runbook changed since the journal was written: journal hash [0-9a-f]{12}, runbook hash [0-9a-f]{12}/);
+    expect(refused.stderr).toMatch(
+      /cannot resume from .*: the runbook changed since the journal was written: journal hash [0-9a-f]{12}, runbook hash [0-9a-f]{12}/,
+    );
     expect(refused.stderr).toContain("--allow-changed-runbook");
     noStack(refused);
     expect(totalPosts(x.s)).toBe(n);
@@ -135,7 +168,9 @@ describe.concurrent("--resume with a bad journal", () => {
 
     const allowed = await x.resume(["--allow-changed-runbook"]);
     expect(allowed.code, allowed.all).toBe(0);
-    expect(allowed.stderr).toMatch(/resume: the runbook changed since the journal was written \(hash [0-9a-f]{12} → [0-9a-f]{12}\); resuming anyway as asked/);
+    expect(allowed.stderr).toMatch(
+      /resume: the runbook changed since the journal was written \(hash [0-9a-f]{12} → [0-9a-f]{12}\); resuming anyway as asked/,
+    );
     expect(posts(x.s, "start")).toEqual([1, 1]);
     expect(posts(x.s, "commit")).toEqual([1, 1]);
     await x.s.close();
@@ -146,7 +181,14 @@ describe.concurrent("--resume with a bad journal", () => {
     writeFileSync(x.file, x.yaml.replace("id: ready,", "id: caught-up,"));
     const before = readFileSync(x.journal, "utf8");
     const r = await x.resume(["--allow-changed-runbook"]);
-    await expectRefusal(x, r, 2, /the runbook's steps do not match the journal's: step 1: journal "ready" \(waitFor\), runbook "caught-up" \(waitFor\)/, totalPosts(x.s), before);
+    await expectRefusal(
+      x,
+      r,
+      2,
+      /the runbook's steps do not match the journal's: step 1: journal "ready" \(waitFor\), runbook "caught-up" \(waitFor\)/,
+      totalPosts(x.s),
+      before,
+    );
   });
 
   it("no journal at all: nothing to resume (exit 2), and not one request to the fleet", async () => {
@@ -155,7 +197,9 @@ describe.concurrent("--resume with a bad journal", () => {
     const before = x.s.control.counts();
     const r = await x.resume();
     expect(r.code, r.all).toBe(2);
-    expect(r.stderr).toMatch(/syncbook: nothing to resume: (no journal folder .*journals\/crash|.*journals\/crash holds no journal)/);
+    expect(r.stderr).toMatch(
+      /syncbook: nothing to resume: (no journal folder .*journals\/crash|.*journals\/crash holds no journal)/,
+    );
     expect(r.stderr).toMatch(/hint: run without --resume to start a new run/);
     noStack(r);
     expect(x.s.control.counts()).toEqual(before);

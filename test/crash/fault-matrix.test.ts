@@ -15,7 +15,8 @@ import type { RunEventOf } from "../../src/run/events.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { commitGuard, cutoverYaml, fastSim, posts, runInProcess } from "./harness.js";
 
-type Phase = "before start" | "during copy" | "during CEA wait" | "at stopWrites" | "at verify" | "at commit" | "after commit";
+type Phase =
+  "before start" | "during copy" | "during CEA wait" | "at stopWrites" | "at verify" | "at commit" | "after commit";
 /** The step whose start adds the fault (undefined: in force from the simulator's start). */
 const TRIGGER: Record<Phase, string | undefined> = {
   "before start": undefined,
@@ -44,7 +45,8 @@ interface FaultCase {
 const before = (phase: Phase, than: Phase): boolean => PHASES.indexOf(phase) < PHASES.indexOf(than);
 
 // what a transport fault can make a run halt with: every one names the instance and the cause
-const TRANSPORT_HALT = /refused by .*InternalError|cannot tell whether (start|commit) took effect|(start|commit) never reached|still no answer|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)/;
+const TRANSPORT_HALT =
+  /refused by .*InternalError|cannot tell whether (start|commit) took effect|(start|commit) never reached|still no answer|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)/;
 
 const FAULTS: FaultCase[] = [
   {
@@ -62,13 +64,23 @@ const FAULTS: FaultCase[] = [
   {
     name: "an instance dead",
     specs: ["down=1"],
-    expect: (p) => (p === "before start" ? /refused \(fleet-idle\).*sync1 is unreachable/ : before(p, "at commit") ? /timed out after .* waiting for .*sync1: .*cannot connect/ : p === "at commit" ? /refused \(can-commit\).*sync1 is unreachable/ : /timed out .* waiting for state COMMITTED: sync1: .*cannot connect/),
+    expect: (p) =>
+      p === "before start"
+        ? /refused \(fleet-idle\).*sync1 is unreachable/
+        : before(p, "at commit")
+          ? /timed out after .* waiting for .*sync1: .*cannot connect/
+          : p === "at commit"
+            ? /refused \(can-commit\).*sync1 is unreachable/
+            : /timed out .* waiting for state COMMITTED: sync1: .*cannot connect/,
     exactlyOnce: true,
   },
   {
     name: "lag that never drops (floor 30 s)",
     specs: ["lag-floor=30"],
-    expect: (p) => (before(p, "at verify") ? /timed out after .* waiting for canCommit true, lagBelow \d.*lagBelow \d \(now 30\)/ : "ok"),
+    expect: (p) =>
+      before(p, "at verify")
+        ? /timed out after .* waiting for canCommit true, lagBelow \d.*lagBelow \d \(now 30\)/
+        : "ok",
     exactlyOnce: true,
   },
   {
@@ -117,7 +129,10 @@ describe.concurrent("fault matrix: completes correctly or halts safely", () => {
     expect(st.writes.lost, where).toBe(0);
     if (result.exitCode === 0) {
       expect(want, `${where}: completed, but this cell must halt`).not.toBeInstanceOf(RegExp);
-      expect(st.instances.map((i) => i.state), where).toEqual(["COMMITTED", "COMMITTED"]);
+      expect(
+        st.instances.map((i) => i.state),
+        where,
+      ).toEqual(["COMMITTED", "COMMITTED"]);
       expect(st.fleetErrors, where).toEqual([]);
       if (fault.exactlyOnce) {
         expect(posts(s, "start"), where).toEqual([1, 1]);
@@ -129,17 +144,26 @@ describe.concurrent("fault matrix: completes correctly or halts safely", () => {
     expect(result.exitCode, where).toBe(1);
     expect(result.message, where).toMatch(want instanceof RegExp ? want : (fault.either ?? /./));
     // the failed step says so in its own event, with the same message
-    const failed = events.find((e): e is RunEventOf<"step.finished"> => e.type === "step.finished" && e.outcome === "failed");
+    const failed = events.find(
+      (e): e is RunEventOf<"step.finished"> => e.type === "step.finished" && e.outcome === "failed",
+    );
     expect(failed?.error, where).toBeTruthy();
     if (fault.exactlyOnce) {
-      expect(posts(s, "start").every((n) => n <= 1), where).toBe(true);
+      expect(
+        posts(s, "start").every((n) => n <= 1),
+        where,
+      ).toBe(true);
       // a refused commit is not sent again (DESIGN: no commit after an error answer)
-      expect(posts(s, "commit").every((n) => n <= 1), where).toBe(true);
+      expect(
+        posts(s, "commit").every((n) => n <= 1),
+        where,
+      ).toBe(true);
     }
     if (!result.commitSent) {
       // a halt before commit undoes the write stop: the application is writing again
       expect(posts(s, "commit"), where).toEqual([0, 0]);
-      if (events.some((e) => e.type === "step.finished" && e.id === "stop-writes" && e.outcome === "ok")) expect(st.writes.enabled, where).toBe(true);
+      if (events.some((e) => e.type === "step.finished" && e.id === "stop-writes" && e.outcome === "ok"))
+        expect(st.writes.enabled, where).toBe(true);
     }
   });
 });

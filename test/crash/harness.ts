@@ -28,7 +28,13 @@ export function tempDir(prefix = "syncbook-crash-"): string {
 export function fastSim(opts: SimulatorOptions = {}): Promise<Simulator> {
   const n = opts.instances ?? 1;
   const cluster = n > 1 ? ({ topology: "sharded", shards: n } as const) : ({ topology: "replicaSet" } as const);
-  return startSimulator({ instances: n, data: "1GiB", timeScale: 200, clusters: { cluster0: cluster, cluster1: cluster }, ...opts });
+  return startSimulator({
+    instances: n,
+    data: "1GiB",
+    timeScale: 200,
+    clusters: { cluster0: cluster, cluster1: cluster },
+    ...opts,
+  });
 }
 
 export interface RunbookOptions {
@@ -45,7 +51,8 @@ export interface RunbookOptions {
 
 export const START = "  - { id: start, start: { source: cluster0, destination: cluster1 } }\n";
 export const READY = "  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }\n";
-export const STOP = "  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
+export const STOP =
+  "  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
 /** The write stop through a given control URL (the verifier's port serves /sim/ too, and is never down). */
 export const stopVia = (url: string): string =>
   `  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${url}" }, undo: { use: sim-writes, with: { url: "${url}", enabled: true } } } }\n`;
@@ -60,7 +67,10 @@ export const FAST_DEFAULTS = "{ pollInterval: 50ms, timeout: 5s, requestTimeout:
 
 export function cutoverYaml(s: Simulator, o: RunbookOptions = {}): string {
   const n = s.instances.length;
-  const cluster = n > 1 ? `{ topology: sharded, shards: ${n}, serverVersion: "6.0" }` : `{ topology: replicaSet, serverVersion: "6.0" }`;
+  const cluster =
+    n > 1
+      ? `{ topology: sharded, shards: ${n}, serverVersion: "6.0" }`
+      : `{ topology: replicaSet, serverVersion: "6.0" }`;
   const urls = o.urls ?? s.instances.map((i) => i.url);
   return `runbook: 1
 name: ${o.name ?? "crash"}
@@ -82,10 +92,16 @@ export interface InProcessRun {
 }
 
 /** The runner in this process, as `syncbook run` wires it minus the UI and journal. */
-export async function runInProcess(yaml: string, opts: { listeners?: RunListener[]; env?: Record<string, string>; signal?: AbortSignal } = {}): Promise<InProcessRun> {
+export async function runInProcess(
+  yaml: string,
+  opts: { listeners?: RunListener[]; env?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<InProcessRun> {
   const loaded = await parseRunbook(yaml, "rb.yaml", { env: opts.env ?? {} });
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
-  if (errors.length) throw new Error(`test runbook does not load: ${errors.map((d) => `${d.line}:${d.column} ${d.message}`).join("; ")}\n${yaml}`);
+  if (errors.length)
+    throw new Error(
+      `test runbook does not load: ${errors.map((d) => `${d.line}:${d.column} ${d.message}`).join("; ")}\n${yaml}`,
+    );
   const { registry } = await loadRunbookPlugins(loaded);
   const events: RunEvent[] = [];
   const result = await runRunbook({
@@ -125,7 +141,13 @@ export function commitGuard(s: Simulator): CommitGuard {
         lastSeen.set(e.instance.index, p?.state === "RUNNING" && p.canCommit === true);
         return;
       }
-      if (e.type !== "request.sent" || e.target !== "service" || e.method !== "POST" || !/\/api\/v1\/commit\b/.test(e.path)) return;
+      if (
+        e.type !== "request.sent" ||
+        e.target !== "service" ||
+        e.method !== "POST" ||
+        !/\/api\/v1\/commit\b/.test(e.path)
+      )
+        return;
       g.commitsSent++;
       const st = s.control.state();
       const problems: string[] = [];
@@ -136,10 +158,13 @@ export function commitGuard(s: Simulator): CommitGuard {
         if (i.down) {
           if (lastSeen.get(i.index) === true) g.races++;
           else problems.push(`instance ${i.index} was down`);
-        }
-        else if (i.state !== "RUNNING" || !i.canCommit) problems.push(`instance ${i.index} was ${i.state} with canCommit ${String(i.canCommit)}`);
+        } else if (i.state !== "RUNNING" || !i.canCommit)
+          problems.push(`instance ${i.index} was ${i.state} with canCommit ${String(i.canCommit)}`);
       }
-      if (problems.length) g.violations.push(`commit to ${e.instance?.name ?? e.instance?.url ?? "?"} at sim ${st.time.simSeconds.toFixed(1)} s: ${problems.join(", ")}`);
+      if (problems.length)
+        g.violations.push(
+          `commit to ${e.instance?.name ?? e.instance?.url ?? "?"} at sim ${st.time.simSeconds.toFixed(1)} s: ${problems.join(", ")}`,
+        );
     },
   };
   return g;
@@ -152,5 +177,8 @@ export function posts(s: Simulator, op: string): number[] {
 
 export function totalPosts(s: Simulator): number {
   const c = s.control.counts();
-  return c.instances.reduce((n, x) => n + Object.entries(x).reduce((a, [k, v]) => a + (k.startsWith("POST ") ? v : 0), 0), 0);
+  return c.instances.reduce(
+    (n, x) => n + Object.entries(x).reduce((a, [k, v]) => a + (k.startsWith("POST ") ? v : 0), 0),
+    0,
+  );
 }

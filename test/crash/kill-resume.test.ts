@@ -20,7 +20,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../run/helpers.js";
-import { COMMIT, COMMITTED, CUTOVER, cutoverYaml, DRAINED, fastSim, posts, READY, START, STOP, tempDir, VERIFY } from "./harness.js";
+import {
+  COMMIT,
+  COMMITTED,
+  CUTOVER,
+  cutoverYaml,
+  DRAINED,
+  fastSim,
+  posts,
+  READY,
+  START,
+  STOP,
+  tempDir,
+  VERIFY,
+} from "./harness.js";
 
 const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }";
 
@@ -49,7 +62,8 @@ const IDS = ["start", "ready", "stop-writes", "drained", "verify", "commit", "co
 
 /** p0, start, p1, ready, …, committed, p7: a probe before, between and after the cutover's steps. */
 function probedSteps(script: string): string {
-  const probe = (k: number) => `  - { id: p${k}, hook: { use: shell, with: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}, p${k}] } } }\n`;
+  const probe = (k: number) =>
+    `  - { id: p${k}, hook: { use: shell, with: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}, p${k}] } } }\n`;
   return BODY.map((b, k) => probe(k) + b).join("") + probe(BODY.length);
 }
 const PROBED_IDS = IDS.flatMap((id, k) => [`p${k}`, id]).concat(`p${IDS.length}`);
@@ -60,7 +74,13 @@ interface Outcome {
 }
 
 /** Resumes until a run exits 0 (at most `max` times), returning every attempt. */
-async function resumeUntilDone(file: string, cwd: string, journalDir: string, env: Record<string, string>, max = 3): Promise<CliResult[]> {
+async function resumeUntilDone(
+  file: string,
+  cwd: string,
+  journalDir: string,
+  env: Record<string, string>,
+  max = 3,
+): Promise<CliResult[]> {
   const out: CliResult[] = [];
   for (let i = 0; i < max; i++) {
     const r = await cli(["run", file, "--resume", "--renderer", "simple", "--journal-dir", journalDir], { cwd, env });
@@ -71,12 +91,17 @@ async function resumeUntilDone(file: string, cwd: string, journalDir: string, en
 }
 
 function assertCommittedOnce(s: Simulator, o: Outcome, label: string): void {
-  const transcript = [o.first, ...o.resumes].map((r, i) => `--- ${i === 0 ? "run" : `resume ${i}`}: exit ${r.code} ${r.signal ?? ""}\n${r.all}`).join("\n");
+  const transcript = [o.first, ...o.resumes]
+    .map((r, i) => `--- ${i === 0 ? "run" : `resume ${i}`}: exit ${r.code} ${r.signal ?? ""}\n${r.all}`)
+    .join("\n");
   const where = `${label}\n${transcript}`;
   const last = o.resumes[o.resumes.length - 1] ?? o.first;
   expect(last.code, where).toBe(0);
   const st = s.control.state();
-  expect(st.instances.map((i) => i.state), where).toEqual(["COMMITTED", "COMMITTED"]);
+  expect(
+    st.instances.map((i) => i.state),
+    where,
+  ).toEqual(["COMMITTED", "COMMITTED"]);
   // "start and commit are not blindly retried": the service saw each exactly once per instance
   expect(posts(s, "start"), where).toEqual([1, 1]);
   expect(posts(s, "commit"), where).toEqual([1, 1]);
@@ -91,7 +116,10 @@ function assertCommittedOnce(s: Simulator, o: Outcome, label: string): void {
 }
 
 describe.concurrent("kill -9 at a step boundary seen in the output, then --resume", () => {
-  const cases = IDS.map((id, k) => ({ label: `▶ [${k + 1}/${IDS.length}] ${id}`, k })).concat({ label: "waiting (ready): in the middle of the copy", k: -1 });
+  const cases = IDS.map((id, k) => ({ label: `▶ [${k + 1}/${IDS.length}] ${id}`, k })).concat({
+    label: "waiting (ready): in the middle of the copy",
+    k: -1,
+  });
   it.each(cases)("$label", async ({ k, label }) => {
     const s = await fastSim({ instances: 2, timeScale: 100 });
     sims.push(s);
@@ -109,22 +137,58 @@ describe.concurrent("kill -9 at a step boundary seen in the output, then --resum
 });
 
 describe.concurrent("kill -9 at exact points (from inside the runner), then --resume", () => {
-  const boundaries = PROBED_IDS.flatMap((id, i) => (id.startsWith("p") ? [{ label: `between ${PROBED_IDS[i - 1] ?? "(run start)"} and ${PROBED_IDS[i + 1] ?? "(run end)"}`, probe: id }] : []));
+  const boundaries = PROBED_IDS.flatMap((id, i) =>
+    id.startsWith("p")
+      ? [{ label: `between ${PROBED_IDS[i - 1] ?? "(run start)"} and ${PROBED_IDS[i + 1] ?? "(run end)"}`, probe: id }]
+      : [],
+  );
   // a fault holds each wait open; the test kills the runner while it waits
   const waits = [
     { label: "in the middle of the ready wait (lag held at 30 s)", probe: "p1", wait: "ready", hold: "lag-floor=30" },
-    { label: "in the middle of the drained wait, writes stopped (lag held at 30 s)", probe: "p3", wait: "drained", hold: "lag-floor=30" },
+    {
+      label: "in the middle of the drained wait, writes stopped (lag held at 30 s)",
+      probe: "p3",
+      wait: "drained",
+      hold: "lag-floor=30",
+    },
     // a check that takes about a second of wall time, as a real one takes long: one that starts
     // and ends between two polls leaves nothing a verify step may call a result (it would wait
     // for movement until its timeout)
-    { label: "in the middle of verify (verifier progress failing)", probe: "p4", wait: "verify", hold: "http500=1@verifier/progress", model: { verifyBytesPerSecond: 8 * 2 ** 20 } },
+    {
+      label: "in the middle of verify (verifier progress failing)",
+      probe: "p4",
+      wait: "verify",
+      hold: "http500=1@verifier/progress",
+      model: { verifyBytesPerSecond: 8 * 2 ** 20 },
+    },
     // committed with a lag of 300 s: COMMITTING lasts 3 s of wall time at timeScale 100
-    { label: "in the middle of the committed wait (COMMITTING)", probe: "p5", wait: "committed", hold: "lag-floor=300" },
+    {
+      label: "in the middle of the committed wait (COMMITTING)",
+      probe: "p5",
+      wait: "committed",
+      hold: "lag-floor=300",
+    },
     // the dead runner's command is still on its way: the service acts on it after the runner died
-    { label: "while start is in flight (the service answers after 1.5 s)", probe: "p0", wait: "start", hold: "latency=1500ms@*/start" },
-    { label: "while commit is in flight (the service answers after 1.5 s)", probe: "p5", wait: "commit", hold: "latency=1500ms@*/commit" },
+    {
+      label: "while start is in flight (the service answers after 1.5 s)",
+      probe: "p0",
+      wait: "start",
+      hold: "latency=1500ms@*/start",
+    },
+    {
+      label: "while commit is in flight (the service answers after 1.5 s)",
+      probe: "p5",
+      wait: "commit",
+      hold: "latency=1500ms@*/commit",
+    },
   ];
-  const cases: { label: string; probe: string; wait?: string; hold?: string; model?: { verifyBytesPerSecond: number } }[] = [...boundaries, ...waits];
+  const cases: {
+    label: string;
+    probe: string;
+    wait?: string;
+    hold?: string;
+    model?: { verifyBytesPerSecond: number };
+  }[] = [...boundaries, ...waits];
 
   it.each(cases)("$label", async ({ label, probe, wait, hold, model }) => {
     const s = await fastSim({ instances: 2, timeScale: 100, ...(model ? { model } : {}) });
@@ -135,7 +199,12 @@ describe.concurrent("kill -9 at exact points (from inside the runner), then --re
     const file = join(dir, "rb.yaml");
     writeFileSync(file, cutoverYaml(s, { steps: probedSteps(script), defaults: DEFAULTS }));
     const jd = join(dir, "journals");
-    const env: Record<string, string> = { SB_KILL_AT: probe, SB_MARK: join(dir, "killed"), SB_SIM: s.verifierUrl, ...(hold ? { SB_HOLD: hold } : {}) };
+    const env: Record<string, string> = {
+      SB_KILL_AT: probe,
+      SB_MARK: join(dir, "killed"),
+      SB_SIM: s.verifierUrl,
+      ...(hold ? { SB_HOLD: hold } : {}),
+    };
     const run = startCli(["run", file, "--renderer", "simple", "--journal-dir", jd], { cwd: dir, env });
     if (wait) {
       const n = PROBED_IDS.indexOf(wait) + 1;
@@ -157,6 +226,9 @@ describe.concurrent("kill -9 at exact points (from inside the runner), then --re
     assertCommittedOnce(s, { first, resumes }, label);
     // a command that got no answer is not resent before the dead runner's request could have landed
     // (or, when the resume came late enough, it had landed and is adopted)
-    if (hold?.startsWith("latency")) expect(resumes[0]?.stderr).toMatch(/may still be in flight: waiting \d+ ms|every instance is \w+: adopted, not sent again/);
+    if (hold?.startsWith("latency"))
+      expect(resumes[0]?.stderr).toMatch(
+        /may still be in flight: waiting \d+ ms|every instance is \w+: adopted, not sent again/,
+      );
   });
 });

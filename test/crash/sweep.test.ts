@@ -13,7 +13,20 @@
  */
 import { describe, expect, it } from "vitest";
 import type { FaultSpec } from "../../src/sim/index.js";
-import { COMMIT, COMMITTED, commitGuard, cutoverYaml, DRAINED, fastSim, posts, READY, runInProcess, START, stopVia, VERIFY } from "./harness.js";
+import {
+  COMMIT,
+  COMMITTED,
+  commitGuard,
+  cutoverYaml,
+  DRAINED,
+  fastSim,
+  posts,
+  READY,
+  runInProcess,
+  START,
+  stopVia,
+  VERIFY,
+} from "./harness.js";
 import { mulberry32 } from "../../src/sim/prng.js";
 
 const SCHEDULES = 200;
@@ -51,7 +64,19 @@ function schedule(seed: number): Schedule {
   const faults: FaultSpec[] = [];
   const n = 1 + Math.floor(r() * 3);
   for (let k = 0; k < n; k++) {
-    const kind = pick(["http500", "non-json", "reset", "reset-after", "latency", "down", "lag-floor", "commit-refused", "progress-down-after-resume", "live-upgrade", "verifier-error"] as const);
+    const kind = pick([
+      "http500",
+      "non-json",
+      "reset",
+      "reset-after",
+      "latency",
+      "down",
+      "lag-floor",
+      "commit-refused",
+      "progress-down-after-resume",
+      "live-upgrade",
+      "verifier-error",
+    ] as const);
     switch (kind) {
       case "http500":
       case "non-json":
@@ -76,7 +101,13 @@ function schedule(seed: number): Schedule {
       case "progress-down-after-resume":
         faults.push({ kind, value: 30 + Math.round(r() * 150), instances: some() });
         // a restart to set it off
-        if (r() < 0.6) faults.push({ kind: "down", instances: [Math.floor(r() * instances)], after: Math.round(r() * 60), for: 1 + Math.round(r() * 10) });
+        if (r() < 0.6)
+          faults.push({
+            kind: "down",
+            instances: [Math.floor(r() * instances)],
+            after: Math.round(r() * 60),
+            for: 1 + Math.round(r() * 10),
+          });
         break;
       case "live-upgrade":
         faults.push({ kind, value: Math.round(r() * 100) / 100, instances: some() });
@@ -89,7 +120,8 @@ function schedule(seed: number): Schedule {
   return { seed, instances, pauseResume: r() < 0.3, faults };
 }
 
-const PAUSE_RESUME = "  - { id: pause, pause: {} }\n  - { id: paused, waitFor: { state: PAUSED } }\n  - { id: resume, resume: {} }\n  - { id: ready-again, waitFor: { canCommit: true, lagBelow: 5 } }\n";
+const PAUSE_RESUME =
+  "  - { id: pause, pause: {} }\n  - { id: paused, waitFor: { state: PAUSED } }\n  - { id: resume, resume: {} }\n  - { id: ready-again, waitFor: { canCommit: true, lagBelow: 5 } }\n";
 
 const tally = { committed: 0, haltedBeforeCommit: 0, haltedAfterCommit: 0 };
 
@@ -98,8 +130,19 @@ async function runSchedule(sc: Schedule): Promise<void> {
   const s = await fastSim({ instances: sc.instances, seed: sc.seed, timeScale: 250 });
   try {
     for (const f of sc.faults) s.control.addFault(f);
-    const steps = START + READY + (sc.pauseResume ? PAUSE_RESUME : "") + stopVia(s.verifierUrl) + DRAINED + VERIFY + COMMIT + COMMITTED;
-    const yaml = cutoverYaml(s, { steps, defaults: "{ pollInterval: 40ms, timeout: 1500ms, requestTimeout: 500ms, retry: { giveUpAfter: 700ms } }" });
+    const steps =
+      START +
+      READY +
+      (sc.pauseResume ? PAUSE_RESUME : "") +
+      stopVia(s.verifierUrl) +
+      DRAINED +
+      VERIFY +
+      COMMIT +
+      COMMITTED;
+    const yaml = cutoverYaml(s, {
+      steps,
+      defaults: "{ pollInterval: 40ms, timeout: 1500ms, requestTimeout: 500ms, retry: { giveUpAfter: 700ms } }",
+    });
     const guard = commitGuard(s);
     const { result, events } = await runInProcess(yaml, { listeners: [guard.listener] });
     const st = s.control.state();
@@ -108,14 +151,20 @@ async function runSchedule(sc: Schedule): Promise<void> {
     expect(st.writes.lost, outcome).toBe(0);
     tally[result.exitCode === 0 ? "committed" : result.commitSent ? "haltedAfterCommit" : "haltedBeforeCommit"]++;
     if (result.exitCode === 0) {
-      expect(st.instances.every((i) => i.state === "COMMITTED"), outcome).toBe(true);
+      expect(
+        st.instances.every((i) => i.state === "COMMITTED"),
+        outcome,
+      ).toBe(true);
       expect(st.fleetErrors, outcome).toEqual([]);
       return;
     }
     expect(result.exitCode, outcome).toBe(1);
     expect(result.message, outcome).toMatch(/^step [\w-]+ failed: \S/);
     if (!result.commitSent) {
-      expect(posts(s, "commit").every((n) => n === 0), outcome).toBe(true);
+      expect(
+        posts(s, "commit").every((n) => n === 0),
+        outcome,
+      ).toBe(true);
       const stopped = events.some((e) => e.type === "step.finished" && e.id === "stop-writes" && e.outcome === "ok");
       if (stopped) expect(st.writes.enabled, `${outcome}\n  (the write stop was not undone)`).toBe(true);
     }
@@ -140,12 +189,17 @@ async function pool<T>(items: readonly T[], width: number, f: (x: T) => Promise<
     }),
   );
   if (errors.length === 1) throw errors[0];
-  if (errors.length) throw new Error(`${errors.length} schedules failed:\n${errors.map((e) => (e instanceof Error ? e.message : String(e))).join("\n\n")}`);
+  if (errors.length)
+    throw new Error(
+      `${errors.length} schedules failed:\n${errors.map((e) => (e instanceof Error ? e.message : String(e))).join("\n\n")}`,
+    );
 }
 
 const only = process.env.SWEEP_SEED;
 const seeds = only ? [Number(only)] : Array.from({ length: SCHEDULES }, (_, i) => BASE_SEED + i);
-const batches = Array.from({ length: Math.ceil(seeds.length / BATCH) }, (_, b) => seeds.slice(b * BATCH, (b + 1) * BATCH));
+const batches = Array.from({ length: Math.ceil(seeds.length / BATCH) }, (_, b) =>
+  seeds.slice(b * BATCH, (b + 1) * BATCH),
+);
 
 describe(`seeded sweep of ${seeds.length} fault schedules: zero unsafe commits`, () => {
   it("schedules are reproducible from their seed", () => {
@@ -153,13 +207,22 @@ describe(`seeded sweep of ${seeds.length} fault schedules: zero unsafe commits`,
     expect(new Set(seeds.map((x) => JSON.stringify(schedule(x).faults))).size).toBeGreaterThan(seeds.length * 0.95);
   });
 
-  it.each(batches.map((b, i) => ({ i, b, label: `seeds ${b[0]}..${b[b.length - 1]}` })))("batch $i ($label)", async ({ b }) => {
-    await pool(b.map(schedule), PARALLEL, runSchedule);
-  }, 60_000);
+  it.each(batches.map((b, i) => ({ i, b, label: `seeds ${b[0]}..${b[b.length - 1]}` })))(
+    "batch $i ($label)",
+    async ({ b }) => {
+      await pool(b.map(schedule), PARALLEL, runSchedule);
+    },
+    60_000,
+  );
 
-  it.skipIf(only)("the sweep exercised both outcomes (not every schedule halts early, not every one is harmless)", () => {
-    expect(tally.committed + tally.haltedBeforeCommit + tally.haltedAfterCommit).toBe(seeds.length);
-    expect(tally.committed, JSON.stringify(tally)).toBeGreaterThan(seeds.length * 0.2);
-    expect(tally.haltedBeforeCommit + tally.haltedAfterCommit, JSON.stringify(tally)).toBeGreaterThan(seeds.length * 0.1);
-  });
+  it.skipIf(only)(
+    "the sweep exercised both outcomes (not every schedule halts early, not every one is harmless)",
+    () => {
+      expect(tally.committed + tally.haltedBeforeCommit + tally.haltedAfterCommit).toBe(seeds.length);
+      expect(tally.committed, JSON.stringify(tally)).toBeGreaterThan(seeds.length * 0.2);
+      expect(tally.haltedBeforeCommit + tally.haltedAfterCommit, JSON.stringify(tally)).toBeGreaterThan(
+        seeds.length * 0.1,
+      );
+    },
+  );
 });

@@ -11,14 +11,25 @@ import { down, GiB, idle, running, snap } from "./snapshots.js";
 const verifier = (over: Partial<VerifierProgress> = {}): VerifierProgress => ({
   phase: "idle",
   error: null,
-  verificationStatus: { totalTasks: 10, addedTasks: 0, processingTasks: 0, failedTasks: 0, completedTasks: 10, metadataMismatchTasks: 0, recheckTasks: 0 },
+  verificationStatus: {
+    totalTasks: 10,
+    addedTasks: 0,
+    processingTasks: 0,
+    failedTasks: 0,
+    completedTasks: 10,
+    metadataMismatchTasks: 0,
+    recheckTasks: 0,
+  },
   ...over,
 });
 
 describe("shorthands", () => {
   it("state: one or a list", () => {
     const s = snap([running(0), running(1, { state: "PAUSED", lagTimeSeconds: null })], true);
-    expect(evaluate({ state: "RUNNING" }, s)).toEqual({ met: false, failing: [{ instance: "s1", condition: "state RUNNING", value: "PAUSED" }] });
+    expect(evaluate({ state: "RUNNING" }, s)).toEqual({
+      met: false,
+      failing: [{ instance: "s1", condition: "state RUNNING", value: "PAUSED" }],
+    });
     expect(evaluate({ state: ["RUNNING", "PAUSED"] }, s)).toEqual({ met: true, failing: [] });
   });
 
@@ -39,34 +50,56 @@ describe("shorthands", () => {
   it("lagBelow: strictly below, seconds or a duration string; null never passes", () => {
     const at = (lag: number | null) => snap([running(0, { lagTimeSeconds: lag })]);
     expect(evaluate({ lagBelow: 5 }, at(4)).met).toBe(true);
-    expect(evaluate({ lagBelow: 5 }, at(5))).toEqual({ met: false, failing: [{ instance: "http://127.0.0.1:27182", condition: "lagBelow 5", value: 5 }] });
+    expect(evaluate({ lagBelow: 5 }, at(5))).toEqual({
+      met: false,
+      failing: [{ instance: "http://127.0.0.1:27182", condition: "lagBelow 5", value: 5 }],
+    });
     expect(evaluate({ lagBelow: "5s" }, at(4)).met).toBe(true);
     expect(evaluate({ lagBelow: "1m" }, at(59)).met).toBe(true);
     expect(evaluate({ lagBelow: "500ms" }, at(0)).met).toBe(true);
     expect(evaluate({ lagBelow: "500ms" }, at(1)).met).toBe(false);
     // an interpolated `${vars.maxLag}` arrives as "5": seconds, not ms
     expect(evaluate({ lagBelow: "5" }, at(4)).met).toBe(true);
-    expect(evaluate({ lagBelow: 5 }, at(null)).failing).toEqual([{ instance: "http://127.0.0.1:27182", condition: "lagBelow 5", value: null }]);
+    expect(evaluate({ lagBelow: 5 }, at(null)).failing).toEqual([
+      { instance: "http://127.0.0.1:27182", condition: "lagBelow 5", value: null },
+    ]);
     expect(evaluate({ lagBelow: "soon" }, at(0)).failing[0]!.condition).toBe("lagBelow soon (not a duration)");
     expect(lagLimitSeconds("2h")).toBe(7200);
   });
 
   // "Copy has begun when progress shows collectionCopy.estimatedCopiedBytes greater than 0"
   it("copyStarted: estimatedCopiedBytes > 0", () => {
-    const pre = snap([running(0, { info: "collection copy", collectionCopy: { estimatedTotalBytes: 1, estimatedCopiedBytes: 0 } })]);
-    expect(evaluate({ copyStarted: true }, pre)).toEqual({ met: false, failing: [{ instance: "http://127.0.0.1:27182", condition: "copyStarted true", value: 0 }] });
+    const pre = snap([
+      running(0, { info: "collection copy", collectionCopy: { estimatedTotalBytes: 1, estimatedCopiedBytes: 0 } }),
+    ]);
+    expect(evaluate({ copyStarted: true }, pre)).toEqual({
+      met: false,
+      failing: [{ instance: "http://127.0.0.1:27182", condition: "copyStarted true", value: 0 }],
+    });
     expect(evaluate({ copyStarted: false }, pre).met).toBe(true);
-    expect(evaluate({ copyStarted: true }, snap([running(0, { collectionCopy: { estimatedTotalBytes: GiB, estimatedCopiedBytes: 1 } })])).met).toBe(true);
+    expect(
+      evaluate(
+        { copyStarted: true },
+        snap([running(0, { collectionCopy: { estimatedTotalBytes: GiB, estimatedCopiedBytes: 1 } })]),
+      ).met,
+    ).toBe(true);
     expect(evaluate({ copyStarted: true }, snap([idle()])).met).toBe(false);
   });
 
   // "Before the collection copy phase, estimatedCopiedBytes is 0 and estimatedTotalBytes is 1." and
   // "Progress reaches 100% at the end of collection copy (the two values are equal)."
   it("copyComplete: copied equals total once the copy has begun, never 0 of 1", () => {
-    const copy = (copied: number, total: number, info = "collection copy") => running(0, { info, collectionCopy: { estimatedTotalBytes: total, estimatedCopiedBytes: copied } });
+    const copy = (copied: number, total: number, info = "collection copy") =>
+      running(0, { info, collectionCopy: { estimatedTotalBytes: total, estimatedCopiedBytes: copied } });
     expect(evaluate({ copyComplete: true }, snap([copy(0, 1)]))).toEqual({
       met: false,
-      failing: [{ instance: "http://127.0.0.1:27182", condition: "copyComplete true", value: { estimatedCopiedBytes: 0, estimatedTotalBytes: 1 } }],
+      failing: [
+        {
+          instance: "http://127.0.0.1:27182",
+          condition: "copyComplete true",
+          value: { estimatedCopiedBytes: 0, estimatedTotalBytes: 1 },
+        },
+      ],
     });
     expect(evaluate({ copyComplete: true }, snap([copy(0, 0)])).met).toBe(false);
     expect(evaluate({ copyComplete: true }, snap([copy(GiB / 2, GiB)])).met).toBe(false);
@@ -78,7 +111,11 @@ describe("shorthands", () => {
   // "estimatedTotalBytes: Estimated total bytes to copy globally across all instances." /
   // "estimatedCopiedBytes: Estimated bytes copied to the destination by this instance."
   it("copyComplete with several instances: the fleet's copied bytes add up to the global total", () => {
-    const part = (i: number, copied: number) => running(i, { info: "collection copy", collectionCopy: { estimatedTotalBytes: GiB, estimatedCopiedBytes: copied } });
+    const part = (i: number, copied: number) =>
+      running(i, {
+        info: "collection copy",
+        collectionCopy: { estimatedTotalBytes: GiB, estimatedCopiedBytes: copied },
+      });
     expect(evaluate({ copyComplete: true }, snap([part(0, GiB / 2), part(1, GiB / 2)])).met).toBe(true);
     expect(evaluate({ copyComplete: true }, snap([part(0, GiB / 2), part(1, GiB / 4)])).met).toBe(false);
     // an instance that does not answer leaves the sum unknown
@@ -88,23 +125,37 @@ describe("shorthands", () => {
   // "After a live upgrade from an earlier version to 1.8.0 or higher, collection copy progress restarts
   // from 0 copied of 1 total" — "A sync phase called change event application (CEA) follows the collection copy."
   it("copyComplete: an instance in change event application (or committing) has finished its copy", () => {
-    const upgraded = running(0, { info: "change event application", collectionCopy: { estimatedTotalBytes: 1, estimatedCopiedBytes: 0 } });
+    const upgraded = running(0, {
+      info: "change event application",
+      collectionCopy: { estimatedTotalBytes: 1, estimatedCopiedBytes: 0 },
+    });
     expect(evaluate({ copyComplete: true }, snap([upgraded])).met).toBe(true);
-    expect(evaluate({ copyComplete: true }, snap([running(0, { state: "COMMITTED", info: "commit completed" })])).met).toBe(true);
+    expect(
+      evaluate({ copyComplete: true }, snap([running(0, { state: "COMMITTED", info: "commit completed" })])).met,
+    ).toBe(true);
   });
 
   // "When phase is `idle` and failedTasks is 0, the sync was verified successfully."
   it("phase and failedTasks judge the verifier", () => {
     const s = snap([running(0)]);
     expect(evaluate({ phase: "idle", failedTasks: 0 }, s, verifier())).toEqual({ met: true, failing: [] });
-    expect(evaluate({ phase: "idle", failedTasks: 0 }, s, verifier({ phase: "recheck", verificationStatus: { failedTasks: 2 } }))).toEqual({
+    expect(
+      evaluate(
+        { phase: "idle", failedTasks: 0 },
+        s,
+        verifier({ phase: "recheck", verificationStatus: { failedTasks: 2 } }),
+      ),
+    ).toEqual({
       met: false,
       failing: [
         { instance: "verifier", condition: "phase idle", value: "recheck" },
         { instance: "verifier", condition: "failedTasks 0", value: 2 },
       ],
     });
-    expect(evaluate({ phase: "idle" }, s)).toEqual({ met: false, failing: [{ instance: "verifier", condition: "phase idle", value: undefined }] });
+    expect(evaluate({ phase: "idle" }, s)).toEqual({
+      met: false,
+      failing: [{ instance: "verifier", condition: "phase idle", value: undefined }],
+    });
   });
 });
 
@@ -113,25 +164,43 @@ describe("expect", () => {
 
   it("equals, below, atLeast, in, matches on dotted paths", () => {
     expect(evaluate({ expect: [{ path: "collectionCopy.estimatedCopiedBytes", equals: GiB }] }, s).met).toBe(true);
-    expect(evaluate({ expect: [{ path: "lagTimeSeconds", below: 5 }] }, s)).toEqual({ met: false, failing: [{ instance: "s1", condition: "lagTimeSeconds below 5", value: 9 }] });
-    expect(evaluate({ expect: [{ path: "totalEventsApplied", atLeast: 100 }] }, s).failing).toEqual([{ instance: "s1", condition: "totalEventsApplied atLeast 100", value: 5 }]);
+    expect(evaluate({ expect: [{ path: "lagTimeSeconds", below: 5 }] }, s)).toEqual({
+      met: false,
+      failing: [{ instance: "s1", condition: "lagTimeSeconds below 5", value: 9 }],
+    });
+    expect(evaluate({ expect: [{ path: "totalEventsApplied", atLeast: 100 }] }, s).failing).toEqual([
+      { instance: "s1", condition: "totalEventsApplied atLeast 100", value: 5 },
+    ]);
     expect(evaluate({ expect: [{ path: "state", in: ["RUNNING", "COMMITTING"] }] }, s).met).toBe(true);
     expect(evaluate({ expect: [{ path: "directionMapping.Destination", matches: "^cluster1: " }] }, s).met).toBe(true);
     expect(evaluate({ expect: [{ path: "directionMapping.Destination", matches: "^cluster0: " }] }, s).met).toBe(false);
-    expect(evaluate({ expect: [{ path: "info", matches: "(" }] }, s).failing[0]!.condition).toBe("info matches ( (invalid regular expression)");
+    expect(evaluate({ expect: [{ path: "info", matches: "(" }] }, s).failing[0]!.condition).toBe(
+      "info matches ( (invalid regular expression)",
+    );
   });
 
   it("a missing path fails; equals null matches a null field", () => {
-    expect(evaluate({ expect: [{ path: "no.such.field", equals: 1 }] }, s).failing[0]).toEqual({ instance: "s0", condition: "no.such.field equals 1", value: undefined });
+    expect(evaluate({ expect: [{ path: "no.such.field", equals: 1 }] }, s).failing[0]).toEqual({
+      instance: "s0",
+      condition: "no.such.field equals 1",
+      value: undefined,
+    });
     expect(evaluate({ expect: [{ path: "lagTimeSeconds", equals: null }] }, snap([idle()])).met).toBe(true);
   });
 
   it("unknown fields of newer versions are reachable", () => {
-    expect(evaluate({ expect: [{ path: "verification.source.phase", equals: "stream hashing" }] }, snap([running(0, { verification: { source: { phase: "stream hashing" } } })])).met).toBe(true);
+    expect(
+      evaluate(
+        { expect: [{ path: "verification.source.phase", equals: "stream hashing" }] },
+        snap([running(0, { verification: { source: { phase: "stream hashing" } } })]),
+      ).met,
+    ).toBe(true);
   });
 
   it("a `verifier.` prefix reads the verifier's progress", () => {
-    expect(evaluate({ expect: [{ path: "verifier.verificationStatus.completedTasks", atLeast: 10 }] }, s, verifier()).met).toBe(true);
+    expect(
+      evaluate({ expect: [{ path: "verifier.verificationStatus.completedTasks", atLeast: 10 }] }, s, verifier()).met,
+    ).toBe(true);
     expect(evaluate({ expect: [{ path: "verifier.error", equals: null }] }, s, verifier({ error: "boom" }))).toEqual({
       met: false,
       failing: [{ instance: "verifier", condition: "verifier.error equals null", value: "boom" }],
@@ -156,19 +225,38 @@ describe("on", () => {
     expect(evaluate({ on: "any", lagBelow: 5 }, mixed)).toEqual({ met: true, failing: [] });
     // the conditions must hold on the same instance
     expect(evaluate({ on: "any", lagBelow: 5, canCommit: false }, mixed).met).toBe(false);
-    expect(evaluate({ on: "any", state: "COMMITTED" }, mixed).failing.map((f) => f.instance)).toEqual(["s0", "s1", "s2"]);
+    expect(evaluate({ on: "any", state: "COMMITTED" }, mixed).failing.map((f) => f.instance)).toEqual([
+      "s0",
+      "s1",
+      "s2",
+    ]);
   });
 
   // facts: "`mongosyncID` and `coordinatorID` (strings): this instance and the coordinator (1.3)."
   it("coordinator: the instance whose mongosyncID is the coordinatorID", () => {
-    const s = snap([running(0, { coordinatorID: "id-1", lagTimeSeconds: 9 }), running(1, { coordinatorID: "id-1", lagTimeSeconds: 1 })], true);
+    const s = snap(
+      [
+        running(0, { coordinatorID: "id-1", lagTimeSeconds: 9 }),
+        running(1, { coordinatorID: "id-1", lagTimeSeconds: 1 }),
+      ],
+      true,
+    );
     expect(evaluate({ on: "coordinator", lagBelow: 5 }, s)).toEqual({ met: true, failing: [] });
-    expect(evaluate({ on: "coordinator", lagBelow: 1 }, s)).toEqual({ met: false, failing: [{ instance: "s1", condition: "lagBelow 1", value: 1 }] });
+    expect(evaluate({ on: "coordinator", lagBelow: 1 }, s)).toEqual({
+      met: false,
+      failing: [{ instance: "s1", condition: "lagBelow 1", value: 1 }],
+    });
   });
 
   it("coordinator: unknown (IDLE nulls, or the coordinator does not answer) fails with the reason", () => {
-    expect(evaluate({ on: "coordinator", state: "IDLE" }, snap([idle(), idle()]))).toEqual({ met: false, failing: [{ instance: "coordinator", condition: "coordinator answered", value: null }] });
-    expect(evaluate({ on: "coordinator", state: "RUNNING" }, snap([down(0), running(1)]))).toEqual({ met: false, failing: [{ instance: "coordinator", condition: "coordinator answered", value: "id-0" }] });
+    expect(evaluate({ on: "coordinator", state: "IDLE" }, snap([idle(), idle()]))).toEqual({
+      met: false,
+      failing: [{ instance: "coordinator", condition: "coordinator answered", value: null }],
+    });
+    expect(evaluate({ on: "coordinator", state: "RUNNING" }, snap([down(0), running(1)]))).toEqual({
+      met: false,
+      failing: [{ instance: "coordinator", condition: "coordinator answered", value: "id-0" }],
+    });
     // a fleet of one is its own coordinator
     expect(evaluate({ on: "coordinator", state: "IDLE" }, snap([idle()])).met).toBe(true);
   });
@@ -179,7 +267,9 @@ describe("on", () => {
   });
 
   it("timing fields are ignored", () => {
-    expect(evaluate({ state: "RUNNING", timeout: "1h", pollInterval: "2s", slowAfter: "5m" }, snap([running(0)])).met).toBe(true);
+    expect(
+      evaluate({ state: "RUNNING", timeout: "1h", pollInterval: "2s", slowAfter: "5m" }, snap([running(0)])).met,
+    ).toBe(true);
   });
 });
 
@@ -189,15 +279,23 @@ describe("progressSignature", () => {
     expect(progressSignature(snap([running(0, { canWrite: true, info: "x" }), running(1)]))).toBe(base);
     expect(progressSignature(snap([running(0, { lagTimeSeconds: 3 }), running(1)]))).not.toBe(base);
     expect(progressSignature(snap([running(0, { totalEventsApplied: 1001 }), running(1)]))).not.toBe(base);
-    expect(progressSignature(snap([running(0, { collectionCopy: { estimatedTotalBytes: GiB, estimatedCopiedBytes: 5 } }), running(1)]))).not.toBe(base);
+    expect(
+      progressSignature(
+        snap([running(0, { collectionCopy: { estimatedTotalBytes: GiB, estimatedCopiedBytes: 5 } }), running(1)]),
+      ),
+    ).not.toBe(base);
     expect(progressSignature(snap([running(0, { state: "COMMITTING" }), running(1)]))).not.toBe(base);
   });
 
   it("an instance that keeps failing does not look like movement; the verifier's counters count", () => {
     const a = down(1);
-    const b = new TransportError("http://127.0.0.1:27183", "progress", "timeout", "no answer within 2 s", { requestSent: true });
+    const b = new TransportError("http://127.0.0.1:27183", "progress", "timeout", "no answer within 2 s", {
+      requestSent: true,
+    });
     expect(progressSignature(snap([running(0), a]))).toBe(progressSignature(snap([running(0), b])));
     const s = snap([running(0)]);
-    expect(progressSignature(s, verifier())).not.toBe(progressSignature(s, verifier({ verificationStatus: { completedTasks: 11 } })));
+    expect(progressSignature(s, verifier())).not.toBe(
+      progressSignature(s, verifier({ verificationStatus: { completedTasks: 11 } })),
+    );
   });
 });

@@ -23,17 +23,25 @@ type Seen = { [K in RunEventType]: { type: K; payload: RunEventMap[K] } }[RunEve
 function recorder(): { events: Seen[]; emit: FleetEmit; of: <K extends RunEventType>(t: K) => RunEventMap[K][] } {
   const events: Seen[] = [];
   const emit: FleetEmit = (type, payload) => events.push({ type, payload } as Seen);
-  const of = <K extends RunEventType>(t: K): RunEventMap[K][] => events.filter((e) => e.type === t).map((e) => e.payload as RunEventMap[K]);
+  const of = <K extends RunEventType>(t: K): RunEventMap[K][] =>
+    events.filter((e) => e.type === t).map((e) => e.payload as RunEventMap[K]);
   return { events, emit, of };
 }
 
 function fleetOf(s: Simulator, extra: { emit?: FleetEmit; requestTimeoutMs?: number } = {}): Fleet {
-  return createFleet({ instances: s.instances.map((i) => ({ url: i.url, name: `shard-${i.index}` })), requestTimeoutMs: extra.requestTimeoutMs ?? 2000, emit: extra.emit });
+  return createFleet({
+    instances: s.instances.map((i) => ({ url: i.url, name: `shard-${i.index}` })),
+    requestTimeoutMs: extra.requestTimeoutMs ?? 2000,
+    emit: extra.emit,
+  });
 }
 
 describe("refs", () => {
   it("redacted URLs, names and indexes", async () => {
-    fleet = createFleet({ instances: [{ url: "http://u:p@127.0.0.1:1/" }, { url: "http://127.0.0.1:2", name: "b" }], requestTimeoutMs: 100 });
+    fleet = createFleet({
+      instances: [{ url: "http://u:p@127.0.0.1:1/" }, { url: "http://127.0.0.1:2", name: "b" }],
+      requestTimeoutMs: 100,
+    });
     expect(fleet.refs).toEqual([
       { url: "http://***@127.0.0.1:1", index: 0 },
       { url: "http://127.0.0.1:2", name: "b", index: 1 },
@@ -81,7 +89,9 @@ describe("progress", () => {
     expect(counts[1]!["GET /api/v1/progress"]).toBeGreaterThan(2);
     const retries = rec.of("decision").filter((d) => d.kind === "retry");
     expect(retries.length).toBeGreaterThan(0);
-    expect(retries[0]!.reason).toMatch(new RegExp(`^${sim.instances[1]!.url}: progress failing for .* \\(InternalError\\), retrying in`));
+    expect(retries[0]!.reason).toMatch(
+      new RegExp(`^${sim.instances[1]!.url}: progress failing for .* \\(InternalError\\), retrying in`),
+    );
   });
 
   it("progressWithRetry gives up at the deadline and captures the last error", async () => {
@@ -157,7 +167,12 @@ describe("broadcast", () => {
     sim = await frozenSim({ instances: 3 });
     const rec = recorder();
     let id = 100;
-    fleet = createFleet({ instances: sim.instances.map((i) => ({ url: i.url })), requestTimeoutMs: 2000, emit: rec.emit, requestId: () => ++id });
+    fleet = createFleet({
+      instances: sim.instances.map((i) => ({ url: i.url })),
+      requestTimeoutMs: 2000,
+      emit: rec.emit,
+      requestId: () => ++id,
+    });
     const out = await fleet.broadcast("start", RS_TO_SHARDED, undefined, { only: [1] });
     expect(out.results.map((r) => r.ref.index)).toEqual([1]);
     expect(out.skewMs).toBe(0);
@@ -204,7 +219,16 @@ describe("identity on a live fleet", () => {
     expect(fleet.identity(await fleet.progress(), { clusters: ["cluster0", "cluster1"] })).toEqual([]);
     await fleet.broadcast("start", RS_TO_SHARDED);
     const snap: FleetSnapshot = await fleet.progress();
-    expect(fleet.identity(snap, { clusters: ["cluster0", "cluster1"], source: "cluster0", destination: "cluster1" })).toEqual([]);
-    expect(fleet.identity(snap, { clusters: ["cluster0", "cluster2"] })).toEqual([{ instance: undefined, message: expect.stringMatching(/^the fleet syncs cluster0: .*: destination cluster "cluster1" is not one the runbook names/) }]);
+    expect(
+      fleet.identity(snap, { clusters: ["cluster0", "cluster1"], source: "cluster0", destination: "cluster1" }),
+    ).toEqual([]);
+    expect(fleet.identity(snap, { clusters: ["cluster0", "cluster2"] })).toEqual([
+      {
+        instance: undefined,
+        message: expect.stringMatching(
+          /^the fleet syncs cluster0: .*: destination cluster "cluster1" is not one the runbook names/,
+        ),
+      },
+    ]);
   });
 });

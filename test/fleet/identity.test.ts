@@ -9,7 +9,13 @@ import { down, idle, running, snap } from "./snapshots.js";
 
 describe("identity", () => {
   it("a consistent fleet has no problem", () => {
-    expect(identityProblems(snap([running(0), running(1), running(2)]), { clusters: ["cluster0", "cluster1"], source: "cluster0", destination: "cluster1" })).toEqual([]);
+    expect(
+      identityProblems(snap([running(0), running(1), running(2)]), {
+        clusters: ["cluster0", "cluster1"],
+        source: "cluster0",
+        destination: "cluster1",
+      }),
+    ).toEqual([]);
   });
 
   // "In state IDLE, all fields except `state` and `canCommit` are null."
@@ -21,27 +27,54 @@ describe("identity", () => {
 
   it("two instances with one mongosyncID: the URL is listed twice", () => {
     const s = snap([running(0), running(1), running(1)], true);
-    expect(identityProblems(s)).toEqual([{ instance: s.instances[2]!.ref, message: 's2 (http://127.0.0.1:27184) reports mongosyncID "id-1", the same as s1 (http://127.0.0.1:27183): is one instance listed twice?' }]);
+    expect(identityProblems(s)).toEqual([
+      {
+        instance: s.instances[2]!.ref,
+        message:
+          's2 (http://127.0.0.1:27184) reports mongosyncID "id-1", the same as s1 (http://127.0.0.1:27183): is one instance listed twice?',
+      },
+    ]);
   });
 
   it("an instance with another coordinatorID belongs to another fleet", () => {
     const s = snap([running(0), running(1), running(2, { coordinatorID: "other-0" })]);
     expect(identityProblems(s)).toEqual([
-      { instance: s.instances[2]!.ref, message: 'http://127.0.0.1:27184 reports coordinatorID "other-0"; 2 other instances report "id-0": is it an instance of another fleet?' },
+      {
+        instance: s.instances[2]!.ref,
+        message:
+          'http://127.0.0.1:27184 reports coordinatorID "other-0"; 2 other instances report "id-0": is it an instance of another fleet?',
+      },
     ]);
   });
 
   it("no instance is the coordinator: an instance is missing from the runbook", () => {
     const s = snap([running(1, { coordinatorID: "id-9" }), running(2, { coordinatorID: "id-9" })]);
-    expect(identityProblems(s)).toEqual([{ instance: undefined, message: 'no instance of the runbook is the coordinator "id-9" (instances report "id-1", "id-2"): is an instance missing from the runbook?' }]);
+    expect(identityProblems(s)).toEqual([
+      {
+        instance: undefined,
+        message:
+          'no instance of the runbook is the coordinator "id-9" (instances report "id-1", "id-2"): is an instance missing from the runbook?',
+      },
+    ]);
     // undecidable while an instance does not answer: it may be the coordinator
     expect(identityProblems(snap([down(0), running(1, { coordinatorID: "id-0" })]))).toEqual([]);
   });
 
   it("a different directionMapping names the instance and both directions", () => {
-    const s = snap([running(0), running(1), running(2, { directionMapping: { Source: "cluster1: mongos:27017", Destination: "cluster0: rs0/a:27017" } })], true);
+    const s = snap(
+      [
+        running(0),
+        running(1),
+        running(2, { directionMapping: { Source: "cluster1: mongos:27017", Destination: "cluster0: rs0/a:27017" } }),
+      ],
+      true,
+    );
     expect(identityProblems(s)).toEqual([
-      { instance: s.instances[2]!.ref, message: "s2 (http://127.0.0.1:27184) syncs cluster1: mongos:27017 → cluster0: rs0/a:27017; 2 other instances report cluster0: rs0/a:27017 → cluster1: mongos:27017" },
+      {
+        instance: s.instances[2]!.ref,
+        message:
+          "s2 (http://127.0.0.1:27184) syncs cluster1: mongos:27017 → cluster0: rs0/a:27017; 2 other instances report cluster0: rs0/a:27017 → cluster1: mongos:27017",
+      },
     ]);
   });
 
@@ -59,7 +92,10 @@ describe("identity", () => {
   });
 
   it("secrets in directionMapping values are redacted", () => {
-    const s = snap([running(0), running(1, { directionMapping: { Source: "cluster0: mongodb://u:secret@h:1", Destination: "cluster1: b:2" } })]);
+    const s = snap([
+      running(0),
+      running(1, { directionMapping: { Source: "cluster0: mongodb://u:secret@h:1", Destination: "cluster1: b:2" } }),
+    ]);
     const text = JSON.stringify(identityProblems(s));
     expect(text).not.toContain("secret");
     expect(text).toContain("mongodb://***@h:1");

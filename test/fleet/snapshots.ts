@@ -23,11 +23,28 @@ export function running(i: number, over: Partial<Progress> = {}): Progress {
 
 /** In state IDLE "all fields except `state` and `canCommit` are null". */
 export function idle(): Progress {
-  return { state: "IDLE", canCommit: false, canWrite: null, info: null, lagTimeSeconds: null, totalEventsApplied: null, collectionCopy: null, directionMapping: null, mongosyncID: null, coordinatorID: null };
+  return {
+    state: "IDLE",
+    canCommit: false,
+    canWrite: null,
+    info: null,
+    lagTimeSeconds: null,
+    totalEventsApplied: null,
+    collectionCopy: null,
+    directionMapping: null,
+    mongosyncID: null,
+    coordinatorID: null,
+  };
 }
 
 export function down(i: number): TransportError {
-  return new TransportError(`http://127.0.0.1:${27182 + i}`, "progress", "connect", "cannot connect: connect ECONNREFUSED", { sysCode: "ECONNREFUSED", requestSent: false });
+  return new TransportError(
+    `http://127.0.0.1:${27182 + i}`,
+    "progress",
+    "connect",
+    "cannot connect: connect ECONNREFUSED",
+    { sysCode: "ECONNREFUSED", requestSent: false },
+  );
 }
 
 /** A snapshot from per-instance progress (or an error); instance i is `http://127.0.0.1:2718(2+i)`, named `s<i>` when `named`. */

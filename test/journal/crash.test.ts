@@ -31,7 +31,16 @@ it("a runner killed (SIGKILL) right after request.sent leaves a readable journal
   expect(state.warnings).toEqual([]);
   expect(state.steps[0]).toEqual({ index: 0, id: "start", kind: "start", started: true });
   expect(state.commandsSent).toEqual([
-    { op: "start", stepIndex: 0, instances: ["i0", "i1"], answered: "unknown", perInstance: [{ instance: "i0", answered: "unknown" }, { instance: "i1", answered: "unknown" }] },
+    {
+      op: "start",
+      stepIndex: 0,
+      instances: ["i0", "i1"],
+      answered: "unknown",
+      perInstance: [
+        { instance: "i0", answered: "unknown" },
+        { instance: "i1", answered: "unknown" },
+      ],
+    },
   ]);
   expect(state.finished).toBeUndefined();
 

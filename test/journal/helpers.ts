@@ -15,7 +15,11 @@ export function eventFactory(start = 0): <K extends RunEventType>(type: K, paylo
   return (type, payload) => ({ type, seq: ++seq, at: 1_700_000_000_000 + seq, ...payload }) as unknown as RunEvent;
 }
 
-export const inst = (index: number, name = `i${index}`): InstanceRef => ({ url: `http://127.0.0.1:${27182 + index}`, name, index });
+export const inst = (index: number, name = `i${index}`): InstanceRef => ({
+  url: `http://127.0.0.1:${27182 + index}`,
+  name,
+  index,
+});
 
 export const STEPS = [
   { index: 0, id: "start", kind: "start", title: "start" },

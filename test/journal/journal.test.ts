@@ -19,56 +19,145 @@ const lines = (file: string): Record<string, unknown>[] =>
 
 describe("openJournal", () => {
   it("creates <ISO time>-<pid>.jsonl whose first line is the journal.opened header", () => {
-    const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc", now: () => Date.UTC(2024, 4, 1, 12, 30, 0, 123) });
+    const j = openJournal({
+      dir,
+      runbookName: "sales",
+      runbookHash: "abc",
+      now: () => Date.UTC(2024, 4, 1, 12, 30, 0, 123),
+    });
     j.close();
     expect(basename(j.file)).toBe(`2024-05-01T12-30-00.123Z-${process.pid}.jsonl`);
     const [h] = lines(j.file);
-    expect(h).toMatchObject({ type: "journal.opened", seq: 0, version: 1, runbook: "sales", hash: "abc", pid: process.pid });
+    expect(h).toMatchObject({
+      type: "journal.opened",
+      seq: 0,
+      version: 1,
+      runbook: "sales",
+      hash: "abc",
+      pid: process.pid,
+    });
     expect(typeof h!.host).toBe("string");
   });
 
   it("has each line on disk before write() returns (read right after each write)", () => {
     const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
     const ev = eventFactory();
-    const sent = ev("request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/commit", body: {} });
+    const sent = ev("request.sent", {
+      id: 1,
+      instance: inst(0),
+      target: "service",
+      method: "POST",
+      path: "/api/v1/commit",
+      body: {},
+    });
     j.write(sent);
     // another reader (a new file descriptor) sees the line: it reached the OS, not a JS buffer
     expect(lines(j.file).at(-1)).toEqual(sent);
-    const answer = ev("response.received", { id: 1, instance: inst(0), target: "service", status: 200, ok: true, body: { success: true }, durationMs: 3 });
+    const answer = ev("response.received", {
+      id: 1,
+      instance: inst(0),
+      target: "service",
+      status: 200,
+      ok: true,
+      body: { success: true },
+      durationMs: 3,
+    });
     j.write(answer);
     expect(lines(j.file).at(-1)).toEqual(answer);
     j.close();
   });
 
   it("fsyncs the events resume depends on, not the samples", () => {
-    for (const t of ["request.sent", "response.received", "decision", "step.started", "step.finished", "step.skipped", "commit.sent", "hook.started", "hook.finished", "run.started", "run.finished", "some.future.event"]) expect(mustFsync(t), t).toBe(true);
+    for (const t of [
+      "request.sent",
+      "response.received",
+      "decision",
+      "step.started",
+      "step.finished",
+      "step.skipped",
+      "commit.sent",
+      "hook.started",
+      "hook.finished",
+      "run.started",
+      "run.finished",
+      "some.future.event",
+    ])
+      expect(mustFsync(t), t).toBe(true);
     for (const t of ["progress.sampled", "verifier.sampled", "wait.status"]) expect(mustFsync(t), t).toBe(false);
   });
 
   it("round-trips through readJournalState and the report's reader", async () => {
     const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
     const emitter = createEmitter([asListener(j)]);
-    emitter.emit("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "run", steps: STEPS });
+    emitter.emit("run.started", {
+      runbook: "sales",
+      file: "x.yaml",
+      hash: "abc",
+      instances: [inst(0)],
+      mode: "run",
+      steps: STEPS,
+    });
     emitter.emit("step.started", STEPS[0]!);
-    emitter.emit("request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/start", body: {} });
-    emitter.emit("response.received", { id: 1, instance: inst(0), target: "service", status: 200, ok: true, body: { success: true }, durationMs: 2 });
+    emitter.emit("request.sent", {
+      id: 1,
+      instance: inst(0),
+      target: "service",
+      method: "POST",
+      path: "/api/v1/start",
+      body: {},
+    });
+    emitter.emit("response.received", {
+      id: 1,
+      instance: inst(0),
+      target: "service",
+      status: 200,
+      ok: true,
+      body: { success: true },
+      durationMs: 2,
+    });
     emitter.emit("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 5 });
     j.close();
 
     const state = await readJournalState(j.file);
-    expect(state).toMatchObject({ runbook: "sales", hash: "abc", lastSeq: 5, warnings: [], stopWritesSucceeded: false });
+    expect(state).toMatchObject({
+      runbook: "sales",
+      hash: "abc",
+      lastSeq: 5,
+      warnings: [],
+      stopWritesSucceeded: false,
+    });
     expect(state.steps[0]).toEqual({ index: 0, id: "start", kind: "start", started: true, finished: "ok" });
     expect(state.steps[1]).toEqual({ index: 1, id: "wait", kind: "waitFor", started: false });
-    expect(state.commandsSent).toEqual([{ op: "start", stepIndex: 0, instances: ["i0"], answered: "ok", perInstance: [{ instance: "i0", answered: "ok" }] }]);
+    expect(state.commandsSent).toEqual([
+      {
+        op: "start",
+        stepIndex: 0,
+        instances: ["i0"],
+        answered: "ok",
+        perInstance: [{ instance: "i0", answered: "ok" }],
+      },
+    ]);
 
     // the report reader (src/report/journal.ts) accepts the header as an event-shaped line
     const report = await readJournal(dir);
     expect(report.warnings).toEqual([]);
-    expect(report.events.map((e) => e.type)).toEqual(["journal.opened", "run.started", "step.started", "request.sent", "response.received", "step.finished"]);
+    expect(report.events.map((e) => e.type)).toEqual([
+      "journal.opened",
+      "run.started",
+      "step.started",
+      "request.sent",
+      "response.received",
+      "step.finished",
+    ]);
   });
 
   it("runs the extra redactor over every line, and never writes a line it broke", () => {
-    const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc", redact: (s) => s.replaceAll("hunter2", "***") });
+    const j = openJournal({
+      dir,
+      runbookName: "sales",
+      runbookHash: "abc",
+      redact: (s) => s.replaceAll("hunter2", "***"),
+    });
     const ev = eventFactory();
     j.write(ev("log", { level: "info", message: "password hunter2" }));
     j.close();
@@ -78,14 +167,26 @@ describe("openJournal", () => {
     const q = openJournal({ dir, runbookName: "q", runbookHash: "abc", redact: (s) => s.replaceAll('pa"ss\\', "***") });
     q.write(ev("log", { level: "info", message: 'pw pa"ss\\ end' }));
     q.close();
-    expect(readFileSync(q.file, "utf8")).not.toContain("pa\\\"ss");
+    expect(readFileSync(q.file, "utf8")).not.toContain('pa\\"ss');
     expect(lines(q.file).at(-1)).toMatchObject({ message: "pw *** end" });
 
-    const k = openJournal({ dir, runbookName: "other", runbookHash: "abc", redact: (s) => s.replaceAll("hunter2", "***").replace('"body":', "") });
-    k.write(ev("request.sent", { id: 7, target: "service", method: "POST", path: "/api/v1/start", body: { pw: "hunter2" } }));
+    const k = openJournal({
+      dir,
+      runbookName: "other",
+      runbookHash: "abc",
+      redact: (s) => s.replaceAll("hunter2", "***").replace('"body":', ""),
+    });
+    k.write(
+      ev("request.sent", { id: 7, target: "service", method: "POST", path: "/api/v1/start", body: { pw: "hunter2" } }),
+    );
     k.close();
     expect(readFileSync(k.file, "utf8")).not.toContain("hunter2");
-    expect(lines(k.file).at(-1)).toMatchObject({ type: "request.sent", id: 7, path: "/api/v1/start", redactionFailed: true });
+    expect(lines(k.file).at(-1)).toMatchObject({
+      type: "request.sent",
+      id: 7,
+      path: "/api/v1/start",
+      redactionFailed: true,
+    });
   });
 
   it("two journals opened by one process in the same millisecond get two files (never EEXIST, never the other's)", () => {
@@ -118,38 +219,106 @@ describe("openJournal on resume (file given)", () => {
   it("appends a journal.resumed marker and shifts seq and request ids past the earlier writer's", async () => {
     const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
     const ev = eventFactory();
-    j.write(ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "run", steps: STEPS }));
+    j.write(
+      ev("run.started", {
+        runbook: "sales",
+        file: "x.yaml",
+        hash: "abc",
+        instances: [inst(0)],
+        mode: "run",
+        steps: STEPS,
+      }),
+    );
     j.write(ev("step.started", STEPS[0]!));
-    j.write(ev("request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/start", body: {} }));
+    j.write(
+      ev("request.sent", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        method: "POST",
+        path: "/api/v1/start",
+        body: {},
+      }),
+    );
     j.close();
 
     const r = openJournal({ dir, runbookName: "sales", runbookHash: "abc", file: j.file });
     expect(r.file).toBe(j.file);
     expect(r.resumedAfterSeq).toBe(3);
     const ev2 = eventFactory(); // a resumed runner's emitter counts from 1 again
-    r.write(ev2("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "resume", steps: STEPS }));
+    r.write(
+      ev2("run.started", {
+        runbook: "sales",
+        file: "x.yaml",
+        hash: "abc",
+        instances: [inst(0)],
+        mode: "resume",
+        steps: STEPS,
+      }),
+    );
     r.write(ev2("step.started", STEPS[0]!));
-    r.write(ev2("request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/start", body: {} }));
-    r.write(ev2("response.received", { id: 1, instance: inst(0), target: "service", status: 200, ok: true, body: { success: true }, durationMs: 1 }));
+    r.write(
+      ev2("request.sent", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        method: "POST",
+        path: "/api/v1/start",
+        body: {},
+      }),
+    );
+    r.write(
+      ev2("response.received", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        status: 200,
+        ok: true,
+        body: { success: true },
+        durationMs: 1,
+      }),
+    );
     r.close();
 
     const all = lines(j.file);
     expect(all.map((l) => l.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(all[4]).toMatchObject({ type: "journal.resumed", seq: 4, seqBase: 4, requestIdBase: 1, runbook: "sales", hash: "abc" });
+    expect(all[4]).toMatchObject({
+      type: "journal.resumed",
+      seq: 4,
+      seqBase: 4,
+      requestIdBase: 1,
+      runbook: "sales",
+      hash: "abc",
+    });
     expect(all.filter((l) => l.type === "request.sent").map((l) => l.id)).toEqual([1, 2]);
     expect(all.at(-1)).toMatchObject({ type: "response.received", id: 2 });
 
     const state = await readJournalState(j.file);
     expect(state.segments.map((s) => s.kind)).toEqual(["opened", "resumed"]);
     expect(state.commandsSent).toEqual([
-      { op: "start", stepIndex: 0, instances: ["i0"], answered: "ok", perInstance: [{ instance: "i0", answered: "ok" }] },
+      {
+        op: "start",
+        stepIndex: 0,
+        instances: ["i0"],
+        answered: "ok",
+        perInstance: [{ instance: "i0", answered: "ok" }],
+      },
     ]);
   });
 
   it("closes a crashed writer's half line and records it, so the reader accepts the file", async () => {
     const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
     const ev = eventFactory();
-    j.write(ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "run", steps: STEPS }));
+    j.write(
+      ev("run.started", {
+        runbook: "sales",
+        file: "x.yaml",
+        hash: "abc",
+        instances: [inst(0)],
+        mode: "run",
+        steps: STEPS,
+      }),
+    );
     j.close();
     appendFileSync(j.file, '{"type":"step.sta');
     const before = await readJournalState(j.file);
@@ -161,15 +330,21 @@ describe("openJournal on resume (file given)", () => {
     // the fragment stays (evidence), alone on its line
     expect(readFileSync(j.file, "utf8").split("\n")[2]).toBe('{"type":"step.sta');
     const after = await readJournalState(j.file);
-    expect(after.warnings).toEqual([expect.stringMatching(/line 3 was cut short by a crash .* resumed after it \(line 4\)/)]);
+    expect(after.warnings).toEqual([
+      expect.stringMatching(/line 3 was cut short by a crash .* resumed after it \(line 4\)/),
+    ]);
     expect(after.steps[0]).toMatchObject({ started: true });
   });
 
   it("refuses a missing journal or another runbook's", () => {
-    expect(() => openJournal({ dir, runbookName: "sales", runbookHash: "abc", file: join(dir, "nope.jsonl") })).toThrow(/does not exist/);
+    expect(() => openJournal({ dir, runbookName: "sales", runbookHash: "abc", file: join(dir, "nope.jsonl") })).toThrow(
+      /does not exist/,
+    );
     const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
     j.close();
-    expect(() => openJournal({ dir, runbookName: "crm", runbookHash: "abc", file: j.file })).toThrow(/journal of runbook "sales", not "crm"/);
+    expect(() => openJournal({ dir, runbookName: "crm", runbookHash: "abc", file: j.file })).toThrow(
+      /journal of runbook "sales", not "crm"/,
+    );
     expect(readdirSync(dir)).toHaveLength(1);
   });
 });

@@ -13,7 +13,8 @@ beforeEach(() => ({ dir, cleanup } = tempDir()));
 afterEach(() => cleanup());
 
 const lockFile = () => join(dir, LOCK_FILE_NAME);
-const writeLock = (pid: number, host = hostname()) => writeFileSync(lockFile(), JSON.stringify({ pid, host, startedAt: "2024-05-01T12:00:00.000Z" }));
+const writeLock = (pid: number, host = hostname()) =>
+  writeFileSync(lockFile(), JSON.stringify({ pid, host, startedAt: "2024-05-01T12:00:00.000Z" }));
 
 function thrown(f: () => unknown): UserError {
   try {
@@ -28,7 +29,11 @@ function thrown(f: () => unknown): UserError {
 describe("acquireLock", () => {
   it("creates the lock with pid, host and start time, and releases it", () => {
     const lock = acquireLock(dir);
-    expect(JSON.parse(readFileSync(lockFile(), "utf8"))).toEqual({ pid: process.pid, host: hostname(), startedAt: expect.any(String) });
+    expect(JSON.parse(readFileSync(lockFile(), "utf8"))).toEqual({
+      pid: process.pid,
+      host: hostname(),
+      startedAt: expect.any(String),
+    });
     expect(lock.staleFrom).toBeUndefined();
     lock.release();
     lock.release();
@@ -37,7 +42,9 @@ describe("acquireLock", () => {
 
   it("refuses a second runner while the first holds the lock", () => {
     const lock = acquireLock(dir);
-    expect(thrown(() => acquireLock(dir)).message).toMatch(new RegExp(`another syncbook run \\(pid ${process.pid}, started `));
+    expect(thrown(() => acquireLock(dir)).message).toMatch(
+      new RegExp(`another syncbook run \\(pid ${process.pid}, started `),
+    );
     lock.release();
   });
 
@@ -47,8 +54,14 @@ describe("acquireLock", () => {
       await new Promise((r) => child.once("spawn", r));
       writeLock(child.pid!);
       const err = thrown(() => acquireLock(dir));
-      expect(err.message).toBe(`another syncbook run (pid ${child.pid}, started 2024-05-01T12:00:00.000Z) holds ${lockFile()}`);
-      expect(err.hint).toMatch(new RegExp(`kill -INT ${child.pid}.*process ids are reused.*delete ${lockFile().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+      expect(err.message).toBe(
+        `another syncbook run (pid ${child.pid}, started 2024-05-01T12:00:00.000Z) holds ${lockFile()}`,
+      );
+      expect(err.hint).toMatch(
+        new RegExp(
+          `kill -INT ${child.pid}.*process ids are reused.*delete ${lockFile().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`,
+        ),
+      );
       expect(err.exitCode).toBe(1);
       // the holder's lock is untouched
       expect(JSON.parse(readFileSync(lockFile(), "utf8")).pid).toBe(child.pid);
@@ -85,7 +98,11 @@ describe("acquireLock", () => {
   it("does not treat pid 0 or a negative pid as a process (kill would address a group)", () => {
     writeFileSync(lockFile(), JSON.stringify({ pid: -1, host: hostname(), startedAt: "x" }));
     utimesSync(lockFile(), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-    const lock = acquireLock(dir, { isAlive: () => { throw new Error("must not be asked"); } });
+    const lock = acquireLock(dir, {
+      isAlive: () => {
+        throw new Error("must not be asked");
+      },
+    });
     expect(lock.staleFrom).toMatchObject({ unreadable: expect.stringContaining('"pid":-1') });
     lock.release();
   });

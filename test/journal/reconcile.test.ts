@@ -1,18 +1,42 @@
 import { describe, expect, it } from "vitest";
-import { reconcile, type FleetReading, type JournalState, type JournalStep, type ReconcileResult, type SentCommand } from "../../src/journal/index.js";
+import {
+  reconcile,
+  type FleetReading,
+  type JournalState,
+  type JournalStep,
+  type ReconcileResult,
+  type SentCommand,
+} from "../../src/journal/index.js";
 import type { Outcome } from "../../src/run/events.js";
 import { STEPS } from "./helpers.js";
 
 const RB = { hash: "a".repeat(64), steps: STEPS.map(({ id, kind }) => ({ id, kind })) };
 
 /** Step statuses by index: "ok", "failed"…, "cut" (started, never ended) or "-" (not started). */
-function state(statuses: string[], commands: SentCommand[] = [], more: Partial<JournalState> = {}, steps = STEPS): JournalState {
+function state(
+  statuses: string[],
+  commands: SentCommand[] = [],
+  more: Partial<JournalState> = {},
+  steps = STEPS,
+): JournalState {
   const list: JournalStep[] = steps.map((s, i) => {
     const st = statuses[i] ?? "-";
     const base = { index: s.index, id: s.id, kind: s.kind, started: st !== "-" && st !== "skipped" };
     return st === "-" || st === "cut" ? base : { ...base, finished: st as Outcome };
   });
-  return { file: "/j/run.jsonl", runbook: "sales", hash: RB.hash, steps: list, commandsSent: commands, stopWritesSucceeded: false, hooksRan: [], lastSeq: 9, segments: [], warnings: [], ...more };
+  return {
+    file: "/j/run.jsonl",
+    runbook: "sales",
+    hash: RB.hash,
+    steps: list,
+    commandsSent: commands,
+    stopWritesSucceeded: false,
+    hooksRan: [],
+    lastSeq: 9,
+    segments: [],
+    warnings: [],
+    ...more,
+  };
 }
 
 type A = "ok" | "error" | "unknown";
@@ -21,7 +45,8 @@ function cmd(op: SentCommand["op"], stepIndex: number, ...answers: A[]): SentCom
   const answered: A = answers.every((a) => a === "ok") ? "ok" : answers.includes("unknown") ? "unknown" : "error";
   return { op, stepIndex, instances: perInstance.map((p) => p.instance), answered, perInstance };
 }
-const fleet = (...states: (string | null)[]): FleetReading[] => states.map((s, i) => ({ instance: `i${i}`, state: s, canCommit: s === "RUNNING" ? true : null }));
+const fleet = (...states: (string | null)[]): FleetReading[] =>
+  states.map((s, i) => ({ instance: `i${i}`, state: s, canCommit: s === "RUNNING" ? true : null }));
 
 interface Row {
   name: string;
@@ -43,53 +68,309 @@ const PRR_RB = { hash: RB.hash, steps: PRR.map(({ id, kind }) => ({ id, kind }))
 
 const rows: Row[] = [
   // runbook identity
-  { name: "hash changed → refused, showing both hashes", state: state([]), fleet: fleet("IDLE"), runbook: { ...RB, hash: "b".repeat(64) }, expect: { code: "changed-runbook", message: /journal hash aaaaaaaaaaaa, runbook hash bbbbbbbbbbbb/, hint: /--allow-changed-runbook/ } },
-  { name: "hash changed, allowed → resumes with a note", state: state([]), fleet: fleet("IDLE"), runbook: { ...RB, hash: "b".repeat(64) }, allowChangedRunbook: true, expect: { resumeAt: 0, note: /changed since the journal was written .*resuming anyway/ } },
-  { name: "step ids differ → refused, even when allowed", state: state([]), fleet: fleet("IDLE"), runbook: { hash: "c", steps: [{ id: "start", kind: "start" }, { id: "verify", kind: "verify" }] }, allowChangedRunbook: true, expect: { code: "steps-differ", message: /step 1: journal "wait" \(waitFor\), runbook "verify" \(verify\); step 2: journal "stop", runbook none/ } },
-  { name: "no steps in the journal (crash before run.started) → from the top", state: { ...state([]), steps: [] }, fleet: fleet("IDLE", "IDLE"), expect: { resumeAt: 0 } },
+  {
+    name: "hash changed → refused, showing both hashes",
+    state: state([]),
+    fleet: fleet("IDLE"),
+    runbook: { ...RB, hash: "b".repeat(64) },
+    expect: {
+      code: "changed-runbook",
+      message: /journal hash aaaaaaaaaaaa, runbook hash bbbbbbbbbbbb/,
+      hint: /--allow-changed-runbook/,
+    },
+  },
+  {
+    name: "hash changed, allowed → resumes with a note",
+    state: state([]),
+    fleet: fleet("IDLE"),
+    runbook: { ...RB, hash: "b".repeat(64) },
+    allowChangedRunbook: true,
+    expect: { resumeAt: 0, note: /changed since the journal was written .*resuming anyway/ },
+  },
+  {
+    name: "step ids differ → refused, even when allowed",
+    state: state([]),
+    fleet: fleet("IDLE"),
+    runbook: {
+      hash: "c",
+      steps: [
+        { id: "start", kind: "start" },
+        { id: "verify", kind: "verify" },
+      ],
+    },
+    allowChangedRunbook: true,
+    expect: {
+      code: "steps-differ",
+      message: /step 1: journal "wait" \(waitFor\), runbook "verify" \(verify\); step 2: journal "stop", runbook none/,
+    },
+  },
+  {
+    name: "no steps in the journal (crash before run.started) → from the top",
+    state: { ...state([]), steps: [] },
+    fleet: fleet("IDLE", "IDLE"),
+    expect: { resumeAt: 0 },
+  },
   // finished runs
-  { name: "run finished ok → nothing to resume", state: state(["ok", "ok", "ok", "ok", "ok"], [], { finished: { outcome: "ok", committed: true, at: 1 } }), fleet: fleet("COMMITTED"), expect: { code: "finished", message: /nothing to resume: .* finished \(it ended ok \(committed\)\)/ } },
-  { name: "every step done, no run.finished → nothing to resume", state: state(["ok", "ok", "skipped", "ok", "ok"]), fleet: fleet("COMMITTED"), expect: { code: "finished", message: /nothing to resume.*every step ended/ } },
-  { name: "run finished failed → resumes at the failed step with a note", state: state(["ok", "failed"], [cmd("start", 0, "ok")], { finished: { outcome: "failed", committed: false, at: 1, message: "wait timed out" } }), fleet: fleet("RUNNING"), expect: { resumeAt: 1, note: /previous run ended failed: wait timed out/ } },
-  { name: "interrupted (Ctrl-C) step → resumes at it", state: state(["ok", "interrupted"], [cmd("start", 0, "ok")], { finished: { outcome: "interrupted", committed: false, at: 1 } }), fleet: fleet("RUNNING", "RUNNING"), expect: { resumeAt: 1 } },
-  { name: "a failed step the run went past (continueOnError) is not rerun", state: state(["ok", "failed", "ok", "cut"], [cmd("start", 0, "ok")]), fleet: fleet("RUNNING"), expect: { resumeAt: 3, note: /went on past it/ } },
+  {
+    name: "run finished ok → nothing to resume",
+    state: state(["ok", "ok", "ok", "ok", "ok"], [], { finished: { outcome: "ok", committed: true, at: 1 } }),
+    fleet: fleet("COMMITTED"),
+    expect: { code: "finished", message: /nothing to resume: .* finished \(it ended ok \(committed\)\)/ },
+  },
+  {
+    name: "every step done, no run.finished → nothing to resume",
+    state: state(["ok", "ok", "skipped", "ok", "ok"]),
+    fleet: fleet("COMMITTED"),
+    expect: { code: "finished", message: /nothing to resume.*every step ended/ },
+  },
+  {
+    name: "run finished failed → resumes at the failed step with a note",
+    state: state(["ok", "failed"], [cmd("start", 0, "ok")], {
+      finished: { outcome: "failed", committed: false, at: 1, message: "wait timed out" },
+    }),
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 1, note: /previous run ended failed: wait timed out/ },
+  },
+  {
+    name: "interrupted (Ctrl-C) step → resumes at it",
+    state: state(["ok", "interrupted"], [cmd("start", 0, "ok")], {
+      finished: { outcome: "interrupted", committed: false, at: 1 },
+    }),
+    fleet: fleet("RUNNING", "RUNNING"),
+    expect: { resumeAt: 1 },
+  },
+  {
+    name: "a failed step the run went past (continueOnError) is not rerun",
+    state: state(["ok", "failed", "ok", "cut"], [cmd("start", 0, "ok")]),
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 3, note: /went on past it/ },
+  },
   // fleet reachability and identity
-  { name: "an unreachable instance → refused, naming it", state: state(["ok"], [cmd("start", 0, "ok", "ok")]), fleet: fleet("RUNNING", null), expect: { code: "unreachable", message: /i1 does not answer progress \(fleet: i0 RUNNING, i1 unreachable\)/, hint: /try again shortly/ } },
-  { name: "a command sent to an instance no longer in the fleet → refused", state: state(["ok"], [cmd("start", 0, "ok", "ok")]), fleet: fleet("RUNNING"), expect: { code: "disagree", message: /sent start to i1, which is not in the fleet now/ } },
+  {
+    name: "an unreachable instance → refused, naming it",
+    state: state(["ok"], [cmd("start", 0, "ok", "ok")]),
+    fleet: fleet("RUNNING", null),
+    expect: {
+      code: "unreachable",
+      message: /i1 does not answer progress \(fleet: i0 RUNNING, i1 unreachable\)/,
+      hint: /try again shortly/,
+    },
+  },
+  {
+    name: "a command sent to an instance no longer in the fleet → refused",
+    state: state(["ok"], [cmd("start", 0, "ok", "ok")]),
+    fleet: fleet("RUNNING"),
+    expect: { code: "disagree", message: /sent start to i1, which is not in the fleet now/ },
+  },
   // start
-  { name: "start sent (no answer), fleet all RUNNING → adopted", state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]), fleet: fleet("RUNNING", "RUNNING"), expect: { resumeAt: 0, adopt: [0], note: /every instance is RUNNING: adopted, not sent again/ } },
-  { name: "start answered ok, fleet PAUSED/COMMITTING/COMMITTED → adopted", state: state(["cut"], [cmd("start", 0, "ok", "ok", "ok")]), fleet: fleet("PAUSED", "COMMITTING", "COMMITTED"), expect: { resumeAt: 0, adopt: [0] } },
-  { name: "start sent (no answer), fleet all IDLE → safe to resend", state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]), fleet: fleet("IDLE", "IDLE"), expect: { resumeAt: 0, adopt: [], note: /still IDLE, so it did not take effect: it will be sent again/ } },
-  { name: "start sent, fleet IDLE and RUNNING → refused, saying who is where", state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]), fleet: fleet("IDLE", "RUNNING"), expect: { code: "disagree", message: /i1 RUNNING \(start took effect\); i0 IDLE \(start did not take effect\)/, hint: /reached only some instances/ } },
-  { name: "start accepted yet fleet IDLE → refused", state: state(["cut"], [cmd("start", 0, "ok", "unknown")]), fleet: fleet("IDLE", "IDLE"), expect: { code: "disagree", message: /i0 accepted it, yet no instance shows its effect/ } },
-  { name: "start refused by an instance that is RUNNING → refused", state: state(["failed"], [cmd("start", 0, "error", "ok")]), fleet: fleet("RUNNING", "RUNNING"), expect: { code: "disagree", message: /i0 refused it, yet every instance shows it took effect/ } },
-  { name: "start not sent, yet fleet RUNNING → refused (someone else)", state: state(["cut"]), fleet: fleet("RUNNING", "RUNNING"), expect: { code: "disagree", message: /no start sent by step 0 "start", yet every instance shows its effect/ } },
-  { name: "start not sent, fleet IDLE → from the top", state: state(["-"]), fleet: fleet("IDLE", "IDLE"), expect: { resumeAt: 0, adopt: [] } },
-  { name: "a waitFor after a done start, fleet RUNNING → resumes at the wait", state: state(["ok", "cut"], [cmd("start", 0, "ok")]), fleet: fleet("RUNNING"), expect: { resumeAt: 1, note: /cut off/ } },
-  { name: "a waitFor after a done start, fleet IDLE → refused", state: state(["ok", "cut"], [cmd("start", 0, "ok")]), fleet: fleet("IDLE"), expect: { code: "disagree", message: /last command was start \(step 0\), so every instance should be INITIALIZING or RUNNING; the fleet shows i0 IDLE/ } },
-  { name: "cutover-only journal (no command yet), fleet RUNNING → resumes", state: state(["skipped", "cut"]), fleet: fleet("RUNNING", "RUNNING"), expect: { resumeAt: 1 } },
+  {
+    name: "start sent (no answer), fleet all RUNNING → adopted",
+    state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]),
+    fleet: fleet("RUNNING", "RUNNING"),
+    expect: { resumeAt: 0, adopt: [0], note: /every instance is RUNNING: adopted, not sent again/ },
+  },
+  {
+    name: "start answered ok, fleet PAUSED/COMMITTING/COMMITTED → adopted",
+    state: state(["cut"], [cmd("start", 0, "ok", "ok", "ok")]),
+    fleet: fleet("PAUSED", "COMMITTING", "COMMITTED"),
+    expect: { resumeAt: 0, adopt: [0] },
+  },
+  {
+    name: "start sent (no answer), fleet all IDLE → safe to resend",
+    state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]),
+    fleet: fleet("IDLE", "IDLE"),
+    expect: { resumeAt: 0, adopt: [], note: /still IDLE, so it did not take effect: it will be sent again/ },
+  },
+  {
+    name: "start sent, fleet IDLE and RUNNING → refused, saying who is where",
+    state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]),
+    fleet: fleet("IDLE", "RUNNING"),
+    expect: {
+      code: "disagree",
+      message: /i1 RUNNING \(start took effect\); i0 IDLE \(start did not take effect\)/,
+      hint: /reached only some instances/,
+    },
+  },
+  {
+    name: "start accepted yet fleet IDLE → refused",
+    state: state(["cut"], [cmd("start", 0, "ok", "unknown")]),
+    fleet: fleet("IDLE", "IDLE"),
+    expect: { code: "disagree", message: /i0 accepted it, yet no instance shows its effect/ },
+  },
+  {
+    name: "start refused by an instance that is RUNNING → refused",
+    state: state(["failed"], [cmd("start", 0, "error", "ok")]),
+    fleet: fleet("RUNNING", "RUNNING"),
+    expect: { code: "disagree", message: /i0 refused it, yet every instance shows it took effect/ },
+  },
+  {
+    name: "start not sent, yet fleet RUNNING → refused (someone else)",
+    state: state(["cut"]),
+    fleet: fleet("RUNNING", "RUNNING"),
+    expect: { code: "disagree", message: /no start sent by step 0 "start", yet every instance shows its effect/ },
+  },
+  {
+    name: "start not sent, fleet IDLE → from the top",
+    state: state(["-"]),
+    fleet: fleet("IDLE", "IDLE"),
+    expect: { resumeAt: 0, adopt: [] },
+  },
+  {
+    name: "a waitFor after a done start, fleet RUNNING → resumes at the wait",
+    state: state(["ok", "cut"], [cmd("start", 0, "ok")]),
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 1, note: /cut off/ },
+  },
+  {
+    name: "a waitFor after a done start, fleet IDLE → refused",
+    state: state(["ok", "cut"], [cmd("start", 0, "ok")]),
+    fleet: fleet("IDLE"),
+    expect: {
+      code: "disagree",
+      message:
+        /last command was start \(step 0\), so every instance should be INITIALIZING or RUNNING; the fleet shows i0 IDLE/,
+    },
+  },
+  {
+    name: "cutover-only journal (no command yet), fleet RUNNING → resumes",
+    state: state(["skipped", "cut"]),
+    fleet: fleet("RUNNING", "RUNNING"),
+    expect: { resumeAt: 1 },
+  },
   // commit
-  { name: "commit sent (no answer), fleet COMMITTING/COMMITTED → adopted", state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]), fleet: fleet("COMMITTING", "COMMITTED"), expect: { resumeAt: 3, adopt: [3] } },
-  { name: "commit refused by every instance, fleet RUNNING → retried through the interlocks", state: state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "error", "error")], { stopWritesSucceeded: true }), fleet: fleet("RUNNING", "RUNNING"), expect: { resumeAt: 3, adopt: [], note: /commit did not take effect: it will be sent again once the commit interlocks pass again/ } },
-  { name: "commit unanswered, fleet RUNNING → resent through the interlocks", state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]), fleet: [{ instance: "i0", state: "RUNNING", canCommit: true }, { instance: "i1", state: "RUNNING", canCommit: false }], expect: { resumeAt: 3, adopt: [], note: /canCommit is false on i1/ } },
-  { name: "commit reached only some instances → refused, hint to finish by hand", state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "ok", "unknown")]), fleet: fleet("COMMITTING", "RUNNING"), expect: { code: "disagree", message: /i0 COMMITTING \(commit took effect\); i1 RUNNING \(commit did not take effect\)/, hint: /send commit by hand .*writes stopped, canCommit true/ } },
-  { name: "commit accepted, fleet still RUNNING → refused", state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "ok")]), fleet: fleet("RUNNING"), expect: { code: "disagree", message: /accepted it, yet no instance shows its effect/ } },
-  { name: "commit not sent, fleet COMMITTED → refused", state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok")]), fleet: fleet("COMMITTED"), expect: { code: "disagree", message: /no commit sent/ } },
-  { name: "commit sent, fleet IDLE → refused (neither)", state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "unknown")]), fleet: fleet("IDLE"), expect: { code: "disagree", message: /i0 IDLE \(neither\)/ } },
-  { name: "after a done commit, waiting for COMMITTED, fleet COMMITTING → resumes", state: state(["ok", "ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "ok")], { stopWritesSucceeded: true }), fleet: fleet("COMMITTING"), expect: { resumeAt: 4, note: /writes were stopped by an earlier step/ } },
+  {
+    name: "commit sent (no answer), fleet COMMITTING/COMMITTED → adopted",
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]),
+    fleet: fleet("COMMITTING", "COMMITTED"),
+    expect: { resumeAt: 3, adopt: [3] },
+  },
+  {
+    name: "commit refused by every instance, fleet RUNNING → retried through the interlocks",
+    state: state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "error", "error")], {
+      stopWritesSucceeded: true,
+    }),
+    fleet: fleet("RUNNING", "RUNNING"),
+    expect: {
+      resumeAt: 3,
+      adopt: [],
+      note: /commit did not take effect: it will be sent again once the commit interlocks pass again/,
+    },
+  },
+  {
+    name: "commit unanswered, fleet RUNNING → resent through the interlocks",
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]),
+    fleet: [
+      { instance: "i0", state: "RUNNING", canCommit: true },
+      { instance: "i1", state: "RUNNING", canCommit: false },
+    ],
+    expect: { resumeAt: 3, adopt: [], note: /canCommit is false on i1/ },
+  },
+  {
+    name: "commit reached only some instances → refused, hint to finish by hand",
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "ok", "unknown")]),
+    fleet: fleet("COMMITTING", "RUNNING"),
+    expect: {
+      code: "disagree",
+      message: /i0 COMMITTING \(commit took effect\); i1 RUNNING \(commit did not take effect\)/,
+      hint: /send commit by hand .*writes stopped, canCommit true/,
+    },
+  },
+  {
+    name: "commit accepted, fleet still RUNNING → refused",
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "ok")]),
+    fleet: fleet("RUNNING"),
+    expect: { code: "disagree", message: /accepted it, yet no instance shows its effect/ },
+  },
+  {
+    name: "commit not sent, fleet COMMITTED → refused",
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok")]),
+    fleet: fleet("COMMITTED"),
+    expect: { code: "disagree", message: /no commit sent/ },
+  },
+  {
+    name: "commit sent, fleet IDLE → refused (neither)",
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "unknown")]),
+    fleet: fleet("IDLE"),
+    expect: { code: "disagree", message: /i0 IDLE \(neither\)/ },
+  },
+  {
+    name: "after a done commit, waiting for COMMITTED, fleet COMMITTING → resumes",
+    state: state(["ok", "ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "ok")], {
+      stopWritesSucceeded: true,
+    }),
+    fleet: fleet("COMMITTING"),
+    expect: { resumeAt: 4, note: /writes were stopped by an earlier step/ },
+  },
   // pause / resume / reverse
-  { name: "pause sent, fleet PAUSED → adopted", state: state(["cut"], [cmd("pause", 0, "unknown")], {}, PRR), runbook: PRR_RB, fleet: fleet("PAUSED"), expect: { resumeAt: 0, adopt: [0] } },
-  { name: "pause sent, fleet RUNNING → resent", state: state(["cut"], [cmd("pause", 0, "error")], {}, PRR), runbook: PRR_RB, fleet: fleet("RUNNING"), expect: { resumeAt: 0, adopt: [], note: /still RUNNING, so it did not take effect/ } },
-  { name: "resume sent, fleet RUNNING → adopted", state: state(["ok", "cut"], [cmd("pause", 0, "ok"), cmd("resume", 1, "unknown")], {}, PRR), runbook: PRR_RB, fleet: fleet("RUNNING"), expect: { resumeAt: 1, adopt: [1] } },
-  { name: "resume sent, fleet PAUSED → resent", state: state(["ok", "cut"], [cmd("pause", 0, "ok"), cmd("resume", 1, "unknown")], {}, PRR), runbook: PRR_RB, fleet: fleet("PAUSED"), expect: { resumeAt: 1, adopt: [] } },
-  { name: "reverse sent, fleet RUNNING → adopted", state: state(["ok", "ok", "ok", "cut"], [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")], {}, PRR), runbook: PRR_RB, fleet: fleet("RUNNING"), expect: { resumeAt: 3, adopt: [3] } },
-  { name: "reverse sent, fleet COMMITTED → resent", state: state(["ok", "ok", "ok", "cut"], [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")], {}, PRR), runbook: PRR_RB, fleet: fleet("COMMITTED"), expect: { resumeAt: 3, adopt: [] } },
-  { name: "after a done pause, fleet RUNNING → refused", state: state(["ok", "-"], [cmd("pause", 0, "ok")], {}, PRR), runbook: PRR_RB, fleet: fleet("RUNNING"), expect: { code: "disagree", message: /no resume sent by step 1 "resume", yet every instance shows its effect/ } },
+  {
+    name: "pause sent, fleet PAUSED → adopted",
+    state: state(["cut"], [cmd("pause", 0, "unknown")], {}, PRR),
+    runbook: PRR_RB,
+    fleet: fleet("PAUSED"),
+    expect: { resumeAt: 0, adopt: [0] },
+  },
+  {
+    name: "pause sent, fleet RUNNING → resent",
+    state: state(["cut"], [cmd("pause", 0, "error")], {}, PRR),
+    runbook: PRR_RB,
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 0, adopt: [], note: /still RUNNING, so it did not take effect/ },
+  },
+  {
+    name: "resume sent, fleet RUNNING → adopted",
+    state: state(["ok", "cut"], [cmd("pause", 0, "ok"), cmd("resume", 1, "unknown")], {}, PRR),
+    runbook: PRR_RB,
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 1, adopt: [1] },
+  },
+  {
+    name: "resume sent, fleet PAUSED → resent",
+    state: state(["ok", "cut"], [cmd("pause", 0, "ok"), cmd("resume", 1, "unknown")], {}, PRR),
+    runbook: PRR_RB,
+    fleet: fleet("PAUSED"),
+    expect: { resumeAt: 1, adopt: [] },
+  },
+  {
+    name: "reverse sent, fleet RUNNING → adopted",
+    state: state(
+      ["ok", "ok", "ok", "cut"],
+      [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")],
+      {},
+      PRR,
+    ),
+    runbook: PRR_RB,
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 3, adopt: [3] },
+  },
+  {
+    name: "reverse sent, fleet COMMITTED → resent",
+    state: state(
+      ["ok", "ok", "ok", "cut"],
+      [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")],
+      {},
+      PRR,
+    ),
+    runbook: PRR_RB,
+    fleet: fleet("COMMITTED"),
+    expect: { resumeAt: 3, adopt: [] },
+  },
+  {
+    name: "after a done pause, fleet RUNNING → refused",
+    state: state(["ok", "-"], [cmd("pause", 0, "ok")], {}, PRR),
+    runbook: PRR_RB,
+    fleet: fleet("RUNNING"),
+    expect: { code: "disagree", message: /no resume sent by step 1 "resume", yet every instance shows its effect/ },
+  },
 ];
 
 describe("reconcile", () => {
   it.each(rows)("$name", (row) => {
-    const r: ReconcileResult = reconcile(row.state, row.runbook ?? RB, row.fleet, row.allowChangedRunbook ? { allowChangedRunbook: true } : {});
+    const r: ReconcileResult = reconcile(
+      row.state,
+      row.runbook ?? RB,
+      row.fleet,
+      row.allowChangedRunbook ? { allowChangedRunbook: true } : {},
+    );
     if ("code" in row.expect) {
       expect(r.ok, JSON.stringify(r)).toBe(false);
       if (r.ok) return;

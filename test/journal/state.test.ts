@@ -12,7 +12,16 @@ let cleanup: () => void;
 beforeEach(() => ({ dir, cleanup } = tempDir()));
 afterEach(() => cleanup());
 
-const header = JSON.stringify({ type: "journal.opened", seq: 0, at: 1, version: 1, runbook: "sales", hash: "abc", pid: 1, host: "h" });
+const header = JSON.stringify({
+  type: "journal.opened",
+  seq: 0,
+  at: 1,
+  version: 1,
+  runbook: "sales",
+  hash: "abc",
+  pid: 1,
+  host: "h",
+});
 
 function journalOf(events: RunEvent[]): string {
   const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
@@ -35,9 +44,18 @@ describe("readJournalState", () => {
   it("recovers a truncated last line with a warning, using the lines before it", async () => {
     const ev = eventFactory();
     const file = join(dir, "t.jsonl");
-    writeFileSync(file, [header, JSON.stringify(ev("step.started", STEPS[0]!)), '{"type":"request.sent","seq":2,"at":3,"id":1,"instance":{"u'].join("\n"));
+    writeFileSync(
+      file,
+      [
+        header,
+        JSON.stringify(ev("step.started", STEPS[0]!)),
+        '{"type":"request.sent","seq":2,"at":3,"id":1,"instance":{"u',
+      ].join("\n"),
+    );
     const state = await readJournalState(file);
-    expect(state.warnings).toEqual([expect.stringMatching(/^the last line \(3\) is cut short \(not JSON\).*nothing after it was confirmed/)]);
+    expect(state.warnings).toEqual([
+      expect.stringMatching(/^the last line \(3\) is cut short \(not JSON\).*nothing after it was confirmed/),
+    ]);
     expect(state.steps).toEqual([{ index: 0, id: "start", kind: "start", started: true }]);
     expect(state.commandsSent).toEqual([]);
   });
@@ -45,7 +63,15 @@ describe("readJournalState", () => {
   it("refuses a corrupt line in the middle, naming file:line and what is wrong", async () => {
     const ev = eventFactory();
     const file = join(dir, "c.jsonl");
-    writeFileSync(file, [header, JSON.stringify(ev("step.started", STEPS[0]!)), "{oops", JSON.stringify(ev("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 1 }))].join("\n") + "\n");
+    writeFileSync(
+      file,
+      [
+        header,
+        JSON.stringify(ev("step.started", STEPS[0]!)),
+        "{oops",
+        JSON.stringify(ev("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 1 })),
+      ].join("\n") + "\n",
+    );
     const err = await refusal(file);
     expect(err.message).toBe(`${file}:3: line 3 is not JSON, and more lines follow it: the journal is corrupt`);
     expect(err.hint).toMatch(/do not resume from it/);
@@ -62,7 +88,9 @@ describe("readJournalState", () => {
     const file = join(dir, "n.jsonl");
     writeFileSync(file, `${JSON.stringify(ev("step.started", STEPS[0]!))}\n`);
     const err = await refusal(file);
-    expect(err.message).toBe(`${file}:1: not a syncbook journal: the first line is a "step.started" event, not the journal.opened header`);
+    expect(err.message).toBe(
+      `${file}:1: not a syncbook journal: the first line is a "step.started" event, not the journal.opened header`,
+    );
   });
 
   it("refuses an empty journal, a cut-short header, a binary file, a missing file", async () => {
@@ -91,14 +119,37 @@ describe("readJournalState", () => {
 
   it("derives commands per step and instance, with ok / error / unknown answers", async () => {
     const ev = eventFactory();
-    const post = (id: number, i: number, op: string) => ev("request.sent", { id, instance: inst(i), target: "service", method: "POST", path: `/api/v1/${op}`, body: {} });
+    const post = (id: number, i: number, op: string) =>
+      ev("request.sent", { id, instance: inst(i), target: "service", method: "POST", path: `/api/v1/${op}`, body: {} });
     const file = journalOf([
-      ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0), inst(1)], mode: "run", steps: STEPS }),
+      ev("run.started", {
+        runbook: "sales",
+        file: "x.yaml",
+        hash: "abc",
+        instances: [inst(0), inst(1)],
+        mode: "run",
+        steps: STEPS,
+      }),
       ev("step.started", STEPS[0]!),
       post(1, 0, "start"),
       post(2, 1, "start"),
-      ev("response.received", { id: 1, instance: inst(0), target: "service", status: 200, ok: true, body: { success: true }, durationMs: 1 }),
-      ev("response.received", { id: 2, instance: inst(1), target: "service", ok: false, error: "http://127.0.0.1:27183: start failed: connection failed: socket hang up (ECONNRESET)", durationMs: 1 }),
+      ev("response.received", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        status: 200,
+        ok: true,
+        body: { success: true },
+        durationMs: 1,
+      }),
+      ev("response.received", {
+        id: 2,
+        instance: inst(1),
+        target: "service",
+        ok: false,
+        error: "http://127.0.0.1:27183: start failed: connection failed: socket hang up (ECONNRESET)",
+        durationMs: 1,
+      }),
       ev("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 1 }),
       ev("request.sent", { id: 3, instance: inst(0), target: "service", method: "GET", path: "/api/v1/progress" }),
       ev("step.started", STEPS[2]!),
@@ -108,13 +159,46 @@ describe("readJournalState", () => {
       ev("step.started", STEPS[3]!),
       post(4, 0, "commit"),
       post(5, 1, "commit"),
-      ev("response.received", { id: 4, instance: inst(0), target: "service", status: 400, ok: false, error: "http://127.0.0.1:27182: commit refused: NotReady: lag", durationMs: 1 }),
-      ev("response.received", { id: 5, instance: inst(1), target: "service", ok: false, error: "http://127.0.0.1:27183: commit failed: cannot connect: ECONNREFUSED", durationMs: 1 }),
+      ev("response.received", {
+        id: 4,
+        instance: inst(0),
+        target: "service",
+        status: 400,
+        ok: false,
+        error: "http://127.0.0.1:27182: commit refused: NotReady: lag",
+        durationMs: 1,
+      }),
+      ev("response.received", {
+        id: 5,
+        instance: inst(1),
+        target: "service",
+        ok: false,
+        error: "http://127.0.0.1:27183: commit failed: cannot connect: ECONNREFUSED",
+        durationMs: 1,
+      }),
     ]);
     const s = await readJournalState(file);
     expect(s.commandsSent).toEqual([
-      { op: "start", stepIndex: 0, instances: ["i0", "i1"], answered: "unknown", perInstance: [{ instance: "i0", answered: "ok" }, { instance: "i1", answered: "unknown", error: expect.stringMatching(/ECONNRESET/) }] },
-      { op: "commit", stepIndex: 3, instances: ["i0", "i1"], answered: "error", perInstance: [{ instance: "i0", answered: "error", error: expect.stringMatching(/refused/) }, { instance: "i1", answered: "error", error: expect.stringMatching(/cannot connect/) }] },
+      {
+        op: "start",
+        stepIndex: 0,
+        instances: ["i0", "i1"],
+        answered: "unknown",
+        perInstance: [
+          { instance: "i0", answered: "ok" },
+          { instance: "i1", answered: "unknown", error: expect.stringMatching(/ECONNRESET/) },
+        ],
+      },
+      {
+        op: "commit",
+        stepIndex: 3,
+        instances: ["i0", "i1"],
+        answered: "error",
+        perInstance: [
+          { instance: "i0", answered: "error", error: expect.stringMatching(/refused/) },
+          { instance: "i1", answered: "error", error: expect.stringMatching(/cannot connect/) },
+        ],
+      },
     ]);
     expect(s.stopWritesSucceeded).toBe(true);
     expect(s.hooksRan).toEqual([{ stepIndex: 2, id: "stop", use: "shell", ok: true, undone: false }]);
@@ -126,7 +210,14 @@ describe("readJournalState", () => {
   it("counts an undone stopWrites as writes back on, and records the run's end", async () => {
     const ev = eventFactory();
     const file = journalOf([
-      ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "run", steps: STEPS }),
+      ev("run.started", {
+        runbook: "sales",
+        file: "x.yaml",
+        hash: "abc",
+        instances: [inst(0)],
+        mode: "run",
+        steps: STEPS,
+      }),
       ev("step.started", STEPS[2]!),
       ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
       ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 1 }),
@@ -135,7 +226,13 @@ describe("readJournalState", () => {
       ev("step.finished", { index: 3, id: "commit", outcome: "failed", durationMs: 1, error: "refused" }),
       ev("hook.started", { index: 2, id: "stop", use: "shell", undo: true }),
       ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: true, ok: true, durationMs: 1 }),
-      ev("run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 9, message: "commit refused" }),
+      ev("run.finished", {
+        outcome: "failed",
+        exitCode: 1,
+        committed: false,
+        durationMs: 9,
+        message: "commit refused",
+      }),
     ]);
     const s = await readJournalState(file);
     expect(s.stopWritesSucceeded).toBe(false);
@@ -147,7 +244,14 @@ describe("readJournalState", () => {
     for (const finish of ["failed", "cut off"] as const) {
       const ev = eventFactory();
       const file = journalOf([
-        ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "run", steps: STEPS }),
+        ev("run.started", {
+          runbook: "sales",
+          file: "x.yaml",
+          hash: "abc",
+          instances: [inst(0)],
+          mode: "run",
+          steps: STEPS,
+        }),
         ev("step.started", STEPS[2]!),
         ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
         ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 1 }),
@@ -155,7 +259,19 @@ describe("readJournalState", () => {
         ev("step.started", STEPS[3]!),
         ev("step.finished", { index: 3, id: "commit", outcome: "failed", durationMs: 1, error: "refused" }),
         ev("hook.started", { index: 2, id: "stop", use: "shell", undo: true }),
-        ...(finish === "failed" ? [ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: true, ok: false, durationMs: 1, error: "exit 1" })] : []),
+        ...(finish === "failed"
+          ? [
+              ev("hook.finished", {
+                index: 2,
+                id: "stop",
+                use: "shell",
+                undo: true,
+                ok: false,
+                durationMs: 1,
+                error: "exit 1",
+              }),
+            ]
+          : []),
       ]);
       const s = await readJournalState(file);
       expect(s.stopWritesSucceeded, finish).toBe(false);
@@ -165,8 +281,19 @@ describe("readJournalState", () => {
 
   it("takes a commit.sent without request lines as a commit sent, answer unknown", async () => {
     const ev = eventFactory();
-    const file = journalOf([ev("step.started", STEPS[3]!), ev("commit.sent", { index: 3, id: "commit", instances: ["i0"], skewMs: 0 })]);
-    expect((await readJournalState(file)).commandsSent).toEqual([{ op: "commit", stepIndex: 3, instances: ["i0"], answered: "unknown", perInstance: [{ instance: "i0", answered: "unknown" }] }]);
+    const file = journalOf([
+      ev("step.started", STEPS[3]!),
+      ev("commit.sent", { index: 3, id: "commit", instances: ["i0"], skewMs: 0 }),
+    ]);
+    expect((await readJournalState(file)).commandsSent).toEqual([
+      {
+        op: "commit",
+        stepIndex: 3,
+        instances: ["i0"],
+        answered: "unknown",
+        perInstance: [{ instance: "i0", answered: "unknown" }],
+      },
+    ]);
   });
 });
 

@@ -16,7 +16,11 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 const cli = process.env.SYNCBOOK_TEST_CLI ?? join(root, "dist/cli/syncbook.cjs");
 
 function lint(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, "lint", ...args], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" } });
+  const r = spawnSync(process.execPath, [cli, "lint", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -91,8 +95,12 @@ describe("--format github", () => {
     const r = lint(fixture("cluster-same"), fixture("instance-insecure"), "--format", "github");
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^::error file=test\/fixtures\/lint\/cluster-same\.yaml,line=\d+,col=\d+,title=cluster-same::.+/);
-    expect(lines[1]).toMatch(/^::warning file=test\/fixtures\/lint\/instance-insecure\.yaml,line=\d+,col=\d+,title=instance-insecure::.+/);
+    expect(lines[0]).toMatch(
+      /^::error file=test\/fixtures\/lint\/cluster-same\.yaml,line=\d+,col=\d+,title=cluster-same::.+/,
+    );
+    expect(lines[1]).toMatch(
+      /^::warning file=test\/fixtures\/lint\/instance-insecure\.yaml,line=\d+,col=\d+,title=instance-insecure::.+/,
+    );
   });
 });
 

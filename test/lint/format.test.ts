@@ -3,7 +3,15 @@ import type { Diagnostic } from "../../src/diagnostics.js";
 import { formatDiagnostics } from "../../src/lint/format/index.js";
 import { assertWellFormedXml } from "./xml.js";
 
-const text = ["runbook: 1", "name: x", "steps:", "  - start:", "      source: cluster0", "      destination: cluster0", ""].join("\n");
+const text = [
+  "runbook: 1",
+  "name: x",
+  "steps:",
+  "  - start:",
+  "      source: cluster0",
+  "      destination: cluster0",
+  "",
+].join("\n");
 const diags: Diagnostic[] = [
   {
     file: "runbooks/a.yaml",
@@ -16,10 +24,30 @@ const diags: Diagnostic[] = [
     message: "source and destination are both `cluster0`: a sync needs two, different clusters.",
     hint: "Use cluster1 & cluster0 <swap>.",
   },
-  { file: "runbooks/a.yaml", line: 4, column: 5, rule: "instance-insecure", severity: "warning", message: "100% plain\nhttp", hint: "tunnel" },
-  { file: "runbooks/a.yaml", line: 1, column: 1, rule: "build-indexes-never", severity: "info", message: "fyi", hint: "" },
+  {
+    file: "runbooks/a.yaml",
+    line: 4,
+    column: 5,
+    rule: "instance-insecure",
+    severity: "warning",
+    message: "100% plain\nhttp",
+    hint: "tunnel",
+  },
+  {
+    file: "runbooks/a.yaml",
+    line: 1,
+    column: 1,
+    rule: "build-indexes-never",
+    severity: "info",
+    message: "fyi",
+    hint: "",
+  },
 ];
-const input = { diagnostics: diags, files: ["runbooks/a.yaml", "runbooks/clean.yaml"], sources: new Map([["runbooks/a.yaml", text]]) };
+const input = {
+  diagnostics: diags,
+  files: ["runbooks/a.yaml", "runbooks/clean.yaml"],
+  sources: new Map([["runbooks/a.yaml", text]]),
+};
 
 describe("json format", () => {
   it('prints {"diagnostics":[{"file","line","column","rule","severity","message","hint"}],"errors":N,"warnings":N}', () => {
@@ -28,7 +56,8 @@ describe("json format", () => {
     expect(out.errors).toBe(1);
     expect(out.warnings).toBe(1);
     expect(out.diagnostics).toHaveLength(3);
-    for (const d of out.diagnostics) expect(Object.keys(d)).toEqual(["file", "line", "column", "rule", "severity", "message", "hint"]);
+    for (const d of out.diagnostics)
+      expect(Object.keys(d)).toEqual(["file", "line", "column", "rule", "severity", "message", "hint"]);
     expect(out.diagnostics[0]).toMatchObject({ line: 6, column: 20, rule: "cluster-same" });
   });
 });
@@ -37,12 +66,19 @@ describe("github format", () => {
   it("prints ::error file=…,line=…,col=…,title=RULE::message, escaping workflow-command characters", () => {
     const lines = formatDiagnostics("github", input).trimEnd().split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^::error file=runbooks\/a\.yaml,line=6,col=20,title=cluster-same::source and destination are both `cluster0`: a sync needs two, different clusters\.%0Ahint: Use cluster1 & cluster0 <swap>\.$/);
-    expect(lines[1]).toBe("::warning file=runbooks/a.yaml,line=4,col=5,title=instance-insecure::100%25 plain%0Ahttp%0Ahint: tunnel");
+    expect(lines[0]).toMatch(
+      /^::error file=runbooks\/a\.yaml,line=6,col=20,title=cluster-same::source and destination are both `cluster0`: a sync needs two, different clusters\.%0Ahint: Use cluster1 & cluster0 <swap>\.$/,
+    );
+    expect(lines[1]).toBe(
+      "::warning file=runbooks/a.yaml,line=4,col=5,title=instance-insecure::100%25 plain%0Ahttp%0Ahint: tunnel",
+    );
     expect(lines[2]).toMatch(/^::notice file=runbooks\/a\.yaml,line=1,col=1,title=build-indexes-never::fyi$/);
   });
   it("escapes commas and colons in properties", () => {
-    const out = formatDiagnostics("github", { diagnostics: [{ ...(diags[0] as Diagnostic), file: "a,b:c.yaml" }], files: [] });
+    const out = formatDiagnostics("github", {
+      diagnostics: [{ ...(diags[0] as Diagnostic), file: "a,b:c.yaml" }],
+      files: [],
+    });
     expect(out).toContain("file=a%2Cb%3Ac.yaml,");
   });
 });
@@ -63,7 +99,10 @@ describe("junit format", () => {
     expect(failures[0]?.text).toContain("&lt;swap&gt;");
   });
   it("stays well-formed with control characters and quotes in messages", () => {
-    const xml = formatDiagnostics("junit", { diagnostics: [{ ...(diags[0] as Diagnostic), message: `bad \u0001 "quote" 'apos' ]]> <x/>` }], files: ["runbooks/a.yaml"] });
+    const xml = formatDiagnostics("junit", {
+      diagnostics: [{ ...(diags[0] as Diagnostic), message: `bad \u0001 "quote" 'apos' ]]> <x/>` }],
+      files: ["runbooks/a.yaml"],
+    });
     expect(() => assertWellFormedXml(xml)).not.toThrow();
   });
 });

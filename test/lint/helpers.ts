@@ -52,5 +52,6 @@ ${steps}`;
 
 export const START = "  - start: { source: cluster0, destination: cluster1 }\n";
 export const READY = "  - waitFor: { canCommit: true, lagBelow: 5 }\n";
-export const STOP = "  - stopWrites: { use: shell, with: { command: [off] }, undo: { use: shell, with: { command: [on] } } }\n";
+export const STOP =
+  "  - stopWrites: { use: shell, with: { command: [off] }, undo: { use: shell, with: { command: [on] } } }\n";
 export const COMMIT = "  - commit: {}\n  - waitFor: { state: COMMITTED }\n";

@@ -4,7 +4,18 @@ import { badOptionLetters, compileServiceRegex, listSelects, selector } from "..
 // "Regular-expression filters (1.6) are documented as `databaseRegex` and `collectionRegex`
 // objects `{ pattern, options }` ...; option letters `i`, `m`, `s`, `x`." (service-facts.md)
 describe("service regular expressions", () => {
-  it.each(["^cust", "^(orders|invoices)$", "a{2,3}", "[]a]", "\\d+\\.log$", "(?i)^cust", "a++b", "(?>ab|a)c", "\\Aorders\\z", "(?P<name>x)(?P=name)"])("accepts PCRE pattern %s", (p) => {
+  it.each([
+    "^cust",
+    "^(orders|invoices)$",
+    "a{2,3}",
+    "[]a]",
+    "\\d+\\.log$",
+    "(?i)^cust",
+    "a++b",
+    "(?>ab|a)c",
+    "\\Aorders\\z",
+    "(?P<name>x)(?P=name)",
+  ])("accepts PCRE pattern %s", (p) => {
     expect(compileServiceRegex(p).ok).toBe(true);
   });
   it.each(["^cust(omers", "*orders", "[z-a]", "a{3,2}", "orders)", "x\\"])("rejects %s", (p) => {
@@ -29,7 +40,10 @@ describe("service regular expressions", () => {
 
 describe("filter selection", () => {
   it("is certain for names, and unsure when a pattern cannot be judged", () => {
-    const list = [selector({ database: "sales", collections: ["orders"] }, 0), selector({ database: "crm", collectionRegex: { pattern: "^cust" } }, 1)];
+    const list = [
+      selector({ database: "sales", collections: ["orders"] }, 0),
+      selector({ database: "crm", collectionRegex: { pattern: "^cust" } }, 1),
+    ];
     expect(listSelects(list, "sales", "orders").selected).toBe(true);
     expect(listSelects(list, "sales", "invoices").selected).toBe(false);
     expect(listSelects(list, "crm", "customers").selected).toBe(true);

@@ -36,7 +36,10 @@ describe.each(RULES.map((r) => [r.id, r.spec, r] as const))("%s", (id, spec, rul
     const url = new URL(`${id}.yaml`, FIXTURES);
     const text = read(url);
     const want = expectedFindings(text);
-    expect(want.some((w) => w.startsWith(`${id}@`)), "the fixture marks at least one line with its own rule").toBe(true);
+    expect(
+      want.some((w) => w.startsWith(`${id}@`)),
+      "the fixture marks at least one line with its own rule",
+    ).toBe(true);
     const { loader, rules } = await lintFile(fileURLToPath(url));
     expect(loader, "fixtures are schema-valid: only the lint rule is broken").toEqual([]);
     expect(findings(rules)).toEqual(want);

@@ -37,8 +37,14 @@ describe("example runbooks", () => {
       expect(rb.verifier).toBe("http://127.0.0.1:27020");
       const kinds = rb.steps.map((s) => stepKind(s));
       const stop = rb.steps.find((s) => "stopWrites" in s);
-      expect(stop && "stopWrites" in stop ? stop.stopWrites : undefined).toMatchObject({ use: "shell", with: { command: expect.any(Array) }, undo: { use: "shell" } });
-      expect(rb.steps.some((s) => "waitFor" in s && s.waitFor?.canCommit === true && s.waitFor.lagBelow !== undefined)).toBe(true);
+      expect(stop && "stopWrites" in stop ? stop.stopWrites : undefined).toMatchObject({
+        use: "shell",
+        with: { command: expect.any(Array) },
+        undo: { use: "shell" },
+      });
+      expect(
+        rb.steps.some((s) => "waitFor" in s && s.waitFor?.canCommit === true && s.waitFor.lagBelow !== undefined),
+      ).toBe(true);
       for (const k of ["verify", "confirm", "commit"] as const) expect(kinds).toContain(k);
       const commit = kinds.indexOf("commit");
       expect(rb.steps.slice(commit).some((s) => "waitFor" in s && s.waitFor?.state === "COMMITTED")).toBe(true);

@@ -23,12 +23,18 @@ describe("state model", () => {
   });
 
   it('"resume: only in PAUSED": resume after pause is fine, and canCommit must be awaited again', async () => {
-    expect(await problems(runbook(START + READY + "  - pause: {}\n  - resume: {}\n" + READY + STOP + COMMIT))).toEqual([]);
-    expect(await problems(runbook(START + READY + "  - pause: {}\n  - resume: {}\n" + STOP + COMMIT))).toEqual(["commit-without-can-commit-wait"]);
+    expect(await problems(runbook(START + READY + "  - pause: {}\n  - resume: {}\n" + READY + STOP + COMMIT))).toEqual(
+      [],
+    );
+    expect(await problems(runbook(START + READY + "  - pause: {}\n  - resume: {}\n" + STOP + COMMIT))).toEqual([
+      "commit-without-can-commit-wait",
+    ]);
   });
 
   it('"pause: only in RUNNING": pause after commit is impossible', async () => {
-    expect(await problems(runbook(START + READY + STOP + COMMIT + "  - pause: {}\n"))).toEqual(["command-impossible-state"]);
+    expect(await problems(runbook(START + READY + STOP + COMMIT + "  - pause: {}\n"))).toEqual([
+      "command-impossible-state",
+    ]);
   });
 
   it("writesStoppedExternally satisfies the stopWrites requirement of commit", async () => {
@@ -55,18 +61,25 @@ describe("state model", () => {
   });
 
   it("commit, reverse, then commit again: the reversed sync is a new one", async () => {
-    const start = "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
-    expect(await problems(runbook(start + READY + STOP + COMMIT + "  - reverse: {}\n" + READY + STOP + COMMIT))).toEqual([]);
+    const start =
+      "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
+    expect(
+      await problems(runbook(start + READY + STOP + COMMIT + "  - reverse: {}\n" + READY + STOP + COMMIT)),
+    ).toEqual([]);
     // the reversed sync needs its own stopWrites and canCommit wait
-    expect(await problems(runbook(start + READY + STOP + COMMIT + "  - reverse: {}\n  - commit: {}\n  - waitFor: { state: COMMITTED }\n"))).toEqual([
-      "commit-without-can-commit-wait",
-      "commit-without-stop-writes",
-    ]);
+    expect(
+      await problems(
+        runbook(start + READY + STOP + COMMIT + "  - reverse: {}\n  - commit: {}\n  - waitFor: { state: COMMITTED }\n"),
+      ),
+    ).toEqual(["commit-without-can-commit-wait", "commit-without-stop-writes"]);
   });
 
   it("reverse needs COMMITTED: a commit not awaited before reverse is reported", async () => {
-    const start = "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
-    expect(await problems(runbook(start + READY + STOP + "  - commit: {}\n  - reverse: {}\n"))).toEqual(["commit-without-committed-wait"]);
+    const start =
+      "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
+    expect(await problems(runbook(start + READY + STOP + "  - commit: {}\n  - reverse: {}\n"))).toEqual([
+      "commit-without-committed-wait",
+    ]);
   });
 
   it('"Newer versions add a state INITIALIZING before RUNNING (1.20)": waiting for it on 1.8 never ends', async () => {
@@ -81,27 +94,42 @@ describe("state model", () => {
 
   it("reports one mistake once: an impossible command does not cascade", async () => {
     // resume never paused: reported once; the commit after it is judged as if the author's plan held
-    expect(await problems(runbook(START + READY + "  - resume: {}\n" + STOP + COMMIT))).toEqual(["command-impossible-state"]);
+    expect(await problems(runbook(START + READY + "  - resume: {}\n" + STOP + COMMIT))).toEqual([
+      "command-impossible-state",
+    ]);
   });
 
   it("verify while paused before change event application is reported; after CEA was seen it is not", async () => {
     const early = START + "  - pause: {}\n  - verify: { startCheck: false }\n  - resume: {}\n" + READY + STOP + COMMIT;
     expect(await problems(runbook(early))).toEqual(["verify-before-cea"]);
-    const late = START + READY + "  - pause: {}\n  - verify: { startCheck: false }\n  - resume: {}\n" + READY + STOP + COMMIT;
+    const late =
+      START + READY + "  - pause: {}\n  - verify: { startCheck: false }\n  - resume: {}\n" + READY + STOP + COMMIT;
     expect(await problems(runbook(late))).toEqual([]);
   });
 
   it("hooks are fine once verification has completed, and with the embedded verifier turned off", async () => {
     const hook = "  - hook: { use: shell, with: { command: [mongosh, --eval, 'db.x.createIndex({a: 1})'] } }\n";
-    expect(await problems(runbook(START + READY + "  - verify: { startCheck: false }\n" + hook + STOP + COMMIT))).toEqual([]);
+    expect(
+      await problems(runbook(START + READY + "  - verify: { startCheck: false }\n" + hook + STOP + COMMIT)),
+    ).toEqual([]);
     const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
-    expect(await problems(runbook(off + READY + "  - hook: { use: shell, with: { command: [warm] } }\n" + STOP + COMMIT).replace('"1.8.0"', '"1.9.0"'))).toEqual([]);
+    expect(
+      await problems(
+        runbook(off + READY + "  - hook: { use: shell, with: { command: [warm] } }\n" + STOP + COMMIT).replace(
+          '"1.8.0"',
+          '"1.9.0"',
+        ),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe("messages", () => {
   it("never carry a password from a URL (values run through the loader's redact)", async () => {
-    const yaml = runbook(START + READY + STOP + COMMIT).replace("instances: [http://127.0.0.1:27182]", "instances: [http://admin:hunter2@10.1.2.3:27182]");
+    const yaml = runbook(START + READY + STOP + COMMIT).replace(
+      "instances: [http://127.0.0.1:27182]",
+      "instances: [http://admin:hunter2@10.1.2.3:27182]",
+    );
     const { rules } = await lintYaml(yaml);
     const insecure = rules.find((d) => d.rule === "instance-insecure");
     expect(insecure).toBeDefined();

@@ -3,14 +3,18 @@
  * balanced and properly nested tags, quoted attributes without raw `<` or `&`, only the five
  * predefined entities or character references in text.
  */
-export function assertWellFormedXml(xml: string): { root: string; elements: { name: string; attrs: Record<string, string>; text: string }[] } {
+export function assertWellFormedXml(xml: string): {
+  root: string;
+  elements: { name: string; attrs: Record<string, string>; text: string }[];
+} {
   let s = xml.replace(/^<\?xml[^?]*\?>\s*/, "");
   const stack: string[] = [];
   const elements: { name: string; attrs: Record<string, string>; text: string }[] = [];
   let root = "";
   let rootClosed = false;
   const checkText = (t: string): void => {
-    if (/<|&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(t)) throw new Error(`bad character data: ${t.slice(0, 60)}`);
+    if (/<|&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(t))
+      throw new Error(`bad character data: ${t.slice(0, 60)}`);
   };
   while (s.length > 0) {
     const lt = s.indexOf("<");

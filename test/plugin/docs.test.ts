@@ -25,12 +25,18 @@ describe("README: Writing a plugin", () => {
   it("the example plugin lints clean and stops and restores the flag", async () => {
     const readme = readFileSync(join(process.cwd(), "README.md"), "utf8");
     const doc = readme.slice(readme.indexOf("## Writing a plugin"));
-    const plugin = block(doc, "**1. Write the file**", "ts").replace('from "syncbook"', `from ${JSON.stringify(join(process.cwd(), "src/index.ts"))}`);
+    const plugin = block(doc, "**1. Write the file**", "ts").replace(
+      'from "syncbook"',
+      `from ${JSON.stringify(join(process.cwd(), "src/index.ts"))}`,
+    );
     const snippet = block(doc, "**2. Name it in the runbook**", "yaml");
     const srv = await startServer((_r, _n, res) => res.writeHead(200).end("{}"));
     closers.push(srv.close);
     const dir = tempDir();
-    const text = `runbook: 1\nname: flags-demo\ninstances: [http://127.0.0.1:27182]\n${snippet}`.replace("{ flag: sales-writes }", `{ flag: sales-writes, service: "${srv.url}" }`);
+    const text = `runbook: 1\nname: flags-demo\ninstances: [http://127.0.0.1:27182]\n${snippet}`.replace(
+      "{ flag: sales-writes }",
+      `{ flag: sales-writes, service: "${srv.url}" }`,
+    );
     // as the walk-through says: the runbooks' folder is an ES module package
     writeFiles(dir, { "package.json": '{ "type": "module" }\n', "plugins/flags.ts": plugin, "rb.yaml": text });
     const loaded = loadedFromYaml(join(dir, "rb.yaml"), text);
@@ -38,7 +44,8 @@ describe("README: Writing a plugin", () => {
     expect(diagnostics).toEqual([]);
 
     const ctx = { ...recordingContext(dir, ["flag-token-123"]), env: { FLAGS_TOKEN: "flag-token-123" } };
-    const call = (loaded.runbook as { steps: { stopWrites: { use: string; with: Record<string, unknown> } }[] }).steps[0]!.stopWrites;
+    const call = (loaded.runbook as { steps: { stopWrites: { use: string; with: Record<string, unknown> } }[] })
+      .steps[0]!.stopWrites;
     const step = stepInfo(0, "stop", "stopWrites", "stop", {}, ctx.redact);
     const out = await runHook(registry, call, step, ctx, { timeoutMs: 5000 });
     expect(out).toMatchObject({ ok: true, summary: "sales-writes off" });
@@ -49,6 +56,9 @@ describe("README: Writing a plugin", () => {
       ["PUT", "/flags/sales-writes", "Bearer flag-token-123", '{"enabled":false}'],
       ["PUT", "/flags/sales-writes", "Bearer flag-token-123", '{"enabled":true}'],
     ]);
-    expect(ctx.logs).toEqual(["info writes-flag-off: flag sales-writes is off", "info writes-flag-off: sales-writes off"]);
+    expect(ctx.logs).toEqual([
+      "info writes-flag-off: flag sales-writes is off",
+      "info writes-flag-off: sales-writes off",
+    ]);
   });
 });

@@ -16,7 +16,9 @@ export interface Seen {
 }
 
 /** A real HTTP server on 127.0.0.1, port 0; `reply` decides each answer (may never answer). */
-export async function startServer(reply: (req: Seen, n: number, res: ServerResponse) => unknown): Promise<{ url: string; seen: Seen[]; close(): Promise<void>; server: Server }> {
+export async function startServer(
+  reply: (req: Seen, n: number, res: ServerResponse) => unknown,
+): Promise<{ url: string; seen: Seen[]; close(): Promise<void>; server: Server }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     let body = "";
@@ -70,7 +72,8 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
 function interpolate(v: unknown, env: Record<string, string>): unknown {
   if (typeof v === "string") return v.replace(/\$\{env\.([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, k: string) => env[k] ?? m);
   if (Array.isArray(v)) return v.map((x) => interpolate(x, env));
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env)]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env)]));
   return v;
 }
 
@@ -78,7 +81,11 @@ function interpolate(v: unknown, env: Record<string, string>): unknown {
  * A stand-in for the loader's `LoadedRunbook` (what lint and the plugin checks use): YAML with
  * positions, `${env.*}` interpolated from `env` (those values are the secrets).
  */
-export function loadedFromYaml(file: string, text: string, env: Record<string, string> = {}): PluginLintInput & { text: string; secrets: string[] } {
+export function loadedFromYaml(
+  file: string,
+  text: string,
+  env: Record<string, string> = {},
+): PluginLintInput & { text: string; secrets: string[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter });
   const raw = doc.toJS() as unknown;
@@ -122,7 +129,11 @@ export function lineOf(text: string, needle: string, from = 0): number {
 }
 
 /** A run context that records every log line and printed line. */
-export function recordingContext(dir: string, secrets: string[] = [], name = "test-runbook"): PluginRunContext & { logs: string[]; printed: string[] } {
+export function recordingContext(
+  dir: string,
+  secrets: string[] = [],
+  name = "test-runbook",
+): PluginRunContext & { logs: string[]; printed: string[] } {
   const logs: string[] = [];
   const printed: string[] = [];
   return {

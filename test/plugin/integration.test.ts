@@ -8,7 +8,18 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadRunbook } from "../../src/runbook/index.js";
-import { createNotifierListener, definePlugin, lintPlugins, loadPlugins, pluginStepTitle, runPluginStep, stepInfo, undoFor, UndoStack, type NotifyMessage } from "../../src/plugin/index.js";
+import {
+  createNotifierListener,
+  definePlugin,
+  lintPlugins,
+  loadPlugins,
+  pluginStepTitle,
+  runPluginStep,
+  stepInfo,
+  undoFor,
+  UndoStack,
+  type NotifyMessage,
+} from "../../src/plugin/index.js";
 import { lineOf, recordingContext, tempDir, writeFiles } from "./helpers.js";
 
 describe("with the real runbook loader", () => {
@@ -42,7 +53,10 @@ steps:
     writeFiles(dir, { "rb.yaml": text });
     const loaded = await loadRunbook(join(dir, "rb.yaml"), { env: "lint" });
     const d = await lintPlugins(loaded);
-    expect(d.map((x) => `${x.rule}@${x.line}:${x.column}`)).toEqual([`plugin-load@${lineOf(text, "./ops/broken.ts")}:5`, `plugin-options@${lineOf(text, "command: \"node")}:${text.split("\n")[lineOf(text, "command: \"node") - 1]!.indexOf('"node') + 1}`]);
+    expect(d.map((x) => `${x.rule}@${x.line}:${x.column}`)).toEqual([
+      `plugin-load@${lineOf(text, "./ops/broken.ts")}:5`,
+      `plugin-options@${lineOf(text, 'command: "node')}:${text.split("\n")[lineOf(text, 'command: "node') - 1]!.indexOf('"node') + 1}`,
+    ]);
     expect(d[0]!.message).toMatch(/^plugin file \.\/ops\/broken\.ts failed to load: /);
     expect(d[1]!.message).toBe("hook `shell`: option `command` must be array");
     expect(d[1]!.hint).toContain("Never a shell string");
@@ -50,15 +64,19 @@ steps:
 });
 
 describe("TypeScript plugins outside an ES module package", () => {
-  it("a load failure says to add \"type\": \"module\" (tsx loads such a file as CommonJS)", async () => {
+  it('a load failure says to add "type": "module" (tsx loads such a file as CommonJS)', async () => {
     const dir = tempDir();
     const api = JSON.stringify(join(process.cwd(), "src/index.ts"));
-    writeFiles(dir, { "p.ts": `import { sendHttp } from ${api};\nthrow new Error("boom " + typeof sendHttp);\nexport default {};\n` });
+    writeFiles(dir, {
+      "p.ts": `import { sendHttp } from ${api};\nthrow new Error("boom " + typeof sendHttp);\nexport default {};\n`,
+    });
     const text = "runbook: 1\nname: t\ninstances: [http://127.0.0.1:1]\nplugins: [./p.ts]\nsteps:\n  - notify: hi\n";
     writeFiles(dir, { "rb.yaml": text });
     const d = await lintPlugins(await loadRunbook(join(dir, "rb.yaml"), { env: "lint" }));
     expect(d.map((x) => x.rule)).toEqual(["plugin-load"]);
-    expect(d[0]!.hint).toContain('add {"type": "module"} to the package.json next to your runbooks, or name the file .mts');
+    expect(d[0]!.hint).toContain(
+      'add {"type": "module"} to the package.json next to your runbooks, or name the file .mts',
+    );
   });
 });
 
@@ -66,8 +84,21 @@ describe("notify step messages", () => {
   it("go to the entries whose `on:` lists `notify`, in the background", async () => {
     const { registry } = await loadPlugins({ runbookFile: "/tmp/rb.yaml", entries: [], builtins: ["stdout"] });
     const ctx = recordingContext(tempDir());
-    const listener = createNotifierListener(registry, [{ use: "stdout", with: { text: "ignored for messages" }, on: ["notify"] }, { use: "stdout", on: ["run.finished"] }], ctx);
-    const m: NotifyMessage = { type: "notify", text: "sales is committed", index: 7, id: "announce", at: Date.UTC(2024, 0, 1) };
+    const listener = createNotifierListener(
+      registry,
+      [
+        { use: "stdout", with: { text: "ignored for messages" }, on: ["notify"] },
+        { use: "stdout", on: ["run.finished"] },
+      ],
+      ctx,
+    );
+    const m: NotifyMessage = {
+      type: "notify",
+      text: "sales is committed",
+      index: 7,
+      id: "announce",
+      at: Date.UTC(2024, 0, 1),
+    };
     expect(listener.message(m)).toBeUndefined();
     await listener.flush();
     expect(ctx.printed).toEqual(["[notify i] 2024-01-01T00:00:00.000Z sales is committed"]);
@@ -111,6 +142,11 @@ describe("plugin step kinds", () => {
 
   it("may not take a built-in step key", async () => {
     const { registry } = await loadPlugins({ runbookFile: "/tmp/rb.yaml", entries: [], builtins: "none" });
-    expect(registry.add(definePlugin({ name: "x", steps: { commit: { run: () => undefined } } }), { kind: "file", path: "/tmp/x.ts" })).toEqual(["step kind commit (a built-in step key)"]);
+    expect(
+      registry.add(definePlugin({ name: "x", steps: { commit: { run: () => undefined } } }), {
+        kind: "file",
+        path: "/tmp/x.ts",
+      }),
+    ).toEqual(["step kind commit (a built-in step key)"]);
   });
 });

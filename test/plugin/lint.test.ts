@@ -48,7 +48,14 @@ describe("built-in plugins", () => {
   - { use: stdout, on: [run.finished] }
 `,
     );
-    expect(await lint(dir, text, { FLAG_URL: "https://flags.example.com/x", TOKEN: "s3cr3t-token", HOOK: "https://hooks.example.com/a", CHAT: "https://chat.example.com/b" })).toEqual([]);
+    expect(
+      await lint(dir, text, {
+        FLAG_URL: "https://flags.example.com/x",
+        TOKEN: "s3cr3t-token",
+        HOOK: "https://hooks.example.com/a",
+        CHAT: "https://chat.example.com/b",
+      }),
+    ).toEqual([]);
     // lint runs without secrets: `${env.*}` values are not judged
     expect(await lint(dir, text)).toEqual([]);
   });
@@ -79,7 +86,9 @@ describe("plugin-unknown", () => {
       ].sort(),
     );
     expect(d.find((x) => x.message.includes("htp"))?.hint).toContain("Did you mean `http`");
-    expect(d.find((x) => x.message.includes("webhook"))?.message).toBe("`webhook` is a notifier (plugin webhook), not a hook");
+    expect(d.find((x) => x.message.includes("webhook"))?.message).toBe(
+      "`webhook` is a notifier (plugin webhook), not a hook",
+    );
     const col = d.find((x) => x.message.includes("shel"))?.column;
     expect(col).toBe(text.split("\n")[lineOf(text, "use: shel") - 1]!.indexOf("shel") + 1);
   });
@@ -114,23 +123,36 @@ describe("plugin-options", () => {
     expect(unknown?.message).toBe("hook `http`: unknown option `hedaers`");
     expect(unknown?.hint).toContain("headers");
     expect(unknown?.column).toBe(9);
-    expect(d.find((x) => x.line === lineOf(text, "retries: many"))?.message).toBe("hook `http`: option `retries` must be integer");
-    expect(d.find((x) => x.line === lineOf(text, "with: { method: GET }"))?.message).toBe("hook `http`: missing required option `url`");
+    expect(d.find((x) => x.line === lineOf(text, "retries: many"))?.message).toBe(
+      "hook `http`: option `retries` must be integer",
+    );
+    expect(d.find((x) => x.line === lineOf(text, "with: { method: GET }"))?.message).toBe(
+      "hook `http`: missing required option `url`",
+    );
   });
 
   it("checks a notify entry's options and its `on:` events", async () => {
     const dir = tempDir();
-    const text = runbook("  - notify: hi\n", `notify:\n  - use: file\n    with: { path: 3 }\n    on: [run.started, step.fail]\n`);
+    const text = runbook(
+      "  - notify: hi\n",
+      `notify:\n  - use: file\n    with: { path: 3 }\n    on: [run.started, step.fail]\n`,
+    );
     const d = await lint(dir, text);
-    expect(d.map((x) => x.at).sort()).toEqual([`notify-event@${lineOf(text, "on: [")}`, `plugin-options@${lineOf(text, "path: 3")}`].sort());
+    expect(d.map((x) => x.at).sort()).toEqual(
+      [`notify-event@${lineOf(text, "on: [")}`, `plugin-options@${lineOf(text, "path: 3")}`].sort(),
+    );
     expect(d.find((x) => x.rule === "notify-event")?.hint).toContain("Did you mean `step.failed`");
-    expect(d.find((x) => x.rule === "notify-event")?.column).toBe(text.split("\n")[lineOf(text, "on: [") - 1]!.indexOf("step.fail") + 1);
+    expect(d.find((x) => x.rule === "notify-event")?.column).toBe(
+      text.split("\n")[lineOf(text, "on: [") - 1]!.indexOf("step.fail") + 1,
+    );
   });
 
   it("never prints a secret: option values from `${env.*}` are redacted in findings", async () => {
     const dir = tempDir();
     const secret = "xoxb-PLANTED-SECRET-42";
-    const text = runbook(`  - hook: { use: "\${env.SECRET}", with: { url: "\${env.SECRET}" } }\n  - hook: { use: http, with: { url: "\${env.SECRET}", hedaers: "\${env.SECRET}" } }\n`);
+    const text = runbook(
+      `  - hook: { use: "\${env.SECRET}", with: { url: "\${env.SECRET}" } }\n  - hook: { use: http, with: { url: "\${env.SECRET}", hedaers: "\${env.SECRET}" } }\n`,
+    );
     const d = await lint(dir, text, { SECRET: secret });
     expect(d.map((x) => x.rule)).toEqual(["plugin-unknown", "plugin-options"]);
     expect(d[0]!.message).toBe("unknown hook `***`");
@@ -163,11 +185,22 @@ describe("plugin-load", () => {
 `,
     );
     const d = await lint(dir, text);
-    const entries = ["syntax.ts", "nodefault.mjs", "shape.ts", "noname.js", "throws.mjs", "missing.ts", "readme.md", "syncbook-plugin-not-installed"];
+    const entries = [
+      "syntax.ts",
+      "nodefault.mjs",
+      "shape.ts",
+      "noname.js",
+      "throws.mjs",
+      "missing.ts",
+      "readme.md",
+      "syncbook-plugin-not-installed",
+    ];
     expect(d.map((x) => x.at)).toEqual(entries.map((e) => `plugin-load@${lineOf(text, e)}`));
     for (const x of d) expect(x.column).toBe(5);
     const msg = (e: string) => d[entries.indexOf(e)]!.message;
-    expect(msg("syntax.ts")).toMatch(/plugin file \.\/plugins\/syntax\.ts failed to load: .*(Expected|SyntaxError|Unexpected)/);
+    expect(msg("syntax.ts")).toMatch(
+      /plugin file \.\/plugins\/syntax\.ts failed to load: .*(Expected|SyntaxError|Unexpected)/,
+    );
     expect(msg("nodefault.mjs")).toBe("plugin file ./plugins/nodefault.mjs has no default export");
     expect(msg("shape.ts")).toContain("hooks.a must be a function or an object with a run function");
     expect(msg("noname.js")).toContain("the plugin has no `name`");
@@ -175,7 +208,9 @@ describe("plugin-load", () => {
     expect(msg("missing.ts")).toContain("not found");
     expect(msg("readme.md")).toContain("not a TypeScript or JavaScript file");
     expect(msg("syncbook-plugin-not-installed")).toContain("is not installed");
-    expect(d[entries.indexOf("syncbook-plugin-not-installed")]!.hint).toContain("npm install syncbook-plugin-not-installed");
+    expect(d[entries.indexOf("syncbook-plugin-not-installed")]!.hint).toContain(
+      "npm install syncbook-plugin-not-installed",
+    );
   });
 
   it("two plugins with the same `use:` name, or one redefining a built-in, are plugin-duplicate", async () => {
@@ -191,7 +226,10 @@ describe("plugin-load", () => {
     expect(d[0]!.message).toContain("hook flip (also in plugin a)");
     expect(d[1]!.message).toContain("chat (a built-in: chat)");
     const line = text.split("\n")[lineOf(text, "plugins:") - 1]!;
-    expect(d.map((x) => `${x.line}:${x.column}`)).toEqual([`${lineOf(text, "plugins:")}:${line.indexOf("./b.mjs") + 1}`, `${lineOf(text, "plugins:")}:${line.indexOf("./c.mjs") + 1}`]);
+    expect(d.map((x) => `${x.line}:${x.column}`)).toEqual([
+      `${lineOf(text, "plugins:")}:${line.indexOf("./b.mjs") + 1}`,
+      `${lineOf(text, "plugins:")}:${line.indexOf("./c.mjs") + 1}`,
+    ]);
   });
 });
 
@@ -208,7 +246,8 @@ export default definePlugin<O>({
   hooks: { "flag-set": async (ctx) => { ctx.log.info("flag " + ctx.options.flag + n); return { undo: async () => {} }; } },
 });
 `,
-      "ops/ticket.js": "export default { name: 'ticket', notifiers: { ticket: { optionsSchema: { type: 'object', required: ['queue'], properties: { queue: { type: 'string' } } }, send() {} } } };\n",
+      "ops/ticket.js":
+        "export default { name: 'ticket', notifiers: { ticket: { optionsSchema: { type: 'object', required: ['queue'], properties: { queue: { type: 'string' } } }, send() {} } } };\n",
     });
     const text = runbook(
       `  - stopWrites: { use: flag-set, with: { flag: sales-writes, value: false } }
@@ -226,15 +265,24 @@ notify:
     expect(registry.hook("flag-set")?.source).toEqual({ kind: "file", path: join(dir, "ops/flags.ts") });
     expect(registry.notifier("ticket")?.plugin).toBe("ticket");
     expect(diagnostics.map((x) => `${x.rule}@${x.line}`).sort()).toEqual(
-      [`plugin-options@${lineOf(text, "with: { value")}`, `plugin-options@${lineOf(text, 'value: "no"')}`, `plugin-options@${lineOf(text, "queue: 7")}`].sort(),
+      [
+        `plugin-options@${lineOf(text, "with: { value")}`,
+        `plugin-options@${lineOf(text, 'value: "no"')}`,
+        `plugin-options@${lineOf(text, "queue: 7")}`,
+      ].sort(),
     );
   });
 
   it("resolves an npm package from the runbook's folder upwards (exports import condition)", async () => {
     const dir = tempDir();
     writeFiles(dir, {
-      "node_modules/@site/syncbook-lb/package.json": JSON.stringify({ name: "@site/syncbook-lb", type: "module", exports: { ".": { import: "./dist/index.js", require: "./nope.cjs" } } }),
-      "node_modules/@site/syncbook-lb/dist/index.js": "export default { name: 'lb', hooks: { 'lb-drain': () => ({ summary: 'drained' }) } };\n",
+      "node_modules/@site/syncbook-lb/package.json": JSON.stringify({
+        name: "@site/syncbook-lb",
+        type: "module",
+        exports: { ".": { import: "./dist/index.js", require: "./nope.cjs" } },
+      }),
+      "node_modules/@site/syncbook-lb/dist/index.js":
+        "export default { name: 'lb', hooks: { 'lb-drain': () => ({ summary: 'drained' }) } };\n",
       "cutovers/rb.yaml": "",
     });
     const text = runbook("  - stopWrites: { use: lb-drain }\n", "plugins: ['@site/syncbook-lb']\n");
@@ -247,7 +295,9 @@ notify:
 
   it("a plugin whose own optionsSchema is broken is reported as the plugin's fault", async () => {
     const dir = tempDir();
-    writeFiles(dir, { "p.mjs": "export default { name: 'p', optionsSchema: { type: 'strnig' }, hooks: { p() {} } };\n" });
+    writeFiles(dir, {
+      "p.mjs": "export default { name: 'p', optionsSchema: { type: 'strnig' }, hooks: { p() {} } };\n",
+    });
     const text = runbook("  - hook: { use: p, with: { a: 1 } }\n", "plugins: [./p.mjs]\n");
     const d = await lint(dir, text);
     expect(d.map((x) => x.at)).toEqual([`plugin-options@${lineOf(text, "with: { a: 1 }")}`]);

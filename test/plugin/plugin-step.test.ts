@@ -37,7 +37,9 @@ describe("plugin step kinds", () => {
     writeFileSync(join(dir, "good.yaml"), good);
     writeFileSync(join(dir, "bad.yaml"), bad);
     expect((await lintFiles([join(dir, "good.yaml")])).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const found = (await lintFiles([join(dir, "bad.yaml")])).diagnostics.filter((d) => d.severity === "error").map((d) => `${d.rule}@${d.line}:${d.column}`);
+    const found = (await lintFiles([join(dir, "bad.yaml")])).diagnostics
+      .filter((d) => d.severity === "error")
+      .map((d) => `${d.rule}@${d.line}:${d.column}`);
     expect(found).toEqual(["plugin-options@6:28", "plugin-unknown@7:5"]);
   });
 

@@ -8,7 +8,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createNotifierListener, lintPlugins, loadRunbookPlugins, runHook, stepInfo, undoFor, UndoStack } from "../../src/plugin/index.js";
+import {
+  createNotifierListener,
+  lintPlugins,
+  loadRunbookPlugins,
+  runHook,
+  stepInfo,
+  undoFor,
+  UndoStack,
+} from "../../src/plugin/index.js";
 import type { RunEventOf } from "../../src/run/events.js";
 import { ev, loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "./helpers.js";
 
@@ -51,16 +59,48 @@ steps:
 
     const { registry } = await loadRunbookPlugins(loaded);
     const ctx = recordingContext(dir, loaded.secrets, "secret-test");
-    const rb = loaded.runbook as { notify: { use: string; with: Record<string, unknown>; on: string[] }[]; steps: { stopWrites: { use: string; with: Record<string, unknown>; undo: { use: string; with: Record<string, unknown> } } }[] };
-    const listener = createNotifierListener(registry, rb.notify, { ...ctx, log: (level, message) => (ctx.log(level, message), listener(ev<RunEventOf<"log">>({ type: "log", level, message }))) });
+    const rb = loaded.runbook as {
+      notify: { use: string; with: Record<string, unknown>; on: string[] }[];
+      steps: {
+        stopWrites: {
+          use: string;
+          with: Record<string, unknown>;
+          undo: { use: string; with: Record<string, unknown> };
+        };
+      }[];
+    };
+    const listener = createNotifierListener(registry, rb.notify, {
+      ...ctx,
+      log: (level, message) => (
+        ctx.log(level, message),
+        listener(ev<RunEventOf<"log">>({ type: "log", level, message }))
+      ),
+    });
     const call = rb.steps[0]!.stopWrites;
-    const step = stepInfo(0, "stop", "stopWrites", "stop", rb.steps[0] as unknown as Record<string, unknown>, ctx.redact);
+    const step = stepInfo(
+      0,
+      "stop",
+      "stopWrites",
+      "stop",
+      rb.steps[0] as unknown as Record<string, unknown>,
+      ctx.redact,
+    );
     const outcome = await runHook(registry, call, step, ctx, { timeoutMs: 5000 });
     expect(outcome.ok).toBe(false);
     const stack = new UndoStack();
     stack.push(undoFor(registry, call, outcome, step, ctx, 5000));
     const reports = await stack.unwind();
-    if (!outcome.ok) listener(ev<RunEventOf<"step.finished">>({ type: "step.finished", index: 0, id: "stop", outcome: "failed", durationMs: 1, error: outcome.error }));
+    if (!outcome.ok)
+      listener(
+        ev<RunEventOf<"step.finished">>({
+          type: "step.finished",
+          index: 0,
+          id: "stop",
+          outcome: "failed",
+          durationMs: 1,
+          error: outcome.error,
+        }),
+      );
     await listener.flush();
 
     // the server did get the secret (the request was real)…
@@ -68,7 +108,15 @@ steps:
     expect(srv.seen.some((s) => s.url.includes(SECRET))).toBe(true);
     expect(srv.seen.filter((s) => s.url.startsWith("/notify")).length).toBe(2);
     // …and nothing else did
-    const everything = JSON.stringify({ findings, outcome, reports, logs: ctx.logs, printed: ctx.printed, step, file: readFileSync(join(dir, "notes.jsonl"), "utf8") });
+    const everything = JSON.stringify({
+      findings,
+      outcome,
+      reports,
+      logs: ctx.logs,
+      printed: ctx.printed,
+      step,
+      file: readFileSync(join(dir, "notes.jsonl"), "utf8"),
+    });
     expect(everything).toContain("answered 503"); // the failure was reported…
     expect(everything).toContain("answered 500");
     expect(everything).not.toContain(SECRET); // …without the secret

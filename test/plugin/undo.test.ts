@@ -44,7 +44,10 @@ async function registryWith(journal: string[], seen: HookContext[] = []): Promis
   registry.add(
     definePlugin<{ name?: string; fail?: boolean; pidFile?: string }>({
       name: "test-hooks",
-      optionsSchema: { type: "object", properties: { name: { type: "string" }, fail: { type: "boolean" }, pidFile: { type: "string" } } },
+      optionsSchema: {
+        type: "object",
+        properties: { name: { type: "string" }, fail: { type: "boolean" }, pidFile: { type: "string" } },
+      },
       hooks: {
         record: (ctx) => {
           seen.push(ctx as unknown as HookContext);
@@ -59,7 +62,10 @@ async function registryWith(journal: string[], seen: HookContext[] = []): Promis
         // a real process that never exits: killed when the hook's signal aborts
         "hang-process": async (ctx) => {
           journal.push("do hang-process");
-          const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1e9)"], { signal: ctx.signal, stdio: "ignore" });
+          const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1e9)"], {
+            signal: ctx.signal,
+            stdio: "ignore",
+          });
           if (ctx.options.pidFile && child.pid) writeFileSync(ctx.options.pidFile, String(child.pid));
           await new Promise((resolve, reject) => {
             child.on("exit", resolve);
@@ -76,10 +82,19 @@ async function registryWith(journal: string[], seen: HookContext[] = []): Promis
 }
 
 /** Runs hook steps as the runner does: run, push its undo, stop at the first failure. */
-async function runSteps(registry: PluginRegistry, calls: HookCallSpec[], stack: UndoStack, ctx: ReturnType<typeof recordingContext>, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<boolean> {
+async function runSteps(
+  registry: PluginRegistry,
+  calls: HookCallSpec[],
+  stack: UndoStack,
+  ctx: ReturnType<typeof recordingContext>,
+  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<boolean> {
   for (const [i, call] of calls.entries()) {
     const step = stepInfo(i, `s${i}`, "hook", `step ${i}`, { hook: call }, ctx.redact);
-    const outcome = await runHook(registry, call, step, ctx, { timeoutMs: opts.timeoutMs ?? 5000, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const outcome = await runHook(registry, call, step, ctx, {
+      timeoutMs: opts.timeoutMs ?? 5000,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     stack.push(undoFor(registry, call, outcome, step, ctx, 5000));
     if (!outcome.ok) return false;
   }
@@ -125,7 +140,12 @@ describe("undo", () => {
     const reg = await registryWith(journal);
     const ctx = recordingContext(tempDir());
     const stack = new UndoStack();
-    await runSteps(reg, [{ use: "record", with: { name: "a" }, undo: { use: "record", with: { name: "a" } } }], stack, ctx);
+    await runSteps(
+      reg,
+      [{ use: "record", with: { name: "a" }, undo: { use: "record", with: { name: "a" } } }],
+      stack,
+      ctx,
+    );
     stack.disarm(); // the runner calls this when commit was sent
     await runSteps(reg, [{ use: "self-undo", with: { name: "b" } }], stack, ctx);
     expect(await stack.unwind()).toEqual([]);
@@ -136,7 +156,12 @@ describe("undo", () => {
     const journal: string[] = [];
     const reg = await registryWith(journal);
     const stack = new UndoStack();
-    await runSteps(reg, [{ use: "self-undo", with: { name: "b" }, undo: { use: "record", with: { name: "b" } } }], stack, recordingContext(tempDir()));
+    await runSteps(
+      reg,
+      [{ use: "self-undo", with: { name: "b" }, undo: { use: "record", with: { name: "b" } } }],
+      stack,
+      recordingContext(tempDir()),
+    );
     await stack.unwind();
     expect(journal).toEqual(["do b", "undo b"]);
   });
@@ -149,7 +174,16 @@ describe("undo", () => {
     const ctx = recordingContext(dir);
     const stack = new UndoStack();
     const t = performance.now();
-    const ok = await runSteps(reg, [{ use: "record", with: { name: "a" }, undo: { use: "record", with: { name: "a" } } }, { use: "hang-process", with: { pidFile }, undo: { use: "record", with: { name: "hang" } } }], stack, ctx, { timeoutMs: 400 });
+    const ok = await runSteps(
+      reg,
+      [
+        { use: "record", with: { name: "a" }, undo: { use: "record", with: { name: "a" } } },
+        { use: "hang-process", with: { pidFile }, undo: { use: "record", with: { name: "hang" } } },
+      ],
+      stack,
+      ctx,
+      { timeoutMs: 400 },
+    );
     expect(ok).toBe(false);
     expect(performance.now() - t).toBeLessThan(3000);
     const pid = Number(readFileSync(pidFile, "utf8"));
@@ -167,7 +201,11 @@ describe("undo", () => {
     const step = stepInfo(0, "s0", "hook", "s0", {}, ctx.redact);
     const call = { use: "hang-forever", undo: { use: "record", with: { name: "forever" } } };
     const out = await runHook(reg, call, step, ctx, { timeoutMs: 100 });
-    expect(out).toMatchObject({ ok: false, timedOut: true, error: "hook hang-forever timed out after 100ms; abandoned" });
+    expect(out).toMatchObject({
+      ok: false,
+      timedOut: true,
+      error: "hook hang-forever timed out after 100ms; abandoned",
+    });
     stack.push(undoFor(reg, call, out, step, ctx, 1000));
     await stack.unwind();
     expect(journal).toEqual(["do hang-forever", "undo forever"]);
@@ -180,7 +218,16 @@ describe("undo", () => {
     const stack = new UndoStack();
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), 100);
-    const ok = await runSteps(reg, [{ use: "record", with: { name: "a" }, undo: { use: "record", with: { name: "a" } } }, { use: "hang-forever", undo: { use: "record", with: { name: "b" } } }], stack, ctx, { signal: ctl.signal, timeoutMs: 10_000 });
+    const ok = await runSteps(
+      reg,
+      [
+        { use: "record", with: { name: "a" }, undo: { use: "record", with: { name: "a" } } },
+        { use: "hang-forever", undo: { use: "record", with: { name: "b" } } },
+      ],
+      stack,
+      ctx,
+      { signal: ctl.signal, timeoutMs: 10_000 },
+    );
     expect(ok).toBe(false);
     const reports = await stack.unwind();
     expect(reports.map((r) => r.outcome.ok)).toEqual([true, true]);
@@ -197,13 +244,42 @@ describe("hook context", () => {
     const ctx = recordingContext(dir, [secret]);
     const fleet = createFleetTracker();
     const inst = { url: "http://127.0.0.1:27182", index: 0, name: "rs" };
-    fleet.listener(ev<RunEventOf<"run.started">>({ type: "run.started", runbook: "r", file: "f", hash: "h", instances: [inst, { url: "http://127.0.0.1:27183", index: 1 }], mode: "rehearse", steps: [] }));
-    fleet.listener(ev<RunEventOf<"progress.sampled">>({ type: "progress.sampled", instance: inst, progress: { state: "RUNNING", lagTimeSeconds: 3 } }));
+    fleet.listener(
+      ev<RunEventOf<"run.started">>({
+        type: "run.started",
+        runbook: "r",
+        file: "f",
+        hash: "h",
+        instances: [inst, { url: "http://127.0.0.1:27183", index: 1 }],
+        mode: "rehearse",
+        steps: [],
+      }),
+    );
+    fleet.listener(
+      ev<RunEventOf<"progress.sampled">>({
+        type: "progress.sampled",
+        instance: inst,
+        progress: { state: "RUNNING", lagTimeSeconds: 3 },
+      }),
+    );
     const call = { use: "record", with: { name: `n-${secret}` } };
-    const step: StepInfo = stepInfo(4, "stop", "stopWrites", "Stop writes", { id: "stop", stopWrites: { use: "record", with: { headers: { Authorization: "Basic abc" }, name: `n-${secret}` } } }, ctx.redact);
+    const step: StepInfo = stepInfo(
+      4,
+      "stop",
+      "stopWrites",
+      "Stop writes",
+      {
+        id: "stop",
+        stopWrites: { use: "record", with: { headers: { Authorization: "Basic abc" }, name: `n-${secret}` } },
+      },
+      ctx.redact,
+    );
     await runHook(reg, call, step, { ...ctx, fleet: fleet.snapshot }, { timeoutMs: 1000 });
     const h = seen[0]!;
-    expect(h.step.raw).toEqual({ id: "stop", stopWrites: { use: "record", with: { headers: { Authorization: "[redacted]" }, name: "n-***" } } });
+    expect(h.step.raw).toEqual({
+      id: "stop",
+      stopWrites: { use: "record", with: { headers: { Authorization: "[redacted]" }, name: "n-***" } },
+    });
     expect(h.fleet).toEqual([
       { instance: inst, progress: { state: "RUNNING", lagTimeSeconds: 3 }, sampledAt: expect.any(Number) },
       { instance: { url: "http://127.0.0.1:27183", index: 1 }, progress: undefined, sampledAt: undefined },
@@ -225,7 +301,17 @@ describe("sim-writes (rehearsals)", () => {
     const reg = await registryWith([]);
     const ctx = recordingContext(tempDir());
     const fleet = createFleetTracker();
-    fleet.listener(ev<RunEventOf<"run.started">>({ type: "run.started", runbook: "r", file: "f", hash: "h", instances: sim.instances.map((s, index) => ({ url: s.url, index })), mode: "rehearse", steps: [] }));
+    fleet.listener(
+      ev<RunEventOf<"run.started">>({
+        type: "run.started",
+        runbook: "r",
+        file: "f",
+        hash: "h",
+        instances: sim.instances.map((s, index) => ({ url: s.url, index })),
+        mode: "rehearse",
+        steps: [],
+      }),
+    );
     expect(sim.control.state().writes.enabled).toBe(true);
     const step = stepInfo(0, "stop", "stopWrites", "stop", {}, ctx.redact);
     // no url: the first instance's control API (the simulator serves /sim on every port)
@@ -238,7 +324,9 @@ describe("sim-writes (rehearsals)", () => {
     expect(report?.outcome.ok).toBe(true);
     expect(sim.control.state().writes.enabled).toBe(true);
     // an explicit URL to another port's /sim works the same
-    const again = await runHook(reg, { use: "sim-writes", with: { url: `${sim.instances[1]!.url}/sim` } }, step, ctx, { timeoutMs: 5000 });
+    const again = await runHook(reg, { use: "sim-writes", with: { url: `${sim.instances[1]!.url}/sim` } }, step, ctx, {
+      timeoutMs: 5000,
+    });
     expect(again.ok).toBe(true);
     expect(sim.control.state().writes.enabled).toBe(false);
   });
@@ -246,7 +334,13 @@ describe("sim-writes (rehearsals)", () => {
   it("fails against something that is not the simulator", async () => {
     const reg = await registryWith([]);
     const ctx = recordingContext(tempDir());
-    const out = await runHook(reg, { use: "sim-writes", with: { url: "http://127.0.0.1:1" } }, stepInfo(0, "s", "stopWrites", "s", {}, ctx.redact), ctx, { timeoutMs: 5000 });
+    const out = await runHook(
+      reg,
+      { use: "sim-writes", with: { url: "http://127.0.0.1:1" } },
+      stepInfo(0, "s", "stopWrites", "s", {}, ctx.redact),
+      ctx,
+      { timeoutMs: 5000 },
+    );
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.error).toContain("POST http://127.0.0.1:1/sim/writes");
   });

@@ -19,11 +19,18 @@ const dir = mkdtempSync(join(tmpdir(), "syncbook-report-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function syncbook(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ["--import", tsx, join(root, "src/cli.ts"), ...args], { cwd: dir, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const r = spawnSync(process.execPath, ["--import", tsx, join(root, "src/cli.ts"), ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const journalText = (): string => synthRun().events.map((e) => JSON.stringify(e)).join("\n") + "\n";
+const journalText = (): string =>
+  synthRun()
+    .events.map((e) => JSON.stringify(e))
+    .join("\n") + "\n";
 
 describe("syncbook report <journal>", () => {
   it("rebuilds the three files from a journal (default: next to it, <name>.report/)", () => {
@@ -45,7 +52,12 @@ describe("syncbook report <journal>", () => {
   it("--out DIR, and a folder stands for its newest journal", () => {
     const runDir = join(dir, "runs");
     mkdirSync(runDir, { recursive: true });
-    writeFileSync(join(runDir, "old.jsonl"), synthRun({ refuseCommit: true }).events.map((e) => JSON.stringify(e)).join("\n"));
+    writeFileSync(
+      join(runDir, "old.jsonl"),
+      synthRun({ refuseCommit: true })
+        .events.map((e) => JSON.stringify(e))
+        .join("\n"),
+    );
     utimesSync(join(runDir, "old.jsonl"), new Date(2020, 1, 1), new Date(2020, 1, 1));
     writeFileSync(join(runDir, "new.jsonl"), journalText());
     const r = syncbook("report", runDir, "--out", "out/x");

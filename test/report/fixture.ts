@@ -41,7 +41,11 @@ export function synthRun(opts: SynthOptions = {}): Synth {
   };
   const instances: InstanceRef[] = [
     { url: "http://127.0.0.1:27182", name: "shard-a", index: 0 },
-    { url: opts.leakSecrets ? "http://admin:hunter2@127.0.0.1:27183" : "http://127.0.0.1:27183", name: "shard-b", index: 1 },
+    {
+      url: opts.leakSecrets ? "http://admin:hunter2@127.0.0.1:27183" : "http://127.0.0.1:27183",
+      name: "shard-b",
+      index: 1,
+    },
   ];
   const steps = [
     { index: 0, id: "start", kind: "start", title: "start the sync" },
@@ -62,12 +66,36 @@ export function synthRun(opts: SynthOptions = {}): Synth {
   ]);
   let verifierSamples = 0;
 
-  const request = (target: "service" | "verifier" | "hook", method: string, path: string, instance: InstanceRef | undefined, body: unknown, answer: unknown, ok = true, status = 200): void => {
+  const request = (
+    target: "service" | "verifier" | "hook",
+    method: string,
+    path: string,
+    instance: InstanceRef | undefined,
+    body: unknown,
+    answer: unknown,
+    ok = true,
+    status = 200,
+  ): void => {
     const id = ++reqId;
-    const sent: RunEventMap["request.sent"] = { id, target, method, path, ...(instance ? { instance } : {}), ...(body === undefined ? {} : { body }) };
+    const sent: RunEventMap["request.sent"] = {
+      id,
+      target,
+      method,
+      path,
+      ...(instance ? { instance } : {}),
+      ...(body === undefined ? {} : { body }),
+    };
     emit("request.sent", sent);
     now += 7;
-    emit("response.received", { id, target, ...(instance ? { instance } : {}), status, ok, body: answer, durationMs: 7 });
+    emit("response.received", {
+      id,
+      target,
+      ...(instance ? { instance } : {}),
+      status,
+      ok,
+      body: answer,
+      durationMs: 7,
+    });
   };
   const progress = (i: InstanceRef, p: Record<string, unknown>): void => {
     const body = { success: true, progress: p };
@@ -76,7 +104,13 @@ export function synthRun(opts: SynthOptions = {}): Synth {
     progressSamples.set(i.index, (progressSamples.get(i.index) ?? 0) + 1);
     if (typeof p.lagTimeSeconds === "number") lagSamples.set(i.index, (lagSamples.get(i.index) ?? 0) + 1);
   };
-  const prog = (state: string, copied: number, lag: number | null, applied: number | null, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  const prog = (
+    state: string,
+    copied: number,
+    lag: number | null,
+    applied: number | null,
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown> => ({
     state,
     canCommit: false,
     canWrite: false,
@@ -92,14 +126,42 @@ export function synthRun(opts: SynthOptions = {}): Synth {
     const t = now;
     const outcome = body();
     now += 3;
-    emit("step.finished", { index: s.index, id: s.id, outcome, durationMs: now - t, ...(outcome === "failed" && error ? { error, hint: "stop writes before commit" } : {}) });
+    emit("step.finished", {
+      index: s.index,
+      id: s.id,
+      outcome,
+      durationMs: now - t,
+      ...(outcome === "failed" && error ? { error, hint: "stop writes before commit" } : {}),
+    });
     return outcome === "ok";
   };
 
-  emit("run.started", { runbook: "sales-rs-to-sharded", file: "runbooks/rs-to-sharded.yaml", hash: "sha256:4f2a", instances, verifier: "http://127.0.0.1:27020", mode: "rehearse", steps });
+  emit("run.started", {
+    runbook: "sales-rs-to-sharded",
+    file: "runbooks/rs-to-sharded.yaml",
+    hash: "sha256:4f2a",
+    instances,
+    verifier: "http://127.0.0.1:27020",
+    mode: "rehearse",
+    steps,
+  });
   now += 20;
-  const [s0, s1, s2, s3, s4, s5, s6] = steps as [(typeof steps)[number], (typeof steps)[number], (typeof steps)[number], (typeof steps)[number], (typeof steps)[number], (typeof steps)[number], (typeof steps)[number]];
-  const startBody = { source: "cluster0", destination: "cluster1", ...(opts.leakSecrets ? { headers: { Authorization: "Bearer s3cr3t-token" }, note: "mongodb://root:pa55w0rd@db:27017" } : {}) };
+  const [s0, s1, s2, s3, s4, s5, s6] = steps as [
+    (typeof steps)[number],
+    (typeof steps)[number],
+    (typeof steps)[number],
+    (typeof steps)[number],
+    (typeof steps)[number],
+    (typeof steps)[number],
+    (typeof steps)[number],
+  ];
+  const startBody = {
+    source: "cluster0",
+    destination: "cluster1",
+    ...(opts.leakSecrets
+      ? { headers: { Authorization: "Bearer s3cr3t-token" }, note: "mongodb://root:pa55w0rd@db:27017" }
+      : {}),
+  };
   step(s0, () => {
     for (const i of instances) request("service", "POST", "/api/v1/start", i, startBody, { success: true });
     return "ok";
@@ -115,7 +177,20 @@ export function synthRun(opts: SynthOptions = {}): Synth {
         const done = k === polls;
         progress(i, prog("RUNNING", copied, lag, k * 1000 + i.index * 100, done ? { canCommit: true } : {}));
       }
-      emit("wait.status", { index: 1, id: "wait-can-commit", met: k === polls, failing: k === polls ? [] : instances.map((i) => ({ instance: i.name ?? i.url, condition: "canCommit", value: false, sinceMs: k * 1000 })) });
+      emit("wait.status", {
+        index: 1,
+        id: "wait-can-commit",
+        met: k === polls,
+        failing:
+          k === polls
+            ? []
+            : instances.map((i) => ({
+                instance: i.name ?? i.url,
+                condition: "canCommit",
+                value: false,
+                sinceMs: k * 1000,
+              })),
+      });
     }
     return "ok";
   });
@@ -125,7 +200,19 @@ export function synthRun(opts: SynthOptions = {}): Synth {
       now += 1000;
       const total = 40;
       const completed = Math.min(total, k * 8);
-      const p = { phase: k === 5 ? "idle" : k < 3 ? "check" : "recheck", error: null, verificationStatus: { totalTasks: total, addedTasks: total - completed - 2 > 0 ? total - completed - 2 : 0, processingTasks: k === 5 ? 0 : 2, failedTasks: 0, completedTasks: completed, metadataMismatchTasks: 0, recheckTasks: k === 5 ? 0 : 3 } };
+      const p = {
+        phase: k === 5 ? "idle" : k < 3 ? "check" : "recheck",
+        error: null,
+        verificationStatus: {
+          totalTasks: total,
+          addedTasks: total - completed - 2 > 0 ? total - completed - 2 : 0,
+          processingTasks: k === 5 ? 0 : 2,
+          failedTasks: 0,
+          completedTasks: completed,
+          metadataMismatchTasks: 0,
+          recheckTasks: k === 5 ? 0 : 3,
+        },
+      };
       request("verifier", "GET", "/api/v1/progress", undefined, undefined, { progress: p });
       emit("verifier.sampled", { progress: { progress: p } });
       verifierSamples++;
@@ -146,10 +233,24 @@ export function synthRun(opts: SynthOptions = {}): Synth {
     s4,
     () => {
       if (opts.refuseCommit) {
-        emit("decision", { index: 4, id: "commit", kind: "interlock", ok: false, check: "stopWrites", reason: "no stopWrites step has succeeded in this run" });
+        emit("decision", {
+          index: 4,
+          id: "commit",
+          kind: "interlock",
+          ok: false,
+          check: "stopWrites",
+          reason: "no stopWrites step has succeeded in this run",
+        });
         return "failed";
       }
-      emit("decision", { index: 4, id: "commit", kind: "interlock", ok: true, check: "canCommit", reason: "every instance RUNNING with canCommit true" });
+      emit("decision", {
+        index: 4,
+        id: "commit",
+        kind: "interlock",
+        ok: true,
+        check: "canCommit",
+        reason: "every instance RUNNING with canCommit true",
+      });
       for (const i of instances) request("service", "POST", "/api/v1/commit", i, {}, { success: true });
       emit("commit.sent", { index: 4, id: "commit", instances: instances.map((i) => i.name ?? i.url), skewMs: 3 });
       return "ok";
@@ -160,7 +261,14 @@ export function synthRun(opts: SynthOptions = {}): Synth {
     step(s5, () => {
       for (let k = 0; k < 3; k++) {
         now += 1000;
-        for (const i of instances) progress(i, prog(k < 2 ? "COMMITTING" : "COMMITTED", TOTAL / 2, k < 2 ? 1 : 0, 12000 + k * 10, { canCommit: false, canWrite: k >= 1 }));
+        for (const i of instances)
+          progress(
+            i,
+            prog(k < 2 ? "COMMITTING" : "COMMITTED", TOTAL / 2, k < 2 ? 1 : 0, 12000 + k * 10, {
+              canCommit: false,
+              canWrite: k >= 1,
+            }),
+          );
       }
       return "ok";
     });
@@ -171,7 +279,13 @@ export function synthRun(opts: SynthOptions = {}): Synth {
     emit("log", { level: "warn", message: "instance shard-b answered slowly (1.2 s)" });
     emit("run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: now - T0 });
   } else {
-    emit("run.finished", { outcome: "failed", exitCode: 1, committed: false, message: "commit refused by an interlock", durationMs: now - T0 });
+    emit("run.finished", {
+      outcome: "failed",
+      exitCode: 1,
+      committed: false,
+      message: "commit refused by an interlock",
+      durationMs: now - T0,
+    });
   }
   const cut = opts.cutAfter === undefined ? events : events.slice(0, opts.cutAfter);
   return { events: cut, instances, progressSamples, lagSamples, verifierSamples, requests: reqId, steps };

@@ -16,8 +16,10 @@ import { findAll, parseXml } from "./xml.js";
 const dir = mkdtempSync(join(tmpdir(), "syncbook-report-rehearsal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const of = <K extends RunEvent["type"]>(events: readonly RunEvent[], type: K): RunEventOf<K>[] => events.filter((e): e is RunEventOf<K> => e.type === type);
-const rec = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const of = <K extends RunEvent["type"]>(events: readonly RunEvent[], type: K): RunEventOf<K>[] =>
+  events.filter((e): e is RunEventOf<K> => e.type === type);
+const rec = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 /** The inner progress object of a sampled answer (`{success, progress: {…}}` or the object itself). */
 const inner = (p: unknown): Record<string, unknown> => {
   const o = rec(p) ?? {};
@@ -26,7 +28,9 @@ const inner = (p: unknown): Record<string, unknown> => {
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 /** `data-points` of a chart series in report.html, or undefined when the series is not drawn. */
 const drawn = (html: string, key: string): number | undefined => {
-  const m = new RegExp(`data-series="${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}" data-points="(\\d+)" data-samples="(\\d+)"`).exec(html);
+  const m = new RegExp(
+    `data-series="${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}" data-points="(\\d+)" data-samples="(\\d+)"`,
+  ).exec(html);
   return m ? Number(m[1]) : undefined;
 };
 
@@ -105,7 +109,9 @@ describe("a real rehearsal's report (runbooks/rs-to-sharded.yaml, in process)", 
     expect(new Set(sent.map((e) => e.id)).size).toBe(sent.length);
     expect(report.requests).toHaveLength(sent.length);
     expect(report.warnings).toEqual([]);
-    expect(report.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(sent.map((e) => `${e.method} ${e.path}`).sort());
+    expect(report.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+      sent.map((e) => `${e.method} ${e.path}`).sort(),
+    );
   });
 
   it("junit.xml has one passing test case per step", () => {
@@ -126,7 +132,11 @@ describe("a real rehearsal's report (runbooks/rs-to-sharded.yaml, in process)", 
     const progress = of(events, "progress.sampled");
     for (const series of report.progress) {
       const mine = progress.filter((e) => e.instance.index === series.instance.index).map((e) => inner(e.progress));
-      const copy = mine.filter((p) => isNum(rec(p.collectionCopy)?.estimatedCopiedBytes) && (rec(p.collectionCopy)?.estimatedTotalBytes as number) > 0).length;
+      const copy = mine.filter(
+        (p) =>
+          isNum(rec(p.collectionCopy)?.estimatedCopiedBytes) &&
+          (rec(p.collectionCopy)?.estimatedTotalBytes as number) > 0,
+      ).length;
       const lag = mine.filter((p) => isNum(p.lagTimeSeconds)).length;
       const applied = mine.filter((p) => isNum(p.totalEventsApplied) || isNum(p.eventsApplied)).length;
       expect(copy).toBeGreaterThan(1);

@@ -40,8 +40,13 @@ export async function rehearsalEvents(opts: RehearsalEventsOptions = {}): Promis
   const file = opts.file ?? REHEARSAL_RUNBOOK;
   const shown = file.startsWith(root) ? file.slice(root.length) : file;
   const loaded = await loadRunbook(file, { env: {} });
-  const errors = [...loaded.diagnostics, ...(loaded.runbook ? lintRunbook(loaded) : [])].filter((d) => d.severity === "error");
-  if (!loaded.runbook || errors.length) return { reason: `${shown} does not lint clean: ${errors.map((d) => `${d.line}:${d.column} ${d.message}`).join("; ")}` };
+  const errors = [...loaded.diagnostics, ...(loaded.runbook ? lintRunbook(loaded) : [])].filter(
+    (d) => d.severity === "error",
+  );
+  if (!loaded.runbook || errors.length)
+    return {
+      reason: `${shown} does not lint clean: ${errors.map((d) => `${d.line}:${d.column} ${d.message}`).join("; ")}`,
+    };
 
   const reh = await prepareRehearsal(loaded, {
     ...(opts.timeScale !== undefined ? { timeScale: opts.timeScale } : {}),

@@ -7,7 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/run/events.js";
-import { buildReport, chartSeries, createReportListener, renderHtml, renderJunit, writeReport } from "../../src/report/index.js";
+import {
+  buildReport,
+  chartSeries,
+  createReportListener,
+  renderHtml,
+  renderJunit,
+  writeReport,
+} from "../../src/report/index.js";
 import { redactValue, stripUserinfo } from "../../src/report/redact.js";
 import { segmentsOf } from "../../src/report/svg.js";
 import { TOTAL, T0, synthRun } from "./fixture.js";
@@ -28,8 +35,15 @@ function seriesAttrs(html: string): Map<string, { points: number; samples: numbe
   const out = new Map<string, { points: number; samples: number; polylinePoints: number }>();
   const re = /<g class="series" data-series="([^"]*)" data-points="(\d+)" data-samples="(\d+)"[^>]*>(.*?)<\/g>/gs;
   for (const m of html.matchAll(re)) {
-    const drawn = [...(m[4] ?? "").matchAll(/<polyline points="([^"]*)"/g)].reduce((n, p) => n + (p[1] ?? "").trim().split(/\s+/).length, 0);
-    out.set((m[1] ?? "").replace(/&amp;/g, "&"), { points: Number(m[2]), samples: Number(m[3]), polylinePoints: drawn });
+    const drawn = [...(m[4] ?? "").matchAll(/<polyline points="([^"]*)"/g)].reduce(
+      (n, p) => n + (p[1] ?? "").trim().split(/\s+/).length,
+      0,
+    );
+    out.set((m[1] ?? "").replace(/&amp;/g, "&"), {
+      points: Number(m[2]),
+      samples: Number(m[3]),
+      polylinePoints: drawn,
+    });
   }
   return out;
 }
@@ -39,7 +53,14 @@ describe("buildReport: the timeline", () => {
   const report = buildReport(synth.events);
 
   it("has the run's outcome and metadata", () => {
-    expect(report).toMatchObject({ runbook: "sales-rs-to-sharded", mode: "rehearse", outcome: "ok", committed: true, exitCode: 0, startedAt: T0 });
+    expect(report).toMatchObject({
+      runbook: "sales-rs-to-sharded",
+      mode: "rehearse",
+      outcome: "ok",
+      committed: true,
+      exitCode: 0,
+      startedAt: T0,
+    });
     expect(report.instances.map((i) => i.name)).toEqual(["shard-a", "shard-b"]);
     expect(report.failedStep).toBeUndefined();
     expect(report.warnings).toEqual([]);
@@ -65,17 +86,25 @@ describe("buildReport: the timeline", () => {
     }
     const start = report.steps.find((s) => s.id === "start");
     expect(start?.requests).toHaveLength(2);
-    expect(report.requests.filter((r) => r.step === 0).every((r) => r.method === "POST" && r.path === "/api/v1/start")).toBe(true);
+    expect(
+      report.requests.filter((r) => r.step === 0).every((r) => r.method === "POST" && r.path === "/api/v1/start"),
+    ).toBe(true);
     const commits = report.requests.filter((r) => r.path === "/api/v1/commit");
     expect(commits.map((r) => r.instance?.name)).toEqual(["shard-a", "shard-b"]);
     expect(commits.every((r) => r.step === 4)).toBe(true);
   });
 
   it("keeps decisions, hooks and commits", () => {
-    expect(report.decisions).toEqual([expect.objectContaining({ kind: "interlock", ok: true, check: "canCommit", index: 4, id: "commit" })]);
+    expect(report.decisions).toEqual([
+      expect.objectContaining({ kind: "interlock", ok: true, check: "canCommit", index: 4, id: "commit" }),
+    ]);
     expect(report.steps[4]?.decisions).toEqual([0]);
-    expect(report.hooks).toEqual([expect.objectContaining({ id: "stop-writes", use: "shell", undo: false, ok: true, durationMs: 250 })]);
-    expect(report.commits).toEqual([expect.objectContaining({ id: "commit", skewMs: 3, instances: ["shard-a", "shard-b"] })]);
+    expect(report.hooks).toEqual([
+      expect.objectContaining({ id: "stop-writes", use: "shell", undo: false, ok: true, durationMs: 250 }),
+    ]);
+    expect(report.commits).toEqual([
+      expect.objectContaining({ id: "commit", skewMs: 3, instances: ["shard-a", "shard-b"] }),
+    ]);
     expect(report.logs).toEqual([expect.objectContaining({ level: "warn" })]);
   });
 
@@ -83,7 +112,9 @@ describe("buildReport: the timeline", () => {
     expect(report.progress.map((s) => s.label)).toEqual(["shard-a", "shard-b"]);
     for (const s of report.progress) {
       expect(s.samples).toHaveLength(synth.progressSamples.get(s.instance.index) ?? -1);
-      expect(s.samples.filter((x) => x.lagSeconds !== undefined)).toHaveLength(synth.lagSamples.get(s.instance.index) ?? -1);
+      expect(s.samples.filter((x) => x.lagSeconds !== undefined)).toHaveLength(
+        synth.lagSamples.get(s.instance.index) ?? -1,
+      );
       const copied = s.samples.map((x) => x.copiedBytes ?? -1);
       expect(copied[0]).toBe(0);
       expect(Math.max(...copied)).toBe(TOTAL / 2);
@@ -145,10 +176,19 @@ describe("junit.xml", () => {
     expect(doc.name).toBe("testsuites");
     const cases = findAll(doc, "testcase");
     expect(cases).toHaveLength(synth.steps.length);
-    expect(cases.map((c) => c.attrs.name)).toEqual(synth.steps.map((s) => `${String(s.index + 1).padStart(2, "0")} ${s.id} (${s.kind})`));
+    expect(cases.map((c) => c.attrs.name)).toEqual(
+      synth.steps.map((s) => `${String(s.index + 1).padStart(2, "0")} ${s.id} (${s.kind})`),
+    );
     expect(findAll(doc, "failure")).toHaveLength(0);
     const suite = findAll(doc, "testsuite")[0];
-    expect(suite?.attrs).toMatchObject({ name: "sales-rs-to-sharded", tests: "7", failures: "0", errors: "0", skipped: "0", timestamp: "2025-03-14T03:00:00" });
+    expect(suite?.attrs).toMatchObject({
+      name: "sales-rs-to-sharded",
+      tests: "7",
+      failures: "0",
+      errors: "0",
+      skipped: "0",
+      timestamp: "2025-03-14T03:00:00",
+    });
     expect(Number(suite?.attrs.time)).toBeGreaterThan(10);
   });
 
@@ -160,12 +200,18 @@ describe("junit.xml", () => {
     expect(failure?.attrs.type).toBe("interlock");
     expect(failure?.text).toMatch(/interlock stopWrites refused: no stopWrites step/);
     expect(failure?.text).toMatch(/hint: stop writes before commit/);
-    expect(cases.filter((c) => c.children.some((x) => x.name === "skipped")).map((c) => c.attrs.name)).toEqual(["04 stop-writes (stopWrites)", "06 wait-committed (waitFor)", "07 assert-committed (assert)"]);
+    expect(cases.filter((c) => c.children.some((x) => x.name === "skipped")).map((c) => c.attrs.name)).toEqual([
+      "04 stop-writes (stopWrites)",
+      "06 wait-committed (waitFor)",
+      "07 assert-committed (assert)",
+    ]);
     expect(findAll(doc, "testsuite")[0]?.attrs).toMatchObject({ tests: "7", failures: "1", skipped: "3" });
   });
 
   it("an interlock refusal fails its step even when the step went on (forced)", () => {
-    const events = synthRun().events.map((e) => (e.type === "decision" ? { ...e, ok: false, reason: "lag 9 s above 5 s" } : e)) as RunEvent[];
+    const events = synthRun().events.map((e) =>
+      e.type === "decision" ? { ...e, ok: false, reason: "lag 9 s above 5 s" } : e,
+    ) as RunEvent[];
     const doc = parseXml(renderJunit(buildReport(events)));
     expect(findAll(doc, "failure")).toHaveLength(1);
     expect(findAll(doc, "failure")[0]?.attrs.message).toMatch(/interlock canCommit refused: lag 9 s/);
@@ -173,7 +219,9 @@ describe("junit.xml", () => {
 
   it("a crashed run: the running step is an error", () => {
     const all = synthRun().events;
-    const doc = parseXml(renderJunit(buildReport(all.slice(0, all.findIndex((e) => e.type === "verifier.sampled") + 1))));
+    const doc = parseXml(
+      renderJunit(buildReport(all.slice(0, all.findIndex((e) => e.type === "verifier.sampled") + 1))),
+    );
     expect(findAll(doc, "error")).toHaveLength(1);
     expect(findAll(doc, "error")[0]?.attrs.type).toBe("running");
   });
@@ -181,7 +229,8 @@ describe("junit.xml", () => {
   it("escapes everything: markup, quotes, ampersands, control characters", () => {
     const nasty = `a<b>&"c'\u0001\u0008]]>`;
     const events = synthRun({ refuseCommit: true }).events.map((e) => {
-      if (e.type === "run.started") return { ...e, runbook: nasty, steps: e.steps.map((s) => ({ ...s, id: `${s.id}${nasty}` })) };
+      if (e.type === "run.started")
+        return { ...e, runbook: nasty, steps: e.steps.map((s) => ({ ...s, id: `${s.id}${nasty}` })) };
       if (e.type === "step.finished" && e.outcome === "failed") return { ...e, error: nasty, hint: nasty };
       if (e.type === "decision") return { ...e, reason: nasty, check: nasty };
       return e;
@@ -202,7 +251,9 @@ describe("report.html without a browser", () => {
     const body = html.slice(html.indexOf("<body>"));
     expect(body.indexOf('id="outcome"')).toBeGreaterThan(0);
     expect(body.indexOf('id="outcome"')).toBeLessThan(body.indexOf('id="timeline"'));
-    expect(html).toMatch(/<header id="outcome" class="banner ok" data-outcome="ok" data-committed="true">\s*<h1>COMMITTED/);
+    expect(html).toMatch(
+      /<header id="outcome" class="banner ok" data-outcome="ok" data-committed="true">\s*<h1>COMMITTED/,
+    );
     expect(html).toMatch(/<title>COMMITTED · sales-rs-to-sharded/);
   });
 
@@ -215,7 +266,8 @@ describe("report.html without a browser", () => {
   });
 
   it("charts copy progress, lag per instance and the verifier's counters with the run's points", () => {
-    for (const id of ["chart-copy", "chart-lag", "chart-events", "chart-verifier"]) expect(html).toContain(`<figure class="chart" id="${id}"`);
+    for (const id of ["chart-copy", "chart-lag", "chart-events", "chart-verifier"])
+      expect(html).toContain(`<figure class="chart" id="${id}"`);
     const series = seriesAttrs(html);
     for (const i of synth.instances) {
       const n = synth.progressSamples.get(i.index) ?? -1;
@@ -226,8 +278,20 @@ describe("report.html without a browser", () => {
       expect(lag).toBeLessThan(n); // the first samples have no lag: the line has a gap, not zeros
     }
     expect(series.get("copy:fleet")?.points).toBe(Math.max(...synth.progressSamples.values())); // one point per polling round
-    for (const c of ["totalTasks", "completedTasks", "processingTasks", "failedTasks", "addedTasks", "metadataMismatchTasks", "recheckTasks"]) {
-      expect(series.get(`verifier:${c}`)).toEqual({ points: synth.verifierSamples, samples: synth.verifierSamples, polylinePoints: synth.verifierSamples });
+    for (const c of [
+      "totalTasks",
+      "completedTasks",
+      "processingTasks",
+      "failedTasks",
+      "addedTasks",
+      "metadataMismatchTasks",
+      "recheckTasks",
+    ]) {
+      expect(series.get(`verifier:${c}`)).toEqual({
+        points: synth.verifierSamples,
+        samples: synth.verifierSamples,
+        polylinePoints: synth.verifierSamples,
+      });
     }
     expect(html).toContain('data-marker="commit"');
     expect(html).toContain('data-marker="writes off"');
@@ -246,7 +310,8 @@ describe("report.html without a browser", () => {
     expect(html).not.toMatch(/url\(|@import/i);
     expect(html).not.toMatch(/xmlns/);
     // http(s):// may appear in text (instance URLs) but never in an attribute value
-    for (const m of html.matchAll(/\s([-\w:]+)\s*=\s*"([^"]*)"/g)) expect(m[2], `attribute ${m[1]}`).not.toMatch(/^(https?:)?\/\/|https?:\/\//i);
+    for (const m of html.matchAll(/\s([-\w:]+)\s*=\s*"([^"]*)"/g))
+      expect(m[2], `attribute ${m[1]}`).not.toMatch(/^(https?:)?\/\/|https?:\/\//i);
     expect(html).not.toMatch(/\s(src|href|action|formaction|srcset|xlink:href)\s*=/i);
     expect(html).toContain("http://127.0.0.1:27182"); // in text: the facts
   });
@@ -257,7 +322,9 @@ describe("report.html without a browser", () => {
 
   it("a failed run: red banner naming the step, its error and hint", () => {
     const failed = renderHtml(buildReport(synthRun({ refuseCommit: true }).events));
-    expect(failed).toMatch(/<header id="outcome" class="banner failed" data-outcome="failed" data-committed="false">\s*<h1>FAILED/);
+    expect(failed).toMatch(
+      /<header id="outcome" class="banner failed" data-outcome="failed" data-committed="false">\s*<h1>FAILED/,
+    );
     expect(failed).toMatch(/at step 5 commit \(commit\): commit refused/);
     expect(failed).toContain("hint: stop writes before commit");
     expect(failed).toContain('data-kind="interlock" data-ok="false"');
@@ -288,8 +355,17 @@ describe("report.html without a browser", () => {
 
 describe("redaction (defence in depth)", () => {
   it("strips URL userinfo and never keeps header values or secret-named values", () => {
-    expect(stripUserinfo("see http://admin:pw@h:1/x and mongodb+srv://u:p@c.example.net/db")).toBe("see http://***@h:1/x and mongodb+srv://***@c.example.net/db");
-    expect(redactValue({ headers: { Authorization: "Bearer x", "X-Trace": "1" }, password: "p", nested: [{ apiKey: "k", ok: "http://a:b@h" }], canCommit: true })).toEqual({
+    expect(stripUserinfo("see http://admin:pw@h:1/x and mongodb+srv://u:p@c.example.net/db")).toBe(
+      "see http://***@h:1/x and mongodb+srv://***@c.example.net/db",
+    );
+    expect(
+      redactValue({
+        headers: { Authorization: "Bearer x", "X-Trace": "1" },
+        password: "p",
+        nested: [{ apiKey: "k", ok: "http://a:b@h" }],
+        canCommit: true,
+      }),
+    ).toEqual({
       headers: { Authorization: "[redacted]", "X-Trace": "[redacted]" },
       password: "[redacted]",
       nested: [{ apiKey: "[redacted]", ok: "http://***@h" }],
@@ -302,7 +378,8 @@ describe("redaction (defence in depth)", () => {
     const { files } = await writeReport(synthRun({ leakSecrets: true }).events, dir);
     for (const f of Object.values(files)) {
       const text = readFileSync(f, "utf8");
-      for (const secret of ["hunter2", "s3cr3t-token", "pa55w0rd", "admin:"]) expect(text, `${f} holds ${secret}`).not.toContain(secret);
+      for (const secret of ["hunter2", "s3cr3t-token", "pa55w0rd", "admin:"])
+        expect(text, `${f} holds ${secret}`).not.toContain(secret);
     }
     const json = JSON.parse(readFileSync(files.json, "utf8"));
     expect(json.instances[1].url).toBe("http://***@127.0.0.1:27183");
@@ -354,7 +431,8 @@ describe("writeReport and createReportListener", () => {
     const r = createReportListener(tmp());
     for (const e of synth.events) await r.listener(e);
     const before = r.snapshot();
-    for (const e of synth.events) if (e.type === "progress.sampled") (e.progress as Record<string, unknown>).lagTimeSeconds = 999;
+    for (const e of synth.events)
+      if (e.type === "progress.sampled") (e.progress as Record<string, unknown>).lagTimeSeconds = 999;
     expect(r.snapshot()).toEqual(before);
   });
 });

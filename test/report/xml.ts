@@ -17,7 +17,11 @@ function decode(s: string, where: number): string {
   return s.replace(/&([^;&\s]*);?/g, (m, body: string) => {
     if (!m.endsWith(";")) throw new Error(`bare & at ${where}`);
     if (body in ENTITIES) return ENTITIES[body] as string;
-    const n = body.startsWith("#x") ? Number.parseInt(body.slice(2), 16) : body.startsWith("#") ? Number.parseInt(body.slice(1), 10) : Number.NaN;
+    const n = body.startsWith("#x")
+      ? Number.parseInt(body.slice(2), 16)
+      : body.startsWith("#")
+        ? Number.parseInt(body.slice(1), 10)
+        : Number.NaN;
     if (!Number.isFinite(n)) throw new Error(`unknown entity &${body}; at ${where}`);
     return String.fromCodePoint(n);
   });

@@ -15,8 +15,18 @@ describe("createEmitter", () => {
     const journal: RunEvent[] = [];
     const { emit } = createEmitter([(e) => void seen.push(e)], [(e) => void journal.push(e)], redact);
     // e.g. a service's errorDescription echoing a start body field that came from ${env.*}
-    emit("decision", { kind: "reconcile", ok: true, reason: "start: refused: namespace hunter2-secret.orders unknown" });
-    emit("request.sent", { id: 1, target: "service", method: "POST", path: "/api/v1/start", body: { includeNamespaces: [{ database: "hunter2-secret" }] } });
+    emit("decision", {
+      kind: "reconcile",
+      ok: true,
+      reason: "start: refused: namespace hunter2-secret.orders unknown",
+    });
+    emit("request.sent", {
+      id: 1,
+      target: "service",
+      method: "POST",
+      path: "/api/v1/start",
+      body: { includeNamespaces: [{ database: "hunter2-secret" }] },
+    });
     for (const list of [seen, journal]) {
       expect(JSON.stringify(list)).not.toContain("hunter2");
       expect(list).toHaveLength(2);
@@ -25,10 +35,22 @@ describe("createEmitter", () => {
 
   it("a failing listener is reported and skipped; a failing critical listener throws", () => {
     const logs: string[] = [];
-    const { emit } = createEmitter([() => { throw new Error("renderer broke"); }, (e) => void (e.type === "log" && logs.push(e.message))]);
+    const { emit } = createEmitter([
+      () => {
+        throw new Error("renderer broke");
+      },
+      (e) => void (e.type === "log" && logs.push(e.message)),
+    ]);
     expect(() => emit("log", { level: "info", message: "hello" })).not.toThrow();
     expect(logs.some((l) => l.includes("renderer broke"))).toBe(true);
-    const strict = createEmitter([], [() => { throw new Error("ENOSPC"); }]);
+    const strict = createEmitter(
+      [],
+      [
+        () => {
+          throw new Error("ENOSPC");
+        },
+      ],
+    );
     expect(() => strict.emit("log", { level: "info", message: "x" })).toThrow("ENOSPC");
   });
 });

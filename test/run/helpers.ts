@@ -16,7 +16,13 @@ export async function sim(opts: SimulatorOptions = {}): Promise<Simulator> {
   const n = opts.instances ?? 1;
   const topology = n > 1 ? "sharded" : "replicaSet";
   const cluster = { topology, ...(n > 1 ? { shards: n } : {}) } as const;
-  return startSimulator({ instances: n, data: "1GiB", timeScale: 50, clusters: { cluster0: cluster, cluster1: cluster }, ...opts });
+  return startSimulator({
+    instances: n,
+    data: "1GiB",
+    timeScale: 50,
+    clusters: { cluster0: cluster, cluster1: cluster },
+    ...opts,
+  });
 }
 
 export function tempDir(): string {
@@ -26,7 +32,10 @@ export function tempDir(): string {
 /** A runbook pointing at the simulator; `steps` is YAML (indented two spaces under `steps:`). */
 export function runbookFor(s: Simulator, steps: string, head = ""): string {
   const n = s.instances.length;
-  const cluster = n > 1 ? `{ topology: sharded, shards: ${n}, serverVersion: "6.0" }` : `{ topology: replicaSet, serverVersion: "6.0" }`;
+  const cluster =
+    n > 1
+      ? `{ topology: sharded, shards: ${n}, serverVersion: "6.0" }`
+      : `{ topology: replicaSet, serverVersion: "6.0" }`;
   return `runbook: 1
 name: e2e
 serviceVersion: "1.8.0"
@@ -43,7 +52,8 @@ ${steps}`;
 
 export const START = "  - { id: start, start: { source: cluster0, destination: cluster1 } }\n";
 export const READY = "  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }\n";
-export const STOP = "  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
+export const STOP =
+  "  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
 export const DRAINED = "  - { id: drained, waitFor: { canCommit: true, lagBelow: 3 } }\n";
 export const VERIFY = "  - { id: verify, verify: { writesOff: true } }\n";
 export const COMMIT = "  - { id: commit, commit: {} }\n  - { id: committed, waitFor: { state: COMMITTED } }\n";
@@ -71,8 +81,15 @@ export interface CliRun {
   done: Promise<CliResult>;
 }
 
-export function startCli(args: string[], opts: { cwd: string; env?: Record<string, string> } = { cwd: process.cwd() }): CliRun {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { ...process.env, CI: "1", NO_COLOR: "1", ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
+export function startCli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string> } = { cwd: process.cwd() },
+): CliRun {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, CI: "1", NO_COLOR: "1", ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   let all = "";
@@ -86,7 +103,9 @@ export function startCli(args: string[], opts: { cwd: string; env?: Record<strin
   };
   child.stdout.on("data", (d: Buffer) => ((stdout += d), (all += d), check()));
   child.stderr.on("data", (d: Buffer) => ((stderr += d), (all += d), check()));
-  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })),
+  );
   return {
     child,
     done,
@@ -99,7 +118,10 @@ export function startCli(args: string[], opts: { cwd: string; env?: Record<strin
   };
 }
 
-export function cli(args: string[], opts: { cwd: string; env?: Record<string, string> } = { cwd: process.cwd() }): Promise<CliResult> {
+export function cli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string> } = { cwd: process.cwd() },
+): Promise<CliResult> {
   return startCli(args, opts).done;
 }
 
@@ -110,5 +132,8 @@ export function posts(s: Simulator, op: string): number[] {
 
 export function totalRequests(s: Simulator): number {
   const c = s.control.counts();
-  return c.instances.reduce((n, x) => n + Object.values(x).reduce((a, b) => a + b, 0), 0) + Object.values(c.verifier).reduce((a, b) => a + b, 0);
+  return (
+    c.instances.reduce((n, x) => n + Object.values(x).reduce((a, b) => a + b, 0), 0) +
+    Object.values(c.verifier).reduce((a, b) => a + b, 0)
+  );
 }

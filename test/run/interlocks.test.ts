@@ -20,12 +20,21 @@ afterEach(async () => {
   sims = [];
 });
 
-async function run(yaml: string, opts: { force?: string[]; onEvent?: (e: RunEvent) => void } = {}): Promise<{ result: RunResult; events: RunEvent[] }> {
+async function run(
+  yaml: string,
+  opts: { force?: string[]; onEvent?: (e: RunEvent) => void } = {},
+): Promise<{ result: RunResult; events: RunEvent[] }> {
   const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
   expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   const { registry } = await loadRunbookPlugins(loaded);
   const events: RunEvent[] = [];
-  const result = await runRunbook({ loaded, registry, listeners: [(e) => void events.push(e), (e) => opts.onEvent?.(e)], print: () => undefined, ...(opts.force ? { force: opts.force } : {}) });
+  const result = await runRunbook({
+    loaded,
+    registry,
+    listeners: [(e) => void events.push(e), (e) => opts.onEvent?.(e)],
+    print: () => undefined,
+    ...(opts.force ? { force: opts.force } : {}),
+  });
   return { result, events };
 }
 
@@ -48,7 +57,14 @@ describe("commit interlocks", () => {
     sims.push(s);
     const { result, events } = await run(runbookFor(s, START + READY + COMMIT), { force: ["writes-stopped"] });
     expect(result.exitCode).toBe(0);
-    expect(decisions(events).some((d) => d.check === "writes-stopped" && d.kind === "force" && d.reason.includes("overridden by --force=writes-stopped"))).toBe(true);
+    expect(
+      decisions(events).some(
+        (d) =>
+          d.check === "writes-stopped" &&
+          d.kind === "force" &&
+          d.reason.includes("overridden by --force=writes-stopped"),
+      ),
+    ).toBe(true);
     expect(posts(s, "commit")).toEqual([1]);
   });
 
@@ -67,7 +83,11 @@ describe("commit interlocks", () => {
   it("refuses start unless every instance is IDLE", async () => {
     const s = await sim();
     sims.push(s);
-    await fetch(`${s.instances[0]?.url}/api/v1/start`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ source: "cluster0", destination: "cluster1" }) });
+    await fetch(`${s.instances[0]?.url}/api/v1/start`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ source: "cluster0", destination: "cluster1" }),
+    });
     const { result } = await run(runbookFor(s, START));
     expect(result.exitCode).toBe(1);
     expect(result.message).toMatch(/refused \(fleet-idle\): start is allowed only in IDLE; sync0 is RUNNING/);
@@ -75,10 +95,25 @@ describe("commit interlocks", () => {
   });
 
   it("refuses to command instances that are not one fleet (two coordinators), saying which differs", async () => {
-    const a = await startSimulator({ ids: ["a0"], data: "1GiB", timeScale: 50, clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } } });
-    const b = await startSimulator({ ids: ["b0"], data: "1GiB", timeScale: 50, clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } } });
+    const a = await startSimulator({
+      ids: ["a0"],
+      data: "1GiB",
+      timeScale: 50,
+      clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } },
+    });
+    const b = await startSimulator({
+      ids: ["b0"],
+      data: "1GiB",
+      timeScale: 50,
+      clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } },
+    });
     sims.push(a, b);
-    for (const x of [a, b]) await fetch(`${x.instances[0]?.url}/api/v1/start`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ source: "cluster0", destination: "cluster1" }) });
+    for (const x of [a, b])
+      await fetch(`${x.instances[0]?.url}/api/v1/start`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ source: "cluster0", destination: "cluster1" }),
+      });
     const two = { ...a, instances: [...a.instances, ...b.instances.map((i) => ({ ...i, index: 1 }))] } as Simulator;
     const { result, events } = await run(runbookFor(two, READY + STOP + COMMIT));
     expect(result.exitCode).toBe(1);
@@ -113,13 +148,22 @@ describe("start and commit are never resent blindly", () => {
     // the simulator counts the reset request too: instance 1 received start twice, applied it once
     expect(posts(s, "start")).toEqual([1, 2]);
     expect(s.control.state().fleetErrors).toEqual([]);
-    expect(decisions(events).some((d) => d.kind === "retry" && /start had not taken effect on sync1 .*sending it again to that instance only/.test(d.reason))).toBe(true);
+    expect(
+      decisions(events).some(
+        (d) =>
+          d.kind === "retry" &&
+          /start had not taken effect on sync1 .*sending it again to that instance only/.test(d.reason),
+      ),
+    ).toBe(true);
   });
 
   it("when progress cannot tell (the instance stays unreachable), nothing is resent and the run stops with what it saw", async () => {
     const s = await sim({ instances: 2, faults: ["reset=1@1/start"] });
     sims.push(s);
-    const yaml = runbookFor(s, START + READY + STOP + COMMIT).replace("retry: { giveUpAfter: 15s }", "retry: { giveUpAfter: 1s }");
+    const yaml = runbookFor(s, START + READY + STOP + COMMIT).replace(
+      "retry: { giveUpAfter: 15s }",
+      "retry: { giveUpAfter: 1s }",
+    );
     const { result } = await run(yaml, {
       onEvent: (e) => {
         // from the moment start is sent, instance 1's progress fails too
@@ -139,22 +183,29 @@ describe("start and commit are never resent blindly", () => {
     // listening once the runner decided the fleet is idle: the start POST is refused at connect
     const target = new URL(s.instances[1]!.url);
     const proxy = createServer((req, res) => {
-      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, { ...r.headers, connection: "close" });
-        r.pipe(res);
-      });
+      const up = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, { ...r.headers, connection: "close" });
+          r.pipe(res);
+        },
+      );
       req.pipe(up);
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
     const port = (proxy.address() as AddressInfo).port;
-    const yaml = runbookFor(s, START + READY + STOP + COMMIT).replace(s.instances[1]!.url, `http://127.0.0.1:${port}`).replace("retry: { giveUpAfter: 15s }", "retry: { giveUpAfter: 1s }");
+    const yaml = runbookFor(s, START + READY + STOP + COMMIT)
+      .replace(s.instances[1]!.url, `http://127.0.0.1:${port}`)
+      .replace("retry: { giveUpAfter: 15s }", "retry: { giveUpAfter: 1s }");
     const { result, events } = await run(yaml, {
       onEvent: (e) => {
         if (e.type === "decision" && e.check === "fleet-idle" && e.ok) proxy.close();
       },
     });
     expect(result.exitCode).toBe(1);
-    expect(result.message).toMatch(/start never reached sync1 \(.*\), and progress does not show it is safe to send; nothing was resent/);
+    expect(result.message).toMatch(
+      /start never reached sync1 \(.*\), and progress does not show it is safe to send; nothing was resent/,
+    );
     expect(result.message).not.toMatch(/cannot tell/);
     expect(events.some((e) => e.type === "response.received" && e.errorKind === "not-sent")).toBe(true);
     expect(posts(s, "start")).toEqual([1, 0]);
@@ -166,7 +217,9 @@ describe("start and commit are never resent blindly", () => {
     const { result } = await run(runbookFor(s, START + READY + STOP + COMMIT));
     expect(result.exitCode).toBe(1);
     expect(posts(s, "commit")).toEqual([1, 1]);
-    expect(result.message).toMatch(/commit refused by .*CommitRefused.*accepted by 1 other instance\(s\): the fleet is now split/);
+    expect(result.message).toMatch(
+      /commit refused by .*CommitRefused.*accepted by 1 other instance\(s\): the fleet is now split/,
+    );
     expect(result.committed).toBe(true);
   });
 
@@ -200,15 +253,28 @@ describe("start and commit are never resent blindly", () => {
     const { result, events } = await run(runbookFor(s, steps));
     expect(s.control.counts().verifier["POST /api/v1/check"]).toBe(2);
     const began = events.findIndex((x) => x.type === "step.started" && x.id === "again");
-    const phases = events.slice(began).flatMap((e) => (e.type === "verifier.sampled" ? [(e.progress as { phase?: string }).phase] : []));
+    const phases = events
+      .slice(began)
+      .flatMap((e) => (e.type === "verifier.sampled" ? [(e.progress as { phase?: string }).phase] : []));
     // the premise: this step polled several times and never saw the check running
     expect(phases.length).toBeGreaterThan(3);
     expect(phases).toEqual(phases.map(() => "idle"));
     expect(result.exitCode).toBe(1);
-    expect(result.message).toMatch(/step again failed: timed out after 3s waiting for the verifier to finish: .*; it never moved, so there is no result to trust/);
+    expect(result.message).toMatch(
+      /step again failed: timed out after 3s waiting for the verifier to finish: .*; it never moved, so there is no result to trust/,
+    );
     expect(result.hint).toContain("Restart the verifier and run this step again");
-    expect(events.some((e) => e.type === "log" && e.level === "warn" && /idle with the counters it had before this step .*waiting for it to move/.test(e.message))).toBe(true);
-    expect(events.some((e) => e.type === "log" && e.message.startsWith("verified:") && events.indexOf(e) > began)).toBe(false);
+    expect(
+      events.some(
+        (e) =>
+          e.type === "log" &&
+          e.level === "warn" &&
+          /idle with the counters it had before this step .*waiting for it to move/.test(e.message),
+      ),
+    ).toBe(true);
+    expect(events.some((e) => e.type === "log" && e.message.startsWith("verified:") && events.indexOf(e) > began)).toBe(
+      false,
+    );
     expect(posts(s, "commit")).toEqual([0]);
   });
 
@@ -227,7 +293,9 @@ describe("start and commit are never resent blindly", () => {
     expect(result.message).toMatch(/step again failed: verifier check: /);
     expect(decisions(events).some((d) => /verifier check took effect/.test(d.reason))).toBe(false);
     const began = events.findIndex((x) => x.type === "step.started" && x.id === "again");
-    expect(events.some((e) => e.type === "log" && e.message.startsWith("verified:") && events.indexOf(e) > began)).toBe(false);
+    expect(events.some((e) => e.type === "log" && e.message.startsWith("verified:") && events.indexOf(e) > began)).toBe(
+      false,
+    );
   });
 
   it("the verifier's progress failing when the step begins: the step reads it until it answers before judging movement (no stale counters taken as a result)", async () => {
@@ -240,7 +308,9 @@ describe("start and commit are never resent blindly", () => {
         if (e.type === "log" && e.message.startsWith("verifier progress (before the check)")) s.control.clearFaults();
       },
     });
-    expect(events.some((e) => e.type === "log" && e.message.startsWith("verifier progress (before the check)"))).toBe(true);
+    expect(events.some((e) => e.type === "log" && e.message.startsWith("verifier progress (before the check)"))).toBe(
+      true,
+    );
     expect(result.exitCode).toBe(1);
     expect(result.message).toMatch(/step again failed: timed out after 3s .*it never moved/);
   });
@@ -251,12 +321,15 @@ describe("start and commit are never resent blindly", () => {
     const steps = `${START}${READY}${STOP}  - { id: verify, verify: { writesOff: true } }\n${COMMIT}`;
     const { result, events } = await run(runbookFor(s, steps), {
       onEvent: (e) => {
-        if (e.type === "decision" && e.kind === "reconcile" && e.reason.startsWith("verifier check")) s.control.clearFaults();
+        if (e.type === "decision" && e.kind === "reconcile" && e.reason.startsWith("verifier check"))
+          s.control.clearFaults();
       },
     });
     expect(result.exitCode, result.message).toBe(0);
     expect(s.control.counts().verifier["POST /api/v1/check"]).toBe(2);
-    expect(decisions(events).some((d) => d.kind === "reconcile" && /verifier check: no answer/.test(d.reason))).toBe(true);
+    expect(decisions(events).some((d) => d.kind === "reconcile" && /verifier check: no answer/.test(d.reason))).toBe(
+      true,
+    );
   });
 
   it("start answered after the request's time limit: the runner waits the limit out before reading progress, sees it took effect, and never sends it twice", async () => {
@@ -265,6 +338,8 @@ describe("start and commit are never resent blindly", () => {
     const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT));
     expect(result.exitCode, result.message).toBe(0);
     expect(posts(s, "start")).toEqual([1, 1]);
-    expect(decisions(events).some((d) => d.kind === "reconcile" && /start took effect on sync1/.test(d.reason))).toBe(true);
+    expect(decisions(events).some((d) => d.kind === "reconcile" && /start took effect on sync1/.test(d.reason))).toBe(
+      true,
+    );
   });
 });

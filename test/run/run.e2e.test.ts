@@ -6,7 +6,23 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { cli, COMMIT, CUTOVER, DRAINED, posts, READY, runbookFor, sim, START, startCli, STOP, tempDir, totalRequests, VERIFY, writeRunbook } from "./helpers.js";
+import {
+  cli,
+  COMMIT,
+  CUTOVER,
+  DRAINED,
+  posts,
+  READY,
+  runbookFor,
+  sim,
+  START,
+  startCli,
+  STOP,
+  tempDir,
+  totalRequests,
+  VERIFY,
+  writeRunbook,
+} from "./helpers.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {
@@ -36,7 +52,9 @@ ${COMMIT}  - { id: writable, assert: { state: COMMITTED, canWrite: true } }
     expect(r.stdout).toContain("done with sales");
     const journals = readdirSync(join(dir, ".syncbook", "e2e")).filter((f) => f.endsWith(".jsonl"));
     expect(journals).toHaveLength(1);
-    const lines = readFileSync(join(dir, ".syncbook", "e2e", journals[0] as string), "utf8").trim().split("\n");
+    const lines = readFileSync(join(dir, ".syncbook", "e2e", journals[0] as string), "utf8")
+      .trim()
+      .split("\n");
     expect(lines.some((l) => l.includes('"commit.sent"'))).toBe(true);
   });
 
@@ -46,7 +64,9 @@ ${COMMIT}  - { id: writable, assert: { state: COMMITTED, canWrite: true } }
     const file = writeRunbook(dir, runbookFor(s, CUTOVER));
     const r = await cli(["run", file, "--dry-run"], { cwd: dir });
     expect(r.code, r.all).toBe(0);
-    expect(r.stdout).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/start\s+{"source":"cluster0","destination":"cluster1"}/);
+    expect(r.stdout).toMatch(
+      /POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/start\s+{"source":"cluster0","destination":"cluster1"}/,
+    );
     expect(r.stdout.indexOf("/api/v1/start")).toBeLessThan(r.stdout.indexOf("/api/v1/commit"));
     expect(r.stdout).toContain("/api/v1/writesOff");
     expect(totalRequests(s)).toBe(0);
@@ -97,7 +117,9 @@ describe("interlocks", () => {
     const file = writeRunbook(dir, runbookFor(s, steps));
     const r = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
     expect(r.code, r.all).toBe(1);
-    expect(r.all).toMatch(/refused \(can-commit\): commit needs every instance RUNNING with canCommit true; sync1 is RUNNING with canCommit false/);
+    expect(r.all).toMatch(
+      /refused \(can-commit\): commit needs every instance RUNNING with canCommit true; sync1 is RUNNING with canCommit false/,
+    );
     expect(posts(s, "commit")).toEqual([0, 0]);
     // the failed run undid its write stop
     expect(s.control.state().writes.enabled).toBe(true);
@@ -116,7 +138,10 @@ describe("interlocks", () => {
   it("confirm without a terminal and without --yes fails before the commit, and undo switches writes back on", async () => {
     s = await sim();
     const dir = tempDir();
-    const file = writeRunbook(dir, runbookFor(s, `${START}${READY}${STOP}  - { id: go, confirm: "Commit?" }\n${COMMIT}`));
+    const file = writeRunbook(
+      dir,
+      runbookFor(s, `${START}${READY}${STOP}  - { id: go, confirm: "Commit?" }\n${COMMIT}`),
+    );
     const r = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.all).toContain("pass --yes");
@@ -141,7 +166,15 @@ describe("the verifier", () => {
 
 describe("faults during waits", () => {
   it("HTTP 500s, resets, non-JSON bodies and timeouts on progress are retried: the cutover completes, one start and one commit", async () => {
-    s = await sim({ instances: 2, faults: ["http500=0.3@*/progress", "reset=0.15@*/progress", "non-json=0.1@*/progress", "latency=3s,for=20s@1/progress"] });
+    s = await sim({
+      instances: 2,
+      faults: [
+        "http500=0.3@*/progress",
+        "reset=0.15@*/progress",
+        "non-json=0.1@*/progress",
+        "latency=3s,for=20s@1/progress",
+      ],
+    });
     const dir = tempDir();
     const file = writeRunbook(dir, runbookFor(s, CUTOVER));
     const r = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
@@ -183,7 +216,10 @@ describe("modes", () => {
   it("--var overrides a variable; --step is refused without a terminal", async () => {
     s = await sim();
     const dir = tempDir();
-    const file = writeRunbook(dir, runbookFor(s, `  - { id: hi, notify: "lag limit \${vars.lag}" }\n`, "vars: { lag: 5 }\n"));
+    const file = writeRunbook(
+      dir,
+      runbookFor(s, `  - { id: hi, notify: "lag limit \${vars.lag}" }\n`, "vars: { lag: 5 }\n"),
+    );
     const r = await cli(["run", file, "--var", "lag=9", "--renderer", "simple"], { cwd: dir });
     expect(r.code, r.all).toBe(0);
     expect(r.stdout).toContain("lag limit 9");
@@ -232,7 +268,10 @@ describe("syncbook rehearse", () => {
   const examples = readdirSync(join(process.cwd(), "runbooks")).filter((f) => f.endsWith(".yaml"));
   it.each(examples)("runbooks/%s rehearses to COMMITTED with no write lost", async (name) => {
     const dir = tempDir();
-    const r = await cli(["rehearse", join(process.cwd(), "runbooks", name), "--renderer", "simple", "--report", join(dir, "out")], { cwd: dir });
+    const r = await cli(
+      ["rehearse", join(process.cwd(), "runbooks", name), "--renderer", "simple", "--report", join(dir, "out")],
+      { cwd: dir },
+    );
     expect(r.code, r.all).toBe(0);
     expect(r.stdout).toMatch(/rehearsal verdict: COMMITTED on all \d+ instance/);
     expect(r.stdout).toMatch(/writes lost: +0/);
@@ -241,7 +280,10 @@ describe("syncbook rehearse", () => {
 
   it("--keep-hooks runs the runbook's own shell hooks, pointed at the simulator: still COMMITTED, no write lost", async () => {
     const dir = tempDir();
-    const r = await cli(["rehearse", join(process.cwd(), "runbooks", "rs-to-sharded.yaml"), "--keep-hooks", "--renderer", "simple"], { cwd: dir });
+    const r = await cli(
+      ["rehearse", join(process.cwd(), "runbooks", "rs-to-sharded.yaml"), "--keep-hooks", "--renderer", "simple"],
+      { cwd: dir },
+    );
     expect(r.code, r.all).toBe(0);
     expect(r.all).toContain("hook shell");
     expect(r.all).toContain("application writes off");
@@ -250,7 +292,17 @@ describe("syncbook rehearse", () => {
 
   it("reverse: the reversible example with --var rollback=true commits, then sends reverse; the sync runs the other way", async () => {
     const dir = tempDir();
-    const r = await cli(["rehearse", join(process.cwd(), "runbooks", "reversible.yaml"), "--var", "rollback=true", "--renderer", "simple"], { cwd: dir });
+    const r = await cli(
+      [
+        "rehearse",
+        join(process.cwd(), "runbooks", "reversible.yaml"),
+        "--var",
+        "rollback=true",
+        "--renderer",
+        "simple",
+      ],
+      { cwd: dir },
+    );
     expect(r.code, r.all).toBe(0);
     expect(r.all).toMatch(/interlock fleet-state: every instance is COMMITTED/);
     expect(r.all).toMatch(/reverse → 1\/1 ok/);

@@ -22,14 +22,25 @@ function lintCli(content: string | Buffer): { status: number | null; stdout: str
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t };
 }
 
-const bomb = ["a: &a [x, x, x, x, x, x, x, x, x]", ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join("\n");
+const bomb = [
+  "a: &a [x, x, x, x, x, x, x, x, x]",
+  ...Array.from(
+    { length: 9 },
+    (_, i) =>
+      `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+  ),
+].join("\n");
 
 const CASES: [string, string | Buffer, RegExp][] = [
   ["not YAML", "runbook: 1\nname: [unclosed\n  : : :\n", /./],
   ["empty", "", /expected a mapping/],
   ["a list instead of a map", "- runbook: 1\n- name: x\n", /expected a mapping, got a list/],
   ["binary garbage", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0xff, 0xfe, 0x00]), /binary content/],
-  ["a 10 MB file", `runbook: 1\nname: big\n# ${"x".repeat(10 * 1024 * 1024)}\n`, /the file is 10\.0 MB; a runbook is at most 1 MB/],
+  [
+    "a 10 MB file",
+    `runbook: 1\nname: big\n# ${"x".repeat(10 * 1024 * 1024)}\n`,
+    /the file is 10\.0 MB; a runbook is at most 1 MB/,
+  ],
   ["an alias bomb", bomb, /too many alias expansions/],
   ["deep nesting", `runbook: 1\nname: ${"[".repeat(5000)}${"]".repeat(5000)}\n`, /nested more than 64 levels/],
 ];
@@ -39,7 +50,10 @@ describe("bad input to syncbook lint", () => {
     const r = lintCli(content);
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    const out = JSON.parse(r.stdout) as { diagnostics: { line: number; column: number; message: string; severity: string }[]; errors: number };
+    const out = JSON.parse(r.stdout) as {
+      diagnostics: { line: number; column: number; message: string; severity: string }[];
+      errors: number;
+    };
     expect(out.errors).toBeGreaterThan(0);
     const d = out.diagnostics.find((x) => message.test(x.message));
     expect(d, JSON.stringify(out.diagnostics)).toBeDefined();
@@ -51,7 +65,32 @@ describe("bad input to syncbook lint", () => {
 
 const prng = mulberry32;
 
-const TOKENS = [":", "-", "[", "]", "{", "}", "&a", "*a", "!!binary", "'", '"', "\t", "\n", "  ", "${vars.x}", "${env.HOME}", "0x1f", "~", "null", "<<: *a", "%YAML 1.2\n---\n", "\u0000", "lagBellow", "1e999"];
+const TOKENS = [
+  ":",
+  "-",
+  "[",
+  "]",
+  "{",
+  "}",
+  "&a",
+  "*a",
+  "!!binary",
+  "'",
+  '"',
+  "\t",
+  "\n",
+  "  ",
+  "${vars.x}",
+  "${env.HOME}",
+  "0x1f",
+  "~",
+  "null",
+  "<<: *a",
+  "%YAML 1.2\n---\n",
+  "\u0000",
+  "lagBellow",
+  "1e999",
+];
 
 function mutate(text: string, rnd: () => number): string {
   let t = text;
@@ -91,7 +130,9 @@ describe("fuzz: mutated example runbooks", () => {
           expect(d.message.length, `seed ${seed}`).toBeGreaterThan(0);
         }
       } catch (err) {
-        throw new Error(`seed ${seed} (${where}): ${err instanceof Error ? err.stack : String(err)}\n--- input ---\n${text}`);
+        throw new Error(
+          `seed ${seed} (${where}): ${err instanceof Error ? err.stack : String(err)}\n--- input ---\n${text}`,
+        );
       }
     }
   });

@@ -14,7 +14,8 @@ clusters:
   cluster1: { topology: replicaSet }
 instances: [http://127.0.0.1:27182]
 `;
-const load = (text: string, opts: Parameters<typeof parseRunbook>[2] = { env: {} }) => parseRunbook(text, "rb.yaml", opts);
+const load = (text: string, opts: Parameters<typeof parseRunbook>[2] = { env: {} }) =>
+  parseRunbook(text, "rb.yaml", opts);
 const at = (d: { line: number; column: number; message: string }) => `${d.line}:${d.column} ${d.message}`;
 
 describe("loader: YAML problems at their position", () => {
@@ -42,7 +43,9 @@ describe("loader: schema errors explained", () => {
     expect(l.diagnostics.map(at)).toEqual(["8:12 expected a duration like 30s or 10m, got `soon`"]);
   });
   it("a wrong type, an unknown enum value with a suggestion, a missing field", async () => {
-    const l = await load(`${HEAD}steps:\n  - waitFor: { canCommit: "yes", state: RUNNIN }\n  - start: { source: cluster0 }\n`);
+    const l = await load(
+      `${HEAD}steps:\n  - waitFor: { canCommit: "yes", state: RUNNIN }\n  - start: { source: cluster0 }\n`,
+    );
     expect(l.diagnostics.map(at)).toEqual([
       "8:27 `canCommit`: expected a boolean, got string `yes`",
       "8:41 `state`: expected one of `IDLE`, `INITIALIZING`, `RUNNING`, `PAUSED`, `COMMITTING`, `COMMITTED`, got `RUNNIN`; did you mean `RUNNING`?",
@@ -73,13 +76,18 @@ describe("loader: schema errors explained", () => {
 
 describe("loader: interpolation", () => {
   it("a whole-value ${vars.x} keeps its type; inside a string it is spliced; $${ is literal", async () => {
-    const l = await load(`${HEAD}vars: { lag: 5, who: ops }\nsteps:\n  - waitFor: { lagBelow: "\${vars.lag}" }\n  - notify: "hi \${vars.who} $\${x}"\n`);
+    const l = await load(
+      `${HEAD}vars: { lag: 5, who: ops }\nsteps:\n  - waitFor: { lagBelow: "\${vars.lag}" }\n  - notify: "hi \${vars.who} $\${x}"\n`,
+    );
     expect(l.diagnostics).toEqual([]);
     expect(l.runbook?.steps[0]).toEqual({ waitFor: { lagBelow: 5 } });
     expect(l.runbook?.steps[1]).toEqual({ notify: "hi ops ${x}" });
   });
   it("--var overrides vars", async () => {
-    const l = await load(`${HEAD}vars: { lag: 5 }\nsteps:\n  - waitFor: { lagBelow: "\${vars.lag}" }\n`, { env: {}, vars: { lag: 9 } });
+    const l = await load(`${HEAD}vars: { lag: 5 }\nsteps:\n  - waitFor: { lagBelow: "\${vars.lag}" }\n`, {
+      env: {},
+      vars: { lag: 9 },
+    });
     expect(l.runbook?.steps[0]).toEqual({ waitFor: { lagBelow: 9 } });
   });
   it("an unknown variable is an error at its own column", async () => {
@@ -90,14 +98,18 @@ describe("loader: interpolation", () => {
   it("an unset environment variable is an error; a set one is a secret that redact removes", async () => {
     const missing = await load(`${HEAD}steps:\n  - notify: "\${env.TOKEN}"\n`, { env: {} });
     expect(missing.diagnostics.map(at)).toEqual(["8:14 environment variable `TOKEN` is not set"]);
-    const ok = await load(`${HEAD}vars: { tok: "\${env.TOKEN}" }\nsteps:\n  - notify: "token=\${vars.tok}"\n`, { env: { TOKEN: "s3cr3t-value" } });
+    const ok = await load(`${HEAD}vars: { tok: "\${env.TOKEN}" }\nsteps:\n  - notify: "token=\${vars.tok}"\n`, {
+      env: { TOKEN: "s3cr3t-value" },
+    });
     expect(ok.diagnostics).toEqual([]);
     expect(ok.runbook?.steps[0]).toEqual({ notify: "token=s3cr3t-value" });
     expect(ok.redact("it was s3cr3t-value, then http://u:pw@h:1/x")).toBe("it was ***, then http://***@h:1/x");
     expect(JSON.stringify(ok.vars)).not.toContain("s3cr3t");
   });
   it("lint mode never needs env values, and does not fail a URL that comes from env", async () => {
-    const l = await load(`runbook: 1\nname: t\ninstances: ["\${env.SYNC_URL}"]\nsteps:\n  - sleep: 1\n`, { env: "lint" });
+    const l = await load(`runbook: 1\nname: t\ninstances: ["\${env.SYNC_URL}"]\nsteps:\n  - sleep: 1\n`, {
+      env: "lint",
+    });
     expect(l.diagnostics).toEqual([]);
     expect(l.runbook).toBeDefined();
   });
@@ -110,7 +122,14 @@ describe("loader: interpolation", () => {
 
 describe("durations", () => {
   it("500ms, 2s, 10m, 12h, 1d and numbers of seconds", () => {
-    expect([durationMs("500ms"), durationMs("2s"), durationMs("10m"), durationMs("12h"), durationMs("1d"), durationMs(1.5)]).toEqual([500, 2000, 600_000, 43_200_000, 86_400_000, 1500]);
+    expect([
+      durationMs("500ms"),
+      durationMs("2s"),
+      durationMs("10m"),
+      durationMs("12h"),
+      durationMs("1d"),
+      durationMs(1.5),
+    ]).toEqual([500, 2000, 600_000, 43_200_000, 86_400_000, 1500]);
     // a bare number is seconds (what `--var lag=5` or an interpolated string gives), never milliseconds
     expect(durationMs("5")).toBe(5000);
     expect(durationMs("soon")).toBeUndefined();

@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 function runbook(real: Simulator, creds: boolean): string {
-  const at = (url: string, user: string): string => (creds ? url.replace("http://", `http://${user}:\${env.SB_SECRET}@`) : url);
+  const at = (url: string, user: string): string =>
+    creds ? url.replace("http://", `http://${user}:\${env.SB_SECRET}@`) : url;
   return `runbook: 1
 name: isolation
 serviceVersion: "1.8.0"
@@ -38,12 +39,20 @@ steps:
 }
 
 async function rehearseAgainst(creds: boolean): Promise<void> {
-  const real = await startSimulator({ instances: 2, data: "1GiB", timeScale: 100, clusters: { cluster0: { topology: "sharded", shards: 2 }, cluster1: { topology: "sharded", shards: 2 } } });
+  const real = await startSimulator({
+    instances: 2,
+    data: "1GiB",
+    timeScale: 100,
+    clusters: { cluster0: { topology: "sharded", shards: 2 }, cluster1: { topology: "sharded", shards: 2 } },
+  });
   sims.push(real);
   const dir = tempDir("syncbook-isolation-");
   const file = join(dir, "rb.yaml");
   writeFileSync(file, runbook(real, creds));
-  const r = await cli(["rehearse", file, "--renderer", "simple", "--time-scale", "200", "--data", "1GiB"], { cwd: dir, env: { SB_SECRET: "s3cret-for-isolation" } });
+  const r = await cli(["rehearse", file, "--renderer", "simple", "--time-scale", "200", "--data", "1GiB"], {
+    cwd: dir,
+    env: { SB_SECRET: "s3cret-for-isolation" },
+  });
   const counts = real.control.counts();
   const where = `${r.all}\nreal fleet: ${JSON.stringify(real.control.state().instances.map((i) => i.state))}, requests ${JSON.stringify(counts)}`;
   expect(counts.instances, where).toEqual([{}, {}]);

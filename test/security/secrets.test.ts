@@ -27,7 +27,7 @@ const FORMS: Record<string, string> = {
   raw: SECRET,
   "URL-encoded": encodeURIComponent(SECRET),
   base64: Buffer.from(SECRET).toString("base64"),
-  "base64url": Buffer.from(SECRET).toString("base64url"),
+  base64url: Buffer.from(SECRET).toString("base64url"),
   "basic auth (ops)": Buffer.from(`ops:${SECRET}`).toString("base64"),
   "basic auth (hook)": Buffer.from(`hook:${SECRET}`).toString("base64"),
   "basic auth (verifier)": Buffer.from(`verifier:${SECRET}`).toString("base64"),
@@ -61,7 +61,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   echo = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-  for (let i = 0; i < 2; i++) sims.push(await startSimulator({ instances: 2, data: "1GiB", timeScale: 100, clusters: { cluster0: { topology: "sharded", shards: 2 }, cluster1: { topology: "sharded", shards: 2 } } }));
+  for (let i = 0; i < 2; i++)
+    sims.push(
+      await startSimulator({
+        instances: 2,
+        data: "1GiB",
+        timeScale: 100,
+        clusters: { cluster0: { topology: "sharded", shards: 2 }, cluster1: { topology: "sharded", shards: 2 } },
+      }),
+    );
 });
 
 afterAll(async () => {
@@ -133,7 +141,17 @@ describe("a planted secret appears in no output, log, journal or report", () => 
     writeFileSync(file, runbook());
     const journals = join(dir, "journals");
 
-    const ok = await run("run", ["run", file, "--renderer", "simple", "--journal-dir", journals, "--report", join(dir, "report-run"), "--yes"]);
+    const ok = await run("run", [
+      "run",
+      file,
+      "--renderer",
+      "simple",
+      "--journal-dir",
+      journals,
+      "--report",
+      join(dir, "report-run"),
+      "--yes",
+    ]);
     expect(ok.code, ok.all).toBe(0);
     expect(ok.stdout).toContain("committing with *** now");
     expect(sims[0]!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
@@ -145,16 +163,44 @@ describe("a planted secret appears in no output, log, journal or report", () => 
     const dry = await run("dry-run", ["run", file, "--dry-run"]);
     expect(dry.code, dry.all).toBe(0);
 
-    const again = await run("resume of a finished run", ["run", file, "--resume", "--renderer", "simple", "--journal-dir", journals]);
+    const again = await run("resume of a finished run", [
+      "run",
+      file,
+      "--resume",
+      "--renderer",
+      "simple",
+      "--journal-dir",
+      journals,
+    ]);
     expect(again.stderr).toContain("nothing to resume");
 
-    const reh = await run("rehearse", ["rehearse", file, "--renderer", "simple", "--report", join(dir, "report-rehearse"), "--time-scale", "200", "--data", "1GiB"]);
+    const reh = await run("rehearse", [
+      "rehearse",
+      file,
+      "--renderer",
+      "simple",
+      "--report",
+      join(dir, "report-rehearse"),
+      "--time-scale",
+      "200",
+      "--data",
+      "1GiB",
+    ]);
     expect(reh.code, reh.all).toBe(0);
 
     // a hook whose server fails and echoes the secret back: the error, the undo and the notifications stay clean
     const failing = join(dir, "rb-fail.yaml");
     writeFileSync(failing, runbook("/fail", sims[1]).replace("name: secrets", "name: secrets-fail"));
-    const bad = await run("failing run", ["run", failing, "--renderer", "simple", "--journal-dir", journals, "--report", join(dir, "report-fail")]);
+    const bad = await run("failing run", [
+      "run",
+      failing,
+      "--renderer",
+      "simple",
+      "--journal-dir",
+      journals,
+      "--report",
+      join(dir, "report-fail"),
+    ]);
     expect(bad.code, bad.all).toBe(1);
     expect(bad.stderr).toMatch(/step flag failed: .*500/);
     expect(sims[1]!.control.state().writes.enabled).toBe(true);
@@ -162,7 +208,14 @@ describe("a planted secret appears in no output, log, journal or report", () => 
     // the secret was really used: the servers got it
     const hook = echo.seen.filter((x) => x.url.startsWith("/flags") || x.url.startsWith("/fail"));
     expect(hook.length).toBeGreaterThanOrEqual(2);
-    expect(hook.every((x) => x.headers.authorization === `Bearer ${SECRET}` && (x.url.includes(SECRET) || x.url.includes(encodeURIComponent(SECRET))) && x.body.includes(SECRET))).toBe(true);
+    expect(
+      hook.every(
+        (x) =>
+          x.headers.authorization === `Bearer ${SECRET}` &&
+          (x.url.includes(SECRET) || x.url.includes(encodeURIComponent(SECRET))) &&
+          x.body.includes(SECRET),
+      ),
+    ).toBe(true);
     const notes = echo.seen.filter((x) => x.url.startsWith("/notify"));
     expect(notes.length).toBeGreaterThan(0);
     expect(notes.every((x) => x.headers["x-api-key"] === SECRET)).toBe(true);

@@ -51,7 +51,10 @@ describe("syncbook sim (built CLI)", () => {
     expect((await call(`${urls["instance 0"]}/api/v1/start`, "POST", RS_TO_SHARDED)).json).toEqual({ success: true });
     expect((await call(`${urls["instance 1"]}/api/v1/start`, "POST", RS_TO_SHARDED)).json).toEqual({ success: true });
     expect((await call(`${urls.verifier}/api/v1/progress`)).json.progress.phase).toBe("idle");
-    expect((await call(`${urls.verifier}/sim/writes`, "POST", { enabled: false })).json).toMatchObject({ success: true, writes: { enabled: false } });
+    expect((await call(`${urls.verifier}/sim/writes`, "POST", { enabled: false })).json).toMatchObject({
+      success: true,
+      writes: { enabled: false },
+    });
     const state = (await call(`${urls["instance 0"]}/sim/state`)).json.state;
     expect(state.instances.map((i: { state: string }) => i.state)).toEqual(["RUNNING", "RUNNING"]);
 
@@ -64,7 +67,10 @@ describe("syncbook sim (built CLI)", () => {
     await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const p = spawn(process.execPath, [cli, "sim", "--port", String(port), "--verifier-port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      const p = spawn(process.execPath, [cli, "sim", "--port", String(port), "--verifier-port", "0"], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       child = p;
       let err = "";
       p.stderr!.on("data", (d: Buffer) => (err += d.toString()));
@@ -78,7 +84,10 @@ describe("syncbook sim (built CLI)", () => {
   });
 
   it("bad options are usage errors, exit 2", async () => {
-    const p = spawn(process.execPath, [cli, "sim", "--fault", "http500=2", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(process.execPath, [cli, "sim", "--fault", "http500=2", "--port", "0"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child = p;
     let err = "";
     p.stderr!.on("data", (d: Buffer) => (err += d.toString()));

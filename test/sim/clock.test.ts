@@ -105,7 +105,8 @@ describe("wall-time budget", () => {
     expect(elapsed).toBeLessThan(5000);
     expect(sim.control.state().writes.lost).toBe(0);
     await call(`${sim.verifierUrl}/api/v1/writesOff`, "POST", {});
-    while ((await verifierProgress(sim)).phase !== "idle" && performance.now() - t0 < 8000) await new Promise((r) => setTimeout(r, 25));
+    while ((await verifierProgress(sim)).phase !== "idle" && performance.now() - t0 < 8000)
+      await new Promise((r) => setTimeout(r, 25));
     expect((await verifierProgress(sim)).verificationStatus.failedTasks).toBe(0);
     expect(performance.now() - t0).toBeLessThan(5000);
   });

@@ -24,7 +24,18 @@ describe("progress", () => {
     for (const [k, v] of Object.entries(body.progress)) if (k !== "state" && k !== "canCommit") expect(v, k).toBeNull();
     // facts: identifiers mongosyncID and coordinatorID (1.3) are among the fields.
     expect(Object.keys(body.progress).sort()).toEqual(
-      ["canCommit", "canWrite", "collectionCopy", "coordinatorID", "directionMapping", "info", "lagTimeSeconds", "mongosyncID", "state", "totalEventsApplied"].sort(),
+      [
+        "canCommit",
+        "canWrite",
+        "collectionCopy",
+        "coordinatorID",
+        "directionMapping",
+        "info",
+        "lagTimeSeconds",
+        "mongosyncID",
+        "state",
+        "totalEventsApplied",
+      ].sort(),
     );
   });
 
@@ -125,7 +136,10 @@ describe("progress", () => {
     sim = await frozen({ instances: 2 });
     await broadcast(sim, "start", RS_TO_SHARDED);
     const [a, b] = [(await progress(sim, 0)).progress, (await progress(sim, 1)).progress];
-    expect(a.directionMapping).toEqual({ Source: "cluster0: 127.0.0.1:27017", Destination: "cluster1: 127.0.0.1:27018" });
+    expect(a.directionMapping).toEqual({
+      Source: "cluster0: 127.0.0.1:27017",
+      Destination: "cluster1: 127.0.0.1:27018",
+    });
     expect(a.directionMapping.Source).toMatch(/^[^:]+: [^:]+:\d+$/);
     expect([a.mongosyncID, b.mongosyncID]).toEqual(["instance-0", "instance-1"]);
     expect([a.coordinatorID, b.coordinatorID]).toEqual(["instance-0", "instance-0"]);
@@ -180,7 +194,13 @@ describe("commit", () => {
     expect((await progress(sim)).progress.lagTimeSeconds).toBe(10);
     expect((await post(sim, 0, "commit")).json.success).toBe(true);
     let p = (await progress(sim)).progress;
-    expect(p).toMatchObject({ state: "COMMITTING", canCommit: false, canWrite: false, info: "waiting for commit to complete", lagTimeSeconds: 10 });
+    expect(p).toMatchObject({
+      state: "COMMITTING",
+      canCommit: false,
+      canWrite: false,
+      info: "waiting for commit to complete",
+      lagTimeSeconds: 10,
+    });
     sim.control.advance(4);
     expect((await progress(sim)).progress).toMatchObject({ state: "COMMITTING", canWrite: false });
     sim.control.advance(2);
@@ -190,7 +210,13 @@ describe("commit", () => {
     sim.control.advance(0.2);
     p = (await progress(sim)).progress;
     // "It is 0 when source and destination are consistent."
-    expect(p).toMatchObject({ state: "COMMITTED", canWrite: true, canCommit: false, info: "commit completed", lagTimeSeconds: 0 });
+    expect(p).toMatchObject({
+      state: "COMMITTED",
+      canWrite: true,
+      canCommit: false,
+      info: "commit completed",
+      lagTimeSeconds: 0,
+    });
   });
 
   it("the commit duration scales with the clock", async () => {
@@ -249,7 +275,11 @@ describe("start", () => {
     ["missing destination", { source: "cluster0" }, /required field "destination"/],
     // "Name of the source cluster (one of the configured cluster settings)."
     ["unknown source", { source: "clusterX", destination: "cluster1" }, /unknown source cluster "clusterX"/],
-    ["unknown destination", { source: "cluster0", destination: "nope", sharding: { shardingEntries: [] } }, /unknown destination/],
+    [
+      "unknown destination",
+      { source: "cluster0", destination: "nope", sharding: { shardingEntries: [] } },
+      /unknown destination/,
+    ],
     ["same cluster", { source: "cluster0", destination: "cluster0" }, /both "cluster0"/],
     ["unknown field", { ...RS_TO_SHARDED, force: true }, /unknown field "force"/],
     ["wrong type", { ...RS_TO_SHARDED, reversible: "yes" }, /reversible must be boolean/],
@@ -259,19 +289,76 @@ describe("start", () => {
     ["buildIndexes value", { ...RS_TO_SHARDED, buildIndexes: "sometimes" }, /buildIndexes must be one of/],
     // Filter entry: "database | string | yes"
     ["filter entry without database", { ...RS_TO_SHARDED, includeNamespaces: [{ collections: ["a"] }] }, /database/],
-    ["filter collections not strings", { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collections: [1] }] }, /collections\/0 must be string/],
-    ["collectionsRegex without pattern", { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collectionsRegex: { options: "i" } }] }, /pattern/],
-    ["bad regex", { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collectionsRegex: { pattern: "(" } }] }, /not a valid regular expression/],
-    ["bad regex options", { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collectionsRegex: { pattern: "^a", options: "q" } }] }, /options/],
-    ["two regex names", { ...RS_TO_SHARDED, excludeNamespaces: [{ database: "d", collectionsRegex: { pattern: "a" }, collectionRegex: { pattern: "b" } }] }, /same selector/],
-    ["empty include", { ...RS_TO_SHARDED, includeNamespaces: [] }, /includeNamespaces must NOT have fewer than 1 items/],
+    [
+      "filter collections not strings",
+      { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collections: [1] }] },
+      /collections\/0 must be string/,
+    ],
+    [
+      "collectionsRegex without pattern",
+      { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collectionsRegex: { options: "i" } }] },
+      /pattern/,
+    ],
+    [
+      "bad regex",
+      { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collectionsRegex: { pattern: "(" } }] },
+      /not a valid regular expression/,
+    ],
+    [
+      "bad regex options",
+      { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collectionsRegex: { pattern: "^a", options: "q" } }] },
+      /options/,
+    ],
+    [
+      "two regex names",
+      {
+        ...RS_TO_SHARDED,
+        excludeNamespaces: [{ database: "d", collectionsRegex: { pattern: "a" }, collectionRegex: { pattern: "b" } }],
+      },
+      /same selector/,
+    ],
+    [
+      "empty include",
+      { ...RS_TO_SHARDED, includeNamespaces: [] },
+      /includeNamespaces must NOT have fewer than 1 items/,
+    ],
     // sharding: "shardingEntries | array of objects | yes"
     ["sharding without entries", { source: "cluster0", destination: "cluster1", sharding: {} }, /shardingEntries/],
-    ["shard key value", { source: "cluster0", destination: "cluster1", sharding: { shardingEntries: [{ database: "d", collection: "c", shardCollection: { key: [{ a: 2 }] } }] } }, /must map to 1 or "hashed"/],
-    ["shard key with two fields in one element", { source: "cluster0", destination: "cluster1", sharding: { shardingEntries: [{ database: "d", collection: "c", shardCollection: { key: [{ a: 1, b: 1 }] } }] } }, /more than 1 properties/],
-    ["duplicate sharding entry", { source: "cluster0", destination: "cluster1", sharding: { shardingEntries: [1, 2].map(() => ({ database: "d", collection: "c", shardCollection: { key: [{ a: 1 }] } })) } }, /listed twice/],
+    [
+      "shard key value",
+      {
+        source: "cluster0",
+        destination: "cluster1",
+        sharding: { shardingEntries: [{ database: "d", collection: "c", shardCollection: { key: [{ a: 2 }] } }] },
+      },
+      /must map to 1 or "hashed"/,
+    ],
+    [
+      "shard key with two fields in one element",
+      {
+        source: "cluster0",
+        destination: "cluster1",
+        sharding: { shardingEntries: [{ database: "d", collection: "c", shardCollection: { key: [{ a: 1, b: 1 }] } }] },
+      },
+      /more than 1 properties/,
+    ],
+    [
+      "duplicate sharding entry",
+      {
+        source: "cluster0",
+        destination: "cluster1",
+        sharding: {
+          shardingEntries: [1, 2].map(() => ({ database: "d", collection: "c", shardCollection: { key: [{ a: 1 }] } })),
+        },
+      },
+      /listed twice/,
+    ],
     // facts: reversible "is not supported: from a replica set to a sharded cluster"
-    ["reversible rs → sharded", { ...RS_TO_SHARDED, reversible: true, enableUserWriteBlocking: true }, /reversible is not supported from a replica set/],
+    [
+      "reversible rs → sharded",
+      { ...RS_TO_SHARDED, reversible: true, enableUserWriteBlocking: true },
+      /reversible is not supported from a replica set/,
+    ],
     ["enableUserWriteBlocking value", { ...RS_TO_SHARDED, enableUserWriteBlocking: "both" }, /enableUserWriteBlocking/],
     // Versioning: "embedded verifier (1.9)": unknown to a 1.8.0 service.
     ["verification on 1.8.0", { ...RS_TO_SHARDED, verification: { enabled: true } }, /needs service version 1.9/],
@@ -295,9 +382,18 @@ describe("start", () => {
       destination: "cluster1",
       buildIndexes: "never",
       enableUserWriteBlocking: "destinationOnly",
-      includeNamespaces: [{ database: "sales", collections: ["orders"] }, { database: "crm", collectionsRegex: { pattern: "^cust", options: "i" } }, { database: "logs" }],
+      includeNamespaces: [
+        { database: "sales", collections: ["orders"] },
+        { database: "crm", collectionsRegex: { pattern: "^cust", options: "i" } },
+        { database: "logs" },
+      ],
       excludeNamespaces: [{ databaseRegex: { pattern: "^tmp" } }],
-      sharding: { createSupportingIndexes: true, shardingEntries: [{ database: "sales", collection: "orders", shardCollection: { key: [{ customerId: 1 }, { _id: "hashed" }] } }] },
+      sharding: {
+        createSupportingIndexes: true,
+        shardingEntries: [
+          { database: "sales", collection: "orders", shardCollection: { key: [{ customerId: 1 }, { _id: "hashed" }] } },
+        ],
+      },
     };
     expect((await post(sim, 0, "start", body)).json).toEqual({ success: true });
   });
@@ -347,18 +443,32 @@ describe("pause, resume, reverse and refused transitions", () => {
     expect((await post(sim, 0, "reverse")).json).toEqual({ success: true });
     const p = (await progress(sim)).progress;
     expect(p.state).toBe("RUNNING");
-    expect(p.directionMapping).toEqual({ Source: "cluster1: 127.0.0.1:27018", Destination: "cluster0: 127.0.0.1:27017" });
+    expect(p.directionMapping).toEqual({
+      Source: "cluster1: 127.0.0.1:27018",
+      Destination: "cluster0: 127.0.0.1:27017",
+    });
     expect(p.info).toBe("change event application");
   });
 
   it("reversible needs write blocking on both sides", async () => {
     sim = await frozen({ clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } } });
     for (const w of [false, "destinationOnly", undefined]) {
-      const a = await post(sim, 0, "start", { source: "cluster0", destination: "cluster1", reversible: true, enableUserWriteBlocking: w });
+      const a = await post(sim, 0, "start", {
+        source: "cluster0",
+        destination: "cluster1",
+        reversible: true,
+        enableUserWriteBlocking: w,
+      });
       expect(a.json.errorDescription).toMatch(/reversible requires enableUserWriteBlocking/);
     }
     // facts: "`never` together with `reversible: true` is rejected by start."
-    const b = await post(sim, 0, "start", { source: "cluster0", destination: "cluster1", reversible: true, enableUserWriteBlocking: true, buildIndexes: "never" });
+    const b = await post(sim, 0, "start", {
+      source: "cluster0",
+      destination: "cluster1",
+      reversible: true,
+      enableUserWriteBlocking: true,
+      buildIndexes: "never",
+    });
     expect(b.json.errorDescription).toMatch(/buildIndexes "never"/);
   });
 

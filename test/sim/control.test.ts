@@ -20,7 +20,10 @@ describe("control API", () => {
     await call(`${sim.instances[0]!.url}/sim/state`); // control calls are not counted
     const counts = (await call(`${sim.verifierUrl}/sim/counts`)).json.counts;
     expect(counts).toEqual({
-      instances: [{ "GET /api/v1/progress": 2, other: 1 }, { "GET /api/v1/progress": 1, "POST /api/v1/start": 1 }],
+      instances: [
+        { "GET /api/v1/progress": 2, other: 1 },
+        { "GET /api/v1/progress": 1, "POST /api/v1/start": 1 },
+      ],
       verifier: { "GET /api/v1/progress": 1 },
     });
     expect(sim.control.counts()).toEqual(counts);
@@ -35,7 +38,14 @@ describe("control API", () => {
     const b = (await call(`${sim.verifierUrl}/sim/state`)).json.state;
     expect({ ...b, openRounds: [] }).toEqual({ ...a, openRounds: [] }); // ageMs moves with the wall clock
     expect(a.openRounds).toEqual([{ command: "start", accepted: [0], ageMs: expect.any(Number) }]);
-    expect(a.instances[0]).toMatchObject({ index: 0, id: "instance-0", url: sim.instances[0]!.url, state: "RUNNING", phase: "precopy", down: false });
+    expect(a.instances[0]).toMatchObject({
+      index: 0,
+      id: "instance-0",
+      url: sim.instances[0]!.url,
+      state: "RUNNING",
+      phase: "precopy",
+      down: false,
+    });
     expect(a.verifier.url).toBe(sim.verifierUrl);
     expect(a.writes).toMatchObject({ enabled: true, ratePerSecond: 1000, lost: 0 });
   });
@@ -44,7 +54,10 @@ describe("control API", () => {
     sim = await frozen();
     await toCea(sim);
     const u = `${sim.instances[0]!.url}/sim/writes`;
-    expect((await call(u, "POST", { enabled: false })).json).toEqual({ success: true, writes: { enabled: false, ratePerSecond: 1000 } });
+    expect((await call(u, "POST", { enabled: false })).json).toEqual({
+      success: true,
+      writes: { enabled: false, ratePerSecond: 1000 },
+    });
     const total = sim.control.state().writes.total;
     sim.control.advance(100);
     expect(sim.control.state().writes.total).toBe(total);
@@ -61,14 +74,19 @@ describe("control API", () => {
     const u = sim.instances[0]!.url;
     expect((await call(`${u}/sim`)).json.routes).toContain("POST /sim/writes");
     expect((await call(`${u}/sim/nope`)).json).toMatchObject({ success: false, error: "NotFound" });
-    expect((await call(`${u}/sim/instances/7/down`, "POST", {})).json).toMatchObject({ success: false, error: "NotFound" });
+    expect((await call(`${u}/sim/instances/7/down`, "POST", {})).json).toMatchObject({
+      success: false,
+      error: "NotFound",
+    });
     expect((await call(`${u}/sim/faults/99`, "DELETE")).status).toBe(404);
   });
 
   it("a live upgrade on demand: POST /sim/instances/:i/upgrade", async () => {
     sim = await frozen();
     await toCea(sim);
-    expect((await call(`${sim.instances[0]!.url}/sim/instances/0/upgrade`, "POST", {})).json).toEqual({ success: true });
+    expect((await call(`${sim.instances[0]!.url}/sim/instances/0/upgrade`, "POST", {})).json).toEqual({
+      success: true,
+    });
     expect((await progress(sim)).progress.collectionCopy).toEqual({ estimatedTotalBytes: 1, estimatedCopiedBytes: 0 });
   });
 });

@@ -12,8 +12,19 @@ describe("parseFault", () => {
   it("parses kinds, values, options and scopes", () => {
     expect(parseFault("progress-down-after-resume")).toMatchObject({ kind: "progress-down-after-resume", value: 120 });
     expect(parseFault("progress-down-after-resume=2m")).toMatchObject({ value: 120 });
-    expect(parseFault("latency=50ms")).toMatchObject({ kind: "latency", value: 0.05, verifier: true, instancesToo: true });
-    expect(parseFault("http500=0.2@1,3/progress")).toMatchObject({ kind: "http500", value: 0.2, instances: [1, 3], endpoint: "progress", verifier: false });
+    expect(parseFault("latency=50ms")).toMatchObject({
+      kind: "latency",
+      value: 0.05,
+      verifier: true,
+      instancesToo: true,
+    });
+    expect(parseFault("http500=0.2@1,3/progress")).toMatchObject({
+      kind: "http500",
+      value: 0.2,
+      instances: [1, 3],
+      endpoint: "progress",
+      verifier: false,
+    });
     expect(parseFault("reset@0-2")).toMatchObject({ kind: "reset", value: 1, instances: [0, 1, 2] });
     expect(parseFault("non-json=0.1@verifier")).toMatchObject({ verifier: true, instancesToo: false });
     expect(parseFault("http500=1@*")).toMatchObject({ verifier: false, instancesToo: true });
@@ -22,7 +33,10 @@ describe("parseFault", () => {
     expect(parseFault("commit-refused=1")).toMatchObject({ instances: [1] });
     expect(parseFault("live-upgrade")).toMatchObject({ value: 0.5 });
     expect(parseFault("live-upgrade=0.25@2")).toMatchObject({ value: 0.25, instances: [2] });
-    expect(parseFault("verifier-error=disk full, giving up")).toMatchObject({ message: "disk full, giving up", verifier: true });
+    expect(parseFault("verifier-error=disk full, giving up")).toMatchObject({
+      message: "disk full, giving up",
+      verifier: true,
+    });
   });
 
   it("explains what is wrong", () => {
@@ -40,7 +54,14 @@ describe("parseFault", () => {
   });
 
   it("formats back to an equivalent spec", () => {
-    for (const s of ["http500=0.2@1,3/progress", "down=1,after=30s,for=60s", "latency=50ms", "lag-floor=30", "live-upgrade=0.25@2", "non-json=0.1@verifier"]) {
+    for (const s of [
+      "http500=0.2@1,3/progress",
+      "down=1,after=30s,for=60s",
+      "latency=50ms",
+      "lag-floor=30",
+      "live-upgrade=0.25@2",
+      "non-json=0.1@verifier",
+    ]) {
       expect(parseFault(formatFault(parseFault(s)))).toEqual(parseFault(s));
     }
   });
@@ -215,7 +236,10 @@ describe("fault effects", () => {
     expect(added.json.faults[0]).toMatchObject({ id: 1, kind: "http500", text: "http500=1@0/progress" });
     expect((await call(`${u}/api/v1/progress`)).status).toBe(500);
     expect((await call(`${u}/sim/faults`)).json.faults).toHaveLength(1);
-    expect((await call(`${u}/sim/faults`, "POST", { spec: "http501" })).json).toMatchObject({ success: false, error: "InvalidRequest" });
+    expect((await call(`${u}/sim/faults`, "POST", { spec: "http501" })).json).toMatchObject({
+      success: false,
+      error: "InvalidRequest",
+    });
     expect((await call(`${u}/sim/faults`, "POST", { specs: ["lag-floor=5", "nope"] })).json.success).toBe(false);
     expect(sim.control.faults()).toHaveLength(1); // a bad list adds nothing
     expect((await call(`${u}/sim/faults/1`, "DELETE")).json).toEqual({ success: true });

@@ -15,7 +15,22 @@ const PER_STATE = 1600;
 
 const pick = <T>(r: Random, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
-const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "FOO", "PROPFIND", "PURGE", "M-SEARCH", "LINK", "post", "TRACE"];
+const METHODS = [
+  "GET",
+  "POST",
+  "PUT",
+  "DELETE",
+  "PATCH",
+  "HEAD",
+  "OPTIONS",
+  "FOO",
+  "PROPFIND",
+  "PURGE",
+  "M-SEARCH",
+  "LINK",
+  "post",
+  "TRACE",
+];
 const PATHS = [
   "/api/v1/start",
   "/api/v1/commit",
@@ -43,7 +58,8 @@ const PATHS = [
 function randomString(r: Random, max: number): string {
   const n = Math.floor(r() * max);
   let s = "";
-  for (let i = 0; i < n; i++) s += String.fromCharCode(r() < 0.8 ? 32 + Math.floor(r() * 95) : Math.floor(r() * 0xd7ff));
+  for (let i = 0; i < n; i++)
+    s += String.fromCharCode(r() < 0.8 ? 32 + Math.floor(r() * 95) : Math.floor(r() * 0xd7ff));
   return s;
 }
 
@@ -66,7 +82,20 @@ function randomJson(r: Random, depth = 0): unknown {
     default: {
       // Never the empty object: `{}` is a valid commit/check body, and this test must change nothing.
       const o: Record<string, unknown> = {};
-      const keys = ["source", "destination", "sharding", "reversible", "includeNamespaces", "excludeNamespaces", "buildIndexes", "enableUserWriteBlocking", "verification", "__proto__", "constructor", "x"];
+      const keys = [
+        "source",
+        "destination",
+        "sharding",
+        "reversible",
+        "includeNamespaces",
+        "excludeNamespaces",
+        "buildIndexes",
+        "enableUserWriteBlocking",
+        "verification",
+        "__proto__",
+        "constructor",
+        "x",
+      ];
       for (let i = 0; i < 1 + Math.floor(r() * 4); i++) o[pick(r, keys)] = randomJson(r, depth + 1);
       return o;
     }
@@ -83,8 +112,21 @@ function brokenStart(r: Random): unknown {
     () => delete b.sharding,
     () => (b.buildIndexes = pick(r, ["always", 1, ""])),
     () => (b.reversible = pick(r, ["true", 1, null])),
-    () => (b.includeNamespaces = pick(r, [[], [{}], [{ database: 3 }], [{ database: "d", collectionsRegex: { pattern: "(" } }], "all"])),
-    () => (b.sharding = pick(r, [{}, { shardingEntries: [{ database: "d" }] }, { shardingEntries: [{ database: "d", collection: "c", shardCollection: { key: [] } }] }, []])),
+    () =>
+      (b.includeNamespaces = pick(r, [
+        [],
+        [{}],
+        [{ database: 3 }],
+        [{ database: "d", collectionsRegex: { pattern: "(" } }],
+        "all",
+      ])),
+    () =>
+      (b.sharding = pick(r, [
+        {},
+        { shardingEntries: [{ database: "d" }] },
+        { shardingEntries: [{ database: "d", collection: "c", shardCollection: { key: [] } }] },
+        [],
+      ])),
     () => (b.enableUserWriteBlocking = pick(r, ["yes", 0, {}])),
     () => (b.destination = "cluster0"),
   ];
@@ -107,7 +149,15 @@ function randomBody(r: Random, path: string): string | undefined {
 
 function randomHeaders(r: Random): Record<string, string> {
   const h: Record<string, string> = {};
-  if (r() < 0.6) h["content-type"] = pick(r, ["application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=latin1", "*/*"]);
+  if (r() < 0.6)
+    h["content-type"] = pick(r, [
+      "application/json",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/json; charset=latin1",
+      "*/*",
+    ]);
   if (r() < 0.2) h.accept = pick(r, ["text/html", "*/*", "application/xml"]);
   if (r() < 0.1) h["content-encoding"] = pick(r, ["gzip", "br", "identity"]);
   if (r() < 0.1) h["x-" + Math.floor(r() * 1000)] = randomString(r, 30).replace(/[^\x20-\x7e]/g, "");
@@ -147,7 +197,8 @@ async function blast(sim: Simulator, r: Random, n: number, dispatcher: Agent): P
     if (method === "HEAD" || method === "head") return;
     const json = JSON.parse(text) as { success?: boolean; progress?: unknown };
     out.json++;
-    const isRead = method === "GET" && (path.startsWith("/api/v1/progress?") || path === "/api/v1/progress" || path === "/sim");
+    const isRead =
+      method === "GET" && (path.startsWith("/api/v1/progress?") || path === "/api/v1/progress" || path === "/sim");
     if (!isRead) {
       expect(json.success, `${method} ${url} → ${res.statusCode} ${text.slice(0, 200)}`).toBe(false);
       expect(res.statusCode).toBeGreaterThanOrEqual(400);
@@ -210,9 +261,18 @@ describe("bad input", () => {
     const garbage = (): Buffer => {
       const k = r();
       if (k < 0.3) return Buffer.from(Array.from({ length: 1 + Math.floor(r() * 300) }, () => Math.floor(r() * 256)));
-      if (k < 0.5) return Buffer.from(`${pick(r, ["GET", "POST", "BREW", "CONNECT"])} ${pick(r, ["/api/v1/start", "*", "http://x/", ""])} HTTP/${pick(r, ["1.1", "9.9", "1.0", "x"])}\r\n\r\n`);
-      if (k < 0.7) return Buffer.from(`POST /api/v1/start HTTP/1.1\r\nHost: x\r\nContent-Length: ${pick(r, ["-1", "abc", "99999999999999999999", "5, 6"])}\r\n\r\n{}`);
-      if (k < 0.85) return Buffer.from(`POST /api/v1/commit HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${pick(r, ["zz\r\n", "2\r\n{}\r\nZ\r\n", "1\r\n{"])}`);
+      if (k < 0.5)
+        return Buffer.from(
+          `${pick(r, ["GET", "POST", "BREW", "CONNECT"])} ${pick(r, ["/api/v1/start", "*", "http://x/", ""])} HTTP/${pick(r, ["1.1", "9.9", "1.0", "x"])}\r\n\r\n`,
+        );
+      if (k < 0.7)
+        return Buffer.from(
+          `POST /api/v1/start HTTP/1.1\r\nHost: x\r\nContent-Length: ${pick(r, ["-1", "abc", "99999999999999999999", "5, 6"])}\r\n\r\n{}`,
+        );
+      if (k < 0.85)
+        return Buffer.from(
+          `POST /api/v1/commit HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${pick(r, ["zz\r\n", "2\r\n{}\r\nZ\r\n", "1\r\n{"])}`,
+        );
       return Buffer.from(`GET /api/v1/progress HTTP/1.1\r\n${"X: y\r\n".repeat(3000)}\r\n`);
     };
     const one = (): Promise<string> =>

@@ -11,7 +11,12 @@ export interface Answer {
 }
 
 /** One HTTP call; the body is JSON-encoded unless it is already a string. */
-export async function call(url: string, method = "GET", body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+export async function call(
+  url: string,
+  method = "GET",
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const res = await fetch(url, {
     method,
     headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
@@ -34,9 +39,12 @@ export function frozen(options: SimulatorOptions = {}): Promise<Simulator> {
   return startSimulator({ timeScale: 0, data: "1GiB", ...options });
 }
 
-export const progress = async (sim: Simulator, i = 0): Promise<any> => (await call(`${sim.instances[i]!.url}/api/v1/progress`)).json; // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary answer fields
+export const progress = async (sim: Simulator, i = 0): Promise<any> =>
+  (await call(`${sim.instances[i]!.url}/api/v1/progress`)).json;
 
-export const post = (sim: Simulator, i: number, op: string, body: unknown = {}): Promise<Answer> => call(`${sim.instances[i]!.url}/api/v1/${op}`, "POST", body);
+export const post = (sim: Simulator, i: number, op: string, body: unknown = {}): Promise<Answer> =>
+  call(`${sim.instances[i]!.url}/api/v1/${op}`, "POST", body);
 
 /** Sends the same command to every instance (what the spec requires). */
 export async function broadcast(sim: Simulator, op: string, body: unknown = {}): Promise<Answer[]> {
@@ -49,7 +57,9 @@ export async function toCea(sim: Simulator, body: unknown = RS_TO_SHARDED): Prom
   sim.control.advance(40);
 }
 
-export const verifierProgress = async (sim: Simulator): Promise<any> => (await call(`${sim.verifierUrl}/api/v1/progress`)).json.progress; // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary answer fields
+export const verifierProgress = async (sim: Simulator): Promise<any> =>
+  (await call(`${sim.verifierUrl}/api/v1/progress`)).json.progress;
 
 /** The invariants of the verifier's counters (documented in src/sim/verifier.ts). */
 export function verifierInvariants(s: Record<string, number>): void {

@@ -4,15 +4,27 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, broadcast, call, frozen, post, progress, toCea, verifierInvariants, verifierProgress } from "./helpers.js";
+import {
+  RS_TO_SHARDED,
+  broadcast,
+  call,
+  frozen,
+  post,
+  progress,
+  toCea,
+  verifierInvariants,
+  verifierProgress,
+} from "./helpers.js";
 
 let sim: Simulator;
 afterEach(async () => {
   await sim?.close();
 });
 
-const check = (s: Simulator): Promise<{ json: { success: boolean } }> => call(`${s.verifierUrl}/api/v1/check`, "POST", {});
-const writesOff = (s: Simulator): Promise<{ json: { success: boolean } }> => call(`${s.verifierUrl}/api/v1/writesOff`, "POST", {});
+const check = (s: Simulator): Promise<{ json: { success: boolean } }> =>
+  call(`${s.verifierUrl}/api/v1/check`, "POST", {});
+const writesOff = (s: Simulator): Promise<{ json: { success: boolean } }> =>
+  call(`${s.verifierUrl}/api/v1/writesOff`, "POST", {});
 
 /** Steps the clock, checking the invariants at every sample, until the verifier is idle. */
 async function runToIdle(s: Simulator, step = 2, max = 400): Promise<Record<string, number>> {
@@ -41,12 +53,22 @@ describe("verifier", () => {
   // "Top level object `progress` with: phase, error, verificationStatus"
   it("answers the documented shape; idle with no tasks before a check", async () => {
     sim = await frozen();
-    const a = await call(`${sim.verifierUrl}/api/v1/progress`, "GET", undefined, { "content-type": "application/json" });
+    const a = await call(`${sim.verifierUrl}/api/v1/progress`, "GET", undefined, {
+      "content-type": "application/json",
+    });
     expect(a.json).toEqual({
       progress: {
         phase: "idle",
         error: null,
-        verificationStatus: { totalTasks: 0, addedTasks: 0, processingTasks: 0, failedTasks: 0, completedTasks: 0, metadataMismatchTasks: 0, recheckTasks: 0 },
+        verificationStatus: {
+          totalTasks: 0,
+          addedTasks: 0,
+          processingTasks: 0,
+          failedTasks: 0,
+          completedTasks: 0,
+          metadataMismatchTasks: 0,
+          recheckTasks: 0,
+        },
       },
     });
   });
@@ -144,9 +166,15 @@ describe("verifier", () => {
   it("DDL during verification fails it; DDL outside verification does not", async () => {
     sim = await frozen();
     await toCea(sim);
-    expect((await call(`${sim.instances[0]!.url}/sim/ddl`, "POST", {})).json).toEqual({ success: true, duringVerification: false });
+    expect((await call(`${sim.instances[0]!.url}/sim/ddl`, "POST", {})).json).toEqual({
+      success: true,
+      duringVerification: false,
+    });
     await check(sim);
-    expect((await call(`${sim.verifierUrl}/sim/ddl`, "POST", {})).json).toEqual({ success: true, duringVerification: true });
+    expect((await call(`${sim.verifierUrl}/sim/ddl`, "POST", {})).json).toEqual({
+      success: true,
+      duringVerification: true,
+    });
     sim.control.setWrites({ enabled: false });
     await post(sim, 0, "commit");
     await writesOff(sim);
@@ -172,8 +200,14 @@ describe("verifier", () => {
 
   it("check takes {} and is refused while a check is in progress; a new check after idle starts over", async () => {
     sim = await frozen();
-    expect((await call(`${sim.verifierUrl}/api/v1/check`, "POST", '{"x":1}')).json).toMatchObject({ success: false, error: "InvalidRequest" });
-    expect((await call(`${sim.verifierUrl}/api/v1/check`, "POST", "{")).json).toMatchObject({ success: false, error: "BadJSON" });
+    expect((await call(`${sim.verifierUrl}/api/v1/check`, "POST", '{"x":1}')).json).toMatchObject({
+      success: false,
+      error: "InvalidRequest",
+    });
+    expect((await call(`${sim.verifierUrl}/api/v1/check`, "POST", "{")).json).toMatchObject({
+      success: false,
+      error: "BadJSON",
+    });
     await cleanCutover(sim);
     expect((await check(sim)).json).toMatchObject({ success: false, error: "InvalidStateTransition" });
     await runToIdle(sim);

@@ -7,9 +7,12 @@ const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A fake terminal keyboard: inquirer reads keys from it. */
 function fakeKeyboard(): PassThrough & { isTTY: boolean; setRawMode: () => unknown } {
-  return Object.assign(new PassThrough(), { isTTY: true, setRawMode() {
-    return this;
-  } });
+  return Object.assign(new PassThrough(), {
+    isTTY: true,
+    setRawMode() {
+      return this;
+    },
+  });
 }
 
 describe("default renderer (listr2) on a fake TTY", () => {
@@ -41,14 +44,36 @@ describe("default renderer (listr2) on a fake TTY", () => {
     const out = new FakeStream(true);
     const ui = createUi({ renderer: "default", out, color: true });
     const b = new EventBuilder();
-    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
     await ui.listener(b.emit("step.started", STEPS[5]!));
-    await ui.listener(b.emit("decision", { index: 5, id: "commit", kind: "interlock", ok: false, check: "stopWrites", reason: "no stopWrites step succeeded" }));
+    await ui.listener(
+      b.emit("decision", {
+        index: 5,
+        id: "commit",
+        kind: "interlock",
+        ok: false,
+        check: "stopWrites",
+        reason: "no stopWrites step succeeded",
+      }),
+    );
     await tick(20);
     expect(out.text).toContain("\u001b[31m✗ interlock stopWrites refused: no stopWrites step succeeded\u001b[39m");
-    await ui.listener(b.emit("step.finished", { index: 5, id: "commit", outcome: "failed", durationMs: 3, error: "commit refused by an interlock", hint: "--force stopWrites" }));
+    await ui.listener(
+      b.emit("step.finished", {
+        index: 5,
+        id: "commit",
+        outcome: "failed",
+        durationMs: 3,
+        error: "commit refused by an interlock",
+        hint: "--force stopWrites",
+      }),
+    );
     await ui.listener(b.emit("hook.started", { index: 3, id: "stop-writes", use: "shell", undo: true }));
-    await ui.listener(b.emit("hook.finished", { index: 3, id: "stop-writes", use: "shell", undo: true, ok: true, durationMs: 10 }));
+    await ui.listener(
+      b.emit("hook.finished", { index: 3, id: "stop-writes", use: "shell", undo: true, ok: true, durationMs: 10 }),
+    );
     await ui.listener(b.emit("run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 50 }));
     await ui.close();
     const last = out.plain.slice(out.plain.lastIndexOf("Start the sync") - 2);
@@ -65,7 +90,9 @@ describe("default renderer (listr2) on a fake TTY", () => {
     const out = new FakeStream(true);
     const ui = createUi({ renderer: "default", out, color: false });
     const b = new EventBuilder();
-    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
     await ui.listener(b.emit("step.started", STEPS[0]!));
     await ui.close();
     expect(out.plain).toContain("↓ Commit (commit) — not run");
@@ -76,7 +103,9 @@ describe("default renderer (listr2) on a fake TTY", () => {
     const input = fakeKeyboard();
     const ui = createUi({ renderer: "default", out, color: false, input });
     const b = new EventBuilder();
-    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
     const answer = ui.prompt.stepChoice(STEPS[0]!, new AbortController().signal);
     await tick(100);
     expect(out.plain).toContain('Next: step 1 start "Start the sync" (start)');
@@ -84,7 +113,9 @@ describe("default renderer (listr2) on a fake TTY", () => {
     input.write("\r");
     expect(await answer).toBe("skip");
     await ui.listener(b.emit("step.skipped", { index: 0, id: "start", reason: "operator chose skip" }));
-    await ui.listener(b.emit("run.finished", { outcome: "interrupted", exitCode: 130, committed: false, durationMs: 5 }));
+    await ui.listener(
+      b.emit("run.finished", { outcome: "interrupted", exitCode: 130, committed: false, durationMs: 5 }),
+    );
     await ui.close();
     expect(out.plain).toContain("↓ Start the sync (start) — skipped: operator chose skip");
   });
@@ -93,7 +124,9 @@ describe("default renderer (listr2) on a fake TTY", () => {
     const out = new FakeStream(true);
     const ui = createUi({ renderer: "default", out, color: false, input: fakeKeyboard() });
     const b = new EventBuilder();
-    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
     await ui.listener(b.emit("step.started", STEPS[4]!));
     const ac = new AbortController();
     const answer = ui.prompt.confirm("Point of no return: commit?", ac.signal);
@@ -103,7 +136,9 @@ describe("default renderer (listr2) on a fake TTY", () => {
     await expect(answer).rejects.toMatchObject({ name: "AbortError" });
     expect(Date.now() - t0).toBeLessThan(100);
     await ui.listener(b.emit("step.finished", { index: 4, id: "confirm", outcome: "interrupted", durationMs: 5 }));
-    await ui.listener(b.emit("run.finished", { outcome: "interrupted", exitCode: 130, committed: false, durationMs: 5 }));
+    await ui.listener(
+      b.emit("run.finished", { outcome: "interrupted", exitCode: 130, committed: false, durationMs: 5 }),
+    );
     await ui.close();
     expect(out.plain).toContain("✖ Point of no return (confirm)");
   });

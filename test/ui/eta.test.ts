@@ -5,7 +5,13 @@ import type { CopyState } from "../../src/ui/eta.js";
 const GiB = 1024 ** 3;
 
 /** Feeds one instance's (copied, total) every `every` ms. */
-function feed(state: CopyState, instance: string, points: [number, number][], t0: number, every = 2000): { state: CopyState; t: number } {
+function feed(
+  state: CopyState,
+  instance: string,
+  points: [number, number][],
+  t0: number,
+  every = 2000,
+): { state: CopyState; t: number } {
   let s = state;
   let t = t0;
   for (const [copied, total] of points) {
@@ -15,11 +21,22 @@ function feed(state: CopyState, instance: string, points: [number, number][], t0
   return { state: s, t };
 }
 
-const linear = (from: number, step: number, n: number, total: number): [number, number][] => Array.from({ length: n }, (_, i) => [from + i * step, total]);
+const linear = (from: number, step: number, n: number, total: number): [number, number][] =>
+  Array.from({ length: n }, (_, i) => [from + i * step, total]);
 
 describe("copyProgress", () => {
   it("has no percent and no ETA on the 0-of-1 placeholder (spec: progress rule 3)", () => {
-    const { state } = feed(emptyCopyState(), "a", [[0, 1], [0, 1], [0, 1], [0, 1]], 0);
+    const { state } = feed(
+      emptyCopyState(),
+      "a",
+      [
+        [0, 1],
+        [0, 1],
+        [0, 1],
+        [0, 1],
+      ],
+      0,
+    );
     const v = copyProgress(state);
     expect(v.started).toBe(false);
     expect(v.fraction).toBeUndefined();
@@ -70,7 +87,12 @@ describe("copyProgress", () => {
   it("says stalled when nothing moves, and recovers when bytes flow again", () => {
     let { state, t } = feed(emptyCopyState(), "a", linear(0, GiB / 10, 5, 5 * GiB), 0);
     // 2 minutes without progress: the 60 s window holds only flat samples
-    ({ state, t } = feed(state, "a", Array.from({ length: 60 }, () => [0.4 * GiB, 5 * GiB] as [number, number]), t));
+    ({ state, t } = feed(
+      state,
+      "a",
+      Array.from({ length: 60 }, () => [0.4 * GiB, 5 * GiB] as [number, number]),
+      t,
+    ));
     expect(copyProgress(state)).toMatchObject({ eta: "stalled", rate: 0 });
     expect(copyProgress(state).etaMs).toBeUndefined();
     ({ state } = feed(state, "a", linear(0.5 * GiB, GiB / 10, 40, 5 * GiB), t));
@@ -107,7 +129,16 @@ describe("copyProgress", () => {
   });
 
   it("is done at 100% with ETA 0, and clamps copied to the total", () => {
-    const { state } = feed(emptyCopyState(), "a", [[0, 1], [GiB, 2 * GiB], [2 * GiB, 2 * GiB]], 0);
+    const { state } = feed(
+      emptyCopyState(),
+      "a",
+      [
+        [0, 1],
+        [GiB, 2 * GiB],
+        [2 * GiB, 2 * GiB],
+      ],
+      0,
+    );
     expect(copyProgress(state)).toMatchObject({ done: true, fraction: 1, etaMs: 0, eta: "done" });
   });
 

@@ -52,12 +52,25 @@ export class EventBuilder {
     this.advance(40);
     for (const { id, instance } of ids) {
       const good = ok(instance);
-      this.emit("response.received", { id, instance, target: "service", status: good ? 200 : 500, ok: good, durationMs: 40, ...(good ? {} : { error: "InternalError: boom" }) });
+      this.emit("response.received", {
+        id,
+        instance,
+        target: "service",
+        status: good ? 200 : 500,
+        ok: good,
+        durationMs: 40,
+        ...(good ? {} : { error: "InternalError: boom" }),
+      });
     }
   }
 }
 
-const running = (copied: number, total: number, lag: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+const running = (
+  copied: number,
+  total: number,
+  lag: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> => ({
   state: "RUNNING",
   canCommit: false,
   canWrite: false,
@@ -72,8 +85,23 @@ const GiB = 1024 ** 3;
 /** A whole successful cutover, with a long wait and a copy, as the runner would emit it. */
 export function wholeRun(): EventBuilder {
   const b = new EventBuilder();
-  b.emit("run.started", { runbook: "sales-rs-to-sharded", file: "runbooks/x.yaml", hash: "abc", instances: INSTANCES, verifier: "http://127.0.0.1:27020", mode: "run", steps: STEPS });
-  b.emit("decision", { kind: "interlock", ok: true, check: "start-idle", reason: "every instance is IDLE", index: 0, id: "start" });
+  b.emit("run.started", {
+    runbook: "sales-rs-to-sharded",
+    file: "runbooks/x.yaml",
+    hash: "abc",
+    instances: INSTANCES,
+    verifier: "http://127.0.0.1:27020",
+    mode: "run",
+    steps: STEPS,
+  });
+  b.emit("decision", {
+    kind: "interlock",
+    ok: true,
+    check: "start-idle",
+    reason: "every instance is IDLE",
+    index: 0,
+    id: "start",
+  });
   b.emit("step.started", STEPS[0]!);
   b.command("/api/v1/start");
   b.emit("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 120 });
@@ -85,25 +113,51 @@ export function wholeRun(): EventBuilder {
     const frac = Math.min(1, i / 50);
     for (const inst of INSTANCES) {
       const copied = Math.floor((frac * total) / 3);
-      const p = i === 0 ? running(0, 1, 30) : i > 52 ? { ...running(total / 3, total, 3), info: "change event application", canCommit: i > 58 } : running(copied, total, 30 - Math.floor(i / 3));
+      const p =
+        i === 0
+          ? running(0, 1, 30)
+          : i > 52
+            ? { ...running(total / 3, total, 3), info: "change event application", canCommit: i > 58 }
+            : running(copied, total, 30 - Math.floor(i / 3));
       b.progress(inst, p);
     }
     const failing: RunEventMap["wait.status"]["failing"] =
       i > 58
         ? []
-        : INSTANCES.map((inst): RunEventMap["wait.status"]["failing"][number] => ({ instance: inst.name ?? "127.0.0.1:27184", condition: "canCommit", value: false, sinceMs: i * 2000 })).concat(
-            i < 40 ? [{ instance: "shard-a", condition: "lagBelow 5", value: 30 - Math.floor(i / 3), sinceMs: i * 2000 }] : [],
+        : INSTANCES.map((inst): RunEventMap["wait.status"]["failing"][number] => ({
+            instance: inst.name ?? "127.0.0.1:27184",
+            condition: "canCommit",
+            value: false,
+            sinceMs: i * 2000,
+          })).concat(
+            i < 40
+              ? [{ instance: "shard-a", condition: "lagBelow 5", value: 30 - Math.floor(i / 3), sinceMs: i * 2000 }]
+              : [],
           );
     b.emit("wait.status", { index: 1, id: "wait-commit", met: failing.length === 0, failing });
   }
   b.emit("step.finished", { index: 1, id: "wait-commit", outcome: "ok", durationMs: 122_000 });
   b.emit("step.started", STEPS[2]!);
-  const counters = (done: number, failed: number) => ({ totalTasks: 10, addedTasks: 0, processingTasks: 10 - done - failed, failedTasks: failed, completedTasks: done, metadataMismatchTasks: 0, recheckTasks: 0 });
-  b.emit("verifier.sampled", { progress: { progress: { phase: "check", error: null, verificationStatus: counters(2, 0) } } });
+  const counters = (done: number, failed: number) => ({
+    totalTasks: 10,
+    addedTasks: 0,
+    processingTasks: 10 - done - failed,
+    failedTasks: failed,
+    completedTasks: done,
+    metadataMismatchTasks: 0,
+    recheckTasks: 0,
+  });
+  b.emit("verifier.sampled", {
+    progress: { progress: { phase: "check", error: null, verificationStatus: counters(2, 0) } },
+  });
   b.advance(2000);
-  b.emit("verifier.sampled", { progress: { progress: { phase: "check", error: null, verificationStatus: counters(6, 0) } } });
+  b.emit("verifier.sampled", {
+    progress: { progress: { phase: "check", error: null, verificationStatus: counters(6, 0) } },
+  });
   b.advance(2000);
-  b.emit("verifier.sampled", { progress: { progress: { phase: "idle", error: null, verificationStatus: counters(10, 0) } } });
+  b.emit("verifier.sampled", {
+    progress: { progress: { phase: "idle", error: null, verificationStatus: counters(10, 0) } },
+  });
   b.emit("step.finished", { index: 2, id: "verify", outcome: "ok", durationMs: 4000 });
   b.emit("step.started", STEPS[3]!);
   b.emit("hook.started", { index: 3, id: "stop-writes", use: "shell", undo: false });
@@ -114,7 +168,14 @@ export function wholeRun(): EventBuilder {
   b.emit("log", { level: "info", message: "confirmed by --yes", index: 4 });
   b.emit("step.finished", { index: 4, id: "confirm", outcome: "ok", durationMs: 1 });
   b.emit("step.started", STEPS[5]!);
-  b.emit("decision", { kind: "interlock", ok: true, check: "commit", reason: "RUNNING, canCommit on 3/3, stopWrites ran", index: 5, id: "commit" });
+  b.emit("decision", {
+    kind: "interlock",
+    ok: true,
+    check: "commit",
+    reason: "RUNNING, canCommit on 3/3, stopWrites ran",
+    index: 5,
+    id: "commit",
+  });
   b.command("/api/v1/commit");
   b.emit("commit.sent", { index: 5, id: "commit", instances: INSTANCES.map((i) => i.url), skewMs: 12 });
   b.emit("step.finished", { index: 5, id: "commit", outcome: "ok", durationMs: 300 });

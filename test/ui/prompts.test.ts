@@ -22,7 +22,9 @@ describe("prompter", () => {
 
   it("refuses a confirm without a TTY unless --yes, which answers yes and says so", async () => {
     const said: string[] = [];
-    await expect(createPrompter({ input: pipe, host: never }).confirm("commit?", new AbortController().signal)).rejects.toBeInstanceOf(UserError);
+    await expect(
+      createPrompter({ input: pipe, host: never }).confirm("commit?", new AbortController().signal),
+    ).rejects.toBeInstanceOf(UserError);
     const yes = createPrompter({ input: pipe, host: never, yes: true, onAutoAnswer: (m) => said.push(m) });
     await expect(yes.confirm("commit?", new AbortController().signal)).resolves.toBe(true);
     expect(said).toEqual(["commit? → yes (--yes)"]);
@@ -44,8 +46,18 @@ describe("prompter", () => {
   });
 
   it("passes the host's answer through, and rejects answers that are not a choice", async () => {
-    await expect(createPrompter({ input: tty, host: () => Promise.resolve("rest") }).stepChoice(step, new AbortController().signal)).resolves.toBe("rest");
-    await expect(createPrompter({ input: tty, host: () => Promise.resolve("later") }).stepChoice(step, new AbortController().signal)).rejects.toThrow(/unexpected answer/);
+    await expect(
+      createPrompter({ input: tty, host: () => Promise.resolve("rest") }).stepChoice(
+        step,
+        new AbortController().signal,
+      ),
+    ).resolves.toBe("rest");
+    await expect(
+      createPrompter({ input: tty, host: () => Promise.resolve("later") }).stepChoice(
+        step,
+        new AbortController().signal,
+      ),
+    ).rejects.toThrow(/unexpected answer/);
   });
 
   it("raceAbort keeps the abort reason the runner gave", async () => {
@@ -60,12 +72,17 @@ describe("prompter", () => {
 describe("prompts with the simple renderer", () => {
   it("asks through inquirer and holds event lines until the answer, so they do not garble the prompt", async () => {
     const out = new FakeStream(false);
-    const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode() {
-      return this;
-    } });
+    const input = Object.assign(new PassThrough(), {
+      isTTY: true,
+      setRawMode() {
+        return this;
+      },
+    });
     const ui = createUi({ renderer: "simple", out, color: false, input });
     const b = new EventBuilder();
-    await ui.listener(b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }));
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
     const answer = ui.prompt.confirm("Point of no return: commit?", new AbortController().signal);
     await new Promise((r) => setTimeout(r, 50));
     await ui.listener(b.emit("log", { level: "info", message: "held while asking" }));

@@ -23,7 +23,9 @@ describe("simple renderer, a whole run", () => {
   it("timestamps every event line HH:MM:SS and writes no ANSI when not a TTY", () => {
     expect(out.text.includes("\u001b[")).toBe(false);
     for (const l of lines.filter((x) => !x.startsWith(" "))) expect(l).toMatch(/^\d\d:\d\d:\d\d /);
-    expect(lines[0]).toMatch(/^03:00:00 ▶ run sales-rs-to-sharded \(run\) · 7 steps · 3 instances: shard-a, shard-b, 127\.0\.0\.1:27184$/);
+    expect(lines[0]).toMatch(
+      /^03:00:00 ▶ run sales-rs-to-sharded \(run\) · 7 steps · 3 instances: shard-a, shard-b, 127\.0\.0\.1:27184$/,
+    );
   });
 
   it("prints step starts and ends with duration and outcome", () => {
@@ -44,13 +46,27 @@ describe("simple renderer, a whole run", () => {
     expect(lines.some((l) => l.endsWith("hook shell ok in 800ms"))).toBe(true);
     expect(lines.some((l) => l.endsWith("confirmed by --yes"))).toBe(true);
     expect(lines.some((l) => l.includes("verifier check · total 10, completed 2"))).toBe(true);
-    expect(lines.some((l) => l.includes("verifier idle · total 10, completed 10, processing 0, added 0, failed 0"))).toBe(true);
+    expect(
+      lines.some((l) => l.includes("verifier idle · total 10, completed 10, processing 0, added 0, failed 0")),
+    ).toBe(true);
     expect(lines[lines.length - 1]).toMatch(/■ run ok in 2m 06s · committed · exit 0 · steps: 6 ok, 1 skipped$/);
   });
 
   it("prints copy progress every 10 points, not per poll, with ETA", () => {
     const copy = lines.filter((l) => / copy \d+%/.test(l));
-    expect(copy.map((l) => / copy (\d+)%/.exec(l)?.[1])).toEqual(["0", "10", "20", "30", "40", "50", "60", "70", "80", "90", "100"]);
+    expect(copy.map((l) => / copy (\d+)%/.exec(l)?.[1])).toEqual([
+      "0",
+      "10",
+      "20",
+      "30",
+      "40",
+      "50",
+      "60",
+      "70",
+      "80",
+      "90",
+      "100",
+    ]);
     expect(copy[copy.length - 1]).toMatch(/copy 100% 5 GiB \/ 5 GiB done$/);
     expect(copy.slice(2, -1).every((l) => / ETA \d+[ms]$/.test(l))).toBe(true);
   });
@@ -75,10 +91,20 @@ describe("simple renderer, details", () => {
     b.emit("step.started", STEPS[1]!);
     for (let i = 0; i < 30; i++) {
       b.advance(2000);
-      b.emit("wait.status", { index: 1, id: "wait-commit", met: false, failing: [{ instance: "shard-a", condition: "lagBelow 5", value: 40 - i, sinceMs: i * 2000 }] });
+      b.emit("wait.status", {
+        index: 1,
+        id: "wait-commit",
+        met: false,
+        failing: [{ instance: "shard-a", condition: "lagBelow 5", value: 40 - i, sinceMs: i * 2000 }],
+      });
     }
     b.advance(2000);
-    b.emit("wait.status", { index: 1, id: "wait-commit", met: false, failing: [{ instance: "shard-b", condition: "canCommit", value: false, sinceMs: 0 }] });
+    b.emit("wait.status", {
+      index: 1,
+      id: "wait-commit",
+      met: false,
+      failing: [{ instance: "shard-b", condition: "canCommit", value: false, sinceMs: 0 }],
+    });
     const lines = runSimple(b.events).filter((l) => l.includes("waiting"));
     // t=2s (first), t=32s (30 s later), t=62s (30 s later), t=62s… then the change at t=62s
     expect(lines.map((l) => l.slice(0, 8))).toEqual(["03:00:02", "03:00:32", "03:01:02"]);
@@ -100,8 +126,22 @@ describe("simple renderer, details", () => {
     const b = new EventBuilder();
     b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS });
     b.emit("step.started", STEPS[5]!);
-    b.emit("decision", { index: 5, id: "commit", kind: "interlock", ok: false, check: "stopWrites", reason: "no stopWrites step has succeeded in this run" });
-    b.emit("step.finished", { index: 5, id: "commit", outcome: "failed", durationMs: 3, error: "commit refused", hint: "add a stopWrites step or --force stopWrites" });
+    b.emit("decision", {
+      index: 5,
+      id: "commit",
+      kind: "interlock",
+      ok: false,
+      check: "stopWrites",
+      reason: "no stopWrites step has succeeded in this run",
+    });
+    b.emit("step.finished", {
+      index: 5,
+      id: "commit",
+      outcome: "failed",
+      durationMs: 3,
+      error: "commit refused",
+      hint: "add a stopWrites step or --force stopWrites",
+    });
     const lines = runSimple(b.events);
     expect(lines).toContain("03:00:00 ✗ interlock stopWrites refused: no stopWrites step has succeeded in this run");
     expect(lines).toContain("03:00:00 ✖ [6/7] Commit failed in 3ms: commit refused");
@@ -114,7 +154,14 @@ describe("simple renderer, details", () => {
     const inst = INSTANCES[0]!;
     for (let i = 0; i < 10; i++) {
       b.emit("request.sent", { id: i, instance: inst, target: "service", method: "GET", path: "/api/v1/progress" });
-      b.emit("response.received", { id: i, instance: inst, target: "service", ok: i >= 8, status: i >= 8 ? 200 : 503, durationMs: 5 });
+      b.emit("response.received", {
+        id: i,
+        instance: inst,
+        target: "service",
+        ok: i >= 8,
+        status: i >= 8 ? 200 : 503,
+        durationMs: 5,
+      });
     }
     const lines = runSimple(b.events).slice(1);
     expect(lines).toEqual(["03:00:00 read shard-a failed: HTTP 503", "03:00:00 read shard-a ok again"]);
@@ -122,9 +169,27 @@ describe("simple renderer, details", () => {
 
   it("announces a copy restart at 0 of 1 and counts the percent again from 0", () => {
     const b = new EventBuilder();
-    b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: [INSTANCES[0]!], mode: "run", steps: STEPS });
-    const cc = (copied: number, total: number) => ({ state: "RUNNING", lagTimeSeconds: 5, collectionCopy: { estimatedCopiedBytes: copied, estimatedTotalBytes: total } });
-    for (const [c, t] of [[0, 1], [30, 100], [55, 100], [0, 1], [0, 1], [12, 100]] as const) {
+    b.emit("run.started", {
+      runbook: "r",
+      file: "f",
+      hash: "h",
+      instances: [INSTANCES[0]!],
+      mode: "run",
+      steps: STEPS,
+    });
+    const cc = (copied: number, total: number) => ({
+      state: "RUNNING",
+      lagTimeSeconds: 5,
+      collectionCopy: { estimatedCopiedBytes: copied, estimatedTotalBytes: total },
+    });
+    for (const [c, t] of [
+      [0, 1],
+      [30, 100],
+      [55, 100],
+      [0, 1],
+      [0, 1],
+      [12, 100],
+    ] as const) {
       b.advance(2000);
       b.progress(INSTANCES[0]!, cc(c, t));
     }
@@ -152,19 +217,35 @@ describe("formatWaitStatus", () => {
   });
 
   it("cuts a long fleet to a few lines plus a count", () => {
-    const failing = Array.from({ length: 40 }, (_, i) => ({ instance: `i${i}`, condition: "canCommit", value: false, sinceMs: i }));
+    const failing = Array.from({ length: 40 }, (_, i) => ({
+      instance: `i${i}`,
+      condition: "canCommit",
+      value: false,
+      sinceMs: i,
+    }));
     const lines = formatWaitStatus({ met: false, failing }, 5);
     expect(lines).toHaveLength(6);
     expect(lines[5]).toBe("… and 35 more failing");
   });
 
   it("shows null and missing values explicitly", () => {
-    expect(formatWaitStatus({ met: false, failing: [{ instance: "a", condition: "lagBelow 1", value: null, sinceMs: 0 }] })[0]).toContain("now null");
+    expect(
+      formatWaitStatus({
+        met: false,
+        failing: [{ instance: "a", condition: "lagBelow 1", value: null, sinceMs: 0 }],
+      })[0],
+    ).toContain("now null");
   });
 
   it("keys on who fails what, not on values", () => {
-    const k1 = waitStatusKey({ met: false, failing: [{ instance: "a", condition: "lagBelow 5", value: 12, sinceMs: 1 }] });
-    const k2 = waitStatusKey({ met: false, failing: [{ instance: "a", condition: "lagBelow 5", value: 11, sinceMs: 3 }] });
+    const k1 = waitStatusKey({
+      met: false,
+      failing: [{ instance: "a", condition: "lagBelow 5", value: 12, sinceMs: 1 }],
+    });
+    const k2 = waitStatusKey({
+      met: false,
+      failing: [{ instance: "a", condition: "lagBelow 5", value: 11, sinceMs: 3 }],
+    });
     expect(k1).toBe(k2);
   });
 });

@@ -10,7 +10,15 @@ export function formatJson({ diagnostics }: FormatInput): string {
   const out = diagnostics.map((d) => {
     if (d.severity === "error") errors++;
     else if (d.severity === "warning") warnings++;
-    return { file: d.file, line: d.line, column: d.column, rule: d.rule, severity: d.severity, message: d.message, hint: d.hint ?? "" };
+    return {
+      file: d.file,
+      line: d.line,
+      column: d.column,
+      rule: d.rule,
+      severity: d.severity,
+      message: d.message,
+      hint: d.hint ?? "",
+    };
   });
   return `${JSON.stringify({ diagnostics: out, errors, warnings })}\n`;
 }

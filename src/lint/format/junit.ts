@@ -5,7 +5,13 @@ import type { FormatInput } from "./types.js";
 // eslint-disable-next-line no-control-regex
 const INVALID = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const xml = (s: string): string =>
-  s.replace(INVALID, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+  s
+    .replace(INVALID, "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
 
 /**
  * One <testsuite> per file; one failing <testcase> per error or warning (named after the rule
@@ -33,7 +39,9 @@ export function formatJunit({ diagnostics, files }: FormatInput): string {
           });
     tests += cases.length;
     failures += diags.length;
-    suites.push(`  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${diags.length}" errors="0" skipped="0">\n${cases.join("\n")}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${diags.length}" errors="0" skipped="0">\n${cases.join("\n")}\n  </testsuite>`,
+    );
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="syncbook lint" tests="${tests}" failures="${failures}" errors="0">\n${suites.join("\n")}${suites.length ? "\n" : ""}</testsuites>\n`;
 }

@@ -9,7 +9,14 @@ import type { FormatInput } from "./types.js";
  */
 function createColors(on: boolean) {
   const style = (open: number, close: number) => (s: string) => (on ? `\u001b[${open}m${s}\u001b[${close}m` : s);
-  return { bold: style(1, 22), red: style(31, 39), yellow: style(33, 39), green: style(32, 39), blue: style(34, 39), cyan: style(36, 39) };
+  return {
+    bold: style(1, 22),
+    red: style(31, 39),
+    yellow: style(33, 39),
+    green: style(32, 39),
+    blue: style(34, 39),
+    cyan: style(36, 39),
+  };
 }
 
 function sourceLine(text: string | undefined, line: number): string | undefined {
@@ -36,7 +43,11 @@ function sourceLine(text: string | undefined, line: number): string | undefined 
  */
 export function formatPretty({ diagnostics, files, sources, color = false }: FormatInput): string {
   const c = createColors(color);
-  const paint = { error: (s: string) => c.bold(c.red(s)), warning: (s: string) => c.bold(c.yellow(s)), info: (s: string) => c.bold(c.cyan(s)) };
+  const paint = {
+    error: (s: string) => c.bold(c.red(s)),
+    warning: (s: string) => c.bold(c.yellow(s)),
+    info: (s: string) => c.bold(c.cyan(s)),
+  };
   const out: string[] = [];
   for (const d of diagnostics) out.push(one(d, sources?.get(d.file), c, paint[d.severity]));
   const n = countBySeverity(diagnostics);
@@ -44,20 +55,30 @@ export function formatPretty({ diagnostics, files, sources, color = false }: For
   const fileWord = `${files.length} file${files.length === 1 ? "" : "s"}`;
   const parts = [`${n.error} error${n.error === 1 ? "" : "s"}`, `${n.warning} warning${n.warning === 1 ? "" : "s"}`];
   if (n.info > 0) parts.push(`${n.info} info${n.info === 1 ? "" : "s"}`);
-  if (n.error + n.warning === 0) out.push(c.green(`✔ ${fileWord} linted: no problems${n.info > 0 ? ` (${parts[2]})` : ""}`));
+  if (n.error + n.warning === 0)
+    out.push(c.green(`✔ ${fileWord} linted: no problems${n.info > 0 ? ` (${parts[2]})` : ""}`));
   else out.push((n.error > 0 ? c.red : c.yellow)(`✖ ${parts.join(", ")} in ${withProblems} of ${fileWord}`));
   return `${out.join("\n")}\n`;
 }
 
-function one(d: Diagnostic, text: string | undefined, c: ReturnType<typeof createColors>, paint: (s: string) => string): string {
+function one(
+  d: Diagnostic,
+  text: string | undefined,
+  c: ReturnType<typeof createColors>,
+  paint: (s: string) => string,
+): string {
   const src = sourceLine(text, d.line);
   const gutter = String(d.line).length;
   const pad = " ".repeat(gutter);
-  const lines = [`${paint(`${d.severity}[${d.rule}]`)}${c.bold(`: ${d.message}`)}`, `${pad}${c.blue("-->")} ${d.file}:${d.line}:${d.column}`];
+  const lines = [
+    `${paint(`${d.severity}[${d.rule}]`)}${c.bold(`: ${d.message}`)}`,
+    `${pad}${c.blue("-->")} ${d.file}:${d.line}:${d.column}`,
+  ];
   if (src !== undefined) {
     // keep tabs in the indent so the caret lines up however the terminal shows them
     const before = src.slice(0, Math.max(0, d.column - 1)).replace(/[^\t]/g, " ");
-    const width = d.endLine === d.line && d.endColumn !== undefined && d.endColumn > d.column ? d.endColumn - d.column : 1;
+    const width =
+      d.endLine === d.line && d.endColumn !== undefined && d.endColumn > d.column ? d.endColumn - d.column : 1;
     const shown = Math.max(1, Math.min(width, src.length - (d.column - 1)));
     lines.push(`${pad} ${c.blue("|")}`);
     lines.push(`${c.blue(`${d.line} |`)} ${src}`);
