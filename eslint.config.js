@@ -6,7 +6,10 @@ import tseslint from "typescript-eslint";
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "**/*.gen.ts", "coverage/", ".syncbook/", "out/"] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+  },
   {
     languageOptions: {
       globals: {
@@ -34,6 +37,22 @@ export default tseslint.config(
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_" },
       ],
       "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+    },
+  },
+  {
+    // tests read arbitrary JSON answers and journal lines: `any` there is the point, not a leak
+    files: ["test/**/*.ts", "bench/**", "scripts/**"],
+    rules: {
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+      "@typescript-eslint/unbound-method": "off",
+      // fakes implement async interfaces without awaiting anything
+      "@typescript-eslint/require-await": "off",
     },
   },
   {
@@ -65,5 +84,10 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // plain JavaScript (scripts, benchmarks, the CJS loader) is outside the TypeScript project
+  {
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
+    ...tseslint.configs.disableTypeChecked,
   },
 );

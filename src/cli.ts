@@ -5,7 +5,12 @@
  * Edit only your own command's block here (targeted edits, never rewrite this file).
  */
 import { Command, CommanderError, Option } from "commander";
-import { UserError, ExitCode } from "./errors.js";
+import { UserError, ExitCode, errorMessage } from "./errors.js";
+import type { LintCliOptions } from "./cli/lint.js";
+import type { ReportCliOptions } from "./cli/report.js";
+import type { SimCliOptions } from "./cli/sim.js";
+import type { ExecuteFlags } from "./cli/execute.js";
+import type { RehearseFlags } from "./cli/rehearse.js";
 
 const program = new Command("syncbook")
   .description("Cluster-to-cluster sync cutovers as checked-in, linted, rehearsed YAML runbooks")
@@ -14,7 +19,7 @@ const program = new Command("syncbook")
   .exitOverride();
 
 // Used by every command: `act(() => import("./cli/x.js"), (m) => m.main(...))`.
-async function act<M>(load: () => Promise<M>, run: (m: M) => Promise<number>): Promise<void> {
+async function act<M>(load: () => Promise<M>, run: (m: M) => number | Promise<number>): Promise<void> {
   process.exitCode = await run(await load());
 }
 
@@ -30,7 +35,7 @@ program
     /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN,
   )
   .option("--list-rules", "print every rule: id, severity, what it finds")
-  .action((paths: string[], opts) =>
+  .action((paths: string[], opts: LintCliOptions) =>
     act(
       () => import("./cli/lint.js"),
       (m) => m.main(paths, opts),
@@ -44,7 +49,7 @@ program
   .argument("<journal>", "the run's journal: a JSON-lines file of run events (or a folder: its newest journal)")
   .option("--out <dir>", "where to write the three files (default: next to the journal, <name>.report/)")
   .option("--quiet", "print nothing but warnings")
-  .action((journal: string, opts) =>
+  .action((journal: string, opts: ReportCliOptions) =>
     act(
       () => import("./cli/report.js"),
       (m) => m.main(journal, opts),
@@ -66,7 +71,7 @@ program
   .description("Write a commented starter runbook that lints clean")
   .argument("[file]", "where to write it", "runbook.yaml")
   .option("--force", "overwrite an existing file")
-  .action((file: string, opts) =>
+  .action((file: string, opts: { force?: boolean }) =>
     act(
       () => import("./cli/init.js"),
       (m) => m.main(file, opts),
@@ -98,7 +103,7 @@ program
   .addOption(new Option("--seed <n>", "seed of the fault PRNG").default("1"))
   .addOption(new Option("--service-version <v>", "simulated service version").default("1.8.0"))
   .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
-  .action((opts) =>
+  .action((opts: SimCliOptions) =>
     act(
       () => import("./cli/sim.js"),
       (m) => m.main(opts),
@@ -137,7 +142,7 @@ runOptions(
     .option("--resume", "continue an interrupted run from its journal (never sends start or commit twice)")
     .option("--allow-changed-runbook", "with --resume: accept a runbook that changed since the journal was written")
     .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)"),
-).action((file: string, opts) =>
+).action((file: string, opts: ExecuteFlags) =>
   act(
     () => import("./cli/run.js"),
     (m) => m.main(file, opts),
@@ -153,7 +158,7 @@ runOptions(
     .option("--data <size>", "data to copy (e.g. 2GiB)")
     .option("--fault <spec>", "a simulator fault (repeatable), e.g. http500=0.2 or progress-down-after-resume", collect)
     .option("--seed <n>", "seed of the simulator's fault PRNG"),
-).action((file: string, opts) =>
+).action((file: string, opts: RehearseFlags) =>
   act(
     () => import("./cli/rehearse.js"),
     (m) => m.main(file, opts),
@@ -176,7 +181,7 @@ async function entry(): Promise<void> {
       return;
     }
     // A bug, not a user error: still no stack unless asked for.
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     process.stderr.write(`syncbook: internal error: ${message}\n`);
     if (process.env.SYNCBOOK_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ""}\n`);
     else process.stderr.write("  hint: set SYNCBOOK_DEBUG=1 for details, and please report it\n");

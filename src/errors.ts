@@ -25,3 +25,11 @@ export const ExitCode = {
   usage: 2,
   interrupted: 130,
 } as const;
+
+/** The message of anything thrown (an Error's message, else its text). */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === "string") return err;
+  // JSON.stringify gives undefined for undefined, functions and symbols
+  return JSON.stringify(err) ?? typeof err;
+}

@@ -102,7 +102,7 @@ function checkObject(
       continue;
     }
     if (spec.type === "integer" && !Number.isInteger(v)) {
-      issues.push({ path: p, kind: "integer", expected: expectedText(spec), actual: String(v) });
+      issues.push({ path: p, kind: "integer", expected: expectedText(spec), actual: JSON.stringify(v) });
     } else if (spec.type === "string" && spec.enum && !spec.enum.includes(v as string)) {
       issues.push({ path: p, kind: "enum", expected: expectedText(spec), actual: JSON.stringify(v) });
     } else if (spec.type === "object") {

@@ -11,6 +11,7 @@
  */
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
+import { errorMessage } from "../errors.js";
 
 export interface PreparedRequest {
   /** `http://host:port` (no userinfo). */
@@ -65,7 +66,7 @@ function codeOf(err: unknown): string | undefined {
 }
 
 function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** Sends one request now. Never rejects: failures are data. */

@@ -186,7 +186,7 @@ export interface Outputs {
 
 /** `--report DIR`: report.json, junit.xml and report.html from the run's events. */
 export async function reportOutput(dir: string | undefined, print: (s: string) => void): Promise<Outputs> {
-  if (!dir) return { listeners: [], finish: async () => undefined };
+  if (!dir) return { listeners: [], finish: () => Promise.resolve(undefined) };
   const { createReportListener } = await import("../report/index.js");
   const r = createReportListener(dir);
   return {

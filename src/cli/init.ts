@@ -4,7 +4,7 @@ import { basename, extname } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import { starterRunbook } from "../init/starter.js";
 
-export async function main(file: string, opts: { force?: boolean }): Promise<number> {
+export function main(file: string, opts: { force?: boolean }): number {
   if (existsSync(file) && !opts.force)
     throw new UserError(`${file} already exists`, {
       hint: "Pass --force to overwrite it, or name another file.",

@@ -5,7 +5,7 @@
  * 2 invalid runbook or usage, 130 interrupted.
  */
 import { dirname, join } from "node:path";
-import { ExitCode, UserError } from "../errors.js";
+import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
 import type { RunEvent, RunListener } from "../run/events.js";
 import type { ResumePlan } from "../run/runner.js";
@@ -66,7 +66,7 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     stderr(`journal: ${journal.file}`);
     try {
-      const record = asListener(journal) as (e: RunEvent) => void;
+      const record = asListener(journal);
       return await execute(
         loaded,
         registry,
@@ -134,8 +134,6 @@ export async function execute(
     return result.exitCode;
   } finally {
     off();
-    await report
-      .finish()
-      .catch((err: unknown) => stderr(`report: ${err instanceof Error ? err.message : String(err)}`));
+    await report.finish().catch((err: unknown) => stderr(`report: ${errorMessage(err)}`));
   }
 }

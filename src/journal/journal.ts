@@ -279,7 +279,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
 
   const redact = options.redact;
   const lineOf = (event: RunEvent): string => {
-    let v: Record<string, unknown> = event as unknown as Record<string, unknown>;
+    let v: Record<string, unknown> = event;
     if (seqBase !== 0 || requestIdBase !== 0) {
       v = { ...v, seq: event.seq + seqBase };
       if ((event.type === "request.sent" || event.type === "response.received") && requestIdBase !== 0)

@@ -25,7 +25,7 @@ export interface LintInput {
   raw: unknown;
   diagnostics?: Diagnostic[];
   locate(path: (string | number)[], opts?: { key?: boolean }): Span;
-  redact(text: string): string;
+  redact: (text: string) => string;
 }
 
 /** One entry of the rule catalogue. */

@@ -8,6 +8,7 @@
  * report what is certain.
  */
 import type { FilterEntry } from "../runbook/types.js";
+import { errorMessage } from "../errors.js";
 
 export const REGEX_FIELDS = ["collectionsRegex", "collectionRegex", "databaseRegex"] as const;
 export type RegexField = (typeof REGEX_FIELDS)[number];
@@ -105,7 +106,7 @@ export function compileServiceRegex(pattern: string, options = ""): RegexResult 
   try {
     return { ok: true, regex: new RegExp(source, flags) };
   } catch (err) {
-    const raw = err instanceof Error ? err.message : String(err);
+    const raw = errorMessage(err);
     // "Invalid regular expression: /…/: Unterminated group" → "Unterminated group"
     const reason = raw.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "");
     return { ok: false, error: reason, unsupported: false };

@@ -4,7 +4,7 @@
  * at a time by the CLI).
  */
 import type { Diagnostic } from "../diagnostics.js";
-import { ExitCode, UserError } from "../errors.js";
+import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/index.js";
 import { findRunbookFiles } from "./files.js";
 import { lintRunbook, sortDiagnostics } from "./rules.js";
@@ -66,7 +66,7 @@ export async function lintFiles(
             cause: err,
           });
         const code = (err as NodeJS.ErrnoException).code;
-        throw new UserError(`cannot read ${file}: ${code ?? (err instanceof Error ? err.message : String(err))}`, {
+        throw new UserError(`cannot read ${file}: ${code ?? errorMessage(err)}`, {
           hint: "Check that the file exists and is readable.",
           exitCode: ExitCode.usage,
           cause: err,

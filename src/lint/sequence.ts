@@ -291,7 +291,7 @@ interface Condition {
 
 function condition(body: WaitForBody | AssertBody): Condition {
   const c: Condition = {};
-  if (body.state !== undefined) c.state = (Array.isArray(body.state) ? body.state : [body.state]) as SyncState[];
+  if (body.state !== undefined) c.state = Array.isArray(body.state) ? body.state : [body.state];
   if (body.canCommit !== undefined) c.canCommit = body.canCommit;
   if (body.info !== undefined) c.info = body.info;
   for (const e of body.expect ?? []) {

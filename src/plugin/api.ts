@@ -71,7 +71,7 @@ export interface PluginContext<O> {
   readonly signal: AbortSignal;
   readonly log: PluginLogger;
   /** Redacts every secret of the run from a string (what `log` does to each message). */
-  redact(text: string): string;
+  readonly redact: (text: string) => string;
 }
 
 /** What a hook receives. */
@@ -141,7 +141,7 @@ export interface StepImpl<O = Record<string, unknown>> {
   description?: string;
   optionsSchema?: JsonSchema;
   /** Title in the task list when the step has no `name:`. */
-  title?(options: O): string;
+  title?: (options: O) => string;
   run: HookFn<O>;
 }
 

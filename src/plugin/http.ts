@@ -62,8 +62,8 @@ function statusMatches(status: number, expect: HttpCall["expectStatus"]): boolea
   return list.some((e) =>
     typeof e === "number"
       ? status === e
-      : /^[1-5]xx$/i.test(e)
-        ? Math.floor(status / 100) === Number(e[0])
+      : /^[1-5]xx$/i.test(String(e))
+        ? Math.floor(status / 100) === Number(String(e)[0])
         : status === Number(e),
   );
 }

@@ -24,6 +24,7 @@ import { NOTIFY_STEP, describeNotification, eventMatcher, severityOf } from "./e
 import { checkOptions } from "./options.js";
 import type { PluginRegistry } from "./registry.js";
 import { TimeoutError, createLogger, errorText, formatMs, withTimeout, type LogSink } from "./util.js";
+import { errorMessage } from "../errors.js";
 
 /** What the runner provides to every plugin call of a run. */
 export interface PluginRunContext {
@@ -317,7 +318,7 @@ export class UndoStack {
         outcome = {
           ok: false,
           durationMs: 0,
-          error: err instanceof Error ? err.message : String(err),
+          error: errorMessage(err),
           timedOut: false,
           interrupted: false,
         };

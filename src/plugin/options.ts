@@ -164,7 +164,7 @@ export async function checkOptions(schema: JsonSchema | undefined, options: unkn
       ? { ok: true, value }
       : { ok: false, problems: [{ path: [], message: "options must be a mapping" }] };
   if (schema === false) return { ok: false, problems: [{ path: [], message: "this plugin accepts no options" }] };
-  const validate = await validatorFor(schema as object);
+  const validate = await validatorFor(schema);
   if (validate instanceof Error)
     return {
       ok: false,

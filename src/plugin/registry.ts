@@ -250,7 +250,7 @@ export async function loadPlugins(
           source = resolveEntry(entry, opts.runbookFile);
           const mod = await importFile(source.path);
           return {
-            def: pluginFromModule(mod, describeSource(source, opts.runbookFile)) as PluginDefinition<Opts>,
+            def: pluginFromModule(mod, describeSource(source, opts.runbookFile)),
             source,
           };
         } catch (err) {
@@ -327,7 +327,7 @@ export interface PluginLintInput {
     path: (string | number)[],
     opts?: { key?: boolean },
   ): { line: number; column: number; endLine?: number; endColumn?: number };
-  redact(text: string): string;
+  redact: (text: string) => string;
 }
 
 /** A plugin call found in a runbook. */

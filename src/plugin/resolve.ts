@@ -175,11 +175,9 @@ export async function importFile(path: string): Promise<unknown> {
 
 /** The default export of a module, checked to be a plugin definition. */
 export function pluginFromModule(mod: unknown, what: string): PluginDefinition {
-  let def: unknown =
-    mod && typeof mod === "object" && "default" in mod ? (mod as { default: unknown }).default : undefined;
+  let def: unknown = mod && typeof mod === "object" && "default" in mod ? mod.default : undefined;
   // a CommonJS or transpiled module: { default: { default: plugin } }
-  if (def && typeof def === "object" && !("name" in def) && "default" in def)
-    def = (def as { default: unknown }).default;
+  if (def && typeof def === "object" && !("name" in def) && "default" in def) def = def.default;
   const usage =
     'A plugin\'s default export is definePlugin({ name, hooks?, notifiers?, steps? }) (import { definePlugin } from "syncbook").';
   if (def === undefined || def === null) throw new PluginLoadError(`${what} has no default export`, usage);

@@ -5,6 +5,7 @@
 import { redactText as stripUserinfo } from "../api/redact.js";
 import { durationOr } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
+import { errorMessage } from "../errors.js";
 
 /** Milliseconds of a duration as the format writes it (`500ms`, `2s`, `10m`, `12h`, `1d`, or seconds), or the fallback. */
 export function durationMs(d: string | number | undefined, fallbackMs: number): number {
@@ -45,7 +46,7 @@ export function createLogger(sink: LogSink, redact: (text: string) => string, pr
 
 /** The message of anything thrown, redacted, on one line (an error's cause is appended). */
 export function errorText(err: unknown, redact: (text: string) => string): string {
-  let msg = err instanceof Error ? err.message : String(err);
+  let msg = errorMessage(err);
   const cause = err instanceof Error ? err.cause : undefined;
   if (cause instanceof Error && cause.message && !msg.includes(cause.message)) msg += `: ${cause.message}`;
   return redact(msg.replace(/\s*\n\s*/g, " ").trim() || "error");

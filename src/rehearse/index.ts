@@ -61,7 +61,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
           ...(c?.serverVersion ? { version: c.serverVersion } : {}),
         },
       ]),
-    ) as SimulatorOptions["clusters"];
+    );
   }
   const sim = await startSimulator(simOpts);
   const origins = new Map<string, string>();
@@ -153,11 +153,10 @@ const COMMON = ["id", "name", "timeout", "when", "continueOnError"] as const;
 function standIn(step: Step): Step {
   const common = Object.fromEntries(COMMON.filter((k) => k in step).map((k) => [k, step[k]]));
   const plugin = pluginStepKind(step);
-  if (step.hook)
-    return { ...common, notify: `rehearsal: hook ${step.hook.use} not run (--keep-hooks runs it)` } as Step;
-  if (plugin) return { ...common, notify: `rehearsal: plugin step ${plugin} not run (--keep-hooks runs it)` } as Step;
+  if (step.hook) return { ...common, notify: `rehearsal: hook ${step.hook.use} not run (--keep-hooks runs it)` };
+  if (plugin) return { ...common, notify: `rehearsal: plugin step ${plugin} not run (--keep-hooks runs it)` };
   if (step.notify && typeof step.notify === "object")
-    return { ...common, notify: `rehearsal: notification through ${step.notify.use} not sent` } as Step;
+    return { ...common, notify: `rehearsal: notification through ${step.notify.use} not sent` };
   return step;
 }
 
@@ -168,7 +167,7 @@ function simWrites(step: Step, instanceUrl: string): Step {
   return {
     ...step,
     stopWrites: { use: "sim-writes", with: { url: instanceUrl }, ...(timeout !== undefined ? { timeout } : {}) },
-  } as Step;
+  };
 }
 
 export function formatVerdict(v: Verdict, wallMs: number): string[] {

@@ -11,6 +11,7 @@
  * report, UI, notifier — ever sees a secret.
  */
 import type { RunEvent, RunEventMap, RunEventType, RunListener } from "./events.js";
+import { errorMessage } from "../errors.js";
 
 export type Emit = <K extends RunEventType>(type: K, payload: RunEventMap[K]) => RunEvent;
 
@@ -36,7 +37,7 @@ export function createEmitter(
     try {
       emit("log", {
         level: "warn",
-        message: `an output failed and was skipped: ${err instanceof Error ? err.message : String(err)}`,
+        message: `an output failed and was skipped: ${errorMessage(err)}`,
       });
     } finally {
       reporting = false;
@@ -49,8 +50,8 @@ export function createEmitter(
     for (const l of all) {
       try {
         const r = l(event);
-        if (r && typeof (r as Promise<void>).then === "function") {
-          const p = (r as Promise<void>).catch(failed).finally(() => pending.delete(p));
+        if (r && typeof r.then === "function") {
+          const p = r.catch(failed).finally(() => pending.delete(p));
           pending.add(p);
         }
       } catch (err) {

@@ -6,7 +6,7 @@
 import { setMaxListeners } from "node:events";
 import { dirname } from "node:path";
 import { createVerifierClient, type VerifierClient } from "../api/index.js";
-import { ExitCode, UserError } from "../errors.js";
+import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { createFleet, type Fleet } from "../fleet/index.js";
 import {
   createFleetTracker,
@@ -15,7 +15,6 @@ import {
   stepInfo,
   undoFor,
   UndoStack,
-  type HookCallSpec,
   type PluginRegistry,
   type PluginRunContext,
 } from "../plugin/index.js";
@@ -101,7 +100,7 @@ export function runDefaults(loaded: LoadedRunbook, timeScale = 1): Defaults {
 
 /** A step's own time limit: the kind's `timeout`, else the step's, else the default. */
 function stepTimeoutMs(step: Step, defaults: Defaults): number {
-  const own = (step.waitFor?.timeout ?? step.verify?.timeout ?? step.timeout) as string | number | undefined;
+  const own = step.waitFor?.timeout ?? step.verify?.timeout ?? step.timeout;
   return own === undefined ? defaults.timeoutMs : defaults.scale(durationOr(own, defaults.timeoutMs));
 }
 
@@ -177,7 +176,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     runbook.notify?.map((n) => ({
       use: n.use,
       on: n.on,
-      ...(n.with ? { with: n.with as Record<string, unknown> } : {}),
+      ...(n.with ? { with: n.with } : {}),
     })),
     pctx,
   );
@@ -193,9 +192,9 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const undo = new UndoStack();
   for (const i of opts.resume?.undoSteps ?? []) {
     const s = steps[i];
-    const call = (s?.step.stopWrites ?? s?.step.hook) as HookCallSpec | undefined;
+    const call = s?.step.stopWrites ?? s?.step.hook;
     if (!s || !call) continue;
-    const info = stepInfo(s.index, s.id, s.kind, s.title, s.step as unknown as Record<string, unknown>, loaded.redact);
+    const info = stepInfo(s.index, s.id, s.kind, s.title, s.step, loaded.redact);
     undo.push(
       undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, durationOr(call.undo?.timeout, 120_000)),
     );
@@ -278,7 +277,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     if (journalError) {
       outcome = "failed";
       failure = {
-        message: `the journal could not be written (${journalError instanceof Error ? journalError.message : String(journalError)}): the run stopped before sending anything more`,
+        message: `the journal could not be written (${errorMessage(journalError)}): the run stopped before sending anything more`,
         step: s.id,
         hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far.",
       };
@@ -402,7 +401,7 @@ function explain(err: unknown, timeoutMs: number, redact: (s: string) => string)
     return { message: redact(err.message), ...(err.hint ? { hint: redact(err.hint) } : {}) };
   if (err instanceof StepTimeout)
     return { message: `timed out after ${timeoutMs} ms`, hint: "Raise the step's `timeout`." };
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorMessage(err);
   return { message: redact(msg) };
 }
 

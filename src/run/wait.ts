@@ -13,6 +13,7 @@ import type { VerifierProgress } from "../api/index.js";
 import { progressSignature, type FleetSnapshot } from "../fleet/index.js";
 import { formatDuration } from "../runbook/index.js";
 import { StepFailure, StepTimeout, type StepContext } from "./context.js";
+import { errorMessage } from "../errors.js";
 
 export interface Evaluation {
   met: boolean;
@@ -112,7 +113,7 @@ async function readVerifier(ctx: StepContext): Promise<VerifierProgress | undefi
     ctx.run.emit("log", {
       level: "warn",
       index: ctx.index,
-      message: `verifier progress: ${err instanceof Error ? err.message : String(err)}`,
+      message: `verifier progress: ${errorMessage(err)}`,
     });
     return undefined;
   }

@@ -138,7 +138,7 @@ const isDuration = (e: Err, data: unknown): boolean =>
 
 function deref(node: Json | undefined): Json | undefined {
   let n = node;
-  for (let i = 0; i < 8 && n && typeof n.$ref === "string"; i++) n = DEFS[(n.$ref as string).replace("#/$defs/", "")];
+  for (let i = 0; i < 8 && n && typeof n.$ref === "string"; i++) n = DEFS[n.$ref.replace("#/$defs/", "")];
   return n;
 }
 
@@ -292,7 +292,7 @@ function describe(e: Err, data: unknown): Found | undefined {
     }
     case "oneOf": {
       // the step kind: exactly one of the kind keys
-      const keys = value !== null && typeof value === "object" ? Object.keys(value as Json) : [];
+      const keys = value !== null && typeof value === "object" ? Object.keys(value) : [];
       const kinds = keys.filter((k) => (STEP_KINDS as readonly string[]).includes(k) || PLUGIN_STEP_KIND.test(k));
       if (kinds.length > 1)
         return {
@@ -326,7 +326,7 @@ function describe(e: Err, data: unknown): Found | undefined {
           a.enum
             ? `one of ${(a.enum as unknown[]).map((x) => `\`${String(x)}\``).join(", ")}`
             : a.type
-              ? article(String(a.type))
+              ? article(String(a.type as string))
               : "another form",
         )
         .join(", or ");

@@ -5,13 +5,14 @@
  * diagnostics, and `runbook` is set only when the text is schema-valid.
  */
 import { readFile } from "node:fs/promises";
-import { isScalar, LineCounter, parseDocument, type Node, type Scalar as YamlScalar } from "yaml";
+import { isScalar, LineCounter, parseDocument, type Node } from "yaml";
 import { redactText } from "../api/redact.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { interpolate, type Scalar } from "./interpolate.js";
 import { createLocator, type Locate } from "./positions.js";
 import type { Runbook } from "./types.js";
 import { validateRunbookSchema } from "./validate.gen.js";
+import { errorMessage } from "../errors.js";
 
 export interface LoadOptions {
   /**
@@ -39,7 +40,7 @@ export interface LoadedRunbook {
   /** Position of a node (or of its key) by YAML path. */
   locate: Locate;
   /** Removes every secret (env values, URL passwords) from a text. */
-  redact(text: string): string;
+  redact: (text: string) => string;
   /** The variables in effect (overrides applied), for plans and reports: env-derived ones redacted. */
   vars: Record<string, Scalar>;
 }
@@ -88,7 +89,7 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
       column: 1,
       rule: "yaml",
       severity: "error",
-      message: `cannot parse: ${err instanceof Error ? err.message : String(err)}`,
+      message: `cannot parse: ${errorMessage(err)}`,
       hint: "This does not look like a runbook.",
     };
     return {
@@ -168,8 +169,7 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   const pos = (path: (string | number)[], offset: number) => {
     const node = doc.getIn(path, true) as Node | undefined;
     if (node && isScalar(node) && node.range) {
-      const quoted =
-        (node as YamlScalar).type === "QUOTE_DOUBLE" || (node as YamlScalar).type === "QUOTE_SINGLE" ? 1 : 0;
+      const quoted = node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE" ? 1 : 0;
       const p = lines.linePos(node.range[0] + quoted + offset);
       return { line: p.line, column: p.col };
     }

@@ -131,7 +131,7 @@ async function route(world: SimWorld, method: string, path: string, text: string
     let specs: (string | FaultSpec)[];
     if (typeof o.spec === "string" && Object.keys(o).length === 1) specs = [o.spec];
     else if (Array.isArray(o.specs) && Object.keys(o).length === 1 && o.specs.every((s) => typeof s === "string"))
-      specs = o.specs as string[];
+      specs = o.specs;
     else if (typeof o.kind === "string") specs = [o as unknown as FaultSpec];
     else return bad('give {"spec": "http500=0.2@1"}, {"specs": [...]} or a fault object with "kind"');
     if (specs.length > 100) return bad("at most 100 faults at once");

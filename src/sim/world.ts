@@ -183,7 +183,7 @@ export class SimWorld {
     this.fleet = new FleetCoordinator(n, config.graceMs);
     this.#random = Array.from({ length: n }, (_, i) => streamFor(config.seed, i));
     this.#verifierRandom = streamFor(config.seed, -1);
-    this.#counts = Array.from({ length: n }, () => new Map());
+    this.#counts = Array.from({ length: n }, () => new Map<string, number>());
   }
 
   #perInstanceRate(): number {

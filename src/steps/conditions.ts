@@ -11,7 +11,7 @@ export function describeCondition(cond: WaitForBody | AssertBody): string {
         ? (v as { path: string }[])
             .map((e) => `${e.path} ${JSON.stringify({ ...e, path: undefined }).replace(/"path":undefined,?/, "")}`)
             .join(", ")
-        : `${k} ${Array.isArray(v) ? v.join("|") : String(v)}`,
+        : `${k} ${Array.isArray(v) ? v.map((x) => String(x as string)).join("|") : String(v as string)}`,
     );
   const on = cond.on && cond.on !== "all" ? ` (on ${cond.on})` : "";
   return `${parts.join(", ")}${on}`;

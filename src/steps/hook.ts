@@ -10,14 +10,7 @@ const UNDO_TIMEOUT_MS = 120_000;
 
 export async function runHookStep(ctx: StepContext, call: HookCallSpec): Promise<void> {
   const { registry, ctx: pctx, undo } = ctx.run.plugins;
-  const info = stepInfo(
-    ctx.index,
-    ctx.id,
-    ctx.kind,
-    ctx.title,
-    ctx.step as unknown as Record<string, unknown>,
-    pctx.redact,
-  );
+  const info = stepInfo(ctx.index, ctx.id, ctx.kind, ctx.title, ctx.step, pctx.redact);
   const timeoutMs = durationOr(call.timeout, ctx.timeoutMs);
   ctx.run.emit("hook.started", { index: ctx.index, id: ctx.id, use: call.use, undo: false });
   const outcome = await runHook(
@@ -50,5 +43,5 @@ export async function runHookStep(ctx: StepContext, call: HookCallSpec): Promise
 
 export async function run(ctx: StepContext): Promise<void> {
   const call = ctx.step.hook;
-  if (call) await runHookStep(ctx, call as HookCallSpec);
+  if (call) await runHookStep(ctx, call);
 }

@@ -19,7 +19,7 @@ export async function run(ctx: StepContext): Promise<void> {
       if (!entry.on.includes("notify")) continue;
       const r = await sendNotification(
         registry,
-        entry.with ? { use: entry.use, with: entry.with as Record<string, unknown> } : { use: entry.use },
+        entry.with ? { use: entry.use, with: entry.with } : { use: entry.use },
         message,
         pctx,
       );

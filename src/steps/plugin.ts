@@ -10,14 +10,7 @@ export async function run(ctx: StepContext): Promise<void> {
   if (!kind) throw new StepFailure("not a plugin step");
   const { registry, ctx: pctx, undo } = ctx.run.plugins;
   const options = (ctx.step as Record<string, unknown>)[kind];
-  const info = stepInfo(
-    ctx.index,
-    ctx.id,
-    kind,
-    ctx.title,
-    ctx.step as unknown as Record<string, unknown>,
-    pctx.redact,
-  );
+  const info = stepInfo(ctx.index, ctx.id, kind, ctx.title, ctx.step, pctx.redact);
   ctx.run.emit("hook.started", { index: ctx.index, id: ctx.id, use: kind, undo: false });
   const outcome = await runPluginStep(registry, kind, options, info, pctx, {
     timeoutMs: ctx.timeoutMs,

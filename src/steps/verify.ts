@@ -14,6 +14,7 @@ import { durationOr } from "../runbook/index.js";
 import { StepFailure, type StepContext } from "../run/context.js";
 import { checkInterlock, instanceName } from "../run/fleet-ops.js";
 import { abortReason, waitUntil } from "../run/wait.js";
+import { errorMessage } from "../errors.js";
 
 const CEA = "change event application";
 /** Polls of an unchanged idle verifier before the step says it is waiting for movement. */
@@ -85,7 +86,7 @@ export async function run(ctx: StepContext): Promise<void> {
       ctx.run.emit("log", {
         level: "warn",
         index: ctx.index,
-        message: `verifier progress: ${err instanceof Error ? err.message : String(err)}; retrying`,
+        message: `verifier progress: ${errorMessage(err)}; retrying`,
       });
     }
     if (last) {
@@ -146,7 +147,7 @@ async function readBaseline(ctx: StepContext, verifier: VerifierClient, pollMs: 
       ctx.run.emit("log", {
         level: "warn",
         index: ctx.index,
-        message: `verifier progress (before the check): ${err instanceof Error ? err.message : String(err)}; retrying`,
+        message: `verifier progress (before the check): ${errorMessage(err)}; retrying`,
       });
     }
     try {
@@ -193,7 +194,7 @@ async function command(ctx: StepContext, op: "check" | "writesOff", baseline: st
         id: ctx.id,
         kind: "reconcile",
         ok: true,
-        reason: `verifier ${op}: no answer (${err instanceof Error ? err.message : String(err)}); reading its progress before sending it again`,
+        reason: `verifier ${op}: no answer (${errorMessage(err)}); reading its progress before sending it again`,
       });
       await sleep(250 * 2 ** attempt, undefined, { signal: ctx.signal });
       if (op === "check") {
@@ -213,7 +214,7 @@ async function command(ctx: StepContext, op: "check" | "writesOff", baseline: st
       }
     }
   }
-  throw new StepFailure(`verifier ${op}: ${lastError instanceof Error ? lastError.message : String(lastError)}`, {
+  throw new StepFailure(`verifier ${op}: ${errorMessage(lastError)}`, {
     hint: "Is the verifier running at the runbook's `verifier:` URL?",
   });
 }

@@ -49,7 +49,7 @@ export function formatValue(v: unknown): string {
     const s = JSON.stringify(v);
     return s.length > 60 ? `${s.slice(0, 57)}…` : s;
   } catch {
-    return String(v);
+    return typeof v === "bigint" ? v.toString() : "(unprintable)";
   }
 }
 

@@ -12,6 +12,7 @@ import { ListrUi } from "./listr.js";
 import { createPrompter, directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, Prompter } from "./prompts.js";
 import { SimpleUi } from "./simple.js";
+import { errorMessage } from "../errors.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
 export { createPrompter, raceAbort, STEP_CHOICES } from "./prompts.js";
@@ -119,9 +120,7 @@ export function createUi(opts: UiOptions): Ui {
     } catch (err) {
       // a display bug must never stop a cutover: say it once, then stay quiet
       broken = true;
-      write(
-        `syncbook: the ${opts.renderer} renderer failed and stopped drawing: ${err instanceof Error ? err.message : String(err)}\n`,
-      );
+      write(`syncbook: the ${opts.renderer} renderer failed and stopped drawing: ${errorMessage(err)}\n`);
     }
   };
 

@@ -195,7 +195,7 @@ export class ListrUi {
         rendererOptions: { outputBar: 1, persistentOutput: false },
       })),
       {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a DefaultRenderer subclass is a valid renderer value; the generic signature cannot say so
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment -- a DefaultRenderer subclass is a valid renderer value; the generic signature cannot say so
         renderer: StreamRenderer as any,
         rendererOptions: {
           logger: new ListrLogger({ processOutput, useIcons: true }),

@@ -309,7 +309,7 @@ describe("events", () => {
     const events: { type: string; payload: Record<string, unknown> }[] = [];
     const v = createVerifierClient(local.url, {
       ...opts,
-      emit: (type, payload) => events.push({ type, payload: payload as unknown as Record<string, unknown> }),
+      emit: (type, payload) => events.push({ type, payload: payload }),
     });
     await expect(v.check()).rejects.toBeInstanceOf(ServiceError);
     await v.progress();

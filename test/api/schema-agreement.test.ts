@@ -49,7 +49,7 @@ function compare(root: Json, schema: Json, spec: FieldsSpec, at: string): void {
     .map(([k]) => k)
     .sort();
   expect(required, `${at}: required = required + expected`).toEqual(specRequired);
-  for (const [name, field] of Object.entries(spec) as [string, FieldSpec][]) {
+  for (const [name, field] of Object.entries<FieldSpec>(spec)) {
     const { schema: s, nullable } = resolve(root, props[name]!);
     const where = `${at}.${name}`;
     if (field.type === "any") continue;

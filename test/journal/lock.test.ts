@@ -72,7 +72,7 @@ describe("acquireLock", () => {
 
   it("takes over a stale lock (its process exited) and reports whose it was", () => {
     const done = spawnSync(process.execPath, ["-e", "0"]);
-    writeLock(done.pid!);
+    writeLock(done.pid);
     const lock = acquireLock(dir);
     expect(lock.staleFrom).toEqual({ pid: done.pid, host: hostname(), startedAt: "2024-05-01T12:00:00.000Z" });
     expect(JSON.parse(readFileSync(lockFile(), "utf8")).pid).toBe(process.pid);

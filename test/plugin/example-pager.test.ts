@@ -43,10 +43,10 @@ steps:
 
     const ctx = recordingContext(dir, loaded.secrets, "sales-cutover");
     const listener = createNotifierListener(registry, (loaded.runbook as { notify: never[] }).notify, ctx);
-    listener(
+    void listener(
       ev<RunEventOf<"step.finished">>({ type: "step.finished", index: 0, id: "start", outcome: "ok", durationMs: 5 }),
     );
-    listener(
+    void listener(
       ev<RunEventOf<"wait.slow">>({
         type: "wait.slow",
         index: 2,
@@ -55,7 +55,7 @@ steps:
         detail: "lag 40s on shard-b",
       }),
     );
-    listener(
+    void listener(
       ev<RunEventOf<"run.finished">>({
         type: "run.finished",
         outcome: "ok",

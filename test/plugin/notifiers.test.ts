@@ -292,10 +292,10 @@ describe("notify: dispatch from the event stream", () => {
       ...ctx,
       log: (level, msg) => {
         ctx.logs.push(`${level} ${msg}`);
-        listener(ev<RunEventOf<"log">>({ type: "log", level, message: msg }));
+        void listener(ev<RunEventOf<"log">>({ type: "log", level, message: msg }));
       },
     });
-    listener(ev<RunEventOf<"log">>({ type: "log", level: "info", message: "hook said hi" }));
+    void listener(ev<RunEventOf<"log">>({ type: "log", level: "info", message: "hook said hi" }));
     for (let i = 0; i < 5; i++) await listener.flush();
     expect(ctx.logs).toEqual(["info chatty: sent"]);
   });
@@ -308,10 +308,10 @@ describe("notify: dispatch from the event stream", () => {
       ...ctx,
       log: (level, msg) => {
         ctx.logs.push(`${level} ${msg}`);
-        listener(ev<RunEventOf<"log">>({ type: "log", level, message: msg }));
+        void listener(ev<RunEventOf<"log">>({ type: "log", level, message: msg }));
       },
     });
-    listener(stepFailed());
+    void listener(stepFailed());
     await listener.flush();
     await sleep(10);
     await listener.flush();

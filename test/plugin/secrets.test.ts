@@ -71,10 +71,10 @@ steps:
     };
     const listener = createNotifierListener(registry, rb.notify, {
       ...ctx,
-      log: (level, message) => (
-        ctx.log(level, message),
-        listener(ev<RunEventOf<"log">>({ type: "log", level, message }))
-      ),
+      log: (level, message) => {
+        ctx.log(level, message);
+        void listener(ev<RunEventOf<"log">>({ type: "log", level, message }));
+      },
     });
     const call = rb.steps[0]!.stopWrites;
     const step = stepInfo(
@@ -91,7 +91,7 @@ steps:
     stack.push(undoFor(registry, call, outcome, step, ctx, 5000));
     const reports = await stack.unwind();
     if (!outcome.ok)
-      listener(
+      void listener(
         ev<RunEventOf<"step.finished">>({
           type: "step.finished",
           index: 0,

@@ -50,7 +50,7 @@ async function registryWith(journal: string[], seen: HookContext[] = []): Promis
       },
       hooks: {
         record: (ctx) => {
-          seen.push(ctx as unknown as HookContext);
+          seen.push(ctx);
           journal.push(`${ctx.undo ? "undo" : "do"} ${ctx.options.name ?? "?"}`);
           if (ctx.options.fail) throw new Error(`${ctx.options.name} failed`);
         },
@@ -244,7 +244,7 @@ describe("hook context", () => {
     const ctx = recordingContext(dir, [secret]);
     const fleet = createFleetTracker();
     const inst = { url: "http://127.0.0.1:27182", index: 0, name: "rs" };
-    fleet.listener(
+    void fleet.listener(
       ev<RunEventOf<"run.started">>({
         type: "run.started",
         runbook: "r",
@@ -255,7 +255,7 @@ describe("hook context", () => {
         steps: [],
       }),
     );
-    fleet.listener(
+    void fleet.listener(
       ev<RunEventOf<"progress.sampled">>({
         type: "progress.sampled",
         instance: inst,
@@ -301,7 +301,7 @@ describe("sim-writes (rehearsals)", () => {
     const reg = await registryWith([]);
     const ctx = recordingContext(tempDir());
     const fleet = createFleetTracker();
-    fleet.listener(
+    void fleet.listener(
       ev<RunEventOf<"run.started">>({
         type: "run.started",
         runbook: "r",

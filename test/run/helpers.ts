@@ -101,8 +101,8 @@ export function startCli(
       w.resolve();
     }
   };
-  child.stdout.on("data", (d: Buffer) => ((stdout += d), (all += d), check()));
-  child.stderr.on("data", (d: Buffer) => ((stderr += d), (all += d), check()));
+  child.stdout.on("data", (d: Buffer) => ((stdout += d.toString()), (all += d.toString()), check()));
+  child.stderr.on("data", (d: Buffer) => ((stderr += d.toString()), (all += d.toString()), check()));
   const done = new Promise<CliResult>((resolve) =>
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })),
   );

@@ -114,7 +114,7 @@ describe("commit interlocks", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ source: "cluster0", destination: "cluster1" }),
       });
-    const two = { ...a, instances: [...a.instances, ...b.instances.map((i) => ({ ...i, index: 1 }))] } as Simulator;
+    const two = { ...a, instances: [...a.instances, ...b.instances.map((i) => ({ ...i, index: 1 }))] };
     const { result, events } = await run(runbookFor(two, READY + STOP + COMMIT));
     expect(result.exitCode).toBe(1);
     const identity = decisions(events).find((d) => d.kind === "identity");

@@ -29,11 +29,11 @@ function startCli(args: string[]): Promise<{ lines: string[]; exit: Promise<numb
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
-    p.stdout!.on("data", (d: Buffer) => {
+    p.stdout.on("data", (d: Buffer) => {
       out += d.toString();
       if (/^control /m.test(out)) resolve({ lines: out.trim().split("\n"), exit });
     });
-    p.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    p.stderr.on("data", (d: Buffer) => (err += d.toString()));
     p.on("exit", (code) => reject(new Error(`sim exited early with ${code}: ${err}`)));
     setTimeout(() => reject(new Error(`no URLs printed within 10 s: ${out} ${err}`)), 10_000);
   });
@@ -73,7 +73,7 @@ describe("syncbook sim (built CLI)", () => {
       });
       child = p;
       let err = "";
-      p.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+      p.stderr.on("data", (d: Buffer) => (err += d.toString()));
       const code = await new Promise<number | null>((resolve) => p.on("exit", resolve));
       expect(code).toBe(1);
       expect(err).toMatch(/cannot listen/);
@@ -90,7 +90,7 @@ describe("syncbook sim (built CLI)", () => {
     });
     child = p;
     let err = "";
-    p.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    p.stderr.on("data", (d: Buffer) => (err += d.toString()));
     expect(await new Promise<number | null>((resolve) => p.on("exit", resolve))).toBe(2);
     expect(err).toMatch(/rate must be/);
   });
