@@ -16,7 +16,7 @@ import { COMMAND_OPERATIONS, type CommandOperation } from "./commands.js";
 import { checkAnswer, isPlainObject, issueText, type AnswerIssue, type CheckOutcome } from "./check.js";
 import { ApiError, ServiceError, TransportError, type ApiOperation, type TransportErrorCode } from "./errors.js";
 import { exchange, type ExchangeResult, type PreparedRequest } from "./http.js";
-import type { InstanceRef, RunEventMap, RunEventType } from "../run/events.js";
+import type { InstanceRef, RunEventMap, RunEventType } from "../events.js";
 import { bodyExcerpt, redactDeep, redactText, redactUrl } from "./redact.js";
 import {
   OPERATION_RESPONSE_SPEC,

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
-import type { RunListener } from "../run/events.js";
+import type { RunListener } from "../events.js";
 import type { LoadedRunbook, Scalar } from "../runbook/index.js";
 
 export interface ExecuteFlags {

@@ -7,7 +7,7 @@
 import { dirname, join } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
-import type { RunEvent, RunListener } from "../run/events.js";
+import type { RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import {

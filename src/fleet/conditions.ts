@@ -6,7 +6,7 @@
  */
 import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
 import type { Progress, VerifierProgress } from "../api/types.js";
-import type { InstanceRef } from "../run/events.js";
+import type { InstanceRef } from "../events.js";
 import { durationMs } from "../runbook/duration.js";
 import type { AssertBody, Expectation, WaitForBody } from "../runbook/types.js";
 import type { FleetSnapshot, InstanceSample } from "./fleet.js";

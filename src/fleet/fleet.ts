@@ -25,7 +25,7 @@ import { ApiError, ServiceError, TransportError } from "../api/errors.js";
 import { redactDeep, redactUrl } from "../api/redact.js";
 import { withRetry, type RetryOptions } from "../api/retry.js";
 import type { OperationResponse, Progress } from "../api/types.js";
-import type { InstanceRef } from "../run/events.js";
+import type { InstanceRef } from "../events.js";
 import { identityProblems, type IdentityExpectation, type IdentityProblem } from "./identity.js";
 
 /** Emits one event of the run's stream (the runner adds `seq` and `at`). */

@@ -9,7 +9,7 @@
  */
 import { redactText } from "../api/redact.js";
 import type { Progress } from "../api/types.js";
-import type { InstanceRef } from "../run/events.js";
+import type { InstanceRef } from "../events.js";
 import type { FleetSnapshot } from "./fleet.js";
 
 export interface IdentityExpectation {

@@ -10,7 +10,7 @@
  */
 import { hostname } from "node:os";
 import { join } from "node:path";
-import type { RunEventType } from "../run/events.js";
+import type { RunEventType } from "../events.js";
 
 export const JOURNAL_FORMAT_VERSION = 1;
 export const JOURNAL_EXTENSION = ".jsonl";

@@ -10,7 +10,7 @@
 import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
-import type { RunEvent, RunListener } from "../run/events.js";
+import type { RunEvent, RunListener } from "../events.js";
 import {
   JOURNAL_FORMAT_VERSION,
   isObject,

@@ -7,7 +7,7 @@ import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { RunEvent } from "../run/events.js";
+import type { RunEvent } from "../events.js";
 import { JOURNAL_EXTENSION, isObject } from "./format.js";
 
 /** One non-blank line: its JSON value, or why it is not a run event ("" when it is one). */

@@ -10,7 +10,7 @@
  * fragment and says so in its `journal.resumed` marker (`truncatedLine`), which the reader accepts.
  */
 import { ExitCode, UserError } from "../errors.js";
-import type { InstanceRef, Outcome } from "../run/events.js";
+import type { InstanceRef, Outcome } from "../events.js";
 import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { journalLines, newestJournal } from "./read.js";

@@ -21,7 +21,7 @@
  * - Throw to fail. A hook's failure fails its step; a notifier's failure is reported and
  *   never fails the cutover.
  */
-import type { InstanceRef, RunEvent, RunEventType } from "../run/events.js";
+import type { InstanceRef, RunEvent, RunEventType } from "../events.js";
 
 export type { RunEvent, RunEventType, InstanceRef };
 

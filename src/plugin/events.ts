@@ -3,7 +3,7 @@
  * one-line text and severity every notifier gets. `on:` takes run event types
  * (`src/run/events.ts`) plus aliases that name what an operator cares about.
  */
-import type { RunEvent, RunEventType } from "../run/events.js";
+import type { RunEvent, RunEventType } from "../events.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /** Every run event type (kept in step with `RunEventMap` by the type below). */

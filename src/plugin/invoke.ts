@@ -6,7 +6,7 @@
  * notifier's failure is reported through `onError` / the log and never reaches the runner.
  */
 import { redactValue } from "../report/redact.js";
-import type { RunEvent, RunListener } from "../run/events.js";
+import type { RunEvent, RunListener } from "../events.js";
 import type {
   HookContext,
   HookFn,

@@ -12,7 +12,7 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import type { RunEvent, RunListener } from "../run/events.js";
+import type { RunEvent, RunListener } from "../events.js";
 import { renderHtml } from "./html.js";
 import { renderJson } from "./json.js";
 import { renderJunit } from "./junit.js";

@@ -7,7 +7,7 @@
 import { stat } from "node:fs/promises";
 import { ExitCode, UserError } from "../errors.js";
 import { isRunEvent, journalLines, newestJournal } from "../journal/index.js";
-import type { RunEvent } from "../run/events.js";
+import type { RunEvent } from "../events.js";
 
 export { isRunEvent };
 

@@ -5,7 +5,7 @@
  * Times: `at` is the event's own clock (epoch ms in practice); every series also carries `t`,
  * milliseconds since the run started, so charts and tables never depend on the wall clock.
  */
-import type { InstanceRef, Outcome, RunEvent, RunEventOf } from "../run/events.js";
+import type { InstanceRef, Outcome, RunEvent, RunEventOf } from "../events.js";
 import { redactValue, stripUserinfo } from "./redact.js";
 
 export const REPORT_VERSION = 1;
@@ -162,16 +162,11 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 const bool = (v: unknown): boolean | undefined => (typeof v === "boolean" ? v : undefined);
 
 /** A progress payload may be the whole answer `{success, progress:{…}}` or the inner object. */
-function unwrapProgress(p: unknown, marker: string): Record<string, unknown> | undefined {
-  const o = obj(p);
-  if (!o) return undefined;
-  if (!(marker in o) && obj(o.progress)) return obj(o.progress);
-  return o;
-}
 
 /** The fields a report charts, from a service progress body (contract and documented names). */
 export function progressFields(p: unknown): Omit<ProgressSample, "t" | "at"> {
-  const o = unwrapProgress(p, "state");
+  // read defensively: a journal is a file anyone can edit
+  const o = obj(p);
   if (!o) return {};
   const copy = obj(o.collectionCopy);
   const out: Omit<ProgressSample, "t" | "at"> = {};
@@ -196,7 +191,7 @@ export function progressFields(p: unknown): Omit<ProgressSample, "t" | "at"> {
 
 /** The verifier's phase, error and numeric counters. */
 export function verifierFields(p: unknown): Omit<VerifierSample, "t" | "at"> {
-  const o = unwrapProgress(p, "phase");
+  const o = obj(p);
   const counters: Record<string, number> = {};
   const status = obj(o?.verificationStatus);
   if (status) for (const [k, v] of Object.entries(status)) if (num(v) !== undefined) counters[k] = v as number;

@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ServiceError, TransportError, type ApiError, type CommandOperation, type Progress } from "../api/index.js";
 import type { FleetSnapshot } from "../fleet/index.js";
-import type { InstanceRef } from "./events.js";
+import type { InstanceRef } from "../events.js";
 import { StepFailure, type StepContext } from "./context.js";
 
 /** The commands the runner sends (the service's, from src/api/commands.ts). */

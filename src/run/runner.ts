@@ -31,7 +31,7 @@ import {
   type StepContext,
 } from "./context.js";
 import { createEmitter } from "./emitter.js";
-import type { Outcome, RunEvent, RunListener } from "./events.js";
+import type { Outcome, RunEvent, RunListener } from "../events.js";
 import type { Emit } from "./emitter.js";
 import { planSteps, type PlannedStep } from "./plan.js";
 

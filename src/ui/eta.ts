@@ -15,6 +15,7 @@
  * The rate is the least-squares slope of the summed copied bytes over a sliding time window,
  * which smooths the staircase that per-instance answers of one polling round produce.
  */
+import type { Progress } from "../api/types.js";
 
 export interface CopyOptions {
   /** Samples older than this (relative to the newest) leave the window. */
@@ -97,16 +98,10 @@ function sums(instances: Readonly<Record<string, InstanceCopy>>): { copied: numb
 }
 
 /** Reads `collectionCopy` from a progress body (or its `{ success, progress }` envelope). */
-export function readCollectionCopy(progress: unknown): InstanceCopy | undefined {
-  if (typeof progress !== "object" || progress === null) return undefined;
-  let p = progress as Record<string, unknown>;
-  if (!("state" in p) && typeof p.progress === "object" && p.progress !== null)
-    p = p.progress as Record<string, unknown>;
-  const cc = p.collectionCopy;
-  if (typeof cc !== "object" || cc === null) return undefined;
-  const { estimatedCopiedBytes: copied, estimatedTotalBytes: total } = cc as Record<string, unknown>;
-  if (typeof copied !== "number" || typeof total !== "number" || !Number.isFinite(copied) || !Number.isFinite(total))
-    return undefined;
+export function readCollectionCopy(progress: Progress): InstanceCopy | undefined {
+  const copied = progress.collectionCopy?.estimatedCopiedBytes;
+  const total = progress.collectionCopy?.estimatedTotalBytes;
+  if (copied === undefined || total === undefined) return undefined;
   return { copied: Math.max(0, copied), total: Math.max(0, total) };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Pure text helpers shared by both renderers. No I/O, no clock: callers pass `now`.
  */
-import type { RunEventMap } from "../run/events.js";
+import type { RunEventMap } from "../events.js";
 
 /** Binary units, because the service reports bytes and operators compare against disk sizes. */
 export function formatBytes(bytes: number): string {

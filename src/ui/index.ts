@@ -7,7 +7,7 @@
  * from CLIs (`gh`, `npm`, `curl`), so `syncbook run x.yaml > plan.txt` still shows the live list.
  */
 import pc from "picocolors";
-import type { RunEvent, RunListener } from "../run/events.js";
+import type { RunEvent, RunListener } from "../events.js";
 import { ListrUi } from "./listr.js";
 import { createPrompter, directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, Prompter } from "./prompts.js";

@@ -18,7 +18,7 @@ import {
 } from "listr2";
 import type { ListrTaskWrapper } from "listr2";
 import type { Colors } from "picocolors/types.js";
-import type { RunEvent } from "../run/events.js";
+import type { RunEvent } from "../events.js";
 import { formatDuration } from "./format.js";
 import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";

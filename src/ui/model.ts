@@ -3,7 +3,7 @@
  * module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
-import type { InstanceRef, RunEvent, RunEventMap } from "../run/events.js";
+import type { InstanceRef, RunEvent, RunEventMap } from "../events.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
 import type { CopyOptions, CopyState, CopyView } from "./eta.js";
 import { bar, formatBytes, formatDuration, formatValue, formatWaitStatus } from "./format.js";
@@ -56,14 +56,6 @@ export function instanceLabel(ref: InstanceRef): string {
   }
 }
 
-function unwrap(p: unknown, marker: string): Record<string, unknown> | undefined {
-  if (typeof p !== "object" || p === null) return undefined;
-  const o = p as Record<string, unknown>;
-  if (!(marker in o) && typeof o.progress === "object" && o.progress !== null)
-    return o.progress as Record<string, unknown>;
-  return o;
-}
-
 export class UiModel {
   steps: StepInfo[] = [];
   instances = new Map<number, InstanceView>();
@@ -101,31 +93,22 @@ export class UiModel {
       case "progress.sampled": {
         const label = instanceLabel(e.instance);
         const view: InstanceView = this.instances.get(e.instance.index) ?? { label };
-        const p = unwrap(e.progress, "state");
-        if (p) {
-          if (typeof p.state === "string") view.state = p.state;
-          view.info = typeof p.info === "string" ? p.info : undefined;
-          view.lag = typeof p.lagTimeSeconds === "number" ? p.lagTimeSeconds : null;
-          if (typeof p.canCommit === "boolean") view.canCommit = p.canCommit;
-          if (typeof p.canWrite === "boolean" || p.canWrite === null) view.canWrite = p.canWrite;
-        }
+        const p = e.progress;
+        view.state = p.state;
+        view.info = p.info ?? undefined;
+        view.lag = p.lagTimeSeconds ?? null;
+        if (p.canCommit !== undefined) view.canCommit = p.canCommit;
+        if (p.canWrite !== undefined) view.canWrite = p.canWrite;
         this.instances.set(e.instance.index, view);
         this.copy = addCopySample(this.copy, label, readCollectionCopy(e.progress), e.at, this.copyOptions);
         if (this.current !== undefined) this.progressSteps.add(this.current);
         break;
       }
       case "verifier.sampled": {
-        const p = unwrap(e.progress, "phase");
+        const p = e.progress;
         const counters: Record<string, number> = {};
-        const status = p?.verificationStatus;
-        if (typeof status === "object" && status !== null) {
-          for (const [k, v] of Object.entries(status)) if (typeof v === "number") counters[k] = v;
-        }
-        this.verifier = {
-          phase: typeof p?.phase === "string" ? p.phase : undefined,
-          error: p?.error ?? null,
-          counters,
-        };
+        for (const [k, v] of Object.entries(p.verificationStatus ?? {})) if (typeof v === "number") counters[k] = v;
+        this.verifier = { phase: p.phase, error: p.error ?? null, counters };
         if (this.current !== undefined) this.verifierSteps.add(this.current);
         break;
       }

@@ -5,7 +5,7 @@
  * reads only when they fail or a state changes).
  */
 import type { Colors } from "picocolors/types.js";
-import type { RunEvent, RunEventMap } from "../run/events.js";
+import type { RunEvent, RunEventMap } from "../events.js";
 import { commandName, formatBytes, formatClock, formatDuration, formatWaitStatus, waitStatusKey } from "./format.js";
 import { UiModel, decisionLine, instanceLabel } from "./model.js";
 

@@ -11,7 +11,7 @@
  * simulator's start for "before start".
  */
 import { afterAll, describe, expect, it } from "vitest";
-import type { RunEventOf } from "../../src/run/events.js";
+import type { RunEventOf } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { commitGuard, cutoverYaml, fastSim, posts, runInProcess } from "./harness.js";
 

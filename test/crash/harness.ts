@@ -15,7 +15,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
-import type { RunEvent, RunListener } from "../../src/run/events.js";
+import type { RunEvent, RunListener } from "../../src/events.js";
 import { runRunbook, type RunResult } from "../../src/run/runner.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../src/sim/index.js";

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ServiceError, TransportError } from "../../src/api/index.js";
 import { createFleet, type Fleet, type FleetEmit, type FleetSnapshot } from "../../src/fleet/index.js";
-import type { RunEventMap, RunEventType } from "../../src/run/events.js";
+import type { RunEventMap, RunEventType } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { frozenSim, RS_TO_SHARDED } from "../api/helpers.js";
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { InstanceRef, RunEvent, RunEventMap, RunEventType } from "../../src/run/events.js";
+import type { InstanceRef, RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
 
 /** A fresh temp folder per test, removed by the returned cleanup. */
 export function tempDir(): { dir: string; cleanup: () => void } {

@@ -7,7 +7,7 @@ import {
   type ReconcileResult,
   type SentCommand,
 } from "../../src/journal/index.js";
-import type { Outcome } from "../../src/run/events.js";
+import type { Outcome } from "../../src/events.js";
 import { STEPS } from "./helpers.js";
 
 const RB = { hash: "a".repeat(64), steps: STEPS.map(({ id, kind }) => ({ id, kind })) };

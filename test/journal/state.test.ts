@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
 import { resolveJournal } from "../../src/report/journal.js";
-import type { RunEvent } from "../../src/run/events.js";
+import type { RunEvent } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir } from "./helpers.js";
 
 let dir: string;

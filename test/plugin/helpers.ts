@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from "yaml";
-import type { RunEvent } from "../../src/run/events.js";
+import type { RunEvent } from "../../src/events.js";
 import type { PluginLintInput, PluginRunContext } from "../../src/plugin/index.js";
 import { createRedactor } from "../../src/plugin/index.js";
 

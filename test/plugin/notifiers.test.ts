@@ -15,7 +15,7 @@ import {
   type NotifyMessage,
   type PluginRegistry,
 } from "../../src/plugin/index.js";
-import type { RunEvent, RunEventOf } from "../../src/run/events.js";
+import type { RunEvent, RunEventOf } from "../../src/events.js";
 import { ev, recordingContext, sleep, startServer, tempDir } from "./helpers.js";
 
 const closers: (() => Promise<void>)[] = [];

@@ -17,7 +17,7 @@ import {
   undoFor,
   UndoStack,
 } from "../../src/plugin/index.js";
-import type { RunEventOf } from "../../src/run/events.js";
+import type { RunEventOf } from "../../src/events.js";
 import { ev, loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "./helpers.js";
 
 const SECRET = "sk_live_PLANTED_51HxYz";

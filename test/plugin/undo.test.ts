@@ -21,7 +21,7 @@ import {
   type PluginRegistry,
   type StepInfo,
 } from "../../src/plugin/index.js";
-import type { RunEventOf } from "../../src/run/events.js";
+import type { RunEventOf } from "../../src/events.js";
 import { ev, recordingContext, sleep, tempDir } from "./helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];

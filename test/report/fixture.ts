@@ -3,7 +3,8 @@
  * verification, stopWrites hook, commit, COMMITTED), shaped like the runner's events, so the
  * report can be tested before and without a real run.
  */
-import type { InstanceRef, RunEvent, RunEventMap, RunEventType } from "../../src/run/events.js";
+import type { Progress } from "../../src/api/types.js";
+import type { InstanceRef, RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
 
 export interface SynthOptions {
   /** The commit interlock refuses: the run fails at the commit step; later steps are never reached. */
@@ -100,7 +101,7 @@ export function synthRun(opts: SynthOptions = {}): Synth {
   const progress = (i: InstanceRef, p: Record<string, unknown>): void => {
     const body = { success: true, progress: p };
     request("service", "GET", "/api/v1/progress", i, undefined, body);
-    emit("progress.sampled", { instance: i, progress: p });
+    emit("progress.sampled", { instance: i, progress: p as Progress });
     progressSamples.set(i.index, (progressSamples.get(i.index) ?? 0) + 1);
     if (typeof p.lagTimeSeconds === "number") lagSamples.set(i.index, (lagSamples.get(i.index) ?? 0) + 1);
   };
@@ -214,7 +215,7 @@ export function synthRun(opts: SynthOptions = {}): Synth {
         },
       };
       request("verifier", "GET", "/api/v1/progress", undefined, undefined, { progress: p });
-      emit("verifier.sampled", { progress: { progress: p } });
+      emit("verifier.sampled", { progress: p });
       verifierSamples++;
     }
     return "ok";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildReport, createReportListener, type Report } from "../../src/report/index.js";
-import type { RunEvent, RunEventOf } from "../../src/run/events.js";
+import type { RunEvent, RunEventOf } from "../../src/events.js";
 import { rehearsalEvents, type RehearsalResult } from "./rehearsal.js";
 import { findAll, parseXml } from "./xml.js";
 

@@ -15,7 +15,7 @@ import { lintRunbook } from "../../src/lint/index.js";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { prepareRehearsal, type Verdict } from "../../src/rehearse/index.js";
 import { runRunbook, type RunResult } from "../../src/run/index.js";
-import type { RunEvent } from "../../src/run/events.js";
+import type { RunEvent } from "../../src/events.js";
 import { loadRunbook } from "../../src/runbook/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

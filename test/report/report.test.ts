@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/run/events.js";
+import type { RunEvent } from "../../src/events.js";
 import {
   buildReport,
   chartSeries,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createEmitter } from "../../src/run/emitter.js";
-import type { RunEvent } from "../../src/run/events.js";
+import type { RunEvent } from "../../src/events.js";
 
 const redact = (t: string): string => t.split("hunter2-secret").join("***");
 

@@ -7,7 +7,7 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
-import type { RunEvent, RunEventOf } from "../../src/run/events.js";
+import type { RunEvent, RunEventOf } from "../../src/events.js";
 import { runRunbook, type RunResult } from "../../src/run/runner.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Simulator } from "../../src/sim/index.js";

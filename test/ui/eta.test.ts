@@ -153,10 +153,10 @@ describe("copyProgress", () => {
     expect(copyProgress(state).etaMs).toBeGreaterThan(0);
   });
 
-  it("reads collectionCopy from a progress body or its envelope", () => {
-    const p = { state: "RUNNING", collectionCopy: { estimatedTotalBytes: 10, estimatedCopiedBytes: 4 } };
+  it("reads collectionCopy from a checked progress answer", () => {
+    const p = { state: "RUNNING", collectionCopy: { estimatedTotalBytes: 10, estimatedCopiedBytes: 4 } } as const;
     expect(readCollectionCopy(p)).toEqual({ copied: 4, total: 10 });
-    expect(readCollectionCopy({ success: true, progress: p })).toEqual({ copied: 4, total: 10 });
     expect(readCollectionCopy({ state: "IDLE", collectionCopy: null })).toBeUndefined();
+    expect(readCollectionCopy({ state: "RUNNING", collectionCopy: { estimatedTotalBytes: 10 } })).toBeUndefined();
   });
 });

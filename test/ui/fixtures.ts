@@ -1,6 +1,7 @@
 /** Synthetic event sequences and fake streams for the UI tests. */
 import { Writable } from "node:stream";
-import type { InstanceRef, RunEvent, RunEventMap, RunEventType } from "../../src/run/events.js";
+import type { Progress } from "../../src/api/types.js";
+import type { InstanceRef, RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
 
 export const T0 = new Date(2025, 0, 15, 3, 0, 0).getTime();
 
@@ -39,7 +40,7 @@ export class EventBuilder {
   }
 
   progress(instance: InstanceRef, p: Record<string, unknown>): RunEvent {
-    return this.emit("progress.sampled", { instance, progress: { success: true, progress: p } });
+    return this.emit("progress.sampled", { instance, progress: p as Progress });
   }
 
   /** A broadcast command: one request and one answer per instance. */
@@ -148,15 +149,15 @@ export function wholeRun(): EventBuilder {
     recheckTasks: 0,
   });
   b.emit("verifier.sampled", {
-    progress: { progress: { phase: "check", error: null, verificationStatus: counters(2, 0) } },
+    progress: { phase: "check", error: null, verificationStatus: counters(2, 0) },
   });
   b.advance(2000);
   b.emit("verifier.sampled", {
-    progress: { progress: { phase: "check", error: null, verificationStatus: counters(6, 0) } },
+    progress: { phase: "check", error: null, verificationStatus: counters(6, 0) },
   });
   b.advance(2000);
   b.emit("verifier.sampled", {
-    progress: { progress: { phase: "idle", error: null, verificationStatus: counters(10, 0) } },
+    progress: { phase: "idle", error: null, verificationStatus: counters(10, 0) },
   });
   b.emit("step.finished", { index: 2, id: "verify", outcome: "ok", durationMs: 4000 });
   b.emit("step.started", STEPS[3]!);

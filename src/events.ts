@@ -5,6 +5,8 @@
  *
  * Extend by adding a member to `RunEventMap`; keep names `<noun>.<past-participle>`.
  */
+import type { Progress, VerifierProgress } from "./api/types.js";
+
 export type Outcome = "ok" | "failed" | "skipped" | "interrupted";
 
 export interface InstanceRef {
@@ -52,8 +54,8 @@ export interface RunEventMap {
     errorKind?: "service" | "transport" | "not-sent";
     durationMs: number;
   };
-  "progress.sampled": { instance: InstanceRef; progress: unknown };
-  "verifier.sampled": { progress: unknown };
+  "progress.sampled": { instance: InstanceRef; progress: Progress };
+  "verifier.sampled": { progress: VerifierProgress };
   /** A condition wait's current standing: who fails which condition, with what value, since when. */
   "wait.status": {
     index: number;
