@@ -11,7 +11,8 @@
  */
 import { definePlugin, type NotificationSeverity as Severity } from "../src/plugin/api.js";
 import { sendHttp } from "../src/plugin/http.js";
-import { DURATION_SCHEMA, durationMs } from "../src/plugin/util.js";
+import { durationOr } from "../src/runbook/duration.js";
+import { DURATION_SCHEMA } from "../src/plugin/util.js";
 
 export interface ChatOptions {
   url: string;
@@ -107,7 +108,7 @@ export default definePlugin<ChatOptions>({
         body: chatPayload(ctx.text, ctx.severity, rest, { runbook: ctx.runbook.name, event: n.type, at: n.at }),
         retries: 1,
         retryDelayMs: 500,
-        timeoutMs: durationMs(timeout, 10_000),
+        timeoutMs: durationOr(timeout, 10_000),
         signal: ctx.signal,
         redact: ctx.redact,
       });

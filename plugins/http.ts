@@ -22,7 +22,8 @@
  */
 import { definePlugin } from "../src/plugin/api.js";
 import { describeTarget, sendHttp } from "../src/plugin/http.js";
-import { DURATION_SCHEMA, durationMs } from "../src/plugin/util.js";
+import { durationOr } from "../src/runbook/duration.js";
+import { DURATION_SCHEMA } from "../src/plugin/util.js";
 
 export interface HttpHookOptions {
   url: string;
@@ -99,8 +100,8 @@ export default definePlugin<HttpHookOptions>({
         body: o.body,
         expectStatus: o.expectStatus,
         retries: o.retries ?? 0,
-        retryDelayMs: durationMs(o.retryDelay, 1000),
-        timeoutMs: durationMs(o.timeout, 30_000),
+        retryDelayMs: durationOr(o.retryDelay, 1000),
+        timeoutMs: durationOr(o.timeout, 30_000),
         signal: ctx.signal,
         redact: ctx.redact,
         log: ctx.log,

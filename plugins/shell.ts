@@ -23,7 +23,8 @@
 import { resolve } from "node:path";
 import { definePlugin } from "../src/plugin/api.js";
 import { runProcess, showArgv } from "../src/plugin/process.js";
-import { DURATION_SCHEMA, createRedactor, durationMs, formatMs } from "../src/plugin/util.js";
+import { durationOr, formatDuration } from "../src/runbook/duration.js";
+import { DURATION_SCHEMA, createRedactor } from "../src/plugin/util.js";
 
 export interface ShellOptions {
   command: (string | number)[];
@@ -89,12 +90,12 @@ export default definePlugin<ShellOptions>({
         cwd,
         env,
         signal: ctx.signal,
-        ...(o.timeout !== undefined ? { timeoutMs: durationMs(o.timeout, 0) } : {}),
-        killGraceMs: durationMs(o.killGrace, 5000),
+        ...(o.timeout !== undefined ? { timeoutMs: durationOr(o.timeout, 0) } : {}),
+        killGraceMs: durationOr(o.killGrace, 5000),
         log: ctx.log,
         redact,
       });
-      return { summary: redact(`${showArgv(argv)} exited 0 after ${formatMs(r.durationMs)}`) };
+      return { summary: redact(`${showArgv(argv)} exited 0 after ${formatDuration(r.durationMs)}`) };
     },
   },
 });

@@ -11,7 +11,8 @@
  */
 import { definePlugin } from "../src/plugin/api.js";
 import { sendHttp } from "../src/plugin/http.js";
-import { DURATION_SCHEMA, durationMs } from "../src/plugin/util.js";
+import { durationOr } from "../src/runbook/duration.js";
+import { DURATION_SCHEMA } from "../src/plugin/util.js";
 
 export interface SimWritesOptions {
   url?: string;
@@ -58,7 +59,7 @@ export default definePlugin<SimWritesOptions>({
       if (!base) throw new Error("no `url` given and the runbook has no instance to take it from");
       const url = writesUrl(base);
       const enabled = ctx.options.enabled ?? false;
-      const timeoutMs = durationMs(ctx.options.timeout, 10_000);
+      const timeoutMs = durationOr(ctx.options.timeout, 10_000);
       const send = (on: boolean, signal: AbortSignal, rate?: number) =>
         sendHttp({
           url,

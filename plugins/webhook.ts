@@ -13,7 +13,8 @@
  */
 import { definePlugin } from "../src/plugin/api.js";
 import { sendHttp } from "../src/plugin/http.js";
-import { DURATION_SCHEMA, durationMs } from "../src/plugin/util.js";
+import { durationOr } from "../src/runbook/duration.js";
+import { DURATION_SCHEMA } from "../src/plugin/util.js";
 
 export interface WebhookOptions {
   url: string;
@@ -68,7 +69,7 @@ export default definePlugin<WebhookOptions>({
         body: { source: "syncbook", runbook: ctx.runbook.name, text: ctx.text, severity: ctx.severity, event: n },
         retries: o.retries ?? 1,
         retryDelayMs: 500,
-        timeoutMs: durationMs(o.timeout, 10_000),
+        timeoutMs: durationOr(o.timeout, 10_000),
         signal: ctx.signal,
         redact: ctx.redact,
       });

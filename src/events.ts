@@ -16,6 +16,11 @@ export interface InstanceRef {
   index: number;
 }
 
+/** How an instance is named in every message, view and report: its name, else its (redacted) URL. */
+export function instanceLabel(ref: { readonly name?: string | undefined; readonly url: string }): string {
+  return ref.name ?? ref.url;
+}
+
 export interface RunEventMap {
   "run.started": {
     runbook: string;
@@ -91,3 +96,5 @@ export type RunEventType = keyof RunEventMap;
 export type RunEvent = { [K in RunEventType]: { type: K; seq: number; at: number } & RunEventMap[K] }[RunEventType];
 export type RunEventOf<K extends RunEventType> = Extract<RunEvent, { type: K }>;
 export type RunListener = (event: RunEvent) => void | Promise<void>;
+/** Emits one event of the run's stream; the emitter adds `seq` and `at` and redacts. */
+export type Emit = <K extends RunEventType>(type: K, payload: RunEventMap[K]) => RunEvent;

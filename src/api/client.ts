@@ -11,7 +11,8 @@
  * - Every message starts with the redacted URL; the real URL (with its userinfo) is only used
  *   to build the origin and a Basic `authorization` header for a proxy in front of the service.
  */
-import { getGlobalDispatcher, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { undici } from "./undici.js";
 import { COMMAND_OPERATIONS, type CommandOperation } from "./commands.js";
 import { checkAnswer, isPlainObject, issueText, type AnswerIssue, type CheckOutcome } from "./check.js";
 import { ApiError, ServiceError, TransportError, type ApiOperation, type TransportErrorCode } from "./errors.js";
@@ -97,7 +98,7 @@ export type CommandOutcome =
 export interface ServiceClient {
   /** Redacted base URL. */
   readonly url: string;
-  /** One progress request (no retry here: see fleet's progressWithRetry). */
+  /** One progress request (no retry here: the runner's readFleet retries). */
   progress(opts?: RequestOptions): Promise<Progress>;
   /** The whole progress answer (top level kept, e.g. `success`), checked like `progress`. */
   progressAnswer(opts?: RequestOptions): Promise<ProgressResponse>;
@@ -173,7 +174,7 @@ interface ClientCore {
 
 function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOptions): ClientCore {
   const target = parseTarget(rawUrl);
-  const dispatcher = opts.dispatcher ?? getGlobalDispatcher();
+  const dispatcher = opts.dispatcher ?? undici().getGlobalDispatcher();
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // per client, i.e. per instance: "reported once per instance and field"
   const reported = new Set<string>();

@@ -14,8 +14,6 @@ export type { CommandOperation } from "./commands.js";
 export { ApiError, TransportError, ServiceError } from "./errors.js";
 export type { ApiOperation, ServiceOperation, VerifierOperation, TransportErrorCode } from "./errors.js";
 export { redactUrl, redactText, redactDeep, bodyExcerpt } from "./redact.js";
-export { withRetry, backoffDelay, formatDuration, RETRY_DEFAULTS } from "./retry.js";
-export type { RetryOptions, RetryInfo } from "./retry.js";
 export { checkAnswer, issueText } from "./check.js";
 export type { AnswerIssue, Checked, CheckOutcome } from "./check.js";
 export { SYNC_STATES } from "./types.js";

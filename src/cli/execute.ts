@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
-import type { RunListener } from "../events.js";
+import { instanceLabel, type RunListener } from "../events.js";
 import type { LoadedRunbook, Scalar } from "../runbook/index.js";
 
 export interface ExecuteFlags {
@@ -46,7 +46,7 @@ export function parseVars(list: readonly string[] = []): Record<string, Scalar> 
 
 /** `--force a,b --force c` → [a, b, c], each a known check. */
 export async function parseForce(list: readonly string[] = []): Promise<string[]> {
-  const { FORCE_CHECKS } = await import("../run/context.js");
+  const { FORCE_CHECKS } = await import("../steps/kit/context.js");
   const out = list
     .flatMap((f) => f.split(","))
     .map((f) => f.trim())
@@ -152,7 +152,7 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
   const snap = await fleet.progress(AbortSignal.timeout(15_000));
   const problems: string[] = [];
   for (const i of snap.instances) {
-    const label = i.ref.name ?? i.ref.url;
+    const label = instanceLabel(i.ref);
     if (i.error) problems.push(`${label}: unreachable: ${i.error.message}`);
     else
       out(
@@ -170,7 +170,7 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
       const ok = need.includes(st) || (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
       if (!ok)
         problems.push(
-          `${i.ref.name ?? i.ref.url} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`,
+          `${instanceLabel(i.ref)} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`,
         );
     }
   }

@@ -1,17 +1,41 @@
 /**
- * The runbook's conditions (`waitFor`, `assert`) evaluated on one fleet snapshot and, for the
- * verifier shorthands and `verifier.` paths, the verifier's progress. Pure: the runner polls,
- * this only judges, and says who fails what with which value (the operator always sees why a
- * wait is not over). Timing fields (pollInterval, slowAfter, timeout) are the runner's.
+ * The runbook's conditions (`waitFor`, `assert`), read once (`readCondition`) into one typed form
+ * that the runner evaluates on each fleet snapshot (and, for the verifier shorthands and
+ * `verifier.` paths, the verifier's progress), the plan titles with its `text`, and lint's state
+ * model reads through its `model`. Pure: the runner polls, this only judges, and says who fails
+ * what with which value (the operator always sees why a wait is not over). Timing fields
+ * (pollInterval, slowAfter, timeout) are the step's.
  */
 import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
-import type { Progress, VerifierProgress } from "../api/types.js";
-import type { InstanceRef } from "../events.js";
+import { SYNC_STATES, type Progress, type SyncState, type VerifierProgress } from "../api/types.js";
+import { instanceLabel } from "../events.js";
 import { durationMs } from "../runbook/duration.js";
 import type { AssertBody, Expectation, WaitForBody } from "../runbook/types.js";
 import type { FleetSnapshot, InstanceSample } from "./fleet.js";
 
 export type ConditionBody = WaitForBody | AssertBody;
+
+/** A condition as the runner, the plan and lint use it. */
+export interface Condition {
+  on: "all" | "any" | "coordinator";
+  /** As written, for titles and messages: `canCommit true, lagBelow 5 (on coordinator)`. */
+  text: string;
+  instance: Check<Progress>[];
+  verifier: Check<VerifierProgress>[];
+  /** What lint's model of the fleet's states needs to know about it. */
+  model: ConditionModel;
+}
+
+export interface ConditionModel {
+  /** The states it accepts (undefined: any). */
+  states?: SyncState[];
+  canCommit?: boolean;
+  info?: string;
+  /** A field it needs that is null in IDLE. */
+  needsProgress?: string;
+  /** `lagBelow`, in seconds. */
+  lagBelowSeconds?: number;
+}
 
 export interface FailingCondition {
   /** Instance name or redacted URL; `verifier`; `coordinator` when it cannot be found. */
@@ -29,7 +53,7 @@ export interface Evaluation {
 
 interface Check<T> {
   name: string;
-  test: (subject: T) => { ok: boolean; value: unknown };
+  test: (subject: T, fleet: FleetFacts) => { ok: boolean; value: unknown };
 }
 
 /** What only the whole fleet can tell an instance (copy totals are global, copied bytes per instance). */
@@ -43,7 +67,7 @@ const AFTER_COPY_INFO = new Set(["change event application", "waiting for commit
 const AFTER_COPY_STATES = new Set(["COMMITTING", "COMMITTED"]);
 
 /** The limit of `lagBelow` in seconds: a number of seconds, a numeric string, or a duration. */
-export function lagLimitSeconds(v: string | number): number | undefined {
+function lagLimitSeconds(v: string | number): number | undefined {
   const msValue = durationMs(v);
   return msValue === undefined ? undefined : msValue / 1000;
 }
@@ -134,10 +158,7 @@ function equalsCheck(name: string, expected: unknown, read: (p: Progress) => unk
   };
 }
 
-function buildChecks(
-  cond: ConditionBody,
-  fleet: FleetFacts,
-): { instance: Check<Progress>[]; verifier: Check<VerifierProgress>[] } {
+function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifier: Check<VerifierProgress>[] } {
   const instance: Check<Progress>[] = [];
   const verifier: Check<VerifierProgress>[] = [];
   if (cond.state !== undefined) {
@@ -177,12 +198,12 @@ function buildChecks(
     const want = cond.copyComplete;
     instance.push({
       name: `copyComplete ${want}`,
-      test: (p) => {
+      test: (p, f) => {
         const c = p.collectionCopy;
         const value = c
           ? { estimatedCopiedBytes: c.estimatedCopiedBytes, estimatedTotalBytes: c.estimatedTotalBytes }
           : (c ?? null);
-        return { ok: copyComplete(p, fleet) === want, value };
+        return { ok: copyComplete(p, f) === want, value };
       },
     });
   }
@@ -211,6 +232,54 @@ function buildChecks(
   return { instance, verifier };
 }
 
+const TIMING = new Set(["pollInterval", "slowAfter", "timeout", "on"]);
+
+/** Reads a `waitFor` / `assert` body once: its checks, its text and what lint's model needs. */
+export function readCondition(body: ConditionBody): Condition {
+  const { instance, verifier } = buildChecks(body);
+  const on = body.on ?? "all";
+  return { on, text: conditionText(body), instance, verifier, model: conditionModel(body) };
+}
+
+function conditionText(body: ConditionBody): string {
+  const parts = Object.entries(body)
+    .filter(([k]) => !TIMING.has(k))
+    .map(([k, v]) =>
+      k === "expect"
+        ? (v as Expectation[])
+            .map((e) => `${e.path} ${JSON.stringify({ ...e, path: undefined }).replace(/"path":undefined,?/, "")}`)
+            .join(", ")
+        : `${k} ${Array.isArray(v) ? v.map((x) => show(x)).join("|") : show(v)}`,
+    );
+  const on = body.on && body.on !== "all" ? ` (on ${body.on})` : "";
+  return `${parts.join(", ")}${on}`;
+}
+
+const isState = (v: unknown): v is SyncState => typeof v === "string" && (SYNC_STATES as readonly string[]).includes(v);
+
+function conditionModel(body: ConditionBody): ConditionModel {
+  const c: ConditionModel = {};
+  if (body.state !== undefined) c.states = (Array.isArray(body.state) ? body.state : [body.state]).filter(isState);
+  if (body.canCommit !== undefined) c.canCommit = body.canCommit;
+  if (body.info !== undefined) c.info = body.info;
+  for (const e of body.expect ?? []) {
+    if (e.path === "state") {
+      const v = e.equals !== undefined ? [e.equals] : e.in;
+      if (v && v.every(isState)) c.states = c.states ? c.states.filter((x) => v.includes(x)) : v;
+    } else if (e.path === "canCommit" && e.equals === true) c.canCommit = true;
+    else if (e.path === "info" && typeof e.equals === "string") c.info = e.equals;
+  }
+  if (body.lagBelow !== undefined) {
+    const n = lagLimitSeconds(body.lagBelow);
+    if (n !== undefined) c.lagBelowSeconds = n;
+  }
+  if (body.lagBelow !== undefined) c.needsProgress = "lagTimeSeconds";
+  else if (c.info !== undefined) c.needsProgress = "info";
+  else if (body.canWrite === true) c.needsProgress = "canWrite";
+  else if (body.copyComplete === true || body.copyStarted === true) c.needsProgress = "collectionCopy";
+  return c;
+}
+
 /** The error of an instance in a few words (its URL is already in `instance`). */
 export function errorSummary(err: ApiError): string {
   if (err instanceof TransportError) return err.detail;
@@ -218,16 +287,14 @@ export function errorSummary(err: ApiError): string {
   return err.message;
 }
 
-const who = (ref: InstanceRef): string => ref.name ?? ref.url;
-
-function failuresOf(sample: InstanceSample, checks: Check<Progress>[]): FailingCondition[] {
-  const instance = who(sample.ref);
+function failuresOf(sample: InstanceSample, checks: Check<Progress>[], facts: FleetFacts): FailingCondition[] {
+  const instance = instanceLabel(sample.ref);
   if (!sample.progress) {
     return [{ instance, condition: "progress answered", value: sample.error ? errorSummary(sample.error) : undefined }];
   }
   const out: FailingCondition[] = [];
   for (const c of checks) {
-    const r = c.test(sample.progress);
+    const r = c.test(sample.progress, facts);
     if (!r.ok) out.push({ instance, condition: c.name, value: r.value });
   }
   return out;
@@ -254,8 +321,9 @@ function findCoordinator(snapshot: FleetSnapshot): { sample?: InstanceSample; co
  * `coordinator`: the coordinator instance does. Verifier conditions (`phase`, `failedTasks`,
  * `verifier.` paths) hold on `verifier` whatever `on` says; without it they fail.
  */
-export function evaluate(cond: ConditionBody, snapshot: FleetSnapshot, verifier?: VerifierProgress): Evaluation {
-  const checks = buildChecks(cond, fleetFacts(snapshot));
+export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: VerifierProgress): Evaluation {
+  const checks = cond;
+  const facts = fleetFacts(snapshot);
   const failing: FailingCondition[] = [];
 
   for (const c of checks.verifier) {
@@ -263,26 +331,26 @@ export function evaluate(cond: ConditionBody, snapshot: FleetSnapshot, verifier?
       failing.push({ instance: "verifier", condition: c.name, value: undefined });
       continue;
     }
-    const r = c.test(verifier);
+    const r = c.test(verifier, facts);
     if (!r.ok) failing.push({ instance: "verifier", condition: c.name, value: r.value });
   }
   const verifierOk = failing.length === 0;
 
   let instancesOk = true;
   if (checks.instance.length > 0) {
-    const on = cond.on ?? "all";
+    const on = cond.on;
     if (on === "coordinator") {
       const { sample, coordinatorID } = findCoordinator(snapshot);
       if (!sample) {
         instancesOk = false;
         failing.push({ instance: "coordinator", condition: "coordinator answered", value: coordinatorID ?? null });
       } else {
-        const f = failuresOf(sample, checks.instance);
+        const f = failuresOf(sample, checks.instance, facts);
         instancesOk = f.length === 0;
         failing.push(...f);
       }
     } else {
-      const per = snapshot.instances.map((s) => failuresOf(s, checks.instance));
+      const per = snapshot.instances.map((s) => failuresOf(s, checks.instance, facts));
       instancesOk = on === "any" ? per.some((f) => f.length === 0) : per.every((f) => f.length === 0);
       // with `any` met, the instances that fail do not hold the wait up: nothing to show
       if (!instancesOk) for (const f of per) failing.push(...f);

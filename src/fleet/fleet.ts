@@ -2,9 +2,7 @@
  * The fleet: every sync service instance of a runbook, addressed together.
  *
  * - `progress` polls every instance at once, one attempt each; a failing instance is captured in
- *   the snapshot, never thrown ("Safe to retry": `progressWithRetry` retries only the failing
- *   ones, with backoff and full jitter, because progress "can fail for at least two minutes after
- *   a sync is resumed").
+ *   the snapshot, never thrown (the runner's `readFleet` retries it: progress is "safe to retry").
  * - `broadcast` sends the identical command to every instance at once ("When several service
  *   instances sync between sharded clusters, identical API commands must be sent to every
  *   instance"): the body is serialized once, every `request.sent` is emitted first, then the
@@ -12,7 +10,7 @@
  * - The fleet owns one undici Agent (unless given a dispatcher), so the keep-alive connections
  *   that progress polls warm up carry the commit: no connect inside the fan-out.
  */
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import {
   createServiceClient,
   JsonBody,
@@ -22,8 +20,8 @@ import {
 } from "../api/client.js";
 import type { CommandOperation } from "../api/commands.js";
 import { ApiError, ServiceError, TransportError } from "../api/errors.js";
+import { undici } from "../api/undici.js";
 import { redactDeep, redactUrl } from "../api/redact.js";
-import { withRetry, type RetryOptions } from "../api/retry.js";
 import type { OperationResponse, Progress } from "../api/types.js";
 import type { InstanceRef } from "../events.js";
 import { identityProblems, type IdentityExpectation, type IdentityProblem } from "./identity.js";
@@ -81,8 +79,6 @@ export interface Fleet {
   readonly refs: InstanceRef[];
   /** Every instance polled at once, one attempt each. Throws only the signal's reason. */
   progress(signal?: AbortSignal): Promise<FleetSnapshot>;
-  /** Like `progress`, but failing instances are retried (backoff + full jitter) until they answer or the retry deadline passes. */
-  progressWithRetry(signal?: AbortSignal, retry?: RetryOptions): Promise<FleetSnapshot>;
   /**
    * The identical command to every instance at once; never retried. Throws only if the signal
    * was aborted before anything was sent; an abort later shows in the results.
@@ -99,12 +95,10 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-const aborted = (err: ApiError): boolean => err instanceof TransportError && err.code === "aborted";
-
 export function createFleet(opts: FleetOptions): Fleet {
   if (opts.instances.length === 0) throw new RangeError("a fleet needs at least one instance");
   const emit: FleetEmit = opts.emit ?? (() => {});
-  const ownAgent = opts.dispatcher ? undefined : new Agent();
+  const ownAgent = opts.dispatcher ? undefined : new (undici().Agent)();
   const dispatcher = opts.dispatcher ?? ownAgent;
   const refs: InstanceRef[] = opts.instances.map((inst, index) => ({
     url: redactUrl(inst.url),
@@ -119,21 +113,18 @@ export function createFleet(opts: FleetOptions): Fleet {
       onIssue: (_issue, message) => emit("log", { level: "warn", message }),
     }),
   );
-  // per fleet, not global: request ids of this fleet's events, and failure streaks for retry messages
+  // per fleet, not global: request ids of this fleet's events
   let counter = 0;
   const nextRequestId = opts.requestId ?? (() => ++counter);
-  const failingSince = new Map<number, number>();
 
   const sampleOne = async (i: number, signal: AbortSignal | undefined): Promise<InstanceSample> => {
     const ref = refs[i]!;
     try {
       const progress = await clients[i]!.progress({ signal });
-      failingSince.delete(i);
       emit("progress.sampled", { instance: ref, progress });
       return { ref, progress };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      if (!failingSince.has(i)) failingSince.set(i, performance.now());
       return { ref, error: err };
     }
   };
@@ -144,45 +135,6 @@ export function createFleet(opts: FleetOptions): Fleet {
     const instances = await Promise.all(refs.map((_, i) => sampleOne(i, signal)));
     signal?.throwIfAborted();
     return { at, instances };
-  };
-
-  const progressWithRetry = async (signal?: AbortSignal, retry: RetryOptions = {}): Promise<FleetSnapshot> => {
-    const first = await progress(signal);
-    const instances = await Promise.all(
-      first.instances.map(async (s, i): Promise<InstanceSample> => {
-        if (!s.error || aborted(s.error)) return s;
-        const ref = refs[i]!;
-        try {
-          const { value } = await withRetry(
-            async () => {
-              const again = await sampleOne(i, signal);
-              if (again.error) throw again.error;
-              return again;
-            },
-            {
-              url: ref.url,
-              operation: "progress",
-              retryable: (err): err is ApiError => err instanceof ApiError && !aborted(err),
-              signal,
-              failingSince: () => failingSince.get(i),
-            },
-            {
-              ...retry,
-              onRetry: (info) => {
-                emit("decision", { kind: "retry", ok: true, check: "progress", reason: info.message });
-                retry.onRetry?.(info);
-              },
-            },
-          );
-          return value;
-        } catch (err) {
-          if (err instanceof ApiError) return { ref, error: err };
-          throw err;
-        }
-      }),
-    );
-    signal?.throwIfAborted();
-    return { at: first.at, instances };
   };
 
   const broadcast = async (
@@ -241,7 +193,6 @@ export function createFleet(opts: FleetOptions): Fleet {
   return {
     refs,
     progress,
-    progressWithRetry,
     broadcast,
     identity: (snapshot, expect = {}) => identityProblems(snapshot, expect),
     close: async () => {

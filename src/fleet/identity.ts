@@ -9,7 +9,7 @@
  */
 import { redactText } from "../api/redact.js";
 import type { Progress } from "../api/types.js";
-import type { InstanceRef } from "../events.js";
+import { instanceLabel, type InstanceRef } from "../events.js";
 import type { FleetSnapshot } from "./fleet.js";
 
 export interface IdentityExpectation {
@@ -27,11 +27,6 @@ export interface IdentityProblem {
   /** The instance that differs; undefined for a problem of the whole fleet. */
   instance: InstanceRef | undefined;
   message: string;
-}
-
-/** `name (url)` or the redacted url. */
-export function instanceLabel(ref: InstanceRef): string {
-  return ref.name !== undefined ? `${ref.name} (${ref.url})` : ref.url;
 }
 
 /** The cluster name of a `<cluster_name>: <host>:<port>` directionMapping value. */
@@ -82,7 +77,7 @@ export function identityProblems(snapshot: FleetSnapshot, expect: IdentityExpect
     for (const d of dups) {
       problems.push({
         instance: d.ref,
-        message: `${instanceLabel(d.ref)} reports mongosyncID ${q(g.key)}, the same as ${instanceLabel(first!.ref)}: is one instance listed twice?`,
+        message: `${instanceLabel(d.ref)} (${d.ref.url}) reports mongosyncID ${q(g.key)}, the same as ${instanceLabel(first!.ref)} (${first!.ref.url}): is one instance listed twice?`,
       });
     }
   }

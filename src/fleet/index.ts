@@ -11,7 +11,7 @@ export type {
   BroadcastResult,
   BroadcastOutcome,
 } from "./fleet.js";
-export { identityProblems, instanceLabel, clusterName } from "./identity.js";
+export { identityProblems, clusterName } from "./identity.js";
 export type { IdentityExpectation, IdentityProblem } from "./identity.js";
-export { evaluate, progressSignature, lagLimitSeconds, readPath, errorSummary } from "./conditions.js";
-export type { ConditionBody, Evaluation, FailingCondition } from "./conditions.js";
+export { evaluate, readCondition, progressSignature, readPath, errorSummary } from "./conditions.js";
+export type { Condition, ConditionBody, ConditionModel, Evaluation, FailingCondition } from "./conditions.js";

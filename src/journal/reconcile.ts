@@ -183,7 +183,7 @@ export function reconcile(
   const cmd = pending[pending.length - 1];
 
   if (cmd) {
-    const { before, after } = COMMAND_EFFECT[cmd.op];
+    const { before, after }: { before: readonly string[]; after: readonly string[] } = COMMAND_EFFECT[cmd.op];
     const inAfter = fleet.filter((f) => after.includes(f.state!));
     const inBefore = fleet.filter((f) => before.includes(f.state!));
     const other = fleet.filter((f) => !after.includes(f.state!) && !before.includes(f.state!));
@@ -245,7 +245,7 @@ export function reconcile(
     }
   } else if (isCommandOperation(step.kind)) {
     // the journal shows no command from this step: the fleet must not show its effect
-    const { after } = COMMAND_EFFECT[step.kind];
+    const after: readonly string[] = COMMAND_EFFECT[step.kind].after;
     const moved = fleet.filter((f) => after.includes(f.state!));
     const expected = expectedStates(state, resumeAt);
     if (

@@ -106,11 +106,6 @@ export class LintContext {
   }
 }
 
-/** Backtick-quote a value for a message (redaction happens on the whole message in `report`). */
-export function q(value: unknown): string {
-  return `\`${typeof value === "string" ? value : JSON.stringify(value)}\``;
-}
-
 /** Compare dotted versions: negative when a < b. Missing parts count as 0. */
 export function compareVersions(a: string, b: string): number {
   const pa = a.split(".").map(Number);
@@ -134,7 +129,4 @@ export function durationSeconds(d: string | number): number | undefined {
 }
 
 export { closest } from "../suggest.js";
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
+export { plural, q } from "../text.js";

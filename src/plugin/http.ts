@@ -9,8 +9,9 @@
  */
 import type * as Undici from "undici";
 import { runtimeImport } from "../runtime-import.js";
+import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
-import { TimeoutError, createRedactor, errorText, formatMs, withTimeout } from "./util.js";
+import { TimeoutError, createRedactor, errorText, withTimeout } from "./util.js";
 
 export interface HttpCall {
   url: string;
@@ -164,7 +165,8 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
       again = retryable(answer.status);
     } catch (err) {
       if (call.signal?.aborted) throw new HttpError(`${target}: interrupted`, lastStatus, attempt);
-      lastError = err instanceof TimeoutError ? `no answer within ${formatMs(timeoutMs)}` : errorText(err, redact);
+      lastError =
+        err instanceof TimeoutError ? `no answer within ${formatDuration(timeoutMs)}` : errorText(err, redact);
       lastStatus = undefined;
       again = true;
     }
@@ -176,7 +178,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
       );
     }
     call.log?.warn(
-      redact(`${target} ${lastError}; retrying in ${formatMs(delay)} (attempt ${attempt + 1} of ${retries + 1})`),
+      redact(`${target} ${lastError}; retrying in ${formatDuration(delay)} (attempt ${attempt + 1} of ${retries + 1})`),
     );
     await sleep(delay, call.signal);
     delay = Math.min(delay * 2, 30_000);

@@ -76,4 +76,4 @@ export {
   type NotifyEntry,
   type NotifierListener,
 } from "./invoke.js";
-export { createRedactor, durationMs, DURATION_SCHEMA } from "./util.js";
+export { createRedactor, DURATION_SCHEMA } from "./util.js";

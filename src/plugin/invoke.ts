@@ -23,8 +23,9 @@ import type {
 import { NOTIFY_STEP, describeNotification, eventMatcher, severityOf } from "./events.js";
 import { checkOptions } from "./options.js";
 import type { PluginRegistry } from "./registry.js";
-import { TimeoutError, createLogger, errorText, formatMs, withTimeout, type LogSink } from "./util.js";
+import { TimeoutError, createLogger, errorText, withTimeout, type LogSink } from "./util.js";
 import { errorMessage } from "../errors.js";
+import { formatDuration } from "../runbook/duration.js";
 
 /** What the runner provides to every plugin call of a run. */
 export interface PluginRunContext {
@@ -256,7 +257,7 @@ export function undoFor(
             ok: false,
             durationMs: Math.round(performance.now() - started),
             error: ctx.redact(
-              `undo of ${call.use} ${timedOut ? `timed out after ${formatMs(timeoutMs)}` : `failed: ${errorText(err, ctx.redact)}`}`,
+              `undo of ${call.use} ${timedOut ? `timed out after ${formatDuration(timeoutMs)}` : `failed: ${errorText(err, ctx.redact)}`}`,
             ),
             timedOut,
             interrupted: false,
@@ -369,7 +370,8 @@ export async function sendNotification(
     }, timeoutMs);
     return { ok: true };
   } catch (err) {
-    const msg = err instanceof TimeoutError ? `timed out after ${formatMs(timeoutMs)}` : errorText(err, ctx.redact);
+    const msg =
+      err instanceof TimeoutError ? `timed out after ${formatDuration(timeoutMs)}` : errorText(err, ctx.redact);
     return { ok: false, error: ctx.redact(`notifier ${call.use} failed: ${msg}`) };
   }
 }

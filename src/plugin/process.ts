@@ -13,8 +13,8 @@ import { existsSync } from "node:fs";
 import type * as Readline from "node:readline";
 import type { Readable } from "node:stream";
 import { runtimeImport } from "../runtime-import.js";
+import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
-import { formatMs } from "./util.js";
 
 export interface ProcessCall {
   /** The program (looked up in PATH unless it contains a slash) and its arguments. */
@@ -85,7 +85,7 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
     const r: unknown = signal.reason;
     if (r instanceof Error && r.name === "TimeoutError")
       return call.timeoutMs !== undefined && !call.signal.aborted
-        ? `timed out after ${formatMs(call.timeoutMs)}`
+        ? `timed out after ${formatDuration(call.timeoutMs)}`
         : r.message;
     return r instanceof Error && r.message && r.message !== "interrupted" ? `interrupted: ${r.message}` : "interrupted";
   };
@@ -140,7 +140,7 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   const onAbort = (): void => {
     if (exited) return;
     stoppedBy = "SIGTERM";
-    call.log?.warn(`stopping ${shown}: ${reasonText()} (SIGTERM, SIGKILL in ${formatMs(graceMs)})`);
+    call.log?.warn(`stopping ${shown}: ${reasonText()} (SIGTERM, SIGKILL in ${formatDuration(graceMs)})`);
     kill("SIGTERM");
     graceTimer = setTimeout(() => {
       if (exited) return;
@@ -190,7 +190,7 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
     }
     if (stoppedBy) {
       const how =
-        stoppedBy === "SIGKILL" ? `killed (it ignored SIGTERM for ${formatMs(graceMs)})` : "stopped with SIGTERM";
+        stoppedBy === "SIGKILL" ? `killed (it ignored SIGTERM for ${formatDuration(graceMs)})` : "stopped with SIGTERM";
       throw new ProcessError(`${shown} ${reasonText()}: ${how}${tailText}`, exit.code ?? undefined, stoppedBy, tail);
     }
     if (exit.signal)

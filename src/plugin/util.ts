@@ -3,14 +3,9 @@
  * a redacting logger, and running a call under a timeout and an abort signal.
  */
 import { redactText as stripUserinfo } from "../api/redact.js";
-import { durationOr } from "../runbook/duration.js";
+import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 import { errorMessage } from "../errors.js";
-
-/** Milliseconds of a duration as the format writes it (`500ms`, `2s`, `10m`, `12h`, `1d`, or seconds), or the fallback. */
-export function durationMs(d: string | number | undefined, fallbackMs: number): number {
-  return durationOr(d, fallbackMs);
-}
 
 /** JSON Schema of a duration option (same grammar as the runbook's durations). */
 export const DURATION_SCHEMA = {
@@ -55,15 +50,8 @@ export function errorText(err: unknown, redact: (text: string) => string): strin
 export class TimeoutError extends Error {
   override readonly name = "TimeoutError";
   constructor(readonly ms: number) {
-    super(`timed out after ${formatMs(ms)}`);
+    super(`timed out after ${formatDuration(ms)}`);
   }
-}
-
-export function formatMs(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  return `${ms / 1000}s`;
 }
 
 /**

@@ -18,15 +18,7 @@ import { renderJson } from "./json.js";
 import { renderJunit } from "./junit.js";
 import { ReportBuilder, buildReport, type Report } from "./model.js";
 
-export {
-  buildReport,
-  ReportBuilder,
-  formatDuration,
-  progressFields,
-  verifierFields,
-  instanceLabel,
-  REPORT_VERSION,
-} from "./model.js";
+export { buildReport, ReportBuilder, formatDuration, progressFields, verifierFields, REPORT_VERSION } from "./model.js";
 export type {
   Report,
   ReportStep,

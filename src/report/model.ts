@@ -5,8 +5,11 @@
  * Times: `at` is the event's own clock (epoch ms in practice); every series also carries `t`,
  * milliseconds since the run started, so charts and tables never depend on the wall clock.
  */
-import type { InstanceRef, Outcome, RunEvent, RunEventOf } from "../events.js";
+import { instanceLabel, type InstanceRef, type Outcome, type RunEvent, type RunEventOf } from "../events.js";
+import { formatDuration } from "../runbook/duration.js";
 import { redactValue, stripUserinfo } from "./redact.js";
+
+export { formatDuration };
 
 export const REPORT_VERSION = 1;
 
@@ -201,12 +204,6 @@ export function verifierFields(p: unknown): Omit<VerifierSample, "t" | "at"> {
   if (o && o.error !== null && o.error !== undefined)
     out.error = stripUserinfo(typeof o.error === "string" ? o.error : JSON.stringify(o.error));
   return out;
-}
-
-/** An instance's stable label: name, else redacted URL, else `#index`. */
-export function instanceLabel(i: InstanceRef | undefined): string {
-  if (!i) return "";
-  return i.name ?? (i.url ? stripUserinfo(i.url) : `#${i.index}`);
 }
 
 function cleanInstance(i: InstanceRef): InstanceRef {
@@ -499,15 +496,4 @@ export function buildReport(events: readonly RunEvent[]): Report {
   const b = new ReportBuilder();
   for (const e of [...events].sort((x, y) => x.seq - y.seq || x.at - y.at)) b.add(e);
   return b.build();
-}
-
-/** Human duration: 850ms, 12.3s, 4m05s, 2h03m. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return "–";
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s < 10 ? s.toFixed(2) : s.toFixed(1)}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(Math.floor(s % 60)).padStart(2, "0")}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }

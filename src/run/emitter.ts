@@ -10,10 +10,10 @@
  * a payload (an error description echoing a start body, a hook's output), no listener — journal,
  * report, UI, notifier — ever sees a secret.
  */
-import type { RunEvent, RunEventMap, RunEventType, RunListener } from "../events.js";
-import { errorMessage } from "../errors.js";
+import type { Emit, RunEvent, RunListener } from "../events.js";
 
-export type Emit = <K extends RunEventType>(type: K, payload: RunEventMap[K]) => RunEvent;
+export type { Emit };
+import { errorMessage } from "../errors.js";
 
 export interface Emitter {
   emit: Emit;

@@ -19,8 +19,7 @@ import {
   type PluginRunContext,
 } from "../plugin/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
-import type { Step } from "../runbook/types.js";
-import { STEPS } from "../steps/index.js";
+import type { Duration } from "../runbook/types.js";
 import {
   StepFailure,
   StepTimeout,
@@ -29,10 +28,9 @@ import {
   type RunContext,
   type RunMemory,
   type StepContext,
-} from "./context.js";
+} from "../steps/index.js";
 import { createEmitter } from "./emitter.js";
-import type { Outcome, RunEvent, RunListener } from "../events.js";
-import type { Emit } from "./emitter.js";
+import type { Emit, Outcome, RunEvent, RunListener } from "../events.js";
 import { planSteps, type PlannedStep } from "./plan.js";
 
 export interface ResumePlan {
@@ -98,10 +96,19 @@ export function runDefaults(loaded: LoadedRunbook, timeScale = 1): Defaults {
   };
 }
 
-/** A step's own time limit: the kind's `timeout`, else the step's, else the default. */
-function stepTimeoutMs(step: Step, defaults: Defaults): number {
-  const own = step.waitFor?.timeout ?? step.verify?.timeout ?? step.timeout;
-  return own === undefined ? defaults.timeoutMs : defaults.scale(durationOr(own, defaults.timeoutMs));
+/**
+ * A step's timing: its kind's own fields (a waitFor's `timeout`, `pollInterval`, `slowAfter`),
+ * else the step's `timeout`, else the runbook's defaults; scaled in a rehearsal.
+ */
+function stepTiming(s: PlannedStep, defaults: Defaults): { timeoutMs: number; pollMs: number; slowAfterMs: number } {
+  const t = s.bound.timing();
+  const own = (d: Duration | undefined, fallback: number): number =>
+    d === undefined ? fallback : defaults.scale(durationOr(d, fallback));
+  return {
+    timeoutMs: own(t.timeout ?? s.step.timeout, defaults.timeoutMs),
+    pollMs: own(t.pollInterval, defaults.pollMs),
+    slowAfterMs: own(t.slowAfter, defaults.slowAfterMs),
+  };
 }
 
 export async function runRunbook(opts: RunOptions): Promise<RunResult> {
@@ -347,7 +354,7 @@ type StepResult = "ok" | "interrupted" | { message: string; hint?: string };
 
 async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal): Promise<StepResult> {
   const t0 = Date.now();
-  const timeoutMs = stepTimeoutMs(s.step, run.defaults);
+  const { timeoutMs, pollMs, slowAfterMs } = stepTiming(s, run.defaults);
   const limit = new AbortController();
   // every in-flight request of a broadcast listens to the step's signal: 256 instances are not a leak
   setMaxListeners(0, limit.signal);
@@ -363,10 +370,12 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
     step: s.step,
     signal: limit.signal,
     timeoutMs,
+    pollMs,
+    slowAfterMs,
   };
   run.emit("step.started", { index: s.index, id: s.id, kind: s.kind, title: run.loaded.redact(s.title) });
   try {
-    await STEPS[s.kind](ctx);
+    await s.bound.run(ctx);
     run.say("step.finished", { index: s.index, id: s.id, outcome: "ok", durationMs: Date.now() - t0 });
     return "ok";
   } catch (err) {

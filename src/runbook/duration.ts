@@ -23,14 +23,20 @@ export function durationOr(d: string | number | undefined, fallbackMs: number): 
   return durationMs(d) ?? fallbackMs;
 }
 
-/** A duration for people: `1h 2m`, `45s`, `750ms`. */
+/**
+ * A duration for people, the one format of every message, view and report: `750ms`, `2.5s`, `5s`,
+ * `45s`, `4m 05s`, `3h 07m`, `2d 3h`; `?` for a negative or unknown one.
+ */
 export function formatDuration(msValue: number): string {
-  if (!Number.isFinite(msValue)) return "∞";
+  if (!Number.isFinite(msValue) || msValue < 0) return "?";
   if (msValue < 1000) return `${Math.round(msValue)}ms`;
-  const s = Math.round(msValue / 1000);
+  if (msValue < 10_000) return `${Math.floor(msValue / 100) / 10}s`;
+  const s = Math.floor(msValue / 1000);
   if (s < 60) return `${s}s`;
+  const pad = (n: number): string => String(n).padStart(2, "0");
   const m = Math.floor(s / 60);
-  if (m < 60) return s % 60 ? `${m}m ${s % 60}s` : `${m}m`;
+  if (m < 60) return `${m}m ${pad(s % 60)}s`;
   const h = Math.floor(m / 60);
-  return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
+  if (h < 24) return `${h}h ${pad(m % 60)}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
 }

@@ -5,61 +5,107 @@
  * is undone.
  */
 import { commandTookEffect } from "../api/index.js";
-import { checkIdentity, checkInterlock, instanceName, readFleet, sendCommand } from "../run/fleet-ops.js";
-import type { StepContext } from "../run/context.js";
+import { instanceLabel } from "../events.js";
+import { toEach, type StepKindDef } from "./kit/define.js";
+import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
+import { commandPossible, resultOf } from "./kit/sequence.js";
 
-export async function run(ctx: StepContext): Promise<void> {
-  const { memory, runbook } = ctx.run;
-  checkInterlock(
-    ctx,
-    "writes-stopped",
-    memory.writesStopped || runbook.writesStoppedExternally === true,
-    memory.writesStopped
-      ? "a stopWrites step succeeded in this run"
-      : runbook.writesStoppedExternally
-        ? "the runbook declares writes stopped outside it"
-        : "no stopWrites step has succeeded in this run: writes during commit may lose data",
-    ctx.run.mode === "resume"
-      ? "The journal shows no stopWrites that held (a failed one, or one whose undo ran): check the writers, then run the stopWrites step again, or set `writesStoppedExternally: true` if writes are stopped another way."
-      : "Run the stopWrites step first (a --from past it skips it), or set `writesStoppedExternally: true` if writes are stopped another way.",
-  );
-  checkInterlock(
-    ctx,
-    "no-errors",
-    memory.serviceErrors.length === 0,
-    memory.serviceErrors.length === 0
-      ? "no instance answered with an error in this run"
-      : `instances answered with errors earlier: ${memory.serviceErrors.map((e) => `${e.op}: ${e.error}`).join("; ")}`,
-  );
-  const snap = await readFleet(ctx);
-  checkIdentity(ctx, snap);
-  const notReady = snap.instances.filter((i) => !(i.progress?.state === "RUNNING" && i.progress.canCommit === true));
-  checkInterlock(
-    ctx,
-    "can-commit",
-    notReady.length === 0,
-    notReady.length === 0
-      ? "every instance is RUNNING with canCommit true"
-      : `commit needs every instance RUNNING with canCommit true; ${notReady.map((i) => (i.progress ? `${instanceName(i.ref)} is ${i.progress.state} with canCommit ${String(i.progress.canCommit)}` : `${instanceName(i.ref)} is unreachable (${i.error?.message ?? "?"})`)).join(", ")}`,
-    "Wait for canCommit (a waitFor step) before commit.",
-  );
-  const r = await sendCommand(ctx, {
-    op: "commit",
-    body: {},
-    tookEffect: (p) => commandTookEffect("commit", p.state),
-    onAccepted: (n) => {
-      if (n > 0) memory.commitAccepted = true;
-    },
-    beforeSend: () => {
-      // from here on nothing is undone: writes may already be going to the destination
-      memory.commitSent = true;
-      ctx.run.plugins.undo.disarm();
-    },
-  });
-  ctx.run.emit("commit.sent", {
-    index: ctx.index,
-    id: ctx.id,
-    instances: ctx.run.fleet.refs.map(instanceName),
-    skewMs: r.skewMs,
-  });
-}
+/** The body is `{}`: the spec's "an empty JSON object `{}` must be sent". */
+type CommitBody = Record<string, never>;
+
+export const commit: StepKindDef<CommitBody> = {
+  body: (step) => (step.commit === undefined ? undefined : {}),
+  title: () => "Commit",
+  plan: (_b, to) => [
+    ...toEach(to, "GET", "/api/v1/progress", {
+      note: "interlock: RUNNING, canCommit true; writes stopped; no errors",
+    }),
+    ...toEach(to, "POST", "/api/v1/commit", { body: {} }),
+  ],
+  sequence(_b, at) {
+    const f = at.flow;
+    if (f.committed !== undefined) {
+      at.report(
+        "commit-twice",
+        `The sync is already committed by ${at.line(f.committed)}; commit needs state RUNNING.`,
+      );
+      return { ok: f };
+    }
+    if (!commandPossible(at, "commit")) return { ok: f };
+    if (!f.writesStopped && at.runbook.writesStoppedExternally !== true) {
+      const maybe = at.runbook.steps.slice(0, at.index).some((s) => "stopWrites" in s);
+      at.report(
+        "commit-without-stop-writes",
+        maybe
+          ? "No stopWrites step is sure to have succeeded before this commit (one may be skipped or continue on error); writes during commit may lose data."
+          : "No stopWrites step runs before this commit; application writes to the source must be stopped, or data written during commit may be lost.",
+      );
+    }
+    if (!f.canCommitSeen) {
+      at.report(
+        "commit-without-can-commit-wait",
+        "No `waitFor: { canCommit: true }` runs before this commit (since the sync last started or resumed); commit needs RUNNING with canCommit true.",
+      );
+    }
+    f.states = resultOf("commit", at.initializing);
+    f.committed = at.index;
+    f.pendingCommits.add(at.index);
+    if (f.verifying?.embedded) f.verifying = undefined;
+    return { ok: f };
+  },
+  async run(ctx) {
+    const { memory, runbook } = ctx.run;
+    checkInterlock(
+      ctx,
+      "writes-stopped",
+      memory.writesStopped || runbook.writesStoppedExternally === true,
+      memory.writesStopped
+        ? "a stopWrites step succeeded in this run"
+        : runbook.writesStoppedExternally
+          ? "the runbook declares writes stopped outside it"
+          : "no stopWrites step has succeeded in this run: writes during commit may lose data",
+      ctx.run.mode === "resume"
+        ? "The journal shows no stopWrites that held (a failed one, or one whose undo ran): check the writers, then run the stopWrites step again, or set `writesStoppedExternally: true` if writes are stopped another way."
+        : "Run the stopWrites step first (a --from past it skips it), or set `writesStoppedExternally: true` if writes are stopped another way.",
+    );
+    checkInterlock(
+      ctx,
+      "no-errors",
+      memory.serviceErrors.length === 0,
+      memory.serviceErrors.length === 0
+        ? "no instance answered with an error in this run"
+        : `instances answered with errors earlier: ${memory.serviceErrors.map((e) => `${e.op}: ${e.error}`).join("; ")}`,
+    );
+    const snap = await readFleet(ctx);
+    checkIdentity(ctx, snap);
+    const notReady = snap.instances.filter((i) => !(i.progress?.state === "RUNNING" && i.progress.canCommit === true));
+    checkInterlock(
+      ctx,
+      "can-commit",
+      notReady.length === 0,
+      notReady.length === 0
+        ? "every instance is RUNNING with canCommit true"
+        : `commit needs every instance RUNNING with canCommit true; ${notReady.map((i) => (i.progress ? `${instanceLabel(i.ref)} is ${i.progress.state} with canCommit ${String(i.progress.canCommit)}` : `${instanceLabel(i.ref)} is unreachable (${i.error?.message ?? "?"})`)).join(", ")}`,
+      "Wait for canCommit (a waitFor step) before commit.",
+    );
+    const r = await sendCommand(ctx, {
+      op: "commit",
+      body: {},
+      tookEffect: (p) => commandTookEffect("commit", p.state),
+      onAccepted: (n) => {
+        if (n > 0) memory.commitAccepted = true;
+      },
+      beforeSend: () => {
+        // from here on nothing is undone: writes may already be going to the destination
+        memory.commitSent = true;
+        ctx.run.plugins.undo.disarm();
+      },
+    });
+    ctx.run.emit("commit.sent", {
+      index: ctx.index,
+      id: ctx.id,
+      instances: ctx.run.fleet.refs.map(instanceLabel),
+      skewMs: r.skewMs,
+    });
+  },
+};

@@ -1,10 +1,15 @@
 /**
- * `hook` and `stopWrites`: run a hook plugin, register its undo (run if the cutover fails or is
- * interrupted before commit), and fail the step when the hook fails.
+ * `hook`: run a hook plugin, register its undo (run if the cutover fails or is interrupted
+ * before commit), and fail the step when the hook fails. `stopWrites` runs its hook the same way.
  */
 import { runHook, stepInfo, undoFor, type HookCallSpec } from "../plugin/index.js";
 import { durationOr } from "../runbook/index.js";
-import { StepFailure, type StepContext } from "../run/context.js";
+import type { HookCall, Step } from "../runbook/types.js";
+import { pluginStepKind } from "../runbook/types.js";
+import { q } from "../text.js";
+import { StepFailure, type StepContext } from "./kit/context.js";
+import { keyed, type StepKindDef } from "./kit/define.js";
+import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 
 const UNDO_TIMEOUT_MS = 120_000;
 
@@ -18,7 +23,10 @@ export async function runHookStep(ctx: StepContext, call: HookCallSpec): Promise
     call.with ? { use: call.use, with: call.with } : { use: call.use },
     info,
     pctx,
-    { timeoutMs, signal: ctx.signal },
+    {
+      timeoutMs,
+      signal: ctx.signal,
+    },
   );
   ctx.run.emit("hook.finished", {
     index: ctx.index,
@@ -41,7 +49,68 @@ export async function runHookStep(ctx: StepContext, call: HookCallSpec): Promise
   }
 }
 
-export async function run(ctx: StepContext): Promise<void> {
-  const call = ctx.step.hook;
-  if (call) await runHookStep(ctx, call);
+const DDL_WORDS = [
+  "createindex",
+  "dropindex",
+  "createcollection",
+  "dropcollection",
+  "dropdatabase",
+  "renamecollection",
+  "collmod",
+  "shardcollection",
+  "reshardcollection",
+  "refinecollectionshardkey",
+  "converttocapped",
+  "createview",
+  "ddl",
+];
+
+function looksLikeDdl(step: Step): string | undefined {
+  const plugin = pluginStepKind(step);
+  const text = JSON.stringify([
+    step.id,
+    step.name,
+    "hook" in step ? step.hook : undefined,
+    plugin,
+    plugin ? (step as Record<string, unknown>)[plugin] : undefined,
+  ])
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
+  return DDL_WORDS.find((w) => text.includes(w));
 }
+
+/**
+ * What a hook (or a plugin's step kind, which does what its plugin does) means to lint: no sync
+ * command, but while verification may be in progress it must run no DDL.
+ */
+export function hookSequence(at: SequenceStep): SequenceOutcome {
+  const f = at.flow;
+  if (f.verifying) {
+    const why = f.verifying.embedded
+      ? f.verifying.at >= 0
+        ? `the embedded verifier (on by default since service 1.9) checks from ${at.line(f.verifying.at)} until commit`
+        : "the embedded verifier (on by default since service 1.9) may be checking until commit"
+      : `${at.line(f.verifying.at)} may still be verifying (it continues on error)`;
+    const ddl = looksLikeDdl(at.step);
+    if (ddl) {
+      at.report(
+        "ddl-during-verify",
+        `This hook looks like DDL (${q(ddl)}) and ${why}; the verifier does not support DDL.`,
+      );
+    } else {
+      at.report(
+        "hook-during-verify",
+        `This hook runs while ${why}; the verifier does not support DDL, so the hook must run none.`,
+      );
+    }
+  }
+  return { ok: f };
+}
+
+export const hook: StepKindDef<HookCall> = {
+  body: keyed("hook"),
+  title: (b) => `Hook ${b.use}`,
+  plan: () => [],
+  sequence: (_b, at) => hookSequence(at),
+  run: (ctx, body) => runHookStep(ctx, body),
+};

@@ -1,36 +1,78 @@
-/** The step kinds: one module each; the runner looks a step's implementation up here. */
-import type { StepKind } from "../runbook/types.js";
-import type { StepContext } from "../run/context.js";
-import * as assert from "./assert.js";
-import * as commit from "./commit.js";
-import * as confirm from "./confirm.js";
-import * as hook from "./hook.js";
+/**
+ * The step kinds: one module each, looked up here by the runner (run, timing), the plan (title,
+ * requests) and lint (what each does to the fleet's states). A kind is that module, its schema
+ * entry and its line below.
+ */
+import type { Step, StepKind } from "../runbook/types.js";
+import { stepKind } from "../runbook/types.js";
+import { assert } from "./assert.js";
+import { commit } from "./commit.js";
+import { confirm } from "./confirm.js";
+import type { StepContext } from "./kit/context.js";
+import type { PlannedRequest, PlanTargets, StepKindDef, StepTiming } from "./kit/define.js";
+import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
+import { hook } from "./hook.js";
 import { lifecycle } from "./lifecycle.js";
-import * as notify from "./notify.js";
-import * as plugin from "./plugin.js";
-import * as sleep from "./sleep.js";
-import * as start from "./start.js";
-import * as stopWrites from "./stop-writes.js";
-import * as verify from "./verify.js";
-import * as waitFor from "./wait-for.js";
+import { notify } from "./notify.js";
+import { plugin } from "./plugin.js";
+import { sleep } from "./sleep.js";
+import { start } from "./start.js";
+import { stopWrites } from "./stop-writes.js";
+import { verify } from "./verify.js";
+import { waitFor } from "./wait-for.js";
 
-export type StepRunner = (ctx: StepContext) => Promise<void>;
+/** A step bound to its kind's definition: what the runner, the plan and lint call. */
+export interface BoundStep {
+  kind: StepKind | "plugin";
+  /** The title when the step has no `name`. */
+  title(): string;
+  plan(to: PlanTargets): Omit<PlannedRequest, "step">[];
+  timing(): StepTiming;
+  sequence(at: SequenceStep): SequenceOutcome;
+  run(ctx: StepContext): Promise<void>;
+}
 
-export const STEPS: Record<StepKind | "plugin", StepRunner> = {
-  start: start.run,
-  waitFor: waitFor.run,
-  verify: verify.run,
-  stopWrites: stopWrites.run,
-  commit: commit.run,
-  assert: assert.run,
-  confirm: confirm.run,
-  notify: notify.run,
-  hook: hook.run,
-  sleep: sleep.run,
-  pause: lifecycle("pause"),
-  resume: lifecycle("resume"),
-  reverse: lifecycle("reverse"),
-  plugin: plugin.run,
+function binder<B>(def: StepKindDef<B>): (step: Step, kind: StepKind | "plugin") => BoundStep {
+  return (step, kind) => {
+    const body = def.body(step);
+    if (body === undefined) throw new Error(`step without a ${kind} body (schema validation should have caught this)`);
+    return {
+      kind,
+      title: () => def.title(body),
+      plan: (to) => def.plan(body, to),
+      timing: () => def.timing?.(body) ?? {},
+      sequence: (at) => def.sequence(body, at),
+      run: (ctx) => def.run(ctx, body),
+    };
+  };
+}
+
+/** Every kind, by its runbook key (`plugin`: a kind a plugin adds). */
+const KINDS: Readonly<Record<StepKind | "plugin", (step: Step, kind: StepKind | "plugin") => BoundStep>> = {
+  start: binder(start),
+  waitFor: binder(waitFor),
+  verify: binder(verify),
+  stopWrites: binder(stopWrites),
+  commit: binder(commit),
+  assert: binder(assert),
+  confirm: binder(confirm),
+  notify: binder(notify),
+  hook: binder(hook),
+  sleep: binder(sleep),
+  pause: binder(lifecycle("pause")),
+  resume: binder(lifecycle("resume")),
+  reverse: binder(lifecycle("reverse")),
+  plugin: binder(plugin),
 };
 
-export { describeCondition } from "./conditions.js";
+/** A step bound to its kind (the schema guarantees exactly one kind key). */
+export function bindStep(step: Step): BoundStep {
+  const kind = stepKind(step);
+  return KINDS[kind](step, kind);
+}
+
+export type { StepKindDef, PlannedRequest, PlanTargets, StepTiming } from "./kit/define.js";
+export { StepFailure, StepTimeout, FORCE_CHECKS } from "./kit/context.js";
+export type { StepContext, RunContext, RunMemory, Defaults, Prompter, ForceCheck } from "./kit/context.js";
+export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
+export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";

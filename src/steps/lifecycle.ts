@@ -1,29 +1,80 @@
-/** `pause`, `resume`, `reverse`: a state precondition on every instance, then the identical command. */
+/**
+ * `pause`, `resume`, `reverse`: a state precondition on every instance, then the identical
+ * command. One definition serves the three (they differ only in the command, its states and
+ * what lint's model resets).
+ */
 import { COMMAND_EFFECT, commandTookEffect } from "../api/index.js";
-import { checkIdentity, checkInterlock, instanceName, readFleet, sendCommand } from "../run/fleet-ops.js";
-import type { StepContext } from "../run/context.js";
+import { instanceLabel } from "../events.js";
+import type { Step } from "../runbook/types.js";
+import { toEach, type StepKindDef } from "./kit/define.js";
+import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
+import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
+import { commandPossible, resultOf } from "./kit/sequence.js";
 
-export function lifecycle(op: "pause" | "resume" | "reverse") {
-  return async (ctx: StepContext): Promise<void> => {
-    const from = COMMAND_EFFECT[op].before;
-    const snap = await readFleet(ctx);
-    checkIdentity(ctx, snap);
-    const wrong = snap.instances.filter((i) => !from.includes(i.progress?.state ?? ""));
-    checkInterlock(
-      ctx,
-      "fleet-state",
-      wrong.length === 0,
-      wrong.length === 0
-        ? `every instance is ${from.join(" or ")}`
-        : `${op} is allowed only in ${from.join(" or ")}; ${wrong.map((i) => `${instanceName(i.ref)} is ${i.progress?.state ?? "unreachable"}`).join(", ")}`,
-    );
-    await sendCommand(ctx, { op, body: {}, tookEffect: (p) => commandTookEffect(op, p.state) });
-    if (op === "reverse") {
-      // the sync runs the other way now: its commit needs its own write stop
-      ctx.run.memory.writesStopped = false;
-      ctx.run.memory.commitSent = false;
-      ctx.run.memory.commitAccepted = false;
-      ctx.run.plugins.undo.rearm();
+type Op = "pause" | "resume" | "reverse";
+type LifecycleBody = Record<string, never>;
+
+const TITLES: Record<Op, string> = { pause: "Pause", resume: "Resume", reverse: "Reverse" };
+
+function sequence(op: Op, at: SequenceStep): SequenceOutcome {
+  const f = at.flow;
+  if (op === "reverse" && f.states.has("COMMITTED")) {
+    const starts = f.starts.map((j) => ({
+      j,
+      s: (at.runbook.steps[j] as Step & { start: { reversible?: boolean } }).start,
+    }));
+    if (starts.length > 0 && starts.every(({ s }) => s.reversible !== true)) {
+      at.report(
+        "reverse-not-reversible",
+        `${at.line(starts[0]!.j)} does not set \`reversible: true\`, so the sync cannot be reversed.`,
+      );
     }
+    at.reportPending(f, ` before the reverse at line ${at.lineOf(at.index)}, which needs COMMITTED`);
+  }
+  if (!commandPossible(at, op)) return { ok: f };
+  f.states = resultOf(op, at.initializing);
+  if (op === "resume") f.canCommitSeen = false;
+  if (op === "reverse") {
+    // the sync runs the other way now: its own write stop, canCommit wait and commit
+    f.committed = undefined;
+    f.pendingCommits = new Set();
+    f.writesStopped = false;
+    f.canCommitSeen = false;
+    f.ceaReached = false;
+  }
+  return { ok: f };
+}
+
+export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
+  return {
+    body: (step) => (step[op] === undefined ? undefined : {}),
+    title: () => TITLES[op],
+    plan: (_b, to) => [
+      ...toEach(to, "GET", "/api/v1/progress", { note: "interlock: state" }),
+      ...toEach(to, "POST", `/api/v1/${op}`, { body: {} }),
+    ],
+    sequence: (_b, at) => sequence(op, at),
+    async run(ctx) {
+      const from: readonly string[] = COMMAND_EFFECT[op].before;
+      const snap = await readFleet(ctx);
+      checkIdentity(ctx, snap);
+      const wrong = snap.instances.filter((i) => !from.includes(i.progress?.state ?? ""));
+      checkInterlock(
+        ctx,
+        "fleet-state",
+        wrong.length === 0,
+        wrong.length === 0
+          ? `every instance is ${from.join(" or ")}`
+          : `${op} is allowed only in ${from.join(" or ")}; ${wrong.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? "unreachable"}`).join(", ")}`,
+      );
+      await sendCommand(ctx, { op, body: {}, tookEffect: (p) => commandTookEffect(op, p.state) });
+      if (op === "reverse") {
+        // the sync runs the other way now: its commit needs its own write stop
+        ctx.run.memory.writesStopped = false;
+        ctx.run.memory.commitSent = false;
+        ctx.run.memory.commitAccepted = false;
+        ctx.run.plugins.undo.rearm();
+      }
+    },
   };
 }

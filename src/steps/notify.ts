@@ -4,36 +4,42 @@
  * reported and never fails the cutover.
  */
 import { sendNotification, type NotifyMessage } from "../plugin/index.js";
-import type { StepContext } from "../run/context.js";
+import type { NotifyBody } from "../runbook/types.js";
+import { keyed, type StepKindDef } from "./kit/define.js";
+import { unchanged } from "./kit/sequence.js";
 
-export async function run(ctx: StepContext): Promise<void> {
-  const n = ctx.step.notify;
-  if (n === undefined) return;
-  const { registry, ctx: pctx } = ctx.run.plugins;
-  if (typeof n === "string") {
-    const text = pctx.redact(n);
-    ctx.run.emit("log", { level: "info", index: ctx.index, message: `notify: ${text}` });
-    (pctx.print ?? ((l: string) => void process.stdout.write(`${l}\n`)))(text);
-    const message: NotifyMessage = { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() };
-    for (const entry of ctx.run.runbook.notify ?? []) {
-      if (!entry.on.includes("notify")) continue;
-      const r = await sendNotification(
-        registry,
-        entry.with ? { use: entry.use, with: entry.with } : { use: entry.use },
-        message,
-        pctx,
-      );
-      if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
+export const notify: StepKindDef<NotifyBody> = {
+  body: keyed("notify"),
+  title: (n) => (typeof n === "string" ? `Notify: ${n}` : `Notify (${n.use})`),
+  plan: () => [],
+  sequence: (_b, at) => unchanged(at),
+  async run(ctx, n) {
+    const { registry, ctx: pctx } = ctx.run.plugins;
+    if (typeof n === "string") {
+      const text = pctx.redact(n);
+      ctx.run.emit("log", { level: "info", index: ctx.index, message: `notify: ${text}` });
+      (pctx.print ?? ((l: string) => void process.stdout.write(`${l}\n`)))(text);
+      const message: NotifyMessage = { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() };
+      for (const entry of ctx.run.runbook.notify ?? []) {
+        if (!entry.on.includes("notify")) continue;
+        const r = await sendNotification(
+          registry,
+          entry.with ? { use: entry.use, with: entry.with } : { use: entry.use },
+          message,
+          pctx,
+        );
+        if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
+      }
+      return;
     }
-    return;
-  }
-  const withOpts = (n.with ?? {}) as Record<string, unknown>;
-  const text = pctx.redact(typeof withOpts.text === "string" ? withOpts.text : (ctx.step.name ?? ctx.id));
-  const r = await sendNotification(
-    registry,
-    { use: n.use, with: withOpts },
-    { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() },
-    pctx,
-  );
-  if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
-}
+    const withOpts = (n.with ?? {}) as Record<string, unknown>;
+    const text = pctx.redact(typeof withOpts.text === "string" ? withOpts.text : (ctx.step.name ?? ctx.id));
+    const r = await sendNotification(
+      registry,
+      { use: n.use, with: withOpts },
+      { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() },
+      pctx,
+    );
+    if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
+  },
+};

@@ -1,14 +1,22 @@
 /** `sleep`: wait a fixed time (interruptible). */
-import { setTimeout as sleep } from "node:timers/promises";
-import { durationOr } from "../runbook/index.js";
-import type { StepContext } from "../run/context.js";
-import { abortReason } from "../run/wait.js";
+import { setTimeout as sleepFor } from "node:timers/promises";
+import { durationOr, formatDuration } from "../runbook/index.js";
+import type { Duration } from "../runbook/types.js";
+import { keyed, type StepKindDef } from "./kit/define.js";
+import { unchanged } from "./kit/sequence.js";
+import { abortReason } from "./kit/wait.js";
 
-export async function run(ctx: StepContext): Promise<void> {
-  const ms = ctx.run.defaults.scale(durationOr(ctx.step.sleep, 0));
-  try {
-    await sleep(ms, undefined, { signal: ctx.signal });
-  } catch {
-    throw abortReason(ctx, [], { describe: `a ${ms} ms sleep` });
-  }
-}
+export const sleep: StepKindDef<Duration> = {
+  body: keyed("sleep"),
+  title: (d) => `Sleep ${String(d)}`,
+  plan: () => [],
+  sequence: (_b, at) => unchanged(at),
+  async run(ctx, d) {
+    const ms = ctx.run.defaults.scale(durationOr(d, 0));
+    try {
+      await sleepFor(ms, undefined, { signal: ctx.signal });
+    } catch {
+      throw abortReason(ctx, [], { describe: `a ${formatDuration(ms)} sleep` });
+    }
+  },
+};

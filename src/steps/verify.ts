@@ -10,11 +10,18 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { ServiceError, type VerifierClient, type VerifierProgress } from "../api/index.js";
-import { durationOr } from "../runbook/index.js";
-import { StepFailure, type StepContext } from "../run/context.js";
-import { checkInterlock, instanceName } from "../run/fleet-ops.js";
-import { abortReason, waitUntil } from "../run/wait.js";
 import { errorMessage } from "../errors.js";
+import { instanceLabel } from "../events.js";
+import type { VerifyBody } from "../runbook/types.js";
+import { StepFailure, type StepContext } from "./kit/context.js";
+import type { StepKindDef } from "./kit/define.js";
+import { toEach } from "./kit/define.js";
+import { checkInterlock } from "./kit/fleet-ops.js";
+import { poll } from "./kit/poll.js";
+import { cloneFlow } from "./kit/sequence.js";
+import { abortReason, waitUntil } from "./kit/wait.js";
+
+type Body = NonNullable<VerifyBody>;
 
 const CEA = "change event application";
 /** Polls of an unchanged idle verifier before the step says it is waiting for movement. */
@@ -22,99 +29,151 @@ const STILL_POLLS = 3;
 const STILL =
   "An idle verifier that never moves either has not started the check yet, or finished one before this step could see it (a check over little data, or an earlier check: the verifier does not run a second one). Restart the verifier and run this step again.";
 
-export async function run(ctx: StepContext): Promise<void> {
-  const body = ctx.step.verify ?? {};
-  const verifier = ctx.run.verifier;
-  if (!verifier)
-    throw new StepFailure("verify needs the runbook's `verifier:` URL", {
-      hint: "Add `verifier: http://host:port` (the verifier's own port, e.g. 27020).",
-    });
-  const d = ctx.run.defaults;
-  const pollMs = body.pollInterval === undefined ? d.pollMs : d.scale(durationOr(body.pollInterval, d.pollMs));
-  await waitUntil(ctx, {
-    pollMs,
-    slowAfterMs: d.slowAfterMs,
-    describe: "change event application on every instance",
-    evaluate: (snap) => {
-      const failing = snap.instances
-        .filter(
-          (i) =>
-            !(
-              i.progress &&
-              (i.progress.info === CEA ||
-                i.progress.canCommit === true ||
-                i.progress.state === "COMMITTING" ||
-                i.progress.state === "COMMITTED")
-            ),
-        )
-        .map((i) => ({
-          instance: instanceName(i.ref),
-          condition: `info ${CEA}`,
-          value: i.progress ? (i.progress.info ?? i.progress.state) : (i.error?.message ?? "unreachable"),
-        }));
-      return { met: failing.length === 0, failing };
-    },
-  });
-  // what the verifier showed before this step asked anything: a result is only a result if
-  // something moved since (an idle verifier with an earlier check's counters proves nothing)
-  // (read until it answers: without it an earlier check's counters would look like movement)
-  const baseline = JSON.stringify((await readBaseline(ctx, verifier, pollMs)).verificationStatus ?? null);
-  if (body.startCheck !== false) await command(ctx, "check", baseline);
-  if (body.writesOff) {
-    const stopped =
-      ctx.run.memory.writesStopped || ctx.run.runbook.writesStoppedExternally === true || ctx.run.memory.commitSent;
-    checkInterlock(
-      ctx,
-      "writes-stopped",
-      stopped,
-      stopped
-        ? "writes are stopped: the verifier may be told so (writesOff)"
-        : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
-    );
-    await command(ctx, "writesOff", baseline);
-  }
-  let worked = false;
-  let unchangedPolls = 0;
-  let last: VerifierProgress | undefined;
-  for (;;) {
-    const started = Date.now();
-    try {
-      last = await verifier.progress({ signal: ctx.signal });
-      ctx.run.emit("verifier.sampled", { progress: last });
-    } catch (err) {
-      if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier to finish" });
-      ctx.run.emit("log", {
-        level: "warn",
-        index: ctx.index,
-        message: `verifier progress: ${errorMessage(err)}; retrying`,
+export const verify: StepKindDef<Body> = {
+  body: (step) => (step.verify === undefined ? undefined : (step.verify ?? {})),
+  title: () => "Verify the destination against the source",
+  plan: (b, to) => [
+    ...toEach(to, "GET", "/api/v1/progress", { note: "polled until change event application" }),
+    ...(b.startCheck !== false
+      ? [{ method: "POST" as const, target: to.verifier, path: "/api/v1/check", body: {} }]
+      : []),
+    ...(b.writesOff ? [{ method: "POST" as const, target: to.verifier, path: "/api/v1/writesOff", body: {} }] : []),
+    { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until phase idle" },
+  ],
+  timing: (b) => ({ timeout: b.timeout, pollInterval: b.pollInterval }),
+  sequence(b, at) {
+    const f = at.flow;
+    const states = f.states;
+    if (states.size > 0 && [...states].every((s) => s === "IDLE")) {
+      at.report(
+        "verify-before-cea",
+        "No sync is running here (the fleet is IDLE until start), so change event application is never reached and verification cannot begin.",
+      );
+    } else if (!f.ceaReached && states.has("PAUSED") && [...states].every((s) => s === "PAUSED" || s === "IDLE")) {
+      at.report(
+        "verify-before-cea",
+        "The sync is paused here and has not been seen in change event application: it cannot reach it until resumed.",
+      );
+    }
+    if (b.writesOff === true && !f.writesStopped && at.runbook.writesStoppedExternally !== true) {
+      at.report(
+        "verify-writes-off-early",
+        "writesOff tells the verifier that writes to the source have stopped, and no stopWrites step is sure to have run before this verify.",
+        ["writesOff"],
+      );
+    }
+    if (b.startCheck !== false && b.writesOff !== true && at.step.continueOnError !== true) {
+      at.report(
+        "verify-without-writes-off",
+        "This verify starts the verifier's check but never tells it that writes have stopped (`writesOff`), so the verifier keeps rechecking and the step waits until its timeout.",
+      );
+    }
+    const failed = cloneFlow(f);
+    failed.verifying ??= { at: at.index, embedded: false };
+    f.ceaReached = true;
+    if (f.verifying && !f.verifying.embedded) f.verifying = undefined;
+    return { ok: f, failed };
+  },
+  async run(ctx, body) {
+    const verifier = ctx.run.verifier;
+    if (!verifier)
+      throw new StepFailure("verify needs the runbook's `verifier:` URL", {
+        hint: "Add `verifier: http://host:port` (the verifier's own port, e.g. 27020).",
       });
+    const pollMs = ctx.pollMs;
+    await waitUntil(ctx, {
+      pollMs,
+      slowAfterMs: ctx.slowAfterMs,
+      describe: "change event application on every instance",
+      evaluate: (snap) => {
+        const failing = snap.instances
+          .filter(
+            (i) =>
+              !(
+                i.progress &&
+                (i.progress.info === CEA ||
+                  i.progress.canCommit === true ||
+                  i.progress.state === "COMMITTING" ||
+                  i.progress.state === "COMMITTED")
+              ),
+          )
+          .map((i) => ({
+            instance: instanceLabel(i.ref),
+            condition: `info ${CEA}`,
+            value: i.progress ? (i.progress.info ?? i.progress.state) : (i.error?.message ?? "unreachable"),
+          }));
+        return { met: failing.length === 0, failing };
+      },
+    });
+    // what the verifier showed before this step asked anything: a result is only a result if
+    // something moved since (an idle verifier with an earlier check's counters proves nothing)
+    // (read until it answers: without it an earlier check's counters would look like movement)
+    const baseline = JSON.stringify((await readBaseline(ctx, verifier)).verificationStatus ?? null);
+    if (body.startCheck !== false) await command(ctx, "check", baseline);
+    if (body.writesOff) {
+      const stopped =
+        ctx.run.memory.writesStopped || ctx.run.runbook.writesStoppedExternally === true || ctx.run.memory.commitSent;
+      checkInterlock(
+        ctx,
+        "writes-stopped",
+        stopped,
+        stopped
+          ? "writes are stopped: the verifier may be told so (writesOff)"
+          : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
+      );
+      await command(ctx, "writesOff", baseline);
     }
-    if (last) {
-      const s = last.verificationStatus;
-      if (last.error !== null && last.error !== undefined)
-        throw new StepFailure(`the verifier failed: ${JSON.stringify(last.error)}`, {
-          hint: "The verifier itself failed (not a data mismatch): see its log, then verify again.",
-        });
-      if (s && (s.failedTasks ?? 0) > 0)
-        throw new StepFailure(`verification found inconsistencies: ${counters(last)}`, {
-          hint: "Do not commit: the destination differs from the source (writes during the sync or commit, or DDL during verification).",
-        });
-      if (last.phase !== "idle" || JSON.stringify(s ?? null) !== baseline) worked = true;
-      else if (!worked && ++unchangedPolls === STILL_POLLS) {
-        ctx.run.emit("log", {
-          level: "warn",
-          index: ctx.index,
-          message: `the verifier is idle with the counters it had before this step (${counters(last)}): waiting for it to move. ${STILL}`,
-        });
-      }
-      if (last.phase === "idle" && worked) {
-        ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${counters(last)}` });
-        return;
-      }
-    }
+    let worked = false;
+    let unchangedPolls = 0;
+    let last: VerifierProgress | undefined;
     try {
-      await sleep(Math.max(0, pollMs - (Date.now() - started)), undefined, { signal: ctx.signal });
-    } catch {
+      await poll({
+        read: async (signal) => {
+          try {
+            const p = await verifier.progress({ signal });
+            ctx.run.emit("verifier.sampled", { progress: p });
+            return p;
+          } catch (err) {
+            if (signal.aborted) throw err;
+            ctx.run.emit("log", {
+              level: "warn",
+              index: ctx.index,
+              message: `verifier progress: ${errorMessage(err)}; retrying`,
+            });
+            return undefined;
+          }
+        },
+        judge: (p) => {
+          if (!p) return undefined;
+          last = p;
+          const s = p.verificationStatus;
+          if (p.error !== null && p.error !== undefined)
+            throw new StepFailure(`the verifier failed: ${JSON.stringify(p.error)}`, {
+              hint: "The verifier itself failed (not a data mismatch): see its log, then verify again.",
+            });
+          if (s && (s.failedTasks ?? 0) > 0)
+            throw new StepFailure(`verification found inconsistencies: ${counters(p)}`, {
+              hint: "Do not commit: the destination differs from the source (writes during the sync or commit, or DDL during verification).",
+            });
+          if (p.phase !== "idle" || JSON.stringify(s ?? null) !== baseline) worked = true;
+          else if (!worked && ++unchangedPolls === STILL_POLLS) {
+            ctx.run.emit("log", {
+              level: "warn",
+              index: ctx.index,
+              message: `the verifier is idle with the counters it had before this step (${counters(p)}): waiting for it to move. ${STILL}`,
+            });
+          }
+          if (p.phase === "idle" && worked) {
+            ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${counters(p)}` });
+            return true;
+          }
+          return undefined;
+        },
+        every: pollMs,
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      if (!ctx.signal.aborted) throw err;
       const failure = abortReason(
         ctx,
         [
@@ -133,30 +192,39 @@ export async function run(ctx: StepContext): Promise<void> {
         });
       throw failure;
     }
-  }
-}
+  },
+};
 
-async function readBaseline(ctx: StepContext, verifier: VerifierClient, pollMs: number): Promise<VerifierProgress> {
-  for (;;) {
-    try {
-      const p = await verifier.progress({ signal: ctx.signal });
-      ctx.run.emit("verifier.sampled", { progress: p });
-      return p;
-    } catch (err) {
-      if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier's progress before its check" });
-      ctx.run.emit("log", {
-        level: "warn",
-        index: ctx.index,
-        message: `verifier progress (before the check): ${errorMessage(err)}; retrying`,
-      });
-    }
-    try {
-      await sleep(pollMs, undefined, { signal: ctx.signal });
-    } catch {
-      throw abortReason(ctx, [{ instance: "verifier", condition: "progress readable", value: "failing" }], {
-        describe: "the verifier's progress before its check",
-      });
-    }
+/** The verifier's progress before this step asks anything, read until it answers. */
+async function readBaseline(ctx: StepContext, verifier: VerifierClient): Promise<VerifierProgress> {
+  try {
+    const r = await poll({
+      read: async (signal) => {
+        try {
+          const p = await verifier.progress({ signal });
+          ctx.run.emit("verifier.sampled", { progress: p });
+          return p;
+        } catch (err) {
+          if (signal.aborted) throw err;
+          ctx.run.emit("log", {
+            level: "warn",
+            index: ctx.index,
+            message: `verifier progress (before the check): ${errorMessage(err)}; retrying`,
+          });
+          return undefined;
+        }
+      },
+      judge: (p) => p,
+      every: ctx.pollMs,
+      signal: ctx.signal,
+    });
+    if (!r.done) throw new Error("unreachable: a poll without giveUpMs always ends with a result");
+    return r.result;
+  } catch (err) {
+    if (!ctx.signal.aborted) throw err;
+    throw abortReason(ctx, [{ instance: "verifier", condition: "progress readable", value: "failing" }], {
+      describe: "the verifier's progress before its check",
+    });
   }
 }
 

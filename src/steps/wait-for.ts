@@ -1,19 +1,54 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
-import { evaluate } from "../fleet/index.js";
-import { durationOr } from "../runbook/index.js";
-import type { StepContext } from "../run/context.js";
-import { waitUntil } from "../run/wait.js";
-import { describeCondition, needsVerifier } from "./conditions.js";
+import { evaluate, readCondition, type ConditionBody } from "../fleet/index.js";
+import type { WaitForBody } from "../runbook/types.js";
+import { keyed, toEach, type StepKindDef } from "./kit/define.js";
+import { CEA, closure, narrow, type SequenceOutcome, type SequenceStep } from "./kit/sequence.js";
+import { waitUntil } from "./kit/wait.js";
 
-export async function run(ctx: StepContext): Promise<void> {
-  const cond = ctx.step.waitFor;
-  if (!cond) return;
-  const d = ctx.run.defaults;
-  await waitUntil(ctx, {
-    pollMs: cond.pollInterval === undefined ? d.pollMs : d.scale(durationOr(cond.pollInterval, d.pollMs)),
-    slowAfterMs: cond.slowAfter === undefined ? d.slowAfterMs : d.scale(durationOr(cond.slowAfter, d.slowAfterMs)),
-    verifier: needsVerifier(cond),
-    describe: describeCondition(cond),
-    evaluate: (snap, v) => evaluate(cond, snap, v),
-  });
+/**
+ * What a condition (waitFor, assert) does to lint's model: the states narrow to those where it
+ * can hold. One that can hold nowhere is reported with `never` (unless the step may fail), and
+ * what follows is judged from the states before it, so one mistake is one finding.
+ */
+export function conditionSequence(
+  body: ConditionBody,
+  at: SequenceStep,
+  never: (reason: string) => void,
+): SequenceOutcome {
+  const f = at.flow;
+  const c = readCondition(body).model;
+  const { feasible, reason } = narrow(f.states, c);
+  if (feasible.size === 0) {
+    if (at.step.continueOnError !== true && reason) never(reason);
+    return { ok: f };
+  }
+  f.states = closure(feasible);
+  if (c.canCommit === true && body.on !== "any") f.canCommitSeen = true;
+  if (c.canCommit === true || c.info === CEA) f.ceaReached = true;
+  if ([...feasible].every((s) => s === "COMMITTED")) f.pendingCommits = new Set();
+  return { ok: f };
 }
+
+export const waitFor: StepKindDef<WaitForBody> = {
+  body: keyed("waitFor"),
+  title: (b) => `Wait for ${readCondition(b).text}`,
+  plan: (_b, to) => toEach(to, "GET", "/api/v1/progress", { note: "polled until the condition holds" }),
+  timing: (b) => ({ timeout: b.timeout, pollInterval: b.pollInterval, slowAfter: b.slowAfter }),
+  sequence: (b, at) =>
+    conditionSequence(b, at, (reason) =>
+      at.report(
+        "wait-never-holds",
+        `This waitFor can never be satisfied here: ${reason}. It would wait until its timeout and fail.`,
+      ),
+    ),
+  async run(ctx, body) {
+    const cond = readCondition(body);
+    await waitUntil(ctx, {
+      pollMs: ctx.pollMs,
+      slowAfterMs: ctx.slowAfterMs,
+      verifier: cond.verifier.length > 0,
+      describe: cond.text,
+      evaluate: (snap, v) => evaluate(cond, snap, v),
+    });
+  },
+};

@@ -1,6 +1,7 @@
 /**
  * Pure text helpers shared by both renderers. No I/O, no clock: callers pass `now`.
  */
+import { formatDuration } from "../runbook/duration.js";
 import type { RunEventMap } from "../events.js";
 
 /** Binary units, because the service reports bytes and operators compare against disk sizes. */
@@ -17,19 +18,6 @@ export function formatBytes(bytes: number): string {
   // one decimal below 100 keeps the line width stable while still showing movement
   const text = v < 100 ? v.toFixed(1).replace(/\.0$/, "") : String(Math.round(v));
   return `${text} ${units[u] ?? "?"}`;
-}
-
-/** Compact duration: `850ms`, `12s`, `4m 05s`, `2h 10m`, `3d 4h`. Two units at most. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return "?";
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const s = Math.floor(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return `${h}h ${String(m % 60).padStart(2, "0")}m`;
-  return `${Math.floor(h / 24)}d ${h % 24}h`;
 }
 
 /** `HH:MM:SS` in local time: the operator compares it with the wall clock. */
@@ -100,3 +88,5 @@ export function commandName(path: string): string {
   const parts = clean.split("/").filter(Boolean);
   return parts[parts.length - 1] ?? clean;
 }
+
+export { formatDuration };

@@ -3,7 +3,7 @@
  * module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
-import type { InstanceRef, RunEvent, RunEventMap } from "../events.js";
+import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
 import type { CopyOptions, CopyState, CopyView } from "./eta.js";
 import { bar, formatBytes, formatDuration, formatValue, formatWaitStatus } from "./format.js";
@@ -46,15 +46,6 @@ export const VERIFIER_COUNTERS: readonly (readonly [string, string])[] = [
   ["metadataMismatchTasks", "mismatch"],
   ["recheckTasks", "recheck"],
 ];
-
-export function instanceLabel(ref: InstanceRef): string {
-  if (ref.name) return ref.name;
-  try {
-    return new URL(ref.url).host;
-  } catch {
-    return ref.url;
-  }
-}
 
 export class UiModel {
   steps: StepInfo[] = [];

@@ -5,9 +5,9 @@
  * reads only when they fail or a state changes).
  */
 import type { Colors } from "picocolors/types.js";
-import type { RunEvent, RunEventMap } from "../events.js";
+import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { commandName, formatBytes, formatClock, formatDuration, formatWaitStatus, waitStatusKey } from "./format.js";
-import { UiModel, decisionLine, instanceLabel } from "./model.js";
+import { UiModel, decisionLine } from "./model.js";
 
 export interface SimpleUiOptions {
   write: (text: string) => void;

@@ -11,10 +11,15 @@ import { SYNC_STATES } from "../../src/api/types.js";
 describe("command effects", () => {
   it("each command is sent in one state and leaves it; the table names only real states", () => {
     expect(COMMAND_EFFECT.start.before).toEqual(["IDLE"]);
-    expect(COMMAND_EFFECT.commit).toEqual({ before: ["RUNNING"], after: ["COMMITTING", "COMMITTED"] });
-    expect(COMMAND_EFFECT.pause).toEqual({ before: ["RUNNING"], after: ["PAUSED"] });
-    expect(COMMAND_EFFECT.resume).toEqual({ before: ["PAUSED"], after: ["RUNNING"] });
-    expect(COMMAND_EFFECT.reverse).toEqual({ before: ["COMMITTED"], after: ["RUNNING"] });
+    expect(COMMAND_EFFECT.start.result).toEqual(["INITIALIZING", "RUNNING"]);
+    expect(COMMAND_EFFECT.commit).toEqual({
+      before: ["RUNNING"],
+      after: ["COMMITTING", "COMMITTED"],
+      result: ["COMMITTING"],
+    });
+    expect(COMMAND_EFFECT.pause).toEqual({ before: ["RUNNING"], after: ["PAUSED"], result: ["PAUSED"] });
+    expect(COMMAND_EFFECT.resume).toEqual({ before: ["PAUSED"], after: ["RUNNING"], result: ["RUNNING"] });
+    expect(COMMAND_EFFECT.reverse).toEqual({ before: ["COMMITTED"], after: ["RUNNING"], result: ["RUNNING"] });
     for (const op of COMMAND_OPERATIONS) {
       const { before, after } = COMMAND_EFFECT[op];
       for (const s of [...before, ...after]) expect(SYNC_STATES, `${op}: ${s}`).toContain(s);

@@ -5,8 +5,18 @@
  */
 import { describe, expect, it } from "vitest";
 import { TransportError, type VerifierProgress } from "../../src/api/index.js";
-import { evaluate, lagLimitSeconds, progressSignature } from "../../src/fleet/index.js";
+import {
+  evaluate as evaluateCondition,
+  progressSignature,
+  readCondition,
+  type ConditionBody,
+  type FleetSnapshot,
+} from "../../src/fleet/index.js";
 import { down, GiB, idle, running, snap } from "./snapshots.js";
+
+/** A body read once and evaluated, as the runner does. */
+const evaluate = (body: ConditionBody, s: FleetSnapshot, v?: VerifierProgress) =>
+  evaluateCondition(readCondition(body), s, v);
 
 const verifier = (over: Partial<VerifierProgress> = {}): VerifierProgress => ({
   phase: "idle",
@@ -64,7 +74,7 @@ describe("shorthands", () => {
       { instance: "http://127.0.0.1:27182", condition: "lagBelow 5", value: null },
     ]);
     expect(evaluate({ lagBelow: "soon" }, at(0)).failing[0]!.condition).toBe("lagBelow soon (not a duration)");
-    expect(lagLimitSeconds("2h")).toBe(7200);
+    expect(readCondition({ lagBelow: "2h" }).model.lagBelowSeconds).toBe(7200);
   });
 
   // "Copy has begun when progress shows collectionCopy.estimatedCopiedBytes greater than 0"

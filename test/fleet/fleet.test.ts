@@ -3,7 +3,7 @@
  * retries of progress, and the identity check.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ServiceError, TransportError } from "../../src/api/index.js";
+import { TransportError } from "../../src/api/index.js";
 import { createFleet, type Fleet, type FleetEmit, type FleetSnapshot } from "../../src/fleet/index.js";
 import type { RunEventMap, RunEventType } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
@@ -71,35 +71,6 @@ describe("progress", () => {
     const p = fleet.progress(ac.signal);
     setTimeout(() => ac.abort(new Error("operator pressed Ctrl-C")), 30);
     await expect(p).rejects.toThrow("operator pressed Ctrl-C");
-  });
-
-  // "Progress calls can fail for at least two minutes after a sync is resumed or restarted (from
-  // version 1.7.3); retrying is safe."
-  it("progressWithRetry retries only the failing instances, with backoff, and says so", async () => {
-    sim = await frozenSim({ instances: 2 });
-    const fault = sim.control.addFault("http500=1@1/progress");
-    const rec = recorder();
-    fleet = fleetOf(sim, { emit: rec.emit });
-    const s = sim;
-    setTimeout(() => s.control.removeFault(fault.id), 150);
-    const snap = await fleet.progressWithRetry(undefined, { baseMs: 20, capMs: 40, deadlineMs: 5000 });
-    expect(snap.instances.every((i) => i.progress?.state === "IDLE")).toBe(true);
-    const counts = sim.control.counts().instances;
-    expect(counts[0]!["GET /api/v1/progress"]).toBe(1);
-    expect(counts[1]!["GET /api/v1/progress"]).toBeGreaterThan(2);
-    const retries = rec.of("decision").filter((d) => d.kind === "retry");
-    expect(retries.length).toBeGreaterThan(0);
-    expect(retries[0]!.reason).toMatch(
-      new RegExp(`^${sim.instances[1]!.url}: progress failing for .* \\(InternalError\\), retrying in`),
-    );
-  });
-
-  it("progressWithRetry gives up at the deadline and captures the last error", async () => {
-    sim = await frozenSim({ instances: 2, faults: ["http500=1@0/progress"] });
-    fleet = fleetOf(sim);
-    const snap = await fleet.progressWithRetry(undefined, { baseMs: 10, capMs: 20, deadlineMs: 100 });
-    expect(snap.instances[0]!.error).toBeInstanceOf(ServiceError);
-    expect(snap.instances[1]!.progress?.state).toBe("IDLE");
   });
 });
 

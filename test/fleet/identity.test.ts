@@ -73,7 +73,7 @@ describe("identity", () => {
       {
         instance: s.instances[2]!.ref,
         message:
-          "s2 (http://127.0.0.1:27184) syncs cluster1: mongos:27017 → cluster0: rs0/a:27017; 2 other instances report cluster0: rs0/a:27017 → cluster1: mongos:27017",
+          "s2 syncs cluster1: mongos:27017 → cluster0: rs0/a:27017; 2 other instances report cluster0: rs0/a:27017 → cluster1: mongos:27017",
       },
     ]);
   });

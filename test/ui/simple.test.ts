@@ -24,7 +24,7 @@ describe("simple renderer, a whole run", () => {
     expect(out.text.includes("\u001b[")).toBe(false);
     for (const l of lines.filter((x) => !x.startsWith(" "))) expect(l).toMatch(/^\d\d:\d\d:\d\d /);
     expect(lines[0]).toMatch(
-      /^03:00:00 ▶ run sales-rs-to-sharded \(run\) · 7 steps · 3 instances: shard-a, shard-b, 127\.0\.0\.1:27184$/,
+      /^03:00:00 ▶ run sales-rs-to-sharded \(run\) · 7 steps · 3 instances: shard-a, shard-b, http:\/\/127\.0\.0\.1:27184$/,
     );
   });
 
@@ -119,7 +119,7 @@ describe("simple renderer, details", () => {
     b.command("/api/v1/commit", (i) => i.index !== 2);
     const lines = runSimple(b.events);
     expect(lines).toContain("03:00:00 commit → 2/3 ok (40ms)");
-    expect(lines).toContain("         127.0.0.1:27184: InternalError: boom");
+    expect(lines).toContain("         http://127.0.0.1:27184: InternalError: boom");
   });
 
   it("prints refused interlocks and a failed step with its hint", () => {

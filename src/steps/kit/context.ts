@@ -2,12 +2,12 @@
  * What a step sees while it runs: the run (runbook, fleet, verifier, plugins, the event stream,
  * the run's memory for interlocks) and its own index, title, signal and time limit.
  */
-import type { VerifierClient } from "../api/index.js";
-import type { Fleet, FleetSnapshot } from "../fleet/index.js";
-import type { PluginRegistry, PluginRunContext, UndoStack } from "../plugin/index.js";
-import type { LoadedRunbook } from "../runbook/index.js";
-import type { Runbook, Step, StepKind } from "../runbook/types.js";
-import type { Emit } from "./emitter.js";
+import type { VerifierClient } from "../../api/index.js";
+import type { Fleet } from "../../fleet/index.js";
+import type { PluginRegistry, PluginRunContext, UndoStack } from "../../plugin/index.js";
+import type { LoadedRunbook } from "../../runbook/index.js";
+import type { Runbook, Step, StepKind } from "../../runbook/types.js";
+import type { Emit } from "../../events.js";
 
 /** The checks `--force` can name. */
 export const FORCE_CHECKS = [
@@ -40,7 +40,6 @@ export interface RunMemory {
   serviceErrors: { instance: string; op: string; error: string }[];
   /** The fleet was checked to be one fleet (ids, coordinator, direction). */
   identityChecked: boolean;
-  last?: FleetSnapshot;
 }
 
 export interface Defaults {
@@ -86,6 +85,9 @@ export interface StepContext {
   /** Aborts on Ctrl-C and at the step's time limit. */
   signal: AbortSignal;
   timeoutMs: number;
+  /** Its poll interval and stall time (its own fields, else the defaults; scaled in a rehearsal). */
+  pollMs: number;
+  slowAfterMs: number;
 }
 
 /** Why a step failed, for people: the message, a hint, and what kind of failure it was. */

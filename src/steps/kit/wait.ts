@@ -1,24 +1,18 @@
 /**
- * Polling until a condition holds. The fleet is read at once on every instance, every
- * `pollMs` (counted from the start of the previous read, so a slow answer does not stretch the
- * period), and the step returns as soon as a read meets the condition: the next step's first
- * request follows within a poll interval of the fleet meeting it.
+ * Waiting until a condition holds (a `poll` of the whole fleet): the step returns as soon as a
+ * read meets the condition, so the next step's first request follows within a poll interval of
+ * the fleet meeting it.
  *
  * While it waits it says why it is not over (`wait.status`: who fails which condition, with the
  * value, since when) — on every change and at least every 10 s — and emits `wait.slow` once a
  * stall (same lag, copied bytes and events applied everywhere) lasts `slowAfterMs`.
  */
-import { setTimeout as sleep } from "node:timers/promises";
-import type { VerifierProgress } from "../api/index.js";
-import { progressSignature, type FleetSnapshot } from "../fleet/index.js";
-import { formatDuration } from "../runbook/index.js";
+import type { VerifierProgress } from "../../api/index.js";
+import { errorMessage } from "../../errors.js";
+import { progressSignature, type Evaluation, type FailingCondition, type FleetSnapshot } from "../../fleet/index.js";
+import { formatDuration } from "../../runbook/index.js";
 import { StepFailure, StepTimeout, type StepContext } from "./context.js";
-import { errorMessage } from "../errors.js";
-
-export interface Evaluation {
-  met: boolean;
-  failing: { instance: string; condition: string; value: unknown }[];
-}
+import { poll } from "./poll.js";
 
 export interface WaitOptions {
   pollMs: number;
@@ -30,32 +24,24 @@ export interface WaitOptions {
   describe: string;
 }
 
+export interface WaitResult {
+  snapshot: FleetSnapshot;
+  verifier: VerifierProgress | undefined;
+}
+
 const STATUS_EVERY_MS = 10_000;
 
-export async function waitUntil(
-  ctx: StepContext,
-  opts: WaitOptions,
-): Promise<{ snapshot: FleetSnapshot; verifier: VerifierProgress | undefined }> {
-  const { run, signal } = ctx;
+export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<WaitResult> {
+  const { run } = ctx;
   const since = new Map<string, number>();
   let lastStatus = "";
   let lastStatusAt = 0;
   let signature = "";
   let sigSince = Date.now();
   let slowSent = false;
-  let failing: Evaluation["failing"] = [];
-  for (;;) {
-    const started = Date.now();
-    let snapshot: FleetSnapshot;
-    let verifier: VerifierProgress | undefined;
-    try {
-      snapshot = await run.fleet.progress(signal);
-      run.memory.last = snapshot;
-      if (opts.verifier && run.verifier) verifier = await readVerifier(ctx);
-    } catch (err) {
-      if (signal.aborted) throw abortReason(ctx, failing, opts);
-      throw err;
-    }
+  let failing: FailingCondition[] = [];
+
+  const judge = ({ snapshot, verifier }: WaitResult): WaitResult | undefined => {
     const ev = opts.evaluate(snapshot, verifier);
     const now = Date.now();
     const keys = new Set(ev.failing.map((f) => `${f.instance}\u0000${f.condition}`));
@@ -78,7 +64,7 @@ export async function waitUntil(
     }
     if (ev.met) return { snapshot, verifier };
 
-    const sig = progressSignature(snapshot) + (verifier ? JSON.stringify(verifier.verificationStatus ?? null) : "");
+    const sig = progressSignature(snapshot, verifier);
     if (sig !== signature) {
       signature = sig;
       sigSince = now;
@@ -92,15 +78,29 @@ export async function waitUntil(
         detail: `no progress for ${formatDuration(now - sigSince)} while waiting for ${opts.describe}: ${describeFailing(failing)}`,
       });
     }
-    const wait = Math.max(0, opts.pollMs - (Date.now() - started));
-    try {
-      await sleep(wait, undefined, { signal });
-    } catch {
-      throw abortReason(ctx, failing, opts);
-    }
+    return undefined;
+  };
+
+  try {
+    const r = await poll({
+      read: async (signal) => {
+        const snapshot = await run.fleet.progress(signal);
+        const verifier = opts.verifier && run.verifier ? await readVerifier(ctx) : undefined;
+        return { snapshot, verifier };
+      },
+      judge,
+      every: opts.pollMs,
+      signal: ctx.signal,
+    });
+    if (!r.done) throw new Error("unreachable: a wait without giveUpMs always ends with a result");
+    return r.result;
+  } catch (err) {
+    if (ctx.signal.aborted) throw abortReason(ctx, failing, opts);
+    throw err;
   }
 }
 
+/** One read of the verifier's progress; a failure is a warning and an unknown value. */
 async function readVerifier(ctx: StepContext): Promise<VerifierProgress | undefined> {
   const v = ctx.run.verifier;
   if (!v) return undefined;
@@ -110,16 +110,12 @@ async function readVerifier(ctx: StepContext): Promise<VerifierProgress | undefi
     return p;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    ctx.run.emit("log", {
-      level: "warn",
-      index: ctx.index,
-      message: `verifier progress: ${errorMessage(err)}`,
-    });
+    ctx.run.emit("log", { level: "warn", index: ctx.index, message: `verifier progress: ${errorMessage(err)}` });
     return undefined;
   }
 }
 
-export function describeFailing(failing: Evaluation["failing"]): string {
+export function describeFailing(failing: readonly FailingCondition[]): string {
   if (failing.length === 0) return "nothing reported yet";
   return failing
     .slice(0, 8)
@@ -131,7 +127,7 @@ export function describeFailing(failing: Evaluation["failing"]): string {
 const show = (v: unknown): string => (v === undefined ? "unknown" : typeof v === "string" ? v : JSON.stringify(v));
 
 /** The error for a wait that ended without its condition: the step's time limit, or Ctrl-C. */
-export function abortReason(ctx: StepContext, failing: Evaluation["failing"], opts: { describe: string }): Error {
+export function abortReason(ctx: StepContext, failing: readonly FailingCondition[], opts: { describe: string }): Error {
   const reason: unknown = ctx.signal.reason;
   if (reason instanceof StepTimeout) {
     return new StepFailure(

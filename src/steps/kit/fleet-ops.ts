@@ -8,40 +8,43 @@
  * - `checkInterlock`: a named check that refuses the step unless `--force` names it.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { ServiceError, TransportError, type ApiError, type CommandOperation, type Progress } from "../api/index.js";
-import type { FleetSnapshot } from "../fleet/index.js";
-import type { InstanceRef } from "../events.js";
+import { ServiceError, TransportError, type ApiError, type CommandOperation, type Progress } from "../../api/index.js";
+import { instanceLabel, type InstanceRef } from "../../events.js";
+import type { FleetSnapshot, InstanceSample } from "../../fleet/index.js";
 import { StepFailure, type StepContext } from "./context.js";
+import { backoff, poll } from "./poll.js";
 
 /** The commands the runner sends (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
-
-export const instanceName = (ref: InstanceRef): string => ref.name ?? ref.url;
 
 /** Reads every instance; instances that fail are read again with backoff until `giveUpMs`. */
 export async function readFleet(
   ctx: StepContext,
   giveUpMs = ctx.run.defaults.progressGiveUpMs,
 ): Promise<FleetSnapshot> {
-  const started = Date.now();
-  let attempt = 0;
-  for (;;) {
-    const snap = await ctx.run.fleet.progress(ctx.signal);
-    ctx.run.memory.last = snap;
-    const failing = snap.instances.filter((i) => i.error);
-    if (failing.length === 0 || Date.now() - started >= giveUpMs) return snap;
-    attempt++;
-    const ceiling = Math.min(10_000, 250 * 2 ** attempt);
-    const delay = Math.min(Math.random() * ceiling, Math.max(0, giveUpMs - (Date.now() - started)));
-    ctx.run.emit("decision", {
-      index: ctx.index,
-      id: ctx.id,
-      kind: "retry",
-      ok: true,
-      reason: `progress failing on ${failing.map((f) => `${instanceName(f.ref)} (${short(f.error)})`).join(", ")}; retrying in ${Math.round(delay)} ms (progress is safe to retry and may fail for minutes after a resume)`,
-    });
-    await sleep(delay, undefined, { signal: ctx.signal });
-  }
+  const delay = backoff(250, 10_000);
+  let failing: InstanceSample[] = [];
+  const r = await poll({
+    read: (signal) => ctx.run.fleet.progress(signal),
+    judge: (snap) => {
+      failing = snap.instances.filter((i) => i.error);
+      return failing.length === 0 ? snap : undefined;
+    },
+    every: (round) => {
+      const ms = delay(round);
+      ctx.run.emit("decision", {
+        index: ctx.index,
+        id: ctx.id,
+        kind: "retry",
+        ok: true,
+        reason: `progress failing on ${failing.map((f) => `${instanceLabel(f.ref)} (${short(f.error)})`).join(", ")}; retrying in ${Math.round(ms)} ms (progress is safe to retry and may fail for minutes after a resume)`,
+      });
+      return ms;
+    },
+    giveUpMs,
+    signal: ctx.signal,
+  });
+  return r.value;
 }
 
 export function short(err: ApiError | undefined): string {
@@ -75,7 +78,7 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
   const clusters = Object.keys(ctx.run.runbook.clusters ?? {});
   const problems = ctx.run.fleet.identity(snap, clusters.length ? { clusters } : {});
   const reason = problems.length
-    ? problems.map((p) => (p.instance ? `${instanceName(p.instance)}: ${p.message}` : p.message)).join("; ")
+    ? problems.map((p) => (p.instance ? `${instanceLabel(p.instance)}: ${p.message}` : p.message)).join("; ")
     : `${snap.instances.length} instance(s) form one fleet`;
   ctx.run.emit("decision", {
     index: ctx.index,
@@ -131,7 +134,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       if (r.ok) accepted++;
       else if (r.error instanceof ServiceError) {
         refused.push({ ref: r.ref, error: r.error });
-        ctx.run.memory.serviceErrors.push({ instance: instanceName(r.ref), op: spec.op, error: r.error.message });
+        ctx.run.memory.serviceErrors.push({ instance: instanceLabel(r.ref), op: spec.op, error: r.error.message });
       } else unsure.set(r.ref.index, { ref: r.ref, error: r.error });
     }
   };
@@ -145,7 +148,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       id: ctx.id,
       kind: "reconcile",
       ok: true,
-      reason: `${spec.op}: no answer from ${all.map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")}; reading progress to learn whether it took effect (never resent blindly)`,
+      reason: `${spec.op}: no answer from ${all.map((u) => `${instanceLabel(u.ref)} (${short(u.error)})`).join(", ")}; reading progress to learn whether it took effect (never resent blindly)`,
     });
     // a request that left may still be on its way or being handled: give it its own time limit
     // again before reading progress, so a slow answer is not mistaken for "not taken"
@@ -167,7 +170,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
           id: ctx.id,
           kind: "reconcile",
           ok: true,
-          reason: `${spec.op} took effect on ${instanceName(u.ref)} (state ${seen?.progress?.state ?? "?"}): not sent again`,
+          reason: `${spec.op} took effect on ${instanceLabel(u.ref)} (state ${seen?.progress?.state ?? "?"}): not sent again`,
         });
       } else if (effect === false) {
         again.push(u.ref);
@@ -176,7 +179,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
         // instance's state does not say it is safe to send, so it is not resent either
         const notSent = u.error instanceof TransportError && !u.error.requestSent;
         (notSent ? unreached : unknown).push(
-          `${instanceName(u.ref)} (${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`,
+          `${instanceLabel(u.ref)} (${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`,
         );
       }
     }
@@ -198,9 +201,9 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       id: ctx.id,
       kind: "retry",
       ok: true,
-      reason: `${spec.op} had not taken effect on ${again.map(instanceName).join(", ")} (progress proves it, after the request's time limit): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only`,
+      reason: `${spec.op} had not taken effect on ${again.map(instanceLabel).join(", ")} (progress proves it, after the request's time limit): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only`,
     });
-    resent.push(...again.map(instanceName));
+    resent.push(...again.map(instanceLabel));
     const r = await fleet.broadcast(spec.op, spec.body, undefined, { only: again.map((a) => a.index) });
     skewMs = Math.max(skewMs, r.skewMs);
     absorb(r.results);
@@ -208,7 +211,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
   spec.onAccepted?.(accepted);
   if (unsure.size) {
     throw new StepFailure(
-      `${spec.op}: still no answer from ${[...unsure.values()].map((u) => `${instanceName(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`,
+      `${spec.op}: still no answer from ${[...unsure.values()].map((u) => `${instanceLabel(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`,
       { reason: "unsafe", hint: "Check the instances; then run again with --resume." },
     );
   }

@@ -1,0 +1,64 @@
+/**
+ * What a step kind is: everything the rest of syncbook asks of one, in one object per kind
+ * (`src/steps/<kind>.ts`). The runner runs it, the plan titles it and lists its requests for
+ * `--dry-run`, lint's state model asks what it does to the fleet's states, and the runner reads
+ * its timing fields. Adding a kind is that one file, its schema entry, and its line in
+ * `src/steps/index.ts`.
+ */
+import type { Duration, Step } from "../../runbook/types.js";
+import type { StepContext } from "./context.js";
+import type { SequenceOutcome, SequenceStep } from "./sequence.js";
+
+/** One request of the plan (`--dry-run`), in order. */
+export interface PlannedRequest {
+  step: string;
+  method: "GET" | "POST";
+  /** A redacted instance or verifier URL, or a description (`plugin step drain-traffic`). */
+  target: string;
+  path: string;
+  body?: unknown;
+  note?: string;
+}
+
+/** Where a plan's requests go: every instance (redacted URLs) and the verifier. */
+export interface PlanTargets {
+  instances: readonly string[];
+  verifier: string;
+  redact(text: string): string;
+}
+
+/** The timing fields a kind reads from its own body (the runner applies the defaults and the rehearsal scale). */
+export interface StepTiming {
+  timeout?: Duration | undefined;
+  pollInterval?: Duration | undefined;
+  slowAfter?: Duration | undefined;
+}
+
+export interface StepKindDef<B> {
+  /** The body of this kind in a step (`step.start`); plugin step kinds find their own key. */
+  body(step: Step): B | undefined;
+  /** The title when the step has no `name`. */
+  title(body: B): string;
+  /** The requests it sends, in order (progress polls summarized once); nothing is sent. */
+  plan(body: B, to: PlanTargets): Omit<PlannedRequest, "step">[];
+  /** Timing fields of its own (a waitFor's `timeout`, `pollInterval`, `slowAfter`). */
+  timing?(body: B): StepTiming;
+  /** What it does to lint's model of the fleet's states. */
+  sequence(body: B, at: SequenceStep): SequenceOutcome;
+  run(ctx: StepContext, body: B): Promise<void>;
+}
+
+/** The body under a fixed key: `start`, `waitFor`, … */
+export function keyed<K extends keyof Step>(key: K): (step: Step) => NonNullable<Step[K]> | undefined {
+  return (step) => step[key] ?? undefined;
+}
+
+/** The same GET or POST to every instance. */
+export function toEach(
+  to: PlanTargets,
+  method: "GET" | "POST",
+  path: string,
+  extra: { body?: unknown; note?: string } = {},
+): Omit<PlannedRequest, "step">[] {
+  return to.instances.map((target) => ({ method, target, path, ...extra }));
+}

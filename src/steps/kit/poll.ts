@@ -1,0 +1,55 @@
+/**
+ * The one polling loop: read, judge, wait, again. Every wait of the runner is one of these (a
+ * condition wait, the fleet read retried while progress fails, the verifier's progress), so the
+ * rules live in one place:
+ * - the period counts from the start of the previous read, so a slow answer does not stretch it;
+ * - `every` may be a function of the round (a backoff);
+ * - the signal (Ctrl-C, the step's time limit) ends the wait at once, throwing its reason;
+ * - `giveUpMs` ends it with the last value read, judged or not (the caller decides what that means).
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+
+export interface PollOptions<T, R> {
+  /** One attempt. A read that throws ends the poll with that error (read leniently inside if failures are data). */
+  read(signal: AbortSignal): Promise<T>;
+  /** A result ends the poll; `undefined` reads again. */
+  judge(value: T, round: number): R | undefined;
+  /** Milliseconds from the start of one read to the start of the next, or a function of the round (0-based). */
+  every: number | ((round: number) => number);
+  signal: AbortSignal;
+  /** Stop once this much time has passed since the first read, returning the last value unjudged. */
+  giveUpMs?: number;
+}
+
+export type PollResult<T, R> = { done: true; result: R; value: T } | { done: false; value: T };
+
+/** Polls until `judge` returns a result, `giveUpMs` passes, or the signal aborts (throws its reason). */
+export async function poll<T, R>(o: PollOptions<T, R>): Promise<PollResult<T, R>> {
+  const started = Date.now();
+  for (let round = 0; ; round++) {
+    o.signal.throwIfAborted();
+    const t0 = Date.now();
+    const value = await o.read(o.signal);
+    const result = o.judge(value, round);
+    if (result !== undefined) return { done: true, result, value };
+    const left = o.giveUpMs === undefined ? Infinity : o.giveUpMs - (Date.now() - started);
+    if (left <= 0) return { done: false, value };
+    const period = typeof o.every === "number" ? o.every : o.every(round);
+    const delay = Math.min(left, Math.max(0, period - (Date.now() - t0)));
+    try {
+      await sleep(delay, undefined, { signal: o.signal });
+    } catch {
+      throw abortError(o.signal);
+    }
+  }
+}
+
+/** Exponential backoff with full jitter (AWS's): a random delay below `min(maxMs, baseMs·2^round)`. */
+export function backoff(baseMs: number, maxMs: number, random: () => number = Math.random): (round: number) => number {
+  return (round) => random() * Math.min(maxMs, baseMs * 2 ** (round + 1));
+}
+
+function abortError(signal: AbortSignal): unknown {
+  const reason: unknown = signal.reason;
+  return reason ?? new Error("aborted");
+}
