@@ -4,7 +4,7 @@
 //   node --import tsx scripts/browser-check.mjs [--journal FILE] [--out DIR]
 //
 // 1. Builds a report: from a journal when given, else from a real in-process rehearsal when the
-//    runner and simulator can do one (test/report/rehearsal.ts decides), else from the
+//    runner and simulator can do one (test/support/rehearsal.ts decides), else from the
 //    synthesized 2-instance run the unit tests use.
 // 2. Opens report.html in headless Chromium (Debian's `chromium`; CHROMIUM=path overrides) and
 //    takes a screenshot: out/browser-check/report.png (look at it).
@@ -108,14 +108,14 @@ if (journalArg) {
   warnings.push(...read.warnings);
   source = `journal ${journalArg}`;
 } else {
-  const real = await import(pathToFileURL(join(root, "test/report/rehearsal.ts")).href)
+  const real = await import(pathToFileURL(join(root, "test/support/rehearsal.ts")).href)
     .then((m) => m.rehearsalEvents())
     .catch((err) => ({ error: err }));
   if (real && Array.isArray(real.events)) {
     events = real.events;
     source = `a real rehearsal (${real.description})`;
   } else {
-    const { synthRun } = await import(pathToFileURL(join(root, "test/report/fixture.ts")).href);
+    const { synthRun } = await import(pathToFileURL(join(root, "test/support/report-fixture.ts")).href);
     events = synthRun().events;
     source = `synthesized 2-instance run${real?.reason ? ` (no real rehearsal: ${real.reason})` : real?.error ? ` (real rehearsal failed: ${real.error.message ?? real.error})` : ""}`;
   }

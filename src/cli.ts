@@ -2,7 +2,6 @@
 /**
  * Command-line entry. Each command's work lives in `src/cli/<command>.ts` and is imported
  * lazily, so `syncbook lint` never pays for undici, listr2 or the simulator.
- * Edit only your own command's block here (targeted edits, never rewrite this file).
  */
 import { Command, CommanderError, Option } from "commander";
 import { UserError, ExitCode, errorMessage } from "./errors.js";
@@ -79,7 +78,6 @@ program
   );
 
 // --- sim --------------------------------------------------------------------------------
-// (owned by the simulator work)
 program
   .command("sim")
   .description("Run a simulated fleet of sync service instances and a verifier on loopback (until Ctrl-C)")

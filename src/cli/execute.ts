@@ -10,6 +10,7 @@ import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import { instanceLabel, type RunListener } from "../events.js";
 import type { LoadedRunbook, Scalar } from "../runbook/index.js";
+import { instancesOf } from "../runbook/types.js";
 
 export interface ExecuteFlags {
   dryRun?: boolean;
@@ -144,9 +145,7 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
   const { createFleet } = await import("../fleet/index.js");
   const { planSteps } = await import("../run/plan.js");
   const fleet = createFleet({
-    instances: rb.instances.map((i) =>
-      typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) },
-    ),
+    instances: instancesOf(rb),
     requestTimeoutMs: 5000,
   });
   const snap = await fleet.progress(AbortSignal.timeout(15_000));

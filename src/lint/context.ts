@@ -5,17 +5,12 @@
  * `loaded.redact` here, in one place, so no rule can leak a secret into CI output.
  */
 import type { Diagnostic, Severity } from "../diagnostics.js";
-import { durationMs } from "../runbook/duration.js";
+import type { Span } from "../runbook/positions.js";
 import type { Runbook } from "../runbook/types.js";
 
 export type YamlPath = readonly (string | number)[];
 
-export interface Span {
-  line: number;
-  column: number;
-  endLine?: number;
-  endColumn?: number;
-}
+export type { Span };
 
 /** The part of the loader's `LoadedRunbook` that lint uses (a `LoadedRunbook` satisfies it). */
 export interface LintInput {
@@ -120,12 +115,6 @@ export function compareVersions(a: string, b: string): number {
 /** The runbook's `serviceVersion` is at least `v` (false when not declared). */
 export function serviceAtLeast(runbook: Runbook, v: string): boolean {
   return runbook.serviceVersion !== undefined && compareVersions(runbook.serviceVersion, v) >= 0;
-}
-
-/** Seconds of a duration as the format writes it (`500ms`, `2s`, `10m`, `12h`, `1d`, or a number). */
-export function durationSeconds(d: string | number): number | undefined {
-  const msValue = durationMs(d);
-  return msValue === undefined ? undefined : msValue / 1000;
 }
 
 export { closest } from "../suggest.js";

@@ -3,7 +3,7 @@
  * instance, with its body. Nothing here sends anything; each step kind says what it would send.
  */
 import type { Runbook, Step, StepKind } from "../runbook/types.js";
-import { pluginStepKind } from "../runbook/types.js";
+import { instancesOf, pluginStepKind } from "../runbook/types.js";
 import { bindStep, type BoundStep, type PlannedRequest } from "../steps/index.js";
 
 export type { PlannedRequest };
@@ -48,7 +48,7 @@ export function planRequests(
   redact: (s: string) => string,
 ): PlannedRequest[] {
   const to = {
-    instances: runbook.instances.map((i) => redact(typeof i === "string" ? i : i.url)),
+    instances: instancesOf(runbook).map((i) => redact(i.url)),
     verifier: runbook.verifier ? redact(runbook.verifier) : "(no verifier)",
     redact,
   };

@@ -11,6 +11,8 @@ import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
 import { findLatestJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
+import { instancesOf } from "../runbook/types.js";
+import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
@@ -26,19 +28,19 @@ export async function planResume(
   for (const w of state.warnings) opts.say(`journal: ${w}`);
   const d = runDefaults(loaded);
   const fleet = createFleet({
-    instances: rb.instances.map((i) =>
-      typeof i === "string" ? { url: i } : { url: i.url, ...(i.name ? { name: i.name } : {}) },
-    ),
+    instances: instancesOf(rb),
     requestTimeoutMs: d.requestTimeoutMs,
   });
+  const signal = opts.signal ?? new AbortController().signal;
   const readFleetStates = async () => {
     // progress may fail for minutes after a restart: read until every instance answers, or give up
-    const deadline = Date.now() + d.progressGiveUpMs;
-    let snap = await fleet.progress(opts.signal);
-    while (snap.instances.some((i) => i.error) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, Math.min(2000, d.pollMs)));
-      snap = await fleet.progress(opts.signal);
-    }
+    const { value: snap } = await poll({
+      read: (s) => fleet.progress(s),
+      judge: (snap) => (snap.instances.some((i) => i.error) ? undefined : snap),
+      every: Math.min(2000, d.pollMs),
+      giveUpMs: d.progressGiveUpMs,
+      signal,
+    });
     return snap.instances.map((i) => ({
       instance: instanceKey(i.ref),
       state: i.progress?.state ?? null,

@@ -19,7 +19,7 @@ import {
   type PluginRunContext,
 } from "../plugin/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
-import type { Duration } from "../runbook/types.js";
+import { instancesOf, type Duration } from "../runbook/types.js";
 import {
   StepFailure,
   StepTimeout,
@@ -156,9 +156,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const fleet =
     opts.fleet ??
     createFleet({
-      instances: runbook.instances.map((i) =>
-        typeof i === "string" ? { url: i } : i.name ? { url: i.url, name: i.name } : { url: i.url },
-      ),
+      instances: instancesOf(runbook),
       requestTimeoutMs: defaults.requestTimeoutMs,
       emit,
       requestId,

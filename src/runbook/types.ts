@@ -52,6 +52,13 @@ export type ConfirmBody = NonNullable<SchemaStep["confirm"]>;
 export type Runbook = Omit<SyncbookRunbook, "steps"> & { steps: Step[] };
 export type InstanceEntry = Runbook["instances"][number];
 
+/** The runbook's instances as `{ url, name? }` (an entry may be a bare URL). */
+export function instancesOf(runbook: Pick<Runbook, "instances">): { url: string; name?: string }[] {
+  return runbook.instances.map((i) =>
+    typeof i === "string" ? { url: i } : { url: i.url, ...(i.name !== undefined ? { name: i.name } : {}) },
+  );
+}
+
 /**
  * A step kind added by a plugin is a key in kebab-case with at least one hyphen
  * (`drain-traffic`): never the spelling of a built-in kind (those are camelCase words), so a

@@ -12,7 +12,7 @@ import {
   type AnswerIssue,
 } from "../../src/api/index.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { frozenSim, localServer, RS_TO_SHARDED, type LocalServer } from "./helpers.js";
+import { frozenSim, localServer, RS_TO_SHARDED, type LocalServer } from "../support/api.js";
 
 let sim: Simulator | undefined;
 let local: LocalServer | undefined;

@@ -22,7 +22,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runbook, tempDir, writeFiles } from "../plugin/helpers.js";
+import { runbook, tempDir, writeFiles } from "../support/plugin.js";
 
 const root = process.cwd();
 const distCli = join(root, "dist/cli");

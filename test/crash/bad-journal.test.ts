@@ -11,8 +11,8 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { cli, startCli, type CliResult } from "../run/helpers.js";
-import { cutoverYaml, fastSim, posts, tempDir, totalPosts } from "./harness.js";
+import { cli, startCli, type CliResult } from "../support/run.js";
+import { cutoverYaml, fastSim, posts, tempDir, totalPosts } from "../support/crash-harness.js";
 
 const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 2s, retry: { giveUpAfter: 3s } }";
 

@@ -13,7 +13,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunEventOf } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { commitGuard, cutoverYaml, fastSim, posts, runInProcess } from "./harness.js";
+import { commitGuard, cutoverYaml, fastSim, posts, runInProcess } from "../support/crash-harness.js";
 
 type Phase =
   "before start" | "during copy" | "during CEA wait" | "at stopWrites" | "at verify" | "at commit" | "after commit";

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { cli, startCli, type CliResult } from "../run/helpers.js";
+import { cli, startCli, type CliResult } from "../support/run.js";
 import {
   COMMIT,
   COMMITTED,
@@ -33,7 +33,7 @@ import {
   STOP,
   tempDir,
   VERIFY,
-} from "./harness.js";
+} from "../support/crash-harness.js";
 
 const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }";
 

@@ -26,7 +26,7 @@ import {
   START,
   stopVia,
   VERIFY,
-} from "./harness.js";
+} from "../support/crash-harness.js";
 import { mulberry32 } from "../../src/sim/prng.js";
 
 const SCHEDULES = 200;

@@ -12,7 +12,7 @@ import {
   type ConditionBody,
   type FleetSnapshot,
 } from "../../src/fleet/index.js";
-import { down, GiB, idle, running, snap } from "./snapshots.js";
+import { down, GiB, idle, running, snap } from "../support/snapshots.js";
 
 /** A body read once and evaluated, as the runner does. */
 const evaluate = (body: ConditionBody, s: FleetSnapshot, v?: VerifierProgress) =>

@@ -7,7 +7,7 @@ import { TransportError } from "../../src/api/index.js";
 import { createFleet, type Fleet, type FleetEmit, type FleetSnapshot } from "../../src/fleet/index.js";
 import type { RunEventMap, RunEventType } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { frozenSim, RS_TO_SHARDED } from "../api/helpers.js";
+import { frozenSim, RS_TO_SHARDED } from "../support/api.js";
 
 let sim: Simulator | undefined;
 let fleet: Fleet | undefined;

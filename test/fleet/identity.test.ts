@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { clusterName, identityProblems } from "../../src/fleet/index.js";
-import { down, idle, running, snap } from "./snapshots.js";
+import { down, idle, running, snap } from "../support/snapshots.js";
 
 describe("identity", () => {
   it("a consistent fleet has no problem", () => {

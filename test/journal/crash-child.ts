@@ -3,7 +3,7 @@
  * request.sent lines, says so on stdout, then waits to be killed (SIGKILL) before any answer.
  */
 import { openJournal } from "../../src/journal/index.js";
-import { eventFactory, inst, STEPS } from "./helpers.js";
+import { eventFactory, inst, STEPS } from "../support/journal.js";
 
 const dir = process.argv[2]!;
 const ev = eventFactory();

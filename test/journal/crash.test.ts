@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { readJournalState, reconcile } from "../../src/journal/index.js";
-import { STEPS, tempDir } from "./helpers.js";
+import { STEPS, tempDir } from "../support/journal.js";
 
 let dir: string;
 let cleanup: () => void;

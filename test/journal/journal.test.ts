@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asListener, journalDir, mustFsync, openJournal, readJournalState } from "../../src/journal/index.js";
 import { readJournal } from "../../src/report/journal.js";
 import { createEmitter } from "../../src/run/emitter.js";
-import { eventFactory, inst, STEPS, tempDir } from "./helpers.js";
+import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
 
 let dir: string;
 let cleanup: () => void;

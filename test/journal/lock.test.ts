@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acquireLock, LOCK_FILE_NAME } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "../support/journal.js";
 
 let dir: string;
 let cleanup: () => void;

@@ -8,7 +8,7 @@ import {
   type SentCommand,
 } from "../../src/journal/index.js";
 import type { Outcome } from "../../src/events.js";
-import { STEPS } from "./helpers.js";
+import { STEPS } from "../support/journal.js";
 
 const RB = { hash: "a".repeat(64), steps: STEPS.map(({ id, kind }) => ({ id, kind })) };
 

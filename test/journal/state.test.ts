@@ -5,7 +5,7 @@ import { findLatestJournal, openJournal, readJournalState } from "../../src/jour
 import { UserError } from "../../src/errors.js";
 import { resolveJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
-import { eventFactory, inst, STEPS, tempDir } from "./helpers.js";
+import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
 
 let dir: string;
 let cleanup: () => void;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RULES } from "../../src/lint/index.js";
-import { assertWellFormedXml } from "./xml.js";
+import { assertWellFormedXml } from "../support/xml.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const cli = process.env.SYNCBOOK_TEST_CLI ?? join(root, "dist/cli/syncbook.cjs");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/diagnostics.js";
 import { formatDiagnostics } from "../../src/lint/format/index.js";
-import { assertWellFormedXml } from "./xml.js";
+import { assertWellFormedXml } from "../support/xml.js";
 
 const text = [
   "runbook: 1",
@@ -95,8 +95,8 @@ describe("junit format", () => {
     const failures = doc.elements.filter((e) => e.name === "failure");
     expect(failures).toHaveLength(2);
     expect(failures[0]?.attrs.message).toContain("`cluster0`");
-    expect(failures[0]?.text).toContain("cluster1 &amp; cluster0");
-    expect(failures[0]?.text).toContain("&lt;swap&gt;");
+    expect(failures[0]?.text).toContain("cluster1 & cluster0");
+    expect(failures[0]?.text).toContain("<swap>");
   });
   it("stays well-formed with control characters and quotes in messages", () => {
     const xml = formatDiagnostics("junit", {

@@ -8,7 +8,7 @@ import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { RULES } from "../../src/lint/index.js";
-import { FIXTURES, expectedFindings, findings, lintFile, read } from "./helpers.js";
+import { FIXTURES, expectedFindings, findings, lintFile, read } from "../support/lint.js";
 
 const fixtureFiles = readdirSync(FIXTURES).filter((f) => f.endsWith(".yaml"));
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadRunbook } from "../../src/runbook/index.js";
 import { stepKind, type Runbook } from "../../src/runbook/types.js";
-import { lintFile } from "./helpers.js";
+import { lintFile } from "../support/lint.js";
 
 const dir = new URL("../../runbooks/", import.meta.url);
 const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));

@@ -5,7 +5,7 @@
  * judges commands against the states they can meet").
  */
 import { describe, expect, it } from "vitest";
-import { COMMIT, READY, START, STOP, findings, lintYaml, runbook } from "./helpers.js";
+import { COMMIT, READY, START, STOP, findings, lintYaml, runbook } from "../support/lint.js";
 
 async function problems(yaml: string): Promise<string[]> {
   const { loader, rules } = await lintYaml(yaml);

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins, runHook, stepInfo, undoFor, UndoStack } from "../../src/plugin/index.js";
-import { loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "./helpers.js";
+import { loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "../support/plugin.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { loadPlugins, runHook, stepInfo, type PluginRegistry } from "../../src/plugin/index.js";
-import { recordingContext, startServer, tempDir } from "./helpers.js";
+import { recordingContext, startServer, tempDir } from "../support/plugin.js";
 
 let registry: PluginRegistry;
 const closers: (() => Promise<void>)[] = [];

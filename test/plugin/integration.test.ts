@@ -20,7 +20,7 @@ import {
   UndoStack,
   type NotifyMessage,
 } from "../../src/plugin/index.js";
-import { lineOf, recordingContext, tempDir, writeFiles } from "./helpers.js";
+import { lineOf, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
 
 describe("with the real runbook loader", () => {
   it("the example runbooks have no plugin findings", async () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_PLUGINS, lintPlugins, loadRunbookPlugins } from "../../src/plugin/index.js";
 import { pluginFromModule } from "../../src/plugin/resolve.js";
-import { lineOf, loadedFromYaml, runbook, tempDir, writeFiles } from "./helpers.js";
+import { lineOf, loadedFromYaml, runbook, tempDir, writeFiles } from "../support/plugin.js";
 
 const API = join(process.cwd(), "src/plugin/api.ts");
 

@@ -16,7 +16,7 @@ import {
   type PluginRegistry,
 } from "../../src/plugin/index.js";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
-import { ev, recordingContext, sleep, startServer, tempDir } from "./helpers.js";
+import { ev, recordingContext, sleep, startServer, tempDir } from "../support/plugin.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

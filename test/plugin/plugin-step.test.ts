@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lintFiles } from "../../src/lint/index.js";
-import { cli, runbookFor, sim, START, tempDir, writeRunbook } from "../run/helpers.js";
+import { cli, runbookFor, sim, START, tempDir, writeRunbook } from "../support/run.js";
 
 const PLUGIN = `
 import { appendFileSync } from "node:fs";

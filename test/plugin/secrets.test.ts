@@ -18,7 +18,7 @@ import {
   UndoStack,
 } from "../../src/plugin/index.js";
 import type { RunEventOf } from "../../src/events.js";
-import { ev, loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "./helpers.js";
+import { ev, loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "../support/plugin.js";
 
 const SECRET = "sk_live_PLANTED_51HxYz";
 const closers: (() => Promise<void>)[] = [];

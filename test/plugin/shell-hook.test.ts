@@ -17,7 +17,7 @@ import {
   type HookCallSpec,
   type PluginRegistry,
 } from "../../src/plugin/index.js";
-import { recordingContext, sleep, tempDir, writeFiles } from "./helpers.js";
+import { recordingContext, sleep, tempDir, writeFiles } from "../support/plugin.js";
 
 const NODE = process.execPath;
 let registry: PluginRegistry | undefined;

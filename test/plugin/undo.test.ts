@@ -22,7 +22,7 @@ import {
   type StepInfo,
 } from "../../src/plugin/index.js";
 import type { RunEventOf } from "../../src/events.js";
-import { ev, recordingContext, sleep, tempDir } from "./helpers.js";
+import { ev, recordingContext, sleep, tempDir } from "../support/plugin.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/report/index.js";
-import { synthRun } from "./fixture.js";
+import { synthRun } from "../support/report-fixture.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // tsx's loader by absolute URL: the commands run in a temp dir that has no node_modules

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildReport, createReportListener, type Report } from "../../src/report/index.js";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
-import { rehearsalEvents, type RehearsalResult } from "./rehearsal.js";
-import { findAll, parseXml } from "./xml.js";
+import { rehearsalEvents, type RehearsalResult } from "../support/rehearsal.js";
+import { findAll, parseXml } from "../support/xml.js";
 
 const dir = mkdtempSync(join(tmpdir(), "syncbook-report-rehearsal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -17,8 +17,8 @@ import {
 } from "../../src/report/index.js";
 import { redactValue, stripUserinfo } from "../../src/report/redact.js";
 import { segmentsOf } from "../../src/report/svg.js";
-import { TOTAL, T0, synthRun } from "./fixture.js";
-import { findAll, parseXml } from "./xml.js";
+import { TOTAL, T0, synthRun } from "../support/report-fixture.js";
+import { findAll, parseXml } from "../support/xml.js";
 
 const dirs: string[] = [];
 const tmp = (): string => {

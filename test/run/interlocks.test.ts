@@ -12,7 +12,7 @@ import { runRunbook, type RunResult } from "../../src/run/runner.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { startSimulator } from "../../src/sim/index.js";
-import { COMMIT, posts, READY, runbookFor, sim, START, STOP } from "./helpers.js";
+import { COMMIT, posts, READY, runbookFor, sim, START, STOP } from "../support/run.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {

@@ -22,7 +22,7 @@ import {
   totalRequests,
   VERIFY,
   writeRunbook,
-} from "./helpers.js";
+} from "../support/run.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {

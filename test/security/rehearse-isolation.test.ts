@@ -8,8 +8,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../src/sim/index.js";
-import { cli } from "../run/helpers.js";
-import { tempDir } from "../crash/harness.js";
+import { cli } from "../support/run.js";
+import { tempDir } from "../support/crash-harness.js";
 
 const sims: Simulator[] = [];
 afterAll(async () => {

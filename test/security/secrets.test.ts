@@ -18,8 +18,8 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../src/sim/index.js";
-import { cli, type CliResult } from "../run/helpers.js";
-import { tempDir } from "../crash/harness.js";
+import { cli, type CliResult } from "../support/run.js";
+import { tempDir } from "../support/crash-harness.js";
 
 // `+` and `~` make the URL-encoded and base64 forms differ from the raw one
 const SECRET = `pl4nted+S3cret~${randomBytes(6).toString("hex")}`;

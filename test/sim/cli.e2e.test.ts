@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RS_TO_SHARDED, call } from "./helpers.js";
+import { RS_TO_SHARDED, call } from "../support/sim.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const cli = `${root}dist/cli/syncbook.cjs`;

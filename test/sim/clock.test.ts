@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SimClock } from "../../src/sim/clock.js";
 import { SourceTimeline } from "../../src/sim/source.js";
 import { parseBytes, parseSeconds, startSimulator, type Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, broadcast, call, frozen, progress, verifierProgress } from "./helpers.js";
+import { RS_TO_SHARDED, broadcast, call, frozen, progress, verifierProgress } from "../support/sim.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, broadcast, call, frozen, post, progress, toCea } from "./helpers.js";
+import { RS_TO_SHARDED, broadcast, call, frozen, post, progress, toCea } from "../support/sim.js";
 
 let sim: Simulator;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 /** The /sim/ control API (issue #3, item 5): on every port, never under /api/v1/. */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, call, frozen, post, progress, toCea } from "./helpers.js";
+import { RS_TO_SHARDED, call, frozen, post, progress, toCea } from "../support/sim.js";
 
 let sim: Simulator;
 afterEach(async () => {

@@ -1,7 +1,17 @@
 /** Faults: the spec syntax, and each fault's effect (issue #3, item 6). */
 import { afterEach, describe, expect, it } from "vitest";
 import { formatFault, parseFault, startSimulator, type Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, broadcast, call, frozen, post, progress, toCea, until, verifierProgress } from "./helpers.js";
+import {
+  RS_TO_SHARDED,
+  broadcast,
+  call,
+  frozen,
+  post,
+  progress,
+  toCea,
+  until,
+  verifierProgress,
+} from "../support/sim.js";
 
 let sim: Simulator;
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mulberry32, type Random } from "../../src/sim/prng.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, broadcast, call, frozen, progress, verifierProgress } from "./helpers.js";
+import { RS_TO_SHARDED, broadcast, call, frozen, progress, verifierProgress } from "../support/sim.js";
 
 const SEED = 20241123;
 const PER_STATE = 1600;

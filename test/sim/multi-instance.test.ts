@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, broadcast, call, frozen, post, progress } from "./helpers.js";
+import { RS_TO_SHARDED, broadcast, call, frozen, post, progress } from "../support/sim.js";
 
 let sim: Simulator;
 afterEach(async () => {

@@ -14,7 +14,7 @@ import {
   toCea,
   verifierInvariants,
   verifierProgress,
-} from "./helpers.js";
+} from "../support/sim.js";
 
 let sim: Simulator;
 afterEach(async () => {

@@ -11,7 +11,7 @@ import type { Simulator } from "../../src/sim/index.js";
 import type { StepContext } from "../../src/steps/index.js";
 import { readFleet } from "../../src/steps/kit/fleet-ops.js";
 import { backoff, poll } from "../../src/steps/kit/poll.js";
-import { frozenSim } from "../api/helpers.js";
+import { frozenSim } from "../support/api.js";
 
 describe("poll", () => {
   it("ends with the first result the judge gives, reading at most once per period from the start of a read", async () => {
@@ -19,18 +19,19 @@ describe("poll", () => {
     const r = await poll({
       read: async () => {
         starts.push(Date.now());
-        await new Promise((res) => setTimeout(res, 30)); // a slow answer must not stretch the period
+        await new Promise((res) => setTimeout(res, 200)); // a slow answer must not stretch the period
         return starts.length;
       },
       judge: (n) => (n === 3 ? `third` : undefined),
-      every: 60,
+      every: 300,
       signal: new AbortController().signal,
     });
     expect(r).toEqual({ done: true, result: "third", value: 3 });
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    // 300 ms apart, not 300 + 200 (a period stretched by the slow answer)
     for (const g of gaps) {
-      expect(g).toBeGreaterThanOrEqual(55);
-      expect(g).toBeLessThan(110);
+      expect(g).toBeGreaterThanOrEqual(295);
+      expect(g).toBeLessThan(450);
     }
   });
 

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createUi, pickRenderer } from "../../src/ui/index.js";
-import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "./fixtures.js";
+import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "../support/ui-fixtures.js";
 
 const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

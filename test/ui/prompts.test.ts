@@ -4,7 +4,7 @@ import { UserError } from "../../src/errors.js";
 import { createUi } from "../../src/ui/index.js";
 import { createPrompter, raceAbort } from "../../src/ui/prompts.js";
 import type { PromptHost } from "../../src/ui/prompts.js";
-import { EventBuilder, FakeStream, INSTANCES, STEPS } from "./fixtures.js";
+import { EventBuilder, FakeStream, INSTANCES, STEPS } from "../support/ui-fixtures.js";
 
 const tty = { isTTY: true } as unknown as NodeJS.ReadStream;
 const pipe = { isTTY: false } as unknown as NodeJS.ReadStream;

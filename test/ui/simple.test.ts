@@ -3,7 +3,7 @@ import pc from "picocolors";
 import { createUi } from "../../src/ui/index.js";
 import { SimpleUi } from "../../src/ui/simple.js";
 import { formatWaitStatus, waitStatusKey } from "../../src/ui/format.js";
-import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "./fixtures.js";
+import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "../support/ui-fixtures.js";
 
 const plain = pc.createColors(false);
 

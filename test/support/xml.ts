@@ -132,3 +132,18 @@ export function findAll(node: XmlNode, name: string): XmlNode[] {
   walk(node);
   return out;
 }
+
+/** Parses `xml` (throws when it is not well-formed) and flattens it for quick checks: the root's name and every element. */
+export function assertWellFormedXml(xml: string): {
+  root: string;
+  elements: { name: string; attrs: Record<string, string>; text: string }[];
+} {
+  const doc = parseXml(xml);
+  const elements: { name: string; attrs: Record<string, string>; text: string }[] = [];
+  const walk = (n: XmlNode): void => {
+    elements.push({ name: n.name, attrs: n.attrs, text: n.text });
+    n.children.forEach(walk);
+  };
+  walk(doc);
+  return { root: doc.name, elements };
+}
