@@ -17,8 +17,8 @@ import { COMMAND_OPERATIONS, type CommandOperation } from "./commands.js";
 import { checkAnswer, isPlainObject, issueText, type AnswerIssue, type CheckOutcome } from "./check.js";
 import { ApiError, ServiceError, TransportError, type ApiOperation, type TransportErrorCode } from "./errors.js";
 import { exchange, type ExchangeResult, type PreparedRequest } from "./http.js";
-import type { InstanceRef, RunEventMap, RunEventType } from "../events.js";
-import { bodyExcerpt, redactDeep, redactText, redactUrl } from "./redact.js";
+import { redactUrl, stripUserinfo as redactText } from "../redact.js";
+import { bodyExcerpt } from "./redact.js";
 import {
   OPERATION_RESPONSE_SPEC,
   PROGRESS_RESPONSE_SPEC,
@@ -47,20 +47,7 @@ export interface ClientOptions {
    * `message` starts with the redacted URL.
    */
   onIssue?: ((issue: AnswerIssue, message: string) => void) | undefined;
-  /**
-   * The run's event stream: commands (not progress polls, which the runner reports as samples)
-   * emit `request.sent` and `response.received`, with redacted bodies; answer issues become
-   * `log` warnings unless `onIssue` is given.
-   */
-  emit?: EventSink | undefined;
-  /** Ids of those events (default: a counter of this client). Share one with the fleet for ids unique in the run. */
-  requestId?: (() => number) | undefined;
-  /** The instance this client talks to, for its events (service clients). */
-  ref?: InstanceRef | undefined;
 }
-
-/** Emits one event of the run's stream (the runner adds `seq` and `at`). */
-export type EventSink = <K extends RunEventType>(type: K, payload: RunEventMap[K]) => void;
 
 export interface RequestOptions {
   signal?: AbortSignal | undefined;
@@ -113,12 +100,17 @@ export interface ServiceClient {
 
 export interface VerifierClient {
   readonly url: string;
+  /** POST /api/v1/check or /writesOff with `{}`, as data: never rejects with an ApiError. */
+  tryCommand(op: VerifierCommand, opts?: RequestOptions): Promise<CommandOutcome>;
   /** POST /api/v1/check with `{}`: starts checking. */
   check(opts?: RequestOptions): Promise<CommandResult>;
   /** POST /api/v1/writesOff with `{}`: writes have stopped on the source, so it can finish. */
   writesOff(opts?: RequestOptions): Promise<CommandResult>;
   progress(opts?: RequestOptions): Promise<VerifierProgress>;
 }
+
+/** The verifier's operational requests (service facts: "`check` and `writesOff` share a lock"). */
+export type VerifierCommand = "check" | "writesOff";
 
 interface Target {
   origin: string;
@@ -162,7 +154,6 @@ interface ClientCore {
   target: Target;
   kind: "service" | "verifier";
   opts: ClientOptions;
-  nextId: () => number;
   send(
     method: "GET" | "POST",
     path: string,
@@ -178,15 +169,11 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // per client, i.e. per instance: "reported once per instance and field"
   const reported = new Set<string>();
-  let counter = 0;
-  const onIssue =
-    opts.onIssue ??
-    (opts.emit ? (_i: AnswerIssue, message: string) => opts.emit?.("log", { level: "warn", message }) : undefined);
+  const onIssue = opts.onIssue;
   return {
     target,
     kind,
     opts,
-    nextId: opts.requestId ?? (() => ++counter),
     send(method, path, body, signal) {
       const req: PreparedRequest = {
         origin: target.origin,
@@ -300,42 +287,7 @@ function post(
   lenient = false,
 ): Promise<CommandOutcome> {
   const json = body instanceof JsonBody ? body : new JsonBody(body);
-  // a fleet's clients have no emit: its broadcast emits every request.sent first, itself
-  const emit = core.opts.emit;
-  const id = emit ? core.nextId() : 0;
-  const instance = core.opts.ref ? { instance: core.opts.ref } : {};
-  emit?.("request.sent", { id, ...instance, target: core.kind, method: "POST", path, body: redactDeep(json.value) });
-  const outcome = send(core, operation, path, json.bytes, signal, lenient);
-  if (!emit) return outcome;
-  return outcome.then((o) => {
-    if (o.ok)
-      emit("response.received", {
-        id,
-        ...instance,
-        target: core.kind,
-        status: o.status,
-        ok: true,
-        body: redactDeep(o.answer),
-        durationMs: o.durationMs,
-      });
-    else
-      emit("response.received", {
-        id,
-        ...instance,
-        target: core.kind,
-        ...(o.status !== undefined ? { status: o.status } : {}),
-        ok: false,
-        error: o.error.message,
-        errorKind:
-          o.error instanceof ServiceError
-            ? "service"
-            : o.error instanceof TransportError && !o.error.requestSent
-              ? "not-sent"
-              : "transport",
-        durationMs: o.durationMs,
-      });
-    return o;
-  });
+  return send(core, operation, path, json.bytes, signal, lenient);
 }
 
 function send(
@@ -415,12 +367,15 @@ export function createServiceClient(url: string, opts: ClientOptions): ServiceCl
 /** A client of the migration verifier (check, writesOff, progress: service facts). */
 export function createVerifierClient(url: string, opts: ClientOptions): VerifierClient {
   const core = makeCore(url, "verifier", opts);
+  // the verifier's command answers are not documented: any JSON without `success: false`
+  // (or an empty body) is taken as accepted
+  const tryCommand = (op: VerifierCommand, o: RequestOptions = {}): Promise<CommandOutcome> =>
+    post(core, `verifier.${op}`, `/api/v1/${op}`, {}, o.signal, true);
   return {
     url: core.target.url,
-    // the verifier's command answers are not documented: any JSON without `success: false`
-    // (or an empty body) is taken as accepted
-    check: (o = {}) => orThrow(post(core, "verifier.check", "/api/v1/check", {}, o.signal, true)),
-    writesOff: (o = {}) => orThrow(post(core, "verifier.writesOff", "/api/v1/writesOff", {}, o.signal, true)),
+    tryCommand,
+    check: (o = {}) => orThrow(tryCommand("check", o)),
+    writesOff: (o = {}) => orThrow(tryCommand("writesOff", o)),
     progress: async (o = {}) =>
       (await get<VerifierProgressResponse>(core, "verifier.progress", VERIFIER_RESPONSE_SPEC, o.signal)).progress,
   };

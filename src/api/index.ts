@@ -3,7 +3,7 @@ export { createServiceClient, createVerifierClient, JsonBody, DEFAULT_MAX_BODY_B
 export type {
   ClientOptions,
   RequestOptions,
-  EventSink,
+  VerifierCommand,
   CommandResult,
   CommandOutcome,
   ServiceClient,
@@ -13,7 +13,7 @@ export { COMMAND_EFFECT, COMMAND_OPERATIONS, commandTookEffect, isCommandOperati
 export type { CommandOperation } from "./commands.js";
 export { ApiError, TransportError, ServiceError } from "./errors.js";
 export type { ApiOperation, ServiceOperation, VerifierOperation, TransportErrorCode } from "./errors.js";
-export { redactUrl, redactText, redactDeep, bodyExcerpt } from "./redact.js";
+export { bodyExcerpt } from "./redact.js";
 export { checkAnswer, issueText } from "./check.js";
 export type { AnswerIssue, Checked, CheckOutcome } from "./check.js";
 export { SYNC_STATES } from "./types.js";

@@ -11,23 +11,17 @@
  *   that progress polls warm up carry the commit: no connect inside the fan-out.
  */
 import type { Dispatcher } from "undici";
-import {
-  createServiceClient,
-  JsonBody,
-  type CommandOutcome,
-  type EventSink,
-  type ServiceClient,
-} from "../api/client.js";
+import { createServiceClient, JsonBody, type CommandOutcome, type ServiceClient } from "../api/client.js";
 import type { CommandOperation } from "../api/commands.js";
-import { ApiError, ServiceError, TransportError } from "../api/errors.js";
+import { ApiError } from "../api/errors.js";
 import { undici } from "../api/undici.js";
-import { redactDeep, redactUrl } from "../api/redact.js";
 import type { OperationResponse, Progress } from "../api/types.js";
 import type { InstanceRef } from "../events.js";
+import { redactUrl } from "../redact.js";
 import { identityProblems, type IdentityExpectation, type IdentityProblem } from "./identity.js";
+import { emitRequest, emitResponse, type FleetEmit } from "./record.js";
 
-/** Emits one event of the run's stream (the runner adds `seq` and `at`). */
-export type FleetEmit = EventSink;
+export type { FleetEmit };
 
 export interface FleetInstance {
   /** Base URL; may carry `user:password@` (never shown). */
@@ -147,10 +141,9 @@ export function createFleet(opts: FleetOptions): Fleet {
     const targets = bopts.only ? refs.filter((r) => bopts.only!.includes(r.index)) : refs;
     const json = body instanceof JsonBody ? body : new JsonBody(body ?? {});
     const path = `/api/v1/${op}`;
-    const shownBody = redactDeep(json.value);
     const ids = targets.map(() => nextRequestId());
     for (const [k, ref] of targets.entries())
-      emit("request.sent", { id: ids[k]!, instance: ref, target: "service", method: "POST", path, body: shownBody });
+      emitRequest(emit, ids[k]!, { target: "service", instance: ref }, path, json.value);
     // one tight loop: each tryCommand runs synchronously into undici's queue; undici then writes
     // all of them in the same check phase (a reused idle keep-alive socket is validated with one
     // setImmediate first, undici ≥ 7.x, GHSA-35p6-xmwp-9g52), so they still leave back to back
@@ -160,30 +153,10 @@ export function createFleet(opts: FleetOptions): Fleet {
     const outcomes = await Promise.all(pending);
     const results: BroadcastResult[] = outcomes.map((o, k) => {
       const ref = targets[k]!;
-      const id = ids[k]!;
-      if (o.ok) {
-        emit("response.received", {
-          id,
-          instance: ref,
-          target: "service",
-          status: o.status,
-          ok: true,
-          body: redactDeep(o.answer),
-          durationMs: o.durationMs,
-        });
-        return { ref, ok: true, answer: o.answer, sentAt: o.sentAt, durationMs: o.durationMs, status: o.status };
-      }
-      emit("response.received", {
-        id,
-        instance: ref,
-        target: "service",
-        ...(o.status !== undefined ? { status: o.status } : {}),
-        ok: false,
-        error: o.error.message,
-        errorKind: errorKind(o.error),
-        durationMs: o.durationMs,
-      });
-      return { ref, ok: false, error: o.error, ...(o.sentAt !== undefined ? { sentAt: o.sentAt } : {}) };
+      emitResponse(emit, ids[k]!, { target: "service", instance: ref }, o);
+      return o.ok
+        ? { ref, ok: true, answer: o.answer, sentAt: o.sentAt, durationMs: o.durationMs, status: o.status }
+        : { ref, ok: false, error: o.error, ...(o.sentAt !== undefined ? { sentAt: o.sentAt } : {}) };
     });
     const sent = results.flatMap((r) => (r.sentAt === undefined ? [] : [r.sentAt]));
     const skewMs = sent.length > 1 ? Math.max(...sent) - Math.min(...sent) : 0;
@@ -199,10 +172,4 @@ export function createFleet(opts: FleetOptions): Fleet {
       await ownAgent?.close();
     },
   };
-}
-
-/** Whether a failed command may have taken effect (the journal keeps it for --resume). */
-function errorKind(err: ApiError): "service" | "transport" | "not-sent" {
-  if (err instanceof ServiceError) return "service";
-  return err instanceof TransportError && !err.requestSent ? "not-sent" : "transport";
 }

@@ -7,7 +7,7 @@
  * Only what is known is checked: in IDLE every field but `state` and `canCommit` is null (spec,
  * progress rule 1), ids are absent before 1.3, and an instance that did not answer says nothing.
  */
-import { redactText } from "../api/redact.js";
+import { stripUserinfo as redactText } from "../redact.js";
 import type { Progress } from "../api/types.js";
 import { instanceLabel, type InstanceRef } from "../events.js";
 import type { FleetSnapshot } from "./fleet.js";

@@ -1,5 +1,7 @@
 /** Public surface of the fleet: broadcast identical commands, poll and judge every instance. */
 export { createFleet } from "./fleet.js";
+export { createVerifier, type VerifierOptions } from "./verifier.js";
+export { errorKind } from "./record.js";
 export type {
   Fleet,
   FleetOptions,

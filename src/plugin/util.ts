@@ -2,7 +2,7 @@
  * Small helpers shared by the plugin machinery and the built-in plugins: durations, redaction,
  * a redacting logger, and running a call under a timeout and an abort signal.
  */
-import { redactText as stripUserinfo } from "../api/redact.js";
+export { createRedactor } from "../redact.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 import { errorMessage } from "../errors.js";
@@ -14,21 +14,6 @@ export const DURATION_SCHEMA = {
     { type: "number", minimum: 0 },
   ],
 } as const;
-
-/**
- * A redactor: every listed secret (and its URL-encoded form) becomes `***`, and URL userinfo is
- * stripped. Longest secrets first, so a secret containing another is replaced whole.
- */
-export function createRedactor(secrets: Iterable<string>, base?: (text: string) => string): (text: string) => string {
-  const list = [...new Set([...secrets].filter((s) => s.length >= 3).flatMap((s) => [s, encodeURIComponent(s)]))].sort(
-    (a, b) => b.length - a.length,
-  );
-  return (text: string): string => {
-    let out = base ? base(text) : text;
-    for (const s of list) if (out.includes(s)) out = out.split(s).join("***");
-    return stripUserinfo(out);
-  };
-}
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogSink = (level: LogLevel, message: string) => void;

@@ -4,7 +4,7 @@
  * values are never kept, and keys that name a secret lose their value.
  */
 
-import { redactText } from "../api/redact.js";
+import { stripUserinfo as redactText } from "../redact.js";
 
 export const REDACTED = "[redacted]";
 

@@ -11,6 +11,7 @@
  * report, UI, notifier — ever sees a secret.
  */
 import type { Emit, RunEvent, RunListener } from "../events.js";
+import type { Redactor } from "../redact.js";
 
 export type { Emit };
 import { errorMessage } from "../errors.js";
@@ -22,10 +23,24 @@ export interface Emitter {
   settle(): Promise<void>;
 }
 
+/** Fields whose values are syncbook's own words, never user data: kept whole (a secret `step` must not turn `step.started` into `***.started`). */
+const OWN_WORDS: ReadonlySet<string> = new Set([
+  "type",
+  "kind",
+  "target",
+  "method",
+  "path",
+  "outcome",
+  "level",
+  "errorKind",
+  "mode",
+  "check",
+]);
+
 export function createEmitter(
   listeners: readonly RunListener[] = [],
   critical: readonly ((event: RunEvent) => void)[] = [],
-  redact?: (text: string) => string,
+  redact?: Redactor,
 ): Emitter {
   const all = [...listeners];
   const pending = new Set<Promise<unknown>>();
@@ -45,7 +60,9 @@ export function createEmitter(
   };
   const emit: Emit = (type, payload) => {
     const raw = { type, seq: ++seq, at: Date.now(), ...payload };
-    const event = (redact ? JSON.parse(redact(JSON.stringify(raw))) : raw) as RunEvent;
+    // leaf by leaf, never as serialized text: a secret that is a JSON token (`true`) or has a
+    // quote in it must neither survive escaped nor break the event
+    const event = (redact ? redact.value(raw, OWN_WORDS) : raw) as RunEvent;
     for (const c of critical) c(event);
     for (const l of all) {
       try {

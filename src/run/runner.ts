@@ -5,9 +5,9 @@
  */
 import { setMaxListeners } from "node:events";
 import { dirname } from "node:path";
-import { createVerifierClient, type VerifierClient } from "../api/index.js";
+import type { VerifierClient } from "../api/index.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
-import { createFleet, type Fleet } from "../fleet/index.js";
+import { createFleet, createVerifier, type Fleet } from "../fleet/index.js";
 import {
   createFleetTracker,
   createNotifierListener,
@@ -164,7 +164,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const verifier =
     opts.verifier ??
     (runbook.verifier
-      ? createVerifierClient(runbook.verifier, { requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId })
+      ? createVerifier({ url: runbook.verifier, requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId })
       : undefined);
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { isScalar, LineCounter, parseDocument, type Node } from "yaml";
-import { redactText } from "../api/redact.js";
+import { createRedactor, userinfoRedactor, type Redactor } from "../redact.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { interpolate, type Scalar } from "./interpolate.js";
 import { createLocator, type Locate } from "./positions.js";
@@ -39,8 +39,8 @@ export interface LoadedRunbook {
   diagnostics: Diagnostic[];
   /** Position of a node (or of its key) by YAML path. */
   locate: Locate;
-  /** Removes every secret (env values, URL passwords) from a text. */
-  redact: (text: string) => string;
+  /** Removes every secret (env values, URL passwords, in every encoding) from a text; `.value` for data. */
+  redact: Redactor;
   /** The variables in effect (overrides applied), for plans and reports: env-derived ones redacted. */
   vars: Record<string, Scalar>;
 }
@@ -74,7 +74,7 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
       runbook: undefined,
       diagnostics: [early],
       locate: () => ({ line: early.line, column: early.column }),
-      redact: (t) => redactText(t),
+      redact: userinfoRedactor,
       vars: {},
     };
   const lines = new LineCounter();
@@ -100,14 +100,14 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
       runbook: undefined,
       diagnostics: [d],
       locate: () => ({ line: 1, column: 1 }),
-      redact: (t) => redactText(t),
+      redact: userinfoRedactor,
       vars: {},
     };
   }
   const locate = createLocator(doc, lines);
   const diagnostics: Diagnostic[] = [];
   const secrets = new Set<string>();
-  const redact = makeRedactor(secrets);
+  const redact = createRedactor(secrets);
   const result = (raw: unknown, runbook: Runbook | undefined, vars: Record<string, Scalar> = {}): LoadedRunbook => ({
     file,
     text,
@@ -281,15 +281,6 @@ function yamlMessage(code: string, message: string, key: string | undefined): st
 function keyAt(text: string, offset: number): string | undefined {
   const m = /^\s*(?:-\s+)?["']?([^"':{}[\],#]+?)["']?\s*:/.exec(text.slice(offset, offset + 200));
   return m?.[1]?.trim() || undefined;
-}
-
-function makeRedactor(secrets: ReadonlySet<string>): (text: string) => string {
-  return (text: string) => {
-    let out = text;
-    // longest first, so a secret containing another is removed whole
-    for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (s.length >= 3) out = out.split(s).join("***");
-    return redactText(out);
-  };
 }
 
 function redactVars(vars: Record<string, Scalar>, redact: (s: string) => string): Record<string, Scalar> {

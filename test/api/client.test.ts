@@ -11,6 +11,7 @@ import {
   TransportError,
   type AnswerIssue,
 } from "../../src/api/index.js";
+import { createVerifier } from "../../src/fleet/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { frozenSim, localServer, RS_TO_SHARDED, type LocalServer } from "../support/api.js";
 
@@ -300,15 +301,20 @@ describe("commands", () => {
 });
 
 describe("events", () => {
-  it("with emit, commands emit request.sent and response.received (redacted); issues become log warnings", async () => {
+  // the fleet is the one producer of request/response events: the verifier of a run is the
+  // client wrapped by src/fleet/verifier.ts
+  it("the run's verifier emits request.sent and response.received (redacted); issues become log warnings", async () => {
     local = await localServer((path) =>
       path.endsWith("/progress")
         ? { body: { progress: { phase: "check", error: null } } }
         : { status: 400, body: { success: false, error: "E", errorDescription: "mongodb://a:b@h" } },
     );
     const events: { type: string; payload: Record<string, unknown> }[] = [];
-    const v = createVerifierClient(local.url, {
+    let ids = 0;
+    const v = createVerifier({
+      url: local.url,
       ...opts,
+      requestId: () => ++ids,
       emit: (type, payload) => events.push({ type, payload: payload }),
     });
     await expect(v.check()).rejects.toBeInstanceOf(ServiceError);

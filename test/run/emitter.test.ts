@@ -6,8 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { createEmitter } from "../../src/run/emitter.js";
 import type { RunEvent } from "../../src/events.js";
+import { createRedactor } from "../../src/redact.js";
 
-const redact = (t: string): string => t.split("hunter2-secret").join("***");
+const redact = createRedactor(["hunter2-secret"]);
 
 describe("createEmitter", () => {
   it("redacts every event once, before the journal and the other listeners see it", () => {
@@ -31,6 +32,29 @@ describe("createEmitter", () => {
       expect(JSON.stringify(list)).not.toContain("hunter2");
       expect(list).toHaveLength(2);
     }
+  });
+
+  // issue 12, items 8-9: structured values are redacted leaf by leaf, not as serialized text
+  it("a secret with a quote or a backslash is removed from a body, not left JSON-escaped", () => {
+    const secret = 'pa"ss\\wo';
+    const seen: RunEvent[] = [];
+    const { emit } = createEmitter([(e) => void seen.push(e)], [], createRedactor([secret]));
+    emit("request.sent", { id: 1, target: "service", method: "POST", path: "/p", body: { note: `x ${secret} y` } });
+    emit("log", { level: "warn", message: `echoed: ${JSON.stringify({ v: secret })}` });
+    const text = JSON.stringify(seen);
+    expect(text).not.toContain('pa\\"ss');
+    expect(JSON.stringify(seen.map((e) => (e.type === "log" ? e.message : "")))).not.toContain("ss\\\\wo");
+    expect(seen[0]).toMatchObject({ body: { note: "x *** y" } });
+  });
+
+  it("a secret that is a JSON token or a key name leaves the event whole", () => {
+    const seen: RunEvent[] = [];
+    const { emit } = createEmitter([(e) => void seen.push(e)], [], createRedactor(["true", "type", "step"]));
+    const e = emit("step.started", { index: 0, id: "step-1", kind: "waitFor", title: "true type" });
+    expect(e.type).toBe("step.started");
+    expect(seen[0]).toMatchObject({ type: "step.started", index: 0, id: "***-1", title: "*** ***" });
+    emit("response.received", { id: 1, target: "service", ok: true, body: { success: true }, durationMs: 1 });
+    expect(seen[1]).toMatchObject({ ok: true, body: { success: true } });
   });
 
   it("a failing listener is reported and skipped; a failing critical listener throws", () => {

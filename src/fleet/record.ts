@@ -1,0 +1,56 @@
+/**
+ * The request/response events of every command the run sends (to the service's instances and to
+ * the verifier): the fleet is their one producer, so every `response.received` carries the same
+ * `errorKind` rule and every body is redacted the same way. The API client only returns outcomes.
+ */
+import type { CommandOutcome } from "../api/client.js";
+import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
+import type { Emit, InstanceRef } from "../events.js";
+import { userinfoRedactor } from "../redact.js";
+
+/** Emits one event of the run's stream (the emitter adds `seq` and `at`). */
+export type FleetEmit = (...args: Parameters<Emit>) => void;
+
+export interface RequestTarget {
+  target: "service" | "verifier";
+  instance?: InstanceRef;
+}
+
+/** Whether a failed command may have taken effect (the journal keeps it for --resume). */
+export function errorKind(err: ApiError): "service" | "transport" | "not-sent" {
+  if (err instanceof ServiceError) return "service";
+  return err instanceof TransportError && !err.requestSent ? "not-sent" : "transport";
+}
+
+export function emitRequest(emit: FleetEmit, id: number, to: RequestTarget, path: string, body: unknown): void {
+  emit("request.sent", {
+    id,
+    ...(to.instance ? { instance: to.instance } : {}),
+    target: to.target,
+    method: "POST",
+    path,
+    body: userinfoRedactor.value(body),
+  });
+}
+
+export function emitResponse(emit: FleetEmit, id: number, to: RequestTarget, o: CommandOutcome): void {
+  const where = { id, ...(to.instance ? { instance: to.instance } : {}), target: to.target };
+  if (o.ok) {
+    emit("response.received", {
+      ...where,
+      status: o.status,
+      ok: true,
+      body: userinfoRedactor.value(o.answer),
+      durationMs: o.durationMs,
+    });
+    return;
+  }
+  emit("response.received", {
+    ...where,
+    ...(o.status !== undefined ? { status: o.status } : {}),
+    ok: false,
+    error: o.error.message,
+    errorKind: errorKind(o.error),
+    durationMs: o.durationMs,
+  });
+}

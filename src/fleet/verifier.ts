@@ -1,0 +1,48 @@
+/**
+ * The run's verifier: the API client's verifier, with every command recorded in the run's
+ * event stream (as the fleet records the instances' commands).
+ */
+import {
+  createVerifierClient,
+  type CommandOutcome,
+  type CommandResult,
+  type RequestOptions,
+  type VerifierClient,
+  type VerifierCommand,
+} from "../api/client.js";
+import { emitRequest, emitResponse, type FleetEmit } from "./record.js";
+
+export interface VerifierOptions {
+  url: string;
+  requestTimeoutMs: number;
+  emit?: FleetEmit | undefined;
+  /** Ids of the request/response events; share the fleet's for ids unique in the run. */
+  requestId: () => number;
+}
+
+export function createVerifier(opts: VerifierOptions): VerifierClient {
+  const emit: FleetEmit = opts.emit ?? (() => {});
+  const client = createVerifierClient(opts.url, {
+    requestTimeoutMs: opts.requestTimeoutMs,
+    onIssue: (_issue, message) => emit("log", { level: "warn", message }),
+  });
+  const tryCommand = async (op: VerifierCommand, o: RequestOptions = {}): Promise<CommandOutcome> => {
+    const id = opts.requestId();
+    emitRequest(emit, id, { target: "verifier" }, `/api/v1/${op}`, {});
+    const outcome = await client.tryCommand(op, o);
+    emitResponse(emit, id, { target: "verifier" }, outcome);
+    return outcome;
+  };
+  const orThrow = async (op: VerifierCommand, o?: RequestOptions): Promise<CommandResult> => {
+    const r = await tryCommand(op, o);
+    if (!r.ok) throw r.error;
+    return { answer: r.answer, sentAt: r.sentAt, durationMs: r.durationMs, status: r.status };
+  };
+  return {
+    url: client.url,
+    tryCommand,
+    check: (o) => orThrow("check", o),
+    writesOff: (o) => orThrow("writesOff", o),
+    progress: (o) => client.progress(o),
+  };
+}
