@@ -70,7 +70,10 @@ export function assertReadOnly(cmd: Document): void {
 /** Wait for a promise, or reject at once when the signal aborts (the caller closes what it opened). */
 export function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (signal.aborted) {
+    p.catch(() => undefined); // its failure (the closed client) is not news
+    return Promise.reject(signal.reason as Error);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });

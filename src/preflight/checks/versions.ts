@@ -87,7 +87,7 @@ export function check(input: CheckInput, out: Findings): void {
       out.add(
         "preflight-server-version",
         startPath(input, "destination"),
-        `${forSvc} cannot sync a ${majorMinor(sv)} source (\`${input.source.name}\`) to a ${majorMinor(dv)} destination (\`${input.destination.name}\`); from ${majorMinor(sv)} it syncs to ${ok.join(", ") || "nothing"}.`,
+        `${forSvc[0]?.toUpperCase() ?? ""}${forSvc.slice(1)} cannot sync a ${majorMinor(sv)} source (\`${input.source.name}\`) to a ${majorMinor(dv)} destination (\`${input.destination.name}\`); from ${majorMinor(sv)} it syncs to ${ok.join(", ") || "nothing"}.`,
       );
   }
   if (input.source && sv !== undefined && writeBlocking(input) && compareVersions(majorMinor(sv), "6.0") < 0)
