@@ -58,7 +58,7 @@ export function formatPretty({ diagnostics, files, sources, color = false, comma
   if (n.error + n.warning === 0)
     out.push(
       c.green(
-        `✔ ${command === "lint" ? `${fileWord} linted` : `preflight of ${fileWord}`}: no problems${n.info > 0 ? ` (${parts[2]})` : ""}`,
+        `✔ ${command === "lint" ? `${fileWord} linted: no problems` : `preflight of ${fileWord}: no problems`}${n.info > 0 ? ` (${parts[2]})` : ""}`,
       ),
     );
   else out.push((n.error > 0 ? c.red : c.yellow)(`✖ ${parts.join(", ")} in ${withProblems} of ${fileWord}`));
