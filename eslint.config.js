@@ -78,7 +78,7 @@ export default tseslint.config(
           message: "Use runtimeImport() from src/runtime-import.ts for a module known only at run time.",
         },
         {
-          selector: `ImportExpression[source.value=/^(node:|(${[...builtinModules.filter((m) => !m.includes("/")), "undici", "tsx", "listr2"].join("|")})(\\/|$)|@inquirer\\/|@listr2\\/)/]`,
+          selector: `ImportExpression[source.value=/^(node:|(${[...builtinModules.filter((m) => !m.includes("/")), "undici", "tsx", "listr2", "mongodb"].join("|")})(\\/|$)|@inquirer\\/|@listr2\\/)/]`,
           message:
             "Use runtimeImport() from src/runtime-import.ts for Node modules and packages kept outside the bundle.",
         },

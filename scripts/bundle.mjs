@@ -8,8 +8,9 @@
 // hundreds of small modules, then compiling the code. A bundle removes the first; the code
 // cache the second (see scripts/cli-loader.cjs). Commands still import their code lazily, so
 // `syncbook lint` runs none of the runner's code. dist/src (tsc) stays the library and its
-// types. Packages used only while running a cutover (undici, listr2, inquirer), and tsx (loads
-// TypeScript plugins), stay external: they load from node_modules when first imported.
+// types. Packages used only while running a cutover (undici, listr2, inquirer), the MongoDB driver
+// (preflight only), and tsx (loads TypeScript plugins), stay external: they load from node_modules
+// when first imported.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -52,7 +53,7 @@ const { metafile } = await build({
   ...esm,
   entryPoints: ["src/cli.ts"],
   outfile: "dist/cli/syncbook.bundle.cjs",
-  external: ["tsx", "undici", "listr2", "@inquirer/*", "@listr2/*"],
+  external: ["tsx", "undici", "listr2", "@inquirer/*", "@listr2/*", "mongodb"],
   plugins: [runtimeImportOutside],
   metafile: true,
 });

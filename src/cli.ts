@@ -10,6 +10,7 @@ import type { ReportCliOptions } from "./cli/report.js";
 import type { SimCliOptions } from "./cli/sim.js";
 import type { ExecuteFlags } from "./cli/execute.js";
 import type { RehearseFlags } from "./cli/rehearse.js";
+import type { PreflightCliOptions } from "./cli/preflight.js";
 
 const program = new Command("syncbook")
   .description("Cluster-to-cluster sync cutovers as checked-in, linted, rehearsed YAML runbooks")
@@ -162,6 +163,39 @@ runOptions(
     (m) => m.main(file, opts),
   ),
 );
+
+// --- preflight ----------------------------------------------------------------------------
+// (owned by the preflight work) the runbook against the real clusters: read-only, lint's formats
+program
+  .command("preflight")
+  .description(
+    "Check a runbook against its real clusters (read-only, with the MongoDB driver): topology, versions, namespaces, indexes, oplog window, disk, balancer, zones, roles",
+  )
+  .argument(
+    "<runbook>",
+    "the runbook (YAML); each cluster's `uri` names the environment variable holding its connection string",
+  )
+  .addOption(
+    new Option("--format <format>", "output format").choices(["pretty", "json", "github", "junit"]).default("pretty"),
+  )
+  .option(
+    "--list-namespaces",
+    "also print the synced namespaces with documents and bytes (pretty, or json for a rehearsal)",
+  )
+  .option(
+    "--connect-timeout <duration>",
+    "upper bound for reaching each cluster, e.g. 30s (default: preflight.connectTimeout, else 10s)",
+  )
+  .option(
+    "--copy-rate <rate>",
+    "expected copy rate for the oplog window check, e.g. 50MB/s (default: preflight.copyRate, else 20MB/s)",
+  )
+  .action((file: string, opts: PreflightCliOptions) =>
+    act(
+      () => import("./cli/preflight.js"),
+      (m) => m.main(file, opts),
+    ),
+  );
 
 async function entry(): Promise<void> {
   try {

@@ -98,6 +98,14 @@ export {
 } from "./api/index.js";
 export { prepareRehearsal, formatVerdict, type Rehearsal, type Verdict } from "./rehearse/index.js";
 export {
+  runPreflight,
+  PREFLIGHT_CHECKS,
+  type PreflightOptions,
+  type PreflightResult,
+  type NamespaceList,
+  type PreflightCheckInfo,
+} from "./preflight/index.js";
+export {
   runProcess,
   ProcessError,
   UndoStack,

@@ -36,7 +36,7 @@ export interface LintCliOptions {
  * `process.stdout.isTTY` or `tty.isatty`, which load the stream and tty modules (~4 ms of the
  * start-up budget). /dev/null is a character device too, where colors are harmless.
  */
-function useColor(opt: boolean | undefined): boolean {
+export function useColor(opt: boolean | undefined): boolean {
   if (opt !== undefined) return opt;
   const env = process.env;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
@@ -54,7 +54,7 @@ function useColor(opt: boolean | undefined): boolean {
  * costs ~4 ms of start-up). Falls back to `process.stdout` if the descriptor is non-blocking
  * and full (EAGAIN); Node flushes that before exiting.
  */
-function writeOut(text: string): void {
+export function writeOut(text: string): void {
   const buf = Buffer.from(text, "utf8");
   let off = 0;
   try {

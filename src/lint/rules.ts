@@ -4,13 +4,14 @@
  */
 import type { Diagnostic } from "../diagnostics.js";
 import { LintContext, type LintInput, type RuleInfo } from "./context.js";
+import * as clusters from "./clusters.js";
 import * as filters from "./filters.js";
 import * as instances from "./instances.js";
 import * as sequence from "./sequence.js";
 import * as startBody from "./start-body.js";
 import * as versions from "./versions.js";
 
-const FAMILIES = [startBody, filters, versions, instances, sequence] as const;
+const FAMILIES = [startBody, filters, versions, instances, clusters, sequence] as const;
 
 /** Every lint rule: id, severity, one-line description, the spec sentence it enforces. */
 export const RULES: readonly RuleInfo[] = Object.freeze(FAMILIES.flatMap((f) => f.rules));

@@ -41,7 +41,7 @@ function sourceLine(text: string | undefined, line: number): string | undefined 
  *        |     ^^^^^
  *        = hint: Add `sharding: ...`
  */
-export function formatPretty({ diagnostics, files, sources, color = false }: FormatInput): string {
+export function formatPretty({ diagnostics, files, sources, color = false, command = "lint" }: FormatInput): string {
   const c = createColors(color);
   const paint = {
     error: (s: string) => c.bold(c.red(s)),
@@ -56,7 +56,11 @@ export function formatPretty({ diagnostics, files, sources, color = false }: For
   const parts = [`${n.error} error${n.error === 1 ? "" : "s"}`, `${n.warning} warning${n.warning === 1 ? "" : "s"}`];
   if (n.info > 0) parts.push(`${n.info} info${n.info === 1 ? "" : "s"}`);
   if (n.error + n.warning === 0)
-    out.push(c.green(`✔ ${fileWord} linted: no problems${n.info > 0 ? ` (${parts[2]})` : ""}`));
+    out.push(
+      c.green(
+        `✔ ${command === "lint" ? `${fileWord} linted: no problems` : `preflight of ${fileWord}: no problems`}${n.info > 0 ? ` (${parts[2]})` : ""}`,
+      ),
+    );
   else out.push((n.error > 0 ? c.red : c.yellow)(`✖ ${parts.join(", ")} in ${withProblems} of ${fileWord}`));
   return `${out.join("\n")}\n`;
 }

@@ -11,4 +11,6 @@ export interface FormatInput {
   sources?: ReadonlyMap<string, string>;
   /** ANSI colors (pretty only). Callers turn them on for a TTY only. */
   color?: boolean;
+  /** The command reporting (pretty's summary line, junit's suite name). Default `lint`. */
+  command?: "lint" | "preflight";
 }

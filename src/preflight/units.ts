@@ -1,0 +1,45 @@
+/** Byte sizes and rates as operators read and write them. */
+
+const UNITS: Readonly<Record<string, number>> = {
+  B: 1,
+  kB: 1e3,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  TiB: 1024 ** 4,
+};
+const PER: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600 };
+
+/** `50MB/s`, `200GB/h` or a number of bytes per second → bytes per second (undefined when not one). */
+export function parseRate(rate: string | number): number | undefined {
+  if (typeof rate === "number") return rate > 0 && Number.isFinite(rate) ? rate : undefined;
+  const m = /^([0-9]+(?:\.[0-9]+)?)\s*([kKMGT]?i?B)\/([smh])$/.exec(rate.trim());
+  if (!m) return undefined;
+  const unit = UNITS[m[2] ?? ""];
+  const per = PER[m[3] ?? ""];
+  if (unit === undefined || per === undefined) return undefined;
+  const v = (Number(m[1]) * unit) / per;
+  return v > 0 ? v : undefined;
+}
+
+export function formatBytes(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
+}
+
+export function formatSeconds(s: number): string {
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86_400).toFixed(1)} days`;
+}

@@ -1,0 +1,101 @@
+/** Pure parts of preflight: the documentation's tables, rates, shard connection strings, read-only guard, index support. */
+import { describe, expect, it } from "vitest";
+import { prefixedBy, supportsShardKey } from "../../src/preflight/checks/indexes.js";
+import { assertReadOnly, shardUri } from "../../src/preflight/connect.js";
+import { effectiveRoles, isRapidRelease, serverRules } from "../../src/preflight/docs.js";
+import { PREFLIGHT_CHECKS } from "../../src/preflight/index.js";
+import { parseRate } from "../../src/preflight/units.js";
+import type { CollectionFacts, IndexFacts } from "../../src/preflight/types.js";
+
+describe("preflight units", () => {
+  it("every check has an id, a severity, a rule, a source and a hint", () => {
+    const ids = PREFLIGHT_CHECKS.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const c of PREFLIGHT_CHECKS) {
+      expect(c.id).toMatch(/^preflight(-[a-z]+)+$/);
+      expect(c.rule.length + c.source.length + c.hint.length + c.description.length).toBeGreaterThan(60);
+    }
+  });
+
+  it("copy rates", () => {
+    expect(parseRate("50MB/s")).toBe(50e6);
+    expect(parseRate("1GiB/h")).toBeCloseTo(1024 ** 3 / 3600);
+    expect(parseRate(1000)).toBe(1000);
+    expect(parseRate("fast")).toBeUndefined();
+    expect(parseRate(0)).toBeUndefined();
+  });
+
+  it("server rules by service version; rapid releases", () => {
+    expect(serverRules("1.8.0").sources).toEqual(["6.0", "7.0"]);
+    expect(serverRules("1.20.1").destinations).toEqual(["7.0", "8.0"]);
+    expect(serverRules(undefined).minPatch["8.0"]).toBe("8.0.5");
+    expect([isRapidRelease("8.2.1"), isRapidRelease("7.0.20"), isRapidRelease("4.4.29")]).toEqual([true, false, false]);
+    expect([...effectiveRoles([{ role: "root", db: "admin" }])]).toEqual(
+      expect.arrayContaining(["clusterManager", "backup"]),
+    );
+    expect(effectiveRoles([{ role: "root", db: "sales" }]).size).toBe(0);
+  });
+
+  it("a shard's connection string keeps the user and options, takes the shard's hosts and set", () => {
+    expect(
+      shardUri("mongodb://u:p%40ss@mongos1:27017,mongos2:27017/admin?tls=true&replicaSet=x", "shA/h1:27018,h2:27018"),
+    ).toBe("mongodb://u:p%40ss@h1:27018,h2:27018/admin?tls=true&replicaSet=shA");
+    expect(shardUri("mongodb+srv://u:p@cluster.example.net/", "shB/h3:27018")).toBe(
+      "mongodb://u:p@h3:27018/?tls=true&authSource=admin&replicaSet=shB",
+    );
+  });
+
+  it("the read-only guard refuses writes and writing aggregations before they are sent", () => {
+    expect(() => assertReadOnly({ insert: "x", documents: [] })).toThrow(/not a read command/);
+    expect(() => assertReadOnly({ aggregate: "x", pipeline: [{ $collStats: {} }, { $out: "y" }], cursor: {} })).toThrow(
+      /\$out/,
+    );
+    expect(() =>
+      assertReadOnly({ aggregate: "x", pipeline: [{ $collStats: { storageStats: {} } }], cursor: {} }),
+    ).not.toThrow();
+    expect(() => assertReadOnly({ balancerStop: 1 })).toThrow();
+  });
+
+  it("shard key support: a prefix, not sparse or partial, simple collation when the collection's is not", () => {
+    const ix = (key: IndexFacts["key"], more: Partial<IndexFacts> = {}): IndexFacts => ({
+      name: "i",
+      key,
+      unique: false,
+      sparse: false,
+      partial: false,
+      hidden: false,
+      collation: "simple",
+      ...more,
+    });
+    const coll = (collation = "simple"): CollectionFacts => ({
+      name: "c",
+      type: "collection",
+      capped: false,
+      clusteredTtl: false,
+      encrypted: false,
+      collation,
+    });
+    expect(
+      prefixedBy(
+        [
+          ["a", 1],
+          ["b", 1],
+        ],
+        [["a", 1]],
+      ),
+    ).toBe(true);
+    expect(
+      prefixedBy(
+        [
+          ["b", 1],
+          ["a", 1],
+        ],
+        [["a", 1]],
+      ),
+    ).toBe(false);
+    expect(prefixedBy([["a", 1]], [["a", "hashed"]])).toBe(false);
+    expect(supportsShardKey(ix([["a", 1]], { sparse: true }), [["a", 1]], coll())).toBe(false);
+    expect(supportsShardKey(ix([["a", 1]], { collation: "fr" }), [["a", 1]], coll("fr"))).toBe(false);
+    expect(supportsShardKey(ix([["a", 1]]), [["a", 1]], coll("fr"))).toBe(true);
+  });
+});
