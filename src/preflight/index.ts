@@ -7,6 +7,7 @@
  * plus the synced namespace set. It prints nothing and emits nothing, takes an AbortSignal, and
  * closes every connection it opened: a step kind or the CLI decides what to show.
  */
+import { createRedactor } from "../redact.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { LintInput } from "../lint/context.js";
@@ -91,14 +92,9 @@ function redactor(loaded: LintInput, uris: string[]): (s: string) => string {
     } catch {
       // not percent-encoded text: the raw form is redacted
     }
-    secrets.add(encodeURIComponent(p));
   }
-  const list = [...secrets].filter((s) => s.length >= 3).sort((a, b) => b.length - a.length);
-  return (s) => {
-    let out = s;
-    for (const x of list) out = out.split(x).join("***");
-    return loaded.redact(out);
-  };
+  // every encoding of each (src/redact.ts), on top of the runbook's own secrets
+  return createRedactor(secrets, loaded.redact);
 }
 
 function toDiagnostic(loaded: LintInput, f: Finding, redact: (s: string) => string): Diagnostic {

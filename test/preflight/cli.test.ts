@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lintRunbook } from "../../src/lint/index.js";
 import { startFakeCluster, startShardedCluster, type FakeCluster } from "../support/mongo-wire/fake-cluster.js";
-import { DEST_ROLES, PASSWORD, SOURCE_ROLES, USER, loadText, runbookText, user } from "./helpers.js";
+import { DEST_ROLES, PASSWORD, SOURCE_ROLES, USER, loadText, runbookText, user } from "../support/preflight.js";
 
 const exec = promisify(execFile);
 const bin = join(process.cwd(), "dist/cli/syncbook.cjs");

@@ -22,7 +22,7 @@ import {
   runbookText,
   user,
   type RunbookShape,
-} from "./helpers.js";
+} from "../support/preflight.js";
 
 const DAY = 86_400;
 const open: { close(): Promise<void> }[] = [];

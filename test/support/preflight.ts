@@ -1,7 +1,7 @@
 /** Runbooks and clusters for the preflight tests. */
 import type { Document } from "mongodb";
 import { parseRunbook, type LoadedRunbook } from "../../src/runbook/index.js";
-import type { FakeUser } from "../support/mongo-wire/fake-cluster.js";
+import type { FakeUser } from "./mongo-wire/fake-cluster.js";
 
 /** The password of the test user: JSON and URL metacharacters, so any leak of it in any escaping shows. */
 export const PASSWORD = 'p@ss:w/rd"{}\\%25&?#=';
