@@ -18,6 +18,17 @@ const program = new Command("syncbook")
   .showHelpAfterError()
   .exitOverride();
 
+// The exit code table (README "Exit codes"), shown by `--help` of the root and of lint, run and rehearse.
+const EXIT_CODES = `
+Exit codes:
+  0    done (lint: no errors and no more warnings than --max-warnings; rehearse: a safe verdict)
+  1    failed: a step failed, lint found errors or too many warnings, or the rehearsal was unsafe
+  2    invalid runbook or usage: nothing was sent
+  3    stopped by an interlock: the refused command was not sent (run, rehearse)
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP): undo ran if commit was not sent
+`;
+program.addHelpText("after", EXIT_CODES);
+
 // Used by every command: `act(() => import("./cli/x.js"), (m) => m.main(...))`.
 async function act<M>(load: () => Promise<M>, run: (m: M) => number | Promise<number>): Promise<void> {
   process.exitCode = await run(await load());
@@ -35,6 +46,7 @@ program
     /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN,
   )
   .option("--list-rules", "print every rule: id, severity, what it finds")
+  .addHelpText("after", EXIT_CODES)
   .action((paths: string[], opts: LintCliOptions) =>
     act(
       () => import("./cli/lint.js"),
@@ -130,7 +142,8 @@ function runOptions(cmd: Command): Command {
         "output: default (task list on a terminal), simple (a line per event), silent",
       ).choices(["default", "simple", "silent"]),
     )
-    .option("--report <dir>", "write report.json, junit.xml and report.html there");
+    .option("--report <dir>", "write report.json, junit.xml and report.html there")
+    .addHelpText("after", EXIT_CODES);
 }
 runOptions(
   program

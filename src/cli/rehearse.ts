@@ -3,7 +3,7 @@
  * like the runbook, ending with a verdict: committed or not, writes lost, the verifier's result,
  * time taken. Confirms are answered yes (a rehearsal runs unattended); interlocks still apply.
  * Exit 1 when the run failed or the verdict is unsafe (writes lost, a fleet error, a failed
- * verification).
+ * verification), 3 when an interlock stopped it (as `syncbook run`).
  */
 import { ExitCode } from "../errors.js";
 import { execute } from "./run.js";

@@ -1,8 +1,8 @@
 /**
  * `syncbook run <runbook>`: the maintenance window. Lints first (an invalid runbook never
  * reaches the fleet), journals every event under .syncbook/<runbook>/ (one runner per journal,
- * by lock), shows the live task list, and exits 0 done, 1 a step failed or an interlock refused,
- * 2 invalid runbook or usage, 130 interrupted.
+ * by lock), shows the live task list, and exits 0 done, 1 a step failed, 2 invalid runbook or
+ * usage, 3 stopped by an interlock (the refused command was not sent), 130 interrupted.
  */
 import { dirname, join } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
@@ -124,9 +124,13 @@ export async function execute(
     });
     await ui.close();
     if (result.outcome !== "ok") {
-      stderr(
-        `${result.outcome === "interrupted" ? "interrupted" : "failed"}${result.message ? `: ${result.message}` : ""}`,
-      );
+      const what =
+        result.outcome === "interrupted"
+          ? "interrupted"
+          : result.exitCode === ExitCode.interlock
+            ? "stopped by an interlock (exit 3: the refused command was not sent)"
+            : "failed";
+      stderr(`${what}${result.message ? `: ${result.message}` : ""}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
       if (result.outcome === "interrupted" || !result.committed)
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
