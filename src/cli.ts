@@ -40,7 +40,9 @@ program
   .description("Dry-run check of runbooks: schema, spec rules, positions and fix hints")
   .argument("[paths...]", "runbook files or folders (folders are searched recursively for *.yaml / *.yml)")
   .addOption(
-    new Option("--format <format>", "output format").choices(["pretty", "json", "github", "junit"]).default("pretty"),
+    new Option("--format <format>", "output format (sarif: SARIF 2.1.0 for GitHub code scanning)")
+      .choices(["pretty", "json", "github", "junit", "sarif"])
+      .default("pretty"),
   )
   .option("--max-warnings <n>", "fail when there are more warnings than this (-1: no limit)", (v) =>
     /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN,

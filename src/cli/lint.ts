@@ -21,6 +21,7 @@ const FORMATTERS: Record<Format, () => Promise<(input: FormatInput) => string>> 
   json: async () => (await import("../lint/format/json.js")).formatJson,
   github: async () => (await import("../lint/format/github.js")).formatGithub,
   junit: async () => (await import("../lint/format/junit.js")).formatJunit,
+  sarif: async () => (await import("../lint/format/sarif.js")).formatSarif,
 };
 
 export interface LintCliOptions {
@@ -69,8 +70,9 @@ function usage(message: string, hint: string): UserError {
   return new UserError(message, { hint, exitCode: ExitCode.usage });
 }
 
-/** `--list-rules`: the catalogue as a table (or JSON with `--format json`). */
-function listRules(format: Format): string {
+/** `--list-rules`: the catalogue as a table (JSON with `--format json`, a SARIF log without results with `sarif`). */
+async function listRules(format: Format): Promise<string> {
+  if (format === "sarif") return (await FORMATTERS.sarif())({ diagnostics: [], files: [] });
   if (format === "json")
     return `${JSON.stringify({ rules: RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, spec: r.spec, source: r.source })) })}\n`;
   const w = Math.max(...RULES.map((r) => r.id.length));
@@ -84,7 +86,7 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
     if (!FORMATS.includes(format))
       throw usage(`unknown format ${JSON.stringify(opts.format)}`, `Use one of: ${FORMATS.join(", ")}.`);
     if (opts.listRules) {
-      writeOut(listRules(format));
+      writeOut(await listRules(format));
       return ExitCode.ok;
     }
     const max = opts.maxWarnings;

@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../../diagnostics.js";
 
-export const FORMATS = ["pretty", "json", "github", "junit"] as const;
+export const FORMATS = ["pretty", "json", "github", "junit", "sarif"] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface FormatInput {
