@@ -141,8 +141,8 @@ function runOptions(cmd: Command): Command {
     .addOption(
       new Option(
         "--renderer <name>",
-        "output: default (task list on a terminal), simple (a line per event), silent",
-      ).choices(["default", "simple", "silent"]),
+        "output: default (task list on a terminal), simple (a line per event), silent, json (one JSON object per line on stdout for every event; all else on stderr)",
+      ).choices(["default", "simple", "silent", "json"]),
     )
     .option("--report <dir>", "write report.json, junit.xml and report.html there")
     .addHelpText("after", EXIT_CODES);

@@ -6,6 +6,7 @@
  * verification), 3 when an interlock stopped it (as `syncbook run`).
  */
 import { ExitCode } from "../errors.js";
+import type { Verdict } from "../rehearse/index.js";
 import { execute } from "./run.js";
 import { loadForRun, loadPluginsFor, parseForce, stderr, stdout, type ExecuteFlags } from "./execute.js";
 
@@ -18,6 +19,18 @@ export interface RehearseFlags extends ExecuteFlags {
 }
 
 export async function main(file: string, flags: RehearseFlags): Promise<number> {
+  if (flags.renderer !== "json") return rehearse(file, flags);
+  // stdout is the JSON lines' alone from here on (src/ui/json.ts); everything else goes to stderr
+  const { claimStdout } = await import("../ui/json.js");
+  const claimed = claimStdout();
+  try {
+    return await rehearse(file, flags, claimed.write);
+  } finally {
+    claimed.release();
+  }
+}
+
+async function rehearse(file: string, flags: RehearseFlags, json?: (text: string) => void): Promise<number> {
   const force = await parseForce(flags.force);
   const loaded = await loadForRun(file, flags, stderr);
   const { prepareRehearsal, formatVerdict } = await import("../rehearse/index.js");
@@ -35,13 +48,20 @@ export async function main(file: string, flags: RehearseFlags): Promise<number> 
     stderr(
       `simulator: ${reh.sim.instances.map((i) => i.url).join(", ")}; verifier ${reh.sim.verifierUrl}; time ×${reh.timeScale}`,
     );
+    let verdict: Verdict | undefined;
     const code = await execute(reh.loaded, registry, flags, force, [], {
       mode: "rehearse",
       timeScale: reh.timeScale,
       yes: true,
+      ...(json ? { json } : {}),
+      after: async (ui) => {
+        verdict = await reh.verdict();
+        // the json renderer's last line, after run.finished; other renderers ignore it
+        ui.line("rehearsal.verdict", { ...verdict, wallMs: Date.now() - started });
+      },
     });
-    const verdict = await reh.verdict();
-    for (const l of formatVerdict(verdict, Date.now() - started)) stdout(l);
+    verdict ??= await reh.verdict();
+    for (const l of formatVerdict(verdict, Date.now() - started)) (json ? stderr : stdout)(l);
     if (code !== ExitCode.ok) return code;
     return verdict.safe ? ExitCode.ok : ExitCode.failed;
   } finally {

@@ -10,12 +10,14 @@ import type { PluginRegistry } from "../plugin/index.js";
 import type { RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { LoadedRunbook } from "../runbook/index.js";
+import type { ClaimedStdout, Ui } from "../ui/index.js";
 import {
   interruptOnSignals,
   loadForRun,
   loadPluginsFor,
   parseForce,
   printPlan,
+  printPlanJson,
   probe,
   reportOutput,
   stderr,
@@ -24,6 +26,18 @@ import {
 } from "./execute.js";
 
 export async function main(file: string, flags: ExecuteFlags): Promise<number> {
+  if (flags.renderer !== "json") return runMain(file, flags);
+  // stdout is the JSON lines' alone from here on (src/ui/json.ts); everything else goes to stderr
+  const { claimStdout } = await import("../ui/json.js");
+  const claimed = claimStdout();
+  try {
+    return await runMain(file, flags, claimed);
+  } finally {
+    claimed.release();
+  }
+}
+
+async function runMain(file: string, flags: ExecuteFlags, json?: ClaimedStdout): Promise<number> {
   if (flags.probe && !flags.dryRun)
     throw new UserError("--probe goes with --dry-run", {
       hint: "syncbook run x.yaml --dry-run --probe",
@@ -43,9 +57,11 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
   const loaded = await loadForRun(file, flags, stderr);
   const registry = await loadPluginsFor(loaded, stderr);
   if (flags.dryRun) {
-    await printPlan(loaded, stdout);
+    // no run, so no run events: the plan itself is the one JSON line (docs/ci.md)
+    if (json) await printPlanJson(loaded, json.write);
+    else await printPlan(loaded, stdout);
     if (!flags.probe) return ExitCode.ok;
-    const problems = await probe(loaded, stdout);
+    const problems = await probe(loaded, json ? stderr : stdout);
     for (const p of problems) stderr(`probe: ${p}`);
     return problems.length ? ExitCode.failed : ExitCode.ok;
   }
@@ -67,14 +83,11 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
     stderr(`journal: ${journal.file}`);
     try {
       const record = asListener(journal);
-      return await execute(
-        loaded,
-        registry,
-        flags,
-        force,
-        [],
-        resume ? { mode: "resume", resume: resume.plan, critical: [record] } : { mode: "run", critical: [record] },
-      );
+      return await execute(loaded, registry, flags, force, [], {
+        ...(resume ? { mode: "resume", resume: resume.plan } : { mode: "run" }),
+        critical: [record],
+        ...(json ? { json: json.write } : {}),
+      });
     } finally {
       journal.close();
     }
@@ -95,12 +108,20 @@ export async function execute(
     timeScale?: number;
     yes?: boolean;
     critical?: ((e: RunEvent) => void)[];
+    /** `--renderer json`: where the JSON lines go (the claimed stdout); other output goes to stderr. */
+    json?: (text: string) => void;
+    /** After the run, before the outputs close: e.g. the rehearsal's verdict as a last JSON line. */
+    after?: (ui: Ui) => Promise<void>;
   },
 ): Promise<number> {
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
   const yes = flags.yes === true || how.yes === true;
-  const ui = createUi({ renderer: pickRenderer({ flag: flags.renderer }), yes });
+  const ui = createUi({
+    renderer: pickRenderer({ flag: flags.renderer }),
+    yes,
+    ...(how.json ? { jsonWrite: how.json } : {}),
+  });
   const report = await reportOutput(flags.report, stderr);
   const controller = new AbortController();
   const off = interruptOnSignals(controller, stderr);
@@ -120,8 +141,10 @@ export async function execute(
       ...(flags.to ? { to: flags.to } : {}),
       ...(how.resume ? { resume: how.resume } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
-      print: stdout,
+      // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
+      print: how.json ? stderr : stdout,
     });
+    await how.after?.(ui);
     await ui.close();
     if (result.outcome !== "ok") {
       const what =
