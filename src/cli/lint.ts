@@ -96,18 +96,29 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
     const [{ files, diagnostics, sources }, formatter] = await Promise.all([lintFiles(paths), FORMATTERS[format]()]);
     writeOut(formatter({ diagnostics, files, sources, color: format === "pretty" && useColor(opts.color) }));
     const n = countBySeverity(diagnostics);
-    if (n.error > 0) return ExitCode.failed;
-    if (max !== undefined && max >= 0 && n.warning > max) {
+    let code: number = ExitCode.ok;
+    if (n.error > 0) code = ExitCode.failed;
+    else if (max !== undefined && max >= 0 && n.warning > max) {
       process.stderr.write(
         `syncbook: ${n.warning} warning${n.warning === 1 ? "" : "s"}, more than --max-warnings ${max}\n`,
       );
-      return ExitCode.failed;
+      code = ExitCode.failed;
     }
-    return ExitCode.ok;
+    // GitHub Actions job summary: the module is loaded only when asked for (start-up budget)
+    if (process.env.GITHUB_STEP_SUMMARY) {
+      const { appendSummary, lintSummary } = await import("./step-summary.js");
+      appendSummary(lintSummary({ diagnostics, files, exitCode: code, maxWarnings: max }));
+    }
+    return code;
   } catch (err) {
     if (err instanceof UserError) {
       process.stderr.write(`syncbook: ${err.message}\n`);
       if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
+      if (process.env.GITHUB_STEP_SUMMARY && !opts.listRules) {
+        const { appendSummary, failedSummary } = await import("./step-summary.js");
+        const message = `${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}`;
+        appendSummary(failedSummary("lint", paths.join(" "), message, err.exitCode));
+      }
       return err.exitCode;
     }
     throw err;

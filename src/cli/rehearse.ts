@@ -5,9 +5,10 @@
  * Exit 1 when the run failed or the verdict is unsafe (writes lost, a fleet error, a failed
  * verification), 3 when an interlock stopped it (as `syncbook run`).
  */
-import { ExitCode } from "../errors.js";
+import { ExitCode, UserError } from "../errors.js";
 import type { Verdict } from "../rehearse/index.js";
-import { execute } from "./run.js";
+import { execute, failureText } from "./run.js";
+import type { CommandSummary } from "./step-summary.js";
 import { loadForRun, loadPluginsFor, parseForce, stderr, stdout, type ExecuteFlags } from "./execute.js";
 
 export interface RehearseFlags extends ExecuteFlags {
@@ -19,18 +20,28 @@ export interface RehearseFlags extends ExecuteFlags {
 }
 
 export async function main(file: string, flags: RehearseFlags): Promise<number> {
-  if (flags.renderer !== "json") return rehearse(file, flags);
-  // stdout is the JSON lines' alone from here on (src/ui/json.ts); everything else goes to stderr
-  const { claimStdout } = await import("../ui/json.js");
-  const claimed = claimStdout();
+  // GitHub Actions job summary (src/cli/step-summary.ts), when GITHUB_STEP_SUMMARY is set
+  const summary = process.env.GITHUB_STEP_SUMMARY
+    ? (await import("./step-summary.js")).commandSummary("rehearse", file)
+    : undefined;
+  // --renderer json: stdout is the JSON lines' alone from here on (src/ui/json.ts)
+  const claimed = flags.renderer === "json" ? (await import("../ui/json.js")).claimStdout() : undefined;
   try {
-    return await rehearse(file, flags, claimed.write);
+    return await rehearse(file, flags, claimed?.write, summary);
+  } catch (err) {
+    summary?.failed(failureText(err), err instanceof UserError ? err.exitCode : ExitCode.failed);
+    throw err;
   } finally {
-    claimed.release();
+    claimed?.release();
   }
 }
 
-async function rehearse(file: string, flags: RehearseFlags, json?: (text: string) => void): Promise<number> {
+async function rehearse(
+  file: string,
+  flags: RehearseFlags,
+  json?: (text: string) => void,
+  summary?: CommandSummary,
+): Promise<number> {
   const force = await parseForce(flags.force);
   const loaded = await loadForRun(file, flags, stderr);
   const { prepareRehearsal, formatVerdict } = await import("../rehearse/index.js");
@@ -49,7 +60,7 @@ async function rehearse(file: string, flags: RehearseFlags, json?: (text: string
       `simulator: ${reh.sim.instances.map((i) => i.url).join(", ")}; verifier ${reh.sim.verifierUrl}; time ×${reh.timeScale}`,
     );
     let verdict: Verdict | undefined;
-    const code = await execute(reh.loaded, registry, flags, force, [], {
+    const code = await execute(reh.loaded, registry, flags, force, summary ? [summary.listener] : [], {
       mode: "rehearse",
       timeScale: reh.timeScale,
       yes: true,
@@ -62,8 +73,9 @@ async function rehearse(file: string, flags: RehearseFlags, json?: (text: string
     });
     verdict ??= await reh.verdict();
     for (const l of formatVerdict(verdict, Date.now() - started)) (json ? stderr : stdout)(l);
-    if (code !== ExitCode.ok) return code;
-    return verdict.safe ? ExitCode.ok : ExitCode.failed;
+    const exit = code !== ExitCode.ok ? code : verdict.safe ? ExitCode.ok : ExitCode.failed;
+    summary?.finish(exit, verdict);
+    return exit;
   } finally {
     await reh.close();
   }

@@ -11,6 +11,7 @@ import type { RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import type { ClaimedStdout, Ui } from "../ui/index.js";
+import type { CommandSummary } from "./step-summary.js";
 import {
   interruptOnSignals,
   loadForRun,
@@ -26,18 +27,33 @@ import {
 } from "./execute.js";
 
 export async function main(file: string, flags: ExecuteFlags): Promise<number> {
-  if (flags.renderer !== "json") return runMain(file, flags);
-  // stdout is the JSON lines' alone from here on (src/ui/json.ts); everything else goes to stderr
-  const { claimStdout } = await import("../ui/json.js");
-  const claimed = claimStdout();
+  // GitHub Actions job summary (src/cli/step-summary.ts), when GITHUB_STEP_SUMMARY is set
+  const summary = process.env.GITHUB_STEP_SUMMARY
+    ? (await import("./step-summary.js")).commandSummary("run", file)
+    : undefined;
+  // --renderer json: stdout is the JSON lines' alone from here on (src/ui/json.ts)
+  const claimed = flags.renderer === "json" ? (await import("../ui/json.js")).claimStdout() : undefined;
   try {
-    return await runMain(file, flags, claimed);
+    return await runMain(file, flags, claimed, summary);
+  } catch (err) {
+    summary?.failed(failureText(err), err instanceof UserError ? err.exitCode : ExitCode.failed);
+    throw err;
   } finally {
-    claimed.release();
+    claimed?.release();
   }
 }
 
-async function runMain(file: string, flags: ExecuteFlags, json?: ClaimedStdout): Promise<number> {
+/** A command's error as the summary says it: the message and its hint. */
+export function failureText(err: unknown): string {
+  return err instanceof UserError && err.hint ? `${err.message}\nhint: ${err.hint}` : errorMessage(err);
+}
+
+async function runMain(
+  file: string,
+  flags: ExecuteFlags,
+  json?: ClaimedStdout,
+  summary?: CommandSummary,
+): Promise<number> {
   if (flags.probe && !flags.dryRun)
     throw new UserError("--probe goes with --dry-run", {
       hint: "syncbook run x.yaml --dry-run --probe",
@@ -57,9 +73,25 @@ async function runMain(file: string, flags: ExecuteFlags, json?: ClaimedStdout):
   const loaded = await loadForRun(file, flags, stderr);
   const registry = await loadPluginsFor(loaded, stderr);
   if (flags.dryRun) {
-    // no run, so no run events: the plan itself is the one JSON line (docs/ci.md)
+    // no run, so no run events: the plan itself is the one JSON line (README "Events as JSON lines")
     if (json) await printPlanJson(loaded, json.write);
     else await printPlan(loaded, stdout);
+    if (summary && loaded.runbook) {
+      const { planSteps, planRequests } = await import("../run/plan.js");
+      const steps = planSteps(loaded.runbook);
+      const reqs = planRequests(loaded.runbook, steps, loaded.redact);
+      summary.plan(
+        loaded.runbook.name,
+        steps.map((s) => ({
+          index: s.index,
+          id: s.id,
+          kind: s.kind,
+          title: loaded.redact(s.title),
+          requests: reqs.filter((r) => r.step === s.id).length,
+          skipped: s.step.when === false,
+        })),
+      );
+    }
     if (!flags.probe) return ExitCode.ok;
     const problems = await probe(loaded, json ? stderr : stdout);
     for (const p of problems) stderr(`probe: ${p}`);
@@ -83,11 +115,13 @@ async function runMain(file: string, flags: ExecuteFlags, json?: ClaimedStdout):
     stderr(`journal: ${journal.file}`);
     try {
       const record = asListener(journal);
-      return await execute(loaded, registry, flags, force, [], {
+      const code = await execute(loaded, registry, flags, force, summary ? [summary.listener] : [], {
         ...(resume ? { mode: "resume", resume: resume.plan } : { mode: "run" }),
         critical: [record],
         ...(json ? { json: json.write } : {}),
       });
+      summary?.finish(code);
+      return code;
     } finally {
       journal.close();
     }

@@ -8,8 +8,8 @@
  * not run events (the rehearsal verdict, a dry run's plan) have the same envelope: `type`, `at`,
  * and `seq` continuing the run's sequence where there is one.
  *
- * stdout carries nothing else while a command runs in this mode (`claimStdout`); docs/ci.md has
- * the rules.
+ * stdout carries nothing else while a command runs in this mode (`claimStdout`); the README's
+ * "Events as JSON lines" has the rules.
  */
 import type { RunEvent } from "../events.js";
 
