@@ -8,5 +8,7 @@ export default defineConfig({
     // Two cores on CI: keep forks few so end-to-end timing stays honest.
     pool: "forks",
     maxWorkers: 2,
+    // a test run inside GitHub Actions must not append the CLI's job summaries to the real one
+    env: { GITHUB_STEP_SUMMARY: "" },
   },
 });

@@ -12,9 +12,13 @@
 //    writes its findings into the DOM) with --dump-dom, and asserts: every chart series is
 //    drawn with the run's number of points (SVGPolylineElement.points), has a non-zero rendered
 //    size, charts are laid out at a readable size, the banner shows the outcome colour, and the
-//    page fetched nothing (no resource entries: self-contained).
+//    page fetched nothing (no resource entries: self-contained), and every text on the banner
+//    and every step badge has a WCAG AA contrast (4.5:1) as rendered.
 // 4. Decodes the screenshot (PNG, node:zlib) and asserts the banner's colour and the series'
 //    colours are really on screen.
+// 5. Renders a report for every banner kind (COMMITTED, SUCCEEDED, FAILED, FAILED AFTER COMMIT,
+//    INTERRUPTED, SKIPPED, UNFINISHED) and checks each one's colour, headline and contrast in the
+//    browser, with a screenshot of each in out/browser-check/banners/.
 // Exit 0 when every check holds, 1 otherwise (2: Chromium missing or failing to start).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -141,7 +145,21 @@ for (const c of counters)
 const PROBE = `
 <script>
 (() => {
-  const out = { series: [], charts: [], resources: 0, banner: null, gantt: null, errors: [] };
+  const out = { series: [], charts: [], resources: 0, banner: null, badges: [], gantt: null, errors: [] };
+  // WCAG 2 contrast of text as rendered: its colour, faded by its own and its ancestors' opacity
+  // over the first opaque background behind it, against that background.
+  const rgba = (c) => { const v = (c.match(/[0-9.]+/g) ?? []).map(Number); return [v[0] ?? 0, v[1] ?? 0, v[2] ?? 0, v[3] ?? 1]; };
+  const lum = (c) => { const f = (x) => { x /= 255; return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const ratio = (a, b) => { const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x); return (hi + 0.05) / (lo + 0.05); };
+  const backdrop = (el) => { for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] >= 1) return c; } return [255, 255, 255, 1]; };
+  const fade = (el) => { let a = 1; for (let e = el; e; e = e.parentElement) a *= Number(getComputedStyle(e).opacity); return a; };
+  const contrasts = (root) => [root, ...root.querySelectorAll("*")].filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())).map((el) => {
+    const fg = rgba(getComputedStyle(el).color);
+    const bg = backdrop(el);
+    const a = fg[3] * fade(el);
+    const seen = [0, 1, 2].map((i) => fg[i] * a + bg[i] * (1 - a));
+    return { el: el.tagName.toLowerCase() + (el.className ? "." + String(el.className).split(" ").join(".") : ""), text: el.textContent.trim().slice(0, 40), fg: seen.map(Math.round), bg: bg.slice(0, 3), ratio: Math.round(ratio(seen, bg) * 100) / 100 };
+  });
   try {
     for (const g of document.querySelectorAll("g.series")) {
       const lines = [...g.querySelectorAll("polyline")];
@@ -158,7 +176,8 @@ const PROBE = `
     const gantt = document.getElementById("chart-timeline");
     if (gantt) out.gantt = { rows: Number(gantt.dataset.rows), bars: gantt.querySelectorAll("rect.bar").length, w: gantt.getBoundingClientRect().width };
     const banner = document.getElementById("outcome");
-    if (banner) out.banner = { outcome: banner.dataset.outcome, bg: getComputedStyle(banner).backgroundColor, top: banner.getBoundingClientRect().top, text: banner.textContent.trim().slice(0, 200) };
+    if (banner) out.banner = { outcome: banner.dataset.outcome, bg: getComputedStyle(banner).backgroundColor, top: banner.getBoundingClientRect().top, text: banner.textContent.trim().slice(0, 200), headline: banner.querySelector("h1")?.firstChild?.textContent.trim() ?? "", texts: banner ? contrasts(banner) : [] };
+    out.badges = [...document.querySelectorAll(".badge")].flatMap(contrasts);
     out.resources = performance.getEntriesByType("resource").length;
   } catch (e) { out.errors.push(String(e && e.stack || e)); }
   const pre = document.createElement("pre");
@@ -190,12 +209,29 @@ rmSync(probeFile, { force: true });
 
 check(probe.errors.length === 0, `probe ran without errors ${probe.errors.join("; ")}`);
 check(probe.resources === 0, `self-contained: the page fetched nothing (resource entries: ${probe.resources})`);
-const expectedColor =
-  built.outcome === "ok" ? "rgb(46, 125, 50)" : built.outcome === "failed" ? "rgb(198, 40, 40)" : "rgb(239, 108, 0)";
+const BANNER_COLORS = { ok: "rgb(46, 125, 50)", failed: "rgb(198, 40, 40)", warn: "rgb(245, 124, 0)" };
+const bannerColor = (outcome) => BANNER_COLORS[outcome === "ok" ? "ok" : outcome === "failed" ? "failed" : "warn"];
+const expectedColor = bannerColor(built.outcome);
+/** WCAG AA for normal text (4.5:1), for every text of the banner and every badge: banner text is not "large" throughout. */
+function checkContrast(p, what) {
+  const texts = p.banner?.texts ?? [];
+  const worst = texts.reduce((w, t) => (w && w.ratio <= t.ratio ? w : t), undefined);
+  check(
+    texts.length > 0 && worst.ratio >= 4.5,
+    `${what}: every text readable, lowest contrast ${worst?.ratio}:1 (${worst?.el} "${worst?.text}", rgb(${worst?.fg}) on rgb(${worst?.bg})) ≥ 4.5:1`,
+  );
+  const badges = p.badges ?? [];
+  const bad = badges.filter((b) => b.ratio < 4.5);
+  check(
+    bad.length === 0,
+    `${what}: ${badges.length} step badge(s) readable (≥ 4.5:1)${bad.length ? `; too faint: ${[...new Set(bad.map((b) => `${b.text} ${b.ratio}:1`))].join(", ")}` : ""}`,
+  );
+}
 check(
   probe.banner && probe.banner.outcome === built.outcome && probe.banner.bg === expectedColor && probe.banner.top === 0,
   `outcome banner at the top, ${built.outcome}, ${expectedColor} (got ${JSON.stringify(probe.banner)})`,
 );
+checkContrast(probe, `banner ${built.outcome}`);
 check(
   probe.gantt && probe.gantt.rows === built.steps.length && probe.gantt.w > 600,
   `step timeline drawn: ${probe.gantt?.rows} rows, ${probe.gantt?.bars} bars, ${Math.round(probe.gantt?.w ?? 0)} px wide`,
@@ -330,6 +366,55 @@ for (const [chart, key] of checks) {
   const rgb = stroke?.match(/\d+/g)?.slice(0, 3).map(Number);
   const n = rgb ? count(chart, rgb) : 0;
   check(n > 100, `${key} visible in the screenshot (${stroke}): ${n} pixels in #${chart}`);
+}
+
+// --- 4. every banner kind: a report per outcome, measured in the browser ----------------------
+// The run above shows one banner; the others (FAILED, INTERRUPTED, UNFINISHED…) are rendered
+// from the synthesized run with its end rewritten, each checked for its colour, its headline and
+// the contrast of every text on it, and screenshotted to banners/<kind>.png.
+{
+  const { synthRun } = await import(pathToFileURL(join(root, "test/report/fixture.ts")).href);
+  const ended = (events, patch) => events.map((e) => (e.type === "run.finished" ? { ...e, ...patch } : e));
+  const ok = synthRun().events;
+  const refused = synthRun({ refuseCommit: true }).events;
+  const stopped = refused.map((e) =>
+    e.type === "step.finished" && e.outcome === "failed" ? { ...e, outcome: "interrupted", error: "interrupted" } : e,
+  );
+  const lastStart = refused.findLastIndex((e) => e.type === "step.started");
+  const kinds = [
+    ["COMMITTED", "ok", ended(ok, { outcome: "ok", committed: true })],
+    ["SUCCEEDED", "ok", ended(ok, { outcome: "ok", committed: false })],
+    ["FAILED", "failed", refused],
+    ["FAILED AFTER COMMIT", "failed", ended(refused, { committed: true })],
+    ["INTERRUPTED", "interrupted", ended(stopped, { outcome: "interrupted", exitCode: 130 })],
+    ["SKIPPED", "skipped", ended(ok, { outcome: "skipped" })],
+    ["UNFINISHED", "unfinished", refused.slice(0, lastStart + 1)],
+  ];
+  const dir = join(outDir, "banners");
+  mkdirSync(dir, { recursive: true });
+  for (const [headline, outcome, evs] of kinds) {
+    const slug = headline.toLowerCase().replace(/ /g, "-");
+    const { files: f } = await report.writeReport(evs, join(dir, slug));
+    const page = join(dir, `${slug}.probe.html`);
+    writeFileSync(page, readFileSync(f.html, "utf8").replace("</body>", `${PROBE}</body>`));
+    const out = /<pre id="browser-check-result">([\s\S]*?)<\/pre>/.exec(
+      runChromium(["--dump-dom", "--virtual-time-budget=3000"], pathToFileURL(page).href, 800),
+    );
+    rmSync(page, { force: true });
+    const p = out ? JSON.parse(unescape(out[1])) : undefined;
+    const color = bannerColor(outcome);
+    check(
+      p?.banner?.outcome === outcome && p.banner.headline === headline && p.banner.bg === color,
+      `${headline} banner: ${color} (got ${p?.banner?.headline} ${p?.banner?.outcome} ${p?.banner?.bg})`,
+    );
+    if (p) checkContrast(p, `${headline} banner`);
+    const shot = join(dir, `${slug}.png`);
+    rmSync(shot, { force: true });
+    runChromium([`--screenshot=${shot}`], pathToFileURL(f.html).href, 240);
+    const im = existsSync(shot) ? decodePng(readFileSync(shot)) : undefined;
+    const px = im ? [...im.px.subarray((8 * im.width + 8) * im.bpp, (8 * im.width + 8) * im.bpp + 3)] : [];
+    check(im && near(px, color.match(/\d+/g).map(Number), 10), `${headline} banner on screen: ${shot}`);
+  }
 }
 
 if (failures.length) {

@@ -18,6 +18,17 @@ const program = new Command("syncbook")
   .showHelpAfterError()
   .exitOverride();
 
+// The exit code table (README "Exit codes"), shown by `--help` of the root and of lint, run and rehearse.
+const EXIT_CODES = `
+Exit codes:
+  0    done (lint: no errors and no more warnings than --max-warnings; rehearse: a safe verdict)
+  1    failed: a step failed, lint found errors or too many warnings, or the rehearsal was unsafe
+  2    invalid runbook or usage: nothing was sent
+  3    stopped by an interlock: the refused command was not sent (run, rehearse)
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP): undo ran if commit was not sent
+`;
+program.addHelpText("after", EXIT_CODES);
+
 // Used by every command: `act(() => import("./cli/x.js"), (m) => m.main(...))`.
 async function act<M>(load: () => Promise<M>, run: (m: M) => number | Promise<number>): Promise<void> {
   process.exitCode = await run(await load());
@@ -29,12 +40,15 @@ program
   .description("Dry-run check of runbooks: schema, spec rules, positions and fix hints")
   .argument("[paths...]", "runbook files or folders (folders are searched recursively for *.yaml / *.yml)")
   .addOption(
-    new Option("--format <format>", "output format").choices(["pretty", "json", "github", "junit"]).default("pretty"),
+    new Option("--format <format>", "output format (sarif: SARIF 2.1.0 for GitHub code scanning)")
+      .choices(["pretty", "json", "github", "junit", "sarif"])
+      .default("pretty"),
   )
   .option("--max-warnings <n>", "fail when there are more warnings than this (-1: no limit)", (v) =>
     /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN,
   )
   .option("--list-rules", "print every rule: id, severity, what it finds")
+  .addHelpText("after", EXIT_CODES)
   .action((paths: string[], opts: LintCliOptions) =>
     act(
       () => import("./cli/lint.js"),
@@ -126,10 +140,11 @@ function runOptions(cmd: Command): Command {
     .addOption(
       new Option(
         "--renderer <name>",
-        "output: default (task list on a terminal), simple (a line per event), silent",
-      ).choices(["default", "simple", "silent"]),
+        "output: default (task list on a terminal), simple (a line per event), silent, json (one JSON object per line on stdout for every event; all else on stderr)",
+      ).choices(["default", "simple", "silent", "json"]),
     )
-    .option("--report <dir>", "write report.json, junit.xml and report.html there");
+    .option("--report <dir>", "write report.json, junit.xml and report.html there")
+    .addHelpText("after", EXIT_CODES);
 }
 runOptions(
   program
@@ -176,7 +191,9 @@ program
     "the runbook (YAML); each cluster's `uri` names the environment variable holding its connection string",
   )
   .addOption(
-    new Option("--format <format>", "output format").choices(["pretty", "json", "github", "junit"]).default("pretty"),
+    new Option("--format <format>", "output format (as lint's; sarif for GitHub code scanning)")
+      .choices(["pretty", "json", "github", "junit", "sarif"])
+      .default("pretty"),
   )
   .option(
     "--list-namespaces",

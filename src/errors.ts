@@ -18,11 +18,19 @@ export class UserError extends Error {
   }
 }
 
-/** Exit codes shared by every command. */
+/**
+ * Exit codes shared by every command (README "Exit codes"; stable: wrappers branch on them).
+ * `interlock` is apart from `failed` because it tells a wrapper something it can act on: the run
+ * stopped *before* sending the refused command, because the fleet was not in a state where it is
+ * safe (not IDLE for start, not canCommit or writes not stopped for commit, not one fleet…). The
+ * fleet is as the previous steps left it; waiting or fixing the cause and running again (often
+ * with --resume) is safe. A failed step (1) may have half-happened and needs a person to look.
+ */
 export const ExitCode = {
   ok: 0,
   failed: 1,
   usage: 2,
+  interlock: 3,
   interrupted: 130,
 } as const;
 

@@ -21,7 +21,7 @@ export interface ExecuteFlags {
   var?: string[];
   yes?: boolean;
   force?: string[];
-  renderer?: "default" | "simple" | "silent";
+  renderer?: "default" | "simple" | "silent" | "json";
   report?: string;
   resume?: boolean;
   journalDir?: string;
@@ -133,6 +133,45 @@ export async function printPlan(loaded: LoadedRunbook, out: (s: string) => void)
       );
     }
   }
+}
+
+/**
+ * `--dry-run --renderer json`: the plan as one JSON line, `{"type":"plan", runbook, file, instances,
+ * verifier, steps: [{index, id, kind, title, skipped?, requests: [{method, target, path, body?,
+ * note?}], hook?}]}`: the same requests and redaction as the text plan.
+ */
+export async function printPlanJson(loaded: LoadedRunbook, write: (text: string) => void): Promise<void> {
+  const { planSteps, planRequests } = await import("../run/plan.js");
+  const { jsonLine } = await import("../ui/json.js");
+  const rb = loaded.runbook;
+  if (!rb) return;
+  const steps = planSteps(rb);
+  const reqs = planRequests(rb, steps, loaded.redact);
+  const redacted = (v: unknown): unknown =>
+    v === undefined ? undefined : JSON.parse(loaded.redact(JSON.stringify(v)));
+  const line = {
+    type: "plan",
+    at: Date.now(),
+    runbook: rb.name,
+    file: loaded.file,
+    instances: rb.instances.map((i) => loaded.redact(typeof i === "string" ? i : i.url)),
+    ...(rb.verifier ? { verifier: loaded.redact(rb.verifier) } : {}),
+    steps: steps.map((s) => {
+      const call = s.kind === "stopWrites" || s.kind === "hook" ? (s.step.stopWrites ?? s.step.hook) : undefined;
+      return {
+        index: s.index,
+        id: s.id,
+        kind: s.kind,
+        title: loaded.redact(s.title),
+        ...(s.step.when === false ? { skipped: "when: false" } : {}),
+        requests: reqs.filter((r) => r.step === s.id).map(({ step: _step, ...r }) => r),
+        ...(call
+          ? { hook: { use: call.use, with: redacted(call.with ?? {}), ...(call.undo ? { undo: call.undo.use } : {}) } }
+          : {}),
+      };
+    }),
+  };
+  write(`${jsonLine(line)}\n`);
 }
 
 /**

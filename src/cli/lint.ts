@@ -16,11 +16,12 @@ import { RULES } from "../lint/rules.js";
 import { lintFiles } from "../lint/run.js";
 
 /** Each format's module, imported only when chosen (start-up budget). */
-const FORMATTERS: Record<Format, () => Promise<(input: FormatInput) => string>> = {
+export const FORMATTERS: Record<Format, () => Promise<(input: FormatInput) => string>> = {
   pretty: async () => (await import("../lint/format/pretty.js")).formatPretty,
   json: async () => (await import("../lint/format/json.js")).formatJson,
   github: async () => (await import("../lint/format/github.js")).formatGithub,
   junit: async () => (await import("../lint/format/junit.js")).formatJunit,
+  sarif: async () => (await import("../lint/format/sarif.js")).formatSarif,
 };
 
 export interface LintCliOptions {
@@ -69,8 +70,9 @@ function usage(message: string, hint: string): UserError {
   return new UserError(message, { hint, exitCode: ExitCode.usage });
 }
 
-/** `--list-rules`: the catalogue as a table (or JSON with `--format json`). */
-function listRules(format: Format): string {
+/** `--list-rules`: the catalogue as a table (JSON with `--format json`, a SARIF log without results with `sarif`). */
+async function listRules(format: Format): Promise<string> {
+  if (format === "sarif") return (await FORMATTERS.sarif())({ diagnostics: [], files: [] });
   if (format === "json")
     return `${JSON.stringify({ rules: RULES.map((r) => ({ id: r.id, severity: r.severity, description: r.description, spec: r.spec, source: r.source })) })}\n`;
   const w = Math.max(...RULES.map((r) => r.id.length));
@@ -84,7 +86,7 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
     if (!FORMATS.includes(format))
       throw usage(`unknown format ${JSON.stringify(opts.format)}`, `Use one of: ${FORMATS.join(", ")}.`);
     if (opts.listRules) {
-      writeOut(listRules(format));
+      writeOut(await listRules(format));
       return ExitCode.ok;
     }
     const max = opts.maxWarnings;
@@ -94,18 +96,29 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
     const [{ files, diagnostics, sources }, formatter] = await Promise.all([lintFiles(paths), FORMATTERS[format]()]);
     writeOut(formatter({ diagnostics, files, sources, color: format === "pretty" && useColor(opts.color) }));
     const n = countBySeverity(diagnostics);
-    if (n.error > 0) return ExitCode.failed;
-    if (max !== undefined && max >= 0 && n.warning > max) {
+    let code: number = ExitCode.ok;
+    if (n.error > 0) code = ExitCode.failed;
+    else if (max !== undefined && max >= 0 && n.warning > max) {
       process.stderr.write(
         `syncbook: ${n.warning} warning${n.warning === 1 ? "" : "s"}, more than --max-warnings ${max}\n`,
       );
-      return ExitCode.failed;
+      code = ExitCode.failed;
     }
-    return ExitCode.ok;
+    // GitHub Actions job summary: the module is loaded only when asked for (start-up budget)
+    if (process.env.GITHUB_STEP_SUMMARY) {
+      const { appendSummary, lintSummary } = await import("./step-summary.js");
+      appendSummary(lintSummary({ diagnostics, files, exitCode: code, maxWarnings: max }));
+    }
+    return code;
   } catch (err) {
     if (err instanceof UserError) {
       process.stderr.write(`syncbook: ${err.message}\n`);
       if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
+      if (process.env.GITHUB_STEP_SUMMARY && !opts.listRules) {
+        const { appendSummary, failedSummary } = await import("./step-summary.js");
+        const message = `${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}`;
+        appendSummary(failedSummary("lint", paths.join(" "), message, err.exitCode));
+      }
       return err.exitCode;
     }
     throw err;

@@ -9,10 +9,11 @@
 import { countBySeverity } from "../diagnostics.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { FORMATS, type Format, type FormatInput } from "../lint/format/types.js";
+import { PREFLIGHT_CHECKS } from "../preflight/catalogue.js";
 import type { NamespaceList } from "../preflight/index.js";
 import { durationMs } from "../runbook/duration.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/load.js";
-import { useColor, writeOut } from "./lint.js";
+import { FORMATTERS, useColor, writeOut } from "./lint.js";
 
 export interface PreflightCliOptions {
   format?: string;
@@ -21,13 +22,6 @@ export interface PreflightCliOptions {
   copyRate?: string;
   color?: boolean;
 }
-
-const FORMATTERS: Record<Format, () => Promise<(input: FormatInput) => string>> = {
-  pretty: async () => (await import("../lint/format/pretty.js")).formatPretty,
-  json: async () => (await import("../lint/format/json.js")).formatJson,
-  github: async () => (await import("../lint/format/github.js")).formatGithub,
-  junit: async () => (await import("../lint/format/junit.js")).formatJunit,
-};
 
 function usage(message: string, hint: string): UserError {
   return new UserError(message, { hint, exitCode: ExitCode.usage });
@@ -62,7 +56,7 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
     const format = (opts.format ?? "pretty") as Format;
     if (!FORMATS.includes(format))
       throw usage(`unknown format ${JSON.stringify(opts.format)}`, `Use one of: ${FORMATS.join(", ")}.`);
-    if (opts.listNamespaces && (format === "github" || format === "junit"))
+    if (opts.listNamespaces && (format === "github" || format === "junit" || format === "sarif"))
       throw usage(
         `--list-namespaces prints a list, which the ${format} format cannot carry`,
         "Use --format json (for a rehearsal or a script) or pretty (to read).",
@@ -91,6 +85,7 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
       sources: new Map([[loaded.file, loaded.text]]),
       color: format === "pretty" && useColor(opts.color),
       command: "preflight",
+      rules: PREFLIGHT_CHECKS.map((c) => ({ ...c, spec: c.rule })),
     });
     const broken = loaded.diagnostics.filter((d) => d.severity === "error");
     if (broken.length > 0 || !loaded.runbook) {

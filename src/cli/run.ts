@@ -1,8 +1,8 @@
 /**
  * `syncbook run <runbook>`: the maintenance window. Lints first (an invalid runbook never
  * reaches the fleet), journals every event under .syncbook/<runbook>/ (one runner per journal,
- * by lock), shows the live task list, and exits 0 done, 1 a step failed or an interlock refused,
- * 2 invalid runbook or usage, 130 interrupted.
+ * by lock), shows the live task list, and exits 0 done, 1 a step failed, 2 invalid runbook or
+ * usage, 3 stopped by an interlock (the refused command was not sent), 130 interrupted.
  */
 import { dirname, join } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
@@ -10,12 +10,15 @@ import type { PluginRegistry } from "../plugin/index.js";
 import type { RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { LoadedRunbook } from "../runbook/index.js";
+import type { ClaimedStdout, Ui } from "../ui/index.js";
+import type { CommandSummary } from "./step-summary.js";
 import {
   interruptOnSignals,
   loadForRun,
   loadPluginsFor,
   parseForce,
   printPlan,
+  printPlanJson,
   probe,
   reportOutput,
   stderr,
@@ -24,6 +27,33 @@ import {
 } from "./execute.js";
 
 export async function main(file: string, flags: ExecuteFlags): Promise<number> {
+  // GitHub Actions job summary (src/cli/step-summary.ts), when GITHUB_STEP_SUMMARY is set
+  const summary = process.env.GITHUB_STEP_SUMMARY
+    ? (await import("./step-summary.js")).commandSummary("run", file)
+    : undefined;
+  // --renderer json: stdout is the JSON lines' alone from here on (src/ui/json.ts)
+  const claimed = flags.renderer === "json" ? (await import("../ui/json.js")).claimStdout() : undefined;
+  try {
+    return await runMain(file, flags, claimed, summary);
+  } catch (err) {
+    summary?.failed(failureText(err), err instanceof UserError ? err.exitCode : ExitCode.failed);
+    throw err;
+  } finally {
+    claimed?.release();
+  }
+}
+
+/** A command's error as the summary says it: the message and its hint. */
+export function failureText(err: unknown): string {
+  return err instanceof UserError && err.hint ? `${err.message}\nhint: ${err.hint}` : errorMessage(err);
+}
+
+async function runMain(
+  file: string,
+  flags: ExecuteFlags,
+  json?: ClaimedStdout,
+  summary?: CommandSummary,
+): Promise<number> {
   if (flags.probe && !flags.dryRun)
     throw new UserError("--probe goes with --dry-run", {
       hint: "syncbook run x.yaml --dry-run --probe",
@@ -43,9 +73,27 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
   const loaded = await loadForRun(file, flags, stderr);
   const registry = await loadPluginsFor(loaded, stderr);
   if (flags.dryRun) {
-    await printPlan(loaded, stdout);
+    // no run, so no run events: the plan itself is the one JSON line (README "Events as JSON lines")
+    if (json) await printPlanJson(loaded, json.write);
+    else await printPlan(loaded, stdout);
+    if (summary && loaded.runbook) {
+      const { planSteps, planRequests } = await import("../run/plan.js");
+      const steps = planSteps(loaded.runbook);
+      const reqs = planRequests(loaded.runbook, steps, loaded.redact);
+      summary.plan(
+        loaded.runbook.name,
+        steps.map((s) => ({
+          index: s.index,
+          id: s.id,
+          kind: s.kind,
+          title: loaded.redact(s.title),
+          requests: reqs.filter((r) => r.step === s.id).length,
+          skipped: s.step.when === false,
+        })),
+      );
+    }
     if (!flags.probe) return ExitCode.ok;
-    const problems = await probe(loaded, stdout);
+    const problems = await probe(loaded, json ? stderr : stdout);
     for (const p of problems) stderr(`probe: ${p}`);
     return problems.length ? ExitCode.failed : ExitCode.ok;
   }
@@ -67,14 +115,13 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
     stderr(`journal: ${journal.file}`);
     try {
       const record = asListener(journal);
-      return await execute(
-        loaded,
-        registry,
-        flags,
-        force,
-        [],
-        resume ? { mode: "resume", resume: resume.plan, critical: [record] } : { mode: "run", critical: [record] },
-      );
+      const code = await execute(loaded, registry, flags, force, summary ? [summary.listener] : [], {
+        ...(resume ? { mode: "resume", resume: resume.plan } : { mode: "run" }),
+        critical: [record],
+        ...(json ? { json: json.write } : {}),
+      });
+      summary?.finish(code);
+      return code;
     } finally {
       journal.close();
     }
@@ -95,12 +142,20 @@ export async function execute(
     timeScale?: number;
     yes?: boolean;
     critical?: ((e: RunEvent) => void)[];
+    /** `--renderer json`: where the JSON lines go (the claimed stdout); other output goes to stderr. */
+    json?: (text: string) => void;
+    /** After the run, before the outputs close: e.g. the rehearsal's verdict as a last JSON line. */
+    after?: (ui: Ui) => Promise<void>;
   },
 ): Promise<number> {
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
   const yes = flags.yes === true || how.yes === true;
-  const ui = createUi({ renderer: pickRenderer({ flag: flags.renderer }), yes });
+  const ui = createUi({
+    renderer: pickRenderer({ flag: flags.renderer }),
+    yes,
+    ...(how.json ? { jsonWrite: how.json } : {}),
+  });
   const report = await reportOutput(flags.report, stderr);
   const controller = new AbortController();
   const off = interruptOnSignals(controller, stderr);
@@ -120,13 +175,19 @@ export async function execute(
       ...(flags.to ? { to: flags.to } : {}),
       ...(how.resume ? { resume: how.resume } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
-      print: stdout,
+      // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
+      print: how.json ? stderr : stdout,
     });
+    await how.after?.(ui);
     await ui.close();
     if (result.outcome !== "ok") {
-      stderr(
-        `${result.outcome === "interrupted" ? "interrupted" : "failed"}${result.message ? `: ${result.message}` : ""}`,
-      );
+      const what =
+        result.outcome === "interrupted"
+          ? "interrupted"
+          : result.exitCode === ExitCode.interlock
+            ? "stopped by an interlock (exit 3: the refused command was not sent)"
+            : "failed";
+      stderr(`${what}${result.message ? `: ${result.message}` : ""}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
       if (result.outcome === "interrupted" || !result.committed)
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);

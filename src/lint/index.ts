@@ -5,7 +5,7 @@
  *   schema-valid; the loader's own diagnostics are not repeated).
  * - `lintFiles(paths)`: files and folders → loader diagnostics + rule diagnostics, sorted.
  * - `RULES`: the catalogue (id, severity, description, the spec sentence it enforces).
- * - `formatDiagnostics(format, input)`: pretty, json, github, junit.
+ * - `formatDiagnostics(format, input)`: pretty, json, github, junit, sarif.
  */
 export { RULES, lintRunbook, ruleInfo, sortDiagnostics } from "./rules.js";
 export type { RuleInfo, LintInput, Span } from "./context.js";

@@ -261,19 +261,25 @@ function pollSummary(report: Report): string {
   return `<table id="polls"><thead><tr><th>where</th><th>request</th><th>count</th><th>failed</th><th>p50</th><th>p95</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
+// Banners set the text colour of every descendant at a higher specificity than page classes
+// (the INTERRUPTED banner was once `.warn` text, orange, on orange), and never dim text with
+// opacity: each banner's text is at least WCAG AA (4.5:1) on its background, which
+// scripts/browser-check.mjs measures in Chromium for every banner kind. White on orange is
+// 3:1 at best, so the orange (INTERRUPTED, SKIPPED, UNFINISHED) banner has dark text.
 const CSS = `
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#1d2329;background:#f5f6f8}
 main{max-width:1160px;margin:0 auto;padding:0 16px 40px}
-.banner{padding:18px 24px;color:#fff;margin:0 0 16px}.banner h1{margin:0;font-size:26px;letter-spacing:.02em}.banner p{margin:6px 0 0;font-size:15px}
-.banner .runbook{font-weight:400;opacity:.85;font-size:18px;margin-left:10px}.banner.ok{background:#2e7d32}.banner.failed{background:#c62828}.banner.warn{background:#ef6c00}
-.banner .hint{color:#fff;opacity:.92;font-style:italic}
+.banner{padding:18px 24px;margin:0 0 16px}.banner h1{margin:0;font-size:26px;letter-spacing:.02em}.banner p{margin:6px 0 0;font-size:15px}
+.banner .runbook{font-weight:400;font-size:18px;margin-left:10px}.banner .hint{font-style:italic}
+.banner.ok{background:#2e7d32}.banner.failed{background:#c62828}.banner.warn{background:#f57c00}
+.banner.ok,.banner.ok *,.banner.failed,.banner.failed *{color:#fff}.banner.warn,.banner.warn *{color:#1d2329}
 section{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:12px 16px;margin:0 0 16px}h2{font-size:17px;margin:0 0 10px}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0}.facts dt{color:#5f6b76}.facts dd{margin:0;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #eceff1;vertical-align:top}th{background:#f0f2f4;font-weight:600}
 td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}tr.bad td{background:#fff1f0}code{font:12px ui-monospace,"DejaVu Sans Mono",monospace;overflow-wrap:anywhere}
-.badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;color:#fff;background:#607d8b}.badge.ok{background:#2e7d32}.badge.failed{background:#c62828}
-.badge.interrupted,.badge.running{background:#ef6c00}.badge.skipped,.badge.pending{background:#9e9e9e}
-.err{color:#b71c1c}.warn{color:#e65100}.hint{color:#455a64}
+.badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;color:#fff;background:#546e7a}.badge.ok{background:#2e7d32}.badge.failed{background:#c62828}
+.badge.interrupted,.badge.running{color:#1d2329;background:#f57c00}.badge.skipped,.badge.pending{background:#6b6b6b}
+.err{color:#b71c1c}.warn{color:#b34700}.hint{color:#455a64}
 .chart{margin:0 0 18px}.chart figcaption{margin:0 0 4px}.chart .note{color:#5f6b76;font-size:12px}
 svg{display:block;max-width:100%;height:auto;font:11px system-ui,sans-serif}svg .frame{fill:#fff;stroke:#cfd8dc}svg .grid{stroke:#eceff1}svg .tick{fill:#5f6b76}
 svg .series polyline{fill:none;stroke-linejoin:round;stroke-linecap:round}svg .marker line{stroke:#37474f;stroke-dasharray:3 3}svg .marker text{fill:#37474f;font-size:10px}

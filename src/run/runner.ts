@@ -238,7 +238,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     });
 
   let outcome: Outcome = "ok";
-  let failure: { message: string; hint?: string; step: string } | undefined;
+  let failure: { message: string; hint?: string; step: string; interlock?: boolean } | undefined;
   let askEachStep = opts.stepMode === true;
 
   for (const s of steps) {
@@ -307,13 +307,21 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       message: `step ${s.id} failed: ${result.message}`,
       step: s.id,
       ...(result.hint ? { hint: result.hint } : {}),
+      ...(result.interlock ? { interlock: true } : {}),
     };
     break;
   }
 
   if (outcome !== "ok") await unwind(run);
 
-  const exitCode = outcome === "ok" ? ExitCode.ok : outcome === "interrupted" ? ExitCode.interrupted : ExitCode.failed;
+  const exitCode =
+    outcome === "ok"
+      ? ExitCode.ok
+      : outcome === "interrupted"
+        ? ExitCode.interrupted
+        : failure?.interlock
+          ? ExitCode.interlock
+          : ExitCode.failed;
   const durationMs = Date.now() - started;
   say("run.finished", {
     outcome,
@@ -348,7 +356,8 @@ function skipReason(
   return undefined;
 }
 
-type StepResult = "ok" | "interrupted" | { message: string; hint?: string };
+/** `interlock`: the step was refused by an interlock before it sent its command (exit 3). */
+type StepResult = "ok" | "interrupted" | { message: string; hint?: string; interlock?: boolean };
 
 async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal): Promise<StepResult> {
   const t0 = Date.now();
@@ -396,7 +405,8 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
       error: message,
       ...(hint ? { hint } : {}),
     });
-    return hint ? { message, hint } : { message };
+    const interlock = err instanceof StepFailure && err.reason === "interlock";
+    return { message, ...(hint ? { hint } : {}), ...(interlock ? { interlock } : {}) };
   } finally {
     clearTimeout(timer);
     runSignal.removeEventListener("abort", onAbort);

@@ -12,6 +12,7 @@ import { ListrUi } from "./listr.js";
 import { createPrompter, directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, Prompter } from "./prompts.js";
 import { SimpleUi } from "./simple.js";
+import { createJsonLines } from "./json.js";
 import { errorMessage } from "../errors.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
@@ -20,8 +21,10 @@ export { copyProgress, addCopySample, emptyCopyState, readCollectionCopy, COPY_D
 export type { CopyState, CopyView, CopyOptions, InstanceCopy } from "./eta.js";
 export { formatWaitStatus, waitStatusKey, formatBytes, formatDuration, formatClock, bar } from "./format.js";
 export { SimpleUi } from "./simple.js";
+export { claimStdout, createJsonLines, jsonLine, type ClaimedStdout, type JsonLines } from "./json.js";
 
-export type RendererName = "default" | "simple" | "silent";
+/** `json`: NDJSON of every run event on stdout (./json.ts); never picked unless asked for. */
+export type RendererName = "default" | "simple" | "silent" | "json";
 
 export interface UiOptions {
   renderer: RendererName;
@@ -33,6 +36,8 @@ export interface UiOptions {
   input?: InputStream;
   /** `--yes`: every `confirm` step is answered yes without asking (and says so). */
   yes?: boolean;
+  /** The json renderer's output (default `process.stdout`; the CLI passes `claimStdout().write`). */
+  jsonWrite?: (text: string) => void;
 }
 
 export interface Ui {
@@ -40,6 +45,8 @@ export interface Ui {
   prompt: Prompter;
   /** Call after `run.finished`: resolves when the renderer has drawn its last frame. */
   close(): Promise<void>;
+  /** The json renderer writes a line that is not a run event (the rehearsal verdict); others ignore it. */
+  line: (type: string, payload: Record<string, unknown>) => void;
 }
 
 function isTTY(s: unknown): boolean {
@@ -81,6 +88,7 @@ export function createUi(opts: UiOptions): Ui {
   let host: PromptHost;
   let close: () => Promise<void>;
   let onAutoAnswer: (message: string) => void;
+  let line: Ui["line"] = () => undefined;
 
   if (opts.renderer === "default") {
     const ui = new ListrUi({ out, input, colors });
@@ -105,6 +113,14 @@ export function createUi(opts: UiOptions): Ui {
     close = () => Promise.resolve();
     onAutoAnswer = (message) =>
       ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+  } else if (opts.renderer === "json") {
+    const lines = createJsonLines(opts.jsonWrite ?? ((text) => void process.stdout.write(text)));
+    handle = lines.listener;
+    line = lines.line;
+    // prompts (--step, confirm without --yes) are drawn on `out` (stderr), never among the lines
+    host = directPromptHost(input, out);
+    close = () => Promise.resolve();
+    onAutoAnswer = () => undefined;
   } else {
     handle = () => undefined;
     host = directPromptHost(input, out);
@@ -128,5 +144,6 @@ export function createUi(opts: UiOptions): Ui {
     listener,
     prompt: createPrompter({ input, ...(opts.yes !== undefined ? { yes: opts.yes } : {}), host, onAutoAnswer }),
     close,
+    line,
   };
 }

@@ -20,6 +20,7 @@ import {
   cutoverYaml,
   DRAINED,
   fastSim,
+  haltCode,
   posts,
   READY,
   runInProcess,
@@ -158,7 +159,8 @@ async function runSchedule(sc: Schedule): Promise<void> {
       expect(st.fleetErrors, outcome).toEqual([]);
       return;
     }
-    expect(result.exitCode, outcome).toBe(1);
+    // 3 when an interlock refused the command (an unreachable instance is refused too), else 1
+    expect(result.exitCode, outcome).toBe(haltCode(events));
     expect(result.message, outcome).toMatch(/^step [\w-]+ failed: \S/);
     if (!result.commitSent) {
       expect(

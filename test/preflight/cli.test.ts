@@ -9,11 +9,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Ajv from "ajv/dist/ajv.js";
 import { lintRunbook } from "../../src/lint/index.js";
+import { sarifSchema } from "../support/sarif-schema.js";
 import { startFakeCluster, startShardedCluster, type FakeCluster } from "../support/mongo-wire/fake-cluster.js";
 import { DEST_ROLES, PASSWORD, SOURCE_ROLES, USER, loadText, runbookText, user } from "../support/preflight.js";
 
 const exec = promisify(execFile);
+// draft-07, as the SARIF schema declares (formats are not checked: ajv-formats is not a dependency)
+const validateSarif = new Ajv.default({ strict: false, allErrors: true, validateFormats: false }).compile(
+  sarifSchema(),
+);
 const bin = join(process.cwd(), "dist/cli/syncbook.cjs");
 
 interface Out {
@@ -127,7 +133,7 @@ sharding: { shardingEntries: [{ database: sales, collection: orders, shardCollec
     expectNoSecret(r, secrets);
   });
 
-  it.each(["pretty", "json", "github", "junit"])(
+  it.each(["pretty", "json", "github", "junit", "sarif"])(
     "typos are errors with lines and hints in %s; exit 1; no secret",
     async (format) => {
       const r = await syncbook(["preflight", join(dir, "typo.yaml"), "--format", format], env);
@@ -151,6 +157,16 @@ sharding: { shardingEntries: [{ database: sales, collection: orders, shardCollec
         expect(r.stdout).toContain(
           "title=preflight-namespace-missing::`sales.ordres` (includeNamespaces) does not exist",
         );
+      } else if (format === "sarif") {
+        const log = JSON.parse(r.stdout);
+        expect(validateSarif(log), JSON.stringify(validateSarif.errors)).toBe(true);
+        const run = log.runs[0];
+        const rules = run.tool.driver.rules.map((x: { id: string }) => x.id);
+        // the preflight catalogue, not lint's rules
+        expect(rules).toContain("preflight-namespace-missing");
+        expect(rules).not.toContain("start-twice");
+        const missing = run.results.find((x: { ruleId: string }) => x.ruleId === "preflight-namespace-missing");
+        expect(missing.locations[0].physicalLocation.region.startLine).toBe(14);
       } else if (format === "junit") {
         expect(r.stdout).toContain('<testsuites name="syncbook preflight"');
         expect(r.stdout).toContain('name="preflight-filter-matches-nothing at 14:');
@@ -189,7 +205,7 @@ sharding: { shardingEntries: [{ database: sales, collection: orders, shardCollec
     expect(unset.stdout).toContain("environment variable `DEST_URI` is not set");
     expect(unset.stderr).toContain("does not load, so its clusters were not checked");
     expectNoSecret(unset, secrets);
-    expect((await syncbook(["preflight", join(dir, "clean.yaml"), "--format", "sarif"], env)).code).toBe(2);
+    expect((await syncbook(["preflight", join(dir, "clean.yaml"), "--format", "bogus"], env)).code).toBe(2);
     const junit = await syncbook(["preflight", join(dir, "clean.yaml"), "--list-namespaces", "--format", "junit"], env);
     expect(junit).toMatchObject({ code: 2, stderr: expect.stringContaining("hint: Use --format json") });
     const timeout = await syncbook(["preflight", join(dir, "clean.yaml"), "--connect-timeout", "soon"], env);

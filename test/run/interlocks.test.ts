@@ -45,7 +45,7 @@ describe("commit interlocks", () => {
     const s = await sim();
     sims.push(s);
     const { result, events } = await run(runbookFor(s, START + READY + COMMIT));
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(3);
     expect(result.message).toMatch(/refused \(writes-stopped\)/);
     expect(result.hint).toContain("Run the stopWrites step first (a --from past it skips it)");
     expect(decisions(events).find((d) => d.check === "writes-stopped")).toMatchObject({ kind: "interlock", ok: false });
@@ -74,7 +74,7 @@ describe("commit interlocks", () => {
     // a pause sent while IDLE (forced past its state check) is refused by the service
     const steps = `  - { id: early-pause, pause: {}, continueOnError: true }\n${START}${READY}${STOP}${COMMIT}`;
     const { result, events } = await run(runbookFor(s, steps), { force: ["fleet-state"] });
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(3);
     expect(decisions(events).find((d) => d.check === "no-errors")).toMatchObject({ ok: false });
     expect(result.message).toMatch(/refused \(no-errors\).*pause/);
     expect(posts(s, "commit")).toEqual([0]);
@@ -89,7 +89,7 @@ describe("commit interlocks", () => {
       body: JSON.stringify({ source: "cluster0", destination: "cluster1" }),
     });
     const { result } = await run(runbookFor(s, START));
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(3);
     expect(result.message).toMatch(/refused \(fleet-idle\): start is allowed only in IDLE; sync0 is RUNNING/);
     expect(posts(s, "start")).toEqual([1]);
   });
@@ -116,7 +116,7 @@ describe("commit interlocks", () => {
       });
     const two = { ...a, instances: [...a.instances, ...b.instances.map((i) => ({ ...i, index: 1 }))] };
     const { result, events } = await run(runbookFor(two, READY + STOP + COMMIT));
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(3);
     const identity = decisions(events).find((d) => d.kind === "identity");
     expect(identity?.ok).toBe(false);
     expect(identity?.reason).toMatch(/coordinator/i);

@@ -116,11 +116,22 @@ describe("interlocks", () => {
     const steps = `${START}  - { id: ready, waitFor: { canCommit: true, on: coordinator } }\n${STOP}${COMMIT}`;
     const file = writeRunbook(dir, runbookFor(s, steps));
     const r = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
-    expect(r.code, r.all).toBe(1);
+    // exit 3, not 1: an interlock stopped the run and the refused command was not sent
+    expect(r.code, r.all).toBe(3);
+    expect(r.stderr).toContain("stopped by an interlock (exit 3: the refused command was not sent)");
     expect(r.all).toMatch(
       /refused \(can-commit\): commit needs every instance RUNNING with canCommit true; sync1 is RUNNING with canCommit false/,
     );
     expect(posts(s, "commit")).toEqual([0, 0]);
+    // the journal (and so `syncbook report`) records the same exit code
+    const jdir = join(dir, ".syncbook", "e2e");
+    const journal = readdirSync(jdir).find((f) => f.endsWith(".jsonl")) ?? "";
+    const finished = readFileSync(join(jdir, journal), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; exitCode?: number })
+      .find((e) => e.type === "run.finished");
+    expect(finished?.exitCode).toBe(3);
     // the failed run undid its write stop
     expect(s.control.state().writes.enabled).toBe(true);
   });
@@ -205,7 +216,7 @@ describe("modes", () => {
     expect(first.code, first.all).toBe(0);
     expect(s.control.state().instances[0]?.state).toBe("RUNNING");
     const commitOnly = await cli(["run", file, "--from", "commit", "--renderer", "simple"], { cwd: dir });
-    expect(commitOnly.code).toBe(1);
+    expect(commitOnly.code).toBe(3);
     expect(commitOnly.all).toContain("refused (writes-stopped)");
     const rest = await cli(["run", file, "--from", "stop-writes", "--renderer", "simple"], { cwd: dir });
     expect(rest.code, rest.all).toBe(0);

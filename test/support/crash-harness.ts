@@ -182,3 +182,21 @@ export function totalPosts(s: Simulator): number {
     0,
   );
 }
+
+/**
+ * The exit code a halted run must have: 3 when the step that stopped it was refused by an
+ * interlock (a decision with ok false, nothing sent), 1 for any other failure (README "Exit codes").
+ */
+export function haltCode(events: readonly RunEvent[]): 1 | 3 {
+  const failed = events.findLast((e) => e.type === "step.finished" && e.outcome === "failed");
+  if (!failed || failed.type !== "step.finished") return 1;
+  const refused = events.some(
+    (e) =>
+      e.type === "decision" &&
+      !e.ok &&
+      (e.kind === "interlock" || e.kind === "identity") &&
+      e.index === failed.index &&
+      e.seq < failed.seq,
+  );
+  return refused ? 3 : 1;
+}

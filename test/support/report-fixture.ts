@@ -282,7 +282,7 @@ export function synthRun(opts: SynthOptions = {}): Synth {
   } else {
     emit("run.finished", {
       outcome: "failed",
-      exitCode: 1,
+      exitCode: 3,
       committed: false,
       message: "commit refused by an interlock",
       durationMs: now - T0,

@@ -1,8 +1,9 @@
-/** Output formats of `syncbook lint`: pretty (a compiler-like report), json, github, junit. */
+/** Output formats of `syncbook lint`: pretty (a compiler-like report), json, github, junit, sarif. */
 import { formatGithub } from "./github.js";
 import { formatJson } from "./json.js";
 import { formatJunit } from "./junit.js";
 import { formatPretty } from "./pretty.js";
+import { formatSarif } from "./sarif.js";
 import type { Format, FormatInput } from "./types.js";
 
 export { FORMATS, type Format, type FormatInput } from "./types.js";
@@ -18,7 +19,9 @@ export function formatDiagnostics(format: Format, input: FormatInput): string {
       return formatJunit(input);
     case "pretty":
       return formatPretty(input);
+    case "sarif":
+      return formatSarif(input);
   }
 }
 
-export { formatGithub, formatJson, formatJunit, formatPretty };
+export { formatGithub, formatJson, formatJunit, formatPretty, formatSarif };

@@ -1,6 +1,18 @@
-import type { Diagnostic } from "../../diagnostics.js";
+import type { Diagnostic, Severity } from "../../diagnostics.js";
 
-export const FORMATS = ["pretty", "json", "github", "junit"] as const;
+/** A check as a catalogue lists it (lint's rules, preflight's checks). */
+export interface CatalogueEntry {
+  id: string;
+  severity: Severity;
+  description: string;
+  /** The sentence it enforces. */
+  spec: string;
+  /** Where that sentence is. */
+  source?: string;
+  hint: string;
+}
+
+export const FORMATS = ["pretty", "json", "github", "junit", "sarif"] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface FormatInput {
@@ -13,4 +25,6 @@ export interface FormatInput {
   color?: boolean;
   /** The command reporting (pretty's summary line, junit's suite name). Default `lint`. */
   command?: "lint" | "preflight";
+  /** The reporting command's catalogue of checks (SARIF's rules); default: lint's rules. */
+  rules?: readonly CatalogueEntry[];
 }

@@ -1,0 +1,245 @@
+/**
+ * GitHub Actions job summaries: when `GITHUB_STEP_SUMMARY` names a file, `lint`, `run` and
+ * `rehearse` append a Markdown summary to it (the verdict, a table of steps with outcome and
+ * duration, writes lost, the verifier's result; lint: its findings).
+ *
+ * - Appended, never overwritten: other steps of the job write to the same file.
+ * - Built only from what is already redacted: run events (the emitter redacts them once) and
+ *   lint diagnostics (lint loads runbooks without `${env.*}` values). No secret can reach it.
+ * - Every table cell is escaped (`cell`): a message with `|`, a newline, `<`, or Markdown
+ *   emphasis cannot break the table or inject HTML.
+ * - A summary that cannot be written is a warning on stderr, never a failure of the command.
+ *
+ * Imported lazily, only when the variable is set: lint's start-up stays as it was.
+ */
+import { appendFileSync } from "node:fs";
+import { countBySeverity, type Diagnostic } from "../diagnostics.js";
+import type { RunEvent } from "../events.js";
+import type { Verdict } from "../rehearse/index.js";
+import { formatDuration } from "../ui/format.js";
+
+/** Rows of findings shown in a lint summary; the rest is counted (a summary is capped at 1 MiB). */
+const MAX_ROWS = 200;
+
+/** The summary file, when there is one (an empty variable means none). */
+export function summaryFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const f = env.GITHUB_STEP_SUMMARY;
+  return f && f.trim() !== "" ? f : undefined;
+}
+
+/** Appends `markdown` to the summary file; says why on stderr when it cannot. */
+export function appendSummary(markdown: string, env: NodeJS.ProcessEnv = process.env): void {
+  const file = summaryFile(env);
+  if (!file) return;
+  try {
+    appendFileSync(file, `${markdown.trimEnd()}\n\n`);
+  } catch (err) {
+    process.stderr.write(
+      `syncbook: warning: cannot append the job summary to ${file} (GITHUB_STEP_SUMMARY): ${(err as Error).message}\n`,
+    );
+  }
+}
+
+/** One Markdown table cell: HTML-escaped, Markdown punctuation and `|` backslash-escaped, newlines as <br>. */
+export function cell(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+    .replace(/\r\n|\r|\n/g, "<br>")
+    .trim();
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// --- lint ------------------------------------------------------------------------------------
+
+export interface LintSummaryInput {
+  diagnostics: readonly Diagnostic[];
+  files: readonly string[];
+  exitCode: number;
+  maxWarnings?: number | undefined;
+}
+
+export function lintSummary({ diagnostics, files, exitCode, maxWarnings }: LintSummaryInput): string {
+  const n = countBySeverity(diagnostics);
+  const shown = diagnostics.filter((d) => d.severity !== "info");
+  const withProblems = new Set(shown.map((d) => d.file)).size;
+  const tooMany = maxWarnings !== undefined && maxWarnings >= 0 && n.warning > maxWarnings;
+  const head =
+    shown.length === 0
+      ? `✅ ${plural(files.length, "runbook")} linted: no problems`
+      : `${exitCode === 0 ? "⚠️" : "❌"} ${plural(n.error, "error")}, ${plural(n.warning, "warning")} in ${withProblems} of ${plural(files.length, "runbook")}${tooMany ? ` (more warnings than --max-warnings ${maxWarnings})` : ""}`;
+  const out = [`### syncbook lint: ${head}`, ""];
+  if (shown.length) {
+    out.push("| where | severity | rule | finding |", "|---|---|---|---|");
+    for (const d of shown.slice(0, MAX_ROWS))
+      out.push(
+        `| ${cell(`${d.file}:${d.line}:${d.column}`)} | ${d.severity === "error" ? "❌ error" : "⚠️ warning"} | ${cell(d.rule)} | ${cell(d.message)}${d.hint ? `<br>hint: ${cell(d.hint)}` : ""} |`,
+      );
+    if (shown.length > MAX_ROWS) out.push("", `… and ${shown.length - MAX_ROWS} more (see the job log).`);
+    out.push("");
+  }
+  out.push(`Exit code ${exitCode}.`);
+  return out.join("\n");
+}
+
+/** `lint`, `run` or `rehearse` stopped before doing its work (usage, unreadable file, lint errors). */
+export function failedSummary(command: string, subject: string, message: string, exitCode: number): string {
+  return `### syncbook ${command}${subject ? ` ${cell(subject)}` : ""}: ❌ did not run\n\n${cell(message)}\n\nExit code ${exitCode}.`;
+}
+
+// --- run and rehearse ------------------------------------------------------------------------
+
+interface StepRow {
+  index: number;
+  id: string;
+  kind: string;
+  title: string;
+  outcome: string;
+  durationMs?: number;
+  error?: string;
+}
+
+const OUTCOME: Record<string, string> = {
+  ok: "✅ ok",
+  failed: "❌ failed",
+  interrupted: "⏹️ interrupted",
+  skipped: "⏭️ skipped",
+  running: "❔ running (no end)",
+  "not reached": "▫️ not reached",
+};
+
+/** A listener that folds the run's events into what the summary shows (the events are already redacted). */
+export function createRunSummary() {
+  let runbook = "";
+  const steps = new Map<number, StepRow>();
+  let finished: Extract<RunEvent, { type: "run.finished" }> | undefined;
+  let verifier: Extract<RunEvent, { type: "verifier.sampled" }>["progress"] | undefined;
+  let hint: string | undefined;
+  const listener = (e: RunEvent): void => {
+    switch (e.type) {
+      case "run.started":
+        runbook = e.runbook;
+        for (const s of e.steps) steps.set(s.index, { ...s, outcome: "not reached" });
+        break;
+      case "step.started": {
+        const s = steps.get(e.index);
+        if (s) s.outcome = "running";
+        break;
+      }
+      case "step.skipped": {
+        const s = steps.get(e.index);
+        if (s) Object.assign(s, { outcome: "skipped", error: e.reason });
+        break;
+      }
+      case "step.finished": {
+        const s = steps.get(e.index);
+        if (s)
+          Object.assign(s, { outcome: e.outcome, durationMs: e.durationMs, ...(e.error ? { error: e.error } : {}) });
+        if (e.outcome === "failed" && e.hint) hint = e.hint;
+        break;
+      }
+      case "verifier.sampled":
+        verifier = e.progress;
+        break;
+      case "run.finished":
+        finished = e;
+        break;
+    }
+  };
+
+  /** The summary, once the run is over (`verdict`: the rehearsal's). */
+  const markdown = (command: "run" | "rehearse", verdict?: Verdict, commandExitCode?: number): string => {
+    // the command's own code when known (an unsafe rehearsal verdict turns a finished run's 0 into 1)
+    const exitCode = commandExitCode ?? finished?.exitCode;
+    let headline: string;
+    if (!finished) headline = "❔ UNFINISHED";
+    else if (finished.outcome === "ok") headline = finished.committed ? "✅ COMMITTED" : "✅ SUCCEEDED (not committed)";
+    else if (finished.outcome === "interrupted") headline = "⏹️ INTERRUPTED";
+    else if (finished.exitCode === 3) headline = "⛔ STOPPED BY AN INTERLOCK (nothing was sent)";
+    else headline = finished.committed ? "❌ FAILED AFTER COMMIT" : "❌ FAILED";
+    if (verdict && !verdict.safe) headline += " · ❌ UNSAFE verdict";
+    const facts: [string, string][] = [];
+    if (verdict)
+      facts.push([
+        "verdict",
+        verdict.committed === verdict.instances
+          ? `committed on all ${verdict.instances} instance(s)`
+          : `${verdict.committed} of ${verdict.instances} instance(s) committed (${verdict.states.join(", ")})`,
+      ]);
+    facts.push(["exit code", exitCode === undefined ? "–" : String(exitCode)]);
+    if (finished) facts.push(["duration", formatDuration(finished.durationMs)]);
+    facts.push([
+      "writes lost",
+      verdict
+        ? `${verdict.writesLost}${verdict.writesLost > 0 ? " (writes reached the source after commit was sent)" : ""}`
+        : "not measured in a real run (the verifier compares the data)",
+    ]);
+    facts.push(["verifier", verifierResult(verdict, verifier)]);
+    if (verdict?.fleetErrors.length) facts.push(["fleet errors", verdict.fleetErrors.join("; ")]);
+    if (finished?.message) facts.push(["stopped", finished.message]);
+    if (hint && finished?.outcome !== "ok") facts.push(["hint", hint]);
+    const out = [`### syncbook ${command} ${cell(runbook || "?")}: ${headline}`, "", "| | |", "|---|---|"];
+    for (const [k, v] of facts) out.push(`| ${k} | ${cell(v)} |`);
+    out.push("", "| # | step | kind | outcome | duration |", "|--:|---|---|---|--:|");
+    for (const s of [...steps.values()].sort((a, b) => a.index - b.index))
+      out.push(
+        `| ${s.index + 1} | ${cell(s.id)}${s.title && s.title !== s.id ? `: ${cell(s.title)}` : ""} | ${cell(s.kind)} | ${OUTCOME[s.outcome] ?? cell(s.outcome)}${s.error && s.outcome !== "ok" ? `<br>${cell(s.error)}` : ""} | ${s.durationMs === undefined ? "–" : formatDuration(s.durationMs)} |`,
+      );
+    return out.join("\n");
+  };
+  return { listener, markdown };
+}
+
+function verifierResult(verdict: Verdict | undefined, last: { phase?: string } | undefined): string {
+  if (verdict) {
+    const v = verdict.verifier;
+    if (v.checks === 0) return "not run";
+    return `phase ${v.phase}, failedTasks ${v.failedTasks ?? "?"}${v.error ? `, error ${JSON.stringify(v.error)}` : ""}`;
+  }
+  if (!last) return "not used in this run";
+  const p = last as { phase?: string; error?: unknown; verificationStatus?: Record<string, unknown> };
+  const st = p.verificationStatus ?? {};
+  const counters = ["failedTasks", "metadataMismatchTasks", "completedTasks", "totalTasks"]
+    .filter((k) => typeof st[k] === "number")
+    .map((k) => `${k} ${String(st[k])}`);
+  return `last seen: phase ${p.phase ?? "?"}${counters.length ? `, ${counters.join(", ")}` : ""}${p.error ? `, error ${JSON.stringify(p.error)}` : ""}`;
+}
+
+/** `run --dry-run`: the plan, nothing sent. */
+export function planSummary(
+  runbook: string,
+  steps: readonly { index: number; id: string; kind: string; title: string; requests: number; skipped?: boolean }[],
+): string {
+  const out = [
+    `### syncbook run --dry-run ${cell(runbook)}: 📝 plan of ${plural(steps.length, "step")}, nothing sent`,
+    "",
+    "| # | step | kind | requests |",
+    "|--:|---|---|--:|",
+  ];
+  for (const s of steps)
+    out.push(
+      `| ${s.index + 1} | ${cell(s.id)}${s.title && s.title !== s.id ? `: ${cell(s.title)}` : ""} | ${cell(s.kind)}${s.skipped ? " (when: false)" : ""} | ${s.requests} |`,
+    );
+  return out.join("\n");
+}
+
+/** What `run` and `rehearse` hold while they work: a listener, then exactly one summary appended. */
+export function commandSummary(command: "run" | "rehearse", file: string, env: NodeJS.ProcessEnv = process.env) {
+  const run = createRunSummary();
+  let written = false;
+  const write = (md: string): void => {
+    if (written) return;
+    written = true;
+    appendSummary(md, env);
+  };
+  return {
+    listener: run.listener,
+    finish: (exitCode: number, verdict?: Verdict): void => write(run.markdown(command, verdict, exitCode)),
+    failed: (message: string, exitCode: number): void => write(failedSummary(command, file, message, exitCode)),
+    plan: (runbook: string, steps: Parameters<typeof planSummary>[1]): void => write(planSummary(runbook, steps)),
+  };
+}
+export type CommandSummary = ReturnType<typeof commandSummary>;

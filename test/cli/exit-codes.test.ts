@@ -1,0 +1,52 @@
+/**
+ * Exit codes are a contract with wrappers (README "Exit codes"): the table in the README, the one
+ * `--help` prints and `ExitCode` agree, and "stopped by an interlock" (3) is what the built CLI
+ * returns when an interlock refuses, told apart from a failed step (1).
+ */
+import { rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ExitCode } from "../../src/errors.js";
+import { cli, tempDir } from "../support/run.js";
+
+const root = process.cwd();
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const dir = (): string => {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+};
+
+describe("exit codes", () => {
+  it("README's table, --help and ExitCode list the same codes", async () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const table = readme.slice(readme.indexOf("Exit codes"), readme.indexOf("Why 3 is apart"));
+    const documented = [...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    const codes = Object.values(ExitCode).sort((a, b) => a - b);
+    expect(documented).toEqual(codes);
+    expect(ExitCode.interlock).toBe(3);
+    for (const args of [["--help"], ["lint", "--help"], ["run", "--help"], ["rehearse", "--help"]]) {
+      const r = await cli(args, { cwd: root });
+      expect(r.code, args.join(" ")).toBe(0);
+      const listed = [...r.stdout.slice(r.stdout.indexOf("Exit codes:")).matchAll(/^ {2}(\d+) +\S/gm)].map((m) =>
+        Number(m[1]),
+      );
+      expect(listed, args.join(" ")).toEqual(codes);
+      expect(r.stdout).toMatch(/3 +stopped by an interlock: the refused command was not sent/);
+    }
+  });
+
+  it("rehearse stopped by an interlock exits 3 (not 1), says so, and still prints the verdict", async () => {
+    // --from commit skips the stop-writes step: the writes-stopped / can-commit interlocks refuse
+    const r = await cli(["rehearse", join(root, "runbooks/rs-to-sharded.yaml"), "--from", "commit"], { cwd: dir() });
+    expect(r.code, r.all).toBe(3);
+    expect(r.stderr).toMatch(
+      /stopped by an interlock \(exit 3: the refused command was not sent\): step commit failed: refused \(/,
+    );
+    expect(r.stdout).toMatch(/rehearsal verdict: not committed/);
+  });
+});
