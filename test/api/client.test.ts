@@ -354,7 +354,7 @@ describe("verifier", () => {
   // `{"success":false,"error":"APIError","errorDescription":"request in progress"}`" (a check while one runs is
   // answered success and ignored: the refusal comes from a request in flight)
   it("a check while a writesOff is in flight is refused with the verifier's error", async () => {
-    sim = await frozenSim({ faults: ["writes-off-slow=300ms"] });
+    sim = await frozenSim({ faults: ["writes-off-slow=1s"] });
     const svc = createServiceClient(sim.instances[0]!.url, opts);
     await svc.command("start", RS_TO_SHARDED);
     sim.control.advance(40);
@@ -362,7 +362,8 @@ describe("verifier", () => {
     await v.check();
     sim.control.advance(1);
     const inFlight = v.writesOff();
-    await new Promise((r) => setTimeout(r, 50));
+    // it holds the verifier's lock once the simulator has counted it
+    while (!sim.control.counts().verifier["POST /api/v1/writesOff"]) await new Promise((r) => setTimeout(r, 10));
     const err = await rejection(v.check());
     expect(err).toBeInstanceOf(ServiceError);
     expect(err).toMatchObject({ operation: "verifier.check", error: "APIError" });

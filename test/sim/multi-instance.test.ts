@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, broadcast, call, frozen, post, progress } from "./helpers.js";
+import { RS_TO_SHARDED, broadcast, call, frozen, post, progress, until } from "./helpers.js";
 
 let sim: Simulator;
 afterEach(async () => {
@@ -44,6 +44,7 @@ describe("identical commands to every instance", () => {
     sim.control.setWrites({ enabled: false });
     const zero = post(sim, 0, "commit");
     await expect(post(sim, 1, "commit")).rejects.toThrow();
+    await until(() => sim.control.state().openRounds.length === 1);
     sim.control.clearFaults();
     expect(sim.control.state().openRounds).toEqual([
       { command: "commit", accepted: [0], ageMs: expect.any(Number), blocking: true },
@@ -66,7 +67,7 @@ describe("identical commands to every instance", () => {
     sim.control.setWrites({ enabled: false });
     const zero = post(sim, 0, "commit");
     const one = post(sim, 1, "commit");
-    await wait(20);
+    await until(() => sim.control.state().openRounds[0]?.accepted.length === 2);
     await sim.control.down(1);
     await expect(one).rejects.toThrow();
     expect(sim.control.state().openRounds[0]).toMatchObject({ command: "commit", accepted: [0] });

@@ -365,11 +365,11 @@ describe("verifier: one operational request at a time", () => {
   // `{"success":false,"error":"APIError","errorDescription":"request in progress"}` and the verifier then
   // shuts its web server down and exits."
   it("a check while a slow writesOff holds the lock: APIError, the writesOff is still answered, then connections are refused", async () => {
-    sim = await frozen({ faults: ["writes-off-slow=300ms"] });
+    sim = await frozen({ faults: ["writes-off-slow=1s"] });
     await toCea(sim);
     await checkAndSetUp(sim);
     const slow = writesOff(sim);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => sim.control.counts().verifier["POST /api/v1/writesOff"] === 1); // it holds the lock
     const second = await check(sim);
     expect(second.status).toBe(200);
     expect(second.json).toEqual({ success: false, error: "APIError", errorDescription: "request in progress" });
@@ -387,11 +387,11 @@ describe("verifier: one operational request at a time", () => {
   });
 
   it("a second writesOff while the first is in flight (a client's timeout and blind resend) shuts it down too", async () => {
-    sim = await frozen({ faults: ["writes-off-slow=300ms"] });
+    sim = await frozen({ faults: ["writes-off-slow=1s"] });
     await toCea(sim);
     await checkAndSetUp(sim);
     const first = writesOff(sim);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => sim.control.counts().verifier["POST /api/v1/writesOff"] === 1);
     expect((await writesOff(sim)).json).toMatchObject({ success: false, error: "APIError" });
     await first;
     await until(() => sim.control.state().verifier.exited !== null);
