@@ -58,6 +58,17 @@ if (args[0] === "--child") {
   await Promise.all(
     urls.map((u) => request(`${u}/api/v1/start`, { method: "POST", body, dispatcher }).then((r) => r.body.text())),
   );
+  // the verifier's check once the fleet is in change event application (a check before the destination has
+  // the collections fails, and the verifier exits: src/sim/README.md)
+  for (;;) {
+    const ps = await Promise.all(
+      urls.map((u) =>
+        request(`${u}/api/v1/progress`, { dispatcher }).then(async (r) => JSON.parse(await r.body.text())),
+      ),
+    );
+    if (ps.every((p) => p.progress?.info === "change event application")) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   await request(`${verifierUrl}/api/v1/check`, { method: "POST", body: "{}", dispatcher }).then((r) => r.body.text());
   // Warm the connections, then measure.
   await Promise.all(urls.map((u) => request(`${u}/api/v1/progress`, { dispatcher }).then((r) => r.body.text())));

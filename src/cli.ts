@@ -111,10 +111,28 @@ program
   .addOption(new Option("--data <size>", "data to copy, split across instances (e.g. 5GiB)").default("5GiB"))
   .addOption(new Option("--time-scale <x>", "simulated seconds per wall second (1: real time)").default("50"))
   .addOption(
-    new Option("--fault <spec...>", "faults, e.g. http500=0.2@1/progress, down=1,after=30s,for=60s, lag-floor=30"),
+    new Option(
+      "--fault <spec...>",
+      "faults: kind[=value][,after=DUR][,for=DUR][,on=COMMAND][@scope[/endpoint]], e.g. http500=0.2@1/progress, " +
+        "down=1,after=30s,for=60s, lag-floor=30, drop-after-effect@1/commit, late-effect=30s@0/commit, " +
+        "identity-change=direction,on=commit@1, huge-progress=5MiB, negative-lag=3, insufficient-disk-space, " +
+        "writes-off-slow=10s, writes-off-refused, verifier-progress-error, verifier-exit,after=60s " +
+        "(all kinds: src/sim/faults.ts)",
+    ),
   )
   .addOption(new Option("--seed <n>", "seed of the fault PRNG").default("1"))
-  .addOption(new Option("--service-version <v>", "simulated service version").default("1.8.0"))
+  .addOption(
+    new Option(
+      "--service-version <v>",
+      "service version to emulate: its progress fields, start fields and values, states and refusals",
+    ).default("1.8.0"),
+  )
+  .addOption(
+    new Option(
+      "--data-set <spec>",
+      "collections, and how many have unique, TTL or hidden indexes (their metadata differs until commit)",
+    ).default("collections=12,unique=2,ttl=1,hidden=1"),
+  )
   .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
   .action((opts: SimCliOptions) =>
     act(

@@ -5,7 +5,7 @@
  * end, not an interruption).
  */
 import { UserError, ExitCode } from "../errors.js";
-import type { ClusterSetting, SimulatorOptions } from "../sim/index.js";
+import type { ClusterSetting, DataSet, SimulatorOptions } from "../sim/index.js";
 
 export interface SimCliOptions {
   instances?: string;
@@ -20,6 +20,7 @@ export interface SimCliOptions {
   seed?: string;
   serviceVersion?: string;
   grace?: string;
+  dataSet?: string;
 }
 
 export interface SimCliIo {
@@ -46,6 +47,23 @@ export function parseClusterArg(flag: string, v: string): [string, ClusterSettin
   return [m[1]!, { topology: m[2]!.toLowerCase() === "sharded" ? "sharded" : "replicaSet" }];
 }
 
+/** `collections=12,unique=2,ttl=1,hidden=1` (any of them) → a partial data set. */
+export function parseDataSet(v: string): Partial<DataSet> {
+  const out: Partial<DataSet> = {};
+  const keys = ["collections", "unique", "ttl", "hidden"] as const;
+  for (const part of v.split(",")) {
+    const m = /^\s*([a-z]+)\s*=\s*(\d{1,6})\s*$/.exec(part);
+    const key = m ? keys.find((k) => k === m[1]) : undefined;
+    if (!m || !key)
+      throw usage(
+        `--data-set must be a list of ${keys.map((k) => `${k}=N`).join(",")}, got "${v}"`,
+        "e.g. --data-set collections=20,unique=3,ttl=0,hidden=0",
+      );
+    out[key] = Number(m[2]);
+  }
+  return out;
+}
+
 export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<number> {
   const out = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const { startSimulator, parseFault, parseBytes } = await import("../sim/index.js");
@@ -64,6 +82,7 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
     seed: int("--seed", opts.seed, 1, 0, 2 ** 32 - 1),
     graceMs: int("--grace", opts.grace, 2000, 0, 3_600_000),
   };
+  if (opts.dataSet !== undefined) options.dataSet = parseDataSet(opts.dataSet);
   if (opts.serviceVersion !== undefined) {
     if (!/^\d+\.\d+(\.\d+)?$/.test(opts.serviceVersion))
       throw usage(`--service-version must look like 1.8.0, got "${opts.serviceVersion}"`);
@@ -81,7 +100,7 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
   } catch (err) {
     throw usage(
       (err as Error).message,
-      "faults: kind[=value][,after=DUR][,for=DUR][@scope[/endpoint]], e.g. http500=0.2@1/progress",
+      "faults: kind[=value][,after=DUR][,for=DUR][,on=COMMAND][@scope[/endpoint]], e.g. http500=0.2@1/progress",
     );
   }
 

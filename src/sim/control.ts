@@ -16,7 +16,8 @@
  *   DELETE /sim/faults               remove every fault;  DELETE /sim/faults/:id  remove one
  *   POST   /sim/instances/:i/down    the instance stops accepting connections
  *   POST   /sim/instances/:i/up      ... and comes back (a restart)
- *   POST   /sim/instances/:i/upgrade a live upgrade now (spec progress rule 4)
+ *   POST   /sim/instances/:i/upgrade a live upgrade now (spec progress rule 4; refused from 1.11)
+ *   POST   /sim/verifier/restart     a new verifier process (after it exited, or to start over)
  */
 import { errorReply, type Reply, type SimWorld } from "./world.js";
 import { normalizeFault, parseFault, type FaultSpec } from "./faults.js";
@@ -36,6 +37,7 @@ export const CONTROL_ROUTES = [
   "POST /sim/instances/:i/down",
   "POST /sim/instances/:i/up",
   "POST /sim/instances/:i/upgrade",
+  "POST /sim/verifier/restart",
 ] as const;
 
 const ok = (extra: Record<string, unknown> = {}): Reply => ({ status: 200, body: { success: true, ...extra } });
@@ -141,6 +143,11 @@ async function route(world: SimWorld, method: string, path: string, text: string
       else normalizeFault(s, s.kind);
     }
     return ok({ faults: specs.map((s) => world.addFault(s)) });
+  }
+  if (path === "/sim/verifier/restart") {
+    if (method !== "POST") return notAllowed("POST");
+    await world.restartVerifier();
+    return ok();
   }
   const one = /^\/sim\/faults\/(\d{1,9})$/.exec(path);
   if (one) {

@@ -2,10 +2,15 @@
  * Multi-instance consistency. The spec: "When several service instances sync between sharded
  * clusters, identical API commands must be sent to every instance." The simulator holds a
  * fleet to it:
- * - a state-changing command (start, commit, pause, resume, reverse) accepted by some
- *   instances opens a round; if the round has not been accepted by every instance within the
- *   grace window (wall time, default 2 s: it is about how fast a runner broadcasts, not about
- *   the simulated sync), the fleet is in error;
+ * - `commit` and `reverse` block (facts: "`commit` and `reverse` block until they have been
+ *   called on every instance"): an instance that receives one joins the command's round and
+ *   waits; when the last instance has received it, every instance applies it at the same
+ *   simulated time and every waiting answer is sent. One instance never commits alone, so such
+ *   a round is never a fleet error, however long it stays open (it is listed in `openRounds`);
+ * - any other state-changing command (start, pause, resume) accepted by some instances opens
+ *   a round; if the round has not been accepted by every instance within the grace window
+ *   (wall time, default 2 s: it is about how fast a runner broadcasts, not about the simulated
+ *   sync), the fleet is in error;
  * - every accepted start body must be identical (same JSON, key order aside).
  * Only accepted commands count: a refused one changes nothing, so it cannot split the fleet
  * (and a runner may resend a command to the one instance that did not take it, within the
@@ -39,9 +44,13 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? "null";
 }
 
+/** Commands that block until every instance has received them. */
+export const BLOCKING: readonly Command[] = ["commit", "reverse"];
+
 export class FleetCoordinator {
   readonly errors: FleetError[] = [];
   #rounds = new Map<Command, { opened: number; accepted: Set<number> }>();
+  #blocking = new Map<Command, { opened: number; joined: Set<number> }>();
   #startBody: { json: string; from: number } | undefined;
 
   constructor(
@@ -75,6 +84,37 @@ export class FleetCoordinator {
     if (round.accepted.size === this.size) this.#rounds.delete(command);
   }
 
+  /**
+   * An instance received a blocking command. Returns the instances to apply it to when this was
+   * the last one (the round then closes), undefined while others are still missing.
+   */
+  join(index: number, command: Command): number[] | undefined {
+    let round = this.#blocking.get(command);
+    if (!round) {
+      round = { opened: this.wallMs(), joined: new Set() };
+      this.#blocking.set(command, round);
+    }
+    round.joined.add(index);
+    if (round.joined.size < this.size) return undefined;
+    this.#blocking.delete(command);
+    return [...round.joined].sort((a, b) => a - b);
+  }
+
+  /** An instance that went down drops out of the blocking rounds it had joined (its connection is gone). */
+  leave(index: number): Command[] {
+    const left: Command[] = [];
+    for (const [command, round] of this.#blocking) {
+      if (round.joined.delete(index)) left.push(command);
+      if (round.joined.size === 0) this.#blocking.delete(command);
+    }
+    return left;
+  }
+
+  /** Has this instance joined the open round of this blocking command? */
+  joined(index: number, command: Command): boolean {
+    return this.#blocking.get(command)?.joined.has(index) ?? false;
+  }
+
   /** Closes the rounds whose grace window has passed. */
   sweep(): void {
     if (this.#rounds.size === 0) return;
@@ -94,13 +134,21 @@ export class FleetCoordinator {
   }
 
   /** Rounds still open (for /sim/state). */
-  openRounds(): { command: Command; accepted: number[]; ageMs: number }[] {
+  openRounds(): { command: Command; accepted: number[]; ageMs: number; blocking?: true }[] {
     const now = this.wallMs();
-    return [...this.#rounds].map(([command, r]) => ({
-      command,
-      accepted: [...r.accepted].sort((a, b) => a - b),
-      ageMs: Math.round(now - r.opened),
-    }));
+    return [
+      ...[...this.#rounds].map(([command, r]) => ({
+        command,
+        accepted: [...r.accepted].sort((a, b) => a - b),
+        ageMs: Math.round(now - r.opened),
+      })),
+      ...[...this.#blocking].map(([command, r]) => ({
+        command,
+        accepted: [...r.joined].sort((a, b) => a - b),
+        ageMs: Math.round(now - r.opened),
+        blocking: true as const,
+      })),
+    ];
   }
 
   #error(command: Command, message: string, accepted: number[], missing: number[]): void {

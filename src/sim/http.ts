@@ -27,6 +27,9 @@ const VERIFIER_ROUTES: Record<string, { method: string; endpoint: string }> = {
   "/api/v1/check": { method: "POST", endpoint: "check" },
   "/api/v1/writesOff": { method: "POST", endpoint: "writesOff" },
   "/api/v1/progress": { method: "GET", endpoint: "progress" },
+  "/api/v1/summary": { method: "GET", endpoint: "summary" },
+  "/api/v1/docMismatches": { method: "GET", endpoint: "docMismatches" },
+  "/api/v1/nsMismatches": { method: "GET", endpoint: "nsMismatches" },
 };
 
 /** Bodies beyond this many times the limit are not even drained: the connection is cut. */
@@ -51,9 +54,13 @@ function rawError(socket: Duplex, status: number, reason: string, description: s
 
 function sendJson(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(reply.body);
+  if (reply.drop) {
+    res.socket?.destroy();
+    return;
+  }
+  const text = reply.text ?? JSON.stringify(reply.body);
   res.writeHead(reply.status, {
-    "content-type": "application/json",
+    "content-type": reply.text !== undefined ? (reply.contentType ?? "text/plain") : "application/json",
     "content-length": Buffer.byteLength(text),
     ...extraHeaders,
   });
@@ -136,6 +143,26 @@ export class TargetServer {
     });
   }
 
+  /**
+   * The verifier process exits: stop accepting and cut idle connections. With `afterInFlight`
+   * (a graceful shutdown, as Go's http.Server.Shutdown does) the requests being handled are
+   * answered first, their connections cut after the answer; without it every connection is cut
+   * at once (the process died).
+   */
+  async exit(afterInFlight?: Promise<void>): Promise<void> {
+    if (this.down) return;
+    this.down = true;
+    this.server.close();
+    if (!afterInFlight) {
+      this.server.closeAllConnections();
+      return;
+    }
+    this.server.closeIdleConnections();
+    await afterInFlight.catch(() => {});
+    await new Promise((r) => setImmediate(r));
+    if (this.down) this.server.closeIdleConnections();
+  }
+
   /** Down: stop accepting, cut idle connections, and cut the others after their answer. */
   async setUp(up: boolean): Promise<void> {
     if (up) {
@@ -181,7 +208,8 @@ export class TargetServer {
       sendJson(res, reply);
       return;
     }
-    const routes = this.target === "verifier" ? VERIFIER_ROUTES : INSTANCE_ROUTES;
+    const verifier = this.target === "verifier";
+    const routes = verifier ? VERIFIER_ROUTES : INSTANCE_ROUTES;
     const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
     world.count(this.target, route ? `${method} ${path}` : "other");
     const faults = world.transport(this.target, route?.endpoint);
@@ -203,21 +231,39 @@ export class TargetServer {
     }
     let reply: Reply;
     const headers: Record<string, string> = {};
-    if (body.tooLarge) reply = tooLarge(this.maxBodyBytes);
-    else if (!route) reply = errorReply(404, "NotFound", `no such endpoint: ${method} ${path.slice(0, 200)}`);
+    if (body.tooLarge)
+      reply = verifier
+        ? {
+            status: 413,
+            body: { error: `the request body is larger than ${this.maxBodyBytes} bytes (simulator limit)` },
+          }
+        : tooLarge(this.maxBodyBytes);
+    else if (!route)
+      // gin's own answers on the verifier's port: plain text
+      reply = verifier
+        ? { status: 404, text: "404 page not found" }
+        : errorReply(404, "NotFound", `no such endpoint: ${method} ${path.slice(0, 200)}`);
     else if (method !== route.method) {
-      reply = errorReply(405, "MethodNotAllowed", `${path} accepts ${route.method}, not ${method}`);
+      reply = verifier
+        ? { status: 405, text: "405 method not allowed" }
+        : errorReply(405, "MethodNotAllowed", `${path} accepts ${route.method}, not ${method}`);
       headers.allow = route.method;
-    } else if (this.target === "verifier") {
+    } else if (verifier) {
+      const e = route.endpoint;
       reply =
-        route.endpoint === "progress"
-          ? world.verifierProgress()
-          : world.verifierCommand(route.endpoint as "check" | "writesOff", body.text);
+        e === "progress"
+          ? await world.verifierProgress()
+          : e === "check" || e === "writesOff"
+            ? await world.verifierCommand(e, body.text)
+            : world.verifierReport(
+                e as "summary" | "docMismatches" | "nsMismatches",
+                q >= 0 ? rawUrl.slice(q + 1) : "",
+              );
     } else {
       reply =
         route.endpoint === "progress"
           ? world.progress(this.target)
-          : world.command(this.target, route.endpoint as Command, body.text);
+          : await world.command(this.target, route.endpoint as Command, body.text);
     }
     if (faults.resetAfter) {
       socket.destroy();

@@ -14,13 +14,16 @@ import { loadStartValidator, type ClusterSetting } from "./validate-start.js";
 import { SimWorld, type RequestCounts, type SimState } from "./world.js";
 import type { ActiveFault, FaultSpec } from "./faults.js";
 import { parseBytes } from "./units.js";
+import { DEFAULT_DATA_SET, type DataSet } from "./verifier.js";
+import { VERSION_RE } from "./versions.js";
 
 export { parseFault, formatFault, FAULT_KINDS } from "./faults.js";
 export type { FaultSpec, FaultKind, ActiveFault } from "./faults.js";
 export type { SimState, RequestCounts, InstanceSnapshot, ErrorName } from "./world.js";
 export type { ClusterSetting, StartRequest, Topology } from "./validate-start.js";
 export type { ModelParams, ProgressBody, SyncState } from "./instance.js";
-export type { VerifierProgressBody, VerificationStatus, VerifierPhase } from "./verifier.js";
+export type { VerifierProgressBody, VerificationStatus, VerifierPhase, DataSet } from "./verifier.js";
+export { DEFAULT_DATA_SET } from "./verifier.js";
 export type { FleetError } from "./coordinator.js";
 export { parseBytes, parseSeconds } from "./units.js";
 
@@ -43,8 +46,18 @@ export interface SimulatorOptions {
   faults?: (string | FaultSpec)[];
   /** Seed of the fault PRNG (default 1). */
   seed?: number;
-  /** Version of the simulated service (default 1.8.0); gates start fields and progress ids. */
+  /**
+   * Version of the simulated service (default 1.8.0): the progress fields, start fields and
+   * values, states and refusals of that version (spec/service-facts.md; see src/sim/versions.ts).
+   */
   serviceVersion?: string;
+  /**
+   * The simulated data set: collections, and how many of them have unique, TTL or hidden indexes
+   * (their index metadata differs on the destination until commit, so a verifier told writesOff
+   * before commit counts them in metadataMismatchTasks). Default 12 collections, 2 unique, 1 TTL,
+   * 1 hidden.
+   */
+  dataSet?: Partial<DataSet>;
   /** Instance ids for mongosyncID (default `instance-0`, `instance-1`, …; the coordinator is the first). */
   ids?: string[];
   /** The simulated source application: writes on (default) and fleet-wide writes per second (default 1000). */
@@ -83,6 +96,8 @@ export interface SimControl {
   down(index: number): Promise<void>;
   up(index: number): Promise<void>;
   liveUpgrade(index: number): void;
+  /** A new verifier process (after it exited, or to start over). */
+  restartVerifier(): Promise<void>;
 }
 
 export interface Simulator {
@@ -123,6 +138,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     "verifyBytesPerTask",
     "recheckDocsPerTask",
     "recheckTasksPerSecond",
+    "averageDocumentBytes",
   ] as const) {
     if (!(model[k] > 0)) throw new RangeError(`model.${k} must be > 0`);
   }
@@ -134,6 +150,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
   const ids = options.ids ?? Array.from({ length: n }, (_, i) => `instance-${i}`);
   if (ids.length !== n || new Set(ids).size !== n) throw new RangeError(`ids must be ${n} distinct strings`);
+  const serviceVersion = options.serviceVersion ?? "1.8.0";
+  if (!VERSION_RE.test(serviceVersion))
+    throw new RangeError(`serviceVersion must look like 1.8.0, got "${serviceVersion}"`);
+  const dataSet: DataSet = { ...DEFAULT_DATA_SET, ...options.dataSet };
+  for (const [k, v] of Object.entries(dataSet))
+    if (!Number.isInteger(v) || v < 0 || v > 100_000)
+      throw new RangeError(`dataSet.${k} must be an integer from 0 to 100000`);
+  if (dataSet.collections < 1) throw new RangeError("dataSet.collections must be at least 1");
   const writeRate = options.writes?.rate ?? 1000;
   if (!Number.isFinite(writeRate) || writeRate < 0) throw new RangeError("writes.rate must be ≥ 0");
 
@@ -144,11 +168,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     totalBytes,
     timeScale: options.timeScale ?? 50,
     seed: options.seed ?? 1,
-    serviceVersion: options.serviceVersion ?? "1.8.0",
+    serviceVersion,
     writes: { enabled: options.writes?.enabled ?? true, rate: writeRate },
     model,
     graceMs: options.graceMs ?? 2000,
-    validateStart: await loadStartValidator(),
+    dataSet,
+    validateStart: loadStartValidator(),
   });
   const maxBody = options.maxBodyBytes ?? 2 ** 20;
   const servers = Array.from({ length: n }, (_, i) => new TargetServer(world, i, host, maxBody));
@@ -167,6 +192,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   world.urls = servers.map((s) => url(s.port));
   world.verifierUrl = url(verifier.port);
   world.setListening = (i, up) => servers[i]!.setUp(up);
+  world.setVerifierRunning = (running, afterInFlight) =>
+    running ? verifier.setUp(true) : verifier.exit(afterInFlight);
   // faults last: a `down` fault closes its instance's listener, which must be wired first
   try {
     for (const f of options.faults ?? []) world.addFault(f);
@@ -192,6 +219,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     down: (i) => world.down(i),
     up: (i) => world.up(i),
     liveUpgrade: (i) => world.liveUpgrade(i),
+    restartVerifier: () => world.restartVerifier(),
   };
   let closing: Promise<void> | undefined;
   return {

@@ -1,19 +1,23 @@
 /**
- * One simulated sync service instance: the state machine of spec/sync-service-api.md and the
- * quantities its progress endpoint reports, evaluated lazily.
+ * One simulated sync service instance: the state machine of spec/sync-service-api.md and
+ * spec/service-facts.md, and the quantities its progress endpoint reports for the service
+ * version it emulates, evaluated lazily.
  *
  * Nothing ticks. `advance(t)` moves the instance from the simulated time it was last evaluated
  * at to `t` in closed form: within one stretch of time every rate is constant (copy rate,
  * apply rate, the source's event rate), and whatever changes a rate from outside (a command,
  * the writes switch, an instance going down) first advances every instance to "now". Inside
- * `advance`, the transitions that happen on their own (pre-copy → copy → change event
- * application, COMMITTING → COMMITTED, a live upgrade at a copy fraction) are found at their
- * exact time. This is what lets one process answer hundreds of instances on a few % of a core.
+ * `advance`, the transitions that happen on their own (INITIALIZING → IDLE, pre-copy → copy →
+ * change event application, index builds, COMMITTING → COMMITTED, REVERSING → RUNNING, a live
+ * upgrade at a copy fraction, a migration failing on source writes during commit) are found at
+ * their exact time. This is what lets one process answer hundreds of instances on a few % of a
+ * core.
  */
 import type { SourceTimeline } from "./source.js";
-import type { StartRequest } from "./validate-start.js";
+import { blocksSourceWrites, type BuildIndexes, type StartRequest } from "./validate-start.js";
+import { BEHAVIOUR_SINCE, PROGRESS_SINCE, atLeast } from "./versions.js";
 
-export type SyncState = "IDLE" | "RUNNING" | "PAUSED" | "COMMITTING" | "COMMITTED";
+export type SyncState = "INITIALIZING" | "IDLE" | "RUNNING" | "PAUSED" | "COMMITTING" | "COMMITTED" | "REVERSING";
 /** Where a started sync is: before the copy, copying, or in change event application. */
 export type SyncPhase = "precopy" | "copy" | "cea";
 
@@ -29,13 +33,27 @@ export interface ModelParams {
   noopLagSeconds: number;
   /** Fraction of COMMITTING after which canWrite turns true (default 0.5). */
   canWriteAfter: number;
+  /** Service 1.20+: seconds an instance is INITIALIZING after it starts or restarts while IDLE (default 2). */
+  initializingSeconds: number;
+  /** Seconds after start or a restart during which coordinatorID is still null (default 1). */
+  coordinatorNullSeconds: number;
+  /** Index builds after the copy (buildIndexes afterDataCopy): seconds before canCommit (default 5). */
+  indexBuildSeconds: number;
+  /** Seconds in REVERSING before the reversed sync is RUNNING (default 3). */
+  reversingSeconds: number;
+  /** pingLatencyMs reported from 1.17 (default 1). */
+  pingLatencyMs: number;
+  /** Average document size, for document counts (default 1024). */
+  averageDocumentBytes: number;
+  /** Verifier: seconds between an accepted check and its first task; progress waits meanwhile (default 1). */
+  verifierSetupSeconds: number;
   /** Verifier: bytes compared per simulated second (default 256 MiB). */
   verifyBytesPerSecond: number;
   /** Verifier: bytes per first-generation task (default 256 MiB). */
   verifyBytesPerTask: number;
   /** Verifier: changed documents per recheck task (default 1000). */
   recheckDocsPerTask: number;
-  /** Verifier: recheck tasks done per simulated second (default 20). */
+  /** Verifier: recheck and collection tasks done per simulated second (default 20). */
   recheckTasksPerSecond: number;
   /** Verifier: tasks processed at once (default 4). */
   verifierWorkers: number;
@@ -47,6 +65,13 @@ export const DEFAULT_MODEL: ModelParams = {
   precopySeconds: 3,
   noopLagSeconds: 2,
   canWriteAfter: 0.5,
+  initializingSeconds: 2,
+  coordinatorNullSeconds: 1,
+  indexBuildSeconds: 5,
+  reversingSeconds: 3,
+  pingLatencyMs: 1,
+  averageDocumentBytes: 1024,
+  verifierSetupSeconds: 1,
   verifyBytesPerSecond: 256 * 2 ** 20,
   verifyBytesPerTask: 256 * 2 ** 20,
   recheckDocsPerTask: 1000,
@@ -58,8 +83,15 @@ export const DEFAULT_MODEL: ModelParams = {
 export interface InstanceEnv {
   source: SourceTimeline;
   params: ModelParams;
+  /** The emulated service version. */
+  version: string;
   /** Global estimated total bytes (spec: "total bytes to copy globally across all instances"). */
   totalBytes: number;
+  /** Collections of the data set, and how many have TTL indexes. */
+  collections: number;
+  ttlCollections: number;
+  /** Server version of a cluster setting (default 7.0). */
+  serverVersion(name: string): string;
   /** Lag floor from `lag-floor` faults in force at t (0 when none). */
   lagFloor(index: number, t: number): number;
   /** The instance resumed or restarted at t (progress may fail for a while: faults). */
@@ -68,21 +100,46 @@ export interface InstanceEnv {
   clusterHost(name: string): string;
 }
 
+interface EmbeddedVerifierSide {
+  estimatedDocumentCount: number;
+  hashedDocumentCount: number;
+  lagTimeSeconds: number | null;
+  totalCollectionCount: number;
+  scannedCollectionCount: number;
+  phase: "not started" | "initial hashing" | "stream hashing";
+}
+
 export interface ProgressBody {
   state: SyncState;
   canCommit: boolean;
   canWrite: boolean | null;
   info: string | null;
   lagTimeSeconds: number | null;
-  totalEventsApplied: number | null;
+  totalEventsApplied?: number | null;
   collectionCopy: { estimatedTotalBytes: number; estimatedCopiedBytes: number } | null;
   directionMapping: { Source: string; Destination: string } | null;
   mongosyncID?: string | null;
   coordinatorID?: string | null;
+  verification?: { source: EmbeddedVerifierSide; destination: EmbeddedVerifierSide } | null;
+  estimatedSecondsToCEACatchup?: number | null;
+  pingLatencyMs?: number | null;
+  indexBuilding?: {
+    indexesBuilt: number;
+    totalIndexesToBuild: number;
+    collectionsFinished: number;
+    collectionsTotal: number;
+  } | null;
+  estimatedOplogTimeRemaining?: string | null;
+  warnings?: string[] | null;
+  lag?: { overallLagSeconds: number; crudLagSeconds: number; ddlLagSeconds: number } | null;
+  ceaStage?: string | null;
 }
 
+/** Indexes per collection, for indexBuilding (the simulated data set has this many secondary indexes each). */
+const INDEXES_PER_COLLECTION = 3;
+
 export class SyncInstance {
-  state: SyncState = "IDLE";
+  state: SyncState;
   phase: SyncPhase = "precopy";
   /** Simulated time this instance has been advanced to. */
   t = 0;
@@ -100,12 +157,20 @@ export class SyncInstance {
   commitLeft = 0;
   commitDuration = 0;
   commitEvents = 0;
+  /** A commit accepted before canCommit (below 1.21): COMMITTING waits for the copy and index builds first. */
+  earlyCommit = false;
   /** Simulated time commit was accepted (writes after it are lost), until a reverse. */
   commitAt: number | undefined;
   /** Lost events counted before a reverse. */
   lostFrozen = 0;
   /** Since when the instance has been in CEA, COMMITTING or COMMITTED without interruption. */
   readySince: number | undefined;
+  /** When this instance's copy began (collections exist on the destination), since its start. */
+  collectionsAt: number | undefined;
+  /** When this instance's copy ended, since its start. */
+  copiedAt: number | undefined;
+  /** When this instance reached COMMITTED. */
+  committedAt: number | undefined;
   /** Copy fraction at which a live upgrade is due (from a live-upgrade fault). */
   pendingUpgrade: number | null = null;
   /** Set by a live upgrade: copy progress is reported from this baseline. */
@@ -113,6 +178,17 @@ export class SyncInstance {
   /** Progress answers an error until this simulated time (faults). */
   unavailableUntil = -Infinity;
   reversed = false;
+  /** INITIALIZING until this time (1.20+). */
+  initUntil = -Infinity;
+  /** coordinatorID is null before this time ("may be null at start-up"). */
+  idsFrom = -Infinity;
+  /** Index builds after the copy: canCommit waits until this time. */
+  indexesReadyAt: number | undefined;
+  reversingLeft = 0;
+  /** The migration failed: when, and why. Every command is refused from then on. */
+  failure: { at: number; reason: string } | undefined;
+  /** late-effect: progress shows this answer, from before a command, until `until`. */
+  stale: { until: number; body: ProgressBody } | undefined;
 
   constructor(
     readonly index: number,
@@ -120,20 +196,71 @@ export class SyncInstance {
     readonly coordinatorId: string,
     share: number,
     private readonly env: InstanceEnv,
-    readonly showIds: boolean,
   ) {
     this.share = share;
+    const v = env.version;
+    this.state =
+      atLeast(v, BEHAVIOUR_SINCE.initializing) && env.params.initializingSeconds > 0 ? "INITIALIZING" : "IDLE";
+    if (this.state === "INITIALIZING") this.initUntil = env.params.initializingSeconds;
+  }
+
+  #has(feature: keyof typeof PROGRESS_SINCE): boolean {
+    return atLeast(this.env.version, PROGRESS_SINCE[feature]);
+  }
+
+  /** The buildIndexes in effect: "from 1.17 `afterDataCopy` is the default for sources on server 6.0+". */
+  get buildIndexes(): BuildIndexes {
+    const asked = this.body?.buildIndexes;
+    if (asked) return asked;
+    const src = this.body ? this.env.serverVersion(this.body.source) : "7.0";
+    return atLeast(this.env.version, BEHAVIOUR_SINCE.afterDataCopyDefault) && atLeast(src, "6.0")
+      ? "afterDataCopy"
+      : "beforeDataCopy";
+  }
+
+  get buildsAfterCopy(): boolean {
+    const b = this.buildIndexes;
+    return b === "afterDataCopy" || b === "excludeHashedAfterCopy";
+  }
+
+  /** The embedded verifier (1.9) runs unless start said `verification: { enabled: false }`. */
+  get embeddedVerifier(): boolean {
+    return this.#has("verification") && this.body?.verification?.enabled !== false;
   }
 
   /** Moves the model to simulated time t (see the file comment). */
   advance(t: number): void {
     if (!(t > this.t)) return;
+    if (this.state === "COMMITTING" && !this.failure && !this.down) {
+      const failAt = this.#sourceWriteFailure(this.t);
+      if (failAt !== undefined && failAt < t) {
+        this.#step(failAt);
+        if (this.state === "COMMITTING") {
+          // "From 1.17 the service fails the migration if it sees writes on the source during commit"
+          this.failure = { at: failAt, reason: "writes were seen on the source during commit" };
+          this.t = t;
+          return;
+        }
+      }
+    }
+    this.#step(t);
+  }
+
+  #step(t: number): void {
+    if (!(t > this.t)) return;
     const p = this.env.params;
     let cur = this.t;
     // Each pass handles one stretch and either reaches t (break) or a transition (continue).
-    for (let guard = 0; cur < t && guard < 16; guard++) {
-      if (this.down) break;
-      if (this.state === "RUNNING" && this.phase === "precopy") {
+    for (let guard = 0; cur < t && guard < 24; guard++) {
+      if (this.down || this.failure) break;
+      if (this.state === "INITIALIZING") {
+        if (this.initUntil > t) break;
+        cur = Math.max(cur, this.initUntil);
+        this.state = "IDLE";
+        continue;
+      }
+      const copying = this.state === "RUNNING" || (this.state === "COMMITTING" && this.earlyCommit);
+      if (copying && this.phase === "precopy") {
         const end = cur + this.precopyLeft;
         if (end > t) {
           this.precopyLeft -= t - cur;
@@ -143,9 +270,10 @@ export class SyncInstance {
         cur = end;
         this.precopyLeft = 0;
         this.phase = "copy";
+        this.collectionsAt ??= cur;
         continue;
       }
-      if (this.state === "RUNNING" && this.phase === "copy") {
+      if (copying && this.phase === "copy") {
         const rate = p.copyBytesPerSecond;
         const tEnd = cur + Math.max(0, this.share - this.copied) / rate;
         if (this.pendingUpgrade !== null) {
@@ -165,8 +293,7 @@ export class SyncInstance {
         }
         this.copied = this.share;
         cur = tEnd;
-        this.phase = "cea";
-        this.readySince = tEnd;
+        this.#enterCea(cur);
         continue;
       }
       if (this.state === "RUNNING" && this.phase === "cea") {
@@ -177,6 +304,23 @@ export class SyncInstance {
         this.applied = this.#applyUntil(cur, t);
         cur = t;
         break;
+      }
+      if (this.state === "COMMITTING" && this.earlyCommit && this.phase === "cea") {
+        // the early commit proceeds once the index builds are done, for the lag left then
+        const ready = this.indexesReadyAt ?? cur;
+        if (ready > t) {
+          this.applied = this.#applyUntil(cur, t);
+          cur = t;
+          break;
+        }
+        this.applied = this.#applyUntil(cur, Math.max(cur, ready));
+        cur = Math.max(cur, ready);
+        this.earlyCommit = false;
+        const lag = this.#runningLag(cur);
+        this.commitLeft = lag;
+        this.commitDuration = lag;
+        this.commitEvents = Math.max(this.commitEvents, this.applied);
+        continue;
       }
       if (this.state === "COMMITTING") {
         const end = cur + this.commitLeft;
@@ -190,11 +334,49 @@ export class SyncInstance {
         this.commitLeft = 0;
         this.applied = this.commitEvents;
         this.state = "COMMITTED";
+        this.committedAt = cur;
+        continue;
+      }
+      if (this.state === "REVERSING") {
+        const end = cur + this.reversingLeft;
+        if (end > t) {
+          this.reversingLeft -= t - cur;
+          cur = t;
+          break;
+        }
+        cur = end;
+        this.reversingLeft = 0;
+        this.#finishReverse(cur);
         continue;
       }
       break; // IDLE, PAUSED, COMMITTED: nothing moves.
     }
     this.t = t;
+  }
+
+  #enterCea(t: number): void {
+    this.phase = "cea";
+    this.readySince = t;
+    this.copiedAt ??= t;
+    this.indexesReadyAt = this.buildsAfterCopy ? t + this.env.params.indexBuildSeconds : undefined;
+    // facts: the embedded verifier, "with `buildIndexes: never` and TTL collections it fails the migration"
+    if (this.embeddedVerifier && this.buildIndexes === "never" && this.env.ttlCollections > 0)
+      this.failure = {
+        at: t,
+        reason: 'the embedded verifier cannot verify TTL indexes the sync did not build (buildIndexes "never")',
+      };
+  }
+
+  /** 1.17+: the time a write reaches the source during this commit, if one does from `from` on. */
+  #sourceWriteFailure(from: number): number | undefined {
+    if (!atLeast(this.env.version, BEHAVIOUR_SINCE.failOnSourceWritesDuringCommit)) return undefined;
+    if (this.commitAt === undefined || blocksSourceWrites(this.body)) return undefined;
+    const src = this.env.source;
+    const base = src.events(this.commitAt);
+    const now = src.events(from);
+    if (now > base + 1e-6) return from;
+    if (!(src.rate > 0)) return undefined;
+    return from + (base + 1e-6 - now) / src.rate;
   }
 
   /** Events applied by time t1 when applying at full rate from t0 (queue reflection formula). */
@@ -212,27 +394,37 @@ export class SyncInstance {
     );
   }
 
+  /** canCommit at the time the instance was advanced to. */
   get canCommit(): boolean {
-    return this.state === "RUNNING" && this.phase === "cea" && !this.down;
+    if (this.failure) return false;
+    const indexesReady = this.indexesReadyAt === undefined || this.t >= this.indexesReadyAt - 1e-9;
+    return this.state === "RUNNING" && this.phase === "cea" && !this.down && indexesReady;
+  }
+
+  /** The lag a RUNNING instance in CEA would report at t (no rounding). */
+  #runningLag(t: number): number {
+    const src = this.env.source;
+    const behind = this.applied < src.events(t) - 1e-6 ? t - src.timeOf(this.applied) : 0;
+    // "Regular no-ops on the source often keep it a few seconds above zero even with no real writes."
+    return Math.max(behind, this.env.params.noopLagSeconds, this.env.lagFloor(this.index, t));
   }
 
   /** lagTimeSeconds at t (the instance advanced to t), per state. */
   lag(t: number): number | null {
+    if (this.failure) return null;
     switch (this.state) {
+      case "INITIALIZING":
       case "IDLE":
       case "PAUSED":
+      case "REVERSING":
         return null; // Progress rules 1 and 2.
       case "COMMITTED":
         return 0; // "It is 0 when source and destination are consistent."
       case "COMMITTING":
+        if (this.earlyCommit) return Math.max(0, Math.ceil(this.#runningLag(t) - 1e-9));
         return Math.max(0, Math.ceil(this.commitLeft - 1e-9));
-      case "RUNNING": {
-        const src = this.env.source;
-        const behind = this.applied < src.events(t) - 1e-6 ? t - src.timeOf(this.applied) : 0;
-        // "Regular no-ops on the source often keep it a few seconds above zero even with no real writes."
-        const lag = Math.max(behind, this.env.params.noopLagSeconds, this.env.lagFloor(this.index, t));
-        return Math.max(0, Math.ceil(lag - 1e-9));
-      }
+      case "RUNNING":
+        return Math.max(0, Math.ceil(this.#runningLag(t) - 1e-9));
     }
   }
 
@@ -249,16 +441,29 @@ export class SyncInstance {
     this.counterBase = this.applied;
     this.upgrade = undefined;
     this.readySince = undefined;
+    this.collectionsAt = undefined;
+    this.copiedAt = undefined;
+    this.indexesReadyAt = undefined;
+    this.idsFrom = t + this.env.params.coordinatorNullSeconds;
   }
 
   commit(t: number): void {
     const lag = this.lag(t) ?? 0;
-    this.state = "COMMITTING";
-    // "Stays in COMMITTING for the number of seconds given by lagTimeSeconds."
-    this.commitLeft = lag;
-    this.commitDuration = lag;
-    this.commitEvents = this.env.source.events(t);
+    const early = !this.canCommitAt(t);
     this.commitAt = t;
+    this.commitEvents = this.env.source.events(t);
+    this.state = "COMMITTING";
+    // below 1.21 a commit before canCommit is accepted: it waits for the copy and index builds first
+    this.earlyCommit = early;
+    // "Stays in COMMITTING for the number of seconds given by lagTimeSeconds."
+    this.commitLeft = early ? 0 : lag;
+    this.commitDuration = this.commitLeft;
+  }
+
+  /** canCommit of a RUNNING instance at t (before a command changes the state). */
+  canCommitAt(t: number): boolean {
+    const indexesReady = this.indexesReadyAt === undefined || t >= this.indexesReadyAt - 1e-9;
+    return this.phase === "cea" && indexesReady;
   }
 
   pause(): void {
@@ -272,22 +477,38 @@ export class SyncInstance {
     this.env.onRestart(this.index, t);
   }
 
+  /** COMMITTED → REVERSING; RUNNING the other way after `reversingSeconds`. */
   reverse(t: number): void {
     this.lostFrozen = this.lost(t);
     this.commitAt = undefined;
+    this.state = "REVERSING";
+    this.reversingLeft = this.env.params.reversingSeconds;
+    this.readySince = undefined;
+    this.committedAt = undefined;
+    if (this.reversingLeft <= 0) this.#finishReverse(t);
+  }
+
+  #finishReverse(t: number): void {
     this.state = "RUNNING";
     this.phase = "cea";
     this.reversed = !this.reversed;
+    // "`directionMapping` swaps Source and Destination"
     if (this.direction) this.direction = { source: this.direction.destination, destination: this.direction.source };
     this.applied = this.env.source.events(t);
     this.counterBase = this.applied;
     this.readySince = t;
+    this.indexesReadyAt = undefined;
   }
 
   /** Restart after being down, or a live upgrade: the events counter is "not persisted". */
   restart(t: number): void {
     this.counterBase = this.applied;
     if (this.ready) this.readySince = t;
+    this.idsFrom = t + this.env.params.coordinatorNullSeconds;
+    if (this.state === "IDLE" && atLeast(this.env.version, BEHAVIOUR_SINCE.initializing)) {
+      this.state = "INITIALIZING";
+      this.initUntil = t + this.env.params.initializingSeconds;
+    }
     this.env.onRestart(this.index, t);
   }
 
@@ -302,7 +523,7 @@ export class SyncInstance {
   /** A live upgrade now (spec progress rule 4). */
   liveUpgrade(t: number): void {
     this.pendingUpgrade = null;
-    if (this.state === "IDLE") return;
+    if (this.state === "IDLE" || this.state === "INITIALIZING") return;
     const copying = !(this.phase === "cea");
     // "collection copy progress restarts from 0 copied of 1 total and only reports data copied
     // after the upgrade finished": the remaining data is what is left to report.
@@ -319,11 +540,17 @@ export class SyncInstance {
     this.restart(t);
   }
 
-  /** Source writes that reached this instance's source after its commit (lost). */
+  /** Source writes that reached this instance's source after its commit (lost, unless write blocking refused them). */
   lost(t: number): number {
-    if (this.commitAt === undefined) return this.lostFrozen;
+    if (this.commitAt === undefined || blocksSourceWrites(this.body)) return this.lostFrozen;
+    return this.lostFrozen + this.afterCommit(t);
+  }
+
+  /** Source writes after this instance's commit (whatever became of them). */
+  afterCommit(t: number): number {
+    if (this.commitAt === undefined) return 0;
     const src = this.env.source;
-    return this.lostFrozen + Math.max(0, src.events(Math.max(t, this.commitAt)) - src.events(this.commitAt));
+    return Math.max(0, src.events(Math.max(t, this.commitAt)) - src.events(this.commitAt));
   }
 
   #copyFields(): { estimatedTotalBytes: number; estimatedCopiedBytes: number } {
@@ -342,48 +569,125 @@ export class SyncInstance {
     return { estimatedTotalBytes: total, estimatedCopiedBytes: Math.min(total, Math.floor(this.copied)) };
   }
 
-  #info(): string {
+  #info(): string | null {
+    if (this.failure) return `migration failed: ${this.failure.reason}`;
+    // facts: "`info` values documented: `collection copy`, `change event application`,
+    // `waiting for commit to complete`, `commit completed`"
+    if (this.state === "REVERSING") return null;
     if (this.state === "COMMITTING") return "waiting for commit to complete";
     if (this.state === "COMMITTED") return "commit completed";
     return this.phase === "cea" ? "change event application" : "collection copy";
   }
 
+  #embedded(t: number): ProgressBody["verification"] {
+    const docs = Math.round(this.share / this.env.params.averageDocumentBytes);
+    const colls = this.env.collections;
+    const side = (lag: number | null): EmbeddedVerifierSide => {
+      const started = this.embeddedVerifier && this.phase !== "precopy";
+      const streaming = started && this.phase === "cea";
+      const frac = streaming ? 1 : started ? Math.min(1, this.copied / Math.max(1, this.share)) : 0;
+      return {
+        estimatedDocumentCount: docs,
+        hashedDocumentCount: Math.floor(docs * frac),
+        lagTimeSeconds: streaming ? lag : null,
+        totalCollectionCount: colls,
+        scannedCollectionCount: Math.floor(colls * frac),
+        phase: streaming ? "stream hashing" : started ? "initial hashing" : "not started",
+      };
+    };
+    const lag = this.lag(t);
+    return { source: side(lag), destination: side(lag) };
+  }
+
   /** The `progress` object at t (advance first). */
   progress(t: number): ProgressBody {
-    if (this.state === "IDLE") {
-      // Rule 1: "In state IDLE, all fields except `state` and `canCommit` are null."
-      const idle: ProgressBody = {
-        state: "IDLE",
-        canCommit: false,
-        canWrite: null,
-        info: null,
-        lagTimeSeconds: null,
-        totalEventsApplied: null,
-        collectionCopy: null,
-        directionMapping: null,
-      };
-      if (this.showIds) Object.assign(idle, { mongosyncID: null, coordinatorID: null });
-      return idle;
-    }
-    const canWrite =
-      this.state === "COMMITTED" ||
-      (this.state === "COMMITTING" &&
-        this.commitLeft <= this.commitDuration * (1 - this.env.params.canWriteAfter) + 1e-9);
-    const dir = this.direction!;
+    if (this.stale && t < this.stale.until) return this.stale.body;
+    this.stale = undefined;
+    const idle = this.state === "IDLE" || this.state === "INITIALIZING";
     const out: ProgressBody = {
       state: this.state,
-      canCommit: this.canCommit,
-      canWrite,
-      info: this.#info(),
-      lagTimeSeconds: this.lag(t),
-      totalEventsApplied: Math.max(0, Math.floor(this.applied - this.counterBase)),
-      collectionCopy: this.#copyFields(),
-      directionMapping: {
-        Source: `${dir.source}: ${this.env.clusterHost(dir.source)}`,
-        Destination: `${dir.destination}: ${this.env.clusterHost(dir.destination)}`,
-      },
+      canCommit: idle ? false : this.canCommit,
+      canWrite: null,
+      info: null,
+      lagTimeSeconds: null,
+      collectionCopy: null,
+      directionMapping: null,
     };
-    if (this.showIds) Object.assign(out, { mongosyncID: this.id, coordinatorID: this.coordinatorId });
+    if (this.#has("totalEventsApplied")) out.totalEventsApplied = null;
+    if (this.#has("ids")) Object.assign(out, { mongosyncID: null, coordinatorID: null });
+    // Rule 1: "In state IDLE, all fields except `state` and `canCommit` are null." (INITIALIZING likewise)
+    const later: (keyof typeof PROGRESS_SINCE)[] = [
+      "verification",
+      "estimatedSecondsToCEACatchup",
+      "pingLatencyMs",
+      "indexBuilding",
+      "estimatedOplogTimeRemaining",
+      "warnings",
+      "lag",
+      "ceaStage",
+    ];
+    for (const f of later) if (this.#has(f)) (out as unknown as Record<string, null>)[f] = null;
+    if (idle) return out;
+
+    const lag = this.lag(t);
+    const cea = this.phase === "cea" && this.state === "RUNNING";
+    out.canWrite =
+      !this.failure &&
+      (this.state === "COMMITTED" ||
+        (this.state === "COMMITTING" &&
+          !this.earlyCommit &&
+          this.commitLeft <= this.commitDuration * (1 - this.env.params.canWriteAfter) + 1e-9));
+    out.info = this.#info();
+    out.lagTimeSeconds = lag;
+    if (this.#has("totalEventsApplied"))
+      out.totalEventsApplied = Math.max(0, Math.floor(this.applied - this.counterBase));
+    out.collectionCopy = this.#copyFields();
+    const dir = this.direction!;
+    out.directionMapping = {
+      Source: `${dir.source}: ${this.env.clusterHost(dir.source)}`,
+      Destination: `${dir.destination}: ${this.env.clusterHost(dir.destination)}`,
+    };
+    if (this.#has("ids")) {
+      out.mongosyncID = this.id;
+      // facts: "`coordinatorID` may be null at start-up"
+      out.coordinatorID = t < this.idsFrom ? null : this.coordinatorId;
+    }
+    if (this.#has("verification")) out.verification = this.#embedded(t);
+    if (this.#has("estimatedSecondsToCEACatchup")) {
+      const A = this.env.params.applyEventsPerSecond;
+      const src = this.env.source;
+      const backlog = Math.max(0, src.events(t) - this.applied);
+      out.estimatedSecondsToCEACatchup = !cea
+        ? null
+        : backlog < 1
+          ? 0
+          : A > src.rate
+            ? Math.ceil(backlog / (A - src.rate))
+            : null;
+    }
+    if (this.#has("pingLatencyMs")) out.pingLatencyMs = this.env.params.pingLatencyMs;
+    if (this.#has("indexBuilding")) {
+      // docs: shown during change event application when the indexes are built after the copy
+      if (cea && this.indexesReadyAt !== undefined) {
+        const dur = this.env.params.indexBuildSeconds;
+        const frac = dur > 0 ? Math.min(1, Math.max(0, 1 - (this.indexesReadyAt - t) / dur)) : 1;
+        const colls = this.env.collections;
+        out.indexBuilding = {
+          indexesBuilt: Math.floor(colls * INDEXES_PER_COLLECTION * frac),
+          totalIndexesToBuild: colls * INDEXES_PER_COLLECTION,
+          collectionsFinished: Math.floor(colls * frac),
+          collectionsTotal: colls,
+        };
+      }
+    }
+    // the facts give no shape: a Go duration, as the service's logs write them
+    if (this.#has("estimatedOplogTimeRemaining")) out.estimatedOplogTimeRemaining = "71h58m0s";
+    if (this.#has("warnings")) out.warnings = [];
+    if (this.#has("lag") && lag !== null)
+      out.lag = { overallLagSeconds: lag, crudLagSeconds: lag, ddlLagSeconds: Math.min(lag, 1) };
+    // the facts give no values: ours say whether change event application has caught up
+    if (this.#has("ceaStage") && cea)
+      out.ceaStage = (lag ?? 0) > this.env.params.noopLagSeconds + 1 ? "catching up" : "caught up";
     return out;
   }
 }

@@ -1,12 +1,16 @@
 /**
- * Validation of the start request body: its shape with schemas/start-request.schema.json
- * (ajv, compiled once per process when the first simulator starts — the simulator is a
- * long-running server, so the ~50 ms of compiling once does not matter the way it does for
- * `lint`), then the rules between fields, in code, each with the spec sentence it enforces.
+ * Validation of the start request body, as the simulated service version sees it: the shape
+ * (each field, its type, the values that version knows) and then the rules between fields, each
+ * with the spec or facts sentence it enforces. Written here rather than taken from
+ * schemas/start-request.schema.json: the simulator keeps its own model of the service (a field
+ * newer than the simulated version must be refused, which one shared schema cannot say), and the
+ * simulator then needs no schema compiler at start-up.
+ *
+ * A field the simulated version does not know is refused exactly like a misspelt one
+ * (`unknown field "x" in the body`): an older service cannot know that a field is from the future.
  */
-import type { ErrorObject, ValidateFunction } from "ajv";
-import schema from "../../schemas/start-request.schema.json" with { type: "json" };
 import { compareVersions } from "./units.js";
+import { BUILD_INDEXES_SINCE, START_FIELDS, WRITE_BLOCKING_SINCE, atLeast } from "./versions.js";
 
 export type Topology = "replicaSet" | "sharded";
 
@@ -30,24 +34,28 @@ export interface FilterEntry {
   collections?: string[];
   collectionsRegex?: RegexFilter;
   databaseRegex?: RegexFilter;
-  collectionRegex?: RegexFilter;
 }
 export interface ShardingEntry {
   database: string;
   collection: string;
   shardCollection: { key: Record<string, number | "hashed">[] };
 }
+export type BuildIndexes = "beforeDataCopy" | "never" | "excludeHashed" | "afterDataCopy" | "excludeHashedAfterCopy";
 /** The start body as the service accepts it. */
 export interface StartRequest {
   source: string;
   destination: string;
-  buildIndexes?: "beforeDataCopy" | "never" | "afterDataCopy" | "excludeHashedAfterCopy";
+  buildIndexes?: BuildIndexes;
   reversible?: boolean;
   enableUserWriteBlocking?: boolean | "sourceAndDestination" | "destinationOnly" | "none";
   includeNamespaces?: FilterEntry[];
   excludeNamespaces?: FilterEntry[];
   sharding?: { createSupportingIndexes?: boolean; shardingEntries: ShardingEntry[] };
   verification?: { enabled?: boolean };
+  preExistingDestinationData?: boolean;
+  copyInNaturalOrder?: boolean;
+  detectRandomId?: boolean;
+  skipDiskSpaceCheck?: boolean;
 }
 
 export interface StartContext {
@@ -58,44 +66,149 @@ export interface StartContext {
 export type StartCheck = { ok: true; body: StartRequest } | { ok: false; description: string };
 export type StartValidator = (body: unknown, ctx: StartContext) => StartCheck;
 
-// A memoized compiled schema: the same for every simulator in the process, never mutated.
-let compiled: Promise<ValidateFunction> | undefined;
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
-async function compile(): Promise<ValidateFunction> {
-  // the named export under Node's CommonJS interop; only `default` once bundled (dist/cli)
-  const ajvModule = await import("ajv/dist/2020.js");
-  const Ajv2020 = ajvModule.Ajv2020 ?? ajvModule.default;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-  return ajv.compile(schema);
+/** Thrown inside the shape walk; caught once, into a refusal. */
+class Invalid extends Error {}
+const invalid = (where: string, what: string): never => {
+  throw new Invalid(`${where} ${what}`);
+};
+
+function known(where: string, o: Json, keys: readonly string[]): void {
+  for (const k of Object.keys(o))
+    if (!keys.includes(k)) invalid(`unknown field ${JSON.stringify(k)} in`, where === "" ? "the body" : where);
+}
+function str(where: string, v: unknown, nonEmpty = true): string {
+  if (typeof v !== "string") return invalid(where, "must be string");
+  if (nonEmpty && v === "") return invalid(where, "must NOT have fewer than 1 characters");
+  return v;
+}
+function bool(where: string, v: unknown): boolean {
+  if (typeof v !== "boolean") return invalid(where, "must be boolean");
+  return v;
+}
+function arr(where: string, v: unknown, minItems = 0): unknown[] {
+  if (!Array.isArray(v)) return invalid(where, "must be array");
+  if (v.length < minItems) return invalid(where, `must NOT have fewer than ${minItems} items`);
+  return v;
+}
+function obj(where: string, v: unknown): Json {
+  if (!isObject(v)) return invalid(where, "must be object");
+  return v;
+}
+function required(where: string, o: Json, key: string): void {
+  if (!Object.hasOwn(o, key)) invalid(where === "" ? "the body" : where, `is missing the required field "${key}"`);
 }
 
-/** Loads (once) and returns the start validator. */
-export async function loadStartValidator(): Promise<StartValidator> {
-  compiled ??= compile();
-  const validate = await compiled;
-  return (body, ctx) => {
-    if (typeof body !== "object" || body === null || Array.isArray(body))
-      return { ok: false, description: "the start body must be a JSON object" };
-    if (!validate(body)) return { ok: false, description: describeSchemaErrors(validate.errors ?? []) };
-    return checkRules(body as StartRequest, ctx);
-  };
+function regex(where: string, v: unknown): void {
+  const r = obj(where, v);
+  known(where, r, ["pattern", "options"]);
+  required(where, r, "pattern");
+  str(`${where}/pattern`, r.pattern);
+  if (r.options !== undefined && !/^[imsx]*$/.test(str(`${where}/options`, r.options, false)))
+    invalid(`${where}/options`, "must be any of the option letters i, m, s, x");
 }
 
-/** ajv errors → one readable sentence (the most specific few, no anyOf noise). */
-export function describeSchemaErrors(errors: ErrorObject[]): string {
-  const specific = errors.filter((e) => e.keyword !== "anyOf" && e.keyword !== "if");
-  const chosen = (specific.length > 0 ? specific : errors).slice(0, 3);
-  const parts = chosen.map((e) => {
-    const where = e.instancePath === "" ? "the body" : e.instancePath;
-    if (e.keyword === "additionalProperties")
-      return `unknown field "${String((e.params as { additionalProperty: string }).additionalProperty)}" in ${where}`;
-    if (e.keyword === "required")
-      return `${where} is missing the required field "${String((e.params as { missingProperty: string }).missingProperty)}"`;
-    if (e.keyword === "enum")
-      return `${where} must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(", ")}`;
-    return `${where} ${e.message ?? "is invalid"}`;
+function filterEntries(where: string, v: unknown): void {
+  for (const [i, e] of arr(where, v, 1).entries()) {
+    const w = `${where}/${i}`;
+    const entry = obj(w, e);
+    // facts: "Filter entry (include and exclude): `database` or `databaseRegex`, plus optionally
+    // `collections` (names) or `collectionsRegex`." There is no `collectionRegex`.
+    known(w, entry, ["database", "databaseRegex", "collections", "collectionsRegex"]);
+    if (entry.database === undefined && entry.databaseRegex === undefined)
+      invalid(w, `is missing the required field "database" (or "databaseRegex")`);
+    if (entry.database !== undefined && entry.databaseRegex !== undefined)
+      invalid(w, "gives both database and databaseRegex; give one");
+    if (entry.collections !== undefined && entry.collectionsRegex !== undefined)
+      invalid(w, "gives both collections and collectionsRegex; give one");
+    if (entry.database !== undefined) str(`${w}/database`, entry.database);
+    if (entry.databaseRegex !== undefined) regex(`${w}/databaseRegex`, entry.databaseRegex);
+    if (entry.collections !== undefined)
+      for (const [j, c] of arr(`${w}/collections`, entry.collections).entries()) str(`${w}/collections/${j}`, c);
+    if (entry.collectionsRegex !== undefined) regex(`${w}/collectionsRegex`, entry.collectionsRegex);
+  }
+}
+
+function sharding(where: string, v: unknown): void {
+  const s = obj(where, v);
+  known(where, s, ["createSupportingIndexes", "shardingEntries"]);
+  required(where, s, "shardingEntries");
+  if (s.createSupportingIndexes !== undefined) bool(`${where}/createSupportingIndexes`, s.createSupportingIndexes);
+  for (const [i, e] of arr(`${where}/shardingEntries`, s.shardingEntries).entries()) {
+    const w = `${where}/shardingEntries/${i}`;
+    const entry = obj(w, e);
+    known(w, entry, ["database", "collection", "shardCollection"]);
+    for (const k of ["database", "collection", "shardCollection"]) required(w, entry, k);
+    str(`${w}/database`, entry.database);
+    str(`${w}/collection`, entry.collection);
+    const sc = obj(`${w}/shardCollection`, entry.shardCollection);
+    known(`${w}/shardCollection`, sc, ["key"]);
+    required(`${w}/shardCollection`, sc, "key");
+    for (const [j, k] of arr(`${w}/shardCollection/key`, sc.key, 1).entries()) {
+      const kw = `${w}/shardCollection/key/${j}`;
+      const field = obj(kw, k);
+      const n = Object.keys(field).length;
+      if (n !== 1)
+        invalid(kw, n === 0 ? "must NOT have fewer than 1 properties" : "must NOT have more than 1 properties");
+    }
+  }
+}
+
+/** The shape, as this version knows it. Throws Invalid. */
+function checkShape(body: Json, v: string): void {
+  // A field this version does not know (newer, or removed) is an unknown field like any other.
+  const fields = Object.keys(START_FIELDS).filter((k) => {
+    const f = START_FIELDS[k]!;
+    return atLeast(v, f.since) && (f.until === undefined || !atLeast(v, f.until));
   });
-  return `invalid start request: ${[...new Set(parts)].join("; ")}`;
+  known("", body, fields);
+  required("", body, "source");
+  required("", body, "destination");
+  str("/source", body.source);
+  str("/destination", body.destination);
+  if (body.buildIndexes !== undefined) {
+    const values = Object.keys(BUILD_INDEXES_SINCE).filter((x) => atLeast(v, BUILD_INDEXES_SINCE[x]!));
+    if (typeof body.buildIndexes !== "string" || !values.includes(body.buildIndexes))
+      invalid("/buildIndexes", `must be one of ${values.map((x) => JSON.stringify(x)).join(", ")}`);
+  }
+  if (body.reversible !== undefined) bool("/reversible", body.reversible);
+  if (body.enableUserWriteBlocking !== undefined) {
+    const values = Object.keys(WRITE_BLOCKING_SINCE).filter((x) => atLeast(v, WRITE_BLOCKING_SINCE[x]!));
+    const w = body.enableUserWriteBlocking;
+    if (typeof w !== "boolean" && !(typeof w === "string" && values.includes(w)))
+      invalid(
+        "/enableUserWriteBlocking",
+        values.length
+          ? `must be boolean or one of ${values.map((x) => JSON.stringify(x)).join(", ")}`
+          : "must be boolean",
+      );
+  }
+  if (body.includeNamespaces !== undefined) filterEntries("/includeNamespaces", body.includeNamespaces);
+  if (body.excludeNamespaces !== undefined) filterEntries("/excludeNamespaces", body.excludeNamespaces);
+  if (body.sharding !== undefined) sharding("/sharding", body.sharding);
+  if (body.verification !== undefined) {
+    const ver = obj("/verification", body.verification);
+    known("/verification", ver, ["enabled"]);
+    if (ver.enabled !== undefined) bool("/verification/enabled", ver.enabled);
+  }
+  for (const k of ["preExistingDestinationData", "copyInNaturalOrder", "detectRandomId", "skipDiskSpaceCheck"])
+    if (body[k] !== undefined) bool(`/${k}`, body[k]);
+}
+
+/** Returns the start validator (synchronous; kept a function so callers need not change). */
+export function loadStartValidator(): StartValidator {
+  return (body, ctx) => {
+    if (!isObject(body)) return { ok: false, description: "the start body must be a JSON object" };
+    try {
+      checkShape(body, ctx.serviceVersion);
+    } catch (err) {
+      if (err instanceof Invalid) return { ok: false, description: `invalid start request: ${err.message}` };
+      throw err;
+    }
+    return checkRules(body as unknown as StartRequest, ctx);
+  };
 }
 
 const writeBlockingOn = (v: StartRequest["enableUserWriteBlocking"]): boolean =>
@@ -115,28 +228,6 @@ function checkRegex(where: string, r: RegexFilter | undefined): string | undefin
   return undefined;
 }
 
-function checkFilters(
-  field: "includeNamespaces" | "excludeNamespaces",
-  entries: FilterEntry[] | undefined,
-  regexOk: boolean,
-): string | undefined {
-  for (const [i, e] of (entries ?? []).entries()) {
-    const where = `${field}[${i}]`;
-    if (e.database !== undefined && e.databaseRegex !== undefined)
-      return `${where}: give either database or databaseRegex, not both`;
-    if (e.collectionsRegex !== undefined && e.collectionRegex !== undefined)
-      return `${where}: collectionsRegex and collectionRegex are the same selector under two names; give one`;
-    if (!regexOk && (e.databaseRegex !== undefined || e.collectionRegex !== undefined))
-      return `${where}: databaseRegex and collectionRegex need service version 1.6 or newer`;
-    const bad =
-      checkRegex(`${where}.collectionsRegex`, e.collectionsRegex) ??
-      checkRegex(`${where}.databaseRegex`, e.databaseRegex) ??
-      checkRegex(`${where}.collectionRegex`, e.collectionRegex);
-    if (bad) return bad;
-  }
-  return undefined;
-}
-
 /** The rules between fields, after the shape is known good. */
 export function checkRules(body: StartRequest, ctx: StartContext): StartCheck {
   const no = (description: string): StartCheck => ({ ok: false, description });
@@ -152,20 +243,6 @@ export function checkRules(body: StartRequest, ctx: StartContext): StartCheck {
       `unknown destination cluster "${body.destination}": the configured cluster settings are ${names.join(", ")}`,
     );
   if (body.source === body.destination) return no(`source and destination are both "${body.source}"`);
-
-  // Versioning: sharding and includeNamespaces 1.1; buildIndexes 1.3.0; exclude filter 1.6;
-  // embedded verifier 1.9. A field the deployed version does not know is an unknown field.
-  const gates: [keyof StartRequest, string][] = [
-    ["includeNamespaces", "1.1"],
-    ["sharding", "1.1"],
-    ["buildIndexes", "1.3.0"],
-    ["excludeNamespaces", "1.6"],
-    ["verification", "1.9"],
-  ];
-  for (const [field, since] of gates) {
-    if (body[field] !== undefined && compareVersions(v, since) < 0)
-      return no(`unknown field "${field}": it needs service version ${since} or newer (this one is ${v})`);
-  }
 
   const rsToSharded = src.topology === "replicaSet" && dst.topology === "sharded";
   // Errors 3: "Start fails with an error when syncing from a replica set to a sharded cluster without `sharding`."
@@ -195,33 +272,36 @@ export function checkRules(body: StartRequest, ctx: StartContext): StartCheck {
       return no(`sharding.shardingEntries[${i}]: a shard key can have at most one hashed field`);
   }
 
-  const regexOk = compareVersions(v, "1.6") >= 0;
-  const badFilter =
-    checkFilters("includeNamespaces", body.includeNamespaces, regexOk) ??
-    checkFilters("excludeNamespaces", body.excludeNamespaces, regexOk);
-  if (badFilter) return no(badFilter);
+  for (const field of ["includeNamespaces", "excludeNamespaces"] as const) {
+    for (const [i, e] of (body[field] ?? []).entries()) {
+      const bad =
+        checkRegex(`${field}[${i}].collectionsRegex`, e.collectionsRegex) ??
+        checkRegex(`${field}[${i}].databaseRegex`, e.databaseRegex);
+      if (bad) return no(bad);
+    }
+  }
 
-  // facts: enableUserWriteBlocking is "Not settable with a source older than 6.0."
+  // facts: enableUserWriteBlocking "needs a source of server 6.0+"
   if (writeBlockingOn(body.enableUserWriteBlocking) && compareVersions(src.version ?? "7.0", "6.0") < 0)
     return no(`enableUserWriteBlocking needs a source of version 6.0 or newer (${body.source} is ${src.version})`);
 
   if (body.reversible === true) {
-    // facts: "`never` together with `reversible: true` is rejected by start."
+    // facts: "Documented refusals: `start` with `buildIndexes: "never"` and `reversible: true`"
     if (body.buildIndexes === "never") return no(`reversible is not supported with buildIndexes "never"`);
-    // facts: reversible "is not supported: from a replica set to a sharded cluster".
+    // facts: reversible "refused: replica set → sharded"
     if (rsToSharded) return no("reversible is not supported from a replica set to a sharded cluster");
-    // facts: "... between sharded clusters with different numbers of shards".
+    // facts: "sharded clusters with different shard counts"
     if (src.topology === "sharded" && dst.topology === "sharded" && (src.shards ?? 2) !== (dst.shards ?? 2))
       return no(
         `reversible is not supported between sharded clusters with different numbers of shards (${src.shards ?? 2} and ${dst.shards ?? 2})`,
       );
-    // spec: reversible is "Used together with enableUserWriteBlocking"; facts: reverse needs
-    // "write blocking on source and destination".
-    if (!writeBlockingBoth(body.enableUserWriteBlocking))
+    // facts: "before 1.20 `reversible` needed it on source and destination"
+    if (!atLeast(v, "1.20") && !writeBlockingBoth(body.enableUserWriteBlocking))
       return no(`reversible requires enableUserWriteBlocking true (or "sourceAndDestination")`);
   }
   return { ok: true, body };
 }
 
-/** True when start asked for write blocking on both sides (what reverse needs). */
-export const blocksWritesOnBothSides = (body: StartRequest): boolean => writeBlockingBoth(body.enableUserWriteBlocking);
+/** True when start asked for write blocking on the source too (writes after commit are then refused, not lost). */
+export const blocksSourceWrites = (body: StartRequest | undefined): boolean =>
+  body !== undefined && writeBlockingBoth(body.enableUserWriteBlocking);

@@ -1,29 +1,30 @@
 /**
- * The simulated migration verifier (spec: "Verifier progress response"; facts: "The migration
- * verifier"). Phases `idle` → `check` (first generation: every collection partition) →
- * `recheck` (documents changed on the source since, generation after generation) → `idle`
- * once `writesOff` has been received and the last rechecks are done.
+ * The simulated migration verifier, after its published source (facts: "The migration verifier").
  *
- * Counters, with the invariants the tests check:
- *   totalTasks = addedTasks + processingTasks + completedTasks + failedTasks + metadataMismatchTasks
- *   recheckTasks = rechecks queued for the next generation (not part of totalTasks)
- *   all ≥ 0; totalTasks, completedTasks and failedTasks never decrease during one check.
+ * Life of a check: `check` is answered at once; the verifier then sets itself up
+ * (`model.verifierSetupSeconds`, during which its progress does not answer: the check holds the
+ * lock progress needs) and runs generations. Generation 0 verifies every collection's metadata,
+ * then its documents in partitions; each later generation (phase `recheck`) re-verifies what
+ * the previous one found different, plus the documents the source changed meanwhile. The
+ * counters are those of the current generation only (they start again at every generation).
+ * Once `writesOff` has reached it, the generation under way is followed by one last generation,
+ * and then the phase is `idle`: the last generation's counters are the result.
  *
- * Work happens only while the fleet is ready (every instance in change event application,
- * COMMITTING or COMMITTED, and up): "verification checks may start" only after progress shows
- * `change event application`. The world tells `advance` since when the fleet has been ready;
- * in between external events readiness can only begin, never end (pausing, a command or an
- * instance going down are external events, and the world advances the verifier before them).
- * Inside a stretch the verifier steps in small slices of simulated time (at most 400 a call).
- *
- * What fails tasks: writes lost after commit (their recheck fails), DDL on the source while
- * verification is in progress ("The verifier does not support DDL operations"), and fleet
- * errors (a command that reached only part of the fleet leaves the destination inconsistent).
+ * What it finds depends on the destination at the moment a task runs, not on the sync's state:
+ * - a collection missing on the destination (no instance has begun its copy) is an error: the
+ *   check fails and the verifier exits;
+ * - documents not yet copied fail their task, and are rechecked in the next generation;
+ * - collections with unique, TTL or hidden indexes differ in index metadata until every
+ *   instance is COMMITTED (the service keeps unique indexes non-unique, TTL at their largest
+ *   value and hidden indexes visible before commit): metadataMismatchTasks, re-verified in the
+ *   next generation;
+ * - lost writes, fleet errors and DDL during verification fail tasks in every generation.
  */
 import type { ModelParams } from "./instance.js";
 
 export type VerifierPhase = "idle" | "check" | "recheck";
 
+/** The six counters of the published verifier (there is no `recheckTasks`). */
 export interface VerificationStatus {
   totalTasks: number;
   addedTasks: number;
@@ -31,169 +32,412 @@ export interface VerificationStatus {
   failedTasks: number;
   completedTasks: number;
   metadataMismatchTasks: number;
-  recheckTasks: number;
+}
+
+interface ChangeStats {
+  eventsPerSecond: number | null;
+  lagSecs: number | null;
+  bufferSaturation: number;
+  eventCounts: Record<string, number>;
 }
 
 export interface VerifierProgressBody {
   phase: VerifierPhase;
+  generation: number;
+  generationStats: {
+    docsCompared: number;
+    totalDocs: number;
+    srcBytesCompared: number;
+    totalSrcBytes?: number;
+    totalNamespaces: number;
+  };
+  /** Always null in a successful answer of the published verifier; the verifier-error fault fills it. */
   error: string | null;
   verificationStatus: VerificationStatus;
+  srcLastRecheckedTS: { $timestamp: { t: number; i: number } } | null;
+  dstLastRecheckedTS: { $timestamp: { t: number; i: number } } | null;
+  srcChangeStats: ChangeStats;
+  dstChangeStats: ChangeStats;
+  docsComparedPerSecond: number;
+  srcBytesComparedPerSecond: number;
+  totalRechecksDone: number;
 }
+
+/** The simulated data set: how many collections, and how many have indexes whose metadata the service changes until commit. */
+export interface DataSet {
+  collections: number;
+  unique: number;
+  ttl: number;
+  hidden: number;
+}
+
+export const DEFAULT_DATA_SET: DataSet = { collections: 12, unique: 2, ttl: 1, hidden: 1 };
+
+/** Collections whose index metadata differs on the destination until commit. */
+export const specialCollections = (d: DataSet): number => Math.min(d.collections, d.unique + d.ttl + d.hidden);
 
 /** What the verifier learns from the world for the stretch it is advanced over. */
 export interface VerifierInputs {
-  /** Since when every instance has been ready (undefined: not ready at the end of the stretch). */
-  readyFrom: number | undefined;
+  /** Since when every instance's destination has the collections (its copy began); undefined: not yet. */
+  collectionsFrom: number | undefined;
+  /** Since when every instance's copy has been complete; undefined: not yet. */
+  copiedFrom: number | undefined;
+  /** Since when every instance has been COMMITTED (indexes restored); undefined: not yet. */
+  committedFrom: number | undefined;
   /** Fleet-wide source writes produced up to t. */
   sourceWrites(t: number): number;
   /** Problems found up to t, each worth one failing task (lost-write batches, fleet errors). */
   issues(t: number): number;
 }
 
+type Status = "new" | "setup" | "running" | "finished";
+
+interface Generation {
+  coll: number;
+  special: number;
+  partitions: number;
+  rechecks: number;
+  failing: number;
+  ddl: number;
+  completed: number;
+  failed: number;
+  mismatch: number;
+}
+const emptyGen = (): Generation => ({
+  coll: 0,
+  special: 0,
+  partitions: 0,
+  rechecks: 0,
+  failing: 0,
+  ddl: 0,
+  completed: 0,
+  failed: 0,
+  mismatch: 0,
+});
+
 export class Verifier {
-  phase: VerifierPhase = "idle";
-  running = false;
+  status: Status = "new";
+  /** Why the verifier process exited (null: it runs). */
+  exited: string | null = null;
   t = 0;
-  added = 0;
-  addedFailing = 0;
-  completed = 0;
-  failed = 0;
-  mismatch = 0;
-  queued = 0;
-  #docsAcc = 0;
-  #work = 0;
-  #issuesCounted = 0;
-  #generation = 0;
+  setupUntil = 0;
+  /** This setup follows a finished verification: the published verifier panics at its end. */
+  #setupAfterFinish = false;
+  /** `writesOff` was received (set even when fetching the cluster times then failed). */
   writesOff = false;
+  /** The change readers got the writes-off timestamp: the verifier can finish. */
+  finalTs = false;
+  generation = 0;
+  lastGeneration = false;
   checks = 0;
   ddlDuring = 0;
   /** Set by a verifier-error fault: the verifier stops and reports it. */
   error: string | null = null;
-  #lastReady = false;
+  #g: Generation = emptyGen();
+  #carry = { special: 0, rechecks: 0 };
+  #docsAcc = 0;
+  #issuesCounted = 0;
+  #budget = 0;
+  #waiting = false;
+  #docsCompared = 0;
+  #bytesCompared = 0;
+  #rechecksDone = 0;
+  #srcEvents = 0;
+  #lastRecheckedAt: number | null = null;
+  readonly #partitionsTotal: number;
+  readonly #special: number;
 
   constructor(
     private readonly params: ModelParams,
     private readonly totalBytes: number,
-  ) {}
-
-  /** POST /api/v1/check. Returns false when a check is already in progress. */
-  check(t: number, inputs: VerifierInputs): boolean {
-    if (this.running) return false;
-    this.running = true;
-    this.phase = "check";
-    this.t = t;
-    this.#generation = 0;
-    this.added = Math.max(1, Math.ceil(this.totalBytes / this.params.verifyBytesPerTask));
-    this.addedFailing = this.completed = this.failed = this.mismatch = this.queued = 0;
-    this.#docsAcc = this.#work = 0;
-    this.ddlDuring = 0;
-    // Lost writes and fleet errors from before the check are found by this check too.
-    this.#issuesCounted = inputs.issues(t);
-    this.addedFailing = this.#issuesCounted;
-    this.checks++;
-    return true;
+    private readonly dataSet: DataSet,
+  ) {
+    this.#partitionsTotal = Math.max(1, Math.ceil(totalBytes / params.verifyBytesPerTask));
+    this.#special = specialCollections(dataSet);
   }
 
-  /** POST /api/v1/writesOff: writes have stopped on the source; the verifier may finish. */
-  setWritesOff(): void {
-    this.writesOff = true;
+  get phase(): VerifierPhase {
+    if (this.status !== "running" && this.status !== "setup") return "idle";
+    return this.generation > 0 ? "recheck" : "check";
+  }
+
+  /** A check is being set up: progress waits for it (the setup holds the lock progress needs). */
+  get settingUp(): boolean {
+    return this.status === "setup";
+  }
+
+  /** The change readers exist (a check got past its setup): writesOff can reach them. */
+  get readers(): boolean {
+    return this.status === "running" || this.status === "finished";
+  }
+
+  /**
+   * POST /api/v1/check, accepted. Returns what happens: `start` (a setup begins), `ignored`
+   * (one runs already), or `restart` (after a finished verification: a setup whose end crashes
+   * the published verifier).
+   */
+  check(t: number): "start" | "ignored" | "restart" {
+    if (this.status === "setup" || this.status === "running") return "ignored";
+    this.checks++;
+    this.#setupAfterFinish = this.status === "finished";
+    this.status = "setup";
+    this.setupUntil = t + this.params.verifierSetupSeconds;
+    this.t = Math.max(this.t, t);
+    return this.#setupAfterFinish ? "restart" : "start";
   }
 
   /** DDL on the source. Returns true when it happened during verification. */
   ddl(): boolean {
-    if (!this.running) return false;
+    if (this.status !== "running" && this.status !== "setup") return false;
     this.ddlDuring++;
-    // The collection's metadata no longer matches and its documents cannot be compared.
-    this.mismatch++;
-    this.addedFailing++;
+    this.#g.ddl++;
     return true;
   }
 
-  advance(t: number, inputs: VerifierInputs): void {
-    if (!(t > this.t)) return;
-    if (!this.running || this.error !== null) {
+  /**
+   * Moves the verifier to t. Returns the reason the verifier process must exit, if it must (the
+   * world then closes its listener).
+   */
+  advance(t: number, inputs: VerifierInputs): string | undefined {
+    if (!(t > this.t) || this.exited !== null) {
+      this.t = Math.max(this.t, t);
+      return undefined;
+    }
+    if (this.status === "setup") {
+      if (this.setupUntil > t) {
+        this.t = t;
+        return undefined;
+      }
+      this.t = this.setupUntil;
+      // the published verifier starts its change handling a second time, which panics
+      if (this.#setupAfterFinish) return "panic: change handling already started";
+      this.status = "running";
+      this.generation = 0;
+      this.#issuesCounted = inputs.issues(this.t);
+      this.#g = { ...emptyGen(), coll: this.dataSet.collections - this.#special, special: this.#special };
+      this.#g.failing = this.#issuesCounted;
+      this.#g.ddl = this.ddlDuring;
+      this.#srcEvents = inputs.sourceWrites(this.t);
+    }
+    if (this.status !== "running" || this.error !== null) {
       this.t = t;
-      this.#lastReady = false;
-      return;
+      return undefined;
     }
     const span = t - this.t;
     const step = Math.max(0.5, span / 400);
     let cur = this.t;
-    while (cur < t && this.running) {
+    while (cur < t && this.status === "running") {
       const next = Math.min(t, cur + step);
-      // Rechecks: documents the source application changed in this slice.
-      this.#docsAcc += Math.max(0, inputs.sourceWrites(next) - inputs.sourceWrites(cur));
-      const q = Math.floor(this.#docsAcc / this.params.recheckDocsPerTask);
-      if (q > 0) {
-        this.queued += q;
-        this.#docsAcc -= q * this.params.recheckDocsPerTask;
+      // the change readers stop at the writes-off timestamp: later changes are not rechecked
+      if (!this.finalTs) {
+        const w = inputs.sourceWrites(next);
+        this.#docsAcc += Math.max(0, w - this.#srcEvents);
+        this.#srcEvents = w;
       }
       const issues = inputs.issues(next);
       if (issues > this.#issuesCounted) {
-        this.addedFailing += issues - this.#issuesCounted;
+        this.#g.failing += issues - this.#issuesCounted;
         this.#issuesCounted = issues;
       }
-      const activeFrom = inputs.readyFrom === undefined ? Infinity : Math.max(cur, inputs.readyFrom);
-      const active = next - activeFrom;
-      if (active > 0) {
-        const rate =
-          this.#generation === 0
-            ? this.params.verifyBytesPerSecond / this.params.verifyBytesPerTask
-            : this.params.recheckTasksPerSecond;
-        let capacity = this.#work + active * rate;
-        const n = Math.min(Math.floor(capacity), this.added);
-        this.added -= n;
-        this.completed += n;
-        capacity -= n;
-        const f = Math.min(Math.floor(capacity), this.addedFailing);
-        this.addedFailing -= f;
-        this.failed += f;
-        capacity -= f;
-        this.#work = this.added + this.addedFailing > 0 ? Math.min(capacity, 1) : 0;
-        if (this.added + this.addedFailing === 0) this.#endOfGeneration();
+      this.#budget += next - cur;
+      const exit = this.#work(next, inputs);
+      if (exit) {
+        this.t = next;
+        return exit;
       }
       cur = next;
     }
-    this.#lastReady = inputs.readyFrom !== undefined;
     this.t = t;
+    return undefined;
   }
 
-  #endOfGeneration(): void {
-    if (this.writesOff && this.#docsAcc > 0) {
-      this.queued += 1; // the last few changed documents
-      this.#docsAcc = 0;
+  #pending(): number {
+    const g = this.#g;
+    return g.coll + g.special + g.partitions + g.rechecks + g.failing + g.ddl * 2;
+  }
+
+  /** Spends the work budget at time x (the end of a slice). */
+  #work(x: number, inputs: VerifierInputs): string | undefined {
+    const p = this.params;
+    const small = 1 / p.recheckTasksPerSecond;
+    const partition = p.verifyBytesPerTask / p.verifyBytesPerSecond;
+    const g = this.#g;
+    const has = (from: number | undefined): boolean => from !== undefined && from <= x;
+    for (let guard = 0; guard < 100_000; guard++) {
+      if (this.#pending() === 0) {
+        if (!this.#endOfGeneration()) {
+          this.#budget = 0; // nothing to do: an idle verifier does not save up work
+          return undefined;
+        }
+        continue;
+      }
+      if (g.coll + g.special > 0) {
+        if (this.#budget < small) return undefined;
+        this.#budget -= small;
+        // "collection … exists only on source": the check fails, and a failed check makes the verifier exit
+        if (!has(inputs.collectionsFrom)) return "check failed: a collection exists only on the source";
+        const special = g.special > 0;
+        if (special) g.special--;
+        else g.coll--;
+        if (special && !has(inputs.committedFrom)) {
+          g.mismatch++;
+          this.#carry.special++;
+        } else g.completed++;
+        if (this.generation === 0) g.partitions += this.#partitionsFor();
+        continue;
+      }
+      if (g.failing > 0 || g.ddl > 0) {
+        if (this.#budget < small) return undefined;
+        this.#budget -= small;
+        if (g.failing > 0) {
+          g.failing--;
+          g.failed++;
+        } else {
+          // the DDL'd collection's metadata no longer matches and its documents cannot be compared
+          g.ddl--;
+          g.mismatch++;
+          g.failed++;
+        }
+        continue;
+      }
+      const isPartition = g.partitions > 0;
+      const cost = isPartition ? partition : small;
+      if (this.#budget < cost) return undefined;
+      this.#budget -= cost;
+      if (isPartition) g.partitions--;
+      else g.rechecks--;
+      const bytes = isPartition ? this.totalBytes / this.#partitionsTotal : 0;
+      const docs = isPartition ? bytes / p.averageDocumentBytes : p.recheckDocsPerTask;
+      this.#docsCompared += docs;
+      this.#bytesCompared += bytes;
+      if (!isPartition) {
+        this.#rechecksDone += p.recheckDocsPerTask;
+        this.#lastRecheckedAt = x;
+      }
+      // documents not on the destination yet differ; they are rechecked in the next generation
+      if (has(inputs.copiedFrom)) g.completed++;
+      else {
+        g.failed++;
+        this.#carry.rechecks++;
+      }
     }
-    if (this.queued > 0) {
-      this.#generation++;
-      this.added += this.queued;
-      this.queued = 0;
-      this.phase = "recheck";
-      return;
+    return undefined;
+  }
+
+  /** Partitions the next collection of generation 0 adds (the total split over the collections). */
+  #partitionsFor(): number {
+    const c = this.dataSet.collections;
+    const done = c - (this.#g.coll + this.#g.special); // collections verified so far, this one included
+    return Math.floor((this.#partitionsTotal * done) / c) - Math.floor((this.#partitionsTotal * (done - 1)) / c);
+  }
+
+  /** The generation has nothing left. Returns true when a new one began. */
+  #endOfGeneration(): boolean {
+    if (this.lastGeneration) {
+      // "`idle` means either "not started" or "finished""
+      this.status = "finished";
+      return false;
     }
-    if (this.writesOff) {
-      // "`idle` means the verification checks are complete."
-      this.phase = "idle";
-      this.running = false;
-      return;
+    const per = this.params.recheckDocsPerTask;
+    if (this.finalTs) {
+      this.lastGeneration = true;
+      this.#next(Math.ceil(this.#docsAcc / per - 1e-9));
+      return true;
     }
-    // Nothing changed yet: the verifier waits in the recheck phase for changes or writesOff.
-    this.phase = "recheck";
-    this.#generation = Math.max(1, this.#generation);
+    const queued = Math.floor(this.#docsAcc / per);
+    // what differs is rechecked in every generation: metadata, missing documents, lost writes, DDL
+    const recurring = this.#carry.special + this.#carry.rechecks + this.#issuesCounted + this.ddlDuring;
+    if (queued + recurring > 0) {
+      this.#next(queued);
+      return true;
+    }
+    // nothing changed: the published verifier spins through empty generations; one is shown
+    if (!this.#waiting) this.#next(0);
+    return false;
+  }
+
+  #next(rechecks: number): void {
+    this.#docsAcc = Math.max(0, this.#docsAcc - rechecks * this.params.recheckDocsPerTask);
+    this.generation++;
+    this.#g = {
+      ...emptyGen(),
+      special: this.#carry.special,
+      rechecks: this.#carry.rechecks + rechecks,
+      failing: this.#issuesCounted,
+      ddl: this.ddlDuring,
+    };
+    this.#carry = { special: 0, rechecks: 0 };
+    this.#waiting = this.#pending() === 0;
   }
 
   progress(): VerifierProgressBody {
-    const pending = this.added + this.addedFailing;
-    const processing =
-      this.running && this.error === null && this.#lastReady ? Math.min(this.params.verifierWorkers, pending) : 0;
+    const g = this.#g;
+    const running = this.status === "running" && this.error === null;
+    const pending = this.status === "new" || this.status === "setup" ? 0 : this.#pending();
+    const processing = running ? Math.min(this.params.verifierWorkers, pending) : 0;
+    const done = this.status === "new" ? emptyGen() : g;
     const status: VerificationStatus = {
-      totalTasks: pending + this.completed + this.failed + this.mismatch,
+      totalTasks: pending + done.completed + done.failed + done.mismatch,
       addedTasks: pending - processing,
       processingTasks: processing,
-      failedTasks: this.failed,
-      completedTasks: this.completed,
-      metadataMismatchTasks: this.mismatch,
-      recheckTasks: this.queued,
+      failedTasks: done.failed,
+      completedTasks: done.completed,
+      metadataMismatchTasks: done.mismatch,
     };
-    return { phase: this.phase, error: this.error, verificationStatus: status };
+    const totalDocs = Math.round(this.totalBytes / this.params.averageDocumentBytes);
+    const stats: VerifierProgressBody["generationStats"] = {
+      docsCompared: Math.round(this.#docsCompared),
+      totalDocs: this.status === "new" ? 0 : totalDocs,
+      srcBytesCompared: Math.round(this.#bytesCompared),
+      totalNamespaces: this.status === "new" ? 0 : this.dataSet.collections,
+    };
+    // omitempty in the published source: absent while 0
+    if (this.status !== "new") stats.totalSrcBytes = this.totalBytes;
+    const change = (): ChangeStats => ({
+      eventsPerSecond: this.readers ? 0 : null,
+      lagSecs: this.readers ? 0 : null,
+      bufferSaturation: 0,
+      eventCounts: {
+        insert: this.readers ? Math.round(this.#srcEvents) : 0,
+        update: 0,
+        replace: 0,
+        delete: 0,
+        create: 0,
+        modify: 0,
+        createIndexes: 0,
+        dropIndexes: 0,
+        shardCollection: 0,
+        reshardCollection: 0,
+        refineCollectionShardKey: 0,
+      },
+    });
+    const ts =
+      this.#lastRecheckedAt === null
+        ? null
+        : { $timestamp: { t: 1_700_000_000 + Math.floor(this.#lastRecheckedAt), i: 1 } };
+    return {
+      phase: this.phase,
+      generation: this.generation,
+      generationStats: stats,
+      error: this.error,
+      verificationStatus: status,
+      srcLastRecheckedTS: ts,
+      dstLastRecheckedTS: ts,
+      srcChangeStats: change(),
+      dstChangeStats: { ...change(), eventCounts: { ...change().eventCounts, insert: 0 } },
+      docsComparedPerSecond: running ? this.params.verifyBytesPerSecond / this.params.averageDocumentBytes : 0,
+      srcBytesComparedPerSecond: running ? this.params.verifyBytesPerSecond : 0,
+      totalRechecksDone: Math.round(this.#rechecksDone),
+    };
+  }
+
+  /** The collections whose metadata differed in the current generation (for /api/v1/nsMismatches). */
+  mismatchedCollections(): number {
+    return this.#g.mismatch;
+  }
+
+  /** Documents that differed in the current generation (for /api/v1/docMismatches and /summary). */
+  failedTasks(): number {
+    return this.#g.failed;
   }
 }

@@ -45,8 +45,10 @@ interface FaultCase {
 const before = (phase: Phase, than: Phase): boolean => PHASES.indexOf(phase) < PHASES.indexOf(than);
 
 // what a transport fault can make a run halt with: every one names the instance and the cause
+// (and, since commit blocks until every instance has it, a commit step that outlives its timeout while one
+// instance's commit was lost and the others wait: the runner then says only "The operation was aborted")
 const TRANSPORT_HALT =
-  /refused by .*InternalError|cannot tell whether (start|commit) took effect|(start|commit) never reached|still no answer|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)/;
+  /refused by .*InternalError|cannot tell whether (start|commit) took effect|(start|commit) never reached|still no answer|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)|step commit failed: The operation was aborted/;
 
 const FAULTS: FaultCase[] = [
   {
@@ -84,10 +86,15 @@ const FAULTS: FaultCase[] = [
     exactlyOnce: true,
   },
   {
+    // facts: "`commit` and `reverse` block until they have been called on every instance": sync0 waits for the
+    // commit sync1 refused, so nobody commits and the fleet cannot split; sync0's commit never answers (the
+    // runner resends it after each request timeout: not exactly once)
     name: "commit refused on one instance",
     specs: ["commit-refused@1"],
-    expect: (p) => (p === "after commit" ? "ok" : /commit refused by .*CommitRefused.*the fleet is now split/),
-    exactlyOnce: true,
+    expect: (p) =>
+      p === "after commit"
+        ? "ok"
+        : /commit refused by .*CommitRefused|commit: still no answer from sync0|step commit failed: The operation was aborted/,
   },
   {
     name: "the verifier failing",

@@ -136,14 +136,18 @@ describe("interlocks", () => {
     expect(s.control.state().writes.enabled).toBe(true);
   });
 
+  // facts: "`commit` and `reverse` block until they have been called on every instance": with one instance
+  // refusing, the other's commit never answers; both refuse here, so each answer is a refusal
   it("an instance answering success:false stops the run with its URL, error and description", async () => {
-    s = await sim({ instances: 2, faults: ["commit-refused@1"] });
+    s = await sim({ instances: 2, faults: ["commit-refused"] });
     const dir = tempDir();
     const file = writeRunbook(dir, runbookFor(s, CUTOVER));
     const r = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
     expect(r.code).toBe(1);
-    const url = (s.instances[1]?.url ?? "").replace(/[.]/g, "\\.");
-    expect(r.all).toMatch(new RegExp(`commit refused by ${url}.*CommitRefused`));
+    for (const i of s.instances) {
+      const url = i.url.replace(/[.]/g, "\\.");
+      expect(r.all).toMatch(new RegExp(`commit refused by .*${url}: commit refused: CommitRefused`));
+    }
   });
 
   it("confirm without a terminal and without --yes fails before the commit, and undo switches writes back on", async () => {

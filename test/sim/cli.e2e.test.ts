@@ -83,6 +83,37 @@ describe("syncbook sim (built CLI)", () => {
     }
   });
 
+  // facts: "the simulator … emulates the version it is started with"; "IDLE, INITIALIZING (1.20, before RUNNING)"
+  it("--service-version and --data-set shape the simulated service", async () => {
+    const { lines, exit } = await startCli([
+      "--port",
+      "0",
+      "--verifier-port",
+      "0",
+      "--service-version",
+      "1.22.0",
+      "--data-set",
+      "collections=3,unique=1,ttl=0,hidden=0",
+    ]);
+    const url = lines[0]!.split(" ")[2]!;
+    const p = (await call(`${url}/api/v1/progress`)).json;
+    expect(p.success).toBe(true);
+    expect(p.progress.state).toBe("INITIALIZING");
+    expect((await call(`${url}/sim/state`)).json.state.serviceVersion).toBe("1.22.0");
+    child!.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  });
+
+  it("--help lists the new options", async () => {
+    const p = spawn(process.execPath, [cli, "sim", "--help"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    child = p;
+    let out = "";
+    p.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    expect(await new Promise<number | null>((resolve) => p.on("exit", resolve))).toBe(0);
+    for (const s of ["--service-version", "--data-set", "drop-after-effect", "late-effect", "identity-change"])
+      expect(out).toContain(s);
+  });
+
   it("bad options are usage errors, exit 2", async () => {
     const p = spawn(process.execPath, [cli, "sim", "--fault", "http500=2", "--port", "0"], {
       cwd: root,
@@ -93,5 +124,14 @@ describe("syncbook sim (built CLI)", () => {
     p.stderr.on("data", (d: Buffer) => (err += d.toString()));
     expect(await new Promise<number | null>((resolve) => p.on("exit", resolve))).toBe(2);
     expect(err).toMatch(/rate must be/);
+    const q = spawn(process.execPath, [cli, "sim", "--data-set", "tables=3", "--port", "0"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child = q;
+    let err2 = "";
+    q.stderr.on("data", (d: Buffer) => (err2 += d.toString()));
+    expect(await new Promise<number | null>((resolve) => q.on("exit", resolve))).toBe(2);
+    expect(err2).toMatch(/--data-set must be/);
   });
 });

@@ -86,7 +86,8 @@ describe("wall-time budget", () => {
     sim = await startSimulator({ instances: 2 });
     const t0 = performance.now();
     await broadcast(sim, "start", RS_TO_SHARDED);
-    await call(`${sim.verifierUrl}/api/v1/check`, "POST", {});
+    // "after the sync service's progress shows `info` equal to `change event application`, verification checks may start"
+    let checked = false;
     let committed = false;
     while (performance.now() - t0 < 8000) {
       const ps = await Promise.all([0, 1].map(async (i) => (await progress(sim!, i)).progress));
@@ -94,7 +95,11 @@ describe("wall-time budget", () => {
         committed = true;
         break;
       }
-      if (ps.every((p) => p.canCommit) && sim.control.state().writes.enabled) {
+      if (!checked && ps.every((p) => p.info === "change event application")) {
+        await call(`${sim.verifierUrl}/api/v1/check`, "POST", {});
+        checked = true;
+      }
+      if (checked && ps.every((p) => p.canCommit) && sim.control.state().writes.enabled) {
         sim.control.setWrites({ enabled: false });
         await broadcast(sim, "commit");
       }

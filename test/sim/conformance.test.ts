@@ -135,6 +135,7 @@ describe("progress", () => {
   it("directionMapping, mongosyncID and coordinatorID", async () => {
     sim = await frozen({ instances: 2 });
     await broadcast(sim, "start", RS_TO_SHARDED);
+    sim.control.advance(1);
     const [a, b] = [(await progress(sim, 0)).progress, (await progress(sim, 1)).progress];
     expect(a.directionMapping).toEqual({
       Source: "cluster0: 127.0.0.1:27017",
@@ -143,6 +144,21 @@ describe("progress", () => {
     expect(a.directionMapping.Source).toMatch(/^[^:]+: [^:]+:\d+$/);
     expect([a.mongosyncID, b.mongosyncID]).toEqual(["instance-0", "instance-1"]);
     expect([a.coordinatorID, b.coordinatorID]).toEqual(["instance-0", "instance-0"]);
+  });
+
+  // facts: "`mongosyncID`, `coordinatorID` | 1.3 | `coordinatorID` may be null at start-up"
+  it("coordinatorID is null for a moment after start (and after a restart); mongosyncID is there", async () => {
+    sim = await frozen({ instances: 2 });
+    await broadcast(sim, "start", RS_TO_SHARDED);
+    const p = (await progress(sim, 1)).progress;
+    expect(p.mongosyncID).toBe("instance-1");
+    expect(p.coordinatorID).toBeNull();
+    sim.control.advance(1);
+    expect((await progress(sim, 1)).progress.coordinatorID).toBe("instance-0");
+    await sim.control.down(1);
+    await expect(fetch(`${sim.instances[1]!.url}/api/v1/progress`)).rejects.toThrow();
+    await sim.control.up(1);
+    expect((await progress(sim, 1)).progress.coordinatorID).toBeNull();
   });
 
   // "Introduced in version 1.3" (the identifiers): older versions do not have them.
@@ -173,9 +189,10 @@ describe("commit", () => {
     expect((await post(sim, 0, "commit", {})).json).toEqual({ success: true });
   });
 
-  // "Preconditions: ... state RUNNING and canCommit true."
-  it("is refused before canCommit is true, and outside RUNNING", async () => {
-    sim = await frozen();
+  // facts: "Documented refusals: … `commit` while `canCommit` is false (1.21)"
+  it("1.21: is refused before canCommit is true, and outside RUNNING", async () => {
+    sim = await frozen({ serviceVersion: "1.21.0" });
+    sim.control.advance(2); // INITIALIZING (1.20)
     expect((await post(sim, 0, "commit")).json).toMatchObject({ success: false, error: "InvalidStateTransition" });
     await post(sim, 0, "start", RS_TO_SHARDED);
     sim.control.advance(5); // copying
@@ -183,6 +200,27 @@ describe("commit", () => {
     expect(a.json.success).toBe(false);
     expect(a.json.errorDescription).toMatch(/canCommit/);
     expect((await progress(sim)).progress.state).toBe("RUNNING");
+  });
+
+  // "Preconditions: ... state RUNNING and canCommit true." The refusal is documented from 1.21 only: before,
+  // the simulator accepts it, and the commit waits for the copy (decision: see src/sim/README.md).
+  it("below 1.21: a commit before canCommit is accepted and stays COMMITTING until the copy is done and the lag drained", async () => {
+    sim = await frozen();
+    expect((await post(sim, 0, "commit")).json).toMatchObject({ success: false, error: "InvalidStateTransition" });
+    await post(sim, 0, "start", RS_TO_SHARDED);
+    sim.control.advance(5); // copying
+    sim.control.setWrites({ enabled: false });
+    expect((await post(sim, 0, "commit")).json).toEqual({ success: true });
+    let p = (await progress(sim)).progress;
+    expect(p).toMatchObject({ state: "COMMITTING", canWrite: false, info: "waiting for commit to complete" });
+    sim.control.advance(5);
+    p = (await progress(sim)).progress;
+    expect(p.state).toBe("COMMITTING");
+    expect(p.collectionCopy.estimatedCopiedBytes).toBeLessThan(p.collectionCopy.estimatedTotalBytes);
+    sim.control.advance(40);
+    p = (await progress(sim)).progress;
+    expect(p.state).toBe("COMMITTED");
+    expect(p.collectionCopy.estimatedCopiedBytes).toBe(p.collectionCopy.estimatedTotalBytes);
   });
 
   // "Stays in COMMITTING for the number of seconds given by lagTimeSeconds." and facts: "`canWrite`
@@ -309,13 +347,11 @@ describe("start", () => {
       { ...RS_TO_SHARDED, includeNamespaces: [{ database: "d", collectionsRegex: { pattern: "^a", options: "q" } }] },
       /options/,
     ],
+    // facts: "The regex filter fields are `databaseRegex` and **`collectionsRegex`** (plural …). There is no `collectionRegex`."
     [
-      "two regex names",
-      {
-        ...RS_TO_SHARDED,
-        excludeNamespaces: [{ database: "d", collectionsRegex: { pattern: "a" }, collectionRegex: { pattern: "b" } }],
-      },
-      /same selector/,
+      "collectionRegex",
+      { ...RS_TO_SHARDED, excludeNamespaces: [{ database: "d", collectionRegex: { pattern: "b" } }] },
+      /unknown field "collectionRegex"/,
     ],
     [
       "empty include",
@@ -360,8 +396,8 @@ describe("start", () => {
       /reversible is not supported from a replica set/,
     ],
     ["enableUserWriteBlocking value", { ...RS_TO_SHARDED, enableUserWriteBlocking: "both" }, /enableUserWriteBlocking/],
-    // Versioning: "embedded verifier (1.9)": unknown to a 1.8.0 service.
-    ["verification on 1.8.0", { ...RS_TO_SHARDED, verification: { enabled: true } }, /needs service version 1.9/],
+    // facts: "`verification: { enabled }` | 1.9": unknown to a 1.8.0 service, refused like any unknown field.
+    ["verification on 1.8.0", { ...RS_TO_SHARDED, verification: { enabled: true } }, /unknown field "verification"/],
   ];
   for (const [name, body, why] of cases) {
     it(`refuses: ${name}`, async () => {
@@ -375,8 +411,9 @@ describe("start", () => {
     });
   }
 
+  // facts: the start fields table (1.16 knows every one of these fields and values)
   it("accepts the full contract body", async () => {
-    sim = await frozen();
+    sim = await frozen({ serviceVersion: "1.16.0" });
     const body = {
       source: "cluster0",
       destination: "cluster1",
@@ -431,9 +468,9 @@ describe("pause, resume, reverse and refused transitions", () => {
     expect(p3.collectionCopy.estimatedCopiedBytes).toBeGreaterThan(p1.collectionCopy.estimatedCopiedBytes);
   });
 
-  // facts: reverse "only in COMMITTED, and only if `start` set `reversible: true` and write blocking on source and
-  // destination; the sync then runs again, RUNNING, in the opposite direction (`directionMapping` swaps Source and Destination)."
-  it("reverse from COMMITTED for a reversible sync: RUNNING the other way", async () => {
+  // facts: "`reverse` (only in COMMITTED, only if `start` had `reversible: true`): COMMITTED → REVERSING
+  // → RUNNING in the opposite direction (`directionMapping` swaps Source and Destination)."
+  it("reverse from COMMITTED for a reversible sync: REVERSING, then RUNNING the other way", async () => {
     sim = await frozen({ clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } } });
     await toCea(sim, { source: "cluster0", destination: "cluster1", reversible: true, enableUserWriteBlocking: true });
     sim.control.setWrites({ enabled: false });
@@ -441,6 +478,8 @@ describe("pause, resume, reverse and refused transitions", () => {
     sim.control.advance(10);
     expect((await progress(sim)).progress.state).toBe("COMMITTED");
     expect((await post(sim, 0, "reverse")).json).toEqual({ success: true });
+    expect((await progress(sim)).progress.state).toBe("REVERSING");
+    sim.control.advance(3);
     const p = (await progress(sim)).progress;
     expect(p.state).toBe("RUNNING");
     expect(p.directionMapping).toEqual({
@@ -450,8 +489,12 @@ describe("pause, resume, reverse and refused transitions", () => {
     expect(p.info).toBe("change event application");
   });
 
-  it("reversible needs write blocking on both sides", async () => {
-    sim = await frozen({ clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } } });
+  // facts: "before 1.20 `reversible` needed it on source and destination"
+  it("reversible needs write blocking on both sides (before 1.20)", async () => {
+    sim = await frozen({
+      serviceVersion: "1.12.0",
+      clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet" } },
+    });
     for (const w of [false, "destinationOnly", undefined]) {
       const a = await post(sim, 0, "start", {
         source: "cluster0",
@@ -461,7 +504,7 @@ describe("pause, resume, reverse and refused transitions", () => {
       });
       expect(a.json.errorDescription).toMatch(/reversible requires enableUserWriteBlocking/);
     }
-    // facts: "`never` together with `reversible: true` is rejected by start."
+    // facts: "Documented refusals: `start` with `buildIndexes: "never"` and `reversible: true`"
     const b = await post(sim, 0, "start", {
       source: "cluster0",
       destination: "cluster1",
@@ -472,8 +515,9 @@ describe("pause, resume, reverse and refused transitions", () => {
     expect(b.json.errorDescription).toMatch(/buildIndexes "never"/);
   });
 
-  // "Every other transition is refused ... and leaves the state unchanged."
-  it("every other transition is refused with {success:false, error, errorDescription} and changes nothing", async () => {
+  // facts: "`pause` only in RUNNING → PAUSED; `resume` only in PAUSED → RUNNING", and the documented refusals
+  // of 1.21 ("`commit` while `canCommit` is false (1.21); `resume` before PAUSED (1.21)")
+  it("1.21: every other transition is refused with {success:false, error, errorDescription} and changes nothing", async () => {
     const allowed: Record<string, string[]> = {
       IDLE: ["start"],
       COPY: ["pause"],
@@ -483,11 +527,13 @@ describe("pause, resume, reverse and refused transitions", () => {
       COMMITTED: [], // reverse only for a reversible sync, and this one is not
     };
     for (const [name, ok] of Object.entries(allowed)) {
-      sim = await frozen({ faults: ["lag-floor=30"] });
+      sim = await frozen({ faults: ["lag-floor=30"], serviceVersion: "1.21.0" });
+      sim.control.advance(2); // INITIALIZING
       if (name !== "IDLE") await post(sim, 0, "start", RS_TO_SHARDED);
       if (name === "COPY") sim.control.advance(5);
-      if (["CEA", "PAUSED", "COMMITTING", "COMMITTED"].includes(name)) sim.control.advance(40);
+      if (["CEA", "PAUSED", "COMMITTING", "COMMITTED"].includes(name)) sim.control.advance(50);
       if (name === "PAUSED") await post(sim, 0, "pause");
+      sim.control.setWrites({ enabled: false }); // (1.17+: writes during commit fail the migration)
       if (name === "COMMITTING" || name === "COMMITTED") await post(sim, 0, "commit");
       if (name === "COMMITTED") sim.control.advance(40);
       const before = await progress(sim);

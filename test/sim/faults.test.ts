@@ -196,14 +196,26 @@ describe("fault effects", () => {
     expect((await progress(sim)).progress.lagTimeSeconds).toBe(30);
   });
 
-  it("commit-refused: commit answers success:false on that instance only", async () => {
+  // facts: "`commit` and `reverse` block until they have been called on every instance"
+  it("commit-refused: commit answers success:false on that instance; the other one waits, never committing alone", async () => {
     sim = await frozen({ instances: 2, faults: ["commit-refused=1"] });
     await broadcast(sim, "start", RS_TO_SHARDED);
     sim.control.advance(40);
-    const [a, b] = await broadcast(sim, "commit");
-    expect(a!.json.success).toBe(true);
-    expect(b!.json).toMatchObject({ success: false, error: "CommitRefused" });
-    expect((await progress(sim, 1)).progress.state).toBe("RUNNING");
+    sim.control.setWrites({ enabled: false });
+    const a = post(sim, 0, "commit");
+    const b = await post(sim, 1, "commit");
+    expect(b.json).toMatchObject({ success: false, error: "CommitRefused" });
+    const first = await Promise.race([
+      a.then(() => "answered"),
+      new Promise((r) => setTimeout(() => r("waiting"), 100)),
+    ]);
+    expect(first).toBe("waiting");
+    expect((await progress(sim, 0)).progress.state).toBe("RUNNING");
+    expect(sim.control.state().instances[0]!.waitingFor).toEqual(["commit"]);
+    sim.control.clearFaults();
+    expect((await post(sim, 1, "commit")).json).toEqual({ success: true });
+    expect((await a).json).toEqual({ success: true });
+    expect((await progress(sim, 0)).progress.state).toBe("COMMITTING");
   });
 
   // Progress rule 4: "After a live upgrade from an earlier version to 1.8.0 or higher, collection copy progress restarts

@@ -2,6 +2,9 @@
  * Bad input (issue #3): "A test throws a few thousand random methods, paths, headers and bodies
  * at every endpoint: no crash, a JSON error answer, the state unchanged." Seeded, so a failure
  * reproduces; the clock is frozen, so "unchanged" means byte-for-byte the same progress.
+ * The verifier answers as its published source does (plain-text 404/405 from its web framework,
+ * `{"error": …}` for bad bodies, and it accepts any JSON object as a check), so it gets its own
+ * blast, with bodies it refuses.
  */
 import { connect } from "node:net";
 import { Agent, request } from "undici";
@@ -173,7 +176,7 @@ interface Outcome {
 }
 
 async function blast(sim: Simulator, r: Random, n: number, dispatcher: Agent): Promise<Outcome> {
-  const targets = [...sim.instances.map((i) => i.url), sim.verifierUrl];
+  const targets = sim.instances.map((i) => i.url);
   const out: Outcome = { sent: 0, json: 0, transportErrors: 0 };
   const one = async (): Promise<void> => {
     const method = pick(r, METHODS);
@@ -223,6 +226,61 @@ async function snapshot(sim: Simulator): Promise<unknown> {
   };
 }
 
+/** A body the verifier refuses on check and writesOff: not a JSON object (nor null), or not JSON. */
+function refusedVerifierBody(r: Random): string {
+  return pick(r, [
+    "",
+    "{",
+    "[]",
+    "[1,2]",
+    "3",
+    '"x"',
+    "true",
+    randomString(r, 50).replace(/^[\s{n]*/, "~"),
+    '{"filter": 3}',
+  ]);
+}
+
+async function blastVerifier(sim: Simulator, r: Random, n: number, dispatcher: Agent): Promise<Outcome> {
+  const out: Outcome = { sent: 0, json: 0, transportErrors: 0 };
+  const paths = [...PATHS, "/api/v1/summary", "/api/v1/docMismatches", "/api/v1/nsMismatches", "/api/v1/writesOn"];
+  const one = async (): Promise<void> => {
+    const method = pick(r, METHODS);
+    const path = pick(r, paths);
+    const op = method === "POST" && (path === "/api/v1/check" || path === "/api/v1/writesOff");
+    const body = method === "GET" || method === "HEAD" ? undefined : op ? refusedVerifierBody(r) : randomBody(r, path);
+    let res;
+    try {
+      res = await request(sim.verifierUrl + path, { method, headers: randomHeaders(r), body, dispatcher });
+    } catch {
+      out.transportErrors++;
+      return;
+    }
+    out.sent++;
+    const text = await res.body.text();
+    if (method === "HEAD") return;
+    const where = `${method} ${path} → ${res.statusCode} ${text.slice(0, 200)}`;
+    if (res.statusCode === 404) expect(text, where).toMatch(/^(404 page not found|\{.*"success":false.*\})$/s);
+    else if (res.statusCode === 405) expect(text, where).toMatch(/^(405 method not allowed|\{.*"success":false.*\})$/s);
+    else if (res.statusCode === 200) {
+      // reads: progress and summary in JSON, the mismatch lists in NDJSON (empty here)
+      expect(method, where).toBe("GET");
+      if (text !== "") JSON.parse(text);
+    } else {
+      expect(res.statusCode, where).toBeGreaterThanOrEqual(400);
+      const json = JSON.parse(text) as { error?: unknown; success?: boolean };
+      out.json++;
+      expect(typeof json.error, where).toBe("string");
+      expect(json.success, where).not.toBe(true);
+    }
+  };
+  const workers = Array.from({ length: 8 }, async (_, w) => {
+    for (let k = w; k < n; k += 8) await one();
+  });
+  await Promise.all(workers);
+  return out;
+}
+
 describe("bad input", () => {
   let sim: Simulator;
   let dispatcher: Agent;
@@ -253,6 +311,15 @@ describe("bad input", () => {
     const out = await blast(sim, mulberry32(SEED + 1), PER_STATE, dispatcher);
     expect(out.sent).toBeGreaterThan(PER_STATE * 0.8);
     expect(await snapshot(sim)).toEqual(before);
+  });
+
+  it(`${PER_STATE} random requests to the verifier: its own error answers, nothing changes, it lives on`, async () => {
+    const before = await snapshot(sim);
+    const out = await blastVerifier(sim, mulberry32(SEED + 3), PER_STATE, dispatcher);
+    expect(out.sent).toBeGreaterThan(PER_STATE * 0.8);
+    expect(out.json).toBeGreaterThan(50);
+    expect(await snapshot(sim)).toEqual(before);
+    expect(sim.control.state().verifier.exited).toBeNull();
   });
 
   it("raw garbage on the socket: a JSON 4xx or a closed connection, and the server lives on", async () => {

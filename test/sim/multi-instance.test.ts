@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { RS_TO_SHARDED, broadcast, call, frozen, post, progress } from "../support/sim.js";
+import { RS_TO_SHARDED, broadcast, call, frozen, post, progress, until } from "../support/sim.js";
 
 let sim: Simulator;
 afterEach(async () => {
@@ -36,18 +36,44 @@ describe("identical commands to every instance", () => {
     expect(fleetErrors[0].message).toMatch(/identical commands must be sent to every instance/);
   });
 
-  it("resending to the one instance that missed the command, within the window, completes it", async () => {
-    sim = await frozen({ instances: 2, faults: ["reset=1@1/commit"] });
+  // facts: "`commit` and `reverse` block until they have been called on every instance; send them to all at once"
+  it("commit blocks until every instance has it: a lost one resent later completes it, and nobody commits alone", async () => {
+    sim = await frozen({ instances: 2, faults: ["reset=1@1/commit"], graceMs: 30 });
     await broadcast(sim, "start", RS_TO_SHARDED);
     sim.control.advance(40);
     sim.control.setWrites({ enabled: false });
-    const results = await Promise.allSettled(sim.instances.map((_, i) => post(sim, i, "commit")));
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
+    const zero = post(sim, 0, "commit");
+    await expect(post(sim, 1, "commit")).rejects.toThrow();
+    await until(() => sim.control.state().openRounds.length === 1);
     sim.control.clearFaults();
-    expect(sim.control.state().openRounds).toEqual([{ command: "commit", accepted: [0], ageMs: expect.any(Number) }]);
+    expect(sim.control.state().openRounds).toEqual([
+      { command: "commit", accepted: [0], ageMs: expect.any(Number), blocking: true },
+    ]);
+    await wait(60); // past the grace window: still no fleet error, and instance 0 still RUNNING
+    expect((await progress(sim, 0)).progress.state).toBe("RUNNING");
     expect((await post(sim, 1, "commit")).json.success).toBe(true);
+    expect((await zero).json.success).toBe(true);
     expect(sim.control.state().openRounds).toEqual([]);
     expect(sim.control.state().fleetErrors).toEqual([]);
+    expect((await progress(sim, 0)).progress.state).toBe("COMMITTING");
+    expect((await progress(sim, 1)).progress.state).toBe("COMMITTING");
+    expect(sim.control.counts().instances.map((c) => c["POST /api/v1/commit"])).toEqual([1, 2]);
+  });
+
+  it("an instance that goes down while it waits in commit drops out: its connection is cut, the others wait on", async () => {
+    sim = await frozen({ instances: 3 });
+    await broadcast(sim, "start", RS_TO_SHARDED);
+    sim.control.advance(40);
+    sim.control.setWrites({ enabled: false });
+    const zero = post(sim, 0, "commit");
+    const one = post(sim, 1, "commit");
+    await until(() => sim.control.state().openRounds[0]?.accepted.length === 2);
+    await sim.control.down(1);
+    await expect(one).rejects.toThrow();
+    expect(sim.control.state().openRounds[0]).toMatchObject({ command: "commit", accepted: [0] });
+    await sim.control.up(1);
+    await Promise.all([post(sim, 1, "commit"), post(sim, 2, "commit")]);
+    expect((await zero).json.success).toBe(true);
   });
 
   it("start bodies must be identical on every instance", async () => {

@@ -1,6 +1,6 @@
 /**
- * The verifier (spec: "Verifier progress response"; facts: "The migration verifier"):
- * check, writesOff, progress with phase, error and seven counters kept consistent.
+ * The migration verifier as its published source behaves (spec/service-facts.md "The migration
+ * verifier"; the contract's "Verifier progress response"). Each test quotes the sentence it checks.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
@@ -12,6 +12,7 @@ import {
   post,
   progress,
   toCea,
+  until,
   verifierInvariants,
   verifierProgress,
 } from "../support/sim.js";
@@ -21,10 +22,15 @@ afterEach(async () => {
   await sim?.close();
 });
 
-const check = (s: Simulator): Promise<{ json: { success: boolean } }> =>
-  call(`${s.verifierUrl}/api/v1/check`, "POST", {});
-const writesOff = (s: Simulator): Promise<{ json: { success: boolean } }> =>
-  call(`${s.verifierUrl}/api/v1/writesOff`, "POST", {});
+const check = (s: Simulator, body: unknown = {}): ReturnType<typeof call> =>
+  call(`${s.verifierUrl}/api/v1/check`, "POST", body);
+const writesOff = (s: Simulator, body: unknown = {}): ReturnType<typeof call> =>
+  call(`${s.verifierUrl}/api/v1/writesOff`, "POST", body);
+/** A check, and the setup after it (progress waits during the setup). */
+async function checkAndSetUp(s: Simulator): Promise<void> {
+  expect((await check(s)).json).toEqual({ success: true });
+  s.control.advance(1);
+}
 
 /** Steps the clock, checking the invariants at every sample, until the verifier is idle. */
 async function runToIdle(s: Simulator, step = 2, max = 400): Promise<Record<string, number>> {
@@ -37,10 +43,10 @@ async function runToIdle(s: Simulator, step = 2, max = 400): Promise<Record<stri
   throw new Error("the verifier never became idle");
 }
 
-/** A clean cutover: CEA, check, writes off, commit on every instance, writesOff. */
-async function cleanCutover(s: Simulator): Promise<void> {
+/** The documented order: CEA, check, writes off, commit on every instance, COMMITTED, writesOff. */
+async function documentedCutover(s: Simulator): Promise<void> {
   await toCea(s);
-  expect((await check(s)).json).toEqual({ success: true });
+  await checkAndSetUp(s);
   s.control.advance(10);
   s.control.setWrites({ enabled: false });
   await broadcast(s, "commit");
@@ -49,99 +55,208 @@ async function cleanCutover(s: Simulator): Promise<void> {
   expect((await writesOff(s)).json).toEqual({ success: true });
 }
 
-describe("verifier", () => {
-  // "Top level object `progress` with: phase, error, verificationStatus"
-  it("answers the documented shape; idle with no tasks before a check", async () => {
+const refused = async (p: Promise<unknown>): Promise<void> => {
+  await expect(p).rejects.toThrow();
+};
+
+describe("verifier: progress", () => {
+  // facts: "Progress: `{ "progress": { phase, generation, generationStats, error, verificationStatus: {
+  // totalTasks, addedTasks, processingTasks, failedTasks, completedTasks, metadataMismatchTasks },
+  // srcChangeStats, dstChangeStats, … } }`" and "The verifier has six counters, not seven"
+  it("answers the published shape, with six counters (no recheckTasks), idle before any check", async () => {
     sim = await frozen();
     const a = await call(`${sim.verifierUrl}/api/v1/progress`, "GET", undefined, {
       "content-type": "application/json",
     });
-    expect(a.json).toEqual({
-      progress: {
-        phase: "idle",
-        error: null,
-        verificationStatus: {
-          totalTasks: 0,
-          addedTasks: 0,
-          processingTasks: 0,
-          failedTasks: 0,
-          completedTasks: 0,
-          metadataMismatchTasks: 0,
-          recheckTasks: 0,
-        },
-      },
+    expect(Object.keys(a.json)).toEqual(["progress"]);
+    const p = a.json.progress;
+    expect(p).toMatchObject({ phase: "idle", generation: 0, error: null });
+    expect(p.verificationStatus).toEqual({
+      totalTasks: 0,
+      addedTasks: 0,
+      processingTasks: 0,
+      failedTasks: 0,
+      completedTasks: 0,
+      metadataMismatchTasks: 0,
     });
+    for (const k of ["generationStats", "srcChangeStats", "dstChangeStats"])
+      expect(p[k], k).toEqual(expect.any(Object));
+    // the published source: totalSrcBytes is omitted while 0
+    expect(Object.keys(p.generationStats).sort()).toEqual(
+      ["docsCompared", "srcBytesCompared", "totalDocs", "totalNamespaces"].sort(),
+    );
   });
 
-  // "after the sync service's progress shows `info` equal to `change event application`, verification checks may start"
-  it("checks make progress only once the sync is in change event application", async () => {
-    sim = await frozen();
-    await post(sim, 0, "start", RS_TO_SHARDED);
-    expect((await check(sim)).json).toEqual({ success: true });
-    const before = await verifierProgress(sim);
-    expect(before.phase).toBe("check");
-    sim.control.advance(15); // still copying
-    expect((await progress(sim)).progress.info).toBe("collection copy");
-    const during = await verifierProgress(sim);
-    expect(during.verificationStatus.completedTasks).toBe(0);
-    expect(during.verificationStatus.processingTasks).toBe(0);
-    sim.control.advance(10); // CEA from t = 19
-    const after = await verifierProgress(sim);
-    expect(after.verificationStatus.completedTasks).toBeGreaterThan(0);
-    verifierInvariants(after.verificationStatus);
+  // facts: "A failure to read progress answers `{"error": …}` at the top level"
+  it("a failure to read progress: HTTP 200 with a top-level error, no progress", async () => {
+    sim = await frozen({ faults: ["verifier-progress-error=server selection timeout"] });
+    const a = await call(`${sim.verifierUrl}/api/v1/progress`);
+    expect(a.status).toBe(200);
+    expect(a.json).toEqual({ error: "server selection timeout" });
   });
 
-  // "When phase is `idle` and failedTasks is 0, the sync was verified successfully."
-  it("a clean cutover ends idle with failedTasks 0, error null, every task completed", async () => {
-    sim = await frozen();
-    await cleanCutover(sim);
-    const s = await runToIdle(sim);
-    expect(s.failedTasks).toBe(0);
-    expect(s.completedTasks).toBe(s.totalTasks);
-    expect((await verifierProgress(sim)).error).toBeNull();
-    expect(sim.control.state().writes.lost).toBe(0);
-  });
-
-  it("phases go idle → check → recheck → idle, and counters never go down", async () => {
+  // facts: "`check` answers success at once and starts later"
+  it("check is answered at once; progress waits while the check sets itself up, then shows it", async () => {
     sim = await frozen();
     await toCea(sim);
-    await check(sim);
+    expect((await check(sim)).json).toEqual({ success: true });
+    let answered = false;
+    const pending = verifierProgress(sim).then((p) => ((answered = true), p));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    sim.control.advance(1);
+    const p = await pending;
+    expect(p.phase).toBe("check");
+    expect(p.verificationStatus.totalTasks).toBeGreaterThan(0);
+  });
+
+  // facts: "Phases: `idle`, `check`, `recheck`. `idle` means either "not started" or "finished""
+  it("phases idle → check → recheck → idle; the counters are the current generation's", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
     const phases: string[] = [];
-    let last = { totalTasks: 0, completedTasks: 0, failedTasks: 0 };
-    for (let k = 0; k < 60; k++) {
+    const generations = new Set<number>();
+    let droppedOnce = false;
+    let lastTotal = 0;
+    for (let k = 0; k < 80; k++) {
       const p = await verifierProgress(sim);
+      verifierInvariants(p.verificationStatus);
       if (phases.at(-1) !== p.phase) phases.push(p.phase);
-      const s = p.verificationStatus;
-      expect(s.totalTasks).toBeGreaterThanOrEqual(last.totalTasks);
-      expect(s.completedTasks).toBeGreaterThanOrEqual(last.completedTasks);
-      expect(s.failedTasks).toBeGreaterThanOrEqual(last.failedTasks);
-      last = s;
+      generations.add(p.generation);
+      if (p.verificationStatus.totalTasks < lastTotal) droppedOnce = true;
+      lastTotal = p.verificationStatus.totalTasks;
       if (k === 30) {
         sim.control.setWrites({ enabled: false });
         await post(sim, 0, "commit");
+        sim.control.advance(5);
         await writesOff(sim);
       }
       sim.control.advance(1);
     }
     expect(phases).toEqual(["check", "recheck", "idle"]);
-    // Writes during the check were rechecked.
-    expect(last.totalTasks).toBeGreaterThan(4);
+    expect(generations.size).toBeGreaterThan(2);
+    // a new generation starts its counters over: not a running total
+    expect(droppedOnce).toBe(true);
   });
+});
 
-  it("without writesOff it never finishes (facts: writesOff tells it writes have stopped, so it can finish)", async () => {
+describe("verifier: check and writesOff", () => {
+  // facts: "Routes: `POST /api/v1/check` (body `{}` or `{"filter": …}`)"; "Bad JSON: HTTP 400 `{"error": "…"}`."
+  it("check takes {} or {filter}; bad JSON is HTTP 400 with {error} and no success field", async () => {
     sim = await frozen();
     await toCea(sim);
-    await check(sim);
-    sim.control.setWrites({ enabled: false });
-    sim.control.advance(3600);
-    expect((await verifierProgress(sim)).phase).toBe("recheck");
+    expect((await check(sim, { filter: { x: { $gt: 1 } } })).json).toEqual({ success: true });
+    sim.control.advance(1);
+    for (const body of ["{", "", "[]", '{"filter": 3}']) {
+      const a = await check(sim, body);
+      expect(a.status, body).toBe(400);
+      expect(Object.keys(a.json), body).toEqual(["error"]);
+    }
+    const w = await writesOff(sim, "{");
+    expect(w.status).toBe(400);
+    expect(w.json).toEqual({ error: expect.any(String) });
   });
 
-  // "Writes that reach the source after commit is sent are counted as lost."
+  // facts: "a `check` after one already ran is answered success and ignored"
+  it("a check while one runs is answered success and ignored", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    sim.control.advance(3);
+    const before = await verifierProgress(sim);
+    expect((await check(sim)).json).toEqual({ success: true });
+    expect(await verifierProgress(sim)).toEqual(before);
+    expect(sim.control.state().verifier.checks).toBe(1);
+  });
+
+  // facts: "`writesOff` a second time answers HTTP 200 `{"error": "writesOff already set"}` with no `success` field"
+  it("writesOff a second time: HTTP 200 {error: 'writesOff already set'}, no success field", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+    const again = await writesOff(sim);
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual({ error: "writesOff already set" });
+  });
+
+  // facts: "a failure to read a cluster time answers `{"error": "failed to fetch source's cluster time: …"}` the same way"
+  it("writesOff refused (cluster time): HTTP 200 {error}, yet it is set: a retry says 'already set' and the verifier never finishes", async () => {
+    sim = await frozen({ faults: ["writes-off-refused=connection reset by peer"] });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    sim.control.setWrites({ enabled: false });
+    const a = await writesOff(sim);
+    expect(a.status).toBe(200);
+    expect(a.json).toEqual({ error: "failed to fetch source's cluster time: connection reset by peer" });
+    sim.control.clearFaults();
+    expect((await writesOff(sim)).json).toEqual({ error: "writesOff already set" });
+    sim.control.advance(3600);
+    expect((await verifierProgress(sim)).phase).not.toBe("idle");
+  });
+
+  // facts: "`POST /api/v1/writesOff` (body `{}`)"; its source hands the writes-off time to the change readers a
+  // check starts, and with no check yet dereferences a nil reader (its web framework answers the panic with a 500)
+  it("writesOff before any check: an empty HTTP 500, and a later check never finishes", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    const a = await writesOff(sim);
+    expect(a.status).toBe(500);
+    expect(a.text).toBe("");
+    await checkAndSetUp(sim);
+    sim.control.setWrites({ enabled: false });
+    sim.control.advance(3600);
+    expect((await verifierProgress(sim)).phase).not.toBe("idle");
+    expect((await writesOff(sim)).json).toEqual({ error: "writesOff already set" });
+  });
+
+  // facts: "Success: phase `idle` after a check ran, `error` null, `failedTasks` 0 and `metadataMismatchTasks` 0"
+  it("the documented order (writesOff after COMMITTED) ends idle with failedTasks 0 and metadataMismatchTasks 0", async () => {
+    sim = await frozen();
+    await documentedCutover(sim);
+    const s = await runToIdle(sim);
+    expect(s.failedTasks).toBe(0);
+    expect(s.metadataMismatchTasks).toBe(0);
+    expect(s.completedTasks).toBe(s.totalTasks);
+    expect((await verifierProgress(sim)).error).toBeNull();
+    expect(sim.control.state().writes.lost).toBe(0);
+  });
+
+  // facts: "Before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and
+  // hidden indexes visible on the destination, so index metadata differs by design until commit."
+  it("writesOff before commit: the collections with unique, TTL or hidden indexes end in metadataMismatchTasks", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    sim.control.setWrites({ enabled: false });
+    sim.control.advance(10);
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+    const s = await runToIdle(sim);
+    expect(s.failedTasks).toBe(0);
+    expect(s.metadataMismatchTasks).toBe(4); // default data set: 2 unique, 1 TTL, 1 hidden
+    const ns = await call(`${sim.verifierUrl}/api/v1/nsMismatches`);
+    expect(ns.text.trim().split("\n")).toHaveLength(4);
+    const ignored = await call(`${sim.verifierUrl}/api/v1/nsMismatches?indexSpecIgnore=unique,expireAfterSeconds`);
+    expect(ignored.text.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("the data set is configurable: without such indexes, writesOff before commit finds nothing", async () => {
+    sim = await frozen({ dataSet: { unique: 0, ttl: 0, hidden: 0 } });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    sim.control.setWrites({ enabled: false });
+    await writesOff(sim);
+    const s = await runToIdle(sim);
+    expect(s.metadataMismatchTasks).toBe(0);
+    expect(s.failedTasks).toBe(0);
+  });
+
+  // "Writes that reach the source after commit is sent are counted as lost." (below 1.17)
   it("writes left on during commit are lost: failedTasks > 0", async () => {
     sim = await frozen();
     await toCea(sim);
-    await check(sim);
+    await checkAndSetUp(sim);
     await post(sim, 0, "commit"); // the application still writes
     sim.control.advance(5);
     sim.control.setWrites({ enabled: false });
@@ -149,6 +264,8 @@ describe("verifier", () => {
     expect(sim.control.state().writes.lost).toBeGreaterThan(1000);
     const s = await runToIdle(sim);
     expect(s.failedTasks).toBeGreaterThan(0);
+    const docs = await call(`${sim.verifierUrl}/api/v1/docMismatches`);
+    expect(docs.text.trim().split("\n").length).toBe(s.failedTasks);
   });
 
   it("lost writes are found by a check started after the commit, too", async () => {
@@ -157,7 +274,7 @@ describe("verifier", () => {
     await post(sim, 0, "commit");
     sim.control.advance(5);
     sim.control.setWrites({ enabled: false });
-    await check(sim);
+    await checkAndSetUp(sim);
     await writesOff(sim);
     expect((await runToIdle(sim)).failedTasks).toBeGreaterThan(0);
   });
@@ -170,48 +287,144 @@ describe("verifier", () => {
       success: true,
       duringVerification: false,
     });
-    await check(sim);
-    expect((await call(`${sim.verifierUrl}/sim/ddl`, "POST", {})).json).toEqual({
+    await checkAndSetUp(sim);
+    expect((await call(`${sim.instances[0]!.url}/sim/ddl`, "POST", {})).json).toEqual({
       success: true,
       duringVerification: true,
     });
     sim.control.setWrites({ enabled: false });
     await post(sim, 0, "commit");
+    sim.control.advance(5);
     await writesOff(sim);
     const s = await runToIdle(sim);
     expect(s.failedTasks).toBeGreaterThan(0);
     expect(s.metadataMismatchTasks).toBeGreaterThan(0);
   });
 
-  it("a fleet error fails the verification", async () => {
+  it("a fleet error (a pause that reached part of the fleet) fails the verification", async () => {
     sim = await frozen({ instances: 2, graceMs: 30 });
     await broadcast(sim, "start", RS_TO_SHARDED);
     sim.control.advance(40);
-    await check(sim);
-    sim.control.setWrites({ enabled: false });
-    await post(sim, 0, "commit"); // instance 1 never gets it
+    await checkAndSetUp(sim);
+    await post(sim, 0, "pause"); // instance 1 never gets it
     await new Promise((r) => setTimeout(r, 60));
+    await post(sim, 0, "resume");
+    sim.control.setWrites({ enabled: false });
+    sim.control.advance(5);
+    expect(sim.control.state().fleetErrors.length).toBeGreaterThan(0);
+    await broadcast(sim, "commit");
+    sim.control.advance(5);
     await writesOff(sim);
-    expect(sim.control.state().fleetErrors).toHaveLength(1);
-    // Instance 1 gets its commit late: the fleet error stands, and fails a task.
-    await post(sim, 1, "commit");
     expect((await runToIdle(sim)).failedTasks).toBeGreaterThan(0);
   });
 
-  it("check takes {} and is refused while a check is in progress; a new check after idle starts over", async () => {
+  // spec: "A separate verifier compares documents, views and indexes between the clusters. It may run while the
+  // sync is still running": a document not copied yet differs (its source: rechecked in the next generation)
+  it("a check during the copy fails tasks for documents not copied yet, rechecked later; success once they are", async () => {
     sim = await frozen();
-    expect((await call(`${sim.verifierUrl}/api/v1/check`, "POST", '{"x":1}')).json).toMatchObject({
-      success: false,
-      error: "InvalidRequest",
-    });
-    expect((await call(`${sim.verifierUrl}/api/v1/check`, "POST", "{")).json).toMatchObject({
-      success: false,
-      error: "BadJSON",
-    });
-    await cleanCutover(sim);
-    expect((await check(sim)).json).toMatchObject({ success: false, error: "InvalidStateTransition" });
+    await post(sim, 0, "start", RS_TO_SHARDED);
+    sim.control.advance(5); // copying
+    await checkAndSetUp(sim);
+    sim.control.advance(2);
+    expect((await verifierProgress(sim)).verificationStatus.failedTasks).toBeGreaterThan(0);
+    sim.control.advance(40); // CEA
+    sim.control.setWrites({ enabled: false });
+    await post(sim, 0, "commit");
+    sim.control.advance(5);
+    await writesOff(sim);
+    const s = await runToIdle(sim);
+    expect(s).toMatchObject({ failedTasks: 0, metadataMismatchTasks: 0 });
+  });
+
+  // facts: "a failed check makes the verifier exit"
+  it("a check before the destination has the collections fails, and the verifier exits", async () => {
+    sim = await frozen();
+    expect((await check(sim)).json).toEqual({ success: true });
+    sim.control.advance(2);
+    expect(sim.control.state().verifier.exited).toMatch(/exists only on the source/);
+    await refused(fetch(`${sim.verifierUrl}/api/v1/progress`));
+  });
+
+  // the published source: a second check after a finished one starts the change handling again, which panics
+  it("a check after a finished verification is answered success, then the verifier exits", async () => {
+    sim = await frozen();
+    await documentedCutover(sim);
     await runToIdle(sim);
     expect((await check(sim)).json).toEqual({ success: true });
-    expect((await verifierProgress(sim)).phase).toBe("check");
+    sim.control.advance(1);
+    await until(() => sim.control.state().verifier.exited !== null);
+    await refused(fetch(`${sim.verifierUrl}/api/v1/progress`));
+    // a new verifier process
+    expect((await call(`${sim.instances[0]!.url}/sim/verifier/restart`, "POST", {})).json).toEqual({ success: true });
+    expect((await verifierProgress(sim)).phase).toBe("idle");
+  });
+});
+
+describe("verifier: one operational request at a time", () => {
+  // facts: "`check` and `writesOff` share a lock. A second one while the first is being handled is answered
+  // `{"success":false,"error":"APIError","errorDescription":"request in progress"}` and the verifier then
+  // shuts its web server down and exits."
+  it("a check while a slow writesOff holds the lock: APIError, the writesOff is still answered, then connections are refused", async () => {
+    sim = await frozen({ faults: ["writes-off-slow=1s"] });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    const slow = writesOff(sim);
+    await until(() => sim.control.counts().verifier["POST /api/v1/writesOff"] === 1); // it holds the lock
+    const second = await check(sim);
+    expect(second.status).toBe(200);
+    expect(second.json).toEqual({ success: false, error: "APIError", errorDescription: "request in progress" });
+    expect((await slow).json).toEqual({ success: true });
+    await until(async () => {
+      try {
+        await fetch(`${sim.verifierUrl}/api/v1/progress`);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(sim.control.state().verifier.exited).toBe("request in progress");
+    expect(sim.control.counts().verifier).toMatchObject({ "POST /api/v1/writesOff": 1, "POST /api/v1/check": 2 });
+  });
+
+  it("a second writesOff while the first is in flight (a client's timeout and blind resend) shuts it down too", async () => {
+    sim = await frozen({ faults: ["writes-off-slow=1s"] });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    const first = writesOff(sim);
+    await until(() => sim.control.counts().verifier["POST /api/v1/writesOff"] === 1);
+    expect((await writesOff(sim)).json).toMatchObject({ success: false, error: "APIError" });
+    await first;
+    await until(() => sim.control.state().verifier.exited !== null);
+  });
+
+  it("verifier-exit: the process exits (connection refused), from `after` on", async () => {
+    sim = await frozen({ faults: ["verifier-exit,after=10s"] });
+    await post(sim, 0, "start", RS_TO_SHARDED);
+    expect((await verifierProgress(sim)).phase).toBe("idle");
+    sim.control.advance(11);
+    await refused(fetch(`${sim.verifierUrl}/api/v1/progress`));
+    expect(sim.control.state().verifier.exited).toBe("simulated exit");
+  });
+});
+
+describe("verifier: routes", () => {
+  // facts: "also `GET /api/v1/summary`, `/docMismatches`, `/nsMismatches`. There is no `writesOn`."
+  it("summary answers JSON; docMismatches and nsMismatches answer NDJSON; there is no writesOn", async () => {
+    sim = await frozen();
+    const s = await call(`${sim.verifierUrl}/api/v1/summary`);
+    expect(s.json).toMatchObject({ nsMismatches: [], docMismatches: { total: 0 } });
+    const d = await fetch(`${sim.verifierUrl}/api/v1/docMismatches`);
+    expect(d.headers.get("content-type")).toBe("application/x-ndjson");
+    expect(await d.text()).toBe("");
+    expect((await call(`${sim.verifierUrl}/api/v1/summary?minDurationSecs=x`)).json).toEqual({
+      error: expect.stringMatching(/minDurationSecs/),
+    });
+    // its web framework's own answers: plain text
+    const none = await call(`${sim.verifierUrl}/api/v1/writesOn`, "POST", {});
+    expect(none.status).toBe(404);
+    expect(none.text).toBe("404 page not found");
+    const wrong = await call(`${sim.verifierUrl}/api/v1/progress`, "POST", {});
+    expect(wrong.status).toBe(405);
+    expect(wrong.text).toBe("405 method not allowed");
   });
 });

@@ -1,0 +1,434 @@
+/**
+ * The simulator emulates the service version it is started with (spec/service-facts.md: "the
+ * simulator … emulates the version it is started with"). Each test quotes the facts it checks.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator, SimulatorOptions } from "../../src/sim/index.js";
+import { RS_TO_SHARDED, broadcast, call, frozen, post, progress } from "../support/sim.js";
+
+let sim: Simulator;
+afterEach(async () => {
+  await sim?.close();
+});
+
+const RS_TO_RS = { cluster0: { topology: "replicaSet" as const }, cluster1: { topology: "replicaSet" as const } };
+const BODY = { source: "cluster0", destination: "cluster1" };
+
+/** A simulator of that version, past INITIALIZING (1.20+), replica set to replica set. */
+async function at(version: string, opts: SimulatorOptions = {}): Promise<Simulator> {
+  const s = await frozen({ serviceVersion: version, clusters: RS_TO_RS, ...opts });
+  s.control.advance(2);
+  return s;
+}
+
+/** Started and in change event application, indexes built, writes stopped. */
+async function ready(s: Simulator, body: unknown = BODY): Promise<void> {
+  expect((await broadcast(s, "start", body)).map((a) => a.json)).toEqual(s.instances.map(() => ({ success: true })));
+  s.control.advance(40);
+  s.control.setWrites({ enabled: false });
+  s.control.advance(5);
+}
+
+describe("progress fields, by version", () => {
+  // facts: the table "Progress fields, by version"
+  const table: [string, string[]][] = [
+    ["1.2.0", []],
+    ["1.3.0", ["mongosyncID", "coordinatorID"]],
+    ["1.8.0", ["mongosyncID", "coordinatorID", "totalEventsApplied"]],
+    ["1.9.0", ["mongosyncID", "coordinatorID", "totalEventsApplied", "verification"]],
+    ["1.14.0", ["mongosyncID", "coordinatorID", "totalEventsApplied", "verification", "estimatedSecondsToCEACatchup"]],
+    [
+      "1.17.0",
+      [
+        "mongosyncID",
+        "coordinatorID",
+        "totalEventsApplied",
+        "verification",
+        "estimatedSecondsToCEACatchup",
+        "pingLatencyMs",
+      ],
+    ],
+    [
+      "1.19.0",
+      [
+        "mongosyncID",
+        "coordinatorID",
+        "totalEventsApplied",
+        "verification",
+        "estimatedSecondsToCEACatchup",
+        "pingLatencyMs",
+        "indexBuilding",
+        "estimatedOplogTimeRemaining",
+        "warnings",
+      ],
+    ],
+    [
+      "1.22.0",
+      [
+        "mongosyncID",
+        "coordinatorID",
+        "totalEventsApplied",
+        "verification",
+        "estimatedSecondsToCEACatchup",
+        "pingLatencyMs",
+        "indexBuilding",
+        "estimatedOplogTimeRemaining",
+        "warnings",
+        "lag",
+        "ceaStage",
+      ],
+    ],
+  ];
+  const base = ["state", "canCommit", "canWrite", "info", "lagTimeSeconds", "collectionCopy", "directionMapping"];
+  for (const [version, extra] of table) {
+    it(`${version}: ${extra.length ? extra.join(", ") : "the contract's fields only"}`, async () => {
+      sim = await at(version);
+      await ready(sim);
+      const answer = await progress(sim);
+      expect(Object.keys(answer.progress).sort()).toEqual([...base, ...extra].sort());
+    });
+  }
+
+  // facts: "top-level `success` | 1.8 | older answers have only `progress`: that is a successful answer"
+  it("top-level success from 1.8; before, only progress", async () => {
+    sim = await at("1.7.3");
+    expect(Object.keys(await progress(sim))).toEqual(["progress"]);
+    await sim.close();
+    sim = await at("1.8.0");
+    expect(Object.keys(await progress(sim))).toEqual(["success", "progress"]);
+  });
+
+  // facts: "`lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 | `lagTimeSeconds` deprecated from
+  // 1.21: read `lag.overallLagSeconds` when present"
+  it("1.21: lag with its three fields, lagTimeSeconds still there", async () => {
+    sim = await at("1.21.0");
+    await ready(sim);
+    const p = (await progress(sim)).progress;
+    expect(p.lag).toEqual({
+      overallLagSeconds: p.lagTimeSeconds,
+      crudLagSeconds: expect.any(Number),
+      ddlLagSeconds: expect.any(Number),
+    });
+  });
+
+  // facts: "`verification.source` / `.destination` | 1.9 | embedded verifier: … `phase` (`"not started"`,
+  // `"initial hashing"`, `"stream hashing"`)" and "`verification: { enabled }` | 1.9 | embedded verifier, on by default"
+  it("1.9: the embedded verifier's phases follow the sync; verification {enabled:false} keeps it not started", async () => {
+    sim = await at("1.9.0");
+    await post(sim, 0, "start", BODY);
+    const phase = async (): Promise<string[]> => {
+      const v = (await progress(sim)).progress.verification;
+      return [v.source.phase, v.destination.phase];
+    };
+    expect(await phase()).toEqual(["not started", "not started"]);
+    sim.control.advance(5);
+    expect(await phase()).toEqual(["initial hashing", "initial hashing"]);
+    sim.control.advance(40);
+    expect(await phase()).toEqual(["stream hashing", "stream hashing"]);
+    const v = (await progress(sim)).progress.verification.source;
+    expect(Object.keys(v).sort()).toEqual(
+      [
+        "estimatedDocumentCount",
+        "hashedDocumentCount",
+        "lagTimeSeconds",
+        "totalCollectionCount",
+        "scannedCollectionCount",
+        "phase",
+      ].sort(),
+    );
+    await sim.close();
+    sim = await at("1.9.0");
+    await post(sim, 0, "start", { ...BODY, verification: { enabled: false } });
+    sim.control.advance(45);
+    expect(await phase()).toEqual(["not started", "not started"]);
+  });
+
+  // facts: "`info` values documented: `collection copy`, `change event application`,
+  // `waiting for commit to complete`, `commit completed`."
+  it("info takes the documented values through a cutover", async () => {
+    sim = await frozen({ faults: ["lag-floor=4"] });
+    const seen = new Set<string>();
+    const note = async (): Promise<void> => {
+      const i = (await progress(sim)).progress.info;
+      if (i !== null) seen.add(i);
+    };
+    await post(sim, 0, "start", RS_TO_SHARDED);
+    for (let k = 0; k < 30; k++) {
+      await note();
+      sim.control.advance(2);
+    }
+    sim.control.setWrites({ enabled: false });
+    await post(sim, 0, "commit");
+    await note();
+    sim.control.advance(10);
+    await note();
+    expect([...seen].sort()).toEqual(
+      ["collection copy", "change event application", "waiting for commit to complete", "commit completed"].sort(),
+    );
+  });
+});
+
+describe("states, by version", () => {
+  // facts: "IDLE, INITIALIZING (1.20, before RUNNING)"; "Documented refusals: … `start` while INITIALIZING (1.20)"
+  it("1.20: INITIALIZING first (start refused), then IDLE; a restart while IDLE initializes again", async () => {
+    sim = await frozen({ serviceVersion: "1.20.0", clusters: RS_TO_RS });
+    const p = (await progress(sim)).progress;
+    expect(p.state).toBe("INITIALIZING");
+    for (const [k, v] of Object.entries(p)) if (k !== "state" && k !== "canCommit") expect(v, k).toBeNull();
+    const a = await post(sim, 0, "start", BODY);
+    expect(a.json).toMatchObject({ success: false, error: "InvalidStateTransition" });
+    expect(a.json.errorDescription).toMatch(/initializing/);
+    sim.control.advance(2);
+    expect((await progress(sim)).progress.state).toBe("IDLE");
+    await sim.control.down(0);
+    await expect(fetch(`${sim.instances[0]!.url}/api/v1/progress`)).rejects.toThrow();
+    await sim.control.up(0);
+    expect((await progress(sim)).progress.state).toBe("INITIALIZING");
+  });
+
+  it("below 1.20 there is no INITIALIZING", async () => {
+    sim = await frozen({ serviceVersion: "1.19.0" });
+    expect((await progress(sim)).progress.state).toBe("IDLE");
+  });
+
+  // facts: "`reverse` (only in COMMITTED, only if `start` had `reversible: true`): COMMITTED → REVERSING → RUNNING in
+  // the opposite direction (`directionMapping` swaps Source and Destination)." and "`commit` and `reverse` block
+  // until they have been called on every instance"
+  it("reverse blocks until every instance has it, then REVERSING → RUNNING the other way on all", async () => {
+    const sharded = { topology: "sharded" as const, shards: 2 };
+    sim = await at("1.20.0", { instances: 2, clusters: { cluster0: sharded, cluster1: sharded } });
+    await ready(sim, { ...BODY, reversible: true });
+    await broadcast(sim, "commit");
+    sim.control.advance(10);
+    const zero = post(sim, 0, "reverse");
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await progress(sim, 0)).progress.state).toBe("COMMITTED");
+    expect((await post(sim, 1, "reverse")).json).toEqual({ success: true });
+    expect((await zero).json).toEqual({ success: true });
+    expect((await progress(sim, 0)).progress.state).toBe("REVERSING");
+    sim.control.advance(3);
+    for (const i of [0, 1]) {
+      const p = (await progress(sim, i)).progress;
+      expect(p.state).toBe("RUNNING");
+      expect(p.directionMapping.Source).toMatch(/^cluster1: /);
+    }
+  });
+
+  it("reverse is refused outside COMMITTED and without reversible: true", async () => {
+    sim = await at("1.20.0");
+    await ready(sim);
+    expect((await post(sim, 0, "reverse")).json.errorDescription).toMatch(/only in COMMITTED/);
+    await post(sim, 0, "commit");
+    sim.control.advance(10);
+    expect((await post(sim, 0, "reverse")).json.errorDescription).toMatch(/reversible: true/);
+  });
+
+  // facts: "Documented refusals: … `resume` before PAUSED (1.21)"
+  it("resume in RUNNING: refused from 1.21, a no-op success before", async () => {
+    sim = await at("1.21.0");
+    await ready(sim);
+    expect((await post(sim, 0, "resume")).json).toMatchObject({ success: false, error: "InvalidStateTransition" });
+    await sim.close();
+    sim = await at("1.20.0");
+    await ready(sim);
+    expect((await post(sim, 0, "resume")).json).toEqual({ success: true });
+    expect((await progress(sim)).progress.state).toBe("RUNNING");
+  });
+
+  // facts: "Live upgrades of a running sync are not supported from 1.11."
+  it("live upgrades are refused from 1.11 (control API and fault)", async () => {
+    sim = await at("1.11.0");
+    await ready(sim);
+    const a = await call(`${sim.instances[0]!.url}/sim/instances/0/upgrade`, "POST", {});
+    expect(a.json).toMatchObject({ success: false });
+    expect(a.json.errorDescription).toMatch(/not supported from 1.11/);
+    expect(() => sim.control.addFault("live-upgrade")).toThrow(/not supported from 1.11/);
+  });
+
+  // facts: "From 1.17 the service fails the migration if it sees writes on the source during commit (it does not
+  // silently lose them)."
+  it("1.17: writes on the source during commit fail the migration: COMMITTING for good, canWrite false, info says why", async () => {
+    sim = await at("1.17.0");
+    await ready(sim);
+    sim.control.setWrites({ enabled: true });
+    expect((await post(sim, 0, "commit")).json).toEqual({ success: true });
+    sim.control.advance(30);
+    const p = (await progress(sim)).progress;
+    expect(p).toMatchObject({ state: "COMMITTING", canCommit: false, canWrite: false, lagTimeSeconds: null });
+    expect(p.info).toMatch(/^migration failed: writes were seen on the source during commit/);
+    expect(sim.control.state().instances[0]!.failure).toMatch(/writes were seen on the source/);
+    expect((await post(sim, 0, "pause")).json).toMatchObject({ success: false, error: "MigrationFailed" });
+  });
+
+  it("below 1.17: the same writes are lost silently, and the commit completes", async () => {
+    sim = await at("1.16.0");
+    await ready(sim);
+    sim.control.setWrites({ enabled: true });
+    await post(sim, 0, "commit");
+    sim.control.advance(30);
+    expect((await progress(sim)).progress.state).toBe("COMMITTED");
+    expect(sim.control.state().writes.lost).toBeGreaterThan(0);
+  });
+
+  // facts: "with dual write blocking (`"sourceAndDestination"`) the service also blocks **source** writes after
+  // `/commit` is called, so writes that reach the source after commit are refused rather than lost"
+  it("dual write blocking: writes after commit are refused, neither lost nor failing the migration", async () => {
+    sim = await at("1.17.0");
+    await ready(sim, { ...BODY, enableUserWriteBlocking: "sourceAndDestination" });
+    sim.control.setWrites({ enabled: true });
+    await post(sim, 0, "commit");
+    sim.control.advance(30);
+    expect((await progress(sim)).progress.state).toBe("COMMITTED");
+    const st = sim.control.state();
+    expect(st.writes.lost).toBe(0);
+    expect(st.writes.refused).toBeGreaterThan(0);
+  });
+
+  // facts: "`verification: { enabled }` | 1.9 | embedded verifier, on by default; with `buildIndexes: never` and TTL
+  // collections it fails the migration"
+  it("1.9: the embedded verifier with buildIndexes never and TTL collections fails the migration", async () => {
+    sim = await at("1.9.0");
+    await ready(sim, { ...BODY, buildIndexes: "never" });
+    expect((await progress(sim)).progress.info).toMatch(/^migration failed: .*TTL/);
+    await sim.close();
+    sim = await at("1.9.0", { dataSet: { ttl: 0 } });
+    await ready(sim, { ...BODY, buildIndexes: "never" });
+    expect((await progress(sim)).progress.canCommit).toBe(true);
+  });
+
+  // facts: "from 1.17 `afterDataCopy` is the default for sources on server 6.0+, and `canCommit` then waits for the
+  // index builds"
+  it("1.17: index builds after the copy hold canCommit (6.0+ source); a 5.0 source builds before", async () => {
+    sim = await at("1.19.0");
+    await post(sim, 0, "start", BODY);
+    sim.control.advance(3 + 16 + 1); // the copy is done
+    let p = (await progress(sim)).progress;
+    expect(p.info).toBe("change event application");
+    expect(p.canCommit).toBe(false);
+    expect(p.indexBuilding).toMatchObject({ totalIndexesToBuild: expect.any(Number) });
+    expect(p.indexBuilding.indexesBuilt).toBeLessThan(p.indexBuilding.totalIndexesToBuild);
+    sim.control.advance(5);
+    p = (await progress(sim)).progress;
+    expect(p.canCommit).toBe(true);
+    await sim.close();
+    sim = await at("1.19.0", {
+      clusters: { cluster0: { topology: "replicaSet", version: "5.0" }, cluster1: RS_TO_RS.cluster1 },
+    });
+    await post(sim, 0, "start", BODY);
+    sim.control.advance(3 + 16 + 1);
+    p = (await progress(sim)).progress;
+    expect(p.canCommit).toBe(true);
+    expect(p.indexBuilding).toBeNull();
+  });
+});
+
+describe("start body, by version", () => {
+  // facts: the table "start body, by version"; a field newer than the version is refused like an unknown field
+  const fields: [string, unknown, string][] = [
+    ["excludeNamespaces", [{ database: "tmp" }], "1.6"],
+    ["buildIndexes", "never", "1.3"],
+    ["verification", { enabled: true }, "1.9"],
+    ["preExistingDestinationData", true, "1.15"],
+    ["copyInNaturalOrder", true, "1.16"],
+    ["detectRandomId", true, "1.18"],
+    ["skipDiskSpaceCheck", true, "1.22"],
+  ];
+  for (const [field, value, since] of fields) {
+    it(`${field}: unknown before ${since} (refused like a misspelt field), accepted from ${since}`, async () => {
+      const [maj, min] = since.split(".").map(Number);
+      sim = await at(`${maj}.${min! - 1}.0`);
+      const before = await post(sim, 0, "start", { ...BODY, [field]: value });
+      const made = await post(sim, 0, "start", { ...BODY, madeUp: true });
+      expect(before.json).toMatchObject({ success: false, error: "InvalidRequest" });
+      expect(before.json.errorDescription).toBe(made.json.errorDescription.replace("madeUp", field));
+      await sim.close();
+      sim = await at(`${since}.0`);
+      expect((await post(sim, 0, "start", { ...BODY, [field]: value })).json).toEqual({ success: true });
+    });
+  }
+
+  // facts: "`enableUserWriteBlocking` … **removed in 1.20**: never send it to a 1.20+ service"
+  it("enableUserWriteBlocking: refused as unknown from 1.20", async () => {
+    sim = await at("1.20.0");
+    const a = await post(sim, 0, "start", { ...BODY, enableUserWriteBlocking: true });
+    expect(a.json.errorDescription).toMatch(/unknown field "enableUserWriteBlocking"/);
+  });
+
+  // facts: "boolean; strings `"destinationOnly"` (1.11), `"sourceAndDestination"` (= true) and `"none"` (= false) (1.12)"
+  it("enableUserWriteBlocking strings by version", async () => {
+    const cases: [string, unknown, boolean][] = [
+      ["1.10.0", "destinationOnly", false],
+      ["1.11.0", "destinationOnly", true],
+      ["1.11.0", "sourceAndDestination", false],
+      ["1.12.0", "sourceAndDestination", true],
+      ["1.12.0", "none", true],
+      ["1.8.0", true, true],
+    ];
+    for (const [version, value, accepted] of cases) {
+      sim = await at(version);
+      const a = await post(sim, 0, "start", { ...BODY, enableUserWriteBlocking: value });
+      expect(a.json.success, `${version} ${String(value)}`).toBe(accepted);
+      await sim.close();
+    }
+  });
+
+  // facts: "`beforeDataCopy` (default), `never` (1.3); `excludeHashed` (1.14); `afterDataCopy`, `excludeHashedAfterCopy` (1.16)"
+  it("buildIndexes values by version", async () => {
+    const cases: [string, string, boolean][] = [
+      ["1.3.0", "beforeDataCopy", true],
+      ["1.13.0", "excludeHashed", false],
+      ["1.14.0", "excludeHashed", true],
+      ["1.15.0", "afterDataCopy", false],
+      ["1.16.0", "afterDataCopy", true],
+      ["1.16.0", "excludeHashedAfterCopy", true],
+    ];
+    for (const [version, value, accepted] of cases) {
+      sim = await at(version);
+      const a = await post(sim, 0, "start", { ...BODY, buildIndexes: value });
+      expect(a.json.success, `${version} ${value}`).toBe(accepted);
+      if (!accepted) expect(a.json.errorDescription).toMatch(/buildIndexes must be one of/);
+      await sim.close();
+    }
+  });
+
+  // facts: "`reversible` | — | refused: replica set → sharded; sharded clusters with different shard counts; with
+  // `buildIndexes: never`"
+  it("reversible refusals", async () => {
+    sim = await at("1.20.0", { clusters: { cluster0: { topology: "replicaSet" }, cluster1: { topology: "sharded" } } });
+    expect((await post(sim, 0, "start", { ...RS_TO_SHARDED, reversible: true })).json.errorDescription).toMatch(
+      /replica set to a sharded cluster/,
+    );
+    await sim.close();
+    sim = await at("1.20.0", {
+      clusters: { cluster0: { topology: "sharded", shards: 2 }, cluster1: { topology: "sharded", shards: 3 } },
+    });
+    expect((await post(sim, 0, "start", { ...BODY, reversible: true })).json.errorDescription).toMatch(
+      /different numbers of shards/,
+    );
+    await sim.close();
+    sim = await at("1.20.0");
+    expect(
+      (await post(sim, 0, "start", { ...BODY, reversible: true, buildIndexes: "never" })).json.errorDescription,
+    ).toMatch(/buildIndexes "never"/);
+    // from 1.20 write blocking comes from the service's configuration: reversible alone is enough
+    expect((await post(sim, 0, "start", { ...BODY, reversible: true })).json).toEqual({ success: true });
+  });
+
+  // facts: "The one documented name: `InsufficientDestinationDiskSpace` (1.22; `start` option `skipDiskSpaceCheck: true`
+  // skips the check)."
+  it("1.22: InsufficientDestinationDiskSpace on start, skipped by skipDiskSpaceCheck: true", async () => {
+    sim = await at("1.22.0", { faults: ["insufficient-disk-space"] });
+    const a = await post(sim, 0, "start", BODY);
+    expect(a.json).toEqual({
+      success: false,
+      error: "InsufficientDestinationDiskSpace",
+      errorDescription: expect.any(String),
+    });
+    expect((await progress(sim)).progress.state).toBe("IDLE");
+    expect((await post(sim, 0, "start", { ...BODY, skipDiskSpaceCheck: true })).json).toEqual({ success: true });
+    expect(sim.control.faults()[0]!.hits).toBe(1);
+    await sim.close();
+    sim = await at("1.21.0");
+    expect(() => sim.control.addFault("insufficient-disk-space")).toThrow(/1\.22 feature/);
+  });
+});
