@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // one temp folder per run, removed at its end (test/support/global-temp.ts)
+    globalSetup: ["test/support/global-temp.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores on CI: keep forks few so end-to-end timing stays honest.
