@@ -6,6 +6,9 @@
  * Extend by adding a member to `RunEventMap`; keep names `<noun>.<past-participle>`.
  */
 import type { Progress, VerifierProgress } from "./api/types.js";
+import type { Place } from "./text.js";
+
+export type { Place };
 
 export type Outcome = "ok" | "failed" | "skipped" | "interrupted";
 
@@ -34,7 +37,16 @@ export interface RunEventMap {
   "run.finished": { outcome: Outcome; exitCode: number; committed: boolean; message?: string; durationMs: number };
   "step.started": { index: number; id: string; kind: string; title: string };
   "step.skipped": { index: number; id: string; reason: string };
-  "step.finished": { index: number; id: string; outcome: Outcome; durationMs: number; error?: string; hint?: string };
+  /** A failed step carries its `place` in the runbook (file, line, column, the line's text), as a compiler's error does. */
+  "step.finished": {
+    index: number;
+    id: string;
+    outcome: Outcome;
+    durationMs: number;
+    error?: string;
+    hint?: string;
+    place?: Place;
+  };
   "request.sent": {
     id: number;
     instance?: InstanceRef;

@@ -9,3 +9,56 @@ export function q(value: unknown): string {
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
+
+/** Line `line` (1-based) of `text`, without its line break. */
+export function sourceLine(text: string | undefined, line: number): string | undefined {
+  if (text === undefined) return undefined;
+  let start = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.indexOf("\n", start);
+    if (nl < 0) return undefined;
+    start = nl + 1;
+  }
+  const end = text.indexOf("\n", start);
+  return text.slice(start, end < 0 ? undefined : end).replace(/\r$/, "");
+}
+
+/** A place in a runbook: its file, 1-based line and column, and that line's (redacted) text. */
+export interface Place {
+  file: string;
+  line: number;
+  column: number;
+  /** The source line, when known. */
+  source?: string;
+  /** Columns to underline (default 1). */
+  width?: number;
+}
+
+export interface FramePaint {
+  gutter(s: string): string;
+  caret(s: string): string;
+}
+
+const plain: FramePaint = { gutter: (s) => s, caret: (s) => s };
+
+/**
+ * Where something is, as a compiler says it (lint's findings and a run's failing step alike):
+ *
+ *       --> runbooks/x.yaml:12:5
+ *        |
+ *     12 |   - commit: {}
+ *        |     ^^^^^^
+ */
+export function codeFrame(p: Place, paint: FramePaint = plain): string[] {
+  const pad = " ".repeat(String(p.line).length);
+  const lines = [`${pad}${paint.gutter("-->")} ${p.file}:${p.line}:${p.column}`];
+  if (p.source !== undefined) {
+    // keep tabs in the indent so the caret lines up however the terminal shows them
+    const before = p.source.slice(0, Math.max(0, p.column - 1)).replace(/[^\t]/g, " ");
+    const shown = Math.max(1, Math.min(p.width ?? 1, p.source.length - (p.column - 1)));
+    lines.push(`${pad} ${paint.gutter("|")}`);
+    lines.push(`${paint.gutter(`${p.line} |`)} ${p.source}`);
+    lines.push(`${pad} ${paint.gutter("|")} ${before}${paint.caret("^".repeat(shown))}`);
+  }
+  return lines;
+}

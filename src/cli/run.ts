@@ -4,6 +4,7 @@
  * by lock), shows the live task list, and exits 0 done, 1 a step failed, 2 invalid runbook or
  * usage, 3 stopped by an interlock (the refused command was not sent), 130 interrupted.
  */
+import { codeFrame } from "../text.js";
 import { dirname, join } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
@@ -188,6 +189,7 @@ export async function execute(
             ? "stopped by an interlock (exit 3: the refused command was not sent)"
             : "failed";
       stderr(`${what}${result.message ? `: ${result.message}` : ""}`);
+      if (result.place) for (const l of codeFrame(result.place)) stderr(`  ${l}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
       if (result.outcome === "interrupted" || !result.committed)
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);

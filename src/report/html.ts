@@ -9,6 +9,7 @@
  * summarises polls.
  */
 import { esc } from "./escape.js";
+import { codeFrame } from "../text.js";
 import { formatDuration, type Report, type ReportRequest, type ReportStep } from "./model.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 
@@ -208,6 +209,7 @@ function facts(report: Report): string {
 function stepRow(report: Report, s: ReportStep): string {
   const notes: string[] = [];
   if (s.error) notes.push(`<div class="err">${esc(s.error)}</div>`);
+  if (s.place) notes.push(`<pre class="place">${esc(codeFrame(s.place).join("\n"))}</pre>`);
   if (s.hint) notes.push(`<div class="hint">hint: ${esc(s.hint)}</div>`);
   if (s.reason) notes.push(`<div>${esc(s.reason)}</div>`);
   if (s.lastWait && !s.lastWait.met && s.outcome !== "ok") {
@@ -279,7 +281,7 @@ table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;p
 td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}tr.bad td{background:#fff1f0}code{font:12px ui-monospace,"DejaVu Sans Mono",monospace;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;color:#fff;background:#546e7a}.badge.ok{background:#2e7d32}.badge.failed{background:#c62828}
 .badge.interrupted,.badge.running{color:#1d2329;background:#f57c00}.badge.skipped,.badge.pending{background:#6b6b6b}
-.err{color:#b71c1c}.warn{color:#b34700}.hint{color:#455a64}
+.err{color:#b71c1c}.place{margin:4px 0;font-size:12px;color:#37474f;background:#f5f5f5;padding:4px 6px;overflow-x:auto}.warn{color:#b34700}.hint{color:#455a64}
 .chart{margin:0 0 18px}.chart figcaption{margin:0 0 4px}.chart .note{color:#5f6b76;font-size:12px}
 svg{display:block;max-width:100%;height:auto;font:11px system-ui,sans-serif}svg .frame{fill:#fff;stroke:#cfd8dc}svg .grid{stroke:#eceff1}svg .tick{fill:#5f6b76}
 svg .series polyline{fill:none;stroke-linejoin:round;stroke-linecap:round}svg .marker line{stroke:#37474f;stroke-dasharray:3 3}svg .marker text{fill:#37474f;font-size:10px}

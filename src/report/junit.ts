@@ -5,6 +5,7 @@
  * refusal is a failure of its step even if the step was later forced through.
  */
 import { esc } from "./escape.js";
+import { codeFrame } from "../text.js";
 import { formatDuration, type Report, type ReportStep } from "./model.js";
 
 const secs = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
@@ -23,6 +24,7 @@ function caseFor(report: Report, s: ReportStep): { xml: string; failure: boolean
   if (s.outcome === "failed" || refusals.length > 0) {
     failure = true;
     const lines = [s.error ?? (refusals.length ? "interlock refused" : "step failed")];
+    if (s.place) lines.push(...codeFrame(s.place));
     if (s.hint) lines.push(`hint: ${s.hint}`);
     for (const d of refusals) lines.push(`interlock${d?.check ? ` ${d.check}` : ""} refused: ${d?.reason ?? ""}`);
     if (s.lastWait && !s.lastWait.met)
@@ -31,7 +33,8 @@ function caseFor(report: Report, s: ReportStep): { xml: string; failure: boolean
           `waiting on ${f.instance}: ${f.condition} = ${JSON.stringify(f.value)} for ${formatDuration(f.sinceMs)}`,
         );
     const type = refusals.length > 0 ? "interlock" : s.kind || "step";
-    const message = s.error ?? lines[lines.length - 1] ?? "failed";
+    const at = s.place ? ` (${s.place.file}:${s.place.line}:${s.place.column})` : "";
+    const message = `${s.error ?? lines[lines.length - 1] ?? "failed"}${at}`;
     out.push(`      <failure type="${esc(type)}" message="${esc(message)}">${esc(lines.join("\n"))}</failure>`);
   } else if (s.outcome === "interrupted" || s.outcome === "running") {
     error = true;

@@ -5,7 +5,14 @@
  * Times: `at` is the event's own clock (epoch ms in practice); every series also carries `t`,
  * milliseconds since the run started, so charts and tables never depend on the wall clock.
  */
-import { instanceLabel, type InstanceRef, type Outcome, type RunEvent, type RunEventOf } from "../events.js";
+import {
+  instanceLabel,
+  type InstanceRef,
+  type Outcome,
+  type Place,
+  type RunEvent,
+  type RunEventOf,
+} from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
 import { redactValue, stripUserinfo } from "./redact.js";
 
@@ -30,6 +37,8 @@ export interface ReportStep {
   durationMs?: number;
   error?: string;
   hint?: string;
+  /** Where a failed step is in the runbook (file, line, column, that line's text). */
+  place?: Place;
   /** Why it was skipped. */
   reason?: string;
   /** Ids of the requests sent while this step ran. */
@@ -299,6 +308,8 @@ export class ReportBuilder {
         if (s.start === undefined) s.start = Math.max(0, t - e.durationMs);
         if (e.error !== undefined) s.error = stripUserinfo(e.error);
         if (e.hint !== undefined) s.hint = stripUserinfo(e.hint);
+        const place = placeFrom(e.place);
+        if (place) s.place = place;
         const k = running.lastIndexOf(e.index);
         if (k >= 0) running.splice(k, 1);
         break;
@@ -496,4 +507,22 @@ export function buildReport(events: readonly RunEvent[]): Report {
   const b = new ReportBuilder();
   for (const e of [...events].sort((x, y) => x.seq - y.seq || x.at - y.at)) b.add(e);
   return b.build();
+}
+
+/** A step's place, read defensively (a journal is a file anyone can edit). */
+function placeFrom(p: unknown): Place | undefined {
+  const o = obj(p);
+  const file = str(o?.file);
+  const line = num(o?.line);
+  const column = num(o?.column);
+  if (!o || file === undefined || line === undefined || column === undefined) return undefined;
+  const source = str(o.source);
+  const width = num(o.width);
+  return {
+    file: stripUserinfo(file),
+    line,
+    column,
+    ...(source !== undefined ? { source: stripUserinfo(source) } : {}),
+    ...(width !== undefined ? { width } : {}),
+  };
 }

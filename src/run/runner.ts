@@ -30,6 +30,7 @@ import {
   type StepContext,
 } from "../steps/index.js";
 import { createEmitter } from "./emitter.js";
+import { sourceLine, type Place } from "../text.js";
 import type { Emit, Outcome, RunEvent, RunListener } from "../events.js";
 import { planSteps, type PlannedStep } from "./plan.js";
 
@@ -80,6 +81,8 @@ export interface RunResult {
   message?: string;
   hint?: string;
   failedStep?: string;
+  /** Where the failed step is in the runbook. */
+  place?: Place;
   durationMs: number;
 }
 
@@ -238,7 +241,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     });
 
   let outcome: Outcome = "ok";
-  let failure: { message: string; hint?: string; step: string; interlock?: boolean } | undefined;
+  let failure: { message: string; hint?: string; step: string; interlock?: boolean; place?: Place } | undefined;
   let askEachStep = opts.stepMode === true;
 
   for (const s of steps) {
@@ -306,6 +309,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     failure = {
       message: `step ${s.id} failed: ${result.message}`,
       step: s.id,
+      place: result.place,
       ...(result.hint ? { hint: result.hint } : {}),
       ...(result.interlock ? { interlock: true } : {}),
     };
@@ -339,7 +343,12 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     committed: memory.commitAccepted,
     durationMs,
     ...(failure
-      ? { message: failure.message, failedStep: failure.step, ...(failure.hint ? { hint: failure.hint } : {}) }
+      ? {
+          message: failure.message,
+          failedStep: failure.step,
+          ...(failure.hint ? { hint: failure.hint } : {}),
+          ...(failure.place ? { place: failure.place } : {}),
+        }
       : {}),
   };
 }
@@ -357,7 +366,21 @@ function skipReason(
 }
 
 /** `interlock`: the step was refused by an interlock before it sent its command (exit 3). */
-type StepResult = "ok" | "interrupted" | { message: string; hint?: string; interlock?: boolean };
+type StepResult = "ok" | "interrupted" | { message: string; hint?: string; interlock?: boolean; place: Place };
+
+/** A step's place in the runbook: its kind key (`commit:`), with that line's redacted text. */
+function placeOf(loaded: LoadedRunbook, s: PlannedStep): Place {
+  const at = loaded.locate(["steps", s.index, s.pluginKind ?? s.kind], { key: true });
+  const source = sourceLine(loaded.text, at.line);
+  const key = s.pluginKind ?? s.kind;
+  return {
+    file: loaded.file,
+    line: at.line,
+    column: at.column,
+    width: key.length,
+    ...(source !== undefined ? { source: loaded.redact(source) } : {}),
+  };
+}
 
 async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal): Promise<StepResult> {
   const t0 = Date.now();
@@ -397,6 +420,7 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
       return "interrupted";
     }
     const { message, hint } = explain(err, timeoutMs, run.loaded.redact);
+    const place = placeOf(run.loaded, s);
     run.say("step.finished", {
       index: s.index,
       id: s.id,
@@ -404,9 +428,10 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
       durationMs: Date.now() - t0,
       error: message,
       ...(hint ? { hint } : {}),
+      place,
     });
     const interlock = err instanceof StepFailure && err.reason === "interlock";
-    return { message, ...(hint ? { hint } : {}), ...(interlock ? { interlock } : {}) };
+    return { message, place, ...(hint ? { hint } : {}), ...(interlock ? { interlock } : {}) };
   } finally {
     clearTimeout(timer);
     runSignal.removeEventListener("abort", onAbort);

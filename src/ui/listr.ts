@@ -6,6 +6,7 @@
  * step's task through listr2's inquirer adapter, so the renderer owns the screen and draws the
  * prompt under the task list instead of two writers fighting over the cursor.
  */
+import { codeFrame } from "../text.js";
 import { confirm as inquirerConfirm, select as inquirerSelect } from "@inquirer/prompts";
 import {
   DefaultRenderer,
@@ -87,7 +88,11 @@ export class ListrUi {
           else {
             const why =
               e.outcome === "interrupted" ? `interrupted${e.error ? `: ${e.error}` : ""}` : (e.error ?? "failed");
-            this.#settle(slot, { kind: "failed", message: `${why}${e.hint ? `\n${c.dim(`hint: ${e.hint}`)}` : ""}` });
+            const frame = e.place ? `\n${codeFrame(e.place, { gutter: c.blue, caret: c.red }).join("\n")}` : "";
+            this.#settle(slot, {
+              kind: "failed",
+              message: `${why}${frame}${e.hint ? `\n${c.dim(`hint: ${e.hint}`)}` : ""}`,
+            });
           }
         }
         break;

@@ -4,6 +4,7 @@
  * polls are folded (wait status on change or every 30 s, copy every 10 points, progress
  * reads only when they fail or a state changes).
  */
+import { codeFrame } from "../text.js";
 import type { Colors } from "picocolors/types.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { commandName, formatBytes, formatClock, formatDuration, formatWaitStatus, waitStatusKey } from "./format.js";
@@ -91,11 +92,10 @@ export class SimpleUi {
         const icon = e.outcome === "ok" ? c.green("✔") : e.outcome === "skipped" ? c.yellow("↓") : c.red("✖");
         const tail = e.error ? `: ${e.error}` : "";
         const text = `${icon} ${this.#stepTag(e.index)} ${title} ${e.outcome} in ${formatDuration(e.durationMs)}${tail}`;
-        this.#line(
-          e.at,
-          e.outcome === "ok" || e.outcome === "skipped" ? text : c.red(text),
-          e.hint ? [c.dim(`hint: ${e.hint}`)] : [],
-        );
+        this.#line(e.at, e.outcome === "ok" || e.outcome === "skipped" ? text : c.red(text), [
+          ...(e.place ? codeFrame(e.place, { gutter: c.blue, caret: c.red }) : []),
+          ...(e.hint ? [c.dim(`hint: ${e.hint}`)] : []),
+        ]);
         break;
       }
       case "step.skipped": {

@@ -1,5 +1,6 @@
 import type { Diagnostic } from "../../diagnostics.js";
 import { countBySeverity } from "../../diagnostics.js";
+import { codeFrame, sourceLine } from "../../text.js";
 import type { FormatInput } from "./types.js";
 
 /**
@@ -19,17 +20,6 @@ function createColors(on: boolean) {
   };
 }
 
-function sourceLine(text: string | undefined, line: number): string | undefined {
-  if (text === undefined) return undefined;
-  let start = 0;
-  for (let l = 1; l < line; l++) {
-    const nl = text.indexOf("\n", start);
-    if (nl < 0) return undefined;
-    start = nl + 1;
-  }
-  const end = text.indexOf("\n", start);
-  return text.slice(start, end < 0 ? undefined : end).replace(/\r$/, "");
-}
 
 /**
  * A compiler-like report:
@@ -72,22 +62,15 @@ function one(
   paint: (s: string) => string,
 ): string {
   const src = sourceLine(text, d.line);
-  const gutter = String(d.line).length;
-  const pad = " ".repeat(gutter);
+  const pad = " ".repeat(String(d.line).length);
+  const width = d.endLine === d.line && d.endColumn !== undefined && d.endColumn > d.column ? d.endColumn - d.column : 1;
   const lines = [
     `${paint(`${d.severity}[${d.rule}]`)}${c.bold(`: ${d.message}`)}`,
-    `${pad}${c.blue("-->")} ${d.file}:${d.line}:${d.column}`,
+    ...codeFrame(
+      { file: d.file, line: d.line, column: d.column, width, ...(src !== undefined ? { source: src } : {}) },
+      { gutter: c.blue, caret: paint },
+    ),
   ];
-  if (src !== undefined) {
-    // keep tabs in the indent so the caret lines up however the terminal shows them
-    const before = src.slice(0, Math.max(0, d.column - 1)).replace(/[^\t]/g, " ");
-    const width =
-      d.endLine === d.line && d.endColumn !== undefined && d.endColumn > d.column ? d.endColumn - d.column : 1;
-    const shown = Math.max(1, Math.min(width, src.length - (d.column - 1)));
-    lines.push(`${pad} ${c.blue("|")}`);
-    lines.push(`${c.blue(`${d.line} |`)} ${src}`);
-    lines.push(`${pad} ${c.blue("|")} ${before}${paint("^".repeat(shown))}`);
-  }
   if (d.hint) lines.push(`${pad} ${c.blue("=")} ${c.bold("hint")}: ${d.hint}`);
   return `${lines.join("\n")}\n`;
 }
