@@ -189,7 +189,11 @@ runOptions(
     .option("--time-scale <x>", "simulated seconds per wall second", "50")
     .option("--data <size>", "data to copy (e.g. 2GiB)")
     .option("--fault <spec>", "a simulator fault (repeatable), e.g. http500=0.2 or progress-down-after-resume", collect)
-    .option("--seed <n>", "seed of the simulator's fault PRNG"),
+    .option("--seed <n>", "seed of the simulator's fault PRNG")
+    .option(
+      "--namespaces <file>",
+      "copy the shape of the real data: the output of `syncbook preflight <runbook> --list-namespaces --format json`",
+    ),
 ).action((file: string, opts: RehearseFlags) =>
   act(
     () => import("./cli/rehearse.js"),
@@ -198,7 +202,7 @@ runOptions(
 );
 
 // --- preflight ----------------------------------------------------------------------------
-// (owned by the preflight work) the runbook against the real clusters: read-only, lint's formats
+// the runbook against the real clusters: read-only, lint's formats
 program
   .command("preflight")
   .description(

@@ -5,7 +5,8 @@
  * Exit 1 when the run failed or the verdict is unsafe (writes lost, a fleet error, a failed
  * verification), 3 when an interlock stopped it (as `syncbook run`).
  */
-import { ExitCode, UserError } from "../errors.js";
+import { readFile } from "node:fs/promises";
+import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { Verdict } from "../rehearse/index.js";
 import { execute, failureText } from "./run.js";
 import type { CommandSummary } from "./step-summary.js";
@@ -17,6 +18,8 @@ export interface RehearseFlags extends ExecuteFlags {
   data?: string;
   fault?: string[];
   seed?: string;
+  /** A file written by `syncbook preflight --list-namespaces --format json`. */
+  namespaces?: string;
 }
 
 export async function main(file: string, flags: RehearseFlags): Promise<number> {
@@ -46,7 +49,13 @@ async function rehearse(
   const loaded = await loadForRun(file, flags, stderr);
   const { prepareRehearsal, formatVerdict } = await import("../rehearse/index.js");
   const timeScale = flags.timeScale ? Number(flags.timeScale) : undefined;
+  const namespaces = flags.namespaces ? await readNamespaces(flags.namespaces) : undefined;
+  if (namespaces)
+    stderr(
+      `namespaces: ${namespaces.collections} collection(s), ${namespaces.bytes} bytes, as preflight read them (${flags.namespaces})`,
+    );
   const reh = await prepareRehearsal(loaded, {
+    ...(namespaces ? { namespaces } : {}),
     keepHooks: flags.keepHooks === true,
     ...(timeScale && Number.isFinite(timeScale) && timeScale > 0 ? { timeScale } : {}),
     ...(flags.data ? { data: flags.data } : {}),
@@ -79,4 +88,34 @@ async function rehearse(
   } finally {
     await reh.close();
   }
+}
+
+/**
+ * The namespace totals of a `syncbook preflight --list-namespaces --format json` output (the
+ * whole document, or its `namespaces` value alone): a usage error, with the file, when it is not one.
+ */
+export async function readNamespaces(file: string): Promise<{ collections: number; bytes: number }> {
+  const bad = (why: string): UserError =>
+    new UserError(`${file}: ${why}`, {
+      hint: "Give the output of `syncbook preflight <runbook> --list-namespaces --format json`.",
+      exitCode: ExitCode.usage,
+    });
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw bad(err instanceof SyntaxError ? `not JSON (${err.message})` : `cannot read it (${errorMessage(err)})`);
+  }
+  const outer = doc !== null && typeof doc === "object" ? (doc as Record<string, unknown>) : {};
+  const list = (outer.format === 1 ? outer : outer.namespaces) as Record<string, unknown> | null | undefined;
+  if (list === null) throw bad("preflight could not read the namespace set (`namespaces` is null)");
+  if (!list || typeof list !== "object" || list.format !== 1) throw bad("not a namespace list of format 1");
+  const totals = list.totals as Record<string, unknown> | undefined;
+  const collections = totals?.collections;
+  const bytes = totals?.bytes;
+  if (typeof collections !== "number" || !Number.isInteger(collections) || collections < 0)
+    throw bad("`totals.collections` is not a count");
+  if (typeof bytes !== "number" || !Number.isFinite(bytes) || bytes < 0) throw bad("`totals.bytes` is not a size");
+  if (collections === 0) throw bad("the namespace set is empty: the sync would copy nothing");
+  return { collections, bytes };
 }

@@ -156,6 +156,14 @@ export const rules: RuleInfo[] = [
     hint: "Give every step a different id.",
   },
   {
+    id: "preflight-after-start",
+    severity: "warning",
+    description: "A `preflight` step after a `start`: the sync is writing to the destination by then.",
+    spec: "Checks against the live clusters in the days before the window, and again minutes before `start`.",
+    source: "DESIGN.md",
+    hint: "Put the preflight step first, before start.",
+  },
+  {
     id: "stop-writes-without-undo",
     severity: "warning",
     description:

@@ -17,6 +17,12 @@ export interface RehearsalOptions {
   data?: string;
   faults?: string[];
   seed?: number;
+  /**
+   * The namespace set `syncbook preflight --list-namespaces --format json` read from the real
+   * source: the rehearsal copies that much data over that many collections (the shape of the real
+   * copy), instead of the defaults. `data` wins over its byte total when both are given.
+   */
+  namespaces?: { collections: number; bytes: number };
 }
 
 export interface Rehearsal {
@@ -46,7 +52,10 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
   const simOpts: SimulatorOptions = {
     instances: rb.instances.length,
     timeScale,
-    data: opts.data ?? "2GiB",
+    data: opts.data ?? (opts.namespaces ? Math.max(1, opts.namespaces.bytes) : "2GiB"),
+    ...(opts.namespaces
+      ? { dataSet: { collections: Math.min(100_000, Math.max(1, opts.namespaces.collections)) } }
+      : {}),
     serviceVersion: rb.serviceVersion ?? "1.8.0",
     ...(opts.faults?.length ? { faults: opts.faults } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),

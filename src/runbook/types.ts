@@ -19,6 +19,7 @@ export type Duration = NonNullable<SchemaStep["timeout"]>;
 
 /** The kinds of step, in the schema's order. A test checks this list against the schema. */
 export const STEP_KINDS = [
+  "preflight",
   "start",
   "waitFor",
   "verify",
@@ -48,6 +49,7 @@ export type HookCall = NonNullable<SchemaStep["hook"]>;
 export type VerifyBody = SchemaStep["verify"];
 export type NotifyBody = NonNullable<SchemaStep["notify"]>;
 export type ConfirmBody = NonNullable<SchemaStep["confirm"]>;
+export type PreflightBody = NonNullable<SchemaStep["preflight"]>;
 
 export type Runbook = Omit<SyncbookRunbook, "steps"> & { steps: Step[] };
 export type InstanceEntry = Runbook["instances"][number];

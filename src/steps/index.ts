@@ -15,6 +15,7 @@ import { hook } from "./hook.js";
 import { lifecycle } from "./lifecycle.js";
 import { notify } from "./notify.js";
 import { plugin } from "./plugin.js";
+import { preflight } from "./preflight.js";
 import { sleep } from "./sleep.js";
 import { start } from "./start.js";
 import { stopWrites } from "./stop-writes.js";
@@ -49,6 +50,7 @@ function binder<B>(def: StepKindDef<B>): (step: Step, kind: StepKind | "plugin")
 
 /** Every kind, by its runbook key (`plugin`: a kind a plugin adds). */
 const KINDS: Readonly<Record<StepKind | "plugin", (step: Step, kind: StepKind | "plugin") => BoundStep>> = {
+  preflight: binder(preflight),
   start: binder(start),
   waitFor: binder(waitFor),
   verify: binder(verify),

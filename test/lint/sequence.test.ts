@@ -14,6 +14,13 @@ async function problems(yaml: string): Promise<string[]> {
 }
 
 describe("state model", () => {
+  it("preflight first lints clean; a preflight after start is a warning (the sync writes to the destination by then)", async () => {
+    expect(await problems(runbook("  - preflight: {}\n" + START + READY + STOP + COMMIT))).toEqual([]);
+    expect(await problems(runbook(START + "  - preflight: { failOn: warning }\n" + READY + STOP + COMMIT))).toEqual([
+      "preflight-after-start",
+    ]);
+  });
+
   it("a cutover-only runbook (no start) on a fleet already RUNNING lints clean", async () => {
     expect(await problems(runbook(READY + "  - verify: { startCheck: false }\n" + STOP + COMMIT))).toEqual([]);
   });

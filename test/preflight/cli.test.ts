@@ -133,6 +133,23 @@ sharding: { shardingEntries: [{ database: sales, collection: orders, shardCollec
     expectNoSecret(r, secrets);
   });
 
+  // issue 17, point 3: a rehearsal takes the namespace set preflight found
+  it("rehearse --namespaces copies the shape preflight read; a file that is not one is a usage error", async () => {
+    const r = await syncbook(["preflight", join(dir, "clean.yaml"), "--list-namespaces", "--format", "json"], env);
+    const ns = join(dir, "namespaces.json");
+    writeFileSync(ns, r.stdout);
+    const reh = await syncbook(["rehearse", join(dir, "clean.yaml"), "--namespaces", ns, "--renderer", "simple"], env);
+    expect(reh.stderr).toContain(`namespaces: 2 collection(s), 3000900 bytes, as preflight read them (${ns})`);
+    expect(reh.stdout + reh.stderr).toMatch(/rehearsal/i);
+    writeFileSync(join(dir, "bad.json"), "{ nope");
+    const bad = await syncbook(["rehearse", join(dir, "clean.yaml"), "--namespaces", join(dir, "bad.json")], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("bad.json: not JSON");
+    expect(bad.stderr).toContain(
+      "hint: Give the output of `syncbook preflight <runbook> --list-namespaces --format json`",
+    );
+  });
+
   it.each(["pretty", "json", "github", "junit", "sarif"])(
     "typos are errors with lines and hints in %s; exit 1; no secret",
     async (format) => {

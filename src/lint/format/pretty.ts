@@ -20,7 +20,6 @@ function createColors(on: boolean) {
   };
 }
 
-
 /**
  * A compiler-like report:
  *
@@ -63,7 +62,8 @@ function one(
 ): string {
   const src = sourceLine(text, d.line);
   const pad = " ".repeat(String(d.line).length);
-  const width = d.endLine === d.line && d.endColumn !== undefined && d.endColumn > d.column ? d.endColumn - d.column : 1;
+  const width =
+    d.endLine === d.line && d.endColumn !== undefined && d.endColumn > d.column ? d.endColumn - d.column : 1;
   const lines = [
     `${paint(`${d.severity}[${d.rule}]`)}${c.bold(`: ${d.message}`)}`,
     ...codeFrame(
