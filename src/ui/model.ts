@@ -196,14 +196,14 @@ export class UiModel {
   /** The live lines under a running step in the task list. */
   panel(index: number, c: Colors): string[] {
     const lines: string[] = [];
-    const step = this.stepOf(index);
     const wait = this.waits.get(index);
     if (wait && !wait.met) for (const l of formatWaitStatus(wait)) lines.push(`${c.yellow("✗")} ${l}`);
     const slow = this.slow.get(index);
     if (slow) lines.push(c.yellow(`no progress for ${formatDuration(slow.stalledForMs)}: ${slow.detail}`));
     if (this.progressSteps.has(index)) {
       const copy = this.copyLine();
-      if (copy && (!this.copyView().done || step?.kind === "waitFor")) lines.push(copy);
+      // the copy bar while the copy runs, and its end (100%, how long) while a wait is judged on it
+      if (copy && (!this.copyView().done || wait !== undefined)) lines.push(copy);
       lines.push(...this.instanceLines());
     }
     if (this.verifierSteps.has(index)) {
