@@ -89,7 +89,11 @@ function checkObject(
         typeOk = typeof v === "boolean";
         break;
       case "integer":
+      case "number":
         typeOk = typeof v === "number" && Number.isFinite(v);
+        break;
+      case "array":
+        typeOk = Array.isArray(v);
         break;
       case "object":
         typeOk = isPlainObject(v);

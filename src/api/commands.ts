@@ -1,6 +1,7 @@
 /**
  * The service's commands and the states they move an instance between (spec "States and
- * transitions", plus service facts: pause/resume/reverse, INITIALIZING before RUNNING from 1.20).
+ * transitions", plus service facts: pause/resume/reverse, INITIALIZING before IDLE from 1.20 —
+ * "not ready for /start" — and REVERSING between a reverse and RUNNING the other way).
  * One table for everything that judges a command by the state it left: the runner's precondition
  * checks, its reconcile after a lost answer, `--resume`'s reconcile from the journal, and lint's
  * model of the states a runbook's steps can meet.
@@ -24,23 +25,45 @@ export const COMMAND_EFFECT: Readonly<
     }
   >
 > = {
-  // PAUSED/COMMITTING/COMMITTED can only follow a start; INITIALIZING comes first from 1.20
+  // PAUSED/COMMITTING/COMMITTED/REVERSING can only follow a start. INITIALIZING is neither: it
+  // comes before IDLE (at start-up, or after a restart), so after a lost start it cannot tell.
   start: {
     before: ["IDLE"],
-    after: ["INITIALIZING", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED"],
-    result: ["INITIALIZING", "RUNNING"],
+    after: ["RUNNING", "PAUSED", "COMMITTING", "COMMITTED", "REVERSING"],
+    result: ["RUNNING"],
   },
   commit: { before: ["RUNNING"], after: ["COMMITTING", "COMMITTED"], result: ["COMMITTING"] },
   pause: { before: ["RUNNING"], after: ["PAUSED"], result: ["PAUSED"] },
   resume: { before: ["PAUSED"], after: ["RUNNING"], result: ["RUNNING"] },
-  reverse: { before: ["COMMITTED"], after: ["RUNNING"], result: ["RUNNING"] },
+  // COMMITTED → REVERSING → RUNNING the other way; that sync can then be paused or committed
+  // (COMMITTED again is the state before a reverse too: it cannot tell)
+  reverse: { before: ["COMMITTED"], after: ["REVERSING", "RUNNING", "PAUSED", "COMMITTING"], result: ["REVERSING"] },
 };
 
-/** The moves the service makes by itself, with time (INITIALIZING → RUNNING: 1.20; COMMITTING → COMMITTED: spec). */
+/**
+ * The moves the service makes by itself, with time: INITIALIZING → IDLE (1.20, once ready for
+ * /start), COMMITTING → COMMITTED (spec), REVERSING → RUNNING (facts: "COMMITTED → REVERSING →
+ * RUNNING in the opposite direction").
+ */
 export const SPONTANEOUS: Readonly<Partial<Record<SyncState, SyncState>>> = {
-  INITIALIZING: "RUNNING",
+  INITIALIZING: "IDLE",
   COMMITTING: "COMMITTED",
+  REVERSING: "RUNNING",
 };
+
+/** The states plus those the service reaches from them by itself. */
+export function closeStates(states: Iterable<SyncState>): Set<SyncState> {
+  const out = new Set(states);
+  for (const s of [...out]) {
+    for (let next = SPONTANEOUS[s]; next !== undefined && !out.has(next); next = SPONTANEOUS[next]) out.add(next);
+  }
+  return out;
+}
+
+/** Where an instance may be once `op` took effect and nothing else was sent: its result, closed. */
+export function settledStates(op: CommandOperation): SyncState[] {
+  return [...closeStates(COMMAND_EFFECT[op].result)];
+}
 
 export const COMMAND_OPERATIONS = Object.keys(COMMAND_EFFECT) as readonly CommandOperation[];
 

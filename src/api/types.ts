@@ -11,9 +11,21 @@
  * test/api/schema-agreement.test.ts checks the descriptors against the schemas, and that ajv
  * and the checker agree on sample answers.
  */
+import { atLeast, progressFieldSince } from "./versions.js";
 
-/** States, in their usual order. INITIALIZING is from service facts (1.20+). */
-export const SYNC_STATES = ["INITIALIZING", "IDLE", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED"] as const;
+/**
+ * States, in the sync's order (service facts, "States"): INITIALIZING from 1.20, REVERSING
+ * between a reverse and RUNNING the other way. Which version has which is src/api/versions.ts.
+ */
+export const SYNC_STATES = [
+  "IDLE",
+  "INITIALIZING",
+  "RUNNING",
+  "PAUSED",
+  "COMMITTING",
+  "COMMITTED",
+  "REVERSING",
+] as const;
 export type SyncState = (typeof SYNC_STATES)[number];
 
 /**
@@ -32,7 +44,11 @@ export type FieldSpec =
       readonly nullable?: boolean;
       readonly enum?: readonly string[];
     }
-  | { readonly type: "boolean" | "integer"; readonly presence: Presence; readonly nullable?: boolean }
+  | {
+      readonly type: "boolean" | "integer" | "number" | "array";
+      readonly presence: Presence;
+      readonly nullable?: boolean;
+    }
   | { readonly type: "object"; readonly presence: Presence; readonly nullable?: boolean; readonly fields: FieldsSpec }
   | { readonly type: "any"; readonly presence: Presence };
 export type FieldsSpec = { readonly [name: string]: FieldSpec };
@@ -42,11 +58,17 @@ const int = <P extends Presence, N extends boolean = false>(presence: P, nullabl
 const str = <P extends Presence, N extends boolean = false>(presence: P, nullable?: N) =>
   ({ type: "string", presence, nullable: (nullable ?? false) as N }) as const;
 
+const num = <P extends Presence, N extends boolean = false>(presence: P, nullable?: N) =>
+  ({ type: "number", presence, nullable: (nullable ?? false) as N }) as const;
+
+/** The embedded verifier on one side (facts, 1.9: the six fields of `verification.source` / `.destination`). */
 const VERIFICATION_SIDE = {
   phase: str("expected"),
   lagTimeSeconds: int("expected", true),
   totalCollectionCount: int("expected"),
   scannedCollectionCount: int("expected"),
+  estimatedDocumentCount: int("optional"),
+  hashedDocumentCount: int("optional"),
 } as const satisfies FieldsSpec;
 
 /** Fields of `progress` in a service progress answer (schemas/progress.schema.json#/$defs/progress). */
@@ -80,7 +102,26 @@ export const PROGRESS_SPEC = {
       destination: { type: "object", presence: "expected", nullable: false, fields: VERIFICATION_SIDE },
     },
   },
+  // From here on, fields of later versions (src/api/versions.ts, PROGRESS_FIELDS): optional in
+  // the version-less descriptor, expected by a client that knows the fleet's version
+  // (`progressResponseSpec`). Null in IDLE like every field but state and canCommit.
+  estimatedSecondsToCEACatchup: num("optional", true),
+  pingLatencyMs: num("optional", true),
   indexBuilding: { type: "object", presence: "optional", nullable: true, fields: {} },
+  /** The facts give no shape (the simulator sends a Go duration string): kept as sent. */
+  estimatedOplogTimeRemaining: { type: "any", presence: "optional" },
+  warnings: { type: "array", presence: "optional", nullable: true },
+  lag: {
+    type: "object",
+    presence: "optional",
+    nullable: true,
+    fields: {
+      overallLagSeconds: num("expected", true),
+      crudLagSeconds: num("expected", true),
+      ddlLagSeconds: num("expected", true),
+    },
+  },
+  ceaStage: str("optional", true),
 } as const satisfies FieldsSpec;
 
 /** Top level of a progress answer (schemas/progress.schema.json). `success` is absent in older versions. */
@@ -88,6 +129,28 @@ export const PROGRESS_RESPONSE_SPEC = {
   success: { type: "boolean", presence: "optional", nullable: false },
   progress: { type: "object", presence: "required", nullable: false, fields: PROGRESS_SPEC },
 } as const satisfies FieldsSpec;
+
+/**
+ * The progress answer's descriptor for a fleet of `version` (the runbook's `serviceVersion`, the
+ * lowest any instance runs): the fields that version documents (src/api/versions.ts) are
+ * expected, so an answer without them is reported once, as any missing documented field is.
+ * Without a version, the version-less descriptor (later fields optional).
+ */
+export function progressResponseSpec(version: string | undefined): FieldsSpec {
+  if (version === undefined) return PROGRESS_RESPONSE_SPEC;
+  const expect = (name: string, f: FieldSpec): FieldSpec => {
+    const since = progressFieldSince(name);
+    return f.presence === "optional" && since !== undefined && atLeast(version, since)
+      ? { ...f, presence: "expected" }
+      : f;
+  };
+  const progress: Record<string, FieldSpec> = {};
+  for (const [k, f] of Object.entries<FieldSpec>(PROGRESS_SPEC)) progress[k] = expect(k, f);
+  return {
+    success: expect("success", PROGRESS_RESPONSE_SPEC.success),
+    progress: { ...PROGRESS_RESPONSE_SPEC.progress, fields: progress },
+  };
+}
 
 /** schemas/operation-response.schema.json; `error`/`errorDescription` are required when success is false. */
 export const OPERATION_RESPONSE_SPEC = {
@@ -162,6 +225,8 @@ export interface VerificationSide {
   lagTimeSeconds?: number | null;
   totalCollectionCount?: number;
   scannedCollectionCount?: number;
+  estimatedDocumentCount?: number;
+  hashedDocumentCount?: number;
 }
 
 export interface ProgressFields {
@@ -184,7 +249,26 @@ export interface ProgressFields {
   /** The coordinator (1.3+); null in IDLE. */
   coordinatorID?: string | null;
   verification?: ({ source?: VerificationSide & Extra; destination?: VerificationSide & Extra } & Extra) | null;
+  /** Seconds until change event application catches up (1.14+); null outside it. */
+  estimatedSecondsToCEACatchup?: number | null;
+  /** Round trip to the clusters, in ms (1.17+). */
+  pingLatencyMs?: number | null;
+  /** Index builds after the copy (1.19+); its fields are not documented. */
   indexBuilding?: Extra | null;
+  /** 1.19+; its form is not documented. */
+  estimatedOplogTimeRemaining?: unknown;
+  /** Warnings the service raises (1.19+), each as sent. */
+  warnings?: unknown[] | null;
+  /** 1.21+: read `overallLagSeconds` when present (`lagTimeSeconds` is deprecated): see `lagSeconds`. */
+  lag?: (LagFields & Extra) | null;
+  /** Stage of change event application (1.22+). */
+  ceaStage?: string | null;
+}
+
+export interface LagFields {
+  overallLagSeconds?: number | null;
+  crudLagSeconds?: number | null;
+  ddlLagSeconds?: number | null;
 }
 /** `progress` of a service progress answer. */
 export type Progress = ProgressFields & Extra;
@@ -232,17 +316,19 @@ export type VerifierProgressResponse = { progress: VerifierProgress } & Extra;
 
 type Scalar<S> = S extends { type: "any" }
   ? unknown
-  : S extends { enum: readonly (infer E)[] }
-    ? E
-    : S extends { type: "string" }
-      ? string
-      : S extends { type: "boolean" }
-        ? boolean
-        : S extends { type: "integer" }
-          ? number
-          : S extends { type: "object"; fields: infer F }
-            ? Shape<F> & Extra
-            : never;
+  : S extends { type: "array" }
+    ? unknown[]
+    : S extends { enum: readonly (infer E)[] }
+      ? E
+      : S extends { type: "string" }
+        ? string
+        : S extends { type: "boolean" }
+          ? boolean
+          : S extends { type: "integer" | "number" }
+            ? number
+            : S extends { type: "object"; fields: infer F }
+              ? Shape<F> & Extra
+              : never;
 type Value<S> = Scalar<S> | (S extends { nullable: true } ? null : never);
 type RequiredKeys<F> = { [K in keyof F]: F[K] extends { presence: "required" } ? K : never }[keyof F];
 /** The type a descriptor describes. */

@@ -6,7 +6,7 @@
  * does not show was not sent by this run. What it cannot know is whether a sent command took
  * effect when no answer was recorded; the fleet's state tells, because every command moves the
  * state machine (start IDLE→RUNNING, commit RUNNING→COMMITTING→COMMITTED, pause RUNNING→PAUSED,
- * resume PAUSED→RUNNING, reverse COMMITTED→RUNNING).
+ * resume PAUSED→RUNNING, reverse COMMITTED→REVERSING→RUNNING; src/api/commands.ts).
  *
  * - All instances past the command's state: it took effect → adopt (never resend).
  * - All instances still before it, with no instance having confirmed it: it did not take effect →
@@ -18,7 +18,7 @@
  *   there; a state neither before nor after; an unreachable instance) cannot be explained
  *   safely → refuse, listing every instance's state.
  */
-import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
+import { COMMAND_EFFECT, isCommandOperation, settledStates } from "../api/commands.js";
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
 export interface FleetReading {
@@ -302,12 +302,7 @@ function expectedStates(
   for (const c of state.commandsSent)
     if (c.stepIndex >= 0 && c.stepIndex < upTo && (!last || c.stepIndex >= last.stepIndex)) last = c;
   if (!last) return undefined;
-  // after commit the lag drains: COMMITTING becomes COMMITTED on its own
-  const states =
-    last.op === "commit"
-      ? ["COMMITTING", "COMMITTED"]
-      : last.op === "start"
-        ? ["INITIALIZING", "RUNNING"]
-        : COMMAND_EFFECT[last.op].after;
-  return { op: last.op, stepIndex: last.stepIndex, states };
+  // the command's result and where the service goes from there by itself (COMMITTING →
+  // COMMITTED, REVERSING → RUNNING): src/api/commands.ts
+  return { op: last.op, stepIndex: last.stepIndex, states: settledStates(last.op) };
 }

@@ -7,6 +7,7 @@
 import type { Diagnostic, Severity } from "../diagnostics.js";
 import type { Span } from "../runbook/positions.js";
 import type { Runbook } from "../runbook/types.js";
+import { compareVersions } from "../api/versions.js";
 
 export type YamlPath = readonly (string | number)[];
 
@@ -101,21 +102,11 @@ export class LintContext {
   }
 }
 
-/** Compare dotted versions: negative when a < b. Missing parts count as 0. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
 /** The runbook's `serviceVersion` is at least `v` (false when not declared). */
 export function serviceAtLeast(runbook: Runbook, v: string): boolean {
   return runbook.serviceVersion !== undefined && compareVersions(runbook.serviceVersion, v) >= 0;
 }
 
+export { compareVersions } from "../api/versions.js";
 export { closest } from "../suggest.js";
 export { plural, q } from "../text.js";

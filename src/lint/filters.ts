@@ -1,11 +1,12 @@
 /**
  * Namespace filters of `start` (includeNamespaces / excludeNamespaces): entries without a
- * database, duplicates, include/exclude contradictions, regular expressions, the regex field
- * name the deployed service expects, and database-level entries.
+ * database, duplicates, include/exclude contradictions, regular expressions, and database-level
+ * entries. (The collection pattern is `collectionsRegex`; the schema refuses `collectionRegex`,
+ * which the service does not have, with a "did you mean".)
  */
 import type { FilterEntry, StartRequest } from "../runbook/types.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
-import { compareVersions, q } from "./context.js";
+import { q } from "./context.js";
 import { REGEX_FIELDS, badOptionLetters, compileServiceRegex, selector, type Selector } from "./namespaces.js";
 
 export const rules: RuleInfo[] = [
@@ -46,18 +47,9 @@ export const rules: RuleInfo[] = [
     id: "regex-options",
     severity: "error",
     description: "Regex `options` uses letters other than i, m, s, x (or repeats one).",
-    spec: "Regular-expression filters (1.6) are documented as `databaseRegex` and `collectionRegex` objects `{ pattern, options }`, usable in include and exclude filters; option letters `i`, `m`, `s`, `x`.",
+    spec: "A regex is `{ pattern, options }`, options any of `i`, `m`, `s`, `x`.",
     source: "service-facts.md",
     hint: "Use only the option letters i (case-insensitive), m (multi-line), s (dot matches newline) and x (extended), each once.",
-  },
-  {
-    id: "regex-field-name",
-    severity: "warning",
-    description:
-      "`collectionsRegex` (the contract's name) where the deployed service version documents `collectionRegex`.",
-    spec: "The contract's `collectionsRegex` is the same idea under another name: the format accepts the contract's name, and lint says which name the deployed version expects.",
-    source: "service-facts.md",
-    hint: "Rename `collectionsRegex` to `collectionRegex`, the name the service documents since 1.6.",
   },
   {
     id: "filter-database-level",
@@ -75,7 +67,7 @@ type ListName = "includeNamespaces" | "excludeNamespaces";
 function describe(e: FilterEntry): string {
   const db = e.database ?? (e.databaseRegex ? `/${e.databaseRegex.pattern}/` : "?");
   if (e.collections) return e.collections.map((c) => `${db}.${c}`).join(", ");
-  const rx = e.collectionRegex ?? e.collectionsRegex;
+  const rx = e.collectionsRegex;
   if (rx) return `${db}./${rx.pattern}/${rx.options ?? ""}`;
   return `${db} (all collections)`;
 }
@@ -132,17 +124,6 @@ function checkEntry(ctx: LintContext, entry: FilterEntry, at: YamlPath, list: Li
         `${field} pattern ${q(rx.pattern)} is not a valid regular expression: ${compiled.error}.`,
       );
     }
-    if (field === "collectionsRegex") {
-      const v = ctx.runbook.serviceVersion;
-      if (v !== undefined && compareVersions(v, "1.6") >= 0) {
-        ctx.report(
-          "regex-field-name",
-          [...at, field],
-          `serviceVersion ${q(v)} documents the collection pattern as \`collectionRegex\`; \`collectionsRegex\` is the contract's name for it.`,
-          { key: true },
-        );
-      }
-    }
   }
   if (list === "includeNamespaces") {
     if (entry.databaseRegex) {
@@ -152,12 +133,7 @@ function checkEntry(ctx: LintContext, entry: FilterEntry, at: YamlPath, list: Li
         `databaseRegex ${q(entry.databaseRegex.pattern)}: a database created after start that matches it is not added to the running filter.`,
         { key: true },
       );
-    } else if (
-      entry.database !== undefined &&
-      entry.collections === undefined &&
-      !entry.collectionRegex &&
-      !entry.collectionsRegex
-    ) {
+    } else if (entry.database !== undefined && entry.collections === undefined && !entry.collectionsRegex) {
       ctx.report(
         "filter-database-level",
         [...at, "database"],
@@ -197,8 +173,8 @@ function checkDuplicates(ctx: LintContext, list: FilterEntry[], at: YamlPath): v
           );
         continue;
       }
-      const eAll = e.collections === undefined && !e.collectionRegex && !e.collectionsRegex;
-      const oAll = o.collections === undefined && !o.collectionRegex && !o.collectionsRegex;
+      const eAll = e.collections === undefined && !e.collectionsRegex;
+      const oAll = o.collections === undefined && !o.collectionsRegex;
       if (sameJson(e, o)) {
         ctx.report(
           "filter-duplicate",

@@ -36,6 +36,15 @@ export const rules: RuleInfo[] = [
     hint: "Give the base address only, e.g. http://127.0.0.1:27182; syncbook appends /api/v1/... itself.",
   },
   {
+    id: "can-write-not-coordinator",
+    severity: "warning",
+    description:
+      "A `canWrite` condition with `on: all` or `on: any` on a multi-instance fleet: the coordinator's value is the authoritative one.",
+    spec: "`canWrite` | 1.0 | on a multi-instance fleet, trust the coordinator's value",
+    source: "service-facts.md",
+    hint: "Drop `on` (a canWrite condition then reads the coordinator, the documentation's rule) or write `on: coordinator`.",
+  },
+  {
     id: "verify-without-verifier",
     severity: "error",
     description: "A `verify` step, but no `verifier` URL.",
@@ -66,6 +75,7 @@ function normalize(u: URL): string {
 
 export function check(ctx: LintContext): void {
   const rb = ctx.runbook;
+  checkCanWrite(ctx);
   const urls: { url: string; at: YamlPath; what: string }[] = rb.instances.map((inst, i) =>
     typeof inst === "string"
       ? { url: inst, at: ["instances", i], what: "Instance" }
@@ -137,4 +147,24 @@ export function check(ctx: LintContext): void {
         );
     });
   }
+}
+
+/**
+ * `canWrite` on a fleet of several instances: without `on` the runner reads the coordinator's
+ * (src/fleet/conditions.ts); an explicit `on: all | any` overrides that, and says why it should not.
+ */
+function checkCanWrite(ctx: LintContext): void {
+  const n = ctx.runbook.instances.length;
+  if (n < 2) return;
+  ctx.runbook.steps.forEach((step, i) => {
+    const kind = "waitFor" in step && step.waitFor ? "waitFor" : "assert" in step && step.assert ? "assert" : undefined;
+    const body = kind === "waitFor" ? step.waitFor : kind === "assert" ? step.assert : undefined;
+    if (!kind || !body || body.canWrite === undefined) return;
+    if (body.on !== "all" && body.on !== "any") return;
+    ctx.report(
+      "can-write-not-coordinator",
+      ["steps", i, kind, "on"],
+      `\`canWrite\` is read on ${body.on === "all" ? "every" : "any"} instance here, but on a fleet of ${n} instances only the coordinator's value is authoritative${body.on === "any" ? ": another instance's true does not mean the destination may take writes" : ": other instances may report another value"}.`,
+    );
+  });
 }

@@ -10,7 +10,7 @@
 import type { FilterEntry } from "../runbook/types.js";
 import { errorMessage } from "../errors.js";
 
-export const REGEX_FIELDS = ["collectionsRegex", "collectionRegex", "databaseRegex"] as const;
+export const REGEX_FIELDS = ["collectionsRegex", "databaseRegex"] as const;
 export type RegexField = (typeof REGEX_FIELDS)[number];
 export const REGEX_OPTION_LETTERS = "imsx";
 
@@ -137,7 +137,7 @@ export interface Selector {
   /** No `collections` and no collection regex: the entry selects every collection of its database(s). */
   databaseLevel: boolean;
   /** Collection regex field used, if any. */
-  collRegexField?: "collectionsRegex" | "collectionRegex";
+  collRegexField?: "collectionsRegex";
   db: (name: string) => boolean | undefined;
   coll: (name: string) => boolean | undefined;
 }
@@ -153,12 +153,8 @@ function regexTest(
 
 export function selector(entry: FilterEntry, index: number): Selector {
   const dbRegex = regexTest(entry.databaseRegex);
-  const collRegexField = entry.collectionRegex
-    ? "collectionRegex"
-    : entry.collectionsRegex
-      ? "collectionsRegex"
-      : undefined;
-  const collRegex = regexTest(entry.collectionRegex ?? entry.collectionsRegex);
+  const collRegexField = entry.collectionsRegex ? "collectionsRegex" : undefined;
+  const collRegex = regexTest(entry.collectionsRegex);
   const names = entry.collections;
   const databaseLevel = names === undefined && collRegexField === undefined;
   const sel: Selector = {

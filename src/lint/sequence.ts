@@ -12,6 +12,7 @@
  *   from interpolation may or may not run; a literal `when: false` never runs.
  */
 import { isCommandOperation } from "../api/commands.js";
+import { BEHAVIOUR } from "../api/versions.js";
 import type { SyncState } from "../api/types.js";
 import type { Step } from "../runbook/types.js";
 import { pluginStepKind, stepKind } from "../runbook/types.js";
@@ -192,13 +193,17 @@ export function check(ctx: LintContext): void {
 
   const bound = steps.map((s) => bindStep(s));
   const modes = steps.map((s, i) => runMode(ctx, s, i));
-  const initializing = ctx.runbook.serviceVersion === undefined || serviceAtLeast(ctx.runbook, "1.20");
+  const initializing =
+    ctx.runbook.serviceVersion === undefined || serviceAtLeast(ctx.runbook, BEHAVIOUR.initializing.since);
   const isCommand = (i: number): boolean => isCommandOperation(bound[i]!.kind) && modes[i] !== "never";
   const firstCmd = bound.findIndex((_, i) => isCommand(i));
   const hasStart = bound.some((b, i) => b.kind === "start" && modes[i] !== "never");
   const startsClean = firstCmd >= 0 && bound[firstCmd]!.kind === "start" && modes[firstCmd] === "always";
   let flow: Flow = {
-    states: startsClean ? new Set<SyncState>(["IDLE"]) : allStates(initializing),
+    // before a start: IDLE, or INITIALIZING (1.20+: not ready for start yet; the start step waits it out)
+    states: startsClean
+      ? new Set<SyncState>(initializing ? ["INITIALIZING", "IDLE"] : ["IDLE"])
+      : allStates(initializing),
     writesStopped: false,
     canCommitSeen: false,
     ceaReached: false,
@@ -207,7 +212,10 @@ export function check(ctx: LintContext): void {
     committed: undefined,
     pendingCommits: new Set(),
     // A cutover-only runbook on service 1.9+: the embedded verifier (on by default) may be running.
-    verifying: !hasStart && serviceAtLeast(ctx.runbook, "1.9") ? { at: -1, embedded: true } : undefined,
+    verifying:
+      !hasStart && serviceAtLeast(ctx.runbook, BEHAVIOUR.embeddedVerifier.since)
+        ? { at: -1, embedded: true }
+        : undefined,
   };
   const reportedPending = new Set<number>();
   const reportPending = (f: Flow, reason: string): void => {

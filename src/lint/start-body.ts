@@ -2,24 +2,12 @@
  * The `start` request body against the cluster pair it syncs: clusters, sharding,
  * reversibility, write blocking, buildIndexes, and `x-passthrough`.
  */
+import { BEHAVIOUR, START_FIELD_NAMES, atLeast, startField } from "../api/versions.js";
 import type { Cluster, StartRequest } from "../runbook/types.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { closest, compareVersions, q } from "./context.js";
 import { listSelects, selector } from "./namespaces.js";
 
-export const BUILD_INDEXES_VALUES = ["beforeDataCopy", "never", "afterDataCopy", "excludeHashedAfterCopy"] as const;
-/** Start-body fields the format knows (an `x-passthrough` field must not reuse one). */
-export const START_FIELDS = [
-  "source",
-  "destination",
-  "buildIndexes",
-  "reversible",
-  "enableUserWriteBlocking",
-  "includeNamespaces",
-  "excludeNamespaces",
-  "sharding",
-  "verification",
-] as const;
 const SERVICE_CLUSTER_NAMES = ["cluster0", "cluster1"];
 
 export const rules: RuleInfo[] = [
@@ -84,8 +72,9 @@ export const rules: RuleInfo[] = [
   {
     id: "reversible-needs-write-blocking",
     severity: "error",
-    description: "`reversible: true` without write blocking on both source and destination.",
-    spec: "`POST /api/v1/reverse`: only in COMMITTED, and only if `start` set `reversible: true` and write blocking on source and destination.",
+    description:
+      "`reversible: true` without write blocking on both source and destination, on a service before 1.20 (from 1.20 the service configures write blocking itself).",
+    spec: "`enableUserWriteBlocking`: … before 1.20 `reversible` needed it on source and destination; removed in 1.20.",
     source: "service-facts.md",
     hint: "Set `enableUserWriteBlocking: true` (or `sourceAndDestination`) next to `reversible: true`.",
   },
@@ -122,12 +111,22 @@ export const rules: RuleInfo[] = [
     hint: "Remove `enableUserWriteBlocking` (and `reversible`), or upgrade the source to 6.0 or newer first.",
   },
   {
-    id: "build-indexes-value",
-    severity: "error",
-    description: "`buildIndexes` is not one of beforeDataCopy, never, afterDataCopy, excludeHashedAfterCopy.",
-    spec: "`buildIndexes`: `beforeDataCopy` (the default) and `never` (1.3.0); newer versions add `afterDataCopy` and `excludeHashedAfterCopy`.",
+    id: "build-indexes-after-copy",
+    severity: "info",
+    description:
+      "Indexes are built after the collection copy (`afterDataCopy`, `excludeHashedAfterCopy`, or from 1.17 the default for a 6.0+ source): `canCommit` waits for the index builds.",
+    spec: "from 1.17 `afterDataCopy` is the default for sources on server 6.0+, and `canCommit` then waits for the index builds.",
     source: "service-facts.md",
-    hint: "Use `beforeDataCopy` (the default), `never`, `afterDataCopy` or `excludeHashedAfterCopy`.",
+    hint: "Budget the index builds into the wait for canCommit (progress shows `indexBuilding` from 1.19); set `buildIndexes: beforeDataCopy` to build them before the copy instead.",
+  },
+  {
+    id: "build-indexes-never-verifier",
+    severity: "warning",
+    description:
+      "`buildIndexes: never` with the embedded verifier on (1.9+, on by default): a synced collection with a TTL index fails the migration.",
+    spec: "`verification: { enabled }` | 1.9 | embedded verifier, on by default; with `buildIndexes: never` and TTL collections it fails the migration.",
+    source: "service-facts.md",
+    hint: "If any synced collection has a TTL index, turn the embedded verifier off (`verification: { enabled: false }`) and verify with the migration verifier, or build indexes.",
   },
   {
     id: "build-indexes-never",
@@ -241,15 +240,22 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
   if (s.sharding) checkShardingEntries(ctx, s, [...at, "sharding", "shardingEntries"]);
 
   // reversibility
+  const version = ctx.runbook.serviceVersion;
   if (s.reversible === true) {
-    if (!blocksBothSides(s.enableUserWriteBlocking)) {
+    // before 1.20 only; from 1.20 the service configures write blocking itself (and the field is
+    // gone: the version rules flag it); without a version, service-version-missing says both
+    if (
+      version !== undefined &&
+      !atLeast(version, BEHAVIOUR.writeBlockingFromConfig.since) &&
+      !blocksBothSides(s.enableUserWriteBlocking)
+    ) {
       const v = s.enableUserWriteBlocking;
       ctx.report(
         "reversible-needs-write-blocking",
         v === undefined ? [...at, "reversible"] : [...at, "enableUserWriteBlocking"],
         v === undefined
-          ? "`reversible: true` needs write blocking on source and destination, and `enableUserWriteBlocking` is not set."
-          : `\`reversible: true\` needs write blocking on source and destination; \`enableUserWriteBlocking: ${String(v)}\` does not block both.`,
+          ? `Before service 1.20, \`reversible: true\` needs write blocking on source and destination, and \`enableUserWriteBlocking\` is not set (serviceVersion ${q(version)}).`
+          : `Before service 1.20, \`reversible: true\` needs write blocking on source and destination; \`enableUserWriteBlocking: ${String(v)}\` does not block both (serviceVersion ${q(version)}).`,
       );
     }
     if (s.buildIndexes === "never") {
@@ -300,31 +306,50 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
   }
 
   // buildIndexes
-  if (s.buildIndexes !== undefined) {
-    const v = s.buildIndexes;
-    if (!(BUILD_INDEXES_VALUES as readonly string[]).includes(v)) {
+  if (s.buildIndexes === "never") {
+    ctx.report(
+      "build-indexes-never",
+      [...at, "buildIndexes"],
+      "`buildIndexes: never` builds only the `_id` index of each collection and a placeholder index for each sharded collection without a shard-key index; the placeholders stay after commit.",
+    );
+    const embedded =
+      s.verification?.enabled === true ||
+      (s.verification?.enabled !== false &&
+        (version === undefined || atLeast(version, BEHAVIOUR.embeddedVerifier.since)));
+    if (embedded)
       ctx.report(
-        "build-indexes-value",
+        "build-indexes-never-verifier",
         [...at, "buildIndexes"],
-        `buildIndexes ${q(v)} is not a value the service knows.`,
-        {
-          hint: `Did you mean ${q(closest(v, [...BUILD_INDEXES_VALUES]))}? Values: ${BUILD_INDEXES_VALUES.join(", ")}.`,
-        },
+        `\`buildIndexes: never\` with the embedded verifier on${s.verification?.enabled === true ? "" : " (the default from service 1.9)"}: if any synced collection has a TTL index, the service fails the migration.`,
       );
-    } else if (v === "never") {
+  }
+  const after = BEHAVIOUR.afterDataCopyDefault;
+  const valueSince = startField("buildIndexes")?.values?.find((v) => v.value === s.buildIndexes)?.since;
+  if (
+    (s.buildIndexes === "afterDataCopy" || s.buildIndexes === "excludeHashedAfterCopy") &&
+    (version === undefined || atLeast(version, valueSince))
+  ) {
+    ctx.report(
+      "build-indexes-after-copy",
+      [...at, "buildIndexes"],
+      `\`buildIndexes: ${s.buildIndexes}\` builds indexes after the collection copy: \`canCommit\` waits for the index builds.`,
+    );
+  } else if (s.buildIndexes === undefined && version !== undefined && atLeast(version, after.since)) {
+    const srcServer = known ? topologyOf(ctx, s.source)?.serverVersion : undefined;
+    if (srcServer === undefined || compareVersions(srcServer, after.sourceServer) >= 0)
       ctx.report(
-        "build-indexes-never",
-        [...at, "buildIndexes"],
-        "`buildIndexes: never` builds only the `_id` index of each collection and a placeholder index for each sharded collection without a shard-key index; the placeholders stay after commit.",
+        "build-indexes-after-copy",
+        at,
+        `From service ${after.since}, \`afterDataCopy\` is the default for ${srcServer === undefined ? "a source on server 6.0+" : `this source (server ${q(srcServer)})`}: indexes are built after the collection copy, and \`canCommit\` waits for the index builds.`,
+        { key: true },
       );
-    }
   }
 
   // x-passthrough
   const pass = s["x-passthrough"] as Record<string, unknown> | undefined;
   if (pass) {
     for (const field of Object.keys(pass)) {
-      if ((START_FIELDS as readonly string[]).includes(field)) {
+      if (START_FIELD_NAMES.includes(field)) {
         ctx.report(
           "passthrough-collision",
           [...at, "x-passthrough", field],

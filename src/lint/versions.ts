@@ -1,82 +1,99 @@
-/** Features of the start body newer than the runbook's `serviceVersion`. */
-import type { StartRequest } from "../runbook/types.js";
+/**
+ * Start fields and values against the runbook's `serviceVersion`, from the one table of the
+ * service by version (src/api/versions.ts): a field newer than the version, a field the version
+ * removed, a value newer than the version. Without a `serviceVersion`, what depends on it is
+ * listed once, with what the documentation says.
+ */
+import { atLeast, startField, startVersionProblems, versionDependentParts, versionRange } from "../api/versions.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
-import { compareVersions, q } from "./context.js";
-import { REGEX_FIELDS } from "./namespaces.js";
+import { q } from "./context.js";
 
 export const rules: RuleInfo[] = [
   {
     id: "version-feature",
     severity: "error",
     description:
-      "A start field newer than `serviceVersion` (includeNamespaces and sharding 1.1, buildIndexes 1.3.0, excludeNamespaces and regex filters 1.6, verification 1.9).",
-    spec: "Feature introductions (service version numbers): sharding option and includeNamespaces filter: 1.1; buildIndexes: 1.3.0; ... exclude filter: 1.6.",
-    source: "sync-service-api.md",
+      "A start field or value that `serviceVersion` does not have: newer than it (e.g. `skipDiskSpaceCheck` 1.22, `buildIndexes: afterDataCopy` 1.16), or removed by then (`enableUserWriteBlocking` from 1.20).",
+    spec: "start body, by version: each field and value from its version; `enableUserWriteBlocking` … removed in 1.20: never send it to a 1.20+ service.",
+    source: "service-facts.md",
     hint: "Remove the field, or raise `serviceVersion` once every instance runs a version that has it.",
   },
   {
     id: "service-version-missing",
-    severity: "info",
-    description: "The runbook uses version-gated features but declares no `serviceVersion`, so lint cannot check them.",
-    spec: "serviceVersion: lowest version of the deployed service; lint gates features on it.",
-    source: "DESIGN.md",
+    severity: "warning",
+    description:
+      "The start body uses fields or values that depend on the service version, and the runbook declares no `serviceVersion`: lint cannot check them.",
+    spec: "The runner must work with every version a runbook's `serviceVersion` allows.",
+    source: "service-facts.md",
     hint: 'Add `serviceVersion: "1.x.y"`: the lowest version any instance runs.',
   },
 ];
 
-/** Start-body features and the service version that introduced each. */
-export const FEATURE_VERSIONS: readonly { field: keyof StartRequest; since: string; what: string }[] = [
-  { field: "includeNamespaces", since: "1.1", what: "the includeNamespaces filter" },
-  { field: "sharding", since: "1.1", what: "the sharding option" },
-  { field: "buildIndexes", since: "1.3.0", what: "buildIndexes" },
-  { field: "excludeNamespaces", since: "1.6", what: "the exclude filter (excludeNamespaces)" },
-  { field: "verification", since: "1.9", what: "the embedded verifier option (verification)" },
-];
-export const REGEX_SINCE = "1.6";
+const show = (v: string | boolean): string => (typeof v === "string" ? q(v) : String(v));
 
 export function check(ctx: LintContext): void {
   const version = ctx.runbook.serviceVersion;
-  let gated: YamlPath | undefined;
+  let missing: { at: YamlPath; parts: string[]; reversible: boolean } | undefined;
   ctx.runbook.steps.forEach((step, i) => {
     if (!("start" in step) || !step.start) return;
     const s = step.start;
     const at: YamlPath = ["steps", i, "start"];
-    for (const f of FEATURE_VERSIONS) {
-      if (s[f.field] === undefined) continue;
-      gated ??= [...at, f.field];
-      if (version !== undefined && compareVersions(version, f.since) < 0) {
+    if (version === undefined) {
+      const parts = versionDependentParts(s);
+      if (parts.length > 0 || s.reversible === true) {
+        missing ??= { at: [...at, parts[0]?.field ?? "reversible"], parts: [], reversible: false };
+        for (const p of parts) if (!missing.parts.includes(p.text)) missing.parts.push(p.text);
+        missing.reversible ||= s.reversible === true;
+      }
+      return;
+    }
+    for (const p of startVersionProblems(s, version)) {
+      const where = [...at, ...p.path];
+      if (p.kind === "removed") {
         ctx.report(
           "version-feature",
-          [...at, f.field],
-          `${f.what} needs service ${f.since} or newer; serviceVersion is ${q(version)}.`,
+          where,
+          `${p.field} was removed from start in service ${p.version}; serviceVersion is ${q(version)}. Never send it to a ${p.version}+ service${p.field === "enableUserWriteBlocking" ? ": from 1.20 the service manages write blocking on both sides from its own configuration" : ""}.`,
+          {
+            key: true,
+            hint: `Remove ${q(p.field)}${p.field === "enableUserWriteBlocking" ? " (from 1.20 `reversible` needs no write blocking in the start body)" : ""}.`,
+          },
+        );
+      } else if (p.value !== undefined) {
+        const allowed = (startField(p.field)?.values ?? [])
+          .filter((v) => atLeast(version, v.since))
+          .map((v) => show(v.value));
+        ctx.report(
+          "version-feature",
+          where,
+          `${p.field} ${show(p.value)} needs service ${p.version} or newer; serviceVersion is ${q(version)}.`,
+          {
+            hint: `At ${version}: ${allowed.join(", ")}. Or raise \`serviceVersion\` once every instance runs ${p.version} or newer.`,
+          },
+        );
+      } else {
+        ctx.report(
+          "version-feature",
+          where,
+          `${p.field} needs service ${p.version} or newer (${versionRange(p.row.since, p.row.until)}); serviceVersion is ${q(version)}: an older service refuses it like a misspelt field.`,
           { key: true },
         );
       }
     }
-    for (const list of ["includeNamespaces", "excludeNamespaces"] as const) {
-      s[list]?.forEach((entry, j) => {
-        for (const field of REGEX_FIELDS) {
-          if (!entry[field]) continue;
-          gated ??= [...at, list, j, field];
-          if (version !== undefined && compareVersions(version, REGEX_SINCE) < 0) {
-            ctx.report(
-              "version-feature",
-              [...at, list, j, field],
-              `Regular-expression filters (${field}) need service ${REGEX_SINCE} or newer; serviceVersion is ${q(version)}.`,
-              {
-                key: true,
-              },
-            );
-          }
-        }
-      });
-    }
   });
-  if (version === undefined && gated) {
+  if (missing) {
+    const what = [
+      ...missing.parts,
+      ...(missing.reversible
+        ? [
+            "reversible (before 1.20 it needs enableUserWriteBlocking on source and destination; from 1.20 enableUserWriteBlocking must not be sent)",
+          ]
+        : []),
+    ];
     ctx.report(
       "service-version-missing",
-      gated,
-      "This field depends on the service version, and the runbook declares no `serviceVersion`.",
+      missing.at,
+      `The runbook declares no \`serviceVersion\`, so lint cannot check what depends on it. The documentation says: ${what.join("; ")}.`,
       { key: true },
     );
   }

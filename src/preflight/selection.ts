@@ -24,7 +24,7 @@ export interface EntryMatch {
   matched: number;
   /** Names it gives explicitly that do not exist: `db` or `db.coll`, with the path of the name. */
   missing: { name: string; path: (string | number)[] }[];
-  /** The entry has a regex (databaseRegex, collectionsRegex / collectionRegex). */
+  /** The entry has a regex (databaseRegex, collectionsRegex). */
   regex: boolean;
   /** Cannot tell for some namespace (a pattern the matcher cannot evaluate). */
   unsure: boolean;
@@ -89,7 +89,7 @@ export function selectNamespaces(databases: readonly DatabaseFacts[], start: Sta
         entry: e,
         matched,
         missing,
-        regex: e.databaseRegex !== undefined || e.collectionsRegex !== undefined || e.collectionRegex !== undefined,
+        regex: e.databaseRegex !== undefined || e.collectionsRegex !== undefined,
         unsure,
       });
     }

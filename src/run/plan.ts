@@ -51,6 +51,7 @@ export function planRequests(
     instances: instancesOf(runbook).map((i) => redact(i.url)),
     verifier: runbook.verifier ? redact(runbook.verifier) : "(no verifier)",
     redact,
+    serviceVersion: runbook.serviceVersion,
   };
   return steps.filter((s) => s.step.when !== false).flatMap((s) => s.bound.plan(to).map((r) => ({ step: s.id, ...r })));
 }

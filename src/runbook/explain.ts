@@ -251,6 +251,12 @@ interface Found {
   atKey?: boolean;
 }
 
+/** Names people write because an older page of the documentation did: why they are wrong. */
+const WHY_NOT: Readonly<Record<string, string>> = {
+  collectionRegex:
+    "The service has no `collectionRegex` (service facts): it would ignore the key, and an entry with only a database selects the whole database (in excludeNamespaces: leaves all of it out). The collection pattern is `collectionsRegex`.",
+};
+
 function describe(e: Err, data: unknown): Found | undefined {
   const value = valueAt(data, e.path);
   const lastSeg = e.path[e.path.length - 1];
@@ -275,9 +281,10 @@ function describe(e: Err, data: unknown): Found | undefined {
         atKey: true,
         message: near ? `${what}; did you mean \`${near}\`?` : what,
         hint:
-          known.length && known.length <= 24
+          (Object.hasOwn(WHY_NOT, prop) ? WHY_NOT[prop] : undefined) ??
+          (known.length && known.length <= 24
             ? `Known fields: ${known.join(", ")}.`
-            : "Remove it, or check the spelling against the schema.",
+            : "Remove it, or check the spelling against the schema."),
       };
     }
     case "required": {

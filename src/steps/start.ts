@@ -1,18 +1,36 @@
 /** `start`: every instance must be IDLE; the identical body goes to every instance once. */
 import { commandTookEffect } from "../api/index.js";
+import { wireStartBody } from "../api/start-body.js";
+import { BEHAVIOUR, atLeast, versionDependentParts } from "../api/versions.js";
 import { instanceLabel } from "../events.js";
 import type { StartRequest } from "../runbook/types.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
+import { poll } from "./kit/poll.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
+import type { StepContext } from "./kit/context.js";
+import type { FleetSnapshot } from "../fleet/index.js";
 
 export const start: StepKindDef<StartRequest> = {
   body: keyed("start"),
   title: (b) => `Start the sync ${b.source} → ${b.destination}`,
-  plan: (b, to) => [
-    ...toEach(to, "GET", "/api/v1/progress", { note: "interlock: every instance IDLE" }),
-    ...toEach(to, "POST", "/api/v1/start", { body: JSON.parse(to.redact(JSON.stringify(b))) as unknown }),
-  ],
+  plan: (b, to) => {
+    const v = to.serviceVersion;
+    const parts = versionDependentParts(b).map((p) => p.text);
+    const initializing = v === undefined || atLeast(v, BEHAVIOUR.initializing.since);
+    return [
+      ...toEach(to, "GET", "/api/v1/progress", {
+        note: `interlock: every instance IDLE${initializing ? " (INITIALIZING, 1.20+, is waited out)" : ""}`,
+      }),
+      // the body as sent: x-passthrough fields at the top level, where the service reads them
+      ...toEach(to, "POST", "/api/v1/start", {
+        body: JSON.parse(to.redact(JSON.stringify(wireStartBody(b)))) as unknown,
+        ...(parts.length
+          ? { note: `${v === undefined ? "no serviceVersion" : `service ${v}`}: ${parts.join("; ")}` }
+          : {}),
+      }),
+    ];
+  },
   sequence(b, at) {
     const f = at.flow;
     const started = resultOf("start", at.initializing);
@@ -32,7 +50,9 @@ export const start: StepKindDef<StartRequest> = {
     f.starts = [at.index];
     if (!commandPossible(at, "start")) return { ok: f };
     // the embedded verifier (1.9+, on unless the start turns it off) checks until commit
-    const embedded = b.verification?.enabled === true || (b.verification?.enabled !== false && at.atLeast("1.9"));
+    const embedded =
+      b.verification?.enabled === true ||
+      (b.verification?.enabled !== false && at.atLeast(BEHAVIOUR.embeddedVerifier.since));
     f.states = started;
     f.canCommitSeen = false;
     f.ceaReached = false;
@@ -41,7 +61,7 @@ export const start: StepKindDef<StartRequest> = {
     return { ok: f };
   },
   async run(ctx, body) {
-    const snap = await readFleet(ctx);
+    const snap = await idleOrInitializing(ctx);
     checkIdentity(ctx, snap);
     const notIdle = snap.instances.filter((i) => i.progress?.state !== "IDLE");
     checkInterlock(
@@ -53,6 +73,41 @@ export const start: StepKindDef<StartRequest> = {
         : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}`,
       "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.",
     );
-    await sendCommand(ctx, { op: "start", body, tookEffect: (p) => commandTookEffect("start", p.state) });
+    await sendCommand(ctx, {
+      op: "start",
+      body: wireStartBody(body),
+      tookEffect: (p) => commandTookEffect("start", p.state),
+    });
   },
 };
+
+/**
+ * The fleet, once no instance is INITIALIZING any more. INITIALIZING (1.20+) is "not ready for
+ * /start" and passes by itself (to IDLE): a fleet that is only IDLE or INITIALIZING (services just
+ * started) is read again until it is IDLE, within the step's time limit, instead of refused.
+ * Any other state goes to the interlock as it is.
+ */
+async function idleOrInitializing(ctx: StepContext): Promise<FleetSnapshot> {
+  const first = await readFleet(ctx);
+  const initializing = (snap: FleetSnapshot) => snap.instances.filter((i) => i.progress?.state === "INITIALIZING");
+  const waitable = (snap: FleetSnapshot) =>
+    initializing(snap).length > 0 &&
+    snap.instances.every((i) => i.progress?.state === "IDLE" || i.progress?.state === "INITIALIZING");
+  if (!waitable(first)) return first;
+  ctx.run.emit("decision", {
+    index: ctx.index,
+    id: ctx.id,
+    kind: "retry",
+    ok: true,
+    reason: `${initializing(first)
+      .map((i) => instanceLabel(i.ref))
+      .join(", ")} INITIALIZING (not ready for start yet): reading progress until every instance is IDLE`,
+  });
+  const r = await poll({
+    read: () => readFleet(ctx),
+    judge: (snap) => (waitable(snap) ? undefined : snap),
+    every: ctx.pollMs,
+    signal: ctx.signal,
+  });
+  return r.value;
+}

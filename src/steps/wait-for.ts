@@ -1,6 +1,7 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
 import { evaluate, readCondition, type ConditionBody } from "../fleet/index.js";
 import type { WaitForBody } from "../runbook/types.js";
+import { BEHAVIOUR, atLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { CEA, closure, narrow, type SequenceOutcome, type SequenceStep } from "./kit/sequence.js";
 import { waitUntil } from "./kit/wait.js";
@@ -32,7 +33,21 @@ export function conditionSequence(
 export const waitFor: StepKindDef<WaitForBody> = {
   body: keyed("waitFor"),
   title: (b) => `Wait for ${readCondition(b).text}`,
-  plan: (_b, to) => toEach(to, "GET", "/api/v1/progress", { note: "polled until the condition holds" }),
+  plan: (b, to) => {
+    // what the condition reads where the version decides it (src/api/versions.ts)
+    const reads: string[] = [];
+    if (b.lagBelow !== undefined)
+      reads.push(
+        to.serviceVersion !== undefined && atLeast(to.serviceVersion, BEHAVIOUR.lagObject.since)
+          ? `lagBelow reads lag.overallLagSeconds (service ${BEHAVIOUR.lagObject.since}+)`
+          : `lagBelow reads lag.overallLagSeconds when present, else lagTimeSeconds`,
+      );
+    if (b.canWrite !== undefined && b.on === undefined && to.instances.length > 1)
+      reads.push("canWrite read on the coordinator");
+    return toEach(to, "GET", "/api/v1/progress", {
+      note: `polled until the condition holds${reads.length ? `; ${reads.join("; ")}` : ""}`,
+    });
+  },
   timing: (b) => ({ timeout: b.timeout, pollInterval: b.pollInterval, slowAfter: b.slowAfter }),
   sequence: (b, at) =>
     conditionSequence(b, at, (reason) =>

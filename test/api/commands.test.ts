@@ -2,16 +2,19 @@
  * The one table of the service's commands and states (src/api/commands.ts) that the runner's
  * interlocks, its reconcile after a lost answer and `--resume` all read. Spec "Errors" 5: "Start
  * fails when the service is not in state IDLE"; service facts: commit only in RUNNING, pause in
- * RUNNING, resume in PAUSED, reverse after COMMITTED; INITIALIZING precedes RUNNING from 1.20.
+ * RUNNING, resume in PAUSED, reverse after COMMITTED (COMMITTED → REVERSING → RUNNING);
+ * INITIALIZING (1.20) comes before IDLE: "not ready for /start".
  */
 import { describe, expect, it } from "vitest";
 import { COMMAND_EFFECT, COMMAND_OPERATIONS, commandTookEffect, isCommandOperation } from "../../src/api/index.js";
+import { SPONTANEOUS, closeStates, settledStates } from "../../src/api/commands.js";
 import { SYNC_STATES } from "../../src/api/types.js";
 
 describe("command effects", () => {
   it("each command is sent in one state and leaves it; the table names only real states", () => {
     expect(COMMAND_EFFECT.start.before).toEqual(["IDLE"]);
-    expect(COMMAND_EFFECT.start.result).toEqual(["INITIALIZING", "RUNNING"]);
+    expect(COMMAND_EFFECT.start.result).toEqual(["RUNNING"]);
+    expect(COMMAND_EFFECT.start.after).not.toContain("INITIALIZING");
     expect(COMMAND_EFFECT.commit).toEqual({
       before: ["RUNNING"],
       after: ["COMMITTING", "COMMITTED"],
@@ -19,7 +22,11 @@ describe("command effects", () => {
     });
     expect(COMMAND_EFFECT.pause).toEqual({ before: ["RUNNING"], after: ["PAUSED"], result: ["PAUSED"] });
     expect(COMMAND_EFFECT.resume).toEqual({ before: ["PAUSED"], after: ["RUNNING"], result: ["RUNNING"] });
-    expect(COMMAND_EFFECT.reverse).toEqual({ before: ["COMMITTED"], after: ["RUNNING"], result: ["RUNNING"] });
+    expect(COMMAND_EFFECT.reverse).toEqual({
+      before: ["COMMITTED"],
+      after: ["REVERSING", "RUNNING", "PAUSED", "COMMITTING"],
+      result: ["REVERSING"],
+    });
     for (const op of COMMAND_OPERATIONS) {
       const { before, after } = COMMAND_EFFECT[op];
       for (const s of [...before, ...after]) expect(SYNC_STATES, `${op}: ${s}`).toContain(s);
@@ -31,7 +38,10 @@ describe("command effects", () => {
   });
 
   it("took effect: yes after, certainly not before, cannot tell otherwise (never a guess)", () => {
-    expect(commandTookEffect("start", "INITIALIZING")).toBe(true);
+    // INITIALIZING is before IDLE (a restarted service): it cannot tell whether a start arrived
+    expect(commandTookEffect("start", "INITIALIZING")).toBeUndefined();
+    expect(commandTookEffect("start", "RUNNING")).toBe(true);
+    expect(commandTookEffect("reverse", "REVERSING")).toBe(true);
     expect(commandTookEffect("start", "IDLE")).toBe(false);
     expect(commandTookEffect("start", "SOMETHING_NEW")).toBeUndefined();
     expect(commandTookEffect("commit", "COMMITTING")).toBe(true);
@@ -39,6 +49,14 @@ describe("command effects", () => {
     expect(commandTookEffect("commit", "PAUSED")).toBeUndefined();
     expect(commandTookEffect("commit", undefined)).toBeUndefined();
     expect(commandTookEffect("reverse", "COMMITTED")).toBe(false);
+  });
+
+  it("the service's own moves: INITIALIZING → IDLE, COMMITTING → COMMITTED, REVERSING → RUNNING", () => {
+    expect(SPONTANEOUS).toEqual({ INITIALIZING: "IDLE", COMMITTING: "COMMITTED", REVERSING: "RUNNING" });
+    expect(settledStates("reverse")).toEqual(["REVERSING", "RUNNING"]);
+    expect(settledStates("commit")).toEqual(["COMMITTING", "COMMITTED"]);
+    expect(settledStates("start")).toEqual(["RUNNING"]);
+    expect([...closeStates(["INITIALIZING"])]).toEqual(["INITIALIZING", "IDLE"]);
   });
 
   it("names the commands and nothing else", () => {

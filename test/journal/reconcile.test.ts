@@ -65,6 +65,8 @@ const PRR = [
   { index: 3, id: "reverse", kind: "reverse", title: "" },
 ];
 const PRR_RB = { hash: RB.hash, steps: PRR.map(({ id, kind }) => ({ id, kind })) };
+const PRRW = [...PRR, { index: 4, id: "reversed", kind: "waitFor", title: "" }];
+const PRRW_RB = { hash: RB.hash, steps: PRRW.map(({ id, kind }) => ({ id, kind })) };
 
 const rows: Row[] = [
   // runbook identity
@@ -227,8 +229,7 @@ const rows: Row[] = [
     fleet: fleet("IDLE"),
     expect: {
       code: "disagree",
-      message:
-        /last command was start \(step 0\), so every instance should be INITIALIZING or RUNNING; the fleet shows i0 IDLE/,
+      message: /last command was start \(step 0\), so every instance should be RUNNING; the fleet shows i0 IDLE/,
     },
   },
   {
@@ -353,6 +354,43 @@ const rows: Row[] = [
     runbook: PRR_RB,
     fleet: fleet("COMMITTED"),
     expect: { resumeAt: 3, adopt: [] },
+  },
+  // facts: "COMMITTED → REVERSING → RUNNING in the opposite direction"
+  {
+    name: "reverse sent, fleet REVERSING (one instance already RUNNING) → adopted",
+    state: state(
+      ["ok", "ok", "ok", "cut"],
+      [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown", "unknown")],
+      {},
+      PRR,
+    ),
+    runbook: PRR_RB,
+    fleet: fleet("REVERSING", "RUNNING"),
+    expect: { resumeAt: 3, adopt: [3], note: /every instance is REVERSING\/RUNNING: adopted/ },
+  },
+  {
+    name: "after a done reverse, the fleet still REVERSING or already RUNNING → resumes at the next step",
+    state: state(
+      ["ok", "ok", "ok", "ok", "cut"],
+      [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "ok", "ok")],
+      {},
+      PRRW,
+    ),
+    runbook: PRRW_RB,
+    fleet: fleet("REVERSING", "RUNNING"),
+    expect: { resumeAt: 4, adopt: [] },
+  },
+  {
+    name: "after a done reverse, the fleet COMMITTED → refused (the reverse did not happen)",
+    state: state(
+      ["ok", "ok", "ok", "ok", "cut"],
+      [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "ok")],
+      {},
+      PRRW,
+    ),
+    runbook: PRRW_RB,
+    fleet: fleet("COMMITTED"),
+    expect: { code: "disagree", message: /should be REVERSING or RUNNING; the fleet shows i0 COMMITTED/ },
   },
   {
     name: "after a done pause, fleet RUNNING → refused",

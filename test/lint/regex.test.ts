@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { badOptionLetters, compileServiceRegex, listSelects, selector } from "../../src/lint/namespaces.js";
 
-// "Regular-expression filters (1.6) are documented as `databaseRegex` and `collectionRegex`
-// objects `{ pattern, options }` ...; option letters `i`, `m`, `s`, `x`." (service-facts.md)
+// "A regex is `{ pattern, options }`, options any of `i`, `m`, `s`, `x`." (service-facts.md,
+// "Filter entry"; the fields are `databaseRegex` and `collectionsRegex`)
 describe("service regular expressions", () => {
   it.each([
     "^cust",
@@ -42,13 +42,13 @@ describe("filter selection", () => {
   it("is certain for names, and unsure when a pattern cannot be judged", () => {
     const list = [
       selector({ database: "sales", collections: ["orders"] }, 0),
-      selector({ database: "crm", collectionRegex: { pattern: "^cust" } }, 1),
+      selector({ database: "crm", collectionsRegex: { pattern: "^cust" } }, 1),
     ];
     expect(listSelects(list, "sales", "orders").selected).toBe(true);
     expect(listSelects(list, "sales", "invoices").selected).toBe(false);
     expect(listSelects(list, "crm", "customers").selected).toBe(true);
     expect(listSelects(list, "crm", "leads").selected).toBe(false);
-    const unsure = [selector({ database: "crm", collectionRegex: { pattern: "(a(?R)?b)" } }, 0)];
+    const unsure = [selector({ database: "crm", collectionsRegex: { pattern: "(a(?R)?b)" } }, 0)];
     expect(listSelects(unsure, "crm", "leads").selected).toBeUndefined();
   });
   it("a database-only entry selects all collections of that database", () => {

@@ -89,10 +89,30 @@ describe("state model", () => {
     ]);
   });
 
-  it('"Newer versions add a state INITIALIZING before RUNNING (1.20)": waiting for it on 1.8 never ends', async () => {
+  it('"INITIALIZING (1.20, before RUNNING)": "not ready for /start", so it comes before IDLE, never after a start', async () => {
     const wait = "  - waitFor: { state: INITIALIZING }\n";
+    const idle = "  - waitFor: { state: IDLE }\n";
+    // before the start, on 1.20+: the services may still be initializing
+    expect(await problems(runbook(wait + idle + START + READY + STOP + COMMIT))).toEqual(["wait-never-holds"]);
+    expect(await problems(runbook(wait + idle + START + READY + STOP + COMMIT).replace('"1.8.0"', '"1.20.0"'))).toEqual(
+      [],
+    );
+    // after it, on any version: a started sync never goes back to INITIALIZING
     expect(await problems(runbook(START + wait + READY + STOP + COMMIT))).toEqual(["wait-never-holds"]);
-    expect(await problems(runbook(START + wait + READY + STOP + COMMIT).replace('"1.8.0"', '"1.20.0"'))).toEqual([]);
+    expect(await problems(runbook(START + wait + READY + STOP + COMMIT).replace('"1.8.0"', '"1.20.0"'))).toEqual([
+      "wait-never-holds",
+    ]);
+  });
+
+  it('"COMMITTED → REVERSING → RUNNING in the opposite direction": a reverse can be waited out', async () => {
+    const rb = (extra: string) =>
+      runbook(START + READY + STOP + COMMIT + "  - reverse: {}\n" + extra).replace(
+        "destination: cluster1",
+        "destination: cluster1, reversible: true, enableUserWriteBlocking: true",
+      );
+    expect(await problems(rb("  - waitFor: { state: REVERSING }\n  - waitFor: { state: RUNNING }\n"))).toEqual([]);
+    // REVERSING is over by itself: nothing follows it but RUNNING (and what a RUNNING sync can do)
+    expect(await problems(rb("  - waitFor: { state: COMMITTING }\n"))).toEqual(["wait-never-holds"]);
   });
 
   it('"In state IDLE, all fields except state and canCommit are null": waiting for canCommit before start never ends', async () => {

@@ -48,7 +48,7 @@ describe("loader: schema errors explained", () => {
     );
     expect(l.diagnostics.map(at)).toEqual([
       "8:27 `canCommit`: expected a boolean, got string `yes`",
-      "8:41 `state`: expected one of `IDLE`, `INITIALIZING`, `RUNNING`, `PAUSED`, `COMMITTING`, `COMMITTED`, got `RUNNIN`; did you mean `RUNNING`?",
+      "8:41 `state`: expected one of `IDLE`, `INITIALIZING`, `RUNNING`, `PAUSED`, `COMMITTING`, `COMMITTED`, `REVERSING`, got `RUNNIN`; did you mean `RUNNING`?",
       "9:5 start is missing the required field `destination`",
     ]);
   });

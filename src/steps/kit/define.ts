@@ -25,6 +25,8 @@ export interface PlanTargets {
   instances: readonly string[];
   verifier: string;
   redact(text: string): string;
+  /** The runbook's `serviceVersion`: what the plan says depends on it (src/api/versions.ts). */
+  serviceVersion?: string | undefined;
 }
 
 /** The timing fields a kind reads from its own body (the runner applies the defaults and the rehearsal scale). */

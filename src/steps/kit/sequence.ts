@@ -10,13 +10,14 @@
  * when it is impossible in *every* reachable state, and lint then assumes it succeeded, so one
  * mistake is reported once, not again at every later step.
  */
-import { COMMAND_EFFECT, SPONTANEOUS, type CommandOperation } from "../../api/commands.js";
+import { COMMAND_EFFECT, closeStates, type CommandOperation } from "../../api/commands.js";
 import type { SyncState } from "../../api/types.js";
+import { ALL_STATES } from "../../api/versions.js";
 import type { ConditionModel } from "../../fleet/index.js";
 import type { Runbook, Step } from "../../runbook/types.js";
 
-/** The order a sync goes through its states, for messages. */
-const ORDER: readonly SyncState[] = ["IDLE", "INITIALIZING", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED"];
+/** The order a sync goes through its states, for messages (the version table's). */
+const ORDER: readonly SyncState[] = ALL_STATES;
 export const CEA = "change event application";
 
 export interface Verifying {
@@ -98,13 +99,7 @@ export function joinFlows(a: Flow, b: Flow): Flow {
 }
 
 /** Adds the states the fleet reaches by itself, with time. */
-export function closure(states: Iterable<SyncState>): Set<SyncState> {
-  const out = new Set(states);
-  for (const s of [...out]) {
-    for (let next = SPONTANEOUS[s]; next !== undefined && !out.has(next); next = SPONTANEOUS[next]) out.add(next);
-  }
-  return out;
-}
+export const closure = closeStates;
 
 /** Every state the model knows (INITIALIZING only where the version has it). */
 export function allStates(initializing: boolean): Set<SyncState> {
@@ -159,7 +154,9 @@ export function narrow(states: Set<SyncState>, c: ConditionModel): { feasible: S
     if (f.size === 0) return { feasible: f, reason: `it expects state ${listStates(want)}, and ${here}` };
   }
   if (c.needsProgress) {
+    // null in IDLE (spec, progress rule 1), and in INITIALIZING, which comes before IDLE
     f.delete("IDLE");
+    f.delete("INITIALIZING");
     if (f.size === 0)
       return { feasible: f, reason: `it needs \`${c.needsProgress}\`, which is null in IDLE (${here})` };
   }
@@ -169,6 +166,7 @@ export function narrow(states: Set<SyncState>, c: ConditionModel): { feasible: S
   }
   if (c.canCommit === true) {
     f.delete("IDLE");
+    f.delete("INITIALIZING");
     if (f.size === 0)
       return { feasible: f, reason: `canCommit is never true in IDLE: a commit needs RUNNING (${here})` };
   }

@@ -1,0 +1,297 @@
+/**
+ * The sync service by version: the runner's one table of what each version of the service has
+ * (start fields and their values, progress fields, states, refusals, behaviour changes). Lint,
+ * the format's descriptions (a test holds schemas/runbook.schema.json to it), the client's
+ * answer checks and `--dry-run` read it; nothing else writes a version number down.
+ *
+ * Every row cites its line of spec/service-facts.md (or of the contract, sync-service-api.md):
+ * `cite.text` is a verbatim part of that line, and test/api/versions.test.ts checks both the
+ * quote and that the row says what the quote says. The simulator keeps its own table
+ * (src/sim/versions.ts) on purpose: a test double that shared this one could not catch it being
+ * wrong. Versions are the service's ("1.9" = from 1.9 on); `until` is the first version without.
+ */
+import type { SyncState } from "./types.js";
+
+/** Where a row comes from: a line of one of the two documents, and a verbatim part of it. */
+export interface Cite {
+  file: "service-facts.md" | "sync-service-api.md";
+  line: number;
+  text: string;
+}
+
+const facts = (line: number, text: string): Cite => ({ file: "service-facts.md", line, text });
+const contract = (line: number, text: string): Cite => ({ file: "sync-service-api.md", line, text });
+
+/** Compare dotted versions: negative when a < b. Missing parts count as 0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** `version` is `since` or newer (`since` undefined: every version). */
+export function atLeast(version: string, since: string | undefined): boolean {
+  return since === undefined || compareVersions(version, since) >= 0;
+}
+
+/** A value of a start field that came with a version of its own. */
+export interface ValueRow {
+  value: string | boolean;
+  since?: string;
+  /** What it means, for messages and descriptions. */
+  means?: string;
+}
+
+export interface StartFieldRow {
+  field: string;
+  /** First version that has it (undefined: every version, the table's "—"). */
+  since?: string;
+  /** First version that no longer has it. */
+  until?: string;
+  /** Values with versions of their own (a field without them takes any value of its type). */
+  values?: readonly ValueRow[];
+  cite: Cite;
+}
+
+/** Top-level fields of the start body (facts: "All of these are top-level fields of the start body"). */
+export const START_FIELDS: readonly StartFieldRow[] = [
+  { field: "source", cite: contract(23, "| source | string | yes |") },
+  { field: "destination", cite: contract(24, "| destination | string | yes |") },
+  { field: "includeNamespaces", since: "1.1", cite: facts(60, "| `includeNamespaces` | 1.1 |") },
+  { field: "sharding", since: "1.1", cite: facts(61, "| `sharding` | 1.1 |") },
+  { field: "excludeNamespaces", since: "1.6", cite: facts(62, "| `excludeNamespaces` | 1.6 |") },
+  {
+    field: "buildIndexes",
+    since: "1.3",
+    values: [
+      { value: "beforeDataCopy", since: "1.3", means: "the default before 1.17, or with a source older than 6.0" },
+      { value: "never", since: "1.3", means: "only `_id` and placeholder shard-key indexes" },
+      { value: "excludeHashed", since: "1.14", means: "no hashed indexes" },
+      { value: "afterDataCopy", since: "1.16", means: "indexes built after the collection copy" },
+      { value: "excludeHashedAfterCopy", since: "1.16", means: "after the copy, without hashed indexes" },
+    ],
+    cite: facts(
+      63,
+      "| `buildIndexes` | 1.3 | `beforeDataCopy` (default), `never` (1.3); `excludeHashed` (1.14); `afterDataCopy`, `excludeHashedAfterCopy` (1.16)",
+    ),
+  },
+  { field: "reversible", cite: facts(64, "| `reversible` | — |") },
+  {
+    field: "enableUserWriteBlocking",
+    since: "0.9",
+    until: "1.20",
+    values: [
+      { value: true, since: "0.9", means: "block user writes on source and destination" },
+      { value: false, since: "0.9", means: "no write blocking" },
+      { value: "destinationOnly", since: "1.11", means: "block user writes on the destination only" },
+      { value: "sourceAndDestination", since: "1.12", means: "the same as true" },
+      { value: "none", since: "1.12", means: "the same as false" },
+    ],
+    cite: facts(
+      65,
+      '| `enableUserWriteBlocking` | 0.9 | boolean; strings `"destinationOnly"` (1.11), `"sourceAndDestination"` (= true) and `"none"` (= false) (1.12)',
+    ),
+  },
+  { field: "verification", since: "1.9", cite: facts(66, "| `verification: { enabled }` | 1.9 |") },
+  { field: "preExistingDestinationData", since: "1.15", cite: facts(67, "| `preExistingDestinationData` | 1.15 |") },
+  { field: "copyInNaturalOrder", since: "1.16", cite: facts(68, "| `copyInNaturalOrder` | 1.16 |") },
+  { field: "detectRandomId", since: "1.18", cite: facts(69, "| `detectRandomId` | 1.18 |") },
+  { field: "skipDiskSpaceCheck", since: "1.22", cite: facts(70, "| `skipDiskSpaceCheck` | 1.22 |") },
+];
+
+export const START_FIELD_NAMES: readonly string[] = START_FIELDS.map((r) => r.field);
+
+export function startField(field: string): StartFieldRow | undefined {
+  return START_FIELDS.find((r) => r.field === field);
+}
+
+export interface ProgressFieldRow {
+  /** Field names inside `progress` (`success` is the answer's top level). */
+  fields: readonly string[];
+  since: string;
+  /** The field is at the answer's top level, not inside `progress`. */
+  topLevel?: boolean;
+  cite: Cite;
+}
+
+/** Progress fields by the version that introduced them (facts: "Progress fields, by version"). */
+export const PROGRESS_FIELDS: readonly ProgressFieldRow[] = [
+  { fields: ["success"], since: "1.8", topLevel: true, cite: facts(40, "| top-level `success` | 1.8 |") },
+  { fields: ["canWrite"], since: "1.0", cite: facts(41, "| `canWrite` | 1.0 |") },
+  {
+    fields: ["mongosyncID", "coordinatorID"],
+    since: "1.3",
+    cite: facts(42, "| `mongosyncID`, `coordinatorID` | 1.3 |"),
+  },
+  { fields: ["totalEventsApplied"], since: "1.8", cite: facts(43, "| `totalEventsApplied` | 1.8 |") },
+  { fields: ["verification"], since: "1.9", cite: facts(44, "| `verification.source` / `.destination` | 1.9 |") },
+  {
+    fields: ["estimatedSecondsToCEACatchup"],
+    since: "1.14",
+    cite: facts(45, "| `estimatedSecondsToCEACatchup` | 1.14 |"),
+  },
+  { fields: ["pingLatencyMs"], since: "1.17", cite: facts(46, "| `pingLatencyMs` | 1.17 |") },
+  {
+    fields: ["indexBuilding", "estimatedOplogTimeRemaining", "warnings"],
+    since: "1.19",
+    cite: facts(47, "| `indexBuilding`, `estimatedOplogTimeRemaining`, `warnings[]` | 1.19 |"),
+  },
+  {
+    fields: ["lag"],
+    since: "1.21",
+    cite: facts(48, "| `lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 |"),
+  },
+  { fields: ["ceaStage"], since: "1.22", cite: facts(49, "| `ceaStage` | 1.22 |") },
+];
+
+/** The version a progress field (inside `progress`, or `success`) came with; undefined: the contract's own. */
+export function progressFieldSince(field: string): string | undefined {
+  return PROGRESS_FIELDS.find((r) => r.fields.includes(field))?.since;
+}
+
+export interface StateRow {
+  state: SyncState;
+  since?: string;
+  cite: Cite;
+}
+
+/** The states (facts: "States"); the order is the sync's. */
+export const STATES: readonly StateRow[] = [
+  { state: "IDLE", cite: facts(28, "IDLE, INITIALIZING (1.20, before RUNNING)") },
+  { state: "INITIALIZING", since: "1.20", cite: facts(28, "INITIALIZING (1.20, before RUNNING)") },
+  { state: "RUNNING", cite: facts(28, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "PAUSED", cite: facts(28, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "COMMITTING", cite: facts(28, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "COMMITTED", cite: facts(28, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "REVERSING", cite: facts(29, "COMMITTED → REVERSING") },
+];
+
+/** Every state some version has, in the sync's order. */
+export const ALL_STATES: readonly SyncState[] = STATES.map((s) => s.state);
+
+/** The states a version has (undefined version: every state, lint cannot tell). */
+export function statesOf(version: string | undefined): SyncState[] {
+  return STATES.filter((s) => version === undefined || atLeast(version, s.since)).map((s) => s.state);
+}
+
+/** Behaviour that changed at a version (refusals the facts document, and what else moved). */
+export const BEHAVIOUR = {
+  /** "`start` while INITIALIZING (1.20)" is a documented refusal. */
+  startRefusedWhileInitializing: { since: "1.20", cite: facts(24, "while INITIALIZING (1.20)") },
+  /** "`commit` while `canCommit` is false (1.21)" is a documented refusal. */
+  commitRefusedUnlessCanCommit: { since: "1.21", cite: facts(24, "`commit` while `canCommit` is false (1.21)") },
+  /** "`resume` before PAUSED (1.21)" is a documented refusal. */
+  resumeRefusedUnlessPaused: { since: "1.21", cite: facts(25, "PAUSED (1.21)") },
+  /** The embedded verifier: on by default, it verifies from start to commit. */
+  embeddedVerifier: {
+    since: "1.9",
+    cite: facts(66, "| `verification: { enabled }` | 1.9 | embedded verifier, on by default"),
+  },
+  /** The INITIALIZING state: not ready for /start yet. */
+  initializing: { since: "1.20", cite: facts(28, "INITIALIZING (1.20, before RUNNING)") },
+  /** Write blocking defaults to destination-only. */
+  writeBlockingDestinationOnlyDefault: {
+    since: "1.11",
+    cite: facts(74, "from 1.11 the default is destination-only"),
+  },
+  /** Live upgrades of a running sync are refused. */
+  noLiveUpgrades: { since: "1.11", cite: facts(33, "Live upgrades of a running sync are not supported from 1.11.") },
+  /** Writes on the source during commit fail the migration (before: they are lost). */
+  failOnSourceWritesDuringCommit: {
+    since: "1.17",
+    cite: facts(34, "From 1.17 the service fails the migration if it sees writes on the source during commit"),
+  },
+  /** `afterDataCopy` is the default for sources on server 6.0+, and canCommit waits for the index builds. */
+  afterDataCopyDefault: {
+    since: "1.17",
+    sourceServer: "6.0",
+    cite: facts(63, "from 1.17 `afterDataCopy` is the default for sources on server 6.0+"),
+  },
+  /** Write blocking comes from the service's configuration (and enableUserWriteBlocking is gone). */
+  writeBlockingFromConfig: {
+    since: "1.20",
+    cite: facts(79, "From 1.20 the service manages write blocking on both sides from its own configuration"),
+  },
+  /** `lagTimeSeconds` is deprecated for `lag.overallLagSeconds`. */
+  lagObject: {
+    since: "1.21",
+    cite: facts(48, "`lagTimeSeconds` deprecated from 1.21: read `lag.overallLagSeconds` when present"),
+  },
+  /** The one documented error name, and the start option that skips its check. */
+  diskSpaceCheck: { since: "1.22", cite: facts(21, "`InsufficientDestinationDiskSpace` (1.22;") },
+} as const satisfies Record<string, { since: string; cite: Cite; sourceServer?: string }>;
+
+/** `service 1.15+`, `service 0.9–1.19 (removed in 1.20)`: how a version range reads everywhere (format descriptions, lint, plans). */
+export function versionRange(since: string | undefined, until?: string): string {
+  if (until !== undefined) return `service ${since ?? "1.0"}–${previous(until)} (removed in ${until})`;
+  return since === undefined ? "every service version" : `service ${since}+`;
+}
+
+/** `1.20` → `1.19`: the last minor before (the table's versions are minors). */
+function previous(v: string): string {
+  const [major = "1", minor = "0"] = v.split(".");
+  const m = Number(minor);
+  return m > 0 ? `${major}.${m - 1}` : `${Number(major) - 1}.x`;
+}
+
+/** A start field or value that the version does not have. */
+export interface StartVersionProblem {
+  /** Path inside the start body (a field, or the field whose value it is). */
+  path: (string | number)[];
+  field: string;
+  /** The value, when the value (not the field) is what the version lacks. */
+  value?: string | boolean;
+  kind: "too-new" | "removed";
+  /** The version the field or value needs, or the one that removed it. */
+  version: string;
+  row: StartFieldRow;
+}
+
+/**
+ * What of a start body `version` does not have: fields newer than it, fields it removed, values
+ * newer than it. The body as written in the runbook (unknown fields are the schema's business).
+ */
+export function startVersionProblems(start: object, version: string): StartVersionProblem[] {
+  const body = start as Readonly<Record<string, unknown>>;
+  const out: StartVersionProblem[] = [];
+  for (const row of START_FIELDS) {
+    if (!Object.hasOwn(body, row.field) || body[row.field] === undefined) continue;
+    const base = { path: [row.field], field: row.field, row };
+    if (row.since !== undefined && !atLeast(version, row.since)) {
+      out.push({ ...base, kind: "too-new", version: row.since });
+      continue;
+    }
+    if (row.until !== undefined && atLeast(version, row.until)) {
+      out.push({ ...base, kind: "removed", version: row.until });
+      continue;
+    }
+    const v = body[row.field];
+    const value = row.values?.find((x) => x.value === v);
+    if (value?.since !== undefined && !atLeast(version, value.since))
+      out.push({ ...base, value: value.value, kind: "too-new", version: value.since });
+  }
+  return out;
+}
+
+/** The start fields and values whose meaning depends on the version, and what the documentation says of each. */
+export function versionDependentParts(start: object): { field: string; text: string }[] {
+  const body = start as Readonly<Record<string, unknown>>;
+  const out: { field: string; text: string }[] = [];
+  for (const row of START_FIELDS) {
+    if (!Object.hasOwn(body, row.field) || body[row.field] === undefined) continue;
+    const v = body[row.field];
+    const value = row.values?.find((x) => x.value === v);
+    if (value?.since !== undefined && value.since !== row.since)
+      out.push({
+        field: row.field,
+        text: `${row.field}: ${JSON.stringify(value.value)} (${versionRange(value.since)})`,
+      });
+    else if (row.since !== undefined || row.until !== undefined)
+      out.push({ field: row.field, text: `${row.field} (${versionRange(row.since, row.until)})` });
+  }
+  return out;
+}

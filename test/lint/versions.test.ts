@@ -1,0 +1,201 @@
+/**
+ * Lint gates every start field and value on `serviceVersion`, from the one table of the service
+ * by version (src/api/versions.ts), and its version-dependent rules follow the version. Each test
+ * quotes the line of spec/service-facts.md it checks ("start body, by version").
+ */
+import { describe, expect, it } from "vitest";
+import type { Diagnostic } from "../../src/diagnostics.js";
+import { COMMIT, READY, STOP, lintYaml } from "../support/lint.js";
+
+/** A runbook of one replica set to another at `version` (none: no serviceVersion), with `start` fields added. */
+function at(version: string | undefined, start: string, opts: { source?: string; steps?: string } = {}): string {
+  return `runbook: 1
+name: t
+${version === undefined ? "" : `serviceVersion: "${version}"\n`}clusters:
+  cluster0: { topology: replicaSet, serverVersion: "${opts.source ?? "6.0"}" }
+  cluster1: { topology: replicaSet, serverVersion: "7.0" }
+instances: [http://127.0.0.1:27182]
+verifier: http://127.0.0.1:27020
+steps:
+  - start:
+      source: cluster0
+      destination: cluster1
+${start
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => `      ${l}`)
+  .join("\n")}
+${opts.steps ?? READY + STOP + COMMIT}`;
+}
+
+async function lint(yaml: string): Promise<{ loader: Diagnostic[]; rules: Diagnostic[] }> {
+  return lintYaml(yaml);
+}
+const ids = (ds: readonly Diagnostic[], severity?: string): string[] =>
+  ds.filter((d) => severity === undefined || d.severity === severity).map((d) => d.rule);
+
+describe("every start field and value, gated on serviceVersion", () => {
+  // "| `buildIndexes` | 1.3 | `beforeDataCopy` (default), `never` (1.3); `excludeHashed` (1.14); `afterDataCopy`, `excludeHashedAfterCopy` (1.16)"
+  it("buildIndexes: afterDataCopy at 1.8 is an error; excludeHashed (1.14) is a value the format accepts", async () => {
+    const old = await lint(at("1.8.0", "buildIndexes: afterDataCopy"));
+    expect(old.loader).toEqual([]);
+    const f = old.rules.find((d) => d.rule === "version-feature");
+    expect(f?.message).toBe("buildIndexes `afterDataCopy` needs service 1.16 or newer; serviceVersion is `1.8.0`.");
+    expect(f?.hint).toContain("At 1.8.0: `beforeDataCopy`, `never`");
+    expect(ids((await lint(at("1.16.0", "buildIndexes: afterDataCopy"))).rules, "error")).toEqual([]);
+
+    const hashed = await lint(at("1.14.0", "buildIndexes: excludeHashed"));
+    expect(hashed.loader).toEqual([]);
+    expect(ids(hashed.rules, "error")).toEqual([]);
+    expect(ids((await lint(at("1.13.2", "buildIndexes: excludeHashed"))).rules, "error")).toEqual(["version-feature"]);
+  });
+
+  // "`enableUserWriteBlocking` | 0.9 | boolean; strings `"destinationOnly"` (1.11), `"sourceAndDestination"` (= true) and `"none"` (= false) (1.12); … **removed in 1.20**"
+  it("enableUserWriteBlocking: its strings by version, and an error from 1.20", async () => {
+    expect(ids((await lint(at("1.10.0", "enableUserWriteBlocking: destinationOnly"))).rules, "error")).toEqual([
+      "version-feature",
+    ]);
+    expect(ids((await lint(at("1.11.0", "enableUserWriteBlocking: destinationOnly"))).rules, "error")).toEqual([]);
+    expect(ids((await lint(at("1.11.0", "enableUserWriteBlocking: none"))).rules, "error")).toEqual([
+      "version-feature",
+    ]);
+    const gone = await lint(at("1.20.0", "enableUserWriteBlocking: true"));
+    const f = gone.rules.find((d) => d.rule === "version-feature");
+    expect(f?.severity).toBe("error");
+    expect(f?.message).toMatch(
+      /enableUserWriteBlocking was removed from start in service 1\.20; serviceVersion is `1\.20\.0`\. Never send it to a 1\.20\+ service/,
+    );
+  });
+
+  // "| `preExistingDestinationData` | 1.15 | boolean" … "| `skipDiskSpaceCheck` | 1.22 | boolean"
+  it.each([
+    ["preExistingDestinationData: true", "1.15"],
+    ["copyInNaturalOrder: true", "1.16"],
+    ["detectRandomId: true", "1.18"],
+    ["skipDiskSpaceCheck: true", "1.22"],
+    ["verification: { enabled: false }", "1.9"],
+    ["excludeNamespaces: [{ database: tmp }]", "1.6"],
+  ])("%s is first-class from %s, an error before", async (field, since) => {
+    const ok = await lint(at(`${since}.0`, field));
+    expect(ok.loader).toEqual([]);
+    expect(ids(ok.rules, "error")).toEqual([]);
+    const [major, minor] = since.split(".").map(Number) as [number, number];
+    const before = await lint(at(`${major}.${minor - 1}.9`, field));
+    expect(before.loader).toEqual([]);
+    expect(ids(before.rules, "error")).toEqual(["version-feature"]);
+    expect(before.rules.find((d) => d.rule === "version-feature")?.message).toContain(
+      `needs service ${since} or newer`,
+    );
+  });
+
+  it("a boolean option that is not a boolean is a schema error, with its version in the hint", async () => {
+    const r = await lint(at("1.22.0", "skipDiskSpaceCheck: yes please"));
+    expect(r.loader.map((d) => d.message)).toEqual([
+      "`skipDiskSpaceCheck`: expected a boolean, got string `yes please`",
+    ]);
+    expect(r.loader[0]?.hint).toContain("service 1.22+");
+  });
+
+  it("without serviceVersion: one warning that says what the documentation says", async () => {
+    const r = await lint(at(undefined, "buildIndexes: excludeHashed\nenableUserWriteBlocking: true\nreversible: true"));
+    expect(r.loader).toEqual([]);
+    const w = r.rules.filter((d) => d.rule === "service-version-missing");
+    expect(w).toHaveLength(1);
+    expect(w[0]?.severity).toBe("warning");
+    expect(w[0]?.message).toContain('buildIndexes: "excludeHashed" (service 1.14+)');
+    expect(w[0]?.message).toContain("enableUserWriteBlocking (service 0.9–1.19 (removed in 1.20))");
+    expect(w[0]?.message).toContain("before 1.20 it needs enableUserWriteBlocking on source and destination");
+    // and nothing is gated that lint cannot know
+    expect(ids(r.rules, "error")).toEqual([]);
+  });
+});
+
+describe("version-dependent rules follow the version", () => {
+  // "before 1.20 `reversible` needed it on source and destination; **removed in 1.20**"
+  it("reversible needs write blocking only before 1.20; from 1.20 the field itself is the error", async () => {
+    expect(ids((await lint(at("1.19.0", "reversible: true"))).rules, "error")).toEqual([
+      "reversible-needs-write-blocking",
+    ]);
+    expect(ids((await lint(at("1.19.0", "reversible: true\nenableUserWriteBlocking: true"))).rules, "error")).toEqual(
+      [],
+    );
+    expect(ids((await lint(at("1.20.0", "reversible: true"))).rules, "error")).toEqual([]);
+    expect(ids((await lint(at("1.22.0", "reversible: true\nenableUserWriteBlocking: true"))).rules, "error")).toEqual([
+      "version-feature",
+    ]);
+  });
+
+  // "from 1.17 `afterDataCopy` is the default for sources on server 6.0+, and `canCommit` then waits for the index builds"
+  it("the afterDataCopy default from 1.17 for a 6.0+ source is an info; not before 1.17, not for a 5.0 source", async () => {
+    const info = (yaml: string) => lint(yaml).then((r) => r.rules.filter((d) => d.rule === "build-indexes-after-copy"));
+    expect(await info(at("1.17.0", ""))).toHaveLength(1);
+    expect((await info(at("1.17.0", "")))[0]?.message).toMatch(/canCommit` waits for the index builds/);
+    expect(await info(at("1.16.0", ""))).toHaveLength(0);
+    expect(await info(at("1.17.0", "", { source: "5.0" }))).toHaveLength(0);
+    expect(await info(at("1.17.0", "buildIndexes: beforeDataCopy"))).toHaveLength(0);
+    expect(await info(at("1.16.0", "buildIndexes: excludeHashedAfterCopy"))).toHaveLength(1);
+  });
+
+  // "| `verification: { enabled }` | 1.9 | embedded verifier, on by default; with `buildIndexes: never` and TTL collections it fails the migration"
+  it("buildIndexes never with the embedded verifier on is a warning (from 1.9, unless it is turned off)", async () => {
+    const warn = (yaml: string) => lint(yaml).then((r) => ids(r.rules, "warning"));
+    expect(await warn(at("1.9.0", "buildIndexes: never"))).toEqual(["build-indexes-never-verifier"]);
+    expect(await warn(at("1.8.0", "buildIndexes: never"))).toEqual([]);
+    expect(await warn(at("1.9.0", "buildIndexes: never\nverification: { enabled: false }"))).toEqual([]);
+  });
+});
+
+describe("the format", () => {
+  // facts: "There is no `collectionRegex`." … "a misspelt collection selector silently widens an exclude to the whole database"
+  it("collectionRegex is an error with 'did you mean collectionsRegex' and why it matters", async () => {
+    const r = await lint(at("1.8.0", "excludeNamespaces: [{ database: sales, collectionRegex: { pattern: '^tmp' } }]"));
+    expect(r.loader.map((d) => d.message)).toEqual([
+      "`collectionRegex` is not a filter entry field; did you mean `collectionsRegex`?",
+    ]);
+    expect(r.loader[0]?.hint).toMatch(/whole database/);
+    const ok = await lint(
+      at("1.8.0", "excludeNamespaces: [{ database: sales, collectionsRegex: { pattern: '^tmp' } }]"),
+    );
+    expect(ok.loader).toEqual([]);
+    expect(ids(ok.rules)).not.toContain("regex-field-name");
+  });
+
+  // "All of these are top-level fields of the start body"
+  it("an x-passthrough field that the format knows is an error; an unknown one is an info", async () => {
+    const r = await lint(at("1.22.0", "x-passthrough: { skipDiskSpaceCheck: true, futureOption: 3 }"));
+    expect(r.rules.filter((d) => d.severity !== "info").map((d) => `${d.rule}: ${d.message}`)).toEqual([
+      "passthrough-collision: x-passthrough field `skipDiskSpaceCheck` is a field the format knows; it would bypass its checks.",
+    ]);
+    expect(ids(r.rules, "info")).toContain("passthrough-unchecked");
+  });
+});
+
+describe("canWrite on a multi-instance fleet", () => {
+  const fleet = (cond: string) => `runbook: 1
+name: t
+serviceVersion: "1.9.0"
+clusters:
+  cluster0: { topology: sharded, shards: 2, serverVersion: "6.0" }
+  cluster1: { topology: sharded, shards: 2, serverVersion: "7.0" }
+instances: [http://127.0.0.1:27182, http://127.0.0.1:27183]
+verifier: http://127.0.0.1:27020
+steps:
+  - start: { source: cluster0, destination: cluster1 }
+${READY}${STOP}  - commit: {}
+  - waitFor: ${cond}
+  - waitFor: { state: COMMITTED }
+`;
+  // facts: "`canWrite` is authoritative on the coordinator."
+  it("reads the coordinator by default; `on: all` or `on: any` is warned about with the reason", async () => {
+    expect(ids((await lint(fleet("{ canWrite: true }"))).rules, "warning")).toEqual([]);
+    expect(ids((await lint(fleet("{ canWrite: true, on: coordinator }"))).rules, "warning")).toEqual([]);
+    const all = (await lint(fleet("{ canWrite: true, on: all }"))).rules.find(
+      (d) => d.rule === "can-write-not-coordinator",
+    );
+    expect(all?.message).toMatch(/only the coordinator's value is authoritative/);
+    const any = (await lint(fleet("{ canWrite: true, on: any }"))).rules.find(
+      (d) => d.rule === "can-write-not-coordinator",
+    );
+    expect(any?.message).toMatch(/another instance's true does not mean the destination may take writes/);
+  });
+});
