@@ -21,8 +21,8 @@ import { redactUrl, stripUserinfo as redactText } from "../redact.js";
 import { bodyExcerpt } from "./redact.js";
 import {
   OPERATION_RESPONSE_SPEC,
-  PROGRESS_RESPONSE_SPEC,
   VERIFIER_RESPONSE_SPEC,
+  progressResponseSpec,
   type FieldsSpec,
   type OperationResponse,
   type Progress,
@@ -47,6 +47,12 @@ export interface ClientOptions {
    * `message` starts with the redacted URL.
    */
   onIssue?: ((issue: AnswerIssue, message: string) => void) | undefined;
+  /**
+   * The runbook's `serviceVersion` (the lowest any instance runs): progress fields that version
+   * documents (src/api/versions.ts) are expected, and a missing one is reported like any
+   * missing documented field.
+   */
+  serviceVersion?: string | undefined;
 }
 
 export interface RequestOptions {
@@ -349,8 +355,9 @@ const orThrow = (p: Promise<CommandOutcome>): Promise<CommandResult> =>
 /** A client of one sync service instance. `url` may carry `user:password@` (never shown). */
 export function createServiceClient(url: string, opts: ClientOptions): ServiceClient {
   const core = makeCore(url, "service", opts);
+  const spec = progressResponseSpec(opts.serviceVersion);
   const progressAnswer = (o: RequestOptions = {}): Promise<ProgressResponse> =>
-    get<ProgressResponse>(core, "progress", PROGRESS_RESPONSE_SPEC, o.signal);
+    get<ProgressResponse>(core, "progress", spec, o.signal);
   const tryCommand = (op: CommandOperation, body: unknown, o: RequestOptions = {}): Promise<CommandOutcome> => {
     if (!COMMAND_OPERATIONS.includes(op)) return Promise.reject(new TypeError(`unknown command "${String(op)}"`));
     return post(core, op, `/api/v1/${op}`, body, o.signal);

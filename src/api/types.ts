@@ -133,16 +133,16 @@ export const PROGRESS_RESPONSE_SPEC = {
 /**
  * The progress answer's descriptor for a fleet of `version` (the runbook's `serviceVersion`, the
  * lowest any instance runs): the fields that version documents (src/api/versions.ts) are
- * expected, so an answer without them is reported once, as any missing documented field is.
- * Without a version, the version-less descriptor (later fields optional).
+ * expected, so an answer without them is reported once, as any missing documented field is; the
+ * fields it does not have yet are optional (a 1.2 answer has no ids). Without a version, the
+ * version-less descriptor (the contract's fields expected, later fields optional).
  */
 export function progressResponseSpec(version: string | undefined): FieldsSpec {
   if (version === undefined) return PROGRESS_RESPONSE_SPEC;
   const expect = (name: string, f: FieldSpec): FieldSpec => {
     const since = progressFieldSince(name);
-    return f.presence === "optional" && since !== undefined && atLeast(version, since)
-      ? { ...f, presence: "expected" }
-      : f;
+    if (since === undefined || f.presence === "required") return f;
+    return { ...f, presence: atLeast(version, since) ? "expected" : "optional" };
   };
   const progress: Record<string, FieldSpec> = {};
   for (const [k, f] of Object.entries<FieldSpec>(PROGRESS_SPEC)) progress[k] = expect(k, f);

@@ -7,6 +7,7 @@
  * (pollInterval, slowAfter, timeout) are the step's.
  */
 import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
+import { lagSeconds } from "../api/progress.js";
 import { SYNC_STATES, type Progress, type SyncState, type VerifierProgress } from "../api/types.js";
 import { instanceLabel } from "../events.js";
 import { durationMs } from "../runbook/duration.js";
@@ -54,6 +55,11 @@ export interface Evaluation {
 interface Check<T> {
   name: string;
   test: (subject: T, fleet: FleetFacts) => { ok: boolean; value: unknown };
+  /**
+   * Read on the coordinator whatever `on` says (`canWrite` when `on` is not given: service facts,
+   * "`canWrite` is authoritative on the coordinator"). A fleet of one is its own coordinator.
+   */
+  coordinator?: boolean;
 }
 
 /** What only the whole fleet can tell an instance (copy totals are global, copied bytes per instance). */
@@ -169,7 +175,12 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
     });
   }
   if (cond.canCommit !== undefined) instance.push(equalsCheck("canCommit", cond.canCommit, (p) => p.canCommit));
-  if (cond.canWrite !== undefined) instance.push(equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite));
+  if (cond.canWrite !== undefined) {
+    // "on a multi-instance fleet, trust the coordinator's value" (service facts): the default;
+    // an explicit `on` is the author's choice (lint says why the coordinator's is the one to read)
+    const check = equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite);
+    instance.push(cond.on === undefined ? { ...check, name: `${check.name} (coordinator)`, coordinator: true } : check);
+  }
   if (cond.info !== undefined) instance.push(equalsCheck("info", cond.info, (p) => p.info));
   if (cond.lagBelow !== undefined) {
     const limit = lagLimitSeconds(cond.lagBelow);
@@ -177,10 +188,11 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
       name:
         limit === undefined ? `lagBelow ${show(cond.lagBelow)} (not a duration)` : `lagBelow ${show(cond.lagBelow)}`,
       // null in IDLE and PAUSED: no lag known is not a small lag
-      test: (p) => ({
-        ok: limit !== undefined && typeof p.lagTimeSeconds === "number" && p.lagTimeSeconds < limit,
-        value: p.lagTimeSeconds,
-      }),
+      // lag.overallLagSeconds when the answer has it (1.21+), else lagTimeSeconds
+      test: (p) => {
+        const lag = lagSeconds(p);
+        return { ok: limit !== undefined && typeof lag === "number" && lag < limit, value: lag };
+      },
     });
   }
   if (cond.copyStarted !== undefined) {
@@ -337,23 +349,30 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
   const verifierOk = failing.length === 0;
 
   let instancesOk = true;
+  const onCoordinator = (list: Check<Progress>[]): boolean => {
+    const { sample, coordinatorID } = findCoordinator(snapshot);
+    if (!sample) {
+      failing.push({ instance: "coordinator", condition: "coordinator answered", value: coordinatorID ?? null });
+      return false;
+    }
+    const f = failuresOf(sample, list, facts);
+    failing.push(...f);
+    return f.length === 0;
+  };
   if (checks.instance.length > 0) {
     const on = cond.on;
     if (on === "coordinator") {
-      const { sample, coordinatorID } = findCoordinator(snapshot);
-      if (!sample) {
-        instancesOk = false;
-        failing.push({ instance: "coordinator", condition: "coordinator answered", value: coordinatorID ?? null });
-      } else {
-        const f = failuresOf(sample, checks.instance, facts);
-        instancesOk = f.length === 0;
-        failing.push(...f);
-      }
+      instancesOk = onCoordinator(checks.instance);
     } else {
-      const per = snapshot.instances.map((s) => failuresOf(s, checks.instance, facts));
-      instancesOk = on === "any" ? per.some((f) => f.length === 0) : per.every((f) => f.length === 0);
-      // with `any` met, the instances that fail do not hold the wait up: nothing to show
-      if (!instancesOk) for (const f of per) failing.push(...f);
+      const own = checks.instance.filter((c) => c.coordinator !== true);
+      const coordinator = checks.instance.filter((c) => c.coordinator === true);
+      if (own.length > 0) {
+        const per = snapshot.instances.map((s) => failuresOf(s, own, facts));
+        instancesOk = on === "any" ? per.some((f) => f.length === 0) : per.every((f) => f.length === 0);
+        // with `any` met, the instances that fail do not hold the wait up: nothing to show
+        if (!instancesOk) for (const f of per) failing.push(...f);
+      }
+      if (coordinator.length > 0) instancesOk = onCoordinator(coordinator) && instancesOk;
     }
   }
   return { met: verifierOk && instancesOk, failing };
@@ -370,7 +389,7 @@ export function progressSignature(snapshot: FleetSnapshot, verifier?: VerifierPr
     if (!p) return "error";
     return [
       p.state,
-      p.lagTimeSeconds ?? null,
+      lagSeconds(p) ?? null,
       p.collectionCopy?.estimatedCopiedBytes ?? null,
       p.totalEventsApplied ?? null,
     ];

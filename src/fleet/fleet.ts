@@ -39,6 +39,8 @@ export interface FleetOptions {
   /** undici dispatcher; default: an Agent owned by the fleet (closed by `close()`). */
   dispatcher?: Dispatcher | undefined;
   maxBodyBytes?: number | undefined;
+  /** The runbook's `serviceVersion`: the progress fields it documents are expected in answers. */
+  serviceVersion?: string | undefined;
 }
 
 export interface InstanceSample {
@@ -104,6 +106,7 @@ export function createFleet(opts: FleetOptions): Fleet {
       requestTimeoutMs: opts.requestTimeoutMs,
       dispatcher,
       maxBodyBytes: opts.maxBodyBytes,
+      serviceVersion: opts.serviceVersion,
       onIssue: (_issue, message) => emit("log", { level: "warn", message }),
     }),
   );

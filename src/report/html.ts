@@ -10,7 +10,7 @@
  */
 import { esc } from "./escape.js";
 import { codeFrame } from "../text.js";
-import { formatDuration, type Report, type ReportRequest, type ReportStep } from "./model.js";
+import { formatDuration, type ProgressSample, type Report, type ReportRequest, type ReportStep } from "./model.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 
 const MAX_REQUEST_ROWS = 1000;
@@ -228,6 +228,41 @@ function stepRow(report: Report, s: ReportStep): string {
   return `<tr data-step="${esc(s.id)}" data-outcome="${esc(s.outcome)}"><td class="num">${s.index + 1}</td><td><code>${esc(s.id)}</code></td><td>${esc(s.kind)}</td><td>${esc(s.title)}</td><td class="num">${s.start === undefined ? "–" : esc(`+${formatDuration(s.start)}`)}</td><td class="num">${s.durationMs === undefined ? "–" : esc(formatDuration(s.durationMs))}</td><td><span class="badge ${esc(s.outcome)}">${esc(s.outcome)}</span></td><td class="num">${s.requests.length}</td><td>${notes.join("")}</td></tr>`;
 }
 
+/**
+ * What later service versions report besides the charted fields (src/api/versions.ts): each
+ * instance's latest ping latency, CEA catch-up estimate and index builds, and every distinct
+ * warning the service raised, when first seen. Nothing when the answers had none of them.
+ */
+function serviceNotes(report: Report): string {
+  const rows: string[] = [];
+  const warnings = new Map<string, { t: number; who: Set<string> }>();
+  for (const s of report.progress) {
+    const last = <K extends keyof ProgressSample>(k: K): ProgressSample[K] | undefined =>
+      [...s.samples].reverse().find((x) => x[k] !== undefined)?.[k];
+    const ping = last("pingLatencyMs");
+    const catchup = last("ceaCatchupSeconds");
+    const building = last("indexBuilding");
+    if (ping !== undefined || catchup !== undefined || building !== undefined)
+      rows.push(
+        `<tr><td>${esc(s.label)}</td><td class="num">${ping === undefined ? "–" : esc(`${ping} ms`)}</td><td class="num">${catchup === undefined ? "–" : esc(formatDuration(catchup * 1000))}</td><td><code>${building === undefined ? "–" : esc(snippet(building, 120))}</code></td></tr>`,
+      );
+    for (const x of s.samples)
+      for (const w of x.warnings ?? []) {
+        const seen = warnings.get(w) ?? { t: x.t, who: new Set<string>() };
+        seen.who.add(s.label);
+        warnings.set(w, seen);
+      }
+  }
+  if (rows.length === 0 && warnings.size === 0) return "";
+  const table = rows.length
+    ? `<table><thead><tr><th>instance</th><th>ping latency</th><th>CEA catch-up (estimate)</th><th>index builds</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
+    : "";
+  const list = warnings.size
+    ? `<h3>Warnings the service raised (${warnings.size})</h3><ul>${[...warnings].map(([w, v]) => `<li>+${esc(formatDuration(v.t))} ${esc([...v.who].join(", "))}: ${esc(w)}</li>`).join("")}</ul>`
+    : "";
+  return `<section id="service-notes"><h2>Service</h2>${table}${list}</section>`;
+}
+
 function where(r: ReportRequest): string {
   return r.instance ? (r.instance.name ?? r.instance.url) : r.target;
 }
@@ -400,6 +435,7 @@ ${ganttChart(
 <section id="charts"><h2>Progress</h2>${dataNote}
 ${charts.join("\n")}
 </section>
+${serviceNotes(report)}
 <section id="decisions"><h2>Decisions (${report.decisions.length})</h2>
 ${decisions.length ? `<table><thead><tr><th>at</th><th>step</th><th>kind</th><th>check</th><th>result</th><th>reason</th></tr></thead><tbody>${decisions.join("")}</tbody></table>` : "<p>None.</p>"}
 </section>

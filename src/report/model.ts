@@ -90,6 +90,13 @@ export interface ProgressSample {
   totalBytes?: number;
   lagSeconds?: number;
   eventsApplied?: number;
+  /** Fields of later service versions, when the answer has them (src/api/versions.ts). */
+  ceaCatchupSeconds?: number;
+  pingLatencyMs?: number;
+  /** Index builds after the copy (1.19+): the object as sent, redacted. */
+  indexBuilding?: Record<string, unknown>;
+  /** The service's own warnings (1.19+), each as one line. */
+  warnings?: string[];
 }
 
 export interface InstanceSeries {
@@ -194,8 +201,19 @@ export function progressFields(p: unknown): Omit<ProgressSample, "t" | "at"> {
   if (copied !== undefined) out.copiedBytes = copied;
   const total = num(copy?.estimatedTotalBytes);
   if (total !== undefined) out.totalBytes = total;
-  const lag = num(o.lagTimeSeconds);
+  // lag.overallLagSeconds when present (1.21+; lagTimeSeconds is deprecated there)
+  const lagObj = obj(o.lag);
+  const lag =
+    lagObj && Object.hasOwn(lagObj, "overallLagSeconds") ? num(lagObj.overallLagSeconds) : num(o.lagTimeSeconds);
   if (lag !== undefined) out.lagSeconds = lag;
+  const catchup = num(o.estimatedSecondsToCEACatchup);
+  if (catchup !== undefined) out.ceaCatchupSeconds = catchup;
+  const ping = num(o.pingLatencyMs);
+  if (ping !== undefined) out.pingLatencyMs = ping;
+  const building = obj(o.indexBuilding);
+  if (building) out.indexBuilding = JSON.parse(stripUserinfo(JSON.stringify(building))) as Record<string, unknown>;
+  if (Array.isArray(o.warnings) && o.warnings.length > 0)
+    out.warnings = o.warnings.slice(0, 20).map((w) => stripUserinfo(typeof w === "string" ? w : JSON.stringify(w)));
   const applied = num(o.totalEventsApplied) ?? num(o.eventsApplied);
   if (applied !== undefined) out.eventsApplied = applied;
   return out;

@@ -30,13 +30,16 @@ export async function planResume(
   const fleet = createFleet({
     instances: instancesOf(rb),
     requestTimeoutMs: d.requestTimeoutMs,
+    serviceVersion: rb.serviceVersion,
   });
   const signal = opts.signal ?? new AbortController().signal;
   const readFleetStates = async () => {
     // progress may fail for minutes after a restart: read until every instance answers, or give up
     const { value: snap } = await poll({
       read: (s) => fleet.progress(s),
-      judge: (snap) => (snap.instances.some((i) => i.error) ? undefined : snap),
+      // INITIALIZING (1.20+, after a service restart) passes by itself: read until it has, so
+      // reconcile judges the state the instance settles in, not a transient one
+      judge: (snap) => (snap.instances.some((i) => i.error || i.progress?.state === "INITIALIZING") ? undefined : snap),
       every: Math.min(2000, d.pollMs),
       giveUpMs: d.progressGiveUpMs,
       signal,

@@ -163,6 +163,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       requestTimeoutMs: defaults.requestTimeoutMs,
       emit,
       requestId,
+      serviceVersion: runbook.serviceVersion,
     });
   const verifier =
     opts.verifier ??

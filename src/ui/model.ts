@@ -3,6 +3,7 @@
  * module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
+import { lagSeconds } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
 import type { CopyOptions, CopyState, CopyView } from "./eta.js";
@@ -17,6 +18,11 @@ export interface InstanceView {
   lag?: number | null;
   canCommit?: boolean;
   canWrite?: boolean | null;
+  /** Later versions' fields, when the answer has them (src/api/versions.ts). */
+  ceaCatchupSeconds?: number;
+  pingLatencyMs?: number;
+  indexBuilding?: Record<string, unknown>;
+  warnings?: unknown[];
 }
 
 export interface VerifierView {
@@ -87,9 +93,13 @@ export class UiModel {
         const p = e.progress;
         view.state = p.state;
         view.info = p.info ?? undefined;
-        view.lag = p.lagTimeSeconds ?? null;
+        view.lag = lagSeconds(p) ?? null;
         if (p.canCommit !== undefined) view.canCommit = p.canCommit;
         if (p.canWrite !== undefined) view.canWrite = p.canWrite;
+        setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
+        setOrDrop(view, "pingLatencyMs", finite(p.pingLatencyMs));
+        setOrDrop(view, "indexBuilding", isObject(p.indexBuilding) ? p.indexBuilding : undefined);
+        setOrDrop(view, "warnings", Array.isArray(p.warnings) && p.warnings.length > 0 ? p.warnings : undefined);
         this.instances.set(e.instance.index, view);
         this.copy = addCopySample(this.copy, label, readCollectionCopy(e.progress), e.at, this.copyOptions);
         if (this.current !== undefined) this.progressSteps.add(this.current);
@@ -164,21 +174,26 @@ export class UiModel {
       i.lag === null || i.lag === undefined ? "lag —" : `lag ${formatDuration(i.lag * 1000)}`;
     if (all.length <= max) {
       const w = Math.min(24, Math.max(...all.map((i) => i.label.length)));
-      return all.map((i) => {
+      return all.flatMap((i) => {
         const flags = [i.canCommit ? "canCommit" : "", i.canWrite ? "canWrite" : ""].filter(Boolean).join(" ");
-        return [i.label.padEnd(w), (i.state ?? "?").padEnd(10), lag(i).padEnd(10), i.info ?? "", flags]
+        const line = [i.label.padEnd(w), (i.state ?? "?").padEnd(10), lag(i).padEnd(10), i.info ?? "", flags, extras(i)]
           .filter((x) => x.trim() !== "")
           .join("  ")
           .trimEnd();
+        return [line, ...warningLines(i, w)];
       });
     }
     const states = new Map<string, number>();
     for (const i of all) states.set(i.state ?? "?", (states.get(i.state ?? "?") ?? 0) + 1);
     const withLag = all.filter((i) => typeof i.lag === "number").sort((a, b) => (b.lag ?? 0) - (a.lag ?? 0));
     const worst = withLag.slice(0, 3).map((i) => `${i.label} ${formatDuration((i.lag ?? 0) * 1000)}`);
+    const warned = all.filter((i) => i.warnings?.length);
     return [
       `${all.length} instances: ${[...states].map(([s, n]) => `${s}×${n}`).join(", ")}`,
       ...(worst.length > 0 ? [`highest lag: ${worst.join(" · ")}`] : []),
+      ...(warned.length > 0
+        ? [`service warnings on ${warned.length}: ${warned[0]!.label}: ${warningText(warned[0]!.warnings![0])}`]
+        : []),
     ];
   }
 
@@ -217,6 +232,41 @@ export class UiModel {
     if (last) lines.push(logLine(last, c));
     return lines;
   }
+}
+
+const finite = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function setOrDrop<K extends keyof InstanceView>(view: InstanceView, k: K, v: InstanceView[K] | undefined): void {
+  if (v === undefined) delete view[k];
+  else view[k] = v;
+}
+
+/** `ping 3 ms · CEA catch-up ~2m · indexes indexesBuilt 4, totalIndexesToBuild 12`: what later versions add. */
+function extras(i: InstanceView): string {
+  const parts: string[] = [];
+  if (i.indexBuilding) {
+    // the shape is not documented: its scalar fields, as sent
+    const fields = Object.entries(i.indexBuilding)
+      .filter(([, v]) => typeof v === "number" || typeof v === "string" || typeof v === "boolean")
+      .slice(0, 4)
+      .map(([k, v]) => `${k} ${String(v)}`);
+    parts.push(`indexes ${fields.join(", ") || "building"}`);
+  }
+  if (i.ceaCatchupSeconds !== undefined) parts.push(`CEA catch-up ~${formatDuration(i.ceaCatchupSeconds * 1000)}`);
+  if (i.pingLatencyMs !== undefined) parts.push(`ping ${Math.round(i.pingLatencyMs)} ms`);
+  return parts.join(" · ");
+}
+
+function warningText(w: unknown): string {
+  const s = typeof w === "string" ? w : JSON.stringify(w);
+  return s.length > 120 ? `${s.slice(0, 119)}…` : s;
+}
+
+function warningLines(i: InstanceView, indent: number): string[] {
+  const list = i.warnings ?? [];
+  const shown = list.slice(0, 2).map((w) => `${" ".repeat(indent)}  ⚠ ${warningText(w)}`);
+  return list.length > 2 ? [...shown, `${" ".repeat(indent)}  ⚠ and ${list.length - 2} more`] : shown;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

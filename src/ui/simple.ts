@@ -35,6 +35,8 @@ export class SimpleUi {
   #groups = new Map<string, CommandGroup>();
   #lastWait = new Map<number, { key: string; at: number }>();
   #states = new Map<number, string>();
+  /** Service warnings (1.19+) already printed, per instance and text: each is printed once. */
+  #warned = new Set<string>();
   #readErrors = new Map<string, string>();
   #copyMark = -1;
   #copyResets = 0;
@@ -244,6 +246,13 @@ export class SimpleUi {
       const prev = this.#states.get(e.instance.index);
       this.#states.set(e.instance.index, state);
       this.#line(e.at, `${instanceLabel(e.instance)} ${prev ? `${prev} → ` : ""}${this.#c.bold(state)}`);
+    }
+    for (const w of view?.warnings ?? []) {
+      const text = typeof w === "string" ? w : JSON.stringify(w);
+      const key = `${e.instance.index}\0${text}`;
+      if (this.#warned.has(key)) continue;
+      this.#warned.add(key);
+      this.#line(e.at, this.#c.yellow(`${instanceLabel(e.instance)} service warning: ${text}`));
     }
     if (this.model.copy.resets !== this.#copyResets) {
       this.#copyResets = this.model.copy.resets;

@@ -45,7 +45,7 @@ describe("shorthands", () => {
 
   it("canCommit, canWrite, info", () => {
     const s = snap([running(0), running(1, { canCommit: false, canWrite: null, info: "collection copy" })]);
-    const r = evaluate({ canCommit: true, canWrite: false, info: "change event application" }, s);
+    const r = evaluate({ canCommit: true, canWrite: false, info: "change event application", on: "all" }, s);
     expect(r.met).toBe(false);
     expect(r.failing).toEqual([
       { instance: "http://127.0.0.1:27183", condition: "canCommit true", value: false },
@@ -53,6 +53,55 @@ describe("shorthands", () => {
       { instance: "http://127.0.0.1:27183", condition: "info change event application", value: "collection copy" },
     ]);
     expect(evaluate({ canCommit: true }, snap([running(0)])).met).toBe(true);
+  });
+
+  // facts: "`canWrite` | 1.0 | on a multi-instance fleet, trust the coordinator's value"
+  it("canWrite without `on` reads the coordinator's value; the other conditions still hold on every instance", () => {
+    // id-0 is the coordinator (every instance reports coordinatorID id-0)
+    const s = snap([running(1, { canWrite: false }), running(0, { canWrite: true }), running(2, { canWrite: false })]);
+    expect(evaluate({ canWrite: true }, s)).toEqual({ met: true, failing: [] });
+    expect(evaluate({ canWrite: true, on: "all" }, s).met).toBe(false);
+    // the coordinator says false, another instance true: not met, and the coordinator is named
+    const t = snap([running(0, { canWrite: false }), running(1, { canWrite: true })]);
+    expect(evaluate({ canWrite: true }, t)).toEqual({
+      met: false,
+      failing: [{ instance: "http://127.0.0.1:27182", condition: "canWrite true (coordinator)", value: false }],
+    });
+    expect(evaluate({ canWrite: true, on: "any" }, t).met).toBe(true);
+    // combined: lag on every instance, canWrite on the coordinator
+    const u = snap([running(0, { canWrite: true }), running(1, { canWrite: false, lagTimeSeconds: 9 })]);
+    expect(evaluate({ canWrite: true, lagBelow: 5 }, u)).toEqual({
+      met: false,
+      failing: [{ instance: "http://127.0.0.1:27183", condition: "lagBelow 5", value: 9 }],
+    });
+    // no coordinator to be found (ids not reported yet): never met, and said so
+    const v = snap([
+      running(0, { canWrite: true, mongosyncID: null, coordinatorID: null }),
+      running(1, { canWrite: true, mongosyncID: null, coordinatorID: null }),
+    ]);
+    expect(evaluate({ canWrite: true }, v)).toEqual({
+      met: false,
+      failing: [{ instance: "coordinator", condition: "coordinator answered", value: null }],
+    });
+    // a fleet of one is its own coordinator
+    expect(evaluate({ canWrite: true }, snap([running(0, { canWrite: true, coordinatorID: null })])).met).toBe(true);
+  });
+
+  // facts: "`lag: { overallLagSeconds, … }` | 1.21 | `lagTimeSeconds` deprecated from 1.21: read `lag.overallLagSeconds` when present"
+  it("lagBelow reads lag.overallLagSeconds when present, else lagTimeSeconds", () => {
+    const lag = (overall: number | null, old: number | null) =>
+      snap([
+        running(0, { lagTimeSeconds: old, lag: { overallLagSeconds: overall, crudLagSeconds: 0, ddlLagSeconds: 0 } }),
+      ]);
+    expect(evaluate({ lagBelow: 5 }, lag(2, 30)).met).toBe(true);
+    expect(evaluate({ lagBelow: 5 }, lag(30, 2))).toEqual({
+      met: false,
+      failing: [{ instance: "http://127.0.0.1:27182", condition: "lagBelow 5", value: 30 }],
+    });
+    // PAUSED on 1.21: the lag object says null; the deprecated field is not a fallback for it
+    expect(evaluate({ lagBelow: 5 }, lag(null, 2)).met).toBe(false);
+    // no lag object (before 1.21): lagTimeSeconds
+    expect(evaluate({ lagBelow: 5 }, snap([running(0, { lagTimeSeconds: 3 })])).met).toBe(true);
   });
 
   // "lagTimeSeconds ... It is 0 when source and destination are consistent." and "In state PAUSED,

@@ -1,0 +1,326 @@
+/**
+ * Example progress answers of each service version (the shapes spec/service-facts.md tabulates in
+ * "Progress fields, by version", values as the documentation's examples show them) replayed to the
+ * client over HTTP: the client that knows the fleet's version takes each without a warning, warns
+ * once when a field that version documents is missing, and every reader (lagBelow, the live UI,
+ * the report) reads the field the version means.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServiceClient, type AnswerIssue, type Progress } from "../../src/api/index.js";
+import { lagSeconds } from "../../src/api/progress.js";
+import { atLeast } from "../../src/api/versions.js";
+import { evaluate, readCondition } from "../../src/fleet/index.js";
+import type { RunEvent } from "../../src/events.js";
+import { buildReport, renderHtml } from "../../src/report/index.js";
+import { progressFields } from "../../src/report/model.js";
+import { UiModel } from "../../src/ui/model.js";
+import { localServer, type LocalServer } from "../support/api.js";
+import { snap } from "../support/snapshots.js";
+
+type Json = Record<string, unknown>;
+
+/** The contract's fields, in change event application. */
+const BASE: Json = {
+  state: "RUNNING",
+  canCommit: true,
+  canWrite: false,
+  info: "change event application",
+  lagTimeSeconds: 3,
+  collectionCopy: { estimatedTotalBytes: 694315008, estimatedCopiedBytes: 694315008 },
+  directionMapping: { Source: "cluster0: localhost:27017", Destination: "cluster1: localhost:27018" },
+};
+const IDS = { mongosyncID: "coordinator", coordinatorID: "coordinator" };
+const SIDE = (phase: string) => ({
+  estimatedDocumentCount: 1500,
+  hashedDocumentCount: 1500,
+  lagTimeSeconds: 1,
+  totalCollectionCount: 12,
+  scannedCollectionCount: 12,
+  phase,
+});
+
+/** One answer per version: the fields that version has, in the order the facts add them. */
+const ANSWERS: [version: string, answer: Json][] = [
+  // before 1.3: no ids; before 1.8: "older answers have only `progress`: that is a successful answer"
+  ["1.2.0", { progress: { ...BASE } }],
+  ["1.3.0", { progress: { ...BASE, ...IDS } }],
+  ["1.8.0", { success: true, progress: { ...BASE, ...IDS, totalEventsApplied: 5012 } }],
+  [
+    "1.9.0",
+    {
+      success: true,
+      progress: {
+        ...BASE,
+        ...IDS,
+        totalEventsApplied: 5012,
+        verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
+      },
+    },
+  ],
+  [
+    "1.14.0",
+    {
+      success: true,
+      progress: {
+        ...BASE,
+        ...IDS,
+        totalEventsApplied: 5012,
+        verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
+        estimatedSecondsToCEACatchup: 0,
+      },
+    },
+  ],
+  [
+    "1.17.0",
+    {
+      success: true,
+      progress: {
+        ...BASE,
+        ...IDS,
+        totalEventsApplied: 5012,
+        verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
+        estimatedSecondsToCEACatchup: 0,
+        pingLatencyMs: 2,
+      },
+    },
+  ],
+  [
+    "1.19.0",
+    {
+      success: true,
+      progress: {
+        ...BASE,
+        ...IDS,
+        canCommit: false,
+        totalEventsApplied: 5012,
+        verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
+        estimatedSecondsToCEACatchup: 12,
+        pingLatencyMs: 2,
+        indexBuilding: { indexesBuilt: 4, totalIndexesToBuild: 12, collectionsFinished: 1, collectionsTotal: 3 },
+        estimatedOplogTimeRemaining: "71h12m0s",
+        warnings: ["the source oplog window is shorter than the estimated time to finish"],
+      },
+    },
+  ],
+  [
+    "1.21.0",
+    {
+      success: true,
+      progress: {
+        ...BASE,
+        ...IDS,
+        lagTimeSeconds: 40,
+        totalEventsApplied: 5012,
+        verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
+        estimatedSecondsToCEACatchup: 0,
+        pingLatencyMs: 2,
+        indexBuilding: null,
+        estimatedOplogTimeRemaining: "71h12m0s",
+        warnings: [],
+        lag: { overallLagSeconds: 2, crudLagSeconds: 2, ddlLagSeconds: 0 },
+      },
+    },
+  ],
+  [
+    "1.22.0",
+    {
+      success: true,
+      progress: {
+        ...BASE,
+        ...IDS,
+        lagTimeSeconds: 40,
+        totalEventsApplied: 5012,
+        verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
+        estimatedSecondsToCEACatchup: 0,
+        pingLatencyMs: 2,
+        indexBuilding: null,
+        estimatedOplogTimeRemaining: "71h12m0s",
+        warnings: [],
+        lag: { overallLagSeconds: 2, crudLagSeconds: 2, ddlLagSeconds: 0 },
+        ceaStage: "caught up",
+      },
+    },
+  ],
+];
+
+let answer: Json = {};
+let server: LocalServer;
+beforeAll(async () => {
+  server = await localServer(() => ({ body: answer }));
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function replay(version: string | undefined, body: Json): Promise<{ progress: Progress; issues: string[] }> {
+  answer = body;
+  const issues: string[] = [];
+  const client = createServiceClient(server.url, {
+    requestTimeoutMs: 5000,
+    serviceVersion: version,
+    onIssue: (i: AnswerIssue) => issues.push(`${i.kind} ${i.path}`),
+  });
+  return { progress: await client.progress(), issues };
+}
+
+const without = (body: Json, field: string): Json => {
+  const { [field]: _gone, ...progress } = body.progress as Json;
+  return { ...body, progress };
+};
+
+describe("each version's answer, replayed to a client of that version", () => {
+  it.each(ANSWERS)("%s: taken without a warning", async (version, body) => {
+    const { issues } = await replay(version, body);
+    expect(issues).toEqual([]);
+  });
+
+  it.each(ANSWERS.filter(([v]) => v !== "1.2.0"))(
+    "%s: a field that version documents, missing, is reported once",
+    async (version, body) => {
+      // the newest field of the version (the last one the facts add at or before it)
+      const fields = Object.keys(body.progress as Json);
+      const field = fields[fields.length - 1]!;
+      if (Object.hasOwn(BASE, field)) return;
+      const { issues } = await replay(version, without(body, field));
+      expect(issues).toEqual([`missing progress.${field}`]);
+    },
+  );
+
+  // facts: "| top-level `success` | 1.8 | older answers have only `progress`: that is a successful answer"
+  it("no top-level success: fine below 1.8, reported from 1.8", async () => {
+    const { success: _s, ...old } = ANSWERS.find(([v]) => v === "1.8.0")![1];
+    expect((await replay("1.7.3", old)).issues).toEqual([]);
+    expect((await replay("1.8.0", old)).issues).toEqual(["missing success"]);
+  });
+
+  it("a client that does not know the version warns about no later field (and takes every one)", async () => {
+    for (const [version, body] of ANSWERS.filter(([v]) => atLeast(v, "1.8")))
+      expect((await replay(undefined, body)).issues, version).toEqual([]);
+    // the contract's own fields (the ids: "Introduced in version 1.3"; the applied events count) it still expects
+    expect((await replay(undefined, ANSWERS[0]![1])).issues).toEqual([
+      "missing progress.totalEventsApplied",
+      "missing progress.mongosyncID",
+      "missing progress.coordinatorID",
+    ]);
+  });
+
+  // facts: "IDLE, INITIALIZING (1.20, before RUNNING), RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING."
+  it.each(["INITIALIZING", "REVERSING"])("state %s is a state the client knows", async (state) => {
+    const body = ANSWERS.find(([v]) => v === "1.22.0")![1];
+    const { progress, issues } = await replay("1.22.0", { ...body, progress: { ...(body.progress as Json), state } });
+    expect(issues).toEqual([]);
+    expect(progress.state).toBe(state);
+  });
+
+  // facts: "`estimatedCopiedBytes` may exceed `estimatedTotalBytes` (the total is an estimate)"
+  it("estimatedCopiedBytes above the total is legal: no warning, the copy counts as complete, the bar stops at 100%", async () => {
+    const body = ANSWERS.find(([v]) => v === "1.9.0")![1];
+    const over = {
+      ...body,
+      progress: {
+        ...(body.progress as Json),
+        info: "collection copy",
+        collectionCopy: { estimatedTotalBytes: 1000, estimatedCopiedBytes: 1300 },
+      },
+    };
+    const { progress, issues } = await replay("1.9.0", over);
+    expect(issues).toEqual([]);
+    expect(evaluate(readCondition({ copyComplete: true }), snap([progress])).met).toBe(true);
+    const ui = new UiModel();
+    ui.apply({ type: "progress.sampled", seq: 1, at: 1, instance: { url: server.url, index: 0 }, progress });
+    expect(ui.copyLine()).toMatch(/100%/);
+  });
+});
+
+describe("every reader reads the field the version means", () => {
+  // facts: "`lagTimeSeconds` deprecated from 1.21: read `lag.overallLagSeconds` when present"
+  it("lag: lagTimeSeconds before 1.21, lag.overallLagSeconds from 1.21 (the deprecated field says 40)", async () => {
+    for (const [version, body] of ANSWERS) {
+      const { progress } = await replay(version, body);
+      const want = ["1.21.0", "1.22.0"].includes(version) ? 2 : 3;
+      expect(lagSeconds(progress), version).toBe(want);
+      expect(evaluate(readCondition({ lagBelow: 5 }), snap([progress])).met, version).toBe(true);
+      expect(progressFields(progress).lagSeconds, `report ${version}`).toBe(want);
+    }
+  });
+
+  // issue 13: "`warnings[]`, `indexBuilding`, `estimatedSecondsToCEACatchup` and `pingLatencyMs` are shown in the live UI and the report when present"
+  it("the live UI and the report show warnings, index builds, the CEA catch-up estimate and the ping latency", async () => {
+    const { progress } = await replay("1.19.0", ANSWERS.find(([v]) => v === "1.19.0")![1]);
+    const ui = new UiModel();
+    ui.apply({
+      type: "run.started",
+      seq: 0,
+      at: 0,
+      runbook: "t",
+      file: "t.yaml",
+      hash: "",
+      mode: "run",
+      steps: [],
+      instances: [{ url: server.url, index: 0, name: "main" }],
+    } as never);
+    ui.apply({
+      type: "progress.sampled",
+      seq: 1,
+      at: 1,
+      instance: { url: server.url, index: 0, name: "main" },
+      progress,
+    });
+    const lines = ui.instanceLines().join("\n");
+    expect(lines).toContain(
+      "indexes indexesBuilt 4, totalIndexesToBuild 12, collectionsFinished 1, collectionsTotal 3",
+    );
+    expect(lines).toContain("CEA catch-up ~12s");
+    expect(lines).toContain("ping 2 ms");
+    expect(lines).toContain("⚠ the source oplog window is shorter than the estimated time to finish");
+
+    const r = progressFields(progress);
+    expect(r.pingLatencyMs).toBe(2);
+    expect(r.ceaCatchupSeconds).toBe(12);
+    expect(r.indexBuilding).toEqual({
+      indexesBuilt: 4,
+      totalIndexesToBuild: 12,
+      collectionsFinished: 1,
+      collectionsTotal: 3,
+    });
+    expect(r.warnings).toEqual(["the source oplog window is shorter than the estimated time to finish"]);
+
+    // the report page: a Service section with the latest values and each warning once
+    const started = {
+      type: "run.started",
+      seq: 0,
+      at: 1000,
+      runbook: "t",
+      file: "t.yaml",
+      hash: "h",
+      mode: "run",
+      steps: [],
+      instances: [{ url: server.url, index: 0, name: "main" }],
+    };
+    const sampled = (seq: number) => ({
+      type: "progress.sampled",
+      seq,
+      at: 1000 + seq,
+      instance: { url: server.url, index: 0, name: "main" },
+      progress,
+    });
+    const html = renderHtml(buildReport([started, sampled(1), sampled(2)] as unknown as RunEvent[]));
+    const section = /<section id="service-notes">.*?<\/section>/s.exec(html)?.[0] ?? "";
+    expect(section).toContain("2 ms");
+    expect(section).toContain("12s");
+    expect(section).toContain("indexesBuilt");
+    expect(section.match(/the source oplog window is shorter/g)).toHaveLength(1);
+
+    // an older answer has none of them: nothing is shown
+    const old = await replay("1.8.0", ANSWERS.find(([v]) => v === "1.8.0")![1]);
+    const ui2 = new UiModel();
+    ui2.apply({
+      type: "progress.sampled",
+      seq: 1,
+      at: 1,
+      instance: { url: server.url, index: 0 },
+      progress: old.progress,
+    });
+    expect(ui2.instanceLines().join("\n")).not.toMatch(/ping|CEA catch-up|indexes|⚠/);
+  });
+});
