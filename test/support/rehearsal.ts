@@ -16,7 +16,7 @@ import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { prepareRehearsal, type Verdict } from "../../src/rehearse/index.js";
 import { runRunbook, type RunResult } from "../../src/run/index.js";
 import type { RunEvent } from "../../src/events.js";
-import { loadRunbook } from "../../src/runbook/index.js";
+import { loadRunbook, parseRunbook } from "../../src/runbook/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -34,12 +34,19 @@ export interface RehearsalEventsOptions {
   /** Data to copy (default 2GiB, as `syncbook rehearse`). */
   data?: string;
   seed?: number;
+  /** The runbook's text, when it differs from the file's (an adapted copy); `file` still names it. */
+  text?: string;
+  /** `--var` overrides. */
+  vars?: Record<string, string | number | boolean>;
 }
 
 export async function rehearsalEvents(opts: RehearsalEventsOptions = {}): Promise<RehearsalResult> {
   const file = opts.file ?? REHEARSAL_RUNBOOK;
   const shown = file.startsWith(root) ? file.slice(root.length) : file;
-  const loaded = await loadRunbook(file, { env: {} });
+  const loaded =
+    opts.text !== undefined
+      ? await parseRunbook(opts.text, file, { env: {}, ...(opts.vars ? { vars: opts.vars } : {}) })
+      : await loadRunbook(file, { env: {}, ...(opts.vars ? { vars: opts.vars } : {}) });
   const errors = [...loaded.diagnostics, ...(loaded.runbook ? lintRunbook(loaded) : [])].filter(
     (d) => d.severity === "error",
   );
