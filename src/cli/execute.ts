@@ -40,6 +40,13 @@ export function parseVars(list: readonly string[] = []): Record<string, Scalar> 
       });
     const k = item.slice(0, eq).trim();
     const v = item.slice(eq + 1);
+    // the names `vars:` allows, and never one JavaScript gives a meaning (`__proto__` would set
+    // the object's prototype instead of a variable)
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || ["__proto__", "constructor", "prototype"].includes(k))
+      throw new UserError(`--var ${item}: ${JSON.stringify(k)} is not a variable name`, {
+        hint: "Variable names are letters, digits and _, not starting with a digit, as under `vars:`.",
+        exitCode: ExitCode.usage,
+      });
     out[k] = /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
   }
   return out;

@@ -17,7 +17,8 @@ import { suggest } from "../suggest.js";
 import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl } from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
-import { checkOptions } from "./options.js";
+import { coercion } from "../runbook/interpolate.js";
+import { checkOptions, type OptionsCheck } from "./options.js";
 import {
   PluginLoadError,
   importFile,
@@ -328,6 +329,13 @@ export interface PluginLintInput {
     opts?: { key?: boolean },
   ): { line: number; column: number; endLine?: number; endColumn?: number };
   redact: (text: string) => string;
+  /**
+   * Paths (JSON) whose `${env.*}` was not resolved (lint mode): their options cannot be judged.
+   * Without it, every interpolated value is taken as unknown (the old, lenient rule).
+   */
+  unresolved?: ReadonlySet<string>;
+  /** Paths (JSON) of whole-value placeholders that resolved to a string: coerced to the type the plugin's schema wants. */
+  whole?: ReadonlySet<string>;
 }
 
 /** A plugin call found in a runbook. */
@@ -433,11 +441,59 @@ function interpolatedAt(raw: unknown, path: YamlPath): boolean {
   return false;
 }
 
-/** Checks every plugin call of a runbook document against a registry. */
+/** True when the value at `path` (or a parent of it) holds an `${env.*}` that was not resolved. */
+function unresolvedAt(unresolved: ReadonlySet<string>, path: YamlPath): boolean {
+  for (let n = path.length; n > 0; n--) if (unresolved.has(JSON.stringify(path.slice(0, n)))) return true;
+  return false;
+}
+
+/** Coerces the whole-value placeholders a plugin's schema rejected (see checkPluginCalls); returns the new check. */
+async function coerceOptions(
+  schema: Parameters<typeof checkOptions>[0],
+  call: PluginCall,
+  doc: unknown,
+  first: Exclude<OptionsCheck, { ok: true }>,
+  whole: ReadonlySet<string>,
+): Promise<OptionsCheck> {
+  let check: OptionsCheck = first;
+  for (const p of first.problems) {
+    const full = [...call.optionsPath, ...p.path];
+    if (p.key || !whole.has(JSON.stringify(full))) continue;
+    const holder = valueAt(doc, full.slice(0, -1));
+    const last = full[full.length - 1];
+    if (holder === null || typeof holder !== "object" || last === undefined) continue;
+    const h = holder as Record<string | number, unknown>;
+    const before = h[last];
+    const typed = typeof before === "string" ? coercion(before) : undefined;
+    if (typed === undefined) continue;
+    // the string was refused: from here on the typed value is what is checked (and what the
+    // plugin gets), so an error names what is wrong with it (`must be <= 10`), not its type
+    h[last] = typed;
+    check = await checkOptions(schema, valueAt(doc, call.optionsPath));
+  }
+  return check;
+}
+
+/** What the loader knows about the runbook's placeholders (`LoadedRunbook.unresolved`, `.whole`). */
+export interface PlaceholderInfo {
+  unresolved?: ReadonlySet<string> | undefined;
+  whole?: ReadonlySet<string> | undefined;
+}
+
+/**
+ * Checks every plugin call of a runbook document against a registry.
+ *
+ * Interpolated options are judged whenever their value is known (a run reads the environment):
+ * only a value lint could not resolve is skipped, so a runbook whose options can never pass does
+ * not reach the fleet. A whole-value placeholder (`retries: ${env.R}`, always a string) where the
+ * plugin's schema wants a number or a boolean is coerced in `doc`, in place, when its text reads
+ * as one, so the plugin receives the typed value that was checked.
+ */
 export async function checkPluginCalls(
   registry: PluginRegistry,
   doc: unknown,
   raw: unknown = doc,
+  placeholders?: PlaceholderInfo,
 ): Promise<PluginProblem[]> {
   const problems: PluginProblem[] = [];
   const calls = findPluginCalls(doc, new Set(registry.names("step")));
@@ -468,12 +524,18 @@ export async function checkPluginCalls(
       });
       continue;
     }
-    const check = await checkOptions(entry.optionsSchema, call.options);
+    let check = await checkOptions(entry.optionsSchema, call.options);
+    if (!check.ok && placeholders?.whole?.size)
+      check = await coerceOptions(entry.optionsSchema, call, doc, check, placeholders.whole);
     if (check.ok) continue;
     const hasOptions = valueAt(raw, call.optionsPath) !== undefined;
     for (const p of check.problems) {
       const path = hasOptions ? [...call.optionsPath, ...p.path] : [...call.path, "use"];
-      if (!p.key && interpolatedAt(raw, [...call.optionsPath, ...p.path])) continue;
+      const full = [...call.optionsPath, ...p.path];
+      const unknown = placeholders?.unresolved
+        ? unresolvedAt(placeholders.unresolved, full)
+        : interpolatedAt(raw, full);
+      if (!p.key && unknown) continue;
       const prob: PluginProblem = {
         rule: "plugin-options",
         path,
@@ -559,7 +621,9 @@ export async function loadRunbookPlugins(
   };
   if (opts.builtinTable) loadOpts.builtinTable = opts.builtinTable;
   const { registry, problems } = await loadPlugins(loadOpts);
-  problems.push(...(await checkPluginCalls(registry, doc, loaded.raw)));
+  problems.push(
+    ...(await checkPluginCalls(registry, doc, loaded.raw, { unresolved: loaded.unresolved, whole: loaded.whole })),
+  );
   return { registry, diagnostics: toDiagnostics(loaded, problems) };
 }
 

@@ -4,6 +4,11 @@
  * number); otherwise placeholders are spliced into the string. `$${` writes a literal `${`.
  * Every value taken from the environment is a secret: it is collected so that everything the
  * tool prints, journals or reports can be redacted.
+ *
+ * An environment variable is always a string, so a whole-value placeholder that resolved to a
+ * string is recorded (`whole`): where the field wants a number or a boolean, the loader coerces
+ * it (`coercion`) and validates the result, so `retries: ${env.R}` is judged as the number it is
+ * meant to be, before anything is sent, instead of failing as a string later.
  */
 export type Scalar = string | number | boolean;
 type Path = (string | number)[];
@@ -29,6 +34,10 @@ export interface Interpolated {
   secrets: Set<string>;
   /** Paths whose value holds an `${env.*}` lint did not resolve. */
   unresolved: Set<string>;
+  /** Paths (JSON) of whole-value placeholders that resolved to a string: typed by where they stand. */
+  whole: Set<string>;
+  /** Every `${env.*}` that was resolved: where, and how long its value is (never the value). */
+  envUses: { path: Path; offset: number; name: string; length: number }[];
 }
 
 const PLACEHOLDER = /\$\$\{|\$\{([^}]*)\}/g;
@@ -38,10 +47,12 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
   const problems: InterpolationProblem[] = [];
   const secrets = new Set<string>();
   const unresolved = new Set<string>();
+  const whole = new Set<string>();
+  const envUses: Interpolated["envUses"] = [];
 
   const str = (s: string, path: Path): unknown => {
     if (!s.includes("${")) return s;
-    const whole = /^\$\{([^}]*)\}$/.exec(s);
+    const only = /^\$\{([^}]*)\}$/.exec(s);
     const resolve = (inner: string, offset: number): Scalar | undefined => {
       const m = REF.exec(inner);
       if (!m) {
@@ -84,10 +95,12 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
         return undefined;
       }
       if (v !== "") secrets.add(v);
+      envUses.push({ path, offset, name, length: v.length });
       return v;
     };
-    if (whole) {
-      const v = resolve(whole[1] ?? "", 0);
+    if (only) {
+      const v = resolve(only[1] ?? "", 0);
+      if (typeof v === "string") whole.add(JSON.stringify(path));
       return v === undefined ? s : v;
     }
     let failed = false;
@@ -109,11 +122,30 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
     if (Array.isArray(node)) return node.map((v, i) => walk(v, [...path, i]));
     if (node !== null && typeof node === "object") {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(node)) out[k] = walk(v, [...path, k]);
+      // an own property whatever the key: `out["__proto__"] = v` would set the prototype instead
+      // (the loader refuses such keys before this; this keeps the walk itself safe)
+      for (const [k, v] of Object.entries(node))
+        Object.defineProperty(out, k, {
+          value: walk(v, [...path, k]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       return out;
     }
     return node;
   };
 
-  return { value: walk(root, []), problems, secrets, unresolved };
+  return { value: walk(root, []), problems, secrets, unresolved, whole, envUses };
+}
+
+/**
+ * The typed value of a whole-value placeholder's string, when it reads as one: a number
+ * (`3`, `-1.5`) or a boolean (`true`, `false`). Undefined: it stays a string.
+ */
+export function coercion(v: string): number | boolean | undefined {
+  if (/^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v.trim());
+  if (v.trim() === "true") return true;
+  if (v.trim() === "false") return false;
+  return undefined;
 }

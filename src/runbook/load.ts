@@ -5,10 +5,10 @@
  * diagnostics, and `runbook` is set only when the text is schema-valid.
  */
 import { readFile } from "node:fs/promises";
-import { isScalar, LineCounter, parseDocument, type Node } from "yaml";
-import { createRedactor, userinfoRedactor, type Redactor } from "../redact.js";
+import { isScalar, LineCounter, parseDocument, visit, type Node } from "yaml";
+import { createRedactor, MIN_SECRET_LENGTH, userinfoRedactor, type Redactor } from "../redact.js";
 import type { Diagnostic } from "../diagnostics.js";
-import { interpolate, type Scalar } from "./interpolate.js";
+import { coercion, interpolate, type Scalar } from "./interpolate.js";
 import { createLocator, type Locate } from "./positions.js";
 import type { Runbook } from "./types.js";
 import { validateRunbookSchema } from "./validate.gen.js";
@@ -43,7 +43,21 @@ export interface LoadedRunbook {
   redact: Redactor;
   /** The variables in effect (overrides applied), for plans and reports: env-derived ones redacted. */
   vars: Record<string, Scalar>;
+  /**
+   * Paths (JSON of the YAML path) whose value holds an `${env.*}` that was not resolved (lint
+   * mode): nothing can judge them. Empty when the environment was read.
+   */
+  unresolved: ReadonlySet<string>;
+  /** Paths (JSON) of whole-value placeholders that resolved to a string (what plugin checks may coerce). */
+  whole: ReadonlySet<string>;
 }
+
+/**
+ * Keys JavaScript gives a meaning of their own: `__proto__` sets an object's prototype instead
+ * of adding a field (lint would see an inherited field the body sent lacks), `constructor` and
+ * `prototype` shadow what code reads on every object. Never a field of the format or a plugin.
+ */
+const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /** A runbook is a page or two of YAML; a bigger file is a mistake, not a runbook (and must not stall lint). */
 export const MAX_RUNBOOK_BYTES = 1024 * 1024;
@@ -76,6 +90,8 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
       locate: () => ({ line: early.line, column: early.column }),
       redact: userinfoRedactor,
       vars: {},
+      unresolved: new Set(),
+      whole: new Set(),
     };
   const lines = new LineCounter();
   let doc: ReturnType<typeof parseDocument>;
@@ -102,12 +118,15 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
       locate: () => ({ line: 1, column: 1 }),
       redact: userinfoRedactor,
       vars: {},
+      unresolved: new Set(),
+      whole: new Set(),
     };
   }
   const locate = createLocator(doc, lines);
   const diagnostics: Diagnostic[] = [];
   const secrets = new Set<string>();
   const redact = createRedactor(secrets);
+  const seen = { unresolved: new Set<string>(), whole: new Set<string>() };
   const result = (raw: unknown, runbook: Runbook | undefined, vars: Record<string, Scalar> = {}): LoadedRunbook => ({
     file,
     text,
@@ -120,6 +139,8 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     locate,
     redact,
     vars,
+    unresolved: seen.unresolved,
+    whole: seen.whole,
   });
 
   for (const [list, severity] of [
@@ -143,6 +164,25 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     }
   }
   if (doc.errors.length) return result(undefined, undefined);
+
+  // before anything is built from it: a reserved key would change the objects themselves
+  visit(doc, {
+    Pair(_, pair) {
+      const key = pair.key;
+      if (!isScalar(key) || typeof key.value !== "string" || !RESERVED_KEYS.has(key.value)) return;
+      const at = lines.linePos(key.range?.[0] ?? 0);
+      diagnostics.push({
+        file,
+        line: at.line,
+        column: at.col,
+        rule: "reserved-key",
+        severity: "error",
+        message: `\`${key.value}\` is not allowed as a key: JavaScript gives it a meaning of its own${key.value === "__proto__" ? " (it would replace the object's prototype, not add a field: what lint checks and what is sent would differ)" : ""}`,
+        hint: "Remove or rename the key: no field of the format or of a plugin has this name.",
+      });
+    },
+  });
+  if (diagnostics.some((d) => d.rule === "reserved-key")) return result(undefined, undefined);
 
   let raw: unknown;
   try {
@@ -188,6 +228,22 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     ? { ...body.value, ...(isRecord(raw) && "vars" in raw ? { vars: varsPass.value } : {}) }
     : body.value;
   for (const s of [...varsPass.secrets, ...body.secrets]) secrets.add(s);
+  for (const p of varsPass.unresolved) seen.unresolved.add(JSON.stringify(["vars", ...(JSON.parse(p) as unknown[])]));
+  for (const p of body.unresolved) seen.unresolved.add(p);
+  for (const p of body.whole) seen.whole.add(p);
+  // redaction cannot remove a value this short without mangling ordinary text (src/redact.ts):
+  // say so where it is used, before anything runs
+  for (const u of [...varsPass.envUses.map((x) => ({ ...x, path: ["vars", ...x.path] })), ...body.envUses]) {
+    if (u.length === 0 || u.length >= MIN_SECRET_LENGTH) continue;
+    diagnostics.push({
+      file,
+      ...pos(u.path, u.offset),
+      rule: "secret-too-short",
+      severity: "warning",
+      message: `\`\${env.${u.name}}\` is ${u.length} character${u.length === 1 ? "" : "s"} long: a secret under ${MIN_SECRET_LENGTH} characters cannot be redacted (it would mangle ordinary output), so it may appear in output, journals and reports`,
+      hint: `Use a longer secret; or, if ${u.name} is not a secret, pass it with --var instead of the environment.`,
+    });
+  }
   for (const p of [...varsPass.problems.map((x) => ({ ...x, path: ["vars", ...x.path] })), ...body.problems]) {
     diagnostics.push({
       file,
@@ -199,9 +255,15 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     });
   }
 
-  const valid = validateRunbookSchema(value);
+  let valid = validateRunbookSchema(value);
   // ajv keeps the errors on the (shared) function: take them before any await lets another load run
-  const schemaErrors = valid ? [] : [...(validateRunbookSchema.errors ?? [])];
+  let schemaErrors = valid ? [] : [...(validateRunbookSchema.errors ?? [])];
+  if (!valid && body.whole.size > 0) {
+    // typed placeholders: a whole-value `${env.R}` (a string) where the format wants a number or
+    // a boolean takes that type when its text reads as one; anything else stays the error it is
+    const fix = coerceWholes(value, body.whole, schemaErrors);
+    if (fix) [valid, schemaErrors] = fix;
+  }
   if (!valid) {
     const { explainSchemaErrors } = await import("./explain.js");
     const unknownPaths = new Set([
@@ -215,6 +277,54 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     if (explained.length) return result(raw, undefined, redactVars(vars, redact));
   }
   return result(raw, value as Runbook, redactVars(vars, redact));
+}
+
+type SchemaError = NonNullable<typeof validateRunbookSchema.errors>[number];
+
+/** A JSON pointer (`/steps/0/timeout`) as a YAML path (`["steps", 0, "timeout"]`) of `data`. */
+export function pointerPath(pointer: string, data: unknown): (string | number)[] {
+  if (pointer === "") return [];
+  const out: (string | number)[] = [];
+  let node: unknown = data;
+  for (const raw of pointer.slice(1).split("/")) {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    const key: string | number = Array.isArray(node) ? Number(seg) : seg;
+    out.push(key);
+    node = node !== null && typeof node === "object" ? (node as Record<string | number, unknown>)[key] : undefined;
+  }
+  return out;
+}
+
+/**
+ * Coerces, in `value`, each whole-value placeholder the schema rejected as a string to the number
+ * or boolean its text reads as: from then on the typed value is what is checked (an error names
+ * what is wrong with it, `must be >= 0`, not its type). Returns the new validation result, or
+ * undefined when nothing changed.
+ */
+function coerceWholes(
+  value: unknown,
+  whole: ReadonlySet<string>,
+  errors: readonly SchemaError[],
+): [boolean, SchemaError[]] | undefined {
+  const at = (e: SchemaError) => JSON.stringify(pointerPath(e.instancePath, value));
+  let changed = false;
+  for (const key of new Set(errors.map(at))) {
+    if (!whole.has(key)) continue;
+    const path = JSON.parse(key) as (string | number)[];
+    const parent = path.slice(0, -1).reduce<unknown>((n, k) => (n as Record<string | number, unknown>)?.[k], value);
+    const last = path[path.length - 1];
+    if (parent === null || typeof parent !== "object" || last === undefined) continue;
+    const holder = parent as Record<string | number, unknown>;
+    const before = holder[last];
+    if (typeof before !== "string") continue;
+    const typed = coercion(before);
+    if (typed === undefined) continue;
+    holder[last] = typed;
+    changed = true;
+  }
+  if (!changed) return undefined;
+  const ok = validateRunbookSchema(value);
+  return [ok, ok ? [] : [...(validateRunbookSchema.errors ?? [])]];
 }
 
 /**

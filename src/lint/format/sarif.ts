@@ -48,6 +48,20 @@ const LOADER_RULES: readonly Omit<RuleInfo, "source">[] = [
     hint: "Declare the variable under `vars:` or pass it with --var name=value.",
   },
   {
+    id: "reserved-key",
+    severity: "error",
+    description: "A key named `__proto__`, `constructor` or `prototype` anywhere in the runbook.",
+    spec: "JavaScript gives these names a meaning of their own: `__proto__` replaces an object's prototype, so what lint checks and what is sent would differ.",
+    hint: "Remove or rename the key: no field of the format or of a plugin has this name.",
+  },
+  {
+    id: "secret-too-short",
+    severity: "warning",
+    description: "An `${env.*}` value shorter than 3 characters: it cannot be redacted from output.",
+    spec: "Secrets (values from `${env.*}`) never reach output, journals or reports; a value this short cannot be removed without mangling ordinary text.",
+    hint: "Use a longer secret, or pass a value that is not secret with --var.",
+  },
+  {
     id: "plugin-load",
     severity: "error",
     description: "A plugin named under `plugins:` cannot be loaded.",

@@ -1,0 +1,54 @@
+/**
+ * Issue 12, item 7, through the built CLI: "A whole-value `${env.R}` placeholder is always a
+ * string, so `retries: "${env.R}"` lints clean and fails only after start was sent. … judge every
+ * option before the first request; 'a runbook with errors never reaches the fleet' must hold for
+ * run-time values too." And item 6 for `--var`.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { cli, posts, runbookFor, sim, START, tempDir, totalRequests, writeRunbook } from "../support/run.js";
+
+let s: Simulator | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const steps = (url: string) =>
+  `${START}  - { id: call, hook: { use: http, with: { url: "${url}/sim/state", method: GET, retries: "\${env.R}" } } }\n`;
+
+describe("run-time values are judged before the first request", () => {
+  it("retries: ${env.R} with R=three: lint passes (it cannot know), run stops before anything is sent", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, steps(s.instances[0]!.url)));
+    const lint = await cli(["lint", file], { cwd: dir, env: { R: "three" } });
+    expect(lint.code, lint.all).toBe(0);
+
+    const r = await cli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir, env: { R: "three" } });
+    expect(r.code, r.all).toBe(2);
+    expect(r.all).toMatch(/option `retries` must be integer\n\s+--> .*rb\.yaml:13:107/);
+    expect(r.all).toContain("nothing was sent");
+    expect(totalRequests(s)).toBe(0);
+  });
+
+  it("retries: ${env.R} with R=2: the hook gets the number and the run goes on", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, steps(s.instances[0]!.url)));
+    const r = await cli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir, env: { R: "2" } });
+    expect(r.code, r.all).toBe(0);
+    expect(posts(s, "start")).toEqual([1]);
+    // R is one character: it cannot be redacted, and the run said so before it began
+    expect(r.all).toMatch(/secret-too-short/);
+  });
+
+  it("--var __proto__=x is a usage error, not a variable", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, START));
+    const r = await cli(["run", file, "--dry-run", "--var", "__proto__=x"], { cwd: dir });
+    expect(r.code, r.all).toBe(2);
+    expect(r.all).toMatch(/"__proto__" is not a variable name/);
+  });
+});

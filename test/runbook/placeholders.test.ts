@@ -1,0 +1,145 @@
+/**
+ * Issue 12, items 6, 7 and 9 (short secrets), at the loader:
+ * - "Reject `__proto__`, `constructor`, `prototype` keys anywhere in a runbook, with a positioned error."
+ * - "Give placeholders types (numbers and booleans coerce and are checked when the value is known)
+ *   and judge every option before the first request."
+ * - "Short secrets (under 3 characters) are never redacted: warn at lint that they cannot be protected."
+ */
+import { describe, expect, it } from "vitest";
+import { lintRunbook } from "../../src/lint/index.js";
+import { loadRunbookPlugins } from "../../src/plugin/index.js";
+import { MIN_SECRET_LENGTH } from "../../src/redact.js";
+import { parseRunbook, type LoadOptions } from "../../src/runbook/index.js";
+
+const HEAD = `runbook: 1
+name: t
+serviceVersion: "1.8.0"
+clusters:
+  cluster0: { topology: replicaSet, serverVersion: "6.0" }
+  cluster1: { topology: replicaSet, serverVersion: "6.0" }
+instances: [http://127.0.0.1:27182]
+`;
+const load = (steps: string, opts: LoadOptions = {}, head = "") =>
+  parseRunbook(`${HEAD}${head}steps:\n${steps}`, "rb.yaml", { env: {}, ...opts });
+const at = (d: { line: number; column: number; rule: string }) => `${d.line}:${d.column} ${d.rule}`;
+
+describe("reserved keys (issue 12, item 6)", () => {
+  it("`__proto__` in a start body is an error at its key; lint never sees an inherited field", async () => {
+    const l = await load(
+      "  - start:\n      source: cluster0\n      destination: cluster1\n      __proto__: { reversible: true }\n",
+    );
+    expect(l.runbook).toBeUndefined();
+    expect(l.diagnostics.map(at)).toEqual(["12:7 reserved-key"]);
+    expect(l.diagnostics[0]?.message).toMatch(/`__proto__` is not allowed as a key.*replace the object's prototype/);
+    expect(lintRunbook(l)).toEqual([]);
+  });
+
+  it.each([
+    ["constructor", "  - hook: { use: shell, with: { command: [true], constructor: 1 } }\n", "9:50"],
+    ["prototype", "  - start: { source: cluster0, destination: cluster1, x-passthrough: { prototype: 1 } }\n", "9:72"],
+    ["__proto__", '  - { waitFor: { state: RUNNING }, "__proto__": 1 }\n', "9:36"],
+  ])("`%s` anywhere (plugin options, x-passthrough, a step) is refused at its position", async (key, steps, pos) => {
+    const l = await load(steps);
+    expect(l.runbook).toBeUndefined();
+    expect(l.diagnostics.map(at)).toEqual([`${pos} reserved-key`]);
+    expect(l.diagnostics[0]?.message).toContain(`\`${key}\``);
+  });
+
+  it("in vars too, and a value named so is fine", async () => {
+    const l = await load("  - waitFor: { state: RUNNING }\n", {}, "vars: { prototype: 1 }\n");
+    expect(l.diagnostics.map(at)).toEqual(["8:9 reserved-key"]);
+    const ok = await load('  - notify: "constructor __proto__ prototype"\n');
+    expect(ok.diagnostics).toEqual([]);
+  });
+});
+
+describe("typed placeholders (issue 12, item 7)", () => {
+  it("a whole-value ${env.*} takes the type its field wants: numbers, durations in seconds, booleans", async () => {
+    const l = await load(
+      '  - waitFor: { state: RUNNING, lagBelow: "${env.LAG}", timeout: "${env.T}" }\n    when: "${env.GO}"\n',
+      { env: { LAG: "4.5", T: "120", GO: "false" } },
+    );
+    expect(l.diagnostics).toEqual([]);
+    expect(l.runbook?.steps[0]).toEqual({ waitFor: { state: "RUNNING", lagBelow: 4.5, timeout: 120 }, when: false });
+  });
+
+  it("a value that is not what the field wants is an error at its line, before anything runs", async () => {
+    const l = await load('  - waitFor: { state: RUNNING, timeout: "${env.T}" }\n', { env: { T: "soon" } });
+    expect(l.runbook).toBeUndefined();
+    expect(l.diagnostics.map(at)).toEqual(["9:41 schema"]);
+  });
+
+  it("a string field keeps the string; a placeholder inside a string is never coerced", async () => {
+    const l = await load('  - waitFor: { info: "${env.I}", state: RUNNING }\n  - notify: "lag ${env.I}"\n', {
+      env: { I: "120" },
+    });
+    expect(l.diagnostics).toEqual([]);
+    expect(l.runbook?.steps.map((s) => ("waitFor" in s ? s.waitFor?.info : "notify" in s ? s.notify : ""))).toEqual([
+      "120",
+      "lag 120",
+    ]);
+  });
+
+  it("lint (no environment) cannot judge them, and says nothing", async () => {
+    const l = await load('  - waitFor: { state: RUNNING, timeout: "${env.T}" }\n', { env: "lint" });
+    expect(l.diagnostics).toEqual([]);
+  });
+
+  const HOOK = '  - hook: { use: http, with: { url: "http://127.0.0.1:9/x", method: GET, retries: "${env.R}" } }\n';
+  it("plugin options: retries: ${env.R} is judged when R is known, and the plugin gets a number", async () => {
+    const bad = await load(HOOK, { env: { R: "three" } });
+    expect(bad.diagnostics).toEqual([]);
+    const b = await loadRunbookPlugins(bad);
+    expect(b.diagnostics.map(at)).toEqual(["9:83 plugin-options"]);
+    expect(b.diagnostics[0]?.message).toMatch(/retries/);
+
+    const tooMany = await loadRunbookPlugins(await load(HOOK, { env: { R: "99" } }));
+    expect(tooMany.diagnostics.map((d) => d.message)).toEqual(["hook `http`: option `retries` must be <= 10"]);
+
+    const good = await load(HOOK, { env: { R: "2" } });
+    // one character: it cannot be redacted, and the loader says so (a threshold is better a --var)
+    expect(good.diagnostics.map(at)).toEqual(["9:84 secret-too-short"]);
+    const g = await loadRunbookPlugins(good);
+    expect(g.diagnostics).toEqual([]);
+    const step = good.runbook?.steps[0];
+    expect(step && "hook" in step ? step.hook?.with : undefined).toEqual({
+      url: "http://127.0.0.1:9/x",
+      method: "GET",
+      retries: 2,
+    });
+
+    // lint mode: R unknown, nothing to judge
+    const lint = await loadRunbookPlugins(await load(HOOK, { env: "lint" }));
+    expect(lint.diagnostics).toEqual([]);
+  });
+
+  it("through a var too: vars: { r: ${env.R} } then retries: ${vars.r}", async () => {
+    const steps = '  - hook: { use: http, with: { url: "http://127.0.0.1:9/x", retries: "${vars.r}" } }\n';
+    const l = await load(steps, { env: { R: "1.0" } }, 'vars: { r: "${env.R}" }\n');
+    expect((await loadRunbookPlugins(l)).diagnostics).toEqual([]);
+    const step = l.runbook?.steps[0];
+    const options: Record<string, unknown> | undefined = step && "hook" in step ? step.hook?.with : undefined;
+    expect(options?.retries).toBe(1);
+  });
+});
+
+describe("short secrets (issue 12, item 9)", () => {
+  it(`an \${env.*} value under ${MIN_SECRET_LENGTH} characters is a warning at its placeholder; the value is never shown`, async () => {
+    const l = await load('  - notify: "token ${env.PW} end"\n', { env: { PW: "q7" } });
+    expect(l.diagnostics.map(at)).toEqual(["9:20 secret-too-short"]);
+    expect(l.diagnostics[0]?.severity).toBe("warning");
+    expect(l.diagnostics[0]?.message).toMatch(
+      /`\$\{env\.PW\}` is 2 characters long: a secret under 3 characters cannot be redacted/,
+    );
+    expect(JSON.stringify(l.diagnostics)).not.toContain("q7");
+    expect(l.runbook).toBeDefined();
+  });
+  it("in vars too; a secret of 3 characters or an empty one is not warned about; lint mode cannot know", async () => {
+    expect(
+      (await load("  - notify: x\n", { env: { A: "z" } }, 'vars: { a: "${env.A}" }\n')).diagnostics.map(at),
+    ).toEqual(["8:13 secret-too-short"]);
+    expect((await load('  - notify: "${env.PW}"\n', { env: { PW: "abc" } })).diagnostics).toEqual([]);
+    expect((await load('  - notify: "x${env.PW}"\n', { env: { PW: "" } })).diagnostics).toEqual([]);
+    expect((await load('  - notify: "${env.PW}"\n', { env: "lint" })).diagnostics).toEqual([]);
+  });
+});
