@@ -212,7 +212,11 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
     for (const i of snap.instances) {
       const st = i.progress?.state;
       if (!st) continue;
-      const ok = need.includes(st) || (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
+      // INITIALIZING (1.20+) passes by itself, and the start step waits it out
+      const ok =
+        need.includes(st) ||
+        (first.kind === "start" && st === "INITIALIZING") ||
+        (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
       if (!ok)
         problems.push(
           `${instanceLabel(i.ref)} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`,

@@ -97,6 +97,19 @@ describe("the start body on the wire", () => {
 });
 
 describe("states by version", () => {
+  it("--probe: a fleet still INITIALIZING allows a plan that starts (the start waits it out)", async () => {
+    s = await sim({ serviceVersion: "1.20.0", model: { initializingSeconds: 5000 } });
+    const dir = tempDir();
+    const file = writeRunbook(
+      dir,
+      runbookFor(s, CUTOVER).replace('serviceVersion: "1.8.0"', 'serviceVersion: "1.20.0"'),
+    );
+    const r = await cli(["run", file, "--dry-run", "--probe"], { cwd: dir });
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toMatch(/probe: sync0: INITIALIZING/);
+    expect(posts(s, "start")).toEqual([0]);
+  });
+
   // facts: "INITIALIZING (1.20, before RUNNING)"; "Documented refusals: … `start` while INITIALIZING (1.20)"
   it("1.20: a fleet still INITIALIZING is waited out, then started once per instance", async () => {
     s = await sim({ instances: 2, serviceVersion: "1.20.0", model: { initializingSeconds: 40 } });
