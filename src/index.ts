@@ -93,6 +93,12 @@ export {
   createVerifierClient,
   ServiceError,
   TransportError,
+  START_FIELDS,
+  PROGRESS_FIELDS,
+  STATES,
+  startVersionProblems,
+  lagSeconds,
+  wireStartBody,
   type Progress,
   type VerifierProgress,
 } from "./api/index.js";

@@ -9,7 +9,14 @@ export type {
   ServiceClient,
   VerifierClient,
 } from "./client.js";
-export { COMMAND_EFFECT, COMMAND_OPERATIONS, commandTookEffect, isCommandOperation } from "./commands.js";
+export {
+  COMMAND_EFFECT,
+  COMMAND_OPERATIONS,
+  SPONTANEOUS,
+  commandTookEffect,
+  isCommandOperation,
+  settledStates,
+} from "./commands.js";
 export type { CommandOperation } from "./commands.js";
 export { ApiError, TransportError, ServiceError } from "./errors.js";
 export type { ApiOperation, ServiceOperation, VerifierOperation, TransportErrorCode } from "./errors.js";
@@ -30,3 +37,20 @@ export type {
   CollectionCopy,
   DirectionMapping,
 } from "./types.js";
+export {
+  START_FIELDS,
+  PROGRESS_FIELDS,
+  STATES,
+  BEHAVIOUR,
+  ALL_STATES,
+  startVersionProblems,
+  versionDependentParts,
+  versionRange,
+  statesOf,
+  compareVersions,
+  atLeast,
+} from "./versions.js";
+export type { Cite, StartFieldRow, ProgressFieldRow, StateRow, StartVersionProblem } from "./versions.js";
+export { lagSeconds } from "./progress.js";
+export { wireStartBody } from "./start-body.js";
+export { progressResponseSpec } from "./types.js";

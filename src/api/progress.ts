@@ -17,11 +17,3 @@ export function lagSeconds(p: Pick<Progress, "lag" | "lagTimeSeconds">): number 
   }
   return p.lagTimeSeconds;
 }
-
-/** The field `lagSeconds` read, for messages: `lag.overallLagSeconds` or `lagTimeSeconds`. */
-export function lagField(p: Pick<Progress, "lag">): string {
-  const lag = p.lag;
-  return lag !== null && typeof lag === "object" && Object.hasOwn(lag, "overallLagSeconds")
-    ? "lag.overallLagSeconds"
-    : "lagTimeSeconds";
-}
