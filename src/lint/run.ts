@@ -57,7 +57,12 @@ export async function lintFiles(
       const file = files[i] as string;
       let loaded: LoadedRunbook;
       try {
-        loaded = await loadRunbook(file, opts.vars ? { env: "lint", vars: opts.vars } : { env: "lint" });
+        // env values are never read; their lengths are, to warn about secrets too short to redact
+        loaded = await loadRunbook(file, {
+          env: "lint",
+          envLengths: process.env,
+          ...(opts.vars ? { vars: opts.vars } : {}),
+        });
       } catch (err) {
         if (err instanceof UserError)
           throw new UserError(err.message, {

@@ -25,6 +25,11 @@ export interface InterpolateOptions {
   vars: Readonly<Record<string, Scalar>>;
   /** The environment, or "lint": `${env.*}` left as written (CI has no secrets), its path noted. */
   env: Readonly<Record<string, string | undefined>> | "lint";
+  /**
+   * In lint mode, where the environment may still be at hand: only the length of a variable is
+   * read from it (a value too short to redact is worth a warning); the value is never used.
+   */
+  lengths?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Interpolated {
@@ -82,6 +87,8 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
       }
       if (opts.env === "lint") {
         unresolved.add(JSON.stringify(path));
+        const length = opts.lengths?.[name]?.length;
+        if (length !== undefined) envUses.push({ path, offset, name, length });
         return undefined;
       }
       const v = opts.env[name];

@@ -22,6 +22,11 @@ export interface LoadOptions {
   env?: Readonly<Record<string, string | undefined>> | "lint";
   /** Overrides of `vars:` (from `--var k=v`). */
   vars?: Readonly<Record<string, Scalar>>;
+  /**
+   * With `env: "lint"`: an environment to read only the lengths of `${env.*}` values from, to warn
+   * about values too short to redact (`syncbook lint` passes process.env). Never their values.
+   */
+  envLengths?: Readonly<Record<string, string | undefined>>;
   /** The file's real size when only its start was read (too big). */
   sizeBytes?: number;
 }
@@ -219,11 +224,12 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
 
   // vars first (they may read the environment, not each other), then overrides, then the rest
   const rawVars = isRecord(raw) && isRecord(raw.vars) ? raw.vars : {};
-  const varsPass = interpolate(rawVars, { vars: {}, env });
+  const lengths = env === "lint" && opts.envLengths ? { lengths: opts.envLengths } : {};
+  const varsPass = interpolate(rawVars, { vars: {}, env, ...lengths });
   const vars: Record<string, Scalar> = {};
   for (const [k, v] of Object.entries(varsPass.value as Record<string, unknown>)) if (isScalarValue(v)) vars[k] = v;
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = v;
-  const body = interpolate(raw, { vars, env }, (p) => p.length === 1 && p[0] === "vars");
+  const body = interpolate(raw, { vars, env, ...lengths }, (p) => p.length === 1 && p[0] === "vars");
   const value = isRecord(body.value)
     ? { ...body.value, ...(isRecord(raw) && "vars" in raw ? { vars: varsPass.value } : {}) }
     : body.value;

@@ -43,6 +43,19 @@ describe("run-time values are judged before the first request", () => {
     expect(r.all).toMatch(/secret-too-short/);
   });
 
+  // issue 12, item 9: "Short secrets (under 3 characters) are never redacted: warn at lint that they cannot be protected."
+  it("syncbook lint warns about a secret too short to redact, from its length alone", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, `${START}  - { id: say, notify: "pw \${env.PW}" }\n`));
+    const r = await cli(["lint", file], { cwd: dir, env: { PW: "x9" } });
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toMatch(/warning\[secret-too-short\]: `\$\{env\.PW\}` is 2 characters long/);
+    expect(r.all).not.toContain("x9");
+    expect((await cli(["lint", file, "--max-warnings", "0"], { cwd: dir, env: { PW: "x9" } })).code).toBe(1);
+    expect((await cli(["lint", file], { cwd: dir, env: { PW: "long-enough" } })).all).not.toMatch(/secret-too-short/);
+  });
+
   it("--var __proto__=x is a usage error, not a variable", async () => {
     s = await sim();
     const dir = tempDir();

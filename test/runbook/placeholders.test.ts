@@ -141,5 +141,10 @@ describe("short secrets (issue 12, item 9)", () => {
     expect((await load('  - notify: "${env.PW}"\n', { env: { PW: "abc" } })).diagnostics).toEqual([]);
     expect((await load('  - notify: "x${env.PW}"\n', { env: { PW: "" } })).diagnostics).toEqual([]);
     expect((await load('  - notify: "${env.PW}"\n', { env: "lint" })).diagnostics).toEqual([]);
+    // lint where the environment is at hand (syncbook lint passes process.env): only the length is read
+    const lint = await load('  - notify: "${env.PW}"\n', { env: "lint", envLengths: { PW: "ab" } });
+    expect(lint.diagnostics.map(at)).toEqual(["9:14 secret-too-short"]);
+    expect(JSON.stringify(lint.diagnostics)).not.toContain('"ab"');
+    expect(lint.runbook?.steps[0]).toEqual({ notify: "${env.PW}" });
   });
 });
