@@ -70,6 +70,12 @@ describe.each(VERSIONS)("service %s", (version) => {
     expect(r.verdict.committed, r.description).toBe(r.verdict.instances);
     expect(r.verdict.safe, r.description).toBe(true);
     expect(r.verdict.writesLost).toBe(0);
+    // the client of that version and the simulator of that version agree on the progress fields
+    // (each from its own table): no answer was missing a documented field, none had one mistyped
+    const answerWarnings = r.events.filter(
+      (e) => e.type === "log" && e.level === "warn" && /: progress answer: /.test(e.message),
+    );
+    expect(answerWarnings, r.description).toEqual([]);
     // the rehearsal ran against that version: its start body had only what the version knows
     const started = r.events.find((e) => e.type === "request.sent" && e.path === "/api/v1/start") as
       { body?: Record<string, unknown> } | undefined;
