@@ -12,6 +12,7 @@
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import { errorMessage } from "../errors.js";
+import { setLongTimeout, timerMs, type LongTimeout } from "../timers.js";
 
 export interface PreparedRequest {
   /** `http://host:port` (no userinfo). */
@@ -79,12 +80,12 @@ export function exchange(dispatcher: Dispatcher, req: PreparedRequest, opts: Exc
     let status = 0;
     let size = 0;
     const chunks: Buffer[] = [];
-    let timer: NodeJS.Timeout | undefined = undefined; // set after the early-abort check, cleared by finish()
+    let timer: LongTimeout | undefined = undefined; // set after the early-abort check, cleared by finish()
 
     const finish = (result: ExchangeResult, abortReason?: Error): void => {
       if (settled) return;
       settled = true;
-      if (timer) clearTimeout(timer);
+      if (timer) timer.clear();
       opts.signal?.removeEventListener("abort", onAbort);
       if (abortReason && controller && !controller.aborted) controller.abort(abortReason);
       resolve(result);
@@ -104,7 +105,7 @@ export function exchange(dispatcher: Dispatcher, req: PreparedRequest, opts: Exc
       return;
     }
     opts.signal?.addEventListener("abort", onAbort, { once: true });
-    timer = setTimeout(() => {
+    timer = setLongTimeout(() => {
       const secs = opts.timeoutMs >= 1000 ? `${+(opts.timeoutMs / 1000).toFixed(1)} s` : `${opts.timeoutMs} ms`;
       fail("timeout", `no answer within ${secs}`, {}, new Error("request timeout"));
     }, opts.timeoutMs);
@@ -169,8 +170,8 @@ export function exchange(dispatcher: Dispatcher, req: PreparedRequest, opts: Exc
           // keep-alive: connections warmed by progress polls carry the commit (low fan-out skew)
           reset: false,
           // backstops; the overall deadline above is what callers see
-          headersTimeout: opts.timeoutMs + 1000,
-          bodyTimeout: opts.timeoutMs + 1000,
+          headersTimeout: timerMs(opts.timeoutMs + 1000),
+          bodyTimeout: timerMs(opts.timeoutMs + 1000),
         },
         handler,
       );

@@ -12,6 +12,7 @@ import { runtimeImport } from "../runtime-import.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 import { TimeoutError, createRedactor, errorText, withTimeout } from "./util.js";
+import { delay as wait } from "../timers.js";
 
 export interface HttpCall {
   url: string;
@@ -199,14 +200,7 @@ function expectText(e: HttpCall["expectStatus"]): string {
   return Array.isArray(e) ? e.join(" or ") : String(e);
 }
 
+/** Waits `ms` (any length: a `retryDelay` is the runbook's), or until the signal aborts; never rejects. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
+  return wait(ms, signal).catch(() => undefined);
 }

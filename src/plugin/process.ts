@@ -14,6 +14,7 @@ import type * as Readline from "node:readline";
 import type { Readable } from "node:stream";
 import { runtimeImport } from "../runtime-import.js";
 import { formatDuration } from "../runbook/duration.js";
+import { setLongTimeout, timeoutSignal, type LongTimeout } from "../timers.js";
 import type { PluginLogger } from "./api.js";
 
 export interface ProcessCall {
@@ -79,8 +80,9 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   const shown = redact(showArgv(call.argv));
   const [file, ...args] = call.argv;
   if (file === undefined || file === "") throw new ProcessError("empty command", undefined, undefined, []);
-  const signal =
-    call.timeoutMs === undefined ? call.signal : AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
+  // a hook `timeout` may be any length (AbortSignal.timeout throws past 2^32 ms): src/timers.ts
+  const limit = call.timeoutMs === undefined ? undefined : timeoutSignal(call.timeoutMs);
+  const signal = limit === undefined ? call.signal : AbortSignal.any([call.signal, limit.signal]);
   const reasonText = (): string => {
     const r: unknown = signal.reason;
     if (r instanceof Error && r.name === "TimeoutError")
@@ -89,7 +91,10 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
         : r.message;
     return r instanceof Error && r.message && r.message !== "interrupted" ? `interrupted: ${r.message}` : "interrupted";
   };
-  if (signal.aborted) throw new ProcessError(`${shown} not started: ${reasonText()}`, undefined, undefined, []);
+  if (signal.aborted) {
+    limit?.clear();
+    throw new ProcessError(`${shown} not started: ${reasonText()}`, undefined, undefined, []);
+  }
   const graceMs = call.killGraceMs ?? 5000;
   const maxLines = call.maxLogLines ?? 2000;
   const posix = process.platform !== "win32";
@@ -128,7 +133,7 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
 
   let stoppedBy: "SIGTERM" | "SIGKILL" | undefined;
   let exited = false;
-  let graceTimer: NodeJS.Timeout | undefined;
+  let graceTimer: LongTimeout | undefined;
   const kill = (sig: "SIGTERM" | "SIGKILL"): void => {
     try {
       if (posix && child.pid !== undefined) process.kill(-child.pid, sig);
@@ -142,7 +147,7 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
     stoppedBy = "SIGTERM";
     call.log?.warn(`stopping ${shown}: ${reasonText()} (SIGTERM, SIGKILL in ${formatDuration(graceMs)})`);
     kill("SIGTERM");
-    graceTimer = setTimeout(() => {
+    graceTimer = setLongTimeout(() => {
       if (exited) return;
       stoppedBy = "SIGKILL";
       kill("SIGKILL");
@@ -156,7 +161,7 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
       child.once("exit", (code, sig) => resolve({ code, signal: sig }));
     });
     exited = true;
-    if (graceTimer) clearTimeout(graceTimer);
+    graceTimer?.clear();
     // stopped on purpose: whatever of its group ignored SIGTERM goes now, the hook is over
     if (stoppedBy && posix) kill("SIGKILL");
     // let the last lines arrive, but do not wait for a background grandchild holding the pipes
@@ -204,6 +209,7 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
       );
     return { exitCode: 0, durationMs, stderrTail: tail };
   } finally {
+    limit?.clear();
     signal.removeEventListener("abort", onAbort);
   }
 }

@@ -6,6 +6,7 @@ export { createRedactor } from "../redact.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 import { errorMessage } from "../errors.js";
+import { setLongTimeout } from "../timers.js";
 
 /** JSON Schema of a duration option (same grammar as the runbook's durations). */
 export const DURATION_SCHEMA = {
@@ -53,7 +54,7 @@ export async function withTimeout<T>(
   const onOuter = (): void => ctl.abort(outer?.reason ?? new Error("interrupted"));
   if (outer?.aborted) onOuter();
   else outer?.addEventListener("abort", onOuter, { once: true });
-  const timer = setTimeout(() => ctl.abort(new TimeoutError(timeoutMs)), Math.max(0, timeoutMs));
+  const timer = setLongTimeout(() => ctl.abort(new TimeoutError(timeoutMs)), timeoutMs);
   try {
     if (ctl.signal.aborted) throw ctl.signal.reason;
     let onAbort: (() => void) | undefined;
@@ -68,7 +69,7 @@ export async function withTimeout<T>(
       if (onAbort) ctl.signal.removeEventListener("abort", onAbort);
     }
   } finally {
-    clearTimeout(timer);
+    timer.clear();
     outer?.removeEventListener("abort", onOuter);
   }
 }

@@ -6,7 +6,7 @@
  * registered again, so a resumed run that fails before commit still undoes them.
  */
 import { stat } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
+import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
 import { findLatestJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
@@ -76,7 +76,7 @@ export async function planResume(
         opts.say(
           `resume: the interrupted run's ${last.op} got no answer and may still be in flight: waiting ${waitMs} ms (its request timeout) before reading the fleet again`,
         );
-        await sleep(waitMs, undefined, opts.signal ? { signal: opts.signal } : {});
+        await delay(waitMs, opts.signal);
         r = await decide();
       }
     }

@@ -31,6 +31,7 @@ import {
 } from "../steps/index.js";
 import { createEmitter } from "./emitter.js";
 import { sourceLine, type Place } from "../text.js";
+import { setLongTimeout } from "../timers.js";
 import type { Emit, Outcome, RunEvent, RunListener } from "../events.js";
 import { planSteps, type PlannedStep } from "./plan.js";
 
@@ -389,7 +390,8 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
   const limit = new AbortController();
   // every in-flight request of a broadcast listens to the step's signal: 256 instances are not a leak
   setMaxListeners(0, limit.signal);
-  const timer = setTimeout(() => limit.abort(new StepTimeout(timeoutMs)), timeoutMs);
+  // any length: `timeout: 30d` is past what one Node timer holds (src/timers.ts)
+  const timer = setLongTimeout(() => limit.abort(new StepTimeout(timeoutMs)), timeoutMs);
   const onAbort = () => limit.abort(runSignal.reason instanceof Error ? runSignal.reason : new Error("interrupted"));
   runSignal.addEventListener("abort", onAbort, { once: true });
   const ctx: StepContext = {
@@ -434,7 +436,7 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
     const interlock = err instanceof StepFailure && err.reason === "interlock";
     return { message, place, ...(hint ? { hint } : {}), ...(interlock ? { interlock } : {}) };
   } finally {
-    clearTimeout(timer);
+    timer.clear();
     runSignal.removeEventListener("abort", onAbort);
   }
 }

@@ -1,6 +1,6 @@
 /** `sleep`: wait a fixed time (interruptible). */
-import { setTimeout as sleepFor } from "node:timers/promises";
 import { durationOr, formatDuration } from "../runbook/index.js";
+import { delay } from "../timers.js";
 import type { Duration } from "../runbook/types.js";
 import { keyed, type StepKindDef } from "./kit/define.js";
 import { unchanged } from "./kit/sequence.js";
@@ -14,7 +14,7 @@ export const sleep: StepKindDef<Duration> = {
   async run(ctx, d) {
     const ms = ctx.run.defaults.scale(durationOr(d, 0));
     try {
-      await sleepFor(ms, undefined, { signal: ctx.signal });
+      await delay(ms, ctx.signal);
     } catch {
       throw abortReason(ctx, [], { describe: `a ${formatDuration(ms)} sleep` });
     }

@@ -7,6 +7,11 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
+import type { RunEvent, RunEventOf } from "../../src/events.js";
+import { loadRunbookPlugins } from "../../src/plugin/index.js";
+import { runRunbook, type RunOptions, type RunResult } from "../../src/run/runner.js";
+import { parseRunbook } from "../../src/runbook/index.js";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../src/sim/index.js";
 
 export const CLI = join(process.cwd(), "dist/cli/syncbook.cjs");
@@ -137,3 +142,32 @@ export function totalRequests(s: Simulator): number {
     Object.values(c.verifier).reduce((a, b) => a + b, 0)
   );
 }
+
+/**
+ * Runs a runbook in this process (lint-clean required, plugins loaded as `run` does), recording
+ * every event; `onEvent` sees each one as it happens (e.g. to change the simulator's faults).
+ */
+export async function runYaml(
+  yaml: string,
+  opts: { onEvent?: (e: RunEvent) => void } & Partial<
+    Pick<RunOptions, "force" | "critical" | "signal" | "timeScale">
+  > = {},
+): Promise<{ result: RunResult; events: RunEvent[] }> {
+  const { onEvent, ...rest } = opts;
+  const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
+  expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  const { registry } = await loadRunbookPlugins(loaded);
+  const events: RunEvent[] = [];
+  const result = await runRunbook({
+    loaded,
+    registry,
+    listeners: [(e) => void events.push(e), (e) => onEvent?.(e)],
+    print: () => undefined,
+    ...rest,
+  });
+  return { result, events };
+}
+
+/** The run's `decision` events. */
+export const decisions = (events: RunEvent[]): RunEventOf<"decision">[] =>
+  events.filter((e): e is RunEventOf<"decision"> => e.type === "decision");

@@ -7,7 +7,7 @@
  * - the signal (Ctrl-C, the step's time limit) ends the wait at once, throwing its reason;
  * - `giveUpMs` ends it with the last value read, judged or not (the caller decides what that means).
  */
-import { setTimeout as sleep } from "node:timers/promises";
+import { delay as sleep } from "../../timers.js";
 
 export interface PollOptions<T, R> {
   /** One attempt. A read that throws ends the poll with that error (read leniently inside if failures are data). */
@@ -37,7 +37,7 @@ export async function poll<T, R>(o: PollOptions<T, R>): Promise<PollResult<T, R>
     const period = typeof o.every === "number" ? o.every : o.every(round);
     const delay = Math.min(left, Math.max(0, period - (Date.now() - t0)));
     try {
-      await sleep(delay, undefined, { signal: o.signal });
+      await sleep(delay, o.signal);
     } catch {
       throw abortError(o.signal);
     }
