@@ -272,6 +272,16 @@ process.on("exit", (code) => {
   process.stderr.write("  hint: check the plugins this runbook loads; if none is to blame, please report it\n");
   process.exitCode = ExitCode.failed;
 });
+// Every failure path ends the command promptly: once it has settled, whatever it left running (a
+// plugin's interval, a connection nobody closed) must not keep a CI job or an operator's shell
+// waiting. Unref'd, so a process with nothing left exits at once as usual.
+const LINGER_MS = 10_000;
 void entry().finally(() => {
   settled = true;
+  setTimeout(() => {
+    process.stderr.write(
+      `syncbook: the command finished ${LINGER_MS / 1000} s ago but something it started is still running (a plugin's timer or connection?): exiting\n`,
+    );
+    process.exit();
+  }, LINGER_MS).unref();
 });

@@ -18,7 +18,7 @@ import {
   type PluginRegistry,
   type PluginRunContext,
 } from "../plugin/index.js";
-import { durationOr, type LoadedRunbook } from "../runbook/index.js";
+import { durationOr, formatDuration, type LoadedRunbook } from "../runbook/index.js";
 import { instancesOf, type Duration } from "../runbook/types.js";
 import {
   StepFailure,
@@ -142,13 +142,22 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const defaults = runDefaults(loaded, opts.timeScale ?? 1);
 
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
-  const { emit } = emitter;
+  // Only a critical listener (the journal) makes the emitter throw. Whichever event it fails on
+  // (a request's, a step's start, a decision), the run notes it and stops before its next request:
+  // every failure path ends the run promptly, with undo, never by hanging on a step's timer.
   let journalError: unknown;
+  const emit: Emit = (type, payload) => {
+    try {
+      return emitter.emit(type, payload);
+    } catch (err) {
+      journalError ??= err;
+      throw err;
+    }
+  };
   const say: Emit = (type, payload) => {
     try {
       return emit(type, payload);
-    } catch (err) {
-      journalError ??= err;
+    } catch {
       return { type, seq: -1, at: Date.now(), ...payload } as unknown as RunEvent;
     }
   };
@@ -225,7 +234,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     mode,
   };
 
-  emit("run.started", {
+  say("run.started", {
     runbook: runbook.name,
     file: loaded.file,
     hash: loaded.hash,
@@ -235,7 +244,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
   });
   for (const f of run.force)
-    emit("decision", {
+    say("decision", {
       kind: "force",
       ok: true,
       check: f,
@@ -246,7 +255,17 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   let failure: { message: string; hint?: string; step: string; interlock?: boolean; place?: Place } | undefined;
   let askEachStep = opts.stepMode === true;
 
+  const journalFailure = (step: string): NonNullable<typeof failure> => ({
+    message: `the journal could not be written (${errorMessage(journalError)}): the run stopped before sending anything more`,
+    step,
+    hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far.",
+  });
   for (const s of steps) {
+    if (journalError) {
+      outcome = "failed";
+      failure = journalFailure(s.id);
+      break;
+    }
     const skip = skipReason(s, { from, to, resume: opts.resume });
     if (skip) {
       say("step.skipped", { index: s.index, id: s.id, reason: skip });
@@ -271,7 +290,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       if (choice === "abort") {
         outcome = "failed";
         failure = { message: `aborted by the operator before step ${s.id}`, step: s.id };
-        emit("decision", {
+        say("decision", {
           index: s.index,
           id: s.id,
           kind: "interlock",
@@ -286,11 +305,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     const result = await runStep(run, s, signal);
     if (journalError) {
       outcome = "failed";
-      failure = {
-        message: `the journal could not be written (${errorMessage(journalError)}): the run stopped before sending anything more`,
-        step: s.id,
-        hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far.",
-      };
+      failure = journalFailure(s.id);
       break;
     }
     if (result === "ok") continue;
@@ -300,7 +315,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       break;
     }
     if (s.step.continueOnError) {
-      emit("log", {
+      say("log", {
         level: "warn",
         index: s.index,
         message: `step ${s.id} failed; continueOnError lets the run go on`,
@@ -338,6 +353,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   });
   await notifier.flush();
   await emitter.settle();
+  // the fleet's own keep-alive connections (an injected fleet is its owner's to close)
+  if (!opts.fleet) await fleet.close().catch(() => undefined);
   return {
     outcome,
     exitCode,
@@ -406,8 +423,9 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
     pollMs,
     slowAfterMs,
   };
-  run.emit("step.started", { index: s.index, id: s.id, kind: s.kind, title: run.loaded.redact(s.title) });
   try {
+    // inside the try: a journal that cannot record the start still clears the step's timer below
+    run.emit("step.started", { index: s.index, id: s.id, kind: s.kind, title: run.loaded.redact(s.title) });
     await s.bound.run(ctx);
     run.say("step.finished", { index: s.index, id: s.id, outcome: "ok", durationMs: Date.now() - t0 });
     return "ok";
@@ -422,7 +440,7 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
       });
       return "interrupted";
     }
-    const { message, hint } = explain(err, timeoutMs, run.loaded.redact);
+    const { message, hint } = explain(err, limit.signal, run.loaded.redact);
     const place = placeOf(run.loaded, s);
     run.say("step.finished", {
       index: s.index,
@@ -441,14 +459,22 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
   }
 }
 
-function explain(err: unknown, timeoutMs: number, redact: (s: string) => string): { message: string; hint?: string } {
+function explain(err: unknown, signal: AbortSignal, redact: (s: string) => string): { message: string; hint?: string } {
   if (err instanceof StepFailure || err instanceof UserError)
     return { message: redact(err.message), ...(err.hint ? { hint: redact(err.hint) } : {}) };
-  if (err instanceof StepTimeout)
-    return { message: `timed out after ${timeoutMs} ms`, hint: "Raise the step's `timeout`." };
-  const msg = errorMessage(err);
-  return { message: redact(msg) };
+  // whatever a step threw when its time limit aborted it (a bare "The operation was aborted" from
+  // a timer or a request), the reason is the limit: say that, never the bare abort
+  const reason: unknown = signal.aborted ? signal.reason : err;
+  if (reason instanceof StepTimeout)
+    return {
+      message: `timed out after ${formatDuration(reason.ms)} (the step's time limit)${err instanceof StepTimeout || isAbort(err) ? "" : `: ${redact(errorMessage(err))}`}`,
+      hint: "Raise the step's `timeout`.",
+    };
+  return { message: redact(errorMessage(err)) };
 }
+
+const isAbort = (err: unknown): boolean =>
+  err instanceof Error && (err.name === "AbortError" || err.message === "The operation was aborted");
 
 /** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
 async function unwind(run: RunContext): Promise<void> {
