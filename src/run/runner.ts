@@ -21,6 +21,8 @@ import {
 import { durationOr, formatDuration, type LoadedRunbook } from "../runbook/index.js";
 import { instancesOf, type Duration } from "../runbook/types.js";
 import {
+  newIdentityMemory,
+  observeIdentity,
   StepFailure,
   StepTimeout,
   type Defaults,
@@ -205,7 +207,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     commitSent: false,
     commitAccepted: false,
     serviceErrors: [],
-    identityChecked: false,
+    identity: newIdentityMemory(),
     ...opts.resume?.memory,
   };
   const undo = new UndoStack();
@@ -218,10 +220,20 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, durationOr(call.undo?.timeout, 120_000)),
     );
   }
+  // every progress read of the run (waits, interlocks, reconcile) is checked for fleet identity:
+  // instances that stop being one fleet after start must not be sent commit (issue 12 item 2)
+  const observed: Fleet = {
+    ...fleet,
+    progress: async (sig) => {
+      const snap = await fleet.progress(sig);
+      observeIdentity(run, snap);
+      return snap;
+    },
+  };
   const run: RunContext = {
     loaded,
     runbook,
-    fleet,
+    fleet: observed,
     verifier,
     emit,
     say,

@@ -74,7 +74,16 @@ export function bindStep(step: Step): BoundStep {
 }
 
 export type { StepKindDef, PlannedRequest, PlanTargets, StepTiming } from "./kit/define.js";
-export { StepFailure, StepTimeout, FORCE_CHECKS } from "./kit/context.js";
-export type { StepContext, RunContext, RunMemory, Defaults, Prompter, ForceCheck } from "./kit/context.js";
+export { StepFailure, StepTimeout, FORCE_CHECKS, newIdentityMemory } from "./kit/context.js";
+export type {
+  StepContext,
+  RunContext,
+  RunMemory,
+  IdentityMemory,
+  Defaults,
+  Prompter,
+  ForceCheck,
+} from "./kit/context.js";
+export { observeIdentity } from "./kit/fleet-ops.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";

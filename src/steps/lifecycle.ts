@@ -67,6 +67,11 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
           ? `every instance is ${from.join(" or ")}`
           : `${op} is allowed only in ${from.join(" or ")}; ${wrong.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? "unreachable"}`).join(", ")}`,
       );
+      // a reverse swaps directionMapping (service facts), not necessarily at once: either way round
+      // is legal until every instance shows the new one (fleet-ops.ts observeIdentity)
+      const identity = ctx.run.memory.identity;
+      if (op === "reverse" && identity.direction)
+        identity.direction = { ...identity.direction, from: `the reverse step ${ctx.id}`, either: true };
       await sendCommand(ctx, { op, body: {}, tookEffect: (p) => commandTookEffect(op, p.state) });
       if (op === "reverse") {
         // the sync runs the other way now: its commit needs its own write stop

@@ -73,6 +73,12 @@ export const start: StepKindDef<StartRequest> = {
         : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}`,
       "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.",
     );
+    // from now on every read must show this direction (fleet identity, issue 12 item 2)
+    ctx.run.memory.identity.direction = {
+      source: body.source,
+      destination: body.destination,
+      from: `the start step ${ctx.id}`,
+    };
     await sendCommand(ctx, {
       op: "start",
       body: wireStartBody(body),

@@ -38,8 +38,35 @@ export interface RunMemory {
   commitAccepted: boolean;
   /** Every `success: false` answer of this run: commit refuses while there is one. */
   serviceErrors: { instance: string; op: string; error: string }[];
-  /** The fleet was checked to be one fleet (ids, coordinator, direction). */
-  identityChecked: boolean;
+  /** What the run knows of the fleet's identity, from every progress read (fleet-ops.ts `observeIdentity`). */
+  identity: IdentityMemory;
+}
+
+/** The fleet's identity as this run has seen it: the baseline later reads must agree with. */
+export interface IdentityMemory {
+  /** Each instance's mongosyncID as first reported, by instance index. */
+  ids: Map<number, string>;
+  /**
+   * The cluster names the fleet syncs from and to: this run's start body, else the first read that
+   * showed one; a reverse swaps them.
+   */
+  direction?:
+    | {
+        source: string;
+        destination: string;
+        from: string;
+        /** A reverse is under way: either way round is legal until every instance shows the new way. */
+        either?: boolean;
+      }
+    | undefined;
+  /** The first read that showed the instances are not one fleet: commands stay refused for the run. */
+  broken?: { reason: string; at: number } | undefined;
+  /** The problems last said (each change is said once). */
+  said: string;
+}
+
+export function newIdentityMemory(): IdentityMemory {
+  return { ids: new Map(), said: "" };
 }
 
 export interface Defaults {

@@ -5,13 +5,15 @@
  * - `sendCommand`: one identical command to every instance, never blindly retried: after a
  *   transport error the runner reads progress to learn whether it took effect, and sends it
  *   again only to an instance whose progress proves it did not;
+ * - `observeIdentity` / `checkIdentity`: every progress read is checked for fleet identity, and
+ *   no command goes to instances that are not, or were not, one fleet in this run;
  * - `checkInterlock`: a named check that refuses the step unless `--force` names it.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { ServiceError, TransportError, type ApiError, type CommandOperation, type Progress } from "../../api/index.js";
 import { instanceLabel, type InstanceRef } from "../../events.js";
-import type { FleetSnapshot, InstanceSample } from "../../fleet/index.js";
-import { StepFailure, type StepContext } from "./context.js";
+import { clusterName, type FleetSnapshot, type InstanceSample } from "../../fleet/index.js";
+import { StepFailure, type RunContext, type StepContext } from "./context.js";
 import { backoff, poll } from "./poll.js";
 
 /** The commands the runner sends (the service's, from src/api/commands.ts). */
@@ -72,29 +74,132 @@ export function checkInterlock(ctx: StepContext, check: string, ok: boolean, rea
   }
 }
 
-/** Before the first command of a run: the instances must be one fleet. */
+// ---- fleet identity -------------------------------------------------------------------------
+
+/**
+ * Why the instances of this snapshot are not one fleet (empty: they are, as far as it shows):
+ * distinct ids, one coordinator, one direction, the runbook's clusters (src/fleet/identity.ts),
+ * and against what this run saw before: an instance whose mongosyncID changed (another process
+ * answers at its address), a direction other than the one this run started or first saw.
+ */
+export function fleetIdentityProblems(run: RunContext, snap: FleetSnapshot): string[] {
+  const clusters = Object.keys(run.runbook.clusters ?? {});
+  const mem = run.memory.identity;
+  const dir = mem.direction;
+  const problems = run.fleet
+    .identity(snap, {
+      ...(clusters.length ? { clusters } : {}),
+      ...(dir && !dir.either ? { source: dir.source, destination: dir.destination } : {}),
+    })
+    .map((p) => p.message); // each message names its instance
+  if (dir && !dir.either) {
+    // the expected direction is a fact of this run, said with where it comes from
+    for (const [i, p] of problems.entries())
+      if (p.startsWith("expected ")) problems[i] = `${p} (the direction of ${dir.from})`;
+  }
+  if (dir?.either) {
+    const pair = [dir.source, dir.destination].sort().join("\n");
+    for (const s of snap.instances) {
+      const d = sidesOf(s.progress);
+      if (d && [d.source, d.destination].sort().join("\n") !== pair)
+        problems.push(
+          `${instanceLabel(s.ref)} syncs ${d.source} → ${d.destination}, neither way of ${dir.source} ↔ ${dir.destination} (${dir.from})`,
+        );
+    }
+  }
+  for (const s of snap.instances) {
+    const id = s.progress?.mongosyncID;
+    const before = mem.ids.get(s.ref.index);
+    if (typeof id === "string" && before !== undefined && before !== id)
+      problems.push(
+        `${instanceLabel(s.ref)} now reports mongosyncID ${JSON.stringify(id)}, and ${JSON.stringify(before)} earlier in this run: another process answers at its address`,
+      );
+  }
+  return problems;
+}
+
+/** The cluster names of an answer's directionMapping, when it has one. */
+function sidesOf(p: Progress | undefined): { source: string; destination: string } | undefined {
+  const d = p?.directionMapping;
+  return d && typeof d.Source === "string" && typeof d.Destination === "string"
+    ? { source: clusterName(d.Source), destination: clusterName(d.Destination) }
+    : undefined;
+}
+
+/**
+ * Every progress read of the run passes here (the runner wraps the fleet's `progress`): it learns
+ * each instance's id and the fleet's direction, and says once each time the instances stop (or
+ * cease) looking like one fleet. The first such read is remembered: commands stay refused for the
+ * rest of the run (`checkIdentity`), since a fleet that changed under a run is not trusted again
+ * until a person looked (`--resume` starts a new run's memory).
+ */
+export function observeIdentity(run: RunContext, snap: FleetSnapshot): void {
+  const mem = run.memory.identity;
+  const problems = fleetIdentityProblems(run, snap);
+  for (const s of snap.instances) {
+    const id = s.progress?.mongosyncID;
+    if (typeof id === "string" && !mem.ids.has(s.ref.index)) mem.ids.set(s.ref.index, id);
+  }
+  const sides = snap.instances.map((s) => sidesOf(s.progress)).filter((d) => d !== undefined);
+  if (problems.length === 0 && sides.length > 0) {
+    const d = sides[0]!;
+    if (!mem.direction) mem.direction = { ...d, from: "the fleet's first progress in this run" };
+    // a reverse is over once every instance that tells shows the new way round
+    else if (
+      mem.direction.either &&
+      sides.every((x) => x.source === mem.direction!.destination && x.destination === mem.direction!.source)
+    )
+      mem.direction = { ...d, from: mem.direction.from };
+  }
+  const text = problems.join("; ");
+  if (text === mem.said) return;
+  mem.said = text;
+  if (problems.length) {
+    mem.broken ??= { reason: text, at: snap.at };
+    run.say("decision", {
+      kind: "identity",
+      ok: false,
+      check: "fleet-identity",
+      reason: `the instances are not one fleet: ${text}; no command will be sent to them in this run`,
+    });
+  } else if (mem.broken) {
+    run.say("decision", {
+      kind: "identity",
+      ok: false,
+      check: "fleet-identity",
+      reason: `the instances report one fleet again, but they did not at ${new Date(mem.broken.at).toISOString()} (${mem.broken.reason}): no command will be sent to them in this run`,
+    });
+  }
+}
+
+/**
+ * Before every command (and every resend): the instances must be one fleet now, and must have
+ * been at every read of this run (`--force=fleet-identity` overrides).
+ */
 export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
-  if (ctx.run.memory.identityChecked) return;
-  const clusters = Object.keys(ctx.run.runbook.clusters ?? {});
-  const problems = ctx.run.fleet.identity(snap, clusters.length ? { clusters } : {});
+  const problems = fleetIdentityProblems(ctx.run, snap);
+  const broken = ctx.run.memory.identity.broken;
+  const ok = problems.length === 0 && broken === undefined;
   const reason = problems.length
-    ? problems.map((p) => (p.instance ? `${instanceLabel(p.instance)}: ${p.message}` : p.message)).join("; ")
-    : `${snap.instances.length} instance(s) form one fleet`;
+    ? problems.join("; ")
+    : broken
+      ? `they report one fleet now, but did not at ${new Date(broken.at).toISOString()}: ${broken.reason}`
+      : `${snap.instances.length} instance(s) form one fleet`;
+  const forced = !ok && ctx.run.force.has("fleet-identity");
   ctx.run.emit("decision", {
     index: ctx.index,
     id: ctx.id,
     kind: "identity",
-    ok: problems.length === 0 || ctx.run.force.has("fleet-identity"),
+    ok: ok || forced,
     check: "fleet-identity",
-    reason,
+    reason: forced ? `${reason} — overridden by --force=fleet-identity` : reason,
   });
-  if (problems.length && !ctx.run.force.has("fleet-identity")) {
-    throw new StepFailure(`the instances are not one fleet: ${reason}`, {
+  if (!ok && !forced) {
+    throw new StepFailure(`refused (fleet-identity): the instances are not one fleet: ${reason}`, {
       reason: "interlock",
-      hint: "Check the `instances:` list: every instance of this sync, and only those.",
+      hint: "Check the `instances:` list (every instance of this sync, and only those) and what answers at each address; then run again.",
     });
   }
-  ctx.run.memory.identityChecked = true;
 }
 
 export interface CommandSpec {

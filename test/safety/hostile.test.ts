@@ -1,0 +1,127 @@
+/**
+ * Issue 12, "Tests": a suite of hostile-but-legal services (late effects, dropped answers,
+ * identity changes after start, huge answers), each asserting the exact number of commands each
+ * instance received. The services are the simulator's faults (src/sim/README.md) and, where a
+ * fault must hit exactly one request, a loopback proxy (test/support/proxy.ts).
+ *
+ * Item 1: "A lost answer whose effect shows late is resent. … After any transport failure once
+ * the request may have reached the service, the command's effect is unknown until progress
+ * proves it *took* effect, or the service refuses a repeat; wait out a settle window before
+ * judging 'did not take effect', and prefer stopping with what was seen over a resend whenever
+ * in doubt." Service facts: "`commit` and `reverse` block until they have been called on every
+ * instance".
+ *
+ * Item 2: "Check identity (distinct ids, one coordinator, one direction) on every progress read
+ * that carries ids, and refuse `commit`, `reverse`, `pause`, `resume` on a fleet that is not one."
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { proxyTo, type Proxy } from "../support/proxy.js";
+import { COMMIT, decisions, posts, READY, runbookFor, runYaml, sim, START, STOP } from "../support/run.js";
+
+let sims: Simulator[] = [];
+let proxies: Proxy[] = [];
+afterEach(async () => {
+  await Promise.all([...sims.map((s) => s.close()), ...proxies.map((p) => p.close())]);
+  sims = [];
+  proxies = [];
+});
+
+async function fleet(opts: Parameters<typeof sim>[0] = {}): Promise<Simulator> {
+  const s = await sim({ instances: 2, ...opts });
+  sims.push(s);
+  return s;
+}
+
+const CUTOVER = START + READY + STOP + COMMIT;
+describe("item 2: fleet identity on every progress read, not once before start", () => {
+  it("an instance reports another fleet's coordinator after start: the wait says so, commit is refused (exit 3), nothing sent", async () => {
+    const s = await fleet({ faults: ["identity-change=coordinator,on=start@1"] });
+    const { result, events } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode).toBe(3);
+    expect(result.message).toMatch(
+      /refused \(fleet-identity\): the instances are not one fleet: sync1 reports coordinatorID/,
+    );
+    const said = decisions(events).filter((d) => d.kind === "identity" && !d.ok);
+    // said during the wait (no step id: any read), before the commit step
+    // (which check says it first depends on whether sync0 already reports its coordinator: "may be null at start-up")
+    expect(said[0]?.reason).toMatch(/the instances are not one fleet: .*"other-fleet-instance-0"/);
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(posts(s, "commit")).toEqual([0, 0]);
+  });
+
+  it("one instance's direction swaps after start (a fleet of one cannot show it within a read): commit refused", async () => {
+    const s = await sim({ faults: ["identity-change=direction,on=start@0"] });
+    sims.push(s);
+    const { result } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode).toBe(3);
+    expect(result.message).toMatch(/expected source cluster "cluster0".*\(the direction of the start step start\)/);
+    expect(posts(s, "commit")).toEqual([0]);
+  });
+
+  it("an identity change that comes and goes: commit stays refused for the run, with when it was seen", async () => {
+    const s = await fleet();
+    let fault: number | undefined;
+    const { result } = await runYaml(runbookFor(s, CUTOVER), {
+      onEvent: (e) => {
+        if (e.type === "step.started" && e.id === "ready")
+          fault = s.control.addFault("identity-change=coordinator@1").id;
+        if (e.type === "decision" && e.kind === "identity" && !e.ok && fault !== undefined) {
+          s.control.removeFault(fault);
+          fault = undefined;
+        }
+      },
+    });
+    expect(result.exitCode).toBe(3);
+    expect(result.message).toMatch(
+      /refused \(fleet-identity\): the instances are not one fleet: they report one fleet now, but did not at \d{4}-\d\d-\d\dT.*other-fleet/,
+    );
+    expect(posts(s, "commit")).toEqual([0, 0]);
+  });
+
+  it("pause, resume and reverse are refused on a fleet that is not one", async () => {
+    const s = await fleet({ faults: ["identity-change=coordinator,on=start@1"] });
+    const { result } = await runYaml(runbookFor(s, `${START}${READY}  - { id: pause, pause: {} }\n`));
+    expect(result.exitCode).toBe(3);
+    expect(result.failedStep).toBe("pause");
+    expect(result.message).toMatch(/refused \(fleet-identity\)/);
+    expect(posts(s, "pause")).toEqual([0, 0]);
+  });
+
+  it("another process answers at an instance's address (its mongosyncID changes, nothing else): commit refused", async () => {
+    const s = await sim({ ids: ["shard-a"] });
+    const impostor = await sim({ ids: ["shard-z"] });
+    sims.push(s, impostor);
+    await fetch(`${impostor.instances[0]!.url}/api/v1/start`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ source: "cluster0", destination: "cluster1" }),
+    });
+    const p = await proxyTo(s.instances[0]!.url);
+    proxies.push(p);
+    const yaml = runbookFor(s, CUTOVER).replace(s.instances[0]!.url, p.url);
+    const { result } = await runYaml(yaml, {
+      onEvent: (e) => {
+        if (e.type === "step.started" && e.id === "stop-writes") p.retarget(impostor.instances[0]!.url);
+      },
+    });
+    expect(result.exitCode).toBe(3);
+    expect(result.message).toMatch(
+      /sync0 now reports mongosyncID "shard-z", and "shard-a" earlier in this run: another process answers at its address/,
+    );
+    expect(posts(s, "commit")).toEqual([0]);
+    expect(posts(impostor, "commit")).toEqual([0]);
+  });
+
+  it("--force=fleet-identity names the check: the refusal is recorded as overridden and commit goes out once each", async () => {
+    const s = await fleet({ faults: ["identity-change=coordinator,on=start@1"] });
+    const { result, events } = await runYaml(runbookFor(s, CUTOVER), { force: ["fleet-identity"] });
+    expect(result.exitCode, result.message).toBe(0);
+    expect(
+      decisions(events).some(
+        (d) => d.kind === "identity" && d.ok && /overridden by --force=fleet-identity/.test(d.reason),
+      ),
+    ).toBe(true);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * A scripted fleet and a step context for unit tests of the step kit (src/steps/kit/fleet-ops.ts):
+ * what each instance answers to each send of a command and what its progress shows, with no
+ * network; the events the step emits are recorded.
+ */
+import { ServiceError, TransportError, type CommandOperation } from "../../src/api/index.js";
+import type { Progress } from "../../src/api/types.js";
+import type { InstanceRef, RunEvent } from "../../src/events.js";
+import { identityProblems, type Fleet, type FleetSnapshot } from "../../src/fleet/index.js";
+import type { BroadcastResult } from "../../src/fleet/fleet.js";
+import { newIdentityMemory, type RunContext, type StepContext } from "../../src/steps/index.js";
+
+/** The request time limit of the scripted run (its settle windows are this, or twice this). */
+export const REQUEST_TIMEOUT = 150;
+
+export type Outcome = "ok" | "refused" | "reset" | "timeout" | "not-sent";
+export type Read = Partial<Progress> | "error";
+
+export interface Script {
+  /** Per broadcast (0: the first send, 1: the first resend…), per instance index. */
+  sends: Record<number, Outcome>[];
+  /**
+   * What instance i's progress shows: at read n (the last entry repeats), or as a function of the
+   * time since the first send and of how many times each instance was sent the command.
+   */
+  reads: (Read[] | ((t: { ms: number; sends: number[] }) => Read))[];
+}
+
+export const refOf = (index: number): InstanceRef => ({
+  url: `http://127.0.0.1:${27182 + index}`,
+  name: `sync${index}`,
+  index,
+});
+
+export function scripted(script: Script): { fleet: Fleet; sent: number[][]; reads: number } {
+  const n = script.reads.length;
+  const refs = Array.from({ length: n }, (_, i) => refOf(i));
+  const sent: number[][] = refs.map(() => []);
+  let round = 0;
+  let reads = 0;
+  const readCount = refs.map(() => 0);
+  let firstSend = 0;
+  const fail = (i: number, o: Outcome, op: string): BroadcastResult => {
+    const url = refs[i]!.url;
+    const operation = op as CommandOperation;
+    if (o === "refused")
+      return { ref: refs[i]!, ok: false, error: new ServiceError(url, operation, "InvalidStateTransition", "no", 400) };
+    const code = o === "timeout" ? "timeout" : o === "reset" ? "network" : "connect";
+    return {
+      ref: refs[i]!,
+      ok: false,
+      error: new TransportError(url, operation, code, o, { requestSent: o !== "not-sent" }),
+    };
+  };
+  const fleet: Fleet = {
+    refs,
+    progress: (signal) => {
+      signal?.throwIfAborted();
+      reads++;
+      const snap: FleetSnapshot = {
+        at: Date.now(),
+        instances: refs.map((ref, i) => {
+          const list = script.reads[i]!;
+          const r =
+            typeof list === "function"
+              ? list({ ms: Date.now() - firstSend, sends: sent.map((x) => x.length) })
+              : list[Math.min(readCount[i]!++, list.length - 1)]!;
+          if (r === "error")
+            return {
+              ref,
+              error: new TransportError(ref.url, "progress", "connect", "refused", { requestSent: false }),
+            };
+          return { ref, progress: { state: "RUNNING", ...r } };
+        }),
+      };
+      return Promise.resolve(snap);
+    },
+    broadcast: (op, _body, _signal, opts = {}) => {
+      if (round === 0) firstSend = Date.now();
+      const outcomes = script.sends[round++] ?? {};
+      const targets = opts.only ? refs.filter((r) => opts.only!.includes(r.index)) : refs;
+      const results = targets.map((ref): BroadcastResult => {
+        sent[ref.index]!.push(round - 1);
+        const o = outcomes[ref.index] ?? "ok";
+        return o === "ok"
+          ? { ref, ok: true, answer: { success: true }, sentAt: 0, durationMs: 1, status: 200 }
+          : fail(ref.index, o, op);
+      });
+      return Promise.resolve({ results, skewMs: 0 });
+    },
+    identity: (snap, expect) => identityProblems(snap, expect),
+    close: () => Promise.resolve(),
+  };
+  return {
+    fleet,
+    sent,
+    get reads() {
+      return reads;
+    },
+  };
+}
+
+export function context(
+  fleet: Fleet,
+  opts: { signal?: AbortSignal; force?: string[] } = {},
+): {
+  ctx: StepContext;
+  events: RunEvent[];
+} {
+  const events: RunEvent[] = [];
+  const emit = ((type: string, payload: object) => {
+    const e = { type, seq: events.length + 1, at: Date.now(), ...payload } as unknown as RunEvent;
+    events.push(e);
+    return e;
+  }) as RunContext["emit"];
+  const run = {
+    runbook: { clusters: { cluster0: {}, cluster1: {} } },
+    fleet,
+    emit,
+    say: emit,
+    memory: {
+      writesStopped: true,
+      commitSent: false,
+      commitAccepted: false,
+      serviceErrors: [],
+      identity: newIdentityMemory(),
+    },
+    defaults: { requestTimeoutMs: REQUEST_TIMEOUT, progressGiveUpMs: 200, pollMs: 10 },
+    force: new Set(opts.force ?? []),
+  } as unknown as RunContext;
+  const ctx = {
+    run,
+    index: 0,
+    id: "cmd",
+    signal: opts.signal ?? new AbortController().signal,
+    pollMs: 10,
+    timeoutMs: 60_000,
+  } as unknown as StepContext;
+  return { ctx, events };
+}
+
+/** The `decision` reasons of one kind. */
+export const reasons = (events: RunEvent[], kind: string): string[] =>
+  events.flatMap((e) => (e.type === "decision" && e.kind === kind ? [e.reason] : []));
