@@ -16,7 +16,12 @@ export const COMMAND_EFFECT: Readonly<
   Record<
     CommandOperation,
     {
-      /** The states it is sent in: seen after a lost answer, it did not take effect. */
+      /**
+       * The states it is sent in. Seen after a lost answer, they prove it did not take effect only
+       * when the request never left, or once a settle window has passed and the command does not
+       * block (see BLOCKING): an effect may show late, and a blocking command is held, unapplied,
+       * until every instance has it.
+       */
       before: readonly SyncState[];
       /** The states that show it took effect (including later ones only it can lead to). */
       after: readonly SyncState[];
@@ -63,6 +68,19 @@ export function closeStates(states: Iterable<SyncState>): Set<SyncState> {
 /** Where an instance may be once `op` took effect and nothing else was sent: its result, closed. */
 export function settledStates(op: CommandOperation): SyncState[] {
   return [...closeStates(COMMAND_EFFECT[op].result)];
+}
+
+/**
+ * The commands that block (service facts: "`commit` and `reverse` block until they have been
+ * called on every instance"): an instance that received one answers, and applies it, only when
+ * the last instance has it. Until then its progress shows the state from before: no proof that
+ * it did not receive it.
+ */
+export const BLOCKING: readonly CommandOperation[] = ["commit", "reverse"];
+
+/** Does `op` wait, unapplied, until every instance has received it? */
+export function blocksUntilEveryInstance(op: CommandOperation): boolean {
+  return BLOCKING.includes(op);
 }
 
 export const COMMAND_OPERATIONS = Object.keys(COMMAND_EFFECT) as readonly CommandOperation[];

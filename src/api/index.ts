@@ -10,6 +10,8 @@ export type {
   VerifierClient,
 } from "./client.js";
 export {
+  BLOCKING,
+  blocksUntilEveryInstance,
   COMMAND_EFFECT,
   COMMAND_OPERATIONS,
   SPONTANEOUS,

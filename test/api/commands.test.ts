@@ -6,7 +6,13 @@
  * INITIALIZING (1.20) comes before IDLE: "not ready for /start".
  */
 import { describe, expect, it } from "vitest";
-import { COMMAND_EFFECT, COMMAND_OPERATIONS, commandTookEffect, isCommandOperation } from "../../src/api/index.js";
+import {
+  blocksUntilEveryInstance,
+  COMMAND_EFFECT,
+  COMMAND_OPERATIONS,
+  commandTookEffect,
+  isCommandOperation,
+} from "../../src/api/index.js";
 import { SPONTANEOUS, closeStates, settledStates } from "../../src/api/commands.js";
 import { SYNC_STATES } from "../../src/api/types.js";
 
@@ -64,5 +70,11 @@ describe("command effects", () => {
     expect(isCommandOperation("commit")).toBe(true);
     expect(isCommandOperation("progress")).toBe(false);
     expect(isCommandOperation("toString")).toBe(false);
+  });
+
+  // facts: "`commit` and `reverse` block until they have been called on every instance"; "`pause` applies per
+  // instance": a blocking command's old state after a lost answer proves nothing (fleet-ops.ts sendCommand)
+  it("commit and reverse block until every instance has them; start, pause, resume do not", () => {
+    expect(COMMAND_OPERATIONS.filter(blocksUntilEveryInstance).sort()).toEqual(["commit", "reverse"]);
   });
 });

@@ -136,7 +136,9 @@ describe("start and commit are never resent blindly", () => {
   });
 
   it("start lost before the service handled it (reset): progress proves IDLE, so it is sent again to that instance only", async () => {
-    const s = await sim({ instances: 2, faults: ["reset=1@1/start"] });
+    // the runner waits out a settle window (the request's time limit) before it judges the reset
+    // start did not take effect: longer than the simulator's default 2 s grace for a start round
+    const s = await sim({ instances: 2, graceMs: 10_000, faults: ["reset=1@1/start"] });
     sims.push(s);
     const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT), {
       // the network heals while the runner reads progress

@@ -15,6 +15,7 @@
  * that carries ids, and refuse `commit`, `reverse`, `pause`, `resume` on a fleet that is not one."
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { RunEvent } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { proxyTo, type Proxy } from "../support/proxy.js";
 import { COMMIT, decisions, posts, READY, runbookFor, runYaml, sim, START, STOP } from "../support/run.js";
@@ -34,6 +35,139 @@ async function fleet(opts: Parameters<typeof sim>[0] = {}): Promise<Simulator> {
 }
 
 const CUTOVER = START + READY + STOP + COMMIT;
+const reasons = (events: RunEvent[], kind: string): string[] =>
+  decisions(events)
+    .filter((d) => d.kind === kind)
+    .map((d) => d.reason);
+
+describe("item 1: dropped answers and late effects are never resent blindly", () => {
+  it("start applied, connection destroyed without an answer: progress shows it took effect; sent once", async () => {
+    const s = await fleet({ faults: ["drop-after-effect@1/start"] });
+    const { result, events } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+    expect(reasons(events, "reconcile").some((r) => /start took effect on sync1/.test(r))).toBe(true);
+    expect(s.control.state().fleetErrors).toEqual([]);
+  });
+
+  it("start applied, answer lost, progress shows IDLE for a while (late effect): waited out, never resent (it was sent again within ms)", async () => {
+    // 20 simulated seconds = 0.4 s of wall time, inside the 2 s settle window (the request's time limit)
+    const s = await fleet({ faults: ["late-effect=20s@1/start"] });
+    const { result } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(s.control.state().fleetErrors).toEqual([]);
+  });
+
+  it("commit joined, answer lost, progress shows RUNNING for a while: not resent (RUNNING proves nothing of a blocking commit)", async () => {
+    const s = await fleet({ faults: ["late-effect=20s@1/commit"] });
+    const { result, events } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+    expect(reasons(events, "retry").some((r) => /commit had not taken effect/.test(r))).toBe(false);
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
+  });
+
+  it("every instance applies commit and drops the answer: progress proves it on each; sent once each", async () => {
+    const s = await fleet({ faults: ["drop-after-effect@*/commit"] });
+    const { result } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(result.committed).toBe(true);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+  });
+
+  it("a late effect longer than the settle window: one resend, refused by the service (it took effect), then progress shows it; the refusal is not an error of the run", async () => {
+    // 150 simulated s = 3 s of wall time: past the first 2 s window, inside the second
+    const s = await fleet({ graceMs: 10_000, faults: ["late-effect=150s@1/start"] });
+    const { result, events } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "start")).toEqual([1, 2]);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+    expect(
+      reasons(events, "reconcile").some((r) =>
+        /start took effect on sync1 \(state RUNNING; the repeat was refused/.test(r),
+      ),
+    ).toBe(true);
+    expect(s.control.state().fleetErrors).toEqual([]);
+  });
+
+  it("a repeat refused while progress still shows the old state: the run stops and says so (no third start)", async () => {
+    // 600 simulated s = 12 s of wall time: past both settle windows
+    const s = await fleet({ graceMs: 60_000, faults: ["late-effect=600s@1/start"] });
+    const { result } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/sync1 refused a repeat \(InvalidStateTransition: .*\) yet still shows state IDLE/);
+    expect(posts(s, "start")).toEqual([1, 2]);
+    expect(posts(s, "commit")).toEqual([0, 0]);
+  });
+
+  it("a commit that never reached the service on one instance (reset) while the other holds it: nothing resent, the run says the commit may be held", async () => {
+    // the engineer's report: the runner resent commit to the blocked instance and ended with
+    // 'still no answer', claiming nothing took effect while that instance held a commit
+    const s = await fleet({ faults: ["reset=1@1/commit"] });
+    const { result } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode).toBe(1);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+    expect(result.message).toMatch(/blocks until every instance has received it, so it may be holding one/);
+    expect(result.message).not.toMatch(/nothing took effect|still no answer|operation was aborted/);
+    expect(s.control.state().instances[0]!.waitingFor).toEqual(["commit"]);
+  });
+
+  it("a commit refused at connect on one instance (certainly never sent) while the other holds it: sent again to that instance only; the round closes, everyone commits once", async () => {
+    const s = await fleet();
+    const p = await proxyTo(s.instances[1]!.url);
+    proxies.push(p);
+    const yaml = runbookFor(s, CUTOVER).replace(s.instances[1]!.url, p.url);
+    const { result, events } = await runYaml(yaml, {
+      onEvent: (e) => {
+        if (e.type === "decision" && e.check === "can-commit" && e.ok) p.refuse();
+        if (e.type === "decision" && e.kind === "reconcile" && e.reason.startsWith("commit: no answer"))
+          void p.accept();
+      },
+    });
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+    expect(p.seen.filter((r) => r === "POST /api/v1/commit")).toHaveLength(1);
+    expect(
+      reasons(events, "retry").some((r) => /commit had not taken effect on sync1 \(the request never left\)/.test(r)),
+    ).toBe(true);
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
+  });
+
+  it("the step's time limit during the reconcile: the failure says what was sent and seen, never a bare 'The operation was aborted'", async () => {
+    const s = await fleet({ faults: ["reset=1@1/commit"] });
+    const yaml = runbookFor(s, CUTOVER).replace(
+      "{ id: commit, commit: {} }",
+      "{ id: commit, timeout: 1s, commit: {} }",
+    );
+    const { result } = await runYaml(yaml);
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /commit was sent \(accepted by 0 instance\(s\)\); the step's time limit \(1s\) passed while reading progress to learn whether it took effect on sync0 .*sync1/,
+    );
+    expect(result.message).not.toMatch(/operation was aborted/);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+  });
+
+  it("progress answers larger than the client's limit on one instance: start is refused before it is sent (that instance's state is unknown)", async () => {
+    const s = await fleet({ faults: ["huge-progress=2MiB@1"] });
+    const yaml = runbookFor(s, CUTOVER).replace("retry: { giveUpAfter: 15s }", "retry: { giveUpAfter: 1s }");
+    const { result } = await runYaml(yaml);
+    expect(result.exitCode).toBe(3);
+    expect(result.message).toMatch(/refused \(fleet-idle\).*sync1 is unreachable \(.*larger than/);
+    expect(posts(s, "start")).toEqual([0, 0]);
+  });
+
+  it("huge progress answers under the limit: the cutover completes, one start and one commit each", async () => {
+    const s = await fleet({ faults: ["huge-progress=600KiB"] });
+    const { result } = await runYaml(runbookFor(s, CUTOVER));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+  });
+});
+
 describe("item 2: fleet identity on every progress read, not once before start", () => {
   it("an instance reports another fleet's coordinator after start: the wait says so, commit is refused (exit 3), nothing sent", async () => {
     const s = await fleet({ faults: ["identity-change=coordinator,on=start@1"] });

@@ -2,18 +2,25 @@
  * Fleet operations with the runner's safety rules:
  * - `readFleet`: progress from every instance, retried with backoff and jitter for the instances
  *   that fail (progress may fail for minutes after a resume; it is safe to retry);
- * - `sendCommand`: one identical command to every instance, never blindly retried: after a
- *   transport error the runner reads progress to learn whether it took effect, and sends it
- *   again only to an instance whose progress proves it did not;
+ * - `sendCommand`: one identical command to every instance, never blindly resent. After a lost
+ *   answer the command's effect is unknown until progress proves it took effect (see
+ *   `sendCommand` for when a resend is allowed);
  * - `observeIdentity` / `checkIdentity`: every progress read is checked for fleet identity, and
  *   no command goes to instances that are not, or were not, one fleet in this run;
  * - `checkInterlock`: a named check that refuses the step unless `--force` names it.
  */
-import { setTimeout as sleep } from "node:timers/promises";
-import { ServiceError, TransportError, type ApiError, type CommandOperation, type Progress } from "../../api/index.js";
+import {
+  blocksUntilEveryInstance,
+  ServiceError,
+  TransportError,
+  type ApiError,
+  type CommandOperation,
+  type Progress,
+} from "../../api/index.js";
 import { instanceLabel, type InstanceRef } from "../../events.js";
 import { clusterName, type FleetSnapshot, type InstanceSample } from "../../fleet/index.js";
-import { StepFailure, type RunContext, type StepContext } from "./context.js";
+import { formatDuration } from "../../runbook/index.js";
+import { StepFailure, StepTimeout, type RunContext, type StepContext } from "./context.js";
 import { backoff, poll } from "./poll.js";
 
 /** The commands the runner sends (the service's, from src/api/commands.ts). */
@@ -202,134 +209,291 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
   }
 }
 
+// ---- commands -------------------------------------------------------------------------------
+
 export interface CommandSpec {
   op: CommandOp;
   body: unknown;
-  /** From an instance's progress: did the command take effect (true), certainly not (false), or cannot tell (undefined)? */
+  /** From an instance's progress: did the command take effect (true), its `before` state (false), or cannot tell (undefined)? */
   tookEffect(p: Progress): boolean | undefined;
   /** Called once, right before the first send (e.g. to disarm undo for commit). */
   beforeSend?(): void;
-  /** How many instances accepted it so far (after the first answers, and at the end). */
+  /** How many instances accepted it so far (after the first answers, and at the end, also when the step fails). */
   onAccepted?(n: number): void;
 }
 
 export interface CommandResult {
   skewMs: number;
-  /** Instances the command was sent to again after progress proved it had not taken effect. */
+  /** Instances the command was sent to again (its progress showed it had not taken effect). */
   resent: string[];
 }
 
+/** Resend rounds at most, to instances whose progress shows the command did not take effect. */
 const ROUNDS = 3;
 
+/** An instance whose answer was lost: what is known of its command. */
+interface Pending {
+  ref: InstanceRef;
+  error: ApiError;
+  /** A request may have reached the service (in this round or an earlier one): its effect is unknown. */
+  mayHaveReached: boolean;
+  /** The last request ran into its time limit: it may still be in flight. */
+  timedOut: boolean;
+  /** A repeat sent after a lost answer was refused: a sign the first took effect, to be proven by progress. */
+  repeatRefused?: ServiceError;
+  /** Its last progress read (undefined: none answered). */
+  seen?: InstanceSample;
+}
+
+/**
+ * Sends `spec.op` to every instance at once, then reconciles lost answers. The rules (issue 12
+ * item 1, service facts "Multiple instances"):
+ * - a refusal (`success: false`) is an answer: never resent, the step fails;
+ * - after any transport failure once the request may have reached the service (a reset, a time
+ *   limit, a broken answer), the effect is unknown until progress proves it took effect: progress
+ *   is read for a settle window (the request's time limit; twice that after a timeout, since the
+ *   request may still be in flight) before anything is judged;
+ * - a state the command is sent in (`before`) proves it did not take effect only if the request
+ *   certainly never left, or, for a command that does not block, once the settle window passed
+ *   (the one resend then allowed: a refusal of it is the service saying the first took effect,
+ *   which progress must still show);
+ * - `commit` and `reverse` block until every instance has them: an instance that received one
+ *   shows its old state until the last one has it, so it is never resent to an instance it may
+ *   have reached; only instances it certainly never reached get it again;
+ * - whenever in doubt, stop and say what was seen rather than resend.
+ */
 export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<CommandResult> {
   const { fleet } = ctx.run;
+  const op = spec.op;
+  const blocking = blocksUntilEveryInstance(op);
   spec.beforeSend?.();
   // once the fan-out has begun it is not aborted (Ctrl-C, the step's limit): a command cancelled
   // on some instances and not others would split the fleet; each request has its own timeout
-  const first = await fleet.broadcast(spec.op, spec.body, undefined);
+  const first = await fleet.broadcast(op, spec.body, undefined);
   let skewMs = first.skewMs;
-  let accepted = 0;
-  // refusals are final: the service handled the command and said no (DESIGN: no commit after an
-  // error answer); only lost answers are reconciled
-  const refused: { ref: InstanceRef; error: ApiError }[] = [];
-  const unsure = new Map<number, { ref: InstanceRef; error: ApiError }>();
-  const absorb = (results: typeof first.results) => {
+  const accepted = new Set<number>();
+  const refused: { ref: InstanceRef; error: ServiceError }[] = [];
+  const pending = new Map<number, Pending>();
+  const resent: string[] = [];
+  let rounds = 0;
+
+  const absorb = (results: typeof first.results): void => {
     for (const r of results) {
-      unsure.delete(r.ref.index);
-      if (r.ok) accepted++;
-      else if (r.error instanceof ServiceError) {
-        refused.push({ ref: r.ref, error: r.error });
-        ctx.run.memory.serviceErrors.push({ instance: instanceLabel(r.ref), op: spec.op, error: r.error.message });
-      } else unsure.set(r.ref.index, { ref: r.ref, error: r.error });
+      const prev = pending.get(r.ref.index);
+      if (r.ok) {
+        pending.delete(r.ref.index);
+        accepted.add(r.ref.index);
+      } else if (r.error instanceof ServiceError) {
+        if (prev?.mayHaveReached) {
+          // "or the service refuses a repeat": the first may have taken effect late; progress says
+          pending.set(r.ref.index, { ...prev, repeatRefused: r.error, timedOut: false });
+        } else {
+          pending.delete(r.ref.index);
+          refused.push({ ref: r.ref, error: r.error });
+          ctx.run.memory.serviceErrors.push({ instance: instanceLabel(r.ref), op, error: r.error.message });
+        }
+      } else {
+        const reached = !(r.error instanceof TransportError && !r.error.requestSent);
+        pending.set(r.ref.index, {
+          ref: r.ref,
+          error: r.error,
+          mayHaveReached: reached || prev?.mayHaveReached === true,
+          timedOut: r.error instanceof TransportError && r.error.code === "timeout",
+        });
+      }
     }
   };
-  absorb(first.results);
-  spec.onAccepted?.(accepted);
-  const resent: string[] = [];
-  for (let round = 0; unsure.size && round < ROUNDS; round++) {
-    const all = [...unsure.values()];
+  const tookEffect = (u: Pending, p: Progress): void => {
+    pending.delete(u.ref.index);
+    accepted.add(u.ref.index);
     ctx.run.emit("decision", {
       index: ctx.index,
       id: ctx.id,
       kind: "reconcile",
       ok: true,
-      reason: `${spec.op}: no answer from ${all.map((u) => `${instanceLabel(u.ref)} (${short(u.error)})`).join(", ")}; reading progress to learn whether it took effect (never resent blindly)`,
+      reason: `${op} took effect on ${instanceLabel(u.ref)} (state ${p.state}${u.repeatRefused ? `; the repeat was refused: ${u.repeatRefused.errorDescription || u.repeatRefused.error}` : ""}): not sent again`,
     });
-    // a request that left may still be on its way or being handled: give it its own time limit
-    // again before reading progress, so a slow answer is not mistaken for "not taken"
-    // (a reset or a non-JSON answer ends the exchange on both sides; a timeout does not)
-    if (all.some((u) => u.error instanceof TransportError && u.error.code === "timeout"))
-      await sleep(ctx.run.defaults.requestTimeoutMs, undefined, { signal: ctx.signal });
-    const snap = await readFleet(ctx);
-    const again: InstanceRef[] = [];
-    const unknown: string[] = [];
-    const unreached: string[] = [];
-    for (const u of all) {
-      const seen = snap.instances.find((i) => i.ref.index === u.ref.index);
-      const effect = seen?.progress ? spec.tookEffect(seen.progress) : undefined;
-      if (effect === true) {
-        unsure.delete(u.ref.index);
-        accepted++;
-        ctx.run.emit("decision", {
-          index: ctx.index,
-          id: ctx.id,
-          kind: "reconcile",
-          ok: true,
-          reason: `${spec.op} took effect on ${instanceLabel(u.ref)} (state ${seen?.progress?.state ?? "?"}): not sent again`,
-        });
-      } else if (effect === false) {
-        again.push(u.ref);
-      } else {
-        // the request never left (e.g. connection refused): it did not take effect, but the
-        // instance's state does not say it is safe to send, so it is not resent either
-        const notSent = u.error instanceof TransportError && !u.error.requestSent;
-        (notSent ? unreached : unknown).push(
-          `${instanceLabel(u.ref)} (${seen?.error ? short(seen.error) : `state ${seen?.progress?.state ?? "unknown"}`})`,
-        );
-      }
-    }
-    if (unknown.length || unreached.length) {
-      const what = [
-        unknown.length ? `cannot tell whether ${spec.op} took effect on ${unknown.join(", ")}` : "",
-        unreached.length
-          ? `${spec.op} never reached ${unreached.join(", ")}, and progress does not show it is safe to send`
-          : "",
-      ].filter(Boolean);
-      throw new StepFailure(`${what.join("; ")}; nothing was resent`, {
-        reason: "unsafe",
-        hint: `Check those instances' progress by hand; then run again with --resume, which reads the fleet before sending anything.`,
+  };
+
+  absorb(first.results);
+  spec.onAccepted?.(accepted.size);
+  try {
+    while (pending.size) {
+      const all = [...pending.values()];
+      const windowMs = settleWindow(ctx, all);
+      ctx.run.emit("decision", {
+        index: ctx.index,
+        id: ctx.id,
+        kind: "reconcile",
+        ok: true,
+        reason: `${op}: no answer from ${all.map((u) => `${instanceLabel(u.ref)} (${short(u.error)})`).join(", ")}; reading progress${windowMs > 0 ? ` for up to ${formatDuration(windowMs)}` : ""} to learn whether it took effect (never resent blindly)`,
       });
+      const snap = await settle(ctx, pending, windowMs, (p) => spec.tookEffect(p), tookEffect);
+      if (!pending.size) break;
+
+      // judge what is left after the settle window
+      const again: InstanceRef[] = [];
+      const doubts: string[] = [];
+      const stateOf = (u: Pending): string =>
+        u.seen?.progress ? `state ${u.seen.progress.state}` : u.seen?.error ? short(u.seen.error) : "state unknown";
+      for (const u of pending.values()) {
+        const effect = u.seen?.progress ? spec.tookEffect(u.seen.progress) : undefined;
+        if (effect === false && !u.mayHaveReached) again.push(u.ref);
+        else if (effect === false && u.repeatRefused)
+          doubts.push(
+            `${instanceLabel(u.ref)} refused a repeat (${u.repeatRefused.error}: ${u.repeatRefused.errorDescription}) yet still shows ${stateOf(u)}: its first ${op} may have taken effect without showing it`,
+          );
+        else if (effect === false && blocking)
+          doubts.push(
+            `${instanceLabel(u.ref)} gave no answer (${short(u.error)}) and shows ${stateOf(u)}, which proves nothing: ${op} blocks until every instance has received it, so it may be holding one, which takes effect as soon as the last instance has it`,
+          );
+        else if (effect === false) again.push(u.ref);
+        else if (!u.mayHaveReached)
+          doubts.push(
+            `${op} never reached ${instanceLabel(u.ref)} (${short(u.error)}; progress: ${stateOf(u)}), and progress does not show it is safe to send`,
+          );
+        else doubts.push(`cannot tell whether ${op} took effect on ${instanceLabel(u.ref)} (${stateOf(u)})`);
+      }
+      // a command that does not block is resent only when every doubt is resolved; a blocking one
+      // still goes to the instances it never reached: the others may be waiting for exactly those
+      if (again.length === 0 || (doubts.length > 0 && !blocking) || rounds >= ROUNDS) {
+        const lost =
+          rounds >= ROUNDS && again.length
+            ? [
+                `still no proof that ${op} took effect on ${again.map(instanceLabel).join(", ")} after ${ROUNDS} resends`,
+              ]
+            : [];
+        const no = refused.length ? [`${op} refused by ${refused.map((x) => x.error.message).join("; ")}`] : [];
+        throw unsafe(op, [...no, ...doubts, ...lost], accepted.size, resent);
+      }
+      checkIdentity(ctx, snap);
+      rounds++;
+      ctx.run.emit("decision", {
+        index: ctx.index,
+        id: ctx.id,
+        kind: "retry",
+        ok: true,
+        reason: `${op} had not taken effect on ${again.map(instanceLabel).join(", ")} (${again.every((r) => !pending.get(r.index)?.mayHaveReached) ? "the request never left" : `progress still shows ${statesOf(pending, again)} after ${formatDuration(windowMs)}`}): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only${doubts.length ? `; still unsure of ${doubts.length} other(s)` : ""}`,
+      });
+      resent.push(...again.map(instanceLabel));
+      const r = await fleet.broadcast(op, spec.body, undefined, { only: again.map((a) => a.index) });
+      skewMs = Math.max(skewMs, r.skewMs);
+      absorb(r.results);
     }
-    if (again.length === 0) break;
-    ctx.run.emit("decision", {
-      index: ctx.index,
-      id: ctx.id,
-      kind: "retry",
-      ok: true,
-      reason: `${spec.op} had not taken effect on ${again.map(instanceLabel).join(", ")} (progress proves it, after the request's time limit): sending it again to ${again.length === 1 ? "that instance" : "those instances"} only`,
-    });
-    resent.push(...again.map(instanceLabel));
-    const r = await fleet.broadcast(spec.op, spec.body, undefined, { only: again.map((a) => a.index) });
-    skewMs = Math.max(skewMs, r.skewMs);
-    absorb(r.results);
-  }
-  spec.onAccepted?.(accepted);
-  if (unsure.size) {
-    throw new StepFailure(
-      `${spec.op}: still no answer from ${[...unsure.values()].map((u) => `${instanceLabel(u.ref)} (${short(u.error)})`).join(", ")} after ${ROUNDS} checks`,
-      { reason: "unsafe", hint: "Check the instances; then run again with --resume." },
-    );
+  } catch (err) {
+    throw explainAbort(ctx, err, op, pending, accepted.size, refused);
+  } finally {
+    spec.onAccepted?.(accepted.size);
   }
   if (refused.length) {
+    const n = accepted.size;
     throw new StepFailure(
-      `${spec.op} refused by ${refused.map((r) => r.error.message).join("; ")}${accepted > 0 ? ` (accepted by ${accepted} other instance(s): the fleet is now split)` : " (no instance accepted it: nothing took effect)"}`,
+      `${op} refused by ${refused.map((r) => r.error.message).join("; ")}${n > 0 ? ` (accepted by ${n} other instance(s): the fleet is now split)` : " (no instance accepted it: nothing took effect)"}`,
       {
         hint:
-          accepted > 0
+          n > 0
             ? "Identical commands must reach every instance: look at the refusing instances' errors before doing anything else."
             : "Read the error above; the command did not take effect.",
       },
     );
   }
   return { skewMs, resent };
+}
+
+/** The states the resent instances showed, e.g. `IDLE`. */
+function statesOf(pending: Map<number, Pending>, again: InstanceRef[]): string {
+  const states = new Set(again.map((r) => pending.get(r.index)?.seen?.progress?.state ?? "?"));
+  return [...states].join("/");
+}
+
+/**
+ * How long to read progress before judging: nothing to wait for when every request certainly
+ * never left; else the request's own time limit, twice that after a timeout (the request may
+ * still be in flight, then take effect).
+ */
+function settleWindow(ctx: StepContext, all: Pending[]): number {
+  if (!all.some((u) => u.mayHaveReached)) return 0;
+  const t = ctx.run.defaults.requestTimeoutMs;
+  return all.some((u) => u.timedOut) ? 2 * t : t;
+}
+
+/**
+ * Reads progress until every pending instance shows the command took effect, or the window
+ * ends; each instance's last read is kept in `seen`. Then one read that retries failing
+ * instances (progress may fail for minutes after a resume), if some never answered.
+ */
+async function settle(
+  ctx: StepContext,
+  pending: Map<number, Pending>,
+  windowMs: number,
+  effectOf: (p: Progress) => boolean | undefined,
+  tookEffect: (u: Pending, p: Progress) => void,
+): Promise<FleetSnapshot> {
+  const judge = (snap: FleetSnapshot): true | undefined => {
+    for (const s of snap.instances) {
+      const u = pending.get(s.ref.index);
+      if (!u) continue;
+      u.seen = s;
+      if (s.progress && effectOf(s.progress) === true) tookEffect(u, s.progress);
+    }
+    return pending.size === 0 ? true : undefined;
+  };
+  let last: FleetSnapshot | undefined;
+  if (windowMs > 0) {
+    const r = await poll({
+      read: (signal) => ctx.run.fleet.progress(signal),
+      judge,
+      every: Math.max(20, Math.min(ctx.pollMs, windowMs / 4)),
+      giveUpMs: windowMs,
+      signal: ctx.signal,
+    });
+    last = r.value;
+    if (r.done) return last;
+  }
+  if (!last || [...pending.values()].some((u) => !u.seen?.progress)) {
+    last = await readFleet(ctx);
+    judge(last);
+  }
+  return last;
+}
+
+function unsafe(op: CommandOp, doubts: string[], accepted: number, resent: string[]): StepFailure {
+  const did = [
+    accepted > 0 ? `accepted by ${accepted} instance(s)` : "answered by no instance",
+    resent.length ? `sent again to ${resent.join(", ")}` : "",
+  ].filter(Boolean);
+  return new StepFailure(
+    `${doubts.join("; ")}; ${resent.length ? "nothing more was sent" : "nothing was resent"} (${op} ${did.join(", ")})`,
+    {
+      reason: "unsafe",
+      hint: "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything.",
+    },
+  );
+}
+
+/** A reconcile cut short by the step's time limit says what was known then (never a bare abort). */
+function explainAbort(
+  ctx: StepContext,
+  err: unknown,
+  op: CommandOp,
+  pending: Map<number, Pending>,
+  accepted: number,
+  refused: { error: ServiceError }[],
+): unknown {
+  if (!ctx.signal.aborted || err instanceof StepFailure) return err;
+  const reason: unknown = ctx.signal.reason;
+  if (!(reason instanceof StepTimeout)) return err;
+  const open = [...pending.values()]
+    .map(
+      (u) =>
+        `${instanceLabel(u.ref)} (${short(u.error)}; ${u.seen?.progress ? `last seen ${u.seen.progress.state}` : "no progress read"})`,
+    )
+    .join(", ");
+  return new StepFailure(
+    `${op} was sent (accepted by ${accepted} instance(s)${refused.length ? `; refused by ${refused.map((r) => r.error.message).join("; ")}` : ""}); the step's time limit (${formatDuration(reason.ms)}) passed while reading progress to learn whether it took effect on ${open || "the other instances"}; nothing more was sent`,
+    {
+      reason: "unsafe",
+      hint: "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything. A command step's `timeout` should leave room for twice the request timeout.",
+    },
+  );
 }
