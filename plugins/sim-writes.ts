@@ -54,30 +54,34 @@ export default definePlugin<SimWritesOptions>({
     },
   },
   hooks: {
-    "sim-writes": async (ctx) => {
-      const base = ctx.options.url ?? ctx.fleet[0]?.instance.url;
-      if (!base) throw new Error("no `url` given and the runbook has no instance to take it from");
-      const url = writesUrl(base);
-      const enabled = ctx.options.enabled ?? false;
-      const timeoutMs = durationOr(ctx.options.timeout, 10_000);
-      const send = (on: boolean, signal: AbortSignal, rate?: number) =>
-        sendHttp({
-          url,
-          method: "POST",
-          body: rate === undefined ? { enabled: on } : { enabled: on, rate },
-          expectStatus: "2xx",
-          timeoutMs,
-          signal,
-          redact: ctx.redact,
-          log: ctx.log,
-        });
-      await send(enabled, ctx.signal, ctx.options.rate);
-      return {
-        summary: `simulated application writes ${enabled ? "on" : "off"}`,
-        undo: async (signal) => {
-          await send(!enabled, signal);
-        },
-      };
+    "sim-writes": {
+      // under stopWrites it must switch writes off, as its undo on: lint and the runner check it
+      writes: (o) => (o.enabled === true ? "on" : "off"),
+      run: async (ctx) => {
+        const base = ctx.options.url ?? ctx.fleet[0]?.instance.url;
+        if (!base) throw new Error("no `url` given and the runbook has no instance to take it from");
+        const url = writesUrl(base);
+        const enabled = ctx.options.enabled ?? false;
+        const timeoutMs = durationOr(ctx.options.timeout, 10_000);
+        const send = (on: boolean, signal: AbortSignal, rate?: number) =>
+          sendHttp({
+            url,
+            method: "POST",
+            body: rate === undefined ? { enabled: on } : { enabled: on, rate },
+            expectStatus: "2xx",
+            timeoutMs,
+            signal,
+            redact: ctx.redact,
+            log: ctx.log,
+          });
+        await send(enabled, ctx.signal, ctx.options.rate);
+        return {
+          summary: `simulated application writes ${enabled ? "on" : "off"}`,
+          undo: async (signal) => {
+            await send(!enabled, signal);
+          },
+        };
+      },
     },
   },
 });

@@ -73,6 +73,7 @@ async function rehearse(
       mode: "rehearse",
       timeScale: reh.timeScale,
       yes: true,
+      writesProbe: reh.writesProbe,
       ...(json ? { json } : {}),
       after: async (ui) => {
         verdict = await reh.verdict();

@@ -10,6 +10,7 @@ import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
 import type { RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
+import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import type { ClaimedStdout, Ui } from "../ui/index.js";
 import type { CommandSummary } from "./step-summary.js";
@@ -147,6 +148,8 @@ export async function execute(
     json?: (text: string) => void;
     /** After the run, before the outputs close: e.g. the rehearsal's verdict as a last JSON line. */
     after?: (ui: Ui) => Promise<void>;
+    /** A rehearsal's view of the simulated application's writes (the stopWrites interlock reads it). */
+    writesProbe?: WritesProbe;
   },
 ): Promise<number> {
   const { runRunbook } = await import("../run/runner.js");
@@ -176,6 +179,7 @@ export async function execute(
       ...(flags.to ? { to: flags.to } : {}),
       ...(how.resume ? { resume: how.resume } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
+      ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
       print: how.json ? stderr : stdout,
     });

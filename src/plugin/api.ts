@@ -145,8 +145,17 @@ export interface StepImpl<O = Record<string, unknown>> {
   run: HookFn<O>;
 }
 
-/** A hook given as a function, or with its own schema and description. */
-export type HookDef<O> = HookFn<O> | { description?: string; optionsSchema?: JsonSchema; run: HookFn<O> };
+/**
+ * What a hook call does to the application's writes, judged from its options alone (a pure
+ * function: lint calls it, nothing may happen): "off" stops them, "on" lets them flow again,
+ * undefined when the options do not say. Lint and the runner then hold a `stopWrites` call to
+ * "off" and its `undo` to "on".
+ */
+export type WritesEffect = (options: Record<string, unknown>) => "on" | "off" | undefined;
+
+/** A hook given as a function, or with its own schema, description and effect on writes. */
+export type HookDef<O> =
+  HookFn<O> | { description?: string; optionsSchema?: JsonSchema; writes?: WritesEffect; run: HookFn<O> };
 export type NotifierDef<O> = Notifier<O> | { description?: string; optionsSchema?: JsonSchema; send: Notifier<O> };
 
 export interface PluginDefinition<O = Record<string, unknown>> {

@@ -24,6 +24,7 @@ export type {
   PluginContext,
   PluginLogger,
   JsonSchema,
+  WritesEffect,
 } from "./api.js";
 export { sendHttp, HttpError, type HttpCall, type HttpAnswer } from "./http.js";
 export { runProcess, ProcessError, showArgv, type ProcessCall, type ProcessResult } from "./process.js";

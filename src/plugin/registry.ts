@@ -14,7 +14,7 @@ import { dirname, relative } from "node:path";
 import type { Diagnostic, Severity } from "../diagnostics.js";
 import { PLUGIN_STEP_KIND, STEP_KINDS } from "../runbook/types.js";
 import { suggest } from "../suggest.js";
-import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl } from "./api.js";
+import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
 import { coercion } from "../runbook/interpolate.js";
@@ -44,6 +44,8 @@ interface EntryBase {
 export interface RegisteredHook extends EntryBase {
   kind: "hook";
   run: HookFn<Opts>;
+  /** What a call does to the application's writes, from its options (the hook's `writes`). */
+  writes?: WritesEffect;
 }
 export interface RegisteredNotifier extends EntryBase {
   kind: "notifier";
@@ -181,6 +183,7 @@ export class PluginRegistry {
           ...base(use, typeof h === "function" ? undefined : h),
           kind: "hook",
           run: typeof h === "function" ? h : h.run.bind(h),
+          ...(typeof h !== "function" && h.writes ? { writes: h.writes } : {}),
         },
         "hook",
       );
@@ -441,6 +444,51 @@ function interpolatedAt(raw: unknown, path: YamlPath): boolean {
   return false;
 }
 
+/** A `stopWrites` call (`["steps", i, "stopWrites"]`), or the `undo` of one. */
+function writesRole(path: YamlPath): "stop" | "undo" | undefined {
+  if (path[2] !== "stopWrites") return undefined;
+  return path.length === 3 ? "stop" : path[3] === "undo" ? "undo" : undefined;
+}
+
+/**
+ * A write hook used the wrong way round: a `stopWrites` whose options turn writes on (the
+ * interlock would say "writes stopped" while they flow), or an undo that turns them off.
+ * Options built from `${…}` are judged once their values are known (a run; the runner holds the
+ * same rule for library callers).
+ */
+function writesDirection(
+  entry: RegisteredHook,
+  call: PluginCall,
+  options: Record<string, unknown>,
+  raw: unknown,
+  placeholders: PlaceholderInfo | undefined,
+): PluginProblem | undefined {
+  const role = writesRole(call.path);
+  if (!entry.writes || !role) return undefined;
+  // judged whenever the values are known (a run reads the environment); lint skips what it cannot see
+  const prefix = JSON.stringify(call.optionsPath).slice(0, -1);
+  const unknown = placeholders?.unresolved
+    ? [...placeholders.unresolved].some((p) => p === `${prefix}]` || p.startsWith(`${prefix},`)) ||
+      unresolvedAt(placeholders.unresolved, call.optionsPath)
+    : JSON.stringify(valueAt(raw, call.optionsPath) ?? null).includes("${");
+  if (unknown) return undefined;
+  const effect = entry.writes(options);
+  const want = role === "stop" ? "off" : "on";
+  if (effect === undefined || effect === want) return undefined;
+  return {
+    rule: "plugin-options",
+    path: valueAt(raw, call.optionsPath) === undefined ? [...call.path, "use"] : call.optionsPath,
+    message:
+      role === "stop"
+        ? `hook \`${call.use}\` with these options turns application writes on, under \`stopWrites\`: the interlock would say writes are stopped while they flow, and writes during commit may be lost`
+        : `hook \`${call.use}\` with these options turns application writes off, as the undo of \`stopWrites\`: a failed cutover would leave the application unable to write`,
+    hint:
+      role === "stop"
+        ? `Give the options that stop writes (for sim-writes: \`enabled: false\`, the default); put the call that turns them on under \`undo:\`.`
+        : `The undo must turn writes back on (for sim-writes: \`enabled: true\`).`,
+  };
+}
+
 /** True when the value at `path` (or a parent of it) holds an `${env.*}` that was not resolved. */
 function unresolvedAt(unresolved: ReadonlySet<string>, path: YamlPath): boolean {
   for (let n = path.length; n > 0; n--) if (unresolved.has(JSON.stringify(path.slice(0, n)))) return true;
@@ -527,7 +575,11 @@ export async function checkPluginCalls(
     let check = await checkOptions(entry.optionsSchema, call.options);
     if (!check.ok && placeholders?.whole?.size)
       check = await coerceOptions(entry.optionsSchema, call, doc, check, placeholders.whole);
-    if (check.ok) continue;
+    if (check.ok) {
+      const wrong = entry.kind === "hook" ? writesDirection(entry, call, check.value, raw, placeholders) : undefined;
+      if (wrong) problems.push(wrong);
+      continue;
+    }
     const hasOptions = valueAt(raw, call.optionsPath) !== undefined;
     for (const p of check.problems) {
       const path = hasOptions ? [...call.optionsPath, ...p.path] : [...call.path, "use"];

@@ -7,6 +7,7 @@
  */
 import { startSimulator, type SimulatorOptions } from "../sim/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
+import type { WritesProbe } from "../steps/index.js";
 import { pluginStepKind, type Runbook, type Step } from "../runbook/types.js";
 
 export interface RehearsalOptions {
@@ -29,6 +30,11 @@ export interface Rehearsal {
   loaded: LoadedRunbook;
   sim: Awaited<ReturnType<typeof startSimulator>>;
   timeScale: number;
+  /**
+   * Whether the simulated application stopped writing: a stopWrites step passes only then (its
+   * hook, the simulator's switch or with `keepHooks` the runbook's own, may have done otherwise).
+   */
+  writesProbe: WritesProbe;
   verdict(): Promise<Verdict>;
   close(): Promise<void>;
 }
@@ -98,6 +104,16 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     loaded: { ...loaded, runbook: rewritten },
     sim,
     timeScale,
+    writesProbe: () => {
+      const w = sim.control.state().writes;
+      const stopped = !w.enabled || w.ratePerSecond === 0;
+      return Promise.resolve({
+        stopped,
+        detail: stopped
+          ? "the simulated application writes nothing"
+          : `the simulated application writes ${w.ratePerSecond}/s`,
+      });
+    },
     verdict: async () => {
       const st = sim.control.state();
       let failedTasks: number | null = null;

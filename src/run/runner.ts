@@ -30,6 +30,7 @@ import {
   type RunContext,
   type RunMemory,
   type StepContext,
+  type WritesProbe,
 } from "../steps/index.js";
 import { createEmitter } from "./emitter.js";
 import { sourceLine, type Place } from "../text.js";
@@ -72,6 +73,8 @@ export interface RunOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Simulated seconds per wall second (rehearsals): the runbook's waits shrink with it. */
   timeScale?: number;
+  /** Where the application's writes can be seen (a rehearsal): a stopWrites step passes only once they stopped. */
+  writesProbe?: WritesProbe;
 }
 
 export interface RunResult {
@@ -244,6 +247,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     prompt: opts.prompt,
     plugins: { registry: opts.registry, ctx: pctx, undo },
     mode,
+    writesProbe: opts.writesProbe,
   };
 
   say("run.started", {

@@ -83,6 +83,7 @@ export type {
   Defaults,
   Prompter,
   ForceCheck,
+  WritesProbe,
 } from "./kit/context.js";
 export { observeIdentity } from "./kit/fleet-ops.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";

@@ -1,5 +1,11 @@
-/** `stopWrites`: the hook that stops application writes; commit's interlock needs it to succeed. */
+/**
+ * `stopWrites`: the hook that stops application writes; commit's interlock needs it to succeed.
+ * A hook that says what it does to writes (`writes` in its definition) must stop them here, and
+ * where the writes can be seen (a rehearsal's simulator) they must have stopped before the
+ * interlock passes: a hook that ran is not proof that writes stopped.
+ */
 import type { HookCall } from "../runbook/types.js";
+import { StepFailure } from "./kit/context.js";
 import { keyed, type StepKindDef } from "./kit/define.js";
 import { cloneFlow } from "./kit/sequence.js";
 import { runHookStep } from "./hook.js";
@@ -14,15 +20,31 @@ export const stopWrites: StepKindDef<HookCall> = {
     return { ok: at.flow, failed };
   },
   async run(ctx, call) {
+    const { emit } = ctx.run;
+    const decide = (ok: boolean, reason: string): void =>
+      void emit("decision", { index: ctx.index, id: ctx.id, kind: "interlock", ok, check: "writes-stopped", reason });
+    // lint refuses this too; the runner holds it for what lint did not see (values from ${…}, a library caller)
+    if (ctx.run.plugins.registry.hook(call.use)?.writes?.(call.with ?? {}) === "on") {
+      const reason = `hook ${call.use} with these options turns application writes on: it cannot be the step that stops them`;
+      decide(false, reason);
+      throw new StepFailure(`refused (writes-stopped): ${reason}; the hook was not run`, {
+        reason: "interlock",
+        hint: "Give the options that stop writes; put the call that turns them on under `undo:`.",
+      });
+    }
     await runHookStep(ctx, call);
+    const probe = ctx.run.writesProbe;
+    if (probe) {
+      const seen = await probe(ctx.signal);
+      if (!seen.stopped) {
+        const reason = `hook ${call.use} succeeded, but the application still writes (${seen.detail})`;
+        decide(false, reason);
+        throw new StepFailure(`${reason}: writes during commit would be lost`, {
+          hint: "Check what the hook really does (a rehearsal with --keep-hooks runs your own): it must stop the application's writes to the source.",
+        });
+      }
+    }
     ctx.run.memory.writesStopped = true;
-    ctx.run.emit("decision", {
-      index: ctx.index,
-      id: ctx.id,
-      kind: "interlock",
-      ok: true,
-      check: "writes-stopped",
-      reason: `application writes stopped by ${call.use}`,
-    });
+    decide(true, `application writes stopped by ${call.use}${probe ? " (and seen stopped)" : ""}`);
   },
 };

@@ -150,7 +150,7 @@ export function totalRequests(s: Simulator): number {
 export async function runYaml(
   yaml: string,
   opts: { onEvent?: (e: RunEvent) => void } & Partial<
-    Pick<RunOptions, "force" | "critical" | "signal" | "timeScale">
+    Pick<RunOptions, "force" | "critical" | "signal" | "timeScale" | "writesProbe">
   > = {},
 ): Promise<{ result: RunResult; events: RunEvent[] }> {
   const { onEvent, ...rest } = opts;

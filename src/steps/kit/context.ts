@@ -100,7 +100,15 @@ export interface RunContext {
   prompt: Prompter | undefined;
   plugins: { registry: PluginRegistry; ctx: PluginRunContext; undo: UndoStack };
   mode: "run" | "rehearse" | "resume";
+  /**
+   * Where the application's writes can be seen (a rehearsal's simulator): after a stopWrites
+   * hook, the interlock passes only if this says they stopped.
+   */
+  writesProbe?: WritesProbe | undefined;
 }
+
+/** Reads whether the application still writes: `stopped`, and what was seen, for people. */
+export type WritesProbe = (signal: AbortSignal) => Promise<{ stopped: boolean; detail: string }>;
 
 export interface StepContext {
   run: RunContext;
