@@ -119,20 +119,38 @@ function fleetFacts(snapshot: FleetSnapshot): FleetFacts {
 
 const show = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
 
+/** `lagTimeSeconds`, `lag.overallLagSeconds`, `verification.source.lagTimeSeconds`… */
+const isLagPath = (path: string): boolean =>
+  /(^|\.)(lag[A-Za-z]*|[a-z]*LagSeconds)$/.test(path) || /(^|\.)lag\./.test(path);
+
+/**
+ * A lag check. The spec: lagTimeSeconds is the "seconds between the latest event timestamp seen on
+ * the source and the last applied event … It is 0 when source and destination are consistent";
+ * it cannot be negative. A negative value is a fault of the service (clocks, a bug), never a
+ * small lag: it fails the check, and says so where the value is shown.
+ */
+function lagTest(v: unknown, ok: (n: number) => boolean): { ok: boolean; value: unknown } {
+  if (typeof v === "number" && v < 0)
+    return { ok: false, value: `${v} (a negative lag is a fault of the service, not a small lag)` };
+  return { ok: typeof v === "number" && ok(v), value: v };
+}
+
 function expectationChecks(e: Expectation, read: (subject: unknown) => unknown): Check<unknown>[] {
   const checks: Check<unknown>[] = [];
-  const add = (op: string, arg: unknown, ok: (v: unknown) => boolean): void => {
+  // a lag field compared through `expect` means what `lagBelow` means: a negative lag is a fault
+  const lag = isLagPath(e.path);
+  const add = (op: string, arg: unknown, ok: (v: unknown) => boolean, numeric = false): void => {
     checks.push({
       name: `${e.path} ${op} ${show(arg)}`,
       test: (s) => {
         const value = read(s);
-        return { ok: ok(value), value };
+        return numeric && lag ? lagTest(value, (n) => ok(n)) : { ok: ok(value), value };
       },
     });
   };
   if (e.equals !== undefined) add("equals", e.equals, (v) => v === e.equals);
-  if (e.below !== undefined) add("below", e.below, (v) => typeof v === "number" && v < e.below!);
-  if (e.atLeast !== undefined) add("atLeast", e.atLeast, (v) => typeof v === "number" && v >= e.atLeast!);
+  if (e.below !== undefined) add("below", e.below, (v) => typeof v === "number" && v < e.below!, true);
+  if (e.atLeast !== undefined) add("atLeast", e.atLeast, (v) => typeof v === "number" && v >= e.atLeast!, true);
   if (e.in !== undefined) {
     const list = e.in;
     add("in", list, (v) => list.some((x) => x === v));
@@ -187,12 +205,9 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
     instance.push({
       name:
         limit === undefined ? `lagBelow ${show(cond.lagBelow)} (not a duration)` : `lagBelow ${show(cond.lagBelow)}`,
-      // null in IDLE and PAUSED: no lag known is not a small lag
+      // null in IDLE and PAUSED: no lag known is not a small lag; a negative one is a fault
       // lag.overallLagSeconds when the answer has it (1.21+), else lagTimeSeconds
-      test: (p) => {
-        const lag = lagSeconds(p);
-        return { ok: limit !== undefined && typeof lag === "number" && lag < limit, value: lag };
-      },
+      test: (p) => lagTest(lagSeconds(p), (v) => limit !== undefined && v < limit),
     });
   }
   if (cond.copyStarted !== undefined) {

@@ -358,3 +358,34 @@ describe("progressSignature", () => {
     );
   });
 });
+
+// issue 12 item 14: "A negative `lagTimeSeconds` is a service fault, never 'below 5'." The spec: lagTimeSeconds is
+// the "seconds between the latest event timestamp seen on the source and the last applied event … It is 0 when
+// source and destination are consistent": it cannot be negative.
+describe("a negative lag is a fault of the service, never a small lag", () => {
+  const at = (lag: number) => snap([running(0, { lagTimeSeconds: lag })]);
+
+  it("lagBelow fails on it, and the value shown says why", () => {
+    const r = evaluate({ lagBelow: 5 }, at(-3));
+    expect(r.met).toBe(false);
+    expect(r.failing).toEqual([
+      {
+        instance: "http://127.0.0.1:27182",
+        condition: "lagBelow 5",
+        value: "-3 (a negative lag is a fault of the service, not a small lag)",
+      },
+    ]);
+    expect(evaluate({ lagBelow: 5 }, at(0)).met).toBe(true);
+  });
+
+  it("the same through expect on any lag field (below and atLeast); other fields keep their numbers", () => {
+    expect(evaluate({ expect: [{ path: "lagTimeSeconds", below: 5 }] }, at(-1)).met).toBe(false);
+    expect(evaluate({ expect: [{ path: "lagTimeSeconds", atLeast: -10 }] }, at(-1)).met).toBe(false);
+    const nested = snap([running(0, { lag: { overallLagSeconds: -2 } })]);
+    expect(evaluate({ expect: [{ path: "lag.overallLagSeconds", below: 5 }] }, nested).met).toBe(false);
+    expect(
+      evaluate({ expect: [{ path: "totalEventsApplied", below: 5 }] }, snap([running(0, { totalEventsApplied: -1 })]))
+        .met,
+    ).toBe(true);
+  });
+});

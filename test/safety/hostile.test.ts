@@ -259,3 +259,17 @@ describe("item 2: fleet identity on every progress read, not once before start",
     expect(posts(s, "commit")).toEqual([1, 1]);
   });
 });
+
+describe("item 14: a negative lag is a service fault, never 'below 5'", () => {
+  it("lagTimeSeconds of -3 never meets lagBelow 5: the wait times out saying why, and commit is never sent", async () => {
+    const s = await fleet({ faults: ["negative-lag=3"] });
+    const steps = `${START}  - { id: ready, timeout: 2s, waitFor: { canCommit: true, lagBelow: 5 } }\n${STOP}${COMMIT}`;
+    const { result } = await runYaml(runbookFor(s, steps));
+    expect(result.exitCode).toBe(1);
+    expect(result.failedStep).toBe("ready");
+    expect(result.message).toMatch(
+      /lagBelow 5 \(now -3 \(a negative lag is a fault of the service, not a small lag\)\)/,
+    );
+    expect(posts(s, "commit")).toEqual([0, 0]);
+  });
+});
