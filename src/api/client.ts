@@ -141,7 +141,14 @@ function parseTarget(raw: string): Target {
   const auth: string[] = [];
   if (u.username !== "" || u.password !== "") {
     // a proxy in front of the service; the service itself has no authentication (spec)
-    const creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+    let creds: string;
+    try {
+      creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+    } catch {
+      throw new TypeError(
+        `${redactUrl(raw)}: its user info has a bad percent-escape (a % not followed by two hex digits)`,
+      );
+    }
     auth.push("authorization", `Basic ${Buffer.from(creds, "utf8").toString("base64")}`);
   }
   const base = ["accept", "application/json", ...auth];

@@ -171,19 +171,36 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   // one request id sequence for the whole run: the journal and the report pair requests and answers by id
   let lastRequestId = 0;
   const requestId = (): number => ++lastRequestId;
+  // an address the client cannot use (lint's instance-url rule, for a caller that skipped lint)
+  // is the runbook's fault: a usage error with the (redacted) address, never an internal error
+  const usable = <T>(make: () => T): T => {
+    try {
+      return make();
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err;
+      throw new UserError(loaded.redact(err.message), {
+        hint: `Run \`syncbook lint ${loaded.file}\`: every instance and verifier URL must be a base address such as http://127.0.0.1:27182.`,
+        exitCode: ExitCode.usage,
+      });
+    }
+  };
   const fleet =
     opts.fleet ??
-    createFleet({
-      instances: instancesOf(runbook),
-      requestTimeoutMs: defaults.requestTimeoutMs,
-      emit,
-      requestId,
-      serviceVersion: runbook.serviceVersion,
-    });
+    usable(() =>
+      createFleet({
+        instances: instancesOf(runbook),
+        requestTimeoutMs: defaults.requestTimeoutMs,
+        emit,
+        requestId,
+        serviceVersion: runbook.serviceVersion,
+      }),
+    );
   const verifier =
     opts.verifier ??
     (runbook.verifier
-      ? createVerifier({ url: runbook.verifier, requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId })
+      ? usable(() =>
+          createVerifier({ url: runbook.verifier!, requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId }),
+        )
       : undefined);
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
