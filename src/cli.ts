@@ -48,6 +48,10 @@ program
     /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN,
   )
   .option("--list-rules", "print every rule: id, severity, what it finds")
+  .option(
+    "--load-plugins",
+    "import the runbooks' own plugins (`plugins:`) to check their options: their top-level code runs (without it, lint runs no plugin code and leaves those checks to the run)",
+  )
   .addHelpText("after", EXIT_CODES)
   .action((paths: string[], opts: LintCliOptions) =>
     act(

@@ -28,6 +28,8 @@ export interface LintCliOptions {
   format?: string;
   maxWarnings?: number;
   listRules?: boolean;
+  /** Import the runbooks' own plugins to check their options (their top-level code runs). */
+  loadPlugins?: boolean;
   /** Force colors on or off (default: on for a TTY, unless NO_COLOR; FORCE_COLOR turns them on). */
   color?: boolean;
 }
@@ -93,7 +95,10 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
     if (max !== undefined && (!Number.isInteger(max) || max < -1)) {
       throw usage("--max-warnings needs a whole number (0 or more; -1 for no limit)", "For example: --max-warnings 0");
     }
-    const [{ files, diagnostics, sources }, formatter] = await Promise.all([lintFiles(paths), FORMATTERS[format]()]);
+    const [{ files, diagnostics, sources }, formatter] = await Promise.all([
+      lintFiles(paths, { importPlugins: opts.loadPlugins === true }),
+      FORMATTERS[format](),
+    ]);
     writeOut(formatter({ diagnostics, files, sources, color: format === "pretty" && useColor(opts.color) }));
     const n = countBySeverity(diagnostics);
     let code: number = ExitCode.ok;

@@ -26,12 +26,14 @@ export function lintLoaded(loaded: LoadedRunbook): Diagnostic[] {
 /**
  * Plugin findings (a missing plugin file, a hook that does not exist, options its schema
  * rejects), loaded only for runbooks that name plugins or call hooks: the plugin loader and ajv
- * stay out of the start-up of a runbook without them.
+ * stay out of the start-up of a runbook without them. The runbook's own `plugins:` entries are
+ * imported only when asked (`importPlugins`, `lint --load-plugins`): importing runs their
+ * top-level code, and lint is a dry run. The built-ins are syncbook's own code.
  */
-async function pluginDiagnostics(loaded: LoadedRunbook): Promise<Diagnostic[]> {
+async function pluginDiagnostics(loaded: LoadedRunbook, importPlugins: boolean): Promise<Diagnostic[]> {
   if (!/\b(plugins|use)\s*:/.test(loaded.text)) return [];
   const { lintPlugins } = await import("../plugin/registry.js");
-  return lintPlugins(loaded);
+  return lintPlugins(loaded, { importEntries: importPlugins });
 }
 
 /** How many files are read at once (1,000 runbooks must not exhaust file descriptors). */
@@ -45,7 +47,12 @@ const CONCURRENCY = 32;
  */
 export async function lintFiles(
   paths: readonly string[],
-  opts: { cwd?: string; vars?: Record<string, string> } = {},
+  opts: {
+    cwd?: string;
+    vars?: Record<string, string>;
+    /** Import the runbooks' `plugins:` entries to check their options (runs their top-level code). */
+    importPlugins?: boolean;
+  } = {},
 ): Promise<LintFilesResult> {
   const files = findRunbookFiles(paths, opts.cwd);
   const results: Diagnostic[][] = new Array<Diagnostic[]>(files.length);
@@ -78,7 +85,10 @@ export async function lintFiles(
         });
       }
       sources.set(file, loaded.text);
-      results[i] = sortDiagnostics([...lintLoaded(loaded), ...(await pluginDiagnostics(loaded))]);
+      results[i] = sortDiagnostics([
+        ...lintLoaded(loaded),
+        ...(await pluginDiagnostics(loaded, opts.importPlugins === true)),
+      ]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, files.length) }, worker));

@@ -98,6 +98,15 @@ export const PLUGIN_RULES = [
     hint: "See the plugin's documentation for its options.",
   },
   {
+    id: "plugin-not-loaded",
+    severity: "info",
+    description:
+      "`syncbook lint` does not import a `plugins:` entry (its top-level code would run): the options of its hooks are checked when the runbook runs, or by `lint --load-plugins`.",
+    spec: "Lint is a dry run: it sends nothing and runs nothing of the runbook's.",
+    source: "DESIGN.md",
+    hint: "Run `syncbook lint --load-plugins` to import the plugin (its top-level code runs) and check its options too.",
+  },
+  {
     id: "notify-event",
     severity: "error",
     description: "A `notify[].on` names no run event.",
@@ -127,6 +136,8 @@ export interface PluginProblem {
 
 export class PluginRegistry {
   readonly plugins: LoadedPlugin[] = [];
+  /** `plugins:` entries found but not imported (lint only): their names are unknown, so calls to them are not judged. */
+  readonly unimported: PluginSource[] = [];
   /** Names of built-ins that exist but were not loaded (for "did you mean" and messages). */
   readonly unloaded: { hook: Set<string>; notifier: Set<string> } = { hook: new Set(), notifier: new Set() };
   private readonly byKind = {
@@ -221,6 +232,12 @@ export interface LoadPluginsOptions {
   builtins?: "all" | "none" | readonly string[];
   /** The built-in table (tests replace it). */
   builtinTable?: readonly BuiltinPlugin[];
+  /**
+   * Import the `plugins:` entries (default true). False for `syncbook lint`: importing runs a
+   * plugin's top-level code, which a dry run must not; entries are then only resolved (a missing
+   * file is still an error) and calls to their hooks are left to the run.
+   */
+  importEntries?: boolean;
 }
 
 function describeSource(s: PluginSource, runbookFile: string): string {
@@ -246,12 +263,18 @@ export async function loadPlugins(
   const builtinDefs = await Promise.all(
     builtins.map(async (b) => pluginFromModule(await b.load(), `built-in plugin ${b.name}`)),
   );
+  const importEntries = opts.importEntries ?? true;
   const entryDefs = await Promise.all(
     opts.entries.map(
-      async (entry): Promise<{ def: PluginDefinition<Opts>; source: PluginSource } | PluginLoadError> => {
+      async (
+        entry,
+      ): Promise<
+        { def: PluginDefinition<Opts>; source: PluginSource } | { unimported: PluginSource } | PluginLoadError
+      > => {
         let source: Exclude<PluginSource, { kind: "builtin" }> | undefined;
         try {
           source = resolveEntry(entry, opts.runbookFile);
+          if (!importEntries) return { unimported: source };
           const mod = await importFile(source.path);
           return {
             def: pluginFromModule(mod, describeSource(source, opts.runbookFile)),
@@ -291,6 +314,16 @@ export async function loadPlugins(
     const path = ["plugins", i];
     if (r instanceof PluginLoadError) {
       problems.push({ rule: "plugin-load", path, message: r.message, hint: r.hint });
+      return;
+    }
+    if ("unimported" in r) {
+      registry.unimported.push(r.unimported);
+      problems.push({
+        rule: "plugin-not-loaded",
+        path,
+        message: `${describeSource(r.unimported, opts.runbookFile)} was found but not imported: lint runs no plugin code, so the options of its hooks, notifiers and steps are checked when the runbook runs`,
+        hint: "`syncbook lint --load-plugins` imports it (its top-level code runs) and checks them now.",
+      });
       return;
     }
     const taken = [...Object.keys(r.def.hooks ?? {}), ...Object.keys(r.def.notifiers ?? {})].filter(
@@ -552,6 +585,8 @@ export async function checkPluginCalls(
         : call.kind === "notifier"
           ? registry.notifier(call.use)
           : registry.step(call.use);
+    // a plugin lint did not import may provide it: not judged here (the run loads it)
+    if (!entry && registry.unimported.length > 0) continue;
     if (!entry) {
       const want = call.kind === "hook" ? "hook" : call.kind === "step" ? "step kind" : "notifier";
       const other =
@@ -661,7 +696,7 @@ export function usedNames(doc: unknown): string[] {
  */
 export async function loadRunbookPlugins(
   loaded: PluginLintInput,
-  opts: { builtins?: "all" | "used"; builtinTable?: readonly BuiltinPlugin[] } = {},
+  opts: { builtins?: "all" | "used"; builtinTable?: readonly BuiltinPlugin[]; importEntries?: boolean } = {},
 ): Promise<{ registry: PluginRegistry; diagnostics: Diagnostic[] }> {
   const doc = loaded.runbook ?? loaded.raw;
   const list = rec(doc)?.plugins;
@@ -672,6 +707,7 @@ export async function loadRunbookPlugins(
     builtins: opts.builtins === "all" ? "all" : usedNames(doc),
   };
   if (opts.builtinTable) loadOpts.builtinTable = opts.builtinTable;
+  if (opts.importEntries !== undefined) loadOpts.importEntries = opts.importEntries;
   const { registry, problems } = await loadPlugins(loadOpts);
   problems.push(
     ...(await checkPluginCalls(registry, doc, loaded.raw, { unresolved: loaded.unresolved, whole: loaded.whole })),
@@ -680,6 +716,9 @@ export async function loadRunbookPlugins(
 }
 
 /** Plugin diagnostics of a loaded runbook, for `syncbook lint` (imports local plugin files). */
-export async function lintPlugins(loaded: PluginLintInput): Promise<Diagnostic[]> {
-  return (await loadRunbookPlugins(loaded)).diagnostics;
+export async function lintPlugins(
+  loaded: PluginLintInput,
+  opts: { importEntries?: boolean } = {},
+): Promise<Diagnostic[]> {
+  return (await loadRunbookPlugins(loaded, opts)).diagnostics;
 }

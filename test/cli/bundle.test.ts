@@ -183,7 +183,8 @@ describe("the CLI bundle and its code cache", () => {
         ["{ use: flip }", "{ use: flop, with: { n: many } }"],
       ),
     });
-    const r = node([bin, "lint", join(dir, "rb.yaml"), "--format", "json"]);
+    // --load-plugins: lint imports a runbook's own plugins only when asked (their top-level code runs)
+    const r = node([bin, "lint", join(dir, "rb.yaml"), "--format", "json", "--load-plugins"]);
     expect(r.stderr).toBe("");
     const plugin = (JSON.parse(r.stdout) as { diagnostics: { rule: string; message: string }[] }).diagnostics.filter(
       (d) => d.rule.startsWith("plugin-"),
@@ -201,7 +202,7 @@ describe("the CLI bundle and its code cache", () => {
       "rb.yaml": pluginRunbook(["./plugins/hang.mjs"], ["{ use: hang }"]),
     });
     for (const args of [
-      ["lint", join(dir, "rb.yaml")],
+      ["lint", join(dir, "rb.yaml"), "--load-plugins"],
       ["run", join(dir, "rb.yaml"), "--dry-run"],
     ]) {
       const r = node([bin, ...args]);

@@ -36,8 +36,12 @@ describe("plugin step kinds", () => {
     const bad = `runbook: 1\nname: p\ninstances: [http://127.0.0.1:27182]\n${head}steps:\n  - drain-traffic: { pool: 1 }\n  - drain-trafic: { pool: web }\n`;
     writeFileSync(join(dir, "good.yaml"), good);
     writeFileSync(join(dir, "bad.yaml"), bad);
-    expect((await lintFiles([join(dir, "good.yaml")])).diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const found = (await lintFiles([join(dir, "bad.yaml")])).diagnostics
+    // the local plugin is imported only when asked (`lint --load-plugins`): lint runs no plugin code by default
+    const load = { importPlugins: true };
+    expect((await lintFiles([join(dir, "good.yaml")], load)).diagnostics.filter((d) => d.severity === "error")).toEqual(
+      [],
+    );
+    const found = (await lintFiles([join(dir, "bad.yaml")], load)).diagnostics
       .filter((d) => d.severity === "error")
       .map((d) => `${d.rule}@${d.line}:${d.column}`);
     expect(found).toEqual(["plugin-options@6:28", "plugin-unknown@7:5"]);

@@ -90,6 +90,14 @@ const LOADER_RULES: readonly Omit<RuleInfo, "source">[] = [
     hint: "Remove one of the plugins, or rename its export.",
   },
   {
+    id: "plugin-not-loaded",
+    severity: "info",
+    description:
+      "A `plugins:` entry lint left unimported, since it runs no plugin code: its options are checked when the runbook runs.",
+    spec: "Lint is a dry run: it sends nothing and runs nothing of the runbook's.",
+    hint: "Run `syncbook lint --load-plugins` to import the plugin and check its options too.",
+  },
+  {
     id: "notify-event",
     severity: "error",
     description: "A top-level `notify:` entry listens to an event that does not exist.",
