@@ -3,7 +3,7 @@
  * never reaches the fleet), load its plugins, print a dry-run plan, wire the outputs (UI,
  * journal, report) to the runner, handle Ctrl-C, and turn the result into an exit code.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
@@ -80,9 +80,22 @@ export async function loadForRun(
       hint: "Pass the path of a runbook (YAML).",
       exitCode: ExitCode.usage,
     });
+  if (statSync(file).isDirectory())
+    throw new UserError(`${file} is a folder: run and rehearse take one runbook file`, {
+      hint: `Pass the runbook's path, e.g. ${join(file, "cutover.yaml")}; \`syncbook lint ${file}\` checks every runbook in a folder.`,
+      exitCode: ExitCode.usage,
+    });
   const { loadRunbook } = await import("../runbook/index.js");
   const { lintRunbook } = await import("../lint/rules.js");
-  const loaded = await loadRunbook(file, { env: process.env, vars: parseVars(flags.var) });
+  const vars = parseVars(flags.var);
+  const loaded = await loadRunbook(file, { env: process.env, vars }).catch((err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code !== "string") throw err;
+    throw new UserError(`cannot read ${file}: ${code}`, {
+      hint: "Check that the file exists and is readable.",
+      exitCode: ExitCode.usage,
+    });
+  });
   const diags: Diagnostic[] = [...loaded.diagnostics, ...(loaded.runbook ? lintRunbook(loaded) : [])];
   const shown = diags.filter((d) => d.severity !== "info");
   if (shown.length) {

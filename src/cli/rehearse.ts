@@ -46,9 +46,15 @@ async function rehearse(
   summary?: CommandSummary,
 ): Promise<number> {
   const force = await parseForce(flags.force);
+  // every flag judged before anything loads or starts: a typo is a usage error (exit 2), never
+  // silently replaced by a default nor an internal error from the simulator
+  const { parseDataArg, parseFaultArgs, parseSeed, parseTimeScale } = await import("./sim.js");
+  const timeScale = flags.timeScale === undefined ? undefined : parseTimeScale(flags.timeScale, { frozen: false });
+  if (flags.data !== undefined) await parseDataArg(flags.data);
+  const faults = await parseFaultArgs(flags.fault ?? []);
+  const seed = parseSeed(flags.seed);
   const loaded = await loadForRun(file, flags, stderr);
   const { prepareRehearsal, formatVerdict } = await import("../rehearse/index.js");
-  const timeScale = flags.timeScale ? Number(flags.timeScale) : undefined;
   const namespaces = flags.namespaces ? await readNamespaces(flags.namespaces) : undefined;
   if (namespaces)
     stderr(
@@ -57,10 +63,10 @@ async function rehearse(
   const reh = await prepareRehearsal(loaded, {
     ...(namespaces ? { namespaces } : {}),
     keepHooks: flags.keepHooks === true,
-    ...(timeScale && Number.isFinite(timeScale) && timeScale > 0 ? { timeScale } : {}),
-    ...(flags.data ? { data: flags.data } : {}),
-    ...(flags.fault?.length ? { faults: flags.fault } : {}),
-    ...(flags.seed ? { seed: Number(flags.seed) } : {}),
+    ...(timeScale !== undefined ? { timeScale } : {}),
+    ...(flags.data !== undefined ? { data: flags.data } : {}),
+    ...(faults.length ? { faults } : {}),
+    ...(seed !== undefined ? { seed } : {}),
   });
   const started = Date.now();
   try {

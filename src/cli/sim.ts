@@ -64,9 +64,54 @@ export function parseDataSet(v: string): Partial<DataSet> {
   return out;
 }
 
+/** `--time-scale`: simulated seconds per wall second; `frozen` allows 0 (a clock moved by /sim/clock only). */
+export function parseTimeScale(v: string, opts: { frozen: boolean }): number {
+  const x = Number(v);
+  const min = opts.frozen ? 0 : Number.MIN_VALUE;
+  if (v.trim() === "" || !Number.isFinite(x) || x < min || x > 1_000_000)
+    throw usage(
+      `--time-scale must be a number ${opts.frozen ? "from 0" : "above 0"} to 1000000, got "${v}"`,
+      opts.frozen
+        ? "Simulated seconds per wall second: 1 is real time, 50 the default; 0 freezes the clock (move it with POST /sim/clock)."
+        : "Simulated seconds per wall second: 1 is real time, 50 the default. A rehearsal needs a clock that moves.",
+    );
+  return x;
+}
+
+/** `--data`: bytes of data to copy (`5GiB`, `500MB`, a number of bytes). */
+export async function parseDataArg(v: string): Promise<number> {
+  const { parseBytes } = await import("../sim/index.js");
+  try {
+    return parseBytes(v);
+  } catch (err) {
+    throw usage(`--data: ${(err as Error).message}`, "A size such as 5GiB, 500MB or 1048576 (bytes).");
+  }
+}
+
+/** `--fault`: each spec parsed now, so a typo is a usage error before anything starts. */
+export async function parseFaultArgs(list: readonly string[]): Promise<string[]> {
+  const { parseFault } = await import("../sim/index.js");
+  for (const f of list) {
+    try {
+      parseFault(f);
+    } catch (err) {
+      throw usage(
+        `--fault: ${(err as Error).message}`,
+        "faults: kind[=value][,after=DUR][,for=DUR][,on=COMMAND][@scope[/endpoint]], e.g. http500=0.2@1/progress",
+      );
+    }
+  }
+  return [...list];
+}
+
+/** `--seed`: the fault PRNG's seed. */
+export function parseSeed(v: string | undefined): number | undefined {
+  return v === undefined ? undefined : int("--seed", v, 1, 0, 2 ** 32 - 1);
+}
+
 export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<number> {
   const out = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const { startSimulator, parseFault, parseBytes } = await import("../sim/index.js");
+  const { startSimulator } = await import("../sim/index.js");
   const instances = int("--instances", opts.instances, 1, 1, 4096);
   const port = int("--port", opts.port, 27182, 0, 65535);
   const verifierPort = int("--verifier-port", opts.verifierPort, 27020, 0, 65535);
@@ -79,7 +124,7 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
     verifierPort,
     host: opts.host ?? "127.0.0.1",
     clusters: { [srcName]: { ...src, host: "127.0.0.1:27017" }, [dstName]: { ...dst, host: "127.0.0.1:27018" } },
-    seed: int("--seed", opts.seed, 1, 0, 2 ** 32 - 1),
+    seed: parseSeed(opts.seed) ?? 1,
     graceMs: int("--grace", opts.grace, 2000, 0, 3_600_000),
   };
   if (opts.dataSet !== undefined) options.dataSet = parseDataSet(opts.dataSet);
@@ -88,21 +133,9 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
       throw usage(`--service-version must look like 1.8.0, got "${opts.serviceVersion}"`);
     options.serviceVersion = opts.serviceVersion;
   }
-  try {
-    if (opts.data !== undefined) options.data = parseBytes(opts.data);
-    if (opts.timeScale !== undefined) {
-      const x = Number(opts.timeScale);
-      if (opts.timeScale.trim() === "" || !Number.isFinite(x) || x < 0)
-        throw new RangeError(`--time-scale must be a number ≥ 0, got "${opts.timeScale}"`);
-      options.timeScale = x;
-    }
-    options.faults = (opts.fault ?? []).map((f) => (parseFault(f), f));
-  } catch (err) {
-    throw usage(
-      (err as Error).message,
-      "faults: kind[=value][,after=DUR][,for=DUR][,on=COMMAND][@scope[/endpoint]], e.g. http500=0.2@1/progress",
-    );
-  }
+  if (opts.data !== undefined) options.data = await parseDataArg(opts.data);
+  if (opts.timeScale !== undefined) options.timeScale = parseTimeScale(opts.timeScale, { frozen: true });
+  options.faults = await parseFaultArgs(opts.fault ?? []);
 
   let sim;
   try {
