@@ -373,7 +373,7 @@ for (const [chart, key] of checks) {
 // from the synthesized run with its end rewritten, each checked for its colour, its headline and
 // the contrast of every text on it, and screenshotted to banners/<kind>.png.
 {
-  const { synthRun } = await import(pathToFileURL(join(root, "test/report/fixture.ts")).href);
+  const { synthRun } = await import(pathToFileURL(join(root, "test/support/report-fixture.ts")).href);
   const ended = (events, patch) => events.map((e) => (e.type === "run.finished" ? { ...e, ...patch } : e));
   const ok = synthRun().events;
   const refused = synthRun({ refuseCommit: true }).events;
