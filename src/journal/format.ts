@@ -6,13 +6,14 @@
  * a `journal.opened` header, event-shaped (type/seq/at) so that the report reader keeps reading it
  * as an unknown event type; each later `--resume` appends a `journal.resumed` marker before its
  * own events. Both carry the format version, the runbook's name and hash, and the writer's pid and
- * host.
+ * host. Every line ends with `chain`, its link in the journal's hash chain (chain.ts).
  */
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { RunEventType } from "../events.js";
 
-export const JOURNAL_FORMAT_VERSION = 1;
+/** 2: every line ends with its hash chain link (chain.ts). Format 1 journals (no chain) are still read, with a warning. */
+export const JOURNAL_FORMAT_VERSION = 2;
 export const JOURNAL_EXTENSION = ".jsonl";
 export const DEFAULT_JOURNAL_ROOT = ".syncbook";
 

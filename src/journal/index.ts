@@ -17,6 +17,7 @@ export {
   type CommandOp,
   type Answer,
 } from "./state.js";
+export { createChainChecker, appendChain, splitChain, link as chainLink, CHAIN_FIELD } from "./chain.js";
 export { journalLines, newestJournal, isRunEvent, type JournalLine } from "./read.js";
 export {
   reconcile,

@@ -11,6 +11,7 @@ import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSy
 import { dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent, RunListener } from "../events.js";
+import { appendChain, CHAIN_FIELD } from "./chain.js";
 import {
   JOURNAL_FORMAT_VERSION,
   isObject,
@@ -56,6 +57,8 @@ interface Existing {
   lines: number;
   endsWithNewline: boolean;
   size: number;
+  /** The chain link of the last whole line ("" when it has none: a journal written before chaining). */
+  lastChain: string;
 }
 
 const CHUNK = 1 << 16;
@@ -71,6 +74,7 @@ function scanExisting(fd: number): Existing {
   let maxRequestId = 0;
   let lines = 0;
   let last = -1;
+  let lastChain = "";
   const take = (line: string): void => {
     lines++;
     let v: unknown;
@@ -81,6 +85,7 @@ function scanExisting(fd: number): Existing {
     }
     if (lines === 1) header = v;
     if (!isObject(v)) return;
+    lastChain = typeof v[CHAIN_FIELD] === "string" ? v[CHAIN_FIELD] : "";
     if (typeof v.seq === "number" && v.seq > lastSeq) lastSeq = v.seq;
     if (
       (v.type === "request.sent" || v.type === "response.received") &&
@@ -99,7 +104,7 @@ function scanExisting(fd: number): Existing {
     for (const p of parts) take(p);
   }
   if (partial !== "") take(partial);
-  return { header, lastSeq, maxRequestId, lines, endsWithNewline: last === 0x0a, size };
+  return { header, lastSeq, maxRequestId, lines, endsWithNewline: last === 0x0a, size, lastChain };
 }
 
 function ioError(file: string, what: string, err: unknown): UserError {
@@ -160,6 +165,13 @@ export function openJournal(options: OpenJournalOptions): Journal {
   let failure: UserError | undefined;
   let closed = false;
   const pendingLines: string[] = [];
+  // the hash chain (chain.ts): each line's link covers the one before, so an edit shows where it was made
+  let chain = "";
+  const chained = (body: string): string => {
+    const r = appendChain(chain, body);
+    chain = r.chain;
+    return r.line;
+  };
 
   if (options.file === undefined) {
     try {
@@ -189,7 +201,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       pid,
       host,
     };
-    pendingLines.push(serialize(header));
+    pendingLines.push(chained(serialize(header)));
   } else {
     file = options.file;
     try {
@@ -227,6 +239,8 @@ export function openJournal(options: OpenJournalOptions): Journal {
       );
     }
     resumedAfterSeq = ex.lastSeq;
+    // continue the chain from the last whole line (a journal written before chaining starts one here)
+    chain = ex.lastChain;
     seqBase = ex.lastSeq + 1;
     requestIdBase = ex.maxRequestId;
     const marker: JournalResumed = {
@@ -246,7 +260,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       marker.truncatedLine = ex.lines;
       pendingLines.push("");
     }
-    pendingLines.push(serialize(marker));
+    pendingLines.push(chained(serialize(marker)));
   }
 
   const writeAll = (text: string): void => {
@@ -311,7 +325,15 @@ export function openJournal(options: OpenJournalOptions): Journal {
     },
     write(event) {
       if (closed) throw new Error(`journal ${file} is closed`);
-      put(lineOf(event), mustFsync(event.type));
+      if (failure) throw failure;
+      const before = chain;
+      try {
+        put(chained(lineOf(event)), mustFsync(event.type));
+      } catch (err) {
+        // a line that did not reach the file is not part of the chain
+        chain = before;
+        throw err;
+      }
     },
     close() {
       if (closed) return;

@@ -13,6 +13,7 @@ import { ExitCode, UserError } from "../errors.js";
 import type { InstanceRef, Outcome } from "../events.js";
 import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
+import { createChainChecker } from "./chain.js";
 import { journalLines, newestJournal } from "./read.js";
 
 /** The commands a journal records (the service's, from src/api/commands.ts). */
@@ -168,6 +169,13 @@ export async function readJournalState(file: string): Promise<JournalState> {
   let finished: JournalState["finished"];
   let lineNo = 0;
   let seenHeader = false;
+  const chain = createChainChecker();
+  const tampered = (line: number, why: string): UserError =>
+    refuse(
+      line,
+      why,
+      "the journal was changed after syncbook wrote it, so what it says about the run cannot be trusted: do not resume from it. Check the fleet's state by hand (syncbook status), then start a new run or send what is missing by hand",
+    );
   /** A line that did not parse: fatal unless it is the last one or a resume marker vouches for it. */
   let bad: { line: number; why: string } | undefined;
 
@@ -348,6 +356,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
         continue;
       }
       const e = v as Record<string, unknown> & { type: string; seq: number; at: number };
+      const verdict = chain.check(lineNo, text, e.seq, e.type === "journal.opened" || e.type === "journal.resumed");
+      if (verdict.broken) throw tampered(lineNo, verdict.broken);
       if (!seenHeader) {
         if (e.type !== "journal.opened") {
           throw refuse(
@@ -358,6 +368,16 @@ export async function readJournalState(file: string): Promise<JournalState> {
         }
         header(e, lineNo);
         seenHeader = true;
+        if (!chain.chained) {
+          if (typeof e.version === "number" && e.version >= 2)
+            throw tampered(
+              lineNo,
+              `the header says journal format ${e.version}, which is chained, but it has no chain field`,
+            );
+          warnings.push(
+            `written by an older syncbook (journal format ${String(e.version)}, before journals were hash-chained): lines deleted or edited since cannot be detected`,
+          );
+        }
         continue;
       }
       apply(e, lineNo);

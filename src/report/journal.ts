@@ -6,7 +6,7 @@
  */
 import { stat } from "node:fs/promises";
 import { ExitCode, UserError } from "../errors.js";
-import { isRunEvent, journalLines, newestJournal } from "../journal/index.js";
+import { createChainChecker, isRunEvent, journalLines, newestJournal } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
 
 export { isRunEvent };
@@ -51,6 +51,9 @@ export async function readJournal(path: string): Promise<JournalRead> {
   const bad: { line: number; why: string }[] = [];
   let lastLine = 0;
   let firstLine: { line: number; ok: boolean; why: string } | undefined;
+  // the hash chain: a report is still built from an edited journal, but says where the edit is
+  const chain = createChainChecker();
+  let chainBroken: string | undefined;
   const notJournal = (why: string): UserError =>
     new UserError(`${file} is not a syncbook journal: ${why}`, {
       exitCode: ExitCode.usage,
@@ -68,8 +71,13 @@ export async function readJournal(path: string): Promise<JournalRead> {
         if (!firstLine.ok && text.includes("\u0000")) throw notJournal("it is binary");
       }
       if (broken) bad.push({ line: lineNo, why: broken });
-      else if (isRunEvent(value)) events.push(value);
-      else if ("type" in (value as object)) bad.push({ line: lineNo, why: "an event without numeric seq/at" });
+      else if (isRunEvent(value)) {
+        events.push(value);
+        if (chainBroken === undefined) {
+          const opens = value.type === ("journal.opened" as string) || value.type === ("journal.resumed" as string);
+          chainBroken = chain.check(lineNo, text, value.seq, opens).broken;
+        }
+      } else if ("type" in (value as object)) bad.push({ line: lineNo, why: "an event without numeric seq/at" });
       // other JSON objects are skipped quietly
     }
   } catch (err) {
@@ -91,5 +99,7 @@ export async function readJournal(path: string): Promise<JournalRead> {
       );
     else warnings.push(`line ${b.line} of the journal is ${b.why}: skipped`);
   }
+  if (chainBroken)
+    warnings.push(`${chainBroken}: the journal was changed after the run wrote it; this report shows it as it is now`);
   return { file, events, warnings };
 }

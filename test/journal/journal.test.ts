@@ -11,11 +11,16 @@ let cleanup: () => void;
 beforeEach(() => ({ dir, cleanup } = tempDir()));
 afterEach(() => cleanup());
 
+/** The journal's lines as objects, without their hash chain link (chain.test.ts checks those). */
 const lines = (file: string): Record<string, unknown>[] =>
   readFileSync(file, "utf8")
     .split("\n")
     .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+    .map((l) => {
+      const { chain, ...rest } = JSON.parse(l) as Record<string, unknown>;
+      expect(chain).toMatch(/^[0-9a-f]{32}$/);
+      return rest;
+    });
 
 describe("openJournal", () => {
   it("creates <ISO time>-<pid>.jsonl whose first line is the journal.opened header", () => {
@@ -31,7 +36,7 @@ describe("openJournal", () => {
     expect(h).toMatchObject({
       type: "journal.opened",
       seq: 0,
-      version: 1,
+      version: 2,
       runbook: "sales",
       hash: "abc",
       pid: process.pid,

@@ -54,6 +54,7 @@ describe("readJournalState", () => {
     );
     const state = await readJournalState(file);
     expect(state.warnings).toEqual([
+      expect.stringMatching(/^written by an older syncbook \(journal format 1, before journals were hash-chained\)/),
       expect.stringMatching(/^the last line \(3\) is cut short \(not JSON\).*nothing after it was confirmed/),
     ]);
     expect(state.steps).toEqual([{ index: 0, id: "start", kind: "start", started: true }]);
@@ -110,8 +111,8 @@ describe("readJournalState", () => {
 
   it("refuses a journal from a newer format, and two journals joined", async () => {
     const newer = join(dir, "v.jsonl");
-    writeFileSync(newer, header.replace('"version":1', '"version":2'));
-    expect((await refusal(newer)).message).toMatch(/journal format 2; this syncbook reads format 1/);
+    writeFileSync(newer, header.replace('"version":1', '"version":3'));
+    expect((await refusal(newer)).message).toMatch(/journal format 3; this syncbook reads format 2/);
     const joined = join(dir, "j.jsonl");
     writeFileSync(joined, `${header}\n${header}\n`);
     expect((await refusal(joined)).message).toMatch(/:2: a second journal header/);
