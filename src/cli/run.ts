@@ -5,7 +5,6 @@
  * usage, 3 stopped by an interlock (the refused command was not sent), 130 interrupted.
  */
 import { codeFrame } from "../text.js";
-import { dirname, join } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
 import type { RunEvent, RunListener } from "../events.js";
@@ -102,10 +101,11 @@ async function runMain(
   const runbook = loaded.runbook;
   if (!runbook) return ExitCode.usage;
 
-  const { openJournal, asListener, acquireLock, journalDir } = await import("../journal/index.js");
+  const { openJournal, asListener, acquireLock, journalDirFor } = await import("../journal/index.js");
   // next to the runbook by default, not in the current directory: a resume after a lost SSH
-  // session finds the journal (and the lock) wherever the operator's new shell starts
-  const dir = journalDir(runbook.name, flags.journalDir ?? join(dirname(loaded.file), ".syncbook"));
+  // session finds the journal (and the lock) wherever the operator's new shell starts; from real
+  // paths, so a symlink to the runbook meets the same lock
+  const dir = journalDirFor(loaded.file, runbook.name, flags.journalDir);
   const lock = acquireLock(dir);
   if (lock.staleFrom) stderr(`journal: took over a stale lock (${JSON.stringify(lock.staleFrom)})`);
   try {

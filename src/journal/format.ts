@@ -8,8 +8,9 @@
  * own events. Both carry the format version, the runbook's name and hash, and the writer's pid and
  * host. Every line ends with `chain`, its link in the journal's hash chain (chain.ts).
  */
+import { mkdirSync, realpathSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { RunEventType } from "../events.js";
 
 /** 2: every line ends with its hash chain link (chain.ts). Format 1 journals (no chain) are still read, with a warning. */
@@ -83,6 +84,19 @@ export function safeSegment(name: string): string {
 /** The default journal folder of a runbook: `<root>/<runbook name>/`. */
 export function journalDir(runbookName: string, root: string = DEFAULT_JOURNAL_ROOT): string {
   return join(root, safeSegment(runbookName));
+}
+
+/**
+ * The journal folder of a runbook file, from real paths: next to the runbook (its real location,
+ * symlinks resolved) unless `root` (`--journal-dir`) names another. Two paths to one runbook (a
+ * symlink to the file or to a folder on its way) must meet at one journal folder and so one lock:
+ * otherwise two runners each hold "the" lock and both send start. The root is created here so
+ * that its own real path can be taken. (Hard links in two folders are two runbooks to this rule.)
+ */
+export function journalDirFor(runbookFile: string, runbookName: string, root?: string): string {
+  const base = root !== undefined ? resolve(root) : join(dirname(realpathSync(runbookFile)), DEFAULT_JOURNAL_ROOT);
+  mkdirSync(base, { recursive: true });
+  return journalDir(runbookName, realpathSync(base));
 }
 
 export function thisHost(): string {

@@ -29,6 +29,7 @@ export {
 } from "./reconcile.js";
 export {
   journalDir,
+  journalDirFor,
   journalFileName,
   mustFsync,
   safeSegment,
