@@ -45,8 +45,12 @@ export function redactUrl(url: string | URL): string {
   try {
     u = new URL(String(url));
   } catch {
-    // not a URL: still never echo anything that looks like userinfo
-    return stripUserinfo(String(url)).replace(/^[^/@\s]*:[^/@\s]*@/, "***@");
+    // not a URL: still never echo anything that looks like userinfo, even one with `#`, `/` or
+    // `?` in it (what made it unparseable): everything from the scheme to the last `@` goes
+    return stripUserinfo(String(url).replace(/^([a-z][a-z0-9+.-]*:\/\/)[^\s]*@/i, "$1***@")).replace(
+      /^[^/@\s]*:[^/@\s]*@/,
+      "***@",
+    );
   }
   const hadUserinfo = u.username !== "" || u.password !== "";
   u.username = "";

@@ -22,8 +22,10 @@ import { COMMAND_EFFECT, isCommandOperation, settledStates } from "../api/comman
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
 export interface FleetReading {
-  /** `instanceKey(ref)`: the same key the journal uses (name, else redacted URL). */
+  /** `instanceKey(ref)`: the same key the journal uses (name, else `#<place in the list>`). */
   instance: string;
+  /** Its URL, redacted as the journal redacts it: compared with the journal's `run.started` list. */
+  url?: string;
   /** The progress state; null when the instance could not be read. */
   state: string | null;
   canCommit?: boolean | null;
@@ -152,6 +154,24 @@ export function reconcile(
       `cannot resume: ${unreachable.map((f) => f.instance).join(", ")} ${unreachable.length === 1 ? "does" : "do"} not answer progress (fleet: ${seen(fleet)})`,
       "the state of every instance is needed to know whether start or commit took effect; progress can fail for minutes after a service restart or resume (1.7.3+): try again shortly",
     );
+  }
+
+  // an unnamed instance is keyed by its place in the list: the list must still be the same one
+  if (state.instances) {
+    const moved: string[] = [];
+    for (const f of fleet) {
+      const was = state.instances.find((j) => j.key === f.instance);
+      if (was && f.url !== undefined && was.url !== f.url) moved.push(`${f.instance} was ${was.url}, is ${f.url}`);
+    }
+    if (state.instances.length !== fleet.length)
+      moved.push(`the journal's run had ${state.instances.length} instance(s), the runbook lists ${fleet.length}`);
+    if (moved.length) {
+      return refuse(
+        "disagree",
+        `the runbook's instances are not those the journal's run used: ${moved.join("; ")}`,
+        "resume with the instances the run started with, in the same order (give each a `name:` to key it by name)",
+      );
+    }
   }
 
   const fleetKeys = new Set(fleet.map((f) => f.instance));

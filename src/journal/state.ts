@@ -31,7 +31,7 @@ export interface JournalStep {
 }
 
 export interface InstanceAnswer {
-  /** `instanceKey(ref)`: the instance's name, else its (redacted) URL. */
+  /** `instanceKey(ref)`: the instance's name, else its place in the list (`#2`). */
   instance: string;
   /** Best evidence over every send of this command to this instance: ok > unknown > error. */
   answered: Answer;
@@ -87,12 +87,20 @@ export interface JournalState {
   /** The last run.finished, if the last writer ended cleanly. */
   finished?: { outcome: Outcome; committed: boolean; at: number; message?: string };
   segments: JournalSegment[];
+  /** The instances of the last `run.started`, in order: key and redacted URL (absent in a journal cut before it). */
+  instances?: { key: string; url: string }[];
   warnings: string[];
 }
 
-/** How a journal names an instance (names are what operators read; URLs are already redacted). */
-export function instanceKey(ref: Pick<InstanceRef, "url" | "name">): string {
-  return ref.name ?? ref.url;
+/**
+ * How a journal and `--resume` name an instance: its name, else its place in the runbook's list
+ * (`#2`). Never its URL: a URL whose host or password comes from `${env.*}` is journaled redacted
+ * (`http://***:27182`) while the live fleet knows it whole, so a URL key could never match, and
+ * two redacted URLs can look alike. Whether an unnamed instance is still the same one is checked
+ * against the journal's `run.started` list of (redacted) URLs (`JournalState.instances`).
+ */
+export function instanceKey(ref: Pick<InstanceRef, "name" | "index">): string {
+  return ref.name ?? `#${ref.index + 1}`;
 }
 
 const COMMAND_PATH = new RegExp(`/api/v1/(${COMMAND_OPERATIONS.join("|")})/?(?:[?#].*)?$`);
@@ -167,6 +175,9 @@ export async function readJournalState(file: string): Promise<JournalState> {
   let lastSeq = 0;
   let stopWrites = false;
   let finished: JournalState["finished"];
+  let instances: JournalState["instances"];
+  /** `commit.sent` names instances by label (name, else URL): map those back to keys. */
+  const keyOfLabel = new Map<string, string>();
   let lineNo = 0;
   let seenHeader = false;
   const chain = createChainChecker();
@@ -229,6 +240,16 @@ export async function readJournalState(file: string): Promise<JournalState> {
         finished = undefined;
         return;
       case "run.started":
+        if (Array.isArray(e.instances)) {
+          instances = [];
+          keyOfLabel.clear();
+          for (const r of e.instances as unknown[]) {
+            if (!isObject(r) || typeof r.index !== "number" || typeof r.url !== "string") continue;
+            const ref = r as unknown as InstanceRef;
+            instances.push({ key: instanceKey(ref), url: ref.url });
+            keyOfLabel.set(ref.name ?? ref.url, instanceKey(ref));
+          }
+        }
         if (Array.isArray(e.steps))
           for (const s of e.steps as unknown[])
             if (isObject(s) && typeof s.index === "number" && typeof s.id === "string")
@@ -264,7 +285,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
           commands.push(b);
         }
         const instance =
-          isObject(e.instance) && typeof e.instance.url === "string"
+          isObject(e.instance) && typeof e.instance.index === "number"
             ? instanceKey(e.instance as unknown as InstanceRef)
             : "?";
         const list = b.sends.get(instance) ?? [];
@@ -285,7 +306,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
         // the runner's own record of a commit broadcast: a commit with no request lines is still a commit sent
         if (!commands.some((c) => c.cmd.op === "commit" && c.cmd.stepIndex === index)) {
           const sends = new Map<string, undefined[]>();
-          for (const i of Array.isArray(e.instances) ? e.instances : []) sends.set(String(i), [undefined]);
+          for (const i of Array.isArray(e.instances) ? e.instances : [])
+            sends.set(keyOfLabel.get(String(i)) ?? String(i), [undefined]);
           commands.push({ cmd: { op: "commit", stepIndex: index }, sends });
         }
         return;
@@ -357,7 +379,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
       }
       const e = v as Record<string, unknown> & { type: string; seq: number; at: number };
       const verdict = chain.check(lineNo, text, e.seq, e.type === "journal.opened" || e.type === "journal.resumed");
-      if (verdict.broken) throw tampered(lineNo, verdict.broken);
+      // the header's own problems (not a journal, a newer format) say more than its chain would
+      if (verdict.broken && seenHeader) throw tampered(lineNo, verdict.broken);
       if (!seenHeader) {
         if (e.type !== "journal.opened") {
           throw refuse(
@@ -368,6 +391,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
         }
         header(e, lineNo);
         seenHeader = true;
+        if (verdict.broken) throw tampered(lineNo, verdict.broken);
         if (!chain.chained) {
           if (typeof e.version === "number" && e.version >= 2)
             throw tampered(
@@ -425,6 +449,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
     warnings,
   };
   if (finished) state.finished = finished;
+  if (instances) state.instances = instances;
   return state;
 }
 

@@ -46,6 +46,8 @@ export async function planResume(
     });
     return snap.instances.map((i) => ({
       instance: instanceKey(i.ref),
+      // as the emitter redacted it into the journal
+      url: loaded.redact(i.ref.url),
       state: i.progress?.state ?? null,
       canCommit: i.progress?.canCommit ?? null,
     }));

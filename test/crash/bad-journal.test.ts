@@ -221,6 +221,6 @@ describe.concurrent("--resume with a bad journal", () => {
     writeFileSync(x.journal, l.join("\n"));
     const before = readFileSync(x.journal, "utf8");
     const newer = await x.resume();
-    await expectRefusal(x, newer, 2, /:1: written in journal format 99; this syncbook reads format 1/, n, before);
+    await expectRefusal(x, newer, 2, /:1: written in journal format 99; this syncbook reads format 2/, n, before);
   });
 });

@@ -430,3 +430,35 @@ describe("reconcile", () => {
     expect(r.notes).toContain("journal: the last line (7) is cut short");
   });
 });
+
+describe("instances keyed by place (issue 12 item 10)", () => {
+  const withUrls = (...urls: string[]) => fleet(...urls.map(() => "RUNNING")).map((f, i) => ({ ...f, url: urls[i]! }));
+  const journaled = (...urls: string[]) => ({ instances: urls.map((url, i) => ({ key: `i${i}`, url })) });
+
+  it("the same redacted URLs at the same places: resumes", () => {
+    const r = reconcile(
+      state(["ok"], [cmd("start", 0, "ok", "ok")], journaled("http://***:1", "http://***:2")),
+      RB,
+      withUrls("http://***:1", "http://***:2"),
+    );
+    expect(r.ok).toBe(true);
+  });
+
+  it("unnamed instances in another order, or one fewer: refused, naming what moved", () => {
+    const swapped = reconcile(
+      state(["ok"], [cmd("start", 0, "ok", "ok")], journaled("http://a:1", "http://b:2")),
+      RB,
+      withUrls("http://b:2", "http://a:1"),
+    );
+    expect(swapped).toMatchObject({ ok: false, code: "disagree" });
+    expect(!swapped.ok && swapped.message).toMatch(
+      /i0 was http:\/\/a:1, is http:\/\/b:2; i1 was http:\/\/b:2, is http:\/\/a:1/,
+    );
+    const fewer = reconcile(
+      state(["ok"], [cmd("start", 0, "ok")], journaled("http://a:1", "http://b:2")),
+      RB,
+      withUrls("http://a:1"),
+    );
+    expect(!fewer.ok && fewer.message).toMatch(/the journal's run had 2 instance\(s\), the runbook lists 1/);
+  });
+});
