@@ -90,7 +90,9 @@ describe("--renderer json", () => {
     const journal = readFileSync(join(jdir, readdirSync(jdir).find((f) => f.endsWith(".jsonl")) ?? ""), "utf8");
     const jl = journal.trimEnd().split("\n");
     expect(JSON.parse(jl[0] ?? "{}")).toMatchObject({ type: "journal.opened" });
-    expect(r.stdout.trimEnd().split("\n")).toEqual(jl.slice(1).map((l) => l.replace(/,"chain":"[0-9a-f]{32}"\}$/, "}")));
+    expect(r.stdout.trimEnd().split("\n")).toEqual(
+      jl.slice(1).map((l) => l.replace(/,"chain":"[0-9a-f]{32}"\}$/, "}")),
+    );
     // what is not an event went to stderr: the journal path, the notify line, the plugin's noise
     expect(r.stderr).toContain("journal: ");
     expect(r.stderr).toContain("NOISE from a plugin");
