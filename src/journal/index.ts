@@ -18,6 +18,7 @@ export {
   type Answer,
 } from "./state.js";
 export { createChainChecker, appendChain, splitChain, link as chainLink, CHAIN_FIELD } from "./chain.js";
+export { createSampleBounder, createSampleRestorer, SAMPLE_CAP, SAMPLE_FIELD_CAP } from "./samples.js";
 export { journalLines, newestJournal, isRunEvent, type JournalLine } from "./read.js";
 export {
   reconcile,

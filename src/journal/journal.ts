@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent, RunListener } from "../events.js";
 import { appendChain, CHAIN_FIELD } from "./chain.js";
+import { createSampleBounder } from "./samples.js";
 import {
   JOURNAL_FORMAT_VERSION,
   isObject,
@@ -292,6 +293,8 @@ export function openJournal(options: OpenJournalOptions): Journal {
   }
 
   const redact = options.redact;
+  // progress samples are bounded in the journal (samples.ts): an answer's unknown fields can be huge
+  const bound = createSampleBounder();
   const lineOf = (event: RunEvent): string => {
     let v: Record<string, unknown> = event;
     if (seqBase !== 0 || requestIdBase !== 0) {
@@ -328,7 +331,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       if (failure) throw failure;
       const before = chain;
       try {
-        put(chained(lineOf(event)), mustFsync(event.type));
+        put(chained(lineOf(bound(event))), mustFsync(event.type));
       } catch (err) {
         // a line that did not reach the file is not part of the chain
         chain = before;

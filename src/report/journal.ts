@@ -6,7 +6,7 @@
  */
 import { stat } from "node:fs/promises";
 import { ExitCode, UserError } from "../errors.js";
-import { createChainChecker, isRunEvent, journalLines, newestJournal } from "../journal/index.js";
+import { createChainChecker, createSampleRestorer, isRunEvent, journalLines, newestJournal } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
 
 export { isRunEvent };
@@ -54,6 +54,8 @@ export async function readJournal(path: string): Promise<JournalRead> {
   // the hash chain: a report is still built from an edited journal, but says where the edit is
   const chain = createChainChecker();
   let chainBroken: string | undefined;
+  // samples name the unknown fields they share with the previous one (journal/samples.ts)
+  const samples = createSampleRestorer();
   const notJournal = (why: string): UserError =>
     new UserError(`${file} is not a syncbook journal: ${why}`, {
       exitCode: ExitCode.usage,
@@ -72,7 +74,8 @@ export async function readJournal(path: string): Promise<JournalRead> {
       }
       if (broken) bad.push({ line: lineNo, why: broken });
       else if (isRunEvent(value)) {
-        events.push(value);
+        if (value.type === ("journal.resumed" as string)) samples.reset();
+        events.push(samples.restore(value));
         if (chainBroken === undefined) {
           const opens = value.type === ("journal.opened" as string) || value.type === ("journal.resumed" as string);
           chainBroken = chain.check(lineNo, text, value.seq, opens).broken;
