@@ -175,7 +175,10 @@ runOptions(
     .argument("<runbook>", "the runbook (YAML)")
     .option("--dry-run", "lint, then print every request in order; nothing is sent")
     .option("--probe", "with --dry-run: read progress (GET only) to check that the fleet's states allow the plan")
-    .option("--resume", "continue an interrupted run from its journal (never sends start or commit twice)")
+    .option(
+      "--resume [journal]",
+      "continue an interrupted run from its journal (never sends start or commit twice); name a journal file to pick one (default: the one `syncbook status` names)",
+    )
     .option("--allow-changed-runbook", "with --resume: accept a runbook that changed since the journal was written")
     .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)"),
 ).action((file: string, opts: ExecuteFlags) =>

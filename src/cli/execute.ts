@@ -23,7 +23,8 @@ export interface ExecuteFlags {
   force?: string[];
   renderer?: "default" | "simple" | "silent" | "json";
   report?: string;
-  resume?: boolean;
+  /** `--resume`, or `--resume <journal>` naming the journal to continue. */
+  resume?: boolean | string;
   journalDir?: string;
   allowChangedRunbook?: boolean;
 }
@@ -96,6 +97,32 @@ export async function loadForRun(
       exitCode: ExitCode.usage,
     });
   });
+  // an override of a variable the runbook does not have would change nothing, silently
+  const declared =
+    loaded.raw && typeof loaded.raw === "object" && !Array.isArray(loaded.raw)
+      ? (loaded.raw as { vars?: unknown }).vars
+      : undefined;
+  // declared under `vars:`, or used as `${vars.x}` (the loader's hint offers --var for those)
+  const names = [
+    ...new Set([
+      ...(declared && typeof declared === "object" && !Array.isArray(declared) ? Object.keys(declared) : []),
+      ...[...loaded.text.matchAll(/\$\{\s*vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g)].map((m) => m[1]!),
+    ]),
+  ];
+  for (const k of Object.keys(vars)) {
+    if (names.includes(k)) continue;
+    const { suggest } = await import("../suggest.js");
+    const near = suggest(k, names);
+    throw new UserError(
+      `--var ${k}=…: ${file} has no variable \`${k}\`${near ? ` (did you mean \`${near}\`?)` : ""}: it would change nothing`,
+      {
+        hint: names.length
+          ? `Its variables (under \`vars:\`): ${names.join(", ")}.`
+          : "The runbook has no `vars:`; declare the variable there first.",
+        exitCode: ExitCode.usage,
+      },
+    );
+  }
   const diags: Diagnostic[] = [...loaded.diagnostics, ...(loaded.runbook ? lintRunbook(loaded) : [])];
   const shown = diags.filter((d) => d.severity !== "info");
   if (shown.length) {
@@ -129,7 +156,11 @@ export async function loadPluginsFor(loaded: LoadedRunbook, print: (s: string) =
 }
 
 /** `--dry-run`: every request in order, to which instance, with its body. */
-export async function printPlan(loaded: LoadedRunbook, out: (s: string) => void): Promise<void> {
+export async function printPlan(
+  loaded: LoadedRunbook,
+  out: (s: string) => void,
+  range?: { from: number; to: number },
+): Promise<void> {
   const { planSteps, planRequests } = await import("../run/plan.js");
   const rb = loaded.runbook;
   if (!rb) return;
@@ -139,9 +170,11 @@ export async function printPlan(loaded: LoadedRunbook, out: (s: string) => void)
     `plan for ${rb.name} (${loaded.file}): ${steps.length} steps, ${rb.instances.length} instance(s); dry run: nothing is sent`,
   );
   for (const s of steps) {
+    const outside = outsideRange(s.index, range);
     out(
-      `\n${s.index + 1}. [${s.id}] ${s.kind}: ${loaded.redact(s.title)}${s.step.when === false ? "  (when: false: skipped)" : ""}`,
+      `\n${s.index + 1}. [${s.id}] ${s.kind}: ${loaded.redact(s.title)}${s.step.when === false ? "  (when: false: skipped)" : outside ? `  (${outside}: skipped)` : ""}`,
     );
+    if (outside) continue;
     for (const r of reqs.filter((x) => x.step === s.id))
       out(
         `     ${r.method.padEnd(4)} ${r.target}${r.path}${r.body !== undefined ? `  ${JSON.stringify(r.body)}` : ""}${r.note ? `  — ${r.note}` : ""}`,
@@ -160,7 +193,17 @@ export async function printPlan(loaded: LoadedRunbook, out: (s: string) => void)
  * verifier, steps: [{index, id, kind, title, skipped?, requests: [{method, target, path, body?,
  * note?}], hook?}]}`: the same requests and redaction as the text plan.
  */
-export async function printPlanJson(loaded: LoadedRunbook, write: (text: string) => void): Promise<void> {
+/** Why a step is not in `--from`/`--to`'s range, or undefined. */
+function outsideRange(index: number, range: { from: number; to: number } | undefined): string | undefined {
+  if (!range) return undefined;
+  return index < range.from ? "before --from" : index > range.to ? "after --to" : undefined;
+}
+
+export async function printPlanJson(
+  loaded: LoadedRunbook,
+  write: (text: string) => void,
+  range?: { from: number; to: number },
+): Promise<void> {
   const { planSteps, planRequests } = await import("../run/plan.js");
   const { jsonLine } = await import("../ui/json.js");
   const rb = loaded.runbook;
@@ -183,8 +226,14 @@ export async function printPlanJson(loaded: LoadedRunbook, write: (text: string)
         id: s.id,
         kind: s.kind,
         title: loaded.redact(s.title),
-        ...(s.step.when === false ? { skipped: "when: false" } : {}),
-        requests: reqs.filter((r) => r.step === s.id).map(({ step: _step, ...r }) => r),
+        ...(s.step.when === false
+          ? { skipped: "when: false" }
+          : outsideRange(s.index, range)
+            ? { skipped: outsideRange(s.index, range) }
+            : {}),
+        requests: outsideRange(s.index, range)
+          ? []
+          : reqs.filter((r) => r.step === s.id).map(({ step: _step, ...r }) => r),
         ...(call
           ? { hook: { use: call.use, with: redacted(call.with ?? {}), ...(call.undo ? { undo: call.undo.use } : {}) } }
           : {}),

@@ -73,10 +73,13 @@ async function runMain(
   const force = await parseForce(flags.force);
   const loaded = await loadForRun(file, flags, stderr);
   const registry = await loadPluginsFor(loaded, stderr);
+  // every usage error before anything is opened or sent: a typo never leaves a journal behind
+  const { planSteps, stepRange } = await import("../run/plan.js");
+  const range = loaded.runbook ? stepRange(planSteps(loaded.runbook), flags.from, flags.to) : undefined;
   if (flags.dryRun) {
     // no run, so no run events: the plan itself is the one JSON line (README "Events as JSON lines")
-    if (json) await printPlanJson(loaded, json.write);
-    else await printPlan(loaded, stdout);
+    if (json) await printPlanJson(loaded, json.write, range);
+    else await printPlan(loaded, stdout, range);
     if (summary && loaded.runbook) {
       const { planSteps, planRequests } = await import("../run/plan.js");
       const steps = planSteps(loaded.runbook);
@@ -111,7 +114,11 @@ async function runMain(
   try {
     const { planResume } = await import("../run/resume.js");
     const resume = flags.resume
-      ? await planResume(loaded, dir, { allowChangedRunbook: flags.allowChangedRunbook === true, say: stderr })
+      ? await planResume(loaded, dir, {
+          allowChangedRunbook: flags.allowChangedRunbook === true,
+          say: stderr,
+          ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
+        })
       : undefined;
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     stderr(`journal: ${journal.file}`);

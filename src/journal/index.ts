@@ -7,6 +7,7 @@ export { acquireLock, isPidAlive, LOCK_FILE_NAME, type Lock, type LockInfo, type
 export {
   readJournalState,
   findLatestJournal,
+  findResumeJournal,
   instanceKey,
   type JournalState,
   type JournalStep,
@@ -19,7 +20,15 @@ export {
 } from "./state.js";
 export { createChainChecker, appendChain, splitChain, link as chainLink, CHAIN_FIELD } from "./chain.js";
 export { createSampleBounder, createSampleRestorer, SAMPLE_CAP, SAMPLE_FIELD_CAP } from "./samples.js";
-export { journalLines, newestJournal, isRunEvent, type JournalLine } from "./read.js";
+export {
+  journalLines,
+  newestJournal,
+  chooseJournal,
+  journalActed,
+  isRunEvent,
+  type JournalLine,
+  type JournalChoice,
+} from "./read.js";
 export {
   reconcile,
   type ReconcileResult,

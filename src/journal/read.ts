@@ -1,5 +1,5 @@
 /**
- * Reading a journal file, shared by `--resume` (journal/state.ts, strict: a corrupt line in the
+ * Reading a journal file, and choosing a runbook's journal, shared by `--resume` (journal/state.ts, strict: a corrupt line in the
  * middle refuses the resume) and `syncbook report` (report/journal.ts, lenient: it skips and
  * warns). Both read the same lines the same way; each applies its own policy.
  */
@@ -58,16 +58,53 @@ export async function* journalLines(file: string): AsyncGenerator<JournalLine> {
   }
 }
 
+/** Did this journal's run act on anything: send a request (to the fleet, the verifier, a hook's target) or run a hook? */
+export async function journalActed(file: string): Promise<boolean> {
+  for await (const l of journalLines(file)) {
+    // a cheap look first: most lines are samples
+    if (!l.text.includes('"request.sent"') && !l.text.includes('"hook.started"')) continue;
+    if (isObject(l.value) && (l.value.type === "request.sent" || l.value.type === "hook.started")) return true;
+  }
+  return false;
+}
+
+export interface JournalChoice {
+  /** The journal `--resume` continues and `syncbook report <folder>` reads; undefined when the folder holds none. */
+  file: string | undefined;
+  /** Newer journals passed over because their run sent nothing and ran no hook (a refused or aborted start). */
+  skipped: string[];
+}
+
 /**
- * The newest journal (`*.jsonl`) in a folder: the most recently written, so a resumed older run
- * counts as newer than one started after it but not written since; names break ties.
- * Undefined when the folder holds none; a missing folder throws (ENOENT) for the caller to word.
+ * The one rule for "the journal of this runbook": the most recently written `*.jsonl` (a resumed
+ * older run counts as newer than one started after it but not written since; names break ties),
+ * except that a journal whose run sent no request and ran no hook (a run refused by an interlock,
+ * stopped at a prompt, interrupted before it did anything) never shadows an older one that did:
+ * resuming "nothing" would leave the real interrupted run behind. When none acted, the newest.
+ * A missing folder throws (ENOENT) for the caller to word.
  */
-export async function newestJournal(dir: string): Promise<string | undefined> {
+export async function chooseJournal(dir: string): Promise<JournalChoice> {
   const names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION));
   const files = await Promise.all(names.map(async (n) => ({ n, s: await stat(join(dir, n)) })));
-  const newest = files
+  const ordered = files
     .filter((f) => f.s.isFile())
-    .sort((a, b) => b.s.mtimeMs - a.s.mtimeMs || (a.n < b.n ? 1 : a.n > b.n ? -1 : 0))[0];
-  return newest ? join(dir, newest.n) : undefined;
+    .sort((a, b) => b.s.mtimeMs - a.s.mtimeMs || (a.n < b.n ? 1 : a.n > b.n ? -1 : 0))
+    .map((f) => join(dir, f.n));
+  const skipped: string[] = [];
+  for (const f of ordered) {
+    let acted = true;
+    try {
+      acted = await journalActed(f);
+    } catch {
+      // unreadable: not for this rule to judge; the reader will say what is wrong with it
+    }
+    if (acted) return { file: f, skipped };
+    skipped.push(f);
+  }
+  return { file: ordered[0], skipped: [] };
+}
+
+/** The journal `chooseJournal` picks (undefined when the folder holds none). */
+export async function newestJournal(dir: string): Promise<string | undefined> {
+  return (await chooseJournal(dir)).file;
 }

@@ -14,7 +14,7 @@ import type { InstanceRef, Outcome } from "../events.js";
 import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
-import { journalLines, newestJournal } from "./read.js";
+import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
 
 /** The commands a journal records (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
@@ -453,22 +453,26 @@ export async function readJournalState(file: string): Promise<JournalState> {
   return state;
 }
 
-/** The journal a resume continues: the most recently written `*.jsonl` in the folder. */
+/** The journal a resume continues (read.ts `chooseJournal`), and the newer ones it passed over. */
 export async function findLatestJournal(dir: string): Promise<string> {
+  return (await findResumeJournal(dir)).file;
+}
+
+export async function findResumeJournal(dir: string): Promise<{ file: string; skipped: string[] }> {
   const none = (why: string): UserError =>
     new UserError(`nothing to resume: ${why}`, {
       exitCode: ExitCode.usage,
       hint: "run without --resume to start a new run (its start interlock checks that the fleet is IDLE)",
     });
-  let newest: string | undefined;
+  let choice: JournalChoice;
   try {
-    newest = await newestJournal(dir);
+    choice = await chooseJournal(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw none(`no journal folder ${dir}`);
     throw new UserError(`cannot read the journal folder ${dir}: ${(err as Error).message}`, {
       exitCode: ExitCode.usage,
     });
   }
-  if (!newest) throw none(`${dir} holds no journal (*${JOURNAL_EXTENSION})`);
-  return newest;
+  if (!choice.file) throw none(`${dir} holds no journal (*${JOURNAL_EXTENSION})`);
+  return { file: choice.file, skipped: choice.skipped };
 }

@@ -5,6 +5,8 @@
 import type { Runbook, Step, StepKind } from "../runbook/types.js";
 import { instancesOf, pluginStepKind } from "../runbook/types.js";
 import { bindStep, type BoundStep, type PlannedRequest } from "../steps/index.js";
+import { ExitCode, UserError } from "../errors.js";
+import { suggest } from "../suggest.js";
 
 export type { PlannedRequest };
 
@@ -54,4 +56,37 @@ export function planRequests(
     serviceVersion: runbook.serviceVersion,
   };
   return steps.filter((s) => s.step.when !== false).flatMap((s) => s.bound.plan(to).map((r) => ({ step: s.id, ...r })));
+}
+
+/**
+ * `--from ID` / `--to ID` as indexes (0-based; steps are numbered from 1 in every message). A
+ * usage error (exit 2) for an id no step has, with "did you mean", or a range that is empty:
+ * checked before anything is opened or sent, so a typo never leaves a journal behind.
+ */
+export function stepRange(
+  steps: readonly Pick<PlannedStep, "id">[],
+  from: string | undefined,
+  to: string | undefined,
+): { from: number; to: number } {
+  const ids = steps.map((s) => s.id);
+  const indexOf = (id: string | undefined, flag: string): number | undefined => {
+    if (id === undefined) return undefined;
+    const i = ids.indexOf(id);
+    if (i < 0) {
+      const near = suggest(id, ids);
+      throw new UserError(`${flag} ${id}: no step has this id${near ? ` (did you mean \`${near}\`?)` : ""}`, {
+        hint: `Step ids, in order: ${ids.map((x, k) => `${k + 1}. ${x}`).join(", ")}`,
+        exitCode: ExitCode.usage,
+      });
+    }
+    return i;
+  };
+  const f = indexOf(from, "--from") ?? 0;
+  const t = indexOf(to, "--to") ?? steps.length - 1;
+  if (t < f)
+    throw new UserError(`--to ${to} (step ${t + 1}) comes before --from ${from} (step ${f + 1}): nothing would run`, {
+      hint: "Give --to a step at or after --from.",
+      exitCode: ExitCode.usage,
+    });
+  return { from: f, to: t };
 }

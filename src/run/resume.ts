@@ -9,7 +9,7 @@ import { stat } from "node:fs/promises";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
-import { findLatestJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
+import { findResumeJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { poll } from "../steps/kit/poll.js";
@@ -19,11 +19,24 @@ import { runDefaults, type ResumePlan } from "./runner.js";
 export async function planResume(
   loaded: LoadedRunbook,
   dir: string,
-  opts: { allowChangedRunbook: boolean; say: (s: string) => void; signal?: AbortSignal },
+  opts: {
+    allowChangedRunbook: boolean;
+    say: (s: string) => void;
+    signal?: AbortSignal;
+    /** `--resume <journal>`: this journal, not the one the folder's rule picks. */
+    file?: string;
+  },
 ): Promise<{ file: string; plan: ResumePlan }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
-  const file = await findLatestJournal(dir);
+  let file: string;
+  if (opts.file !== undefined) file = opts.file;
+  else {
+    const found = await findResumeJournal(dir);
+    file = found.file;
+    for (const f of found.skipped)
+      opts.say(`resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`);
+  }
   const state = await readJournalState(file);
   for (const w of state.warnings) opts.say(`journal: ${w}`);
   const d = runDefaults(loaded);

@@ -36,7 +36,7 @@ import { createEmitter } from "./emitter.js";
 import { sourceLine, type Place } from "../text.js";
 import { setLongTimeout } from "../timers.js";
 import type { Emit, Outcome, RunEvent, RunListener } from "../events.js";
-import { planSteps, type PlannedStep } from "./plan.js";
+import { planSteps, stepRange, type PlannedStep } from "./plan.js";
 
 export interface ResumePlan {
   /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
@@ -130,18 +130,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       exitCode: ExitCode.usage,
     });
   const steps = planSteps(runbook, (kind, options) => pluginStepTitle(opts.registry, kind, options, loaded.redact));
-  const indexOf = (id: string | undefined, flag: string): number | undefined => {
-    if (id === undefined) return undefined;
-    const i = steps.findIndex((s) => s.id === id);
-    if (i < 0)
-      throw new UserError(`${flag} ${id}: no step has this id`, {
-        hint: `Step ids: ${steps.map((s) => s.id).join(", ")}`,
-        exitCode: ExitCode.usage,
-      });
-    return i;
-  };
-  const from = indexOf(opts.from, "--from") ?? 0;
-  const to = indexOf(opts.to, "--to") ?? steps.length - 1;
+  const { from, to } = stepRange(steps, opts.from, opts.to);
   const mode = opts.mode ?? "run";
   const signal = opts.signal ?? new AbortController().signal;
   const defaults = runDefaults(loaded, opts.timeScale ?? 1);

@@ -1,0 +1,92 @@
+/**
+ * Issue 14, point 4: "The journal a resume uses is the right one. A usage error (`--from nosuch`,
+ * a bad `--var`) must fail before any journal exists; a journal that recorded no request never
+ * shadows an earlier one; `--resume <journal file>` picks one explicitly."
+ */
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { cli, startCli } from "../support/run.js";
+import { cutoverYaml, fastSim, posts, tempDir } from "../support/crash-harness.js";
+
+let s: Simulator | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 2s, retry: { giveUpAfter: 3s } }";
+
+describe("which journal, and none on a usage error", () => {
+  it.each([
+    [["--from", "nosuch"], /--from nosuch: no step has this id/],
+    [["--from", "comit"], /--from comit: no step has this id \(did you mean `commit`\?\)/],
+    [["--from", "commit", "--to", "start"], /--to start \(step 1\) comes before --from commit \(step 6\)/],
+    [
+      ["--var", "rolback=true"],
+      /--var rolback=…: .* has no variable `rollback`|has no variable `rolback` \(did you mean `rollback`\?\)/,
+    ],
+  ])("run %j: exit 2 before anything exists (no journal folder, nothing sent)", async (args, message) => {
+    s = await fastSim({ instances: 1 });
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    writeFileSync(file, cutoverYaml(s, { defaults: DEFAULTS, head: "vars: { rollback: false }\n" }));
+    const r = await cli(["run", file, "--renderer", "simple", ...args], { cwd: dir });
+    expect(r.code, r.all).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(join(dir, ".syncbook")), "a usage error left a journal folder").toBe(false);
+    expect(s.control.counts().instances[0]).toEqual({});
+  });
+
+  it("--dry-run honours --from/--to: steps outside are marked skipped and send nothing; a bad id is a usage error", async () => {
+    s = await fastSim({ instances: 1 });
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    writeFileSync(file, cutoverYaml(s, { defaults: DEFAULTS }));
+    const r = await cli(["run", file, "--dry-run", "--from", "stop-writes", "--to", "commit"], { cwd: dir });
+    expect(r.code, r.all).toBe(0);
+    expect(r.stdout).toMatch(/1\. \[start\] start: .*\(before --from: skipped\)\n\n2\./);
+    expect(r.stdout).not.toMatch(/POST \/api\/v1\/start|POST .*\/api\/v1\/start/);
+    expect(r.stdout).toMatch(/POST .*\/api\/v1\/commit/);
+    expect(r.stdout).toMatch(/7\. \[committed\] waitFor: .*\(after --to: skipped\)/);
+    const bad = await cli(["run", file, "--dry-run", "--to", "nosuch"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--to nosuch: no step has this id/);
+  });
+
+  it("a later run that sent nothing does not shadow the interrupted one; --resume <file> picks one by name", async () => {
+    s = await fastSim({ instances: 2, timeScale: 100 });
+    s.control.addFault("lag-floor=30");
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    writeFileSync(file, cutoverYaml(s, { defaults: DEFAULTS }));
+    const first = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await first.waitFor(/waiting \(ready\)/, 20_000);
+    first.child.kill("SIGKILL");
+    await first.done;
+    // a new run (not a resume): its start interlock refuses (the fleet is RUNNING); it sends nothing
+    const second = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
+    expect(second.code, second.all).toBe(3);
+    const jdir = join(dir, ".syncbook", "crash");
+    const journals = readdirSync(jdir)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort();
+    expect(journals).toHaveLength(2);
+    const [older, newer] = journals.map((f) => join(jdir, f)) as [string, string];
+    s.control.clearFaults();
+    // explicitly the empty one: it has nothing to resume from (no step it ran) and says so
+    const named = await cli(["run", file, "--resume", newer, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(named.stderr).toContain(`from ${newer}`);
+    expect(named.code, named.all).toBe(1);
+    expect(named.stderr).toMatch(/journal shows no start sent by step/);
+    expect(posts(s, "commit")).toEqual([0, 0]);
+    // the rule: the newer journal sent nothing, so the interrupted one is resumed
+    const r = await cli(["run", file, "--resume", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(r.stderr).toContain(`resume: passing over ${newer}: its run sent nothing and ran no hook`);
+    expect(r.stderr).toContain(`journal: ${older}`);
+    expect(r.code, r.all).toBe(0);
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+  });
+});
