@@ -179,6 +179,10 @@ runOptions(
       "--resume [journal]",
       "continue an interrupted run from its journal (never sends start or commit twice); name a journal file to pick one (default: the one `syncbook status` names)",
     )
+    .option(
+      "--only <instances>",
+      "with --from: send the command steps to these instances only (names, comma-separated), to complete a command the others already have; interlocks apply, and it asks first (or --yes)",
+    )
     .option("--allow-changed-runbook", "with --resume: accept a runbook that changed since the journal was written")
     .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)"),
 ).action((file: string, opts: ExecuteFlags) =>

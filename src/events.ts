@@ -34,7 +34,15 @@ export interface RunEventMap {
     mode: "run" | "dry-run" | "rehearse" | "resume";
     steps: { index: number; id: string; kind: string; title: string }[];
   };
-  "run.finished": { outcome: Outcome; exitCode: number; committed: boolean; message?: string; durationMs: number };
+  "run.finished": {
+    outcome: Outcome;
+    exitCode: number;
+    committed: boolean;
+    message?: string;
+    durationMs: number;
+    /** A command that reached part of the fleet and was refused by the rest (`commit reached 2 of 3 instances …`). */
+    split?: string;
+  };
   "step.started": { index: number; id: string; kind: string; title: string };
   "step.skipped": { index: number; id: string; reason: string };
   /** A failed step carries its `place` in the runbook (file, line, column, the line's text), as a compiler's error does. */

@@ -27,6 +27,8 @@ export interface ExecuteFlags {
   resume?: boolean | string;
   journalDir?: string;
   allowChangedRunbook?: boolean;
+  /** `--only a,b` (run): command steps to these instances only. */
+  only?: string;
 }
 
 /** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */

@@ -65,6 +65,11 @@ async function runMain(
       hint: "Drop --from/--to.",
       exitCode: ExitCode.usage,
     });
+  if (flags.resume && flags.only)
+    throw new UserError("--resume decides which instances a command still has to reach: it does not take --only", {
+      hint: "Drop --only: --resume completes a command the journal shows reached only part of the fleet.",
+      exitCode: ExitCode.usage,
+    });
   if (flags.step && !(process.stdin.isTTY && process.stderr.isTTY))
     throw new UserError("--step asks before every step and needs a terminal", {
       hint: "Run it in a terminal, or without --step.",
@@ -74,8 +79,9 @@ async function runMain(
   const loaded = await loadForRun(file, flags, stderr);
   const registry = await loadPluginsFor(loaded, stderr);
   // every usage error before anything is opened or sent: a typo never leaves a journal behind
-  const { planSteps, stepRange } = await import("../run/plan.js");
+  const { instanceTargets, planSteps, stepRange } = await import("../run/plan.js");
   const range = loaded.runbook ? stepRange(planSteps(loaded.runbook), flags.from, flags.to) : undefined;
+  if (flags.only && loaded.runbook) instanceTargets(loaded.runbook, [flags.only], flags.from);
   if (flags.dryRun) {
     // no run, so no run events: the plan itself is the one JSON line (README "Events as JSON lines")
     if (json) await printPlanJson(loaded, json.write, range);
@@ -184,6 +190,7 @@ export async function execute(
       force,
       ...(flags.from ? { from: flags.from } : {}),
       ...(flags.to ? { to: flags.to } : {}),
+      ...(flags.only ? { only: [flags.only] } : {}),
       ...(how.resume ? { resume: how.resume } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),

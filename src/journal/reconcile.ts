@@ -50,6 +50,12 @@ export type ReconcileResult =
       resumeAt: number;
       /** Steps whose command the fleet shows took effect: run them without sending it again. */
       adopt: { stepIndex: number; op: CommandOp; reason: string }[];
+      /**
+       * A command that reached part of the fleet: its step runs again, sending it only to
+       * `targets` (instance keys), never again to the others; `refused` are the targets whose
+       * earlier answer was a refusal of it.
+       */
+      complete?: { stepIndex: number; op: CommandOp; targets: string[]; refused: string[]; reason: string };
       notes: string[];
     }
   | { ok: false; code: ReconcileRefusal; message: string; hint: string; notes: string[] };
@@ -187,6 +193,7 @@ export function reconcile(
   }
 
   const adopt: { stepIndex: number; op: CommandOp; reason: string }[] = [];
+  let complete: Extract<ReconcileResult, { ok: true }>["complete"];
   const step = runbook.steps[resumeAt]!;
   const stepName = `step ${resumeAt} "${step.id}"`;
   const pending = state.commandsSent.filter((c) => c.stepIndex === resumeAt);
@@ -208,7 +215,13 @@ export function reconcile(
     const inBefore = fleet.filter((f) => before.includes(f.state!));
     const other = fleet.filter((f) => !after.includes(f.state!) && !before.includes(f.state!));
     const sentTo = `${cmd.op} (${stepName}) was sent; answers: ${answers(cmd)}`;
-    if (fleet.length > 0 && inAfter.length === fleet.length) {
+    const split = splitCommand(cmd, fleet, inAfter, inBefore, other);
+    if (split) {
+      complete = { stepIndex: resumeAt, ...split };
+      notes.push(
+        `${sentTo}; it reached only part of the fleet (fleet: ${seen(fleet)}; ${split.reason}): it will be sent to ${split.targets.join(", ")} only, once ${split.targets.length === 1 ? "that instance passes" : "those pass"} its interlocks and you confirm; never again to the others`,
+      );
+    } else if (fleet.length > 0 && inAfter.length === fleet.length) {
       const refused = cmd.perInstance.filter((p) => p.answered === "error");
       if (refused.length) {
         return refuse(
@@ -307,7 +320,59 @@ export function reconcile(
     );
   const cut = state.steps.find((s) => s.index === resumeAt && s.started && s.finished === undefined);
   if (cut) notes.push(`${stepName} was cut off (started, never ended): it runs again`);
-  return { ok: true, resumeAt, adopt, notes };
+  return { ok: true, resumeAt, adopt, ...(complete ? { complete } : {}), notes };
+}
+
+/** Commands that block until every instance has them (service facts, "Multiple instances"). */
+const BLOCKING: readonly CommandOp[] = ["commit", "reverse"];
+
+/**
+ * A command that reached part of the fleet and can be completed: which instances still need it.
+ * Each instance still in the command's state before is one of:
+ * - refused it, or never got it (no request in the journal, or one that never left): needs it;
+ * - sent it with no usable answer: for a blocking command (commit, reverse) it may be waiting in
+ *   the command's round, so it is not sent again while the round can still close; after a
+ *   non-blocking one (start, pause, resume) its state proves it did not take effect (the in-flight
+ *   wait in run/resume.ts has passed), so it needs it too;
+ * - accepted it: a contradiction, left to the refusal below.
+ * There is something to complete only when the command certainly reached part of the fleet (an
+ * instance shows its effect, or a blocking one may be waiting in its round) and certainly not
+ * the rest. A state neither before nor after the command is never completed.
+ */
+function splitCommand(
+  cmd: SentCommand,
+  fleet: readonly FleetReading[],
+  inAfter: readonly FleetReading[],
+  inBefore: readonly FleetReading[],
+  other: readonly FleetReading[],
+): { op: CommandOp; targets: string[]; refused: string[]; reason: string } | undefined {
+  if (other.length || inBefore.length === 0) return undefined;
+  const answerOf = (key: string) => cmd.perInstance.find((p) => p.instance === key);
+  const blocking = BLOCKING.includes(cmd.op);
+  const needs: string[] = [];
+  const waiting: string[] = [];
+  for (const f of inBefore) {
+    const a = answerOf(f.instance);
+    if (a?.answered === "ok") return undefined;
+    // a blocking command is waiting only while its round can still close: none took it yet
+    if (a?.answered === "unknown" && blocking && inAfter.length === 0) waiting.push(f.instance);
+    else needs.push(f.instance);
+  }
+  if (needs.length === 0 || (inAfter.length === 0 && waiting.length === 0)) return undefined;
+  const refused = needs.filter((k) => answerOf(k)?.answered === "error");
+  return {
+    op: cmd.op,
+    targets: needs,
+    refused,
+    reason: `completing the ${cmd.op} ${[
+      inAfter.length ? `${inAfter.map((f) => f.instance).join(", ")} took it` : "",
+      waiting.length
+        ? `${waiting.join(", ")} got it and ${waiting.length === 1 ? "waits" : "wait"} for the rest of the fleet`
+        : "",
+    ]
+      .filter(Boolean)
+      .join("; ")}`,
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * instance, with its body. Nothing here sends anything; each step kind says what it would send.
  */
 import type { Runbook, Step, StepKind } from "../runbook/types.js";
+import { redactUrl } from "../redact.js";
 import { instancesOf, pluginStepKind } from "../runbook/types.js";
 import { bindStep, type BoundStep, type PlannedRequest } from "../steps/index.js";
 import { ExitCode, UserError } from "../errors.js";
@@ -89,4 +90,39 @@ export function stepRange(
       exitCode: ExitCode.usage,
     });
   return { from: f, to: t };
+}
+
+/**
+ * `--only a,b`: instance indexes by name, URL as written (userinfo aside) or place (`#2`). A usage
+ * error (exit 2, before anything is opened) for an instance the runbook does not list, or
+ * without `--from` (a targeted command completes one the others have: it never starts a run).
+ */
+export function instanceTargets(runbook: Runbook, names: readonly string[], from: string | undefined): number[] {
+  if (from === undefined)
+    throw new UserError("--only sends a command to part of the fleet, so it goes with --from (the command's step)", {
+      hint: "For example: syncbook run x.yaml --from commit --only shard-c (the other instances must already have the command).",
+      exitCode: ExitCode.usage,
+    });
+  const list = instancesOf(runbook);
+  const labels = list.map((i, k) => i.name ?? `#${k + 1}`);
+  const out: number[] = [];
+  for (const raw of names.flatMap((n) => n.split(",")).map((n) => n.trim()).filter(Boolean)) {
+    const k = list.findIndex(
+      (i, j) => i.name === raw || `#${j + 1}` === raw || redactUrl(i.url) === redactUrl(raw),
+    );
+    if (k < 0) {
+      const near = suggest(raw, labels);
+      throw new UserError(`--only ${raw}: the runbook lists no such instance${near ? ` (did you mean \`${near}\`?)` : ""}`, {
+        hint: `Instances: ${labels.join(", ")} (by name, URL or place #1, #2…)`,
+        exitCode: ExitCode.usage,
+      });
+    }
+    if (!out.includes(k)) out.push(k);
+  }
+  if (out.length === list.length)
+    throw new UserError("--only names every instance: that is the whole fleet", {
+      hint: "Drop --only.",
+      exitCode: ExitCode.usage,
+    });
+  return out;
 }

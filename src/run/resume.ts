@@ -118,26 +118,50 @@ export async function planResume(
         `resume: step ${steps[h.stepIndex]?.id} runs again: its undo started in the interrupted run, so writes may be flowing`,
       );
   }
-  // a commit counts as sent when the fleet shows it took effect (adopted) or its step ended ok;
-  // one reconcile found not taken (fleet still RUNNING) is resent through the interlocks, and
-  // until then the write stop of the earlier run must still be undone on failure
+  // a commit counts as sent once it may have reached any instance: adopted, ended ok, accepted
+  // by one, or sent with no usable answer (commit blocks until every instance has it, so an
+  // instance that got it may be waiting in its round: turning writes back on then would let the
+  // round close with writes flowing). As in a run, nothing is undone after commit was sent.
   const commitSent =
     r.adopt.some((a) => a.op === "commit") ||
-    state.commandsSent.some((c) => c.op === "commit" && state.steps[c.stepIndex]?.finished === "ok");
+    state.commandsSent.some(
+      (c) =>
+        c.op === "commit" &&
+        (state.steps[c.stepIndex]?.finished === "ok" || c.perInstance.some((p) => p.answered !== "error")),
+    );
   const undoSteps = commitSent
     ? []
     : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);
   opts.say(
     `resume: continuing at step ${steps[r.resumeAt]?.id ?? "(end)"} (${r.resumeAt + 1}/${steps.length}) from ${file}`,
   );
+  let complete: ResumePlan["complete"];
+  if (r.complete) {
+    const c = r.complete;
+    done.delete(c.stepIndex);
+    const only = fleet.refs.filter((ref) => c.targets.includes(instanceKey(ref))).map((ref) => ref.index);
+    complete = { stepIndex: c.stepIndex, only, why: c.reason, forgive: c.refused };
+  }
+  const split =
+    r.complete?.op === "commit"
+      ? `commit reached ${fleet.refs.length - r.complete.targets.length} of ${fleet.refs.length} instances (not ${r.complete.targets.join(", ")})`
+      : undefined;
   return {
     file,
     plan: {
+      ...(complete ? { complete } : {}),
       done,
       memory: {
+        ...(split ? { split } : {}),
         writesStopped: state.stopWritesSucceeded,
         commitSent,
-        commitAccepted: commitSent,
+        commitAccepted:
+          r.adopt.some((a) => a.op === "commit") ||
+          state.commandsSent.some(
+            (c) =>
+              c.op === "commit" &&
+              (state.steps[c.stepIndex]?.finished === "ok" || c.perInstance.some((p) => p.answered === "ok")),
+          ),
         // the no-errors interlock spans the whole run, the interrupted part included
         serviceErrors: state.commandsSent.flatMap((c) =>
           c.perInstance

@@ -6,6 +6,7 @@
 import { setMaxListeners } from "node:events";
 import { dirname } from "node:path";
 import type { VerifierClient } from "../api/index.js";
+import { isCommandOperation } from "../api/commands.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { createFleet, createVerifier, type Fleet } from "../fleet/index.js";
 import {
@@ -36,15 +37,20 @@ import { createEmitter } from "./emitter.js";
 import { sourceLine, type Place } from "../text.js";
 import { setLongTimeout } from "../timers.js";
 import type { Emit, Outcome, RunEvent, RunListener } from "../events.js";
-import { planSteps, stepRange, type PlannedStep } from "./plan.js";
+import { instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 
 export interface ResumePlan {
   /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
   done: ReadonlyMap<number, string>;
   /** What the earlier run established (writes stopped, start or commit sent). */
-  memory: Partial<Pick<RunMemory, "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors">>;
+  memory: Partial<Pick<RunMemory, "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors" | "split">>;
   /** Steps whose hook ran in the interrupted run and was not undone: their runbook `undo` is registered again. */
   undoSteps?: readonly number[];
+  /**
+   * A command the interrupted run sent to part of the fleet, to complete: its step runs again,
+   * sending only to these instance indexes (kit/targets.ts), after the operator confirms.
+   */
+  complete?: { stepIndex: number; only: readonly number[]; why: string; forgive: readonly string[] };
 }
 
 export interface RunOptions {
@@ -64,6 +70,11 @@ export interface RunOptions {
   to?: string;
   /** Interlock checks to skip, by name. */
   force?: readonly string[];
+  /**
+   * `--only`: the command steps send to these instances only (names, URLs as written, or `#2`),
+   * to complete a command the others have (kit/targets.ts). Needs `from`.
+   */
+  only?: readonly string[];
   resume?: ResumePlan;
   /** Injected in tests; otherwise made from the runbook. */
   fleet?: Fleet;
@@ -131,6 +142,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     });
   const steps = planSteps(runbook, (kind, options) => pluginStepTitle(opts.registry, kind, options, loaded.redact));
   const { from, to } = stepRange(steps, opts.from, opts.to);
+  const only = opts.only?.length ? instanceTargets(runbook, opts.only, opts.from) : undefined;
   const mode = opts.mode ?? "run";
   const signal = opts.signal ?? new AbortController().signal;
   const defaults = runDefaults(loaded, opts.timeScale ?? 1);
@@ -324,7 +336,13 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       }
       if (choice === "rest") askEachStep = false;
     }
-    const result = await runStep(run, s, signal);
+    const completing = opts.resume?.complete?.stepIndex === s.index ? opts.resume.complete : undefined;
+    const targets = completing
+      ? { only: completing.only, why: completing.why, forgive: completing.forgive }
+      : only && isCommandOperation(s.kind)
+        ? { only, why: `--only ${opts.only?.join(",") ?? ""}` }
+        : undefined;
+    const result = await runStep(run, s, signal, targets);
     if (journalError) {
       outcome = "failed";
       failure = journalFailure(s.id);
@@ -372,6 +390,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     committed: memory.commitAccepted,
     durationMs,
     ...(failure ? { message: failure.message } : {}),
+    ...(memory.split ? { split: memory.split } : {}),
   });
   await notifier.flush();
   await emitter.settle();
@@ -423,7 +442,12 @@ function placeOf(loaded: LoadedRunbook, s: PlannedStep): Place {
   };
 }
 
-async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal): Promise<StepResult> {
+async function runStep(
+  run: RunContext,
+  s: PlannedStep,
+  runSignal: AbortSignal,
+  targets?: StepContext["targets"],
+): Promise<StepResult> {
   const t0 = Date.now();
   const { timeoutMs, pollMs, slowAfterMs } = stepTiming(s, run.defaults);
   const limit = new AbortController();
@@ -444,6 +468,7 @@ async function runStep(run: RunContext, s: PlannedStep, runSignal: AbortSignal):
     timeoutMs,
     pollMs,
     slowAfterMs,
+    ...(targets ? { targets } : {}),
   };
   try {
     // inside the try: a journal that cannot record the start still clears the step's timer below
@@ -505,9 +530,11 @@ async function unwind(run: RunContext): Promise<void> {
     run.say("decision", {
       kind: "undo",
       ok: true,
-      reason: run.memory.commitAccepted
-        ? "commit was sent: nothing is undone"
-        : "commit was sent and no instance accepted it (nothing took effect): nothing is undone, writes stay stopped until you resume or undo by hand",
+      reason: run.memory.split
+        ? `${run.memory.split}: nothing is undone, writes stay stopped (the instances that have the commit must not see writes); complete it with --resume`
+        : run.memory.commitAccepted
+          ? "commit was sent: nothing is undone"
+          : "commit was sent and no instance accepted it (nothing took effect): nothing is undone, writes stay stopped until you resume or undo by hand",
     });
     return;
   }

@@ -7,7 +7,9 @@
 import { commandTookEffect } from "../api/index.js";
 import { instanceLabel } from "../events.js";
 import { toEach, type StepKindDef } from "./kit/define.js";
+import { StepFailure, type StepContext } from "./kit/context.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
+import { commandTargets } from "./kit/targets.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
 
 /** The body is `{}`: the spec's "an empty JSON object `{}` must be sent". */
@@ -68,44 +70,77 @@ export const commit: StepKindDef<CommitBody> = {
         ? "The journal shows no stopWrites that held (a failed one, or one whose undo ran): check the writers, then run the stopWrites step again, or set `writesStoppedExternally: true` if writes are stopped another way."
         : "Run the stopWrites step first (a --from past it skips it), or set `writesStoppedExternally: true` if writes are stopped another way.",
     );
+    // completing a split commit: the refusals being completed are the reason for it, not a bar to it
+    const forgiven = ctx.targets?.forgive ?? [];
+    const errors = memory.serviceErrors.filter((e) => !(e.op === "commit" && forgiven.includes(e.instance)));
     checkInterlock(
       ctx,
       "no-errors",
-      memory.serviceErrors.length === 0,
-      memory.serviceErrors.length === 0
-        ? "no instance answered with an error in this run"
-        : `instances answered with errors earlier: ${memory.serviceErrors.map((e) => `${e.op}: ${e.error}`).join("; ")}`,
+      errors.length === 0,
+      errors.length === 0
+        ? forgiven.length
+          ? `no instance answered with an error in this run, besides the commit refusals of ${forgiven.join(", ")} being completed`
+          : "no instance answered with an error in this run"
+        : `instances answered with errors earlier: ${errors.map((e) => `${e.op}: ${e.error}`).join("; ")}`,
     );
     const snap = await readFleet(ctx);
     checkIdentity(ctx, snap);
-    const notReady = snap.instances.filter((i) => !(i.progress?.state === "RUNNING" && i.progress.canCommit === true));
+    const { judged, only } = await commandTargets(ctx, "commit", snap);
+    const notReady = judged.filter((i) => !(i.progress?.state === "RUNNING" && i.progress.canCommit === true));
     checkInterlock(
       ctx,
       "can-commit",
       notReady.length === 0,
       notReady.length === 0
-        ? "every instance is RUNNING with canCommit true"
+        ? `${only ? "every instance it goes to" : "every instance"} is RUNNING with canCommit true`
         : `commit needs every instance RUNNING with canCommit true; ${notReady.map((i) => (i.progress ? `${instanceLabel(i.ref)} is ${i.progress.state} with canCommit ${String(i.progress.canCommit)}` : `${instanceLabel(i.ref)} is unreachable (${i.error?.message ?? "?"})`)).join(", ")}`,
       "Wait for canCommit (a waitFor step) before commit.",
     );
-    const r = await sendCommand(ctx, {
-      op: "commit",
-      body: {},
-      tookEffect: (p) => commandTookEffect("commit", p.state),
-      onAccepted: (n) => {
-        if (n > 0) memory.commitAccepted = true;
-      },
-      beforeSend: () => {
-        // from here on nothing is undone: writes may already be going to the destination
-        memory.commitSent = true;
-        ctx.run.plugins.undo.disarm();
-      },
-    });
+    const refusedBefore = memory.serviceErrors.length;
+    const to = only ? ctx.run.fleet.refs.filter((r) => only.includes(r.index)) : ctx.run.fleet.refs;
+    let r: Awaited<ReturnType<typeof sendCommand>>;
+    try {
+      r = await sendCommand(ctx, {
+        op: "commit",
+        body: {},
+        only,
+        tookEffect: (p) => commandTookEffect("commit", p.state),
+        onAccepted: (n) => {
+          if (n > 0) memory.commitAccepted = true;
+        },
+        beforeSend: () => {
+          // from here on nothing is undone: writes may already be going to the destination
+          memory.commitSent = true;
+          ctx.run.plugins.undo.disarm();
+        },
+      });
+    } catch (err) {
+      throw splitFailure(ctx, err, to.length, refusedBefore);
+    }
+    // a split this step completed is whole again
+    delete memory.split;
     ctx.run.emit("commit.sent", {
       index: ctx.index,
       id: ctx.id,
-      instances: ctx.run.fleet.refs.map(instanceLabel),
+      instances: to.map(instanceLabel),
       skewMs: r.skewMs,
     });
   },
 };
+
+/**
+ * A commit some instances refused while the others took it (or wait for the rest: commit blocks
+ * until every instance has it) is a split fleet: said as such, with the way out. `--resume`
+ * completes it (journal/reconcile.ts): commit to the refusing instances only, once they are
+ * RUNNING with canCommit true, never again to the others.
+ */
+function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBefore: number): unknown {
+  const refused = ctx.run.memory.serviceErrors.slice(refusedBefore).filter((e) => e.op === "commit");
+  const names = [...new Set(refused.map((e) => e.instance))];
+  if (!(err instanceof StepFailure) || names.length === 0 || names.length >= sentTo) return err;
+  ctx.run.memory.split = `commit reached ${sentTo - names.length} of ${sentTo} instances (refused by ${names.join(", ")})`;
+  return new StepFailure(`split: ${ctx.run.memory.split}: ${err.message}`, {
+    reason: err.reason,
+    hint: `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). Then \`syncbook run ${ctx.run.loaded.file} --resume\` completes it: it sends commit to ${names.length === 1 ? "that instance" : "those instances"} only, once RUNNING with canCommit true, after you confirm.`,
+  });
+}

@@ -10,6 +10,7 @@ import { toEach, type StepKindDef } from "./kit/define.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
+import { commandTargets } from "./kit/targets.js";
 
 type Op = "pause" | "resume" | "reverse";
 type LifecycleBody = Record<string, never>;
@@ -58,7 +59,8 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
       const from: readonly string[] = COMMAND_EFFECT[op].before;
       const snap = await readFleet(ctx);
       checkIdentity(ctx, snap);
-      const wrong = snap.instances.filter((i) => !from.includes(i.progress?.state ?? ""));
+      const { judged, only } = await commandTargets(ctx, op, snap);
+      const wrong = judged.filter((i) => !from.includes(i.progress?.state ?? ""));
       checkInterlock(
         ctx,
         "fleet-state",
@@ -72,7 +74,7 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
       const identity = ctx.run.memory.identity;
       if (op === "reverse" && identity.direction)
         identity.direction = { ...identity.direction, from: `the reverse step ${ctx.id}`, either: true };
-      await sendCommand(ctx, { op, body: {}, tookEffect: (p) => commandTookEffect(op, p.state) });
+      await sendCommand(ctx, { op, body: {}, only, tookEffect: (p) => commandTookEffect(op, p.state) });
       if (op === "reverse") {
         // the sync runs the other way now: its commit needs its own write stop
         ctx.run.memory.writesStopped = false;

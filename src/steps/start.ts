@@ -10,6 +10,7 @@ import { poll } from "./kit/poll.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
 import type { StepContext } from "./kit/context.js";
 import type { FleetSnapshot } from "../fleet/index.js";
+import { commandTargets } from "./kit/targets.js";
 
 export const start: StepKindDef<StartRequest> = {
   body: keyed("start"),
@@ -63,7 +64,8 @@ export const start: StepKindDef<StartRequest> = {
   async run(ctx, body) {
     const snap = await idleOrInitializing(ctx);
     checkIdentity(ctx, snap);
-    const notIdle = snap.instances.filter((i) => i.progress?.state !== "IDLE");
+    const { judged, only } = await commandTargets(ctx, "start", snap);
+    const notIdle = judged.filter((i) => i.progress?.state !== "IDLE");
     checkInterlock(
       ctx,
       "fleet-idle",
@@ -82,6 +84,7 @@ export const start: StepKindDef<StartRequest> = {
     await sendCommand(ctx, {
       op: "start",
       body: wireStartBody(body),
+      only,
       tookEffect: (p) => commandTookEffect("start", p.state),
     });
   },

@@ -279,7 +279,7 @@ export class ListrUi {
       const c = this.opts.colors;
       const outcome = f.outcome === "ok" ? c.green(f.outcome) : c.red(f.outcome);
       this.opts.out.write(
-        `run ${outcome} in ${formatDuration(f.durationMs)}${f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${f.message}` : ""}\n`,
+        `run ${outcome} in ${formatDuration(f.durationMs)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${f.message}` : ""}\n`,
       );
       this.#finished = undefined;
     }

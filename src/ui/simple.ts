@@ -181,7 +181,7 @@ export class SimpleUi {
         ]
           .filter(Boolean)
           .join(", ");
-        const head = `■ run ${e.outcome} in ${formatDuration(e.durationMs)}${e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
+        const head = `■ run ${e.outcome} in ${formatDuration(e.durationMs)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
         this.#line(e.at, e.outcome === "ok" ? c.green(head) : c.red(head), e.message ? [e.message] : []);
         break;
       }

@@ -55,7 +55,9 @@ interface Row {
   runbook?: typeof RB;
   allowChangedRunbook?: boolean;
   /** ok rows: resumeAt and the adopted step indexes; refusals: code and a message pattern. */
-  expect: { resumeAt: number; adopt?: number[]; note?: RegExp } | { code: string; message: RegExp; hint?: RegExp };
+  expect:
+    | { resumeAt: number; adopt?: number[]; complete?: string[]; note?: RegExp }
+    | { code: string; message: RegExp; hint?: RegExp };
 }
 
 const PRR = [
@@ -184,13 +186,18 @@ const rows: Row[] = [
     expect: { resumeAt: 0, adopt: [], note: /still IDLE, so it did not take effect: it will be sent again/ },
   },
   {
-    name: "start sent, fleet IDLE and RUNNING → refused, saying who is where",
+    name: "start sent, fleet IDLE and RUNNING → completed: start to the IDLE one only (issue 14 point 2)",
     state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]),
     fleet: fleet("IDLE", "RUNNING"),
+    expect: { resumeAt: 0, complete: ["i0"], note: /it will be sent to i0 only/ },
+  },
+  {
+    name: "start sent, one IDLE and one PAUSED (neither) → refused, saying who is where",
+    state: state(["cut"], [cmd("start", 0, "unknown", "unknown", "unknown")]),
+    fleet: [...fleet("IDLE", "RUNNING"), { instance: "i2", state: "REVERSING" }],
     expect: {
       code: "disagree",
-      message: /i1 RUNNING \(start took effect\); i0 IDLE \(start did not take effect\)/,
-      hint: /reached only some instances/,
+      message: /i1 RUNNING \(start took effect\); i0 IDLE \(start did not take effect\); i2 REVERSING \(neither\)/,
     },
   },
   {
@@ -267,14 +274,31 @@ const rows: Row[] = [
     expect: { resumeAt: 3, adopt: [], note: /canCommit is false on i1/ },
   },
   {
-    name: "commit reached only some instances → refused, hint to finish by hand",
+    name: "commit reached only some instances → completed: commit to the RUNNING one only",
     state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "ok", "unknown")]),
     fleet: fleet("COMMITTING", "RUNNING"),
-    expect: {
-      code: "disagree",
-      message: /i0 COMMITTING \(commit took effect\); i1 RUNNING \(commit did not take effect\)/,
-      hint: /send commit by hand .*writes stopped, canCommit true/,
-    },
+    expect: { resumeAt: 3, complete: ["i1"], note: /i0 took it.*it will be sent to i1 only/ },
+  },
+  {
+    name: "commit refused by one while the others wait in its round (blocking) → completed to the refusing one",
+    state: state(
+      ["ok", "ok", "ok", "failed"],
+      [cmd("start", 0, "ok", "ok", "ok"), cmd("commit", 3, "unknown", "unknown", "error")],
+    ),
+    fleet: fleet("RUNNING", "RUNNING", "RUNNING"),
+    expect: { resumeAt: 3, complete: ["i2"], note: /i0, i1 got it and wait for the rest of the fleet/ },
+  },
+  {
+    name: "commit refused by every instance → no completion: the step runs again (its no-errors interlock decides)",
+    state: state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "error", "error")]),
+    fleet: fleet("RUNNING", "RUNNING"),
+    expect: { resumeAt: 3, note: /did not take effect: it will be sent again once the commit interlocks pass/ },
+  },
+  {
+    name: "commit accepted by one that is still RUNNING, refused by another → refused (a contradiction is never completed)",
+    state: state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "ok", "error")]),
+    fleet: fleet("RUNNING", "RUNNING"),
+    expect: { code: "disagree", message: /i0 accepted it, yet no instance shows its effect/ },
   },
   {
     name: "commit accepted, fleet still RUNNING → refused",
@@ -421,6 +445,7 @@ describe("reconcile", () => {
       if (!r.ok) return;
       expect(r.resumeAt).toBe(row.expect.resumeAt);
       expect(r.adopt.map((a) => a.stepIndex)).toEqual(row.expect.adopt ?? []);
+      expect(r.complete?.targets).toEqual(row.expect.complete);
       if (row.expect.note) expect(r.notes.join("\n")).toMatch(row.expect.note);
     }
   });

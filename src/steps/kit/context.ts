@@ -40,6 +40,8 @@ export interface RunMemory {
   serviceErrors: { instance: string; op: string; error: string }[];
   /** What the run knows of the fleet's identity, from every progress read (fleet-ops.ts `observeIdentity`). */
   identity: IdentityMemory;
+  /** A command that reached part of the fleet and was refused by the rest, as said at the run's end. */
+  split?: string;
 }
 
 /** The fleet's identity as this run has seen it: the baseline later reads must agree with. */
@@ -123,6 +125,13 @@ export interface StepContext {
   /** Its poll interval and stall time (its own fields, else the defaults; scaled in a rehearsal). */
   pollMs: number;
   slowAfterMs: number;
+  /**
+   * A command step sent to part of the fleet (`--only`, or `--resume` completing a split
+   * command; kit/targets.ts): the instance indexes, why, and for a completion the instances whose
+   * earlier refusal of this very command is what is being completed (the no-errors interlock
+   * does not count those).
+   */
+  targets?: { only: readonly number[]; why: string; forgive?: readonly string[] } | undefined;
 }
 
 /** Why a step failed, for people: the message, a hint, and what kind of failure it was. */

@@ -220,6 +220,8 @@ export interface CommandSpec {
   beforeSend?(): void;
   /** How many instances accepted it so far (after the first answers, and at the end, also when the step fails). */
   onAccepted?(n: number): void;
+  /** Send to these instance indexes only (a targeted command: kit/targets.ts). */
+  only?: readonly number[] | undefined;
 }
 
 export interface CommandResult {
@@ -269,7 +271,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
   spec.beforeSend?.();
   // once the fan-out has begun it is not aborted (Ctrl-C, the step's limit): a command cancelled
   // on some instances and not others would split the fleet; each request has its own timeout
-  const first = await fleet.broadcast(op, spec.body, undefined);
+  const first = await fleet.broadcast(op, spec.body, undefined, spec.only ? { only: spec.only } : undefined);
   let skewMs = first.skewMs;
   const accepted = new Set<number>();
   const refused: { ref: InstanceRef; error: ServiceError }[] = [];

@@ -1,0 +1,82 @@
+/**
+ * A command sent to part of the fleet: `--only <instance>` (an operator completing what a refusal
+ * or a crash left half done), or `--resume` completing a command the journal shows reached only
+ * some instances. The service wants identical commands on every instance, so a targeted command
+ * is only ever the rest of one the others already have:
+ *
+ * - the instances not named must already show its effect, or, for `commit` and `reverse` (which
+ *   block until every instance has them), still be waiting in its state before (`fleet-state`);
+ * - the named ones pass the command's own interlocks (the step checks them on those instances);
+ * - it is confirmed (a prompt, or `--yes`): it is not in the runbook as written.
+ */
+import { COMMAND_EFFECT, type CommandOperation } from "../../api/index.js";
+import { instanceLabel } from "../../events.js";
+import type { FleetSnapshot, InstanceSample } from "../../fleet/index.js";
+import { StepFailure, type StepContext } from "./context.js";
+import { checkInterlock } from "./fleet-ops.js";
+
+/** Commands that block until every instance has them (service facts, "Multiple instances"). */
+const BLOCKING: readonly CommandOperation[] = ["commit", "reverse"];
+
+/**
+ * The instances a command step judges and sends to: every instance, or the targeted ones after
+ * the fleet-state check on the others and the operator's yes.
+ */
+export async function commandTargets(
+  ctx: StepContext,
+  op: CommandOperation,
+  snap: FleetSnapshot,
+): Promise<{ judged: InstanceSample[]; only?: number[] }> {
+  const t = ctx.targets;
+  if (!t) return { judged: snap.instances };
+  const named = snap.instances.filter((i) => t.only.includes(i.ref.index));
+  const others = snap.instances.filter((i) => !t.only.includes(i.ref.index));
+  const { before, after }: { before: readonly string[]; after: readonly string[] } = COMMAND_EFFECT[op];
+  const okOther = (i: InstanceSample): boolean => {
+    const st = i.progress?.state ?? "";
+    return after.includes(st) || (BLOCKING.includes(op) && before.includes(st));
+  };
+  const wrong = others.filter((i) => !okOther(i));
+  const names = named.map((i) => instanceLabel(i.ref)).join(", ");
+  checkInterlock(
+    ctx,
+    "fleet-state",
+    wrong.length === 0,
+    wrong.length === 0
+      ? `${op} to ${names} only (${t.why}); ${others.length ? `the others are ${others.map((i) => `${instanceLabel(i.ref)} ${i.progress?.state ?? "?"}`).join(", ")}` : "no other instance"}`
+      : `${op} to ${names} only would split the fleet: ${wrong.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}, which ${BLOCKING.includes(op) ? `is neither waiting for ${op} (${before.join("/")}) nor past it` : `has not taken ${op}`} (${after.join("/")})`,
+    `A targeted ${op} only completes one the other instances already have; send it to the whole fleet (without --only) instead.`,
+  );
+  const question = `Send ${op} to ${names} only (${t.why})?`;
+  if (ctx.run.yes) {
+    ctx.run.emit("decision", {
+      index: ctx.index,
+      id: ctx.id,
+      kind: "interlock",
+      ok: true,
+      check: "confirm",
+      reason: `answered yes by --yes: ${question}`,
+    });
+  } else {
+    if (!ctx.run.prompt)
+      throw new StepFailure(`a targeted ${op} needs an answer and there is no terminal: ${question}`, {
+        reason: "declined",
+        hint: "Run it in a terminal, or pass --yes to confirm it.",
+      });
+    const yes = await ctx.run.prompt.confirm(question, ctx.signal);
+    ctx.run.emit("decision", {
+      index: ctx.index,
+      id: ctx.id,
+      kind: "interlock",
+      ok: yes,
+      check: "confirm",
+      reason: `${yes ? "yes" : "no"}: ${question}`,
+    });
+    if (!yes)
+      throw new StepFailure(`the operator answered no: ${question}`, {
+        reason: "declined",
+        hint: "Nothing was sent.",
+      });
+  }
+  return { judged: named, only: named.map((i) => i.ref.index) };
+}

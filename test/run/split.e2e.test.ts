@@ -1,0 +1,158 @@
+/**
+ * Issue 14, points 2 and 3: "A split commit is completed, not handed to a human. … Once the
+ * remaining instances are RUNNING with `canCommit` true, `--resume` sends commit to exactly those
+ * (after `confirm`, or `--yes`), never again to the others. The same for a fan-out cut by kill -9
+ * (start sent to some instances): finish it where progress proves it is safe, else stop with what
+ * was seen." and "Targeted commands, with interlocks: send one lifecycle command to named
+ * instances … journaled like any step; every interlock still applies."
+ *
+ * Commit blocks until every instance has received it (service facts, "Multiple instances"), so a
+ * commit one instance refuses leaves the others waiting in its round: RUNNING, holding it. What
+ * the service received is read from the simulator's request counts.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { cli, startCli } from "../support/run.js";
+import {
+  COMMIT,
+  COMMITTED,
+  DRAINED,
+  READY,
+  START,
+  cutoverYaml,
+  fastSim,
+  posts,
+  stopVia,
+  tempDir,
+} from "../support/crash-harness.js";
+
+let s: Simulator | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 1s, retry: { giveUpAfter: 3s } }";
+
+async function setup(
+  faults: string[],
+): Promise<{ file: string; dir: string; run: (...a: string[]) => ReturnType<typeof cli> }> {
+  // the grace window models how fast a runner broadcasts; a resume comes seconds later by design
+  s = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+  for (const f of faults) s.control.addFault(f);
+  const dir = tempDir();
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(s, {
+      defaults: DEFAULTS,
+      steps: START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED,
+    }),
+  );
+  return { file, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
+}
+
+describe("a split commit, completed by --resume", () => {
+  it("one of three refuses commit: the run says split and keeps writes stopped; --resume sends commit to that one only, after yes", async () => {
+    const { run } = await setup(["commit-refused@2"]);
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
+    expect(first.all).toMatch(
+      /■ run failed in .* · split: commit reached 2 of 3 instances \(refused by sync2\) · exit 1/,
+    );
+    expect(first.all).toContain("--resume` completes it");
+    expect(s!.control.state().writes.enabled, "writes were turned back on under a pending commit").toBe(false);
+    s!.control.clearFaults();
+    const before = posts(s!, "commit");
+
+    // without a terminal and without --yes: it asks, cannot, and sends nothing
+    const asked = await run("--resume");
+    expect(asked.code, asked.all).toBe(1);
+    expect(asked.all).toMatch(
+      /A confirm step needs an answer, and there is no terminal to ask: "Send commit to sync2 only/,
+    );
+    expect(posts(s!, "commit")).toEqual(before);
+    expect(s!.control.state().writes.enabled, "a declined completion undid the write stop").toBe(false);
+
+    const done = await run("--resume", "--yes");
+    expect(done.code, done.all).toBe(0);
+    expect(done.all).toMatch(/resume: .* it will be sent to sync2 only/);
+    expect(done.all).toContain("interlock fleet-state: commit to sync2 only");
+    const after = posts(s!, "commit");
+    expect(
+      after.map((n, i) => n - before[i]!),
+      "commit sent to the refusing instance only",
+    ).toEqual([0, 0, 1]);
+    const st = s!.control.state();
+    expect(st.instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    expect(st.writes.lost).toBe(0);
+    expect(st.fleetErrors).toEqual([]);
+  });
+
+  it("start cut by kill -9 while one instance had not answered (and did not take it): --resume starts that one only", async () => {
+    // instance 2 answers its start after 3 s, with a refusal that applied nothing: killed meanwhile
+    const { file, dir, run } = await setup(
+      ["latency=3@2/start", "http500@2/start", "lag-floor=30"],
+      // its request timeout outlasts the 3 s, so the kill finds sync2's start still in flight
+      "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 5s, retry: { giveUpAfter: 3s } }",
+    );
+    const child = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await child.waitFor(/▶ \[1\/6\] start/, 20_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    child.child.kill("SIGKILL");
+    await child.done;
+    expect(posts(s!, "start")).toEqual([1, 1, 1]);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(s!.control.state().instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING", "IDLE"]);
+    s!.control.clearFaults();
+    const r = await run("--resume", "--yes");
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toMatch(/it will be sent to sync2 only/);
+    expect(posts(s!, "start")).toEqual([1, 1, 2]);
+    expect(posts(s!, "commit")).toEqual([1, 1, 1]);
+    expect(s!.control.state().fleetErrors).toEqual([]);
+  });
+});
+
+describe("--only: a targeted command", () => {
+  it("completes a start one instance refused; the others must already have it, else it is refused and nothing is sent", async () => {
+    const { run } = await setup(["http500@1/start", "lag-floor=30"]);
+    const first = await run("--to", "start");
+    expect(first.code, first.all).toBe(1);
+    expect(posts(s!, "start")).toEqual([1, 1, 1]);
+    s!.control.clearFaults();
+
+    expect((await run("--only", "sync1")).stderr).toMatch(
+      /--only sends a command to part of the fleet, so it goes with --from/,
+    );
+    const typo = await run("--from", "start", "--only", "synk1");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--only synk1: the runbook lists no such instance \(did you mean `sync1`\?\)/);
+
+    const r = await run("--from", "start", "--to", "start", "--only", "sync1", "--yes");
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toContain(
+      "interlock fleet-state: start to sync1 only (--only sync1); the others are sync0 RUNNING, sync2 RUNNING",
+    );
+    expect(r.all).toContain("interlock fleet-idle: every instance is IDLE");
+    expect(posts(s!, "start")).toEqual([1, 2, 1]);
+    // once more: sync1 is RUNNING now, so the start interlock refuses (exit 3), nothing sent
+    const again = await run("--from", "start", "--to", "start", "--only", "sync1", "--yes");
+    expect(again.code, again.all).toBe(3);
+    expect(again.all).toMatch(/refused \(fleet-idle\): start is allowed only in IDLE; sync1 is RUNNING/);
+    expect(posts(s!, "start")).toEqual([1, 2, 1]);
+  });
+
+  it("a targeted start on an idle fleet would split it: refused by fleet-state (exit 3), nothing sent", async () => {
+    const { run } = await setup([]);
+    const r = await run("--from", "start", "--to", "start", "--only", "sync0", "--yes");
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toMatch(
+      /start to sync0 only would split the fleet: sync1 is IDLE, sync2 is IDLE, which has not taken start/,
+    );
+    expect(posts(s!, "start")).toEqual([0, 0, 0]);
+  });
+});
