@@ -112,11 +112,33 @@ export async function planResume(
   for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);
   // a stopWrites whose undo started may have turned writes back on: it runs again, so commit's
   // interlock sees writes stopped by this run, not by a step whose effect was reverted
+  let reverted: number | undefined;
   for (const h of state.hooksRan) {
-    if (h.undoStarted && steps[h.stepIndex]?.kind === "stopWrites" && done.delete(h.stepIndex))
+    if (h.undoStarted && steps[h.stepIndex]?.kind === "stopWrites" && done.delete(h.stepIndex)) {
       opts.say(
-        `resume: step ${steps[h.stepIndex]?.id} runs again: its undo started in the interrupted run, so writes may be flowing`,
+        `resume: step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: its undo started in the interrupted run, so writes may be flowing`,
       );
+      reverted = Math.min(reverted ?? h.stepIndex, h.stepIndex);
+    }
+  }
+  // what a step after it established held while writes were stopped; once the undo turned them
+  // back on it no longer does (a "drained" wait for lag below 3 s ran while writes were off):
+  // such checks are not done, they run again after the write stop does. Steps that act (hooks,
+  // notify, commands) are not repeated; a verify is not either (the verifier runs one check per
+  // process), and is named so the operator can judge it.
+  if (reverted !== undefined) {
+    for (const st of steps) {
+      if (st.index <= reverted || !done.has(st.index) || r.adopt.some((a) => a.stepIndex === st.index)) continue;
+      if (st.kind === "waitFor" || st.kind === "assert" || st.kind === "confirm") {
+        done.delete(st.index);
+        opts.say(
+          `resume: step ${st.index + 1} "${st.id}" runs again: it passed while writes were stopped by step ${reverted + 1}, whose undo has run since`,
+        );
+      } else if (st.kind === "verify")
+        opts.say(
+          `resume: step ${st.index + 1} "${st.id}" (verify) passed while writes were stopped by step ${reverted + 1}, whose undo has run since; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile`,
+        );
+    }
   }
   // a commit counts as sent once it may have reached any instance: adopted, ended ok, accepted
   // by one, or sent with no usable answer (commit blocks until every instance has it, so an

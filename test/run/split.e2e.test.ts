@@ -38,6 +38,7 @@ const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 1s, retry:
 
 async function setup(
   faults: string[],
+  defaults = DEFAULTS,
 ): Promise<{ file: string; dir: string; run: (...a: string[]) => ReturnType<typeof cli> }> {
   // the grace window models how fast a runner broadcasts; a resume comes seconds later by design
   s = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
@@ -47,7 +48,7 @@ async function setup(
   writeFileSync(
     file,
     cutoverYaml(s, {
-      defaults: DEFAULTS,
+      defaults,
       steps: START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED,
     }),
   );
