@@ -311,21 +311,33 @@ export async function reportOutput(dir: string | undefined, print: (s: string) =
   };
 }
 
+/** Two signals closer than this are one keypress (GNU `timeout` forwards the Ctrl-C the group already got). */
+export const SAME_INTERRUPT_MS = 500;
+
 /**
  * Ctrl-C / SIGTERM: the first stops the run cleanly (undo before commit, journal flushed, exit
- * 130); a second one forces the exit at once.
+ * 130); a second one, at least `SAME_INTERRUPT_MS` later, forces the exit: `force` is aborted
+ * first (the runner kills the undo running, with its process group, and says what it left
+ * behind, synchronously), then the process exits 130.
  */
-export function interruptOnSignals(controller: AbortController, say: (s: string) => void): () => void {
-  let count = 0;
+export function interruptOnSignals(
+  controller: AbortController,
+  say: (s: string) => void,
+  force?: AbortController,
+  now: () => number = () => performance.now(),
+): () => void {
+  let first: number | undefined;
   const on = (sig: NodeJS.Signals) => {
-    count++;
-    if (count === 1) {
+    if (first === undefined) {
+      first = now();
       say(`\n${sig}: stopping cleanly (undo runs if commit was not sent); press Ctrl-C again to force exit`);
       controller.abort(new Error(`interrupted by ${sig}`));
-    } else {
-      say(`\n${sig} again: forced exit`);
-      process.exit(ExitCode.interrupted);
+      return;
     }
+    if (now() - first < SAME_INTERRUPT_MS) return;
+    say(`\n${sig} again: forced exit`);
+    force?.abort(new Error(`${sig} twice`));
+    process.exit(ExitCode.interrupted);
   };
   // SIGHUP: the SSH session dropped. Stop as cleanly as for Ctrl-C (undo before commit).
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, on);

@@ -4,6 +4,7 @@
  * by lock), shows the live task list, and exits 0 done, 1 a step failed, 2 invalid runbook or
  * usage, 3 stopped by an interlock (the refused command was not sent), 130 interrupted.
  */
+import { writeSync } from "node:fs";
 import { codeFrame } from "../text.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
@@ -175,7 +176,8 @@ export async function execute(
   });
   const report = await reportOutput(flags.report, stderr);
   const controller = new AbortController();
-  const off = interruptOnSignals(controller, stderr);
+  const forced = new AbortController();
+  const off = interruptOnSignals(controller, stderr, forced);
   try {
     const result = await runRunbook({
       loaded,
@@ -184,6 +186,11 @@ export async function execute(
       listeners: [...extraListeners, ui.listener, ...report.listeners],
       ...(how.critical ? { critical: how.critical } : {}),
       signal: controller.signal,
+      forceSignal: forced.signal,
+      // synchronous: the process exits right after
+      onForceStop: (lines) => {
+        for (const l of lines) writeSync(2, `forced exit: ${l}\n`);
+      },
       prompt: ui.prompt,
       yes,
       stepMode: flags.step === true,

@@ -208,7 +208,8 @@ export interface UndoEntry {
   use: string;
   /** Where it came from: the runbook's `undo:` or the hook's result. */
   origin: "runbook" | "hook";
-  run(): Promise<HookOutcome>;
+  /** `signal` aborts only on a forced exit (a second Ctrl-C): an undo must otherwise run after an interrupt. */
+  run(signal?: AbortSignal): Promise<HookOutcome>;
 }
 
 export interface UndoReport {
@@ -236,7 +237,7 @@ export function undoFor(
       step,
       use: u.use,
       origin: "runbook",
-      run: () => runHook(registry, u, step, ctx, { timeoutMs, undo: true }),
+      run: (signal) => runHook(registry, u, step, ctx, { timeoutMs, undo: true, ...(signal ? { signal } : {}) }),
     };
   }
   if (!outcome.ok || outcome.undo === undefined) return undefined;
@@ -246,10 +247,10 @@ export function undoFor(
       step,
       use: call.use,
       origin: "hook",
-      run: async () => {
+      run: async (outer) => {
         const started = performance.now();
         try {
-          await withTimeout((signal) => undo(signal), timeoutMs);
+          await withTimeout((signal) => undo(signal), timeoutMs, outer);
           return { ok: true, durationMs: Math.round(performance.now() - started) };
         } catch (err) {
           const timedOut = err instanceof TimeoutError;
@@ -270,10 +271,11 @@ export function undoFor(
     step,
     use: undo.use,
     origin: "hook",
-    run: () =>
+    run: (signal) =>
       runHook(registry, { use: undo.use, ...(undo.with ? { with: undo.with } : {}) }, step, ctx, {
         timeoutMs,
         undo: true,
+        ...(signal ? { signal } : {}),
       }),
   };
 }
@@ -285,6 +287,7 @@ export function undoFor(
 export class UndoStack {
   private entries: UndoEntry[] = [];
   private armed = true;
+  private running: UndoEntry | undefined;
 
   get size(): number {
     return this.entries.length;
@@ -304,17 +307,29 @@ export class UndoStack {
   rearm(): void {
     this.armed = true;
   }
-  /** Runs every pending undo, last first. Never throws; the stack is empty afterwards. */
+  /** The undos not finished: the one running (first), then those still waiting, in the order they would run. */
+  unfinished(): { entry: UndoEntry; running: boolean }[] {
+    return [
+      ...(this.running ? [{ entry: this.running, running: true }] : []),
+      ...[...this.entries].reverse().map((entry) => ({ entry, running: false })),
+    ];
+  }
+  /**
+   * Runs every pending undo, last first. Never throws; the stack is empty afterwards. `signal`
+   * aborts them (a forced exit): the running one is stopped and the rest are not started.
+   */
   async unwind(
     on: { started?(e: UndoEntry): void; finished?(e: UndoEntry, o: HookOutcome): void } = {},
+    signal?: AbortSignal,
   ): Promise<UndoReport[]> {
     const reports: UndoReport[] = [];
-    while (this.armed && this.entries.length > 0) {
+    while (this.armed && this.entries.length > 0 && !signal?.aborted) {
       const entry = this.entries.pop() as UndoEntry;
+      this.running = entry;
       on.started?.(entry);
       let outcome: HookOutcome;
       try {
-        outcome = await entry.run();
+        outcome = await entry.run(signal);
       } catch (err) {
         outcome = {
           ok: false,
@@ -324,6 +339,7 @@ export class UndoStack {
           interrupted: false,
         };
       }
+      this.running = undefined;
       on.finished?.(entry, outcome);
       reports.push({ entry, outcome });
     }

@@ -58,6 +58,16 @@ export class ProcessError extends Error {
   }
 }
 
+/** The name of an abort reason that means "syncbook is exiting now": the command's group is killed at once (SIGKILL). */
+export const FORCED_STOP = "ForcedStop";
+
+/** The abort reason of a forced exit: processes started for hooks and undos are killed at once. */
+export function forcedStop(why: string): Error {
+  const e = new Error(why);
+  e.name = FORCED_STOP;
+  return e;
+}
+
 const TAIL = 10;
 const TAIL_IN_MESSAGE = 5;
 const MAX_LINE = 2000;
@@ -144,6 +154,12 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   };
   const onAbort = (): void => {
     if (exited) return;
+    // a forced exit (a second Ctrl-C): the process leaves now, so its group goes now, whole
+    if ((signal.reason as Error | undefined)?.name === FORCED_STOP) {
+      stoppedBy = "SIGKILL";
+      kill("SIGKILL");
+      return;
+    }
     stoppedBy = "SIGTERM";
     call.log?.warn(`stopping ${shown}: ${reasonText()} (SIGTERM, SIGKILL in ${formatDuration(graceMs)})`);
     kill("SIGTERM");

@@ -16,6 +16,7 @@ import {
   stepInfo,
   undoFor,
   UndoStack,
+  forcedStop,
   type PluginRegistry,
   type PluginRunContext,
 } from "../plugin/index.js";
@@ -86,6 +87,13 @@ export interface RunOptions {
   timeScale?: number;
   /** Where the application's writes can be seen (a rehearsal): a stopWrites step passes only once they stopped. */
   writesProbe?: WritesProbe;
+  /**
+   * Aborted on a forced exit (a second Ctrl-C): the undo running is killed with its process
+   * group, the rest do not run, and `onForceStop` gets (synchronously, before the process exits)
+   * which undos did not finish and what state writes may be in; it is journaled too.
+   */
+  forceSignal?: AbortSignal;
+  onForceStop?: (lines: string[]) => void;
 }
 
 export interface RunResult {
@@ -251,6 +259,19 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       return snap;
     },
   };
+  const undoAbort = new AbortController();
+  const undoneOk = new Set<number>();
+  opts.forceSignal?.addEventListener(
+    "abort",
+    () => {
+      // said before the kill, while the running undo is still known as running
+      const lines = forcedReport(undo, memory, undoneOk, steps);
+      undoAbort.abort(forcedStop("forced exit (Ctrl-C twice)"));
+      say("decision", { kind: "undo", ok: false, check: "forced-exit", reason: lines.join("; ") });
+      opts.onForceStop?.(lines);
+    },
+    { once: true },
+  );
   const run: RunContext = {
     loaded,
     runbook,
@@ -373,7 +394,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     break;
   }
 
-  if (outcome !== "ok") await unwind(run);
+  if (outcome !== "ok") await unwind(run, undoAbort.signal, undoneOk);
 
   const exitCode =
     outcome === "ok"
@@ -524,7 +545,40 @@ const isAbort = (err: unknown): boolean =>
   err instanceof Error && (err.name === "AbortError" || err.message === "The operation was aborted");
 
 /** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
-async function unwind(run: RunContext): Promise<void> {
+/**
+ * What a forced exit leaves behind: the undos that did not finish (the running one is killed)
+ * and what that means for application writes. Steps are numbered from 1, as in the task list.
+ */
+function forcedReport(
+  undo: UndoStack,
+  memory: RunMemory,
+  undoneOk: ReadonlySet<number>,
+  steps: readonly PlannedStep[],
+): string[] {
+  const lines: string[] = [];
+  const open = undo.unfinished();
+  const name = (i: number): string => `step ${i + 1} "${steps[i]?.id ?? "?"}"`;
+  for (const u of open)
+    lines.push(
+      `the undo of ${name(u.entry.step.index)} (${u.entry.use}) ${u.running ? "was running and was killed with its processes" : "did not run"}`,
+    );
+  const stops = steps.filter((s) => s.kind === "stopWrites").map((s) => s.index);
+  const stopOpen = open.find((u) => u.entry.step.kind === "stopWrites");
+  if (memory.commitSent)
+    lines.push("writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran)");
+  else if (stopOpen)
+    lines.push(
+      `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} did not finish. Check the application's writers, then turn them back on by hand or run again with --resume`,
+    );
+  else if (stops.some((i) => undoneOk.has(i)))
+    lines.push(`writes are back on: the undo of ${name(stops.find((i) => undoneOk.has(i))!)} finished`);
+  else if (memory.writesStopped) lines.push("writes are stopped (a stopWrites step ran) and no undo of it was pending");
+  else lines.push("writes: no stopWrites step ran in this run, so none was stopped by it");
+  if (open.length === 0) lines.unshift("no undo was left to run");
+  return lines;
+}
+
+async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set<number>): Promise<void> {
   const { undo } = run.plugins;
   if (run.memory.commitSent) {
     run.say("decision", {
@@ -544,17 +598,22 @@ async function unwind(run: RunContext): Promise<void> {
     ok: true,
     reason: `the run stopped before commit: undoing ${undo.size} hook(s), last first`,
   });
-  await undo.unwind({
-    started: (e) => run.say("hook.started", { index: e.step.index, id: e.step.id, use: e.use, undo: true }),
-    finished: (e, o) =>
-      run.say("hook.finished", {
-        index: e.step.index,
-        id: e.step.id,
-        use: e.use,
-        undo: true,
-        ok: o.ok,
-        durationMs: o.durationMs,
-        ...(o.ok ? {} : { error: o.error }),
-      }),
-  });
+  await undo.unwind(
+    {
+      started: (e) => run.say("hook.started", { index: e.step.index, id: e.step.id, use: e.use, undo: true }),
+      finished: (e, o) => {
+        if (o.ok) undoneOk.add(e.step.index);
+        run.say("hook.finished", {
+          index: e.step.index,
+          id: e.step.id,
+          use: e.use,
+          undo: true,
+          ok: o.ok,
+          durationMs: o.durationMs,
+          ...(o.ok ? {} : { error: o.error }),
+        });
+      },
+    },
+    signal,
+  );
 }

@@ -1,0 +1,112 @@
+/**
+ * Issue 14, point 6: "A second Ctrl-C is not an orphan. With an undo still running, the forced exit
+ * left the undo's process running and said nothing about the writes. Kill the undo's process group
+ * (or hand it off explicitly), and print which undos did not finish and what state writes may be
+ * in. Two SIGINTs within a few hundred milliseconds (one Ctrl-C under GNU `timeout`) count as one."
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { until } from "../support/sim.js";
+import { runbookFor, sim, startCli, tempDir, writeRunbook } from "../support/run.js";
+
+let s: Simulator | undefined;
+const leftovers: number[] = [];
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone, as it should be
+    }
+  }
+});
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An undo that is slow, and starts a child of its own: both pids written to a file. */
+function slowUndo(dir: string): string {
+  writeFileSync(
+    join(dir, "slow-undo.mjs"),
+    `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+writeFileSync(process.argv[2], JSON.stringify([process.pid, child.pid]));
+setTimeout(() => {}, 60000);
+`,
+  );
+  return join(dir, "pids.json");
+}
+
+function runbook(dir: string, undo: string): string {
+  const steps = `  - id: stop
+    stopWrites:
+      use: shell
+      with: { command: [node, -e, "0"] }
+      undo: { use: shell, with: { command: ${undo} }, timeout: 2m }
+  - { id: never, waitFor: { state: COMMITTED, timeout: 5m } }
+`;
+  return writeRunbook(dir, runbookFor(s!, steps));
+}
+
+describe("Ctrl-C twice", () => {
+  it("kills the undo still running with its process group, and says which undo did not finish and what writes may be", async () => {
+    s = await sim({ instances: 1 });
+    const dir = tempDir();
+    const pids = slowUndo(dir);
+    const file = runbook(dir, `[node, slow-undo.mjs, ${JSON.stringify(pids)}]`);
+    const run = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await run.waitFor(/▶ \[2\/2\]/, 20_000);
+    run.child.kill("SIGINT");
+    await until(() => existsSync(pids) && readFileSync(pids, "utf8").length > 2, 20_000);
+    const [undoPid, grandchild] = JSON.parse(readFileSync(pids, "utf8")) as [number, number];
+    leftovers.push(undoPid, grandchild);
+    expect(alive(undoPid) && alive(grandchild)).toBe(true);
+    await new Promise((r) => setTimeout(r, 600));
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    expect(r.code, r.all).toBe(130);
+    expect(r.stderr).toContain("SIGINT again: forced exit");
+    expect(r.stderr).toContain(
+      'forced exit: the undo of step 1 "stop" (shell) was running and was killed with its processes',
+    );
+    expect(r.stderr).toMatch(
+      /forced exit: writes may still be stopped, or partly back on: the undo of step 1 "stop" did not finish/,
+    );
+    await until(() => !alive(undoPid) && !alive(grandchild), 5000);
+    // the journal says it too
+    const jdir = join(dir, ".syncbook", "e2e");
+    const journal = readFileSync(
+      join(
+        jdir,
+        readdirSync(jdir).find((f) => f.endsWith(".jsonl"))!,
+      ),
+      "utf8",
+    );
+    expect(journal).toMatch(/"check":"forced-exit","reason":"the undo of step 1 \\"stop\\" \(shell\) was running/);
+  });
+
+  it("two SIGINTs within a few hundred ms are one: the run stops cleanly and the undo completes", async () => {
+    s = await sim({ instances: 1 });
+    const dir = tempDir();
+    const file = runbook(dir, `[node, -e, "setTimeout(() => {}, 300)"]`);
+    const run = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await run.waitFor(/▶ \[2\/2\]/, 20_000);
+    run.child.kill("SIGINT");
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    expect(r.code, r.all).toBe(130);
+    expect(r.stderr).not.toContain("forced exit");
+    expect(r.all).toMatch(/undo hook shell ok/);
+  });
+});
