@@ -11,6 +11,7 @@ import type { SimCliOptions } from "./cli/sim.js";
 import type { ExecuteFlags } from "./cli/execute.js";
 import type { RehearseFlags } from "./cli/rehearse.js";
 import type { PreflightCliOptions } from "./cli/preflight.js";
+import type { StatusCliOptions } from "./cli/status.js";
 
 const program = new Command("syncbook")
   .description("Cluster-to-cluster sync cutovers as checked-in, linted, rehearsed YAML runbooks")
@@ -211,6 +212,27 @@ runOptions(
     (m) => m.main(file, opts),
   ),
 );
+
+// --- status -----------------------------------------------------------------------------
+program
+  .command("status")
+  .description(
+    "Show the fleet, the verifier and the journal now (read-only): states, canCommit, lag, copy, coordinator, identity, verifier counters, the journal --resume would use",
+  )
+  .argument("<runbook>", "the runbook (YAML): its instances, verifier and journal folder")
+  .option("--json", "print the status as one JSON object (with --watch: one per line)")
+  .option("--watch [seconds]", "refresh every few seconds (default 2) until Ctrl-C")
+  .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)")
+  .addHelpText(
+    "after",
+    "\nExit codes: 0 every instance answered and they are one fleet, 1 an instance did not answer or they are not one fleet, 2 usage or a runbook that does not load",
+  )
+  .action((file: string, opts: StatusCliOptions) =>
+    act(
+      () => import("./cli/status.js"),
+      (m) => m.main(file, opts),
+    ),
+  );
 
 // --- preflight ----------------------------------------------------------------------------
 // the runbook against the real clusters: read-only, lint's formats

@@ -1,0 +1,188 @@
+/**
+ * `syncbook status <runbook>`: what the fleet, the verifier and the journal say now, read-only
+ * (src/run/status.ts gathers it). `--json` prints the data (one JSON object; with `--watch`, one
+ * per refresh, a line each), `--watch [seconds]` refreshes until Ctrl-C. Exit codes: 0 the fleet
+ * answered as one fleet, 1 an instance did not answer or the instances are not one fleet, 2 usage
+ * or a runbook that does not load.
+ */
+import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ExitCode, UserError } from "../errors.js";
+import { formatDuration } from "../runbook/duration.js";
+import type { Status } from "../run/status.js";
+import { stderr, stdout } from "./execute.js";
+
+export interface StatusCliOptions {
+  json?: boolean;
+  /** `--watch` (true: every 2 s) or `--watch <seconds>`. */
+  watch?: boolean | string;
+  journalDir?: string;
+}
+
+export async function main(file: string, opts: StatusCliOptions): Promise<number> {
+  const everyMs =
+    opts.watch === undefined || opts.watch === false
+      ? undefined
+      : opts.watch === true
+        ? 2000
+        : Number(opts.watch) * 1000;
+  if (everyMs !== undefined && !(Number.isFinite(everyMs) && everyMs >= 200))
+    throw new UserError(`--watch ${String(opts.watch)}: expected a number of seconds (0.2 or more)`, {
+      hint: "For example --watch 5",
+      exitCode: ExitCode.usage,
+    });
+  if (!existsSync(file))
+    throw new UserError(`${file}: no such file`, {
+      hint: "Pass the path of a runbook (YAML).",
+      exitCode: ExitCode.usage,
+    });
+  const { loadRunbook } = await import("../runbook/index.js");
+  const loaded = await loadRunbook(file, { env: process.env });
+  const rb = loaded.runbook;
+  const blocking = loaded.diagnostics.filter((d) => d.severity === "error");
+  if (!rb || blocking.length) {
+    const { formatPretty } = await import("../lint/format/pretty.js");
+    stderr(
+      formatPretty({ diagnostics: blocking, files: [file], sources: new Map([[file, loaded.text]]), color: false }),
+    );
+    throw new UserError(`${file} does not load, so its fleet is not known`, {
+      hint: `Fix it (syncbook lint ${file}).`,
+      exitCode: ExitCode.usage,
+    });
+  }
+  const { journalDirFor } = await import("../journal/index.js");
+  const { readStatus } = await import("../run/status.js");
+  const journalDir = journalDirFor(file, rb.name, opts.journalDir);
+  const once = async (signal?: AbortSignal): Promise<Status> =>
+    readStatus(loaded, { journalDir, ...(signal ? { signal } : {}) });
+  if (everyMs === undefined) {
+    const st = await once();
+    print(st, opts.json === true, false);
+    return verdict(st);
+  }
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    while (!stop.signal.aborted) {
+      let st: Status;
+      try {
+        st = await once(stop.signal);
+      } catch (err) {
+        if (stop.signal.aborted) break;
+        throw err;
+      }
+      print(st, opts.json === true, process.stdout.isTTY === true);
+      await sleep(everyMs, undefined, { signal: stop.signal }).catch(() => undefined);
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  return ExitCode.ok;
+}
+
+/** 1 when the fleet cannot be trusted as it stands: an instance that does not answer, or not one fleet. */
+function verdict(st: Status): number {
+  return st.instances.some((i) => !i.reachable) || st.identityProblems.length ? ExitCode.failed : ExitCode.ok;
+}
+
+function print(st: Status, json: boolean, redraw: boolean): void {
+  if (json) {
+    stdout(JSON.stringify(st));
+    return;
+  }
+  // a terminal that is watched is redrawn in place
+  const out = formatStatus(st).join("\n");
+  process.stdout.write(redraw ? `\x1b[H\x1b[2J${out}\n` : `${out}\n`);
+}
+
+const bytes = (n: number | null): string => {
+  if (n === null) return "?";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+};
+
+/** The status for people: one line per instance, then identity, the verifier and the journal. */
+export function formatStatus(st: Status): string[] {
+  const lines: string[] = [`status of ${st.runbook} (${st.file}) at ${st.at}`];
+  const width = Math.max(...st.instances.map((i) => i.name.length));
+  for (const i of st.instances) {
+    const head = `  #${i.place} ${i.name.padEnd(width)}`;
+    if (!i.reachable) {
+      lines.push(`${head}  unreachable: ${i.error ?? "no answer"}`);
+      continue;
+    }
+    const parts = [
+      i.state ?? "?",
+      `canCommit ${String(i.canCommit ?? "?")}`,
+      i.lagSeconds === null || i.lagSeconds === undefined ? "lag –" : `lag ${formatDuration(i.lagSeconds * 1000)}`,
+      i.copy
+        ? i.copy.percent === null
+          ? "copy not started"
+          : `copy ${i.copy.percent}% (${bytes(i.copy.copiedBytes)} of ${bytes(i.copy.totalBytes)})`
+        : "",
+      i.coordinator ? "coordinator" : "",
+      i.direction ? `${i.direction.source} → ${i.direction.destination}` : "",
+      i.canWrite === true ? "canWrite" : "",
+      i.info ? `info: ${i.info}` : "",
+    ].filter(Boolean);
+    lines.push(`${head}  ${parts.join(" · ")}`);
+  }
+  lines.push(
+    st.identityProblems.length
+      ? `identity: NOT one fleet: ${st.identityProblems.join("; ")}`
+      : "identity: one fleet (distinct ids, one coordinator, one direction, as far as the instances tell)",
+  );
+  const v = st.verifier;
+  if (v) {
+    if (!v.reachable) lines.push(`verifier ${v.url}: unreachable: ${v.error ?? "no answer"}`);
+    else {
+      const c = Object.entries(v.counters ?? {})
+        .map(([k, n]) => `${k} ${n}`)
+        .join(", ");
+      lines.push(
+        `verifier ${v.url}: phase ${v.phase ?? "?"}${v.generation != null ? `, generation ${v.generation}` : ""}${c ? ` · ${c}` : ""}${v.verifierError != null ? ` · error: ${JSON.stringify(v.verifierError)}` : ""}`,
+      );
+    }
+  } else lines.push("verifier: none in the runbook");
+  const j = st.journal;
+  if (!j.resumeWith) lines.push(`journal: none in ${j.folder} (no run yet): --resume has nothing to continue`);
+  else {
+    lines.push(`journal: ${j.resumeWith} (the one --resume would continue)`);
+    for (const p of j.passedOver) lines.push(`  passed over (its run sent nothing): ${p}`);
+    if (j.refused) lines.push(`  --resume would refuse it: ${j.refused}`);
+    for (const w of j.warnings) lines.push(`  warning: ${w}`);
+    if (j.lastStep)
+      lines.push(
+        `  last step: ${j.lastStep.number}. ${j.lastStep.id} (${j.lastStep.kind}): ${j.lastStep.outcome ?? "started, never ended (cut off)"}`,
+      );
+    if (j.lastCommand)
+      lines.push(
+        `  last command: ${j.lastCommand.op} (step ${j.lastCommand.step}): ${Object.entries(j.lastCommand.answers)
+          .map(([k, a]) => `${k} ${a}`)
+          .join(", ")}`,
+      );
+    if (j.finished)
+      lines.push(
+        `  run ended ${j.finished.outcome}${j.finished.committed ? " (committed)" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+      );
+    else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
+    if (j.writesStopped !== undefined)
+      lines.push(
+        `  writes: ${j.writesStopped ? "stopped by the run (a stopWrites held, not undone)" : "not stopped by the run (or undone)"}`,
+      );
+  }
+  if (j.lock)
+    lines.push(
+      `lock: held by pid ${j.lock.pid} on ${j.lock.host} since ${j.lock.startedAt}${j.lock.alive === true ? " (running)" : j.lock.alive === false ? " (no such process: stale, the next run takes it over)" : " (another host: cannot check)"}`,
+    );
+  return lines;
+}

@@ -1,0 +1,250 @@
+/**
+ * `syncbook status`: the fleet, the verifier and the journal at a glance, read-only (GETs and
+ * file reads only). Every instance's state, canCommit, lag, copy, coordinator and direction, the
+ * fleet's identity problems, the verifier's phase and counters, what the journal last did, which
+ * journal `--resume` would use and whether it would accept it, and whether a run holds the lock.
+ * The data is plain JSON (`--json` prints it as is); `src/cli/status.ts` words it for people.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { createVerifierClient } from "../api/index.js";
+import type { ApiError } from "../api/index.js";
+import { errorMessage } from "../errors.js";
+import { instanceLabel } from "../events.js";
+import { createFleet } from "../fleet/index.js";
+import { chooseJournal, isPidAlive, LOCK_FILE_NAME, readJournalState, type JournalState } from "../journal/index.js";
+import type { LoadedRunbook } from "../runbook/index.js";
+import { instancesOf } from "../runbook/types.js";
+
+export const STATUS_FORMAT = 1;
+
+export interface InstanceStatus {
+  /** Its place in the list, from 1. */
+  place: number;
+  name: string;
+  url: string;
+  reachable: boolean;
+  error?: string;
+  state?: string;
+  canCommit?: boolean | null;
+  canWrite?: boolean | null;
+  info?: string | null;
+  /** Seconds (`lagTimeSeconds`, or `lag.overallLagSeconds` when only that is given). */
+  lagSeconds?: number | null;
+  copy?: { copiedBytes: number | null; totalBytes: number | null; percent: number | null } | null;
+  id?: string | null;
+  coordinatorId?: string | null;
+  /** This instance is the coordinator (its id is the coordinator id). */
+  coordinator?: boolean;
+  direction?: { source: string; destination: string } | null;
+}
+
+export interface VerifierStatus {
+  url: string;
+  reachable: boolean;
+  error?: string;
+  phase?: string;
+  generation?: number | null;
+  counters?: Record<string, number>;
+  verifierError?: unknown;
+}
+
+export interface JournalStatus {
+  folder: string;
+  /** The journal `--resume` would continue (undefined: none). */
+  resumeWith?: string;
+  /** Newer journals `--resume` passes over (their run sent nothing). */
+  passedOver: string[];
+  /** Why `--resume` would refuse it outright (unreadable, edited), if it would. */
+  refused?: string;
+  warnings: string[];
+  /** The last step the journal shows, and how it ended (undefined: still running or cut off). */
+  lastStep?: { number: number; id: string; kind: string; outcome?: string };
+  /** The last command it sent: op, step, and each instance's answer. */
+  lastCommand?: { op: string; step: number; answers: Record<string, string> };
+  finished?: { outcome: string; committed: boolean; at: string; message?: string };
+  writesStopped?: boolean;
+  /** A run holds the journal folder's lock. */
+  lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
+}
+
+export interface Status {
+  format: number;
+  at: string;
+  runbook: string;
+  file: string;
+  instances: InstanceStatus[];
+  identityProblems: string[];
+  verifier?: VerifierStatus;
+  journal: JournalStatus;
+}
+
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+
+export async function readStatus(
+  loaded: LoadedRunbook,
+  opts: { journalDir: string; requestTimeoutMs?: number; signal?: AbortSignal },
+): Promise<Status> {
+  const rb = loaded.runbook!;
+  const timeout = opts.requestTimeoutMs ?? 5000;
+  const fleet = createFleet({ instances: instancesOf(rb), requestTimeoutMs: timeout });
+  const redact = loaded.redact;
+  try {
+    const [snap, verifier, journal] = await Promise.all([
+      fleet.progress(opts.signal),
+      rb.verifier ? readVerifier(rb.verifier, timeout, redact, opts.signal) : Promise.resolve(undefined),
+      readJournalStatus(opts.journalDir),
+    ]);
+    const instances: InstanceStatus[] = snap.instances.map((i) => {
+      const base = { place: i.ref.index + 1, name: instanceLabel(i.ref), url: redact(i.ref.url) };
+      if (!i.progress) return { ...base, reachable: false, error: redact(errText(i.error)) };
+      const p = i.progress;
+      const copied = num(p.collectionCopy?.estimatedCopiedBytes);
+      const total = num(p.collectionCopy?.estimatedTotalBytes);
+      const lag =
+        p.lagTimeSeconds !== undefined
+          ? p.lagTimeSeconds
+          : num((p.lag as { overallLagSeconds?: unknown } | undefined)?.overallLagSeconds);
+      const dm = p.directionMapping;
+      return {
+        ...base,
+        reachable: true,
+        state: p.state,
+        canCommit: p.canCommit ?? null,
+        canWrite: p.canWrite ?? null,
+        info: p.info ?? null,
+        lagSeconds: lag ?? null,
+        copy: p.collectionCopy
+          ? {
+              copiedBytes: copied,
+              totalBytes: total,
+              // before the copy the spec's 0-of-1 is not a percentage
+              percent:
+                copied !== null && total !== null && total > 1
+                  ? Math.min(100, Math.round((copied / total) * 1000) / 10)
+                  : null,
+            }
+          : null,
+        id: p.mongosyncID ?? null,
+        coordinatorId: p.coordinatorID ?? null,
+        coordinator: p.mongosyncID != null && p.mongosyncID === p.coordinatorID,
+        direction:
+          dm && typeof dm.Source === "string" && typeof dm.Destination === "string"
+            ? { source: redact(dm.Source), destination: redact(dm.Destination) }
+            : null,
+      };
+    });
+    const clusters = Object.keys(rb.clusters ?? {});
+    const identityProblems = fleet
+      .identity(snap, clusters.length ? { clusters } : {})
+      .map((p) => redact(p.instance ? `${instanceLabel(p.instance)}: ${p.message}` : p.message));
+    return {
+      format: STATUS_FORMAT,
+      at: new Date().toISOString(),
+      runbook: rb.name,
+      file: loaded.file,
+      instances,
+      identityProblems,
+      ...(verifier ? { verifier } : {}),
+      journal,
+    };
+  } finally {
+    await fleet.close();
+  }
+}
+
+function errText(err: ApiError | undefined): string {
+  return err ? err.message : "no answer";
+}
+
+async function readVerifier(
+  url: string,
+  timeout: number,
+  redact: (s: string) => string,
+  signal: AbortSignal | undefined,
+): Promise<VerifierStatus> {
+  // progress only: the verifier takes one operational request at a time, and a status never sends one
+  const client = createVerifierClient(url, { requestTimeoutMs: timeout });
+  const shown = redact(client.url);
+  try {
+    const p = await client.progress(signal ? { signal } : {});
+    const counters: Record<string, number> = {};
+    for (const [k, v] of Object.entries(p.verificationStatus ?? {})) if (typeof v === "number") counters[k] = v;
+    return {
+      url: shown,
+      reachable: true,
+      phase: p.phase,
+      generation: num(p.generation),
+      counters,
+      verifierError: p.error ?? null,
+    };
+  } catch (err) {
+    return { url: shown, reachable: false, error: redact(errorMessage(err)) };
+  }
+}
+
+async function readJournalStatus(folder: string): Promise<JournalStatus> {
+  const out: JournalStatus = { folder, passedOver: [], warnings: [] };
+  const lockFile = join(folder, LOCK_FILE_NAME);
+  if (existsSync(lockFile)) {
+    try {
+      const l = JSON.parse(readFileSync(lockFile, "utf8")) as { pid?: unknown; host?: unknown; startedAt?: unknown };
+      if (typeof l.pid === "number" && typeof l.host === "string" && typeof l.startedAt === "string") {
+        out.lock = {
+          pid: l.pid,
+          host: l.host,
+          startedAt: l.startedAt,
+          // a holder on another host cannot be checked from here
+          alive: l.host === hostname() ? isPidAlive(l.pid) : null,
+        };
+      }
+    } catch {
+      // being written, or damaged: the run that takes it next says so
+    }
+  }
+  let choice;
+  try {
+    choice = await chooseJournal(folder);
+  } catch {
+    return out; // no folder: no run yet
+  }
+  if (!choice.file) return out;
+  out.resumeWith = choice.file;
+  out.passedOver = choice.skipped;
+  let state: JournalState;
+  try {
+    state = await readJournalState(choice.file);
+  } catch (err) {
+    out.refused = errorMessage(err);
+    return out;
+  }
+  out.warnings = state.warnings;
+  const last = [...state.steps]
+    .filter((s) => s.started)
+    .sort((a, b) => a.index - b.index)
+    .at(-1);
+  if (last)
+    out.lastStep = {
+      number: last.index + 1,
+      id: last.id,
+      kind: last.kind,
+      ...(last.finished ? { outcome: last.finished } : {}),
+    };
+  const cmd = state.commandsSent.at(-1);
+  if (cmd)
+    out.lastCommand = {
+      op: cmd.op,
+      step: cmd.stepIndex + 1,
+      answers: Object.fromEntries(cmd.perInstance.map((p) => [p.instance, p.answered])),
+    };
+  if (state.finished)
+    out.finished = {
+      outcome: state.finished.outcome,
+      committed: state.finished.committed,
+      at: new Date(state.finished.at).toISOString(),
+      ...(state.finished.message ? { message: state.finished.message } : {}),
+    };
+  out.writesStopped = state.stopWritesSucceeded;
+  return out;
+}

@@ -1,0 +1,234 @@
+/**
+ * Issue 14, point 1: "`syncbook status <runbook>`: every instance and the verifier at a glance
+ * (state, canCommit, lag, copy, coordinator, direction, identity problems, the verifier's phase and
+ * counters, what the journal last did), `--json` for machines, `--watch` to refresh." and point 4:
+ * "`syncbook status` names the journal `--resume` would use." Tested with `status --json` against
+ * a simulated fleet in each state (a frozen clock moved by hand).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openJournal } from "../../src/journal/index.js";
+import type { Simulator } from "../../src/sim/index.js";
+import type { Status } from "../../src/run/status.js";
+import { broadcast, call, frozen } from "../support/sim.js";
+import { cli, startCli, tempDir } from "../support/run.js";
+import { eventFactory, inst } from "../support/journal.js";
+
+let s: Simulator | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const SHARDED = { topology: "sharded", shards: 2 } as const;
+
+async function fleet(): Promise<{
+  file: string;
+  dir: string;
+  journals: string;
+  status: () => Promise<{ code: number | null; st: Status; text: string }>;
+}> {
+  s = await frozen({ instances: 2, clusters: { cluster0: SHARDED, cluster1: SHARDED } });
+  const dir = tempDir();
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    `runbook: 1
+name: st
+serviceVersion: "1.8.0"
+clusters:
+  cluster0: { topology: sharded, shards: 2 }
+  cluster1: { topology: sharded, shards: 2 }
+instances:
+${s.instances.map((i) => `  - { url: "${i.url}", name: sh${i.index} }`).join("\n")}
+verifier: "${s.verifierUrl}"
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1 } }
+`,
+  );
+  const journals = join(dir, "j");
+  return {
+    file,
+    dir,
+    journals,
+    status: async () => {
+      const r = await cli(["status", file, "--json", "--journal-dir", journals], { cwd: dir });
+      return { code: r.code, st: JSON.parse(r.stdout) as Status, text: r.all };
+    },
+  };
+}
+
+describe("syncbook status --json", () => {
+  it("follows the fleet through its states: IDLE, copying, change event application, PAUSED, COMMITTING, COMMITTED", async () => {
+    const f = await fleet();
+    const first = await f.status();
+    expect(first.code).toBe(0);
+    let st = first.st;
+    expect(st).toMatchObject({ format: 1, runbook: "st", identityProblems: [] });
+    expect(st.instances.map((i) => [i.place, i.name, i.state, i.reachable])).toEqual([
+      [1, "sh0", "IDLE", true],
+      [2, "sh1", "IDLE", true],
+    ]);
+    expect(st.instances[0]).toMatchObject({ lagSeconds: null, copy: null, coordinator: false });
+    expect(st.verifier).toMatchObject({ reachable: true, phase: "idle" });
+    expect(st.journal).toMatchObject({ passedOver: [] });
+    expect(st.journal.resumeWith).toBeUndefined();
+
+    await broadcast(s!, "start", { source: "cluster0", destination: "cluster1" });
+    s!.control.advance(8);
+    ({ st } = await f.status());
+    expect(st.instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING"]);
+    const copying = st.instances[0]!;
+    expect(copying.copy?.percent).toBeGreaterThan(0);
+    expect(copying.copy?.percent).toBeLessThan(100);
+    expect(copying.direction).toEqual({
+      source: expect.stringMatching(/^cluster0: /),
+      destination: expect.stringMatching(/^cluster1: /),
+    });
+    expect(st.instances.filter((i) => i.coordinator)).toHaveLength(1);
+    expect(st.instances[0]!.coordinatorId).toBe(st.instances[1]!.coordinatorId);
+
+    s!.control.advance(60);
+    ({ st } = await f.status());
+    expect(
+      st.instances.every((i) => i.state === "RUNNING" && i.canCommit === true && i.info === "change event application"),
+    ).toBe(true);
+    expect(typeof st.instances[0]!.lagSeconds).toBe("number");
+
+    await broadcast(s!, "pause");
+    ({ st } = await f.status());
+    expect(st.instances.map((i) => [i.state, i.lagSeconds])).toEqual([
+      ["PAUSED", null],
+      ["PAUSED", null],
+    ]);
+    await broadcast(s!, "resume");
+    s!.control.advance(200);
+    await broadcast(s!, "commit");
+    ({ st } = await f.status());
+    expect(st.instances.map((i) => i.state)).toEqual(expect.arrayContaining(["COMMITTING"]));
+    s!.control.advance(60);
+    ({ st } = await f.status());
+    expect(st.instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
+  });
+
+  it("an unreachable instance and a second fleet's instance: said, exit 1", async () => {
+    const f = await fleet();
+    await broadcast(s!, "start", { source: "cluster0", destination: "cluster1" });
+    s!.control.advance(20);
+    s!.control.addFault("identity-change=coordinator@1");
+    let r = await f.status();
+    expect(r.code).toBe(1);
+    expect(r.st.identityProblems).toEqual([expect.stringMatching(/^sh1: sh1 reports coordinatorID "other-fleet-/)]);
+    s!.control.clearFaults();
+    s!.control.addFault("down=1");
+    r = await f.status();
+    expect(r.code).toBe(1);
+    expect(r.st.instances[1]).toMatchObject({ reachable: false, error: expect.stringMatching(/progress failed/) });
+    const text = await cli(["status", f.file, "--journal-dir", f.journals], { cwd: f.dir });
+    expect(text.stdout).toMatch(/#2 sh1 +unreachable: /);
+  });
+
+  it("the verifier's phase and counters while it checks", async () => {
+    const f = await fleet();
+    await broadcast(s!, "start", { source: "cluster0", destination: "cluster1" });
+    s!.control.advance(60);
+    await call(`${s!.verifierUrl}/api/v1/check`, "POST", {});
+    s!.control.advance(30);
+    const { st } = await f.status();
+    expect(st.verifier).toMatchObject({ reachable: true, phase: expect.stringMatching(/^(check|recheck)$/) });
+    expect(Object.keys(st.verifier!.counters!)).toEqual(
+      expect.arrayContaining(["totalTasks", "failedTasks", "metadataMismatchTasks"]),
+    );
+  });
+
+  it("the journal: the one --resume would use, the ones it passes over, what it last did, an edited one, the lock", async () => {
+    const f = await fleet();
+    const folder = join(f.journals, "st");
+    mkdirSync(folder, { recursive: true });
+    const ev = eventFactory();
+    const acted = openJournal({ dir: folder, runbookName: "st", runbookHash: "h", now: () => Date.UTC(2026, 0, 1) });
+    acted.write(
+      ev("run.started", {
+        runbook: "st",
+        file: "rb.yaml",
+        hash: "h",
+        instances: [inst(0, "sh0"), inst(1, "sh1")],
+        mode: "run",
+        steps: [{ index: 0, id: "start", kind: "start", title: "t" }],
+      }),
+    );
+    acted.write(ev("step.started", { index: 0, id: "start", kind: "start", title: "t" }));
+    acted.write(
+      ev("request.sent", {
+        id: 1,
+        instance: inst(0, "sh0"),
+        target: "service",
+        method: "POST",
+        path: "/api/v1/start",
+        body: {},
+      }),
+    );
+    acted.write(
+      ev("request.sent", {
+        id: 2,
+        instance: inst(1, "sh1"),
+        target: "service",
+        method: "POST",
+        path: "/api/v1/start",
+        body: {},
+      }),
+    );
+    acted.write(
+      ev("response.received", { id: 1, instance: inst(0, "sh0"), target: "service", ok: true, durationMs: 1 }),
+    );
+    acted.close();
+    await new Promise((r) => setTimeout(r, 20));
+    const idle = openJournal({ dir: folder, runbookName: "st", runbookHash: "h", now: () => Date.UTC(2026, 0, 2) });
+    idle.write(
+      eventFactory()("run.started", {
+        runbook: "st",
+        file: "rb.yaml",
+        hash: "h",
+        instances: [],
+        mode: "run",
+        steps: [],
+      }),
+    );
+    idle.close();
+    writeFileSync(
+      join(folder, "syncbook.lock"),
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-01-02T00:00:00.000Z" }),
+    );
+    let { st } = await f.status();
+    expect(st.journal).toMatchObject({
+      resumeWith: acted.file,
+      passedOver: [idle.file],
+      lastStep: { number: 1, id: "start", kind: "start" },
+      lastCommand: { op: "start", step: 1, answers: { sh0: "ok", sh1: "unknown" } },
+      writesStopped: false,
+      lock: { pid: process.pid, alive: true },
+    });
+    expect(st.journal.lastStep?.outcome).toBeUndefined();
+    expect(st.journal.refused).toBeUndefined();
+    // an edited journal: status says --resume would refuse it, and why
+    writeFileSync(acted.file, readFileSync(acted.file, "utf8").replace('"ok":true', '"ok":false'));
+    ({ st } = await f.status());
+    expect(st.journal.refused).toMatch(/the journal's chain breaks at line 6/);
+  });
+
+  it("--watch refreshes until Ctrl-C (one JSON line each with --json)", async () => {
+    const f = await fleet();
+    const w = startCli(["status", f.file, "--json", "--watch", "0.2", "--journal-dir", f.journals], { cwd: f.dir });
+    await w.waitFor(/("format":1[\s\S]*){3}/, 15_000);
+    w.child.kill("SIGINT");
+    const r = await w.done;
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const l of lines) expect((JSON.parse(l) as Status).instances).toHaveLength(2);
+    const bad = await cli(["status", f.file, "--watch", "soon"], { cwd: f.dir });
+    expect(bad.code).toBe(2);
+  });
+});
