@@ -27,7 +27,15 @@ export type {
   WritesEffect,
 } from "./api.js";
 export { sendHttp, HttpError, type HttpCall, type HttpAnswer } from "./http.js";
-export { runProcess, ProcessError, showArgv, forcedStop, FORCED_STOP, type ProcessCall, type ProcessResult } from "./process.js";
+export {
+  runProcess,
+  ProcessError,
+  showArgv,
+  forcedStop,
+  FORCED_STOP,
+  type ProcessCall,
+  type ProcessResult,
+} from "./process.js";
 export {
   describeNotification,
   severityOf,

@@ -106,16 +106,20 @@ export function instanceTargets(runbook: Runbook, names: readonly string[], from
   const list = instancesOf(runbook);
   const labels = list.map((i, k) => i.name ?? `#${k + 1}`);
   const out: number[] = [];
-  for (const raw of names.flatMap((n) => n.split(",")).map((n) => n.trim()).filter(Boolean)) {
-    const k = list.findIndex(
-      (i, j) => i.name === raw || `#${j + 1}` === raw || redactUrl(i.url) === redactUrl(raw),
-    );
+  for (const raw of names
+    .flatMap((n) => n.split(","))
+    .map((n) => n.trim())
+    .filter(Boolean)) {
+    const k = list.findIndex((i, j) => i.name === raw || `#${j + 1}` === raw || redactUrl(i.url) === redactUrl(raw));
     if (k < 0) {
       const near = suggest(raw, labels);
-      throw new UserError(`--only ${raw}: the runbook lists no such instance${near ? ` (did you mean \`${near}\`?)` : ""}`, {
-        hint: `Instances: ${labels.join(", ")} (by name, URL or place #1, #2…)`,
-        exitCode: ExitCode.usage,
-      });
+      throw new UserError(
+        `--only ${raw}: the runbook lists no such instance${near ? ` (did you mean \`${near}\`?)` : ""}`,
+        {
+          hint: `Instances: ${labels.join(", ")} (by name, URL or place #1, #2…)`,
+          exitCode: ExitCode.usage,
+        },
+      );
     }
     if (!out.includes(k)) out.push(k);
   }

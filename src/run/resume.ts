@@ -35,7 +35,9 @@ export async function planResume(
     const found = await findResumeJournal(dir);
     file = found.file;
     for (const f of found.skipped)
-      opts.say(`resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`);
+      opts.say(
+        `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,
+      );
   }
   const state = await readJournalState(file);
   for (const w of state.warnings) opts.say(`journal: ${w}`);
