@@ -197,7 +197,10 @@ runOptions(
     .command("rehearse")
     .description("Rehearse a runbook against an in-process simulated fleet and print a verdict")
     .argument("<runbook>", "the runbook (YAML)")
-    .option("--keep-hooks", "run the runbook's own stopWrites hooks instead of the simulator's writes switch")
+    .option(
+      "--keep-hooks",
+      "run the runbook's own hooks and plugin steps (stopWrites too, instead of the simulator's writes switch); notifications are still never sent: each prints a stand-in line",
+    )
     .option("--time-scale <x>", "simulated seconds per wall second", "50")
     .option("--data <size>", "data to copy (e.g. 2GiB)")
     .option("--fault <spec>", "a simulator fault (repeatable), e.g. http500=0.2 or progress-down-after-resume", collect)

@@ -88,8 +88,8 @@ async function rehearse(
       },
     });
     verdict ??= await reh.verdict();
-    for (const l of formatVerdict(verdict, Date.now() - started)) (json ? stderr : stdout)(l);
     const exit = code !== ExitCode.ok ? code : verdict.safe ? ExitCode.ok : ExitCode.failed;
+    for (const l of formatVerdict(verdict, Date.now() - started, code)) (json ? stderr : stdout)(l);
     summary?.finish(exit, verdict);
     return exit;
   } finally {

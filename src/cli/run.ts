@@ -216,7 +216,8 @@ export async function execute(
       stderr(`${what}${result.message ? `: ${result.message}` : ""}`);
       if (result.place) for (const l of codeFrame(result.place)) stderr(`  ${l}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
-      if (result.outcome === "interrupted" || !result.committed)
+      // a rehearsal has no journal to resume from: it is simply run again
+      if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }
     return result.exitCode;

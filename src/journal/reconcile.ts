@@ -101,9 +101,9 @@ export function reconcile(
     for (let i = 0; i < n; i++) {
       const j = state.steps.find((s) => s.index === i);
       const r = runbook.steps[i];
-      if (!j || !r) diffs.push(`step ${i}: journal ${j ? `"${j.id}"` : "none"}, runbook ${r ? `"${r.id}"` : "none"}`);
+      if (!j || !r) diffs.push(`step ${i + 1}: journal ${j ? `"${j.id}"` : "none"}, runbook ${r ? `"${r.id}"` : "none"}`);
       else if (j.id !== r.id || (j.kind && j.kind !== r.kind))
-        diffs.push(`step ${i}: journal "${j.id}" (${j.kind}), runbook "${r.id}" (${r.kind})`);
+        diffs.push(`step ${i + 1}: journal "${j.id}" (${j.kind}), runbook "${r.id}" (${r.kind})`);
     }
     if (diffs.length) {
       return refuse(
@@ -126,7 +126,7 @@ export function reconcile(
   while (resumeAt < runbook.steps.length && (done(resumeAt) || wentPast(resumeAt))) {
     if (wentPast(resumeAt))
       notes.push(
-        `step ${resumeAt} "${runbook.steps[resumeAt]!.id}" failed and the run went on past it (continueOnError): it is not run again`,
+        `step ${resumeAt + 1} "${runbook.steps[resumeAt]!.id}" failed and the run went on past it (continueOnError): it is not run again`,
       );
     resumeAt++;
   }
@@ -150,7 +150,7 @@ export function reconcile(
   }
   if (state.finished)
     notes.push(
-      `the previous run ended ${state.finished.outcome}${state.finished.message ? `: ${state.finished.message}` : ""}; resuming at step ${resumeAt}`,
+      `the previous run ended ${state.finished.outcome}${state.finished.message ? `: ${state.finished.message}` : ""}; resuming at step ${resumeAt + 1}`,
     );
 
   const unreachable = fleet.filter((f) => f.state === null);
@@ -195,12 +195,12 @@ export function reconcile(
   const adopt: { stepIndex: number; op: CommandOp; reason: string }[] = [];
   let complete: Extract<ReconcileResult, { ok: true }>["complete"];
   const step = runbook.steps[resumeAt]!;
-  const stepName = `step ${resumeAt} "${step.id}"`;
+  const stepName = `step ${resumeAt + 1} "${step.id}"`;
   const pending = state.commandsSent.filter((c) => c.stepIndex === resumeAt);
   const outside = state.commandsSent.filter((c) => c.stepIndex > resumeAt || c.stepIndex < 0);
   for (const c of outside)
     notes.push(
-      `a ${c.op} sent outside the step to resume (step ${c.stepIndex}, answered ${c.answered}) is only recorded, not judged`,
+      `a ${c.op} sent outside the step to resume (step ${c.stepIndex + 1}, answered ${c.answered}) is only recorded, not judged`,
     );
 
   if (pending.length > 1) {
@@ -302,7 +302,7 @@ export function reconcile(
       if (off.length) {
         return refuse(
           "disagree",
-          `the journal's last command was ${expected.op} (step ${expected.stepIndex}), so every instance should be ${expected.states.join(" or ")}; the fleet shows ${seen(fleet)}`,
+          `the journal's last command was ${expected.op} (step ${expected.stepIndex + 1}), so every instance should be ${expected.states.join(" or ")}; the fleet shows ${seen(fleet)}`,
           "something changed the fleet since the journal's last command (an operator, another runner, a service restart?): find out what before going on",
         );
       }
@@ -316,7 +316,7 @@ export function reconcile(
   const openHooks = state.hooksRan.filter((h) => h.stepIndex < resumeAt && !h.undone && h.ok === true);
   if (openHooks.length && !state.stopWritesSucceeded)
     notes.push(
-      `hooks that ran and were not undone: ${openHooks.map((h) => `${h.use} (step ${h.stepIndex})`).join(", ")}`,
+      `hooks that ran and were not undone: ${openHooks.map((h) => `${h.use} (step ${h.stepIndex + 1})`).join(", ")}`,
     );
   const cut = state.steps.find((s) => s.index === resumeAt && s.started && s.finished === undefined);
   if (cut) notes.push(`${stepName} was cut off (started, never ended): it runs again`);

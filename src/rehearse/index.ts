@@ -96,10 +96,20 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
   rewritten.verifier = sim.verifierUrl;
   if (!opts.keepHooks) {
     // a rehearsal touches nothing real: stop-writes hooks become the simulator's switch, other
-    // hooks, plugin steps and notifiers are stood in for by a line on the terminal
+    // hooks and plugin steps are stood in for by a line on the terminal
     rewritten.steps = rewritten.steps.map((s) => standIn(simWrites(s, sim.instances[0]?.url ?? "")));
-    delete rewritten.notify;
+  } else {
+    // --keep-hooks runs the runbook's hooks and plugin steps; notifications are still never sent
+    rewritten.steps = rewritten.steps.map((s) => standInNotify(s));
   }
+  // notifiers print a stand-in line for each event they would have sent (README: nobody is paged
+  // by a rehearsal, with or without --keep-hooks)
+  if (rb.notify?.length)
+    rewritten.notify = rb.notify.map((n) => ({
+      use: "stdout",
+      on: n.on,
+      with: { text: `rehearsal: ${n.use} notification not sent:` },
+    }));
   return {
     loaded: { ...loaded, runbook: rewritten },
     sim,
@@ -125,7 +135,8 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
         failedTasks = null;
       }
       const committed = st.instances.filter((i) => i.state === "COMMITTED").length;
-      const fleetErrors = st.fleetErrors.map((e) => JSON.stringify(e));
+      // sentences, as the simulator words them (the rest of the record is in /sim/state)
+      const fleetErrors = st.fleetErrors.map((e) => e.message);
       return {
         committed,
         instances: st.instances.length,
@@ -180,9 +191,14 @@ function standIn(step: Step): Step {
   const plugin = pluginStepKind(step);
   if (step.hook) return { ...common, notify: `rehearsal: hook ${step.hook.use} not run (--keep-hooks runs it)` };
   if (plugin) return { ...common, notify: `rehearsal: plugin step ${plugin} not run (--keep-hooks runs it)` };
-  if (step.notify && typeof step.notify === "object")
-    return { ...common, notify: `rehearsal: notification through ${step.notify.use} not sent` };
-  return step;
+  return standInNotify(step);
+}
+
+/** A `notify` step through a notifier plugin becomes a line saying it was not sent. */
+function standInNotify(step: Step): Step {
+  if (!(step.notify && typeof step.notify === "object")) return step;
+  const common = Object.fromEntries(COMMON.filter((k) => k in step).map((k) => [k, step[k]]));
+  return { ...common, notify: `rehearsal: notification through ${step.notify.use} not sent` };
 }
 
 /** A stopWrites step becomes the simulator's writes switch (its undo turns writes back on). */
@@ -195,9 +211,21 @@ function simWrites(step: Step, instanceUrl: string): Step {
   };
 }
 
-export function formatVerdict(v: Verdict, wallMs: number): string[] {
+/**
+ * The verdict for people. Its headline and the command's exit code say the same thing: the run's
+ * own outcome first (`runExitCode`, when given: FAILED with it), then safety (SAFE exit 0, UNSAFE
+ * exit 1).
+ */
+export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number): string[] {
+  const headline =
+    runExitCode !== undefined && runExitCode !== 0
+      ? `FAILED (exit ${runExitCode}${runExitCode === 3 ? ": stopped by an interlock" : runExitCode === 130 ? ": interrupted" : ": a step failed"})`
+      : v.safe
+        ? "SAFE (exit 0)"
+        : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
   const lines = [
-    `rehearsal verdict: ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${v.states.join(", ")})` : `not committed (${v.states.join(", ")})`}`,
+    `rehearsal verdict: ${headline}`,
+    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${v.states.join(", ")})` : `not committed (${v.states.join(", ")})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
     `  verifier:      ${v.verifier.checks === 0 ? "not run" : `phase ${v.verifier.phase}, failedTasks ${v.verifier.failedTasks ?? "?"}${v.verifier.error ? `, error ${JSON.stringify(v.verifier.error)}` : ""}`}`,
     `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,

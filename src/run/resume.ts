@@ -157,7 +157,7 @@ export async function planResume(
     ? []
     : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);
   opts.say(
-    `resume: continuing at step ${steps[r.resumeAt]?.id ?? "(end)"} (${r.resumeAt + 1}/${steps.length}) from ${file}`,
+    `resume: continuing at step ${r.resumeAt + 1}/${steps.length} "${steps[r.resumeAt]?.id ?? "(end)"}" from ${file}`,
   );
   let complete: ResumePlan["complete"];
   if (r.complete) {

@@ -103,6 +103,8 @@ export interface RunResult {
   commitSent: boolean;
   /** Commit was accepted by at least one instance: the cutover happened (or is happening). */
   committed: boolean;
+  /** A command that reached part of the fleet and was refused by the rest (`--resume` completes it). */
+  split?: string;
   message?: string;
   hint?: string;
   failedStep?: string;
@@ -422,6 +424,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     exitCode,
     commitSent: memory.commitSent,
     committed: memory.commitAccepted,
+    ...(memory.split ? { split: memory.split } : {}),
     durationMs,
     ...(failure
       ? {

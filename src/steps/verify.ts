@@ -20,6 +20,8 @@ import { checkInterlock } from "./kit/fleet-ops.js";
 import { poll } from "./kit/poll.js";
 import { cloneFlow } from "./kit/sequence.js";
 import { abortReason, waitUntil } from "./kit/wait.js";
+import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./kit/rechecks.js";
+import type { FleetSnapshot } from "../fleet/index.js";
 
 type Body = NonNullable<VerifyBody>;
 
@@ -125,6 +127,19 @@ export const verify: StepKindDef<Body> = {
     }
     let worked = false;
     let unchangedPolls = 0;
+    // minutes of rechecking are said while there is time, naming the instances that hint at writes
+    const rechecks = watchRechecks(ctx.run.defaults.scale(RECHECK_WARN_MS));
+    let fleetBefore: FleetSnapshot | undefined;
+    const sayRechecks = async (message: string, signal: AbortSignal): Promise<void> => {
+      const snap = await ctx.run.fleet.progress(signal).catch(() => undefined);
+      const hint = snap ? writingInstances(fleetBefore, snap) : [];
+      if (snap) fleetBefore = snap;
+      ctx.run.emit("log", {
+        level: "warn",
+        index: ctx.index,
+        message: `${message}${hint.length ? `; instances that still see changes: ${hint.join(", ")}` : ""}`,
+      });
+    };
     let last: VerifierProgress | undefined;
     try {
       await poll({
@@ -132,6 +147,8 @@ export const verify: StepKindDef<Body> = {
           try {
             const p = await verifier.progress({ signal });
             ctx.run.emit("verifier.sampled", { progress: p });
+            const recheck = rechecks.observe(p);
+            if (recheck) await sayRechecks(recheck, signal);
             return p;
           } catch (err) {
             if (signal.aborted) throw err;

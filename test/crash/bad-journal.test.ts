@@ -144,7 +144,7 @@ describe.concurrent("--resume with a bad journal", () => {
       x,
       r,
       1,
-      /cannot resume from .*: the journal shows no start sent by step 0 "start", yet every instance shows its effect \(fleet: sync0 RUNNING, sync1 RUNNING\)/,
+      /cannot resume from .*: the journal shows no start sent by step 1 "start", yet every instance shows its effect \(fleet: sync0 RUNNING, sync1 RUNNING\)/,
       n,
       before,
     );
@@ -185,7 +185,7 @@ describe.concurrent("--resume with a bad journal", () => {
       x,
       r,
       2,
-      /the runbook's steps do not match the journal's: step 1: journal "ready" \(waitFor\), runbook "caught-up" \(waitFor\)/,
+      /the runbook's steps do not match the journal's: step 2: journal "ready" \(waitFor\), runbook "caught-up" \(waitFor\)/,
       totalPosts(x.s),
       before,
     );

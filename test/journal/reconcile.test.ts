@@ -105,7 +105,7 @@ const rows: Row[] = [
     allowChangedRunbook: true,
     expect: {
       code: "steps-differ",
-      message: /step 1: journal "wait" \(waitFor\), runbook "verify" \(verify\); step 2: journal "stop", runbook none/,
+      message: /step 2: journal "wait" \(waitFor\), runbook "verify" \(verify\); step 3: journal "stop", runbook none/,
     },
   },
   {
@@ -216,7 +216,7 @@ const rows: Row[] = [
     name: "start not sent, yet fleet RUNNING → refused (someone else)",
     state: state(["cut"]),
     fleet: fleet("RUNNING", "RUNNING"),
-    expect: { code: "disagree", message: /no start sent by step 0 "start", yet every instance shows its effect/ },
+    expect: { code: "disagree", message: /no start sent by step 1 "start", yet every instance shows its effect/ },
   },
   {
     name: "start not sent, fleet IDLE → from the top",
@@ -421,7 +421,7 @@ const rows: Row[] = [
     state: state(["ok", "-"], [cmd("pause", 0, "ok")], {}, PRR),
     runbook: PRR_RB,
     fleet: fleet("RUNNING"),
-    expect: { code: "disagree", message: /no resume sent by step 1 "resume", yet every instance shows its effect/ },
+    expect: { code: "disagree", message: /no resume sent by step 2 "resume", yet every instance shows its effect/ },
   },
 ];
 

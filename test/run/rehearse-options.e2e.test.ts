@@ -1,0 +1,95 @@
+/**
+ * Issue 14, points 7 and 9, for rehearsals: "`rehearse --fault bogus=1` is a usage error (exit 2),
+ * not 'internal error … please report it'; a rehearsal never suggests `--resume` (it has no
+ * journal); a rehearsal's verdict and exit code agree, and fleet errors print as sentences, not
+ * raw JSON" and "a `notify:` entry in a rehearsal prints its stand-in line as the README promises,
+ * and `--keep-hooks` says whether it also sends real notifications".
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { prepareRehearsal } from "../../src/rehearse/index.js";
+import { parseRunbook } from "../../src/runbook/index.js";
+import { cli, tempDir } from "../support/run.js";
+import { call } from "../support/sim.js";
+
+const root = process.cwd();
+const RUNBOOK = `runbook: 1
+name: notify-rehearsal
+serviceVersion: "1.8.0"
+clusters:
+  cluster0: { topology: replicaSet, serverVersion: "6.0" }
+  cluster1: { topology: replicaSet, serverVersion: "6.0" }
+instances: [{ url: "http://127.0.0.1:27182", name: rs }]
+notify:
+  - { use: webhook, on: [run.finished], with: { url: "https://hooks.example.invalid/cutover" } }
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1 } }
+  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }
+  - { id: stop-writes, stopWrites: { use: shell, with: { command: [node, -e, "0"] }, undo: { use: shell, with: { command: [node, -e, "0"] } } } }
+  - { id: drained, waitFor: { canCommit: true, lagBelow: 3 } }
+  - { id: commit, commit: {} }
+  - { id: committed, waitFor: { state: COMMITTED } }
+`;
+
+describe("rehearse", () => {
+  it("a fault that does not parse is a usage error (exit 2), not an internal error", async () => {
+    const r = await cli(["rehearse", join(root, "runbooks/rs-to-sharded.yaml"), "--fault", "bogus=1"], {
+      cwd: tempDir(),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^syncbook: --fault bogus=1: unknown kind "bogus" \(one of /);
+    expect(r.stderr).not.toContain("internal error");
+  });
+
+  it("a failed rehearsal: the verdict says FAILED with the exit code, and nothing suggests --resume", async () => {
+    const r = await cli(["rehearse", join(root, "runbooks/rs-to-sharded.yaml"), "--from", "commit"], {
+      cwd: tempDir(),
+    });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/^rehearsal verdict: FAILED \(exit 3: stopped by an interlock\)$/m);
+    expect(r.all).not.toContain("--resume");
+  });
+
+  it.each([[[]], [["--keep-hooks"]]])("notifiers print their stand-in line and send nothing (%j)", async (extra) => {
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    writeFileSync(file, RUNBOOK);
+    const r = await cli(["rehearse", file, "--renderer", "simple", ...extra], { cwd: dir });
+    expect(r.stdout).toMatch(/\[notify i\] \S+ rehearsal: webhook notification not sent: /);
+    // the runbook's own write stop (a no-op here) runs with --keep-hooks: writes go on, and the
+    // verdict and the exit code agree that it is unsafe
+    if (extra.length) {
+      expect(r.code, r.all).not.toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^rehearsal verdict: (UNSAFE|FAILED) \\(exit ${r.code}`, "m"));
+    } else {
+      expect(r.code, r.all).toBe(0);
+      expect(r.stdout).toMatch(/^rehearsal verdict: SAFE \(exit 0\)$/m);
+    }
+    expect(r.all).not.toMatch(/hooks\.example\.invalid.*(failed|ENOTFOUND)/);
+  });
+
+  it("fleet errors in the verdict are the simulator's sentences", async () => {
+    const loaded = await parseRunbook(
+      RUNBOOK.replace(
+        'instances: [{ url: "http://127.0.0.1:27182", name: rs }]',
+        'instances: ["http://127.0.0.1:1", "http://127.0.0.1:2"]',
+      ).replaceAll("replicaSet", "sharded, shards: 2"),
+      "rb.yaml",
+      { env: {} },
+    );
+    const reh = await prepareRehearsal(loaded);
+    try {
+      // start on one instance only: past the grace window, the fleet is in error
+      await call(`${reh.sim.instances[0]!.url}/api/v1/start`, "POST", { source: "cluster0", destination: "cluster1" });
+      await new Promise((r) => setTimeout(r, 2300));
+      const v = await reh.verdict();
+      expect(v.safe).toBe(false);
+      expect(v.fleetErrors).toEqual([
+        expect.stringMatching(/^start was accepted by instance\(s\) 0 but not by 1 within \d+ ms/),
+      ]);
+    } finally {
+      await reh.close();
+    }
+  });
+});
