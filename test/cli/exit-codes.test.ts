@@ -47,6 +47,6 @@ describe("exit codes", () => {
     expect(r.stderr).toMatch(
       /stopped by an interlock \(exit 3: the refused command was not sent\): step commit failed: refused \(/,
     );
-    expect(r.stdout).toMatch(/rehearsal verdict: FAILED \(exit \d+[^)]*\)\n  committed: +not committed/);
+    expect(r.stdout).toMatch(/rehearsal verdict: FAILED \(exit \d+[^)]*\)\n {2}committed: +not committed/);
   });
 });

@@ -290,7 +290,7 @@ describe("syncbook rehearse", () => {
       { cwd: dir },
     );
     expect(r.code, r.all).toBe(0);
-    expect(r.stdout).toMatch(/  committed: +COMMITTED on all \d+ instance/);
+    expect(r.stdout).toMatch(/ {2}committed: +COMMITTED on all \d+ instance/);
     expect(r.stdout).toMatch(/writes lost: +0/);
     expect(existsSync(join(dir, "out", "report.html"))).toBe(true);
   });

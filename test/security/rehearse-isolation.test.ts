@@ -58,7 +58,7 @@ async function rehearseAgainst(creds: boolean): Promise<void> {
   expect(counts.instances, where).toEqual([{}, {}]);
   expect(counts.verifier, where).toEqual({});
   expect(r.code, where).toBe(0);
-  expect(r.stdout, where).toMatch(/  committed: +COMMITTED on all 2 instance/);
+  expect(r.stdout, where).toMatch(/ {2}committed: +COMMITTED on all 2 instance/);
 }
 
 describe("syncbook rehearse never touches the runbook's real fleet", () => {

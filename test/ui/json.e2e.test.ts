@@ -113,7 +113,7 @@ describe("--renderer json", () => {
     expect(typeof verdict?.wallMs).toBe("number");
     expect(verdict?.verifier).toMatchObject({ failedTasks: 0 });
     // the human verdict and the simulator's URLs are on stderr
-    expect(r.stderr).toMatch(/rehearsal verdict: SAFE \(exit 0\)\n  committed: +COMMITTED/);
+    expect(r.stderr).toMatch(/rehearsal verdict: SAFE \(exit 0\)\n {2}committed: +COMMITTED/);
     expect(r.stderr).toContain("simulator: ");
   });
 
@@ -158,6 +158,6 @@ describe("--renderer json", () => {
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     expect(code, stderr).toBe(0);
     expect(stderr).toContain("syncbook: stdout closed (EPIPE): no more JSON lines; the run goes on");
-    expect(stderr).toMatch(/rehearsal verdict: SAFE \(exit 0\)\n  committed: +COMMITTED/);
+    expect(stderr).toMatch(/rehearsal verdict: SAFE \(exit 0\)\n {2}committed: +COMMITTED/);
   });
 });
