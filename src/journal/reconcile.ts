@@ -101,7 +101,8 @@ export function reconcile(
     for (let i = 0; i < n; i++) {
       const j = state.steps.find((s) => s.index === i);
       const r = runbook.steps[i];
-      if (!j || !r) diffs.push(`step ${i + 1}: journal ${j ? `"${j.id}"` : "none"}, runbook ${r ? `"${r.id}"` : "none"}`);
+      if (!j || !r)
+        diffs.push(`step ${i + 1}: journal ${j ? `"${j.id}"` : "none"}, runbook ${r ? `"${r.id}"` : "none"}`);
       else if (j.id !== r.id || (j.kind && j.kind !== r.kind))
         diffs.push(`step ${i + 1}: journal "${j.id}" (${j.kind}), runbook "${r.id}" (${r.kind})`);
     }

@@ -196,7 +196,9 @@ export async function readJournalState(file: string): Promise<JournalState> {
       s = { index, id, kind, started: false };
       steps.set(index, s);
     } else if (s.id !== id) {
-      warnings.push(`step ${index + 1} is "${s.id}" in one part of the journal and "${id}" in another; the later is kept`);
+      warnings.push(
+        `step ${index + 1} is "${s.id}" in one part of the journal and "${id}" in another; the later is kept`,
+      );
       s.id = id;
     }
     if (kind) s.kind = kind;
