@@ -17,11 +17,16 @@ export function closest(word: string, candidates: readonly string[]): string {
   return best;
 }
 
-/** The nearest candidate when it is close enough to be a misspelling (a third of the word, at least 1). */
+/**
+ * The nearest candidate when it is close enough to be a misspelling (a third of the word, at
+ * least 1), or one that the word begins (`shard` → `sharded`, `replica` → `replicaSet`) when no
+ * other candidate begins with it too.
+ */
 export function suggest(word: string, candidates: readonly string[]): string | undefined {
   if (candidates.length === 0) return undefined;
   const best = closest(word, candidates);
-  return distance(word.toLowerCase(), best.toLowerCase()) <= Math.max(1, Math.floor(word.length / 3))
-    ? best
-    : undefined;
+  if (distance(word.toLowerCase(), best.toLowerCase()) <= Math.max(1, Math.floor(word.length / 3))) return best;
+  const w = word.toLowerCase();
+  const prefixed = w.length >= 3 ? candidates.filter((c) => c.toLowerCase().startsWith(w)) : [];
+  return prefixed.length === 1 ? prefixed[0] : undefined;
 }

@@ -125,7 +125,8 @@ export async function loadForRun(
       },
     );
   }
-  const diags: Diagnostic[] = [...loaded.diagnostics, ...(loaded.runbook ? lintRunbook(loaded) : [])];
+  // rule findings too when the schema refused it: everything in one pass
+  const diags: Diagnostic[] = [...loaded.diagnostics, ...lintRunbook(loaded)];
   const shown = diags.filter((d) => d.severity !== "info");
   if (shown.length) {
     const { formatPretty } = await import("../lint/format/pretty.js");

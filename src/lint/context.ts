@@ -19,6 +19,8 @@ export interface LintInput {
   text: string;
   runbook: Runbook | undefined;
   raw: unknown;
+  /** The interpolated value the schema refused (lint judges the rest of it in the same pass). */
+  unchecked?: unknown;
   diagnostics?: Diagnostic[];
   locate(path: (string | number)[], opts?: { key?: boolean }): Span;
   redact: (text: string) => string;
@@ -38,6 +40,23 @@ export interface RuleInfo {
   /** Hint used when a finding gives none of its own. */
   hint: string;
 }
+
+/**
+ * Where a rule's sentence is documented for users: the public documentation of the service, or
+ * syncbook's own safety rules (README). The `source` names are the project's internal copies of
+ * those texts; output never cites them (a user has no such file).
+ */
+export const RULE_DOCUMENTATION: Readonly<Record<RuleInfo["source"], { title: string; url?: string }>> = {
+  "sync-service-api.md": {
+    title: "mongosync API reference",
+    url: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/api/",
+  },
+  "service-facts.md": {
+    title: "mongosync documentation",
+    url: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/",
+  },
+  "DESIGN.md": { title: 'syncbook\'s safety rules (its README, "Running a cutover")' },
+};
 
 export interface ReportOptions {
   hint?: string;

@@ -1,5 +1,5 @@
 /** Which files `syncbook lint <files or folders...>` reads. */
-import { readdirSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 
@@ -31,6 +31,28 @@ function walk(dir: string, out: string[]): void {
   }
 }
 
+/** A top-level `runbook:` key (block style at column 0, or in a flow mapping): what makes a YAML file a runbook. */
+const RUNBOOK_KEY = /^["']?runbook["']?[ \t]*:|^\{[^]*?\brunbook[ \t]*:/m;
+
+/**
+ * Is this YAML file a runbook? Found in a folder, a file without a top-level `runbook:` key (a
+ * docker-compose file, a workflow, Helm values) is not one and is skipped; a file named on the
+ * command line is always linted. Reads the first 64 KiB (the key is near the top of a runbook).
+ */
+export function looksLikeRunbook(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const buf = Buffer.alloc(1 << 16);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return RUNBOOK_KEY.test(buf.toString("utf8", 0, n));
+  } catch {
+    return true; // unreadable: lint says why
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** A path as shown in output: relative to `cwd` when inside it, with forward slashes. */
 export function displayPath(file: string, cwd = process.cwd()): string {
   const abs = resolve(cwd, file);
@@ -45,7 +67,12 @@ export function displayPath(file: string, cwd = process.cwd()): string {
  * the order given, folder contents sorted. A missing path or a folder without runbooks is a
  * usage error (exit 2): CI must not pass because it linted nothing.
  */
-export function findRunbookFiles(paths: readonly string[], cwd = process.cwd()): string[] {
+export function findRunbookFiles(
+  paths: readonly string[],
+  cwd = process.cwd(),
+  /** Receives the YAML files found in folders and skipped because they are not runbooks. */
+  skipped?: string[],
+): string[] {
   if (paths.length === 0)
     throw io("no runbook files or folders given", "Run `syncbook lint runbooks/` or name runbook files.");
   const seen = new Set<string>();
@@ -67,11 +94,14 @@ export function findRunbookFiles(paths: readonly string[], cwd = process.cwd()):
     }
     const found: string[] = [];
     if (st.isDirectory()) {
-      walk(abs, found);
+      const yaml: string[] = [];
+      walk(abs, yaml);
+      for (const f of yaml) (looksLikeRunbook(f) ? found : (skipped ?? [])).push(f);
+      const others = yaml.length - found.length;
       if (found.length === 0)
         throw io(
-          `no runbooks (*.yaml, *.yml) in folder ${p}`,
-          "Point lint at the folder that holds the runbooks, or name the files.",
+          `no runbooks in folder ${p}${others ? ` (${others} YAML file(s) without a top-level \`runbook:\` key, so not runbooks)` : " (*.yaml, *.yml)"}`,
+          "Point lint at the folder that holds the runbooks, or name the files (a file named is always linted).",
         );
     } else found.push(abs);
     for (const f of found) {

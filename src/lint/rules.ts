@@ -3,6 +3,7 @@
  * Rule ids are stable: CI configurations and `--max-warnings` budgets depend on them.
  */
 import type { Diagnostic } from "../diagnostics.js";
+import type { Runbook } from "../runbook/types.js";
 import { LintContext, type LintInput, type RuleInfo } from "./context.js";
 import * as clusters from "./clusters.js";
 import * as filters from "./filters.js";
@@ -34,13 +35,54 @@ export function sortDiagnostics(diags: Diagnostic[]): Diagnostic[] {
 }
 
 /**
- * Run the lint rules on one loaded runbook. Rules run only on a schema-valid runbook
- * (`loaded.runbook` defined); the loader's own diagnostics (YAML syntax, schema, unknown
- * `${vars.*}`) are not included: merge them, or use `lintFiles`, which does.
+ * Run the lint rules on one loaded runbook; the loader's own diagnostics (YAML syntax, schema,
+ * unknown `${vars.*}`) are not included: merge them, or use `lintFiles`, which does.
+ *
+ * A runbook the schema refused is still judged, so that one pass reports everything (a CI round
+ * trip per finding is slow): the rules run on the interpolated value as it is, each family on
+ * its own (one that trips over the broken part is skipped), and a finding inside a step (or on a
+ * line) the schema already complained about is dropped: it would judge what is not there.
  */
 export function lintRunbook(loaded: LintInput): Diagnostic[] {
-  if (!loaded.runbook) return [];
-  const ctx = new LintContext(loaded, loaded.runbook, CATALOGUE);
-  for (const family of FAMILIES) family.check(ctx);
-  return sortDiagnostics(ctx.diagnostics);
+  if (loaded.runbook) {
+    const ctx = new LintContext(loaded, loaded.runbook, CATALOGUE);
+    for (const family of FAMILIES) family.check(ctx);
+    return sortDiagnostics(ctx.diagnostics);
+  }
+  const candidate = loaded.unchecked as Partial<Runbook> | undefined;
+  if (
+    !candidate ||
+    typeof candidate !== "object" ||
+    !Array.isArray(candidate.steps) ||
+    !Array.isArray(candidate.instances) ||
+    !candidate.steps.every((s) => s !== null && typeof s === "object" && !Array.isArray(s))
+  )
+    return [];
+  const schemaLines = (loaded.diagnostics ?? []).filter((d) => d.severity === "error").map((d) => d.line);
+  // the lines of each step with a schema error: nothing inside it is judged
+  const broken: { from: number; to: number }[] = [];
+  candidate.steps.forEach((_s, i) => {
+    try {
+      const span = loaded.locate(["steps", i]);
+      const to = span.endLine ?? span.line;
+      if (schemaLines.some((l) => l >= span.line && l <= to)) broken.push({ from: span.line, to });
+    } catch {
+      // no position: judged as is
+    }
+  });
+  const kept: Diagnostic[] = [];
+  for (const family of FAMILIES) {
+    const ctx = new LintContext(loaded, candidate as Runbook, CATALOGUE);
+    try {
+      family.check(ctx);
+    } catch {
+      continue; // it tripped over what the schema refused
+    }
+    kept.push(
+      ...ctx.diagnostics.filter(
+        (d) => !schemaLines.includes(d.line) && !broken.some((b) => d.line >= b.from && d.line <= b.to),
+      ),
+    );
+  }
+  return sortDiagnostics(kept);
 }

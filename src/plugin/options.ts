@@ -3,6 +3,7 @@
  * ajv is imported and each schema compiled only when a runbook uses a plugin, once per schema
  * object per process (the start-up budget counts every module `syncbook lint` loads).
  */
+import { suggest } from "../suggest.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema } from "./api.js";
 import { OPTION_AJV_OPTIONS, OPTION_FORMATS } from "./formats.js";
@@ -117,10 +118,11 @@ export function describeErrors(errors: readonly ErrorObject[]): OptionProblem[] 
     if (first.keyword === "additionalProperties") {
       const name = String((first.params as { additionalProperty: string }).additionalProperty);
       const known = propertyNames(first.parentSchema);
+      const near = suggest(name, known);
       out.push({
         path: [...path, name],
         key: true,
-        message: `unknown ${show([...path, name])}`,
+        message: `unknown ${show([...path, name])}${near ? `; did you mean \`${near}\`?` : ""}`,
         hint: known.length ? `Known options here: ${known.join(", ")}.` : "Remove it.",
       });
     } else if (first.keyword === "required") {
@@ -131,6 +133,16 @@ export function describeErrors(errors: readonly ErrorObject[]): OptionProblem[] 
         path,
         message: `missing required ${show([...path, name])}`,
         hint: sub ? `\`${name}\`: ${sub}` : `Add \`${name}\`.`,
+      });
+    } else if (first.keyword === "enum" && group.length === 1) {
+      const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      const words = allowed.filter((v): v is string => typeof v === "string");
+      const near = typeof first.data === "string" ? suggest(first.data, words) : undefined;
+      const desc = (first.parentSchema as { description?: string } | undefined)?.description;
+      out.push({
+        path,
+        message: `${show(path)}: expected one of ${allowed.map((a) => `\`${typeof a === "string" ? a : JSON.stringify(a)}\``).join(", ")}, got ${JSON.stringify(first.data) ?? "nothing"}${near ? `; did you mean \`${near}\`?` : ""}`,
+        ...(desc ? { hint: desc } : {}),
       });
     } else {
       // anyOf / oneOf: one message for the place, listing what each branch wanted

@@ -33,13 +33,35 @@ export function explainSchemaErrors(input: ExplainInput): Diagnostic[] {
   );
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
+  const unknown = (p: Path): boolean => input.unknownPaths?.has(JSON.stringify(p)) === true;
+  // a value lint cannot see (`${env.*}`, no environment in CI) is not judged, and says so once;
+  // the other alternatives' complaints about its container (`expected a string, got a mapping`
+  // for `{ url: ${env.X} }`) are not judged either
+  const notJudged = errors.filter(
+    (e) => unknown(e.path) && e.keyword !== "required" && e.keyword !== "additionalProperties",
+  );
+  const below = (e: Err): boolean =>
+    e.keyword === "type" && notJudged.some((n) => n.path.length > e.path.length && startsWith(n.path, e.path));
+  for (const n of notJudged) {
+    const key = `${JSON.stringify(n.path)}|not judged`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const raw = valueAt(data, n.path);
+    const last = n.path[n.path.length - 1];
+    const what = typeof last === "number" ? `this ${contextName(n.path)}` : `\`${String(last)}\``;
+    out.push({
+      file: input.file,
+      ...locate(n.path),
+      rule: "schema",
+      severity: "info",
+      message: input.redact(
+        `${what}: ${typeof raw === "string" ? `\`${raw}\`` : "its value"} is not set here (not judged): it comes from the environment`,
+      ),
+      hint: "`syncbook run` and `rehearse` judge it with the environment they are given; `syncbook lint` has none.",
+    });
+  }
   for (const e of errors) {
-    if (
-      input.unknownPaths?.has(JSON.stringify(e.path)) &&
-      e.keyword !== "required" &&
-      e.keyword !== "additionalProperties"
-    )
-      continue;
+    if (notJudged.includes(e) || below(e)) continue;
     const found = describe(e, data);
     if (!found) continue;
     const key = `${JSON.stringify(found.path)}|${found.message}`;

@@ -55,6 +55,11 @@ export interface LoadedRunbook {
   unresolved: ReadonlySet<string>;
   /** Paths (JSON) of whole-value placeholders that resolved to a string (what plugin checks may coerce). */
   whole: ReadonlySet<string>;
+  /**
+   * When the schema refused it: the interpolated value anyway, for lint to judge the rest of the
+   * runbook in the same pass (never for running it).
+   */
+  unchecked?: unknown;
 }
 
 /**
@@ -132,7 +137,13 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   const secrets = new Set<string>();
   const redact = createRedactor(secrets);
   const seen = { unresolved: new Set<string>(), whole: new Set<string>() };
-  const result = (raw: unknown, runbook: Runbook | undefined, vars: Record<string, Scalar> = {}): LoadedRunbook => ({
+  const result = (
+    raw: unknown,
+    runbook: Runbook | undefined,
+    vars: Record<string, Scalar> = {},
+    unchecked?: unknown,
+  ): LoadedRunbook => ({
+    ...(unchecked !== undefined ? { unchecked } : {}),
     file,
     text,
     get hash() {
@@ -279,8 +290,9 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     ]);
     const explained = explainSchemaErrors({ file, data: value, errors: schemaErrors, locate, redact, unknownPaths });
     diagnostics.push(...explained);
-    // lint cannot see env values: a finding only about such a value leaves the runbook usable for lint
-    if (explained.length) return result(raw, undefined, redactVars(vars, redact));
+    // lint cannot see env values: a finding only about such a value (an info, "not judged")
+    // leaves the runbook usable for lint
+    if (explained.some((d) => d.severity === "error")) return result(raw, undefined, redactVars(vars, redact), value);
   }
   return result(raw, value as Runbook, redactVars(vars, redact));
 }

@@ -36,11 +36,26 @@ export const commit: StepKindDef<CommitBody> = {
     if (!commandPossible(at, "commit")) return { ok: f };
     if (!f.writesStopped && at.runbook.writesStoppedExternally !== true) {
       const maybe = at.runbook.steps.slice(0, at.index).some((s) => "stopWrites" in s);
+      // the documented order: "stop writes to the synced collections on the source (unless write
+      // blocking covers it)": dual write blocking (before 1.20, where the option left the start
+      // body) makes the service block source writes once commit is sent
+      const blocking = at.atLeast("1.20")
+        ? undefined
+        : at.runbook.steps.slice(0, at.index).findIndex((s) => {
+            const wb = (s as { start?: { enableUserWriteBlocking?: unknown } }).start?.enableUserWriteBlocking;
+            return wb === true || wb === "sourceAndDestination";
+          });
       at.report(
         "commit-without-stop-writes",
-        maybe
-          ? "No stopWrites step is sure to have succeeded before this commit (one may be skipped or continue on error); writes during commit may lose data."
-          : "No stopWrites step runs before this commit; application writes to the source must be stopped, or data written during commit may be lost.",
+        `${
+          maybe
+            ? "No stopWrites step is sure to have succeeded before this commit (one may be skipped or continue on error); writes during commit may lose data."
+            : "No stopWrites step runs before this commit; application writes to the source must be stopped, or data written during commit may be lost."
+        } Write blocking that covers the source counts (before 1.20: \`enableUserWriteBlocking: true\` or \`"sourceAndDestination"\` in start, which blocks source writes once commit is sent)${
+          blocking !== undefined && blocking >= 0
+            ? `, and ${at.line(blocking)} sets it: declare \`writesStoppedExternally: true\` to say writes are stopped that way`
+            : ": with it, declare `writesStoppedExternally: true`"
+        }.`,
       );
     }
     if (!f.canCommitSeen) {

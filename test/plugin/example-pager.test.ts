@@ -96,7 +96,7 @@ steps:
     const { diagnostics } = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb.yaml"), text));
     expect(diagnostics.map((d) => `${d.rule}@${d.line}: ${d.message}`).sort()).toEqual([
       "plugin-options@6: notifier `pager`: missing required option `routingKey`",
-      "plugin-options@6: notifier `pager`: unknown option `routingkey`",
+      "plugin-options@6: notifier `pager`: unknown option `routingkey`; did you mean `routingKey`?",
     ]);
   });
 });

@@ -120,7 +120,7 @@ describe("plugin-options", () => {
       ].sort(),
     );
     const unknown = d.find((x) => x.message.includes("hedaers"));
-    expect(unknown?.message).toBe("hook `http`: unknown option `hedaers`");
+    expect(unknown?.message).toBe("hook `http`: unknown option `hedaers`; did you mean `headers`?");
     expect(unknown?.hint).toContain("headers");
     expect(unknown?.column).toBe(9);
     expect(d.find((x) => x.line === lineOf(text, "retries: many"))?.message).toBe(

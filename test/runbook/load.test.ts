@@ -110,7 +110,22 @@ describe("loader: interpolation", () => {
     const l = await load(`runbook: 1\nname: t\ninstances: ["\${env.SYNC_URL}"]\nsteps:\n  - sleep: 1\n`, {
       env: "lint",
     });
-    expect(l.diagnostics).toEqual([]);
+    // said, as an info: not judged here (issue 14 point 8)
+    expect(l.diagnostics.map((d) => [d.severity, d.message])).toEqual([
+      ["info", "this instance: `${env.SYNC_URL}` is not set here (not judged): it comes from the environment"],
+    ]);
+    expect(l.runbook).toBeDefined();
+  });
+  it("an instance `{ url: ${env.X} }` in lint mode: not judged, never 'expected a string, got a mapping'", async () => {
+    const l = await load(
+      `runbook: 1\nname: t\ninstances:\n  - url: \${env.SYNC_URL}\n    name: a\nsteps:\n  - sleep: 1\n`,
+      {
+        env: "lint",
+      },
+    );
+    expect(l.diagnostics.map((d) => [d.line, d.column, d.severity, d.message])).toEqual([
+      [4, 10, "info", "`url`: `${env.SYNC_URL}` is not set here (not judged): it comes from the environment"],
+    ]);
     expect(l.runbook).toBeDefined();
   });
   it("a secret is never echoed in a schema message", async () => {

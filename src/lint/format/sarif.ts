@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Severity } from "../../diagnostics.js";
-import type { RuleInfo } from "../context.js";
+import { RULE_DOCUMENTATION, type RuleInfo } from "../context.js";
 import { RULES } from "../rules.js";
 import type { CatalogueEntry, FormatInput } from "./types.js";
 
@@ -133,17 +133,20 @@ function artifactLocation(file: string, root: string, cwd: string): { uri: strin
 }
 
 function descriptor(r: CatalogueEntry) {
-  const where = r.source ? ` (${r.source})` : "";
+  // the public documentation, never the project's internal copy of it
+  const doc = r.source ? RULE_DOCUMENTATION[r.source as RuleInfo["source"]] : undefined;
+  const where = doc ? ` (${doc.title}${doc.url ? `: ${doc.url}` : ""})` : "";
   return {
     id: r.id,
     shortDescription: { text: r.description },
     fullDescription: { text: `${r.description} It enforces: ${r.spec}${where}` },
     help: {
       text: `${r.spec}${where}\nFix: ${r.hint}`,
-      markdown: `**Enforces** (${r.source ?? "syncbook"}): ${r.spec}\n\n**Fix:** ${r.hint}`,
+      markdown: `**Enforces** (${doc ? (doc.url ? `[${doc.title}](${doc.url})` : doc.title) : "syncbook"}): ${r.spec}\n\n**Fix:** ${r.hint}`,
     },
+    ...(doc?.url ? { helpUri: doc.url } : {}),
     defaultConfiguration: { level: LEVEL[r.severity] },
-    properties: { tags: ["syncbook", ...(r.source ? [r.source] : [])] },
+    properties: { tags: ["syncbook"] },
   };
 }
 
