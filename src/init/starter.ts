@@ -2,8 +2,8 @@
  * The starter runbook `syncbook init` writes: every step of a cutover, each commented with why it
  * is there. A test lints it clean and rehearses it, so the starter never drifts from the format.
  */
-export function starterRunbook(name: string): string {
-  return `# yaml-language-server: $schema=https://github.com/syncbook/syncbook/schemas/runbook.schema.json
+export function starterRunbook(name: string, schema = "node_modules/syncbook/schemas/runbook.schema.json"): string {
+  return `# yaml-language-server: $schema=${schema}
 #
 # A cluster-to-cluster sync cutover. Check it:   syncbook lint ${name}.yaml
 # Rehearse it against a simulated fleet:        syncbook rehearse ${name}.yaml
