@@ -348,4 +348,25 @@ export function interruptOnSignals(
 }
 
 export const stderr = (s: string): void => void process.stderr.write(s.endsWith("\n") ? s : `${s}\n`);
-export const stdout = (s: string): void => void process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+/**
+ * stdout for the plan, notify lines, status: a reader that goes away (`--dry-run | head`) ends
+ * what is printed, quietly: never a stack trace, and never a run (a closed pipe must not stop a
+ * cutover: its lines are in the journal anyway).
+ */
+export const stdout = (s: string): void => {
+  quietOnEpipe(process.stdout);
+  if (!process.stdout.destroyed) process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+};
+
+const quieted = new WeakSet<NodeJS.WriteStream>();
+function quietOnEpipe(stream: NodeJS.WriteStream): void {
+  if (quieted.has(stream)) return;
+  quieted.add(stream);
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED") {
+      stream.destroy();
+      return;
+    }
+    throw err;
+  });
+}

@@ -64,7 +64,11 @@ export function writeOut(text: string): void {
   try {
     while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    // the reader went away (`| head`): what it wanted is printed, the rest is not wanted
+    if (code === "EPIPE") return;
+    if (code !== "EAGAIN") throw err;
+    process.stdout.on("error", () => undefined);
     process.stdout.write(buf.subarray(off));
   }
 }
