@@ -213,7 +213,12 @@ export async function execute(
           : result.exitCode === ExitCode.interlock
             ? "stopped by an interlock (exit 3: the refused command was not sent)"
             : "failed";
-      stderr(`${what}${result.message ? `: ${result.message}` : ""}`);
+      // "interrupted during step x", not "interrupted: interrupted during step x"
+      stderr(
+        result.message && result.outcome === "interrupted"
+          ? result.message
+          : `${what}${result.message ? `: ${result.message}` : ""}`,
+      );
       if (result.place) for (const l of codeFrame(result.place)) stderr(`  ${l}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
       // a rehearsal has no journal to resume from: it is simply run again

@@ -507,7 +507,8 @@ async function runStep(
         id: s.id,
         outcome: "interrupted",
         durationMs: Date.now() - t0,
-        error: "interrupted",
+        // what interrupted it (`by SIGINT`), not the outcome again ("interrupted: interrupted")
+        error: interruptCause(runSignal.reason),
       });
       return "interrupted";
     }
@@ -528,6 +529,13 @@ async function runStep(
     timer.clear();
     runSignal.removeEventListener("abort", onAbort);
   }
+}
+
+/** `interrupted by SIGINT` → `by SIGINT`; a reason that says no more than "interrupted" → "Ctrl-C or a signal". */
+function interruptCause(reason: unknown): string {
+  const m = reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "";
+  const rest = m.replace(/^interrupted\b\s*:?\s*/i, "").trim();
+  return rest || "stopped by Ctrl-C or a signal";
 }
 
 function explain(err: unknown, signal: AbortSignal, redact: (s: string) => string): { message: string; hint?: string } {

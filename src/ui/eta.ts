@@ -22,7 +22,7 @@ export interface CopyOptions {
   windowMs: number;
   /** Fewer samples than this since the last reset: no ETA yet ("…"). */
   minSamples: number;
-  /** The window must span at least this long before its slope is trusted. */
+  /** The window must span at least this long (or two poll intervals, if shorter) before its slope is trusted. */
   minSpanMs: number;
   /** An ETA beyond this is not shown as a number (">7d"): it only says "very slow". */
   maxEtaMs: number;
@@ -162,7 +162,16 @@ function slope(window: readonly CopyPoint[], opts: CopyOptions): number | undefi
   const first = window[0];
   const last = window[window.length - 1];
   if (first === undefined || last === undefined) return undefined;
-  if (window.length < opts.minSamples || last.t - first.t < opts.minSpanMs) return undefined;
+  if (window.length < opts.minSamples) return undefined;
+  // the window must span minSpanMs, or two poll rounds when polls come faster (a rehearsal's clock
+  // runs 50× faster: its whole copy can take less wall time than minSpanMs, and its ETA would
+  // never show). A round is the longest gap between samples (the instances of one round answer
+  // within milliseconds of each other).
+  let poll = 0;
+  for (let i = 1; i < window.length; i++) poll = Math.max(poll, window[i]!.t - window[i - 1]!.t);
+  let rounds = 1;
+  for (let i = 1; i < window.length; i++) if (window[i]!.t - window[i - 1]!.t >= Math.max(5, poll / 4)) rounds++;
+  if (last.t - first.t < opts.minSpanMs && (rounds < 3 || last.t - first.t < 2 * poll)) return undefined;
   const n = window.length;
   let st = 0;
   let sc = 0;

@@ -27,18 +27,42 @@ export function formatClock(at: number): string {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-/** A progress value as a short token (values are already redacted by the runner). */
-export function formatValue(v: unknown): string {
+/**
+ * A progress value as a short token (values are already redacted by the runner). An object is
+ * shown field by field (`estimatedCopiedBytes 512 MiB, estimatedTotalBytes 1 GiB`), cut between
+ * fields, never in the middle of raw JSON; byte counts are sized.
+ */
+export function formatValue(v: unknown, max = 80): string {
   if (v === undefined) return "missing";
   if (v === null) return "null";
-  if (typeof v === "string") return v;
+  if (typeof v === "string") return v.length > max ? `${v.slice(0, max - 1)}…` : v;
   if (typeof v === "number" || typeof v === "boolean") return String(v);
-  try {
-    const s = JSON.stringify(v);
-    return s.length > 60 ? `${s.slice(0, 57)}…` : s;
-  } catch {
-    return typeof v === "bigint" ? v.toString() : "(unprintable)";
+  if (typeof v === "bigint") return v.toString();
+  if (Array.isArray(v)) return v.length === 0 ? "[]" : `[${v.length} item${v.length === 1 ? "" : "s"}]`;
+  if (typeof v === "object") {
+    const parts: string[] = [];
+    let len = 0;
+    const entries = Object.entries(v as Record<string, unknown>);
+    for (const [k, x] of entries) {
+      const shown =
+        typeof x === "number" && /bytes$/i.test(k)
+          ? formatBytes(x)
+          : x !== null && typeof x === "object"
+            ? Array.isArray(x)
+              ? formatValue(x)
+              : "{…}"
+            : formatValue(x, 30);
+      const part = `${k} ${shown}`;
+      if (len + part.length > max && parts.length > 0) {
+        parts.push(`… ${entries.length - parts.length} more`);
+        break;
+      }
+      parts.push(part);
+      len += part.length + 2;
+    }
+    return parts.length ? parts.join(", ") : "{}";
   }
+  return "(unprintable)";
 }
 
 /** `[█████░░░░░]`; a fraction outside 0..1 is clamped, NaN draws an empty bar. */

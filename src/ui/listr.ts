@@ -87,7 +87,7 @@ export class ListrUi {
           else if (e.outcome === "skipped") this.#settle(slot, { kind: "skipped", reason: e.error ?? "skipped" });
           else {
             const why =
-              e.outcome === "interrupted" ? `interrupted${e.error ? `: ${e.error}` : ""}` : (e.error ?? "failed");
+              e.outcome === "interrupted" ? `interrupted${e.error ? ` (${e.error})` : ""}` : (e.error ?? "failed");
             const frame = e.place ? `\n${codeFrame(e.place, { gutter: c.blue, caret: c.red }).join("\n")}` : "";
             this.#settle(slot, {
               kind: "failed",

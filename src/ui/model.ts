@@ -284,6 +284,8 @@ export function hookLine(h: HookView, c: Colors): string {
 
 export function decisionLine(d: Decision, c: Colors): string {
   const what = `${d.kind}${d.check ? ` ${d.check}` : ""}`;
+  // a retry or a reconcile is the runner coping, not a success: no ✓ ("✓ retry: progress failing")
+  if (d.ok && (d.kind === "retry" || d.kind === "reconcile")) return c.yellow(`↻ ${d.reason}`);
   // refusals are the one thing an operator must not miss: red, with the reason
   if (d.ok) return c.dim(`✓ ${what}: ${d.reason}`);
   return c.red(`✗ ${what}${d.kind === "interlock" ? " refused" : ""}: ${d.reason}`);

@@ -92,7 +92,7 @@ export class SimpleUi {
         this.#outcomes[e.outcome]++;
         const title = this.model.stepOf(e.index)?.title ?? e.id;
         const icon = e.outcome === "ok" ? c.green("✔") : e.outcome === "skipped" ? c.yellow("↓") : c.red("✖");
-        const tail = e.error ? `: ${e.error}` : "";
+        const tail = e.error ? (e.outcome === "interrupted" ? ` (${e.error})` : `: ${e.error}`) : "";
         const text = `${icon} ${this.#stepTag(e.index)} ${title} ${e.outcome} in ${formatDuration(e.durationMs)}${tail}`;
         this.#line(e.at, e.outcome === "ok" || e.outcome === "skipped" ? text : c.red(text), [
           ...(e.place ? codeFrame(e.place, { gutter: c.blue, caret: c.red }) : []),

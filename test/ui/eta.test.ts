@@ -160,3 +160,27 @@ describe("copyProgress", () => {
     expect(readCollectionCopy({ state: "RUNNING", collectionCopy: { estimatedTotalBytes: 10 } })).toBeUndefined();
   });
 });
+
+describe("an ETA once the rate is known (issue 14 point 9)", () => {
+  const GiB = 1 << 30;
+  const run = (times: number[], perRound = 1) => {
+    let st = emptyCopyState();
+    times.forEach((t, k) => {
+      for (let i = 0; i < perRound; i++)
+        st = addCopySample(st, `i${i}`, { copied: (k + 1) * 100 * 1024 * 1024, total: 4 * GiB }, t + i);
+    });
+    return copyProgress(st);
+  };
+  it("fast polls (a rehearsal): an ETA after three rounds, though they span less than minSpanMs", () => {
+    expect(run([0, 40, 80]).eta).toMatch(/^\d+s$/);
+    expect(run([0, 40]).eta).toBe("…");
+  });
+  it("one round of several instances answering within milliseconds is not a rate", () => {
+    expect(run([0], 3).eta).toBe("…");
+    expect(run([0, 40, 80], 3).eta).toMatch(/^\d+s$/);
+  });
+  it("real polls every 2 s: still minSpanMs", () => {
+    expect(run([0, 2000]).eta).toBe("…");
+    expect(run([0, 2000, 4000]).eta).toMatch(/^\d+(s|m)$/);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * Issue 14, point 9, what a user reads: "wait lines show the failing field, not truncated raw
+ * JSON; no 'interrupted: interrupted', no '✓ retry: progress failing'".
+ */
+import { describe, expect, it } from "vitest";
+import pc from "picocolors";
+import { SimpleUi } from "../../src/ui/simple.js";
+import { formatValue, formatWaitStatus } from "../../src/ui/format.js";
+import { decisionLine } from "../../src/ui/model.js";
+import { EventBuilder, STEPS } from "../support/ui-fixtures.js";
+
+const plain = pc.createColors(false);
+
+describe("what a user reads", () => {
+  it("a wait on an object shows its fields, sized, cut between fields, never mid-JSON", () => {
+    const [line] = formatWaitStatus({
+      met: false,
+      failing: [
+        {
+          instance: "shard-a",
+          condition: "copyComplete true",
+          value: { estimatedCopiedBytes: 536870912, estimatedTotalBytes: 1073741824 },
+          sinceMs: 3000,
+        },
+      ],
+    });
+    expect(line).toBe(
+      "shard-a  copyComplete true: now estimatedCopiedBytes 512 MiB, estimatedTotalBytes 1 GiB (for 3s)",
+    );
+    const long = formatValue({ a: "x".repeat(50), b: "y".repeat(50), c: 1, d: 2, e: "z".repeat(50) });
+    expect(long).toMatch(/^a x{29}…, b y{29}…, c 1, d 2, … 1 more$/);
+    expect(long).not.toContain('{"');
+  });
+
+  it("a retry or reconcile decision is not a ✓", () => {
+    const d = { kind: "retry", ok: true, reason: "progress failing on sync0 (…); retrying in 250 ms" } as const;
+    expect(decisionLine(d, plain)).toBe("↻ progress failing on sync0 (…); retrying in 250 ms");
+    expect(decisionLine({ kind: "interlock", ok: true, check: "can-commit", reason: "fine" }, plain)).toBe(
+      "✓ interlock can-commit: fine",
+    );
+  });
+
+  it("an interrupted step says what interrupted it, not 'interrupted: interrupted'", () => {
+    const b = new EventBuilder();
+    b.emit("step.started", STEPS[1]!);
+    b.emit("step.finished", { index: 1, id: STEPS[1]!.id, outcome: "interrupted", durationMs: 13, error: "by SIGINT" });
+    const lines: string[] = [];
+    const ui = new SimpleUi({ write: (t) => lines.push(...t.split("\n").filter(Boolean)), colors: plain });
+    for (const e of b.events) ui.listener(e);
+    const end = lines.find((l) => l.includes("interrupted in"));
+    expect(end).toMatch(/interrupted in 13ms \(by SIGINT\)$/);
+    expect(lines.join("\n")).not.toContain("interrupted: interrupted");
+  });
+});
