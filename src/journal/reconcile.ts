@@ -18,7 +18,7 @@
  *   there; a state neither before nor after; an unreachable instance) cannot be explained
  *   safely → refuse, listing every instance's state.
  */
-import { COMMAND_EFFECT, isCommandOperation, settledStates } from "../api/commands.js";
+import { blocksUntilEveryInstance, COMMAND_EFFECT, isCommandOperation, settledStates } from "../api/commands.js";
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
 export interface FleetReading {
@@ -324,9 +324,6 @@ export function reconcile(
   return { ok: true, resumeAt, adopt, ...(complete ? { complete } : {}), notes };
 }
 
-/** Commands that block until every instance has them (service facts, "Multiple instances"). */
-const BLOCKING: readonly CommandOp[] = ["commit", "reverse"];
-
 /**
  * A command that reached part of the fleet and can be completed: which instances still need it.
  * Each instance still in the command's state before is one of:
@@ -349,7 +346,7 @@ function splitCommand(
 ): { op: CommandOp; targets: string[]; refused: string[]; reason: string } | undefined {
   if (other.length || inBefore.length === 0) return undefined;
   const answerOf = (key: string) => cmd.perInstance.find((p) => p.instance === key);
-  const blocking = BLOCKING.includes(cmd.op);
+  const blocking = blocksUntilEveryInstance(cmd.op);
   const needs: string[] = [];
   const waiting: string[] = [];
   for (const f of inBefore) {

@@ -192,12 +192,12 @@ const rows: Row[] = [
     expect: { resumeAt: 0, complete: ["i0"], note: /it will be sent to i0 only/ },
   },
   {
-    name: "start sent, one IDLE and one PAUSED (neither) → refused, saying who is where",
+    name: "start sent, one IDLE and one INITIALIZING (neither) → refused, saying who is where",
     state: state(["cut"], [cmd("start", 0, "unknown", "unknown", "unknown")]),
-    fleet: [...fleet("IDLE", "RUNNING"), { instance: "i2", state: "REVERSING" }],
+    fleet: [...fleet("IDLE", "RUNNING"), { instance: "i2", state: "INITIALIZING" }],
     expect: {
       code: "disagree",
-      message: /i1 RUNNING \(start took effect\); i0 IDLE \(start did not take effect\); i2 REVERSING \(neither\)/,
+      message: /i1 RUNNING \(start took effect\); i0 IDLE \(start did not take effect\); i2 INITIALIZING \(neither\)/,
     },
   },
   {
@@ -236,7 +236,7 @@ const rows: Row[] = [
     fleet: fleet("IDLE"),
     expect: {
       code: "disagree",
-      message: /last command was start \(step 0\), so every instance should be RUNNING; the fleet shows i0 IDLE/,
+      message: /last command was start \(step 1\), so every instance should be RUNNING; the fleet shows i0 IDLE/,
     },
   },
   {

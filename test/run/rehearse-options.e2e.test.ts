@@ -38,7 +38,7 @@ describe("rehearse", () => {
       cwd: tempDir(),
     });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^syncbook: --fault bogus=1: unknown kind "bogus" \(one of /);
+    expect(r.stderr).toMatch(/^syncbook: --fault: invalid fault "bogus=1": unknown kind "bogus" \(one of /);
     expect(r.stderr).not.toContain("internal error");
   });
 
@@ -56,7 +56,7 @@ describe("rehearse", () => {
     const file = join(dir, "rb.yaml");
     writeFileSync(file, RUNBOOK);
     const r = await cli(["rehearse", file, "--renderer", "simple", ...extra], { cwd: dir });
-    expect(r.stdout).toMatch(/\[notify i\] \S+ rehearsal: webhook notification not sent: /);
+    expect(r.stdout).toMatch(/\[notify \S\] \S+ rehearsal: webhook notification not sent: /);
     // the runbook's own write stop (a no-op here) runs with --keep-hooks: writes go on, and the
     // verdict and the exit code agree that it is unsafe
     if (extra.length) {

@@ -80,9 +80,11 @@ describe("typed placeholders (issue 12, item 7)", () => {
     ]);
   });
 
-  it("lint (no environment) cannot judge them, and says nothing", async () => {
+  it("lint (no environment) cannot judge them, and says only that (info)", async () => {
     const l = await load('  - waitFor: { state: RUNNING, timeout: "${env.T}" }\n', { env: "lint" });
-    expect(l.diagnostics).toEqual([]);
+    expect(l.diagnostics.map((d) => [d.severity, d.message])).toEqual([
+      ["info", "`timeout`: `${env.T}` is not set here (not judged): it comes from the environment"],
+    ]);
   });
 
   const HOOK = '  - hook: { use: http, with: { url: "http://127.0.0.1:9/x", method: GET, retries: "${env.R}" } }\n';
