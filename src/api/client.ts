@@ -57,6 +57,14 @@ export interface ClientOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal | undefined;
+  /** This request's own time limit, in ms (default: the client's `requestTimeoutMs`). */
+  timeoutMs?: number | undefined;
+}
+
+/** A verifier command's options: its body is `{}` unless a check is given a `filter`. */
+export interface VerifierCommandOptions extends RequestOptions {
+  /** The check's `{"filter": …}` (service facts: `POST /api/v1/check` takes `{}` or `{"filter": …}`). */
+  filter?: Record<string, unknown> | undefined;
 }
 
 /** A request body serialized once (a broadcast sends the same bytes to every instance). */
@@ -106,12 +114,17 @@ export interface ServiceClient {
 
 export interface VerifierClient {
   readonly url: string;
-  /** POST /api/v1/check or /writesOff with `{}`, as data: never rejects with an ApiError. */
-  tryCommand(op: VerifierCommand, opts?: RequestOptions): Promise<CommandOutcome>;
-  /** POST /api/v1/check with `{}`: starts checking. */
-  check(opts?: RequestOptions): Promise<CommandResult>;
+  /**
+   * POST /api/v1/check (`{}` or `{"filter": …}`) or /writesOff (`{}`), as data: never rejects with
+   * an ApiError. A refusal (`{"error": …}` without `success: true`, or `success: false`) is a
+   * ServiceError.
+   */
+  tryCommand(op: VerifierCommand, opts?: VerifierCommandOptions): Promise<CommandOutcome>;
+  /** POST /api/v1/check: starts checking (answered at once; the check starts later). */
+  check(opts?: VerifierCommandOptions): Promise<CommandResult>;
   /** POST /api/v1/writesOff with `{}`: writes have stopped on the source, so it can finish. */
   writesOff(opts?: RequestOptions): Promise<CommandResult>;
+  /** GET /api/v1/progress. A top-level `{"error": …}` answer is a ServiceError. */
   progress(opts?: RequestOptions): Promise<VerifierProgress>;
 }
 
@@ -172,6 +185,7 @@ interface ClientCore {
     path: string,
     body: Buffer | undefined,
     signal: AbortSignal | undefined,
+    timeoutMs?: number,
   ): Promise<ExchangeResult>;
   reportIssues(operation: ApiOperation, issues: AnswerIssue[]): void;
 }
@@ -187,7 +201,7 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
     target,
     kind,
     opts,
-    send(method, path, body, signal) {
+    send(method, path, body, signal, timeoutMs) {
       const req: PreparedRequest = {
         origin: target.origin,
         path: `${target.basePath}${path}`,
@@ -195,7 +209,7 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
         headers: method === "POST" ? target.postHeaders : target.getHeaders,
         ...(body ? { body } : {}),
       };
-      return exchange(dispatcher, req, { timeoutMs: opts.requestTimeoutMs, maxBodyBytes, signal });
+      return exchange(dispatcher, req, { timeoutMs: timeoutMs ?? opts.requestTimeoutMs, maxBodyBytes, signal });
     },
     reportIssues(operation, issues) {
       if (!onIssue) return;
@@ -275,15 +289,14 @@ function checked<T>(
   return out.value;
 }
 
-async function get<T>(
-  core: ClientCore,
-  operation: ApiOperation,
-  spec: FieldsSpec,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  const r = await core.send("GET", "/api/v1/progress", undefined, signal);
+async function get<T>(core: ClientCore, operation: ApiOperation, spec: FieldsSpec, o: RequestOptions): Promise<T> {
+  const r = await core.send("GET", "/api/v1/progress", undefined, o.signal, o.timeoutMs);
   if (!r.ok) throw transportFailure(core.target.url, operation, r);
   const json = parseAnswer(core.target.url, operation, r);
+  // the verifier answers a failure to read its progress with `{"error": …}` at the top level
+  // (service facts), without `progress` or `success`: its own refusal, not a malformed answer
+  if (core.kind === "verifier" && isPlainObject(json) && typeof json.error === "string" && !("progress" in json))
+    throw new ServiceError(core.target.url, operation, redactText(json.error), "", r.status);
   return checked<T>(core.target.url, operation, json, spec, r.status, r.text, core);
 }
 
@@ -296,11 +309,34 @@ function post(
   operation: ApiOperation,
   path: string,
   body: unknown,
-  signal: AbortSignal | undefined,
-  lenient = false,
+  o: RequestOptions,
 ): Promise<CommandOutcome> {
   const json = body instanceof JsonBody ? body : new JsonBody(body);
-  return send(core, operation, path, json.bytes, signal, lenient);
+  return send(core, operation, path, json.bytes, o);
+}
+
+/**
+ * A verifier command's answer (service facts): `{"success": true}` is accepted; `success: false`
+ * (`APIError`, "request in progress") and a string `error` without `success: true` (`writesOff
+ * already set`, "failed to fetch source's cluster time: …", a bad body's HTTP 400) are refusals;
+ * an empty 2xx body or another JSON object without `error` is taken as accepted (undocumented
+ * shapes). An empty or non-JSON error status (the published verifier's handler panicking is an
+ * empty HTTP 500) is no answer at all.
+ */
+function verifierAnswer(
+  url: string,
+  operation: ApiOperation,
+  r: Extract<ExchangeResult, { ok: true }>,
+): OperationResponse {
+  const failed = r.status >= 400;
+  if (r.text.trim() === "" && !failed) return { success: true };
+  const json = parseAnswer(url, operation, r);
+  if (!isPlainObject(json))
+    throw badBody(url, operation, "bad-answer", `HTTP ${r.status}, unexpected answer: not an object`, r.status, r.text);
+  if (json.success === true) return json as OperationResponse;
+  if (typeof json.error === "string") throw new ServiceError(url, operation, redactText(json.error), "", r.status);
+  if (failed) throw badBody(url, operation, "bad-answer", `HTTP ${r.status} without an error text`, r.status, r.text);
+  return { ...json, success: true };
 }
 
 function send(
@@ -308,10 +344,9 @@ function send(
   operation: ApiOperation,
   path: string,
   bytes: Buffer,
-  signal: AbortSignal | undefined,
-  lenient: boolean,
+  o: RequestOptions,
 ): Promise<CommandOutcome> {
-  return core.send("POST", path, bytes, signal).then((r): CommandOutcome => {
+  return core.send("POST", path, bytes, o.signal, o.timeoutMs).then((r): CommandOutcome => {
     if (!r.ok)
       return {
         ok: false,
@@ -320,24 +355,18 @@ function send(
         durationMs: r.durationMs,
       };
     try {
-      let answer: OperationResponse;
-      if (lenient && r.text.trim() === "") {
-        answer = { success: true };
-      } else {
-        const json = parseAnswer(core.target.url, operation, r);
-        answer =
-          lenient && isPlainObject(json) && !Object.hasOwn(json, "success")
-            ? { success: true, ...json }
-            : checked<OperationResponse>(
-                core.target.url,
-                operation,
-                json,
-                OPERATION_RESPONSE_SPEC,
-                r.status,
-                r.text,
-                core,
-              );
-      }
+      const answer: OperationResponse =
+        core.kind === "verifier"
+          ? verifierAnswer(core.target.url, operation, r)
+          : checked<OperationResponse>(
+              core.target.url,
+              operation,
+              parseAnswer(core.target.url, operation, r),
+              OPERATION_RESPONSE_SPEC,
+              r.status,
+              r.text,
+              core,
+            );
       return {
         ok: true,
         answer,
@@ -364,10 +393,10 @@ export function createServiceClient(url: string, opts: ClientOptions): ServiceCl
   const core = makeCore(url, "service", opts);
   const spec = progressResponseSpec(opts.serviceVersion);
   const progressAnswer = (o: RequestOptions = {}): Promise<ProgressResponse> =>
-    get<ProgressResponse>(core, "progress", spec, o.signal);
+    get<ProgressResponse>(core, "progress", spec, o);
   const tryCommand = (op: CommandOperation, body: unknown, o: RequestOptions = {}): Promise<CommandOutcome> => {
     if (!COMMAND_OPERATIONS.includes(op)) return Promise.reject(new TypeError(`unknown command "${String(op)}"`));
-    return post(core, op, `/api/v1/${op}`, body, o.signal);
+    return post(core, op, `/api/v1/${op}`, body, o);
   };
   return {
     url: core.target.url,
@@ -381,16 +410,19 @@ export function createServiceClient(url: string, opts: ClientOptions): ServiceCl
 /** A client of the migration verifier (check, writesOff, progress: service facts). */
 export function createVerifierClient(url: string, opts: ClientOptions): VerifierClient {
   const core = makeCore(url, "verifier", opts);
-  // the verifier's command answers are not documented: any JSON without `success: false`
-  // (or an empty body) is taken as accepted
-  const tryCommand = (op: VerifierCommand, o: RequestOptions = {}): Promise<CommandOutcome> =>
-    post(core, `verifier.${op}`, `/api/v1/${op}`, {}, o.signal, true);
+  const tryCommand = (op: VerifierCommand, o: VerifierCommandOptions = {}): Promise<CommandOutcome> =>
+    post(core, `verifier.${op}`, `/api/v1/${op}`, verifierBody(op, o), o);
   return {
     url: core.target.url,
     tryCommand,
     check: (o = {}) => orThrow(tryCommand("check", o)),
     writesOff: (o = {}) => orThrow(tryCommand("writesOff", o)),
     progress: async (o = {}) =>
-      (await get<VerifierProgressResponse>(core, "verifier.progress", VERIFIER_RESPONSE_SPEC, o.signal)).progress,
+      (await get<VerifierProgressResponse>(core, "verifier.progress", VERIFIER_RESPONSE_SPEC, o)).progress,
   };
+}
+
+/** The body of a verifier command: `{}`, or a check's `{"filter": …}`. */
+export function verifierBody(op: VerifierCommand, o: VerifierCommandOptions = {}): Record<string, unknown> {
+  return op === "check" && o.filter !== undefined ? { filter: o.filter } : {};
 }

@@ -1,9 +1,10 @@
 /** Public surface of the API client of the sync service and the verifier. */
-export { createServiceClient, createVerifierClient, JsonBody, DEFAULT_MAX_BODY_BYTES } from "./client.js";
+export { createServiceClient, createVerifierClient, verifierBody, JsonBody, DEFAULT_MAX_BODY_BYTES } from "./client.js";
 export type {
   ClientOptions,
   RequestOptions,
   VerifierCommand,
+  VerifierCommandOptions,
   CommandResult,
   CommandOutcome,
   ServiceClient,

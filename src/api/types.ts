@@ -174,7 +174,8 @@ export const VERIFIER_PROGRESS_SPEC = {
       failedTasks: int("expected"),
       completedTasks: int("expected"),
       metadataMismatchTasks: int("expected"),
-      recheckTasks: int("expected"),
+      // the contract's seventh counter; the published verifier has six (service facts)
+      recheckTasks: int("optional"),
     },
   },
   generation: int("optional"),
@@ -186,7 +187,9 @@ export const VERIFIER_PROGRESS_SPEC = {
       docsCompared: int("expected"),
       totalDocs: int("expected"),
       srcBytesCompared: int("expected"),
-      totalSrcBytes: int("expected"),
+      // omitted while 0 by the published verifier
+      totalSrcBytes: int("optional"),
+      totalNamespaces: int("optional"),
     },
   },
   srcChangeStats: { type: "object", presence: "optional", nullable: false, fields: {} },
@@ -286,7 +289,9 @@ export interface VerificationStatus {
   /** Above 0: the clusters differ. */
   failedTasks?: number;
   completedTasks?: number;
+  /** Index, shard-key and collection-option differences (counted only here; they are failures too). */
   metadataMismatchTasks?: number;
+  /** The contract's seventh counter; the published verifier does not send it. */
   recheckTasks?: number;
 }
 
@@ -295,13 +300,16 @@ export interface VerifierProgressFields {
   phase: string;
   /** Null when fine; anything else: the verifier itself failed. */
   error?: unknown;
+  /** The current generation's counters (they start over at every generation). */
   verificationStatus?: VerificationStatus & Extra;
+  /** 0 for the first pass; each recheck pass is the next generation. */
   generation?: number;
   generationStats?: {
     docsCompared?: number;
     totalDocs?: number;
     srcBytesCompared?: number;
     totalSrcBytes?: number;
+    totalNamespaces?: number;
   } & Extra;
   srcChangeStats?: Extra;
   dstChangeStats?: Extra;

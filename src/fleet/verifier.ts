@@ -4,11 +4,12 @@
  */
 import {
   createVerifierClient,
+  verifierBody,
   type CommandOutcome,
   type CommandResult,
-  type RequestOptions,
   type VerifierClient,
   type VerifierCommand,
+  type VerifierCommandOptions,
 } from "../api/client.js";
 import { emitRequest, emitResponse, type FleetEmit } from "./record.js";
 
@@ -26,14 +27,14 @@ export function createVerifier(opts: VerifierOptions): VerifierClient {
     requestTimeoutMs: opts.requestTimeoutMs,
     onIssue: (_issue, message) => emit("log", { level: "warn", message }),
   });
-  const tryCommand = async (op: VerifierCommand, o: RequestOptions = {}): Promise<CommandOutcome> => {
+  const tryCommand = async (op: VerifierCommand, o: VerifierCommandOptions = {}): Promise<CommandOutcome> => {
     const id = opts.requestId();
-    emitRequest(emit, id, { target: "verifier" }, `/api/v1/${op}`, {});
+    emitRequest(emit, id, { target: "verifier" }, `/api/v1/${op}`, verifierBody(op, o));
     const outcome = await client.tryCommand(op, o);
     emitResponse(emit, id, { target: "verifier" }, outcome);
     return outcome;
   };
-  const orThrow = async (op: VerifierCommand, o?: RequestOptions): Promise<CommandResult> => {
+  const orThrow = async (op: VerifierCommand, o?: VerifierCommandOptions): Promise<CommandResult> => {
     const r = await tryCommand(op, o);
     if (!r.ok) throw r.error;
     return { answer: r.answer, sentAt: r.sentAt, durationMs: r.durationMs, status: r.status };

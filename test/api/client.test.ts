@@ -376,6 +376,86 @@ describe("verifier", () => {
     await inFlight;
   });
 
+  // facts: "`writesOff` a second time answers HTTP 200 `{"error": "writesOff already set"}` with no `success`
+  // field; a failure to read a cluster time answers `{"error": "failed to fetch source's cluster time: …"}` the
+  // same way. An answer with a string `error` and no `success: true` is a refusal. Bad JSON: HTTP 400"
+  it("a string error without success: true is a refusal (ServiceError with the verifier's text), whatever the status", async () => {
+    sim = await frozenSim({ faults: ["writes-off-refused=connection reset by peer"] });
+    const svc = createServiceClient(sim.instances[0]!.url, opts);
+    await svc.command("start", RS_TO_SHARDED);
+    sim.control.advance(40);
+    const v = createVerifierClient(sim.verifierUrl, opts);
+    await v.check();
+    sim.control.advance(1);
+    const first = await v.tryCommand("writesOff");
+    expect(first.ok).toBe(false);
+    expect(!first.ok && first.error).toBeInstanceOf(ServiceError);
+    expect(!first.ok && first.error).toMatchObject({
+      operation: "verifier.writesOff",
+      error: "failed to fetch source's cluster time: connection reset by peer",
+      status: 200,
+    });
+    const again = await rejection(v.writesOff());
+    expect(again).toBeInstanceOf(ServiceError);
+    expect((again as ServiceError).message).toBe(
+      `${sim.verifierUrl}: verifier.writesOff refused: writesOff already set`,
+    );
+
+    local = await localServer({ status: 400, body: { error: "EOF" } });
+    const bad = await rejection(createVerifierClient(local.url, opts).check());
+    expect(bad).toMatchObject({ error: "EOF", status: 400 });
+    expect(bad).toBeInstanceOf(ServiceError);
+  });
+
+  // the published verifier's handler panicking (writesOff before any check): an empty HTTP 500
+  it("an empty error status is no answer (the request reached it): a TransportError, never 'accepted'", async () => {
+    local = await localServer({ status: 500, body: "", contentType: "text/plain" });
+    const o = await createVerifierClient(local.url, opts).tryCommand("writesOff");
+    expect(o.ok).toBe(false);
+    expect(!o.ok && o.error).toBeInstanceOf(TransportError);
+    expect(!o.ok && o.error).toMatchObject({ code: "non-json", status: 500, requestSent: true });
+  });
+
+  // facts: "A failure to read progress answers `{"error": …}` at the top level"
+  it("progress answered {error} at the top level: a ServiceError naming the verifier's text, not a malformed answer", async () => {
+    sim = await frozenSim({ faults: ["verifier-progress-error=server selection timeout"] });
+    const err = await rejection(createVerifierClient(sim.verifierUrl, opts).progress());
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err).toMatchObject({ operation: "verifier.progress", error: "server selection timeout" });
+  });
+
+  // facts: "The verifier has six counters, not seven"; the published source omits totalSrcBytes while 0
+  it("six counters and no totalSrcBytes: no warning (recheckTasks and totalSrcBytes are optional)", async () => {
+    sim = await frozenSim();
+    const issues: string[] = [];
+    const v = createVerifierClient(sim.verifierUrl, { ...opts, onIssue: (_i, m) => issues.push(m) });
+    const p = await v.progress();
+    expect(p.verificationStatus).not.toHaveProperty("recheckTasks");
+    expect(p.generationStats).not.toHaveProperty("totalSrcBytes");
+    expect(p.generation).toBe(0);
+    expect(issues).toEqual([]);
+  });
+
+  // facts: "`POST /api/v1/check` (body `{}` or `{"filter": …}`)"
+  it("check sends {} or {filter}; a request can have its own time limit", async () => {
+    local = await localServer((path) =>
+      path.endsWith("/progress") ? { body: { progress: { phase: "idle" } } } : { body: { success: true } },
+    );
+    const v = createVerifierClient(local.url, opts);
+    await v.check();
+    await v.check({ filter: { status: "open" } });
+    await v.writesOff();
+    expect(local.requests.map((r) => [r.path, r.body])).toEqual([
+      ["/api/v1/check", "{}"],
+      ["/api/v1/check", '{"filter":{"status":"open"}}'],
+      ["/api/v1/writesOff", "{}"],
+    ]);
+    sim = await frozenSim({ faults: ["latency=600ms@verifier"] });
+    const slow = createVerifierClient(sim.verifierUrl, { requestTimeoutMs: 100 });
+    expect(await rejection(slow.progress())).toMatchObject({ code: "timeout" });
+    expect((await slow.progress({ timeoutMs: 5000 })).phase).toBe("idle");
+  });
+
   it("an undocumented command answer without success is accepted", async () => {
     local = await localServer((path) =>
       path.endsWith("/progress") ? { body: { progress: { phase: "check", error: null } } } : { body: "" },
