@@ -170,6 +170,37 @@ describe("verifier: check and writesOff", () => {
     expect(sim.control.state().verifier.checks).toBe(1);
   });
 
+  // the published source: the check's setup holds the verifier's internal lock, and writesOff takes it too
+  it("a writesOff right after a check waits until the check has set itself up, then is answered", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    expect((await check(sim)).json).toEqual({ success: true });
+    let answered = false;
+    const pending = writesOff(sim).then((a) => ((answered = true), a));
+    await until(() => sim.control.counts().verifier["POST /api/v1/writesOff"] === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    sim.control.advance(1);
+    expect((await pending).json).toEqual({ success: true });
+  });
+
+  // spec: "A separate verifier compares documents, views and indexes between the clusters. It may run while the
+  // sync is still running"; facts: its routes answer by its own state, not the sync's
+  it("independent of the sync's state: check and writesOff are answered alike with the sync PAUSED", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await post(sim, 0, "pause");
+    expect((await progress(sim)).progress.state).toBe("PAUSED");
+    await checkAndSetUp(sim);
+    expect((await verifierProgress(sim)).phase).toBe("check");
+    sim.control.setWrites({ enabled: false });
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+    const s = await runToIdle(sim);
+    expect(s.failedTasks).toBe(0);
+    // the sync never committed: the indexes it keeps different until commit are metadata mismatches
+    expect(s.metadataMismatchTasks).toBe(4);
+  });
+
   // facts: "`writesOff` a second time answers HTTP 200 `{"error": "writesOff already set"}` with no `success` field"
   it("writesOff a second time: HTTP 200 {error: 'writesOff already set'}, no success field", async () => {
     sim = await frozen();
