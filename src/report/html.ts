@@ -371,7 +371,7 @@ export function renderHtml(report: Report): string {
     lineChart({
       id: "chart-verifier",
       title: "Verifier counters",
-      note: "verificationStatus; failedTasks > 0 means an inconsistency",
+      note: "verificationStatus of the current generation (the counters start over at each one); at the end, failedTasks or metadataMismatchTasks above 0 means the clusters differ",
       xMaxMs: xMax,
       series: series.verifier,
       markers: mk,

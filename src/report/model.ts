@@ -111,8 +111,13 @@ export interface VerifierSample {
   at: number;
   phase?: string;
   error?: string;
-  /** verificationStatus counters (totalTasks, completedTasks, failedTasks, …) as reported. */
+  /** verificationStatus counters (totalTasks, completedTasks, failedTasks, …) as reported: the current generation's. */
   counters: Record<string, number>;
+  /** The check's generation (the counters start over at each one). */
+  generation?: number;
+  /** Documents compared in this generation, of its total (`generationStats`). */
+  docsCompared?: number;
+  totalDocs?: number;
 }
 
 export interface ReportHook {
@@ -228,6 +233,15 @@ export function verifierFields(p: unknown): Omit<VerifierSample, "t" | "at"> {
   const out: Omit<VerifierSample, "t" | "at"> = { counters };
   const phase = str(o?.phase);
   if (phase !== undefined) out.phase = phase;
+  const generation = num(o?.generation);
+  if (generation !== undefined) out.generation = generation;
+  const stats = obj(o?.generationStats);
+  const compared = num(stats?.docsCompared);
+  const totalDocs = num(stats?.totalDocs);
+  if (compared !== undefined && totalDocs !== undefined) {
+    out.docsCompared = compared;
+    out.totalDocs = totalDocs;
+  }
   if (o && o.error !== null && o.error !== undefined)
     out.error = stripUserinfo(typeof o.error === "string" ? o.error : JSON.stringify(o.error));
   return out;

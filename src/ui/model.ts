@@ -29,6 +29,10 @@ export interface VerifierView {
   phase?: string;
   error?: unknown;
   counters: Record<string, number>;
+  /** The check's generation: 0 for the first pass, one more per recheck pass. */
+  generation?: number;
+  /** Documents compared in this generation, of its total (`generationStats`). */
+  docs?: { compared: number; total: number };
 }
 
 export interface HookView {
@@ -42,7 +46,7 @@ export interface HookView {
 type Decision = RunEventMap["decision"];
 type Log = RunEventMap["log"];
 
-/** The seven counters in the spec's order, with short labels. */
+/** The verifier's six counters (and the contract's `recheckTasks` when sent), with short labels. */
 export const VERIFIER_COUNTERS: readonly (readonly [string, string])[] = [
   ["totalTasks", "total"],
   ["completedTasks", "completed"],
@@ -109,7 +113,16 @@ export class UiModel {
         const p = e.progress;
         const counters: Record<string, number> = {};
         for (const [k, v] of Object.entries(p.verificationStatus ?? {})) if (typeof v === "number") counters[k] = v;
-        this.verifier = { phase: p.phase, error: p.error ?? null, counters };
+        const g = p.generationStats;
+        this.verifier = {
+          phase: p.phase,
+          error: p.error ?? null,
+          counters,
+          ...(typeof p.generation === "number" ? { generation: p.generation } : {}),
+          ...(typeof g?.docsCompared === "number" && typeof g.totalDocs === "number"
+            ? { docs: { compared: g.docsCompared, total: g.totalDocs } }
+            : {}),
+        };
         if (this.current !== undefined) this.verifierSteps.add(this.current);
         break;
       }
@@ -205,7 +218,14 @@ export class UiModel {
       return (k === "failedTasks" || k === "metadataMismatchTasks") && (v.counters[k] ?? 0) > 0 ? c.red(text) : text;
     });
     const err = v.error !== null && v.error !== undefined ? c.red(` error: ${formatValue(v.error)}`) : "";
-    return `verifier ${v.phase ?? "?"} · ${parts.join(", ")}${err}`;
+    // the verify progress bar: this generation's documents compared of its total (rechecks can
+    // compare a document twice, so the bar is clamped)
+    const gen = v.generation !== undefined ? ` · generation ${v.generation}` : "";
+    const docs =
+      v.docs && v.docs.total > 0
+        ? ` ${bar(v.docs.compared / v.docs.total)} ${formatCount(v.docs.compared)}/${formatCount(v.docs.total)} docs`
+        : "";
+    return `verifier ${v.phase ?? "?"}${gen}${docs} · ${parts.join(", ")}${err}`;
   }
 
   /** The live lines under a running step in the task list. */
@@ -273,6 +293,14 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
+}
+
+/** `1.2M`, `830k`, `42`: document counts at a glance. */
+function formatCount(n: number): string {
+  if (n >= 1e9) return `${+(n / 1e9).toFixed(1)}G`;
+  if (n >= 1e6) return `${+(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e4) return `${Math.round(n / 1e3)}k`;
+  return String(Math.round(n));
 }
 
 export function hookLine(h: HookView, c: Colors): string {

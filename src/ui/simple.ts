@@ -118,7 +118,7 @@ export class SimpleUi {
       case "verifier.sampled": {
         const v = this.model.verifier;
         const key = v
-          ? `${v.phase}|${String(v.error)}|${v.counters.failedTasks ?? 0}|${v.counters.metadataMismatchTasks ?? 0}`
+          ? `${v.phase}|${v.generation ?? ""}|${String(v.error)}|${v.counters.failedTasks ?? 0}|${v.counters.metadataMismatchTasks ?? 0}`
           : "";
         if (key !== this.#verifierKey) {
           this.#verifierKey = key;

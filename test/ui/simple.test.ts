@@ -112,6 +112,39 @@ describe("simple renderer, details", () => {
     expect(all[all.length - 1]).toBe("         shard-b  canCommit: now false (for 0ms)");
   });
 
+  // facts: "Progress: `{ "progress": { phase, generation, generationStats, error, verificationStatus: { … } } }`"
+  it("the verify progress bar: generation and documents compared of the total, a line per generation", () => {
+    const b = new EventBuilder();
+    b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS });
+    b.emit("step.started", STEPS[2]!);
+    const status = {
+      totalTasks: 6,
+      addedTasks: 0,
+      processingTasks: 2,
+      failedTasks: 0,
+      completedTasks: 4,
+      metadataMismatchTasks: 0,
+    };
+    const sample = (phase: string, generation: number, docsCompared: number) =>
+      b.emit("verifier.sampled", {
+        progress: {
+          phase,
+          error: null,
+          generation,
+          generationStats: { docsCompared, totalDocs: 2_000_000, srcBytesCompared: 0 },
+          verificationStatus: status,
+        },
+      });
+    sample("check", 0, 500_000);
+    sample("check", 0, 900_000); // same generation and counters: no new line
+    sample("recheck", 1, 2_100_000); // rechecks compare documents again: the bar is clamped
+    const lines = runSimple(b.events).filter((l) => l.includes("verifier"));
+    expect(lines).toEqual([
+      "03:00:00 verifier check · generation 0 [█████░░░░░░░░░░░░░░░] 500k/2M docs · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
+      "03:00:00 verifier recheck · generation 1 [████████████████████] 2.1M/2M docs · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
+    ]);
+  });
+
   it("reports failed command answers per instance, in red only when colored", () => {
     const b = new EventBuilder();
     b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS });
