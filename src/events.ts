@@ -81,6 +81,12 @@ export interface RunEventMap {
   };
   "progress.sampled": { instance: InstanceRef; progress: Progress };
   "verifier.sampled": { progress: VerifierProgress };
+  /**
+   * A verification begins: what the verifier showed before this run asked it to check (or the
+   * check it found running and adopted). Earlier checks and writesOff of the run no longer count;
+   * `--resume` reads it from the journal and judges the verifier's movement against it.
+   */
+  "verifier.baseline": { index: number; id: string; progress: VerifierProgress; adopted: boolean };
   /** A condition wait's current standing: who fails which condition, with what value, since when. */
   "wait.status": {
     index: number;

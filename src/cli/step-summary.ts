@@ -15,7 +15,7 @@
 import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
-import type { Verdict } from "../rehearse/index.js";
+import { verifierText, type Verdict } from "../rehearse/verdict.js";
 import { formatDuration } from "../ui/format.js";
 
 /** Rows of findings shown in a lint summary; the rest is counted (a summary is capped at 1 MiB). */
@@ -194,11 +194,7 @@ export function createRunSummary() {
 }
 
 function verifierResult(verdict: Verdict | undefined, last: { phase?: string } | undefined): string {
-  if (verdict) {
-    const v = verdict.verifier;
-    if (v.checks === 0) return "not run";
-    return `phase ${v.phase}, failedTasks ${v.failedTasks ?? "?"}${v.error ? `, error ${JSON.stringify(v.error)}` : ""}`;
-  }
+  if (verdict) return verifierText(verdict.verifier);
   if (!last) return "not used in this run";
   const p = last as { phase?: string; error?: unknown; verificationStatus?: Record<string, unknown> };
   const st = p.verificationStatus ?? {};

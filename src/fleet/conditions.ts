@@ -36,6 +36,10 @@ export interface ConditionModel {
   needsProgress?: string;
   /** `lagBelow`, in seconds. */
   lagBelowSeconds?: number;
+  /** It waits for the migration verifier to be `idle` (`phase: idle`, or `verifier.phase` equals idle). */
+  verifierIdle?: boolean;
+  /** Conditions on the embedded verifier (`verification`): the phase both sides must show, their lag limit. */
+  embedded?: { phase?: string; lagBelowSeconds?: number };
 }
 
 export interface FailingCondition {
@@ -248,6 +252,17 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
       },
     });
   }
+  if (cond.metadataMismatchTasks !== undefined) {
+    const want = cond.metadataMismatchTasks;
+    verifier.push({
+      name: `metadataMismatchTasks ${want}`,
+      test: (v) => {
+        const value = v.verificationStatus?.metadataMismatchTasks;
+        return { ok: value === want, value };
+      },
+    });
+  }
+  if (cond.verification !== undefined) instance.push(...embeddedChecks(cond.verification));
   for (const e of cond.expect ?? []) {
     if (e.path.startsWith("verifier.")) {
       const sub = e.path.slice("verifier.".length);
@@ -257,6 +272,44 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
     }
   }
   return { instance, verifier };
+}
+
+/** The embedded verifier's sides (service facts, 1.9: `verification.source` / `.destination`). */
+const SIDES = ["source", "destination"] as const;
+
+/**
+ * `verification: { phase, lagBelow }`: both sides of the embedded verifier, on each instance.
+ * Absent before 1.9 and null in IDLE: no verification object is not a side in that phase.
+ */
+function embeddedChecks(v: NonNullable<ConditionBody["verification"]>): Check<Progress>[] {
+  const checks: Check<Progress>[] = [];
+  const side = (p: Progress, s: (typeof SIDES)[number]) => p.verification?.[s];
+  if (v.phase !== undefined) {
+    const want = v.phase;
+    for (const s of SIDES)
+      checks.push({
+        name: `verification.${s}.phase ${want}`,
+        test: (p) => {
+          const value = side(p, s)?.phase;
+          return { ok: value === want, value: p.verification === null ? null : value };
+        },
+      });
+  }
+  if (v.lagBelow !== undefined) {
+    const limit = lagLimitSeconds(v.lagBelow);
+    for (const s of SIDES)
+      checks.push({
+        name:
+          limit === undefined
+            ? `verification.${s} lagBelow ${show(v.lagBelow)} (not a duration)`
+            : `verification.${s} lagBelow ${show(v.lagBelow)}`,
+        test: (p) => {
+          const value = side(p, s)?.lagTimeSeconds;
+          return { ok: limit !== undefined && typeof value === "number" && value < limit, value };
+        },
+      });
+  }
+  return checks;
 }
 
 const TIMING = new Set(["pollInterval", "slowAfter", "timeout", "on"]);
@@ -276,7 +329,11 @@ function conditionText(body: ConditionBody): string {
         ? (v as Expectation[])
             .map((e) => `${e.path} ${JSON.stringify({ ...e, path: undefined }).replace(/"path":undefined,?/, "")}`)
             .join(", ")
-        : `${k} ${Array.isArray(v) ? v.map((x) => show(x)).join("|") : show(v)}`,
+        : k === "verification" && v !== null && typeof v === "object"
+          ? Object.entries(v as Record<string, unknown>)
+              .map(([sk, sv]) => `verification ${sk} ${show(sv)}`)
+              .join(", ")
+          : `${k} ${Array.isArray(v) ? v.map((x) => show(x)).join("|") : show(v)}`,
     );
   const on = body.on && body.on !== "all" ? ` (on ${body.on})` : "";
   return `${parts.join(", ")}${on}`;
@@ -295,6 +352,17 @@ function conditionModel(body: ConditionBody): ConditionModel {
       if (v && v.every(isState)) c.states = c.states ? c.states.filter((x) => v.includes(x)) : v;
     } else if (e.path === "canCommit" && e.equals === true) c.canCommit = true;
     else if (e.path === "info" && typeof e.equals === "string") c.info = e.equals;
+    else if (e.path === "verifier.phase" && e.equals === "idle") c.verifierIdle = true;
+  }
+  if (body.phase === "idle") c.verifierIdle = true;
+  if (body.verification !== undefined) {
+    const embedded: NonNullable<ConditionModel["embedded"]> = {};
+    if (body.verification.phase !== undefined) embedded.phase = body.verification.phase;
+    if (body.verification.lagBelow !== undefined) {
+      const n = lagLimitSeconds(body.verification.lagBelow);
+      if (n !== undefined) embedded.lagBelowSeconds = n;
+    }
+    c.embedded = embedded;
   }
   if (body.lagBelow !== undefined) {
     const n = lagLimitSeconds(body.lagBelow);
@@ -304,6 +372,7 @@ function conditionModel(body: ConditionBody): ConditionModel {
   else if (c.info !== undefined) c.needsProgress = "info";
   else if (body.canWrite === true) c.needsProgress = "canWrite";
   else if (body.copyComplete === true || body.copyStarted === true) c.needsProgress = "collectionCopy";
+  else if (body.verification !== undefined) c.needsProgress = "verification";
   return c;
 }
 

@@ -32,6 +32,9 @@ steps:
   - id: ready
     name: Wait until commit is possible and lag is low
     waitFor: { canCommit: true, lagBelow: "\${vars.maxLag}", timeout: 12h }
+  - id: check
+    name: Start the migration verifier's check (it compares and rechecks while the sync runs)
+    startVerification: {}
   - id: stop-writes
     name: Stop application writes (undone automatically if the run fails before commit)
     stopWrites:
@@ -41,14 +44,18 @@ steps:
   - id: drained
     name: Let the last writes reach the destination
     waitFor: { canCommit: true, lagBelow: 3, timeout: 15m }
-  - id: verify
-    verify: { writesOff: true, timeout: 4h }
   - id: go
     confirm: Commit to cluster1? This is the point of no return.
   - id: commit
     commit: {}
   - id: committed
     waitFor: { state: COMMITTED, timeout: 1h }
+  - id: writable
+    name: The coordinator lets the destination take writes
+    waitFor: { canWrite: true, on: coordinator, timeout: 10m }
+  - id: verify
+    name: Tell the verifier writes are off, then wait for its result (indexes match only once COMMITTED)
+    verify: { timeout: 4h }
   - id: announce
     notify: "${name} is committed: point the application at cluster1."
 `;

@@ -15,6 +15,8 @@ import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
 import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
+import { verifierJournal } from "./verifier.js";
+import type { VerifierMemory } from "../steps/index.js";
 
 /** The commands a journal records (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
@@ -83,6 +85,8 @@ export interface JournalState {
   stopWritesSucceeded: boolean;
   /** Hooks that ran (not undo calls), in order. */
   hooksRan: HookRun[];
+  /** What the run asked the migration verifier (src/journal/verifier.ts); absent: nothing. */
+  verifier?: VerifierMemory;
   lastSeq: number;
   /** The last run.finished, if the last writer ended cleanly. */
   finished?: { outcome: Outcome; committed: boolean; at: number; message?: string };
@@ -169,6 +173,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
   const requests = new Map<number, { b: Building; instance: string; slot: number }>();
   const hooks: HookRun[] = [];
   const segments: JournalSegment[] = [];
+  const verifier = verifierJournal();
   let running: number[] = [];
   let runbook = "";
   let hash = "";
@@ -230,10 +235,12 @@ export async function readJournalState(file: string): Promise<JournalState> {
     // a new writer: the previous one's open steps were cut off, and its request ids are its own
     running = [];
     requests.clear();
+    verifier.newWriter();
   };
 
   const apply = (e: Record<string, unknown> & { type: string; seq: number; at: number }, line: number): void => {
     if (e.seq > lastSeq) lastSeq = e.seq;
+    verifier.apply(e);
     switch (e.type) {
       case "journal.opened":
         throw refuse(line, "a second journal header: two journals were joined into one file");
@@ -446,6 +453,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
     commandsSent: commands.map(finish),
     stopWritesSucceeded: stopWrites,
     hooksRan: hooks,
+    verifier: verifier.state(),
     lastSeq,
     segments,
     warnings,

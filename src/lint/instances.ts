@@ -56,7 +56,7 @@ export const rules: RuleInfo[] = [
   {
     id: "verify-without-verifier",
     severity: "error",
-    description: "A `verify` step, but no `verifier` URL.",
+    description: "A `startVerification` or `verify` step, but no `verifier` URL.",
     spec: "A separate verifier compares documents, views and indexes between the clusters; the verifier has its own base address {verifier_url}.",
     source: "sync-service-api.md",
     hint: "Add `verifier: http://127.0.0.1:27020` (the verifier's base address) at the top level.",
@@ -180,13 +180,14 @@ export function check(ctx: LintContext): void {
   // verify needs the verifier's address
   if (rb.verifier === undefined) {
     rb.steps.forEach((s, i) => {
-      if ("verify" in s)
-        ctx.report(
-          "verify-without-verifier",
-          ["steps", i, "verify"],
-          "This verify step polls the verifier, and the runbook sets no `verifier` URL.",
-          { key: true },
-        );
+      for (const kind of ["startVerification", "verify"] as const)
+        if (kind in s)
+          ctx.report(
+            "verify-without-verifier",
+            ["steps", i, kind],
+            `This ${kind} step talks to the migration verifier, and the runbook sets no \`verifier\` URL.`,
+            { key: true },
+          );
     });
   }
 }

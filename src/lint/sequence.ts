@@ -92,27 +92,45 @@ export const rules: RuleInfo[] = [
     id: "verify-before-cea",
     severity: "error",
     description:
-      "`verify` where the sync cannot reach change event application (not started yet, or paused before CEA).",
+      "`startVerification` or `verify` starts the verifier's check where the sync cannot reach change event application (not started yet, or paused before CEA).",
     spec: "after the sync service's progress shows `info` equal to `change event application`, verification checks may start and this endpoint is polled until phase is `idle`.",
     source: "sync-service-api.md",
-    hint: "Move verify after start (it waits for change event application itself), and after any resume.",
+    hint: "Move the step after start (it waits for change event application itself), and after any resume.",
   },
   {
     id: "verify-writes-off-early",
     severity: "warning",
-    description: "`verify` with `writesOff: true` before writes are sure to be stopped.",
-    spec: "`POST /api/v1/writesOff` (body `{}`) tells it writes have stopped on the source (after the sync is committed), so it can finish.",
+    description: "`verify` (which sends writesOff) before writes are sure to be stopped.",
+    spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**.",
     source: "service-facts.md",
-    hint: "Send writesOff only after stopWrites (and after commit): set `writesOff: true` on a verify step placed after them.",
+    hint: "Place verify after stopWrites and commit (the documented order: commit, `waitFor: { state: COMMITTED }`, then verify).",
+  },
+  {
+    id: "writes-off-before-commit",
+    severity: "warning",
+    description:
+      "`verify` sends writesOff where the sync may not be COMMITTED yet: the destination's index metadata still differs by design, so the verification fails on it.",
+    spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**. Before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and hidden indexes visible on the destination, so index metadata differs by design until commit.",
+    source: "service-facts.md",
+    hint: "Start the check early with `startVerification` (during change event application) and move `verify` after the commit and a `waitFor: { state: COMMITTED }` (and `waitFor: { canWrite: true, on: coordinator }`).",
+  },
+  {
+    id: "verifier-wait-without-writes-off",
+    severity: "error",
+    description:
+      "A wait for the verifier's result (`phase: idle`) after its check started and before anything tells it writes are off: the check never finishes, so the wait never ends.",
+    spec: "`check` answers success at once and starts later … Success: phase `idle` after a check ran. (The check rechecks until `writesOff`: then one last generation, then `idle`.)",
+    source: "service-facts.md",
+    hint: "Wait for the result with a `verify` step (it sends writesOff, then waits), after the commit.",
   },
   {
     id: "verify-without-writes-off",
     severity: "warning",
     description:
-      "`verify` starts a check but never sends writesOff, so the verifier never finishes and the step times out.",
-    spec: "`POST /api/v1/writesOff` (body `{}`) tells it writes have stopped on the source (after the sync is committed), so it can finish.",
+      "`startVerification` starts a check that no later `verify` step finishes: the verifier never gets writesOff and never gives a result.",
+    spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**.",
     source: "service-facts.md",
-    hint: "Place verify after stopWrites with `writesOff: true`, or set `continueOnError: true` on an early verify and finish with a later `verify: { startCheck: false, writesOff: true }`.",
+    hint: "Add a `verify` step after the commit and its `waitFor: { state: COMMITTED }`.",
   },
   {
     id: "hook-during-verify",
@@ -216,6 +234,10 @@ export function check(ctx: LintContext): void {
       !hasStart && serviceAtLeast(ctx.runbook, BEHAVIOUR.embeddedVerifier.since)
         ? { at: -1, embedded: true }
         : undefined,
+    checkMay: undefined,
+    checkMust: false,
+    writesOffMay: false,
+    writesOffMust: false,
   };
   const reportedPending = new Set<number>();
   const reportPending = (f: Flow, reason: string): void => {

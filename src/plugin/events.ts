@@ -17,6 +17,7 @@ const EVENT_TYPES = {
   "response.received": true,
   "progress.sampled": true,
   "verifier.sampled": true,
+  "verifier.baseline": true,
   "wait.status": true,
   "wait.slow": true,
   decision: true,
@@ -104,6 +105,8 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: progress of ${n.instance.name ?? n.instance.url}`;
     case "verifier.sampled":
       return `${runbook}: verifier progress`;
+    case "verifier.baseline":
+      return `${runbook}: ${stepLabel(n)} ${n.adopted ? "adopted the verifier's running check" : "starts a verification"} (verifier phase ${n.progress.phase})`;
     case "wait.status":
       return `${runbook}: ${stepLabel(n)} ${n.met ? "conditions hold" : `waiting: ${n.failing.map((f) => `${f.instance} ${f.condition} (${JSON.stringify(f.value)})`).join(", ")}`}`;
     case "wait.slow":

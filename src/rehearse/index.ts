@@ -9,6 +9,9 @@ import { startSimulator, type SimulatorOptions } from "../sim/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import type { WritesProbe } from "../steps/index.js";
 import { pluginStepKind, type Runbook, type Step } from "../runbook/types.js";
+import { verifierText, type Verdict } from "./verdict.js";
+
+export { verifierText, type Verdict } from "./verdict.js";
 
 export interface RehearsalOptions {
   keepHooks?: boolean;
@@ -37,18 +40,6 @@ export interface Rehearsal {
   writesProbe: WritesProbe;
   verdict(): Promise<Verdict>;
   close(): Promise<void>;
-}
-
-export interface Verdict {
-  committed: number;
-  instances: number;
-  states: string[];
-  writesLost: number;
-  verifier: { phase: string; failedTasks: number | null; error: unknown; checks: number };
-  fleetErrors: string[];
-  simSeconds: number;
-  /** True when nothing unsafe happened: no writes lost, no fleet error, no verifier failure. */
-  safe: boolean;
 }
 
 export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOptions = {}): Promise<Rehearsal> {
@@ -127,12 +118,18 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     verdict: async () => {
       const st = sim.control.state();
       let failedTasks: number | null = null;
-      try {
-        const r = await fetch(`${sim.verifierUrl}/api/v1/progress`);
-        const body = (await r.json()) as { progress?: { verificationStatus?: { failedTasks?: number } } };
-        failedTasks = body.progress?.verificationStatus?.failedTasks ?? null;
-      } catch {
-        failedTasks = null;
+      let metadataMismatchTasks: number | null = null;
+      if (st.verifier.exited === null) {
+        try {
+          const r = await fetch(`${sim.verifierUrl}/api/v1/progress`);
+          const body = (await r.json()) as {
+            progress?: { verificationStatus?: { failedTasks?: number; metadataMismatchTasks?: number } };
+          };
+          failedTasks = body.progress?.verificationStatus?.failedTasks ?? null;
+          metadataMismatchTasks = body.progress?.verificationStatus?.metadataMismatchTasks ?? null;
+        } catch {
+          failedTasks = null;
+        }
       }
       const committed = st.instances.filter((i) => i.state === "COMMITTED").length;
       // sentences, as the simulator words them (the rest of the record is in /sim/state)
@@ -142,13 +139,21 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
         instances: st.instances.length,
         states: st.instances.map((i) => i.state),
         writesLost: st.writes.lost,
-        verifier: { phase: st.verifier.phase, failedTasks, error: st.verifier.error, checks: st.verifier.checks },
+        verifier: {
+          phase: st.verifier.phase,
+          failedTasks,
+          metadataMismatchTasks,
+          error: st.verifier.error,
+          checks: st.verifier.checks,
+          exited: st.verifier.exited,
+        },
         fleetErrors,
         simSeconds: st.time.simSeconds,
         safe:
           st.writes.lost === 0 &&
           fleetErrors.length === 0 &&
           !(failedTasks !== null && failedTasks > 0) &&
+          !(metadataMismatchTasks !== null && metadataMismatchTasks > 0) &&
           st.verifier.error === null,
       };
     },
@@ -227,7 +232,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
     `rehearsal verdict: ${headline}`,
     `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${v.states.join(", ")})` : `not committed (${v.states.join(", ")})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
-    `  verifier:      ${v.verifier.checks === 0 ? "not run" : `phase ${v.verifier.phase}, failedTasks ${v.verifier.failedTasks ?? "?"}${v.verifier.error ? `, error ${JSON.stringify(v.verifier.error)}` : ""}`}`,
+    `  verifier:      ${verifierText(v.verifier)}`,
     `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,
     `  time taken:    ${(wallMs / 1000).toFixed(1)} s (${formatSim(v.simSeconds)} simulated)`,
   ];

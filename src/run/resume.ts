@@ -178,6 +178,8 @@ export async function planResume(
       memory: {
         ...(split ? { split } : {}),
         writesStopped: state.stopWritesSucceeded,
+        // the verifier's check and writesOff are adopted, never resent blindly (src/steps/kit/verifier.ts)
+        verifier: state.verifier ?? {},
         commitSent,
         commitAccepted:
           r.adopt.some((a) => a.op === "commit") ||

@@ -44,7 +44,9 @@ export interface ResumePlan {
   /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
   done: ReadonlyMap<number, string>;
   /** What the earlier run established (writes stopped, start or commit sent). */
-  memory: Partial<Pick<RunMemory, "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors" | "split">>;
+  memory: Partial<
+    Pick<RunMemory, "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors" | "split" | "verifier">
+  >;
   /** Steps whose hook ran in the interrupted run and was not undone: their runbook `undo` is registered again. */
   undoSteps?: readonly number[];
   /**
@@ -239,6 +241,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     commitAccepted: false,
     serviceErrors: [],
     identity: newIdentityMemory(),
+    verifier: {},
     ...opts.resume?.memory,
   };
   const undo = new UndoStack();

@@ -22,6 +22,7 @@ export const STEP_KINDS = [
   "preflight",
   "start",
   "waitFor",
+  "startVerification",
   "verify",
   "stopWrites",
   "commit",
@@ -47,6 +48,7 @@ export type WaitForBody = NonNullable<SchemaStep["waitFor"]>;
 export type AssertBody = NonNullable<SchemaStep["assert"]>;
 export type HookCall = NonNullable<SchemaStep["hook"]>;
 export type VerifyBody = SchemaStep["verify"];
+export type StartVerificationBody = SchemaStep["startVerification"];
 export type NotifyBody = NonNullable<SchemaStep["notify"]>;
 export type ConfirmBody = NonNullable<SchemaStep["confirm"]>;
 export type PreflightBody = NonNullable<SchemaStep["preflight"]>;

@@ -90,7 +90,9 @@ export function hookSequence(at: SequenceStep): SequenceOutcome {
       ? f.verifying.at >= 0
         ? `the embedded verifier (on by default since service 1.9) checks from ${at.line(f.verifying.at)} until commit`
         : "the embedded verifier (on by default since service 1.9) may be checking until commit"
-      : `${at.line(f.verifying.at)} may still be verifying (it continues on error)`;
+      : "startVerification" in (at.runbook.steps[f.verifying.at] ?? {})
+        ? `the verifier's check started by ${at.line(f.verifying.at)} runs until a verify step finishes it`
+        : `${at.line(f.verifying.at)} may still be verifying (it continues on error)`;
     const ddl = looksLikeDdl(at.step);
     if (ddl) {
       at.report(

@@ -18,6 +18,7 @@ import { plugin } from "./plugin.js";
 import { preflight } from "./preflight.js";
 import { sleep } from "./sleep.js";
 import { start } from "./start.js";
+import { startVerification } from "./start-verification.js";
 import { stopWrites } from "./stop-writes.js";
 import { verify } from "./verify.js";
 import { waitFor } from "./wait-for.js";
@@ -53,6 +54,7 @@ const KINDS: Readonly<Record<StepKind | "plugin", (step: Step, kind: StepKind | 
   preflight: binder(preflight),
   start: binder(start),
   waitFor: binder(waitFor),
+  startVerification: binder(startVerification),
   verify: binder(verify),
   stopWrites: binder(stopWrites),
   commit: binder(commit),
@@ -80,6 +82,8 @@ export type {
   RunContext,
   RunMemory,
   IdentityMemory,
+  VerifierMemory,
+  VerifierAsk,
   Defaults,
   Prompter,
   ForceCheck,

@@ -1,305 +1,205 @@
 /**
- * `verify`: waits until every instance is in change event application (or already committing),
- * starts the verifier's check, tells it writes are off if asked, and polls it until `idle`.
- * Fails with the counters when failedTasks > 0 or the verifier reports an error. An `idle` is a
- * result only once the verifier has moved since this step began (a phase other than idle, or
- * other counters). Idle with the counters from before proves nothing: the real verifier answers
- * `check` at once and starts it later, ignores a check while one runs, and goes straight back to
- * idle with its old counters when asked to check again after finishing. So the step waits for
- * movement (saying so) and fails at its timeout rather than pass on such an idle.
+ * `verify`: the verification's end, in the documented order (after commit, once the sync is
+ * COMMITTED): the run's check (started here if no `startVerification` did), then `writesOff`
+ * once, then the verifier's progress until it finishes. Passes only on a result this run can
+ * trust: `idle` after the run's check ran, `error` null, `failedTasks` 0 **and**
+ * `metadataMismatchTasks` 0 (service facts: index, shard-key and collection-option differences
+ * are counted only there). The protocol rules (one request at a time, nothing resent while it may
+ * be in flight, a gone verifier fails fast) are src/steps/kit/verifier.ts's.
  */
-import { setTimeout as sleep } from "node:timers/promises";
-import { ServiceError, type VerifierClient, type VerifierProgress } from "../api/index.js";
+import type { VerifierProgress } from "../api/index.js";
 import { errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
 import type { VerifyBody } from "../runbook/types.js";
-import { StepFailure, type StepContext } from "./kit/context.js";
+import type { StepContext } from "./kit/context.js";
+import { StepFailure } from "./kit/context.js";
 import type { StepKindDef } from "./kit/define.js";
-import { toEach } from "./kit/define.js";
 import { checkInterlock } from "./kit/fleet-ops.js";
-import { poll } from "./kit/poll.js";
-import { cloneFlow } from "./kit/sequence.js";
-import { abortReason, waitUntil } from "./kit/wait.js";
-import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./kit/rechecks.js";
-import type { FleetSnapshot } from "../fleet/index.js";
+import { cloneFlow, listStates } from "./kit/sequence.js";
+import { abortReason } from "./kit/wait.js";
+import {
+  askOf,
+  awaitResult,
+  describeVerifier,
+  ensureCheck,
+  refused,
+  verifierTools,
+  type VerifierTools,
+} from "./kit/verifier.js";
+import { checkNeedsCea, checkRequests } from "./start-verification.js";
 
 type Body = NonNullable<VerifyBody>;
 
-const CEA = "change event application";
-/** Polls of an unchanged idle verifier before the step says it is waiting for movement. */
-const STILL_POLLS = 3;
-const STILL =
-  "An idle verifier that never moves either has not started the check yet, or finished one before this step could see it (a check over little data, or an earlier check: the verifier does not run a second one). Restart the verifier and run this step again.";
+/** facts: "Before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and hidden indexes visible on the destination". */
+export const METADATA_BEFORE_COMMIT =
+  "before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and hidden indexes visible on the destination, so index metadata differs by design and the verifier counts it in metadataMismatchTasks";
 
 export const verify: StepKindDef<Body> = {
   body: (step) => (step.verify === undefined ? undefined : (step.verify ?? {})),
   title: () => "Verify the destination against the source",
   plan: (b, to) => [
-    ...toEach(to, "GET", "/api/v1/progress", { note: "polled until change event application" }),
-    ...(b.startCheck !== false
-      ? [{ method: "POST" as const, target: to.verifier, path: "/api/v1/check", body: {} }]
-      : []),
-    ...(b.writesOff ? [{ method: "POST" as const, target: to.verifier, path: "/api/v1/writesOff", body: {} }] : []),
-    { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until phase idle" },
+    ...checkRequests(b, to),
+    { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until the check runs" },
+    ...to.instances.map((target) => ({
+      method: "GET" as const,
+      target,
+      path: "/api/v1/progress",
+      note: "read once: the states writesOff meets",
+    })),
+    {
+      method: "POST",
+      target: to.verifier,
+      path: "/api/v1/writesOff",
+      body: {},
+      note: "once; never resent (not when already accepted in the run this one resumes)",
+    },
+    { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until phase idle: the result" },
   ],
   timing: (b) => ({ timeout: b.timeout, pollInterval: b.pollInterval }),
-  sequence(b, at) {
+  sequence(_b, at) {
     const f = at.flow;
-    const states = f.states;
-    if (states.size > 0 && [...states].every((s) => s === "IDLE")) {
-      at.report(
-        "verify-before-cea",
-        "No sync is running here (the fleet is IDLE until start), so change event application is never reached and verification cannot begin.",
-      );
-    } else if (!f.ceaReached && states.has("PAUSED") && [...states].every((s) => s === "PAUSED" || s === "IDLE")) {
-      at.report(
-        "verify-before-cea",
-        "The sync is paused here and has not been seen in change event application: it cannot reach it until resumed.",
-      );
-    }
-    if (b.writesOff === true && !f.writesStopped && at.runbook.writesStoppedExternally !== true) {
+    if (!f.checkMust) checkNeedsCea(at, "verification");
+    if (!f.writesStopped && at.runbook.writesStoppedExternally !== true)
       at.report(
         "verify-writes-off-early",
-        "writesOff tells the verifier that writes to the source have stopped, and no stopWrites step is sure to have run before this verify.",
-        ["writesOff"],
+        "This verify tells the verifier that writes to the source have stopped (writesOff), and no stopWrites step is sure to have run before it.",
       );
-    }
-    if (b.startCheck !== false && b.writesOff !== true && at.step.continueOnError !== true) {
+    const committedOnly = [...f.states].every((s) => s === "COMMITTED");
+    const commitInRunbook = at.runbook.steps.some((s) => "commit" in s && s.when !== false);
+    if (!committedOnly && (commitInRunbook || !f.states.has("COMMITTED")))
       at.report(
-        "verify-without-writes-off",
-        "This verify starts the verifier's check but never tells it that writes have stopped (`writesOff`), so the verifier keeps rechecking and the step waits until its timeout.",
+        "writes-off-before-commit",
+        `This verify sends writesOff while the sync can still be ${listStates([...f.states].filter((s) => s !== "COMMITTED"))}: ${METADATA_BEFORE_COMMIT}. The verification then fails on those collections.`,
       );
-    }
     const failed = cloneFlow(f);
-    failed.verifying ??= { at: at.index, embedded: false };
+    failed.verifying = { at: at.index, embedded: false };
+    failed.checkMay ??= at.index;
+    failed.writesOffMay = true;
+    f.checkMay ??= at.index;
+    f.checkMust = true;
+    f.writesOffMay = true;
+    f.writesOffMust = true;
     f.ceaReached = true;
     if (f.verifying && !f.verifying.embedded) f.verifying = undefined;
     return { ok: f, failed };
   },
   async run(ctx, body) {
-    const verifier = ctx.run.verifier;
-    if (!verifier)
-      throw new StepFailure("verify needs the runbook's `verifier:` URL", {
-        hint: "Add `verifier: http://host:port` (the verifier's own port, e.g. 27020).",
-      });
-    const pollMs = ctx.pollMs;
-    await waitUntil(ctx, {
-      pollMs,
-      slowAfterMs: ctx.slowAfterMs,
-      describe: "change event application on every instance",
-      evaluate: (snap) => {
-        const failing = snap.instances
-          .filter(
-            (i) =>
-              !(
-                i.progress &&
-                (i.progress.info === CEA ||
-                  i.progress.canCommit === true ||
-                  i.progress.state === "COMMITTING" ||
-                  i.progress.state === "COMMITTED")
-              ),
-          )
-          .map((i) => ({
-            instance: instanceLabel(i.ref),
-            condition: `info ${CEA}`,
-            value: i.progress ? (i.progress.info ?? i.progress.state) : (i.error?.message ?? "unreachable"),
-          }));
-        return { met: failing.length === 0, failing };
-      },
-    });
-    // what the verifier showed before this step asked anything: a result is only a result if
-    // something moved since (an idle verifier with an earlier check's counters proves nothing)
-    // (read until it answers: without it an earlier check's counters would look like movement)
-    const baseline = JSON.stringify((await readBaseline(ctx, verifier)).verificationStatus ?? null);
-    if (body.startCheck !== false) await command(ctx, "check", baseline);
-    if (body.writesOff) {
-      const stopped =
-        ctx.run.memory.writesStopped || ctx.run.runbook.writesStoppedExternally === true || ctx.run.memory.commitSent;
-      checkInterlock(
-        ctx,
-        "writes-stopped",
-        stopped,
-        stopped
-          ? "writes are stopped: the verifier may be told so (writesOff)"
-          : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
-      );
-      await command(ctx, "writesOff", baseline);
-    }
-    let worked = false;
-    let unchangedPolls = 0;
-    // minutes of rechecking are said while there is time, naming the instances that hint at writes
-    const rechecks = watchRechecks(ctx.run.defaults.scale(RECHECK_WARN_MS));
-    let fleetBefore: FleetSnapshot | undefined;
-    const sayRechecks = async (message: string, signal: AbortSignal): Promise<void> => {
-      const snap = await ctx.run.fleet.progress(signal).catch(() => undefined);
-      const hint = snap ? writingInstances(fleetBefore, snap) : [];
-      if (snap) fleetBefore = snap;
-      ctx.run.emit("log", {
-        level: "warn",
-        index: ctx.index,
-        message: `${message}${hint.length ? `; instances that still see changes: ${hint.join(", ")}` : ""}`,
-      });
-    };
-    let last: VerifierProgress | undefined;
-    try {
-      await poll({
-        read: async (signal) => {
-          try {
-            const p = await verifier.progress({ signal });
-            ctx.run.emit("verifier.sampled", { progress: p });
-            const recheck = rechecks.observe(p);
-            if (recheck) await sayRechecks(recheck, signal);
-            return p;
-          } catch (err) {
-            if (signal.aborted) throw err;
-            ctx.run.emit("log", {
-              level: "warn",
-              index: ctx.index,
-              message: `verifier progress: ${errorMessage(err)}; retrying`,
-            });
-            return undefined;
-          }
-        },
-        judge: (p) => {
-          if (!p) return undefined;
-          last = p;
-          const s = p.verificationStatus;
-          if (p.error !== null && p.error !== undefined)
-            throw new StepFailure(`the verifier failed: ${JSON.stringify(p.error)}`, {
-              hint: "The verifier itself failed (not a data mismatch): see its log, then verify again.",
-            });
-          if (s && (s.failedTasks ?? 0) > 0)
-            throw new StepFailure(`verification found inconsistencies: ${counters(p)}`, {
-              hint: "Do not commit: the destination differs from the source (writes during the sync or commit, or DDL during verification).",
-            });
-          if (p.phase !== "idle" || JSON.stringify(s ?? null) !== baseline) worked = true;
-          else if (!worked && ++unchangedPolls === STILL_POLLS) {
-            ctx.run.emit("log", {
-              level: "warn",
-              index: ctx.index,
-              message: `the verifier is idle with the counters it had before this step (${counters(p)}): waiting for it to move. ${STILL}`,
-            });
-          }
-          if (p.phase === "idle" && worked) {
-            ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${counters(p)}` });
-            return true;
-          }
-          return undefined;
-        },
-        every: pollMs,
-        signal: ctx.signal,
-      });
-    } catch (err) {
-      if (!ctx.signal.aborted) throw err;
-      const failure = abortReason(
-        ctx,
-        [
-          {
-            instance: "verifier",
-            condition: worked ? "phase idle" : "phase idle, after moving since the step began",
-            value: last?.phase,
-          },
-        ],
-        { describe: "the verifier to finish" },
-      );
-      if (!worked && failure instanceof StepFailure)
-        throw new StepFailure(`${failure.message}; it never moved, so there is no result to trust`, {
-          reason: failure.reason,
-          hint: STILL,
+    const t = verifierTools(ctx, body);
+    const m = ctx.run.memory.verifier;
+    // writesOff says writes have stopped: refused before anything is sent when they are not
+    if (!m.writesOff || m.writesOff.answered === "error") writesStoppedInterlock(ctx);
+    // a verifier that restarts loses the check and writesOff: the verification begins again, once
+    for (let round = 0; ; round++) {
+      await ensureCheck(ctx, t);
+      const before = await writesOff(ctx, t);
+      const result = await awaitResult(ctx, t);
+      if (result !== "lost") return judge(ctx, result, before);
+      if (round > 0)
+        throw new StepFailure("the verifier lost this run's verification twice (it shows no check: it restarted)", {
+          hint: "Is something restarting the verifier? Read its log; run again with --resume once it stays up.",
         });
-      throw failure;
-    }
-  },
-};
-
-/** The verifier's progress before this step asks anything, read until it answers. */
-async function readBaseline(ctx: StepContext, verifier: VerifierClient): Promise<VerifierProgress> {
-  try {
-    const r = await poll({
-      read: async (signal) => {
-        try {
-          const p = await verifier.progress({ signal });
-          ctx.run.emit("verifier.sampled", { progress: p });
-          return p;
-        } catch (err) {
-          if (signal.aborted) throw err;
-          ctx.run.emit("log", {
-            level: "warn",
-            index: ctx.index,
-            message: `verifier progress (before the check): ${errorMessage(err)}; retrying`,
-          });
-          return undefined;
-        }
-      },
-      judge: (p) => p,
-      every: ctx.pollMs,
-      signal: ctx.signal,
-    });
-    if (!r.done) throw new Error("unreachable: a poll without giveUpMs always ends with a result");
-    return r.result;
-  } catch (err) {
-    if (!ctx.signal.aborted) throw err;
-    throw abortReason(ctx, [{ instance: "verifier", condition: "progress readable", value: "failing" }], {
-      describe: "the verifier's progress before its check",
-    });
-  }
-}
-
-function counters(p: VerifierProgress): string {
-  const s = p.verificationStatus;
-  if (!s) return `phase ${p.phase}`;
-  return `phase ${p.phase}, ${Object.entries(s)
-    .map(([k, v]) => `${k} ${String(v)}`)
-    .join(", ")}`;
-}
-
-/**
- * `check` and `writesOff` to the verifier. Not retried blindly either: after a lost answer,
- * `writesOff` (idempotent) is sent again, and `check` only when the verifier's progress shows no
- * check running (a second check would be refused as "already in progress").
- */
-async function command(ctx: StepContext, op: "check" | "writesOff", baseline: string): Promise<void> {
-  const v = ctx.run.verifier;
-  if (!v) return;
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await (op === "check" ? v.check({ signal: ctx.signal }) : v.writesOff({ signal: ctx.signal }));
-      return;
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      lastError = err;
-      if (err instanceof ServiceError) {
-        // our own earlier check, whose answer was lost, is running: that is what we asked for
-        if (op === "check" && attempt > 0) return;
-        break;
-      }
       ctx.run.emit("decision", {
         index: ctx.index,
         id: ctx.id,
         kind: "reconcile",
         ok: true,
-        reason: `verifier ${op}: no answer (${errorMessage(err)}); reading its progress before sending it again`,
+        reason:
+          "the verifier shows no check any more (phase idle, generation 0, no task): it restarted and lost this run's check and writesOff; the verification begins again",
       });
-      await sleep(250 * 2 ** attempt, undefined, { signal: ctx.signal });
-      if (op === "check") {
-        // took effect only if the verifier moved since the step began: counters left by an
-        // earlier check prove nothing
-        const p = await v.progress({ signal: ctx.signal }).catch(() => undefined);
-        if (p && (p.phase !== "idle" || JSON.stringify(p.verificationStatus ?? null) !== baseline)) {
-          ctx.run.emit("decision", {
-            index: ctx.index,
-            id: ctx.id,
-            kind: "reconcile",
-            ok: true,
-            reason: `verifier check took effect (phase ${p.phase}): not sent again`,
-          });
-          return;
-        }
-      }
+      for (const k of ["baseline", "adopted", "check", "writesOff"] as const) delete m[k];
     }
+  },
+};
+
+/**
+ * writesOff, once per verification: not when the run (or the run it resumes) had it accepted, nor
+ * when it was sent without an answer (it may have arrived; a second one while it is in flight
+ * shuts the verifier down: the verifier finishing shows it arrived). Returns the fleet's states it
+ * met, when this step sent it.
+ */
+async function writesOff(ctx: StepContext, t: VerifierTools): Promise<string[] | undefined> {
+  const m = ctx.run.memory.verifier;
+  const earlier = m.writesOff;
+  if (earlier && earlier.answered !== "error") {
+    ctx.run.emit("decision", {
+      index: ctx.index,
+      id: ctx.id,
+      kind: "reconcile",
+      ok: true,
+      reason:
+        earlier.answered === "ok"
+          ? "writesOff was accepted earlier in this run: not sent again"
+          : "writesOff was sent earlier in this run and its answer was lost: not sent again (a second one while it may be in flight shuts the verifier down); the verifier finishing shows it arrived",
+    });
+    return undefined;
   }
-  throw new StepFailure(`verifier ${op}: ${errorMessage(lastError)}`, {
-    hint: "Is the verifier running at the runbook's `verifier:` URL?",
+  // the states writesOff meets: before COMMITTED the destination's index metadata differs by design
+  const snap = await ctx.run.fleet.progress(ctx.signal);
+  const states = snap.instances.map((i) => `${instanceLabel(i.ref)} ${i.progress?.state ?? "unknown"}`);
+  const early = snap.instances.filter((i) => i.progress !== undefined && i.progress.state !== "COMMITTED");
+  if (early.length > 0)
+    ctx.run.emit("log", {
+      level: "warn",
+      index: ctx.index,
+      message: `writesOff before the sync is COMMITTED (${early.map((i) => `${instanceLabel(i.ref)} ${i.progress?.state ?? "?"}`).join(", ")}): ${METADATA_BEFORE_COMMIT}`,
+    });
+  const at = Date.now();
+  const o = await t.v.tryCommand("writesOff", { signal: ctx.signal, timeoutMs: t.requestTimeoutMs });
+  m.writesOff = askOf(o, at);
+  if (o.ok) return early.length > 0 ? states : [];
+  refused("writesOff", o.error, earlier);
+  ctx.run.emit("decision", {
+    index: ctx.index,
+    id: ctx.id,
+    kind: "reconcile",
+    ok: true,
+    reason: `verifier writesOff: no answer (${errorMessage(o.error)}); not sent again (a second one while it may be in flight shuts the verifier down): the verifier finishing will show it arrived`,
   });
+  if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier's answer to writesOff" });
+  return early.length > 0 ? states : [];
+}
+
+/** writesOff tells the verifier that writes to the source have stopped: only when they have. */
+function writesStoppedInterlock(ctx: StepContext): void {
+  const { memory, runbook } = ctx.run;
+  const stopped = memory.writesStopped || runbook.writesStoppedExternally === true || memory.commitSent;
+  checkInterlock(
+    ctx,
+    "writes-stopped",
+    stopped,
+    stopped
+      ? "writes are stopped: the verifier may be told so (writesOff)"
+      : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
+    "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
+  );
+}
+
+/** The result: idle after the run's check, error null, failedTasks 0 and metadataMismatchTasks 0. */
+function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefined): void {
+  const s = p.verificationStatus;
+  const failed = s?.failedTasks;
+  const mismatched = s?.metadataMismatchTasks;
+  if (typeof failed !== "number" || typeof mismatched !== "number")
+    throw new StepFailure(
+      `the verifier finished without its counters (failedTasks and metadataMismatchTasks): no result to trust (${describeVerifier(p)})`,
+      { hint: "Read the verifier's /api/v1/summary and its log; is this the migration verifier?" },
+    );
+  if (failed > 0 || mismatched > 0) {
+    const parts = [
+      failed > 0 ? `${failed} failed task(s) (documents differ)` : "",
+      mismatched > 0
+        ? `${mismatched} metadata mismatch task(s) (indexes, shard keys or collection options differ)`
+        : "",
+    ].filter(Boolean);
+    const early = before !== undefined && before.length > 0;
+    throw new StepFailure(`verification found differences: ${parts.join(", ")}; ${describeVerifier(p)}`, {
+      hint:
+        mismatched > 0 && early
+          ? `writesOff reached the verifier before the sync was COMMITTED (${before.join(", ")}): ${METADATA_BEFORE_COMMIT}. Verify after commit (a verify step after \`waitFor: { state: COMMITTED }\`), with a new verifier.`
+          : mismatched > 0 && failed === 0
+            ? "Index, shard-key or collection-option differences: the verifier's /api/v1/nsMismatches lists them. (If writesOff went before the sync was COMMITTED, index metadata differs by design: verify after commit.)"
+            : "The destination differs from the source (writes during the sync's commit, DDL during verification, or a fleet error): the verifier's /api/v1/docMismatches and /nsMismatches list the differences. Do not move the application before they are understood.",
+    });
+  }
+  ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${describeVerifier(p)}` });
 }

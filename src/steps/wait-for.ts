@@ -1,5 +1,5 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
-import { evaluate, readCondition, type ConditionBody } from "../fleet/index.js";
+import { evaluate, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, atLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
@@ -15,9 +15,28 @@ export function conditionSequence(
   body: ConditionBody,
   at: SequenceStep,
   never: (reason: string) => void,
+  verifierNeverIdle: (reason: string) => void = never,
 ): SequenceOutcome {
   const f = at.flow;
   const c = readCondition(body).model;
+  // the verifier's check never ends before writesOff (service facts): idle cannot come
+  if (
+    c.verifierIdle &&
+    f.checkMust &&
+    !f.writesOffMay &&
+    f.checkMay !== undefined &&
+    at.step.continueOnError !== true
+  ) {
+    verifierNeverIdle(
+      `the verifier's check started by ${at.line(f.checkMay)} is never idle until it is told writes are off, and no writesOff (a \`verify\` step) comes before this`,
+    );
+    return { ok: f };
+  }
+  const embedded = embeddedNever(c, at);
+  if (embedded !== undefined) {
+    if (at.step.continueOnError !== true) never(embedded);
+    return { ok: f };
+  }
   const { feasible, reason } = narrow(f.states, c);
   if (feasible.size === 0) {
     if (at.step.continueOnError !== true && reason) never(reason);
@@ -28,6 +47,20 @@ export function conditionSequence(
   if (c.canCommit === true || c.info === CEA) f.ceaReached = true;
   if ([...feasible].every((s) => s === "COMMITTED")) f.pendingCommits = new Set();
   return { ok: f };
+}
+
+/** Why a condition on the embedded verifier can never hold here, if it cannot. */
+function embeddedNever(c: ConditionModel, at: SequenceStep): string | undefined {
+  const e = c.embedded;
+  if (!e) return undefined;
+  if (at.runbook.serviceVersion !== undefined && !at.atLeast("1.9"))
+    return `progress has no \`verification\` before service 1.9 (the runbook declares ${at.runbook.serviceVersion})`;
+  if (e.lagBelowSeconds !== undefined && e.lagBelowSeconds <= 0)
+    return `verification lagBelow ${e.lagBelowSeconds} asks for a lag below 0, which it never is`;
+  const starts = at.runbook.steps.flatMap((s) => ("start" in s && s.start ? [s.start] : []));
+  if (e.phase !== "not started" && starts.length > 0 && starts.every((b) => b.verification?.enabled === false))
+    return "the start turns the embedded verifier off (`verification: { enabled: false }`), so its phases stay `not started`";
+  return undefined;
 }
 
 export const waitFor: StepKindDef<WaitForBody> = {
@@ -50,11 +83,19 @@ export const waitFor: StepKindDef<WaitForBody> = {
   },
   timing: (b) => ({ timeout: b.timeout, pollInterval: b.pollInterval, slowAfter: b.slowAfter }),
   sequence: (b, at) =>
-    conditionSequence(b, at, (reason) =>
-      at.report(
-        "wait-never-holds",
-        `This waitFor can never be satisfied here: ${reason}. It would wait until its timeout and fail.`,
-      ),
+    conditionSequence(
+      b,
+      at,
+      (reason) =>
+        at.report(
+          "wait-never-holds",
+          `This waitFor can never be satisfied here: ${reason}. It would wait until its timeout and fail.`,
+        ),
+      (reason) =>
+        at.report(
+          "verifier-wait-without-writes-off",
+          `This waitFor waits for the verifier's result, which never comes here: ${reason}. It would wait until its timeout and fail.`,
+        ),
     ),
   async run(ctx, body) {
     const cond = readCondition(body);

@@ -62,19 +62,20 @@ describe("GITHUB_STEP_SUMMARY", () => {
     expect(md).toContain("### syncbook rehearse sales-rs-to-sharded: ✅ COMMITTED");
     expect(md).toContain("| verdict | committed on all 1 instance(s) |");
     expect(md).toContain("| writes lost | 0 |");
-    expect(md).toMatch(/\| verifier \| phase \w+, failedTasks 0 \|/);
+    expect(md).toMatch(/\| verifier \| phase idle, failedTasks 0, metadataMismatchTasks 0 \|/);
     expect(md).toContain("| exit code | 0 |");
     const ids = [
       "start",
       "copy-started",
       "ready",
+      "check",
       "stop-writes",
       "drained",
-      "verify",
       "go",
       "commit",
       "committed",
       "destination-writable",
+      "verify",
       "announce",
     ];
     const steps = md.split("\n").filter((l) => /^\| \d+ \| /.test(l));

@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
 import {
+  CHECK,
   COMMIT,
   COMMITTED,
   CUTOVER,
@@ -57,8 +58,8 @@ process.kill(process.ppid, "SIGKILL");
 await new Promise((r) => setTimeout(r, 10_000));
 `;
 
-const BODY = [START, READY, STOP, DRAINED, VERIFY, COMMIT, COMMITTED];
-const IDS = ["start", "ready", "stop-writes", "drained", "verify", "commit", "committed"];
+const BODY = [START, READY, CHECK, STOP, DRAINED, COMMIT, COMMITTED, VERIFY];
+const IDS = ["start", "ready", "check", "stop-writes", "drained", "commit", "committed", "verify"];
 
 /** p0, start, p1, ready, …, committed, p7: a probe before, between and after the cutover's steps. */
 function probedSteps(script: string): string {
@@ -107,6 +108,11 @@ function assertCommittedOnce(s: Simulator, o: Outcome, label: string): void {
   expect(posts(s, "commit"), where).toEqual([1, 1]);
   expect(st.writes.lost, where).toBe(0);
   expect(st.fleetErrors, where).toEqual([]);
+  // the verifier's operational requests are never resent blindly (service facts: a second one while the
+  // first is in flight shuts it down): one check and one writesOff, adopted by the resumed run
+  const v = s.control.counts().verifier;
+  expect([v["POST /api/v1/check"], v["POST /api/v1/writesOff"]], where).toEqual([1, 1]);
+  expect(st.verifier.exited, where).toBeNull();
   for (const r of [o.first, ...o.resumes]) expect(r.all, where).not.toMatch(/\n\s+at .*\.js:\d+/);
   if (o.first.signal === "SIGKILL") {
     // the dead runner's lock is taken over, and said so
@@ -147,16 +153,14 @@ describe.concurrent("kill -9 at exact points (from inside the runner), then --re
     { label: "in the middle of the ready wait (lag held at 30 s)", probe: "p1", wait: "ready", hold: "lag-floor=30" },
     {
       label: "in the middle of the drained wait, writes stopped (lag held at 30 s)",
-      probe: "p3",
+      probe: "p4",
       wait: "drained",
       hold: "lag-floor=30",
     },
-    // a check that takes about a second of wall time, as a real one takes long: one that starts
-    // and ends between two polls leaves nothing a verify step may call a result (it would wait
-    // for movement until its timeout)
+    // a check that takes about a second of wall time, as a real one takes long
     {
       label: "in the middle of verify (verifier progress failing)",
-      probe: "p4",
+      probe: "p7",
       wait: "verify",
       hold: "http500=1@verifier/progress",
       model: { verifyBytesPerSecond: 8 * 2 ** 20 },
@@ -164,7 +168,7 @@ describe.concurrent("kill -9 at exact points (from inside the runner), then --re
     // committed with a lag of 300 s: COMMITTING lasts 3 s of wall time at timeScale 100
     {
       label: "in the middle of the committed wait (COMMITTING)",
-      probe: "p5",
+      probe: "p6",
       wait: "committed",
       hold: "lag-floor=300",
     },

@@ -14,6 +14,7 @@
 import { describe, expect, it } from "vitest";
 import type { FaultSpec } from "../../src/sim/index.js";
 import {
+  CHECK,
   COMMIT,
   COMMITTED,
   commitGuard,
@@ -135,11 +136,12 @@ async function runSchedule(sc: Schedule): Promise<void> {
       START +
       READY +
       (sc.pauseResume ? PAUSE_RESUME : "") +
+      CHECK +
       stopVia(s.verifierUrl) +
       DRAINED +
-      VERIFY +
       COMMIT +
-      COMMITTED;
+      COMMITTED +
+      VERIFY;
     const yaml = cutoverYaml(s, {
       steps,
       defaults: "{ pollInterval: 40ms, timeout: 1500ms, requestTimeout: 500ms, retry: { giveUpAfter: 700ms } }",

@@ -218,6 +218,51 @@ describe("shorthands", () => {
   });
 });
 
+describe("verification shorthands", () => {
+  // facts: "Success: phase `idle` after a check ran, `error` null, `failedTasks` 0 and `metadataMismatchTasks` 0"
+  it("metadataMismatchTasks judges the verifier's metadata differences", () => {
+    const s = snap([running(0)]);
+    const mismatched = verifier({ verificationStatus: { failedTasks: 0, metadataMismatchTasks: 4 } });
+    expect(evaluate({ phase: "idle", failedTasks: 0, metadataMismatchTasks: 0 }, s, mismatched)).toEqual({
+      met: false,
+      failing: [{ instance: "verifier", condition: "metadataMismatchTasks 0", value: 4 }],
+    });
+    expect(evaluate({ metadataMismatchTasks: 0 }, s, verifier()).met).toBe(true);
+  });
+
+  // facts (1.9): "`verification.source` / `.destination` … `lagTimeSeconds`, … `phase` (`"not started"`,
+  // `"initial hashing"`, `"stream hashing"`)"; the recommended cutover: "both `verification` phases in `stream
+  // hashing`, their lag near 0"
+  it("verification: both sides of the embedded verifier, on every instance; null (IDLE) and absent (< 1.9) fail", () => {
+    const side = (phase: string, lag: number | null) => ({
+      phase,
+      lagTimeSeconds: lag,
+      totalCollectionCount: 3,
+      scannedCollectionCount: 3,
+    });
+    const streaming = { source: side("stream hashing", 1), destination: side("stream hashing", 2) };
+    const body: ConditionBody = { verification: { phase: "stream hashing", lagBelow: 5 } };
+    expect(evaluate(body, snap([running(0, { verification: streaming })], true))).toEqual({ met: true, failing: [] });
+    const behind = { source: side("stream hashing", 9), destination: side("initial hashing", null) };
+    expect(evaluate(body, snap([running(0, { verification: behind })], true))).toEqual({
+      met: false,
+      failing: [
+        { instance: "s0", condition: "verification.destination.phase stream hashing", value: "initial hashing" },
+        { instance: "s0", condition: "verification.source lagBelow 5", value: 9 },
+        { instance: "s0", condition: "verification.destination lagBelow 5", value: null },
+      ],
+    });
+    expect(
+      evaluate({ verification: { phase: "stream hashing" } }, snap([{ ...idle(), verification: null }], true)).failing,
+    ).toEqual([
+      { instance: "s0", condition: "verification.source.phase stream hashing", value: null },
+      { instance: "s0", condition: "verification.destination.phase stream hashing", value: null },
+    ]);
+    expect(evaluate({ verification: { phase: "stream hashing" } }, snap([running(0)])).met).toBe(false);
+    expect(readCondition(body).text).toBe("verification phase stream hashing, verification lagBelow 5");
+  });
+});
+
 describe("expect", () => {
   const s = snap([running(0), running(1, { lagTimeSeconds: 9, totalEventsApplied: 5 })], true);
 

@@ -7,6 +7,9 @@
 import { describe, expect, it } from "vitest";
 import { COMMIT, READY, START, STOP, findings, lintYaml, runbook } from "../support/lint.js";
 
+const CHECK = "  - startVerification: {}\n";
+const VERIFY = "  - verify: {}\n";
+
 async function problems(yaml: string): Promise<string[]> {
   const { loader, rules } = await lintYaml(yaml);
   expect(loader).toEqual([]);
@@ -22,7 +25,7 @@ describe("state model", () => {
   });
 
   it("a cutover-only runbook (no start) on a fleet already RUNNING lints clean", async () => {
-    expect(await problems(runbook(READY + "  - verify: { startCheck: false }\n" + STOP + COMMIT))).toEqual([]);
+    expect(await problems(runbook(READY + CHECK + STOP + COMMIT + VERIFY))).toEqual([]);
   });
 
   it("judges nothing it cannot know: without start, resume or reverse at the top may be valid", async () => {
@@ -126,19 +129,20 @@ describe("state model", () => {
     ]);
   });
 
-  it("verify while paused before change event application is reported; after CEA was seen it is not", async () => {
-    const early = START + "  - pause: {}\n  - verify: { startCheck: false }\n  - resume: {}\n" + READY + STOP + COMMIT;
+  it("a check while paused before change event application is reported; after CEA was seen it is not", async () => {
+    const early = START + "  - pause: {}\n" + CHECK + "  - resume: {}\n" + READY + STOP + COMMIT + VERIFY;
     expect(await problems(runbook(early))).toEqual(["verify-before-cea"]);
-    const late =
-      START + READY + "  - pause: {}\n  - verify: { startCheck: false }\n  - resume: {}\n" + READY + STOP + COMMIT;
+    const late = START + READY + "  - pause: {}\n" + CHECK + "  - resume: {}\n" + READY + STOP + COMMIT + VERIFY;
     expect(await problems(runbook(late))).toEqual([]);
   });
 
   it("hooks are fine once verification has completed, and with the embedded verifier turned off", async () => {
     const hook = "  - hook: { use: shell, with: { command: [mongosh, --eval, 'db.x.createIndex({a: 1})'] } }\n";
-    expect(
-      await problems(runbook(START + READY + "  - verify: { startCheck: false }\n" + hook + STOP + COMMIT)),
-    ).toEqual([]);
+    expect(await problems(runbook(START + READY + CHECK + STOP + COMMIT + VERIFY + hook))).toEqual([]);
+    // while the check runs (from startVerification to verify), the same hook is DDL during verification
+    expect(await problems(runbook(START + READY + CHECK + hook + STOP + COMMIT + VERIFY))).toEqual([
+      "ddl-during-verify",
+    ]);
     const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
     expect(
       await problems(
@@ -148,6 +152,78 @@ describe("state model", () => {
         ),
       ),
     ).toEqual([]);
+  });
+});
+
+describe('verification in the documented order (service facts: "The recommended cutover")', () => {
+  const WRITABLE = "  - waitFor: { canWrite: true, on: coordinator }\n";
+
+  it("check during change event application, writesOff after COMMITTED and canWrite: clean", async () => {
+    expect(await problems(runbook(START + READY + CHECK + STOP + READY + COMMIT + WRITABLE + VERIFY))).toEqual([]);
+    // verify alone (it starts the check itself) after commit: clean too
+    expect(await problems(runbook(START + READY + STOP + COMMIT + VERIFY))).toEqual([]);
+  });
+
+  it('"writesOff belongs after the sync is COMMITTED": verify before commit, or before COMMITTED, is a warning', async () => {
+    expect(await problems(runbook(START + READY + CHECK + STOP + VERIFY + COMMIT))).toEqual([
+      "writes-off-before-commit",
+    ]);
+    // right after commit the sync is COMMITTING (or COMMITTED): not certain yet
+    const { rules } = await lintYaml(
+      runbook(START + READY + CHECK + STOP + "  - commit: {}\n" + VERIFY + "  - waitFor: { state: COMMITTED }\n"),
+    );
+    const early = rules.filter((d) => d.rule === "writes-off-before-commit");
+    expect(early).toHaveLength(1);
+    expect(early[0]!.message).toMatch(/COMMITTING/);
+    expect(early[0]!.message).toMatch(
+      /unique indexes non-unique, TTL indexes at their largest value and hidden indexes visible/,
+    );
+  });
+
+  it("a runbook that only verifies (no commit in it, states unknown) is not warned: lint cannot know", async () => {
+    expect(await problems(runbook(VERIFY, "writesStoppedExternally: true\n"))).toEqual([]);
+  });
+
+  it("verify before writes are stopped is warned (writesOff says writes stopped)", async () => {
+    expect(await problems(runbook(START + READY + VERIFY + STOP + COMMIT))).toEqual([
+      "verify-writes-off-early",
+      "writes-off-before-commit",
+    ]);
+  });
+
+  it("a wait for the verifier's result before any writesOff never ends: an error; after verify it is fine", async () => {
+    const idle = "  - waitFor: { phase: idle }\n";
+    expect(await problems(runbook(START + READY + CHECK + idle + STOP + COMMIT + VERIFY))).toEqual([
+      "verifier-wait-without-writes-off",
+    ]);
+    const viaExpect = "  - waitFor: { expect: [{ path: verifier.phase, equals: idle }] }\n";
+    expect(await problems(runbook(START + READY + CHECK + viaExpect + STOP + COMMIT + VERIFY))).toEqual([
+      "verifier-wait-without-writes-off",
+    ]);
+    expect(await problems(runbook(START + READY + CHECK + STOP + COMMIT + VERIFY + idle))).toEqual([]);
+    // an assert of the result there can never hold either
+    expect(
+      await problems(runbook(START + READY + CHECK + "  - assert: { phase: idle }\n" + STOP + COMMIT + VERIFY)),
+    ).toEqual(["unreachable-after-assert"]);
+    // a check that may not have run (an interpolated when): not certain, not reported
+    const maybe = "  - startVerification: {}\n    when: ${vars.check}\n";
+    expect(
+      await problems(runbook(START + READY + maybe + idle + STOP + COMMIT + VERIFY, "vars: { check: true }\n")),
+    ).toEqual([]);
+  });
+
+  it("a check that no verify step finishes is warned", async () => {
+    expect(await problems(runbook(START + READY + CHECK + STOP + COMMIT))).toEqual(["verify-without-writes-off"]);
+  });
+
+  it("the embedded verifier's shorthand: on 1.9+, not before, not when the start turns it off, not in IDLE", async () => {
+    const wait = '  - waitFor: { verification: { phase: "stream hashing", lagBelow: 5 } }\n';
+    const v19 = (yaml: string): string => yaml.replace('"1.8.0"', '"1.9.0"');
+    expect(await problems(v19(runbook(START + READY + wait + STOP + COMMIT + VERIFY)))).toEqual([]);
+    expect(await problems(runbook(START + READY + wait + STOP + COMMIT + VERIFY))).toEqual(["wait-never-holds"]);
+    const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
+    expect(await problems(v19(runbook(off + READY + wait + STOP + COMMIT + VERIFY)))).toEqual(["wait-never-holds"]);
+    expect(await problems(v19(runbook(wait + START + READY + STOP + COMMIT + VERIFY)))).toEqual(["wait-never-holds"]);
   });
 });
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import {
+  CHECK,
   cli,
   COMMIT,
   CUTOVER,
@@ -34,10 +35,10 @@ describe("syncbook run: the whole cutover", () => {
   it("runs every step kind to COMMITTED: one start and one commit per instance, no write lost, a journal", async () => {
     s = await sim({ instances: 2 });
     const dir = tempDir();
-    const steps = `${START}${READY}  - { id: nap, sleep: 100ms }
-${STOP}${DRAINED}${VERIFY}  - { id: go, confirm: "Commit?" }
+    const steps = `${START}${READY}${CHECK}  - { id: nap, sleep: 100ms }
+${STOP}${DRAINED}  - { id: go, confirm: "Commit?" }
 ${COMMIT}  - { id: writable, assert: { state: COMMITTED, canWrite: true } }
-  - { id: hello, notify: "done with \${vars.who}" }
+${VERIFY}  - { id: hello, notify: "done with \${vars.who}" }
 `;
     const file = writeRunbook(dir, runbookFor(s, steps, "vars: { who: sales }\n"));
     const r = await cli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir });
@@ -170,12 +171,14 @@ describe("the verifier", () => {
     s = await sim();
     const dir = tempDir();
     // the runbook lies: writes are on during commit, so writes are lost and the verifier finds it
-    const steps = `${START}${READY}${COMMIT}  - { id: verify, verify: { writesOff: true } }\n`;
+    const steps = `${START}${READY}${COMMIT}${VERIFY}`;
     const file = writeRunbook(dir, runbookFor(s, steps, "writesStoppedExternally: true\n"));
     const r = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
     expect(s.control.state().writes.lost).toBeGreaterThan(0);
     expect(r.code).toBe(1);
-    expect(r.all).toMatch(/verification found inconsistencies: .*failedTasks [1-9]/);
+    expect(r.all).toMatch(
+      /verification found differences: \d+ failed task\(s\) \(documents differ\).*failedTasks [1-9]/,
+    );
   });
 });
 
@@ -292,7 +295,20 @@ describe("syncbook rehearse", () => {
     expect(r.code, r.all).toBe(0);
     expect(r.stdout).toMatch(/ {2}committed: +COMMITTED on all \d+ instance/);
     expect(r.stdout).toMatch(/writes lost: +0/);
+    // the documented order: the check during change event application, writesOff once COMMITTED
+    expect(r.stdout).toMatch(/verifier: +phase idle, failedTasks 0, metadataMismatchTasks 0\n/);
+    expect(r.all).toMatch(/verified: phase idle/);
     expect(existsSync(join(dir, "out", "report.html"))).toBe(true);
+  });
+
+  it("syncbook init's starter rehearses to COMMITTED, verified in the documented order", async () => {
+    const dir = tempDir();
+    const init = await cli(["init", "starter.yaml"], { cwd: dir });
+    expect(init.code, init.all).toBe(0);
+    const r = await cli(["rehearse", "starter.yaml", "--renderer", "simple"], { cwd: dir });
+    expect(r.code, r.all).toBe(0);
+    expect(r.stdout).toMatch(/rehearsal verdict: COMMITTED on all 1 instance/);
+    expect(r.stdout).toMatch(/verifier: +phase idle, failedTasks 0, metadataMismatchTasks 0\n/);
   });
 
   it("--keep-hooks runs the runbook's own shell hooks, pointed at the simulator: still COMMITTED, no write lost", async () => {

@@ -109,10 +109,10 @@ steps:
         env: { TOKEN: "\${env.SB_SECRET}" }
   - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }
   - { id: drained, waitFor: { canCommit: true, lagBelow: 3 } }
-  - { id: verify, verify: { writesOff: true } }
   - { id: tell, notify: "committing with \${env.SB_SECRET} now" }
   - { id: commit, commit: {} }
   - { id: committed, waitFor: { state: COMMITTED } }
+  - { id: verify, verify: {} }
 `;
 }
 

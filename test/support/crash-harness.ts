@@ -57,10 +57,13 @@ export const STOP =
 export const stopVia = (url: string): string =>
   `  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${url}" }, undo: { use: sim-writes, with: { url: "${url}", enabled: true } } } }\n`;
 export const DRAINED = "  - { id: drained, waitFor: { canCommit: true, lagBelow: 3 } }\n";
-export const VERIFY = "  - { id: verify, verify: { writesOff: true } }\n";
+/** The verifier's check, started during change event application (service facts: "The recommended cutover"). */
+export const CHECK = "  - { id: check, startVerification: {} }\n";
+/** writesOff and the verifier's result: after the sync is COMMITTED. */
+export const VERIFY = "  - { id: verify, verify: {} }\n";
 export const COMMIT = "  - { id: commit, commit: {} }\n";
 export const COMMITTED = "  - { id: committed, waitFor: { state: COMMITTED } }\n";
-export const CUTOVER = START + READY + STOP + DRAINED + VERIFY + COMMIT + COMMITTED;
+export const CUTOVER = START + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + VERIFY;
 
 /** Fast defaults for in-process runs at timeScale 200: a failing cell fails in a few seconds. */
 export const FAST_DEFAULTS = "{ pollInterval: 50ms, timeout: 5s, requestTimeout: 1s, retry: { giveUpAfter: 2s } }";

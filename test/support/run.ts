@@ -60,9 +60,12 @@ export const READY = "  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 }
 export const STOP =
   "  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
 export const DRAINED = "  - { id: drained, waitFor: { canCommit: true, lagBelow: 3 } }\n";
-export const VERIFY = "  - { id: verify, verify: { writesOff: true } }\n";
+/** The verifier's check, started during change event application (service facts: "The recommended cutover"). */
+export const CHECK = "  - { id: check, startVerification: {} }\n";
+/** writesOff and the verifier's result: after the sync is COMMITTED. */
+export const VERIFY = "  - { id: verify, verify: {} }\n";
 export const COMMIT = "  - { id: commit, commit: {} }\n  - { id: committed, waitFor: { state: COMMITTED } }\n";
-export const CUTOVER = START + READY + STOP + DRAINED + VERIFY + COMMIT;
+export const CUTOVER = START + READY + CHECK + STOP + DRAINED + COMMIT + VERIFY;
 
 export function writeRunbook(dir: string, yaml: string, name = "rb.yaml"): string {
   const file = join(dir, name);

@@ -2,7 +2,7 @@
  * What a step sees while it runs: the run (runbook, fleet, verifier, plugins, the event stream,
  * the run's memory for interlocks) and its own index, title, signal and time limit.
  */
-import type { VerifierClient } from "../../api/index.js";
+import type { VerifierClient, VerifierProgress } from "../../api/index.js";
 import type { Fleet } from "../../fleet/index.js";
 import type { PluginRegistry, PluginRunContext, UndoStack } from "../../plugin/index.js";
 import type { LoadedRunbook } from "../../runbook/index.js";
@@ -42,6 +42,8 @@ export interface RunMemory {
   identity: IdentityMemory;
   /** A command that reached part of the fleet and was refused by the rest, as said at the run's end. */
   split?: string;
+  /** What this run (or the run it resumes) asked the verifier: never resent blindly. */
+  verifier: VerifierMemory;
 }
 
 /** The fleet's identity as this run has seen it: the baseline later reads must agree with. */
@@ -69,6 +71,35 @@ export interface IdentityMemory {
 
 export function newIdentityMemory(): IdentityMemory {
   return { ids: new Map(), said: "" };
+}
+
+/**
+ * One operational request to the verifier and its outcome: `ok` accepted, `error` refused (or
+ * never sent), `unknown` no usable answer (it may have arrived: it is never resent while it may
+ * still be in flight, service facts: a second one shuts the verifier down).
+ */
+export interface VerifierAsk {
+  answered: "ok" | "error" | "unknown";
+  /** Epoch ms when it was sent. */
+  at: number;
+  /**
+   * No answer, and the request may still be on its way until its time limit has passed (it timed
+   * out or was cut short by the caller; or the journal has no answer line). A reset connection
+   * ended the exchange on both sides: not in flight.
+   */
+  inFlight?: boolean;
+  /** The refusal or transport error, when there was one. */
+  error?: string;
+}
+
+/** The run's verification: what the verifier showed when it began, and what it was asked since. */
+export interface VerifierMemory {
+  /** Its progress before this run's check (the `verifier.baseline` event, journaled). */
+  baseline?: VerifierProgress;
+  /** The check was already running when the verification began: adopted, not sent. */
+  adopted?: boolean;
+  check?: VerifierAsk;
+  writesOff?: VerifierAsk;
 }
 
 export interface Defaults {

@@ -44,6 +44,14 @@ export interface Flow {
   pendingCommits: Set<number>;
   /** May: verification in progress. */
   verifying: Verifying | undefined;
+  /** May: the step that first started the verifier's check (startVerification, verify). */
+  checkMay: number | undefined;
+  /** Must: the verifier's check has been started. */
+  checkMust: boolean;
+  /** May: the verifier has been told writes are off (a verify step ran, or failed after sending it). */
+  writesOffMay: boolean;
+  /** Must: the verifier has been told writes are off. */
+  writesOffMust: boolean;
 }
 
 /** What a step leaves: the flow when it succeeds, and when it fails (default: the flow before it). */
@@ -95,6 +103,11 @@ export function joinFlows(a: Flow, b: Flow): Flow {
     committed: a.committed ?? b.committed,
     pendingCommits: new Set([...a.pendingCommits, ...b.pendingCommits]),
     verifying: a.verifying ?? b.verifying,
+    checkMay:
+      a.checkMay === undefined ? b.checkMay : b.checkMay === undefined ? a.checkMay : Math.min(a.checkMay, b.checkMay),
+    checkMust: a.checkMust && b.checkMust,
+    writesOffMay: a.writesOffMay || b.writesOffMay,
+    writesOffMust: a.writesOffMust && b.writesOffMust,
   };
 }
 

@@ -1,0 +1,65 @@
+/**
+ * What a journal says the run asked the migration verifier, for `--resume` (src/steps/kit/verifier.ts
+ * acts on it): the baseline of the last verification that began (`verifier.baseline`: earlier asks
+ * no longer count), and that verification's check and writesOff with their answers. A request
+ * with no answer line (the runner died while it was in flight) is `unknown`: it may have arrived,
+ * and is never resent blindly.
+ */
+import type { VerifierAsk, VerifierMemory } from "../steps/index.js";
+import type { VerifierProgress } from "../api/types.js";
+import { isObject } from "./format.js";
+
+const PATH = /\/api\/v1\/(check|writesOff)\/?(?:[?#].*)?$/;
+
+export interface VerifierJournal {
+  /** One journal event, in order. */
+  apply(e: Record<string, unknown> & { type: string; at: number }): void;
+  /** A new writer (the file's header or a resume marker): request ids start over. */
+  newWriter(): void;
+  state(): VerifierMemory;
+}
+
+export function verifierJournal(): VerifierJournal {
+  const memory: VerifierMemory = {};
+  const pending = new Map<number, "check" | "writesOff">();
+  return {
+    apply(e) {
+      switch (e.type) {
+        case "verifier.baseline":
+          for (const k of ["check", "writesOff"] as const) delete memory[k];
+          pending.clear();
+          if (isObject(e.progress)) memory.baseline = e.progress as unknown as VerifierProgress;
+          memory.adopted = e.adopted === true;
+          // an adopted check is the verification's check: it runs, nothing was sent
+          if (memory.adopted) memory.check = { answered: "ok", at: e.at };
+          return;
+        case "request.sent": {
+          if (e.target !== "verifier" || typeof e.path !== "string") return;
+          const op = PATH.exec(e.path)?.[1] as "check" | "writesOff" | undefined;
+          if (!op) return;
+          // the latest send counts, but an accepted one is never downgraded
+          if (memory[op]?.answered !== "ok") memory[op] = { answered: "unknown", at: e.at };
+          if (typeof e.id === "number") pending.set(e.id, op);
+          return;
+        }
+        case "response.received": {
+          const op = typeof e.id === "number" ? pending.get(e.id) : undefined;
+          if (!op) return;
+          pending.delete(e.id as number);
+          const ask = memory[op];
+          if (!ask || ask.answered === "ok") return;
+          const answered: VerifierAsk["answered"] =
+            e.ok === true ? "ok" : e.errorKind === "service" || e.errorKind === "not-sent" ? "error" : "unknown";
+          memory[op] = { answered, at: ask.at, ...(typeof e.error === "string" ? { error: e.error } : {}) };
+          return;
+        }
+        default:
+          return;
+      }
+    },
+    newWriter() {
+      pending.clear();
+    },
+    state: () => memory,
+  };
+}

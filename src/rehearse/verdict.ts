@@ -1,0 +1,36 @@
+/**
+ * A rehearsal's verdict and the verifier's line in it: a module of its own, importing nothing,
+ * so the CI job summary can print it without loading the simulator.
+ */
+export interface Verdict {
+  committed: number;
+  instances: number;
+  states: string[];
+  writesLost: number;
+  /**
+   * The verifier at the end: its counters are the last generation's (null when unreadable). A
+   * metadata mismatch is a difference too (service facts: the verifier counts index, shard-key
+   * and collection-option differences only there).
+   */
+  verifier: {
+    phase: string;
+    failedTasks: number | null;
+    metadataMismatchTasks: number | null;
+    error: unknown;
+    checks: number;
+    /** Why the verifier process exited, if it did (null: it runs). */
+    exited: string | null;
+  };
+  fleetErrors: string[];
+  simSeconds: number;
+  /** True when nothing unsafe happened: no writes lost, no fleet error, no verifier failure or difference. */
+  safe: boolean;
+}
+
+/** The verifier's result in one line (the rehearsal verdict, the CI job summary). */
+export function verifierText(v: Verdict["verifier"]): string {
+  if (v.checks === 0) return "not run";
+  if (v.exited !== null) return `exited (${v.exited})`;
+  const diff = (v.failedTasks ?? 0) > 0 || (v.metadataMismatchTasks ?? 0) > 0;
+  return `phase ${v.phase}, failedTasks ${v.failedTasks ?? "?"}, metadataMismatchTasks ${v.metadataMismatchTasks ?? "?"}${v.error ? `, error ${JSON.stringify(v.error)}` : ""}${diff ? "  ← the clusters differ" : ""}`;
+}

@@ -1,0 +1,448 @@
+/**
+ * The migration verifier as the verification step kinds (`startVerification`, `verify`) share it,
+ * after its published behaviour (service facts, "The migration verifier"):
+ *
+ * - **One operational request at a time, never resent blindly.** `check` and `writesOff` share a
+ *   lock, and a second one while the first is handled shuts the verifier down. So each is sent
+ *   once, with its own long time limit; a lost answer is learned from progress, never by sending
+ *   again while the first may still be in flight. A check is sent again only when progress proves
+ *   there is none (a restarted verifier), after the first one's time limit.
+ * - **`idle` means "not started" or "finished".** The run tracks what it asked (`RunMemory.verifier`,
+ *   journaled for `--resume`): a verification begins with a `verifier.baseline` event (the verifier
+ *   showed no check, or a check it adopted), and movement is judged against "no check at all":
+ *   phase idle, generation 0, no task. A finished verifier is refused: a second check makes the
+ *   published verifier exit.
+ * - **A verifier that is gone fails fast**: progress refused, cut, or answered with a top-level
+ *   `{"error"}` for `giveUpAfter` fails the step with what was seen; slow answers (progress waits
+ *   while a check sets itself up) do not count.
+ */
+import {
+  ServiceError,
+  TransportError,
+  type CommandOutcome,
+  type VerifierClient,
+  type VerifierProgress,
+} from "../../api/index.js";
+import { errorMessage } from "../../errors.js";
+import { instanceLabel } from "../../events.js";
+import type { FailingCondition } from "../../fleet/index.js";
+import { durationOr, formatDuration } from "../../runbook/index.js";
+import type { Duration } from "../../runbook/types.js";
+import { StepFailure, type StepContext, type VerifierAsk, type VerifierMemory } from "./context.js";
+import { poll } from "./poll.js";
+import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./rechecks.js";
+import type { FleetSnapshot } from "../../fleet/index.js";
+import { CEA } from "./sequence.js";
+import { abortReason, waitUntil } from "./wait.js";
+
+/** The fields both verification kinds take. */
+export interface VerificationBody {
+  filter?: Record<string, unknown> | undefined;
+  requestTimeout?: Duration | undefined;
+  giveUpAfter?: Duration | undefined;
+  pollInterval?: Duration | undefined;
+  timeout?: Duration | undefined;
+}
+
+/** A check or writesOff may wait for a check's setup: give it minutes, not the progress polls' seconds. */
+export const DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS = 5 * 60_000;
+/** How long a verifier may keep failing (refused, cut, `{"error"}`) before the step gives up. */
+export const DEFAULT_VERIFIER_GIVE_UP_MS = 60_000;
+/** Reads (and wall time) of "no check" after an accepted check before it counts as lost, not just not begun yet. */
+const LOST_READS = 3;
+const LOST_MS = 1000;
+
+/** No check has ever run on this verifier: idle, generation 0, no task (a fresh process). */
+export function notStarted(p: VerifierProgress): boolean {
+  if (p.phase !== "idle" || (p.generation ?? 0) !== 0) return false;
+  const s = p.verificationStatus ?? {};
+  return [s.totalTasks, s.completedTasks, s.failedTasks, s.metadataMismatchTasks].every((n) => (n ?? 0) === 0);
+}
+
+/** A verification ran to its end: idle after a check. */
+export const finished = (p: VerifierProgress): boolean => p.phase === "idle" && !notStarted(p);
+
+const COUNTERS = [
+  "totalTasks",
+  "completedTasks",
+  "failedTasks",
+  "metadataMismatchTasks",
+  "processingTasks",
+  "addedTasks",
+  "recheckTasks",
+] as const;
+
+/** `phase recheck, generation 3, 1200 of 5000 documents compared, totalTasks 12, …` */
+export function describeVerifier(p: VerifierProgress): string {
+  const parts = [`phase ${p.phase}`];
+  if (typeof p.generation === "number") parts.push(`generation ${p.generation}`);
+  const g = p.generationStats;
+  if (typeof g?.docsCompared === "number" && typeof g.totalDocs === "number")
+    parts.push(`${g.docsCompared} of ${g.totalDocs} documents compared`);
+  const s = p.verificationStatus;
+  for (const k of COUNTERS) if (typeof s?.[k] === "number") parts.push(`${k} ${s[k]}`);
+  return parts.join(", ");
+}
+
+/** The step's verifier tools: its client, its time limits, and the reader that gives up on a gone verifier. */
+export interface VerifierTools {
+  v: VerifierClient;
+  reader: VerifierReader;
+  requestTimeoutMs: number;
+  filter: Record<string, unknown> | undefined;
+}
+
+export function verifierTools(ctx: StepContext, body: VerificationBody): VerifierTools {
+  const v = ctx.run.verifier;
+  if (!v)
+    throw new StepFailure(`${ctx.kind} needs the runbook's \`verifier:\` URL`, {
+      hint: "Add `verifier: http://host:port` (the migration verifier's own port, e.g. 27020).",
+    });
+  const giveUpMs = ctx.run.defaults.scale(durationOr(body.giveUpAfter, DEFAULT_VERIFIER_GIVE_UP_MS));
+  return {
+    v,
+    reader: new VerifierReader(ctx, v, giveUpMs),
+    requestTimeoutMs: durationOr(body.requestTimeout, DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS),
+    filter: body.filter,
+  };
+}
+
+/**
+ * Reads the verifier's progress. A read that fails is `undefined` (said once per kind of
+ * failure); failures that last `giveUpMs` throw a StepFailure with what was seen. A request
+ * timeout is not a failure: progress waits while a check sets itself up.
+ */
+export class VerifierReader {
+  #failingSince: number | undefined;
+  #problem = "";
+  #slowSaid = false;
+
+  constructor(
+    private readonly ctx: StepContext,
+    private readonly v: VerifierClient,
+    readonly giveUpMs: number,
+  ) {}
+
+  async read(signal: AbortSignal): Promise<VerifierProgress | undefined> {
+    const { ctx } = this;
+    let p: VerifierProgress;
+    try {
+      p = await this.v.progress({ signal });
+    } catch (err) {
+      return this.#failed(err, signal);
+    }
+    ctx.run.emit("verifier.sampled", { progress: p });
+    // the contract: "null when there is no error"; otherwise the verifier itself failed (it does not go on)
+    if (p.error !== null && p.error !== undefined)
+      throw new StepFailure(`the verifier failed: ${JSON.stringify(p.error)} (${describeVerifier(p)})`, {
+        hint: "The verifier itself failed (not a data difference): read its log, restart it, then run again with --resume (a restarted verifier gets a new check).",
+      });
+    if (this.#failingSince !== undefined)
+      ctx.run.emit("log", { level: "info", index: ctx.index, message: "verifier progress answers again" });
+    this.#failingSince = undefined;
+    this.#problem = "";
+    return p;
+  }
+
+  /** A read that failed: undefined (said once per kind of failure), or the step's failure once it lasts. */
+  #failed(err: unknown, signal: AbortSignal): undefined {
+    const { ctx } = this;
+    if (signal.aborted) throw err;
+    if (err instanceof TransportError && err.code === "timeout") {
+      if (!this.#slowSaid) {
+        this.#slowSaid = true;
+        ctx.run.emit("log", {
+          level: "info",
+          index: ctx.index,
+          message: `verifier progress: ${err.detail} (it answers only once a check has set itself up): waiting`,
+        });
+      }
+      return undefined;
+    }
+    const now = Date.now();
+    const problem = errorMessage(err);
+    if (problem !== this.#problem)
+      ctx.run.emit("log", {
+        level: "warn",
+        index: ctx.index,
+        message: `verifier progress: ${problem}; giving up after ${formatDuration(this.giveUpMs)} of failures`,
+      });
+    this.#problem = problem;
+    this.#failingSince ??= now;
+    if (now - this.#failingSince >= this.giveUpMs) {
+      const gone = err instanceof TransportError && (err.code === "connect" || err.code === "network");
+      throw new StepFailure(`the verifier has failed for ${formatDuration(now - this.#failingSince)}: ${problem}`, {
+        hint: gone
+          ? "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check."
+          : err instanceof ServiceError
+            ? "The verifier cannot read its own progress (its metadata database?): read its log. Run again with --resume once it answers: nothing is sent twice."
+            : "Something other than the verifier answers at the runbook's `verifier:` URL, or it is failing: check the URL and its log.",
+      });
+    }
+    return undefined;
+  }
+}
+
+type Watch<R> = { done: R } | undefined;
+
+/** Polls the verifier until `judge` returns a result; the step's time limit fails it with `failing()`. */
+async function watch<R>(
+  ctx: StepContext,
+  t: VerifierTools,
+  judge: (p: VerifierProgress) => Watch<R>,
+  what: string,
+  failing: () => FailingCondition[],
+  onSample?: (p: VerifierProgress, signal: AbortSignal) => Promise<void>,
+): Promise<R> {
+  try {
+    const r = await poll({
+      read: async (signal) => {
+        const p = await t.reader.read(signal);
+        if (p !== undefined && onSample) await onSample(p, signal);
+        return p;
+      },
+      judge: (p) => (p === undefined ? undefined : judge(p)),
+      every: ctx.pollMs,
+      signal: ctx.signal,
+    });
+    if (!r.done) throw new Error("unreachable: a poll without giveUpMs always ends with a result");
+    return r.result.done;
+  } catch (err) {
+    if (!ctx.signal.aborted) throw err;
+    throw abortReason(ctx, failing(), { describe: what });
+  }
+}
+
+/** Forgets the run's verification: a new one begins (the verifier restarted, or none ran yet). */
+function forget(m: VerifierMemory): void {
+  delete m.baseline;
+  delete m.adopted;
+  delete m.check;
+  delete m.writesOff;
+}
+
+/** What an outcome means for the run's memory (and the journal's `response.received`). */
+export function askOf(o: CommandOutcome, at: number): VerifierAsk {
+  if (o.ok) return { answered: "ok", at };
+  const notSent = o.error instanceof TransportError && !o.error.requestSent;
+  if (o.error instanceof ServiceError || notSent) return { answered: "error", at, error: o.error.message };
+  const inFlight = o.error instanceof TransportError && (o.error.code === "timeout" || o.error.code === "aborted");
+  return { answered: "unknown", at, error: o.error.message, ...(inFlight ? { inFlight } : {}) };
+}
+
+/**
+ * Makes sure this run's check runs on the verifier, and returns the progress that shows it
+ * (running, or finished). Adopts a check the run already had accepted or sent (also from the
+ * journal of the run it resumes), or one already running; otherwise waits for change event
+ * application and sends one.
+ */
+export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<VerifierProgress> {
+  const m = ctx.run.memory.verifier;
+  let sent = 0;
+  for (;;) {
+    if (m.check && m.check.answered !== "error") {
+      const seen = await checkShows(ctx, t, m.check);
+      if (seen) return seen;
+      if (sent >= 2)
+        throw new StepFailure(
+          "the verifier took two checks of this step and shows neither (phase idle, generation 0, no task)",
+          {
+            hint: "Is something restarting the verifier, or is another verifier behind the runbook's `verifier:` URL? Read its log.",
+          },
+        );
+      ctx.run.emit("decision", {
+        index: ctx.index,
+        id: ctx.id,
+        kind: "reconcile",
+        ok: true,
+        reason: `the verifier shows no check (phase idle, generation 0, no task) although this run's check was ${m.check.answered === "ok" ? "accepted" : "sent"}: it restarted, or the check never arrived; a new verification begins`,
+      });
+      forget(m);
+    }
+    await beginCheck(ctx, t);
+    if (!m.adopted) sent++;
+  }
+}
+
+/**
+ * After a check was accepted (or sent without an answer): the progress that shows it, or
+ * undefined once progress proves there is none. A check whose answer was lost counts as in flight
+ * until its own time limit has passed.
+ */
+async function checkShows(ctx: StepContext, t: VerifierTools, ask: VerifierAsk): Promise<VerifierProgress | undefined> {
+  let none = 0;
+  let noneSince = 0;
+  let last: VerifierProgress | undefined;
+  const inFlightUntil = ask.answered === "unknown" && ask.inFlight ? ask.at + t.requestTimeoutMs : 0;
+  return watch<VerifierProgress | undefined>(
+    ctx,
+    t,
+    (p) => {
+      last = p;
+      if (!notStarted(p)) return { done: p };
+      const now = Date.now();
+      if (now < inFlightUntil) return undefined;
+      if (none++ === 0) noneSince = now;
+      return none >= LOST_READS && now - noneSince >= LOST_MS ? { done: undefined } : undefined;
+    },
+    "the verifier to show this run's check",
+    () => [{ instance: "verifier", condition: "a check running", value: last ? describeVerifier(last) : undefined }],
+  );
+}
+
+/** Change event application everywhere (or later): before it, a check finds collections missing and the verifier exits. */
+async function waitForCea(ctx: StepContext): Promise<void> {
+  await waitUntil(ctx, {
+    pollMs: ctx.pollMs,
+    slowAfterMs: ctx.slowAfterMs,
+    describe: "change event application on every instance",
+    evaluate: (snap) => {
+      const failing = snap.instances
+        .filter((i) => {
+          const p = i.progress;
+          return !(
+            p &&
+            (p.info === CEA || p.canCommit === true || p.state === "COMMITTING" || p.state === "COMMITTED")
+          );
+        })
+        .map((i) => ({
+          instance: instanceLabel(i.ref),
+          condition: `info ${CEA}`,
+          value: i.progress ? (i.progress.info ?? i.progress.state) : (i.error?.message ?? "unreachable"),
+        }));
+      return { met: failing.length === 0, failing };
+    },
+  });
+}
+
+/** A new verification: the baseline, then the check sent once (or a running one adopted). */
+async function beginCheck(ctx: StepContext, t: VerifierTools): Promise<void> {
+  const m = ctx.run.memory.verifier;
+  await waitForCea(ctx);
+  const base = await watch<VerifierProgress>(
+    ctx,
+    t,
+    (p) => ({ done: p }),
+    "the verifier's progress before its check",
+    () => [{ instance: "verifier", condition: "progress answered", value: "no answer yet" }],
+  );
+  forget(m);
+  if (!notStarted(base)) {
+    if (finished(base))
+      throw new StepFailure(
+        `the verifier already finished a verification (${describeVerifier(base)}): a check now would make it exit, so none is sent`,
+        {
+          hint: "The verifier runs one verification per process (a second check panics it). If that result is this cutover's, it stands; otherwise restart the verifier (a new process) and run this step again.",
+        },
+      );
+    ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: true });
+    m.baseline = base;
+    m.adopted = true;
+    m.check = { answered: "ok", at: Date.now() };
+    ctx.run.emit("log", {
+      level: "warn",
+      index: ctx.index,
+      message: `the verifier is already checking (${describeVerifier(base)}), started outside this run: adopting that check instead of sending one (it would be ignored)`,
+    });
+    return;
+  }
+  ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: false });
+  m.baseline = base;
+  m.adopted = false;
+  const at = Date.now();
+  const o = await t.v.tryCommand("check", {
+    signal: ctx.signal,
+    timeoutMs: t.requestTimeoutMs,
+    ...(t.filter ? { filter: t.filter } : {}),
+  });
+  m.check = askOf(o, at);
+  if (o.ok) return;
+  if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier's answer to check" });
+  refused("check", o.error);
+  ctx.run.emit("decision", {
+    index: ctx.index,
+    id: ctx.id,
+    kind: "reconcile",
+    ok: true,
+    reason: `verifier check: no answer (${errorMessage(o.error)}); not sent again while it may be in flight (a second operational request shuts the verifier down): its progress will show whether it arrived`,
+  });
+}
+
+/**
+ * A refused or unsent command fails the step with the verifier's own text and what it means;
+ * returns when the outcome is unknown (the caller learns it from progress).
+ */
+export function refused(op: "check" | "writesOff", err: unknown, earlier?: VerifierAsk): void {
+  if (err instanceof ServiceError) {
+    const text = err.errorDescription ? `${err.error}: ${err.errorDescription}` : err.error;
+    if (/request in progress/i.test(text))
+      throw new StepFailure(`the verifier refused ${op}: ${text}`, {
+        hint: "Another operational request was being handled (another client, or a second syncbook on this verifier), and the verifier now shuts down (its published behaviour). Restart it, make sure nothing else talks to it, and run again with --resume: the restarted verifier gets a new check.",
+      });
+    if (op === "writesOff" && /already set/i.test(text))
+      throw new StepFailure(
+        `the verifier refused writesOff: ${text}${earlier?.error ? ` (this run's earlier writesOff was refused: ${earlier.error})` : " (this run had not sent it: something else did)"}`,
+        {
+          hint: earlier
+            ? "The verifier sets its writes-off flag before it reads the clusters' times, so a refused writesOff stays set and this verification never finishes. Fix the cause, restart the verifier, and run again with --resume (a new check, then writesOff)."
+            : "Something other than this run told the verifier writes are off. Find out what; restart the verifier for a verification this run controls, then run again with --resume.",
+        },
+      );
+    if (op === "writesOff" && /cluster time/i.test(text))
+      throw new StepFailure(`the verifier refused writesOff: ${text}`, {
+        hint: "The verifier sets its writes-off flag before it reads the clusters' times, so this refusal cannot be retried: this verification never finishes. Fix what it names (can the verifier reach the clusters?), restart the verifier, and run again with --resume (a new check, then writesOff).",
+      });
+    throw new StepFailure(`the verifier refused ${op}: ${text}`, {
+      hint: "Read the verifier's log; nothing was sent again.",
+    });
+  }
+  if (err instanceof TransportError && !err.requestSent)
+    throw new StepFailure(`verifier ${op} not sent: ${errorMessage(err)}`, {
+      hint: "Is the verifier running at the runbook's `verifier:` URL? Start it, then run again with --resume.",
+    });
+  if (err instanceof TransportError && (err.code === "non-json" || err.code === "bad-answer") && op === "writesOff")
+    throw new StepFailure(`verifier writesOff failed: ${errorMessage(err)}`, {
+      hint: "The verifier's handler failed (an empty HTTP 500 is its panic: writesOff before a check had started its change readers sets the flag and can never finish). Restart the verifier and run again with --resume.",
+    });
+}
+
+/**
+ * Waits for the verification to end: the finished progress (judged by the caller), or `lost`
+ * when the verifier shows no check any more (it restarted, losing the run's check and writesOff).
+ */
+export async function awaitResult(ctx: StepContext, t: VerifierTools): Promise<VerifierProgress | "lost"> {
+  let last: VerifierProgress | undefined;
+  // minutes of rechecking are said while there is time, naming the instances that hint at writes
+  const rechecks = watchRechecks(ctx.run.defaults.scale(RECHECK_WARN_MS));
+  let fleetBefore: FleetSnapshot | undefined;
+  const sayRechecks = async (p: VerifierProgress, signal: AbortSignal): Promise<void> => {
+    const message = rechecks.observe(p);
+    if (!message) return;
+    const snap = await ctx.run.fleet.progress(signal).catch(() => undefined);
+    const hint = snap ? writingInstances(fleetBefore, snap) : [];
+    if (snap) fleetBefore = snap;
+    ctx.run.emit("log", {
+      level: "warn",
+      index: ctx.index,
+      message: `${message}${hint.length ? `; instances that still see changes: ${hint.join(", ")}` : ""}`,
+    });
+  };
+  return watch<VerifierProgress | "lost">(
+    ctx,
+    t,
+    (p) => {
+      last = p;
+      if (notStarted(p)) return { done: "lost" };
+      return p.phase === "idle" ? { done: p } : undefined;
+    },
+    "the verifier to finish",
+    () => [
+      {
+        instance: "verifier",
+        condition: "phase idle (finished)",
+        value: last ? describeVerifier(last) : undefined,
+      },
+    ],
+    sayRechecks,
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * `startVerification`: the migration verifier's check, started early (during change event
+ * application, as the documentation's cutover does) without waiting for its result. The step
+ * ends once the verifier shows the check running; a later `verify` tells it writes are off and
+ * waits for the result. Sent at most once per verification (src/steps/kit/verifier.ts).
+ */
+import type { StartVerificationBody } from "../runbook/types.js";
+import { toEach, type StepKindDef } from "./kit/define.js";
+import { CEA, cloneFlow, type SequenceStep } from "./kit/sequence.js";
+import { describeVerifier, ensureCheck, verifierTools, type VerificationBody } from "./kit/verifier.js";
+
+type Body = NonNullable<StartVerificationBody>;
+
+/** `verify-before-cea`: a check where the sync cannot reach change event application. */
+export function checkNeedsCea(at: SequenceStep, what: string): void {
+  const states = at.flow.states;
+  if (states.size > 0 && [...states].every((s) => s === "IDLE")) {
+    at.report(
+      "verify-before-cea",
+      `No sync is running here (the fleet is IDLE until start), so change event application is never reached and ${what} cannot begin.`,
+    );
+  } else if (!at.flow.ceaReached && states.has("PAUSED") && [...states].every((s) => s === "PAUSED" || s === "IDLE")) {
+    at.report(
+      "verify-before-cea",
+      `The sync is paused here and has not been seen in ${CEA}: it cannot reach it until resumed, so ${what} cannot begin.`,
+    );
+  }
+}
+
+/** The requests of a check this step may send (none when the run's check is already there: it cannot tell at plan time). */
+export function checkRequests(b: VerificationBody, to: Parameters<StepKindDef<Body>["plan"]>[1]) {
+  return [
+    ...toEach(to, "GET", "/api/v1/progress", {
+      note: "polled until change event application (unless the run's check runs)",
+    }),
+    { method: "GET" as const, target: to.verifier, path: "/api/v1/progress", note: "no check yet: the baseline" },
+    {
+      method: "POST" as const,
+      target: to.verifier,
+      path: "/api/v1/check",
+      body: b.filter ? { filter: JSON.parse(to.redact(JSON.stringify(b.filter))) as unknown } : {},
+      note: "once per verification; adopted, not sent, when the run's check (or another) already runs",
+    },
+  ];
+}
+
+export const startVerification: StepKindDef<Body> = {
+  body: (step) => (step.startVerification === undefined ? undefined : (step.startVerification ?? {})),
+  title: () => "Start the verifier's check",
+  plan: (b, to) => [
+    ...checkRequests(b, to),
+    { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until the check runs" },
+  ],
+  timing: (b) => ({ timeout: b.timeout, pollInterval: b.pollInterval }),
+  sequence(_b, at) {
+    const f = at.flow;
+    if (!f.checkMust) checkNeedsCea(at, "the verifier's check");
+    const later = at.runbook.steps.slice(at.index + 1).some((s) => "verify" in s && s.when !== false);
+    if (!later && at.step.continueOnError !== true)
+      at.report(
+        "verify-without-writes-off",
+        "This check is never told that writes are off (no `verify` step follows), so the verifier rechecks until it is stopped and never gives a result.",
+      );
+    f.checkMay ??= at.index;
+    f.verifying = { at: at.index, embedded: false };
+    const failed = cloneFlow(f);
+    f.checkMust = true;
+    f.ceaReached = true;
+    return { ok: f, failed };
+  },
+  async run(ctx, body) {
+    const t = verifierTools(ctx, body);
+    const p = await ensureCheck(ctx, t);
+    ctx.run.emit("log", {
+      level: "info",
+      index: ctx.index,
+      message: `the verifier is checking: ${describeVerifier(p)}`,
+    });
+  },
+};

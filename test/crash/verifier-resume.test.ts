@@ -1,0 +1,154 @@
+/**
+ * kill -9 of the runner around the verifier's operational requests, then `syncbook run --resume`
+ * (issue 11, point 4): the journal keeps what the verifier was asked and its baseline, and the
+ * resumed run adopts a check or a writesOff the verifier already has instead of sending it again
+ * (facts: "A client must never send a second `check`/`writesOff` while one may still be in flight
+ * … and must never resend one blindly"). The real CLI runs as a child process against a simulator
+ * in this process; the simulator's counts say what the verifier received.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { cli, startCli, type CliResult } from "../support/run.js";
+import {
+  COMMIT,
+  COMMITTED,
+  cutoverYaml,
+  DRAINED,
+  fastSim,
+  READY,
+  START,
+  STOP,
+  tempDir,
+} from "../support/crash-harness.js";
+
+const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }";
+
+const sims: Simulator[] = [];
+afterAll(async () => {
+  await Promise.all(sims.map((s) => s.close()));
+});
+
+/** SIGKILLs its parent (the runner) once: a marker file makes the resumed run go past it. */
+const KILLER = `import { existsSync, writeFileSync } from "node:fs";
+const mark = process.argv[2];
+if (existsSync(mark)) process.exit(0);
+writeFileSync(mark, "killed");
+process.kill(process.ppid, "SIGKILL");
+await new Promise((r) => setTimeout(r, 10_000));
+`;
+
+const asked = (s: Simulator) => ({
+  check: s.control.counts().verifier["POST /api/v1/check"] ?? 0,
+  writesOff: s.control.counts().verifier["POST /api/v1/writesOff"] ?? 0,
+});
+
+async function until(test: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) throw new Error("condition never held");
+    await sleep(10);
+  }
+}
+
+interface Setup {
+  s: Simulator;
+  dir: string;
+  file: string;
+  jd: string;
+}
+
+async function setup(steps: (dir: string) => string, model?: { verifyBytesPerSecond: number }, faults?: string[]) {
+  const s = await fastSim({ timeScale: 100, ...(model ? { model } : {}), ...(faults ? { faults } : {}) });
+  sims.push(s);
+  const dir = tempDir();
+  const file = join(dir, "rb.yaml");
+  writeFileSync(file, cutoverYaml(s, { steps: steps(dir), defaults: DEFAULTS }));
+  return { s, dir, file, jd: join(dir, "journals") } satisfies Setup;
+}
+
+const runArgs = (x: Setup, resume = false) => [
+  "run",
+  x.file,
+  ...(resume ? ["--resume"] : []),
+  "--renderer",
+  "simple",
+  "--journal-dir",
+  x.jd,
+];
+
+function transcript(...runs: CliResult[]): string {
+  return runs.map((r, i) => `--- ${i === 0 ? "run" : "resume"}: exit ${r.code} ${r.signal ?? ""}\n${r.all}`).join("\n");
+}
+
+/** The resumed run finishes: COMMITTED, verified, and the verifier saw one check and one writesOff. */
+function finished(x: Setup, first: CliResult, resumed: CliResult): void {
+  const where = transcript(first, resumed);
+  expect(first.signal, where).toBe("SIGKILL");
+  expect(resumed.code, where).toBe(0);
+  expect(resumed.all, where).toMatch(/verified: phase idle/);
+  expect(asked(x.s), where).toEqual({ check: 1, writesOff: 1 });
+  expect(x.s.control.state().verifier.exited, where).toBeNull();
+  expect(
+    x.s.control.state().instances.map((i) => i.state),
+    where,
+  ).toEqual(["COMMITTED"]);
+}
+
+describe.concurrent("kill -9 around the verifier's requests, then --resume: nothing is sent twice", () => {
+  it("after the check was accepted: the resumed run adopts it (judged against the journaled baseline)", async () => {
+    const x = await setup((dir) => {
+      const killer = join(dir, "kill.mjs");
+      writeFileSync(killer, KILLER);
+      return (
+        START +
+        READY +
+        "  - { id: check, startVerification: {} }\n" +
+        `  - { id: kill, hook: { use: shell, with: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(killer)}, ${JSON.stringify(join(dir, "killed"))}] } } }\n` +
+        STOP +
+        DRAINED +
+        COMMIT +
+        COMMITTED +
+        "  - { id: verify, verify: {} }\n"
+      );
+    });
+    const first = await cli(runArgs(x), { cwd: x.dir });
+    expect(asked(x.s)).toEqual({ check: 1, writesOff: 0 });
+    const resumed = await cli(runArgs(x, true), { cwd: x.dir });
+    finished(x, first, resumed);
+  });
+
+  it("after writesOff was accepted: the resumed run does not send it again and waits for the result", async () => {
+    // a first pass that takes about 2 s of wall time: the kill lands before the verifier finishes
+    const x = await setup(
+      () => START + READY + STOP + DRAINED + COMMIT + COMMITTED + "  - { id: verify, verify: {} }\n",
+      { verifyBytesPerSecond: 2 ** 30 / 200 },
+    );
+    const run = startCli(runArgs(x), { cwd: x.dir });
+    await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
+    run.child.kill("SIGKILL");
+    const first = await run.done;
+    expect(x.s.control.state().verifier.phase, transcript(first)).not.toBe("idle");
+    const resumed = await cli(runArgs(x, true), { cwd: x.dir });
+    expect(resumed.all).toMatch(/writesOff was accepted earlier in this run: not sent again/);
+    finished(x, first, resumed);
+  });
+
+  it("while writesOff was in flight (the verifier answers late): not resent; it lands, and the result comes", async () => {
+    const x = await setup(
+      () => START + READY + STOP + DRAINED + COMMIT + COMMITTED + "  - { id: verify, verify: {} }\n",
+      undefined,
+      ["writes-off-slow=3s"],
+    );
+    const run = startCli(runArgs(x), { cwd: x.dir });
+    // the verifier holds it: it has counted the request, and answers in 3 s
+    await until(() => asked(x.s).writesOff === 1);
+    run.child.kill("SIGKILL");
+    const first = await run.done;
+    const resumed = await cli(runArgs(x, true), { cwd: x.dir });
+    expect(resumed.all).toMatch(/writesOff was sent earlier in this run and its answer was lost: not sent again/);
+    finished(x, first, resumed);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * What the journal keeps of the run's verification, for `--resume` (issue: "The journal records
+ * what the verifier was asked and its baseline; --resume adopts a check or a writesOff that was
+ * already accepted instead of resending it, and judges movement against the journaled baseline").
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openJournal, readJournalState } from "../../src/journal/index.js";
+import type { RunEvent } from "../../src/events.js";
+import { eventFactory, tempDir } from "../support/journal.js";
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => ({ dir, cleanup } = tempDir()));
+afterEach(() => cleanup());
+
+function journalOf(events: RunEvent[]): string {
+  const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+  for (const e of events) j.write(e);
+  j.close();
+  return j.file;
+}
+
+const FRESH = {
+  phase: "idle",
+  generation: 0,
+  error: null,
+  verificationStatus: {
+    totalTasks: 0,
+    addedTasks: 0,
+    processingTasks: 0,
+    failedTasks: 0,
+    completedTasks: 0,
+    metadataMismatchTasks: 0,
+  },
+};
+const STEPS = [
+  { index: 0, id: "check", kind: "startVerification", title: "check" },
+  { index: 1, id: "verify", kind: "verify", title: "verify" },
+];
+
+describe("the verifier in the journal", () => {
+  it("an accepted check with its baseline, and a writesOff whose answer never came (the runner died)", async () => {
+    const ev = eventFactory();
+    const events = [
+      ev("run.started", { runbook: "sales", file: "f", hash: "abc", instances: [], mode: "run", steps: STEPS }),
+      ev("step.started", STEPS[0]!),
+      ev("verifier.baseline", { index: 0, id: "check", progress: FRESH, adopted: false }),
+      ev("request.sent", { id: 1, target: "verifier", method: "POST", path: "/api/v1/check", body: {} }),
+      ev("response.received", {
+        id: 1,
+        target: "verifier",
+        status: 200,
+        ok: true,
+        body: { success: true },
+        durationMs: 2,
+      }),
+      ev("step.finished", { index: 0, id: "check", outcome: "ok", durationMs: 5 }),
+      ev("step.started", STEPS[1]!),
+      ev("request.sent", { id: 2, target: "verifier", method: "POST", path: "/api/v1/writesOff", body: {} }),
+    ];
+    const st = await readJournalState(journalOf(events));
+    expect(st.verifier).toEqual({
+      baseline: FRESH,
+      adopted: false,
+      check: { answered: "ok", at: events[3]!.at },
+      // no answer line: unknown, never resent blindly (the resumed run judges by progress)
+      writesOff: { answered: "unknown", at: events[7]!.at },
+    });
+  });
+
+  it("refusals and lost answers; an accepted one is never downgraded; a new baseline starts over", async () => {
+    const ev = eventFactory();
+    const sent = (id: number, op: string) =>
+      ev("request.sent", { id, target: "verifier", method: "POST", path: `/api/v1/${op}`, body: {} });
+    const events = [
+      ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false }),
+      sent(1, "check"),
+      ev("response.received", {
+        id: 1,
+        target: "verifier",
+        ok: false,
+        error: "reset",
+        errorKind: "transport",
+        durationMs: 1,
+      }),
+      sent(2, "writesOff"),
+      ev("response.received", {
+        id: 2,
+        target: "verifier",
+        status: 200,
+        ok: false,
+        error: "http://v: verifier.writesOff refused: failed to fetch source's cluster time: x",
+        errorKind: "service",
+        durationMs: 1,
+      }),
+    ];
+    let st = await readJournalState(journalOf(events));
+    expect(st.verifier?.check).toEqual({ answered: "unknown", at: events[1]!.at, error: "reset" });
+    expect(st.verifier?.writesOff).toMatchObject({ answered: "error", error: expect.stringMatching(/cluster time/) });
+
+    // the verifier restarted: a new verification begins, the earlier asks no longer count
+    const running = { ...FRESH, phase: "check", verificationStatus: { ...FRESH.verificationStatus, totalTasks: 5 } };
+    events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: running, adopted: true }));
+    st = await readJournalState(journalOf(events));
+    expect(st.verifier).toEqual({
+      baseline: running,
+      adopted: true,
+      check: { answered: "ok", at: events.at(-1)!.at },
+    });
+    // an accepted writesOff is not downgraded by a later lost send
+    events.push(sent(3, "writesOff"));
+    events.push(ev("response.received", { id: 3, target: "verifier", status: 200, ok: true, durationMs: 1 }));
+    events.push(sent(4, "writesOff"));
+    st = await readJournalState(journalOf(events));
+    expect(st.verifier?.writesOff).toEqual({ answered: "ok", at: events.at(-3)!.at });
+  });
+
+  it("no verification in the run: nothing", async () => {
+    const ev = eventFactory();
+    const st = await readJournalState(journalOf([ev("step.started", STEPS[0]!)]));
+    expect(st.verifier).toEqual({});
+  });
+});

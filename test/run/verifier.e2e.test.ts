@@ -1,0 +1,341 @@
+/**
+ * The verification step kinds (`startVerification`, `verify`) against the simulator's verifier,
+ * which follows the published verifier (spec/service-facts.md, "The migration verifier"). In
+ * process, events asserted; what the verifier really received is read from the simulator's
+ * request counts. Each test quotes the facts sentence it checks.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { loadRunbookPlugins } from "../../src/plugin/index.js";
+import type { RunEvent, RunEventOf } from "../../src/events.js";
+import { formatVerdict, prepareRehearsal } from "../../src/rehearse/index.js";
+import { runRunbook, type RunResult } from "../../src/run/runner.js";
+import { parseRunbook } from "../../src/runbook/index.js";
+import type { Simulator } from "../../src/sim/index.js";
+import { CHECK, COMMIT, DRAINED, posts, READY, runbookFor, sim, START, STOP, VERIFY } from "../support/run.js";
+
+let sims: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(sims.map((s) => s.close()));
+  sims = [];
+});
+
+async function fleet(opts: Parameters<typeof sim>[0] = {}): Promise<Simulator> {
+  const s = await sim(opts);
+  sims.push(s);
+  return s;
+}
+
+async function run(
+  yaml: string,
+  opts: { onEvent?: (e: RunEvent) => void } = {},
+): Promise<{ result: RunResult; events: RunEvent[]; ms: number }> {
+  const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
+  expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  const { registry } = await loadRunbookPlugins(loaded);
+  const events: RunEvent[] = [];
+  const t0 = Date.now();
+  const result = await runRunbook({
+    loaded,
+    registry,
+    listeners: [(e) => void events.push(e), (e) => opts.onEvent?.(e)],
+    print: () => undefined,
+  });
+  return { result, events, ms: Date.now() - t0 };
+}
+
+/** What the verifier received: its operational requests. */
+const asked = (s: Simulator) => ({
+  check: s.control.counts().verifier["POST /api/v1/check"] ?? 0,
+  writesOff: s.control.counts().verifier["POST /api/v1/writesOff"] ?? 0,
+});
+const decisions = (events: RunEvent[]) => events.filter((e): e is RunEventOf<"decision"> => e.type === "decision");
+const logs = (events: RunEvent[]) => events.filter((e): e is RunEventOf<"log"> => e.type === "log");
+const verified = (events: RunEvent[]) => logs(events).some((l) => l.message.startsWith("verified:"));
+
+/** The documented order: the check during change event application, writesOff once COMMITTED. */
+const DOCUMENTED = START + READY + CHECK + STOP + DRAINED + COMMIT + VERIFY;
+
+describe("verification in the documented order", () => {
+  // facts, "The recommended cutover": "commit on every instance … wait for `canWrite` true … verify the data:
+  // the migration verifier's `writesOff`, then its progress until done"
+  it("check during change event application, writesOff after COMMITTED: verified, one check and one writesOff", async () => {
+    const s = await fleet({ instances: 2 });
+    const { result, events } = await run(runbookFor(s, DOCUMENTED));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
+    expect(verified(events)).toBe(true);
+    expect(events.filter((e) => e.type === "verifier.baseline")).toHaveLength(1);
+    // writesOff left once every instance was COMMITTED
+    const writesOff = events.find((e) => e.type === "request.sent" && e.path === "/api/v1/writesOff")!;
+    const states = events
+      .filter((e): e is RunEventOf<"progress.sampled"> => e.type === "progress.sampled" && e.seq < writesOff.seq)
+      .slice(-2)
+      .map((e) => e.progress.state);
+    expect(states).toEqual(["COMMITTED", "COMMITTED"]);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+  });
+
+  // facts: "Before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and
+  // hidden indexes visible on the destination, so index metadata differs by design until commit"; "Success: …
+  // `failedTasks` 0 **and `metadataMismatchTasks` 0**"
+  it("writesOff before commit: the metadata mismatches fail verify with their count and why", async () => {
+    const s = await fleet();
+    const { result, events } = await run(runbookFor(s, START + READY + CHECK + STOP + DRAINED + VERIFY + COMMIT));
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /step verify failed: verification found differences: 4 metadata mismatch task\(s\) \(indexes, shard keys or collection options differ\); .*metadataMismatchTasks 4/,
+    );
+    expect(result.hint).toMatch(/before the sync was COMMITTED \(sync0 RUNNING\)/);
+    expect(result.hint).toMatch(/unique indexes non-unique, TTL indexes at their largest value and hidden indexes/);
+    expect(
+      logs(events).some((l) => l.level === "warn" && /writesOff before the sync is COMMITTED/.test(l.message)),
+    ).toBe(true);
+    expect(verified(events)).toBe(false);
+    expect(posts(s, "commit")).toEqual([0]);
+  });
+});
+
+describe("one operational request at a time, never resent blindly", () => {
+  // facts: "A client must never send a second `check`/`writesOff` while one may still be in flight (a timed-out
+  // request may still be in flight), and must never resend one blindly."
+  it("a writesOff answered after the request's time limit: no second operational request, and the run finishes", async () => {
+    const s = await fleet({ faults: ["writes-off-slow=2500ms"] });
+    const steps =
+      START + READY + CHECK + STOP + DRAINED + COMMIT + "  - { id: verify, verify: { requestTimeout: 400ms } }\n";
+    const { result, events } = await run(runbookFor(s, steps));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
+    expect(s.control.state().verifier.exited).toBeNull();
+    expect(
+      decisions(events).some((d) => d.kind === "reconcile" && /writesOff: no answer .*not sent again/.test(d.reason)),
+    ).toBe(true);
+    expect(verified(events)).toBe(true);
+  });
+
+  it("a check lost before the verifier handled it: progress proves none runs, so it is sent again once; verified", async () => {
+    const s = await fleet({ faults: ["reset=1@verifier/check"] });
+    const { result, events } = await run(runbookFor(s, DOCUMENTED), {
+      onEvent: (e) => {
+        if (e.type === "decision" && /verifier check: no answer/.test(e.reason)) s.control.clearFaults();
+      },
+    });
+    expect(result.exitCode, result.message).toBe(0);
+    expect(asked(s)).toEqual({ check: 2, writesOff: 1 });
+    expect(decisions(events).some((d) => /shows no check .* a new verification begins/.test(d.reason))).toBe(true);
+    expect(events.filter((e) => e.type === "verifier.baseline")).toHaveLength(2);
+  });
+
+  it("a check handled but its answer lost: progress shows it running, so it is adopted, not sent again", async () => {
+    const s = await fleet({ faults: ["reset-after=1@verifier/check"] });
+    const { result, events } = await run(runbookFor(s, DOCUMENTED));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
+    expect(events.filter((e) => e.type === "verifier.baseline")).toHaveLength(1);
+  });
+
+  // facts: "`check` … a `check` after one already ran is answered success and ignored"
+  it("a check already running (started outside this run) is adopted: none is sent", async () => {
+    const s = await fleet();
+    const { result, events } = await run(runbookFor(s, DOCUMENTED), {
+      onEvent: (e) => {
+        // someone starts the check by hand while the run waits for the copy
+        if (e.type === "step.finished" && e.id === "ready")
+          void fetch(`${s.verifierUrl}/api/v1/check`, { method: "POST", body: "{}" });
+      },
+    });
+    expect(result.exitCode, result.message).toBe(0);
+    expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
+    expect(events.find((e) => e.type === "verifier.baseline")).toMatchObject({ adopted: true });
+    expect(logs(events).some((l) => /already checking .* adopting that check/.test(l.message))).toBe(true);
+  });
+
+  // the published source: a check after a finished verification starts the change handling again, which panics
+  it("a verifier that already finished a verification: no check is sent (it would exit), the step says why", async () => {
+    const s = await fleet();
+    expect((await run(runbookFor(s, DOCUMENTED))).result.exitCode).toBe(0);
+    const again = await run(runbookFor(s, VERIFY, "writesStoppedExternally: true\n"));
+    expect(again.result.exitCode).toBe(1);
+    expect(again.result.message).toMatch(/the verifier already finished a verification \(phase idle, generation \d+/);
+    expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
+    expect(s.control.state().verifier.exited).toBeNull();
+  });
+});
+
+describe("refusals and a verifier that is gone fail fast, with what was seen", () => {
+  // facts: "a failure to read a cluster time answers `{"error": "failed to fetch source's cluster time: …"}` …
+  // An answer with a string `error` and no `success: true` is a refusal."
+  it("a refused writesOff fails within seconds with the verifier's text, and is not retried", async () => {
+    const s = await fleet({ faults: ["writes-off-refused=connection reset by peer"] });
+    const steps = START + READY + CHECK + STOP + DRAINED + COMMIT + "  - { id: verify, verify: { timeout: 1h } }\n";
+    const { result, ms } = await run(runbookFor(s, steps));
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /step verify failed: the verifier refused writesOff: failed to fetch source's cluster time: connection reset by peer/,
+    );
+    expect(result.hint).toMatch(/cannot be retried/);
+    expect(ms).toBeLessThan(20_000);
+    expect(asked(s).writesOff).toBe(1);
+  });
+
+  // facts: "`writesOff` a second time answers HTTP 200 `{"error": "writesOff already set"}` with no `success` field"
+  it("writesOff already set by something else: a refusal that says so", async () => {
+    const s = await fleet();
+    const { result } = await run(runbookFor(s, DOCUMENTED), {
+      onEvent: (e) => {
+        if (e.type === "step.started" && e.id === "verify")
+          void fetch(`${s.verifierUrl}/api/v1/writesOff`, { method: "POST", body: "{}" });
+      },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /the verifier refused writesOff: writesOff already set \(this run had not sent it: something else did\)/,
+    );
+  });
+
+  // facts: "the verifier then shuts its web server down and exits"; "a failed check makes the verifier exit"
+  it("a verifier that exits fails the step within giveUpAfter, not at its timeout", async () => {
+    const s = await fleet();
+    const steps =
+      START +
+      READY +
+      CHECK +
+      STOP +
+      DRAINED +
+      COMMIT +
+      "  - { id: verify, verify: { timeout: 1h, giveUpAfter: 1s } }\n";
+    const { result, ms } = await run(runbookFor(s, steps), {
+      onEvent: (e) => {
+        if (e.type === "step.started" && e.id === "verify") s.control.addFault("verifier-exit");
+      },
+    });
+    expect(s.control.state().verifier.exited).toBe("simulated exit");
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/step verify failed: the verifier has failed for 1(\.\d+)?s: .*cannot connect/);
+    expect(result.hint).toMatch(/not running/);
+    expect(ms).toBeLessThan(20_000);
+  });
+
+  // facts: "A failure to read progress answers `{"error": …}` at the top level"
+  it("progress answering a top-level {error}: the step fails within giveUpAfter with the verifier's text", async () => {
+    const s = await fleet();
+    const steps =
+      START +
+      READY +
+      "  - { id: check, startVerification: { giveUpAfter: 1s, timeout: 1h } }\n" +
+      STOP +
+      DRAINED +
+      COMMIT +
+      VERIFY;
+    const { result } = await run(runbookFor(s, steps), {
+      onEvent: (e) => {
+        if (e.type === "step.started" && e.id === "check")
+          s.control.addFault("verifier-progress-error=server selection timeout");
+      },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /step check failed: the verifier has failed for .*verifier\.progress refused: server selection timeout/,
+    );
+    expect(asked(s).check).toBe(0);
+    // before commit: the write stop is undone
+    expect(s.control.state().writes.enabled).toBe(true);
+  });
+
+  it("a verifier restarted after writesOff (the check and writesOff lost): the verification begins again once, and passes", async () => {
+    const s = await fleet();
+    let restarted = false;
+    const paths = new Map<number, string>();
+    const { result, events } = await run(runbookFor(s, DOCUMENTED), {
+      onEvent: (e) => {
+        if (e.type === "request.sent") paths.set(e.id, e.path);
+        // the verifier restarts (a new process) right after it accepted writesOff
+        if (!restarted && e.type === "response.received" && e.ok && paths.get(e.id) === "/api/v1/writesOff") {
+          restarted = true;
+          void s.control.restartVerifier();
+        }
+      },
+    });
+    expect(result.exitCode, result.message).toBe(0);
+    expect(asked(s)).toEqual({ check: 2, writesOff: 2 });
+    expect(decisions(events).some((d) => /restarted and lost this run's check and writesOff/.test(d.reason))).toBe(
+      true,
+    );
+    expect(verified(events)).toBe(true);
+  });
+});
+
+describe("the runner's own interlock", () => {
+  it("writesOff before writes are stopped is refused before anything is sent to the verifier", async () => {
+    const s = await fleet();
+    const { result } = await run(runbookFor(s, START + READY + VERIFY + STOP + COMMIT));
+    expect(result.exitCode).toBe(3);
+    expect(result.message).toMatch(/refused \(writes-stopped\)/);
+    expect(asked(s)).toEqual({ check: 0, writesOff: 0 });
+  });
+});
+
+describe("the embedded verifier (service 1.9+)", () => {
+  // facts, "The recommended cutover": "progress: `canCommit` true and lag near 0 (with the embedded verifier:
+  // both `verification` phases in `stream hashing`, their lag near 0)"
+  it("waitFor verification: both sides in stream hashing with a low lag, on every instance, before commit", async () => {
+    const s = await fleet({ instances: 2, serviceVersion: "1.9.0" });
+    const embedded = '  - { id: hashed, waitFor: { verification: { phase: "stream hashing", lagBelow: 5 } } }\n';
+    const yaml = runbookFor(s, START + READY + embedded + STOP + DRAINED + COMMIT + VERIFY).replace(
+      'serviceVersion: "1.8.0"',
+      'serviceVersion: "1.9.0"',
+    );
+    const { result, events } = await run(yaml);
+    expect(result.exitCode, result.message).toBe(0);
+    const met = events.find(
+      (e): e is RunEventOf<"wait.status"> => e.type === "wait.status" && e.id === "hashed" && e.met,
+    );
+    expect(met).toBeDefined();
+    const before = events.filter(
+      (e): e is RunEventOf<"progress.sampled"> => e.type === "progress.sampled" && e.seq < met!.seq,
+    );
+    for (const p of before.slice(-2))
+      expect(p.progress.verification).toMatchObject({
+        source: { phase: "stream hashing" },
+        destination: { phase: "stream hashing" },
+      });
+  });
+});
+
+describe("the rehearsal verdict", () => {
+  // facts: "Success: … `failedTasks` 0 **and `metadataMismatchTasks` 0** (index, shard-key and collection-option
+  // differences are counted only there; the verifier itself counts them as failures)"
+  it("metadata mismatches make it unsafe, even when the run goes on past the failed verify", async () => {
+    const yaml = `runbook: 1
+name: early
+serviceVersion: "1.8.0"
+clusters: { cluster0: { topology: replicaSet }, cluster1: { topology: replicaSet } }
+instances: [http://127.0.0.1:27182]
+verifier: http://127.0.0.1:27020
+steps:
+${START}${READY}${CHECK}${STOP}${DRAINED}  - { id: verify, verify: {}, continueOnError: true }
+${COMMIT}`;
+    const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
+    const reh = await prepareRehearsal(loaded, { seed: 1 });
+    try {
+      const { registry } = await loadRunbookPlugins(reh.loaded);
+      const result = await runRunbook({
+        loaded: reh.loaded,
+        registry,
+        mode: "rehearse",
+        timeScale: reh.timeScale,
+        yes: true,
+        print: () => undefined,
+      });
+      expect(result.exitCode, result.message).toBe(0);
+      const v = await reh.verdict();
+      expect(v.committed).toBe(1);
+      expect(v.verifier).toMatchObject({ phase: "idle", failedTasks: 0, metadataMismatchTasks: 4, exited: null });
+      expect(v.safe).toBe(false);
+      expect(formatVerdict(v, 1000).join("\n")).toMatch(
+        /verifier: +phase idle, failedTasks 0, metadataMismatchTasks 4 {2}← the clusters differ/,
+      );
+    } finally {
+      await reh.close();
+    }
+  });
+});
