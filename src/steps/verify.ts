@@ -104,7 +104,7 @@ export const verify: StepKindDef<Body> = {
         kind: "reconcile",
         ok: true,
         reason:
-          "the verifier shows no check any more (phase idle, generation 0, no task): it restarted and lost this run's check and writesOff; the verification begins again",
+          "the verifier shows no check any more (phase idle, generation 0, no task) or an earlier generation than when this verification began: it restarted and lost this run's check and writesOff; the verification begins again",
       });
       for (const k of ["baseline", "adopted", "check", "writesOff"] as const) delete m[k];
     }

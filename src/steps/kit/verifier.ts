@@ -59,6 +59,16 @@ export function notStarted(p: VerifierProgress): boolean {
   return [s.totalTasks, s.completedTasks, s.failedTasks, s.metadataMismatchTasks].every((n) => (n ?? 0) === 0);
 }
 
+/**
+ * The verifier lost the verification that began at `baseline` (it restarted): it shows no check
+ * at all, or an earlier generation than the one the verification began with.
+ */
+export function lostSince(baseline: VerifierProgress | undefined, p: VerifierProgress): boolean {
+  if (notStarted(p)) return true;
+  const from = baseline?.generation;
+  return typeof from === "number" && typeof p.generation === "number" && p.generation < from;
+}
+
 /** A verification ran to its end: idle after a check. */
 export const finished = (p: VerifierProgress): boolean => p.phase === "idle" && !notStarted(p);
 
@@ -270,6 +280,7 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
  * until its own time limit has passed.
  */
 async function checkShows(ctx: StepContext, t: VerifierTools, ask: VerifierAsk): Promise<VerifierProgress | undefined> {
+  const baseline = ctx.run.memory.verifier.baseline;
   let none = 0;
   let noneSince = 0;
   let last: VerifierProgress | undefined;
@@ -279,7 +290,8 @@ async function checkShows(ctx: StepContext, t: VerifierTools, ask: VerifierAsk):
     t,
     (p) => {
       last = p;
-      if (!notStarted(p)) return { done: p };
+      // judged against the verification's baseline (journaled: the same after --resume)
+      if (!lostSince(baseline, p)) return { done: p };
       const now = Date.now();
       if (now < inFlightUntil) return undefined;
       if (none++ === 0) noneSince = now;
@@ -411,6 +423,7 @@ export function refused(op: "check" | "writesOff", err: unknown, earlier?: Verif
  * when the verifier shows no check any more (it restarted, losing the run's check and writesOff).
  */
 export async function awaitResult(ctx: StepContext, t: VerifierTools): Promise<VerifierProgress | "lost"> {
+  const baseline = ctx.run.memory.verifier.baseline;
   let last: VerifierProgress | undefined;
   // minutes of rechecking are said while there is time, naming the instances that hint at writes
   const rechecks = watchRechecks(ctx.run.defaults.scale(RECHECK_WARN_MS));
@@ -432,7 +445,7 @@ export async function awaitResult(ctx: StepContext, t: VerifierTools): Promise<V
     t,
     (p) => {
       last = p;
-      if (notStarted(p)) return { done: "lost" };
+      if (lostSince(baseline, p)) return { done: "lost" };
       return p.phase === "idle" ? { done: p } : undefined;
     },
     "the verifier to finish",
