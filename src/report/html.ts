@@ -196,6 +196,7 @@ function facts(report: Report): string {
       `${report.instances.length}: ${report.instances.map((i) => (i.name ? `${i.name} (${i.url})` : i.url)).join(", ")}`,
     ],
     ["verifier", report.verifier ?? "–"],
+    ["verification", verification(report)],
     [
       "requests",
       `${report.counts.requests} (${report.counts.failedRequests} failed, ${report.counts.unanswered} unanswered)`,
@@ -204,6 +205,20 @@ function facts(report: Report): string {
     ["runbook hash", report.hash || "–"],
   ];
   return `<dl class="facts">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
+}
+
+/** The verifier's last sample: its phase, generation, documents compared of the total and the counters that judge it. */
+function verification(report: Report): string {
+  const last = report.verifierSamples.at(-1);
+  if (!last) return "–";
+  const parts = [`phase ${last.phase ?? "?"}`];
+  if (last.generation !== undefined) parts.push(`generation ${last.generation}`);
+  if (last.docsCompared !== undefined && last.totalDocs !== undefined)
+    parts.push(`${last.docsCompared} of ${last.totalDocs} documents compared`);
+  for (const k of ["failedTasks", "metadataMismatchTasks"])
+    if (last.counters[k] !== undefined) parts.push(`${k} ${last.counters[k]}`);
+  if (last.error) parts.push(`error ${last.error}`);
+  return `${parts.join(", ")} (last sample)`;
 }
 
 function stepRow(report: Report, s: ReportStep): string {
