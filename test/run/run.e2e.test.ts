@@ -307,7 +307,7 @@ describe("syncbook rehearse", () => {
     expect(init.code, init.all).toBe(0);
     const r = await cli(["rehearse", "starter.yaml", "--renderer", "simple"], { cwd: dir });
     expect(r.code, r.all).toBe(0);
-    expect(r.stdout).toMatch(/rehearsal verdict: COMMITTED on all 1 instance/);
+    expect(r.stdout).toMatch(/rehearsal verdict: SAFE \(exit 0\)\n +committed: +COMMITTED on all 1 instance/);
     expect(r.stdout).toMatch(/verifier: +phase idle, failedTasks 0, metadataMismatchTasks 0\n/);
   });
 
