@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { UserError, ExitCode, errorMessage } from "./errors.js";
+import { SYNCBOOK_VERSION } from "./version.js";
 import type { LintCliOptions } from "./cli/lint.js";
 import type { ReportCliOptions } from "./cli/report.js";
 import type { SimCliOptions } from "./cli/sim.js";
@@ -15,7 +16,7 @@ import type { StatusCliOptions } from "./cli/status.js";
 
 const program = new Command("syncbook")
   .description("Cluster-to-cluster sync cutovers as checked-in, linted, rehearsed YAML runbooks")
-  .version("0.1.0")
+  .version(SYNCBOOK_VERSION)
   .showHelpAfterError()
   .exitOverride();
 

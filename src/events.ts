@@ -29,6 +29,13 @@ export interface RunEventMap {
     runbook: string;
     file: string;
     hash: string;
+    /** For the record: who ran it (the OS user, the host, the process). */
+    by?: { user: string; host: string; pid: number };
+    /** syncbook's version. */
+    syncbook?: string;
+    /** The runbook's format version (`runbook: 1`) and the service version it declares. */
+    format?: number;
+    serviceVersion?: string;
     instances: InstanceRef[];
     verifier?: string;
     mode: "run" | "dry-run" | "rehearse" | "resume";
@@ -43,7 +50,8 @@ export interface RunEventMap {
     /** A command that reached part of the fleet and was refused by the rest (`commit reached 2 of 3 instances …`). */
     split?: string;
   };
-  "step.started": { index: number; id: string; kind: string; title: string };
+  /** `promptMs`: how long the operator took to answer `--step` before it (and before steps they skipped). */
+  "step.started": { index: number; id: string; kind: string; title: string; promptMs?: number };
   "step.skipped": { index: number; id: string; reason: string };
   /** A failed step carries its `place` in the runbook (file, line, column, the line's text), as a compiler's error does. */
   "step.finished": {
@@ -80,6 +88,37 @@ export interface RunEventMap {
     durationMs: number;
   };
   "progress.sampled": { instance: InstanceRef; progress: Progress };
+  /**
+   * A progress read (an instance's or the verifier's) that failed: every one, with its error.
+   * Reads that succeed are only counted, in `polls.summary`: never a line per poll.
+   */
+  "poll.failed": {
+    target: "service" | "verifier";
+    instance?: InstanceRef;
+    path: string;
+    status?: number;
+    error: string;
+    errorKind: "service" | "transport";
+    durationMs: number;
+  };
+  /**
+   * Every progress read since this runner started (cumulative: a run's last one holds them all),
+   * per target, instance and endpoint: count, failures, total and largest latency, and a latency
+   * histogram of `[upper bound ms, count]` pairs (src/fleet/polls.ts). Emitted at every step's
+   * end, at the run's end and at least every minute while polls go on.
+   */
+  "polls.summary": {
+    polls: {
+      target: "service" | "verifier";
+      instance?: InstanceRef;
+      path: string;
+      count: number;
+      failed: number;
+      totalMs: number;
+      maxMs: number;
+      histogram: [number, number][];
+    }[];
+  };
   "verifier.sampled": { progress: VerifierProgress };
   /**
    * A verification begins: what the verifier showed before this run asked it to check (or the
@@ -93,6 +132,12 @@ export interface RunEventMap {
     id: string;
     met: boolean;
     failing: { instance: string; condition: string; value: unknown; sinceMs: number }[];
+    /**
+     * On the status that says met: when the last read that found the condition unmet was
+     * answered (epoch ms). The condition became true after it, as far as polls can tell; absent
+     * when the wait's first read already met it.
+     */
+    unmetAt?: number;
   };
   "wait.slow": { index: number; id: string; stalledForMs: number; detail: string };
   /** An interlock, retry, reconcile or forced override: why the runner did or refused something. */
@@ -104,6 +149,20 @@ export interface RunEventMap {
     check?: string;
     reason: string;
   };
+  /**
+   * The write-stop window (the application's downtime) opens: a stopWrites hook succeeded. It
+   * closes at `window.closed` (src/fleet/window.ts measures it and splits it into shares).
+   */
+  "window.opened": { index: number; id: string };
+  /**
+   * The window's end: `canWrite` (the coordinator reported canWrite true: the destination takes
+   * writes; `seenAt` is that read's answer and `unmetAt` the coordinator's last answer with
+   * canWrite false, so the true end lies between them) or `undone` (the stopWrites undo ran:
+   * writes are back on the source, there was no cutover).
+   */
+  "window.closed": { reason: "canWrite" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };
+  /** A hook step marked `writesOn: true` succeeded: the application writes again (to the destination). */
+  "window.writes-on": { index: number; id: string };
   "commit.sent": { index: number; id: string; instances: string[]; skewMs: number };
   "hook.started": { index: number; id: string; use: string; undo: boolean };
   "hook.finished": {
@@ -122,5 +181,15 @@ export type RunEventType = keyof RunEventMap;
 export type RunEvent = { [K in RunEventType]: { type: K; seq: number; at: number } & RunEventMap[K] }[RunEventType];
 export type RunEventOf<K extends RunEventType> = Extract<RunEvent, { type: K }>;
 export type RunListener = (event: RunEvent) => void | Promise<void>;
+/**
+ * `more`: more events of one fan-out follow at once (the requests of a broadcast); the journal
+ * writes each at once and makes them durable together with the last one (one fsync, before any
+ * request of the fan-out leaves), instead of one fsync each.
+ */
+export interface EmitOptions {
+  more?: boolean;
+}
 /** Emits one event of the run's stream; the emitter adds `seq` and `at` and redacts. */
-export type Emit = <K extends RunEventType>(type: K, payload: RunEventMap[K]) => RunEvent;
+export type Emit = <K extends RunEventType>(type: K, payload: RunEventMap[K], options?: EmitOptions) => RunEvent;
+/** A listener that must record every event (the journal): it throws when it cannot. */
+export type CriticalListener = (event: RunEvent, options?: EmitOptions) => void;

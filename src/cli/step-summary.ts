@@ -16,6 +16,7 @@ import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
 import { verifierText, type Verdict } from "../rehearse/verdict.js";
+import { WindowTracker, describeWindow } from "../fleet/window.js";
 import { formatDuration } from "../ui/format.js";
 
 /** Rows of findings shown in a lint summary; the rest is counted (a summary is capped at 1 MiB). */
@@ -118,8 +119,17 @@ export function createRunSummary() {
   let finished: Extract<RunEvent, { type: "run.finished" }> | undefined;
   let verifier: Extract<RunEvent, { type: "verifier.sampled" }>["progress"] | undefined;
   let hint: string | undefined;
+  const writeStop = new WindowTracker();
+  let polls: { count: number; failed: number } | undefined;
   const listener = (e: RunEvent): void => {
+    writeStop.apply(e);
     switch (e.type) {
+      case "polls.summary":
+        polls = {
+          count: e.polls.reduce((n, p) => n + p.count, 0),
+          failed: e.polls.reduce((n, p) => n + p.failed, 0),
+        };
+        break;
       case "run.started":
         runbook = e.runbook;
         for (const s of e.steps) steps.set(s.index, { ...s, outcome: "not reached" });
@@ -177,7 +187,11 @@ export function createRunSummary() {
         ? `${verdict.writesLost}${verdict.writesLost > 0 ? " (writes reached the source after commit was sent)" : ""}`
         : "not measured in a real run (the verifier compares the data)",
     ]);
+    const w = writeStop.current();
+    facts.push(["write-stop window", w ? describeWindow(w) : "writes were not stopped in this run"]);
     facts.push(["verifier", verifierResult(verdict, verifier)]);
+    if (polls)
+      facts.push(["progress reads", `${polls.count}${polls.failed ? ` (${polls.failed} failed)` : ", none failed"}`]);
     if (verdict?.fleetErrors.length) facts.push(["fleet errors", verdict.fleetErrors.join("; ")]);
     if (finished?.message) facts.push(["stopped", finished.message]);
     if (hint && finished?.outcome !== "ok") facts.push(["hint", hint]);

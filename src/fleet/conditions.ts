@@ -397,7 +397,7 @@ function failuresOf(sample: InstanceSample, checks: Check<Progress>[], facts: Fl
 }
 
 /** The coordinator's sample: the instance whose mongosyncID is the fleet's coordinatorID. */
-function findCoordinator(snapshot: FleetSnapshot): { sample?: InstanceSample; coordinatorID?: string } {
+export function findCoordinator(snapshot: FleetSnapshot): { sample?: InstanceSample; coordinatorID?: string } {
   // a fleet of one is its own coordinator, even before it reports ids (IDLE, versions < 1.3)
   if (snapshot.instances.length === 1) return { sample: snapshot.instances[0]! };
   const votes = new Map<string, number>();

@@ -9,6 +9,10 @@
  *   requests are dispatched in one synchronous loop so they leave back to back. Never retried.
  * - The fleet owns one undici Agent (unless given a dispatcher), so the keep-alive connections
  *   that progress polls warm up carry the commit: no connect inside the fan-out.
+ * - Never more than one progress request in flight per instance: a read that finds one still
+ *   under way (a slow answer, a wait polling fast) joins it instead of sending a second.
+ * - Every progress read is counted in `polls` (latency histogram per instance; each failure an
+ *   event of its own): the record has every request without a journal line per poll.
  */
 import type { Dispatcher } from "undici";
 import { createServiceClient, JsonBody, type CommandOutcome, type ServiceClient } from "../api/client.js";
@@ -19,6 +23,7 @@ import type { OperationResponse, Progress } from "../api/types.js";
 import type { InstanceRef } from "../events.js";
 import { redactUrl } from "../redact.js";
 import { identityProblems, type IdentityExpectation, type IdentityProblem } from "./identity.js";
+import { createPollRecorder, type PollRecorder } from "./polls.js";
 import { emitRequest, emitResponse, type FleetEmit } from "./record.js";
 
 export type { FleetEmit };
@@ -41,6 +46,8 @@ export interface FleetOptions {
   maxBodyBytes?: number | undefined;
   /** The runbook's `serviceVersion`: the progress fields it documents are expected in answers. */
   serviceVersion?: string | undefined;
+  /** Where progress reads are counted (default: the fleet's own, emitting through `emit`). Share one with the verifier. */
+  polls?: PollRecorder | undefined;
 }
 
 export interface InstanceSample {
@@ -50,7 +57,7 @@ export interface InstanceSample {
 }
 
 export interface FleetSnapshot {
-  /** Epoch ms when the poll began. */
+  /** Epoch ms when the poll began (the earliest request of it: one joined from an earlier read counts from its own start). */
   at: number;
   /** One entry per instance, in the runbook's order. */
   instances: InstanceSample[];
@@ -87,6 +94,8 @@ export interface Fleet {
   ): Promise<BroadcastOutcome>;
   /** Fleet identity checks on a snapshot (distinct ids, one coordinator, one direction). */
   identity(snapshot: FleetSnapshot, expect?: IdentityExpectation): IdentityProblem[];
+  /** Counts of every progress read (`polls.summary`, `poll.failed`). */
+  readonly polls: PollRecorder;
   /** Closes the fleet's own Agent (not a dispatcher that was passed in). */
   close(): Promise<void>;
 }
@@ -114,22 +123,42 @@ export function createFleet(opts: FleetOptions): Fleet {
   let counter = 0;
   const nextRequestId = opts.requestId ?? (() => ++counter);
 
+  const polls = opts.polls ?? createPollRecorder(emit);
+  const path = "/api/v1/progress";
+
   const sampleOne = async (i: number, signal: AbortSignal | undefined): Promise<InstanceSample> => {
     const ref = refs[i]!;
+    const t0 = performance.now();
     try {
       const progress = await clients[i]!.progress({ signal });
+      polls.record("service", ref, path, { durationMs: performance.now() - t0 });
       emit("progress.sampled", { instance: ref, progress });
       return { ref, progress };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
+      polls.record("service", ref, path, { durationMs: performance.now() - t0, error: err });
       return { ref, error: err };
     }
   };
 
+  // one progress request in flight per instance, whoever asks: a second reader joins the first
+  const inFlight = new Map<number, { startedAt: number; sample: Promise<InstanceSample> }>();
+  const readOne = (
+    i: number,
+    signal: AbortSignal | undefined,
+  ): { startedAt: number; sample: Promise<InstanceSample> } => {
+    const running = inFlight.get(i);
+    if (running) return running;
+    const entry = { startedAt: Date.now(), sample: sampleOne(i, signal).finally(() => inFlight.delete(i)) };
+    inFlight.set(i, entry);
+    return entry;
+  };
+
   const progress = async (signal?: AbortSignal): Promise<FleetSnapshot> => {
     signal?.throwIfAborted();
-    const at = Date.now();
-    const instances = await Promise.all(refs.map((_, i) => sampleOne(i, signal)));
+    const reads = refs.map((_, i) => readOne(i, signal));
+    const at = Math.min(...reads.map((r) => r.startedAt));
+    const instances = await Promise.all(reads.map((r) => r.sample));
     signal?.throwIfAborted();
     return { at, instances };
   };
@@ -145,8 +174,10 @@ export function createFleet(opts: FleetOptions): Fleet {
     const json = body instanceof JsonBody ? body : new JsonBody(body ?? {});
     const path = `/api/v1/${op}`;
     const ids = targets.map(() => nextRequestId());
+    // every line is written at once, and made durable together with the last (one fsync for the
+    // fan-out, not one per instance), before any request leaves
     for (const [k, ref] of targets.entries())
-      emitRequest(emit, ids[k]!, { target: "service", instance: ref }, path, json.value);
+      emitRequest(emit, ids[k]!, { target: "service", instance: ref }, path, json.value, k < targets.length - 1);
     // one tight loop: each tryCommand runs synchronously into undici's queue; undici then writes
     // all of them in the same check phase (a reused idle keep-alive socket is validated with one
     // setImmediate first, undici ≥ 7.x, GHSA-35p6-xmwp-9g52), so they still leave back to back
@@ -156,7 +187,7 @@ export function createFleet(opts: FleetOptions): Fleet {
     const outcomes = await Promise.all(pending);
     const results: BroadcastResult[] = outcomes.map((o, k) => {
       const ref = targets[k]!;
-      emitResponse(emit, ids[k]!, { target: "service", instance: ref }, o);
+      emitResponse(emit, ids[k]!, { target: "service", instance: ref }, o, k < outcomes.length - 1);
       return o.ok
         ? { ref, ok: true, answer: o.answer, sentAt: o.sentAt, durationMs: o.durationMs, status: o.status }
         : { ref, ok: false, error: o.error, ...(o.sentAt !== undefined ? { sentAt: o.sentAt } : {}) };
@@ -171,6 +202,7 @@ export function createFleet(opts: FleetOptions): Fleet {
     progress,
     broadcast,
     identity: (snapshot, expect = {}) => identityProblems(snapshot, expect),
+    polls,
     close: async () => {
       await ownAgent?.close();
     },

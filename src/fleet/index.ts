@@ -17,3 +17,23 @@ export { identityProblems, clusterName } from "./identity.js";
 export type { IdentityExpectation, IdentityProblem } from "./identity.js";
 export { evaluate, readCondition, progressSignature, readPath, errorSummary } from "./conditions.js";
 export type { Condition, ConditionBody, ConditionModel, Evaluation, FailingCondition } from "./conditions.js";
+export {
+  createPollRecorder,
+  histogramPercentile,
+  mergeHistograms,
+  bucketOf,
+  bucketBound,
+  type PollRecorder,
+  type PollStat,
+  type PollTarget,
+} from "./polls.js";
+export {
+  WindowTracker,
+  WINDOW_SHARES,
+  describeWindow,
+  windowShares,
+  type WindowPart,
+  type WindowShare,
+  type WriteStopWindow,
+} from "./window.js";
+export { findCoordinator } from "./conditions.js";

@@ -22,35 +22,56 @@ export function errorKind(err: ApiError): "service" | "transport" | "not-sent" {
   return err instanceof TransportError && !err.requestSent ? "not-sent" : "transport";
 }
 
-export function emitRequest(emit: FleetEmit, id: number, to: RequestTarget, path: string, body: unknown): void {
-  emit("request.sent", {
-    id,
-    ...(to.instance ? { instance: to.instance } : {}),
-    target: to.target,
-    method: "POST",
-    path,
-    body: userinfoRedactor.value(body),
-  });
+/** `more`: more requests of the same fan-out follow at once (the journal makes them durable together). */
+export function emitRequest(
+  emit: FleetEmit,
+  id: number,
+  to: RequestTarget,
+  path: string,
+  body: unknown,
+  more = false,
+): void {
+  emit(
+    "request.sent",
+    {
+      id,
+      ...(to.instance ? { instance: to.instance } : {}),
+      target: to.target,
+      method: "POST",
+      path,
+      body: userinfoRedactor.value(body),
+    },
+    more ? { more } : undefined,
+  );
 }
 
-export function emitResponse(emit: FleetEmit, id: number, to: RequestTarget, o: CommandOutcome): void {
+export function emitResponse(emit: FleetEmit, id: number, to: RequestTarget, o: CommandOutcome, more = false): void {
   const where = { id, ...(to.instance ? { instance: to.instance } : {}), target: to.target };
+  const options = more ? { more } : undefined;
   if (o.ok) {
-    emit("response.received", {
-      ...where,
-      status: o.status,
-      ok: true,
-      body: userinfoRedactor.value(o.answer),
-      durationMs: o.durationMs,
-    });
+    emit(
+      "response.received",
+      {
+        ...where,
+        status: o.status,
+        ok: true,
+        body: userinfoRedactor.value(o.answer),
+        durationMs: o.durationMs,
+      },
+      options,
+    );
     return;
   }
-  emit("response.received", {
-    ...where,
-    ...(o.status !== undefined ? { status: o.status } : {}),
-    ok: false,
-    error: o.error.message,
-    errorKind: errorKind(o.error),
-    durationMs: o.durationMs,
-  });
+  emit(
+    "response.received",
+    {
+      ...where,
+      ...(o.status !== undefined ? { status: o.status } : {}),
+      ok: false,
+      error: o.error.message,
+      errorKind: errorKind(o.error),
+      durationMs: o.durationMs,
+    },
+    options,
+  );
 }

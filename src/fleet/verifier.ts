@@ -11,6 +11,8 @@ import {
   type VerifierCommand,
   type VerifierCommandOptions,
 } from "../api/client.js";
+import { ApiError } from "../api/errors.js";
+import { createPollRecorder, type PollRecorder } from "./polls.js";
 import { emitRequest, emitResponse, type FleetEmit } from "./record.js";
 
 export interface VerifierOptions {
@@ -19,6 +21,8 @@ export interface VerifierOptions {
   emit?: FleetEmit | undefined;
   /** Ids of the request/response events; share the fleet's for ids unique in the run. */
   requestId: () => number;
+  /** Where progress reads are counted; share the fleet's (`fleet.polls`) for one summary. */
+  polls?: PollRecorder | undefined;
 }
 
 export function createVerifier(opts: VerifierOptions): VerifierClient {
@@ -34,6 +38,19 @@ export function createVerifier(opts: VerifierOptions): VerifierClient {
     emitResponse(emit, id, { target: "verifier" }, outcome);
     return outcome;
   };
+  const polls = opts.polls ?? createPollRecorder(emit);
+  const progress: VerifierClient["progress"] = async (o = {}) => {
+    const t0 = performance.now();
+    try {
+      const p = await client.progress(o);
+      polls.record("verifier", undefined, "/api/v1/progress", { durationMs: performance.now() - t0 });
+      return p;
+    } catch (err) {
+      if (err instanceof ApiError)
+        polls.record("verifier", undefined, "/api/v1/progress", { durationMs: performance.now() - t0, error: err });
+      throw err;
+    }
+  };
   const orThrow = async (op: VerifierCommand, o?: VerifierCommandOptions): Promise<CommandResult> => {
     const r = await tryCommand(op, o);
     if (!r.ok) throw r.error;
@@ -44,6 +61,6 @@ export function createVerifier(opts: VerifierOptions): VerifierClient {
     tryCommand,
     check: (o) => orThrow("check", o),
     writesOff: (o) => orThrow("writesOff", o),
-    progress: (o) => client.progress(o),
+    progress,
   };
 }

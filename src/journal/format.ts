@@ -56,6 +56,10 @@ export interface JournalResumed extends JournalWriter {
  */
 const NOT_FSYNCED: ReadonlySet<string> = new Set<RunEventType>([
   "progress.sampled",
+  "poll.failed",
+  "polls.summary",
+  // inside the write-stop window, where a flush is downtime; the step's end flushes it
+  "window.closed",
   "verifier.sampled",
   "wait.status",
   "wait.slow",

@@ -10,7 +10,7 @@
 import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
-import type { RunEvent, RunListener } from "../events.js";
+import type { CriticalListener, EmitOptions, RunEvent, RunListener } from "../events.js";
 import { appendChain, CHAIN_FIELD } from "./chain.js";
 import { createSampleBounder } from "./samples.js";
 import {
@@ -44,8 +44,12 @@ export interface Journal {
   readonly resumedAfterSeq: number | undefined;
   /** The first write or fsync failure: once set, every later `write` throws it again. */
   readonly error: UserError | undefined;
-  /** Appends one event as one line; fsyncs it when resume depends on it. Throws on I/O failure. */
-  write(event: RunEvent): void;
+  /**
+   * Appends one event as one line; fsyncs it when resume depends on it, unless `more` says more
+   * lines of the same fan-out follow at once: the last one's fsync makes them all durable (before
+   * any of the fan-out's requests leaves). Throws on I/O failure.
+   */
+  write(event: RunEvent, options?: EmitOptions): void;
   /** Flushes and closes; idempotent. */
   close(): void;
 }
@@ -326,12 +330,12 @@ export function openJournal(options: OpenJournalOptions): Journal {
     get error() {
       return failure;
     },
-    write(event) {
+    write(event, options) {
       if (closed) throw new Error(`journal ${file} is closed`);
       if (failure) throw failure;
       const before = chain;
       try {
-        put(chained(lineOf(bound(event))), mustFsync(event.type));
+        put(chained(lineOf(bound(event))), mustFsync(event.type) && options?.more !== true);
       } catch (err) {
         // a line that did not reach the file is not part of the chain
         chain = before;
@@ -372,6 +376,6 @@ function fsyncDir(dir: string): void {
 }
 
 /** The journal as a listener of the run's event stream. */
-export function asListener(journal: Journal): RunListener {
-  return (event) => journal.write(event);
+export function asListener(journal: Journal): CriticalListener {
+  return (event, options) => journal.write(event, options);
 }

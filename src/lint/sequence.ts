@@ -150,6 +150,15 @@ export const rules: RuleInfo[] = [
     hint: "Run DDL before the sync starts or after verification completes (and the sync is committed).",
   },
   {
+    id: "writes-on-before-can-write",
+    severity: "error",
+    description:
+      "A `hook` with `writesOn: true` (the application writes again) that can run before the destination takes writes: no commit before it, or no wait for `canWrite: true` (or state COMMITTED) between the commit and it.",
+    spec: "`canWrite` becomes true during commit; COMMITTED comes later. Do not write to the destination while `canWrite` is false.",
+    source: "service-facts.md",
+    hint: "Put the hook after the commit and a `waitFor: { canWrite: true, on: coordinator }` (or `state: COMMITTED`); to switch writes back on the source before commit, use the stopWrites step's `undo`.",
+  },
+  {
     id: "unreachable-after-assert",
     severity: "error",
     description:

@@ -16,12 +16,17 @@ const EVENT_TYPES = {
   "request.sent": true,
   "response.received": true,
   "progress.sampled": true,
+  "poll.failed": true,
+  "polls.summary": true,
   "verifier.sampled": true,
   "verifier.baseline": true,
   "wait.status": true,
   "wait.slow": true,
   decision: true,
   "commit.sent": true,
+  "window.opened": true,
+  "window.closed": true,
+  "window.writes-on": true,
   "hook.started": true,
   "hook.finished": true,
   log: true,
@@ -103,6 +108,10 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: answer ${n.status ?? "-"} ${n.ok ? "ok" : `failed${n.error ? `: ${n.error}` : ""}`} from ${n.instance ? (n.instance.name ?? n.instance.url) : n.target}`;
     case "progress.sampled":
       return `${runbook}: progress of ${n.instance.name ?? n.instance.url}`;
+    case "poll.failed":
+      return `${runbook}: progress read of ${n.instance ? (n.instance.name ?? n.instance.url) : n.target} failed: ${n.error}`;
+    case "polls.summary":
+      return `${runbook}: ${n.polls.reduce((a, p) => a + p.count, 0)} progress reads, ${n.polls.reduce((a, p) => a + p.failed, 0)} failed`;
     case "verifier.sampled":
       return `${runbook}: verifier progress`;
     case "verifier.baseline":
@@ -115,6 +124,14 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: ${n.kind}${n.check ? ` ${n.check}` : ""} ${n.ok ? "passed" : "refused"}: ${n.reason}`;
     case "commit.sent":
       return `${runbook}: commit sent to ${n.instances.length} instance${n.instances.length === 1 ? "" : "s"} (${stepLabel(n)})`;
+    case "window.opened":
+      return `${runbook}: application writes stopped (${stepLabel(n)}): the write-stop window is open`;
+    case "window.closed":
+      return n.reason === "undone"
+        ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${seconds(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
+        : `${runbook}: the destination takes writes (canWrite on the coordinator)${n.openedAt !== undefined ? `: writes were stopped for ${seconds(n.seenAt - n.openedAt)}` : ""}`;
+    case "window.writes-on":
+      return `${runbook}: application writes are on again (${stepLabel(n)})`;
     case "hook.started":
       return `${runbook}: ${n.undo ? "undo " : ""}hook ${n.use} started (${stepLabel(n)})`;
     case "hook.finished":

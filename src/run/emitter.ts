@@ -10,7 +10,7 @@
  * a payload (an error description echoing a start body, a hook's output), no listener — journal,
  * report, UI, notifier — ever sees a secret.
  */
-import type { Emit, RunEvent, RunListener } from "../events.js";
+import type { CriticalListener, Emit, RunEvent, RunListener } from "../events.js";
 import type { Redactor } from "../redact.js";
 
 export type { Emit };
@@ -39,7 +39,7 @@ const OWN_WORDS: ReadonlySet<string> = new Set([
 
 export function createEmitter(
   listeners: readonly RunListener[] = [],
-  critical: readonly ((event: RunEvent) => void)[] = [],
+  critical: readonly CriticalListener[] = [],
   redact?: Redactor,
 ): Emitter {
   const all = [...listeners];
@@ -58,12 +58,12 @@ export function createEmitter(
       reporting = false;
     }
   };
-  const emit: Emit = (type, payload) => {
+  const emit: Emit = (type, payload, options) => {
     const raw = { type, seq: ++seq, at: Date.now(), ...payload };
     // leaf by leaf, never as serialized text: a secret that is a JSON token (`true`) or has a
     // quote in it must neither survive escaped nor break the event
     const event = (redact ? redact.value(raw, OWN_WORDS) : raw) as RunEvent;
-    for (const c of critical) c(event);
+    for (const c of critical) c(event, options);
     for (const l of all) {
       try {
         const r = l(event);

@@ -4,11 +4,12 @@
  * interrupted before commit. It only emits events; the UI, journal, notifiers and reports listen.
  */
 import { setMaxListeners } from "node:events";
+import { hostname, userInfo } from "node:os";
 import { dirname } from "node:path";
 import type { VerifierClient } from "../api/index.js";
 import { isCommandOperation } from "../api/commands.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
-import { createFleet, createVerifier, type Fleet } from "../fleet/index.js";
+import { createFleet, createPollRecorder, createVerifier, WindowTracker, type Fleet } from "../fleet/index.js";
 import {
   createFleetTracker,
   createNotifierListener,
@@ -37,8 +38,9 @@ import {
 import { createEmitter } from "./emitter.js";
 import { sourceLine, type Place } from "../text.js";
 import { setLongTimeout } from "../timers.js";
-import type { Emit, Outcome, RunEvent, RunListener } from "../events.js";
+import type { CriticalListener, Emit, Outcome, RunEvent, RunListener } from "../events.js";
 import { instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
+import { SYNCBOOK_VERSION } from "../version.js";
 
 export interface ResumePlan {
   /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
@@ -62,7 +64,7 @@ export interface RunOptions {
   registry: PluginRegistry;
   listeners?: RunListener[];
   /** Listeners that must record every event (the journal): if one throws, the run stops before the next request. */
-  critical?: ((event: RunEvent) => void)[];
+  critical?: CriticalListener[];
   signal?: AbortSignal;
   prompt?: Prompter;
   /** Answer every confirm with yes (never lifts an interlock). */
@@ -79,6 +81,11 @@ export interface RunOptions {
    */
   only?: readonly string[];
   resume?: ResumePlan;
+  /**
+   * The events of the earlier runs of this cutover (a resumed journal's), oldest first: the run
+   * knows from them when writes were stopped (the write-stop window spans runs).
+   */
+  history?: readonly RunEvent[];
   /** Injected in tests; otherwise made from the runbook. */
   fleet?: Fleet;
   verifier?: VerifierClient;
@@ -115,6 +122,9 @@ export interface RunResult {
   durationMs: number;
 }
 
+/** Inside the write-stop window: every second of it is the application's downtime. */
+export const WINDOW_POLL_MS = 100;
+
 export function runDefaults(loaded: LoadedRunbook, timeScale = 1): Defaults {
   const d = loaded.runbook?.defaults ?? {};
   const scale = (ms: number): number => (timeScale === 1 ? ms : Math.max(20, ms / timeScale));
@@ -124,6 +134,7 @@ export function runDefaults(loaded: LoadedRunbook, timeScale = 1): Defaults {
     requestTimeoutMs: durationOr(d.requestTimeout, 10_000),
     slowAfterMs: scale(durationOr(d.slowAfter, 5 * 60_000)),
     progressGiveUpMs: scale(durationOr(d.retry?.giveUpAfter, 180_000)),
+    windowPollMs: scale(durationOr(d.windowPollInterval, WINDOW_POLL_MS)),
     scale,
   };
 }
@@ -160,21 +171,31 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const defaults = runDefaults(loaded, opts.timeScale ?? 1);
 
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
+  // the write-stop window, folded from the events (the earlier runs' first): when a read first
+  // shows canWrite on the coordinator, the next thing in the stream is `window.closed`
+  const writeStop = new WindowTracker();
+  for (const e of opts.history ?? []) writeStop.apply(e);
+  if (!writeStop.open && opts.resume?.memory.writesStopped && !opts.history?.length) writeStop.assumeOpen();
+  writeStop.takeClosed();
+  emitter.add((e) => writeStop.apply(e));
   // Only a critical listener (the journal) makes the emitter throw. Whichever event it fails on
   // (a request's, a step's start, a decision), the run notes it and stops before its next request:
   // every failure path ends the run promptly, with undo, never by hanging on a step's timer.
   let journalError: unknown;
-  const emit: Emit = (type, payload) => {
+  const emit: Emit = (type, payload, options) => {
     try {
-      return emitter.emit(type, payload);
+      const event = emitter.emit(type, payload, options);
+      const closed = writeStop.takeClosed();
+      if (closed) emitter.emit("window.closed", closed);
+      return event;
     } catch (err) {
       journalError ??= err;
       throw err;
     }
   };
-  const say: Emit = (type, payload) => {
+  const say: Emit = (type, payload, options) => {
     try {
-      return emit(type, payload);
+      return emit(type, payload, options);
     } catch {
       return { type, seq: -1, at: Date.now(), ...payload } as unknown as RunEvent;
     }
@@ -206,13 +227,21 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         emit,
         requestId,
         serviceVersion: runbook.serviceVersion,
+        // counts and failures of polls are records, not preconditions of a request: never throw
+        polls: createPollRecorder(say),
       }),
     );
   const verifier =
     opts.verifier ??
     (runbook.verifier
       ? usable(() =>
-          createVerifier({ url: runbook.verifier!, requestTimeoutMs: defaults.requestTimeoutMs, emit, requestId }),
+          createVerifier({
+            url: runbook.verifier!,
+            requestTimeoutMs: defaults.requestTimeoutMs,
+            emit,
+            requestId,
+            polls: fleet.polls,
+          }),
         )
       : undefined);
   const pctx: PluginRunContext = {
@@ -285,6 +314,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     emit,
     say,
     memory,
+    window: writeStop,
     defaults,
     force: new Set(opts.force ?? []),
     yes: opts.yes ?? false,
@@ -298,6 +328,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     runbook: runbook.name,
     file: loaded.file,
     hash: loaded.hash,
+    by: whoRuns(),
+    syncbook: SYNCBOOK_VERSION,
+    format: runbook.runbook,
+    ...(runbook.serviceVersion !== undefined ? { serviceVersion: runbook.serviceVersion } : {}),
     instances: fleet.refs,
     ...(runbook.verifier ? { verifier: loaded.redact(runbook.verifier) } : {}),
     mode,
@@ -314,6 +348,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   let outcome: Outcome = "ok";
   let failure: { message: string; hint?: string; step: string; interlock?: boolean; place?: Place } | undefined;
   let askEachStep = opts.stepMode === true;
+  // time the operator spent answering --step prompts since the last step started
+  let promptMs = 0;
 
   const journalFailure = (step: string): NonNullable<typeof failure> => ({
     message: `the journal could not be written (${errorMessage(journalError)}): the run stopped before sending anything more`,
@@ -337,11 +373,14 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     }
     if (askEachStep && opts.prompt) {
       let choice: Awaited<ReturnType<Prompter["stepChoice"]>>;
+      const asked = Date.now();
       try {
         choice = await opts.prompt.stepChoice({ index: s.index, id: s.id, kind: s.kind, title: s.title }, signal);
       } catch {
         outcome = "interrupted";
         break;
+      } finally {
+        promptMs += Date.now() - asked;
       }
       if (choice === "skip") {
         say("step.skipped", { index: s.index, id: s.id, reason: "skipped by the operator (--step)" });
@@ -368,7 +407,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       : only && isCommandOperation(s.kind)
         ? { only, why: `--only ${opts.only?.join(",") ?? ""}` }
         : undefined;
-    const result = await runStep(run, s, signal, targets);
+    const result = await runStep(run, s, signal, targets, promptMs);
+    promptMs = 0;
     if (journalError) {
       outcome = "failed";
       failure = journalFailure(s.id);
@@ -400,6 +440,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   }
 
   if (outcome !== "ok") await unwind(run, undoAbort.signal, undoneOk);
+  flushPolls(run);
 
   const exitCode =
     outcome === "ok"
@@ -469,11 +510,42 @@ function placeOf(loaded: LoadedRunbook, s: PlannedStep): Place {
   };
 }
 
+/**
+ * For a step's start and a successful end: written at once (a crash of the process loses
+ * neither), made durable by the next line that is fsynced — a request or a hook, which fsync
+ * before they act, a failure, the run's end. Between a wait that is met and the command after it
+ * (inside the write-stop window) that saves an fsync per step: tens of ms on a busy disk. A power
+ * loss before that line can only make `--resume` run such a step again, which reads the fleet.
+ */
+const DURABLE_WITH_NEXT = { more: true } as const;
+
+/** The polls' counts into the stream (`polls.summary`); a record, so a failure here stops nothing. */
+function flushPolls(run: RunContext): void {
+  try {
+    run.fleet.polls.flush();
+  } catch {
+    // `say` already kept the journal's error for the run to act on
+  }
+}
+
+/** For the record: who runs this (an OS user may have no name in a container: then the environment's, else the uid). */
+function whoRuns(): { user: string; host: string; pid: number } {
+  let user: string | undefined;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = undefined;
+  }
+  user ||= process.env.USER ?? process.env.USERNAME ?? process.env.LOGNAME ?? `uid ${process.getuid?.() ?? "?"}`;
+  return { user, host: hostname(), pid: process.pid };
+}
+
 async function runStep(
   run: RunContext,
   s: PlannedStep,
   runSignal: AbortSignal,
   targets?: StepContext["targets"],
+  promptMs = 0,
 ): Promise<StepResult> {
   const t0 = Date.now();
   const { timeoutMs, pollMs, slowAfterMs } = stepTiming(s, run.defaults);
@@ -499,9 +571,23 @@ async function runStep(
   };
   try {
     // inside the try: a journal that cannot record the start still clears the step's timer below
-    run.emit("step.started", { index: s.index, id: s.id, kind: s.kind, title: run.loaded.redact(s.title) });
+    run.emit(
+      "step.started",
+      {
+        index: s.index,
+        id: s.id,
+        kind: s.kind,
+        title: run.loaded.redact(s.title),
+        ...(promptMs > 0 ? { promptMs } : {}),
+      },
+      DURABLE_WITH_NEXT,
+    );
     await s.bound.run(ctx);
-    run.say("step.finished", { index: s.index, id: s.id, outcome: "ok", durationMs: Date.now() - t0 });
+    run.say(
+      "step.finished",
+      { index: s.index, id: s.id, outcome: "ok", durationMs: Date.now() - t0 },
+      DURABLE_WITH_NEXT,
+    );
     return "ok";
   } catch (err) {
     if (runSignal.aborted) {
@@ -531,6 +617,9 @@ async function runStep(
   } finally {
     timer.clear();
     runSignal.removeEventListener("abort", onAbort);
+    // not inside the write-stop window, where every ms is downtime: the counts wait for the
+    // window's end (or the minute's summary, or the run's end)
+    if (!run.window.open) flushPolls(run);
   }
 }
 

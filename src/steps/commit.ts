@@ -98,6 +98,8 @@ export const commit: StepKindDef<CommitBody> = {
           : "no instance answered with an error in this run"
         : `instances answered with errors earlier: ${errors.map((e) => `${e.op}: ${e.error}`).join("; ")}`,
     );
+    // always read now, never reuse the wait's read: an instance that dies or restarts between the
+    // two (the fault matrix's "at commit") must be refused here, before anything is sent
     const snap = await readFleet(ctx);
     checkIdentity(ctx, snap);
     const { judged, only } = await commandTargets(ctx, "commit", snap);

@@ -109,10 +109,44 @@ export function hookSequence(at: SequenceStep): SequenceOutcome {
   return { ok: f };
 }
 
+/**
+ * A `writesOn` hook (the application writes again, on the destination) is safe only once the
+ * destination takes writes: after the commit and a wait that proves canWrite (or COMMITTED).
+ */
+function writesOnSequence(at: SequenceStep): void {
+  const f = at.flow;
+  const committedOnly = f.states.size > 0 && [...f.states].every((st) => st === "COMMITTED");
+  const commitAt = f.committed;
+  const canWriteSeen =
+    commitAt !== undefined &&
+    at.runbook.steps.slice(commitAt + 1, at.index).some((st) => {
+      const c = st.waitFor ?? st.assert;
+      return c !== undefined && c.canWrite === true && st.continueOnError !== true && st.when !== false;
+    });
+  if (commitAt === undefined || !(committedOnly || canWriteSeen))
+    at.report(
+      "writes-on-before-can-write",
+      commitAt === undefined
+        ? "This hook says the application writes again, but no commit runs before it: the window would end without a cutover, and the destination does not take writes."
+        : `This hook says the application writes again, but nothing between ${at.line(commitAt)} and it waits for canWrite true (or state COMMITTED): the destination may not take writes yet.`,
+      ["writesOn"],
+    );
+}
+
 export const hook: StepKindDef<HookCall> = {
   body: keyed("hook"),
   title: (b) => `Hook ${b.use}`,
   plan: () => [],
-  sequence: (_b, at) => hookSequence(at),
-  run: (ctx, body) => runHookStep(ctx, body),
+  sequence(b, at) {
+    if (b.writesOn === true) writesOnSequence(at);
+    return hookSequence(at);
+  },
+  async run(ctx, body) {
+    // writes coming back on before commit: commit's writes-stopped interlock must not trust the
+    // earlier stop any more (lint refuses such a runbook; a library caller gets the interlock)
+    if (body.writesOn === true && !ctx.run.memory.commitSent) ctx.run.memory.writesStopped = false;
+    await runHookStep(ctx, body);
+    // the runbook says this hook lets the application write again: the write-stop window's end
+    if (body.writesOn === true) ctx.run.emit("window.writes-on", { index: ctx.index, id: ctx.id });
+  },
 };

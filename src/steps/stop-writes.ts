@@ -45,6 +45,8 @@ export const stopWrites: StepKindDef<HookCall> = {
       }
     }
     ctx.run.memory.writesStopped = true;
+    // the application's downtime starts here: waits poll fast until canWrite (src/fleet/window.ts)
+    ctx.run.emit("window.opened", { index: ctx.index, id: ctx.id });
     decide(true, `application writes stopped by ${call.use}${probe ? " (and seen stopped)" : ""}`);
   },
 };

@@ -67,6 +67,8 @@ export class ListrUi {
   #finished?: RunEvent & { type: "run.finished" };
   /** Run-level lines (undo hooks, after their step closed), printed under the final list. */
   #after: string[] = [];
+  /** Redraws the window's clock each second while writes are stopped (a confirm sends no events). */
+  #clock: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly opts: ListrUiOptions) {}
 
@@ -135,7 +137,19 @@ export class ListrUi {
         break;
     }
     this.#refresh();
+    this.#tick();
   };
+
+  #tick(): void {
+    const open = this.model.window.open && this.#drawing();
+    if (open && !this.#clock) {
+      this.#clock = setInterval(() => this.#refresh(), 1000);
+      this.#clock.unref();
+    } else if (!open && this.#clock) {
+      clearInterval(this.#clock);
+      this.#clock = undefined;
+    }
+  }
 
   #drawing(): boolean {
     return this.#listr !== undefined && !this.#ended;
@@ -246,6 +260,7 @@ export class ListrUi {
 
   #end(): void {
     this.#ended = true;
+    this.#tick();
     if (this.#after.length > 0) this.opts.out.write(`${this.#after.join("\n")}\n`);
     this.#after = [];
   }

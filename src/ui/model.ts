@@ -5,6 +5,7 @@
 import type { Colors } from "picocolors/types.js";
 import { lagSeconds } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
+import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
 import type { CopyOptions, CopyState, CopyView } from "./eta.js";
 import { bar, formatBytes, formatDuration, formatValue, formatWaitStatus } from "./format.js";
@@ -70,6 +71,8 @@ export class UiModel {
   readonly hooks = new Map<number, HookView[]>();
   readonly decisions = new Map<number, Decision[]>();
   readonly logs = new Map<number, Log[]>();
+  /** The write-stop window (writes stopped → canWrite): its clock runs in the panel while open. */
+  readonly window = new WindowTracker();
   current?: number;
 
   constructor(private readonly copyOptions: CopyOptions = COPY_DEFAULTS) {}
@@ -79,6 +82,7 @@ export class UiModel {
   }
 
   apply(e: RunEvent): void {
+    this.window.apply(e);
     switch (e.type) {
       case "run.started":
         this.steps = e.steps;
@@ -228,9 +232,22 @@ export class UiModel {
     return `verifier ${v.phase ?? "?"}${gen}${docs} · ${parts.join(", ")}${err}`;
   }
 
+  /** `⏱ writes stopped 12.3s (…)` while the write-stop window is open. */
+  windowClock(c: Colors, now: number = Date.now()): string | undefined {
+    if (!this.window.open) return undefined;
+    const w = this.window.current(now);
+    if (!w) return undefined;
+    const since = w.openedAt ?? w.measuredFrom;
+    return c.magenta(
+      `⏱ writes stopped ${w.openedAt === undefined ? "for at least " : ""}${formatDuration(Math.max(0, now - since))}: the application cannot write until canWrite`,
+    );
+  }
+
   /** The live lines under a running step in the task list. */
-  panel(index: number, c: Colors): string[] {
+  panel(index: number, c: Colors, now: number = Date.now()): string[] {
     const lines: string[] = [];
+    const clock = this.windowClock(c, now);
+    if (clock) lines.push(clock);
     const wait = this.waits.get(index);
     if (wait && !wait.met) for (const l of formatWaitStatus(wait)) lines.push(`${c.yellow("✗")} ${l}`);
     const slow = this.slow.get(index);
@@ -323,4 +340,9 @@ export function logLine(l: Log, c: Colors): string {
   if (l.level === "error") return c.red(l.message);
   if (l.level === "warn") return c.yellow(l.message);
   return l.message;
+}
+
+/** `4.2s (service 3.9s · runner 120ms)`: a window's length and shares, for lines. */
+export function windowSummary(w: WriteStopWindow): string {
+  return `${formatDuration(w.durationMs ?? w.measuredMs)} (${windowShares(w)})`;
 }

@@ -8,7 +8,7 @@ import { codeFrame } from "../text.js";
 import type { Colors } from "picocolors/types.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { commandName, formatBytes, formatClock, formatDuration, formatWaitStatus, waitStatusKey } from "./format.js";
-import { UiModel, decisionLine } from "./model.js";
+import { UiModel, decisionLine, windowSummary } from "./model.js";
 
 export interface SimpleUiOptions {
   write: (text: string) => void;
@@ -113,9 +113,41 @@ export class SimpleUi {
         this.#received(e);
         break;
       case "progress.sampled":
+        this.#readOk(instanceLabel(e.instance), e.at);
         this.#progress(e);
         break;
+      case "poll.failed": {
+        // a progress read that fails is printed once per new error, and once when it recovers
+        const label = e.instance ? instanceLabel(e.instance) : "verifier";
+        if (this.#readErrors.get(label) !== e.error) this.#line(e.at, c.yellow(`read ${label} failed: ${e.error}`));
+        this.#readErrors.set(label, e.error);
+        break;
+      }
+      case "window.opened":
+        this.#line(e.at, c.magenta(`⏱ writes stopped (${e.id}): the write-stop window is open until canWrite`));
+        break;
+      case "window.closed": {
+        const w = this.model.window.current(e.seenAt);
+        this.#line(
+          e.at,
+          c.magenta(
+            e.reason === "undone"
+              ? `⏱ writes are back on the source (undo): no cutover${w ? `; they were stopped ${windowSummary(w)}` : ""}`
+              : `⏱ canWrite on the coordinator: the destination takes writes${w ? `; writes were stopped ${windowSummary(w)}` : ""}`,
+          ),
+        );
+        break;
+      }
+      case "window.writes-on": {
+        const w = this.model.window.current(e.at);
+        this.#line(
+          e.at,
+          c.magenta(`⏱ application writes on again (${e.id})${w ? `: ${windowSummary(w)} without writes` : ""}`),
+        );
+        break;
+      }
       case "verifier.sampled": {
+        this.#readOk("verifier", e.at);
         const v = this.model.verifier;
         const key = v
           ? `${v.phase}|${v.generation ?? ""}|${String(v.error)}|${v.counters.failedTasks ?? 0}|${v.counters.metadataMismatchTasks ?? 0}`
@@ -182,7 +214,17 @@ export class SimpleUi {
           .filter(Boolean)
           .join(", ");
         const head = `■ run ${e.outcome} in ${formatDuration(e.durationMs)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
-        this.#line(e.at, e.outcome === "ok" ? c.green(head) : c.red(head), e.message ? [e.message] : []);
+        const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
+        this.#line(e.at, e.outcome === "ok" ? c.green(head) : c.red(head), [
+          ...(e.message ? [e.message] : []),
+          ...(open
+            ? [
+                c.magenta(
+                  `⏱ canWrite not seen: writes stopped ${formatDuration(open.measuredMs)} ago and the window is still open`,
+                ),
+              ]
+            : []),
+        ]);
         break;
       }
     }
@@ -225,6 +267,12 @@ export class SimpleUi {
     else g.failures.push(`${req.label}: ${why}`);
     g.maxMs = Math.max(g.maxMs, e.durationMs);
     if (g.ok + g.failures.length >= Math.max(g.expected, g.sent)) this.#flushGroup(g, e.at);
+  }
+
+  #readOk(label: string, at: number): void {
+    if (!this.#readErrors.has(label)) return;
+    this.#readErrors.delete(label);
+    this.#line(at, `read ${label} ok again`);
   }
 
   #flushGroup(g: CommandGroup, at: number): void {

@@ -47,6 +47,29 @@ describe("state model", () => {
     ]);
   });
 
+  it('a `writesOn` hook comes after the destination takes writes ("Do not write to the destination while `canWrite` is false")', async () => {
+    const on = "  - hook: { use: shell, with: { command: [app-on] }, writesOn: true }\n";
+    const commitOnly = "  - commit: {}\n";
+    const canWrite = "  - waitFor: { canWrite: true, on: coordinator }\n";
+    // after the wait for COMMITTED (COMMIT), or for canWrite: fine
+    expect(await problems(runbook(START + READY + STOP + COMMIT + on))).toEqual([]);
+    expect(
+      await problems(
+        runbook(START + READY + STOP + commitOnly + canWrite + on + "  - waitFor: { state: COMMITTED }\n"),
+      ),
+    ).toEqual([]);
+    // right after commit, or before it
+    expect(
+      await problems(runbook(START + READY + STOP + commitOnly + on + "  - waitFor: { state: COMMITTED }\n")),
+    ).toEqual(["writes-on-before-can-write"]);
+    expect(await problems(runbook(START + READY + STOP + on + COMMIT))).toEqual(["writes-on-before-can-write"]);
+    // a canWrite wait that may fail does not count
+    const mayFail = "  - continueOnError: true\n    waitFor: { canWrite: true, on: coordinator }\n";
+    expect(
+      await problems(runbook(START + READY + STOP + commitOnly + mayFail + on + "  - waitFor: { state: COMMITTED }\n")),
+    ).toEqual(["writes-on-before-can-write"]);
+  });
+
   it("writesStoppedExternally satisfies the stopWrites requirement of commit", async () => {
     expect(await problems(runbook(START + READY + COMMIT))).toEqual(["commit-without-stop-writes"]);
     expect(await problems(runbook(START + READY + COMMIT, "writesStoppedExternally: true\n"))).toEqual([]);

@@ -6,7 +6,7 @@
 import { ServiceError, TransportError, type CommandOperation } from "../../src/api/index.js";
 import type { Progress } from "../../src/api/types.js";
 import type { InstanceRef, RunEvent } from "../../src/events.js";
-import { identityProblems, type Fleet, type FleetSnapshot } from "../../src/fleet/index.js";
+import { createPollRecorder, identityProblems, type Fleet, type FleetSnapshot } from "../../src/fleet/index.js";
 import type { BroadcastResult } from "../../src/fleet/fleet.js";
 import { newIdentityMemory, type RunContext, type StepContext } from "../../src/steps/index.js";
 
@@ -54,6 +54,8 @@ export function scripted(script: Script): { fleet: Fleet; sent: number[][]; read
   };
   const fleet: Fleet = {
     refs,
+    // reads are scripted, not timed: the counts go nowhere
+    polls: createPollRecorder(() => undefined),
     progress: (signal) => {
       signal?.throwIfAborted();
       reads++;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import pc from "picocolors";
 import { createUi } from "../../src/ui/index.js";
 import { SimpleUi } from "../../src/ui/simple.js";
+import { UiModel } from "../../src/ui/model.js";
 import { formatWaitStatus, waitStatusKey } from "../../src/ui/format.js";
 import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "../support/ui-fixtures.js";
 
@@ -49,7 +50,9 @@ describe("simple renderer, a whole run", () => {
     expect(
       lines.some((l) => l.includes("verifier idle · total 10, completed 10, processing 0, added 0, failed 0")),
     ).toBe(true);
-    expect(lines[lines.length - 1]).toMatch(/■ run ok in 2m 06s · committed · exit 0 · steps: 6 ok, 1 skipped$/);
+    // the fixture's fleet never reports canWrite: the window is still open when the run ends, and said so
+    expect(lines[lines.length - 2]).toMatch(/■ run ok in 2m 06s · committed · exit 0 · steps: 6 ok, 1 skipped$/);
+    expect(lines[lines.length - 1]).toMatch(/⏱ canWrite not seen: writes stopped \d/);
   });
 
   it("prints copy progress every 10 points, not per poll, with ETA", () => {
@@ -200,6 +203,63 @@ describe("simple renderer, details", () => {
     expect(lines).toEqual(["03:00:00 read shard-a failed: HTTP 503", "03:00:00 read shard-a ok again"]);
   });
 
+  it("prints a failed progress read (poll.failed) once per new error, and once when the instance answers again", () => {
+    const b = new EventBuilder();
+    b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS });
+    const inst = INSTANCES[0]!;
+    for (let i = 0; i < 4; i++)
+      b.emit("poll.failed", {
+        target: "service",
+        instance: inst,
+        path: "/api/v1/progress",
+        status: 503,
+        error: "http://127.0.0.1:27182: progress refused: Unavailable",
+        errorKind: "service",
+        durationMs: 3,
+      });
+    b.progress(inst, { state: "RUNNING", canCommit: false });
+    b.progress(inst, { state: "RUNNING", canCommit: false });
+    b.emit("poll.failed", {
+      target: "verifier",
+      path: "/api/v1/progress",
+      error: "reset",
+      errorKind: "transport",
+      durationMs: 1,
+    });
+    const lines = runSimple(b.events).slice(1);
+    expect(lines).toEqual([
+      "03:00:00 read shard-a failed: http://127.0.0.1:27182: progress refused: Unavailable",
+      "03:00:00 read shard-a ok again",
+      "03:00:00 shard-a RUNNING",
+      "03:00:00 read verifier failed: reset",
+    ]);
+  });
+
+  it("says when writes stop and when the destination takes them, with the window's length and shares", () => {
+    const b = new EventBuilder();
+    b.emit("run.started", {
+      runbook: "r",
+      file: "f",
+      hash: "h",
+      instances: INSTANCES.slice(0, 1),
+      mode: "run",
+      steps: STEPS,
+    });
+    b.emit("step.started", { index: 3, id: "stop-writes", kind: "stopWrites", title: "Stop application writes" });
+    b.emit("window.opened", { index: 3, id: "stop-writes" });
+    b.emit("step.finished", { index: 3, id: "stop-writes", outcome: "ok", durationMs: 5 });
+    b.emit("step.started", { index: 4, id: "commit", kind: "commit", title: "Commit" });
+    b.advance(3000);
+    b.emit("step.finished", { index: 4, id: "commit", outcome: "ok", durationMs: 3000 });
+    b.progress(INSTANCES[0]!, { state: "COMMITTING", canCommit: false, canWrite: true });
+    b.emit("window.closed", { reason: "canWrite", openedAt: b.events[2]!.at, seenAt: b.at });
+    const lines = runSimple(b.events);
+    expect(lines).toContain("03:00:00 ⏱ writes stopped (stop-writes): the write-stop window is open until canWrite");
+    expect(lines).toContain(
+      "03:00:03 ⏱ canWrite on the coordinator: the destination takes writes; writes were stopped 3s (service 0ms · runner 3s)",
+    );
+  });
+
   it("announces a copy restart at 0 of 1 and counts the percent again from 0", () => {
     const b = new EventBuilder();
     b.emit("run.started", {
@@ -280,5 +340,29 @@ describe("formatWaitStatus", () => {
       failing: [{ instance: "a", condition: "lagBelow 5", value: 11, sinceMs: 3 }],
     });
     expect(k1).toBe(k2);
+  });
+});
+
+describe("the window's clock in the task list", () => {
+  it("runs under the current step from writes stopped until canWrite", () => {
+    const m = new UiModel();
+    const b = new EventBuilder();
+    b.emit("run.started", {
+      runbook: "r",
+      file: "f",
+      hash: "h",
+      instances: INSTANCES.slice(0, 1),
+      mode: "run",
+      steps: STEPS,
+    });
+    for (const e of b.events) m.apply(e);
+    expect(m.windowClock(plain)).toBeUndefined();
+    const opened = b.emit("window.opened", { index: 3, id: "stop-writes" });
+    m.apply(opened);
+    expect(m.panel(4, plain, opened.at + 12_300)[0]).toBe(
+      "⏱ writes stopped 12s: the application cannot write until canWrite",
+    );
+    m.apply(b.progress(INSTANCES[0]!, { state: "COMMITTING", canCommit: false, canWrite: true }));
+    expect(m.windowClock(plain)).toBeUndefined();
   });
 });

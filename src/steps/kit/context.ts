@@ -3,7 +3,7 @@
  * the run's memory for interlocks) and its own index, title, signal and time limit.
  */
 import type { VerifierClient, VerifierProgress } from "../../api/index.js";
-import type { Fleet } from "../../fleet/index.js";
+import type { Fleet, WindowTracker } from "../../fleet/index.js";
 import type { PluginRegistry, PluginRunContext, UndoStack } from "../../plugin/index.js";
 import type { LoadedRunbook } from "../../runbook/index.js";
 import type { Runbook, Step, StepKind } from "../../runbook/types.js";
@@ -109,6 +109,8 @@ export interface Defaults {
   slowAfterMs: number;
   /** How long to keep retrying progress (after resume it may fail for minutes). */
   progressGiveUpMs: number;
+  /** Inside the write-stop window (writes stopped, canWrite not yet seen) waits poll this often (with jitter). */
+  windowPollMs: number;
   /**
    * Runbook time → wall time. Identity in a real run; in a rehearsal the simulator's clock runs
    * `timeScale` times faster, so the runbook's waits, polls and sleeps shrink with it (hook
@@ -127,6 +129,8 @@ export interface RunContext {
   /** The same, for events that precede no request (step ends, undo): never throws, so undo still runs. */
   say: Emit;
   memory: RunMemory;
+  /** The write-stop window, folded from the run's events: waits poll fast while it is open. */
+  window: WindowTracker;
   defaults: Defaults;
   force: ReadonlySet<string>;
   yes: boolean;

@@ -65,14 +65,20 @@ export function short(err: ApiError | undefined): string {
 /** A named interlock: ok, or refused with the reason unless forced. Emits the decision either way. */
 export function checkInterlock(ctx: StepContext, check: string, ok: boolean, reason: string, hint?: string): void {
   const forced = !ok && ctx.run.force.has(check);
-  ctx.run.emit("decision", {
-    index: ctx.index,
-    id: ctx.id,
-    kind: forced ? "force" : "interlock",
-    ok: ok || forced,
-    check,
-    reason: forced ? `${reason} — overridden by --force=${check}` : reason,
-  });
+  // durable with the command it lets through (its request line is fsynced before it leaves), or
+  // with the step's failure: no fsync of its own on the way to the commit
+  ctx.run.emit(
+    "decision",
+    {
+      index: ctx.index,
+      id: ctx.id,
+      kind: forced ? "force" : "interlock",
+      ok: ok || forced,
+      check,
+      reason: forced ? `${reason} — overridden by --force=${check}` : reason,
+    },
+    { more: true },
+  );
   if (!ok && !forced) {
     throw new StepFailure(`refused (${check}): ${reason}`, {
       reason: "interlock",
@@ -193,14 +199,18 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
       ? `they report one fleet now, but did not at ${new Date(broken.at).toISOString()}: ${broken.reason}`
       : `${snap.instances.length} instance(s) form one fleet`;
   const forced = !ok && ctx.run.force.has("fleet-identity");
-  ctx.run.emit("decision", {
-    index: ctx.index,
-    id: ctx.id,
-    kind: "identity",
-    ok: ok || forced,
-    check: "fleet-identity",
-    reason: forced ? `${reason} — overridden by --force=fleet-identity` : reason,
-  });
+  ctx.run.emit(
+    "decision",
+    {
+      index: ctx.index,
+      id: ctx.id,
+      kind: "identity",
+      ok: ok || forced,
+      check: "fleet-identity",
+      reason: forced ? `${reason} — overridden by --force=fleet-identity` : reason,
+    },
+    { more: true },
+  );
   if (!ok && !forced) {
     throw new StepFailure(`refused (fleet-identity): the instances are not one fleet: ${reason}`, {
       reason: "interlock",

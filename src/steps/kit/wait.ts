@@ -5,7 +5,13 @@
  *
  * While it waits it says why it is not over (`wait.status`: who fails which condition, with the
  * value, since when) — on every change and at least every 10 s — and emits `wait.slow` once a
- * stall (same lag, copied bytes and events applied everywhere) lasts `slowAfterMs`.
+ * stall (same lag, copied bytes and events applied everywhere) lasts `slowAfterMs`. The status
+ * that says met carries `unmetAt`, the answer of the last read that found it unmet: the
+ * condition became true after it, as far as polls can tell (the window's shares use it).
+ *
+ * Inside the write-stop window (writes stopped, canWrite not yet seen) every second is the
+ * application's downtime: the wait polls at most `windowPollMs` apart (with jitter) instead of its
+ * interval. Reads stay sequential, one request in flight per instance (the fleet joins any other).
  */
 import type { VerifierProgress } from "../../api/index.js";
 import { errorMessage } from "../../errors.js";
@@ -40,6 +46,7 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<Wa
   let sigSince = Date.now();
   let slowSent = false;
   let failing: FailingCondition[] = [];
+  let unmetAt: number | undefined;
 
   const judge = ({ snapshot, verifier }: WaitResult): WaitResult | undefined => {
     const ev = opts.evaluate(snapshot, verifier);
@@ -58,11 +65,13 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<Wa
           ...f,
           sinceMs: now - (since.get(`${f.instance}\u0000${f.condition}`) ?? now),
         })),
+        ...(ev.met && unmetAt !== undefined ? { unmetAt } : {}),
       });
       lastStatus = status;
       lastStatusAt = now;
     }
     if (ev.met) return { snapshot, verifier };
+    unmetAt = now;
 
     const sig = progressSignature(snapshot, verifier);
     if (sig !== signature) {
@@ -89,7 +98,7 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<Wa
         return { snapshot, verifier };
       },
       judge,
-      every: opts.pollMs,
+      every: () => pollIntervalNow(ctx, opts.pollMs),
       signal: ctx.signal,
     });
     if (!r.done) throw new Error("unreachable: a wait without giveUpMs always ends with a result");
@@ -98,6 +107,18 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<Wa
     if (ctx.signal.aborted) throw abortReason(ctx, failing, opts);
     throw err;
   }
+}
+
+/**
+ * The interval to the next read. Inside the write-stop window: `windowPollMs` (or the wait's own,
+ * if smaller) is the longest gap, and each gap is drawn between half of it and all of it (jitter:
+ * runners and instances do not fall into step; a condition that turns true is seen within one
+ * interval and, on average, after three eighths of it). Elsewhere: `pollMs`.
+ */
+export function pollIntervalNow(ctx: StepContext, pollMs: number, random: () => number = Math.random): number {
+  if (!ctx.run.window.open) return pollMs;
+  const fast = Math.min(pollMs, ctx.run.defaults.windowPollMs);
+  return fast * (0.5 + 0.5 * random());
 }
 
 /** One read of the verifier's progress; a failure is a warning and an unknown value. */

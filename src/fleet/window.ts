@@ -1,0 +1,413 @@
+/**
+ * The write-stop window: how long the application could not write. It opens when a stopWrites
+ * hook succeeds (`window.opened`) and closes when the coordinator reports `canWrite: true` (the
+ * destination takes writes; service facts: "`canWrite` is authoritative on the coordinator"),
+ * or when the stop's undo turned writes back on (no cutover). A hook step marked `writesOn`
+ * extends it to the moment the application really writes again.
+ *
+ * One pure fold over the run's events, used alike by the runner (fast polling inside the
+ * window, and `window.closed` when a read first shows canWrite), the live UI (the window's
+ * clock), the job summary and the report (from a journal, across resumed runs).
+ *
+ * The window is split into shares, as far as the events can tell:
+ * - service: a wait whose condition did not hold yet (until the last read that found it unmet:
+ *   the condition became true after that answer), and the commit request's round trip (commit
+ *   blocks until every instance has it);
+ * - runner: from there to the next action (the rest of the wait: its poll interval and the
+ *   runner's own work), the time between steps, the rest of the commit step (interlocks,
+ *   journal, fan-out), and after the stop hook returned;
+ * - operator: `confirm` steps and `--step` prompts;
+ * - steps: the runbook's other steps inside the window (hooks, notify, verify, sleep, assert…).
+ */
+import type { RunEvent, RunEventMap } from "../events.js";
+import { formatDuration } from "../runbook/duration.js";
+import type { Progress } from "../api/types.js";
+import { findCoordinator } from "./conditions.js";
+import type { FleetSnapshot, InstanceSample } from "./fleet.js";
+
+export type WindowShare = "service" | "runner" | "operator" | "steps";
+export const WINDOW_SHARES: readonly WindowShare[] = ["service", "runner", "operator", "steps"];
+
+export interface WindowPart {
+  share: WindowShare;
+  /** What the time went to, for people ("drained: waiting", "commit: the service's answer"). */
+  what: string;
+  index?: number;
+  id?: string;
+  /** Epoch ms. */
+  from: number;
+  to: number;
+  ms: number;
+}
+
+export interface WriteStopWindow {
+  /** Epoch ms writes stopped (the stop hook succeeded); undefined when that was before the events seen. */
+  openedAt?: number;
+  /** Where the measured part starts (openedAt, or the first event seen while open). */
+  measuredFrom: number;
+  openedBy?: { index: number; id: string };
+  closedBy?: "canWrite" | "undone";
+  /** The read that showed canWrite (or the undo's end). */
+  closedAt?: number;
+  /** The coordinator's last answer with canWrite false before closedAt: the true end lies after it. */
+  unmetAt?: number;
+  /** A `writesOn` hook succeeded: the application writes again. */
+  writesOnAt?: number;
+  /** Still open at the last event (or at `now`). */
+  open: boolean;
+  /** openedAt → closedAt (undefined while open or when openedAt is unknown). */
+  durationMs?: number;
+  /** openedAt → writesOnAt. */
+  toWritesOnMs?: number;
+  /** The measured span: measuredFrom → writesOnAt, else closedAt, else now. */
+  measuredMs: number;
+  shares: Record<WindowShare, number>;
+  parts: WindowPart[];
+}
+
+interface Span {
+  index: number;
+  id: string;
+  kind: string;
+  start: number;
+  end?: number;
+  promptMs?: number;
+  met?: boolean;
+  unmetAt?: number;
+  commitFrom?: number;
+  commitTo?: number;
+}
+
+interface Win {
+  openedAt?: number;
+  measuredFrom: number;
+  openedBy?: { index: number; id: string };
+  closedBy?: "canWrite" | "undone";
+  closedAt?: number;
+  unmetAt?: number;
+  writesOnAt?: number;
+}
+
+type Seen = Pick<Progress, "canWrite" | "mongosyncID" | "coordinatorID">;
+
+export class WindowTracker {
+  readonly #windows: Win[] = [];
+  readonly #kinds = new Map<number, string>();
+  readonly #spans: Span[] = [];
+  readonly #open = new Map<number, Span>();
+  readonly #latest = new Map<number, Seen>();
+  readonly #lastFalse = new Map<number, number>();
+  readonly #commitIds = new Set<number>();
+  #instances = 0;
+  #lastAt = 0;
+  #toAnnounce: RunEventMap["window.closed"] | undefined;
+
+  get #current(): Win | undefined {
+    return this.#windows[this.#windows.length - 1];
+  }
+
+  /** Writes are stopped and the destination does not take them yet: waits poll fast. */
+  get open(): boolean {
+    const w = this.#current;
+    return w !== undefined && w.closedAt === undefined;
+  }
+
+  /** A resumed run without the earlier events: writes were stopped before it started. */
+  assumeOpen(at: number = Date.now()): void {
+    if (!this.open) this.#windows.push({ measuredFrom: at });
+  }
+
+  /**
+   * The closure this tracker saw in a read (`canWrite` on the coordinator) and nobody announced
+   * yet: the runner emits it as `window.closed`, once.
+   */
+  takeClosed(): RunEventMap["window.closed"] | undefined {
+    const c = this.#toAnnounce;
+    this.#toAnnounce = undefined;
+    return c;
+  }
+
+  apply(e: RunEvent): void {
+    this.#lastAt = Math.max(this.#lastAt, e.at);
+    switch (e.type) {
+      case "run.started":
+        for (const s of e.steps) this.#kinds.set(s.index, s.kind);
+        this.#instances = e.instances.length;
+        // a new runner: its reads start afresh (the window itself spans runs)
+        this.#latest.clear();
+        this.#lastFalse.clear();
+        for (const s of this.#open.values()) s.end ??= e.at;
+        this.#open.clear();
+        break;
+      case "step.started": {
+        const span: Span = { index: e.index, id: e.id, kind: e.kind || (this.#kinds.get(e.index) ?? ""), start: e.at };
+        if (e.promptMs !== undefined) span.promptMs = e.promptMs;
+        this.#spans.push(span);
+        this.#open.set(e.index, span);
+        break;
+      }
+      case "step.finished": {
+        const span = this.#open.get(e.index);
+        if (span) span.end = e.at;
+        this.#open.delete(e.index);
+        // journals of runners before `window.opened`: a stopWrites that succeeded opened it
+        if (span?.kind === "stopWrites" && e.outcome === "ok" && !this.open)
+          this.#windows.push({ openedAt: e.at, measuredFrom: e.at, openedBy: { index: e.index, id: e.id } });
+        break;
+      }
+      case "wait.status": {
+        const span = this.#open.get(e.index);
+        if (span && e.met) {
+          span.met = true;
+          if (e.unmetAt !== undefined) span.unmetAt = e.unmetAt;
+        }
+        break;
+      }
+      case "request.sent":
+        if (e.method === "POST" && e.path === "/api/v1/commit") {
+          this.#commitIds.add(e.id);
+          const span = [...this.#open.values()].find((s) => s.kind === "commit");
+          if (span) span.commitFrom = Math.min(span.commitFrom ?? e.at, e.at);
+        }
+        break;
+      case "response.received":
+        if (this.#commitIds.delete(e.id)) {
+          const span = [...this.#open.values()].find((s) => s.kind === "commit");
+          if (span) span.commitTo = Math.max(span.commitTo ?? e.at, e.at);
+        }
+        break;
+      case "window.opened":
+        if (!this.open)
+          this.#windows.push({ openedAt: e.at, measuredFrom: e.at, openedBy: { index: e.index, id: e.id } });
+        break;
+      case "window.closed": {
+        const w = this.#current;
+        if (w && w.closedAt === undefined) {
+          w.closedBy = e.reason;
+          w.closedAt = e.seenAt;
+          if (e.unmetAt !== undefined) w.unmetAt = e.unmetAt;
+        }
+        break;
+      }
+      case "window.writes-on": {
+        const w = this.#current;
+        if (w && w.writesOnAt === undefined) w.writesOnAt = e.at;
+        break;
+      }
+      case "hook.finished": {
+        // the stop's undo succeeded: writes are back on the source, the window ends without a cutover
+        const w = this.#current;
+        if (e.undo && e.ok && w && w.closedAt === undefined && w.openedBy?.index === e.index) {
+          w.closedBy = "undone";
+          w.closedAt = e.at;
+          this.#toAnnounce = {
+            reason: "undone",
+            ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
+            seenAt: e.at,
+          };
+        }
+        break;
+      }
+      case "progress.sampled":
+        this.#sample(e);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #sample(e: Extract<RunEvent, { type: "progress.sampled" }>): void {
+    const p = e.progress as Partial<Progress> | undefined;
+    const i = e.instance.index;
+    this.#latest.set(i, {
+      canWrite: p?.canWrite ?? null,
+      ...(p?.mongosyncID !== undefined ? { mongosyncID: p.mongosyncID } : {}),
+      ...(p?.coordinatorID !== undefined ? { coordinatorID: p.coordinatorID } : {}),
+    });
+    if (p?.canWrite !== true) this.#lastFalse.set(i, e.at);
+    const w = this.#current;
+    // only an answer with canWrite true can end the window: the fleet is judged then, not on every answer
+    if (!w || w.closedAt !== undefined || p?.canWrite !== true) return;
+    const who = this.#canWriteWho();
+    if (who === undefined) return;
+    w.closedBy = "canWrite";
+    w.closedAt = e.at;
+    const unmetAt = Math.max(...who.map((k) => this.#lastFalse.get(k) ?? -Infinity));
+    if (Number.isFinite(unmetAt)) w.unmetAt = unmetAt;
+    this.#toAnnounce = {
+      reason: "canWrite",
+      ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
+      seenAt: e.at,
+      ...(w.unmetAt !== undefined ? { unmetAt: w.unmetAt } : {}),
+    };
+  }
+
+  /**
+   * The instances whose canWrite ends the window, when they all report it: the coordinator's
+   * (service facts), or every instance's when no coordinator can be found (no ids before 1.3):
+   * the later, conservative end.
+   */
+  #canWriteWho(): number[] | undefined {
+    const n = Math.max(this.#instances, this.#latest.size);
+    if (this.#latest.size < n) return undefined;
+    const snapshot: FleetSnapshot = {
+      at: 0,
+      instances: [...this.#latest.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([index, seen]): InstanceSample => ({ ref: { url: "", index }, progress: seen as Progress })),
+    };
+    const { sample } = findCoordinator(snapshot);
+    if (sample) return sample.progress?.canWrite === true ? [sample.ref.index] : undefined;
+    return snapshot.instances.every((s) => s.progress?.canWrite === true)
+      ? snapshot.instances.map((s) => s.ref.index)
+      : undefined;
+  }
+
+  /** Every window so far (a stop undone and stopped again makes two), measured up to `now` when open. */
+  windows(now: number = this.#lastAt): WriteStopWindow[] {
+    return this.#windows.map((w) => this.#measure(w, now));
+  }
+
+  /** The last window, if writes were ever stopped. */
+  current(now: number = this.#lastAt): WriteStopWindow | undefined {
+    const w = this.#current;
+    return w ? this.#measure(w, now) : undefined;
+  }
+
+  #measure(w: Win, now: number): WriteStopWindow {
+    const from = w.measuredFrom;
+    const to = Math.max(from, w.writesOnAt ?? w.closedAt ?? now);
+    const parts: WindowPart[] = [];
+    const add = (share: WindowShare, what: string, a: number, b: number, span?: Span): void => {
+      const x = Math.max(a, from);
+      const y = Math.min(b, to);
+      if (!(y > x)) return;
+      const last = parts[parts.length - 1];
+      if (last && last.share === share && last.what === what && last.to === x && last.index === span?.index) {
+        last.to = y;
+        last.ms = y - last.from;
+        return;
+      }
+      parts.push({
+        share,
+        what,
+        ...(span ? { index: span.index, id: span.id } : {}),
+        from: x,
+        to: y,
+        ms: y - x,
+      });
+    };
+    let cursor = from;
+    const spans = this.#spans.filter((s) => (s.end ?? to) > from && s.start < to).sort((a, b) => a.start - b.start);
+    for (const s of spans) {
+      const end = Math.min(s.end ?? to, to);
+      const start = Math.max(s.start, from);
+      const promptFrom = s.promptMs !== undefined ? Math.max(cursor, s.start - s.promptMs) : s.start;
+      add("runner", "between steps", cursor, promptFrom);
+      add("operator", "--step prompt", promptFrom, s.start, s);
+      this.#classify(w, s, start, end, to, add);
+      cursor = Math.max(cursor, end);
+    }
+    add("runner", spans.length ? "between steps" : "waiting for the next step", cursor, to);
+    const shares: Record<WindowShare, number> = { service: 0, runner: 0, operator: 0, steps: 0 };
+    for (const p of parts) shares[p.share] += p.ms;
+    const out: WriteStopWindow = {
+      measuredFrom: from,
+      open: w.closedAt === undefined,
+      measuredMs: to - from,
+      shares,
+      parts,
+    };
+    if (w.openedAt !== undefined) out.openedAt = w.openedAt;
+    if (w.openedBy) out.openedBy = w.openedBy;
+    if (w.closedBy) out.closedBy = w.closedBy;
+    if (w.closedAt !== undefined) out.closedAt = w.closedAt;
+    if (w.unmetAt !== undefined) out.unmetAt = w.unmetAt;
+    if (w.writesOnAt !== undefined) out.writesOnAt = w.writesOnAt;
+    if (w.openedAt !== undefined && w.closedAt !== undefined) out.durationMs = w.closedAt - w.openedAt;
+    if (w.openedAt !== undefined && w.writesOnAt !== undefined) out.toWritesOnMs = w.writesOnAt - w.openedAt;
+    return out;
+  }
+
+  #classify(
+    w: Win,
+    s: Span,
+    start: number,
+    end: number,
+    to: number,
+    add: (share: WindowShare, what: string, a: number, b: number, span?: Span) => void,
+  ): void {
+    const name = s.id;
+    if (w.openedBy?.index === s.index && s.kind === "stopWrites") {
+      add("runner", `${name}: after the stop hook returned`, start, end, s);
+      return;
+    }
+    switch (s.kind) {
+      case "waitFor": {
+        // the window's end inside this wait: the coordinator's last canWrite false splits it
+        const closesHere =
+          w.closedBy === "canWrite" && w.closedAt !== undefined && w.closedAt === to && w.closedAt <= end;
+        const split = closesHere
+          ? Math.max(start, Math.min(end, w.unmetAt ?? s.start))
+          : s.met
+            ? Math.max(start, Math.min(end, s.unmetAt ?? s.start))
+            : end;
+        add("service", `${name}: waiting for the service`, start, split, s);
+        add("runner", `${name}: condition met → next action (polling, the runner's work)`, split, end, s);
+        return;
+      }
+      case "commit": {
+        if (s.commitFrom === undefined) {
+          add("runner", `${name}: interlocks`, start, end, s);
+          return;
+        }
+        const answered = s.commitTo ?? end;
+        add("runner", `${name}: interlocks, journal, fan-out`, start, s.commitFrom, s);
+        add(
+          "service",
+          `${name}: the service's answer (commit blocks until every instance has it)`,
+          s.commitFrom,
+          answered,
+          s,
+        );
+        add("runner", `${name}: after the answers`, answered, end, s);
+        return;
+      }
+      case "confirm":
+        add("operator", `${name}: confirm`, start, end, s);
+        return;
+      default:
+        add("steps", `${name}: ${s.kind}`, start, end, s);
+    }
+  }
+}
+
+const SHARE_WORDS: Record<WindowShare, string> = {
+  service: "service",
+  runner: "runner",
+  operator: "operator",
+  steps: "other steps",
+};
+
+/** `service 3.9s · runner 120ms · operator 2s` (service and runner always; the others when not zero). */
+export function windowShares(w: WriteStopWindow): string {
+  return WINDOW_SHARES.filter((k) => w.shares[k] > 0 || k === "service" || k === "runner")
+    .map((k) => `${SHARE_WORDS[k]} ${formatDuration(w.shares[k])}`)
+    .join(" · ");
+}
+
+/** The window in one line, for every output: its length, how it ended, and its shares. */
+export function describeWindow(w: WriteStopWindow): string {
+  const total =
+    w.durationMs !== undefined
+      ? formatDuration(w.durationMs)
+      : `${w.openedAt === undefined ? "at least " : ""}${formatDuration(w.measuredMs)}`;
+  const end =
+    w.closedBy === "undone"
+      ? "writes stopped, then back on by the undo: no cutover"
+      : w.open
+        ? "still open: writes are stopped and canWrite was not seen"
+        : "writes stopped → canWrite on the coordinator";
+  const on = w.toWritesOnMs !== undefined ? `; → writes on again: ${formatDuration(w.toWritesOnMs)}` : "";
+  return `${total} (${end}${on}): ${windowShares(w)}`;
+}

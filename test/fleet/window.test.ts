@@ -1,0 +1,245 @@
+/**
+ * Issue #18, point 1: the write-stop window (writes stopped → canWrite true on the coordinator,
+ * → writes on again when a hook says so), split into the service's share (waits until the last
+ * read that found them unmet, the commit's round trip), the runner's (from there to the next
+ * action), the operator's and the other steps'. A fold over events with known times, so every
+ * share is checked to the millisecond.
+ */
+import { describe, expect, it } from "vitest";
+import type { RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
+import { WindowTracker, describeWindow } from "../../src/fleet/window.js";
+
+function stream() {
+  const events: RunEvent[] = [];
+  let seq = 0;
+  const at = <K extends RunEventType>(t: number, type: K, payload: RunEventMap[K]): void => {
+    events.push({ type, seq: ++seq, at: t, ...payload } as unknown as RunEvent);
+  };
+  return { events, at };
+}
+
+const STEPS = [
+  { index: 0, id: "stop", kind: "stopWrites", title: "stop" },
+  { index: 1, id: "drained", kind: "waitFor", title: "drained" },
+  { index: 2, id: "go", kind: "confirm", title: "go" },
+  { index: 3, id: "commit", kind: "commit", title: "commit" },
+  { index: 4, id: "committed", kind: "waitFor", title: "committed" },
+  { index: 5, id: "open", kind: "hook", title: "open" },
+];
+const inst = (index: number) => ({ url: `http://127.0.0.1:${27182 + index}`, index });
+/** Two instances with ids: the coordinator is instance 1. */
+const prog = (canWrite: boolean, state = "COMMITTING", index = 0) => ({
+  state,
+  canCommit: false,
+  canWrite,
+  mongosyncID: `m${index}`,
+  coordinatorID: "m1",
+});
+
+/** The cutover of the header: stop at 1000, drained until 4300, a 2 s confirm, commit, canWrite at 7200, writes on at 8100. */
+function cutover(opts: { writesOn?: boolean } = {}) {
+  const { events, at } = stream();
+  at(0, "run.started", {
+    runbook: "w",
+    file: "w.yaml",
+    hash: "h",
+    instances: [inst(0), inst(1)],
+    mode: "run",
+    steps: STEPS,
+  });
+  at(1000, "step.started", { ...STEPS[0]! });
+  at(1001, "hook.started", { index: 0, id: "stop", use: "shell", undo: false });
+  at(1199, "hook.finished", { index: 0, id: "stop", use: "shell", undo: false, ok: true, durationMs: 198 });
+  at(1200, "window.opened", { index: 0, id: "stop" });
+  at(1210, "step.finished", { index: 0, id: "stop", outcome: "ok", durationMs: 210 });
+  at(1215, "step.started", { ...STEPS[1]! });
+  at(4200, "progress.sampled", { instance: inst(0), progress: prog(false, "RUNNING", 0) as never });
+  at(4300, "wait.status", { index: 1, id: "drained", met: true, failing: [], unmetAt: 4200 });
+  at(4310, "step.finished", { index: 1, id: "drained", outcome: "ok", durationMs: 3095 });
+  at(4320, "step.started", { ...STEPS[2]! });
+  at(6320, "step.finished", { index: 2, id: "go", outcome: "ok", durationMs: 2000 });
+  at(6330, "step.started", { ...STEPS[3]! });
+  at(6340, "request.sent", { id: 1, target: "service", method: "POST", path: "/api/v1/commit", instance: inst(0) });
+  at(6341, "request.sent", { id: 2, target: "service", method: "POST", path: "/api/v1/commit", instance: inst(1) });
+  at(6500, "response.received", { id: 1, target: "service", ok: true, status: 200, durationMs: 160 });
+  at(6502, "response.received", { id: 2, target: "service", ok: true, status: 200, durationMs: 161 });
+  at(6505, "commit.sent", { index: 3, id: "commit", instances: ["a", "b"], skewMs: 1 });
+  at(6510, "step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 180 });
+  at(6520, "step.started", { ...STEPS[4]! });
+  // the non-coordinator says canWrite first: that ends nothing ("canWrite is authoritative on the coordinator")
+  at(7000, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTING", 0) as never });
+  at(7001, "progress.sampled", { instance: inst(1), progress: prog(false, "COMMITTING", 1) as never });
+  at(7100, "progress.sampled", { instance: inst(1), progress: prog(false, "COMMITTING", 1) as never });
+  at(7150, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTING", 0) as never });
+  at(7200, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTING", 1) as never });
+  at(8000, "wait.status", { index: 4, id: "committed", met: true, failing: [], unmetAt: 7900 });
+  at(8010, "step.finished", { index: 4, id: "committed", outcome: "ok", durationMs: 1490 });
+  if (opts.writesOn) {
+    at(8020, "step.started", { ...STEPS[5]! });
+    at(8100, "window.writes-on", { index: 5, id: "open" });
+    at(8110, "step.finished", { index: 5, id: "open", outcome: "ok", durationMs: 90 });
+  }
+  return events;
+}
+
+describe("WindowTracker", () => {
+  it("measures stopWrites → canWrite on the coordinator, split into shares as far as polls can tell", () => {
+    const w = new WindowTracker();
+    const seen: boolean[] = [];
+    let closed: ReturnType<WindowTracker["takeClosed"]>;
+    for (const e of cutover()) {
+      w.apply(e);
+      seen.push(w.open);
+      closed ??= w.takeClosed();
+    }
+    expect(closed).toEqual({ reason: "canWrite", openedAt: 1200, seenAt: 7200, unmetAt: 7100 });
+    expect(w.takeClosed()).toBeUndefined();
+    const m = w.current()!;
+    expect(m).toMatchObject({
+      openedAt: 1200,
+      openedBy: { index: 0, id: "stop" },
+      closedBy: "canWrite",
+      closedAt: 7200,
+      unmetAt: 7100,
+      open: false,
+      durationMs: 6000,
+      measuredMs: 6000,
+    });
+    expect(m.shares).toEqual({
+      service: 2985 + 162 + 580,
+      runner: 10 + 5 + 110 + 10 + 10 + 10 + 8 + 10 + 100,
+      operator: 2000,
+      steps: 0,
+    });
+    expect(m.parts.map((p) => [p.share, p.id ?? "", p.ms])).toEqual([
+      ["runner", "stop", 10],
+      ["runner", "", 5],
+      ["service", "drained", 2985],
+      ["runner", "drained", 110],
+      ["runner", "", 10],
+      ["operator", "go", 2000],
+      ["runner", "", 10],
+      ["runner", "commit", 10],
+      ["service", "commit", 162],
+      ["runner", "commit", 8],
+      ["runner", "", 10],
+      ["service", "committed", 580],
+      ["runner", "committed", 100],
+    ]);
+    expect(describeWindow(m)).toBe(
+      "6s (writes stopped → canWrite on the coordinator): service 3.7s · runner 273ms · operator 2s",
+    );
+  });
+
+  it("is open exactly from the stop hook's success to the coordinator's canWrite", () => {
+    const w = new WindowTracker();
+    const events = cutover();
+    const open = events.map((e) => (w.apply(e), [e.at, w.open] as const));
+    expect(open.filter(([, o]) => o).map(([t]) => t)[0]).toBe(1200);
+    expect(open.filter(([, o]) => o).at(-1)![0]).toBe(7150);
+  });
+
+  it("extends to a `writesOn` hook: the application writes again", () => {
+    const w = new WindowTracker();
+    for (const e of cutover({ writesOn: true })) w.apply(e);
+    const m = w.current()!;
+    expect(m).toMatchObject({ durationMs: 6000, writesOnAt: 8100, toWritesOnMs: 6900, measuredMs: 6900 });
+    // past canWrite, the committed wait is split at its own last unmet read
+    expect(m.shares).toEqual({
+      service: 2985 + 162 + 1380,
+      runner: 10 + 5 + 110 + 10 + 10 + 10 + 8 + 10 + 110 + 10,
+      operator: 2000,
+      steps: 80,
+    });
+    expect(describeWindow(m)).toMatch(/^6s \(writes stopped → canWrite on the coordinator; → writes on again: 6\.9s\)/);
+  });
+
+  it("closes when the stop's undo turned writes back on: no cutover", () => {
+    const { events, at } = stream();
+    at(0, "run.started", { runbook: "w", file: "w", hash: "h", instances: [inst(0)], mode: "run", steps: STEPS });
+    at(10, "step.started", { ...STEPS[0]! });
+    at(20, "window.opened", { index: 0, id: "stop" });
+    at(21, "step.finished", { index: 0, id: "stop", outcome: "ok", durationMs: 11 });
+    at(30, "step.started", { ...STEPS[1]! });
+    at(900, "step.finished", { index: 1, id: "drained", outcome: "interrupted", durationMs: 870 });
+    at(910, "hook.started", { index: 0, id: "stop", use: "shell", undo: true });
+    at(950, "hook.finished", { index: 0, id: "stop", use: "shell", undo: true, ok: true, durationMs: 40 });
+    const w = new WindowTracker();
+    const announced: unknown[] = [];
+    for (const e of events) {
+      w.apply(e);
+      const c = w.takeClosed();
+      if (c) announced.push(c);
+    }
+    expect(announced).toEqual([{ reason: "undone", openedAt: 20, seenAt: 950 }]);
+    expect(w.open).toBe(false);
+    expect(w.current()).toMatchObject({ closedBy: "undone", durationMs: 930 });
+    // an interrupted wait never met: all of it is the service's (nothing was true yet)
+    expect(w.current()!.shares.service).toBe(870);
+  });
+
+  it("without a coordinator (no ids before 1.3) waits for every instance's canWrite", () => {
+    const w = new WindowTracker();
+    const { events, at } = stream();
+    at(0, "run.started", {
+      runbook: "w",
+      file: "w",
+      hash: "h",
+      instances: [inst(0), inst(1)],
+      mode: "run",
+      steps: STEPS,
+    });
+    at(1, "window.opened", { index: 0, id: "stop" });
+    at(5, "progress.sampled", {
+      instance: inst(0),
+      progress: { state: "COMMITTING", canCommit: false, canWrite: true },
+    });
+    at(6, "progress.sampled", {
+      instance: inst(1),
+      progress: { state: "COMMITTING", canCommit: false, canWrite: false },
+    });
+    at(9, "progress.sampled", {
+      instance: inst(0),
+      progress: { state: "COMMITTING", canCommit: false, canWrite: true },
+    });
+    for (const e of events) w.apply(e);
+    expect(w.open).toBe(true);
+    w.apply({
+      type: "progress.sampled",
+      seq: 99,
+      at: 12,
+      instance: inst(1),
+      progress: { state: "COMMITTED", canCommit: false, canWrite: true },
+    });
+    expect(w.current()).toMatchObject({ closedAt: 12, unmetAt: 6 });
+  });
+
+  it("a resumed run without the earlier events starts open; a journal without window.opened opens at the stop step's end", () => {
+    const resumed = new WindowTracker();
+    resumed.assumeOpen(100);
+    expect(resumed.open).toBe(true);
+    expect(resumed.current(400)).toMatchObject({ measuredFrom: 100, measuredMs: 300, open: true });
+    expect(resumed.current(400)?.openedAt).toBeUndefined();
+    expect(describeWindow(resumed.current(400)!)).toMatch(/^at least 300ms \(still open/);
+
+    const old = new WindowTracker();
+    for (const e of cutover().filter((e) => e.type !== "window.opened")) old.apply(e);
+    expect(old.current()).toMatchObject({ openedAt: 1210, closedAt: 7200, durationMs: 5990 });
+  });
+
+  it("a window.closed event closes it when the reads are not in the events (a journal with thinned samples)", () => {
+    const w = new WindowTracker();
+    for (const e of cutover().filter((e) => e.type !== "progress.sampled")) w.apply(e);
+    expect(w.open).toBe(true);
+    w.apply({
+      type: "window.closed",
+      seq: 100,
+      at: 7201,
+      reason: "canWrite",
+      openedAt: 1200,
+      seenAt: 7200,
+      unmetAt: 7100,
+    });
+    expect(w.current()).toMatchObject({ closedAt: 7200, unmetAt: 7100, durationMs: 6000 });
+  });
+});
