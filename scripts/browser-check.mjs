@@ -178,6 +178,11 @@ const PROBE = `
     const banner = document.getElementById("outcome");
     if (banner) out.banner = { outcome: banner.dataset.outcome, bg: getComputedStyle(banner).backgroundColor, top: banner.getBoundingClientRect().top, text: banner.textContent.trim().slice(0, 200), headline: banner.querySelector("h1")?.firstChild?.textContent.trim() ?? "", texts: banner ? contrasts(banner) : [] };
     out.badges = [...document.querySelectorAll(".badge")].flatMap(contrasts);
+    const bar = document.querySelector("#write-stop-window .sharebar");
+    if (bar) out.window = { w: bar.getBoundingClientRect().width, shares: [...bar.querySelectorAll(".share")].map((s) => ({ share: s.dataset.share, ms: Number(s.dataset.ms), w: s.getBoundingClientRect().width })), parts: document.querySelectorAll("#window-parts tbody tr").length };
+    const hl = document.querySelector("#chart-timeline g.window rect");
+    if (hl) out.windowBand = hl.getBoundingClientRect().width;
+    out.record = !!document.getElementById("record") && document.querySelectorAll("#record dd").length;
     out.resources = performance.getEntriesByType("resource").length;
   } catch (e) { out.errors.push(String(e && e.stack || e)); }
   const pre = document.createElement("pre");
@@ -235,6 +240,29 @@ checkContrast(probe, `banner ${built.outcome}`);
 check(
   probe.gantt && probe.gantt.rows === built.steps.length && probe.gantt.w > 600,
   `step timeline drawn: ${probe.gantt?.rows} rows, ${probe.gantt?.bars} bars, ${Math.round(probe.gantt?.w ?? 0)} px wide`,
+);
+// the write-stop window: its shares drawn as a bar (each share as wide as its part of the window)
+// and as a band on the step timeline; the record's facts present
+if (built.window) {
+  const w = probe.window;
+  const drawn = (w?.shares ?? []).filter((x) => x.ms > 0);
+  const total = drawn.reduce((n, x) => n + x.ms, 0);
+  check(
+    w &&
+      w.w > 600 &&
+      drawn.length > 0 &&
+      drawn.every((x) => Math.abs(x.w / w.w - x.ms / total) < 0.02 || x.w >= 2) &&
+      w.parts === built.window.parts.length,
+    `write-stop window drawn: ${drawn.map((x) => `${x.share} ${x.ms} ms ${Math.round(x.w)} px`).join(", ")} of ${Math.round(w?.w ?? 0)} px; ${w?.parts} parts`,
+  );
+  check(
+    probe.windowBand > 0,
+    `the window is a band on the step timeline (${Math.round(probe.windowBand ?? 0)} px wide)`,
+  );
+}
+check(
+  probe.record >= 6,
+  `"For the record" states who, which syncbook, runbook and service version (${probe.record} facts)`,
 );
 for (const id of ["chart-copy", "chart-lag", "chart-events", "chart-verifier"]) {
   const c = probe.charts.find((x) => x.id === id);

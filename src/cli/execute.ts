@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
-import { instanceLabel, type RunListener } from "../events.js";
+import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
 import type { LoadedRunbook, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 
@@ -298,11 +298,15 @@ export interface Outputs {
   finish(): Promise<void>;
 }
 
-/** `--report DIR`: report.json, junit.xml and report.html from the run's events. */
-export async function reportOutput(dir: string | undefined, print: (s: string) => void): Promise<Outputs> {
+/** `--report DIR`: report.json, junit.xml and report.html from the run's events (after the earlier runs', on --resume). */
+export async function reportOutput(
+  dir: string | undefined,
+  print: (s: string) => void,
+  history?: readonly RunEvent[],
+): Promise<Outputs> {
   if (!dir) return { listeners: [], finish: () => Promise.resolve(undefined) };
   const { createReportListener } = await import("../report/index.js");
-  const r = createReportListener(dir);
+  const r = createReportListener(dir, history ? { history } : {});
   return {
     listeners: [r.listener],
     finish: async () => {

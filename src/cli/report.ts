@@ -7,6 +7,7 @@
  */
 import { basename, dirname, join, relative } from "node:path";
 import { ExitCode } from "../errors.js";
+import { describeWindow } from "../fleet/window.js";
 import { buildReport, readJournal, writeReportFiles } from "../report/index.js";
 
 export interface ReportCliOptions {
@@ -31,8 +32,10 @@ export async function main(journal: string, opts: ReportCliOptions = {}): Promis
     const rel = (p: string): string => relative(process.cwd(), p) || p;
     const failed = report.steps.find((s) => s.index === report.failedStep);
     const outcome = `${report.outcome}${report.committed ? ", committed" : ""}${failed ? ` (step ${failed.index + 1} ${failed.id}: ${failed.outcome})` : ""}`;
+    const runs = report.runs.length > 1 ? `${report.runs.length} runs, ` : "";
     process.stdout.write(
-      `report of ${report.runbook} from ${rel(read.file)}: ${read.events.length} events, ${report.steps.length} steps, ${report.requests.length} requests; run ${outcome}\n` +
+      `report of ${report.runbook} from ${rel(read.file)}: ${runs}${read.events.length} events, ${report.steps.length} steps, ${report.counts.commands} commands, ${report.counts.polls} progress reads (${report.counts.failedPolls} failed); run ${outcome}\n` +
+        (report.window ? `  write-stop window: ${describeWindow(report.window)}\n` : "") +
         `  ${rel(files.html)}\n  ${rel(files.json)}\n  ${rel(files.junit)}\n`,
     );
   }

@@ -8,7 +8,7 @@ import { writeSync } from "node:fs";
 import { codeFrame } from "../text.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
-import type { RunEvent, RunListener } from "../events.js";
+import type { CriticalListener, RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
@@ -127,12 +127,14 @@ async function runMain(
           ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
         })
       : undefined;
+    // the earlier runs' events: the runner knows when writes were stopped, --report tells one story
+    const history = resume ? (await (await import("../report/journal.js")).readJournal(resume.file)).events : undefined;
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     stderr(`journal: ${journal.file}`);
     try {
       const record = asListener(journal);
       const code = await execute(loaded, registry, flags, force, summary ? [summary.listener] : [], {
-        ...(resume ? { mode: "resume", resume: resume.plan } : { mode: "run" }),
+        ...(resume ? { mode: "resume", resume: resume.plan, ...(history ? { history } : {}) } : { mode: "run" }),
         critical: [record],
         ...(json ? { json: json.write } : {}),
       });
@@ -155,9 +157,11 @@ export async function execute(
   how: {
     mode: "run" | "rehearse" | "resume";
     resume?: ResumePlan;
+    /** The events of the earlier runs (a resumed journal's). */
+    history?: readonly RunEvent[];
     timeScale?: number;
     yes?: boolean;
-    critical?: ((e: RunEvent) => void)[];
+    critical?: CriticalListener[];
     /** `--renderer json`: where the JSON lines go (the claimed stdout); other output goes to stderr. */
     json?: (text: string) => void;
     /** After the run, before the outputs close: e.g. the rehearsal's verdict as a last JSON line. */
@@ -174,7 +178,7 @@ export async function execute(
     yes,
     ...(how.json ? { jsonWrite: how.json } : {}),
   });
-  const report = await reportOutput(flags.report, stderr);
+  const report = await reportOutput(flags.report, stderr, how.history);
   const controller = new AbortController();
   const forced = new AbortController();
   const off = interruptOnSignals(controller, stderr, forced);
@@ -199,6 +203,7 @@ export async function execute(
       ...(flags.to ? { to: flags.to } : {}),
       ...(flags.only ? { only: [flags.only] } : {}),
       ...(how.resume ? { resume: how.resume } : {}),
+      ...(how.history ? { history: how.history } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines

@@ -11,7 +11,9 @@
 import { esc } from "./escape.js";
 import { codeFrame } from "../text.js";
 import { formatDuration, type ProgressSample, type Report, type ReportRequest, type ReportStep } from "./model.js";
+import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
+import { WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
 
 const MAX_REQUEST_ROWS = 1000;
 
@@ -138,16 +140,21 @@ export function chartSeries(report: Report): {
   return { copy, lag, events, verifier };
 }
 
+/** The chart markers: writes off, commit, canWrite, COMMITTED, writes on, undo, runs, interruptions, failures. */
 function markers(report: Report): ChartMarker[] {
-  const out: ChartMarker[] = [];
-  for (const s of report.steps)
-    if (s.kind === "stopWrites" && s.outcome === "ok" && s.end !== undefined)
-      out.push({ t: s.end, label: "writes off" });
-  for (const c of report.commits) out.push({ t: c.t, label: "commit" });
-  const failed = report.steps.find((s) => s.index === report.failedStep);
-  if (failed?.end !== undefined) out.push({ t: failed.end, label: `${failed.outcome}: ${failed.id}` });
-  return out;
+  const out: ChartMarker[] = report.markers.map((m) => ({ t: m.t, label: MARKER_LABEL[m.kind] ?? m.label }));
+  // reports of older journals (no window.opened): the stopWrites step's end
+  if (!report.markers.some((m) => m.kind === "writes-stopped"))
+    for (const s of report.steps)
+      if (s.kind === "stopWrites" && s.outcome === "ok" && s.end !== undefined)
+        out.push({ t: s.end, label: "writes off" });
+  return out.sort((a, b) => a.t - b.t);
 }
+
+const MARKER_LABEL: Partial<Record<Report["markers"][number]["kind"], string>> = {
+  "writes-stopped": "writes off",
+  "commit-sent": "commit",
+};
 
 function banner(report: Report): string {
   const failed = report.steps.find((s) => s.index === report.failedStep);
@@ -185,11 +192,20 @@ ${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}
 }
 
 function facts(report: Report): string {
+  const runs = report.runs;
+  const w = report.window;
   const rows: [string, string][] = [
     ["file", report.file || "–"],
     ["mode", report.mode],
     ["started", clock(report, 0)],
-    ["duration", formatDuration(report.durationMs)],
+    [runs.length > 1 ? "span (first start → last event)" : "duration", formatDuration(report.durationMs)],
+  ];
+  if (runs.length > 1)
+    rows.push([
+      "runs",
+      `${runs.length}: ${runs.map((r) => `run ${r.n} (${r.mode}) ${r.outcome}, ${formatDuration(r.durationMs)}`).join("; ")}`,
+    ]);
+  rows.push(
     ["exit code", report.exitCode === undefined ? "–" : String(report.exitCode)],
     [
       "instances",
@@ -197,13 +213,14 @@ function facts(report: Report): string {
     ],
     ["verifier", report.verifier ?? "–"],
     ["verification", verification(report)],
+    ["write-stop window", w ? windowLine(w) : "writes were not stopped by this runbook's steps"],
     [
       "requests",
-      `${report.counts.requests} (${report.counts.failedRequests} failed, ${report.counts.unanswered} unanswered)`,
+      `${report.counts.requests} (${report.counts.commands} commands, ${report.counts.polls} progress reads; ${report.counts.failedRequests} failed, ${report.counts.unanswered} unanswered)`,
     ],
     ["decisions", String(report.decisions.length)],
     ["runbook hash", report.hash || "–"],
-  ];
+  );
   return `<dl class="facts">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
 }
 
@@ -221,12 +238,122 @@ function verification(report: Report): string {
   return `${parts.join(", ")} (last sample)`;
 }
 
+const SHARE_LABEL: Record<WindowShare, string> = {
+  service: "service",
+  runner: "runner",
+  operator: "operator",
+  steps: "other steps",
+};
+const SHARE_COLOR: Record<WindowShare, string> = {
+  service: "#1565c0",
+  runner: "#c62828",
+  operator: "#6a1b9a",
+  steps: "#546e7a",
+};
+
+/** The window in one line (one wording for every output: src/fleet/window.ts). */
+const windowLine = describeWindow;
+
+function windowSection(report: Report): string {
+  const w = report.window;
+  if (!w)
+    return `<p>No stopWrites step succeeded in these events: the application's downtime is not measured here${report.steps.some((s) => s.kind === "stopWrites") ? "" : " (writes stopped outside the runbook, if at all)"}.</p>`;
+  const total = Math.max(1, w.measuredMs);
+  const bar = WINDOW_SHARES.filter((k) => w.shares[k] > 0)
+    .map(
+      (k) =>
+        `<span class="share" data-share="${k}" data-ms="${Math.round(w.shares[k])}" style="width:${((100 * w.shares[k]) / total).toFixed(2)}%;background:${SHARE_COLOR[k]}" title="${esc(`${SHARE_LABEL[k]} ${formatDuration(w.shares[k])}`)}"></span>`,
+    )
+    .join("");
+  const legend = WINDOW_SHARES.map(
+    (k) =>
+      `<li><span class="swatch" style="background:${SHARE_COLOR[k]}"></span>${esc(SHARE_LABEL[k])} <strong>${esc(formatDuration(w.shares[k]))}</strong></li>`,
+  ).join("");
+  const rows = w.parts.map(
+    (p) =>
+      `<tr data-share="${p.share}"><td class="num">+${esc(formatDuration(p.from - report.startedAt))}</td><td>${esc(SHARE_LABEL[p.share])}</td><td>${esc(p.what)}</td><td class="num">${esc(formatDuration(p.ms))}</td></tr>`,
+  );
+  const more =
+    report.windows.length > 1
+      ? `<p class="note">Writes were stopped ${report.windows.length} times; this is the last window. Earlier: ${report.windows
+          .slice(0, -1)
+          .map((x) => esc(windowLine(x)))
+          .join("; ")}.</p>`
+      : "";
+  const bounds =
+    w.unmetAt !== undefined && w.closedAt !== undefined
+      ? `<p class="note">canWrite turned true between +${esc(formatDuration(w.unmetAt - report.startedAt))} (the coordinator's last answer with canWrite false) and +${esc(formatDuration(w.closedAt - report.startedAt))} (the read that showed it): the runner's share counts that interval, as far as polls can tell.</p>`
+      : "";
+  return `<p class="window-total" data-ms="${Math.round(w.durationMs ?? w.measuredMs)}" data-open="${w.open}"><strong>${esc(windowLine(w))}</strong></p>
+<div class="sharebar" role="img" aria-label="write-stop window by share">${bar}</div>
+<ul class="legend">${legend}</ul>${bounds}${more}
+<table id="window-parts"><thead><tr><th>from</th><th>share</th><th>what</th><th>took</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+function recordSection(report: Report): string {
+  const r = report.record;
+  const seen = describeVersionSeen(r.serviceVersionSeen);
+  const rows: [string, string][] = [
+    [
+      "ran by",
+      r.by.length
+        ? r.by
+            .map((b) => `${b.user} on ${b.host}${report.runs.length > 1 ? ` (run ${b.runs.join(", ")})` : ""}`)
+            .join("; ")
+        : "not recorded (a journal of an older syncbook)",
+    ],
+    ["syncbook", r.syncbook.length ? r.syncbook.join(", ") : "not recorded"],
+    [
+      "runbook",
+      `${r.runbook.name}${r.runbook.file ? ` (${r.runbook.file})` : ""}${r.runbook.format !== undefined ? `, format ${r.runbook.format}` : ""}`,
+    ],
+    ["runbook sha256", r.runbook.hash || "–"],
+    ["service version declared", r.runbook.serviceVersion ?? "not declared"],
+    ["service version seen", seen ?? "no progress answer was read"],
+  ];
+  const decisions = r.interlocks.map((i) => {
+    const d = report.decisions[i];
+    if (!d) return "";
+    const step = report.steps.find((s) => s.index === d.index);
+    return `<tr class="${d.ok ? "" : "bad"}" data-check="${esc(d.check ?? d.kind)}" data-ok="${d.ok}"><td class="num">+${esc(formatDuration(d.t))}</td><td>${esc(step?.id ?? d.id ?? "")}</td><td>${esc(d.check ?? d.kind)}</td><td>${d.kind === "force" ? "forced" : d.ok ? "passed" : "<strong>refused</strong>"}</td><td>${esc(d.reason)}</td></tr>`;
+  });
+  const v = r.verifier;
+  const counters = v
+    ? Object.entries(v.counters)
+        .map(
+          ([k, n]) =>
+            `<tr${(k === "failedTasks" || k === "metadataMismatchTasks") && n > 0 ? ' class="bad"' : ""}><td>${esc(k)}</td><td class="num">${n}</td></tr>`,
+        )
+        .join("")
+    : "";
+  return `<dl class="facts">${rows.map(([k, val]) => `<dt>${esc(k)}</dt><dd>${esc(val)}</dd>`).join("")}</dl>
+${r.serviceVersionMismatch ? `<p class="err">${esc(r.serviceVersionMismatch)}</p>` : ""}
+<h3>Interlock decisions (${decisions.length})</h3>
+${decisions.length ? `<table id="interlocks"><thead><tr><th>at</th><th>step</th><th>check</th><th>result</th><th>reason</th></tr></thead><tbody>${decisions.join("")}</tbody></table>` : "<p>No interlock was consulted.</p>"}
+<h3>Verifier, final counters</h3>
+${v ? `<p>phase <strong>${esc(v.phase ?? "?")}</strong> at +${esc(formatDuration(v.t))}${v.error ? ` <span class="err">error: ${esc(v.error)}</span>` : ""}</p><table id="verifier-final"><tbody>${counters}</tbody></table>` : "<p>The verifier was not read.</p>"}`;
+}
+
+function runsTable(report: Report): string {
+  if (report.runs.length < 2) return "";
+  const rows = report.runs.map(
+    (r) =>
+      `<tr data-run="${r.n}" data-outcome="${esc(r.outcome)}"><td class="num">${r.n}</td><td>${esc(r.mode)}</td><td class="num">+${esc(formatDuration(r.start))}</td><td class="num">${esc(formatDuration(r.durationMs))}</td><td><span class="badge ${esc(r.outcome === "unfinished" ? "running" : r.outcome)}">${esc(r.outcome === "unfinished" ? "crashed" : r.outcome)}</span></td><td>${esc(r.by ? `${r.by.user}@${r.by.host} (pid ${r.by.pid})` : "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
+  );
+  return `<table id="runs"><thead><tr><th>run</th><th>mode</th><th>start</th><th>took</th><th>outcome</th><th>by</th><th>message</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
 function stepRow(report: Report, s: ReportStep): string {
   const notes: string[] = [];
   if (s.error) notes.push(`<div class="err">${esc(s.error)}</div>`);
   if (s.place) notes.push(`<pre class="place">${esc(codeFrame(s.place).join("\n"))}</pre>`);
   if (s.hint) notes.push(`<div class="hint">hint: ${esc(s.hint)}</div>`);
   if (s.reason) notes.push(`<div>${esc(s.reason)}</div>`);
+  if (s.resumeNote) notes.push(`<div>${esc(s.resumeNote)}</div>`);
+  if (s.attempts.length > 1 || (report.runs.length > 1 && s.attempts.length === 1))
+    notes.push(
+      `<div class="attempts">${s.attempts.map((a) => esc(`run ${a.run}: ${a.outcome === "running" ? "no end (crash)" : a.outcome}${a.durationMs !== undefined ? ` after ${formatDuration(a.durationMs)}` : ""}`)).join("; ")}</div>`,
+    );
   if (s.lastWait && !s.lastWait.met && s.outcome !== "ok") {
     for (const f of s.lastWait.failing)
       notes.push(
@@ -289,28 +416,28 @@ function requestRow(report: Report, r: ReportRequest): string {
   return `<tr class="${a?.ok ? "" : "bad"}"><td class="num">${r.id}</td><td class="num">+${esc(formatDuration(r.t))}</td><td>${esc(step?.id ?? "")}</td><td>${esc(where(r))}</td><td><code>${esc(r.method)} ${esc(r.path)}</code></td><td class="num">${esc(status)}</td><td class="num">${a ? esc(formatDuration(a.durationMs)) : "–"}</td><td><code>${esc(snippet(r.body))}</code></td><td><code>${esc(a?.error ?? snippet(a?.body))}</code></td></tr>`;
 }
 
+const MAX_FAILURE_ROWS = 1000;
+
 function pollSummary(report: Report): string {
-  const groups = new Map<string, { where: string; what: string; n: number; failed: number; lat: number[] }>();
-  for (const r of report.requests) {
-    if (r.method !== "GET") continue;
-    const key = `${where(r)} ${r.path}`;
-    const g = groups.get(key) ?? { where: where(r), what: `${r.method} ${r.path}`, n: 0, failed: 0, lat: [] };
-    g.n++;
-    if (!r.answer?.ok) g.failed++;
-    if (r.answer) g.lat.push(r.answer.durationMs);
-    groups.set(key, g);
-  }
-  if (groups.size === 0) return "<p>No polls.</p>";
-  const pct = (xs: number[], p: number): string => {
-    if (!xs.length) return "–";
-    const s = [...xs].sort((a, b) => a - b);
-    return formatDuration(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0);
-  };
-  const rows = [...groups.values()].map(
+  if (report.polls.length === 0) return "<p>No progress was read.</p>";
+  const ms = (v: number | undefined): string => (v === undefined ? "–" : formatDuration(v));
+  const rows = report.polls.map(
     (g) =>
-      `<tr class="${g.failed ? "bad" : ""}"><td>${esc(g.where)}</td><td><code>${esc(g.what)}</code></td><td class="num">${g.n}</td><td class="num">${g.failed}</td><td class="num">${esc(pct(g.lat, 50))}</td><td class="num">${esc(pct(g.lat, 95))}</td></tr>`,
+      `<tr class="${g.failed ? "bad" : ""}" data-target="${esc(g.label)}" data-count="${g.count}" data-failed="${g.failed}"><td>${esc(g.label)}</td><td><code>GET ${esc(g.path)}</code></td><td class="num">${g.count}</td><td class="num">${g.failed}</td><td class="num">${esc(ms(g.p50Ms))}</td><td class="num">${esc(ms(g.p95Ms))}</td><td class="num">${esc(ms(g.maxMs))}</td></tr>`,
   );
-  return `<table id="polls"><thead><tr><th>where</th><th>request</th><th>count</th><th>failed</th><th>p50</th><th>p95</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  const failures = report.pollFailures
+    .slice(0, MAX_FAILURE_ROWS)
+    .map(
+      (f) =>
+        `<tr class="bad"><td class="num">+${esc(formatDuration(f.t))}</td><td>${esc(f.label)}</td><td><code>GET ${esc(f.path)}</code></td><td class="num">${f.status ?? "–"}</td><td class="num">${esc(formatDuration(f.durationMs))}</td><td>${esc(f.error)}</td></tr>`,
+    );
+  const cut =
+    report.pollFailures.length > MAX_FAILURE_ROWS
+      ? `<p class="note">The first ${MAX_FAILURE_ROWS} of ${report.pollFailures.length} failures; report.json has them all.</p>`
+      : "";
+  return `<p class="note">Every progress read, counted (p50/p95 from a latency histogram, within ≈19 %); each failure below with its error.</p>
+<table id="polls"><thead><tr><th>where</th><th>request</th><th>count</th><th>failed</th><th>p50</th><th>p95</th><th>max</th></tr></thead><tbody>${rows.join("")}</tbody></table>
+${failures.length ? `<h3>Failed reads (${report.pollFailures.length})</h3><table id="poll-failures"><thead><tr><th>at</th><th>where</th><th>request</th><th>status</th><th>took</th><th>error</th></tr></thead><tbody>${failures.join("")}</tbody></table>${cut}` : "<p>No read failed.</p>"}`;
 }
 
 // Banners set the text colour of every descendant at a higher specificity than page classes
@@ -338,7 +465,9 @@ svg .series polyline{fill:none;stroke-linejoin:round;stroke-linecap:round}svg .m
 svg .label{fill:#1d2329;font-size:12px}
 .legend{list-style:none;margin:4px 0 0 64px;padding:0;display:flex;flex-wrap:wrap;gap:2px 14px;font-size:12px}.swatch{display:inline-block;width:14px;height:3px;margin:0 5px 3px 0;vertical-align:middle}
 .swatch.dash{height:3px;background-image:linear-gradient(90deg,transparent 60%,#fff 60%)!important;background-size:6px 3px}
-.nodata{color:#5f6b76;font-style:italic}details summary{cursor:pointer;margin:4px 0}
+.nodata{color:#5f6b76;font-style:italic}details summary{cursor:pointer;margin:4px 0}h3{font-size:14px;margin:12px 0 6px}
+.sharebar{display:flex;height:18px;border-radius:3px;overflow:hidden;background:#eceff1;margin:6px 0}.sharebar .share{display:block;min-width:2px;height:100%}
+.attempts{color:#455a64}.note{color:#5f6b76;font-size:12px}svg .run-band text{fill:#5f6b76}
 @media print{body{background:#fff}section{border:0;padding:0}}
 `;
 
@@ -431,7 +560,9 @@ export function renderHtml(report: Report): string {
 ${banner(report)}
 <main>
 <section id="summary"><h2>Run</h2>${facts(report)}</section>
+<section id="write-stop-window"><h2>Write-stop window (the application's downtime)</h2>${windowSection(report)}</section>
 <section id="timeline"><h2>Timeline</h2>
+${runsTable(report)}
 ${ganttChart(
   "chart-timeline",
   report.steps.map((s) => ({
@@ -441,8 +572,33 @@ ${ganttChart(
     end: s.end ?? (s.outcome === "running" ? report.durationMs : s.start),
     outcome: s.outcome,
     title: `${s.id} (${s.kind}): ${s.outcome}${s.durationMs === undefined ? "" : `, ${formatDuration(s.durationMs)}`}${s.error ? ` — ${s.error}` : ""}`,
+    ...(s.attempts.length > 0
+      ? {
+          bars: s.attempts.map((a) => ({
+            start: a.start,
+            end: a.end ?? report.durationMs,
+            outcome: a.outcome,
+            title: `${s.id}, run ${a.run}: ${a.outcome}${a.durationMs === undefined ? "" : `, ${formatDuration(a.durationMs)}`}${a.error ? ` — ${a.error}` : ""}`,
+          })),
+        }
+      : {}),
   })),
   xMax,
+  {
+    ...(report.runs.length > 1
+      ? { bands: report.runs.map((r) => ({ from: r.start, to: r.end, label: `run ${r.n}` })) }
+      : {}),
+    markers: mk,
+    ...(report.window
+      ? {
+          highlight: {
+            from: report.window.measuredFrom - report.startedAt,
+            to: report.window.measuredFrom - report.startedAt + report.window.measuredMs,
+            label: `write-stop window: ${windowLine(report.window)}`,
+          },
+        }
+      : {}),
+  },
 )}
 <table id="steps"><thead><tr><th>#</th><th>step</th><th>kind</th><th>title</th><th>start</th><th>took</th><th>outcome</th><th>requests</th><th>notes</th></tr></thead>
 <tbody>${report.steps.map((s) => stepRow(report, s)).join("\n")}</tbody></table>
@@ -451,6 +607,7 @@ ${ganttChart(
 ${charts.join("\n")}
 </section>
 ${serviceNotes(report)}
+<section id="record"><h2>For the record</h2>${recordSection(report)}</section>
 <section id="decisions"><h2>Decisions (${report.decisions.length})</h2>
 ${decisions.length ? `<table><thead><tr><th>at</th><th>step</th><th>kind</th><th>check</th><th>result</th><th>reason</th></tr></thead><tbody>${decisions.join("")}</tbody></table>` : "<p>None.</p>"}
 </section>
@@ -461,7 +618,7 @@ ${commits.length ? `<table id="commits"><thead><tr><th>at</th><th>step</th><th>i
 <section id="commands"><h2>Commands sent (${commands.length})</h2>
 ${commands.length ? `<table><thead><tr><th>id</th><th>at</th><th>step</th><th>to</th><th>request</th><th>status</th><th>took</th><th>body</th><th>answer</th></tr></thead><tbody>${commands.map((r) => requestRow(report, r)).join("")}</tbody></table>` : "<p>None.</p>"}
 </section>
-<section id="polls-summary"><h2>Polls</h2>${pollSummary(report)}</section>
+<section id="polls-summary"><h2>Progress reads (${report.counts.polls}, ${report.counts.failedPolls} failed)</h2>${pollSummary(report)}</section>
 <section id="requests"><h2>Every request (${report.requests.length})</h2>
 <details><summary>show ${shown.length}${shown.length < report.requests.length ? ` of ${report.requests.length} (all are in report.json)` : ""}</summary>
 <table><thead><tr><th>id</th><th>at</th><th>step</th><th>to</th><th>request</th><th>status</th><th>took</th><th>body</th><th>answer</th></tr></thead><tbody>${shown.map((r) => requestRow(report, r)).join("")}</tbody></table>

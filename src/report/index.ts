@@ -21,6 +21,12 @@ import { ReportBuilder, buildReport, type Report } from "./model.js";
 export { buildReport, ReportBuilder, formatDuration, progressFields, verifierFields, REPORT_VERSION } from "./model.js";
 export type {
   Report,
+  ReportRun,
+  ReportMarker,
+  ReportPolls,
+  ReportPollFailure,
+  ReportRecord,
+  StepAttempt,
   ReportStep,
   ReportRequest,
   ReportDecision,
@@ -99,9 +105,31 @@ export interface ReportListener {
   snapshot(): Report;
 }
 
+export interface ReportListenerOptions {
+  /**
+   * The earlier runs' events (a resumed journal's), folded in first: the report of a resumed run
+   * is the whole cutover on one time axis. The live events' seq and request ids are shifted past
+   * them, as the journal shifts its resumed lines.
+   */
+  history?: readonly RunEvent[];
+}
+
 /** Collects a run's events (folded into the model, not kept raw) and writes the report at the end. */
-export function createReportListener(dir: string): ReportListener {
+export function createReportListener(dir: string, options: ReportListenerOptions = {}): ReportListener {
   const builder = new ReportBuilder();
+  let seqBase = 0;
+  let idBase = 0;
+  for (const e of [...(options.history ?? [])].sort((x, y) => x.seq - y.seq || x.at - y.at)) {
+    builder.add(e);
+    seqBase = Math.max(seqBase, e.seq);
+    if (e.type === "request.sent" || e.type === "response.received") idBase = Math.max(idBase, e.id);
+  }
+  const shift = (e: RunEvent): RunEvent => {
+    if (seqBase === 0 && idBase === 0) return e;
+    const out = { ...e, seq: e.seq + seqBase };
+    if ((out.type === "request.sent" || out.type === "response.received") && idBase > 0) out.id += idBase;
+    return out;
+  };
   let pending: Promise<WrittenReport> | undefined;
   let writtenAt = -1;
   const write = (): Promise<WrittenReport> => {
@@ -113,7 +141,7 @@ export function createReportListener(dir: string): ReportListener {
   };
   return {
     listener(event: RunEvent): Promise<void> | void {
-      builder.add(event);
+      builder.add(shift(event));
       if (event.type === "run.finished") {
         // runners that await listeners get the files before the run returns; errors surface in finish()
         return write().then(

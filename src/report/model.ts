@@ -13,7 +13,10 @@ import {
   type RunEvent,
   type RunEventOf,
 } from "../events.js";
+import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
+import { WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { formatDuration } from "../runbook/duration.js";
+import { ServiceVersionReader, declaredMismatch, type ServiceVersionSeen } from "./service-version.js";
 import { redactValue, stripUserinfo } from "./redact.js";
 
 export { formatDuration };
@@ -25,12 +28,28 @@ export type StepOutcome = Outcome | "pending" | "running";
 /** The run's fate: the runner's outcomes, plus `unfinished` (the events end before `run.finished`). */
 export type RunOutcome = Outcome | "unfinished";
 
+/** One run of the step (a resumed cutover may run a step in several runs). */
+export interface StepAttempt {
+  /** 1-based run number (`Report.runs`). */
+  run: number;
+  start: number;
+  end?: number;
+  durationMs?: number;
+  outcome: StepOutcome;
+  error?: string;
+}
+
 export interface ReportStep {
   index: number;
   id: string;
   kind: string;
   title: string;
+  /** The latest attempt's outcome (a step done in an earlier run and skipped by the resume keeps its own). */
   outcome: StepOutcome;
+  /** Every run of it, in order (empty: never started). */
+  attempts: StepAttempt[];
+  /** Why a later run did not run it again (`run 2: done in the interrupted run (journal)`). */
+  resumeNote?: string;
   /** ms since run start. */
   start?: number;
   end?: number;
@@ -140,6 +159,89 @@ export interface ReportCommit {
   skewMs: number;
 }
 
+/** One run of the cutover: a journal resumed after an interruption holds several. */
+export interface ReportRun {
+  /** 1-based. */
+  n: number;
+  mode: RunEventOf<"run.started">["mode"] | "unknown";
+  /** ms since the first event (the story's time axis). */
+  start: number;
+  /** Its last event (run.finished, or the last event before the next run: a crash). */
+  end: number;
+  startedAt: number;
+  durationMs: number;
+  /** `unfinished`: no run.finished (a crash, a kill, a journal cut short). */
+  outcome: RunOutcome;
+  exitCode?: number;
+  committed?: boolean;
+  message?: string;
+  /** Who ran it (user, host, pid), which syncbook, which runbook (hash). */
+  by?: { user: string; host: string; pid: number };
+  syncbook?: string;
+  hash?: string;
+}
+
+/** Something to see on the time axis. */
+export interface ReportMarker {
+  t: number;
+  kind:
+    | "run"
+    | "interrupted"
+    | "crashed"
+    | "undo"
+    | "writes-stopped"
+    | "commit-sent"
+    | "can-write"
+    | "committed"
+    | "writes-on"
+    | "failed";
+  label: string;
+  run?: number;
+}
+
+/** Progress reads of one target, instance and endpoint, over every run. */
+export interface ReportPolls {
+  target: "service" | "verifier";
+  instance?: InstanceRef;
+  /** The instance's label, or `verifier`. */
+  label: string;
+  path: string;
+  count: number;
+  failed: number;
+  /** Percentiles from the latency histogram (within one bucket, ≈19 %), ms. */
+  p50Ms?: number;
+  p95Ms?: number;
+  maxMs: number;
+  meanMs?: number;
+  histogram: [number, number][];
+}
+
+export interface ReportPollFailure {
+  t: number;
+  run?: number;
+  target: "service" | "verifier";
+  label: string;
+  path: string;
+  status?: number;
+  error: string;
+  durationMs: number;
+}
+
+/** For the record: what a team files with the window. */
+export interface ReportRecord {
+  runbook: { name: string; file: string; hash: string; format?: number; serviceVersion?: string };
+  /** Distinct (user, host) pairs of the runs, in order. */
+  by: { user: string; host: string; runs: number[] }[];
+  syncbook: string[];
+  /** The service version the progress answers fit, and a mismatch with the declared one. */
+  serviceVersionSeen?: ServiceVersionSeen;
+  serviceVersionMismatch?: string;
+  /** Every interlock, identity and force decision, with its reason (indexes into `decisions`). */
+  interlocks: number[];
+  /** The verifier's last progress: phase and counters. */
+  verifier?: { t: number; phase?: string; error?: string; counters: Record<string, number> };
+}
+
 export interface ReportLog {
   t: number;
   level: "debug" | "info" | "warn" | "error";
@@ -174,7 +276,29 @@ export interface Report {
   verifierSamples: VerifierSample[];
   /** warn and error logs (info and debug are in the journal). */
   logs: ReportLog[];
-  counts: { events: number; requests: number; unanswered: number; failedRequests: number };
+  /** Every run of the cutover on one time axis (a resumed journal holds several). */
+  runs: ReportRun[];
+  markers: ReportMarker[];
+  /** The write-stop window (the last, if writes were stopped more than once), and every one. */
+  window?: WriteStopWindow;
+  windows: WriteStopWindow[];
+  /** Progress reads per instance and endpoint (counts, failures, latency) and each failure. */
+  polls: ReportPolls[];
+  pollFailures: ReportPollFailure[];
+  record: ReportRecord;
+  /**
+   * requests: commands and polls; failedRequests: those that failed (a poll's failure included);
+   * commands: entries of `requests`; polls / failedPolls: progress reads.
+   */
+  counts: {
+    events: number;
+    requests: number;
+    unanswered: number;
+    failedRequests: number;
+    commands: number;
+    polls: number;
+    failedPolls: number;
+  };
   /** Problems found while building (events out of order, duplicate ids, missing run.started). */
   warnings: string[];
 }
@@ -255,9 +379,26 @@ function cleanInstance(i: InstanceRef): InstanceRef {
 
 const redactText = (s: string | undefined): string | undefined => (s === undefined ? undefined : stripUserinfo(s));
 
+/** Per-run poll counts: each runner's `polls.summary` is cumulative from its own start. */
+type PollKey = string;
+const pollKey = (p: { target: string; instance?: { index: number }; path: string }): PollKey =>
+  `${p.target}\u0000${p.instance?.index ?? ""}\u0000${p.path}`;
+
+interface RunState {
+  run: ReportRun;
+  started?: RunEventOf<"run.started">;
+  finished?: RunEventOf<"run.finished">;
+  /** The last polls.summary of this run, by key. */
+  polls: Map<PollKey, RunEventOf<"polls.summary">["polls"][number]>;
+}
+
 /**
  * Folds events into a report one at a time, so a live run keeps the model, not the raw events.
  * Feed events in `seq` order (the runner emits them so; `buildReport` sorts a journal's).
+ *
+ * A journal resumed after an interruption holds several runs (`run.started` … `run.finished`,
+ * then `journal.resumed` and the next run): they are one story on one time axis. A step keeps
+ * every attempt; one a later run skipped as already done keeps the earlier run's outcome.
  */
 export class ReportBuilder {
   readonly #warnings: string[] = [];
@@ -271,8 +412,13 @@ export class ReportBuilder {
   readonly #verifier: VerifierSample[] = [];
   readonly #instances = new Map<number, InstanceRef>();
   readonly #running: number[] = [];
-  #started: RunEventOf<"run.started"> | undefined;
-  #finished: RunEventOf<"run.finished"> | undefined;
+  readonly #runs: RunState[] = [];
+  readonly #markers: ReportMarker[] = [];
+  readonly #pollFailures: ReportPollFailure[] = [];
+  readonly #window = new WindowTracker();
+  readonly #version = new ServiceVersionReader();
+  readonly #states = new Map<number, string>();
+  #committedMarked = false;
   #t0: number | undefined;
   #lastAt: number | undefined;
   #lastSeq = -Infinity;
@@ -290,10 +436,39 @@ export class ReportBuilder {
   #step(index: number, id: string, kind = "", title = ""): ReportStep {
     let s = this.#steps.get(index);
     if (!s) {
-      s = { index, id, kind, title: title || id, outcome: "pending", requests: [], decisions: [], slow: [] };
+      s = {
+        index,
+        id,
+        kind,
+        title: title || id,
+        outcome: "pending",
+        attempts: [],
+        requests: [],
+        decisions: [],
+        slow: [],
+      };
       this.#steps.set(index, s);
     }
     return s;
+  }
+
+  get #run(): RunState | undefined {
+    return this.#runs[this.#runs.length - 1];
+  }
+
+  /** Steps still running when their run ended without saying so (a crash): they end there. */
+  #closeRun(r: RunState, at: number): void {
+    const t = this.#t(at);
+    r.run.end = Math.max(r.run.end, t);
+    for (const index of this.#running.splice(0)) {
+      const s = this.#steps.get(index);
+      const a = s?.attempts[s.attempts.length - 1];
+      if (a && a.end === undefined) a.end = t;
+    }
+  }
+
+  #t(at: number): number {
+    return Math.max(0, at - (this.#t0 ?? at));
   }
 
   add(e: RunEvent): void {
@@ -304,24 +479,60 @@ export class ReportBuilder {
     this.#lastSeq = Math.max(this.#lastSeq, e.seq);
     this.#t0 ??= e.at;
     this.#lastAt = Math.max(this.#lastAt ?? e.at, e.at);
-    const t = Math.max(0, e.at - this.#t0);
+    const t = this.#t(e.at);
     const running = this.#running;
+    this.#window.apply(e);
+    const cur = this.#run;
+    if (cur && e.type !== "run.started") cur.run.end = Math.max(cur.run.end, t);
     switch (e.type) {
-      case "run.started":
-        if (this.#started)
-          this.#warnings.push("a second run.started: the events hold more than one run; metadata are the first run's");
-        else {
-          this.#started = e;
-          for (const s of e.steps) {
-            const step = this.#step(s.index, s.id, s.kind, redactText(s.title));
-            step.kind ||= s.kind;
-          }
-          for (const i of e.instances) this.#instances.set(i.index, cleanInstance(i));
+      case "run.started": {
+        const prev = this.#run;
+        if (prev && !prev.finished) {
+          this.#closeRun(prev, this.#t0 + prev.run.end);
+          this.#markers.push({
+            t: prev.run.end,
+            kind: "crashed",
+            label: `run ${prev.run.n} ended without a word (crash, kill -9, lost host)`,
+            run: prev.run.n,
+          });
+        }
+        const n = this.#runs.length + 1;
+        const run: ReportRun = {
+          n,
+          mode: e.mode,
+          start: t,
+          end: t,
+          startedAt: e.at,
+          durationMs: 0,
+          outcome: "unfinished",
+          hash: e.hash,
+        };
+        if (e.by) run.by = { user: stripUserinfo(e.by.user), host: stripUserinfo(e.by.host), pid: e.by.pid };
+        if (e.syncbook !== undefined) run.syncbook = e.syncbook;
+        this.#runs.push({ run, started: e, polls: new Map() });
+        if (n > 1)
+          this.#markers.push({ t, kind: "run", label: `run ${n}${e.mode === "resume" ? " (--resume)" : ""}`, run: n });
+        for (const st of e.steps) {
+          const step = this.#step(st.index, st.id, st.kind, redactText(st.title));
+          step.kind ||= st.kind;
+        }
+        for (const i of e.instances) if (!this.#instances.has(i.index)) this.#instances.set(i.index, cleanInstance(i));
+        this.#states.clear();
+        break;
+      }
+      case "run.finished": {
+        if (cur) {
+          cur.finished = e;
+          cur.run.outcome = e.outcome;
+          cur.run.exitCode = e.exitCode;
+          cur.run.committed = e.committed;
+          if (e.message !== undefined) cur.run.message = stripUserinfo(e.message);
+          this.#closeRun(cur, e.at);
+          if (e.outcome === "interrupted")
+            this.#markers.push({ t, kind: "interrupted", label: `run ${cur.run.n} interrupted`, run: cur.run.n });
         }
         break;
-      case "run.finished":
-        this.#finished = e;
-        break;
+      }
       case "step.started": {
         const s = this.#step(e.index, e.id, e.kind, redactText(e.title));
         if (e.kind) s.kind = e.kind;
@@ -329,6 +540,11 @@ export class ReportBuilder {
         s.start = t;
         delete s.end;
         delete s.durationMs;
+        delete s.error;
+        delete s.hint;
+        delete s.place;
+        delete s.reason;
+        s.attempts.push({ run: cur?.run.n ?? 1, start: t, outcome: "running" });
         running.push(e.index);
         break;
       }
@@ -342,17 +558,36 @@ export class ReportBuilder {
         if (e.hint !== undefined) s.hint = stripUserinfo(e.hint);
         const place = placeFrom(e.place);
         if (place) s.place = place;
+        let a = s.attempts[s.attempts.length - 1];
+        if (!a || a.end !== undefined) {
+          a = { run: cur?.run.n ?? 1, start: s.start, outcome: e.outcome };
+          s.attempts.push(a);
+        }
+        a.end = t;
+        a.durationMs = e.durationMs;
+        a.outcome = e.outcome;
+        if (e.error !== undefined) a.error = stripUserinfo(e.error);
         const k = running.lastIndexOf(e.index);
         if (k >= 0) running.splice(k, 1);
+        if (e.outcome === "failed")
+          this.#markers.push({ t, kind: "failed", label: `failed: ${e.id}`, ...(cur ? { run: cur.run.n } : {}) });
         break;
       }
       case "step.skipped": {
         const s = this.#step(e.index, e.id);
+        const reason = stripUserinfo(e.reason);
+        // a later run skips what an earlier one did: the step keeps its own outcome and times
+        if (s.attempts.length > 0 && s.outcome !== "running" && s.outcome !== "pending") {
+          s.resumeNote = `run ${cur?.run.n ?? "?"}: ${reason}`;
+          break;
+        }
         s.outcome = "skipped";
-        s.reason = stripUserinfo(e.reason);
-        s.start = t;
-        s.end = t;
-        s.durationMs = 0;
+        s.reason = s.attempts.length > 0 ? `${reason} (run ${cur?.run.n ?? "?"})` : reason;
+        if (s.attempts.length === 0) {
+          s.start = t;
+          s.end = t;
+          s.durationMs = 0;
+        }
         break;
       }
       case "request.sent": {
@@ -396,9 +631,38 @@ export class ReportBuilder {
           s = { instance: inst, label: instanceLabel(inst), samples: [] };
           this.#series.set(inst.index, s);
         }
-        s.samples.push({ t, at: e.at, ...progressFields(e.progress) });
+        const fields = progressFields(e.progress);
+        s.samples.push({ t, at: e.at, ...fields });
+        this.#version.add(e.progress);
+        if (fields.state !== undefined) this.#states.set(inst.index, fields.state);
+        const n = Math.max(this.#instances.size, cur?.started?.instances.length ?? 0);
+        if (
+          !this.#committedMarked &&
+          this.#states.size >= n &&
+          [...this.#states.values()].every((st) => st === "COMMITTED")
+        ) {
+          this.#committedMarked = true;
+          this.#markers.push({ t, kind: "committed", label: "COMMITTED", ...(cur ? { run: cur.run.n } : {}) });
+        }
         break;
       }
+      case "poll.failed": {
+        const f: ReportPollFailure = {
+          t,
+          target: e.target,
+          label: e.instance ? instanceLabel(cleanInstance(e.instance)) : e.target,
+          path: stripUserinfo(e.path),
+          error: stripUserinfo(e.error),
+          durationMs: e.durationMs,
+        };
+        if (cur) f.run = cur.run.n;
+        if (e.status !== undefined) f.status = e.status;
+        this.#pollFailures.push(f);
+        break;
+      }
+      case "polls.summary":
+        if (cur) for (const p of e.polls) cur.polls.set(pollKey(p), p);
+        break;
       case "verifier.sampled":
         this.#verifier.push({ t, at: e.at, ...verifierFields(e.progress) });
         break;
@@ -441,9 +705,32 @@ export class ReportBuilder {
           instances: e.instances.map(stripUserinfo),
           skewMs: e.skewMs,
         });
+        this.#markers.push({ t, kind: "commit-sent", label: "commit sent", ...(cur ? { run: cur.run.n } : {}) });
+        break;
+      case "window.opened":
+        this.#markers.push({ t, kind: "writes-stopped", label: "writes stopped", ...(cur ? { run: cur.run.n } : {}) });
+        break;
+      case "window.closed":
+        if (e.reason === "canWrite")
+          this.#markers.push({
+            t: this.#t(e.seenAt),
+            kind: "can-write",
+            label: "canWrite",
+            ...(cur ? { run: cur.run.n } : {}),
+          });
+        break;
+      case "window.writes-on":
+        this.#markers.push({ t, kind: "writes-on", label: "writes on", ...(cur ? { run: cur.run.n } : {}) });
         break;
       case "hook.started":
         this.#hooks.push({ index: e.index, id: e.id, use: e.use, undo: e.undo, start: t });
+        if (e.undo)
+          this.#markers.push({
+            t,
+            kind: "undo",
+            label: `undo: ${e.id}`,
+            ...(cur ? { run: cur.run.n } : {}),
+          });
         break;
       case "hook.finished": {
         const h = [...this.#hooks]
@@ -475,13 +762,127 @@ export class ReportBuilder {
     }
   }
 
+  #pollStats(): ReportPolls[] {
+    const merged = new Map<PollKey, ReportPolls & { totalMs: number }>();
+    for (const r of this.#runs) {
+      for (const [key, p] of r.polls) {
+        const label = p.instance
+          ? instanceLabel(this.#instances.get(p.instance.index) ?? cleanInstance(p.instance))
+          : p.target;
+        const m = merged.get(key) ?? {
+          target: p.target,
+          ...(p.instance ? { instance: this.#instances.get(p.instance.index) ?? cleanInstance(p.instance) } : {}),
+          label,
+          path: stripUserinfo(p.path),
+          count: 0,
+          failed: 0,
+          maxMs: 0,
+          totalMs: 0,
+          histogram: [],
+        };
+        m.count += p.count;
+        m.failed += p.failed;
+        m.maxMs = Math.max(m.maxMs, p.maxMs);
+        m.totalMs += p.totalMs;
+        m.histogram = mergeHistograms(m.histogram, p.histogram);
+        merged.set(key, m);
+      }
+    }
+    // journals of older runners recorded polls as GET requests: counted the same way
+    for (const r of this.#requests.values()) {
+      if (r.method !== "GET" || (r.target !== "service" && r.target !== "verifier")) continue;
+      const key = pollKey({ target: r.target, ...(r.instance ? { instance: r.instance } : {}), path: r.path });
+      const m = merged.get(key) ?? {
+        target: r.target,
+        ...(r.instance ? { instance: r.instance } : {}),
+        label: r.instance ? instanceLabel(r.instance) : r.target,
+        path: r.path,
+        count: 0,
+        failed: 0,
+        maxMs: 0,
+        totalMs: 0,
+        histogram: [],
+      };
+      m.count++;
+      if (!r.answer?.ok) m.failed++;
+      if (r.answer) {
+        m.totalMs += r.answer.durationMs;
+        m.maxMs = Math.max(m.maxMs, r.answer.durationMs);
+        m.histogram = mergeHistograms(m.histogram, [[r.answer.durationMs, 1]]);
+      }
+      merged.set(key, m);
+    }
+    return [...merged.values()]
+      .sort(
+        (a, b) =>
+          (a.target === b.target ? 0 : a.target === "service" ? -1 : 1) ||
+          (a.instance?.index ?? 0) - (b.instance?.index ?? 0) ||
+          a.path.localeCompare(b.path),
+      )
+      .map(({ totalMs, ...m }) => {
+        const out: ReportPolls = { ...m };
+        const p50 = histogramPercentile(m.histogram, 50, m.maxMs);
+        const p95 = histogramPercentile(m.histogram, 95, m.maxMs);
+        if (p50 !== undefined) out.p50Ms = p50;
+        if (p95 !== undefined) out.p95Ms = p95;
+        if (m.count > 0) out.meanMs = Math.round((totalMs / m.count) * 100) / 100;
+        return out;
+      });
+  }
+
+  #record(started: RunEventOf<"run.started"> | undefined, decisions: ReportDecision[]): ReportRecord {
+    const by: ReportRecord["by"] = [];
+    for (const r of this.#runs) {
+      if (!r.run.by) continue;
+      const same = by.find((b) => b.user === r.run.by!.user && b.host === r.run.by!.host);
+      if (same) same.runs.push(r.run.n);
+      else by.push({ user: r.run.by.user, host: r.run.by.host, runs: [r.run.n] });
+    }
+    const last =
+      this.#runs
+        .map((r) => r.started)
+        .filter((x) => x !== undefined)
+        .at(-1) ?? started;
+    const rec: ReportRecord = {
+      runbook: {
+        name: stripUserinfo(last?.runbook ?? "(unknown runbook)"),
+        file: stripUserinfo(last?.file ?? ""),
+        hash: last?.hash ?? "",
+        ...(last?.format !== undefined ? { format: last.format } : {}),
+        ...(last?.serviceVersion !== undefined ? { serviceVersion: last.serviceVersion } : {}),
+      },
+      by,
+      syncbook: [...new Set(this.#runs.flatMap((r) => (r.run.syncbook ? [r.run.syncbook] : [])))],
+      interlocks: decisions.flatMap((d, i) =>
+        d.kind === "interlock" || d.kind === "identity" || d.kind === "force" ? [i] : [],
+      ),
+    };
+    const seen = this.#version.seen();
+    if (seen.answers > 0) {
+      rec.serviceVersionSeen = seen;
+      const mismatch = declaredMismatch(rec.runbook.serviceVersion, seen);
+      if (mismatch) rec.serviceVersionMismatch = mismatch;
+    }
+    const v = this.#verifier[this.#verifier.length - 1];
+    if (v)
+      rec.verifier = {
+        t: v.t,
+        ...(v.phase !== undefined ? { phase: v.phase } : {}),
+        ...(v.error !== undefined ? { error: v.error } : {}),
+        counters: { ...v.counters },
+      };
+    return rec;
+  }
+
   /**
    * The report of the events so far. A view, not a copy: later `add` calls may change objects in
    * it (a step's outcome, a request's answer); `structuredClone` it to keep a snapshot.
    */
   build(): Report {
-    const started = this.#started;
-    const finished = this.#finished;
+    const first = this.#runs[0];
+    const lastRun = this.#run;
+    const started = first?.started;
+    const finished = lastRun?.finished;
     const warnings = [...this.#warnings];
     if (!started && this.#count > 0)
       warnings.unshift("no run.started event: run metadata and the step list are incomplete");
@@ -493,33 +894,56 @@ export class ReportBuilder {
     const failed = steps.find((s) => s.outcome === "failed" || s.outcome === "interrupted" || s.outcome === "running");
     const series = [...this.#series.values()].sort((a, b) => a.instance.index - b.instance.index);
     const committedSeen = series.some((s) => s.samples.some((x) => x.state === "COMMITTED"));
+    const runs = this.#runs.map((r) => ({
+      ...r.run,
+      durationMs: r.finished ? r.finished.durationMs : Math.max(0, r.run.end - r.run.start),
+    }));
+    const polls = this.#pollStats();
+    const pollCount = polls.reduce((n, p) => n + p.count, 0);
+    const pollFailed = polls.reduce((n, p) => n + p.failed, 0);
+    // legacy GET requests are in both `requests` and `polls`: count them once
+    const commands = reqs.filter((r) => r.method !== "GET");
+    const decisions = [...this.#decisions];
+    const lastAt = this.#lastAt ?? t0;
+    const windows = this.#window.windows(lastAt);
     const report: Report = {
       version: REPORT_VERSION,
       runbook: stripUserinfo(started?.runbook ?? "(unknown runbook)"),
       file: stripUserinfo(started?.file ?? ""),
-      hash: started?.hash ?? "",
+      hash: lastRun?.started?.hash ?? "",
       mode: started?.mode ?? "unknown",
       instances: [...this.#instances.values()].sort((a, b) => a.index - b.index),
       startedAt: t0,
-      durationMs: finished ? finished.durationMs : Math.max(0, (this.#lastAt ?? t0) - t0),
+      durationMs: runs.length <= 1 && finished ? finished.durationMs : Math.max(0, (finished?.at ?? lastAt) - t0),
       outcome: finished?.outcome ?? "unfinished",
-      committed: finished?.committed ?? committedSeen,
+      committed: this.#runs.some((r) => r.finished?.committed === true) || (!finished && committedSeen),
       steps,
       requests: reqs,
-      decisions: [...this.#decisions],
+      decisions,
       hooks: [...this.#hooks],
       commits: [...this.#commits],
       progress: series.map((x) => ({ ...x, samples: [...x.samples] })),
       verifierSamples: [...this.#verifier],
       logs: [...this.#logs],
+      runs,
+      markers: [...this.#markers].sort((a, b) => a.t - b.t),
+      windows,
+      polls,
+      pollFailures: [...this.#pollFailures],
+      record: this.#record(started, decisions),
       counts: {
         events: this.#count,
-        requests: reqs.length,
+        requests: commands.length + pollCount,
         unanswered: reqs.filter((r) => !r.answer).length,
-        failedRequests: reqs.filter((r) => r.answer && !r.answer.ok).length,
+        failedRequests: commands.filter((r) => r.answer && !r.answer.ok).length + pollFailed,
+        commands: commands.length,
+        polls: pollCount,
+        failedPolls: pollFailed,
       },
       warnings,
     };
+    const w = windows[windows.length - 1];
+    if (w) report.window = w;
     if (started?.verifier !== undefined) report.verifier = stripUserinfo(started.verifier);
     if (finished) {
       report.finishedAt = finished.at;

@@ -243,6 +243,13 @@ ${series.join("\n")}
 </figure>`;
 }
 
+export interface GanttBar {
+  start: number;
+  end: number;
+  outcome: string;
+  title: string;
+}
+
 export interface GanttRow {
   key: string;
   label: string;
@@ -250,6 +257,15 @@ export interface GanttRow {
   end?: number;
   outcome: string;
   title: string;
+  /** Several bars on the row (a step run in several runs of a resumed cutover); default one from start to end. */
+  bars?: readonly GanttBar[];
+}
+
+/** Extras drawn behind and over the rows: the runs as bands, markers, a highlighted span (the write-stop window). */
+export interface GanttExtras {
+  bands?: readonly { from: number; to: number; label: string }[];
+  markers?: readonly ChartMarker[];
+  highlight?: { from: number; to: number; label: string };
 }
 
 const OUTCOME_COLOR: Record<string, string> = {
@@ -262,29 +278,53 @@ const OUTCOME_COLOR: Record<string, string> = {
 };
 
 /** The steps on the run's time axis: one bar per step, coloured by outcome. */
-export function ganttChart(id: string, rows: readonly GanttRow[], xMaxMs: number): string {
+export function ganttChart(id: string, rows: readonly GanttRow[], xMaxMs: number, extras: GanttExtras = {}): string {
   const rowH = 20;
   const labelW = 230;
-  const h = M.t + rows.length * rowH + M.b;
+  const top = M.t + (extras.bands?.length || extras.markers?.length ? 14 : 0);
+  const h = top + rows.length * rowH + M.b;
   const pw = W - labelW - M.r;
-  const xMax = rows.reduce((m, r) => Math.max(m, r.end ?? r.start ?? 0), Math.max(1, xMaxMs));
-  const x = (t: number): number => labelW + (t / xMax) * pw;
+  const xMax = rows.reduce(
+    (m, r) => Math.max(m, r.end ?? r.start ?? 0, ...(r.bars ?? []).map((b) => b.end)),
+    Math.max(1, xMaxMs),
+  );
+  const x = (t: number): number => labelW + (Math.max(0, Math.min(t, xMax)) / xMax) * pw;
   const ticks = timeTicks(xMax).map(
     (t) =>
-      `<line class="grid" x1="${r1(x(t))}" x2="${r1(x(t))}" y1="${M.t}" y2="${h - M.b}"/><text class="tick" x="${r1(x(t))}" y="${h - 10}" text-anchor="middle">${esc(formatDuration(t))}</text>`,
+      `<line class="grid" x1="${r1(x(t))}" x2="${r1(x(t))}" y1="${top}" y2="${h - M.b}"/><text class="tick" x="${r1(x(t))}" y="${h - 10}" text-anchor="middle">${esc(formatDuration(t))}</text>`,
   );
+  const bands = (extras.bands ?? []).map(
+    (b, i) =>
+      `<g class="run-band" data-run="${i + 1}"><rect x="${r1(x(b.from))}" y="${top}" width="${r1(Math.max(1, x(b.to) - x(b.from)))}" height="${rows.length * rowH}" fill="${i % 2 ? "#eef3f8" : "#f6f8fa"}"/><text class="tick" x="${r1(x(b.from) + 3)}" y="${top - 3}">${esc(b.label)}</text></g>`,
+  );
+  const hl = extras.highlight
+    ? `<g class="window" data-from="${r1(extras.highlight.from)}" data-to="${r1(extras.highlight.to)}"><rect x="${r1(x(extras.highlight.from))}" y="${top}" width="${r1(Math.max(2, x(extras.highlight.to) - x(extras.highlight.from)))}" height="${rows.length * rowH}" fill="#fde0dc" fill-opacity="0.7"/><title>${esc(extras.highlight.label)}</title></g>`
+    : "";
+  const marks = (extras.markers ?? []).map((m) => {
+    const mx = r1(x(m.t));
+    return `<g class="marker" data-marker="${esc(m.label)}"><line x1="${mx}" x2="${mx}" y1="${top}" y2="${h - M.b}"/><title>${esc(`${m.label} at +${formatDuration(m.t)}`)}</title></g>`;
+  });
   const bars = rows.map((r, i) => {
-    const yy = M.t + i * rowH;
+    const yy = top + i * rowH;
     const label = r.label.length > 34 ? `${r.label.slice(0, 33)}…` : r.label;
-    const color = OUTCOME_COLOR[r.outcome] ?? "#607d8b";
-    const bar =
-      r.start === undefined
-        ? ""
-        : `<rect class="bar" x="${r1(x(r.start))}" y="${yy + 4}" width="${r1(Math.max(2, x(r.end ?? r.start) - x(r.start)))}" height="${rowH - 8}" fill="${color}"><title>${esc(r.title)}</title></rect>`;
-    return `<g class="step" data-step="${esc(r.key)}" data-outcome="${esc(r.outcome)}"><text class="label" x="${labelW - 8}" y="${yy + 14}" text-anchor="end">${esc(label)}</text>${bar}</g>`;
+    const list: GanttBar[] = r.bars
+      ? [...r.bars]
+      : r.start === undefined
+        ? []
+        : [{ start: r.start, end: r.end ?? r.start, outcome: r.outcome, title: r.title }];
+    const rects = list
+      .map(
+        (b) =>
+          `<rect class="bar" data-outcome="${esc(b.outcome)}" x="${r1(x(b.start))}" y="${yy + 4}" width="${r1(Math.max(2, x(b.end) - x(b.start)))}" height="${rowH - 8}" fill="${OUTCOME_COLOR[b.outcome] ?? "#607d8b"}"><title>${esc(b.title)}</title></rect>`,
+      )
+      .join("");
+    return `<g class="step" data-step="${esc(r.key)}" data-outcome="${esc(r.outcome)}" data-bars="${list.length}"><text class="label" x="${labelW - 8}" y="${yy + 14}" text-anchor="end">${esc(label)}</text>${rects}</g>`;
   });
   return `<svg class="gantt" id="${esc(id)}" data-rows="${rows.length}" viewBox="0 0 ${W} ${h}" width="100%" role="img" aria-label="step timeline">
+${bands.join("\n")}
+${hl}
 ${ticks.join("\n")}
 ${bars.join("\n")}
+${marks.join("\n")}
 </svg>`;
 }

@@ -260,7 +260,7 @@ describe("report.html without a browser", () => {
   it("has the timeline: a bar and a table row per step", () => {
     expect(html).toMatch(new RegExp(`<svg class="gantt" id="chart-timeline" data-rows="${synth.steps.length}"`));
     for (const s of synth.steps) {
-      expect(html).toContain(`<g class="step" data-step="${s.id}" data-outcome="ok">`);
+      expect(html).toContain(`<g class="step" data-step="${s.id}" data-outcome="ok" data-bars="1">`);
       expect(html).toContain(`<tr data-step="${s.id}" data-outcome="ok">`);
     }
   });

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { lintRunbook } from "../../src/lint/index.js";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { prepareRehearsal, type Verdict } from "../../src/rehearse/index.js";
+import type { ActiveFault, RequestCounts } from "../../src/sim/index.js";
 import { runRunbook, type RunResult } from "../../src/run/index.js";
 import type { RunEvent } from "../../src/events.js";
 import { loadRunbook, parseRunbook } from "../../src/runbook/index.js";
@@ -23,7 +24,16 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 export const REHEARSAL_RUNBOOK = join(root, "runbooks/rs-to-sharded.yaml");
 
 export type RehearsalResult =
-  | { events: RunEvent[]; description: string; result: RunResult; verdict: Verdict; reason?: undefined }
+  | {
+      events: RunEvent[];
+      description: string;
+      result: RunResult;
+      verdict: Verdict;
+      /** What the simulator counted when the run ended: requests per instance and endpoint, and each fault's hits. */
+      counts: RequestCounts;
+      faults: ActiveFault[];
+      reason?: undefined;
+    }
   | { reason: string; events?: undefined };
 
 export interface RehearsalEventsOptions {
@@ -38,6 +48,8 @@ export interface RehearsalEventsOptions {
   text?: string;
   /** `--var` overrides. */
   vars?: Record<string, string | number | boolean>;
+  /** Simulator faults (`syncbook rehearse --fault`), e.g. `http500=0.3@0/progress`. */
+  faults?: string[];
 }
 
 export async function rehearsalEvents(opts: RehearsalEventsOptions = {}): Promise<RehearsalResult> {
@@ -58,6 +70,7 @@ export async function rehearsalEvents(opts: RehearsalEventsOptions = {}): Promis
   const reh = await prepareRehearsal(loaded, {
     ...(opts.timeScale !== undefined ? { timeScale: opts.timeScale } : {}),
     ...(opts.data !== undefined ? { data: opts.data } : {}),
+    ...(opts.faults ? { faults: opts.faults } : {}),
     seed: opts.seed ?? 1,
   });
   try {
@@ -78,9 +91,12 @@ export async function rehearsalEvents(opts: RehearsalEventsOptions = {}): Promis
       print: () => undefined,
     });
     const wallMs = performance.now() - t0;
+    // before the verdict, which reads the verifier itself
+    const counts = reh.sim.control.counts();
+    const faults = reh.sim.control.faults();
     const verdict = await reh.verdict();
     const description = `${shown}, ${reh.sim.instances.length} instance(s), time ×${reh.timeScale}, outcome ${result.outcome}, ${verdict.committed}/${verdict.instances} committed, ${(wallMs / 1000).toFixed(1)} s`;
-    return { events, description, result, verdict };
+    return { events, description, result, verdict, counts, faults };
   } catch (err) {
     return { reason: `the rehearsal of ${shown} threw: ${err instanceof Error ? err.message : String(err)}` };
   } finally {
