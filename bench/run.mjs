@@ -67,8 +67,8 @@ if (!args.includes("--no-build")) {
 
 // --- the benches --------------------------------------------------------------------------------
 // In the order (lint, reaction, fan-out, the runner at 256, the simulator at 256, the
-// rehearsal and the shell loop); any other bench after them, by name.
-const ORDER = ["lint", "reaction", "fanout", "runner-256", "sim-256", "rehearsal-vs-shell"];
+// rehearsal and the shell loop, then the write-stop window); any other bench after them, by name.
+const ORDER = ["lint", "reaction", "fanout", "runner-256", "sim-256", "rehearsal-vs-shell", "downtime"];
 const rank = (f) => {
   const i = ORDER.indexOf(f.replace(/\.(mjs|js|ts)$/, ""));
   return i < 0 ? ORDER.length : i;
