@@ -17,10 +17,11 @@
 //   the driver tells the application to write again  t_end       (GET /sim/state, the end marker)
 //   runner's share = (t_end − t_off) − (t_drained − t_off) − (t_canWrite − t_commit) − serving
 //                  = (t_commit − t_drained) + (t_end − t_canWrite) − serving
-// where `serving` is the simulator's own time answering the two reads that saw the conditions
-// (first arrival → last answer of the fleet's read): one process plays all n instances and answers
-// them one after another, where a real fleet answers in parallel (a few ms at 64 instances on
-// loopback here, tens of ms when the machine is loaded). The figure with it is in the note.
+// where `serving` is the simulator's own time answering the fleet's reads between each condition
+// becoming true and the next action (the read that saw it; commit's fresh interlock read), each
+// from its first arrival to its last answer: one process plays all n instances and answers them
+// one after another, where a real fleet answers in parallel (a few ms at 64 instances on loopback
+// here, tens of ms when the machine is loaded). The figure with it is in the note.
 // Drivers: `syncbook run` (the built CLI, whole process: lint, journal with its fsyncs, default
 // settings: no poll settings in the runbook) on a cutover-only runbook, and bench/shell-window.sh,
 // a bash loop of curl and jq with `sleep 1`, the same cutover. Fleets of 1, 8 and 64 instances.
@@ -119,16 +120,23 @@ if (args[0] === "--child") {
       sim = s;
       process.send({ urls: s.instances.map((i) => i.url) });
     } else if (m.op === "result") {
-      // The read that saw each condition: the fleet's last n reads before the next action. One
-      // process answering n instances serves them one after another (a real fleet answers in
-      // parallel): its time from the first arrival to the last answer is the service's, not the
-      // runner's.
-      const serve = (before) => {
-        const round = reads.filter((r) => r.arr < before).slice(-plan.n);
-        return round.length ? Math.max(...round.map((r) => r.fin)) - Math.min(...round.map((r) => r.arr)) : 0;
+      // One process answering n instances serves them one after another, where a real fleet
+      // answers in parallel: its time from a read's first arrival to its last answer is the
+      // service's, not the runner's.
+      // Every fleet read after the flip and before the next action (the read that saw it, and
+      // commit's fresh interlock read) is n requests; each counts from its first arrival to its
+      // last answer.
+      const serve = (after, before) => {
+        const inside = reads.filter((r) => r.arr > after && r.arr < before);
+        let ms = 0;
+        for (let k = 0; k + plan.n <= inside.length; k += plan.n) {
+          const round = inside.slice(k, k + plan.n);
+          ms += Math.max(...round.map((r) => r.fin)) - Math.min(...round.map((r) => r.arr));
+        }
+        return ms;
       };
-      if (t.commit !== undefined) t.serveDrained = serve(t.commit);
-      if (t.end !== undefined) t.serveCanWrite = serve(t.end);
+      if (t.commit !== undefined) t.serveDrained = serve(t.drained, t.commit);
+      if (t.end !== undefined) t.serveCanWrite = serve(t.canWrite, t.end);
       const st = sim.control.state();
       process.send({ t, states: st.instances.map((i) => i.state), gets: sim.control.counts() });
     } else if (m.op === "close") {
@@ -247,7 +255,7 @@ if (args[0] === "--child") {
           raws.push(raw(t));
           windows.push(t.end - t.off);
           say(
-            `${driver}, ${n} instance(s), round ${r + 1}/${rounds}: window ${(t.end - t.off).toFixed(0)} ms, runner's share ${s.toFixed(1)} ms (with the simulator serving the two reads that saw the conditions: ${raw(t).toFixed(1)} ms; drained → last commit ${(t.commit - t.drained).toFixed(1)}, canWrite → writes on ${(t.end - t.canWrite).toFixed(1)}; fan-out ${(t.commit - t.firstCommit).toFixed(1)}; the reads that saw them → next action ${(t.commit - t.lastReadBeforeCommit).toFixed(1)} + ${(t.end - t.lastReadBeforeEnd).toFixed(1)}) ${states[0]}`,
+            `${driver}, ${n} instance(s), round ${r + 1}/${rounds}: window ${(t.end - t.off).toFixed(0)} ms, runner's share ${s.toFixed(1)} ms (with the simulator serving those reads: ${raw(t).toFixed(1)} ms; drained → last commit ${(t.commit - t.drained).toFixed(1)}, canWrite → writes on ${(t.end - t.canWrite).toFixed(1)}; fan-out ${(t.commit - t.firstCommit).toFixed(1)}; the reads that saw them → next action ${(t.commit - t.lastReadBeforeCommit).toFixed(1)} + ${(t.end - t.lastReadBeforeEnd).toFixed(1)}) ${states[0]}`,
           );
         }
         results[driver].set(n, { shares, raws, windows });
@@ -283,7 +291,7 @@ if (args[0] === "--child") {
       note: [
         worst !== null ? `worst ${r1(worst)} ms` : "",
         mine.raws.length && n > 1
-          ? `${r1(median(mine.raws))} ms counting the one simulator process serving the ${n} reads that saw each condition`
+          ? `${r1(median(mine.raws))} ms counting the one simulator process serving the reads of ${n} instances after each condition`
           : "",
         !theirs && shellReason ? shellReason : "",
         problems.filter((p) => p.includes(` ${n}:`)).slice(0, 1)[0] ?? "",

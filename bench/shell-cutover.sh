@@ -57,7 +57,11 @@ MET1=$LAST_ANSWER_MS
 SENT1=$(now_ms)
 post "$CONTROL/sim/writes" '{"enabled":false}'
 
-for url in $INSTANCES; do post "$url/api/v1/commit" '{}'; done
+# commit blocks until every instance has it (service facts): a sequential loop would wait forever
+# on the first instance, so the requests go out at once and the loop waits for all of them
+pids=()
+for url in $INSTANCES; do post "$url/api/v1/commit" '{}' & pids+=("$!"); done
+for p in "${pids[@]}"; do wait "$p"; done
 wait_for '.progress.state == "COMMITTED"'
 T1=$(now_ms)
 
