@@ -10,7 +10,7 @@
 import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
-import type { CriticalListener, EmitOptions, RunEvent, RunListener } from "../events.js";
+import type { CriticalListener, EmitOptions, RunEvent } from "../events.js";
 import { appendChain, CHAIN_FIELD } from "./chain.js";
 import { createSampleBounder } from "./samples.js";
 import {
