@@ -62,3 +62,23 @@ export function codeFrame(p: Place, paint: FramePaint = plain): string[] {
   }
   return lines;
 }
+
+/**
+ * One JSON line for an event (journal, `--renderer json`): JSON with a fallback for values
+ * JSON.stringify refuses (BigInt, cycles) instead of losing the event.
+ */
+export function jsonLine(value: object): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    const seen = new WeakSet<object>();
+    return JSON.stringify(value, (_k, v: unknown) => {
+      if (typeof v === "bigint") return v.toString();
+      if (typeof v === "object" && v !== null) {
+        if (seen.has(v)) return "[circular]";
+        seen.add(v);
+      }
+      return v;
+    });
+  }
+}

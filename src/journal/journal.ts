@@ -11,6 +11,7 @@ import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSy
 import { dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import type { CriticalListener, EmitOptions, RunEvent } from "../events.js";
+import { jsonLine } from "../text.js";
 import { appendChain, CHAIN_FIELD } from "./chain.js";
 import { createSampleBounder } from "./samples.js";
 import {
@@ -31,8 +32,6 @@ export interface OpenJournalOptions {
   runbookHash: string;
   /** An existing journal to append to (on `--resume`); default: a new file in `dir`. */
   file?: string | undefined;
-  /** Run over each serialized line after the events' own redaction (belt and braces); must keep it one JSON object. */
-  redact?: ((line: string) => string) | undefined;
   /** Clock, for tests. */
   now?: (() => number) | undefined;
 }
@@ -124,39 +123,6 @@ function ioError(file: string, what: string, err: unknown): UserError {
   });
 }
 
-/** JSON with a fallback for values JSON.stringify refuses (BigInt, cycles) instead of losing the event. */
-function serialize(value: object): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    const seen = new WeakSet<object>();
-    return JSON.stringify(value, (_k, v: unknown) => {
-      if (typeof v === "bigint") return v.toString();
-      if (typeof v === "object" && v !== null) {
-        if (seen.has(v)) return "[circular]";
-        seen.add(v);
-      }
-      return v;
-    });
-  }
-}
-
-/** Fields that carry no secret (ids, step index, API path, outcome): kept when redaction fails. */
-const SAFE_FIELDS = [
-  "type",
-  "seq",
-  "at",
-  "id",
-  "index",
-  "target",
-  "method",
-  "path",
-  "ok",
-  "status",
-  "outcome",
-  "kind",
-] as const;
-
 /** Opens (creates, or on resume appends to) a run's journal. */
 export function openJournal(options: OpenJournalOptions): Journal {
   const now = options.now ?? Date.now;
@@ -206,7 +172,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       pid,
       host,
     };
-    pendingLines.push(chained(serialize(header)));
+    pendingLines.push(chained(jsonLine(header)));
   } else {
     file = options.file;
     try {
@@ -265,7 +231,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       marker.truncatedLine = ex.lines;
       pendingLines.push("");
     }
-    pendingLines.push(chained(serialize(marker)));
+    pendingLines.push(chained(jsonLine(marker)));
   }
 
   const writeAll = (text: string): void => {
@@ -296,7 +262,6 @@ export function openJournal(options: OpenJournalOptions): Journal {
     throw err instanceof UserError ? err : ioError(file, "write", err);
   }
 
-  const redact = options.redact;
   // progress samples are bounded in the journal (samples.ts): an answer's unknown fields can be huge
   const bound = createSampleBounder();
   const lineOf = (event: RunEvent): string => {
@@ -306,22 +271,8 @@ export function openJournal(options: OpenJournalOptions): Journal {
       if ((event.type === "request.sent" || event.type === "response.received") && requestIdBase !== 0)
         v.id = event.id + requestIdBase;
     }
-    if (!redact) return serialize(v);
-    // on every string value first (a secret with a quote or backslash is escaped in the line, where a text match misses it), then on the line
-    const out = redact(serialize(deepStrings(v, redact) as object));
-    let ok = !out.includes("\n");
-    if (ok) {
-      try {
-        ok = isObject(JSON.parse(out));
-      } catch {
-        ok = false;
-      }
-    }
-    if (ok) return out;
-    // never write the unredacted line; keep what resume needs, which holds no secret
-    const safe: Record<string, unknown> = { redactionFailed: true };
-    for (const k of SAFE_FIELDS) if (k in v && typeof v[k] !== "object") safe[k] = v[k];
-    return serialize(safe);
+    // the emitter redacted the event once, before any listener saw it (src/redact.ts)
+    return jsonLine(v);
   };
 
   return {
@@ -352,14 +303,6 @@ export function openJournal(options: OpenJournalOptions): Journal {
       }
     },
   };
-}
-
-/** A JSON-like value with `f` applied to every string in it (keys kept). */
-function deepStrings(value: unknown, f: (s: string) => string): unknown {
-  if (typeof value === "string") return f(value);
-  if (Array.isArray(value)) return value.map((x) => deepStrings(x, f));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, deepStrings(x, f)]));
-  return value;
 }
 
 /** Makes a new file's directory entry durable too (a file fsynced into a lost entry is lost). */

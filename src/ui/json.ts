@@ -12,28 +12,14 @@
  * "Events as JSON lines" has the rules.
  */
 import type { RunEvent } from "../events.js";
+import { jsonLine } from "../text.js";
+
+export { jsonLine };
 
 export interface JsonLines {
   listener: (event: RunEvent) => void;
   /** A line that is not a run event, e.g. `rehearsal.verdict` after `run.finished`. */
   line: (type: string, payload: Record<string, unknown>) => void;
-}
-
-/** JSON with a fallback for values JSON.stringify refuses (BigInt, cycles), as the journal writes. */
-export function jsonLine(value: object): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    const seen = new WeakSet<object>();
-    return JSON.stringify(value, (_k, v: unknown) => {
-      if (typeof v === "bigint") return v.toString();
-      if (typeof v === "object" && v !== null) {
-        if (seen.has(v)) return "[circular]";
-        seen.add(v);
-      }
-      return v;
-    });
-  }
 }
 
 export function createJsonLines(write: (text: string) => void): JsonLines {
