@@ -9,14 +9,12 @@
  * - the named ones pass the command's own interlocks (the step checks them on those instances);
  * - it is confirmed (a prompt, or `--yes`): it is not in the runbook as written.
  */
-import { COMMAND_EFFECT, type CommandOperation } from "../../api/index.js";
+import { blocksUntilEveryInstance, COMMAND_EFFECT, type CommandOperation } from "../../api/index.js";
 import { instanceLabel } from "../../events.js";
 import type { FleetSnapshot, InstanceSample } from "../../fleet/index.js";
-import { StepFailure, type StepContext } from "./context.js";
+import { askOperator } from "./ask.js";
+import type { StepContext } from "./context.js";
 import { checkInterlock } from "./fleet-ops.js";
-
-/** Commands that block until every instance has them (service facts, "Multiple instances"). */
-const BLOCKING: readonly CommandOperation[] = ["commit", "reverse"];
 
 /**
  * The instances a command step judges and sends to: every instance, or the targeted ones after
@@ -34,7 +32,7 @@ export async function commandTargets(
   const { before, after }: { before: readonly string[]; after: readonly string[] } = COMMAND_EFFECT[op];
   const okOther = (i: InstanceSample): boolean => {
     const st = i.progress?.state ?? "";
-    return after.includes(st) || (BLOCKING.includes(op) && before.includes(st));
+    return after.includes(st) || (blocksUntilEveryInstance(op) && before.includes(st));
   };
   const wrong = others.filter((i) => !okOther(i));
   const names = named.map((i) => instanceLabel(i.ref)).join(", ");
@@ -44,39 +42,14 @@ export async function commandTargets(
     wrong.length === 0,
     wrong.length === 0
       ? `${op} to ${names} only (${t.why}); ${others.length ? `the others are ${others.map((i) => `${instanceLabel(i.ref)} ${i.progress?.state ?? "?"}`).join(", ")}` : "no other instance"}`
-      : `${op} to ${names} only would split the fleet: ${wrong.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}, which ${BLOCKING.includes(op) ? `is neither waiting for ${op} (${before.join("/")}) nor past it` : `has not taken ${op}`} (${after.join("/")})`,
+      : `${op} to ${names} only would split the fleet: ${wrong.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}, which ${blocksUntilEveryInstance(op) ? `is neither waiting for ${op} (${before.join("/")}) nor past it` : `has not taken ${op}`} (${after.join("/")})`,
     `A targeted ${op} only completes one the other instances already have; send it to the whole fleet (without --only) instead.`,
   );
   const question = `Send ${op} to ${names} only (${t.why})?`;
-  if (ctx.run.yes) {
-    ctx.run.emit("decision", {
-      index: ctx.index,
-      id: ctx.id,
-      kind: "interlock",
-      ok: true,
-      check: "confirm",
-      reason: `answered yes by --yes: ${question}`,
-    });
-  } else {
-    if (!ctx.run.prompt)
-      throw new StepFailure(`a targeted ${op} needs an answer and there is no terminal: ${question}`, {
-        reason: "declined",
-        hint: "Run it in a terminal, or pass --yes to confirm it.",
-      });
-    const yes = await ctx.run.prompt.confirm(question, ctx.signal);
-    ctx.run.emit("decision", {
-      index: ctx.index,
-      id: ctx.id,
-      kind: "interlock",
-      ok: yes,
-      check: "confirm",
-      reason: `${yes ? "yes" : "no"}: ${question}`,
-    });
-    if (!yes)
-      throw new StepFailure(`the operator answered no: ${question}`, {
-        reason: "declined",
-        hint: "Nothing was sent.",
-      });
-  }
+  await askOperator(ctx, question, {
+    noTerminal: `a targeted ${op} needs an answer and there is no terminal`,
+    noTerminalHint: "Run it in a terminal, or pass --yes to confirm it.",
+    declinedHint: "Nothing was sent.",
+  });
   return { judged: named, only: named.map((i) => i.ref.index) };
 }
