@@ -13,7 +13,7 @@ import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
 import type { InstanceRef, RunEventMap } from "../events.js";
 import type { FleetEmit } from "./record.js";
 
-export type PollTarget = "service" | "verifier";
+export type PollTarget = PollStat["target"];
 export type PollStat = RunEventMap["polls.summary"]["polls"][number];
 
 /** Bucket k holds latencies in (bound(k-1), bound(k)]; bucket 0 holds everything ≤ 0.1 ms. */
@@ -61,16 +61,8 @@ export function mergeHistograms(
   return [...m.entries()].sort((x, y) => x[0] - y[0]);
 }
 
-interface Stat {
-  target: PollTarget;
-  instance?: InstanceRef;
-  path: string;
-  count: number;
-  failed: number;
-  totalMs: number;
-  maxMs: number;
-  buckets: Map<number, number>;
-}
+/** A PollStat being counted: its histogram as a map of bucket → count. */
+type Stat = Omit<PollStat, "histogram"> & { buckets: Map<number, number> };
 
 export interface PollOutcome {
   durationMs: number;
