@@ -22,6 +22,7 @@ import {
   awaitResult,
   describeVerifier,
   ensureCheck,
+  forget,
   refused,
   verifierTools,
   type VerifierTools,
@@ -106,7 +107,7 @@ export const verify: StepKindDef<Body> = {
         reason:
           "the verifier shows no check any more (phase idle, generation 0, no task) or an earlier generation than when this verification began: it restarted and lost this run's check and writesOff; the verification begins again",
       });
-      for (const k of ["baseline", "adopted", "check", "writesOff"] as const) delete m[k];
+      forget(m);
     }
   },
 };

@@ -224,7 +224,7 @@ async function watch<R>(
 }
 
 /** Forgets the run's verification: a new one begins (the verifier restarted, or none ran yet). */
-function forget(m: VerifierMemory): void {
+export function forget(m: VerifierMemory): void {
   delete m.baseline;
   delete m.adopted;
   delete m.check;
