@@ -339,3 +339,42 @@ ${COMMIT}`;
     }
   });
 });
+
+describe("a verification that keeps rechecking", () => {
+  // issue 14 point 7: "a verify that sees rechecks for minutes says so periodically ('writes still arriving?')";
+  // facts: each later generation (phase `recheck`) re-verifies what the previous one found different. A slow
+  // recheck (one task per 5 simulated seconds) keeps generation 1 going for minutes.
+  it("says so in runbook time while there is time, before the step's timeout", async () => {
+    const s = await fleet({ model: { recheckTasksPerSecond: 0.2, recheckDocsPerTask: 1 } });
+    const wait = (id: string, cond: string) => `  - { id: ${id}, waitFor: { ${cond}, timeout: 2h } }\n`;
+    const yaml = runbookFor(
+      s,
+      START +
+        wait("ready", "canCommit: true, lagBelow: 5") +
+        CHECK +
+        STOP +
+        wait("drained", "canCommit: true, lagBelow: 3") +
+        "  - { id: commit, commit: {} }\n" +
+        wait("committed", "state: COMMITTED") +
+        "  - { id: verify, verify: { timeout: 4m } }\n",
+    );
+    const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
+    const { registry } = await loadRunbookPlugins(loaded);
+    const events: RunEvent[] = [];
+    // the runner's clock at the simulator's pace: 4 min of verify are 4.8 s here
+    const result = await runRunbook({
+      loaded,
+      registry,
+      timeScale: 50,
+      listeners: [(e) => void events.push(e)],
+      print: () => undefined,
+    });
+    expect(result.message).toMatch(/step verify failed: timed out after .*\(now phase recheck, generation 1/);
+    const said = logs(events).filter((l) => l.level === "warn" && /rechecking/.test(l.message));
+    expect(said.length).toBeGreaterThanOrEqual(1);
+    expect(said[0]!.message).toMatch(
+      /^the verifier has been rechecking for [23] min \(generation 1\): writes still arriving\?/,
+    );
+    expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
+  });
+});

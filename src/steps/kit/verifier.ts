@@ -426,7 +426,9 @@ export async function awaitResult(ctx: StepContext, t: VerifierTools): Promise<V
   const baseline = ctx.run.memory.verifier.baseline;
   let last: VerifierProgress | undefined;
   // minutes of rechecking are said while there is time, naming the instances that hint at writes
-  const rechecks = watchRechecks(ctx.run.defaults.scale(RECHECK_WARN_MS));
+  // in runbook time (a rehearsal's clock runs faster): "rechecking for 2 min", also at ×50
+  const toRunbookTime = RECHECK_WARN_MS / ctx.run.defaults.scale(RECHECK_WARN_MS);
+  const rechecks = watchRechecks(RECHECK_WARN_MS, () => Date.now() * toRunbookTime);
   let fleetBefore: FleetSnapshot | undefined;
   const sayRechecks = async (p: VerifierProgress, signal: AbortSignal): Promise<void> => {
     const message = rechecks.observe(p);
