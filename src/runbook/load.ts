@@ -379,11 +379,13 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
       hint: "Pass the runbook's .yaml file.",
     };
   }
+  // by char code, not `for…of` (a string iterator): lint of a folder runs this on every file
   let depth = 0;
   let max = 0;
-  for (const ch of text) {
-    if (ch === "[" || ch === "{") max = Math.max(max, ++depth);
-    else if (ch === "]" || ch === "}") depth = Math.max(0, depth - 1);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
+    else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
   let indent = 0;
   for (const m of text.matchAll(/^ +/gm)) indent = Math.max(indent, m[0].length);
