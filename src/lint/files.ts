@@ -1,5 +1,5 @@
 /** Which files `syncbook lint <files or folders...>` reads. */
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 
@@ -43,7 +43,8 @@ export function looksLikeRunbook(file: string): boolean {
   let fd: number | undefined;
   try {
     fd = openSync(file, "r");
-    const buf = Buffer.alloc(1 << 16);
+    // the file's size, up to 64 KiB: a folder of small runbooks does not allocate 64 KiB each
+    const buf = Buffer.allocUnsafe(Math.min(fstatSync(fd).size, 1 << 16));
     const n = readSync(fd, buf, 0, buf.length, 0);
     return RUNBOOK_KEY.test(buf.toString("utf8", 0, n));
   } catch {

@@ -204,8 +204,17 @@ export class SyncInstance {
     if (this.state === "INITIALIZING") this.initUntil = env.params.initializingSeconds;
   }
 
+  /** Features by the version they were judged for (a live upgrade changes it): every progress answer asks. */
+  #features = { version: "", has: new Map<keyof typeof PROGRESS_SINCE, boolean>() };
+
   #has(feature: keyof typeof PROGRESS_SINCE): boolean {
-    return atLeast(this.env.version, PROGRESS_SINCE[feature]);
+    if (this.#features.version !== this.env.version) this.#features = { version: this.env.version, has: new Map() };
+    let has = this.#features.has.get(feature);
+    if (has === undefined) {
+      has = atLeast(this.env.version, PROGRESS_SINCE[feature]);
+      this.#features.has.set(feature, has);
+    }
+    return has;
   }
 
   /** The buildIndexes in effect: "from 1.17 `afterDataCopy` is the default for sources on server 6.0+". */
