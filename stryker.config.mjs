@@ -1,0 +1,30 @@
+// Mutation testing of the safety core (issue 19): `npm run test:mutation`. Not part of `npm test`.
+// Each module below decides whether to send, resend, skip or refuse a command; a rule no test pins
+// is a rule the next change breaks. docs/testing.md has the scores and the budget.
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.mutation.config.ts" },
+  coverageAnalysis: "perTest",
+  mutate: [
+    "src/api/commands.ts",
+    "src/fleet/conditions.ts",
+    "src/fleet/identity.ts",
+    "src/journal/reconcile.ts",
+    "src/journal/state.ts",
+    "src/steps/kit/fleet-ops.ts",
+    "src/steps/start.ts",
+    "src/steps/commit.ts",
+    "src/steps/lifecycle.ts",
+    "src/steps/verify.ts",
+  ],
+  thresholds: { high: 95, low: 90, break: 95 },
+  concurrency: 2,
+  reporters: ["clear-text", "progress", "json", "html"],
+  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  htmlReporter: { fileName: "reports/mutation/index.html" },
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+  ignoreStatic: true,
+  timeoutMS: 20_000,
+};

@@ -1,0 +1,23 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * The unit tests that pin the safety core, for mutation testing (`npm run test:mutation`,
+ * stryker.config.mjs). In-process only: a test that drives the built CLI never sees a mutant.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      "test/api/commands.test.ts",
+      "test/fleet/conditions.test.ts",
+      "test/fleet/identity.test.ts",
+      "test/journal/reconcile.test.ts",
+      "test/journal/state.test.ts",
+      "test/steps/*.test.ts",
+      "test/run/interlocks.test.ts",
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+    globalSetup: ["test/support/global-temp.ts"],
+  },
+});
