@@ -17,6 +17,8 @@ export default {
     "src/steps/commit.ts",
     "src/steps/lifecycle.ts",
     "src/steps/verify.ts",
+    "src/steps/kit/verifier.ts",
+    "src/steps/kit/targets.ts",
   ],
   thresholds: { high: 95, low: 90, break: 95 },
   concurrency: 2,

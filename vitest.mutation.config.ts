@@ -3,15 +3,20 @@ import { defineConfig } from "vitest/config";
 /**
  * The unit tests that pin the safety core, for mutation testing (`npm run test:mutation`,
  * stryker.config.mjs). In-process only: a test that drives the built CLI never sees a mutant.
+ * `SYNCBOOK_MUTATION_TESTS` (comma-separated files) narrows it, to iterate on one module with
+ * its own fast tests: `SYNCBOOK_MUTATION_TESTS=test/fleet/conditions.test.ts npx stryker run
+ * --mutate src/fleet/conditions.ts`.
  */
+const only = process.env.SYNCBOOK_MUTATION_TESTS?.split(",").filter(Boolean);
 export default defineConfig({
   test: {
-    include: [
+    include: only ?? [
       "test/api/commands.test.ts",
       "test/fleet/conditions.test.ts",
       "test/fleet/identity.test.ts",
       "test/journal/reconcile.test.ts",
       "test/journal/state.test.ts",
+      "test/journal/verifier.test.ts",
       "test/steps/*.test.ts",
       "test/run/interlocks.test.ts",
     ],

@@ -96,6 +96,7 @@ export function identityProblems(snapshot: FleetSnapshot, expect: IdentityExpect
   }
   // the coordinator must be one of the runbook's instances; decidable only when every instance told its id
   if (
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: one group means `main` is it (the check narrows its type)
     main &&
     coordGroups.length === 1 &&
     ids.length === snapshot.instances.length &&

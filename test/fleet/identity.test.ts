@@ -104,5 +104,46 @@ describe("identity", () => {
   it("clusterName reads `<cluster_name>: <host>:<port>`", () => {
     expect(clusterName("cluster0: localhost:27017")).toBe("cluster0");
     expect(clusterName("cluster1")).toBe("cluster1");
+    // the name before the first ": ", trimmed; an empty name stays empty (not the host)
+    expect(clusterName(" cluster0 : localhost:27017")).toBe("cluster0");
+    expect(clusterName(": localhost:27017")).toBe("");
+  });
+
+  // The rules below decide whether commands are refused (fleet-identity): each is pinned on its own.
+  it("the fleet is the largest group: a lone instance with another coordinator is the odd one, wherever it is listed", () => {
+    const s = snap([running(0, { coordinatorID: "other-0" }), running(1), running(2)]);
+    const p = identityProblems(s);
+    expect(p.map((x) => x.instance)).toEqual([s.instances[0]!.ref]);
+    expect(p[0]!.message).toContain('2 other instances report "id-0"');
+  });
+
+  it("two instances, two coordinators: each says the one other instance reports another", () => {
+    const s = snap([running(1, { coordinatorID: "id-1" }), running(2, { coordinatorID: "id-2" })]);
+    expect(identityProblems(s).map((x) => x.message)).toEqual([
+      'http://127.0.0.1:27183 reports coordinatorID "id-2"; 1 other instance reports "id-1": is it an instance of another fleet?',
+    ]);
+  });
+
+  it("with two coordinators the missing-coordinator rule is not judged (the fleet is already split)", () => {
+    const s = snap([
+      running(0, { coordinatorID: "id-9" }),
+      running(1, { coordinatorID: "id-9" }),
+      running(2, { coordinatorID: "id-8" }),
+    ]);
+    const p = identityProblems(s);
+    expect(p).toHaveLength(1);
+    expect(p[0]!.instance).toBe(s.instances[2]!.ref);
+  });
+
+  // spec: "directionMapping.Source | string"; an answer with one side missing is not a direction
+  it("a directionMapping without a string Source or Destination is not judged", () => {
+    const noSource = running(1, { directionMapping: { Destination: "cluster1: b:2" } });
+    const noDest = running(2, { directionMapping: { Source: "cluster9: a:1" } });
+    expect(identityProblems(snap([running(0), noSource, noDest]), { clusters: ["cluster0", "cluster1"] })).toEqual([]);
+    expect(identityProblems(snap([running(0), noDest]), { clusters: ["cluster0", "cluster1"] })).toEqual([]);
+  });
+
+  it("an empty list of the runbook's clusters names none to check against", () => {
+    expect(identityProblems(snap([running(0), running(1)]), { clusters: [] })).toEqual([]);
   });
 });
