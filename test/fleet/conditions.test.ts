@@ -9,6 +9,7 @@ import {
   evaluate as evaluateCondition,
   progressSignature,
   readCondition,
+  readPath,
   type ConditionBody,
   type FleetSnapshot,
 } from "../../src/fleet/index.js";
@@ -179,6 +180,47 @@ describe("shorthands", () => {
     expect(evaluate({ copyComplete: true }, snap([part(0, GiB / 2), part(1, GiB / 4)])).met).toBe(false);
     // an instance that does not answer leaves the sum unknown
     expect(evaluate({ copyComplete: true }, snap([part(0, GiB / 2), down(1)])).met).toBe(false);
+    // instances that disagree on the global total have no fleet sum: each is judged alone
+    const own = (i: number, copied: number, total: number) =>
+      running(i, {
+        info: "collection copy",
+        collectionCopy: { estimatedTotalBytes: total, estimatedCopiedBytes: copied },
+      });
+    const split = evaluate({ copyComplete: true }, snap([own(0, GiB / 2, GiB), own(1, GiB / 2, GiB / 2)]));
+    expect(split.failing.map((f) => f.instance)).toEqual(["http://127.0.0.1:27182"]);
+  });
+
+  // The instance's own counts, when the fleet has no sum (an instance down): on `any`, one finished instance is enough
+  it("copyComplete judged per instance: copied reaches a total above 0", () => {
+    const alone = (copied: number, total: number) =>
+      evaluate(
+        { copyComplete: true, on: "any" },
+        snap([
+          running(0, {
+            info: "collection copy",
+            collectionCopy: { estimatedTotalBytes: total, estimatedCopiedBytes: copied },
+          }),
+          down(1),
+        ]),
+      ).met;
+    expect(alone(GiB, GiB)).toBe(true);
+    expect(alone(GiB + 1, GiB)).toBe(true);
+    expect(alone(GiB - 1, GiB)).toBe(false);
+    expect(alone(5, 0)).toBe(false);
+    expect(alone(0, 0)).toBe(false);
+  });
+
+  // spec, progress rule 4 (a live upgrade resets the counters to 0 of 1): COMMITTING/COMMITTED imply the copy ended
+  it("copyComplete after the copy by state, whatever the counters say", () => {
+    for (const state of ["COMMITTING", "COMMITTED"] as const)
+      expect(
+        evaluate(
+          { copyComplete: true },
+          snap([
+            running(0, { state, info: null, collectionCopy: { estimatedTotalBytes: 1, estimatedCopiedBytes: 0 } }),
+          ]),
+        ).met,
+      ).toBe(true);
   });
 
   // "After a live upgrade from an earlier version to 1.8.0 or higher, collection copy progress restarts
@@ -432,5 +474,15 @@ describe("a negative lag is a fault of the service, never a small lag", () => {
       evaluate({ expect: [{ path: "totalEventsApplied", below: 5 }] }, snap([running(0, { totalEventsApplied: -1 })]))
         .met,
     ).toBe(true);
+  });
+});
+
+// `expect` paths read own fields of objects only: never a string's `length`, never through null
+describe("readPath", () => {
+  it("reads nested own fields, and nothing of a primitive or through null", () => {
+    expect(readPath({ a: { b: 3 } }, "a.b")).toBe(3);
+    expect(readPath({ a: "xyz" }, "a.length")).toBeUndefined();
+    expect(readPath({ a: null }, "a.b")).toBeUndefined();
+    expect(readPath({ a: {} }, "a.toString")).toBeUndefined();
   });
 });
