@@ -383,6 +383,7 @@ function conditionModel(body: ConditionBody): ConditionModel {
 /** The error of an instance in a few words (its URL is already in `instance`). */
 export function errorSummary(err: ApiError): string {
   if (err instanceof TransportError) return err.detail;
+  // Stryker disable next-line ConditionalExpression: equivalent: an ApiError that is not a TransportError is a ServiceError
   if (err instanceof ServiceError) return err.errorDescription ? `${err.error}: ${err.errorDescription}` : err.error;
   return err.message;
 }

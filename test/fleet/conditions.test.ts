@@ -4,12 +4,14 @@
  * `on: any | coordinator` says otherwise."
  */
 import { describe, expect, it } from "vitest";
-import { TransportError, type VerifierProgress } from "../../src/api/index.js";
+import { ServiceError, TransportError, type VerifierProgress } from "../../src/api/index.js";
 import {
   evaluate as evaluateCondition,
   progressSignature,
   readCondition,
   readPath,
+  errorSummary,
+  findCoordinator,
   type ConditionBody,
   type FleetSnapshot,
 } from "../../src/fleet/index.js";
@@ -484,5 +486,46 @@ describe("readPath", () => {
     expect(readPath({ a: "xyz" }, "a.length")).toBeUndefined();
     expect(readPath({ a: null }, "a.b")).toBeUndefined();
     expect(readPath({ a: {} }, "a.toString")).toBeUndefined();
+  });
+});
+
+// facts: "`canWrite` … on a multi-instance fleet, trust the coordinator's value": which instance is the coordinator
+// decides when the application may write again
+describe("the coordinator", () => {
+  it("is the instance the most instances name, not the first named", () => {
+    const s = snap([
+      running(0, { coordinatorID: "id-2" }),
+      running(1, { coordinatorID: "id-1" }),
+      running(2, { coordinatorID: "id-1" }),
+    ]);
+    expect(findCoordinator(s)).toEqual({ sample: s.instances[1], coordinatorID: "id-1" });
+    const two = snap([running(0, { coordinatorID: "id-1" }), running(1, { coordinatorID: "id-1" }), down(2)]);
+    expect(findCoordinator(two).coordinatorID).toBe("id-1");
+  });
+
+  it("is unknown while no instance names one (a dead instance is not taken for it)", () => {
+    expect(findCoordinator(snap([down(0), idle()]))).toEqual({});
+  });
+
+  it("canWrite (the coordinator's by default) holds with another instance down; the others are not judged", () => {
+    const s = snap([running(0, { canWrite: true }), down(1)]);
+    expect(evaluate({ canWrite: true }, s)).toEqual({ met: true, failing: [] });
+  });
+
+  it("a condition without coordinator checks does not need a coordinator; nor one of verifier checks only", () => {
+    const noCoordinator = snap([running(1, { coordinatorID: "id-9" }), running(2, { coordinatorID: "id-9" })]);
+    expect(evaluate({ state: "RUNNING" }, noCoordinator).met).toBe(true);
+    expect(evaluate({ phase: "idle", on: "coordinator" }, snap([down(0), down(1)]), verifier()).met).toBe(true);
+  });
+});
+
+describe("errorSummary", () => {
+  it("says what went wrong in one line: the transport's detail, or the service's error and description", () => {
+    expect(errorSummary(down(0))).toBe("cannot connect: connect ECONNREFUSED");
+    const url = "http://127.0.0.1:27182";
+    expect(errorSummary(new ServiceError(url, "commit", "NotReady", "lag too high", 400))).toBe(
+      "NotReady: lag too high",
+    );
+    expect(errorSummary(new ServiceError(url, "commit", "NotReady", "", 400))).toBe("NotReady");
   });
 });
