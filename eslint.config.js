@@ -4,7 +4,9 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "**/*.gen.ts", "coverage/", ".syncbook/", "out/", "reports/", ".stryker-tmp/"] },
+  {
+    ignores: ["dist/", "node_modules/", "**/*.gen.ts", "coverage/", ".syncbook/", "out/", "reports/", ".stryker-tmp/"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
