@@ -239,6 +239,32 @@ const rows: Row[] = [
       message: /last command was start \(step 1\), so every instance should be RUNNING; the fleet shows i0 IDLE/,
     },
   },
+  // which command the fleet must show: the journal's last one before the step to resume (by step, not by line)
+  {
+    name: "a wait after a done commit: the commit's states are expected, not start's (fleet COMMITTED → resumes)",
+    state: state(["ok", "ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "ok")], {
+      stopWritesSucceeded: true,
+    }),
+    fleet: fleet("COMMITTED"),
+    expect: { resumeAt: 4 },
+  },
+  {
+    name: "a wait after a done commit, fleet RUNNING → refused: it should be COMMITTING or COMMITTED",
+    state: state(["ok", "ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "ok")], {
+      stopWritesSucceeded: true,
+    }),
+    fleet: fleet("RUNNING"),
+    expect: {
+      code: "disagree",
+      message: /last command was commit \(step 4\), so every instance should be COMMITTING or COMMITTED/,
+    },
+  },
+  {
+    name: "a command sent outside any step (stepIndex -1) sets no expectation: fleet RUNNING after start → resumes",
+    state: state(["ok", "cut"], [cmd("pause", -1, "ok")]),
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 1 },
+  },
   {
     name: "cutover-only journal (no command yet), fleet RUNNING → resumes",
     state: state(["skipped", "cut"]),
