@@ -260,6 +260,18 @@ const rows: Row[] = [
     },
   },
   {
+    name: "two commands in one step (a plugin step paused, then resumed): the later one is expected (fleet RUNNING → resumes)",
+    state: state(["ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("pause", 1, "ok"), cmd("resume", 1, "ok")]),
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 2 },
+  },
+  {
+    name: "a command after the step to resume is only recorded: start's states are expected (fleet RUNNING → resumes)",
+    state: state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "unknown")]),
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 1, note: /sent outside the step to resume \(step 4/ },
+  },
+  {
     name: "a command sent outside any step (stepIndex -1) sets no expectation: fleet RUNNING after start → resumes",
     state: state(["ok", "cut"], [cmd("pause", -1, "ok")]),
     fleet: fleet("RUNNING"),
