@@ -165,10 +165,11 @@ describe.concurrent("kill -9 at exact points (from inside the runner), then --re
       hold: "http500=1@verifier/progress",
       model: { verifyBytesPerSecond: 8 * 2 ** 20 },
     },
-    // committed with a lag of 300 s: COMMITTING lasts 3 s of wall time at timeScale 100
+    // committed with a lag of 300 s: COMMITTING lasts 3 s of wall time at timeScale 100. The hold
+    // goes in before commit (p5): COMMITTING lasts the lag the commit met
     {
       label: "in the middle of the committed wait (COMMITTING)",
-      probe: "p6",
+      probe: "p5",
       wait: "committed",
       hold: "lag-floor=300",
     },
