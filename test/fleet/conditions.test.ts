@@ -529,3 +529,104 @@ describe("errorSummary", () => {
     expect(errorSummary(new ServiceError(url, "commit", "NotReady", "", 400))).toBe("NotReady");
   });
 });
+
+/**
+ * What lint reads of a condition (its model: which states it accepts, what it needs that IDLE
+ * leaves null) and how the plan and the messages name it (its text). Lint's sequence rules decide
+ * from the model whether a wait can ever be met ("waitFor canCommit before start never passes"),
+ * so every field of it is pinned here, not only through the lint fixtures.
+ */
+describe("a condition as lint models it", () => {
+  const model = (body: ConditionBody) => readCondition(body).model;
+  it("state: one, a list, and only real states", () => {
+    expect(model({ state: "RUNNING" })).toEqual({ states: ["RUNNING"] });
+    expect(model({ state: ["RUNNING", "PAUSED"] })).toEqual({ states: ["RUNNING", "PAUSED"] });
+    expect(model({ state: ["RUNNING", "NOPE"] } as unknown as ConditionBody)).toEqual({ states: ["RUNNING"] });
+    expect(model({})).toEqual({});
+  });
+  it("canCommit, info, and what each needs that IDLE leaves null", () => {
+    expect(model({ canCommit: false })).toEqual({ canCommit: false });
+    expect(model({ canCommit: true })).toEqual({ canCommit: true });
+    expect(model({ info: "change event application" })).toEqual({
+      info: "change event application",
+      needsProgress: "info",
+    });
+    expect(model({ canWrite: true })).toEqual({ needsProgress: "canWrite" });
+    expect(model({ canWrite: false })).toEqual({});
+    expect(model({ copyComplete: true })).toEqual({ needsProgress: "collectionCopy" });
+    expect(model({ copyStarted: true })).toEqual({ needsProgress: "collectionCopy" });
+    expect(model({ copyComplete: false, copyStarted: false })).toEqual({});
+  });
+  it("lagBelow: seconds or a duration; not a duration keeps the need but no limit; it outranks the others", () => {
+    expect(model({ lagBelow: 5 })).toEqual({ lagBelowSeconds: 5, needsProgress: "lagTimeSeconds" });
+    expect(model({ lagBelow: "2m" })).toEqual({ lagBelowSeconds: 120, needsProgress: "lagTimeSeconds" });
+    expect(model({ lagBelow: "soon" })).toEqual({ needsProgress: "lagTimeSeconds" });
+    expect(model({ lagBelow: 5, info: "x", canWrite: true, copyComplete: true })).toEqual({
+      lagBelowSeconds: 5,
+      info: "x",
+      needsProgress: "lagTimeSeconds",
+    });
+    expect(model({ info: "x", canWrite: true })).toEqual({ info: "x", needsProgress: "info" });
+    expect(model({ canWrite: true, copyComplete: true })).toEqual({ needsProgress: "canWrite" });
+    expect(model({ copyStarted: true, verification: { phase: "stream hashing" } })).toEqual({
+      needsProgress: "collectionCopy",
+      embedded: { phase: "stream hashing" },
+    });
+  });
+  it("expect on state, canCommit, info and verifier.phase counts as the shorthands do", () => {
+    expect(model({ expect: [{ path: "state", equals: "PAUSED" }] })).toEqual({ states: ["PAUSED"] });
+    expect(model({ expect: [{ path: "state", in: ["PAUSED", "RUNNING"] }] })).toEqual({
+      states: ["PAUSED", "RUNNING"],
+    });
+    // a state and an expect on it: only what both accept
+    expect(model({ state: ["RUNNING", "PAUSED"], expect: [{ path: "state", in: ["PAUSED", "COMMITTED"] }] })).toEqual({
+      states: ["PAUSED"],
+    });
+    // a value that is not a state says nothing lint can use
+    expect(model({ expect: [{ path: "state", in: ["PAUSED", "NOPE"] }] })).toEqual({});
+    expect(model({ expect: [{ path: "state", matches: "RUN" }] })).toEqual({});
+    expect(model({ expect: [{ path: "canCommit", equals: true }] })).toEqual({ canCommit: true });
+    expect(model({ expect: [{ path: "canCommit", equals: false }] })).toEqual({});
+    expect(model({ expect: [{ path: "info", equals: "done" }] })).toEqual({ info: "done", needsProgress: "info" });
+    expect(model({ expect: [{ path: "info", equals: 3 }] })).toEqual({});
+    expect(model({ expect: [{ path: "verifier.phase", equals: "idle" }] })).toEqual({ verifierIdle: true });
+    expect(model({ expect: [{ path: "verifier.phase", equals: "check" }] })).toEqual({});
+    expect(model({ expect: [{ path: "lagTimeSeconds", below: 3 }] })).toEqual({});
+    expect(model({ phase: "idle" })).toEqual({ verifierIdle: true });
+    expect(model({ phase: "check" })).toEqual({});
+  });
+  it("verification: the embedded verifier's phase and lag limit", () => {
+    expect(model({ verification: {} })).toEqual({ embedded: {}, needsProgress: "verification" });
+    expect(model({ verification: { phase: "stream hashing", lagBelow: "30s" } })).toEqual({
+      embedded: { phase: "stream hashing", lagBelowSeconds: 30 },
+      needsProgress: "verification",
+    });
+    expect(model({ verification: { lagBelow: "never" } })).toEqual({ embedded: {}, needsProgress: "verification" });
+  });
+});
+
+describe("a condition as the plan and the messages name it", () => {
+  const text = (body: ConditionBody) => readCondition(body).text;
+  it("each field as written, timing fields left out, `on` unless it is all", () => {
+    expect(text({ canCommit: true, lagBelow: 5 })).toBe("canCommit true, lagBelow 5");
+    expect(text({ state: ["RUNNING", "PAUSED"] })).toBe("state RUNNING|PAUSED");
+    expect(text({ lagBelow: "2m", timeout: "5m", pollInterval: "1s", slowAfter: "1m", on: "all" })).toBe("lagBelow 2m");
+    expect(text({ canWrite: true, on: "coordinator" })).toBe("canWrite true (on coordinator)");
+    expect(text({ state: "RUNNING", on: "any" })).toBe("state RUNNING (on any)");
+  });
+  it("expect: the path then the rest of the expectation", () => {
+    expect(
+      text({
+        expect: [
+          { path: "lagTimeSeconds", below: 3 },
+          { path: "state", in: ["A", "B"] },
+        ],
+      }),
+    ).toBe('lagTimeSeconds {"below":3}, state {"in":["A","B"]}');
+  });
+  it("verification: each of its fields", () => {
+    expect(text({ verification: { phase: "stream hashing", lagBelow: 30 } })).toBe(
+      "verification phase stream hashing, verification lagBelow 30",
+    );
+  });
+});

@@ -1,0 +1,464 @@
+/**
+ * The interlocks of the command steps (src/steps/{start,commit,lifecycle}.ts `run`, and
+ * kit/targets.ts for `--only` / a resumed completion), pinned against a scripted fleet
+ * (test/support/fleet-fake.ts): what each refuses, with which reason, what it lets through, and
+ * that a refusal sends nothing. The end-to-end versions (test/run/interlocks.test.ts) drive the
+ * runner against the simulator; these are the fast ones mutation testing runs.
+ *
+ * - [design] DESIGN.md: "`commit` is refused, with the reason, unless every instance is RUNNING
+ *   with canCommit true, a `stopWrites` step succeeded in this run (or `writesStoppedExternally`)
+ *   and no instance answered with an error; `--force=<check>` names a check to skip."
+ * - [spec-start] spec: "/start … The sync must be in the IDLE state."
+ * - [facts-init] service facts: INITIALIZING (1.20+) is "not ready for /start" and passes by itself.
+ * - [spec-states] spec: pause needs RUNNING, resume needs PAUSED, reverse needs COMMITTED.
+ * - [facts-block] service facts: "`commit` and `reverse` block until they have been called on
+ *   every instance".
+ */
+import { describe, expect, it, vi } from "vitest";
+import type { RunEvent } from "../../src/events.js";
+import type { Fleet } from "../../src/fleet/index.js";
+import { StepFailure, type StepContext } from "../../src/steps/index.js";
+import { start } from "../../src/steps/start.js";
+import { commit } from "../../src/steps/commit.js";
+import { lifecycle } from "../../src/steps/lifecycle.js";
+import { context, scripted, type Read, type Script } from "../support/fleet-fake.js";
+
+type Decision = Extract<RunEvent, { type: "decision" }>;
+
+interface Setup {
+  force?: string[];
+  writesStopped?: boolean;
+  external?: boolean;
+  mode?: "run" | "rehearse" | "resume";
+  errors?: { op: string; instance: string; error: string }[];
+  targets?: StepContext["targets"];
+  yes?: boolean;
+  prompt?: (q: string) => boolean;
+}
+
+/** A step context over a scripted fleet, with the run's memory and options as the test sets them. */
+function setup(script: Script, o: Setup = {}) {
+  const f = scripted(script);
+  const bodies: unknown[] = [];
+  const broadcast = f.fleet.broadcast;
+  const fleet: Fleet = {
+    ...f.fleet,
+    broadcast: (op, body, signal, opts) => {
+      bodies.push({ op, body, only: opts?.only });
+      return broadcast(op, body, signal, opts);
+    },
+  };
+  const { ctx, events } = context(fleet, { force: o.force ?? [] });
+  const undo = { disarm: vi.fn(), rearm: vi.fn() };
+  const questions: string[] = [];
+  Object.assign(ctx.run, {
+    mode: o.mode ?? "run",
+    loaded: { file: "cutover.yaml" },
+    plugins: { undo },
+    yes: o.yes ?? false,
+    prompt: o.prompt && {
+      confirm: (q: string) => {
+        questions.push(q);
+        return Promise.resolve(o.prompt!(q));
+      },
+    },
+  });
+  Object.assign(ctx.run.runbook, { writesStoppedExternally: o.external });
+  ctx.run.memory.writesStopped = o.writesStopped ?? true;
+  ctx.run.memory.serviceErrors.push(...((o.errors ?? []) as typeof ctx.run.memory.serviceErrors));
+  Object.assign(ctx, { targets: o.targets });
+  const decisions = () => events.filter((e): e is Decision => e.type === "decision");
+  const check = (name: string) => decisions().filter((d) => d.check === name);
+  return { f, ctx, events, undo, bodies, decisions, check, questions };
+}
+
+const each = (...reads: Read[]): Read[][] => reads.map((r) => [r]);
+const failure = async (p: Promise<unknown>): Promise<StepFailure> => {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(StepFailure);
+  return err as StepFailure;
+};
+const body = { source: "cluster0", destination: "cluster1" };
+
+describe("start", () => {
+  it("[spec-start] every instance IDLE: the identical body to each once, and the direction remembered", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "IDLE" }, { state: "IDLE" }) });
+    await start.run(s.ctx, body);
+    expect(s.f.sent).toEqual([[0], [0]]);
+    expect(s.bodies).toEqual([{ op: "start", body, only: undefined }]);
+    expect(s.check("fleet-idle")).toMatchObject([{ ok: true, kind: "interlock", reason: "every instance is IDLE" }]);
+    expect(s.ctx.run.memory.identity.direction).toEqual({
+      source: "cluster0",
+      destination: "cluster1",
+      from: "the start step cmd",
+    });
+  });
+
+  it("[spec-start] one instance not IDLE, one unreachable: refused, both named, nothing sent", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "IDLE" }, { state: "RUNNING" }, "error") });
+    const err = await failure(start.run(s.ctx, body));
+    expect(err.reason).toBe("interlock");
+    expect(err.message).toBe(
+      "refused (fleet-idle): start is allowed only in IDLE; sync1 is RUNNING, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused)",
+    );
+    expect(err.hint).toMatch(/A sync already runs/);
+    expect(s.f.sent).toEqual([[], [], []]);
+    expect(s.ctx.run.memory.identity.direction).toBeUndefined();
+  });
+
+  it("[design] --force=fleet-idle lets it through, recorded as forced", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "PAUSED" }) }, { force: ["fleet-idle"] });
+    await start.run(s.ctx, body);
+    expect(s.f.sent).toEqual([[0]]);
+    expect(s.check("fleet-idle")).toMatchObject([{ ok: true, kind: "force" }]);
+  });
+
+  it("[facts-init] INITIALIZING beside IDLE is waited out (read again until IDLE), then start is sent once", async () => {
+    const s = setup({
+      sends: [{}],
+      reads: [[{ state: "IDLE" }], [{ state: "INITIALIZING" }, { state: "INITIALIZING" }, { state: "IDLE" }]],
+    });
+    await start.run(s.ctx, body);
+    expect(s.f.sent).toEqual([[0], [0]]);
+    expect(s.f.reads).toBe(3);
+    const retry = s.decisions().filter((d) => d.kind === "retry");
+    expect(retry).toHaveLength(1);
+    expect(retry[0]!.reason).toBe(
+      "sync1 INITIALIZING (not ready for start yet): reading progress until every instance is IDLE",
+    );
+  });
+
+  it("[facts-init] INITIALIZING beside another state is not waited out: refused at the first read", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "INITIALIZING" }, { state: "RUNNING" }) });
+    const err = await failure(start.run(s.ctx, body));
+    expect(err.message).toMatch(/sync0 is INITIALIZING, sync1 is RUNNING/);
+    expect(s.f.reads).toBe(1);
+    expect(s.decisions().filter((d) => d.kind === "retry")).toEqual([]);
+  });
+
+  it("an IDLE fleet is read once", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "IDLE" }) });
+    await start.run(s.ctx, body);
+    expect(s.f.reads).toBe(1);
+  });
+});
+
+describe("commit", () => {
+  const ready: Read = { state: "RUNNING", canCommit: true };
+
+  it("[design] writes stopped, no errors, every instance RUNNING with canCommit: sent once to each, nothing undone after", async () => {
+    const s = setup({ sends: [{}], reads: each(ready, ready) });
+    await commit.run(s.ctx, {});
+    expect(s.f.sent).toEqual([[0], [0]]);
+    expect(s.bodies).toEqual([{ op: "commit", body: {}, only: undefined }]);
+    expect(s.ctx.run.memory.commitSent).toBe(true);
+    expect(s.ctx.run.memory.commitAccepted).toBe(true);
+    expect(s.undo.disarm).toHaveBeenCalledTimes(1);
+    expect(s.check("writes-stopped")).toMatchObject([{ ok: true, reason: "a stopWrites step succeeded in this run" }]);
+    expect(s.check("no-errors")).toMatchObject([
+      { ok: true, reason: "no instance answered with an error in this run" },
+    ]);
+    expect(s.check("can-commit")).toMatchObject([
+      { ok: true, reason: "every instance is RUNNING with canCommit true" },
+    ]);
+    const sent = s.events.filter((e) => e.type === "commit.sent");
+    expect(sent).toMatchObject([{ instances: ["sync0", "sync1"], skewMs: 0 }]);
+  });
+
+  it("[design] no stopWrites succeeded: refused before the fleet is even read, nothing sent", async () => {
+    const s = setup({ sends: [{}], reads: each(ready) }, { writesStopped: false });
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.message).toBe(
+      "refused (writes-stopped): no stopWrites step has succeeded in this run: writes during commit may lose data",
+    );
+    expect(err.hint).toMatch(/^Run the stopWrites step first/);
+    expect(s.f.reads).toBe(0);
+    expect(s.f.sent).toEqual([[]]);
+    expect(s.ctx.run.memory.commitSent).toBe(false);
+    expect(s.undo.disarm).not.toHaveBeenCalled();
+  });
+
+  it("[design] on resume the hint says the journal shows no stopWrites that held", async () => {
+    const s = setup({ sends: [{}], reads: each(ready) }, { writesStopped: false, mode: "resume" });
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.hint).toMatch(/^The journal shows no stopWrites that held/);
+  });
+
+  it("[design] writesStoppedExternally stands in for a stopWrites step, and says so", async () => {
+    const s = setup({ sends: [{}], reads: each(ready) }, { writesStopped: false, external: true });
+    await commit.run(s.ctx, {});
+    expect(s.check("writes-stopped")).toMatchObject([
+      { ok: true, reason: "the runbook declares writes stopped outside it" },
+    ]);
+    expect(s.f.sent).toEqual([[0]]);
+  });
+
+  it("[design] --force=writes-stopped: forced, recorded, sent", async () => {
+    const s = setup({ sends: [{}], reads: each(ready) }, { writesStopped: false, force: ["writes-stopped"] });
+    await commit.run(s.ctx, {});
+    expect(s.check("writes-stopped")).toMatchObject([{ ok: true, kind: "force" }]);
+    expect(s.f.sent).toEqual([[0]]);
+  });
+
+  it("[design] an instance answered with an error earlier: refused (no-errors), naming it", async () => {
+    const s = setup(
+      { sends: [{}], reads: each(ready) },
+      { errors: [{ op: "pause", instance: "sync0", error: "InvalidStateTransition" }] },
+    );
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.message).toBe(
+      "refused (no-errors): instances answered with errors earlier: pause: InvalidStateTransition",
+    );
+    expect(s.f.reads).toBe(0);
+    expect(s.f.sent).toEqual([[]]);
+  });
+
+  it("completing a split commit forgives only the commit refusals of the instances it completes", async () => {
+    const targets = { only: [1], why: "completing the commit", forgive: ["sync1"] };
+    const comp: Read[][] = [[{ state: "COMMITTING" }], [ready]];
+    const ok = setup(
+      { sends: [{}], reads: comp },
+      { targets, yes: true, errors: [{ op: "commit", instance: "sync1", error: "X" }] },
+    );
+    await commit.run(ok.ctx, {});
+    expect(ok.check("no-errors")).toMatchObject([
+      {
+        ok: true,
+        reason: "no instance answered with an error in this run, besides the commit refusals of sync1 being completed",
+      },
+    ]);
+    expect(ok.f.sent).toEqual([[], [0]]);
+    expect(ok.check("can-commit")).toMatchObject([
+      { ok: true, reason: "every instance it goes to is RUNNING with canCommit true" },
+    ]);
+    expect(ok.events.filter((e) => e.type === "commit.sent")).toMatchObject([{ instances: ["sync1"] }]);
+    for (const errors of [
+      [{ op: "start", instance: "sync1", error: "X" }],
+      [{ op: "commit", instance: "sync0", error: "X" }],
+    ]) {
+      const s = setup({ sends: [{}], reads: comp }, { targets, yes: true, errors });
+      await expect(commit.run(s.ctx, {})).rejects.toThrow(/refused \(no-errors\)/);
+    }
+  });
+
+  it("[design] an instance not RUNNING with canCommit: refused (can-commit), each named with what it shows", async () => {
+    const s = setup({
+      sends: [{}],
+      reads: each(ready, { state: "RUNNING", canCommit: false }, { state: "PAUSED", canCommit: true }, "error"),
+    });
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.message).toBe(
+      "refused (can-commit): commit needs every instance RUNNING with canCommit true; sync1 is RUNNING with canCommit false, sync2 is PAUSED with canCommit true, sync3 is unreachable (http://127.0.0.1:27185: progress failed: refused)",
+    );
+    expect(err.hint).toBe("Wait for canCommit (a waitFor step) before commit.");
+    expect(s.f.sent).toEqual([[], [], [], []]);
+    expect(s.ctx.run.memory.commitSent).toBe(false);
+  });
+
+  it("[facts-block] refused by some instances while the others took it: a split, said as such with the way out", async () => {
+    const s = setup({ sends: [{ 1: "refused" }], reads: each(ready, ready, ready) });
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.message).toMatch(/^split: commit reached 2 of 3 instances \(refused by sync1\): /);
+    expect(s.ctx.run.memory.split).toBe("commit reached 2 of 3 instances (refused by sync1)");
+    expect(err.hint).toMatch(/^Find out why sync1 refused/);
+    expect(err.hint).toMatch(
+      /`syncbook run cutover.yaml --resume` completes it: it sends commit to that instance only/,
+    );
+    expect(s.ctx.run.memory.commitSent).toBe(true);
+    expect(s.events.filter((e) => e.type === "commit.sent")).toEqual([]);
+  });
+
+  it("two refusers are 'those instances'; every instance refusing is no split", async () => {
+    const two = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready, ready) });
+    const err = await failure(commit.run(two.ctx, {}));
+    expect(err.message).toMatch(/^split: commit reached 1 of 3 instances \(refused by sync0, sync1\)/);
+    expect(err.hint).toMatch(/sends commit to those instances only/);
+    const all = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready) });
+    const e2 = await failure(commit.run(all.ctx, {}));
+    expect(e2.message).not.toMatch(/split/);
+    expect(all.ctx.run.memory.split).toBeUndefined();
+  });
+
+  it("a refusal of another command earlier does not make this commit's failure a split", async () => {
+    const s = setup({ sends: [{ 0: "reset", 1: "reset" }], reads: each(ready, ready) }, { force: ["no-errors"] });
+    s.ctx.run.memory.serviceErrors.push({ op: "commit", instance: "sync0", error: "old" });
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.message).not.toMatch(/split/);
+  });
+
+  it("a completed split is whole again", async () => {
+    const s = setup({ sends: [{}], reads: each(ready) });
+    s.ctx.run.memory.split = "commit reached 1 of 2 instances";
+    await commit.run(s.ctx, {});
+    expect(s.ctx.run.memory.split).toBeUndefined();
+  });
+});
+
+describe("pause, resume, reverse", () => {
+  it("[spec-states] each is sent only from its state, to every instance, once", async () => {
+    for (const [op, from] of [
+      ["pause", "RUNNING"],
+      ["resume", "PAUSED"],
+      ["reverse", "COMMITTED"],
+    ] as const) {
+      const s = setup({ sends: [{}], reads: each({ state: from }, { state: from }) });
+      await lifecycle(op).run(s.ctx, {});
+      expect(s.f.sent).toEqual([[0], [0]]);
+      expect(s.bodies).toEqual([{ op, body: {}, only: undefined }]);
+      expect(s.check("fleet-state")).toMatchObject([{ ok: true, reason: `every instance is ${from}` }]);
+    }
+  });
+
+  it("[spec-states] an instance in another state: refused, named, nothing sent", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "RUNNING" }, { state: "PAUSED" }, "error") });
+    const err = await failure(lifecycle("pause").run(s.ctx, {}));
+    expect(err.message).toBe(
+      "refused (fleet-state): pause is allowed only in RUNNING; sync1 is PAUSED, sync2 is unreachable",
+    );
+    expect(s.f.sent).toEqual([[], [], []]);
+  });
+
+  it("reverse: its own write stop and commit after it, the undo rearmed, either direction legal until it shows", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "COMMITTED" }) });
+    s.ctx.run.memory.identity.direction = { source: "cluster0", destination: "cluster1", from: "the start step s" };
+    Object.assign(s.ctx.run.memory, { commitSent: true, commitAccepted: true });
+    await lifecycle("reverse").run(s.ctx, {});
+    expect(s.ctx.run.memory.writesStopped).toBe(false);
+    expect(s.ctx.run.memory.commitSent).toBe(false);
+    expect(s.ctx.run.memory.commitAccepted).toBe(false);
+    expect(s.undo.rearm).toHaveBeenCalledTimes(1);
+    expect(s.ctx.run.memory.identity.direction).toEqual({
+      source: "cluster0",
+      destination: "cluster1",
+      from: "the reverse step cmd",
+      either: true,
+    });
+  });
+
+  it("pause and resume keep the run's write stop, its commit memory and the direction", async () => {
+    for (const [op, from] of [
+      ["pause", "RUNNING"],
+      ["resume", "PAUSED"],
+    ] as const) {
+      const s = setup({ sends: [{}], reads: each({ state: from }) });
+      const direction = { source: "cluster0", destination: "cluster1", from: "the start step s" };
+      s.ctx.run.memory.identity.direction = direction;
+      await lifecycle(op).run(s.ctx, {});
+      expect(s.ctx.run.memory.writesStopped).toBe(true);
+      expect(s.undo.rearm).not.toHaveBeenCalled();
+      expect(s.ctx.run.memory.identity.direction).toBe(direction);
+    }
+  });
+
+  it("reverse without a known direction leaves none", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "COMMITTED" }) });
+    await lifecycle("reverse").run(s.ctx, {});
+    expect(s.ctx.run.memory.identity.direction).toBeUndefined();
+  });
+});
+
+describe("a targeted command (--only, or a resumed completion): only the rest of one the others have", () => {
+  const targets = { only: [1], why: "--only sync1" };
+
+  it("the others show its effect: asked, then sent to the named instance only", async () => {
+    const s = setup(
+      { sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING" }) },
+      { targets, prompt: () => true },
+    );
+    await lifecycle("pause").run(s.ctx, {});
+    expect(s.questions).toEqual(["Send pause to sync1 only (--only sync1)?"]);
+    expect(s.bodies).toEqual([{ op: "pause", body: {}, only: [1] }]);
+    expect(s.f.sent).toEqual([[], [0]]);
+    expect(s.check("fleet-state")[0]).toMatchObject({
+      ok: true,
+      reason: "pause to sync1 only (--only sync1); the others are sync0 PAUSED",
+    });
+    expect(s.check("confirm")).toMatchObject([{ ok: true, reason: "yes: Send pause to sync1 only (--only sync1)?" }]);
+  });
+
+  it("an other instance that has not taken it: refused, the fleet would split; nothing asked, nothing sent", async () => {
+    const s = setup(
+      { sends: [{}], reads: each({ state: "RUNNING" }, { state: "RUNNING" }, "error") },
+      { targets, prompt: () => true },
+    );
+    const err = await failure(lifecycle("pause").run(s.ctx, {}));
+    expect(err.message).toBe(
+      "refused (fleet-state): pause to sync1 only would split the fleet: sync0 is RUNNING, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused), which has not taken pause (PAUSED)",
+    );
+    expect(err.hint).toMatch(/send it to the whole fleet \(without --only\)/);
+    expect(s.questions).toEqual([]);
+    expect(s.f.sent).toEqual([[], [], []]);
+  });
+
+  it("[facts-block] commit and reverse: the others may still wait in the state before (they block until every instance has it)", async () => {
+    const ready: Read = { state: "RUNNING", canCommit: true };
+    const s = setup({ sends: [{}], reads: each(ready, ready) }, { targets, yes: true });
+    await commit.run(s.ctx, {});
+    expect(s.f.sent).toEqual([[], [0]]);
+    const r = setup(
+      { sends: [{}], reads: each({ state: "COMMITTED" }, { state: "COMMITTED" }) },
+      { targets, yes: true },
+    );
+    await lifecycle("reverse").run(r.ctx, {});
+    expect(r.f.sent).toEqual([[], [0]]);
+    // not a blocking command: an other instance still before it has not taken it
+    const p = setup({ sends: [{}], reads: each({ state: "IDLE" }, { state: "IDLE" }) }, { targets, yes: true });
+    const err = await failure(start.run(p.ctx, body));
+    expect(err.message).toMatch(/sync0 is IDLE, which has not taken start \(RUNNING\/PAUSED/);
+    // a blocking one whose other instance is in neither state
+    const q = setup(
+      { sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING", canCommit: true }) },
+      { targets, yes: true },
+    );
+    const e2 = await failure(commit.run(q.ctx, {}));
+    expect(e2.message).toMatch(
+      /sync0 is PAUSED, which is neither waiting for commit \(RUNNING\) nor past it \(COMMITTING\/COMMITTED\)/,
+    );
+  });
+
+  it("the named instance still passes the command's own interlock", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "PAUSED" }, { state: "PAUSED" }) }, { targets, yes: true });
+    await expect(lifecycle("pause").run(s.ctx, {})).rejects.toThrow(
+      /pause is allowed only in RUNNING; sync1 is PAUSED/,
+    );
+  });
+
+  it("no other instance: said so", async () => {
+    const s = setup(
+      { sends: [{}], reads: each({ state: "RUNNING" }) },
+      { targets: { only: [0], why: "w" }, yes: true },
+    );
+    await lifecycle("pause").run(s.ctx, {});
+    expect(s.check("fleet-state")[0]!.reason).toBe("pause to sync0 only (w); no other instance");
+    expect(s.check("confirm")).toMatchObject([
+      { ok: true, reason: "answered yes by --yes: Send pause to sync0 only (w)?" },
+    ]);
+  });
+
+  it("a no, or no terminal and no --yes: nothing sent", async () => {
+    const no = setup(
+      { sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING" }) },
+      { targets, prompt: () => false },
+    );
+    const e1 = await failure(lifecycle("pause").run(no.ctx, {}));
+    expect(e1.reason).toBe("declined");
+    expect(e1.message).toBe("the operator answered no: Send pause to sync1 only (--only sync1)?");
+    expect(no.f.sent).toEqual([[], []]);
+    const none = setup({ sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING" }) }, { targets });
+    const e2 = await failure(lifecycle("pause").run(none.ctx, {}));
+    expect(e2.message).toMatch(/^a targeted pause needs an answer and there is no terminal/);
+    expect(none.f.sent).toEqual([[], []]);
+  });
+
+  it("--force=fleet-state lets a targeted command through", async () => {
+    const s = setup(
+      { sends: [{}], reads: each({ state: "RUNNING" }, { state: "RUNNING" }) },
+      { targets, yes: true, force: ["fleet-state"] },
+    );
+    await lifecycle("pause").run(s.ctx, {});
+    expect(s.f.sent).toEqual([[], [0]]);
+  });
+});
