@@ -1,0 +1,566 @@
+/**
+ * `--resume`'s reconcile, rule by rule, with the exact words it prints. The table in
+ * reconcile.test.ts pins the decisions; this file pins, besides the rules it leaves out, the
+ * messages, hints and notes an operator reads when a run is resumed (usually at a bad hour): who
+ * answered what, which instances a command goes to, why a resume is refused and what to do next.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  reconcile,
+  type FleetReading,
+  type HookRun,
+  type JournalState,
+  type JournalStep,
+  type SentCommand,
+} from "../../src/journal/index.js";
+import type { Outcome } from "../../src/events.js";
+import { STEPS } from "../support/journal.js";
+
+type Steps = { index: number; id: string; kind: string }[];
+const rb = (steps: Steps, hash = "a".repeat(64)) => ({ hash, steps: steps.map(({ id, kind }) => ({ id, kind })) });
+const RB = rb(STEPS);
+const FILE = "/j/run.jsonl";
+
+/** Step statuses by index: "ok", "failed"…, "cut" (started, never ended) or "-" (not started). */
+function state(
+  statuses: string[],
+  commands: SentCommand[] = [],
+  more: Partial<JournalState> = {},
+  steps: Steps = STEPS,
+): JournalState {
+  const list: JournalStep[] = steps.map((s, i) => {
+    const st = statuses[i] ?? "-";
+    const base = { index: s.index, id: s.id, kind: s.kind, started: st !== "-" && st !== "skipped" };
+    return st === "-" || st === "cut" ? base : { ...base, finished: st as Outcome };
+  });
+  return {
+    file: FILE,
+    runbook: "sales",
+    hash: RB.hash,
+    steps: list,
+    commandsSent: commands,
+    stopWritesSucceeded: false,
+    hooksRan: [],
+    lastSeq: 9,
+    segments: [],
+    warnings: [],
+    ...more,
+  };
+}
+
+type A = "ok" | "error" | "unknown";
+/** A command answered per instance: `i0` gets the first answer, `i1` the second… */
+function cmd(op: SentCommand["op"], stepIndex: number, ...answers: A[]): SentCommand {
+  return sent(
+    op,
+    stepIndex,
+    answers.map((answered, i) => ({ instance: `i${i}`, answered })),
+  );
+}
+function sent(op: SentCommand["op"], stepIndex: number, perInstance: SentCommand["perInstance"]): SentCommand {
+  const a = perInstance.map((p) => p.answered);
+  const answered: A = a.every((x) => x === "ok") ? "ok" : a.includes("unknown") || !a.length ? "unknown" : "error";
+  return { op, stepIndex, instances: perInstance.map((p) => p.instance), answered, perInstance };
+}
+const fleet = (...states: (string | null)[]): FleetReading[] =>
+  states.map((s, i) => ({ instance: `i${i}`, state: s, canCommit: s === "RUNNING" ? true : null }));
+
+function refused(r: ReturnType<typeof reconcile>) {
+  expect(r.ok, JSON.stringify(r)).toBe(false);
+  if (r.ok) throw new Error("not refused");
+  return r;
+}
+function resumed(r: ReturnType<typeof reconcile>) {
+  expect(r.ok, JSON.stringify(r)).toBe(true);
+  if (!r.ok) throw new Error("refused");
+  return r;
+}
+const cutOff = (n: number, id: string) => `step ${n} "${id}" was cut off (started, never ended): it runs again`;
+
+const PRR = [
+  { index: 0, id: "pause", kind: "pause" },
+  { index: 1, id: "resume", kind: "resume" },
+  { index: 2, id: "commit", kind: "commit" },
+  { index: 3, id: "reverse", kind: "reverse" },
+];
+
+describe("the runbook must be the journal's", () => {
+  const HINT =
+    "resume with the runbook as it was, or pass --allow-changed-runbook if the change cannot affect the steps already run (step ids must still match)";
+
+  it("a changed hash is refused, showing both hashes cut to 12 characters, '(none)' for a journal without one", () => {
+    const r = refused(reconcile(state([], [], { hash: "" }), rb(STEPS, "abc"), fleet("IDLE")));
+    expect(r).toEqual({
+      ok: false,
+      code: "changed-runbook",
+      message: `the runbook changed since the journal was written: journal hash (none), runbook hash abc (${FILE})`,
+      hint: HINT,
+      notes: [],
+    });
+    const long = refused(reconcile(state([]), rb(STEPS, "0123456789abcdef"), fleet("IDLE")));
+    expect(long.message).toBe(
+      `the runbook changed since the journal was written: journal hash aaaaaaaaaaaa, runbook hash 0123456789ab (${FILE})`,
+    );
+  });
+
+  it("--allow-changed-runbook resumes, saying so with both hashes", () => {
+    const r = resumed(reconcile(state([]), rb(STEPS, "abc"), fleet("IDLE"), { allowChangedRunbook: true }));
+    expect(r.notes).toEqual([
+      "the runbook changed since the journal was written (hash aaaaaaaaaaaa → abc); resuming anyway as asked",
+    ]);
+  });
+
+  const HINT_STEPS = "resume with the runbook the journal was written for; a runbook with other steps is a new run";
+  const differ = (steps: Steps) => refused(reconcile(state([]), rb(steps), fleet("IDLE")));
+  const renamed = (i: number, id: string) => STEPS.map((s) => (s.index === i ? { ...s, id } : s));
+
+  it("a step with the same id and another kind differs", () => {
+    const r = differ(STEPS.map((s) => (s.index === 1 ? { ...s, kind: "verify" } : s)));
+    expect(r).toMatchObject({
+      code: "steps-differ",
+      message: `the runbook's steps do not match the journal's: step 2: journal "wait" (waitFor), runbook "wait" (verify)`,
+      hint: HINT_STEPS,
+    });
+  });
+
+  it("a step with another id and the same kind differs", () => {
+    expect(differ(renamed(1, "settle")).message).toBe(
+      `the runbook's steps do not match the journal's: step 2: journal "wait" (waitFor), runbook "settle" (waitFor)`,
+    );
+  });
+
+  it("a journal step without a kind (an older journal) is compared by id alone", () => {
+    const old = state(["ok", "cut"], [cmd("start", 0, "ok")]);
+    old.steps = old.steps.map((s) => ({ ...s, kind: "" }));
+    expect(resumed(reconcile(old, RB, fleet("RUNNING"))).resumeAt).toBe(1);
+  });
+
+  it("a runbook step the journal does not have differs", () => {
+    expect(differ([...STEPS, { index: 5, id: "extra", kind: "waitFor" }]).message).toBe(
+      `the runbook's steps do not match the journal's: step 6: journal none, runbook "extra"`,
+    );
+  });
+
+  it("five differences are all listed; past five, the rest are counted", () => {
+    const five = STEPS.map((s) => ({ ...s, id: `s${s.index + 1}` }));
+    const list = STEPS.map(
+      (s) => `step ${s.index + 1}: journal "${s.id}" (${s.kind}), runbook "s${s.index + 1}" (${s.kind})`,
+    );
+    expect(differ(five).message).toBe(`the runbook's steps do not match the journal's: ${list.join("; ")}`);
+    const seven = [...five, { index: 5, id: "s6", kind: "waitFor" }, { index: 6, id: "s7", kind: "waitFor" }];
+    expect(differ(seven).message).toBe(
+      `the runbook's steps do not match the journal's: ${list.join("; ")}; and 2 more`,
+    );
+  });
+});
+
+describe("where the run resumes", () => {
+  it("a cut-off step is where it resumes, even when a later step started too (only a failed step is gone past)", () => {
+    const r = resumed(reconcile(state(["ok", "cut", "cut"], [cmd("start", 0, "ok")]), RB, fleet("RUNNING")));
+    expect(r.resumeAt).toBe(1);
+    expect(r.notes).toEqual([cutOff(2, "wait")]);
+  });
+
+  it("a failed step the run went past is named in a note, by its number and id", () => {
+    const r = resumed(reconcile(state(["ok", "failed", "ok", "cut"], [cmd("start", 0, "ok")]), RB, fleet("RUNNING")));
+    expect(r.resumeAt).toBe(3);
+    expect(r.notes).toEqual([
+      `step 2 "wait" failed and the run went on past it (continueOnError): it is not run again`,
+      cutOff(4, "commit"),
+    ]);
+  });
+
+  const HINT = "start a new run without --resume if the runbook should run again";
+
+  it("every step done: nothing to resume, with how the run ended (failed, not committed)", () => {
+    const s = state(["ok", "ok", "ok", "ok", "ok"], [cmd("start", 0, "ok"), cmd("commit", 3, "ok")], {
+      finished: { outcome: "failed", committed: false, at: 1 },
+    });
+    expect(refused(reconcile(s, RB, fleet("COMMITTED")))).toMatchObject({
+      code: "finished",
+      message: `nothing to resume: the run in ${FILE} finished (it ended failed)`,
+      hint: HINT,
+    });
+  });
+
+  it("a run that ended ok is not resumed, even with a step not done", () => {
+    const s = state(["ok", "ok"], [cmd("start", 0, "ok")], { finished: { outcome: "ok", committed: false, at: 1 } });
+    expect(refused(reconcile(s, RB, fleet("RUNNING")))).toEqual({
+      ok: false,
+      code: "finished",
+      message: `nothing to resume: the run in ${FILE} finished ok`,
+      hint: HINT,
+      notes: [],
+    });
+  });
+
+  it("a run that ended otherwise resumes, saying how it ended and at which step it goes on", () => {
+    const failed = state(["ok", "failed"], [cmd("start", 0, "ok")], {
+      finished: { outcome: "failed", committed: false, at: 1 },
+    });
+    expect(resumed(reconcile(failed, RB, fleet("RUNNING"))).notes).toEqual([
+      "the previous run ended failed; resuming at step 2",
+    ]);
+    const why = { ...failed, finished: { ...failed.finished!, message: "wait timed out" } };
+    expect(resumed(reconcile(why, RB, fleet("RUNNING"))).notes).toEqual([
+      "the previous run ended failed: wait timed out; resuming at step 2",
+    ]);
+  });
+
+  it("only the step to resume is reported cut off: not a step not started, not one that ended, not a later one", () => {
+    const notStarted = resumed(reconcile(state(["ok", "-"], [cmd("start", 0, "ok")]), RB, fleet("RUNNING")));
+    expect([notStarted.resumeAt, notStarted.notes]).toEqual([1, []]);
+    const ended = resumed(reconcile(state(["ok", "failed"], [cmd("start", 0, "ok")]), RB, fleet("RUNNING")));
+    expect([ended.resumeAt, ended.notes]).toEqual([1, []]);
+    const later = resumed(
+      reconcile(state(["ok", "interrupted", "cut"], [cmd("start", 0, "ok")]), RB, fleet("RUNNING")),
+    );
+    expect([later.resumeAt, later.notes]).toEqual([1, []]);
+  });
+});
+
+describe("the fleet must be the journal's, every instance readable", () => {
+  it("unreachable instances are named, with every instance's state", () => {
+    const s = state(["ok"], [cmd("start", 0, "ok", "ok", "ok")]);
+    expect(refused(reconcile(s, RB, fleet(null, "RUNNING", null)))).toEqual({
+      ok: false,
+      code: "unreachable",
+      message: "cannot resume: i0, i2 do not answer progress (fleet: i0 unreachable, i1 RUNNING, i2 unreachable)",
+      // facts: "Progress may fail for two minutes or more after a resume or restart"
+      hint: "the state of every instance is needed to know whether start or commit took effect; progress can fail for minutes after a service restart or resume (1.7.3+): try again shortly",
+      notes: [],
+    });
+    expect(refused(reconcile(s, RB, fleet("RUNNING", null, "RUNNING"))).message).toBe(
+      "cannot resume: i1 does not answer progress (fleet: i0 RUNNING, i1 unreachable, i2 RUNNING)",
+    );
+  });
+
+  const journaled = (...urls: string[]) => ({ instances: urls.map((url, i) => ({ key: `i${i}`, url })) });
+
+  it("an instance moved to another URL is refused, with how to resume", () => {
+    const r = refused(
+      reconcile(state(["ok"], [cmd("start", 0, "ok")], journaled("http://a:1")), RB, [
+        { instance: "i0", url: "http://b:2", state: "RUNNING" },
+      ]),
+    );
+    expect(r).toMatchObject({
+      code: "disagree",
+      message: "the runbook's instances are not those the journal's run used: i0 was http://a:1, is http://b:2",
+      hint: "resume with the instances the run started with, in the same order (give each a `name:` to key it by name)",
+    });
+  });
+
+  it("a reading without a URL, or of an instance the journal does not list, is not compared by URL", () => {
+    const s = state(["ok", "cut"], [], journaled("http://a:1"));
+    expect(resumed(reconcile(s, RB, [{ instance: "i0", state: "RUNNING" }])).resumeAt).toBe(1);
+    expect(resumed(reconcile(s, RB, [{ instance: "db1", url: "http://a:1", state: "RUNNING" }])).resumeAt).toBe(1);
+  });
+
+  it("a command sent to instances no longer in the fleet is refused, naming them", () => {
+    const r = refused(reconcile(state(["ok"], [cmd("start", 0, "ok", "ok", "ok")]), RB, fleet("RUNNING")));
+    expect(r).toMatchObject({
+      code: "disagree",
+      message: "the journal sent start to i1, i2, which are not in the fleet now (fleet: i0 RUNNING)",
+      hint: "resume with the same instances the run started with (names and URLs)",
+    });
+    const one = refused(reconcile(state(["ok"], [cmd("start", 0, "ok", "ok")]), RB, fleet("RUNNING")));
+    expect(one.message).toBe("the journal sent start to i1, which is not in the fleet now (fleet: i0 RUNNING)");
+  });
+});
+
+describe("which commands are judged", () => {
+  it("commands of earlier steps are not noted; those outside any step or after the step to resume are only recorded", () => {
+    const s = state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("pause", -1, "ok"), cmd("commit", 3, "unknown")]);
+    const r = resumed(reconcile(s, RB, fleet("RUNNING")));
+    expect(r.resumeAt).toBe(1);
+    expect(r.notes).toEqual([
+      "a pause sent outside the step to resume (step 0, answered ok) is only recorded, not judged",
+      "a commit sent outside the step to resume (step 4, answered unknown) is only recorded, not judged",
+      cutOff(2, "wait"),
+    ]);
+  });
+
+  it("two commands in the step to resume: the last one is judged, and the note lists both", () => {
+    // e.g. a plugin step that paused and resumed (facts: "`resume` only in PAUSED → RUNNING")
+    const s = state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("pause", 1, "ok"), cmd("resume", 1, "unknown")]);
+    expect(resumed(reconcile(s, RB, fleet("RUNNING")))).toEqual({
+      ok: true,
+      resumeAt: 1,
+      adopt: [{ stepIndex: 1, op: "resume", reason: "resume took effect (fleet: i0 RUNNING); it is not sent again" }],
+      notes: [
+        `step 2 "wait" sent pause, resume; judging the last one`,
+        `resume (step 2 "wait") was sent; answers: i0 unknown; every instance is RUNNING: adopted, not sent again`,
+        cutOff(2, "wait"),
+      ],
+    });
+  });
+});
+
+describe("a command the fleet shows took effect everywhere: adopted", () => {
+  it("the note lists every answer (with its error) and the states seen; the adoption says why", () => {
+    const s = state(
+      ["cut"],
+      [
+        sent("start", 0, [
+          { instance: "i0", answered: "unknown", error: "socket hang up" },
+          { instance: "i1", answered: "unknown" },
+        ]),
+      ],
+    );
+    expect(resumed(reconcile(s, RB, fleet("RUNNING", "PAUSED")))).toEqual({
+      ok: true,
+      resumeAt: 0,
+      adopt: [
+        { stepIndex: 0, op: "start", reason: "start took effect (fleet: i0 RUNNING, i1 PAUSED); it is not sent again" },
+      ],
+      notes: [
+        `start (step 1 "start") was sent; answers: i0 unknown (socket hang up), i1 unknown; every instance is RUNNING/PAUSED: adopted, not sent again`,
+        cutOff(1, "start"),
+      ],
+    });
+  });
+
+  it("yet refused by instances: refused, naming each refuser", () => {
+    const r = refused(
+      reconcile(state(["failed"], [cmd("start", 0, "error", "error")]), RB, fleet("RUNNING", "RUNNING")),
+    );
+    expect(r).toMatchObject({
+      code: "disagree",
+      message: `start (step 1 "start") was sent; answers: i0 error, i1 error; i0, i1 refused it, yet every instance shows it took effect (fleet: i0 RUNNING, i1 RUNNING)`,
+      hint: "something else changed the fleet's state (another runner, an operator?): find out what happened before going on; then resume from a new run or by hand",
+    });
+  });
+});
+
+describe("a command the fleet shows took effect nowhere: sent again", () => {
+  it("a start whose request never left (no answer from any instance) is sent again", () => {
+    const r = resumed(reconcile(state(["cut"], [sent("start", 0, [])]), RB, fleet("IDLE", "IDLE")));
+    expect(r.adopt).toEqual([]);
+    expect(r.notes).toEqual([
+      `start (step 1 "start") was sent; answers: no instance; every instance is still IDLE, so it did not take effect: it will be sent again`,
+      cutOff(1, "start"),
+    ]);
+  });
+
+  it("yet accepted by instances: refused, naming each", () => {
+    const r = refused(reconcile(state(["cut"], [cmd("start", 0, "ok", "ok")]), RB, fleet("IDLE", "IDLE")));
+    expect(r).toMatchObject({
+      code: "disagree",
+      message: `start (step 1 "start") was sent; answers: i0 ok, i1 ok; i0, i1 accepted it, yet no instance shows its effect (fleet: i0 IDLE, i1 IDLE)`,
+      hint: "an instance that confirmed a command and then shows the state before it may have restarted or been reset: find out what happened before going on",
+    });
+  });
+
+  const COMMIT_AGAIN = `commit (step 4 "commit") was sent; answers: i0 unknown, i1 unknown; every instance is still RUNNING, so the commit did not take effect: it will be sent again once the commit interlocks pass again (RUNNING, canCommit, writes stopped)`;
+  const commitCut = (more: Partial<JournalState> = {}) =>
+    state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")], more);
+
+  it("a commit goes again through its interlocks; canCommit true everywhere adds nothing", () => {
+    const r = resumed(reconcile(commitCut(), RB, fleet("RUNNING", "RUNNING")));
+    expect([r.resumeAt, r.adopt, r.notes]).toEqual([3, [], [COMMIT_AGAIN, cutOff(4, "commit")]]);
+  });
+
+  it("a commit with canCommit false on instances: the note names them; stopped writes are counted", () => {
+    const notReady = fleet("RUNNING", "RUNNING").map((f) => ({ ...f, canCommit: false }));
+    const r = resumed(reconcile(commitCut({ stopWritesSucceeded: true }), RB, notReady));
+    expect(r.notes).toEqual([
+      COMMIT_AGAIN,
+      "canCommit is false on i0, i1: the commit interlock waits for it or refuses",
+      "writes were stopped by an earlier step of this run (its undo has not run): the commit interlock counts it",
+      cutOff(4, "commit"),
+    ]);
+  });
+});
+
+describe("a command that reached part of the fleet: completed, to the rest only", () => {
+  // spec: "identical API commands must be sent to every instance"
+  it("a start two instances did not take goes to those two, never again to the one that took it", () => {
+    const s = state(["cut"], [cmd("start", 0, "unknown", "unknown", "unknown")]);
+    expect(resumed(reconcile(s, RB, fleet("IDLE", "RUNNING", "IDLE")))).toEqual({
+      ok: true,
+      resumeAt: 0,
+      adopt: [],
+      complete: {
+        stepIndex: 0,
+        op: "start",
+        targets: ["i0", "i2"],
+        refused: [],
+        reason: "completing the start i1 took it",
+      },
+      notes: [
+        `start (step 1 "start") was sent; answers: i0 unknown, i1 unknown, i2 unknown; it reached only part of the fleet (fleet: i0 IDLE, i1 RUNNING, i2 IDLE; completing the start i1 took it): it will be sent to i0, i2 only, once those pass its interlocks and you confirm; never again to the others`,
+        cutOff(1, "start"),
+      ],
+    });
+  });
+
+  it("one target: 'that instance passes'; the instances that took it are all named", () => {
+    const s = state(
+      ["ok", "ok", "ok", "cut"],
+      [cmd("start", 0, "ok", "ok", "ok"), cmd("commit", 3, "ok", "ok", "unknown")],
+    );
+    const r = resumed(reconcile(s, RB, fleet("COMMITTING", "COMMITTED", "RUNNING")));
+    expect(r.complete).toEqual({
+      stepIndex: 3,
+      op: "commit",
+      targets: ["i2"],
+      refused: [],
+      reason: "completing the commit i0, i1 took it",
+    });
+    expect(r.notes[0]).toBe(
+      `commit (step 4 "commit") was sent; answers: i0 ok, i1 ok, i2 unknown; it reached only part of the fleet (fleet: i0 COMMITTING, i1 COMMITTED, i2 RUNNING; completing the commit i0, i1 took it): it will be sent to i2 only, once that instance passes its interlocks and you confirm; never again to the others`,
+    );
+  });
+
+  it("an instance that refused it, and one that never got it, both need it; only the refuser is listed as refused", () => {
+    // i2 has no request in the journal at all
+    const s = state(["failed"], [cmd("start", 0, "error", "ok")]);
+    const r = resumed(reconcile(s, RB, fleet("IDLE", "RUNNING", "IDLE")));
+    expect(r.complete).toEqual({
+      stepIndex: 0,
+      op: "start",
+      targets: ["i0", "i2"],
+      refused: ["i0"],
+      reason: "completing the start i1 took it",
+    });
+  });
+
+  it("a blocking commit one instance refused while another waits in its round: to the refuser only", () => {
+    // facts: "`commit` and `reverse` block until they have been called on every instance"
+    const s = state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "error")]);
+    const r = resumed(reconcile(s, RB, fleet("RUNNING", "RUNNING")));
+    expect(r.complete).toEqual({
+      stepIndex: 3,
+      op: "commit",
+      targets: ["i1"],
+      refused: ["i1"],
+      reason: "completing the commit i0 got it and waits for the rest of the fleet",
+    });
+    expect(r.notes[0]).toBe(
+      `commit (step 4 "commit") was sent; answers: i0 unknown, i1 error; it reached only part of the fleet (fleet: i0 RUNNING, i1 RUNNING; completing the commit i0 got it and waits for the rest of the fleet): it will be sent to i1 only, once that instance passes its interlocks and you confirm; never again to the others`,
+    );
+  });
+
+  it("an instance that accepted it yet shows the state before it is never completed: refused, saying who is where", () => {
+    const s = state(["cut"], [cmd("start", 0, "ok", "ok", "ok", "ok")]);
+    const r = refused(reconcile(s, RB, fleet("IDLE", "IDLE", "RUNNING", "PAUSED")));
+    expect(r).toMatchObject({
+      code: "disagree",
+      message: `start (step 1 "start") was sent; answers: i0 ok, i1 ok, i2 ok, i3 ok; the fleet disagrees with itself: i2 RUNNING, i3 PAUSED (start took effect); i0 IDLE, i1 IDLE (start did not take effect)`,
+      hint: "the start reached only some instances. Identical commands must reach every instance: send start by hand to the ones that did not take it (after checking the preconditions), then resume",
+    });
+    const commit = state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "ok", "ok")]);
+    expect(refused(reconcile(commit, RB, fleet("COMMITTING", "RUNNING"))).hint).toBe(
+      "the commit reached only some instances. Identical commands must reach every instance: send commit by hand to the ones that did not take it (after checking the preconditions: writes stopped, canCommit true), then resume",
+    );
+  });
+});
+
+describe("a fleet in a state neither before nor after the command: refused", () => {
+  const HINT = "find out what moved the fleet to these states before going on";
+
+  it("every instance neither", () => {
+    const s = state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]);
+    expect(refused(reconcile(s, RB, fleet("IDLE", "INITIALIZING")))).toMatchObject({
+      code: "disagree",
+      message: `commit (step 4 "commit") was sent; answers: i0 unknown, i1 unknown; the fleet disagrees with itself: i0 IDLE, i1 INITIALIZING (neither)`,
+      hint: HINT,
+    });
+  });
+
+  it("some took it, others neither: not a partial command to send by hand", () => {
+    const s = state(["cut"], [cmd("start", 0, "unknown", "unknown")]);
+    expect(refused(reconcile(s, RB, fleet("RUNNING", "INITIALIZING")))).toMatchObject({
+      message: `start (step 1 "start") was sent; answers: i0 unknown, i1 unknown; the fleet disagrees with itself: i0 RUNNING (start took effect); i1 INITIALIZING (neither)`,
+      hint: HINT,
+    });
+  });
+
+  it("a reading of no instance proves nothing: a sent command is neither adopted nor sent again", () => {
+    const r = refused(reconcile(state(["cut"], [sent("start", 0, [])]), RB, []));
+    expect(r.code).toBe("disagree");
+  });
+});
+
+describe("no command from the step to resume: the fleet must be where the journal left it", () => {
+  it("a reading of no instance shows no effect: resumes", () => {
+    expect(resumed(reconcile(state(["cut"]), RB, [])).resumeAt).toBe(0);
+  });
+
+  it("a fleet in the step's after-states that the last command explains: resumes (a reverse step meeting a COMMITTING fleet)", () => {
+    // facts: "`reverse` (only in COMMITTED…): COMMITTED → REVERSING → RUNNING"; COMMITTING comes
+    // after a commit (spec: "progress then shows COMMITTING, then COMMITTED")
+    const s = state(
+      ["ok", "ok", "ok", "-"],
+      [cmd("pause", 0, "ok", "ok"), cmd("resume", 1, "ok", "ok"), cmd("commit", 2, "ok", "ok")],
+      {},
+      PRR,
+    );
+    const r = resumed(reconcile(s, rb(PRR), fleet("COMMITTING", "COMMITTING")));
+    expect([r.resumeAt, r.adopt, r.notes]).toEqual([3, [], []]);
+  });
+
+  it("a fleet in the step's after-states that the last command does not explain everywhere: someone else sent it", () => {
+    const s = state(
+      ["ok", "ok", "ok", "-"],
+      [cmd("pause", 0, "ok", "ok"), cmd("resume", 1, "ok", "ok"), cmd("commit", 2, "ok", "ok")],
+      {},
+      PRR,
+    );
+    expect(refused(reconcile(s, rb(PRR), fleet("COMMITTING", "REVERSING")))).toMatchObject({
+      code: "disagree",
+      message: `the journal shows no reverse sent by step 4 "reverse", yet every instance shows its effect (fleet: i0 COMMITTING, i1 REVERSING)`,
+      hint: "the journal is written before every command, so this run did not send it: someone else did. Check who, then mark the step done by hand or start a new run",
+    });
+  });
+
+  it("the expected states come from the latest step's command, whatever the order of the journal's lines", () => {
+    const s = state(["ok", "ok", "cut"], [cmd("resume", 1, "ok"), cmd("pause", 0, "ok")], {}, PRR);
+    expect(resumed(reconcile(s, rb(PRR), fleet("RUNNING"))).resumeAt).toBe(2);
+  });
+
+  it("a fleet elsewhere is refused, with what it should be and what to do", () => {
+    const s = state(["ok", "cut"], [cmd("start", 0, "ok", "ok")]);
+    expect(refused(reconcile(s, RB, fleet("RUNNING", "IDLE")))).toMatchObject({
+      code: "disagree",
+      message:
+        "the journal's last command was start (step 1), so every instance should be RUNNING; the fleet shows i0 RUNNING, i1 IDLE",
+      hint: "something changed the fleet since the journal's last command (an operator, another runner, a service restart?): find out what before going on",
+    });
+  });
+});
+
+describe("hooks left open", () => {
+  const hook = (stepIndex: number, use: string, more: Partial<HookRun> = {}): HookRun => ({
+    stepIndex,
+    id: `h-${use}`,
+    use,
+    ok: true,
+    undone: false,
+    ...more,
+  });
+  const HOOKS = [
+    hook(0, "drain"),
+    hook(1, "dns"),
+    hook(1, "undone", { undone: true }),
+    hook(1, "failed", { ok: false }),
+    hook(1, "unfinished", { ok: undefined }),
+    hook(2, "this-step"),
+    hook(3, "later"),
+  ];
+
+  it("hooks of earlier steps that succeeded and were not undone are listed, each with its step", () => {
+    const r = resumed(
+      reconcile(state(["ok", "ok", "cut"], [cmd("start", 0, "ok")], { hooksRan: HOOKS }), RB, fleet("RUNNING")),
+    );
+    expect(r.notes).toEqual(["hooks that ran and were not undone: drain (step 1), dns (step 2)", cutOff(3, "stop")]);
+  });
+
+  it("once writes were stopped, that note stands for them", () => {
+    const s = state(["ok", "ok", "cut"], [cmd("start", 0, "ok")], { hooksRan: HOOKS, stopWritesSucceeded: true });
+    expect(resumed(reconcile(s, RB, fleet("RUNNING"))).notes).toEqual([
+      "writes were stopped by an earlier step of this run (its undo has not run): the commit interlock counts it",
+      cutOff(3, "stop"),
+    ]);
+  });
+});
