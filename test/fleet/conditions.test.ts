@@ -4,7 +4,7 @@
  * `on: any | coordinator` says otherwise."
  */
 import { describe, expect, it } from "vitest";
-import { ServiceError, TransportError, type VerifierProgress } from "../../src/api/index.js";
+import { ServiceError, TransportError, type Progress, type VerifierProgress } from "../../src/api/index.js";
 import {
   evaluate as evaluateCondition,
   progressSignature,
@@ -539,69 +539,77 @@ describe("errorSummary", () => {
 describe("a condition as lint models it", () => {
   const model = (body: ConditionBody) => readCondition(body).model;
   it("state: one, a list, and only real states", () => {
-    expect(model({ state: "RUNNING" })).toEqual({ states: ["RUNNING"] });
-    expect(model({ state: ["RUNNING", "PAUSED"] })).toEqual({ states: ["RUNNING", "PAUSED"] });
-    expect(model({ state: ["RUNNING", "NOPE"] } as unknown as ConditionBody)).toEqual({ states: ["RUNNING"] });
-    expect(model({})).toEqual({});
+    expect(model({ state: "RUNNING" })).toStrictEqual({ states: ["RUNNING"] });
+    expect(model({ state: ["RUNNING", "PAUSED"] })).toStrictEqual({ states: ["RUNNING", "PAUSED"] });
+    expect(model({ state: ["RUNNING", "NOPE"] } as unknown as ConditionBody)).toStrictEqual({ states: ["RUNNING"] });
+    expect(model({})).toStrictEqual({});
   });
   it("canCommit, info, and what each needs that IDLE leaves null", () => {
-    expect(model({ canCommit: false })).toEqual({ canCommit: false });
-    expect(model({ canCommit: true })).toEqual({ canCommit: true });
-    expect(model({ info: "change event application" })).toEqual({
+    expect(model({ canCommit: false })).toStrictEqual({ canCommit: false });
+    expect(model({ canCommit: true })).toStrictEqual({ canCommit: true });
+    expect(model({ info: "change event application" })).toStrictEqual({
       info: "change event application",
       needsProgress: "info",
     });
-    expect(model({ canWrite: true })).toEqual({ needsProgress: "canWrite" });
-    expect(model({ canWrite: false })).toEqual({});
-    expect(model({ copyComplete: true })).toEqual({ needsProgress: "collectionCopy" });
-    expect(model({ copyStarted: true })).toEqual({ needsProgress: "collectionCopy" });
-    expect(model({ copyComplete: false, copyStarted: false })).toEqual({});
+    expect(model({ canWrite: true })).toStrictEqual({ needsProgress: "canWrite" });
+    expect(model({ canWrite: false })).toStrictEqual({});
+    expect(model({ copyComplete: true })).toStrictEqual({ needsProgress: "collectionCopy" });
+    expect(model({ copyStarted: true })).toStrictEqual({ needsProgress: "collectionCopy" });
+    expect(model({ copyComplete: false, copyStarted: false })).toStrictEqual({});
   });
   it("lagBelow: seconds or a duration; not a duration keeps the need but no limit; it outranks the others", () => {
-    expect(model({ lagBelow: 5 })).toEqual({ lagBelowSeconds: 5, needsProgress: "lagTimeSeconds" });
-    expect(model({ lagBelow: "2m" })).toEqual({ lagBelowSeconds: 120, needsProgress: "lagTimeSeconds" });
-    expect(model({ lagBelow: "soon" })).toEqual({ needsProgress: "lagTimeSeconds" });
-    expect(model({ lagBelow: 5, info: "x", canWrite: true, copyComplete: true })).toEqual({
+    expect(model({ lagBelow: 5 })).toStrictEqual({ lagBelowSeconds: 5, needsProgress: "lagTimeSeconds" });
+    expect(model({ lagBelow: "2m" })).toStrictEqual({ lagBelowSeconds: 120, needsProgress: "lagTimeSeconds" });
+    expect(model({ lagBelow: "soon" })).toStrictEqual({ needsProgress: "lagTimeSeconds" });
+    expect(model({ lagBelow: 5, info: "x", canWrite: true, copyComplete: true })).toStrictEqual({
       lagBelowSeconds: 5,
       info: "x",
       needsProgress: "lagTimeSeconds",
     });
-    expect(model({ info: "x", canWrite: true })).toEqual({ info: "x", needsProgress: "info" });
-    expect(model({ canWrite: true, copyComplete: true })).toEqual({ needsProgress: "canWrite" });
-    expect(model({ copyStarted: true, verification: { phase: "stream hashing" } })).toEqual({
+    expect(model({ info: "x", canWrite: true })).toStrictEqual({ info: "x", needsProgress: "info" });
+    expect(model({ canWrite: true, copyComplete: true })).toStrictEqual({ needsProgress: "canWrite" });
+    expect(model({ copyStarted: true, verification: { phase: "stream hashing" } })).toStrictEqual({
       needsProgress: "collectionCopy",
       embedded: { phase: "stream hashing" },
     });
   });
   it("expect on state, canCommit, info and verifier.phase counts as the shorthands do", () => {
-    expect(model({ expect: [{ path: "state", equals: "PAUSED" }] })).toEqual({ states: ["PAUSED"] });
-    expect(model({ expect: [{ path: "state", in: ["PAUSED", "RUNNING"] }] })).toEqual({
+    expect(model({ expect: [{ path: "state", equals: "PAUSED" }] })).toStrictEqual({ states: ["PAUSED"] });
+    expect(model({ expect: [{ path: "state", in: ["PAUSED", "RUNNING"] }] })).toStrictEqual({
       states: ["PAUSED", "RUNNING"],
     });
     // a state and an expect on it: only what both accept
-    expect(model({ state: ["RUNNING", "PAUSED"], expect: [{ path: "state", in: ["PAUSED", "COMMITTED"] }] })).toEqual({
+    expect(
+      model({ state: ["RUNNING", "PAUSED"], expect: [{ path: "state", in: ["PAUSED", "COMMITTED"] }] }),
+    ).toStrictEqual({
       states: ["PAUSED"],
     });
     // a value that is not a state says nothing lint can use
-    expect(model({ expect: [{ path: "state", in: ["PAUSED", "NOPE"] }] })).toEqual({});
-    expect(model({ expect: [{ path: "state", matches: "RUN" }] })).toEqual({});
-    expect(model({ expect: [{ path: "canCommit", equals: true }] })).toEqual({ canCommit: true });
-    expect(model({ expect: [{ path: "canCommit", equals: false }] })).toEqual({});
-    expect(model({ expect: [{ path: "info", equals: "done" }] })).toEqual({ info: "done", needsProgress: "info" });
-    expect(model({ expect: [{ path: "info", equals: 3 }] })).toEqual({});
-    expect(model({ expect: [{ path: "verifier.phase", equals: "idle" }] })).toEqual({ verifierIdle: true });
-    expect(model({ expect: [{ path: "verifier.phase", equals: "check" }] })).toEqual({});
-    expect(model({ expect: [{ path: "lagTimeSeconds", below: 3 }] })).toEqual({});
-    expect(model({ phase: "idle" })).toEqual({ verifierIdle: true });
-    expect(model({ phase: "check" })).toEqual({});
+    expect(model({ expect: [{ path: "state", in: ["PAUSED", "NOPE"] }] })).toStrictEqual({});
+    expect(model({ expect: [{ path: "state", matches: "RUN" }] })).toStrictEqual({});
+    expect(model({ expect: [{ path: "canCommit", equals: true }] })).toStrictEqual({ canCommit: true });
+    expect(model({ expect: [{ path: "canCommit", equals: false }] })).toStrictEqual({});
+    expect(model({ expect: [{ path: "info", equals: "done" }] })).toStrictEqual({
+      info: "done",
+      needsProgress: "info",
+    });
+    expect(model({ expect: [{ path: "info", equals: 3 }] })).toStrictEqual({});
+    expect(model({ expect: [{ path: "verifier.phase", equals: "idle" }] })).toStrictEqual({ verifierIdle: true });
+    expect(model({ expect: [{ path: "verifier.phase", equals: "check" }] })).toStrictEqual({});
+    expect(model({ expect: [{ path: "lagTimeSeconds", below: 3 }] })).toStrictEqual({});
+    expect(model({ phase: "idle" })).toStrictEqual({ verifierIdle: true });
+    expect(model({ phase: "check" })).toStrictEqual({});
   });
   it("verification: the embedded verifier's phase and lag limit", () => {
-    expect(model({ verification: {} })).toEqual({ embedded: {}, needsProgress: "verification" });
-    expect(model({ verification: { phase: "stream hashing", lagBelow: "30s" } })).toEqual({
+    expect(model({ verification: {} })).toStrictEqual({ embedded: {}, needsProgress: "verification" });
+    expect(model({ verification: { phase: "stream hashing", lagBelow: "30s" } })).toStrictEqual({
       embedded: { phase: "stream hashing", lagBelowSeconds: 30 },
       needsProgress: "verification",
     });
-    expect(model({ verification: { lagBelow: "never" } })).toEqual({ embedded: {}, needsProgress: "verification" });
+    expect(model({ verification: { lagBelow: "never" } })).toStrictEqual({
+      embedded: {},
+      needsProgress: "verification",
+    });
   });
 });
 
@@ -628,5 +636,142 @@ describe("a condition as the plan and the messages name it", () => {
     expect(text({ verification: { phase: "stream hashing", lagBelow: 30 } })).toBe(
       "verification phase stream hashing, verification lagBelow 30",
     );
+  });
+});
+
+describe("each check as the failing list names it, and what it accepts", () => {
+  const one = (over: Partial<Progress>) => snap([running(0, over)]);
+  const failing = (body: ConditionBody, s: FleetSnapshot, v?: VerifierProgress) => evaluate(body, s, v).failing;
+  const at = "http://127.0.0.1:27182";
+
+  it("an expect with no operator asks for a value: absent and null fail, 0 and false pass", () => {
+    const body: ConditionBody = { expect: [{ path: "x" }] };
+    expect(failing(body, one({}))).toStrictEqual([{ instance: at, condition: "x is present", value: undefined }]);
+    expect(failing(body, one({ x: null }))).toStrictEqual([{ instance: at, condition: "x is present", value: null }]);
+    expect(evaluate(body, one({ x: 0 })).met).toBe(true);
+    expect(evaluate(body, one({ x: false })).met).toBe(true);
+  });
+
+  it("below and atLeast: numbers only, below strictly", () => {
+    const below = { expect: [{ path: "n", below: 5 }] };
+    expect(evaluate(below, one({ n: 4 })).met).toBe(true);
+    expect(evaluate(below, one({ n: 5 })).met).toBe(false);
+    expect(evaluate(below, one({ n: "3" })).met).toBe(false);
+    const least = { expect: [{ path: "n", atLeast: 5 }] };
+    expect(evaluate(least, one({ n: 5 })).met).toBe(true);
+    expect(evaluate(least, one({ n: 4 })).met).toBe(false);
+    expect(evaluate(least, one({ n: "7" })).met).toBe(false);
+    expect(failing(below, one({ n: 6 }))).toStrictEqual([{ instance: at, condition: "n below 5", value: 6 }]);
+  });
+
+  it("in: one of the list, named with the list", () => {
+    const body = { expect: [{ path: "state", in: ["PAUSED", "COMMITTED"] }] };
+    expect(failing(body, one({}))).toStrictEqual([
+      { instance: at, condition: 'state in ["PAUSED","COMMITTED"]', value: "RUNNING" },
+    ]);
+    expect(evaluate(body, one({ state: "PAUSED" })).met).toBe(true);
+  });
+
+  it("matches: strings only; an invalid expression never passes and says so", () => {
+    expect(evaluate({ expect: [{ path: "n", matches: "1" }] }, one({ n: 12 })).met).toBe(false);
+    expect(evaluate({ expect: [{ path: "info", matches: "^change" }] }, one({})).met).toBe(true);
+    expect(failing({ expect: [{ path: "info", matches: "(" }] }, one({}))).toStrictEqual([
+      { instance: at, condition: "info matches ( (invalid regular expression)", value: "change event application" },
+    ]);
+  });
+
+  it("a lag field is any *lag* / *LagSeconds field or one under `lag.`, and nothing else", () => {
+    const neg = "-1 (a negative lag is a fault of the service, not a small lag)";
+    const lagOf = (path: string, value: unknown) =>
+      failing(
+        { expect: [{ path, below: 5 }] },
+        one({ [path.split(".")[0]!]: path.includes(".") ? { [path.split(".")[1]!]: value } : value }),
+      );
+    expect(lagOf("x.overallLagSeconds", -1)).toMatchObject([{ value: neg }]);
+    expect(lagOf("lag.sourceSeconds", -1)).toMatchObject([{ value: neg }]);
+    expect(lagOf("lagoon.count", -1)).toStrictEqual([]);
+    expect(lagOf("x.lagoonCount", -1)).toMatchObject([{ value: neg }]);
+    // a string is no lag, negative or not: shown as it is
+    expect(lagOf("lagTimeSeconds", "-1")).toMatchObject([{ value: "-1" }]);
+  });
+
+  it("state and lagBelow as named; a lagBelow that is no duration never passes and says so", () => {
+    expect(failing({ state: ["PAUSED", "COMMITTED"] }, one({}))).toStrictEqual([
+      { instance: at, condition: "state PAUSED|COMMITTED", value: "RUNNING" },
+    ]);
+    expect(failing({ lagBelow: "soon" }, one({ lagTimeSeconds: 0 }))).toStrictEqual([
+      { instance: at, condition: "lagBelow soon (not a duration)", value: 0 },
+    ]);
+  });
+
+  it("copyStarted and copyComplete: a copy that is not there shows null; copied bytes that are not a number never started", () => {
+    expect(failing({ copyStarted: true }, one({ collectionCopy: undefined }))).toStrictEqual([
+      { instance: at, condition: "copyStarted true", value: null },
+    ]);
+    expect(
+      failing({ copyComplete: true }, one({ state: "RUNNING", info: "collection copy", collectionCopy: undefined })),
+    ).toStrictEqual([{ instance: at, condition: "copyComplete true", value: null }]);
+    const copied = { estimatedTotalBytes: 10, estimatedCopiedBytes: "5" };
+    expect(evaluate({ copyStarted: true }, one({ collectionCopy: copied } as never)).met).toBe(false);
+    expect(failing({ copyStarted: false }, one({}))).toStrictEqual([
+      { instance: at, condition: "copyStarted false", value: GiB },
+    ]);
+  });
+
+  it("failedTasks and metadataMismatchTasks of a verifier without its counters: not met, nothing thrown", () => {
+    const bare = { phase: "idle", error: null } as VerifierProgress;
+    const s = one({});
+    expect(failing({ failedTasks: 0 }, s, bare)).toStrictEqual([
+      { instance: "verifier", condition: "failedTasks 0", value: undefined },
+    ]);
+    expect(failing({ metadataMismatchTasks: 0 }, s, bare)).toStrictEqual([
+      { instance: "verifier", condition: "metadataMismatchTasks 0", value: undefined },
+    ]);
+  });
+
+  it("verification: lagBelow alone does not ask for a phase; the limit is strict; no verification fails without a throw", () => {
+    const side = (phase: string, lagTimeSeconds: number) => ({ phase, lagTimeSeconds });
+    const v = (lag: number) =>
+      one({ verification: { source: side("stream hashing", lag), destination: side("stream hashing", lag) } });
+    expect(evaluate({ verification: { lagBelow: 5 } }, v(4)).met).toBe(true);
+    expect(evaluate({ verification: { lagBelow: 5 } }, v(5)).met).toBe(false);
+    expect(failing({ verification: { lagBelow: 5 } }, one({ verification: null }))).toStrictEqual([
+      { instance: at, condition: "verification.source lagBelow 5", value: undefined },
+      { instance: at, condition: "verification.destination lagBelow 5", value: undefined },
+    ]);
+    expect(failing({ verification: { lagBelow: "soon" } }, v(0)).map((f) => f.condition)).toStrictEqual([
+      "verification.source lagBelow soon (not a duration)",
+      "verification.destination lagBelow soon (not a duration)",
+    ]);
+  });
+
+  it("`on` is all unless the body says otherwise", () => {
+    expect(readCondition({}).on).toBe("all");
+    expect(readCondition({ on: "any" }).on).toBe("any");
+  });
+
+  it("lint's model ignores expect paths it does not know, whatever they equal", () => {
+    expect(readCondition({ expect: [{ path: "canWrite", equals: true }] }).model).toStrictEqual({});
+    expect(readCondition({ expect: [{ path: "x", equals: "idle" }] }).model).toStrictEqual({});
+  });
+});
+
+describe("progressSignature: each counter that shows movement counts, and absent ones do not throw", () => {
+  const s = snap([running(0, { collectionCopy: undefined })]);
+  it("every verifier counter and the generation", () => {
+    const base = verifier({ generation: 1, generationStats: { docsCompared: 5, totalDocs: 9 } });
+    // non-zero counters: a change from 1 to 2 must count as much as one from 0 to 1
+    base.verificationStatus = { ...base.verificationStatus!, failedTasks: 1, processingTasks: 1 };
+    const sig = (v: VerifierProgress) => progressSignature(s, v);
+    const status = base.verificationStatus;
+    for (const changed of [
+      { ...base, verificationStatus: { ...status, completedTasks: 9 } },
+      { ...base, verificationStatus: { ...status, failedTasks: 2 } },
+      { ...base, verificationStatus: { ...status, processingTasks: 2 } },
+      { ...base, generation: 2 },
+      { ...base, generationStats: { docsCompared: 6, totalDocs: 9 } },
+    ])
+      expect(sig(changed)).not.toBe(sig(base));
+    expect(() => sig({ phase: "idle", error: null })).not.toThrow();
   });
 });

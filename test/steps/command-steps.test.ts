@@ -17,6 +17,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import type { Fleet } from "../../src/fleet/index.js";
+import type { Step } from "../../src/runbook/types.js";
 import { StepFailure, type StepContext } from "../../src/steps/index.js";
 import { start } from "../../src/steps/start.js";
 import { commit } from "../../src/steps/commit.js";
@@ -460,5 +461,163 @@ describe("a targeted command (--only, or a resumed completion): only the rest of
     );
     await lifecycle("pause").run(s.ctx, {});
     expect(s.f.sent).toEqual([[], [0]]);
+  });
+});
+
+describe("what the command steps plan, and how they are named", () => {
+  const to = (serviceVersion?: string) => ({
+    instances: ["http://a:27182", "http://b:27182"],
+    verifier: "http://v:27020",
+    redact: (t: string) => t.replace(/hunter2/g, "***"),
+    serviceVersion,
+  });
+
+  it("start: the interlock read, then the body as sent (redacted), with what depends on the version", () => {
+    const b = { source: "cluster0", destination: "cluster1", reversible: true, buildIndexes: "never" as const };
+    expect(start.title(b)).toBe("Start the sync cluster0 → cluster1");
+    expect(start.body({ id: "s", start: b })).toBe(b);
+    expect(start.body({ id: "s", commit: {} })).toBeUndefined();
+    expect(start.plan(b, to("1.8.0"))).toMatchInlineSnapshot(`
+      [
+        {
+          "method": "GET",
+          "note": "interlock: every instance IDLE",
+          "path": "/api/v1/progress",
+          "target": "http://a:27182",
+        },
+        {
+          "method": "GET",
+          "note": "interlock: every instance IDLE",
+          "path": "/api/v1/progress",
+          "target": "http://b:27182",
+        },
+        {
+          "body": {
+            "buildIndexes": "never",
+            "destination": "cluster1",
+            "reversible": true,
+            "source": "cluster0",
+          },
+          "method": "POST",
+          "note": "service 1.8.0: buildIndexes (service 1.3+)",
+          "path": "/api/v1/start",
+          "target": "http://a:27182",
+        },
+        {
+          "body": {
+            "buildIndexes": "never",
+            "destination": "cluster1",
+            "reversible": true,
+            "source": "cluster0",
+          },
+          "method": "POST",
+          "note": "service 1.8.0: buildIndexes (service 1.3+)",
+          "path": "/api/v1/start",
+          "target": "http://b:27182",
+        },
+      ]
+    `);
+    expect(start.plan(b, to("1.20.0"))[0]).toMatchInlineSnapshot(`
+      {
+        "method": "GET",
+        "note": "interlock: every instance IDLE (INITIALIZING, 1.20+, is waited out)",
+        "path": "/api/v1/progress",
+        "target": "http://a:27182",
+      }
+    `);
+    expect(start.plan(b, to())).toMatchInlineSnapshot(`
+      [
+        {
+          "method": "GET",
+          "note": "interlock: every instance IDLE (INITIALIZING, 1.20+, is waited out)",
+          "path": "/api/v1/progress",
+          "target": "http://a:27182",
+        },
+        {
+          "method": "GET",
+          "note": "interlock: every instance IDLE (INITIALIZING, 1.20+, is waited out)",
+          "path": "/api/v1/progress",
+          "target": "http://b:27182",
+        },
+        {
+          "body": {
+            "buildIndexes": "never",
+            "destination": "cluster1",
+            "reversible": true,
+            "source": "cluster0",
+          },
+          "method": "POST",
+          "note": "no serviceVersion: buildIndexes (service 1.3+)",
+          "path": "/api/v1/start",
+          "target": "http://a:27182",
+        },
+        {
+          "body": {
+            "buildIndexes": "never",
+            "destination": "cluster1",
+            "reversible": true,
+            "source": "cluster0",
+          },
+          "method": "POST",
+          "note": "no serviceVersion: buildIndexes (service 1.3+)",
+          "path": "/api/v1/start",
+          "target": "http://b:27182",
+        },
+      ]
+    `);
+    expect(start.plan(body, to("1.8.0"))[2]).toStrictEqual({
+      method: "POST",
+      target: "http://a:27182",
+      path: "/api/v1/start",
+      body,
+    });
+    const secret = { source: "cluster0", destination: "cluster1", "x-token": "hunter2" } as never;
+    expect(JSON.stringify(start.plan(secret, to("1.8.0")))).not.toMatch(/hunter2/);
+  });
+
+  it("commit, pause, resume, reverse: the interlock read, then `{}` to every instance", () => {
+    expect(commit.title({})).toBe("Commit");
+    expect(commit.body({ id: "c", commit: {} })).toStrictEqual({});
+    expect(commit.body({ id: "c", pause: {} })).toBeUndefined();
+    expect(commit.plan({}, to())).toMatchInlineSnapshot(`
+      [
+        {
+          "method": "GET",
+          "note": "interlock: RUNNING, canCommit true; writes stopped; no errors",
+          "path": "/api/v1/progress",
+          "target": "http://a:27182",
+        },
+        {
+          "method": "GET",
+          "note": "interlock: RUNNING, canCommit true; writes stopped; no errors",
+          "path": "/api/v1/progress",
+          "target": "http://b:27182",
+        },
+        {
+          "body": {},
+          "method": "POST",
+          "path": "/api/v1/commit",
+          "target": "http://a:27182",
+        },
+        {
+          "body": {},
+          "method": "POST",
+          "path": "/api/v1/commit",
+          "target": "http://b:27182",
+        },
+      ]
+    `);
+    for (const op of ["pause", "resume", "reverse"] as const) {
+      const def = lifecycle(op);
+      expect(def.title({})).toBe(op[0]!.toUpperCase() + op.slice(1));
+      expect(def.body({ id: "x", [op]: {} } as unknown as Step)).toStrictEqual({});
+      expect(def.body({ id: "x", commit: {} })).toBeUndefined();
+      expect(def.plan({}, to())).toStrictEqual([
+        { method: "GET", target: "http://a:27182", path: "/api/v1/progress", note: "interlock: state" },
+        { method: "GET", target: "http://b:27182", path: "/api/v1/progress", note: "interlock: state" },
+        { method: "POST", target: "http://a:27182", path: `/api/v1/${op}`, body: {} },
+        { method: "POST", target: "http://b:27182", path: `/api/v1/${op}`, body: {} },
+      ]);
+    }
   });
 });
