@@ -1,0 +1,1275 @@
+/**
+ * The verification's decisions (src/steps/verify.ts and the protocol in src/steps/kit/verifier.ts),
+ * pinned against a scripted verifier and fleet (test/support/verifier-fake.ts): when `check` and
+ * `writesOff` are sent, never resent, adopted or refused, how the result is judged, and when a gone
+ * verifier fails the step. The end-to-end versions (test/run/verifier.e2e.test.ts) drive the
+ * runner against the simulator; these are the fast ones mutation testing runs. Time is virtual:
+ * each progress read moves a fake `Date` on (the fake's `tickMs`), timers stay real and short.
+ *
+ * Service facts, "The migration verifier" (/work/shared/spec/service-facts.md):
+ * - [lock] "`check` and `writesOff` share a lock. A second one while the first is being handled is
+ *   answered `{"success":false,"error":"APIError","errorDescription":"request in progress"}` and the
+ *   verifier then shuts its web server down and exits. A client must never send a second
+ *   `check`/`writesOff` while one may still be in flight (a timed-out request may still be in
+ *   flight), and must never resend one blindly."
+ * - [check] "`check` answers success at once and starts later; a `check` after one already ran is
+ *   answered success and ignored."
+ * - [writesoff-twice] "`writesOff` a second time answers HTTP 200 `{"error": "writesOff already
+ *   set"}` with no `success` field; a failure to read a cluster time answers `{"error": "failed to
+ *   fetch source's cluster time: …"}` the same way. An answer with a string `error` and no
+ *   `success: true` is a refusal."
+ * - [after-commit] "When the README's workflow sends `writesOff`: after writes on the source have
+ *   stopped and the sync is COMMITTED. Before commit the service keeps unique indexes non-unique,
+ *   TTL indexes at their largest value and hidden indexes visible on the destination, so index
+ *   metadata differs by design until commit."
+ * - [idle] "Phases: `idle`, `check`, `recheck`. `idle` means either "not started" or "finished": a
+ *   client must track what it asked for. A failure to read progress answers `{"error": …}` at the
+ *   top level; a failed check makes the verifier exit."
+ * - [success] "Success: phase `idle` after a check ran, `error` null, `failedTasks` 0 and
+ *   `metadataMismatchTasks` 0 (index, shard-key and collection-option differences are counted only
+ *   there; the verifier itself counts them as failures)."
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ServiceError, TransportError, type VerifierProgress } from "../../src/api/index.js";
+import type { RunEvent } from "../../src/events.js";
+import type { Fleet } from "../../src/fleet/index.js";
+import type { Step } from "../../src/runbook/types.js";
+import { StepFailure, StepTimeout, type VerifierMemory } from "../../src/steps/index.js";
+import type { Flow, SequenceStep } from "../../src/steps/kit/sequence.js";
+import {
+  askOf,
+  DEFAULT_VERIFIER_GIVE_UP_MS,
+  DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS,
+  forget,
+  refused,
+  VerifierReader,
+  verifierTools,
+} from "../../src/steps/kit/verifier.js";
+import { METADATA_BEFORE_COMMIT, verify } from "../../src/steps/verify.js";
+import { reasons, scripted, type Read } from "../support/fleet-fake.js";
+import {
+  CHECKING,
+  FRESH,
+  PASSED,
+  VERIFIER_URL,
+  scriptedVerifier,
+  verifierContext,
+  vp,
+  type VContextOptions,
+  type VScript,
+  type VState,
+} from "../support/verifier-fake.js";
+
+type Decision = Extract<RunEvent, { type: "decision" }>;
+type Log = Extract<RunEvent, { type: "log" }>;
+type Body = Parameters<typeof verify.run>[1];
+
+const COMMITTED: Read = { state: "COMMITTED", info: "commit completed" };
+const CEA = "change event application";
+
+interface Setup extends VContextOptions {
+  /** Each instance's progress reads (default: one instance, COMMITTED). */
+  fleet?: Read[][];
+  writesStopped?: boolean;
+  external?: boolean;
+  commitSent?: boolean;
+}
+
+/** A verify step over a scripted verifier and fleet, with the run's memory as the test sets it. */
+function setup(script: VScript, o: Setup = {}) {
+  const v = scriptedVerifier(script);
+  const f = scripted({ sends: [], reads: o.fleet ?? [[COMMITTED]] });
+  const { ctx, events } = verifierContext(f.fleet, v.verifier, o);
+  ctx.run.memory.writesStopped = o.writesStopped ?? true;
+  ctx.run.memory.commitSent = o.commitSent ?? false;
+  if (o.external !== undefined) Object.assign(ctx.run.runbook, { writesStoppedExternally: o.external });
+  const decisions = () => events.filter((e): e is Decision => e.type === "decision");
+  const logs = (level: Log["level"]) =>
+    events.flatMap((e) => (e.type === "log" && e.level === level ? [e.message] : []));
+  const of = <T extends RunEvent["type"]>(type: T) =>
+    events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
+  return {
+    v,
+    f,
+    ctx,
+    events,
+    m: ctx.run.memory.verifier,
+    decisions,
+    reconcile: () => reasons(events, "reconcile"),
+    logs,
+    of,
+    run: (body: Body = {}) => verify.run(ctx, body),
+  };
+}
+
+const failure = async (p: Promise<unknown>): Promise<StepFailure> => {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(StepFailure);
+  return err as StepFailure;
+};
+
+/** The documented verifier: no check until one is sent, checking until writesOff, then `end`. */
+const documented =
+  (end: VerifierProgress = PASSED) =>
+  (s: VState): VerifierProgress =>
+    s.check === 0 ? FRESH : s.writesOff === 0 ? CHECKING : end;
+
+/** The memory of a run that had its check accepted (journaled), on a verifier fresh before it. */
+const accepted = (more: Partial<VerifierMemory> = {}): VerifierMemory => ({
+  baseline: FRESH,
+  adopted: false,
+  check: { answered: "ok", at: Date.now() },
+  ...more,
+});
+
+const VERIFIED = `verified: phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0`;
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("verify: the documented order", () => {
+  it("[check][after-commit] check, writesOff once, then progress until idle: verified", async () => {
+    const s = setup({ progress: documented() });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    // each with its own long time limit (a check or writesOff may wait for a check's setup), the check's body `{}`
+    expect(s.v.sent.map((x) => x.opts)).toEqual([
+      { signal: s.ctx.signal, timeoutMs: DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS },
+      { signal: s.ctx.signal, timeoutMs: DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS },
+    ]);
+    expect(DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS).toBe(300_000);
+    expect(s.m.check).toEqual({ answered: "ok", at: expect.any(Number) as number });
+    expect(s.m.writesOff).toEqual({ answered: "ok", at: expect.any(Number) as number });
+    expect(s.m.adopted).toBe(false);
+    expect(s.m.baseline).toEqual(FRESH);
+    expect(s.of("verifier.baseline")).toMatchObject([{ index: 0, id: "cmd", progress: FRESH, adopted: false }]);
+    expect(s.logs("info")).toEqual([VERIFIED]);
+    expect(s.logs("warn")).toEqual([]);
+    // the fleet's states writesOff meets: read once, right before it
+    expect(s.f.reads).toBe(2);
+  });
+
+  it("a check's filter and requestTimeout reach the check (the time limit also writesOff), unscaled", async () => {
+    const filter = { includeNamespaces: [{ database: "shop" }] };
+    const s = setup({ progress: documented() }, { scale: (ms) => ms / 10 });
+    await s.run({ filter, requestTimeout: "2m" });
+    expect(s.v.sent.map((x) => x.opts)).toEqual([
+      { signal: s.ctx.signal, timeoutMs: 120_000, filter },
+      { signal: s.ctx.signal, timeoutMs: 120_000 },
+    ]);
+  });
+
+  it("[idle] progress in check or recheck is not a result: judged only once idle", async () => {
+    const s = setup({
+      progress: (st) => (st.writesOff === 0 ? documented()(st) : st.n < 6 ? vp("recheck", 1) : PASSED),
+    });
+    await s.run();
+    expect(s.v.reads).toBe(7);
+    expect(s.logs("info")).toEqual([VERIFIED]);
+  });
+});
+
+describe("verify: writesOff is sent once per verification [lock]", () => {
+  it("accepted earlier in this run (or the run it resumes): not sent again, and the interlock is not asked again", async () => {
+    const s = setup(
+      { progress: [CHECKING, PASSED] },
+      { memory: accepted({ writesOff: { answered: "ok", at: 1 } }), writesStopped: false },
+    );
+    await s.run();
+    expect(s.v.ops()).toEqual([]);
+    expect(s.f.reads).toBe(0);
+    expect(s.decisions()).toEqual([
+      expect.objectContaining({
+        kind: "reconcile",
+        ok: true,
+        index: 0,
+        id: "cmd",
+        reason: "writesOff was accepted earlier in this run: not sent again",
+      }),
+    ]);
+    expect(s.logs("info")).toEqual([VERIFIED]);
+  });
+
+  it("sent earlier and its answer lost: not sent again (it may be in flight; a second one shuts the verifier down)", async () => {
+    const s = setup(
+      { progress: [CHECKING, PASSED] },
+      { memory: accepted({ writesOff: { answered: "unknown", at: 1, inFlight: true } }), writesStopped: false },
+    );
+    await s.run();
+    expect(s.v.ops()).toEqual([]);
+    expect(s.reconcile()).toEqual([
+      "writesOff was sent earlier in this run and its answer was lost: not sent again (a second one while it may be in flight shuts the verifier down); the verifier finishing shows it arrived",
+    ]);
+  });
+
+  it("refused earlier: sent (a refusal is an answer: it did not take), after the interlock again", async () => {
+    const s = setup(
+      { progress: [CHECKING, PASSED] },
+      { memory: accepted({ writesOff: { answered: "error", at: 1, error: "x" } }) },
+    );
+    await s.run();
+    expect(s.v.ops()).toEqual(["writesOff"]);
+    expect(s.decisions().map((d) => [d.kind, d.check, d.ok])).toEqual([["interlock", "writes-stopped", true]]);
+  });
+
+  it.each([
+    ["timeout", { inFlight: true }, "no answer within 5m"],
+    ["aborted", { inFlight: true }, "aborted"],
+    ["reset", {}, "connection reset (ECONNRESET)"],
+  ] as const)(
+    "its answer lost now (%s): not sent again; the verifier finishing shows it arrived",
+    async (answer, more, detail) => {
+      const s = setup({ writesOff: [answer], progress: documented() });
+      await s.run();
+      expect(s.v.ops()).toEqual(["check", "writesOff"]);
+      const message = `${VERIFIER_URL}: writesOff failed: ${detail}`;
+      expect(s.m.writesOff).toEqual({ answered: "unknown", at: expect.any(Number) as number, error: message, ...more });
+      expect(s.reconcile()).toEqual([
+        `verifier writesOff: no answer (${message}); not sent again (a second one while it may be in flight shuts the verifier down): the verifier finishing will show it arrived`,
+      ]);
+      expect(s.logs("info")).toEqual([VERIFIED]);
+    },
+  );
+
+  it("an empty HTTP 500 to writesOff (its panic): fails, not resent", async () => {
+    const s = setup({ writesOff: ["non-json"], progress: documented() });
+    const e = await failure(s.run());
+    expect(e.message).toBe(`verifier writesOff failed: ${VERIFIER_URL}: writesOff failed: HTTP 500 non-JSON answer`);
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("the step's time limit while writesOff is on its way: a timeout failure that says what it waited for", async () => {
+    const c = new AbortController();
+    const s = setup(
+      {
+        writesOff: ["aborted"],
+        progress: documented(),
+        onCommand: (op) => op === "writesOff" && c.abort(new StepTimeout(1000)),
+      },
+      { signal: c.signal },
+    );
+    const e = await failure(s.run());
+    expect(e.reason).toBe("timeout");
+    expect(e.message).toBe("timed out after 1s waiting for the verifier's answer to writesOff: nothing reported yet");
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("Ctrl-C while writesOff is on its way: the interruption is passed on as is, after the decision is recorded", async () => {
+    const c = new AbortController();
+    const stop = new Error("interrupted");
+    const s = setup(
+      { writesOff: ["aborted"], progress: documented(), onCommand: (op) => op === "writesOff" && c.abort(stop) },
+      { signal: c.signal },
+    );
+    await expect(s.run()).rejects.toBe(stop);
+    expect(s.reconcile()).toHaveLength(1);
+    expect(s.m.writesOff).toMatchObject({ answered: "unknown", inFlight: true });
+  });
+});
+
+describe("verify: the writes-stopped interlock, before writesOff", () => {
+  it("writes not stopped: refused before anything is sent or read", async () => {
+    const s = setup({ progress: documented() }, { writesStopped: false });
+    const e = await failure(s.run());
+    expect(e.reason).toBe("interlock");
+    expect(e.message).toBe(
+      "refused (writes-stopped): writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
+    );
+    expect(e.hint).toBe(
+      "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
+    );
+    expect(s.v.ops()).toEqual([]);
+    expect(s.v.reads).toBe(0);
+    expect(s.f.reads).toBe(0);
+    expect(s.decisions()).toMatchObject([{ kind: "interlock", check: "writes-stopped", ok: false }]);
+  });
+
+  it.each([
+    ["a stopWrites step succeeded", { writesStopped: true }],
+    ["writesStoppedExternally", { external: true }],
+    ["commit was sent (writes stop before commit)", { commitSent: true }],
+  ] as const)("passes when %s", async (_, o) => {
+    const s = setup({ progress: documented() }, { writesStopped: false, ...o });
+    await s.run();
+    expect(s.decisions()[0]).toMatchObject({
+      kind: "interlock",
+      check: "writes-stopped",
+      ok: true,
+      reason: "writes are stopped: the verifier may be told so (writesOff)",
+    });
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("writesStoppedExternally false is not a stop", async () => {
+    const s = setup({ progress: documented() }, { writesStopped: false, external: false });
+    await failure(s.run());
+    expect(s.v.ops()).toEqual([]);
+  });
+
+  it("--force=writes-stopped lets it through, said as forced", async () => {
+    const s = setup({ progress: documented() }, { writesStopped: false, force: ["writes-stopped"] });
+    await s.run();
+    expect(s.decisions()[0]).toMatchObject({ kind: "force", ok: true, check: "writes-stopped" });
+  });
+
+  it("asked again when the earlier writesOff was refused", async () => {
+    const s = setup(
+      { progress: [CHECKING, PASSED] },
+      { memory: accepted({ writesOff: { answered: "error", at: 1 } }), writesStopped: false },
+    );
+    await failure(s.run());
+    expect(s.v.ops()).toEqual([]);
+  });
+});
+
+describe("ensureCheck: the run's check, never sent twice while one may be in flight [lock]", () => {
+  it("a check this run had accepted (journaled) and progress shows: adopted, not sent again", async () => {
+    const s = setup({ progress: [CHECKING, CHECKING, PASSED] }, { memory: accepted() });
+    await s.run();
+    expect(s.v.ops()).toEqual(["writesOff"]);
+    expect(s.of("verifier.baseline")).toEqual([]);
+  });
+
+  it("[check] a check already running (started outside this run) is adopted: none is sent", async () => {
+    const running = vp("recheck", 1, { total: 8, completed: 5 });
+    const s = setup({ progress: (st) => (st.writesOff === 0 ? running : PASSED) });
+    await s.run();
+    expect(s.v.ops()).toEqual(["writesOff"]);
+    expect(s.m.adopted).toBe(true);
+    expect(s.m.baseline).toEqual(running);
+    expect(s.m.check).toEqual({ answered: "ok", at: expect.any(Number) as number });
+    expect(s.of("verifier.baseline")).toMatchObject([{ progress: running, adopted: true }]);
+    expect(s.logs("warn")).toEqual([
+      "the verifier is already checking (phase recheck, generation 1, totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0), started outside this run: adopting that check instead of sending one (it would be ignored)",
+    ]);
+  });
+
+  it("[idle][check] a verifier that already finished: no check (it would exit), the step says why", async () => {
+    const s = setup({ progress: [PASSED] });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "the verifier already finished a verification (phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0): a check now would make it exit, so none is sent",
+    );
+    expect(e.hint).toMatch(/^The verifier runs one verification per process \(a second check panics it\)/);
+    expect(s.v.ops()).toEqual([]);
+  });
+
+  it("a check accepted but never shown (3 reads and 1 s of no check): a new verification begins, the check sent once more", async () => {
+    let readsAtSend = 0;
+    const s = setup(
+      {
+        progress: (st) => (st.check === 0 ? FRESH : documented()(st)),
+        onCommand: (op) => op === "check" && (readsAtSend = s.v.reads),
+      },
+      { memory: accepted({ writesOff: { answered: "ok", at: 1 } }) },
+    );
+    await s.run();
+    // 100 ms a read: the first of no check at +100, 1 s later the 11th; then the baseline read
+    expect(readsAtSend).toBe(12);
+    // the new verification forgot the lost one's writesOff: sent again
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    expect(s.reconcile()[0]).toBe(
+      "the verifier shows no check (phase idle, generation 0, no task) although this run's check was accepted: it restarted, or the check never arrived; a new verification begins",
+    );
+  });
+
+  it("slow reads: no check for 3 reads, however long they take", async () => {
+    let readsAtSend = 0;
+    const s = setup(
+      {
+        progress: (st) => (st.check === 0 ? FRESH : documented()(st)),
+        onCommand: (op) => op === "check" && (readsAtSend = s.v.reads),
+        tickMs: 2000,
+      },
+      { memory: accepted() },
+    );
+    await s.run();
+    expect(readsAtSend).toBe(4);
+  });
+
+  it("a check whose answer was lost in flight: not judged lost before its own time limit has passed", async () => {
+    let readsAtSend = 0;
+    const s = setup(
+      {
+        progress: (st) => (st.check === 0 ? FRESH : documented()(st)),
+        onCommand: (op) => op === "check" && (readsAtSend = s.v.reads),
+      },
+      { memory: accepted({ check: { answered: "unknown", at: Date.now(), inFlight: true } }) },
+    );
+    await s.run({ requestTimeout: "1s" });
+    // 100 ms a read: in flight for the first 9; the 10th (at 1 s) is the first of no check, the
+    // 20th (1 s later) the last; then the baseline read
+    expect(readsAtSend).toBe(21);
+    expect(s.reconcile()[0]).toMatch(/although this run's check was sent: it restarted/);
+  });
+
+  it.each([
+    ["lost without an answer, the exchange over (reset)", { answered: "unknown" as const }],
+    ["accepted", { answered: "ok" as const, inFlight: true }],
+  ])("a check %s: judged after 1 s of no check, not its time limit", async (_, ask) => {
+    let readsAtSend = 0;
+    const s = setup(
+      {
+        progress: (st) => (st.check === 0 ? FRESH : documented()(st)),
+        onCommand: (op) => op === "check" && (readsAtSend = s.v.reads),
+      },
+      { memory: accepted({ check: { ...ask, at: Date.now() } }) },
+    );
+    await s.run({ requestTimeout: "1s" });
+    expect(readsAtSend).toBe(12);
+  });
+
+  it("a check refused earlier: a new one at once (a refusal is an answer: nothing in flight)", async () => {
+    let readsAtSend = -1;
+    const s = setup(
+      {
+        progress: (st) => (st.check === 0 ? FRESH : documented()(st)),
+        onCommand: (op) => op === "check" && (readsAtSend = s.v.reads),
+      },
+      { memory: { check: { answered: "error", at: 1, error: "x" }, writesOff: { answered: "ok", at: 1 } } },
+    );
+    await s.run();
+    expect(readsAtSend).toBe(1);
+    expect(s.reconcile()).toEqual([]);
+    // a new verification: what the run asked before no longer counts (writesOff sent for this one)
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("[lock] a check that never shows: sent once more, then the step fails (never a third)", async () => {
+    const s = setup({ progress: [FRESH], tickMs: 500 });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "the verifier took two checks of this step and shows neither (phase idle, generation 0, no task)",
+    );
+    expect(e.hint).toMatch(/^Is something restarting the verifier, or is another verifier behind/);
+    expect(s.v.ops()).toEqual(["check", "check"]);
+  });
+
+  it("an adopted check that vanishes is not one of the two checks sent", async () => {
+    const s = setup({ progress: (st) => (st.n === 0 ? CHECKING : FRESH), tickMs: 500 });
+    await failure(s.run());
+    expect(s.v.ops()).toEqual(["check", "check"]);
+  });
+
+  it("the decision that a check is lost forgets it, even when the new verification cannot begin", async () => {
+    const s = setup({ progress: (st) => (st.n < 3 ? FRESH : "refused"), tickMs: 500 }, { memory: accepted() });
+    const e = await failure(s.run({ giveUpAfter: "1s" }));
+    expect(e.message).toMatch(/^the verifier has failed for 1s/);
+    expect(s.m).toEqual({});
+  });
+
+  it("[check] a check answered success: progress may not show it at once; it is not resent meanwhile", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 || st.n < 5 ? FRESH : documented()(st)) });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it.each([
+    ["timeout", true],
+    ["reset", false],
+    ["non-json", false],
+  ] as const)(
+    "[lock] a check without an answer (%s) that progress shows running: adopted, not resent",
+    async (answer, inFlight) => {
+      const s = setup({ check: [answer], progress: documented() });
+      await s.run();
+      expect(s.v.ops()).toEqual(["check", "writesOff"]);
+      expect(s.reconcile()[0]).toMatch(
+        /^verifier check: no answer \(http:\/\/127\.0\.0\.1:27020: check failed: .*\); not sent again while it may be in flight \(a second operational request shuts the verifier down\): its progress will show whether it arrived$/,
+      );
+      expect(s.of("verifier.baseline")).toHaveLength(1);
+      expect(s.m.check?.answered).toBe("unknown");
+      expect(s.m.check?.inFlight).toBe(inFlight ? true : undefined);
+    },
+  );
+
+  it("a check refused: fails at once with the verifier's text, nothing resent", async () => {
+    const s = setup({ check: [{ refused: "APIError", description: "bad filter" }], progress: [FRESH] });
+    const e = await failure(s.run());
+    expect(e.message).toBe("the verifier refused check: APIError: bad filter");
+    expect(s.v.ops()).toEqual(["check"]);
+    expect(s.m.check).toMatchObject({ answered: "error" });
+  });
+
+  it("a check never sent (connection refused): fails at once, nothing to learn from progress", async () => {
+    const s = setup({ check: ["not-sent"], progress: [FRESH] });
+    const e = await failure(s.run());
+    expect(e.message).toBe(`verifier check not sent: ${VERIFIER_URL}: check failed: connection refused (ECONNREFUSED)`);
+    expect(s.v.ops()).toEqual(["check"]);
+  });
+
+  it("the step's time limit while the check is on its way: a timeout failure naming the check", async () => {
+    const c = new AbortController();
+    const s = setup(
+      { check: ["aborted"], progress: documented(), onCommand: () => c.abort(new StepTimeout(2000)) },
+      { signal: c.signal },
+    );
+    const e = await failure(s.run());
+    expect(e.message).toBe("timed out after 2s waiting for the verifier's answer to check: nothing reported yet");
+    expect(s.reconcile()).toEqual([]);
+  });
+});
+
+describe("beginCheck: change event application first (before it a check finds collections missing)", () => {
+  it("waits for change event application on every instance, saying who is not there yet", async () => {
+    const s = setup(
+      { progress: documented() },
+      {
+        fleet: [
+          [{ info: "collection copy" }, { info: CEA }],
+          [{ info: CEA }],
+          [{}, { canCommit: true }],
+          ["error", { state: "COMMITTING" }],
+        ],
+      },
+    );
+    await s.run();
+    expect(s.f.reads).toBe(3);
+    const [first, met] = s.of("wait.status");
+    expect(first).toMatchObject({ met: false });
+    expect(first!.failing.map((x) => [x.instance, x.condition, x.value])).toEqual([
+      ["sync0", `info ${CEA}`, "collection copy"],
+      ["sync2", `info ${CEA}`, "RUNNING"],
+      ["sync3", `info ${CEA}`, `http://127.0.0.1:27185: progress failed: refused`],
+    ]);
+    expect(met).toMatchObject({ met: true, failing: [] });
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("the step's time limit before change event application: said with what was awaited", async () => {
+    const c = new AbortController();
+    const v = scriptedVerifier({ progress: documented() });
+    const f = scripted({ sends: [], reads: [[{ info: "collection copy" }]] });
+    const fleet: Fleet = {
+      ...f.fleet,
+      progress: (signal) => {
+        if (f.reads === 2) c.abort(new StepTimeout(3000));
+        return f.fleet.progress(signal);
+      },
+    };
+    const { ctx } = verifierContext(fleet, v.verifier, { signal: c.signal });
+    const e = await failure(verify.run(ctx, {}));
+    expect(e.message).toMatch(/^timed out after 3s waiting for change event application on every instance: sync0/);
+    expect(v.ops()).toEqual([]);
+  });
+
+  it("the baseline waits for an answer (failed reads are not a baseline)", async () => {
+    const s = setup({ progress: (st) => (st.n === 0 ? "refused" : documented()(st)) });
+    await s.run();
+    expect(s.m.baseline).toEqual(FRESH);
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("the step's time limit before the baseline: said as waiting for progress", async () => {
+    const c = new AbortController();
+    const s = setup(
+      {
+        progress: (st) => {
+          if (st.n === 1) c.abort(new StepTimeout(4000));
+          return "refused";
+        },
+      },
+      { signal: c.signal },
+    );
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "timed out after 4s waiting for the verifier's progress before its check: verifier: progress answered (now no answer yet)",
+    );
+  });
+
+  it("the step's time limit while the check does not show: said with the last progress", async () => {
+    const c = new AbortController();
+    const s = setup(
+      {
+        progress: (st) => {
+          if (st.n === 2) c.abort(new StepTimeout(5000));
+          return FRESH;
+        },
+      },
+      { signal: c.signal, memory: accepted() },
+    );
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "timed out after 5s waiting for the verifier to show this run's check: verifier: a check running (now phase idle, generation 0, totalTasks 0, completedTasks 0, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0)",
+    );
+    expect(s.v.ops()).toEqual([]);
+  });
+
+  it("the step's time limit before any progress of the check: said as unknown", async () => {
+    const c = new AbortController();
+    c.abort(new StepTimeout(5000));
+    const s = setup({ progress: [FRESH] }, { signal: c.signal, memory: accepted() });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "timed out after 5s waiting for the verifier to show this run's check: verifier: a check running (now unknown)",
+    );
+  });
+});
+
+describe("awaitResult and the result [success]", () => {
+  const differences = (failed: number, mismatched: number) =>
+    vp("idle", 3, { total: 8, completed: 8, failed, mismatched });
+  const described = (failed: number, mismatched: number) =>
+    `phase idle, generation 3, totalTasks 8, completedTasks 8, failedTasks ${failed}, metadataMismatchTasks ${mismatched}, processingTasks 0, addedTasks 0`;
+
+  it("failedTasks: documents differ", async () => {
+    const s = setup({ progress: documented(differences(2, 0)) });
+    const e = await failure(s.run());
+    expect(e.message).toBe(`verification found differences: 2 failed task(s) (documents differ); ${described(2, 0)}`);
+    expect(e.hint).toMatch(/^The destination differs from the source \(writes during the sync's commit/);
+    expect(s.logs("info")).toEqual([]);
+  });
+
+  it("metadataMismatchTasks alone fails it too (the verifier counts index differences only there)", async () => {
+    const s = setup({ progress: documented(differences(0, 1)) });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `verification found differences: 1 metadata mismatch task(s) (indexes, shard keys or collection options differ); ${described(0, 1)}`,
+    );
+    expect(e.hint).toMatch(
+      /^Index, shard-key or collection-option differences: the verifier's \/api\/v1\/nsMismatches/,
+    );
+  });
+
+  it("both: both counted, the documents' hint", async () => {
+    const s = setup({ progress: documented(differences(2, 1)) });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `verification found differences: 2 failed task(s) (documents differ), 1 metadata mismatch task(s) (indexes, shard keys or collection options differ); ${described(2, 1)}`,
+    );
+    expect(e.hint).toMatch(/^The destination differs from the source/);
+  });
+
+  it("[after-commit] writesOff before COMMITTED: warned as sent, and metadata mismatches explained by it", async () => {
+    const s = setup(
+      { progress: documented(differences(0, 3)) },
+      { fleet: [[{ info: CEA }], [COMMITTED], [COMMITTED, "error"]] },
+    );
+    const e = await failure(s.run());
+    expect(s.logs("warn")).toEqual([
+      `writesOff before the sync is COMMITTED (sync0 RUNNING): ${METADATA_BEFORE_COMMIT}`,
+    ]);
+    expect(e.hint).toBe(
+      `writesOff reached the verifier before the sync was COMMITTED (sync0 RUNNING, sync1 COMMITTED, sync2 unknown): ${METADATA_BEFORE_COMMIT}. Verify after commit (a verify step after \`waitFor: { state: COMMITTED }\`), with a new verifier.`,
+    );
+  });
+
+  it("writesOff before COMMITTED without an answer: still explains the mismatches", async () => {
+    const s = setup({ writesOff: ["timeout"], progress: documented(differences(0, 3)) }, { fleet: [[{ info: CEA }]] });
+    const e = await failure(s.run());
+    expect(e.hint).toMatch(/^writesOff reached the verifier before the sync was COMMITTED \(sync0 RUNNING\)/);
+  });
+
+  it("writesOff before COMMITTED, documents differ: the documents' hint (early writesOff explains only metadata)", async () => {
+    const s = setup({ progress: documented(differences(1, 0)) }, { fleet: [[{ info: CEA }]] });
+    const e = await failure(s.run());
+    expect(e.hint).toMatch(/^The destination differs from the source/);
+  });
+
+  it("writesOff after COMMITTED, the instances unreachable then: nothing to warn of", async () => {
+    const s = setup({ progress: documented(differences(0, 1)) }, { fleet: [[COMMITTED, "error"]] });
+    const e = await failure(s.run());
+    expect(s.logs("warn")).toEqual([]);
+    expect(e.hint).toMatch(/^Index, shard-key or collection-option differences/);
+  });
+
+  it("writesOff accepted earlier (its states unknown to this step): the general metadata hint", async () => {
+    const s = setup(
+      { progress: [CHECKING, differences(0, 2)] },
+      { memory: accepted({ writesOff: { answered: "ok", at: 1 } }), fleet: [[{ info: CEA }]] },
+    );
+    const e = await failure(s.run());
+    expect(e.hint).toMatch(/^Index, shard-key or collection-option differences/);
+  });
+
+  it.each([
+    ["failedTasks", { failedTasks: undefined }],
+    ["metadataMismatchTasks", { metadataMismatchTasks: undefined }],
+  ])("finished without %s: no result to trust", async (_, gap) => {
+    const end = vp("idle", 2, { total: 8, completed: 8 });
+    Object.assign(end.verificationStatus!, gap);
+    const s = setup({ progress: documented(end) });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(
+      /^the verifier finished without its counters \(failedTasks and metadataMismatchTasks\): no result to trust \(phase idle, generation 2/,
+    );
+    expect(e.hint).toBe("Read the verifier's /api/v1/summary and its log; is this the migration verifier?");
+  });
+
+  it("finished without any counters: no result to trust", async () => {
+    const s = setup({ progress: documented({ phase: "idle", generation: 2, error: null }) });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "the verifier finished without its counters (failedTasks and metadataMismatchTasks): no result to trust (phase idle, generation 2)",
+    );
+  });
+
+  it("[idle] a verifier that restarted after writesOff (the check and writesOff lost): the verification begins again once, and passes", async () => {
+    // check 1 running, gone after writesOff 1 (a fresh process), check 2 running, finished after writesOff 2
+    const s = setup({
+      progress: (st) => (st.check === 0 ? FRESH : st.writesOff < st.check ? CHECKING : st.check === 1 ? FRESH : PASSED),
+    });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
+    expect(s.reconcile()).toEqual([
+      "the verifier shows no check any more (phase idle, generation 0, no task) or an earlier generation than when this verification began: it restarted and lost this run's check and writesOff; the verification begins again",
+    ]);
+    expect(s.of("verifier.baseline")).toHaveLength(2);
+    expect(s.logs("info")).toEqual([VERIFIED]);
+  });
+
+  it("an adopted check whose generation goes back (another process): lost, begun again", async () => {
+    // adopted at generation 5; after writesOff generation 1 (another process), then a fresh one
+    const s = setup({
+      progress: (st) =>
+        st.check === 0
+          ? st.writesOff === 0
+            ? vp("recheck", 5)
+            : st.n === 2
+              ? vp("check", 1)
+              : FRESH
+          : st.writesOff < 2
+            ? CHECKING
+            : PASSED,
+    });
+    await s.run();
+    expect(s.v.ops()).toEqual(["writesOff", "check", "writesOff"]);
+  });
+
+  it("lost twice: the step fails (something keeps restarting the verifier)", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 || st.writesOff === st.check ? FRESH : CHECKING) });
+    const e = await failure(s.run());
+    expect(e.message).toBe("the verifier lost this run's verification twice (it shows no check: it restarted)");
+    expect(e.hint).toBe(
+      "Is something restarting the verifier? Read its log; run again with --resume once it stays up.",
+    );
+    expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
+  });
+
+  it("progress with an error: the verifier itself failed (not a data difference)", async () => {
+    const s = setup({ progress: documented({ ...PASSED, error: "metadata: no space" }) });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `the verifier failed: "metadata: no space" (phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0)`,
+    );
+    expect(e.hint).toMatch(/^The verifier itself failed \(not a data difference\)/);
+  });
+
+  it("the step's time limit while rechecking: said with the verifier's last progress", async () => {
+    const c = new AbortController();
+    const s = setup(
+      {
+        progress: (st) => {
+          if (st.n === 4) c.abort(new StepTimeout(6000));
+          return st.writesOff === 0 ? documented()(st) : vp("recheck", 4);
+        },
+      },
+      { signal: c.signal },
+    );
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "timed out after 6s waiting for the verifier to finish: verifier: phase idle (finished) (now phase recheck, generation 4, totalTasks 0, completedTasks 0, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0)",
+    );
+  });
+
+  it("a failed read while waiting for the result is no sample (waits on)", async () => {
+    const s = setup({ progress: (st) => (st.writesOff === 0 ? documented()(st) : st.n === 2 ? "reset" : PASSED) });
+    await s.run();
+    expect(s.logs("info")).toEqual(["verifier progress answers again", VERIFIED]);
+  });
+});
+
+describe("a verification that keeps rechecking says so, with the instances that still see writes", () => {
+  const R = vp("recheck", 1, { total: 8, completed: 3 });
+  const resumed = () => accepted({ writesOff: { answered: "ok", at: 1 } });
+  const warn = (minutes: number, hint = "") =>
+    `the verifier has been rechecking for ${minutes} min (generation 1): writes still arriving? Each generation re-verifies what changed on the source meanwhile, so it ends only once writes have stopped${hint}`;
+
+  it("every 2 minutes of rechecking, naming lagging instances, then those still applying events", async () => {
+    const s = setup(
+      { progress: [R, R, R, R, R, R, PASSED], tickMs: 60_000 },
+      {
+        memory: resumed(),
+        fleet: [
+          [
+            { ...COMMITTED, totalEventsApplied: 10, lagTimeSeconds: 30 },
+            { ...COMMITTED, totalEventsApplied: 25, lagTimeSeconds: 1 },
+          ],
+          [{ ...COMMITTED, totalEventsApplied: 3, lagTimeSeconds: 0 }],
+        ],
+      },
+    );
+    await s.run();
+    expect(s.logs("warn")).toEqual([
+      warn(2, "; instances that still see changes: sync0 (lag 30 s)"),
+      warn(4, "; instances that still see changes: sync0 (applied 15 more events)"),
+    ]);
+  });
+
+  it("in runbook time: a rehearsal's faster clock says 2 min after 2.4 s at ×50", async () => {
+    const s = setup(
+      { progress: [R, R, R, R, PASSED], tickMs: 1200 },
+      { memory: resumed(), scale: (ms) => ms / 50, fleet: [[COMMITTED]] },
+    );
+    await s.run();
+    expect(s.logs("warn")).toEqual([warn(2)]);
+  });
+
+  it("a fleet read that fails: said without instances, and the next compares with the last read that answered", async () => {
+    const v = scriptedVerifier({ progress: [R, R, R, R, R, R, R, R, PASSED], tickMs: 60_000 });
+    const f = scripted({ sends: [], reads: [[{ totalEventsApplied: 10 }, { totalEventsApplied: 12 }]] });
+    let failed = false;
+    const fleet: Fleet = {
+      ...f.fleet,
+      progress: (signal) =>
+        f.reads === 1 && !failed ? ((failed = true), Promise.reject(new Error("down"))) : f.fleet.progress(signal),
+    };
+    const { ctx, events } = verifierContext(fleet, v.verifier, { memory: resumed() });
+    await verify.run(ctx, {});
+    const warns = events.flatMap((e) => (e.type === "log" && e.level === "warn" ? [e.message] : []));
+    expect(warns).toEqual([
+      warn(2),
+      warn(4),
+      warn(6, "; instances that still see changes: sync0 (applied 2 more events)"),
+    ]);
+  });
+});
+
+describe("VerifierReader: a gone verifier fails fast, a slow one is waited for", () => {
+  function reader(script: VScript, giveUpMs = 500, signal?: AbortSignal) {
+    const v = scriptedVerifier(script);
+    const f = scripted({ sends: [], reads: [[COMMITTED]] });
+    const { ctx, events } = verifierContext(f.fleet, v.verifier, signal ? { signal } : {});
+    const r = new VerifierReader(ctx, v.verifier, giveUpMs);
+    const logs = () => events.flatMap((e) => (e.type === "log" ? [[e.level, e.message]] : []));
+    const readAll = async (n: number) => {
+      const out: (VerifierProgress | undefined)[] = [];
+      for (let i = 0; i < n; i++) out.push(await r.read(ctx.signal));
+      return out;
+    };
+    return { v, r, ctx, events, logs, readAll };
+  }
+  const REFUSED = `${VERIFIER_URL}: progress failed: connection refused (ECONNREFUSED)`;
+
+  it("a read that answers is the progress, sampled into the journal", async () => {
+    const s = reader({ progress: [CHECKING] });
+    expect(await s.r.read(s.ctx.signal)).toEqual(CHECKING);
+    expect(s.events).toMatchObject([{ type: "verifier.sampled", progress: CHECKING }]);
+  });
+
+  it("an answer without an error field is not a failure (older verifiers)", async () => {
+    const { error: _, ...noError } = CHECKING;
+    const s = reader({ progress: [noError] });
+    expect(await s.r.read(s.ctx.signal)).toEqual(noError);
+  });
+
+  it.each([
+    ["refused (not running)", "refused", REFUSED, /^The verifier is not running \(it exits after a failed check/],
+    [
+      "reset",
+      "reset",
+      `${VERIFIER_URL}: progress failed: connection reset (ECONNRESET)`,
+      /^The verifier is not running/,
+    ],
+    [
+      "a top-level {error} [idle]",
+      { error: "metadata unreachable" },
+      `${VERIFIER_URL}: progress refused: metadata unreachable`,
+      /^The verifier cannot read its own progress \(its metadata database\?\)/,
+    ],
+    [
+      "something else answering",
+      "non-json",
+      `${VERIFIER_URL}: progress failed: HTTP 502 non-JSON answer`,
+      /^Something other than the verifier answers at the runbook's `verifier:` URL/,
+    ],
+  ] as const)("%s for giveUpAfter: the step fails with what was seen", async (_, read, problem, hint) => {
+    const s = reader({ progress: [read] });
+    // 100 ms a read: the first failure at +100, the 6th at +600 = 500 ms of failures
+    expect(await s.readAll(5)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    const e = await failure(s.r.read(s.ctx.signal));
+    expect(e.message).toBe(`the verifier has failed for 500ms: ${problem}`);
+    expect(e.hint).toMatch(hint);
+    // said once, not at every read
+    expect(s.logs()).toEqual([["warn", `verifier progress: ${problem}; giving up after 500ms of failures`]]);
+  });
+
+  it("each new kind of failure is said; the count runs from the first", async () => {
+    const s = reader({ progress: ["refused", "refused", "reset"] }, 400);
+    await s.readAll(3);
+    const e = await failure(s.readAll(2));
+    expect(e.message).toMatch(/^the verifier has failed for 400ms: .*connection reset/);
+    expect(s.logs().map(([, m]) => m)).toEqual([
+      `verifier progress: ${REFUSED}; giving up after 400ms of failures`,
+      `verifier progress: ${VERIFIER_URL}: progress failed: connection reset (ECONNRESET); giving up after 400ms of failures`,
+    ]);
+  });
+
+  it("an answer in between starts the count over, and is said", async () => {
+    const s = reader({ progress: ["refused", "refused", "refused", CHECKING, "refused", "refused", "refused"] });
+    const got = await s.readAll(7);
+    expect(got[3]).toEqual(CHECKING);
+    expect(s.logs()).toEqual([
+      ["warn", `verifier progress: ${REFUSED}; giving up after 500ms of failures`],
+      ["info", "verifier progress answers again"],
+      ["warn", `verifier progress: ${REFUSED}; giving up after 500ms of failures`],
+    ]);
+  });
+
+  it("slow answers (a check setting itself up) are no failure: waited for, said once", async () => {
+    const s = reader(
+      { progress: ["timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", CHECKING] },
+      300,
+    );
+    const got = await s.readAll(8);
+    expect(got.at(-1)).toEqual(CHECKING);
+    expect(s.logs()).toEqual([
+      ["info", "verifier progress: no answer within 10s (it answers only once a check has set itself up): waiting"],
+    ]);
+  });
+
+  it("slow answers between failures do not reset the count", async () => {
+    const s = reader({ progress: ["refused", "timeout", "timeout", "timeout", "refused"] }, 400);
+    await s.readAll(4);
+    const e = await failure(s.r.read(s.ctx.signal));
+    expect(e.message).toMatch(/^the verifier has failed for 400ms/);
+  });
+
+  it("an interrupted read is passed on as is, not counted as a failure", async () => {
+    const c = new AbortController();
+    const stop = new Error("interrupted");
+    c.abort(stop);
+    const s = reader({ progress: [CHECKING] }, 500, c.signal);
+    await expect(s.r.read(c.signal)).rejects.toBe(stop);
+    expect(s.logs()).toEqual([]);
+  });
+
+  it("through the step: giveUpAfter in runbook time (scaled), the default a minute", async () => {
+    const gone = setup({ progress: ["refused"], tickMs: 1000 }, { scale: (ms) => ms / 10 });
+    const e = await failure(gone.run({ giveUpAfter: "30s" }));
+    expect(e.message).toMatch(/^the verifier has failed for 3s: /);
+    const long = setup({ progress: ["refused"], tickMs: 10_000 });
+    const e2 = await failure(long.run());
+    expect(DEFAULT_VERIFIER_GIVE_UP_MS).toBe(60_000);
+    expect(e2.message).toMatch(/^the verifier has failed for 1m 00s: /);
+  });
+});
+
+describe("verifierTools", () => {
+  it("a verification step without the runbook's verifier: refused, naming the kind", () => {
+    const f = scripted({ sends: [], reads: [[COMMITTED]] });
+    const v = scriptedVerifier({ progress: [FRESH] });
+    const { ctx } = verifierContext(f.fleet, v.verifier, { noVerifier: true, kind: "startVerification" });
+    let e: unknown;
+    try {
+      verifierTools(ctx, {});
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(StepFailure);
+    expect((e as StepFailure).message).toBe("startVerification needs the runbook's `verifier:` URL");
+    expect((e as StepFailure).hint).toBe(
+      "Add `verifier: http://host:port` (the migration verifier's own port, e.g. 27020).",
+    );
+  });
+
+  it("its time limits: the request's unscaled, giveUpAfter scaled", () => {
+    const f = scripted({ sends: [], reads: [[COMMITTED]] });
+    const v = scriptedVerifier({ progress: [FRESH] });
+    const { ctx } = verifierContext(f.fleet, v.verifier, { scale: (ms) => ms / 4 });
+    const t = verifierTools(ctx, { requestTimeout: "10s", giveUpAfter: "20s", filter: { a: 1 } });
+    expect([t.v, t.requestTimeoutMs, t.reader.giveUpMs, t.filter]).toEqual([v.verifier, 10_000, 5000, { a: 1 }]);
+    const d = verifierTools(ctx, {});
+    expect([d.requestTimeoutMs, d.reader.giveUpMs, d.filter]).toEqual([300_000, 15_000, undefined]);
+  });
+});
+
+describe("refused: the verifier's text and what it means [lock][writesoff-twice]", () => {
+  const svc = (error: string, description = "") => new ServiceError(VERIFIER_URL, "progress", error, description, 200);
+  const tr = (code: "timeout" | "network" | "non-json" | "bad-answer" | "connect", requestSent = true) =>
+    new TransportError(VERIFIER_URL, "progress", code, code, { requestSent });
+  const thrown = (f: () => void): StepFailure => {
+    try {
+      f();
+    } catch (e) {
+      expect(e).toBeInstanceOf(StepFailure);
+      return e as StepFailure;
+    }
+    throw new Error("did not throw");
+  };
+
+  it.each(["check", "writesOff"] as const)("%s answered 'request in progress': the verifier now shuts down", (op) => {
+    const e = thrown(() => refused(op, svc("APIError", "Request in progress")));
+    expect(e.message).toBe(`the verifier refused ${op}: APIError: Request in progress`);
+    expect(e.hint).toMatch(/^Another operational request was being handled .* and the verifier now shuts down/);
+  });
+
+  it("writesOff already set, this run had not sent it: something else did", () => {
+    const e = thrown(() => refused("writesOff", svc("writesOff already set")));
+    expect(e.message).toBe(
+      "the verifier refused writesOff: writesOff already set (this run had not sent it: something else did)",
+    );
+    expect(e.hint).toMatch(/^Something other than this run told the verifier writes are off/);
+  });
+
+  it("writesOff already set after this run's refused one: it stays set, this verification never finishes", () => {
+    const e = thrown(() =>
+      refused("writesOff", svc("writesOff already set"), { answered: "error", at: 1, error: "no time" }),
+    );
+    expect(e.message).toBe(
+      "the verifier refused writesOff: writesOff already set (this run's earlier writesOff was refused: no time)",
+    );
+    expect(e.hint).toMatch(/^The verifier sets its writes-off flag before it reads the clusters' times, so a refused/);
+  });
+
+  it("writesOff already set, this run's earlier one without its text", () => {
+    const e = thrown(() => refused("writesOff", svc("writesOff already set"), { answered: "error", at: 1 }));
+    expect(e.message).toBe(
+      "the verifier refused writesOff: writesOff already set (this run had not sent it: something else did)",
+    );
+    expect(e.hint).toMatch(/^The verifier sets its writes-off flag/);
+  });
+
+  it("writesOff failing to read a cluster time: cannot be retried", () => {
+    const e = thrown(() => refused("writesOff", svc("failed to fetch source's Cluster Time: x")));
+    expect(e.message).toBe("the verifier refused writesOff: failed to fetch source's Cluster Time: x");
+    expect(e.hint).toMatch(
+      /^The verifier sets its writes-off flag before it reads the clusters' times, so this refusal cannot be retried/,
+    );
+  });
+
+  it("for check, 'already set' and 'cluster time' are refusals like any other", () => {
+    for (const text of ["writesOff already set", "failed to fetch source's cluster time"]) {
+      const e = thrown(() => refused("check", svc(text)));
+      expect(e.message).toBe(`the verifier refused check: ${text}`);
+      expect(e.hint).toBe("Read the verifier's log; nothing was sent again.");
+    }
+  });
+
+  it("a request never sent: not sent, is the verifier running?", () => {
+    const e = thrown(() => refused("check", tr("connect", false)));
+    expect(e.message).toBe(`verifier check not sent: ${VERIFIER_URL}: progress failed: connect`);
+    expect(e.hint).toMatch(/^Is the verifier running at the runbook's `verifier:` URL\?/);
+  });
+
+  it.each(["non-json", "bad-answer"] as const)("writesOff answered %s: the handler failed (its panic)", (code) => {
+    const e = thrown(() => refused("writesOff", tr(code)));
+    expect(e.message).toBe(`verifier writesOff failed: ${VERIFIER_URL}: progress failed: ${code}`);
+    expect(e.hint).toMatch(/^The verifier's handler failed \(an empty HTTP 500 is its panic/);
+  });
+
+  it("no answer (unknown outcome): returns, the caller learns it from progress", () => {
+    expect(refused("writesOff", tr("timeout"))).toBeUndefined();
+    expect(refused("writesOff", tr("network"))).toBeUndefined();
+    expect(refused("check", tr("non-json"))).toBeUndefined();
+    expect(refused("check", tr("bad-answer"))).toBeUndefined();
+    expect(refused("check", new Error("other"))).toBeUndefined();
+  });
+
+  it("writesOff refused through the step: the run's memory says refused, the text is the verifier's", async () => {
+    const s = setup({
+      writesOff: [{ refused: "failed to fetch source's cluster time", description: "" }],
+      progress: documented(),
+    });
+    const e = await failure(s.run());
+    expect(e.message).toBe("the verifier refused writesOff: failed to fetch source's cluster time");
+    expect(s.m.writesOff).toMatchObject({ answered: "error" });
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("writesOff refused again after this run's refused one: names the earlier refusal", async () => {
+    const s = setup(
+      { writesOff: [{ refused: "writesOff already set" }], progress: [CHECKING] },
+      { memory: accepted({ writesOff: { answered: "error", at: 1, error: "cluster time" } }) },
+    );
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "the verifier refused writesOff: writesOff already set (this run's earlier writesOff was refused: cluster time)",
+    );
+  });
+
+  it("writesOff never sent: fails, nothing in flight", async () => {
+    const s = setup({ writesOff: ["not-sent"], progress: documented() });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(/^verifier writesOff not sent: /);
+    expect(s.m.writesOff).toMatchObject({ answered: "error" });
+  });
+});
+
+describe("askOf: what an outcome means for the run's memory", () => {
+  const err = (o: ServiceError | TransportError) => askOf({ ok: false, error: o, sentAt: 0, durationMs: 1 }, 7);
+  const tr = (code: "timeout" | "aborted" | "network" | "non-json" | "connect", requestSent = true) =>
+    new TransportError(VERIFIER_URL, "progress", code, code, { requestSent });
+
+  it("accepted, refused, never sent, or unknown (in flight only when it timed out or was cut short)", () => {
+    expect(askOf({ ok: true, answer: { success: true }, sentAt: 0, durationMs: 1, status: 200 }, 7)).toEqual({
+      answered: "ok",
+      at: 7,
+    });
+    const m = (c: string) => `${VERIFIER_URL}: progress failed: ${c}`;
+    expect(err(new ServiceError(VERIFIER_URL, "progress", "E", "d", 200))).toEqual({
+      answered: "error",
+      at: 7,
+      error: `${VERIFIER_URL}: progress refused: E: d`,
+    });
+    expect(err(tr("connect", false))).toEqual({ answered: "error", at: 7, error: m("connect") });
+    expect(err(tr("timeout"))).toEqual({ answered: "unknown", at: 7, error: m("timeout"), inFlight: true });
+    expect(err(tr("aborted"))).toEqual({ answered: "unknown", at: 7, error: m("aborted"), inFlight: true });
+    expect(err(tr("network"))).toEqual({ answered: "unknown", at: 7, error: m("network") });
+    expect(err(tr("non-json"))).toEqual({ answered: "unknown", at: 7, error: m("non-json") });
+  });
+
+  it("forget: a new verification, nothing asked", () => {
+    const m: VerifierMemory = accepted({ writesOff: { answered: "ok", at: 1 } });
+    forget(m);
+    expect(m).toEqual({});
+  });
+});
+
+describe("verify: what it is, for the plan and lint", () => {
+  const to = {
+    instances: ["http://a:1", "http://b:2"],
+    verifier: "http://v:27020",
+    redact: (s: string) => s.replace("secret", "***"),
+  };
+
+  it("its body, title and timing", () => {
+    expect(verify.body({ verify: null })).toEqual({});
+    expect(verify.body({ verify: { timeout: "1h" } })).toEqual({ timeout: "1h" });
+    expect(verify.body({ commit: {} })).toBeUndefined();
+    expect(verify.title({})).toBe("Verify the destination against the source");
+    expect(verify.timing!({ timeout: "2h", pollInterval: "5s", giveUpAfter: "1m" })).toEqual({
+      timeout: "2h",
+      pollInterval: "5s",
+    });
+  });
+
+  it("its plan: change event application, the baseline, one check, progress, the states, writesOff once, the result", () => {
+    expect(verify.plan({ filter: { db: "secret" } }, to)).toEqual([
+      {
+        method: "GET",
+        target: "http://a:1",
+        path: "/api/v1/progress",
+        note: "polled until change event application (unless the run's check runs)",
+      },
+      {
+        method: "GET",
+        target: "http://b:2",
+        path: "/api/v1/progress",
+        note: "polled until change event application (unless the run's check runs)",
+      },
+      { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "no check yet: the baseline" },
+      {
+        method: "POST",
+        target: to.verifier,
+        path: "/api/v1/check",
+        body: { filter: { db: "***" } },
+        note: "once per verification; adopted, not sent, when the run's check (or another) already runs",
+      },
+      { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until the check runs" },
+      { method: "GET", target: "http://a:1", path: "/api/v1/progress", note: "read once: the states writesOff meets" },
+      { method: "GET", target: "http://b:2", path: "/api/v1/progress", note: "read once: the states writesOff meets" },
+      {
+        method: "POST",
+        target: to.verifier,
+        path: "/api/v1/writesOff",
+        body: {},
+        note: "once; never resent (not when already accepted in the run this one resumes)",
+      },
+      { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until phase idle: the result" },
+    ]);
+  });
+
+  const flow = (o: Partial<Flow> = {}): Flow => ({
+    states: new Set(["COMMITTED"]),
+    writesStopped: true,
+    canCommitSeen: true,
+    ceaReached: false,
+    starts: [0],
+    firstCommand: 0,
+    committed: 3,
+    pendingCommits: new Set(),
+    verifying: undefined,
+    checkMay: undefined,
+    checkMust: false,
+    writesOffMay: false,
+    writesOffMust: false,
+    ...o,
+  });
+  function lint(f: Flow, steps: Step[] = [{ commit: {} }], external?: boolean) {
+    const reports: [string, string][] = [];
+    const at = {
+      index: 5,
+      step: { verify: {} },
+      runbook: { steps, ...(external === undefined ? {} : { writesStoppedExternally: external }) },
+      flow: f,
+      report: (rule: string, message: string) => reports.push([rule, message]),
+    } as unknown as SequenceStep;
+    const out = verify.sequence({}, at);
+    return { reports, out, rules: reports.map(([r]) => r) };
+  }
+
+  it("after commit, writes stopped: nothing to report; the check and writesOff are then certain", () => {
+    const { reports, out } = lint(flow());
+    expect(reports).toEqual([]);
+    expect(out.ok).toEqual(
+      flow({ checkMay: 5, checkMust: true, writesOffMay: true, writesOffMust: true, ceaReached: true }),
+    );
+    // failed: a check may have started, writesOff may have been sent, a verification may be in progress
+    expect(out.failed).toEqual(flow({ verifying: { at: 5, embedded: false }, checkMay: 5, writesOffMay: true }));
+  });
+
+  it("an earlier check is kept as the first; an embedded verification stays, a verifier's ends", () => {
+    const embedded = lint(flow({ checkMay: 2, checkMust: true, verifying: { at: -1, embedded: true } }));
+    expect(embedded.out.ok).toMatchObject({ checkMay: 2, verifying: { at: -1, embedded: true } });
+    expect(embedded.out.failed).toMatchObject({ checkMay: 2, verifying: { at: 5, embedded: false }, checkMust: true });
+    const started = lint(flow({ checkMay: 2, checkMust: true, verifying: { at: 2, embedded: false } }));
+    expect(started.out.ok.verifying).toBeUndefined();
+  });
+
+  it("[after-commit] writesOff while the sync can still be before COMMITTED, with a commit in the runbook", () => {
+    const { reports } = lint(flow({ states: new Set(["RUNNING", "COMMITTING", "COMMITTED"]) }));
+    expect(reports).toEqual([
+      [
+        "writes-off-before-commit",
+        `This verify sends writesOff while the sync can still be RUNNING or COMMITTING: ${METADATA_BEFORE_COMMIT}. The verification then fails on those collections.`,
+      ],
+    ]);
+  });
+
+  it("writesOff before COMMITTED is reported when no commit step is there but the sync cannot be COMMITTED", () => {
+    expect(lint(flow({ states: new Set(["RUNNING"]) }), []).rules).toEqual(["writes-off-before-commit"]);
+    // COMMITTED reachable and no commit step of this runbook (another's): not this verify's mistake
+    expect(lint(flow({ states: new Set(["RUNNING", "COMMITTED"]) }), []).rules).toEqual([]);
+    // a commit step that never runs does not count
+    const off = [{ commit: {}, when: false } as unknown as Step];
+    expect(lint(flow({ states: new Set(["RUNNING", "COMMITTED"]) }), off).rules).toEqual([]);
+    expect(lint(flow({ states: new Set(["RUNNING", "COMMITTED"]) }), [{ verify: {} }]).rules).toEqual([]);
+  });
+
+  it("writesOff where no stopWrites is sure to have run, unless writes are stopped externally", () => {
+    expect(lint(flow({ writesStopped: false })).reports).toEqual([
+      [
+        "verify-writes-off-early",
+        "This verify tells the verifier that writes to the source have stopped (writesOff), and no stopWrites step is sure to have run before it.",
+      ],
+    ]);
+    expect(lint(flow({ writesStopped: false }), undefined, true).reports).toEqual([]);
+    expect(lint(flow({ writesStopped: false }), undefined, false).rules).toEqual(["verify-writes-off-early"]);
+  });
+
+  it("a verification where no sync runs: reported, unless the check is already certain", () => {
+    expect(lint(flow({ states: new Set(["IDLE"]) }), []).reports[0]).toEqual([
+      "verify-before-cea",
+      "No sync is running here (the fleet is IDLE until start), so change event application is never reached and verification cannot begin.",
+    ]);
+    expect(lint(flow({ states: new Set(["IDLE"]), checkMust: true }), []).rules).toEqual(["writes-off-before-commit"]);
+  });
+});
