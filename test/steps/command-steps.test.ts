@@ -621,3 +621,132 @@ describe("what the command steps plan, and how they are named", () => {
     }
   });
 });
+
+describe("the details an operator reads, and a lost answer judged by each command's own effect", () => {
+  it("[facts-init] every INITIALIZING instance is named; the wait is a decision that lets the step go on", async () => {
+    const s = setup({
+      sends: [{}],
+      reads: [
+        [{ state: "IDLE" }],
+        [{ state: "INITIALIZING" }, { state: "IDLE" }],
+        [{ state: "INITIALIZING" }, { state: "IDLE" }],
+      ],
+    });
+    await start.run(s.ctx, body);
+    expect(s.decisions().filter((d) => d.kind === "retry")).toMatchObject([
+      {
+        ok: true,
+        reason: "sync1, sync2 INITIALIZING (not ready for start yet): reading progress until every instance is IDLE",
+      },
+    ]);
+  });
+
+  it("[facts-init] INITIALIZING beside an unreachable instance: not waited out, refused at once", async () => {
+    const s = setup({ sends: [{}], reads: each({ state: "INITIALIZING" }, "error") });
+    const err = await failure(start.run(s.ctx, body));
+    expect(err.message).toMatch(/sync0 is INITIALIZING, sync1 is unreachable/);
+    expect(s.decisions().filter((d) => d.kind === "retry")).toEqual([]);
+  });
+
+  it("start, commit, pause: an answer lost after the request left, and progress then shows the command's effect: taken, never resent", async () => {
+    const ready: Read = { state: "RUNNING", canCommit: true };
+    const st = setup({
+      sends: [{ 1: "reset" }],
+      reads: [[{ state: "IDLE" }], [{ state: "IDLE" }, { state: "RUNNING" }]],
+    });
+    await start.run(st.ctx, body);
+    expect(st.f.sent).toEqual([[0], [0]]);
+    const co = setup({ sends: [{ 0: "reset" }], reads: [[ready, { state: "COMMITTING" }]] });
+    await commit.run(co.ctx, {});
+    expect(co.f.sent).toEqual([[0]]);
+    expect(co.events.filter((e) => e.type === "commit.sent")).toHaveLength(1);
+    const pa = setup({ sends: [{ 0: "reset" }], reads: [[{ state: "RUNNING" }, { state: "PAUSED" }]] });
+    await lifecycle("pause").run(pa.ctx, {});
+    expect(pa.f.sent).toEqual([[0]]);
+  });
+
+  it("[design] a commit every instance refused: not accepted anywhere, the run knows it", async () => {
+    const ready: Read = { state: "RUNNING", canCommit: true };
+    const s = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready) });
+    await failure(commit.run(s.ctx, {}));
+    expect(s.ctx.run.memory.commitAccepted).toBe(false);
+    expect(s.ctx.run.memory.commitSent).toBe(true);
+  });
+
+  it("every earlier error and every forgiven refusal is named", async () => {
+    const ready: Read = { state: "RUNNING", canCommit: true };
+    const errors = [
+      { op: "pause", instance: "sync0", error: "A" },
+      { op: "start", instance: "sync1", error: "B" },
+    ];
+    const s = setup({ sends: [{}], reads: each(ready, ready) }, { errors });
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.message).toBe("refused (no-errors): instances answered with errors earlier: pause: A; start: B");
+    const targets = { only: [1, 2], why: "completing the commit", forgive: ["sync1", "sync2"] };
+    const f = setup(
+      { sends: [{}], reads: [[{ state: "COMMITTING" }], [ready], [ready]] },
+      {
+        targets,
+        yes: true,
+        errors: [
+          { op: "commit", instance: "sync1", error: "X" },
+          { op: "commit", instance: "sync2", error: "X" },
+        ],
+      },
+    );
+    await commit.run(f.ctx, {});
+    expect(f.check("no-errors")[0]!.reason).toBe(
+      "no instance answered with an error in this run, besides the commit refusals of sync1, sync2 being completed",
+    );
+    expect(f.questions).toEqual([]);
+    expect(f.check("confirm")[0]!.reason).toBe(
+      "answered yes by --yes: Send commit to sync1, sync2 only (completing the commit)?",
+    );
+  });
+
+  it("a split's hint names every refuser", async () => {
+    const ready: Read = { state: "RUNNING", canCommit: true };
+    const s = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready, ready) });
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.hint).toMatch(/^Find out why sync0, sync1 refused and fix it/);
+  });
+
+  it("a targeted command names every other instance; its refusals say what to do", async () => {
+    const s = setup(
+      { sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING" }, { state: "PAUSED" }) },
+      { targets: { only: [1], why: "w" }, yes: true },
+    );
+    await lifecycle("pause").run(s.ctx, {});
+    expect(s.check("fleet-state")[0]!.reason).toBe(
+      "pause to sync1 only (w); the others are sync0 PAUSED, sync2 PAUSED",
+    );
+    const none = setup(
+      { sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING" }) },
+      { targets: { only: [1], why: "w" } },
+    );
+    expect((await failure(lifecycle("pause").run(none.ctx, {}))).hint).toBe(
+      "Run it in a terminal, or pass --yes to confirm it.",
+    );
+    const no = setup(
+      { sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING" }) },
+      { targets: { only: [1], why: "w" }, prompt: () => false },
+    );
+    expect((await failure(lifecycle("pause").run(no.ctx, {}))).hint).toBe("Nothing was sent.");
+  });
+
+  it("start's plan names every part that depends on the service version", () => {
+    const b = {
+      source: "cluster0",
+      destination: "cluster1",
+      buildIndexes: "never" as const,
+      verification: { enabled: true },
+    };
+    const plan = start.plan(b, {
+      instances: ["http://a:27182"],
+      verifier: "http://v:27020",
+      redact: (t: string) => t,
+      serviceVersion: "1.8.0",
+    });
+    expect(plan[1]!.note).toMatch(/^service 1\.8\.0: .+; .+$/);
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * What each command step does to lint's model of the fleet (src/steps/{start,commit,lifecycle}.ts
+ * `sequence`), and the words of the findings it makes: the line it names, the variant of the
+ * message that fits the runbook. test/lint/rules.test.ts pins which rule fires on which line;
+ * these pin the model behind it and what the operator reads.
+ *
+ * - [spec-start] spec: "/start … The sync must be in the IDLE state."
+ * - [spec-commit] spec: commit needs RUNNING with canCommit true; the documented cutover stops
+ *   writes to the source before commit ("unless write blocking covers it").
+ * - [facts-embedded] service facts: the embedded verifier (1.9+) is on unless the start body
+ *   turns it off, and checks until commit; the verifier does not support DDL.
+ * - [spec-reverse] spec: reverse needs COMMITTED and a start with `reversible: true`.
+ */
+import { describe, expect, it } from "vitest";
+import type { Diagnostic } from "../../src/diagnostics.js";
+import { COMMIT, READY, START, STOP, lintYaml, runbook } from "../support/lint.js";
+
+const COMMIT_ONLY = "  - commit: {}\n";
+const HOOK = "  - hook: { use: shell, with: { command: [echo, hi] } }\n";
+const FIRST = 10; // the line of the first step in runbook()
+
+async function lint(yaml: string): Promise<Diagnostic[]> {
+  const { loader, rules } = await lintYaml(yaml);
+  expect(loader).toEqual([]);
+  return rules.filter((d) => d.severity !== "info");
+}
+const ids = (ds: Diagnostic[]) => ds.map((d) => d.rule);
+const message = (ds: Diagnostic[], rule: string) => ds.find((d) => d.rule === rule)?.message;
+
+describe("start", () => {
+  it("[spec-start] a second start names the first, and changes nothing of the model", async () => {
+    const ds = await lint(runbook(START + START + READY + STOP + COMMIT));
+    expect(ids(ds)).toEqual(["start-twice"]);
+    expect(message(ds, "start-twice")).toBe(
+      `The sync is already started by the start at line ${FIRST}; start is allowed only in IDLE.`,
+    );
+  });
+
+  it("[spec-start] a start after another command names it; a third start names the one after it", async () => {
+    const ds = await lint(runbook("  - pause: {}\n" + START + START + READY + STOP + COMMIT));
+    expect(message(ds, "start-not-first")).toBe(
+      `start is allowed only in IDLE, and the pause at line ${FIRST} runs before it.`,
+    );
+    expect(message(ds, "start-twice")).toBe(
+      `The sync is already started by the start at line ${FIRST + 1}; start is allowed only in IDLE.`,
+    );
+    expect(ids(ds)).toEqual(["start-not-first", "start-twice"]);
+  });
+
+  it("[spec-commit] a start resets the canCommit wait: one before it does not count for the commit after it", async () => {
+    // (the wait before the start cannot hold on an IDLE fleet either: lint says so too)
+    expect(ids(await lint(runbook(READY + START + STOP + COMMIT)))).toEqual([
+      "wait-never-holds",
+      "commit-without-can-commit-wait",
+    ]);
+  });
+
+  it("[facts-embedded] 1.9+: the embedded verifier checks from the start until commit; off when the start says so; on before 1.9 only when asked", async () => {
+    const v = (version: string) => `serviceVersion: "${version}"\n`;
+    const rb = (start: string, version: string) =>
+      runbook(start + READY + HOOK + STOP + COMMIT + HOOK, "").replace('serviceVersion: "1.8.0"\n', v(version));
+    const on = await lint(rb(START, "1.9.0"));
+    expect(ids(on)).toEqual(["hook-during-verify"]);
+    expect(on[0]!.line).toBe(FIRST + 2);
+    expect(message(on, "hook-during-verify")).toBe(
+      `This hook runs while the embedded verifier (on by default since service 1.9) checks from the start at line ${FIRST} until commit; the verifier does not support DDL, so the hook must run none.`,
+    );
+    const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
+    expect(ids(await lint(rb(off, "1.9.0")))).toEqual([]);
+    const asked = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: true } }\n";
+    expect(ids(await lint(rb(START, "1.8.0")))).toEqual([]);
+    // (and lint says 1.8 does not know the field)
+    expect(ids(await lint(rb(asked, "1.8.0")))).toEqual(["version-feature", "hook-during-verify"]);
+  });
+});
+
+describe("commit", () => {
+  it("[spec-commit] a second commit names the first", async () => {
+    const ds = await lint(runbook(START + READY + STOP + COMMIT + COMMIT));
+    expect(message(ds, "commit-twice")).toBe(
+      `The sync is already committed by the commit at line ${FIRST + 3}; commit needs state RUNNING.`,
+    );
+  });
+
+  it("[spec-commit] a commit the fleet cannot take is judged no further (no write-stop or canCommit findings)", async () => {
+    expect(ids(await lint(runbook(START + "  - pause: {}\n" + COMMIT_ONLY)))).toEqual(["command-impossible-state"]);
+  });
+
+  it("[spec-commit] no stopWrites before it: said so; one after it does not count", async () => {
+    const ds = await lint(runbook(START + READY + COMMIT + STOP));
+    expect(message(ds, "commit-without-stop-writes")).toBe(
+      'No stopWrites step runs before this commit; application writes to the source must be stopped, or data written during commit may be lost. Write blocking that covers the source counts (before 1.20: `enableUserWriteBlocking: true` or `"sourceAndDestination"` in start, which blocks source writes once commit is sent): with it, declare `writesStoppedExternally: true`.',
+    );
+  });
+
+  it("[spec-commit] a stopWrites that may not have run (continueOnError): not sure it succeeded", async () => {
+    const maybe =
+      "  - { stopWrites: { use: shell, with: { command: [off] }, undo: { use: shell, with: { command: [on] } } }, continueOnError: true }\n";
+    const ds = await lint(runbook(START + READY + maybe + COMMIT));
+    expect(message(ds, "commit-without-stop-writes")).toMatch(
+      /^No stopWrites step is sure to have succeeded before this commit \(one may be skipped or continue on error\); writes during commit may lose data\. /,
+    );
+  });
+
+  it("[spec-commit] before 1.20, a start with write blocking on the source is named, whatever its spelling; not from 1.20, nor a start after the commit", async () => {
+    const wb = (v: string) => `  - start: { source: cluster0, destination: cluster1, enableUserWriteBlocking: ${v} }\n`;
+    const tail =
+      ", and the start at line 10 sets it: declare `writesStoppedExternally: true` to say writes are stopped that way.";
+    for (const v of ["true", '"sourceAndDestination"']) {
+      const ds = await lint(runbook(wb(v) + READY + COMMIT));
+      expect(message(ds, "commit-without-stop-writes")!.endsWith(tail)).toBe(true);
+    }
+    for (const v of ["false", '"destinationOnly"']) {
+      const ds = await lint(runbook(wb(v) + READY + COMMIT));
+      expect(message(ds, "commit-without-stop-writes")).toMatch(
+        /: with it, declare `writesStoppedExternally: true`\.$/,
+      );
+    }
+    const later = await lint(runbook(READY + COMMIT + wb("true")));
+    expect(message(later, "commit-without-stop-writes")).toMatch(/: with it, declare/);
+    const v120 = await lint(runbook(wb("true") + READY + COMMIT).replace('"1.8.0"', '"1.20.0"'));
+    expect(message(v120, "commit-without-stop-writes")).toMatch(/: with it, declare/);
+  });
+
+  it("[spec-commit] writesStoppedExternally stands in for stopWrites", async () => {
+    expect(ids(await lint(runbook(START + READY + COMMIT, "writesStoppedExternally: true\n")))).toEqual([]);
+  });
+
+  it("[spec-commit] no canCommit wait since the start: said so", async () => {
+    const ds = await lint(runbook(START + STOP + COMMIT));
+    expect(message(ds, "commit-without-can-commit-wait")).toBe(
+      "No `waitFor: { canCommit: true }` runs before this commit (since the sync last started or resumed); commit needs RUNNING with canCommit true.",
+    );
+  });
+
+  it("[facts-embedded] commit ends the embedded verifier's check, not the migration verifier's", async () => {
+    const after = START.replace("}\n", ", verification: { enabled: true } }\n") + READY + STOP + COMMIT + HOOK;
+    expect(ids(await lint(runbook(after).replace('"1.8.0"', '"1.9.0"')))).toEqual([]);
+    const check = START + READY + "  - startVerification: {}\n" + STOP + COMMIT + HOOK + "  - verify: {}\n";
+    expect(ids(await lint(runbook(check)))).toEqual(["hook-during-verify"]);
+  });
+});
+
+describe("pause, resume, reverse", () => {
+  const REVERSIBLE =
+    "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
+
+  it("[spec-reverse] a reverse after a start without reversible: names the start; with it, or with no start, fine", async () => {
+    const ds = await lint(runbook(START + READY + STOP + COMMIT + "  - reverse: {}\n"));
+    expect(message(ds, "reverse-not-reversible")).toBe(
+      `the start at line ${FIRST} does not set \`reversible: true\`, so the sync cannot be reversed.`,
+    );
+    expect(ids(await lint(runbook(REVERSIBLE + READY + STOP + COMMIT + "  - reverse: {}\n")))).not.toContain(
+      "reverse-not-reversible",
+    );
+    expect(ids(await lint(runbook(READY + STOP + COMMIT + "  - reverse: {}\n")))).not.toContain(
+      "reverse-not-reversible",
+    );
+  });
+
+  it("[spec-reverse] a reverse while a commit may not be COMMITTED yet: the pending commit is named with the reverse's line", async () => {
+    const ds = await lint(runbook(REVERSIBLE + READY + STOP + COMMIT_ONLY + "  - reverse: {}\n"));
+    const pending = ds.find((d) => /before the reverse/.test(d.message));
+    expect(pending?.message).toContain(`before the reverse at line ${FIRST + 4}, which needs COMMITTED`);
+  });
+
+  it("a pause that may fail keeps the canCommit wait for the commit after it (only resume and start reset it)", async () => {
+    const pause = "  - { pause: {}, continueOnError: true }\n";
+    expect(ids(await lint(runbook(START + READY + pause + STOP + COMMIT)))).toEqual([]);
+  });
+
+  it("a reverse runs the sync the other way: its own write stop, canCommit wait and commit; change event application not yet seen", async () => {
+    const back = REVERSIBLE + READY + STOP + COMMIT + "  - reverse: {}\n";
+    expect(ids(await lint(runbook(back + COMMIT))).sort()).toEqual([
+      "commit-without-can-commit-wait",
+      "commit-without-stop-writes",
+    ]);
+    expect(ids(await lint(runbook(back + "  - pause: {}\n  - startVerification: {}\n")))).toContain(
+      "verify-before-cea",
+    );
+  });
+});
