@@ -646,7 +646,7 @@ describe("the details an operator reads, and a lost answer judged by each comman
     const err = await failure(start.run(s.ctx, body));
     expect(err.message).toMatch(/sync0 is INITIALIZING, sync1 is unreachable/);
     // (the progress reads' own retries are the only ones)
-    expect(s.decisions().filter((d) => /INITIALIZING/.test(d.reason))).toEqual([]);
+    expect(s.decisions().filter((d) => /not ready for start yet/.test(d.reason))).toEqual([]);
   });
 
   it("start, commit, pause: an answer lost after the request left, and progress then shows the command's effect: taken, never resent", async () => {
