@@ -26,6 +26,9 @@ export default {
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   htmlReporter: { fileName: "reports/mutation/index.html" },
   tempDirName: ".stryker-tmp",
+  // not copied into the sandboxes: build output, reports, and other runs' sandboxes (one per module
+  // when they run side by side, each with its own --tempDirName)
+  ignorePatterns: ["dist", "reports", "coverage", ".stryker-tmp*", ".syncbook", "out"],
   cleanTempDir: "always",
   ignoreStatic: true,
   timeoutMS: 20_000,
