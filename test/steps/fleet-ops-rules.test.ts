@@ -713,6 +713,22 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     expect(err.hint).toBe(UNSAFE_HINT);
   });
 
+  it("[design] three resends to two instances: both named in what is said", async () => {
+    const never = { 0: "not-sent", 1: "not-sent" } as const;
+    const { f, ctx } = oneReadWindows({
+      sends: [never, never, never, never],
+      reads: [[{ state: "IDLE" }], [{ state: "IDLE" }]],
+    });
+    const err = await failure(sendCommand(ctx, spec("start")));
+    expect(err.message).toBe(
+      "still no proof that start took effect on sync0, sync1 after 3 resends; nothing more was sent (start answered by no instance, sent again to sync0, sync1, sync0, sync1, sync0, sync1)",
+    );
+    expect(f.sent).toEqual([
+      [0, 1, 2, 3],
+      [0, 1, 2, 3],
+    ]);
+  });
+
   it("the resend's decision: which instances, why, and to whom", async () => {
     const a = oneReadWindows({ sends: [{ 1: "not-sent" }], reads: [[{}], [{ state: "IDLE" }]] });
     await sendCommand(a.ctx, spec("start"));
