@@ -9,7 +9,7 @@ import { instanceLabel } from "../events.js";
 import { toEach, type StepKindDef } from "./kit/define.js";
 import { StepFailure, type StepContext } from "./kit/context.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
-import { commandTargets } from "./kit/targets.js";
+import { commandTargets, stateOrWhyNot } from "./kit/targets.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
 
 /** The body is `{}`: the spec's "an empty JSON object `{}` must be sent". */
@@ -39,8 +39,9 @@ export const commit: StepKindDef<CommitBody> = {
       // the documented order: "stop writes to the synced collections on the source (unless write
       // blocking covers it)": dual write blocking (before 1.20, where the option left the start
       // body) makes the service block source writes once commit is sent
+      // the index of the start that sets it, or -1
       const blocking = at.atLeast("1.20")
-        ? undefined
+        ? -1
         : at.runbook.steps.slice(0, at.index).findIndex((s) => {
             const wb = (s as { start?: { enableUserWriteBlocking?: unknown } }).start?.enableUserWriteBlocking;
             return wb === true || wb === "sourceAndDestination";
@@ -52,7 +53,7 @@ export const commit: StepKindDef<CommitBody> = {
             ? "No stopWrites step is sure to have succeeded before this commit (one may be skipped or continue on error); writes during commit may lose data."
             : "No stopWrites step runs before this commit; application writes to the source must be stopped, or data written during commit may be lost."
         } Write blocking that covers the source counts (before 1.20: \`enableUserWriteBlocking: true\` or \`"sourceAndDestination"\` in start, which blocks source writes once commit is sent)${
-          blocking !== undefined && blocking >= 0
+          blocking >= 0
             ? `, and ${at.line(blocking)} sets it: declare \`writesStoppedExternally: true\` to say writes are stopped that way`
             : ": with it, declare `writesStoppedExternally: true`"
         }.`,
@@ -110,8 +111,7 @@ export const commit: StepKindDef<CommitBody> = {
       notReady.length === 0,
       notReady.length === 0
         ? `${only ? "every instance it goes to" : "every instance"} is RUNNING with canCommit true`
-        : // Stryker disable next-line OptionalChaining: equivalent: a sample without progress has its error
-          `commit needs every instance RUNNING with canCommit true; ${notReady.map((i) => (i.progress ? `${instanceLabel(i.ref)} is ${i.progress.state} with canCommit ${String(i.progress.canCommit)}` : `${instanceLabel(i.ref)} is unreachable (${i.error?.message ?? "?"})`)).join(", ")}`,
+        : `commit needs every instance RUNNING with canCommit true; ${notReady.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}${i.progress ? ` with canCommit ${String(i.progress.canCommit)}` : ""}`).join(", ")}`,
       "Wait for canCommit (a waitFor step) before commit.",
     );
     const refusedBefore = memory.serviceErrors.length;

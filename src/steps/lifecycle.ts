@@ -54,6 +54,7 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
       ...toEach(to, "GET", "/api/v1/progress", { note: "interlock: state" }),
       ...toEach(to, "POST", `/api/v1/${op}`, { body: {} }),
     ],
+    // Stryker disable next-line ArrowFunction: static: lint's registry builds this object once at import, so a mutant here cannot be switched on per test (test/lint/command-sequence.test.ts pins what it does)
     sequence: (_b, at) => sequence(op, at),
     async run(ctx) {
       const from: readonly string[] = COMMAND_EFFECT[op].before;

@@ -16,6 +16,13 @@ import { askOperator } from "./ask.js";
 import type { StepContext } from "./context.js";
 import { checkInterlock } from "./fleet-ops.js";
 
+/** What an instance shows in a refusal: its state, or why it did not answer. */
+export function stateOrWhyNot(i: InstanceSample): string {
+  if (i.progress) return i.progress.state;
+  // Stryker disable next-line OptionalChaining,StringLiteral: equivalent: a sample without progress has its error
+  return `unreachable (${i.error?.message ?? "?"})`;
+}
+
 /**
  * The instances a command step judges and sends to: every instance, or the targeted ones after
  * the fleet-state check on the others and the operator's yes.
@@ -47,7 +54,7 @@ export async function commandTargets(
     wrong.length === 0,
     wrong.length === 0
       ? `${op} to ${names} only (${t.why}); ${others.length ? `the others are ${othersNow}` : "no other instance"}`
-      : `${op} to ${names} only would split the fleet: ${wrong.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? `unreachable (${i.error?.message ?? "?"})`}`).join(", ")}, which ${blocksUntilEveryInstance(op) ? `is neither waiting for ${op} (${sentFrom}) nor past it` : `has not taken ${op}`} (${after.join("/")})`,
+      : `${op} to ${names} only would split the fleet: ${wrong.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", ")}, which ${blocksUntilEveryInstance(op) ? `is neither waiting for ${op} (${sentFrom}) nor past it` : `has not taken ${op}`} (${after.join("/")})`,
     `A targeted ${op} only completes one the other instances already have; send it to the whole fleet (without --only) instead.`,
   );
   const question = `Send ${op} to ${names} only (${t.why})?`;
