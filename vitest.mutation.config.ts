@@ -2,7 +2,9 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The unit tests that pin the safety core, for mutation testing (`npm run test:mutation`,
- * stryker.config.mjs). In-process only: a test that drives the built CLI never sees a mutant.
+ * stryker.config.mjs). In-process and fast only (the whole set runs in about 15 s): a test that
+ * drives the built CLI never sees a mutant, and one that runs the simulator would make each of
+ * thousands of mutants wait on it. test/run/interlocks.test.ts pins the same rules end to end.
  * `SYNCBOOK_MUTATION_TESTS` (comma-separated files) narrows it, to iterate on one module with
  * its own fast tests: `SYNCBOOK_MUTATION_TESTS=test/fleet/conditions.test.ts npx stryker run
  * --mutate src/fleet/conditions.ts`.
@@ -14,11 +16,10 @@ export default defineConfig({
       "test/api/commands.test.ts",
       "test/fleet/conditions.test.ts",
       "test/fleet/identity.test.ts",
-      "test/journal/reconcile.test.ts",
-      "test/journal/state.test.ts",
-      "test/journal/verifier.test.ts",
+      "test/journal/{reconcile,reconcile-rules,state,state-rules,verifier,chain}.test.ts",
       "test/steps/*.test.ts",
-      "test/run/interlocks.test.ts",
+      // lint's side of the command steps (their `sequence`)
+      "test/lint/{sequence,rules,command-sequence}.test.ts",
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
