@@ -117,12 +117,15 @@ function classify(e: Record<string, unknown>): { answered: Answer; error?: strin
   // an explicit kind, if the runner records one, beats reading the message
   if (e.errorKind === "service" || e.errorKind === "not-sent") return withError("error");
   if (e.errorKind === "transport") return withError("unknown");
+  // Stryker disable next-line StringLiteral: equivalent: an "error" answer never raises the best answer, which starts at "error" and is replaced only by a higher rank (RANK[""] is undefined, so "" ranks like "error")
   if (isObject(e.body) && e.body.success === false) return withError("error");
   if (error !== undefined) {
     // ServiceError: "<url>: <op> refused: …" (the service answered success: false)
+    // Stryker disable next-line StringLiteral: equivalent: an "error" answer never raises the best answer, which starts at "error" and is replaced only by a higher rank (RANK[""] is undefined, so "" ranks like "error")
     if (/: (?:start|commit|pause|resume|reverse) refused: /.test(error)) return withError("error");
     // TransportError "connect": never written to a socket, so the service cannot have acted on it
     if (/: (?:start|commit|pause|resume|reverse) failed: cannot (?:connect|send)\b/.test(error))
+      // Stryker disable next-line StringLiteral: equivalent: an "error" answer never raises the best answer, which starts at "error" and is replaced only by a higher rank (RANK[""] is undefined, so "" ranks like "error")
       return withError("error");
   }
   return withError("unknown");
@@ -174,8 +177,11 @@ export async function readJournalState(file: string): Promise<JournalState> {
   const hooks: HookRun[] = [];
   const segments: JournalSegment[] = [];
   const verifier = verifierJournal();
+  // Stryker disable next-line ArrayDeclaration: equivalent: header() sets it to [] at the first line, before any event is applied
   let running: number[] = [];
+  // Stryker disable next-line StringLiteral: equivalent: header() sets it at the first line; it is read only after that
   let runbook = "";
+  // Stryker disable next-line StringLiteral: equivalent: header() sets it at the first line; it is read only after that
   let hash = "";
   let lastSeq = 0;
   let stopWrites = false;
@@ -356,6 +362,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
           ...(typeof e.message === "string" ? { message: e.message } : {}),
         };
         return;
+      // Stryker disable next-line ConditionalExpression: equivalent: an unknown type falls out of the switch, which is the end of apply
       default:
         return;
     }

@@ -320,6 +320,8 @@ describe("which requests are commands", () => {
       post(12, 12, "start", { path: 5 }),
       post(13, 13, "start", { method: undefined }),
       post(14, 14, "start", { path: "/api/v1/start//" }),
+      // a path that is not a string, even one that reads as a command path once stringified
+      post(15, 15, "start", { path: ["/api/v1/start"] }),
     ]);
     expect(s.commandsSent.map((c) => c.op)).toStrictEqual(["start", "pause", "resume", "reverse", "commit"]);
     expect(s.commandsSent.map((c) => c.perInstance)).toStrictEqual(
