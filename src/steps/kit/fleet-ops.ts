@@ -161,7 +161,7 @@ export function observeIdentity(run: RunContext, snap: FleetSnapshot): void {
     // a reverse is over once every instance that tells shows the new way round
     else if (
       mem.direction.either &&
-      // Stryker disable next-line MethodExpression,LogicalOperator,ConditionalExpression: equivalent: with no problem every instance that tells shows the same one of the reverse's two ways round (identityProblems flags two directions, fleetIdentityProblems a third pair), so every = some and either comparison alone decides
+      // Stryker disable next-line MethodExpression,LogicalOperator: equivalent: with no problem every instance that tells shows the same one of the reverse's two ways round (identityProblems flags two directions, fleetIdentityProblems a third pair), so every = some, and either comparison alone decides
       sides.every((x) => x.source === mem.direction!.destination && x.destination === mem.direction!.source)
     )
       mem.direction = { ...d, from: mem.direction.from };
