@@ -156,7 +156,7 @@ describe("pause, resume, reverse", () => {
     expect(ids(await lint(runbook(READY + STOP + COMMIT + "  - reverse: {}\n")))).not.toContain(
       "reverse-not-reversible",
     );
-    // one start that may have been the one that ran is reversible: not judged
+    // a second start is start-twice and not recorded: the first (reversible) is the one judged
     expect(ids(await lint(runbook(REVERSIBLE + START + READY + STOP + COMMIT + "  - reverse: {}\n")))).not.toContain(
       "reverse-not-reversible",
     );
