@@ -109,7 +109,11 @@ export function instanceKey(ref: Pick<InstanceRef, "name" | "index">): string {
 
 const COMMAND_PATH = new RegExp(`/api/v1/(${COMMAND_OPERATIONS.join("|")})/?(?:[?#].*)?$`);
 
-function classify(e: Record<string, unknown>): { answered: Answer; error?: string } {
+/**
+ * What one `response.received` says of its command: ok (accepted), error (refused, or never
+ * sent: it did not take effect) or unknown (no usable answer: it may have), with the error text.
+ */
+export function classifyAnswer(e: Record<string, unknown>): { answered: Answer; error?: string } {
   const error = typeof e.error === "string" ? e.error : undefined;
   const withError = (a: Answer): { answered: Answer; error?: string } =>
     error === undefined ? { answered: a } : { answered: a, error };
@@ -117,21 +121,17 @@ function classify(e: Record<string, unknown>): { answered: Answer; error?: strin
   // an explicit kind, if the runner records one, beats reading the message
   if (e.errorKind === "service" || e.errorKind === "not-sent") return withError("error");
   if (e.errorKind === "transport") return withError("unknown");
-  // Stryker disable next-line StringLiteral: equivalent: an "error" answer never raises the best answer, which starts at "error" and is replaced only by a higher rank (RANK[""] is undefined, so "" ranks like "error")
   if (isObject(e.body) && e.body.success === false) return withError("error");
-  if (error !== undefined) {
-    // ServiceError: "<url>: <op> refused: …" (the service answered success: false)
-    // Stryker disable next-line StringLiteral: equivalent: an "error" answer never raises the best answer, which starts at "error" and is replaced only by a higher rank (RANK[""] is undefined, so "" ranks like "error")
-    if (/: (?:start|commit|pause|resume|reverse) refused: /.test(error)) return withError("error");
-    // TransportError "connect": never written to a socket, so the service cannot have acted on it
-    if (/: (?:start|commit|pause|resume|reverse) failed: cannot (?:connect|send)\b/.test(error))
-      // Stryker disable next-line StringLiteral: equivalent: an "error" answer never raises the best answer, which starts at "error" and is replaced only by a higher rank (RANK[""] is undefined, so "" ranks like "error")
-      return withError("error");
-  }
+  const text = error ?? "";
+  // ServiceError: "<url>: <op> refused: …" (the service answered success: false)
+  if (/: (?:start|commit|pause|resume|reverse) refused: /.test(text)) return withError("error");
+  // TransportError "connect": never written to a socket, so the service cannot have acted on it
+  if (/: (?:start|commit|pause|resume|reverse) failed: cannot (?:connect|send)\b/.test(text)) return withError("error");
   return withError("unknown");
 }
 
-const RANK: Record<Answer, number> = { error: 0, unknown: 1, ok: 2 };
+/** Answers from the least to the most evidence that a command took effect. */
+const BY_RANK: readonly Answer[] = ["error", "unknown", "ok"];
 
 interface Building {
   cmd: Omit<SentCommand, "answered" | "perInstance" | "instances">;
@@ -146,7 +146,7 @@ function finish(b: Building): SentCommand {
     let error: string | undefined;
     for (const a of answers) {
       const ans = a?.answered ?? "unknown";
-      if (RANK[ans] > RANK[best]) best = ans;
+      best = BY_RANK[Math.max(BY_RANK.indexOf(best), BY_RANK.indexOf(ans))]!;
       if (a?.error !== undefined) error = a.error;
     }
     perInstance.push(error === undefined ? { instance, answered: best } : { instance, answered: best, error });
@@ -173,7 +173,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
   const warnings: string[] = [];
   const steps = new Map<number, JournalStep>();
   const commands: Building[] = [];
-  const requests = new Map<number, { b: Building; instance: string; slot: number }>();
+  // request id → where its answer goes (the sends of one command to one instance)
+  const requests = new Map<unknown, { sends: ({ answered: Answer; error?: string } | undefined)[]; slot: number }>();
   const hooks: HookRun[] = [];
   const segments: JournalSegment[] = [];
   const verifier = verifierJournal();
@@ -245,7 +246,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
   };
 
   const apply = (e: Record<string, unknown> & { type: string; seq: number; at: number }, line: number): void => {
-    if (e.seq > lastSeq) lastSeq = e.seq;
+    lastSeq = Math.max(lastSeq, e.seq);
     verifier.apply(e);
     switch (e.type) {
       case "journal.opened":
@@ -306,14 +307,13 @@ export async function readJournalState(file: string): Promise<JournalState> {
         const list = b.sends.get(instance) ?? [];
         list.push(undefined);
         b.sends.set(instance, list);
-        if (typeof e.id === "number") requests.set(e.id, { b, instance, slot: list.length - 1 });
+        if (typeof e.id === "number") requests.set(e.id, { sends: list, slot: list.length - 1 });
         return;
       }
       case "response.received": {
-        const r = typeof e.id === "number" ? requests.get(e.id) : undefined;
-        if (!r) return;
-        const list = r.b.sends.get(r.instance);
-        if (list) list[r.slot] = classify(e);
+        // only numeric ids were stored
+        const r = requests.get(e.id);
+        if (r) r.sends[r.slot] = classifyAnswer(e);
         return;
       }
       case "commit.sent": {
@@ -409,13 +409,15 @@ export async function readJournalState(file: string): Promise<JournalState> {
         seenHeader = true;
         if (verdict.broken) throw tampered(lineNo, verdict.broken);
         if (!chain.chained) {
-          if (typeof e.version === "number" && e.version >= 2)
+          // header() has required a numeric version
+          const version = e.version as number;
+          if (version >= 2)
             throw tampered(
               lineNo,
-              `the header says journal format ${e.version}, which is chained, but it has no chain field`,
+              `the header says journal format ${version}, which is chained, but it has no chain field`,
             );
           warnings.push(
-            `written by an older syncbook (journal format ${String(e.version)}, before journals were hash-chained): lines deleted or edited since cannot be detected`,
+            `written by an older syncbook (journal format ${version}, before journals were hash-chained): lines deleted or edited since cannot be detected`,
           );
         }
         continue;
