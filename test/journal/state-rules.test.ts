@@ -22,6 +22,7 @@ import {
   type JournalState,
 } from "../../src/journal/index.js";
 import type { RunEvent } from "../../src/events.js";
+import { classifyAnswer } from "../../src/journal/state.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
 
 let dir: string;
@@ -1034,5 +1035,31 @@ describe("findResumeJournal", () => {
     utimesSync(later, t, t);
     expect(await findResumeJournal(dir)).toStrictEqual({ file: j.file, skipped: [later] });
     expect(await findLatestJournal(dir)).toBe(j.file);
+  });
+});
+
+describe("classifyAnswer: what one answer says of its command", () => {
+  it("ok; refused or never sent (did not take effect): error; anything else: unknown, with the error's text", () => {
+    expect(classifyAnswer({ ok: true, error: "x" })).toStrictEqual({ answered: "ok" });
+    expect(classifyAnswer({ errorKind: "service", error: "e" })).toStrictEqual({ answered: "error", error: "e" });
+    expect(classifyAnswer({ errorKind: "not-sent" })).toStrictEqual({ answered: "error" });
+    expect(classifyAnswer({ errorKind: "transport", error: "t" })).toStrictEqual({ answered: "unknown", error: "t" });
+    // service facts: "read `success`, never the status code"
+    expect(classifyAnswer({ body: { success: false } })).toStrictEqual({ answered: "error" });
+    const url = "http://127.0.0.1:27182";
+    expect(classifyAnswer({ error: `${url}: commit refused: NotReady` })).toStrictEqual({
+      answered: "error",
+      error: `${url}: commit refused: NotReady`,
+    });
+    expect(classifyAnswer({ error: `${url}: start failed: cannot connect: ECONNREFUSED` })).toStrictEqual({
+      answered: "error",
+      error: `${url}: start failed: cannot connect: ECONNREFUSED`,
+    });
+    expect(classifyAnswer({ error: `${url}: start failed: no answer within 2 s` })).toStrictEqual({
+      answered: "unknown",
+      error: `${url}: start failed: no answer within 2 s`,
+    });
+    expect(classifyAnswer({})).toStrictEqual({ answered: "unknown" });
+    expect(classifyAnswer({ error: 5 })).toStrictEqual({ answered: "unknown" });
   });
 });
