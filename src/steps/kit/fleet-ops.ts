@@ -158,12 +158,10 @@ export function observeIdentity(run: RunContext, snap: FleetSnapshot): void {
   if (problems.length === 0 && sides.length > 0) {
     const d = sides[0]!;
     if (!mem.direction) mem.direction = { ...d, from: "the fleet's first progress in this run" };
-    // a reverse is over once every instance that tells shows the new way round
-    else if (
-      mem.direction.either &&
-      // Stryker disable next-line MethodExpression,LogicalOperator: equivalent: with no problem every instance that tells shows the same one of the reverse's two ways round (identityProblems flags two directions, fleetIdentityProblems a third pair), so every = some, and either comparison alone decides
-      sides.every((x) => x.source === mem.direction!.destination && x.destination === mem.direction!.source)
-    )
+    // a reverse is over once every instance that tells shows the new way round: with no problem
+    // they all show the same one of its two ways round (identityProblems flags two directions,
+    // fleetIdentityProblems a third pair), and its source says which
+    else if (mem.direction.either && d.source === mem.direction.destination)
       mem.direction = { ...d, from: mem.direction.from };
   }
   const text = problems.join("; ");
@@ -465,8 +463,8 @@ async function settle(
       giveUpMs: windowMs,
       signal: ctx.signal,
     });
+    // done: nothing is pending, so nothing below reads again
     last = r.value;
-    if (r.done) return last;
   }
   if (!last || [...pending.values()].some((u) => !u.seen?.progress)) {
     last = await readFleet(ctx);
