@@ -37,11 +37,40 @@ describe("reading the verifier", () => {
     // adopted at generation 3: generation 1 now is another process's check
     expect(lostSince(RUNNING, { ...RUNNING, generation: 1 })).toBe(true);
     expect(lostSince(RUNNING, DONE)).toBe(false);
+    // the same generation, no baseline, or no generation on either side: not lost
+    expect(lostSince(RUNNING, { ...RUNNING, phase: "check" })).toBe(false);
+    expect(lostSince(undefined, RUNNING)).toBe(false);
+    expect(lostSince(undefined, FRESH)).toBe(true);
+    expect(lostSince({ phase: "recheck" }, RUNNING)).toBe(false);
+    expect(lostSince(RUNNING, { phase: "recheck", error: null, verificationStatus: status(8, 5) })).toBe(false);
+    // a generation that is not a number (null, a string) is no evidence of a restart, on either side
+    const odd = (generation: unknown) => ({ ...RUNNING, generation }) as unknown as VerifierProgress;
+    expect(lostSince(RUNNING, odd(null))).toBe(false);
+    expect(lostSince(RUNNING, odd("1"))).toBe(false);
+    expect(lostSince(odd("5"), RUNNING)).toBe(false);
+  });
+
+  it("'not started' needs every counter at 0 (absent counts as 0), and idle", () => {
+    expect(notStarted({ phase: "idle" })).toBe(true);
+    expect(notStarted({ phase: "check", generation: 0, verificationStatus: status(0) })).toBe(false);
+    expect(notStarted({ phase: "idle", generation: 1, verificationStatus: status(0) })).toBe(false);
+    for (const k of ["totalTasks", "completedTasks", "failedTasks", "metadataMismatchTasks"])
+      expect(notStarted({ phase: "idle", generation: 0, verificationStatus: { ...status(0), [k]: 1 } })).toBe(false);
+    // the others are no evidence of a check
+    expect(notStarted({ phase: "idle", generation: 0, verificationStatus: { ...status(0), addedTasks: 2 } })).toBe(
+      true,
+    );
   });
 
   it("describes what it saw: phase, generation, documents compared of the total, the counters", () => {
     expect(describeVerifier({ ...RUNNING, generationStats: { docsCompared: 10, totalDocs: 40 } })).toBe(
       "phase recheck, generation 3, 10 of 40 documents compared, totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0",
+    );
+    // what it did not show is left out: a half of the documents' pair, the generation, a counter
+    expect(describeVerifier({ phase: "check", generationStats: { docsCompared: 10 } })).toBe("phase check");
+    expect(describeVerifier({ phase: "check", generationStats: { totalDocs: 10 } })).toBe("phase check");
+    expect(describeVerifier({ phase: "check", verificationStatus: { recheckTasks: 2, totalTasks: 4 } })).toBe(
+      "phase check, totalTasks 4, recheckTasks 2",
     );
   });
 });

@@ -231,8 +231,13 @@ describe("verify: writesOff is sent once per verification [lock]", () => {
       expect(s.v.ops()).toEqual(["check", "writesOff"]);
       const message = `${VERIFIER_URL}: writesOff failed: ${detail}`;
       expect(s.m.writesOff).toEqual({ answered: "unknown", at: expect.any(Number) as number, error: message, ...more });
-      expect(s.reconcile()).toEqual([
-        `verifier writesOff: no answer (${message}); not sent again (a second one while it may be in flight shuts the verifier down): the verifier finishing will show it arrived`,
+      expect(s.decisions().filter((d) => d.kind === "reconcile")).toMatchObject([
+        {
+          ok: true,
+          index: 0,
+          id: "cmd",
+          reason: `verifier writesOff: no answer (${message}); not sent again (a second one while it may be in flight shuts the verifier down): the verifier finishing will show it arrived`,
+        },
       ]);
       expect(s.logs("info")).toEqual([VERIFIED]);
     },
@@ -375,9 +380,16 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     expect(readsAtSend).toBe(12);
     // the new verification forgot the lost one's writesOff: sent again
     expect(s.v.ops()).toEqual(["check", "writesOff"]);
-    expect(s.reconcile()[0]).toBe(
-      "the verifier shows no check (phase idle, generation 0, no task) although this run's check was accepted: it restarted, or the check never arrived; a new verification begins",
-    );
+    expect(s.decisions()).toMatchObject([
+      {
+        kind: "reconcile",
+        ok: true,
+        index: 0,
+        id: "cmd",
+        reason:
+          "the verifier shows no check (phase idle, generation 0, no task) although this run's check was accepted: it restarted, or the check never arrived; a new verification begins",
+      },
+    ]);
   });
 
   it("slow reads: no check for 3 reads, however long they take", async () => {
@@ -481,6 +493,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
       const s = setup({ check: [answer], progress: documented() });
       await s.run();
       expect(s.v.ops()).toEqual(["check", "writesOff"]);
+      expect(s.decisions()[1]).toMatchObject({ kind: "reconcile", ok: true, index: 0, id: "cmd" });
       expect(s.reconcile()[0]).toMatch(
         /^verifier check: no answer \(http:\/\/127\.0\.0\.1:27020: check failed: .*\); not sent again while it may be in flight \(a second operational request shuts the verifier down\): its progress will show whether it arrived$/,
       );
@@ -541,6 +554,23 @@ describe("beginCheck: change event application first (before it a check finds co
     ]);
     expect(met).toMatchObject({ met: true, failing: [] });
     expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("an instance the snapshot has neither progress nor an error for: said as unreachable", async () => {
+    const v = scriptedVerifier({ progress: documented() });
+    const f = scripted({ sends: [], reads: [[COMMITTED]] });
+    let blank = false;
+    const fleet: Fleet = {
+      ...f.fleet,
+      progress: (signal) =>
+        f.reads === 0 && !blank
+          ? ((blank = true), Promise.resolve({ at: 0, instances: [{ ref: f.fleet.refs[0]! }] }))
+          : f.fleet.progress(signal),
+    };
+    const { ctx, events } = verifierContext(fleet, v.verifier);
+    await verify.run(ctx, {});
+    const status = events.find((e) => e.type === "wait.status");
+    expect(status).toMatchObject({ met: false, failing: [{ instance: "sync0", value: "unreachable" }] });
   });
 
   it("the step's time limit before change event application: said with what was awaited", async () => {
@@ -667,6 +697,26 @@ describe("awaitResult and the result [success]", () => {
     expect(e.hint).toMatch(/^writesOff reached the verifier before the sync was COMMITTED \(sync0 RUNNING\)/);
   });
 
+  it("writesOff after COMMITTED without an answer: the general metadata hint", async () => {
+    const s = setup({ writesOff: ["timeout"], progress: documented(differences(0, 3)) });
+    const e = await failure(s.run());
+    expect(e.hint).toMatch(/^Index, shard-key or collection-option differences/);
+  });
+
+  it("writesOff before COMMITTED on several instances, one showing no state: each named", async () => {
+    const s = setup(
+      { progress: documented(differences(0, 3)) },
+      { fleet: [[{ info: CEA }], [COMMITTED], [{ info: CEA, state: undefined }]] },
+    );
+    const e = await failure(s.run());
+    expect(s.logs("warn")).toEqual([
+      `writesOff before the sync is COMMITTED (sync0 RUNNING, sync2 ?): ${METADATA_BEFORE_COMMIT}`,
+    ]);
+    expect(e.hint).toMatch(
+      /^writesOff reached the verifier before the sync was COMMITTED \(sync0 RUNNING, sync1 COMMITTED, sync2 unknown\)/,
+    );
+  });
+
   it("writesOff before COMMITTED, documents differ: the documents' hint (early writesOff explains only metadata)", async () => {
     const s = setup({ progress: documented(differences(1, 0)) }, { fleet: [[{ info: CEA }]] });
     const e = await failure(s.run());
@@ -718,8 +768,16 @@ describe("awaitResult and the result [success]", () => {
     });
     await s.run();
     expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
-    expect(s.reconcile()).toEqual([
-      "the verifier shows no check any more (phase idle, generation 0, no task) or an earlier generation than when this verification began: it restarted and lost this run's check and writesOff; the verification begins again",
+    expect(s.decisions()).toMatchObject([
+      { kind: "interlock" },
+      {
+        kind: "reconcile",
+        ok: true,
+        index: 0,
+        id: "cmd",
+        reason:
+          "the verifier shows no check any more (phase idle, generation 0, no task) or an earlier generation than when this verification began: it restarted and lost this run's check and writesOff; the verification begins again",
+      },
     ]);
     expect(s.of("verifier.baseline")).toHaveLength(2);
     expect(s.logs("info")).toEqual([VERIFIED]);
@@ -803,12 +861,16 @@ describe("a verification that keeps rechecking says so, with the instances that 
             { ...COMMITTED, totalEventsApplied: 25, lagTimeSeconds: 1 },
           ],
           [{ ...COMMITTED, totalEventsApplied: 3, lagTimeSeconds: 0 }],
+          [
+            { ...COMMITTED, totalEventsApplied: 7, lagTimeSeconds: 12 },
+            { ...COMMITTED, totalEventsApplied: 7, lagTimeSeconds: 0 },
+          ],
         ],
       },
     );
     await s.run();
     expect(s.logs("warn")).toEqual([
-      warn(2, "; instances that still see changes: sync0 (lag 30 s)"),
+      warn(2, "; instances that still see changes: sync0 (lag 30 s), sync2 (lag 12 s)"),
       warn(4, "; instances that still see changes: sync0 (applied 15 more events)"),
     ]);
   });
