@@ -60,8 +60,7 @@ export type ReconcileResult =
     }
   | { ok: false; code: ReconcileRefusal; message: string; hint: string; notes: string[] };
 
-// Stryker disable next-line EqualityOperator: equivalent: `>= 12` cuts a 12-character hash to its 12 characters, itself
-const short = (h: string): string => (h.length > 12 ? h.slice(0, 12) : h || "(none)");
+const short = (h: string): string => h.slice(0, 12) || "(none)";
 const seen = (fleet: readonly FleetReading[]): string =>
   fleet.map((f) => `${f.instance} ${f.state ?? "unreachable"}`).join(", ");
 const answers = (c: SentCommand): string =>
@@ -125,11 +124,8 @@ export function reconcile(
   const wentPast = (i: number): boolean =>
     status(i)?.finished === "failed" && state.steps.some((s) => s.index > i && s.started);
   let resumeAt = 0;
-  while (
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: without this bound (`true`, `<=`) the loop still stops there: past the runbook's last step done() and wentPast() are false (a journal step there is refused above as steps-differ)
-    resumeAt < runbook.steps.length &&
-    (done(resumeAt) || wentPast(resumeAt))
-  ) {
+  // it stops at the runbook's end too: no journal step lies past it (refused above as steps-differ)
+  while (done(resumeAt) || wentPast(resumeAt)) {
     if (wentPast(resumeAt))
       notes.push(
         `step ${resumeAt + 1} "${runbook.steps[resumeAt]!.id}" failed and the run went on past it (continueOnError): it is not run again`,
@@ -137,11 +133,8 @@ export function reconcile(
     resumeAt++;
   }
 
-  if (
-    resumeAt >= runbook.steps.length &&
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: `true`, `>= 0` differ only for a runbook of no step, which cannot load (schema: steps minItems 1; planSteps keeps each)
-    runbook.steps.length > 0
-  ) {
+  // (a runbook has a step: schema, steps minItems 1)
+  if (resumeAt >= runbook.steps.length) {
     const how = state.finished
       ? `it ended ${state.finished.outcome}${state.finished.committed ? " (committed)" : ""}`
       : "every step ended, though the runner stopped before recording the run's end";
@@ -267,10 +260,9 @@ export function reconcile(
             `canCommit is false on ${notReady.map((f) => f.instance).join(", ")}: the commit interlock waits for it or refuses`,
           );
       } else {
-        notes.push(
-          // Stryker disable next-line StringLiteral: equivalent: the "/" joins one state: every command's before list in COMMAND_EFFECT has one
-          `${sentTo}; every instance is still ${before.join("/")}, so it did not take effect: it will be sent again`,
-        );
+        // Stryker disable next-line StringLiteral: equivalent: the "/" joins one state: every command's before list in COMMAND_EFFECT has one
+        const was = before.join("/");
+        notes.push(`${sentTo}; every instance is still ${was}, so it did not take effect: it will be sent again`);
       }
     } else {
       const parts: string[] = [];
@@ -308,11 +300,7 @@ export function reconcile(
   if (!cmd) {
     // no command in flight: the fleet must be where the journal's last completed command left it
     const expected = expectedStates(state, resumeAt);
-    if (
-      expected &&
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: `true`, `>= 0` add only the empty fleet, where no instance is off
-      fleet.length > 0
-    ) {
+    if (expected) {
       const off = fleet.filter((f) => !expected.states.includes(f.state!));
       if (off.length) {
         return refuse(
@@ -358,12 +346,8 @@ function splitCommand(
   inBefore: readonly FleetReading[],
   other: readonly FleetReading[],
 ): { op: CommandOp; targets: string[]; refused: string[]; reason: string } | undefined {
-  if (
-    other.length ||
-    // Stryker disable next-line ConditionalExpression: equivalent: with none before, none needs it, so the check below returns undefined too
-    inBefore.length === 0
-  )
-    return undefined;
+  // (with none before, none needs it: the check below returns undefined)
+  if (other.length) return undefined;
   const answerOf = (key: string) => cmd.perInstance.find((p) => p.instance === key);
   const blocking = blocksUntilEveryInstance(cmd.op);
   const needs: string[] = [];
