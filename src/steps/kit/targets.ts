@@ -20,7 +20,8 @@ import { checkInterlock } from "./fleet-ops.js";
 export function stateOrWhyNot(i: InstanceSample): string {
   if (i.progress) return i.progress.state;
   // Stryker disable next-line OptionalChaining,StringLiteral: equivalent: a sample without progress has its error
-  return `unreachable (${i.error?.message ?? "?"})`;
+  const why = i.error?.message ?? "?";
+  return `unreachable (${why})`;
 }
 
 /**
@@ -44,8 +45,7 @@ export async function commandTargets(
   };
   const wrong = others.filter((i) => !okOther(i));
   const names = named.map((i) => instanceLabel(i.ref)).join(", ");
-  // Stryker disable next-line OptionalChaining,StringLiteral: equivalent: only an instance that shows a state is in order
-  const othersNow = others.map((i) => `${instanceLabel(i.ref)} ${i.progress?.state ?? "?"}`).join(", ");
+  const othersNow = others.map((i) => `${instanceLabel(i.ref)} ${stateOrWhyNot(i)}`).join(", ");
   // Stryker disable next-line StringLiteral: equivalent: every command is sent from one state
   const sentFrom = before.join("/");
   checkInterlock(
