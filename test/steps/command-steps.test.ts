@@ -283,7 +283,7 @@ describe("commit", () => {
     expect(all.ctx.run.memory.split).toBeUndefined();
   });
 
-  it("a refusal of another command earlier does not make this commit's failure a split", async () => {
+  it("a commit refusal from before this send (forced past no-errors) does not make this send's failure a split", async () => {
     const s = setup({ sends: [{ 0: "reset", 1: "reset" }], reads: each(ready, ready) }, { force: ["no-errors"] });
     s.ctx.run.memory.serviceErrors.push({ op: "commit", instance: "sync0", error: "old" });
     const err = await failure(commit.run(s.ctx, {}));

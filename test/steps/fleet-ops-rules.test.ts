@@ -781,12 +781,13 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
   it("settle: progress is read every quarter of the window (at most the step's poll interval)", async () => {
     const f = scripted({ sends: [{ 1: "reset" }, {}], reads: [[{}], [{ state: "IDLE" }]] });
     const { ctx } = context(f.fleet);
-    ctx.run.defaults.requestTimeoutMs = 200;
-    ctx.pollMs = 200;
+    ctx.run.defaults.requestTimeoutMs = 600;
+    ctx.pollMs = 600;
     await sendCommand(ctx, spec("start"));
-    // reads at 0, 50, 100, 150, 200 ms (every 200 ms would be 2, every 20 ms 11)
+    // reads at 0, 150, 300, 450, 600 ms (every 600 ms would be 2, every 20 ms 31); wide bounds: a
+    // loaded machine may stall a read by a few hundred ms
     expect(f.reads).toBeGreaterThanOrEqual(3);
-    expect(f.reads).toBeLessThanOrEqual(7);
+    expect(f.reads).toBeLessThanOrEqual(10);
   });
 
   it("settle: no read after the window when every instance in doubt was seen", async () => {
