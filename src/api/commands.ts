@@ -91,9 +91,8 @@ export function isCommandOperation(s: string): s is CommandOperation {
 
 /** Did `op` take effect on an instance now in `state`: yes, certainly not, or cannot tell (undefined)? */
 export function commandTookEffect(op: CommandOperation, state: string | undefined): boolean | undefined {
-  // Stryker disable next-line ConditionalExpression: equivalent: no state list holds undefined, so the lines below answer undefined too
-  if (state === undefined) return undefined;
+  // no state (an instance that did not answer) is in no list: cannot tell
   const e = COMMAND_EFFECT[op];
-  const is = (list: readonly string[]): boolean => list.includes(state);
+  const is = (list: readonly string[]): boolean => (list as readonly (string | undefined)[]).includes(state);
   return is(e.after) ? true : is(e.before) ? false : undefined;
 }

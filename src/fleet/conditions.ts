@@ -6,7 +6,8 @@
  * what with which value (the operator always sees why a wait is not over). Timing fields
  * (pollInterval, slowAfter, timeout) are the step's.
  */
-import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
+import type { ServiceError} from "../api/errors.js";
+import { TransportError, type ApiError } from "../api/errors.js";
 import { lagSeconds } from "../api/progress.js";
 import { SYNC_STATES, type Progress, type SyncState, type VerifierProgress } from "../api/types.js";
 import { instanceLabel } from "../events.js";
@@ -378,9 +379,9 @@ function conditionModel(body: ConditionBody): ConditionModel {
 /** The error of an instance in a few words (its URL is already in `instance`). */
 export function errorSummary(err: ApiError): string {
   if (err instanceof TransportError) return err.detail;
-  // Stryker disable next-line ConditionalExpression: equivalent: an ApiError that is not a TransportError is a ServiceError
-  if (err instanceof ServiceError) return err.errorDescription ? `${err.error}: ${err.errorDescription}` : err.error;
-  return err.message;
+  // an ApiError that is not a TransportError is a ServiceError
+  const e = err as ServiceError;
+  return e.errorDescription ? `${e.error}: ${e.errorDescription}` : e.error;
 }
 
 function failuresOf(sample: InstanceSample, checks: Check<Progress>[], facts: FleetFacts): FailingCondition[] {

@@ -95,16 +95,10 @@ export function identityProblems(snapshot: FleetSnapshot, expect: IdentityExpect
     }
   }
   // the coordinator must be one of the runbook's instances; decidable only when every instance told its id
-  if (
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: one group means `main` is it (the check narrows its type)
-    main &&
-    coordGroups.length === 1 &&
-    ids.length === snapshot.instances.length &&
-    !ids.some((i) => i.value === main.key)
-  ) {
+  if (coordGroups.length === 1 && ids.length === snapshot.instances.length && !ids.some((i) => i.value === main!.key)) {
     problems.push({
       instance: undefined,
-      message: `no instance of the runbook is the coordinator ${q(main.key)} (instances report ${ids.map((i) => q(i.value)).join(", ")}): is an instance missing from the runbook?`,
+      message: `no instance of the runbook is the coordinator ${q(main!.key)} (instances report ${ids.map((i) => q(i.value)).join(", ")}): is an instance missing from the runbook?`,
     });
   }
 
