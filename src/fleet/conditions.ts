@@ -6,7 +6,7 @@
  * what with which value (the operator always sees why a wait is not over). Timing fields
  * (pollInterval, slowAfter, timeout) are the step's.
  */
-import type { ServiceError} from "../api/errors.js";
+import type { ServiceError } from "../api/errors.js";
 import { TransportError, type ApiError } from "../api/errors.js";
 import { lagSeconds } from "../api/progress.js";
 import { SYNC_STATES, type Progress, type SyncState, type VerifierProgress } from "../api/types.js";
