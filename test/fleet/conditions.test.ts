@@ -775,3 +775,18 @@ describe("progressSignature: each counter that shows movement counts, and absent
     expect(() => sig({ phase: "idle", error: null })).not.toThrow();
   });
 });
+
+describe("the fleet's copied bytes", () => {
+  it("add up only over instances that agree on the total; an empty reading has none (and throws nothing)", () => {
+    const copy = (copied: number, total: number) =>
+      running(0, {
+        state: "RUNNING",
+        info: "collection copy",
+        collectionCopy: { estimatedCopiedBytes: copied, estimatedTotalBytes: total },
+      });
+    // 6 + 6 of a total of 10 would be complete, but the instances disagree on the total (10, 20)
+    expect(evaluate({ copyComplete: true }, snap([copy(6, 10), copy(6, 20)])).met).toBe(false);
+    expect(evaluate({ copyComplete: true }, snap([copy(6, 10), copy(6, 10)])).met).toBe(true);
+    expect(evaluate({ copyComplete: true }, snap([])).met).toBe(true);
+  });
+});
