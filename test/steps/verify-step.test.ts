@@ -703,17 +703,17 @@ describe("awaitResult and the result [success]", () => {
     expect(e.hint).toMatch(/^Index, shard-key or collection-option differences/);
   });
 
-  it("writesOff before COMMITTED on several instances, one showing no state: each named", async () => {
+  it("writesOff before COMMITTED on several instances: each one not COMMITTED named", async () => {
     const s = setup(
       { progress: documented(differences(0, 3)) },
-      { fleet: [[{ info: CEA }], [COMMITTED], [{ info: CEA, state: undefined }]] },
+      { fleet: [[{ info: CEA }], [COMMITTED], [{ state: "COMMITTING" }]] },
     );
     const e = await failure(s.run());
     expect(s.logs("warn")).toEqual([
-      `writesOff before the sync is COMMITTED (sync0 RUNNING, sync2 ?): ${METADATA_BEFORE_COMMIT}`,
+      `writesOff before the sync is COMMITTED (sync0 RUNNING, sync2 COMMITTING): ${METADATA_BEFORE_COMMIT}`,
     ]);
     expect(e.hint).toMatch(
-      /^writesOff reached the verifier before the sync was COMMITTED \(sync0 RUNNING, sync1 COMMITTED, sync2 unknown\)/,
+      /^writesOff reached the verifier before the sync was COMMITTED \(sync0 RUNNING, sync1 COMMITTED, sync2 COMMITTING\)/,
     );
   });
 

@@ -23,6 +23,12 @@ export interface PollOptions<T, R> {
 
 export type PollResult<T, R> = { done: true; result: R; value: T } | { done: false; value: T };
 
+/** The result of a poll without `giveUpMs`: it returns only with one (or throws). */
+export function pollResult<T, R>(r: PollResult<T, R>): R {
+  if (!r.done) throw new Error("unreachable: a poll without giveUpMs always ends with a result");
+  return r.result;
+}
+
 /** Polls until `judge` returns a result, `giveUpMs` passes, or the signal aborts (throws its reason). */
 export async function poll<T, R>(o: PollOptions<T, R>): Promise<PollResult<T, R>> {
   const started = Date.now();

@@ -29,7 +29,7 @@ import type { FailingCondition } from "../../fleet/index.js";
 import { durationOr, formatDuration } from "../../runbook/index.js";
 import type { Duration } from "../../runbook/types.js";
 import { StepFailure, type StepContext, type VerifierAsk, type VerifierMemory } from "./context.js";
-import { poll } from "./poll.js";
+import { poll, pollResult } from "./poll.js";
 import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./rechecks.js";
 import type { FleetSnapshot } from "../../fleet/index.js";
 import { CEA } from "./sequence.js";
@@ -217,9 +217,7 @@ async function watch<R>(
       every: ctx.pollMs,
       signal: ctx.signal,
     });
-    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: a poll without giveUpMs returns only with a result (done: true)
-    if (!r.done) throw new Error("unreachable: a poll without giveUpMs always ends with a result");
-    return r.result.done;
+    return pollResult(r).done;
   } catch (err) {
     if (!ctx.signal.aborted) throw err;
     throw abortReason(ctx, failing(), { describe: what });
