@@ -5,65 +5,9 @@
  * answered what, which instances a command goes to, why a resume is refused and what to do next.
  */
 import { describe, expect, it } from "vitest";
-import {
-  reconcile,
-  type FleetReading,
-  type HookRun,
-  type JournalState,
-  type JournalStep,
-  type SentCommand,
-} from "../../src/journal/index.js";
-import type { Outcome } from "../../src/events.js";
+import { reconcile, type HookRun, type JournalState } from "../../src/journal/index.js";
 import { STEPS } from "../support/journal.js";
-
-type Steps = { index: number; id: string; kind: string }[];
-const rb = (steps: Steps, hash = "a".repeat(64)) => ({ hash, steps: steps.map(({ id, kind }) => ({ id, kind })) });
-const RB = rb(STEPS);
-const FILE = "/j/run.jsonl";
-
-/** Step statuses by index: "ok", "failed"…, "cut" (started, never ended) or "-" (not started). */
-function state(
-  statuses: string[],
-  commands: SentCommand[] = [],
-  more: Partial<JournalState> = {},
-  steps: Steps = STEPS,
-): JournalState {
-  const list: JournalStep[] = steps.map((s, i) => {
-    const st = statuses[i] ?? "-";
-    const base = { index: s.index, id: s.id, kind: s.kind, started: st !== "-" && st !== "skipped" };
-    return st === "-" || st === "cut" ? base : { ...base, finished: st as Outcome };
-  });
-  return {
-    file: FILE,
-    runbook: "sales",
-    hash: RB.hash,
-    steps: list,
-    commandsSent: commands,
-    stopWritesSucceeded: false,
-    hooksRan: [],
-    lastSeq: 9,
-    segments: [],
-    warnings: [],
-    ...more,
-  };
-}
-
-type A = "ok" | "error" | "unknown";
-/** A command answered per instance: `i0` gets the first answer, `i1` the second… */
-function cmd(op: SentCommand["op"], stepIndex: number, ...answers: A[]): SentCommand {
-  return sent(
-    op,
-    stepIndex,
-    answers.map((answered, i) => ({ instance: `i${i}`, answered })),
-  );
-}
-function sent(op: SentCommand["op"], stepIndex: number, perInstance: SentCommand["perInstance"]): SentCommand {
-  const a = perInstance.map((p) => p.answered);
-  const answered: A = a.every((x) => x === "ok") ? "ok" : a.includes("unknown") || !a.length ? "unknown" : "error";
-  return { op, stepIndex, instances: perInstance.map((p) => p.instance), answered, perInstance };
-}
-const fleet = (...states: (string | null)[]): FleetReading[] =>
-  states.map((s, i) => ({ instance: `i${i}`, state: s, canCommit: s === "RUNNING" ? true : null }));
+import { FILE, RB, cmd, fleet, rb, sent, state, type Steps } from "../support/reconcile-fixtures.js";
 
 function refused(r: ReturnType<typeof reconcile>) {
   expect(r.ok, JSON.stringify(r)).toBe(false);

@@ -1,52 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  reconcile,
-  type FleetReading,
-  type JournalState,
-  type JournalStep,
-  type ReconcileResult,
-  type SentCommand,
-} from "../../src/journal/index.js";
-import type { Outcome } from "../../src/events.js";
-import { STEPS } from "../support/journal.js";
-
-const RB = { hash: "a".repeat(64), steps: STEPS.map(({ id, kind }) => ({ id, kind })) };
-
-/** Step statuses by index: "ok", "failed"…, "cut" (started, never ended) or "-" (not started). */
-function state(
-  statuses: string[],
-  commands: SentCommand[] = [],
-  more: Partial<JournalState> = {},
-  steps = STEPS,
-): JournalState {
-  const list: JournalStep[] = steps.map((s, i) => {
-    const st = statuses[i] ?? "-";
-    const base = { index: s.index, id: s.id, kind: s.kind, started: st !== "-" && st !== "skipped" };
-    return st === "-" || st === "cut" ? base : { ...base, finished: st as Outcome };
-  });
-  return {
-    file: "/j/run.jsonl",
-    runbook: "sales",
-    hash: RB.hash,
-    steps: list,
-    commandsSent: commands,
-    stopWritesSucceeded: false,
-    hooksRan: [],
-    lastSeq: 9,
-    segments: [],
-    warnings: [],
-    ...more,
-  };
-}
-
-type A = "ok" | "error" | "unknown";
-function cmd(op: SentCommand["op"], stepIndex: number, ...answers: A[]): SentCommand {
-  const perInstance = answers.map((answered, i) => ({ instance: `i${i}`, answered }));
-  const answered: A = answers.every((a) => a === "ok") ? "ok" : answers.includes("unknown") ? "unknown" : "error";
-  return { op, stepIndex, instances: perInstance.map((p) => p.instance), answered, perInstance };
-}
-const fleet = (...states: (string | null)[]): FleetReading[] =>
-  states.map((s, i) => ({ instance: `i${i}`, state: s, canCommit: s === "RUNNING" ? true : null }));
+import { reconcile, type FleetReading, type JournalState, type ReconcileResult } from "../../src/journal/index.js";
+import { RB, cmd, fleet, state } from "../support/reconcile-fixtures.js";
 
 interface Row {
   name: string;
