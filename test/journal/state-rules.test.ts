@@ -256,38 +256,18 @@ describe("a command's answer over several sends and instances", () => {
   });
 
   it("the command: ok only when every instance accepted; unknown when any gave no usable answer; else error", async () => {
-    const allOk = await read([
-      started(0),
-      post(1, 0, "start"),
-      post(2, 1, "start"),
-      answer(1, { ok: true }),
-      answer(2, { ok: true }),
-    ]);
-    expect(allOk.commandsSent[0]!.answered).toBe("ok");
-    const okAndError = await read([
-      started(0),
-      post(1, 0, "start"),
-      post(2, 1, "start"),
-      answer(1, { ok: true }),
-      answer(2, { ok: false, errorKind: "service" }),
-    ]);
-    expect(okAndError.commandsSent[0]!.answered).toBe("error");
-    const errorAndUnknown = await read([
-      started(0),
-      post(1, 0, "start"),
-      post(2, 1, "start"),
-      answer(1, { ok: false, errorKind: "service" }),
-      answer(2, { ok: false, errorKind: "transport" }),
-    ]);
-    expect(errorAndUnknown.commandsSent[0]!.answered).toBe("unknown");
-    const allError = await read([
-      started(0),
-      post(1, 0, "start"),
-      post(2, 1, "start"),
-      answer(1, { ok: false, errorKind: "not-sent" }),
-      answer(2, { ok: false, errorKind: "service" }),
-    ]);
-    expect(allError.commandsSent[0]!.answered).toBe("error");
+    const ok = { ok: true };
+    const service = { ok: false, errorKind: "service" };
+    const cases: [Record<string, unknown>, Record<string, unknown>, string][] = [
+      [ok, ok, "ok"],
+      [ok, service, "error"],
+      [service, { ok: false, errorKind: "transport" }, "unknown"],
+      [{ ok: false, errorKind: "not-sent" }, service, "error"],
+    ];
+    for (const [first, second, command] of cases) {
+      const s = await read([started(0), post(1, 0, "start"), post(2, 1, "start"), answer(1, first), answer(2, second)]);
+      expect(s.commandsSent[0]!.answered, JSON.stringify([first, second])).toBe(command);
+    }
   });
 
   it("a commit.sent that names no instance is a commit of unknown effect", async () => {
