@@ -387,19 +387,13 @@ function expectedStates(
   state: JournalState,
   upTo: number,
 ): { op: CommandOp; stepIndex: number; states: readonly string[] } | undefined {
-  let last: SentCommand | undefined;
-  for (const c of state.commandsSent)
-    if (
-      c.stepIndex >= 0 &&
-      // (`<= upTo` would add none: both callers run only when the journal shows no command from
-      // step upTo; the one surviving mutant of this module, left measured: a disable here would
-      // also hide `>=`, which the tests kill)
-      c.stepIndex < upTo &&
-      (!last || c.stepIndex >= last.stepIndex)
-    )
-      last = c;
-  if (!last) return undefined;
-  // the command's result and where the service goes from there by itself (COMMITTING →
-  // COMMITTED, REVERSING → RUNNING): src/api/commands.ts
-  return { op: last.op, stepIndex: last.stepIndex, states: settledStates(last.op) };
+  // the latest step before upTo that sent one, and its last command (journal order); a command
+  // sent outside any step (-1) sets no expectation
+  for (let i = upTo - 1; i >= 0; i--) {
+    const last = state.commandsSent.findLast((c) => c.stepIndex === i);
+    // the command's result and where the service goes from there by itself (COMMITTING →
+    // COMMITTED, REVERSING → RUNNING): src/api/commands.ts
+    if (last) return { op: last.op, stepIndex: i, states: settledStates(last.op) };
+  }
+  return undefined;
 }
