@@ -226,6 +226,12 @@ const rows: Row[] = [
     expect: { resumeAt: 1, note: /sent outside the step to resume \(step 4/ },
   },
   {
+    name: "a command in the step right after the one to resume is only recorded too: start's states are expected",
+    state: state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("pause", 2, "unknown")]),
+    fleet: fleet("RUNNING"),
+    expect: { resumeAt: 1, note: /a pause sent outside the step to resume \(step 3/ },
+  },
+  {
     name: "a command sent outside any step (stepIndex -1) sets no expectation: fleet RUNNING after start → resumes",
     state: state(["ok", "cut"], [cmd("pause", -1, "ok")]),
     fleet: fleet("RUNNING"),
