@@ -10,7 +10,8 @@ export default defineConfig({
     // Two cores on CI: keep forks few so end-to-end timing stays honest.
     pool: "forks",
     maxWorkers: 2,
-    // a test run inside GitHub Actions must not append the CLI's job summaries to the real one
-    env: { GITHUB_STEP_SUMMARY: "" },
+    // a test run inside GitHub Actions must not append the CLI's job summaries to the real one;
+    // children run through tsx keep no compile cache in the system's temp folder (/tmp/tsx-<uid>)
+    env: { GITHUB_STEP_SUMMARY: "", TSX_DISABLE_CACHE: "1" },
   },
 });

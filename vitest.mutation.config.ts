@@ -25,5 +25,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     globalSetup: ["test/support/global-temp.ts"],
+    env: { TSX_DISABLE_CACHE: "1" },
   },
 });
