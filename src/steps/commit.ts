@@ -8,8 +8,8 @@ import { commandTookEffect } from "../api/index.js";
 import { instanceLabel } from "../events.js";
 import { toEach, type StepKindDef } from "./kit/define.js";
 import { StepFailure, type StepContext } from "./kit/context.js";
-import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
-import { commandTargets, stateOrWhyNot } from "./kit/targets.js";
+import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
+import { commandTargets } from "./kit/targets.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
 
 /** The body is `{}`: the spec's "an empty JSON object `{}` must be sent". */

@@ -7,7 +7,7 @@ import { COMMAND_EFFECT, commandTookEffect } from "../api/index.js";
 import { instanceLabel } from "../events.js";
 import type { Step } from "../runbook/types.js";
 import { toEach, type StepKindDef } from "./kit/define.js";
-import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
+import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
 import { commandTargets } from "./kit/targets.js";
@@ -72,7 +72,7 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
         wrong.length === 0,
         wrong.length === 0
           ? `every instance is ${states}`
-          : `${op} is allowed only in ${states}; ${wrong.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? "unreachable"}`).join(", ")}`,
+          : `${op} is allowed only in ${states}; ${wrong.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", ")}`,
       );
       // a reverse swaps directionMapping (service facts), not necessarily at once: either way round
       // is legal until every instance shows the new one (fleet-ops.ts observeIdentity)

@@ -5,12 +5,12 @@ import { BEHAVIOUR, atLeast, versionDependentParts } from "../api/versions.js";
 import { instanceLabel } from "../events.js";
 import type { StartRequest } from "../runbook/types.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
-import { checkIdentity, checkInterlock, readFleet, sendCommand } from "./kit/fleet-ops.js";
+import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { poll } from "./kit/poll.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
 import type { StepContext } from "./kit/context.js";
 import type { FleetSnapshot } from "../fleet/index.js";
-import { commandTargets, stateOrWhyNot } from "./kit/targets.js";
+import { commandTargets } from "./kit/targets.js";
 
 export const start: StepKindDef<StartRequest> = {
   body: keyed("start"),

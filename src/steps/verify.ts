@@ -14,8 +14,7 @@ import type { VerifyBody } from "../runbook/types.js";
 import type { StepContext } from "./kit/context.js";
 import { StepFailure } from "./kit/context.js";
 import type { StepKindDef } from "./kit/define.js";
-import { checkInterlock } from "./kit/fleet-ops.js";
-import { stateOrWhyNot } from "./kit/targets.js";
+import { checkInterlock, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { cloneFlow, listStates } from "./kit/sequence.js";
 import { abortReason } from "./kit/wait.js";
 import {

@@ -317,7 +317,7 @@ describe("pause, resume, reverse", () => {
     const s = setup({ sends: [{}], reads: each({ state: "RUNNING" }, { state: "PAUSED" }, "error") });
     const err = await failure(lifecycle("pause").run(s.ctx, {}));
     expect(err.message).toBe(
-      "refused (fleet-state): pause is allowed only in RUNNING; sync1 is PAUSED, sync2 is unreachable",
+      "refused (fleet-state): pause is allowed only in RUNNING; sync1 is PAUSED, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused)",
     );
     expect(s.f.sent).toEqual([[], [], []]);
   });

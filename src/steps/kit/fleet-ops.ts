@@ -57,6 +57,14 @@ export async function readFleet(
   return r.value;
 }
 
+/** What an instance shows in a refusal: its state, or why it did not answer. */
+export function stateOrWhyNot(i: InstanceSample): string {
+  if (i.progress) return i.progress.state;
+  // Stryker disable next-line OptionalChaining,StringLiteral: equivalent: a sample without progress has its error
+  const why = i.error?.message ?? "?";
+  return `unreachable (${why})`;
+}
+
 export function short(err: ApiError | undefined): string {
   if (!err) return "";
   const m = err.message;

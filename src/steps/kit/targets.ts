@@ -14,15 +14,7 @@ import { instanceLabel } from "../../events.js";
 import type { FleetSnapshot, InstanceSample } from "../../fleet/index.js";
 import { askOperator } from "./ask.js";
 import type { StepContext } from "./context.js";
-import { checkInterlock } from "./fleet-ops.js";
-
-/** What an instance shows in a refusal: its state, or why it did not answer. */
-export function stateOrWhyNot(i: InstanceSample): string {
-  if (i.progress) return i.progress.state;
-  // Stryker disable next-line OptionalChaining,StringLiteral: equivalent: a sample without progress has its error
-  const why = i.error?.message ?? "?";
-  return `unreachable (${why})`;
-}
+import { checkInterlock, stateOrWhyNot } from "./fleet-ops.js";
 
 /**
  * The instances a command step judges and sends to: every instance, or the targeted ones after
