@@ -18,11 +18,11 @@ import { describe, expect, it, vi } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import type { Fleet } from "../../src/fleet/index.js";
 import type { Step } from "../../src/runbook/types.js";
-import { StepFailure, type StepContext } from "../../src/steps/index.js";
+import type { StepContext } from "../../src/steps/index.js";
 import { start } from "../../src/steps/start.js";
 import { commit } from "../../src/steps/commit.js";
 import { lifecycle } from "../../src/steps/lifecycle.js";
-import { context, scripted, type Read, type Script } from "../support/fleet-fake.js";
+import { context, failure, scripted, type Read, type Script } from "../support/fleet-fake.js";
 
 type Decision = Extract<RunEvent, { type: "decision" }>;
 
@@ -74,14 +74,6 @@ function setup(script: Script, o: Setup = {}) {
 }
 
 const each = (...reads: Read[]): Read[][] => reads.map((r) => [r]);
-const failure = async (p: Promise<unknown>): Promise<StepFailure> => {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(StepFailure);
-  return err as StepFailure;
-};
 const body = { source: "cluster0", destination: "cluster1" };
 
 describe("start", () => {
@@ -535,8 +527,13 @@ describe("what the command steps plan, and how they are named", () => {
       path: "/api/v1/start",
       body,
     });
-    const secret = { source: "cluster0", destination: "cluster1", "x-token": "hunter2" } as never;
-    expect(JSON.stringify(start.plan(secret, to("1.8.0")))).not.toMatch(/hunter2/);
+    // a secret in the body (here through x-passthrough, sent at the top level) is shown redacted
+    const secret = { source: "cluster0", destination: "cluster1", "x-passthrough": { token: "hunter2" } } as never;
+    const shown = start.plan(secret, to("1.8.0")).filter((r) => r.method === "POST");
+    expect(shown.map((r) => r.body)).toEqual([
+      { source: "cluster0", destination: "cluster1", token: "***" },
+      { source: "cluster0", destination: "cluster1", token: "***" },
+    ]);
   });
 
   it("commit, pause, resume, reverse: the interlock read, then `{}` to every instance", () => {

@@ -46,7 +46,7 @@ import {
   verifierTools,
 } from "../../src/steps/kit/verifier.js";
 import { METADATA_BEFORE_COMMIT, verify } from "../../src/steps/verify.js";
-import { reasons, scripted, type Read } from "../support/fleet-fake.js";
+import { failure, reasons, scripted, type Read } from "../support/fleet-fake.js";
 import {
   CHECKING,
   FRESH,
@@ -101,15 +101,6 @@ function setup(script: VScript, o: Setup = {}) {
     run: (body: Body = {}) => verify.run(ctx, body),
   };
 }
-
-const failure = async (p: Promise<unknown>): Promise<StepFailure> => {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(StepFailure);
-  return err as StepFailure;
-};
 
 /** The documented verifier: no check until one is sent, checking until writesOff, then `end`. */
 const documented =

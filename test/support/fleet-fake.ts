@@ -8,7 +8,8 @@ import type { Progress } from "../../src/api/types.js";
 import type { InstanceRef, RunEvent } from "../../src/events.js";
 import { createPollRecorder, identityProblems, type Fleet, type FleetSnapshot } from "../../src/fleet/index.js";
 import type { BroadcastResult } from "../../src/fleet/fleet.js";
-import { newIdentityMemory, type RunContext, type StepContext } from "../../src/steps/index.js";
+import { newIdentityMemory, StepFailure, type RunContext, type StepContext } from "../../src/steps/index.js";
+import { expect } from "vitest";
 
 /** The request time limit of the scripted run (its settle windows are this, or twice this). */
 export const REQUEST_TIMEOUT = 150;
@@ -139,6 +140,16 @@ export function context(
     timeoutMs: 60_000,
   } as unknown as StepContext;
   return { ctx, events };
+}
+
+/** The StepFailure a step's promise rejects with (the test fails if it resolves or throws anything else). */
+export async function failure(p: Promise<unknown>): Promise<StepFailure> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(StepFailure);
+  return err as StepFailure;
 }
 
 /** The `decision` reasons of one kind. */
