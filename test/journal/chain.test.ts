@@ -8,11 +8,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
 import { appendChain, openJournal, readJournalState, splitChain } from "../../src/journal/index.js";
 import { readJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { refusal } from "../support/journal-refusal.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -45,16 +45,6 @@ function undoneRun(): { file: string; lines: string[] } {
   for (const e of events) j.write(e);
   j.close();
   return { file: j.file, lines: readFileSync(j.file, "utf8").trimEnd().split("\n") };
-}
-
-async function refusal(file: string): Promise<UserError> {
-  const err: unknown = await readJournalState(file).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UserError);
-  expect((err as UserError).exitCode).toBe(2);
-  return err as UserError;
 }
 
 describe("the journal's hash chain", () => {

@@ -24,6 +24,7 @@ import {
 import type { RunEvent } from "../../src/events.js";
 import { classifyAnswer } from "../../src/journal/state.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { refusal } from "../support/journal-refusal.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -62,16 +63,6 @@ function raw(lines: Line[], header: Line = headerOf()): string {
 }
 
 const read = async (lines: Line[], header?: Line): Promise<JournalState> => readJournalState(raw(lines, header));
-
-async function refusal(file: string): Promise<UserError> {
-  const err: unknown = await readJournalState(file).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UserError);
-  expect((err as UserError).exitCode).toBe(2);
-  return err as UserError;
-}
 
 const DEFAULT_HINT =
   "a journal is written by syncbook only; if it was edited or damaged, do not resume from it: check the fleet's state by hand and start a new run";

@@ -2,10 +2,10 @@ import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
-import { UserError } from "../../src/errors.js";
 import { resolveJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { refusal } from "../support/journal-refusal.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -28,16 +28,6 @@ function journalOf(events: RunEvent[]): string {
   for (const e of events) j.write(e);
   j.close();
   return j.file;
-}
-
-async function refusal(file: string): Promise<UserError> {
-  const err = await readJournalState(file).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UserError);
-  expect((err as UserError).exitCode).toBe(2);
-  return err as UserError;
 }
 
 describe("readJournalState", () => {
