@@ -112,7 +112,7 @@ describe("states by version", () => {
 
   // facts: "INITIALIZING (1.20, before RUNNING)"; "Documented refusals: … `start` while INITIALIZING (1.20)"
   it("1.20: a fleet still INITIALIZING is waited out, then started once per instance", async () => {
-    s = await sim({ instances: 2, serviceVersion: "1.20.0", model: { initializingSeconds: 40 } });
+    s = await sim({ instances: 2, serviceVersion: "1.20.0", model: { initializingSeconds: 250 } });
     const dir = tempDir();
     const file = writeRunbook(
       dir,
