@@ -9,6 +9,7 @@ import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
 import { formatVerdict, prepareRehearsal } from "../../src/rehearse/index.js";
 import { runRunbook, type RunResult } from "../../src/run/runner.js";
+import { buildReport } from "../../src/report/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { CHECK, COMMIT, DRAINED, posts, READY, runbookFor, sim, START, STOP, VERIFY } from "../support/run.js";
@@ -290,6 +291,15 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     expect(g).toBeGreaterThan(offs.at(-1)!.generation);
     expect(line).not.toMatch(/processingTasks [1-9]|addedTasks [1-9]/);
     expect(s.control.state().verifier).toMatchObject({ resumed: true, exited: null });
+    // the report tells the same story
+    expect(buildReport(events).record.verifierSeen).toEqual([
+      {
+        t: expect.any(Number) as number,
+        text: expect.stringMatching(
+          /^the verifier restarted \(phase idle, generation 0, with tasks: a process restarted without --clean, .*\): followed \(1 of at most 2\): a check to the new process, then writesOff again$/,
+        ) as string,
+      },
+    ]);
   });
 
   // facts: "Versions v0.1.6 to v0.2.0 answer `GET /progress` before the first `check` with an **empty HTTP 500**"
@@ -300,6 +310,13 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
     expect(events.find((e) => e.type === "verifier.baseline")).toMatchObject({ oldRelease: true });
     expect(logs(events).filter((l) => /an empty HTTP 500/.test(l.message))).toHaveLength(1);
+    expect(buildReport(events).record.verifierSeen).toMatchObject([
+      {
+        text: expect.stringMatching(
+          /^progress answered an empty HTTP 500 before the check: releases v0\.1\.6 to v0\.2\.0 do/,
+        ) as string,
+      },
+    ]);
     expect(verified(events)).toBe(true);
   });
 });
