@@ -190,10 +190,10 @@ describe("syncbook status --json", () => {
     ]);
     expect(st.journal.verifier).toEqual({ restarts: 1, oldRelease: true });
     const text = await cli(["status", g.file, "--journal-dir", g.journals], { cwd: g.dir });
-    expect(text.stdout).toMatch(/\n  idle at generation 0 with tasks: a process restarted without --clean/);
-    expect(text.stdout).toMatch(/\n  verifier: restarted 1 time\(s\) during the run's verification/);
+    expect(text.stdout).toMatch(/\n {2}idle at generation 0 with tasks: a process restarted without --clean/);
+    expect(text.stdout).toMatch(/\n {2}verifier: restarted 1 time\(s\) during the run's verification/);
     expect(text.stdout).toMatch(
-      /\n  verifier: its progress answered an empty HTTP 500 before the check \(releases v0\.1\.6 to v0\.2\.0; use v0\.2\.1\)/,
+      /\n {2}verifier: its progress answered an empty HTTP 500 before the check \(releases v0\.1\.6 to v0\.2\.0; use v0\.2\.1\)/,
     );
   });
 
