@@ -139,6 +139,14 @@ program
       "collections, and how many have unique, TTL or hidden indexes (their metadata differs until commit)",
     ).default("collections=12,unique=2,ttl=1,hidden=1"),
   )
+  .addOption(
+    new Option(
+      "--verifier-release <v>",
+      "migration verifier release to emulate: v0.2.0 stands for v0.1.6 to v0.2.0 (progress answers an empty HTTP 500 until the first check)",
+    )
+      .choices(["v0.2.1", "v0.2.0"])
+      .default("v0.2.1"),
+  )
   .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
   .action((opts: SimCliOptions) =>
     act(

@@ -125,7 +125,35 @@ export interface RunEventMap {
    * check it found running and adopted). Earlier checks and writesOff of the run no longer count;
    * `--resume` reads it from the journal and judges the verifier's movement against it.
    */
-  "verifier.baseline": { index: number; id: string; progress: VerifierProgress; adopted: boolean };
+  "verifier.baseline": {
+    index: number;
+    id: string;
+    progress: VerifierProgress;
+    adopted: boolean;
+    /** The check sent now resumes a restarted verifier's persisted verification. */
+    resumes?: boolean;
+    /** Progress answered an empty HTTP 500 before any check (releases v0.1.6 to v0.2.0): taken as not started. */
+    oldRelease?: boolean;
+  };
+  /**
+   * writesOff is about to be sent while the verifier shows `generation` (the highest since the
+   * verification began): a result must come from a later generation. `--resume` reads it.
+   */
+  "verifier.writesOff": { index: number; id: string; generation: number };
+  /**
+   * A new verifier process answers (a generation below the highest seen, or idle at generation 0
+   * after this run's check ran): this run's check and writesOff went to the old one. `followed` of
+   * at most `limit` restarts are followed in one step (a check to the new process, then writesOff
+   * again); `--resume` and the report read it.
+   */
+  "verifier.restarted": {
+    index: number;
+    id: string;
+    progress: VerifierProgress;
+    why: string;
+    followed: number;
+    limit: number;
+  };
   /** A condition wait's current standing: who fails which condition, with what value, since when. */
   "wait.status": {
     index: number;

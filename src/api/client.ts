@@ -316,27 +316,32 @@ function post(
 }
 
 /**
- * A verifier command's answer (service facts): `{"success": true}` is accepted; `success: false`
- * (`APIError`, "request in progress") and a string `error` without `success: true` (`writesOff
- * already set`, "failed to fetch source's cluster time: …", a bad body's HTTP 400) are refusals;
- * an empty 2xx body or another JSON object without `error` is taken as accepted (undocumented
- * shapes). An empty or non-JSON error status (the published verifier's handler panicking is an
- * empty HTTP 500) is no answer at all.
+ * A verifier command's answer (service facts): only `{"success": true}` without an `error` is
+ * accepted. Every other JSON answer is a refusal, whatever its shape or status: `success: false`
+ * (`APIError`, "request in progress"), a string `error` without `success` (`writesOff already
+ * set`, "failed to fetch source's cluster time: …", a bad body's HTTP 400), an `error` that is not
+ * a string, a `success` that is not the boolean `true`, or an object with neither. An empty body
+ * or one that is not JSON is no answer at all (the published verifier's handler panicking is an
+ * empty HTTP 500): the request reached it, its effect is unknown.
  */
 function verifierAnswer(
   url: string,
   operation: ApiOperation,
   r: Extract<ExchangeResult, { ok: true }>,
 ): OperationResponse {
-  const failed = r.status >= 400;
-  if (r.text.trim() === "" && !failed) return { success: true };
+  if (r.text.trim() === "")
+    throw badBody(url, operation, "non-json", `HTTP ${r.status}, an empty answer`, r.status, r.text);
   const json = parseAnswer(url, operation, r);
-  if (!isPlainObject(json))
-    throw badBody(url, operation, "bad-answer", `HTTP ${r.status}, unexpected answer: not an object`, r.status, r.text);
-  if (json.success === true) return json as OperationResponse;
-  if (typeof json.error === "string") throw new ServiceError(url, operation, redactText(json.error), "", r.status);
-  if (failed) throw badBody(url, operation, "bad-answer", `HTTP ${r.status} without an error text`, r.status, r.text);
-  return { ...json, success: true };
+  if (isPlainObject(json) && json.success === true && (json.error === undefined || json.error === null))
+    return json as OperationResponse;
+  const error = isPlainObject(json) ? json.error : undefined;
+  const name =
+    typeof error === "string"
+      ? error
+      : error !== undefined && error !== null
+        ? JSON.stringify(error)
+        : `not an acceptance (no "success": true): ${bodyExcerpt(r.text, 60)}`;
+  throw new ServiceError(url, operation, redactText(name), "", r.status);
 }
 
 function send(

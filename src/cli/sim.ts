@@ -5,7 +5,7 @@
  * end, not an interruption).
  */
 import { UserError, ExitCode } from "../errors.js";
-import type { ClusterSetting, DataSet, SimulatorOptions } from "../sim/index.js";
+import type { ClusterSetting, DataSet, SimulatorOptions, VerifierRelease } from "../sim/index.js";
 
 export interface SimCliOptions {
   instances?: string;
@@ -21,6 +21,7 @@ export interface SimCliOptions {
   serviceVersion?: string;
   grace?: string;
   dataSet?: string;
+  verifierRelease?: string;
 }
 
 export interface SimCliIo {
@@ -111,7 +112,7 @@ export function parseSeed(v: string | undefined): number | undefined {
 
 export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<number> {
   const out = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const { startSimulator } = await import("../sim/index.js");
+  const { startSimulator, VERIFIER_RELEASES } = await import("../sim/index.js");
   const instances = int("--instances", opts.instances, 1, 1, 4096);
   const port = int("--port", opts.port, 27182, 0, 65535);
   const verifierPort = int("--verifier-port", opts.verifierPort, 27020, 0, 65535);
@@ -132,6 +133,14 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
     if (!/^\d+\.\d+(\.\d+)?$/.test(opts.serviceVersion))
       throw usage(`--service-version must look like 1.8.0, got "${opts.serviceVersion}"`);
     options.serviceVersion = opts.serviceVersion;
+  }
+  if (opts.verifierRelease !== undefined) {
+    if (!(VERIFIER_RELEASES as readonly string[]).includes(opts.verifierRelease))
+      throw usage(
+        `--verifier-release must be one of ${VERIFIER_RELEASES.join(", ")}, got "${opts.verifierRelease}"`,
+        "v0.2.0 stands for the releases v0.1.6 to v0.2.0 (progress answers an empty HTTP 500 until the first check).",
+      );
+    options.verifierRelease = opts.verifierRelease as VerifierRelease;
   }
   if (opts.data !== undefined) options.data = await parseDataArg(opts.data);
   if (opts.timeScale !== undefined) options.timeScale = parseTimeScale(opts.timeScale, { frozen: true });

@@ -151,6 +151,7 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `verifier ${v.url}: phase ${v.phase ?? "?"}${v.generation != null ? `, generation ${v.generation}` : ""}${c ? ` · ${c}` : ""}${v.verifierError != null ? ` · error: ${JSON.stringify(v.verifierError)}` : ""}`,
       );
+      for (const n of v.notes ?? []) lines.push(`  ${n}`);
     }
   } else lines.push("verifier: none in the runbook");
   const j = st.journal;
@@ -178,6 +179,14 @@ export function formatStatus(st: Status): string[] {
     if (j.writesStopped !== undefined)
       lines.push(
         `  writes: ${j.writesStopped ? "stopped by the run (a stopWrites held, not undone)" : "not stopped by the run (or undone)"}`,
+      );
+    if (j.verifier?.restarts)
+      lines.push(
+        `  verifier: restarted ${j.verifier.restarts} time(s) during the run's verification (--resume sends the new process a check, then writesOff)`,
+      );
+    if (j.verifier?.oldRelease)
+      lines.push(
+        "  verifier: its progress answered an empty HTTP 500 before the check (releases v0.1.6 to v0.2.0; use v0.2.1)",
       );
   }
   if (j.lock)

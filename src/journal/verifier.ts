@@ -3,7 +3,10 @@
  * acts on it): the baseline of the last verification that began (`verifier.baseline`: earlier asks
  * no longer count), and that verification's check and writesOff with their answers. A request
  * with no answer line (the runner died while it was in flight) is `unknown`: it may have arrived,
- * and is never resent blindly.
+ * and is never resent blindly. Also what ties a result to this run: the highest generation the
+ * verifier showed since then (`verifier.sampled`), the generation writesOff was sent in
+ * (`verifier.writesOff`), and the restarts seen (`verifier.restarted`: the old process's check
+ * and writesOff no longer count, and the next check resumes the persisted verification).
  */
 import type { VerifierAsk, VerifierMemory } from "../steps/index.js";
 import type { VerifierProgress } from "../api/types.js";
@@ -19,19 +22,44 @@ export interface VerifierJournal {
   state(): VerifierMemory;
 }
 
+const generationOf = (progress: unknown): number | undefined =>
+  isObject(progress) && typeof progress.generation === "number" ? progress.generation : undefined;
+
 export function verifierJournal(): VerifierJournal {
   const memory: VerifierMemory = {};
   const pending = new Map<number, "check" | "writesOff">();
+  const newProcess = (progress: unknown): void => {
+    for (const k of ["check", "writesOff", "writesOffGeneration"] as const) delete memory[k];
+    pending.clear();
+    const g = generationOf(progress);
+    if (g === undefined) delete memory.highestGeneration;
+    else memory.highestGeneration = g;
+  };
   return {
     apply(e) {
       switch (e.type) {
         case "verifier.baseline":
-          for (const k of ["check", "writesOff"] as const) delete memory[k];
-          pending.clear();
+          newProcess(e.progress);
           if (isObject(e.progress)) memory.baseline = e.progress as unknown as VerifierProgress;
           memory.adopted = e.adopted === true;
+          if (e.resumes === true) memory.resuming = true;
+          else delete memory.resuming;
+          if (e.oldRelease === true) memory.oldRelease = true;
           // an adopted check is the verification's check: it runs, nothing was sent
           if (memory.adopted) memory.check = { answered: "ok", at: e.at };
+          return;
+        case "verifier.restarted":
+          newProcess(e.progress);
+          memory.resuming = true;
+          memory.restarts = (memory.restarts ?? 0) + 1;
+          return;
+        case "verifier.sampled": {
+          const g = generationOf(e.progress);
+          if (g !== undefined && g > (memory.highestGeneration ?? -1)) memory.highestGeneration = g;
+          return;
+        }
+        case "verifier.writesOff":
+          if (typeof e.generation === "number") memory.writesOffGeneration = e.generation;
           return;
         case "request.sent": {
           if (e.target !== "verifier" || typeof e.path !== "string") return;

@@ -20,6 +20,8 @@ const EVENT_TYPES = {
   "polls.summary": true,
   "verifier.sampled": true,
   "verifier.baseline": true,
+  "verifier.writesOff": true,
+  "verifier.restarted": true,
   "wait.status": true,
   "wait.slow": true,
   decision: true,
@@ -116,6 +118,10 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: verifier progress`;
     case "verifier.baseline":
       return `${runbook}: ${stepLabel(n)} ${n.adopted ? "adopted the verifier's running check" : "starts a verification"} (verifier phase ${n.progress.phase})`;
+    case "verifier.writesOff":
+      return `${runbook}: ${stepLabel(n)} sends writesOff to the verifier in generation ${n.generation}`;
+    case "verifier.restarted":
+      return `${runbook}: ${stepLabel(n)}: the verifier restarted (${n.why})`;
     case "wait.status":
       return `${runbook}: ${stepLabel(n)} ${n.met ? "conditions hold" : `waiting: ${n.failing.map((f) => `${f.instance} ${f.condition} (${JSON.stringify(f.value)})`).join(", ")}`}`;
     case "wait.slow":
@@ -151,6 +157,7 @@ export function severityOf(n: Notification): Severity {
     case "hook.finished":
       return n.ok ? "info" : n.undo ? "critical" : "error";
     case "wait.slow":
+    case "verifier.restarted":
       return "warning";
     case "decision":
       return n.ok ? "info" : "error";

@@ -331,7 +331,8 @@ ${r.serviceVersionMismatch ? `<p class="err">${esc(r.serviceVersionMismatch)}</p
 <h3>Interlock decisions (${decisions.length})</h3>
 ${decisions.length ? `<table id="interlocks"><thead><tr><th>at</th><th>step</th><th>check</th><th>result</th><th>reason</th></tr></thead><tbody>${decisions.join("")}</tbody></table>` : "<p>No interlock was consulted.</p>"}
 <h3>Verifier, final counters</h3>
-${v ? `<p>phase <strong>${esc(v.phase ?? "?")}</strong> at +${esc(formatDuration(v.t))}${v.error ? ` <span class="err">error: ${esc(v.error)}</span>` : ""}</p><table id="verifier-final"><tbody>${counters}</tbody></table>` : "<p>The verifier was not read.</p>"}`;
+${v ? `<p>phase <strong>${esc(v.phase ?? "?")}</strong> at +${esc(formatDuration(v.t))}${v.error ? ` <span class="err">error: ${esc(v.error)}</span>` : ""}</p><table id="verifier-final"><tbody>${counters}</tbody></table>` : "<p>The verifier was not read.</p>"}
+${r.verifierSeen ? `<ul id="verifier-seen">${r.verifierSeen.map((x) => `<li>+${esc(formatDuration(x.t))}: ${esc(x.text)}</li>`).join("")}</ul>` : ""}`;
 }
 
 function runsTable(report: Report): string {

@@ -240,6 +240,8 @@ export interface ReportRecord {
   interlocks: number[];
   /** The verifier's last progress: phase and counters. */
   verifier?: { t: number; phase?: string; error?: string; counters: Record<string, number> };
+  /** What the run saw of the verifier's process and release: restarts it followed, the old releases' empty HTTP 500. */
+  verifierSeen?: { t: number; text: string }[];
 }
 
 export interface ReportLog {
@@ -410,6 +412,7 @@ export class ReportBuilder {
   readonly #logs: ReportLog[] = [];
   readonly #series = new Map<number, InstanceSeries>();
   readonly #verifier: VerifierSample[] = [];
+  readonly #verifierSeen: { t: number; text: string }[] = [];
   readonly #instances = new Map<number, InstanceRef>();
   readonly #running: number[] = [];
   readonly #runs: RunState[] = [];
@@ -666,6 +669,19 @@ export class ReportBuilder {
       case "verifier.sampled":
         this.#verifier.push({ t, at: e.at, ...verifierFields(e.progress) });
         break;
+      case "verifier.baseline":
+        if (e.oldRelease)
+          this.#verifierSeen.push({
+            t,
+            text: "progress answered an empty HTTP 500 before the check: releases v0.1.6 to v0.2.0 do (fixed in v0.2.1, the release to use); taken as not started, and the check was sent",
+          });
+        break;
+      case "verifier.restarted":
+        this.#verifierSeen.push({
+          t,
+          text: `the verifier restarted (${e.why}): ${e.followed > e.limit ? `not followed (${e.limit} restarts were followed already)` : `followed (${e.followed} of at most ${e.limit}): a check to the new process, then writesOff again`}`,
+        });
+        break;
       case "wait.status":
         this.#step(e.index, e.id).lastWait = {
           t,
@@ -863,6 +879,7 @@ export class ReportBuilder {
       const mismatch = declaredMismatch(rec.runbook.serviceVersion, seen);
       if (mismatch) rec.serviceVersionMismatch = mismatch;
     }
+    if (this.#verifierSeen.length > 0) rec.verifierSeen = this.#verifierSeen.map((x) => ({ ...x }));
     const v = this.#verifier[this.#verifier.length - 1];
     if (v)
       rec.verifier = {

@@ -16,6 +16,7 @@ import { createFleet } from "../fleet/index.js";
 import { chooseJournal, isPidAlive, LOCK_FILE_NAME, readJournalState, type JournalState } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
+import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
 
 export const STATUS_FORMAT = 1;
 
@@ -48,6 +49,8 @@ export interface VerifierStatus {
   generation?: number | null;
   counters?: Record<string, number>;
   verifierError?: unknown;
+  /** What its answer says about the process or release (a restart without --clean, an old release). */
+  notes?: string[];
 }
 
 export interface JournalStatus {
@@ -65,6 +68,8 @@ export interface JournalStatus {
   lastCommand?: { op: string; step: number; answers: Record<string, string> };
   finished?: { outcome: string; committed: boolean; at: string; message?: string };
   writesStopped?: boolean;
+  /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
+  verifier?: { restarts: number; oldRelease: boolean };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
 }
@@ -178,8 +183,18 @@ async function readVerifier(
       generation: num(p.generation),
       counters,
       verifierError: p.error ?? null,
+      ...(persisted(p)
+        ? {
+            notes: [
+              "idle at generation 0 with tasks: a process restarted without --clean; its next check resumes that verification (restart it with --clean to start over)",
+            ],
+          }
+        : {}),
     };
   } catch (err) {
+    // the old releases' answer before any check: not started, and named
+    if (emptyProgress500(err))
+      return { url: shown, reachable: true, phase: "idle", notes: [`not started: ${OLD_RELEASE}; use v0.2.1`] };
     return { url: shown, reachable: false, error: redact(errorMessage(err)) };
   }
 }
@@ -246,5 +261,8 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       ...(state.finished.message ? { message: state.finished.message } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
+  const v = state.verifier;
+  if (v && (v.restarts || v.oldRelease))
+    out.verifier = { restarts: v.restarts ?? 0, oldRelease: v.oldRelease === true };
   return out;
 }

@@ -17,7 +17,8 @@
  *   POST   /sim/instances/:i/down    the instance stops accepting connections
  *   POST   /sim/instances/:i/up      ... and comes back (a restart)
  *   POST   /sim/instances/:i/upgrade a live upgrade now (spec progress rule 4; refused from 1.11)
- *   POST   /sim/verifier/restart     a new verifier process (after it exited, or to start over)
+ *   POST   /sim/verifier/restart     a new verifier process (after it exited, or to start over);
+ *                                   {"clean": false} keeps the old one's metadata (default true: --clean)
  */
 import { errorReply, type Reply, type SimWorld } from "./world.js";
 import { normalizeFault, parseFault, type FaultSpec } from "./faults.js";
@@ -146,7 +147,12 @@ async function route(world: SimWorld, method: string, path: string, text: string
   }
   if (path === "/sim/verifier/restart") {
     if (method !== "POST") return notAllowed("POST");
-    await world.restartVerifier();
+    const o = parseObject(text, true);
+    if (isReply(o)) return o;
+    const extra = unknownKeys(o, ["clean"]);
+    if (extra) return bad(extra);
+    if (o.clean !== undefined && typeof o.clean !== "boolean") return bad('"clean" must be true or false');
+    await world.restartVerifier(o.clean === false ? { clean: false } : {});
     return ok();
   }
   const one = /^\/sim\/faults\/(\d{1,9})$/.exec(path);

@@ -14,7 +14,13 @@ import { loadStartValidator, type ClusterSetting } from "./validate-start.js";
 import { SimWorld, type RequestCounts, type SimState } from "./world.js";
 import type { ActiveFault, FaultSpec } from "./faults.js";
 import { parseBytes } from "./units.js";
-import { DEFAULT_DATA_SET, type DataSet } from "./verifier.js";
+import {
+  DEFAULT_DATA_SET,
+  LATEST_VERIFIER_RELEASE,
+  VERIFIER_RELEASES,
+  type DataSet,
+  type VerifierRelease,
+} from "./verifier.js";
 import { VERSION_RE } from "./versions.js";
 
 export { parseFault, formatFault, FAULT_KINDS } from "./faults.js";
@@ -22,8 +28,8 @@ export type { FaultSpec, FaultKind, ActiveFault } from "./faults.js";
 export type { SimState, RequestCounts, InstanceSnapshot, ErrorName } from "./world.js";
 export type { ClusterSetting, StartRequest, Topology } from "./validate-start.js";
 export type { ModelParams, ProgressBody, SyncState } from "./instance.js";
-export type { VerifierProgressBody, VerificationStatus, VerifierPhase, DataSet } from "./verifier.js";
-export { DEFAULT_DATA_SET } from "./verifier.js";
+export type { VerifierProgressBody, VerificationStatus, VerifierPhase, DataSet, VerifierRelease } from "./verifier.js";
+export { DEFAULT_DATA_SET, VERIFIER_RELEASES } from "./verifier.js";
 export type { FleetError } from "./coordinator.js";
 export { parseBytes, parseSeconds } from "./units.js";
 
@@ -68,6 +74,11 @@ export interface SimulatorOptions {
   graceMs?: number;
   /** Largest request body accepted (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * The migration verifier release emulated (default v0.2.1); `v0.2.0` stands for v0.1.6 to
+   * v0.2.0, whose progress answers an empty HTTP 500 until the first check.
+   */
+  verifierRelease?: VerifierRelease;
 }
 
 export interface SimulatorInstance {
@@ -96,8 +107,8 @@ export interface SimControl {
   down(index: number): Promise<void>;
   up(index: number): Promise<void>;
   liveUpgrade(index: number): void;
-  /** A new verifier process (after it exited, or to start over). */
-  restartVerifier(): Promise<void>;
+  /** A new verifier process (after it exited, or to start over): `clean: false` keeps the old one's metadata. */
+  restartVerifier(opts?: { clean?: boolean }): Promise<void>;
 }
 
 export interface Simulator {
@@ -158,6 +169,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (!Number.isInteger(v) || v < 0 || v > 100_000)
       throw new RangeError(`dataSet.${k} must be an integer from 0 to 100000`);
   if (dataSet.collections < 1) throw new RangeError("dataSet.collections must be at least 1");
+  const verifierRelease = options.verifierRelease ?? LATEST_VERIFIER_RELEASE;
+  if (!VERIFIER_RELEASES.includes(verifierRelease))
+    throw new RangeError(
+      `verifierRelease must be one of ${VERIFIER_RELEASES.join(", ")}, got "${String(verifierRelease)}"`,
+    );
   const writeRate = options.writes?.rate ?? 1000;
   if (!Number.isFinite(writeRate) || writeRate < 0) throw new RangeError("writes.rate must be ≥ 0");
 
@@ -174,6 +190,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     graceMs: options.graceMs ?? 2000,
     dataSet,
     validateStart: loadStartValidator(),
+    verifierRelease,
   });
   const maxBody = options.maxBodyBytes ?? 2 ** 20;
   const servers = Array.from({ length: n }, (_, i) => new TargetServer(world, i, host, maxBody));
@@ -219,7 +236,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     down: (i) => world.down(i),
     up: (i) => world.up(i),
     liveUpgrade: (i) => world.liveUpgrade(i),
-    restartVerifier: () => world.restartVerifier(),
+    restartVerifier: (o) => world.restartVerifier(o),
   };
   let closing: Promise<void> | undefined;
   return {

@@ -19,10 +19,25 @@
  *   value and hidden indexes visible before commit): metadataMismatchTasks, re-verified in the
  *   next generation;
  * - lost writes, fleet errors and DDL during verification fail tasks in every generation.
+ *
+ * Restarts (facts: the verifier keeps its state in its metadata database unless started with
+ * `--clean`): `persisted()` is what a process leaves behind, and a process built on it answers
+ * idle, generation 0, with generation 0's persisted counters (tasks that were processing still
+ * say so) until a check, which resumes the persisted generation where it was (its pending tasks
+ * again, the writes made meanwhile rechecked), without the old process's writesOff.
  */
 import type { ModelParams } from "./instance.js";
 
 export type VerifierPhase = "idle" | "check" | "recheck";
+
+/**
+ * The verifier releases the simulator emulates: v0.2.1 (the one a cutover should use), and v0.2.0
+ * for the releases v0.1.6 to v0.2.0, whose progress answers an empty HTTP 500 until the first
+ * check (facts: fixed in v0.2.1, "Fix /progress crash when idle").
+ */
+export const VERIFIER_RELEASES = ["v0.2.1", "v0.2.0"] as const;
+export type VerifierRelease = (typeof VERIFIER_RELEASES)[number];
+export const LATEST_VERIFIER_RELEASE: VerifierRelease = "v0.2.1";
 
 /** The six counters of the published verifier (there is no `recheckTasks`). */
 export interface VerificationStatus {
@@ -92,7 +107,20 @@ export interface VerifierInputs {
 
 type Status = "new" | "setup" | "running" | "finished";
 
-interface Generation {
+/** What a verifier process leaves in its metadata database (what a restart without --clean resumes). */
+export interface PersistedVerification {
+  generation: number;
+  /** Generation 0's counters as stored: shown by a new process until its check. */
+  generation0: VerificationStatus;
+  g: Generation;
+  carry: { special: number; rechecks: number };
+  docsAcc: number;
+  srcEvents: number;
+  issuesCounted: number;
+  ddlDuring: number;
+}
+
+export interface Generation {
   coll: number;
   special: number;
   partitions: number;
@@ -146,14 +174,34 @@ export class Verifier {
   #lastRecheckedAt: number | null = null;
   readonly #partitionsTotal: number;
   readonly #special: number;
+  /** Generation 0's counters once it ended (what the metadata database keeps of it). */
+  #generation0: VerificationStatus | undefined;
 
   constructor(
     private readonly params: ModelParams,
     private readonly totalBytes: number,
     private readonly dataSet: DataSet,
+    /** The state a restart without --clean found (undefined: a fresh process, or --clean). */
+    readonly resumes?: PersistedVerification,
   ) {
     this.#partitionsTotal = Math.max(1, Math.ceil(totalBytes / params.verifyBytesPerTask));
     this.#special = specialCollections(dataSet);
+  }
+
+  /** What this process leaves in the metadata database (undefined: no check ever ran there). */
+  persisted(): PersistedVerification | undefined {
+    // a process that never got past a check's setup changed nothing: the earlier state stays
+    if (this.status === "new" || this.status === "setup") return this.resumes;
+    return {
+      generation: this.generation,
+      generation0: this.generation === 0 ? this.progress().verificationStatus : this.#generation0!,
+      g: { ...this.#g },
+      carry: { ...this.#carry },
+      docsAcc: this.#docsAcc,
+      srcEvents: this.#srcEvents,
+      issuesCounted: this.#issuesCounted,
+      ddlDuring: this.ddlDuring,
+    };
   }
 
   get phase(): VerifierPhase {
@@ -212,12 +260,25 @@ export class Verifier {
       // the published verifier starts its change handling a second time, which panics
       if (this.#setupAfterFinish) return "panic: change handling already started";
       this.status = "running";
-      this.generation = 0;
-      this.#issuesCounted = inputs.issues(this.t);
-      this.#g = { ...emptyGen(), coll: this.dataSet.collections - this.#special, special: this.#special };
-      this.#g.failing = this.#issuesCounted;
-      this.#g.ddl = this.ddlDuring;
-      this.#srcEvents = inputs.sourceWrites(this.t);
+      const r = this.resumes;
+      if (r) {
+        // "Resuming in-progress verification": the persisted generation, its pending tasks again
+        this.generation = r.generation;
+        this.#generation0 = r.generation0;
+        this.#g = { ...r.g };
+        this.#carry = { ...r.carry };
+        this.#docsAcc = r.docsAcc;
+        this.#srcEvents = r.srcEvents;
+        this.#issuesCounted = r.issuesCounted;
+        this.ddlDuring += r.ddlDuring;
+      } else {
+        this.generation = 0;
+        this.#issuesCounted = inputs.issues(this.t);
+        this.#g = { ...emptyGen(), coll: this.dataSet.collections - this.#special, special: this.#special };
+        this.#g.failing = this.#issuesCounted;
+        this.#g.ddl = this.ddlDuring;
+        this.#srcEvents = inputs.sourceWrites(this.t);
+      }
     }
     if (this.status !== "running" || this.error !== null) {
       this.t = t;
@@ -357,6 +418,7 @@ export class Verifier {
   }
 
   #next(rechecks: number): void {
+    if (this.generation === 0) this.#generation0 = this.progress().verificationStatus;
     this.#docsAcc = Math.max(0, this.#docsAcc - rechecks * this.params.recheckDocsPerTask);
     this.generation++;
     this.#g = {
@@ -376,14 +438,18 @@ export class Verifier {
     const pending = this.status === "new" || this.status === "setup" ? 0 : this.#pending();
     const processing = running ? Math.min(this.params.verifierWorkers, pending) : 0;
     const done = this.status === "new" ? emptyGen() : g;
-    const status: VerificationStatus = {
-      totalTasks: pending + done.completed + done.failed + done.mismatch,
-      addedTasks: pending - processing,
-      processingTasks: processing,
-      failedTasks: done.failed,
-      completedTasks: done.completed,
-      metadataMismatchTasks: done.mismatch,
-    };
+    // before its check a restarted process shows generation 0's persisted counters
+    const shown = this.status === "new" || this.status === "setup" ? this.resumes?.generation0 : undefined;
+    const status: VerificationStatus = shown
+      ? { ...shown }
+      : {
+          totalTasks: pending + done.completed + done.failed + done.mismatch,
+          addedTasks: pending - processing,
+          processingTasks: processing,
+          failedTasks: done.failed,
+          completedTasks: done.completed,
+          metadataMismatchTasks: done.mismatch,
+        };
     const totalDocs = Math.round(this.totalBytes / this.params.averageDocumentBytes);
     const stats: VerifierProgressBody["generationStats"] = {
       docsCompared: Math.round(this.#docsCompared),

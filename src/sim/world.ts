@@ -19,7 +19,14 @@ import { SyncInstance, type ModelParams, type ProgressBody } from "./instance.js
 import { streamFor, type Random } from "./prng.js";
 import { SourceTimeline } from "./source.js";
 import type { ClusterSetting, StartRequest, StartValidator } from "./validate-start.js";
-import { Verifier, specialCollections, type DataSet, type VerifierInputs } from "./verifier.js";
+import {
+  LATEST_VERIFIER_RELEASE,
+  Verifier,
+  specialCollections,
+  type DataSet,
+  type VerifierInputs,
+  type VerifierRelease,
+} from "./verifier.js";
 import { BEHAVIOUR_SINCE, PROGRESS_SINCE, atLeast } from "./versions.js";
 
 /**
@@ -72,6 +79,8 @@ export interface WorldConfig {
   graceMs: number;
   dataSet: DataSet;
   validateStart: StartValidator;
+  /** The migration verifier release emulated: VERIFIER_RELEASES. */
+  verifierRelease: VerifierRelease;
 }
 
 export interface InstanceSnapshot {
@@ -105,6 +114,10 @@ export interface SimState {
   instances: InstanceSnapshot[];
   verifier: {
     url: string;
+    /** The release emulated (`--verifier-release`). */
+    release: VerifierRelease;
+    /** This process found an earlier one's metadata (restarted without --clean). */
+    resumed: boolean;
     phase: string;
     running: boolean;
     generation: number;
@@ -696,11 +709,16 @@ export class SimWorld {
     void this.setVerifierRunning(false, afterInFlight ? this.#verifierLock : undefined).catch(() => {});
   }
 
-  /** POST /sim/verifier/restart: a new verifier process (fresh state, like a restart with --clean). */
-  async restartVerifier(): Promise<void> {
+  /**
+   * POST /sim/verifier/restart: a new verifier process. With `clean` (the default) it starts from
+   * nothing, as with `--clean`; without, it finds the old one's metadata (facts: it answers idle,
+   * generation 0, with the persisted counters until a check resumes them).
+   */
+  async restartVerifier(opts: { clean?: boolean } = {}): Promise<void> {
     this.syncAll();
     const old = this.verifier;
-    this.verifier = new Verifier(this.config.model, this.config.totalBytes, this.config.dataSet);
+    const resumes = opts.clean === false ? old.persisted() : undefined;
+    this.verifier = new Verifier(this.config.model, this.config.totalBytes, this.config.dataSet, resumes);
     this.verifier.t = this.clock.now();
     if (old.exited === null) {
       old.exited = "restarted";
@@ -727,6 +745,9 @@ export class SimWorld {
       t = this.syncAll();
     }
     if (this.verifier.exited !== null || this.#closed) return DROP;
+    // "v0.1.6 to v0.2.0 answer GET /progress before the first check with an empty HTTP 500"
+    if (this.config.verifierRelease !== LATEST_VERIFIER_RELEASE && this.verifier.status === "new")
+      return { status: 500, text: "", contentType: "text/plain" };
     const f = this.#hit("verifier-progress-error", "verifier", t);
     // "A failure to read progress answers `{"error": …}` at the top level"
     if (f) return verifierError(200, f.message ?? "failed to read progress");
@@ -907,6 +928,8 @@ export class SimWorld {
       })),
       verifier: {
         url: this.verifierUrl,
+        release: this.config.verifierRelease,
+        resumed: v.resumes !== undefined,
         phase: v.phase,
         running: v.status === "running" || v.status === "setup",
         generation: v.generation,

@@ -1,11 +1,14 @@
 /**
  * `verify`: the verification's end, in the documented order (after commit, once the sync is
  * COMMITTED): the run's check (started here if no `startVerification` did), then `writesOff`
- * once, then the verifier's progress until it finishes. Passes only on a result this run can
- * trust: `idle` after the run's check ran, `error` null, `failedTasks` 0 **and**
- * `metadataMismatchTasks` 0 (service facts: index, shard-key and collection-option differences
- * are counted only there). The protocol rules (one request at a time, nothing resent while it may
- * be in flight, a gone verifier fails fast) are src/steps/kit/verifier.ts's.
+ * once, then the verifier's progress until it finishes. Passes only on a result this run earned
+ * (service facts): from the process that accepted this run's check and writesOff (no new process
+ * seen since), phase `idle` in a generation past the one writesOff was sent in, `error` null,
+ * `addedTasks` and `processingTasks` 0, `failedTasks` 0 **and** `metadataMismatchTasks` 0 (index,
+ * shard-key and collection-option differences are counted only there). A verifier restarted in
+ * the middle is followed (a check to the new process, then writesOff again) a bounded number of
+ * times. The protocol rules (one request at a time, nothing resent while it may be in flight, a
+ * gone verifier fails fast, restarts) are src/steps/kit/verifier.ts's.
  */
 import type { VerifierProgress } from "../api/index.js";
 import { errorMessage } from "../errors.js";
@@ -22,9 +25,12 @@ import {
   awaitResult,
   describeVerifier,
   ensureCheck,
-  forget,
+  followRestart,
+  newProcess,
+  readVerifier,
   refused,
   verifierTools,
+  type Restarted,
   type VerifierTools,
 } from "./kit/verifier.js";
 import { checkNeedsCea, checkRequests } from "./start-verification.js";
@@ -89,25 +95,20 @@ export const verify: StepKindDef<Body> = {
     const m = ctx.run.memory.verifier;
     // writesOff says writes have stopped: refused before anything is sent when they are not
     if (!m.writesOff || m.writesOff.answered === "error") writesStoppedInterlock(ctx);
-    // a verifier that restarts loses the check and writesOff: the verification begins again, once
-    for (let round = 0; ; round++) {
+    // a verifier that restarts loses the check and writesOff: followed (bounded by followRestart)
+    for (;;) {
       await ensureCheck(ctx, t);
-      const before = await writesOff(ctx, t);
+      const sent = await writesOff(ctx, t);
+      if ("restarted" in sent) {
+        followRestart(ctx, t, sent.restarted, sent.why);
+        continue;
+      }
       const result = await awaitResult(ctx, t);
-      if (result !== "lost") return judge(ctx, result, before);
-      if (round > 0)
-        throw new StepFailure("the verifier lost this run's verification twice (it shows no check: it restarted)", {
-          hint: "Is something restarting the verifier? Read its log; run again with --resume once it stays up.",
-        });
-      ctx.run.emit("decision", {
-        index: ctx.index,
-        id: ctx.id,
-        kind: "reconcile",
-        ok: true,
-        reason:
-          "the verifier shows no check any more (phase idle, generation 0, no task) or an earlier generation than when this verification began: it restarted and lost this run's check and writesOff; the verification begins again",
-      });
-      forget(m);
+      if ("restarted" in result) {
+        followRestart(ctx, t, result.restarted, result.why);
+        continue;
+      }
+      return judge(ctx, result.finished, sent.states);
     }
   },
 };
@@ -115,10 +116,12 @@ export const verify: StepKindDef<Body> = {
 /**
  * writesOff, once per verification: not when the run (or the run it resumes) had it accepted, nor
  * when it was sent without an answer (it may have arrived; a second one while it is in flight
- * shuts the verifier down: the verifier finishing shows it arrived). Returns the fleet's states it
- * met, when this step sent it.
+ * shuts the verifier down: the verifier finishing shows it arrived). Right before it, one read
+ * of the verifier: the generation it meets (a result must come from a later one), and that the
+ * process is still the one that runs this check (a new one is a restart: writesOff before its
+ * check would panic it). Returns the fleet's states it met, when this step sent it.
  */
-async function writesOff(ctx: StepContext, t: VerifierTools): Promise<string[] | undefined> {
+async function writesOff(ctx: StepContext, t: VerifierTools): Promise<{ states: string[] | undefined } | Restarted> {
   const m = ctx.run.memory.verifier;
   const earlier = m.writesOff;
   if (earlier && earlier.answered !== "error") {
@@ -132,8 +135,10 @@ async function writesOff(ctx: StepContext, t: VerifierTools): Promise<string[] |
           ? "writesOff was accepted earlier in this run: not sent again"
           : "writesOff was sent earlier in this run and its answer was lost: not sent again (a second one while it may be in flight shuts the verifier down); the verifier finishing shows it arrived",
     });
-    return undefined;
+    return { states: undefined };
   }
+  // after a restart: writes must still be stopped for a second writesOff
+  if (t.restarts > 0) writesStoppedInterlock(ctx);
   // the states writesOff meets: before COMMITTED the destination's index metadata differs by design
   const snap = await ctx.run.fleet.progress(ctx.signal);
   const states = snap.instances.map((i) => `${instanceLabel(i.ref)} ${i.progress?.state ?? "unknown"}`);
@@ -144,10 +149,17 @@ async function writesOff(ctx: StepContext, t: VerifierTools): Promise<string[] |
       index: ctx.index,
       message: `writesOff before the sync is COMMITTED (${early.map((i) => `${instanceLabel(i.ref)} ${stateOrWhyNot(i)}`).join(", ")}): ${METADATA_BEFORE_COMMIT}`,
     });
+  const now = await readVerifier(ctx, t, "the verifier's progress before writesOff");
+  const why = newProcess(m, now);
+  if (why !== undefined) return { restarted: now, why };
+  const generation = m.highestGeneration ?? 0;
+  ctx.run.emit("verifier.writesOff", { index: ctx.index, id: ctx.id, generation });
+  m.writesOffGeneration = generation;
   const at = Date.now();
   const o = await t.v.tryCommand("writesOff", { signal: ctx.signal, timeoutMs: t.requestTimeoutMs });
   m.writesOff = askOf(o, at);
-  if (o.ok) return early.length > 0 ? states : [];
+  const met = early.length > 0 ? states : [];
+  if (o.ok) return { states: met };
   refused("writesOff", o.error, earlier);
   ctx.run.emit("decision", {
     index: ctx.index,
@@ -157,7 +169,7 @@ async function writesOff(ctx: StepContext, t: VerifierTools): Promise<string[] |
     reason: `verifier writesOff: no answer (${errorMessage(o.error)}); not sent again (a second one while it may be in flight shuts the verifier down): the verifier finishing will show it arrived`,
   });
   if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier's answer to writesOff" });
-  return early.length > 0 ? states : [];
+  return { states: met };
 }
 
 /** writesOff tells the verifier that writes to the source have stopped: only when they have. */
@@ -175,16 +187,42 @@ function writesStoppedInterlock(ctx: StepContext): void {
   );
 }
 
-/** The result: idle after the run's check, error null, failedTasks 0 and metadataMismatchTasks 0. */
-function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefined): void {
+/**
+ * Why an idle answer is not this run's result, or undefined when it is one: a generation past
+ * writesOff's (the verifier finishes the generation it is in, then runs one more), and no task
+ * still added or processing. (A new process and a non-null `error` are caught before: the
+ * reader fails on an error, awaitResult follows a restart.)
+ */
+export function notEarned(p: VerifierProgress, writesOffGeneration: number | undefined): string | undefined {
+  const g = p.generation;
+  if (typeof g !== "number")
+    return "the verifier's progress has no generation, so it cannot be tied to this run's writesOff";
+  if (typeof writesOffGeneration !== "number")
+    return "the generation this verification's writesOff was sent in is not known (a journal from an older syncbook?)";
+  if (g <= writesOffGeneration)
+    return `generation ${g} is not past generation ${writesOffGeneration}, the one writesOff was sent in`;
   const s = p.verificationStatus;
-  const failed = s?.failedTasks;
-  const mismatched = s?.metadataMismatchTasks;
-  if (typeof failed !== "number" || typeof mismatched !== "number")
-    throw new StepFailure(
-      `the verifier finished without its counters (failedTasks and metadataMismatchTasks): no result to trust (${describeVerifier(p)})`,
-      { hint: "Read the verifier's /api/v1/summary and its log; is this the migration verifier?" },
-    );
+  const missing = RESULT_COUNTERS.filter((k) => typeof s?.[k] !== "number");
+  if (missing.length > 0)
+    return `no ${missing.join(", ")} counter${missing.length > 1 ? "s" : ""} to read the result from`;
+  const pending = (["addedTasks", "processingTasks"] as const).filter((k) => s?.[k] !== 0);
+  if (pending.length > 0)
+    return `${pending.map((k) => `${k} ${s?.[k]}`).join(", ")}: tasks not done in a finished verification`;
+  return undefined;
+}
+
+const RESULT_COUNTERS = ["addedTasks", "processingTasks", "failedTasks", "metadataMismatchTasks"] as const;
+
+/** The result: earned (notEarned), error null, failedTasks 0 and metadataMismatchTasks 0. */
+function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefined): void {
+  const why = notEarned(p, ctx.run.memory.verifier.writesOffGeneration);
+  if (why !== undefined)
+    throw new StepFailure(`not a verification result: ${why} (${describeVerifier(p)})`, {
+      hint: "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). Run again with --resume to continue this verification (nothing is resent blindly), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
+    });
+  // notEarned made sure both are numbers
+  const failed = p.verificationStatus?.failedTasks as number;
+  const mismatched = p.verificationStatus?.metadataMismatchTasks as number;
   if (failed > 0 || mismatched > 0) {
     const parts = [
       failed > 0 ? `${failed} failed task(s) (documents differ)` : "",
@@ -203,5 +241,9 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
             : "The destination differs from the source (writes during the sync's commit, DDL during verification, or a fleet error): the verifier's /api/v1/docMismatches and /nsMismatches list the differences. Do not move the application before they are understood.",
     });
   }
-  ctx.run.emit("log", { level: "info", index: ctx.index, message: `verified: ${describeVerifier(p)}` });
+  ctx.run.emit("log", {
+    level: "info",
+    index: ctx.index,
+    message: `verified: ${describeVerifier(p)} (writesOff was sent in generation ${ctx.run.memory.verifier.writesOffGeneration})`,
+  });
 }

@@ -456,9 +456,44 @@ describe("verifier", () => {
     expect((await slow.progress({ timeoutMs: 5000 })).phase).toBe("idle");
   });
 
-  it("an undocumented command answer without success is accepted", async () => {
+  // issue 31: `{"error": {…}}` and `{"success": "false"}` were taken as accepted (the step then waited out its timeout)
+  it.each([
+    [{ error: { code: 13, message: "unauthorized" } }, '{"code":13,"message":"unauthorized"}'],
+    [{ success: "false" }, 'not an acceptance (no "success": true): {"success":"false"}'],
+    [{ success: "true" }, 'not an acceptance (no "success": true): {"success":"true"}'],
+    [{ success: 1 }, 'not an acceptance (no "success": true): {"success":1}'],
+    [{ success: true, error: "writesOff already set" }, "writesOff already set"],
+    [{ success: true, error: { why: 1 } }, '{"why":1}'],
+    [{}, 'not an acceptance (no "success": true): {}'],
+    [{ ok: true }, 'not an acceptance (no "success": true): {"ok":true}'],
+    [[true], 'not an acceptance (no "success": true): [true]'],
+    ['"success"', 'not an acceptance (no "success": true): "success"'],
+    [null, 'not an acceptance (no "success": true): null'],
+  ])("a command answered %j is a refusal (ServiceError), never accepted", async (body, error) => {
+    local = await localServer({ body });
+    const o = await createVerifierClient(local.url, opts).tryCommand("writesOff");
+    expect(o.ok).toBe(false);
+    expect(!o.ok && o.error).toBeInstanceOf(ServiceError);
+    expect(!o.ok && o.error).toMatchObject({ error, status: 200 });
+  });
+
+  it("success: true with error null is accepted; an empty 2xx answer is no answer (TransportError), never accepted", async () => {
     local = await localServer((path) =>
-      path.endsWith("/progress") ? { body: { progress: { phase: "check", error: null } } } : { body: "" },
+      path.endsWith("/check") ? { body: { success: true, error: null } } : { body: "", contentType: "text/plain" },
+    );
+    const v = createVerifierClient(local.url, opts);
+    expect((await v.check()).answer).toEqual({ success: true, error: null });
+    const o = await v.tryCommand("writesOff");
+    expect(o.ok).toBe(false);
+    expect(!o.ok && o.error).toBeInstanceOf(TransportError);
+    expect(!o.ok && o.error).toMatchObject({ code: "non-json", status: 200, requestSent: true });
+  });
+
+  it("an undocumented progress answer is read leniently (issues said), with the JSON content type", async () => {
+    local = await localServer((path) =>
+      path.endsWith("/progress")
+        ? { body: { progress: { phase: "check", error: null } } }
+        : { body: { success: true } },
     );
     const issues: string[] = [];
     const v = createVerifierClient(local.url, { ...opts, onIssue: (_i, m) => issues.push(m) });

@@ -24,13 +24,17 @@ afterEach(async () => {
 
 const SHARDED = { topology: "sharded", shards: 2 } as const;
 
-async function fleet(): Promise<{
+async function fleet(release?: "v0.2.0"): Promise<{
   file: string;
   dir: string;
   journals: string;
   status: () => Promise<{ code: number | null; st: Status; text: string }>;
 }> {
-  s = await frozen({ instances: 2, clusters: { cluster0: SHARDED, cluster1: SHARDED } });
+  s = await frozen({
+    instances: 2,
+    clusters: { cluster0: SHARDED, cluster1: SHARDED },
+    ...(release ? { verifierRelease: release } : {}),
+  });
   const dir = tempDir();
   const file = join(dir, "rb.yaml");
   writeFileSync(
@@ -140,6 +144,56 @@ describe("syncbook status --json", () => {
     expect(st.verifier).toMatchObject({ reachable: true, phase: expect.stringMatching(/^(check|recheck)$/) });
     expect(Object.keys(st.verifier!.counters!)).toEqual(
       expect.arrayContaining(["totalTasks", "failedTasks", "metadataMismatchTasks"]),
+    );
+  });
+
+  // issue 23: "`status` and the report name the release behaviour they saw"
+  it("the verifier's release behaviour is named (v0.2.0: an empty HTTP 500 before any check)", async () => {
+    const f = await fleet("v0.2.0");
+    const r = await f.status();
+    expect(r.st.verifier).toMatchObject({
+      reachable: true,
+      phase: "idle",
+      notes: [
+        expect.stringMatching(
+          /^not started: verifier releases v0\.1\.6 to v0\.2\.0 answer progress with an empty HTTP 500 until their first check \(fixed in v0\.2\.1\); use v0\.2\.1$/,
+        ),
+      ],
+    });
+  });
+
+  it("a restart without --clean is named; so is what the journaled run saw", async () => {
+    const g = await fleet();
+    await broadcast(s!, "start", { source: "cluster0", destination: "cluster1" });
+    s!.control.advance(60);
+    await call(`${s!.verifierUrl}/api/v1/check`, "POST", {});
+    s!.control.advance(30);
+    await s!.control.restartVerifier({ clean: false });
+    const folder = join(g.journals, "st");
+    mkdirSync(folder, { recursive: true });
+    const ev = eventFactory();
+    const j = openJournal({ dir: folder, runbookName: "st", runbookHash: "h" });
+    const idle = {
+      phase: "idle",
+      generation: 0,
+      error: null,
+      verificationStatus: { totalTasks: 2, processingTasks: 2 },
+    };
+    j.write(
+      ev("verifier.baseline", { index: 0, id: "v", progress: { phase: "idle" }, adopted: false, oldRelease: true }),
+    );
+    j.write(ev("verifier.restarted", { index: 0, id: "v", progress: idle, why: "x", followed: 1, limit: 2 }));
+    j.close();
+    const st = (await g.status()).st;
+    expect(st.verifier!.notes).toEqual([
+      "idle at generation 0 with tasks: a process restarted without --clean; its next check resumes that verification (restart it with --clean to start over)",
+    ]);
+    expect(st.journal.verifier).toEqual({ restarts: 1, oldRelease: true });
+    const text = await cli(["status", g.file, "--journal-dir", g.journals], { cwd: g.dir });
+    expect(text.stdout).toMatch(/\n {2}idle at generation 0 with tasks: a process restarted without --clean/);
+    expect(text.stdout).toMatch(/\n {2}verifier: restarted 1 time\(s\) during the run's verification/);
+    expect(text.stdout).toMatch(
+      /\n {2}verifier: its progress answered an empty HTTP 500 before the check \(releases v0\.1\.6 to v0\.2\.0; use v0\.2\.1\)/,
     );
   });
 

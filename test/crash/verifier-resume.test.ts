@@ -136,6 +136,32 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
     finished(x, first, resumed);
   });
 
+  // issue 23: facts "A process restarted **without** `--clean` answers `idle`, generation 0, with the persisted
+  // counters … until it gets a `check`, which **resumes** the persisted verification"
+  it("after writesOff was accepted, the verifier restarted without --clean while the runner was dead: --resume says so, resumes it with a check, writesOff again, verified", async () => {
+    const x = await setup(
+      () => START + READY + STOP + DRAINED + COMMIT + COMMITTED + "  - { id: verify, verify: {} }\n",
+      { verifyBytesPerSecond: 2 ** 30 / 200 },
+    );
+    const run = startCli(runArgs(x), { cwd: x.dir });
+    await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
+    run.child.kill("SIGKILL");
+    const first = await run.done;
+    await x.s.control.restartVerifier({ clean: false });
+    const stale = x.s.control.state().verifier;
+    expect(stale).toMatchObject({ phase: "idle", generation: 0, resumed: true, writesOff: false });
+    const resumed = await cli(runArgs(x, true), { cwd: x.dir });
+    const where = transcript(first, resumed);
+    expect(first.signal, where).toBe("SIGKILL");
+    expect(resumed.code, where).toBe(0);
+    expect(resumed.all, where).toMatch(/the verifier restarted: a new process answers at .*restarted without --clean/);
+    expect(resumed.all, where).toMatch(
+      /verified: phase idle, generation [1-9]\d*, .*\(writesOff was sent in generation \d+\)/,
+    );
+    expect(asked(x.s), where).toEqual({ check: 2, writesOff: 2 });
+    expect(x.s.control.state().verifier.exited, where).toBeNull();
+  });
+
   it("while writesOff was in flight (the verifier answers late): not resent; it lands, and the result comes", async () => {
     const x = await setup(
       () => START + READY + STOP + DRAINED + COMMIT + COMMITTED + "  - { id: verify, verify: {} }\n",

@@ -62,6 +62,7 @@ describe("the verifier in the journal", () => {
     expect(st.verifier).toEqual({
       baseline: FRESH,
       adopted: false,
+      highestGeneration: 0,
       check: { answered: "ok", at: events[3]!.at },
       // no answer line: unknown, never resent blindly (the resumed run judges by progress)
       writesOff: { answered: "unknown", at: events[7]!.at },
@@ -105,6 +106,7 @@ describe("the verifier in the journal", () => {
     expect(st.verifier).toEqual({
       baseline: running,
       adopted: true,
+      highestGeneration: 0,
       check: { answered: "ok", at: events.at(-1)!.at },
     });
     // an accepted writesOff is not downgraded by a later lost send
@@ -113,6 +115,72 @@ describe("the verifier in the journal", () => {
     events.push(sent(4, "writesOff"));
     st = await readJournalState(journalOf(events));
     expect(st.verifier?.writesOff).toEqual({ answered: "ok", at: events.at(-3)!.at });
+  });
+
+  // issue 23: a result is tied to writesOff's generation and to one process; --resume tells the same story
+  it("the highest generation seen, writesOff's generation, and restarts: the old process's asks no longer count", async () => {
+    const ev = eventFactory();
+    const sampled = (generation: number, phase = "recheck") =>
+      ev("verifier.sampled", { progress: { ...FRESH, phase, generation } });
+    const stale = { ...FRESH, verificationStatus: { ...FRESH.verificationStatus, totalTasks: 6, processingTasks: 2 } };
+    const events = [
+      ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false, oldRelease: true }),
+      ev("request.sent", { id: 1, target: "verifier", method: "POST", path: "/api/v1/check", body: {} }),
+      ev("response.received", { id: 1, target: "verifier", status: 200, ok: true, durationMs: 1 }),
+      sampled(1),
+      sampled(3),
+      sampled(2),
+      ev("verifier.writesOff", { index: 1, id: "verify", generation: 3 }),
+      ev("request.sent", { id: 2, target: "verifier", method: "POST", path: "/api/v1/writesOff", body: {} }),
+      ev("response.received", { id: 2, target: "verifier", status: 200, ok: true, durationMs: 1 }),
+    ];
+    let st = await readJournalState(journalOf(events));
+    expect(st.verifier).toMatchObject({
+      highestGeneration: 3,
+      writesOffGeneration: 3,
+      oldRelease: true,
+      writesOff: { answered: "ok" },
+    });
+    expect(st.verifier).not.toHaveProperty("resuming");
+
+    // a restart without --clean: the old process's check and writesOff are gone, the next check resumes
+    events.push(sampled(0, "idle"));
+    events.push(
+      ev("verifier.restarted", { index: 1, id: "verify", progress: stale, why: "persisted", followed: 1, limit: 2 }),
+    );
+    st = await readJournalState(journalOf(events));
+    expect(st.verifier).toEqual({
+      baseline: FRESH,
+      adopted: false,
+      oldRelease: true,
+      highestGeneration: 0,
+      resuming: true,
+      restarts: 1,
+    });
+    // the resumed verification's baseline keeps resuming; its writesOff generation is the new one
+    events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: stale, adopted: false, resumes: true }));
+    events.push(sampled(3));
+    events.push(ev("verifier.writesOff", { index: 1, id: "verify", generation: 3 }));
+    st = await readJournalState(journalOf(events));
+    expect(st.verifier).toMatchObject({ resuming: true, restarts: 1, highestGeneration: 3, writesOffGeneration: 3 });
+    // a verification from the start (no resume) forgets it; a restart without a generation leaves none
+    events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false }));
+    st = await readJournalState(journalOf(events));
+    expect(st.verifier).not.toHaveProperty("resuming");
+    expect(st.verifier).not.toHaveProperty("writesOffGeneration");
+    events.push(
+      ev("verifier.restarted", {
+        index: 1,
+        id: "verify",
+        progress: { phase: "idle" },
+        why: "x",
+        followed: 2,
+        limit: 2,
+      }),
+    );
+    st = await readJournalState(journalOf(events));
+    expect(st.verifier).not.toHaveProperty("highestGeneration");
+    expect(st.verifier?.restarts).toBe(2);
   });
 
   it("no verification in the run: nothing", async () => {

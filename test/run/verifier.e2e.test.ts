@@ -9,6 +9,7 @@ import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
 import { formatVerdict, prepareRehearsal } from "../../src/rehearse/index.js";
 import { runRunbook, type RunResult } from "../../src/run/runner.js";
+import { buildReport } from "../../src/report/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { CHECK, COMMIT, DRAINED, posts, READY, runbookFor, sim, START, STOP, VERIFY } from "../support/run.js";
@@ -50,6 +51,8 @@ const asked = (s: Simulator) => ({
 });
 const decisions = (events: RunEvent[]) => events.filter((e): e is RunEventOf<"decision"> => e.type === "decision");
 const logs = (events: RunEvent[]) => events.filter((e): e is RunEventOf<"log"> => e.type === "log");
+const restarts = (events: RunEvent[]) =>
+  events.filter((e): e is RunEventOf<"verifier.restarted"> => e.type === "verifier.restarted");
 const verified = (events: RunEvent[]) => logs(events).some((l) => l.message.startsWith("verified:"));
 
 /** The documented order: the check during change event application, writesOff once COMMITTED. */
@@ -257,9 +260,63 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     });
     expect(result.exitCode, result.message).toBe(0);
     expect(asked(s)).toEqual({ check: 2, writesOff: 2 });
-    expect(decisions(events).some((d) => /restarted and lost this run's check and writesOff/.test(d.reason))).toBe(
-      true,
-    );
+    expect(restarts(events)).toMatchObject([{ why: expect.stringMatching(/started with --clean/) as string }]);
+    expect(verified(events)).toBe(true);
+  });
+
+  // facts: "A process restarted **without** `--clean` answers `idle`, generation 0, with the persisted counters of
+  // generation 0 … until it gets a `check`, which **resumes** the persisted verification."
+  it("[issue 23] a verifier restarted without --clean right after writesOff: never verified on its stale counters; a check resumes it, writesOff again, verified in a later generation", async () => {
+    const s = await fleet();
+    let restarted = false;
+    const paths = new Map<number, string>();
+    const { result, events } = await run(runbookFor(s, DOCUMENTED), {
+      onEvent: (e) => {
+        if (e.type === "request.sent") paths.set(e.id, e.path);
+        if (!restarted && e.type === "response.received" && e.ok && paths.get(e.id) === "/api/v1/writesOff") {
+          restarted = true;
+          void s.control.restartVerifier({ clean: false });
+        }
+      },
+    });
+    expect(result.exitCode, result.message).toBe(0);
+    expect(asked(s)).toEqual({ check: 2, writesOff: 2 });
+    expect(restarts(events)).toMatchObject([{ why: expect.stringMatching(/restarted without --clean/) as string }]);
+    const baselines = events.filter((e): e is RunEventOf<"verifier.baseline"> => e.type === "verifier.baseline");
+    expect(baselines.map((b) => b.resumes ?? false)).toEqual([false, true]);
+    // the result comes from the resumed process, past its own writesOff's generation
+    const offs = events.filter((e): e is RunEventOf<"verifier.writesOff"> => e.type === "verifier.writesOff");
+    const line = logs(events).find((l) => l.message.startsWith("verified:"))!.message;
+    const g = Number(/generation (\d+)/.exec(line)![1]);
+    expect(g).toBeGreaterThan(offs.at(-1)!.generation);
+    expect(line).not.toMatch(/processingTasks [1-9]|addedTasks [1-9]/);
+    expect(s.control.state().verifier).toMatchObject({ resumed: true, exited: null });
+    // the report tells the same story
+    expect(buildReport(events).record.verifierSeen).toEqual([
+      {
+        t: expect.any(Number) as number,
+        text: expect.stringMatching(
+          /^the verifier restarted \(phase idle, generation 0, with tasks: a process restarted without --clean, .*\): followed \(1 of at most 2\): a check to the new process, then writesOff again$/,
+        ) as string,
+      },
+    ]);
+  });
+
+  // facts: "Versions v0.1.6 to v0.2.0 answer `GET /progress` before the first `check` with an **empty HTTP 500**"
+  it("[issue 23] a v0.2.0 verifier (empty HTTP 500 on progress before its check) gets its check, and the run finishes", async () => {
+    const s = await fleet({ verifierRelease: "v0.2.0" });
+    const { result, events } = await run(runbookFor(s, DOCUMENTED));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
+    expect(events.find((e) => e.type === "verifier.baseline")).toMatchObject({ oldRelease: true });
+    expect(logs(events).filter((l) => /an empty HTTP 500/.test(l.message))).toHaveLength(1);
+    expect(buildReport(events).record.verifierSeen).toMatchObject([
+      {
+        text: expect.stringMatching(
+          /^progress answered an empty HTTP 500 before the check: releases v0\.1\.6 to v0\.2\.0 do/,
+        ) as string,
+      },
+    ]);
     expect(verified(events)).toBe(true);
   });
 });

@@ -459,3 +459,120 @@ describe("verifier: routes", () => {
     expect(wrong.text).toBe("405 method not allowed");
   });
 });
+
+describe("verifier: generations, restarts and releases (issue 23)", () => {
+  const restart = (s: Simulator, body: unknown = {}) => call(`${s.verifierUrl}/sim/verifier/restart`, "POST", body);
+
+  // facts: "after `writesOff` the verifier finishes the generation it is in, then runs one more"
+  it("a verification that finished after writesOff ends one generation past the one writesOff was accepted in", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    sim.control.advance(10);
+    sim.control.setWrites({ enabled: false });
+    await broadcast(sim, "commit");
+    sim.control.advance(5);
+    const w = (await verifierProgress(sim)).generation as number;
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+    await runToIdle(sim);
+    const end = await verifierProgress(sim);
+    expect(end.generation).toBe(w + 1);
+    expect(end.generation).toBeGreaterThanOrEqual(1);
+  });
+
+  // facts: "A process restarted **without** `--clean` answers `idle`, generation 0, with the persisted counters of
+  // generation 0 (tasks may still be `added` or `processing`) until it gets a `check`, which **resumes** the
+  // persisted verification."
+  it("restarted without --clean in generation 0: idle, generation 0, its tasks still processing; a check resumes it", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    const before = await verifierProgress(sim);
+    expect(before).toMatchObject({ phase: "check", generation: 0 });
+    expect(before.verificationStatus.processingTasks).toBeGreaterThan(0);
+    expect((await restart(sim, { clean: false })).json).toEqual({ success: true });
+    const after = await verifierProgress(sim);
+    expect(after).toMatchObject({ phase: "idle", generation: 0, error: null });
+    expect(after.verificationStatus).toEqual(before.verificationStatus);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: true, writesOff: false, phase: "idle" });
+    // a second restart before any check finds the same metadata
+    await restart(sim, { clean: false });
+    expect((await verifierProgress(sim)).verificationStatus).toEqual(before.verificationStatus);
+    await checkAndSetUp(sim);
+    expect(await verifierProgress(sim)).toMatchObject({ phase: "check", generation: 0 });
+    sim.control.setWrites({ enabled: false });
+    await broadcast(sim, "commit");
+    sim.control.advance(5);
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+    const s = await runToIdle(sim);
+    expect([s.failedTasks, s.metadataMismatchTasks]).toEqual([0, 0]);
+  });
+
+  it("restarted without --clean after writesOff in a recheck generation: generation 0's counters, writesOff forgotten; the check resumes that generation", async () => {
+    sim = await frozen();
+    await documentedCutover(sim);
+    // let it reach a recheck generation before it can finish: restart as soon as it does
+    let g = 0;
+    for (let k = 0; k < 200 && g === 0; k++) {
+      sim.control.advance(0.5);
+      g = (await verifierProgress(sim)).generation as number;
+    }
+    expect(g).toBeGreaterThan(0);
+    await restart(sim, { clean: false });
+    const after = await verifierProgress(sim);
+    expect(after).toMatchObject({ phase: "idle", generation: 0 });
+    expect(after.verificationStatus.totalTasks).toBeGreaterThan(0);
+    expect(after.verificationStatus.addedTasks + after.verificationStatus.processingTasks).toBe(0);
+    expect(sim.control.state().verifier.writesOff).toBe(false);
+    // never finishes without a new writesOff
+    await checkAndSetUp(sim);
+    const resumed = await verifierProgress(sim);
+    expect(resumed.generation).toBe(g);
+    expect(resumed.phase).toBe("recheck");
+    sim.control.advance(600);
+    expect((await verifierProgress(sim)).phase).not.toBe("idle");
+    const w = (await verifierProgress(sim)).generation as number;
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+    await runToIdle(sim);
+    expect((await verifierProgress(sim)).generation).toBe(w + 1);
+  });
+
+  it("restarted with --clean (the default): no task at all", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    for (const body of [{}, { clean: true }]) {
+      expect((await restart(sim, body)).json).toEqual({ success: true });
+      const p = await verifierProgress(sim);
+      expect(p).toMatchObject({ phase: "idle", generation: 0 });
+      expect(Object.values(p.verificationStatus as Record<string, number>).every((n) => n === 0)).toBe(true);
+      expect(sim.control.state().verifier.resumed).toBe(false);
+    }
+  });
+
+  it("the restart control refuses a body it does not know", async () => {
+    sim = await frozen();
+    expect((await restart(sim, { clean: "no" })).status).toBe(400);
+    expect((await restart(sim, { clear: false })).status).toBe(400);
+    expect((await restart(sim, "[]")).status).toBe(400);
+  });
+
+  // facts: "Versions v0.1.6 to v0.2.0 answer `GET /progress` before the first `check` with an **empty HTTP 500**"
+  it("--verifier-release v0.2.0: progress is an empty HTTP 500 until the first check, in every new process", async () => {
+    sim = await frozen({ verifierRelease: "v0.2.0" });
+    expect(sim.control.state().verifier.release).toBe("v0.2.0");
+    const empty = async () => {
+      const r = await call(`${sim.verifierUrl}/api/v1/progress`);
+      expect([r.status, r.text]).toEqual([500, ""]);
+    };
+    await empty();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    expect((await verifierProgress(sim)).phase).toBe("check");
+    await restart(sim, { clean: false });
+    await empty();
+    await restart(sim);
+    await empty();
+    await expect(frozen({ verifierRelease: "v0.1.9" as "v0.2.0" })).rejects.toThrow(/verifierRelease must be one of/);
+  });
+});

@@ -38,6 +38,7 @@ import { StepFailure, StepTimeout, type VerifierMemory } from "../../src/steps/i
 import type { Flow, SequenceStep } from "../../src/steps/kit/sequence.js";
 import {
   askOf,
+  describeVerifier,
   DEFAULT_VERIFIER_GIVE_UP_MS,
   DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS,
   forget,
@@ -116,7 +117,10 @@ const accepted = (more: Partial<VerifierMemory> = {}): VerifierMemory => ({
   ...more,
 });
 
-const VERIFIED = `verified: phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0`;
+const NOT_A_RESULT_HINT =
+  "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). Run again with --resume to continue this verification (nothing is resent blindly), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.";
+
+const VERIFIED = `verified: phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0 (writesOff was sent in generation 0)`;
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["Date"] });
@@ -145,6 +149,9 @@ describe("verify: the documented order", () => {
     expect(s.logs("warn")).toEqual([]);
     // the fleet's states writesOff meets: read once, right before it
     expect(s.f.reads).toBe(2);
+    // the verifier read right before writesOff: the generation it meets, journaled
+    expect(s.of("verifier.writesOff")).toMatchObject([{ index: 0, id: "cmd", generation: 0 }]);
+    expect(s.m.writesOffGeneration).toBe(0);
   });
 
   it("a check's filter and requestTimeout reach the check (the time limit also writesOff), unscaled", async () => {
@@ -171,7 +178,7 @@ describe("verify: writesOff is sent once per verification [lock]", () => {
   it("accepted earlier in this run (or the run it resumes): not sent again, and the interlock is not asked again", async () => {
     const s = setup(
       { progress: [CHECKING, PASSED] },
-      { memory: accepted({ writesOff: { answered: "ok", at: 1 } }), writesStopped: false },
+      { memory: accepted({ writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 0 }), writesStopped: false },
     );
     await s.run();
     expect(s.v.ops()).toEqual([]);
@@ -191,7 +198,10 @@ describe("verify: writesOff is sent once per verification [lock]", () => {
   it("sent earlier and its answer lost: not sent again (it may be in flight; a second one shuts the verifier down)", async () => {
     const s = setup(
       { progress: [CHECKING, PASSED] },
-      { memory: accepted({ writesOff: { answered: "unknown", at: 1, inFlight: true } }), writesStopped: false },
+      {
+        memory: accepted({ writesOff: { answered: "unknown", at: 1, inFlight: true }, writesOffGeneration: 0 }),
+        writesStopped: false,
+      },
     );
     await s.run();
     expect(s.v.ops()).toEqual([]);
@@ -202,7 +212,7 @@ describe("verify: writesOff is sent once per verification [lock]", () => {
 
   it("refused earlier: sent (a refusal is an answer: it did not take), after the interlock again", async () => {
     const s = setup(
-      { progress: [CHECKING, PASSED] },
+      { progress: [CHECKING, CHECKING, PASSED] },
       { memory: accepted({ writesOff: { answered: "error", at: 1, error: "x" } }) },
     );
     await s.run();
@@ -378,7 +388,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
         index: 0,
         id: "cmd",
         reason:
-          "the verifier shows no check (phase idle, generation 0, no task) although this run's check was accepted: it restarted, or the check never arrived; a new verification begins",
+          "the verifier shows no check (phase idle, generation 0, no task) although this run's check was accepted: it restarted with --clean, or the check never arrived; a new verification begins",
       },
     ]);
   });
@@ -518,6 +528,67 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     const e = await failure(s.run());
     expect(e.message).toBe("timed out after 2s waiting for the verifier's answer to check: nothing reported yet");
     expect(s.reconcile()).toEqual([]);
+  });
+});
+
+describe("what the verifier shows before this run's check", () => {
+  const STALE = vp("idle", 0, { total: 8, completed: 6, failed: 2 });
+
+  it("[restart] a process restarted without --clean (persisted counters): no check (it would resume a verification this run did not start); --clean named", async () => {
+    const s = setup({ progress: [STALE] });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `the verifier shows a verification this run did not start (${describeVerifier(STALE)}: a process restarted without --clean, showing its persisted counters): a check would resume it, so none is sent`,
+    );
+    expect(e.hint).toBe(
+      "Restart the verifier with --clean (or on a new metadata database) so that this run's check starts a verification of its own, then run this step again (--resume).",
+    );
+    expect(s.v.ops()).toEqual([]);
+  });
+
+  it("[old-release] progress answering an empty HTTP 500 before any check (v0.1.6 to v0.2.0): not started, the check is sent; said once, journaled", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 ? "empty-500" : documented()(st)) });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    expect(s.of("verifier.baseline")).toMatchObject([{ adopted: false, oldRelease: true }]);
+    expect(s.m.oldRelease).toBe(true);
+    expect(s.logs("warn")).toEqual([
+      'verifier progress: an empty HTTP 500: verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1); read as "not started" (a check is due). Use the verifier v0.2.1 for a cutover.',
+    ]);
+    // the synthetic answer is no sample of the verifier's
+    expect(s.of("verifier.sampled").map((e) => e.progress.phase)).toEqual(["check", "check", "idle"]);
+    expect(s.logs("info")).toEqual([VERIFIED]);
+  });
+
+  it("[old-release] an empty HTTP 500 while the check sets itself up is 'no check yet', then shows it", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 || st.n < 3 ? "empty-500" : documented()(st)) });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    expect(s.logs("warn")).toHaveLength(1);
+  });
+
+  it("[old-release] an old release restarted after writesOff (empty HTTP 500 again): a restart, followed", async () => {
+    const s = setup({
+      progress: (st) =>
+        st.check === 0 ? "empty-500" : st.writesOff < st.check ? CHECKING : st.check === 1 ? "empty-500" : PASSED,
+    });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
+    expect(s.of("verifier.restarted")).toMatchObject([
+      {
+        why: "an empty HTTP 500 on progress: verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1), before a check",
+      },
+    ]);
+    expect(s.logs("info")).toEqual([VERIFIED]);
+  });
+
+  it("an empty HTTP 500 is an answer: it ends a run of failures (giveUpAfter counts from the next)", async () => {
+    const s = setup({
+      progress: (st) => (st.n < 4 ? "reset" : st.n === 4 ? "empty-500" : st.n < 8 ? "reset" : documented()(st)),
+      tickMs: 300,
+    });
+    await s.run({ giveUpAfter: "1s" });
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
   });
 });
 
@@ -724,84 +795,281 @@ describe("awaitResult and the result [success]", () => {
   it("writesOff accepted earlier (its states unknown to this step): the general metadata hint", async () => {
     const s = setup(
       { progress: [CHECKING, differences(0, 2)] },
-      { memory: accepted({ writesOff: { answered: "ok", at: 1 } }), fleet: [[{ info: CEA }]] },
+      { memory: accepted({ writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 0 }), fleet: [[{ info: CEA }]] },
     );
     const e = await failure(s.run());
     expect(e.hint).toMatch(/^Index, shard-key or collection-option differences/);
   });
 
-  it.each([
-    ["failedTasks", { failedTasks: undefined }],
-    ["metadataMismatchTasks", { metadataMismatchTasks: undefined }],
-  ])("finished without %s: no result to trust", async (_, gap) => {
-    const end = vp("idle", 2, { total: 8, completed: 8 });
-    Object.assign(end.verificationStatus!, gap);
-    const s = setup({ progress: documented(end) });
-    const e = await failure(s.run());
-    expect(e.message).toMatch(
-      /^the verifier finished without its counters \(failedTasks and metadataMismatchTasks\): no result to trust \(phase idle, generation 2/,
-    );
-    expect(e.hint).toBe("Read the verifier's /api/v1/summary and its log; is this the migration verifier?");
-  });
+  it.each(["failedTasks", "metadataMismatchTasks", "addedTasks", "processingTasks"] as const)(
+    "finished without %s: not a result",
+    async (gap) => {
+      const end = vp("idle", 2, { total: 8, completed: 8 });
+      delete end.verificationStatus![gap];
+      const s = setup({ progress: documented(end) });
+      const e = await failure(s.run());
+      expect(e.message).toMatch(
+        new RegExp(`^not a verification result: no ${gap} counter to read the result from \\(phase idle, generation 2`),
+      );
+      expect(e.hint).toBe(NOT_A_RESULT_HINT);
+      expect(s.logs("info")).toEqual([]);
+    },
+  );
 
-  it("finished without any counters: no result to trust", async () => {
+  it("finished without any counters: not a result", async () => {
     const s = setup({ progress: documented({ phase: "idle", generation: 2, error: null }) });
     const e = await failure(s.run());
     expect(e.message).toBe(
-      "the verifier finished without its counters (failedTasks and metadataMismatchTasks): no result to trust (phase idle, generation 2)",
+      "not a verification result: no addedTasks, processingTasks, failedTasks, metadataMismatchTasks counters to read the result from (phase idle, generation 2)",
     );
   });
 
-  it("[idle] a verifier that restarted after writesOff (the check and writesOff lost): the verification begins again once, and passes", async () => {
-    // check 1 running, gone after writesOff 1 (a fresh process), check 2 running, finished after writesOff 2
+  it("[idle] idle in the generation writesOff was sent in is not a result: waited past, said once", async () => {
+    const inW = vp("idle", 1, { total: 8, completed: 8 });
+    const s = setup({
+      progress: (st) =>
+        st.check === 0
+          ? FRESH
+          : st.writesOff === 0
+            ? vp("recheck", 1)
+            : st.n < 8
+              ? inW
+              : vp("idle", 2, { total: 8, completed: 8 }),
+    });
+    await s.run();
+    expect(s.m.writesOffGeneration).toBe(1);
+    expect(s.v.reads).toBe(9);
+    expect(s.logs("info")).toEqual([
+      "the verifier is idle in generation 1, not past generation 1 (writesOff's): not a result; waiting for the generation after it",
+      "verified: phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0 (writesOff was sent in generation 1)",
+    ]);
+  });
+
+  it("[idle] idle in writesOff's generation until the step's time limit: the timeout names the generation it needs", async () => {
+    const c = new AbortController();
+    const s = setup(
+      {
+        progress: (st) => {
+          if (st.n === 6) c.abort(new StepTimeout(6000));
+          return st.check === 0
+            ? FRESH
+            : st.writesOff === 0
+              ? vp("recheck", 3)
+              : vp("idle", 3, { total: 8, completed: 8 });
+        },
+      },
+      { signal: c.signal },
+    );
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "timed out after 6s waiting for the verifier to finish: verifier: phase idle in a generation past 3 (finished after writesOff) (now phase idle, generation 3, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0)",
+    );
+  });
+
+  it.each([
+    ["processingTasks", { processingTasks: 2 }, "processingTasks 2"],
+    ["addedTasks", { addedTasks: 4 }, "addedTasks 4"],
+    ["both", { addedTasks: 4, processingTasks: 2 }, "addedTasks 4, processingTasks 2"],
+  ])("idle past writesOff's generation with %s: not a result, said as such", async (_, more, said) => {
+    const end = vp("idle", 2, { total: 8, completed: 2 });
+    Object.assign(end.verificationStatus!, more);
+    const s = setup({ progress: documented(end) });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `not a verification result: ${said}: tasks not done in a finished verification (${describeVerifier(end)})`,
+    );
+    expect(e.hint).toBe(NOT_A_RESULT_HINT);
+    expect(s.logs("info")).toEqual([]);
+  });
+
+  it("a verifier without generations (the contract's progress alone): never verified", async () => {
+    const bare = (phase: string): VerifierProgress => {
+      const p = vp(phase, 0, { total: 8, completed: 8 });
+      delete p.generation;
+      return p;
+    };
+    const s = setup({ progress: (st) => (st.check === 0 ? FRESH : st.writesOff === 0 ? bare("check") : bare("idle")) });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(
+      /^not a verification result: the verifier's progress has no generation, so it cannot be tied to this run's writesOff \(phase idle, totalTasks 8/,
+    );
+  });
+
+  it("writesOff accepted in a run whose journal lacks its generation: not a result (fails safe)", async () => {
+    const s = setup({ progress: [CHECKING, PASSED] }, { memory: accepted({ writesOff: { answered: "ok", at: 1 } }) });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(
+      /^not a verification result: the generation this verification's writesOff was sent in is not known/,
+    );
+  });
+});
+
+describe("a verifier restarted in the middle: said, journaled, followed (never a result from a new process)", () => {
+  /** Restarted without --clean: idle, generation 0, the persisted counters (tasks still added and processing). */
+  const STALE: VerifierProgress = {
+    ...vp("idle", 0, { total: 8, completed: 2 }),
+    verificationStatus: {
+      ...vp("idle", 0, { total: 8, completed: 2 }).verificationStatus,
+      addedTasks: 4,
+      processingTasks: 2,
+    },
+  };
+  /** The same, after a generation that failed tasks (the issue's second case). */
+  const STALE_FAILED = vp("idle", 0, { total: 8, completed: 6, failed: 2 });
+  const WARN_PERSISTED =
+    "phase idle, generation 0, with tasks: a process restarted without --clean, showing its persisted counters until a check";
+  const restarts = (s: ReturnType<typeof setup>) => s.of("verifier.restarted");
+
+  it.each([
+    ["processing tasks", STALE],
+    ["failed tasks", STALE_FAILED],
+  ])(
+    "[restart] without --clean after writesOff (persisted %s at generation 0): not a result; a check resumes it, writesOff again, verified past the new generation",
+    async (_, stale) => {
+      const s = setup({
+        progress: (st) =>
+          st.check === 0
+            ? FRESH
+            : st.check === 1
+              ? st.writesOff === 0
+                ? vp("recheck", 2)
+                : stale
+              : st.writesOff === 1
+                ? vp("recheck", 2, { total: 3 })
+                : vp("idle", 3, { total: 3, completed: 3 }),
+      });
+      await s.run();
+      expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
+      expect(restarts(s)).toMatchObject([
+        { index: 0, id: "cmd", progress: stale, why: WARN_PERSISTED, followed: 1, limit: 2 },
+      ]);
+      expect(s.of("verifier.baseline")).toMatchObject([
+        { progress: FRESH, adopted: false },
+        { progress: stale, adopted: false, resumes: true },
+      ]);
+      expect(s.of("verifier.writesOff").map((e) => e.generation)).toEqual([2, 2]);
+      expect(s.logs("warn")).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^the verifier restarted: a new process answers at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(${WARN_PERSISTED.replace(/[()]/g, "\\$&")}; phase idle, generation 0, .*\\)\\. This run's check and writesOff went to the old process\\. Following it \\(1 of at most 2\\): a check to the new process \\(it resumes its persisted verification\\), then writesOff again once it runs\\.$`,
+          ),
+        ),
+      ]);
+      expect(s.logs("info")).toEqual([
+        "verified: phase idle, generation 3, totalTasks 3, completedTasks 3, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0 (writesOff was sent in generation 2)",
+      ]);
+      expect(s.m).toMatchObject({ restarts: 1, resuming: true, writesOffGeneration: 2, highestGeneration: 3 });
+    },
+  );
+
+  it("[restart] with --clean after writesOff: a new verification from the start (check, writesOff again), verified", async () => {
     const s = setup({
       progress: (st) => (st.check === 0 ? FRESH : st.writesOff < st.check ? CHECKING : st.check === 1 ? FRESH : PASSED),
     });
     await s.run();
     expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
-    expect(s.decisions()).toMatchObject([
-      { kind: "interlock" },
-      {
-        kind: "reconcile",
-        ok: true,
-        index: 0,
-        id: "cmd",
-        reason:
-          "the verifier shows no check any more (phase idle, generation 0, no task) or an earlier generation than when this verification began: it restarted and lost this run's check and writesOff; the verification begins again",
-      },
+    expect(restarts(s)).toMatchObject([
+      { why: "phase idle, generation 0, no task: a process started with --clean (or on a new metadata database)" },
     ]);
-    expect(s.of("verifier.baseline")).toHaveLength(2);
+    expect(s.of("verifier.baseline")).toMatchObject([{ adopted: false }, { adopted: false }]);
+    expect(s.of("verifier.baseline")[1]).not.toHaveProperty("resumes");
+    // writes must still be stopped for the second writesOff: asked again
+    expect(s.decisions().map((d) => [d.kind, d.check])).toEqual([
+      ["interlock", "writes-stopped"],
+      ["interlock", "writes-stopped"],
+    ]);
     expect(s.logs("info")).toEqual([VERIFIED]);
   });
 
-  it("an adopted check whose generation goes back (another process): lost, begun again", async () => {
-    // adopted at generation 5; after writesOff generation 1 (another process), then a fresh one
+  it("[restart] writes no longer stopped when the second writesOff is due: refused, nothing sent to the new process but its check", async () => {
+    const s = setup({
+      progress: (st) => (st.check === 0 ? FRESH : st.writesOff < st.check ? CHECKING : st.check === 1 ? STALE : PASSED),
+      onCommand: (op) => {
+        if (op === "writesOff") s.ctx.run.memory.writesStopped = false;
+      },
+    });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(/writes-stopped/);
+    expect(s.v.ops()).toEqual(["check", "writesOff", "check"]);
+  });
+
+  it("[restart] a generation below the highest seen after writesOff: a new process, followed", async () => {
     const s = setup({
       progress: (st) =>
         st.check === 0
-          ? st.writesOff === 0
-            ? vp("recheck", 5)
-            : st.n === 2
-              ? vp("check", 1)
-              : FRESH
-          : st.writesOff < 2
-            ? CHECKING
-            : PASSED,
+          ? FRESH
+          : st.writesOff === 0
+            ? vp("recheck", 4)
+            : st.writesOff === 1 && st.check === 1
+              ? vp("recheck", 1)
+              : st.writesOff === 1
+                ? vp("recheck", 4)
+                : vp("idle", 5, { total: 8, completed: 8 }),
     });
     await s.run();
-    expect(s.v.ops()).toEqual(["writesOff", "check", "writesOff"]);
-  });
-
-  it("lost twice: the step fails (something keeps restarting the verifier)", async () => {
-    const s = setup({ progress: (st) => (st.check === 0 || st.writesOff === st.check ? FRESH : CHECKING) });
-    const e = await failure(s.run());
-    expect(e.message).toBe("the verifier lost this run's verification twice (it shows no check: it restarted)");
-    expect(e.hint).toBe(
-      "Is something restarting the verifier? Read its log; run again with --resume once it stays up.",
+    // the new process runs (someone checked it): adopted, writesOff again
+    expect(restarts(s)).toMatchObject([{ why: "generation 1, below the 4 it had shown", followed: 1 }]);
+    expect(s.v.ops()).toEqual(["check", "writesOff", "writesOff"]);
+    expect(s.logs("info").at(-1)).toMatch(
+      /^verified: phase idle, generation 5, .* \(writesOff was sent in generation 1\)$/,
     );
-    expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
   });
 
+  it("[restart] before writesOff (the read right before it shows a new process): writesOff goes only after the new process's check", async () => {
+    const s = setup({
+      progress: (st) =>
+        st.check === 0
+          ? FRESH
+          : st.check === 1
+            ? st.n === 1
+              ? CHECKING
+              : STALE
+            : st.writesOff === 0
+              ? CHECKING
+              : PASSED,
+    });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "check", "writesOff"]);
+    expect(restarts(s)).toMatchObject([{ why: WARN_PERSISTED }]);
+    expect(s.logs("warn")[0]).toMatch(
+      /^the verifier restarted: .*\. This run's check went to the old process\. Following it \(1 of at most 2\)/,
+    );
+  });
+
+  it("[restart] while the check should show (persisted counters after it was accepted): its check resumes it", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 ? STALE : documented()(st)) }, { memory: accepted() });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    expect(restarts(s)).toMatchObject([{ why: WARN_PERSISTED }]);
+    expect(s.of("verifier.baseline")).toMatchObject([{ progress: STALE, resumes: true }]);
+  });
+
+  it("[restart] three restarts in one step: stops after two followed, the two ways on spelled out", async () => {
+    const s = setup({
+      progress: (st) => (st.check === 0 ? FRESH : st.writesOff < st.check ? CHECKING : STALE),
+    });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(
+      /^the verifier restarted: a new process answers at \S+ \(phase idle, generation 0, with tasks: .*\); 2 restarts were followed in this step already: no more$/,
+    );
+    expect(e.hint).toBe(
+      "Find out what restarts the verifier (its log, its supervisor), then choose: run again with --resume to continue (the restarted verifier gets a check, which resumes its persisted verification, then writesOff), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
+    );
+    expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff", "check", "writesOff"]);
+    // the third is journaled too: --resume starts from it
+    expect(restarts(s).map((r) => r.followed)).toEqual([1, 2, 3]);
+    expect(s.m).toMatchObject({ restarts: 3, resuming: true });
+    expect(s.m).not.toHaveProperty("writesOff");
+    expect(s.m).not.toHaveProperty("check");
+  });
+
+  it("never verified on stale counters, whatever generation they show after writesOff", async () => {
+    // a restarted process answering idle, generation 0, with no failed task: not "verified"
+    const s = setup({ progress: (st) => (st.check === 0 ? FRESH : st.writesOff === 0 ? vp("recheck", 2) : STALE) });
+    const e = await failure(s.run());
+    expect(s.logs("info")).toEqual([]);
+    expect(e.message).toMatch(/no more$/);
+  });
   it("progress with an error: the verifier itself failed (not a data difference)", async () => {
     const s = setup({ progress: documented({ ...PASSED, error: "metadata: no space" }) });
     const e = await failure(s.run());
@@ -824,12 +1092,12 @@ describe("awaitResult and the result [success]", () => {
     );
     const e = await failure(s.run());
     expect(e.message).toBe(
-      "timed out after 6s waiting for the verifier to finish: verifier: phase idle (finished) (now phase recheck, generation 4, totalTasks 0, completedTasks 0, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0)",
+      "timed out after 6s waiting for the verifier to finish: verifier: phase idle in a generation past 0 (finished after writesOff) (now phase recheck, generation 4, totalTasks 0, completedTasks 0, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0)",
     );
   });
 
   it("a failed read while waiting for the result is no sample (waits on)", async () => {
-    const s = setup({ progress: (st) => (st.writesOff === 0 ? documented()(st) : st.n === 2 ? "reset" : PASSED) });
+    const s = setup({ progress: (st) => (st.writesOff === 0 ? documented()(st) : st.n === 3 ? "reset" : PASSED) });
     await s.run();
     expect(s.logs("info")).toEqual(["verifier progress answers again", VERIFIED]);
   });
@@ -837,7 +1105,7 @@ describe("awaitResult and the result [success]", () => {
 
 describe("a verification that keeps rechecking says so, with the instances that still see writes", () => {
   const R = vp("recheck", 1, { total: 8, completed: 3 });
-  const resumed = () => accepted({ writesOff: { answered: "ok", at: 1 } });
+  const resumed = () => accepted({ writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 1 });
   const warn = (minutes: number, hint = "") =>
     `the verifier has been rechecking for ${minutes} min (generation 1): writes still arriving? Each generation re-verifies what changed on the source meanwhile, so it ends only once writes have stopped${hint}`;
 

@@ -39,7 +39,15 @@ export type VAnswer =
   | "bad-answer";
 
 /** What one progress read shows: the progress, or a failure (`{ error }` is the top-level `{"error": …}`). */
-export type VRead = VerifierProgress | { error: string } | "timeout" | "refused" | "reset" | "non-json";
+export type VRead =
+  | VerifierProgress
+  | { error: string }
+  | "timeout"
+  | "refused"
+  | "reset"
+  | "non-json"
+  /** An empty HTTP 500: releases v0.1.6 to v0.2.0 before their first check. */
+  | "empty-500";
 
 /** What the verifier was asked so far, for reads that follow the commands. */
 export interface VState {
@@ -62,8 +70,11 @@ export interface VScript {
   onCommand?: (op: VerifierCommand, n: number) => void;
 }
 
-const transport = (op: string, code: TransportErrorCode, detail: string, requestSent = true) =>
-  new TransportError(VERIFIER_URL, op as "progress", code, detail, { requestSent });
+const transport = (op: string, code: TransportErrorCode, detail: string, requestSent = true, status?: number) =>
+  new TransportError(VERIFIER_URL, op as "progress", code, detail, {
+    requestSent,
+    ...(status === undefined ? {} : { status, bodyStart: "" }),
+  });
 
 function answer(op: VerifierCommand, a: VAnswer): CommandOutcome {
   if (a === "ok") return { ok: true, answer: { success: true }, sentAt: 0, durationMs: 1, status: 200 };
@@ -87,6 +98,7 @@ function failure(r: Exclude<VRead, VerifierProgress>): Error {
   if (r === "refused") return transport("progress", "connect", "connection refused (ECONNREFUSED)", false);
   if (r === "reset") return transport("progress", "network", "connection reset (ECONNRESET)");
   if (r === "non-json") return transport("progress", "non-json", "HTTP 502 non-JSON answer");
+  if (r === "empty-500") return transport("progress", "non-json", 'HTTP 500, the answer is not JSON: ""', true, 500);
   return new ServiceError(VERIFIER_URL, "progress", r.error, "", 200);
 }
 

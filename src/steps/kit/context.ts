@@ -100,6 +100,24 @@ export interface VerifierMemory {
   adopted?: boolean;
   check?: VerifierAsk;
   writesOff?: VerifierAsk;
+  /**
+   * The highest generation the verifier has shown since this verification began (or since its
+   * last restart): a lower one is a new process (service facts: a restarted verifier shows
+   * generation 0 until a check resumes its persisted one).
+   */
+  highestGeneration?: number;
+  /**
+   * The verifier's generation when this verification's writesOff was sent (journaled
+   * `verifier.writesOff`): a result comes from a later generation (after writesOff the verifier
+   * finishes the generation it is in and runs one more).
+   */
+  writesOffGeneration?: number;
+  /** The verifier restarted during this verification: its next check resumes the persisted one. */
+  resuming?: boolean;
+  /** Restarts seen during this run's verifications (journaled `verifier.restarted`). */
+  restarts?: number;
+  /** Progress answered an empty HTTP 500 before a check: releases v0.1.6 to v0.2.0 do. */
+  oldRelease?: boolean;
 }
 
 export interface Defaults {

@@ -7,11 +7,15 @@
  *   once, with its own long time limit; a lost answer is learned from progress, never by sending
  *   again while the first may still be in flight. A check is sent again only when progress proves
  *   there is none (a restarted verifier), after the first one's time limit.
- * - **`idle` means "not started" or "finished".** The run tracks what it asked (`RunMemory.verifier`,
- *   journaled for `--resume`): a verification begins with a `verifier.baseline` event (the verifier
- *   showed no check, or a check it adopted), and movement is judged against "no check at all":
- *   phase idle, generation 0, no task. A finished verifier is refused: a second check makes the
- *   published verifier exit.
+ * - **`idle` means "not started", "finished" or "a new process".** The run tracks what it asked
+ *   (`RunMemory.verifier`, journaled for `--resume`): a verification begins with a
+ *   `verifier.baseline` event, and every read updates the highest generation seen. A generation
+ *   below it, or `idle` at generation 0 once the check ran, is a **new process** (a restart:
+ *   without `--clean` it shows its persisted counters at generation 0 until a check resumes
+ *   them). The restart is said and journaled (`verifier.restarted`), and followed a bounded number
+ *   of times: a check to the new process, then writesOff again once it runs.
+ * - **Releases v0.1.6 to v0.2.0** answer progress with an empty HTTP 500 until a check: read as
+ *   "not started" (the check is sent), said once, and journaled with the baseline.
  * - **A verifier that is gone fails fast**: progress refused, cut, or answered with a top-level
  *   `{"error"}` for `giveUpAfter` fails the step with what was seen; slow answers (progress waits
  *   while a check sets itself up) do not count.
@@ -52,25 +56,60 @@ export const DEFAULT_VERIFIER_GIVE_UP_MS = 60_000;
 const LOST_READS = 3;
 const LOST_MS = 1000;
 
-/** No check has ever run on this verifier: idle, generation 0, no task (a fresh process). */
+const STATUS_COUNTERS = [
+  "totalTasks",
+  "addedTasks",
+  "processingTasks",
+  "completedTasks",
+  "failedTasks",
+  "metadataMismatchTasks",
+] as const;
+
+/** Idle at generation 0: no check ran in this process (a fresh one, or a restarted one before its check). */
+const idleAtZero = (p: VerifierProgress): boolean => p.phase === "idle" && (p.generation ?? 0) === 0;
+
+/** No check has ever run on this verifier: idle, generation 0, no task (a fresh process, or one started with --clean). */
 export function notStarted(p: VerifierProgress): boolean {
-  if (p.phase !== "idle" || (p.generation ?? 0) !== 0) return false;
   const s = p.verificationStatus ?? {};
-  return [s.totalTasks, s.completedTasks, s.failedTasks, s.metadataMismatchTasks].every((n) => (n ?? 0) === 0);
+  return idleAtZero(p) && STATUS_COUNTERS.every((k) => (s[k] ?? 0) === 0);
 }
+
+/** A process restarted without --clean, before its check: idle, generation 0, its persisted tasks. */
+export const persisted = (p: VerifierProgress): boolean => idleAtZero(p) && !notStarted(p);
+
+/** A verification ran to its end in this process: idle past generation 0 (a check now would panic it). */
+export const finished = (p: VerifierProgress): boolean => p.phase === "idle" && !idleAtZero(p);
 
 /**
- * The verifier lost the verification that began at `baseline` (it restarted): it shows no check
- * at all, or an earlier generation than the one the verification began with.
+ * Why `p` comes from another verifier process than the one this verification's reads came from
+ * (once its check ran), or undefined: a generation below the highest seen, or idle at generation 0.
  */
-export function lostSince(baseline: VerifierProgress | undefined, p: VerifierProgress): boolean {
-  if (notStarted(p)) return true;
-  const from = baseline?.generation;
-  return typeof from === "number" && typeof p.generation === "number" && p.generation < from;
+export function newProcess(m: VerifierMemory, p: VerifierProgress): string | undefined {
+  const hi = m.highestGeneration;
+  const g = p.generation;
+  // without generations (the contract's progress alone) a restart cannot be told from an end: judged as a result, not one
+  if (g === undefined) return undefined;
+  if (idleAtZero(p)) {
+    if (p[EMPTY_500] === true) return `an empty HTTP 500 on progress: ${OLD_RELEASE}, before a check`;
+    return notStarted(p)
+      ? "phase idle, generation 0, no task: a process started with --clean (or on a new metadata database)"
+      : "phase idle, generation 0, with tasks: a process restarted without --clean, showing its persisted counters until a check";
+  }
+  return typeof hi === "number" && g < hi ? `generation ${g}, below the ${hi} it had shown` : undefined;
 }
 
-/** A verification ran to its end: idle after a check. */
-export const finished = (p: VerifierProgress): boolean => p.phase === "idle" && !notStarted(p);
+/** Marks the progress syncbook reads into an empty HTTP 500 (not the verifier's own field). */
+export const EMPTY_500 = "syncbookEmptyHttp500";
+/** The releases that answer progress with an empty HTTP 500 until a check (service facts). */
+export const OLD_RELEASE =
+  "verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1)";
+
+/** An empty HTTP 500 to a progress read: the old releases' crash before any check. */
+export const emptyProgress500 = (err: unknown): boolean =>
+  err instanceof TransportError && err.status === 500 && (err.bodyStart ?? "").trim() === "";
+
+/** How many verifier restarts one step follows before it stops and says what to do. */
+export const RESTARTS_FOLLOWED = 2;
 
 const COUNTERS = [
   "totalTasks",
@@ -100,6 +139,8 @@ export interface VerifierTools {
   reader: VerifierReader;
   requestTimeoutMs: number;
   filter: Record<string, unknown> | undefined;
+  /** Verifier restarts this step followed (at most RESTARTS_FOLLOWED). */
+  restarts: number;
 }
 
 export function verifierTools(ctx: StepContext, body: VerificationBody): VerifierTools {
@@ -114,6 +155,7 @@ export function verifierTools(ctx: StepContext, body: VerificationBody): Verifie
     reader: new VerifierReader(ctx, v, giveUpMs),
     requestTimeoutMs: durationOr(body.requestTimeout, DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS),
     filter: body.filter,
+    restarts: 0,
   };
 }
 
@@ -127,6 +169,7 @@ export class VerifierReader {
   // Stryker disable next-line StringLiteral: equivalent: any failure's message differs from "" and from a mutant's text alike, so the first is said either way
   #problem = "";
   #slowSaid = false;
+  #oldSaid = false;
 
   constructor(
     private readonly ctx: StepContext,
@@ -140,7 +183,8 @@ export class VerifierReader {
     try {
       p = await this.v.progress({ signal });
     } catch (err) {
-      return this.#failed(err, signal);
+      if (!emptyProgress500(err) || signal.aborted) return this.#failed(err, signal);
+      return this.#notStarted500();
     }
     ctx.run.emit("verifier.sampled", { progress: p });
     // the contract: "null when there is no error"; otherwise the verifier itself failed (it does not go on)
@@ -153,7 +197,34 @@ export class VerifierReader {
     this.#failingSince = undefined;
     // Stryker disable next-line StringLiteral: equivalent: any failure's message differs from "" and from a mutant's text alike, so the next is said either way
     this.#problem = "";
+    const m = ctx.run.memory.verifier;
+    if (typeof p.generation === "number" && p.generation > (m.highestGeneration ?? -1))
+      m.highestGeneration = p.generation;
     return p;
+  }
+
+  /**
+   * An empty HTTP 500 to progress: what releases v0.1.6 to v0.2.0 answer until their first check
+   * (service facts). Read as "not started" (idle, generation 0, no task), marked, said once; it is
+   * an answer, so failures start over.
+   */
+  #notStarted500(): VerifierProgress {
+    const { ctx } = this;
+    const m = ctx.run.memory.verifier;
+    if (!this.#oldSaid) {
+      this.#oldSaid = true;
+      ctx.run.emit("log", {
+        level: "warn",
+        index: ctx.index,
+        message: `verifier progress: an empty HTTP 500: ${OLD_RELEASE}; read as "not started" (a check is due). Use the verifier v0.2.1 for a cutover.`,
+      });
+    }
+    m.oldRelease = true;
+    this.#failingSince = undefined;
+    // Stryker disable next-line StringLiteral: equivalent: any failure's message differs from "" and from a mutant's text alike, so the next is said either way
+    this.#problem = "";
+    const zero = Object.fromEntries(STATUS_COUNTERS.map((k) => [k, 0]));
+    return { phase: "idle", generation: 0, error: null, verificationStatus: zero, [EMPTY_500]: true };
   }
 
   /** A read that failed: undefined (said once per kind of failure), or the step's failure once it lasts. */
@@ -224,12 +295,63 @@ async function watch<R>(
   }
 }
 
+/** One answered read of the verifier's progress (failed reads are read again, as the reader allows). */
+export function readVerifier(ctx: StepContext, t: VerifierTools, what: string): Promise<VerifierProgress> {
+  return watch<VerifierProgress>(
+    ctx,
+    t,
+    (p) => ({ done: p }),
+    what,
+    () => [{ instance: "verifier", condition: "progress answered", value: "no answer yet" }],
+  );
+}
+
 /** Forgets the run's verification: a new one begins (the verifier restarted, or none ran yet). */
 export function forget(m: VerifierMemory): void {
   delete m.baseline;
   delete m.adopted;
   delete m.check;
   delete m.writesOff;
+  delete m.writesOffGeneration;
+  delete m.highestGeneration;
+  delete m.resuming;
+}
+
+/**
+ * A new verifier process answers (`why`, seen in `p`): said plainly, journaled, and followed at
+ * most RESTARTS_FOLLOWED times in one step. The old process's check and writesOff no longer
+ * count: the next check goes to the new process (without --clean it resumes the persisted
+ * verification), and writesOff follows once it runs. Beyond the bound the step stops with the
+ * two ways on.
+ */
+export function followRestart(ctx: StepContext, t: VerifierTools, p: VerifierProgress, why: string): void {
+  const m = ctx.run.memory.verifier;
+  t.restarts++;
+  ctx.run.emit("verifier.restarted", {
+    index: ctx.index,
+    id: ctx.id,
+    progress: p,
+    why,
+    followed: t.restarts,
+    limit: RESTARTS_FOLLOWED,
+  });
+  const asked = [m.check ? "check" : "", m.writesOff ? "writesOff" : ""].filter(Boolean).join(" and ");
+  delete m.check;
+  delete m.writesOff;
+  delete m.writesOffGeneration;
+  m.highestGeneration = p.generation ?? 0;
+  m.resuming = true;
+  m.restarts = (m.restarts ?? 0) + 1;
+  const seen = `the verifier restarted: a new process answers at ${new Date().toISOString()} (${why}; ${describeVerifier(p)})`;
+  if (t.restarts > RESTARTS_FOLLOWED)
+    throw new StepFailure(`${seen}; ${RESTARTS_FOLLOWED} restarts were followed in this step already: no more`, {
+      hint: "Find out what restarts the verifier (its log, its supervisor), then choose: run again with --resume to continue (the restarted verifier gets a check, which resumes its persisted verification, then writesOff), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
+    });
+  ctx.run.emit("log", {
+    level: "warn",
+    index: ctx.index,
+    message: `${seen}. ${asked ? `This run's ${asked} went to the old process. ` : ""}Following it (${t.restarts} of at most ${RESTARTS_FOLLOWED}): a check to the new process (it resumes its persisted verification), then writesOff again once it runs.`,
+  });
 }
 
 /** What an outcome means for the run's memory (and the journal's `response.received`). */
@@ -245,7 +367,8 @@ export function askOf(o: CommandOutcome, at: number): VerifierAsk {
  * Makes sure this run's check runs on the verifier, and returns the progress that shows it
  * (running, or finished). Adopts a check the run already had accepted or sent (also from the
  * journal of the run it resumes), or one already running; otherwise waits for change event
- * application and sends one.
+ * application and sends one. A new process in place of the one that had the check is a restart
+ * (followed: its check is sent here).
  */
 export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<VerifierProgress> {
   const m = ctx.run.memory.verifier;
@@ -253,22 +376,30 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
   for (;;) {
     if (m.check && m.check.answered !== "error") {
       const seen = await checkShows(ctx, t, m.check);
-      if (seen) return seen;
-      if (sent >= 2)
-        throw new StepFailure(
-          "the verifier took two checks of this step and shows neither (phase idle, generation 0, no task)",
-          {
-            hint: "Is something restarting the verifier, or is another verifier behind the runbook's `verifier:` URL? Read its log.",
-          },
-        );
-      ctx.run.emit("decision", {
-        index: ctx.index,
-        id: ctx.id,
-        kind: "reconcile",
-        ok: true,
-        reason: `the verifier shows no check (phase idle, generation 0, no task) although this run's check was ${m.check.answered === "ok" ? "accepted" : "sent"}: it restarted, or the check never arrived; a new verification begins`,
-      });
-      forget(m);
+      if ("shows" in seen) return seen.shows;
+      const p = seen.lost;
+      const why = newProcess(m, p);
+      // idle with no task is also "the check never arrived"; a new verification begins (no resume)
+      if (why !== undefined && !notStarted(p)) {
+        followRestart(ctx, t, p, why);
+        sent = 0;
+      } else {
+        if (sent >= 2)
+          throw new StepFailure(
+            "the verifier took two checks of this step and shows neither (phase idle, generation 0, no task)",
+            {
+              hint: "Is something restarting the verifier, or is another verifier behind the runbook's `verifier:` URL? Read its log.",
+            },
+          );
+        ctx.run.emit("decision", {
+          index: ctx.index,
+          id: ctx.id,
+          kind: "reconcile",
+          ok: true,
+          reason: `the verifier shows no check (phase idle, generation 0, no task) although this run's check was ${m.check.answered === "ok" ? "accepted" : "sent"}: it restarted with --clean, or the check never arrived; a new verification begins`,
+        });
+        forget(m);
+      }
     }
     await beginCheck(ctx, t);
     if (!m.adopted) sent++;
@@ -276,28 +407,32 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
 }
 
 /**
- * After a check was accepted (or sent without an answer): the progress that shows it, or
- * undefined once progress proves there is none. A check whose answer was lost counts as in flight
- * until its own time limit has passed.
+ * After a check was accepted (or sent without an answer): the progress that shows it, or the
+ * last read once progress proves there is none (idle at generation 0, or a generation below the
+ * highest seen: a new process). A check whose answer was lost counts as in flight until its own
+ * time limit has passed.
  */
-async function checkShows(ctx: StepContext, t: VerifierTools, ask: VerifierAsk): Promise<VerifierProgress | undefined> {
-  const baseline = ctx.run.memory.verifier.baseline;
+async function checkShows(
+  ctx: StepContext,
+  t: VerifierTools,
+  ask: VerifierAsk,
+): Promise<{ shows: VerifierProgress } | { lost: VerifierProgress }> {
+  const m = ctx.run.memory.verifier;
   let none = 0;
   let noneSince = 0;
   let last: VerifierProgress | undefined;
   const inFlightUntil = ask.answered === "unknown" && ask.inFlight ? ask.at + t.requestTimeoutMs : 0;
-  return watch<VerifierProgress | undefined>(
+  return watch<{ shows: VerifierProgress } | { lost: VerifierProgress }>(
     ctx,
     t,
     (p) => {
       last = p;
-      // judged against the verification's baseline (journaled: the same after --resume)
-      if (!lostSince(baseline, p)) return { done: p };
+      // judged against what this verification saw (journaled: the same after --resume)
+      if (newProcess(m, p) === undefined) return { done: { shows: p } };
       const now = Date.now();
       if (now < inFlightUntil) return undefined;
       if (none++ === 0) noneSince = now;
-      // Stryker disable next-line ObjectLiteral: equivalent: `{}` and `{ done: undefined }` are both a result whose `done` is undefined (watch returns `r.result.done`)
-      return none >= LOST_READS && now - noneSince >= LOST_MS ? { done: undefined } : undefined;
+      return none >= LOST_READS && now - noneSince >= LOST_MS ? { done: { lost: p } } : undefined;
     },
     "the verifier to show this run's check",
     () => [{ instance: "verifier", condition: "a check running", value: last ? describeVerifier(last) : undefined }],
@@ -329,29 +464,37 @@ async function waitForCea(ctx: StepContext): Promise<void> {
   });
 }
 
-/** A new verification: the baseline, then the check sent once (or a running one adopted). */
+/**
+ * A new verification: the baseline, then the check sent once (or a running one adopted). After a
+ * restart the new process's persisted verification is resumed by the check; otherwise a
+ * verifier that shows another verification (finished, or persisted by a restart) gets none.
+ */
 async function beginCheck(ctx: StepContext, t: VerifierTools): Promise<void> {
   const m = ctx.run.memory.verifier;
   await waitForCea(ctx);
-  const base = await watch<VerifierProgress>(
-    ctx,
-    t,
-    (p) => ({ done: p }),
-    "the verifier's progress before its check",
-    () => [{ instance: "verifier", condition: "progress answered", value: "no answer yet" }],
-  );
+  const base = await readVerifier(ctx, t, "the verifier's progress before its check");
+  const resumes = m.resuming === true && persisted(base);
   forget(m);
-  if (!notStarted(base)) {
+  const oldRelease = base[EMPTY_500] === true;
+  if (!notStarted(base) && !resumes) {
+    if (persisted(base))
+      throw new StepFailure(
+        `the verifier shows a verification this run did not start (${describeVerifier(base)}: a process restarted without --clean, showing its persisted counters): a check would resume it, so none is sent`,
+        {
+          hint: "Restart the verifier with --clean (or on a new metadata database) so that this run's check starts a verification of its own, then run this step again (--resume).",
+        },
+      );
     if (finished(base))
       throw new StepFailure(
         `the verifier already finished a verification (${describeVerifier(base)}): a check now would make it exit, so none is sent`,
         {
-          hint: "The verifier runs one verification per process (a second check panics it). If that result is this cutover's, it stands; otherwise restart the verifier (a new process) and run this step again.",
+          hint: "The verifier runs one verification per process (a second check panics it), and a restart without --clean keeps that verification. Restart the verifier with --clean (or on a new metadata database), then run this step again (--resume).",
         },
       );
     ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: true });
     m.baseline = base;
     m.adopted = true;
+    m.highestGeneration = base.generation ?? 0;
     m.check = { answered: "ok", at: Date.now() };
     ctx.run.emit("log", {
       level: "warn",
@@ -360,9 +503,18 @@ async function beginCheck(ctx: StepContext, t: VerifierTools): Promise<void> {
     });
     return;
   }
-  ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: false });
+  ctx.run.emit("verifier.baseline", {
+    index: ctx.index,
+    id: ctx.id,
+    progress: base,
+    adopted: false,
+    ...(resumes ? { resumes } : {}),
+    ...(oldRelease ? { oldRelease } : {}),
+  });
   m.baseline = base;
   m.adopted = false;
+  m.highestGeneration = 0;
+  if (resumes) m.resuming = true;
   const at = Date.now();
   const o = await t.v.tryCommand("check", {
     signal: ctx.signal,
@@ -420,13 +572,24 @@ export function refused(op: "check" | "writesOff", err: unknown, earlier?: Verif
     });
 }
 
+/** A new process answers in the middle of a verification: what it showed, and why it is another process. */
+export interface Restarted {
+  restarted: VerifierProgress;
+  why: string;
+}
+
 /**
- * Waits for the verification to end: the finished progress (judged by the caller), or `lost`
- * when the verifier shows no check any more (it restarted, losing the run's check and writesOff).
+ * Waits for the verification to end: the finished progress (judged by the caller: idle in a
+ * generation past writesOff's), or the restart when a new process answers (the run's check and
+ * writesOff went to the old one). Idle in writesOff's generation or before is not an end.
  */
-export async function awaitResult(ctx: StepContext, t: VerifierTools): Promise<VerifierProgress | "lost"> {
-  const baseline = ctx.run.memory.verifier.baseline;
+export async function awaitResult(
+  ctx: StepContext,
+  t: VerifierTools,
+): Promise<{ finished: VerifierProgress } | Restarted> {
+  const m = ctx.run.memory.verifier;
   let last: VerifierProgress | undefined;
+  let earlySaid = false;
   // minutes of rechecking are said while there is time, naming the instances that hint at writes
   // in runbook time (a rehearsal's clock runs faster): "rechecking for 2 min", also at ×50
   const toRunbookTime = RECHECK_WARN_MS / ctx.run.defaults.scale(RECHECK_WARN_MS);
@@ -444,19 +607,32 @@ export async function awaitResult(ctx: StepContext, t: VerifierTools): Promise<V
       message: `${message}${hint.length ? `; instances that still see changes: ${hint.join(", ")}` : ""}`,
     });
   };
-  return watch<VerifierProgress | "lost">(
+  const w = m.writesOffGeneration;
+  return watch<{ finished: VerifierProgress } | Restarted>(
     ctx,
     t,
     (p) => {
       last = p;
-      if (lostSince(baseline, p)) return { done: "lost" };
-      return p.phase === "idle" ? { done: p } : undefined;
+      const why = newProcess(m, p);
+      if (why !== undefined) return { done: { restarted: p, why } };
+      if (p.phase !== "idle") return undefined;
+      if (typeof w === "number" && typeof p.generation === "number" && p.generation <= w) {
+        if (!earlySaid)
+          ctx.run.emit("log", {
+            level: "info",
+            index: ctx.index,
+            message: `the verifier is idle in generation ${p.generation}, not past generation ${w} (writesOff's): not a result; waiting for the generation after it`,
+          });
+        earlySaid = true;
+        return undefined;
+      }
+      return { done: { finished: p } };
     },
     "the verifier to finish",
     () => [
       {
         instance: "verifier",
-        condition: "phase idle (finished)",
+        condition: `phase idle in a generation past ${w ?? "writesOff's"} (finished after writesOff)`,
         value: last ? describeVerifier(last) : undefined,
       },
     ],
