@@ -63,6 +63,21 @@ export interface HookRun {
   undoStarted?: boolean;
 }
 
+/** A hook call (or undo) as journaled, with the processes it started (src/plugin/process.ts). */
+export interface HookCall {
+  token: string;
+  stepIndex: number;
+  id: string;
+  use: string;
+  undo: boolean;
+  /** When it started (its `hook.started` line). */
+  at: number;
+  /** Its processes' pids and process groups, as journaled right after each spawn. */
+  processes: { pid: number; pgid?: number }[];
+  /** Its `hook.finished` is in the journal. */
+  finished: boolean;
+}
+
 export interface JournalSegment {
   /** `opened` for the first writer, `resumed` for each resume. */
   kind: "opened" | "resumed";
@@ -85,6 +100,8 @@ export interface JournalState {
   stopWritesSucceeded: boolean;
   /** Hooks that ran (not undo calls), in order. */
   hooksRan: HookRun[];
+  /** Every hook and undo call with a token (journals since orphan tracking), in order. */
+  hookCalls: HookCall[];
   /** What the run asked the migration verifier (src/journal/verifier.ts); absent: nothing. */
   verifier?: VerifierMemory;
   lastSeq: number;
@@ -174,6 +191,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
   // request id → where its answer goes (the sends of one command to one instance)
   const requests = new Map<unknown, { sends: ({ answered: Answer; error?: string } | undefined)[]; slot: number }>();
   const hooks: HookRun[] = [];
+  const hookCalls: HookCall[] = [];
   const segments: JournalSegment[] = [];
   const verifier = verifierJournal();
   // Stryker disable next-line ArrayDeclaration: equivalent: header() sets it to [] at the first line, before any event is applied
@@ -325,7 +343,27 @@ export async function readJournalState(file: string): Promise<JournalState> {
         }
         return;
       }
+      case "hook.process": {
+        const call = hookCalls.find((c) => c.token === e.token);
+        if (call && Number.isSafeInteger(e.pid) && (e.pid as number) > 0)
+          call.processes.push({
+            pid: e.pid as number,
+            ...(Number.isSafeInteger(e.pgid) && (e.pgid as number) > 0 ? { pgid: e.pgid as number } : {}),
+          });
+        return;
+      }
       case "hook.started":
+        if (typeof e.token === "string")
+          hookCalls.push({
+            token: e.token,
+            stepIndex: Number(e.index),
+            id: String(e.id),
+            use: String(e.use),
+            undo: e.undo === true,
+            at: e.at,
+            processes: [],
+            finished: false,
+          });
         if (e.undo !== true)
           hooks.push({ stepIndex: Number(e.index), id: String(e.id), use: String(e.use), undone: false });
         else {
@@ -337,6 +375,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
         return;
       case "hook.finished": {
         const index = Number(e.index);
+        const call = hookCalls.findLast((c) => c.stepIndex === index && c.undo === (e.undo === true) && !c.finished);
+        if (call) call.finished = true;
         if (e.undo === true) {
           if (e.ok !== true) return;
           for (const h of hooks) if (h.stepIndex === index) h.undone = true;
@@ -460,6 +500,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
     commandsSent: commands.map(finish),
     stopWritesSucceeded: stopWrites,
     hooksRan: hooks,
+    hookCalls,
     verifier: verifier.state(),
     lastSeq,
     segments,

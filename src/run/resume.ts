@@ -14,6 +14,12 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
+import { waitOutOrphans } from "./orphans.js";
+import { durationOr } from "../runbook/index.js";
+import { UNDO_TIMEOUT_MS } from "../steps/hook.js";
+
+/** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
+const ORPHAN_GRACE_MS = 10_000;
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -42,6 +48,21 @@ export async function planResume(
   const state = await readJournalState(file);
   for (const w of state.warnings) opts.say(`journal: ${w}`);
   const d = runDefaults(loaded);
+  const steps = planSteps(rb);
+  // before anything is read or decided: a hook process the dead runner left (a slow undo) must
+  // not change writes behind this run (src/run/orphans.ts)
+  await waitOutOrphans(state.hookCalls, {
+    deadlineOf: (c) => {
+      const call = steps[c.stepIndex]?.step.stopWrites ?? steps[c.stepIndex]?.step.hook;
+      const limit = c.undo
+        ? durationOr(call?.undo?.timeout, UNDO_TIMEOUT_MS)
+        : durationOr(call?.timeout ?? steps[c.stepIndex]?.step.timeout, d.timeoutMs);
+      // the dead runner's SIGTERM-to-SIGKILL grace (src/plugin/process.ts), and a little more
+      return c.at + limit + ORPHAN_GRACE_MS;
+    },
+    say: opts.say,
+    signal: opts.signal,
+  });
   const fleet = createFleet({
     instances: instancesOf(rb),
     requestTimeoutMs: d.requestTimeoutMs,
@@ -67,7 +88,6 @@ export async function planResume(
       canCommit: i.progress?.canCommit ?? null,
     }));
   };
-  const steps = planSteps(rb);
   const decide = async () =>
     reconcile(
       state,
