@@ -70,6 +70,12 @@ export interface RunEventMap {
     method: string;
     path: string;
     body?: unknown;
+    /**
+     * A broadcast's place and size ([k, n], k from 0): its n lines are written back to back and
+     * no request leaves before the last is on disk, so a journal holding fewer than n of them
+     * proves that none of the fan-out left (src/journal/state.ts).
+     */
+    fanout?: [number, number];
   };
   /**
    * `errorKind` says whether a failed command can have taken effect: `service` (refused with

@@ -192,6 +192,24 @@ export async function readJournalState(file: string): Promise<JournalState> {
   const requests = new Map<unknown, { sends: ({ answered: Answer; error?: string } | undefined)[]; slot: number }>();
   const hooks: HookRun[] = [];
   const hookCalls: HookCall[] = [];
+  /**
+   * The broadcast whose request lines are being read ([k, n] on each, src/fleet/fleet.ts): no
+   * request of it left before its last line was written, so one cut short never left at all.
+   */
+  let fan: { n: number; seen: number; sends: { answered: Answer; error?: string }[][] } | undefined;
+  const closeFan = (): void => {
+    if (fan && fan.seen < fan.n) {
+      warnings.push(
+        `a fan-out of ${fan.n} request(s) was cut off after ${fan.seen} of its journal lines: none of it left (requests leave only once every line is written)`,
+      );
+      for (const list of fan.sends)
+        list[list.length - 1] = {
+          answered: "error",
+          error: "never sent: the runner stopped while journaling the fan-out, before any request left",
+        };
+    }
+    fan = undefined;
+  };
   const segments: JournalSegment[] = [];
   const verifier = verifierJournal();
   // Stryker disable next-line ArrayDeclaration: equivalent: header() sets it to [] at the first line, before any event is applied
@@ -256,6 +274,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
       line,
     });
     // a new writer: the previous one's open steps were cut off, and its request ids are its own
+    closeFan();
     running = [];
     requests.clear();
     verifier.newWriter();
@@ -263,6 +282,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
 
   const apply = (e: Record<string, unknown> & { type: string; seq: number; at: number }, line: number): void => {
     lastSeq = Math.max(lastSeq, e.seq);
+    const place = e.type === "request.sent" && Array.isArray(e.fanout) ? (e.fanout as unknown[]) : undefined;
+    if (fan && !(place && place[0] === fan.seen && place[1] === fan.n)) closeFan();
     verifier.apply(e);
     switch (e.type) {
       case "journal.opened":
@@ -323,6 +344,14 @@ export async function readJournalState(file: string): Promise<JournalState> {
         const list = b.sends.get(instance) ?? [];
         list.push(undefined);
         b.sends.set(instance, list);
+        if (place && typeof place[1] === "number" && place[1] > 1) {
+          if (place[0] === 0) fan = { n: place[1], seen: 0, sends: [] };
+          if (fan) {
+            fan.seen++;
+            fan.sends.push(list as { answered: Answer; error?: string }[]);
+            if (fan.seen === fan.n) fan = undefined;
+          }
+        }
         if (typeof e.id === "number") requests.set(e.id, { sends: list, slot: list.length - 1 });
         return;
       }
@@ -492,6 +521,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
     );
   }
 
+  closeFan();
   const state: JournalState = {
     file,
     runbook,
