@@ -49,12 +49,7 @@ export interface ReconcileOptions {
 }
 
 export type ReconcileRefusal =
-  | "changed-runbook"
-  | "steps-differ"
-  | "finished"
-  | "unreachable"
-  | "disagree"
-  | "in-doubt";
+  "changed-runbook" | "steps-differ" | "finished" | "unreachable" | "disagree" | "in-doubt";
 
 export type ReconcileResult =
   | {
