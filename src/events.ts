@@ -70,6 +70,12 @@ export interface RunEventMap {
     method: string;
     path: string;
     body?: unknown;
+    /**
+     * A broadcast's place and size ([k, n], k from 0): its n lines are written back to back and
+     * no request leaves before the last is on disk, so a journal holding fewer than n of them
+     * proves that none of the fan-out left (src/journal/state.ts).
+     */
+    fanout?: [number, number];
   };
   /**
    * `errorKind` says whether a failed command can have taken effect: `service` (refused with
@@ -192,7 +198,13 @@ export interface RunEventMap {
   /** A hook step marked `writesOn: true` succeeded: the application writes again (to the destination). */
   "window.writes-on": { index: number; id: string };
   "commit.sent": { index: number; id: string; instances: string[]; skewMs: number };
-  "hook.started": { index: number; id: string; use: string; undo: boolean };
+  /**
+   * Journaled (fsynced) before the hook runs. `token`: every process the call starts carries it
+   * in its environment (src/plugin/process.ts), so a resume can find one the run left behind.
+   */
+  "hook.started": { index: number; id: string; use: string; undo: boolean; token?: string };
+  /** A process a hook call started (right after its spawn): `--resume` waits out one still alive (src/run/orphans.ts). */
+  "hook.process": { index: number; id: string; undo: boolean; token: string; pid: number; pgid?: number };
   "hook.finished": {
     index: number;
     id: string;

@@ -83,6 +83,17 @@ export function blocksUntilEveryInstance(op: CommandOperation): boolean {
   return BLOCKING.includes(op);
 }
 
+/**
+ * Is `op` never sent again to an instance it may have reached? `commit` and `reverse` may be held
+ * by an instance until the rest have them (its state proves nothing); `start` may take effect
+ * after its request timed out (service facts), and a second one is what the tool promises never
+ * to send. Only `pause` and `resume` are sent again once the instance's state proves the first
+ * did not take effect.
+ */
+export function sentOnceOnly(op: CommandOperation): boolean {
+  return op === "start" || blocksUntilEveryInstance(op);
+}
+
 export const COMMAND_OPERATIONS = Object.keys(COMMAND_EFFECT) as readonly CommandOperation[];
 
 export function isCommandOperation(s: string): s is CommandOperation {

@@ -177,7 +177,10 @@ export function createFleet(opts: FleetOptions): Fleet {
     // every line is written at once, and made durable together with the last (one fsync for the
     // fan-out, not one per instance), before any request leaves
     for (const [k, ref] of targets.entries())
-      emitRequest(emit, ids[k]!, { target: "service", instance: ref }, path, json.value, k < targets.length - 1);
+      emitRequest(emit, ids[k]!, { target: "service", instance: ref }, path, json.value, k < targets.length - 1, [
+        k,
+        targets.length,
+      ]);
     // one tight loop: each tryCommand runs synchronously into undici's queue; undici then writes
     // all of them in the same check phase (a reused idle keep-alive socket is validated with one
     // setImmediate first, undici ≥ 7.x, GHSA-35p6-xmwp-9g52), so they still leave back to back

@@ -30,6 +30,7 @@ export function emitRequest(
   path: string,
   body: unknown,
   more = false,
+  fanout?: [number, number],
 ): void {
   emit(
     "request.sent",
@@ -40,6 +41,7 @@ export function emitRequest(
       method: "POST",
       path,
       body: userinfoRedactor.value(body),
+      ...(fanout ? { fanout } : {}),
     },
     more ? { more } : undefined,
   );

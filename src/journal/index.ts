@@ -14,6 +14,7 @@ export {
   type SentCommand,
   type InstanceAnswer,
   type HookRun,
+  type HookCall,
   type JournalSegment,
   type CommandOp,
   type Answer,

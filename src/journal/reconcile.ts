@@ -9,16 +9,23 @@
  * resume PAUSED→RUNNING, reverse COMMITTED→REVERSING→RUNNING; src/api/commands.ts).
  *
  * - All instances past the command's state: it took effect → adopt (never resend).
- * - All instances still before it, with no instance having confirmed it: it did not take effect →
- *   the step runs again. For commit this is allowed even when the answer is unknown: a request
- *   still in flight from the dead runner would find the service no longer RUNNING and be refused
- *   by the state machine (commit is only accepted in RUNNING), and the runner's commit interlocks
- *   re-read progress (RUNNING, canCommit, writes stopped) right before sending.
+ * - All instances still before it, with no instance having confirmed it and none that may have
+ *   received it (every request refused, or journaled as never sent): it did not take effect → the
+ *   step runs again. A `start`, `commit` or `reverse` that may have reached an instance (sent,
+ *   no usable answer) is never sent to it again (`sentOnceOnly`): an instance holding a commit
+ *   shows RUNNING until the rest have it, and a start may take effect after its timeout; a state
+ *   before the command proves nothing then → refuse ("in-doubt").
  * - Anything else (some instances before, some after; a confirmed command whose effect is not
  *   there; a state neither before nor after; an unreachable instance) cannot be explained
  *   safely → refuse, listing every instance's state.
  */
-import { blocksUntilEveryInstance, COMMAND_EFFECT, isCommandOperation, settledStates } from "../api/commands.js";
+import {
+  blocksUntilEveryInstance,
+  COMMAND_EFFECT,
+  isCommandOperation,
+  sentOnceOnly,
+  settledStates,
+} from "../api/commands.js";
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
 export interface FleetReading {
@@ -41,7 +48,8 @@ export interface ReconcileOptions {
   allowChangedRunbook?: boolean;
 }
 
-export type ReconcileRefusal = "changed-runbook" | "steps-differ" | "finished" | "unreachable" | "disagree";
+export type ReconcileRefusal =
+  "changed-runbook" | "steps-differ" | "finished" | "unreachable" | "disagree" | "in-doubt";
 
 export type ReconcileResult =
   | {
@@ -250,6 +258,14 @@ export function reconcile(
           "an instance that confirmed a command and then shows the state before it may have restarted or been reset: find out what happened before going on",
         );
       }
+      const inDoubt = cmd.perInstance.filter((p) => p.answered === "unknown");
+      if (inDoubt.length && sentOnceOnly(cmd.op)) {
+        return refuse(
+          "in-doubt",
+          `${sentTo}; every instance is still ${before.join("/")}, but ${inDoubt.map((p) => p.instance).join(", ")} may have received it (no usable answer): ${cmd.op === "start" ? "a start can take effect after its request timed out" : `${cmd.op} is held by an instance until every instance has it, and its state shows nothing until then`}; it is never sent twice`,
+          `find out from the service's own log which instances received /${cmd.op}; send it by hand only to those that did not${cmd.op === "commit" ? " (writes stopped, canCommit true)" : ""}, then resume (the journal then sees its effect)`,
+        );
+      }
       if (cmd.op === "commit") {
         notes.push(
           `${sentTo}; every instance is still RUNNING, so the commit did not take effect: it will be sent again once the commit interlocks pass again (RUNNING, canCommit, writes stopped)`,
@@ -357,6 +373,8 @@ function splitCommand(
     if (a?.answered === "ok") return undefined;
     // a blocking command is waiting only while its round can still close: none took it yet
     if (a?.answered === "unknown" && blocking && inAfter.length === 0) waiting.push(f.instance);
+    // a command sent once only may have reached it: it is not completed (the refusal says why)
+    else if (a?.answered === "unknown" && sentOnceOnly(cmd.op)) return undefined;
     else needs.push(f.instance);
   }
   if (needs.length === 0 || (inAfter.length === 0 && waiting.length === 0)) return undefined;

@@ -63,6 +63,21 @@ export interface HookRun {
   undoStarted?: boolean;
 }
 
+/** A hook call (or undo) as journaled, with the processes it started (src/plugin/process.ts). */
+export interface HookCall {
+  token: string;
+  stepIndex: number;
+  id: string;
+  use: string;
+  undo: boolean;
+  /** When it started (its `hook.started` line). */
+  at: number;
+  /** Its processes' pids and process groups, as journaled right after each spawn. */
+  processes: { pid: number; pgid?: number }[];
+  /** Its `hook.finished` is in the journal. */
+  finished: boolean;
+}
+
 export interface JournalSegment {
   /** `opened` for the first writer, `resumed` for each resume. */
   kind: "opened" | "resumed";
@@ -85,6 +100,8 @@ export interface JournalState {
   stopWritesSucceeded: boolean;
   /** Hooks that ran (not undo calls), in order. */
   hooksRan: HookRun[];
+  /** Every hook and undo call with a token (journals since orphan tracking), in order. */
+  hookCalls: HookCall[];
   /** What the run asked the migration verifier (src/journal/verifier.ts); absent: nothing. */
   verifier?: VerifierMemory;
   lastSeq: number;
@@ -174,6 +191,25 @@ export async function readJournalState(file: string): Promise<JournalState> {
   // request id → where its answer goes (the sends of one command to one instance)
   const requests = new Map<unknown, { sends: ({ answered: Answer; error?: string } | undefined)[]; slot: number }>();
   const hooks: HookRun[] = [];
+  const hookCalls: HookCall[] = [];
+  /**
+   * The broadcast whose request lines are being read ([k, n] on each, src/fleet/fleet.ts): no
+   * request of it left before its last line was written, so one cut short never left at all.
+   */
+  let fan: { n: number; seen: number; sends: { answered: Answer; error?: string }[][] } | undefined;
+  const closeFan = (): void => {
+    if (fan && fan.seen < fan.n) {
+      warnings.push(
+        `a fan-out of ${fan.n} request(s) was cut off after ${fan.seen} of its journal lines: none of it left (requests leave only once every line is written)`,
+      );
+      for (const list of fan.sends)
+        list[list.length - 1] = {
+          answered: "error",
+          error: "never sent: the runner stopped while journaling the fan-out, before any request left",
+        };
+    }
+    fan = undefined;
+  };
   const segments: JournalSegment[] = [];
   const verifier = verifierJournal();
   // Stryker disable next-line ArrayDeclaration: equivalent: header() sets it to [] at the first line, before any event is applied
@@ -238,6 +274,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
       line,
     });
     // a new writer: the previous one's open steps were cut off, and its request ids are its own
+    closeFan();
     running = [];
     requests.clear();
     verifier.newWriter();
@@ -245,6 +282,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
 
   const apply = (e: Record<string, unknown> & { type: string; seq: number; at: number }, line: number): void => {
     lastSeq = Math.max(lastSeq, e.seq);
+    const place = e.type === "request.sent" && Array.isArray(e.fanout) ? (e.fanout as unknown[]) : undefined;
+    if (fan && !(place && place[0] === fan.seen && place[1] === fan.n)) closeFan();
     verifier.apply(e);
     switch (e.type) {
       case "journal.opened":
@@ -305,6 +344,14 @@ export async function readJournalState(file: string): Promise<JournalState> {
         const list = b.sends.get(instance) ?? [];
         list.push(undefined);
         b.sends.set(instance, list);
+        if (place && typeof place[1] === "number" && place[1] > 1) {
+          if (place[0] === 0) fan = { n: place[1], seen: 0, sends: [] };
+          if (fan) {
+            fan.seen++;
+            fan.sends.push(list as { answered: Answer; error?: string }[]);
+            if (fan.seen === fan.n) fan = undefined;
+          }
+        }
         if (typeof e.id === "number") requests.set(e.id, { sends: list, slot: list.length - 1 });
         return;
       }
@@ -325,7 +372,27 @@ export async function readJournalState(file: string): Promise<JournalState> {
         }
         return;
       }
+      case "hook.process": {
+        const call = hookCalls.find((c) => c.token === e.token);
+        if (call && Number.isSafeInteger(e.pid) && (e.pid as number) > 0)
+          call.processes.push({
+            pid: e.pid as number,
+            ...(Number.isSafeInteger(e.pgid) && (e.pgid as number) > 0 ? { pgid: e.pgid as number } : {}),
+          });
+        return;
+      }
       case "hook.started":
+        if (typeof e.token === "string")
+          hookCalls.push({
+            token: e.token,
+            stepIndex: Number(e.index),
+            id: String(e.id),
+            use: String(e.use),
+            undo: e.undo === true,
+            at: e.at,
+            processes: [],
+            finished: false,
+          });
         if (e.undo !== true)
           hooks.push({ stepIndex: Number(e.index), id: String(e.id), use: String(e.use), undone: false });
         else {
@@ -337,6 +404,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
         return;
       case "hook.finished": {
         const index = Number(e.index);
+        const call = hookCalls.findLast((c) => c.stepIndex === index && c.undo === (e.undo === true) && !c.finished);
+        if (call) call.finished = true;
         if (e.undo === true) {
           if (e.ok !== true) return;
           for (const h of hooks) if (h.stepIndex === index) h.undone = true;
@@ -452,6 +521,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
     );
   }
 
+  closeFan();
   const state: JournalState = {
     file,
     runbook,
@@ -460,6 +530,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
     commandsSent: commands.map(finish),
     stopWritesSucceeded: stopWrites,
     hooksRan: hooks,
+    hookCalls,
     verifier: verifier.state(),
     lastSeq,
     segments,

@@ -31,6 +31,7 @@ const EVENT_TYPES = {
   "window.writes-on": true,
   "hook.started": true,
   "hook.finished": true,
+  "hook.process": true,
   log: true,
 } as const satisfies Record<RunEventType, true>;
 
@@ -142,6 +143,8 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: ${n.undo ? "undo " : ""}hook ${n.use} started (${stepLabel(n)})`;
     case "hook.finished":
       return `${runbook}: ${n.undo ? "undo " : ""}hook ${n.use} ${n.ok ? "done" : `failed: ${n.error ?? "error"}`} (${stepLabel(n)})`;
+    case "hook.process":
+      return `${runbook}: ${n.undo ? "undo " : ""}hook process ${n.pid} started (${stepLabel(n)})`;
     case "log":
       return `${runbook}: ${n.message}`;
   }

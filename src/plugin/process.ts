@@ -7,7 +7,13 @@
  * - stdin is closed: a command that prompts would otherwise wait for a terminal the runner owns.
  * - On POSIX the command leads its own process group, and the whole group is signalled: a
  *   script's own children (curl, kubectl…) are stopped with it instead of being orphaned.
+ * - A process outlives a runner that is killed (kill -9, a lost machine session): the runner
+ *   runs each hook under a `ProcessWatch` (below), so every process the hook starts carries the
+ *   hook's token in its environment (its children inherit it) and its pid reaches the journal
+ *   right after the spawn. `--resume` finds such orphans (src/run/orphans.ts) and waits them
+ *   out before it acts: an old undo must not turn writes back on behind a resumed commit.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type * as ChildProcess from "node:child_process";
 import { existsSync } from "node:fs";
 import type * as Readline from "node:readline";
@@ -56,6 +62,24 @@ export class ProcessError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The environment variable every process started under a `ProcessWatch` carries: the hook call's token. */
+export const HOOK_TOKEN_ENV = "SYNCBOOK_HOOK_TOKEN";
+
+/** What the runner wants to know of the processes a hook call starts. */
+export interface ProcessWatch {
+  /** Set in each process's environment as `SYNCBOOK_HOOK_TOKEN` (journaled before the hook runs). */
+  token: string;
+  /** Called synchronously right after each spawn (the process leads its own group on POSIX: pgid = pid). */
+  spawned(p: { pid: number; pgid?: number }): void;
+}
+
+const watching = new AsyncLocalStorage<ProcessWatch>();
+
+/** Runs `fn` (a hook call) with every process it starts through `runProcess` marked and reported to `watch`. */
+export function withProcessWatch<T>(watch: ProcessWatch, fn: () => Promise<T>): Promise<T> {
+  return watching.run(watch, fn);
 }
 
 /** The name of an abort reason that means "syncbook is exiting now": the command's group is killed at once (SIGKILL). */
@@ -111,14 +135,17 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   const started = performance.now();
 
   const cwd = call.cwd ?? process.cwd();
+  const watch = watching.getStore();
+  const env = call.env ?? process.env;
   const child = spawn(file, args, {
     cwd,
-    env: call.env ?? process.env,
+    env: watch ? { ...env, [HOOK_TOKEN_ENV]: watch.token } : env,
     stdio: ["ignore", "pipe", "pipe"],
     shell: false,
     detached: posix,
     windowsHide: true,
   });
+  if (watch && child.pid !== undefined) watch.spawned(posix ? { pid: child.pid, pgid: child.pid } : { pid: child.pid });
   const tail: string[] = [];
   const dropped = { stdout: 0, stderr: 0 };
   const logged = { stdout: 0, stderr: 0 };

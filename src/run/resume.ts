@@ -14,6 +14,12 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
+import { waitOutOrphans } from "./orphans.js";
+import { durationOr } from "../runbook/index.js";
+import { UNDO_TIMEOUT_MS } from "../steps/hook.js";
+
+/** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
+const ORPHAN_GRACE_MS = 10_000;
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -42,6 +48,21 @@ export async function planResume(
   const state = await readJournalState(file);
   for (const w of state.warnings) opts.say(`journal: ${w}`);
   const d = runDefaults(loaded);
+  const steps = planSteps(rb);
+  // before anything is read or decided: a hook process the dead runner left (a slow undo) must
+  // not change writes behind this run (src/run/orphans.ts)
+  await waitOutOrphans(state.hookCalls, {
+    deadlineOf: (c) => {
+      const call = steps[c.stepIndex]?.step.stopWrites ?? steps[c.stepIndex]?.step.hook;
+      const limit = c.undo
+        ? durationOr(call?.undo?.timeout, UNDO_TIMEOUT_MS)
+        : durationOr(call?.timeout ?? steps[c.stepIndex]?.step.timeout, d.timeoutMs);
+      // the dead runner's SIGTERM-to-SIGKILL grace (src/plugin/process.ts), and a little more
+      return c.at + limit + ORPHAN_GRACE_MS;
+    },
+    say: opts.say,
+    signal: opts.signal,
+  });
   const fleet = createFleet({
     instances: instancesOf(rb),
     requestTimeoutMs: d.requestTimeoutMs,
@@ -67,7 +88,6 @@ export async function planResume(
       canCommit: i.progress?.canCommit ?? null,
     }));
   };
-  const steps = planSteps(rb);
   const decide = async () =>
     reconcile(
       state,
@@ -112,10 +132,24 @@ export async function planResume(
   const done = new Map<number, string>();
   for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in the interrupted run (journal)");
   for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);
+  // a commit counts as sent once it may have reached any instance: adopted, ended ok, accepted
+  // by one, or sent with no usable answer (commit blocks until every instance has it, so an
+  // instance that got it may be waiting in its round: turning writes back on then would let the
+  // round close with writes flowing). As in a run, nothing is undone after commit was sent.
+  const commitSent =
+    r.adopt.some((a) => a.op === "commit") ||
+    state.commandsSent.some(
+      (c) =>
+        c.op === "commit" &&
+        (state.steps[c.stepIndex]?.finished === "ok" || c.perInstance.some((p) => p.answered !== "error")),
+    );
   // a stopWrites whose undo started may have turned writes back on: it runs again, so commit's
-  // interlock sees writes stopped by this run, not by a step whose effect was reverted
+  // interlock sees writes stopped by this run, not by a step whose effect was reverted. Only its
+  // latest run counts (a resume that ran it again stopped writes again), and never once a commit
+  // may have been sent: no pre-commit step runs after a commit (its waits cannot pass any more).
+  const latest = new Map(state.hooksRan.map((h) => [h.stepIndex, h]));
   let reverted: number | undefined;
-  for (const h of state.hooksRan) {
+  for (const h of commitSent ? [] : latest.values()) {
     if (h.undoStarted && steps[h.stepIndex]?.kind === "stopWrites" && done.delete(h.stepIndex)) {
       opts.say(
         `resume: step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: its undo started in the interrupted run, so writes may be flowing`,
@@ -142,17 +176,6 @@ export async function planResume(
         );
     }
   }
-  // a commit counts as sent once it may have reached any instance: adopted, ended ok, accepted
-  // by one, or sent with no usable answer (commit blocks until every instance has it, so an
-  // instance that got it may be waiting in its round: turning writes back on then would let the
-  // round close with writes flowing). As in a run, nothing is undone after commit was sent.
-  const commitSent =
-    r.adopt.some((a) => a.op === "commit") ||
-    state.commandsSent.some(
-      (c) =>
-        c.op === "commit" &&
-        (state.steps[c.stepIndex]?.finished === "ok" || c.perInstance.some((p) => p.answered !== "error")),
-    );
   const undoSteps = commitSent
     ? []
     : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);

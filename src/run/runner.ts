@@ -36,6 +36,8 @@ import {
   type WritesProbe,
 } from "../steps/index.js";
 import { createEmitter } from "./emitter.js";
+import { hookWatch } from "../steps/hook.js";
+import { withProcessWatch } from "../plugin/process.js";
 import { sourceLine, type Place } from "../text.js";
 import { setLongTimeout } from "../timers.js";
 import type { CriticalListener, Emit, Outcome, RunEvent, RunListener } from "../events.js";
@@ -701,22 +703,26 @@ async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set<number
     ok: true,
     reason: `the run stopped before commit: undoing ${undo.size} hook(s), last first`,
   });
-  await undo.unwind(
-    {
-      started: (e) => run.say("hook.started", { index: e.step.index, id: e.step.id, use: e.use, undo: true }),
-      finished: (e, o) => {
-        if (o.ok) undoneOk.add(e.step.index);
-        run.say("hook.finished", {
-          index: e.step.index,
-          id: e.step.id,
-          use: e.use,
-          undo: true,
-          ok: o.ok,
-          durationMs: o.durationMs,
-          ...(o.ok ? {} : { error: o.error }),
-        });
+  // each undo's processes are marked and journaled: a resume after a kill waits out one still running
+  const watch = hookWatch(run);
+  await withProcessWatch(watch, () =>
+    undo.unwind(
+      {
+        started: (e) => watch.begin({ index: e.step.index, id: e.step.id, use: e.use, undo: true }, run.say),
+        finished: (e, o) => {
+          if (o.ok) undoneOk.add(e.step.index);
+          run.say("hook.finished", {
+            index: e.step.index,
+            id: e.step.id,
+            use: e.use,
+            undo: true,
+            ok: o.ok,
+            durationMs: o.durationMs,
+            ...(o.ok ? {} : { error: o.error }),
+          });
+        },
       },
-    },
-    signal,
+      signal,
+    ),
   );
 }

@@ -2,31 +2,63 @@
  * `hook`: run a hook plugin, register its undo (run if the cutover fails or is interrupted
  * before commit), and fail the step when the hook fails. `stopWrites` runs its hook the same way.
  */
+import { randomUUID } from "node:crypto";
 import { runHook, stepInfo, undoFor, type HookCallSpec } from "../plugin/index.js";
+import { withProcessWatch, type ProcessWatch } from "../plugin/process.js";
 import { durationOr } from "../runbook/index.js";
 import type { HookCall, Step } from "../runbook/types.js";
 import { pluginStepKind } from "../runbook/types.js";
 import { q } from "../text.js";
-import { StepFailure, type StepContext } from "./kit/context.js";
+import { StepFailure, type RunContext, type StepContext } from "./kit/context.js";
 import { keyed, type StepKindDef } from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 
-const UNDO_TIMEOUT_MS = 120_000;
+export const UNDO_TIMEOUT_MS = 120_000;
+
+/** A hook call as the journal names it. */
+export interface HookCallRef {
+  index: number;
+  id: string;
+  use: string;
+  undo: boolean;
+}
+
+/**
+ * The process watch of a run's hook calls: `begin` journals `hook.started` with a new token
+ * (fsynced before the call starts anything, by `emit` for a hook, which stops the run if the
+ * journal cannot record it); every process the call then starts carries the token and is
+ * journaled (`hook.process`) right after its spawn. One call at a time: hooks and undos run in turn.
+ */
+export function hookWatch(run: Pick<RunContext, "say">): ProcessWatch & {
+  begin(call: HookCallRef, emit: RunContext["emit"]): void;
+} {
+  let current: HookCallRef | undefined;
+  const watch = {
+    token: "",
+    begin(call: HookCallRef, emit: RunContext["emit"]) {
+      current = call;
+      watch.token = randomUUID();
+      emit("hook.started", { ...call, token: watch.token });
+    },
+    spawned(p: { pid: number; pgid?: number }) {
+      if (!current) return;
+      run.say("hook.process", { index: current.index, id: current.id, undo: current.undo, token: watch.token, ...p });
+    },
+  };
+  return watch;
+}
 
 export async function runHookStep(ctx: StepContext, call: HookCallSpec): Promise<void> {
   const { registry, ctx: pctx, undo } = ctx.run.plugins;
   const info = stepInfo(ctx.index, ctx.id, ctx.kind, ctx.title, ctx.step, pctx.redact);
   const timeoutMs = durationOr(call.timeout, ctx.timeoutMs);
-  ctx.run.emit("hook.started", { index: ctx.index, id: ctx.id, use: call.use, undo: false });
-  const outcome = await runHook(
-    registry,
-    call.with ? { use: call.use, with: call.with } : { use: call.use },
-    info,
-    pctx,
-    {
+  const watch = hookWatch(ctx.run);
+  watch.begin({ index: ctx.index, id: ctx.id, use: call.use, undo: false }, ctx.run.emit);
+  const outcome = await withProcessWatch(watch, () =>
+    runHook(registry, call.with ? { use: call.use, with: call.with } : { use: call.use }, info, pctx, {
       timeoutMs,
       signal: ctx.signal,
-    },
+    }),
   );
   ctx.run.emit("hook.finished", {
     index: ctx.index,

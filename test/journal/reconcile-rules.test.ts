@@ -295,11 +295,19 @@ describe("a command the fleet shows took effect nowhere: sent again", () => {
     });
   });
 
-  const COMMIT_AGAIN = `commit (step 4 "commit") was sent; answers: i0 unknown, i1 unknown; every instance is still RUNNING, so the commit did not take effect: it will be sent again once the commit interlocks pass again (RUNNING, canCommit, writes stopped)`;
+  const COMMIT_AGAIN = `commit (step 4 "commit") was sent; answers: i0 error, i1 error; every instance is still RUNNING, so the commit did not take effect: it will be sent again once the commit interlocks pass again (RUNNING, canCommit, writes stopped)`;
   const commitCut = (more: Partial<JournalState> = {}) =>
-    state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")], more);
+    state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "error", "error")], more);
 
-  it("a commit goes again through its interlocks; canCommit true everywhere adds nothing", () => {
+  it("a commit with no usable answer is never sent again while every instance is RUNNING (issue 30): an instance may hold it", () => {
+    const s = state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]);
+    expect(refused(reconcile(s, RB, fleet("RUNNING", "RUNNING")))).toMatchObject({
+      code: "in-doubt",
+      message: `commit (step 4 "commit") was sent; answers: i0 unknown, i1 unknown; every instance is still RUNNING, but i0, i1 may have received it (no usable answer): commit is held by an instance until every instance has it, and its state shows nothing until then; it is never sent twice`,
+    });
+  });
+
+  it("a commit never sent (refused or journaled as not sent) goes again through its interlocks; canCommit true everywhere adds nothing", () => {
     const r = resumed(reconcile(commitCut(), RB, fleet("RUNNING", "RUNNING")));
     expect([r.resumeAt, r.adopt, r.notes]).toEqual([3, [], [COMMIT_AGAIN, cutOff(4, "commit")]]);
   });
@@ -319,7 +327,7 @@ describe("a command the fleet shows took effect nowhere: sent again", () => {
 describe("a command that reached part of the fleet: completed, to the rest only", () => {
   // spec: "identical API commands must be sent to every instance"
   it("a start two instances did not take goes to those two, never again to the one that took it", () => {
-    const s = state(["cut"], [cmd("start", 0, "unknown", "unknown", "unknown")]);
+    const s = state(["cut"], [cmd("start", 0, "error", "unknown", "error")]);
     expect(resumed(reconcile(s, RB, fleet("IDLE", "RUNNING", "IDLE")))).toEqual({
       ok: true,
       resumeAt: 0,
@@ -328,11 +336,11 @@ describe("a command that reached part of the fleet: completed, to the rest only"
         stepIndex: 0,
         op: "start",
         targets: ["i0", "i2"],
-        refused: [],
+        refused: ["i0", "i2"],
         reason: "completing the start i1 took it",
       },
       notes: [
-        `start (step 1 "start") was sent; answers: i0 unknown, i1 unknown, i2 unknown; it reached only part of the fleet (fleet: i0 IDLE, i1 RUNNING, i2 IDLE; completing the start i1 took it): it will be sent to i0, i2 only, once those pass its interlocks and you confirm; never again to the others`,
+        `start (step 1 "start") was sent; answers: i0 error, i1 unknown, i2 error; it reached only part of the fleet (fleet: i0 IDLE, i1 RUNNING, i2 IDLE; completing the start i1 took it): it will be sent to i0, i2 only, once those pass its interlocks and you confirm; never again to the others`,
         cutOff(1, "start"),
       ],
     });
@@ -341,18 +349,18 @@ describe("a command that reached part of the fleet: completed, to the rest only"
   it("one target: 'that instance passes'; the instances that took it are all named", () => {
     const s = state(
       ["ok", "ok", "ok", "cut"],
-      [cmd("start", 0, "ok", "ok", "ok"), cmd("commit", 3, "ok", "ok", "unknown")],
+      [cmd("start", 0, "ok", "ok", "ok"), cmd("commit", 3, "ok", "ok", "error")],
     );
     const r = resumed(reconcile(s, RB, fleet("COMMITTING", "COMMITTED", "RUNNING")));
     expect(r.complete).toEqual({
       stepIndex: 3,
       op: "commit",
       targets: ["i2"],
-      refused: [],
+      refused: ["i2"],
       reason: "completing the commit i0, i1 took it",
     });
     expect(r.notes[0]).toBe(
-      `commit (step 4 "commit") was sent; answers: i0 ok, i1 ok, i2 unknown; it reached only part of the fleet (fleet: i0 COMMITTING, i1 COMMITTED, i2 RUNNING; completing the commit i0, i1 took it): it will be sent to i2 only, once that instance passes its interlocks and you confirm; never again to the others`,
+      `commit (step 4 "commit") was sent; answers: i0 ok, i1 ok, i2 error; it reached only part of the fleet (fleet: i0 COMMITTING, i1 COMMITTED, i2 RUNNING; completing the commit i0, i1 took it): it will be sent to i2 only, once that instance passes its interlocks and you confirm; never again to the others`,
     );
   });
 

@@ -134,16 +134,33 @@ const rows: Row[] = [
     expect: { resumeAt: 0, adopt: [0] },
   },
   {
-    name: "start sent (no answer), fleet all IDLE → safe to resend",
+    name: "start sent (no answer), fleet all IDLE → refused: a start may take effect after its timeout, never sent twice (issue 30)",
     state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]),
+    fleet: fleet("IDLE", "IDLE"),
+    expect: {
+      code: "in-doubt",
+      message:
+        /every instance is still IDLE, but i0, i1 may have received it .*a start can take effect after its request timed out; it is never sent twice/,
+      hint: /service's own log/,
+    },
+  },
+  {
+    name: "start never sent (journaled as not sent), fleet all IDLE → sent again",
+    state: state(["cut"], [cmd("start", 0, "error", "error")]),
     fleet: fleet("IDLE", "IDLE"),
     expect: { resumeAt: 0, adopt: [], note: /still IDLE, so it did not take effect: it will be sent again/ },
   },
   {
-    name: "start sent, fleet IDLE and RUNNING → completed: start to the IDLE one only (issue 14 point 2)",
-    state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]),
+    name: "start never sent to one, fleet IDLE and RUNNING → completed: start to the IDLE one only (issue 14 point 2)",
+    state: state(["cut"], [cmd("start", 0, "error", "unknown")]),
     fleet: fleet("IDLE", "RUNNING"),
     expect: { resumeAt: 0, complete: ["i0"], note: /it will be sent to i0 only/ },
+  },
+  {
+    name: "start sent (no answer), fleet IDLE and RUNNING → refused: the IDLE one may still take it (issue 30)",
+    state: state(["cut"], [cmd("start", 0, "unknown", "unknown")]),
+    fleet: fleet("IDLE", "RUNNING"),
+    expect: { code: "disagree", message: /i1 RUNNING \(start took effect\); i0 IDLE \(start did not take effect\)/ },
   },
   {
     name: "start sent, one IDLE and one INITIALIZING (neither) → refused, saying who is where",
@@ -263,8 +280,21 @@ const rows: Row[] = [
     },
   },
   {
-    name: "commit unanswered, fleet RUNNING → resent through the interlocks",
+    name: "commit unanswered, fleet RUNNING → refused: an instance may hold it (never 'not taken effect', issue 30)",
     state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]),
+    fleet: [
+      { instance: "i0", state: "RUNNING", canCommit: true },
+      { instance: "i1", state: "RUNNING", canCommit: false },
+    ],
+    expect: {
+      code: "in-doubt",
+      message:
+        /i0, i1 may have received it \(no usable answer\): commit is held by an instance until every instance has it/,
+    },
+  },
+  {
+    name: "commit never sent (journaled as not sent), fleet RUNNING → resent through the interlocks",
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "error", "error")]),
     fleet: [
       { instance: "i0", state: "RUNNING", canCommit: true },
       { instance: "i1", state: "RUNNING", canCommit: false },
@@ -273,9 +303,15 @@ const rows: Row[] = [
   },
   {
     name: "commit reached only some instances → completed: commit to the RUNNING one only",
-    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "ok", "unknown")]),
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "ok", "error")]),
     fleet: fleet("COMMITTING", "RUNNING"),
     expect: { resumeAt: 3, complete: ["i1"], note: /i0 took it.*it will be sent to i1 only/ },
+  },
+  {
+    name: "commit taken by one, the other RUNNING with no answer → refused: it may have it (issue 30)",
+    state: state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "ok", "unknown")]),
+    fleet: fleet("COMMITTING", "RUNNING"),
+    expect: { code: "disagree", message: /i0 COMMITTING \(commit took effect\); i1 RUNNING/ },
   },
   {
     name: "commit refused by one while the others wait in its round (blocking) → completed to the refusing one",
@@ -366,10 +402,10 @@ const rows: Row[] = [
     expect: { resumeAt: 3, adopt: [3] },
   },
   {
-    name: "reverse sent, fleet COMMITTED → resent",
+    name: "reverse never sent, fleet COMMITTED → resent",
     state: state(
       ["ok", "ok", "ok", "cut"],
-      [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")],
+      [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "error")],
       {},
       PRR,
     ),

@@ -564,40 +564,40 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
   });
 
   it("[item 1] a repeat refused after a timeout is no longer in flight: the next window is the time limit, not twice it", async () => {
-    const f = scripted({ sends: [{ 1: "timeout" }, { 1: "refused" }], reads: [[{}], [{ state: "IDLE" }]] });
+    const f = scripted({ sends: [{ 1: "timeout" }, { 1: "refused" }], reads: [[{}], [{ state: "RUNNING" }]] });
     const { ctx, events } = context(f.fleet);
     ctx.run.defaults.requestTimeoutMs = 20;
-    const err = await failure(sendCommand(ctx, spec("start")));
-    expect(err.message).toMatch(/^sync1 refused a repeat \(InvalidStateTransition: no\) yet still shows state IDLE/);
+    const err = await failure(sendCommand(ctx, spec("pause")));
+    expect(err.message).toMatch(/^sync1 refused a repeat \(InvalidStateTransition: no\) yet still shows state RUNNING/);
     const r = reasons(events, "reconcile");
     expect(r).toHaveLength(2);
     expect(r[0]).toMatch(/for up to 40ms/);
     expect(r[1]).toBe(
-      `start: no answer from sync1 (${failed(1, "start", "timeout")}); reading progress for up to 20ms to learn whether it took effect (never resent blindly)`,
+      `pause: no answer from sync1 (${failed(1, "pause", "timeout")}); reading progress for up to 20ms to learn whether it took effect (never resent blindly)`,
     );
   });
 
   it("[item 1] a request that may have reached the service stays so after a repeat that never left: a window again, never 'never left'", async () => {
     const { f, ctx, events } = oneReadWindows({
       sends: [{ 1: "reset" }, { 1: "not-sent" }, {}],
-      reads: [[{}], [{ state: "IDLE" }]],
+      reads: [[{}], [{ state: "RUNNING" }]],
     });
-    const r = await sendCommand(ctx, spec("start"));
+    const r = await sendCommand(ctx, spec("pause"));
     expect(r.resent).toEqual(["sync1", "sync1"]);
     expect(f.sent).toEqual([[0], [0, 1, 2]]);
     expect(reasons(events, "reconcile")[1]).toMatch(/reading progress for up to 1ms to learn/);
     expect(reasons(events, "retry")).toEqual([
-      "start had not taken effect on sync1 (progress still shows IDLE after 1ms): sending it again to that instance only",
-      "start had not taken effect on sync1 (progress still shows IDLE after 1ms): sending it again to that instance only",
+      "pause had not taken effect on sync1 (progress still shows RUNNING after 1ms): sending it again to that instance only",
+      "pause had not taken effect on sync1 (progress still shows RUNNING after 1ms): sending it again to that instance only",
     ]);
   });
 
   it("[item 1] a refused repeat, then the effect shows: recorded as taken, with the service's description of the refusal", async () => {
     const { f, ctx, events } = oneReadWindows({
       sends: [{ 1: "reset" }, { 1: "refused" }],
-      reads: [[{}], [{ state: "IDLE" }, { state: "RUNNING" }]],
+      reads: [[{}], [{ state: "RUNNING" }, { state: "PAUSED" }]],
     });
-    await sendCommand(ctx, spec("start"));
+    await sendCommand(ctx, spec("pause"));
     expect(f.sent).toEqual([[0], [0, 1]]);
     expect(decisions(events).filter((d) => /took effect on/.test(d.reason as string))).toEqual([
       {
@@ -605,7 +605,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
         id: "cmd",
         kind: "reconcile",
         ok: true,
-        reason: "start took effect on sync1 (state RUNNING; the repeat was refused: no): not sent again",
+        reason: "pause took effect on sync1 (state PAUSED; the repeat was refused: no): not sent again",
       },
     ]);
   });
@@ -613,7 +613,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
   it("[item 1] a refused repeat without a description: the service's error name", async () => {
     const { f, ctx, events } = oneReadWindows({
       sends: [{ 1: "reset" }, { 1: "refused" }],
-      reads: [[{}], [{ state: "IDLE" }, { state: "RUNNING" }]],
+      reads: [[{}], [{ state: "RUNNING" }, { state: "PAUSED" }]],
     });
     const broadcast = f.fleet.broadcast.bind(f.fleet);
     f.fleet.broadcast = async (...a) => {
@@ -627,20 +627,20 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
         ),
       };
     };
-    await sendCommand(ctx, spec("start"));
+    await sendCommand(ctx, spec("pause"));
     expect(reasons(events, "reconcile")).toContain(
-      "start took effect on sync1 (state RUNNING; the repeat was refused: SyncAlreadyStarted): not sent again",
+      "pause took effect on sync1 (state PAUSED; the repeat was refused: SyncAlreadyStarted): not sent again",
     );
   });
 
   it("[item 1] a refused repeat, then a state that tells nothing: cannot tell (not 'refused a repeat … still shows')", async () => {
     const { ctx } = oneReadWindows({
       sends: [{ 1: "reset" }, { 1: "refused" }],
-      reads: [[{}], [{ state: "IDLE" }, { state: "INITIALIZING" }]],
+      reads: [[{}], [{ state: "RUNNING" }, { state: "INITIALIZING" }]],
     });
-    const err = await failure(sendCommand(ctx, spec("start")));
+    const err = await failure(sendCommand(ctx, spec("pause")));
     expect(err.message).toBe(
-      "cannot tell whether start took effect on sync1 (state INITIALIZING); nothing more was sent (start accepted by 1 instance(s), sent again to sync1)",
+      "cannot tell whether pause took effect on sync1 (state INITIALIZING); nothing more was sent (pause accepted by 1 instance(s), sent again to sync1)",
     );
     expect(err.reason).toBe("unsafe");
     expect(err.hint).toBe(UNSAFE_HINT);
@@ -730,25 +730,25 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
   });
 
   it("the resend's decision: which instances, why, and to whom", async () => {
-    const a = oneReadWindows({ sends: [{ 1: "not-sent" }], reads: [[{}], [{ state: "IDLE" }]] });
-    await sendCommand(a.ctx, spec("start"));
+    const a = oneReadWindows({ sends: [{ 1: "not-sent" }], reads: [[{}], [{ state: "RUNNING" }]] });
+    await sendCommand(a.ctx, spec("pause"));
     expect(decisions(a.events).filter((d) => d.kind === "retry")).toEqual([
       {
         index: 0,
         id: "cmd",
         kind: "retry",
         ok: true,
-        reason: "start had not taken effect on sync1 (the request never left): sending it again to that instance only",
+        reason: "pause had not taken effect on sync1 (the request never left): sending it again to that instance only",
       },
     ]);
     // one may have reached the service: the state seen after the window is the reason
     const b = oneReadWindows({
       sends: [{ 0: "reset", 1: "not-sent" }],
-      reads: [[{ state: "IDLE" }], [{ state: "IDLE" }]],
+      reads: [[{ state: "RUNNING" }], [{ state: "RUNNING" }]],
     });
-    await sendCommand(b.ctx, spec("start"));
+    await sendCommand(b.ctx, spec("pause"));
     expect(reasons(b.events, "retry")).toEqual([
-      "start had not taken effect on sync0, sync1 (progress still shows IDLE after 1ms): sending it again to those instances only",
+      "pause had not taken effect on sync0, sync1 (progress still shows RUNNING after 1ms): sending it again to those instances only",
     ]);
   });
 
@@ -779,11 +779,11 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
   });
 
   it("settle: progress is read every quarter of the window (at most the step's poll interval)", async () => {
-    const f = scripted({ sends: [{ 1: "reset" }, {}], reads: [[{}], [{ state: "IDLE" }]] });
+    const f = scripted({ sends: [{ 1: "reset" }, {}], reads: [[{}], [{ state: "RUNNING" }]] });
     const { ctx } = context(f.fleet);
     ctx.run.defaults.requestTimeoutMs = 600;
     ctx.pollMs = 600;
-    await sendCommand(ctx, spec("start"));
+    await sendCommand(ctx, spec("pause"));
     // reads at 0, 150, 300, 450, 600 ms (every 600 ms would be 2, every 20 ms 31); wide bounds: a
     // loaded machine may stall a read by a few hundred ms
     expect(f.reads).toBeGreaterThanOrEqual(3);
@@ -791,12 +791,12 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
   });
 
   it("settle: no read after the window when every instance in doubt was seen", async () => {
-    // the window's one read shows IDLE; a read after it would show RUNNING and skip the resend
+    // the window's one read shows RUNNING; a read after it would show PAUSED and skip the resend
     const { f, ctx } = oneReadWindows({
       sends: [{ 1: "reset" }, {}],
-      reads: [[{}], [{ state: "IDLE" }, { state: "RUNNING" }]],
+      reads: [[{}], [{ state: "RUNNING" }, { state: "PAUSED" }]],
     });
-    await sendCommand(ctx, spec("start"));
+    await sendCommand(ctx, spec("pause"));
     expect(f.sent).toEqual([[0], [0, 1]]);
     expect(f.reads).toBe(1);
   });
@@ -804,9 +804,9 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
   it("[progress] settle: an instance in doubt whose progress failed through the window is read again (with retries) before judging", async () => {
     const { f, ctx } = oneReadWindows({
       sends: [{ 0: "reset", 1: "reset" }, {}],
-      reads: [[{ state: "IDLE" }], ["error", { state: "IDLE" }]],
+      reads: [[{ state: "RUNNING" }], ["error", { state: "RUNNING" }]],
     });
-    await sendCommand(ctx, spec("start"));
+    await sendCommand(ctx, spec("pause"));
     expect(f.reads).toBe(2);
     expect(f.sent).toEqual([
       [0, 1],

@@ -66,21 +66,21 @@ describe("sendCommand: send, resend, skip, refuse, stop", () => {
   });
 
   it("[item 1] a reset after the request left, before state shown: not judged before the settle window (the request's time limit), then one resend", async () => {
-    const f = scripted({ sends: [{ 1: "reset" }, {}], reads: [[{ state: "IDLE" }], [{ state: "IDLE" }]] });
+    const f = scripted({ sends: [{ 1: "reset" }, {}], reads: [[{ state: "RUNNING" }], [{ state: "RUNNING" }]] });
     const { ctx, events } = context(f.fleet);
     const t0 = Date.now();
-    await sendCommand(ctx, spec("start"));
+    await sendCommand(ctx, spec("pause"));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(REQUEST_TIMEOUT - 5);
     expect(f.reads).toBeGreaterThan(1);
     expect(f.sent).toEqual([[0], [0, 1]]);
-    expect(reasons(events, "retry")[0]).toMatch(/progress still shows IDLE after/);
+    expect(reasons(events, "retry")[0]).toMatch(/progress still shows RUNNING after/);
   });
 
   it("[item 1] a timeout: the settle window is twice the request's time limit (it may still be in flight)", async () => {
-    const f = scripted({ sends: [{ 1: "timeout" }, {}], reads: [[{ state: "IDLE" }], [{ state: "IDLE" }]] });
+    const f = scripted({ sends: [{ 1: "timeout" }, {}], reads: [[{ state: "RUNNING" }], [{ state: "RUNNING" }]] });
     const { ctx } = context(f.fleet);
     const t0 = Date.now();
-    await sendCommand(ctx, spec("start"));
+    await sendCommand(ctx, spec("pause"));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2 * REQUEST_TIMEOUT - 5);
     expect(f.sent).toEqual([[0], [0, 1]]);
   });
@@ -99,11 +99,11 @@ describe("sendCommand: send, resend, skip, refuse, stop", () => {
   });
 
   it("[item 1] the service refuses the repeat and progress then shows the effect: taken, and the refusal is not an error of the run", async () => {
-    // IDLE through the first settle window, RUNNING in the second
-    const late = ({ ms }: { ms: number }): Read => ({ state: ms > 1.5 * REQUEST_TIMEOUT ? "RUNNING" : "IDLE" });
-    const f = scripted({ sends: [{ 1: "reset" }, { 1: "refused" }], reads: [[{ state: "RUNNING" }], late] });
+    // RUNNING through the first settle window, PAUSED in the second
+    const late = ({ ms }: { ms: number }): Read => ({ state: ms > 1.5 * REQUEST_TIMEOUT ? "PAUSED" : "RUNNING" });
+    const f = scripted({ sends: [{ 1: "reset" }, { 1: "refused" }], reads: [[{ state: "PAUSED" }], late] });
     const { ctx, events } = context(f.fleet);
-    await sendCommand(ctx, spec("start"));
+    await sendCommand(ctx, spec("pause"));
     expect(f.sent).toEqual([[0], [0, 1]]);
     expect(ctx.run.memory.serviceErrors).toEqual([]);
     expect(reasons(events, "reconcile").some((r) => /took effect on sync1 .*the repeat was refused/.test(r))).toBe(
@@ -114,12 +114,12 @@ describe("sendCommand: send, resend, skip, refuse, stop", () => {
   it("[item 1] the service refuses the repeat and progress still shows the old state: stop, no third send", async () => {
     const f = scripted({
       sends: [{ 1: "reset" }, { 1: "refused" }],
-      reads: [[{ state: "RUNNING" }], [{ state: "IDLE" }]],
+      reads: [[{ state: "PAUSED" }], [{ state: "RUNNING" }]],
     });
     const { ctx } = context(f.fleet);
-    const err = (await sendCommand(ctx, spec("start")).catch((e: unknown) => e)) as StepFailure;
+    const err = (await sendCommand(ctx, spec("pause")).catch((e: unknown) => e)) as StepFailure;
     expect(err.reason).toBe("unsafe");
-    expect(err.message).toMatch(/sync1 refused a repeat .* yet still shows state IDLE/);
+    expect(err.message).toMatch(/sync1 refused a repeat .* yet still shows state RUNNING/);
     expect(f.sent).toEqual([[0], [0, 1]]);
   });
 
@@ -232,5 +232,26 @@ describe("sendCommand: send, resend, skip, refuse, stop", () => {
     const why = new Error("interrupted by SIGINT");
     setTimeout(() => ac.abort(why), 30);
     await expect(sendCommand(ctx, spec("commit"))).rejects.toBe(why);
+  });
+});
+
+describe("issue 30: start is never sent twice", () => {
+  it("a start that may have reached an instance (reset after it left) and still shows IDLE after the window: a doubt, never resent", async () => {
+    const f = scripted({ sends: [{ 1: "reset" }, {}], reads: [[{ state: "RUNNING" }], [{ state: "IDLE" }]] });
+    const { ctx } = context(f.fleet);
+    const err = await sendCommand(ctx, spec("start")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StepFailure);
+    expect((err as StepFailure).reason).toBe("unsafe");
+    expect((err as Error).message).toMatch(
+      /a start can take effect later than its request's time limit, and start is never sent twice/,
+    );
+    expect(f.sent).toEqual([[0], [0]]);
+  });
+
+  it("a start that certainly never left (connect refused) is still sent again", async () => {
+    const f = scripted({ sends: [{ 1: "not-sent" }, {}], reads: [[{ state: "RUNNING" }], [{ state: "IDLE" }]] });
+    const { ctx } = context(f.fleet);
+    await sendCommand(ctx, spec("start"));
+    expect(f.sent).toEqual([[0], [0, 1]]);
   });
 });

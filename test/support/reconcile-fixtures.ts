@@ -34,6 +34,7 @@ export function state(
     commandsSent: commands,
     stopWritesSucceeded: false,
     hooksRan: [],
+    hookCalls: [],
     lastSeq: 9,
     segments: [],
     warnings: [],

@@ -274,9 +274,10 @@ interface Pending {
  *   is read for a settle window (the request's time limit; twice that after a timeout, since the
  *   request may still be in flight) before anything is judged;
  * - a state the command is sent in (`before`) proves it did not take effect only if the request
- *   certainly never left, or, for a command that does not block, once the settle window passed
- *   (the one resend then allowed: a refusal of it is the service saying the first took effect,
- *   which progress must still show);
+ *   certainly never left, or, for `pause` and `resume`, once the settle window passed (the one
+ *   resend then allowed: a refusal of it is the service saying the first took effect, which
+ *   progress must still show); a `start` that may have left is never sent again (it can take
+ *   effect after its time limit: `sentOnceOnly`, src/api/commands.ts);
  * - `commit` and `reverse` block until every instance has them: an instance that received one
  *   shows its old state until the last one has it, so it is never resent to an instance it may
  *   have reached; only instances it certainly never reached get it again;
@@ -362,6 +363,10 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
         else if (effect === false && u.repeatRefused)
           doubts.push(
             `${instanceLabel(u.ref)} refused a repeat (${u.repeatRefused.error}: ${u.repeatRefused.errorDescription}) yet still shows ${stateOf(u)}: its first ${op} may have taken effect without showing it`,
+          );
+        else if (effect === false && op === "start")
+          doubts.push(
+            `${instanceLabel(u.ref)} gave no answer (${short(u.error)}) and still shows ${stateOf(u)} after ${formatDuration(windowMs)}: a start can take effect later than its request's time limit, and start is never sent twice`,
           );
         else if (effect === false && blocking)
           doubts.push(
