@@ -1,4 +1,5 @@
 /** Small helpers for the sentences syncbook writes (lint findings, step messages). */
+import { maskUrlPasswords } from "./redact.js";
 
 /** Backtick-quote a value for a message (redaction happens on the whole message where it is emitted). */
 export function q(value: unknown): string {
@@ -10,7 +11,10 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** Line `line` (1-based) of `text`, without its line break. */
+/**
+ * Line `line` (1-based) of `text`, without its line break, with any password written in a URL
+ * masked at the same width (a finding's carets still point where they did).
+ */
 export function sourceLine(text: string | undefined, line: number): string | undefined {
   if (text === undefined) return undefined;
   let start = 0;
@@ -20,7 +24,7 @@ export function sourceLine(text: string | undefined, line: number): string | und
     start = nl + 1;
   }
   const end = text.indexOf("\n", start);
-  return text.slice(start, end < 0 ? undefined : end).replace(/\r$/, "");
+  return maskUrlPasswords(text.slice(start, end < 0 ? undefined : end).replace(/\r$/, ""));
 }
 
 /** A place in a runbook: its file, 1-based line and column, and that line's (redacted) text. */

@@ -3,7 +3,16 @@
  * secret URL, structured values leaf by leaf. Issue 12, items 8-10.
  */
 import { describe, expect, it } from "vitest";
-import { createRedactor, MIN_SECRET_LENGTH, redactUrl, secretForms, stripUserinfo } from "../src/redact.js";
+import {
+  base64Cores,
+  createRedactor,
+  MIN_SECRET_LENGTH,
+  redactLeaves,
+  redactSecretFields,
+  redactUrl,
+  secretForms,
+  stripUserinfo,
+} from "../src/redact.js";
 
 describe("secretForms", () => {
   it("as written, JSON-escaped, percent-encoded (path and form) and base64", () => {
@@ -26,6 +35,40 @@ describe("secretForms", () => {
     expect(forms.some((f) => f === "hooks.example.com")).toBe(false);
   });
 
+  it("HTML- and Markdown-escaped, hex in both cases, base64url", () => {
+    const s = `a'b"c<d>e&f*g_h`;
+    const forms = secretForms(s);
+    expect(forms).toContain("a&#39;b&quot;c&lt;d&gt;e&amp;f*g_h");
+    expect(forms).toContain("a&apos;b&quot;c&lt;d&gt;e&amp;f*g_h");
+    expect(forms).toContain("a'b\"c&lt;d&gt;e&amp;f*g_h");
+    expect(forms).toContain("a'b\"c<d>e&f\\*g\\_h");
+    expect(forms).toContain(Buffer.from(s).toString("hex"));
+    expect(forms).toContain(Buffer.from(s).toString("hex").toUpperCase());
+    expect(forms).toContain(Buffer.from(s).toString("base64url"));
+  });
+
+  it("base64 at every alignment: one core is in the encoding of any text around the secret", () => {
+    const secret = "Pa55-w0rd~with+more";
+    const cores = base64Cores(Buffer.from(secret));
+    for (let before = 0; before < 7; before++)
+      for (let after = 0; after < 4; after++) {
+        const enc = Buffer.from(`${"u".repeat(before)}${secret}${"x".repeat(after)}`).toString("base64");
+        expect(
+          cores.some((c) => enc.includes(c)),
+          `${before} before, ${after} after`,
+        ).toBe(true);
+      }
+    // and the redactor masks `user:secret` whatever the user's length (ops4 as well as admin)
+    const r = createRedactor([secret]);
+    for (const user of ["a", "ab", "ops", "ops4", "admin", "verifier"]) {
+      const b64 = Buffer.from(`${user}:${secret}`).toString("base64");
+      expect(r(`Authorization: Basic ${b64}`)).toBe("Authorization: Basic ***");
+      // not in a header: the cores still leave no 8-character piece of the encoding of the secret
+      const bare = r(`token ${b64}.`);
+      expect(bare).toContain("***");
+    }
+  });
+
   it(`forms shorter than ${MIN_SECRET_LENGTH} characters are not redacted (they would mangle any text)`, () => {
     expect(secretForms("ab")).toEqual([]);
   });
@@ -44,14 +87,27 @@ describe("createRedactor", () => {
     expect(redact("mongodb://user:pw@host/db")).toBe("mongodb://***@host/db");
   });
 
-  it("redacts structured values leaf by leaf and keeps keys, numbers and booleans", () => {
-    const r = createRedactor(["true", "token-abc"]);
-    expect(r.value({ true: true, note: "true token-abc", n: 5, list: ["token-abc"] })).toEqual({
-      true: true,
+  it("redacts structured values leaf by leaf, keys included, and keeps numbers and booleans", () => {
+    const r = createRedactor(["pass", "token-abc"]);
+    expect(r.value({ pass: true, note: "pass token-abc", n: 5, list: ["token-abc"], x: { "token-abc": 1 } })).toEqual({
+      "***": true,
       note: "*** ***",
       n: 5,
       list: ["***"],
+      x: { "***": 1 },
     });
+    // a record of the program's own (`keep` given): its top-level names stay
+    expect(r.value({ pass: "token-abc", type: "pass" }, new Set(["type"]))).toEqual({ pass: "***", type: "pass" });
+  });
+
+  it("a JSON literal as a secret never breaks a structure, and a boolean word is not masked (OWNER=true)", () => {
+    const r = createRedactor(["true", "prod"]);
+    expect(redactLeaves({ reversible: true, note: "true prod", production: 1 }, r)).toEqual({
+      reversible: true,
+      note: "true ***",
+      "***uction": 1,
+    });
+    expect(r("canCommit true in production")).toBe("canCommit true in ***uction");
   });
 
   it("keeps the named fields whole at any depth", () => {
@@ -62,6 +118,13 @@ describe("createRedactor", () => {
       type: "step.started",
       steps: [{ kind: "step", id: "***-1" }],
     });
+  });
+
+  it("the key-name policy lives here too: header values and secret-named fields never kept", () => {
+    const r = createRedactor(["s3cret-value"]);
+    expect(
+      redactSecretFields({ headers: { "X-Key": "abc" }, apiToken: "t", note: "s3cret-value", ["s3cret-value"]: 1 }, r),
+    ).toEqual({ headers: { "X-Key": "[redacted]" }, apiToken: "[redacted]", note: "***", "***": 1 });
   });
 
   it("sees secrets added to its set later", () => {

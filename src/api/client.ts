@@ -17,7 +17,7 @@ import { COMMAND_OPERATIONS, type CommandOperation } from "./commands.js";
 import { checkAnswer, isPlainObject, issueText, type AnswerIssue, type CheckOutcome } from "./check.js";
 import { ApiError, ServiceError, TransportError, type ApiOperation, type TransportErrorCode } from "./errors.js";
 import { exchange, type ExchangeResult, type PreparedRequest } from "./http.js";
-import { redactUrl, stripUserinfo as redactText } from "../redact.js";
+import { createRedactor, redactUrl, stripUserinfo as redactText } from "../redact.js";
 import { bodyExcerpt } from "./redact.js";
 import {
   OPERATION_RESPONSE_SPEC,
@@ -53,6 +53,12 @@ export interface ClientOptions {
    * missing documented field.
    */
   serviceVersion?: string | undefined;
+  /**
+   * The run's redaction (its `${env.*}` values), applied to what an answer says before an excerpt
+   * of it is cut (a cut secret is no longer recognisable). The client's own password is always
+   * redacted; default: that and URL userinfo.
+   */
+  redact?: ((text: string) => string) | undefined;
 }
 
 export interface RequestOptions {
@@ -140,6 +146,8 @@ interface Target {
   /** Headers without a body, and with a JSON body (flat lists, shared by every request). */
   getHeaders: string[];
   postHeaders: string[];
+  /** Its password (decoded): never in a message, in any form. */
+  secrets: string[];
 }
 
 function parseTarget(raw: string): Target {
@@ -152,6 +160,7 @@ function parseTarget(raw: string): Target {
   if (u.protocol !== "http:" && u.protocol !== "https:")
     throw new TypeError(`${redactUrl(raw)}: only http and https URLs are supported`);
   const auth: string[] = [];
+  const secrets: string[] = [];
   if (u.username !== "" || u.password !== "") {
     // a proxy in front of the service; the service itself has no authentication (spec)
     let creds: string;
@@ -163,6 +172,7 @@ function parseTarget(raw: string): Target {
       );
     }
     auth.push("authorization", `Basic ${Buffer.from(creds, "utf8").toString("base64")}`);
+    if (u.password !== "") secrets.push(decodeURIComponent(u.password));
   }
   const base = ["accept", "application/json", ...auth];
   return {
@@ -173,11 +183,13 @@ function parseTarget(raw: string): Target {
     // harmless for the service's GET
     getHeaders: [...base, "content-type", "application/json"],
     postHeaders: [...base, "content-type", "application/json"],
+    secrets,
   };
 }
 
 interface ClientCore {
   target: Target;
+  redact: (text: string) => string;
   kind: "service" | "verifier";
   opts: ClientOptions;
   send(
@@ -192,6 +204,7 @@ interface ClientCore {
 
 function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOptions): ClientCore {
   const target = parseTarget(rawUrl);
+  const redact = createRedactor(target.secrets, opts.redact ?? redactText);
   const dispatcher = opts.dispatcher ?? undici().getGlobalDispatcher();
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // per client, i.e. per instance: "reported once per instance and field"
@@ -199,6 +212,7 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
   const onIssue = opts.onIssue;
   return {
     target,
+    redact,
     kind,
     opts,
     send(method, path, body, signal, timeoutMs) {
@@ -227,8 +241,9 @@ function transportFailure(
   url: string,
   operation: ApiOperation,
   r: Extract<ExchangeResult, { ok: false }>,
+  redact: (text: string) => string,
 ): TransportError {
-  return new TransportError(url, operation, r.failure, redactText(r.detail), {
+  return new TransportError(url, operation, r.failure, redact(r.detail), {
     ...(r.sysCode !== undefined ? { sysCode: r.sysCode } : {}),
     ...(r.status !== undefined ? { status: r.status } : {}),
     requestSent: r.sentAt !== undefined,
@@ -244,13 +259,23 @@ function badBody(
   detail: string,
   status: number,
   text: string,
+  redact: (text: string) => string,
 ): TransportError {
   // an answer arrived, so the request was certainly sent
-  return new TransportError(url, operation, code, detail, { status, bodyStart: bodyExcerpt(text), requestSent: true });
+  return new TransportError(url, operation, code, detail, {
+    status,
+    bodyStart: bodyExcerpt(text, undefined, redact),
+    requestSent: true,
+  });
 }
 
 /** Parses the body; a JSON error answer (`success: false`) becomes a ServiceError. */
-function parseAnswer(url: string, operation: ApiOperation, r: Extract<ExchangeResult, { ok: true }>): unknown {
+function parseAnswer(
+  url: string,
+  operation: ApiOperation,
+  r: Extract<ExchangeResult, { ok: true }>,
+  redact: (text: string) => string,
+): unknown {
   let json: unknown;
   try {
     json = JSON.parse(r.text);
@@ -260,14 +285,15 @@ function parseAnswer(url: string, operation: ApiOperation, r: Extract<ExchangeRe
       url,
       operation,
       "non-json",
-      `HTTP ${r.status}, the answer is not JSON: ${JSON.stringify(bodyExcerpt(r.text, 60))}`,
+      `HTTP ${r.status}, the answer is not JSON: ${JSON.stringify(bodyExcerpt(r.text, 60, redact))}`,
       r.status,
       r.text,
+      redact,
     );
   }
   if (isPlainObject(json) && json.success === false) {
-    const name = typeof json.error === "string" ? redactText(json.error) : "(no error name)";
-    const desc = typeof json.errorDescription === "string" ? redactText(json.errorDescription) : "";
+    const name = typeof json.error === "string" ? redact(json.error) : "(no error name)";
+    const desc = typeof json.errorDescription === "string" ? redact(json.errorDescription) : "";
     throw new ServiceError(url, operation, name, desc, r.status);
   }
   return json;
@@ -284,19 +310,27 @@ function checked<T>(
 ): T {
   const out: CheckOutcome<T> = checkAnswer<T>(json, spec);
   if (!out.ok)
-    throw badBody(url, operation, "bad-answer", `HTTP ${status}, unexpected answer: ${out.fatal}`, status, text);
+    throw badBody(
+      url,
+      operation,
+      "bad-answer",
+      `HTTP ${status}, unexpected answer: ${out.fatal}`,
+      status,
+      text,
+      core.redact,
+    );
   core.reportIssues(operation, out.issues);
   return out.value;
 }
 
 async function get<T>(core: ClientCore, operation: ApiOperation, spec: FieldsSpec, o: RequestOptions): Promise<T> {
   const r = await core.send("GET", "/api/v1/progress", undefined, o.signal, o.timeoutMs);
-  if (!r.ok) throw transportFailure(core.target.url, operation, r);
-  const json = parseAnswer(core.target.url, operation, r);
+  if (!r.ok) throw transportFailure(core.target.url, operation, r, core.redact);
+  const json = parseAnswer(core.target.url, operation, r, core.redact);
   // the verifier answers a failure to read its progress with `{"error": …}` at the top level
   // (service facts), without `progress` or `success`: its own refusal, not a malformed answer
   if (core.kind === "verifier" && isPlainObject(json) && typeof json.error === "string" && !("progress" in json))
-    throw new ServiceError(core.target.url, operation, redactText(json.error), "", r.status);
+    throw new ServiceError(core.target.url, operation, core.redact(json.error), "", r.status);
   return checked<T>(core.target.url, operation, json, spec, r.status, r.text, core);
 }
 
@@ -328,10 +362,13 @@ function verifierAnswer(
   url: string,
   operation: ApiOperation,
   r: Extract<ExchangeResult, { ok: true }>,
+  redact: (text: string) => string,
 ): OperationResponse {
+  // only {success: true} without an error is an acceptance: the published verifier refuses
+  // with {"error": …} and no success, and any other shape is no acceptance either
   if (r.text.trim() === "")
-    throw badBody(url, operation, "non-json", `HTTP ${r.status}, an empty answer`, r.status, r.text);
-  const json = parseAnswer(url, operation, r);
+    throw badBody(url, operation, "non-json", `HTTP ${r.status}, an empty answer`, r.status, r.text, redact);
+  const json = parseAnswer(url, operation, r, redact);
   if (isPlainObject(json) && json.success === true && (json.error === undefined || json.error === null))
     return json as OperationResponse;
   const error = isPlainObject(json) ? json.error : undefined;
@@ -340,8 +377,8 @@ function verifierAnswer(
       ? error
       : error !== undefined && error !== null
         ? JSON.stringify(error)
-        : `not an acceptance (no "success": true): ${bodyExcerpt(r.text, 60)}`;
-  throw new ServiceError(url, operation, redactText(name), "", r.status);
+        : `not an acceptance (no "success": true): ${bodyExcerpt(r.text, 60, redact)}`;
+  throw new ServiceError(url, operation, redact(name), "", r.status);
 }
 
 function send(
@@ -355,18 +392,18 @@ function send(
     if (!r.ok)
       return {
         ok: false,
-        error: transportFailure(core.target.url, operation, r),
+        error: transportFailure(core.target.url, operation, r, core.redact),
         sentAt: r.sentAt,
         durationMs: r.durationMs,
       };
     try {
       const answer: OperationResponse =
         core.kind === "verifier"
-          ? verifierAnswer(core.target.url, operation, r)
+          ? verifierAnswer(core.target.url, operation, r, core.redact)
           : checked<OperationResponse>(
               core.target.url,
               operation,
-              parseAnswer(core.target.url, operation, r),
+              parseAnswer(core.target.url, operation, r, core.redact),
               OPERATION_RESPONSE_SPEC,
               r.status,
               r.text,

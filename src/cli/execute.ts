@@ -11,6 +11,7 @@ import { ExitCode, UserError } from "../errors.js";
 import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
 import type { LoadedRunbook, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
+import { redactLeaves, redactSecretFields } from "../redact.js";
 
 export interface ExecuteFlags {
   dryRun?: boolean;
@@ -161,9 +162,11 @@ export async function loadPluginsFor(loaded: LoadedRunbook, print: (s: string) =
 /** `--dry-run`: every request in order, to which instance, with its body. */
 export async function printPlan(
   loaded: LoadedRunbook,
-  out: (s: string) => void,
+  write: (s: string) => void,
   range?: { from: number; to: number },
 ): Promise<void> {
+  // every line once more as a whole: the runbook's name, file and hook options are the user's words
+  const out = (s: string): void => write(loaded.redact(s));
   const { planSteps, planRequests } = await import("../run/plan.js");
   const rb = loaded.runbook;
   if (!rb) return;
@@ -185,7 +188,7 @@ export async function printPlan(
     if (s.kind === "stopWrites" || s.kind === "hook") {
       const call = s.step.stopWrites ?? s.step.hook;
       out(
-        `     hook ${call?.use ?? "?"} ${loaded.redact(JSON.stringify(call?.with ?? {}))}${call?.undo ? `  (undo: ${call.undo.use})` : ""}`,
+        `     hook ${call?.use ?? "?"} ${JSON.stringify(redactSecretFields(call?.with ?? {}, loaded.redact))}${call?.undo ? `  (undo: ${call.undo.use})` : ""}`,
       );
     }
   }
@@ -213,8 +216,6 @@ export async function printPlanJson(
   if (!rb) return;
   const steps = planSteps(rb);
   const reqs = planRequests(rb, steps, loaded.redact);
-  const redacted = (v: unknown): unknown =>
-    v === undefined ? undefined : JSON.parse(loaded.redact(JSON.stringify(v)));
   const line = {
     type: "plan",
     at: Date.now(),
@@ -238,13 +239,22 @@ export async function printPlanJson(
           ? []
           : reqs.filter((r) => r.step === s.id).map(({ step: _step, ...r }) => r),
         ...(call
-          ? { hook: { use: call.use, with: redacted(call.with ?? {}), ...(call.undo ? { undo: call.undo.use } : {}) } }
+          ? {
+              hook: {
+                use: call.use,
+                with: redactSecretFields(call.with ?? {}, loaded.redact),
+                ...(call.undo ? { undo: call.undo.use } : {}),
+              },
+            }
           : {}),
       };
     }),
   };
-  write(`${jsonLine(line)}\n`);
+  // the whole line once more, leaf by leaf: the runbook's name and file are the user's words too
+  write(`${jsonLine(redactLeaves(line, loaded.redact, PLAN_OWN_WORDS))}\n`);
 }
+
+const PLAN_OWN_WORDS: ReadonlySet<string> = new Set(["type", "kind", "method", "use", "undo"]);
 
 /**
  * `--probe`: reads every instance's progress (GET only) and checks the plan's first command
@@ -258,6 +268,7 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
   const fleet = createFleet({
     instances: instancesOf(rb),
     requestTimeoutMs: 5000,
+    redact: loaded.redact,
   });
   const snap = await fleet.progress(AbortSignal.timeout(15_000));
   const problems: string[] = [];

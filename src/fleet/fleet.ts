@@ -48,6 +48,8 @@ export interface FleetOptions {
   serviceVersion?: string | undefined;
   /** Where progress reads are counted (default: the fleet's own, emitting through `emit`). Share one with the verifier. */
   polls?: PollRecorder | undefined;
+  /** The run's redaction, for what answers say (`ClientOptions.redact`). */
+  redact?: ((text: string) => string) | undefined;
 }
 
 export interface InstanceSample {
@@ -116,6 +118,7 @@ export function createFleet(opts: FleetOptions): Fleet {
       dispatcher,
       maxBodyBytes: opts.maxBodyBytes,
       serviceVersion: opts.serviceVersion,
+      redact: opts.redact,
       onIssue: (_issue, message) => emit("log", { level: "warn", message }),
     }),
   );

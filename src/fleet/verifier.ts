@@ -23,12 +23,15 @@ export interface VerifierOptions {
   requestId: () => number;
   /** Where progress reads are counted; share the fleet's (`fleet.polls`) for one summary. */
   polls?: PollRecorder | undefined;
+  /** The run's redaction, for what answers say (`ClientOptions.redact`). */
+  redact?: ((text: string) => string) | undefined;
 }
 
 export function createVerifier(opts: VerifierOptions): VerifierClient {
   const emit: FleetEmit = opts.emit ?? (() => {});
   const client = createVerifierClient(opts.url, {
     requestTimeoutMs: opts.requestTimeoutMs,
+    redact: opts.redact,
     onIssue: (_issue, message) => emit("log", { level: "warn", message }),
   });
   const tryCommand = async (op: VerifierCommand, o: VerifierCommandOptions = {}): Promise<CommandOutcome> => {

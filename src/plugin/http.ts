@@ -161,7 +161,8 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
       if (statusMatches(answer.status, call.expectStatus)) {
         return { ...answer, attempts: attempt, durationMs: Math.round(performance.now() - started) };
       }
-      const snippet = answer.text.replace(/\s+/g, " ").trim().slice(0, 200);
+      // redacted before it is cut: half a secret is no longer recognisable
+      const snippet = redact(answer.text).replace(/\s+/g, " ").trim().slice(0, 200);
       lastError = `answered ${answer.status}${snippet ? ` (${snippet})` : ""}, expected ${expectText(call.expectStatus)}`;
       again = retryable(answer.status);
     } catch (err) {

@@ -5,7 +5,7 @@
  * redacted error), an undo unwind reports every undo and goes on after a failing one, and a
  * notifier's failure is reported through `onError` / the log and never reaches the runner.
  */
-import { redactValue } from "../report/redact.js";
+import { redactSecretFields } from "../redact.js";
 import type { RunEvent, RunListener } from "../events.js";
 import type {
   HookContext,
@@ -84,7 +84,7 @@ export function stepInfo(
   raw: Record<string, unknown>,
   redact: (t: string) => string,
 ): StepInfo {
-  const red = JSON.parse(redact(JSON.stringify(redactValue(raw)))) as Record<string, unknown>;
+  const red = redactSecretFields(raw, redact);
   return { index, id, kind, title, raw: Object.freeze(red) };
 }
 

@@ -151,10 +151,11 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   const logged = { stdout: 0, stderr: 0 };
   const capture = (stream: Readable, name: "stdout" | "stderr"): Promise<void> => {
     const rl = createInterface({ input: stream, crlfDelay: Infinity });
-    rl.on("line", (raw: string) => {
-      const line = redact(
-        raw.length > MAX_LINE ? `${raw.slice(0, MAX_LINE)}… (${raw.length - MAX_LINE} more characters)` : raw,
-      );
+    rl.on("line", (text: string) => {
+      // redacted before it is cut: half a secret is no longer recognisable
+      const raw = redact(text);
+      const line =
+        raw.length > MAX_LINE ? `${raw.slice(0, MAX_LINE)}… (${raw.length - MAX_LINE} more characters)` : raw;
       if (name === "stderr" && line.trim() !== "") {
         tail.push(line);
         if (tail.length > TAIL) tail.shift();

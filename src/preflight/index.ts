@@ -7,11 +7,10 @@
  * plus the synced namespace set. It prints nothing and emits nothing, takes an AbortSignal, and
  * closes every connection it opened: a step kind or the CLI decides what to show.
  */
-import { createRedactor } from "../redact.js";
+import { createRedactor, uriPassword } from "../redact.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { LintInput } from "../lint/context.js";
-import { uriPassword } from "../lint/clusters.js";
 import { sortDiagnostics } from "../lint/rules.js";
 import { durationMs } from "../runbook/duration.js";
 import type { StartRequest } from "../runbook/types.js";

@@ -17,7 +17,7 @@ import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
 import { WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { formatDuration } from "../runbook/duration.js";
 import { ServiceVersionReader, declaredMismatch, type ServiceVersionSeen } from "./service-version.js";
-import { redactValue, stripUserinfo } from "./redact.js";
+import { redactLeaves, redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
 
 export { formatDuration };
 
@@ -342,7 +342,7 @@ export function progressFields(p: unknown): Omit<ProgressSample, "t" | "at"> {
   const ping = num(o.pingLatencyMs);
   if (ping !== undefined) out.pingLatencyMs = ping;
   const building = obj(o.indexBuilding);
-  if (building) out.indexBuilding = JSON.parse(stripUserinfo(JSON.stringify(building))) as Record<string, unknown>;
+  if (building) out.indexBuilding = redactLeaves(building, stripUserinfo);
   if (Array.isArray(o.warnings) && o.warnings.length > 0)
     out.warnings = o.warnings.slice(0, 20).map((w) => stripUserinfo(typeof w === "string" ? w : JSON.stringify(w)));
   const applied = num(o.totalEventsApplied) ?? num(o.eventsApplied);

@@ -67,6 +67,7 @@ export async function planResume(
     instances: instancesOf(rb),
     requestTimeoutMs: d.requestTimeoutMs,
     serviceVersion: rb.serviceVersion,
+    redact: loaded.redact,
   });
   const signal = opts.signal ?? new AbortController().signal;
   const readFleetStates = async () => {

@@ -229,6 +229,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         emit,
         requestId,
         serviceVersion: runbook.serviceVersion,
+        redact: loaded.redact,
         // counts and failures of polls are records, not preconditions of a request: never throw
         polls: createPollRecorder(say),
       }),
@@ -243,6 +244,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
             emit,
             requestId,
             polls: fleet.polls,
+            redact: loaded.redact,
           }),
         )
       : undefined);

@@ -14,6 +14,7 @@ import { errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
 import { createFleet } from "../fleet/index.js";
 import { chooseJournal, isPidAlive, LOCK_FILE_NAME, readJournalState, type JournalState } from "../journal/index.js";
+import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
@@ -85,6 +86,8 @@ export interface Status {
   journal: JournalStatus;
 }
 
+const STATUS_OWN_WORDS: ReadonlySet<string> = new Set(["format"]);
+
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
 export async function readStatus(
@@ -93,7 +96,7 @@ export async function readStatus(
 ): Promise<Status> {
   const rb = loaded.runbook!;
   const timeout = opts.requestTimeoutMs ?? 5000;
-  const fleet = createFleet({ instances: instancesOf(rb), requestTimeoutMs: timeout });
+  const fleet = createFleet({ instances: instancesOf(rb), requestTimeoutMs: timeout, redact: loaded.redact });
   const redact = loaded.redact;
   try {
     const [snap, verifier, journal] = await Promise.all([
@@ -144,16 +147,22 @@ export async function readStatus(
     const identityProblems = fleet
       .identity(snap, clusters.length ? { clusters } : {})
       .map((p) => redact(p.instance ? `${instanceLabel(p.instance)}: ${p.message}` : p.message));
-    return {
-      format: STATUS_FORMAT,
-      at: new Date().toISOString(),
-      runbook: rb.name,
-      file: loaded.file,
-      instances,
-      identityProblems,
-      ...(verifier ? { verifier } : {}),
-      journal,
-    };
+    // everything once more, leaf by leaf and keys included: what a service says (its `info`, a
+    // verifier's error, a counter's name) may echo a secret, and status prints it as it is
+    return redactLeaves(
+      {
+        format: STATUS_FORMAT,
+        at: new Date().toISOString(),
+        runbook: rb.name,
+        file: loaded.file,
+        instances,
+        identityProblems,
+        ...(verifier ? { verifier } : {}),
+        journal,
+      },
+      redact,
+      STATUS_OWN_WORDS,
+    );
   } finally {
     await fleet.close();
   }
@@ -170,7 +179,7 @@ async function readVerifier(
   signal: AbortSignal | undefined,
 ): Promise<VerifierStatus> {
   // progress only: the verifier takes one operational request at a time, and a status never sends one
-  const client = createVerifierClient(url, { requestTimeoutMs: timeout });
+  const client = createVerifierClient(url, { requestTimeoutMs: timeout, redact });
   const shown = redact(client.url);
   try {
     const p = await client.progress(signal ? { signal } : {});

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { isScalar, LineCounter, parseDocument, visit, type Node } from "yaml";
-import { createRedactor, MIN_SECRET_LENGTH, userinfoRedactor, type Redactor } from "../redact.js";
+import { createRedactor, MIN_SECRET_LENGTH, uriPassword, userinfoRedactor, type Redactor } from "../redact.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { coercion, interpolate, type Scalar } from "./interpolate.js";
 import { createLocator, type Locate } from "./positions.js";
@@ -245,6 +245,9 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     ? { ...body.value, ...(isRecord(raw) && "vars" in raw ? { vars: varsPass.value } : {}) }
     : body.value;
   for (const s of [...varsPass.secrets, ...body.secrets]) secrets.add(s);
+  // a password written in a URL is a secret too (lint refuses it, `--dry-run` still must not print
+  // it, even one whose quotes or brackets stop the userinfo pattern)
+  for (const s of literalUrlPasswords(value)) secrets.add(s);
   for (const p of varsPass.unresolved) seen.unresolved.add(JSON.stringify(["vars", ...(JSON.parse(p) as unknown[])]));
   for (const p of body.unresolved) seen.unresolved.add(p);
   for (const p of body.whole) seen.whole.add(p);
@@ -420,3 +423,21 @@ function redactVars(vars: Record<string, Scalar>, redact: (s: string) => string)
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 const isScalarValue = (v: unknown): v is Scalar =>
   typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+
+/** The passwords of every URL in the runbook (as written and percent-decoded). */
+function literalUrlPasswords(v: unknown, out: string[] = [], depth = 0): string[] {
+  if (typeof v === "string") {
+    const p = uriPassword(v.trim());
+    // lint leaves `${env.*}` as written: a placeholder is not a password
+    if (p !== undefined && !p.includes("${")) {
+      out.push(p);
+      try {
+        out.push(decodeURIComponent(p));
+      } catch {
+        // a bad escape: the raw form is what is sent and shown
+      }
+    }
+  } else if (v !== null && typeof v === "object" && depth < 64)
+    for (const x of Object.values(v as Record<string, unknown>)) literalUrlPasswords(x, out, depth + 1);
+  return out;
+}

@@ -7,6 +7,7 @@ import { pluginStepKind } from "../runbook/types.js";
 import { StepFailure } from "./kit/context.js";
 import type { StepKindDef } from "./kit/define.js";
 import { hookSequence } from "./hook.js";
+import { redactLeaves } from "../redact.js";
 
 const UNDO_TIMEOUT_MS = 120_000;
 
@@ -28,7 +29,7 @@ export const plugin: StepKindDef<PluginStepBody> = {
       method: "POST",
       target: `plugin step ${b.kind}`,
       path: "",
-      body: JSON.parse(to.redact(JSON.stringify(b.options ?? {}))) as unknown,
+      body: redactLeaves(b.options ?? {}, (s) => to.redact(s)),
       note: "runs the plugin's step",
     },
   ],

@@ -8,6 +8,7 @@ import type { StartVerificationBody } from "../runbook/types.js";
 import { toEach, type StepKindDef } from "./kit/define.js";
 import { CEA, cloneFlow, type SequenceStep } from "./kit/sequence.js";
 import { describeVerifier, ensureCheck, verifierTools, type VerificationBody } from "./kit/verifier.js";
+import { redactLeaves } from "../redact.js";
 
 type Body = NonNullable<StartVerificationBody>;
 
@@ -38,7 +39,7 @@ export function checkRequests(b: VerificationBody, to: Parameters<StepKindDef<Bo
       method: "POST" as const,
       target: to.verifier,
       path: "/api/v1/check",
-      body: b.filter ? { filter: JSON.parse(to.redact(JSON.stringify(b.filter))) as unknown } : {},
+      body: b.filter ? { filter: redactLeaves(b.filter, (s) => to.redact(s)) } : {},
       note: "once per verification; adopted, not sent, when the run's check (or another) already runs",
     },
   ];

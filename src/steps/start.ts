@@ -11,6 +11,7 @@ import { commandPossible, resultOf } from "./kit/sequence.js";
 import type { StepContext } from "./kit/context.js";
 import type { FleetSnapshot } from "../fleet/index.js";
 import { commandTargets } from "./kit/targets.js";
+import { redactLeaves } from "../redact.js";
 
 export const start: StepKindDef<StartRequest> = {
   body: keyed("start"),
@@ -25,7 +26,7 @@ export const start: StepKindDef<StartRequest> = {
       }),
       // the body as sent: x-passthrough fields at the top level, where the service reads them
       ...toEach(to, "POST", "/api/v1/start", {
-        body: JSON.parse(to.redact(JSON.stringify(wireStartBody(b)))) as unknown,
+        body: redactLeaves(wireStartBody(b), (s) => to.redact(s)),
         ...(parts.length
           ? { note: `${v === undefined ? "no serviceVersion" : `service ${v}`}: ${parts.join("; ")}` }
           : {}),

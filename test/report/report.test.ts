@@ -15,7 +15,7 @@ import {
   renderJunit,
   writeReport,
 } from "../../src/report/index.js";
-import { redactValue, stripUserinfo } from "../../src/report/redact.js";
+import { redactSecretFields as redactValue, stripUserinfo } from "../../src/redact.js";
 import { segmentsOf } from "../../src/report/svg.js";
 import { TOTAL, T0, synthRun } from "../support/report-fixture.js";
 import { findAll, parseXml } from "../support/xml.js";
