@@ -181,6 +181,8 @@ async function readVerifier(
     };
   } catch (err) {
     return { url: shown, reachable: false, error: redact(errorMessage(err)) };
+  } finally {
+    await client.close();
   }
 }
 
