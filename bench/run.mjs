@@ -20,9 +20,9 @@
 // A bench that prints no figures (or crashes) is listed as "not run" with the reason.
 // Files in bench/ that are not benches: run.mjs (this), *.sh, and names starting with "_".
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { cpus, release, totalmem, type } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -49,15 +49,26 @@ function newest(dir) {
   }
   return t;
 }
+// Every figure is this Node's: the CLI's V8 code cache is only used on the Node that built it.
+process.stderr.write(`bench: node ${process.version} (${process.execPath})\n`);
 if (!args.includes("--no-build")) {
   const cli = join(root, "dist/cli/syncbook.cjs");
+  const builtOn = existsSync(cli) ? /"node":"(v[^"]+)"/.exec(readFileSync(cli, "utf8"))?.[1] : undefined;
   if (
     !existsSync(cli) ||
+    builtOn !== process.version ||
     statSync(cli).mtimeMs <
       Math.max(newest(join(root, "src")), newest(join(root, "schemas")), newest(join(root, "plugins")))
   ) {
-    process.stderr.write("bench: dist/ is missing or older than src/: npm run build\n");
-    const b = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+    process.stderr.write(
+      `bench: dist/ is missing, older than src/ or built on ${builtOn ?? "another Node"}: npm run build\n`,
+    );
+    // built by this Node (first on PATH), whichever `node` PATH would give npm
+    const b = spawnSync("npm", ["run", "build"], {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}` },
+    });
     if (b.status !== 0) {
       process.stderr.write("bench: the build failed; benches measure dist/, so nothing was run\n");
       process.exit(2);

@@ -10,6 +10,11 @@
  *   (it reads progress); `requestSent: false` tells it the request never left.
  * - Every message starts with the redacted URL; the real URL (with its userinfo) is only used
  *   to build the origin and a Basic `authorization` header for a proxy in front of the service.
+ * - A client sends through the dispatcher it is given (a fleet shares its Agent) or through an
+ *   Agent of its own, created on first use and closed by `close()`; never through undici's
+ *   global dispatcher: Node's bundled undici (Node 22+, once the process called `fetch()` or
+ *   served node:http), another library or a plugin may have set that global to a dispatcher that
+ *   does not speak this undici's handler API (every request then fails: "invalid onError method").
  */
 import type { Dispatcher } from "undici";
 import { undici } from "./undici.js";
@@ -33,11 +38,16 @@ import {
 
 /** Default cap on an answer body: progress answers are a few hundred bytes. */
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
+/** Default deadline of one request: the runbook's `defaults.requestTimeout` default (10s). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface ClientOptions {
-  /** Overall deadline of one request (connect, send, answer), in ms. */
-  requestTimeoutMs: number;
-  /** undici dispatcher (default: undici's global one). A fleet passes its own Agent. */
+  /** Overall deadline of one request (connect, send, answer), in ms (default 10 s). */
+  requestTimeoutMs?: number | undefined;
+  /**
+   * undici dispatcher, owned by the caller (a fleet passes its Agent to all its clients).
+   * Default: an Agent of the client's own, closed by its `close()`.
+   */
   dispatcher?: Dispatcher | undefined;
   /** Largest answer body accepted (default 1 MiB). */
   maxBodyBytes?: number | undefined;
@@ -116,6 +126,8 @@ export interface ServiceClient {
   command(op: CommandOperation, body: unknown, opts?: RequestOptions): Promise<CommandResult>;
   /** The same, as data: never rejects with an ApiError (a broadcast collects outcomes). */
   tryCommand(op: CommandOperation, body: unknown, opts?: RequestOptions): Promise<CommandOutcome>;
+  /** Closes the client's own Agent, if it made one (not a dispatcher it was given). */
+  close(): Promise<void>;
 }
 
 export interface VerifierClient {
@@ -132,6 +144,8 @@ export interface VerifierClient {
   writesOff(opts?: RequestOptions): Promise<CommandResult>;
   /** GET /api/v1/progress. A top-level `{"error": …}` answer is a ServiceError. */
   progress(opts?: RequestOptions): Promise<VerifierProgress>;
+  /** Closes the client's own Agent, if it made one (not a dispatcher it was given). */
+  close(): Promise<void>;
 }
 
 /** The verifier's operational requests (service facts: "`check` and `writesOff` share a lock"). */
@@ -200,12 +214,16 @@ interface ClientCore {
     timeoutMs?: number,
   ): Promise<ExchangeResult>;
   reportIssues(operation: ApiOperation, issues: AnswerIssue[]): void;
+  close(): Promise<void>;
 }
 
 function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOptions): ClientCore {
   const target = parseTarget(rawUrl);
   const redact = createRedactor(target.secrets, opts.redact ?? redactText);
-  const dispatcher = opts.dispatcher ?? undici().getGlobalDispatcher();
+  // made on first use: lint reads the step kinds (and so builds no client) without loading undici
+  let own: Dispatcher | undefined;
+  const dispatcher = (): Dispatcher => opts.dispatcher ?? (own ??= new (undici().Agent)());
+  const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // per client, i.e. per instance: "reported once per instance and field"
   const reported = new Set<string>();
@@ -223,7 +241,7 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
         headers: method === "POST" ? target.postHeaders : target.getHeaders,
         ...(body ? { body } : {}),
       };
-      return exchange(dispatcher, req, { timeoutMs: timeoutMs ?? opts.requestTimeoutMs, maxBodyBytes, signal });
+      return exchange(dispatcher(), req, { timeoutMs: timeoutMs ?? requestTimeoutMs, maxBodyBytes, signal });
     },
     reportIssues(operation, issues) {
       if (!onIssue) return;
@@ -233,6 +251,11 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
         reported.add(key);
         onIssue(issue, `${target.url}: ${operation} answer: ${issueText(issue)}`);
       }
+    },
+    async close() {
+      const agent = own;
+      own = undefined;
+      await agent?.close();
     },
   };
 }
@@ -431,7 +454,7 @@ const orThrow = (p: Promise<CommandOutcome>): Promise<CommandResult> =>
   });
 
 /** A client of one sync service instance. `url` may carry `user:password@` (never shown). */
-export function createServiceClient(url: string, opts: ClientOptions): ServiceClient {
+export function createServiceClient(url: string, opts: ClientOptions = {}): ServiceClient {
   const core = makeCore(url, "service", opts);
   const spec = progressResponseSpec(opts.serviceVersion);
   const progressAnswer = (o: RequestOptions = {}): Promise<ProgressResponse> =>
@@ -446,11 +469,12 @@ export function createServiceClient(url: string, opts: ClientOptions): ServiceCl
     progress: async (o = {}) => (await progressAnswer(o)).progress,
     tryCommand,
     command: (op, body, o = {}) => orThrow(tryCommand(op, body, o)),
+    close: () => core.close(),
   };
 }
 
 /** A client of the migration verifier (check, writesOff, progress: service facts). */
-export function createVerifierClient(url: string, opts: ClientOptions): VerifierClient {
+export function createVerifierClient(url: string, opts: ClientOptions = {}): VerifierClient {
   const core = makeCore(url, "verifier", opts);
   const tryCommand = (op: VerifierCommand, o: VerifierCommandOptions = {}): Promise<CommandOutcome> =>
     post(core, `verifier.${op}`, `/api/v1/${op}`, verifierBody(op, o), o);
@@ -461,6 +485,7 @@ export function createVerifierClient(url: string, opts: ClientOptions): Verifier
     writesOff: (o = {}) => orThrow(tryCommand("writesOff", o)),
     progress: async (o = {}) =>
       (await get<VerifierProgressResponse>(core, "verifier.progress", VERIFIER_RESPONSE_SPEC, o)).progress,
+    close: () => core.close(),
   };
 }
 

@@ -34,7 +34,10 @@ export async function main(file: string, flags: ExecuteFlags): Promise<number> {
     ? (await import("./step-summary.js")).commandSummary("run", file)
     : undefined;
   // --renderer json: stdout is the JSON lines' alone from here on (src/ui/json.ts)
-  const claimed = flags.renderer === "json" ? (await import("../ui/json.js")).claimStdout() : undefined;
+  const claimed =
+    flags.renderer === "json"
+      ? (await import("../ui/json.js")).claimStdout(process.stdout, process.stderr, { quiet: flags.dryRun === true })
+      : undefined;
   try {
     return await runMain(file, flags, claimed, summary);
   } catch (err) {

@@ -65,5 +65,6 @@ export function createVerifier(opts: VerifierOptions): VerifierClient {
     check: (o) => orThrow("check", o),
     writesOff: (o) => orThrow("writesOff", o),
     progress,
+    close: () => client.close(),
   };
 }

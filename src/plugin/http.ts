@@ -4,6 +4,10 @@
  *
  * - No redirects are followed (headers would travel to another host).
  * - Each request closes its connection (`reset`): nothing keeps the process alive after a run.
+ * - Each attempt sends through an Agent of its own, closed when the attempt ends: never through
+ *   undici's global dispatcher, which Node's bundled undici (Node 22+, once the process called
+ *   `fetch()` or served node:http), another library or a plugin may have replaced with one this
+ *   undici cannot drive ("invalid onError method").
  * - Retried: transport errors, attempt timeouts, 408, 429 and 5xx, up to `retries` more times.
  *   Any other unexpected status fails at once (a 4xx will not get better).
  */
@@ -132,7 +136,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
   const timeoutMs = call.timeoutMs ?? 30_000;
   let delay = call.retryDelayMs ?? 1000;
   const started = performance.now();
-  const { request } = await runtimeImport<typeof Undici>("undici");
+  const { Agent, request } = await runtimeImport<typeof Undici>("undici");
   let lastError = "";
   let lastStatus: number | undefined;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
@@ -141,18 +145,24 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
     try {
       const answer = await withTimeout(
         async (signal) => {
-          const res = await request(url, {
-            method: method as "POST",
-            headers,
-            body: body ?? null,
-            signal,
-            reset: true,
-          });
-          let text = "";
-          for await (const chunk of res.body) {
-            if (text.length < MAX_BODY) text += (chunk as Buffer).toString("utf8");
+          const dispatcher = new Agent();
+          try {
+            const res = await request(url, {
+              method: method as "POST",
+              headers,
+              body: body ?? null,
+              signal,
+              reset: true,
+              dispatcher,
+            });
+            let text = "";
+            for await (const chunk of res.body) {
+              if (text.length < MAX_BODY) text += (chunk as Buffer).toString("utf8");
+            }
+            return { status: res.statusCode, headers: res.headers, text: text.slice(0, MAX_BODY) };
+          } finally {
+            await dispatcher.destroy();
           }
-          return { status: res.statusCode, headers: res.headers, text: text.slice(0, MAX_BODY) };
         },
         timeoutMs,
         call.signal,

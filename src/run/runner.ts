@@ -467,6 +467,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   await emitter.settle();
   // the fleet's own keep-alive connections (an injected fleet is its owner's to close)
   if (!opts.fleet) await fleet.close().catch(() => undefined);
+  if (!opts.verifier) await verifier?.close().catch(() => undefined);
   return {
     outcome,
     exitCode,

@@ -205,6 +205,8 @@ async function readVerifier(
     if (emptyProgress500(err))
       return { url: shown, reachable: true, phase: "idle", notes: [`not started: ${OLD_RELEASE}; use v0.2.1`] };
     return { url: shown, reachable: false, error: redact(errorMessage(err)) };
+  } finally {
+    await client.close();
   }
 }
 

@@ -49,16 +49,22 @@ export interface ClaimedStdout {
  * written to `process.stdout` (a plugin's console.log, a notifier that prints) goes to stderr, so
  * a consumer parsing every line never meets a stray one. A reader that goes away (`| head`, a
  * dead log shipper) stops the lines, said once on stderr, never the cutover: without an `error`
- * listener an EPIPE on stdout would crash the process mid-run.
+ * listener an EPIPE on stdout would crash the process mid-run. With `quiet` (a dry run: nothing
+ * goes on once the plan is printed) the lines end in silence, as `--dry-run | head` does without json.
  */
-export function claimStdout(stdout: NodeJS.WriteStream = process.stdout, stderr = process.stderr): ClaimedStdout {
+export function claimStdout(
+  stdout: NodeJS.WriteStream = process.stdout,
+  stderr = process.stderr,
+  opts: { quiet?: boolean } = {},
+): ClaimedStdout {
   const own = Object.getOwnPropertyDescriptor(stdout, "write");
   const original = stdout.write.bind(stdout);
   let gone = false;
   const onError = (err: NodeJS.ErrnoException): void => {
     if (gone) return;
     gone = true;
-    stderr.write(`syncbook: stdout closed (${err.code ?? err.message}): no more JSON lines; the run goes on\n`);
+    if (!opts.quiet)
+      stderr.write(`syncbook: stdout closed (${err.code ?? err.message}): no more JSON lines; the run goes on\n`);
   };
   stdout.on("error", onError);
   const toStderr = stderr.write.bind(stderr) as (...args: unknown[]) => boolean;

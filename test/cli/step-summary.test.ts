@@ -80,7 +80,7 @@ describe("GITHUB_STEP_SUMMARY", () => {
     ];
     const steps = md.split("\n").filter((l) => /^\| \d+ \| /.test(l));
     expect(steps.map((l) => l.split(" | ")[1]?.split(":")[0])).toEqual(ids.map((id) => cell(id)));
-    for (const l of steps) expect(l).toMatch(/\| ✅ ok \| \d+(ms|s|m)[^|]* \|$/);
+    for (const l of steps) expect(l).toMatch(/\| ✅ ok \| \d+(\.\d)?(ms|s|m|h|d)[^|]* \|$/);
     // a second command appends its own summary after the first
     const again = await cli(["rehearse", join(root, "runbooks/rs-to-sharded.yaml"), "--from", "commit"], {
       cwd: sum.dir,

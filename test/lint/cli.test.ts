@@ -19,7 +19,7 @@ function lint(...args: string[]): { code: number | null; stdout: string; stderr:
   const r = spawnSync(process.execPath, [cli, "lint", ...args], {
     cwd: root,
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" },
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: undefined },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -32,7 +32,7 @@ async function syncbook(args: string[], env: Record<string, string>): Promise<Ou
   try {
     const r = await exec(process.execPath, [bin, ...args], {
       encoding: "utf8",
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "", ...env },
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: undefined, ...env },
     });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {

@@ -127,6 +127,7 @@ export function scriptedVerifier(script: VScript): ScriptedVerifier {
     },
     check: () => Promise.reject(new Error("the steps send through tryCommand")),
     writesOff: () => Promise.reject(new Error("the steps send through tryCommand")),
+    close: () => Promise.resolve(),
     progress: (opts) => {
       opts?.signal?.throwIfAborted();
       const s = state();
