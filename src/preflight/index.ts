@@ -13,7 +13,7 @@ import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { LintInput } from "../lint/context.js";
 import { uriPassword } from "../lint/clusters.js";
 import { sortDiagnostics } from "../lint/rules.js";
-import { durationMs } from "../runbook/duration.js";
+import { durationMs, formatDuration } from "../runbook/duration.js";
 import type { StartRequest } from "../runbook/types.js";
 import { checkInfo } from "./catalogue.js";
 import * as capacity from "./checks/capacity.js";
@@ -28,7 +28,8 @@ import { Findings, clusterPath, type CheckInput, type Finding, type StartAt } fr
 import { readCluster, readOplog } from "./read.js";
 import { selectNamespaces, type Selection } from "./selection.js";
 import type { ClusterFacts, NamespaceEntry } from "./types.js";
-import { formatBytes, formatSeconds, parseRate } from "./units.js";
+import { parseRate } from "./units.js";
+import { formatBytes } from "../text.js";
 
 export { PREFLIGHT_CHECKS, checkInfo, type PreflightCheckInfo } from "./catalogue.js";
 export { READ_COMMANDS } from "./connect.js";
@@ -141,7 +142,7 @@ function summary(facts: ClusterFacts, input: CheckInput): string {
     parts.push(`${input.selection.synced.length} synced namespaces, ${formatBytes(bytes)}`);
   }
   if (facts.oplog?.ok && facts.oplog.value.length > 0)
-    parts.push(`oplog window ${formatSeconds(Math.min(...facts.oplog.value.map((o) => o.last - o.first)))}`);
+    parts.push(`oplog window ${formatDuration(1000 * Math.min(...facts.oplog.value.map((o) => o.last - o.first)))}`);
   if (facts.disk?.ok && facts.disk.value.length > 0)
     parts.push(
       `${formatBytes(facts.disk.value.reduce((s, d) => s + Math.max(0, d.totalBytes - d.usedBytes), 0))} free`,
