@@ -4,14 +4,14 @@
  * means the same thing in every run), and every message and hint runs through
  * `loaded.redact` here, in one place, so no rule can leak a secret into CI output.
  */
-import type { Diagnostic, Severity } from "../diagnostics.js";
+import type { Diagnostic, RuleInfo } from "../diagnostics.js";
 import type { Span } from "../runbook/positions.js";
 import type { Runbook } from "../runbook/types.js";
 import { compareVersions } from "../api/versions.js";
 
 export type YamlPath = readonly (string | number)[];
 
-export type { Span };
+export type { Span, RuleInfo };
 
 /** The part of the loader's `LoadedRunbook` that lint uses (a `LoadedRunbook` satisfies it). */
 export interface LintInput {
@@ -25,38 +25,6 @@ export interface LintInput {
   locate(path: (string | number)[], opts?: { key?: boolean }): Span;
   redact: (text: string) => string;
 }
-
-/** One entry of the rule catalogue. */
-export interface RuleInfo {
-  /** Stable kebab-case id, printed with every finding. */
-  id: string;
-  severity: Severity;
-  /** One line: what the rule finds. */
-  description: string;
-  /** The sentence of the spec (or of the documented service facts) the rule enforces. */
-  spec: string;
-  /** Where that sentence is. */
-  source: "sync-service-api.md" | "service-facts.md" | "DESIGN.md";
-  /** Hint used when a finding gives none of its own. */
-  hint: string;
-}
-
-/**
- * Where a rule's sentence is documented for users: the public documentation of the service, or
- * syncbook's own safety rules (README). The `source` names are the project's internal copies of
- * those texts; output never cites them (a user has no such file).
- */
-export const RULE_DOCUMENTATION: Readonly<Record<RuleInfo["source"], { title: string; url?: string }>> = {
-  "sync-service-api.md": {
-    title: "mongosync API reference",
-    url: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/api/",
-  },
-  "service-facts.md": {
-    title: "mongosync documentation",
-    url: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/",
-  },
-  "DESIGN.md": { title: 'syncbook\'s safety rules (its README, "Running a cutover")' },
-};
 
 export interface ReportOptions {
   hint?: string;

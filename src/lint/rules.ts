@@ -14,14 +14,14 @@ import * as versions from "./versions.js";
 
 const FAMILIES = [startBody, filters, versions, instances, clusters, sequence] as const;
 
-/** Every lint rule: id, severity, one-line description, the spec sentence it enforces. */
+/**
+ * Every lint rule family's rules: id, severity, one-line description, the spec sentence it
+ * enforces (each has a fixture). The whole catalogue, with the loader's and the plugin checks'
+ * ids, is `RULE_CATALOGUE` (catalogue.ts).
+ */
 export const RULES: readonly RuleInfo[] = Object.freeze(FAMILIES.flatMap((f) => f.rules));
 
 const CATALOGUE: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((r) => [r.id, r]));
-
-export function ruleInfo(id: string): RuleInfo | undefined {
-  return CATALOGUE.get(id);
-}
 
 /** Order diagnostics by file, line, column, then rule id (stable output for CI diffs). */
 export function sortDiagnostics(diags: Diagnostic[]): Diagnostic[] {
