@@ -16,6 +16,17 @@ export interface Diagnostic {
   hint?: string;
 }
 
+/** Order diagnostics by file, line, column, then rule id (stable output for CI diffs). */
+export function sortDiagnostics(diags: Diagnostic[]): Diagnostic[] {
+  return diags.sort((a, b) =>
+    a.file < b.file
+      ? -1
+      : a.file > b.file
+        ? 1
+        : a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
+  );
+}
+
 export function countBySeverity(diags: readonly Diagnostic[]): Record<Severity, number> {
   const out: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
   for (const d of diags) out[d.severity]++;

@@ -152,3 +152,14 @@ function deepStrings(
     out[k] = keep?.has(k) && typeof x === "string" ? x : deepStrings(x, text, keep, depth + 1);
   return out;
 }
+
+/** The password part of a connection string's userinfo (`scheme://user:password@host`), if any. */
+export function uriPassword(uri: string): string | undefined {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(uri);
+  const userinfo = m?.[1];
+  if (userinfo === undefined) return undefined;
+  const colon = userinfo.indexOf(":");
+  if (colon < 0) return undefined;
+  const password = userinfo.slice(colon + 1);
+  return password === "" ? undefined : password;
+}

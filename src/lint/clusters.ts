@@ -1,6 +1,7 @@
 /** Cluster settings: connection strings given by reference, never with a password written in the runbook. */
 import type { LintContext, RuleInfo } from "./context.js";
 import { q } from "./context.js";
+import { uriPassword } from "../redact.js";
 
 export const rules: RuleInfo[] = [
   {
@@ -16,17 +17,6 @@ export const rules: RuleInfo[] = [
 /** Only `${env.NAME}` placeholders (a value from the environment, a secret the loader redacts). */
 const ENV_ONLY = /^(\$\{\s*env\.[A-Za-z_][A-Za-z0-9_]*\s*\})+$/;
 const VAR_REF = /^\$\{\s*vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
-
-/** The password part of a connection string's userinfo (`scheme://user:password@host`), if any. */
-export function uriPassword(uri: string): string | undefined {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(uri);
-  const userinfo = m?.[1];
-  if (userinfo === undefined) return undefined;
-  const colon = userinfo.indexOf(":");
-  if (colon < 0) return undefined;
-  const password = userinfo.slice(colon + 1);
-  return password === "" ? undefined : password;
-}
 
 export function check(ctx: LintContext): void {
   for (const name of Object.keys(ctx.runbook.clusters ?? {})) {

@@ -7,24 +7,13 @@
 import type { Diagnostic, RuleInfo } from "../diagnostics.js";
 import type { Span } from "../runbook/positions.js";
 import type { Runbook } from "../runbook/types.js";
+import { diagnosticAt, spanAt, type RunbookView, type YamlPath } from "../runbook/view.js";
 import { compareVersions } from "../api/versions.js";
 
-export type YamlPath = readonly (string | number)[];
+export type { Span, RuleInfo, YamlPath };
 
-export type { Span, RuleInfo };
-
-/** The part of the loader's `LoadedRunbook` that lint uses (a `LoadedRunbook` satisfies it). */
-export interface LintInput {
-  file: string;
-  text: string;
-  runbook: Runbook | undefined;
-  raw: unknown;
-  /** The interpolated value the schema refused (lint judges the rest of it in the same pass). */
-  unchecked?: unknown;
-  diagnostics?: Diagnostic[];
-  locate(path: (string | number)[], opts?: { key?: boolean }): Span;
-  redact: (text: string) => string;
-}
+/** What lint reads of a loaded runbook (a `LoadedRunbook` satisfies it). */
+export type LintInput = RunbookView;
 
 export interface ReportOptions {
   hint?: string;
@@ -59,33 +48,21 @@ export class LintContext {
   report(rule: string, path: YamlPath, message: string, opts: ReportOptions = {}): void {
     const info = this.catalogue.get(rule);
     if (!info) throw new Error(`lint rule ${rule} is not in the RULES catalogue`);
-    const pos = this.position(path, opts.key ?? false);
-    const redact = (s: string): string => this.loaded.redact(s);
-    const d: Diagnostic = {
-      file: this.loaded.file,
-      line: pos.line,
-      column: pos.column,
-      rule,
-      severity: info.severity,
-      message: redact(message),
-      hint: redact(opts.hint ?? info.hint),
-    };
-    if (pos.endLine !== undefined) d.endLine = pos.endLine;
-    if (pos.endColumn !== undefined) d.endColumn = pos.endColumn;
-    this.diagnostics.push(d);
+    this.diagnostics.push(
+      diagnosticAt(this.loaded, {
+        rule,
+        severity: info.severity,
+        path,
+        key: opts.key ?? false,
+        message,
+        hint: opts.hint ?? info.hint,
+      }),
+    );
   }
 
   /** The position of a path; falls back to the nearest ancestor that exists. */
   private position(path: YamlPath, key: boolean): Span {
-    for (let n = path.length; n >= 0; n--) {
-      try {
-        const span = this.loaded.locate(path.slice(0, n), n === path.length && key ? { key: true } : undefined);
-        if (span && span.line >= 1) return span;
-      } catch {
-        // not found: try the parent
-      }
-    }
-    return { line: 1, column: 1 };
+    return spanAt(this.loaded, path, key);
   }
 }
 

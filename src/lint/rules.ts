@@ -2,7 +2,7 @@
  * The rule catalogue and the entry point that runs every rule family on one loaded runbook.
  * Rule ids are stable: CI configurations and `--max-warnings` budgets depend on them.
  */
-import type { Diagnostic } from "../diagnostics.js";
+import { sortDiagnostics, type Diagnostic } from "../diagnostics.js";
 import type { Runbook } from "../runbook/types.js";
 import { LintContext, type LintInput, type RuleInfo } from "./context.js";
 import * as clusters from "./clusters.js";
@@ -23,16 +23,7 @@ export const RULES: readonly RuleInfo[] = Object.freeze(FAMILIES.flatMap((f) => 
 
 const CATALOGUE: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((r) => [r.id, r]));
 
-/** Order diagnostics by file, line, column, then rule id (stable output for CI diffs). */
-export function sortDiagnostics(diags: Diagnostic[]): Diagnostic[] {
-  return diags.sort((a, b) =>
-    a.file < b.file
-      ? -1
-      : a.file > b.file
-        ? 1
-        : a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
-  );
-}
+export { sortDiagnostics };
 
 /**
  * Run the lint rules on one loaded runbook; the loader's own diagnostics (YAML syntax, schema,

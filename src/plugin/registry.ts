@@ -14,6 +14,7 @@ import { dirname, relative } from "node:path";
 import type { Diagnostic, Severity } from "../diagnostics.js";
 import { PLUGIN_STEP_KIND, STEP_KINDS } from "../runbook/types.js";
 import { suggest } from "../suggest.js";
+import { diagnosticAt } from "../runbook/view.js";
 import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
@@ -63,7 +64,6 @@ export interface LoadedPlugin {
   source: PluginSource;
   definition: PluginDefinition<Opts>;
 }
-
 
 export interface PluginProblem {
   rule: PluginRule;
@@ -596,32 +596,16 @@ export async function checkPluginCalls(
 /** Problems → diagnostics positioned in the runbook (falling back to the nearest existing parent). */
 export function toDiagnostics(loaded: PluginLintInput, problems: readonly PluginProblem[]): Diagnostic[] {
   const severity = new Map<string, Severity>(PLUGIN_RULES.map((r) => [r.id, r.severity]));
-  return problems.map((p) => {
-    let span: { line: number; column: number; endLine?: number; endColumn?: number } = { line: 1, column: 1 };
-    for (let n = p.path.length; n >= 0; n--) {
-      try {
-        const s = loaded.locate(p.path.slice(0, n), n === p.path.length && p.key ? { key: true } : undefined);
-        if (s && s.line >= 1) {
-          span = s;
-          break;
-        }
-      } catch {
-        // not there: try the parent
-      }
-    }
-    const d: Diagnostic = {
-      file: loaded.file,
-      line: span.line,
-      column: span.column,
+  return problems.map((p) =>
+    diagnosticAt(loaded, {
       rule: p.rule,
       severity: severity.get(p.rule) ?? "error",
-      message: loaded.redact(p.message),
-    };
-    if (p.hint !== undefined) d.hint = loaded.redact(p.hint);
-    if (span.endLine !== undefined) d.endLine = span.endLine;
-    if (span.endColumn !== undefined) d.endColumn = span.endColumn;
-    return d;
-  });
+      path: p.path,
+      key: p.key ?? false,
+      message: p.message,
+      ...(p.hint !== undefined ? { hint: p.hint } : {}),
+    }),
+  );
 }
 
 /** The `use:` names a runbook document calls (to load only the built-ins it needs). */
