@@ -11,7 +11,7 @@
  */
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { definePlugin } from "../src/plugin/api.js";
+import { definePlugin } from "../src/plugin/public.js";
 
 export interface FileOptions {
   path: string;

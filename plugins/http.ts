@@ -20,10 +20,7 @@
  * Retries (transport errors, timeouts, 408, 429, 5xx) repeat the request: use them only for
  * requests that are safe to repeat (a PUT of a flag value, not "toggle").
  */
-import { definePlugin } from "../src/plugin/api.js";
-import { describeTarget, sendHttp } from "../src/plugin/http.js";
-import { durationOr } from "../src/runbook/duration.js";
-import { DURATION_SCHEMA } from "../src/plugin/util.js";
+import { definePlugin, describeTarget, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
 
 export interface HttpHookOptions {
   url: string;

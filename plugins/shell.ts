@@ -21,10 +21,15 @@
  *   `killGrace`; on Linux and macOS its whole process group (the script's own children too).
  */
 import { resolve } from "node:path";
-import { definePlugin } from "../src/plugin/api.js";
-import { runProcess, showArgv } from "../src/plugin/process.js";
-import { durationOr, formatDuration } from "../src/runbook/duration.js";
-import { DURATION_SCHEMA, createRedactor } from "../src/plugin/util.js";
+import {
+  definePlugin,
+  runProcess,
+  showArgv,
+  durationOr,
+  formatDuration,
+  DURATION_SCHEMA,
+  createRedactor,
+} from "../src/plugin/public.js";
 
 export interface ShellOptions {
   command: (string | number)[];

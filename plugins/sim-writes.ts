@@ -9,10 +9,7 @@
  * - stopWrites: { use: sim-writes, with: { url: http://127.0.0.1:27182 } }
  * ```
  */
-import { definePlugin } from "../src/plugin/api.js";
-import { sendHttp } from "../src/plugin/http.js";
-import { durationOr } from "../src/runbook/duration.js";
-import { DURATION_SCHEMA } from "../src/plugin/util.js";
+import { definePlugin, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
 
 export interface SimWritesOptions {
   url?: string;

@@ -7,7 +7,7 @@
  *   - { use: stdout, on: [run.started, commit.sent, wait.slow, run.finished] }
  * ```
  */
-import { definePlugin } from "../src/plugin/api.js";
+import { definePlugin } from "../src/plugin/public.js";
 
 export interface StdoutOptions {
   text?: string;

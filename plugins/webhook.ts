@@ -11,10 +11,7 @@
  * Body: `{ "source": "syncbook", "runbook", "text", "severity", "event": { type, seq, at, … } }`
  * (`event` is the run event, already redacted, or `{ type: "notify", text, index, id, at }`).
  */
-import { definePlugin } from "../src/plugin/api.js";
-import { sendHttp } from "../src/plugin/http.js";
-import { durationOr } from "../src/runbook/duration.js";
-import { DURATION_SCHEMA } from "../src/plugin/util.js";
+import { definePlugin, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
 
 export interface WebhookOptions {
   url: string;

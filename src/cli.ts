@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { UserError, ExitCode, errorMessage } from "./errors.js";
 import { SYNCBOOK_VERSION } from "./version.js";
+import { formatDuration } from "./runbook/duration.js";
 import type { LintCliOptions } from "./cli/lint.js";
 import type { ReportCliOptions } from "./cli/report.js";
 import type { SimCliOptions } from "./cli/sim.js";
@@ -325,7 +326,7 @@ void entry().finally(() => {
   settled = true;
   setTimeout(() => {
     process.stderr.write(
-      `syncbook: the command finished ${LINGER_MS / 1000} s ago but something it started is still running (a plugin's timer or connection?): exiting\n`,
+      `syncbook: the command finished ${formatDuration(LINGER_MS)} ago but something it started is still running (a plugin's timer or connection?): exiting\n`,
     );
     process.exit();
   }, LINGER_MS).unref();

@@ -32,50 +32,28 @@ export type {
   WrittenReport,
   JournalRead,
 } from "./report/index.js";
+// the API a plugin is written against (plugin/public.ts), then what a host of plugins calls
+export * from "./plugin/public.js";
 export {
-  definePlugin,
-  sendHttp,
-  HttpError,
   describeNotification,
   EVENT_NAMES,
   loadPlugins,
   runHook,
   sendNotification,
   stepInfo,
-} from "./plugin/index.js";
-export type {
-  PluginDefinition,
-  HookDef,
-  HookFn,
-  HookContext,
-  HookResult,
-  UndoAction,
-  NotifierDef,
-  Notifier,
-  NotifierContext,
-  Notification,
-  NotifyMessage,
-  NotificationSeverity,
-  StepImpl,
-  StepInfo,
-  InstanceSnapshot,
-  PluginContext,
-  PluginLogger,
-  JsonSchema,
-  HttpCall,
-  HttpAnswer,
+  UndoStack,
+  undoFor,
 } from "./plugin/index.js";
 export {
   loadRunbook,
   parseRunbook,
-  durationMs,
   type LoadedRunbook,
   type LoadOptions,
   type Runbook,
   type Step,
   type StepKind,
 } from "./runbook/index.js";
-export { lintRunbook, lintFiles, RULES, formatDiagnostics } from "./lint/index.js";
+export { lintRunbook, lintFiles, RULES, RULE_CATALOGUE, formatDiagnostics } from "./lint/index.js";
 export {
   runRunbook,
   planSteps,
@@ -111,12 +89,3 @@ export {
   type NamespaceList,
   type PreflightCheckInfo,
 } from "./preflight/index.js";
-export {
-  runProcess,
-  ProcessError,
-  UndoStack,
-  undoFor,
-  createRedactor,
-  type ProcessCall,
-  type ProcessResult,
-} from "./plugin/index.js";

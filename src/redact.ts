@@ -294,3 +294,4 @@ function deepStrings(
   }
   return out;
 }
+

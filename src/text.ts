@@ -6,6 +6,45 @@ export function q(value: unknown): string {
   return `\`${typeof value === "string" ? value : JSON.stringify(value)}\``;
 }
 
+/**
+ * A byte count for people, the one format of every output: binary units (the service reports
+ * bytes and operators compare against disk sizes), one decimal below 100 (`1 KiB`, `1.5 KiB`,
+ * `95.4 MiB`, `186 GiB`): the line width stays stable while the number still moves. `?` for a
+ * negative or unknown count.
+ */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "?";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  if (u === 0) return `${Math.round(v)} B`;
+  const text = v < 100 ? v.toFixed(1).replace(/\.0$/, "") : String(Math.round(v));
+  return `${text} ${units[u] ?? "?"}`;
+}
+
+// XML 1.0 / HTML text: drop characters XML cannot carry, escape the five specials.
+// eslint-disable-next-line no-control-regex
+const XML_INVALID = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * Text for an XML or HTML text node or quoted attribute value (report.html, junit.xml, lint's
+ * JUnit): the one escaper. `'` becomes `&#39;`, not `&apos;`: the same text goes into HTML,
+ * where `&apos;` is not an HTML 4 entity, and `&#39;` means `'` in both.
+ */
+export function escapeXml(s: unknown): string {
+  return String(s)
+    .replace(XML_INVALID, "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
 /** `1 step`, `3 steps`. */
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

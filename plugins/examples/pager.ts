@@ -16,8 +16,7 @@
  * nothing for plain info. All events of one run share a `dedup_key`, so the on-call gets one
  * incident per cutover, not one per event.
  */
-import { definePlugin } from "../../src/plugin/api.js";
-import { sendHttp } from "../../src/plugin/http.js";
+import { definePlugin, sendHttp } from "../../src/plugin/public.js";
 
 interface PagerOptions {
   routingKey: string;

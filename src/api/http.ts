@@ -13,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import { errorMessage } from "../errors.js";
 import { setLongTimeout, timerMs, type LongTimeout } from "../timers.js";
+import { formatDuration } from "../runbook/duration.js";
 
 export interface PreparedRequest {
   /** `http://host:port` (no userinfo). */
@@ -106,8 +107,7 @@ export function exchange(dispatcher: Dispatcher, req: PreparedRequest, opts: Exc
     }
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     timer = setLongTimeout(() => {
-      const secs = opts.timeoutMs >= 1000 ? `${+(opts.timeoutMs / 1000).toFixed(1)} s` : `${opts.timeoutMs} ms`;
-      fail("timeout", `no answer within ${secs}`, {}, new Error("request timeout"));
+      fail("timeout", `no answer within ${formatDuration(opts.timeoutMs)}`, {}, new Error("request timeout"));
     }, opts.timeoutMs);
 
     const handler: Dispatcher.DispatchHandler = {

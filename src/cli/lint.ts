@@ -12,8 +12,8 @@ import { fstatSync, writeSync } from "node:fs";
 import { countBySeverity } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import { FORMATS, type Format, type FormatInput } from "../lint/format/types.js";
-import { RULE_DOCUMENTATION } from "../lint/context.js";
-import { RULES } from "../lint/rules.js";
+import { ruleDocumentation } from "../diagnostics.js";
+import { RULE_CATALOGUE as RULES } from "../lint/catalogue.js";
 import { lintFiles } from "../lint/run.js";
 
 /** Each format's module, imported only when chosen (start-up budget). */
@@ -80,7 +80,7 @@ function usage(message: string, hint: string): UserError {
 /** `--list-rules`: the catalogue as a table (JSON with `--format json`, a SARIF log without results with `sarif`). */
 async function listRules(format: Format): Promise<string> {
   if (format === "sarif") return (await FORMATTERS.sarif())({ diagnostics: [], files: [] });
-  const doc = (r: (typeof RULES)[number]) => RULE_DOCUMENTATION[r.source];
+  const doc = ruleDocumentation;
   if (format === "json")
     return `${JSON.stringify({
       rules: RULES.map((r) => ({
@@ -94,7 +94,7 @@ async function listRules(format: Format): Promise<string> {
     })}\n`;
   const w = Math.max(...RULES.map((r) => r.id.length));
   const lines = RULES.map((r) => `${r.id.padEnd(w)}  ${r.severity.padEnd(7)}  ${r.description}`);
-  const sources = [...new Set(RULES.map((r) => doc(r)))].map((d) => `  ${d.title}${d.url ? `: ${d.url}` : ""}`);
+  const sources = [...new Set(RULES.map((r) => doc(r)).map((d) => `  ${d.title}${d.url ? `: ${d.url}` : ""}`))];
   return `${"rule".padEnd(w)}  ${"severity"}  description\n${lines.join("\n")}\n\n${RULES.length} rules. Each enforces a sentence of:\n${sources.join("\n")}\n(--format json gives each rule's sentence and where it is documented)\n`;
 }
 

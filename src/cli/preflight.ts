@@ -10,6 +10,8 @@ import { countBySeverity } from "../diagnostics.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { FORMATS, type Format, type FormatInput } from "../lint/format/types.js";
 import { PREFLIGHT_CHECKS } from "../preflight/catalogue.js";
+import { PLUGIN_RULES } from "../plugin/rules.js";
+import { LOADER_RULES } from "../runbook/rules.js";
 import type { NamespaceList } from "../preflight/index.js";
 import { durationMs } from "../runbook/duration.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/load.js";
@@ -85,7 +87,8 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
       sources: new Map([[loaded.file, loaded.text]]),
       color: format === "pretty" && useColor(opts.color),
       command: "preflight",
-      rules: PREFLIGHT_CHECKS.map((c) => ({ ...c, spec: c.rule })),
+      // what preflight can report: its checks, and the loader's and plugin checks' ids
+      rules: [...PREFLIGHT_CHECKS, ...LOADER_RULES, ...PLUGIN_RULES],
     });
     const broken = loaded.diagnostics.filter((d) => d.severity === "error");
     if (broken.length > 0 || !loaded.runbook) {

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
+import { formatBytes } from "../text.js";
 import type { Status } from "../run/status.js";
 import { stderr, stdout } from "./execute.js";
 
@@ -98,17 +99,7 @@ function print(st: Status, json: boolean, redraw: boolean): void {
   process.stdout.write(redraw ? `\x1b[H\x1b[2J${out}\n` : `${out}\n`);
 }
 
-const bytes = (n: number | null): string => {
-  if (n === null) return "?";
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
-};
+const bytes = (n: number | null): string => (n === null ? "?" : formatBytes(n));
 
 /** The status for people: one line per instance, then identity, the verifier and the journal. */
 export function formatStatus(st: Status): string[] {

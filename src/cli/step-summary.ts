@@ -18,6 +18,7 @@ import type { RunEvent } from "../events.js";
 import { verifierText, type Verdict } from "../rehearse/verdict.js";
 import { WindowTracker, describeWindow } from "../fleet/window.js";
 import { formatDuration } from "../ui/format.js";
+import { escapeXml, plural } from "../text.js";
 
 /** Rows of findings shown in a lint summary; the rest is counted (a summary is capped at 1 MiB). */
 const MAX_ROWS = 200;
@@ -43,16 +44,11 @@ export function appendSummary(markdown: string, env: NodeJS.ProcessEnv = process
 
 /** One Markdown table cell: HTML-escaped, Markdown punctuation and `|` backslash-escaped, newlines as <br>. */
 export function cell(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
+  return escapeXml(text)
     .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
     .replace(/\r\n|\r|\n/g, "<br>")
     .trim();
 }
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 // --- lint ------------------------------------------------------------------------------------
 

@@ -4,59 +4,16 @@
  * means the same thing in every run), and every message and hint runs through
  * `loaded.redact` here, in one place, so no rule can leak a secret into CI output.
  */
-import type { Diagnostic, Severity } from "../diagnostics.js";
+import type { Diagnostic, RuleInfo } from "../diagnostics.js";
 import type { Span } from "../runbook/positions.js";
 import type { Runbook } from "../runbook/types.js";
+import { diagnosticAt, spanAt, type RunbookView, type YamlPath } from "../runbook/view.js";
 import { compareVersions } from "../api/versions.js";
 
-export type YamlPath = readonly (string | number)[];
+export type { Span, RuleInfo, YamlPath };
 
-export type { Span };
-
-/** The part of the loader's `LoadedRunbook` that lint uses (a `LoadedRunbook` satisfies it). */
-export interface LintInput {
-  file: string;
-  text: string;
-  runbook: Runbook | undefined;
-  raw: unknown;
-  /** The interpolated value the schema refused (lint judges the rest of it in the same pass). */
-  unchecked?: unknown;
-  diagnostics?: Diagnostic[];
-  locate(path: (string | number)[], opts?: { key?: boolean }): Span;
-  redact: (text: string) => string;
-}
-
-/** One entry of the rule catalogue. */
-export interface RuleInfo {
-  /** Stable kebab-case id, printed with every finding. */
-  id: string;
-  severity: Severity;
-  /** One line: what the rule finds. */
-  description: string;
-  /** The sentence of the spec (or of the documented service facts) the rule enforces. */
-  spec: string;
-  /** Where that sentence is. */
-  source: "sync-service-api.md" | "service-facts.md" | "DESIGN.md";
-  /** Hint used when a finding gives none of its own. */
-  hint: string;
-}
-
-/**
- * Where a rule's sentence is documented for users: the public documentation of the service, or
- * syncbook's own safety rules (README). The `source` names are the project's internal copies of
- * those texts; output never cites them (a user has no such file).
- */
-export const RULE_DOCUMENTATION: Readonly<Record<RuleInfo["source"], { title: string; url?: string }>> = {
-  "sync-service-api.md": {
-    title: "mongosync API reference",
-    url: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/api/",
-  },
-  "service-facts.md": {
-    title: "mongosync documentation",
-    url: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/",
-  },
-  "DESIGN.md": { title: 'syncbook\'s safety rules (its README, "Running a cutover")' },
-};
+/** What lint reads of a loaded runbook (a `LoadedRunbook` satisfies it). */
+export type LintInput = RunbookView;
 
 export interface ReportOptions {
   hint?: string;
@@ -91,33 +48,21 @@ export class LintContext {
   report(rule: string, path: YamlPath, message: string, opts: ReportOptions = {}): void {
     const info = this.catalogue.get(rule);
     if (!info) throw new Error(`lint rule ${rule} is not in the RULES catalogue`);
-    const pos = this.position(path, opts.key ?? false);
-    const redact = (s: string): string => this.loaded.redact(s);
-    const d: Diagnostic = {
-      file: this.loaded.file,
-      line: pos.line,
-      column: pos.column,
-      rule,
-      severity: info.severity,
-      message: redact(message),
-      hint: redact(opts.hint ?? info.hint),
-    };
-    if (pos.endLine !== undefined) d.endLine = pos.endLine;
-    if (pos.endColumn !== undefined) d.endColumn = pos.endColumn;
-    this.diagnostics.push(d);
+    this.diagnostics.push(
+      diagnosticAt(this.loaded, {
+        rule,
+        severity: info.severity,
+        path,
+        key: opts.key ?? false,
+        message,
+        hint: opts.hint ?? info.hint,
+      }),
+    );
   }
 
   /** The position of a path; falls back to the nearest ancestor that exists. */
   private position(path: YamlPath, key: boolean): Span {
-    for (let n = path.length; n >= 0; n--) {
-      try {
-        const span = this.loaded.locate(path.slice(0, n), n === path.length && key ? { key: true } : undefined);
-        if (span && span.line >= 1) return span;
-      } catch {
-        // not found: try the parent
-      }
-    }
-    return { line: 1, column: 1 };
+    return spanAt(this.loaded, path, key);
   }
 }
 

@@ -7,7 +7,7 @@
 import type { FilterEntry, StartRequest } from "../runbook/types.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
-import { REGEX_FIELDS, badOptionLetters, compileServiceRegex, selector, type Selector } from "./namespaces.js";
+import { REGEX_FIELDS, badOptionLetters, compileServiceRegex, selector, type Selector } from "../runbook/namespaces.js";
 
 export const rules: RuleInfo[] = [
   {

@@ -2,7 +2,7 @@
  * The rule catalogue and the entry point that runs every rule family on one loaded runbook.
  * Rule ids are stable: CI configurations and `--max-warnings` budgets depend on them.
  */
-import type { Diagnostic } from "../diagnostics.js";
+import { sortDiagnostics, type Diagnostic } from "../diagnostics.js";
 import type { Runbook } from "../runbook/types.js";
 import { LintContext, type LintInput, type RuleInfo } from "./context.js";
 import * as clusters from "./clusters.js";
@@ -14,25 +14,16 @@ import * as versions from "./versions.js";
 
 const FAMILIES = [startBody, filters, versions, instances, clusters, sequence] as const;
 
-/** Every lint rule: id, severity, one-line description, the spec sentence it enforces. */
+/**
+ * Every lint rule family's rules: id, severity, one-line description, the spec sentence it
+ * enforces (each has a fixture). The whole catalogue, with the loader's and the plugin checks'
+ * ids, is `RULE_CATALOGUE` (catalogue.ts).
+ */
 export const RULES: readonly RuleInfo[] = Object.freeze(FAMILIES.flatMap((f) => f.rules));
 
 const CATALOGUE: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((r) => [r.id, r]));
 
-export function ruleInfo(id: string): RuleInfo | undefined {
-  return CATALOGUE.get(id);
-}
-
-/** Order diagnostics by file, line, column, then rule id (stable output for CI diffs). */
-export function sortDiagnostics(diags: Diagnostic[]): Diagnostic[] {
-  return diags.sort((a, b) =>
-    a.file < b.file
-      ? -1
-      : a.file > b.file
-        ? 1
-        : a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
-  );
-}
+export { sortDiagnostics };
 
 /**
  * Run the lint rules on one loaded runbook; the loader's own diagnostics (YAML syntax, schema,

@@ -6,7 +6,7 @@ import { BEHAVIOUR, START_FIELD_NAMES, atLeast, startField } from "../api/versio
 import type { Cluster, StartRequest } from "../runbook/types.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { closest, compareVersions, q } from "./context.js";
-import { listSelects, selector } from "./namespaces.js";
+import { listSelects, selector } from "../runbook/namespaces.js";
 
 const SERVICE_CLUSTER_NAMES = ["cluster0", "cluster1"];
 

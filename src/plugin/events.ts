@@ -4,6 +4,7 @@
  * (`src/run/events.ts`) plus aliases that name what an operator cares about.
  */
 import type { RunEvent, RunEventType } from "../events.js";
+import { formatDuration } from "../runbook/duration.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /** Every run event type (kept in step with `RunEventMap` by the type below). */
@@ -83,13 +84,6 @@ function stepLabel(e: { index: number; id: string }): string {
   return `step ${e.index + 1} ${e.id}`;
 }
 
-function seconds(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 120_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
-  if (ms < 7_200_000) return `${Math.round(ms / 60_000)}m`;
-  return `${(ms / 3_600_000).toFixed(1)}h`;
-}
-
 /** One human sentence per notification (events are redacted at the source). */
 export function describeNotification(n: Notification, runbook: string): string {
   switch (n.type) {
@@ -98,13 +92,13 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "run.started":
       return `${runbook}: ${n.mode} started on ${n.instances.length} instance${n.instances.length === 1 ? "" : "s"} (${n.steps.length} steps)`;
     case "run.finished":
-      return `${runbook}: run ${n.outcome === "ok" ? "finished" : n.outcome}${n.committed ? " (committed)" : " (not committed)"} after ${seconds(n.durationMs)}${n.message ? `: ${n.message}` : ""}`;
+      return `${runbook}: run ${n.outcome === "ok" ? "finished" : n.outcome}${n.committed ? " (committed)" : " (not committed)"} after ${formatDuration(n.durationMs)}${n.message ? `: ${n.message}` : ""}`;
     case "step.started":
       return `${runbook}: ${stepLabel(n)} started: ${n.title}`;
     case "step.skipped":
       return `${runbook}: ${stepLabel(n)} skipped: ${n.reason}`;
     case "step.finished":
-      return `${runbook}: ${stepLabel(n)} ${n.outcome === "ok" ? "done" : n.outcome} after ${seconds(n.durationMs)}${n.error ? `: ${n.error}` : ""}${n.hint ? ` (${n.hint})` : ""}`;
+      return `${runbook}: ${stepLabel(n)} ${n.outcome === "ok" ? "done" : n.outcome} after ${formatDuration(n.durationMs)}${n.error ? `: ${n.error}` : ""}${n.hint ? ` (${n.hint})` : ""}`;
     case "request.sent":
       return `${runbook}: ${n.method} ${n.instance ? `${n.instance.name ?? n.instance.url}` : n.target}${n.path}`;
     case "response.received":
@@ -126,7 +120,7 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "wait.status":
       return `${runbook}: ${stepLabel(n)} ${n.met ? "conditions hold" : `waiting: ${n.failing.map((f) => `${f.instance} ${f.condition} (${JSON.stringify(f.value)})`).join(", ")}`}`;
     case "wait.slow":
-      return `${runbook}: ${stepLabel(n)} has made no progress for ${seconds(n.stalledForMs)}: ${n.detail}`;
+      return `${runbook}: ${stepLabel(n)} has made no progress for ${formatDuration(n.stalledForMs)}: ${n.detail}`;
     case "decision":
       return `${runbook}: ${n.kind}${n.check ? ` ${n.check}` : ""} ${n.ok ? "passed" : "refused"}: ${n.reason}`;
     case "commit.sent":
@@ -135,8 +129,8 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: application writes stopped (${stepLabel(n)}): the write-stop window is open`;
     case "window.closed":
       return n.reason === "undone"
-        ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${seconds(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
-        : `${runbook}: the destination takes writes (canWrite on the coordinator)${n.openedAt !== undefined ? `: writes were stopped for ${seconds(n.seenAt - n.openedAt)}` : ""}`;
+        ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${formatDuration(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
+        : `${runbook}: the destination takes writes (canWrite on the coordinator)${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
     case "window.writes-on":
       return `${runbook}: application writes are on again (${stepLabel(n)})`;
     case "hook.started":

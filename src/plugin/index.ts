@@ -47,16 +47,15 @@ export {
 } from "./events.js";
 export { checkOptions, type OptionProblem } from "./options.js";
 export { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
+export { PLUGIN_RULES, type PluginRule } from "./rules.js";
 export {
   PluginRegistry,
-  PLUGIN_RULES,
   loadPlugins,
   loadRunbookPlugins,
   lintPlugins,
   checkPluginCalls,
   findPluginCalls,
   toDiagnostics,
-  type PluginRule,
   type PluginProblem,
   type PluginLintInput,
   type PluginCall,

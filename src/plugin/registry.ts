@@ -14,9 +14,11 @@ import { dirname, relative } from "node:path";
 import type { Diagnostic, Severity } from "../diagnostics.js";
 import { PLUGIN_STEP_KIND, STEP_KINDS } from "../runbook/types.js";
 import { suggest } from "../suggest.js";
+import { diagnosticAt } from "../runbook/view.js";
 import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
+import { PLUGIN_RULES, type PluginRule } from "./rules.js";
 import { coercion } from "../runbook/interpolate.js";
 import { checkOptions, type OptionsCheck } from "./options.js";
 import {
@@ -62,68 +64,6 @@ export interface LoadedPlugin {
   source: PluginSource;
   definition: PluginDefinition<Opts>;
 }
-
-/** The plugin rules, in the shape of lint's rule catalogue (for `--list-rules`). */
-export const PLUGIN_RULES = [
-  {
-    id: "plugin-load",
-    severity: "error",
-    description: "A `plugins:` entry is missing, fails to import, or does not export a plugin.",
-    spec: "A plugin that is missing or fails to load is a lint error at the `plugins:` entry.",
-    source: "DESIGN.md",
-    hint: "Check the path (relative to the runbook) or install the package; its default export must be definePlugin({...}).",
-  },
-  {
-    id: "plugin-duplicate",
-    severity: "error",
-    description: "Two plugins provide the same plugin name or `use:` name.",
-    spec: "Plugins are how syncbook fits each site without forking it.",
-    source: "DESIGN.md",
-    hint: "Rename one of the entries: a runbook's `use:` must name exactly one hook or notifier.",
-  },
-  {
-    id: "plugin-unknown",
-    severity: "error",
-    description: "A `use:` names no hook or notifier of the built-ins or of the `plugins:` entries.",
-    spec: "Hooks … notifiers … a plugin may add step kinds.",
-    source: "DESIGN.md",
-    hint: "Use a built-in (shell, http, sim-writes; stdout, webhook, chat, file) or add the plugin under `plugins:`.",
-  },
-  {
-    id: "plugin-options",
-    severity: "error",
-    description: "A plugin call's `with:` fails the plugin's own JSON Schema.",
-    spec: "A plugin's options are validated by its own JSON Schema through ajv.",
-    source: "DESIGN.md",
-    hint: "See the plugin's documentation for its options.",
-  },
-  {
-    id: "plugin-not-loaded",
-    severity: "info",
-    description:
-      "`syncbook lint` does not import a `plugins:` entry (its top-level code would run): the options of its hooks are checked when the runbook runs, or by `lint --load-plugins`.",
-    spec: "Lint is a dry run: it sends nothing and runs nothing of the runbook's.",
-    source: "DESIGN.md",
-    hint: "Run `syncbook lint --load-plugins` to import the plugin (its top-level code runs) and check its options too.",
-  },
-  {
-    id: "notify-event",
-    severity: "error",
-    description: "A `notify[].on` names no run event.",
-    spec: "Notifications fire on events chosen in the runbook's top-level `notify:` block.",
-    source: "DESIGN.md",
-    hint: `Events: ${EVENT_NAMES.join(", ")}.`,
-  },
-] as const satisfies readonly {
-  id: string;
-  severity: Severity;
-  description: string;
-  spec: string;
-  source: "DESIGN.md";
-  hint: string;
-}[];
-
-export type PluginRule = (typeof PLUGIN_RULES)[number]["id"];
 
 export interface PluginProblem {
   rule: PluginRule;
@@ -656,32 +596,16 @@ export async function checkPluginCalls(
 /** Problems → diagnostics positioned in the runbook (falling back to the nearest existing parent). */
 export function toDiagnostics(loaded: PluginLintInput, problems: readonly PluginProblem[]): Diagnostic[] {
   const severity = new Map<string, Severity>(PLUGIN_RULES.map((r) => [r.id, r.severity]));
-  return problems.map((p) => {
-    let span: { line: number; column: number; endLine?: number; endColumn?: number } = { line: 1, column: 1 };
-    for (let n = p.path.length; n >= 0; n--) {
-      try {
-        const s = loaded.locate(p.path.slice(0, n), n === p.path.length && p.key ? { key: true } : undefined);
-        if (s && s.line >= 1) {
-          span = s;
-          break;
-        }
-      } catch {
-        // not there: try the parent
-      }
-    }
-    const d: Diagnostic = {
-      file: loaded.file,
-      line: span.line,
-      column: span.column,
+  return problems.map((p) =>
+    diagnosticAt(loaded, {
       rule: p.rule,
       severity: severity.get(p.rule) ?? "error",
-      message: loaded.redact(p.message),
-    };
-    if (p.hint !== undefined) d.hint = loaded.redact(p.hint);
-    if (span.endLine !== undefined) d.endLine = span.endLine;
-    if (span.endColumn !== undefined) d.endColumn = span.endColumn;
-    return d;
-  });
+      path: p.path,
+      key: p.key ?? false,
+      message: p.message,
+      ...(p.hint !== undefined ? { hint: p.hint } : {}),
+    }),
+  );
 }
 
 /** The `use:` names a runbook document calls (to load only the built-ins it needs). */

@@ -11,6 +11,7 @@
 import type * as Mongo from "mongodb";
 import type { Document, MongoClient, MongoClientOptions } from "mongodb";
 import { errorMessage } from "../errors.js";
+import { formatDuration } from "../runbook/duration.js";
 import { runtimeImport } from "../runtime-import.js";
 
 /** Every command preflight may send. None writes. */
@@ -114,7 +115,7 @@ function explain(err: unknown, timeoutMs: number): { reason: string; hint: strin
     };
   if (e.name === "MongoServerSelectionError" || e.name === "MongoNetworkError" || e.name === "MongoNetworkTimeoutError")
     return {
-      reason: `no server answered within ${Math.round(timeoutMs / 1000)} s (${message})`,
+      reason: `no server answered within ${formatDuration(timeoutMs)} (${message})`,
       hint: "Check the hosts and ports, TLS options (`tls=true` for most managed clusters), and that this machine can reach them; a slow link needs --connect-timeout.",
     };
   return { reason: message, hint: "Check the connection string and that the cluster is up." };

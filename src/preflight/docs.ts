@@ -4,7 +4,7 @@
  * needs. Sources: the mongosync documentation's "MongoDB Server Version Compatibility" and
  * "User Permissions" pages, version by version (1.9 … 1.20).
  */
-import { compareVersions } from "../lint/context.js";
+import { compareVersions } from "../api/versions.js";
 
 interface ServerRules {
   /** Major.minor releases supported as a source. */

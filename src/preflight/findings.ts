@@ -2,7 +2,7 @@
  * What a check family produces: findings at a runbook path, turned into lint's diagnostics (with
  * positions and redaction) in one place, index.ts. Checks stay pure functions over plain facts.
  */
-import type { YamlPath } from "../lint/context.js";
+import type { YamlPath } from "../runbook/view.js";
 import type { Runbook, StartRequest } from "../runbook/types.js";
 import type { ClusterFacts } from "./types.js";
 import type { Selection } from "./selection.js";

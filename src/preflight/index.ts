@@ -8,11 +8,10 @@
  * closes every connection it opened: a step kind or the CLI decides what to show.
  */
 import { createRedactor, uriPassword } from "../redact.js";
-import type { Diagnostic } from "../diagnostics.js";
+import { sortDiagnostics, type Diagnostic } from "../diagnostics.js";
+import { diagnosticAt, type RunbookView } from "../runbook/view.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
-import type { LintInput } from "../lint/context.js";
-import { sortDiagnostics } from "../lint/rules.js";
-import { durationMs } from "../runbook/duration.js";
+import { durationMs, formatDuration } from "../runbook/duration.js";
 import type { StartRequest } from "../runbook/types.js";
 import { checkInfo } from "./catalogue.js";
 import * as capacity from "./checks/capacity.js";
@@ -27,7 +26,8 @@ import { Findings, clusterPath, type CheckInput, type Finding, type StartAt } fr
 import { readCluster, readOplog } from "./read.js";
 import { selectNamespaces, type Selection } from "./selection.js";
 import type { ClusterFacts, NamespaceEntry } from "./types.js";
-import { formatBytes, formatSeconds, parseRate } from "./units.js";
+import { parseRate } from "./units.js";
+import { formatBytes } from "../text.js";
 
 export { PREFLIGHT_CHECKS, checkInfo, type PreflightCheckInfo } from "./catalogue.js";
 export { READ_COMMANDS } from "./connect.js";
@@ -69,7 +69,7 @@ export interface PreflightResult {
   namespaces: NamespaceList | undefined;
 }
 
-function firstStart(loaded: LintInput): StartAt | undefined {
+function firstStart(loaded: RunbookView): StartAt | undefined {
   const steps = loaded.runbook?.steps ?? [];
   for (let i = 0; i < steps.length; i++) {
     const body = (steps[i] as { start?: StartRequest }).start;
@@ -79,7 +79,7 @@ function firstStart(loaded: LintInput): StartAt | undefined {
 }
 
 /** Redact the runbook's secrets and, besides, every connection string's password however it is spelt. */
-function redactor(loaded: LintInput, uris: string[]): (s: string) => string {
+function redactor(loaded: RunbookView, uris: string[]): (s: string) => string {
   const secrets = new Set<string>();
   for (const uri of uris) {
     secrets.add(uri);
@@ -96,32 +96,18 @@ function redactor(loaded: LintInput, uris: string[]): (s: string) => string {
   return createRedactor(secrets, loaded.redact);
 }
 
-function toDiagnostic(loaded: LintInput, f: Finding, redact: (s: string) => string): Diagnostic {
+function toDiagnostic(loaded: RunbookView, f: Finding, redact: (s: string) => string): Diagnostic {
   const info = checkInfo(f.id);
-  let pos = { line: 1, column: 1 } as { line: number; column: number; endLine?: number; endColumn?: number };
-  for (let n = f.path.length; n >= 0; n--) {
-    try {
-      const span = loaded.locate([...f.path.slice(0, n)], n === f.path.length && f.key ? { key: true } : undefined);
-      if (span.line >= 1) {
-        pos = span;
-        break;
-      }
-    } catch {
-      // not found: try the parent
-    }
-  }
-  const d: Diagnostic = {
-    file: loaded.file,
-    line: pos.line,
-    column: pos.column,
+  // the runbook's secrets and the clusters' (`redact`), not only the loader's
+  const view = { file: loaded.file, locate: loaded.locate.bind(loaded), redact };
+  return diagnosticAt(view, {
     rule: f.id,
     severity: info.severity,
-    message: redact(f.message),
-    hint: redact(f.hint ?? info.hint),
-  };
-  if (pos.endLine !== undefined) d.endLine = pos.endLine;
-  if (pos.endColumn !== undefined) d.endColumn = pos.endColumn;
-  return d;
+    path: f.path,
+    key: f.key ?? false,
+    message: f.message,
+    hint: f.hint ?? info.hint,
+  });
 }
 
 function summary(facts: ClusterFacts, input: CheckInput): string {
@@ -140,7 +126,7 @@ function summary(facts: ClusterFacts, input: CheckInput): string {
     parts.push(`${input.selection.synced.length} synced namespaces, ${formatBytes(bytes)}`);
   }
   if (facts.oplog?.ok && facts.oplog.value.length > 0)
-    parts.push(`oplog window ${formatSeconds(Math.min(...facts.oplog.value.map((o) => o.last - o.first)))}`);
+    parts.push(`oplog window ${formatDuration(1000 * Math.min(...facts.oplog.value.map((o) => o.last - o.first)))}`);
   if (facts.disk?.ok && facts.disk.value.length > 0)
     parts.push(
       `${formatBytes(facts.disk.value.reduce((s, d) => s + Math.max(0, d.totalBytes - d.usedBytes), 0))} free`,
@@ -198,7 +184,7 @@ function namespaceList(input: CheckInput, sel: Selection, readAt: Date): Namespa
  * runbook that is not is a UserError (exit 2). Connection failures are findings
  * (`preflight-connect`), not exceptions; an abort rejects with the signal's reason.
  */
-export async function runPreflight(loaded: LintInput, opts: PreflightOptions = {}): Promise<PreflightResult> {
+export async function runPreflight(loaded: RunbookView, opts: PreflightOptions = {}): Promise<PreflightResult> {
   const runbook = loaded.runbook;
   if (!runbook)
     throw new UserError(`${loaded.file} is not a valid runbook: preflight needs one`, {

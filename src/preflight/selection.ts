@@ -3,7 +3,7 @@
  * filters (the same matching lint uses: src/lint/namespaces.ts), and, per filter entry, what it
  * matched: an explicit name that matches nothing, or a regex that matches nothing, is a typo.
  */
-import { selector, type Selector } from "../lint/namespaces.js";
+import { selector, type Selector } from "../runbook/namespaces.js";
 import type { FilterEntry, StartRequest } from "../runbook/types.js";
 import type { CollectionFacts, DatabaseFacts } from "./types.js";
 

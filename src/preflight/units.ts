@@ -25,21 +25,3 @@ export function parseRate(rate: string | number): number | undefined {
   const v = (Number(m[1]) * unit) / per;
   return v > 0 ? v : undefined;
 }
-
-export function formatBytes(n: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
-}
-
-export function formatSeconds(s: number): string {
-  if (s < 90) return `${Math.round(s)} s`;
-  if (s < 5400) return `${Math.round(s / 60)} min`;
-  if (s < 172_800) return `${(s / 3600).toFixed(1)} h`;
-  return `${(s / 86_400).toFixed(1)} days`;
-}

@@ -10,6 +10,7 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import type { WritesProbe } from "../steps/index.js";
 import { pluginStepKind, type Runbook, type Step } from "../runbook/types.js";
 import { verifierText, type Verdict } from "./verdict.js";
+import { formatDuration } from "../runbook/duration.js";
 
 export { verifierText, type Verdict } from "./verdict.js";
 
@@ -234,13 +235,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
     `  verifier:      ${verifierText(v.verifier)}`,
     `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,
-    `  time taken:    ${(wallMs / 1000).toFixed(1)} s (${formatSim(v.simSeconds)} simulated)`,
+    `  time taken:    ${formatDuration(wallMs)} (${formatDuration(v.simSeconds * 1000)} simulated)`,
   ];
   return lines;
-}
-
-function formatSim(s: number): string {
-  if (s < 90) return `${Math.round(s)} s`;
-  if (s < 5400) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
 }

@@ -8,25 +8,13 @@
  * warnings. Every request and answer is in report.json; the page lists commands in full and
  * summarises polls.
  */
-import { esc } from "./escape.js";
-import { codeFrame } from "../text.js";
+import { codeFrame, escapeXml as esc, formatBytes } from "../text.js";
 import { formatDuration, type ProgressSample, type Report, type ReportRequest, type ReportStep } from "./model.js";
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
 
 const MAX_REQUEST_ROWS = 1000;
-
-function bytes(n: number): string {
-  const u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-  let v = n;
-  let i = 0;
-  while (Math.abs(v) >= 1024 && i < u.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(1)} ${u[i]}`;
-}
 
 const compact = (n: number): string =>
   Math.abs(n) >= 1e6
@@ -387,7 +375,7 @@ function serviceNotes(report: Report): string {
     const building = last("indexBuilding");
     if (ping !== undefined || catchup !== undefined || building !== undefined)
       rows.push(
-        `<tr><td>${esc(s.label)}</td><td class="num">${ping === undefined ? "–" : esc(`${ping} ms`)}</td><td class="num">${catchup === undefined ? "–" : esc(formatDuration(catchup * 1000))}</td><td><code>${building === undefined ? "–" : esc(snippet(building, 120))}</code></td></tr>`,
+        `<tr><td>${esc(s.label)}</td><td class="num">${ping === undefined ? "–" : esc(formatDuration(ping))}</td><td class="num">${catchup === undefined ? "–" : esc(formatDuration(catchup * 1000))}</td><td><code>${building === undefined ? "–" : esc(snippet(building, 120))}</code></td></tr>`,
       );
     for (const x of s.samples)
       for (const w of x.warnings ?? []) {
@@ -527,7 +515,8 @@ export function renderHtml(report: Report): string {
   ];
   const lastCopy = report.progress.map((s) => [...s.samples].reverse().find((x) => x.totalBytes !== undefined));
   const totalBytes = Math.max(0, ...lastCopy.map((x) => x?.totalBytes ?? 0));
-  const dataNote = totalBytes > 1 ? `<p class="note">Estimated total to copy: ${esc(bytes(totalBytes))}.</p>` : "";
+  const dataNote =
+    totalBytes > 1 ? `<p class="note">Estimated total to copy: ${esc(formatBytes(totalBytes))}.</p>` : "";
 
   const commands = report.requests.filter((r) => r.method !== "GET");
   const decisions = report.decisions.map((d) => {

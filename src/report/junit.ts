@@ -4,8 +4,7 @@
  * an interrupted step an <error>, a skipped or never-reached step <skipped/>. An interlock
  * refusal is a failure of its step even if the step was later forced through.
  */
-import { esc } from "./escape.js";
-import { codeFrame } from "../text.js";
+import { codeFrame, escapeXml as esc } from "../text.js";
 import { formatDuration, type Report, type ReportStep } from "./model.js";
 
 const secs = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);

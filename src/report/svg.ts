@@ -6,7 +6,7 @@
  * `data-points` is the number of points drawn (the sum of the polylines' points), `data-samples`
  * the number of numeric samples in the run (equal unless a very long series was thinned).
  */
-import { esc } from "./escape.js";
+import { escapeXml as esc } from "../text.js";
 import { formatDuration } from "./model.js";
 
 export interface ChartSeries {

@@ -16,6 +16,7 @@
  * which smooths the staircase that per-instance answers of one polling round produce.
  */
 import type { Progress } from "../api/types.js";
+import { formatDuration } from "../runbook/duration.js";
 
 export interface CopyOptions {
   /** Samples older than this (relative to the newest) leave the window. */
@@ -214,17 +215,10 @@ export function copyProgress(state: CopyState, opts: CopyOptions = COPY_DEFAULTS
       total: fleet.total,
       fraction,
       rate,
-      eta: `>${Math.round(opts.maxEtaMs / 86_400_000)}d`,
+      eta: `>${formatDuration(opts.maxEtaMs)}`,
     };
   return { started, done: false, copied, total: fleet.total, fraction, rate, etaMs, eta: formatEtaShort(etaMs) };
 }
 
-function formatEtaShort(ms: number): string {
-  const s = Math.max(1, Math.ceil(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.ceil(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return m % 60 === 0 ? `${h}h` : `${h}h ${m % 60}m`;
-  return `${Math.floor(h / 24)}d ${h % 24}h`;
-}
+// rounded up to the second: an ETA must not promise more than it knows
+const formatEtaShort = (ms: number): string => formatDuration(Math.max(1, Math.ceil(ms / 1000)) * 1000);

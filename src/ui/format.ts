@@ -2,23 +2,8 @@
  * Pure text helpers shared by both renderers. No I/O, no clock: callers pass `now`.
  */
 import { formatDuration } from "../runbook/duration.js";
+import { formatBytes } from "../text.js";
 import type { RunEventMap } from "../events.js";
-
-/** Binary units, because the service reports bytes and operators compare against disk sizes. */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return "?";
-  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  if (u === 0) return `${Math.round(v)} B`;
-  // one decimal below 100 keeps the line width stable while still showing movement
-  const text = v < 100 ? v.toFixed(1).replace(/\.0$/, "") : String(Math.round(v));
-  return `${text} ${units[u] ?? "?"}`;
-}
 
 /** `HH:MM:SS` in local time: the operator compares it with the wall clock. */
 export function formatClock(at: number): string {
@@ -113,4 +98,4 @@ export function commandName(path: string): string {
   return parts[parts.length - 1] ?? clean;
 }
 
-export { formatDuration };
+export { formatDuration, formatBytes };

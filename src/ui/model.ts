@@ -291,7 +291,7 @@ function extras(i: InstanceView): string {
     parts.push(`indexes ${fields.join(", ") || "building"}`);
   }
   if (i.ceaCatchupSeconds !== undefined) parts.push(`CEA catch-up ~${formatDuration(i.ceaCatchupSeconds * 1000)}`);
-  if (i.pingLatencyMs !== undefined) parts.push(`ping ${Math.round(i.pingLatencyMs)} ms`);
+  if (i.pingLatencyMs !== undefined) parts.push(`ping ${formatDuration(i.pingLatencyMs)}`);
   return parts.join(" · ");
 }
 

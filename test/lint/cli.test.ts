@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RULES } from "../../src/lint/index.js";
+import { RULES, RULE_CATALOGUE } from "../../src/lint/index.js";
+import { PLUGIN_RULES } from "../../src/plugin/index.js";
+import { LOADER_RULES } from "../../src/runbook/rules.js";
 import { assertWellFormedXml } from "../support/xml.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -171,5 +173,27 @@ describe("--list-rules", () => {
     const r = spawnSync(process.execPath, [cli, "lint", "--list-rules"], { cwd: root, encoding: "utf8" });
     expect(r.status).toBe(0);
     for (const rule of RULES) expect(r.stdout).toMatch(new RegExp(`^${rule.id}\\s+${rule.severity}\\s`, "m"));
+  });
+
+  it("lists every id a user can meet: the loader's and the plugin checks' too, one catalogue", () => {
+    const r = spawnSync(process.execPath, [cli, "lint", "--list-rules", "--format", "json"], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(r.status).toBe(0);
+    const listed = (JSON.parse(r.stdout) as { rules: { id: string; severity: string }[] }).rules;
+    const ids = listed.map((l) => l.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of [
+      "yaml",
+      "schema",
+      "interpolation",
+      "reserved-key",
+      "secret-too-short",
+      ...PLUGIN_RULES.map((p) => p.id),
+    ])
+      expect(ids).toContain(id);
+    expect(listed).toEqual(RULE_CATALOGUE.map((c) => expect.objectContaining({ id: c.id, severity: c.severity })));
+    expect(RULE_CATALOGUE.length).toBe(RULES.length + LOADER_RULES.length + PLUGIN_RULES.length);
   });
 });

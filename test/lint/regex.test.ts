@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { badOptionLetters, compileServiceRegex, listSelects, selector } from "../../src/lint/namespaces.js";
+import { badOptionLetters, compileServiceRegex, listSelects, selector } from "../../src/runbook/namespaces.js";
 
 // "A regex is `{ pattern, options }`, options any of `i`, `m`, `s`, `x`." (service-facts.md,
 // "Filter entry"; the fields are `databaseRegex` and `collectionsRegex`)

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Ajv from "ajv/dist/ajv.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { RULES } from "../../src/lint/index.js";
+import { RULES, RULE_CATALOGUE } from "../../src/lint/index.js";
+import { SYNCBOOK_VERSION } from "../../src/version.js";
 import { repositoryRoot, sarifLog } from "../../src/lint/format/sarif.js";
 import { sarifSchema } from "../support/sarif-schema.js";
 
@@ -107,7 +108,7 @@ describe("lint --format sarif", () => {
 
   it("describes every rule of --list-rules: description, the spec sentence it enforces, and the fix as help", () => {
     const rules = new Map(run.tool.driver.rules.map((r) => [r.id, r]));
-    for (const r of RULES) {
+    for (const r of RULE_CATALOGUE) {
       const d = rules.get(r.id);
       if (!d) throw new Error(`rule ${r.id} missing`);
       expect(d.shortDescription.text).toBe(r.description);
@@ -160,6 +161,9 @@ describe("lint --format sarif", () => {
     const l = JSON.parse(r.stdout);
     expect(validate(l)).toBe(true);
     expect(l.runs[0].results).toEqual([]);
-    expect(l.runs[0].tool.driver.rules.length).toBeGreaterThanOrEqual(RULES.length);
+    expect(l.runs[0].tool.driver.rules.map((d: { id: string }) => d.id)).toEqual(RULE_CATALOGUE.map((c) => c.id));
+    expect(l.runs[0].tool.driver.rules.length).toBeGreaterThan(RULES.length);
+    // the tool's version is syncbook's, from its one home
+    expect(l.runs[0].tool.driver.semanticVersion).toBe(SYNCBOOK_VERSION);
   });
 });

@@ -72,7 +72,7 @@ steps:
         event_action: "trigger",
         dedup_key: "syncbook/sales-cutover",
         payload: {
-          summary: "sales-cutover: step 3 ready has made no progress for 15m: lag 40s on shard-b",
+          summary: "sales-cutover: step 3 ready has made no progress for 15m 00s: lag 40s on shard-b",
           source: "syncbook",
           severity: "warning",
           component: "sales-cutover",
@@ -83,7 +83,7 @@ steps:
       expect.objectContaining({ event_action: "resolve", dedup_key: "syncbook/sales-cutover" }),
     ]);
     expect(ctx.logs).toContain(
-      "info pager: paged: sales-cutover: step 3 ready has made no progress for 15m: lag 40s on shard-b",
+      "info pager: paged: sales-cutover: step 3 ready has made no progress for 15m 00s: lag 40s on shard-b",
     );
     expect(ctx.logs.join("\n")).not.toContain("PLANTED");
   });

@@ -155,7 +155,7 @@ describe("chat", () => {
     await sendNotification(reg, { use: "chat", with: { url: srv.url, blocks: false } }, message("a <b> & c"), ctx);
     const [slow, failed, plain] = srv.seen.map((s) => JSON.parse(s.body) as Record<string, unknown>);
     expect(slow).toMatchObject({
-      text: ":warning: test-runbook: step 2 ready has made no progress for 10m: lag 12 &gt; 5 on shard-b",
+      text: ":warning: test-runbook: step 2 ready has made no progress for 10m 00s: lag 12 &gt; 5 on shard-b",
       username: "syncbook",
       channel: "#dba",
       blocks: [
@@ -163,7 +163,7 @@ describe("chat", () => {
           type: "section",
           text: {
             type: "mrkdwn",
-            text: ":warning: test-runbook: step 2 ready has made no progress for 10m: lag 12 &gt; 5 on shard-b",
+            text: ":warning: test-runbook: step 2 ready has made no progress for 10m 00s: lag 12 &gt; 5 on shard-b",
           },
         },
         {

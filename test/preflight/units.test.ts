@@ -13,7 +13,7 @@ describe("preflight units", () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const c of PREFLIGHT_CHECKS) {
       expect(c.id).toMatch(/^preflight(-[a-z]+)+$/);
-      expect(c.rule.length + c.source.length + c.hint.length + c.description.length).toBeGreaterThan(60);
+      expect(c.spec.length + c.source.length + c.hint.length + c.description.length).toBeGreaterThan(60);
     }
   });
 

@@ -248,7 +248,7 @@ excludeNamespaces: [{ database: salse }]`,
     );
     const r = await preflight(src, await rs(good.dest()), { preflight: "{ copyRate: 100MB/s, oplogHeadroom: 2 }" });
     expect(only(r, "preflight-oplog-window")[0]?.message).toBe(
-      "The oplog of `rs0` on the source `cluster0` spans 60 min; copying 186.3 GiB at 95.4 MiB/s takes about 33 min, and the window must cover 2× that (67 min).",
+      "The oplog of `rs0` on the source `cluster0` spans 1h 00m; copying 186 GiB at 95.4 MiB/s takes about 33m 20s, and the window must cover 2× that (1h 06m).",
     );
   });
 
@@ -258,7 +258,7 @@ excludeNamespaces: [{ database: salse }]`,
     );
     const r = await preflight(src, await rs(good.dest({ disk: { total: 2e12, used: 1e12 } })));
     expect(only(r, "preflight-destination-disk")[0]?.message).toMatch(
-      /has 931\.3 GiB free; syncing 558\.8 GiB needs 1\.1 TiB/,
+      /has 931 GiB free; syncing 559 GiB needs 1\.1 TiB/,
     );
   });
 
@@ -457,7 +457,7 @@ describe("a replica set to a sharded cluster, and sharded to sharded (through mo
     expect(problems(r)).toEqual(["preflight-balancer@5", "preflight-oplog-window@5"]);
     expect(only(r, "preflight-balancer")[0]?.message).toContain("still balances synced collections: `sales.orders`.");
     expect(only(r, "preflight-oplog-window")[0]?.message).toMatch(
-      /^The oplog of `shB` on the source `cluster0` spans 10 min; copying 18\.6 GiB/,
+      /^The oplog of `shB` on the source `cluster0` spans 10m 00s; copying 18\.6 GiB/,
     );
     expect(only(r, "preflight-source-zones")[0]?.message).toContain("`sales.orders`");
     expect(r.namespaces?.namespaces.find((n) => n.collection === "orders")?.shardKey).toEqual([{ customerId: 1 }]);

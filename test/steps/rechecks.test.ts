@@ -17,10 +17,10 @@ describe("a verification that keeps rechecking", () => {
     expect(w.observe(p("recheck"), t0)).toBeUndefined();
     expect(w.observe(p("recheck"), t0 + RECHECK_WARN_MS - 1)).toBeUndefined();
     expect(w.observe(p("recheck", 7), t0 + RECHECK_WARN_MS)).toBe(
-      "the verifier has been rechecking for 2 min (generation 7): writes still arriving? Each generation re-verifies what changed on the source meanwhile, so it ends only once writes have stopped",
+      "the verifier has been rechecking for 2m 00s (generation 7): writes still arriving? Each generation re-verifies what changed on the source meanwhile, so it ends only once writes have stopped",
     );
     expect(w.observe(p("recheck"), t0 + RECHECK_WARN_MS + 1000)).toBeUndefined();
-    expect(w.observe(p("recheck"), t0 + 2 * RECHECK_WARN_MS)).toMatch(/rechecking for 4 min/);
+    expect(w.observe(p("recheck"), t0 + 2 * RECHECK_WARN_MS)).toMatch(/rechecking for 4m 00s/);
     expect(w.observe(p("idle"), t0 + 2 * RECHECK_WARN_MS + 1)).toBeUndefined();
     expect(w.observe(p("recheck"), t0 + 3 * RECHECK_WARN_MS)).toBeUndefined();
   });
@@ -35,7 +35,7 @@ describe("a verification that keeps rechecking", () => {
     });
     expect(writingInstances(snap([10, 10, 10], [1, 1, 1]), snap([10, 25, 10], [1, 2, 30]))).toEqual([
       "shard-1 (applied 15 more events)",
-      "shard-2 (lag 30 s)",
+      "shard-2 (lag 30s)",
     ]);
     expect(writingInstances(undefined, snap([10], [1]))).toEqual([]);
   });

@@ -1107,7 +1107,7 @@ describe("a verification that keeps rechecking says so, with the instances that 
   const R = vp("recheck", 1, { total: 8, completed: 3 });
   const resumed = () => accepted({ writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 1 });
   const warn = (minutes: number, hint = "") =>
-    `the verifier has been rechecking for ${minutes} min (generation 1): writes still arriving? Each generation re-verifies what changed on the source meanwhile, so it ends only once writes have stopped${hint}`;
+    `the verifier has been rechecking for ${minutes}m 00s (generation 1): writes still arriving? Each generation re-verifies what changed on the source meanwhile, so it ends only once writes have stopped${hint}`;
 
   it("every 2 minutes of rechecking, naming lagging instances, then those still applying events", async () => {
     const s = setup(
@@ -1129,7 +1129,7 @@ describe("a verification that keeps rechecking says so, with the instances that 
     );
     await s.run();
     expect(s.logs("warn")).toEqual([
-      warn(2, "; instances that still see changes: sync0 (lag 30 s), sync2 (lag 12 s)"),
+      warn(2, "; instances that still see changes: sync0 (lag 30s), sync2 (lag 12s)"),
       warn(4, "; instances that still see changes: sync0 (applied 15 more events)"),
     ]);
   });

@@ -71,7 +71,7 @@ describe("simple renderer, a whole run", () => {
       "100",
     ]);
     expect(copy[copy.length - 1]).toMatch(/copy 100% 5 GiB \/ 5 GiB done$/);
-    expect(copy.slice(2, -1).every((l) => / ETA \d+[ms]$/.test(l))).toBe(true);
+    expect(copy.slice(2, -1).every((l) => / ETA \d+[ms]( \d+s)?$/.test(l))).toBe(true);
   });
 
   it("prints instance state changes once each", () => {

@@ -1,17 +1,6 @@
 import type { Diagnostic } from "../../diagnostics.js";
 import type { FormatInput } from "./types.js";
-
-// XML 1.0 text: escape the five specials and drop characters XML cannot carry.
-// eslint-disable-next-line no-control-regex
-const INVALID = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-const xml = (s: string): string =>
-  s
-    .replace(INVALID, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
+import { escapeXml as xml } from "../../text.js";
 
 /**
  * One <testsuite> per file; one failing <testcase> per error or warning (named after the rule

@@ -1,16 +1,4 @@
-import type { Diagnostic, Severity } from "../../diagnostics.js";
-
-/** A check as a catalogue lists it (lint's rules, preflight's checks). */
-export interface CatalogueEntry {
-  id: string;
-  severity: Severity;
-  description: string;
-  /** The sentence it enforces. */
-  spec: string;
-  /** Where that sentence is. */
-  source?: string;
-  hint: string;
-}
+import type { Diagnostic, RuleInfo } from "../../diagnostics.js";
 
 export const FORMATS = ["pretty", "json", "github", "junit", "sarif"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -26,5 +14,5 @@ export interface FormatInput {
   /** The command reporting (pretty's summary line, junit's suite name). Default `lint`. */
   command?: "lint" | "preflight";
   /** The reporting command's catalogue of checks (SARIF's rules); default: lint's rules. */
-  rules?: readonly CatalogueEntry[];
+  rules?: readonly RuleInfo[];
 }

@@ -1,6 +1,9 @@
 /** The source oplog window against the estimated copy time, and the destination's free disk against the documented need. */
 import { clusterPath, type CheckInput, type Findings } from "../findings.js";
-import { formatBytes, formatSeconds } from "../units.js";
+import { formatBytes } from "../../text.js";
+import { formatDuration } from "../../runbook/duration.js";
+
+const seconds = (s: number): string => formatDuration(s * 1000);
 
 /** Logical bytes of the synced set; `complete` is false when some sizes could not be read. */
 export function syncedBytes(input: CheckInput): { bytes: number; perShard: Map<string, number>; unread: number } {
@@ -42,7 +45,7 @@ export function check(input: CheckInput, out: Findings): void {
           out.add(
             "preflight-oplog-window",
             at,
-            `The oplog of \`${o.of}\` on the source \`${src.name}\` spans ${formatSeconds(window)}; copying ${formatBytes(share)}${partial} at ${formatBytes(rate)}/s takes about ${formatSeconds(copy)}, and the window must cover ${input.oplogHeadroom}× that (${formatSeconds(need)}).`,
+            `The oplog of \`${o.of}\` on the source \`${src.name}\` spans ${seconds(window)}; copying ${formatBytes(share)}${partial} at ${formatBytes(rate)}/s takes about ${seconds(copy)}, and the window must cover ${input.oplogHeadroom}× that (${seconds(need)}).`,
             { key: true },
           );
       }

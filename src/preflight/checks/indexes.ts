@@ -3,7 +3,7 @@
  * indexes against the shard key, unique/non-unique twins, the 63-index limit of sharded
  * collections, and the collection kinds the documentation excludes.
  */
-import { compareVersions } from "../../lint/context.js";
+import { compareVersions } from "../../api/versions.js";
 import { clusterPath, ns, startPath, type CheckInput, type Findings } from "../findings.js";
 import type { CollectionFacts, IndexFacts } from "../types.js";
 

@@ -2,7 +2,8 @@
  * Filters against the source's real namespaces (a name or a regex that matches nothing is a
  * typo), sharding entries that name nothing, and what the destination already holds.
  */
-import { compareVersions, type YamlPath } from "../../lint/context.js";
+import { compareVersions } from "../../api/versions.js";
+import type { YamlPath } from "../../runbook/view.js";
 import { clusterPath, ns, startPath, type CheckInput, type Findings } from "../findings.js";
 import { SYSTEM_DATABASES, isInternalDatabase } from "../selection.js";
 

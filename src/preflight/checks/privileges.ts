@@ -1,5 +1,5 @@
 /** The connecting user's roles against the documented roles of the service's user, by sync type. */
-import { compareVersions } from "../../lint/context.js";
+import { compareVersions } from "../../api/versions.js";
 import { clusterPath, type CheckInput, type Findings } from "../findings.js";
 import { REQUIRED_ROLES, effectiveRoles, type SyncType } from "../docs.js";
 

@@ -1,5 +1,5 @@
 /** Server versions and feature compatibility versions against the service's documented requirements and `serverVersion`. */
-import { compareVersions } from "../../lint/context.js";
+import { compareVersions } from "../../api/versions.js";
 import { clusterPath, startPath, type CheckInput, type Findings } from "../findings.js";
 import { MIN_FCV, isRapidRelease, majorMinor, serverRules } from "../docs.js";
 import type { ClusterFacts } from "../types.js";

@@ -8,6 +8,7 @@ import type { PluginRegistry, PluginRunContext, UndoStack } from "../../plugin/i
 import type { LoadedRunbook } from "../../runbook/index.js";
 import type { Runbook, Step, StepKind } from "../../runbook/types.js";
 import type { Emit } from "../../events.js";
+import { formatDuration } from "../../runbook/duration.js";
 
 /** The checks `--force` can name. */
 export const FORCE_CHECKS = [
@@ -202,7 +203,7 @@ export class StepFailure extends Error {
 /** The reason a step's signal aborted at its time limit. */
 export class StepTimeout extends Error {
   constructor(readonly ms: number) {
-    super(`timed out after ${ms} ms`);
+    super(`timed out after ${formatDuration(ms)}`);
     this.name = "StepTimeout";
   }
 }

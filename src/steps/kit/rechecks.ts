@@ -8,6 +8,7 @@
 import type { VerifierProgress } from "../../api/index.js";
 import { instanceLabel } from "../../events.js";
 import type { FleetSnapshot } from "../../fleet/index.js";
+import { formatDuration } from "../../runbook/duration.js";
 
 /** How long a `recheck` phase lasts before it is said, and then again each time as long. */
 export const RECHECK_WARN_MS = 2 * 60_000;
@@ -31,8 +32,7 @@ export function watchRechecks(everyMs: number, now: () => number = Date.now): Re
       const n = Math.floor((at - since) / everyMs);
       if (n <= said) return undefined;
       said = n;
-      const minutes = Math.round((at - since) / 60_000);
-      return `the verifier has been rechecking for ${minutes >= 1 ? `${minutes} min` : `${Math.round((at - since) / 1000)} s`}${p.generation !== undefined ? ` (generation ${p.generation})` : ""}: writes still arriving? Each generation re-verifies what changed on the source meanwhile, so it ends only once writes have stopped`;
+      return `the verifier has been rechecking for ${formatDuration(at - since)}${p.generation !== undefined ? ` (generation ${p.generation})` : ""}: writes still arriving? Each generation re-verifies what changed on the source meanwhile, so it ends only once writes have stopped`;
     },
   };
 }
@@ -54,7 +54,7 @@ export function writingInstances(before: FleetSnapshot | undefined, now: FleetSn
     const lagging = typeof p.lagTimeSeconds === "number" && p.lagTimeSeconds > 5;
     if (applied || lagging)
       out.push(
-        `${instanceLabel(i.ref)} (${[applied ? `applied ${p.totalEventsApplied! - was.totalEventsApplied!} more events` : "", lagging ? `lag ${p.lagTimeSeconds} s` : ""].filter(Boolean).join(", ")})`,
+        `${instanceLabel(i.ref)} (${[applied ? `applied ${p.totalEventsApplied! - was.totalEventsApplied!} more events` : "", lagging ? `lag ${formatDuration(Number(p.lagTimeSeconds) * 1000)}` : ""].filter(Boolean).join(", ")})`,
       );
   }
   return out;

@@ -1,5 +1,5 @@
 /**
- * Namespace filters as lint reasons about them: which entry selects which `db.collection`,
+ * The namespace filter language (lint and preflight read it): which entry selects which `db.collection`,
  * and the service's regular expressions (PCRE, option letters i, m, s, x) checked with
  * JavaScript's engine after translating the PCRE spellings JavaScript lacks.
  *
@@ -7,7 +7,7 @@
  * tell (an invalid pattern, a PCRE construct JavaScript has no equivalent for). Rules only
  * report what is certain.
  */
-import type { FilterEntry } from "../runbook/types.js";
+import type { FilterEntry } from "./types.js";
 import { errorMessage } from "../errors.js";
 
 export const REGEX_FIELDS = ["collectionsRegex", "databaseRegex"] as const;

@@ -1,0 +1,31 @@
+/**
+ * The API a plugin is written against, in one list: what the built-in plugins (`plugins/*.ts`)
+ * import, and nothing else of syncbook's, so a third party can write `shell` or `http` as they
+ * stand. The package root (`syncbook`) re-exports this module whole.
+ */
+export { definePlugin } from "./api.js";
+export type {
+  PluginDefinition,
+  HookDef,
+  HookFn,
+  HookContext,
+  HookResult,
+  UndoAction,
+  NotifierDef,
+  Notifier,
+  NotifierContext,
+  Notification,
+  NotifyMessage,
+  NotificationSeverity,
+  StepImpl,
+  StepInfo,
+  InstanceSnapshot,
+  PluginContext,
+  PluginLogger,
+  JsonSchema,
+  WritesEffect,
+} from "./api.js";
+export { sendHttp, HttpError, describeTarget, type HttpCall, type HttpAnswer } from "./http.js";
+export { runProcess, ProcessError, showArgv, type ProcessCall, type ProcessResult } from "./process.js";
+export { DURATION_SCHEMA, createRedactor } from "./util.js";
+export { durationMs, durationOr, formatDuration } from "../runbook/duration.js";

@@ -1,0 +1,58 @@
+/** The rules a plugin finding is reported under: what each id means, in one place. */
+import type { RuleInfo } from "../diagnostics.js";
+import { EVENT_NAMES } from "./events.js";
+
+/** The plugin loader's and plugin-call checks' rule ids, entries of the rule catalogue (`src/lint/catalogue.ts`). */
+export const PLUGIN_RULES = [
+  {
+    id: "plugin-load",
+    severity: "error",
+    description: "A `plugins:` entry is missing, fails to import, or does not export a plugin.",
+    spec: "A plugin that is missing or fails to load is a lint error at the `plugins:` entry.",
+    source: "DESIGN.md",
+    hint: "Check the path (relative to the runbook) or install the package; its default export must be definePlugin({...}).",
+  },
+  {
+    id: "plugin-duplicate",
+    severity: "error",
+    description: "Two plugins provide the same plugin name or `use:` name.",
+    spec: "Plugins are how syncbook fits each site without forking it.",
+    source: "DESIGN.md",
+    hint: "Rename one of the entries: a runbook's `use:` must name exactly one hook or notifier.",
+  },
+  {
+    id: "plugin-unknown",
+    severity: "error",
+    description: "A `use:` names no hook or notifier of the built-ins or of the `plugins:` entries.",
+    spec: "Hooks … notifiers … a plugin may add step kinds.",
+    source: "DESIGN.md",
+    hint: "Use a built-in (shell, http, sim-writes; stdout, webhook, chat, file) or add the plugin under `plugins:`.",
+  },
+  {
+    id: "plugin-options",
+    severity: "error",
+    description: "A plugin call's `with:` fails the plugin's own JSON Schema.",
+    spec: "A plugin's options are validated by its own JSON Schema through ajv.",
+    source: "DESIGN.md",
+    hint: "See the plugin's documentation for its options.",
+  },
+  {
+    id: "plugin-not-loaded",
+    severity: "info",
+    description:
+      "`syncbook lint` does not import a `plugins:` entry (its top-level code would run): the options of its hooks are checked when the runbook runs, or by `lint --load-plugins`.",
+    spec: "Lint is a dry run: it sends nothing and runs nothing of the runbook's.",
+    source: "DESIGN.md",
+    hint: "Run `syncbook lint --load-plugins` to import the plugin (its top-level code runs) and check its options too.",
+  },
+  {
+    id: "notify-event",
+    severity: "error",
+    description: "A `notify[].on` names no run event.",
+    spec: "Notifications fire on events chosen in the runbook's top-level `notify:` block.",
+    source: "DESIGN.md",
+    hint: `Events: ${EVENT_NAMES.join(", ")}.`,
+  },
+] as const satisfies readonly RuleInfo[];
+
+export type PluginRule = (typeof PLUGIN_RULES)[number]["id"];
