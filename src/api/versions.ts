@@ -61,9 +61,9 @@ export interface StartFieldRow {
 export const START_FIELDS: readonly StartFieldRow[] = [
   { field: "source", cite: contract(23, "| source | string | yes |") },
   { field: "destination", cite: contract(24, "| destination | string | yes |") },
-  { field: "includeNamespaces", since: "1.1", cite: facts(60, "| `includeNamespaces` | 1.1 |") },
-  { field: "sharding", since: "1.1", cite: facts(61, "| `sharding` | 1.1 |") },
-  { field: "excludeNamespaces", since: "1.6", cite: facts(62, "| `excludeNamespaces` | 1.6 |") },
+  { field: "includeNamespaces", since: "1.1", cite: facts(86, "| `includeNamespaces` | 1.1 |") },
+  { field: "sharding", since: "1.1", cite: facts(87, "| `sharding` | 1.1 |") },
+  { field: "excludeNamespaces", since: "1.6", cite: facts(88, "| `excludeNamespaces` | 1.6 |") },
   {
     field: "buildIndexes",
     since: "1.3",
@@ -75,11 +75,11 @@ export const START_FIELDS: readonly StartFieldRow[] = [
       { value: "excludeHashedAfterCopy", since: "1.16", means: "after the copy, without hashed indexes" },
     ],
     cite: facts(
-      63,
+      90,
       "| `buildIndexes` | 1.3 | `beforeDataCopy` (default), `never` (1.3); `excludeHashed` (1.14); `afterDataCopy`, `excludeHashedAfterCopy` (1.16)",
     ),
   },
-  { field: "reversible", cite: facts(64, "| `reversible` | — |") },
+  { field: "reversible", cite: facts(91, "| `reversible` | — |") },
   {
     field: "enableUserWriteBlocking",
     since: "0.9",
@@ -92,15 +92,15 @@ export const START_FIELDS: readonly StartFieldRow[] = [
       { value: "none", since: "1.12", means: "the same as false" },
     ],
     cite: facts(
-      65,
-      '| `enableUserWriteBlocking` | 0.9 | boolean; strings `"destinationOnly"` (1.11), `"sourceAndDestination"` (= true) and `"none"` (= false) (1.12)',
+      92,
+      '| `enableUserWriteBlocking` | 0.9 | boolean; strings `"destinationOnly"` (1.11 default), `"sourceAndDestination"` (= true) and `"none"` (= false) (1.12)',
     ),
   },
-  { field: "verification", since: "1.9", cite: facts(66, "| `verification: { enabled }` | 1.9 |") },
-  { field: "preExistingDestinationData", since: "1.15", cite: facts(67, "| `preExistingDestinationData` | 1.15 |") },
-  { field: "copyInNaturalOrder", since: "1.16", cite: facts(68, "| `copyInNaturalOrder` | 1.16 |") },
-  { field: "detectRandomId", since: "1.18", cite: facts(69, "| `detectRandomId` | 1.18 |") },
-  { field: "skipDiskSpaceCheck", since: "1.22", cite: facts(70, "| `skipDiskSpaceCheck` | 1.22 |") },
+  { field: "verification", since: "1.9", cite: facts(93, "| `verification: { enabled }` | 1.9 |") },
+  { field: "preExistingDestinationData", since: "1.15", cite: facts(94, "| `preExistingDestinationData` | 1.15 |") },
+  { field: "copyInNaturalOrder", since: "1.16", cite: facts(95, "| `copyInNaturalOrder` | 1.16 |") },
+  { field: "detectRandomId", since: "1.18", cite: facts(96, "| `detectRandomId` | 1.18 |") },
+  { field: "skipDiskSpaceCheck", since: "1.22", cite: facts(97, "| `skipDiskSpaceCheck` | 1.22 |") },
 ];
 
 export const START_FIELD_NAMES: readonly string[] = START_FIELDS.map((r) => r.field);
@@ -120,32 +120,38 @@ export interface ProgressFieldRow {
 
 /** Progress fields by the version that introduced them (facts: "Progress fields, by version"). */
 export const PROGRESS_FIELDS: readonly ProgressFieldRow[] = [
-  { fields: ["success"], since: "1.8", topLevel: true, cite: facts(40, "| top-level `success` | 1.8 |") },
-  { fields: ["canWrite"], since: "1.0", cite: facts(41, "| `canWrite` | 1.0 |") },
+  { fields: ["success"], since: "1.8", topLevel: true, cite: facts(59, "| top-level `success` | 1.8 |") },
+  { fields: ["canWrite"], since: "1.0", cite: facts(60, "| `canWrite` | 1.0 |") },
   {
     fields: ["mongosyncID", "coordinatorID"],
     since: "1.3",
-    cite: facts(42, "| `mongosyncID`, `coordinatorID` | 1.3 |"),
+    cite: facts(61, "| `mongosyncID`, `coordinatorID` | 1.3 |"),
   },
-  { fields: ["totalEventsApplied"], since: "1.8", cite: facts(43, "| `totalEventsApplied` | 1.8 |") },
-  { fields: ["verification"], since: "1.9", cite: facts(44, "| `verification.source` / `.destination` | 1.9 |") },
+  { fields: ["totalEventsApplied"], since: "1.8", cite: facts(62, "| `totalEventsApplied` | 1.8 |") },
+  { fields: ["verification"], since: "1.9", cite: facts(63, "| `verification.source` / `.destination` | 1.9 |") },
   {
     fields: ["estimatedSecondsToCEACatchup"],
     since: "1.14",
-    cite: facts(45, "| `estimatedSecondsToCEACatchup` | 1.14 |"),
+    cite: facts(64, "| `estimatedSecondsToCEACatchup` | 1.14 |"),
   },
-  { fields: ["pingLatencyMs"], since: "1.17", cite: facts(46, "| `pingLatencyMs` | 1.17 |") },
   {
-    fields: ["indexBuilding", "estimatedOplogTimeRemaining", "warnings"],
-    since: "1.19",
-    cite: facts(47, "| `indexBuilding`, `estimatedOplogTimeRemaining`, `warnings[]` | 1.19 |"),
+    fields: ["pingLatencyMs"],
+    since: "1.17",
+    cite: facts(65, "| `source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 |"),
   },
+  { fields: ["indexBuilding"], since: "1.19", cite: facts(66, "| `indexBuilding` | 1.19 |") },
+  {
+    fields: ["estimatedOplogTimeRemaining"],
+    since: "1.19",
+    cite: facts(67, "| `estimatedOplogTimeRemaining` | 1.19 |"),
+  },
+  { fields: ["warnings"], since: "1.19", cite: facts(68, "| `warnings` | 1.19 |") },
   {
     fields: ["lag"],
     since: "1.21",
-    cite: facts(48, "| `lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 |"),
+    cite: facts(69, "| `lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 |"),
   },
-  { fields: ["ceaStage"], since: "1.22", cite: facts(49, "| `ceaStage` | 1.22 |") },
+  { fields: ["ceaStage"], since: "1.22", cite: facts(70, "| `ceaStage` | 1.22 |") },
 ];
 
 /** The version a progress field (inside `progress`, or `success`) came with; undefined: the contract's own. */
@@ -161,13 +167,13 @@ export interface StateRow {
 
 /** The states (facts: "States"); the order is the sync's. */
 export const STATES: readonly StateRow[] = [
-  { state: "IDLE", cite: facts(28, "IDLE, INITIALIZING (1.20, before RUNNING)") },
-  { state: "INITIALIZING", since: "1.20", cite: facts(28, "INITIALIZING (1.20, before RUNNING)") },
-  { state: "RUNNING", cite: facts(28, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
-  { state: "PAUSED", cite: facts(28, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
-  { state: "COMMITTING", cite: facts(28, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
-  { state: "COMMITTED", cite: facts(28, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
-  { state: "REVERSING", cite: facts(29, "COMMITTED → REVERSING") },
+  { state: "IDLE", cite: facts(39, "IDLE, INITIALIZING (1.20)") },
+  { state: "INITIALIZING", since: "1.20", cite: facts(39, "INITIALIZING (1.20)") },
+  { state: "RUNNING", cite: facts(39, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "PAUSED", cite: facts(39, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "COMMITTING", cite: facts(39, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "COMMITTED", cite: facts(39, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "REVERSING", cite: facts(42, "COMMITTED → REVERSING") },
 ];
 
 /** Every state some version has, in the sync's order. */
@@ -180,50 +186,79 @@ export function statesOf(version: string | undefined): SyncState[] {
 
 /** Behaviour that changed at a version (refusals the facts document, and what else moved). */
 export const BEHAVIOUR = {
-  /** "`start` while INITIALIZING (1.20)" is a documented refusal. */
-  startRefusedWhileInitializing: { since: "1.20", cite: facts(24, "while INITIALIZING (1.20)") },
-  /** "`commit` while `canCommit` is false (1.21)" is a documented refusal. */
-  commitRefusedUnlessCanCommit: { since: "1.21", cite: facts(24, "`commit` while `canCommit` is false (1.21)") },
-  /** "`resume` before PAUSED (1.21)" is a documented refusal. */
-  resumeRefusedUnlessPaused: { since: "1.21", cite: facts(25, "PAUSED (1.21)") },
-  /** The embedded verifier: on by default, it verifies from start to commit. */
+  /** "`start` while INITIALIZING [progress 1.20]" is a documented refusal. */
+  startRefusedWhileInitializing: { since: "1.20", cite: facts(35, "while INITIALIZING [progress 1.20]") },
+  /** "`commit` while `canCommit` is false [notes 1.21]" is a documented refusal. */
+  commitRefusedUnlessCanCommit: {
+    since: "1.21",
+    cite: facts(35, "`commit` while `canCommit` is false [notes 1.21]"),
+  },
+  /** "`resume` before PAUSED [notes 1.21]" is a documented refusal. */
+  resumeRefusedUnlessPaused: { since: "1.21", cite: facts(36, "`resume` before PAUSED [notes 1.21]") },
+  /**
+   * The embedded verifier, on by default: for replica sets from 1.9, for sharded clusters from
+   * `shardedSince` (1.10).
+   */
   embeddedVerifier: {
     since: "1.9",
-    cite: facts(66, "| `verification: { enabled }` | 1.9 | embedded verifier, on by default"),
+    shardedSince: "1.10",
+    cite: facts(93, "on by default for replica sets from 1.9, for sharded clusters from 1.10"),
   },
-  /** The INITIALIZING state: not ready for /start yet. */
-  initializing: { since: "1.20", cite: facts(28, "INITIALIZING (1.20, before RUNNING)") },
+  /** The INITIALIZING state: not ready for /start yet; after a restart it returns to the state before the crash. */
+  initializing: { since: "1.20", cite: facts(39, "INITIALIZING (1.20)") },
   /** Write blocking defaults to destination-only. */
   writeBlockingDestinationOnlyDefault: {
     since: "1.11",
-    cite: facts(74, "from 1.11 the default is destination-only"),
+    cite: facts(117, "from 1.11 the default is destination-only"),
   },
-  /** Live upgrades of a running sync are refused. */
-  noLiveUpgrades: { since: "1.11", cite: facts(33, "Live upgrades of a running sync are not supported from 1.11.") },
   /** Writes on the source during commit fail the migration (before: they are lost). */
   failOnSourceWritesDuringCommit: {
     since: "1.17",
-    cite: facts(34, "From 1.17 the service fails the migration if it sees writes on the source during commit"),
+    cite: facts(46, "From 1.17 the service fails the migration if it sees writes on the source during commit"),
   },
   /** `afterDataCopy` is the default for sources on server 6.0+, and canCommit waits for the index builds. */
   afterDataCopyDefault: {
     since: "1.17",
     sourceServer: "6.0",
-    cite: facts(63, "from 1.17 `afterDataCopy` is the default for sources on server 6.0+"),
+    cite: facts(90, "from 1.17 `afterDataCopy` is the default for sources on server 6.0+"),
   },
   /** Write blocking comes from the service's configuration (and enableUserWriteBlocking is gone). */
   writeBlockingFromConfig: {
     since: "1.20",
-    cite: facts(79, "From 1.20 the service manages write blocking on both sides from its own configuration"),
+    cite: facts(121, "From 1.20 the service manages write blocking on both sides from"),
   },
   /** `lagTimeSeconds` is deprecated for `lag.overallLagSeconds`. */
   lagObject: {
     since: "1.21",
-    cite: facts(48, "`lagTimeSeconds` deprecated from 1.21: read `lag.overallLagSeconds` when present"),
+    cite: facts(
+      69,
+      "| `lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 | `lagTimeSeconds` deprecated: read `lag.overallLagSeconds` when present",
+    ),
   },
   /** The one documented error name, and the start option that skips its check. */
-  diskSpaceCheck: { since: "1.22", cite: facts(21, "`InsufficientDestinationDiskSpace` (1.22;") },
-} as const satisfies Record<string, { since: string; cite: Cite; sourceServer?: string }>;
+  diskSpaceCheck: { since: "1.22", cite: facts(32, "`InsufficientDestinationDiskSpace` [notes 1.22]") },
+} as const satisfies Record<string, { since: string; cite: Cite; sourceServer?: string; shardedSince?: string }>;
+
+/**
+ * Live upgrades (a new binary continuing a running sync) exist only where the release notes say
+ * so: `from` undefined means any earlier version. Everything else (1.20 in particular) is not a
+ * live upgrade: stop the sync and start again.
+ */
+export const LIVE_UPGRADES: readonly { from?: string; to: string; cite: Cite }[] = [
+  { from: "1.12", to: "1.13", cite: facts(51, "1.12 → 1.13 [versioning page]") },
+  { to: "1.18", cite: facts(51, "to 1.18 [notes 1.18]") },
+];
+
+/** Whether the documentation publishes a live upgrade from `from` to `to` (minor versions compared). */
+export function liveUpgradePublished(from: string, to: string): boolean {
+  const minor = (v: string): string => v.split(".").slice(0, 2).join(".");
+  return LIVE_UPGRADES.some(
+    (u) =>
+      compareVersions(minor(to), u.to) === 0 &&
+      compareVersions(minor(from), u.to) < 0 &&
+      (u.from === undefined || compareVersions(minor(from), u.from) === 0),
+  );
+}
 
 /** `service 1.15+`, `service 0.9–1.19 (removed in 1.20)`: how a version range reads everywhere (format descriptions, lint, plans). */
 export function versionRange(since: string | undefined, until?: string): string {

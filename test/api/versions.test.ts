@@ -11,12 +11,14 @@ import { SYNC_STATES } from "../../src/api/types.js";
 import {
   ALL_STATES,
   BEHAVIOUR,
+  LIVE_UPGRADES,
   PROGRESS_FIELDS,
   START_FIELDS,
   STATES,
   START_FIELD_NAMES,
   atLeast,
   compareVersions,
+  liveUpgradePublished,
   startVersionProblems,
   statesOf,
   versionDependentParts,
@@ -42,6 +44,7 @@ const cites: [string, Cite][] = [
   ...PROGRESS_FIELDS.map((r): [string, Cite] => [`progress ${r.fields.join(", ")}`, r.cite]),
   ...STATES.map((r): [string, Cite] => [`state ${r.state}`, r.cite]),
   ...Object.entries(BEHAVIOUR).map(([k, r]): [string, Cite] => [`behaviour ${k}`, r.cite]),
+  ...LIVE_UPGRADES.map((r): [string, Cite] => [`live upgrade to ${r.to}`, r.cite]),
 ];
 
 describe.skipIf(!haveSpec)("every row quotes its line of the facts (../shared/spec)", () => {
@@ -56,12 +59,12 @@ describe("every row says what its quote says", () => {
     expect(r.cite.text).toContain(r.cite.file === "service-facts.md" ? `\`${field}` : `| ${field} |`);
     if (r.since !== undefined) expect(r.cite.text).toContain(`| ${r.since} |`);
     else expect(r.cite.text).toMatch(/\| (—|string) \|/);
-    // a value's version is the first "(x.y)" after it in the quote
+    // a value's version is the first "(x.y)" (or "(x.y default)") after it in the quote
     for (const v of r.values ?? []) {
       if (typeof v.value !== "string") continue;
       const at = r.cite.text.search(new RegExp(`${v.value}"?\``));
       expect(at, `${field}: ${v.value} is quoted`).toBeGreaterThan(0);
-      expect(/\((\d+\.\d+)\)/.exec(r.cite.text.slice(at))?.[1], `${field}: ${v.value}`).toBe(v.since);
+      expect(/\((\d+\.\d+)[ )]/.exec(r.cite.text.slice(at))?.[1], `${field}: ${v.value}`).toBe(v.since);
     }
   });
   it("enableUserWriteBlocking: removed in 1.20", () => {
@@ -73,7 +76,7 @@ describe("every row says what its quote says", () => {
     for (const f of r.fields) expect(r.cite.text).toContain(f);
     expect(r.cite.text).toContain(`| ${r.since} |`);
   });
-  it("states: INITIALIZING from 1.20, REVERSING after COMMITTED; the order of the facts", () => {
+  it("states: INITIALIZING from 1.20 (before IDLE), REVERSING after COMMITTED; the order of the facts", () => {
     expect(ALL_STATES).toEqual(["IDLE", "INITIALIZING", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED", "REVERSING"]);
     for (const s of STATES) expect(s.cite.text).toContain(s.state);
     expect(STATES.find((s) => s.state === "INITIALIZING")!.since).toBe("1.20");
@@ -83,6 +86,21 @@ describe("every row says what its quote says", () => {
   });
   it.each(Object.entries(BEHAVIOUR))("behaviour %s", (_k, r) => {
     expect(r.cite.text).toContain(r.since);
+  });
+  it("the embedded verifier: replica sets from 1.9, sharded clusters from 1.10", () => {
+    const r = BEHAVIOUR.embeddedVerifier;
+    expect(r.cite.text).toContain(`replica sets from ${r.since}, for sharded clusters from ${r.shardedSince}`);
+  });
+  it("live upgrades: 1.12 → 1.13 and to 1.18 only; none to 1.20", () => {
+    for (const u of LIVE_UPGRADES) expect(u.cite.text).toContain(`${u.from ? `${u.from} → ` : "to "}${u.to}`);
+    expect(liveUpgradePublished("1.12.1", "1.13.0")).toBe(true);
+    expect(liveUpgradePublished("1.11.0", "1.13.0")).toBe(false);
+    expect(liveUpgradePublished("1.17.2", "1.18.0")).toBe(true);
+    expect(liveUpgradePublished("1.9.0", "1.18.1")).toBe(true);
+    expect(liveUpgradePublished("1.18.0", "1.18.1")).toBe(false);
+    expect(liveUpgradePublished("1.19.0", "1.20.0")).toBe(false);
+    expect(liveUpgradePublished("1.20.0", "1.21.0")).toBe(false);
+    expect(liveUpgradePublished("1.10.0", "1.11.0")).toBe(false);
   });
 });
 
