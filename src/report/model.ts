@@ -711,13 +711,19 @@ export class ReportBuilder {
         this.#markers.push({ t, kind: "writes-stopped", label: "writes stopped", ...(cur ? { run: cur.run.n } : {}) });
         break;
       case "window.closed":
-        if (e.reason === "canWrite")
-          this.#markers.push({
+        if (e.reason === "canWrite") {
+          const m: ReportMarker = {
             t: this.#t(e.seenAt),
             kind: "can-write",
             label: "canWrite",
             ...(cur ? { run: cur.run.n } : {}),
-          });
+          };
+          // the read that completes canWrite on every instance may show every one COMMITTED too:
+          // canWrite comes first (service facts: "COMMITTED comes later")
+          const last = this.#markers[this.#markers.length - 1];
+          if (last?.kind === "committed" && last.t === m.t) this.#markers.splice(-1, 0, m);
+          else this.#markers.push(m);
+        }
         break;
       case "window.writes-on":
         this.#markers.push({ t, kind: "writes-on", label: "writes on", ...(cur ? { run: cur.run.n } : {}) });
