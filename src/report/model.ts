@@ -13,6 +13,7 @@ import {
   type RunEvent,
   type RunEventOf,
 } from "../events.js";
+import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
 import { WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -330,14 +331,11 @@ export function progressFields(p: unknown): Omit<ProgressSample, "t" | "at"> {
   if (copied !== undefined) out.copiedBytes = copied;
   const total = num(copy?.estimatedTotalBytes);
   if (total !== undefined) out.totalBytes = total;
-  // lag.overallLagSeconds when present (1.21+; lagTimeSeconds is deprecated there)
-  const lagObj = obj(o.lag);
-  const lag =
-    lagObj && Object.hasOwn(lagObj, "overallLagSeconds") ? num(lagObj.overallLagSeconds) : num(o.lagTimeSeconds);
-  if (lag !== undefined) out.lagSeconds = lag;
+  const lag = lagSeconds(o);
+  if (typeof lag === "number") out.lagSeconds = lag;
   const catchup = num(o.estimatedSecondsToCEACatchup);
   if (catchup !== undefined) out.ceaCatchupSeconds = catchup;
-  const ping = num(o.pingLatencyMs);
+  const ping = pingLatencyMs(o);
   if (ping !== undefined) out.pingLatencyMs = ping;
   const building = obj(o.indexBuilding);
   if (building) out.indexBuilding = JSON.parse(stripUserinfo(JSON.stringify(building))) as Record<string, unknown>;
