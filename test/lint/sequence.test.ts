@@ -115,7 +115,7 @@ describe("state model", () => {
     ]);
   });
 
-  it('"INITIALIZING (1.20, before RUNNING)": "not ready for /start", so it comes before IDLE, never after a start', async () => {
+  it('"IDLE, INITIALIZING (1.20)": "the service rejects `start` while in it", so it comes before IDLE, never after a start', async () => {
     const wait = "  - waitFor: { state: INITIALIZING }\n";
     const idle = "  - waitFor: { state: IDLE }\n";
     // before the start, on 1.20+: the services may still be initializing
