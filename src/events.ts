@@ -189,9 +189,9 @@ export interface RunEventMap {
    */
   "window.opened": { index: number; id: string };
   /**
-   * The window's end: `canWrite` (the coordinator reported canWrite true: the destination takes
-   * writes; `seenAt` is that read's answer and `unmetAt` the coordinator's last answer with
-   * canWrite false, so the true end lies between them) or `undone` (the stopWrites undo ran:
+   * The window's end: `canWrite` (every instance reported canWrite true: the destination takes
+   * writes; `seenAt` is the read that completed it and `unmetAt` the last answer of any instance
+   * with canWrite false, so the true end lies between them) or `undone` (the stopWrites undo ran:
    * writes are back on the source, there was no cutover).
    */
   "window.closed": { reason: "canWrite" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };

@@ -54,6 +54,6 @@ export {
   atLeast,
 } from "./versions.js";
 export type { Cite, StartFieldRow, ProgressFieldRow, StateRow, StartVersionProblem } from "./versions.js";
-export { lagSeconds } from "./progress.js";
+export { lagSeconds, pingLatencyMs } from "./progress.js";
 export { wireStartBody } from "./start-body.js";
 export { progressResponseSpec } from "./types.js";

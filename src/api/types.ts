@@ -11,7 +11,7 @@
  * test/api/schema-agreement.test.ts checks the descriptors against the schemas, and that ajv
  * and the checker agree on sample answers.
  */
-import { atLeast, progressFieldSince } from "./versions.js";
+import { atLeast, progressField } from "./versions.js";
 
 /**
  * States, in the sync's order (service facts, "States"): INITIALIZING from 1.20, REVERSING
@@ -104,11 +104,19 @@ export const PROGRESS_SPEC = {
   },
   // From here on, fields of later versions (src/api/versions.ts, PROGRESS_FIELDS): optional in
   // the version-less descriptor, expected by a client that knows the fleet's version
-  // (`progressResponseSpec`). Null in IDLE like every field but state and canCommit.
+  // (`progressResponseSpec`) unless the service omits them where they do not apply. Null in
+  // IDLE like every field but state and canCommit.
   estimatedSecondsToCEACatchup: num("optional", true),
-  pingLatencyMs: num("optional", true),
+  /** `source.pingLatencyMs` (1.17): absent under 1 ms or before the first ping; -1 when the last ping failed. */
+  source: { type: "object", presence: "optional", nullable: true, fields: { pingLatencyMs: num("optional", true) } },
+  destination: {
+    type: "object",
+    presence: "optional",
+    nullable: true,
+    fields: { pingLatencyMs: num("optional", true) },
+  },
   indexBuilding: { type: "object", presence: "optional", nullable: true, fields: {} },
-  /** The facts give no shape (the simulator sends a Go duration string): kept as sent. */
+  /** A human string ("45 minutes", "less than 15 minutes", "not checked yet"): kept as sent. */
   estimatedOplogTimeRemaining: { type: "any", presence: "optional" },
   warnings: { type: "array", presence: "optional", nullable: true },
   lag: {
@@ -140,9 +148,10 @@ export const PROGRESS_RESPONSE_SPEC = {
 export function progressResponseSpec(version: string | undefined): FieldsSpec {
   if (version === undefined) return PROGRESS_RESPONSE_SPEC;
   const expect = (name: string, f: FieldSpec): FieldSpec => {
-    const since = progressFieldSince(name);
-    if (since === undefined || f.presence === "required") return f;
-    return { ...f, presence: atLeast(version, since) ? "expected" : "optional" };
+    const row = progressField(name);
+    if (row === undefined || f.presence === "required") return f;
+    // omitted where it does not apply: never expected, whatever the version
+    return { ...f, presence: row.omitted !== true && atLeast(version, row.since) ? "expected" : "optional" };
   };
   const progress: Record<string, FieldSpec> = {};
   for (const [k, f] of Object.entries<FieldSpec>(PROGRESS_SPEC)) progress[k] = expect(k, f);
@@ -254,8 +263,10 @@ export interface ProgressFields {
   verification?: ({ source?: VerificationSide & Extra; destination?: VerificationSide & Extra } & Extra) | null;
   /** Seconds until change event application catches up (1.14+); null outside it. */
   estimatedSecondsToCEACatchup?: number | null;
-  /** Round trip to the clusters, in ms (1.17+). */
-  pingLatencyMs?: number | null;
+  /** Round trip to the source cluster (1.17+): see `pingLatencyMs` in progress.ts. */
+  source?: (PingFields & Extra) | null;
+  /** Round trip to the destination cluster (1.17+). */
+  destination?: (PingFields & Extra) | null;
   /** Index builds after the copy (1.19+); its fields are not documented. */
   indexBuilding?: Extra | null;
   /** 1.19+; its form is not documented. */
@@ -266,6 +277,11 @@ export interface ProgressFields {
   lag?: (LagFields & Extra) | null;
   /** Stage of change event application (1.22+). */
   ceaStage?: string | null;
+}
+
+export interface PingFields {
+  /** Milliseconds; absent under 1 ms or before the first ping, -1 when the last ping failed. */
+  pingLatencyMs?: number | null;
 }
 
 export interface LagFields {

@@ -110,11 +110,16 @@ export function startField(field: string): StartFieldRow | undefined {
 }
 
 export interface ProgressFieldRow {
-  /** Field names inside `progress` (`success` is the answer's top level). */
+  /** Field names inside `progress` (`success` is the answer's top level); dotted below an object. */
   fields: readonly string[];
   since: string;
   /** The field is at the answer's top level, not inside `progress`. */
   topLevel?: boolean;
+  /**
+   * The service omits it where it does not apply (the facts' **omitted**, **absent**, **only
+   * …**): an answer without it is no evidence of an older service, and no warning.
+   */
+  omitted?: true;
   cite: Cite;
 }
 
@@ -132,31 +137,49 @@ export const PROGRESS_FIELDS: readonly ProgressFieldRow[] = [
   {
     fields: ["estimatedSecondsToCEACatchup"],
     since: "1.14",
-    cite: facts(64, "| `estimatedSecondsToCEACatchup` | 1.14 |"),
+    omitted: true,
+    cite: facts(64, "| `estimatedSecondsToCEACatchup` | 1.14 | **omitted**"),
   },
   {
-    fields: ["pingLatencyMs"],
+    fields: ["source.pingLatencyMs", "destination.pingLatencyMs"],
     since: "1.17",
-    cite: facts(65, "| `source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 |"),
+    omitted: true,
+    cite: facts(65, "| `source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 | **absent**"),
   },
-  { fields: ["indexBuilding"], since: "1.19", cite: facts(66, "| `indexBuilding` | 1.19 |") },
+  {
+    fields: ["indexBuilding"],
+    since: "1.19",
+    omitted: true,
+    cite: facts(66, "| `indexBuilding` | 1.19 | **only during change event application**"),
+  },
   {
     fields: ["estimatedOplogTimeRemaining"],
     since: "1.19",
-    cite: facts(67, "| `estimatedOplogTimeRemaining` | 1.19 |"),
+    omitted: true,
+    cite: facts(67, "| `estimatedOplogTimeRemaining` | 1.19 | a human string"),
   },
-  { fields: ["warnings"], since: "1.19", cite: facts(68, "| `warnings` | 1.19 |") },
+  {
+    fields: ["warnings"],
+    since: "1.19",
+    omitted: true,
+    cite: facts(68, "| `warnings` | 1.19 | array of strings, **omitted when there are none**"),
+  },
   {
     fields: ["lag"],
     since: "1.21",
     cite: facts(69, "| `lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 |"),
   },
-  { fields: ["ceaStage"], since: "1.22", cite: facts(70, "| `ceaStage` | 1.22 |") },
+  {
+    fields: ["ceaStage"],
+    since: "1.22",
+    omitted: true,
+    cite: facts(70, "| `ceaStage` | 1.22 | **only during change event application**"),
+  },
 ];
 
-/** The version a progress field (inside `progress`, or `success`) came with; undefined: the contract's own. */
-export function progressFieldSince(field: string): string | undefined {
-  return PROGRESS_FIELDS.find((r) => r.fields.includes(field))?.since;
+/** The row of a progress field (inside `progress`, dotted below an object, or `success`); undefined: the contract's own. */
+export function progressField(field: string): ProgressFieldRow | undefined {
+  return PROGRESS_FIELDS.find((r) => r.fields.includes(field));
 }
 
 export interface StateRow {

@@ -60,11 +60,6 @@ export interface Evaluation {
 interface Check<T> {
   name: string;
   test: (subject: T, fleet: FleetFacts) => { ok: boolean; value: unknown };
-  /**
-   * Read on the coordinator whatever `on` says (`canWrite` when `on` is not given: service facts,
-   * "`canWrite` is authoritative on the coordinator"). A fleet of one is its own coordinator.
-   */
-  coordinator?: boolean;
 }
 
 /** What only the whole fleet can tell an instance (copy totals are global, copied bytes per instance). */
@@ -198,12 +193,10 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
     });
   }
   if (cond.canCommit !== undefined) instance.push(equalsCheck("canCommit", cond.canCommit, (p) => p.canCommit));
-  if (cond.canWrite !== undefined) {
-    // "on a multi-instance fleet, trust the coordinator's value" (service facts): the default;
-    // an explicit `on` is the author's choice (lint says why the coordinator's is the one to read)
-    const check = equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite);
-    instance.push(cond.on === undefined ? { ...check, name: `${check.name} (coordinator)`, coordinator: true } : check);
-  }
+  // like every instance condition, on every instance unless `on` says otherwise: each instance
+  // reports its own canWrite, and no published source says one speaks for the fleet (service
+  // facts, "Not published": the reading that fails safe waits for every instance)
+  if (cond.canWrite !== undefined) instance.push(equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite));
   if (cond.info !== undefined) instance.push(equalsCheck("info", cond.info, (p) => p.info));
   if (cond.lagBelow !== undefined) {
     const limit = lagLimitSeconds(cond.lagBelow);
@@ -434,30 +427,23 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
   const verifierOk = failing.length === 0;
 
   let instancesOk = true;
-  const onCoordinator = (list: Check<Progress>[]): boolean => {
-    const { sample, coordinatorID } = findCoordinator(snapshot);
-    if (!sample) {
-      failing.push({ instance: "coordinator", condition: "coordinator answered", value: coordinatorID ?? null });
-      return false;
-    }
-    const f = failuresOf(sample, list, facts);
-    failing.push(...f);
-    return f.length === 0;
-  };
   if (checks.instance.length > 0) {
     const on = cond.on;
     if (on === "coordinator") {
-      instancesOk = onCoordinator(checks.instance);
-    } else {
-      const own = checks.instance.filter((c) => c.coordinator !== true);
-      const coordinator = checks.instance.filter((c) => c.coordinator === true);
-      if (own.length > 0) {
-        const per = snapshot.instances.map((s) => failuresOf(s, own, facts));
-        instancesOk = on === "any" ? per.some((f) => f.length === 0) : per.every((f) => f.length === 0);
-        // with `any` met, the instances that fail do not hold the wait up: nothing to show
-        if (!instancesOk) for (const f of per) failing.push(...f);
+      const { sample, coordinatorID } = findCoordinator(snapshot);
+      if (!sample) {
+        failing.push({ instance: "coordinator", condition: "coordinator answered", value: coordinatorID ?? null });
+        instancesOk = false;
+      } else {
+        const f = failuresOf(sample, checks.instance, facts);
+        failing.push(...f);
+        instancesOk = f.length === 0;
       }
-      if (coordinator.length > 0) instancesOk = onCoordinator(coordinator) && instancesOk;
+    } else {
+      const per = snapshot.instances.map((s) => failuresOf(s, checks.instance, facts));
+      instancesOk = on === "any" ? per.some((f) => f.length === 0) : per.every((f) => f.length === 0);
+      // with `any` met, the instances that fail do not hold the wait up: nothing to show
+      if (!instancesOk) for (const f of per) failing.push(...f);
     }
   }
   return { met: verifierOk && instancesOk, failing };

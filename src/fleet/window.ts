@@ -1,7 +1,9 @@
 /**
  * The write-stop window: how long the application could not write. It opens when a stopWrites
- * hook succeeds (`window.opened`) and closes when the coordinator reports `canWrite: true` (the
- * destination takes writes; service facts: "`canWrite` is authoritative on the coordinator"),
+ * hook succeeds (`window.opened`) and closes when every instance reports `canWrite: true` (the
+ * destination takes writes; service facts: "Every instance reports its own progress, `canWrite`
+ * included", and whether one instance's value speaks for the fleet is not published: the reading
+ * that fails safe waits for all),
  * or when the stop's undo turned writes back on (no cutover). A hook step marked `writesOn`
  * extends it to the moment the application really writes again.
  *
@@ -22,8 +24,6 @@
 import type { RunEvent, RunEventMap } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
-import { findCoordinator } from "./conditions.js";
-import type { FleetSnapshot, InstanceSample } from "./fleet.js";
 
 export type WindowShare = "service" | "runner" | "operator" | "steps";
 export const WINDOW_SHARES: readonly WindowShare[] = ["service", "runner", "operator", "steps"];
@@ -49,7 +49,7 @@ export interface WriteStopWindow {
   closedBy?: "canWrite" | "undone";
   /** The read that showed canWrite (or the undo's end). */
   closedAt?: number;
-  /** The coordinator's last answer with canWrite false before closedAt: the true end lies after it. */
+  /** The last answer with canWrite false (of any instance) before closedAt: the true end lies after it. */
   unmetAt?: number;
   /** A `writesOn` hook succeeded: the application writes again. */
   writesOnAt?: number;
@@ -88,7 +88,7 @@ interface Win {
   writesOnAt?: number;
 }
 
-type Seen = Pick<Progress, "canWrite" | "mongosyncID" | "coordinatorID">;
+type Seen = Pick<Progress, "canWrite">;
 
 export class WindowTracker {
   readonly #windows: Win[] = [];
@@ -219,11 +219,7 @@ export class WindowTracker {
   #sample(e: Extract<RunEvent, { type: "progress.sampled" }>): void {
     const p = e.progress as Partial<Progress> | undefined;
     const i = e.instance.index;
-    this.#latest.set(i, {
-      canWrite: p?.canWrite ?? null,
-      ...(p?.mongosyncID !== undefined ? { mongosyncID: p.mongosyncID } : {}),
-      ...(p?.coordinatorID !== undefined ? { coordinatorID: p.coordinatorID } : {}),
-    });
+    this.#latest.set(i, { canWrite: p?.canWrite ?? null });
     if (p?.canWrite !== true) this.#lastFalse.set(i, e.at);
     const w = this.#current;
     // only an answer with canWrite true can end the window: the fleet is judged then, not on every answer
@@ -243,24 +239,14 @@ export class WindowTracker {
   }
 
   /**
-   * The instances whose canWrite ends the window, when they all report it: the coordinator's
-   * (service facts), or every instance's when no coordinator can be found (no ids before 1.3):
-   * the later, conservative end.
+   * The instances whose canWrite ends the window, when every one of them reports it (service
+   * facts: each instance reports its own `canWrite`; none is published to speak for the fleet).
    */
   #canWriteWho(): number[] | undefined {
     const n = Math.max(this.#instances, this.#latest.size);
     if (this.#latest.size < n) return undefined;
-    const snapshot: FleetSnapshot = {
-      at: 0,
-      instances: [...this.#latest.entries()]
-        .sort((a, b) => a[0] - b[0])
-        .map(([index, seen]): InstanceSample => ({ ref: { url: "", index }, progress: seen as Progress })),
-    };
-    const { sample } = findCoordinator(snapshot);
-    if (sample) return sample.progress?.canWrite === true ? [sample.ref.index] : undefined;
-    return snapshot.instances.every((s) => s.progress?.canWrite === true)
-      ? snapshot.instances.map((s) => s.ref.index)
-      : undefined;
+    const all = [...this.#latest.entries()];
+    return all.every(([, seen]) => seen.canWrite === true) ? all.map(([index]) => index) : undefined;
   }
 
   /** Every window so far (a stop undone and stopped again makes two), measured up to `now` when open. */
@@ -344,7 +330,7 @@ export class WindowTracker {
     }
     switch (s.kind) {
       case "waitFor": {
-        // the window's end inside this wait: the coordinator's last canWrite false splits it
+        // the window's end inside this wait: the fleet's last canWrite false splits it
         const closesHere =
           w.closedBy === "canWrite" && w.closedAt !== undefined && w.closedAt === to && w.closedAt <= end;
         const split = closesHere
@@ -407,7 +393,7 @@ export function describeWindow(w: WriteStopWindow): string {
       ? "writes stopped, then back on by the undo: no cutover"
       : w.open
         ? "still open: writes are stopped and canWrite was not seen"
-        : "writes stopped → canWrite on the coordinator";
+        : "writes stopped → canWrite on every instance";
   const on = w.toWritesOnMs !== undefined ? `; → writes on again: ${formatDuration(w.toWritesOnMs)}` : "";
   return `${total} (${end}${on}): ${windowShares(w)}`;
 }

@@ -51,8 +51,8 @@ steps:
   - id: committed
     waitFor: { state: COMMITTED, timeout: 1h }
   - id: writable
-    name: The coordinator lets the destination take writes
-    waitFor: { canWrite: true, on: coordinator, timeout: 10m }
+    name: Every instance lets the destination take writes
+    waitFor: { canWrite: true, timeout: 10m }
   - id: verify
     name: Tell the verifier writes are off, then wait for its result (indexes match only once COMMITTED)
     verify: { timeout: 4h }

@@ -45,13 +45,13 @@ export const rules: RuleInfo[] = [
     hint: "Give the base address only, e.g. http://127.0.0.1:27182; syncbook appends /api/v1/... itself.",
   },
   {
-    id: "can-write-not-coordinator",
+    id: "can-write-one-instance",
     severity: "warning",
     description:
-      "A `canWrite` condition with `on: all` or `on: any` on a multi-instance fleet: the coordinator's value is the authoritative one.",
-    spec: "`canWrite` | 1.0 | on a multi-instance fleet, trust the coordinator's value",
+      "A `canWrite: true` condition with `on: any` or `on: coordinator` on a multi-instance fleet: one instance's canWrite is not published to speak for the fleet.",
+    spec: "Every instance reports its own progress, `canWrite` included.",
     source: "service-facts.md",
-    hint: "Drop `on` (a canWrite condition then reads the coordinator, the documentation's rule) or write `on: coordinator`.",
+    hint: "Drop `on` (a condition holds on every instance by default): the destination takes writes when every instance says `canWrite: true`.",
   },
   {
     id: "verify-without-verifier",
@@ -193,8 +193,9 @@ export function check(ctx: LintContext): void {
 }
 
 /**
- * `canWrite` on a fleet of several instances: without `on` the runner reads the coordinator's
- * (src/fleet/conditions.ts); an explicit `on: all | any` overrides that, and says why it should not.
+ * `canWrite: true` on a fleet of several instances read on one of them. Whether one instance's
+ * canWrite speaks for the fleet is not published (service facts, "Not published"): the reading
+ * that fails safe waits for every instance, the default of every condition.
  */
 function checkCanWrite(ctx: LintContext): void {
   const n = ctx.runbook.instances.length;
@@ -202,12 +203,12 @@ function checkCanWrite(ctx: LintContext): void {
   ctx.runbook.steps.forEach((step, i) => {
     const kind = "waitFor" in step && step.waitFor ? "waitFor" : "assert" in step && step.assert ? "assert" : undefined;
     const body = kind === "waitFor" ? step.waitFor : kind === "assert" ? step.assert : undefined;
-    if (!kind || !body || body.canWrite === undefined) return;
-    if (body.on !== "all" && body.on !== "any") return;
+    if (!kind || !body || body.canWrite !== true) return;
+    if (body.on !== "any" && body.on !== "coordinator") return;
     ctx.report(
-      "can-write-not-coordinator",
+      "can-write-one-instance",
       ["steps", i, kind, "on"],
-      `\`canWrite\` is read on ${body.on === "all" ? "every" : "any"} instance here, but on a fleet of ${n} instances only the coordinator's value is authoritative${body.on === "any" ? ": another instance's true does not mean the destination may take writes" : ": other instances may report another value"}.`,
+      `\`canWrite\` is read on ${body.on === "any" ? "any one instance" : "the coordinator"} here, but each of the ${n} instances reports its own, and no published source says one speaks for the fleet: another instance may still report canWrite false, and the destination may not take writes yet.`,
     );
   });
 }

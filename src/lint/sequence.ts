@@ -112,7 +112,7 @@ export const rules: RuleInfo[] = [
       "`verify` sends writesOff where the sync may not be COMMITTED yet: the destination's index metadata still differs by design, so the verification fails on it.",
     spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**. Before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and hidden indexes visible on the destination, so index metadata differs by design until commit.",
     source: "service-facts.md",
-    hint: "Start the check early with `startVerification` (during change event application) and move `verify` after the commit and a `waitFor: { state: COMMITTED }` (and `waitFor: { canWrite: true, on: coordinator }`).",
+    hint: "Start the check early with `startVerification` (during change event application) and move `verify` after the commit and a `waitFor: { state: COMMITTED }` (and `waitFor: { canWrite: true }`, on every instance).",
   },
   {
     id: "verifier-wait-without-writes-off",
@@ -156,7 +156,7 @@ export const rules: RuleInfo[] = [
       "A `hook` with `writesOn: true` (the application writes again) that can run before the destination takes writes: no commit before it, or no wait for `canWrite: true` (or state COMMITTED) between the commit and it.",
     spec: "`canWrite` becomes true during commit; COMMITTED comes later. Do not write to the destination while `canWrite` is false.",
     source: "service-facts.md",
-    hint: "Put the hook after the commit and a `waitFor: { canWrite: true, on: coordinator }` (or `state: COMMITTED`); to switch writes back on the source before commit, use the stopWrites step's `undo`.",
+    hint: "Put the hook after the commit and a `waitFor: { canWrite: true }` (every instance) (or `state: COMMITTED`); to switch writes back on the source before commit, use the stopWrites step's `undo`.",
   },
   {
     id: "unreachable-after-assert",

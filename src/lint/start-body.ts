@@ -111,6 +111,15 @@ export const rules: RuleInfo[] = [
     hint: "Remove `enableUserWriteBlocking` (and `reversible`), or upgrade the source to 6.0 or newer first.",
   },
   {
+    id: "start-combination",
+    severity: "error",
+    description:
+      "A start body the documentation refuses or does not support: reversible with a namespace filter, a filter with dual write blocking, preExistingDestinationData without a filter or with reversible, reversible across topologies or server major versions, reversible or createSupportingIndexes with a source below 6.0, regex filters before 1.6, server versions 1.19 dropped.",
+    spec: "Combinations the documentation refuses or does not support (lint must say so; the simulator must refuse what the service refuses).",
+    source: "service-facts.md",
+    hint: "Change the start body (or the clusters' versions) as the message says: start would be refused, or the sync could not be reversed.",
+  },
+  {
     id: "build-indexes-after-copy",
     severity: "info",
     description:
@@ -238,6 +247,13 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
     );
   }
   if (s.sharding) checkShardingEntries(ctx, s, [...at, "sharding", "shardingEntries"]);
+  checkCombinations(
+    ctx,
+    s,
+    at,
+    known ? topologyOf(ctx, s.source) : undefined,
+    known ? topologyOf(ctx, s.destination) : undefined,
+  );
 
   // reversibility
   const version = ctx.runbook.serviceVersion;
@@ -406,4 +422,84 @@ function checkShardingEntries(ctx: LintContext, s: StartRequest, at: YamlPath): 
       }
     }
   });
+}
+
+/**
+ * The combinations the documentation refuses or does not support (service facts, "start body, by
+ * version"), each an error at the field that makes it. Cluster facts (topology, serverVersion)
+ * are judged only where the runbook declares them.
+ */
+function checkCombinations(
+  ctx: LintContext,
+  s: StartRequest,
+  at: YamlPath,
+  src: Cluster | undefined,
+  dst: Cluster | undefined,
+): void {
+  const report = (field: string, message: string): void =>
+    ctx.report("start-combination", [...at, field], message, { key: true });
+  const filters = (["includeNamespaces", "excludeNamespaces"] as const).filter((f) => (s[f]?.length ?? 0) > 0);
+  const filter = filters[0];
+  const version = ctx.runbook.serviceVersion;
+  if (s.reversible === true && filter)
+    report("reversible", `\`reversible: true\` with a namespace filter (\`${filter}\`) is not supported.`);
+  if (filter && blocksBothSides(s.enableUserWriteBlocking))
+    report(
+      "enableUserWriteBlocking",
+      `A namespace filter (\`${filter}\`) with dual write blocking (\`enableUserWriteBlocking: ${String(s.enableUserWriteBlocking)}\`) is not supported; destination-only is.`,
+    );
+  if (s.preExistingDestinationData === true && !filter)
+    report("preExistingDestinationData", "`preExistingDestinationData: true` requires a namespace filter.");
+  if (s.preExistingDestinationData === true && s.reversible === true)
+    report("preExistingDestinationData", "`preExistingDestinationData: true` does not allow `reversible`.");
+  if (s.reversible === true && src && dst) {
+    // replica set → sharded has its own rule (reversible-rs-to-sharded)
+    if (src.topology !== dst.topology && !(src.topology === "replicaSet" && dst.topology === "sharded"))
+      report(
+        "reversible",
+        `\`reversible: true\` between a ${src.topology} and a ${dst.topology}: no reverse across topologies.`,
+      );
+    const major = (v: string | undefined) => v?.split(".")[0];
+    if (src.serverVersion && dst.serverVersion && major(src.serverVersion) !== major(dst.serverVersion))
+      report(
+        "reversible",
+        `\`reversible: true\` between server ${src.serverVersion} and ${dst.serverVersion}: no reverse across server major versions.`,
+      );
+  }
+  const srcBelow6 = src?.serverVersion !== undefined && compareVersions(src.serverVersion, "6.0") < 0;
+  if (srcBelow6 && s.reversible === true)
+    report(
+      "reversible",
+      `\`reversible: true\` needs a source on server 6.0 or newer (${q(s.source)} is ${src.serverVersion}).`,
+    );
+  if (srcBelow6 && s.sharding?.createSupportingIndexes === true)
+    ctx.report(
+      "start-combination",
+      [...at, "sharding", "createSupportingIndexes"],
+      `\`createSupportingIndexes\` needs a source on server 6.0 or newer (${q(s.source)} is ${src.serverVersion}).`,
+      { key: true },
+    );
+  if (version !== undefined && !atLeast(version, "1.6"))
+    for (const f of filters)
+      for (const [i, e] of (s[f] ?? []).entries())
+        for (const k of ["databaseRegex", "collectionsRegex"] as const)
+          if (e[k] !== undefined)
+            ctx.report(
+              "start-combination",
+              [...at, f, i, k],
+              `\`${k}\` is a service 1.6 feature; serviceVersion is ${q(version)}.`,
+              { key: true },
+            );
+  if (version !== undefined && atLeast(version, "1.19")) {
+    if (src?.serverVersion !== undefined && compareVersions(src.serverVersion, "5.0") < 0)
+      report(
+        "source",
+        `Service 1.19 dropped sources on server 4.4: ${q(s.source)} is ${src.serverVersion}; start would be refused.`,
+      );
+    if (dst?.serverVersion !== undefined && dst.serverVersion.split(".")[0] === "6")
+      report(
+        "destination",
+        `Service 1.19 dropped destinations on server 6.0: ${q(s.destination)} is ${dst.serverVersion}; start would be refused.`,
+      );
+  }
 }

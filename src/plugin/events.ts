@@ -130,7 +130,7 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "window.closed":
       return n.reason === "undone"
         ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${formatDuration(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
-        : `${runbook}: the destination takes writes (canWrite on the coordinator)${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
+        : `${runbook}: the destination takes writes (canWrite on every instance)${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
     case "window.writes-on":
       return `${runbook}: application writes are on again (${stepLabel(n)})`;
     case "hook.started":

@@ -270,7 +270,7 @@ function windowSection(report: Report): string {
       : "";
   const bounds =
     w.unmetAt !== undefined && w.closedAt !== undefined
-      ? `<p class="note">canWrite turned true between +${esc(formatDuration(w.unmetAt - report.startedAt))} (the coordinator's last answer with canWrite false) and +${esc(formatDuration(w.closedAt - report.startedAt))} (the read that showed it): the runner's share counts that interval, as far as polls can tell.</p>`
+      ? `<p class="note">canWrite turned true between +${esc(formatDuration(w.unmetAt - report.startedAt))} (the last answer with canWrite false) and +${esc(formatDuration(w.closedAt - report.startedAt))} (the read that showed it): the runner's share counts that interval, as far as polls can tell.</p>`
       : "";
   return `<p class="window-total" data-ms="${Math.round(w.durationMs ?? w.measuredMs)}" data-open="${w.open}"><strong>${esc(windowLine(w))}</strong></p>
 <div class="sharebar" role="img" aria-label="write-stop window by share">${bar}</div>

@@ -13,6 +13,7 @@ import {
   type RunEvent,
   type RunEventOf,
 } from "../events.js";
+import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
 import { WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -332,14 +333,11 @@ export function progressFields(p: unknown): Omit<ProgressSample, "t" | "at"> {
   if (copied !== undefined) out.copiedBytes = copied;
   const total = num(copy?.estimatedTotalBytes);
   if (total !== undefined) out.totalBytes = total;
-  // lag.overallLagSeconds when present (1.21+; lagTimeSeconds is deprecated there)
-  const lagObj = obj(o.lag);
-  const lag =
-    lagObj && Object.hasOwn(lagObj, "overallLagSeconds") ? num(lagObj.overallLagSeconds) : num(o.lagTimeSeconds);
-  if (lag !== undefined) out.lagSeconds = lag;
+  const lag = lagSeconds(o);
+  if (typeof lag === "number") out.lagSeconds = lag;
   const catchup = num(o.estimatedSecondsToCEACatchup);
   if (catchup !== undefined) out.ceaCatchupSeconds = catchup;
-  const ping = num(o.pingLatencyMs);
+  const ping = pingLatencyMs(o);
   if (ping !== undefined) out.pingLatencyMs = ping;
   const building = obj(o.indexBuilding);
   if (building) out.indexBuilding = redactLeaves(building, stripUserinfo);
@@ -727,13 +725,19 @@ export class ReportBuilder {
         this.#markers.push({ t, kind: "writes-stopped", label: "writes stopped", ...(cur ? { run: cur.run.n } : {}) });
         break;
       case "window.closed":
-        if (e.reason === "canWrite")
-          this.#markers.push({
+        if (e.reason === "canWrite") {
+          const m: ReportMarker = {
             t: this.#t(e.seenAt),
             kind: "can-write",
             label: "canWrite",
             ...(cur ? { run: cur.run.n } : {}),
-          });
+          };
+          // the read that completes canWrite on every instance may show every one COMMITTED too:
+          // canWrite comes first (service facts: "COMMITTED comes later")
+          const last = this.#markers[this.#markers.length - 1];
+          if (last?.kind === "committed" && last.t === m.t) this.#markers.splice(-1, 0, m);
+          else this.#markers.push(m);
+        }
         break;
       case "window.writes-on":
         this.#markers.push({ t, kind: "writes-on", label: "writes on", ...(cur ? { run: cur.run.n } : {}) });

@@ -2,16 +2,28 @@
  * The service version a run saw. The service does not report its version, but its progress
  * answers carry fields by version (spec/service-facts.md, "Progress fields, by version"): a field
  * present means at least its version; a field absent from an answer outside IDLE/INITIALIZING
- * (where the service sends every field, null) means older than its version.
+ * (where the service sends every field, null) means older than its version, unless the service
+ * omits it where it does not apply (facts: "an absent field is not evidence of an older
+ * service"; the table's `omitted` rows): those only ever raise the floor.
  *
  * Read from the runner's one table of the service by version (src/api/versions.ts).
  */
 import { PROGRESS_FIELDS, STATES, compareVersions as cmp } from "../api/versions.js";
 
-/** Fields inside `progress` with the version that introduced them (the runner's table). */
-const FIELD_SINCE: readonly (readonly [field: string, since: string])[] = PROGRESS_FIELDS.filter(
+/** Fields inside `progress` (dotted below an object) with the version that introduced them (the runner's table). */
+const FIELD_SINCE: readonly (readonly [field: string, since: string, omitted: boolean])[] = PROGRESS_FIELDS.filter(
   (r) => !r.topLevel && r.since !== "1.0",
-).flatMap((r) => r.fields.map((f) => [f, r.since] as const));
+).flatMap((r) => r.fields.map((f) => [f, r.since, r.omitted === true] as const));
+
+/** Whether the answer has the (dotted) field. */
+function has(p: Record<string, unknown>, field: string): boolean {
+  let at: unknown = p;
+  for (const k of field.split(".")) {
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, k)) return false;
+    at = (at as Record<string, unknown>)[k];
+  }
+  return true;
+}
 
 /** States that came with a version (the runner's table). */
 const STATE_SINCE: ReadonlyMap<string, string> = new Map(
@@ -40,13 +52,13 @@ export class ServiceVersionReader {
     const raise = (version: string, because: string): void => {
       if (!this.#atLeast || cmp(version, this.#atLeast.version) > 0) this.#atLeast = { version, because };
     };
-    for (const [field, since] of FIELD_SINCE) if (field in p) raise(since, `\`${field}\` in progress`);
+    for (const [field, since] of FIELD_SINCE) if (has(p, field)) raise(since, `\`${field}\` in progress`);
     const state = typeof p.state === "string" ? p.state : undefined;
     const stateSince = state === undefined ? undefined : STATE_SINCE.get(state);
     if (state && stateSince) raise(stateSince, `state ${state}`);
     if (state === undefined || state === "IDLE" || state === "INITIALIZING") return;
-    for (const [field, since] of FIELD_SINCE) {
-      if (field in p) continue;
+    for (const [field, since, omitted] of FIELD_SINCE) {
+      if (omitted || has(p, field)) continue;
       if (!this.#below || cmp(since, this.#below.version) < 0)
         this.#below = { version: since, because: `no \`${field}\` in progress` };
     }

@@ -174,7 +174,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
 
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
   // the write-stop window, folded from the events (the earlier runs' first): when a read first
-  // shows canWrite on the coordinator, the next thing in the stream is `window.closed`
+  // shows canWrite on every instance, the next thing in the stream is `window.closed`
   const writeStop = new WindowTracker();
   for (const e of opts.history ?? []) writeStop.apply(e);
   if (!writeStop.open && opts.resume?.memory.writesStopped && !opts.history?.length) writeStop.assumeOpen();

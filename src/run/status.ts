@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { createVerifierClient } from "../api/index.js";
+import { createVerifierClient, lagSeconds } from "../api/index.js";
 import type { ApiError } from "../api/index.js";
 import { errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
@@ -32,7 +32,7 @@ export interface InstanceStatus {
   canCommit?: boolean | null;
   canWrite?: boolean | null;
   info?: string | null;
-  /** Seconds (`lagTimeSeconds`, or `lag.overallLagSeconds` when only that is given). */
+  /** Seconds (`lag.overallLagSeconds` when present, else the deprecated `lagTimeSeconds`). */
   lagSeconds?: number | null;
   copy?: { copiedBytes: number | null; totalBytes: number | null; percent: number | null } | null;
   id?: string | null;
@@ -110,10 +110,8 @@ export async function readStatus(
       const p = i.progress;
       const copied = num(p.collectionCopy?.estimatedCopiedBytes);
       const total = num(p.collectionCopy?.estimatedTotalBytes);
-      const lag =
-        p.lagTimeSeconds !== undefined
-          ? p.lagTimeSeconds
-          : num((p.lag as { overallLagSeconds?: unknown } | undefined)?.overallLagSeconds);
+      // lag.overallLagSeconds when present, the deprecated lagTimeSeconds else (src/api/progress.ts)
+      const lag = lagSeconds(p);
       const dm = p.directionMapping;
       return {
         ...base,

@@ -53,7 +53,7 @@ export interface StartRequest {
   sharding?: { createSupportingIndexes?: boolean; shardingEntries: ShardingEntry[] };
   verification?: { enabled?: boolean };
   preExistingDestinationData?: boolean;
-  copyInNaturalOrder?: boolean;
+  copyInNaturalOrder?: { database: string; collections: string[] }[];
   detectRandomId?: boolean;
   skipDiskSpaceCheck?: boolean;
 }
@@ -193,8 +193,23 @@ function checkShape(body: Json, v: string): void {
     known("/verification", ver, ["enabled"]);
     if (ver.enabled !== undefined) bool("/verification/enabled", ver.enabled);
   }
-  for (const k of ["preExistingDestinationData", "copyInNaturalOrder", "detectRandomId", "skipDiskSpaceCheck"])
+  for (const k of ["preExistingDestinationData", "detectRandomId", "skipDiskSpaceCheck"])
     if (body[k] !== undefined) bool(`/${k}`, body[k]);
+  // facts: "`copyInNaturalOrder` | 1.16 | **array of documents**, each a database and its collections"
+  if (body.copyInNaturalOrder !== undefined) {
+    if (!Array.isArray(body.copyInNaturalOrder))
+      invalid("/copyInNaturalOrder", "must be an array of { database, collections }");
+    for (const [i, e] of (body.copyInNaturalOrder as unknown[]).entries()) {
+      const w = `/copyInNaturalOrder/${i}`;
+      const entry = obj(w, e);
+      known(w, entry, ["database", "collections"]);
+      required(w, entry, "database");
+      required(w, entry, "collections");
+      str(`${w}/database`, entry.database);
+      if (!Array.isArray(entry.collections) || entry.collections.some((c) => typeof c !== "string"))
+        invalid(`${w}/collections`, "must be an array of strings");
+    }
+  }
 }
 
 /** Returns the start validator (synchronous; kept a function so callers need not change). */
@@ -299,7 +314,55 @@ export function checkRules(body: StartRequest, ctx: StartContext): StartCheck {
     if (!atLeast(v, "1.20") && !writeBlockingBoth(body.enableUserWriteBlocking))
       return no(`reversible requires enableUserWriteBlocking true (or "sourceAndDestination")`);
   }
+  const refused = refusedCombination(body, src, dst, v);
+  if (refused) return no(refused);
   return { ok: true, body };
+}
+
+/**
+ * The start-body combinations the documentation refuses or does not support (facts, "start body,
+ * by version": the list under "Combinations the documentation refuses or does not support"),
+ * refused as the service refuses: a description, no `success`. Not published: which error name
+ * the service gives them (the simulator says InvalidRequest like every refused start).
+ */
+function refusedCombination(
+  body: StartRequest,
+  src: ClusterSetting,
+  dst: ClusterSetting,
+  v: string,
+): string | undefined {
+  const filtered = (body.includeNamespaces?.length ?? 0) > 0 || (body.excludeNamespaces?.length ?? 0) > 0;
+  const major = (version: string | undefined): string => (version ?? "7.0").split(".")[0]!;
+  const srcBelow6 = compareVersions(src.version ?? "7.0", "6.0") < 0;
+  // "`databaseRegex`, `collectionsRegex` in a filter entry | 1.6": unknown fields before
+  const entries = [...(body.includeNamespaces ?? []), ...(body.excludeNamespaces ?? [])];
+  if (!atLeast(v, "1.6") && entries.some((e) => e.databaseRegex !== undefined || e.collectionsRegex !== undefined))
+    return `invalid start request: a filter entry has an unknown field (databaseRegex and collectionsRegex are 1.6 features; this service is ${v})`;
+  // "`reversible` with a namespace filter (include or exclude): not supported."
+  if (body.reversible === true && filtered) return "reversible is not supported with a namespace filter";
+  // "A namespace filter with dual write blocking (`"sourceAndDestination"`): not supported"
+  if (filtered && writeBlockingBoth(body.enableUserWriteBlocking))
+    return "a namespace filter is not supported with dual write blocking (sourceAndDestination)";
+  // "`preExistingDestinationData: true` requires a namespace filter, and does not allow reverse."
+  if (body.preExistingDestinationData === true && !filtered)
+    return "preExistingDestinationData requires a namespace filter";
+  if (body.preExistingDestinationData === true && body.reversible === true)
+    return "preExistingDestinationData does not allow reversible";
+  // "`reversible` between clusters of different topologies or different server major versions: no reverse."
+  if (body.reversible === true && src.topology !== dst.topology)
+    return `reversible is not supported between clusters of different topologies (${src.topology} and ${dst.topology})`;
+  if (body.reversible === true && major(src.version) !== major(dst.version))
+    return `reversible is not supported between clusters of different server major versions (${src.version ?? "7.0"} and ${dst.version ?? "7.0"})`;
+  // "A source on server below 6.0: no `reversible`, no `"sourceAndDestination"`, no `createSupportingIndexes`."
+  if (srcBelow6 && body.reversible === true) return `reversible needs a source of version 6.0 or newer`;
+  if (srcBelow6 && body.sharding?.createSupportingIndexes === true)
+    return `createSupportingIndexes needs a source of version 6.0 or newer`;
+  // "1.19 dropped sources on 4.4 and destinations on 6.0 [notes 1.19]; start refuses unsupported versions"
+  if (atLeast(v, "1.19") && compareVersions(src.version ?? "7.0", "5.0") < 0)
+    return `this service (${v}) does not support a source on server ${src.version} (dropped in 1.19)`;
+  if (atLeast(v, "1.19") && major(dst.version) === "6" && compareVersions(dst.version ?? "7.0", "7.0") < 0)
+    return `this service (${v}) does not support a destination on server ${dst.version} (dropped in 1.19)`;
+  return undefined;
 }
 
 /** True when start asked for write blocking on the source too (writes after commit are then refused, not lost). */

@@ -76,7 +76,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
           : `lagBelow reads lag.overallLagSeconds when present, else lagTimeSeconds`,
       );
     if (b.canWrite !== undefined && b.on === undefined && to.instances.length > 1)
-      reads.push("canWrite read on the coordinator");
+      reads.push("canWrite read on every instance");
     return toEach(to, "GET", "/api/v1/progress", {
       note: `polled until the condition holds${reads.length ? `; ${reads.join("; ")}` : ""}`,
     });

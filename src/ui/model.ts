@@ -3,7 +3,7 @@
  * module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
-import { lagSeconds } from "../api/progress.js";
+import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
@@ -105,7 +105,7 @@ export class UiModel {
         if (p.canCommit !== undefined) view.canCommit = p.canCommit;
         if (p.canWrite !== undefined) view.canWrite = p.canWrite;
         setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
-        setOrDrop(view, "pingLatencyMs", finite(p.pingLatencyMs));
+        setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
         setOrDrop(view, "indexBuilding", isObject(p.indexBuilding) ? p.indexBuilding : undefined);
         setOrDrop(view, "warnings", Array.isArray(p.warnings) && p.warnings.length > 0 ? p.warnings : undefined);
         this.instances.set(e.instance.index, view);
@@ -291,7 +291,8 @@ function extras(i: InstanceView): string {
     parts.push(`indexes ${fields.join(", ") || "building"}`);
   }
   if (i.ceaCatchupSeconds !== undefined) parts.push(`CEA catch-up ~${formatDuration(i.ceaCatchupSeconds * 1000)}`);
-  if (i.pingLatencyMs !== undefined) parts.push(`ping ${formatDuration(i.pingLatencyMs)}`);
+  if (i.pingLatencyMs !== undefined)
+    parts.push(i.pingLatencyMs < 0 ? "ping failed" : `ping ${formatDuration(i.pingLatencyMs)}`);
   return parts.join(" · ");
 }
 

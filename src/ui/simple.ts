@@ -133,7 +133,7 @@ export class SimpleUi {
           c.magenta(
             e.reason === "undone"
               ? `⏱ writes are back on the source (undo): no cutover${w ? `; they were stopped ${windowSummary(w)}` : ""}`
-              : `⏱ canWrite on the coordinator: the destination takes writes${w ? `; writes were stopped ${windowSummary(w)}` : ""}`,
+              : `⏱ canWrite on every instance: the destination takes writes${w ? `; writes were stopped ${windowSummary(w)}` : ""}`,
           ),
         );
         break;

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServiceClient, type AnswerIssue, type Progress } from "../../src/api/index.js";
 import { lagSeconds } from "../../src/api/progress.js";
-import { atLeast } from "../../src/api/versions.js";
+import { PROGRESS_FIELDS, atLeast } from "../../src/api/versions.js";
+import { ServiceVersionReader, declaredMismatch } from "../../src/report/service-version.js";
 import { evaluate, readCondition } from "../../src/fleet/index.js";
 import type { RunEvent } from "../../src/events.js";
 import { buildReport, renderHtml } from "../../src/report/index.js";
@@ -18,6 +19,9 @@ import { localServer, type LocalServer } from "../support/api.js";
 import { snap } from "../support/snapshots.js";
 
 type Json = Record<string, unknown>;
+
+/** Fields the service omits where they do not apply (the version table's `omitted` rows, top-level names). */
+const OMITTED = new Set(PROGRESS_FIELDS.filter((r) => r.omitted).flatMap((r) => r.fields.map((f) => f.split(".")[0]!)));
 
 /** The contract's fields, in change event application. */
 const BASE: Json = {
@@ -80,7 +84,8 @@ const ANSWERS: [version: string, answer: Json][] = [
         totalEventsApplied: 5012,
         verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
         estimatedSecondsToCEACatchup: 0,
-        pingLatencyMs: 2,
+        source: { pingLatencyMs: 2 },
+        destination: { pingLatencyMs: 1 },
       },
     },
   ],
@@ -95,9 +100,10 @@ const ANSWERS: [version: string, answer: Json][] = [
         totalEventsApplied: 5012,
         verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
         estimatedSecondsToCEACatchup: 12,
-        pingLatencyMs: 2,
+        source: { pingLatencyMs: 2 },
+        destination: { pingLatencyMs: 1 },
         indexBuilding: { indexesBuilt: 4, totalIndexesToBuild: 12, collectionsFinished: 1, collectionsTotal: 3 },
-        estimatedOplogTimeRemaining: "71h12m0s",
+        estimatedOplogTimeRemaining: "more than 72 hours",
         warnings: ["the source oplog window is shorter than the estimated time to finish"],
       },
     },
@@ -113,11 +119,10 @@ const ANSWERS: [version: string, answer: Json][] = [
         totalEventsApplied: 5012,
         verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
         estimatedSecondsToCEACatchup: 0,
-        pingLatencyMs: 2,
-        indexBuilding: null,
-        estimatedOplogTimeRemaining: "71h12m0s",
-        warnings: [],
-        lag: { overallLagSeconds: 2, crudLagSeconds: 2, ddlLagSeconds: 0 },
+        source: { pingLatencyMs: 2 },
+        destination: { pingLatencyMs: 1 },
+        estimatedOplogTimeRemaining: "less than 15 minutes",
+        lag: { overallLagSeconds: 2, crudLagSeconds: 2, ddlLagSeconds: null },
       },
     },
   ],
@@ -132,12 +137,11 @@ const ANSWERS: [version: string, answer: Json][] = [
         totalEventsApplied: 5012,
         verification: { source: SIDE("stream hashing"), destination: SIDE("stream hashing") },
         estimatedSecondsToCEACatchup: 0,
-        pingLatencyMs: 2,
-        indexBuilding: null,
-        estimatedOplogTimeRemaining: "71h12m0s",
-        warnings: [],
-        lag: { overallLagSeconds: 2, crudLagSeconds: 2, ddlLagSeconds: 0 },
-        ceaStage: "caught up",
+        source: { pingLatencyMs: 2 },
+        destination: { pingLatencyMs: 1 },
+        estimatedOplogTimeRemaining: "less than 15 minutes",
+        lag: { overallLagSeconds: 2, crudLagSeconds: 2, ddlLagSeconds: null },
+        ceaStage: "steady state",
       },
     },
   ],
@@ -178,7 +182,7 @@ describe("each version's answer, replayed to a client of that version", () => {
     "%s: a field that version documents, missing, is reported once",
     async (version, body) => {
       // the newest field of the version (the last one the facts add at or before it)
-      const fields = Object.keys(body.progress as Json);
+      const fields = Object.keys(body.progress as Json).filter((f) => !OMITTED.has(f));
       const field = fields[fields.length - 1]!;
       if (Object.hasOwn(BASE, field)) return;
       const { issues } = await replay(version, without(body, field));
@@ -322,5 +326,152 @@ describe("every reader reads the field the version means", () => {
       progress: old.progress,
     });
     expect(ui2.instanceLines().join("\n")).not.toMatch(/ping|CEA catch-up|indexes|⚠/);
+  });
+});
+
+/**
+ * Answers as the documentation's examples show them: fields the service omits where they do not
+ * apply are absent (facts: "several fields are **omitted** when they do not apply: an absent field
+ * is not evidence of an older service"; "The documentation's example progress answers are
+ * examples of real answers: a client, a lint rule or a report must read them without a warning").
+ * Shaped from the facts' table "Progress fields, by version", one per state where it differs.
+ */
+const P22 = ANSWERS.find(([v]) => v === "1.22.0")![1].progress as Json;
+const strip = (p: Json, ...fields: string[]): Json =>
+  Object.fromEntries(Object.entries(p).filter(([k]) => !fields.includes(k)));
+const EXAMPLES: [name: string, version: string, answer: Json][] = [
+  // 1.22, collection copy: no ceaStage, no CEA catch-up, no index builds, no warnings, no ping under 1 ms;
+  // "`ddlLagSeconds` null … before any DDL event, `crudLagSeconds` null before the first CRUD timestamp"
+  [
+    "1.22 collection copy",
+    "1.22.0",
+    {
+      success: true,
+      progress: {
+        ...strip(P22, "ceaStage", "estimatedSecondsToCEACatchup", "source", "destination", "indexBuilding"),
+        canCommit: false,
+        info: "collection copy",
+        collectionCopy: { estimatedTotalBytes: 694315008, estimatedCopiedBytes: 10240 },
+        estimatedOplogTimeRemaining: "not checked yet",
+        verification: { source: SIDE("not started"), destination: SIDE("not started") },
+        lag: { overallLagSeconds: 40, crudLagSeconds: null, ddlLagSeconds: null },
+      },
+    },
+  ],
+  // 1.22, change event application: ceaStage "collection copy drain", CEA catch-up omitted ("when lag has not
+  // decreased"), a warning; the last ping to the destination failed (-1)
+  [
+    "1.22 change event application",
+    "1.22.0",
+    {
+      success: true,
+      progress: {
+        ...strip(P22, "estimatedSecondsToCEACatchup"),
+        ceaStage: "collection copy drain",
+        destination: { pingLatencyMs: -1 },
+        warnings: ["mongosync is blocking user writes on the source cluster"],
+      },
+    },
+  ],
+  // 1.22, committed: "`estimatedOplogTimeRemaining` … only in RUNNING before `canWrite` is true"; ceaStage only
+  // during change event application
+  [
+    "1.22 committed",
+    "1.22.0",
+    {
+      success: true,
+      progress: {
+        ...strip(P22, "ceaStage", "estimatedOplogTimeRemaining", "estimatedSecondsToCEACatchup", "source"),
+        state: "COMMITTED",
+        canCommit: false,
+        canWrite: true,
+        info: "commit completed",
+        lagTimeSeconds: 0,
+        lag: { overallLagSeconds: 0, crudLagSeconds: 0, ddlLagSeconds: null },
+      },
+    },
+  ],
+  // 1.21, paused: "`lag` null while PAUSED" (lagTimeSeconds null in PAUSED: the contract)
+  [
+    "1.21 paused",
+    "1.21.0",
+    {
+      success: true,
+      progress: {
+        ...strip(
+          ANSWERS.find(([v]) => v === "1.21.0")![1].progress as Json,
+          "estimatedSecondsToCEACatchup",
+          "estimatedOplogTimeRemaining",
+        ),
+        state: "PAUSED",
+        canCommit: false,
+        lagTimeSeconds: null,
+        lag: null,
+      },
+    },
+  ],
+  // 1.17, copying: no ping yet, no CEA catch-up outside change event application
+  [
+    "1.17 collection copy",
+    "1.17.0",
+    {
+      success: true,
+      progress: {
+        ...strip(
+          ANSWERS.find(([v]) => v === "1.17.0")![1].progress as Json,
+          "estimatedSecondsToCEACatchup",
+          "source",
+          "destination",
+        ),
+        canCommit: false,
+        info: "collection copy",
+      },
+    },
+  ],
+];
+
+describe("the documentation's example answers: every reader takes them without a warning", () => {
+  it.each(EXAMPLES)("%s: the client of that version, and one that knows no version", async (_n, version, body) => {
+    expect((await replay(version, body)).issues).toEqual([]);
+    expect((await replay(undefined, body)).issues).toEqual([]);
+  });
+
+  it.each(EXAMPLES)("%s: the report does not take an omitted field for an older service", async (_n, version, body) => {
+    const { progress } = await replay(version, body);
+    const seen = new ServiceVersionReader();
+    seen.add(progress);
+    const below = seen.seen().below;
+    if (below) expect(atLeast(version, below.version), `${version} is not before ${below.version}`).toBe(false);
+    if (version === "1.22.0") expect(below).toBeUndefined();
+    expect(declaredMismatch(version, seen.seen())).toBeUndefined();
+    expect(atLeast(version, seen.seen().atLeast?.version ?? "0")).toBe(true);
+  });
+
+  it.each(EXAMPLES)("%s: conditions, the live UI and the report read it", async (_n, _version, body) => {
+    const { progress } = await replay(_version, body);
+    const p = body.progress as Json;
+    expect(evaluate(readCondition({ state: p.state as never }), snap([progress])).met).toBe(true);
+    const ui = new UiModel();
+    ui.apply({ type: "progress.sampled", seq: 1, at: 1, instance: { url: server.url, index: 0 }, progress });
+    expect(() => ui.instanceLines()).not.toThrow();
+    const r = progressFields(progress);
+    expect(r.state).toBe(p.state);
+    expect(r.lagSeconds).toBe(lagSeconds(progress) ?? undefined);
+  });
+
+  // facts: "`source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 | **absent** when under 1 ms or not pinged
+  // yet; `-1` when the last ping failed"
+  it("ping: read under source and destination, the larger shown; -1 (the last ping failed) says so", async () => {
+    const at17 = (await replay("1.17.0", ANSWERS.find(([v]) => v === "1.17.0")![1])).progress;
+    expect(progressFields(at17).pingLatencyMs).toBe(2);
+    const failed = (await replay("1.22.0", EXAMPLES[1]![2])).progress;
+    expect(progressFields(failed).pingLatencyMs).toBe(-1);
+    const ui = new UiModel();
+    ui.apply({ type: "progress.sampled", seq: 1, at: 1, instance: { url: server.url, index: 0 }, progress: failed });
+    expect(ui.instanceLines().join("\n")).toContain("ping failed");
+    // a top-level pingLatencyMs is not where the service puts it: not read
+    expect(progressFields({ ...at17, source: undefined, destination: undefined, pingLatencyMs: 9 }).pingLatencyMs).toBe(
+      undefined,
+    );
   });
 });

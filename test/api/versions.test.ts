@@ -75,6 +75,11 @@ describe("every row says what its quote says", () => {
   it.each(PROGRESS_FIELDS.map((r) => [r.fields.join(", "), r] as const))("progress %s", (_n, r) => {
     for (const f of r.fields) expect(r.cite.text).toContain(f);
     expect(r.cite.text).toContain(`| ${r.since} |`);
+    // omitted where it does not apply exactly when its line of the facts says so in bold
+    if (haveSpec)
+      expect(r.omitted === true, "omitted").toBe(
+        /\*\*(omitted|absent|only)\b/.test(lines(r.cite.file)[r.cite.line - 1]!),
+      );
   });
   it("states: INITIALIZING from 1.20 (before IDLE), REVERSING after COMMITTED; the order of the facts", () => {
     expect(ALL_STATES).toEqual(["IDLE", "INITIALIZING", "RUNNING", "PAUSED", "COMMITTING", "COMMITTED", "REVERSING"]);
@@ -154,10 +159,13 @@ describe("the places that must say the same", () => {
     const props = ((s.$defs as Record<string, Json>).progress!.properties ?? {}) as Record<string, Json>;
     for (const r of PROGRESS_FIELDS) {
       for (const f of r.fields) {
+        // a dotted field is described where its object is (source.pingLatencyMs: progress.source)
+        const top = f.split(".")[0]!;
         const d = String(
-          (r.topLevel ? ((s.properties as Record<string, Json>)[f] ?? {}) : (props[f] ?? {})).description,
+          (r.topLevel ? ((s.properties as Record<string, Json>)[f] ?? {}) : (props[top] ?? {})).description,
         );
         expect(d, f).toContain(`service ${r.since}+`);
+        if (f.includes(".")) expect(d, f).toContain(`\`${f.split(".").slice(1).join(".")}\``);
       }
     }
   });

@@ -58,36 +58,46 @@ describe("shorthands", () => {
     expect(evaluate({ canCommit: true }, snap([running(0)])).met).toBe(true);
   });
 
-  // facts: "`canWrite` | 1.0 | on a multi-instance fleet, trust the coordinator's value"
-  it("canWrite without `on` reads the coordinator's value; the other conditions still hold on every instance", () => {
-    // id-0 is the coordinator (every instance reports coordinatorID id-0)
+  // facts, Multiple instances [multiple mongosyncs page]: "Every instance reports its own progress, `canWrite`
+  // included."; Not published: "Whether one instance's `canWrite` speaks for the fleet: assume not; wait for every
+  // instance."
+  it("canWrite without `on` holds on every instance, the coordinator included, like every other condition", () => {
+    // id-0 is the coordinator (every instance reports coordinatorID id-0): its true is not enough
     const s = snap([running(1, { canWrite: false }), running(0, { canWrite: true }), running(2, { canWrite: false })]);
-    expect(evaluate({ canWrite: true }, s)).toEqual({ met: true, failing: [] });
-    expect(evaluate({ canWrite: true, on: "all" }, s).met).toBe(false);
+    expect(evaluate({ canWrite: true }, s)).toEqual({
+      met: false,
+      failing: [
+        { instance: "http://127.0.0.1:27182", condition: "canWrite true", value: false },
+        { instance: "http://127.0.0.1:27184", condition: "canWrite true", value: false },
+      ],
+    });
+    expect(evaluate({ canWrite: true, on: "coordinator" }, s).met).toBe(true);
     // the coordinator says false, another instance true: not met, and the coordinator is named
     const t = snap([running(0, { canWrite: false }), running(1, { canWrite: true })]);
     expect(evaluate({ canWrite: true }, t)).toEqual({
       met: false,
-      failing: [{ instance: "http://127.0.0.1:27182", condition: "canWrite true (coordinator)", value: false }],
+      failing: [{ instance: "http://127.0.0.1:27182", condition: "canWrite true", value: false }],
     });
     expect(evaluate({ canWrite: true, on: "any" }, t).met).toBe(true);
-    // combined: lag on every instance, canWrite on the coordinator
+    // combined: lag and canWrite on every instance
     const u = snap([running(0, { canWrite: true }), running(1, { canWrite: false, lagTimeSeconds: 9 })]);
     expect(evaluate({ canWrite: true, lagBelow: 5 }, u)).toEqual({
       met: false,
-      failing: [{ instance: "http://127.0.0.1:27183", condition: "lagBelow 5", value: 9 }],
+      failing: [
+        { instance: "http://127.0.0.1:27183", condition: "canWrite true", value: false },
+        { instance: "http://127.0.0.1:27183", condition: "lagBelow 5", value: 9 },
+      ],
     });
-    // no coordinator to be found (ids not reported yet): never met, and said so
+    // no coordinator to be found (ids not reported yet, before 1.3): every instance says so, met
     const v = snap([
       running(0, { canWrite: true, mongosyncID: null, coordinatorID: null }),
       running(1, { canWrite: true, mongosyncID: null, coordinatorID: null }),
     ]);
-    expect(evaluate({ canWrite: true }, v)).toEqual({
-      met: false,
-      failing: [{ instance: "coordinator", condition: "coordinator answered", value: null }],
-    });
-    // a fleet of one is its own coordinator
-    expect(evaluate({ canWrite: true }, snap([running(0, { canWrite: true, coordinatorID: null })])).met).toBe(true);
+    expect(evaluate({ canWrite: true }, v)).toEqual({ met: true, failing: [] });
+    // every instance true: met
+    const w = snap([running(0, { canWrite: true }), running(1, { canWrite: true }), running(2, { canWrite: true })]);
+    expect(evaluate({ canWrite: true }, w)).toEqual({ met: true, failing: [] });
+    expect(evaluate({ canWrite: true, on: "all" }, w).met).toBe(true);
   });
 
   // facts: "`lag: { overallLagSeconds, … }` | 1.21 | `lagTimeSeconds` deprecated from 1.21: read `lag.overallLagSeconds` when present"
@@ -489,8 +499,7 @@ describe("readPath", () => {
   });
 });
 
-// facts: "`canWrite` … on a multi-instance fleet, trust the coordinator's value": which instance is the coordinator
-// decides when the application may write again
+// `on: coordinator`: which instance is the coordinator decides whose answer a condition reads
 describe("the coordinator", () => {
   it("is the instance the most instances name, not the first named", () => {
     const s = snap([
@@ -507,9 +516,13 @@ describe("the coordinator", () => {
     expect(findCoordinator(snap([down(0), idle()]))).toEqual({});
   });
 
-  it("canWrite (the coordinator's by default) holds with another instance down; the others are not judged", () => {
+  it("canWrite holds only when every instance answers with it: one down holds the wait (unless on: coordinator)", () => {
     const s = snap([running(0, { canWrite: true }), down(1)]);
-    expect(evaluate({ canWrite: true }, s)).toEqual({ met: true, failing: [] });
+    expect(evaluate({ canWrite: true }, s).met).toBe(false);
+    expect(evaluate({ canWrite: true }, s).failing).toEqual([
+      { instance: "http://127.0.0.1:27183", condition: "progress answered", value: expect.anything() },
+    ]);
+    expect(evaluate({ canWrite: true, on: "coordinator" }, s)).toEqual({ met: true, failing: [] });
   });
 
   it("a condition without coordinator checks does not need a coordinator; nor one of verifier checks only", () => {

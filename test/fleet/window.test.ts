@@ -1,5 +1,5 @@
 /**
- * Issue #18, point 1: the write-stop window (writes stopped → canWrite true on the coordinator,
+ * Issue #18, point 1: the write-stop window (writes stopped → canWrite true on every instance,
  * → writes on again when a hook says so), split into the service's share (waits until the last
  * read that found them unmet, the commit's round trip), the runner's (from there to the next
  * action), the operator's and the other steps'. A fold over events with known times, so every
@@ -66,7 +66,7 @@ function cutover(opts: { writesOn?: boolean } = {}) {
   at(6505, "commit.sent", { index: 3, id: "commit", instances: ["a", "b"], skewMs: 1 });
   at(6510, "step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 180 });
   at(6520, "step.started", { ...STEPS[4]! });
-  // the non-coordinator says canWrite first: that ends nothing ("canWrite is authoritative on the coordinator")
+  // one instance says canWrite first: that ends nothing (each instance reports its own; none speaks for the fleet)
   at(7000, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTING", 0) as never });
   at(7001, "progress.sampled", { instance: inst(1), progress: prog(false, "COMMITTING", 1) as never });
   at(7100, "progress.sampled", { instance: inst(1), progress: prog(false, "COMMITTING", 1) as never });
@@ -83,7 +83,7 @@ function cutover(opts: { writesOn?: boolean } = {}) {
 }
 
 describe("WindowTracker", () => {
-  it("measures stopWrites → canWrite on the coordinator, split into shares as far as polls can tell", () => {
+  it("measures stopWrites → canWrite on every instance, split into shares as far as polls can tell", () => {
     const w = new WindowTracker();
     const seen: boolean[] = [];
     let closed: ReturnType<WindowTracker["takeClosed"]>;
@@ -127,11 +127,11 @@ describe("WindowTracker", () => {
       ["runner", "committed", 100],
     ]);
     expect(describeWindow(m)).toBe(
-      "6s (writes stopped → canWrite on the coordinator): service 3.7s · runner 273ms · operator 2s",
+      "6s (writes stopped → canWrite on every instance): service 3.7s · runner 273ms · operator 2s",
     );
   });
 
-  it("is open exactly from the stop hook's success to the coordinator's canWrite", () => {
+  it("is open exactly from the stop hook's success to canWrite on every instance", () => {
     const w = new WindowTracker();
     const events = cutover();
     const open = events.map((e) => (w.apply(e), [e.at, w.open] as const));
@@ -151,7 +151,7 @@ describe("WindowTracker", () => {
       operator: 2000,
       steps: 80,
     });
-    expect(describeWindow(m)).toMatch(/^6s \(writes stopped → canWrite on the coordinator; → writes on again: 6\.9s\)/);
+    expect(describeWindow(m)).toMatch(/^6s \(writes stopped → canWrite on every instance; → writes on again: 6\.9s\)/);
   });
 
   it("closes when the stop's undo turned writes back on: no cutover", () => {
@@ -178,7 +178,7 @@ describe("WindowTracker", () => {
     expect(w.current()!.shares.service).toBe(870);
   });
 
-  it("without a coordinator (no ids before 1.3) waits for every instance's canWrite", () => {
+  it("waits for every instance's canWrite, with or without a coordinator", () => {
     const w = new WindowTracker();
     const { events, at } = stream();
     at(0, "run.started", {
@@ -212,6 +212,36 @@ describe("WindowTracker", () => {
       progress: { state: "COMMITTED", canCommit: false, canWrite: true },
     });
     expect(w.current()).toMatchObject({ closedAt: 12, unmetAt: 6 });
+  });
+
+  // facts, Not published: "Whether one instance's `canWrite` speaks for the fleet: assume not; wait for every instance."
+  it("the coordinator's canWrite true does not close it while another instance still says false", () => {
+    const w = new WindowTracker();
+    const { events, at } = stream();
+    at(0, "run.started", {
+      runbook: "w",
+      file: "w",
+      hash: "h",
+      instances: [inst(0), inst(1)],
+      mode: "run",
+      steps: STEPS,
+    });
+    at(1, "window.opened", { index: 0, id: "stop" });
+    // m1 (instance 1) is the coordinator: it is COMMITTED with canWrite true, instance 0 still COMMITTING
+    at(5, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
+    at(6, "progress.sampled", { instance: inst(0), progress: prog(false, "COMMITTING", 0) as never });
+    at(9, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
+    for (const e of events) w.apply(e);
+    expect(w.open).toBe(true);
+    expect(w.takeClosed()).toBeUndefined();
+    w.apply({
+      type: "progress.sampled",
+      seq: 99,
+      at: 12,
+      instance: inst(0),
+      progress: prog(true, "COMMITTED", 0) as never,
+    });
+    expect(w.current()).toMatchObject({ closedBy: "canWrite", closedAt: 12, unmetAt: 6 });
   });
 
   it("a resumed run without the earlier events starts open; a journal without window.opened opens at the stop step's end", () => {

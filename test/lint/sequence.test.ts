@@ -50,7 +50,7 @@ describe("state model", () => {
   it('a `writesOn` hook comes after the destination takes writes ("Do not write to the destination while `canWrite` is false")', async () => {
     const on = "  - hook: { use: shell, with: { command: [app-on] }, writesOn: true }\n";
     const commitOnly = "  - commit: {}\n";
-    const canWrite = "  - waitFor: { canWrite: true, on: coordinator }\n";
+    const canWrite = "  - waitFor: { canWrite: true }\n";
     // after the wait for COMMITTED (COMMIT), or for canWrite: fine
     expect(await problems(runbook(START + READY + STOP + COMMIT + on))).toEqual([]);
     expect(
@@ -64,7 +64,7 @@ describe("state model", () => {
     ).toEqual(["writes-on-before-can-write"]);
     expect(await problems(runbook(START + READY + STOP + on + COMMIT))).toEqual(["writes-on-before-can-write"]);
     // a canWrite wait that may fail does not count
-    const mayFail = "  - continueOnError: true\n    waitFor: { canWrite: true, on: coordinator }\n";
+    const mayFail = "  - continueOnError: true\n    waitFor: { canWrite: true }\n";
     expect(
       await problems(runbook(START + READY + STOP + commitOnly + mayFail + on + "  - waitFor: { state: COMMITTED }\n")),
     ).toEqual(["writes-on-before-can-write"]);
@@ -115,7 +115,7 @@ describe("state model", () => {
     ]);
   });
 
-  it('"INITIALIZING (1.20, before RUNNING)": "not ready for /start", so it comes before IDLE, never after a start', async () => {
+  it('"IDLE, INITIALIZING (1.20)": "the service rejects `start` while in it", so it comes before IDLE, never after a start', async () => {
     const wait = "  - waitFor: { state: INITIALIZING }\n";
     const idle = "  - waitFor: { state: IDLE }\n";
     // before the start, on 1.20+: the services may still be initializing
@@ -179,7 +179,7 @@ describe("state model", () => {
 });
 
 describe('verification in the documented order (service facts: "The recommended cutover")', () => {
-  const WRITABLE = "  - waitFor: { canWrite: true, on: coordinator }\n";
+  const WRITABLE = "  - waitFor: { canWrite: true }\n";
 
   it("check during change event application, writesOff after COMMITTED and canWrite: clean", async () => {
     expect(await problems(runbook(START + READY + CHECK + STOP + READY + COMMIT + WRITABLE + VERIFY))).toEqual([]);

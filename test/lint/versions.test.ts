@@ -12,7 +12,7 @@ function at(version: string | undefined, start: string, opts: { source?: string;
   return `runbook: 1
 name: t
 ${version === undefined ? "" : `serviceVersion: "${version}"\n`}clusters:
-  cluster0: { topology: replicaSet, serverVersion: "${opts.source ?? "6.0"}" }
+  cluster0: { topology: replicaSet, serverVersion: "${opts.source ?? "7.0"}" }
   cluster1: { topology: replicaSet, serverVersion: "7.0" }
 instances: [http://127.0.0.1:27182]
 verifier: http://127.0.0.1:27020
@@ -67,10 +67,18 @@ describe("every start field and value, gated on serviceVersion", () => {
     );
   });
 
+  // facts: "| `copyInNaturalOrder` | 1.16 | **array of documents**, each a database and its collections:
+  // `[{ database, collections: [...] }]` [start page]"
+  it("copyInNaturalOrder: a boolean is an error at the field", async () => {
+    const r = await lint(at("1.16.0", "copyInNaturalOrder: true"));
+    expect(r.loader.length).toBeGreaterThan(0);
+    expect(r.loader[0]!.message).toMatch(/copyInNaturalOrder|array/);
+  });
+
   // "| `preExistingDestinationData` | 1.15 | boolean" … "| `skipDiskSpaceCheck` | 1.22 | boolean"
   it.each([
-    ["preExistingDestinationData: true", "1.15"],
-    ["copyInNaturalOrder: true", "1.16"],
+    ["preExistingDestinationData: false", "1.15"],
+    ["copyInNaturalOrder: [{ database: sales, collections: [orders] }]", "1.16"],
     ["detectRandomId: true", "1.18"],
     ["skipDiskSpaceCheck: true", "1.22"],
     ["verification: { enabled: false }", "1.9"],
@@ -185,17 +193,17 @@ ${READY}${STOP}  - commit: {}
   - waitFor: ${cond}
   - waitFor: { state: COMMITTED }
 `;
-  // facts: "`canWrite` is authoritative on the coordinator."
-  it("reads the coordinator by default; `on: all` or `on: any` is warned about with the reason", async () => {
+  // facts, Multiple instances [multiple mongosyncs page]: "Every instance reports its own progress, `canWrite`
+  // included." Not published: "Whether one instance's `canWrite` speaks for the fleet: assume not; wait for every
+  // instance."
+  it("reads every instance by default; `on: any` or `on: coordinator` is warned about with the reason", async () => {
     expect(ids((await lint(fleet("{ canWrite: true }"))).rules, "warning")).toEqual([]);
-    expect(ids((await lint(fleet("{ canWrite: true, on: coordinator }"))).rules, "warning")).toEqual([]);
-    const all = (await lint(fleet("{ canWrite: true, on: all }"))).rules.find(
-      (d) => d.rule === "can-write-not-coordinator",
-    );
-    expect(all?.message).toMatch(/only the coordinator's value is authoritative/);
-    const any = (await lint(fleet("{ canWrite: true, on: any }"))).rules.find(
-      (d) => d.rule === "can-write-not-coordinator",
-    );
-    expect(any?.message).toMatch(/another instance's true does not mean the destination may take writes/);
+    expect(ids((await lint(fleet("{ canWrite: true, on: all }"))).rules, "warning")).toEqual([]);
+    for (const on of ["coordinator", "any"]) {
+      const d = (await lint(fleet(`{ canWrite: true, on: ${on} }`))).rules.find(
+        (x) => x.rule === "can-write-one-instance",
+      );
+      expect(d?.message, on).toMatch(/no published source says one speaks for the fleet/);
+    }
   });
 });

@@ -103,7 +103,7 @@ describe("progress reads in the report of a rehearsal with failing reads", () =>
     });
     expect(report.record.verifier?.counters.failedTasks).toBe(0);
     expect(html).toMatch(/<table id="verifier-final">/);
-    // writes were stopped by the runbook's hook and the coordinator (the one instance) said canWrite
+    // writes were stopped by the runbook's hook and the one instance said canWrite
     expect(report.window).toMatchObject({ closedBy: "canWrite", open: false });
     expect(report.window!.durationMs).toBeGreaterThan(0);
     expect(of(real.events, "window.closed")).toHaveLength(1);

@@ -78,9 +78,7 @@ describe("the report of an interrupted, then resumed cutover", () => {
     expect(second.code, second.all).toBe(0);
     expect(reportCli.code, reportCli.all).toBe(0);
     expect(reportCli.stdout).toMatch(/2 runs, /);
-    expect(reportCli.stdout).toMatch(
-      /write-stop window: .* \(writes stopped → canWrite on the coordinator\): service /,
-    );
+    expect(reportCli.stdout).toMatch(/write-stop window: .* \(writes stopped → canWrite on every instance\): service /);
   });
 
   it("shows both runs on one time axis", () => {
@@ -152,7 +150,7 @@ describe("the report of an interrupted, then resumed cutover", () => {
     expect(Object.values(w.shares).reduce((a, b) => a + b, 0)).toBe(w.measuredMs);
     expect(w.shares.service).toBeGreaterThan(0);
     expect(html).toMatch(/<section id="write-stop-window">/);
-    expect(summary).toMatch(/\| write-stop window \| .*canWrite on the coordinator.*service/);
+    expect(summary).toMatch(/\| write-stop window \| .*canWrite on every instance.*service/);
   });
 
   it("the live report of the resumed run tells the same story", () => {

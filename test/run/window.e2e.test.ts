@@ -3,7 +3,7 @@
  * each condition becomes true, so the window's timings are known.
  *
  *   start → ready (canCommit; held 1.2 s) → stop-writes → drained (lagBelow 5; a lag floor holds
- *   it 1.2 s after writes stop) → commit → writable (canWrite on the coordinator; 1.2 s after the
+ *   it 1.2 s after writes stop) → commit → writable (canWrite on every instance; 1.2 s after the
  *   commit the clock moves into canWrite) → committed (COMMITTED; held 1.2 s more)
  *
  * Checked: the window is measured (writes stopped → the read that showed canWrite) and split
@@ -94,7 +94,7 @@ steps:
   - { id: stop-writes, stopWrites: { use: sim-writes } }
   - { id: drained, waitFor: { canCommit: true, lagBelow: 5 } }
   - { id: commit, commit: {} }
-  - { id: writable, waitFor: { canWrite: true, on: coordinator } }
+  - { id: writable, waitFor: { canWrite: true } }
   - { id: committed, waitFor: { state: COMMITTED } }
 `,
     );
@@ -157,7 +157,7 @@ steps:
     expect(closed).toMatchObject({ reason: "canWrite", openedAt: truth.opened, seenAt: truth.closed });
     expect(window).toMatchObject({ openedAt: truth.opened, closedAt: truth.closed, closedBy: "canWrite", open: false });
     expect(window.durationMs).toBe(truth.closed! - truth.opened!);
-    // the true end lies between the coordinator's last canWrite false and the read that showed it
+    // the true end lies between the fleet's last canWrite false and the read that showed it
     expect(window.unmetAt).toBeLessThanOrEqual(truth.canWrite! + 100);
     expect(truth.closed).toBeGreaterThanOrEqual(truth.canWrite!);
     // the shares add up to the window

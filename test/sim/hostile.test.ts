@@ -114,8 +114,8 @@ describe("late-effect", () => {
 });
 
 describe("identity-change", () => {
-  // spec: "(coordinator identifier) | string | Identifier of the coordinator instance."; facts: "on a multi-instance
-  // fleet, trust the coordinator's value": an instance of another fleet reports another coordinator
+  // spec: "(coordinator identifier) | string | Identifier of the coordinator instance.": an instance of another fleet
+  // reports another coordinator
   it("after a time: another fleet's coordinatorID", async () => {
     sim = await frozen({ instances: 2, faults: ["identity-change,after=30s@1"] });
     await broadcast(sim, "start", RS_TO_SHARDED);

@@ -328,8 +328,8 @@ describe("start body, by version", () => {
     ["excludeNamespaces", [{ database: "tmp" }], "1.6"],
     ["buildIndexes", "never", "1.3"],
     ["verification", { enabled: true }, "1.9"],
-    ["preExistingDestinationData", true, "1.15"],
-    ["copyInNaturalOrder", true, "1.16"],
+    ["preExistingDestinationData", false, "1.15"],
+    ["copyInNaturalOrder", [{ database: "sales", collections: ["orders"] }], "1.16"],
     ["detectRandomId", true, "1.18"],
     ["skipDiskSpaceCheck", true, "1.22"],
   ];
@@ -412,6 +412,85 @@ describe("start body, by version", () => {
     ).toMatch(/buildIndexes "never"/);
     // from 1.20 write blocking comes from the service's configuration: reversible alone is enough
     expect((await post(sim, 0, "start", { ...BODY, reversible: true })).json).toEqual({ success: true });
+  });
+
+  // facts, "start body, by version": "Combinations the documentation refuses or does not support (lint must say so; the
+  // simulator must refuse what the service refuses)"
+  it("the start combinations the documentation refuses are refused, without success", async () => {
+    const filter = { excludeNamespaces: [{ database: "tmp" }] };
+    const cases: [version: string, clusters: SimulatorOptions["clusters"], body: object, why: RegExp][] = [
+      [
+        "1.20.0",
+        RS_TO_RS,
+        { ...BODY, ...filter, reversible: true },
+        /reversible is not supported with a namespace filter/,
+      ],
+      [
+        "1.18.0",
+        RS_TO_RS,
+        { ...BODY, ...filter, enableUserWriteBlocking: "sourceAndDestination" },
+        /dual write blocking/,
+      ],
+      ["1.20.0", RS_TO_RS, { ...BODY, preExistingDestinationData: true }, /requires a namespace filter/],
+      [
+        "1.20.0",
+        RS_TO_RS,
+        { ...BODY, ...filter, preExistingDestinationData: true, reversible: true },
+        /namespace filter|does not allow reversible/,
+      ],
+      [
+        "1.20.0",
+        { cluster0: { topology: "sharded", shards: 2 }, cluster1: { topology: "replicaSet" } },
+        { ...BODY, reversible: true },
+        /different topologies/,
+      ],
+      [
+        "1.20.0",
+        { cluster0: { topology: "replicaSet", version: "6.0" }, cluster1: { topology: "replicaSet", version: "7.0" } },
+        { ...BODY, reversible: true },
+        /different server major versions/,
+      ],
+      [
+        "1.20.0",
+        { cluster0: { topology: "replicaSet", version: "5.0" }, cluster1: { topology: "replicaSet", version: "5.0" } },
+        { ...BODY, reversible: true },
+        /6\.0 or newer/,
+      ],
+      ["1.5.0", RS_TO_RS, { ...BODY, includeNamespaces: [{ databaseRegex: { pattern: "^s" } }] }, /1\.6 features/],
+      [
+        "1.19.0",
+        { cluster0: { topology: "replicaSet", version: "4.4" }, cluster1: { topology: "replicaSet" } },
+        BODY,
+        /dropped in 1\.19/,
+      ],
+      [
+        "1.19.0",
+        { cluster0: { topology: "replicaSet" }, cluster1: { topology: "replicaSet", version: "6.0" } },
+        BODY,
+        /dropped in 1\.19/,
+      ],
+      ["1.16.0", RS_TO_RS, { ...BODY, copyInNaturalOrder: true }, /copyInNaturalOrder/],
+    ];
+    for (const [version, clusters, body, why] of cases) {
+      sim = await at(version, { clusters });
+      const a = await post(sim, 0, "start", body);
+      expect(a.json.success, `${version} ${JSON.stringify(body)}`).toBe(false);
+      expect(a.json.errorDescription, JSON.stringify(body)).toMatch(why);
+      expect((await progress(sim)).progress.state).toBe("IDLE");
+      await sim.close();
+    }
+    // and what stays allowed: a filter with destination-only write blocking; 4.4 before 1.19
+    sim = await at("1.18.0");
+    expect(
+      (await post(sim, 0, "start", { ...BODY, ...filter, enableUserWriteBlocking: "destinationOnly" })).json,
+    ).toEqual({
+      success: true,
+    });
+    await sim.close();
+    sim = await at("1.18.0", {
+      clusters: { cluster0: { topology: "replicaSet", version: "4.4" }, cluster1: { topology: "replicaSet" } },
+    });
+    expect((await post(sim, 0, "start", BODY)).json).toEqual({ success: true });
   });
 
   // facts: "The one documented name: `InsufficientDestinationDiskSpace` (1.22; `start` option `skipDiskSpaceCheck: true`

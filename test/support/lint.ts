@@ -42,8 +42,8 @@ export function runbook(steps: string, head = ""): string {
 name: t
 serviceVersion: "1.8.0"
 clusters:
-  cluster0: { topology: replicaSet, serverVersion: "6.0" }
-  cluster1: { topology: replicaSet, serverVersion: "6.0" }
+  cluster0: { topology: replicaSet, serverVersion: "7.0" }
+  cluster1: { topology: replicaSet, serverVersion: "7.0" }
 instances: [http://127.0.0.1:27182]
 verifier: http://127.0.0.1:27020
 ${head}steps:

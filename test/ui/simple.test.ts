@@ -256,7 +256,7 @@ describe("simple renderer, details", () => {
     const lines = runSimple(b.events);
     expect(lines).toContain("03:00:00 ⏱ writes stopped (stop-writes): the write-stop window is open until canWrite");
     expect(lines).toContain(
-      "03:00:03 ⏱ canWrite on the coordinator: the destination takes writes; writes were stopped 3s (service 0ms · runner 3s)",
+      "03:00:03 ⏱ canWrite on every instance: the destination takes writes; writes were stopped 3s (service 0ms · runner 3s)",
     );
   });
 

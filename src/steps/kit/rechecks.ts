@@ -5,7 +5,7 @@
  * writes are still arriving (a writer the write stop missed, a job, a replica catching up), and
  * the operator should hear it while there is time, not at the step's timeout.
  */
-import type { VerifierProgress } from "../../api/index.js";
+import { lagSeconds, type VerifierProgress } from "../../api/index.js";
 import { instanceLabel } from "../../events.js";
 import type { FleetSnapshot } from "../../fleet/index.js";
 import { formatDuration } from "../../runbook/duration.js";
@@ -51,10 +51,11 @@ export function writingInstances(before: FleetSnapshot | undefined, now: FleetSn
       typeof p.totalEventsApplied === "number" &&
       typeof was?.totalEventsApplied === "number" &&
       p.totalEventsApplied > was.totalEventsApplied;
-    const lagging = typeof p.lagTimeSeconds === "number" && p.lagTimeSeconds > 5;
+    const lag = lagSeconds(p);
+    const lagging = typeof lag === "number" && lag > 5;
     if (applied || lagging)
       out.push(
-        `${instanceLabel(i.ref)} (${[applied ? `applied ${p.totalEventsApplied! - was.totalEventsApplied!} more events` : "", lagging ? `lag ${formatDuration(Number(p.lagTimeSeconds) * 1000)}` : ""].filter(Boolean).join(", ")})`,
+        `${instanceLabel(i.ref)} (${[applied ? `applied ${p.totalEventsApplied! - was.totalEventsApplied!} more events` : "", lagging ? `lag ${formatDuration(lag * 1000)}` : ""].filter(Boolean).join(", ")})`,
       );
   }
   return out;
