@@ -10,6 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Status } from "../run/status.js";
+import { writesStillStopped } from "../ui/format.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -175,7 +176,10 @@ export function formatStatus(st: Status): string[] {
         `  run ended ${j.finished.outcome}${j.finished.committed ? " (committed)" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
-    if (j.writesStopped !== undefined)
+    if (j.writesUndoFailed) {
+      const w = writesStillStopped({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id });
+      lines.push(`  ${w.headline}`, `    ${w.advice}`);
+    } else if (j.writesStopped !== undefined)
       lines.push(
         `  writes: ${j.writesStopped ? "stopped by the run (a stopWrites held, not undone)" : "not stopped by the run (or undone)"}`,
       );

@@ -65,6 +65,8 @@ export interface JournalStatus {
   lastCommand?: { op: string; step: number; answers: Record<string, string> };
   finished?: { outcome: string; committed: boolean; at: string; message?: string };
   writesStopped?: boolean;
+  /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
+  writesUndoFailed?: { step: number; id: string };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
 }
@@ -246,5 +248,12 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       ...(state.finished.message ? { message: state.finished.message } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
+  // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
+  // them again); for the operator an undo that never succeeded means the application is still down
+  const stop = state.hooksRan
+    .filter((h) => state.steps.find((s) => s.index === h.stepIndex)?.kind === "stopWrites")
+    .at(-1);
+  if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
+    out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };
   return out;
 }

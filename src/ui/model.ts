@@ -81,6 +81,20 @@ export class UiModel {
     return this.steps.find((s) => s.index === index);
   }
 
+  /**
+   * A stopWrites step whose last undo failed: the application's writes are still stopped, and
+   * the run's summary must say so (the journal's reader says the same for `syncbook status`).
+   */
+  writesLeftStopped(): { number: number; id: string; use: string; error?: string } | undefined {
+    for (const s of this.steps) {
+      if (s.kind !== "stopWrites") continue;
+      const undo = (this.hooks.get(s.index) ?? []).filter((h) => h.undo).at(-1);
+      if (undo && undo.ok === false)
+        return { number: s.index + 1, id: s.id, use: undo.use, ...(undo.error ? { error: undo.error } : {}) };
+    }
+    return undefined;
+  }
+
   apply(e: RunEvent): void {
     this.window.apply(e);
     switch (e.type) {
