@@ -103,6 +103,8 @@ export interface SimControl {
 export interface Simulator {
   instances: SimulatorInstance[];
   verifierUrl: string;
+  /** The service version it answers as. */
+  serviceVersion: string;
   control: SimControl;
   close(): Promise<void>;
 }
@@ -225,6 +227,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   return {
     instances: servers.map((s, i) => ({ index: i, id: ids[i]!, url: url(s.port), port: s.port })),
     verifierUrl: world.verifierUrl,
+    serviceVersion,
     control,
     close: () => {
       closing ??= (async () => {
