@@ -3,6 +3,7 @@
  * module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
+import { docsComparedText } from "../text.js";
 import { lagSeconds } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
@@ -241,7 +242,7 @@ export class UiModel {
     const gen = v.generation !== undefined ? ` · generation ${v.generation}` : "";
     const docs =
       v.docs && v.docs.total > 0
-        ? ` ${bar(v.docs.compared / v.docs.total)} ${formatCount(v.docs.compared)}/${formatCount(v.docs.total)} docs`
+        ? ` ${bar(v.docs.compared / v.docs.total)} ${docsComparedText(formatCount(v.docs.compared), formatCount(v.docs.total), v.docs.compared > v.docs.total)}`
         : "";
     return `verifier ${v.phase ?? "?"}${gen}${docs} · ${parts.join(", ")}${err}`;
   }
