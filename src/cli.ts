@@ -32,6 +32,10 @@ Exit codes:
 `;
 program.addHelpText("after", EXIT_CODES);
 
+// `--max-warnings` (lint, preflight): anything not a whole number becomes NaN, which main refuses with a hint
+const MAX_WARNINGS_HELP = "fail when there are more warnings than this (-1: no limit)";
+const wholeNumber = (v: string): number => (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN);
+
 // Used by every command: `act(() => import("./cli/x.js"), (m) => m.main(...))`.
 async function act<M>(load: () => Promise<M>, run: (m: M) => number | Promise<number>): Promise<void> {
   process.exitCode = await run(await load());
@@ -47,9 +51,7 @@ program
       .choices(["pretty", "json", "github", "junit", "sarif"])
       .default("pretty"),
   )
-  .option("--max-warnings <n>", "fail when there are more warnings than this (-1: no limit)", (v) =>
-    /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN,
-  )
+  .option("--max-warnings <n>", MAX_WARNINGS_HELP, wholeNumber)
   .option("--list-rules", "print every rule: id, severity, what it finds")
   .option(
     "--load-plugins",
@@ -271,6 +273,7 @@ program
     "--connect-timeout <duration>",
     "upper bound for reaching each cluster, e.g. 30s (default: preflight.connectTimeout, else 10s)",
   )
+  .option("--max-warnings <n>", MAX_WARNINGS_HELP, wholeNumber)
   .option(
     "--copy-rate <rate>",
     "expected copy rate for the oplog window check, e.g. 50MB/s (default: preflight.copyRate, else 20MB/s)",

@@ -125,3 +125,13 @@ export function jsonLine(value: object): string {
     });
   }
 }
+
+/**
+ * The verifier's documents compared of a generation's total, said so that more than the total
+ * is not read as 277 % done: a recheck compares a document again, and each comparison counts.
+ */
+export function docsComparedText(compared: string, total: string, over: boolean): string {
+  return over
+    ? `${compared} comparisons of ${total} docs (a recheck compares a document again)`
+    : `${compared} of ${total} docs compared`;
+}

@@ -98,6 +98,19 @@ async function listRules(format: Format): Promise<string> {
   return `${"rule".padEnd(w)}  ${"severity"}  description\n${lines.join("\n")}\n\n${RULES.length} rules. Each enforces a sentence of:\n${sources.join("\n")}\n(--format json gives each rule's sentence and where it is documented)\n`;
 }
 
+/** `--max-warnings` (lint and preflight): a whole number, 0 or more, or -1 for no limit. */
+export function checkMaxWarnings(max: number | undefined): void {
+  if (max !== undefined && (!Number.isInteger(max) || max < -1))
+    throw usage("--max-warnings needs a whole number (0 or more; -1 for no limit)", "For example: --max-warnings 0");
+}
+
+/** More warnings than `--max-warnings` allows: said on stderr. */
+export function tooManyWarnings(warnings: number, max: number | undefined): boolean {
+  if (max === undefined || max < 0 || warnings <= max) return false;
+  process.stderr.write(`syncbook: ${warnings} warning${warnings === 1 ? "" : "s"}, more than --max-warnings ${max}\n`);
+  return true;
+}
+
 export async function main(paths: string[], opts: LintCliOptions = {}): Promise<number> {
   try {
     const format = (opts.format ?? "pretty") as Format;
@@ -108,9 +121,7 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
       return ExitCode.ok;
     }
     const max = opts.maxWarnings;
-    if (max !== undefined && (!Number.isInteger(max) || max < -1)) {
-      throw usage("--max-warnings needs a whole number (0 or more; -1 for no limit)", "For example: --max-warnings 0");
-    }
+    checkMaxWarnings(max);
     const [{ files, diagnostics, sources }, formatter] = await Promise.all([
       lintFiles(paths, { importPlugins: opts.loadPlugins === true }),
       FORMATTERS[format](),
@@ -119,12 +130,7 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
     const n = countBySeverity(diagnostics);
     let code: number = ExitCode.ok;
     if (n.error > 0) code = ExitCode.failed;
-    else if (max !== undefined && max >= 0 && n.warning > max) {
-      process.stderr.write(
-        `syncbook: ${n.warning} warning${n.warning === 1 ? "" : "s"}, more than --max-warnings ${max}\n`,
-      );
-      code = ExitCode.failed;
-    }
+    else if (tooManyWarnings(n.warning, max)) code = ExitCode.failed;
     // GitHub Actions job summary: the module is loaded only when asked for (start-up budget)
     if (process.env.GITHUB_STEP_SUMMARY) {
       const { appendSummary, lintSummary } = await import("./step-summary.js");

@@ -2,7 +2,8 @@
  * `syncbook preflight <runbook>`: the runbook checked against the real clusters (read-only),
  * with lint's formats. The driver is loaded only here, at run time (src/preflight/connect.ts).
  *
- * Exit codes as lint: 0 no errors, 1 errors (a cluster unreachable is one), 2 usage or a runbook
+ * Exit codes as lint: 0 no errors (and no more warnings than `--max-warnings`), 1 errors (a
+ * cluster unreachable is one), too many warnings, or nothing checked (no cluster has a `uri`), 2 usage or a runbook
  * that does not load (schema errors, an unset `${env.*}`), 130 interrupted. Reports go to stdout;
  * usage errors to stderr. Nothing printed contains a connection string's secret parts.
  */
@@ -15,7 +16,7 @@ import { LOADER_RULES } from "../runbook/rules.js";
 import type { NamespaceList } from "../preflight/index.js";
 import { durationMs } from "../runbook/duration.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/load.js";
-import { FORMATTERS, useColor, writeOut } from "./lint.js";
+import { FORMATTERS, checkMaxWarnings, tooManyWarnings, useColor, writeOut } from "./lint.js";
 
 export interface PreflightCliOptions {
   format?: string;
@@ -23,6 +24,7 @@ export interface PreflightCliOptions {
   connectTimeout?: string;
   copyRate?: string;
   color?: boolean;
+  maxWarnings?: number;
 }
 
 function usage(message: string, hint: string): UserError {
@@ -63,6 +65,7 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
         `--list-namespaces prints a list, which the ${format} format cannot carry`,
         "Use --format json (for a rehearsal or a script) or pretty (to read).",
       );
+    checkMaxWarnings(opts.maxWarnings);
     let connectTimeoutMs: number | undefined;
     if (opts.connectTimeout !== undefined) {
       const v = /^\d+(\.\d+)?$/.test(opts.connectTimeout) ? Number(opts.connectTimeout) : opts.connectTimeout;
@@ -118,7 +121,18 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
           : "\nSynced namespaces: not known (no start step, or the source could not be read).\n";
     }
     writeOut(text);
-    return countBySeverity(diagnostics).error > 0 ? ExitCode.failed : ExitCode.ok;
+    if (countBySeverity(diagnostics).error > 0) return ExitCode.failed;
+    // a CI gate must not go green on a preflight that proved nothing
+    if (result.checked.length === 0) {
+      process.stderr.write(
+        `syncbook: preflight checked nothing: no cluster of ${file} has a \`uri\`, so no cluster was reached\n`,
+      );
+      process.stderr.write(
+        "  hint: give the source and destination clusters a `uri` from the environment (see the warnings above) and export the connection strings\n",
+      );
+      return ExitCode.failed;
+    }
+    return tooManyWarnings(countBySeverity(diagnostics).warning, opts.maxWarnings) ? ExitCode.failed : ExitCode.ok;
   } catch (err) {
     if (err instanceof UserError) {
       process.stderr.write(`syncbook: ${err.message}\n`);

@@ -160,6 +160,12 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
     if (err instanceof RangeError) throw usage(err.message);
     throw err;
   }
+  // what it simulates first: a runbook that does not match shows up here, not later as odd warnings
+  const cluster = (name: string, c: ClusterSetting): string =>
+    `${name} (${c.topology === "sharded" ? `sharded, ${c.shards ?? 2} shards` : "replica set"}, server ${c.version ?? "7.0"})`;
+  out(
+    `simulator: service ${sim.serviceVersion}, ${instances} instance${instances === 1 ? "" : "s"}, ${cluster(srcName, src)} → ${cluster(dstName, dst)}`,
+  );
   for (const inst of sim.instances) out(`instance ${inst.index} ${inst.url}`);
   out(`verifier ${sim.verifierUrl}`);
   out(

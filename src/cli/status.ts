@@ -11,6 +11,8 @@ import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { Status } from "../run/status.js";
+import { addCopySample, copyProgress, emptyCopyState } from "../ui/eta.js";
+import { writesStillStopped } from "../ui/format.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -101,6 +103,17 @@ function print(st: Status, json: boolean, redraw: boolean): void {
 
 const bytes = (n: number | null): string => (n === null ? "?" : formatBytes(n));
 
+/** The fleet's copy, folded as the live view folds it (src/ui/eta.ts): one percentage for both. */
+function fleetCopy(st: Status): string | undefined {
+  let state = emptyCopyState();
+  for (const i of st.instances)
+    if (i.copy && i.copy.copiedBytes !== null && i.copy.totalBytes !== null)
+      state = addCopySample(state, i.name, { copied: i.copy.copiedBytes, total: i.copy.totalBytes }, 0);
+  const view = copyProgress(state);
+  if (!view.started || view.fraction === undefined) return undefined;
+  return `copy (fleet): ${Math.floor(view.fraction * 1000) / 10}% (${bytes(view.copied)} of ${bytes(view.total)})`;
+}
+
 /** The status for people: one line per instance, then identity, the verifier and the journal. */
 export function formatStatus(st: Status): string[] {
   const lines: string[] = [`status of ${st.runbook} (${st.file}) at ${st.at}`];
@@ -115,11 +128,9 @@ export function formatStatus(st: Status): string[] {
       i.state ?? "?",
       `canCommit ${String(i.canCommit ?? "?")}`,
       i.lagSeconds === null || i.lagSeconds === undefined ? "lag –" : `lag ${formatDuration(i.lagSeconds * 1000)}`,
-      i.copy
-        ? i.copy.percent === null
-          ? "copy not started"
-          : `copy ${i.copy.percent}% (${bytes(i.copy.copiedBytes)} of ${bytes(i.copy.totalBytes)})`
-        : "",
+      // an instance copies its share of an estimate that is the fleet's: its share, not a percentage
+      // (the fleet's copy, as the live view sums it, is the line below the instances)
+      i.copy ? (i.copy.percent === null ? "copy not started" : `copied ${bytes(i.copy.copiedBytes)} (its share)`) : "",
       i.coordinator ? "coordinator" : "",
       i.direction ? `${i.direction.source} → ${i.direction.destination}` : "",
       i.canWrite === true ? "canWrite" : "",
@@ -127,6 +138,8 @@ export function formatStatus(st: Status): string[] {
     ].filter(Boolean);
     lines.push(`${head}  ${parts.join(" · ")}`);
   }
+  const copy = fleetCopy(st);
+  if (copy) lines.push(copy);
   lines.push(
     st.identityProblems.length
       ? `identity: NOT one fleet: ${st.identityProblems.join("; ")}`
@@ -167,7 +180,10 @@ export function formatStatus(st: Status): string[] {
         `  run ended ${j.finished.outcome}${j.finished.committed ? " (committed)" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
-    if (j.writesStopped !== undefined)
+    if (j.writesUndoFailed) {
+      const w = writesStillStopped({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id });
+      lines.push(`  ${w.headline}`, `    ${w.advice}`);
+    } else if (j.writesStopped !== undefined)
       lines.push(
         `  writes: ${j.writesStopped ? "stopped by the run (a stopWrites held, not undone)" : "not stopped by the run (or undone)"}`,
       );

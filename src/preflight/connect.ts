@@ -113,12 +113,51 @@ function explain(err: unknown, timeoutMs: number): { reason: string; hint: strin
       reason: `authentication failed (${message})`,
       hint: "Check the user, the password and the authentication database (`authSource`) of the connection string.",
     };
+  if (e.name === "ConnectionRefused")
+    return {
+      reason: message,
+      hint: "Nothing listens at that host and port: check the port in the connection string and that the cluster is up.",
+    };
   if (e.name === "MongoServerSelectionError" || e.name === "MongoNetworkError" || e.name === "MongoNetworkTimeoutError")
     return {
       reason: `no server answered within ${formatDuration(timeoutMs)} (${message})`,
       hint: "Check the hosts and ports, TLS options (`tls=true` for most managed clusters), and that this machine can reach them; a slow link needs --connect-timeout.",
     };
   return { reason: message, hint: "Check the connection string and that the cluster is up." };
+}
+
+/** Why a connection was refused by every host: nothing listens there, so waiting the timeout out says no more. */
+class RefusedError extends Error {
+  override readonly name = "ConnectionRefused";
+}
+
+const isRefused = (e: unknown): boolean => {
+  const x = e as { message?: unknown; code?: unknown; cause?: unknown } | null | undefined;
+  if (!x) return false;
+  return x.code === "ECONNREFUSED" || /\bECONNREFUSED\b/.test(String(x.message)) || isRefused(x.cause);
+};
+
+/**
+ * Rejects as soon as every host the driver knows has refused the connection (ECONNREFUSED), so a
+ * cluster that is down (or a wrong port) fails in a moment, not after the whole connect timeout.
+ * A host that does not answer at all (a firewall dropping packets) still waits the timeout.
+ */
+function everyHostRefused(client: MongoClient): { promise: Promise<never>; stop: () => void } {
+  let listener: ((e: Mongo.TopologyDescriptionChangedEvent) => void) | undefined;
+  const promise = new Promise<never>((_resolve, reject) => {
+    listener = (e) => {
+      const servers = [...e.newDescription.servers.values()];
+      if (servers.length > 0 && servers.every((d) => d.type === "Unknown" && isRefused(d.error))) {
+        const hosts = servers.map((d) => d.address).join(", ");
+        reject(
+          new RefusedError(`connection refused by ${servers.length === 1 ? "its host" : "every host"} (${hosts})`),
+        );
+      }
+    };
+    client.on("topologyDescriptionChanged", listener);
+  });
+  promise.catch(() => undefined);
+  return { promise, stop: () => listener && client.off("topologyDescriptionChanged", listener) };
 }
 
 /** Connect to one cluster. Throws a ConnectError (never quoting the connection string). */
@@ -153,8 +192,9 @@ export async function connectCluster(
   };
   const onAbort = (): void => void close();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const refused = everyHostRefused(client);
   try {
-    await abortable(client.connect(), opts.signal);
+    await abortable(Promise.race([client.connect(), refused.promise]), opts.signal);
   } catch (err) {
     opts.signal?.removeEventListener("abort", onAbort);
     await close();
@@ -162,6 +202,7 @@ export async function connectCluster(
     const { reason, hint } = explain(err, opts.timeoutMs);
     throw new ConnectError(`cannot connect to cluster \`${name}\`: ${reason}`, hint);
   }
+  refused.stop();
   const run: Runner = async (db, cmd) => {
     assertReadOnly(cmd);
     return abortable(client.db(db).command(cmd, { readPreference: "primary" }), opts.signal);

@@ -67,6 +67,8 @@ export interface PreflightResult {
   diagnostics: Diagnostic[];
   /** Undefined when the runbook has no start step or the source could not be read. */
   namespaces: NamespaceList | undefined;
+  /** The clusters it reached and read: none means it proved nothing. */
+  checked: string[];
 }
 
 function firstStart(loaded: RunbookView): StartAt | undefined {
@@ -320,6 +322,7 @@ export async function runPreflight(loaded: RunbookView, opts: PreflightOptions =
   return {
     file: loaded.file,
     diagnostics,
+    checked: [...facts.keys()],
     namespaces:
       sel && start ? redactList(namespaceList(input, sel, (opts.now ?? (() => new Date()))()), redact) : undefined,
   };

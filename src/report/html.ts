@@ -8,7 +8,7 @@
  * warnings. Every request and answer is in report.json; the page lists commands in full and
  * summarises polls.
  */
-import { codeFrame, escapeXml as esc, formatBytes } from "../text.js";
+import { codeFrame, docsComparedText, escapeXml as esc, formatBytes } from "../text.js";
 import { formatDuration, type ProgressSample, type Report, type ReportRequest, type ReportStep } from "./model.js";
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
@@ -219,7 +219,7 @@ function verification(report: Report): string {
   const parts = [`phase ${last.phase ?? "?"}`];
   if (last.generation !== undefined) parts.push(`generation ${last.generation}`);
   if (last.docsCompared !== undefined && last.totalDocs !== undefined)
-    parts.push(`${last.docsCompared} of ${last.totalDocs} documents compared`);
+    parts.push(docsComparedText(String(last.docsCompared), String(last.totalDocs), last.docsCompared > last.totalDocs));
   for (const k of ["failedTasks", "metadataMismatchTasks"])
     if (last.counters[k] !== undefined) parts.push(`${k} ${last.counters[k]}`);
   if (last.error) parts.push(`error ${last.error}`);

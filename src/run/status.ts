@@ -71,6 +71,8 @@ export interface JournalStatus {
   writesStopped?: boolean;
   /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
   verifier?: { restarts: number; oldRelease: boolean };
+  /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
+  writesUndoFailed?: { step: number; id: string };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
 }
@@ -273,5 +275,12 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   const v = state.verifier;
   if (v && (v.restarts || v.oldRelease))
     out.verifier = { restarts: v.restarts ?? 0, oldRelease: v.oldRelease === true };
+  // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
+  // them again); for the operator an undo that never succeeded means the application is still down
+  const stop = state.hooksRan
+    .filter((h) => state.steps.find((s) => s.index === h.stepIndex)?.kind === "stopWrites")
+    .at(-1);
+  if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
+    out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };
   return out;
 }

@@ -47,6 +47,8 @@ export function explainSchemaErrors(input: ExplainInput): Diagnostic[] {
     if (seen.has(key)) continue;
     seen.add(key);
     const raw = valueAt(data, n.path);
+    // an unknown `${vars.*}` is not from the environment: its own error (with a did-you-mean) says it all
+    if (typeof raw === "string" && !raw.includes("${env.")) continue;
     const last = n.path[n.path.length - 1];
     const what = typeof last === "number" ? `this ${contextName(n.path)}` : `\`${String(last)}\``;
     out.push({

@@ -10,6 +10,7 @@
  * it (`coercion`) and validates the result, so `retries: ${env.R}` is judged as the number it is
  * meant to be, before anything is sent, instead of failing as a string later.
  */
+import { suggest } from "../suggest.js";
 export type Scalar = string | number | boolean;
 type Path = (string | number)[];
 
@@ -73,10 +74,11 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
       if (scope === "vars") {
         if (!Object.hasOwn(opts.vars, name)) {
           const known = Object.keys(opts.vars);
+          const near = suggest(name, known);
           problems.push({
             path,
             offset,
-            message: `unknown variable \`vars.${name}\``,
+            message: `unknown variable \`vars.${name}\`${near ? `; did you mean \`vars.${near}\`?` : ""}`,
             hint: known.length
               ? `Defined variables: ${known.join(", ")}. Add it under \`vars:\` or pass --var ${name}=…`
               : `Add it under \`vars:\` or pass --var ${name}=…`,

@@ -114,6 +114,8 @@ export interface SimControl {
 export interface Simulator {
   instances: SimulatorInstance[];
   verifierUrl: string;
+  /** The service version it answers as. */
+  serviceVersion: string;
   control: SimControl;
   close(): Promise<void>;
 }
@@ -242,6 +244,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   return {
     instances: servers.map((s, i) => ({ index: i, id: ids[i]!, url: url(s.port), port: s.port })),
     verifierUrl: world.verifierUrl,
+    serviceVersion,
     control,
     close: () => {
       closing ??= (async () => {

@@ -99,3 +99,27 @@ export function commandName(path: string): string {
 }
 
 export { formatDuration, formatBytes };
+
+/**
+ * The one wording of a stopWrites whose undo did not succeed, for the run's summary and
+ * `syncbook status`: the application is still down, and the operator must act.
+ */
+export function writesStillStopped(step: { number: number; id: string; use?: string }): {
+  headline: string;
+  advice: string;
+} {
+  return {
+    headline: `writes are STILL STOPPED: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
+    advice:
+      "the application cannot write until writes are turned back on: do by hand what that undo does, then check that the application writes again (or fix the cause and carry on with --resume)",
+  };
+}
+
+/** The run summary's lines for it (both renderers). */
+export function writesStillStoppedLines(
+  step: { number: number; id: string; use: string },
+  red: (s: string) => string,
+): string[] {
+  const w = writesStillStopped(step);
+  return [red(`✖ ${w.headline}`), `  ${w.advice}`];
+}

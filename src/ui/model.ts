@@ -3,6 +3,7 @@
  * module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
+import { docsComparedText } from "../text.js";
 import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
@@ -79,6 +80,20 @@ export class UiModel {
 
   stepOf(index: number): StepInfo | undefined {
     return this.steps.find((s) => s.index === index);
+  }
+
+  /**
+   * A stopWrites step whose last undo failed: the application's writes are still stopped, and
+   * the run's summary must say so (the journal's reader says the same for `syncbook status`).
+   */
+  writesLeftStopped(): { number: number; id: string; use: string; error?: string } | undefined {
+    for (const s of this.steps) {
+      if (s.kind !== "stopWrites") continue;
+      const undo = (this.hooks.get(s.index) ?? []).filter((h) => h.undo).at(-1);
+      if (undo && undo.ok === false)
+        return { number: s.index + 1, id: s.id, use: undo.use, ...(undo.error ? { error: undo.error } : {}) };
+    }
+    return undefined;
   }
 
   apply(e: RunEvent): void {
@@ -227,7 +242,7 @@ export class UiModel {
     const gen = v.generation !== undefined ? ` · generation ${v.generation}` : "";
     const docs =
       v.docs && v.docs.total > 0
-        ? ` ${bar(v.docs.compared / v.docs.total)} ${formatCount(v.docs.compared)}/${formatCount(v.docs.total)} docs`
+        ? ` ${bar(v.docs.compared / v.docs.total)} ${docsComparedText(formatCount(v.docs.compared), formatCount(v.docs.total), v.docs.compared > v.docs.total)}`
         : "";
     return `verifier ${v.phase ?? "?"}${gen}${docs} · ${parts.join(", ")}${err}`;
   }

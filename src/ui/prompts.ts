@@ -83,6 +83,25 @@ export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * At a prompt the terminal is in raw mode, so Ctrl-C is a keypress, not SIGINT: inquirer rejects
+ * with "User force closed the prompt with SIGINT". It was a Ctrl-C, so it becomes one: the process
+ * signals itself, and the run stops as for any Ctrl-C (undo before commit, exit 130). The prompt
+ * then settles through the abort of `signal` (raceAbort), never as a failed step.
+ */
+function ctrlCAsSigint<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return p.catch((e: unknown) => {
+    if (!(e instanceof Error && e.name === "ExitPromptError" && /\bSIGINT$/.test(e.message))) throw e;
+    process.kill(process.pid, "SIGINT");
+    // the timer keeps the process alive until the signal arrives (nothing else may be pending);
+    // a caller with no SIGINT handler that aborts `signal` gets the prompt's own error back
+    return new Promise<T>((_resolve, reject) => {
+      const t = setTimeout(() => reject(e), 5000);
+      signal.addEventListener("abort", () => clearTimeout(t), { once: true });
+    });
+  });
+}
+
 export const STEP_CHOICES: { name: string; value: StepChoice; description: string }[] = [
   { name: "run", value: "run", description: "run this step, then ask again before the next one" },
   { name: "skip", value: "skip", description: "do not run this step; go on to the next one" },
@@ -108,7 +127,7 @@ export function createPrompter(opts: PrompterOptions): Prompter {
         );
       }
       return raceAbort(
-        opts.host({ kind: "confirm", message }, signal).then((v) => v === true),
+        ctrlCAsSigint(opts.host({ kind: "confirm", message }, signal), signal).then((v) => v === true),
         signal,
       );
     },
@@ -124,7 +143,10 @@ export function createPrompter(opts: PrompterOptions): Prompter {
       }
       const message = `Next: step ${step.index + 1} ${step.kind} "${step.title}" (${step.id})`;
       return raceAbort(
-        opts.host({ kind: "select", message, step: step.index, choices: STEP_CHOICES }, signal).then((v) => {
+        ctrlCAsSigint(
+          opts.host({ kind: "select", message, step: step.index, choices: STEP_CHOICES }, signal),
+          signal,
+        ).then((v) => {
           if (v === "run" || v === "skip" || v === "rest" || v === "abort") return v;
           throw new Error(`unexpected answer ${String(v)}`);
         }),

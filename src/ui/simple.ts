@@ -7,7 +7,15 @@
 import { codeFrame } from "../text.js";
 import type { Colors } from "picocolors/types.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
-import { commandName, formatBytes, formatClock, formatDuration, formatWaitStatus, waitStatusKey } from "./format.js";
+import {
+  commandName,
+  formatBytes,
+  formatClock,
+  formatDuration,
+  formatWaitStatus,
+  waitStatusKey,
+  writesStillStoppedLines,
+} from "./format.js";
 import { UiModel, decisionLine, windowSummary } from "./model.js";
 
 export interface SimpleUiOptions {
@@ -215,9 +223,11 @@ export class SimpleUi {
           .join(", ");
         const head = `■ run ${e.outcome} in ${formatDuration(e.durationMs)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
         const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
+        const stuck = this.model.writesLeftStopped();
         this.#line(e.at, e.outcome === "ok" ? c.green(head) : c.red(head), [
           ...(e.message ? [e.message] : []),
-          ...(open
+          ...(stuck ? writesStillStoppedLines(stuck, c.red) : []),
+          ...(open && !stuck
             ? [
                 c.magenta(
                   `⏱ canWrite not seen: writes stopped ${formatDuration(open.measuredMs)} ago and the window is still open`,

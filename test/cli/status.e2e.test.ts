@@ -115,6 +115,11 @@ describe("syncbook status --json", () => {
     s!.control.advance(60);
     ({ st } = await f.status());
     expect(st.instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
+    // the copy as the live view shows it (issue 26): the fleet's 100 %, not each instance's share of it
+    const text = await cli(["status", f.file, "--journal-dir", f.journals], { cwd: f.dir });
+    expect(text.stdout).toMatch(/^copy \(fleet\): 100% \(/m);
+    expect(text.stdout).toMatch(/sh0 .*copied [\d.]+ \w+ \(its share\)/);
+    expect(text.stdout).not.toMatch(/copy \d+% /);
   });
 
   it("an unreachable instance and a second fleet's instance: said, exit 1", async () => {

@@ -211,9 +211,53 @@ sharding: { shardingEntries: [{ database: sales, collection: orders, shardCollec
       );
       expect(r.code).toBe(1);
       expect(r.stdout).toContain("cannot connect to cluster `cluster0`: authentication failed");
-      expect(r.stdout).toContain("cannot connect to cluster `cluster1`: no server answered within 500ms");
+      // nothing listens there any more: refused at once (issue 26), not after the timeout
+      expect(r.stdout).toContain("cannot connect to cluster `cluster1`: connection refused by its host");
       expectNoSecret(r, [PASSWORD, `${PASSWORD}x`, wrong, goneUri]);
     }
+  });
+
+  it("a refused connection fails fast, not after its whole connect timeout (issue 26)", async () => {
+    const gone = await startFakeCluster({ kind: "replicaSet" });
+    const goneUri = gone.uri({ user: USER, password: PASSWORD }, { tls: "false" });
+    await gone.close();
+    const t0 = Date.now();
+    const r = await syncbook(["preflight", join(dir, "clean.yaml"), "--connect-timeout", "60s"], {
+      ...env,
+      DEST_URI: goneUri,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("cannot connect to cluster `cluster1`: connection refused by its host");
+    expect(r.stdout).toContain("Nothing listens at that host and port");
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expectNoSecret(r, [PASSWORD, goneUri]);
+  });
+
+  it("a preflight that could check nothing (no cluster has a `uri`) does not pass (issue 26)", async () => {
+    const text = readFileSync(join(dir, "clean.yaml"), "utf8").replace(/, uri: "\$\{env\.\w+\}"/g, "");
+    expect(text).not.toContain("uri:");
+    writeFileSync(join(dir, "no-uri.yaml"), text);
+    for (const format of ["pretty", "json", "sarif"]) {
+      const r = await syncbook(["preflight", join(dir, "no-uri.yaml"), "--format", format], {});
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("preflight checked nothing: no cluster of");
+      expect(r.stderr).toContain("has a `uri`");
+    }
+  });
+
+  it("--max-warnings, as lint has: more warnings than allowed fail; a bad number is usage (issue 26)", async () => {
+    // the destination without a uri: the source is checked, the destination's checks are warnings
+    const text = readFileSync(join(dir, "clean.yaml"), "utf8").replace(', uri: "${env.DEST_URI}"', "");
+    writeFileSync(join(dir, "half.yaml"), text);
+    const free = await syncbook(["preflight", join(dir, "half.yaml")], env);
+    expect(free.code).toBe(0);
+    expect(free.stdout).toMatch(/warning\[preflight-not-checked\]/);
+    const strict = await syncbook(["preflight", join(dir, "half.yaml"), "--max-warnings", "0"], env);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/syncbook: \d+ warnings?, more than --max-warnings 0/);
+    expect((await syncbook(["preflight", join(dir, "half.yaml"), "--max-warnings", "-1"], env)).code).toBe(0);
+    const bad = await syncbook(["preflight", join(dir, "half.yaml"), "--max-warnings", "some"], env);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("--max-warnings needs a whole number") });
   });
 
   it("usage: an unset environment variable, an unknown format, --list-namespaces with junit, a bad timeout: exit 2", async () => {

@@ -40,7 +40,7 @@ describe("the report's verifier samples", () => {
       counters: { metadataMismatchTasks: 4, failedTasks: 0 },
     });
     expect(renderHtml(report)).toContain(
-      "<dt>verification</dt><dd>phase idle, generation 2, 1200 of 1000 documents compared, failedTasks 0, metadataMismatchTasks 4 (last sample)</dd>",
+      "<dt>verification</dt><dd>phase idle, generation 2, 1200 comparisons of 1000 docs (a recheck compares a document again), failedTasks 0, metadataMismatchTasks 4 (last sample)</dd>",
     );
   });
 });

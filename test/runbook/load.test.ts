@@ -95,6 +95,14 @@ describe("loader: interpolation", () => {
     expect(l.diagnostics.map(at)).toEqual(["9:18 unknown variable `vars.lga`"]);
     expect(l.diagnostics[0]?.hint).toContain("lag");
   });
+  it("a misspelt variable gets a did-you-mean, and lint does not say it comes from the environment (issue 26)", async () => {
+    const text = `${HEAD}vars: { maxLag: 5 }\nsteps:\n  - waitFor: { canCommit: true, lagBelow: "\${vars.maxLagg}" }\n`;
+    for (const l of [await load(text, {}), await load(text)]) {
+      expect(l.diagnostics.map((d) => d.message)).toEqual([
+        "unknown variable `vars.maxLagg`; did you mean `vars.maxLag`?",
+      ]);
+    }
+  });
   it("an unset environment variable is an error; a set one is a secret that redact removes", async () => {
     const missing = await load(`${HEAD}steps:\n  - notify: "\${env.TOKEN}"\n`, { env: {} });
     expect(missing.diagnostics.map(at)).toEqual(["8:14 environment variable `TOKEN` is not set"]);

@@ -41,7 +41,12 @@ function startCli(args: string[]): Promise<{ lines: string[]; exit: Promise<numb
 
 describe("syncbook sim (built CLI)", () => {
   it("prints one line per URL, serves them, and exits 0 on SIGTERM", async () => {
-    const { lines, exit } = await startCli(["--port", "0", "--verifier-port", "0", "--instances", "2"]);
+    const { lines: all, exit } = await startCli(["--port", "0", "--verifier-port", "0", "--instances", "2"]);
+    // the banner says what is simulated (issue 26): the service version and the topology
+    expect(all[0]).toBe(
+      "simulator: service 1.8.0, 2 instances, cluster0 (replica set, server 7.0) → cluster1 (sharded, 2 shards, server 7.0)",
+    );
+    const lines = all.slice(1);
     const urls = Object.fromEntries(lines.map((l) => [l.split(" http")[0], l.slice(l.indexOf("http")).split(" ")[0]]));
     expect(Object.keys(urls)).toEqual(["instance 0", "instance 1", "verifier", "control"]);
     for (const k of ["instance 0", "instance 1", "verifier"]) expect(urls[k]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -95,7 +100,8 @@ describe("syncbook sim (built CLI)", () => {
       "--data-set",
       "collections=3,unique=1,ttl=0,hidden=0",
     ]);
-    const url = lines[0]!.split(" ")[2]!;
+    expect(lines[0]).toMatch(/^simulator: service 1\.22\.0, 1 instance, /);
+    const url = lines[1]!.split(" ")[2]!;
     const p = (await call(`${url}/api/v1/progress`)).json;
     expect(p.success).toBe(true);
     expect(p.progress.state).toBe("INITIALIZING");

@@ -84,6 +84,36 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(last).toContain("↓ Start the sync (start) — no outcome reported");
     expect(last).toContain("undo hook shell ok 10ms");
     expect(last).toContain("run failed in 50ms · exit 1");
+    // the undo succeeded: no alarm
+    expect(out.plain).not.toContain("STILL STOPPED");
+  });
+
+  it("a stopWrites whose undo failed: the summary says writes are still stopped, and what to do (issue 26)", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: false });
+    const b = new EventBuilder();
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
+    await ui.listener(b.emit("step.started", STEPS[4]!));
+    await ui.listener(b.emit("step.finished", { index: 4, id: "confirm", outcome: "failed", durationMs: 3 }));
+    await ui.listener(b.emit("hook.started", { index: 3, id: "stop-writes", use: "shell", undo: true }));
+    await ui.listener(
+      b.emit("hook.finished", {
+        index: 3,
+        id: "stop-writes",
+        use: "shell",
+        undo: true,
+        ok: false,
+        error: "exited with code 3",
+        durationMs: 10,
+      }),
+    );
+    await ui.listener(b.emit("run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 50 }));
+    await ui.close();
+    const tail = out.plain.slice(out.plain.lastIndexOf("run failed in 50ms"));
+    expect(tail).toContain("✖ writes are STILL STOPPED: the undo of step 4 stop-writes (shell) did not succeed");
+    expect(tail).toContain("do by hand what that undo does");
   });
 
   it("close() without run.finished still ends the list (a runner that crashed)", async () => {

@@ -140,11 +140,12 @@ describe("simple renderer, details", () => {
       });
     sample("check", 0, 500_000);
     sample("check", 0, 900_000); // same generation and counters: no new line
-    sample("recheck", 1, 2_100_000); // rechecks compare documents again: the bar is clamped
+    // rechecks compare documents again: the bar is clamped, and the line says what is counted (issue 26)
+    sample("recheck", 1, 2_100_000);
     const lines = runSimple(b.events).filter((l) => l.includes("verifier"));
     expect(lines).toEqual([
-      "03:00:00 verifier check · generation 0 [█████░░░░░░░░░░░░░░░] 500k/2M docs · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
-      "03:00:00 verifier recheck · generation 1 [████████████████████] 2.1M/2M docs · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
+      "03:00:00 verifier check · generation 0 [█████░░░░░░░░░░░░░░░] 500k of 2M docs compared · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
+      "03:00:00 verifier recheck · generation 1 [████████████████████] 2.1M comparisons of 2M docs (a recheck compares a document again) · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
     ]);
   });
 
