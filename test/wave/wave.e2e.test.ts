@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { Simulator } from "../../src/sim/index.js";
 import type { WaveReport } from "../../src/wave/report.js";
-import { CUTOVER, cli, runbookFor, sim, tempDir, writeRunbook } from "../support/run.js";
+import { CUTOVER, cli, runbookFor, sim, startCli, tempDir, writeRunbook } from "../support/run.js";
 import { assertWellFormedXml } from "../support/xml.js";
 
 const root = process.cwd();
@@ -216,6 +216,24 @@ describe("wave rehearse", () => {
       expect(lines[i]).toMatch(/rehearsing/);
       expect(lines[i + 1]).toMatch(/SAFE/);
     }
+  }, 120_000);
+
+  it("Ctrl-C: the rehearsals running stop (INTERRUPTED), none starts after, exit 130, the wave report still written", async () => {
+    const out = temp();
+    const run = startCli(["wave", "rehearse", `${FIXTURES}/ok.wave.yaml`, "--report", out, "--time-scale", "5"], {
+      cwd: root,
+    });
+    await run.waitFor(/alpha: rehearsing/, 30_000);
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    expect(r.code, r.all).toBe(130);
+    const report = JSON.parse(readFileSync(join(out, "wave.json"), "utf8")) as WaveReport;
+    expect(report.outcome).toBe("FAILED");
+    const by = Object.fromEntries(report.runbooks.map((x) => [x.name, x.status]));
+    expect(by.alpha).toBe("INTERRUPTED");
+    // charlie comes after alpha: never started
+    expect(by.charlie).toBe("SKIPPED");
+    expect(existsSync(join(out, "charlie"))).toBe(false);
   }, 120_000);
 
   it("a wave that does not lint is not rehearsed: exit 2", async () => {
