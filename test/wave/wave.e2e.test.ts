@@ -4,7 +4,7 @@
  * each runbook's; a failing runbook fails the wave and skips what comes after it; `report --wave`
  * builds the wave report from the reports and journals an engine's jobs upload.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Workflow } from "@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Workflow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -321,6 +321,41 @@ describe("report --wave from an engine's artifacts (journals of real runs)", () 
       ["bad", "FAILED"],
       ["good", "DONE"],
     ]);
+  }, 120_000);
+
+  it("a runner killed mid-cutover: its uploaded journal (no lock) resumes on another machine's folder, and the wave report says DONE", async () => {
+    const s3 = await sim({ data: "20GiB" });
+    try {
+      const work = temp();
+      const rb = writeRunbook(work, runbookFor(s3, CUTOVER).replace("name: e2e", "name: moved"), "moved.yaml");
+      const first = join(work, "runner-1");
+      const run = startCli(["run", rb, "--yes", "--renderer", "simple", "--journal-dir", first], { cwd: work });
+      await run.waitFor(/copy \d+%/, 30_000);
+      run.child.kill("SIGKILL");
+      await run.done;
+      // the artifact: the journal alone (upload-artifact path **/*.jsonl), downloaded elsewhere
+      const journals = readdirSync(join(first, "moved")).filter((f) => f.endsWith(".jsonl"));
+      expect(journals).toHaveLength(1);
+      expect(readdirSync(join(first, "moved"))).toContain("syncbook.lock");
+      const second = join(work, "runner-2");
+      mkdirSync(join(second, "moved"), { recursive: true });
+      const journal = join(second, "moved", journals[0] as string);
+      copyFileSync(join(first, "moved", journals[0] as string), journal);
+      const resumed = await cli(
+        ["run", rb, "--yes", "--renderer", "simple", "--journal-dir", second, "--resume", journal],
+        { cwd: work },
+      );
+      expect(resumed.code, resumed.all).toBe(0);
+      // start was sent once, by the first runner
+      expect(s3.control.counts().instances[0]?.["POST /api/v1/start"]).toBe(1);
+      const out = join(work, "wave");
+      const r = await cli(["report", "--wave", second, "--out", out], { cwd: work });
+      expect(r.code, r.all).toBe(0);
+      const report = JSON.parse(readFileSync(join(out, "wave.json"), "utf8")) as WaveReport;
+      expect(report.runbooks.map((x) => [x.name, x.status, x.committed])).toEqual([["moved", "DONE", true]]);
+    } finally {
+      await s3.close();
+    }
   }, 120_000);
 
   it("an empty folder without a wave file: exit 2 with a hint", async () => {
