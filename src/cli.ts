@@ -14,6 +14,7 @@ import type { ExecuteFlags } from "./cli/execute.js";
 import type { RehearseFlags } from "./cli/rehearse.js";
 import type { PreflightCliOptions } from "./cli/preflight.js";
 import type { StatusCliOptions } from "./cli/status.js";
+import type { WaveLintOptions, WavePlanOptions, WaveRehearseOptions, WaveReportOptions } from "./cli/wave.js";
 
 const program = new Command("syncbook")
   .description("Cluster-to-cluster sync cutovers as checked-in, linted, rehearsed YAML runbooks")
@@ -69,13 +70,92 @@ program
 program
   .command("report")
   .description("Rebuild a run's report (report.json, junit.xml, report.html) from its journal")
-  .argument("<journal>", "the run's journal: a JSON-lines file of run events (or a folder: its newest journal)")
+  .argument("[journal]", "the run's journal: a JSON-lines file of run events (or a folder: its newest journal)")
   .option("--out <dir>", "where to write the three files (default: next to the journal, <name>.report/)")
   .option("--quiet", "print nothing but warnings")
-  .action((journal: string, opts: ReportCliOptions) =>
-    act(
+  .option(
+    "--wave <dir>",
+    "instead: the wave report (wave.json, junit.xml, wave.html) from the runbooks' reports and journals in this folder (the jobs' artifacts); --out defaults to it",
+  )
+  .option("--wave-file <file>", "with --wave: the wave file, for the order and the runbooks with nothing uploaded")
+  .action((journal: string | undefined, opts: ReportCliOptions & WaveReportOptions & { wave?: string }) => {
+    if (opts.wave !== undefined)
+      return act(
+        () => import("./cli/wave.js"),
+        (m) =>
+          journal !== undefined
+            ? usageError("report --wave takes no journal")
+            : m.reportMain(opts.wave as string, opts),
+      );
+    if (journal === undefined)
+      return act(
+        () => Promise.resolve(undefined),
+        () => usageError("report needs a journal (or --wave <dir>)"),
+      );
+    return act(
       () => import("./cli/report.js"),
       (m) => m.main(journal, opts),
+    );
+  });
+
+// --- wave -------------------------------------------------------------------------------
+// many cutovers on an existing engine (docs/waves.md): syncbook plans, lints, rehearses and reports
+const wave = program
+  .command("wave")
+  .description(
+    "Many cutovers planned together for GitHub Actions or Argo Workflows: lint, plan, rehearse (docs/waves.md)",
+  );
+wave
+  .command("lint")
+  .description(
+    "Lint a wave: every runbook, plus unknown or duplicate names, `after` cycles, two runbooks on one instance",
+  )
+  .argument("<wave>", "the wave file (YAML, `wave: 1`)")
+  .addOption(
+    new Option("--format <format>", "output format (as lint's)")
+      .choices(["pretty", "json", "github", "junit", "sarif"])
+      .default("pretty"),
+  )
+  .option("--max-warnings <n>", "fail when there are more warnings than this (-1: no limit)", (v) =>
+    /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN,
+  )
+  .addHelpText("after", EXIT_CODES)
+  .action((file: string, opts: WaveLintOptions) =>
+    act(
+      () => import("./cli/wave.js"),
+      (m) => m.lintMain(file, opts),
+    ),
+  );
+wave
+  .command("plan")
+  .description("Print the wave for its engine: a GitHub Actions matrix (JSON) or an Argo Workflow (YAML)")
+  .argument("<wave>", "the wave file (YAML, `wave: 1`)")
+  .addOption(
+    new Option("--format <format>", "github: {include:[{name,runbook,stage}]}; argo: a Workflow")
+      .choices(["github", "argo", "json"])
+      .default("github"),
+  )
+  .option("--stage <n>", "with --format github: only this stage's runbooks (a job per stage)")
+  .action((file: string, opts: WavePlanOptions) =>
+    act(
+      () => import("./cli/wave.js"),
+      (m) => m.planMain(file, opts),
+    ),
+  );
+wave
+  .command("rehearse")
+  .description(
+    "Rehearse every runbook of a wave, each against its own simulated fleet, at most maxParallel at once, in `after` order",
+  )
+  .argument("<wave>", "the wave file (YAML, `wave: 1`)")
+  .option("--report <dir>", "write the wave report (wave.html, wave.json, junit.xml) and each runbook's report there")
+  .option("--time-scale <x>", "simulated seconds per wall second", "50")
+  .option("--max-parallel <n>", "rehearse at most this many at once (default: the wave's maxParallel)")
+  .addHelpText("after", EXIT_CODES)
+  .action((file: string, opts: WaveRehearseOptions) =>
+    act(
+      () => import("./cli/wave.js"),
+      (m) => m.rehearseMain(file, opts),
     ),
   );
 
@@ -284,6 +364,10 @@ program
       (m) => m.main(file, opts),
     ),
   );
+
+function usageError(message: string): never {
+  throw new UserError(message, { hint: "See syncbook report --help.", exitCode: ExitCode.usage });
+}
 
 async function entry(): Promise<void> {
   try {

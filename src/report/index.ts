@@ -53,7 +53,8 @@ export interface WrittenReport {
   files: { json: string; junit: string; html: string };
 }
 
-async function atomicWrite(path: string, text: string): Promise<void> {
+/** Writes a file whole or not at all (temp file + rename): a reader never sees half a report. */
+export async function atomicWrite(path: string, text: string): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
   await writeFile(tmp, text, "utf8");
   await rename(tmp, path);

@@ -23,13 +23,17 @@ export interface ExplainInput {
   redact: (s: string) => string;
   /** Paths whose value came from `${env.*}` that lint cannot see: format errors there are not errors. */
   unknownPaths?: ReadonlySet<string>;
+  /** The schema the errors are of (its descriptions are the hints); default the runbook's. */
+  schema?: Json;
 }
 
 export function explainSchemaErrors(input: ExplainInput): Diagnostic[] {
   const { data, locate } = input;
+  const root = schemaOf(input.schema ?? RUNBOOK_SCHEMA);
   const errors = fold(
     input.errors.map((e) => ({ ...e, path: toPath(e.instancePath, data) })),
     data,
+    root,
   );
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
@@ -64,7 +68,7 @@ export function explainSchemaErrors(input: ExplainInput): Diagnostic[] {
   }
   for (const e of errors) {
     if (notJudged.includes(e) || below(e)) continue;
-    const found = describe(e, data);
+    const found = describe(e, data, root);
     if (!found) continue;
     const key = `${JSON.stringify(found.path)}|${found.message}`;
     if (seen.has(key)) continue;
@@ -110,7 +114,7 @@ const startsWith = (p: Path, prefix: Path): boolean => prefix.every((s, i) => p[
  * that got furthest (deepest instance path, then fewest errors). A branch that failed only on
  * the type of the value itself did not get anywhere. The step's kind `oneOf` stays as is.
  */
-function fold(errors: Err[], data: unknown): Err[] {
+function fold(errors: Err[], data: unknown, root: Root): Err[] {
   const dropped = new Set<Err>();
   const added: Err[] = [];
   errors.forEach((alt, j) => {
@@ -135,7 +139,7 @@ function fold(errors: Err[], data: unknown): Err[] {
     const useful = [...branches.values()].filter(
       (errs) => !errs.every((e) => e.keyword === "type" && e.path.length === alt.path.length),
     );
-    if (isDuration(alt, data) || useful.length === 0) return; // the alternative itself is explained
+    if (isDuration(alt, data, root) || useful.length === 0) return; // the alternative itself is explained
     useful.sort(
       (a, b) =>
         Math.max(...b.map((e) => e.path.length)) - Math.max(...a.map((e) => e.path.length)) || a.length - b.length,
@@ -155,14 +159,20 @@ function fold(errors: Err[], data: unknown): Err[] {
   return [...errors.filter((e) => !dropped.has(e)), ...added].sort((a, b) => errors.indexOf(a) - errors.indexOf(b));
 }
 
-const DEFS = (RUNBOOK_SCHEMA.$defs ?? {}) as Record<string, Json>;
+/** A schema and its definitions. */
+interface Root {
+  schema: Json;
+  defs: Record<string, Json>;
+}
+const schemaOf = (schema: Json): Root => ({ schema, defs: (schema.$defs ?? {}) as Record<string, Json> });
 const isStepKindOneOf = (e: Err): boolean => e.keyword === "oneOf" && e.path.length === 2 && e.path[0] === "steps";
-const isDuration = (e: Err, data: unknown): boolean =>
-  e.schemaPath.startsWith("#/$defs/duration/") || schemaFor(e.path, data) === DEFS.duration;
+const isDuration = (e: Err, data: unknown, root: Root): boolean =>
+  root.defs.duration !== undefined &&
+  (e.schemaPath.startsWith("#/$defs/duration/") || schemaFor(e.path, data, root) === root.defs.duration);
 
-function deref(node: Json | undefined): Json | undefined {
+function deref(node: Json | undefined, root: Root): Json | undefined {
   let n = node;
-  for (let i = 0; i < 8 && n && typeof n.$ref === "string"; i++) n = DEFS[n.$ref.replace("#/$defs/", "")];
+  for (let i = 0; i < 8 && n && typeof n.$ref === "string"; i++) n = root.defs[n.$ref.replace("#/$defs/", "")];
   return n;
 }
 
@@ -186,14 +196,19 @@ const fitsType = (schema: Json, v: unknown): boolean => {
 };
 
 /** The schema of the value at an instance path (through $ref, and the anyOf branch that fits the value). */
-function schemaFor(path: Path, data: unknown): Json | undefined {
-  let schema = deref(RUNBOOK_SCHEMA);
+function schemaFor(path: Path, data: unknown, root: Root): Json | undefined {
+  let schema = deref(root.schema, root);
   let value = data;
   const pick = (s: Json | undefined, v: unknown): Json | undefined => {
-    const d = deref(s);
+    const d = deref(s, root);
     const alts = (d?.anyOf ?? d?.oneOf) as Json[] | undefined;
     if (!d || !alts || d.properties) return d;
-    return deref(alts.map((a) => deref(a) as Json).find((a) => a && fitsType(a, v))) ?? d;
+    return (
+      deref(
+        alts.map((a) => deref(a, root) as Json).find((a) => a && fitsType(a, v)),
+        root,
+      ) ?? d
+    );
   };
   schema = pick(schema, value);
   for (const seg of path) {
@@ -281,7 +296,7 @@ const WHY_NOT: Readonly<Record<string, string>> = {
     "The service has no `collectionRegex` (service facts): it would ignore the key, and an entry with only a database selects the whole database (in excludeNamespaces: leaves all of it out). The collection pattern is `collectionsRegex`.",
 };
 
-function describe(e: Err, data: unknown): Found | undefined {
+function describe(e: Err, data: unknown, root: Root): Found | undefined {
   const value = valueAt(data, e.path);
   const lastSeg = e.path[e.path.length - 1];
   const field =
@@ -290,7 +305,7 @@ function describe(e: Err, data: unknown): Found | undefined {
       : typeof lastSeg === "number"
         ? `this ${contextName(e.path)}`
         : `\`${String(lastSeg)}\``;
-  const own = schemaFor(e.path, data);
+  const own = schemaFor(e.path, data, root);
   const hint = firstSentence(own?.description);
   const base = { path: e.path, ...(hint ? { hint } : {}) };
   switch (e.keyword) {
@@ -344,7 +359,7 @@ function describe(e: Err, data: unknown): Found | undefined {
       return { ...base, message: `${field} matches more than one form` };
     }
     case "anyOf": {
-      if (isDuration(e, data)) {
+      if (isDuration(e, data, root)) {
         return {
           path: e.path,
           message: `expected a duration like 30s or 10m, got ${show(value)}`,
@@ -386,7 +401,7 @@ function describe(e: Err, data: unknown): Found | undefined {
     case "pattern": {
       if (e.schemaPath.includes("/propertyNames/")) return undefined; // told by the propertyNames error
       const what = firstSentence(own?.description);
-      if (own === DEFS.url || e.schemaPath.startsWith("#/$defs/url/"))
+      if (root.defs.url !== undefined && (own === root.defs.url || e.schemaPath.startsWith("#/$defs/url/")))
         return {
           path: e.path,
           message: `${field}: expected an http(s) URL like http://127.0.0.1:27182, got ${show(value)}`,
