@@ -72,6 +72,11 @@ export interface PluginContext<O> {
   readonly log: PluginLogger;
   /** Redacts every secret of the run from a string (what `log` does to each message). */
   readonly redact: (text: string) => string;
+  /**
+   * This cutover's id: the same for every run of it (`--resume` included), so a pager can keep one
+   * alert per cutover. Undefined outside a journaled run (a library caller without one).
+   */
+  readonly cutover?: string;
 }
 
 /** What a hook receives. */
