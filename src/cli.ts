@@ -69,6 +69,10 @@ program
   .argument("<journal>", "the run's journal: a JSON-lines file of run events (or a folder: its newest journal)")
   .option("--out <dir>", "where to write the three files (default: next to the journal, <name>.report/)")
   .option("--quiet", "print nothing but warnings")
+  .option(
+    "--otlp <file>",
+    "instead: write the run's trace as OTLP JSON (an ExportTraceServiceRequest a collector's /v1/traces takes)",
+  )
   .action((journal: string, opts: ReportCliOptions) =>
     act(
       () => import("./cli/report.js"),

@@ -77,6 +77,11 @@ export interface PluginContext<O> {
    * alert per cutover. Undefined outside a journaled run (a library caller without one).
    */
   readonly cutover?: string;
+  /**
+   * W3C `traceparent` of the span this call runs under, when the run exports a trace
+   * (OpenTelemetry variables set): pass it on so the plugin's own spans join the cutover's trace.
+   */
+  readonly traceparent?: string;
 }
 
 /** What a hook receives. */

@@ -45,6 +45,8 @@ export interface PluginRunContext {
   print?: (line: string) => void;
   /** This cutover's id, the same across `--resume` (see `PluginContext.cutover`). */
   cutover?: string;
+  /** The `traceparent` of the span running now, when the run exports a trace. */
+  traceparent?: () => string | undefined;
 }
 
 /** What every plugin call receives, from the run's context. */
@@ -54,6 +56,7 @@ function pluginContext(
   signal: AbortSignal,
   log: PluginLogger,
 ): PluginContext<Record<string, unknown>> {
+  const tp = ctx.traceparent?.();
   return {
     options,
     runbook: ctx.runbook,
@@ -63,6 +66,7 @@ function pluginContext(
     log,
     redact: ctx.redact,
     ...(ctx.cutover !== undefined ? { cutover: ctx.cutover } : {}),
+    ...(tp !== undefined ? { traceparent: tp } : {}),
   };
 }
 

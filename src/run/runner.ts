@@ -91,6 +91,8 @@ export interface RunOptions {
   verifier?: VerifierClient;
   /** Where notify steps and console notifiers print. */
   print?: (line: string) => void;
+  /** The `traceparent` hooks get (the trace listener's current span), when the run exports a trace. */
+  traceparent?: () => string | undefined;
   env?: Readonly<Record<string, string | undefined>>;
   /** Simulated seconds per wall second (rehearsals): the runbook's waits shrink with it. */
   timeScale?: number;
@@ -253,6 +255,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
     cutover,
+    ...(opts.traceparent ? { traceparent: opts.traceparent } : {}),
     cwd: dirname(loaded.file),
     redact: loaded.redact,
     log: (level, message) => void emit("log", { level, message: loaded.redact(message) }),
