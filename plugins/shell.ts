@@ -89,6 +89,8 @@ export default definePlugin<ShellOptions>({
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
       Object.assign(env, o.env);
+      // the cutover's trace (OpenTelemetry variables set): the command's own spans join it
+      if (ctx.traceparent) env.TRACEPARENT = ctx.traceparent;
       ctx.log.debug(redact(`$ ${showArgv(argv)} (in ${cwd})`));
       const r = await runProcess({
         argv,

@@ -74,6 +74,10 @@ program
   .option("--out <dir>", "where to write the three files (default: next to the journal, <name>.report/)")
   .option("--quiet", "print nothing but warnings")
   .option(
+    "--otlp <file>",
+    "instead: write the run's trace as OTLP JSON (an ExportTraceServiceRequest a collector's /v1/traces takes)",
+  )
+  .option(
     "--wave <dir>",
     "instead: the wave report (wave.json, junit.xml, wave.html) from the runbooks' reports and journals in this folder (the jobs' artifacts); --out defaults to it",
   )

@@ -29,6 +29,8 @@ export interface RunEventMap {
     runbook: string;
     file: string;
     hash: string;
+    /** This cutover's id, the same in every run of it (a resumed run copies the first run's). */
+    cutover?: string;
     /** For the record: who ran it (the OS user, the host, the process). */
     by?: { user: string; host: string; pid: number };
     /** syncbook's version. */

@@ -3,6 +3,7 @@
  * never reaches the fleet), load its plugins, print a dry-run plan, wire the outputs (UI,
  * journal, report) to the runner, handle Ctrl-C, and turn the result into an exit code.
  */
+import type { Tracing } from "../trace/index.js";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
@@ -325,6 +326,20 @@ export async function reportOutput(
       print(`report: ${join(dir, "report.html")} (also report.json, junit.xml)${w ? "" : ""}`);
     },
   };
+}
+
+/**
+ * The run's OpenTelemetry trace, when the standard OTLP variables ask for one (docs/tracing.md).
+ * The check reads the variables only; OpenTelemetry itself is loaded only when it is on.
+ */
+export async function traceOutput(
+  env: Readonly<Record<string, string | undefined>>,
+  redact: (s: string) => string,
+): Promise<Tracing | undefined> {
+  const { traceConfig } = await import("../trace/config.js");
+  if (!traceConfig(env)) return undefined;
+  const { startTracing } = await import("../trace/index.js");
+  return startTracing(env, redact);
 }
 
 /** Two signals closer than this are one keypress (GNU `timeout` forwards the Ctrl-C the group already got). */

@@ -6,7 +6,9 @@
  * journal, unreadable or unwritable. A truncated last line (a crash mid-write) is a warning.
  */
 import { basename, dirname, join, relative } from "node:path";
-import { ExitCode } from "../errors.js";
+import { writeFile } from "node:fs/promises";
+import { ExitCode, UserError, errorMessage } from "../errors.js";
+import type { RunEvent } from "../events.js";
 import { describeWindow } from "../fleet/window.js";
 import { buildReport, readJournal, writeReportFiles } from "../report/index.js";
 
@@ -14,6 +16,8 @@ export interface ReportCliOptions {
   out?: string;
   /** Print nothing but warnings. */
   quiet?: boolean;
+  /** Write the run's trace as OTLP JSON to this file instead of the report (docs/tracing.md). */
+  otlp?: string;
 }
 
 /** Default output: next to the journal, `<journal name without extension>.report/`. */
@@ -24,6 +28,7 @@ export function defaultOutDir(journal: string): string {
 export async function main(journal: string, opts: ReportCliOptions = {}): Promise<number> {
   const read = await readJournal(journal);
   for (const w of read.warnings) process.stderr.write(`syncbook: warning: ${w}\n`);
+  if (opts.otlp !== undefined) return writeOtlp(read.events, read.file, opts.otlp, opts.quiet === true);
   const report = buildReport(read.events);
   report.warnings.unshift(...read.warnings);
   const out = opts.out ?? defaultOutDir(read.file);
@@ -39,5 +44,24 @@ export async function main(journal: string, opts: ReportCliOptions = {}): Promis
         `  ${rel(files.html)}\n  ${rel(files.json)}\n  ${rel(files.junit)}\n`,
     );
   }
+  return ExitCode.ok;
+}
+
+/** `--otlp <file>`: the journal's spans as OTLP JSON, for a window run without a collector. */
+async function writeOtlp(events: readonly RunEvent[], from: string, file: string, quiet: boolean): Promise<number> {
+  const { journalToOtlp } = await import("../trace/index.js");
+  const t = await journalToOtlp(events, process.env);
+  try {
+    await writeFile(file, t.json);
+  } catch (err) {
+    throw new UserError(`cannot write ${file}: ${errorMessage(err)}`, {
+      exitCode: ExitCode.usage,
+      hint: "give a path in a folder that exists and that you can write",
+    });
+  }
+  if (!quiet)
+    process.stdout.write(
+      `trace of ${relative(process.cwd(), from) || from}: ${t.spans} spans, trace id ${t.traceId ?? "-"}\n  ${relative(process.cwd(), file) || file}\n`,
+    );
   return ExitCode.ok;
 }

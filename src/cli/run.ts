@@ -23,6 +23,7 @@ import {
   printPlanJson,
   probe,
   reportOutput,
+  traceOutput,
   stderr,
   stdout,
   type ExecuteFlags,
@@ -182,6 +183,7 @@ export async function execute(
     ...(how.json ? { jsonWrite: how.json } : {}),
   });
   const report = await reportOutput(flags.report, stderr, how.history);
+  const tracing = await traceOutput(process.env, loaded.redact);
   const controller = new AbortController();
   const forced = new AbortController();
   const off = interruptOnSignals(controller, stderr, forced);
@@ -190,7 +192,7 @@ export async function execute(
       loaded,
       registry,
       mode: how.mode,
-      listeners: [...extraListeners, ui.listener, ...report.listeners],
+      listeners: [...extraListeners, ui.listener, ...report.listeners, ...(tracing ? [tracing.listener] : [])],
       ...(how.critical ? { critical: how.critical } : {}),
       signal: controller.signal,
       forceSignal: forced.signal,
@@ -211,6 +213,7 @@ export async function execute(
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
       print: how.json ? stderr : stdout,
+      ...(tracing ? { traceparent: () => tracing.traceparent() } : {}),
     });
     await how.after?.(ui);
     await ui.close();
@@ -237,5 +240,7 @@ export async function execute(
   } finally {
     off();
     await report.finish().catch((err: unknown) => stderr(`report: ${errorMessage(err)}`));
+    const lost = await tracing?.finish();
+    if (lost) stderr(`warning: ${lost}`);
   }
 }

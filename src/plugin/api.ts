@@ -72,6 +72,16 @@ export interface PluginContext<O> {
   readonly log: PluginLogger;
   /** Redacts every secret of the run from a string (what `log` does to each message). */
   readonly redact: (text: string) => string;
+  /**
+   * This cutover's id: the same for every run of it (`--resume` included), so a pager can keep one
+   * alert per cutover. Undefined outside a journaled run (a library caller without one).
+   */
+  readonly cutover?: string;
+  /**
+   * W3C `traceparent` of the span this call runs under, when the run exports a trace
+   * (OpenTelemetry variables set): pass it on so the plugin's own spans join the cutover's trace.
+   */
+  readonly traceparent?: string;
 }
 
 /** What a hook receives. */

@@ -17,6 +17,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { name: "sim-writes", hooks: ["sim-writes"], load: () => import("../../plugins/sim-writes.js") },
   { name: "webhook", notifiers: ["webhook"], load: () => import("../../plugins/webhook.js") },
   { name: "chat", notifiers: ["chat"], load: () => import("../../plugins/chat.js") },
+  { name: "pagerduty", notifiers: ["pagerduty"], load: () => import("../../plugins/pagerduty.js") },
+  { name: "teams", notifiers: ["teams"], load: () => import("../../plugins/teams.js") },
   { name: "file", notifiers: ["file"], load: () => import("../../plugins/file.js") },
   { name: "stdout", notifiers: ["stdout"], load: () => import("../../plugins/stdout.js") },
 ];

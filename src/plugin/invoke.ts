@@ -43,6 +43,10 @@ export interface PluginRunContext {
   fleet?: () => readonly InstanceSnapshot[];
   /** Where console notifiers print (default: process.stdout). */
   print?: (line: string) => void;
+  /** This cutover's id, the same across `--resume` (see `PluginContext.cutover`). */
+  cutover?: string;
+  /** The `traceparent` of the span running now, when the run exports a trace. */
+  traceparent?: () => string | undefined;
 }
 
 /** What every plugin call receives, from the run's context. */
@@ -52,7 +56,18 @@ function pluginContext(
   signal: AbortSignal,
   log: PluginLogger,
 ): PluginContext<Record<string, unknown>> {
-  return { options, runbook: ctx.runbook, cwd: ctx.cwd, env: ctx.env ?? process.env, signal, log, redact: ctx.redact };
+  const tp = ctx.traceparent?.();
+  return {
+    options,
+    runbook: ctx.runbook,
+    cwd: ctx.cwd,
+    env: ctx.env ?? process.env,
+    signal,
+    log,
+    redact: ctx.redact,
+    ...(ctx.cutover !== undefined ? { cutover: ctx.cutover } : {}),
+    ...(tp !== undefined ? { traceparent: tp } : {}),
+  };
 }
 
 /** A hook call as a runbook writes it (`stopWrites`, `hook`, or their `undo`). */

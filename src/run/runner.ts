@@ -40,7 +40,7 @@ import { hookWatch } from "../steps/hook.js";
 import { withProcessWatch } from "../plugin/process.js";
 import { sourceLine, type Place } from "../text.js";
 import { setLongTimeout } from "../timers.js";
-import type { CriticalListener, Emit, Outcome, RunEvent, RunListener } from "../events.js";
+import type { CriticalListener, Emit, Outcome, RunEvent, RunEventOf, RunListener } from "../events.js";
 import { instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { SYNCBOOK_VERSION } from "../version.js";
 
@@ -93,6 +93,8 @@ export interface RunOptions {
   verifier?: VerifierClient;
   /** Where notify steps and console notifiers print. */
   print?: (line: string) => void;
+  /** The `traceparent` hooks get (the trace listener's current span), when the run exports a trace. */
+  traceparent?: () => string | undefined;
   env?: Readonly<Record<string, string | undefined>>;
   /** Simulated seconds per wall second (rehearsals): the runbook's waits shrink with it. */
   timeScale?: number;
@@ -248,8 +250,16 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           }),
         )
       : undefined);
+  // one id per cutover, the same on --resume (the first run's `run.started` is in the history and
+  // carries it): a pager keeps one alert for it, a trace one trace id
+  const firstRun = opts.history?.find((e): e is RunEventOf<"run.started"> => e.type === "run.started");
+  const cutover = firstRun
+    ? (firstRun.cutover ?? cutoverId(firstRun.at, firstRun.hash))
+    : cutoverId(started, loaded.hash);
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
+    cutover,
+    ...(opts.traceparent ? { traceparent: opts.traceparent } : {}),
     cwd: dirname(loaded.file),
     redact: loaded.redact,
     log: (level, message) => void emit("log", { level, message: loaded.redact(message) }),
@@ -332,6 +342,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     runbook: runbook.name,
     file: loaded.file,
     hash: loaded.hash,
+    cutover,
     by: whoRuns(),
     syncbook: SYNCBOOK_VERSION,
     format: runbook.runbook,
@@ -728,4 +739,10 @@ async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set<number
       signal,
     ),
   );
+}
+
+/** `20261127T001500Z-1a2b3c4d`: when the cutover's first run started, and which runbook text it ran. */
+export function cutoverId(firstStartedAt: number, runbookHash: string): string {
+  const at = new Date(firstStartedAt).toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
+  return `${at}-${runbookHash.replace(/^sha256:/, "").slice(0, 8)}`;
 }

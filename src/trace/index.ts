@@ -1,0 +1,166 @@
+/**
+ * OpenTelemetry traces of a cutover, opt-in through the standard variables (`config.ts`).
+ *
+ * - `startTracing`: a run listener that exports the run's spans over OTLP/HTTP (protobuf or
+ *   JSON) while it runs, and the `traceparent` hooks get (their own spans join the cutover's).
+ * - `journalToOtlp`: the same spans from a journal, as an OTLP JSON request body
+ *   (`syncbook report --otlp <file>`), for a window run without a collector.
+ *
+ * The official packages are loaded here, at run time (`runtimeImport`), and only when tracing is
+ * on: lint and a run without the variables never load them. No global of OpenTelemetry's is set
+ * (no global tracer provider, context manager or propagator): the provider is this run's own.
+ */
+import type * as Api from "@opentelemetry/api";
+import type * as Sdk from "@opentelemetry/sdk-trace";
+import type * as Resources from "@opentelemetry/resources";
+import type * as Transformer from "@opentelemetry/otlp-transformer";
+import type { RunEvent, RunListener } from "../events.js";
+import { errorMessage } from "../errors.js";
+import { runtimeImport } from "../runtime-import.js";
+import { traceConfig, type TraceConfig } from "./config.js";
+import { createTraceFold } from "./spans.js";
+
+export { traceConfig, type TraceConfig } from "./config.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A CommonJS package through `import()`: its exports are named, or under `default`. */
+async function load<M>(name: string): Promise<M> {
+  const m = await runtimeImport<M & { default?: M }>(name);
+  return m.default ?? m;
+}
+
+interface Otel {
+  api: typeof Api;
+  sdk: typeof Sdk;
+  resources: typeof Resources;
+}
+
+async function loadOtel(): Promise<Otel> {
+  const [api, sdk, resources] = await Promise.all([
+    load<typeof Api>("@opentelemetry/api"),
+    load<typeof Sdk>("@opentelemetry/sdk-trace"),
+    load<typeof Resources>("@opentelemetry/resources"),
+  ]);
+  return { api, sdk, resources };
+}
+
+/**
+ * `service.name` syncbook (unless OTEL_SERVICE_NAME says otherwise), plus OTEL_RESOURCE_ATTRIBUTES,
+ * every string value passed through the run's redaction (an attribute must never carry a secret).
+ */
+function resourceOf(o: Otel, env: Env, redact: (s: string) => string): Resources.Resource {
+  const attrs: Record<string, string | number | boolean> = { "service.name": env.OTEL_SERVICE_NAME ?? "syncbook" };
+  // the env detector reads process.env: parse the same variables from the env we were given
+  const saved = { a: process.env.OTEL_RESOURCE_ATTRIBUTES, n: process.env.OTEL_SERVICE_NAME };
+  try {
+    setOrDelete("OTEL_RESOURCE_ATTRIBUTES", env.OTEL_RESOURCE_ATTRIBUTES);
+    setOrDelete("OTEL_SERVICE_NAME", env.OTEL_SERVICE_NAME);
+    const detected = o.resources.detectResources({ detectors: [o.resources.envDetector] }).attributes;
+    for (const [k, v] of Object.entries(detected))
+      if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") attrs[k] = v;
+  } finally {
+    setOrDelete("OTEL_RESOURCE_ATTRIBUTES", saved.a);
+    setOrDelete("OTEL_SERVICE_NAME", saved.n);
+  }
+  for (const [k, v] of Object.entries(attrs)) if (typeof v === "string") attrs[k] = redact(v);
+  return o.resources.resourceFromAttributes(attrs);
+}
+
+function setOrDelete(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
+
+export interface Tracing {
+  listener: RunListener;
+  /** `traceparent` for a hook starting now. */
+  traceparent(): string | undefined;
+  /** Flushes and shuts the exporter down (bounded); resolves to a warning when spans were lost. */
+  finish(): Promise<string | undefined>;
+}
+
+const FLUSH_LIMIT_MS = 5_000;
+/** `ExportResultCode.SUCCESS` of @opentelemetry/core (an enum there; not worth loading the package for). */
+const ExportResultCode = { SUCCESS: 0 } as const;
+
+/** The run's trace export, or undefined when the OTLP variables do not ask for one. */
+export async function startTracing(env: Env, redact: (s: string) => string): Promise<Tracing | undefined> {
+  const config = traceConfig(env);
+  if (!config) return undefined;
+  return createTracing(config, await loadOtel(), env, redact);
+}
+
+async function createTracing(config: TraceConfig, o: Otel, env: Env, redact: (s: string) => string): Promise<Tracing> {
+  const mod = await load<{ OTLPTraceExporter: new () => Sdk.SpanExporter }>(
+    config.protocol === "http/json"
+      ? "@opentelemetry/exporter-trace-otlp-http"
+      : "@opentelemetry/exporter-trace-otlp-proto",
+  );
+  // the exporter reads its endpoint, headers and timeout from OTEL_EXPORTER_OTLP_* itself
+  const inner = new mod.OTLPTraceExporter();
+  let lost = 0;
+  let why = "";
+  const exporter: Sdk.SpanExporter = {
+    export: (spans, done) =>
+      inner.export(spans, (r) => {
+        if (Number(r.code) !== ExportResultCode.SUCCESS) {
+          lost += spans.length;
+          why = r.error ? errorMessage(r.error) : "export failed";
+        }
+        done(r);
+      }),
+    shutdown: () => inner.shutdown(),
+    forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
+  };
+  const provider = new o.sdk.TracerProvider({
+    resource: resourceOf(o, env, redact),
+    spanProcessors: [new o.sdk.BatchSpanProcessor({ exporter })],
+  });
+  const fold = createTraceFold(o.api, provider.getTracer("syncbook"));
+  let last = 0;
+  return {
+    listener: (e: RunEvent) => {
+      last = e.at;
+      fold.apply(e);
+    },
+    traceparent: () => fold.traceparent(),
+    finish: async () => {
+      fold.endAll(last || Date.now());
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), FLUSH_LIMIT_MS)));
+      try {
+        const r = await Promise.race([provider.forceFlush().then(() => provider.shutdown()), limit]);
+        if (r === "late") return `trace export did not finish within ${FLUSH_LIMIT_MS / 1000}s: spans may be missing`;
+      } catch (err) {
+        return redact(`trace export failed: ${errorMessage(err)}`);
+      } finally {
+        clearTimeout(timer);
+      }
+      return lost ? redact(`trace export lost ${lost} span(s): ${why}`) : undefined;
+    },
+  };
+}
+
+/** The spans of a journal's events as an OTLP/JSON `ExportTraceServiceRequest` (the body a collector takes). */
+export async function journalToOtlp(
+  events: readonly RunEvent[],
+  env: Env,
+  redact: (s: string) => string = (s) => s,
+): Promise<{ json: string; spans: number; traceId: string | undefined }> {
+  const o = await loadOtel();
+  const transformer = await load<typeof Transformer>("@opentelemetry/otlp-transformer");
+  const memory = new o.sdk.InMemorySpanExporter();
+  const provider = new o.sdk.TracerProvider({
+    resource: resourceOf(o, env, redact),
+    spanProcessors: [new o.sdk.SimpleSpanProcessor({ exporter: memory })],
+  });
+  const fold = createTraceFold(o.api, provider.getTracer("syncbook"));
+  for (const e of events) fold.apply(e);
+  fold.endAll(events.at(-1)?.at ?? Date.now());
+  await provider.forceFlush();
+  const spans = memory.getFinishedSpans();
+  const bytes = transformer.JsonTraceSerializer.serializeRequest([...spans]);
+  await provider.shutdown();
+  return { json: new TextDecoder().decode(bytes), spans: spans.length, traceId: fold.traceId() };
+}

@@ -1,0 +1,273 @@
+/**
+ * The run's events as spans: one fold, used live (`syncbook run` with OTLP variables set) and
+ * after the fact (`syncbook report --otlp`, over a journal), so both tell the same trace.
+ *
+ * - the cutover: a virtual root (its trace id and span id derive from the cutover's id), the
+ *   parent of every run's span, so a run and its `--resume` are one trace;
+ * - a span per run (`run <runbook>`), per step (`step <id>`), per command fan-out
+ *   (`<path> fan-out`: the same command to every instance) with a span per request (instance,
+ *   command, outcome, HTTP status), per hook call (and undo);
+ * - the write-stop window (the application's downtime) as its own span under the run;
+ * - interlock and other decisions, stalled waits and failed progress reads as span events.
+ *
+ * Every attribute comes from an event, and events are redacted when emitted: no secret reaches a
+ * span. Only types are imported from OpenTelemetry; the caller passes the loaded API in.
+ */
+import type * as Api from "@opentelemetry/api";
+import type { RunEvent, RunEventOf } from "../events.js";
+import { rootSpanIdOf, traceIdOf, traceparent as formatTraceparent } from "./ids.js";
+
+export interface TraceFold {
+  /** Feed one event. */
+  apply(e: RunEvent): void;
+  /** `traceparent` of the span a hook runs under now (its step's, else the run's). */
+  traceparent(): string | undefined;
+  /** Ends every span still open at `at` (a run cut short: a crash leaves no `run.finished`). */
+  endAll(at: number): void;
+  /** The cutover's trace id, once a run started. */
+  traceId(): string | undefined;
+}
+
+type OtelApi = Pick<typeof Api, "trace" | "ROOT_CONTEXT" | "SpanStatusCode" | "SpanKind" | "TraceFlags">;
+
+interface Open {
+  span: Api.Span;
+  ctx: Api.Context;
+}
+
+const label = (i: { name?: string; url: string } | undefined): string | undefined => i && (i.name ?? i.url);
+
+export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
+  let traceId: string | undefined;
+  let run: Open | undefined;
+  let window: Api.Span | undefined;
+  let lastAt = 0;
+  const steps = new Map<number, Open>();
+  const stepOrder: number[] = [];
+  const requests = new Map<number, { span: Api.Span; fanout: string }>();
+  const fanouts = new Map<string, { open: Open; pending: number }>();
+  const hooks = new Map<string, Api.Span>();
+
+  const child = (
+    name: string,
+    parent: Api.Context,
+    at: number,
+    attributes: Api.Attributes,
+    kind?: Api.SpanKind,
+  ): Open => {
+    const span = tracer.startSpan(name, { startTime: at, attributes, ...(kind !== undefined ? { kind } : {}) }, parent);
+    return { span, ctx: api.trace.setSpan(parent, span) };
+  };
+  const stepCtx = (index: number | undefined): Api.Context | undefined =>
+    (index !== undefined ? steps.get(index)?.ctx : undefined) ?? run?.ctx;
+  const currentStep = (): Open | undefined => {
+    const i = stepOrder[stepOrder.length - 1];
+    return i === undefined ? undefined : steps.get(i);
+  };
+  const fail = (span: Api.Span, message: string | undefined) =>
+    span.setStatus({ code: api.SpanStatusCode.ERROR, ...(message ? { message } : {}) });
+  const endStep = (index: number, at: number) => {
+    steps.get(index)?.span.end(at);
+    steps.delete(index);
+    const k = stepOrder.indexOf(index);
+    if (k >= 0) stepOrder.splice(k, 1);
+  };
+
+  function endAll(at: number): void {
+    for (const r of requests.values()) r.span.end(at);
+    requests.clear();
+    for (const f of fanouts.values()) f.open.span.end(at);
+    fanouts.clear();
+    for (const h of hooks.values()) h.end(at);
+    hooks.clear();
+    for (const i of [...stepOrder]) endStep(i, at);
+    if (window) {
+      window.setAttribute("syncbook.window.open_at_run_end", true);
+      window.end(at);
+      window = undefined;
+    }
+    run?.span.end(at);
+    run = undefined;
+  }
+
+  function started(e: RunEventOf<"run.started">): void {
+    if (run) endAll(lastAt);
+    const cutover = e.cutover ?? `${e.runbook}-${e.hash}-${e.at}`;
+    traceId = traceIdOf(cutover);
+    const root = api.trace.setSpanContext(api.ROOT_CONTEXT, {
+      traceId,
+      spanId: rootSpanIdOf(cutover),
+      traceFlags: api.TraceFlags.SAMPLED,
+      isRemote: true,
+    });
+    run = child(`run ${e.runbook}`, root, e.at, {
+      "syncbook.runbook": e.runbook,
+      "syncbook.cutover": cutover,
+      "syncbook.mode": e.mode,
+      "syncbook.runbook.hash": e.hash,
+      "syncbook.instances": e.instances.length,
+      ...(e.serviceVersion ? { "syncbook.service.version": e.serviceVersion } : {}),
+      ...(e.syncbook ? { "syncbook.version": e.syncbook } : {}),
+    });
+  }
+
+  function apply(e: RunEvent): void {
+    lastAt = Math.max(lastAt, e.at);
+    if (e.type === "run.started") return started(e);
+    if (!run) return;
+    switch (e.type) {
+      case "step.started":
+        steps.set(
+          e.index,
+          child(`step ${e.id}`, run.ctx, e.at, {
+            "syncbook.step.index": e.index,
+            "syncbook.step.id": e.id,
+            "syncbook.step.kind": e.kind,
+            "syncbook.step.title": e.title,
+          }),
+        );
+        stepOrder.push(e.index);
+        return;
+      case "step.skipped": {
+        const s = child(`step ${e.id}`, run.ctx, e.at, {
+          "syncbook.step.index": e.index,
+          "syncbook.step.id": e.id,
+          "syncbook.step.skipped": e.reason,
+        });
+        s.span.end(e.at);
+        return;
+      }
+      case "step.finished": {
+        const s = steps.get(e.index);
+        if (!s) return;
+        s.span.setAttribute("syncbook.step.outcome", e.outcome);
+        if (e.outcome === "failed") fail(s.span, e.error);
+        if (e.hint) s.span.setAttribute("syncbook.step.hint", e.hint);
+        endStep(e.index, e.at);
+        return;
+      }
+      case "request.sent": {
+        const parent = currentStep()?.ctx ?? run.ctx;
+        const key = `${stepOrder[stepOrder.length - 1] ?? -1} ${e.target} ${e.method} ${e.path}`;
+        let f = fanouts.get(key);
+        if (!f) {
+          f = {
+            open: child(`${e.path} fan-out`, parent, e.at, { "syncbook.command": e.path, "syncbook.target": e.target }),
+            pending: 0,
+          };
+          fanouts.set(key, f);
+        }
+        f.pending++;
+        const who = label(e.instance);
+        const r = child(
+          `${e.method} ${e.path}`,
+          f.open.ctx,
+          e.at,
+          {
+            "http.request.method": e.method,
+            "url.path": e.path,
+            "syncbook.command": e.path,
+            "syncbook.target": e.target,
+            ...(who ? { "syncbook.instance": who } : {}),
+          },
+          api.SpanKind.CLIENT,
+        );
+        requests.set(e.id, { span: r.span, fanout: key });
+        return;
+      }
+      case "response.received": {
+        const r = requests.get(e.id);
+        if (!r) return;
+        requests.delete(e.id);
+        if (e.status !== undefined) r.span.setAttribute("http.response.status_code", e.status);
+        r.span.setAttribute("syncbook.outcome", e.ok ? "ok" : (e.errorKind ?? "failed"));
+        if (!e.ok) fail(r.span, e.error);
+        r.span.end(e.at);
+        const f = fanouts.get(r.fanout);
+        if (f && --f.pending === 0) {
+          f.open.span.end(e.at);
+          fanouts.delete(r.fanout);
+        }
+        return;
+      }
+      case "hook.started":
+        hooks.set(
+          `${e.index} ${e.use} ${e.undo}`,
+          child(`${e.undo ? "undo" : "hook"} ${e.use}`, stepCtx(e.index) ?? run.ctx, e.at, {
+            "syncbook.hook": e.use,
+            "syncbook.hook.undo": e.undo,
+          }).span,
+        );
+        return;
+      case "hook.finished": {
+        const k = `${e.index} ${e.use} ${e.undo}`;
+        const h = hooks.get(k);
+        if (!h) return;
+        hooks.delete(k);
+        if (!e.ok) fail(h, e.error);
+        h.end(e.at);
+        return;
+      }
+      case "window.opened":
+        window ??= child("write-stop window", run.ctx, e.at, { "syncbook.window.opened_by": e.id }).span;
+        return;
+      case "window.closed": {
+        // a window opened by an earlier run of the cutover is closed in this one: its span covers
+        // the whole downtime, from when writes stopped
+        const w = window ?? child("write-stop window", run.ctx, e.openedAt ?? e.seenAt, {}).span;
+        w.setAttribute("syncbook.window.closed_by", e.reason);
+        w.end(e.seenAt);
+        window = undefined;
+        return;
+      }
+      case "decision":
+        (steps.get(e.index ?? -1)?.span ?? run.span).addEvent(
+          `${e.kind}${e.check ? ` ${e.check}` : ""}`,
+          { "syncbook.decision.ok": e.ok, "syncbook.decision.reason": e.reason },
+          e.at,
+        );
+        return;
+      case "wait.slow":
+        (steps.get(e.index)?.span ?? run.span).addEvent(
+          "wait.slow",
+          { "syncbook.stalled_ms": e.stalledForMs, "syncbook.detail": e.detail },
+          e.at,
+        );
+        return;
+      case "poll.failed":
+        (currentStep()?.span ?? run.span).addEvent(
+          "poll.failed",
+          {
+            "syncbook.target": e.target,
+            ...(label(e.instance) ? { "syncbook.instance": label(e.instance)! } : {}),
+            "syncbook.error": e.error,
+          },
+          e.at,
+        );
+        return;
+      case "commit.sent":
+        run.span.setAttribute("syncbook.committed", true);
+        return;
+      case "run.finished":
+        run.span.setAttribute("syncbook.outcome", e.outcome);
+        run.span.setAttribute("syncbook.exit_code", e.exitCode);
+        if (e.outcome !== "ok") fail(run.span, e.message);
+        endAll(e.at);
+        return;
+      default:
+        return;
+    }
+  }
+
+  return {
+    apply,
+    endAll: (at) => endAll(Math.max(at, lastAt)),
+    traceId: () => traceId,
+    traceparent: () => {
+      const span = currentStep()?.span ?? run?.span;
+      if (!span) return undefined;
+      const sc = span.spanContext();
+      return formatTraceparent(sc.traceId, sc.spanId);
+    },
+  };
+}
