@@ -53,7 +53,8 @@ export interface RuleInfo {
 }
 
 /** The documents a rule's sentence comes from (the project's copies; output names their public versions). */
-export type RuleSource = "sync-service-api.md" | "service-facts.md" | "DESIGN.md" | "runbook.schema.json";
+export type RuleSource =
+  "sync-service-api.md" | "service-facts.md" | "DESIGN.md" | "runbook.schema.json" | "docs/waves.md";
 
 /**
  * Where a rule's sentence is documented for users: the public documentation of the service, or
@@ -71,6 +72,7 @@ export const RULE_DOCUMENTATION: Readonly<Record<RuleInfo["source"], { title: st
   },
   "DESIGN.md": { title: 'syncbook\'s safety rules (its README, "Running a cutover")' },
   "runbook.schema.json": { title: "the runbook format (`syncbook schema` prints it)" },
+  "docs/waves.md": { title: "syncbook's wave files (docs/waves.md)" },
 };
 
 /** Where a rule is documented for users: its own page, else its source's. */

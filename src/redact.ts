@@ -294,4 +294,3 @@ function deepStrings(
   }
   return out;
 }
-

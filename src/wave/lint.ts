@@ -5,10 +5,8 @@
  * to one fleet). Findings about the wave are positioned in the wave file.
  */
 import { existsSync, statSync } from "node:fs";
-import type { Diagnostic } from "../diagnostics.js";
-import type { CatalogueEntry } from "../lint/format/types.js";
+import { sortDiagnostics, type Diagnostic, type RuleInfo } from "../diagnostics.js";
 import { lintFiles } from "../lint/run.js";
-import { sortDiagnostics } from "../lint/rules.js";
 import { stripUserinfo } from "../redact.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/index.js";
 import { suggest } from "../suggest.js";
@@ -16,7 +14,7 @@ import { findCycle, stagesOf } from "./graph.js";
 import { loadWave, type LoadedWave, type WaveEntry } from "./load.js";
 
 /** The wave's rules, as lint's catalogue lists its own (`--format sarif` names them). */
-export const WAVE_RULES: readonly CatalogueEntry[] = [
+export const WAVE_RULES: readonly RuleInfo[] = [
   {
     id: "wave-runbook-missing",
     severity: "error",

@@ -7,7 +7,7 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { esc } from "../report/escape.js";
+import { escapeXml as esc } from "../text.js";
 import { atomicWrite } from "../report/index.js";
 
 export const WAVE_REPORT_VERSION = 1;
