@@ -14,10 +14,14 @@
  * that fails again updates the open alert instead of paging a second time, and its success
  * resolves it. Events it has nothing to say about (e.g. a step that succeeded) send nothing.
  */
-import { definePlugin, type Notification, type NotificationSeverity } from "../src/plugin/api.js";
-import { sendHttp } from "../src/plugin/http.js";
-import { durationOr } from "../src/runbook/duration.js";
-import { DURATION_SCHEMA } from "../src/plugin/util.js";
+import {
+  DURATION_SCHEMA,
+  definePlugin,
+  durationOr,
+  sendHttp,
+  type Notification,
+  type NotificationSeverity,
+} from "../src/plugin/public.js";
 
 export interface PagerDutyOptions {
   routingKey: string;

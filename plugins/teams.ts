@@ -10,10 +10,13 @@
  *     on: [run.started, step.failed, wait.slow, commit.sent, run.finished]
  * ```
  */
-import { definePlugin, type NotificationSeverity as Severity } from "../src/plugin/api.js";
-import { sendHttp } from "../src/plugin/http.js";
-import { durationOr } from "../src/runbook/duration.js";
-import { DURATION_SCHEMA } from "../src/plugin/util.js";
+import {
+  DURATION_SCHEMA,
+  definePlugin,
+  durationOr,
+  sendHttp,
+  type NotificationSeverity as Severity,
+} from "../src/plugin/public.js";
 
 export interface TeamsOptions {
   url: string;

@@ -135,28 +135,19 @@ describe("start and commit are never resent blindly", () => {
     expect(decisions(events).some((d) => d.kind === "reconcile" && /took effect on sync1/.test(d.reason))).toBe(true);
   });
 
-  it("start lost before the service handled it (reset): progress proves IDLE, so it is sent again to that instance only", async () => {
-    // the runner waits out a settle window (the request's time limit) before it judges the reset
-    // start did not take effect: longer than the simulator's default 2 s grace for a start round
+  it("start reset in flight: it may have reached the service, so it is never sent again (issue 30), even when progress shows IDLE", async () => {
     const s = await sim({ instances: 2, graceMs: 10_000, faults: ["reset=1@1/start"] });
     sims.push(s);
-    const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT), {
-      // the network heals while the runner reads progress
+    const { result } = await run(runbookFor(s, START + READY + STOP + COMMIT), {
       onEvent: (e) => {
         if (e.type === "decision" && e.kind === "reconcile") s.control.clearFaults();
       },
     });
-    expect(result.exitCode, result.message).toBe(0);
-    // the simulator counts the reset request too: instance 1 received start twice, applied it once
-    expect(posts(s, "start")).toEqual([1, 2]);
-    expect(s.control.state().fleetErrors).toEqual([]);
-    expect(
-      decisions(events).some(
-        (d) =>
-          d.kind === "retry" &&
-          /start had not taken effect on sync1 .*sending it again to that instance only/.test(d.reason),
-      ),
-    ).toBe(true);
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/start is never sent twice; nothing was resent/);
+    // the simulator counts the reset request: each instance received start once
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(posts(s, "commit")).toEqual([0, 0]);
   });
 
   it("when progress cannot tell (the instance stays unreachable), nothing is resent and the run stops with what it saw", async () => {

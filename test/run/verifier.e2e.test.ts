@@ -430,7 +430,7 @@ describe("a verification that keeps rechecking", () => {
     const said = logs(events).filter((l) => l.level === "warn" && /rechecking/.test(l.message));
     expect(said.length).toBeGreaterThanOrEqual(1);
     expect(said[0]!.message).toMatch(
-      /^the verifier has been rechecking for [23] min \(generation 1\): writes still arriving\?/,
+      /^the verifier has been rechecking for [23]m \d\ds \(generation 1\): writes still arriving\?/,
     );
     expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
   });

@@ -102,7 +102,9 @@ describe("states by version", () => {
     const dir = tempDir();
     const file = writeRunbook(
       dir,
-      runbookFor(s, CUTOVER).replace('serviceVersion: "1.8.0"', 'serviceVersion: "1.20.0"'),
+      runbookFor(s, CUTOVER)
+        .replace('serviceVersion: "1.8.0"', 'serviceVersion: "1.20.0"')
+        .replaceAll('serverVersion: "6.0"', 'serverVersion: "7.0"'),
     );
     const r = await cli(["run", file, "--dry-run", "--probe"], { cwd: dir });
     expect(r.code, r.all).toBe(0);
@@ -116,7 +118,9 @@ describe("states by version", () => {
     const dir = tempDir();
     const file = writeRunbook(
       dir,
-      runbookFor(s, CUTOVER).replace('serviceVersion: "1.8.0"', 'serviceVersion: "1.20.0"'),
+      runbookFor(s, CUTOVER)
+        .replace('serviceVersion: "1.8.0"', 'serviceVersion: "1.20.0"')
+        .replaceAll('serverVersion: "6.0"', 'serverVersion: "7.0"'),
     );
     const r = await cli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir });
     expect(r.code, r.all).toBe(0);
