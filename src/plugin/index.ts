@@ -4,38 +4,9 @@
  * `UndoStack`, `sendNotification`, `createNotifierListener`). The package root (`syncbook`)
  * re-exports the API a plugin author needs; the runner and lint import the rest from here.
  */
-export { definePlugin } from "./api.js";
-export type {
-  PluginDefinition,
-  HookDef,
-  HookFn,
-  HookContext,
-  HookResult,
-  UndoAction,
-  NotifierDef,
-  Notifier,
-  NotifierContext,
-  Notification,
-  NotifyMessage,
-  NotificationSeverity,
-  StepImpl,
-  StepInfo,
-  InstanceSnapshot,
-  PluginContext,
-  PluginLogger,
-  JsonSchema,
-  WritesEffect,
-} from "./api.js";
-export { sendHttp, HttpError, type HttpCall, type HttpAnswer } from "./http.js";
-export {
-  runProcess,
-  ProcessError,
-  showArgv,
-  forcedStop,
-  FORCED_STOP,
-  type ProcessCall,
-  type ProcessResult,
-} from "./process.js";
+// the plugin API, one list (public.ts); what the runner and lint need besides it follows
+export * from "./public.js";
+export { forcedStop, FORCED_STOP } from "./process.js";
 export {
   describeNotification,
   severityOf,
