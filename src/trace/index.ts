@@ -46,30 +46,18 @@ async function loadOtel(): Promise<Otel> {
 }
 
 /**
- * `service.name` syncbook (unless OTEL_SERVICE_NAME says otherwise), plus OTEL_RESOURCE_ATTRIBUTES,
- * every string value passed through the run's redaction (an attribute must never carry a secret).
+ * `service.name` syncbook (unless OTEL_SERVICE_NAME says otherwise), plus OTEL_RESOURCE_ATTRIBUTES
+ * as OpenTelemetry's own env detector reads them (from the process's environment, which is the
+ * `env` every caller passes), every string value passed through the run's redaction (an attribute
+ * must never carry a secret).
  */
 function resourceOf(o: Otel, env: Env, redact: (s: string) => string): Resources.Resource {
   const attrs: Record<string, string | number | boolean> = { "service.name": env.OTEL_SERVICE_NAME ?? "syncbook" };
-  // the env detector reads process.env: parse the same variables from the env we were given
-  const saved = { a: process.env.OTEL_RESOURCE_ATTRIBUTES, n: process.env.OTEL_SERVICE_NAME };
-  try {
-    setOrDelete("OTEL_RESOURCE_ATTRIBUTES", env.OTEL_RESOURCE_ATTRIBUTES);
-    setOrDelete("OTEL_SERVICE_NAME", env.OTEL_SERVICE_NAME);
-    const detected = o.resources.detectResources({ detectors: [o.resources.envDetector] }).attributes;
-    for (const [k, v] of Object.entries(detected))
-      if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") attrs[k] = v;
-  } finally {
-    setOrDelete("OTEL_RESOURCE_ATTRIBUTES", saved.a);
-    setOrDelete("OTEL_SERVICE_NAME", saved.n);
-  }
+  const detected = o.resources.detectResources({ detectors: [o.resources.envDetector] }).attributes;
+  for (const [k, v] of Object.entries(detected))
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") attrs[k] = v;
   for (const [k, v] of Object.entries(attrs)) if (typeof v === "string") attrs[k] = redact(v);
   return o.resources.resourceFromAttributes(attrs);
-}
-
-function setOrDelete(name: string, value: string | undefined): void {
-  if (value === undefined) delete process.env[name];
-  else process.env[name] = value;
 }
 
 export interface Tracing {
