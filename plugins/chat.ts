@@ -11,10 +11,11 @@
  */
 import {
   definePlugin,
-  sendHttp,
-  durationOr,
   DURATION_SCHEMA,
+  durationOr,
   type NotificationSeverity as Severity,
+  NOTIFY_TEXT_SCHEMA,
+  sendHttp,
 } from "../src/plugin/public.js";
 
 export interface ChatOptions {
@@ -81,10 +82,7 @@ export default definePlugin<ChatOptions>({
     required: ["url"],
     properties: {
       url: { type: "string", format: "uri", description: "The incoming-webhook URL (a secret: write `${env.NAME}`)." },
-      text: {
-        type: "string",
-        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
-      },
+      text: NOTIFY_TEXT_SCHEMA,
       channel: { type: "string", description: "Channel override (honoured by some chat servers)." },
       username: { type: "string", description: "Sender name override." },
       iconEmoji: { type: "string", description: "Sender icon, e.g. `:robot_face:`." },

@@ -11,7 +11,7 @@
  */
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { definePlugin } from "../src/plugin/public.js";
+import { definePlugin, NOTIFY_TEXT_SCHEMA } from "../src/plugin/public.js";
 
 export interface FileOptions {
   path: string;
@@ -32,10 +32,7 @@ export default definePlugin<FileOptions>({
         minLength: 1,
         description: "The JSON-lines file, relative to the runbook's folder (created with its folders).",
       },
-      text: {
-        type: "string",
-        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
-      },
+      text: NOTIFY_TEXT_SCHEMA,
     },
   },
   notifiers: {

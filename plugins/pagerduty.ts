@@ -15,12 +15,14 @@
  * resolves it. Events it has nothing to say about (e.g. a step that succeeded) send nothing.
  */
 import {
-  DURATION_SCHEMA,
   definePlugin,
+  DURATION_SCHEMA,
   durationOr,
-  sendHttp,
   type Notification,
   type NotificationSeverity,
+  NOTIFY_TEXT_SCHEMA,
+  retriesSchema,
+  sendHttp,
 } from "../src/plugin/public.js";
 
 export interface PagerDutyOptions {
@@ -118,17 +120,8 @@ export default definePlugin<PagerDutyOptions>({
         description:
           "Lowest severity that triggers the alert (default `error`; `warning` also pages on a stalled wait).",
       },
-      text: {
-        type: "string",
-        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
-      },
-      retries: {
-        type: "integer",
-        minimum: 0,
-        maximum: 5,
-        default: 2,
-        description: "Extra attempts after a transport error, 429 or 5xx (default 2).",
-      },
+      text: NOTIFY_TEXT_SCHEMA,
+      retries: retriesSchema(2),
       timeout: { ...DURATION_SCHEMA, description: "Time limit of one attempt (default 10s)." },
     },
   },

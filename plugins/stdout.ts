@@ -7,7 +7,7 @@
  *   - { use: stdout, on: [run.started, commit.sent, wait.slow, run.finished] }
  * ```
  */
-import { definePlugin } from "../src/plugin/public.js";
+import { definePlugin, NOTIFY_TEXT_SCHEMA } from "../src/plugin/public.js";
 
 export interface StdoutOptions {
   text?: string;
@@ -24,10 +24,7 @@ export default definePlugin<StdoutOptions>({
     type: "object",
     additionalProperties: false,
     properties: {
-      text: {
-        type: "string",
-        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
-      },
+      text: NOTIFY_TEXT_SCHEMA,
       format: {
         enum: ["text", "json"],
         default: "text",

@@ -11,11 +11,13 @@
  * ```
  */
 import {
-  DURATION_SCHEMA,
   definePlugin,
+  DURATION_SCHEMA,
   durationOr,
-  sendHttp,
   type NotificationSeverity as Severity,
+  NOTIFY_TEXT_SCHEMA,
+  retriesSchema,
+  sendHttp,
 } from "../src/plugin/public.js";
 
 export interface TeamsOptions {
@@ -94,23 +96,14 @@ export default definePlugin<TeamsOptions>({
         format: "uri",
         description: "The Workflows webhook URL (a secret: its signature grants posting; write `${env.NAME}`).",
       },
-      text: {
-        type: "string",
-        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
-      },
+      text: NOTIFY_TEXT_SCHEMA,
       mention: { type: "string", description: "A first line on loud cards, e.g. `DBA on call`." },
       mentionOn: {
         type: "array",
         items: { enum: ["info", "warning", "error", "critical"] },
         description: "Severities that get the mention line (default error and critical).",
       },
-      retries: {
-        type: "integer",
-        minimum: 0,
-        maximum: 5,
-        default: 1,
-        description: "Extra attempts after a transport error, 429 or 5xx (default 1).",
-      },
+      retries: retriesSchema(1),
       timeout: { ...DURATION_SCHEMA, description: "Time limit of one attempt (default 10s)." },
     },
   },

@@ -11,7 +11,14 @@
  * Body: `{ "source": "syncbook", "runbook", "text", "severity", "event": { type, seq, at, … } }`
  * (`event` is the run event, already redacted, or `{ type: "notify", text, index, id, at }`).
  */
-import { definePlugin, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
+import {
+  definePlugin,
+  DURATION_SCHEMA,
+  durationOr,
+  NOTIFY_TEXT_SCHEMA,
+  retriesSchema,
+  sendHttp,
+} from "../src/plugin/public.js";
 
 export interface WebhookOptions {
   url: string;
@@ -42,17 +49,8 @@ export default definePlugin<WebhookOptions>({
         additionalProperties: { type: "string" },
         description: "Extra headers (e.g. an Authorization with `${env.*}`); never logged.",
       },
-      text: {
-        type: "string",
-        description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
-      },
-      retries: {
-        type: "integer",
-        minimum: 0,
-        maximum: 5,
-        default: 1,
-        description: "Extra attempts after a transport error, 429 or 5xx (default 1).",
-      },
+      text: NOTIFY_TEXT_SCHEMA,
+      retries: retriesSchema(1),
       timeout: { ...DURATION_SCHEMA, description: "Time limit of one attempt (default 10s)." },
     },
   },

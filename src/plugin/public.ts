@@ -27,5 +27,5 @@ export type {
 } from "./api.js";
 export { sendHttp, HttpError, describeTarget, type HttpCall, type HttpAnswer } from "./http.js";
 export { runProcess, ProcessError, showArgv, type ProcessCall, type ProcessResult } from "./process.js";
-export { DURATION_SCHEMA, createRedactor } from "./util.js";
+export { DURATION_SCHEMA, NOTIFY_TEXT_SCHEMA, createRedactor, retriesSchema } from "./util.js";
 export { durationMs, durationOr, formatDuration } from "../runbook/duration.js";

@@ -16,6 +16,23 @@ export const DURATION_SCHEMA = {
   ],
 } as const;
 
+/** A notifier's `text` option: the message of a `notify` step, a prefix before a run event's sentence. */
+export const NOTIFY_TEXT_SCHEMA = {
+  type: "string",
+  description: "In a `notify` step: the message. On run events: a prefix before the event's description.",
+} as const;
+
+/** A delivery's `retries` option (the same bound for every HTTP notifier; `sendHttp` retries). */
+export function retriesSchema(byDefault: number) {
+  return {
+    type: "integer",
+    minimum: 0,
+    maximum: 5,
+    default: byDefault,
+    description: `Extra attempts after a transport error, 429 or 5xx (default ${byDefault}).`,
+  } as const;
+}
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogSink = (level: LogLevel, message: string) => void;
 
