@@ -107,7 +107,11 @@ export async function planResume(
     const last = first.ok
       ? state.commandsSent.filter((c) => c.stepIndex === first.resumeAt).at(-1)
       : state.commandsSent.at(-1);
-    const waitFor = first.ok ? !first.adopt.some((a) => a.stepIndex === first.resumeAt) : first.code === "disagree";
+    // an "in-doubt" refusal (start, commit or reverse with no answer, the fleet still before it)
+    // is exactly the case the wait is for: judge it again once the request could have landed
+    const waitFor = first.ok
+      ? !first.adopt.some((a) => a.stepIndex === first.resumeAt)
+      : first.code === "disagree" || first.code === "in-doubt";
     if (last && waitFor && last.perInstance.some((p) => p.answered === "unknown")) {
       const waitMs = Math.ceil((await stat(file)).mtimeMs + d.requestTimeoutMs - Date.now());
       if (waitMs > 0) {
