@@ -13,7 +13,7 @@ import {
   commandTookEffect,
   isCommandOperation,
 } from "../../src/api/index.js";
-import { SPONTANEOUS, closeStates, settledStates } from "../../src/api/commands.js";
+import { SPONTANEOUS, closeStates, sentOnceOnly, settledStates } from "../../src/api/commands.js";
 import { SYNC_STATES } from "../../src/api/types.js";
 
 describe("command effects", () => {
@@ -76,5 +76,12 @@ describe("command effects", () => {
   // instance": a blocking command's old state after a lost answer proves nothing (fleet-ops.ts sendCommand)
   it("commit and reverse block until every instance has them; start, pause, resume do not", () => {
     expect(COMMAND_OPERATIONS.filter(blocksUntilEveryInstance).sort()).toEqual(["commit", "reverse"]);
+  });
+});
+
+describe("which commands are never sent twice to an instance they may have reached", () => {
+  it("start (it can take effect after its time limit), commit and reverse (held until every instance has them); pause and resume may be resent once their state proves the first did not take effect", () => {
+    expect(COMMAND_OPERATIONS.filter((op) => sentOnceOnly(op))).toEqual(["start", "commit", "reverse"]);
+    expect(COMMAND_OPERATIONS.filter((op) => !sentOnceOnly(op))).toEqual(["pause", "resume"]);
   });
 });
