@@ -1031,6 +1031,10 @@ describe("a verifier restarted in the middle: said, journaled, followed (never a
     await s.run();
     expect(s.v.ops()).toEqual(["check", "check", "writesOff"]);
     expect(restarts(s)).toMatchObject([{ why: WARN_PERSISTED }]);
+    // followed from the read that showed it: no result is awaited from a process that never got
+    // writesOff. Reads: baseline, the check shows, before writesOff (the restart); the new
+    // process's baseline, its check shows, before writesOff; the result
+    expect(s.v.reads).toBe(7);
     expect(s.logs("warn")[0]).toMatch(
       /^the verifier restarted: .*\. This run's check went to the old process\. Following it \(1 of at most 2\)/,
     );
