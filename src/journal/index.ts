@@ -20,6 +20,13 @@ export {
   type Answer,
 } from "./state.js";
 export {
+  acquireFleetLock,
+  fleetLockDir,
+  canonicalInstanceUrl,
+  instanceLockName,
+  type FleetLock,
+} from "./fleet-lock.js";
+export {
   checkWitness,
   witnessFile,
   writeWitness,
