@@ -15,6 +15,7 @@ import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import type { ClaimedStdout, Ui } from "../ui/index.js";
 import type { CommandSummary } from "./step-summary.js";
+import type { FleetLock } from "../journal/index.js";
 import {
   interruptOnSignals,
   loadForRun,
@@ -125,7 +126,7 @@ async function runMain(
   if (lock.staleFrom) stderr(`journal: took over a stale lock (${JSON.stringify(lock.staleFrom)})`);
   // and one runner per instance, whatever the runbook's path: two checkouts (or a hard link) of
   // one runbook have two journal folders, but one fleet (src/journal/fleet-lock.ts)
-  let fleetLock: { release(): void } | undefined;
+  let fleetLock: FleetLock | undefined;
   try {
     const { instancesOf } = await import("../runbook/types.js");
     fleetLock = acquireFleetLock(
@@ -135,6 +136,7 @@ async function runMain(
       })),
       { runbook: resolve(loaded.file) },
     );
+    for (const t of fleetLock.tookOver) stderr(`fleet: took over the stale lock of instance ${t}`);
   } catch (err) {
     lock.release();
     throw err;

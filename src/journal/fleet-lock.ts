@@ -51,6 +51,8 @@ export function instanceLockName(url: string): string {
 }
 
 export interface FleetLock {
+  /** The instances whose lock a runner that had died left, taken over (for the run's log). */
+  readonly tookOver: string[];
   /** Releases every instance's lock; idempotent. */
   release(): void;
 }
@@ -66,13 +68,16 @@ export function acquireFleetLock(
   const dir = fleetLockDir(opts.env);
   const byName = new Map(instances.map((i) => [instanceLockName(i.url), i]));
   const held: Lock[] = [];
+  const tookOver: string[] = [];
   const release = (): void => {
     for (const l of held.splice(0).reverse()) l.release();
   };
   try {
     for (const [name, inst] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       try {
-        held.push(acquireLock(dir, { fileName: name, guards: `instance ${inst.label}`, runbook: opts.runbook }));
+        const lock = acquireLock(dir, { fileName: name, guards: `instance ${inst.label}`, runbook: opts.runbook });
+        held.push(lock);
+        if (lock.staleFrom) tookOver.push(`${inst.label} (${JSON.stringify(lock.staleFrom)})`);
       } catch (err) {
         // the instance first: the operator knows it by its URL, not by a hashed file name
         throw err instanceof UserError
@@ -84,5 +89,5 @@ export function acquireFleetLock(
     release();
     throw err;
   }
-  return { release };
+  return { tookOver, release };
 }

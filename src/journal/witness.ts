@@ -62,8 +62,26 @@ export function writeWitness(journalFile: string, w: Witness): void {
   } finally {
     closeSync(fd);
   }
-  renameSync(temp, file);
+  renameOver(temp, file);
   fsyncDir(dirname(file));
+}
+
+/**
+ * rename(2) replaces atomically; on Windows a reader holding the old file open (`syncbook status`
+ * at that moment) makes it fail for a moment: try a few times, 10 ms apart, before it counts as
+ * the journal's write failure (which stops the run before its next request).
+ */
+function renameOver(from: string, to: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      renameSync(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt >= 5 || (code !== "EPERM" && code !== "EACCES" && code !== "EBUSY")) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 /** Makes a file's directory entry durable too (a file fsynced into a lost entry is lost). */

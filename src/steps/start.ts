@@ -76,9 +76,7 @@ export const start: StepKindDef<StartRequest> = {
       notIdle.length === 0
         ? "every instance is IDLE"
         : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", ")}`,
-      // another runner of this fleet that the instances' locks cannot see (another machine or
-      // user: src/journal/fleet-lock.ts) shows here, as a fleet that is no longer IDLE
-      "A sync already runs (use --resume to adopt a run this tool started; if no journal of yours sent it, another runner did: a copy of this runbook on another machine or user, which must finish or be stopped first), or an instance is down.",
+      "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.",
     );
     // from now on every read must show this direction (fleet identity, issue 12 item 2)
     ctx.run.memory.identity.direction = {
