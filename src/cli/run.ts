@@ -5,6 +5,7 @@
  * usage, 3 stopped by an interlock (the refused command was not sent), 130 interrupted.
  */
 import { writeSync } from "node:fs";
+import { resolve } from "node:path";
 import { codeFrame } from "../text.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
@@ -14,6 +15,7 @@ import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import type { ClaimedStdout, Ui } from "../ui/index.js";
 import type { CommandSummary } from "./step-summary.js";
+import type { FleetLock } from "../journal/index.js";
 import {
   interruptOnSignals,
   loadForRun,
@@ -115,13 +117,30 @@ async function runMain(
   const runbook = loaded.runbook;
   if (!runbook) return ExitCode.usage;
 
-  const { openJournal, asListener, acquireLock, journalDirFor } = await import("../journal/index.js");
+  const { openJournal, asListener, acquireLock, acquireFleetLock, journalDirFor } = await import("../journal/index.js");
   // next to the runbook by default, not in the current directory: a resume after a lost SSH
   // session finds the journal (and the lock) wherever the operator's new shell starts; from real
   // paths, so a symlink to the runbook meets the same lock
   const dir = journalDirFor(loaded.file, runbook.name, flags.journalDir);
   const lock = acquireLock(dir);
   if (lock.staleFrom) stderr(`journal: took over a stale lock (${JSON.stringify(lock.staleFrom)})`);
+  // and one runner per instance, whatever the runbook's path: two checkouts (or a hard link) of
+  // one runbook have two journal folders, but one fleet (src/journal/fleet-lock.ts)
+  let fleetLock: FleetLock | undefined;
+  try {
+    const { instancesOf } = await import("../runbook/types.js");
+    fleetLock = acquireFleetLock(
+      instancesOf(runbook).map((i) => ({
+        url: i.url,
+        label: loaded.redact(i.name !== undefined ? `${i.name} (${i.url})` : i.url),
+      })),
+      { runbook: resolve(loaded.file) },
+    );
+    for (const t of fleetLock.tookOver) stderr(`fleet: took over the stale lock of instance ${t}`);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   try {
     const { planResume } = await import("../run/resume.js");
     const resume = flags.resume
@@ -148,6 +167,7 @@ async function runMain(
       journal.close();
     }
   } finally {
+    fleetLock.release();
     lock.release();
   }
 }

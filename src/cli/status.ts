@@ -164,6 +164,7 @@ export function formatStatus(st: Status): string[] {
     lines.push(`journal: ${j.resumeWith} (the one --resume would continue)`);
     for (const p of j.passedOver) lines.push(`  passed over (its run sent nothing): ${p}`);
     if (j.refused) lines.push(`  --resume would refuse it: ${j.refused}`);
+    if (j.refusedHint) lines.push(`    hint: ${j.refusedHint}`);
     for (const w of j.warnings) lines.push(`  warning: ${w}`);
     if (j.lastStep)
       lines.push(

@@ -26,6 +26,8 @@ interface JournalWriter {
   hash: string;
   pid: number;
   host: string;
+  /** The journal's length is witnessed from here on (witness.ts): a journal without its witness is refused. */
+  witness?: boolean;
 }
 
 export interface JournalHeader extends JournalWriter {

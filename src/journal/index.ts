@@ -19,6 +19,21 @@ export {
   type CommandOp,
   type Answer,
 } from "./state.js";
+export {
+  acquireFleetLock,
+  fleetLockDir,
+  canonicalInstanceUrl,
+  instanceLockName,
+  type FleetLock,
+} from "./fleet-lock.js";
+export {
+  checkWitness,
+  witnessFile,
+  writeWitness,
+  WITNESS_EXTENSION,
+  type Witness,
+  type WitnessVerdict,
+} from "./witness.js";
 export { createChainChecker, appendChain, splitChain, link as chainLink, CHAIN_FIELD } from "./chain.js";
 export { createSampleBounder, createSampleRestorer, SAMPLE_CAP, SAMPLE_FIELD_CAP } from "./samples.js";
 export {

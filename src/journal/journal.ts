@@ -8,11 +8,11 @@
  * process dies; the cost (one small write + fsync per command) is nothing next to a network call.
  */
 import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import type { CriticalListener, EmitOptions, RunEvent } from "../events.js";
 import { jsonLine } from "../text.js";
-import { appendChain, CHAIN_FIELD } from "./chain.js";
+import { appendChain, CHAIN_FIELD, splitChain } from "./chain.js";
 import { createSampleBounder } from "./samples.js";
 import {
   JOURNAL_FORMAT_VERSION,
@@ -23,6 +23,7 @@ import {
   type JournalHeader,
   type JournalResumed,
 } from "./format.js";
+import { fsyncDir, writeWitness } from "./witness.js";
 
 export interface OpenJournalOptions {
   /** The run's journal folder, e.g. `journalDir(runbook.name)` = `.syncbook/<runbook name>/`; created if missing. */
@@ -63,6 +64,8 @@ interface Existing {
   size: number;
   /** The chain link of the last whole line ("" when it has none: a journal written before chaining). */
   lastChain: string;
+  /** The header line's chain link (its witness names the journal by it: witness.ts). */
+  headerChain: string;
 }
 
 const CHUNK = 1 << 16;
@@ -79,8 +82,10 @@ function scanExisting(fd: number): Existing {
   let lines = 0;
   let last = -1;
   let lastChain = "";
+  let headerChain = "";
   const take = (line: string): void => {
     lines++;
+    if (lines === 1) headerChain = splitChain(line)?.chain ?? "";
     let v: unknown;
     try {
       v = JSON.parse(line);
@@ -108,7 +113,7 @@ function scanExisting(fd: number): Existing {
     for (const p of parts) take(p);
   }
   if (partial !== "") take(partial);
-  return { header, lastSeq, maxRequestId, lines, endsWithNewline: last === 0x0a, size, lastChain };
+  return { header, lastSeq, maxRequestId, lines, endsWithNewline: last === 0x0a, size, lastChain, headerChain };
 }
 
 function ioError(file: string, what: string, err: unknown): UserError {
@@ -143,6 +148,10 @@ export function openJournal(options: OpenJournalOptions): Journal {
     chain = r.chain;
     return r.line;
   };
+  // the journal's witness (witness.ts): the header's link names this journal, and the seq of the
+  // last line written is what each fsync makes certain
+  let opened = "";
+  let writtenSeq = 0;
 
   if (options.file === undefined) {
     try {
@@ -171,8 +180,10 @@ export function openJournal(options: OpenJournalOptions): Journal {
       hash: options.runbookHash,
       pid,
       host,
+      witness: true,
     };
     pendingLines.push(chained(jsonLine(header)));
+    opened = chain;
   } else {
     file = options.file;
     try {
@@ -212,6 +223,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     resumedAfterSeq = ex.lastSeq;
     // continue the chain from the last whole line (a journal written before chaining starts one here)
     chain = ex.lastChain;
+    opened = ex.headerChain;
     seqBase = ex.lastSeq + 1;
     requestIdBase = ex.maxRequestId;
     const marker: JournalResumed = {
@@ -225,6 +237,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       host,
       seqBase,
       requestIdBase,
+      witness: true,
     };
     // a crash mid-line left a fragment: end it, so our lines are not glued to it, and say so
     if (ex.size > 0 && !ex.endsWithNewline) {
@@ -232,6 +245,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       pendingLines.push("");
     }
     pendingLines.push(chained(jsonLine(marker)));
+    writtenSeq = seqBase;
   }
 
   const writeAll = (text: string): void => {
@@ -240,12 +254,19 @@ export function openJournal(options: OpenJournalOptions): Journal {
     // writeSync may write less than asked (signals, pipes): loop until the line is whole
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
   };
+  // after the journal's own fsync, never before: a crash between the two leaves the witness
+  // behind a longer journal (good), never ahead of a journal that lacks the line (witness.ts)
+  const witness = (): void =>
+    writeWitness(file, { journal: basename(file), opened, seq: writtenSeq, chain, at: now() });
   const put = (line: string, sync: boolean): void => {
     if (failure) throw failure;
     try {
       // one write per line (an empty line closes a crashed writer's fragment)
       writeAll(`${line}\n`);
-      if (sync) fsyncSync(fd);
+      if (sync) {
+        fsyncSync(fd);
+        witness();
+      }
     } catch (err) {
       // after a failed fsync the kernel may have dropped the data: never carry on as if written
       failure = ioError(file, "write", err);
@@ -257,6 +278,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     for (const l of pendingLines) put(l, false);
     fsyncSync(fd);
     if (options.file === undefined) fsyncDir(dirname(file));
+    witness();
   } catch (err) {
     closeSync(fd);
     throw err instanceof UserError ? err : ioError(file, "write", err);
@@ -285,11 +307,15 @@ export function openJournal(options: OpenJournalOptions): Journal {
       if (closed) throw new Error(`journal ${file} is closed`);
       if (failure) throw failure;
       const before = chain;
+      const beforeSeq = writtenSeq;
       try {
-        put(chained(lineOf(bound(event))), mustFsync(event.type) && options?.more !== true);
+        const line = chained(lineOf(bound(event)));
+        writtenSeq = event.seq + seqBase;
+        put(line, mustFsync(event.type) && options?.more !== true);
       } catch (err) {
         // a line that did not reach the file is not part of the chain
         chain = before;
+        writtenSeq = beforeSeq;
         throw err;
       }
     },
@@ -297,25 +323,16 @@ export function openJournal(options: OpenJournalOptions): Journal {
       if (closed) return;
       closed = true;
       try {
-        if (!failure) fsyncSync(fd);
+        if (!failure) {
+          fsyncSync(fd);
+          // the samples written since the last durable event are certain now too
+          witness();
+        }
       } finally {
         closeSync(fd);
       }
     },
   };
-}
-
-/** Makes a new file's directory entry durable too (a file fsynced into a lost entry is lost). */
-function fsyncDir(dir: string): void {
-  let dfd: number | undefined;
-  try {
-    dfd = openSync(dir, "r");
-    fsyncSync(dfd);
-  } catch {
-    // some platforms (Windows) cannot open or fsync a directory: the file's own fsync is what they offer
-  } finally {
-    if (dfd !== undefined) closeSync(dfd);
-  }
 }
 
 /** The journal as a listener of the run's event stream. */

@@ -1,5 +1,6 @@
 /**
- * One runner per journal folder. The lock is a file created exclusively (`wx`), holding the
+ * One runner per journal folder (and, through fleet-lock.ts, per sync service instance). The
+ * lock is a file created exclusively (`wx`), holding the
  * holder's pid, host and start time. A lock whose pid no longer runs on this host is stale (the
  * holder crashed or was killed) and is taken over; a lock from another host cannot be checked
  * from here and is refused. Process ids are reused: a live pid is taken at its word (refused),
@@ -29,6 +30,8 @@ export interface LockInfo {
   host: string;
   /** ISO time. */
   startedAt: string;
+  /** The runbook file the holder runs, when it said (the fleet's locks: which copy holds it). */
+  runbook?: string;
 }
 
 export interface Lock {
@@ -50,6 +53,12 @@ export interface AcquireLockOptions {
   isAlive?: (pid: number) => boolean;
   /** An unreadable (empty, half-written) lock older than this is stale, in ms (default 10 s). */
   unreadableStaleAfterMs?: number;
+  /** The lock file's name in `dir` (default `syncbook.lock`). */
+  fileName?: string;
+  /** What the lock guards, for its messages (default "this journal folder"). */
+  guards?: string;
+  /** The runbook file this runner runs, written into the lock for the next runner's message. */
+  runbook?: string;
 }
 
 /** Signal 0 checks existence without sending anything; EPERM means it exists (another user's). */
@@ -78,21 +87,32 @@ function parseLock(text: string): LockInfo | undefined {
     typeof v.startedAt !== "string"
   )
     return undefined;
-  return { pid: v.pid as number, host: v.host, startedAt: v.startedAt };
+  return {
+    pid: v.pid as number,
+    host: v.host,
+    startedAt: v.startedAt,
+    ...(typeof v.runbook === "string" ? { runbook: v.runbook } : {}),
+  };
 }
 
-const deleteHint = (file: string): string =>
-  `if you are sure no syncbook run is using this journal folder, delete ${file} and run again (with --resume to continue that run)`;
+const deleteHint = (file: string, guards: string): string =>
+  `if you are sure no syncbook run is using ${guards}, delete ${file} and run again (with --resume to continue that run)`;
+
+/** "pid 42, started …" and the holder's runbook when it said. */
+const holderText = (h: LockInfo, withHost: boolean): string =>
+  `pid ${h.pid}${withHost ? ` on host ${h.host}` : ""}, started ${h.startedAt}${h.runbook !== undefined ? `, runbook ${h.runbook}` : ""}`;
 
 /** Takes the journal folder's lock, or throws a UserError naming the holder. */
 export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock {
-  const file = join(dir, LOCK_FILE_NAME);
+  const file = join(dir, options.fileName ?? LOCK_FILE_NAME);
+  const guards = options.guards ?? "this journal folder";
   const isAlive = options.isAlive ?? isPidAlive;
   const host = options.host ?? thisHost();
   const info: LockInfo = {
     pid: options.pid ?? process.pid,
     host,
     startedAt: new Date((options.now ?? Date.now)()).toISOString(),
+    ...(options.runbook !== undefined ? { runbook: options.runbook } : {}),
   };
   const text = `${JSON.stringify(info)}\n`;
   const staleAfter = options.unreadableStaleAfterMs ?? 10_000;
@@ -100,7 +120,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     mkdirSync(dir, { recursive: true });
   } catch (err) {
     throw new UserError(
-      `cannot create the journal folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      `cannot create the ${options.fileName === undefined ? "journal" : "lock"} folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
       { exitCode: ExitCode.failed, cause: err },
     );
   }
@@ -159,32 +179,29 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
       if (ageMs < staleAfter) {
         throw new UserError(`the lock ${file} is being created by another syncbook run (or is unreadable)`, {
           exitCode: ExitCode.failed,
-          hint: `wait a few seconds and try again; ${deleteHint(file)}`,
+          hint: `wait a few seconds and try again; ${deleteHint(file, guards)}`,
         });
       }
       if (takeOver(file, held)) staleFrom = { unreadable: held.slice(0, 200) };
       continue;
     }
     if (holder.host !== host) {
-      throw new UserError(
-        `another syncbook run (pid ${holder.pid} on host ${holder.host}, started ${holder.startedAt}) holds ${file}`,
-        {
-          exitCode: ExitCode.failed,
-          hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file)}`,
-        },
-      );
+      throw new UserError(`another syncbook run (${holderText(holder, true)}) holds ${file}`, {
+        exitCode: ExitCode.failed,
+        hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file, guards)}`,
+      });
     }
     if (isAlive(holder.pid)) {
-      throw new UserError(`another syncbook run (pid ${holder.pid}, started ${holder.startedAt}) holds ${file}`, {
+      throw new UserError(`another syncbook run (${holderText(holder, false)}) holds ${file}`, {
         exitCode: ExitCode.failed,
-        hint: `wait for it to finish, or stop it (kill -INT ${holder.pid}: it undoes its hooks and keeps its journal), then run again with --resume; if pid ${holder.pid} is not a syncbook run (process ids are reused), ${deleteHint(file)}`,
+        hint: `wait for it to finish, or stop it (kill -INT ${holder.pid}: it undoes its hooks and keeps its journal), then run again with --resume; if pid ${holder.pid} is not a syncbook run (process ids are reused), ${deleteHint(file, guards)}`,
       });
     }
     if (takeOver(file, held)) staleFrom = holder;
   }
   throw new UserError(`could not take the lock ${file}: other runs keep taking it`, {
     exitCode: ExitCode.failed,
-    hint: "make sure only one syncbook run uses this journal folder",
+    hint: `make sure only one syncbook run uses ${guards}`,
   });
 }
 

@@ -9,7 +9,7 @@ import { stat } from "node:fs/promises";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
-import { findResumeJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
+import { checkWitness, findResumeJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { poll } from "../steps/kit/poll.js";
@@ -47,6 +47,11 @@ export async function planResume(
   }
   const state = await readJournalState(file);
   for (const w of state.warnings) opts.say(`journal: ${w}`);
+  // a journal cut back to before an undo reads as "writes stopped": its length must be witnessed
+  // before anything it says is acted on (src/journal/witness.ts)
+  const witnessed = await checkWitness(file);
+  if (witnessed.refused) throw witnessed.refused;
+  if (witnessed.warning) opts.say(`journal: ${witnessed.warning}`);
   const d = runDefaults(loaded);
   const steps = planSteps(rb);
   // before anything is read or decided: a hook process the dead runner left (a slow undo) must

@@ -10,10 +10,17 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { createVerifierClient, lagSeconds } from "../api/index.js";
 import type { ApiError } from "../api/index.js";
-import { errorMessage } from "../errors.js";
+import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
 import { createFleet } from "../fleet/index.js";
-import { chooseJournal, isPidAlive, LOCK_FILE_NAME, readJournalState, type JournalState } from "../journal/index.js";
+import {
+  checkWitness,
+  chooseJournal,
+  isPidAlive,
+  LOCK_FILE_NAME,
+  readJournalState,
+  type JournalState,
+} from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -60,8 +67,10 @@ export interface JournalStatus {
   resumeWith?: string;
   /** Newer journals `--resume` passes over (their run sent nothing). */
   passedOver: string[];
-  /** Why `--resume` would refuse it outright (unreadable, edited), if it would. */
+  /** Why `--resume` would refuse it outright (unreadable, edited, cut short of its witness), if it would. */
   refused?: string;
+  /** What to do about it. */
+  refusedHint?: string;
   warnings: string[];
   /** The last step the journal shows, and how it ended (undefined: still running or cut off). */
   lastStep?: { number: number; id: string; kind: string; outcome?: string };
@@ -241,8 +250,13 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   let state: JournalState;
   try {
     state = await readJournalState(choice.file);
+    // --resume's own check, so that status says what --resume would (src/journal/witness.ts)
+    const witnessed = await checkWitness(choice.file);
+    if (witnessed.refused) throw witnessed.refused;
+    if (witnessed.warning) state.warnings.push(witnessed.warning);
   } catch (err) {
     out.refused = errorMessage(err);
+    if (err instanceof UserError && err.hint) out.refusedHint = err.hint;
     return out;
   }
   out.warnings = state.warnings;

@@ -12,10 +12,15 @@ import { join } from "node:path";
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), "syncbook-test-"));
   const before = process.env.TMPDIR;
+  const beforeState = process.env.SYNCBOOK_STATE_DIR;
   process.env.TMPDIR = dir;
+  // the runs' per-user state (the fleet locks, src/journal/fleet-lock.ts): here too, not in $HOME
+  process.env.SYNCBOOK_STATE_DIR = join(dir, "state");
   return () => {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
+    if (beforeState === undefined) delete process.env.SYNCBOOK_STATE_DIR;
+    else process.env.SYNCBOOK_STATE_DIR = beforeState;
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
 }

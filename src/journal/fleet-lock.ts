@@ -1,0 +1,93 @@
+/**
+ * One runner per fleet, not per runbook file (issue 30): the journal folder's lock (lock.ts) is
+ * keyed by the runbook's real path, so two checkouts of one runbook, or a hard link in another
+ * folder, each hold "the" lock and both send start. These locks are keyed by what the runs act
+ * on: one lock per sync service instance, named by a hash of its canonical URL, in a per-user
+ * state folder. Every instance's lock is taken (in one order, so two runners never hold parts
+ * of each other's fleets), so two runbooks that share even one instance exclude each other.
+ *
+ * The folder: `$SYNCBOOK_STATE_DIR` (tests point it at their temp folder), else
+ * `$XDG_RUNTIME_DIR/syncbook` (per user, emptied at boot, when no run can hold a lock any more),
+ * else `$XDG_STATE_HOME/syncbook/locks`, else `~/.local/state/syncbook/locks` (on Windows
+ * `%LOCALAPPDATA%\syncbook\locks`). What they cannot see: a run by another user of this machine
+ * or on another machine. There the fleet's own state is the guard: start's interlock refuses a
+ * fleet that is not IDLE, and the service refuses a start that is not from IDLE (spec: "start is
+ * allowed only in IDLE"), so a second runner's start is never accepted.
+ *
+ * Canonical URL: scheme, host (lower case, as the URL parser leaves it) and port (the scheme's
+ * default dropped), and the path without trailing slashes; user info, query and fragment are not
+ * part of which service it is. Two spellings of one host (`localhost`, `127.0.0.1`, a DNS alias)
+ * are not told apart: the fleet's state is the guard there too.
+ */
+import { createHash } from "node:crypto";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { UserError } from "../errors.js";
+import { acquireLock, type Lock } from "./lock.js";
+
+/** The per-user folder of the fleet locks (see the header). */
+export function fleetLockDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SYNCBOOK_STATE_DIR) return join(env.SYNCBOOK_STATE_DIR, "locks");
+  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, "syncbook", "locks");
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, "syncbook", "locks");
+  if (process.platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "syncbook", "locks");
+  return join(homedir(), ".local", "state", "syncbook", "locks");
+}
+
+/** Which service a URL names, whatever its spelling (see the header); the text as written when it does not parse. */
+export function canonicalInstanceUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`;
+}
+
+/** The lock file of one instance: its canonical URL hashed (a URL may hold a secret; a hash never shows it). */
+export function instanceLockName(url: string): string {
+  return `instance-${createHash("sha256").update(canonicalInstanceUrl(url)).digest("hex").slice(0, 32)}.lock`;
+}
+
+export interface FleetLock {
+  /** The instances whose lock a runner that had died left, taken over (for the run's log). */
+  readonly tookOver: string[];
+  /** Releases every instance's lock; idempotent. */
+  release(): void;
+}
+
+/**
+ * Takes the lock of every instance of the fleet, or throws the UserError of the first one held
+ * (naming the instance as `label` words it: redacted), after releasing those already taken.
+ */
+export function acquireFleetLock(
+  instances: readonly { url: string; label: string }[],
+  opts: { runbook: string; env?: NodeJS.ProcessEnv },
+): FleetLock {
+  const dir = fleetLockDir(opts.env);
+  const byName = new Map(instances.map((i) => [instanceLockName(i.url), i]));
+  const held: Lock[] = [];
+  const tookOver: string[] = [];
+  const release = (): void => {
+    for (const l of held.splice(0).reverse()) l.release();
+  };
+  try {
+    for (const [name, inst] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      try {
+        const lock = acquireLock(dir, { fileName: name, guards: `instance ${inst.label}`, runbook: opts.runbook });
+        held.push(lock);
+        if (lock.staleFrom) tookOver.push(`${inst.label} (${JSON.stringify(lock.staleFrom)})`);
+      } catch (err) {
+        // the instance first: the operator knows it by its URL, not by a hashed file name
+        throw err instanceof UserError
+          ? new UserError(`instance ${inst.label} is in use: ${err.message}`, { ...err.options, cause: err })
+          : err;
+      }
+    }
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return { tookOver, release };
+}

@@ -1,0 +1,196 @@
+/**
+ * The journal's witness: the journal's last fsynced point (its seq and chain link) kept in a
+ * second fsynced place, `<journal>.witness` beside it. The hash chain (chain.ts) catches a line
+ * edited, inserted or deleted in the middle, but lines cut off the end look like a crash; a
+ * journal cut back to before an undo would make `--resume` believe writes are still stopped and
+ * commit with writes on (issue 30). The witness says how far the journal had certainly reached:
+ * a journal that ends before that point, or whose line at that point is another one, is refused.
+ *
+ * Order of the two writes: the journal line first (written and fsynced), then the witness
+ * (written to a temp file, fsynced, renamed over the old one, the folder fsynced). A crash
+ * between them leaves a witness one point behind a longer journal, which reads as a good journal
+ * (the witness is a lower bound of its length); the other order could leave a witness ahead of
+ * a journal that never got the line, and a good journal would look cut.
+ *
+ * Fail-safe readings (DESIGN's "when not known, refuse"):
+ * - a journal whose header or a resume marker says it is witnessed (`witness: true`, chained, so
+ *   it cannot be removed without breaking the chain) and whose witness is missing, unreadable or
+ *   belongs to another journal (another file name, or another run's header link) is refused: its
+ *   length cannot be told, whatever else it says. A journal copied around must take its witness
+ *   with it (a whole `.syncbook/` copy does).
+ * - a journal written before witnesses (no `witness: true` anywhere) is read with a warning.
+ *
+ * What it is not: proof against a whole `.syncbook/` folder restored from an older snapshot (the
+ * witness is restored with it) or against someone who rewrites both files; the live fleet and the
+ * commit's own interlocks stay the last word there.
+ */
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { ExitCode, UserError } from "../errors.js";
+import { isObject } from "./format.js";
+import { splitChain } from "./chain.js";
+import { journalLines } from "./read.js";
+
+export const WITNESS_EXTENSION = ".witness";
+
+/** What the witness holds: which journal (file name, header link) and its last fsynced point. */
+export interface Witness {
+  journal: string;
+  /** The chain link of the journal's header line: one run's journal, not a copy of another. */
+  opened: string;
+  seq: number;
+  chain: string;
+  /** Epoch ms of the write, for people. */
+  at: number;
+}
+
+/** The witness file of a journal file. */
+export function witnessFile(journalFile: string): string {
+  return `${journalFile}${WITNESS_EXTENSION}`;
+}
+
+/** Writes a journal's witness atomically and durably (temp + fsync, rename, folder fsync). Throws on I/O failure. */
+export function writeWitness(journalFile: string, w: Witness): void {
+  const file = witnessFile(journalFile);
+  const temp = `${file}.tmp`;
+  const fd = openSync(temp, "w");
+  try {
+    const buf = Buffer.from(`${JSON.stringify(w)}\n`, "utf8");
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameOver(temp, file);
+  fsyncDir(dirname(file));
+}
+
+/**
+ * rename(2) replaces atomically; on Windows a reader holding the old file open (`syncbook status`
+ * at that moment) makes it fail for a moment: try a few times, 10 ms apart, before it counts as
+ * the journal's write failure (which stops the run before its next request).
+ */
+function renameOver(from: string, to: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      renameSync(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt >= 5 || (code !== "EPERM" && code !== "EACCES" && code !== "EBUSY")) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
+/** Makes a file's directory entry durable too (a file fsynced into a lost entry is lost). */
+export function fsyncDir(dir: string): void {
+  let dfd: number | undefined;
+  try {
+    dfd = openSync(dir, "r");
+    fsyncSync(dfd);
+  } catch {
+    // some platforms (Windows) cannot open or fsync a directory: the file's own fsync is what they offer
+  } finally {
+    if (dfd !== undefined) closeSync(dfd);
+  }
+}
+
+function parseWitness(text: string): Witness | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (
+    !isObject(v) ||
+    typeof v.journal !== "string" ||
+    typeof v.opened !== "string" ||
+    typeof v.chain !== "string" ||
+    !Number.isSafeInteger(v.seq) ||
+    typeof v.at !== "number"
+  )
+    return undefined;
+  return { journal: v.journal, opened: v.opened, seq: v.seq as number, chain: v.chain, at: v.at };
+}
+
+export interface WitnessVerdict {
+  /** Why the journal cannot be trusted to be whole (undefined: it can). */
+  refused?: UserError;
+  /** Said, not refused (a journal written before witnesses). */
+  warning?: string;
+}
+
+/**
+ * Checks a journal against its witness. Read errors of the journal are thrown as they are (the
+ * journal's reader words them); everything about the witness is a verdict.
+ */
+export async function checkWitness(journalFile: string): Promise<WitnessVerdict> {
+  const wfile = witnessFile(journalFile);
+  let text: string | undefined;
+  let readError: string | undefined;
+  try {
+    text = readFileSync(wfile, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT") readError = code ?? String(err);
+  }
+  const witness = text === undefined ? undefined : parseWitness(text);
+
+  let opened: string | undefined;
+  let expected = false;
+  let lastSeq = -1;
+  let lastLine = 0;
+  let atSeq: { line: number; chain: string | undefined } | undefined;
+  let first = true;
+  for await (const l of journalLines(journalFile)) {
+    const own = splitChain(l.text);
+    if (first) opened = own?.chain;
+    first = false;
+    if (!isObject(l.value)) continue;
+    const v = l.value;
+    if ((v.type === "journal.opened" || v.type === "journal.resumed") && v.witness === true) expected = true;
+    if (typeof v.seq !== "number") continue;
+    if (v.seq > lastSeq) {
+      lastSeq = v.seq;
+      lastLine = l.lineNo;
+    }
+    if (witness && v.seq === witness.seq) atSeq = { line: l.lineNo, chain: own?.chain };
+  }
+
+  if (!expected)
+    return {
+      warning: `${journalFile} was written before journals were witnessed: lines cut off its end cannot be told from a crash`,
+    };
+  const refuse = (what: string, hint: string): WitnessVerdict => ({
+    refused: new UserError(`cannot trust ${journalFile}: ${what}`, { exitCode: ExitCode.usage, hint }),
+  });
+  const byHand =
+    "do not resume from it: check the fleet's state and the application's writes by hand (syncbook status), then start a new run or send what is missing by hand";
+  if (text === undefined)
+    return refuse(
+      readError
+        ? `its witness ${wfile} cannot be read (${readError}), so its length cannot be checked`
+        : `its witness ${wfile} is missing, so its length cannot be checked (lines cut off its end would look like a crash)`,
+      `a journal copied or moved must take its ${basename(wfile)} with it; if the witness is lost, ${byHand}`,
+    );
+  if (!witness) return refuse(`its witness ${wfile} is not a syncbook witness (damaged or edited)`, byHand);
+  if (witness.journal !== basename(journalFile) || witness.opened !== opened)
+    return refuse(
+      `its witness ${wfile} belongs to another journal (${witness.journal !== basename(journalFile) ? witness.journal : "another run's journal of that name"})`,
+      `pass the journal with its own witness; ${byHand}`,
+    );
+  if (witness.seq > lastSeq)
+    return refuse(
+      `the journal is shorter than its last fsynced point: it ends at seq ${lastSeq} (line ${lastLine}), but its witness saw seq ${witness.seq} written at ${new Date(witness.at).toISOString()}: lines were cut off its end (a restored snapshot, a partial copy, an edit)`,
+      `what the cut lines said (an undo that turned writes back on, a command sent) is unknown; ${byHand}`,
+    );
+  if (atSeq?.chain !== witness.chain)
+    return refuse(
+      `its line at seq ${witness.seq}${atSeq ? ` (line ${atSeq.line})` : ""} is not the one its witness saw: the journal was rewritten`,
+      byHand,
+    );
+  return {};
+}
