@@ -7,14 +7,25 @@
  * Synchronous I/O on purpose: an async write could still be queued when the POST leaves or the
  * process dies; the cost (one small write + fsync per command) is nothing next to a network call.
  */
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import type { CriticalListener, EmitOptions, RunEvent } from "../events.js";
 import { jsonLine } from "../text.js";
 import { appendChain, CHAIN_FIELD } from "./chain.js";
 import { createSampleBounder } from "./samples.js";
 import {
+  JOURNAL_EXTENSION,
   JOURNAL_FORMAT_VERSION,
   isObject,
   journalFileName,
@@ -172,6 +183,15 @@ export function openJournal(options: OpenJournalOptions): Journal {
       pid,
       host,
     };
+    let earlier: string[] = [];
+    try {
+      earlier = readdirSync(options.dir)
+        .filter((n) => n.endsWith(JOURNAL_EXTENSION) && n !== basename(file))
+        .sort();
+    } catch {
+      // a folder we can write but not list: the choice falls back to what else the journals say
+    }
+    if (earlier.length) header.after = earlier;
     pendingLines.push(chained(jsonLine(header)));
   } else {
     file = options.file;
