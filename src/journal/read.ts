@@ -146,7 +146,8 @@ export async function chooseJournal(dir: string): Promise<JournalChoice> {
     file: join(dir, chosen.n),
     skipped,
     unfinished: open.map((f) => join(dir, f.n)),
-    ...(open.length > 1 ? { ambiguous: open.map((f) => join(dir, f.n)) } : {}),
+    // by name (the time the run began, as its host saw it): for the message, not for the choice
+    ...(open.length > 1 ? { ambiguous: open.map((f) => join(dir, f.n)).sort() } : {}),
   };
 }
 /** The journal `chooseJournal` picks (undefined when the folder holds none). */
