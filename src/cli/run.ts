@@ -253,7 +253,9 @@ export async function execute(
       if (result.place) for (const l of codeFrame(result.place)) stderr(`  ${l}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
       // a rehearsal has no journal to resume from: it is simply run again
-      if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
+      if (how.mode !== "rehearse" && result.rerunWith)
+        stderr(`  run again with: syncbook run ${loaded.file} ${result.rerunWith} (not --resume)`);
+      else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }
     return result.exitCode;

@@ -33,6 +33,11 @@ interface JournalWriter {
 export interface JournalHeader extends JournalWriter {
   type: "journal.opened";
   seq: 0;
+  /**
+   * The journals already in the folder when this one was opened (file names): this run came after
+   * them, whatever the file times say (read.ts `chooseJournal`; a clock can step back).
+   */
+  after?: string[];
 }
 
 /** Appended by each resume, so the file tells its segments (writers) apart. */

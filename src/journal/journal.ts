@@ -7,7 +7,17 @@
  * Synchronous I/O on purpose: an async write could still be queued when the POST leaves or the
  * process dies; the cost (one small write + fsync per command) is nothing next to a network call.
  */
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import type { CriticalListener, EmitOptions, RunEvent } from "../events.js";
@@ -15,6 +25,7 @@ import { jsonLine } from "../text.js";
 import { appendChain, CHAIN_FIELD, splitChain } from "./chain.js";
 import { createSampleBounder } from "./samples.js";
 import {
+  JOURNAL_EXTENSION,
   JOURNAL_FORMAT_VERSION,
   isObject,
   journalFileName,
@@ -182,6 +193,15 @@ export function openJournal(options: OpenJournalOptions): Journal {
       host,
       witness: true,
     };
+    let earlier: string[] = [];
+    try {
+      earlier = readdirSync(options.dir)
+        .filter((n) => n.endsWith(JOURNAL_EXTENSION) && n !== basename(file))
+        .sort();
+    } catch {
+      // a folder we can write but not list: the choice falls back to what else the journals say
+    }
+    if (earlier.length) header.after = earlier;
     pendingLines.push(chained(jsonLine(header)));
     opened = chain;
   } else {

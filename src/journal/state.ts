@@ -562,5 +562,14 @@ export async function findResumeJournal(dir: string): Promise<{ file: string; sk
     });
   }
   if (!choice.file) throw none(`${dir} holds no journal (*${JOURNAL_EXTENSION})`);
+  if (choice.ambiguous)
+    throw new UserError(
+      `cannot choose the journal to resume: ${choice.ambiguous.length} journals in ${dir} hold an unfinished run and none says it came after the others: ${choice.ambiguous.join(", ")}`,
+      {
+        // a refusal, as an interlock's: nothing was sent, and naming the journal makes it safe to go on
+        exitCode: ExitCode.interlock,
+        hint: "name the one to continue with --resume <file> (file times are not trusted: a clock step or a copy changes them)",
+      },
+    );
   return { file: choice.file, skipped: choice.skipped };
 }

@@ -8,11 +8,12 @@ import { LintContext, type LintInput, type RuleInfo } from "./context.js";
 import * as clusters from "./clusters.js";
 import * as filters from "./filters.js";
 import * as instances from "./instances.js";
+import * as polling from "./polling.js";
 import * as sequence from "./sequence.js";
 import * as startBody from "./start-body.js";
 import * as versions from "./versions.js";
 
-const FAMILIES = [startBody, filters, versions, instances, clusters, sequence] as const;
+const FAMILIES = [startBody, filters, versions, instances, clusters, polling, sequence] as const;
 
 /**
  * Every lint rule family's rules: id, severity, one-line description, the spec sentence it

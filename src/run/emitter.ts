@@ -18,6 +18,12 @@ import { errorMessage } from "../errors.js";
 
 export interface Emitter {
   emit: Emit;
+  /**
+   * To every listener but the critical ones: what happened after the journal failed (the undo, the
+   * run's end). The operator must still see it; the journal cannot record it, and the emit that
+   * failed already said so. Never for a request: one whose line is not on disk is not sent.
+   */
+  tell: Emit;
   add(listener: RunListener): void;
   /** Waits for listeners' pending promises (notifiers, report writers). */
   settle(): Promise<void>;
@@ -58,12 +64,19 @@ export function createEmitter(
       reporting = false;
     }
   };
-  const emit: Emit = (type, payload, options) => {
+  const emit: Emit = (type, payload, options) => deliver(type, payload, options, true);
+  const tell: Emit = (type, payload) => deliver(type, payload, undefined, false);
+  const deliver = (
+    type: Parameters<Emit>[0],
+    payload: Parameters<Emit>[1],
+    options: Parameters<Emit>[2],
+    recorded: boolean,
+  ): RunEvent => {
     const raw = { type, seq: ++seq, at: Date.now(), ...payload };
     // leaf by leaf, never as serialized text: a secret that is a JSON token (`true`) or has a
     // quote in it must neither survive escaped nor break the event
     const event = (redact ? redact.value(raw, OWN_WORDS) : raw) as RunEvent;
-    for (const c of critical) c(event, options);
+    if (recorded) for (const c of critical) c(event, options);
     for (const l of all) {
       try {
         const r = l(event);
@@ -79,6 +92,7 @@ export function createEmitter(
   };
   return {
     emit,
+    tell,
     add: (l) => void all.push(l),
     settle: async () => {
       while (pending.size) await Promise.all([...pending]);

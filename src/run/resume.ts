@@ -6,10 +6,11 @@
  * registered again, so a resumed run that fails before commit still undoes them.
  */
 import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
-import { checkWitness, findResumeJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
+import { checkWitness, chooseJournal, findResumeJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { poll } from "../steps/kit/poll.js";
@@ -129,6 +130,19 @@ export async function planResume(
     }
   }
   for (const n of r.notes) opts.say(`resume: ${n}`);
+  if (!r.ok && r.code === "finished" && opts.file !== undefined) {
+    // the journal named is over, but the folder holds a run that is not: exit 0 would tell a
+    // wrapper the cutover is done
+    const others = await unfinishedBeside(dir, file);
+    if (others.length)
+      throw new UserError(
+        `cannot resume from ${file}: ${r.message}; but ${others.join(", ")} holds an unfinished run`,
+        {
+          exitCode: ExitCode.interlock,
+          hint: `resume that one: --resume ${others[0]!}`,
+        },
+      );
+  }
   if (!r.ok)
     throw new UserError(`cannot resume from ${file}: ${r.message}`, {
       hint: r.hint,
@@ -231,4 +245,13 @@ export async function planResume(
       undoSteps,
     },
   };
+}
+
+/** The other journals of the folder that hold an unfinished run (none when the folder cannot be read). */
+async function unfinishedBeside(dir: string, file: string): Promise<string[]> {
+  try {
+    return (await chooseJournal(dir)).unfinished.filter((f) => resolve(f) !== resolve(file));
+  } catch {
+    return [];
+  }
 }

@@ -123,6 +123,8 @@ export interface RunResult {
   failedStep?: string;
   /** Where the failed step is in the runbook. */
   place?: Place;
+  /** The way on is not `--resume` but a new run with these flags (`--from stop-writes`): the journal is wrong about writes. */
+  rerunWith?: string;
   durationMs: number;
 }
 
@@ -201,7 +203,12 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     try {
       return emit(type, payload, options);
     } catch {
-      return { type, seq: -1, at: Date.now(), ...payload } as unknown as RunEvent;
+      // the journal failed: what follows (the undo, the run's end) still reaches the operator
+      try {
+        return emitter.tell(type, payload);
+      } catch {
+        return { type, seq: -1, at: Date.now(), ...payload } as unknown as RunEvent;
+      }
     }
   };
   const tracker = createFleetTracker();
@@ -262,7 +269,9 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(opts.traceparent ? { traceparent: opts.traceparent } : {}),
     cwd: dirname(loaded.file),
     redact: loaded.redact,
-    log: (level, message) => void emit("log", { level, message: loaded.redact(message) }),
+    // a plugin's log line the journal cannot take must not fail the hook that did its work (an undo
+    // that turned writes back on would read as failed): the run stops on the journal's error anyway
+    log: (level, message) => void say("log", { level, message: loaded.redact(message) }),
     mode,
     fleet: tracker.snapshot,
     ...(opts.env ? { env: opts.env } : {}),
@@ -361,7 +370,9 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     });
 
   let outcome: Outcome = "ok";
-  let failure: { message: string; hint?: string; step: string; interlock?: boolean; place?: Place } | undefined;
+  let failure:
+    | { message: string; hint?: string; step: string; interlock?: boolean; place?: Place; rerunWith?: string }
+    | undefined;
   let askEachStep = opts.stepMode === true;
   // time the operator spent answering --step prompts since the last step started
   let promptMs = 0;
@@ -456,6 +467,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
 
   if (outcome !== "ok") await unwind(run, undoAbort.signal, undoneOk);
   flushPolls(run);
+  if (journalError && failure) failure = { ...failure, ...writesAfterJournalFailure(failure, memory, undoneOk, steps) };
 
   const exitCode =
     outcome === "ok"
@@ -492,6 +504,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           failedStep: failure.step,
           ...(failure.hint ? { hint: failure.hint } : {}),
           ...(failure.place ? { place: failure.place } : {}),
+          ...(failure.rerunWith ? { rerunWith: failure.rerunWith } : {}),
         }
       : {}),
   };
@@ -695,6 +708,34 @@ function forcedReport(
   else lines.push("writes: no stopWrites step ran in this run, so none was stopped by it");
   if (open.length === 0) lines.unshift("no undo was left to run");
   return lines;
+}
+
+/**
+ * After the journal failed before commit, the undo ran without a line in the journal (the disk is
+ * full): the journal still says writes are stopped. Say where writes are, and the way on that
+ * does not trust the journal's word on it.
+ */
+function writesAfterJournalFailure(
+  failure: { message: string; hint?: string },
+  memory: RunMemory,
+  undoneOk: ReadonlySet<number>,
+  steps: readonly PlannedStep[],
+): { message: string; hint?: string; rerunWith?: string } {
+  if (memory.commitSent || !memory.writesStopped) return failure;
+  const stops = steps.filter((s) => s.kind === "stopWrites");
+  const undone = stops.find((s) => undoneOk.has(s.index));
+  const name = (s: PlannedStep): string => `step ${s.index + 1} "${s.id}"`;
+  if (undone)
+    return {
+      message: `${failure.message}; writes are back on: the undo of ${name(undone)} ran, but the journal could not record it and still says writes are stopped`,
+      hint: `Do not --resume this journal: it would go on as if writes were stopped. Free disk space, then run again with --from ${undone.id} (not --resume): writes are stopped again before commit.`,
+      rerunWith: `--from ${undone.id}`,
+    };
+  const stop = stops.at(-1);
+  return {
+    message: `${failure.message}; application writes are STILL STOPPED: ${stop ? `the undo of ${name(stop)}` : "the undo"} did not run or failed`,
+    hint: "Turn the application's writes back on by hand now, or free disk space and run again with --resume (the journal says writes are stopped, which is true).",
+  };
 }
 
 async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set<number>): Promise<void> {

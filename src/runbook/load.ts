@@ -200,6 +200,25 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   });
   if (diagnostics.some((d) => d.rule === "reserved-key")) return result(undefined, undefined);
 
+  // an alias inside the node its anchor names (`a: &a [*a]`) makes a cyclic value: a finding, at the alias
+  visit(doc, {
+    Alias(_, alias, path) {
+      const target = alias.resolve(doc);
+      if (!target || !path.includes(target)) return;
+      const at = lines.linePos(alias.range?.[0] ?? 0);
+      diagnostics.push({
+        file,
+        line: at.line,
+        column: at.col,
+        rule: "yaml",
+        severity: "error",
+        message: `the alias *${alias.source} refers to a node that contains it: the value would be infinite`,
+        hint: "An alias may only repeat a node it is not part of: write the value out, or anchor a smaller node.",
+      });
+    },
+  });
+  if (diagnostics.some((d) => d.severity === "error")) return result(undefined, undefined);
+
   let raw: unknown;
   try {
     raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });

@@ -1007,6 +1007,24 @@ describe("findResumeJournal", () => {
     expect(await findResumeJournal(dir)).toStrictEqual({ file: j.file, skipped: [later] });
     expect(await findLatestJournal(dir)).toBe(j.file);
   });
+
+  it("two unfinished runs that do not order: refused as an interlock (exit 3), naming both, never guessed (issue 30)", async () => {
+    const acted = `${JSON.stringify(headerOf())}\n${JSON.stringify({ type: "hook.started", seq: 1, at: 1 })}\n`;
+    const a = join(dir, "a.jsonl");
+    const b = join(dir, "b.jsonl");
+    writeFileSync(a, acted);
+    writeFileSync(b, acted);
+    const err: unknown = await findResumeJournal(dir).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err).toMatchObject({
+      message: `cannot choose the journal to resume: 2 journals in ${dir} hold an unfinished run and none says it came after the others: ${a}, ${b}`,
+      exitCode: 3,
+      hint: "name the one to continue with --resume <file> (file times are not trusted: a clock step or a copy changes them)",
+    });
+    // one naming the other as earlier: it is the journal
+    writeFileSync(b, acted.replace('"journal.opened"', '"journal.opened","after":["a.jsonl"]'));
+    expect(await findResumeJournal(dir)).toStrictEqual({ file: b, skipped: [] });
+  });
 });
 
 describe("classifyAnswer: what one answer says of its command", () => {

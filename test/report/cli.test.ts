@@ -49,7 +49,7 @@ describe("syncbook report <journal>", () => {
     expect(report.steps).toHaveLength(7);
   });
 
-  it("--out DIR, and a folder stands for its newest journal", () => {
+  it("--out DIR, and a folder stands for the journal a resume would take (not the newest file time: issue 30)", () => {
     const runDir = join(dir, "runs");
     mkdirSync(runDir, { recursive: true });
     writeFileSync(
@@ -58,8 +58,13 @@ describe("syncbook report <journal>", () => {
         .events.map((e) => JSON.stringify(e))
         .join("\n"),
     );
-    utimesSync(join(runDir, "old.jsonl"), new Date(2020, 1, 1), new Date(2020, 1, 1));
-    writeFileSync(join(runDir, "new.jsonl"), journalText());
+    // the newer run's header names the older journal (it was in the folder when the run began):
+    // that, not the file times (set the other way round here), orders them
+    writeFileSync(
+      join(runDir, "new.jsonl"),
+      `{"type":"journal.opened","seq":0,"at":1,"after":["old.jsonl"]}\n${journalText()}`,
+    );
+    utimesSync(join(runDir, "new.jsonl"), new Date(2020, 1, 1), new Date(2020, 1, 1));
     const r = syncbook("report", runDir, "--out", "out/x");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("new.jsonl");

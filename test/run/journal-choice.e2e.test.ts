@@ -3,7 +3,7 @@
  * a bad `--var`) must fail before any journal exists; a journal that recorded no request never
  * shadows an earlier one; `--resume <journal file>` picks one explicitly."
  */
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
@@ -89,4 +89,82 @@ describe("which journal, and none on a usage error", () => {
     expect(posts(s, "start")).toEqual([1, 1]);
     expect(posts(s, "commit")).toEqual([1, 1]);
   });
+});
+
+/**
+ * Issue 30, "Smaller": "`--resume` chooses the journal by file time, so a clock step back (or a
+ * copied journal) picks a finished run and exits 0 "nothing to resume" (that should not be 0)".
+ * The choice reads what the journals say: which came after which (the header's `after`), and
+ * which run is unfinished; two unfinished ones that do not order are refused (exit 3), never guessed.
+ */
+describe("which journal, whatever the file times say", () => {
+  // a hook that fails until the file `ok` exists: a run that acted (hook.started) and can end ok or failed
+  const GATE =
+    "  - { id: gate, hook: { use: shell, with: { command: [node, -e, \"require('fs').appendFileSync('ran', 'x'); process.exit(require('fs').existsSync('ok') ? 0 : 3)\"] } } }\n";
+  const journalsOf = (dir: string): string[] =>
+    readdirSync(join(dir, ".syncbook", "crash"))
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()
+      .map((f) => join(dir, ".syncbook", "crash", f));
+
+  /** A finished run, then a failed one (unfinished): two journals, the second naming the first in its header. */
+  async function finishedThenFailed(): Promise<{ dir: string; file: string; done: string; failed: string }> {
+    s = await fastSim({ instances: 1 });
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    writeFileSync(file, cutoverYaml(s, { defaults: DEFAULTS, steps: GATE }));
+    writeFileSync(join(dir, "ok"), "");
+    const first = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
+    expect(first.code, first.all).toBe(0);
+    rmSync(join(dir, "ok"));
+    const second = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
+    expect(second.code, second.all).toBe(1);
+    const [done, failed] = journalsOf(dir) as [string, string];
+    return { dir, file, done, failed };
+  }
+
+  it("a clock stepped back (the finished run's journal looks newer): --resume continues the unfinished run", async () => {
+    const { dir, file, done, failed } = await finishedThenFailed();
+    // the clock stepped back an hour between the runs: the failed run's file is older than the finished one's
+    const now = Date.now() / 1000;
+    utimesSync(done, now, now);
+    utimesSync(failed, now - 3600, now - 3600);
+    writeFileSync(join(dir, "ok"), "");
+    const r = await cli(["run", file, "--resume", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(r.all).not.toMatch(/nothing to resume/);
+    expect(r.stderr).toContain(`journal: ${failed}`);
+    expect(r.code, r.all).toBe(0);
+    expect(readFileSync(join(dir, "ran"), "utf8")).toBe("xxx");
+  }, 60_000);
+
+  it("a copied journal of an unfinished run: two unfinished runs that do not order are refused (exit 3), not guessed", async () => {
+    const { dir, file, failed } = await finishedThenFailed();
+    const copy = failed.replace(/\.jsonl$/, "-copy.jsonl");
+    copyFileSync(failed, copy);
+    writeFileSync(join(dir, "ok"), "");
+    const r = await cli(["run", file, "--resume", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(r.code, r.all).toBe(3);
+    expect(r.stderr).toMatch(/cannot choose the journal to resume: 2 journals .* hold an unfinished run/);
+    expect(r.stderr).toContain(failed);
+    expect(r.stderr).toContain(copy);
+    expect(r.stderr).toMatch(/--resume <file>/);
+    expect(readFileSync(join(dir, "ran"), "utf8")).toBe("xx");
+    // named: it goes on
+    const named = await cli(["run", file, "--resume", failed, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(named.code, named.all).toBe(0);
+  }, 60_000);
+
+  it("--resume naming a finished journal while another holds an unfinished run: exit 3, naming it; all finished: exit 0", async () => {
+    const { dir, file, done, failed } = await finishedThenFailed();
+    const r = await cli(["run", file, "--resume", done, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(r.code, r.all).toBe(3);
+    expect(r.stderr).toMatch(/nothing to resume: .* finished \(it ended ok\); but .* holds an unfinished run/);
+    expect(r.stderr).toContain(`--resume ${failed}`);
+    writeFileSync(join(dir, "ok"), "");
+    expect((await cli(["run", file, "--resume", "--renderer", "simple", "--yes"], { cwd: dir })).code).toBe(0);
+    // every run finished: nothing to resume is the truth, and says so with 0
+    const again = await cli(["run", file, "--resume", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(again.stderr).toMatch(/nothing to resume/);
+    expect(again.code, again.all).toBe(0);
+  }, 60_000);
 });

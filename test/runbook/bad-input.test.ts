@@ -42,6 +42,9 @@ const CASES: [string, string | Buffer, RegExp][] = [
     /the file is 10\.0 MB; a runbook is at most 1 MB/,
   ],
   ["an alias bomb", bomb, /too many alias expansions/],
+  // issue 30: a cyclic value overflowed the stack ("internal error")
+  ["a self-referencing alias", "runbook: 1\nname: x\na: &a [*a]\n", /the alias \*a refers to a node that contains it/],
+  ["an alias inside its own anchor's mapping", "runbook: 1\nname: x\na: &a\n  b: { c: *a }\n", /the alias \*a/],
   ["deep nesting", `runbook: 1\nname: ${"[".repeat(5000)}${"]".repeat(5000)}\n`, /nested more than 64 levels/],
 ];
 
@@ -61,6 +64,22 @@ describe("bad input to syncbook lint", () => {
     expect(d?.column).toBeGreaterThanOrEqual(1);
     expect(r.ms).toBeLessThan(10_000);
   });
+});
+
+describe("a self-referencing YAML alias (issue 30)", () => {
+  it.each([["run"], ["run", "--dry-run"], ["status"]])(
+    "%s: exit 2 with file:line:col and a hint, not an internal error",
+    (...args: string[]) => {
+      const file = join(dir, "cyclic.yaml");
+      writeFileSync(file, "runbook: 1\nname: x\nsteps:\n  - &s { id: a, sleep: 1s, x: [*s] }\n");
+      const r = spawnSync(process.execPath, [CLI, ...args, file], { encoding: "utf8", timeout: 20_000 });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr + r.stdout).toContain(`${file}:4:32`);
+      expect(r.stderr + r.stdout).toMatch(/the alias \*s refers to a node that contains it/);
+      expect(r.stderr + r.stdout).toMatch(/hint: An alias may only repeat a node it is not part of/);
+      expect(r.stderr).not.toMatch(/internal error|Maximum call stack/);
+    },
+  );
 });
 
 const prng = mulberry32;

@@ -1,0 +1,93 @@
+/**
+ * Issue 30, "Smaller": "a full journal disk skips the undo without saying the application is
+ * still stopped" (and the undo's `hook.started` is not written though the undo runs).
+ *
+ * The journal fills up during the wait after stopWrites: a file size limit (`ulimit -f`, in KiB)
+ * on the shell that starts the CLI makes its writes fail (EFBIG; Node ignores SIGXFSZ), as a full
+ * disk (ENOSPC) does, at a point set by the journal's size and not by timing. The undo must still
+ * run and be shown, and the output must say where writes are and what to do: the journal cannot
+ * record the undo, so it still says writes are stopped and must not be resumed as it is.
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { CLI, cli, posts, runbookFor, sim, START, tempDir, type CliResult } from "../support/run.js";
+
+let s: Simulator | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const READY = "  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }\n";
+const COMMIT = "  - { id: commit, commit: {} }\n  - { id: committed, waitFor: { state: COMMITTED } }\n";
+const stop = (undoUrl?: string): string =>
+  `  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true${undoUrl ? `, url: "${undoUrl}"` : ""} } } } }\n`;
+
+/** The CLI under a file size limit of `kib` KiB (every file it writes: here only the journal grows). */
+function cliWithFileLimit(args: string[], cwd: string, kib: number): Promise<CliResult> {
+  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const child = spawn("bash", ["-c", `ulimit -f ${kib} && exec ${quoted}`], {
+    cwd,
+    env: { ...process.env, CI: "1", NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  let all = "";
+  child.stdout.on("data", (d: Buffer) => ((stdout += d.toString()), (all += d.toString())));
+  child.stderr.on("data", (d: Buffer) => ((stderr += d.toString()), (all += d.toString())));
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })));
+}
+
+describe("the journal's disk fills up after stopWrites", () => {
+  it("the undo runs and is shown; the output says writes are back on, that the journal does not know it, and to run again with --from (which then cuts over once)", async () => {
+    s = await sim();
+    // never ready: the wait polls, and its samples fill the journal
+    s.control.addFault("lag-floor=30");
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    writeFileSync(file, runbookFor(s, START + stop() + READY + COMMIT));
+    const r = await cliWithFileLimit(["run", file, "--renderer", "simple"], dir, 48);
+    expect(r.code, r.all).toBe(1);
+    expect(r.stderr).toMatch(/the journal could not be written \(cannot write the journal .*: (EFBIG|ENOSPC)\)/);
+    // the undo is shown, though the journal could not take its lines
+    expect(r.all).toMatch(/undo hook sim-writes started \(stop-writes\)/);
+    expect(r.all).toMatch(/undo hook sim-writes ok/);
+    expect(r.stderr).toMatch(
+      /writes are back on: the undo of step 2 "stop-writes" ran, but the journal could not record it and still says writes are stopped/,
+    );
+    expect(r.stderr).toMatch(/hint: Do not --resume this journal/);
+    expect(r.stderr).toContain(`run again with: syncbook run ${file} --from stop-writes (not --resume)`);
+    expect(r.stderr).not.toMatch(/resume with:/);
+    expect(s.control.state().writes.enabled).toBe(true);
+    expect(posts(s, "commit")).toEqual([0]);
+
+    // the way on it names: writes are stopped again before commit, and nothing is lost
+    s.control.clearFaults();
+    const again = await cli(["run", file, "--from", "stop-writes", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(again.code, again.all).toBe(0);
+    expect(posts(s, "start")).toEqual([1]);
+    expect(posts(s, "commit")).toEqual([1]);
+    expect(s.control.state().writes.lost).toBe(0);
+  }, 90_000);
+
+  it("an undo that fails as well: the output says writes are STILL STOPPED, to turn them on by hand", async () => {
+    s = await sim();
+    s.control.addFault("lag-floor=30");
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    // the undo's control address answers nothing (port 9, discard: nothing listens there)
+    writeFileSync(file, runbookFor(s, START + stop("http://127.0.0.1:9") + READY + COMMIT));
+    const r = await cliWithFileLimit(["run", file, "--renderer", "simple"], dir, 48);
+    expect(r.code, r.all).toBe(1);
+    expect(r.all).toMatch(/undo hook sim-writes started \(stop-writes\)/);
+    expect(r.stderr).toMatch(
+      /application writes are STILL STOPPED: the undo of step 2 "stop-writes" did not run or failed/,
+    );
+    expect(r.stderr).toMatch(/hint: Turn the application's writes back on by hand now/);
+    expect(s.control.state().writes.enabled).toBe(false);
+  }, 90_000);
+});
