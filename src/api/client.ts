@@ -22,6 +22,7 @@ import { COMMAND_OPERATIONS, type CommandOperation } from "./commands.js";
 import { checkAnswer, isPlainObject, issueText, type AnswerIssue, type CheckOutcome } from "./check.js";
 import { ApiError, ServiceError, TransportError, type ApiOperation, type TransportErrorCode } from "./errors.js";
 import { exchange, type ExchangeResult, type PreparedRequest } from "./http.js";
+import { crashPoint } from "../crash-points.js";
 import { createRedactor, redactUrl, stripUserinfo as redactText } from "../redact.js";
 import { bodyExcerpt } from "./redact.js";
 import {
@@ -241,7 +242,16 @@ function makeCore(rawUrl: string, kind: "service" | "verifier", opts: ClientOpti
         headers: method === "POST" ? target.postHeaders : target.getHeaders,
         ...(body ? { body } : {}),
       };
-      return exchange(dispatcher(), req, { timeoutMs: timeoutMs ?? requestTimeoutMs, maxBodyBytes, signal });
+      const sent = (): Promise<ExchangeResult> =>
+        exchange(dispatcher(), req, { timeoutMs: timeoutMs ?? requestTimeoutMs, maxBodyBytes, signal });
+      if (method !== "POST") return sent();
+      // test-only crash points (src/crash-points.ts): a command's request before it leaves, and its
+      // answer in hand before the fleet journals it; progress reads are not points
+      crashPoint(() => `request:${kind}:POST ${path}:before`);
+      return sent().then((r) => {
+        crashPoint(() => `request:${kind}:POST ${path}:${r.ok ? "answered" : r.failure}`);
+        return r;
+      });
     },
     reportIssues(operation, issues) {
       if (!onIssue) return;

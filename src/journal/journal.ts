@@ -19,6 +19,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { crashPoint } from "../crash-points.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { CriticalListener, EmitOptions, RunEvent } from "../events.js";
 import { jsonLine } from "../text.js";
@@ -303,6 +304,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     closeSync(fd);
     throw err instanceof UserError ? err : ioError(file, "write", err);
   }
+  crashPoint(options.file === undefined ? "journal:opened" : "journal:resumed");
 
   // progress samples are bounded in the journal (samples.ts): an answer's unknown fields can be huge
   const bound = createSampleBounder();
@@ -328,16 +330,20 @@ export function openJournal(options: OpenJournalOptions): Journal {
       if (failure) throw failure;
       const before = chain;
       const beforeSeq = writtenSeq;
+      const durable = mustFsync(event.type);
       try {
         const line = chained(lineOf(bound(event)));
         writtenSeq = event.seq + seqBase;
-        put(line, mustFsync(event.type) && options?.more !== true);
+        put(line, durable && options?.more !== true);
       } catch (err) {
         // a line that did not reach the file is not part of the chain
         chain = before;
         writtenSeq = beforeSeq;
         throw err;
       }
+      // a retry decision is not a point: how many a run makes depends on timing (a slow progress
+      // read), and the requests it leads to are points of their own
+      if (durable && !(event.type === "decision" && event.kind === "retry")) crashPoint(() => crashLabel(event));
     },
     close() {
       if (closed) return;
@@ -353,6 +359,16 @@ export function openJournal(options: OpenJournalOptions): Journal {
       }
     },
   };
+}
+
+/** `journal:request.sent:commit:sync2`: the line's type, then its step, path and instance where it has them. */
+function crashLabel(event: RunEvent): string {
+  const e = event as { id?: unknown; path?: unknown; instance?: { name?: string; url: string } };
+  const parts = ["journal", event.type];
+  if (typeof e.path === "string") parts.push(e.path.replace(/^.*\//, ""));
+  else if (typeof e.id === "string") parts.push(e.id);
+  if (e.instance) parts.push(e.instance.name ?? String(e.instance.url));
+  return parts.join(":");
 }
 
 /** The journal as a listener of the run's event stream. */

@@ -12,6 +12,7 @@
  *   Any other unexpected status fails at once (a 4xx will not get better).
  */
 import type * as Undici from "undici";
+import { crashPoint } from "../crash-points.js";
 import { runtimeImport } from "../runtime-import.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
@@ -147,6 +148,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
         async (signal) => {
           const dispatcher = new Agent();
           try {
+            crashPoint(() => `hook-request:${method}:before`);
             const res = await request(url, {
               method: method as "POST",
               headers,
@@ -159,6 +161,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
             for await (const chunk of res.body) {
               if (text.length < MAX_BODY) text += (chunk as Buffer).toString("utf8");
             }
+            crashPoint(() => `hook-request:${method}:answered`);
             return { status: res.statusCode, headers: res.headers, text: text.slice(0, MAX_BODY) };
           } finally {
             await dispatcher.destroy();

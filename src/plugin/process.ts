@@ -18,6 +18,7 @@ import type * as ChildProcess from "node:child_process";
 import { existsSync } from "node:fs";
 import type * as Readline from "node:readline";
 import type { Readable } from "node:stream";
+import { crashPoint } from "../crash-points.js";
 import { runtimeImport } from "../runtime-import.js";
 import { formatDuration } from "../runbook/duration.js";
 import { setLongTimeout, timeoutSignal, type LongTimeout } from "../timers.js";
@@ -145,6 +146,8 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
     detached: posix,
     windowsHide: true,
   });
+  // test-only crash points (src/crash-points.ts): running, its pid not yet journaled; below, exited
+  crashPoint("process:spawned");
   if (watch && child.pid !== undefined) watch.spawned(posix ? { pid: child.pid, pgid: child.pid } : { pid: child.pid });
   const tail: string[] = [];
   const dropped = { stdout: 0, stderr: 0 };
@@ -205,6 +208,7 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
       child.once("exit", (code, sig) => resolve({ code, signal: sig }));
     });
     exited = true;
+    crashPoint("process:exited");
     graceTimer?.clear();
     // stopped on purpose: whatever of its group ignored SIGTERM goes now, the hook is over
     if (stoppedBy && posix) kill("SIGKILL");

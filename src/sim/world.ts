@@ -104,6 +104,11 @@ export interface InstanceSnapshot {
   waitingFor: Command[];
   /** The migration failed on this instance: why (null: it did not). */
   failure: string | null;
+  /**
+   * Commands this instance accepted (took effect), by command: what a test counts to prove a
+   * start or commit was never applied twice, whatever requests reached it (a refused one is not here).
+   */
+  accepted: Partial<Record<Command, number>>;
 }
 
 /** GET /sim/state. */
@@ -192,6 +197,7 @@ export class SimWorld {
   #random: Random[];
   #verifierRandom: Random;
   #counts: Map<string, number>[];
+  #accepted: Partial<Record<Command, number>>[];
   #verifierCounts = new Map<string, number>();
   #ddl = 0;
   #closed = false;
@@ -234,6 +240,7 @@ export class SimWorld {
     this.#random = Array.from({ length: n }, (_, i) => streamFor(config.seed, i));
     this.#verifierRandom = streamFor(config.seed, -1);
     this.#counts = Array.from({ length: n }, () => new Map<string, number>());
+    this.#accepted = Array.from({ length: n }, () => ({}));
   }
 
   get version(): string {
@@ -649,7 +656,13 @@ export class SimWorld {
       return dropped ? DROP : reply;
     }
     this.fleet.accepted(i, command, command === "start" ? parsed : undefined);
+    this.#accept(i, command);
     return dropped ? DROP : ok();
+  }
+
+  #accept(i: number, command: Command): void {
+    const a = this.#accepted[i]!;
+    a[command] = (a[command] ?? 0) + 1;
   }
 
   #rollDrop(i: number, t: number, command: Command): boolean {
@@ -687,9 +700,11 @@ export class SimWorld {
       const inst = this.instances[m]!;
       if (command === "commit" && inst.state === "RUNNING" && !inst.failure) {
         inst.commit(t);
+        this.#accept(m, command);
         results.set(m, ok());
       } else if (command === "reverse" && inst.state === "COMMITTED" && !inst.failure) {
         inst.reverse(t);
+        this.#accept(m, command);
         results.set(m, ok());
       } else
         results.set(m, errorReply(400, "InvalidStateTransition", `cannot ${command} in state ${inst.state} any more`));
@@ -925,6 +940,7 @@ export class SimWorld {
         progressUnavailableForSeconds: Math.max(0, Math.ceil(x.unavailableUntil - t)),
         waitingFor: BLOCKING.filter((c) => this.fleet.joined(x.index, c)),
         failure: x.failure?.reason ?? null,
+        accepted: { ...this.#accepted[x.index] },
       })),
       verifier: {
         url: this.verifierUrl,
