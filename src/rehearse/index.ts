@@ -54,7 +54,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     ...(opts.namespaces
       ? { dataSet: { collections: Math.min(100_000, Math.max(1, opts.namespaces.collections)) } }
       : {}),
-    serviceVersion: rb.serviceVersion ?? "1.8.0",
+    ...(rb.serviceVersion !== undefined ? { serviceVersion: rb.serviceVersion } : {}),
     ...(opts.faults?.length ? { faults: opts.faults } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
   };
