@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from "commander";
 import { UserError, ExitCode, errorMessage } from "./errors.js";
 import { SYNCBOOK_VERSION } from "./version.js";
 import { formatDuration } from "./runbook/duration.js";
+import { DEFAULT_SERVICE_VERSION } from "./sim/versions.js";
 import type { LintCliOptions } from "./cli/lint.js";
 import type { ReportCliOptions } from "./cli/report.js";
 import type { SimCliOptions } from "./cli/sim.js";
@@ -218,7 +219,7 @@ program
     new Option(
       "--service-version <v>",
       "service version to emulate: its progress fields, start fields and values, states and refusals",
-    ).default("1.8.0"),
+    ).default(DEFAULT_SERVICE_VERSION),
   )
   .addOption(
     new Option(

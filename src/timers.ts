@@ -46,16 +46,52 @@ export function setLongTimeout(fn: () => void, ms: number): LongTimeout {
 }
 
 /**
+ * Why a signal aborted, as an Error: the reason as given (a step's `StepTimeout`, an
+ * interruption's Error: callers tell them apart), else an `AbortError` with the text given.
+ */
+export function abortReason(signal: AbortSignal | undefined): Error {
+  const r: unknown = signal?.reason;
+  if (r instanceof Error) return r;
+  const e = new Error(typeof r === "string" ? r : "aborted");
+  e.name = "AbortError";
+  return e;
+}
+
+/**
+ * Settles as `p` does, or rejects at once with the signal's reason when it aborts first, whatever
+ * `p` does after (the caller closes what it opened; a late rejection of `p` is not news). Node has
+ * no race of a promise against a signal of its own: `events.once` and `timers/promises` take a
+ * signal for their own waits only.
+ */
+export function raceAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) {
+    p.catch(() => undefined);
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+/**
  * Waits `ms` (any length). Rejects with the signal's own reason when it aborts (a step's
  * `StepTimeout`, an interruption), never with a bare "The operation was aborted".
  */
 export function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    // the reason as given (a StepTimeout, an interruption's Error): callers tell them apart
-    const reason = (): Error => {
-      const r: unknown = signal?.reason;
-      return r instanceof Error ? r : new Error("aborted");
-    };
+    const reason = (): Error => abortReason(signal);
     if (signal?.aborted) {
       reject(reason());
       return;

@@ -33,10 +33,21 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** `version` is `since` or newer (`since` undefined: every version). */
+/**
+ * `version` is `since` or newer (`since` undefined: every version): the one spelling of "at
+ * least", for service and server versions alike.
+ */
 export function atLeast(version: string, since: string | undefined): boolean {
   return since === undefined || compareVersions(version, since) >= 0;
 }
+
+/** A runbook (or anything with its `serviceVersion`) declares a service version, and it is at least `since` (undeclared: false, nothing can tell). */
+export function serviceAtLeast(declares: { readonly serviceVersion?: string | undefined }, since: string): boolean {
+  return declares.serviceVersion !== undefined && atLeast(declares.serviceVersion, since);
+}
+
+/** The oldest version the tables speak of: a row from it on is in every version a runbook meets. */
+export const OLDEST_VERSION = "1.0";
 
 /** A value of a start field that came with a version of its own. */
 export interface ValueRow {
@@ -260,7 +271,36 @@ export const BEHAVIOUR = {
   },
   /** The one documented error name, and the start option that skips its check. */
   diskSpaceCheck: { since: "1.22", cite: facts(32, "`InsufficientDestinationDiskSpace` [notes 1.22]") },
+  /** `databaseRegex` and `collectionsRegex` in a filter entry. */
+  filterRegex: {
+    since: "1.6",
+    cite: facts(89, "| `databaseRegex`, `collectionsRegex` in a filter entry | 1.6 |"),
+  },
+  /** Sources on server 4.4 and destinations on 6.0 are refused: `sourceServer` is the oldest source server left. */
+  oldServersDropped: {
+    since: "1.19",
+    sourceServer: "5.0",
+    cite: facts(114, "1.19 dropped sources on 4.4 and destinations on 6.0"),
+  },
 } as const satisfies Record<string, { since: string; cite: Cite; sourceServer?: string; shardedSince?: string }>;
+
+/** What needs a newer server rather than a newer service. */
+export const SERVER = {
+  /** Write blocking (`"sourceAndDestination"`, `true`), `reversible` and `createSupportingIndexes` need a source on server 6.0+. */
+  sourceForWriteBlocking: {
+    server: "6.0",
+    cite: facts(110, 'A source on server below 6.0: no `reversible`, no `"sourceAndDestination"`, no'),
+  },
+} as const satisfies Record<string, { server: string; cite: Cite }>;
+
+/**
+ * Versions read from documentation pages that spec/service-facts.md does not quote (so no cite
+ * a test can check): kept here all the same, so that no other module writes a version down.
+ */
+export const UNCITED = {
+  /** The preflight's reading: the service syncs capped collections from 1.3.0 (since its first edition). */
+  cappedCollections: { since: "1.3" },
+} as const satisfies Record<string, { since: string }>;
 
 /**
  * Live upgrades (a new binary continuing a running sync) exist only where the release notes say
@@ -285,7 +325,7 @@ export function liveUpgradePublished(from: string, to: string): boolean {
 
 /** `service 1.15+`, `service 0.9–1.19 (removed in 1.20)`: how a version range reads everywhere (format descriptions, lint, plans). */
 export function versionRange(since: string | undefined, until?: string): string {
-  if (until !== undefined) return `service ${since ?? "1.0"}–${previous(until)} (removed in ${until})`;
+  if (until !== undefined) return `service ${since ?? OLDEST_VERSION}–${previous(until)} (removed in ${until})`;
   return since === undefined ? "every service version" : `service ${since}+`;
 }
 

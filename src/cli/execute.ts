@@ -186,10 +186,10 @@ export async function printPlan(
       out(
         `     ${r.method.padEnd(4)} ${r.target}${r.path}${r.body !== undefined ? `  ${JSON.stringify(r.body)}` : ""}${r.note ? `  — ${r.note}` : ""}`,
       );
-    if (s.kind === "stopWrites" || s.kind === "hook") {
-      const call = s.step.stopWrites ?? s.step.hook;
+    const call = s.bound.hookCall();
+    if (call) {
       out(
-        `     hook ${call?.use ?? "?"} ${JSON.stringify(redactSecretFields(call?.with ?? {}, loaded.redact))}${call?.undo ? `  (undo: ${call.undo.use})` : ""}`,
+        `     hook ${call.use} ${JSON.stringify(redactSecretFields(call.with ?? {}, loaded.redact))}${call.undo ? `  (undo: ${call.undo.use})` : ""}`,
       );
     }
   }
@@ -225,7 +225,7 @@ export async function printPlanJson(
     instances: rb.instances.map((i) => loaded.redact(typeof i === "string" ? i : i.url)),
     ...(rb.verifier ? { verifier: loaded.redact(rb.verifier) } : {}),
     steps: steps.map((s) => {
-      const call = s.kind === "stopWrites" || s.kind === "hook" ? (s.step.stopWrites ?? s.step.hook) : undefined;
+      const call = s.bound.hookCall();
       return {
         index: s.index,
         id: s.id,

@@ -8,7 +8,6 @@ import type { Diagnostic, RuleInfo } from "../diagnostics.js";
 import type { Span } from "../runbook/positions.js";
 import type { Runbook } from "../runbook/types.js";
 import { diagnosticAt, spanAt, type RunbookView, type YamlPath } from "../runbook/view.js";
-import { compareVersions } from "../api/versions.js";
 
 export type { Span, RuleInfo, YamlPath };
 
@@ -66,11 +65,6 @@ export class LintContext {
   }
 }
 
-/** The runbook's `serviceVersion` is at least `v` (false when not declared). */
-export function serviceAtLeast(runbook: Runbook, v: string): boolean {
-  return runbook.serviceVersion !== undefined && compareVersions(runbook.serviceVersion, v) >= 0;
-}
-
-export { compareVersions } from "../api/versions.js";
+export { serviceAtLeast } from "../api/versions.js";
 export { closest } from "../suggest.js";
 export { plural, q } from "../text.js";

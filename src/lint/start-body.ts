@@ -2,10 +2,10 @@
  * The `start` request body against the cluster pair it syncs: clusters, sharding,
  * reversibility, write blocking, buildIndexes, and `x-passthrough`.
  */
-import { BEHAVIOUR, START_FIELD_NAMES, atLeast, startField } from "../api/versions.js";
+import { BEHAVIOUR, SERVER, START_FIELD_NAMES, atLeast, startField } from "../api/versions.js";
 import type { Cluster, StartRequest } from "../runbook/types.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
-import { closest, compareVersions, q } from "./context.js";
+import { closest, q } from "./context.js";
 import { listSelects, selector } from "../runbook/namespaces.js";
 
 const SERVICE_CLUSTER_NAMES = ["cluster0", "cluster1"];
@@ -312,12 +312,12 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
     wb !== false &&
     wb !== "none" &&
     srcVersion !== undefined &&
-    compareVersions(srcVersion, "6.0") < 0
+    !atLeast(srcVersion, SERVER.sourceForWriteBlocking.server)
   ) {
     ctx.report(
       "write-blocking-server-version",
       [...at, "enableUserWriteBlocking"],
-      `Source ${q(s.source)} runs server ${q(srcVersion)}: write blocking cannot be set with a source older than 6.0.`,
+      `Source ${q(s.source)} runs server ${q(srcVersion)}: write blocking cannot be set with a source older than ${SERVER.sourceForWriteBlocking.server}.`,
     );
   }
 
@@ -352,7 +352,7 @@ function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
     );
   } else if (s.buildIndexes === undefined && version !== undefined && atLeast(version, after.since)) {
     const srcServer = known ? topologyOf(ctx, s.source)?.serverVersion : undefined;
-    if (srcServer === undefined || compareVersions(srcServer, after.sourceServer) >= 0)
+    if (srcServer === undefined || atLeast(srcServer, after.sourceServer))
       ctx.report(
         "build-indexes-after-copy",
         at,
@@ -466,20 +466,21 @@ function checkCombinations(
         `\`reversible: true\` between server ${src.serverVersion} and ${dst.serverVersion}: no reverse across server major versions.`,
       );
   }
-  const srcBelow6 = src?.serverVersion !== undefined && compareVersions(src.serverVersion, "6.0") < 0;
+  const srcBelow6 =
+    src?.serverVersion !== undefined && !atLeast(src.serverVersion, SERVER.sourceForWriteBlocking.server);
   if (srcBelow6 && s.reversible === true)
     report(
       "reversible",
-      `\`reversible: true\` needs a source on server 6.0 or newer (${q(s.source)} is ${src.serverVersion}).`,
+      `\`reversible: true\` needs a source on server ${SERVER.sourceForWriteBlocking.server} or newer (${q(s.source)} is ${src.serverVersion}).`,
     );
   if (srcBelow6 && s.sharding?.createSupportingIndexes === true)
     ctx.report(
       "start-combination",
       [...at, "sharding", "createSupportingIndexes"],
-      `\`createSupportingIndexes\` needs a source on server 6.0 or newer (${q(s.source)} is ${src.serverVersion}).`,
+      `\`createSupportingIndexes\` needs a source on server ${SERVER.sourceForWriteBlocking.server} or newer (${q(s.source)} is ${src.serverVersion}).`,
       { key: true },
     );
-  if (version !== undefined && !atLeast(version, "1.6"))
+  if (version !== undefined && !atLeast(version, BEHAVIOUR.filterRegex.since))
     for (const f of filters)
       for (const [i, e] of (s[f] ?? []).entries())
         for (const k of ["databaseRegex", "collectionsRegex"] as const)
@@ -487,19 +488,20 @@ function checkCombinations(
             ctx.report(
               "start-combination",
               [...at, f, i, k],
-              `\`${k}\` is a service 1.6 feature; serviceVersion is ${q(version)}.`,
+              `\`${k}\` is a service ${BEHAVIOUR.filterRegex.since} feature; serviceVersion is ${q(version)}.`,
               { key: true },
             );
-  if (version !== undefined && atLeast(version, "1.19")) {
-    if (src?.serverVersion !== undefined && compareVersions(src.serverVersion, "5.0") < 0)
+  const dropped = BEHAVIOUR.oldServersDropped;
+  if (version !== undefined && atLeast(version, dropped.since)) {
+    if (src?.serverVersion !== undefined && !atLeast(src.serverVersion, dropped.sourceServer))
       report(
         "source",
-        `Service 1.19 dropped sources on server 4.4: ${q(s.source)} is ${src.serverVersion}; start would be refused.`,
+        `Service ${dropped.since} dropped sources on server 4.4: ${q(s.source)} is ${src.serverVersion}; start would be refused.`,
       );
     if (dst?.serverVersion !== undefined && dst.serverVersion.split(".")[0] === "6")
       report(
         "destination",
-        `Service 1.19 dropped destinations on server 6.0: ${q(s.destination)} is ${dst.serverVersion}; start would be refused.`,
+        `Service ${dropped.since} dropped destinations on server 6.0: ${q(s.destination)} is ${dst.serverVersion}; start would be refused.`,
       );
   }
 }

@@ -6,7 +6,7 @@ export { createRedactor } from "../redact.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 import { errorMessage } from "../errors.js";
-import { setLongTimeout } from "../timers.js";
+import { raceAbort, setLongTimeout } from "../timers.js";
 
 /** JSON Schema of a duration option (same grammar as the runbook's durations). */
 export const DURATION_SCHEMA = {
@@ -74,17 +74,10 @@ export async function withTimeout<T>(
   const timer = setLongTimeout(() => ctl.abort(new TimeoutError(timeoutMs)), timeoutMs);
   try {
     if (ctl.signal.aborted) throw ctl.signal.reason;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () =>
-        reject(ctl.signal.reason instanceof Error ? ctl.signal.reason : new Error(String(ctl.signal.reason)));
-      ctl.signal.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([Promise.resolve().then(() => fn(ctl.signal)), aborted]);
-    } finally {
-      if (onAbort) ctl.signal.removeEventListener("abort", onAbort);
-    }
+    return await raceAbort(
+      Promise.resolve().then(() => fn(ctl.signal)),
+      ctl.signal,
+    );
   } finally {
     timer.clear();
     outer?.removeEventListener("abort", onOuter);

@@ -13,6 +13,7 @@ import type { Document, MongoClient, MongoClientOptions } from "mongodb";
 import { errorMessage } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { runtimeImport } from "../runtime-import.js";
+import { raceAbort } from "../timers.js";
 
 /** Every command preflight may send. None writes. */
 export const READ_COMMANDS: ReadonlySet<string> = new Set([
@@ -66,29 +67,6 @@ export function assertReadOnly(cmd: Document): void {
       if (!READ_STAGES.has(stage)) throw new Error(`preflight refused to send an aggregation with \`${stage}\``);
     }
   }
-}
-
-/** Wait for a promise, or reject at once when the signal aborts (the caller closes what it opened). */
-export function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) {
-    p.catch(() => undefined); // its failure (the closed client) is not news
-    return Promise.reject(signal.reason as Error);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: Error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 type MongoModule = typeof Mongo;
@@ -194,7 +172,7 @@ export async function connectCluster(
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   const refused = everyHostRefused(client);
   try {
-    await abortable(Promise.race([client.connect(), refused.promise]), opts.signal);
+    await raceAbort(Promise.race([client.connect(), refused.promise]), opts.signal);
   } catch (err) {
     opts.signal?.removeEventListener("abort", onAbort);
     await close();
@@ -205,7 +183,7 @@ export async function connectCluster(
   refused.stop();
   const run: Runner = async (db, cmd) => {
     assertReadOnly(cmd);
-    return abortable(client.db(db).command(cmd, { readPreference: "primary" }), opts.signal);
+    return raceAbort(client.db(db).command(cmd, { readPreference: "primary" }), opts.signal);
   };
   return {
     name,

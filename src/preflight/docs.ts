@@ -4,7 +4,7 @@
  * needs. Sources: the mongosync documentation's "MongoDB Server Version Compatibility" and
  * "User Permissions" pages, version by version (1.9 … 1.20).
  */
-import { compareVersions } from "../api/versions.js";
+import { atLeast } from "../api/versions.js";
 
 interface ServerRules {
   /** Major.minor releases supported as a source. */
@@ -93,7 +93,7 @@ export const MIN_FCV: Readonly<Record<string, string>> = {
 export function serverRules(serviceVersion: string | undefined): ServerRules {
   let pick = SERVER_RULES[SERVER_RULES.length - 1]!.rules;
   if (serviceVersion === undefined) return pick;
-  for (const row of SERVER_RULES) if (compareVersions(serviceVersion, row.from) >= 0) pick = row.rules;
+  for (const row of SERVER_RULES) if (atLeast(serviceVersion, row.from)) pick = row.rules;
   return pick;
 }
 

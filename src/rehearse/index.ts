@@ -7,8 +7,8 @@
  */
 import { startSimulator, type SimulatorOptions } from "../sim/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
-import type { WritesProbe } from "../steps/index.js";
-import { pluginStepKind, type Runbook, type Step } from "../runbook/types.js";
+import { bindStep, type WritesProbe } from "../steps/index.js";
+import type { Runbook } from "../runbook/types.js";
 import { verifierText, type Verdict } from "./verdict.js";
 import { formatDuration } from "../runbook/duration.js";
 
@@ -54,7 +54,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     ...(opts.namespaces
       ? { dataSet: { collections: Math.min(100_000, Math.max(1, opts.namespaces.collections)) } }
       : {}),
-    serviceVersion: rb.serviceVersion ?? "1.8.0",
+    ...(rb.serviceVersion !== undefined ? { serviceVersion: rb.serviceVersion } : {}),
     ...(opts.faults?.length ? { faults: opts.faults } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
   };
@@ -86,14 +86,11 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     return typeof inst === "string" ? url : { ...inst, url };
   });
   rewritten.verifier = sim.verifierUrl;
-  if (!opts.keepHooks) {
-    // a rehearsal touches nothing real: stop-writes hooks become the simulator's switch, other
-    // hooks and plugin steps are stood in for by a line on the terminal
-    rewritten.steps = rewritten.steps.map((s) => standIn(simWrites(s, sim.instances[0]?.url ?? "")));
-  } else {
-    // --keep-hooks runs the runbook's hooks and plugin steps; notifications are still never sent
-    rewritten.steps = rewritten.steps.map((s) => standInNotify(s));
-  }
+  // a rehearsal touches nothing real: each kind says what stands in for it (stop-writes hooks
+  // become the simulator's switch, other hooks and plugin steps a line on the terminal, unless
+  // --keep-hooks runs them; notifications are never sent)
+  const to = { simUrl: sim.instances[0]?.url ?? "", keepHooks: opts.keepHooks === true };
+  rewritten.steps = rewritten.steps.map((s) => bindStep(s).rehearsal(to));
   // notifiers print a stand-in line for each event they would have sent (README: nobody is paged
   // by a rehearsal, with or without --keep-hooks)
   if (rb.notify?.length)
@@ -188,34 +185,6 @@ function rewriteUrls(node: unknown, origins: ReadonlyMap<string, string>): unkno
 }
 
 const escape = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-const COMMON = ["id", "name", "timeout", "when", "continueOnError"] as const;
-
-/** A hook, a plugin step or a notifier call becomes a `notify` line saying what a real run would do. */
-function standIn(step: Step): Step {
-  const common = Object.fromEntries(COMMON.filter((k) => k in step).map((k) => [k, step[k]]));
-  const plugin = pluginStepKind(step);
-  if (step.hook) return { ...common, notify: `rehearsal: hook ${step.hook.use} not run (--keep-hooks runs it)` };
-  if (plugin) return { ...common, notify: `rehearsal: plugin step ${plugin} not run (--keep-hooks runs it)` };
-  return standInNotify(step);
-}
-
-/** A `notify` step through a notifier plugin becomes a line saying it was not sent. */
-function standInNotify(step: Step): Step {
-  if (!(step.notify && typeof step.notify === "object")) return step;
-  const common = Object.fromEntries(COMMON.filter((k) => k in step).map((k) => [k, step[k]]));
-  return { ...common, notify: `rehearsal: notification through ${step.notify.use} not sent` };
-}
-
-/** A stopWrites step becomes the simulator's writes switch (its undo turns writes back on). */
-function simWrites(step: Step, instanceUrl: string): Step {
-  if (!step.stopWrites) return step;
-  const timeout = step.stopWrites.timeout;
-  return {
-    ...step,
-    stopWrites: { use: "sim-writes", with: { url: instanceUrl }, ...(timeout !== undefined ? { timeout } : {}) },
-  };
-}
 
 /**
  * The verdict for people. Its headline and the command's exit code say the same thing: the run's

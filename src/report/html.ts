@@ -13,6 +13,7 @@ import { formatDuration, type ProgressSample, type Report, type ReportRequest, t
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
+import { opensWriteStop } from "../steps/index.js";
 
 const MAX_REQUEST_ROWS = 1000;
 
@@ -134,7 +135,7 @@ function markers(report: Report): ChartMarker[] {
   // reports of older journals (no window.opened): the stopWrites step's end
   if (!report.markers.some((m) => m.kind === "writes-stopped"))
     for (const s of report.steps)
-      if (s.kind === "stopWrites" && s.outcome === "ok" && s.end !== undefined)
+      if (opensWriteStop(s.kind) && s.outcome === "ok" && s.end !== undefined)
         out.push({ t: s.end, label: "writes off" });
   return out.sort((a, b) => a.t - b.t);
 }
@@ -245,7 +246,7 @@ const windowLine = describeWindow;
 function windowSection(report: Report): string {
   const w = report.window;
   if (!w)
-    return `<p>No stopWrites step succeeded in these events: the application's downtime is not measured here${report.steps.some((s) => s.kind === "stopWrites") ? "" : " (writes stopped outside the runbook, if at all)"}.</p>`;
+    return `<p>No stopWrites step succeeded in these events: the application's downtime is not measured here${report.steps.some((s) => opensWriteStop(s.kind)) ? "" : " (writes stopped outside the runbook, if at all)"}.</p>`;
   const total = Math.max(1, w.measuredMs);
   const bar = WINDOW_SHARES.filter((k) => w.shares[k] > 0)
     .map(

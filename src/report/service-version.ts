@@ -8,11 +8,11 @@
  *
  * Read from the runner's one table of the service by version (src/api/versions.ts).
  */
-import { PROGRESS_FIELDS, STATES, compareVersions as cmp } from "../api/versions.js";
+import { OLDEST_VERSION, PROGRESS_FIELDS, STATES, atLeast } from "../api/versions.js";
 
 /** Fields inside `progress` (dotted below an object) with the version that introduced them (the runner's table). */
 const FIELD_SINCE: readonly (readonly [field: string, since: string, omitted: boolean])[] = PROGRESS_FIELDS.filter(
-  (r) => !r.topLevel && r.since !== "1.0",
+  (r) => !r.topLevel && !atLeast(OLDEST_VERSION, r.since),
 ).flatMap((r) => r.fields.map((f) => [f, r.since, r.omitted === true] as const));
 
 /** Whether the answer has the (dotted) field. */
@@ -50,7 +50,7 @@ export class ServiceVersionReader {
     const p = progress as Record<string, unknown>;
     this.#answers++;
     const raise = (version: string, because: string): void => {
-      if (!this.#atLeast || cmp(version, this.#atLeast.version) > 0) this.#atLeast = { version, because };
+      if (!this.#atLeast || !atLeast(this.#atLeast.version, version)) this.#atLeast = { version, because };
     };
     for (const [field, since] of FIELD_SINCE) if (has(p, field)) raise(since, `\`${field}\` in progress`);
     const state = typeof p.state === "string" ? p.state : undefined;
@@ -59,7 +59,7 @@ export class ServiceVersionReader {
     if (state === undefined || state === "IDLE" || state === "INITIALIZING") return;
     for (const [field, since, omitted] of FIELD_SINCE) {
       if (omitted || has(p, field)) continue;
-      if (!this.#below || cmp(since, this.#below.version) < 0)
+      if (!this.#below || !atLeast(since, this.#below.version))
         this.#below = { version: since, because: `no \`${field}\` in progress` };
     }
   }
@@ -84,7 +84,7 @@ export function describeVersionSeen(v: ServiceVersionSeen | undefined): string |
 /** Whether a declared version (the runbook's `serviceVersion`) fits what was seen; a reason when not. */
 export function declaredMismatch(declared: string | undefined, v: ServiceVersionSeen | undefined): string | undefined {
   if (!declared || !v) return undefined;
-  if (v.below && cmp(declared, v.below.version) >= 0)
+  if (v.below && atLeast(declared, v.below.version))
     return `the runbook declares serviceVersion ${declared}, but the answers are of a service before ${v.below.version} (${v.below.because})`;
   return undefined;
 }

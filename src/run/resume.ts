@@ -17,7 +17,7 @@ import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
 import { waitOutOrphans } from "./orphans.js";
 import { durationOr } from "../runbook/index.js";
-import { UNDO_TIMEOUT_MS } from "../steps/hook.js";
+import { UNDO_TIMEOUT_MS } from "../steps/index.js";
 
 /** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
 const ORPHAN_GRACE_MS = 10_000;
@@ -59,9 +59,9 @@ export async function planResume(
   // not change writes behind this run (src/run/orphans.ts)
   await waitOutOrphans(state.hookCalls, {
     deadlineOf: (c) => {
-      const call = steps[c.stepIndex]?.step.stopWrites ?? steps[c.stepIndex]?.step.hook;
+      const call = steps[c.stepIndex]?.bound.hookCall();
       const limit = c.undo
-        ? durationOr(call?.undo?.timeout, UNDO_TIMEOUT_MS)
+        ? (steps[c.stepIndex]?.bound.undoTimeoutMs() ?? UNDO_TIMEOUT_MS)
         : durationOr(call?.timeout ?? steps[c.stepIndex]?.step.timeout, d.timeoutMs);
       // the dead runner's SIGTERM-to-SIGKILL grace (src/plugin/process.ts), and a little more
       return c.at + limit + ORPHAN_GRACE_MS;
@@ -174,7 +174,7 @@ export async function planResume(
   const latest = new Map(state.hooksRan.map((h) => [h.stepIndex, h]));
   let reverted: number | undefined;
   for (const h of commitSent ? [] : latest.values()) {
-    if (h.undoStarted && steps[h.stepIndex]?.kind === "stopWrites" && done.delete(h.stepIndex)) {
+    if (h.undoStarted && steps[h.stepIndex]?.bound.opensWriteStop === true && done.delete(h.stepIndex)) {
       opts.say(
         `resume: step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: its undo started in the interrupted run, so writes may be flowing`,
       );

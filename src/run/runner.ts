@@ -26,8 +26,10 @@ import { instancesOf, type Duration } from "../runbook/types.js";
 import {
   newIdentityMemory,
   observeIdentity,
+  opensWriteStop,
   StepFailure,
   StepTimeout,
+  UNDO_TIMEOUT_MS,
   type Defaults,
   type Prompter,
   type RunContext,
@@ -299,11 +301,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const undo = new UndoStack();
   for (const i of opts.resume?.undoSteps ?? []) {
     const s = steps[i];
-    const call = s?.step.stopWrites ?? s?.step.hook;
+    const call = s?.bound.hookCall();
     if (!s || !call) continue;
     const info = stepInfo(s.index, s.id, s.kind, s.title, s.step, loaded.redact);
     undo.push(
-      undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, durationOr(call.undo?.timeout, 120_000)),
+      undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, s.bound.undoTimeoutMs() ?? UNDO_TIMEOUT_MS),
     );
   }
   // every progress read of the run (waits, interlocks, reconcile) is checked for fleet identity:
@@ -694,8 +696,8 @@ function forcedReport(
     lines.push(
       `the undo of ${name(u.entry.step.index)} (${u.entry.use}) ${u.running ? "was running and was killed with its processes" : "did not run"}`,
     );
-  const stops = steps.filter((s) => s.kind === "stopWrites").map((s) => s.index);
-  const stopOpen = open.find((u) => u.entry.step.kind === "stopWrites");
+  const stops = steps.filter((s) => s.bound.opensWriteStop).map((s) => s.index);
+  const stopOpen = open.find((u) => opensWriteStop(u.entry.step.kind));
   if (memory.commitSent)
     lines.push("writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran)");
   else if (stopOpen)

@@ -25,6 +25,7 @@ import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
+import { opensWriteStop } from "../steps/index.js";
 
 export const STATUS_FORMAT = 1;
 
@@ -292,7 +293,7 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
   // them again); for the operator an undo that never succeeded means the application is still down
   const stop = state.hooksRan
-    .filter((h) => state.steps.find((s) => s.index === h.stepIndex)?.kind === "stopWrites")
+    .filter((h) => opensWriteStop(state.steps.find((s) => s.index === h.stepIndex)?.kind))
     .at(-1);
   if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
     out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };

@@ -21,7 +21,7 @@ import {
   type DataSet,
   type VerifierRelease,
 } from "./verifier.js";
-import { VERSION_RE } from "./versions.js";
+import { DEFAULT_SERVICE_VERSION, VERSION_RE } from "./versions.js";
 
 export { parseFault, formatFault, FAULT_KINDS } from "./faults.js";
 export type { FaultSpec, FaultKind, ActiveFault } from "./faults.js";
@@ -53,7 +53,7 @@ export interface SimulatorOptions {
   /** Seed of the fault PRNG (default 1). */
   seed?: number;
   /**
-   * Version of the simulated service (default 1.8.0): the progress fields, start fields and
+   * Version of the simulated service (default `DEFAULT_SERVICE_VERSION`): the progress fields, start fields and
    * values, states and refusals of that version (spec/service-facts.md; see src/sim/versions.ts).
    */
   serviceVersion?: string;
@@ -163,7 +163,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
   const ids = options.ids ?? Array.from({ length: n }, (_, i) => `instance-${i}`);
   if (ids.length !== n || new Set(ids).size !== n) throw new RangeError(`ids must be ${n} distinct strings`);
-  const serviceVersion = options.serviceVersion ?? "1.8.0";
+  const serviceVersion = options.serviceVersion ?? DEFAULT_SERVICE_VERSION;
   if (!VERSION_RE.test(serviceVersion))
     throw new RangeError(`serviceVersion must look like 1.8.0, got "${serviceVersion}"`);
   const dataSet: DataSet = { ...DEFAULT_DATA_SET, ...options.dataSet };

@@ -80,5 +80,8 @@ export const BEHAVIOUR_SINCE = {
   writeBlockingFromConfig: "1.20",
 } as const;
 
+/** The version simulated when none is asked for (`syncbook sim`, the rehearsal of a runbook without `serviceVersion`). */
+export const DEFAULT_SERVICE_VERSION = "1.8.0";
+
 /** A version string the simulator accepts: `1.8`, `1.8.0`. */
 export const VERSION_RE = /^\d+\.\d+(\.\d+)?$/;

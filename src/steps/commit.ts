@@ -5,6 +5,7 @@
  * is undone.
  */
 import { commandTookEffect } from "../api/index.js";
+import { BEHAVIOUR } from "../api/versions.js";
 import { instanceLabel } from "../events.js";
 import { toEach, type StepKindDef } from "./kit/define.js";
 import { StepFailure, type StepContext } from "./kit/context.js";
@@ -40,7 +41,7 @@ export const commit: StepKindDef<CommitBody> = {
       // blocking covers it)": dual write blocking (before 1.20, where the option left the start
       // body) makes the service block source writes once commit is sent
       // the index of the start that sets it, or -1
-      const blocking = at.atLeast("1.20")
+      const blocking = at.atLeast(BEHAVIOUR.writeBlockingFromConfig.since)
         ? -1
         : at.runbook.steps.slice(0, at.index).findIndex((s) => {
             const wb = (s as { start?: { enableUserWriteBlocking?: unknown } }).start?.enableUserWriteBlocking;

@@ -10,10 +10,11 @@ import type { HookCall, Step } from "../runbook/types.js";
 import { pluginStepKind } from "../runbook/types.js";
 import { q } from "../text.js";
 import { StepFailure, type RunContext, type StepContext } from "./kit/context.js";
-import { keyed, type StepKindDef } from "./kit/define.js";
+import { UNDO_TIMEOUT_MS, keyed, notifyStandIn, type StepKindDef } from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 
-export const UNDO_TIMEOUT_MS = 120_000;
+/** The time limit of a hook call's `undo:` (its own `timeout`, else the default). */
+export const hookUndoTimeoutMs = (call: HookCall): number => durationOr(call.undo?.timeout, UNDO_TIMEOUT_MS);
 
 /** A hook call as the journal names it. */
 export interface HookCallRef {
@@ -70,7 +71,7 @@ export async function runHookStep(ctx: StepContext, call: HookCallSpec): Promise
     ...(outcome.ok ? {} : { error: outcome.error }),
   });
   // registered whatever the outcome: a hook that failed half-way may have done part of its work
-  undo.push(undoFor(registry, call, outcome, info, pctx, durationOr(call.undo?.timeout, UNDO_TIMEOUT_MS)));
+  undo.push(undoFor(registry, call, outcome, info, pctx, hookUndoTimeoutMs(call)));
   if (!outcome.ok) {
     if (outcome.interrupted && ctx.signal.aborted)
       throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("interrupted");
@@ -181,4 +182,8 @@ export const hook: StepKindDef<HookCall> = {
     // the runbook says this hook lets the application write again: the write-stop window's end
     if (body.writesOn === true) ctx.run.emit("window.writes-on", { index: ctx.index, id: ctx.id });
   },
+  hookCall: (b) => b,
+  undoTimeoutMs: hookUndoTimeoutMs,
+  rehearsal: (step, b, to) =>
+    to.keepHooks ? step : notifyStandIn(step, `hook ${b.use} not run (--keep-hooks runs it)`),
 };

@@ -3,13 +3,13 @@
  * requests) and lint (what each does to the fleet's states). A kind is that module, its schema
  * entry and its line below.
  */
-import type { Step, StepKind } from "../runbook/types.js";
+import type { HookCall, Step, StepKind } from "../runbook/types.js";
 import { stepKind } from "../runbook/types.js";
 import { assert } from "./assert.js";
 import { commit } from "./commit.js";
 import { confirm } from "./confirm.js";
 import type { StepContext } from "./kit/context.js";
-import type { PlannedRequest, PlanTargets, StepKindDef, StepTiming } from "./kit/define.js";
+import type { PlannedRequest, PlanTargets, RehearsalTargets, StepKindDef, StepTiming } from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 import { hook } from "./hook.js";
 import { lifecycle } from "./lifecycle.js";
@@ -32,6 +32,14 @@ export interface BoundStep {
   timing(): StepTiming;
   sequence(at: SequenceStep): SequenceOutcome;
   run(ctx: StepContext): Promise<void>;
+  /** The hook call of a kind that runs a hook plugin with an `undo` (`stopWrites`, `hook`), else undefined. */
+  hookCall(): HookCall | undefined;
+  /** Its undo's time limit (the call's `undo.timeout`, else the default); undefined: the kind has no undo. */
+  undoTimeoutMs(): number | undefined;
+  /** It opens the write-stop window when it succeeds. */
+  opensWriteStop: boolean;
+  /** What a rehearsal runs in its place. */
+  rehearsal(to: RehearsalTargets): Step;
 }
 
 function binder<B>(def: StepKindDef<B>): (step: Step, kind: StepKind | "plugin") => BoundStep {
@@ -45,37 +53,50 @@ function binder<B>(def: StepKindDef<B>): (step: Step, kind: StepKind | "plugin")
       timing: () => def.timing?.(body) ?? {},
       sequence: (at) => def.sequence(body, at),
       run: (ctx) => def.run(ctx, body),
+      hookCall: () => def.hookCall?.(body),
+      undoTimeoutMs: () => def.undoTimeoutMs?.(body),
+      opensWriteStop: def.opensWriteStop === true,
+      rehearsal: (to) => def.rehearsal?.(step, body, to) ?? step,
     };
   };
 }
 
-/** Every kind, by its runbook key (`plugin`: a kind a plugin adds). */
-const KINDS: Readonly<Record<StepKind | "plugin", (step: Step, kind: StepKind | "plugin") => BoundStep>> = {
-  preflight: binder(preflight),
-  start: binder(start),
-  waitFor: binder(waitFor),
-  startVerification: binder(startVerification),
-  verify: binder(verify),
-  stopWrites: binder(stopWrites),
-  commit: binder(commit),
-  assert: binder(assert),
-  confirm: binder(confirm),
-  notify: binder(notify),
-  hook: binder(hook),
-  sleep: binder(sleep),
-  pause: binder(lifecycle("pause")),
-  resume: binder(lifecycle("resume")),
-  reverse: binder(lifecycle("reverse")),
-  plugin: binder(plugin),
+/** Every kind's definition, by its runbook key (`plugin`: a kind a plugin adds). */
+const DEFS: { readonly [K in StepKind | "plugin"]: StepKindDef<unknown> } = {
+  preflight,
+  start,
+  waitFor,
+  startVerification,
+  verify,
+  stopWrites,
+  commit,
+  assert,
+  confirm,
+  notify,
+  hook,
+  sleep,
+  pause: lifecycle("pause"),
+  resume: lifecycle("resume"),
+  reverse: lifecycle("reverse"),
+  plugin,
 };
 
 /** A step bound to its kind (the schema guarantees exactly one kind key). */
 export function bindStep(step: Step): BoundStep {
   const kind = stepKind(step);
-  return KINDS[kind](step, kind);
+  return binder(DEFS[kind])(step, kind);
 }
 
-export type { StepKindDef, PlannedRequest, PlanTargets, StepTiming } from "./kit/define.js";
+/**
+ * Whether a step of this kind opens the write-stop window when it succeeds, for readers that
+ * have only its name (an event's or a journal's `kind`).
+ */
+export function opensWriteStop(kind: string | undefined): boolean {
+  return kind !== undefined && Object.hasOwn(DEFS, kind) && DEFS[kind as StepKind].opensWriteStop === true;
+}
+
+export type { StepKindDef, PlannedRequest, PlanTargets, RehearsalTargets, StepTiming } from "./kit/define.js";
+export { UNDO_TIMEOUT_MS } from "./kit/define.js";
 export { StepFailure, StepTimeout, FORCE_CHECKS, newIdentityMemory } from "./kit/context.js";
 export type {
   StepContext,

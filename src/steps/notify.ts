@@ -5,7 +5,7 @@
  */
 import { sendNotification, type NotifyMessage } from "../plugin/index.js";
 import type { NotifyBody } from "../runbook/types.js";
-import { keyed, type StepKindDef } from "./kit/define.js";
+import { keyed, notifyStandIn, type StepKindDef } from "./kit/define.js";
 import { unchanged } from "./kit/sequence.js";
 
 export const notify: StepKindDef<NotifyBody> = {
@@ -42,4 +42,7 @@ export const notify: StepKindDef<NotifyBody> = {
     );
     if (!r.ok) ctx.run.emit("log", { level: "warn", index: ctx.index, message: `${r.error}; the run goes on` });
   },
+  // nobody is paged by a rehearsal, with or without --keep-hooks
+  rehearsal: (step, n) =>
+    typeof n === "string" ? step : notifyStandIn(step, `notification through ${n.use} not sent`),
 };

@@ -5,11 +5,9 @@
 import { runPluginStep, stepInfo, undoFor } from "../plugin/index.js";
 import { pluginStepKind } from "../runbook/types.js";
 import { StepFailure } from "./kit/context.js";
-import type { StepKindDef } from "./kit/define.js";
+import { UNDO_TIMEOUT_MS, notifyStandIn, type StepKindDef } from "./kit/define.js";
 import { hookSequence } from "./hook.js";
 import { redactLeaves } from "../redact.js";
-
-const UNDO_TIMEOUT_MS = 120_000;
 
 export interface PluginStepBody {
   /** The plugin's step kind (`drain-traffic`). */
@@ -61,4 +59,7 @@ export const plugin: StepKindDef<PluginStepBody> = {
       });
     }
   },
+  undoTimeoutMs: () => UNDO_TIMEOUT_MS,
+  rehearsal: (step, b, to) =>
+    to.keepHooks ? step : notifyStandIn(step, `plugin step ${b.kind} not run (--keep-hooks runs it)`),
 };

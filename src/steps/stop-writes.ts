@@ -8,7 +8,7 @@ import type { HookCall } from "../runbook/types.js";
 import { StepFailure } from "./kit/context.js";
 import { keyed, type StepKindDef } from "./kit/define.js";
 import { cloneFlow } from "./kit/sequence.js";
-import { runHookStep } from "./hook.js";
+import { hookUndoTimeoutMs, runHookStep } from "./hook.js";
 
 export const stopWrites: StepKindDef<HookCall> = {
   body: keyed("stopWrites"),
@@ -48,5 +48,14 @@ export const stopWrites: StepKindDef<HookCall> = {
     // the application's downtime starts here: waits poll fast until canWrite (src/fleet/window.ts)
     ctx.run.emit("window.opened", { index: ctx.index, id: ctx.id });
     decide(true, `application writes stopped by ${call.use}${probe ? " (and seen stopped)" : ""}`);
+  },
+  hookCall: (b) => b,
+  undoTimeoutMs: hookUndoTimeoutMs,
+  opensWriteStop: true,
+  // the simulator's writes switch (its undo turns writes back on)
+  rehearsal: (step, b, to) => {
+    if (to.keepHooks || !step.stopWrites) return step;
+    const stand: HookCall = { use: "sim-writes", with: { url: to.simUrl } };
+    return { ...step, stopWrites: b.timeout !== undefined ? { ...stand, timeout: b.timeout } : stand };
   },
 };

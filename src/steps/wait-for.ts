@@ -1,7 +1,7 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
 import { evaluate, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
 import type { WaitForBody } from "../runbook/types.js";
-import { BEHAVIOUR, atLeast } from "../api/versions.js";
+import { BEHAVIOUR, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { CEA, closure, narrow, type SequenceOutcome, type SequenceStep } from "./kit/sequence.js";
 import { waitUntil } from "./kit/wait.js";
@@ -53,8 +53,8 @@ export function conditionSequence(
 function embeddedNever(c: ConditionModel, at: SequenceStep): string | undefined {
   const e = c.embedded;
   if (!e) return undefined;
-  if (at.runbook.serviceVersion !== undefined && !at.atLeast("1.9"))
-    return `progress has no \`verification\` before service 1.9 (the runbook declares ${at.runbook.serviceVersion})`;
+  if (at.runbook.serviceVersion !== undefined && !at.atLeast(BEHAVIOUR.embeddedVerifier.since))
+    return `progress has no \`verification\` before service ${BEHAVIOUR.embeddedVerifier.since} (the runbook declares ${at.runbook.serviceVersion})`;
   if (e.lagBelowSeconds !== undefined && e.lagBelowSeconds <= 0)
     return `verification lagBelow ${e.lagBelowSeconds} asks for a lag below 0, which it never is`;
   const starts = at.runbook.steps.flatMap((s) => ("start" in s && s.start ? [s.start] : []));
@@ -71,7 +71,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
     const reads: string[] = [];
     if (b.lagBelow !== undefined)
       reads.push(
-        to.serviceVersion !== undefined && atLeast(to.serviceVersion, BEHAVIOUR.lagObject.since)
+        serviceAtLeast(to, BEHAVIOUR.lagObject.since)
           ? `lagBelow reads lag.overallLagSeconds (service ${BEHAVIOUR.lagObject.since}+)`
           : `lagBelow reads lag.overallLagSeconds when present, else lagTimeSeconds`,
       );

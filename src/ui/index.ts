@@ -16,7 +16,7 @@ import { createJsonLines } from "./json.js";
 import { errorMessage } from "../errors.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
-export { createPrompter, raceAbort, STEP_CHOICES } from "./prompts.js";
+export { createPrompter, STEP_CHOICES } from "./prompts.js";
 export { copyProgress, addCopySample, emptyCopyState, readCollectionCopy, COPY_DEFAULTS } from "./eta.js";
 export type { CopyState, CopyView, CopyOptions, InstanceCopy } from "./eta.js";
 export { formatWaitStatus, waitStatusKey, formatBytes, formatDuration, formatClock, bar } from "./format.js";

@@ -7,6 +7,7 @@ import { docsComparedText } from "../text.js";
 import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
+import { opensWriteStop } from "../steps/index.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
 import type { CopyOptions, CopyState, CopyView } from "./eta.js";
 import { bar, formatBytes, formatDuration, formatValue, formatWaitStatus } from "./format.js";
@@ -88,7 +89,7 @@ export class UiModel {
    */
   writesLeftStopped(): { number: number; id: string; use: string; error?: string } | undefined {
     for (const s of this.steps) {
-      if (s.kind !== "stopWrites") continue;
+      if (!opensWriteStop(s.kind)) continue;
       const undo = (this.hooks.get(s.index) ?? []).filter((h) => h.undo).at(-1);
       if (undo && undo.ok === false)
         return { number: s.index + 1, id: s.id, use: undo.use, ...(undo.error ? { error: undo.error } : {}) };

@@ -6,6 +6,7 @@
 import { Writable } from "node:stream";
 import { confirm as inquirerConfirm, select as inquirerSelect } from "@inquirer/prompts";
 import { UserError, ExitCode } from "../errors.js";
+import { abortReason, raceAbort } from "../timers.js";
 
 export type StepChoice = "run" | "skip" | "rest" | "abort";
 
@@ -49,45 +50,11 @@ export interface PrompterOptions {
   onAutoAnswer?: (message: string) => void;
 }
 
-/** The reason an abort carries, as an Error the runner can recognise (name `AbortError`). */
-export function abortReason(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error(typeof r === "string" ? r : "The prompt was aborted");
-  e.name = "AbortError";
-  return e;
-}
-
-/**
- * Settles with `p`, or rejects with the abort reason the moment `signal` aborts, whatever the
- * prompt library does with the signal (its cleanup must not delay Ctrl-C).
- */
-export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    p.catch(() => undefined);
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
-
 /**
  * At a prompt the terminal is in raw mode, so Ctrl-C is a keypress, not SIGINT: inquirer rejects
  * with "User force closed the prompt with SIGINT". It was a Ctrl-C, so it becomes one: the process
  * signals itself, and the run stops as for any Ctrl-C (undo before commit, exit 130). The prompt
- * then settles through the abort of `signal` (raceAbort), never as a failed step.
+ * then settles through the abort of `signal` (`raceAbort`, src/timers.ts), never as a failed step.
  */
 function ctrlCAsSigint<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   return p.catch((e: unknown) => {

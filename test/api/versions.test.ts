@@ -4,7 +4,7 @@
  * schemas, the state lists. The simulator keeps its own table (src/sim/versions.ts), checked
  * against the same facts by test/sim/versions.test.ts: the two are never compared with each other.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SYNC_STATES } from "../../src/api/types.js";
@@ -13,12 +13,14 @@ import {
   BEHAVIOUR,
   LIVE_UPGRADES,
   PROGRESS_FIELDS,
+  SERVER,
   START_FIELDS,
   STATES,
   START_FIELD_NAMES,
   atLeast,
   compareVersions,
   liveUpgradePublished,
+  serviceAtLeast,
   startVersionProblems,
   statesOf,
   versionDependentParts,
@@ -45,6 +47,7 @@ const cites: [string, Cite][] = [
   ...STATES.map((r): [string, Cite] => [`state ${r.state}`, r.cite]),
   ...Object.entries(BEHAVIOUR).map(([k, r]): [string, Cite] => [`behaviour ${k}`, r.cite]),
   ...LIVE_UPGRADES.map((r): [string, Cite] => [`live upgrade to ${r.to}`, r.cite]),
+  ...Object.entries(SERVER).map(([k, r]): [string, Cite] => [`server ${k}`, r.cite]),
 ];
 
 describe.skipIf(!haveSpec)("every row quotes its line of the facts (../shared/spec)", () => {
@@ -91,6 +94,14 @@ describe("every row says what its quote says", () => {
   });
   it.each(Object.entries(BEHAVIOUR))("behaviour %s", (_k, r) => {
     expect(r.cite.text).toContain(r.since);
+  });
+  it.each(Object.entries(SERVER))("server %s", (_k, r) => {
+    expect(r.cite.text).toContain(`server below ${r.server}`);
+  });
+  it("the servers 1.19 dropped: sources on 4.4 (5.0 the oldest left), destinations on 6.0", () => {
+    const r = BEHAVIOUR.oldServersDropped;
+    expect(r.cite.text).toContain(`${r.since} dropped sources on 4.4`);
+    expect(r.sourceServer).toBe("5.0");
   });
   it("the embedded verifier: replica sets from 1.9, sharded clusters from 1.10", () => {
     const r = BEHAVIOUR.embeddedVerifier;
@@ -184,6 +195,9 @@ describe("what a version has", () => {
     expect(atLeast("1.9.1", "1.9")).toBe(true);
     expect(atLeast("1.8.9", "1.9")).toBe(false);
     expect(atLeast("1.0", undefined)).toBe(true);
+    expect(serviceAtLeast({ serviceVersion: "1.20.1" }, "1.20")).toBe(true);
+    expect(serviceAtLeast({ serviceVersion: "1.19.9" }, "1.20")).toBe(false);
+    expect(serviceAtLeast({}, "1.0")).toBe(false);
   });
   it("a field newer than the version; a removed field; a value newer than the version", () => {
     expect(problems(body({ skipDiskSpaceCheck: true }), "1.21.0")).toEqual(["too-new skipDiskSpaceCheck 1.22"]);
@@ -218,5 +232,20 @@ describe("what a version has", () => {
       "enableUserWriteBlocking (service 0.9–1.19 (removed in 1.20))",
     ]);
     expect(versionDependentParts(body({ reversible: true }))).toEqual([]);
+  });
+});
+
+describe("nothing else writes a version down", () => {
+  // The simulator keeps its own table on purpose (see the header); preflight/docs.ts is the
+  // documentation's server-support tables by service version; generated files carry the schema.
+  const exempt = /^(sim\/|api\/versions\.ts$|preflight\/docs\.ts$|.*\.gen\.ts$)/;
+  const files = (readdirSync(`${root}/src`, { recursive: true }) as string[])
+    .map((f) => f.split("\\").join("/"))
+    .filter((f) => f.endsWith(".ts") && !exempt.test(f));
+  it.each(files)("src/%s compares versions only through the table", (f) => {
+    const text = readFileSync(`${root}/src/${f}`, "utf8");
+    // a version literal handed to a comparison, and comparisons spelt by hand
+    expect(text).not.toMatch(/(atLeast|serviceAtLeast|compareVersions)\([^)]*"\d+\.\d+/);
+    expect(text).not.toMatch(/compareVersions\([^)]*\)\s*[<>]/);
   });
 });

@@ -131,7 +131,7 @@ describe("a slow undo left running by a killed runner", () => {
     expect(resumes[0]!.all, where).toMatch(/hook processes have exited/);
   }, 90_000);
 
-  it("issue 30 case 3: after a commit, a resume runs no pre-commit step again (stopWrites, the canCommit wait)", async () => {
+  it("after a commit, a resume runs no pre-commit step again (stopWrites, the canCommit wait)", async () => {
     const s = await fastSim({ instances: 2, timeScale: 100 });
     sims.push(s);
     const node = JSON.stringify(process.execPath);

@@ -299,7 +299,7 @@ describe("a command the fleet shows took effect nowhere: sent again", () => {
   const commitCut = (more: Partial<JournalState> = {}) =>
     state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "error", "error")], more);
 
-  it("a commit with no usable answer is never sent again while every instance is RUNNING (issue 30): an instance may hold it", () => {
+  it("a commit with no usable answer is never sent again while every instance is RUNNING: an instance may hold it", () => {
     const s = state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]);
     expect(refused(reconcile(s, RB, fleet("RUNNING", "RUNNING")))).toMatchObject({
       code: "in-doubt",

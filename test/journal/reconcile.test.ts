@@ -490,7 +490,7 @@ describe("reconcile", () => {
   });
 });
 
-describe("instances keyed by place (issue 12 item 10)", () => {
+describe("instances keyed by place", () => {
   const withUrls = (...urls: string[]) => fleet(...urls.map(() => "RUNNING")).map((f, i) => ({ ...f, url: urls[i]! }));
   const journaled = (...urls: string[]) => ({ instances: urls.map((url, i) => ({ key: `i${i}`, url })) });
 

@@ -217,7 +217,7 @@ sharding: { shardingEntries: [{ database: sales, collection: orders, shardCollec
     }
   });
 
-  it("a refused connection fails fast, not after its whole connect timeout (issue 26)", async () => {
+  it("a refused connection fails fast, not after its whole connect timeout", async () => {
     const gone = await startFakeCluster({ kind: "replicaSet" });
     const goneUri = gone.uri({ user: USER, password: PASSWORD }, { tls: "false" });
     await gone.close();
@@ -233,7 +233,7 @@ sharding: { shardingEntries: [{ database: sales, collection: orders, shardCollec
     expectNoSecret(r, [PASSWORD, goneUri]);
   });
 
-  it("a preflight that could check nothing (no cluster has a `uri`) does not pass (issue 26)", async () => {
+  it("a preflight that could check nothing (no cluster has a `uri`) does not pass", async () => {
     const text = readFileSync(join(dir, "clean.yaml"), "utf8").replace(/, uri: "\$\{env\.\w+\}"/g, "");
     expect(text).not.toContain("uri:");
     writeFileSync(join(dir, "no-uri.yaml"), text);
@@ -245,7 +245,7 @@ sharding: { shardingEntries: [{ database: sales, collection: orders, shardCollec
     }
   });
 
-  it("--max-warnings, as lint has: more warnings than allowed fail; a bad number is usage (issue 26)", async () => {
+  it("--max-warnings, as lint has: more warnings than allowed fail; a bad number is usage", async () => {
     // the destination without a uri: the source is checked, the destination's checks are warnings
     const text = readFileSync(join(dir, "clean.yaml"), "utf8").replace(', uri: "${env.DEST_URI}"', "");
     writeFileSync(join(dir, "half.yaml"), text);

@@ -135,7 +135,7 @@ describe("start and commit are never resent blindly", () => {
     expect(decisions(events).some((d) => d.kind === "reconcile" && /took effect on sync1/.test(d.reason))).toBe(true);
   });
 
-  it("start reset in flight: it may have reached the service, so it is never sent again (issue 30), even when progress shows IDLE", async () => {
+  it("start reset in flight: it may have reached the service, so it is never sent again, even when progress shows IDLE", async () => {
     const s = await sim({ instances: 2, graceMs: 10_000, faults: ["reset=1@1/start"] });
     sims.push(s);
     const { result } = await run(runbookFor(s, START + READY + STOP + COMMIT), {

@@ -93,7 +93,7 @@ describe("a split commit, completed by --resume", () => {
     expect(st.fleetErrors).toEqual([]);
   });
 
-  it("start cut by kill -9 while one instance had not answered (and did not take it): --resume never sends it a second start (issue 30)", async () => {
+  it("start cut by kill -9 while one instance had not answered (and did not take it): --resume never sends it a second start", async () => {
     // instance 2 answers its start after 3 s, with a refusal that applied nothing: killed meanwhile
     const { file, dir, run } = await setup(
       ["latency=3@2/start", "http500@2/start", "lag-floor=30"],

@@ -18,7 +18,7 @@ const stop = (undoExit: number): string =>
   `  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: shell, with: { command: [node, -e, "process.exit(${undoExit})"] } } } }\n`;
 const FAIL = `  - { id: boom, hook: { use: shell, with: { command: [node, -e, "process.exit(1)"] } } }\n`;
 
-describe("a stopWrites whose undo fails (issue 26)", () => {
+describe("a stopWrites whose undo fails", () => {
   it("the run's summary and status both say writes are still stopped", async () => {
     s = await sim();
     const dir = tempDir();

@@ -266,7 +266,7 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
 
   // facts: "A process restarted **without** `--clean` answers `idle`, generation 0, with the persisted counters of
   // generation 0 … until it gets a `check`, which **resumes** the persisted verification."
-  it("[issue 23] a verifier restarted without --clean right after writesOff: never verified on its stale counters; a check resumes it, writesOff again, verified in a later generation", async () => {
+  it("a verifier restarted without --clean right after writesOff: never verified on its stale counters; a check resumes it, writesOff again, verified in a later generation", async () => {
     const s = await fleet();
     let restarted = false;
     const paths = new Map<number, string>();
@@ -303,7 +303,7 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
   });
 
   // facts: "Versions v0.1.6 to v0.2.0 answer `GET /progress` before the first `check` with an **empty HTTP 500**"
-  it("[issue 23] a v0.2.0 verifier (empty HTTP 500 on progress before its check) gets its check, and the run finishes", async () => {
+  it("a v0.2.0 verifier (empty HTTP 500 on progress before its check) gets its check, and the run finishes", async () => {
     const s = await fleet({ verifierRelease: "v0.2.0" });
     const { result, events } = await run(runbookFor(s, DOCUMENTED));
     expect(result.exitCode, result.message).toBe(0);

@@ -95,7 +95,7 @@ describe("loader: interpolation", () => {
     expect(l.diagnostics.map(at)).toEqual(["9:18 unknown variable `vars.lga`"]);
     expect(l.diagnostics[0]?.hint).toContain("lag");
   });
-  it("a misspelt variable gets a did-you-mean, and lint does not say it comes from the environment (issue 26)", async () => {
+  it("a misspelt variable gets a did-you-mean, and lint does not say it comes from the environment", async () => {
     const text = `${HEAD}vars: { maxLag: 5 }\nsteps:\n  - waitFor: { canCommit: true, lagBelow: "\${vars.maxLagg}" }\n`;
     for (const l of [await load(text, {}), await load(text)]) {
       expect(l.diagnostics.map((d) => d.message)).toEqual([

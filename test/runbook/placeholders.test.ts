@@ -23,7 +23,7 @@ const load = (steps: string, opts: LoadOptions = {}, head = "") =>
   parseRunbook(`${HEAD}${head}steps:\n${steps}`, "rb.yaml", { env: {}, ...opts });
 const at = (d: { line: number; column: number; rule: string }) => `${d.line}:${d.column} ${d.rule}`;
 
-describe("reserved keys (issue 12, item 6)", () => {
+describe("reserved keys", () => {
   it("`__proto__` in a start body is an error at its key; lint never sees an inherited field", async () => {
     const l = await load(
       "  - start:\n      source: cluster0\n      destination: cluster1\n      __proto__: { reversible: true }\n",
@@ -53,7 +53,7 @@ describe("reserved keys (issue 12, item 6)", () => {
   });
 });
 
-describe("typed placeholders (issue 12, item 7)", () => {
+describe("typed placeholders", () => {
   it("a whole-value ${env.*} takes the type its field wants: numbers, durations in seconds, booleans", async () => {
     const l = await load(
       '  - waitFor: { state: RUNNING, lagBelow: "${env.LAG}", timeout: "${env.T}" }\n    when: "${env.GO}"\n',
@@ -125,7 +125,7 @@ describe("typed placeholders (issue 12, item 7)", () => {
   });
 });
 
-describe("short secrets (issue 12, item 9)", () => {
+describe("short secrets", () => {
   it(`an \${env.*} value under ${MIN_SECRET_LENGTH} characters is a warning at its placeholder; the value is never shown`, async () => {
     const l = await load('  - notify: "token ${env.PW} end"\n', { env: { PW: "q7" } });
     expect(l.diagnostics.map(at)).toEqual(["9:20 secret-too-short"]);

@@ -78,7 +78,7 @@ describe("item 1: dropped answers and late effects are never resent blindly", ()
     expect(posts(s, "commit")).toEqual([1, 1]);
   });
 
-  it("a start whose effect shows after the settle window is never sent again (issue 30: 'never sends start twice'): the run stops and says why", async () => {
+  it("a start whose effect shows after the settle window is never sent again ('never sends start twice'): the run stops and says why", async () => {
     // 150 simulated s = 3 s of wall time: past the 2 s window; the start then takes effect by itself
     const s = await fleet({ graceMs: 10_000, faults: ["late-effect=150s@1/start"] });
     const { result } = await runYaml(runbookFor(s, CUTOVER));

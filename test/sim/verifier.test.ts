@@ -460,7 +460,7 @@ describe("verifier: routes", () => {
   });
 });
 
-describe("verifier: generations, restarts and releases (issue 23)", () => {
+describe("verifier: generations, restarts and releases", () => {
   const restart = (s: Simulator, body: unknown = {}) => call(`${s.verifierUrl}/sim/verifier/restart`, "POST", body);
 
   // facts: "after `writesOff` the verifier finishes the generation it is in, then runs one more"

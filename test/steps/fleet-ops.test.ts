@@ -235,7 +235,7 @@ describe("sendCommand: send, resend, skip, refuse, stop", () => {
   });
 });
 
-describe("issue 30: start is never sent twice", () => {
+describe("start is never sent twice", () => {
   it("a start that may have reached an instance (reset after it left) and still shows IDLE after the window: a doubt, never resent", async () => {
     const f = scripted({ sends: [{ 1: "reset" }, {}], reads: [[{ state: "RUNNING" }], [{ state: "IDLE" }]] });
     const { ctx } = context(f.fleet);

@@ -16,7 +16,7 @@ afterEach(async () => {
 
 const CONFIRM = '  - { id: ask, confirm: "Point of no return?" }\n';
 
-describe("Ctrl-C at a prompt, in a terminal (issue 26)", () => {
+describe("Ctrl-C at a prompt, in a terminal", () => {
   for (const renderer of ["default", "simple"])
     it(`a confirm (${renderer} renderer): interrupted, exit 130, no "force closed"`, async () => {
       s = await sim();

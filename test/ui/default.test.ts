@@ -88,7 +88,7 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(out.plain).not.toContain("STILL STOPPED");
   });
 
-  it("a stopWrites whose undo failed: the summary says writes are still stopped, and what to do (issue 26)", async () => {
+  it("a stopWrites whose undo failed: the summary says writes are still stopped, and what to do", async () => {
     const out = new FakeStream(true);
     const ui = createUi({ renderer: "default", out, color: false });
     const b = new EventBuilder();

@@ -161,7 +161,7 @@ describe("copyProgress", () => {
   });
 });
 
-describe("an ETA once the rate is known (issue 14 point 9)", () => {
+describe("an ETA once the rate is known", () => {
   const GiB = 1 << 30;
   const run = (times: number[], perRound = 1) => {
     let st = emptyCopyState();

@@ -2,7 +2,8 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
 import { createUi } from "../../src/ui/index.js";
-import { createPrompter, raceAbort } from "../../src/ui/prompts.js";
+import { createPrompter } from "../../src/ui/prompts.js";
+import { raceAbort } from "../../src/timers.js";
 import type { PromptHost } from "../../src/ui/prompts.js";
 import { EventBuilder, FakeStream, INSTANCES, STEPS } from "../support/ui-fixtures.js";
 

@@ -3,7 +3,7 @@
  * indexes against the shard key, unique/non-unique twins, the 63-index limit of sharded
  * collections, and the collection kinds the documentation excludes.
  */
-import { compareVersions } from "../../api/versions.js";
+import { UNCITED, atLeast } from "../../api/versions.js";
 import { clusterPath, ns, startPath, type CheckInput, type Findings } from "../findings.js";
 import type { CollectionFacts, IndexFacts } from "../types.js";
 
@@ -60,8 +60,10 @@ export function check(input: CheckInput, out: Findings): void {
     if (c.type === "timeseries") kind("a time series collection, which the service does not sync");
     if (c.clusteredTtl) kind("a clustered collection with expireAfterSeconds, which the service does not sync");
     if (c.encrypted) kind("encrypted with Queryable Encryption, which the service does not support");
-    if (c.capped && svc !== undefined && compareVersions(svc, "1.3") < 0)
-      kind(`a capped collection; the service syncs capped collections from 1.3.0, and this runbook says ${svc}`);
+    if (c.capped && svc !== undefined && !atLeast(svc, UNCITED.cappedCollections.since))
+      kind(
+        `a capped collection; the service syncs capped collections from ${UNCITED.cappedCollections.since}.0, and this runbook says ${svc}`,
+      );
     if (c.capped && entryIndex >= 0) kind("a capped collection, which cannot be sharded");
     if (shardKey && c.collation !== "simple")
       kind(

@@ -2,7 +2,7 @@
  * Filters against the source's real namespaces (a name or a regex that matches nothing is a
  * typo), sharding entries that name nothing, and what the destination already holds.
  */
-import { compareVersions } from "../../api/versions.js";
+import { atLeast, startField } from "../../api/versions.js";
 import type { YamlPath } from "../../runbook/view.js";
 import { clusterPath, ns, startPath, type CheckInput, type Findings } from "../findings.js";
 import { SYSTEM_DATABASES, isInternalDatabase } from "../selection.js";
@@ -96,7 +96,7 @@ function destination(input: CheckInput, out: Findings): void {
   }
   const allowed = allowsPreExistingData(input);
   const svc = input.runbook.serviceVersion;
-  const honoured = allowed && (svc === undefined || compareVersions(svc, "1.15") >= 0);
+  const honoured = allowed && (svc === undefined || atLeast(svc, startField("preExistingDestinationData")?.since));
   const synced = new Set(sel.synced.map((n) => ns(n.database, n.collection.name)));
   const clash: string[] = [];
   const other: string[] = [];

@@ -1,5 +1,5 @@
 /** The connecting user's roles against the documented roles of the service's user, by sync type. */
-import { compareVersions } from "../../api/versions.js";
+import { BEHAVIOUR, serviceAtLeast } from "../../api/versions.js";
 import { clusterPath, type CheckInput, type Findings } from "../findings.js";
 import { REQUIRED_ROLES, effectiveRoles, type SyncType } from "../docs.js";
 
@@ -10,8 +10,7 @@ export function syncType(input: CheckInput): SyncType {
   const wb = b?.enableUserWriteBlocking;
   if (wb === true || wb === "sourceAndDestination") return "write-blocking";
   // from 1.20 the service manages write blocking on both sides itself
-  const svc = input.runbook.serviceVersion;
-  if (svc !== undefined && compareVersions(svc, "1.20") >= 0) return "write-blocking";
+  if (serviceAtLeast(input.runbook, BEHAVIOUR.writeBlockingFromConfig.since)) return "write-blocking";
   return "default";
 }
 

@@ -1,5 +1,5 @@
 /** Server versions and feature compatibility versions against the service's documented requirements and `serverVersion`. */
-import { compareVersions } from "../../api/versions.js";
+import { SERVER, atLeast, compareVersions } from "../../api/versions.js";
 import { clusterPath, startPath, type CheckInput, type Findings } from "../findings.js";
 import { MIN_FCV, isRapidRelease, majorMinor, serverRules } from "../docs.js";
 import type { ClusterFacts } from "../types.js";
@@ -55,7 +55,7 @@ export function check(input: CheckInput, out: Findings): void {
         );
       } else {
         const min = rules.minPatch[mm];
-        if (min !== undefined && compareVersions(v, min) < 0)
+        if (min !== undefined && !atLeast(v, min))
           out.add(
             "preflight-server-version",
             at,
@@ -68,7 +68,7 @@ export function check(input: CheckInput, out: Findings): void {
       out.notChecked(at, "the feature compatibility version", `getParameter failed (${facts.fcv.why})`);
     else {
       const min = MIN_FCV[mm];
-      if (min !== undefined && compareVersions(facts.fcv.value, min) < 0)
+      if (min !== undefined && !atLeast(facts.fcv.value, min))
         out.add(
           "preflight-fcv",
           at,
@@ -90,11 +90,16 @@ export function check(input: CheckInput, out: Findings): void {
         `${forSvc[0]?.toUpperCase() ?? ""}${forSvc.slice(1)} cannot sync a ${majorMinor(sv)} source (\`${input.source.name}\`) to a ${majorMinor(dv)} destination (\`${input.destination.name}\`); from ${majorMinor(sv)} it syncs to ${ok.join(", ") || "nothing"}.`,
       );
   }
-  if (input.source && sv !== undefined && writeBlocking(input) && compareVersions(majorMinor(sv), "6.0") < 0)
+  if (
+    input.source &&
+    sv !== undefined &&
+    writeBlocking(input) &&
+    !atLeast(majorMinor(sv), SERVER.sourceForWriteBlocking.server)
+  )
     out.add(
       "preflight-server-version",
       startPath(input, "enableUserWriteBlocking"),
-      `Write blocking (or reversible) needs a source on server 6.0 or newer; \`${input.source.name}\` runs ${sv}.`,
+      `Write blocking (or reversible) needs a source on server ${SERVER.sourceForWriteBlocking.server} or newer; \`${input.source.name}\` runs ${sv}.`,
       { key: true },
     );
 }

@@ -5,7 +5,7 @@
  * its timing fields. Adding a kind is that one file, its schema entry, and its line in
  * `src/steps/index.ts`.
  */
-import type { Duration, Step } from "../../runbook/types.js";
+import type { Duration, HookCall, Step } from "../../runbook/types.js";
 import type { StepContext } from "./context.js";
 import type { SequenceOutcome, SequenceStep } from "./sequence.js";
 
@@ -36,6 +36,17 @@ export interface StepTiming {
   slowAfter?: Duration | undefined;
 }
 
+/** How long an undo may take when its call sets no `timeout` (a hook's `undo:`, a plugin step's returned undo). */
+export const UNDO_TIMEOUT_MS = 120_000;
+
+/** What a rehearsal knows when it asks a kind for its stand-in. */
+export interface RehearsalTargets {
+  /** The simulated instance whose `/sim/writes` switch a stopWrites turns (the `sim-writes` hook's `url`). */
+  simUrl: string;
+  /** `--keep-hooks`: the runbook's own hooks and plugin steps run. */
+  keepHooks: boolean;
+}
+
 export interface StepKindDef<B> {
   /** The body of this kind in a step (`step.start`); plugin step kinds find their own key. */
   body(step: Step): B | undefined;
@@ -48,6 +59,25 @@ export interface StepKindDef<B> {
   /** What it does to lint's model of the fleet's states. */
   sequence(body: B, at: SequenceStep): SequenceOutcome;
   run(ctx: StepContext, body: B): Promise<void>;
+  /**
+   * The hook call of a kind that runs a hook plugin (`stopWrites`, `hook`): the dry run shows it,
+   * and its `undo:` is what the runner (and a resume) runs if the cutover stops before commit.
+   */
+  hookCall?(body: B): HookCall;
+  /** Its undo's time limit when the runbook gives none; kinds without an undo have none. */
+  undoTimeoutMs?(body: B): number;
+  /** A step of this kind that succeeds stops application writes: the write-stop window opens. */
+  opensWriteStop?: true;
+  /** What a rehearsal runs in its place (undefined: the step itself). */
+  rehearsal?(step: Step, body: B, to: RehearsalTargets): Step;
+}
+
+const COMMON = ["id", "name", "timeout", "when", "continueOnError"] as const;
+
+/** A rehearsal's stand-in: a `notify` line saying what a real run would have done, in the step's place. */
+export function notifyStandIn(step: Step, text: string): Step {
+  const common = Object.fromEntries(COMMON.filter((k) => k in step).map((k) => [k, step[k]]));
+  return { ...common, notify: `rehearsal: ${text}` };
 }
 
 /** The body under a fixed key: `start`, `waitFor`, … */
