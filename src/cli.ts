@@ -217,8 +217,8 @@ program
   .addOption(
     new Option(
       "--service-version <v>",
-      "service version to emulate: its progress fields, start fields and values, states and refusals",
-    ).default("1.8.0"),
+      "service version to emulate: its progress fields, start fields and values, states and refusals (default: the current release)",
+    ).default("1.22.0"),
   )
   .addOption(
     new Option(

@@ -14,7 +14,11 @@ import { SourceTimeline } from "./source.js";
 import type { ClusterSetting, StartRequest, StartValidator } from "./validate-start.js";
 import type { DataSet, VerifierInputs, VerifierRelease } from "./verifier.js";
 import { VerifierHost } from "./verifier-host.js";
-import { BEHAVIOUR_SINCE, PROGRESS_SINCE, atLeast } from "./versions.js";
+import { BEHAVIOUR_SINCE, LIVE_UPGRADE_TO, PROGRESS_SINCE, atLeast, liveUpgradeTarget } from "./versions.js";
+
+/** facts: live upgrades "only where release notes say so — 1.12 → 1.13, to 1.18; not to 1.20". */
+const noLiveUpgrade = (version: string): string =>
+  `no live upgrade to service ${version} is published (only to ${LIVE_UPGRADE_TO.join(" and ")})`;
 
 export interface WorldConfig {
   instances: number;
@@ -124,6 +128,8 @@ export class SimWorld {
       collections: config.dataSet.collections,
       ttlCollections: Math.min(config.dataSet.collections, config.dataSet.ttl),
       serverVersion: (name: string) => config.clusters[name]?.version ?? "7.0",
+      sharded: (name: string) => config.clusters[name]?.topology === "sharded",
+      ddlEvents: () => this.#ddl,
       lagFloor: (i: number, t: number) => this.book.value("lag-floor", i, t) ?? 0,
       onRestart: (i: number, t: number) => {
         // Errors 6: "Progress calls can fail for at least two minutes after a sync is resumed or restarted."
@@ -177,10 +183,8 @@ export class SimWorld {
   #verifierInputs(): VerifierInputs {
     const n = this.instances.length;
     return {
-      collectionsFrom: this.#fleetSince((i) =>
-        i.state === "IDLE" || i.state === "INITIALIZING" ? undefined : i.collectionsAt,
-      ),
-      copiedFrom: this.#fleetSince((i) => (i.state === "IDLE" || i.state === "INITIALIZING" ? undefined : i.copiedAt)),
+      collectionsFrom: this.#fleetSince((i) => (i.started ? i.collectionsAt : undefined)),
+      copiedFrom: this.#fleetSince((i) => (i.started ? i.copiedAt : undefined)),
       committedFrom: this.#fleetSince((i) => (i.state === "COMMITTED" ? i.committedAt : undefined)),
       sourceWrites: (t) => this.source.events(t) * n,
       issues: (t) => {
@@ -212,10 +216,8 @@ export class SimWorld {
           `invalid fault "${formatFault(spec)}": there is no instance ${i} (the fleet has ${this.instances.length})`,
         );
     }
-    if (spec.kind === "live-upgrade" && atLeast(this.version, BEHAVIOUR_SINCE.noLiveUpgrades))
-      throw new RangeError(
-        `invalid fault "${formatFault(spec)}": live upgrades of a running sync are not supported from ${BEHAVIOUR_SINCE.noLiveUpgrades} (this service is ${this.version})`,
-      );
+    if (spec.kind === "live-upgrade" && !liveUpgradeTarget(this.version))
+      throw new RangeError(`invalid fault "${formatFault(spec)}": ${noLiveUpgrade(this.version)}`);
     if (spec.kind === "insufficient-disk-space" && !atLeast(this.version, BEHAVIOUR_SINCE.diskSpaceCheck))
       throw new RangeError(
         `invalid fault "${formatFault(spec)}": the destination disk space check is a ${BEHAVIOUR_SINCE.diskSpaceCheck} feature (this service is ${this.version})`,
@@ -281,11 +283,7 @@ export class SimWorld {
 
   liveUpgrade(i: number): void {
     const inst = this.#checkIndex(i);
-    // facts: "Live upgrades of a running sync are not supported from 1.11."
-    if (atLeast(this.version, BEHAVIOUR_SINCE.noLiveUpgrades))
-      throw new RangeError(
-        `live upgrades of a running sync are not supported from ${BEHAVIOUR_SINCE.noLiveUpgrades} (this service is ${this.version})`,
-      );
+    if (!liveUpgradeTarget(this.version)) throw new RangeError(noLiveUpgrade(this.version));
     const t = this.syncAll();
     inst.liveUpgrade(t);
   }
@@ -546,17 +544,14 @@ export class SimWorld {
         id: x.id,
         url: this.urls[x.index] ?? "",
         state: x.state,
-        phase: x.state === "IDLE" || x.state === "INITIALIZING" ? null : x.phase,
+        phase: x.started ? x.phase : null,
         down: x.down,
         canCommit: x.canCommit,
         lagTimeSeconds: x.lag(t),
         shareBytes: x.share,
         copiedBytes: Math.floor(x.copied),
         eventsApplied: Math.floor(x.applied - x.counterBase),
-        pendingEvents:
-          x.state === "IDLE" || x.state === "INITIALIZING"
-            ? 0
-            : Math.max(0, Math.ceil(this.source.events(t) - x.applied - 1e-6)),
+        pendingEvents: !x.started ? 0 : Math.max(0, Math.ceil(this.source.events(t) - x.applied - 1e-6)),
         writesLost: Math.max(0, Math.ceil(x.lost(t) - 1e-6)),
         writesRefused: Math.max(0, Math.ceil(x.afterCommit(t) - (x.lost(t) - x.lostFrozen) - 1e-6)),
         progressUnavailableForSeconds: Math.max(0, Math.ceil(x.unavailableUntil - t)),
