@@ -45,6 +45,7 @@ export async function readFleet(
   const r = await poll({
     read: (signal) => ctx.run.fleet.progress(signal),
     judge: (snap) => {
+      // Stryker disable next-line OptionalChaining: equivalent: a sample without an error has its progress
       failing = snap.instances.filter((i) => i.error || (settle && i.progress?.state === "INITIALIZING"));
       return failing.length === 0 ? snap : undefined;
     },
