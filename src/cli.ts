@@ -7,7 +7,7 @@ import { Command, CommanderError, Option } from "commander";
 import { UserError, ExitCode, errorMessage } from "./errors.js";
 import { SYNCBOOK_VERSION } from "./version.js";
 import { formatDuration } from "./runbook/duration.js";
-import { DEFAULT_SERVICE_VERSION } from "./sim/versions.js";
+import { CURRENT_SERVICE_VERSION } from "./sim/versions.js";
 import type { LintCliOptions } from "./cli/lint.js";
 import type { ReportCliOptions } from "./cli/report.js";
 import type { SimCliOptions } from "./cli/sim.js";
@@ -218,8 +218,8 @@ program
   .addOption(
     new Option(
       "--service-version <v>",
-      "service version to emulate: its progress fields, start fields and values, states and refusals",
-    ).default(DEFAULT_SERVICE_VERSION),
+      "service version to emulate: its progress fields, start fields and values, states and refusals (default: the current release)",
+    ).default(CURRENT_SERVICE_VERSION),
   )
   .addOption(
     new Option(

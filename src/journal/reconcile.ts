@@ -173,6 +173,18 @@ export function reconcile(
     );
   }
 
+  // facts [progress 1.20]: after a restart a 1.20+ service is INITIALIZING, then "the state it had
+  // before the crash": not IDLE, not a failure, and no proof of what a command did. The caller reads
+  // until it settles; one still INITIALIZING when that gives up is judged when it has settled.
+  const initializing = fleet.filter((f) => f.state === "INITIALIZING");
+  if (initializing.length && state.commandsSent.length) {
+    return refuse(
+      "unreachable",
+      `cannot resume yet: ${initializing.map((f) => f.instance).join(", ")} ${initializing.length === 1 ? "is" : "are"} still INITIALIZING (fleet: ${seen(fleet)})`,
+      "a 1.20+ service goes INITIALIZING after a restart, then back to the state it had before it; that state is needed to know whether the commands the journal sent took effect: resume again once it has settled",
+    );
+  }
+
   // an unnamed instance is keyed by its place in the list: the list must still be the same one
   if (state.instances) {
     const moved: string[] = [];

@@ -31,10 +31,11 @@ export const rules: RuleInfo[] = [
   {
     id: "instance-count",
     severity: "warning",
-    description: "The number of instances does not match the source: one per source shard, one for a replica set.",
-    spec: "A sharded source runs one instance per source shard; each has its own HTTP port.",
+    description:
+      "The number of instances does not match the source: one for a replica set; for a sharded source one (through mongos) or one per source shard.",
+    spec: "A sharded source runs either **one** instance connected through mongos (no `--id`, no `replicaSet` option) or one instance per source shard (`--id <shardId>`), each on its own port.",
     source: "service-facts.md",
-    hint: "List one instance per source shard (a replica set source has one instance), or correct `shards` under `clusters`.",
+    hint: "List one instance per source shard, or one instance connected through mongos (a replica set source has one instance), or correct `shards` under `clusters`.",
   },
   {
     id: "instance-url-path",
@@ -154,16 +155,16 @@ export function check(ctx: LintContext): void {
     } else seen.set(key, { at, what });
   }
 
-  // one instance per source shard
+  // a sharded source: one instance through mongos, or one per source shard; neither is a mistake
   const firstStart = rb.steps.find((s) => "start" in s && s.start);
   const source = firstStart && "start" in firstStart ? firstStart.start?.source : undefined;
   const cluster = source !== undefined ? rb.clusters?.[source] : undefined;
   const n = rb.instances.length;
-  if (cluster?.topology === "sharded" && cluster.shards !== undefined && cluster.shards !== n) {
+  if (cluster?.topology === "sharded" && cluster.shards !== undefined && n > 1 && cluster.shards !== n) {
     ctx.report(
       "instance-count",
       ["instances"],
-      `Source ${q(source)} has ${cluster.shards} shards but ${n} instance${n === 1 ? " is" : "s are"} listed: one instance runs per source shard.`,
+      `Source ${q(source)} has ${cluster.shards} shards but ${n} instances are listed: a sharded source runs one instance per source shard, or one instance through mongos.`,
       {
         key: true,
       },

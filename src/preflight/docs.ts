@@ -69,8 +69,8 @@ const SERVER_RULES: { from: string; rules: ServerRules }[] = [
     },
   },
   {
-    // 1.20: no 4.4 source, no pre-7.0 destination
-    from: "1.20",
+    // facts: "1.19 dropped sources on 4.4 and destinations on 6.0 [notes 1.19]"
+    from: "1.19",
     rules: {
       sources: ["5.0", "6.0", "7.0", "8.0"],
       destinations: ["7.0", "8.0"],

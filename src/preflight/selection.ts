@@ -9,7 +9,20 @@ import type { CollectionFacts, DatabaseFacts } from "./types.js";
 
 /** Databases the service never syncs. */
 export const SYSTEM_DATABASES: ReadonlySet<string> = new Set(["admin", "local", "config"]);
-export const isInternalDatabase = (name: string): boolean => name.startsWith("__mdb_internal_mongosync");
+/**
+ * The service's internal databases, every version's names (facts: "the service's internal databases
+ * are named `__mdb_internal_mongosync` (and `__mdb_internal_mongosync_verifier_{src,dst}` for the
+ * embedded verifier); before 1.20 they were `mongosync_reserved_for_internal_use`,
+ * `mongosync_internal_*` and `mongosync_reserved_for_verification_*`"): a filter never selects
+ * them, and a destination that holds one has leftovers of an earlier sync, whatever its version.
+ */
+export const INTERNAL_DATABASE_PREFIXES: readonly string[] = [
+  "__mdb_internal_mongosync",
+  "mongosync_reserved_for_internal_use",
+  "mongosync_internal_",
+  "mongosync_reserved_for_verification_",
+];
+export const isInternalDatabase = (name: string): boolean => INTERNAL_DATABASE_PREFIXES.some((p) => name.startsWith(p));
 
 export interface SyncedCollection {
   database: string;

@@ -20,7 +20,8 @@
  *   POST   /sim/verifier/restart     a new verifier process (after it exited, or to start over);
  *                                   {"clean": false} keeps the old one's metadata (default true: --clean)
  */
-import { errorReply, type Reply, type SimWorld } from "./world.js";
+import { errorReply, type Reply } from "./replies.js";
+import type { SimWorld } from "./world.js";
 import { normalizeFault, parseFault, type FaultSpec } from "./faults.js";
 
 export const CONTROL_ROUTES = [
@@ -152,7 +153,7 @@ async function route(world: SimWorld, method: string, path: string, text: string
     const extra = unknownKeys(o, ["clean"]);
     if (extra) return bad(extra);
     if (o.clean !== undefined && typeof o.clean !== "boolean") return bad('"clean" must be true or false');
-    await world.restartVerifier(o.clean === false ? { clean: false } : {});
+    await world.verifierHost.restart(o.clean === false ? { clean: false } : {});
     return ok();
   }
   const one = /^\/sim\/faults\/(\d{1,9})$/.exec(path);

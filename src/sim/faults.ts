@@ -20,7 +20,7 @@
  *   live-upgrade[=FRACTION]           the instance is upgraded live when its copy reaches
  *                                     FRACTION (default 0.5; at once if already past it): copy
  *                                     progress restarts from 0 of 1 (spec progress rule 4).
- *                                     Refused from service 1.11 (no live upgrades there)
+ *                                     Refused except on 1.13 and 1.18 (the published live upgrades)
  *   verifier-error[=MESSAGE]          the verifier's progress shows a non-null `error` and it
  *                                     stops (the contract allows it; the published verifier
  *                                     never does this: see README)

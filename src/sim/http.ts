@@ -10,7 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { handleControl } from "./control.js";
-import { errorReply, type Reply, type SimWorld } from "./world.js";
+import { errorReply, type Reply } from "./replies.js";
+import type { SimWorld } from "./world.js";
 import type { Command } from "./coordinator.js";
 
 type Target = number | "verifier";
@@ -212,7 +213,7 @@ export class TargetServer {
     const routes = verifier ? VERIFIER_ROUTES : INSTANCE_ROUTES;
     const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
     world.count(this.target, route ? `${method} ${path}` : "other");
-    const faults = world.transport(this.target, route?.endpoint);
+    const faults = world.book.transport(this.target, route?.endpoint);
     if (faults.reset) {
       socket.destroy();
       return;
@@ -252,10 +253,10 @@ export class TargetServer {
       const e = route.endpoint;
       reply =
         e === "progress"
-          ? await world.verifierProgress()
+          ? await world.verifierHost.progress()
           : e === "check" || e === "writesOff"
-            ? await world.verifierCommand(e, body.text)
-            : world.verifierReport(
+            ? await world.verifierHost.command(e, body.text)
+            : world.verifierHost.report(
                 e as "summary" | "docMismatches" | "nsMismatches",
                 q >= 0 ? rawUrl.slice(q + 1) : "",
               );

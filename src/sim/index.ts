@@ -25,7 +25,8 @@ import { DEFAULT_SERVICE_VERSION, VERSION_RE } from "./versions.js";
 
 export { parseFault, formatFault, FAULT_KINDS } from "./faults.js";
 export type { FaultSpec, FaultKind, ActiveFault } from "./faults.js";
-export type { SimState, RequestCounts, InstanceSnapshot, ErrorName } from "./world.js";
+export type { SimState, RequestCounts, InstanceSnapshot } from "./world.js";
+export type { ErrorName } from "./replies.js";
 export type { ClusterSetting, StartRequest, Topology } from "./validate-start.js";
 export type { ModelParams, ProgressBody, SyncState } from "./instance.js";
 export type { VerifierProgressBody, VerificationStatus, VerifierPhase, DataSet, VerifierRelease } from "./verifier.js";
@@ -209,9 +210,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const urlHost = host.includes(":") ? `[${host}]` : host;
   const url = (p: number): string => `http://${urlHost}:${p}`;
   world.urls = servers.map((s) => url(s.port));
-  world.verifierUrl = url(verifier.port);
+  world.verifierHost.url = url(verifier.port);
   world.setListening = (i, up) => servers[i]!.setUp(up);
-  world.setVerifierRunning = (running, afterInFlight) =>
+  world.verifierHost.setRunning = (running, afterInFlight) =>
     running ? verifier.setUp(true) : verifier.exit(afterInFlight);
   // faults last: a `down` fault closes its instance's listener, which must be wired first
   try {
@@ -238,12 +239,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     down: (i) => world.down(i),
     up: (i) => world.up(i),
     liveUpgrade: (i) => world.liveUpgrade(i),
-    restartVerifier: (o) => world.restartVerifier(o),
+    restartVerifier: (o) => world.verifierHost.restart(o),
   };
   let closing: Promise<void> | undefined;
   return {
     instances: servers.map((s, i) => ({ index: i, id: ids[i]!, url: url(s.port), port: s.port })),
-    verifierUrl: world.verifierUrl,
+    verifierUrl: world.verifierHost.url,
     serviceVersion,
     control,
     close: () => {

@@ -15,7 +15,7 @@
  */
 import type { SourceTimeline } from "./source.js";
 import { blocksSourceWrites, type BuildIndexes, type StartRequest } from "./validate-start.js";
-import { BEHAVIOUR_SINCE, PROGRESS_SINCE, atLeast } from "./versions.js";
+import { BEHAVIOUR_SINCE, CAN_COMMIT_MAX_LAG_SECONDS, PROGRESS_SINCE, atLeast } from "./versions.js";
 
 export type SyncState = "INITIALIZING" | "IDLE" | "RUNNING" | "PAUSED" | "COMMITTING" | "COMMITTED" | "REVERSING";
 /** Where a started sync is: before the copy, copying, or in change event application. */
@@ -41,8 +41,14 @@ export interface ModelParams {
   indexBuildSeconds: number;
   /** Seconds in REVERSING before the reversed sync is RUNNING (default 3). */
   reversingSeconds: number;
-  /** pingLatencyMs reported from 1.17 (default 1). */
+  /** `source.pingLatencyMs` / `destination.pingLatencyMs` from 1.17 (default 1; absent under 1 ms). */
   pingLatencyMs: number;
+  /** The copy total the service estimates, as a fraction of the real data (default 1: exact). */
+  estimatedTotalRatio: number;
+  /** The embedded verifier's initial hashing: bytes per simulated second (default 256 MiB). */
+  embeddedHashBytesPerSecond: number;
+  /** How long the source's oplog holds changes, for `estimatedOplogTimeRemaining` (default 100 h). */
+  oplogWindowSeconds: number;
   /** Average document size, for document counts (default 1024). */
   averageDocumentBytes: number;
   /** Verifier: seconds between an accepted check and its first task; progress waits meanwhile (default 1). */
@@ -70,6 +76,9 @@ export const DEFAULT_MODEL: ModelParams = {
   indexBuildSeconds: 5,
   reversingSeconds: 3,
   pingLatencyMs: 1,
+  estimatedTotalRatio: 1,
+  embeddedHashBytesPerSecond: 256 * 2 ** 20,
+  oplogWindowSeconds: 100 * 3600,
   averageDocumentBytes: 1024,
   verifierSetupSeconds: 1,
   verifyBytesPerSecond: 256 * 2 ** 20,
@@ -92,6 +101,10 @@ export interface InstanceEnv {
   ttlCollections: number;
   /** Server version of a cluster setting (default 7.0). */
   serverVersion(name: string): string;
+  /** Whether a cluster setting is a sharded cluster. */
+  sharded(name: string): boolean;
+  /** DDL events on the source so far. */
+  ddlEvents(): number;
   /** Lag floor from `lag-floor` faults in force at t (0 when none). */
   lagFloor(index: number, t: number): number;
   /** The instance resumed or restarted at t (progress may fail for a while: faults). */
@@ -122,7 +135,9 @@ export interface ProgressBody {
   coordinatorID?: string | null;
   verification?: { source: EmbeddedVerifierSide; destination: EmbeddedVerifierSide } | null;
   estimatedSecondsToCEACatchup?: number | null;
-  pingLatencyMs?: number | null;
+  /** 1.17: the instance's ping to each cluster (absent under 1 ms or before the first ping). */
+  source?: { pingLatencyMs?: number };
+  destination?: { pingLatencyMs?: number };
   indexBuilding?: {
     indexesBuilt: number;
     totalIndexesToBuild: number;
@@ -131,7 +146,7 @@ export interface ProgressBody {
   } | null;
   estimatedOplogTimeRemaining?: string | null;
   warnings?: string[] | null;
-  lag?: { overallLagSeconds: number; crudLagSeconds: number; ddlLagSeconds: number } | null;
+  lag?: { overallLagSeconds: number; crudLagSeconds: number | null; ddlLagSeconds: number | null } | null;
   ceaStage?: string | null;
 }
 
@@ -189,6 +204,15 @@ export class SyncInstance {
   failure: { at: number; reason: string } | undefined;
   /** late-effect: progress shows this answer, from before a command, until `until`. */
   stale: { until: number; body: ProgressBody } | undefined;
+  /** 1.20+: the state a restarted instance returns to once INITIALIZING is over (facts: "the state it had before the crash"). */
+  afterInit: SyncState | undefined;
+  /** When the embedded verifier's current run began hashing (it starts over after a pause, resume or restart). */
+  hashFrom: number | undefined;
+  /** Source events at the start of change event application: until they are applied, `ceaStage` is the copy drain. */
+  drainTo = 0;
+  /** Source events and DDL events at start: `lag.crudLagSeconds` / `ddlLagSeconds` are null until there are more. */
+  startEvents = 0;
+  startDdl = 0;
 
   constructor(
     readonly index: number,
@@ -232,9 +256,38 @@ export class SyncInstance {
     return b === "afterDataCopy" || b === "excludeHashedAfterCopy";
   }
 
-  /** The embedded verifier (1.9) runs unless start said `verification: { enabled: false }`. */
+  /**
+   * The embedded verifier (1.9): what start said, else its default, "on by default for replica
+   * sets from 1.9, for sharded clusters from 1.10" (a sync with a sharded cluster on either side
+   * counts as sharded).
+   */
   get embeddedVerifier(): boolean {
-    return this.#has("verification") && this.body?.verification?.enabled !== false;
+    if (!this.#has("verification")) return false;
+    const asked = this.body?.verification?.enabled;
+    if (asked !== undefined) return asked;
+    const b = this.body;
+    const sharded = b !== undefined && (this.env.sharded(b.source) || this.env.sharded(b.destination));
+    return !sharded || atLeast(this.env.version, BEHAVIOUR_SINCE.embeddedVerifierSharded);
+  }
+
+  /** The embedded verifier hashes from the copy (before 1.22) or from change event application (1.22). */
+  get #hashesNow(): boolean {
+    if (this.phase === "cea") return true;
+    return this.phase === "copy" && !atLeast(this.env.version, BEHAVIOUR_SINCE.embeddedVerifierAtCea);
+  }
+
+  /** The fraction the embedded verifier's current run has hashed by t (during the copy: no more than is copied). */
+  #hashed(t: number): number {
+    if (!this.embeddedVerifier || this.hashFrom === undefined || !this.#hashesNow) return 0;
+    const rate = this.env.params.embeddedHashBytesPerSecond;
+    const done = rate > 0 ? (Math.max(0, t - this.hashFrom) * rate) / Math.max(1, this.share) : 1;
+    const copied = this.phase === "cea" ? 1 : this.copied / Math.max(1, this.share);
+    return Math.min(1, done, copied);
+  }
+
+  /** The embedded verifier is in `stream hashing` at t (facts: the state that allows commit). */
+  #streaming(t: number): boolean {
+    return this.phase === "cea" && this.#hashed(t) >= 1 - 1e-9;
   }
 
   /** Moves the model to simulated time t (see the file comment). */
@@ -265,7 +318,11 @@ export class SyncInstance {
       if (this.state === "INITIALIZING") {
         if (this.initUntil > t) break;
         cur = Math.max(cur, this.initUntil);
-        this.state = "IDLE";
+        // "once initialization completes it reports IDLE, or, after a crash or restart, the state it had before the crash"
+        this.state = this.afterInit ?? "IDLE";
+        this.afterInit = undefined;
+        if (this.ready) this.readySince = cur;
+        if (this.#hashesNow && this.state !== "PAUSED") this.hashFrom = cur;
         continue;
       }
       const copying = this.state === "RUNNING" || (this.state === "COMMITTING" && this.earlyCommit);
@@ -280,6 +337,7 @@ export class SyncInstance {
         this.precopyLeft = 0;
         this.phase = "copy";
         this.collectionsAt ??= cur;
+        if (this.#hashesNow) this.hashFrom ??= cur;
         continue;
       }
       if (copying && this.phase === "copy") {
@@ -366,6 +424,8 @@ export class SyncInstance {
   #enterCea(t: number): void {
     this.phase = "cea";
     this.readySince = t;
+    this.drainTo = this.env.source.events(t);
+    if (atLeast(this.env.version, BEHAVIOUR_SINCE.embeddedVerifierAtCea)) this.hashFrom = t;
     this.copiedAt ??= t;
     this.indexesReadyAt = this.buildsAfterCopy ? t + this.env.params.indexBuildSeconds : undefined;
     // facts: the embedded verifier, "with `buildIndexes: never` and TTL collections it fails the migration"
@@ -406,8 +466,12 @@ export class SyncInstance {
   /** canCommit at the time the instance was advanced to. */
   get canCommit(): boolean {
     if (this.failure) return false;
-    const indexesReady = this.indexesReadyAt === undefined || this.t >= this.indexesReadyAt - 1e-9;
-    return this.state === "RUNNING" && this.phase === "cea" && !this.down && indexesReady;
+    return this.state === "RUNNING" && !this.down && this.canCommitAt(this.t);
+  }
+
+  /** Started (a body accepted): INITIALIZING after a restart is not the IDLE of a new service. */
+  get started(): boolean {
+    return this.body !== undefined;
   }
 
   /** The lag a RUNNING instance in CEA would report at t (no rounding). */
@@ -453,6 +517,9 @@ export class SyncInstance {
     this.collectionsAt = undefined;
     this.copiedAt = undefined;
     this.indexesReadyAt = undefined;
+    this.hashFrom = undefined;
+    this.startEvents = this.applied;
+    this.startDdl = this.env.ddlEvents();
     this.idsFrom = t + this.env.params.coordinatorNullSeconds;
   }
 
@@ -469,20 +536,31 @@ export class SyncInstance {
     this.commitDuration = this.commitLeft;
   }
 
-  /** canCommit of a RUNNING instance at t (before a command changes the state). */
+  /** canCommit of a RUNNING instance at t, advanced to t (before a command changes the state). */
   canCommitAt(t: number): boolean {
     const indexesReady = this.indexesReadyAt === undefined || t >= this.indexesReadyAt - 1e-9;
-    return this.phase === "cea" && indexesReady;
+    if (!(this.phase === "cea" && indexesReady)) return false;
+    const v = this.env.version;
+    // facts: "from 1.17 false until the embedded verifier is in a state that allows commit"
+    if (this.embeddedVerifier && atLeast(v, BEHAVIOUR_SINCE.canCommitWaitsForVerifier) && !this.#streaming(t))
+      return false;
+    // facts: "from 1.21 false while the service **or** the embedded verifier reports more than **30 s** of lag"
+    // (the simulated embedded verifier lags as the sync does)
+    if (atLeast(v, BEHAVIOUR_SINCE.canCommitLagLimit) && this.#runningLag(t) > CAN_COMMIT_MAX_LAG_SECONDS) return false;
+    return true;
   }
 
   pause(): void {
     this.state = "PAUSED";
     this.readySince = undefined;
+    // facts: the embedded verifier "cannot be resumed: after a pause and resume … verification starts again"
+    this.hashFrom = undefined;
   }
 
   resume(t: number): void {
     this.state = "RUNNING";
     if (this.phase === "cea") this.readySince = t;
+    if (this.#hashesNow) this.hashFrom = t;
     this.env.onRestart(this.index, t);
   }
 
@@ -507,6 +585,8 @@ export class SyncInstance {
     this.counterBase = this.applied;
     this.readySince = t;
     this.indexesReadyAt = undefined;
+    this.drainTo = this.applied;
+    this.hashFrom = t;
   }
 
   /** Restart after being down, or a live upgrade: the events counter is "not persisted". */
@@ -514,9 +594,15 @@ export class SyncInstance {
     this.counterBase = this.applied;
     if (this.ready) this.readySince = t;
     this.idsFrom = t + this.env.params.coordinatorNullSeconds;
-    if (this.state === "IDLE" && atLeast(this.env.version, BEHAVIOUR_SINCE.initializing)) {
+    // facts: the embedded verifier starts again from the beginning after a restart of the service
+    this.hashFrom = this.#hashesNow && this.state !== "PAUSED" ? t : undefined;
+    // facts [progress 1.20]: INITIALIZING first, then IDLE, or "after a crash or restart, the state it had before the crash"
+    const init = this.env.params.initializingSeconds;
+    if (atLeast(this.env.version, BEHAVIOUR_SINCE.restartInitializes) && init > 0) {
+      if (this.state !== "INITIALIZING") this.afterInit = this.state === "IDLE" ? undefined : this.state;
       this.state = "INITIALIZING";
-      this.initUntil = t + this.env.params.initializingSeconds;
+      this.initUntil = t + init;
+      this.readySince = undefined;
     }
     this.env.onRestart(this.index, t);
   }
@@ -574,8 +660,12 @@ export class SyncInstance {
         estimatedCopiedBytes: Math.min(tot, Math.max(0, Math.floor(this.copied - this.upgrade.base))),
       };
     }
-    // "estimatedCopiedBytes: bytes copied to the destination by this instance. Never greater than estimatedTotalBytes."
-    return { estimatedTotalBytes: total, estimatedCopiedBytes: Math.min(total, Math.floor(this.copied)) };
+    // facts: "Before 1.21 `estimatedCopiedBytes` may exceed `estimatedTotalBytes` (the total is an
+    // estimate); from 1.21 the service raises `estimatedTotalBytes` when the copied bytes pass it"
+    const estimate = Math.max(1, Math.round(total * this.env.params.estimatedTotalRatio));
+    const copied = Math.floor(this.copied);
+    const raised = atLeast(this.env.version, BEHAVIOUR_SINCE.totalRaisedToCopied);
+    return { estimatedTotalBytes: raised ? Math.max(estimate, copied) : estimate, estimatedCopiedBytes: copied };
   }
 
   #info(): string | null {
@@ -591,10 +681,12 @@ export class SyncInstance {
   #embedded(t: number): ProgressBody["verification"] {
     const docs = Math.round(this.share / this.env.params.averageDocumentBytes);
     const colls = this.env.collections;
+    // facts: "From 1.22 it starts at change event application and reports "not started" during the
+    // collection copy"; it starts again from the beginning after a pause and resume, or a restart
+    const started = this.embeddedVerifier && this.hashFrom !== undefined && this.#hashesNow;
+    const streaming = started && this.#streaming(t);
+    const frac = started ? this.#hashed(t) : 0;
     const side = (lag: number | null): EmbeddedVerifierSide => {
-      const started = this.embeddedVerifier && this.phase !== "precopy";
-      const streaming = started && this.phase === "cea";
-      const frac = streaming ? 1 : started ? Math.min(1, this.copied / Math.max(1, this.share)) : 0;
       return {
         estimatedDocumentCount: docs,
         hashedDocumentCount: Math.floor(docs * frac),
@@ -624,18 +716,10 @@ export class SyncInstance {
     };
     if (this.#has("totalEventsApplied")) out.totalEventsApplied = null;
     if (this.#has("ids")) Object.assign(out, { mongosyncID: null, coordinatorID: null });
-    // Rule 1: "In state IDLE, all fields except `state` and `canCommit` are null." (INITIALIZING likewise)
-    const later: (keyof typeof PROGRESS_SINCE)[] = [
-      "verification",
-      "estimatedSecondsToCEACatchup",
-      "pingLatencyMs",
-      "indexBuilding",
-      "estimatedOplogTimeRemaining",
-      "warnings",
-      "lag",
-      "ceaStage",
-    ];
-    for (const f of later) if (this.#has(f)) (out as unknown as Record<string, null>)[f] = null;
+    // Rule 1: "In state IDLE, all fields except `state` and `canCommit` are null." (INITIALIZING
+    // likewise). The fields the facts say are omitted where they do not apply are left out instead.
+    if (this.#has("verification")) out.verification = null;
+    if (this.#has("lag")) out.lag = null;
     if (idle) return out;
 
     const lag = this.lag(t);
@@ -662,41 +746,64 @@ export class SyncInstance {
       out.coordinatorID = t < this.idsFrom ? null : this.coordinatorId;
     }
     if (this.#has("verification")) out.verification = this.#embedded(t);
-    if (this.#has("estimatedSecondsToCEACatchup")) {
+    if (this.#has("estimatedSecondsToCEACatchup") && cea) {
+      // facts: "**omitted** outside change event application, or when lag has not decreased"
       const A = this.env.params.applyEventsPerSecond;
       const src = this.env.source;
       const backlog = Math.max(0, src.events(t) - this.applied);
-      out.estimatedSecondsToCEACatchup = !cea
-        ? null
-        : backlog < 1
-          ? 0
-          : A > src.rate
-            ? Math.ceil(backlog / (A - src.rate))
-            : null;
+      if (backlog < 1) out.estimatedSecondsToCEACatchup = 0;
+      else if (A > src.rate) out.estimatedSecondsToCEACatchup = Math.ceil(backlog / (A - src.rate));
     }
-    if (this.#has("pingLatencyMs")) out.pingLatencyMs = this.env.params.pingLatencyMs;
-    if (this.#has("indexBuilding")) {
-      // docs: shown during change event application when the indexes are built after the copy
-      if (cea && this.indexesReadyAt !== undefined) {
-        const dur = this.env.params.indexBuildSeconds;
-        const frac = dur > 0 ? Math.min(1, Math.max(0, 1 - (this.indexesReadyAt - t) / dur)) : 1;
-        const colls = this.env.collections;
-        out.indexBuilding = {
-          indexesBuilt: Math.floor(colls * INDEXES_PER_COLLECTION * frac),
-          totalIndexesToBuild: colls * INDEXES_PER_COLLECTION,
-          collectionsFinished: Math.floor(colls * frac),
-          collectionsTotal: colls,
-        };
-      }
+    // facts: "`source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 | **absent** when under 1 ms"
+    const ping = this.env.params.pingLatencyMs;
+    if (this.#has("pingLatencyMs") && (ping >= 1 || ping === -1)) {
+      out.source = { pingLatencyMs: ping };
+      out.destination = { pingLatencyMs: ping };
     }
-    // the facts give no shape: a Go duration, as the service's logs write them
-    if (this.#has("estimatedOplogTimeRemaining")) out.estimatedOplogTimeRemaining = "71h58m0s";
-    if (this.#has("warnings")) out.warnings = [];
-    if (this.#has("lag") && lag !== null)
-      out.lag = { overallLagSeconds: lag, crudLagSeconds: lag, ddlLagSeconds: Math.min(lag, 1) };
-    // the facts give no values: ours say whether change event application has caught up
+    // facts: "`indexBuilding` | 1.19 | **only during change event application**, with index builds after the copy"
+    if (this.#has("indexBuilding") && cea && this.indexesReadyAt !== undefined) {
+      const dur = this.env.params.indexBuildSeconds;
+      const frac = dur > 0 ? Math.min(1, Math.max(0, 1 - (this.indexesReadyAt - t) / dur)) : 1;
+      const colls = this.env.collections;
+      out.indexBuilding = {
+        indexesBuilt: Math.floor(colls * INDEXES_PER_COLLECTION * frac),
+        totalIndexesToBuild: colls * INDEXES_PER_COLLECTION,
+        collectionsFinished: Math.floor(colls * frac),
+        collectionsTotal: colls,
+      };
+    }
+    // facts: "a human string … **only in RUNNING before `canWrite` is true**"
+    if (this.#has("estimatedOplogTimeRemaining") && this.state === "RUNNING")
+      out.estimatedOplogTimeRemaining =
+        this.phase === "precopy"
+          ? "not checked yet"
+          : oplogTimeRemaining(this.env.params.oplogWindowSeconds - (lag ?? 0));
+    // facts: "`warnings` | 1.19 | array of strings, **omitted when there are none**; one says the
+    // service blocks user writes on the source" (dual write blocking, after commit)
+    if (this.#has("warnings") && this.commitAt !== undefined && blocksSourceWrites(this.body))
+      out.warnings = ["the sync service is blocking user writes on the source cluster"];
+    // facts: "`ddlLagSeconds` null with a pre-6.0 source or before any DDL event, `crudLagSeconds`
+    // null before the first CRUD timestamp; `lag` null while PAUSED"
+    if (this.#has("lag") && lag !== null) {
+      const crud = this.env.source.events(t) > this.startEvents + 1e-6;
+      const ddl =
+        this.env.ddlEvents() > this.startDdl && atLeast(this.env.serverVersion(this.direction!.source), "6.0");
+      out.lag = { overallLagSeconds: lag, crudLagSeconds: crud ? lag : null, ddlLagSeconds: ddl ? lag : null };
+    }
+    // facts: "`ceaStage` | 1.22 | **only during change event application**: "collection copy drain" or "steady state""
     if (this.#has("ceaStage") && cea)
-      out.ceaStage = (lag ?? 0) > this.env.params.noopLagSeconds + 1 ? "catching up" : "caught up";
+      out.ceaStage = this.applied < this.drainTo - 1e-6 ? "collection copy drain" : "steady state";
     return out;
   }
+}
+
+/**
+ * `estimatedOplogTimeRemaining` as the documented strings: "12 hours", "45 minutes", "less than
+ * 15 minutes", "more than 72 hours" (the facts give no other form).
+ */
+export function oplogTimeRemaining(seconds: number): string {
+  if (seconds > 72 * 3600) return "more than 72 hours";
+  if (seconds < 15 * 60) return "less than 15 minutes";
+  if (seconds >= 3600) return `${Math.floor(seconds / 3600)} hours`;
+  return `${Math.floor(seconds / 60)} minutes`;
 }

@@ -68,8 +68,6 @@ export const BEHAVIOUR_SINCE = {
   commitRefusedUnlessCanCommit: "1.21",
   /** "`resume` before PAUSED (1.21)" is a documented refusal. */
   resumeRefusedUnlessPaused: "1.21",
-  /** "Live upgrades of a running sync are not supported from 1.11." */
-  noLiveUpgrades: "1.11",
   /** "From 1.17 the service fails the migration if it sees writes on the source during commit". */
   failOnSourceWritesDuringCommit: "1.17",
   /** "from 1.17 `afterDataCopy` is the default for sources on server 6.0+" */
@@ -78,10 +76,39 @@ export const BEHAVIOUR_SINCE = {
   diskSpaceCheck: "1.22",
   /** from 1.20 write blocking comes from the service's own configuration, not the start body */
   writeBlockingFromConfig: "1.20",
+  /** "after a crash or restart, **the state it had before the crash** [progress 1.20]" (through INITIALIZING). */
+  restartInitializes: "1.20",
+  /** "On by default: replica sets from 1.9, sharded clusters from 1.10." */
+  embeddedVerifierSharded: "1.10",
+  /** "From 1.22 it starts at change event application and reports `"not started"` during the collection copy" */
+  embeddedVerifierAtCea: "1.22",
+  /** "`canCommit`: from 1.17 false until the embedded verifier is in a state that allows commit" */
+  canCommitWaitsForVerifier: "1.17",
+  /** "from 1.21 false while the service **or** the embedded verifier reports more than **30 s** of lag" */
+  canCommitLagLimit: "1.21",
+  /** "from 1.21 the service raises `estimatedTotalBytes` when the copied bytes pass it" */
+  totalRaisedToCopied: "1.21",
 } as const;
 
 /** The version simulated when none is asked for (`syncbook sim`, the rehearsal of a runbook without `serviceVersion`). */
 export const DEFAULT_SERVICE_VERSION = "1.8.0";
+
+/** The current release: what `syncbook sim` emulates when not told (issue 24: "`syncbook sim` defaults to the current release (1.22)"). */
+export const CURRENT_SERVICE_VERSION = "1.22.0";
+
+/** facts (1.21): `canCommit` is false while the service or the embedded verifier lags more than this. */
+export const CAN_COMMIT_MAX_LAG_SECONDS = 30;
+
+/**
+ * Live upgrades (a new binary continuing a running sync): "only where release notes say so —
+ * 1.12 → 1.13 [versioning page], to 1.18 [notes 1.18]; not to 1.20 [notes 1.20]". The emulated
+ * version is the one upgraded to; every other version refuses (nothing else is published).
+ */
+export const LIVE_UPGRADE_TO: readonly string[] = ["1.13", "1.18"];
+
+/** The emulated version is a published live-upgrade target (its major.minor). */
+export const liveUpgradeTarget = (version: string): boolean =>
+  LIVE_UPGRADE_TO.includes(version.split(".").slice(0, 2).join("."));
 
 /** A version string the simulator accepts: `1.8`, `1.8.0`. */
 export const VERSION_RE = /^\d+\.\d+(\.\d+)?$/;

@@ -129,7 +129,9 @@ const tally = { committed: 0, haltedBeforeCommit: 0, haltedAfterCommit: 0 };
 
 async function runSchedule(sc: Schedule): Promise<void> {
   const where = `seed ${sc.seed}: ${JSON.stringify(sc)} (rerun alone: SWEEP_SEED=${sc.seed})`;
-  const s = await fastSim({ instances: sc.instances, seed: sc.seed, timeScale: 250 });
+  // facts: live upgrades "only where release notes say so — 1.12 → 1.13 [versioning page], to 1.18"
+  const upgrade = sc.faults.some((f) => f.kind === "live-upgrade") ? { serviceVersion: "1.13.0" } : {};
+  const s = await fastSim({ instances: sc.instances, seed: sc.seed, timeScale: 250, ...upgrade });
   try {
     for (const f of sc.faults) s.control.addFault(f);
     const steps =

@@ -179,6 +179,25 @@ describe("the fleet must be the journal's, every instance readable", () => {
     );
   });
 
+  // facts [progress 1.20]: "once initialization completes it reports IDLE, or, after a crash or restart, **the state
+  // it had before the crash**": INITIALIZING is no proof of what a sent command did
+  it("an instance still INITIALIZING after commands were sent is waited for, named, not judged; before any, it is no obstacle", () => {
+    const s = state(["ok", "cut"], [cmd("start", 0, "ok", "ok", "ok")]);
+    expect(refused(reconcile(s, RB, fleet("RUNNING", "INITIALIZING", "RUNNING")))).toEqual({
+      ok: false,
+      code: "unreachable",
+      message: "cannot resume yet: i1 is still INITIALIZING (fleet: i0 RUNNING, i1 INITIALIZING, i2 RUNNING)",
+      hint: "a 1.20+ service goes INITIALIZING after a restart, then back to the state it had before it; that state is needed to know whether the commands the journal sent took effect: resume again once it has settled",
+      notes: [],
+    });
+    expect(refused(reconcile(s, RB, fleet("INITIALIZING", "RUNNING", "INITIALIZING"))).message).toBe(
+      "cannot resume yet: i0, i2 are still INITIALIZING (fleet: i0 INITIALIZING, i1 RUNNING, i2 INITIALIZING)",
+    );
+    // no command sent yet: the start step waits INITIALIZING out itself
+    const before = reconcile(state(["cut"], []), RB, fleet("INITIALIZING", "IDLE", "IDLE"));
+    expect(before.ok).toBe(true);
+  });
+
   const journaled = (...urls: string[]) => ({ instances: urls.map((url, i) => ({ key: `i${i}`, url })) });
 
   it("an instance moved to another URL is refused, with how to resume", () => {
@@ -413,17 +432,17 @@ describe("a fleet in a state neither before nor after the command: refused", () 
 
   it("every instance neither", () => {
     const s = state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]);
-    expect(refused(reconcile(s, RB, fleet("IDLE", "INITIALIZING")))).toMatchObject({
+    expect(refused(reconcile(s, RB, fleet("IDLE", "PAUSED")))).toMatchObject({
       code: "disagree",
-      message: `commit (step 4 "commit") was sent; answers: i0 unknown, i1 unknown; the fleet disagrees with itself: i0 IDLE, i1 INITIALIZING (neither)`,
+      message: `commit (step 4 "commit") was sent; answers: i0 unknown, i1 unknown; the fleet disagrees with itself: i0 IDLE, i1 PAUSED (neither)`,
       hint: HINT,
     });
   });
 
   it("some took it, others neither: not a partial command to send by hand", () => {
-    const s = state(["cut"], [cmd("start", 0, "unknown", "unknown")]);
-    expect(refused(reconcile(s, RB, fleet("RUNNING", "INITIALIZING")))).toMatchObject({
-      message: `start (step 1 "start") was sent; answers: i0 unknown, i1 unknown; the fleet disagrees with itself: i0 RUNNING (start took effect); i1 INITIALIZING (neither)`,
+    const s = state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok", "ok"), cmd("commit", 3, "unknown", "unknown")]);
+    expect(refused(reconcile(s, RB, fleet("COMMITTING", "PAUSED")))).toMatchObject({
+      message: `commit (step 4 "commit") was sent; answers: i0 unknown, i1 unknown; the fleet disagrees with itself: i0 COMMITTING (commit took effect); i1 PAUSED (neither)`,
       hint: HINT,
     });
   });

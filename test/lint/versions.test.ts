@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/diagnostics.js";
-import { COMMIT, READY, STOP, lintYaml } from "../support/lint.js";
+import { fileURLToPath } from "node:url";
+import { COMMIT, READY, STOP, lintFile, lintYaml } from "../support/lint.js";
 
 /** A runbook of one replica set to another at `version` (none: no serviceVersion), with `start` fields added. */
 function at(version: string | undefined, start: string, opts: { source?: string; steps?: string } = {}): string {
@@ -193,6 +194,27 @@ ${READY}${STOP}  - commit: {}
   - waitFor: ${cond}
   - waitFor: { state: COMMITTED }
 `;
+  // facts, Multiple instances [multiple mongosyncs page]: "A sharded source runs either **one** instance connected
+  // through mongos (no `--id`, no `replicaSet` option) or one instance per source shard (`--id <shardId>`)"; and the
+  // corrections: "A sharded source may use **one** instance (connected through mongos, without `--id`) or one per
+  // shard. Neither is a mistake."
+  it("a sharded source through one instance (mongos) is not warned about; two instances for three shards are", async () => {
+    const one = await lintFile(
+      fileURLToPath(new URL("../fixtures/instances/sharded-through-mongos.yaml", import.meta.url)),
+    );
+    expect(one.loader).toEqual([]);
+    expect(ids(one.rules)).toEqual([]);
+    const two = one.text.replace(
+      "instances:\n  - http://127.0.0.1:27182\n",
+      "instances:\n  - http://127.0.0.1:27182\n  - http://127.0.0.1:27183\n",
+    );
+    expect(two).not.toBe(one.text);
+    const d = (await lint(two)).rules.filter((x) => x.rule === "instance-count");
+    expect(d.map((x) => x.message)).toEqual([
+      "Source `cluster0` has 3 shards but 2 instances are listed: a sharded source runs one instance per source shard, or one instance through mongos.",
+    ]);
+  });
+
   // facts, Multiple instances [multiple mongosyncs page]: "Every instance reports its own progress, `canWrite`
   // included." Not published: "Whether one instance's `canWrite` speaks for the fleet: assume not; wait for every
   // instance."

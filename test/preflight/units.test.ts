@@ -28,6 +28,15 @@ describe("preflight units", () => {
   it("server rules by service version; rapid releases", () => {
     expect(serverRules("1.8.0").sources).toEqual(["6.0", "7.0"]);
     expect(serverRules("1.20.1").destinations).toEqual(["7.0", "8.0"]);
+    // facts: "1.19 dropped sources on 4.4 and destinations on 6.0 [notes 1.19]"
+    expect([serverRules("1.18.2").sources, serverRules("1.18.2").destinations]).toEqual([
+      ["4.4", "5.0", "6.0", "7.0", "8.0"],
+      ["6.0", "7.0", "8.0"],
+    ]);
+    expect([serverRules("1.19.0").sources, serverRules("1.19.0").destinations]).toEqual([
+      ["5.0", "6.0", "7.0", "8.0"],
+      ["7.0", "8.0"],
+    ]);
     expect(serverRules(undefined).minPatch["8.0"]).toBe("8.0.5");
     expect([isRapidRelease("8.2.1"), isRapidRelease("7.0.20"), isRapidRelease("4.4.29")]).toEqual([true, false, false]);
     expect([...effectiveRoles([{ role: "root", db: "admin" }])]).toEqual(

@@ -196,6 +196,26 @@ excludeNamespaces: [{ database: salse }]`,
     });
   });
 
+  // facts: "the service's internal databases are named `__mdb_internal_mongosync` (and
+  // `__mdb_internal_mongosync_verifier_{src,dst}` for the embedded verifier); before 1.20 they were
+  // `mongosync_reserved_for_internal_use`, `mongosync_internal_*` and `mongosync_reserved_for_verification_*`
+  // [behaviour page, metadata]. A filter must never select them; a destination that holds them has leftovers"
+  it("preflight-leftover-sync-state: every version's internal database names on the destination", async () => {
+    const names = [
+      "__mdb_internal_mongosync",
+      "__mdb_internal_mongosync_verifier_src",
+      "mongosync_reserved_for_internal_use",
+      "mongosync_internal_abc",
+      "mongosync_reserved_for_verification_dst",
+    ];
+    const dest = await rs(good.dest({ databases: Object.fromEntries(names.map((n) => [n, { state: {} }])) }));
+    const r = await preflight(await rs(good.source()), dest);
+    expect(problems(r)).toEqual(names.map(() => "preflight-leftover-sync-state@6"));
+    expect(only(r, "preflight-leftover-sync-state").map((d) => d.message)).toEqual(
+      names.map((n) => expect.stringContaining(`holds \`${n}\`, the state of an earlier sync`)),
+    );
+  });
+
   it("preflight-collection-unsupported: time series, clustered TTL, Queryable Encryption, capped by version", async () => {
     const src = await rs(
       good.source({

@@ -112,7 +112,8 @@ describe("interlocks", () => {
   });
 
   it("refuses commit while one instance cannot commit (its copy restarted after a live upgrade): no commit sent to any instance", async () => {
-    s = await sim({ instances: 2, timeScale: 5, faults: ["live-upgrade=0.95@1"] });
+    // facts: live upgrades "only where release notes say so — 1.12 → 1.13 [versioning page], to 1.18"
+    s = await sim({ instances: 2, timeScale: 5, serviceVersion: "1.13.0", faults: ["live-upgrade=0.95@1"] });
     const dir = tempDir();
     const steps = `${START}  - { id: ready, waitFor: { canCommit: true, on: coordinator } }\n${STOP}${COMMIT}`;
     const file = writeRunbook(dir, runbookFor(s, steps));

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RS_TO_SHARDED, call } from "../support/sim.js";
+import { RS_TO_SHARDED, call, until } from "../support/sim.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const cli = `${root}dist/cli/syncbook.cjs`;
@@ -41,10 +41,14 @@ function startCli(args: string[]): Promise<{ lines: string[]; exit: Promise<numb
 
 describe("syncbook sim (built CLI)", () => {
   it("prints one line per URL, serves them, and exits 0 on SIGTERM", async () => {
-    const { lines: all, exit } = await startCli(["--port", "0", "--verifier-port", "0", "--instances", "2"]);
-    // the banner says what is simulated (issue 26): the service version and the topology
+    // 1 simulated second per wall second: INITIALIZING (1.22) lasts 2 s, the copy long enough
+    const { lines: all, exit } = await startCli([
+      ...["--port", "0", "--verifier-port", "0", "--instances", "2", "--time-scale", "1"],
+    ]);
+    // the banner says what is simulated (issue 26): the service version (default: the current release, facts: "1.22
+    // is the current stable release") and the topology
     expect(all[0]).toBe(
-      "simulator: service 1.8.0, 2 instances, cluster0 (replica set, server 7.0) → cluster1 (sharded, 2 shards, server 7.0)",
+      "simulator: service 1.22.0, 2 instances, cluster0 (replica set, server 7.0) → cluster1 (sharded, 2 shards, server 7.0)",
     );
     const lines = all.slice(1);
     const urls = Object.fromEntries(lines.map((l) => [l.split(" http")[0], l.slice(l.indexOf("http")).split(" ")[0]]));
@@ -52,7 +56,10 @@ describe("syncbook sim (built CLI)", () => {
     for (const k of ["instance 0", "instance 1", "verifier"]) expect(urls[k]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(urls["instance 0"]).not.toBe(urls["instance 1"]);
 
-    expect((await call(`${urls["instance 1"]}/api/v1/progress`)).json.progress.state).toBe("IDLE");
+    // facts: "INITIALIZING: the service rejects `start` while in it; once initialization completes it reports IDLE"
+    expect((await call(`${urls["instance 1"]}/api/v1/progress`)).json.progress.state).toBe("INITIALIZING");
+    await until(async () => (await call(`${urls["instance 1"]}/api/v1/progress`)).json.progress.state === "IDLE", 5000);
+    await until(async () => (await call(`${urls["instance 0"]}/api/v1/progress`)).json.progress.state === "IDLE", 5000);
     expect((await call(`${urls["instance 0"]}/api/v1/start`, "POST", RS_TO_SHARDED)).json).toEqual({ success: true });
     expect((await call(`${urls["instance 1"]}/api/v1/start`, "POST", RS_TO_SHARDED)).json).toEqual({ success: true });
     expect((await call(`${urls.verifier}/api/v1/progress`)).json.progress.phase).toBe("idle");
@@ -95,6 +102,8 @@ describe("syncbook sim (built CLI)", () => {
       "0",
       "--verifier-port",
       "0",
+      "--time-scale",
+      "1",
       "--service-version",
       "1.22.0",
       "--data-set",

@@ -82,7 +82,8 @@ describe("control API", () => {
   });
 
   it("a live upgrade on demand: POST /sim/instances/:i/upgrade", async () => {
-    sim = await frozen();
+    // facts: live upgrades "only where release notes say so — 1.12 → 1.13 [versioning page], to 1.18"
+    sim = await frozen({ serviceVersion: "1.13.0" });
     await toCea(sim);
     expect((await call(`${sim.instances[0]!.url}/sim/instances/0/upgrade`, "POST", {})).json).toEqual({
       success: true,

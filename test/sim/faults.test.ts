@@ -221,7 +221,12 @@ describe("fault effects", () => {
   // Progress rule 4: "After a live upgrade from an earlier version to 1.8.0 or higher, collection copy progress restarts
   // from 0 copied of 1 total and only reports data copied after the upgrade finished."
   it("live-upgrade during the copy: progress restarts from 0 of 1, then counts only what is copied afterwards", async () => {
-    sim = await frozen({ faults: ["live-upgrade=0.5"], model: { copyBytesPerSecond: 2 ** 30 / 10 } });
+    // facts: live upgrades "only where release notes say so — 1.12 → 1.13 [versioning page], to 1.18"
+    sim = await frozen({
+      serviceVersion: "1.13.0",
+      faults: ["live-upgrade=0.5"],
+      model: { copyBytesPerSecond: 2 ** 30 / 10 },
+    });
     await post(sim, 0, "start", RS_TO_SHARDED);
     sim.control.advance(3 + 4);
     expect((await progress(sim)).progress.collectionCopy.estimatedCopiedBytes).toBe(Math.floor(0.4 * 2 ** 30));
@@ -238,7 +243,7 @@ describe("fault effects", () => {
   });
 
   it("live-upgrade in change event application: copy shows 0 of 1 from then on", async () => {
-    sim = await frozen();
+    sim = await frozen({ serviceVersion: "1.13.0" });
     await toCea(sim);
     sim.control.liveUpgrade(0);
     const p = (await progress(sim)).progress;

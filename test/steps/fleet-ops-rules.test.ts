@@ -136,6 +136,41 @@ describe("readFleet: [progress] instances that fail are read again", () => {
     expect(f.reads).toBe(1);
     expect(decisions(events)).toEqual([]);
   });
+
+  // facts [progress 1.20]: "once initialization completes it reports IDLE, or, after a crash or restart, **the state it
+  // had before the crash**": INITIALIZING is neither a failure nor IDLE; what it settles in is judged
+  it("an instance INITIALIZING (a 1.20+ restart) is read again until it settles; both reasons named", async () => {
+    const f = scripted({
+      sends: [],
+      reads: [
+        ["error", { state: "INITIALIZING" }, { state: "RUNNING" }],
+        [{ state: "INITIALIZING" }, { state: "INITIALIZING" }, { state: "RUNNING" }],
+      ],
+    });
+    const { ctx, events } = context(f.fleet);
+    const snap = await readFleet(ctx, 5000);
+    expect(f.reads).toBe(3);
+    expect(snap.instances.map((i) => i.progress?.state)).toEqual(["RUNNING", "RUNNING"]);
+    const d = decisions(events);
+    expect(d).toHaveLength(2);
+    expect(d[0]!.reason).toMatch(
+      new RegExp(
+        `^progress failing on sync0 \\(${progressFailed(0)}\\); sync1 INITIALIZING \\(not settled: after a restart a 1\\.20\\+ service returns to the state it had before\\); retrying in \\d+ ms `,
+      ),
+    );
+    expect(d[1]!.reason).toMatch(/^sync0, sync1 INITIALIZING \(not settled: .*\); retrying in \d+ ms/);
+  });
+
+  it("INITIALIZING is read as it is when the caller waits it out itself (settle false), or once it gives up", async () => {
+    const f = scripted({ sends: [], reads: [[{ state: "INITIALIZING" }, { state: "IDLE" }]] });
+    const { ctx, events } = context(f.fleet);
+    expect((await readFleet(ctx, undefined, false)).instances[0]!.progress?.state).toBe("INITIALIZING");
+    expect(f.reads).toBe(1);
+    expect(decisions(events)).toEqual([]);
+    const g = scripted({ sends: [], reads: [[{ state: "INITIALIZING" }]] });
+    const late = context(g.fleet);
+    expect((await readFleet(late.ctx, 0)).instances[0]!.progress?.state).toBe("INITIALIZING");
+  });
 });
 
 describe("short: an error's message, cut at 160 characters", () => {

@@ -26,10 +26,18 @@ import { backoff, poll } from "./poll.js";
 /** The commands the runner sends (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
 
-/** Reads every instance; instances that fail are read again with backoff until `giveUpMs`. */
+/**
+ * Reads every instance; instances that fail are read again with backoff until `giveUpMs`, and so
+ * are those that report INITIALIZING (unless `settle` is false: the start step waits that out
+ * itself). INITIALIZING passes by itself: to IDLE at start-up, or after a restart (1.20+) to the
+ * state the instance had before it (facts [progress 1.20]), so it is neither a failure nor IDLE;
+ * what it settles in is what is judged. Given up, the last read is returned as it is (and an
+ * interlock refuses an INITIALIZING instance).
+ */
 export async function readFleet(
   ctx: StepContext,
   giveUpMs = ctx.run.defaults.progressGiveUpMs,
+  settle = true,
 ): Promise<FleetSnapshot> {
   const delay = backoff(250, 10_000);
   // Stryker disable next-line ArrayDeclaration: equivalent: judge sets it before every (its only reader) runs
@@ -37,7 +45,8 @@ export async function readFleet(
   const r = await poll({
     read: (signal) => ctx.run.fleet.progress(signal),
     judge: (snap) => {
-      failing = snap.instances.filter((i) => i.error);
+      // Stryker disable next-line OptionalChaining: equivalent: a sample without an error has its progress
+      failing = snap.instances.filter((i) => i.error || (settle && i.progress?.state === "INITIALIZING"));
       return failing.length === 0 ? snap : undefined;
     },
     every: (round) => {
@@ -47,7 +56,7 @@ export async function readFleet(
         id: ctx.id,
         kind: "retry",
         ok: true,
-        reason: `progress failing on ${failing.map((f) => `${instanceLabel(f.ref)} (${short(f.error)})`).join(", ")}; retrying in ${Math.round(ms)} ms (progress is safe to retry and may fail for minutes after a resume)`,
+        reason: `${whyReadAgain(failing)}; retrying in ${Math.round(ms)} ms (progress is safe to retry and may fail for minutes after a resume)`,
       });
       return ms;
     },
@@ -55,6 +64,20 @@ export async function readFleet(
     signal: ctx.signal,
   });
   return r.value;
+}
+
+/** Why readFleet reads again: the instances whose progress failed, and those still INITIALIZING. */
+function whyReadAgain(waiting: InstanceSample[]): string {
+  const failed = waiting.filter((i) => i.error);
+  const initializing = waiting.filter((i) => !i.error);
+  const parts: string[] = [];
+  if (failed.length)
+    parts.push(`progress failing on ${failed.map((f) => `${instanceLabel(f.ref)} (${short(f.error)})`).join(", ")}`);
+  if (initializing.length)
+    parts.push(
+      `${initializing.map((i) => instanceLabel(i.ref)).join(", ")} INITIALIZING (not settled: after a restart a 1.20+ service returns to the state it had before)`,
+    );
+  return parts.join("; ");
 }
 
 /** What an instance shows in a refusal: its state, or why it did not answer. */
