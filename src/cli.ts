@@ -278,6 +278,10 @@ runOptions(
       "continue an interrupted run from its journal (never sends start or commit twice); name a journal file to pick one (default: the one `syncbook status` names)",
     )
     .option(
+      "--abort [journal]",
+      "call the cutover off: run the undos the journal still owes (writes back on), send nothing to the service, record the run as aborted; refused once commit may have been sent",
+    )
+    .option(
       "--only <instances>",
       "with --from: send the command steps to these instances only (names, comma-separated), to complete a command the others already have; interlocks apply, and it asks first (or --yes)",
     )

@@ -51,6 +51,8 @@ export interface RunEventMap {
     durationMs: number;
     /** A command that reached part of the fleet and was refused by the rest (`commit reached 2 of 3 instances …`). */
     split?: string;
+    /** `--abort` ended it: the operator called the cutover off; no step ran, the journal's open undos did. */
+    aborted?: boolean;
   };
   /** `promptMs`: how long the operator took to answer `--step` before it (and before steps they skipped). */
   "step.started": { index: number; id: string; kind: string; title: string; promptMs?: number };

@@ -31,6 +31,8 @@ export interface ExecuteFlags {
   allowChangedRunbook?: boolean;
   /** `--only a,b` (run): command steps to these instances only. */
   only?: string;
+  /** `--abort`, or `--abort <journal>`: run the journal's open undos and nothing else. */
+  abort?: boolean | string;
 }
 
 /** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */

@@ -77,6 +77,11 @@ async function runMain(
       hint: "Drop --only: --resume completes a command the journal shows reached only part of the fleet.",
       exitCode: ExitCode.usage,
     });
+  if (flags.abort && (flags.resume || flags.from || flags.to || flags.only || flags.step || flags.dryRun))
+    throw new UserError(
+      "--abort runs the undos the journal still owes and nothing else: it takes none of --resume, --from, --to, --only, --step, --dry-run",
+      { hint: `syncbook run ${file} --abort`, exitCode: ExitCode.usage },
+    );
   if (flags.step && !(process.stdin.isTTY && process.stderr.isTTY))
     throw new UserError("--step asks before every step and needs a terminal", {
       hint: "Run it in a terminal, or without --step.",
@@ -143,13 +148,19 @@ async function runMain(
   }
   try {
     const { planResume } = await import("../run/resume.js");
-    const resume = flags.resume
-      ? await planResume(loaded, dir, {
-          allowChangedRunbook: flags.allowChangedRunbook === true,
-          say: stderr,
-          ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
-        })
-      : undefined;
+    const { planAbort } = await import("../run/abort.js");
+    const resume = flags.abort
+      ? await planAbort(loaded, dir, { say: stderr, ...(typeof flags.abort === "string" ? { file: flags.abort } : {}) })
+      : flags.resume
+        ? await planResume(loaded, dir, {
+            allowChangedRunbook: flags.allowChangedRunbook === true,
+            say: stderr,
+            ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
+          })
+        : undefined;
+    // a --from run continues this cutover: what its journal established counts for the interlocks
+    const earlier =
+      !resume && flags.from ? await (await import("../run/earlier.js")).fromJournal(loaded, dir, stderr) : undefined;
     // the earlier runs' events: the runner knows when writes were stopped, --report tells one story
     const history = resume ? (await (await import("../report/journal.js")).readJournal(resume.file)).events : undefined;
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
@@ -157,7 +168,9 @@ async function runMain(
     try {
       const record = asListener(journal);
       const code = await execute(loaded, registry, flags, force, summary ? [summary.listener] : [], {
-        ...(resume ? { mode: "resume", resume: resume.plan, ...(history ? { history } : {}) } : { mode: "run" }),
+        ...(resume
+          ? { mode: "resume", resume: resume.plan, ...(history ? { history } : {}) }
+          : { mode: "run", ...(earlier ? { resume: earlier } : {}) }),
         critical: [record],
         ...(json ? { json: json.write } : {}),
       });
@@ -228,6 +241,7 @@ export async function execute(
       ...(flags.to ? { to: flags.to } : {}),
       ...(flags.only ? { only: [flags.only] } : {}),
       ...(how.resume ? { resume: how.resume } : {}),
+      ...(flags.abort ? { abort: true } : {}),
       ...(how.history ? { history: how.history } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
@@ -237,7 +251,13 @@ export async function execute(
     });
     await how.after?.(ui);
     await ui.close();
-    if (result.outcome !== "ok") {
+    if (result.aborted) {
+      if (result.message) stderr(result.message);
+      if (result.exitCode === 0)
+        stderr(
+          `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${loaded.file} --resume (a write stop that was undone runs again before commit)`,
+        );
+    } else if (result.outcome !== "ok") {
       const what =
         result.outcome === "interrupted"
           ? "interrupted"
@@ -253,8 +273,12 @@ export async function execute(
       if (result.place) for (const l of codeFrame(result.place)) stderr(`  ${l}`);
       if (result.hint) stderr(`  hint: ${result.hint}`);
       // a rehearsal has no journal to resume from: it is simply run again
-      if (how.mode !== "rehearse" && result.rerunWith)
-        stderr(`  run again with: syncbook run ${loaded.file} ${result.rerunWith} (not --resume)`);
+      const rerun = how.mode !== "rehearse" ? result.rerunWith : undefined;
+      // commit refused for want of a write stop: --resume would meet the same refusal; the stopWrites step runs again
+      const restop =
+        !rerun && result.refused === "writes-stopped" ? await stopWritesBefore(loaded, result.failedStep) : undefined;
+      if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
+      else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
       else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }
@@ -265,4 +289,14 @@ export async function execute(
     const lost = await tracing?.finish();
     if (lost) stderr(`warning: ${lost}`);
   }
+}
+
+/** The id of the stopWrites step a refused step needs run again: the last one before it, else the first. */
+async function stopWritesBefore(loaded: LoadedRunbook, failedStep: string | undefined): Promise<string | undefined> {
+  if (!loaded.runbook) return undefined;
+  const { planSteps } = await import("../run/plan.js");
+  const steps = planSteps(loaded.runbook);
+  const at = steps.findIndex((s) => s.id === failedStep);
+  const stops = steps.filter((s) => s.kind === "stopWrites");
+  return (stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0])?.id;
 }

@@ -178,7 +178,7 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.finished)
       lines.push(
-        `  run ended ${j.finished.outcome}${j.finished.committed ? " (committed)" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
     if (j.writesUndoFailed) {

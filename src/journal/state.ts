@@ -106,7 +106,7 @@ export interface JournalState {
   verifier?: VerifierMemory;
   lastSeq: number;
   /** The last run.finished, if the last writer ended cleanly. */
-  finished?: { outcome: Outcome; committed: boolean; at: number; message?: string };
+  finished?: { outcome: Outcome; committed: boolean; at: number; message?: string; aborted?: true };
   segments: JournalSegment[];
   /** The instances of the last `run.started`, in order: key and redacted URL (absent in a journal cut before it). */
   instances?: { key: string; url: string }[];
@@ -427,6 +427,8 @@ export async function readJournalState(file: string): Promise<JournalState> {
           committed: e.committed === true,
           at: e.at,
           ...(typeof e.message === "string" ? { message: e.message } : {}),
+          // `--abort`: the operator called the cutover off (its outcome stays failed: --resume may go on later)
+          ...(e.aborted === true ? { aborted: true as const } : {}),
         };
         return;
       // Stryker disable next-line ConditionalExpression: equivalent: an unknown type falls out of the switch, which is the end of apply

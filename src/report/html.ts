@@ -155,6 +155,11 @@ function banner(report: Report): string {
       detail = report.committed ? "Every step succeeded and the sync was committed." : "Every step succeeded.";
       break;
     case "failed":
+      if (report.aborted) {
+        headline = "ABORTED";
+        detail = report.message ?? "";
+        break;
+      }
       headline = report.committed ? "FAILED AFTER COMMIT" : "FAILED";
       detail = failed
         ? `at step ${failed.index + 1} ${failed.id} (${failed.kind}): ${failed.error ?? "failed"}`
@@ -171,7 +176,7 @@ function banner(report: Report): string {
       headline = "UNFINISHED";
       detail = `The events end before the run finished${failed ? `, during step ${failed.index + 1} ${failed.id}` : ""}: the process crashed, was killed, or the journal was cut short.`;
   }
-  const hint = failed?.hint ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
+  const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const msg = report.message && !detail.includes(report.message) ? `<p>${esc(report.message)}</p>` : "";
   const cls = report.outcome === "ok" ? "ok" : report.outcome === "failed" ? "failed" : "warn";
   return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}">

@@ -268,6 +268,8 @@ export interface Report {
   exitCode?: number;
   committed: boolean;
   message?: string;
+  /** The last run was `--abort`: the operator called the cutover off (its undos ran, nothing was sent). */
+  aborted?: true;
   /** The first failed (or interrupted) step, if any. */
   failedStep?: number;
   steps: ReportStep[];
@@ -970,6 +972,7 @@ export class ReportBuilder {
       report.finishedAt = finished.at;
       report.exitCode = finished.exitCode;
       if (finished.message !== undefined) report.message = stripUserinfo(finished.message);
+      if (finished.aborted === true) report.aborted = true;
     }
     if (failed) report.failedStep = failed.index;
     return report;

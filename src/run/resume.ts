@@ -10,17 +10,12 @@ import { resolve } from "node:path";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
-import { checkWitness, chooseJournal, findResumeJournal, instanceKey, readJournalState, reconcile } from "../journal/index.js";
+import { chooseJournal, instanceKey, reconcile } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
-import { waitOutOrphans } from "./orphans.js";
-import { durationOr } from "../runbook/index.js";
-import { UNDO_TIMEOUT_MS } from "../steps/index.js";
-
-/** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
-const ORPHAN_GRACE_MS = 10_000;
+import { commitEvidence, openEarlierJournal, waitOutDeadRunnersHooks } from "./earlier.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -36,39 +31,10 @@ export async function planResume(
 ): Promise<{ file: string; plan: ResumePlan }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
-  let file: string;
-  if (opts.file !== undefined) file = opts.file;
-  else {
-    const found = await findResumeJournal(dir);
-    file = found.file;
-    for (const f of found.skipped)
-      opts.say(
-        `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,
-      );
-  }
-  const state = await readJournalState(file);
-  for (const w of state.warnings) opts.say(`journal: ${w}`);
-  // a journal cut back to before an undo reads as "writes stopped": its length must be witnessed
-  // before anything it says is acted on (src/journal/witness.ts)
-  const witnessed = await checkWitness(file);
-  if (witnessed.refused) throw witnessed.refused;
-  if (witnessed.warning) opts.say(`journal: ${witnessed.warning}`);
+  const { file, state } = await openEarlierJournal(dir, opts);
   const d = runDefaults(loaded);
   const steps = planSteps(rb);
-  // before anything is read or decided: a hook process the dead runner left (a slow undo) must
-  // not change writes behind this run (src/run/orphans.ts)
-  await waitOutOrphans(state.hookCalls, {
-    deadlineOf: (c) => {
-      const call = steps[c.stepIndex]?.bound.hookCall();
-      const limit = c.undo
-        ? (steps[c.stepIndex]?.bound.undoTimeoutMs() ?? UNDO_TIMEOUT_MS)
-        : durationOr(call?.timeout ?? steps[c.stepIndex]?.step.timeout, d.timeoutMs);
-      // the dead runner's SIGTERM-to-SIGKILL grace (src/plugin/process.ts), and a little more
-      return c.at + limit + ORPHAN_GRACE_MS;
-    },
-    say: opts.say,
-    signal: opts.signal,
-  });
+  await waitOutDeadRunnersHooks(loaded, state, opts);
   const fleet = createFleet({
     instances: instancesOf(rb),
     requestTimeoutMs: d.requestTimeoutMs,
@@ -160,13 +126,8 @@ export async function planResume(
   // by one, or sent with no usable answer (commit blocks until every instance has it, so an
   // instance that got it may be waiting in its round: turning writes back on then would let the
   // round close with writes flowing). As in a run, nothing is undone after commit was sent.
-  const commitSent =
-    r.adopt.some((a) => a.op === "commit") ||
-    state.commandsSent.some(
-      (c) =>
-        c.op === "commit" &&
-        (state.steps[c.stepIndex]?.finished === "ok" || c.perInstance.some((p) => p.answered !== "error")),
-    );
+  const journaled = commitEvidence(state);
+  const commitSent = r.adopt.some((a) => a.op === "commit") || journaled.sent;
   // a stopWrites whose undo started may have turned writes back on: it runs again, so commit's
   // interlock sees writes stopped by this run, not by a step whose effect was reverted. Only its
   // latest run counts (a resume that ran it again stopped writes again), and never once a commit
@@ -228,13 +189,7 @@ export async function planResume(
         // the verifier's check and writesOff are adopted, never resent blindly (src/steps/kit/verifier.ts)
         verifier: state.verifier ?? {},
         commitSent,
-        commitAccepted:
-          r.adopt.some((a) => a.op === "commit") ||
-          state.commandsSent.some(
-            (c) =>
-              c.op === "commit" &&
-              (state.steps[c.stepIndex]?.finished === "ok" || c.perInstance.some((p) => p.answered === "ok")),
-          ),
+        commitAccepted: r.adopt.some((a) => a.op === "commit") || journaled.accepted,
         // the no-errors interlock spans the whole run, the interrupted part included
         serviceErrors: state.commandsSent.flatMap((c) =>
           c.perInstance

@@ -86,6 +86,12 @@ export interface RunOptions {
   only?: readonly string[];
   resume?: ResumePlan;
   /**
+   * `--abort`: the operator calls the cutover off. No step runs and nothing is sent to the
+   * service: the undos of `resume.undoSteps` run, last first, and the run ends aborted (exit 0
+   * when every undo succeeded, else 1). The caller refuses it once commit may have been sent.
+   */
+  abort?: boolean;
+  /**
    * The events of the earlier runs of this cutover (a resumed journal's), oldest first: the run
    * knows from them when writes were stopped (the write-stop window spans runs).
    */
@@ -120,6 +126,10 @@ export interface RunResult {
   committed: boolean;
   /** A command that reached part of the fleet and was refused by the rest (`--resume` completes it). */
   split?: string;
+  /** `--abort` ended it: no step ran, the open undos did. */
+  aborted?: boolean;
+  /** The interlock check whose refusal stopped the run (exit 3), e.g. `writes-stopped`. */
+  refused?: string;
   message?: string;
   hint?: string;
   failedStep?: string;
@@ -186,6 +196,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   if (!writeStop.open && opts.resume?.memory.writesStopped && !opts.history?.length) writeStop.assumeOpen();
   writeStop.takeClosed();
   emitter.add((e) => writeStop.apply(e));
+  // the check an interlock refused last: the operator is told the way out that fits it
+  let refused: string | undefined;
+  emitter.add((e) => {
+    if (e.type === "decision" && e.kind === "interlock" && !e.ok && e.check) refused = e.check;
+  });
   // Only a critical listener (the journal) makes the emitter throw. Whichever event it fails on
   // (a request's, a step's start, a decision), the run notes it and stops before its next request:
   // every failure path ends the run promptly, with undo, never by hanging on a step's timer.
@@ -384,7 +399,17 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     step,
     hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far.",
   });
-  for (const s of steps) {
+  if (opts.abort) {
+    outcome = "failed";
+    failure = { message: "aborted by the operator (--abort)", step: "" };
+    say("decision", {
+      kind: "undo",
+      ok: true,
+      check: "abort",
+      reason: "--abort: the operator called the cutover off: no step runs and nothing is sent to the service",
+    });
+  }
+  for (const s of opts.abort ? [] : steps) {
     if (journalError) {
       outcome = "failed";
       failure = journalFailure(s.id);
@@ -467,12 +492,15 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     break;
   }
 
+  const owed = undo.unfinished().map((u) => u.entry.step);
   if (outcome !== "ok") await unwind(run, undoAbort.signal, undoneOk);
   flushPolls(run);
   if (journalError && failure) failure = { ...failure, ...writesAfterJournalFailure(failure, memory, undoneOk, steps) };
+  const abortFailed = opts.abort ? owed.filter((st) => !undoneOk.has(st.index)) : [];
+  if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps);
 
   const exitCode =
-    outcome === "ok"
+    outcome === "ok" || (opts.abort && abortFailed.length === 0)
       ? ExitCode.ok
       : outcome === "interrupted"
         ? ExitCode.interrupted
@@ -487,6 +515,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     durationMs,
     ...(failure ? { message: failure.message } : {}),
     ...(memory.split ? { split: memory.split } : {}),
+    ...(opts.abort ? { aborted: true } : {}),
   });
   await notifier.flush();
   await emitter.settle();
@@ -499,9 +528,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     commitSent: memory.commitSent,
     committed: memory.commitAccepted,
     ...(memory.split ? { split: memory.split } : {}),
+    ...(opts.abort ? { aborted: true } : {}),
     durationMs,
     ...(failure
       ? {
+          ...(failure.interlock && refused ? { refused } : {}),
           message: failure.message,
           failedStep: failure.step,
           ...(failure.hint ? { hint: failure.hint } : {}),
@@ -782,6 +813,29 @@ async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set<number
       signal,
     ),
   );
+}
+
+/** What `--abort` did, for the run's end: which undos ran, which failed, and what that means for writes. */
+function abortMessage(
+  owed: readonly { index: number; id: string; kind: string }[],
+  failed: readonly { index: number; id: string; kind: string }[],
+  steps: readonly PlannedStep[],
+): string {
+  const name = (st: { index: number; id: string }): string => `step ${st.index + 1} "${st.id}"`;
+  if (owed.length === 0)
+    return "aborted by the operator (--abort): the journal shows no hook whose undo was still owed: nothing was undone, nothing was sent";
+  const stop = owed.find((st) => st.kind === "stopWrites");
+  const stopFailed = failed.find((st) => st.kind === "stopWrites");
+  const writes = stopFailed
+    ? `writes may still be stopped: the undo of ${name(stopFailed)} failed`
+    : stop
+      ? `writes are back on (the undo of ${name(stop)} succeeded)`
+      : steps.some((st) => st.kind === "stopWrites")
+        ? "no stopWrites was open"
+        : "the runbook stops no writes";
+  return failed.length
+    ? `aborted by the operator (--abort), but ${failed.length} of ${owed.length} undo(s) failed (${failed.map(name).join(", ")}): ${writes}`
+    : `aborted by the operator (--abort): ${owed.length} undo(s) ran (${owed.map(name).join(", ")}): ${writes}; nothing was sent to the service`;
 }
 
 /** `20261127T001500Z-1a2b3c4d`: when the cutover's first run started, and which runbook text it ran. */

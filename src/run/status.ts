@@ -77,7 +77,7 @@ export interface JournalStatus {
   lastStep?: { number: number; id: string; kind: string; outcome?: string };
   /** The last command it sent: op, step, and each instance's answer. */
   lastCommand?: { op: string; step: number; answers: Record<string, string> };
-  finished?: { outcome: string; committed: boolean; at: string; message?: string };
+  finished?: { outcome: string; committed: boolean; at: string; message?: string; aborted?: true };
   writesStopped?: boolean;
   /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
   verifier?: { restarts: number; oldRelease: boolean };
@@ -285,6 +285,7 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       committed: state.finished.committed,
       at: new Date(state.finished.at).toISOString(),
       ...(state.finished.message ? { message: state.finished.message } : {}),
+      ...(state.finished.aborted ? { aborted: true as const } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
   const v = state.verifier;

@@ -292,7 +292,8 @@ export class ListrUi {
     const f = this.#finished;
     if (f) {
       const c = this.opts.colors;
-      const outcome = f.outcome === "ok" ? c.green(f.outcome) : c.red(f.outcome);
+      const word = f.aborted ? "aborted" : f.outcome;
+      const outcome = f.outcome === "ok" || (f.aborted && f.exitCode === 0) ? c.green(word) : c.red(word);
       this.opts.out.write(
         `run ${outcome} in ${formatDuration(f.durationMs)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${f.message}` : ""}\n`,
       );

@@ -26,6 +26,10 @@ export interface InstanceView {
   pingLatencyMs?: number;
   indexBuilding?: Record<string, unknown>;
   warnings?: unknown[];
+  /** When its last progress answer arrived (event time). */
+  answeredAt?: number;
+  /** Its progress reads fail since `since`: the fields above are its last answer, not its state now. */
+  down?: { since: number; error: string };
 }
 
 export interface VerifierView {
@@ -124,9 +128,18 @@ export class UiModel {
         setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
         setOrDrop(view, "indexBuilding", isObject(p.indexBuilding) ? p.indexBuilding : undefined);
         setOrDrop(view, "warnings", Array.isArray(p.warnings) && p.warnings.length > 0 ? p.warnings : undefined);
+        view.answeredAt = e.at;
+        delete view.down;
         this.instances.set(e.instance.index, view);
         this.copy = addCopySample(this.copy, label, readCollectionCopy(e.progress), e.at, this.copyOptions);
         if (this.current !== undefined) this.progressSteps.add(this.current);
+        break;
+      }
+      case "poll.failed": {
+        if (e.target !== "service" || !e.instance) break;
+        const view: InstanceView = this.instances.get(e.instance.index) ?? { label: instanceLabel(e.instance) };
+        view.down = { since: view.down?.since ?? e.at, error: e.error };
+        this.instances.set(e.instance.index, view);
         break;
       }
       case "verifier.sampled": {
@@ -200,14 +213,16 @@ export class UiModel {
   }
 
   /** One line per instance (small fleets) or a summary (large fleets). */
-  instanceLines(max = 6): string[] {
-    const all = [...this.instances.values()].filter((i) => i.state !== undefined);
+  instanceLines(max = 6, now: number = Date.now()): string[] {
+    const all = [...this.instances.values()].filter((i) => i.state !== undefined || i.down);
     if (all.length === 0) return [];
     const lag = (i: InstanceView): string =>
       i.lag === null || i.lag === undefined ? "lag —" : `lag ${formatDuration(i.lag * 1000)}`;
     if (all.length <= max) {
       const w = Math.min(24, Math.max(...all.map((i) => i.label.length)));
       return all.flatMap((i) => {
+        // its last answer is the past: said as such, never as its state now
+        if (i.down) return [`${i.label.padEnd(w)}  ${notAnswering(i, now)}`];
         const flags = [i.canCommit ? "canCommit" : "", i.canWrite ? "canWrite" : ""].filter(Boolean).join(" ");
         const line = [i.label.padEnd(w), (i.state ?? "?").padEnd(10), lag(i).padEnd(10), i.info ?? "", flags, extras(i)]
           .filter((x) => x.trim() !== "")
@@ -217,7 +232,10 @@ export class UiModel {
       });
     }
     const states = new Map<string, number>();
-    for (const i of all) states.set(i.state ?? "?", (states.get(i.state ?? "?") ?? 0) + 1);
+    for (const i of all) {
+      const k = i.down ? "not answering" : (i.state ?? "?");
+      states.set(k, (states.get(k) ?? 0) + 1);
+    }
     const withLag = all.filter((i) => typeof i.lag === "number").sort((a, b) => (b.lag ?? 0) - (a.lag ?? 0));
     const worst = withLag.slice(0, 3).map((i) => `${i.label} ${formatDuration((i.lag ?? 0) * 1000)}`);
     const warned = all.filter((i) => i.warnings?.length);
@@ -272,7 +290,7 @@ export class UiModel {
       const copy = this.copyLine();
       // the copy bar while the copy runs, and its end (100%, how long) while a wait is judged on it
       if (copy && (!this.copyView().done || wait !== undefined)) lines.push(copy);
-      lines.push(...this.instanceLines());
+      lines.push(...this.instanceLines(6, now));
     }
     if (this.verifierSteps.has(index)) {
       const v = this.verifierLine(c);
@@ -293,6 +311,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 function setOrDrop<K extends keyof InstanceView>(view: InstanceView, k: K, v: InstanceView[K] | undefined): void {
   if (v === undefined) delete view[k];
   else view[k] = v;
+}
+
+/** `not answering for 12s · last answer 14s ago: RUNNING canCommit · cannot connect: …`: the past said as the past. */
+function notAnswering(i: InstanceView, now: number): string {
+  const since = formatDuration(Math.max(0, now - (i.down?.since ?? now)));
+  const last =
+    i.answeredAt === undefined
+      ? "no answer yet"
+      : `last answer ${formatDuration(Math.max(0, now - i.answeredAt))} ago: ${[i.state ?? "?", i.canCommit ? "canCommit" : ""].filter(Boolean).join(" ")}`;
+  // the row names the instance: its URL again would push the cause off the screen
+  const why = (i.down?.error ?? "").replace(/^\S+:\/\/\S+: /, "");
+  return `not answering for ${since} · ${last}${why ? ` · ${why.length > 60 ? `${why.slice(0, 59)}…` : why}` : ""}`;
 }
 
 /** `ping 3 ms · CEA catch-up ~2m · indexes indexesBuilt 4, totalIndexesToBuild 12`: what later versions add. */

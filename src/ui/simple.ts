@@ -221,10 +221,10 @@ export class SimpleUi {
         ]
           .filter(Boolean)
           .join(", ");
-        const head = `■ run ${e.outcome} in ${formatDuration(e.durationMs)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
+        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
         const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
         const stuck = this.model.writesLeftStopped();
-        this.#line(e.at, e.outcome === "ok" ? c.green(head) : c.red(head), [
+        this.#line(e.at, e.outcome === "ok" || (e.aborted && e.exitCode === 0) ? c.green(head) : c.red(head), [
           ...(e.message ? [e.message] : []),
           ...(stuck ? writesStillStoppedLines(stuck, c.red) : []),
           ...(open && !stuck

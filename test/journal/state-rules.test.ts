@@ -681,6 +681,13 @@ describe("the run's end and the writers (segments)", () => {
     expect("finished" in u).toBe(false);
   });
 
+  it("records an --abort's end as aborted (only when the event says exactly true)", async () => {
+    const a = await read([{ type: "run.finished", outcome: "failed", committed: false, aborted: true }]);
+    expect(a.finished).toStrictEqual({ outcome: "failed", committed: false, at: 1001, aborted: true });
+    const b = await read([{ type: "run.finished", outcome: "failed", committed: false, aborted: "yes" }]);
+    expect(b.finished).toStrictEqual({ outcome: "failed", committed: false, at: 1001 });
+  });
+
   it("lists each writer (header and resume markers) with its pid, host, time, hash and line; the latest hash wins", async () => {
     const s = await read([
       { type: "step.started", ...STEPS[0] },

@@ -1,0 +1,54 @@
+/**
+ * `--abort`: the operator calls the window off after a failure or a crash. It reads the journal
+ * `--resume` would continue, refuses once commit may have reached the fleet (after commit nothing
+ * is undone: the instances that have it must not see writes), waits out hook processes a dead
+ * runner left, and hands the runner the undos still owed: every hook whose effect may hold
+ * (finished, cut off, or whose undo failed), last first. No command goes to the service.
+ */
+import { ExitCode, UserError } from "../errors.js";
+import type { LoadedRunbook } from "../runbook/index.js";
+import { commitEvidence, openEarlierJournal, openHooks, waitOutDeadRunnersHooks } from "./earlier.js";
+import { planSteps } from "./plan.js";
+import type { ResumePlan } from "./runner.js";
+
+export async function planAbort(
+  loaded: LoadedRunbook,
+  dir: string,
+  opts: { say: (s: string) => void; signal?: AbortSignal; file?: string },
+): Promise<{ file: string; plan: ResumePlan }> {
+  const rb = loaded.runbook;
+  if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
+  const { file, state } = await openEarlierJournal(dir, opts);
+  const commit = commitEvidence(state);
+  if (commit.sent)
+    throw new UserError(
+      `cannot abort from ${file}: commit ${commit.accepted ? "was accepted by the fleet" : "may have reached the fleet (sent, with no usable answer from some instance)"}: after commit nothing is undone, and writes stay as they are`,
+      {
+        hint: `Finish the cutover: syncbook run ${loaded.file} --resume (it completes a commit part of the fleet refused). Going back to the source after a commit is a reverse, not an abort.`,
+        exitCode: ExitCode.failed,
+      },
+    );
+  await waitOutDeadRunnersHooks(loaded, state, opts);
+  const steps = planSteps(rb);
+  const open = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
+  for (const h of open) {
+    const call = steps[h.stepIndex]?.bound.hookCall();
+    if (!call?.undo)
+      opts.say(
+        `abort: step ${h.stepIndex + 1} "${h.id}" (${h.use}) has no \`undo:\` in the runbook, so it cannot be undone from here: undo what it did by hand`,
+      );
+  }
+  opts.say(
+    open.length
+      ? `abort: ${file}: undoing ${open.map((h) => `step ${h.stepIndex + 1} "${h.id}"`).join(", ")} (last first); no command is sent to the service`
+      : `abort: ${file}: no hook's undo is owed; nothing to undo, nothing is sent`,
+  );
+  return {
+    file,
+    plan: {
+      done: new Map(),
+      memory: { writesStopped: state.stopWritesSucceeded, commitSent: false, commitAccepted: false },
+      undoSteps: open.map((h) => h.stepIndex),
+    },
+  };
+}

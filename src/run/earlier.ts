@@ -1,0 +1,142 @@
+/**
+ * What a journal says this cutover has established, for a run that continues it: `--resume`,
+ * a `--from` run finishing a command one instance refused (`--from commit --only shard-c`), and
+ * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
+ * whether writes are still stopped.
+ */
+import { checkWitness, findResumeJournal, readJournalState, type HookRun, type JournalState } from "../journal/index.js";
+import { durationOr, type LoadedRunbook } from "../runbook/index.js";
+import { UNDO_TIMEOUT_MS } from "../steps/index.js";
+import { waitOutOrphans } from "./orphans.js";
+import { planSteps } from "./plan.js";
+import { runDefaults, type ResumePlan } from "./runner.js";
+import { UserError, errorMessage } from "../errors.js";
+
+/** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
+const ORPHAN_GRACE_MS = 10_000;
+
+/**
+ * The journal a continuing run reads: the one named (`--resume <file>`), else the folder's
+ * (src/journal/read.ts `chooseJournal`), saying which newer ones it passed over; its warnings said.
+ */
+export async function openEarlierJournal(
+  dir: string,
+  opts: { say: (s: string) => void; file?: string },
+): Promise<{ file: string; state: JournalState }> {
+  let file: string;
+  if (opts.file !== undefined) file = opts.file;
+  else {
+    const found = await findResumeJournal(dir);
+    file = found.file;
+    for (const f of found.skipped)
+      opts.say(
+        `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,
+      );
+  }
+  const state = await readJournalState(file);
+  for (const w of state.warnings) opts.say(`journal: ${w}`);
+  // a journal cut back to before an undo reads as "writes stopped": its length must be witnessed
+  // before anything it says is acted on (src/journal/witness.ts)
+  const witnessed = await checkWitness(file);
+  if (witnessed.refused) throw witnessed.refused;
+  if (witnessed.warning) opts.say(`journal: ${witnessed.warning}`);
+  return { file, state };
+}
+
+/**
+ * Before anything is read or decided: a hook process the dead runner left (a slow undo) must not
+ * change writes behind this run (src/run/orphans.ts).
+ */
+export async function waitOutDeadRunnersHooks(
+  loaded: LoadedRunbook,
+  state: JournalState,
+  opts: { say: (s: string) => void; signal?: AbortSignal },
+): Promise<void> {
+  const d = runDefaults(loaded);
+  const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
+  await waitOutOrphans(state.hookCalls, {
+    deadlineOf: (c) => {
+      const call = steps[c.stepIndex]?.bound.hookCall();
+      const limit = c.undo
+        ? (steps[c.stepIndex]?.bound.undoTimeoutMs() ?? UNDO_TIMEOUT_MS)
+        : durationOr(call?.timeout ?? steps[c.stepIndex]?.step.timeout, d.timeoutMs);
+      // the dead runner's SIGTERM-to-SIGKILL grace (src/plugin/process.ts), and a little more
+      return c.at + limit + ORPHAN_GRACE_MS;
+    },
+    say: opts.say,
+    signal: opts.signal,
+  });
+}
+
+export interface CommitEvidence {
+  /**
+   * Commit may have reached an instance: a commit step ended ok, or some instance accepted it or
+   * gave no usable answer (commit blocks until every instance has it, so one that got it may be
+   * waiting in its round: turning writes back on then would let the round close with writes flowing).
+   */
+  sent: boolean;
+  /** Some instance accepted it: the cutover happened (or is happening). */
+  accepted: boolean;
+}
+
+export function commitEvidence(state: JournalState): CommitEvidence {
+  const commits = state.commandsSent.filter((c) => c.op === "commit");
+  const endedOk = (c: (typeof commits)[number]): boolean => state.steps[c.stepIndex]?.finished === "ok";
+  return {
+    sent: commits.some((c) => endedOk(c) || c.perInstance.some((p) => p.answered !== "error")),
+    accepted: commits.some((c) => endedOk(c) || c.perInstance.some((p) => p.answered === "ok")),
+  };
+}
+
+/**
+ * The hooks whose effect may still hold: each step's latest call that started (finished or cut
+ * off: a hook killed half-way may have done part of its work) and whose undo has not succeeded
+ * (an undo that failed or was cut off is owed again). `--abort` runs their undos, last first.
+ */
+export function openHooks(state: JournalState): HookRun[] {
+  const latest = new Map<number, HookRun>();
+  for (const h of state.hooksRan) latest.set(h.stepIndex, h);
+  return [...latest.values()].filter((h) => !h.undone);
+}
+
+/**
+ * A `--from` run continues the cutover its folder's journal records (`--from commit --only
+ * shard-c` after one instance refused commit): what that journal established counts for the
+ * interlocks, so a write stop that held is not asked for again, and a commit that may have been
+ * sent is never followed by an undo. Only a journal of this very runbook text whose run did not
+ * finish ok counts (a finished cutover's write stop says nothing about the next one); without one
+ * the run starts knowing nothing, and commit's writes-stopped interlock refuses until a
+ * stopWrites runs. Its own journal is a new file: undos the earlier one owes stay with `--abort`.
+ */
+export async function fromJournal(
+  loaded: LoadedRunbook,
+  dir: string,
+  say: (s: string) => void,
+): Promise<ResumePlan | undefined> {
+  let found: { file: string; state: JournalState };
+  try {
+    found = await openEarlierJournal(dir, { say });
+  } catch (err) {
+    // no journal yet: a first run from a step, nothing to count
+    if (err instanceof UserError && err.message.startsWith("nothing to resume")) return undefined;
+    say(`journal: the latest journal cannot be read (${errorMessage(err)}): this run counts nothing from it`);
+    return undefined;
+  }
+  const { file, state } = found;
+  const ignored = (why: string): undefined => {
+    say(`journal: ${file} ${why}: this run counts nothing from it (commit needs a stopWrites in this run)`);
+    return undefined;
+  };
+  if (state.hash !== loaded.hash) return ignored("was written for another text of the runbook");
+  if (state.finished?.outcome === "ok") return ignored("records a run that finished ok");
+  const commit = commitEvidence(state);
+  say(
+    state.stopWritesSucceeded
+      ? `journal: ${file} shows this cutover's writes stopped (a stopWrites held, not undone): commit's writes-stopped interlock counts it`
+      : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
+  );
+  return {
+    done: new Map(),
+    memory: { writesStopped: state.stopWritesSucceeded, commitSent: commit.sent, commitAccepted: commit.accepted },
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * Issue 26, point 6: the operator after a failure, through the built CLI against the simulator.
+ * - `--abort`: "one command that runs the journal's open undos (writes back on), sends no
+ *   command to the service, and records the run as aborted in the journal, `status` and the
+ *   report"; refused once commit may have reached the fleet.
+ * - "after a refused commit, `--from commit --only <instance>` finishes the cutover when the
+ *   journal shows this cutover's writes stopped and not undone" (and refuses when it does not).
+ * - a commit refused for want of a write stop points at `--from <the stopWrites step>`, not at
+ *   `--resume`, which would meet the same refusal (the loop the issue describes).
+ * What the service received is read from the simulator's request counts.
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { inPty } from "../support/pty.js";
+import { cli, startCli } from "../support/run.js";
+import {
+  COMMIT,
+  COMMITTED,
+  DRAINED,
+  READY,
+  START,
+  cutoverYaml,
+  fastSim,
+  posts,
+  stopVia,
+  tempDir,
+  totalPosts,
+} from "../support/crash-harness.js";
+
+let s: Simulator | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 1s, retry: { giveUpAfter: 3s } }";
+
+async function setup(faults: string[] = []): Promise<{
+  file: string;
+  dir: string;
+  run: (...a: string[]) => ReturnType<typeof cli>;
+}> {
+  s = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+  for (const f of faults) s.control.addFault(f);
+  const dir = tempDir();
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(s, {
+      defaults: DEFAULTS,
+      steps: START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED,
+    }),
+  );
+  return { file, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
+}
+
+/** Every `run.finished` line of the runbook's journals, oldest journal first. */
+function finishedLines(dir: string): Record<string, unknown>[] {
+  const jdir = join(dir, ".syncbook", "crash");
+  return readdirSync(jdir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()
+    .flatMap((f) => readFileSync(join(jdir, f), "utf8").split("\n"))
+    .filter((l) => l.includes('"run.finished"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe("--abort", () => {
+  it("after kill -9 before commit: the write stop is undone, nothing is sent to the service, the journal, status and report say aborted", async () => {
+    // lag stays at 4 s: ready (below 5) passes, drained (below 3) never does: the run waits
+    // there, writes stopped, until it is killed
+    const { file, dir, run } = await setup(["lag-floor=4"]);
+    const child = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await child.waitFor(/▶ \[4\/6\] waitFor/, 30_000);
+    child.child.kill("SIGKILL");
+    await child.done;
+    expect(s!.control.state().writes.enabled, "the write stop held when the runner died").toBe(false);
+    const sent = totalPosts(s!);
+
+    const r = await run("--abort");
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toMatch(
+      /abort: .*\.jsonl: undoing step 3 "stop-writes" \(last first\); no command is sent to the service/,
+    );
+    expect(r.all).toContain(
+      'aborted by the operator (--abort): 1 undo(s) ran (step 3 "stop-writes"): writes are back on (the undo of step 3 "stop-writes" succeeded); nothing was sent to the service',
+    );
+    expect(s!.control.state().writes.enabled, "writes back on").toBe(true);
+    expect(totalPosts(s!), "no command reached the service").toBe(sent);
+    expect(s!.control.state().instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
+    expect(finishedLines(dir).at(-1)).toMatchObject({ aborted: true, exitCode: 0, committed: false });
+
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toMatch(/run ended aborted at .*: aborted by the operator \(--abort\)/);
+    expect(st.stdout).toContain("writes: not stopped by the run (or undone)");
+
+    const out = join(dir, "out");
+    const rep = await cli(["report", join(dir, ".syncbook", "crash"), "--out", out], { cwd: dir });
+    expect(rep.code, rep.all).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { outcome: string; aborted?: boolean };
+    expect(report.aborted).toBe(true);
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("ABORTED");
+
+    // once more: nothing is owed any more, and still nothing is sent
+    const again = await run("--abort");
+    expect(again.code, again.all).toBe(0);
+    expect(again.all).toContain("no hook's undo is owed");
+    expect(totalPosts(s!)).toBe(sent);
+  }, 90_000);
+
+  it("is refused once commit reached part of the fleet: writes stay stopped, nothing is undone (exit 1)", async () => {
+    const { run } = await setup(["commit-refused@2"]);
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    s!.control.clearFaults();
+    const r = await run("--abort");
+    expect(r.code, r.all).toBe(1);
+    // the two that have it wait in commit's round (no answer yet): it may have reached them
+    expect(r.all).toMatch(
+      /cannot abort from .*: commit may have reached the fleet \(sent, with no usable answer from some instance\): after commit nothing is undone/,
+    );
+    expect(r.all).toMatch(/--resume \(it completes a commit part of the fleet refused\)/);
+    expect(s!.control.state().writes.enabled, "writes turned on under a pending commit").toBe(false);
+  }, 60_000);
+
+  it("takes no other mode", async () => {
+    const { run } = await setup();
+    const r = await run("--abort", "--resume");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--abort runs the undos the journal still owes and nothing else/);
+  }, 30_000);
+});
+
+describe("--from commit --only <instance> after a refused commit (the README's recipe)", () => {
+  it("finishes the cutover when the journal shows this cutover's writes stopped: commit to that instance only", async () => {
+    const { run } = await setup(["commit-refused@2"]);
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
+    s!.control.clearFaults();
+    const before = posts(s!, "commit");
+    const r = await run("--from", "commit", "--only", "sync2", "--yes");
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toMatch(/journal: .* shows this cutover's writes stopped \(a stopWrites held, not undone\)/);
+    expect(r.all).toContain("interlock writes-stopped:");
+    expect(
+      posts(s!, "commit").map((n, i) => n - before[i]!),
+      "commit to the refusing instance only",
+    ).toEqual([0, 0, 1]);
+    const st = s!.control.state();
+    expect(st.instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    expect(st.writes.enabled).toBe(false);
+    expect(st.writes.lost).toBe(0);
+  }, 60_000);
+
+  it("is refused by writes-stopped (exit 3, nothing sent) when the journal shows no write stop that held", async () => {
+    const { run } = await setup();
+    const first = await run("--to", "ready");
+    expect(first.code, first.all).toBe(0);
+    const r = await run("--from", "commit", "--only", "sync2", "--yes");
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toMatch(/journal: .* records a run that finished ok: this run counts nothing from it/);
+    expect(r.all).toMatch(/refused \(writes-stopped\)/);
+    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+  }, 60_000);
+});
+
+describe("a commit refused for want of a write stop", () => {
+  it("points at --from <the stopWrites step>, not at --resume (which meets the same refusal); that way out works", async () => {
+    const { file, dir, run } = await setup();
+    // in a terminal, --step: run start and ready, skip stop-writes, run the rest: commit is refused
+    const t = inPty(["run", file, "--step", "--renderer", "simple"], { cwd: dir });
+    const ENTER = "\r";
+    const DOWN = "\x1b[B";
+    await t.waitFor(/Next: step 1 /);
+    t.type(ENTER);
+    await t.waitFor(/Next: step 2 /, 30_000);
+    t.type(ENTER);
+    await t.waitFor(/Next: step 3 /, 30_000);
+    t.type(DOWN + ENTER);
+    await t.waitFor(/Next: step 4 /, 30_000);
+    t.type(DOWN + DOWN + ENTER);
+    const skipped = await t.done;
+    expect(skipped.code, skipped.output).toBe(3);
+    expect(skipped.output).toMatch(/refused \(writes-stopped\)/);
+    expect(skipped.output).toContain("stop writes again, then go on:");
+    expect(skipped.output).toContain("--from stop-writes");
+    expect(skipped.output).not.toContain("resume with:");
+    const resumed = await run("--resume");
+    expect(resumed.code, resumed.all).toBe(3);
+    expect(resumed.all).toMatch(/refused \(writes-stopped\)/);
+    expect(resumed.all).toContain(`stop writes again, then go on: syncbook run ${file} --from stop-writes`);
+    expect(resumed.all).not.toContain("resume with:");
+    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+    const done = await run("--from", "stop-writes");
+    expect(done.code, done.all).toBe(0);
+    expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+  }, 120_000);
+});
