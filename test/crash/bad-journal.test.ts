@@ -139,6 +139,15 @@ describe.concurrent("--resume with a bad journal", () => {
     writeFileSync(x.journal, text.slice(0, lineStart + 30));
     const before = readFileSync(x.journal, "utf8");
     const n = totalPosts(x.s);
+    // cut back past what the run made durable: the journal's witness refuses it (issue 30)
+    const cut = await x.resume();
+    expect(cut.code, cut.all).toBe(2);
+    expect(cut.stderr).toContain(`cannot trust ${x.journal}: the journal is shorter than its last fsynced point`);
+    expect(totalPosts(x.s)).toBe(n);
+    // what a crash while writing that line leaves: the witness at the last whole line before it
+    const whole = JSON.parse(text.slice(0, lineStart).trimEnd().split("\n").pop()!) as { seq: number; chain: string };
+    const w = `${x.journal}.witness`;
+    writeFileSync(w, JSON.stringify({ ...JSON.parse(readFileSync(w, "utf8")), seq: whole.seq, chain: whole.chain }));
     const r = await x.resume();
     await expectRefusal(
       x,
