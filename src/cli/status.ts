@@ -11,7 +11,6 @@ import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { Status } from "../run/status.js";
-import { addCopySample, copyProgress, emptyCopyState } from "../ui/eta.js";
 import { writesStillStopped } from "../ui/format.js";
 import { stderr, stdout } from "./execute.js";
 
@@ -103,15 +102,10 @@ function print(st: Status, json: boolean, redraw: boolean): void {
 
 const bytes = (n: number | null): string => (n === null ? "?" : formatBytes(n));
 
-/** The fleet's copy, folded as the live view folds it (src/ui/eta.ts): one percentage for both. */
+/** The fleet's copy (src/run/status.ts folds it as the live view does): one percentage for both. */
 function fleetCopy(st: Status): string | undefined {
-  let state = emptyCopyState();
-  for (const i of st.instances)
-    if (i.copy && i.copy.copiedBytes !== null && i.copy.totalBytes !== null)
-      state = addCopySample(state, i.name, { copied: i.copy.copiedBytes, total: i.copy.totalBytes }, 0);
-  const view = copyProgress(state);
-  if (!view.started || view.fraction === undefined) return undefined;
-  return `copy (fleet): ${Math.floor(view.fraction * 1000) / 10}% (${bytes(view.copied)} of ${bytes(view.total)})`;
+  const c = st.copy;
+  return c ? `copy (fleet): ${c.percent}% (${bytes(c.copiedBytes)} of ${bytes(c.totalBytes)})` : undefined;
 }
 
 /** The status for people: one line per instance, then identity, the verifier and the journal. */
@@ -130,7 +124,7 @@ export function formatStatus(st: Status): string[] {
       i.lagSeconds === null || i.lagSeconds === undefined ? "lag –" : `lag ${formatDuration(i.lagSeconds * 1000)}`,
       // an instance copies its share of an estimate that is the fleet's: its share, not a percentage
       // (the fleet's copy, as the live view sums it, is the line below the instances)
-      i.copy ? (i.copy.percent === null ? "copy not started" : `copied ${bytes(i.copy.copiedBytes)} (its share)`) : "",
+      i.copy ? (!i.copy.started ? "copy not started" : `copied ${bytes(i.copy.copiedBytes)} (its share)`) : "",
       i.coordinator ? "coordinator" : "",
       i.direction ? `${i.direction.source} → ${i.direction.destination}` : "",
       i.canWrite === true ? "canWrite" : "",

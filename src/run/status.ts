@@ -24,10 +24,12 @@ import {
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
+import { addCopySample, copyProgress, emptyCopyState } from "../ui/eta.js";
 import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
 import { opensWriteStop } from "../steps/index.js";
 
-export const STATUS_FORMAT = 1;
+/** 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`. */
+export const STATUS_FORMAT = 2;
 
 export interface InstanceStatus {
   /** Its place in the list, from 1. */
@@ -42,7 +44,12 @@ export interface InstanceStatus {
   info?: string | null;
   /** Seconds (`lag.overallLagSeconds` when present, else the deprecated `lagTimeSeconds`). */
   lagSeconds?: number | null;
-  copy?: { copiedBytes: number | null; totalBytes: number | null; percent: number | null } | null;
+  /**
+   * Its part of the copy: the service's estimate is the fleet's, so an instance copies a share of
+   * it and has no percentage of its own (the fleet's is `Status.copy`). `started`: past the
+   * spec's 0-of-1 placeholder.
+   */
+  copy?: { copiedBytes: number | null; totalBytes: number | null; started: boolean } | null;
   id?: string | null;
   coordinatorId?: string | null;
   /** This instance is the coordinator (its id is the coordinator id). */
@@ -93,6 +100,8 @@ export interface Status {
   runbook: string;
   file: string;
   instances: InstanceStatus[];
+  /** The fleet's copy, folded as the live view folds it (src/ui/eta.ts): the one percentage. */
+  copy?: { copiedBytes: number; totalBytes: number; percent: number };
   identityProblems: string[];
   verifier?: VerifierStatus;
   journal: JournalStatus;
@@ -137,11 +146,8 @@ export async function readStatus(
           ? {
               copiedBytes: copied,
               totalBytes: total,
-              // before the copy the spec's 0-of-1 is not a percentage
-              percent:
-                copied !== null && total !== null && total > 1
-                  ? Math.min(100, Math.round((copied / total) * 1000) / 10)
-                  : null,
+              // before the copy the spec's 0-of-1 is not an estimate
+              started: copied !== null && total !== null && total > 1,
             }
           : null,
         id: p.mongosyncID ?? null,
@@ -166,6 +172,7 @@ export async function readStatus(
         runbook: rb.name,
         file: loaded.file,
         instances,
+        ...fleetCopy(instances),
         identityProblems,
         ...(verifier ? { verifier } : {}),
         journal,
@@ -176,6 +183,17 @@ export async function readStatus(
   } finally {
     await fleet.close();
   }
+}
+
+/** The fleet's copy, as the live view folds it (src/ui/eta.ts): one percentage for `status` and the run. */
+function fleetCopy(instances: readonly InstanceStatus[]): Pick<Status, "copy"> {
+  let state = emptyCopyState();
+  for (const i of instances)
+    if (i.copy && i.copy.copiedBytes !== null && i.copy.totalBytes !== null)
+      state = addCopySample(state, i.name, { copied: i.copy.copiedBytes, total: i.copy.totalBytes }, 0);
+  const view = copyProgress(state);
+  if (!view.started || view.fraction === undefined) return {};
+  return { copy: { copiedBytes: view.copied, totalBytes: view.total, percent: Math.floor(view.fraction * 1000) / 10 } };
 }
 
 function errText(err: ApiError | undefined): string {

@@ -70,7 +70,7 @@ describe("syncbook status --json", () => {
     const first = await f.status();
     expect(first.code).toBe(0);
     let st = first.st;
-    expect(st).toMatchObject({ format: 1, runbook: "st", identityProblems: [] });
+    expect(st).toMatchObject({ format: 2, runbook: "st", identityProblems: [] });
     expect(st.instances.map((i) => [i.place, i.name, i.state, i.reachable])).toEqual([
       [1, "sh0", "IDLE", true],
       [2, "sh1", "IDLE", true],
@@ -85,8 +85,10 @@ describe("syncbook status --json", () => {
     ({ st } = await f.status());
     expect(st.instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING"]);
     const copying = st.instances[0]!;
-    expect(copying.copy?.percent).toBeGreaterThan(0);
-    expect(copying.copy?.percent).toBeLessThan(100);
+    expect(copying.copy).toMatchObject({ started: true });
+    expect(copying.copy).not.toHaveProperty("percent");
+    expect(st.copy?.percent).toBeGreaterThan(0);
+    expect(st.copy?.percent).toBeLessThan(100);
     expect(copying.direction).toEqual({
       source: expect.stringMatching(/^cluster0: /),
       destination: expect.stringMatching(/^cluster1: /),
@@ -115,9 +117,12 @@ describe("syncbook status --json", () => {
     s!.control.advance(60);
     ({ st } = await f.status());
     expect(st.instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
-    // the copy as the live view shows it (issue 26): the fleet's 100 %, not each instance's share of it
+    // the copy as the live view shows it (issue 26): the fleet's 100 %, not each instance's share
+    // of it, in the text and in --json alike (one reader)
     const text = await cli(["status", f.file, "--journal-dir", f.journals], { cwd: f.dir });
     expect(text.stdout).toMatch(/^copy \(fleet\): 100% \(/m);
+    expect(st.copy?.percent).toBe(100);
+    expect(st.instances.map((i) => i.copy)).not.toContainEqual(expect.objectContaining({ percent: expect.anything() }));
     expect(text.stdout).toMatch(/sh0 .*copied [\d.]+ \w+ \(its share\)/);
     expect(text.stdout).not.toMatch(/copy \d+% /);
   });
@@ -280,7 +285,7 @@ describe("syncbook status --json", () => {
   it("--watch refreshes until Ctrl-C (one JSON line each with --json)", async () => {
     const f = await fleet();
     const w = startCli(["status", f.file, "--json", "--watch", "0.2", "--journal-dir", f.journals], { cwd: f.dir });
-    await w.waitFor(/("format":1[\s\S]*){3}/, 15_000);
+    await w.waitFor(/("format":2[\s\S]*){3}/, 15_000);
     w.child.kill("SIGINT");
     const r = await w.done;
     expect(r.code).toBe(0);
