@@ -95,7 +95,8 @@ export function newProcess(m: VerifierMemory, p: VerifierProgress): string | und
       ? "phase idle, generation 0, no task: a process started with --clean (or on a new metadata database)"
       : "phase idle, generation 0, with tasks: a process restarted without --clean, showing its persisted counters until a check";
   }
-  return typeof hi === "number" && g < hi ? `generation ${g}, below the ${hi} it had shown` : undefined;
+  // no highest generation yet: NaN, below which nothing is
+  return g < (hi ?? NaN) ? `generation ${g}, below the ${hi} it had shown` : undefined;
 }
 
 /** Marks the progress syncbook reads into an empty HTTP 500 (not the verifier's own field). */
@@ -616,7 +617,8 @@ export async function awaitResult(
       const why = newProcess(m, p);
       if (why !== undefined) return { done: { restarted: p, why } };
       if (p.phase !== "idle") return undefined;
-      if (typeof w === "number" && typeof p.generation === "number" && p.generation <= w) {
+      // writesOff's generation or a progress's unknown: NaN, which no comparison meets (judged as a result: not one)
+      if ((p.generation ?? NaN) <= (w ?? NaN)) {
         if (!earlySaid)
           ctx.run.emit("log", {
             level: "info",
