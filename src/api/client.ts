@@ -6,6 +6,9 @@
  *   and the older shape without `success` is a successful answer (service facts).
  * - `success: false` is a ServiceError whatever the HTTP status ("Do not depend on a status
  *   code: read `success`"); anything that is not a usable JSON answer is a TransportError.
+ *   Service facts, "Not published": "Error names and HTTP status codes other than
+ *   `InsufficientDestinationDiskSpace`": the reading that fails safe gives no name or status a
+ *   meaning of its own; only `success` decides, and the name is shown as it came.
  * - Commands are sent exactly once. Whether a failed command took effect is the runner's call
  *   (it reads progress); `requestSent: false` tells it the request never left.
  * - Every message starts with the redacted URL; the real URL (with its userinfo) is only used

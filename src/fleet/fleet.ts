@@ -86,7 +86,10 @@ export interface Fleet {
   progress(signal?: AbortSignal): Promise<FleetSnapshot>;
   /**
    * The identical command to every instance at once; never retried. Throws only if the signal
-   * was aborted before anything was sent; an abort later shows in the results.
+   * was aborted before anything was sent; an abort later shows in the results. Service facts,
+   * "Not published": "Whether a `commit` refused on one instance of a multi-instance fleet waits
+   * for the others first": the reading that fails safe sends to every instance at once and reads
+   * each answer on its own (one refusal says nothing of the others).
    */
   broadcast(
     op: CommandOperation,

@@ -53,6 +53,9 @@ export const rules: RuleInfo[] = [
       "`commit` with no earlier `stopWrites` step that is sure to have succeeded (and no `writesStoppedExternally: true`).",
     spec: "Preconditions: application writes to the source are stopped (reads are still allowed; writes during commit may lose data).",
     source: "sync-service-api.md",
+    // Service facts, "Not published": "Which configuration controls write blocking from 1.20, and
+    // its default on the source: assume source writes are **not** blocked; stopping application
+    // writes stays the runbook's job": so a 1.20+ runbook needs its stopWrites too.
     hint: "Add a `stopWrites` step (with an `undo`) before commit, or declare `writesStoppedExternally: true` if writes are stopped outside the runbook.",
   },
   {

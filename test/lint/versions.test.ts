@@ -194,6 +194,16 @@ ${READY}${STOP}  - commit: {}
   - waitFor: ${cond}
   - waitFor: { state: COMMITTED }
 `;
+  // facts, "Not published": "Which configuration controls write blocking from 1.20, and its default on the source:
+  // assume source writes are **not** blocked; stopping application writes stays the runbook's job."
+  it("a 1.20+ commit still needs its stopWrites: the service's write blocking is not assumed to cover the source", async () => {
+    for (const version of ["1.20.0", "1.22.0"]) {
+      const r = await lint(at(version, "", { steps: READY + COMMIT }));
+      expect(ids(r.rules, "error"), version).toContain("commit-without-stop-writes");
+      expect(ids((await lint(at(version, "", { steps: READY + STOP + COMMIT }))).rules, "error"), version).toEqual([]);
+    }
+  });
+
   // facts, Multiple instances [multiple mongosyncs page]: "A sharded source runs either **one** instance connected
   // through mongos (no `--id`, no `replicaSet` option) or one instance per source shard (`--id <shardId>`)"; and the
   // corrections: "A sharded source may use **one** instance (connected through mongos, without `--id`) or one per

@@ -335,11 +335,12 @@ describe("the embedded verifier (service 1.9+)", () => {
   // facts, "The recommended cutover": "progress: `canCommit` true and lag near 0 (with the embedded verifier:
   // both `verification` phases in `stream hashing`, their lag near 0)"
   it("waitFor verification: both sides in stream hashing with a low lag, on every instance, before commit", async () => {
-    const s = await fleet({ instances: 2, serviceVersion: "1.9.0" });
+    // a sharded fleet: "On by default: replica sets from 1.9, sharded clusters from 1.10"
+    const s = await fleet({ instances: 2, serviceVersion: "1.10.0" });
     const embedded = '  - { id: hashed, waitFor: { verification: { phase: "stream hashing", lagBelow: 5 } } }\n';
     const yaml = runbookFor(s, START + READY + embedded + STOP + DRAINED + COMMIT + VERIFY).replace(
       'serviceVersion: "1.8.0"',
-      'serviceVersion: "1.9.0"',
+      'serviceVersion: "1.10.0"',
     );
     const { result, events } = await run(yaml);
     expect(result.exitCode, result.message).toBe(0);

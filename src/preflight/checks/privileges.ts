@@ -9,7 +9,9 @@ export function syncType(input: CheckInput): SyncType {
   if (b?.reversible === true) return "reversing";
   const wb = b?.enableUserWriteBlocking;
   if (wb === true || wb === "sourceAndDestination") return "write-blocking";
-  // from 1.20 the service manages write blocking on both sides itself
+  // from 1.20 the service manages write blocking on both sides itself; from which configuration is
+  // not published (service facts, "Not published"): the reading that fails safe asks for the roles
+  // of a sync with write blocking, the larger set
   if (serviceAtLeast(input.runbook, BEHAVIOUR.writeBlockingFromConfig.since)) return "write-blocking";
   return "default";
 }
