@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
  * The unit tests that pin the safety core, for mutation testing (`npm run test:mutation`,
  * stryker.config.mjs). In-process and fast only (the whole set runs in about 15 s): a test that
  * drives the built CLI never sees a mutant, and one that runs the simulator would make each of
- * thousands of mutants wait on it. test/run/interlocks.test.ts pins the same rules end to end.
+ * thousands of mutants wait on it. test/run/interlocks.e2e.test.ts pins the same rules end to end.
  * `SYNCBOOK_MUTATION_TESTS` (comma-separated files) narrows it, to iterate on one module with
  * its own fast tests: `SYNCBOOK_MUTATION_TESTS=test/fleet/conditions.test.ts npx stryker run
  * --mutate src/fleet/conditions.ts`.

@@ -3,7 +3,7 @@
 // lint or rehearse over the runbooks named by the `paths` input, with the inputs turned into the
 // CLI's own flags. Inputs arrive as SYNCBOOK_INPUT_<NAME> variables (action.yml passes them
 // through `env:`, never spliced into a script). Runnable outside Actions too, which is how
-// test/ci/action.test.ts runs it.
+// test/ci/action.e2e.test.ts runs it.
 //
 // lint:     one `syncbook lint` over every path (annotations with the default `github` format),
 //           and a second, quiet one in SARIF when `sarif-file` is set. Exit: lint's.

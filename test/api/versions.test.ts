@@ -2,7 +2,7 @@
  * The runner's one table of the service by version (src/api/versions.ts) against the facts it
  * cites, and the places that must say the same: the format's descriptions and enums, the answer
  * schemas, the state lists. The simulator keeps its own table (src/sim/versions.ts), checked
- * against the same facts by test/sim/versions.test.ts: the two are never compared with each other.
+ * against the same facts by test/sim/versions.e2e.test.ts: the two are never compared with each other.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -2,7 +2,7 @@
  * The interlocks of the command steps (src/steps/{start,commit,lifecycle}.ts `run`, and
  * kit/targets.ts for `--only` / a resumed completion), pinned against a scripted fleet
  * (test/support/fleet-fake.ts): what each refuses, with which reason, what it lets through, and
- * that a refusal sends nothing. The end-to-end versions (test/run/interlocks.test.ts) drive the
+ * that a refusal sends nothing. The end-to-end versions (test/run/interlocks.e2e.test.ts) drive the
  * runner against the simulator; these are the fast ones mutation testing runs.
  *
  * - [design] DESIGN.md: "`commit` is refused, with the reason, unless every instance is RUNNING

@@ -2,7 +2,7 @@
  * A real rehearsal's events, in process: `runbooks/rs-to-sharded.yaml` against the simulator
  * (src/sim, via `prepareRehearsal`), run by the runner (`runRunbook`, mode "rehearse", the
  * rehearsal's time scale, confirms answered yes) with a listener that keeps every event, exactly
- * as `syncbook rehearse` does minus the UI. Used by test/report/rehearsal.test.ts and
+ * as `syncbook rehearse` does minus the UI. Used by test/report/rehearsal.e2e.test.ts and
  * scripts/browser-check.mjs.
  *
  * Resolves to { events, description, result, verdict }, or { reason } when the rehearsal could

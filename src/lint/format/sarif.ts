@@ -10,7 +10,7 @@
  *   in `originalUriBaseIds`; a file outside the root gets an absolute `file:` URI instead.
  * - `level` from the severity: error → error, warning → warning, info → note.
  *
- * Validated against the official SARIF 2.1.0 JSON Schema in test/lint/sarif.test.ts.
+ * Validated against the official SARIF 2.1.0 JSON Schema in test/lint/sarif.e2e.test.ts.
  */
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
