@@ -1,5 +1,5 @@
 /**
- * Child process of failure-paths.test.ts: a run whose journal (a critical listener) fails on one
+ * Child process of failure-paths.e2e.test.ts: a run whose journal (a critical listener) fails on one
  * event type, with a 30-minute step timeout. It prints the run's result as one JSON line and must
  * then exit by itself: nothing the run started may keep the process alive.
  */
