@@ -4,7 +4,13 @@
  * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
  * whether writes are still stopped.
  */
-import { checkWitness, findResumeJournal, readJournalState, type HookRun, type JournalState } from "../journal/index.js";
+import {
+  checkWitness,
+  findResumeJournal,
+  readJournalState,
+  type HookRun,
+  type JournalState,
+} from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { UNDO_TIMEOUT_MS } from "../steps/index.js";
 import { waitOutOrphans } from "./orphans.js";
