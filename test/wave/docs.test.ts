@@ -78,10 +78,16 @@ describe("the GitHub Actions workflow in docs/waves.md", () => {
       const uploads = job.steps.filter((s) => s.uses?.startsWith("actions/upload-artifact"));
       expect(uploads.map((s) => s.with?.name)).toEqual(["journal-${{ matrix.name }}", "report-${{ matrix.name }}"]);
       for (const u of uploads) expect(u.if).toBe("always()");
-      // the journal only: a dead runner's lock file would be refused on the next machine
-      expect(uploads[0]?.with?.path).toMatch(/\*\.jsonl$/);
+      // the journal and its witness, nothing else: a dead runner's lock file would be refused on
+      // the next machine, and a journal without its witness is refused by --resume
+      expect(String(uploads[0]?.with?.path).trim().split("\n")).toEqual([
+        "${{ env.JOURNALS }}/**/*.jsonl",
+        "${{ env.JOURNALS }}/**/*.jsonl.witness",
+      ]);
       const run = job.steps.find((s) => s.run?.includes("syncbook run"))?.run ?? "";
-      expect(run).toContain('--resume "$journal"');
+      // --resume without a file: syncbook picks the unfinished run by content, never `ls -t`
+      expect(run).toContain("$resume");
+      expect(run).not.toContain("ls -t");
       expect(run).toContain("--journal-dir");
       expect(run).toContain("--report");
       expect(job.steps.some((s) => s.uses?.startsWith("actions/download-artifact") && s.with?.["run-id"])).toBe(true);

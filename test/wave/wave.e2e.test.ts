@@ -333,7 +333,8 @@ describe("report --wave from an engine's artifacts (journals of real runs)", () 
       await run.waitFor(/copy \d+%/, 30_000);
       run.child.kill("SIGKILL");
       await run.done;
-      // the artifact: the journal alone (upload-artifact path **/*.jsonl), downloaded elsewhere
+      // the artifact: the journal and its witness (upload-artifact paths **/*.jsonl and
+      // **/*.jsonl.witness, docs/waves.md), downloaded elsewhere
       const journals = readdirSync(join(first, "moved")).filter((f) => f.endsWith(".jsonl"));
       expect(journals).toHaveLength(1);
       expect(readdirSync(join(first, "moved"))).toContain("syncbook.lock");
@@ -341,6 +342,7 @@ describe("report --wave from an engine's artifacts (journals of real runs)", () 
       mkdirSync(join(second, "moved"), { recursive: true });
       const journal = join(second, "moved", journals[0] as string);
       copyFileSync(join(first, "moved", journals[0] as string), journal);
+      copyFileSync(join(first, "moved", `${journals[0] as string}.witness`), `${journal}.witness`);
       const resumed = await cli(
         ["run", rb, "--yes", "--renderer", "simple", "--journal-dir", second, "--resume", journal],
         { cwd: work },
