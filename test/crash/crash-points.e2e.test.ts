@@ -288,7 +288,19 @@ for (const shape of SHAPES) {
             st.instances.map((i) => i.accepted.commit ?? 0),
             where,
           ).toEqual(st.instances.map(() => 0));
-          expect(new Set(st.instances.map((i) => i.state)).size, where).toBe(1);
+          const states = new Set(st.instances.map((i) => i.state));
+          if (states.size > 1) {
+            // the one refusal that leaves the fleet split: killed inside the start fan-out, after
+            // some requests left and before others did. Every request.sent line is on disk before
+            // any leaves, so no resume can tell which left; start is never sent again to an
+            // instance it may have reached (a pre-1.20 restart forgets a start), so the operator
+            // finishes it by hand, and each resume says so
+            expect([...states].sort(), where).toEqual(["IDLE", "RUNNING"]);
+            for (const r of runs.slice(phase + 1)) {
+              expect(r.stderr, where).toMatch(/start \(step \d+ "[^"]+"\) was sent/);
+              expect(r.stderr, where).toMatch(/the start reached only some instances.*send start by hand/);
+            }
+          }
         }
       },
     );
