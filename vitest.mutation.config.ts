@@ -16,7 +16,7 @@ export default defineConfig({
       "test/api/commands.test.ts",
       "test/fleet/conditions.test.ts",
       "test/fleet/identity.test.ts",
-      "test/journal/{reconcile,reconcile-rules,state,state-rules,verifier,chain}.test.ts",
+      "test/journal/{reconcile,reconcile-rules,state,state-rules,verifier,chain,fanout-proof}.test.ts",
       "test/steps/*.test.ts",
       // lint's side of the command steps (their `sequence`)
       "test/lint/{sequence,rules,command-sequence}.test.ts",

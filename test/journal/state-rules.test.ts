@@ -667,6 +667,61 @@ describe("hooks", () => {
   });
 });
 
+describe("hook calls and their processes (what --resume waits out before it acts)", () => {
+  it("a hook.started with a token is a call; its processes are the valid pids journaled under that token", async () => {
+    const s = await read([
+      { type: "hook.started", index: 1, id: "a", use: "shell", undo: false, token: "t1" },
+      { type: "hook.process", token: "t1", pid: 4242, pgid: 4242 },
+      { type: "hook.process", token: "t1", pid: 4243, pgid: 0 },
+      { type: "hook.process", token: "t1", pid: -5, pgid: 7 },
+      { type: "hook.process", token: "t1", pid: 1.5 },
+      { type: "hook.process", token: "nope", pid: 9999 },
+      { type: "hook.started", index: 1, id: "a", use: "shell", undo: true, token: "t2" },
+      { type: "hook.process", token: "t2", pid: 5000, pgid: "x" },
+      { type: "hook.finished", index: 1, id: "a", undo: true, ok: false },
+      { type: "hook.started", index: 2, id: "b", use: "http", undo: false },
+    ]);
+    expect(s.hookCalls).toStrictEqual([
+      {
+        token: "t1",
+        stepIndex: 1,
+        id: "a",
+        use: "shell",
+        undo: false,
+        at: 1001,
+        processes: [{ pid: 4242, pgid: 4242 }, { pid: 4243 }],
+        finished: false,
+      },
+      {
+        token: "t2",
+        stepIndex: 1,
+        id: "a",
+        use: "shell",
+        undo: true,
+        at: 1007,
+        processes: [{ pid: 5000 }],
+        finished: true,
+      },
+    ]);
+  });
+
+  it("a hook.finished closes the latest unfinished call of its step and kind (undo or not), and only that one", async () => {
+    const s = await read([
+      { type: "hook.started", index: 1, id: "a", use: "shell", undo: false, token: "t1" },
+      { type: "hook.started", index: 1, id: "a", use: "shell", undo: false, token: "t2" },
+      { type: "hook.started", index: 1, id: "a", use: "shell", undo: true, token: "t3" },
+      { type: "hook.started", index: 2, id: "b", use: "shell", undo: false, token: "t4" },
+      { type: "hook.finished", index: 1, id: "a", undo: false, ok: true },
+    ]);
+    expect(s.hookCalls.map((c) => [c.token, c.finished])).toStrictEqual([
+      ["t1", false],
+      ["t2", true],
+      ["t3", false],
+      ["t4", false],
+    ]);
+  });
+});
+
 describe("the run's end and the writers (segments)", () => {
   it("records run.finished (message only when it is a string); a resume marker clears it", async () => {
     const s = await read([{ type: "run.finished", outcome: "ok", committed: true, exitCode: 0, message: "done" }]);
