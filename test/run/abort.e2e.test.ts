@@ -9,25 +9,13 @@
  *   `--resume`, which would meet the same refusal (the loop the issue describes).
  * What the service received is read from the simulator's request counts.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { inPty } from "../support/pty.js";
 import { cli, startCli } from "../support/run.js";
-import {
-  COMMIT,
-  COMMITTED,
-  DRAINED,
-  READY,
-  START,
-  cutoverYaml,
-  fastSim,
-  posts,
-  stopVia,
-  tempDir,
-  totalPosts,
-} from "../support/crash-harness.js";
+import { posts, totalPosts, threeInstanceCutover } from "../support/crash-harness.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {
@@ -35,25 +23,11 @@ afterEach(async () => {
   s = undefined;
 });
 
-const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 1s, retry: { giveUpAfter: 3s } }";
-
-async function setup(faults: string[] = []): Promise<{
-  file: string;
-  dir: string;
-  run: (...a: string[]) => ReturnType<typeof cli>;
-}> {
-  s = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
-  for (const f of faults) s.control.addFault(f);
-  const dir = tempDir();
-  const file = join(dir, "rb.yaml");
-  writeFileSync(
-    file,
-    cutoverYaml(s, {
-      defaults: DEFAULTS,
-      steps: START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED,
-    }),
-  );
-  return { file, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
+/** The whole cutover against a fresh 3-instance fleet (test/support/crash-harness.ts); `s` is closed after each test. */
+async function setup(faults: string[] = [], defaults?: string): ReturnType<typeof threeInstanceCutover> {
+  const c = await threeInstanceCutover(faults, defaults);
+  s = c.sim;
+  return c;
 }
 
 /** Every `run.finished` line of the runbook's journals, oldest journal first. */

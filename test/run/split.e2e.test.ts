@@ -10,23 +10,10 @@
  * commit one instance refuses leaves the others waiting in its round: RUNNING, holding it. What
  * the service received is read from the simulator's request counts.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { cli, startCli } from "../support/run.js";
-import {
-  COMMIT,
-  COMMITTED,
-  DRAINED,
-  READY,
-  START,
-  cutoverYaml,
-  fastSim,
-  posts,
-  stopVia,
-  tempDir,
-} from "../support/crash-harness.js";
+import { startCli } from "../support/run.js";
+import { posts, threeInstanceCutover } from "../support/crash-harness.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {
@@ -34,25 +21,11 @@ afterEach(async () => {
   s = undefined;
 });
 
-const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 1s, retry: { giveUpAfter: 3s } }";
-
-async function setup(
-  faults: string[],
-  defaults = DEFAULTS,
-): Promise<{ file: string; dir: string; run: (...a: string[]) => ReturnType<typeof cli> }> {
-  // the grace window models how fast a runner broadcasts; a resume comes seconds later by design
-  s = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
-  for (const f of faults) s.control.addFault(f);
-  const dir = tempDir();
-  const file = join(dir, "rb.yaml");
-  writeFileSync(
-    file,
-    cutoverYaml(s, {
-      defaults,
-      steps: START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED,
-    }),
-  );
-  return { file, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
+/** The whole cutover against a fresh 3-instance fleet (test/support/crash-harness.ts); `s` is closed after each test. */
+async function setup(faults: string[] = [], defaults?: string): ReturnType<typeof threeInstanceCutover> {
+  const c = await threeInstanceCutover(faults, defaults);
+  s = c.sim;
+  return c;
 }
 
 describe("a split commit, completed by --resume", () => {

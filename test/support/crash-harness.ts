@@ -11,7 +11,7 @@
  * fleet emits it right before the POST leaves), so a commit sent while writes were on, or while
  * an instance was down, not RUNNING or not able to commit, is recorded as a violation.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
@@ -19,6 +19,7 @@ import type { RunEvent, RunListener } from "../../src/events.js";
 import { runRunbook, type RunResult } from "../../src/run/runner.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../src/sim/index.js";
+import { cli } from "./run.js";
 
 export function tempDir(prefix = "syncbook-crash-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -202,4 +203,28 @@ export function haltCode(events: readonly RunEvent[]): 1 | 3 {
       e.seq < failed.seq,
   );
   return refused ? 3 : 1;
+}
+
+/** Defaults for a whole cutover through the built CLI: seconds-long waits, a 1 s request limit. */
+export const CLI_CUTOVER_DEFAULTS =
+  "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 1s, retry: { giveUpAfter: 3s } }";
+
+/**
+ * A 3-instance fleet with `faults`, and a runbook of a whole cutover against it (start, ready, a
+ * write stop through the simulator's switch, drained, commit, committed), run through the built
+ * CLI. The grace window models how fast a runner broadcasts; a resume comes seconds later by design.
+ */
+export async function threeInstanceCutover(
+  faults: readonly string[] = [],
+  defaults = CLI_CUTOVER_DEFAULTS,
+): Promise<{ sim: Simulator; file: string; dir: string; run: (...a: string[]) => ReturnType<typeof cli> }> {
+  const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+  for (const f of faults) sim.control.addFault(f);
+  const dir = tempDir();
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(sim, { defaults, steps: START + READY + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED }),
+  );
+  return { sim, file, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
 }
