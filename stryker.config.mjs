@@ -19,6 +19,7 @@ export default {
     "src/steps/verify.ts",
     "src/steps/kit/verifier.ts",
     "src/steps/kit/targets.ts",
+    "src/steps/kit/writes-check.ts",
   ],
   thresholds: { high: 95, low: 90, break: 95 },
   // three workers on 2 cores: a third fills the time the others spend waiting out a timeout and

@@ -7,7 +7,11 @@
  * ```yaml
  * - stopWrites: { use: sim-writes }                        # the first instance's /sim/writes
  * - stopWrites: { use: sim-writes, with: { url: http://127.0.0.1:27182 } }
+ * - stopWrites: { use: sim-writes, check: { use: sim-writes-stopped } }   # re-read before commit
  * ```
+ *
+ * `sim-writes-stopped` reads the switch (`GET <control>/sim/writes`) and fails while the simulated
+ * application writes: the `check` of a stopWrites, the model of a real write-switch read.
  */
 import { definePlugin, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
 
@@ -29,7 +33,8 @@ export function writesUrl(base: string): string {
 
 export default definePlugin<SimWritesOptions>({
   name: "sim-writes",
-  description: "Switch the simulator's source application writes off (or on); the undo switches them back.",
+  description:
+    "Switch the simulator's source application writes off (or on); the undo switches them back. `sim-writes-stopped` reads the switch.",
   optionsSchema: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
@@ -78,6 +83,47 @@ export default definePlugin<SimWritesOptions>({
             await send(!enabled, signal);
           },
         };
+      },
+    },
+    "sim-writes-stopped": {
+      description: "Succeed only while the simulated application writes nothing (a read: it changes nothing).",
+      optionsSchema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          url: {
+            type: "string",
+            format: "uri",
+            description: "The simulator's control URL, as for `sim-writes`. Default: the runbook's first instance.",
+          },
+          timeout: { ...DURATION_SCHEMA, description: "Time limit of the request (default 10s)." },
+        },
+      },
+      run: async (ctx) => {
+        const base = ctx.options.url ?? ctx.fleet[0]?.instance.url;
+        if (!base) throw new Error("no `url` given and the runbook has no instance to take it from");
+        const url = writesUrl(base);
+        const answer = await sendHttp({
+          url,
+          method: "GET",
+          expectStatus: "2xx",
+          timeoutMs: durationOr(ctx.options.timeout, 10_000),
+          signal: ctx.signal,
+          redact: ctx.redact,
+          log: ctx.log,
+        });
+        let writes: { enabled?: unknown; ratePerSecond?: unknown } | undefined;
+        try {
+          writes = (JSON.parse(answer.text) as { writes?: typeof writes }).writes;
+        } catch {
+          // judged below: an answer that does not say is not "stopped"
+        }
+        if (writes === undefined || typeof writes.enabled !== "boolean")
+          throw new Error(`GET ${url}: the answer does not say whether the application writes`);
+        if (writes.enabled && writes.ratePerSecond !== 0)
+          throw new Error(`the simulated application writes (${String(writes.ratePerSecond)}/s)`);
+        return { summary: "the simulated application writes nothing" };
       },
     },
   },

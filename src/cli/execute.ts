@@ -191,7 +191,7 @@ export async function printPlan(
     const call = s.bound.hookCall();
     if (call) {
       out(
-        `     hook ${call.use} ${JSON.stringify(redactSecretFields(call.with ?? {}, loaded.redact))}${call.undo ? `  (undo: ${call.undo.use})` : ""}`,
+        `     hook ${call.use} ${JSON.stringify(redactSecretFields(call.with ?? {}, loaded.redact))}${call.undo ? `  (undo: ${call.undo.use})` : ""}${s.step.stopWrites?.check ? `  (check: ${s.step.stopWrites.check.use}, again before commit)` : ""}`,
       );
     }
   }
@@ -247,6 +247,7 @@ export async function printPlanJson(
                 use: call.use,
                 with: redactSecretFields(call.with ?? {}, loaded.redact),
                 ...(call.undo ? { undo: call.undo.use } : {}),
+                ...(s.step.stopWrites?.check ? { check: s.step.stopWrites.check.use } : {}),
               },
             }
           : {}),
@@ -257,7 +258,7 @@ export async function printPlanJson(
   write(`${jsonLine(redactLeaves(line, loaded.redact, PLAN_OWN_WORDS))}\n`);
 }
 
-const PLAN_OWN_WORDS: ReadonlySet<string> = new Set(["type", "kind", "method", "use", "undo"]);
+const PLAN_OWN_WORDS: ReadonlySet<string> = new Set(["type", "kind", "method", "use", "undo", "check"]);
 
 /**
  * `--probe`: reads every instance's progress (GET only) and checks the plan's first command

@@ -14,7 +14,11 @@ export interface BuiltinPlugin {
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { name: "shell", hooks: ["shell"], load: () => import("../../plugins/shell.js") },
   { name: "http", hooks: ["http"], load: () => import("../../plugins/http.js") },
-  { name: "sim-writes", hooks: ["sim-writes"], load: () => import("../../plugins/sim-writes.js") },
+  {
+    name: "sim-writes",
+    hooks: ["sim-writes", "sim-writes-stopped"],
+    load: () => import("../../plugins/sim-writes.js"),
+  },
   { name: "webhook", notifiers: ["webhook"], load: () => import("../../plugins/webhook.js") },
   { name: "chat", notifiers: ["chat"], load: () => import("../../plugins/chat.js") },
   { name: "pagerduty", notifiers: ["pagerduty"], load: () => import("../../plugins/pagerduty.js") },

@@ -348,15 +348,18 @@ export function findPluginCalls(doc: unknown, stepKinds: ReadonlySet<string> = n
             path: ["steps", i, kind],
             optionsPath: ["steps", i, kind, "with"],
           });
-        const undo = rec(body.undo);
-        if (undo && typeof undo.use === "string")
-          calls.push({
-            kind: "hook",
-            use: undo.use,
-            options: undo.with,
-            path: ["steps", i, kind, "undo"],
-            optionsPath: ["steps", i, kind, "undo", "with"],
-          });
+        // a stopWrites' `check:` is a hook call too (schema allows it only there)
+        for (const sub of ["undo", "check"]) {
+          const call = rec(body[sub]);
+          if (call && typeof call.use === "string")
+            calls.push({
+              kind: "hook",
+              use: call.use,
+              options: call.with,
+              path: ["steps", i, kind, sub],
+              optionsPath: ["steps", i, kind, sub, "with"],
+            });
+        }
       }
       const n = step.notify;
       // a plain-string notify step prints its text (the runner's own stdout line): no plugin to check or load
@@ -417,10 +420,10 @@ function interpolatedAt(raw: unknown, path: YamlPath): boolean {
   return false;
 }
 
-/** A `stopWrites` call (`["steps", i, "stopWrites"]`), or the `undo` of one. */
-function writesRole(path: YamlPath): "stop" | "undo" | undefined {
+/** A `stopWrites` call (`["steps", i, "stopWrites"]`), the `undo` of one, or its `check`. */
+function writesRole(path: YamlPath): "stop" | "undo" | "check" | undefined {
   if (path[2] !== "stopWrites") return undefined;
-  return path.length === 3 ? "stop" : path[3] === "undo" ? "undo" : undefined;
+  return path.length === 3 ? "stop" : path[3] === "undo" ? "undo" : path[3] === "check" ? "check" : undefined;
 }
 
 /**
@@ -446,6 +449,15 @@ function writesDirection(
     : JSON.stringify(valueAt(raw, call.optionsPath) ?? null).includes("${");
   if (unknown) return undefined;
   const effect = entry.writes(options);
+  if (role === "check")
+    return effect === undefined
+      ? undefined
+      : {
+          rule: "plugin-options",
+          path: valueAt(raw, call.optionsPath) === undefined ? [...call.path, "use"] : call.optionsPath,
+          message: `hook \`${call.use}\` turns application writes ${effect}: a \`check\` must only read the write switch, and it runs again before every commit`,
+          hint: "Use a hook that reads the switch and fails while writes flow (for the simulator: `sim-writes-stopped`).",
+        };
   const want = role === "stop" ? "off" : "on";
   if (effect === undefined || effect === want) return undefined;
   return {

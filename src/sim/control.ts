@@ -7,6 +7,7 @@
  *   GET    /sim                      this list
  *   GET    /sim/state                the whole world: time, writes, instances, verifier, fleetErrors, faults
  *   GET    /sim/counts               requests per instance and endpoint (`METHOD /path`); DELETE resets
+ *   GET    /sim/writes               {"writes": {"enabled", "ratePerSecond"}}: the switch, read (a stopWrites `check`)
  *   POST   /sim/writes               {"enabled": bool, "rate": writes per second} (either or both)
  *   POST   /sim/ddl                  {} — DDL on the source (fails a verification in progress)
  *   GET    /sim/clock                {"simSeconds", "timeScale"}
@@ -28,6 +29,7 @@ export const CONTROL_ROUTES = [
   "GET /sim/state",
   "GET /sim/counts",
   "DELETE /sim/counts",
+  "GET /sim/writes",
   "POST /sim/writes",
   "POST /sim/ddl",
   "GET /sim/clock",
@@ -90,7 +92,11 @@ async function route(world: SimWorld, method: string, path: string, text: string
     return notAllowed("GET, DELETE");
   }
   if (path === "/sim/writes") {
-    if (method !== "POST") return notAllowed("POST");
+    if (method === "GET") {
+      const w = world.state().writes;
+      return ok({ writes: { enabled: w.enabled, ratePerSecond: w.ratePerSecond } });
+    }
+    if (method !== "POST") return notAllowed("GET, POST");
     const o = parseObject(text, false);
     if (isReply(o)) return o;
     const extra = unknownKeys(o, ["enabled", "rate"]);

@@ -12,6 +12,7 @@ import { StepFailure, type StepContext } from "./kit/context.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { commandTargets } from "./kit/targets.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
+import { readWrites, writesChecks } from "./kit/writes-check.js";
 
 /** The body is `{}`: the spec's "an empty JSON object `{}` must be sent". */
 type CommitBody = Record<string, never>;
@@ -87,6 +88,19 @@ export const commit: StepKindDef<CommitBody> = {
         ? "The journal shows no stopWrites that held (a failed one, or one whose undo ran): check the writers, then run the stopWrites step again, or set `writesStoppedExternally: true` if writes are stopped another way."
         : "Run the stopWrites step first (a --from past it skips it), or set `writesStoppedExternally: true` if writes are stopped another way.",
     );
+    // the journal says what the run did; the switch says what is true now (a journal restored from
+    // a snapshot, an undo that outlived its runner, a person at the switch): read it where it can be
+    const seen = await readWrites(ctx, writesChecks(runbook.steps, ctx.index));
+    if (seen)
+      checkInterlock(
+        ctx,
+        "writes-stopped",
+        seen.stopped,
+        seen.stopped
+          ? `application writes are seen stopped now: ${seen.detail}`
+          : `application writes are not seen stopped now: ${seen.detail}`,
+        "Stop the application's writes (or find out why the check fails), then run this commit again (`--resume`); nothing was sent.",
+      );
     // completing a split commit: the refusals being completed are the reason for it, not a bar to it
     const forgiven = ctx.targets?.forgive ?? [];
     const errors = memory.serviceErrors.filter((e) => !(e.op === "commit" && forgiven.includes(e.instance)));

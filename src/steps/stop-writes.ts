@@ -4,13 +4,16 @@
  * where the writes can be seen (a rehearsal's simulator) they must have stopped before the
  * interlock passes: a hook that ran is not proof that writes stopped.
  */
-import type { HookCall } from "../runbook/types.js";
+import type { HookCall, Step } from "../runbook/types.js";
 import { StepFailure } from "./kit/context.js";
 import { keyed, type StepKindDef } from "./kit/define.js";
 import { cloneFlow } from "./kit/sequence.js";
+import { readWrites } from "./kit/writes-check.js";
 import { hookUndoTimeoutMs, runHookStep } from "./hook.js";
 
-export const stopWrites: StepKindDef<HookCall> = {
+type StopWritesCall = NonNullable<Step["stopWrites"]>;
+
+export const stopWrites: StepKindDef<StopWritesCall> = {
   body: keyed("stopWrites"),
   title: (b) => `Stop application writes (${b.use})`,
   plan: () => [],
@@ -33,21 +36,21 @@ export const stopWrites: StepKindDef<HookCall> = {
       });
     }
     await runHookStep(ctx, call);
-    const probe = ctx.run.writesProbe;
-    if (probe) {
-      const seen = await probe(ctx.signal);
+    // read, not assumed: the rehearsal's simulator and the step's own `check:`
+    const seen = await readWrites(ctx, call.check ? [{ index: ctx.index, call: call.check }] : []);
+    if (seen) {
       if (!seen.stopped) {
-        const reason = `hook ${call.use} succeeded, but the application still writes (${seen.detail})`;
+        const reason = `hook ${call.use} succeeded, but ${seen.by === "probe" ? "the application still writes" : "writes are not seen stopped"} (${seen.detail})`;
         decide(false, reason);
         throw new StepFailure(`${reason}: writes during commit would be lost`, {
-          hint: "Check what the hook really does (a rehearsal with --keep-hooks runs your own): it must stop the application's writes to the source.",
+          hint: "Check what the hook really does (a rehearsal with --keep-hooks runs your own): it must stop the application's writes to the source, and a `check:` must pass only while they are stopped.",
         });
       }
     }
     ctx.run.memory.writesStopped = true;
     // the application's downtime starts here: waits poll fast until canWrite (src/fleet/window.ts)
     ctx.run.emit("window.opened", { index: ctx.index, id: ctx.id });
-    decide(true, `application writes stopped by ${call.use}${probe ? " (and seen stopped)" : ""}`);
+    decide(true, `application writes stopped by ${call.use}${seen ? ` (and seen stopped: ${seen.detail})` : ""}`);
   },
   hookCall: (b) => b,
   undoTimeoutMs: hookUndoTimeoutMs,
@@ -55,6 +58,7 @@ export const stopWrites: StepKindDef<HookCall> = {
   // the simulator's writes switch (its undo turns writes back on)
   rehearsal: (step, b, to) => {
     if (to.keepHooks || !step.stopWrites) return step;
+    // the runbook's own check reads the real switch: the rehearsal reads the simulator's instead
     const stand: HookCall = { use: "sim-writes", with: { url: to.simUrl } };
     return { ...step, stopWrites: b.timeout !== undefined ? { ...stand, timeout: b.timeout } : stand };
   },

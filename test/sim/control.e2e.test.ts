@@ -50,7 +50,7 @@ describe("control API", () => {
     expect(a.writes).toMatchObject({ enabled: true, ratePerSecond: 1000, lost: 0 });
   });
 
-  it("POST /sim/writes switches the source application's writes (what a stop-writes hook calls)", async () => {
+  it("POST /sim/writes switches the source application's writes (what a stop-writes hook calls); GET reads it", async () => {
     sim = await frozen();
     await toCea(sim);
     const u = `${sim.instances[0]!.url}/sim/writes`;
@@ -65,7 +65,9 @@ describe("control API", () => {
     expect((await call(u, "POST", {})).json.success).toBe(false);
     expect((await call(u, "POST", { enabled: true, burst: 1 })).json.errorDescription).toMatch(/unknown field/);
     expect((await call(u, "POST", "{")).json).toMatchObject({ success: false, error: "BadJSON" });
-    expect((await call(u, "GET")).status).toBe(405);
+    // GET reads the switch (a stopWrites `check`); other methods are refused
+    expect((await call(u, "GET")).json).toEqual({ success: true, writes: { enabled: false, ratePerSecond: 1000 } });
+    expect((await call(u, "DELETE")).status).toBe(405);
     expect((await call(u, "POST", { rate: 50 })).json.writes).toEqual({ enabled: false, ratePerSecond: 50 });
   });
 

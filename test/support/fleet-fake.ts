@@ -117,7 +117,7 @@ export function context(
     return e;
   }) as RunContext["emit"];
   const run = {
-    runbook: { clusters: { cluster0: {}, cluster1: {} } },
+    runbook: { clusters: { cluster0: {}, cluster1: {} }, steps: [] },
     fleet,
     emit,
     say: emit,

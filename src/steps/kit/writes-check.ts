@@ -1,0 +1,95 @@
+/**
+ * Whether application writes are stopped now, read rather than remembered. A stopWrites may
+ * carry a `check:` (a hook call that succeeds only while writes are stopped), and a rehearsal
+ * sees its simulator's writes (`writesProbe`). The stop runs its own check right after the hook;
+ * commit runs every check before it right before it is sent: the journal tells what the run did
+ * (and a journal restored from a snapshot, an orphaned undo or a person at the switch can make
+ * that stale), the check tells what is true at the point of no return.
+ */
+import { runHook, stepInfo } from "../../plugin/index.js";
+import { durationOr } from "../../runbook/index.js";
+import type { Step } from "../../runbook/types.js";
+import type { StepContext } from "./context.js";
+
+/** A check's time limit when it sets none: a read, so short, yet longer than one slow HTTP answer. */
+export const CHECK_TIMEOUT_MS = 30_000;
+
+export type WritesCheckCall = NonNullable<NonNullable<Step["stopWrites"]>["check"]>;
+
+/** A stopWrites step's check, with the step it belongs to. */
+export interface WritesCheck {
+  index: number;
+  call: WritesCheckCall;
+}
+
+/**
+ * The checks a commit at `before` relies on: every stopWrites before it that declares one and
+ * is not switched off (`when: false`). Each speaks for its own writers, so each must pass: a
+ * stop that was skipped or failed while another held still leaves its writers writing.
+ */
+export function writesChecks(steps: readonly Step[], before: number): WritesCheck[] {
+  const out: WritesCheck[] = [];
+  steps.slice(0, before).forEach((s, index) => {
+    const call = s.stopWrites?.check;
+    if (call && s.when !== false) out.push({ index, call });
+  });
+  return out;
+}
+
+/** What was read, and who read it: the rehearsal's simulator (`probe`) or a runbook's `check`. */
+export interface WritesSeen {
+  stopped: boolean;
+  by: "probe" | "check";
+  detail: string;
+}
+
+/**
+ * Runs the rehearsal's probe and the given checks in turn; the first that does not say
+ * "stopped" decides. `undefined` when there is nothing to read (no probe, no check): the caller
+ * then has only the journal. A check that fails, times out or cannot run counts as "writes may
+ * flow": the reading that fails safe. Whatever undo a check's hook returns is ignored: a check
+ * changes nothing.
+ */
+export async function readWrites(ctx: StepContext, checks: readonly WritesCheck[]): Promise<WritesSeen | undefined> {
+  const probe = ctx.run.writesProbe;
+  if (!probe && checks.length === 0) return undefined;
+  const seen: string[] = [];
+  if (probe) {
+    const p = await probe(ctx.signal);
+    if (!p.stopped) return { ...p, by: "probe" };
+    seen.push(p.detail);
+  }
+  const { registry, ctx: pctx } = ctx.run.plugins;
+  for (const { index, call } of checks) {
+    const step = ctx.run.runbook.steps[index] ?? ctx.step;
+    const info = stepInfo(
+      index,
+      step.id ?? `stopWrites-${index + 1}`,
+      "stopWrites",
+      `check of step ${index + 1}`,
+      step,
+      pctx.redact,
+    );
+    const outcome = await runHook(
+      registry,
+      call.with ? { use: call.use, with: call.with } : { use: call.use },
+      info,
+      pctx,
+      {
+        timeoutMs: durationOr(call.timeout, CHECK_TIMEOUT_MS),
+        signal: ctx.signal,
+      },
+    );
+    if (!outcome.ok) {
+      if (outcome.interrupted && ctx.signal.aborted)
+        throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("interrupted");
+      return {
+        stopped: false,
+        by: "check",
+        detail: `the check of step ${index + 1}: ${outcome.error}`,
+      };
+    }
+    seen.push(`the check of step ${index + 1} (${call.use}) passed`);
+  }
+  return { stopped: true, by: checks.length ? "check" : "probe", detail: seen.join("; ") };
+}
