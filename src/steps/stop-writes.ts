@@ -37,7 +37,7 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
     }
     await runHookStep(ctx, call);
     // read, not assumed: the rehearsal's simulator and the step's own `check:`
-    const seen = await readWrites(ctx, call.check ? [{ index: ctx.index, call: call.check }] : []);
+    const seen = await readWrites(ctx, call.check ? [{ index: ctx.index, step: ctx.step, call: call.check }] : []);
     if (seen) {
       if (!seen.stopped) {
         const reason = `hook ${call.use} succeeded, but ${seen.by === "probe" ? "the application still writes" : "writes are not seen stopped"} (${seen.detail})`;

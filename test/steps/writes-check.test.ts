@@ -54,11 +54,11 @@ describe("writesChecks: the checks a commit relies on", () => {
       STOP("after"),
     ];
     expect(writesChecks(steps, 5)).toEqual([
-      { index: 0, call: { use: "a" } },
-      { index: 4, call: { use: "b" } },
+      { index: 0, step: steps[0], call: { use: "a" } },
+      { index: 4, step: steps[4], call: { use: "b" } },
     ]);
     expect(writesChecks(steps, 0)).toEqual([]);
-    expect(writesChecks(steps, 1)).toEqual([{ index: 0, call: { use: "a" } }]);
+    expect(writesChecks(steps, 1)).toEqual([{ index: 0, step: steps[0], call: { use: "a" } }]);
   });
 });
 
@@ -121,6 +121,17 @@ describe("readWrites", () => {
     expect(seen).toEqual([{ flag: "w" }, false]);
     expect(undo).not.toHaveBeenCalled();
     expect(CHECK_TIMEOUT_MS).toBe(30_000);
+  });
+
+  it("the check's hook is told which step it belongs to (its id, or the kind's default id) and that it is a check", async () => {
+    const steps: Step[] = [STOP("a"), STOP("a", { id: "stop-b" })];
+    const seen: unknown[] = [];
+    const { ctx } = withHooks(steps, { a: (h) => void seen.push({ ...h.step, raw: undefined }) });
+    await readWrites(ctx, writesChecks(steps, 2));
+    expect(seen).toEqual([
+      { index: 0, id: "stopWrites-1", kind: "stopWrites", title: "check of step 1", raw: undefined },
+      { index: 1, id: "stop-b", kind: "stopWrites", title: "check of step 2", raw: undefined },
+    ]);
   });
 
   it("a check that outlives its time limit counts as writes flowing", async () => {

@@ -19,6 +19,7 @@ export type WritesCheckCall = NonNullable<NonNullable<Step["stopWrites"]>["check
 /** A stopWrites step's check, with the step it belongs to. */
 export interface WritesCheck {
   index: number;
+  step: Step;
   call: WritesCheckCall;
 }
 
@@ -31,7 +32,7 @@ export function writesChecks(steps: readonly Step[], before: number): WritesChec
   const out: WritesCheck[] = [];
   steps.slice(0, before).forEach((s, index) => {
     const call = s.stopWrites?.check;
-    if (call && s.when !== false) out.push({ index, call });
+    if (call && s.when !== false) out.push({ index, step: s, call });
   });
   return out;
 }
@@ -60,8 +61,7 @@ export async function readWrites(ctx: StepContext, checks: readonly WritesCheck[
     seen.push(p.detail);
   }
   const { registry, ctx: pctx } = ctx.run.plugins;
-  for (const { index, call } of checks) {
-    const step = ctx.run.runbook.steps[index] ?? ctx.step;
+  for (const { index, step, call } of checks) {
     const info = stepInfo(
       index,
       step.id ?? `stopWrites-${index + 1}`,
@@ -81,8 +81,8 @@ export async function readWrites(ctx: StepContext, checks: readonly WritesCheck[
       },
     );
     if (!outcome.ok) {
-      if (outcome.interrupted && ctx.signal.aborted)
-        throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("interrupted");
+      // interrupted (Ctrl-C) while it ran: that is what happened, not "writes flow"
+      if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("interrupted");
       return {
         stopped: false,
         by: "check",
