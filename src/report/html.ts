@@ -9,7 +9,8 @@
  * summarises polls.
  */
 import { codeFrame, docsComparedText, escapeXml as esc, formatBytes } from "../text.js";
-import { formatDuration, type ProgressSample, type Report, type ReportRequest, type ReportStep } from "./model.js";
+import { formatDuration } from "./model.js";
+import type { ProgressSample, Report, ReportRequest, ReportStep } from "./contract.js";
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";

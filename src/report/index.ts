@@ -16,9 +16,11 @@ import type { RunEvent, RunListener } from "../events.js";
 import { renderHtml } from "./html.js";
 import { renderJson } from "./json.js";
 import { renderJunit } from "./junit.js";
-import { ReportBuilder, buildReport, type Report } from "./model.js";
+import { ReportBuilder, buildReport } from "./model.js";
+import type { Report } from "./contract.js";
 
-export { buildReport, ReportBuilder, formatDuration, progressFields, verifierFields, REPORT_VERSION } from "./model.js";
+export { buildReport, ReportBuilder, formatDuration, progressFields, verifierFields } from "./model.js";
+export { REPORT_VERSION } from "./contract.js";
 export type {
   Report,
   ReportRun,
@@ -38,7 +40,7 @@ export type {
   VerifierSample,
   StepOutcome,
   RunOutcome,
-} from "./model.js";
+} from "./contract.js";
 export { renderJson } from "./json.js";
 export { renderJunit } from "./junit.js";
 export { renderHtml, chartSeries } from "./html.js";

@@ -1,4 +1,4 @@
-import type { Report } from "./model.js";
+import type { Report } from "./contract.js";
 
 /**
  * report.json: the whole timeline. Laid out for people, grep and diff without the size of full

@@ -5,7 +5,8 @@
  * refusal is a failure of its step even if the step was later forced through.
  */
 import { codeFrame, escapeXml as esc } from "../text.js";
-import { formatDuration, type Report, type ReportStep } from "./model.js";
+import { formatDuration } from "./model.js";
+import type { Report, ReportStep } from "./contract.js";
 
 const secs = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
 

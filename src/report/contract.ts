@@ -1,0 +1,296 @@
+/**
+ * report.json's contract: the report's types and its format version, what the JSON, JUnit and
+ * HTML writers render and what a CI job or a wave reads. `model.ts` folds the run's events into it.
+ *
+ * Times: `at` is the event's own clock (epoch ms in practice); every series also carries `t`,
+ * milliseconds since the run started, so charts and tables never depend on the wall clock.
+ */
+import type { InstanceRef, Outcome, Place, RunEventOf } from "../events.js";
+import type { WriteStopWindow } from "../fleet/window.js";
+import type { ServiceVersionSeen } from "./service-version.js";
+
+export const REPORT_VERSION = 1;
+
+/** A step's fate: the runner's outcomes, plus `pending` (never reached) and `running` (no end event: a crash). */
+export type StepOutcome = Outcome | "pending" | "running";
+/** The run's fate: the runner's outcomes, plus `unfinished` (the events end before `run.finished`). */
+export type RunOutcome = Outcome | "unfinished";
+
+/** One run of the step (a resumed cutover may run a step in several runs). */
+export interface StepAttempt {
+  /** 1-based run number (`Report.runs`). */
+  run: number;
+  start: number;
+  end?: number;
+  durationMs?: number;
+  outcome: StepOutcome;
+  error?: string;
+}
+
+export interface ReportStep {
+  index: number;
+  id: string;
+  kind: string;
+  title: string;
+  /** The latest attempt's outcome (a step done in an earlier run and skipped by the resume keeps its own). */
+  outcome: StepOutcome;
+  /** Every run of it, in order (empty: never started). */
+  attempts: StepAttempt[];
+  /** Why a later run did not run it again (`run 2: done in the interrupted run (journal)`). */
+  resumeNote?: string;
+  /** ms since run start. */
+  start?: number;
+  end?: number;
+  durationMs?: number;
+  error?: string;
+  hint?: string;
+  /** Where a failed step is in the runbook (file, line, column, that line's text). */
+  place?: Place;
+  /** Why it was skipped. */
+  reason?: string;
+  /** Ids of the requests sent while this step ran. */
+  requests: number[];
+  /** Indexes into `Report.decisions` taken for this step. */
+  decisions: number[];
+  /** The last standing of a wait: who failed which condition (kept so a timeout explains itself). */
+  lastWait?: {
+    t: number;
+    met: boolean;
+    failing: { instance: string; condition: string; value: unknown; sinceMs: number }[];
+  };
+  /** `wait.slow` events of this step. */
+  slow: { t: number; stalledForMs: number; detail: string }[];
+}
+
+export interface ReportRequest {
+  id: number;
+  target: "service" | "verifier" | "hook";
+  instance?: InstanceRef;
+  method: string;
+  path: string;
+  body?: unknown;
+  /** Step index running when the request was sent. */
+  step?: number;
+  sentAt: number;
+  t: number;
+  answer?: { t: number; status?: number; ok: boolean; body?: unknown; error?: string; durationMs: number };
+}
+
+export interface ReportDecision {
+  t: number;
+  index?: number;
+  id?: string;
+  kind: RunEventOf<"decision">["kind"];
+  ok: boolean;
+  check?: string;
+  reason: string;
+}
+
+export interface ProgressSample {
+  t: number;
+  at: number;
+  state?: string;
+  info?: string;
+  canCommit?: boolean;
+  canWrite?: boolean;
+  copiedBytes?: number;
+  totalBytes?: number;
+  lagSeconds?: number;
+  eventsApplied?: number;
+  /** Fields of later service versions, when the answer has them (src/api/versions.ts). */
+  ceaCatchupSeconds?: number;
+  pingLatencyMs?: number;
+  /** Index builds after the copy (1.19+): the object as sent, redacted. */
+  indexBuilding?: Record<string, unknown>;
+  /** The service's own warnings (1.19+), each as one line. */
+  warnings?: string[];
+}
+
+export interface InstanceSeries {
+  instance: InstanceRef;
+  /** Stable label: the instance's name, else its (redacted) URL. */
+  label: string;
+  samples: ProgressSample[];
+}
+
+export interface VerifierSample {
+  t: number;
+  at: number;
+  phase?: string;
+  error?: string;
+  /** verificationStatus counters (totalTasks, completedTasks, failedTasks, …) as reported: the current generation's. */
+  counters: Record<string, number>;
+  /** The check's generation (the counters start over at each one). */
+  generation?: number;
+  /** Documents compared in this generation, of its total (`generationStats`). */
+  docsCompared?: number;
+  totalDocs?: number;
+}
+
+export interface ReportHook {
+  index: number;
+  id: string;
+  use: string;
+  undo: boolean;
+  start: number;
+  end?: number;
+  ok?: boolean;
+  error?: string;
+  durationMs?: number;
+}
+
+export interface ReportCommit {
+  t: number;
+  index: number;
+  id: string;
+  instances: string[];
+  skewMs: number;
+}
+
+/** One run of the cutover: a journal resumed after an interruption holds several. */
+export interface ReportRun {
+  /** 1-based. */
+  n: number;
+  mode: RunEventOf<"run.started">["mode"] | "unknown";
+  /** ms since the first event (the story's time axis). */
+  start: number;
+  /** Its last event (run.finished, or the last event before the next run: a crash). */
+  end: number;
+  startedAt: number;
+  durationMs: number;
+  /** `unfinished`: no run.finished (a crash, a kill, a journal cut short). */
+  outcome: RunOutcome;
+  exitCode?: number;
+  committed?: boolean;
+  message?: string;
+  /** Who ran it (user, host, pid), which syncbook, which runbook (hash). */
+  by?: { user: string; host: string; pid: number };
+  syncbook?: string;
+  hash?: string;
+}
+
+/** Something to see on the time axis. */
+export interface ReportMarker {
+  t: number;
+  kind:
+    | "run"
+    | "interrupted"
+    | "crashed"
+    | "undo"
+    | "writes-stopped"
+    | "commit-sent"
+    | "can-write"
+    | "committed"
+    | "writes-on"
+    | "failed";
+  label: string;
+  run?: number;
+}
+
+/** Progress reads of one target, instance and endpoint, over every run. */
+export interface ReportPolls {
+  target: "service" | "verifier";
+  instance?: InstanceRef;
+  /** The instance's label, or `verifier`. */
+  label: string;
+  path: string;
+  count: number;
+  failed: number;
+  /** Percentiles from the latency histogram (within one bucket, ≈19 %), ms. */
+  p50Ms?: number;
+  p95Ms?: number;
+  maxMs: number;
+  meanMs?: number;
+  histogram: [number, number][];
+}
+
+export interface ReportPollFailure {
+  t: number;
+  run?: number;
+  target: "service" | "verifier";
+  label: string;
+  path: string;
+  status?: number;
+  error: string;
+  durationMs: number;
+}
+
+/** For the record: what a team files with the window. */
+export interface ReportRecord {
+  runbook: { name: string; file: string; hash: string; format?: number; serviceVersion?: string };
+  /** Distinct (user, host) pairs of the runs, in order. */
+  by: { user: string; host: string; runs: number[] }[];
+  syncbook: string[];
+  /** The service version the progress answers fit, and a mismatch with the declared one. */
+  serviceVersionSeen?: ServiceVersionSeen;
+  serviceVersionMismatch?: string;
+  /** Every interlock, identity and force decision, with its reason (indexes into `decisions`). */
+  interlocks: number[];
+  /** The verifier's last progress: phase and counters. */
+  verifier?: { t: number; phase?: string; error?: string; counters: Record<string, number> };
+  /** What the run saw of the verifier's process and release: restarts it followed, the old releases' empty HTTP 500. */
+  verifierSeen?: { t: number; text: string }[];
+}
+
+export interface ReportLog {
+  t: number;
+  level: "debug" | "info" | "warn" | "error";
+  message: string;
+  index?: number;
+}
+
+export interface Report {
+  version: typeof REPORT_VERSION;
+  runbook: string;
+  file: string;
+  hash: string;
+  mode: RunEventOf<"run.started">["mode"] | "unknown";
+  instances: InstanceRef[];
+  verifier?: string;
+  /** `at` of the first event (run.started when present). */
+  startedAt: number;
+  finishedAt?: number;
+  durationMs: number;
+  outcome: RunOutcome;
+  exitCode?: number;
+  committed: boolean;
+  message?: string;
+  /** The last run was `--abort`: the operator called the cutover off (its undos ran, nothing was sent). */
+  aborted?: true;
+  /** The first failed (or interrupted) step, if any. */
+  failedStep?: number;
+  steps: ReportStep[];
+  requests: ReportRequest[];
+  decisions: ReportDecision[];
+  hooks: ReportHook[];
+  commits: ReportCommit[];
+  progress: InstanceSeries[];
+  verifierSamples: VerifierSample[];
+  /** warn and error logs (info and debug are in the journal). */
+  logs: ReportLog[];
+  /** Every run of the cutover on one time axis (a resumed journal holds several). */
+  runs: ReportRun[];
+  markers: ReportMarker[];
+  /** The write-stop window (the last, if writes were stopped more than once), and every one. */
+  window?: WriteStopWindow;
+  windows: WriteStopWindow[];
+  /** Progress reads per instance and endpoint (counts, failures, latency) and each failure. */
+  polls: ReportPolls[];
+  pollFailures: ReportPollFailure[];
+  record: ReportRecord;
+  /**
+   * requests: commands and polls; failedRequests: those that failed (a poll's failure included);
+   * commands: entries of `requests`; polls / failedPolls: progress reads.
+   */
+  counts: {
+    events: number;
+    requests: number;
+    unanswered: number;
+    failedRequests: number;
+    commands: number;
+    polls: number;
+    failedPolls: number;
+  };
+  /** Problems found while building (events out of order, duplicate ids, missing run.started). */
+  warnings: string[];
+}

@@ -1,0 +1,377 @@
+/**
+ * The run's assembly: from the options, everything a run needs before its first event (the
+ * plan of steps, the event stream with the journal's failure noted and the write-stop window
+ * folded in, the fleet and verifier clients, the plugins' context and notifiers, the memory and
+ * undos a resume carries, the forced exit's report). The runner composes it with its steps.
+ */
+import { dirname } from "node:path";
+import type { VerifierClient } from "../api/index.js";
+import { ExitCode, UserError } from "../errors.js";
+import { createFleet, createPollRecorder, createVerifier, WindowTracker, type Fleet } from "../fleet/index.js";
+import {
+  createFleetTracker,
+  createNotifierListener,
+  pluginStepTitle,
+  stepInfo,
+  undoFor,
+  UndoStack,
+  forcedStop,
+  type NotifierListener,
+  type PluginRegistry,
+  type PluginRunContext,
+} from "../plugin/index.js";
+import { durationOr, type LoadedRunbook } from "../runbook/index.js";
+import { instancesOf, type Runbook } from "../runbook/types.js";
+import {
+  newIdentityMemory,
+  observeIdentity,
+  UNDO_TIMEOUT_MS,
+  type Defaults,
+  type Prompter,
+  type RunContext,
+  type RunMemory,
+  type WritesProbe,
+} from "../steps/index.js";
+import { createEmitter, type Emitter } from "./emitter.js";
+import type { CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
+import { instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
+import { forcedReport } from "./unwind.js";
+
+export interface ResumePlan {
+  /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
+  done: ReadonlyMap<number, string>;
+  /** What the earlier run established (writes stopped, start or commit sent). */
+  memory: Partial<
+    Pick<RunMemory, "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors" | "split" | "verifier">
+  >;
+  /** Steps whose hook ran in the interrupted run and was not undone: their runbook `undo` is registered again. */
+  undoSteps?: readonly number[];
+  /**
+   * A command the interrupted run sent to part of the fleet, to complete: its step runs again,
+   * sending only to these instance indexes (kit/targets.ts), after the operator confirms.
+   */
+  complete?: { stepIndex: number; only: readonly number[]; why: string; forgive: readonly string[] };
+}
+
+export interface RunOptions {
+  loaded: LoadedRunbook;
+  mode?: "run" | "rehearse" | "resume";
+  registry: PluginRegistry;
+  listeners?: RunListener[];
+  /** Listeners that must record every event (the journal): if one throws, the run stops before the next request. */
+  critical?: CriticalListener[];
+  signal?: AbortSignal;
+  prompt?: Prompter;
+  /** Answer every confirm with yes (never lifts an interlock). */
+  yes?: boolean;
+  /** Ask before each step: run / skip / run the rest / abort. */
+  stepMode?: boolean;
+  from?: string;
+  to?: string;
+  /** Interlock checks to skip, by name. */
+  force?: readonly string[];
+  /**
+   * `--only`: the command steps send to these instances only (names, URLs as written, or `#2`),
+   * to complete a command the others have (kit/targets.ts). Needs `from`.
+   */
+  only?: readonly string[];
+  resume?: ResumePlan;
+  /**
+   * `--abort`: the operator calls the cutover off. No step runs and nothing is sent to the
+   * service: the undos of `resume.undoSteps` run, last first, and the run ends aborted (exit 0
+   * when every undo succeeded, else 1). The caller refuses it once commit may have been sent.
+   */
+  abort?: boolean;
+  /**
+   * The events of the earlier runs of this cutover (a resumed journal's), oldest first: the run
+   * knows from them when writes were stopped (the write-stop window spans runs).
+   */
+  history?: readonly RunEvent[];
+  /** Injected in tests; otherwise made from the runbook. */
+  fleet?: Fleet;
+  verifier?: VerifierClient;
+  /** Where notify steps and console notifiers print. */
+  print?: (line: string) => void;
+  /** The `traceparent` hooks get (the trace listener's current span), when the run exports a trace. */
+  traceparent?: () => string | undefined;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Simulated seconds per wall second (rehearsals): the runbook's waits shrink with it. */
+  timeScale?: number;
+  /** Where the application's writes can be seen (a rehearsal): a stopWrites step passes only once they stopped. */
+  writesProbe?: WritesProbe;
+  /**
+   * Aborted on a forced exit (a second Ctrl-C): the undo running is killed with its process
+   * group, the rest do not run, and `onForceStop` gets (synchronously, before the process exits)
+   * which undos did not finish and what state writes may be in; it is journaled too.
+   */
+  forceSignal?: AbortSignal;
+  onForceStop?: (lines: string[]) => void;
+}
+
+/** Inside the write-stop window: every second of it is the application's downtime. */
+export const WINDOW_POLL_MS = 100;
+
+export function runDefaults(loaded: LoadedRunbook, timeScale = 1): Defaults {
+  const d = loaded.runbook?.defaults ?? {};
+  const scale = (ms: number): number => (timeScale === 1 ? ms : Math.max(20, ms / timeScale));
+  return {
+    pollMs: scale(durationOr(d.pollInterval, 2000)),
+    timeoutMs: scale(durationOr(d.timeout, 30 * 60_000)),
+    requestTimeoutMs: durationOr(d.requestTimeout, 10_000),
+    slowAfterMs: scale(durationOr(d.slowAfter, 5 * 60_000)),
+    progressGiveUpMs: scale(durationOr(d.retry?.giveUpAfter, 180_000)),
+    windowPollMs: scale(durationOr(d.windowPollInterval, WINDOW_POLL_MS)),
+    scale,
+  };
+}
+
+/** A run, assembled: its context, and what the runner needs to end it. */
+export interface AssembledRun {
+  started: number;
+  loaded: LoadedRunbook;
+  runbook: Runbook;
+  steps: PlannedStep[];
+  from: number;
+  to: number;
+  only: number[] | undefined;
+  mode: NonNullable<RunOptions["mode"]>;
+  signal: AbortSignal;
+  emitter: Emitter;
+  say: Emit;
+  fleet: Fleet;
+  verifier: VerifierClient | undefined;
+  cutover: string;
+  notifier: NotifierListener;
+  memory: RunMemory;
+  undo: UndoStack;
+  undoAbort: AbortController;
+  undoneOk: Set<number>;
+  run: RunContext;
+  /** The journal's first failure: the run stops before its next request. */
+  journalError: () => unknown;
+  /** The check an interlock refused last. */
+  refused: () => string | undefined;
+}
+
+export function assembleRun(opts: RunOptions): AssembledRun {
+  const started = Date.now();
+  const { loaded } = opts;
+  const runbook = loaded.runbook;
+  if (!runbook)
+    throw new UserError(`${loaded.file} is not a valid runbook`, {
+      hint: `Run \`syncbook lint ${loaded.file}\` for the details.`,
+      exitCode: ExitCode.usage,
+    });
+  const steps = planSteps(runbook, (kind, options) => pluginStepTitle(opts.registry, kind, options, loaded.redact));
+  const { from, to } = stepRange(steps, opts.from, opts.to);
+  const only = opts.only?.length ? instanceTargets(runbook, opts.only, opts.from) : undefined;
+  const mode = opts.mode ?? "run";
+  const signal = opts.signal ?? new AbortController().signal;
+  const defaults = runDefaults(loaded, opts.timeScale ?? 1);
+
+  const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
+  // the write-stop window, folded from the events (the earlier runs' first): when a read first
+  // shows canWrite on every instance, the next thing in the stream is `window.closed`
+  const writeStop = new WindowTracker();
+  for (const e of opts.history ?? []) writeStop.apply(e);
+  if (!writeStop.open && opts.resume?.memory.writesStopped && !opts.history?.length) writeStop.assumeOpen();
+  writeStop.takeClosed();
+  emitter.add((e) => writeStop.apply(e));
+  // the check an interlock refused last: the operator is told the way out that fits it
+  let refused: string | undefined;
+  emitter.add((e) => {
+    if (e.type === "decision" && e.kind === "interlock" && !e.ok && e.check) refused = e.check;
+  });
+  // Only a critical listener (the journal) makes the emitter throw. Whichever event it fails on
+  // (a request's, a step's start, a decision), the run notes it and stops before its next request:
+  // every failure path ends the run promptly, with undo, never by hanging on a step's timer.
+  let journalError: unknown;
+  const emit: Emit = (type, payload, options) => {
+    try {
+      const event = emitter.emit(type, payload, options);
+      const closed = writeStop.takeClosed();
+      if (closed) emitter.emit("window.closed", closed);
+      return event;
+    } catch (err) {
+      journalError ??= err;
+      throw err;
+    }
+  };
+  const say: Emit = (type, payload, options) => {
+    try {
+      return emit(type, payload, options);
+    } catch {
+      // the journal failed: what follows (the undo, the run's end) still reaches the operator
+      try {
+        return emitter.tell(type, payload);
+      } catch {
+        return { type, seq: -1, at: Date.now(), ...payload } as unknown as RunEvent;
+      }
+    }
+  };
+  const tracker = createFleetTracker();
+  emitter.add(tracker.listener);
+  // one request id sequence for the whole run: the journal and the report pair requests and answers by id
+  let lastRequestId = 0;
+  const requestId = (): number => ++lastRequestId;
+  // an address the client cannot use (lint's instance-url rule, for a caller that skipped lint)
+  // is the runbook's fault: a usage error with the (redacted) address, never an internal error
+  const usable = <T>(make: () => T): T => {
+    try {
+      return make();
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err;
+      throw new UserError(loaded.redact(err.message), {
+        hint: `Run \`syncbook lint ${loaded.file}\`: every instance and verifier URL must be a base address such as http://127.0.0.1:27182.`,
+        exitCode: ExitCode.usage,
+      });
+    }
+  };
+  const fleet =
+    opts.fleet ??
+    usable(() =>
+      createFleet({
+        instances: instancesOf(runbook),
+        requestTimeoutMs: defaults.requestTimeoutMs,
+        emit,
+        requestId,
+        serviceVersion: runbook.serviceVersion,
+        redact: loaded.redact,
+        // counts and failures of polls are records, not preconditions of a request: never throw
+        polls: createPollRecorder(say),
+      }),
+    );
+  const verifier =
+    opts.verifier ??
+    (runbook.verifier
+      ? usable(() =>
+          createVerifier({
+            url: runbook.verifier!,
+            requestTimeoutMs: defaults.requestTimeoutMs,
+            emit,
+            requestId,
+            polls: fleet.polls,
+            redact: loaded.redact,
+          }),
+        )
+      : undefined);
+  // one id per cutover, the same on --resume (the first run's `run.started` is in the history and
+  // carries it): a pager keeps one alert for it, a trace one trace id
+  const firstRun = opts.history?.find((e): e is RunEventOf<"run.started"> => e.type === "run.started");
+  const cutover = firstRun
+    ? (firstRun.cutover ?? cutoverId(firstRun.at, firstRun.hash))
+    : cutoverId(started, loaded.hash);
+  const pctx: PluginRunContext = {
+    runbook: { name: runbook.name, file: loaded.file },
+    cutover,
+    ...(opts.traceparent ? { traceparent: opts.traceparent } : {}),
+    cwd: dirname(loaded.file),
+    redact: loaded.redact,
+    // a plugin's log line the journal cannot take must not fail the hook that did its work (an undo
+    // that turned writes back on would read as failed): the run stops on the journal's error anyway
+    log: (level, message) => void say("log", { level, message: loaded.redact(message) }),
+    mode,
+    fleet: tracker.snapshot,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.print ? { print: opts.print } : {}),
+  };
+  const notifier = createNotifierListener(
+    opts.registry,
+    runbook.notify?.map((n) => ({
+      use: n.use,
+      on: n.on,
+      ...(n.with ? { with: n.with } : {}),
+    })),
+    pctx,
+  );
+  emitter.add(notifier);
+  const memory: RunMemory = {
+    writesStopped: false,
+    commitSent: false,
+    commitAccepted: false,
+    serviceErrors: [],
+    identity: newIdentityMemory(),
+    verifier: {},
+    ...opts.resume?.memory,
+  };
+  const undo = new UndoStack();
+  for (const i of opts.resume?.undoSteps ?? []) {
+    const s = steps[i];
+    const call = s?.bound.hookCall();
+    if (!s || !call) continue;
+    const info = stepInfo(s.index, s.id, s.kind, s.title, s.step, loaded.redact);
+    undo.push(
+      undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, s.bound.undoTimeoutMs() ?? UNDO_TIMEOUT_MS),
+    );
+  }
+  // every progress read of the run (waits, interlocks, reconcile) is checked for fleet identity:
+  // instances that stop being one fleet after start must not be sent commit (issue 12 item 2)
+  const observed: Fleet = {
+    ...fleet,
+    progress: async (sig) => {
+      const snap = await fleet.progress(sig);
+      observeIdentity(run, snap);
+      return snap;
+    },
+  };
+  const undoAbort = new AbortController();
+  const undoneOk = new Set<number>();
+  opts.forceSignal?.addEventListener(
+    "abort",
+    () => {
+      // said before the kill, while the running undo is still known as running
+      const lines = forcedReport(undo, memory, undoneOk, steps);
+      undoAbort.abort(forcedStop("forced exit (Ctrl-C twice)"));
+      say("decision", { kind: "undo", ok: false, check: "forced-exit", reason: lines.join("; ") });
+      opts.onForceStop?.(lines);
+    },
+    { once: true },
+  );
+  const run: RunContext = {
+    loaded,
+    runbook,
+    fleet: observed,
+    verifier,
+    emit,
+    say,
+    memory,
+    window: writeStop,
+    defaults,
+    force: new Set(opts.force ?? []),
+    yes: opts.yes ?? false,
+    prompt: opts.prompt,
+    plugins: { registry: opts.registry, ctx: pctx, undo },
+    mode,
+    writesProbe: opts.writesProbe,
+  };
+  return {
+    started,
+    loaded,
+    runbook,
+    steps,
+    from,
+    to,
+    only,
+    mode,
+    signal,
+    emitter,
+    say,
+    fleet,
+    verifier,
+    cutover,
+    notifier,
+    memory,
+    undo,
+    undoAbort,
+    undoneOk,
+    run,
+    journalError: () => journalError,
+    refused: () => refused,
+  };
+}
+
+/** `20261127T001500Z-1a2b3c4d`: when the cutover's first run started, and which runbook text it ran. */
+export function cutoverId(firstStartedAt: number, runbookHash: string): string {
+  const at = new Date(firstStartedAt).toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
+  return `${at}-${runbookHash.replace(/^sha256:/, "").slice(0, 8)}`;
+}
