@@ -16,10 +16,14 @@
  *     undo: { use: http, with: { method: PUT, url: https://flags.example.com/api/flags/sales-writes, headers: { Authorization: "Bearer ${env.FLAGS_TOKEN}" }, body: { enabled: true } } }
  * ```
  *
+ * As a stopWrites `check:` (a read of the switch), `expectJson` holds the answer to what it must
+ * say: `check: { use: http, with: { method: GET, url: …, expectJson: { enabled: false } } }`.
+ *
  * Header values, the query string and `${env.*}` values never appear in logs or errors.
  * Retries (transport errors, timeouts, 408, 429, 5xx) repeat the request: use them only for
  * requests that are safe to repeat (a PUT of a flag value, not "toggle").
  */
+import { isDeepStrictEqual } from "node:util";
 import { definePlugin, describeTarget, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
 
 export interface HttpHookOptions {
@@ -28,6 +32,7 @@ export interface HttpHookOptions {
   headers?: Record<string, string>;
   body?: unknown;
   expectStatus?: number | string | (number | string)[];
+  expectJson?: Record<string, unknown>;
   retries?: number;
   retryDelay?: string | number;
   timeout?: string | number;
@@ -72,6 +77,12 @@ export default definePlugin<HttpHookOptions>({
         description: "Accepted status: a code (204), a class (`2xx`), or a list (default `2xx`).",
         anyOf: [STATUS, { type: "array", minItems: 1, items: STATUS }],
       },
+      expectJson: {
+        type: "object",
+        minProperties: 1,
+        description:
+          "What the answer's JSON body must hold: each key a dotted path (`writes.enabled`, `items.0.state`), each value what must be there (compared deeply). Any other answer fails the step: the way a stopWrites `check:` reads a switch over HTTP.",
+      },
       retries: {
         type: "integer",
         minimum: 0,
@@ -103,9 +114,32 @@ export default definePlugin<HttpHookOptions>({
         redact: ctx.redact,
         log: ctx.log,
       });
+      const target = describeTarget(o.method ?? "POST", o.url, ctx.redact);
+      if (o.expectJson) {
+        const wrong = jsonMismatch(answer.text, o.expectJson);
+        if (wrong) throw new Error(ctx.redact(`${target} answered ${answer.status}, but ${wrong}`));
+      }
       return {
-        summary: `${describeTarget(o.method ?? "POST", o.url, ctx.redact)} answered ${answer.status}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}`,
+        summary: `${target} answered ${answer.status}${o.expectJson ? ` with ${Object.keys(o.expectJson).join(", ")} as expected` : ""}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}`,
       };
     },
   },
 });
+
+/** Why an answer's body does not hold what `expectJson` says (undefined: it does). */
+export function jsonMismatch(text: string, expect: Record<string, unknown>): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return "its body is not JSON";
+  }
+  for (const [path, want] of Object.entries(expect)) {
+    let at: unknown = body;
+    for (const key of path.split("."))
+      at = at !== null && typeof at === "object" ? (at as Record<string, unknown>)[key] : undefined;
+    if (!isDeepStrictEqual(at, want))
+      return `${path} is ${at === undefined ? "absent" : JSON.stringify(at)} (expected ${JSON.stringify(want)})`;
+  }
+  return undefined;
+}

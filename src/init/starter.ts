@@ -41,6 +41,8 @@ steps:
       use: http
       with: { url: "\${vars.writeSwitch}", method: POST, body: { enabled: false } }
       undo: { use: http, with: { url: "\${vars.writeSwitch}", method: POST, body: { enabled: true } } }
+      # read again right before commit: commit is refused unless the switch still says writes are off
+      check: { use: http, with: { url: "\${vars.writeSwitch}", method: GET, expectJson: { writes.enabled: false } } }
   - id: drained
     name: Let the last writes reach the destination
     waitFor: { canCommit: true, lagBelow: 3, timeout: 15m }

@@ -241,3 +241,46 @@ describe("http hook", () => {
     expect(bad).toMatchObject({ ok: false, error: "hook http: option `retries` must be >= 0" });
   });
 });
+
+describe("http hook as a write switch's reader (expectJson, a stopWrites check)", () => {
+  const read = async (body: string, expectJson: Record<string, unknown>) => {
+    const srv = await startServer((_r, _n, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(body),
+    );
+    closers.push(srv.close);
+    const ctx = recordingContext(tempDir(), [SECRET]);
+    const w = { url: `${srv.url}/switch`, method: "GET", headers: { Authorization: SECRET }, expectJson };
+    return {
+      out: await runHook(await setup(), { use: "http", with: w }, step(ctx.redact, w), ctx, { timeoutMs: 5000 }),
+      url: srv.url,
+    };
+  };
+
+  it("the body holds every path's value (deeply): ok, and the summary says what was read", async () => {
+    const { out, url } = await read('{"writes":{"enabled":false,"tags":["a"]},"mode":"ro"}', {
+      "writes.enabled": false,
+      "writes.tags": ["a"],
+      mode: "ro",
+    });
+    expect(out).toMatchObject({
+      ok: true,
+      summary: `GET ${url}/switch answered 200 with writes.enabled, writes.tags, mode as expected`,
+    });
+  });
+
+  it("a value that differs, a path that is absent, an array index, or a body that is not JSON: the hook fails saying which", async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['{"writes":{"enabled":true}}', { "writes.enabled": false }, "writes.enabled is true (expected false)"],
+      ['{"writes":{}}', { "writes.enabled": false }, "writes.enabled is absent (expected false)"],
+      ['{"writes":null}', { "writes.enabled": false }, "writes.enabled is absent (expected false)"],
+      ['{"items":[{"s":"on"}]}', { "items.0.s": "off" }, 'items.0.s is "on" (expected "off")'],
+      ["<html>maintenance</html>", { enabled: false }, "its body is not JSON"],
+    ];
+    for (const [body, expectJson, why] of cases) {
+      const { out, url } = await read(body, expectJson);
+      expect(out.ok, body).toBe(false);
+      expect(out.error).toBe(`hook http failed: GET ${url}/switch answered 200, but ${why}`);
+      expect(out.error).not.toContain("PLANTED");
+    }
+  });
+});
