@@ -16,8 +16,11 @@
  *
  * Canonical URL: scheme, host (lower case, as the URL parser leaves it) and port (the scheme's
  * default dropped), and the path without trailing slashes; user info, query and fragment are not
- * part of which service it is. Two spellings of one host (`localhost`, `127.0.0.1`, a DNS alias)
- * are not told apart: the fleet's state is the guard there too.
+ * part of which service it is. Every loopback spelling (`localhost`, `*.localhost`, `127.0.0.0/8`,
+ * `[::1]`) is one host: two of them at one port are almost always one service (an SSH tunnel
+ * written two ways), and reading them as one fails safe (a second runner is refused, never let
+ * through). Other spellings of one host (a DNS alias, a LAN address) are not told apart: the
+ * fleet's state is the guard there.
  */
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
@@ -42,8 +45,11 @@ export function canonicalInstanceUrl(url: string): string {
   } catch {
     return url;
   }
-  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`;
+  const host = LOOPBACK.test(u.hostname) ? `loopback${u.port ? `:${u.port}` : ""}` : u.host;
+  return `${u.protocol}//${host}${u.pathname.replace(/\/+$/, "")}`;
 }
+
+const LOOPBACK = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 /** The lock file of one instance: its canonical URL hashed (a URL may hold a secret; a hash never shows it). */
 export function instanceLockName(url: string): string {

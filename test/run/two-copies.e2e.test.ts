@@ -96,6 +96,54 @@ describe("one runner per fleet, not per runbook file", () => {
     }
   });
 
+  it("the same instance written as localhost in one runbook and 127.0.0.1 in the other: one lock, the second runner refused before it sends anything", async () => {
+    s = await sim({ instances: 1 });
+    s.control.addFault("lag-floor=30");
+    const root = tempDir();
+    dirs.push(root);
+    mkdirSync(join(root, "a"));
+    mkdirSync(join(root, "b"));
+    const a = writeRunbook(join(root, "a"), runbookFor(s, HOLDING));
+    const b = writeRunbook(
+      join(root, "b"),
+      runbookFor(s, HOLDING).replaceAll("http://127.0.0.1:", "http://localhost:"),
+    );
+    const first = startCli(["run", a, "--renderer", "simple"], { cwd: root });
+    try {
+      await first.waitFor(/waiting \(ready\)|▶ \[2\/2\]/, 20_000);
+      const second = await cli(["run", b, "--renderer", "simple"], { cwd: root });
+      expect(second.code, second.all).toBe(1);
+      expect(second.stderr).toMatch(/instance sync0 \(http:\/\/localhost:\d+\) is in use: another syncbook run/);
+      expect(posts(s, "start")).toEqual([1]);
+    } finally {
+      first.child.kill("SIGINT");
+      await first.done;
+    }
+  });
+
+  it("which service a URL names: the loopback spellings are one host; scheme, port, path and other hosts still tell instances apart", async () => {
+    const { canonicalInstanceUrl: c } = await import("../../src/journal/index.js");
+    const one = [
+      "http://localhost:27182",
+      "http://127.0.0.1:27182/",
+      "http://127.0.0.2:27182",
+      "http://[::1]:27182",
+      "http://sync.localhost:27182",
+      "http://u:p@LOCALHOST:27182/?x=1",
+    ];
+    expect(new Set(one.map(c))).toEqual(new Set(["http://loopback:27182"]));
+    expect(c("http://localhost")).toBe("http://loopback");
+    for (const other of [
+      "https://localhost:27182",
+      "http://localhost:27183",
+      "http://localhost:27182/b",
+      "http://10.0.0.1:27182",
+      "http://localhost.example.com:27182",
+      "http://127.0.0.1.nip.io:27182",
+    ])
+      expect(c(other), other).not.toBe("http://loopback:27182");
+  });
+
   it("the instances' locks are released at the end of a run, and a lock left by a killed runner is taken over", async () => {
     s = await sim({ instances: 1 });
     const root = tempDir();
