@@ -159,6 +159,24 @@ describe("state model", () => {
     expect(await problems(runbook(late))).toEqual([]);
   });
 
+  // facts, States: "INITIALIZING: the service rejects `start` while in it; once initialization completes it reports
+  // IDLE" [progress 1.20]: no sync runs there either, so a check before the start never begins
+  it("a check before the start is reported on every version: the fleet is IDLE, or INITIALIZING then IDLE from 1.20", async () => {
+    const before = CHECK + START + READY + STOP + COMMIT + VERIFY;
+    for (const v of ["1.19.0", "1.20.0", "1.22.0"]) {
+      const { rules } = await lintYaml(runbook(before).replace(/serviceVersion: "[^"]*"/, `serviceVersion: "${v}"`));
+      const d = rules.filter((x) => x.rule === "verify-before-cea");
+      expect(d, v).toHaveLength(1);
+      expect(d[0]?.message, v).toContain(
+        v === "1.19.0" ? "(the fleet is IDLE until start)" : "(the fleet is INITIALIZING or IDLE until start)",
+      );
+    }
+    // paused before change event application, with INITIALIZING possible before the start: still reported
+    const paused = START + "  - pause: {}\n" + CHECK + "  - resume: {}\n" + READY + STOP + COMMIT + VERIFY;
+    const { rules } = await lintYaml(runbook(paused).replace(/serviceVersion: "[^"]*"/, 'serviceVersion: "1.22.0"'));
+    expect(rules.filter((x) => x.rule === "verify-before-cea")).toHaveLength(1);
+  });
+
   it("hooks are fine once verification has completed, and with the embedded verifier turned off", async () => {
     const hook = "  - hook: { use: shell, with: { command: [mongosh, --eval, 'db.x.createIndex({a: 1})'] } }\n";
     expect(await problems(runbook(START + READY + CHECK + STOP + COMMIT + VERIFY + hook))).toEqual([]);
