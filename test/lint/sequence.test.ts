@@ -134,6 +134,55 @@ describe("state model", () => {
     expect(await problems(runbook(START + wait + READY + STOP + COMMIT))).toEqual(["wait-never-holds"]);
   });
 
+  // facts, States: "IDLE, INITIALIZING (1.20), RUNNING, …": a known state from 1.20, none before
+  it("INITIALIZING is a state of 1.20+: waited for, asserted or expected on 1.18 it is flagged, with the version", async () => {
+    const idle = "  - waitFor: { state: IDLE }\n";
+    const msg = async (yaml: string, rule: string) =>
+      (await lintYaml(yaml)).rules.filter((d) => d.rule === rule).map((d) => d.message);
+    for (const cond of [
+      "waitFor: { state: INITIALIZING }",
+      "waitFor: { expect: [{ path: state, equals: INITIALIZING }] }",
+      "waitFor: { expect: [{ path: state, in: [INITIALIZING] }] }",
+    ]) {
+      // (before a start: then IDLE; in a cutover-only runbook: straight on to the cutover)
+      const yaml = (v: string, steps = idle + START + READY + STOP + COMMIT) =>
+        atVersion(runbook(`  - ${cond}\n` + steps), v);
+      expect(await msg(yaml("1.18.0"), "wait-never-holds"), cond).toEqual([
+        "This waitFor can never be satisfied here: state INITIALIZING exists from service 1.20 (the runbook declares 1.18.0). It would wait until its timeout and fail.",
+      ]);
+      // a cutover-only runbook on 1.18 too: the fleet can be in any state of its version, not that one
+      expect(await msg(yaml("1.18.0", READY + STOP + COMMIT), "wait-never-holds"), cond).toHaveLength(1);
+      expect(await problems(yaml("1.20.0")), cond).toEqual([]);
+      // on 1.22 without a start: INITIALIZING may be a restart, which returns to "the state it had before the
+      // crash" [progress 1.20], so the cutover after it can still run
+      expect(await problems(yaml("1.22.0", READY + STOP + COMMIT)), cond).toEqual([]);
+    }
+    // an assert: the steps after it never run
+    const assert = (v: string) =>
+      atVersion(runbook("  - assert: { state: INITIALIZING }\n" + START + READY + STOP + COMMIT), v);
+    expect(await msg(assert("1.19.9"), "unreachable-after-assert")).toEqual([
+      "This assert can never hold here: state INITIALIZING exists from service 1.20 (the runbook declares 1.19.9). The run fails at it, so the 5 steps after it never run.",
+    ]);
+    expect(await problems(assert("1.20.0"))).toEqual([]);
+    // IDLE or INITIALIZING on 1.18: IDLE can hold, so nothing to say
+    expect(
+      await problems(
+        atVersion(runbook("  - waitFor: { state: [INITIALIZING, IDLE] }\n" + START + READY + STOP + COMMIT), "1.18.0"),
+      ),
+    ).toEqual([]);
+    // without a serviceVersion lint cannot tell: not flagged
+    expect(
+      (
+        await lintYaml(
+          runbook("  - waitFor: { state: INITIALIZING }\n" + START + READY + STOP + COMMIT).replace(
+            /serviceVersion: .*\n/,
+            "",
+          ),
+        )
+      ).rules.filter((d) => d.rule === "wait-never-holds"),
+    ).toEqual([]);
+  });
+
   it('"COMMITTED → REVERSING → RUNNING in the opposite direction": a reverse can be waited out', async () => {
     const rb = (extra: string) =>
       runbook(START + READY + STOP + COMMIT + "  - reverse: {}\n" + extra).replace(
