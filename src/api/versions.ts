@@ -284,6 +284,22 @@ export const BEHAVIOUR = {
   },
 } as const satisfies Record<string, { since: string; cite: Cite; sourceServer?: string; shardedSince?: string }>;
 
+/**
+ * Which releases are supported (facts: "Supported versions", from the release notes index): a
+ * runbook whose `serviceVersion` is older than `oldestSupported` declares an end-of-life service.
+ */
+export const SUPPORT = {
+  oldestSupported: {
+    version: "1.20",
+    cite: facts(52, "1.20 is the oldest supported release; all earlier ones are end of life"),
+  },
+  /** The current stable release; nothing newer is published. */
+  current: { version: "1.22", cite: facts(53, "1.22 is the current stable release (2026-09-09)") },
+} as const satisfies Record<string, { version: string; cite: Cite }>;
+
+/** The version is older than the oldest supported release: end of life. */
+export const endOfLife = (version: string): boolean => !atLeast(version, SUPPORT.oldestSupported.version);
+
 /** What needs a newer server rather than a newer service. */
 export const SERVER = {
   /** Write blocking (`"sourceAndDestination"`, `true`), `reversible` and `createSupportingIndexes` need a source on server 6.0+. */

@@ -11,11 +11,14 @@ export function starterRunbook(name: string, schema = "node_modules/syncbook/sch
 runbook: 1
 name: ${name}
 description: Replica set cluster0 to replica set cluster1.
-# The sync service version the fleet runs: lint flags start fields newer than it.
-serviceVersion: "1.8.0"
+# The lowest sync service version any instance runs (1.22 is the current release; every
+# version before 1.20 is end of life): lint checks start fields and the cutover against it.
+serviceVersion: "1.22.0"
+# The clusters' server versions: lint checks what the service version supports (from 1.19 a
+# destination on server 6.0 is refused).
 clusters:
-  cluster0: { topology: replicaSet, serverVersion: "6.0" }
-  cluster1: { topology: replicaSet, serverVersion: "6.0" }
+  cluster0: { topology: replicaSet, serverVersion: "7.0" }
+  cluster1: { topology: replicaSet, serverVersion: "7.0" }
 # One sync service instance per source shard (one for a replica set). The API has no
 # authentication: use loopback (an SSH tunnel) or https behind an authenticating proxy.
 instances:

@@ -2,9 +2,18 @@
  * Start fields and values against the runbook's `serviceVersion`, from the one table of the
  * service by version (src/api/versions.ts): a field newer than the version, a field the version
  * removed, a value newer than the version. Without a `serviceVersion`, what depends on it is
- * listed once, with what the documentation says.
+ * listed once, with what the documentation says. A version before the oldest supported release
+ * is said once, as a warning, at the `serviceVersion` field.
  */
-import { atLeast, startField, startVersionProblems, versionDependentParts, versionRange } from "../api/versions.js";
+import {
+  SUPPORT,
+  atLeast,
+  endOfLife,
+  startField,
+  startVersionProblems,
+  versionDependentParts,
+  versionRange,
+} from "../api/versions.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
 
@@ -27,12 +36,28 @@ export const rules: RuleInfo[] = [
     source: "service-facts.md",
     hint: 'Add `serviceVersion: "1.x.y"`: the lowest version any instance runs.',
   },
+  {
+    id: "service-version-eol",
+    severity: "warning",
+    description: `\`serviceVersion\` is older than ${SUPPORT.oldestSupported.version}, the oldest supported release: every earlier version is end of life. Said once, at the \`serviceVersion\` field.`,
+    spec: "Supported versions: 1.20 is the oldest supported release; all earlier ones are end of life [release notes index]. 1.22 is the current stable release (2026-09-09).",
+    source: "service-facts.md",
+    hint: `Upgrade every instance to a supported release (${SUPPORT.current.version} is the current one), then raise \`serviceVersion\` to the lowest version any instance runs. No live upgrade to ${SUPPORT.oldestSupported.version} is published: upgrade before \`start\`, not while a sync runs.`,
+  },
 ];
 
 const show = (v: string | boolean): string => (typeof v === "string" ? q(v) : String(v));
 
 export function check(ctx: LintContext): void {
   const version = ctx.runbook.serviceVersion;
+  // facts, "Supported versions": "1.20 is the oldest supported release; all earlier ones are end
+  // of life [release notes index]": once per runbook, where the version is declared
+  if (version !== undefined && endOfLife(version))
+    ctx.report(
+      "service-version-eol",
+      ["serviceVersion"],
+      `serviceVersion ${q(version)} is end of life: ${SUPPORT.oldestSupported.version} is the oldest supported release, and every earlier one is end of life (release notes index); the current release is ${SUPPORT.current.version}.`,
+    );
   let missing: { at: YamlPath; parts: string[]; reversible: boolean } | undefined;
   ctx.runbook.steps.forEach((step, i) => {
     if (!("start" in step) || !step.start) return;

@@ -243,7 +243,7 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheckInfo[] = Object.freeze([
     severity: "error",
     description:
       "The connecting user lacks a role the service needs on this cluster (by sync type: default, write blocking, reversing).",
-    spec: "Self-managed: source readAnyDatabase, backup, clusterMonitor; destination readWriteAnyDatabase, restore, clusterMonitor, clusterManager; with write blocking or reversing, on both: readWriteAnyDatabase, backup, restore, clusterMonitor, clusterManager.",
+    spec: "Self-managed: source readAnyDatabase, backup, clusterMonitor; destination readWriteAnyDatabase, restore, clusterMonitor, clusterManager; with write blocking or reversing, on both: readWriteAnyDatabase, backup, restore, clusterMonitor, clusterManager. Reverse also needs the `restore` role. (No roles table by version is published in the service facts: where the pages differ, preflight asks for the larger set, e.g. dbAdminAnyDatabase on a reversible sync's destination.)",
     source: "service-facts.md",
     docs: `${DOCS}/permissions/`,
     hint: "Grant the missing roles with `grantRolesToUser` to the user of the service's connection string (preflight should connect as that user).",

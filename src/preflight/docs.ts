@@ -112,7 +112,18 @@ export function isRapidRelease(version: string): boolean {
 
 export type SyncType = "default" | "write-blocking" | "reversing";
 
-/** The self-managed roles table of "User Permissions" (all roles on the admin database). */
+/**
+ * The self-managed roles table of "User Permissions" (all roles on the admin database), one table
+ * for every version. service-facts.md, the authority, publishes one role fact only: "reverse also
+ * needs the `restore` role" (The recommended cutover), which both sides of `reversing` hold. It
+ * publishes no roles table by version, so where the permissions pages differ by version or sync
+ * type the table takes the reading that fails safe, the larger set (a role asked for costs a grant
+ * before the window; a role missing fails the migration, or the reverse, in it):
+ * - reversing asks for `dbAdminAnyDatabase` on the destination too;
+ * - write blocking asks for `backup` on the destination on every version (not only from 1.20);
+ * - from 1.20 every sync is judged as one with write blocking (which configuration controls it is
+ *   "Not published": checks/privileges.ts).
+ */
 export const REQUIRED_ROLES: Readonly<Record<SyncType, { source: string[]; destination: string[] }>> = {
   default: {
     source: ["readAnyDatabase", "backup", "clusterMonitor"],
@@ -124,7 +135,14 @@ export const REQUIRED_ROLES: Readonly<Record<SyncType, { source: string[]; desti
   },
   reversing: {
     source: ["readWriteAnyDatabase", "backup", "restore", "clusterMonitor", "clusterManager"],
-    destination: ["readWriteAnyDatabase", "backup", "restore", "clusterMonitor", "clusterManager"],
+    destination: [
+      "readWriteAnyDatabase",
+      "backup",
+      "restore",
+      "clusterMonitor",
+      "clusterManager",
+      "dbAdminAnyDatabase",
+    ],
   },
 };
 

@@ -1,11 +1,13 @@
 /**
  * `syncbook rehearse`: the runbook against an in-process simulated fleet shaped like it (its
- * clusters, its number of instances, its service version). The runbook is pointed at the
+ * clusters, its number of instances, its service version, or the current release when it declares
+ * none). The runbook is pointed at the
  * simulator by rewriting every URL of its instances and verifier (also inside hook options, so a
  * hook that calls `http://127.0.0.1:27182/sim/writes` reaches simulated instance 0), and its
  * stop-writes hooks become the simulator's writes switch unless `keepHooks`.
  */
 import { startSimulator, type SimulatorOptions } from "../sim/index.js";
+import { CURRENT_SERVICE_VERSION } from "../sim/versions.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { bindStep, type WritesProbe } from "../steps/index.js";
 import type { Runbook } from "../runbook/types.js";
@@ -54,7 +56,10 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     ...(opts.namespaces
       ? { dataSet: { collections: Math.min(100_000, Math.max(1, opts.namespaces.collections)) } }
       : {}),
-    ...(rb.serviceVersion !== undefined ? { serviceVersion: rb.serviceVersion } : {}),
+    // a runbook that declares no version is rehearsed against the current release: every version
+    // before 1.20 is end of life (service facts, "Supported versions"), and the current one has
+    // the most conditions a window meets (the embedded verifier, canCommit's lag limit, INITIALIZING)
+    serviceVersion: rb.serviceVersion ?? CURRENT_SERVICE_VERSION,
     ...(opts.faults?.length ? { faults: opts.faults } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
   };

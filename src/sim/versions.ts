@@ -90,7 +90,12 @@ export const BEHAVIOUR_SINCE = {
   totalRaisedToCopied: "1.21",
 } as const;
 
-/** The version simulated when none is asked for (`syncbook sim`, the rehearsal of a runbook without `serviceVersion`). */
+/**
+ * The version `startSimulator` emulates when none is asked for: the library's default, which the
+ * runner's end-to-end harnesses (test/support) pair with their runbooks' `serviceVersion`. It stays
+ * 1.8.0 (end of life) so that those tests keep the conditions they were written for; `syncbook sim`
+ * and the rehearsal of a runbook without `serviceVersion` emulate `CURRENT_SERVICE_VERSION`.
+ */
 export const DEFAULT_SERVICE_VERSION = "1.8.0";
 
 /** The current release: what `syncbook sim` emulates when not told (issue 24: "`syncbook sim` defaults to the current release (1.22)"). */

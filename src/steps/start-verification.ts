@@ -15,12 +15,14 @@ type Body = NonNullable<StartVerificationBody>;
 /** `verify-before-cea`: a check where the sync cannot reach change event application. */
 export function checkNeedsCea(at: SequenceStep, what: string): void {
   const states = at.flow.states;
-  if (states.size > 0 && [...states].every((s) => s === "IDLE")) {
+  // INITIALIZING (1.20+) comes before IDLE in lint's model: no sync runs there either
+  const before = (s: string): boolean => s === "IDLE" || s === "INITIALIZING";
+  if (states.size > 0 && [...states].every(before)) {
     at.report(
       "verify-before-cea",
-      `No sync is running here (the fleet is IDLE until start), so change event application is never reached and ${what} cannot begin.`,
+      `No sync is running here (the fleet is ${states.has("INITIALIZING") ? "INITIALIZING or IDLE" : "IDLE"} until start), so change event application is never reached and ${what} cannot begin.`,
     );
-  } else if (!at.flow.ceaReached && states.has("PAUSED") && [...states].every((s) => s === "PAUSED" || s === "IDLE")) {
+  } else if (!at.flow.ceaReached && states.has("PAUSED") && [...states].every((s) => s === "PAUSED" || before(s))) {
     at.report(
       "verify-before-cea",
       `The sync is paused here and has not been seen in ${CEA}: it cannot reach it until resumed, so ${what} cannot begin.`,

@@ -1,7 +1,7 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
 import { evaluate, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
 import type { WaitForBody } from "../runbook/types.js";
-import { BEHAVIOUR, serviceAtLeast } from "../api/versions.js";
+import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { CEA, closure, narrow, type SequenceOutcome, type SequenceStep } from "./kit/sequence.js";
 import { waitUntil } from "./kit/wait.js";
@@ -32,7 +32,7 @@ export function conditionSequence(
     );
     return { ok: f };
   }
-  const embedded = embeddedNever(c, at);
+  const embedded = embeddedNever(c, at) ?? stateNever(c, at);
   if (embedded !== undefined) {
     if (at.step.continueOnError !== true) never(embedded);
     return { ok: f };
@@ -42,11 +42,27 @@ export function conditionSequence(
     if (at.step.continueOnError !== true && reason) never(reason);
     return { ok: f };
   }
-  f.states = closure(feasible);
+  // facts [progress 1.20]: INITIALIZING ends in IDLE, or after a restart in "the state it had before
+  // the crash": where the fleet may be past IDLE, those states stay possible after it
+  f.states = closure(feasible.has("INITIALIZING") ? new Set([...feasible, ...f.states]) : feasible);
   if (c.canCommit === true && body.on !== "any") f.canCommitSeen = true;
   if (c.canCommit === true || c.info === CEA) f.ceaReached = true;
   if ([...feasible].every((s) => s === "COMMITTED")) f.pendingCommits = new Set();
   return { ok: f };
+}
+
+/**
+ * Why a condition on the state can never hold at the declared version, if it cannot: every state
+ * it accepts is newer than the version (INITIALIZING: "IDLE, INITIALIZING (1.20)").
+ */
+function stateNever(c: ConditionModel, at: SequenceStep): string | undefined {
+  const version = at.runbook.serviceVersion;
+  if (version === undefined || !c.states?.length) return undefined;
+  const newer = STATES.filter((r) => c.states!.includes(r.state) && r.since !== undefined && !at.atLeast(r.since));
+  if (newer.length < c.states.length) return undefined;
+  return newer
+    .map((r) => `state ${r.state} exists from service ${r.since} (the runbook declares ${version})`)
+    .join("; ");
 }
 
 /** Why a condition on the embedded verifier can never hold here, if it cannot. */

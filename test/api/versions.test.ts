@@ -17,8 +17,10 @@ import {
   START_FIELDS,
   STATES,
   START_FIELD_NAMES,
+  SUPPORT,
   atLeast,
   compareVersions,
+  endOfLife,
   liveUpgradePublished,
   serviceAtLeast,
   startVersionProblems,
@@ -48,6 +50,7 @@ const cites: [string, Cite][] = [
   ...Object.entries(BEHAVIOUR).map(([k, r]): [string, Cite] => [`behaviour ${k}`, r.cite]),
   ...LIVE_UPGRADES.map((r): [string, Cite] => [`live upgrade to ${r.to}`, r.cite]),
   ...Object.entries(SERVER).map(([k, r]): [string, Cite] => [`server ${k}`, r.cite]),
+  ...Object.entries(SUPPORT).map(([k, r]): [string, Cite] => [`support ${k}`, r.cite]),
 ];
 
 describe.skipIf(!haveSpec)("every row quotes its line of the facts (../shared/spec)", () => {
@@ -106,6 +109,17 @@ describe("every row says what its quote says", () => {
   it("the embedded verifier: replica sets from 1.9, sharded clusters from 1.10", () => {
     const r = BEHAVIOUR.embeddedVerifier;
     expect(r.cite.text).toContain(`replica sets from ${r.since}, for sharded clusters from ${r.shardedSince}`);
+  });
+  it("supported versions: 1.20 the oldest, every earlier one end of life; 1.22 the current release", () => {
+    expect(SUPPORT.oldestSupported.cite.text).toContain(
+      `${SUPPORT.oldestSupported.version} is the oldest supported release`,
+    );
+    expect(SUPPORT.current.cite.text).toContain(`${SUPPORT.current.version} is the current stable release`);
+    expect(endOfLife("1.19.9")).toBe(true);
+    expect(endOfLife("1.8")).toBe(true);
+    expect(endOfLife("1.20")).toBe(false);
+    expect(endOfLife("1.20.0")).toBe(false);
+    expect(endOfLife("1.22.0")).toBe(false);
   });
   it("live upgrades: 1.12 → 1.13 and to 1.18 only; none to 1.20", () => {
     for (const u of LIVE_UPGRADES) expect(u.cite.text).toContain(`${u.from ? `${u.from} → ` : "to "}${u.to}`);

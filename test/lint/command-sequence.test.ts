@@ -13,7 +13,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/diagnostics.js";
-import { COMMIT, READY, START, STOP, lintYaml, runbook } from "../support/lint.js";
+import { COMMIT, READY, START, STOP, atVersion, lintYaml, notEol, runbook } from "../support/lint.js";
 
 const COMMIT_ONLY = "  - commit: {}\n";
 const HOOK = "  - hook: { use: shell, with: { command: [echo, hi] } }\n";
@@ -22,7 +22,8 @@ const FIRST = 10; // the line of the first step in runbook()
 async function lint(yaml: string): Promise<Diagnostic[]> {
   const { loader, rules } = await lintYaml(yaml);
   expect(loader).toEqual([]);
-  return rules.filter((d) => d.severity !== "info");
+  // (old versions here are on purpose: their end-of-life warning is tested in versions.test.ts)
+  return rules.filter((d) => d.severity !== "info" && notEol(d));
 }
 const ids = (ds: Diagnostic[]) => ds.map((d) => d.rule);
 const message = (ds: Diagnostic[], rule: string) => ds.find((d) => d.rule === rule)?.message;
@@ -56,9 +57,8 @@ describe("start", () => {
   });
 
   it("[facts-embedded] 1.9+: the embedded verifier checks from the start until commit; off when the start says so; on before 1.9 only when asked", async () => {
-    const v = (version: string) => `serviceVersion: "${version}"\n`;
     const rb = (start: string, version: string) =>
-      runbook(start + READY + HOOK + STOP + COMMIT + HOOK, "").replace('serviceVersion: "1.8.0"\n', v(version));
+      atVersion(runbook(start + READY + HOOK + STOP + COMMIT + HOOK), version);
     const on = await lint(rb(START, "1.9.0"));
     expect(ids(on)).toEqual(["hook-during-verify"]);
     expect(on[0]!.line).toBe(FIRST + 2);
@@ -106,19 +106,20 @@ describe("commit", () => {
     const wb = (v: string) => `  - start: { source: cluster0, destination: cluster1, enableUserWriteBlocking: ${v} }\n`;
     const tail =
       ", and the start at line 10 sets it: declare `writesStoppedExternally: true` to say writes are stopped that way.";
+    const v119 = (yaml: string): string => atVersion(yaml, "1.19.0");
     for (const v of ["true", '"sourceAndDestination"']) {
-      const ds = await lint(runbook(wb(v) + READY + COMMIT));
+      const ds = await lint(v119(runbook(wb(v) + READY + COMMIT)));
       expect(message(ds, "commit-without-stop-writes")!.endsWith(tail)).toBe(true);
     }
     for (const v of ["false", '"destinationOnly"']) {
-      const ds = await lint(runbook(wb(v) + READY + COMMIT));
+      const ds = await lint(v119(runbook(wb(v) + READY + COMMIT)));
       expect(message(ds, "commit-without-stop-writes")).toMatch(
         /: with it, declare `writesStoppedExternally: true`\.$/,
       );
     }
-    const later = await lint(runbook(READY + COMMIT + wb("true")));
+    const later = await lint(v119(runbook(READY + COMMIT + wb("true"))));
     expect(message(later, "commit-without-stop-writes")).toMatch(/: with it, declare/);
-    const v120 = await lint(runbook(wb("true") + READY + COMMIT).replace('"1.8.0"', '"1.20.0"'));
+    const v120 = await lint(atVersion(runbook(wb("true") + READY + COMMIT), "1.20.0"));
     expect(message(v120, "commit-without-stop-writes")).toMatch(/: with it, declare/);
   });
 
@@ -135,15 +136,15 @@ describe("commit", () => {
 
   it("[facts-embedded] commit ends the embedded verifier's check, not the migration verifier's", async () => {
     const after = START.replace("}\n", ", verification: { enabled: true } }\n") + READY + STOP + COMMIT + HOOK;
-    expect(ids(await lint(runbook(after).replace('"1.8.0"', '"1.9.0"')))).toEqual([]);
+    expect(ids(await lint(atVersion(runbook(after), "1.9.0")))).toEqual([]);
     const check = START + READY + "  - startVerification: {}\n" + STOP + COMMIT + HOOK + "  - verify: {}\n";
     expect(ids(await lint(runbook(check)))).toEqual(["hook-during-verify"]);
   });
 });
 
 describe("pause, resume, reverse", () => {
-  const REVERSIBLE =
-    "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
+  // (from 1.20 `reversible` needs no `enableUserWriteBlocking`, which must not be sent)
+  const REVERSIBLE = "  - start: { source: cluster0, destination: cluster1, reversible: true }\n";
 
   it("[spec-reverse] a reverse after a start without reversible: names the start; with it, or with no start, fine", async () => {
     const ds = await lint(runbook(START + READY + STOP + COMMIT + "  - reverse: {}\n"));

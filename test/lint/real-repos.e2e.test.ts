@@ -23,7 +23,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const RUNBOOK = (steps: string, head = "", clusters = "{ topology: replicaSet }") => `runbook: 1
 name: r
-serviceVersion: "1.8.0"
+serviceVersion: "1.22.0"
 clusters:
   cluster0: ${clusters}
   cluster1: { topology: replicaSet }
@@ -62,6 +62,8 @@ describe("lint in a real repository", () => {
     const r = await lintFiles([join(dir, "r.yaml")]);
     expect(findings(r)).toEqual([
       "5 error schema: `topology`: expected one of `replicaSet`, `sharded`, got `shard`; did you mean `sharded`?",
+      // (service 1.17+: the afterDataCopy default, a note)
+      expect.stringMatching(/^9 info build-indexes-after-copy: From service 1\.17, `afterDataCopy` is the default/),
       expect.stringMatching(/^11 error commit-without-stop-writes: No stopWrites step runs before this commit/),
     ]);
   });
@@ -71,7 +73,9 @@ describe("lint in a real repository", () => {
       "  - { id: start, start: { source: cluster0, destination: cluster1, enableUserWriteBlocking: true } }\n";
     writeFileSync(
       join(dir, "r.yaml"),
-      RUNBOOK(start + READY + COMMIT).replace("replicaSet }", 'replicaSet, serverVersion: "6.0" }'),
+      RUNBOOK(start + READY + COMMIT)
+        .replace("replicaSet }", 'replicaSet, serverVersion: "6.0" }')
+        .replace('"1.22.0"', '"1.19.0"'),
     );
     const r = await lintFiles([join(dir, "r.yaml")]);
     const m = r.diagnostics.find((d) => d.rule === "commit-without-stop-writes")?.message;

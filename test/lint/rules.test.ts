@@ -1,8 +1,8 @@
 /**
  * One broken runbook per rule (test/fixtures/lint/<rule-id>.yaml). Each fixture marks the
  * lines that must be reported with `# expect: <rule-id>`; the test asserts that lint reports
- * exactly those (rule id and line), nothing else, and that every rule of the catalogue has a
- * fixture. Each test's name quotes the spec sentence the rule enforces.
+ * exactly those (rule id and line), nothing else (but other rules' `info` notes), and that every
+ * rule of the catalogue has a fixture. Each test's name quotes the spec sentence the rule enforces.
  */
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -42,7 +42,9 @@ describe.each(RULES.map((r) => [r.id, r.spec, r] as const))("%s", (id, spec, rul
     ).toBe(true);
     const { loader, rules } = await lintFile(fileURLToPath(url));
     expect(loader, "fixtures are schema-valid: only the lint rule is broken").toEqual([]);
-    expect(findings(rules)).toEqual(want);
+    // another rule's `info` is a note, not a finding (build-indexes-after-copy notes every start on
+    // 1.17+ with a 6.0+ source): it has its own fixture; warnings and errors are all compared
+    expect(findings(rules.filter((d) => d.rule === id || d.severity !== "info"))).toEqual(want);
     for (const d of rules.filter((x) => x.rule === id)) {
       expect(d.severity).toBe(rule.severity);
       expect(d.column).toBeGreaterThanOrEqual(1);

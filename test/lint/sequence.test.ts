@@ -5,7 +5,7 @@
  * judges commands against the states they can meet").
  */
 import { describe, expect, it } from "vitest";
-import { COMMIT, READY, START, STOP, findings, lintYaml, runbook } from "../support/lint.js";
+import { COMMIT, READY, START, STOP, atVersion, findings, lintYaml, notEol, runbook } from "../support/lint.js";
 
 const CHECK = "  - startVerification: {}\n";
 const VERIFY = "  - verify: {}\n";
@@ -13,7 +13,8 @@ const VERIFY = "  - verify: {}\n";
 async function problems(yaml: string): Promise<string[]> {
   const { loader, rules } = await lintYaml(yaml);
   expect(loader).toEqual([]);
-  return findings(rules.filter((d) => d.severity !== "info")).map((f) => f.replace(/@\d+$/, ""));
+  // (old versions here are on purpose: their end-of-life warning is tested in versions.test.ts)
+  return findings(rules.filter((d) => d.severity !== "info" && notEol(d))).map((f) => f.replace(/@\d+$/, ""));
 }
 
 describe("state model", () => {
@@ -62,7 +63,11 @@ describe("state model", () => {
     expect(
       await problems(runbook(START + READY + STOP + commitOnly + on + "  - waitFor: { state: COMMITTED }\n")),
     ).toEqual(["writes-on-before-can-write"]);
-    expect(await problems(runbook(START + READY + STOP + on + COMMIT))).toEqual(["writes-on-before-can-write"]);
+    // (before the commit the embedded verifier, on by default from 1.9, still checks: a hook there is warned about)
+    expect(await problems(runbook(START + READY + STOP + on + COMMIT))).toEqual([
+      "hook-during-verify",
+      "writes-on-before-can-write",
+    ]);
     // a canWrite wait that may fail does not count
     const mayFail = "  - continueOnError: true\n    waitFor: { canWrite: true }\n";
     expect(
@@ -94,8 +99,7 @@ describe("state model", () => {
   });
 
   it("commit, reverse, then commit again: the reversed sync is a new one", async () => {
-    const start =
-      "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
+    const start = "  - start: { source: cluster0, destination: cluster1, reversible: true }\n";
     expect(
       await problems(runbook(start + READY + STOP + COMMIT + "  - reverse: {}\n" + READY + STOP + COMMIT)),
     ).toEqual([]);
@@ -108,8 +112,7 @@ describe("state model", () => {
   });
 
   it("reverse needs COMMITTED: a commit not awaited before reverse is reported", async () => {
-    const start =
-      "  - start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true }\n";
+    const start = "  - start: { source: cluster0, destination: cluster1, reversible: true }\n";
     expect(await problems(runbook(start + READY + STOP + "  - commit: {}\n  - reverse: {}\n"))).toEqual([
       "commit-without-committed-wait",
     ]);
@@ -118,23 +121,73 @@ describe("state model", () => {
   it('"IDLE, INITIALIZING (1.20)": "the service rejects `start` while in it", so it comes before IDLE, never after a start', async () => {
     const wait = "  - waitFor: { state: INITIALIZING }\n";
     const idle = "  - waitFor: { state: IDLE }\n";
-    // before the start, on 1.20+: the services may still be initializing
-    expect(await problems(runbook(wait + idle + START + READY + STOP + COMMIT))).toEqual(["wait-never-holds"]);
-    expect(await problems(runbook(wait + idle + START + READY + STOP + COMMIT).replace('"1.8.0"', '"1.20.0"'))).toEqual(
-      [],
-    );
-    // after it, on any version: a started sync never goes back to INITIALIZING
-    expect(await problems(runbook(START + wait + READY + STOP + COMMIT))).toEqual(["wait-never-holds"]);
-    expect(await problems(runbook(START + wait + READY + STOP + COMMIT).replace('"1.8.0"', '"1.20.0"'))).toEqual([
+    // before the start, on 1.20+: the services may still be initializing; before 1.20 there is no such state
+    expect(await problems(atVersion(runbook(wait + idle + START + READY + STOP + COMMIT), "1.19.0"))).toEqual([
       "wait-never-holds",
     ]);
+    expect(await problems(atVersion(runbook(wait + idle + START + READY + STOP + COMMIT), "1.20.0"))).toEqual([]);
+    expect(await problems(runbook(wait + idle + START + READY + STOP + COMMIT))).toEqual([]);
+    // after it, on any version: a started sync never goes back to INITIALIZING
+    expect(await problems(atVersion(runbook(START + wait + READY + STOP + COMMIT), "1.19.0"))).toEqual([
+      "wait-never-holds",
+    ]);
+    expect(await problems(runbook(START + wait + READY + STOP + COMMIT))).toEqual(["wait-never-holds"]);
+  });
+
+  // facts, States: "IDLE, INITIALIZING (1.20), RUNNING, …": a known state from 1.20, none before
+  it("INITIALIZING is a state of 1.20+: waited for, asserted or expected on 1.18 it is flagged, with the version", async () => {
+    const idle = "  - waitFor: { state: IDLE }\n";
+    const msg = async (yaml: string, rule: string) =>
+      (await lintYaml(yaml)).rules.filter((d) => d.rule === rule).map((d) => d.message);
+    for (const cond of [
+      "waitFor: { state: INITIALIZING }",
+      "waitFor: { expect: [{ path: state, equals: INITIALIZING }] }",
+      "waitFor: { expect: [{ path: state, in: [INITIALIZING] }] }",
+    ]) {
+      // (before a start: then IDLE; in a cutover-only runbook: straight on to the cutover)
+      const yaml = (v: string, steps = idle + START + READY + STOP + COMMIT) =>
+        atVersion(runbook(`  - ${cond}\n` + steps), v);
+      expect(await msg(yaml("1.18.0"), "wait-never-holds"), cond).toEqual([
+        "This waitFor can never be satisfied here: state INITIALIZING exists from service 1.20 (the runbook declares 1.18.0). It would wait until its timeout and fail.",
+      ]);
+      // a cutover-only runbook on 1.18 too: the fleet can be in any state of its version, not that one
+      expect(await msg(yaml("1.18.0", READY + STOP + COMMIT), "wait-never-holds"), cond).toHaveLength(1);
+      expect(await problems(yaml("1.20.0")), cond).toEqual([]);
+      // on 1.22 without a start: INITIALIZING may be a restart, which returns to "the state it had before the
+      // crash" [progress 1.20], so the cutover after it can still run
+      expect(await problems(yaml("1.22.0", READY + STOP + COMMIT)), cond).toEqual([]);
+    }
+    // an assert: the steps after it never run
+    const assert = (v: string) =>
+      atVersion(runbook("  - assert: { state: INITIALIZING }\n" + START + READY + STOP + COMMIT), v);
+    expect(await msg(assert("1.19.9"), "unreachable-after-assert")).toEqual([
+      "This assert can never hold here: state INITIALIZING exists from service 1.20 (the runbook declares 1.19.9). The run fails at it, so the 5 steps after it never run.",
+    ]);
+    expect(await problems(assert("1.20.0"))).toEqual([]);
+    // IDLE or INITIALIZING on 1.18: IDLE can hold, so nothing to say
+    expect(
+      await problems(
+        atVersion(runbook("  - waitFor: { state: [INITIALIZING, IDLE] }\n" + START + READY + STOP + COMMIT), "1.18.0"),
+      ),
+    ).toEqual([]);
+    // without a serviceVersion lint cannot tell: not flagged
+    expect(
+      (
+        await lintYaml(
+          runbook("  - waitFor: { state: INITIALIZING }\n" + START + READY + STOP + COMMIT).replace(
+            /serviceVersion: .*\n/,
+            "",
+          ),
+        )
+      ).rules.filter((d) => d.rule === "wait-never-holds"),
+    ).toEqual([]);
   });
 
   it('"COMMITTED → REVERSING → RUNNING in the opposite direction": a reverse can be waited out', async () => {
     const rb = (extra: string) =>
       runbook(START + READY + STOP + COMMIT + "  - reverse: {}\n" + extra).replace(
         "destination: cluster1",
-        "destination: cluster1, reversible: true, enableUserWriteBlocking: true",
+        "destination: cluster1, reversible: true",
       );
     expect(await problems(rb("  - waitFor: { state: REVERSING }\n  - waitFor: { state: RUNNING }\n"))).toEqual([]);
     // REVERSING is over by itself: nothing follows it but RUNNING (and what a RUNNING sync can do)
@@ -159,6 +212,24 @@ describe("state model", () => {
     expect(await problems(runbook(late))).toEqual([]);
   });
 
+  // facts, States: "INITIALIZING: the service rejects `start` while in it; once initialization completes it reports
+  // IDLE" [progress 1.20]: no sync runs there either, so a check before the start never begins
+  it("a check before the start is reported on every version: the fleet is IDLE, or INITIALIZING then IDLE from 1.20", async () => {
+    const before = CHECK + START + READY + STOP + COMMIT + VERIFY;
+    for (const v of ["1.19.0", "1.20.0", "1.22.0"]) {
+      const { rules } = await lintYaml(atVersion(runbook(before), v));
+      const d = rules.filter((x) => x.rule === "verify-before-cea");
+      expect(d, v).toHaveLength(1);
+      expect(d[0]?.message, v).toContain(
+        v === "1.19.0" ? "(the fleet is IDLE until start)" : "(the fleet is INITIALIZING or IDLE until start)",
+      );
+    }
+    // paused before change event application, with INITIALIZING possible before the start: still reported
+    const paused = START + "  - pause: {}\n" + CHECK + "  - resume: {}\n" + READY + STOP + COMMIT + VERIFY;
+    const { rules } = await lintYaml(runbook(paused));
+    expect(rules.filter((x) => x.rule === "verify-before-cea")).toHaveLength(1);
+  });
+
   it("hooks are fine once verification has completed, and with the embedded verifier turned off", async () => {
     const hook = "  - hook: { use: shell, with: { command: [mongosh, --eval, 'db.x.createIndex({a: 1})'] } }\n";
     expect(await problems(runbook(START + READY + CHECK + STOP + COMMIT + VERIFY + hook))).toEqual([]);
@@ -169,9 +240,9 @@ describe("state model", () => {
     const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
     expect(
       await problems(
-        runbook(off + READY + "  - hook: { use: shell, with: { command: [warm] } }\n" + STOP + COMMIT).replace(
-          '"1.8.0"',
-          '"1.9.0"',
+        atVersion(
+          runbook(off + READY + "  - hook: { use: shell, with: { command: [warm] } }\n" + STOP + COMMIT),
+          "1.9.0",
         ),
       ),
     ).toEqual([]);
@@ -241,9 +312,12 @@ describe('verification in the documented order (service facts: "The recommended 
 
   it("the embedded verifier's shorthand: on 1.9+, not before, not when the start turns it off, not in IDLE", async () => {
     const wait = '  - waitFor: { verification: { phase: "stream hashing", lagBelow: 5 } }\n';
-    const v19 = (yaml: string): string => yaml.replace('"1.8.0"', '"1.9.0"');
+    const v19 = (yaml: string): string => atVersion(yaml, "1.9.0");
     expect(await problems(v19(runbook(START + READY + wait + STOP + COMMIT + VERIFY)))).toEqual([]);
-    expect(await problems(runbook(START + READY + wait + STOP + COMMIT + VERIFY))).toEqual(["wait-never-holds"]);
+    expect(await problems(runbook(START + READY + wait + STOP + COMMIT + VERIFY))).toEqual([]);
+    expect(await problems(atVersion(runbook(START + READY + wait + STOP + COMMIT + VERIFY), "1.8.0"))).toEqual([
+      "wait-never-holds",
+    ]);
     const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
     expect(await problems(v19(runbook(off + READY + wait + STOP + COMMIT + VERIFY)))).toEqual(["wait-never-holds"]);
     expect(await problems(v19(runbook(wait + START + READY + STOP + COMMIT + VERIFY)))).toEqual(["wait-never-holds"]);

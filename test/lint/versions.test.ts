@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/diagnostics.js";
 import { fileURLToPath } from "node:url";
-import { COMMIT, READY, STOP, lintFile, lintYaml } from "../support/lint.js";
+import { COMMIT, READY, STOP, lintFile, lintYaml, notEol } from "../support/lint.js";
 
 /** A runbook of one replica set to another at `version` (none: no serviceVersion), with `start` fields added. */
 function at(version: string | undefined, start: string, opts: { source?: string; steps?: string } = {}): string {
@@ -119,6 +119,34 @@ describe("every start field and value, gated on serviceVersion", () => {
   });
 });
 
+// facts, "Supported versions": "1.20 is the oldest supported release; all earlier ones are end of life [release
+// notes index]. 1.22 is the current stable release (2026-09-09)"
+describe("an end-of-life service version", () => {
+  const eol = (ds: readonly Diagnostic[]) => ds.filter((d) => d.rule === "service-version-eol");
+  it("before 1.20: one warning, at the serviceVersion field, with a hint; however many starts", async () => {
+    const yaml = at("1.19.9", "", {
+      steps: READY + STOP + COMMIT + "  - start: { source: cluster0, destination: cluster1 }\n",
+    });
+    const r = await lint(yaml);
+    expect(r.loader).toEqual([]);
+    const w = eol(r.rules);
+    expect(w).toHaveLength(1);
+    expect(w[0]).toMatchObject({ severity: "warning", line: 3, column: 17 });
+    expect(w[0]?.message).toBe(
+      "serviceVersion `1.19.9` is end of life: 1.20 is the oldest supported release, and every earlier one is end of life (release notes index); the current release is 1.22.",
+    );
+    expect(w[0]?.hint).toContain("Upgrade every instance to a supported release (1.22 is the current one)");
+    expect(w[0]?.hint).toContain("No live upgrade to 1.20 is published");
+    for (const v of ["1.0", "1.8", "1.8.0", "1.12.3", "1.19"])
+      expect(eol((await lint(at(v, ""))).rules), v).toHaveLength(1);
+  });
+  it("1.20 and later, or no serviceVersion: none", async () => {
+    for (const v of ["1.20", "1.20.0", "1.21.4", "1.22.0", "2.0.0"])
+      expect(eol((await lint(at(v, ""))).rules), v).toEqual([]);
+    expect(eol((await lint(at(undefined, ""))).rules)).toEqual([]);
+  });
+});
+
 describe("version-dependent rules follow the version", () => {
   // "before 1.20 `reversible` needed it on source and destination; **removed in 1.20**"
   it("reversible needs write blocking only before 1.20; from 1.20 the field itself is the error", async () => {
@@ -147,7 +175,7 @@ describe("version-dependent rules follow the version", () => {
 
   // "| `verification: { enabled }` | 1.9 | embedded verifier, on by default; with `buildIndexes: never` and TTL collections it fails the migration"
   it("buildIndexes never with the embedded verifier on is a warning (from 1.9, unless it is turned off)", async () => {
-    const warn = (yaml: string) => lint(yaml).then((r) => ids(r.rules, "warning"));
+    const warn = (yaml: string) => lint(yaml).then((r) => ids(r.rules.filter(notEol), "warning"));
     expect(await warn(at("1.9.0", "buildIndexes: never"))).toEqual(["build-indexes-never-verifier"]);
     expect(await warn(at("1.8.0", "buildIndexes: never"))).toEqual([]);
     expect(await warn(at("1.9.0", "buildIndexes: never\nverification: { enabled: false }"))).toEqual([]);
@@ -182,7 +210,7 @@ describe("the format", () => {
 describe("canWrite on a multi-instance fleet", () => {
   const fleet = (cond: string) => `runbook: 1
 name: t
-serviceVersion: "1.9.0"
+serviceVersion: "1.22.0"
 clusters:
   cluster0: { topology: sharded, shards: 2, serverVersion: "6.0" }
   cluster1: { topology: sharded, shards: 2, serverVersion: "7.0" }
@@ -213,7 +241,8 @@ ${READY}${STOP}  - commit: {}
       fileURLToPath(new URL("../fixtures/instances/sharded-through-mongos.yaml", import.meta.url)),
     );
     expect(one.loader).toEqual([]);
-    expect(ids(one.rules)).toEqual([]);
+    // (the afterDataCopy default's info note at 1.22 is no warning)
+    expect(ids(one.rules.filter((d) => d.severity !== "info"))).toEqual([]);
     const two = one.text.replace(
       "instances:\n  - http://127.0.0.1:27182\n",
       "instances:\n  - http://127.0.0.1:27182\n  - http://127.0.0.1:27183\n",

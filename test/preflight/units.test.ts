@@ -2,7 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { prefixedBy, supportsShardKey } from "../../src/preflight/checks/indexes.js";
 import { assertReadOnly, shardUri } from "../../src/preflight/connect.js";
-import { effectiveRoles, isRapidRelease, serverRules } from "../../src/preflight/docs.js";
+import { REQUIRED_ROLES, effectiveRoles, isRapidRelease, serverRules } from "../../src/preflight/docs.js";
+import { syncType } from "../../src/preflight/checks/privileges.js";
+import type { CheckInput } from "../../src/preflight/findings.js";
 import { PREFLIGHT_CHECKS } from "../../src/preflight/index.js";
 import { parseRate } from "../../src/preflight/units.js";
 import type { CollectionFacts, IndexFacts } from "../../src/preflight/types.js";
@@ -15,6 +17,46 @@ describe("preflight units", () => {
       expect(c.id).toMatch(/^preflight(-[a-z]+)+$/);
       expect(c.spec.length + c.source.length + c.hint.length + c.description.length).toBeGreaterThan(60);
     }
+  });
+
+  // service facts, "The recommended cutover": "reverse also needs the `restore` role" — the one role fact the facts
+  // publish. No roles table by version is published there: where the permissions pages differ, the larger set
+  // (the reading that fails safe: a role asked for costs a grant, a role missing fails the window or its reverse).
+  it("the roles by sync type: reverse needs restore (facts); the larger set where the facts publish none", () => {
+    expect(REQUIRED_ROLES.reversing.source).toContain("restore");
+    expect(REQUIRED_ROLES.reversing.destination).toContain("restore");
+    // not published: reversing and dbAdminAnyDatabase on the destination; asked for
+    expect(REQUIRED_ROLES.reversing.destination).toContain("dbAdminAnyDatabase");
+    // not published: whether write blocking before 1.20 adds backup on the destination; asked for on every version
+    expect(REQUIRED_ROLES["write-blocking"].destination).toContain("backup");
+    // each sync type asks for at least what a default sync does
+    for (const t of ["write-blocking", "reversing"] as const)
+      for (const side of ["source", "destination"] as const)
+        for (const role of REQUIRED_ROLES.default[side])
+          expect(
+            effectiveRoles(REQUIRED_ROLES[t][side].map((x) => ({ role: x, db: "admin" }))),
+            `${t} ${side}`,
+          ).toContain(role);
+  });
+
+  // facts: "From 1.20 the service manages write blocking on both sides from its own configuration … which
+  // configuration is not published"; Not published: "assume source writes are **not** blocked" — and preflight asks
+  // for the roles of a sync with write blocking, the larger set
+  it("which row applies: write blocking from the start body before 1.20, always from 1.20; reversing first", () => {
+    const input = (serviceVersion: string | undefined, body: object): CheckInput =>
+      ({
+        runbook: serviceVersion === undefined ? {} : { serviceVersion },
+        start: { body: { source: "cluster0", destination: "cluster1", ...body } },
+      }) as unknown as CheckInput;
+    expect(syncType(input("1.19.0", {}))).toBe("default");
+    expect(syncType(input(undefined, {}))).toBe("default");
+    expect(syncType(input("1.19.0", { enableUserWriteBlocking: true }))).toBe("write-blocking");
+    expect(syncType(input("1.19.0", { enableUserWriteBlocking: "sourceAndDestination" }))).toBe("write-blocking");
+    expect(syncType(input("1.19.0", { enableUserWriteBlocking: "destinationOnly" }))).toBe("default");
+    expect(syncType(input("1.20.0", {}))).toBe("write-blocking");
+    expect(syncType(input("1.22.0", {}))).toBe("write-blocking");
+    expect(syncType(input("1.22.0", { reversible: true }))).toBe("reversing");
+    expect(syncType(input("1.19.0", { reversible: true, enableUserWriteBlocking: true }))).toBe("reversing");
   });
 
   it("copy rates", () => {

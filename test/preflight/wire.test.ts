@@ -303,6 +303,22 @@ excludeNamespaces: [{ database: salse }]`,
       start: "enableUserWriteBlocking: true",
     });
     expect(only(wb, "preflight-privileges").map((d) => d.line)).toEqual([5, 6]);
+    // a reversible sync: the write-blocking set on both sides, and dbAdminAnyDatabase on the destination (not
+    // published in the service facts, which publish only "reverse also needs the `restore` role": the larger set)
+    const both = [
+      ...["readWriteAnyDatabase", "backup", "restore", "clusterMonitor", "clusterManager"].map((role) => ({
+        role,
+        db: "admin",
+      })),
+    ];
+    const rev = await preflight(
+      await rs(good.source({ users: user(both) })),
+      await rs(good.dest({ users: user(both) })),
+      { start: "reversible: true", serviceVersion: "1.22.0" },
+    );
+    expect(only(rev, "preflight-privileges").map((d) => `${d.line}: ${d.message}`)).toEqual([
+      "6: The user syncer@admin on the destination `cluster1` lacks `dbAdminAnyDatabase` (a reversible sync needs readWriteAnyDatabase, backup, restore, clusterMonitor, clusterManager, dbAdminAnyDatabase).",
+    ]);
   });
 
   it("a check that cannot read what it needs says so (preflight-not-checked), never passes silently", async () => {

@@ -69,6 +69,25 @@ describe("rehearse", () => {
     expect(r.all).not.toMatch(/hooks\.example\.invalid.*(failed|ENOTFOUND)/);
   });
 
+  // service facts, "Supported versions": "1.20 is the oldest supported release; all earlier ones are end of
+  // life [release notes index]. 1.22 is the current stable release"
+  it("a runbook without serviceVersion is rehearsed against the current release (1.22); one that declares it, at it", async () => {
+    for (const [text, want] of [
+      [RUNBOOK.replace('serviceVersion: "1.8.0"\n', ""), "1.22.0"],
+      [RUNBOOK, "1.8.0"],
+    ] as const) {
+      const reh = await prepareRehearsal(await parseRunbook(text, "rb.yaml", { env: {} }));
+      try {
+        expect(reh.sim.serviceVersion).toBe(want);
+        // and the fleet answers as that version: `lag` (1.21) only at 1.22
+        const p = await call(`${reh.sim.instances[0]!.url}/api/v1/progress`);
+        expect(Object.keys(p.json.progress as object).includes("lag")).toBe(want === "1.22.0");
+      } finally {
+        await reh.close();
+      }
+    }
+  });
+
   it("fleet errors in the verdict are the simulator's sentences", async () => {
     const loaded = await parseRunbook(
       RUNBOOK.replace(

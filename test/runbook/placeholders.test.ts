@@ -13,7 +13,7 @@ import { parseRunbook, type LoadOptions } from "../../src/runbook/index.js";
 
 const HEAD = `runbook: 1
 name: t
-serviceVersion: "1.8.0"
+serviceVersion: "1.22.0"
 clusters:
   cluster0: { topology: replicaSet, serverVersion: "6.0" }
   cluster1: { topology: replicaSet, serverVersion: "6.0" }

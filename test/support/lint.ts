@@ -36,11 +36,21 @@ export const findings = (diags: readonly Diagnostic[]): string[] => diags.map((d
 
 export const read = (u: URL): string => readFileSync(u, "utf8");
 
+/** The service version `runbook()` declares: the current release (service facts, "Supported versions"). */
+export const CURRENT = "1.22.0";
+
+/** `runbook()` at another service version (a test of an older version's behaviour, on purpose). */
+export const atVersion = (yaml: string, version: string): string =>
+  yaml.replace(`serviceVersion: "${CURRENT}"`, `serviceVersion: "${version}"`);
+
+/** Not the end-of-life warning: for tests of an old version's behaviour (it has its own fixture and tests). */
+export const notEol = (d: Diagnostic): boolean => d.rule !== "service-version-eol";
+
 /** A small runbook that lints clean: steps are appended by the tests. */
 export function runbook(steps: string, head = ""): string {
   return `runbook: 1
 name: t
-serviceVersion: "1.8.0"
+serviceVersion: "${CURRENT}"
 clusters:
   cluster0: { topology: replicaSet, serverVersion: "7.0" }
   cluster1: { topology: replicaSet, serverVersion: "7.0" }

@@ -34,7 +34,12 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "syncbook-run-"));
 }
 
-/** A runbook pointing at the simulator; `steps` is YAML (indented two spaces under `steps:`). */
+/**
+ * A runbook pointing at the simulator; `steps` is YAML (indented two spaces under `steps:`). It
+ * declares 1.8.0, the version `sim()` emulates by default (DEFAULT_SERVICE_VERSION), on purpose:
+ * the runner's tests keep the conditions they were written for (`run` prints lint's end-of-life
+ * warning for it); version-dependent behaviour is tested in test/versions and test/sim.
+ */
 export function runbookFor(s: Simulator, steps: string, head = ""): string {
   const n = s.instances.length;
   const cluster =
