@@ -153,7 +153,11 @@ export function formatStatus(st: Status): string[] {
     }
   } else lines.push("verifier: none in the runbook");
   const j = st.journal;
-  if (!j.resumeWith) lines.push(`journal: none in ${j.folder} (no run yet): --resume has nothing to continue`);
+  if (!j.resumeWith && j.refused) {
+    // the folder holds journals, and --resume would continue none of them (two unfinished runs that do not order)
+    lines.push(`journal: in ${j.folder}, --resume would refuse: ${j.refused}`);
+    if (j.refusedHint) lines.push(`  hint: ${j.refusedHint}`);
+  } else if (!j.resumeWith) lines.push(`journal: none in ${j.folder} (no run yet): --resume has nothing to continue`);
   else {
     lines.push(`journal: ${j.resumeWith} (the one --resume would continue)`);
     for (const p of j.passedOver) lines.push(`  passed over (its run sent nothing): ${p}`);

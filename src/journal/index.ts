@@ -26,6 +26,7 @@ export {
   instanceLockName,
   type FleetLock,
 } from "./fleet-lock.js";
+export { runbookJournal, isNothingToResume, type RunbookJournal } from "./runbook-journal.js";
 export {
   checkWitness,
   witnessFile,

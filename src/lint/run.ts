@@ -32,7 +32,7 @@ export function lintLoaded(loaded: LoadedRunbook): Diagnostic[] {
  */
 async function pluginDiagnostics(loaded: LoadedRunbook, importPlugins: boolean): Promise<Diagnostic[]> {
   if (!/\b(plugins|use)\s*:/.test(loaded.text)) return [];
-  const { lintPlugins } = await import("../plugin/registry.js");
+  const { lintPlugins } = await import("../plugin/calls.js");
   return lintPlugins(loaded, { importEntries: importPlugins });
 }
 

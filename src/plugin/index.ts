@@ -1,7 +1,7 @@
 /**
  * src/plugin — plugins: the public API (`definePlugin` and its types, `sendHttp`, `runProcess`), loading
- * (`loadPlugins`, `loadRunbookPlugins`, `lintPlugins`), and running them (`runHook`,
- * `UndoStack`, `sendNotification`, `createNotifierListener`). The package root (`syncbook`)
+ * (`loadPlugins`), checking a runbook's calls (`loadRunbookPlugins`, `lintPlugins`), and running
+ * them (`runHook`, `UndoStack`, `sendNotification`, `createNotifierListener`). The package root (`syncbook`)
  * re-exports the API a plugin author needs; the runner and lint import the rest from here.
  */
 // the plugin API, one list (public.ts); what the runner and lint need besides it follows
@@ -22,14 +22,7 @@ export { PLUGIN_RULES, type PluginRule } from "./rules.js";
 export {
   PluginRegistry,
   loadPlugins,
-  loadRunbookPlugins,
-  lintPlugins,
-  checkPluginCalls,
-  findPluginCalls,
-  toDiagnostics,
   type PluginProblem,
-  type PluginLintInput,
-  type PluginCall,
   type LoadPluginsOptions,
   type LoadedPlugin,
   type RegisteredHook,
@@ -37,6 +30,15 @@ export {
   type RegisteredStep,
   type PluginSource,
 } from "./registry.js";
+export {
+  loadRunbookPlugins,
+  lintPlugins,
+  checkPluginCalls,
+  findPluginCalls,
+  toDiagnostics,
+  type PluginLintInput,
+  type PluginCall,
+} from "./calls.js";
 export {
   runHook,
   runPluginStep,

@@ -4,49 +4,35 @@
  * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
  * whether writes are still stopped.
  */
-import {
-  checkWitness,
-  findResumeJournal,
-  readJournalState,
-  type HookRun,
-  type JournalState,
-} from "../journal/index.js";
+import { isNothingToResume, runbookJournal, type HookRun, type JournalState } from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { UNDO_TIMEOUT_MS } from "../steps/index.js";
 import { waitOutOrphans } from "./orphans.js";
 import { planSteps } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
-import { UserError, errorMessage } from "../errors.js";
+import { errorMessage } from "../errors.js";
 
 /** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
 const ORPHAN_GRACE_MS = 10_000;
 
 /**
- * The journal a continuing run reads: the one named (`--resume <file>`), else the folder's
- * (src/journal/read.ts `chooseJournal`), saying which newer ones it passed over; its warnings said.
+ * The journal a continuing run reads (src/journal/runbook-journal.ts: the one named with
+ * `--resume <file>`, else the folder's), saying which newer ones it passed over; its warnings
+ * said; thrown when it must not be acted on.
  */
 export async function openEarlierJournal(
   dir: string,
   opts: { say: (s: string) => void; file?: string },
 ): Promise<{ file: string; state: JournalState }> {
-  let file: string;
-  if (opts.file !== undefined) file = opts.file;
-  else {
-    const found = await findResumeJournal(dir);
-    file = found.file;
-    for (const f of found.skipped)
-      opts.say(
-        `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,
-      );
-  }
-  const state = await readJournalState(file);
-  for (const w of state.warnings) opts.say(`journal: ${w}`);
-  // a journal cut back to before an undo reads as "writes stopped": its length must be witnessed
-  // before anything it says is acted on (src/journal/witness.ts)
-  const witnessed = await checkWitness(file);
-  if (witnessed.refused) throw witnessed.refused;
-  if (witnessed.warning) opts.say(`journal: ${witnessed.warning}`);
-  return { file, state };
+  const found = await runbookJournal(dir, opts.file !== undefined ? { file: opts.file } : {});
+  for (const f of found.skipped)
+    opts.say(
+      `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,
+    );
+  for (const w of found.state?.warnings ?? []) opts.say(`journal: ${w}`);
+  if (found.refused !== undefined || !found.file || !found.state) throw found.refused;
+  if (found.witnessWarning) opts.say(`journal: ${found.witnessWarning}`);
+  return { file: found.file, state: found.state };
 }
 
 /**
@@ -124,7 +110,7 @@ export async function fromJournal(
     found = await openEarlierJournal(dir, { say });
   } catch (err) {
     // no journal yet: a first run from a step, nothing to count
-    if (err instanceof UserError && err.message.startsWith("nothing to resume")) return undefined;
+    if (isNothingToResume(err)) return undefined;
     say(`journal: the latest journal cannot be read (${errorMessage(err)}): this run counts nothing from it`);
     return undefined;
   }

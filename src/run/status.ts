@@ -13,14 +13,7 @@ import type { ApiError } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
 import { createFleet } from "../fleet/index.js";
-import {
-  checkWitness,
-  chooseJournal,
-  isPidAlive,
-  LOCK_FILE_NAME,
-  readJournalState,
-  type JournalState,
-} from "../journal/index.js";
+import { isPidAlive, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -71,11 +64,11 @@ export interface VerifierStatus {
 
 export interface JournalStatus {
   folder: string;
-  /** The journal `--resume` would continue (undefined: none). */
+  /** The journal `--resume` would continue (undefined: none, or `refused` names why it would take none). */
   resumeWith?: string;
   /** Newer journals `--resume` passes over (their run sent nothing). */
   passedOver: string[];
-  /** Why `--resume` would refuse it outright (unreadable, edited, cut short of its witness), if it would. */
+  /** Why `--resume` would refuse it outright (unreadable, edited, cut short of its witness, unfinished journals that do not order), if it would. */
   refused?: string;
   /** What to do about it. */
   refusedHint?: string;
@@ -257,28 +250,18 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       // being written, or damaged: the run that takes it next says so
     }
   }
-  let choice;
-  try {
-    choice = await chooseJournal(folder);
-  } catch {
-    return out; // no folder: no run yet
-  }
-  if (!choice.file) return out;
-  out.resumeWith = choice.file;
-  out.passedOver = choice.skipped;
-  let state: JournalState;
-  try {
-    state = await readJournalState(choice.file);
-    // --resume's own check, so that status says what --resume would (src/journal/witness.ts)
-    const witnessed = await checkWitness(choice.file);
-    if (witnessed.refused) throw witnessed.refused;
-    if (witnessed.warning) state.warnings.push(witnessed.warning);
-  } catch (err) {
-    out.refused = errorMessage(err);
-    if (err instanceof UserError && err.hint) out.refusedHint = err.hint;
+  // --resume's own answer, so that status says what --resume would (src/journal/runbook-journal.ts)
+  const found = await runbookJournal(folder);
+  if (found.none) return out; // no folder, or no journal: no run yet
+  if (found.file) out.resumeWith = found.file;
+  out.passedOver = found.skipped;
+  const state = found.state;
+  if (found.refused !== undefined || !state) {
+    out.refused = errorMessage(found.refused);
+    if (found.refused instanceof UserError && found.refused.hint) out.refusedHint = found.refused.hint;
     return out;
   }
-  out.warnings = state.warnings;
+  out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
   const last = [...state.steps]
     .filter((s) => s.started)
     .sort((a, b) => a.index - b.index)

@@ -15,7 +15,7 @@ import type { RunEvent } from "../../src/events.js";
 import { buildReport, renderHtml } from "../../src/report/index.js";
 import { progressFields } from "../../src/report/model.js";
 import { UiModel } from "../../src/ui/model.js";
-import { localServer, type LocalServer } from "../support/api.js";
+import { localServer, type LocalServer } from "../support/http-server.js";
 import { snap } from "../support/snapshots.js";
 
 type Json = Record<string, unknown>;

@@ -13,7 +13,8 @@ import {
 } from "../../src/api/index.js";
 import { createVerifier } from "../../src/fleet/index.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { frozenSim, localServer, RS_TO_SHARDED, type LocalServer } from "../support/api.js";
+import { localServer, type LocalServer } from "../support/http-server.js";
+import { frozen, RS_TO_SHARDED } from "../support/sim.js";
 
 let sim: Simulator | undefined;
 let local: LocalServer | undefined;
@@ -38,7 +39,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 
 describe("progress in every state", () => {
   it("IDLE, RUNNING (before and during the copy, CEA), PAUSED, COMMITTING, COMMITTED", async () => {
-    sim = await frozenSim({ faults: ["lag-floor=10"] });
+    sim = await frozen({ faults: ["lag-floor=10"] });
     const issues: AnswerIssue[] = [];
     const c = createServiceClient(sim.instances[0]!.url, { ...opts, onIssue: (i) => issues.push(i) });
 
@@ -89,7 +90,7 @@ describe("progress in every state", () => {
   });
 
   it("the raw answer keeps the top level (success)", async () => {
-    sim = await frozenSim();
+    sim = await frozen();
     const a = await createServiceClient(sim.instances[0]!.url, opts).progressAnswer();
     expect(a.success).toBe(true);
     expect(a.progress.state).toBe("IDLE");
@@ -163,7 +164,7 @@ describe("errors", () => {
   // detailed description." facts: "Field names: `success` (boolean), `error` (string, the error's
   // name) and `errorDescription` (string, a detailed description)."
   it("success:false is a ServiceError whose message starts with the URL and shows error and errorDescription", async () => {
-    sim = await frozenSim();
+    sim = await frozen();
     const url = sim.instances[0]!.url;
     const err = await rejection(createServiceClient(url, opts).command("commit", {}));
     expect(err).toBeInstanceOf(ServiceError);
@@ -178,7 +179,7 @@ describe("errors", () => {
   // an error type string and a detailed error description string." and "Progress calls can fail for
   // at least two minutes after a sync is resumed or restarted (from version 1.7.3)"
   it("a failing progress call is a ServiceError too (progress unavailable after resume)", async () => {
-    sim = await frozenSim({ faults: ["progress-down-after-resume=120s"] });
+    sim = await frozen({ faults: ["progress-down-after-resume=120s"] });
     const c = createServiceClient(sim.instances[0]!.url, opts);
     await c.command("start", RS_TO_SHARDED);
     sim.control.advance(30);
@@ -193,7 +194,7 @@ describe("errors", () => {
 
   // facts: "Do not depend on a status code: read `success`."
   it("HTTP 500 with a JSON error body: a ServiceError carrying the status for the record", async () => {
-    sim = await frozenSim({ faults: ["http500=1@0/progress"] });
+    sim = await frozen({ faults: ["http500=1@0/progress"] });
     const err = await rejection(createServiceClient(sim.instances[0]!.url, opts).progress());
     expect(err).toBeInstanceOf(ServiceError);
     expect(err).toMatchObject({ status: 500, error: "InternalError" });
@@ -209,14 +210,14 @@ describe("errors", () => {
 
   // facts: "A non-JSON body is a transport failure."
   it("a non-JSON body from the simulator is a TransportError (non-json)", async () => {
-    sim = await frozenSim({ faults: ["non-json=1@0"] });
+    sim = await frozen({ faults: ["non-json=1@0"] });
     const c = createServiceClient(sim.instances[0]!.url, opts);
     expect(await rejection(c.progress())).toMatchObject({ kind: "transport", code: "non-json" });
     expect(await rejection(c.command("start", RS_TO_SHARDED))).toMatchObject({ code: "non-json", requestSent: true });
   });
 
   it("a connection reset is a TransportError (network) that may have been sent, and the command is not retried", async () => {
-    sim = await frozenSim({ faults: ["reset=1@0/start"] });
+    sim = await frozen({ faults: ["reset=1@0/start"] });
     const c = createServiceClient(sim.instances[0]!.url, opts);
     const err = await rejection(c.command("start", RS_TO_SHARDED));
     expect(err).toBeInstanceOf(TransportError);
@@ -226,7 +227,7 @@ describe("errors", () => {
   });
 
   it("no answer within requestTimeoutMs is a timeout", async () => {
-    sim = await frozenSim({ faults: ["latency=2s@0"] });
+    sim = await frozen({ faults: ["latency=2s@0"] });
     const t0 = performance.now();
     const err = await rejection(createServiceClient(sim.instances[0]!.url, { requestTimeoutMs: 200 }).progress());
     expect(performance.now() - t0).toBeLessThan(1500);
@@ -235,7 +236,7 @@ describe("errors", () => {
   });
 
   it("a dead instance: connection refused, the request certainly never left", async () => {
-    sim = await frozenSim({ instances: 2 });
+    sim = await frozen({ instances: 2 });
     await sim.control.down(1);
     const c = createServiceClient(sim.instances[1]!.url, opts);
     const err = await rejection(c.command("commit", {}));
@@ -245,7 +246,7 @@ describe("errors", () => {
   });
 
   it("the caller's signal aborts a request", async () => {
-    sim = await frozenSim({ faults: ["latency=2s@0"] });
+    sim = await frozen({ faults: ["latency=2s@0"] });
     const ac = new AbortController();
     const p = createServiceClient(sim.instances[0]!.url, opts).progress({ signal: ac.signal });
     setTimeout(() => ac.abort(), 50);
@@ -270,7 +271,7 @@ describe("redaction", () => {
   });
 
   it("transport errors are redacted too", async () => {
-    sim = await frozenSim();
+    sim = await frozen();
     await sim.control.down(0);
     const raw = sim.instances[0]!.url.replace("http://", "http://ops:pa55@");
     const err = (await rejection(createServiceClient(raw, opts).progress())) as TransportError;
@@ -340,7 +341,7 @@ describe("verifier", () => {
   // facts: "`POST /api/v1/check` (body `{}`) starts checking; `POST /api/v1/writesOff` (body `{}`)
   // tells it writes have stopped ...; `GET /api/v1/progress` reports."
   it("check, writesOff and progress against the simulated verifier", async () => {
-    sim = await frozenSim();
+    sim = await frozen();
     const v = createVerifierClient(sim.verifierUrl, opts);
     const before = await v.progress();
     expect(before.phase).toBe("idle");
@@ -360,7 +361,7 @@ describe("verifier", () => {
   // `{"success":false,"error":"APIError","errorDescription":"request in progress"}`" (a check while one runs is
   // answered success and ignored: the refusal comes from a request in flight)
   it("a check while a writesOff is in flight is refused with the verifier's error", async () => {
-    sim = await frozenSim({ faults: ["writes-off-slow=1s"] });
+    sim = await frozen({ faults: ["writes-off-slow=1s"] });
     const svc = createServiceClient(sim.instances[0]!.url, opts);
     await svc.command("start", RS_TO_SHARDED);
     sim.control.advance(40);
@@ -380,7 +381,7 @@ describe("verifier", () => {
   // field; a failure to read a cluster time answers `{"error": "failed to fetch source's cluster time: …"}` the
   // same way. An answer with a string `error` and no `success: true` is a refusal. Bad JSON: HTTP 400"
   it("a string error without success: true is a refusal (ServiceError with the verifier's text), whatever the status", async () => {
-    sim = await frozenSim({ faults: ["writes-off-refused=connection reset by peer"] });
+    sim = await frozen({ faults: ["writes-off-refused=connection reset by peer"] });
     const svc = createServiceClient(sim.instances[0]!.url, opts);
     await svc.command("start", RS_TO_SHARDED);
     sim.control.advance(40);
@@ -418,7 +419,7 @@ describe("verifier", () => {
 
   // facts: "A failure to read progress answers `{"error": …}` at the top level"
   it("progress answered {error} at the top level: a ServiceError naming the verifier's text, not a malformed answer", async () => {
-    sim = await frozenSim({ faults: ["verifier-progress-error=server selection timeout"] });
+    sim = await frozen({ faults: ["verifier-progress-error=server selection timeout"] });
     const err = await rejection(createVerifierClient(sim.verifierUrl, opts).progress());
     expect(err).toBeInstanceOf(ServiceError);
     expect(err).toMatchObject({ operation: "verifier.progress", error: "server selection timeout" });
@@ -426,7 +427,7 @@ describe("verifier", () => {
 
   // facts: "The verifier has six counters, not seven"; the published source omits totalSrcBytes while 0
   it("six counters and no totalSrcBytes: no warning (recheckTasks and totalSrcBytes are optional)", async () => {
-    sim = await frozenSim();
+    sim = await frozen();
     const issues: string[] = [];
     const v = createVerifierClient(sim.verifierUrl, { ...opts, onIssue: (_i, m) => issues.push(m) });
     const p = await v.progress();
@@ -450,7 +451,7 @@ describe("verifier", () => {
       ["/api/v1/check", '{"filter":{"status":"open"}}'],
       ["/api/v1/writesOff", "{}"],
     ]);
-    sim = await frozenSim({ faults: ["latency=600ms@verifier"] });
+    sim = await frozen({ faults: ["latency=600ms@verifier"] });
     const slow = createVerifierClient(sim.verifierUrl, { requestTimeoutMs: 100 });
     expect(await rejection(slow.progress())).toMatchObject({ code: "timeout" });
     expect((await slow.progress({ timeoutMs: 5000 })).phase).toBe("idle");

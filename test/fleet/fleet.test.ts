@@ -7,7 +7,7 @@ import { TransportError } from "../../src/api/index.js";
 import { createFleet, type Fleet, type FleetEmit, type FleetSnapshot } from "../../src/fleet/index.js";
 import type { RunEventMap, RunEventType } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { frozenSim, RS_TO_SHARDED } from "../support/api.js";
+import { frozen, RS_TO_SHARDED } from "../support/sim.js";
 
 let sim: Simulator | undefined;
 let fleet: Fleet | undefined;
@@ -51,7 +51,7 @@ describe("refs", () => {
 
 describe("progress", () => {
   it("polls every instance once; a dead instance is captured, not thrown; progress.sampled per answer", async () => {
-    sim = await frozenSim({ instances: 3 });
+    sim = await frozen({ instances: 3 });
     await sim.control.down(2);
     const rec = recorder();
     fleet = fleetOf(sim, { emit: rec.emit });
@@ -65,7 +65,7 @@ describe("progress", () => {
   });
 
   it("an aborted signal rejects with its reason", async () => {
-    sim = await frozenSim({ faults: ["latency=2s"] });
+    sim = await frozen({ faults: ["latency=2s"] });
     fleet = fleetOf(sim);
     const ac = new AbortController();
     const p = fleet.progress(ac.signal);
@@ -78,7 +78,7 @@ describe("broadcast", () => {
   // "When several service instances sync between sharded clusters, identical API commands must be
   // sent to every instance." / start: "Multiple instances: send identical commands to each instance."
   it("sends the identical command to every instance once, with events before and after each", async () => {
-    sim = await frozenSim({ instances: 4 });
+    sim = await frozen({ instances: 4 });
     const rec = recorder();
     fleet = fleetOf(sim, { emit: rec.emit });
     const out = await fleet.broadcast("start", RS_TO_SHARDED);
@@ -108,7 +108,7 @@ describe("broadcast", () => {
   });
 
   it("collects per-instance failures without throwing; a refused instance shows its error", async () => {
-    sim = await frozenSim({ instances: 3, faults: ["reset=1@1/start"] });
+    sim = await frozen({ instances: 3, faults: ["reset=1@1/start"] });
     await sim.control.down(2);
     const rec = recorder();
     fleet = fleetOf(sim, { emit: rec.emit });
@@ -124,7 +124,7 @@ describe("broadcast", () => {
   });
 
   it("redacts instance URLs and secrets in bodies in its events", async () => {
-    sim = await frozenSim({ faults: ["http500=1@0/start"] });
+    sim = await frozen({ faults: ["http500=1@0/start"] });
     const rec = recorder();
     const raw = sim.instances[0]!.url.replace("http://", "http://ops:pa55@");
     fleet = createFleet({ instances: [{ url: raw }], requestTimeoutMs: 2000, emit: rec.emit });
@@ -135,7 +135,7 @@ describe("broadcast", () => {
   });
 
   it("`only` resends to some instances; a shared requestId counter keeps ids unique in the run", async () => {
-    sim = await frozenSim({ instances: 3 });
+    sim = await frozen({ instances: 3 });
     const rec = recorder();
     let id = 100;
     fleet = createFleet({
@@ -152,7 +152,7 @@ describe("broadcast", () => {
   });
 
   it("throws the signal's reason when aborted before anything is sent", async () => {
-    sim = await frozenSim();
+    sim = await frozen();
     fleet = fleetOf(sim);
     const ac = new AbortController();
     ac.abort(new Error("stop"));
@@ -165,7 +165,7 @@ describe("broadcast", () => {
   // the process, so a GC pause on a loaded 2-core machine can land inside one fan-out: a second and
   // third try with a fresh fleet (bench/fanout.mjs tracks the figure itself).
   it("commit fan-out skew across 64 instances is under 20 ms", { retry: 2 }, async () => {
-    sim = await frozenSim({ instances: 64 });
+    sim = await frozen({ instances: 64 });
     fleet = fleetOf(sim);
     const start = await fleet.broadcast("start", RS_TO_SHARDED);
     expect(start.results.every((r) => r.ok)).toBe(true);
@@ -186,7 +186,7 @@ describe("broadcast", () => {
 
 describe("identity on a live fleet", () => {
   it("a started fleet has one coordinator, distinct ids and one direction", async () => {
-    sim = await frozenSim({ instances: 3 });
+    sim = await frozen({ instances: 3 });
     fleet = fleetOf(sim);
     // IDLE: ids and directionMapping are null, nothing to compare
     expect(fleet.identity(await fleet.progress(), { clusters: ["cluster0", "cluster1"] })).toEqual([]);

@@ -18,7 +18,7 @@ import {
   type FleetEmit,
 } from "../../src/fleet/index.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { frozenSim } from "../support/api.js";
+import { frozen } from "../support/sim.js";
 
 type Seen = { [K in RunEventType]: { type: K; payload: RunEventMap[K] } }[RunEventType];
 
@@ -193,7 +193,7 @@ describe("the fleet counts every progress read", () => {
   });
 
   it("as many reads and failures as the simulator saw, and no request/response line for a read", async () => {
-    sim = await frozenSim({ instances: 2, faults: ["http500=1@1/progress"] });
+    sim = await frozen({ instances: 2, faults: ["http500=1@1/progress"] });
     const rec = recorder();
     fleet = createFleet({
       instances: sim.instances.map((i) => ({ url: i.url, name: `shard-${i.index}` })),
@@ -215,7 +215,7 @@ describe("the fleet counts every progress read", () => {
   });
 
   it("joins a read still in flight instead of sending a second request to the instance", async () => {
-    sim = await frozenSim({ instances: 2, faults: ["latency=0.3"] });
+    sim = await frozen({ instances: 2, faults: ["latency=0.3"] });
     fleet = createFleet({ instances: sim.instances.map((i) => ({ url: i.url })), requestTimeoutMs: 5000 });
     const [a, b] = await Promise.all([fleet.progress(), fleet.progress()]);
     expect(sim.control.counts().instances.map((c) => c["GET /api/v1/progress"])).toEqual([1, 1]);

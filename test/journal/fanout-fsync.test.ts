@@ -27,7 +27,7 @@ const { readFileSync, statSync } = await import("node:fs");
 const journalFsyncs = (file: string): number => fsyncs.inos.filter((i) => i === statSync(file).ino).length;
 const { openJournal, asListener } = await import("../../src/journal/index.js");
 const { createFleet } = await import("../../src/fleet/index.js");
-const { frozenSim } = await import("../support/api.js");
+const { frozen } = await import("../support/sim.js");
 const { tempDir, inst } = await import("../support/journal.js");
 
 let dir: string;
@@ -61,7 +61,7 @@ describe("the journal and a fan-out", () => {
   });
 
   it("the fleet marks every request but the last of a broadcast as `more`, then sends", async () => {
-    const sim = await frozenSim({ instances: 3 });
+    const sim = await frozen({ instances: 3 });
     const seen: (EmitOptions | undefined)[] = [];
     let sentBeforeLast = -1;
     const fleet = createFleet({

@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins, runHook, stepInfo, undoFor, UndoStack } from "../../src/plugin/index.js";
-import { loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "../support/plugin.js";
+import { loadedFromYaml, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
+import { startServer } from "../support/http-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

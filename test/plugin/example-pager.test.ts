@@ -6,7 +6,8 @@ import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createNotifierListener, loadRunbookPlugins } from "../../src/plugin/index.js";
 import type { RunEventOf } from "../../src/events.js";
-import { ev, loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "../support/plugin.js";
+import { ev, loadedFromYaml, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
+import { startServer } from "../support/http-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

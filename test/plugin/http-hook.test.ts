@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { loadPlugins, runHook, stepInfo, type PluginRegistry } from "../../src/plugin/index.js";
-import { recordingContext, startServer, tempDir } from "../support/plugin.js";
+import { recordingContext, tempDir } from "../support/plugin.js";
+import { startServer } from "../support/http-server.js";
 
 let registry: PluginRegistry;
 const closers: (() => Promise<void>)[] = [];

@@ -16,7 +16,8 @@ import {
   type PluginRegistry,
 } from "../../src/plugin/index.js";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
-import { ev, recordingContext, sleep, startServer, tempDir } from "../support/plugin.js";
+import { ev, recordingContext, sleep, tempDir } from "../support/plugin.js";
+import { startServer } from "../support/http-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -12,7 +12,8 @@ import type { RunEventOf } from "../../src/events.js";
 import { pagerDutyAction, pagerDutyBody } from "../../plugins/pagerduty.js";
 import type { teamsPayload } from "../../plugins/teams.js";
 import { cli, runbookFor, sim, tempDir as runDir, writeRunbook, START } from "../support/run.js";
-import { ev, recordingContext, startServer, tempDir } from "../support/plugin.js";
+import { ev, recordingContext, tempDir } from "../support/plugin.js";
+import { startServer } from "../support/http-server.js";
 import type { Simulator } from "../../src/sim/index.js";
 
 const closers: (() => Promise<void>)[] = [];

@@ -18,7 +18,8 @@ import {
   UndoStack,
 } from "../../src/plugin/index.js";
 import type { RunEventOf } from "../../src/events.js";
-import { ev, loadedFromYaml, recordingContext, startServer, tempDir, writeFiles } from "../support/plugin.js";
+import { ev, loadedFromYaml, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
+import { startServer } from "../support/http-server.js";
 
 const SECRET = "sk_live_PLANTED_51HxYz";
 const closers: (() => Promise<void>)[] = [];

@@ -3,8 +3,6 @@
  * statically: the runner must hold them even for a runbook lint never saw (`--from`, an old
  * journal, a library caller). Against the simulator over loopback.
  */
-import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
@@ -13,6 +11,7 @@ import { parseRunbook } from "../../src/runbook/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { startSimulator } from "../../src/sim/index.js";
 import { COMMIT, posts, READY, runbookFor, sim, START, STOP } from "../support/run.js";
+import { proxyTo } from "../support/proxy.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -174,27 +173,15 @@ describe("start and commit are never resent blindly", () => {
     sims.push(s);
     // sync1 is reached through a proxy that closes every connection after its answer and stops
     // listening once the runner decided the fleet is idle: the start POST is refused at connect
-    const target = new URL(s.instances[1]!.url);
-    const proxy = createServer((req, res) => {
-      const up = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (r) => {
-          res.writeHead(r.statusCode ?? 502, { ...r.headers, connection: "close" });
-          r.pipe(res);
-        },
-      );
-      req.pipe(up);
-    });
-    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-    const port = (proxy.address() as AddressInfo).port;
+    const proxy = await proxyTo(s.instances[1]!.url);
     const yaml = runbookFor(s, START + READY + STOP + COMMIT)
-      .replace(s.instances[1]!.url, `http://127.0.0.1:${port}`)
+      .replace(s.instances[1]!.url, proxy.url)
       .replace("retry: { giveUpAfter: 15s }", "retry: { giveUpAfter: 1s }");
     const { result, events } = await run(yaml, {
       onEvent: (e) => {
-        if (e.type === "decision" && e.check === "fleet-idle" && e.ok) proxy.close();
+        if (e.type === "decision" && e.check === "fleet-idle" && e.ok) proxy.refuse();
       },
-    });
+    }).finally(() => proxy.close());
     expect(result.exitCode).toBe(1);
     expect(result.message).toMatch(
       /start never reached sync1 \(.*\), and progress does not show it is safe to send; nothing was resent/,

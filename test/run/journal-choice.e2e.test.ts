@@ -149,6 +149,11 @@ describe("which journal, whatever the file times say", () => {
     expect(r.stderr).toContain(copy);
     expect(r.stderr).toMatch(/--resume <file>/);
     expect(readFileSync(join(dir, "ran"), "utf8")).toBe("xx");
+    // status asks the same question (src/journal/runbook-journal.ts): it says --resume would refuse, not that it would continue one
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toMatch(/journal: in .*, --resume would refuse: cannot choose the journal to resume: 2 journals/);
+    expect(st.stdout).toMatch(/hint: name the one to continue with --resume <file>/);
+    expect(st.stdout).not.toMatch(/the one --resume would continue/);
     // named: it goes on
     const named = await cli(["run", file, "--resume", failed, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(named.code, named.all).toBe(0);

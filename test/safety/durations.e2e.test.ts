@@ -5,12 +5,11 @@
  * runbook duration feeds (step timeouts, polls, sleeps, request and hook timeouts, retry delays)
  * goes through src/timers.ts.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { delay, MAX_TIMER_MS, setLongTimeout, timeoutSignal, timerMs } from "../../src/timers.js";
 import { runbookFor, runYaml, sim, START } from "../support/run.js";
+import { startServer } from "../support/http-server.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -125,20 +124,15 @@ describe("item 12: a runbook's long durations, end to end against the simulator"
   it("an http hook's `retryDelay: 25d` waits before its retry (it retried at once)", async () => {
     const s = await sim();
     sims.push(s);
-    let hits = 0;
-    const server = createServer((_req, res) => {
-      hits++;
-      res.writeHead(503).end();
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const server = await startServer((_req, _n, res) => res.writeHead(503).end());
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const url = `${server.url}/hook`;
       const hook = `  - { id: call, timeout: 800ms, hook: { use: http, with: { url: "${url}", retries: 1, retryDelay: 25d } } }\n`;
       const { result } = await runYaml(runbookFor(s, hook));
       expect(result.exitCode).toBe(1);
-      expect(hits).toBe(1);
+      expect(server.seen).toHaveLength(1);
     } finally {
-      server.close();
+      await server.close();
     }
   });
 });

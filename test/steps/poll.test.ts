@@ -11,7 +11,7 @@ import type { Simulator } from "../../src/sim/index.js";
 import type { StepContext } from "../../src/steps/index.js";
 import { readFleet } from "../../src/steps/kit/fleet-ops.js";
 import { backoff, poll } from "../../src/steps/kit/poll.js";
-import { frozenSim } from "../support/api.js";
+import { frozen } from "../support/sim.js";
 
 describe("poll", () => {
   it("ends with the first result the judge gives, reading at most once per period from the start of a read", async () => {
@@ -108,7 +108,7 @@ describe("readFleet", () => {
     }) as unknown as StepContext;
 
   it("reads again, with backoff, until every instance answers, and says why", async () => {
-    sim = await frozenSim({ instances: 2 });
+    sim = await frozen({ instances: 2 });
     const fault = sim.control.addFault("http500=1@1/progress");
     fleet = createFleet({ instances: sim.instances.map((i) => ({ url: i.url })), requestTimeoutMs: 2000 });
     const events: RunEvent[] = [];
@@ -125,7 +125,7 @@ describe("readFleet", () => {
   });
 
   it("gives up at giveUpMs and returns the last snapshot, errors included", async () => {
-    sim = await frozenSim({ instances: 2, faults: ["http500=1@0/progress"] });
+    sim = await frozen({ instances: 2, faults: ["http500=1@0/progress"] });
     fleet = createFleet({ instances: sim.instances.map((i) => ({ url: i.url })), requestTimeoutMs: 2000 });
     const t0 = Date.now();
     const snap = await readFleet(ctxOf(fleet, [], 300));

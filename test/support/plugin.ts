@@ -1,4 +1,3 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -6,44 +5,6 @@ import { LineCounter, parseDocument, isMap, isPair, isScalar } from "yaml";
 import type { RunEvent } from "../../src/events.js";
 import type { PluginLintInput, PluginRunContext } from "../../src/plugin/index.js";
 import { createRedactor } from "../../src/plugin/index.js";
-
-/** A recorded request. */
-export interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingMessage["headers"];
-  body: string;
-}
-
-/** A real HTTP server on 127.0.0.1, port 0; `reply` decides each answer (may never answer). */
-export async function startServer(
-  reply: (req: Seen, n: number, res: ServerResponse) => unknown,
-): Promise<{ url: string; seen: Seen[]; close(): Promise<void>; server: Server }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (c: string) => (body += c));
-    req.on("end", () => {
-      const s: Seen = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body };
-      seen.push(s);
-      void reply(s, seen.length, res);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    server,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
 
 /** A minimal runbook for plugin tests: `body` is YAML under `steps:`, `head` top-level lines before it (e.g. `plugins:`). */
 export function runbook(body: string, head = ""): string {

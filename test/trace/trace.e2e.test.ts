@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { traceConfig } from "../../src/trace/config.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { CUTOVER, START, cli, runbookFor, sim, tempDir, writeRunbook } from "../support/run.js";
-import { startServer } from "../support/plugin.js";
+import { startServer } from "../support/http-server.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- OTLP JSON
 type Json = any;

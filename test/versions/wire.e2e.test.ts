@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { localServer, type LocalServer } from "../support/api.js";
+import { localServer, type LocalServer } from "../support/http-server.js";
 import { cli, CUTOVER, posts, runbookFor, sim, tempDir, writeRunbook } from "../support/run.js";
 
 let s: Simulator | undefined;
