@@ -17,7 +17,7 @@
  *
  * No point sits between a line's write and its fsync: under SIGKILL a written line survives in
  * the page cache, so both places leave the same file (a power loss is another test:
- * test/journal/fanout-fsync.test.ts). Lines that are not fsynced (progress samples, wait status,
+ * test/journal/fanout-fsync.e2e.test.ts). Lines that are not fsynced (progress samples, wait status,
  * logs) are not points, nor are retry decisions: resume reads none of them, and their count
  * depends on timing, while the points must be the same in every run of one runbook.
  *

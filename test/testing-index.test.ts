@@ -50,3 +50,16 @@ describe("docs/testing.md's index of behaviours and test files", () => {
     expect(names.filter((n) => !files.some((f) => matches(n, f)))).toEqual([]);
   });
 });
+
+describe("the .e2e suffix (docs/testing.md): a newcomer can tell the slow, real tests by name", () => {
+  // what starts the simulator or drives the built CLI: the support modules that do it, and the direct ways
+  const DRIVES = /support\/(sim|run|crash-harness|rehearsal)\.js|startSimulator|syncbook\.cjs/;
+
+  it("every test file that starts the simulator or drives the built CLI ends in .e2e.test.ts", () => {
+    // this file names the patterns, and so matches them
+    const files = testFiles(join(root, "test")).filter((f) => f !== "test/testing-index.test.ts");
+    const driving = files.filter((f) => DRIVES.test(readFileSync(join(root, f), "utf8")));
+    expect(driving.length).toBeGreaterThan(40);
+    expect(driving.filter((f) => !f.endsWith(".e2e.test.ts"))).toEqual([]);
+  });
+});
