@@ -190,6 +190,13 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         "  verifier: its progress answered an empty HTTP 500 before the check (releases v0.1.6 to v0.2.0; use v0.2.1)",
       );
+    if (j.notifications) {
+      const n = j.notifications;
+      lines.push(
+        `  notifications: ${n.delivered} delivered${n.notDelivered.length ? `, ${n.notDelivered.length} not` : ""}`,
+      );
+      for (const d of n.notDelivered) lines.push(`    not delivered: ${d}`);
+    }
   }
   if (j.lock)
     lines.push(

@@ -314,6 +314,9 @@ export function openJournal(options: OpenJournalOptions): Journal {
       v = { ...v, seq: event.seq + seqBase };
       if ((event.type === "request.sent" || event.type === "response.received") && requestIdBase !== 0)
         v.id = event.id + requestIdBase;
+      // a delivery names its event by seq: this segment's is shifted with it, an earlier run's is the file's already
+      if ((event.type === "notification.sent" || event.type === "notification.settled") && event.earlier !== true)
+        v.event = event.event + seqBase;
     }
     // the emitter redacted the event once, before any listener saw it (src/redact.ts)
     return jsonLine(v);
@@ -363,10 +366,11 @@ export function openJournal(options: OpenJournalOptions): Journal {
 
 /** `journal:request.sent:commit:sync2`: the line's type, then its step, path and instance where it has them. */
 function crashLabel(event: RunEvent): string {
-  const e = event as { id?: unknown; path?: unknown; instance?: { name?: string; url: string } };
+  const e = event as { id?: unknown; path?: unknown; about?: unknown; instance?: { name?: string; url: string } };
   const parts = ["journal", event.type];
   if (typeof e.path === "string") parts.push(e.path.replace(/^.*\//, ""));
   else if (typeof e.id === "string") parts.push(e.id);
+  else if (typeof e.about === "string") parts.push(e.about);
   if (e.instance) parts.push(e.instance.name ?? String(e.instance.url));
   return parts.join(":");
 }

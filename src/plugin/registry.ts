@@ -15,7 +15,7 @@ import type { Diagnostic, Severity } from "../diagnostics.js";
 import { PLUGIN_STEP_KIND, STEP_KINDS } from "../runbook/types.js";
 import { suggest } from "../suggest.js";
 import { diagnosticAt } from "../runbook/view.js";
-import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
+import type { HookFn, InDoubtPolicy, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import { EVENT_NAMES, isEventName } from "./events.js";
 import { PLUGIN_RULES, type PluginRule } from "./rules.js";
@@ -52,6 +52,8 @@ export interface RegisteredHook extends EntryBase {
 export interface RegisteredNotifier extends EntryBase {
   kind: "notifier";
   send: Notifier<Opts>;
+  /** What a resume does with a delivery in doubt (the notifier's `inDoubt`, default `resend`). */
+  inDoubt?: InDoubtPolicy;
 }
 export interface RegisteredStep extends EntryBase {
   kind: "step";
@@ -146,6 +148,7 @@ export class PluginRegistry {
           ...base(use, typeof n === "function" ? undefined : n),
           kind: "notifier",
           send: typeof n === "function" ? n : n.send.bind(n),
+          ...(typeof n !== "function" && n.inDoubt ? { inDoubt: n.inDoubt } : {}),
         },
         "notifier",
       );

@@ -17,6 +17,7 @@ import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
 import { WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { formatDuration } from "../runbook/duration.js";
+import { deliveryReport } from "../plugin/deliveries.js";
 import { ServiceVersionReader, declaredMismatch, type ServiceVersionSeen } from "./service-version.js";
 import { redactLeaves, redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
 
@@ -306,6 +307,8 @@ export interface Report {
   };
   /** Problems found while building (events out of order, duplicate ids, missing run.started). */
   warnings: string[];
+  /** The run's notifications, when it journaled any: how many were delivered, and each that was not (src/plugin/deliveries.ts). */
+  notifications?: { delivered: number; notDelivered: string[] };
 }
 
 const obj = (v: unknown): Record<string, unknown> | undefined =>
@@ -421,6 +424,7 @@ export class ReportBuilder {
   readonly #window = new WindowTracker();
   readonly #version = new ServiceVersionReader();
   readonly #states = new Map<number, string>();
+  readonly #deliveries: RunEvent[] = [];
   #committedMarked = false;
   #t0: number | undefined;
   #lastAt: number | undefined;
@@ -772,6 +776,10 @@ export class ReportBuilder {
         if (e.error !== undefined) target.error = stripUserinfo(e.error);
         break;
       }
+      case "notification.sent":
+      case "notification.settled":
+        this.#deliveries.push(e);
+        break;
       case "log":
         if (e.level === "warn" || e.level === "error") {
           const l: ReportLog = { t, level: e.level, message: stripUserinfo(e.message) };
@@ -965,6 +973,11 @@ export class ReportBuilder {
       },
       warnings,
     };
+    const notifications = deliveryReport(this.#deliveries);
+    if (notifications) {
+      report.notifications = notifications;
+      for (const n of notifications.notDelivered) warnings.push(`notification not delivered: ${n}`);
+    }
     const w = windows[windows.length - 1];
     if (w) report.window = w;
     if (started?.verifier !== undefined) report.verifier = stripUserinfo(started.verifier);

@@ -18,6 +18,7 @@ import {
   undoFor,
   UndoStack,
   forcedStop,
+  type DrainResult,
   type PluginRegistry,
   type PluginRunContext,
 } from "../plugin/index.js";
@@ -115,6 +116,9 @@ export interface RunOptions {
    */
   forceSignal?: AbortSignal;
   onForceStop?: (lines: string[]) => void;
+  /** Ends the wait for notifications after the run at once (a Ctrl-C then); `onDrain` is told first how many wait. */
+  drainSignal?: AbortSignal;
+  onDrain?: (pending: number) => void;
 }
 
 export interface RunResult {
@@ -138,6 +142,8 @@ export interface RunResult {
   /** The way on is not `--resume` but a new run with these flags (`--from stop-writes`): the journal is wrong about writes. */
   rerunWith?: string;
   durationMs: number;
+  /** The notifications of this run: how many were delivered, which were not, and whether a Ctrl-C ended their wait. */
+  notifications?: DrainResult;
 }
 
 /** Inside the write-stop window: every second of it is the application's downtime. */
@@ -302,6 +308,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       ...(n.with ? { with: n.with } : {}),
     })),
     pctx,
+    { record: say, ...(opts.history ? { history: opts.history } : {}) },
   );
   emitter.add(notifier);
   const memory: RunMemory = {
@@ -377,6 +384,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(runbook.verifier ? { verifier: loaded.redact(runbook.verifier) } : {}),
     mode,
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
+    deliveries: true,
   });
   for (const f of run.force)
     say("decision", {
@@ -517,7 +525,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
   });
-  await notifier.flush();
+  // one bound for every notification still queued (src/plugin/deliveries.ts); Ctrl-C ends it at once
+  const drained = await notifier.drain({
+    ...(opts.drainSignal ? { signal: opts.drainSignal } : {}),
+    ...(opts.onDrain ? { waiting: opts.onDrain } : {}),
+  });
   await emitter.settle();
   // the fleet's own keep-alive connections (an injected fleet is its owner's to close)
   if (!opts.fleet) await fleet.close().catch(() => undefined);
@@ -530,6 +542,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
     durationMs,
+    notifications: drained,
     ...(failure
       ? {
           ...(failure.interlock && refused ? { refused } : {}),

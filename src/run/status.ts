@@ -11,12 +11,15 @@ import { join } from "node:path";
 import { createVerifierClient, lagSeconds } from "../api/index.js";
 import type { ApiError } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
-import { instanceLabel } from "../events.js";
+import { instanceLabel, type RunEvent } from "../events.js";
+import { deliveryReport, isDeliveryEvent } from "../plugin/deliveries.js";
 import { createFleet } from "../fleet/index.js";
 import {
   checkWitness,
   chooseJournal,
   isPidAlive,
+  isRunEvent,
+  journalLines,
   LOCK_FILE_NAME,
   readJournalState,
   type JournalState,
@@ -92,6 +95,8 @@ export interface JournalStatus {
   writesUndoFailed?: { step: number; id: string };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
+  /** The journal's notifications (src/plugin/deliveries.ts): how many were delivered, and each that was not (or is in doubt). */
+  notifications?: { delivered: number; notDelivered: string[] };
 }
 
 export interface Status {
@@ -279,6 +284,8 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     return out;
   }
   out.warnings = state.warnings;
+  const notes = await readDeliveries(choice.file);
+  if (notes) out.notifications = notes;
   const last = [...state.steps]
     .filter((s) => s.started)
     .sort((a, b) => a.index - b.index)
@@ -317,4 +324,11 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
     out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };
   return out;
+}
+
+/** What the journal's `notification.*` lines say; undefined when it has none. */
+async function readDeliveries(file: string): Promise<JournalStatus["notifications"]> {
+  const lines: RunEvent[] = [];
+  for await (const l of journalLines(file)) if (isRunEvent(l.value) && isDeliveryEvent(l.value)) lines.push(l.value);
+  return deliveryReport(lines);
 }
