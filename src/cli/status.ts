@@ -54,7 +54,8 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   }
   const { journalDirFor } = await import("../journal/index.js");
   const { readStatus } = await import("../run/status.js");
-  const journalDir = journalDirFor(file, rb.name, opts.journalDir);
+  // read-only: status creates no folder and takes no lock
+  const journalDir = journalDirFor(file, rb.name, opts.journalDir, { create: false });
   const once = async (signal?: AbortSignal): Promise<Status> =>
     readStatus(loaded, { journalDir, ...(signal ? { signal } : {}) });
   if (everyMs === undefined) {
@@ -153,7 +154,11 @@ export function formatStatus(st: Status): string[] {
     }
   } else lines.push("verifier: none in the runbook");
   const j = st.journal;
-  if (!j.resumeWith) lines.push(`journal: none in ${j.folder} (no run yet): --resume has nothing to continue`);
+  if (!j.resumeWith && j.refused) {
+    // the folder cannot be read (a file where it belongs): a run or --resume meets the same
+    lines.push(`journal: ${j.refused}`);
+    if (j.refusedHint) lines.push(`  hint: ${j.refusedHint}`);
+  } else if (!j.resumeWith) lines.push(`journal: none in ${j.folder} (no run yet): --resume has nothing to continue`);
   else {
     lines.push(`journal: ${j.resumeWith} (the one --resume would continue)`);
     for (const p of j.passedOver) lines.push(`  passed over (its run sent nothing): ${p}`);

@@ -65,3 +65,4 @@ export {
   type JournalHeader,
   type JournalResumed,
 } from "./format.js";
+export { ioError } from "./io-errors.js";

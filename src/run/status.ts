@@ -17,6 +17,7 @@ import { createFleet } from "../fleet/index.js";
 import {
   checkWitness,
   chooseJournal,
+  ioError,
   isPidAlive,
   isRunEvent,
   journalLines,
@@ -265,8 +266,13 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   let choice;
   try {
     choice = await chooseJournal(folder);
-  } catch {
-    return out; // no folder: no run yet
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return out; // no folder: no run yet
+    // a folder that cannot be read (or a file where it belongs): what a run or --resume will meet
+    const e = ioError(folder, "read the journal folder", err);
+    out.refused = e.message;
+    if (e.hint) out.refusedHint = e.hint;
+    return out;
   }
   if (!choice.file) return out;
   out.resumeWith = choice.file;
