@@ -249,7 +249,14 @@ export interface RunEventMap {
 }
 
 export type RunEventType = keyof RunEventMap;
-export type RunEvent = { [K in RunEventType]: { type: K; seq: number; at: number } & RunEventMap[K] }[RunEventType];
+/**
+ * `at`: the wall clock (ms since the epoch). `mono`: the process's monotonic clock at the same
+ * moment (ms, `performance.now()`): it never jumps, and means something only within the process
+ * that wrote it (src/report/durations.ts measures with it where the wall clock stepped).
+ */
+export type RunEvent = {
+  [K in RunEventType]: { type: K; seq: number; at: number; mono?: number } & RunEventMap[K];
+}[RunEventType];
 export type RunEventOf<K extends RunEventType> = Extract<RunEvent, { type: K }>;
 export type RunListener = (event: RunEvent) => void | Promise<void>;
 /**

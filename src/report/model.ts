@@ -18,6 +18,7 @@ import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
 import { WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { formatDuration } from "../runbook/duration.js";
 import { deliveryReport } from "../plugin/deliveries.js";
+import { createClockCorrector, jumpWarning } from "./durations.js";
 import { ServiceVersionReader, declaredMismatch, type ServiceVersionSeen } from "./service-version.js";
 import { redactLeaves, redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
 
@@ -425,6 +426,7 @@ export class ReportBuilder {
   readonly #version = new ServiceVersionReader();
   readonly #states = new Map<number, string>();
   readonly #deliveries: RunEvent[] = [];
+  readonly #clock = createClockCorrector();
   #committedMarked = false;
   #t0: number | undefined;
   #lastAt: number | undefined;
@@ -478,7 +480,9 @@ export class ReportBuilder {
     return Math.max(0, at - (this.#t0 ?? at));
   }
 
-  add(e: RunEvent): void {
+  add(raw: RunEvent): void {
+    // wall times mended where the clock jumped (src/report/durations.ts)
+    const e = this.#clock.correct(raw);
     this.#count++;
     if (e.seq === this.#lastSeq) this.#warnings.push(`duplicate event seq ${e.seq}`);
     else if (e.seq < this.#lastSeq)
@@ -973,6 +977,7 @@ export class ReportBuilder {
       },
       warnings,
     };
+    for (const j of this.#clock.jumps()) warnings.push(jumpWarning(j, t0));
     const notifications = deliveryReport(this.#deliveries);
     if (notifications) {
       report.notifications = notifications;
