@@ -42,6 +42,8 @@ export interface RunEventMap {
     verifier?: string;
     mode: "run" | "dry-run" | "rehearse" | "resume";
     steps: { index: number; id: string; kind: string; title: string }[];
+    /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */
+    deliveries?: boolean;
   };
   "run.finished": {
     outcome: Outcome;
@@ -219,10 +221,42 @@ export interface RunEventMap {
     durationMs: number;
   };
   log: { level: "debug" | "info" | "warn" | "error"; message: string; index?: number };
+  /**
+   * A notification is about to go to the `notify:` entry at `entry` (written before its first
+   * attempt): a journal holding it without its `notification.settled` had the delivery in doubt
+   * when the run died (src/plugin/deliveries.ts). `event` is the seq of the run event it tells of
+   * (`about` is that event's type); the journal shifts it with the segment, as it shifts `seq`,
+   * unless `earlier`: an earlier run's event, owed by it and delivered by a resume.
+   */
+  "notification.sent": { entry: number; use: string; event: number; about: string; earlier?: boolean };
+  /**
+   * How that delivery ended: delivered, or not after `attempts` tries (`error`; 0 attempts: never
+   * sent, e.g. cut off at the run's end). `inDoubt`: the last attempt got no answer (timed out or cut
+   * off in flight), so it may have arrived.
+   */
+  "notification.settled": {
+    entry: number;
+    use: string;
+    event: number;
+    about: string;
+    earlier?: boolean;
+    delivered: boolean;
+    attempts: number;
+    durationMs: number;
+    error?: string;
+    inDoubt?: boolean;
+  };
 }
 
 export type RunEventType = keyof RunEventMap;
-export type RunEvent = { [K in RunEventType]: { type: K; seq: number; at: number } & RunEventMap[K] }[RunEventType];
+/**
+ * `at`: the wall clock (ms since the epoch). `mono`: the process's monotonic clock at the same
+ * moment (ms, `performance.now()`): it never jumps, and means something only within the process
+ * that wrote it (src/report/durations.ts measures with it where the wall clock stepped).
+ */
+export type RunEvent = {
+  [K in RunEventType]: { type: K; seq: number; at: number; mono?: number } & RunEventMap[K];
+}[RunEventType];
 export type RunEventOf<K extends RunEventType> = Extract<RunEvent, { type: K }>;
 export type RunListener = (event: RunEvent) => void | Promise<void>;
 /**

@@ -353,15 +353,23 @@ export const SAME_INTERRUPT_MS = 500;
  * 130); a second one, at least `SAME_INTERRUPT_MS` later, forces the exit: `force` is aborted
  * first (the runner kills the undo running, with its process group, and says what it left
  * behind, synchronously), then the process exits 130.
+ * Once the run has ended and only its notifications are still being sent (`drain.active()`), any
+ * signal ends that wait at once (`drain.stop`): the run is over, nothing is left to stop cleanly.
  */
 export function interruptOnSignals(
   controller: AbortController,
   say: (s: string) => void,
   force?: AbortController,
   now: () => number = () => performance.now(),
+  drain?: { active(): boolean; stop: AbortController },
 ): () => void {
   let first: number | undefined;
   const on = (sig: NodeJS.Signals) => {
+    if (drain?.active()) {
+      if (!drain.stop.signal.aborted) say(`\n${sig}: not waiting for the notifications still being sent`);
+      drain.stop.abort(new Error(`interrupted by ${sig}`));
+      return;
+    }
     if (first === undefined) {
       first = now();
       say(`\n${sig}: stopping cleanly (undo runs if commit was not sent); press Ctrl-C again to force exit`);

@@ -6,7 +6,9 @@
  */
 import { writeSync } from "node:fs";
 import { resolve } from "node:path";
-import { codeFrame } from "../text.js";
+import { codeFrame, plural } from "../text.js";
+import { formatDuration } from "../runbook/duration.js";
+import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
 import type { CriticalListener, RunEvent, RunListener } from "../events.js";
@@ -219,7 +221,13 @@ export async function execute(
   const tracing = await traceOutput(process.env, loaded.redact);
   const controller = new AbortController();
   const forced = new AbortController();
-  const off = interruptOnSignals(controller, stderr, forced);
+  // after the run, the wait for its notifications: bounded, and a Ctrl-C ends it at once
+  const drainStop = new AbortController();
+  let draining = false;
+  const off = interruptOnSignals(controller, stderr, forced, undefined, {
+    active: () => draining,
+    stop: drainStop,
+  });
   try {
     const result = await runRunbook({
       loaded,
@@ -248,9 +256,24 @@ export async function execute(
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
       print: how.json ? stderr : stdout,
       ...(tracing ? { traceparent: () => tracing.traceparent() } : {}),
+      drainSignal: drainStop.signal,
+      onDrain: (pending) => {
+        draining = true;
+        stderr(
+          `notifications: waiting at most ${formatDuration(DRAIN_MS)} for ${plural(pending, "notification")} still being sent (Ctrl-C: stop waiting)`,
+        );
+      },
     });
+    draining = false;
     await how.after?.(ui);
     await ui.close();
+    const notes = result.notifications;
+    if (notes?.undelivered.length) {
+      stderr(`notifications: ${plural(notes.undelivered.length, "notification")} not delivered:`);
+      for (const u of notes.undelivered) stderr(`  - ${u}`);
+    }
+    // the run itself ended as it says; the operator stopped the wait for its notifications
+    if (notes?.interrupted) return ExitCode.interrupted;
     if (result.aborted) {
       if (result.message) stderr(result.message);
       if (result.exitCode === 0)

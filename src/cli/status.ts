@@ -54,7 +54,8 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   }
   const { journalDirFor } = await import("../journal/index.js");
   const { readStatus } = await import("../run/status.js");
-  const journalDir = journalDirFor(file, rb.name, opts.journalDir);
+  // read-only: status creates no folder and takes no lock
+  const journalDir = journalDirFor(file, rb.name, opts.journalDir, { create: false });
   const once = async (signal?: AbortSignal): Promise<Status> =>
     readStatus(loaded, { journalDir, ...(signal ? { signal } : {}) });
   if (everyMs === undefined) {
@@ -154,7 +155,7 @@ export function formatStatus(st: Status): string[] {
   } else lines.push("verifier: none in the runbook");
   const j = st.journal;
   if (!j.resumeWith && j.refused) {
-    // the folder holds journals, and --resume would continue none of them (two unfinished runs that do not order)
+    // --resume would continue none: journals that do not order, or a folder that cannot be read
     lines.push(`journal: in ${j.folder}, --resume would refuse: ${j.refused}`);
     if (j.refusedHint) lines.push(`  hint: ${j.refusedHint}`);
   } else if (!j.resumeWith) lines.push(`journal: none in ${j.folder} (no run yet): --resume has nothing to continue`);
@@ -194,6 +195,13 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         "  verifier: its progress answered an empty HTTP 500 before the check (releases v0.1.6 to v0.2.0; use v0.2.1)",
       );
+    if (j.notifications) {
+      const n = j.notifications;
+      lines.push(
+        `  notifications: ${n.delivered} delivered${n.notDelivered.length ? `, ${n.notDelivered.length} not` : ""}`,
+      );
+      for (const d of n.notDelivered) lines.push(`    not delivered: ${d}`);
+    }
   }
   if (j.lock)
     lines.push(

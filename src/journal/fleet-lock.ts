@@ -81,12 +81,19 @@ export function acquireFleetLock(
   try {
     for (const [name, inst] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       try {
-        const lock = acquireLock(dir, { fileName: name, guards: `instance ${inst.label}`, runbook: opts.runbook });
+        const lock = acquireLock(dir, {
+          fileName: name,
+          guards: `instance ${inst.label}`,
+          runbook: opts.runbook,
+          elsewhere: "or point SYNCBOOK_STATE_DIR at a writable folder (the fleet's locks live there)",
+        });
         held.push(lock);
         if (lock.staleFrom) tookOver.push(`${inst.label} (${JSON.stringify(lock.staleFrom)})`);
       } catch (err) {
-        // the instance first: the operator knows it by its URL, not by a hashed file name
-        throw err instanceof UserError
+        // the instance first: the operator knows it by its URL, not by a hashed file name (a
+        // folder that cannot be written is not an instance in use: that error says so as it is)
+        const io = err instanceof UserError && typeof (err.options.cause as NodeJS.ErrnoException)?.code === "string";
+        throw err instanceof UserError && !io
           ? new UserError(`instance ${inst.label} is in use: ${err.message}`, { ...err.options, cause: err })
           : err;
       }

@@ -8,10 +8,11 @@
  * own events. Both carry the format version, the runbook's name and hash, and the writer's pid and
  * host. Every line ends with `chain`, its link in the journal's hash chain (chain.ts).
  */
-import { mkdirSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { RunEventType } from "../events.js";
+import { makeFolder } from "./io-errors.js";
 
 /** 2: every line ends with its hash chain link (chain.ts). Format 1 journals (no chain) are still read, with a warning. */
 export const JOURNAL_FORMAT_VERSION = 2;
@@ -102,11 +103,26 @@ export function journalDir(runbookName: string, root: string = DEFAULT_JOURNAL_R
  * symlinks resolved) unless `root` (`--journal-dir`) names another. Two paths to one runbook (a
  * symlink to the file or to a folder on its way) must meet at one journal folder and so one lock:
  * otherwise two runners each hold "the" lock and both send start. The root is created here so
- * that its own real path can be taken. (Hard links in two folders are two runbooks to this rule.)
+ * that its own real path can be taken (not with `create: false`, for `status`, which writes
+ * nothing). (Hard links in two folders are two runbooks to this rule.)
  */
-export function journalDirFor(runbookFile: string, runbookName: string, root?: string): string {
+export function journalDirFor(
+  runbookFile: string,
+  runbookName: string,
+  root?: string,
+  opts: { create?: boolean } = {},
+): string {
   const base = root !== undefined ? resolve(root) : join(dirname(realpathSync(runbookFile)), DEFAULT_JOURNAL_ROOT);
-  mkdirSync(base, { recursive: true });
+  if (opts.create === false) {
+    // `status` writes nothing: a root not there yet (or not a folder) is named where it would be
+    try {
+      return journalDir(runbookName, realpathSync(base));
+    } catch {
+      return journalDir(runbookName, base);
+    }
+  }
+  // a read-only checkout, `.syncbook` left as a file: the operator's to fix, said as such
+  makeFolder(base, "create the journal folder");
   return journalDir(runbookName, realpathSync(base));
 }
 

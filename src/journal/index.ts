@@ -66,3 +66,4 @@ export {
   type JournalHeader,
   type JournalResumed,
 } from "./format.js";
+export { ioError } from "./io-errors.js";

@@ -7,17 +7,7 @@
  * Synchronous I/O on purpose: an async write could still be queued when the POST leaves or the
  * process dies; the cost (one small write + fsync per command) is nothing next to a network call.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { crashPoint } from "../crash-points.js";
 import { ExitCode, UserError } from "../errors.js";
@@ -36,6 +26,7 @@ import {
   type JournalResumed,
 } from "./format.js";
 import { fsyncDir, writeWitness } from "./witness.js";
+import { ioError, makeFolder } from "./io-errors.js";
 
 export interface OpenJournalOptions {
   /** The run's journal folder, e.g. `journalDir(runbook.name)` = `.syncbook/<runbook name>/`; created if missing. */
@@ -128,18 +119,6 @@ function scanExisting(fd: number): Existing {
   return { header, lastSeq, maxRequestId, lines, endsWithNewline: last === 0x0a, size, lastChain, headerChain };
 }
 
-function ioError(file: string, what: string, err: unknown): UserError {
-  const code = (err as NodeJS.ErrnoException).code;
-  return new UserError(`cannot ${what} the journal ${file}: ${code ?? (err as Error).message ?? String(err)}`, {
-    exitCode: ExitCode.failed,
-    hint:
-      code === "ENOSPC"
-        ? "the disk is full: free space, then run again with --resume (nothing is sent while the journal cannot record it)"
-        : "check the folder's permissions and the disk; nothing is sent while the journal cannot record it",
-    cause: err,
-  });
-}
-
 /** Opens (creates, or on resume appends to) a run's journal. */
 export function openJournal(options: OpenJournalOptions): Journal {
   const now = options.now ?? Date.now;
@@ -166,11 +145,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
   let writtenSeq = 0;
 
   if (options.file === undefined) {
-    try {
-      mkdirSync(options.dir, { recursive: true });
-    } catch (err) {
-      throw ioError(options.dir, "create the folder of", err);
-    }
+    makeFolder(options.dir, "create the journal folder");
     const at = new Date(now());
     for (let n = 0; ; n++) {
       file = join(options.dir, journalFileName(at, pid, n));
@@ -180,7 +155,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
         break;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "EEXIST" && n < 99) continue;
-        throw ioError(file, "create", err);
+        throw ioError(file, "create the journal", err);
       }
     }
     const header: JournalHeader = {
@@ -217,14 +192,14 @@ export function openJournal(options: OpenJournalOptions): Journal {
           exitCode: ExitCode.usage,
           hint: `pass a journal under ${options.dir}, or run without --resume`,
         });
-      throw ioError(file, "open", err);
+      throw ioError(file, "open the journal", err);
     }
     let ex: Existing;
     try {
       ex = scanExisting(fd);
     } catch (err) {
       closeSync(fd);
-      throw ioError(file, "read", err);
+      throw ioError(file, "read the journal", err);
     }
     const h = ex.header;
     if (!isObject(h) || h.type !== "journal.opened") {
@@ -290,7 +265,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       }
     } catch (err) {
       // after a failed fsync the kernel may have dropped the data: never carry on as if written
-      failure = ioError(file, "write", err);
+      failure = ioError(file, "write the journal", err, { during: true });
       throw failure;
     }
   };
@@ -302,7 +277,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     witness();
   } catch (err) {
     closeSync(fd);
-    throw err instanceof UserError ? err : ioError(file, "write", err);
+    throw err instanceof UserError ? err : ioError(file, "write the journal", err);
   }
   crashPoint(options.file === undefined ? "journal:opened" : "journal:resumed");
 
@@ -314,6 +289,9 @@ export function openJournal(options: OpenJournalOptions): Journal {
       v = { ...v, seq: event.seq + seqBase };
       if ((event.type === "request.sent" || event.type === "response.received") && requestIdBase !== 0)
         v.id = event.id + requestIdBase;
+      // a delivery names its event by seq: this segment's is shifted with it, an earlier run's is the file's already
+      if ((event.type === "notification.sent" || event.type === "notification.settled") && event.earlier !== true)
+        v.event = event.event + seqBase;
     }
     // the emitter redacted the event once, before any listener saw it (src/redact.ts)
     return jsonLine(v);
@@ -363,10 +341,11 @@ export function openJournal(options: OpenJournalOptions): Journal {
 
 /** `journal:request.sent:commit:sync2`: the line's type, then its step, path and instance where it has them. */
 function crashLabel(event: RunEvent): string {
-  const e = event as { id?: unknown; path?: unknown; instance?: { name?: string; url: string } };
+  const e = event as { id?: unknown; path?: unknown; about?: unknown; instance?: { name?: string; url: string } };
   const parts = ["journal", event.type];
   if (typeof e.path === "string") parts.push(e.path.replace(/^.*\//, ""));
   else if (typeof e.id === "string") parts.push(e.id);
+  else if (typeof e.about === "string") parts.push(e.about);
   if (e.instance) parts.push(e.instance.name ?? String(e.instance.url));
   return parts.join(":");
 }

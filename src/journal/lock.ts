@@ -11,7 +11,6 @@ import {
   closeSync,
   fsyncSync,
   linkSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -21,6 +20,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
+import { ioError, makeFolder } from "./io-errors.js";
 import { isObject, thisHost } from "./format.js";
 
 export const LOCK_FILE_NAME = "syncbook.lock";
@@ -59,6 +59,8 @@ export interface AcquireLockOptions {
   guards?: string;
   /** The runbook file this runner runs, written into the lock for the next runner's message. */
   runbook?: string;
+  /** How to put the lock elsewhere when its folder cannot be written ("or …"; default: `--journal-dir`). */
+  elsewhere?: string;
 }
 
 /** Signal 0 checks existence without sending anything; EPERM means it exists (another user's). */
@@ -116,14 +118,9 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
   };
   const text = `${JSON.stringify(info)}\n`;
   const staleAfter = options.unreadableStaleAfterMs ?? 10_000;
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (err) {
-    throw new UserError(
-      `cannot create the ${options.fileName === undefined ? "journal" : "lock"} folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-      { exitCode: ExitCode.failed, cause: err },
-    );
-  }
+  makeFolder(dir, `create the ${options.fileName === undefined ? "journal" : "lock"} folder`, {
+    ...(options.elsewhere ? { elsewhere: options.elsewhere } : {}),
+  });
 
   let staleFrom: LockInfo | { unreadable: string } | undefined;
   // a few rounds: each one either wins the exclusive create or learns who holds the lock
@@ -154,10 +151,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new UserError(`cannot create the lock ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
-          exitCode: ExitCode.failed,
-          cause: err,
-        });
+        throw ioError(file, "create the lock", err, { ...(options.elsewhere ? { elsewhere: options.elsewhere } : {}) });
       }
     }
 

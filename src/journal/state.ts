@@ -14,6 +14,7 @@ import type { InstanceRef, Outcome } from "../events.js";
 import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
+import { ioError } from "./io-errors.js";
 import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
 import { verifierJournal } from "./verifier.js";
 import type { VerifierMemory } from "../steps/index.js";
@@ -559,9 +560,8 @@ export async function findResumeJournal(dir: string): Promise<{ file: string; sk
     choice = await chooseJournal(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw none(`no journal folder ${dir}`);
-    throw new UserError(`cannot read the journal folder ${dir}: ${(err as Error).message}`, {
-      exitCode: ExitCode.usage,
-    });
+    // a file where the folder belongs, a folder this user cannot read: said with the fix (io-errors.ts)
+    throw ioError(dir, "read the journal folder", err);
   }
   if (!choice.file) throw none(`${dir} holds no journal (*${JOURNAL_EXTENSION})`);
   if (choice.ambiguous)

@@ -166,7 +166,15 @@ export type WritesEffect = (options: Record<string, unknown>) => "on" | "off" | 
 /** A hook given as a function, or with its own schema, description and effect on writes. */
 export type HookDef<O> =
   HookFn<O> | { description?: string; optionsSchema?: JsonSchema; writes?: WritesEffect; run: HookFn<O> };
-export type NotifierDef<O> = Notifier<O> | { description?: string; optionsSchema?: JsonSchema; send: Notifier<O> };
+/**
+ * What a resume does with a notification whose delivery is in doubt (the run died, or the attempt
+ * got no answer, after it was sent): `resend` (the default) delivers it again, since a duplicate
+ * is the lesser harm than a lost page; `skip` never sends it twice (a notifier whose repeat does
+ * harm: opening a ticket, running automation). docs/observability.md has each built-in's reading.
+ */
+export type InDoubtPolicy = "resend" | "skip";
+export type NotifierDef<O> =
+  Notifier<O> | { description?: string; optionsSchema?: JsonSchema; inDoubt?: InDoubtPolicy; send: Notifier<O> };
 
 export interface PluginDefinition<O = Record<string, unknown>> {
   /** The plugin's name (kebab-case), used in messages. The `use:` names are the keys below. */

@@ -7,7 +7,10 @@ import type { RunEvent, RunEventType } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
-/** Every run event type (kept in step with `RunEventMap` by the type below). */
+/**
+ * Every run event type a notifier can be told of (kept in step with `RunEventMap` by the type
+ * below): all but the journal's lines of deliveries themselves (src/plugin/deliveries.ts).
+ */
 const EVENT_TYPES = {
   "run.started": true,
   "run.finished": true,
@@ -34,7 +37,7 @@ const EVENT_TYPES = {
   "hook.finished": true,
   "hook.process": true,
   log: true,
-} as const satisfies Record<RunEventType, true>;
+} as const satisfies Record<Exclude<RunEventType, "notification.sent" | "notification.settled">, true>;
 
 /** Aliases: a name in `on:` that selects some events of a type. */
 export const EVENT_ALIASES = {
@@ -141,6 +144,10 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: ${n.undo ? "undo " : ""}hook process ${n.pid} started (${stepLabel(n)})`;
     case "log":
       return `${runbook}: ${n.message}`;
+    case "notification.sent":
+      return `${runbook}: notification of ${n.about} sent through ${n.use}`;
+    case "notification.settled":
+      return `${runbook}: notification of ${n.about} through ${n.use} ${n.delivered ? "delivered" : `not delivered${n.error ? `: ${n.error}` : ""}`}`;
   }
 }
 

@@ -46,7 +46,6 @@ export {
   undoFor,
   UndoStack,
   sendNotification,
-  createNotifierListener,
   createFleetTracker,
   stepInfo,
   type PluginRunContext,
@@ -54,7 +53,17 @@ export {
   type HookOutcome,
   type UndoEntry,
   type UndoReport,
+} from "./invoke.js";
+export {
+  createNotifierListener,
+  foldDeliveries,
+  deliveryLabel,
+  isDeliveryEvent,
+  DRAIN_MS,
+  RETRY_BUDGET_MS,
   type NotifyEntry,
   type NotifierListener,
-} from "./invoke.js";
+  type DrainResult,
+  type DeliveryLedger,
+} from "./deliveries.js";
 export { createRedactor, DURATION_SCHEMA } from "./util.js";

@@ -6,7 +6,7 @@
  * notifier's failure is reported through `onError` / the log and never reaches the runner.
  */
 import { redactSecretFields } from "../redact.js";
-import type { RunEvent, RunListener } from "../events.js";
+import type { RunListener } from "../events.js";
 import type {
   HookContext,
   HookFn,
@@ -14,13 +14,12 @@ import type {
   JsonSchema,
   Notification,
   NotifierContext,
-  NotifyMessage,
   PluginContext,
   PluginLogger,
   StepInfo,
   UndoAction,
 } from "./api.js";
-import { NOTIFY_STEP, describeNotification, eventMatcher, severityOf } from "./events.js";
+import { describeNotification, severityOf } from "./events.js";
 import { checkOptions } from "./options.js";
 import type { PluginRegistry } from "./registry.js";
 import { TimeoutError, createLogger, errorText, withTimeout, type LogSink } from "./util.js";
@@ -365,16 +364,21 @@ export class UndoStack {
 export interface NotifyOptions {
   /** Time limit of one notification (default 15 s). */
   timeoutMs?: number;
+  /** Aborts the attempt (the drain's bound after the run, Ctrl-C): the notifier's signal aborts with it. */
+  signal?: AbortSignal;
 }
 
-/** Sends one notification. Never throws: a failure is returned (redacted). */
+/**
+ * Sends one notification. Never throws: a failure is returned (redacted). `inDoubt`: the attempt
+ * got no answer (timed out, or cut off by `signal`), so it may still have arrived.
+ */
 export async function sendNotification(
   registry: PluginRegistry,
   call: { use: string; with?: Record<string, unknown> },
   notification: Notification,
   ctx: PluginRunContext,
   opts: NotifyOptions = {},
-): Promise<{ ok: true } | { ok: false; error: string }> {
+): Promise<{ ok: true } | { ok: false; error: string; inDoubt?: boolean }> {
   const notifier = registry.notifier(call.use);
   if (!notifier) return { ok: false, error: `unknown notifier ${call.use}` };
   const checked = await checkOptions(notifier.optionsSchema, call.with);
@@ -390,90 +394,34 @@ export async function sendNotification(
   const text = ctx.redact(prefix + describeNotification(notification, ctx.runbook.name));
   const timeoutMs = opts.timeoutMs ?? 15_000;
   try {
-    await withTimeout(async (signal) => {
-      const nctx: NotifierContext<Record<string, unknown>> = {
-        ...pluginContext(ctx, checked.value, signal, createLogger(ctx.log, ctx.redact, `${call.use}: `)),
-        text,
-        severity: severityOf(notification),
-        print: ctx.print ?? ((line) => void process.stdout.write(`${line}\n`)),
-      };
-      await notifier.send(notification, nctx);
-    }, timeoutMs);
+    await withTimeout(
+      async (signal) => {
+        const nctx: NotifierContext<Record<string, unknown>> = {
+          ...pluginContext(ctx, checked.value, signal, createLogger(ctx.log, ctx.redact, `${call.use}: `)),
+          text,
+          severity: severityOf(notification),
+          print: ctx.print ?? ((line) => void process.stdout.write(`${line}\n`)),
+        };
+        await notifier.send(notification, nctx);
+      },
+      timeoutMs,
+      opts.signal,
+    );
     return { ok: true };
   } catch (err) {
+    const cut = opts.signal?.aborted === true;
     const msg =
-      err instanceof TimeoutError ? `timed out after ${formatDuration(timeoutMs)}` : errorText(err, ctx.redact);
-    return { ok: false, error: ctx.redact(`notifier ${call.use} failed: ${msg}`) };
+      err instanceof TimeoutError
+        ? `timed out after ${formatDuration(timeoutMs)}`
+        : cut
+          ? `cut off: ${errorText(opts.signal?.reason, ctx.redact)}`
+          : errorText(err, ctx.redact);
+    return {
+      ok: false,
+      error: ctx.redact(`notifier ${call.use} failed: ${msg}`),
+      ...(err instanceof TimeoutError || cut ? { inDoubt: true } : {}),
+    };
   }
-}
-
-/** A top-level `notify:` entry. */
-export interface NotifyEntry {
-  use: string;
-  with?: Record<string, unknown>;
-  on: readonly string[];
-}
-
-export interface NotifierListener extends RunListener {
-  /**
-   * Queues a `notify` step's message to every entry whose `on:` lists `notify`. Returns at
-   * once, like the listener; failures are reported the same way.
-   */
-  message(message: NotifyMessage): void;
-  /** Waits until every notification queued so far was sent or failed (call before exiting). */
-  flush(): Promise<void>;
-}
-
-/**
- * A run listener that sends each event to the `notify:` entries whose `on:` selects it.
- * Returns at once (a slow chat server never slows the cutover); each entry sends in order.
- * A failure goes to `onError` (default: a `warn` line through `ctx.log`) and nowhere else.
- */
-export function createNotifierListener(
-  registry: PluginRegistry,
-  entries: readonly NotifyEntry[] | undefined,
-  ctx: PluginRunContext,
-  opts: NotifyOptions & { onError?: (failure: { use: string; event: string; error: string }) => void } = {},
-): NotifierListener {
-  const subs = (entries ?? []).map((e) => ({ entry: e, matches: eventMatcher(e.on), queue: Promise.resolve() }));
-  // Lines logged by notifiers (and our failure reports) come back as `log` events: they are
-  // never notified about, or a notifier on `log` that logs would feed itself forever.
-  const own = new Set<string>();
-  const log: LogSink = (level, message) => {
-    if (own.size > 1000) own.clear();
-    own.add(message);
-    ctx.log(level, message);
-  };
-  const nctx: PluginRunContext = { ...ctx, log };
-  const report =
-    opts.onError ??
-    ((f: { use: string; event: string; error: string }) =>
-      log("warn", `${f.error} (event ${f.event}); the run goes on`));
-  const enqueue = (sub: (typeof subs)[number], n: Notification): void => {
-    sub.queue = sub.queue.then(async () => {
-      const call = sub.entry.with ? { use: sub.entry.use, with: sub.entry.with } : { use: sub.entry.use };
-      const r = await sendNotification(registry, call, n, nctx, opts);
-      if (!r.ok) {
-        try {
-          report({ use: sub.entry.use, event: n.type, error: r.error });
-        } catch {
-          // a reporting callback that throws must not break the queue
-        }
-      }
-    });
-  };
-  const listener = (event: RunEvent): void => {
-    if (event.type === "log" && own.delete(event.message)) return;
-    for (const sub of subs) if (sub.matches(event)) enqueue(sub, event);
-  };
-  return Object.assign(listener, {
-    message: (m: NotifyMessage) => {
-      for (const sub of subs) if (sub.entry.on.includes(NOTIFY_STEP)) enqueue(sub, m);
-    },
-    flush: async () => {
-      await Promise.all(subs.map((s) => s.queue));
-    },
-  });
 }
 
 /**

@@ -12,6 +12,7 @@ export type {
   HookResult,
   UndoAction,
   NotifierDef,
+  InDoubtPolicy,
   Notifier,
   NotifierContext,
   Notification,

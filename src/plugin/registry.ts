@@ -6,7 +6,7 @@
  */
 import { dirname, relative } from "node:path";
 import { STEP_KINDS } from "../runbook/types.js";
-import type { HookFn, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
+import type { HookFn, InDoubtPolicy, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import type { PluginRule } from "./rules.js";
 import {
@@ -40,6 +40,8 @@ export interface RegisteredHook extends EntryBase {
 export interface RegisteredNotifier extends EntryBase {
   kind: "notifier";
   send: Notifier<Opts>;
+  /** What a resume does with a delivery in doubt (the notifier's `inDoubt`, default `resend`). */
+  inDoubt?: InDoubtPolicy;
 }
 export interface RegisteredStep extends EntryBase {
   kind: "step";
@@ -134,6 +136,7 @@ export class PluginRegistry {
           ...base(use, typeof n === "function" ? undefined : n),
           kind: "notifier",
           send: typeof n === "function" ? n : n.send.bind(n),
+          ...(typeof n !== "function" && n.inDoubt ? { inDoubt: n.inDoubt } : {}),
         },
         "notifier",
       );

@@ -293,4 +293,6 @@ export interface Report {
   };
   /** Problems found while building (events out of order, duplicate ids, missing run.started). */
   warnings: string[];
+  /** The run's notifications, when it journaled any: how many were delivered, and each that was not (src/plugin/deliveries.ts). */
+  notifications?: { delivered: number; notDelivered: string[] };
 }

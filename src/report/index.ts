@@ -131,6 +131,9 @@ export function createReportListener(dir: string, options: ReportListenerOptions
     if (seqBase === 0 && idBase === 0) return e;
     const out = { ...e, seq: e.seq + seqBase };
     if ((out.type === "request.sent" || out.type === "response.received") && idBase > 0) out.id += idBase;
+    // a delivery names its event by seq, shifted with it (an earlier run's is the journal's already)
+    if ((out.type === "notification.sent" || out.type === "notification.settled") && out.earlier !== true)
+      out.event += seqBase;
     return out;
   };
   let pending: Promise<WrittenReport> | undefined;

@@ -8,6 +8,8 @@ import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
 import { WindowTracker } from "../fleet/window.js";
 import { formatDuration } from "../runbook/duration.js";
+import { deliveryReport } from "../plugin/deliveries.js";
+import { createClockCorrector, jumpWarning } from "./durations.js";
 import { ServiceVersionReader, declaredMismatch } from "./service-version.js";
 import { redactLeaves, redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
 import {
@@ -144,6 +146,8 @@ export class ReportBuilder {
   readonly #window = new WindowTracker();
   readonly #version = new ServiceVersionReader();
   readonly #states = new Map<number, string>();
+  readonly #deliveries: RunEvent[] = [];
+  readonly #clock = createClockCorrector();
   #committedMarked = false;
   #t0: number | undefined;
   #lastAt: number | undefined;
@@ -197,7 +201,9 @@ export class ReportBuilder {
     return Math.max(0, at - (this.#t0 ?? at));
   }
 
-  add(e: RunEvent): void {
+  add(raw: RunEvent): void {
+    // wall times mended where the clock jumped (src/report/durations.ts)
+    const e = this.#clock.correct(raw);
     this.#count++;
     if (e.seq === this.#lastSeq) this.#warnings.push(`duplicate event seq ${e.seq}`);
     else if (e.seq < this.#lastSeq)
@@ -495,6 +501,10 @@ export class ReportBuilder {
         if (e.error !== undefined) target.error = stripUserinfo(e.error);
         break;
       }
+      case "notification.sent":
+      case "notification.settled":
+        this.#deliveries.push(e);
+        break;
       case "log":
         if (e.level === "warn" || e.level === "error") {
           const l: ReportLog = { t, level: e.level, message: stripUserinfo(e.message) };
@@ -688,6 +698,12 @@ export class ReportBuilder {
       },
       warnings,
     };
+    for (const j of this.#clock.jumps()) warnings.push(jumpWarning(j, t0));
+    const notifications = deliveryReport(this.#deliveries);
+    if (notifications) {
+      report.notifications = notifications;
+      for (const n of notifications.notDelivered) warnings.push(`notification not delivered: ${n}`);
+    }
     const w = windows[windows.length - 1];
     if (w) report.window = w;
     if (started?.verifier !== undefined) report.verifier = stripUserinfo(started.verifier);

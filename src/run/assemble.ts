@@ -106,6 +106,9 @@ export interface RunOptions {
    */
   forceSignal?: AbortSignal;
   onForceStop?: (lines: string[]) => void;
+  /** Ends the wait for notifications after the run at once (a Ctrl-C then); `onDrain` is told first how many wait. */
+  drainSignal?: AbortSignal;
+  onDrain?: (pending: number) => void;
 }
 
 /** Inside the write-stop window: every second of it is the application's downtime. */
@@ -283,6 +286,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
       ...(n.with ? { with: n.with } : {}),
     })),
     pctx,
+    { record: say, ...(opts.history ? { history: opts.history } : {}) },
   );
   emitter.add(notifier);
   const memory: RunMemory = {

@@ -72,7 +72,8 @@ export function createEmitter(
     options: Parameters<Emit>[2],
     recorded: boolean,
   ): RunEvent => {
-    const raw = { type, seq: ++seq, at: Date.now(), ...payload };
+    // both clocks at once: the report measures with the monotonic one where the wall clock jumped
+    const raw = { type, seq: ++seq, at: Date.now(), mono: Math.round(performance.now()), ...payload };
     // leaf by leaf, never as serialized text: a secret that is a JSON token (`true`) or has a
     // quote in it must neither survive escaped nor break the event
     const event = (redact ? redact.value(raw, OWN_WORDS) : raw) as RunEvent;

@@ -10,6 +10,7 @@ import { ExitCode, errorMessage } from "../errors.js";
 import type { Prompter } from "../steps/index.js";
 import type { Place } from "../text.js";
 import type { Outcome } from "../events.js";
+import type { DrainResult } from "../plugin/index.js";
 import { SYNCBOOK_VERSION } from "../version.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
@@ -39,6 +40,8 @@ export interface RunResult {
   /** The way on is not `--resume` but a new run with these flags (`--from stop-writes`): the journal is wrong about writes. */
   rerunWith?: string;
   durationMs: number;
+  /** The notifications of this run: how many were delivered, which were not, and whether a Ctrl-C ended their wait. */
+  notifications?: DrainResult;
 }
 
 export async function runRunbook(opts: RunOptions): Promise<RunResult> {
@@ -80,6 +83,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(runbook.verifier ? { verifier: loaded.redact(runbook.verifier) } : {}),
     mode,
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
+    deliveries: true,
   });
   for (const f of run.force)
     say("decision", {
@@ -221,7 +225,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
   });
-  await notifier.flush();
+  // one bound for every notification still queued (src/plugin/deliveries.ts); Ctrl-C ends it at once
+  const drained = await notifier.drain({
+    ...(opts.drainSignal ? { signal: opts.drainSignal } : {}),
+    ...(opts.onDrain ? { waiting: opts.onDrain } : {}),
+  });
   await emitter.settle();
   // the fleet's own keep-alive connections (an injected fleet is its owner's to close)
   if (!opts.fleet) await fleet.close().catch(() => undefined);
@@ -234,6 +242,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
     durationMs,
+    notifications: drained,
     ...(failure
       ? {
           ...(failure.interlock && refused() ? { refused: refused() } : {}),

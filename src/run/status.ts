@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { createVerifierClient, lagSeconds } from "../api/index.js";
 import type { ApiError } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
-import { instanceLabel } from "../events.js";
+import { instanceLabel, type RunEvent } from "../events.js";
+import { deliveryReport, isDeliveryEvent } from "../plugin/deliveries.js";
 import { createFleet } from "../fleet/index.js";
-import { isPidAlive, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
+import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -85,6 +86,8 @@ export interface JournalStatus {
   writesUndoFailed?: { step: number; id: string };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
+  /** The journal's notifications (src/plugin/deliveries.ts): how many were delivered, and each that was not (or is in doubt). */
+  notifications?: { delivered: number; notDelivered: string[] };
 }
 
 export interface Status {
@@ -262,6 +265,8 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     return out;
   }
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
+  const notes = found.file ? await readDeliveries(found.file) : undefined;
+  if (notes) out.notifications = notes;
   const last = [...state.steps]
     .filter((s) => s.started)
     .sort((a, b) => a.index - b.index)
@@ -300,4 +305,11 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
     out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };
   return out;
+}
+
+/** What the journal's `notification.*` lines say; undefined when it has none. */
+async function readDeliveries(file: string): Promise<JournalStatus["notifications"]> {
+  const lines: RunEvent[] = [];
+  for await (const l of journalLines(file)) if (isRunEvent(l.value) && isDeliveryEvent(l.value)) lines.push(l.value);
+  return deliveryReport(lines);
 }

@@ -266,7 +266,7 @@ describe("notify: dispatch from the event stream", () => {
         { use: "stdout", on: ["step.failed"] },
       ],
       ctx,
-      { timeoutMs: 200, onError: (f) => failures.push(`${f.use}: ${f.error}`) },
+      { timeoutMs: 200, retryBudgetMs: 0, onError: (f) => failures.push(`${f.use}: ${f.error}`) },
     );
     const t = performance.now();
     expect(() => listener(stepFailed())).not.toThrow();
@@ -305,13 +305,18 @@ describe("notify: dispatch from the event stream", () => {
     const ctx = recordingContext(tempDir());
     const reg = await builtins();
     // the runner turns plugin log lines into `log` events and sends them back to listeners
-    const listener = createNotifierListener(reg, [{ use: "throws", on: ["log", "step.failed"] }], {
-      ...ctx,
-      log: (level, msg) => {
-        ctx.logs.push(`${level} ${msg}`);
-        void listener(ev<RunEventOf<"log">>({ type: "log", level, message: msg }));
+    const listener = createNotifierListener(
+      reg,
+      [{ use: "throws", on: ["log", "step.failed"] }],
+      {
+        ...ctx,
+        log: (level, msg) => {
+          ctx.logs.push(`${level} ${msg}`);
+          void listener(ev<RunEventOf<"log">>({ type: "log", level, message: msg }));
+        },
       },
-    });
+      { retryBudgetMs: 0 },
+    );
     void listener(stepFailed());
     await listener.flush();
     await sleep(10);

@@ -70,13 +70,19 @@ steps:
         };
       }[];
     };
-    const listener = createNotifierListener(registry, rb.notify, {
-      ...ctx,
-      log: (level, message) => {
-        ctx.log(level, message);
-        void listener(ev<RunEventOf<"log">>({ type: "log", level, message }));
+    const listener = createNotifierListener(
+      registry,
+      rb.notify,
+      {
+        ...ctx,
+        log: (level, message) => {
+          ctx.log(level, message);
+          void listener(ev<RunEventOf<"log">>({ type: "log", level, message }));
+        },
       },
-    });
+      // the webhook's own `retries` only: this test counts its attempts
+      { retryBudgetMs: 0 },
+    );
     const call = rb.steps[0]!.stopWrites;
     const step = stepInfo(
       0,
