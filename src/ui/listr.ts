@@ -295,7 +295,7 @@ export class ListrUi {
       const word = f.aborted ? "aborted" : f.outcome;
       const outcome = f.outcome === "ok" || (f.aborted && f.exitCode === 0) ? c.green(word) : c.red(word);
       this.opts.out.write(
-        `run ${outcome} in ${formatDuration(f.durationMs)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${f.message}` : ""}\n`,
+        `run ${outcome} in ${formatDuration(f.durationMs)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
       );
       const stuck = this.model.writesLeftStopped();
       if (stuck) this.opts.out.write(`${writesStillStoppedLines(stuck, c.red).join("\n")}\n`);

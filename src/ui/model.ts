@@ -101,6 +101,20 @@ export class UiModel {
     return undefined;
   }
 
+  /** The failing steps' paragraphs as the renderer showed them, by step id. */
+  readonly #failures = new Map<string, string>();
+
+  /**
+   * The run's closing message, short when it only repeats a failing step's paragraph this
+   * renderer showed (with its hint and place) as the step failed: said once, not three times.
+   */
+  toldAbove(message: string | undefined): string | undefined {
+    if (message === undefined) return undefined;
+    for (const [id, error] of this.#failures)
+      if (message === `step ${id} failed: ${error}`) return `step ${id} failed (said above)`;
+    return undefined;
+  }
+
   apply(e: RunEvent): void {
     this.window.apply(e);
     switch (e.type) {
@@ -112,6 +126,9 @@ export class UiModel {
         this.current = e.index;
         break;
       case "step.finished":
+        if (e.outcome === "failed" && e.error !== undefined) this.#failures.set(e.id, e.error);
+        if (this.current === e.index) this.current = undefined;
+        break;
       case "step.skipped":
         if (this.current === e.index) this.current = undefined;
         break;
