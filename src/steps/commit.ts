@@ -102,7 +102,7 @@ export const commit: StepKindDef<CommitBody> = {
     );
     // always read now, never reuse the wait's read: an instance that dies or restarts between the
     // two (the fault matrix's "at commit") must be refused here, before anything is sent
-    const snap = await readFleet(ctx, undefined, true, "commit");
+    const snap = await readFleet(ctx, undefined, undefined, "commit");
     checkIdentity(ctx, snap);
     const { judged, only } = await commandTargets(ctx, "commit", snap);
     const notReady = judged.filter((i) => !(i.progress?.state === "RUNNING" && i.progress.canCommit === true));

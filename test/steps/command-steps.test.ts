@@ -302,7 +302,11 @@ describe("commit", () => {
       { targets: { only: [0, 1], why: "completing the commit", forgive: ["sync0", "sync1"] }, yes: true },
     );
     two.ctx.run.memory.split = "commit reached 1 of 3 instances (not sync0, sync1)";
-    expect((await failure(commit.run(two.ctx, {}))).message).toMatch(/nothing took effect on them, and the other/);
+    const e2 = await failure(commit.run(two.ctx, {}));
+    expect(e2.message).toBe(
+      "split: commit reached 1 of 3 instances (not sync0, sync1): sync0, sync1 refused it again (sync0: http://127.0.0.1:27182: commit refused: InvalidStateTransition: no; sync1: http://127.0.0.1:27183: commit refused: InvalidStateTransition: no); nothing took effect on them, and the other instances still hold the commit; nothing was resent",
+    );
+    expect(e2.hint).toMatch(/^Find out why sync0, sync1 refused and fix it .* sends commit to those instances only/);
     const fresh = setup(
       { sends: [{ 1: "refused" }], reads: each(ready, ready) },
       { targets: { only: [1], why: "--only sync1" }, yes: true },

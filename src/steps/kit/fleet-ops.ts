@@ -478,14 +478,16 @@ function splitNews(ctx: StepContext, op: CommandOp, sentTo: number): (ref: Insta
   let said = false;
   return (ref, o) => {
     answered++;
-    if (said || o.ok || !(o.error instanceof ServiceError) || answered >= sentTo) return;
+    // an answer that is no refusal has no ServiceError (an accepted one has no error at all)
+    const error = (o as { error?: unknown }).error;
+    if (said || !(error instanceof ServiceError) || answered >= sentTo) return;
     said = true;
     ctx.run.emit("decision", {
       index: ctx.index,
       id: ctx.id,
       kind: "reconcile",
       ok: false,
-      reason: `${instanceLabel(ref)} refused ${op} (${short(o.error)}) while ${sentTo - answered} other instance(s) have not answered: ${op} blocks until every instance has it, so those that took it hold it: the fleet is split; nothing more is sent, and the step ends once their answers are in (at most ${formatDuration(ctx.run.defaults.requestTimeoutMs)})`,
+      reason: `${instanceLabel(ref)} refused ${op} (${short(error)}) while ${sentTo - answered} other instance(s) have not answered: ${op} blocks until every instance has it, so those that took it hold it: the fleet is split; nothing more is sent, and the step ends once their answers are in (at most ${formatDuration(ctx.run.defaults.requestTimeoutMs)})`,
     });
   };
 }
