@@ -127,12 +127,14 @@ describe("the live view while it waits, at a prompt, and after a kill -9", () =>
 async function nodePid(t: ReturnType<typeof inPty>): Promise<number> {
   const { execFileSync } = await import("node:child_process");
   const root = t.pid;
-  const out = execFileSync("ps", ["-eo", "pid=,ppid=,comm="], { encoding: "utf8" });
+  // by its command line, not its name: Node 24 names its main thread, which is what `comm` shows
+  const out = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" });
   const rows = out
     .trim()
     .split("\n")
-    .map((l) => l.trim().split(/\s+/))
-    .map(([pid, ppid, comm]) => ({ pid: Number(pid), ppid: Number(ppid), comm: comm ?? "" }));
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] ?? "" }));
   const seen = new Set([root]);
   for (let grew = true; grew;) {
     grew = false;
@@ -142,7 +144,9 @@ async function nodePid(t: ReturnType<typeof inPty>): Promise<number> {
         grew = true;
       }
   }
-  const node = rows.find((r) => seen.has(r.pid) && r.pid !== root && r.comm === "node");
+  const node = rows.find(
+    (r) => seen.has(r.pid) && r.pid !== root && r.args.includes("syncbook.cjs") && !r.args.startsWith("script"),
+  );
   if (!node) throw new Error(`no node process under script ${root}:\n${out}`);
   return node.pid;
 }
