@@ -51,6 +51,16 @@ function fail(message, hint) {
   process.exit(2);
 }
 
+// Paths the workflow's other steps see are relative to the repository root (GITHUB_WORKSPACE),
+// while this step runs in `working-directory`: annotations (matched to the pull request's diff),
+// the SARIF file (where upload-sarif looks) and the outputs are given from the root.
+const workspace = resolve(process.env.GITHUB_WORKSPACE || process.cwd());
+/** A path of this folder as seen from the repository root (unchanged when outside it). */
+const fromRoot = (p) => {
+  const rel = relative(workspace, resolve(p)).replace(/\\/g, "/");
+  return rel === "" || rel.startsWith("..") ? p : rel;
+};
+
 const command = input("command") || "lint";
 const paths = words(input("paths") || "runbooks");
 const extra = words(input("args"));
@@ -68,10 +78,12 @@ if (command === "lint") {
       env: { GITHUB_STEP_SUMMARY: "" },
     });
     if (r.stdout.startsWith("{")) {
-      mkdirSync(dirname(resolve(sarif)), { recursive: true });
-      writeFileSync(sarif, r.stdout);
-      output("sarif-file", sarif);
-      process.stdout.write(`SARIF: ${sarif}\n`);
+      // relative to the repository root, where the documented upload-sarif step looks for it
+      const at = resolve(workspace, sarif);
+      mkdirSync(dirname(at), { recursive: true });
+      writeFileSync(at, r.stdout);
+      output("sarif-file", fromRoot(at));
+      process.stdout.write(`SARIF: ${fromRoot(at)}\n`);
     }
   }
   output("exit-code", code);
@@ -99,7 +111,9 @@ if (command === "lint") {
     const { code } = syncbook(["rehearse", file, ...flags, ...extra]);
     process.stdout.write("::endgroup::\n");
     if (code !== 0)
-      process.stdout.write(`::error file=${prop(file)},title=syncbook rehearse::${prop(file)}: exit ${code}\n`);
+      process.stdout.write(
+        `::error file=${prop(fromRoot(file))},title=syncbook rehearse::${prop(file)}: exit ${code}\n`,
+      );
     results.push({ file, code });
   }
   const failed = results.filter((r) => r.code !== 0);
@@ -108,7 +122,7 @@ if (command === "lint") {
   );
   const codes = [...new Set(failed.map((f) => f.code))];
   const code = codes.length === 0 ? 0 : codes.length === 1 ? codes[0] : 1;
-  if (reportDir) output("report-dir", reportDir);
+  if (reportDir) output("report-dir", fromRoot(reportDir));
   output("exit-code", code);
   process.exit(code);
 } else {

@@ -171,7 +171,16 @@ const PROBE = `
     for (const f of document.querySelectorAll("figure.chart")) {
       const svg = f.querySelector("svg");
       const r = (svg ?? f).getBoundingClientRect();
-      out.charts.push({ id: f.id, svg: !!svg, x: r.left, y: r.top + scrollY, w: r.width, h: r.height });
+      // each marker's label as rendered: two that intersect are overprinted (unreadable)
+      const labels = [...f.querySelectorAll("g.marker text")].map((t) => { const b = t.getBoundingClientRect(); return { text: t.textContent, l: b.left, r: b.right, t: b.top, b: b.bottom }; });
+      const clash = [];
+      for (let i = 0; i < labels.length; i++)
+        for (let j = i + 1; j < labels.length; j++) {
+          const a = labels[i], c = labels[j];
+          if (a.l < c.r && c.l < a.r && a.t < c.b && c.t < a.b) clash.push(a.text + " × " + c.text);
+        }
+      const inside = labels.every((x) => x.l >= r.left - 0.5 && x.r <= r.right + 0.5 && x.t >= r.top - 0.5 && x.b <= r.bottom + 0.5);
+      out.charts.push({ id: f.id, svg: !!svg, x: r.left, y: r.top + scrollY, w: r.width, h: r.height, markers: labels.length, clash, inside });
     }
     const gantt = document.getElementById("chart-timeline");
     if (gantt) out.gantt = { rows: Number(gantt.dataset.rows), bars: gantt.querySelectorAll("rect.bar").length, w: gantt.getBoundingClientRect().width };
@@ -269,6 +278,14 @@ for (const id of ["chart-copy", "chart-lag", "chart-events", "chart-verifier"]) 
   check(
     c && c.svg && c.w > 600 && c.h > 150,
     `${id} laid out as SVG (${Math.round(c?.w ?? 0)}×${Math.round(c?.h ?? 0)} px)`,
+  );
+}
+// chart markers (writes off, commit, canWrite, COMMITTED, runs, undos…) close in time: their labels
+// stacked apart, none printed over another, none outside its chart
+for (const c of probe.charts.filter((x) => x.svg)) {
+  check(
+    c.clash.length === 0 && c.inside,
+    `${c.id}: ${c.markers} marker label(s), none over another${c.clash.length ? ` (overlapping: ${c.clash.join(", ")})` : ""}, all inside the chart`,
   );
 }
 const byKey = new Map(probe.series.map((s) => [s.key, s]));

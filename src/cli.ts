@@ -8,6 +8,7 @@ import { UserError, ExitCode, errorMessage } from "./errors.js";
 import { SYNCBOOK_VERSION } from "./version.js";
 import { formatDuration } from "./runbook/duration.js";
 import { CURRENT_SERVICE_VERSION } from "./sim/versions.js";
+import { showCursor } from "./ui/cursor.js";
 import type { LintCliOptions } from "./cli/lint.js";
 import type { ReportCliOptions } from "./cli/report.js";
 import type { SimCliOptions } from "./cli/sim.js";
@@ -40,6 +41,7 @@ const wholeNumber = (v: string): number => (/^-?\d+$/.test(v.trim()) ? Number(v)
 
 // Used by every command: `act(() => import("./cli/x.js"), (m) => m.main(...))`.
 async function act<M>(load: () => Promise<M>, run: (m: M) => number | Promise<number>): Promise<void> {
+  showCursor();
   process.exitCode = await run(await load());
 }
 

@@ -57,7 +57,15 @@ export interface RunEventMap {
     aborted?: boolean;
   };
   /** `promptMs`: how long the operator took to answer `--step` before it (and before steps they skipped). */
-  "step.started": { index: number; id: string; kind: string; title: string; promptMs?: number };
+  "step.started": {
+    index: number;
+    id: string;
+    kind: string;
+    title: string;
+    promptMs?: number;
+    /** The step's time limit (its own `timeout`, or the runbook's default): the live view counts it down. */
+    timeoutMs?: number;
+  };
   "step.skipped": { index: number; id: string; reason: string };
   /** A failed step carries its `place` in the runbook (file, line, column, the line's text), as a compiler's error does. */
   "step.finished": {

@@ -287,14 +287,16 @@ export async function execute(
           : result.exitCode === ExitCode.interlock
             ? "stopped by an interlock (exit 3: the refused command was not sent)"
             : "failed";
+      // the failing step's paragraph, hint and place are on screen already: point to them
+      const told = ui.toldAbove(result.message);
       // "interrupted during step x", not "interrupted: interrupted during step x"
       stderr(
         result.message && result.outcome === "interrupted"
           ? result.message
-          : `${what}${result.message ? `: ${result.message}` : ""}`,
+          : `${what}${result.message ? `: ${told ?? result.message}` : ""}`,
       );
-      if (result.place) for (const l of codeFrame(result.place)) stderr(`  ${l}`);
-      if (result.hint) stderr(`  hint: ${result.hint}`);
+      if (result.place && !told) for (const l of codeFrame(result.place)) stderr(`  ${l}`);
+      if (result.hint && !told) stderr(`  hint: ${result.hint}`);
       // a rehearsal has no journal to resume from: it is simply run again
       const rerun = how.mode !== "rehearse" ? result.rerunWith : undefined;
       // commit refused for want of a write stop: --resume would meet the same refusal; the stopWrites step runs again

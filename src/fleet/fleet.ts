@@ -78,6 +78,11 @@ export interface BroadcastOutcome {
 export interface BroadcastOptions {
   /** Send only to these instance indexes (a resend to the instances whose progress proves the command did not take effect). */
   only?: readonly number[] | undefined;
+  /**
+   * Told of each answer as it arrives, before the rest are in (the events of the fan-out are
+   * emitted together once every answer is in): a refusal of a blocking command is news at once.
+   */
+  onAnswer?: ((ref: InstanceRef, outcome: CommandOutcome) => void) | undefined;
 }
 
 export interface Fleet {
@@ -191,7 +196,15 @@ export function createFleet(opts: FleetOptions): Fleet {
     // all of them in the same check phase (a reused idle keep-alive socket is validated with one
     // setImmediate first, undici ≥ 7.x, GHSA-35p6-xmwp-9g52), so they still leave back to back
     const pending: Promise<CommandOutcome>[] = targets.map((ref) =>
-      clients[ref.index]!.tryCommand(op, json, { signal }),
+      clients[ref.index]!.tryCommand(op, json, { signal }).then((o) => {
+        // a listener's failure must never cost the fan-out an answer
+        try {
+          bopts.onAnswer?.(ref, o);
+        } catch {
+          /* only news */
+        }
+        return o;
+      }),
     );
     const outcomes = await Promise.all(pending);
     const results: BroadcastResult[] = outcomes.map((o, k) => {

@@ -19,14 +19,19 @@
  *   runner's own work), the time between steps, the rest of the commit step (interlocks,
  *   journal, fan-out), and after the stop hook returned;
  * - operator: `confirm` steps and `--step` prompts;
- * - steps: the runbook's other steps inside the window (hooks, notify, verify, sleep, assert…).
+ * - steps: the runbook's other steps inside the window (hooks, notify, verify, sleep, assert…);
+ * - none: no runner was alive (after a crash or an exit, until a resume started): nobody's
+ *   reaction time, only the gap before someone ran syncbook again.
+ * And time the runner spent while an instance did not answer (its progress failing: down,
+ * restarting) is the service's, not the runner's: the runner could not act on a fleet it
+ * could not read.
  */
 import type { RunEvent, RunEventMap } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
 
-export type WindowShare = "service" | "runner" | "operator" | "steps";
-export const WINDOW_SHARES: readonly WindowShare[] = ["service", "runner", "operator", "steps"];
+export type WindowShare = "service" | "runner" | "operator" | "steps" | "none";
+export const WINDOW_SHARES: readonly WindowShare[] = ["service", "runner", "operator", "steps", "none"];
 
 export interface WindowPart {
   share: WindowShare;
@@ -98,6 +103,11 @@ export class WindowTracker {
   readonly #latest = new Map<number, Seen>();
   readonly #lastFalse = new Map<number, number>();
   readonly #commitIds = new Set<number>();
+  /** Each runner's life: its run.started to its run.finished, or (killed) its last event. */
+  readonly #runs: { start: number; end?: number; last: number }[] = [];
+  /** Per instance: since when its progress fails (a poll failed and no answer since), and the spans it did. */
+  readonly #downSince = new Map<number, { from: number; label: string }>();
+  readonly #down: { from: number; to: number; label: string }[] = [];
   #instances = 0;
   #lastAt = 0;
   #toAnnounce: RunEventMap["window.closed"] | undefined;
@@ -129,8 +139,25 @@ export class WindowTracker {
 
   apply(e: RunEvent): void {
     this.#lastAt = Math.max(this.#lastAt, e.at);
+    const run = this.#runs[this.#runs.length - 1];
+    if (run && run.end === undefined && e.type !== "run.started") run.last = Math.max(run.last, e.at);
     switch (e.type) {
+      case "poll.failed":
+        if (e.target === "service" && e.instance && !this.#downSince.has(e.instance.index))
+          this.#downSince.set(e.instance.index, {
+            from: e.at - e.durationMs,
+            label: e.instance.name ?? e.instance.url,
+          });
+        break;
+      case "run.finished":
+        if (run && run.end === undefined) run.end = e.at;
+        this.#endDown(e.at);
+        break;
       case "run.started":
+        // the runner before it died without run.finished: it was last alive at its last event
+        if (run && run.end === undefined) run.end = run.last;
+        this.#endDown(run?.end ?? e.at);
+        this.#runs.push({ start: e.at, last: e.at });
         for (const s of e.steps) this.#kinds.set(s.index, s.kind);
         this.#instances = e.instances.length;
         // a new runner: its reads start afresh (the window itself spans runs)
@@ -216,9 +243,20 @@ export class WindowTracker {
     }
   }
 
+  /** Instances still failing when their runner ended: down until then (what came after is no runner's). */
+  #endDown(at: number): void {
+    for (const d of this.#downSince.values()) this.#down.push({ ...d, to: at });
+    this.#downSince.clear();
+  }
+
   #sample(e: Extract<RunEvent, { type: "progress.sampled" }>): void {
     const p = e.progress as Partial<Progress> | undefined;
     const i = e.instance.index;
+    const since = this.#downSince.get(i);
+    if (since !== undefined) {
+      this.#down.push({ ...since, to: e.at });
+      this.#downSince.delete(i);
+    }
     this.#latest.set(i, { canWrite: p?.canWrite ?? null });
     if (p?.canWrite !== true) this.#lastFalse.set(i, e.at);
     const w = this.#current;
@@ -295,7 +333,25 @@ export class WindowTracker {
       cursor = Math.max(cursor, end);
     }
     add("runner", spans.length ? "between steps" : "waiting for the next step", cursor, to);
-    const shares: Record<WindowShare, number> = { service: 0, runner: 0, operator: 0, steps: 0 };
+    // no runner alive: nobody's share but the gap's; then an instance not answering: the service's
+    const dead = this.#noRunner(from, to);
+    const down = [...this.#down, ...[...this.#downSince.values()].map((d) => ({ ...d, to }))];
+    const carved = recharge(
+      recharge(
+        parts,
+        dead,
+        () => true,
+        "none",
+        () => "no runner was running (until a resume started)",
+      ),
+      down,
+      (p) => p.share === "runner",
+      "service",
+      (d) => `${d.label} not answering (progress failing)`,
+    );
+    parts.length = 0;
+    parts.push(...carved);
+    const shares: Record<WindowShare, number> = { service: 0, runner: 0, operator: 0, steps: 0, none: 0 };
     for (const p of parts) shares[p.share] += p.ms;
     const out: WriteStopWindow = {
       measuredFrom: from,
@@ -313,6 +369,21 @@ export class WindowTracker {
     if (w.openedAt !== undefined && w.closedAt !== undefined) out.durationMs = w.closedAt - w.openedAt;
     if (w.openedAt !== undefined && w.writesOnAt !== undefined) out.toWritesOnMs = w.writesOnAt - w.openedAt;
     return out;
+  }
+
+  /** The spans within [from, to] in which no runner was alive (none known: all of it alive). */
+  #noRunner(from: number, to: number): { from: number; to: number; label: string }[] {
+    if (this.#runs.length === 0) return [];
+    const gaps: { from: number; to: number; label: string }[] = [];
+    let alive = -Infinity;
+    for (const r of this.#runs) {
+      if (r.start > alive) gaps.push({ from: alive, to: r.start, label: "" });
+      alive = Math.max(alive, r.end ?? Infinity);
+    }
+    gaps.push({ from: alive, to: Infinity, label: "" });
+    return gaps
+      .map((g) => ({ ...g, from: Math.max(g.from, from), to: Math.min(g.to, to) }))
+      .filter((g) => g.to > g.from);
   }
 
   #classify(
@@ -368,11 +439,43 @@ export class WindowTracker {
   }
 }
 
+/**
+ * The parts with the time inside `spans` charged to `share` instead (for the parts `which`
+ * picks), each span's piece said by `what`; the rest of each part keeps its share.
+ */
+function recharge<T extends { from: number; to: number }>(
+  parts: WindowPart[],
+  spans: T[],
+  which: (p: WindowPart) => boolean,
+  share: WindowShare,
+  what: (span: T) => string,
+): WindowPart[] {
+  const out: WindowPart[] = [];
+  for (const p of parts) {
+    let cursor = p.from;
+    const cut = (a: number, b: number, as: WindowPart | undefined): void => {
+      if (b > a) out.push({ ...p, ...(as ?? {}), from: a, to: b, ms: b - a });
+    };
+    if (which(p))
+      for (const s of [...spans].sort((a, b) => a.from - b.from)) {
+        const a = Math.max(s.from, cursor);
+        const b = Math.min(s.to, p.to);
+        if (!(b > a)) continue;
+        cut(cursor, a, undefined);
+        cut(a, b, { ...p, share, what: what(s) });
+        cursor = b;
+      }
+    cut(cursor, p.to, undefined);
+  }
+  return out;
+}
+
 const SHARE_WORDS: Record<WindowShare, string> = {
   service: "service",
   runner: "runner",
   operator: "operator",
   steps: "other steps",
+  none: "no runner",
 };
 
 /** `service 3.9s · runner 120ms · operator 2s` (service and runner always; the others when not zero). */

@@ -60,9 +60,58 @@ export const rules: RuleInfo[] = [
     source: "sync-service-api.md",
     hint: "Create every database the application needs before start; adding one later means restarting the filtered sync from the beginning.",
   },
+  {
+    id: "filter-name-looks-like-regex",
+    severity: "warning",
+    description:
+      "A `database` or `collections` name holds regular-expression or namespace characters (`orders.*`, `logs_*`, `^tmp`): those fields match a name exactly.",
+    spec: "Filter entry: `database` | string | yes | Database name. `collections` | array | no | Collection names. Regex matching is `databaseRegex` / `collectionsRegex`.",
+    source: "sync-service-api.md",
+    hint: "Match a pattern with `databaseRegex` or `collectionsRegex` (`{ pattern, options }`); a plain name selects only that name.",
+  },
 ];
 
 type ListName = "includeNamespaces" | "excludeNamespaces";
+
+/**
+ * Characters no plain name needs and a pattern does: `*`, `?`, `+`, `^`, `$`, `|`, brackets,
+ * braces, parentheses, a backslash; and in a database name a `.` (a database name cannot hold
+ * one: `orders.*` is a namespace pattern, not a database).
+ */
+const PATTERN_CHARS = /[*?+^$|()[\]{}\\]/;
+
+/** What a name that reads as a pattern most likely meant, said as the fix. */
+function patternHint(field: "database" | "collections", name: string): string {
+  const all = /^([^.*]+)\.\*$/.exec(name);
+  if (field === "database" && all)
+    return `To select every collection of ${q(all[1]!)}, write \`database: ${all[1]!}\`; for a pattern use \`databaseRegex\` / \`collectionsRegex\` (\`{ pattern, options }\`).`;
+  const [db, coll] = field === "database" && name.includes(".") ? name.split(/\.(.*)/s) : [undefined, undefined];
+  if (db && coll && !PATTERN_CHARS.test(db))
+    return `A database name holds no \`.\`: write \`database: ${db}\` and put the collection part in \`collections\` (a name) or \`collectionsRegex\` (a pattern).`;
+  return field === "database"
+    ? "Match databases by pattern with `databaseRegex: { pattern: ... }` (service 1.6 or newer); `database` selects one database by its exact name."
+    : "Match collections by pattern with `collectionsRegex: { pattern: ... }` on the entry; `collections` lists exact names.";
+}
+
+function checkNames(ctx: LintContext, entry: FilterEntry, at: YamlPath): void {
+  const db = entry.database;
+  if (db !== undefined && (PATTERN_CHARS.test(db) || db.includes(".")))
+    ctx.report(
+      "filter-name-looks-like-regex",
+      [...at, "database"],
+      `database ${q(db)} looks like a ${db.includes(".") && !PATTERN_CHARS.test(db) ? "namespace (database.collection)" : "pattern"}, but \`database\` matches one name exactly${db.includes(".") ? " (and a database name cannot contain `.`)" : ""}: this entry selects nothing you meant.`,
+      { hint: patternHint("database", db) },
+    );
+  entry.collections?.forEach((c, k) => {
+    if (PATTERN_CHARS.test(c))
+      ctx.report(
+        "filter-name-looks-like-regex",
+        [...at, "collections", k],
+        `collection ${q(c)} looks like a pattern, but \`collections\` lists exact names: it selects only a collection named ${q(c)}.`,
+        { hint: patternHint("collections", c) },
+      );
+  });
+}
 
 function describe(e: FilterEntry): string {
   const db = e.database ?? (e.databaseRegex ? `/${e.databaseRegex.pattern}/` : "?");
@@ -100,6 +149,7 @@ function checkEntry(ctx: LintContext, entry: FilterEntry, at: YamlPath, list: Li
       `This ${list} entry names no database: every filter entry needs \`database\`.`,
     );
   }
+  checkNames(ctx, entry, at);
   for (const field of REGEX_FIELDS) {
     const rx = entry[field];
     if (!rx) continue;

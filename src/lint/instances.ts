@@ -62,7 +62,64 @@ export const rules: RuleInfo[] = [
     source: "sync-service-api.md",
     hint: "Add `verifier: http://127.0.0.1:27020` (the verifier's base address) at the top level.",
   },
+  {
+    id: "stop-writes-simulator-switch",
+    severity: "warning",
+    description:
+      "A `stopWrites` hook (or its undo) is the simulator's write switch (`sim-writes`, or a URL ending in `/sim/writes`) while the runbook names a real fleet: an instance or the verifier off loopback, or a cluster with a `uri`.",
+    spec: "`stopWrites` runs the hook that stops application writes to the source; commit needs writes stopped, or data written during commit may be lost.",
+    source: "DESIGN.md",
+    hint: "Point the stopWrites hook and its undo at your application's own write switch (`syncbook init` writes the simulator's, for rehearsals; `syncbook rehearse` replaces the hook anyway).",
+  },
 ];
+
+/**
+ * What makes a runbook's fleet real rather than the simulator: an instance or the verifier off
+ * loopback, or a cluster with a `uri` (the simulator has no clusters to connect to). A real fleet
+ * reached through SSH tunnels on loopback, without `uri`s, looks like the simulator: lint cannot
+ * tell, and says nothing (the run's first hook request still fails against a service, 404).
+ */
+function realFleetSign(rb: LintContext["runbook"]): string | undefined {
+  const urls = [...rb.instances.map((i) => (typeof i === "string" ? i : i.url)), ...(rb.verifier ? [rb.verifier] : [])];
+  for (const url of urls) {
+    const u = url.includes("${") ? undefined : parse(url);
+    if (u && !isLoopback(u.hostname)) return `${q(url)} is not on loopback`;
+  }
+  for (const [name, c] of Object.entries(rb.clusters ?? {}))
+    if ((c as { uri?: unknown }).uri !== undefined) return `cluster ${q(name)} has a \`uri\``;
+  return undefined;
+}
+
+/** Why a hook is the simulator's write switch: its plugin, or a URL of the simulator's control API in its options. */
+function simulatorSwitch(hook: { use?: unknown; with?: unknown } | undefined): string | undefined {
+  if (!hook) return undefined;
+  if (hook.use === "sim-writes") return "`use: sim-writes`";
+  const strings: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") strings.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk(hook.with);
+  const hit = strings.find((x) => /\/sim\/writes\/?(?=$|[?#\s"'])/.test(x));
+  return hit === undefined ? undefined : `it calls ${q(hit)}`;
+}
+
+function checkSimulatorSwitch(ctx: LintContext): void {
+  const real = realFleetSign(ctx.runbook);
+  if (!real) return;
+  ctx.runbook.steps.forEach((s, i) => {
+    if (!("stopWrites" in s) || !s.stopWrites) return;
+    const why = simulatorSwitch(s.stopWrites) ?? simulatorSwitch(s.stopWrites.undo);
+    if (!why) return;
+    ctx.report(
+      "stop-writes-simulator-switch",
+      ["steps", i, "stopWrites"],
+      `This stopWrites step uses the simulator's write switch (${why}), but the fleet is real (${real}): against it the hook stops nothing, so commit would run while the application still writes.`,
+      { key: true },
+    );
+  });
+}
 
 function isLoopback(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[|\]$/g, "");
@@ -113,6 +170,7 @@ function normalize(u: URL): string {
 export function check(ctx: LintContext): void {
   const rb = ctx.runbook;
   checkCanWrite(ctx);
+  checkSimulatorSwitch(ctx);
   const urls: { url: string; at: YamlPath; what: string }[] = rb.instances.map((inst, i) =>
     typeof inst === "string"
       ? { url: inst, at: ["instances", i], what: "Instance" }

@@ -151,10 +151,16 @@ function banner(report: Report): string {
   let headline: string;
   let detail = "";
   switch (report.outcome) {
-    case "ok":
+    case "ok": {
       headline = report.committed ? "COMMITTED" : "SUCCEEDED";
-      detail = report.committed ? "Every step succeeded and the sync was committed." : "Every step succeeded.";
+      const trouble = troubleOnTheWay(report);
+      detail = trouble.length
+        ? `${report.committed ? "The sync was committed" : "The last run finished"}, though not every step succeeded on the way: ${trouble.join("; ")}.`
+        : report.committed
+          ? "Every step succeeded and the sync was committed."
+          : "Every step succeeded.";
       break;
+    }
     case "failed":
       if (report.aborted) {
         headline = "ABORTED";
@@ -184,6 +190,30 @@ function banner(report: Report): string {
 <h1>${esc(headline)} <span class="runbook">${esc(report.runbook)}</span></h1>
 ${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}
 </header>`;
+}
+
+/**
+ * What went wrong before a run that ended well: earlier runs that failed, were interrupted or
+ * killed (then resumed), step attempts that failed (a later run did them again, or
+ * continueOnError let the run go on), hooks and undos that failed. A header that says "every
+ * step succeeded" over those would be the report lying about the night.
+ */
+function troubleOnTheWay(report: Report): string[] {
+  const out: string[] = [];
+  for (const r of report.runs.slice(0, -1))
+    if (r.outcome !== "ok")
+      out.push(
+        `run ${r.n} (${r.mode}) ${r.outcome === "unfinished" ? "ended without finishing (killed or crashed)" : r.outcome}`,
+      );
+  for (const s of report.steps)
+    for (const a of s.attempts)
+      if (a.outcome === "failed" || a.outcome === "interrupted")
+        out.push(`step ${s.index + 1} ${s.id} ${a.outcome} in run ${a.run}${a.error ? ` (${a.error})` : ""}`);
+  for (const h of report.hooks)
+    if (h.ok === false)
+      out.push(`${h.undo ? "the undo of" : "the hook of"} step ${h.index + 1} ${h.id} (${h.use}) failed`);
+  if (out.length && report.runs.length > 1) out.push(`${report.runs.length} runs in all`);
+  return out;
 }
 
 function facts(report: Report): string {
@@ -238,12 +268,14 @@ const SHARE_LABEL: Record<WindowShare, string> = {
   runner: "runner",
   operator: "operator",
   steps: "other steps",
+  none: "no runner",
 };
 const SHARE_COLOR: Record<WindowShare, string> = {
   service: "#1565c0",
   runner: "#c62828",
   operator: "#6a1b9a",
   steps: "#546e7a",
+  none: "#9e9e9e",
 };
 
 /** The window in one line (one wording for every output: src/fleet/window.ts). */
@@ -260,10 +292,13 @@ function windowSection(report: Report): string {
         `<span class="share" data-share="${k}" data-ms="${Math.round(w.shares[k])}" style="width:${((100 * w.shares[k]) / total).toFixed(2)}%;background:${SHARE_COLOR[k]}" title="${esc(`${SHARE_LABEL[k]} ${formatDuration(w.shares[k])}`)}"></span>`,
     )
     .join("");
-  const legend = WINDOW_SHARES.map(
-    (k) =>
-      `<li><span class="swatch" style="background:${SHARE_COLOR[k]}"></span>${esc(SHARE_LABEL[k])} <strong>${esc(formatDuration(w.shares[k]))}</strong></li>`,
-  ).join("");
+  // "no runner" only when some runner was not alive in the window
+  const legend = WINDOW_SHARES.filter((k) => k !== "none" || w.shares.none > 0)
+    .map(
+      (k) =>
+        `<li><span class="swatch" style="background:${SHARE_COLOR[k]}"></span>${esc(SHARE_LABEL[k])} <strong>${esc(formatDuration(w.shares[k]))}</strong></li>`,
+    )
+    .join("");
   const rows = w.parts.map(
     (p) =>
       `<tr data-share="${p.share}"><td class="num">+${esc(formatDuration(p.from - report.startedAt))}</td><td>${esc(SHARE_LABEL[p.share])}</td><td>${esc(p.what)}</td><td class="num">${esc(formatDuration(p.ms))}</td></tr>`,

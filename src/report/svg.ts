@@ -159,6 +159,21 @@ export function segmentsOf(points: ChartSeries["points"], max: number): { segmen
   return { segments, samples };
 }
 
+/** A marker label's row height and the space kept between two labels on one row (svg units). */
+const LABEL_ROW = 14;
+const LABEL_GAP = 6;
+
+/**
+ * A generous estimate of a marker label's width at the 10 px sans-serif font (capitals and
+ * digits about 7 units, other characters about 6): wide enough that labels it keeps apart do
+ * not touch as rendered (scripts/browser-check.mjs measures them in Chromium).
+ */
+function labelWidth(label: string): number {
+  let w = 0;
+  for (const ch of label) w += /[A-Z0-9]/.test(ch) ? 7.2 : 6;
+  return w;
+}
+
 /** A line chart as an HTML <figure> holding an inline <svg> (no xmlns needed inside HTML). */
 export function lineChart(spec: LineChartSpec): string {
   const fmt = spec.yFormat ?? ((v: number) => String(v));
@@ -201,18 +216,21 @@ export function lineChart(spec: LineChartSpec): string {
       `<line class="grid" x1="${r1(x(t))}" x2="${r1(x(t))}" y1="${M.t}" y2="${M.t + ph}"/><text class="tick" x="${r1(x(t))}" y="${H - 10}" text-anchor="middle">${esc(formatDuration(t))}</text>`,
     );
   }
-  // labels of markers close together are stacked, not overprinted
-  let lastX = -Infinity;
-  let row = 0;
+  // labels of markers close together are stacked, never overprinted: each goes on the first row
+  // where it clears every label already there (its width estimated from the 10 px font)
+  const rowsEnd: number[] = [];
   const markers = [...(spec.markers ?? [])]
     .filter((m) => m.t >= 0 && m.t <= xMax)
     .sort((a, b) => a.t - b.t)
     .map((m) => {
       const mx = x(m.t);
-      row = mx - lastX < 70 ? row + 1 : 0;
-      lastX = mx;
-      const right = mx > W - M.r - 70;
-      return `<g class="marker" data-marker="${esc(m.label)}"><line x1="${r1(mx)}" x2="${r1(mx)}" y1="${M.t}" y2="${M.t + ph}"/><text x="${r1(right ? mx - 3 : mx + 3)}" y="${M.t + 10 + row * 12}"${right ? ' text-anchor="end"' : ""}>${esc(m.label)}</text></g>`;
+      const width = labelWidth(m.label);
+      const right = mx + 3 + width > W - M.r;
+      const [from, to] = right ? [mx - 3 - width, mx - 3] : [mx + 3, mx + 3 + width];
+      let row = rowsEnd.findIndex((end) => end + LABEL_GAP <= from);
+      if (row < 0) row = rowsEnd.push(to) - 1;
+      else rowsEnd[row] = to;
+      return `<g class="marker" data-marker="${esc(m.label)}"><line x1="${r1(mx)}" x2="${r1(mx)}" y1="${M.t}" y2="${M.t + ph}"/><text x="${r1(right ? mx - 3 : mx + 3)}" y="${M.t + 10 + row * LABEL_ROW}"${right ? ' text-anchor="end"' : ""}>${esc(m.label)}</text></g>`;
     });
   const series = drawn.map(({ s, segments, samples }) => {
     const pointsDrawn = segments.reduce((n, seg) => n + seg.length, 0);

@@ -100,6 +100,7 @@ export async function runStep(
         kind: s.kind,
         title: run.loaded.redact(s.title),
         ...(promptMs > 0 ? { promptMs } : {}),
+        timeoutMs,
       },
       DURABLE_WITH_NEXT,
     );

@@ -116,7 +116,7 @@ export const commit: StepKindDef<CommitBody> = {
     );
     // always read now, never reuse the wait's read: an instance that dies or restarts between the
     // two (the fault matrix's "at commit") must be refused here, before anything is sent
-    const snap = await readFleet(ctx);
+    const snap = await readFleet(ctx, undefined, undefined, "commit");
     checkIdentity(ctx, snap);
     const { judged, only } = await commandTargets(ctx, "commit", snap);
     const notReady = judged.filter((i) => !(i.progress?.state === "RUNNING" && i.progress.canCommit === true));
@@ -171,10 +171,29 @@ function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBef
   // the errors this send recorded: commit refusals only
   const refused = ctx.run.memory.serviceErrors.slice(refusedBefore);
   const names = [...new Set(refused.map((e) => e.instance))];
-  if (!(err instanceof StepFailure) || names.length === 0 || names.length >= sentTo) return err;
+  if (!(err instanceof StepFailure) || names.length === 0) return err;
+  const why = refused.map((e) => `${e.instance}: ${e.error}`).join("; ");
+  const resume = `Then \`syncbook run ${ctx.run.loaded.file} --resume\` completes it: it sends commit to ${names.length === 1 ? "that instance" : "those instances"} only, once RUNNING with canCommit true, after you confirm.`;
+  const earlier = ctx.run.memory.split;
+  if (names.length >= sentTo) {
+    // a completion refused again: the instances that held the commit before still hold it
+    if (!earlier || !ctx.targets) return err;
+    return new StepFailure(
+      `split: ${earlier}: ${names.join(", ")} refused it again (${why}); nothing took effect on ${names.length === 1 ? "it" : "them"}, and the other instances still hold the commit; nothing was resent`,
+      {
+        reason: err.reason,
+        hint: `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). ${resume}`,
+      },
+    );
+  }
   ctx.run.memory.split = `commit reached ${sentTo - names.length} of ${sentTo} instances (refused by ${names.join(", ")})`;
-  return new StepFailure(`split: ${ctx.run.memory.split}: ${err.message}`, {
-    reason: err.reason,
-    hint: `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). Then \`syncbook run ${ctx.run.loaded.file} --resume\` completes it: it sends commit to ${names.length === 1 ? "that instance" : "those instances"} only, once RUNNING with canCommit true, after you confirm.`,
-  });
+  // one paragraph: the refusals, then what the others do; each instance's answer (or its lack) is
+  // in the fan-out's lines above, not repeated here
+  return new StepFailure(
+    `split: ${ctx.run.memory.split}: ${why}; commit blocks until every instance has it, so the instances that took it hold it until ${names.join(", ")} ${names.length === 1 ? "has" : "have"} it; nothing was resent`,
+    {
+      reason: err.reason,
+      hint: `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). ${resume}`,
+    },
+  );
 }

@@ -59,7 +59,7 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
     sequence: (_b, at) => sequence(op, at),
     async run(ctx) {
       const from: readonly string[] = COMMAND_EFFECT[op].before;
-      const snap = await readFleet(ctx);
+      const snap = await readFleet(ctx, undefined, undefined, op);
       checkIdentity(ctx, snap);
       const { judged, only } = await commandTargets(ctx, op, snap);
       // Stryker disable next-line StringLiteral: equivalent: no state is any string that is not one

@@ -100,7 +100,7 @@ export const start: StepKindDef<StartRequest> = {
  * Any other state goes to the interlock as it is.
  */
 async function idleOrInitializing(ctx: StepContext): Promise<FleetSnapshot> {
-  const first = await readFleet(ctx, undefined, false);
+  const first = await readFleet(ctx, undefined, false, "start");
   const initializing = (snap: FleetSnapshot) => snap.instances.filter((i) => i.progress?.state === "INITIALIZING");
   const waitable = (snap: FleetSnapshot) =>
     initializing(snap).length > 0 &&
@@ -116,7 +116,7 @@ async function idleOrInitializing(ctx: StepContext): Promise<FleetSnapshot> {
       .join(", ")} INITIALIZING (not ready for start yet): reading progress until every instance is IDLE`,
   });
   const r = await poll({
-    read: () => readFleet(ctx, undefined, false),
+    read: () => readFleet(ctx, undefined, false, "start"),
     judge: (snap) => (waitable(snap) ? undefined : snap),
     every: ctx.pollMs,
     signal: ctx.signal,

@@ -75,7 +75,7 @@ export function formatWaitStatus(status: Pick<WaitStatus, "met" | "failing">, ma
       (f) =>
         `${f.instance.padEnd(width)}  ${f.condition}: now ${formatValue(f.value)} (for ${formatDuration(f.sinceMs)})`,
     );
-  if (sorted.length > max) lines.push(`… and ${sorted.length - max} more failing`);
+  if (sorted.length > max) lines.push(`… and ${sorted.length - max} more not met yet`);
   return lines;
 }
 

@@ -47,6 +47,12 @@ export interface Ui {
   close(): Promise<void>;
   /** The json renderer writes a line that is not a run event (the rehearsal verdict); others ignore it. */
   line: (type: string, payload: Record<string, unknown>) => void;
+  /**
+   * The short form of the run's closing message when this renderer already showed it whole (the
+   * failing step's paragraph, its hint and place), else undefined: the CLI's last word then
+   * points up instead of printing the paragraph again.
+   */
+  toldAbove: (message: string | undefined) => string | undefined;
 }
 
 function isTTY(s: unknown): boolean {
@@ -89,12 +95,14 @@ export function createUi(opts: UiOptions): Ui {
   let close: () => Promise<void>;
   let onAutoAnswer: (message: string) => void;
   let line: Ui["line"] = () => undefined;
+  let toldAbove: Ui["toldAbove"] = () => undefined;
 
   if (opts.renderer === "default") {
     const ui = new ListrUi({ out, input, colors });
     handle = ui.listener;
     host = ui.promptHost;
     close = () => ui.close();
+    toldAbove = (m) => ui.model.toldAbove(m);
     // shown as a log line of the running step, through the same path as runner logs
     onAutoAnswer = (message) =>
       ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
@@ -102,6 +110,7 @@ export function createUi(opts: UiOptions): Ui {
     const ui = new SimpleUi({ write, colors });
     const direct = directPromptHost(input, out);
     handle = ui.listener;
+    toldAbove = (m) => ui.model.toldAbove(m);
     host = async (spec, signal) => {
       ui.hold();
       try {
@@ -145,5 +154,6 @@ export function createUi(opts: UiOptions): Ui {
     prompt: createPrompter({ input, ...(opts.yes !== undefined ? { yes: opts.yes } : {}), host, onAutoAnswer }),
     close,
     line,
+    toldAbove: (m) => (broken ? undefined : toldAbove(m)),
   };
 }

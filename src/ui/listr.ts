@@ -67,7 +67,7 @@ export class ListrUi {
   #finished?: RunEvent & { type: "run.finished" };
   /** Run-level lines (undo hooks, after their step closed), printed under the final list. */
   #after: string[] = [];
-  /** Redraws the window's clock each second while writes are stopped (a confirm sends no events). */
+  /** Redraws the panel's clocks each second while the list draws (a confirm sends no events). */
   #clock: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly opts: ListrUiOptions) {}
@@ -141,7 +141,8 @@ export class ListrUi {
   };
 
   #tick(): void {
-    const open = this.model.window.open && this.#drawing();
+    // the panel's wall clock and time left move on their own: redrawn each second while drawing
+    const open = this.#drawing();
     if (open && !this.#clock) {
       this.#clock = setInterval(() => this.#refresh(), 1000);
       this.#clock.unref();
@@ -274,7 +275,11 @@ export class ListrUi {
       slot.queue.push(async (task) => {
         if (signal.aborted) return reject(new Error("aborted"));
         try {
-          resolve(await askInTask(task, spec, signal, this.opts.input));
+          // a prompt replaces the task's panel: the fleet, the clock and the write-stop window
+          // stay on screen above the question (a "point of no return" is asked with them in view)
+          const above = this.model.promptContext(this.opts.colors, slot.index);
+          const shown = above.length ? { ...spec, message: `${above.join("\n")}\n${spec.message}` } : spec;
+          resolve(await askInTask(task, shown, signal, this.opts.input));
         } catch (e) {
           reject(e instanceof Error ? e : new Error(String(e)));
         }
@@ -295,7 +300,7 @@ export class ListrUi {
       const word = f.aborted ? "aborted" : f.outcome;
       const outcome = f.outcome === "ok" || (f.aborted && f.exitCode === 0) ? c.green(word) : c.red(word);
       this.opts.out.write(
-        `run ${outcome} in ${formatDuration(f.durationMs)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${f.message}` : ""}\n`,
+        `run ${outcome} in ${formatDuration(f.durationMs)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
       );
       const stuck = this.model.writesLeftStopped();
       if (stuck) this.opts.out.write(`${writesStillStoppedLines(stuck, c.red).join("\n")}\n`);

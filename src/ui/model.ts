@@ -10,7 +10,7 @@ import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/wind
 import { opensWriteStop } from "../steps/index.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
 import type { CopyOptions, CopyState, CopyView } from "./eta.js";
-import { bar, formatBytes, formatDuration, formatValue, formatWaitStatus } from "./format.js";
+import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
 export type StepInfo = RunEventMap["run.started"]["steps"][number];
 
@@ -64,6 +64,9 @@ export const VERIFIER_COUNTERS: readonly (readonly [string, string])[] = [
   ["recheckTasks", "recheck"],
 ];
 
+/** A condition not met yet: pending (the wait goes on), not a failure. */
+export const PENDING = "○";
+
 export class UiModel {
   steps: StepInfo[] = [];
   instances = new Map<number, InstanceView>();
@@ -101,6 +104,40 @@ export class UiModel {
     return undefined;
   }
 
+  /** The failing steps' paragraphs as the renderer showed them, by step id. */
+  readonly #failures = new Map<string, string>();
+
+  /**
+   * The run's closing message, short when it only repeats a failing step's paragraph this
+   * renderer showed (with its hint and place) as the step failed: said once, not three times.
+   */
+  toldAbove(message: string | undefined): string | undefined {
+    if (message === undefined) return undefined;
+    for (const [id, error] of this.#failures)
+      if (message === `step ${id} failed: ${error}`) return `step ${id} failed (said above)`;
+    return undefined;
+  }
+
+  /** When each step started (this run) and its time limit, for the clock line. */
+  readonly #started = new Map<number, { at: number; timeoutMs?: number }>();
+
+  /**
+   * `03:14:07 · 1m 12s into this step · 28m 48s left of its 30m time limit`: the wall clock (an
+   * operator compares it with the change window) and the time the step has left before it fails.
+   */
+  clockLine(index: number, c: Colors, now: number = Date.now()): string {
+    const s = this.#started.get(index);
+    const parts = [formatClock(now)];
+    if (s) {
+      parts.push(`${formatDuration(Math.max(0, now - s.at))} into this step`);
+      if (s.timeoutMs !== undefined)
+        parts.push(
+          `${formatDuration(Math.max(0, s.at + s.timeoutMs - now))} left of its ${formatDuration(s.timeoutMs)} time limit`,
+        );
+    }
+    return c.dim(parts.join(" · "));
+  }
+
   apply(e: RunEvent): void {
     this.window.apply(e);
     switch (e.type) {
@@ -110,8 +147,12 @@ export class UiModel {
         break;
       case "step.started":
         this.current = e.index;
+        this.#started.set(e.index, { at: e.at, ...(e.timeoutMs !== undefined ? { timeoutMs: e.timeoutMs } : {}) });
         break;
       case "step.finished":
+        if (e.outcome === "failed" && e.error !== undefined) this.#failures.set(e.id, e.error);
+        if (this.current === e.index) this.current = undefined;
+        break;
       case "step.skipped":
         if (this.current === e.index) this.current = undefined;
         break;
@@ -277,13 +318,23 @@ export class UiModel {
     );
   }
 
+  /**
+   * What stays in view while a prompt replaces a step's panel: the clock, the write-stop window
+   * and the fleet as last read.
+   */
+  promptContext(c: Colors, index: number, now: number = Date.now()): string[] {
+    const clock = this.windowClock(c, now);
+    return [this.clockLine(index, c, now), ...(clock ? [clock] : []), ...this.instanceLines(6, now)];
+  }
+
   /** The live lines under a running step in the task list. */
   panel(index: number, c: Colors, now: number = Date.now()): string[] {
-    const lines: string[] = [];
+    const lines: string[] = [this.clockLine(index, c, now)];
     const clock = this.windowClock(c, now);
     if (clock) lines.push(clock);
     const wait = this.waits.get(index);
-    if (wait && !wait.met) for (const l of formatWaitStatus(wait)) lines.push(`${c.yellow("✗")} ${l}`);
+    // not met yet is pending, not failed: a neutral mark, never a red or yellow ✗
+    if (wait && !wait.met) for (const l of formatWaitStatus(wait)) lines.push(`${c.dim(PENDING)} ${l}`);
     const slow = this.slow.get(index);
     if (slow) lines.push(c.yellow(`no progress for ${formatDuration(slow.stalledForMs)}: ${slow.detail}`));
     if (this.progressSteps.has(index)) {

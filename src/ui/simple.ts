@@ -225,7 +225,7 @@ export class SimpleUi {
         const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
         const stuck = this.model.writesLeftStopped();
         this.#line(e.at, e.outcome === "ok" || (e.aborted && e.exitCode === 0) ? c.green(head) : c.red(head), [
-          ...(e.message ? [e.message] : []),
+          ...(e.message ? [this.model.toldAbove(e.message) ?? e.message] : []),
           ...(stuck ? writesStillStoppedLines(stuck, c.red) : []),
           ...(open && !stuck
             ? [

@@ -69,12 +69,13 @@ function workspace(): string {
   return d;
 }
 /** scripts/action.mjs as action.yml runs it: inputs as SYNCBOOK_INPUT_* variables. */
-function runAction(cwd: string, inputs: Record<string, string>) {
+function runAction(cwd: string, inputs: Record<string, string>, more: Record<string, string> = {}) {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     GITHUB_OUTPUT: join(cwd, "github-output.txt"),
     GITHUB_STEP_SUMMARY: join(cwd, "summary.md"),
     NO_COLOR: "1",
+    ...more,
   };
   for (const [k, v] of Object.entries(inputs)) env[`SYNCBOOK_INPUT_${k.toUpperCase().replace(/-/g, "_")}`] = v;
   const r = spawnSync(process.execPath, [script], { cwd, env, encoding: "utf8", timeout: 120_000 });
@@ -168,6 +169,40 @@ describe("scripts/action.mjs (what the action runs)", () => {
     rmSync(join(ws, "runbooks/bad.yaml"));
     const ok = runAction(ws, { command: "lint", paths: "runbooks", "max-warnings": "0" });
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+  });
+
+  // issue 26: "The GitHub Action with `working-directory`: annotation paths become relative to it and miss the
+  // pull request's diff; the documented SARIF upload looks in the wrong place"
+  it("with working-directory: annotations and SARIF locations relative to the repository root (GITHUB_WORKSPACE), the SARIF file where upload-sarif looks", () => {
+    const ws = workspace();
+    mkdirSync(join(ws, "ops/db/runbooks"), { recursive: true });
+    cpSync(join(root, "test/fixtures/lint/sharding-required.yaml"), join(ws, "ops/db/runbooks/bad.yaml"));
+    // the step runs in <workspace>/ops/db (working-directory: ops/db); upload-sarif runs at the root
+    const cwd = join(ws, "ops/db");
+    const r = runAction(
+      cwd,
+      { command: "lint", paths: "runbooks", "sarif-file": "syncbook.sarif" },
+      { GITHUB_WORKSPACE: ws },
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^::error file=ops\/db\/runbooks\/bad\.yaml,line=\d+,col=\d+,title=sharding-required::/m);
+    expect(r.stdout).not.toMatch(/^::error file=runbooks\//m);
+    // where the documented `sarif_file: syncbook.sarif` (from the root) finds it, not under ops/db
+    expect(existsSync(join(ws, "syncbook.sarif"))).toBe(true);
+    expect(existsSync(join(cwd, "syncbook.sarif"))).toBe(false);
+    expect(r.outputs["sarif-file"]).toBe("syncbook.sarif");
+    const sarif = JSON.parse(readFileSync(join(ws, "syncbook.sarif"), "utf8"));
+    const loc = sarif.runs[0].results[0].locations[0].physicalLocation.artifactLocation;
+    expect(loc).toEqual({ uri: "ops/db/runbooks/bad.yaml", uriBaseId: "%SRCROOT%" });
+    // rehearse: its failure annotations and the report folder it outputs, from the root too
+    const rr = runAction(
+      cwd,
+      { command: "rehearse", paths: "runbooks", "report-dir": "reports", renderer: "silent" },
+      { GITHUB_WORKSPACE: ws },
+    );
+    expect(rr.code).not.toBe(0);
+    expect(rr.stdout).toMatch(/^::error file=ops\/db\/runbooks\/bad\.yaml,title=syncbook rehearse::/m);
+    expect(rr.outputs["report-dir"]).toBe("ops/db/reports");
   });
 
   it("rehearse: every runbook of the folder, a report each under report-dir, failures counted, not stopping early", () => {

@@ -44,8 +44,10 @@ describe("exit codes", () => {
     // --from commit skips the stop-writes step: the writes-stopped / can-commit interlocks refuse
     const r = await cli(["rehearse", join(root, "runbooks/rs-to-sharded.yaml"), "--from", "commit"], { cwd: dir() });
     expect(r.code, r.all).toBe(3);
+    // the refusal is the step's paragraph; the last word names the step and points up to it
+    expect(r.stderr).toMatch(/✖ \[\d+\/\d+\] Commit failed in \S+: refused \(/);
     expect(r.stderr).toMatch(
-      /stopped by an interlock \(exit 3: the refused command was not sent\): step commit failed: refused \(/,
+      /stopped by an interlock \(exit 3: the refused command was not sent\): step commit failed \(said above\)/,
     );
     expect(r.stdout).toMatch(/rehearsal verdict: FAILED \(exit \d+[^)]*\)\n {2}committed: +not committed/);
   });

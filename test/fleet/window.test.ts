@@ -110,6 +110,7 @@ describe("WindowTracker", () => {
       runner: 10 + 5 + 110 + 10 + 10 + 10 + 8 + 10 + 100,
       operator: 2000,
       steps: 0,
+      none: 0,
     });
     expect(m.parts.map((p) => [p.share, p.id ?? "", p.ms])).toEqual([
       ["runner", "stop", 10],
@@ -131,6 +132,72 @@ describe("WindowTracker", () => {
     );
   });
 
+  // issue 26: "The report charges time in which no runner was alive, or an instance was down, to the runner's share"
+  it("time with no runner alive (killed, then resumed later) is no runner's share; time an instance did not answer is the service's", () => {
+    const { events, at } = stream();
+    const started = { runbook: "w", file: "w", hash: "h", instances: [inst(0), inst(1)], steps: STEPS };
+    at(0, "run.started", { ...started, mode: "run" });
+    at(10, "step.started", { ...STEPS[0]! });
+    at(20, "window.opened", { index: 0, id: "stop" });
+    at(30, "step.finished", { index: 0, id: "stop", outcome: "ok", durationMs: 20 });
+    at(40, "step.started", { ...STEPS[3]! });
+    // instance 1 stops answering: the commit's interlock read retries from 100 to 1100
+    at(50, "progress.sampled", { instance: inst(0), progress: prog(false, "RUNNING", 0) as never });
+    at(150, "poll.failed", {
+      target: "service",
+      instance: { ...inst(1), name: "b" },
+      path: "/api/v1/progress",
+      error: "refused",
+      errorKind: "transport",
+      durationMs: 50,
+    });
+    at(1100, "progress.sampled", { instance: inst(1), progress: prog(false, "RUNNING", 1) as never });
+    // killed at 1200 (its last event); resumed at 61200, an operator's minute later
+    at(1200, "progress.sampled", { instance: inst(0), progress: prog(false, "RUNNING", 0) as never });
+    at(61_200, "run.started", { ...started, mode: "resume" });
+    at(61_210, "step.started", { ...STEPS[3]! });
+    at(61_300, "step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 90 });
+    at(61_400, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never });
+    at(61_400, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
+    const w = new WindowTracker();
+    for (const e of events) w.apply(e);
+    const m = w.current()!;
+    expect(m).toMatchObject({ openedAt: 20, closedAt: 61_400, measuredMs: 61_380 });
+    expect(m.shares.none).toBe(60_000);
+    expect(m.shares.service).toBe(1000);
+    expect(m.shares.runner).toBe(61_380 - 60_000 - 1000);
+    expect(m.parts.find((p) => p.share === "none")).toMatchObject({
+      from: 1200,
+      to: 61_200,
+      what: "no runner was running (until a resume started)",
+    });
+    expect(m.parts.find((p) => p.share === "service")).toMatchObject({
+      from: 100,
+      to: 1100,
+      what: "b not answering (progress failing)",
+    });
+    expect(describeWindow(m)).toMatch(/service 1s · runner 380ms · no runner 1m 00s$/);
+
+    // a runner that said run.finished is dead from then; an instance still failing then was down until then
+    const { events: e2, at: at2 } = stream();
+    at2(0, "run.started", { ...started, mode: "run" });
+    at2(20, "window.opened", { index: 0, id: "stop" });
+    at2(300, "poll.failed", {
+      target: "service",
+      instance: inst(1),
+      path: "/api/v1/progress",
+      error: "refused",
+      errorKind: "transport",
+      durationMs: 0,
+    });
+    at2(500, "run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 500 });
+    at2(2500, "run.started", { ...started, mode: "resume" });
+    const w2 = new WindowTracker();
+    for (const e of e2) w2.apply(e);
+    const m2 = w2.current(3000)!;
+    expect(m2.shares).toEqual({ service: 200, runner: 280 + 500, operator: 0, steps: 0, none: 2000 });
+  });
+
   it("is open exactly from the stop hook's success to canWrite on every instance", () => {
     const w = new WindowTracker();
     const events = cutover();
@@ -150,6 +217,7 @@ describe("WindowTracker", () => {
       runner: 10 + 5 + 110 + 10 + 10 + 10 + 8 + 10 + 110 + 10,
       operator: 2000,
       steps: 80,
+      none: 0,
     });
     expect(describeWindow(m)).toMatch(/^6s \(writes stopped → canWrite on every instance; → writes on again: 6\.9s\)/);
   });

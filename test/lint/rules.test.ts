@@ -53,3 +53,36 @@ describe.each(RULES.map((r) => [r.id, r.spec, r] as const))("%s", (id, spec, rul
     }
   });
 });
+
+// issue 26: "`database: "orders.*"` in a filter is not flagged as a likely regex"
+describe("filter-name-looks-like-regex: at the field, with the fix it most likely means", () => {
+  it("says what each name selects and what to write instead", async () => {
+    const { rules } = await lintFile(fileURLToPath(new URL("filter-name-looks-like-regex.yaml", FIXTURES)));
+    const got = rules
+      .filter((d) => d.rule === "filter-name-looks-like-regex")
+      .map((d) => ({ line: d.line, column: d.column, message: d.message, hint: d.hint }));
+    expect(got).toEqual([
+      {
+        line: 16,
+        column: 52,
+        message:
+          "collection `logs_*` looks like a pattern, but `collections` lists exact names: it selects only a collection named `logs_*`.",
+        hint: "Match collections by pattern with `collectionsRegex: { pattern: ... }` on the entry; `collections` lists exact names.",
+      },
+      {
+        line: 17,
+        column: 23,
+        message:
+          "database `sales.customers` looks like a namespace (database.collection), but `database` matches one name exactly (and a database name cannot contain `.`): this entry selects nothing you meant.",
+        hint: "A database name holds no `.`: write `database: sales` and put the collection part in `collections` (a name) or `collectionsRegex` (a pattern).",
+      },
+      {
+        line: 19,
+        column: 23,
+        message:
+          "database `orders.*` looks like a pattern, but `database` matches one name exactly (and a database name cannot contain `.`): this entry selects nothing you meant.",
+        hint: "To select every collection of `orders`, write `database: orders`; for a pattern use `databaseRegex` / `collectionsRegex` (`{ pattern, options }`).",
+      },
+    ]);
+  });
+});

@@ -79,7 +79,8 @@ describe("the preflight step", () => {
     expect(r.all).toMatch(
       /error: preflight preflight-namespace-missing \(line 15\): `slaes` \(includeNamespaces\) does not exist/,
     );
-    expect(r.all).toMatch(/step check failed: preflight found 2 error\(s\)/);
+    expect(r.all).toMatch(/failed in \S+: preflight found 2 error\(s\)/);
+    expect(r.all).toMatch(/failed: step check failed \(said above\)/);
     expect(r.all).toMatch(/--> .*rb\.yaml:13:5/);
     expect(posts(s, "start")).toEqual([0]);
     for (const secret of [PASSWORD, encodeURIComponent(PASSWORD), env.SOURCE_URI!]) expect(r.all).not.toContain(secret);

@@ -257,6 +257,32 @@ describe("report.html without a browser", () => {
     expect(html).toMatch(/<title>COMMITTED · sales-rs-to-sharded/);
   });
 
+  // issue 26: "its header says 'Every step succeeded' for that window"
+  it("a cutover that ended well after a failed or killed run says so in its banner, not 'every step succeeded'", () => {
+    const later = (events: RunEvent[], ms: number, seq: number): RunEvent[] =>
+      events.map((e) => ({
+        ...e,
+        at: e.at + ms,
+        seq: e.seq + seq,
+        ...(e.type === "run.started" ? { mode: "resume" } : {}),
+      }));
+    const refused = synthRun({ refuseCommit: true }).events;
+    const both = buildReport([...refused, ...later(synthRun().events, 3_600_000, 10_000)]);
+    expect(both.outcome).toBe("ok");
+    const page = renderHtml(both);
+    expect(page).not.toContain("Every step succeeded");
+    expect(page).toMatch(
+      /<h1>COMMITTED <span class="runbook">[^<]*<\/span><\/h1>\s*<p>The sync was committed, though not every step succeeded on the way: run 1 \(rehearse\) failed; step 5 commit failed in run 1 \(commit refused: no stopWrites step has succeeded in this run\); 2 runs in all\.<\/p>/,
+    );
+    const killed = synthRun({ cutAfter: 120 }).events;
+    const again = renderHtml(buildReport([...killed, ...later(synthRun().events, 3_600_000, 10_000)]));
+    expect(again).toMatch(
+      /though not every step succeeded on the way: run 1 \(rehearse\) ended without finishing \(killed or crashed\); 2 runs in all\./,
+    );
+    // one run that went well, or a run stopped on purpose (--to) and continued: as before
+    expect(html).toContain("Every step succeeded and the sync was committed.");
+  });
+
   it("has the timeline: a bar and a table row per step", () => {
     expect(html).toMatch(new RegExp(`<svg class="gantt" id="chart-timeline" data-rows="${synth.steps.length}"`));
     for (const s of synth.steps) {

@@ -79,6 +79,29 @@ describe("commit interlocks", () => {
     expect(posts(s, "commit")).toEqual([0]);
   });
 
+  it("an instance down before commit: every retry says nothing has been sent yet, what commit waits for and for how long; then refused, commit never sent", async () => {
+    const s = await sim({ instances: 2 });
+    sims.push(s);
+    const yaml = runbookFor(s, START + READY + STOP + COMMIT).replace(
+      "retry: { giveUpAfter: 15s }",
+      "retry: { giveUpAfter: 2s }",
+    );
+    const { result, events } = await run(yaml, {
+      onEvent: (e) => {
+        if (e.type === "step.finished" && e.id === "stop-writes") s.control.addFault("down=1");
+      },
+    });
+    expect(result.exitCode).toBe(3);
+    expect(result.message).toMatch(/refused \(can-commit\).*sync1 is unreachable/);
+    const retries = decisions(events).filter((d) => d.id === "commit" && d.kind === "retry");
+    expect(retries.length).toBeGreaterThan(0);
+    for (const d of retries)
+      expect(d.reason).toMatch(
+        /progress failing on sync1 .*; nothing has been sent yet: commit waits for sync1 so that its interlocks judge the whole fleet, and is refused unsent if still so in \d+(\.\d+)?m?s/,
+      );
+    expect(posts(s, "commit")).toEqual([0, 0]);
+  });
+
   it("refuses start unless every instance is IDLE", async () => {
     const s = await sim();
     sims.push(s);

@@ -66,6 +66,41 @@ describe("a split commit, completed by --resume", () => {
     expect(st.fleetErrors).toEqual([]);
   });
 
+  it("a split commit is told once, as soon as the refusal arrives; the run ends at the others' time limit, not after a settle window; a refused completion says the others still hold it", async () => {
+    const { run } = await setup(
+      ["commit-refused@2"],
+      "{ pollInterval: 50ms, timeout: 60s, requestTimeout: 4s, retry: { giveUpAfter: 3s } }",
+    );
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    const lines = first.all.split("\n");
+    // the refusal is news before the fan-out's answers are in (the others answer only at their time limit)
+    const news = lines.findIndex((l) =>
+      /✗ reconcile: sync2 refused commit \(.*\) while 2 other instance\(s\) have not answered: .*the fleet is split; nothing more is sent/.test(
+        l,
+      ),
+    );
+    const fanout = lines.findIndex((l) => /commit → 0\/3 ok/.test(l));
+    expect(news, first.all).toBeGreaterThanOrEqual(0);
+    expect(news).toBeLessThan(fanout);
+    // a blocking command one instance refused: no settle window (twice the request time limit) after the answers
+    const failed = /✖ \[5\/6\] Commit failed in ([\d.]+)s/.exec(first.all);
+    expect(Number(failed?.[1])).toBeLessThan(7);
+    // one paragraph: the step's failure; the run's summary and the last word point up to it
+    const paragraph = "so the instances that took it hold it until sync2 has it; nothing was resent";
+    expect(first.all.split(paragraph)).toHaveLength(2);
+    expect(first.all.split("hint: Find out why sync2 refused")).toHaveLength(2);
+    expect(first.stderr).toMatch(/\nfailed: step commit failed \(said above\)\n {2}resume with: /);
+
+    // the completion refused again: the two that hold the commit are said to hold it
+    const again = await run("--resume", "--yes");
+    expect(again.code, again.all).toBe(1);
+    expect(again.all).toContain("split: commit reached 2 of 3 instances (not sync2): sync2 refused it again (");
+    expect(again.all).toContain("and the other instances still hold the commit; nothing was resent");
+    expect(again.all).not.toMatch(/nothing took effect\)|no instance accepted it/);
+    expect(s!.control.state().writes.enabled).toBe(false);
+  });
+
   it("start cut by kill -9 while one instance had not answered (and did not take it): --resume never sends it a second start", async () => {
     // instance 2 answers its start after 3 s, with a refusal that applied nothing: killed meanwhile
     const { file, dir, run } = await setup(

@@ -166,6 +166,31 @@ describe("syncbook init / schema", () => {
     expect(l.diagnostics).toEqual([]);
     expect(lintRunbook(l).filter((d) => d.severity !== "info")).toEqual([]);
   });
+  // issue 26: "`init`'s starter uses the simulator's write switch as the stopWrites hook and lint says nothing about it against a real fleet"
+  it("the starter pointed at a real fleet (an instance off loopback, or a cluster with a uri) while its stopWrites is still the simulator's switch: a warning at that step", async () => {
+    const starter = starterRunbook("starter");
+    const real = [
+      starter.replace(
+        "{ url: http://127.0.0.1:27182, name: sync0 }",
+        "{ url: https://sync0.db.example:27182, name: sync0 }",
+      ),
+      starter.replace(
+        'cluster0: { topology: replicaSet, serverVersion: "6.0" }',
+        'cluster0: { topology: replicaSet, serverVersion: "6.0", uri: "mongodb://src.db.example:27017/" }',
+      ),
+    ];
+    for (const text of real) {
+      expect(text).not.toBe(starter);
+      const l = await load(text, { env: "lint" });
+      const found = lintRunbook(l).filter((d) => d.severity !== "info");
+      expect(found.map((d) => [d.rule, d.severity, d.line])).toEqual([
+        ["stop-writes-simulator-switch", "warning", text.split("\n").findIndex((x) => x.includes("stopWrites:")) + 1],
+      ]);
+      expect(found[0]!.message).toMatch(
+        /uses the simulator's write switch \(it calls `http:\/\/127\.0\.0\.1:27182\/sim\/writes`\), but the fleet is real \((`https:\/\/sync0\.db\.example:27182` is not on loopback|cluster `cluster0` has a `uri`)\)/,
+      );
+    }
+  });
   it("`syncbook init` writes it, refuses to overwrite without --force; `syncbook schema` prints the schema", async () => {
     const dir = mkdtempSync(join(tmpdir(), "syncbook-init-"));
     const cli = join(process.cwd(), "dist/cli/syncbook.cjs");

@@ -254,7 +254,9 @@ describe("commit", () => {
   it("[facts-block] refused by some instances while the others took it: a split, said as such with the way out", async () => {
     const s = setup({ sends: [{ 1: "refused" }], reads: each(ready, ready, ready) });
     const err = await failure(commit.run(s.ctx, {}));
-    expect(err.message).toMatch(/^split: commit reached 2 of 3 instances \(refused by sync1\): /);
+    expect(err.message).toBe(
+      "split: commit reached 2 of 3 instances (refused by sync1): sync1: http://127.0.0.1:27183: commit refused: InvalidStateTransition: no; commit blocks until every instance has it, so the instances that took it hold it until sync1 has it; nothing was resent",
+    );
     expect(s.ctx.run.memory.split).toBe("commit reached 2 of 3 instances (refused by sync1)");
     expect(err.hint).toMatch(/^Find out why sync1 refused/);
     expect(err.hint).toMatch(
@@ -269,6 +271,7 @@ describe("commit", () => {
     const err = await failure(commit.run(two.ctx, {}));
     expect(err.message).toMatch(/^split: commit reached 1 of 3 instances \(refused by sync0, sync1\)/);
     expect(err.hint).toMatch(/sends commit to those instances only/);
+    expect(err.message).toMatch(/hold it until sync0, sync1 have it; nothing was resent$/);
     const all = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready) });
     const e2 = await failure(commit.run(all.ctx, {}));
     expect(e2.message).not.toMatch(/split/);
@@ -280,6 +283,37 @@ describe("commit", () => {
     s.ctx.run.memory.serviceErrors.push({ op: "commit", instance: "sync0", error: "old" });
     const err = await failure(commit.run(s.ctx, {}));
     expect(err.message).not.toMatch(/split/);
+  });
+
+  it("a completion refused again: the instances that hold the commit are said to hold it (never 'nothing took effect'); a fresh targeted commit refused is not called a split", async () => {
+    const targets = { only: [1], why: "completing the commit", forgive: ["sync1"] };
+    const s = setup({ sends: [{ 1: "refused" }], reads: each(ready, ready) }, { targets, yes: true });
+    s.ctx.run.memory.split = "commit reached 1 of 2 instances (not sync1)";
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.message).toBe(
+      "split: commit reached 1 of 2 instances (not sync1): sync1 refused it again (sync1: http://127.0.0.1:27183: commit refused: InvalidStateTransition: no); nothing took effect on it, and the other instances still hold the commit; nothing was resent",
+    );
+    expect(err.hint).toMatch(
+      /^Find out why sync1 refused and fix it .* completes it: it sends commit to that instance only/,
+    );
+    expect(s.ctx.run.memory.split).toBe("commit reached 1 of 2 instances (not sync1)");
+    const two = setup(
+      { sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready, ready) },
+      { targets: { only: [0, 1], why: "completing the commit", forgive: ["sync0", "sync1"] }, yes: true },
+    );
+    two.ctx.run.memory.split = "commit reached 1 of 3 instances (not sync0, sync1)";
+    const e2 = await failure(commit.run(two.ctx, {}));
+    expect(e2.message).toBe(
+      "split: commit reached 1 of 3 instances (not sync0, sync1): sync0, sync1 refused it again (sync0: http://127.0.0.1:27182: commit refused: InvalidStateTransition: no; sync1: http://127.0.0.1:27183: commit refused: InvalidStateTransition: no); nothing took effect on them, and the other instances still hold the commit; nothing was resent",
+    );
+    expect(e2.hint).toMatch(/^Find out why sync0, sync1 refused and fix it .* sends commit to those instances only/);
+    const fresh = setup(
+      { sends: [{ 1: "refused" }], reads: each(ready, ready) },
+      { targets: { only: [1], why: "--only sync1" }, yes: true },
+    );
+    const e3 = await failure(commit.run(fresh.ctx, {}));
+    expect(e3.message).not.toMatch(/split/);
+    expect(e3.message).toMatch(/it was sent to 1 of 2 instances only\)$/);
   });
 
   it("a completed split is whole again", async () => {
@@ -710,5 +744,32 @@ describe("the details an operator reads, and a lost answer judged by each comman
       serviceVersion: "1.8.0",
     });
     expect(plan[1]!.note).toMatch(/^service 1\.8\.0: .+; .+$/);
+  });
+});
+
+describe("a command waiting for an instance's progress says nothing has been sent yet", () => {
+  const cases: [string, Read, (ctx: StepContext) => Promise<void>][] = [
+    ["start", { state: "IDLE" }, (ctx) => start.run(ctx, body)],
+    ["commit", { state: "RUNNING", canCommit: true }, (ctx) => commit.run(ctx, {})],
+    ["pause", { state: "RUNNING" }, (ctx) => lifecycle("pause").run(ctx, {})],
+  ];
+  it.each(cases)("%s: each retry before it names the command and the instance it waits for", async (op, ok, run) => {
+    const s = setup({ sends: [{}], reads: [[ok], ["error", ok]] });
+    await run(s.ctx);
+    const retries = s.decisions().filter((d) => d.kind === "retry");
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.reason).toContain(`; nothing has been sent yet: ${op} waits for sync1 so that its interlocks`);
+    expect(s.f.sent).toEqual([[0], [0]]);
+  });
+
+  it("start: also while it waits out INITIALIZING", async () => {
+    const s = setup({
+      sends: [{}],
+      reads: [[{ state: "INITIALIZING" }, "error", { state: "IDLE" }], [{ state: "IDLE" }]],
+    });
+    await start.run(s.ctx, body);
+    const retries = s.decisions().filter((d) => d.kind === "retry" && d.reason.startsWith("progress failing"));
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.reason).toContain("; nothing has been sent yet: start waits for sync0 so that its interlocks");
   });
 });

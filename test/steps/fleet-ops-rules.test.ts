@@ -37,7 +37,8 @@ import {
   short,
   type CommandSpec,
 } from "../../src/steps/kit/fleet-ops.js";
-import { context, reasons, refOf, scripted, type Script } from "../support/fleet-fake.js";
+import { context, reasons, refOf, REQUEST_TIMEOUT, scripted, type Script } from "../support/fleet-fake.js";
+import { delay } from "../../src/timers.js";
 
 // ---- helpers --------------------------------------------------------------------------------
 
@@ -127,6 +128,29 @@ describe("readFleet: [progress] instances that fail are read again", () => {
         `^progress failing on sync0 \\(${progressFailed(0)}\\), sync1 \\(${progressFailed(1)}\\); retrying in \\d+ ms \\(progress is safe to retry and may fail for minutes after a resume\\)$`,
       ),
     );
+  });
+
+  it("before a command, each retry says that nothing has been sent yet, what the command waits for and how long it will wait", async () => {
+    const f = scripted({
+      sends: [],
+      reads: [
+        ["error", "error", {}],
+        ["error", {}],
+      ],
+    });
+    // each read takes 150 ms: the time left counts down from the first read
+    const slow = { ...f.fleet, progress: (s?: AbortSignal) => delay(150).then(() => f.fleet.progress(s)) };
+    const { ctx, events } = context(slow);
+    await readFleet(ctx, 10_000, true, "commit");
+    const d = decisions(events);
+    expect(d).toHaveLength(2);
+    for (const x of d)
+      expect(x.reason).toMatch(
+        /^progress failing on sync0 \(.*\); retrying in \d+ ms \(progress is safe to retry and may fail for minutes after a resume\); nothing has been sent yet: commit waits for (sync0, sync1|sync0) so that its interlocks judge the whole fleet, and is refused unsent if still so in 9\.\ds$/,
+      );
+    expect(d[0]!.reason).toContain("commit waits for sync0, sync1 so that");
+    expect(d[1]!.reason).toContain("commit waits for sync0 so that");
+    expect(f.sent).toEqual([[], []]);
   });
 
   it("an answer from every instance ends the read at once", async () => {
@@ -558,6 +582,54 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
       `pause refused by ${refusal(0, "pause")}; ${refusal(1, "pause")} (no instance accepted it: nothing took effect)`,
     );
     expect(err.hint).toBe("Read the error above; the command did not take effect.");
+  });
+
+  it("[block] a blocking command refused by one instance while another has not answered: the split is news at the refusal, said once, and judged without a settle window", async () => {
+    const f = scripted({
+      sends: [{ 0: "refused", 1: "timeout", 2: "refused", 3: "ok" }],
+      reads: [[{}], [{}], [{}], [{}]],
+    });
+    const { ctx, events } = context(f.fleet);
+    const t0 = Date.now();
+    const err = await failure(sendCommand(ctx, spec("commit")));
+    // a settle window would be twice the request time limit after a timeout
+    expect(Date.now() - t0).toBeLessThan(2 * REQUEST_TIMEOUT);
+    expect(err.message).toMatch(/^commit refused by .*; sync1 gave no answer .* which proves nothing/);
+    const d = decisions(events);
+    expect(d[0]).toMatchObject({ kind: "reconcile", ok: false });
+    expect(d[0]!.reason).toBe(
+      `sync0 refused commit (${refusal(0, "commit")}) while 3 other instance(s) have not answered: commit blocks until every instance has it, so those that took it hold it: the fleet is split; nothing more is sent, and the step ends once their answers are in (at most 150ms)`,
+    );
+    expect(d.filter((x) => String(x.reason).includes("the fleet is split"))).toHaveLength(1);
+    expect(d[1]!.reason).toMatch(
+      /^commit: no answer from sync1 \(.*\); reading progress to learn whether it took effect/,
+    );
+  });
+
+  it("[block] the last answer refusing, or a command that does not block: no news (nothing is left waiting in its round), and a non-blocking one keeps its settle window", async () => {
+    const last = scripted({ sends: [{ 1: "refused" }], reads: [[{}], [{}]] });
+    const a = context(last.fleet);
+    await failure(sendCommand(a.ctx, spec("commit")));
+    expect(decisions(a.events).filter((x) => String(x.reason).includes("split"))).toEqual([]);
+    const ok = scripted({ sends: [{}], reads: [[{}], [{}]] });
+    const b = context(ok.fleet);
+    await sendCommand(b.ctx, spec("commit"));
+    expect(decisions(b.events)).toEqual([]);
+    const pause = scripted({ sends: [{ 0: "refused", 1: "timeout" }], reads: [[{}], [{ state: "PAUSED" }]] });
+    const c = context(pause.fleet);
+    await failure(sendCommand(c.ctx, spec("pause")));
+    const dc = decisions(c.events);
+    expect(dc.filter((x) => String(x.reason).includes("split"))).toEqual([]);
+    expect(dc[0]!.reason).toMatch(/^pause: no answer from sync1 .*; reading progress for up to 300ms/);
+  });
+
+  it("a targeted command refused by every instance it was sent to: not 'nothing took effect' (the others were never sent it here)", async () => {
+    const f = scripted({ sends: [{ 1: "refused" }], reads: [[{}], [{}], [{}]] });
+    const { ctx } = context(f.fleet);
+    const err = await failure(sendCommand(ctx, spec("commit", { only: [1] })));
+    expect(err.message).toBe(
+      `commit refused by ${refusal(1, "commit")} (no instance it was sent to accepted it; it was sent to 1 of 3 instances only)`,
+    );
   });
 
   it("what a reconcile round says: the instances without an answer, and how long progress is read", async () => {

@@ -89,6 +89,14 @@ export function scripted(script: Script): { fleet: Fleet; sent: number[][]; read
           ? { ref, ok: true, answer: { success: true }, sentAt: 0, durationMs: 1, status: 200 }
           : fail(ref.index, o, op);
       });
+      // each answer as it "arrives", in the fleet's order, as the real fan-out tells them
+      for (const r of results)
+        opts.onAnswer?.(
+          r.ref,
+          r.ok
+            ? { ok: true, answer: r.answer, sentAt: 0, durationMs: 1, status: 200 }
+            : { ok: false, error: r.error, sentAt: 0, durationMs: 1 },
+        );
       return Promise.resolve({ results, skewMs: 0 });
     },
     identity: (snap, expect) => identityProblems(snap, expect),

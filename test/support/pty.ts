@@ -15,6 +15,8 @@ export interface PtyRun {
   output(): string;
   done: Promise<{ code: number | null; output: string }>;
   kill(signal: NodeJS.Signals): void;
+  /** The pid of `script` (the CLI runs in a process below it). */
+  pid: number;
 }
 
 export function inPty(
@@ -55,5 +57,6 @@ export function inPty(
     output: () => out,
     done,
     kill: (signal) => void child.kill(signal),
+    pid: child.pid ?? -1,
   };
 }

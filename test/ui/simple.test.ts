@@ -319,7 +319,7 @@ describe("formatWaitStatus", () => {
     }));
     const lines = formatWaitStatus({ met: false, failing }, 5);
     expect(lines).toHaveLength(6);
-    expect(lines[5]).toBe("… and 35 more failing");
+    expect(lines[5]).toBe("… and 35 more not met yet");
   });
 
   it("shows null and missing values explicitly", () => {
@@ -360,9 +360,10 @@ describe("the window's clock in the task list", () => {
     expect(m.windowClock(plain)).toBeUndefined();
     const opened = b.emit("window.opened", { index: 3, id: "stop-writes" });
     m.apply(opened);
-    expect(m.panel(4, plain, opened.at + 12_300)[0]).toBe(
-      "⏱ writes stopped 12s: the application cannot write until canWrite",
-    );
+    const panel = m.panel(4, plain, opened.at + 12_300);
+    // first the wall clock, then the window's
+    expect(panel[0]).toMatch(/^\d\d:\d\d:\d\d$/);
+    expect(panel[1]).toBe("⏱ writes stopped 12s: the application cannot write until canWrite");
     m.apply(b.progress(INSTANCES[0]!, { state: "COMMITTING", canCommit: false, canWrite: true }));
     expect(m.windowClock(plain)).toBeUndefined();
   });

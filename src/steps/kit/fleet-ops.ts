@@ -15,6 +15,7 @@ import {
   TransportError,
   type ApiError,
   type CommandOperation,
+  type CommandOutcome,
   type Progress,
 } from "../../api/index.js";
 import { instanceLabel, type InstanceRef } from "../../events.js";
@@ -33,13 +34,19 @@ export type CommandOp = CommandOperation;
  * state the instance had before it (facts [progress 1.20]), so it is neither a failure nor IDLE;
  * what it settles in is what is judged. Given up, the last read is returned as it is (and an
  * interlock refuses an INITIALIZING instance).
+ *
+ * `before`: the command this read stands before (its interlocks judge it). Each retry then says
+ * that nothing has been sent yet, what the command waits for and until when: an operator watching
+ * a minute of retries before commit must not wonder whether commit already went out.
  */
 export async function readFleet(
   ctx: StepContext,
   giveUpMs = ctx.run.defaults.progressGiveUpMs,
   settle = true,
+  before?: CommandOp,
 ): Promise<FleetSnapshot> {
   const delay = backoff(250, 10_000);
+  const started = Date.now();
   // Stryker disable next-line ArrayDeclaration: equivalent: judge sets it before every (its only reader) runs
   let failing: InstanceSample[] = [];
   const r = await poll({
@@ -56,7 +63,7 @@ export async function readFleet(
         id: ctx.id,
         kind: "retry",
         ok: true,
-        reason: `${whyReadAgain(failing)}; retrying in ${Math.round(ms)} ms (progress is safe to retry and may fail for minutes after a resume)`,
+        reason: `${whyReadAgain(failing)}; retrying in ${Math.round(ms)} ms (progress is safe to retry and may fail for minutes after a resume)${before ? nothingSentYet(before, failing, giveUpMs - (Date.now() - started)) : ""}`,
       });
       return ms;
     },
@@ -64,6 +71,12 @@ export async function readFleet(
     signal: ctx.signal,
   });
   return r.value;
+}
+
+/** What a retry before a command adds: nothing sent, what the command waits for, for how long more. */
+function nothingSentYet(op: CommandOp, waiting: InstanceSample[], leftMs: number): string {
+  const who = waiting.map((i) => instanceLabel(i.ref)).join(", ");
+  return `; nothing has been sent yet: ${op} waits for ${who} so that its interlocks judge the whole fleet, and is refused unsent if still so in ${formatDuration(leftMs)}`;
 }
 
 /** Why readFleet reads again: the instances whose progress failed, and those still INITIALIZING. */
@@ -313,7 +326,10 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
   spec.beforeSend?.();
   // once the fan-out has begun it is not aborted (Ctrl-C, the step's limit): a command cancelled
   // on some instances and not others would split the fleet; each request has its own timeout
-  const first = await fleet.broadcast(op, spec.body, undefined, spec.only ? { only: spec.only } : undefined);
+  const first = await fleet.broadcast(op, spec.body, undefined, {
+    ...(spec.only ? { only: spec.only } : {}),
+    ...(blocking ? { onAnswer: splitNews(ctx, op, spec.only?.length ?? fleet.refs.length) } : {}),
+  });
   let skewMs = first.skewMs;
   const accepted = new Set<number>();
   const refused: { ref: InstanceRef; error: ServiceError }[] = [];
@@ -364,7 +380,10 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
   try {
     while (pending.size) {
       const all = [...pending.values()];
-      const windowMs = settleWindow(ctx, all);
+      // a blocking command one instance refused cannot take effect anywhere in this run (the rest
+      // wait for that one): their state proves nothing, so a settle window would only make the
+      // operator wait for a judgement already known
+      const windowMs = blocking && refused.length > 0 ? 0 : settleWindow(ctx, all);
       ctx.run.emit("decision", {
         index: ctx.index,
         id: ctx.id,
@@ -437,7 +456,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
   if (refused.length) {
     const n = accepted.size;
     throw new StepFailure(
-      `${op} refused by ${refused.map((r) => r.error.message).join("; ")}${n > 0 ? ` (accepted by ${n} other instance(s): the fleet is now split)` : " (no instance accepted it: nothing took effect)"}`,
+      `${op} refused by ${refused.map((r) => r.error.message).join("; ")}${n > 0 ? ` (accepted by ${n} other instance(s): the fleet is now split)` : spec.only ? ` (no instance it was sent to accepted it; it was sent to ${spec.only.length} of ${fleet.refs.length} instances only)` : " (no instance accepted it: nothing took effect)"}`,
       {
         hint:
           n > 0
@@ -447,6 +466,30 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
     );
   }
   return { skewMs, resent };
+}
+
+/**
+ * A blocking command (commit, reverse) refused by one instance while others have not answered:
+ * they wait in its round for the refuser, so the fleet is split the moment the refusal arrives,
+ * though their answers come only at their time limit. Said once, at once.
+ */
+function splitNews(ctx: StepContext, op: CommandOp, sentTo: number): (ref: InstanceRef, o: CommandOutcome) => void {
+  let answered = 0;
+  let said = false;
+  return (ref, o) => {
+    answered++;
+    // an answer that is no refusal has no ServiceError (an accepted one has no error at all)
+    const error = (o as { error?: unknown }).error;
+    if (said || !(error instanceof ServiceError) || answered >= sentTo) return;
+    said = true;
+    ctx.run.emit("decision", {
+      index: ctx.index,
+      id: ctx.id,
+      kind: "reconcile",
+      ok: false,
+      reason: `${instanceLabel(ref)} refused ${op} (${short(error)}) while ${sentTo - answered} other instance(s) have not answered: ${op} blocks until every instance has it, so those that took it hold it: the fleet is split; nothing more is sent, and the step ends once their answers are in (at most ${formatDuration(ctx.run.defaults.requestTimeoutMs)})`,
+    });
+  };
 }
 
 /** The states the resent instances showed, e.g. `IDLE`. */
