@@ -97,7 +97,7 @@ const FAULTS: FaultCase[] = [
     expect: (p) =>
       p === "after commit" || p === "at verify"
         ? "ok"
-        : /commit refused by .*CommitRefused.*sync0 gave no answer .* may be holding one/,
+        : /split: commit reached 1 of 2 instances \(refused by sync1\): .*CommitRefused.*the instances that took it hold it until sync1 has it; nothing was resent/,
     exactlyOnce: true,
   },
   {

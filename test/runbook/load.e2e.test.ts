@@ -175,8 +175,8 @@ describe("syncbook init / schema", () => {
         "{ url: https://sync0.db.example:27182, name: sync0 }",
       ),
       starter.replace(
-        'cluster0: { topology: replicaSet, serverVersion: "6.0" }',
-        'cluster0: { topology: replicaSet, serverVersion: "6.0", uri: "mongodb://src.db.example:27017/" }',
+        'cluster0: { topology: replicaSet, serverVersion: "7.0" }',
+        'cluster0: { topology: replicaSet, serverVersion: "7.0", uri: "mongodb://src.db.example:27017/" }',
       ),
     ];
     for (const text of real) {
