@@ -31,6 +31,14 @@ export function writesUrl(base: string): string {
   return u.href;
 }
 
+/** Where the switch is: both hooks take it the same way. */
+const CONTROL_URL = {
+  type: "string",
+  format: "uri",
+  description:
+    "The simulator's control URL: any simulated instance's base URL (`http://127.0.0.1:27182`), its `/sim`, or `/sim/writes`. Default: the runbook's first instance.",
+} as const;
+
 export default definePlugin<SimWritesOptions>({
   name: "sim-writes",
   description:
@@ -40,12 +48,7 @@ export default definePlugin<SimWritesOptions>({
     type: "object",
     additionalProperties: false,
     properties: {
-      url: {
-        type: "string",
-        format: "uri",
-        description:
-          "The simulator's control URL: any simulated instance's base URL (`http://127.0.0.1:27182`), its `/sim`, or `/sim/writes`. Default: the runbook's first instance.",
-      },
+      url: CONTROL_URL,
       enabled: {
         type: "boolean",
         default: false,
@@ -92,11 +95,7 @@ export default definePlugin<SimWritesOptions>({
         type: "object",
         additionalProperties: false,
         properties: {
-          url: {
-            type: "string",
-            format: "uri",
-            description: "The simulator's control URL, as for `sim-writes`. Default: the runbook's first instance.",
-          },
+          url: CONTROL_URL,
           timeout: { ...DURATION_SCHEMA, description: "Time limit of the request (default 10s)." },
         },
       },
