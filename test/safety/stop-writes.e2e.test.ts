@@ -7,11 +7,9 @@
  * Spec, commit: "Preconditions: application writes to the source are stopped (… writes during
  * commit may lose data)".
  */
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { lintPlugins } from "../../src/plugin/index.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { lineOf, loadedFromYaml, runbook, tempDir, writeFiles } from "../support/plugin.js";
+import { lineOf, lintCalls, runbook } from "../support/plugin.js";
 import {
   cli,
   COMMIT,
@@ -32,17 +30,10 @@ afterEach(async () => {
   sims = [];
 });
 
-async function lint(text: string) {
-  const dir = tempDir();
-  const file = join(dir, "rb.yaml");
-  writeFiles(dir, { "rb.yaml": text });
-  return (await lintPlugins(loadedFromYaml(file, text, {}))).map((d) => ({ ...d, at: `${d.rule}@${d.line}` }));
-}
-
 describe("lint: a write hook is held to the direction it is used in", () => {
   it("sim-writes turning writes on under stopWrites is an error at its options (it linted clean)", async () => {
     const text = runbook("  - stopWrites: { use: sim-writes, with: { enabled: true } }\n");
-    const d = await lint(text);
+    const d = await lintCalls(text);
     expect(d.map((x) => x.at)).toEqual([`plugin-options@${lineOf(text, "enabled: true")}`]);
     expect(d[0]!.severity).toBe("error");
     expect(d[0]!.message).toMatch(/turns application writes on, under `stopWrites`/);
@@ -52,7 +43,7 @@ describe("lint: a write hook is held to the direction it is used in", () => {
     const text = runbook(
       "  - stopWrites:\n      use: sim-writes\n      undo: { use: sim-writes, with: { enabled: false } }\n",
     );
-    const d = await lint(text);
+    const d = await lintCalls(text);
     expect(d.map((x) => x.at)).toEqual([`plugin-options@${lineOf(text, "enabled: false")}`]);
     expect(d[0]!.message).toMatch(/turns application writes off, as the undo of `stopWrites`/);
   });
@@ -61,12 +52,12 @@ describe("lint: a write hook is held to the direction it is used in", () => {
     const text = runbook(
       "  - stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } }\n  - hook: { use: sim-writes, with: { enabled: true } }\n",
     );
-    expect(await lint(text)).toEqual([]);
+    expect(await lintCalls(text)).toEqual([]);
   });
 
   it("options that come from ${…} are judged at run time, not guessed at lint", async () => {
     const text = runbook('  - stopWrites: { use: sim-writes, with: { enabled: "${env.ON}" } }\n');
-    expect((await lint(text)).filter((d) => /turns application writes/.test(d.message))).toEqual([]);
+    expect((await lintCalls(text)).filter((d) => /turns application writes/.test(d.message))).toEqual([]);
   });
 });
 

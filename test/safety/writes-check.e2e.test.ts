@@ -8,9 +8,8 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { lintPlugins } from "../../src/plugin/index.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { lineOf, loadedFromYaml, runbook, tempDir, writeFiles } from "../support/plugin.js";
+import { lineOf, lintCalls, runbook } from "../support/plugin.js";
 import {
   cli,
   COMMIT,
@@ -43,31 +42,24 @@ const stop = (check: string | undefined): string =>
   `  - id: stop-writes\n    stopWrites:\n      use: sim-writes\n      undo: { use: sim-writes, with: { enabled: true } }\n${check ? `      check: ${check}\n` : ""}`;
 const CHECKED = stop("{ use: sim-writes-stopped }");
 
-async function lint(text: string) {
-  const dir = tempDir();
-  const file = join(dir, "rb.yaml");
-  writeFiles(dir, { "rb.yaml": text });
-  return (await lintPlugins(loadedFromYaml(file, text, {}))).map((d) => ({ ...d, at: `${d.rule}@${d.line}` }));
-}
-
 describe("lint: a check only reads", () => {
   it("the switch's reader as the check: no findings", async () => {
-    expect(await lint(runbook(CHECKED))).toEqual([]);
+    expect(await lintCalls(runbook(CHECKED))).toEqual([]);
   });
 
   it("a check that turns writes off (sim-writes) is an error at it: it would run again before every commit", async () => {
     const text = runbook(stop("{ use: sim-writes }"));
-    const d = await lint(text);
+    const d = await lintCalls(text);
     expect(d.map((x) => x.at)).toEqual([`plugin-options@${lineOf(text, "check: { use: sim-writes }")}`]);
     expect(d[0]!.severity).toBe("error");
     expect(d[0]!.message).toMatch(/a `check` must only read the write switch/);
   });
 
   it("a check whose hook does not exist, or whose options are wrong, is found like any hook call", async () => {
-    const unknown = await lint(runbook(stop("{ use: sim-writes-stoped }")));
+    const unknown = await lintCalls(runbook(stop("{ use: sim-writes-stoped }")));
     expect(unknown.map((x) => x.rule)).toEqual(["plugin-unknown"]);
     expect(unknown[0]!.message).toMatch(/unknown hook `sim-writes-stoped`/);
-    const bad = await lint(runbook(stop("{ use: sim-writes-stopped, with: { rate: 3 } }")));
+    const bad = await lintCalls(runbook(stop("{ use: sim-writes-stopped, with: { rate: 3 } }")));
     expect(bad.map((x) => x.rule)).toEqual(["plugin-options"]);
   });
 });

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from "yaml";
 import type { RunEvent } from "../../src/events.js";
 import type { PluginLintInput, PluginRunContext } from "../../src/plugin/index.js";
-import { createRedactor } from "../../src/plugin/index.js";
+import { createRedactor, lintPlugins } from "../../src/plugin/index.js";
 
 /** A minimal runbook for plugin tests: `body` is YAML under `steps:`, `head` top-level lines before it (e.g. `plugins:`). */
 export function runbook(body: string, head = ""): string {
@@ -117,3 +117,11 @@ export function ev<E extends RunEvent>(e: Omit<E, "seq" | "at">): E {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The plugin-call findings of a runbook text (written to a temp folder), each tagged `rule@line`. */
+export async function lintCalls(text: string) {
+  const dir = tempDir();
+  const file = join(dir, "rb.yaml");
+  writeFiles(dir, { "rb.yaml": text });
+  return (await lintPlugins(loadedFromYaml(file, text, {}))).map((d) => ({ ...d, at: `${d.rule}@${d.line}` }));
+}
