@@ -6,6 +6,7 @@
  * witness restored together from a snapshot), only the check can tell, and commit is refused.
  */
 import { execFile } from "node:child_process";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
@@ -187,6 +188,25 @@ describe("the example runbooks' switch script reads the switch (runbooks/hooks/a
     expect(r.all).toMatch(
       /and seen stopped: the simulated application writes nothing; the check of step \d+ \(shell\) passed/,
     );
+    expect(r.all).toMatch(
+      /interlock writes-stopped: application writes are seen stopped now: .*the check of step \d+ \(shell\) passed/,
+    );
+  }, 60_000);
+});
+
+describe("the README's runbook, as an operator copies it", () => {
+  it("rehearsed with its own hooks (--keep-hooks): the switch script gets its URL, and the check passes after the stop and before commit", async () => {
+    const readme = readFileSync(join(process.cwd(), "README.md"), "utf8");
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(yaml).toContain("check: { use: shell");
+    const dir = runDir();
+    mkdirSync(join(dir, "hooks"));
+    copyFileSync(join(process.cwd(), "runbooks/hooks/app-writes.mjs"), join(dir, "hooks", "app-writes.mjs"));
+    writeRunbook(dir, yaml!);
+    const r = await cli(["rehearse", "rb.yaml", "--keep-hooks", "--time-scale", "200", "--renderer", "simple"], {
+      cwd: dir,
+    });
+    expect(r.code, r.all).toBe(0);
     expect(r.all).toMatch(
       /interlock writes-stopped: application writes are seen stopped now: .*the check of step \d+ \(shell\) passed/,
     );
