@@ -16,7 +16,15 @@ export type {
 export { identityProblems, clusterName } from "./identity.js";
 export type { IdentityExpectation, IdentityProblem } from "./identity.js";
 export { evaluate, readCondition, progressSignature, readPath, errorSummary } from "./conditions.js";
-export type { Condition, ConditionBody, ConditionModel, Evaluation, FailingCondition } from "./conditions.js";
+export type {
+  Condition,
+  ConditionBody,
+  ConditionModel,
+  Evaluation,
+  FailingCondition,
+  VerifierNeed,
+  VerifierStanding,
+} from "./conditions.js";
 export {
   createPollRecorder,
   histogramPercentile,

@@ -127,6 +127,15 @@ export const rules: RuleInfo[] = [
     hint: "Wait for the result with a `verify` step (it sends writesOff, then waits), after the commit.",
   },
   {
+    id: "verifier-condition-not-earned",
+    severity: "error",
+    description:
+      "A `waitFor` or `assert` on the verifier (`phase`, `failedTasks`, `metadataMismatchTasks`, `verifier.` paths) where no answer can be this cutover's: a result before any `verify`, a running check before any check of the runbook's. The run refuses it.",
+    spec: '`idle` means "not running": not started, finished, or a new process. The documentation\'s success test holds only for a verification this client started and told `writesOff`: `idle` is also the answer of a verifier that never ran a check, and of a restarted one. A condition on `phase: idle` alone proves nothing.',
+    source: "service-facts.md",
+    hint: "Let a `verify` step (after the commit) wait for the result; put conditions on the verifier's result after it, and conditions on its running check after `startVerification`.",
+  },
+  {
     id: "verify-without-writes-off",
     severity: "warning",
     description:
@@ -134,6 +143,17 @@ export const rules: RuleInfo[] = [
     spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**.",
     source: "service-facts.md",
     hint: "Add a `verify` step after the commit and its `waitFor: { state: COMMITTED }`.",
+  },
+  {
+    id: "commit-without-verify",
+    severity: "warning",
+    description:
+      'A runbook that commits and has no `verify` step: nothing verifies the destination before the application moves to it, and its run, rehearsal and report say "not verified".',
+    spec: "Before you switch your application workload to the destination cluster, you should always verify a successful sync.",
+    source: "service-facts.md",
+    docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+    ref: "mongodb/docs content/mongosync/current/source/reference/cutover-process.txt (the note above its steps); service-facts.md, The recommended cutover, 5",
+    hint: "Add `verify: { timeout: 4h }` after the commit and its `waitFor: { state: COMMITTED }` (with the runbook's `verifier:` URL), and before the step that moves the application; start the check early with `startVerification` during change event application.",
   },
   {
     id: "hook-during-verify",
@@ -296,6 +316,28 @@ export function check(ctx: LintContext): void {
     flow = next;
   });
   reportPending(flow, " before the runbook ends");
+  checkVerified(
+    ctx,
+    bound.map((b) => b.kind),
+    modes,
+  );
+}
+
+/**
+ * `commit-without-verify`: the cutover page, "Before you switch your application workload to the
+ * destination cluster, you should always verify a successful sync" (mongodb/docs,
+ * content/mongosync/current/source/reference/cutover-process.txt). Reported once, at the first
+ * commit; a runbook that only starts the sync commits nothing and is not asked to verify.
+ */
+function checkVerified(ctx: LintContext, kinds: readonly string[], modes: readonly RunMode[]): void {
+  const commit = kinds.findIndex((k, i) => k === "commit" && modes[i] !== "never");
+  if (commit < 0 || kinds.some((k, i) => k === "verify" && modes[i] !== "never")) return;
+  ctx.report(
+    "commit-without-verify",
+    ["steps", commit, "commit"],
+    'This runbook commits, and no `verify` step verifies the destination: the cutover page says "Before you switch your application workload to the destination cluster, you should always verify a successful sync." Its run, rehearsal and report will say "not verified".',
+    { key: true },
+  );
 }
 
 function runMode(ctx: LintContext, step: Step, i: number): RunMode {

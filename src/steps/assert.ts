@@ -6,29 +6,37 @@ import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { readFleet } from "./kit/fleet-ops.js";
 import { plural } from "../text.js";
 import { describeFailing } from "./kit/wait.js";
-import { conditionSequence } from "./wait-for.js";
+import { conditionSequence, refuseUnearnable } from "./wait-for.js";
+import { observeVerifier, verifierEarned } from "./kit/earned.js";
 
 export const assert: StepKindDef<AssertBody> = {
   body: keyed("assert"),
   title: (b) => `Assert ${readCondition(b).text}`,
   plan: (_b, to) => toEach(to, "GET", "/api/v1/progress", { note: "read once" }),
-  sequence: (b, at) =>
-    conditionSequence(b, at, (reason) => {
-      const after = at.count - at.index - 1;
+  sequence: (b, at) => {
+    const after = at.count - at.index - 1;
+    const fails = `The run fails at it${after > 0 ? `, so the ${plural(after, "step")} after it never run` : ""}.`;
+    const never = (reason: string): void =>
+      at.report("unreachable-after-assert", `This assert can never hold here: ${reason}. ${fails}`);
+    return conditionSequence(b, at, never, never, (reason) =>
       at.report(
-        "unreachable-after-assert",
-        `This assert can never hold here: ${reason}. The run fails at it${after > 0 ? `, so the ${plural(after, "step")} after it never run` : ""}.`,
-      );
-    }),
+        "verifier-condition-not-earned",
+        `This assert's condition on the verifier can never count here: ${reason}. ${fails}`,
+      ),
+    );
+  },
   async run(ctx, body) {
     const cond = readCondition(body);
+    refuseUnearnable(ctx, cond, "assert");
     const snap = await readFleet(ctx);
     let verifier;
+    const m = ctx.run.memory.verifier;
     if (cond.verifier.length > 0 && ctx.run.verifier) {
       verifier = await ctx.run.verifier.progress({ signal: ctx.signal });
       ctx.run.emit("verifier.sampled", { progress: verifier });
+      observeVerifier(m, verifier);
     }
-    const ev = evaluate(cond, snap, verifier);
+    const ev = evaluate(cond, snap, verifier, verifier && verifierEarned(m, verifier));
     ctx.run.emit("wait.status", {
       index: ctx.index,
       id: ctx.id,

@@ -1,10 +1,33 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
-import { evaluate, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
+import { evaluate, readCondition, type Condition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { CEA, closure, narrow, type SequenceOutcome, type SequenceStep } from "./kit/sequence.js";
 import { waitUntil } from "./kit/wait.js";
+import { memoryWhyNot, verifierEarned } from "./kit/earned.js";
+import { StepFailure, type StepContext } from "./kit/context.js";
+
+/**
+ * A condition on the verifier that nothing the run did can make this cutover's (no check of its
+ * own, no writesOff for a result, a check whose first answers were never judged): refused at once
+ * with why, rather than waited on until the step's time limit (earned.ts `memoryWhyNot`).
+ */
+export function refuseUnearnable(ctx: StepContext, cond: Condition, kind: "waitFor" | "assert"): void {
+  const need = cond.model.verifierNeeds;
+  const why = need === undefined ? undefined : memoryWhyNot(ctx.run.memory.verifier, need);
+  if (why === undefined) return;
+  throw new StepFailure(
+    `this ${kind}'s condition on the verifier (${cond.text}) counts only for ${need === "result" ? "this cutover's verification result" : "this cutover's check"}, and there is none: ${why}`,
+    {
+      reason: kind === "assert" ? "assert" : "failed",
+      hint:
+        need === "result"
+          ? "`idle` is also the answer of a verifier that never ran a check, or finished someone else's verification. Wait for the result with a `verify` step after the commit (it sends the check if none ran, then writesOff, then waits); conditions on the verifier's result belong after it."
+          : "Start the check first (`startVerification` during change event application, or `verify`).",
+    },
+  );
+}
 
 /**
  * What a condition (waitFor, assert) does to lint's model: the states narrow to those where it
@@ -16,6 +39,7 @@ export function conditionSequence(
   at: SequenceStep,
   never: (reason: string) => void,
   verifierNeverIdle: (reason: string) => void = never,
+  verifierNotEarned: (reason: string) => void = never,
 ): SequenceOutcome {
   const f = at.flow;
   const c = readCondition(body).model;
@@ -30,6 +54,17 @@ export function conditionSequence(
     verifierNeverIdle(
       `the verifier's check started by ${at.line(f.checkMay)} is never idle until it is told writes are off, and no writesOff (a \`verify\` step) comes before this`,
     );
+    return { ok: f };
+  }
+  // a verifier condition counts only for this cutover's check or result (src/steps/kit/earned.ts)
+  const unearned =
+    c.verifierNeeds === "result" && !f.writesOffMay
+      ? "it reads the verifier's result, which counts only once a `verify` step of this runbook has told this cutover's check that writes are off, and none comes before it (`idle` is also the answer of a verifier that never ran a check, or finished someone else's verification)"
+      : c.verifierNeeds === "check" && f.checkMay === undefined
+        ? "it reads the verifier's running check, which counts only when a check of this runbook's (`startVerification` or `verify`) comes before it, and none does"
+        : undefined;
+  if (unearned !== undefined) {
+    if (at.step.continueOnError !== true) verifierNotEarned(unearned);
     return { ok: f };
   }
   const embedded = embeddedNever(c, at) ?? stateNever(c, at);
@@ -112,15 +147,22 @@ export const waitFor: StepKindDef<WaitForBody> = {
           "verifier-wait-without-writes-off",
           `This waitFor waits for the verifier's result, which never comes here: ${reason}. It would wait until its timeout and fail.`,
         ),
+      (reason) =>
+        at.report(
+          "verifier-condition-not-earned",
+          `This waitFor's condition on the verifier can never count here: ${reason}. The run refuses it at once.`,
+        ),
     ),
   async run(ctx, body) {
     const cond = readCondition(body);
+    refuseUnearnable(ctx, cond, "waitFor");
+    const m = ctx.run.memory.verifier;
     await waitUntil(ctx, {
       pollMs: ctx.pollMs,
       slowAfterMs: ctx.slowAfterMs,
       verifier: cond.verifier.length > 0,
       describe: cond.text,
-      evaluate: (snap, v) => evaluate(cond, snap, v),
+      evaluate: (snap, v) => evaluate(cond, snap, v, v && verifierEarned(m, v)),
     });
   },
 };
