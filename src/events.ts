@@ -49,6 +49,13 @@ export interface RunEventMap {
     outcome: Outcome;
     exitCode: number;
     committed: boolean;
+    /**
+     * A `verify` step passed on this cutover's verification result (in this run or a run it
+     * resumes); `unverified` says why not (src/steps/kit/earned.ts `verification`). Absent in
+     * journals of an older syncbook.
+     */
+    verified?: boolean;
+    unverified?: string;
     message?: string;
     durationMs: number;
     /** A command that reached part of the fleet and was refused by the rest (`commit reached 2 of 3 instances …`). */

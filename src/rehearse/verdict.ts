@@ -25,6 +25,18 @@ export interface Verdict {
   simSeconds: number;
   /** True when nothing unsafe happened: no writes lost, no fleet error, no verifier failure or difference. */
   safe: boolean;
+  /**
+   * A `verify` step of the run passed on this cutover's verification result (the run's word,
+   * src/steps/kit/earned.ts, not the simulator's); `unverified`: why not. Nothing unsafe seen and
+   * not verified is "NOT VERIFIED", never "SAFE".
+   */
+  verified: boolean;
+  unverified?: string;
+}
+
+/** The headline word of a verdict whose run finished: UNSAFE, NOT VERIFIED, or SAFE. */
+export function verdictWord(v: Pick<Verdict, "safe" | "verified">): "UNSAFE" | "NOT VERIFIED" | "SAFE" {
+  return !v.safe ? "UNSAFE" : v.verified ? "SAFE" : "NOT VERIFIED";
 }
 
 /** The verifier's result in one line (the rehearsal verdict, the CI job summary). */

@@ -162,7 +162,7 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
         // notify lines and stand-ins: in the runbook's report, not interleaved on the terminal
         print: () => undefined,
       });
-      const verdict = await reh.verdict();
+      const verdict = await reh.verdict(result);
       if (report) await report.finish();
       const status: WaveStatus =
         result.outcome === "interrupted"
@@ -174,7 +174,9 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
               : "UNSAFE";
       const message =
         status === "SAFE"
-          ? undefined
+          ? verdict.verified
+            ? undefined
+            : `not verified: ${verdict.unverified ?? "no verification was earned"}`
           : status === "UNSAFE"
             ? unsafeWhy(verdict)
             : (result.message ?? `step ${result.failedStep ?? "?"} failed`);
@@ -184,6 +186,7 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
           status,
           exitCode: status === "UNSAFE" ? 1 : result.exitCode,
           committed: result.committed,
+          verified: result.verified,
           ...(message ? { message: reh.loaded.redact(message) } : {}),
         },
         verdict,

@@ -195,3 +195,28 @@ export function verifierEarned(m: VerifierMemory, p: VerifierProgress): Verifier
         : notEarned(p, m.writesOffGeneration));
   return result === undefined ? {} : { result };
 }
+
+/**
+ * Whether this cutover is verified, and why not, for every reader of a run's end (its last line,
+ * the rehearsal verdict, the report, the job summary, the wave report): verified only when a
+ * `verify` step passed on this cutover's result (`verifier.verified`, kept by the run's memory and
+ * the journal); a cutover without it is "not verified", never "safe" (the cutover page: "Before
+ * you switch your application workload to the destination cluster, you should always verify a
+ * successful sync", mongodb/docs content/mongosync/current/source/reference/cutover-process.txt).
+ */
+export function verification(
+  verified: boolean,
+  kinds: readonly string[],
+): { verified: true } | { verified: false; why: string } {
+  if (verified) return { verified: true };
+  return {
+    verified: false,
+    why: kinds.includes("verify")
+      ? "no `verify` step passed on this cutover's verification result"
+      : "the runbook has no `verify` step",
+  };
+}
+
+/** "verified" / "not verified (why)": the words every output uses. */
+export const verificationText = (v: { verified: boolean; why?: string | undefined }): string =>
+  v.verified ? "verified" : `not verified${v.why ? ` (${v.why})` : ""}`;

@@ -67,6 +67,8 @@ export const DEFAULT_VERIFIER_GIVE_UP_MS = 60_000;
 /** Reads (and wall time) of "no check" after an accepted check before it counts as lost, not just not begun yet. */
 const LOST_READS = 3;
 const LOST_MS = 1000;
+/** How often a check to be judged by its first answer is read until it shows (wall ms). */
+const UNPROVEN_POLL_MS = 100;
 
 /** An empty HTTP 500 to a progress read: the old releases' crash before any check. */
 export const emptyProgress500 = (err: unknown): boolean =>
@@ -238,6 +240,7 @@ async function watch<R>(
   what: string,
   failing: () => FailingCondition[],
   onSample?: (p: VerifierProgress, signal: AbortSignal) => Promise<void>,
+  every: number | (() => number) = ctx.pollMs,
 ): Promise<R> {
   try {
     const r = await poll({
@@ -247,7 +250,7 @@ async function watch<R>(
         return p;
       },
       judge: (p) => (p === undefined ? undefined : judge(p)),
-      every: ctx.pollMs,
+      every,
       signal: ctx.signal,
     });
     return pollResult(r).done;
@@ -438,6 +441,11 @@ async function checkShows(
     },
     "the verifier to show this run's check",
     () => [{ instance: "verifier", condition: "a check running", value: last ? describeVerifier(last) : undefined }],
+    undefined,
+    // a check to be judged by its first answer: read at once (poll's first read), and again soon
+    // while the check has not taken the verifier's lock yet, so that the answer comes as its setup
+    // releases it, before the workers ran a task (earned.ts `freshStart`)
+    () => (m.unproven === undefined ? ctx.pollMs : Math.min(ctx.pollMs, UNPROVEN_POLL_MS)),
   );
 }
 
