@@ -50,7 +50,8 @@ export function pagerDutyAction(
   triggerFrom: NotificationSeverity = "error",
 ): PagerDutyAction {
   if (n.type === "commit.sent") return "change";
-  if (n.type === "run.finished" && n.outcome === "ok") return "resolve";
+  // a cutover that finished, or that the operator called off with every undo done, is over: its alert too
+  if (n.type === "run.finished" && (n.outcome === "ok" || (n.aborted === true && n.exitCode === 0))) return "resolve";
   if (n.type === "wait.slow") return RANK.warning >= RANK[triggerFrom] ? "trigger" : "none";
   return RANK[severity] >= RANK[triggerFrom] && RANK[severity] >= RANK.warning ? "trigger" : "none";
 }

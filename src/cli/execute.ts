@@ -33,6 +33,8 @@ export interface ExecuteFlags {
   only?: string;
   /** `--abort`, or `--abort <journal>`: run the journal's open undos and nothing else. */
   abort?: boolean | string;
+  /** Start a new cutover although the runbook's last one did not finish (src/journal/cutover.ts). */
+  newCutover?: boolean;
 }
 
 /** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */
