@@ -45,6 +45,11 @@ export interface RunEventMap {
     steps: { index: number; id: string; kind: string; title: string }[];
     /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */
     deliveries?: boolean;
+    /**
+     * This run's spans have ids derived from the cutover and its events (src/trace/ids.ts), and it
+     * journals those its collector acknowledged (`trace.exported`): a resume exports the rest.
+     */
+    traced?: boolean;
   };
   "run.finished": {
     outcome: Outcome;
@@ -248,6 +253,13 @@ export interface RunEventMap {
     durationMs: number;
   };
   log: { level: "debug" | "info" | "warn" | "error"; message: string; index?: number };
+  /**
+   * The trace's collector acknowledged these spans (their ids: src/trace/ids.ts derives them from
+   * the cutover and the events, the same live and from the journal): a `--resume` exports, from
+   * the journal, the earlier runs' spans that have no such line (a runner killed before its
+   * spans left), and only those. Not fsynced: a lost line only sends a span twice.
+   */
+  "trace.exported": { spans: string[] };
   /**
    * A notification is about to go to the `notify:` entry at `entry` (written before its first
    * attempt): a journal holding it without its `notification.settled` had the delivery in doubt

@@ -11,7 +11,7 @@ import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
-import type { CriticalListener, RunEvent, RunListener } from "../events.js";
+import type { CriticalListener, Emit, RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
@@ -169,8 +169,9 @@ async function runMain(
     // unfinished cutover (--from) or starts a new one, never silently (src/journal/cutover.ts)
     const continues = resume ? undefined : await newOrContinued(loaded.file, dir, flags);
     // a --from run continues this cutover: what its journal established counts for the interlocks
+    // (not for a new cutover: it knows nothing of the one it leaves)
     const earlier =
-      !resume && flags.from && continues
+      !resume && flags.from && !flags.newCutover
         ? await (await import("../run/earlier.js")).fromJournal(loaded, dir, stderr)
         : undefined;
     const { readJournal } = await import("../report/journal.js");
@@ -240,7 +241,9 @@ export async function execute(
     ...(how.json ? { jsonWrite: how.json } : {}),
   });
   const report = await reportOutput(flags.report, stderr, how.history);
-  const tracing = await traceOutput(process.env, loaded.redact);
+  // a resume (or a run continuing the cutover) exports the earlier runs' spans its collector never got
+  const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
+  const tracing = await traceOutput(process.env, loaded.redact, earlier.length ? { earlier } : {});
   const controller = new AbortController();
   const forced = new AbortController();
   // after the run, the wait for its notifications: bounded, and a Ctrl-C ends it at once
@@ -279,7 +282,7 @@ export async function execute(
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
       print: how.json ? stderr : stdout,
-      ...(tracing ? { traceparent: () => tracing.traceparent() } : {}),
+      ...(tracing ? { traceparent: () => tracing.traceparent(), onRecord: (r: Emit) => tracing.record(r) } : {}),
       drainSignal: drainStop.signal,
       onDrain: (pending) => {
         draining = true;

@@ -10,7 +10,8 @@ import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /**
  * Every run event type a notifier can be told of (kept in step with `RunEventMap` by the type
- * below): all but the journal's lines of deliveries themselves (src/plugin/deliveries.ts).
+ * below): all but the journal's lines of deliveries themselves (src/plugin/deliveries.ts) and of
+ * the trace's export (src/trace/index.ts).
  */
 const EVENT_TYPES = {
   "run.started": true,
@@ -38,7 +39,10 @@ const EVENT_TYPES = {
   "hook.finished": true,
   "hook.process": true,
   log: true,
-} as const satisfies Record<Exclude<RunEventType, "notification.sent" | "notification.settled">, true>;
+} as const satisfies Record<
+  Exclude<RunEventType, "notification.sent" | "notification.settled" | "trace.exported">,
+  true
+>;
 
 /** Aliases: a name in `on:` that selects some events of a type. */
 export const EVENT_ALIASES = {
@@ -156,6 +160,8 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: ${n.message}`;
     case "notification.sent":
       return `${runbook}: notification of ${n.about} sent through ${n.use}`;
+    case "trace.exported":
+      return `${runbook}: ${n.spans.length} span(s) of the trace exported`;
     case "notification.settled":
       return `${runbook}: notification of ${n.about} through ${n.use} ${n.delivered ? "delivered" : `not delivered${n.error ? `: ${n.error}` : ""}`}`;
   }

@@ -105,6 +105,8 @@ export interface RunOptions {
   verifier?: VerifierClient;
   /** Where notify steps and console notifiers print. */
   print?: (line: string) => void;
+  /** Given the run's recorder once its stream exists: the trace export journals what its collector acknowledged. */
+  onRecord?: (record: Emit) => void;
   /** The `traceparent` hooks get (the trace listener's current span), when the run exports a trace. */
   traceparent?: () => string | undefined;
   env?: Readonly<Record<string, string | undefined>>;
@@ -228,6 +230,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
       }
     }
   };
+  opts.onRecord?.(say);
   const tracker = createFleetTracker();
   emitter.add(tracker.listener);
   // one request id sequence for the whole run: the journal and the report pair requests and answers by id

@@ -85,6 +85,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     mode,
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
     deliveries: true,
+    traced: true,
   });
   for (const f of run.force)
     say("decision", {
