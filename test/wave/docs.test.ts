@@ -150,7 +150,7 @@ describe("the Argo Workflow in docs/waves.md", () => {
       valueFrom: { secretKeyRef: { name: "shop-migration", key: "source-uri" } },
     });
     // without a claim there is no place a journal outlives its pod: refused
-    expect(() => argoWorkflow({ ...plan, volumeClaim: undefined } as never)).toThrow(
+    expect(() => argoWorkflow({ ...plan, volumeClaim: undefined })).toThrow(
       /names no volume for its journals/,
     );
   });

@@ -119,7 +119,7 @@ describe("a journal that outlives its worker (Argo Workflows, the plan's own pat
     );
     const planned = await cli(["wave", "plan", "wave.yaml", "--format", "argo"], { cwd: work });
     expect(planned.code, planned.all).toBe(0);
-    const wf = parse(planned.stdout) as Json;
+    const wf = parse(planned.stdout);
     const secrets = { cutover: { "hook-token": TOKEN } };
 
     const a = worker(wf, { work, volume, bin, state: join(root, "state-a") }, secrets);
