@@ -150,9 +150,7 @@ describe("the Argo Workflow in docs/waves.md", () => {
       valueFrom: { secretKeyRef: { name: "shop-migration", key: "source-uri" } },
     });
     // without a claim there is no place a journal outlives its pod: refused
-    expect(() => argoWorkflow({ ...plan, volumeClaim: undefined })).toThrow(
-      /names no volume for its journals/,
-    );
+    expect(() => argoWorkflow({ ...plan, volumeClaim: undefined })).toThrow(/names no volume for its journals/);
   });
   it("the schema check is not a rubber stamp: a wrong type fails it", async () => {
     const wf = argoWorkflow((await lintWave("waves/example.yaml")).plan!) as { spec: Record<string, unknown> };
