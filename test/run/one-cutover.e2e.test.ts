@@ -103,10 +103,13 @@ describe("one cutover across runs: one identity", () => {
         steps: START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED,
       }),
     );
+    const summary = join(dir, "summary.md");
     const env = {
       PD_KEY: "pd-routing-key-123456",
       OTEL_EXPORTER_OTLP_ENDPOINT: tr.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      // the GitHub job summary says it too
+      GITHUB_STEP_SUMMARY: summary,
     };
     const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir, env });
 
@@ -117,6 +120,7 @@ describe("one cutover across runs: one identity", () => {
     expect(trigger, JSON.stringify(pd.bodies())).toBeDefined();
     // a split leaves writes stopped: the page says so in words
     expect(notes(dir).at(-1)!.text).toContain("writes are STILL STOPPED");
+    expect(readFileSync(summary, "utf8")).toContain("application writes are STILL STOPPED");
     s.control.clearFaults();
 
     // a plain run would start a second cutover of a split fleet: refused, with the ways on
@@ -155,6 +159,7 @@ describe("one cutover across runs: one identity", () => {
       /run finished \(committed\) after \S+; the cutover: \S+ over 2 runs; writes stopped \S+/,
     );
     expect(final.text).not.toContain("STILL STOPPED");
+    expect(readFileSync(summary, "utf8")).toMatch(/\| cutover \| \S+ over 2 runs; writes stopped \S+ \|/);
   }, 120_000);
 
   it("--abort keeps the id and resolves the incident; after it a plain run starts a new cutover; --new-cutover is refused with --resume", async () => {
