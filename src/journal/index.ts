@@ -22,7 +22,6 @@ export {
 export {
   acquireFleetLock,
   fleetLockDir,
-  canonicalInstanceUrl,
   instanceLockName,
   type FleetLock,
 } from "./fleet-lock.js";
