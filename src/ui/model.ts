@@ -8,8 +8,8 @@ import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
 import { opensWriteStop } from "../steps/index.js";
-import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
-import type { CopyOptions, CopyState, CopyView } from "./eta.js";
+import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
+import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
 import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
 export type StepInfo = RunEventMap["run.started"]["steps"][number];
