@@ -17,7 +17,7 @@ import { createChainChecker } from "./chain.js";
 import { ioError } from "./io-errors.js";
 import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
 import { verifierJournal } from "./verifier.js";
-import type { VerifierMemory } from "../steps/index.js";
+import type { VerifierMemory } from "../api/verifier-memory.js";
 
 /** The commands a journal records (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
