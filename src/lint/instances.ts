@@ -2,6 +2,7 @@
 import { isLoopbackHost, sameService, serviceKey } from "../instance-identity.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { conditions, lintSteps, startRequests } from "./kinds.js";
 
 export const rules: RuleInfo[] = [
   {
@@ -110,17 +111,17 @@ function simulatorSwitch(hook: { use?: unknown; with?: unknown } | undefined): s
 function checkSimulatorSwitch(ctx: LintContext): void {
   const real = realFleetSign(ctx.runbook);
   if (!real) return;
-  ctx.runbook.steps.forEach((s, i) => {
-    if (!("stopWrites" in s) || !s.stopWrites) return;
-    const why = simulatorSwitch(s.stopWrites) ?? simulatorSwitch(s.stopWrites.undo);
-    if (!why) return;
+  for (const { bound, at } of lintSteps(ctx.runbook)) {
+    const call = bound.opensWriteStop ? bound.hookCall() : undefined;
+    const why = simulatorSwitch(call) ?? simulatorSwitch(call?.undo);
+    if (!why) continue;
     ctx.report(
       "stop-writes-simulator-switch",
-      ["steps", i, "stopWrites"],
-      `This stopWrites step uses the simulator's write switch (${why}), but the fleet is real (${real}): against it the hook stops nothing, so commit would run while the application still writes.`,
+      at,
+      `This ${bound.kind} step uses the simulator's write switch (${why}), but the fleet is real (${real}): against it the hook stops nothing, so commit would run while the application still writes.`,
       { key: true },
     );
-  });
+  }
 }
 
 function parse(url: string): URL | undefined {
@@ -211,8 +212,7 @@ export function check(ctx: LintContext): void {
   }
 
   // a sharded source: one instance through mongos, or one per source shard; neither is a mistake
-  const firstStart = rb.steps.find((s) => "start" in s && s.start);
-  const source = firstStart && "start" in firstStart ? firstStart.start?.source : undefined;
+  const source = startRequests(rb)[0]?.request.source;
   const cluster = source !== undefined ? rb.clusters?.[source] : undefined;
   const n = rb.instances.length;
   if (cluster?.topology === "sharded" && cluster.shards !== undefined && n > 1 && cluster.shards !== n) {
@@ -235,16 +235,14 @@ export function check(ctx: LintContext): void {
 
   // verify needs the verifier's address
   if (rb.verifier === undefined) {
-    rb.steps.forEach((s, i) => {
-      for (const kind of ["startVerification", "verify"] as const)
-        if (kind in s)
-          ctx.report(
-            "verify-without-verifier",
-            ["steps", i, kind],
-            `This ${kind} step talks to the migration verifier, and the runbook sets no \`verifier\` URL.`,
-            { key: true },
-          );
-    });
+    for (const { bound, at } of lintSteps(rb))
+      if (bound.usesVerifier)
+        ctx.report(
+          "verify-without-verifier",
+          at,
+          `This ${bound.kind} step talks to the migration verifier, and the runbook sets no \`verifier\` URL.`,
+          { key: true },
+        );
   }
 }
 
@@ -256,15 +254,13 @@ export function check(ctx: LintContext): void {
 function checkCanWrite(ctx: LintContext): void {
   const n = ctx.runbook.instances.length;
   if (n < 2) return;
-  ctx.runbook.steps.forEach((step, i) => {
-    const kind = "waitFor" in step && step.waitFor ? "waitFor" : "assert" in step && step.assert ? "assert" : undefined;
-    const body = kind === "waitFor" ? step.waitFor : kind === "assert" ? step.assert : undefined;
-    if (!kind || !body || body.canWrite !== true) return;
-    if (body.on !== "any" && body.on !== "coordinator") return;
+  for (const { condition: body, at } of conditions(ctx.runbook)) {
+    if (body.canWrite !== true) continue;
+    if (body.on !== "any" && body.on !== "coordinator") continue;
     ctx.report(
       "can-write-one-instance",
-      ["steps", i, kind, "on"],
+      [...at, "on"],
       `\`canWrite\` is read on ${body.on === "any" ? "any one instance" : "the coordinator"} here, but each of the ${n} instances reports its own, and no published source says one speaks for the fleet: another instance may still report canWrite false, and the destination may not take writes yet.`,
     );
-  });
+  }
 }

@@ -31,6 +31,7 @@ import {
   type ReportStep,
   type VerifierSample,
 } from "./contract.js";
+import { traitsOf } from "../steps/index.js";
 
 export { formatDuration };
 
@@ -144,7 +145,7 @@ export class ReportBuilder {
   readonly #runs: RunState[] = [];
   readonly #markers: ReportMarker[] = [];
   readonly #pollFailures: ReportPollFailure[] = [];
-  readonly #window = new WindowTracker();
+  readonly #window = new WindowTracker(traitsOf);
   readonly #version = new ServiceVersionReader();
   readonly #states = new Map<number, string>();
   readonly #deliveries: RunEvent[] = [];

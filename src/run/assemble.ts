@@ -25,6 +25,7 @@ import { instancesOf, type Runbook } from "../runbook/types.js";
 import {
   newIdentityMemory,
   observeIdentity,
+  traitsOf,
   UNDO_TIMEOUT_MS,
   type Defaults,
   type Prompter,
@@ -175,7 +176,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
   // the write-stop window, folded from the events (the earlier runs' first): when a read first
   // shows canWrite on every instance, the next thing in the stream is `window.closed`
-  const writeStop = new WindowTracker();
+  const writeStop = new WindowTracker(traitsOf);
   for (const e of opts.history ?? []) writeStop.apply(e);
   if (!writeStop.open && opts.resume?.memory.writesStopped && !opts.history?.length) writeStop.assumeOpen();
   writeStop.takeClosed();

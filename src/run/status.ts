@@ -20,7 +20,7 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
-import { opensWriteStop } from "../steps/index.js";
+import { opensWriteStop, traitsOf } from "../steps/index.js";
 
 /** 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`. */
 export const STATUS_FORMAT = 2;
@@ -254,7 +254,7 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     }
   }
   // --resume's own answer, so that status says what --resume would (src/journal/runbook-journal.ts)
-  const found = await runbookJournal(folder);
+  const found = await runbookJournal(folder, traitsOf);
   if (found.none) return out; // no folder, or no journal: no run yet
   if (found.file) out.resumeWith = found.file;
   out.passedOver = found.skipped;
