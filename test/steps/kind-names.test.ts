@@ -14,7 +14,8 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { STEP_KINDS } from "../../src/runbook/types.js";
-import { traitsOf } from "../../src/steps/index.js";
+import type { Step } from "../../src/runbook/types.js";
+import { bindStep, traitsOf } from "../../src/steps/index.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const KINDS: ReadonlySet<string> = new Set(STEP_KINDS);
@@ -135,6 +136,24 @@ describe("nothing outside src/steps names a built-in step kind", () => {
       resume: [false, "resume", undefined, "kept", false],
       reverse: [false, "reverse", undefined, "kept", false],
     });
+    // the traits read from a body: the start request, the condition, the hook call and its check
+    const start = { source: "cluster0", destination: "cluster1" };
+    const cond = { state: "RUNNING" };
+    const hook = { use: "shell", with: { command: ["true"] }, undo: { use: "shell" }, check: { use: "shell" } };
+    const samples: Record<string, unknown> = { start, waitFor: cond, assert: cond, stopWrites: hook, hook, commit: {} };
+    for (const [kind, body] of Object.entries(samples)) {
+      const b = bindStep({ [kind]: body } as unknown as Step);
+      expect(
+        [b.startRequest(), b.condition(), b.hookCall(), b.writesCheck(), b.undoTimeoutMs() !== undefined],
+        kind,
+      ).toEqual([
+        kind === "start" ? start : undefined,
+        kind === "waitFor" || kind === "assert" ? cond : undefined,
+        kind === "stopWrites" || kind === "hook" ? hook : undefined,
+        kind === "stopWrites" ? hook.check : undefined,
+        kind === "stopWrites" || kind === "hook",
+      ]);
+    }
     // a name that is no built-in kind (a plugin step kind's key) is a plugin step
     expect(traitsOf("drain-traffic")).toEqual(traitsOf(undefined));
     expect(traitsOf(undefined)).toMatchObject({ opensWriteStop: false, command: undefined, waitsFor: undefined });
