@@ -349,7 +349,7 @@ async function stopWritesBefore(loaded: LoadedRunbook, failedStep: string | unde
   const { planSteps } = await import("../run/plan.js");
   const steps = planSteps(loaded.runbook);
   const at = steps.findIndex((s) => s.id === failedStep);
-  const stops = steps.filter((s) => s.kind === "stopWrites");
+  const stops = steps.filter((s) => s.bound.opensWriteStop);
   return (stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0])?.id;
 }
 

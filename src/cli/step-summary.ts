@@ -20,6 +20,7 @@ import { verifierText, type Verdict } from "../rehearse/verdict.js";
 import { WindowTracker, describeWindow } from "../fleet/window.js";
 import { formatDuration } from "../ui/format.js";
 import { escapeXml, plural } from "../text.js";
+import { traitsOf } from "../steps/index.js";
 
 /** Rows of findings shown in a lint summary; the rest is counted (a summary is capped at 1 MiB). */
 const MAX_ROWS = 200;
@@ -116,7 +117,7 @@ export function createRunSummary() {
   let finished: Extract<RunEvent, { type: "run.finished" }> | undefined;
   let verifier: Extract<RunEvent, { type: "verifier.sampled" }>["progress"] | undefined;
   let hint: string | undefined;
-  const writeStop = new WindowTracker();
+  const writeStop = new WindowTracker(traitsOf);
   let polls: { count: number; failed: number } | undefined;
   const listener = (e: RunEvent): void => {
     writeStop.apply(e);

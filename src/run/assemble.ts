@@ -25,6 +25,7 @@ import { instancesOf, type Runbook } from "../runbook/types.js";
 import {
   newIdentityMemory,
   observeIdentity,
+  traitsOf,
   UNDO_TIMEOUT_MS,
   type Defaults,
   type Prompter,
@@ -192,7 +193,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
   // the write-stop window, folded from the events (the earlier runs' first): when a read first
   // shows canWrite on every instance, the next thing in the stream is `window.closed`
-  const writeStop = new WindowTracker();
+  const writeStop = new WindowTracker(traitsOf);
   const before = [...(opts.earlierRuns ?? []), ...(opts.history ?? [])];
   for (const e of before) writeStop.apply(e);
   if (!writeStop.open && opts.resume?.memory.writesStopped && !before.length) writeStop.assumeOpen();

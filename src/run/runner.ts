@@ -5,7 +5,6 @@
  * It composes the run's assembly (`assemble.ts`), one step (`run-step.ts`) and the undo (`unwind.ts`).
  */
 import { hostname, userInfo } from "node:os";
-import { isCommandOperation } from "../api/commands.js";
 import { ExitCode, errorMessage } from "../errors.js";
 import type { Prompter } from "../steps/index.js";
 import type { Place } from "../text.js";
@@ -166,7 +165,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     const completing = opts.resume?.complete?.stepIndex === s.index ? opts.resume.complete : undefined;
     const targets = completing
       ? { only: completing.only, why: completing.why, forgive: completing.forgive }
-      : only && isCommandOperation(s.kind)
+      : only && s.bound.command !== undefined
         ? { only, why: `--only ${opts.only?.join(",") ?? ""}` }
         : undefined;
     const result = await runStep(run, s, signal, targets, promptMs);

@@ -6,6 +6,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { sortDiagnostics, type Diagnostic, type RuleInfo } from "../diagnostics.js";
+import { serviceKey } from "../instance-identity.js";
 import { lintFiles } from "../lint/run.js";
 import { stripUserinfo } from "../redact.js";
 import { envNamesIn, loadRunbook, type LoadedRunbook } from "../runbook/index.js";
@@ -104,22 +105,6 @@ export interface WaveLintResult {
   sources: Map<string, string>;
   /** Set when the wave and every runbook lint without errors. */
   plan: WavePlan | undefined;
-}
-
-/** An instance URL as a fleet is told apart: scheme, host (loopback names as one), port, path; no userinfo. */
-export function normalizeInstanceUrl(url: string): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(url.trim());
-  } catch {
-    return undefined;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
-  let host = u.hostname.toLowerCase().replace(/\.$/, "");
-  // localhost, 127.x.x.x and ::1 reach this machine alike: two runbooks there share it
-  if (host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)) host = "loopback";
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  return `${u.protocol}//${host}:${port}${u.pathname.replace(/\/+$/, "")}`;
 }
 
 interface Member {
@@ -247,7 +232,8 @@ export async function lintWave(file: string): Promise<WaveLintResult> {
   const drivers = new Map<string, { member: Member; url: string }>();
   for (const m of members) {
     for (const url of instanceUrls(m.loaded)) {
-      const key = normalizeInstanceUrl(url);
+      // one service in any spelling, two loopback spellings at one port as one: the reading that refuses
+      const key = serviceKey(url);
       if (!key) continue;
       const other = drivers.get(key);
       if (!other) {

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { findCycle, stagesOf } from "../../src/wave/graph.js";
-import { lintWave, normalizeInstanceUrl, WAVE_RULES } from "../../src/wave/lint.js";
+import { serviceKey as normalizeInstanceUrl } from "../../src/instance-identity.js";
+import { lintWave, WAVE_RULES } from "../../src/wave/lint.js";
 import { parseWave } from "../../src/wave/load.js";
 
 const fixture = (name: string): string => `test/fixtures/wave/${name}.wave.yaml`;
