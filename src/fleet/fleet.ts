@@ -110,6 +110,16 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
+/**
+ * One turn of the event loop (its check phase). undici gives a keep-alive connection back to its
+ * pool one check phase after the answer it carried (the client's 'drain'); a request dispatched in
+ * the same turn as that answer finds every connection of the instance busy and opens a new one: a
+ * TCP connect per instance, measured at 10 to 25 ms for 64 instances, on the way from the read that
+ * met a condition to the commit's interlock read (bench/downtime.mjs, issue 41). After this turn
+ * the warm connections carry the next request.
+ */
+const connectionsFree = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export function createFleet(opts: FleetOptions): Fleet {
   if (opts.instances.length === 0) throw new RangeError("a fleet needs at least one instance");
   const emit: FleetEmit = opts.emit ?? (() => {});
@@ -167,6 +177,8 @@ export function createFleet(opts: FleetOptions): Fleet {
 
   const progress = async (signal?: AbortSignal): Promise<FleetSnapshot> => {
     signal?.throwIfAborted();
+    await connectionsFree();
+    signal?.throwIfAborted();
     const reads = refs.map((_, i) => readOne(i, signal));
     const at = Math.min(...reads.map((r) => r.startedAt));
     const instances = await Promise.all(reads.map((r) => r.sample));
@@ -180,6 +192,8 @@ export function createFleet(opts: FleetOptions): Fleet {
     signal?: AbortSignal,
     bopts: BroadcastOptions = {},
   ): Promise<BroadcastOutcome> => {
+    signal?.throwIfAborted();
+    await connectionsFree();
     signal?.throwIfAborted();
     const targets = bopts.only ? refs.filter((r) => bopts.only!.includes(r.index)) : refs;
     const json = body instanceof JsonBody ? body : new JsonBody(body ?? {});
