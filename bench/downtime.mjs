@@ -420,7 +420,12 @@ function phasesOf({ t, reads, commits }, events) {
     cursor = Math.max(cursor, b);
   }
   add("fsync", "commit's fsync and witness → its first request arrives", "runner", cursor, commitAt);
-  add("fanout", "commit's fan-out (first → last request arrives)", "runner", commitAt, t.commit);
+  // the fan-out's skew as the runner measured it (undici's send of the first and the last); the
+  // rest of the spread of their arrivals is the one simulator process taking them in turn
+  const skew = events.find((e) => e.type === "commit.sent")?.skewMs;
+  const spread = t.commit - commitAt;
+  add("fanout", "commit's fan-out (its first → last request sent)", "runner", 0, skew ?? spread);
+  add("serve4", "commit's requests, taken in turn", "service", 0, skew === undefined ? 0 : spread - skew);
   add("committing", "COMMITTING → canWrite (known)", "service", t.commit, t.canWrite, false);
   add("poll2", "canWrite → the read that sees it begins", "runner", t.canWrite, seeCanWrite.firstArr);
   add("serve3", "that read, served", "service", seeCanWrite.firstArr, seeCanWrite.lastFin);
