@@ -90,6 +90,11 @@ export interface Fleet {
   /** Every instance polled at once, one attempt each. Throws only the signal's reason. */
   progress(signal?: AbortSignal): Promise<FleetSnapshot>;
   /**
+   * One instance read alone (joining its read in flight), counted and sampled like the others:
+   * a hint of when to read the whole fleet, never what a step judges. Throws only the signal's reason.
+   */
+  sample?(index: number, signal?: AbortSignal): Promise<InstanceSample>;
+  /**
    * The identical command to every instance at once; never retried. Throws only if the signal
    * was aborted before anything was sent; an abort later shows in the results. Service facts,
    * "Not published": "Whether a `commit` refused on one instance of a multi-instance fleet waits
@@ -233,9 +238,17 @@ export function createFleet(opts: FleetOptions): Fleet {
     return { results, skewMs };
   };
 
+  const sample = async (index: number, signal?: AbortSignal): Promise<InstanceSample> => {
+    signal?.throwIfAborted();
+    const one = await readOne(index, signal).sample;
+    signal?.throwIfAborted();
+    return one;
+  };
+
   return {
     refs,
     progress,
+    sample,
     broadcast,
     identity: (snapshot, expect = {}) => identityProblems(snapshot, expect),
     polls,
