@@ -90,7 +90,8 @@ function buildFor(exe, version, force = false) {
   );
   const b = spawnSync("npm", ["run", "build"], {
     cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
+    // the build's output goes to stderr: stdout is the table's (--markdown, --json)
+    stdio: ["ignore", 2, 2],
     env: { ...process.env, PATH: `${dirname(exe)}${delimiter}${process.env.PATH ?? ""}` },
   });
   return b.status === 0;
