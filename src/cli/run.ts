@@ -365,10 +365,8 @@ async function newOrContinued(
   dir: string,
   flags: ExecuteFlags,
 ): Promise<{ cutover: string; journal: string } | undefined> {
-  const [{ unfinishedCutover }, { traitsOf }] = await Promise.all([
-    import("../journal/index.js"),
-    import("../steps/index.js"),
-  ]);
+  const { unfinishedCutover } = await import("../journal/index.js");
+  const { traitsOf } = await import("../steps/index.js");
   const last = await unfinishedCutover(dir, traitsOf);
   if (!last) return undefined;
   const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;
