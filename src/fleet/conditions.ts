@@ -450,6 +450,19 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
 }
 
 /**
+ * What a condition reads on one instance: its state and whether each of the condition's instance
+ * checks passes on it, whatever `on` says (another instance's answer turning is a hint for the one
+ * that counts); an instance that did not answer is `error`. A wait inside the write-stop window
+ * reads the whole fleet again when this changes on an instance read alone (src/steps/kit/wait.ts):
+ * only a hint of when to read, never a judgement (that is `evaluate` on a whole read).
+ */
+export function instanceSignature(cond: Condition, sample: InstanceSample): string {
+  const p = sample.progress;
+  if (!p) return "error";
+  return JSON.stringify([p.state, ...cond.instance.map((c) => c.test(p, {}).ok)]);
+}
+
+/**
  * What "progress moves" means for stall detection: per instance its state, lag, copied bytes and
  * events applied (an instance that does not answer counts as unchanged while it keeps failing);
  * with a verifier, its phase and task counters. Equal signatures over time: a stalled wait.

@@ -6,7 +6,7 @@
  * notifier's failure is reported through `onError` / the log and never reaches the runner.
  */
 import { redactSecretFields } from "../redact.js";
-import type { RunListener } from "../events.js";
+import type { InstanceRef, RunListener } from "../events.js";
 import type {
   HookContext,
   HookFn,
@@ -429,27 +429,25 @@ export async function sendNotification(
  * contexts. Subscribe `listener`; pass `snapshot` as `PluginRunContext.fleet`.
  */
 export function createFleetTracker(): { listener: RunListener; snapshot: () => readonly InstanceSnapshot[] } {
-  const last = new Map<number, InstanceSnapshot>();
+  // each instance's last answer as its event carried it, copied and frozen only when a hook asks:
+  // a deep copy per answer was the largest cost of a fleet read (64 instances polled fast inside
+  // the write-stop window, issue 41)
+  type Tracked = { instance: InstanceRef; sample?: { progress: unknown; at: number }; view?: InstanceSnapshot };
+  const last = new Map<number, Tracked>();
+  const view = (t: Tracked): InstanceSnapshot =>
+    (t.view ??= Object.freeze({
+      instance: Object.freeze({ ...t.instance }),
+      progress: t.sample ? deepFreeze(structuredClone(t.sample.progress)) : undefined,
+      sampledAt: t.sample?.at,
+    }));
   return {
     listener: (e) => {
       if (e.type === "run.started")
-        for (const i of e.instances)
-          if (!last.has(i.index))
-            last.set(
-              i.index,
-              Object.freeze({ instance: Object.freeze({ ...i }), progress: undefined, sampledAt: undefined }),
-            );
+        for (const i of e.instances) if (!last.has(i.index)) last.set(i.index, { instance: i });
       if (e.type === "progress.sampled")
-        last.set(
-          e.instance.index,
-          Object.freeze({
-            instance: Object.freeze({ ...e.instance }),
-            progress: deepFreeze(structuredClone(e.progress)),
-            sampledAt: e.at,
-          }),
-        );
+        last.set(e.instance.index, { instance: e.instance, sample: { progress: e.progress, at: e.at } });
     },
-    snapshot: () => [...last.values()].sort((a, b) => a.instance.index - b.instance.index),
+    snapshot: () => [...last.values()].map(view).sort((a, b) => a.instance.index - b.instance.index),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   readPath,
   errorSummary,
   findCoordinator,
+  instanceSignature,
   type ConditionBody,
   type FleetSnapshot,
 } from "../../src/fleet/index.js";
@@ -455,6 +456,37 @@ describe("progressSignature", () => {
     expect(progressSignature(s, verifier())).not.toBe(
       progressSignature(s, verifier({ verificationStatus: { completedTasks: 11 } })),
     );
+  });
+});
+
+describe("instanceSignature: what a condition reads on one instance (a watch's hint)", () => {
+  const sig = (body: ConditionBody, p: Progress | TransportError) =>
+    instanceSignature(readCondition(body), snap([p]).instances[0]!);
+
+  it("changes when the instance's state changes, or any one of the condition's checks turns on it", () => {
+    const body: ConditionBody = { canCommit: true, lagBelow: 5 };
+    const base = sig(body, running(0, { canCommit: false, lagTimeSeconds: 10 }));
+    expect(sig(body, running(0, { canCommit: false, lagTimeSeconds: 9 }))).toBe(base);
+    expect(sig(body, running(0, { canCommit: true, lagTimeSeconds: 10 }))).not.toBe(base);
+    expect(sig(body, running(0, { canCommit: false, lagTimeSeconds: 4 }))).not.toBe(base);
+    expect(sig(body, running(0, { canCommit: true, lagTimeSeconds: 4 }))).not.toBe(
+      sig(body, running(0, { canCommit: false, lagTimeSeconds: 4 })),
+    );
+    expect(sig(body, running(0, { canCommit: false, lagTimeSeconds: 10, state: "PAUSED" }))).not.toBe(base);
+    // fields the condition does not read are no change
+    expect(sig(body, running(0, { canCommit: false, lagTimeSeconds: 10, canWrite: true }))).toBe(base);
+  });
+
+  it("whatever `on` says: another instance turning is a hint for the one that counts", () => {
+    const body: ConditionBody = { canWrite: true, on: "coordinator" };
+    expect(sig(body, running(1, { canWrite: true }))).not.toBe(sig(body, running(1, { canWrite: false })));
+  });
+
+  it("an instance that did not answer has one signature, whatever its error, apart from any answer", () => {
+    const body: ConditionBody = { state: "RUNNING" };
+    expect(sig(body, down(0))).toBe("error");
+    expect(sig(body, running(0))).not.toBe("error");
+    expect(sig({ state: "COMMITTED" }, running(0))).toBe(JSON.stringify(["RUNNING", false]));
   });
 });
 
