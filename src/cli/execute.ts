@@ -3,7 +3,7 @@
  * never reaches the fleet), load its plugins, print a dry-run plan, wire the outputs (UI,
  * journal, report) to the runner, handle Ctrl-C, and turn the result into an exit code.
  */
-import type { Tracing } from "../trace/index.js";
+import type { Tracing, TracingOptions } from "../trace/index.js";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { COMMAND_EFFECT } from "../api/commands.js";
@@ -34,6 +34,8 @@ export interface ExecuteFlags {
   only?: string;
   /** `--abort`, or `--abort <journal>`: run the journal's open undos and nothing else. */
   abort?: boolean | string;
+  /** Start a new cutover although the runbook's last one did not finish (src/journal/cutover.ts). */
+  newCutover?: boolean;
 }
 
 /** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */
@@ -341,11 +343,12 @@ export async function reportOutput(
 export async function traceOutput(
   env: Readonly<Record<string, string | undefined>>,
   redact: (s: string) => string,
+  opts: TracingOptions = {},
 ): Promise<Tracing | undefined> {
   const { traceConfig } = await import("../trace/config.js");
   if (!traceConfig(env)) return undefined;
   const { startTracing } = await import("../trace/index.js");
-  return startTracing(env, redact);
+  return startTracing(env, redact, opts);
 }
 
 /** Two signals closer than this are one keypress (GNU `timeout` forwards the Ctrl-C the group already got). */

@@ -12,6 +12,7 @@
  *
  * Imported lazily, only when the variable is set: lint's start-up stays as it was.
  */
+import { writesLeftSentence } from "../writes-words.js";
 import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
@@ -178,6 +179,13 @@ export function createRunSummary() {
       ]);
     facts.push(["exit code", exitCode === undefined ? "–" : String(exitCode)]);
     if (finished) facts.push(["duration", formatDuration(finished.durationMs)]);
+    // the cutover, not only this run (issue 37): its time across runs, and writes left stopped in words
+    if (finished?.cutover)
+      facts.push([
+        "cutover",
+        `${formatDuration(finished.cutover.durationMs)} over ${finished.cutover.runs} runs${finished.window ? `; writes stopped ${finished.window.atLeast ? "at least " : ""}${formatDuration(finished.window.durationMs)}${finished.window.open ? " so far" : ""}` : ""}`,
+      ]);
+    if (finished?.writes) facts.push(["application writes", writesLeftSentence(finished.writes)]);
     facts.push([
       "writes lost",
       verdict

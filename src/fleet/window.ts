@@ -27,6 +27,7 @@
  * could not read.
  */
 import type { RunEvent, RunEventMap } from "../events.js";
+import type { WritesLeft } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
 
@@ -124,6 +125,8 @@ export class WindowTracker {
   readonly #down: { from: number; to: number; label: string }[] = [];
   #instances = 0;
   #lastAt = 0;
+  /** A stop hook that ended without opening the window (it may have stopped some writers) and whose undo has not succeeded since. */
+  #stopFailed: number | undefined;
   #toAnnounce: RunEventMap["window.closed"] | undefined;
 
   constructor(traits: WindowKindTraits) {
@@ -222,6 +225,7 @@ export class WindowTracker {
         }
         break;
       case "window.opened":
+        this.#stopFailed = undefined;
         if (!this.open)
           this.#windows.push({ openedAt: e.at, measuredFrom: e.at, openedBy: { index: e.index, id: e.id } });
         break;
@@ -240,6 +244,10 @@ export class WindowTracker {
         break;
       }
       case "hook.finished": {
+        // a stop hook that ended (failed, or returned while its writes were not seen stopped) before
+        // the window opened may have stopped some writers: until `window.opened` or its undo succeeds
+        if (!e.undo && this.#kinds.get(e.index) === "stopWrites") this.#stopFailed = e.index;
+        if (e.undo && e.ok && this.#stopFailed === e.index) this.#stopFailed = undefined;
         // the stop's undo succeeded: writes are back on the source, the window ends without a cutover
         const w = this.#current;
         if (e.undo && e.ok && w && w.closedAt === undefined && w.openedBy?.index === e.index) {
@@ -308,6 +316,16 @@ export class WindowTracker {
     if (this.#latest.size < n) return undefined;
     const all = [...this.#latest.entries()];
     return all.every(([, seen]) => seen.canWrite === true) ? all.map(([index]) => index) : undefined;
+  }
+
+  /**
+   * Application writes now, when they do not flow (src/writes-words.ts): `stopped` while the window
+   * is open; `may-be-stopped` after a stop hook ended without the window opening (it failed, or its
+   * writes were not seen stopped) and no undo of it (nor a later stop) succeeded.
+   */
+  writesLeft(): WritesLeft | undefined {
+    if (this.open) return "stopped";
+    return this.#stopFailed !== undefined ? "may-be-stopped" : undefined;
   }
 
   /** Every window so far (a stop undone and stopped again makes two), measured up to `now` when open. */

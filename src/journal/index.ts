@@ -23,6 +23,15 @@ export {
 export { acquireFleetLock, fleetLockDir, instanceLockName, type FleetLock } from "./fleet-lock.js";
 export { runbookJournal, isNothingToResume, type RunbookJournal } from "./runbook-journal.js";
 export {
+  cutoverId,
+  cutoverOfRun,
+  cutoverJournals,
+  journalCutover,
+  unfinishedCutover,
+  type JournalCutover,
+  type UnfinishedCutover,
+} from "./cutover.js";
+export {
   checkWitness,
   witnessFile,
   writeWitness,

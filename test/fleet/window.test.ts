@@ -342,3 +342,48 @@ describe("WindowTracker", () => {
     expect(w.current()).toMatchObject({ closedAt: 7200, unmetAt: 7100, durationMs: 6000 });
   });
 });
+
+describe("writes left at a run's end (issue 37 point 4: every notifier says it in words)", () => {
+  const hook = (t: number, undo: boolean, ok: boolean) =>
+    [t, "hook.finished", { index: 0, id: "stop", use: "shell", undo, ok, durationMs: 1 }] as const;
+  const opened = [2, "window.opened", { index: 0, id: "stop" }] as const;
+  const canWrite = (t: number) =>
+    [
+      [t, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never }],
+      [t, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never }],
+    ] as const;
+  it.each([
+    ["nothing stopped", [], undefined],
+    [
+      "the stop held (the window is open): an interrupt, a failed undo, a split commit",
+      [hook(1, false, true), opened],
+      "stopped",
+    ],
+    ["the stop held, then its undo failed", [hook(1, false, true), opened, hook(3, true, false)], "stopped"],
+    ["the stop held, its undo succeeded", [hook(1, false, true), opened, hook(3, true, true)], undefined],
+    ["the stop hook failed part-way, no undo", [hook(1, false, false)], "may-be-stopped"],
+    ["the stop hook failed, its undo failed too", [hook(1, false, false), hook(3, true, false)], "may-be-stopped"],
+    ["the stop hook failed, its undo succeeded", [hook(1, false, false), hook(3, true, true)], undefined],
+    ["the stop hook returned but writes were not seen stopped (no window)", [hook(1, false, true)], "may-be-stopped"],
+    ["a failed stop, then one that held", [hook(1, false, false), hook(2, false, true), opened], "stopped"],
+    [
+      "the stop held, canWrite on every instance: the destination takes writes",
+      [hook(1, false, true), opened, ...canWrite(5)],
+      undefined,
+    ],
+  ] as const)("%s → %s", (_name, lines, expected) => {
+    const { events, at } = stream();
+    at(0, "run.started", {
+      runbook: "w",
+      file: "w.yaml",
+      hash: "h",
+      instances: [inst(0), inst(1)],
+      mode: "run",
+      steps: STEPS,
+    });
+    for (const [t, type, payload] of lines as readonly (readonly [number, RunEventType, never])[]) at(t, type, payload);
+    const w = new WindowTracker();
+    for (const e of events) w.apply(e);
+    expect(w.writesLeft()).toBe(expected);
+  });
+});
