@@ -366,7 +366,8 @@ async function newOrContinued(
   flags: ExecuteFlags,
 ): Promise<{ cutover: string; journal: string } | undefined> {
   const { unfinishedCutover } = await import("../journal/index.js");
-  const last = await unfinishedCutover(dir);
+  const { traitsOf } = await import("../steps/index.js");
+  const last = await unfinishedCutover(dir, traitsOf);
   if (!last) return undefined;
   const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;
   if (flags.newCutover) {

@@ -246,7 +246,7 @@ export class WindowTracker {
       case "hook.finished": {
         // a stop hook that ended (failed, or returned while its writes were not seen stopped) before
         // the window opened may have stopped some writers: until `window.opened` or its undo succeeds
-        if (!e.undo && this.#kinds.get(e.index) === "stopWrites") this.#stopFailed = e.index;
+        if (!e.undo && this.#traits(this.#kinds.get(e.index)).opensWriteStop) this.#stopFailed = e.index;
         if (e.undo && e.ok && this.#stopFailed === e.index) this.#stopFailed = undefined;
         // the stop's undo succeeded: writes are back on the source, the window ends without a cutover
         const w = this.#current;

@@ -12,6 +12,7 @@ import { JOURNAL_EXTENSION, isObject } from "./format.js";
 import { errorMessage } from "../errors.js";
 import { journalActed, journalLines } from "./read.js";
 import { runbookJournal } from "./runbook-journal.js";
+import type { KindTraits } from "./state.js";
 
 /** `20261127T001500Z-1a2b3c4d`: when the cutover's first run started, and which runbook text it ran. */
 export function cutoverId(firstStartedAt: number, runbookHash: string): string {
@@ -72,8 +73,8 @@ export interface UnfinishedCutover {
  * cannot be acted on (unreadable, edited, cut short, two that do not order) is not known to be
  * over: it is returned, with why. Undefined: no folder, no journal, or the last cutover ended.
  */
-export async function unfinishedCutover(dir: string): Promise<UnfinishedCutover | undefined> {
-  const found = await runbookJournal(dir);
+export async function unfinishedCutover(dir: string, traits: KindTraits): Promise<UnfinishedCutover | undefined> {
+  const found = await runbookJournal(dir, traits);
   if (found.none) return undefined;
   const id = async (file: string): Promise<string | undefined> => {
     try {

@@ -382,7 +382,7 @@ describe("writes left at a run's end (issue 37 point 4: every notifier says it i
       steps: STEPS,
     });
     for (const [t, type, payload] of lines as readonly (readonly [number, RunEventType, never])[]) at(t, type, payload);
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     for (const e of events) w.apply(e);
     expect(w.writesLeft()).toBe(expected);
   });
