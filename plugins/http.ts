@@ -24,7 +24,14 @@
  * requests that are safe to repeat (a PUT of a flag value, not "toggle").
  */
 import { isDeepStrictEqual } from "node:util";
-import { definePlugin, describeTarget, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
+import {
+  definePlugin,
+  describeTarget,
+  curlCommand,
+  sendHttp,
+  durationOr,
+  DURATION_SCHEMA,
+} from "../src/plugin/public.js";
 
 export interface HttpHookOptions {
   url: string;
@@ -99,29 +106,38 @@ export default definePlugin<HttpHookOptions>({
     },
   },
   hooks: {
-    http: async (ctx) => {
-      const o = ctx.options;
-      const answer = await sendHttp({
-        url: o.url,
-        method: o.method ?? "POST",
-        headers: o.headers ?? {},
-        body: o.body,
-        expectStatus: o.expectStatus,
-        retries: o.retries ?? 0,
-        retryDelayMs: durationOr(o.retryDelay, 1000),
-        timeoutMs: durationOr(o.timeout, 30_000),
-        signal: ctx.signal,
-        redact: ctx.redact,
-        log: ctx.log,
-      });
-      const target = describeTarget(o.method ?? "POST", o.url, ctx.redact);
-      if (o.expectJson) {
-        const wrong = jsonMismatch(answer.text, o.expectJson);
-        if (wrong) throw new Error(ctx.redact(`${target} answered ${answer.status}, but ${wrong}`));
-      }
-      return {
-        summary: `${target} answered ${answer.status}${o.expectJson ? ` with ${Object.keys(o.expectJson).join(", ")} as expected` : ""}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}`,
-      };
+    http: {
+      command: (o) =>
+        curlCommand({
+          method: o.method ?? "POST",
+          url: o.url,
+          ...(o.headers ? { headers: o.headers } : {}),
+          body: o.body,
+        }),
+      run: async (ctx) => {
+        const o = ctx.options;
+        const answer = await sendHttp({
+          url: o.url,
+          method: o.method ?? "POST",
+          headers: o.headers ?? {},
+          body: o.body,
+          expectStatus: o.expectStatus,
+          retries: o.retries ?? 0,
+          retryDelayMs: durationOr(o.retryDelay, 1000),
+          timeoutMs: durationOr(o.timeout, 30_000),
+          signal: ctx.signal,
+          redact: ctx.redact,
+          log: ctx.log,
+        });
+        const target = describeTarget(o.method ?? "POST", o.url, ctx.redact);
+        if (o.expectJson) {
+          const wrong = jsonMismatch(answer.text, o.expectJson);
+          if (wrong) throw new Error(ctx.redact(`${target} answered ${answer.status}, but ${wrong}`));
+        }
+        return {
+          summary: `${target} answered ${answer.status}${o.expectJson ? ` with ${Object.keys(o.expectJson).join(", ")} as expected` : ""}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}`,
+        };
+      },
     },
   },
 });

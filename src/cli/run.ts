@@ -7,6 +7,7 @@
 import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeFrame, plural } from "../text.js";
+import { nextAfterFailedUndo } from "../ui/format.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
@@ -275,7 +276,10 @@ export async function execute(
     // the run itself ended as it says; the operator stopped the wait for its notifications
     if (notes?.interrupted) return ExitCode.interrupted;
     if (result.aborted) {
-      if (result.message) stderr(result.message);
+      // the renderer's summary said it already: once, not twice
+      if (result.message && !ui.showsEnd) stderr(result.message);
+      const stuck = ui.writesLeftStopped();
+      if (stuck) for (const l of nextAfterFailedUndo(loaded.file, stuck)) stderr(`  ${l}`);
       if (result.exitCode === 0)
         stderr(
           `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${loaded.file} --resume (a write stop that was undone runs again before commit)`,
@@ -302,7 +306,18 @@ export async function execute(
       // commit refused for want of a write stop: --resume would meet the same refusal; the stopWrites step runs again
       const restop =
         !rerun && result.refused === "writes-stopped" ? await stopWritesBefore(loaded, result.failedStep) : undefined;
-      if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
+      // an undo of a stopWrites failed: the application is down; --abort retries it, --resume goes on
+      const stuck = how.mode !== "rehearse" && !result.committed ? ui.writesLeftStopped() : undefined;
+      if (stuck && !rerun) {
+        const { planSteps } = await import("../run/plan.js");
+        const failed = loaded.runbook ? planSteps(loaded.runbook).find((st) => st.id === result.failedStep) : undefined;
+        for (const l of nextAfterFailedUndo(
+          loaded.file,
+          stuck,
+          failed ? { number: failed.index + 1, id: failed.id } : undefined,
+        ))
+          stderr(`  ${l}`);
+      } else if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
       else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);

@@ -11,7 +11,7 @@ import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { Status } from "../run/status.js";
-import { writesStillStopped } from "../ui/format.js";
+import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -181,8 +181,17 @@ export function formatStatus(st: Status): string[] {
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
     if (j.writesUndoFailed) {
-      const w = writesStillStopped({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id });
-      lines.push(`  ${w.headline}`, `    ${w.advice}`);
+      const u = j.writesUndoFailed;
+      const stuck = {
+        number: u.step,
+        id: u.id,
+        ...(u.use !== undefined ? { use: u.use } : {}),
+        ...(u.command !== undefined ? { command: u.command } : {}),
+      };
+      const w = writesStillStopped(stuck);
+      lines.push(`  ${w.headline}`, ...w.undo.map((l) => `    ${l}`), `    ${w.advice}`);
+      const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
+      for (const l of nextAfterFailedUndo(st.file, stuck, at)) lines.push(`  ${l}`);
     } else if (j.writesStopped !== undefined)
       lines.push(
         `  writes: ${j.writesStopped ? "stopped by the run (a stopWrites held, not undone)" : "not stopped by the run (or undone)"}`,

@@ -83,7 +83,7 @@ export interface JournalStatus {
   /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
   verifier?: { restarts: number; oldRelease: boolean };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
-  writesUndoFailed?: { step: number; id: string };
+  writesUndoFailed?: { step: number; id: string; use?: string; command?: string };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
   /** The journal's notifications (src/plugin/deliveries.ts): how many were delivered, and each that was not (or is in doubt). */
@@ -302,9 +302,30 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   const stop = state.hooksRan
     .filter((h) => opensWriteStop(state.steps.find((s) => s.index === h.stepIndex)?.kind))
     .at(-1);
-  if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
-    out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };
+  if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone) {
+    const undo = found.file ? await lastUndoCall(found.file, stop.stepIndex) : undefined;
+    out.writesUndoFailed = {
+      step: stop.stepIndex + 1,
+      id: stop.id,
+      ...(undo?.use !== undefined ? { use: undo.use } : {}),
+      ...(undo?.command !== undefined ? { command: undo.command } : {}),
+    };
+  }
   return out;
+}
+
+/** The last undo call the journal shows for a step: its hook and, when the run journaled one, its command (redacted). */
+async function lastUndoCall(file: string, stepIndex: number): Promise<{ use?: string; command?: string } | undefined> {
+  let last: { use?: string; command?: string } | undefined;
+  for await (const l of journalLines(file)) {
+    const v = l.value as { type?: unknown; index?: unknown; undo?: unknown; use?: unknown; command?: unknown };
+    if (v.type !== "hook.started" || v.undo !== true || v.index !== stepIndex) continue;
+    last = {
+      ...(typeof v.use === "string" ? { use: v.use } : {}),
+      ...(typeof v.command === "string" ? { command: v.command } : {}),
+    };
+  }
+  return last;
 }
 
 /** What the journal's `notification.*` lines say; undefined when it has none. */
