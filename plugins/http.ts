@@ -16,8 +16,9 @@
  *     undo: { use: http, with: { method: PUT, url: https://flags.example.com/api/flags/sales-writes, headers: { Authorization: "Bearer ${env.FLAGS_TOKEN}" }, body: { enabled: true } } }
  * ```
  *
- * As a stopWrites `check:` (a read of the switch), `expectJson` holds the answer to what it must
- * say: `check: { use: http, with: { method: GET, url: …, expectJson: { enabled: false } } }`.
+ * As a stopWrites `check:` (a read of the switch), the answer's JSON body is what the check's
+ * `expect` compares (`check: { use: http, with: { method: GET, url: … }, expect: [{ path: enabled,
+ * equals: false }], until: 2m }`); `expectJson` holds it to equal values in one read.
  *
  * Header values, the query string and `${env.*}` values never appear in logs or errors.
  * Retries (transport errors, timeouts, 408, 429, 5xx) repeat the request: use them only for
@@ -136,11 +137,21 @@ export default definePlugin<HttpHookOptions>({
         }
         return {
           summary: `${target} answered ${answer.status}${o.expectJson ? ` with ${Object.keys(o.expectJson).join(", ")} as expected` : ""}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}`,
+          // a JSON answer, for a stopWrites check's `expect`
+          ...jsonValue(answer.text),
         };
       },
     },
   },
 });
+
+function jsonValue(text: string): { value?: unknown } {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return {};
+  }
+}
 
 /** Why an answer's body does not hold what `expectJson` says (undefined: it does). */
 export function jsonMismatch(text: string, expect: Record<string, unknown>): string | undefined {

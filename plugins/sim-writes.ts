@@ -132,7 +132,7 @@ export default definePlugin<SimWritesOptions>({
           throw new Error(`GET ${url}: the answer does not say whether the application writes`);
         if (writes.enabled && writes.ratePerSecond !== 0)
           throw new Error(`the simulated application writes (${String(writes.ratePerSecond)}/s)`);
-        return { summary: "the simulated application writes nothing" };
+        return { summary: "the simulated application writes nothing", value: { writes } };
       },
     },
   },

@@ -107,6 +107,11 @@ export interface HookResult {
   undo?: UndoAction;
   /** One line for the log and the report, e.g. "writes off on 3 app servers". */
   summary?: string;
+  /**
+   * What a read found (`http`: the answer's JSON body; `sim-writes-stopped`: `{ writes }`): a
+   * stopWrites `check:`'s `expect` compares it, field by field, as `waitFor.expect` compares progress.
+   */
+  value?: unknown;
 }
 
 export type HookFn<O> = (ctx: HookContext<O>) => Promise<HookResult | void> | HookResult | void;

@@ -78,7 +78,7 @@ export interface HookCallSpec {
 }
 
 export type HookOutcome =
-  | { ok: true; durationMs: number; undo?: UndoAction; summary?: string }
+  | { ok: true; durationMs: number; undo?: UndoAction; summary?: string; value?: unknown }
   | { ok: false; durationMs: number; error: string; timedOut: boolean; interrupted: boolean };
 
 export interface RunHookOptions {
@@ -202,6 +202,7 @@ async function invoke(
     const out: HookOutcome = { ok: true, durationMs: elapsed() };
     if (result && typeof result === "object") {
       if (result.undo !== undefined) out.undo = result.undo;
+      if (result.value !== undefined) out.value = result.value;
       if (typeof result.summary === "string") {
         out.summary = ctx.redact(result.summary);
         log.info(result.summary);
