@@ -287,6 +287,47 @@ describe("a check with until: read again until it holds, within its bound", () =
     );
   });
 
+  it("reads while one more pause still ends within the bound: at 0, 50 and 100 ms of until: 100ms (pause 50ms), then refuses", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    try {
+      const at: number[] = [];
+      const t0 = Date.now();
+      const { ctx, events } = withHooks(WAIT({ until: "100ms", pollInterval: "50ms" }), {
+        read: () => {
+          at.push(Date.now() - t0);
+          throw new Error("x".repeat(200));
+        },
+      });
+      const p = readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1));
+      await vi.advanceTimersByTimeAsync(500);
+      const r = await p;
+      expect(at).toEqual([0, 50, 100]);
+      expect(r?.detail).toBe(
+        `the check of step 1: hook read failed: ${"x".repeat(200)} (still, after 100ms of its 100ms)`,
+      );
+      // said at the info level: what a wait is waiting for is not a warning
+      expect(events.filter((e) => e.type === "log").map((e) => (e as unknown as { level: string }).level)).toEqual([
+        "info",
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a long value is cut at 80 characters where the wait shows it", async () => {
+    const long = "y".repeat(100);
+    const { ctx } = withHooks(WAIT({ expect: [{ path: "a", equals: "z" }] }), { read: () => ({ value: { a: long } }) });
+    expect((await readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1)))?.detail).toBe(
+      `the check of step 1: a equals z: now "${"y".repeat(78)}…`,
+    );
+    const fits = withHooks(WAIT({ expect: [{ path: "a", equals: "z" }] }), {
+      read: () => ({ value: { a: "y".repeat(78) } }),
+    });
+    expect((await readWrites(fits.ctx, writesChecks(fits.ctx.run.runbook.steps, 1)))?.detail).toBe(
+      `the check of step 1: a equals z: now "${"y".repeat(78)}"`,
+    );
+  });
+
   it("the default pause between reads is 2 s; Ctrl-C during the pause ends the wait with the interruption", async () => {
     expect(CHECK_POLL_MS).toBe(2000);
     const ac = new AbortController();

@@ -91,7 +91,7 @@ async function holds(ctx: StepContext, { index, step, call }: WritesCheck): Prom
     pctx.redact,
   );
   const name = `the check of step ${index + 1}`;
-  const untilMs = call.until === undefined ? 0 : durationOr(call.until, 0);
+  const untilMs = durationOr(call.until, 0);
   const pollMs = durationOr(call.pollInterval, CHECK_POLL_MS);
   const started = Date.now();
   let told: string | undefined;
