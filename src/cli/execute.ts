@@ -10,7 +10,7 @@ import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
-import type { LoadedRunbook, Scalar } from "../runbook/index.js";
+import type { LoadedRunbook, LoadOptions, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { redactLeaves, redactSecretFields } from "../redact.js";
 
@@ -81,6 +81,8 @@ export async function loadForRun(
   file: string,
   flags: ExecuteFlags,
   print: (s: string) => void,
+  /** A rehearsal: where an unset `${env.*}` is not needed (src/rehearse: `rehearsalStandIns`). */
+  standIn?: LoadOptions["standIn"],
 ): Promise<LoadedRunbook> {
   if (!existsSync(file))
     throw new UserError(`${file}: no such file`, {
@@ -95,14 +97,16 @@ export async function loadForRun(
   const { loadRunbook } = await import("../runbook/index.js");
   const { lintRunbook } = await import("../lint/rules.js");
   const vars = parseVars(flags.var);
-  const loaded = await loadRunbook(file, { env: process.env, vars }).catch((err: unknown) => {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (typeof code !== "string") throw err;
-    throw new UserError(`cannot read ${file}: ${code}`, {
-      hint: "Check that the file exists and is readable.",
-      exitCode: ExitCode.usage,
-    });
-  });
+  const loaded = await loadRunbook(file, { env: process.env, vars, ...(standIn ? { standIn } : {}) }).catch(
+    (err: unknown) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code !== "string") throw err;
+      throw new UserError(`cannot read ${file}: ${code}`, {
+        hint: "Check that the file exists and is readable.",
+        exitCode: ExitCode.usage,
+      });
+    },
+  );
   // an override of a variable the runbook does not have would change nothing, silently
   const declared =
     loaded.raw && typeof loaded.raw === "object" && !Array.isArray(loaded.raw)
@@ -138,8 +142,14 @@ export async function loadForRun(
   }
   const n = countBySeverity(diags);
   if (!loaded.runbook || n.error > 0) {
+    // lint leaves every ${env.*} unresolved (CI has no secrets): an unset one is this command's own finding
+    const unset = loaded.diagnostics.some((d) => d.rule === "interpolation" && / is not set$/.test(d.message));
     throw new UserError(`${file} has ${n.error} error(s): nothing was sent`, {
-      hint: `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`,
+      hint: unset
+        ? standIn
+          ? "Export the environment variables named above: the rehearsal uses them as written (a hook's or notifier's need none: stand-ins replace those). `syncbook lint` leaves every ${env.*} unresolved, so it cannot see this."
+          : "Export the environment variables named above. `syncbook lint` leaves every ${env.*} unresolved (CI has no secrets), so it cannot see this."
+        : `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`,
       exitCode: ExitCode.usage,
     });
   }

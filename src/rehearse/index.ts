@@ -45,6 +45,43 @@ export interface Rehearsal {
   close(): Promise<void>;
 }
 
+/**
+ * Where a rehearsal needs no value: the parts of the runbook its stand-ins replace, so an unset
+ * `${env.*}` there (a webhook, a token) is not asked for (`LoadOptions.standIn`). The instances
+ * and the verifier (the simulator's own URLs replace them), `notify:` (a line on the terminal
+ * instead), and each step's kind body that its kind's stand-in replaces (stopWrites, hooks, plugin
+ * steps unless `keepHooks`; notify steps; preflight), asked of the kind itself on the raw step.
+ * A step's `when:` and everything the rehearsal runs as written still need their values.
+ */
+export function rehearsalStandIns(keepHooks: boolean): (raw: unknown) => (path: (string | number)[]) => boolean {
+  return (raw) => {
+    const steps = (raw as { steps?: unknown } | undefined)?.steps;
+    // by step, the keys whose value the stand-in replaced (the kind's body; a plugin step's own key)
+    const replaced = new Map<number, Set<string>>();
+    if (Array.isArray(steps))
+      steps.forEach((step: unknown, i) => {
+        try {
+          const s = step as Record<string, unknown>;
+          const stood = bindStep(s as never).rehearsal({ simUrl: "http://127.0.0.1:1", keepHooks }) as Record<
+            string,
+            unknown
+          >;
+          replaced.set(i, new Set(Object.keys(s).filter((k) => stood[k] !== s[k])));
+        } catch {
+          // not a step the kinds know: the schema says so; nothing is stood in for it
+        }
+      });
+    return (path) =>
+      path[0] === "notify" ||
+      path[0] === "instances" ||
+      path[0] === "verifier" ||
+      (path[0] === "steps" &&
+        typeof path[1] === "number" &&
+        typeof path[2] === "string" &&
+        replaced.get(path[1])?.has(path[2]) === true);
+  };
+}
+
 export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOptions = {}): Promise<Rehearsal> {
   const rb = loaded.runbook;
   if (!rb) throw new Error("prepareRehearsal needs a valid runbook");
