@@ -33,6 +33,8 @@ export interface ExecuteFlags {
   only?: string;
   /** `--abort`, or `--abort <journal>`: run the journal's open undos and nothing else. */
   abort?: boolean | string;
+  /** rehearse: export the rehearsal's trace when the OTLP variables are set (off by default). */
+  trace?: boolean;
 }
 
 /** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */
@@ -348,9 +350,17 @@ export async function reportOutput(
 export async function traceOutput(
   env: Readonly<Record<string, string | undefined>>,
   redact: (s: string) => string,
+  opts: { rehearsal?: { trace: boolean } } = {},
 ): Promise<Tracing | undefined> {
-  const { traceConfig } = await import("../trace/config.js");
+  const { traceConfig, traceProblem } = await import("../trace/config.js");
+  const problem = traceProblem(env);
+  if (problem) stderr(`warning: ${problem}`);
   if (!traceConfig(env)) return undefined;
+  // a rehearsal is not the cutover: its trace goes to the team's backend only when asked for
+  if (opts.rehearsal && !opts.rehearsal.trace) {
+    stderr("rehearsal: not traced (the OTLP variables are set; pass --trace to export the rehearsal's trace)");
+    return undefined;
+  }
   const { startTracing } = await import("../trace/index.js");
   return startTracing(env, redact);
 }

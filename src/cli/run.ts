@@ -219,7 +219,11 @@ export async function execute(
     ...(how.json ? { jsonWrite: how.json } : {}),
   });
   const report = await reportOutput(flags.report, stderr, how.history);
-  const tracing = await traceOutput(process.env, loaded.redact);
+  const tracing = await traceOutput(
+    process.env,
+    loaded.redact,
+    how.mode === "rehearse" ? { rehearsal: { trace: flags.trace === true } } : {},
+  );
   const controller = new AbortController();
   const forced = new AbortController();
   // after the run, the wait for its notifications: bounded, and a Ctrl-C ends it at once

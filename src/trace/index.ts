@@ -20,7 +20,7 @@ import { runtimeImport } from "../runtime-import.js";
 import { traceConfig, type TraceConfig } from "./config.js";
 import { createTraceFold } from "./spans.js";
 
-export { traceConfig, type TraceConfig } from "./config.js";
+export { traceConfig, traceProblem, type TraceConfig } from "./config.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
