@@ -204,6 +204,9 @@ function writesLeftStopped(report: Report): UndoLeftStopped | undefined {
         number: s.index + 1,
         id: s.id,
         use: undo.use,
+        ...(report.hooks.filter((h) => h.index === s.index && !h.undo).at(-1)?.ok === false
+          ? { stopFailed: true }
+          : {}),
         ...(undo.command !== undefined ? { command: undo.command } : {}),
       };
   }

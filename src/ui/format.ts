@@ -107,6 +107,8 @@ export interface UndoLeftStopped {
   use?: string;
   /** The undo's call as a command an operator can run by hand (redacted); absent when its hook makes none. */
   command?: string;
+  /** The stop hook itself failed (it may have stopped some writers, or none): writes may be stopped, not surely. */
+  stopFailed?: boolean;
 }
 
 /**
@@ -121,15 +123,18 @@ export function writesStillStopped(step: UndoLeftStopped): {
   advice: string;
 } {
   return {
-    headline: `writes are STILL STOPPED: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
+    headline: step.stopFailed
+      ? `writes MAY BE STOPPED: the stop hook of step ${step.number} ${step.id} failed part-way (it may have stopped some writers), and its undo${step.use ? ` (${step.use})` : ""} did not succeed`
+      : `writes are STILL STOPPED: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
     undo:
       step.command !== undefined
         ? ["the undo runs (to do by hand, from a shell):", `  ${step.command}`]
         : [
             `the undo${step.use ? ` (${step.use})` : ""} gives no command to show: see the runbook's \`undo:\` of step ${step.number} ${step.id}`,
           ],
-    advice:
-      "the application cannot write until writes are turned back on: retry the undo with --abort (below), or do by hand what it does, then check that the application writes again",
+    advice: step.stopFailed
+      ? "check whether the application writes; if not, retry the undo with --abort (below), or do by hand what it does, then check that it writes again"
+      : "the application cannot write until writes are turned back on: retry the undo with --abort (below), or do by hand what it does, then check that the application writes again",
   };
 }
 

@@ -96,15 +96,18 @@ export class UiModel {
    * A stopWrites step whose last undo failed: the application's writes are still stopped, and
    * the run's summary must say so (the journal's reader says the same for `syncbook status`).
    */
-  writesLeftStopped(): { number: number; id: string; use: string; error?: string; command?: string } | undefined {
+  writesLeftStopped():
+    { number: number; id: string; use: string; error?: string; command?: string; stopFailed?: boolean } | undefined {
     for (const s of this.steps) {
       if (!opensWriteStop(s.kind)) continue;
-      const undo = (this.hooks.get(s.index) ?? []).filter((h) => h.undo).at(-1);
+      const calls = this.hooks.get(s.index) ?? [];
+      const undo = calls.filter((h) => h.undo).at(-1);
       if (undo && undo.ok === false)
         return {
           number: s.index + 1,
           id: s.id,
           use: undo.use,
+          ...(calls.filter((h) => !h.undo).at(-1)?.ok === false ? { stopFailed: true } : {}),
           ...(undo.error ? { error: undo.error } : {}),
           ...(undo.command !== undefined ? { command: undo.command } : {}),
         };

@@ -104,4 +104,36 @@ describe("a stopWrites whose undo fails", () => {
     expect(a.all).toContain(`syncbook run ${file} --abort`);
     expect(a.all).not.toContain(SECRET);
   });
+
+  // issue 39, point 8: a stop hook that failed part-way and whose undo failed: writes MAY be stopped, not surely
+  it("the stop hook itself failed and its undo too: the run, status and the report say writes may be stopped", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const failingStop = `  - { id: stop-writes, stopWrites: { use: shell, with: { command: [node, -e, "process.exit(1)"] }, undo: { use: shell, with: { command: [node, -e, "process.exit(3)"] } } } }\n`;
+    const file = writeRunbook(dir, runbookFor(s, START + READY + failingStop));
+    const r = await cli(["run", file, "--yes", "--report", join(dir, "out")], { cwd: dir });
+    expect(r.code).toBe(1);
+    const said =
+      "writes MAY BE STOPPED: the stop hook of step 3 stop-writes failed part-way (it may have stopped some writers), and its undo (shell) did not succeed";
+    expect(r.all).toContain(said);
+    expect(r.all).not.toContain("STILL STOPPED");
+    expect(r.all).toContain(`syncbook run ${file} --abort`);
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toContain(said);
+    expect(st.stdout).not.toContain("writes: not stopped by the run");
+    expect(readFileSync(join(dir, "out", "report.html"), "utf8")).toContain("writes MAY BE STOPPED");
+  });
+
+  // issue 39, point 8: one step number for one step
+  it("--resume after it names the step it starts at (the write stop that runs again), then where the run stopped", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, START + READY + stop(3) + FAIL));
+    expect((await cli(["run", file, "--yes"], { cwd: dir })).code).toBe(1);
+    const r = await cli(["run", file, "--resume", "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(r.all).toContain(
+      'resume: continuing at step 3/4 "stop-writes" (it runs again), then step 4/4 "boom", where the interrupted run stopped',
+    );
+    expect(r.all).toMatch(/▶ \[3\/4\] stopWrites/);
+  });
 });
