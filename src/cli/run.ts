@@ -259,7 +259,9 @@ export async function execute(
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
-      print: how.json ? stderr : stdout,
+      // a rehearsal's stand-in lines (a hook not run, a notification not sent) are the renderer's
+      // to show: `--renderer silent` prints none of them
+      print: how.mode === "rehearse" && flags.renderer === "silent" ? () => undefined : how.json ? stderr : stdout,
       ...(tracing ? { traceparent: () => tracing.traceparent() } : {}),
       drainSignal: drainStop.signal,
       onDrain: (pending) => {

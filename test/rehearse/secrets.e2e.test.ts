@@ -93,6 +93,16 @@ describe("a rehearsal without the secrets only hooks and notifiers use", () => {
     expect(r.all).not.toContain("`CHAT_WEBHOOK` is not set");
   }, 60_000);
 
+  // issue 39, point 8: silent means silent; the stand-ins' lines are the renderer's to show
+  it("--renderer silent prints no stand-in line; simple does", async () => {
+    const { dir, file } = write(RUNBOOK());
+    const silent = await run(["rehearse", file, "--renderer", "silent"], dir);
+    expect(silent.code, silent.all).toBe(0);
+    expect(silent.all).not.toMatch(/not sent/);
+    const simple = await run(["rehearse", file, "--renderer", "simple"], dir);
+    expect(simple.all).toMatch(/notification through chat not sent/);
+  }, 60_000);
+
   it("run (not a rehearsal) still requires every variable", async () => {
     const { dir, file } = write(RUNBOOK());
     const r = await run(["run", file, "--dry-run"], dir);
