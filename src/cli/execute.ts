@@ -137,7 +137,8 @@ export async function loadForRun(
   }
   // rule findings too when the schema refused it: everything in one pass
   const diags: Diagnostic[] = [...loaded.diagnostics, ...lintRunbook(loaded)];
-  const shown = diags.filter((d) => d.severity !== "info");
+  // an accepted warning is shown where the warning would be, with its reason
+  const shown = diags.filter((d) => d.severity !== "info" || d.accepted !== undefined);
   if (shown.length) {
     const { formatPretty } = await import("../lint/format/pretty.js");
     print(formatPretty({ diagnostics: shown, files: [file], sources: new Map([[file, loaded.text]]), color: false }));

@@ -123,7 +123,7 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
     const [
       { loadRunbook },
       { loadRunbookPlugins },
-      { prepareRehearsal, rehearsalStandIns },
+      { prepareRehearsal, rehearsalStandIns, verdictWord },
       { runRunbook },
       { createReportListener },
     ] = await Promise.all([
@@ -180,7 +180,9 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
               : "UNSAFE";
       const message =
         status === "SAFE"
-          ? undefined
+          ? verdict.lint?.warnings.length
+            ? verdictWord(verdict)
+            : undefined
           : status === "UNSAFE"
             ? unsafeWhy(verdict)
             : (result.message ?? `step ${result.failedStep ?? "?"} failed`);
