@@ -171,6 +171,17 @@ function writesOnSequence(at: SequenceStep): void {
 export const hook: StepKindDef<HookCall> = {
   body: keyed("hook"),
   title: (b) => `Hook ${b.use}`,
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: "hook",
+  },
+  writesCheck: undefined,
+  condition: undefined,
+  startRequest: undefined,
   plan: () => [],
   sequence(b, at) {
     if (b.writesOn === true) writesOnSequence(at);

@@ -1,6 +1,7 @@
 /**
  * Pure text helpers shared by both renderers. No I/O, no clock: callers pass `now`.
  */
+import { WRITES_LEFT_WORDS } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { RunEventMap } from "../events.js";
@@ -124,8 +125,8 @@ export function writesStillStopped(step: UndoLeftStopped): {
 } {
   return {
     headline: step.stopFailed
-      ? `writes MAY BE STOPPED: the stop hook of step ${step.number} ${step.id} failed part-way (it may have stopped some writers), and its undo${step.use ? ` (${step.use})` : ""} did not succeed`
-      : `writes are STILL STOPPED: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
+      ? `${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook of step ${step.number} ${step.id} failed part-way (it may have stopped some writers), and its undo${step.use ? ` (${step.use})` : ""} did not succeed`
+      : `${WRITES_LEFT_WORDS.stopped}: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
     undo:
       step.command !== undefined
         ? ["the undo runs (to do by hand, from a shell):", `  ${step.command}`]
@@ -160,4 +161,19 @@ export function nextAfterFailedUndo(
 export function writesStillStoppedLines(step: UndoLeftStopped, red: (s: string) => string): string[] {
   const w = writesStillStopped(step);
   return [red(`✖ ${w.headline}`), ...w.undo.map((l) => `  ${l}`), `  ${w.advice}`];
+}
+
+/**
+ * The run's last line's tail: the cutover's time across its runs and its write-stop window (the
+ * cutover's, across runs: `run.finished` carries both), so the last line is not only this run's.
+ * ` · cutover 1m 42s over 3 runs · writes stopped 26s`
+ */
+export function cutoverTail(e: Pick<RunEventMap["run.finished"], "cutover" | "window">): string {
+  const parts: string[] = [];
+  if (e.cutover) parts.push(`cutover ${formatDuration(e.cutover.durationMs)} over ${e.cutover.runs} runs`);
+  if (e.window)
+    parts.push(
+      `writes stopped ${e.window.atLeast ? "at least " : ""}${formatDuration(e.window.durationMs)}${e.window.open ? " so far (still stopped)" : ""}`,
+    );
+  return parts.map((p) => ` · ${p}`).join("");
 }

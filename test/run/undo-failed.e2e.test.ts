@@ -114,14 +114,14 @@ describe("a stopWrites whose undo fails", () => {
     const r = await cli(["run", file, "--yes", "--report", join(dir, "out")], { cwd: dir });
     expect(r.code).toBe(1);
     const said =
-      "writes MAY BE STOPPED: the stop hook of step 3 stop-writes failed part-way (it may have stopped some writers), and its undo (shell) did not succeed";
+      "writes may be stopped: the stop hook of step 3 stop-writes failed part-way (it may have stopped some writers), and its undo (shell) did not succeed";
     expect(r.all).toContain(said);
     expect(r.all).not.toContain("STILL STOPPED");
     expect(r.all).toContain(`syncbook run ${file} --abort`);
     const st = await cli(["status", file], { cwd: dir });
     expect(st.stdout).toContain(said);
     expect(st.stdout).not.toContain("writes: not stopped by the run");
-    expect(readFileSync(join(dir, "out", "report.html"), "utf8")).toContain("writes MAY BE STOPPED");
+    expect(readFileSync(join(dir, "out", "report.html"), "utf8")).toContain("writes may be stopped: the stop hook");
   });
 
   // issue 39, point 8: one step number for one step
