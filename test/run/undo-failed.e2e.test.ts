@@ -3,7 +3,7 @@
  * application down. The run's summary must say so (and what to do), and `syncbook status` must
  * say writes are still stopped, not "not stopped by the run (or undone)".
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
