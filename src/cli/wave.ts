@@ -15,6 +15,7 @@ import { FORMATS, type Format } from "../lint/format/types.js";
 import type { WaveLintResult, WavePlan } from "../wave/lint.js";
 import { FORMATTERS, useColor, writeOut } from "./lint.js";
 import { stderr, stdout } from "./execute.js";
+import { formatDuration } from "../runbook/duration.js";
 
 export interface WaveLintOptions {
   format?: string;
@@ -136,8 +137,11 @@ export async function rehearseMain(file: string, opts: WaveRehearseOptions = {})
     maxParallel = Number(opts.maxParallel);
   }
   const { plan } = await planOrRefuse(file);
-  const [{ rehearseWave }, { buildWaveReport, countsText, notVerified, statusText, writeWaveReport }, { interruptOnSignals }] =
-    await Promise.all([import("../wave/rehearse.js"), import("../wave/report.js"), import("./execute.js")]);
+  const [
+    { rehearseWave },
+    { buildWaveReport, countsText, notVerified, statusText, writeWaveReport },
+    { interruptOnSignals },
+  ] = await Promise.all([import("../wave/rehearse.js"), import("../wave/report.js"), import("./execute.js")]);
   const width = Math.max(...plan.items.map((i) => i.name.length));
   stderr(
     `wave ${plan.name}: ${plan.items.length} runbook(s), at most ${maxParallel ?? plan.maxParallel} at once, each against its own simulated fleet`,
@@ -164,12 +168,11 @@ export async function rehearseMain(file: string, opts: WaveRehearseOptions = {})
     runbooks: entries,
   });
   // never a bare SAFE where a runbook passed without a verification of its cutover
-  const word =
-    report.outcome !== "PASSED" ? "NOT SAFE" : notVerified(report).length > 0 ? "NOT VERIFIED" : "SAFE";
-  stdout(`wave ${plan.name}: ${word} (${countsText(report)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const word = report.outcome !== "PASSED" ? "NOT SAFE" : notVerified(report).length > 0 ? "NOT VERIFIED" : "SAFE";
+  stdout(`wave ${plan.name}: ${word} (${countsText(report)}) in ${formatDuration(Date.now() - started)}`);
   for (const e of entries)
     stdout(
-      `  ${e.name.padEnd(width)}  ${statusText(e).padEnd(11)}${e.durationMs !== undefined ? ` ${(e.durationMs / 1000).toFixed(1).padStart(6)} s` : "         "}${e.message ? `  ${e.message}` : ""}`,
+      `  ${e.name.padEnd(width)}  ${statusText(e).padEnd(11)}${e.durationMs !== undefined ? ` ${formatDuration(e.durationMs).padStart(8)}` : "         "}${e.message ? `  ${e.message}` : ""}`,
     );
   if (opts.report) {
     const files = await writeWaveReport(report, opts.report);

@@ -10,7 +10,7 @@
  * a check whose verifier could not tell showed a fresh verification or a resumed one, refused
  * (`verifier.origin`); and a `verify` that passed (`verifier.verified`).
  */
-import type { VerifierAsk, VerifierMemory } from "../steps/index.js";
+import type { VerifierAsk, VerifierMemory } from "../api/verifier-memory.js";
 import type { VerifierProgress } from "../api/types.js";
 import { isObject } from "./format.js";
 

@@ -13,6 +13,7 @@ import { buildReport } from "../../src/report/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { CHECK, COMMIT, DRAINED, posts, READY, runbookFor, sim, START, STOP, VERIFY } from "../support/run.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -32,7 +33,7 @@ async function run(
 ): Promise<{ result: RunResult; events: RunEvent[]; ms: number }> {
   const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
   expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-  const { registry } = await loadRunbookPlugins(loaded);
+  const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
   const events: RunEvent[] = [];
   const t0 = Date.now();
   const result = await runRunbook({
@@ -262,7 +263,9 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     expect(asked(s)).toEqual({ check: 2, writesOff: 2 });
     // facts: a process started with --clean shows the old counters until its first check, as one without it
     expect(restarts(events)).toMatchObject([
-      { why: expect.stringMatching(/with tasks: .*with or without --clean: they look the same until a check/) as string },
+      {
+        why: expect.stringMatching(/with tasks: .*with or without --clean: they look the same until a check/) as string,
+      },
     ]);
     expect(verified(events)).toBe(true);
   });
@@ -285,7 +288,9 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     expect(result.exitCode, result.message).toBe(0);
     expect(asked(s)).toEqual({ check: 2, writesOff: 2 });
     expect(restarts(events)).toMatchObject([
-      { why: expect.stringMatching(/with tasks: .*with or without --clean: they look the same until a check/) as string },
+      {
+        why: expect.stringMatching(/with tasks: .*with or without --clean: they look the same until a check/) as string,
+      },
     ]);
     const baselines = events.filter((e): e is RunEventOf<"verifier.baseline"> => e.type === "verifier.baseline");
     expect(baselines.map((b) => b.resumes ?? false)).toEqual([false, true]);
@@ -315,11 +320,11 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
     expect(events.find((e) => e.type === "verifier.baseline")).toMatchObject({ oldRelease: true });
     // said once by the reader, once before the check, and the first answer's judgement
-    expect(logs(events).filter((l) => /an empty HTTP 500/.test(l.message)).map((l) => l.level)).toEqual([
-      "warn",
-      "warn",
-      "info",
-    ]);
+    expect(
+      logs(events)
+        .filter((l) => /an empty HTTP 500/.test(l.message))
+        .map((l) => l.level),
+    ).toEqual(["warn", "warn", "info"]);
     expect(events.find((e) => e.type === "verifier.baseline")).toMatchObject({ unproven: "oldRelease" });
     expect(buildReport(events).record.verifierSeen).toMatchObject([
       {
@@ -327,7 +332,11 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
           /^progress answered an empty HTTP 500 before the check: releases v0\.1\.6 to v0\.2\.0 do .*whether or not their metadata holds an earlier verification/,
         ) as string,
       },
-      { text: expect.stringMatching(/^the check's first answer showed a fresh verification: phase check, generation 0/) as string },
+      {
+        text: expect.stringMatching(
+          /^the check's first answer showed a fresh verification: phase check, generation 0/,
+        ) as string,
+      },
     ]);
     expect(verified(events)).toBe(true);
   });
@@ -393,7 +402,9 @@ describe("only this cutover's verification counts", () => {
       expect(refused.result.message).toMatch(
         /^step verify-again failed: the verifier resumed a verification this cutover did not start: after this run's check it shows generation \d+ at once/,
       );
-      expect(refused.result.hint).toMatch(release === "v0.2.0" ? /^verifier releases v0\.1\.6 to v0\.2\.0/ : /^Restart the verifier with --clean/);
+      expect(refused.result.hint).toMatch(
+        release === "v0.2.0" ? /^verifier releases v0\.1\.6 to v0\.2\.0/ : /^Restart the verifier with --clean/,
+      );
       // the check went (it is how the answer is learned), writesOff never did
       expect(asked(s)).toEqual({ check: before.check + 1, writesOff: before.writesOff });
       expect(refused.events.filter((e) => e.type === "verifier.origin")).toMatchObject([{ ours: false }]);
@@ -425,7 +436,11 @@ describe("only this cutover's verification counts", () => {
     const c = await fetch(`${s.verifierUrl}/api/v1/check`, { method: "POST", body: "{}" });
     expect(await c.json()).toEqual({ success: true });
     const filtered = await run(
-      runbookFor(s, "  - { id: verify, verify: { filter: { namespace: { $in: [app.orders] } } } }\n", "writesStoppedExternally: true\n"),
+      runbookFor(
+        s,
+        "  - { id: verify, verify: { filter: { namespace: { $in: [app.orders] } } } }\n",
+        "writesStoppedExternally: true\n",
+      ),
     );
     expect(filtered.result.exitCode).toBe(1);
     expect(filtered.result.message).toMatch(/this step's filter would not apply to it/);
@@ -487,7 +502,7 @@ ${COMMIT}`;
     const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
     const reh = await prepareRehearsal(loaded, { seed: 1 });
     try {
-      const { registry } = await loadRunbookPlugins(reh.loaded);
+      const { registry } = await loadRunbookPlugins(reh.loaded, { callKinds: PLUGIN_CALL_KINDS });
       const result = await runRunbook({
         loaded: reh.loaded,
         registry,
@@ -529,7 +544,7 @@ describe("a verification that keeps rechecking", () => {
         "  - { id: verify, verify: { timeout: 4m } }\n",
     );
     const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
-    const { registry } = await loadRunbookPlugins(loaded);
+    const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     const events: RunEvent[] = [];
     // the runner's clock at the simulator's pace: 4 min of verify are 4.8 s here
     const result = await runRunbook({
