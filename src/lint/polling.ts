@@ -2,6 +2,8 @@
 import { durationMs, formatDuration } from "../runbook/duration.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { STEP_KINDS, type Step } from "../runbook/types.js";
+import { bindStep } from "../steps/index.js";
 
 /**
  * The shortest poll interval lint accepts: 50 requests a second to each instance. `pollInterval: 0`
@@ -50,10 +52,18 @@ function checkWaits(ctx: LintContext): void {
   const ms = (v: unknown): number | undefined =>
     typeof v === "string" || typeof v === "number" ? durationMs(v) : undefined;
   rb.steps.forEach((raw: unknown, i) => {
-    const step = raw as { timeout?: unknown; stopWrites?: { check?: { until?: unknown; pollInterval?: unknown } } };
-    const c = step?.stopWrites?.check;
+    // the kind says which call reads whether writes are stopped (nothing here names a kind: issue 40)
+    const kind = raw !== null && typeof raw === "object" ? STEP_KINDS.find((k) => k in raw) : undefined;
+    if (kind === undefined) return;
+    const step = raw as Step;
+    let c: { until?: unknown; pollInterval?: unknown } | undefined;
+    try {
+      c = bindStep(step).writesCheck();
+    } catch {
+      return; // a body the schema refuses: its own finding
+    }
     if (!c || typeof c !== "object") return;
-    const at = ["steps", i, "stopWrites", "check"];
+    const at = ["steps", i, kind, "check"];
     const until = ms(c.until);
     if (c.until === undefined && c.pollInterval !== undefined)
       ctx.report(

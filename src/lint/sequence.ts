@@ -15,7 +15,7 @@ import { BEHAVIOUR } from "../api/versions.js";
 import type { SyncState } from "../api/types.js";
 import type { Step } from "../runbook/types.js";
 import { pluginStepKind, stepKind } from "../runbook/types.js";
-import { allStates, bindStep, cloneFlow, joinFlows, type Flow, type SequenceStep } from "../steps/index.js";
+import { allStates, bindStep, cloneFlow, joinFlows, traitsOf, type Flow, type SequenceStep } from "../steps/index.js";
 import type { LintContext, RuleInfo } from "./context.js";
 import { q, serviceAtLeast } from "./context.js";
 
@@ -330,11 +330,13 @@ export function check(ctx: LintContext): void {
  * commit; a runbook that only starts the sync commits nothing and is not asked to verify.
  */
 function checkVerified(ctx: LintContext, kinds: readonly string[], modes: readonly RunMode[]): void {
-  const commit = kinds.findIndex((k, i) => k === "commit" && modes[i] !== "never");
-  if (commit < 0 || kinds.some((k, i) => k === "verify" && modes[i] !== "never")) return;
+  const runs = (i: number): boolean => modes[i] !== "never";
+  const commit = kinds.findIndex((k, i) => traitsOf(k).command === "commit" && runs(i));
+  // the kind that waits for the verifier's result is the one that verifies (a startVerification only starts it)
+  if (commit < 0 || kinds.some((k, i) => traitsOf(k).waitsFor === "verifier" && runs(i))) return;
   ctx.report(
     "commit-without-verify",
-    ["steps", commit, "commit"],
+    ["steps", commit, kinds[commit]!],
     'This runbook commits, and no `verify` step verifies the destination: the cutover page says "Before you switch your application workload to the destination cluster, you should always verify a successful sync." Its run, rehearsal and report will say "not verified".',
     { key: true },
   );

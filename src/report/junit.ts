@@ -4,7 +4,7 @@
  * an interrupted step an <error>, a skipped or never-reached step <skipped/>. An interlock
  * refusal is a failure of its step even if the step was later forced through.
  */
-import { verificationText } from "../steps/kit/earned.js";
+import { traitsOf, verificationText } from "../steps/index.js";
 import { codeFrame, escapeXml as esc } from "../text.js";
 import { formatDuration } from "./model.js";
 import type { Report, ReportStep } from "./contract.js";
@@ -89,7 +89,7 @@ export function renderJunit(report: Report): string {
   // not verified (src/steps/kit/earned.ts): a case of its own, skipped with why, where the cutover
   // committed or meant to verify; the property says it in every report
   const v = report.verification;
-  if (!v.verified && (report.committed || report.steps.some((s) => s.kind === "verify")))
+  if (!v.verified && (report.committed || report.steps.some((s) => traitsOf(s.kind).waitsFor === "verifier")))
     cases.push({
       xml: `    <testcase classname="${esc(report.runbook)}" name="verification" time="0.000">\n      <skipped message="${esc(`not verified: ${v.why ?? "no verification was earned"}`)}"/>\n    </testcase>`,
       failure: false,

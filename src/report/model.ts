@@ -13,7 +13,7 @@ import { deliveryReport } from "../plugin/deliveries.js";
 import { createClockCorrector, jumpWarning } from "./durations.js";
 import { ServiceVersionReader, declaredMismatch } from "./service-version.js";
 import { redactLeaves, redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
-import { verification } from "../steps/kit/earned.js";
+import { verification } from "../steps/index.js";
 import {
   REPORT_VERSION,
   type InstanceSeries,
