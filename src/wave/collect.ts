@@ -48,9 +48,7 @@ function fromReport(report: Report, html: string | undefined, verdict: VerdictFi
   const message =
     verdict?.message ??
     (PASSED.has(status)
-      ? unverified === undefined
-        ? undefined
-        : `not verified: ${unverified}`
+      ? unverified // the status says NOT VERIFIED (statusText), the message why
       : `${failed ? `step ${failed.id}: ` : ""}${report.message ?? failed?.error ?? report.outcome}`);
   return {
     name: report.runbook,

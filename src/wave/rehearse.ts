@@ -181,11 +181,13 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
               : "UNSAFE";
       const message =
         status === "SAFE"
-          ? !verdict.verified
-            ? `${verdictWord(verdict)}: ${verdict.unverified ?? "no verification was earned"}`
-            : verdict.lint?.warnings.length
-              ? verdictWord(verdict)
-              : undefined
+          ? [
+              // the status says NOT VERIFIED (statusText), the message why; then what lint knows
+              verdict.verified ? undefined : (verdict.unverified ?? "no verification was earned"),
+              verdict.lint?.warnings.length ? verdictWord(verdict) : undefined,
+            ]
+              .filter(Boolean)
+              .join("; ") || undefined
           : status === "UNSAFE"
             ? unsafeWhy(verdict)
             : (result.message ?? `step ${result.failedStep ?? "?"} failed`);

@@ -97,6 +97,12 @@ export function countsText(report: WaveReport): string {
 export const notVerified = (report: WaveReport): WaveReportEntry[] =>
   report.runbooks.filter((r) => PASSED.has(r.status) && r.verified === false);
 
+/** The wave's outcome as shown: `PASSED`, or `PASSED · 1 NOT VERIFIED` where runbooks passed unverified. */
+export function outcomeText(report: WaveReport): string {
+  const n = notVerified(report).length;
+  return `${report.outcome}${n ? ` · ${n} NOT VERIFIED` : ""}`;
+}
+
 /** A status as shown: `SAFE`, or `SAFE · NOT VERIFIED` where the runbook passed unverified. */
 export const statusText = (r: WaveReportEntry): string =>
   `${r.status}${PASSED.has(r.status) && r.verified === false ? " · NOT VERIFIED" : ""}`;
@@ -156,10 +162,10 @@ export function renderWaveHtml(report: WaveReport): string {
     ? `<h2>Warnings</h2><ul>${report.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul>`
     : "";
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>wave ${esc(report.wave)}: ${report.outcome}</title>
+<html lang="en"><head><meta charset="utf-8"><title>wave ${esc(report.wave)}: ${outcomeText(report)}</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}</style>
 </head><body>
-<h1>wave ${esc(report.wave)}: <span style="color:${report.outcome === "PASSED" ? COLORS.SAFE : COLORS.FAILED}">${report.outcome}</span></h1>
+<h1>wave ${esc(report.wave)}: <span style="color:${report.outcome === "PASSED" ? COLORS.SAFE : COLORS.FAILED}">${outcomeText(report)}</span></h1>
 <p>${esc(countsText(report))}; ${report.runbooks.length} runbook(s)${report.maxParallel !== undefined ? `, at most ${report.maxParallel} at once` : ""}; ${report.source === "rehearse" ? "rehearsed against simulated fleets" : "from the jobs' reports and journals"}; ${esc(report.generatedAt)}</p>
 <table><thead><tr><th>stage</th><th>runbook</th><th>status</th><th>committed</th><th>time</th><th>after</th><th>file</th><th>detail</th></tr></thead>
 <tbody>
@@ -178,7 +184,7 @@ export function renderWaveMarkdown(report: WaveReport): string {
       `| ${r.stage ?? ""} | ${cell(r.name)} | **${statusText(r)}**${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""} | ${cell(r.after.join(", "))} | ${cell(r.message ?? "")} |`,
   );
   return [
-    `### wave ${cell(report.wave)}: ${report.outcome}`,
+    `### wave ${cell(report.wave)}: ${outcomeText(report)}`,
     "",
     countsText(report),
     "",

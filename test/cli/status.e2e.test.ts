@@ -342,7 +342,7 @@ describe("syncbook status --json", () => {
   it("--watch refreshes until Ctrl-C (one JSON line each with --json)", async () => {
     const f = await fleet();
     const w = startCli(["status", f.file, "--json", "--watch", "0.2", "--journal-dir", f.journals], { cwd: f.dir });
-    await w.waitFor(/("format":2[\s\S]*){3}/, 15_000);
+    await w.waitFor(/("format":3[\s\S]*){3}/, 15_000);
     w.child.kill("SIGINT");
     const r = await w.done;
     expect(r.code).toBe(0);
