@@ -13,6 +13,13 @@
  * their exact time. This is what lets one process answer hundreds of instances on a few % of a
  * core.
  */
+import {
+  embeddedVerification,
+  embeddedVerifierOn,
+  hashesNow,
+  streamHashing,
+  type EmbeddedVerifierSide,
+} from "./embedded-verifier.js";
 import type { ModelParams } from "./model.js";
 import type { SourceTimeline } from "./source.js";
 import { blocksSourceWrites, type BuildIndexes, type StartRequest } from "./validate-start.js";
@@ -45,15 +52,6 @@ export interface InstanceEnv {
   onRestart(index: number, t: number): void;
   /** `host:port` of a cluster setting, for directionMapping. */
   clusterHost(name: string): string;
-}
-
-interface EmbeddedVerifierSide {
-  estimatedDocumentCount: number;
-  hashedDocumentCount: number;
-  lagTimeSeconds: number | null;
-  totalCollectionCount: number;
-  scannedCollectionCount: number;
-  phase: "not started" | "initial hashing" | "stream hashing";
 }
 
 export interface ProgressBody {
@@ -153,7 +151,7 @@ export class SyncInstance {
     readonly id: string,
     readonly coordinatorId: string,
     share: number,
-    private readonly env: InstanceEnv,
+    readonly env: InstanceEnv,
   ) {
     this.share = share;
     const v = env.version;
@@ -165,7 +163,8 @@ export class SyncInstance {
   /** Features by the version they were judged for (a live upgrade changes it): every progress answer asks. */
   #features = { version: "", has: new Map<keyof typeof PROGRESS_SINCE, boolean>() };
 
-  #has(feature: keyof typeof PROGRESS_SINCE): boolean {
+  /** Whether the emulated version reports a progress feature (`PROGRESS_SINCE`). */
+  has(feature: keyof typeof PROGRESS_SINCE): boolean {
     if (this.#features.version !== this.env.version) this.#features = { version: this.env.version, has: new Map() };
     let has = this.#features.has.get(feature);
     if (has === undefined) {
@@ -188,40 +187,6 @@ export class SyncInstance {
   get buildsAfterCopy(): boolean {
     const b = this.buildIndexes;
     return b === "afterDataCopy" || b === "excludeHashedAfterCopy";
-  }
-
-  /**
-   * The embedded verifier (1.9): what start said, else its default, "on by default for replica
-   * sets from 1.9, for sharded clusters from 1.10" (a sync with a sharded cluster on either side
-   * counts as sharded).
-   */
-  get embeddedVerifier(): boolean {
-    if (!this.#has("verification")) return false;
-    const asked = this.body?.verification?.enabled;
-    if (asked !== undefined) return asked;
-    const b = this.body;
-    const sharded = b !== undefined && (this.env.sharded(b.source) || this.env.sharded(b.destination));
-    return !sharded || atLeast(this.env.version, BEHAVIOUR_SINCE.embeddedVerifierSharded);
-  }
-
-  /** The embedded verifier hashes from the copy (before 1.22) or from change event application (1.22). */
-  get #hashesNow(): boolean {
-    if (this.phase === "cea") return true;
-    return this.phase === "copy" && !atLeast(this.env.version, BEHAVIOUR_SINCE.embeddedVerifierAtCea);
-  }
-
-  /** The fraction the embedded verifier's current run has hashed by t (during the copy: no more than is copied). */
-  #hashed(t: number): number {
-    if (!this.embeddedVerifier || this.hashFrom === undefined || !this.#hashesNow) return 0;
-    const rate = this.env.params.embeddedHashBytesPerSecond;
-    const done = rate > 0 ? (Math.max(0, t - this.hashFrom) * rate) / Math.max(1, this.share) : 1;
-    const copied = this.phase === "cea" ? 1 : this.copied / Math.max(1, this.share);
-    return Math.min(1, done, copied);
-  }
-
-  /** The embedded verifier is in `stream hashing` at t (facts: the state that allows commit). */
-  #streaming(t: number): boolean {
-    return this.phase === "cea" && this.#hashed(t) >= 1 - 1e-9;
   }
 
   /** Moves the model to simulated time t (see the file comment). */
@@ -256,7 +221,7 @@ export class SyncInstance {
         this.state = this.afterInit ?? "IDLE";
         this.afterInit = undefined;
         if (this.ready) this.readySince = cur;
-        if (this.#hashesNow && this.state !== "PAUSED") this.hashFrom = cur;
+        if (hashesNow(this) && this.state !== "PAUSED") this.hashFrom = cur;
         continue;
       }
       const copying = this.state === "RUNNING" || (this.state === "COMMITTING" && this.earlyCommit);
@@ -271,7 +236,7 @@ export class SyncInstance {
         this.precopyLeft = 0;
         this.phase = "copy";
         this.collectionsAt ??= cur;
-        if (this.#hashesNow) this.hashFrom ??= cur;
+        if (hashesNow(this)) this.hashFrom ??= cur;
         continue;
       }
       if (copying && this.phase === "copy") {
@@ -363,7 +328,7 @@ export class SyncInstance {
     this.copiedAt ??= t;
     this.indexesReadyAt = this.buildsAfterCopy ? t + this.env.params.indexBuildSeconds : undefined;
     // facts: the embedded verifier, "with `buildIndexes: never` and TTL collections it fails the migration"
-    if (this.embeddedVerifier && this.buildIndexes === "never" && this.env.ttlCollections > 0)
+    if (embeddedVerifierOn(this) && this.buildIndexes === "never" && this.env.ttlCollections > 0)
       this.failure = {
         at: t,
         reason: 'the embedded verifier cannot verify TTL indexes the sync did not build (buildIndexes "never")',
@@ -476,7 +441,7 @@ export class SyncInstance {
     if (!(this.phase === "cea" && indexesReady)) return false;
     const v = this.env.version;
     // facts: "from 1.17 false until the embedded verifier is in a state that allows commit"
-    if (this.embeddedVerifier && atLeast(v, BEHAVIOUR_SINCE.canCommitWaitsForVerifier) && !this.#streaming(t))
+    if (embeddedVerifierOn(this) && atLeast(v, BEHAVIOUR_SINCE.canCommitWaitsForVerifier) && !streamHashing(this, t))
       return false;
     // facts: "from 1.21 false while the service **or** the embedded verifier reports more than **30 s** of lag"
     // (the simulated embedded verifier lags as the sync does)
@@ -494,7 +459,7 @@ export class SyncInstance {
   resume(t: number): void {
     this.state = "RUNNING";
     if (this.phase === "cea") this.readySince = t;
-    if (this.#hashesNow) this.hashFrom = t;
+    if (hashesNow(this)) this.hashFrom = t;
     this.env.onRestart(this.index, t);
   }
 
@@ -529,7 +494,7 @@ export class SyncInstance {
     if (this.ready) this.readySince = t;
     this.idsFrom = t + this.env.params.coordinatorNullSeconds;
     // facts: the embedded verifier starts again from the beginning after a restart of the service
-    this.hashFrom = this.#hashesNow && this.state !== "PAUSED" ? t : undefined;
+    this.hashFrom = hashesNow(this) && this.state !== "PAUSED" ? t : undefined;
     // facts [progress 1.20]: INITIALIZING first, then IDLE, or "after a crash or restart, the state it had before the crash"
     const init = this.env.params.initializingSeconds;
     if (atLeast(this.env.version, BEHAVIOUR_SINCE.restartInitializes) && init > 0) {
@@ -612,28 +577,6 @@ export class SyncInstance {
     return this.phase === "cea" ? "change event application" : "collection copy";
   }
 
-  #embedded(t: number): ProgressBody["verification"] {
-    const docs = Math.round(this.share / this.env.params.averageDocumentBytes);
-    const colls = this.env.collections;
-    // facts: "From 1.22 it starts at change event application and reports "not started" during the
-    // collection copy"; it starts again from the beginning after a pause and resume, or a restart
-    const started = this.embeddedVerifier && this.hashFrom !== undefined && this.#hashesNow;
-    const streaming = started && this.#streaming(t);
-    const frac = started ? this.#hashed(t) : 0;
-    const side = (lag: number | null): EmbeddedVerifierSide => {
-      return {
-        estimatedDocumentCount: docs,
-        hashedDocumentCount: Math.floor(docs * frac),
-        lagTimeSeconds: streaming ? lag : null,
-        totalCollectionCount: colls,
-        scannedCollectionCount: Math.floor(colls * frac),
-        phase: streaming ? "stream hashing" : started ? "initial hashing" : "not started",
-      };
-    };
-    const lag = this.lag(t);
-    return { source: side(lag), destination: side(lag) };
-  }
-
   /** The `progress` object at t (advance first). */
   progress(t: number): ProgressBody {
     if (this.stale && t < this.stale.until) return this.stale.body;
@@ -648,12 +591,12 @@ export class SyncInstance {
       collectionCopy: null,
       directionMapping: null,
     };
-    if (this.#has("totalEventsApplied")) out.totalEventsApplied = null;
-    if (this.#has("ids")) Object.assign(out, { mongosyncID: null, coordinatorID: null });
+    if (this.has("totalEventsApplied")) out.totalEventsApplied = null;
+    if (this.has("ids")) Object.assign(out, { mongosyncID: null, coordinatorID: null });
     // Rule 1: "In state IDLE, all fields except `state` and `canCommit` are null." (INITIALIZING
     // likewise). The fields the facts say are omitted where they do not apply are left out instead.
-    if (this.#has("verification")) out.verification = null;
-    if (this.#has("lag")) out.lag = null;
+    if (this.has("verification")) out.verification = null;
+    if (this.has("lag")) out.lag = null;
     if (idle) return out;
 
     const lag = this.lag(t);
@@ -666,7 +609,7 @@ export class SyncInstance {
           this.commitLeft <= this.commitDuration * (1 - this.env.params.canWriteAfter) + 1e-9));
     out.info = this.#info();
     out.lagTimeSeconds = lag;
-    if (this.#has("totalEventsApplied"))
+    if (this.has("totalEventsApplied"))
       out.totalEventsApplied = Math.max(0, Math.floor(this.applied - this.counterBase));
     out.collectionCopy = this.#copyFields();
     const dir = this.direction!;
@@ -674,13 +617,13 @@ export class SyncInstance {
       Source: `${dir.source}: ${this.env.clusterHost(dir.source)}`,
       Destination: `${dir.destination}: ${this.env.clusterHost(dir.destination)}`,
     };
-    if (this.#has("ids")) {
+    if (this.has("ids")) {
       out.mongosyncID = this.id;
       // facts: "`coordinatorID` may be null at start-up"
       out.coordinatorID = t < this.idsFrom ? null : this.coordinatorId;
     }
-    if (this.#has("verification")) out.verification = this.#embedded(t);
-    if (this.#has("estimatedSecondsToCEACatchup") && cea) {
+    if (this.has("verification")) out.verification = embeddedVerification(this, t);
+    if (this.has("estimatedSecondsToCEACatchup") && cea) {
       // facts: "**omitted** outside change event application, or when lag has not decreased"
       const A = this.env.params.applyEventsPerSecond;
       const src = this.env.source;
@@ -690,12 +633,12 @@ export class SyncInstance {
     }
     // facts: "`source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 | **absent** when under 1 ms"
     const ping = this.env.params.pingLatencyMs;
-    if (this.#has("pingLatencyMs") && (ping >= 1 || ping === -1)) {
+    if (this.has("pingLatencyMs") && (ping >= 1 || ping === -1)) {
       out.source = { pingLatencyMs: ping };
       out.destination = { pingLatencyMs: ping };
     }
     // facts: "`indexBuilding` | 1.19 | **only during change event application**, with index builds after the copy"
-    if (this.#has("indexBuilding") && cea && this.indexesReadyAt !== undefined) {
+    if (this.has("indexBuilding") && cea && this.indexesReadyAt !== undefined) {
       const dur = this.env.params.indexBuildSeconds;
       const frac = dur > 0 ? Math.min(1, Math.max(0, 1 - (this.indexesReadyAt - t) / dur)) : 1;
       const colls = this.env.collections;
@@ -707,25 +650,25 @@ export class SyncInstance {
       };
     }
     // facts: "a human string … **only in RUNNING before `canWrite` is true**"
-    if (this.#has("estimatedOplogTimeRemaining") && this.state === "RUNNING")
+    if (this.has("estimatedOplogTimeRemaining") && this.state === "RUNNING")
       out.estimatedOplogTimeRemaining =
         this.phase === "precopy"
           ? "not checked yet"
           : oplogTimeRemaining(this.env.params.oplogWindowSeconds - (lag ?? 0));
     // facts: "`warnings` | 1.19 | array of strings, **omitted when there are none**; one says the
     // service blocks user writes on the source" (dual write blocking, after commit)
-    if (this.#has("warnings") && this.commitAt !== undefined && blocksSourceWrites(this.body))
+    if (this.has("warnings") && this.commitAt !== undefined && blocksSourceWrites(this.body))
       out.warnings = ["the sync service is blocking user writes on the source cluster"];
     // facts: "`ddlLagSeconds` null with a pre-6.0 source or before any DDL event, `crudLagSeconds`
     // null before the first CRUD timestamp; `lag` null while PAUSED"
-    if (this.#has("lag") && lag !== null) {
+    if (this.has("lag") && lag !== null) {
       const crud = this.env.source.events(t) > this.startEvents + 1e-6;
       const ddl =
         this.env.ddlEvents() > this.startDdl && atLeast(this.env.serverVersion(this.direction!.source), "6.0");
       out.lag = { overallLagSeconds: lag, crudLagSeconds: crud ? lag : null, ddlLagSeconds: ddl ? lag : null };
     }
     // facts: "`ceaStage` | 1.22 | **only during change event application**: "collection copy drain" or "steady state""
-    if (this.#has("ceaStage") && cea)
+    if (this.has("ceaStage") && cea)
       out.ceaStage = this.applied < this.drainTo - 1e-6 ? "collection copy drain" : "steady state";
     return out;
   }
