@@ -13,14 +13,9 @@
  * their exact time. This is what lets one process answer hundreds of instances on a few % of a
  * core.
  */
-import {
-  embeddedVerification,
-  embeddedVerifierOn,
-  hashesNow,
-  streamHashing,
-  type EmbeddedVerifierSide,
-} from "./embedded-verifier.js";
+import { embeddedVerifierOn, hashesNow, streamHashing } from "./embedded-verifier.js";
 import type { ModelParams } from "./model.js";
+import type { ProgressBody } from "./progress-body.js";
 import type { SourceTimeline } from "./source.js";
 import { blocksSourceWrites, type BuildIndexes, type StartRequest } from "./validate-start.js";
 import { BEHAVIOUR_SINCE, CAN_COMMIT_MAX_LAG_SECONDS, PROGRESS_SINCE, atLeast } from "./versions.js";
@@ -53,37 +48,6 @@ export interface InstanceEnv {
   /** `host:port` of a cluster setting, for directionMapping. */
   clusterHost(name: string): string;
 }
-
-export interface ProgressBody {
-  state: SyncState;
-  canCommit: boolean;
-  canWrite: boolean | null;
-  info: string | null;
-  lagTimeSeconds: number | null;
-  totalEventsApplied?: number | null;
-  collectionCopy: { estimatedTotalBytes: number; estimatedCopiedBytes: number } | null;
-  directionMapping: { Source: string; Destination: string } | null;
-  mongosyncID?: string | null;
-  coordinatorID?: string | null;
-  verification?: { source: EmbeddedVerifierSide; destination: EmbeddedVerifierSide } | null;
-  estimatedSecondsToCEACatchup?: number | null;
-  /** 1.17: the instance's ping to each cluster (absent under 1 ms or before the first ping). */
-  source?: { pingLatencyMs?: number };
-  destination?: { pingLatencyMs?: number };
-  indexBuilding?: {
-    indexesBuilt: number;
-    totalIndexesToBuild: number;
-    collectionsFinished: number;
-    collectionsTotal: number;
-  } | null;
-  estimatedOplogTimeRemaining?: string | null;
-  warnings?: string[] | null;
-  lag?: { overallLagSeconds: number; crudLagSeconds: number | null; ddlLagSeconds: number | null } | null;
-  ceaStage?: string | null;
-}
-
-/** Indexes per collection, for indexBuilding (the simulated data set has this many secondary indexes each). */
-const INDEXES_PER_COLLECTION = 3;
 
 export class SyncInstance {
   state: SyncState;
@@ -546,141 +510,4 @@ export class SyncInstance {
     const src = this.env.source;
     return Math.max(0, src.events(Math.max(t, this.commitAt)) - src.events(this.commitAt));
   }
-
-  #copyFields(): { estimatedTotalBytes: number; estimatedCopiedBytes: number } {
-    const total = this.env.totalBytes;
-    // Rule 3: "Before the collection copy phase, estimatedCopiedBytes is 0 and estimatedTotalBytes is 1."
-    if (this.phase === "precopy") return { estimatedTotalBytes: 1, estimatedCopiedBytes: 0 };
-    if (this.upgrade) {
-      if (this.upgrade.totalAfter === null) return { estimatedTotalBytes: 1, estimatedCopiedBytes: 0 };
-      const tot = this.upgrade.totalAfter;
-      return {
-        estimatedTotalBytes: tot,
-        estimatedCopiedBytes: Math.min(tot, Math.max(0, Math.floor(this.copied - this.upgrade.base))),
-      };
-    }
-    // facts: "Before 1.21 `estimatedCopiedBytes` may exceed `estimatedTotalBytes` (the total is an
-    // estimate); from 1.21 the service raises `estimatedTotalBytes` when the copied bytes pass it"
-    const estimate = Math.max(1, Math.round(total * this.env.params.estimatedTotalRatio));
-    const copied = Math.floor(this.copied);
-    const raised = atLeast(this.env.version, BEHAVIOUR_SINCE.totalRaisedToCopied);
-    return { estimatedTotalBytes: raised ? Math.max(estimate, copied) : estimate, estimatedCopiedBytes: copied };
-  }
-
-  #info(): string | null {
-    if (this.failure) return `migration failed: ${this.failure.reason}`;
-    // facts: "`info` values documented: `collection copy`, `change event application`,
-    // `waiting for commit to complete`, `commit completed`"
-    if (this.state === "REVERSING") return null;
-    if (this.state === "COMMITTING") return "waiting for commit to complete";
-    if (this.state === "COMMITTED") return "commit completed";
-    return this.phase === "cea" ? "change event application" : "collection copy";
-  }
-
-  /** The `progress` object at t (advance first). */
-  progress(t: number): ProgressBody {
-    if (this.stale && t < this.stale.until) return this.stale.body;
-    this.stale = undefined;
-    const idle = this.state === "IDLE" || this.state === "INITIALIZING";
-    const out: ProgressBody = {
-      state: this.state,
-      canCommit: idle ? false : this.canCommit,
-      canWrite: null,
-      info: null,
-      lagTimeSeconds: null,
-      collectionCopy: null,
-      directionMapping: null,
-    };
-    if (this.has("totalEventsApplied")) out.totalEventsApplied = null;
-    if (this.has("ids")) Object.assign(out, { mongosyncID: null, coordinatorID: null });
-    // Rule 1: "In state IDLE, all fields except `state` and `canCommit` are null." (INITIALIZING
-    // likewise). The fields the facts say are omitted where they do not apply are left out instead.
-    if (this.has("verification")) out.verification = null;
-    if (this.has("lag")) out.lag = null;
-    if (idle) return out;
-
-    const lag = this.lag(t);
-    const cea = this.phase === "cea" && this.state === "RUNNING";
-    out.canWrite =
-      !this.failure &&
-      (this.state === "COMMITTED" ||
-        (this.state === "COMMITTING" &&
-          !this.earlyCommit &&
-          this.commitLeft <= this.commitDuration * (1 - this.env.params.canWriteAfter) + 1e-9));
-    out.info = this.#info();
-    out.lagTimeSeconds = lag;
-    if (this.has("totalEventsApplied"))
-      out.totalEventsApplied = Math.max(0, Math.floor(this.applied - this.counterBase));
-    out.collectionCopy = this.#copyFields();
-    const dir = this.direction!;
-    out.directionMapping = {
-      Source: `${dir.source}: ${this.env.clusterHost(dir.source)}`,
-      Destination: `${dir.destination}: ${this.env.clusterHost(dir.destination)}`,
-    };
-    if (this.has("ids")) {
-      out.mongosyncID = this.id;
-      // facts: "`coordinatorID` may be null at start-up"
-      out.coordinatorID = t < this.idsFrom ? null : this.coordinatorId;
-    }
-    if (this.has("verification")) out.verification = embeddedVerification(this, t);
-    if (this.has("estimatedSecondsToCEACatchup") && cea) {
-      // facts: "**omitted** outside change event application, or when lag has not decreased"
-      const A = this.env.params.applyEventsPerSecond;
-      const src = this.env.source;
-      const backlog = Math.max(0, src.events(t) - this.applied);
-      if (backlog < 1) out.estimatedSecondsToCEACatchup = 0;
-      else if (A > src.rate) out.estimatedSecondsToCEACatchup = Math.ceil(backlog / (A - src.rate));
-    }
-    // facts: "`source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 | **absent** when under 1 ms"
-    const ping = this.env.params.pingLatencyMs;
-    if (this.has("pingLatencyMs") && (ping >= 1 || ping === -1)) {
-      out.source = { pingLatencyMs: ping };
-      out.destination = { pingLatencyMs: ping };
-    }
-    // facts: "`indexBuilding` | 1.19 | **only during change event application**, with index builds after the copy"
-    if (this.has("indexBuilding") && cea && this.indexesReadyAt !== undefined) {
-      const dur = this.env.params.indexBuildSeconds;
-      const frac = dur > 0 ? Math.min(1, Math.max(0, 1 - (this.indexesReadyAt - t) / dur)) : 1;
-      const colls = this.env.collections;
-      out.indexBuilding = {
-        indexesBuilt: Math.floor(colls * INDEXES_PER_COLLECTION * frac),
-        totalIndexesToBuild: colls * INDEXES_PER_COLLECTION,
-        collectionsFinished: Math.floor(colls * frac),
-        collectionsTotal: colls,
-      };
-    }
-    // facts: "a human string … **only in RUNNING before `canWrite` is true**"
-    if (this.has("estimatedOplogTimeRemaining") && this.state === "RUNNING")
-      out.estimatedOplogTimeRemaining =
-        this.phase === "precopy"
-          ? "not checked yet"
-          : oplogTimeRemaining(this.env.params.oplogWindowSeconds - (lag ?? 0));
-    // facts: "`warnings` | 1.19 | array of strings, **omitted when there are none**; one says the
-    // service blocks user writes on the source" (dual write blocking, after commit)
-    if (this.has("warnings") && this.commitAt !== undefined && blocksSourceWrites(this.body))
-      out.warnings = ["the sync service is blocking user writes on the source cluster"];
-    // facts: "`ddlLagSeconds` null with a pre-6.0 source or before any DDL event, `crudLagSeconds`
-    // null before the first CRUD timestamp; `lag` null while PAUSED"
-    if (this.has("lag") && lag !== null) {
-      const crud = this.env.source.events(t) > this.startEvents + 1e-6;
-      const ddl =
-        this.env.ddlEvents() > this.startDdl && atLeast(this.env.serverVersion(this.direction!.source), "6.0");
-      out.lag = { overallLagSeconds: lag, crudLagSeconds: crud ? lag : null, ddlLagSeconds: ddl ? lag : null };
-    }
-    // facts: "`ceaStage` | 1.22 | **only during change event application**: "collection copy drain" or "steady state""
-    if (this.has("ceaStage") && cea)
-      out.ceaStage = this.applied < this.drainTo - 1e-6 ? "collection copy drain" : "steady state";
-    return out;
-  }
-}
-
-/**
- * `estimatedOplogTimeRemaining` as the documented strings: "12 hours", "45 minutes", "less than
- * 15 minutes", "more than 72 hours" (the facts give no other form).
- */
-export function oplogTimeRemaining(seconds: number): string {
-  if (seconds > 72 * 3600) return "more than 72 hours";
-  if (seconds < 15 * 60) return "less than 15 minutes";
-  if (seconds >= 3600) return `${Math.floor(seconds / 3600)} hours`;
-  return `${Math.floor(seconds / 60)} minutes`;
 }
