@@ -1,18 +1,10 @@
 /**
- * One simulated sync service instance: the state machine of spec/sync-service-api.md and
- * spec/service-facts.md, and the quantities its progress endpoint reports for the service
- * version it emulates, evaluated lazily.
- *
- * Nothing ticks. `advance(t)` moves the instance from the simulated time it was last evaluated
- * at to `t` in closed form: within one stretch of time every rate is constant (copy rate,
- * apply rate, the source's event rate), and whatever changes a rate from outside (a command,
- * the writes switch, an instance going down) first advances every instance to "now". Inside
- * `advance`, the transitions that happen on their own (INITIALIZING → IDLE, pre-copy → copy →
- * change event application, index builds, COMMITTING → COMMITTED, REVERSING → RUNNING, a live
- * upgrade at a copy fraction, a migration failing on source writes during commit) are found at
- * their exact time. This is what lets one process answer hundreds of instances on a few % of a
- * core.
+ * One simulated sync service instance: its state, the commands that change it (the state machine
+ * of spec/sync-service-api.md and spec/service-facts.md, for the service version it emulates),
+ * its lag and canCommit. Time passing is `advance.ts` (closed form, nothing ticks), what its
+ * progress endpoint answers `progress-body.ts`, the embedded verifier `embedded-verifier.ts`.
  */
+import { advance } from "./advance.js";
 import { embeddedVerifierOn, hashesNow, streamHashing } from "./embedded-verifier.js";
 import type { ModelParams } from "./model.js";
 import type { ProgressBody } from "./progress-body.js";
@@ -153,169 +145,9 @@ export class SyncInstance {
     return b === "afterDataCopy" || b === "excludeHashedAfterCopy";
   }
 
-  /** Moves the model to simulated time t (see the file comment). */
+  /** Moves the model to simulated time t (advance.ts). */
   advance(t: number): void {
-    if (!(t > this.t)) return;
-    if (this.state === "COMMITTING" && !this.failure && !this.down) {
-      const failAt = this.#sourceWriteFailure(this.t);
-      if (failAt !== undefined && failAt < t) {
-        this.#step(failAt);
-        if (this.state === "COMMITTING") {
-          // "From 1.17 the service fails the migration if it sees writes on the source during commit"
-          this.failure = { at: failAt, reason: "writes were seen on the source during commit" };
-          this.t = t;
-          return;
-        }
-      }
-    }
-    this.#step(t);
-  }
-
-  #step(t: number): void {
-    if (!(t > this.t)) return;
-    const p = this.env.params;
-    let cur = this.t;
-    // Each pass handles one stretch and either reaches t (break) or a transition (continue).
-    for (let guard = 0; cur < t && guard < 24; guard++) {
-      if (this.down || this.failure) break;
-      if (this.state === "INITIALIZING") {
-        if (this.initUntil > t) break;
-        cur = Math.max(cur, this.initUntil);
-        // "once initialization completes it reports IDLE, or, after a crash or restart, the state it had before the crash"
-        this.state = this.afterInit ?? "IDLE";
-        this.afterInit = undefined;
-        if (this.ready) this.readySince = cur;
-        if (hashesNow(this) && this.state !== "PAUSED") this.hashFrom = cur;
-        continue;
-      }
-      const copying = this.state === "RUNNING" || (this.state === "COMMITTING" && this.earlyCommit);
-      if (copying && this.phase === "precopy") {
-        const end = cur + this.precopyLeft;
-        if (end > t) {
-          this.precopyLeft -= t - cur;
-          cur = t;
-          break;
-        }
-        cur = end;
-        this.precopyLeft = 0;
-        this.phase = "copy";
-        this.collectionsAt ??= cur;
-        if (hashesNow(this)) this.hashFrom ??= cur;
-        continue;
-      }
-      if (copying && this.phase === "copy") {
-        const rate = p.copyBytesPerSecond;
-        const tEnd = cur + Math.max(0, this.share - this.copied) / rate;
-        if (this.pendingUpgrade !== null) {
-          const target = this.pendingUpgrade * this.share;
-          const tUp = this.copied >= target ? cur : cur + (target - this.copied) / rate;
-          if (tUp <= t && tUp <= tEnd) {
-            this.copied = Math.max(this.copied, Math.min(this.share, target));
-            cur = tUp;
-            this.liveUpgrade(cur);
-            continue;
-          }
-        }
-        if (tEnd > t) {
-          this.copied += (t - cur) * rate;
-          cur = t;
-          break;
-        }
-        this.copied = this.share;
-        cur = tEnd;
-        this.#enterCea(cur);
-        continue;
-      }
-      if (this.state === "RUNNING" && this.phase === "cea") {
-        if (this.pendingUpgrade !== null) {
-          this.liveUpgrade(cur);
-          continue;
-        }
-        this.applied = this.#applyUntil(cur, t);
-        cur = t;
-        break;
-      }
-      if (this.state === "COMMITTING" && this.earlyCommit && this.phase === "cea") {
-        // the early commit proceeds once the index builds are done, for the lag left then
-        const ready = this.indexesReadyAt ?? cur;
-        if (ready > t) {
-          this.applied = this.#applyUntil(cur, t);
-          cur = t;
-          break;
-        }
-        this.applied = this.#applyUntil(cur, Math.max(cur, ready));
-        cur = Math.max(cur, ready);
-        this.earlyCommit = false;
-        const lag = this.#runningLag(cur);
-        this.commitLeft = lag;
-        this.commitDuration = lag;
-        this.commitEvents = Math.max(this.commitEvents, this.applied);
-        continue;
-      }
-      if (this.state === "COMMITTING") {
-        const end = cur + this.commitLeft;
-        this.applied = Math.min(this.commitEvents, this.applied + p.applyEventsPerSecond * (Math.min(end, t) - cur));
-        if (end > t) {
-          this.commitLeft -= t - cur;
-          cur = t;
-          break;
-        }
-        cur = end;
-        this.commitLeft = 0;
-        this.applied = this.commitEvents;
-        this.state = "COMMITTED";
-        this.committedAt = cur;
-        continue;
-      }
-      if (this.state === "REVERSING") {
-        const end = cur + this.reversingLeft;
-        if (end > t) {
-          this.reversingLeft -= t - cur;
-          cur = t;
-          break;
-        }
-        cur = end;
-        this.reversingLeft = 0;
-        this.#finishReverse(cur);
-        continue;
-      }
-      break; // IDLE, PAUSED, COMMITTED: nothing moves.
-    }
-    this.t = t;
-  }
-
-  #enterCea(t: number): void {
-    this.phase = "cea";
-    this.readySince = t;
-    this.drainTo = this.env.source.events(t);
-    if (atLeast(this.env.version, BEHAVIOUR_SINCE.embeddedVerifierAtCea)) this.hashFrom = t;
-    this.copiedAt ??= t;
-    this.indexesReadyAt = this.buildsAfterCopy ? t + this.env.params.indexBuildSeconds : undefined;
-    // facts: the embedded verifier, "with `buildIndexes: never` and TTL collections it fails the migration"
-    if (embeddedVerifierOn(this) && this.buildIndexes === "never" && this.env.ttlCollections > 0)
-      this.failure = {
-        at: t,
-        reason: 'the embedded verifier cannot verify TTL indexes the sync did not build (buildIndexes "never")',
-      };
-  }
-
-  /** 1.17+: the time a write reaches the source during this commit, if one does from `from` on. */
-  #sourceWriteFailure(from: number): number | undefined {
-    if (!atLeast(this.env.version, BEHAVIOUR_SINCE.failOnSourceWritesDuringCommit)) return undefined;
-    if (this.commitAt === undefined || blocksSourceWrites(this.body)) return undefined;
-    const src = this.env.source;
-    const base = src.events(this.commitAt);
-    const now = src.events(from);
-    if (now > base + 1e-6) return from;
-    if (!(src.rate > 0)) return undefined;
-    return from + (base + 1e-6 - now) / src.rate;
-  }
-
-  /** Events applied by time t1 when applying at full rate from t0 (queue reflection formula). */
-  #applyUntil(t0: number, t1: number): number {
-    const A = this.env.params.applyEventsPerSecond;
-    const src = this.env.source;
-    return Math.min(this.applied + A * (t1 - t0), src.events(t1), src.minThroughBreakpoints(t0, t1, A));
+    advance(this, t);
   }
 
   /** Ready for the verifier: in CEA or committing/committed, and up. */
@@ -338,7 +170,7 @@ export class SyncInstance {
   }
 
   /** The lag a RUNNING instance in CEA would report at t (no rounding). */
-  #runningLag(t: number): number {
+  runningLag(t: number): number {
     const src = this.env.source;
     const behind = this.applied < src.events(t) - 1e-6 ? t - src.timeOf(this.applied) : 0;
     // "Regular no-ops on the source often keep it a few seconds above zero even with no real writes."
@@ -357,10 +189,10 @@ export class SyncInstance {
       case "COMMITTED":
         return 0; // "It is 0 when source and destination are consistent."
       case "COMMITTING":
-        if (this.earlyCommit) return Math.max(0, Math.ceil(this.#runningLag(t) - 1e-9));
+        if (this.earlyCommit) return Math.max(0, Math.ceil(this.runningLag(t) - 1e-9));
         return Math.max(0, Math.ceil(this.commitLeft - 1e-9));
       case "RUNNING":
-        return Math.max(0, Math.ceil(this.#runningLag(t) - 1e-9));
+        return Math.max(0, Math.ceil(this.runningLag(t) - 1e-9));
     }
   }
 
@@ -409,7 +241,7 @@ export class SyncInstance {
       return false;
     // facts: "from 1.21 false while the service **or** the embedded verifier reports more than **30 s** of lag"
     // (the simulated embedded verifier lags as the sync does)
-    if (atLeast(v, BEHAVIOUR_SINCE.canCommitLagLimit) && this.#runningLag(t) > CAN_COMMIT_MAX_LAG_SECONDS) return false;
+    if (atLeast(v, BEHAVIOUR_SINCE.canCommitLagLimit) && this.runningLag(t) > CAN_COMMIT_MAX_LAG_SECONDS) return false;
     return true;
   }
 
@@ -435,10 +267,11 @@ export class SyncInstance {
     this.reversingLeft = this.env.params.reversingSeconds;
     this.readySince = undefined;
     this.committedAt = undefined;
-    if (this.reversingLeft <= 0) this.#finishReverse(t);
+    if (this.reversingLeft <= 0) this.finishReverse(t);
   }
 
-  #finishReverse(t: number): void {
+  /** REVERSING is over: RUNNING the other way. */
+  finishReverse(t: number): void {
     this.state = "RUNNING";
     this.phase = "cea";
     this.reversed = !this.reversed;
