@@ -172,6 +172,31 @@ function expectationChecks(e: Expectation, read: (subject: unknown) => unknown):
   return checks;
 }
 
+/**
+ * Conditions on any value a read returned (a stopWrites `check:`'s `expect`, on what its hook
+ * read): the comparisons `waitFor.expect` makes, each by dotted path. Returns those not met, each
+ * named as a wait names it (`writes.enabled equals false`) with the value read; empty when all hold.
+ */
+export function unmetExpectations(
+  expect: readonly Expectation[],
+  value: unknown,
+): { condition: string; value: unknown }[] {
+  const unmet: { condition: string; value: unknown }[] = [];
+  for (const e of expect)
+    for (const c of expectationChecks(e, (v) => readPath(v, e.path))) {
+      const r = c.test(value, {});
+      if (!r.ok) unmet.push({ condition: c.name, value: r.value });
+    }
+  return unmet;
+}
+
+/** An expectation as a wait names it: `writes.enabled equals false`, `rate below 1`. */
+export function expectationText(e: Expectation): string {
+  return expectationChecks(e, () => undefined)
+    .map((c) => c.name)
+    .join(", ");
+}
+
 function equalsCheck(name: string, expected: unknown, read: (p: Progress) => unknown): Check<Progress> {
   return {
     name: `${name} ${show(expected)}`,

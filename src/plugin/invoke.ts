@@ -78,7 +78,7 @@ export interface HookCallSpec {
 }
 
 export type HookOutcome =
-  | { ok: true; durationMs: number; undo?: UndoAction; summary?: string }
+  | { ok: true; durationMs: number; undo?: UndoAction; summary?: string; value?: unknown }
   | { ok: false; durationMs: number; error: string; timedOut: boolean; interrupted: boolean };
 
 export interface RunHookOptions {
@@ -202,6 +202,7 @@ async function invoke(
     const out: HookOutcome = { ok: true, durationMs: elapsed() };
     if (result && typeof result === "object") {
       if (result.undo !== undefined) out.undo = result.undo;
+      if (result.value !== undefined) out.value = result.value;
       if (typeof result.summary === "string") {
         out.summary = ctx.redact(result.summary);
         log.info(result.summary);
@@ -222,6 +223,8 @@ export interface UndoEntry {
   use: string;
   /** Where it came from: the runbook's `undo:` or the hook's result. */
   origin: "runbook" | "hook";
+  /** The runbook's `undo:` as a command an operator can run by hand (redacted), when its hook makes one. */
+  command?: string;
   /** `signal` aborts only on a forced exit (a second Ctrl-C): an undo must otherwise run after an interrupt. */
   run(signal?: AbortSignal): Promise<HookOutcome>;
 }
@@ -229,6 +232,28 @@ export interface UndoEntry {
 export interface UndoReport {
   entry: UndoEntry;
   outcome: HookOutcome;
+}
+
+/**
+ * A hook call as a command an operator can run by hand (the hook's `command`), redacted; undefined
+ * when the hook makes none or its `command` throws (a display aid must never fail a run).
+ */
+export function hookCommand(
+  registry: PluginRegistry,
+  call: HookCallSpec,
+  ctx: Pick<PluginRunContext, "cwd" | "fleet" | "redact">,
+): string | undefined {
+  const make = registry.hook(call.use)?.command;
+  if (!make) return undefined;
+  try {
+    const text = make(call.with ?? {}, {
+      cwd: ctx.cwd,
+      instances: (ctx.fleet?.() ?? []).map((s) => s.instance.url),
+    });
+    return text === undefined ? undefined : ctx.redact(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -247,10 +272,12 @@ export function undoFor(
 ): UndoEntry | undefined {
   if (call.undo) {
     const u = call.undo;
+    const command = hookCommand(registry, u, ctx);
     return {
       step,
       use: u.use,
       origin: "runbook",
+      ...(command !== undefined ? { command } : {}),
       run: (signal) => runHook(registry, u, step, ctx, { timeoutMs, undo: true, ...(signal ? { signal } : {}) }),
     };
   }

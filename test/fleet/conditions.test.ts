@@ -10,6 +10,8 @@ import {
   progressSignature,
   readCondition,
   readPath,
+  unmetExpectations,
+  expectationText,
   errorSummary,
   findCoordinator,
   instanceSignature,
@@ -833,5 +835,59 @@ describe("the fleet's copied bytes", () => {
     expect(evaluate({ copyComplete: true }, snap([copy(6, 10), copy(6, 20)])).met).toBe(false);
     expect(evaluate({ copyComplete: true }, snap([copy(6, 10), copy(6, 10)])).met).toBe(true);
     expect(evaluate({ copyComplete: true }, snap([])).met).toBe(true);
+  });
+});
+
+// issue 39, point 2: a stopWrites check's `expect` uses these very comparisons on what its hook read
+describe("unmetExpectations and expectationText: waitFor.expect's comparisons on any value", () => {
+  it("each comparison, met and unmet, with the value read; nested paths; a missing field", () => {
+    const v = { writes: { enabled: false, rate: 0 }, mode: "ro", lag: -1 };
+    expect(
+      unmetExpectations(
+        [
+          { path: "writes.enabled", equals: false },
+          { path: "writes.rate", below: 1 },
+          { path: "writes.rate", atLeast: 0 },
+          { path: "mode", in: ["ro", "off"] },
+          { path: "mode", matches: "^r" },
+          { path: "writes" },
+        ],
+        v,
+      ),
+    ).toEqual([]);
+    expect(
+      unmetExpectations(
+        [
+          { path: "writes.enabled", equals: true },
+          { path: "writes.rate", below: 0 },
+          { path: "writes.rate", atLeast: 1 },
+          { path: "mode", in: ["rw"] },
+          { path: "mode", matches: "^w" },
+          { path: "gone" },
+          { path: "mode", matches: "(" },
+          { path: "lag", below: 5 },
+        ],
+        v,
+      ),
+    ).toEqual([
+      { condition: "writes.enabled equals true", value: false },
+      { condition: "writes.rate below 0", value: 0 },
+      { condition: "writes.rate atLeast 1", value: 0 },
+      { condition: 'mode in ["rw"]', value: "ro" },
+      { condition: "mode matches ^w", value: "ro" },
+      { condition: "gone is present", value: undefined },
+      { condition: "mode matches ( (invalid regular expression)", value: "ro" },
+      { condition: "lag below 5", value: "-1 (a negative lag is a fault of the service, not a small lag)" },
+    ]);
+    expect(unmetExpectations([{ path: "a", equals: 1 }], undefined)).toEqual([
+      { condition: "a equals 1", value: undefined },
+    ]);
+    expect(unmetExpectations([], v)).toEqual([]);
+  });
+
+  it("expectationText names an expectation as a wait does", () => {
+    expect(expectationText({ path: "writes.enabled", equals: false })).toBe("writes.enabled equals false");
+    expect(expectationText({ path: "n", below: 3, atLeast: 1 })).toBe("n below 3, n atLeast 1");
+    expect(expectationText({ path: "n" })).toBe("n is present");
   });
 });
