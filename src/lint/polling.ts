@@ -1,9 +1,9 @@
 /** How often the runner asks: a poll interval so short that the polls themselves load the service. */
 import { durationMs, formatDuration } from "../runbook/duration.js";
+import type { Step } from "../runbook/types.js";
+import { bindStep, type BoundStep } from "../steps/index.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
-import { STEP_KINDS, type Step } from "../runbook/types.js";
-import { bindStep } from "../steps/index.js";
 
 /**
  * The shortest poll interval lint accepts: 50 requests a second to each instance. `pollInterval: 0`
@@ -45,25 +45,22 @@ export const rules: RuleInfo[] = [
 /** A step's time limit when neither it nor `defaults` sets one (the schema's `defaults.timeout`). */
 const STEP_TIMEOUT_MS = 30 * 60_000;
 
-/** A stopWrites check's wait against its step's time limit. */
+/** A write stop's check (its kind's `writesCheck` trait) and its wait against its step's time limit. */
 function checkWaits(ctx: LintContext): void {
   const rb = ctx.runbook as { steps?: unknown; defaults?: { timeout?: unknown } };
   if (!Array.isArray(rb.steps)) return;
   const ms = (v: unknown): number | undefined =>
     typeof v === "string" || typeof v === "number" ? durationMs(v) : undefined;
   rb.steps.forEach((raw: unknown, i) => {
-    // the kind says which call reads whether writes are stopped (nothing here names a kind: issue 40)
-    const kind = raw !== null && typeof raw === "object" ? STEP_KINDS.find((k) => k in raw) : undefined;
-    if (kind === undefined) return;
-    const step = raw as Step;
-    let c: { until?: unknown; pollInterval?: unknown } | undefined;
+    let bound: BoundStep;
     try {
-      c = bindStep(step).writesCheck() as typeof c; // a stopWrites check: the hook call with until and pollInterval
+      bound = bindStep(raw as Step);
     } catch {
-      return; // a body the schema refuses: its own finding
+      return; // a step the schema refused: nothing to judge
     }
+    const c = bound.writesCheck() as { until?: unknown; pollInterval?: unknown } | undefined;
     if (!c || typeof c !== "object") return;
-    const at = ["steps", i, kind, "check"];
+    const at = ["steps", i, bound.kind, "check"];
     const until = ms(c.until);
     if (c.until === undefined && c.pollInterval !== undefined)
       ctx.report(
@@ -71,7 +68,7 @@ function checkWaits(ctx: LintContext): void {
         [...at, "pollInterval"],
         "This check has a `pollInterval` but no `until`: it reads once, and the interval is never used.",
       );
-    const limit = ms(step.timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
+    const limit = ms((raw as { timeout?: unknown }).timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
     if (until !== undefined && until >= limit)
       ctx.report(
         "check-wait-outlasts-step",

@@ -31,7 +31,7 @@
  * genOpt, err := verifier.readGeneration(ctx) … "Resuming in-progress verification." }"; main
  * only sets the flag: main/migration_verifier.go `v.SetStartClean(cCtx.Bool(startClean))`).
  */
-import type { ModelParams } from "./instance.js";
+import type { ModelParams } from "./model.js";
 
 export type VerifierPhase = "idle" | "check" | "recheck";
 

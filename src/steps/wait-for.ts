@@ -1,4 +1,5 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
+import type { RuleInfo } from "../diagnostics.js";
 import {
   evaluate,
   instanceSignature,
@@ -35,6 +36,43 @@ export function refuseUnearnable(ctx: StepContext, cond: Condition, kind: "waitF
     },
   );
 }
+
+/** Lint's `wait-never-holds` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const WAIT_NEVER_HOLDS: RuleInfo = {
+  id: "wait-never-holds",
+  severity: "error",
+  description: "A `waitFor` whose condition can never hold where it stands: it waits until its timeout and fails.",
+  spec: "In state IDLE, all fields except `state` and `canCommit` are null. In state PAUSED, `lagTimeSeconds` is null. (States and transitions.)",
+  source: "sync-service-api.md",
+  hint: "Fix the condition or move the wait to where the sync can reach it.",
+};
+
+/** Lint's `verifier-wait-without-writes-off` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const VERIFIER_WAIT_WITHOUT_WRITES_OFF: RuleInfo = {
+  id: "verifier-wait-without-writes-off",
+  severity: "error",
+  description:
+    "A wait for the verifier's result (`phase: idle`) after its check started and before anything tells it writes are off: the check never finishes, so the wait never ends.",
+  spec: "`check` answers success at once and starts later … Success: phase `idle` after a check ran. (The check rechecks until `writesOff`: then one last generation, then `idle`.)",
+  source: "service-facts.md",
+  hint: "Wait for the result with a `verify` step (it sends writesOff, then waits), after the commit.",
+};
+
+/**
+ * Lint's `verifier-condition-not-earned` (the state model, src/lint/sequence.ts), reported by the
+ * `waitFor` and `assert` kinds' `sequence`: `idle` is also the answer of a verifier that never ran
+ * a check (verifier v0.2.1 internal/verifier/progress.go), so a condition on the verifier counts
+ * only for this cutover's check and result (src/steps/kit/earned.ts).
+ */
+export const VERIFIER_CONDITION_NOT_EARNED: RuleInfo = {
+  id: "verifier-condition-not-earned",
+  severity: "error",
+  description:
+    "A `waitFor` or `assert` on the verifier (`phase`, `failedTasks`, `metadataMismatchTasks`, `verifier.` paths) where no answer can be this cutover's: a result before any `verify`, a running check before any check of the runbook's. The run refuses it.",
+  spec: '`idle` means "not running": not started, finished, or a new process. The documentation\'s success test holds only for a verification this client started and told `writesOff`: `idle` is also the answer of a verifier that never ran a check, and of a restarted one. A condition on `phase: idle` alone proves nothing.',
+  source: "service-facts.md",
+  hint: "Let a `verify` step (after the commit) wait for the result; put conditions on the verifier's result after it, and conditions on its running check after `startVerification`.",
+};
 
 /**
  * What a condition (waitFor, assert) does to lint's model: the states narrow to those where it
@@ -124,6 +162,8 @@ function embeddedNever(c: ConditionModel, at: SequenceStep): string | undefined 
 export const waitFor: StepKindDef<WaitForBody> = {
   body: keyed("waitFor"),
   title: (b) => `Wait for ${readCondition(b).text}`,
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [WAIT_NEVER_HOLDS, VERIFIER_WAIT_WITHOUT_WRITES_OFF, VERIFIER_CONDITION_NOT_EARNED],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -160,17 +200,17 @@ export const waitFor: StepKindDef<WaitForBody> = {
       at,
       (reason) =>
         at.report(
-          "wait-never-holds",
+          WAIT_NEVER_HOLDS,
           `This waitFor can never be satisfied here: ${reason}. It would wait until its timeout and fail.`,
         ),
       (reason) =>
         at.report(
-          "verifier-wait-without-writes-off",
+          VERIFIER_WAIT_WITHOUT_WRITES_OFF,
           `This waitFor waits for the verifier's result, which never comes here: ${reason}. It would wait until its timeout and fail.`,
         ),
       (reason) =>
         at.report(
-          "verifier-condition-not-earned",
+          VERIFIER_CONDITION_NOT_EARNED,
           `This waitFor's condition on the verifier can never count here: ${reason}. The run refuses it at once.`,
         ),
     ),
