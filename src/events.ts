@@ -55,6 +55,13 @@ export interface RunEventMap {
     outcome: Outcome;
     exitCode: number;
     committed: boolean;
+    /**
+     * A `verify` step passed on this cutover's verification result (in this run or a run it
+     * resumes); `unverified` says why not (src/steps/kit/earned.ts `verification`). Absent in
+     * journals of an older syncbook.
+     */
+    verified?: boolean;
+    unverified?: string;
     message?: string;
     durationMs: number;
     /** A command that reached part of the fleet and was refused by the rest (`commit reached 2 of 3 instances …`). */
@@ -176,9 +183,23 @@ export interface RunEventMap {
     adopted: boolean;
     /** The check sent now resumes a restarted verifier's persisted verification. */
     resumes?: boolean;
-    /** Progress answered an empty HTTP 500 before any check (releases v0.1.6 to v0.2.0): taken as not started. */
+    /** Progress answered an empty HTTP 500 before any check (releases v0.1.6 to v0.2.0). */
     oldRelease?: boolean;
+    /**
+     * The answer before the check could not tell whether the check starts afresh or resumes an
+     * earlier verification (idle at generation 0 with tasks, with or without --clean; an empty
+     * HTTP 500): the check's first answer decides (`verifier.origin`).
+     */
+    unproven?: "persisted" | "oldRelease";
   };
+  /**
+   * The first answer that shows this run's check, where the answer before it could not tell: a
+   * fresh verification (`ours`), or one the check resumed, refused (its check no longer counts).
+   * `--resume`, `status` and the report read it.
+   */
+  "verifier.origin": { index: number; id: string; progress: VerifierProgress; ours: boolean; why: string };
+  /** A `verify` step passed on this cutover's verification result (src/steps/kit/earned.ts). */
+  "verifier.verified": { index: number; id: string; progress: VerifierProgress; writesOffGeneration: number };
   /**
    * writesOff is about to be sent while the verifier shows `generation` (the highest since the
    * verification began): a result must come from a later generation. `--resume` reads it.

@@ -147,9 +147,16 @@ export function formatStatus(st: Status): string[] {
         .map(([k, n]) => `${k} ${n}`)
         .join(", ");
       lines.push(
-        `verifier ${v.url}: phase ${v.phase ?? "?"}${v.generation != null ? `, generation ${v.generation}` : ""}${c ? ` · ${c}` : ""}${v.verifierError != null ? ` · error: ${JSON.stringify(v.verifierError)}` : ""}`,
+        `verifier ${v.url}: ${v.phase !== undefined ? `phase ${v.phase}` : "no phase in its answer"}${v.generation != null ? `, generation ${v.generation}` : ""}${c ? ` · ${c}` : ""}${v.verifierError != null ? ` · error: ${JSON.stringify(v.verifierError)}` : ""}`,
       );
       for (const n of v.notes ?? []) lines.push(`  ${n}`);
+      // whether what it shows is this cutover's (src/steps/kit/earned.ts), against the journal
+      if (v.cutover)
+        lines.push(
+          v.cutover.result
+            ? "  this cutover's verification result (its check, its writesOff, a generation past it)"
+            : `  not this cutover's verification result${v.cutover.check ? " (its check runs)" : ""}: ${v.cutover.why ?? "?"}`,
+        );
     }
   } else lines.push("verifier: none in the runbook");
   const j = st.journal;
@@ -176,7 +183,7 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.finished)
       lines.push(
-        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : " · not verified"} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
     if (j.writesUndoFailed) {
@@ -218,6 +225,12 @@ export function formatStatus(st: Status): string[] {
     if (j.verifier?.oldRelease)
       lines.push(
         "  verifier: its progress answered an empty HTTP 500 before the check (releases v0.1.6 to v0.2.0; use v0.2.1)",
+      );
+    if (j.verifier?.refused)
+      lines.push(`  verifier: the run refused the verification its check resumed: ${j.verifier.refused}`);
+    if (j.verifier)
+      lines.push(
+        `  verification: ${j.verifier.verified ? "verified (a verify step passed on this cutover's result)" : "not verified (no verify step passed on this cutover's result)"}`,
       );
     if (j.notifications) {
       const n = j.notifications;

@@ -23,7 +23,7 @@ export interface Condition {
   /** As written, for titles and messages: `canCommit true, lagBelow 5 (on coordinator)`. */
   text: string;
   instance: Check<Progress>[];
-  verifier: Check<VerifierProgress>[];
+  verifier: VerifierCheck[];
   /** What lint's model of the fleet's states needs to know about it. */
   model: ConditionModel;
 }
@@ -39,6 +39,8 @@ export interface ConditionModel {
   lagBelowSeconds?: number;
   /** It waits for the migration verifier to be `idle` (`phase: idle`, or `verifier.phase` equals idle). */
   verifierIdle?: boolean;
+  /** What its verifier conditions need of an answer (the most any one needs): this cutover's check, or its result. */
+  verifierNeeds?: VerifierNeed;
   /** Conditions on the embedded verifier (`verification`): the phase both sides must show, their lag limit. */
   embedded?: { phase?: string; lagBelowSeconds?: number };
 }
@@ -61,6 +63,31 @@ interface Check<T> {
   name: string;
   test: (subject: T, fleet: FleetFacts) => { ok: boolean; value: unknown };
 }
+
+/**
+ * What a verifier condition needs of the verifier's answer before its test counts (issue 36; the
+ * rules are src/steps/kit/earned.ts's): `check`, an answer of this cutover's running check (a phase
+ * `check` or `recheck`, a generation); `result`, this cutover's verification result (anything an
+ * idle verifier can meet, and every counter: `idle` is also the answer of a verifier that never
+ * ran a check, or finished someone else's).
+ */
+export type VerifierNeed = "check" | "result";
+
+interface VerifierCheck extends Check<VerifierProgress> {
+  needs: VerifierNeed;
+}
+
+/**
+ * Why the verifier's answer is not this cutover's check, or not its result (undefined: it is);
+ * the caller asks src/steps/kit/earned.ts `verifierEarned`. Without it, nothing is earned.
+ */
+export interface VerifierStanding {
+  check?: string;
+  result?: string;
+}
+
+const NOT_JUDGED = "whether it is this cutover's verification was not judged";
+const UNJUDGED: VerifierStanding = { check: NOT_JUDGED, result: NOT_JUDGED };
 
 /** What only the whole fleet can tell an instance (copy totals are global, copied bytes per instance). */
 interface FleetFacts {
@@ -207,9 +234,9 @@ function equalsCheck(name: string, expected: unknown, read: (p: Progress) => unk
   };
 }
 
-function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifier: Check<VerifierProgress>[] } {
+function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifier: VerifierCheck[] } {
   const instance: Check<Progress>[] = [];
-  const verifier: Check<VerifierProgress>[] = [];
+  const verifier: VerifierCheck[] = [];
   if (cond.state !== undefined) {
     const states: readonly string[] = Array.isArray(cond.state) ? cond.state : [cond.state];
     instance.push({
@@ -260,12 +287,17 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
   }
   if (cond.phase !== undefined) {
     const want = cond.phase;
-    verifier.push({ name: `phase ${want}`, test: (v) => ({ ok: v.phase === want, value: v.phase }) });
+    verifier.push({
+      name: `phase ${want}`,
+      needs: want === "idle" ? "result" : "check",
+      test: (v) => ({ ok: v.phase === want, value: v.phase }),
+    });
   }
   if (cond.failedTasks !== undefined) {
     const want = cond.failedTasks;
     verifier.push({
       name: `failedTasks ${want}`,
+      needs: "result",
       test: (v) => {
         const value = v.verificationStatus?.failedTasks;
         return { ok: value === want, value };
@@ -276,6 +308,7 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
     const want = cond.metadataMismatchTasks;
     verifier.push({
       name: `metadataMismatchTasks ${want}`,
+      needs: "result",
       test: (v) => {
         const value = v.verificationStatus?.metadataMismatchTasks;
         return { ok: value === want, value };
@@ -286,12 +319,26 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
   for (const e of cond.expect ?? []) {
     if (e.path.startsWith("verifier.")) {
       const sub = e.path.slice("verifier.".length);
-      verifier.push(...(expectationChecks(e, (v) => readPath(v, sub)) as Check<VerifierProgress>[]));
+      const needs = expectationNeeds(e, sub);
+      verifier.push(
+        ...(expectationChecks(e, (v) => readPath(v, sub)) as Check<VerifierProgress>[]).map((c) => ({ ...c, needs })),
+      );
     } else {
       instance.push(...(expectationChecks(e, (p) => readPath(p, e.path)) as Check<Progress>[]));
     }
   }
   return { instance, verifier };
+}
+
+/**
+ * What an `expect` into the verifier needs: its result, unless it reads the generation or a phase
+ * an idle verifier does not meet (a running check's `check` or `recheck`).
+ */
+function expectationNeeds(e: Expectation, sub: string): VerifierNeed {
+  if (sub === "generation") return "check";
+  if (sub !== "phase") return "result";
+  const idle = expectationChecks(e, () => "idle");
+  return idle.every((c) => c.test(undefined, {}).ok) ? "result" : "check";
 }
 
 /** The embedded verifier's sides (service facts, 1.9: `verification.source` / `.destination`). */
@@ -338,7 +385,9 @@ const TIMING = new Set(["pollInterval", "slowAfter", "timeout", "on"]);
 export function readCondition(body: ConditionBody): Condition {
   const { instance, verifier } = buildChecks(body);
   const on = body.on ?? "all";
-  return { on, text: conditionText(body), instance, verifier, model: conditionModel(body) };
+  const model = conditionModel(body);
+  if (verifier.length > 0) model.verifierNeeds = verifier.some((c) => c.needs === "result") ? "result" : "check";
+  return { on, text: conditionText(body), instance, verifier, model };
 }
 
 function conditionText(body: ConditionBody): string {
@@ -434,9 +483,16 @@ export function findCoordinator(snapshot: FleetSnapshot): { sample?: InstanceSam
  * Evaluates a waitFor/assert body. `on: all` (default): every instance meets every instance
  * condition (an instance that did not answer fails); `any`: at least one instance meets them all;
  * `coordinator`: the coordinator instance does. Verifier conditions (`phase`, `failedTasks`,
- * `verifier.` paths) hold on `verifier` whatever `on` says; without it they fail.
+ * `verifier.` paths) hold on `verifier` whatever `on` says, and only on an answer that `standing`
+ * says is this cutover's (its check, or its result, as each needs); without either they fail, and
+ * the value says why.
  */
-export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: VerifierProgress): Evaluation {
+export function evaluate(
+  cond: Condition,
+  snapshot: FleetSnapshot,
+  verifier?: VerifierProgress,
+  standing: VerifierStanding = UNJUDGED,
+): Evaluation {
   const checks = cond;
   const facts = fleetFacts(snapshot);
   const failing: FailingCondition[] = [];
@@ -447,7 +503,14 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
       continue;
     }
     const r = c.test(verifier, facts);
-    if (!r.ok) failing.push({ instance: "verifier", condition: c.name, value: r.value });
+    const why = standing[c.needs];
+    if (why !== undefined)
+      failing.push({
+        instance: "verifier",
+        condition: c.name,
+        value: `${show(r.value)}; not this cutover's ${c.needs === "result" ? "verification result" : "check"}: ${why}`,
+      });
+    else if (!r.ok) failing.push({ instance: "verifier", condition: c.name, value: r.value });
   }
   const verifierOk = failing.length === 0;
 

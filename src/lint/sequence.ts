@@ -23,6 +23,7 @@ import {
   bindStep,
   cloneFlow,
   joinFlows,
+  traitsOf,
   type Flow,
   type SequenceStep,
 } from "../steps/index.js";
@@ -38,6 +39,17 @@ export const rules: RuleInfo[] = [
     spec: "RUNNING → COMMITTING: stays in COMMITTING for the number of seconds given by lagTimeSeconds; then COMMITTED: continuous sync stops.",
     source: "sync-service-api.md",
     hint: "Add `waitFor: { state: COMMITTED, timeout: 1h }` after the commit.",
+  },
+  {
+    id: "commit-without-verify",
+    severity: "warning",
+    description:
+      'A runbook that commits and has no `verify` step: nothing verifies the destination before the application moves to it, and its run, rehearsal and report say "not verified".',
+    spec: "Before you switch your application workload to the destination cluster, you should always verify a successful sync.",
+    source: "service-facts.md",
+    docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+    ref: "mongodb/docs content/mongosync/current/source/reference/cutover-process.txt (the note above its steps); service-facts.md, The recommended cutover, 5",
+    hint: "Add `verify: { timeout: 4h }` after the commit and its `waitFor: { state: COMMITTED }` (with the runbook's `verifier:` URL), and before the step that moves the application; start the check early with `startVerification` during change event application.",
   },
   {
     id: "step-id-duplicate",
@@ -153,6 +165,30 @@ export function check(ctx: LintContext): void {
     flow = next;
   });
   reportPending(flow, " before the runbook ends");
+  checkVerified(
+    ctx,
+    bound.map((b) => b.kind),
+    modes,
+  );
+}
+
+/**
+ * `commit-without-verify`: the cutover page, "Before you switch your application workload to the
+ * destination cluster, you should always verify a successful sync" (mongodb/docs,
+ * content/mongosync/current/source/reference/cutover-process.txt). Reported once, at the first
+ * commit; a runbook that only starts the sync commits nothing and is not asked to verify.
+ */
+function checkVerified(ctx: LintContext, kinds: readonly string[], modes: readonly RunMode[]): void {
+  const runs = (i: number): boolean => modes[i] !== "never";
+  const commit = kinds.findIndex((k, i) => traitsOf(k).command === "commit" && runs(i));
+  // the kind that waits for the verifier's result is the one that verifies (a startVerification only starts it)
+  if (commit < 0 || kinds.some((k, i) => traitsOf(k).waitsFor === "verifier" && runs(i))) return;
+  ctx.report(
+    "commit-without-verify",
+    ["steps", commit, kinds[commit]!],
+    'This runbook commits, and no `verify` step verifies the destination: the cutover page says "Before you switch your application workload to the destination cluster, you should always verify a successful sync." Its run, rehearsal and report will say "not verified".',
+    { key: true },
+  );
 }
 
 function runMode(ctx: LintContext, step: Step, i: number): RunMode {

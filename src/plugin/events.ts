@@ -28,6 +28,8 @@ const EVENT_TYPES = {
   "verifier.baseline": true,
   "verifier.writesOff": true,
   "verifier.restarted": true,
+  "verifier.origin": true,
+  "verifier.verified": true,
   "wait.status": true,
   "wait.slow": true,
   decision: true,
@@ -134,6 +136,10 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: ${stepLabel(n)} sends writesOff to the verifier in generation ${n.generation}`;
     case "verifier.restarted":
       return `${runbook}: ${stepLabel(n)}: the verifier restarted (${n.why})`;
+    case "verifier.origin":
+      return `${runbook}: ${stepLabel(n)}: ${n.ours ? "the verifier's check shows" : "refused: the verifier resumed a verification this cutover did not start:"} ${n.why}`;
+    case "verifier.verified":
+      return `${runbook}: ${stepLabel(n)}: verified (the verifier's result of this cutover's check, past writesOff's generation ${n.writesOffGeneration})`;
     case "wait.status":
       return `${runbook}: ${stepLabel(n)} ${n.met ? "conditions hold" : `waiting: ${n.failing.map((f) => `${f.instance} ${f.condition} (${JSON.stringify(f.value)})`).join(", ")}`}`;
     case "wait.slow":
@@ -202,6 +208,8 @@ export function severityOf(n: Notification): Severity {
     case "wait.slow":
     case "verifier.restarted":
       return "warning";
+    case "verifier.origin":
+      return n.ours ? "info" : "error";
     case "decision":
       return n.ok ? "info" : "error";
     case "response.received":

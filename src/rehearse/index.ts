@@ -11,11 +11,11 @@ import { CURRENT_SERVICE_VERSION } from "../sim/versions.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { bindStep, type WritesProbe } from "../steps/index.js";
 import type { Runbook } from "../runbook/types.js";
-import { verdictWord, verifierText, type Verdict } from "./verdict.js";
+import { verdictKind, verdictWord, verifierText, type Verdict } from "./verdict.js";
 import { lintRunbook } from "../lint/rules.js";
 import { formatDuration } from "../runbook/duration.js";
 
-export { verifierText, verdictWord, type Verdict } from "./verdict.js";
+export { verifierText, verdictKind, verdictWord, type Verdict } from "./verdict.js";
 
 export interface RehearsalOptions {
   keepHooks?: boolean;
@@ -42,7 +42,8 @@ export interface Rehearsal {
    * hook, the simulator's switch or with `keepHooks` the runbook's own, may have done otherwise).
    */
   writesProbe: WritesProbe;
-  verdict(): Promise<Verdict>;
+  /** The verdict: the simulator's record, and what the run says of its verification (`verified`). */
+  verdict(run: { verified: boolean; unverified?: string | undefined }): Promise<Verdict>;
   close(): Promise<void>;
 }
 
@@ -172,7 +173,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
           : `the simulated application writes ${w.ratePerSecond}/s`,
       });
     },
-    verdict: async () => {
+    verdict: async (run) => {
       const st = sim.control.state();
       let failedTasks: number | null = null;
       let metadataMismatchTasks: number | null = null;
@@ -214,6 +215,8 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
           !(failedTasks !== null && failedTasks > 0) &&
           !(metadataMismatchTasks !== null && metadataMismatchTasks > 0) &&
           st.verifier.error === null,
+        verified: run.verified,
+        ...(run.verified || run.unverified === undefined ? {} : { unverified: run.unverified }),
       };
     },
     close: () => sim.close(),
@@ -250,19 +253,24 @@ const escape = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /**
  * The verdict for people. Its headline and the command's exit code say the same thing: the run's
  * own outcome first (`runExitCode`, when given: FAILED with it), then safety (SAFE exit 0, UNSAFE
- * exit 1).
+ * exit 1); nothing unsafe seen but no verification earned is NOT VERIFIED (exit 0: lint's
+ * `commit-without-verify` says so before), never SAFE.
  */
 export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number): string[] {
+  const word = verdictKind(v);
   const headline =
     runExitCode !== undefined && runExitCode !== 0
       ? `FAILED (exit ${runExitCode}${runExitCode === 3 ? ": stopped by an interlock" : runExitCode === 130 ? ": interrupted" : ": a step failed"})`
-      : v.safe
+      : word === "SAFE"
         ? `${verdictWord(v)} (exit 0)`
-        : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
+        : word === "NOT VERIFIED"
+          ? `${verdictWord(v)} (exit 0: nothing unsafe was seen, and nothing verified the destination: ${v.unverified ?? "no verification was earned"})`
+          : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
   const lines = [
     `rehearsal verdict: ${headline}`,
     `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${v.states.join(", ")})` : `not committed (${v.states.join(", ")})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
+    `  verified:      ${v.verified ? "yes: a verify step passed on this cutover's verification result" : `no: ${v.unverified ?? "no verification was earned"}`}`,
     `  verifier:      ${verifierText(v.verifier)}`,
     `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,
     `  time taken:    ${formatDuration(wallMs)} (${formatDuration(v.simSeconds * 1000)} simulated)`,

@@ -256,6 +256,12 @@ export interface Report {
   outcome: RunOutcome;
   exitCode?: number;
   committed: boolean;
+  /**
+   * Whether this cutover is verified (src/steps/kit/earned.ts `verification`): a `verify` step
+   * passed on this cutover's verification result (`verifier.verified`, when and at which step);
+   * otherwise `verified: false` and why. A report never calls a cutover without it safe.
+   */
+  verification: { verified: boolean; why?: string; t?: number; step?: string };
   message?: string;
   /** The last run was `--abort`: the operator called the cutover off (its undos ran, nothing was sent). */
   aborted?: true;

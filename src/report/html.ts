@@ -153,13 +153,17 @@ function banner(report: Report): string {
   let detail = "";
   switch (report.outcome) {
     case "ok": {
-      headline = report.committed ? "COMMITTED" : "SUCCEEDED";
+      headline = `${report.committed ? "COMMITTED" : "SUCCEEDED"}${report.verification.verified ? " · VERIFIED" : " · NOT VERIFIED"}`;
       const trouble = troubleOnTheWay(report);
       detail = trouble.length
         ? `${report.committed ? "The sync was committed" : "The last run finished"}, though not every step succeeded on the way: ${trouble.join("; ")}.`
         : report.committed
           ? "Every step succeeded and the sync was committed."
           : "Every step succeeded.";
+      // never "every step succeeded" alone where nothing verified the cutover (src/steps/kit/earned.ts)
+      detail += report.verification.verified
+        ? " A verify step passed on this cutover's verification result."
+        : ` It is not verified: ${report.verification.why ?? "no verification was earned"}; the documentation says to always verify a successful sync before moving the application.`;
       break;
     }
     case "failed":
@@ -187,8 +191,15 @@ function banner(report: Report): string {
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const stuck = report.committed ? undefined : writesLeftStopped(report);
   const msg = report.message && !detail.includes(report.message) ? `<p>${esc(report.message)}</p>` : "";
-  const cls = report.outcome === "ok" ? "ok" : report.outcome === "failed" ? "failed" : "warn";
-  return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}">
+  const cls =
+    report.outcome === "ok"
+      ? report.verification.verified
+        ? "ok"
+        : "warn"
+      : report.outcome === "failed"
+        ? "failed"
+        : "warn";
+  return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}" data-verified="${report.verification.verified}">
 <h1>${esc(headline)} <span class="runbook">${esc(report.runbook)}</span></h1>
 ${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(report, stuck) : ""}
 </header>`;
@@ -618,7 +629,7 @@ export function renderHtml(report: Report): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="syncbook report v${report.version}">
-<title>${esc(`${report.outcome === "ok" ? (report.committed ? "COMMITTED" : "OK") : report.outcome.toUpperCase()} · ${report.runbook} · syncbook report`)}</title>
+<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.outcome.toUpperCase()} · ${report.runbook} · syncbook report`)}</title>
 <style>${CSS}</style>
 </head>
 <body>

@@ -4,6 +4,7 @@
  * an interrupted step an <error>, a skipped or never-reached step <skipped/>. An interlock
  * refusal is a failure of its step even if the step was later forced through.
  */
+import { traitsOf, verificationText } from "../steps/index.js";
 import { codeFrame, escapeXml as esc } from "../text.js";
 import { formatDuration } from "./model.js";
 import type { Report, ReportStep } from "./contract.js";
@@ -85,6 +86,16 @@ export function renderJunit(report: Report): string {
       skipped: false,
     });
   }
+  // not verified (src/steps/kit/earned.ts): a case of its own, skipped with why, where the cutover
+  // committed or meant to verify; the property says it in every report
+  const v = report.verification;
+  if (!v.verified && (report.committed || report.steps.some((s) => traitsOf(s.kind).waitsFor === "verifier")))
+    cases.push({
+      xml: `    <testcase classname="${esc(report.runbook)}" name="verification" time="0.000">\n      <skipped message="${esc(`not verified: ${v.why ?? "no verification was earned"}`)}"/>\n    </testcase>`,
+      failure: false,
+      error: false,
+      skipped: true,
+    });
   const count = (k: "failure" | "error" | "skipped"): number => cases.filter((c) => c[k]).length;
   const at =
     report.startedAt > 1e12 ? ` timestamp="${new Date(report.startedAt).toISOString().replace(/\.\d+Z$/, "")}"` : "";
@@ -92,6 +103,7 @@ export function renderJunit(report: Report): string {
   const props = [
     ["outcome", report.outcome],
     ["committed", String(report.committed)],
+    ["verification", verificationText(report.verification)],
     ["mode", report.mode],
     ["file", report.file],
     ["hash", report.hash],

@@ -13,6 +13,7 @@ import { deliveryReport } from "../plugin/deliveries.js";
 import { createClockCorrector, jumpWarning } from "./durations.js";
 import { ServiceVersionReader, declaredMismatch } from "./service-version.js";
 import { redactLeaves, redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
+import { verification } from "../steps/index.js";
 import {
   REPORT_VERSION,
   type InstanceSeries,
@@ -151,6 +152,8 @@ export class ReportBuilder {
   readonly #deliveries: RunEvent[] = [];
   readonly #clock = createClockCorrector();
   #committedMarked = false;
+  /** The last `verifier.verified` since the last verification began. */
+  #verified: { t: number; step: string } | undefined;
   #t0: number | undefined;
   #lastAt: number | undefined;
   #lastSeq = -Infinity;
@@ -410,11 +413,29 @@ export class ReportBuilder {
         this.#verifier.push({ t, at: e.at, ...verifierFields(e.progress) });
         break;
       case "verifier.baseline":
+        // a new verification begins: an earlier one's result no longer speaks for the cutover
+        this.#verified = undefined;
         if (e.oldRelease)
           this.#verifierSeen.push({
             t,
-            text: "progress answered an empty HTTP 500 before the check: releases v0.1.6 to v0.2.0 do (fixed in v0.2.1, the release to use); taken as not started, and the check was sent",
+            text: "progress answered an empty HTTP 500 before the check: releases v0.1.6 to v0.2.0 do (fixed in v0.2.1, the release to use), whether or not their metadata holds an earlier verification; the check was sent, and its first answer judged",
           });
+        else if (e.unproven === "persisted")
+          this.#verifierSeen.push({
+            t,
+            text: "before the check the verifier showed the counters of an earlier verification (with or without --clean they look the same until a check); the check was sent, and its first answer judged",
+          });
+        break;
+      case "verifier.verified":
+        this.#verified = { t, step: e.id };
+        break;
+      case "verifier.origin":
+        this.#verifierSeen.push({
+          t,
+          text: e.ours
+            ? `the check's first answer showed ${stripUserinfo(e.why)}`
+            : `refused: the check resumed a verification this cutover did not start (${stripUserinfo(e.why)})`,
+        });
         break;
       case "verifier.restarted":
         this.#verifierSeen.push({
@@ -648,6 +669,16 @@ export class ReportBuilder {
     return rec;
   }
 
+  /** Verified, or why not, by the one rule (src/steps/kit/earned.ts `verification`). */
+  #verification(steps: readonly ReportStep[]): Report["verification"] {
+    const v = verification(
+      this.#verified !== undefined,
+      steps.map((s) => s.kind),
+    );
+    if (!v.verified) return { verified: false, why: v.why };
+    return { verified: true, ...this.#verified };
+  }
+
   /**
    * The report of the events so far. A view, not a copy: later `add` calls may change objects in
    * it (a step's outcome, a request's answer); `structuredClone` it to keep a snapshot.
@@ -691,6 +722,7 @@ export class ReportBuilder {
       durationMs: runs.length <= 1 && finished ? finished.durationMs : Math.max(0, (finished?.at ?? lastAt) - t0),
       outcome: finished?.outcome ?? "unfinished",
       committed: this.#runs.some((r) => r.finished?.committed === true) || (!finished && committedSeen),
+      verification: this.#verification(steps),
       steps,
       requests: reqs,
       decisions,

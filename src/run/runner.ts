@@ -11,6 +11,7 @@ import type { Place } from "../text.js";
 import type { Outcome } from "../events.js";
 import type { DrainResult } from "../plugin/index.js";
 import { SYNCBOOK_VERSION } from "../version.js";
+import { verification } from "../steps/index.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
 import { abortMessage, unwind, writesAfterJournalFailure } from "./unwind.js";
@@ -25,6 +26,9 @@ export interface RunResult {
   commitSent: boolean;
   /** Commit was accepted by at least one instance: the cutover happened (or is happening). */
   committed: boolean;
+  /** A `verify` step passed on this cutover's result (src/steps/kit/earned.ts); `unverified`: why not. */
+  verified: boolean;
+  unverified?: string;
   /** A command that reached part of the fleet and was refused by the rest (`--resume` completes it). */
   split?: string;
   /** `--abort` ended it: no step ran, the open undos did. */
@@ -218,6 +222,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           : ExitCode.failed;
   const ended = Date.now();
   const durationMs = ended - started;
+  const checked = verification(
+    memory.verifier.verified !== undefined,
+    steps.map((s) => s.kind),
+  );
   // the cutover, not only this run: its time across runs, its write-stop window (folded from the
   // earlier runs' events and this run's), and writes left stopped, said in words by every output
   const window = run.window.current(ended);
@@ -226,6 +234,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     outcome,
     exitCode,
     committed: memory.commitAccepted,
+    verified: checked.verified,
+    ...(checked.verified ? {} : { unverified: checked.why }),
     durationMs,
     ...(failure ? { message: failure.message } : {}),
     ...(memory.split ? { split: memory.split } : {}),
@@ -258,6 +268,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     exitCode,
     commitSent: memory.commitSent,
     committed: memory.commitAccepted,
+    verified: checked.verified,
+    ...(checked.verified ? {} : { unverified: checked.why }),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
     durationMs,

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { createVerifierClient, lagSeconds } from "../api/index.js";
-import type { ApiError } from "../api/index.js";
+import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
 import { deliveryReport, isDeliveryEvent } from "../plugin/deliveries.js";
@@ -19,11 +19,17 @@ import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
-import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
+import { emptyProgress500 } from "../steps/kit/verifier.js";
+import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
+import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, traitsOf } from "../steps/index.js";
 
-/** 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`. */
-export const STATUS_FORMAT = 2;
+/**
+ * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
+ * 3: the verifier's empty HTTP 500 has no `phase` (it does not say whether a check ran); the
+ * verifier says whether its answer is this cutover's (`cutover`), the journal whether it is verified.
+ */
+export const STATUS_FORMAT = 3;
 
 export interface InstanceStatus {
   /** Its place in the list, from 1. */
@@ -59,8 +65,13 @@ export interface VerifierStatus {
   generation?: number | null;
   counters?: Record<string, number>;
   verifierError?: unknown;
-  /** What its answer says about the process or release (a restart without --clean, an old release). */
+  /** What its answer says about the process or release (a restart, an old release, no generation). */
   notes?: string[];
+  /**
+   * Whether its answer is this cutover's running check and its verification result, judged against
+   * what the journal says the run asked (src/steps/kit/earned.ts `verifierEarned`); `why` not.
+   */
+  cutover?: { check: boolean; result: boolean; why?: string };
 }
 
 export interface JournalStatus {
@@ -78,10 +89,14 @@ export interface JournalStatus {
   lastStep?: { number: number; id: string; kind: string; outcome?: string };
   /** The last command it sent: op, step, and each instance's answer. */
   lastCommand?: { op: string; step: number; answers: Record<string, string> };
-  finished?: { outcome: string; committed: boolean; at: string; message?: string; aborted?: true };
+  /** `verified`: a `verify` step passed on this cutover's result (src/steps/kit/earned.ts). */
+  finished?: { outcome: string; committed: boolean; verified: boolean; at: string; message?: string; aborted?: true };
   writesStopped?: boolean;
-  /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
-  verifier?: { restarts: number; oldRelease: boolean };
+  /**
+   * What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP
+   * 500, a verification it refused (resumed), and whether a `verify` passed on this cutover's result.
+   */
+  verifier?: { restarts: number; oldRelease: boolean; refused?: string; verified: boolean };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
   writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
   /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
@@ -118,11 +133,22 @@ export async function readStatus(
   const fleet = createFleet({ instances: instancesOf(rb), requestTimeoutMs: timeout, redact: loaded.redact });
   const redact = loaded.redact;
   try {
-    const [snap, verifier, journal] = await Promise.all([
+    const [snap, read, journaled] = await Promise.all([
       fleet.progress(opts.signal),
       rb.verifier ? readVerifier(rb.verifier, timeout, redact, opts.signal) : Promise.resolve(undefined),
       readJournalStatus(opts.journalDir),
     ]);
+    const journal = journaled.status;
+    const verifier = read?.status;
+    // the one rule (src/steps/kit/earned.ts), against what the journal says this cutover asked
+    if (verifier && read.progress) {
+      const e = verifierEarned(journaled.memory ?? {}, read.progress);
+      verifier.cutover = {
+        check: e.check === undefined,
+        result: e.result === undefined,
+        ...(e.result !== undefined ? { why: e.result } : {}),
+      };
+    }
     const instances: InstanceStatus[] = snap.instances.map((i) => {
       const base = { place: i.ref.index + 1, name: instanceLabel(i.ref), url: redact(i.ref.url) };
       if (!i.progress) return { ...base, reachable: false, error: redact(errText(i.error)) };
@@ -198,12 +224,26 @@ function errText(err: ApiError | undefined): string {
   return err ? err.message : "no answer";
 }
 
+/** What a verifier's answer says of its process or release, beyond phase and counters. */
+function verifierNotes(p: VerifierProgress): string[] {
+  // the contract's progress has no generation: no answer of it tells a fresh process from a restarted one
+  if (typeof p.generation !== "number")
+    return [
+      "no generation in its answer: whether a check ran in this process, or which verification it shows, cannot be told (the migration verifier v0.2.1 reports one)",
+    ];
+  if (persisted(p))
+    return [
+      "idle at generation 0 with tasks: a process whose metadata holds an earlier verification, before its check (with or without --clean: they look the same until a check); started without --clean its next check resumes that verification, started with --clean the check drops it and starts afresh",
+    ];
+  return [];
+}
+
 async function readVerifier(
   url: string,
   timeout: number,
   redact: (s: string) => string,
   signal: AbortSignal | undefined,
-): Promise<VerifierStatus> {
+): Promise<{ status: VerifierStatus; progress?: VerifierProgress }> {
   // progress only: the verifier takes one operational request at a time, and a status never sends one
   const client = createVerifierClient(url, { requestTimeoutMs: timeout, redact });
   const shown = redact(client.url);
@@ -211,32 +251,39 @@ async function readVerifier(
     const p = await client.progress(signal ? { signal } : {});
     const counters: Record<string, number> = {};
     for (const [k, v] of Object.entries(p.verificationStatus ?? {})) if (typeof v === "number") counters[k] = v;
+    const notes = verifierNotes(p);
     return {
-      url: shown,
-      reachable: true,
-      phase: p.phase,
-      generation: num(p.generation),
-      counters,
-      verifierError: p.error ?? null,
-      ...(persisted(p)
-        ? {
-            notes: [
-              "idle at generation 0 with tasks: a process restarted without --clean; its next check resumes that verification (restart it with --clean to start over)",
-            ],
-          }
-        : {}),
+      status: {
+        url: shown,
+        reachable: true,
+        phase: p.phase,
+        generation: num(p.generation),
+        counters,
+        verifierError: p.error ?? null,
+        ...(notes.length > 0 ? { notes } : {}),
+      },
+      progress: p,
     };
   } catch (err) {
-    // the old releases' answer before any check: not started, and named
+    // the old releases' answer before any check, whatever their metadata holds: it says neither
+    // "not started" nor a phase
     if (emptyProgress500(err))
-      return { url: shown, reachable: true, phase: "idle", notes: [`not started: ${OLD_RELEASE}; use v0.2.1`] };
-    return { url: shown, reachable: false, error: redact(errorMessage(err)) };
+      return {
+        status: {
+          url: shown,
+          reachable: true,
+          notes: [
+            `an empty HTTP 500: ${OLD_RELEASE}, whether or not their metadata holds an earlier verification (a check would resume it, or drop it with --clean): which it is cannot be told before a check; use v0.2.1`,
+          ],
+        },
+      };
+    return { status: { url: shown, reachable: false, error: redact(errorMessage(err)) } };
   } finally {
     await client.close();
   }
 }
 
-async function readJournalStatus(folder: string): Promise<JournalStatus> {
+async function readJournalStatus(folder: string): Promise<{ status: JournalStatus; memory?: VerifierMemory }> {
   const out: JournalStatus = { folder, passedOver: [], warnings: [] };
   const lockFile = join(folder, LOCK_FILE_NAME);
   if (existsSync(lockFile)) {
@@ -257,14 +304,14 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   }
   // --resume's own answer, so that status says what --resume would (src/journal/runbook-journal.ts)
   const found = await runbookJournal(folder, traitsOf);
-  if (found.none) return out; // no folder, or no journal: no run yet
+  if (found.none) return { status: out }; // no folder, or no journal: no run yet
   if (found.file) out.resumeWith = found.file;
   out.passedOver = found.skipped;
   const state = found.state;
   if (found.refused !== undefined || !state) {
     out.refused = errorMessage(found.refused);
     if (found.refused instanceof UserError && found.refused.hint) out.refusedHint = found.refused.hint;
-    return out;
+    return { status: out };
   }
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
   const notes = found.file ? await readDeliveries(found.file) : undefined;
@@ -291,6 +338,7 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     out.finished = {
       outcome: state.finished.outcome,
       committed: state.finished.committed,
+      verified: state.verifier?.verified !== undefined,
       at: new Date(state.finished.at).toISOString(),
       ...(state.finished.message ? { message: state.finished.message } : {}),
       ...(state.finished.aborted ? { aborted: true as const } : {}),
@@ -301,8 +349,13 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     if (since) out.writesStoppedSince = since;
   }
   const v = state.verifier;
-  if (v && (v.restarts || v.oldRelease))
-    out.verifier = { restarts: v.restarts ?? 0, oldRelease: v.oldRelease === true };
+  if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline))
+    out.verifier = {
+      restarts: v.restarts ?? 0,
+      oldRelease: v.oldRelease === true,
+      ...(v.refused !== undefined ? { refused: v.refused } : {}),
+      verified: v.verified !== undefined,
+    };
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
   // them again); for the operator an undo that never succeeded means the application is still down
   const stop = state.hooksRan
@@ -319,7 +372,7 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       ...(undo?.command !== undefined ? { command: undo.command } : {}),
     };
   }
-  return out;
+  return { status: out, memory: state.verifier };
 }
 
 /** When the write-stop window the journal shows last opened, if it did not close after. */

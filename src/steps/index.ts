@@ -167,5 +167,6 @@ export type {
   WritesProbe,
 } from "./kit/context.js";
 export { observeIdentity } from "./kit/fleet-ops.js";
+export { verification, verificationText, verifierEarned } from "./kit/earned.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";

@@ -14,6 +14,7 @@ import {
   formatDuration,
   formatWaitStatus,
   waitStatusKey,
+  verifiedPart,
   writesStillStoppedLines,
   cutoverTail,
 } from "./format.js";
@@ -222,7 +223,7 @@ export class SimpleUi {
         ]
           .filter(Boolean)
           .join(", ");
-        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${cutoverTail(e)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
+        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${cutoverTail(e)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"}${verifiedPart(e)} · exit ${e.exitCode} · steps: ${counts}`;
         const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
         const stuck = this.model.writesLeftStopped();
         this.#line(e.at, e.outcome === "ok" || (e.aborted && e.exitCode === 0) ? c.green(head) : c.red(head), [

@@ -44,10 +44,11 @@ const STATUS_OF: Record<Report["outcome"], WaveStatus> = {
 function fromReport(report: Report, html: string | undefined, verdict: VerdictFile | undefined, out: string): Found {
   const failed = report.steps.find((s) => s.index === report.failedStep);
   const status: WaveStatus = verdict?.status ?? STATUS_OF[report.outcome];
+  const unverified = report.verification?.verified === false ? report.verification.why : undefined;
   const message =
     verdict?.message ??
     (PASSED.has(status)
-      ? undefined
+      ? unverified // the status says NOT VERIFIED (statusText), the message why
       : `${failed ? `step ${failed.id}: ` : ""}${report.message ?? failed?.error ?? report.outcome}`);
   return {
     name: report.runbook,
@@ -62,6 +63,8 @@ function fromReport(report: Report, html: string | undefined, verdict: VerdictFi
           ? { exitCode: report.exitCode }
           : {}),
       committed: report.committed,
+      // a report or verdict of an older syncbook does not say: nothing is claimed either way
+      ...(typeof report.verification?.verified === "boolean" ? { verified: report.verification.verified } : {}),
       durationMs: report.durationMs,
       ...(message ? { message } : {}),
       ...(html ? { report: relative(out, html).split("\\").join("/") } : {}),

@@ -34,6 +34,11 @@ export interface WaveReportEntry {
   exitCode?: number;
   /** Commit was accepted by at least one instance. */
   committed?: boolean;
+  /**
+   * A `verify` step passed on this cutover's verification result (src/steps/kit/earned.ts): a
+   * SAFE or DONE runbook without it is shown "not verified", never SAFE alone.
+   */
+  verified?: boolean;
   durationMs?: number;
   /** What went wrong, or why it was skipped. */
   message?: string;
@@ -78,12 +83,29 @@ export function buildWaveReport(input: {
   };
 }
 
-/** One line per status count: `3 SAFE, 1 FAILED, 2 SKIPPED`. */
+/** One line per status count: `3 SAFE, 1 FAILED, 2 SKIPPED`, and how many of them are not verified. */
 export function countsText(report: WaveReport): string {
-  return Object.entries(report.counts)
-    .map(([s, n]) => `${n} ${s}`)
-    .join(", ");
+  const unverified = notVerified(report).length;
+  return (
+    Object.entries(report.counts)
+      .map(([s, n]) => `${n} ${s}`)
+      .join(", ") + (unverified ? `; ${unverified} not verified` : "")
+  );
 }
+
+/** The runbooks that passed (SAFE or DONE) without a verification of their cutover. */
+export const notVerified = (report: WaveReport): WaveReportEntry[] =>
+  report.runbooks.filter((r) => PASSED.has(r.status) && r.verified === false);
+
+/** The wave's outcome as shown: `PASSED`, or `PASSED · 1 NOT VERIFIED` where runbooks passed unverified. */
+export function outcomeText(report: WaveReport): string {
+  const n = notVerified(report).length;
+  return `${report.outcome}${n ? ` · ${n} NOT VERIFIED` : ""}`;
+}
+
+/** A status as shown: `SAFE`, or `SAFE · NOT VERIFIED` where the runbook passed unverified. */
+export const statusText = (r: WaveReportEntry): string =>
+  `${r.status}${PASSED.has(r.status) && r.verified === false ? " · NOT VERIFIED" : ""}`;
 
 export function renderWaveJson(report: WaveReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
@@ -98,7 +120,10 @@ export function renderWaveJunit(report: WaveReport): string {
   let skipped = 0;
   const cases = report.runbooks.map((r) => {
     const open = `    <testcase classname="${esc(report.wave)}" name="${esc(r.name)}" time="${secs(r.durationMs)}"`;
-    if (PASSED.has(r.status)) return `${open}/>`;
+    if (PASSED.has(r.status))
+      return r.verified === false
+        ? `${open}>\n      <system-out>${esc(`not verified${r.message ? `: ${r.message}` : ""}`)}</system-out>\n    </testcase>`
+        : `${open}/>`;
     if (r.status === "SKIPPED") {
       skipped++;
       return `${open}>\n      <skipped message="${esc(r.message ?? "skipped")}"/>\n    </testcase>`;
@@ -128,7 +153,7 @@ export function renderWaveHtml(report: WaveReport): string {
     .map(
       (r) =>
         `<tr><td>${r.stage ?? ""}</td><td>${r.report ? `<a href="${esc(r.report)}">${esc(r.name)}</a>` : esc(r.name)}</td>` +
-        `<td><b style="color:${COLORS[r.status]}">${esc(r.status)}</b>${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""}</td>` +
+        `<td><b style="color:${COLORS[r.status]}">${esc(statusText(r))}</b>${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""}</td>` +
         `<td>${r.committed === undefined ? "" : r.committed ? "yes" : "no"}</td><td>${r.durationMs === undefined ? "" : formatDuration(r.durationMs)}</td>` +
         `<td>${esc(r.after.join(", "))}</td><td>${esc(r.runbook ?? "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
     )
@@ -137,10 +162,10 @@ export function renderWaveHtml(report: WaveReport): string {
     ? `<h2>Warnings</h2><ul>${report.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul>`
     : "";
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>wave ${esc(report.wave)}: ${report.outcome}</title>
+<html lang="en"><head><meta charset="utf-8"><title>wave ${esc(report.wave)}: ${outcomeText(report)}</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}</style>
 </head><body>
-<h1>wave ${esc(report.wave)}: <span style="color:${report.outcome === "PASSED" ? COLORS.SAFE : COLORS.FAILED}">${report.outcome}</span></h1>
+<h1>wave ${esc(report.wave)}: <span style="color:${report.outcome === "PASSED" ? COLORS.SAFE : COLORS.FAILED}">${outcomeText(report)}</span></h1>
 <p>${esc(countsText(report))}; ${report.runbooks.length} runbook(s)${report.maxParallel !== undefined ? `, at most ${report.maxParallel} at once` : ""}; ${report.source === "rehearse" ? "rehearsed against simulated fleets" : "from the jobs' reports and journals"}; ${esc(report.generatedAt)}</p>
 <table><thead><tr><th>stage</th><th>runbook</th><th>status</th><th>committed</th><th>time</th><th>after</th><th>file</th><th>detail</th></tr></thead>
 <tbody>
@@ -156,10 +181,10 @@ export function renderWaveMarkdown(report: WaveReport): string {
   const cell = (s: string): string => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
   const rows = report.runbooks.map(
     (r) =>
-      `| ${r.stage ?? ""} | ${cell(r.name)} | **${r.status}**${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""} | ${cell(r.after.join(", "))} | ${cell(r.message ?? "")} |`,
+      `| ${r.stage ?? ""} | ${cell(r.name)} | **${statusText(r)}**${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""} | ${cell(r.after.join(", "))} | ${cell(r.message ?? "")} |`,
   );
   return [
-    `### wave ${cell(report.wave)}: ${report.outcome}`,
+    `### wave ${cell(report.wave)}: ${outcomeText(report)}`,
     "",
     countsText(report),
     "",

@@ -17,12 +17,16 @@ import {
   instanceSignature,
   type ConditionBody,
   type FleetSnapshot,
+  type VerifierStanding,
 } from "../../src/fleet/index.js";
 import { down, GiB, idle, running, snap } from "../support/snapshots.js";
 
-/** A body read once and evaluated, as the runner does. */
-const evaluate = (body: ConditionBody, s: FleetSnapshot, v?: VerifierProgress) =>
-  evaluateCondition(readCondition(body), s, v);
+/**
+ * A body read once and evaluated, as the runner does; the verifier's answer is this cutover's (its
+ * check and its result) unless `standing` says otherwise (below, "this cutover's verification").
+ */
+const evaluate = (body: ConditionBody, s: FleetSnapshot, v?: VerifierProgress, standing: VerifierStanding = {}) =>
+  evaluateCondition(readCondition(body), s, v, standing);
 
 const verifier = (over: Partial<VerifierProgress> = {}): VerifierProgress => ({
   phase: "idle",
@@ -566,6 +570,128 @@ describe("the coordinator", () => {
   });
 });
 
+// issue 36 (facts, "The migration verifier": "`idle` means "not running": not started, finished, or
+// a new process"; "The documentation's success test … holds only for a verification this client
+// started and told `writesOff`"): a verifier condition counts only on an answer that
+// src/steps/kit/earned.ts says is this cutover's check (phase check/recheck, generation) or result
+// (everything an idle verifier meets, every counter)
+describe("verifier conditions count only for this cutover's verification", () => {
+  const s = snap([running(0)]);
+  const NO_CHECK = "no check of this cutover's";
+  const NO_RESULT = "no writesOff of this cutover's";
+  // the documentation's own success test, on a verifier that meets it
+  const SUCCESS: ConditionBody = { phase: "idle", failedTasks: 0, metadataMismatchTasks: 0 };
+
+  it("the documentation's success test on an idle verifier with no failure: met only when the result is this cutover's", () => {
+    expect(evaluate(SUCCESS, s, verifier())).toEqual({ met: true, failing: [] });
+    expect(evaluate(SUCCESS, s, verifier(), { check: NO_CHECK, result: NO_CHECK })).toEqual({
+      met: false,
+      failing: [
+        {
+          instance: "verifier",
+          condition: "phase idle",
+          value: `idle; not this cutover's verification result: ${NO_CHECK}`,
+        },
+        {
+          instance: "verifier",
+          condition: "failedTasks 0",
+          value: `0; not this cutover's verification result: ${NO_CHECK}`,
+        },
+        {
+          instance: "verifier",
+          condition: "metadataMismatchTasks 0",
+          value: `0; not this cutover's verification result: ${NO_CHECK}`,
+        },
+      ],
+    });
+    // this cutover's check, but not its result (no writesOff): still not met
+    expect(evaluate(SUCCESS, s, verifier(), { result: NO_RESULT }).failing.map((f) => f.value)).toEqual([
+      `idle; not this cutover's verification result: ${NO_RESULT}`,
+      `0; not this cutover's verification result: ${NO_RESULT}`,
+      `0; not this cutover's verification result: ${NO_RESULT}`,
+    ]);
+  });
+
+  it("without a standing (no one judged the answer), nothing on the verifier is met", () => {
+    const r = evaluateCondition(readCondition({ phase: "recheck" }), s, verifier({ phase: "recheck" }));
+    expect(r).toEqual({
+      met: false,
+      failing: [
+        {
+          instance: "verifier",
+          condition: "phase recheck",
+          value: "recheck; not this cutover's check: whether it is this cutover's verification was not judged",
+        },
+      ],
+    });
+    expect(evaluateCondition(readCondition(SUCCESS), s, verifier()).met).toBe(false);
+    // a condition with no verifier part needs no standing
+    expect(evaluateCondition(readCondition({ state: "RUNNING" }), s).met).toBe(true);
+  });
+
+  it("a running check's phase and its generation need this cutover's check only; counters and idle need its result", () => {
+    const checking = verifier({ phase: "recheck", generation: 2 });
+    const checkOnly: VerifierStanding = { result: NO_RESULT };
+    expect(evaluate({ phase: "recheck" }, s, checking, checkOnly).met).toBe(true);
+    expect(evaluate({ phase: "check" }, s, verifier({ phase: "check" }), checkOnly).met).toBe(true);
+    expect(evaluate({ expect: [{ path: "verifier.generation", atLeast: 1 }] }, s, checking, checkOnly).met).toBe(true);
+    expect(
+      evaluate({ expect: [{ path: "verifier.phase", in: ["check", "recheck"] }] }, s, checking, checkOnly).met,
+    ).toBe(true);
+    expect(evaluate({ expect: [{ path: "verifier.phase", matches: "^re" }] }, s, checking, checkOnly).met).toBe(true);
+    // each of these an idle verifier meets, or reads a counter: the result's
+    for (const body of [
+      { phase: "idle" },
+      { failedTasks: 0 },
+      { metadataMismatchTasks: 0 },
+      { expect: [{ path: "verifier.phase", equals: "idle" }] },
+      { expect: [{ path: "verifier.phase", in: ["idle", "recheck"] }] },
+      { expect: [{ path: "verifier.phase", matches: "dle" }] },
+      { expect: [{ path: "verifier.phase" }] },
+      { expect: [{ path: "verifier.verificationStatus.failedTasks", equals: 0 }] },
+      { expect: [{ path: "verifier.error", equals: null }] },
+      { expect: [{ path: "verifier.generationStats.docsCompared", atLeast: 0 }] },
+    ] as ConditionBody[]) {
+      const idleDone = verifier({ generation: 3, generationStats: { docsCompared: 5, totalDocs: 5 } });
+      expect(evaluate(body, s, idleDone).met, JSON.stringify(body)).toBe(true);
+      expect(evaluate(body, s, idleDone, checkOnly).met, JSON.stringify(body)).toBe(false);
+      expect(readCondition(body).model.verifierNeeds, JSON.stringify(body)).toBe("result");
+    }
+    for (const body of [
+      { phase: "recheck" },
+      { expect: [{ path: "verifier.generation", atLeast: 1 }] },
+      { expect: [{ path: "verifier.phase", in: ["check", "recheck"] }] },
+    ] as ConditionBody[]) {
+      expect(evaluate(body, s, checking, { check: NO_CHECK, result: NO_CHECK }).met, JSON.stringify(body)).toBe(false);
+      expect(readCondition(body).model.verifierNeeds, JSON.stringify(body)).toBe("check");
+    }
+    // one result condition among check ones: the whole needs the result
+    expect(readCondition({ phase: "recheck", failedTasks: 0 }).model.verifierNeeds).toBe("result");
+    expect(readCondition({ state: "RUNNING" }).model.verifierNeeds).toBeUndefined();
+  });
+
+  it("an answer not earned fails even where the test itself fails: its value says both", () => {
+    expect(evaluate({ phase: "idle" }, s, verifier({ phase: "recheck" }), { result: NO_RESULT }).failing).toEqual([
+      {
+        instance: "verifier",
+        condition: "phase idle",
+        value: `recheck; not this cutover's verification result: ${NO_RESULT}`,
+      },
+    ]);
+    expect(evaluate({ failedTasks: 0 }, s, { phase: "idle", error: null }, { result: NO_RESULT }).failing).toEqual([
+      {
+        instance: "verifier",
+        condition: "failedTasks 0",
+        value: `undefined; not this cutover's verification result: ${NO_RESULT}`,
+      },
+    ]);
+    // and an earned answer that fails its test: the value as seen
+    expect(evaluate({ phase: "idle" }, s, verifier({ phase: "recheck" })).failing).toEqual([
+      { instance: "verifier", condition: "phase idle", value: "recheck" },
+    ]);
+  });
+});
+
 describe("errorSummary", () => {
   it("says what went wrong in one line: the transport's detail, or the service's error and description", () => {
     expect(errorSummary(down(0))).toBe("cannot connect: connect ECONNREFUSED");
@@ -641,11 +767,14 @@ describe("a condition as lint models it", () => {
       needsProgress: "info",
     });
     expect(model({ expect: [{ path: "info", equals: 3 }] })).toStrictEqual({});
-    expect(model({ expect: [{ path: "verifier.phase", equals: "idle" }] })).toStrictEqual({ verifierIdle: true });
-    expect(model({ expect: [{ path: "verifier.phase", equals: "check" }] })).toStrictEqual({});
+    expect(model({ expect: [{ path: "verifier.phase", equals: "idle" }] })).toStrictEqual({
+      verifierIdle: true,
+      verifierNeeds: "result",
+    });
+    expect(model({ expect: [{ path: "verifier.phase", equals: "check" }] })).toStrictEqual({ verifierNeeds: "check" });
     expect(model({ expect: [{ path: "lagTimeSeconds", below: 3 }] })).toStrictEqual({});
-    expect(model({ phase: "idle" })).toStrictEqual({ verifierIdle: true });
-    expect(model({ phase: "check" })).toStrictEqual({});
+    expect(model({ phase: "idle" })).toStrictEqual({ verifierIdle: true, verifierNeeds: "result" });
+    expect(model({ phase: "check" })).toStrictEqual({ verifierNeeds: "check" });
   });
   it("verification: the embedded verifier's phase and lag limit", () => {
     expect(model({ verification: {} })).toStrictEqual({ embedded: {}, needsProgress: "verification" });

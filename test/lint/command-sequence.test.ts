@@ -13,7 +13,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/diagnostics.js";
-import { COMMIT, READY, START, STOP, atVersion, lintYaml, notEol, runbook } from "../support/lint.js";
+import { COMMIT, READY, START, STOP, atVersion, lintYaml, notAside, runbook } from "../support/lint.js";
 
 const COMMIT_ONLY = "  - commit: {}\n";
 const HOOK = "  - hook: { use: shell, with: { command: [echo, hi] } }\n";
@@ -23,7 +23,7 @@ async function lint(yaml: string): Promise<Diagnostic[]> {
   const { loader, rules } = await lintYaml(yaml);
   expect(loader).toEqual([]);
   // (old versions here are on purpose: their end-of-life warning is tested in versions.test.ts)
-  return rules.filter((d) => d.severity !== "info" && notEol(d));
+  return rules.filter((d) => d.severity !== "info" && notAside(d));
 }
 const ids = (ds: Diagnostic[]) => ds.map((d) => d.rule);
 const message = (ds: Diagnostic[], rule: string) => ds.find((d) => d.rule === rule)?.message;

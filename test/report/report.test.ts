@@ -252,7 +252,7 @@ describe("report.html without a browser", () => {
     expect(body.indexOf('id="outcome"')).toBeGreaterThan(0);
     expect(body.indexOf('id="outcome"')).toBeLessThan(body.indexOf('id="timeline"'));
     expect(html).toMatch(
-      /<header id="outcome" class="banner ok" data-outcome="ok" data-committed="true">\s*<h1>COMMITTED/,
+      /<header id="outcome" class="banner ok" data-outcome="ok" data-committed="true" data-verified="true">\s*<h1>COMMITTED/,
     );
     expect(html).toMatch(/<title>COMMITTED · sales-rs-to-sharded/);
   });
@@ -349,7 +349,7 @@ describe("report.html without a browser", () => {
   it("a failed run: red banner naming the step, its error and hint", () => {
     const failed = renderHtml(buildReport(synthRun({ refuseCommit: true }).events));
     expect(failed).toMatch(
-      /<header id="outcome" class="banner failed" data-outcome="failed" data-committed="false">\s*<h1>FAILED/,
+      /<header id="outcome" class="banner failed" data-outcome="failed" data-committed="false" data-verified="true">\s*<h1>FAILED/,
     );
     expect(failed).toMatch(/at step 5 commit \(commit\): commit refused/);
     expect(failed).toContain("hint: stop writes before commit");

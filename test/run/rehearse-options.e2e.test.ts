@@ -64,7 +64,8 @@ describe("rehearse", () => {
       expect(r.stdout).toMatch(new RegExp(`^rehearsal verdict: (UNSAFE|FAILED) \\(exit ${r.code}`, "m"));
     } else {
       expect(r.code, r.all).toBe(0);
-      expect(r.stdout).toMatch(/^rehearsal verdict: SAFE \(exit 0\)$/m);
+      // nothing unsafe, and no verify step in this runbook: never a bare SAFE (issue 36, point 2)
+      expect(r.stdout).toMatch(/^rehearsal verdict: NOT VERIFIED, with .*commit-without-verify.* \(exit 0: nothing unsafe was seen/m);
     }
     expect(r.all).not.toMatch(/hooks\.example\.invalid.*(failed|ENOTFOUND)/);
   });
@@ -102,7 +103,7 @@ describe("rehearse", () => {
       // start on one instance only: past the grace window, the fleet is in error
       await call(`${reh.sim.instances[0]!.url}/api/v1/start`, "POST", { source: "cluster0", destination: "cluster1" });
       await new Promise((r) => setTimeout(r, 2300));
-      const v = await reh.verdict();
+      const v = await reh.verdict({ verified: false });
       expect(v.safe).toBe(false);
       expect(v.fleetErrors).toEqual([
         expect.stringMatching(/^start was accepted by instance\(s\) 0 but not by 1 within \d+ ms/),

@@ -29,6 +29,7 @@ import { delay as sleep } from "../../timers.js";
 import { formatDuration } from "../../runbook/index.js";
 import { StepFailure, StepTimeout, type StepContext } from "./context.js";
 import { poll } from "./poll.js";
+import { observeVerifier } from "./earned.js";
 
 export interface WaitOptions {
   pollMs: number;
@@ -247,6 +248,7 @@ async function readVerifier(ctx: StepContext): Promise<VerifierProgress | undefi
   try {
     const p = await v.progress({ signal: ctx.signal });
     ctx.run.emit("verifier.sampled", { progress: p });
+    observeVerifier(ctx.run.memory.verifier, p);
     return p;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
