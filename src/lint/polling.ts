@@ -11,7 +11,7 @@ export const MIN_POLL_INTERVAL_MS = 20;
 
 const KEYS = new Set(["pollInterval", "windowPollInterval"]);
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "poll-interval-too-short",
     severity: "error",
@@ -20,7 +20,7 @@ export const rules: RuleInfo[] = [
     source: "runbook.schema.json",
     hint: `Poll at ${formatDuration(MIN_POLL_INTERVAL_MS)} or slower (the default is 2s; the write-stop window polls at 100ms by default).`,
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 export function check(ctx: LintContext): void {
   const walk = (v: unknown, path: YamlPath): void => {

@@ -19,7 +19,7 @@ import { allStates, bindStep, cloneFlow, joinFlows, type Flow, type SequenceStep
 import type { LintContext, RuleInfo } from "./context.js";
 import { q, serviceAtLeast } from "./context.js";
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "start-not-first",
     severity: "error",
@@ -202,7 +202,7 @@ export const rules: RuleInfo[] = [
     source: "DESIGN.md",
     hint: "Add `undo: { use: ..., with: ... }` that turns application writes back on.",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 type RunMode = "always" | "never" | "maybe";
 

@@ -11,8 +11,9 @@ import { join } from "node:path";
 import { createVerifierClient, lagSeconds } from "../api/index.js";
 import type { ApiError } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
-import { instanceLabel, type RunEvent } from "../events.js";
-import { deliveryReport, isDeliveryEvent } from "../plugin/deliveries.js";
+import { instanceLabel } from "../events.js";
+import { CutoverFold } from "../model/fold.js";
+import type { CutoverModel } from "../model/contract.js";
 import { createFleet } from "../fleet/index.js";
 import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
@@ -265,18 +266,16 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     return out;
   }
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
-  const notes = found.file ? await readDeliveries(found.file) : undefined;
-  if (notes) out.notifications = notes;
-  const last = [...state.steps]
-    .filter((s) => s.started)
-    .sort((a, b) => a.index - b.index)
-    .at(-1);
+  // what the journal shows happened, as every reader sees it: the cutover's read model (src/model/)
+  const model = found.file ? await journalModel(found.file) : undefined;
+  if (model?.notifications) out.notifications = model.notifications;
+  const last = model?.steps.filter((s) => s.attempts.length > 0).at(-1);
   if (last)
     out.lastStep = {
       number: last.index + 1,
       id: last.id,
       kind: last.kind,
-      ...(last.finished ? { outcome: last.finished } : {}),
+      ...(last.outcome !== "running" && last.outcome !== "pending" ? { outcome: last.outcome } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)
@@ -294,9 +293,8 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       ...(state.finished.aborted ? { aborted: true as const } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
-  const v = state.verifier;
-  if (v && (v.restarts || v.oldRelease))
-    out.verifier = { restarts: v.restarts ?? 0, oldRelease: v.oldRelease === true };
+  const v = model?.verifier;
+  if (v && (v.restarts || v.oldRelease)) out.verifier = { restarts: v.restarts, oldRelease: v.oldRelease === true };
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
   // them again); for the operator an undo that never succeeded means the application is still down
   const stop = state.hooksRan
@@ -307,9 +305,9 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   return out;
 }
 
-/** What the journal's `notification.*` lines say; undefined when it has none. */
-async function readDeliveries(file: string): Promise<JournalStatus["notifications"]> {
-  const lines: RunEvent[] = [];
-  for await (const l of journalLines(file)) if (isRunEvent(l.value) && isDeliveryEvent(l.value)) lines.push(l.value);
-  return deliveryReport(lines);
+/** The journal's events folded into the cutover's read model (lenient: status reads, it does not act). */
+async function journalModel(file: string): Promise<CutoverModel> {
+  const fold = new CutoverFold({ traits: traitsOf });
+  for await (const l of journalLines(file)) if (isRunEvent(l.value)) fold.apply(l.value);
+  return fold.view();
 }
