@@ -309,7 +309,15 @@ export class CutoverFold {
         });
         break;
       case "hook.started":
-        this.#hooks.push({ run: n, index: e.index, id: e.id, use: e.use, undo: e.undo, startedAt: e.at });
+        this.#hooks.push({
+          run: n,
+          index: e.index,
+          id: e.id,
+          use: e.use,
+          undo: e.undo,
+          ...(e.command !== undefined ? { command: e.command } : {}),
+          startedAt: e.at,
+        });
         break;
       case "hook.finished": {
         const open = this.#hooks.findLast((h) => h.index === e.index && h.undo === e.undo && h.endedAt === undefined);

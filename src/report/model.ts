@@ -512,7 +512,14 @@ export class ReportBuilder {
       requests: reqs,
       decisions,
       hooks: model.hooks.map((h) => {
-        const out: ReportHook = { index: h.index, id: h.id, use: h.use, undo: h.undo, start: t(h.startedAt) };
+        const out: ReportHook = {
+          index: h.index,
+          id: h.id,
+          use: h.use,
+          undo: h.undo,
+          ...(h.command !== undefined ? { command: h.command } : {}),
+          start: t(h.startedAt),
+        };
         if (h.endedAt !== undefined) out.end = t(h.endedAt);
         if (h.ok !== undefined) out.ok = h.ok;
         if (h.error !== undefined) out.error = stripUserinfo(h.error);
