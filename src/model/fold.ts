@@ -440,7 +440,7 @@ export class CutoverFold {
 
   #sample(e: RunEventOf<"progress.sampled">): void {
     const view = this.#instance(e.instance);
-    const p = (obj(e.progress) ?? {}) as Record<string, unknown>;
+    const p = obj(e.progress) ?? {};
     if (typeof p.state === "string") view.state = p.state;
     else delete view.state;
     if (typeof p.info === "string") view.info = p.info;
@@ -459,7 +459,11 @@ export class CutoverFold {
     setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
     setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
     setOrDrop(view, "indexBuilding", obj(p.indexBuilding));
-    setOrDrop(view, "warnings", Array.isArray(p.warnings) && p.warnings.length > 0 ? [...p.warnings] : undefined);
+    setOrDrop(
+      view,
+      "warnings",
+      Array.isArray(p.warnings) && p.warnings.length > 0 ? [...(p.warnings as unknown[])] : undefined,
+    );
     view.answeredAt = e.at;
     delete view.down;
     this.#copy = addCopySample(

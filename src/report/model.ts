@@ -105,8 +105,6 @@ function cleanInstance(i: InstanceRef): InstanceRef {
   return out;
 }
 
-const redactText = (s: string | undefined): string | undefined => (s === undefined ? undefined : stripUserinfo(s));
-
 /** Per-run poll counts: each runner's `polls.summary` is cumulative from its own start. */
 type PollKey = string;
 const pollKey = (p: { target: string; instance?: { index: number }; path: string }): PollKey =>
