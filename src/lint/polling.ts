@@ -2,6 +2,7 @@
 import { durationMs, formatDuration } from "../runbook/duration.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { lintSteps } from "./kinds.js";
 
 /**
  * The shortest poll interval lint accepts: 50 requests a second to each instance. `pollInterval: 0`
@@ -43,17 +44,15 @@ export const rules = [
 /** A step's time limit when neither it nor `defaults` sets one (the schema's `defaults.timeout`). */
 const STEP_TIMEOUT_MS = 30 * 60_000;
 
-/** A stopWrites check's wait against its step's time limit. */
+/** A write stop's check (the step kind's `writesCheck`, src/lint/kinds.ts): its wait against its step's time limit. */
 function checkWaits(ctx: LintContext): void {
-  const rb = ctx.runbook as { steps?: unknown; defaults?: { timeout?: unknown } };
-  if (!Array.isArray(rb.steps)) return;
+  const rb = ctx.runbook;
   const ms = (v: unknown): number | undefined =>
     typeof v === "string" || typeof v === "number" ? durationMs(v) : undefined;
-  rb.steps.forEach((raw: unknown, i) => {
-    const step = raw as { timeout?: unknown; stopWrites?: { check?: { until?: unknown; pollInterval?: unknown } } };
-    const c = step?.stopWrites?.check;
-    if (!c || typeof c !== "object") return;
-    const at = ["steps", i, "stopWrites", "check"];
+  for (const s of lintSteps(rb)) {
+    const c = s.bound.writesCheck() as { until?: unknown; pollInterval?: unknown } | undefined;
+    if (!c || typeof c !== "object") continue;
+    const at = [...s.at, "check"];
     const until = ms(c.until);
     if (c.until === undefined && c.pollInterval !== undefined)
       ctx.report(
@@ -61,14 +60,15 @@ function checkWaits(ctx: LintContext): void {
         [...at, "pollInterval"],
         "This check has a `pollInterval` but no `until`: it reads once, and the interval is never used.",
       );
-    const limit = ms(step.timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
+    const limit =
+      ms((rb.steps[s.index] as { timeout?: unknown }).timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
     if (until !== undefined && until >= limit)
       ctx.report(
         "check-wait-outlasts-step",
         [...at, "until"],
         `The check waits up to ${formatDuration(until)}, but its step fails at its time limit of ${formatDuration(limit)}: the wait would never end as written.`,
       );
-  });
+  }
 }
 
 export function check(ctx: LintContext): void {
