@@ -336,10 +336,14 @@ export async function reportOutput(
   dir: string | undefined,
   print: (s: string) => void,
   history?: readonly RunEvent[],
+  cutoverReport?: string,
 ): Promise<Outputs> {
   if (!dir) return { listeners: [], finish: () => Promise.resolve(undefined) };
   const { createReportListener } = await import("../report/index.js");
-  const r = createReportListener(dir, history ? { history } : {});
+  const r = createReportListener(dir, {
+    ...(history ? { history } : {}),
+    ...(cutoverReport !== undefined ? { cutoverReport } : {}),
+  });
   return {
     listeners: [r.listener],
     finish: async () => {

@@ -193,6 +193,8 @@ async function runMain(
               ...(continues ? { cutover: continues.cutover } : {}),
             }),
         ...(earlierRuns.length ? { earlierRuns } : {}),
+        // a run's own report names the cutover's, built from every run of it (issue 37)
+        cutoverReport: `syncbook report ${dir}`,
         critical: [record],
         ...(json ? { json: json.write } : {}),
       });
@@ -222,6 +224,8 @@ export async function execute(
     earlierRuns?: readonly RunEvent[];
     /** The cutover a `--from` run continues. */
     cutover?: string;
+    /** The command that builds the cutover's report from every run of it: this run's own report names it. */
+    cutoverReport?: string;
     timeScale?: number;
     yes?: boolean;
     critical?: CriticalListener[];
@@ -241,7 +245,7 @@ export async function execute(
     yes,
     ...(how.json ? { jsonWrite: how.json } : {}),
   });
-  const report = await reportOutput(flags.report, stderr, how.history);
+  const report = await reportOutput(flags.report, stderr, how.history, how.cutoverReport);
   // a resume (or a run continuing the cutover) exports the earlier runs' spans its collector never got
   const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
   const tracing = await traceOutput(process.env, loaded.redact, {

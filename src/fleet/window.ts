@@ -82,6 +82,8 @@ interface Span {
   unmetAt?: number;
   commitFrom?: number;
   commitTo?: number;
+  /** A person's answers asked inside this step (a `confirm` decision: `--only`'s question): the operator's time. */
+  asked?: { from: number; to: number }[];
 }
 
 interface Win {
@@ -159,9 +161,13 @@ export class WindowTracker {
   }
 
   apply(e: RunEvent): void {
+    const before = this.#lastAt;
     this.#lastAt = Math.max(this.#lastAt, e.at);
     const run = this.#runs[this.#runs.length - 1];
-    if (run && run.end === undefined && e.type !== "run.started") run.last = Math.max(run.last, e.at);
+    // a journal's header is written by the next runner as it opens the journal (a resume's
+    // `journal.resumed`): not a sign of life of the run before it, whose dead time it would hide
+    if (run && run.end === undefined && e.type !== "run.started" && !isJournalHeader(e))
+      run.last = Math.max(run.last, e.at);
     switch (e.type) {
       case "poll.failed":
         if (e.target === "service" && e.instance && !this.#downSince.has(e.instance.index))
@@ -224,6 +230,14 @@ export class WindowTracker {
           if (span) span.commitTo = Math.max(span.commitTo ?? e.at, e.at);
         }
         break;
+      case "decision": {
+        // a question put to a person inside a step (`--only`'s confirmation): asked right after
+        // the event before the answer (no event is journaled while a prompt waits), answered now
+        const span = e.index !== undefined ? this.#open.get(e.index) : undefined;
+        if (span && e.check === "confirm" && e.at > before)
+          (span.asked ??= []).push({ from: Math.max(before, span.start), to: e.at });
+        break;
+      }
       case "window.opened":
         this.#stopFailed = undefined;
         if (!this.open)
@@ -390,8 +404,17 @@ export class WindowTracker {
       "service",
       (d) => `${d.label} not answering (progress failing)`,
     );
+    // a person's answer is the operator's time, whichever part of the step it fell in
+    const asked = spans.flatMap((s) => (s.asked ?? []).map((a) => ({ ...a, id: s.id })));
+    const answered = recharge(
+      carved,
+      asked,
+      (p) => p.share !== "none",
+      "operator",
+      (a) => `${a.id}: the operator's answer (a question asked in the step)`,
+    );
     parts.length = 0;
-    parts.push(...carved);
+    parts.push(...answered);
     const shares: Record<WindowShare, number> = { service: 0, runner: 0, operator: 0, steps: 0, none: 0 };
     for (const p of parts) shares[p.share] += p.ms;
     const out: WriteStopWindow = {
@@ -511,6 +534,11 @@ function recharge<T extends { from: number; to: number }>(
     cut(cursor, p.to, undefined);
   }
   return out;
+}
+
+/** A journal's header line (`journal.opened`, `journal.resumed`): read with the events, written by no run. */
+export function isJournalHeader(e: { type: string }): boolean {
+  return e.type === "journal.opened" || e.type === "journal.resumed";
 }
 
 const SHARE_WORDS: Record<WindowShare, string> = {

@@ -4,7 +4,7 @@ import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
 import { conditions, lintSteps, startRequests } from "./kinds.js";
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "instance-url",
     severity: "error",
@@ -74,7 +74,7 @@ export const rules: RuleInfo[] = [
     source: "DESIGN.md",
     hint: "Point the stopWrites hook and its undo at your application's own write switch (`syncbook init` writes the simulator's, for rehearsals; `syncbook rehearse` replaces the hook anyway).",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 /**
  * What makes a runbook's fleet real rather than the simulator: an instance or the verifier off

@@ -10,7 +10,7 @@ export type PreflightCheckInfo = RuleInfo;
 
 const DOCS = "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference";
 
-export const PREFLIGHT_CHECKS: readonly PreflightCheckInfo[] = Object.freeze([
+export const PREFLIGHT_CHECKS = Object.freeze([
   {
     id: "preflight-connect",
     severity: "error",
@@ -248,7 +248,7 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheckInfo[] = Object.freeze([
     docs: `${DOCS}/permissions/`,
     hint: "Grant the missing roles with `grantRolesToUser` to the user of the service's connection string (preflight should connect as that user).",
   },
-]);
+] as const satisfies readonly RuleInfo[]);
 
 const BY_ID: ReadonlyMap<string, RuleInfo> = new Map(PREFLIGHT_CHECKS.map((c) => [c.id, c]));
 

@@ -11,8 +11,9 @@ import { join } from "node:path";
 import { createVerifierClient, lagSeconds } from "../api/index.js";
 import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
-import { instanceLabel, type RunEvent } from "../events.js";
-import { deliveryReport, isDeliveryEvent } from "../plugin/deliveries.js";
+import { instanceLabel } from "../events.js";
+import { CutoverFold } from "../model/fold.js";
+import type { CutoverModel } from "../model/contract.js";
 import { createFleet } from "../fleet/index.js";
 import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
@@ -314,18 +315,16 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
     return { status: out };
   }
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
-  const notes = found.file ? await readDeliveries(found.file) : undefined;
-  if (notes) out.notifications = notes;
-  const last = [...state.steps]
-    .filter((s) => s.started)
-    .sort((a, b) => a.index - b.index)
-    .at(-1);
+  // what the journal shows happened, as every reader sees it: the cutover's read model (src/model/)
+  const model = found.file ? await journalModel(found.file) : undefined;
+  if (model?.notifications) out.notifications = model.notifications;
+  const last = model?.steps.filter((s) => s.attempts.length > 0).at(-1);
   if (last)
     out.lastStep = {
       number: last.index + 1,
       id: last.id,
       kind: last.kind,
-      ...(last.finished ? { outcome: last.finished } : {}),
+      ...(last.outcome !== "running" && last.outcome !== "pending" ? { outcome: last.outcome } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)
@@ -363,7 +362,7 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
     .at(-1);
   // a stop hook that failed part-way has its runbook undo run too: if that failed, writes may be stopped
   if (!state.stopWritesSucceeded && stop?.ok !== undefined && stop.undoStarted === true && !stop.undone) {
-    const undo = found.file ? await lastUndoCall(found.file, stop.stepIndex) : undefined;
+    const undo = model?.hooks.findLast((h) => h.undo && h.index === stop.stepIndex);
     out.writesUndoFailed = {
       step: stop.stepIndex + 1,
       id: stop.id,
@@ -375,6 +374,13 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
   return { status: out, memory: state.verifier };
 }
 
+/** The journal's events folded into the cutover's read model (lenient: status reads, it does not act). */
+async function journalModel(file: string): Promise<CutoverModel> {
+  const fold = new CutoverFold({ traits: traitsOf });
+  for await (const l of journalLines(file)) if (isRunEvent(l.value)) fold.apply(l.value);
+  return fold.view();
+}
+
 /** When the write-stop window the journal shows last opened, if it did not close after. */
 async function windowOpenSince(file: string): Promise<string | undefined> {
   let since: number | undefined;
@@ -384,25 +390,4 @@ async function windowOpenSince(file: string): Promise<string | undefined> {
     else if (v.type === "window.closed") since = undefined;
   }
   return since === undefined ? undefined : new Date(since).toISOString();
-}
-
-/** The last undo call the journal shows for a step: its hook and, when the run journaled one, its command (redacted). */
-async function lastUndoCall(file: string, stepIndex: number): Promise<{ use?: string; command?: string } | undefined> {
-  let last: { use?: string; command?: string } | undefined;
-  for await (const l of journalLines(file)) {
-    const v = l.value as { type?: unknown; index?: unknown; undo?: unknown; use?: unknown; command?: unknown };
-    if (v.type !== "hook.started" || v.undo !== true || v.index !== stepIndex) continue;
-    last = {
-      ...(typeof v.use === "string" ? { use: v.use } : {}),
-      ...(typeof v.command === "string" ? { command: v.command } : {}),
-    };
-  }
-  return last;
-}
-
-/** What the journal's `notification.*` lines say; undefined when it has none. */
-async function readDeliveries(file: string): Promise<JournalStatus["notifications"]> {
-  const lines: RunEvent[] = [];
-  for await (const l of journalLines(file)) if (isRunEvent(l.value) && isDeliveryEvent(l.value)) lines.push(l.value);
-  return deliveryReport(lines);
 }

@@ -180,7 +180,12 @@ export class ListrUi {
       const lines = this.model.panel(slot.index, this.opts.colors);
       if (slot === this.#host()) {
         // events without a step (run-level decisions, logs) show under whatever is running now
-        const loose = [...(this.model.decisions.get(-1) ?? []).slice(-2).map((d) => decisionLine(d, this.opts.colors))];
+        const loose = [
+          ...this.model
+            .decisionsOf(-1)
+            .slice(-2)
+            .map((d) => decisionLine(d, this.opts.colors)),
+        ];
         lines.push(...loose);
       }
       slot.task.output = lines.length > 0 ? lines.join("\n") : " ";

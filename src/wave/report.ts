@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
 import { escapeXml as esc } from "../text.js";
+import { renderJunitXml, type JunitCase } from "../junit.js";
 import { atomicWrite } from "../report/index.js";
 import { formatDuration } from "../runbook/duration.js";
 
@@ -112,28 +113,22 @@ export function renderWaveJson(report: WaveReport): string {
 }
 
 // JUnit's `time` attribute: seconds as a number, a machine format (not a duration for people)
-const secs = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
 
 /** A test case per runbook: FAILED/UNSAFE/INTERRUPTED/UNFINISHED/NOT RUN a failure, SKIPPED skipped. */
 export function renderWaveJunit(report: WaveReport): string {
-  let failures = 0;
-  let skipped = 0;
-  const cases = report.runbooks.map((r) => {
-    const open = `    <testcase classname="${esc(report.wave)}" name="${esc(r.name)}" time="${secs(r.durationMs)}"`;
+  const cases = report.runbooks.map((r): JunitCase => {
+    const base = { classname: report.wave, name: r.name, timeMs: r.durationMs ?? 0 };
     if (PASSED.has(r.status))
-      return r.verified === false
-        ? `${open}>\n      <system-out>${esc(`not verified${r.message ? `: ${r.message}` : ""}`)}</system-out>\n    </testcase>`
-        : `${open}/>`;
-    if (r.status === "SKIPPED") {
-      skipped++;
-      return `${open}>\n      <skipped message="${esc(r.message ?? "skipped")}"/>\n    </testcase>`;
-    }
-    failures++;
+      return r.verified === false ? { ...base, systemOut: `not verified${r.message ? `: ${r.message}` : ""}` } : base;
+    if (r.status === "SKIPPED") return { ...base, skipped: r.message ?? "skipped" };
     const text = `${r.status}${r.message ? `: ${r.message}` : ""}`;
-    return `${open}>\n      <failure message="${esc(text)}">${esc(`${text}${r.report ? `\nreport: ${r.report}` : ""}`)}</failure>\n    </testcase>`;
+    return {
+      ...base,
+      failure: { tag: "failure", message: text, text: `${text}${r.report ? `\nreport: ${r.report}` : ""}` },
+    };
   });
-  const attrs = `tests="${report.runbooks.length}" failures="${failures}" errors="0" skipped="${skipped}"`;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="syncbook wave ${esc(report.wave)}" ${attrs}>\n  <testsuite name="${esc(report.wave)}" ${attrs}>\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
+  // the one JUnit writer (src/junit.ts)
+  return renderJunitXml(`syncbook wave ${report.wave}`, [{ name: report.wave, cases }]);
 }
 
 const COLORS: Record<WaveStatus, string> = {

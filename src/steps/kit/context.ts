@@ -9,7 +9,7 @@ import type { PluginRegistry, PluginRunContext, UndoStack } from "../../plugin/i
 import type { LoadedRunbook } from "../../runbook/index.js";
 import type { Runbook, Step, StepKind } from "../../runbook/types.js";
 import type { Emit } from "../../events.js";
-import { formatDuration } from "../../runbook/duration.js";
+import { TimeoutError } from "../../timers.js";
 
 /** The run's memory of its verification lives below the steps, for the journal to rebuild. */
 export type { VerifierAsk, VerifierMemory } from "../../api/verifier-memory.js";
@@ -157,10 +157,7 @@ export class StepFailure extends Error {
   }
 }
 
-/** The reason a step's signal aborted at its time limit. */
-export class StepTimeout extends Error {
-  constructor(readonly ms: number) {
-    super(`timed out after ${formatDuration(ms)}`);
-    this.name = "StepTimeout";
-  }
+/** The reason a step's signal aborted at its time limit: the one timeout error (src/timers.ts), the step's own. */
+export class StepTimeout extends TimeoutError {
+  override name = "StepTimeout";
 }
