@@ -100,10 +100,11 @@ function render() {
   // the steps, the current one, and why a wait is not over
   const ol = el("ol", undefined, "steps");
   for (const st of m.steps) {
-    const o = OUTCOME[st.outcome] || [st.outcome, "muted"];
-    const li = el("li"); if (m.current === st.index) li.className = "now";
+    const cut = st.outcome === "running" && (r.state === "dead" || r.state === "finished");
+    const o = cut ? ["cut off: the runner died during it", "bad"] : OUTCOME[st.outcome] || [st.outcome, "muted"];
+    const li = el("li"); if (m.current === st.index && !cut) li.className = "now";
     li.append(el("span", st.id + " (" + st.kind + "): "), word(o[0], o[1]));
-    if (m.current === st.index) li.append(el("span", " ← now" + (st.startedAt ? ", for " + dur(now - st.startedAt) : "") + (st.timeoutMs ? " of its " + dur(st.timeoutMs) + " limit" : "")));
+    if (m.current === st.index && !cut) li.append(el("span", " ← now" + (st.startedAt ? ", for " + dur(now - st.startedAt) : "") + (st.timeoutMs ? " of its " + dur(st.timeoutMs) + " limit" : "")));
     if (st.error) li.append(el("div", "error: " + st.error, "why bad"));
     if (st.wait && !st.wait.met && st.wait.failing.length) {
       const why = el("ul", undefined, "why");
