@@ -101,7 +101,8 @@ export function startWatchServer(opts: WatchServerOptions): Promise<WatchServer>
       return plain(res, 405, "read-only: GET only", { Allow: "GET, HEAD" });
     let url: URL;
     try {
-      url = new URL(req.url ?? "/", "http://watch.invalid");
+      // the path as sent, never read as an address of its own (`//evil.example/` is a path here)
+      url = new URL(`http://watch.invalid${req.url?.startsWith("/") ? req.url : `/${req.url ?? ""}`}`);
     } catch {
       return plain(res, 400, "bad request");
     }
@@ -162,6 +163,13 @@ export function startWatchServer(opts: WatchServerOptions): Promise<WatchServer>
       if (!res.headersSent) plain(res, 400, "bad request");
       else res.destroy();
     }
+  });
+  // CONNECT and Upgrade never reach the request handler: answered here, never left hanging
+  server.on("connect", (_req, socket) => {
+    socket.end("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nConnection: close\r\n\r\n");
+  });
+  server.on("upgrade", (_req, socket) => {
+    socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   });
   server.on("clientError", (_err, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
