@@ -18,7 +18,7 @@
  * answers (`lagRate`). A trend that does not bring the figure down says "not converging".
  */
 import type { CopyView } from "../fleet/eta.js";
-import { formatDuration } from "../runbook/duration.js";
+import { durationMs, formatDuration } from "../runbook/duration.js";
 import type { ModelInstance } from "./contract.js";
 
 /** The lag limit above which `canCommit` is false from 1.21 (seconds; quoted above). */
@@ -139,4 +139,28 @@ const formatRate = (perSecond: number): string =>
 export function readinessLine(r: Readiness): string {
   if (r.ready) return r.reasons.length ? `ready (${r.reasons.join("; ")})` : "ready";
   return `not ready (ETA ${r.eta ?? "unknown"}): ${r.reasons.join("; ")}`;
+}
+
+/**
+ * The runbook's `lagBelow` before its commit: the last `waitFor` (or `assert`) with one that comes
+ * before the first `commit` step. Undefined when it has none (readiness then measures the
+ * service's own 30 s limit).
+ */
+export function lagBelowOf(runbook: unknown): number | undefined {
+  const steps = (runbook as { steps?: unknown })?.steps;
+  if (!Array.isArray(steps)) return undefined;
+  let found: number | undefined;
+  for (const s of steps as Record<string, unknown>[]) {
+    if (s === null || typeof s !== "object") continue;
+    if ("commit" in s) break;
+    for (const k of ["waitFor", "assert"]) {
+      const body = s[k] as Record<string, unknown> | undefined;
+      const v = body?.lagBelow;
+      if (typeof v === "string" || typeof v === "number") {
+        const ms = durationMs(v);
+        if (ms !== undefined) found = ms / 1000;
+      }
+    }
+  }
+  return found;
 }

@@ -13,6 +13,8 @@ import type { ApiError } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
 import { CutoverFold } from "../model/fold.js";
+import { lagBelowOf, readiness, type Readiness } from "../model/readiness.js";
+import type { RunEvent } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
 import { createFleet } from "../fleet/index.js";
 import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
@@ -100,6 +102,11 @@ export interface Status {
   /** The fleet's copy, folded as the live view folds it (src/fleet/eta.ts): the one percentage. */
   copy?: { copiedBytes: number; totalBytes: number; percent: number };
   identityProblems: string[];
+  /**
+   * Why each instance is not ready to commit, with an ETA from the trend (src/model/readiness.ts,
+   * the wording `syncbook watch` shows too). One read has no trend; `--watch` keeps the answers.
+   */
+  readiness: Readiness[];
   verifier?: VerifierStatus;
   journal: JournalStatus;
 }
@@ -110,11 +117,24 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
 
 export async function readStatus(
   loaded: LoadedRunbook,
-  opts: { journalDir: string; requestTimeoutMs?: number; signal?: AbortSignal },
+  opts: { journalDir: string; requestTimeoutMs?: number; signal?: AbortSignal; fold?: CutoverFold },
 ): Promise<Status> {
   const rb = loaded.runbook!;
   const timeout = opts.requestTimeoutMs ?? 5000;
-  const fleet = createFleet({ instances: instancesOf(rb), requestTimeoutMs: timeout, redact: loaded.redact });
+  // the answers folded as every reader folds them (src/model/fold.ts): across `--watch`'s
+  // refreshes when it hands one fold, so the lag's trend and the copy's rate give an ETA
+  const fold = opts.fold ?? new CutoverFold({ traits: traitsOf });
+  let seq = 0;
+  const fleet = createFleet({
+    instances: instancesOf(rb),
+    requestTimeoutMs: timeout,
+    redact: loaded.redact,
+    emit: (type, payload) => {
+      const e = { type, seq: ++seq, at: Date.now(), ...payload } as RunEvent;
+      if (type === "progress.sampled" || type === "poll.failed") fold.apply(e);
+      return e;
+    },
+  });
   const redact = loaded.redact;
   try {
     const [snap, verifier, journal] = await Promise.all([
@@ -171,6 +191,7 @@ export async function readStatus(
         instances,
         ...fleetCopy(instances),
         identityProblems,
+        readiness: readinessOf(fold, lagBelowOf(rb)),
         ...(verifier ? { verifier } : {}),
         journal,
       },
@@ -180,6 +201,13 @@ export async function readStatus(
   } finally {
     await fleet.close();
   }
+}
+
+function readinessOf(fold: CutoverFold, lagBelowSeconds: number | undefined): Readiness[] {
+  const m = fold.view(Date.now());
+  return m.fleet.instances.map((i) =>
+    readiness(i, { copy: m.fleet.copy, now: Date.now(), ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}) }),
+  );
 }
 
 /** The fleet's copy, as the live view folds it (src/fleet/eta.ts): one percentage for `status` and the run. */

@@ -15,7 +15,8 @@ import { runnerVerdict, type RunnerVerdict } from "./runner.js";
 import { startWatchServer, type WatchServer } from "./server.js";
 import { buildState, type WatchState } from "./state.js";
 
-export { WATCH_FORMAT, type WatchState, lagBelowOf } from "./state.js";
+export { WATCH_FORMAT, type WatchState } from "./state.js";
+export { lagBelowOf } from "../model/readiness.js";
 export { isLoopback } from "./server.js";
 export type { RunnerVerdict } from "./runner.js";
 

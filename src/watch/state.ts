@@ -9,7 +9,6 @@
 import type { CutoverModel, ModelInstance } from "../model/contract.js";
 import { readiness, type Readiness } from "../model/readiness.js";
 import { redactLeaves } from "../redact.js";
-import { durationMs } from "../runbook/duration.js";
 import type { LiveView } from "./live.js";
 import type { RunnerVerdict } from "./runner.js";
 
@@ -73,28 +72,4 @@ export function buildState(p: {
   };
   // every string once more, leaf by leaf and keys included: what a service says may echo a secret
   return redactLeaves(state, p.redact, OWN_WORDS);
-}
-
-/**
- * The runbook's `lagBelow` before its commit: the last `waitFor` (or `assert`) with one that comes
- * before the first `commit` step. Undefined when it has none (readiness then measures the
- * service's own 30 s limit).
- */
-export function lagBelowOf(runbook: unknown): number | undefined {
-  const steps = (runbook as { steps?: unknown })?.steps;
-  if (!Array.isArray(steps)) return undefined;
-  let found: number | undefined;
-  for (const s of steps as Record<string, unknown>[]) {
-    if (s === null || typeof s !== "object") continue;
-    if ("commit" in s) break;
-    for (const k of ["waitFor", "assert"]) {
-      const body = s[k] as Record<string, unknown> | undefined;
-      const v = body?.lagBelow;
-      if (typeof v === "string" || typeof v === "number") {
-        const ms = durationMs(v);
-        if (ms !== undefined) found = ms / 1000;
-      }
-    }
-  }
-  return found;
 }
