@@ -180,6 +180,8 @@ export interface ModelHook {
   id: string;
   use: string;
   undo: boolean;
+  /** The call as a command a person can paste (shell's argv, http's curl line), redacted, when the run journaled one. */
+  command?: string;
   startedAt: number;
   endedAt?: number;
   ok?: boolean;

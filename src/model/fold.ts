@@ -310,7 +310,15 @@ export class CutoverFold {
         });
         break;
       case "hook.started":
-        this.#hooks.push({ run: n, index: e.index, id: e.id, use: e.use, undo: e.undo, startedAt: e.at });
+        this.#hooks.push({
+          run: n,
+          index: e.index,
+          id: e.id,
+          use: e.use,
+          undo: e.undo,
+          ...(e.command !== undefined ? { command: e.command } : {}),
+          startedAt: e.at,
+        });
         break;
       case "hook.finished": {
         const open = this.#hooks.findLast((h) => h.index === e.index && h.undo === e.undo && h.endedAt === undefined);
@@ -433,7 +441,7 @@ export class CutoverFold {
 
   #sample(e: RunEventOf<"progress.sampled">): void {
     const view = this.#instance(e.instance);
-    const p = (obj(e.progress) ?? {}) as Record<string, unknown>;
+    const p = obj(e.progress) ?? {};
     if (typeof p.state === "string") view.state = p.state;
     else delete view.state;
     if (typeof p.info === "string") view.info = p.info;
@@ -453,7 +461,11 @@ export class CutoverFold {
     setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
     setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
     setOrDrop(view, "indexBuilding", obj(p.indexBuilding));
-    setOrDrop(view, "warnings", Array.isArray(p.warnings) && p.warnings.length > 0 ? [...p.warnings] : undefined);
+    setOrDrop(
+      view,
+      "warnings",
+      Array.isArray(p.warnings) && p.warnings.length > 0 ? [...(p.warnings as unknown[])] : undefined,
+    );
     setOrDrop(view, "embedded", embeddedOf(p.verification));
     view.answeredAt = e.at;
     delete view.down;

@@ -53,6 +53,15 @@ export function errorText(err: unknown, redact: (text: string) => string): strin
 export { TimeoutError };
 
 /**
+ * The call's own time limit passed (`withTimeout`'s), not the outer signal's: a step's limit is a
+ * `TimeoutError` too (its `StepTimeout`) and reaches the call as the outer signal's reason, which
+ * is an interruption of the call, never its own timeout.
+ */
+export function ownTimeout(err: unknown, outer: AbortSignal | undefined): err is TimeoutError {
+  return err instanceof TimeoutError && !(outer?.aborted === true && outer.reason === err);
+}
+
+/**
  * Runs `fn` with a signal that aborts at `timeoutMs` (reason: `TimeoutError`) or when `outer`
  * aborts. Settles at that moment even if `fn` ignores its signal: a hung call is abandoned,
  * never waited for.

@@ -105,8 +105,6 @@ function cleanInstance(i: InstanceRef): InstanceRef {
   return out;
 }
 
-const redactText = (s: string | undefined): string | undefined => (s === undefined ? undefined : stripUserinfo(s));
-
 /** Per-run poll counts: each runner's `polls.summary` is cumulative from its own start. */
 type PollKey = string;
 const pollKey = (p: { target: string; instance?: { index: number }; path: string }): PollKey =>
@@ -512,7 +510,14 @@ export class ReportBuilder {
       requests: reqs,
       decisions,
       hooks: model.hooks.map((h) => {
-        const out: ReportHook = { index: h.index, id: h.id, use: h.use, undo: h.undo, start: t(h.startedAt) };
+        const out: ReportHook = {
+          index: h.index,
+          id: h.id,
+          use: h.use,
+          undo: h.undo,
+          ...(h.command !== undefined ? { command: h.command } : {}),
+          start: t(h.startedAt),
+        };
         if (h.endedAt !== undefined) out.end = t(h.endedAt);
         if (h.ok !== undefined) out.ok = h.ok;
         if (h.error !== undefined) out.error = stripUserinfo(h.error);

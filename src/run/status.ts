@@ -86,7 +86,9 @@ export interface JournalStatus {
   /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
   verifier?: { restarts: number; oldRelease: boolean };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
-  writesUndoFailed?: { step: number; id: string };
+  writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
+  /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
+  writesStoppedSince?: string;
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
   /** The journal's notifications (src/plugin/deliveries.ts): how many were delivered, and each that was not (or is in doubt). */
@@ -321,6 +323,10 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       ...(state.finished.aborted ? { aborted: true as const } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
+  if (state.stopWritesSucceeded && found.file) {
+    const since = await windowOpenSince(found.file);
+    if (since) out.writesStoppedSince = since;
+  }
   const v = model?.verifier;
   if (v && (v.restarts || v.oldRelease)) out.verifier = { restarts: v.restarts, oldRelease: v.oldRelease === true };
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
@@ -328,8 +334,17 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   const stop = state.hooksRan
     .filter((h) => opensWriteStop(state.steps.find((s) => s.index === h.stepIndex)?.kind))
     .at(-1);
-  if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
-    out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };
+  // a stop hook that failed part-way has its runbook undo run too: if that failed, writes may be stopped
+  if (!state.stopWritesSucceeded && stop?.ok !== undefined && stop.undoStarted === true && !stop.undone) {
+    const undo = model?.hooks.findLast((h) => h.undo && h.index === stop.stepIndex);
+    out.writesUndoFailed = {
+      step: stop.stepIndex + 1,
+      id: stop.id,
+      ...(stop.ok === false ? { stopFailed: true as const } : {}),
+      ...(undo?.use !== undefined ? { use: undo.use } : {}),
+      ...(undo?.command !== undefined ? { command: undo.command } : {}),
+    };
+  }
   return out;
 }
 
@@ -338,4 +353,15 @@ async function journalModel(file: string): Promise<CutoverModel> {
   const fold = new CutoverFold({ traits: traitsOf });
   for await (const l of journalLines(file)) if (isRunEvent(l.value)) fold.apply(l.value);
   return fold.view();
+}
+
+/** When the write-stop window the journal shows last opened, if it did not close after. */
+async function windowOpenSince(file: string): Promise<string | undefined> {
+  let since: number | undefined;
+  for await (const l of journalLines(file)) {
+    const v = l.value as { type?: unknown; at?: unknown };
+    if (v.type === "window.opened" && typeof v.at === "number") since = v.at;
+    else if (v.type === "window.closed") since = undefined;
+  }
+  return since === undefined ? undefined : new Date(since).toISOString();
 }

@@ -1,5 +1,5 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
-import { evaluate, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
+import { evaluate, instanceSignature, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
@@ -135,6 +135,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
       verifier: cond.verifier.length > 0,
       describe: cond.text,
       evaluate: (snap, v) => evaluate(cond, snap, v),
+      watch: (sample) => instanceSignature(cond, sample),
     });
   },
 };

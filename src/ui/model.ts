@@ -22,6 +22,8 @@ export type VerifierView = ModelVerifier;
 export interface HookView {
   use: string;
   undo: boolean;
+  /** An undo's call as a command an operator can run by hand (redacted). */
+  command?: string;
   ok?: boolean;
   error?: string;
   durationMs?: number;
@@ -117,6 +119,7 @@ export class UiModel {
       .map((h) => ({
         use: h.use,
         undo: h.undo,
+        ...(h.command !== undefined ? { command: h.command } : {}),
         ...(h.ok !== undefined ? { ok: h.ok } : {}),
         ...(h.error !== undefined ? { error: h.error } : {}),
         ...(h.durationMs !== undefined ? { durationMs: h.durationMs } : {}),
@@ -127,14 +130,21 @@ export class UiModel {
    * A stopWrites step whose last undo failed: the application's writes are still stopped, and
    * the run's summary must say so (the journal's reader says the same for `syncbook status`).
    */
-  writesLeftStopped(): { number: number; id: string; use: string; error?: string } | undefined {
+  writesLeftStopped():
+    { number: number; id: string; use: string; error?: string; command?: string; stopFailed?: boolean } | undefined {
     for (const s of this.fold.steps()) {
       if (!opensWriteStop(s.kind)) continue;
-      const undo = this.hooksOf(s.index)
-        .filter((h) => h.undo)
-        .at(-1);
+      const calls = this.hooksOf(s.index);
+      const undo = calls.filter((h) => h.undo).at(-1);
       if (undo && undo.ok === false)
-        return { number: s.index + 1, id: s.id, use: undo.use, ...(undo.error ? { error: undo.error } : {}) };
+        return {
+          number: s.index + 1,
+          id: s.id,
+          use: undo.use,
+          ...(calls.filter((h) => !h.undo).at(-1)?.ok === false ? { stopFailed: true } : {}),
+          ...(undo.error ? { error: undo.error } : {}),
+          ...(undo.command !== undefined ? { command: undo.command } : {}),
+        };
     }
     return undefined;
   }
