@@ -29,7 +29,12 @@ if (args[0] === "--child") {
   const n = Number(args[1]);
   const { startSimulator } = await import(dist("sim/index.js").href);
   const cluster = { topology: "sharded", shards: n };
-  const sim = await startSimulator({ instances: n, data: "1GiB", timeScale: 1, clusters: { cluster0: cluster, cluster1: cluster } });
+  const sim = await startSimulator({
+    instances: n,
+    data: "1GiB",
+    timeScale: 1,
+    clusters: { cluster0: cluster, cluster1: cluster },
+  });
   process.send({ urls: sim.instances.map((i) => i.url), verifier: sim.verifierUrl });
   process.on("message", async () => {
     await sim.close();
@@ -74,7 +79,14 @@ if (args[0] === "--child") {
       line("step.started", { index: 1, id: "ready", kind: "waitFor", title: "ready" }),
     ].join("\n") + "\n",
   );
-  writeFileSync(join(folder, "syncbook.lock"), JSON.stringify({ pid: process.pid, host: (await import("node:os")).hostname(), startedAt: new Date().toISOString() }));
+  writeFileSync(
+    join(folder, "syncbook.lock"),
+    JSON.stringify({
+      pid: process.pid,
+      host: (await import("node:os")).hostname(),
+      startedAt: new Date().toISOString(),
+    }),
+  );
 
   const watch = spawn(process.execPath, [cliPath, "watch", file], { stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise((r) => {
@@ -118,7 +130,17 @@ if (args[0] === "--child") {
   const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
   // warm up 3 s, then measure
   const sampler = setInterval(() => {
-    appendFileSync(journal, instances.map((instance) => line("progress.sampled", { instance, progress: { state: "RUNNING", canCommit: false, lagTimeSeconds: 20, info: "change event application" } })).join("\n") + "\n");
+    appendFileSync(
+      journal,
+      instances
+        .map((instance) =>
+          line("progress.sampled", {
+            instance,
+            progress: { state: "RUNNING", canCommit: false, lagTimeSeconds: 20, info: "change event application" },
+          }),
+        )
+        .join("\n") + "\n",
+    );
   }, 1000);
   await new Promise((r) => setTimeout(r, 3000));
   for (const p of pages) ((p.frames = 0), (p.bytes = 0), (p.lateMs = []));
@@ -142,7 +164,14 @@ if (args[0] === "--child") {
     rssPeakMiB: Math.round(peak),
     framesPerPagePerSecond: Math.round((frames.reduce((a, b) => a + b, 0) / PAGES / wallS) * 100) / 100,
     framesMinPage: Math.min(...frames),
-    frameKiB: Math.round(pages.reduce((a, p) => a + p.bytes, 0) / Math.max(1, frames.reduce((a, b) => a + b, 0)) / 1024),
+    frameKiB: Math.round(
+      pages.reduce((a, p) => a + p.bytes, 0) /
+        Math.max(
+          1,
+          frames.reduce((a, b) => a + b, 0),
+        ) /
+        1024,
+    ),
     journalLineToPageMsMedian: q(0.5),
     journalLineToPageMsP95: q(0.95),
   };
@@ -153,12 +182,18 @@ if (args[0] === "--child") {
   rmSync(dir, { recursive: true, force: true });
   if (args.includes("--json")) process.stdout.write(`${JSON.stringify(fig)}\n`);
   else {
-    process.stdout.write(`syncbook watch: ${N} instances, ${PAGES} open pages, ${fig.seconds} s, node ${process.version}\n`);
+    process.stdout.write(
+      `syncbook watch: ${N} instances, ${PAGES} open pages, ${fig.seconds} s, node ${process.version}\n`,
+    );
     process.stdout.write(`  watch process CPU            ${fig.cpuPercentOfCore} % of one core\n`);
     process.stdout.write(`  watch process RSS (peak)     ${fig.rssPeakMiB} MiB\n`);
-    process.stdout.write(`  frames per page per second   ${fig.framesPerPagePerSecond} (fewest on one page: ${fig.framesMinPage})\n`);
+    process.stdout.write(
+      `  frames per page per second   ${fig.framesPerPagePerSecond} (fewest on one page: ${fig.framesMinPage})\n`,
+    );
     process.stdout.write(`  frame size                   ${fig.frameKiB} KiB (the whole state)\n`);
-    process.stdout.write(`  newest journal line → page   median ${fig.journalLineToPageMsMedian} ms, p95 ${fig.journalLineToPageMsP95} ms\n`);
+    process.stdout.write(
+      `  newest journal line → page   median ${fig.journalLineToPageMsMedian} ms, p95 ${fig.journalLineToPageMsP95} ms\n`,
+    );
   }
   process.exit(0);
 }

@@ -357,8 +357,14 @@ program
     "Serve a read-only live page of the cutover (/, /state.json, /events): steps, fleet, verifier, the write-stop window's clock, and the runner's death at once",
   )
   .argument("<target>", "the runbook (YAML), or its journal folder (.syncbook/<runbook name>)")
-  .option("--listen <host:port>", "where to listen (default 127.0.0.1 on a free port; another address needs --token-file)")
-  .option("--token-file <file>", "a file holding the token the page asks for (required on an address other than loopback)")
+  .option(
+    "--listen <host:port>",
+    "where to listen (default 127.0.0.1 on a free port; another address needs --token-file)",
+  )
+  .option(
+    "--token-file <file>",
+    "a file holding the token the page asks for (required on an address other than loopback)",
+  )
   .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)")
   .option("--no-live", "read the journal only: do not read the fleet's and the verifier's progress")
   .addHelpText(

@@ -44,10 +44,10 @@ function readToken(file: string): string {
     });
   }
   if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token))
-    throw new UserError(
-      `--token-file ${file}: the token must be one word of at least ${MIN_TOKEN_LENGTH} characters`,
-      { hint: `For example: openssl rand -hex 24 > ${file}`, exitCode: ExitCode.usage },
-    );
+    throw new UserError(`--token-file ${file}: the token must be one word of at least ${MIN_TOKEN_LENGTH} characters`, {
+      hint: `For example: openssl rand -hex 24 > ${file}`,
+      exitCode: ExitCode.usage,
+    });
   return token;
 }
 
@@ -73,7 +73,13 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
   const { userinfoRedactor } = await import("../redact.js");
   const { startWatch, lagBelowOf } = await import("../watch/index.js");
   let base: Parameters<typeof startWatch>[0];
-  const common = { traits: traitsOf, host, port, ...(token !== undefined ? { token } : {}), ...(opts.live === false ? { noLive: true } : {}) };
+  const common = {
+    traits: traitsOf,
+    host,
+    port,
+    ...(token !== undefined ? { token } : {}),
+    ...(opts.live === false ? { noLive: true } : {}),
+  };
   if (isDir) base = { ...common, folder: resolve(target), redact: userinfoRedactor };
   else {
     const { loadRunbook } = await import("../runbook/index.js");
@@ -113,7 +119,8 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
     throw err;
   }
   stdout(`syncbook watch: ${watch.url} (read-only; following ${base.folder})`);
-  if (token !== undefined) stdout(`  open ${watch.url}?token=<the token in ${opts.tokenFile}> once: the page keeps it in a cookie`);
+  if (token !== undefined)
+    stdout(`  open ${watch.url}?token=<the token in ${opts.tokenFile}> once: the page keeps it in a cookie`);
   await new Promise<void>((r) => {
     process.once("SIGINT", r);
     process.once("SIGTERM", r);

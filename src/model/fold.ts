@@ -557,7 +557,10 @@ function embeddedOf(v: unknown): ModelInstance["embedded"] {
     const o = obj(x);
     if (!o) return undefined;
     const lag = finite(o.lagTimeSeconds);
-    return { ...(typeof o.phase === "string" ? { phase: o.phase } : {}), ...(lag !== undefined ? { lagSeconds: lag } : {}) };
+    return {
+      ...(typeof o.phase === "string" ? { phase: o.phase } : {}),
+      ...(lag !== undefined ? { lagSeconds: lag } : {}),
+    };
   };
   const source = side(ver.source);
   const destination = side(ver.destination);

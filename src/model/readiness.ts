@@ -87,7 +87,9 @@ export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readin
       etas.push("unknown");
     }
     if (e.lagSeconds !== undefined && e.lagSeconds > SERVICE_LAG_LIMIT_S) {
-      reasons.push(`embedded verifier (${side}) lag ${formatDuration(e.lagSeconds * 1000)}, over the service's 30s limit`);
+      reasons.push(
+        `embedded verifier (${side}) lag ${formatDuration(e.lagSeconds * 1000)}, over the service's 30s limit`,
+      );
       etas.push("unknown");
     }
   }

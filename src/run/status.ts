@@ -208,7 +208,11 @@ export async function readStatus(
 function readinessOf(fold: CutoverFold, lagBelowSeconds: number | undefined): Readiness[] {
   const m = fold.view(Date.now());
   return m.fleet.instances.map((i) =>
-    readiness(i, { copy: m.fleet.copy, now: Date.now(), ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}) }),
+    readiness(i, {
+      copy: m.fleet.copy,
+      now: Date.now(),
+      ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}),
+    }),
   );
 }
 

@@ -47,7 +47,8 @@ export interface RunnerInput {
 export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const m = i.model;
   const run = m.runs.at(-1);
-  if (!run) return { state: "no-run", alarm: false, headline: "no run of this cutover yet: waiting for its journal", left: [] };
+  if (!run)
+    return { state: "no-run", alarm: false, headline: "no run of this cutover yet: waiting for its journal", left: [] };
   const lastLineAt = run.lastAt;
   const left = stateLeft(m, i.now);
   const rb = i.runbook ?? m.cutover.file ?? "<runbook.yaml>";

@@ -10,9 +10,23 @@ import type { ModelInstance } from "../../src/model/contract.js";
 import { lagRate } from "../../src/model/fold.js";
 import { readiness, readinessLine } from "../../src/model/readiness.js";
 
-const base: ModelInstance = { index: 0, label: "sync0", url: "http://a", state: "RUNNING", canCommit: true, lagSeconds: 1 };
+const base: ModelInstance = {
+  index: 0,
+  label: "sync0",
+  url: "http://a",
+  state: "RUNNING",
+  canCommit: true,
+  lagSeconds: 1,
+};
 const inst = (o: Partial<ModelInstance>): ModelInstance => ({ ...base, ...o });
-const copy = (o: Partial<CopyView>): CopyView => ({ started: true, done: false, copied: 0, total: 100, eta: "…", ...o });
+const copy = (o: Partial<CopyView>): CopyView => ({
+  started: true,
+  done: false,
+  copied: 0,
+  total: 100,
+  eta: "…",
+  ...o,
+});
 
 describe("readiness: why not ready, and when", () => {
   it("ready: canCommit true, nothing holding it back (a warning is said, and does not hold it)", () => {
@@ -29,9 +43,18 @@ describe("readiness: why not ready, and when", () => {
       [{ state: undefined, canCommit: undefined }, /^no progress answer yet$/],
       [{ down: { since: 0, error: "connection refused" } }, /^not answering for 5s: connection refused$/],
       [{ info: "collection copy", canCommit: false }, /^collection copy not done$/],
-      [{ indexBuilding: { indexesBuilt: 3, totalIndexesToBuild: 10 }, canCommit: false }, /^index builds: 3 of 10 indexes built$/],
-      [{ embedded: { source: { phase: "initial hashing" } }, canCommit: false }, /^embedded verifier \(source\): initial hashing, not yet stream hashing$/],
-      [{ embedded: { destination: { phase: "stream hashing", lagSeconds: 45 } }, canCommit: false }, /^embedded verifier \(destination\) lag 45s, over the service's 30s limit$/],
+      [
+        { indexBuilding: { indexesBuilt: 3, totalIndexesToBuild: 10 }, canCommit: false },
+        /^index builds: 3 of 10 indexes built$/,
+      ],
+      [
+        { embedded: { source: { phase: "initial hashing" } }, canCommit: false },
+        /^embedded verifier \(source\): initial hashing, not yet stream hashing$/,
+      ],
+      [
+        { embedded: { destination: { phase: "stream hashing", lagSeconds: 45 } }, canCommit: false },
+        /^embedded verifier \(destination\) lag 45s, over the service's 30s limit$/,
+      ],
       [{ lagSeconds: 45, canCommit: false }, /^lag 45s, not below the service's 30s limit \(trend not known yet\)$/],
       [{ canCommit: false }, /^canCommit false \(progress says no more\)$/],
     ];
@@ -56,7 +79,9 @@ describe("readiness: why not ready, and when", () => {
     const rising = readiness(inst({ lagSeconds: 40, lagRate: 0.5, canCommit: false }));
     expect(rising.eta).toBe("not converging");
     expect(rising.reasons[0]).toMatch(/rising 0\.5s per second/);
-    const stalled = readiness(inst({ info: "collection copy", canCommit: false }), { copy: copy({ fraction: 0.4, eta: "stalled" }) });
+    const stalled = readiness(inst({ info: "collection copy", canCommit: false }), {
+      copy: copy({ fraction: 0.4, eta: "stalled" }),
+    });
     expect(stalled.reasons[0]).toBe("collection copy not done: 40% of the fleet's copy");
     expect(stalled.eta).toBe("not converging");
   });
@@ -66,7 +91,9 @@ describe("readiness: why not ready, and when", () => {
       copy: copy({ fraction: 0.5, etaMs: 60_000, eta: "1m" }),
     });
     expect(both.eta).toBe("about 1m 00s"); // the copy's 60 s, later than the lag's 10 s
-    const unknown = readiness(inst({ info: "collection copy", canCommit: false }), { copy: copy({ fraction: 0.1, eta: "…" }) });
+    const unknown = readiness(inst({ info: "collection copy", canCommit: false }), {
+      copy: copy({ fraction: 0.1, eta: "…" }),
+    });
     expect(unknown.eta).toBe("unknown");
     expect(readinessLine(unknown)).toMatch(/^not ready \(ETA unknown\): collection copy not done/);
   });
@@ -79,8 +106,18 @@ describe("readiness: why not ready, and when", () => {
 
 describe("lagRate: the lag's change per second over its last answers", () => {
   it("is the first-to-last slope, and unknown over less than a second", () => {
-    expect(lagRate([{ at: 0, lag: 10 }, { at: 2000, lag: 6 }])).toBe(-2);
-    expect(lagRate([{ at: 0, lag: 10 }, { at: 500, lag: 6 }])).toBeUndefined();
+    expect(
+      lagRate([
+        { at: 0, lag: 10 },
+        { at: 2000, lag: 6 },
+      ]),
+    ).toBe(-2);
+    expect(
+      lagRate([
+        { at: 0, lag: 10 },
+        { at: 500, lag: 6 },
+      ]),
+    ).toBeUndefined();
     expect(lagRate([{ at: 0, lag: 10 }])).toBeUndefined();
     expect(lagRate([])).toBeUndefined();
   });

@@ -28,7 +28,15 @@ const steps = [
 function killedModel(extra: RunEvent[] = []) {
   const f = new CutoverFold({ traits: traitsOf });
   const es = [
-    ev("run.started", 0, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "run", instances, steps, by: { user: "op", host: "h", pid: 1 } }),
+    ev("run.started", 0, {
+      runbook: "rb",
+      file: "rb.yaml",
+      hash: "sha256:ab",
+      mode: "run",
+      instances,
+      steps,
+      by: { user: "op", host: "h", pid: 1 },
+    }),
     ev("step.started", 500, { index: 0, id: "stop", kind: "stopWrites", title: "stop" }),
     ev("hook.started", 600, { index: 0, id: "stop", use: "sim-writes", undo: false }),
     ev("hook.finished", 1000, { index: 0, id: "stop", use: "sim-writes", undo: false, ok: true, durationMs: 400 }),
@@ -58,7 +66,14 @@ describe("runnerVerdict", () => {
   });
 
   it("dead: its pid no longer runs here, said with what it left and the --resume command", () => {
-    const v = runnerVerdict({ model: killedModel(), lock, now: at(182_000), host: "here", isAlive: () => false, runbook: "rb.yaml" });
+    const v = runnerVerdict({
+      model: killedModel(),
+      lock,
+      now: at(182_000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
     expect(v.state).toBe("dead");
     expect(v.alarm).toBe(true);
     expect(v.headline).toBe(
@@ -69,16 +84,34 @@ describe("runnerVerdict", () => {
   });
 
   it("dead: no lock at all while the last run never said its end", () => {
-    const v = runnerVerdict({ model: killedModel(), lock: undefined, now: at(3000), host: "here", isAlive: () => true });
+    const v = runnerVerdict({
+      model: killedModel(),
+      lock: undefined,
+      now: at(3000),
+      host: "here",
+      isAlive: () => true,
+    });
     expect(v.state).toBe("dead");
     expect(v.headline).toMatch(/no process holds the journal folder's lock/);
   });
 
   it("another host's lock: alive while it writes, silent past its step's limit and grace", () => {
     const other = { ...lock, host: "elsewhere" };
-    const alive = runnerVerdict({ model: killedModel(), lock: other, now: at(2000 + 60_000 + 30_000), host: "here", isAlive: () => false });
+    const alive = runnerVerdict({
+      model: killedModel(),
+      lock: other,
+      now: at(2000 + 60_000 + 30_000),
+      host: "here",
+      isAlive: () => false,
+    });
     expect(alive.state).toBe("running");
-    const silent = runnerVerdict({ model: killedModel(), lock: other, now: at(2000 + 90_001), host: "here", isAlive: () => false });
+    const silent = runnerVerdict({
+      model: killedModel(),
+      lock: other,
+      now: at(2000 + 90_001),
+      host: "here",
+      isAlive: () => false,
+    });
     expect(silent.state).toBe("silent");
     expect(silent.alarm).toBe(true);
     expect(silent.headline).toMatch(/no journal line for 1m 30s, longer than step 2 hold's time limit of 1m 00s/);
@@ -97,7 +130,14 @@ describe("runnerVerdict", () => {
       ev("step.finished", 3000, { index: 1, id: "hold", outcome: "failed", durationMs: 1000, error: "boom" }),
       ev("run.finished", 3100, { outcome: "failed", exitCode: 1, durationMs: 3100, committed: false }),
     ]);
-    const f = runnerVerdict({ model: failed, lock: undefined, now: at(4000), host: "here", isAlive: () => false, runbook: "rb.yaml" });
+    const f = runnerVerdict({
+      model: failed,
+      lock: undefined,
+      now: at(4000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
     expect(f.alarm).toBe(true);
     expect(f.left[0]).toMatch(/^writes stopped|STILL STOPPED/);
     expect(f.next).toBe("syncbook run rb.yaml --resume");

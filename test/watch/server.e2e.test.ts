@@ -19,11 +19,20 @@ interface Answer {
   body: string;
 }
 
-function get(url: string, opts: { method?: string; headers?: Record<string, string>; path?: string } = {}): Promise<Answer> {
+function get(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; path?: string } = {},
+): Promise<Answer> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: u.hostname, port: u.port, method: opts.method ?? "GET", path: opts.path ?? u.pathname, headers: opts.headers },
+      {
+        host: u.hostname,
+        port: u.port,
+        method: opts.method ?? "GET",
+        path: opts.path ?? u.pathname,
+        headers: opts.headers,
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -118,15 +127,29 @@ describe("syncbook watch on loopback (the default)", () => {
         expect(a.headers.allow).toBe("GET, HEAD");
       }
     // CONNECT and an Upgrade never reach a route: refused on the socket, the server goes on
-    expect(await raw(port, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 405/);
+    expect(await raw(port, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 405/,
+    );
     expect(
-      await raw(port, `GET /events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`),
+      await raw(
+        port,
+        `GET /events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`,
+      ),
     ).toMatch(/^HTTP\/1\.1 400/);
     expect((await get(w.url)).status).toBe(200);
   });
 
   it("answers 404 to any other path, whatever it looks like", async () => {
-    for (const p of ["/nope", "/state.json/", "/../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "//evil.example/", "/events/x", "/%", "/?a=%ZZ"])
+    for (const p of [
+      "/nope",
+      "/state.json/",
+      "/../etc/passwd",
+      "/%2e%2e/%2e%2e/etc/passwd",
+      "//evil.example/",
+      "/events/x",
+      "/%",
+      "/?a=%ZZ",
+    ])
       expect((await get(w.url, { path: p })).status, p).toBe(p === "/?a=%ZZ" ? 200 : 404);
   });
 
@@ -138,7 +161,9 @@ describe("syncbook watch on loopback (the default)", () => {
 
   it("answers bytes that are not HTTP with 400, and keeps answering", async () => {
     expect(await raw(port, "GARBAGE\r\n\r\n")).toMatch(/^HTTP\/1\.1 400/);
-    expect(await raw(port, `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(await raw(port, `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 4\d\d/,
+    );
     expect(await raw(port, "GET /\u0000 HTTP/1.1\r\n\r\n")).toMatch(/^HTTP\/1\.1 4\d\d/);
     expect((await get(w.url)).status).toBe(200);
   });
@@ -161,7 +186,9 @@ describe("syncbook watch on another address", () => {
     expect(none.stderr).toMatch(/an address other than loopback needs a token/);
     expect(none.stderr).toMatch(/--token-file FILE/);
     writeFileSync(join(dir, "short"), "abc\n");
-    const short = await cli(["watch", folder, "--listen", "0.0.0.0:0", "--token-file", join(dir, "short")], { cwd: dir });
+    const short = await cli(["watch", folder, "--listen", "0.0.0.0:0", "--token-file", join(dir, "short")], {
+      cwd: dir,
+    });
     expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/at least 16 characters/);
     // the token is never a flag value
@@ -177,7 +204,9 @@ describe("syncbook watch on another address", () => {
       const url = w.url.replace("0.0.0.0", "127.0.0.1");
       for (const p of PATHS) {
         expect((await get(url, { path: p })).status, p).toBe(401);
-        expect((await get(url, { path: p, headers: { Authorization: "Bearer wrong-token-of-same-len" } })).status).toBe(401);
+        expect((await get(url, { path: p, headers: { Authorization: "Bearer wrong-token-of-same-len" } })).status).toBe(
+          401,
+        );
         expect((await get(url, { path: p, headers: { Authorization: `Bearer ${token}` } })).status, p).toBe(200);
       }
       expect((await get(url, { path: "/?token=nope" })).status).toBe(401);
@@ -190,7 +219,10 @@ describe("syncbook watch on another address", () => {
       const c = cookie.split(";")[0]!;
       for (const p of PATHS) expect((await get(url, { path: p, headers: { Cookie: c } })).status, p).toBe(200);
       // any host may reach it there (the token guards it), and the token never appears in a body
-      const st = await get(url, { path: "/state.json", headers: { Authorization: `Bearer ${token}`, Host: "watch.example" } });
+      const st = await get(url, {
+        path: "/state.json",
+        headers: { Authorization: `Bearer ${token}`, Host: "watch.example" },
+      });
       expect(st.status).toBe(200);
       expect(st.body).not.toContain(token);
     } finally {

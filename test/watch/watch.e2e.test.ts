@@ -50,7 +50,9 @@ async function until(url: string, ok: (s: WatchState) => boolean, timeoutMs = 20
     if (ok(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`state never matched; last: ${JSON.stringify(last?.runner)} window ${JSON.stringify(last?.model.window?.open)}`);
+  throw new Error(
+    `state never matched; last: ${JSON.stringify(last?.runner)} window ${JSON.stringify(last?.model.window?.open)}`,
+  );
 }
 
 describe("syncbook watch: before, during and after a run killed with kill -9 and resumed", () => {
@@ -222,8 +224,11 @@ describe("syncbook watch: before, during and after a run killed with kill -9 and
     for (const n of Object.keys(text)) expect(existsSync(join(shots, `${n}.png`))).toBe(true);
   });
 
-  it.skipIf(!haveChromium)("fits a phone's width: nothing wider than the viewport but the tables' own scrollers", async () => {
-    const wide = await page!.evaluate(() => document.documentElement.scrollWidth);
-    expect(wide).toBeLessThanOrEqual(412);
-  });
+  it.skipIf(!haveChromium)(
+    "fits a phone's width: nothing wider than the viewport but the tables' own scrollers",
+    async () => {
+      const wide = await page!.evaluate(() => document.documentElement.scrollWidth);
+      expect(wide).toBeLessThanOrEqual(412);
+    },
+  );
 }, 240_000);
