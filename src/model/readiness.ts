@@ -4,8 +4,8 @@
  * says it (`syncbook watch`'s page and `/state.json`, `syncbook status`).
  *
  * What `canCommit` waits for, quoted from the current documentation's progress response table
- * (mongodb/docs, content/mongosync/current/source, the `/progress` reference, the `canCommit`
- * row): "The initial sync has completed and is applying change events. The embedded verifier is
+ * (mongodb/docs, content/mongosync/current/source/includes/api/tables/progress-response.rst,
+ * included by reference/api/progress.txt; the `canCommit` row): "The initial sync has completed and is applying change events. The embedded verifier is
  * in an appropriate state for commit. The lag for `mongosync` and the embedded verifier is 30
  * seconds or less." and, with `buildIndexes` `afterDataCopy`, "also indicates that index builds
  * are complete"; "versionchanged 1.21: `canCommit` is `false` when `mongosync` or the embedded
