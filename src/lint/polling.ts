@@ -1,7 +1,5 @@
 /** How often the runner asks: a poll interval so short that the polls themselves load the service. */
 import { durationMs, formatDuration } from "../runbook/duration.js";
-import type { Step } from "../runbook/types.js";
-import { bindStep, type BoundStep } from "../steps/index.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
 import { lintSteps } from "./kinds.js";
