@@ -143,7 +143,11 @@ if (args[0] === "--child") {
     );
   }, 1000);
   await new Promise((r) => setTimeout(r, 3000));
-  for (const p of pages) ((p.frames = 0), (p.bytes = 0), (p.lateMs = []));
+  for (const p of pages) {
+    p.frames = 0;
+    p.bytes = 0;
+    p.lateMs = [];
+  }
   const t0 = process.hrtime.bigint();
   const c0 = ticks(watch.pid);
   let peak = 0;

@@ -92,7 +92,13 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
         hint: `Fix it (syncbook lint ${target}), or pass its journal folder instead.`,
         exitCode: ExitCode.usage,
       });
-    const lag = lagBelowOf(rb);
+    const { bindStep } = await import("../steps/index.js");
+    const lag = lagBelowOf(
+      rb.steps.map((st) => {
+        const b = bindStep(st);
+        return { command: b.command, condition: b.condition() };
+      }),
+    );
     base = {
       ...common,
       folder: journalDirFor(target, rb.name, opts.journalDir, { create: false }),

@@ -144,24 +144,21 @@ export function readinessLine(r: Readiness): string {
 }
 
 /**
- * The runbook's `lagBelow` before its commit: the last `waitFor` (or `assert`) with one that comes
- * before the first `commit` step. Undefined when it has none (readiness then measures the
- * service's own 30 s limit).
+ * The runbook's `lagBelow` before its commit: the last condition with one (a wait or an assert)
+ * before the first step that sends `commit`. The steps as their kinds describe them (their
+ * `command` trait and `condition()`, src/steps/index.ts, handed in: the steps sit above).
+ * Undefined when there is none (readiness then measures the service's own 30 s limit).
  */
-export function lagBelowOf(runbook: unknown): number | undefined {
-  const steps = (runbook as { steps?: unknown })?.steps;
-  if (!Array.isArray(steps)) return undefined;
+export function lagBelowOf(
+  steps: readonly { command: string | undefined; condition: { lagBelow?: unknown } | undefined }[],
+): number | undefined {
   let found: number | undefined;
-  for (const s of steps as Record<string, unknown>[]) {
-    if (s === null || typeof s !== "object") continue;
-    if ("commit" in s) break;
-    for (const k of ["waitFor", "assert"]) {
-      const body = s[k] as Record<string, unknown> | undefined;
-      const v = body?.lagBelow;
-      if (typeof v === "string" || typeof v === "number") {
-        const ms = durationMs(v);
-        if (ms !== undefined) found = ms / 1000;
-      }
+  for (const s of steps) {
+    if (s.command === "commit") break;
+    const v = s.condition?.lagBelow;
+    if (typeof v === "string" || typeof v === "number") {
+      const ms = durationMs(v);
+      if (ms !== undefined) found = ms / 1000;
     }
   }
   return found;

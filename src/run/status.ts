@@ -23,7 +23,7 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
-import { opensWriteStop, traitsOf } from "../steps/index.js";
+import { bindStep, opensWriteStop, traitsOf } from "../steps/index.js";
 
 /** 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`. */
 export const STATUS_FORMAT = 2;
@@ -193,7 +193,15 @@ export async function readStatus(
         instances,
         ...fleetCopy(instances),
         identityProblems,
-        readiness: readinessOf(fold, lagBelowOf(rb)),
+        readiness: readinessOf(
+          fold,
+          lagBelowOf(
+            rb.steps.map((st) => {
+              const b = bindStep(st);
+              return { command: b.command, condition: b.condition() };
+            }),
+          ),
+        ),
         ...(verifier ? { verifier } : {}),
         journal,
       },

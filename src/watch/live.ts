@@ -75,7 +75,7 @@ export class LiveReader {
       ?.progress(signal ? { signal } : {})
       .then((progress) => {
         this.#verifierError = undefined;
-        this.#fold.apply({ type: "verifier.sampled", seq: ++this.#seq, at: Date.now(), progress } as RunEvent);
+        this.#fold.apply({ type: "verifier.sampled", seq: ++this.#seq, at: Date.now(), progress });
       })
       .catch((err: unknown) => {
         this.#verifierError = this.#redact(errorMessage(err));

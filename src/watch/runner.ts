@@ -89,7 +89,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     return {
       state: "silent",
       alarm: true,
-      headline: `THE RUNNER IS SILENT: no journal line for ${ago}, longer than ${step ? `step ${step.index + 1} ${step.id}'s` : "a step's"} time limit of ${formatDuration(limit)}${sameHost ? "" : ` (its lock is held on ${holder!.host}: this machine cannot check that process)`}`,
+      headline: `THE RUNNER IS SILENT: no journal line for ${ago}, longer than ${step ? `step ${step.index + 1} ${step.id}'s` : "a step's"} time limit of ${formatDuration(limit)}${sameHost ? "" : ` (its lock is held on ${holder.host}: this machine cannot check that process)`}`,
       left,
       next: `syncbook status ${rb}   (then, if its process is gone: syncbook run ${rb} --resume)`,
       lastLineAt,
@@ -97,7 +97,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   return {
     state: "running",
     alarm: false,
-    headline: `run ${run.n} running (pid ${holder!.pid} on ${holder!.host}${sameHost ? "" : ", another host: seen by its journal lines"}); last journal line ${ago} ago`,
+    headline: `run ${run.n} running (pid ${holder.pid} on ${holder.host}${sameHost ? "" : ", another host: seen by its journal lines"}); last journal line ${ago} ago`,
     left,
     lastLineAt,
   };

@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "puppeteer-core";
 import type { Simulator } from "../../src/sim/index.js";
 import type { WatchState } from "../../src/watch/index.js";
 import { cli, startCli, type CliRun } from "../support/run.js";
@@ -31,9 +32,6 @@ import {
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
 const SECRET = "watch-page-secret-9f3c1";
-
-type Page = import("puppeteer-core").Page;
-type Browser = import("puppeteer-core").Browser;
 
 async function state(url: string): Promise<WatchState> {
   const r = await fetch(new URL("state.json", url));
@@ -77,7 +75,7 @@ describe("syncbook watch: before, during and after a run killed with kill -9 and
     const end = Date.now() + 15_000;
     let t = "";
     while (Date.now() < end) {
-      t = await page.evaluate(() => document.body.innerText);
+      t = String(await page.evaluate("document.body.innerText"));
       if (ok(t)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -227,7 +225,7 @@ describe("syncbook watch: before, during and after a run killed with kill -9 and
   it.skipIf(!haveChromium)(
     "fits a phone's width: nothing wider than the viewport but the tables' own scrollers",
     async () => {
-      const wide = await page!.evaluate(() => document.documentElement.scrollWidth);
+      const wide = Number(await page!.evaluate("document.documentElement.scrollWidth"));
       expect(wide).toBeLessThanOrEqual(412);
     },
   );
