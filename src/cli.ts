@@ -16,6 +16,7 @@ import type { ExecuteFlags } from "./cli/execute.js";
 import type { RehearseFlags } from "./cli/rehearse.js";
 import type { PreflightCliOptions } from "./cli/preflight.js";
 import type { StatusCliOptions } from "./cli/status.js";
+import type { WatchCliOptions } from "./cli/watch.js";
 import type { WaveLintOptions, WavePlanOptions, WaveRehearseOptions, WaveReportOptions } from "./cli/wave.js";
 
 const program = new Command("syncbook")
@@ -345,6 +346,35 @@ program
     act(
       () => import("./cli/status.js"),
       (m) => m.main(file, opts),
+    ),
+  );
+
+// --- watch ------------------------------------------------------------------------------
+// a read-only live page of the cutover for the bridge call: its own process, GET only
+program
+  .command("watch")
+  .description(
+    "Serve a read-only live page of the cutover (/, /state.json, /events): steps, fleet, verifier, the write-stop window's clock, and the runner's death at once",
+  )
+  .argument("<target>", "the runbook (YAML), or its journal folder (.syncbook/<runbook name>)")
+  .option(
+    "--listen <host:port>",
+    "where to listen (default 127.0.0.1 on a free port; another address needs --token-file)",
+  )
+  .option(
+    "--token-file <file>",
+    "a file holding the token the page asks for (required on an address other than loopback)",
+  )
+  .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)")
+  .option("--no-live", "read the journal only: do not read the fleet's and the verifier's progress")
+  .addHelpText(
+    "after",
+    "\nRead-only: it reads the journal folder and GETs progress (at most once a second); it sends no command and writes no file.\nExit codes: 0 stopped by Ctrl-C, 2 usage (bad target, bad --listen, no token file off loopback, port in use)",
+  )
+  .action((target: string, opts: WatchCliOptions) =>
+    act(
+      () => import("./cli/watch.js"),
+      (m) => m.main(target, opts),
     ),
   );
 

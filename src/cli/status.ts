@@ -11,6 +11,7 @@ import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { Status } from "../run/status.js";
 import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
+import { readinessLine } from "../model/readiness.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -55,8 +56,12 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   const { readStatus } = await import("../run/status.js");
   // read-only: status creates no folder and takes no lock
   const journalDir = journalDirFor(file, rb.name, opts.journalDir, { create: false });
+  // one fold across refreshes: the lag's trend and the copy's rate give why-not-ready its ETA
+  const { CutoverFold } = await import("../model/fold.js");
+  const { traitsOf } = await import("../steps/index.js");
+  const fold = new CutoverFold({ traits: traitsOf });
   const once = async (signal?: AbortSignal): Promise<Status> =>
-    readStatus(loaded, { journalDir, ...(signal ? { signal } : {}) });
+    readStatus(loaded, { journalDir, fold, ...(signal ? { signal } : {}) });
   if (everyMs === undefined) {
     const st = await once();
     print(st, opts.json === true, false);
@@ -131,6 +136,9 @@ export function formatStatus(st: Status): string[] {
       i.info ? `info: ${i.info}` : "",
     ].filter(Boolean);
     lines.push(`${head}  ${parts.join(" · ")}`);
+    // the one wording of why not ready (src/model/readiness.ts), as `syncbook watch` says it
+    const r = st.readiness?.[i.place - 1];
+    if (r && i.state !== "COMMITTED") lines.push(`      ${readinessLine(r)}`);
   }
   const copy = fleetCopy(st);
   if (copy) lines.push(copy);

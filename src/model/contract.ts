@@ -120,6 +120,8 @@ export interface ModelInstance {
   lagSeconds?: number | null;
   /** The lag's direction over the last answers: `falling` (converging), `rising`, `steady`. */
   lagTrend?: "falling" | "rising" | "steady";
+  /** Seconds of lag gained per second over the last answers (negative: falling), for an ETA. */
+  lagRate?: number;
   canCommit?: boolean;
   canWrite?: boolean | null;
   /** Later versions' fields, when the answer has them (src/api/versions.ts). */
@@ -127,10 +129,21 @@ export interface ModelInstance {
   pingLatencyMs?: number;
   indexBuilding?: Record<string, unknown>;
   warnings?: unknown[];
+  /**
+   * The embedded verifier's phase and lag on each side (`verification.source` / `.destination`,
+   * 1.9+), when the answer has them: the cutover waits for both in `stream hashing` with their
+   * lag near 0 (service-facts.md, "The embedded verifier (1.9)").
+   */
+  embedded?: { source?: ModelEmbeddedSide; destination?: ModelEmbeddedSide };
   /** When its last progress answer arrived. */
   answeredAt?: number;
   /** Its progress reads fail since `since`: the fields above are its last answer, not its state now. */
   down?: { since: number; error: string };
+}
+
+export interface ModelEmbeddedSide {
+  phase?: string;
+  lagSeconds?: number;
 }
 
 export interface ModelVerifier {

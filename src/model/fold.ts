@@ -22,6 +22,7 @@ import {
   type ModelAttempt,
   type ModelCommit,
   type ModelDecision,
+  type ModelEmbeddedSide,
   type ModelGap,
   type ModelHook,
   type ModelInstance,
@@ -61,7 +62,7 @@ export class CutoverFold {
   readonly #running: number[] = [];
   readonly #instances = new Map<number, InstanceRef>();
   readonly #fleet = new Map<number, ModelInstance>();
-  readonly #lags = new Map<number, number[]>();
+  readonly #lags = new Map<number, { at: number; lag: number }[]>();
   #copy: CopyState = emptyCopyState();
   #verifier: ModelVerifier | undefined;
   readonly #decisions: ModelDecision[] = [];
@@ -448,11 +449,12 @@ export class CutoverFold {
     const lag = lagSeconds(p) ?? null;
     view.lagSeconds = lag;
     if (typeof lag === "number") {
-      const lags = [...(this.#lags.get(e.instance.index) ?? []), lag].slice(-LAG_TREND_SAMPLES);
+      const lags = [...(this.#lags.get(e.instance.index) ?? []), { at: e.at, lag }].slice(-LAG_TREND_SAMPLES);
       this.#lags.set(e.instance.index, lags);
-      const trend = lagTrend(lags);
+      const trend = lagTrend(lags.map((l) => l.lag));
       if (trend) view.lagTrend = trend;
       else delete view.lagTrend;
+      setOrDrop(view, "lagRate", lagRate(lags));
     }
     if (typeof p.canCommit === "boolean") view.canCommit = p.canCommit;
     if (typeof p.canWrite === "boolean" || p.canWrite === null) view.canWrite = p.canWrite;
@@ -464,6 +466,7 @@ export class CutoverFold {
       "warnings",
       Array.isArray(p.warnings) && p.warnings.length > 0 ? [...(p.warnings as unknown[])] : undefined,
     );
+    setOrDrop(view, "embedded", embeddedOf(p.verification));
     view.answeredAt = e.at;
     delete view.down;
     this.#copy = addCopySample(
@@ -546,6 +549,24 @@ function baseInstance(ref: InstanceRef): ModelInstance {
   };
 }
 
+/** The embedded verifier's sides as progress shows them (1.9+); undefined when it shows none. */
+function embeddedOf(v: unknown): ModelInstance["embedded"] {
+  const ver = obj(v);
+  if (!ver) return undefined;
+  const side = (x: unknown): ModelEmbeddedSide | undefined => {
+    const o = obj(x);
+    if (!o) return undefined;
+    const lag = finite(o.lagTimeSeconds);
+    return {
+      ...(typeof o.phase === "string" ? { phase: o.phase } : {}),
+      ...(lag !== undefined ? { lagSeconds: lag } : {}),
+    };
+  };
+  const source = side(ver.source);
+  const destination = side(ver.destination);
+  return source || destination ? { ...(source ? { source } : {}), ...(destination ? { destination } : {}) } : undefined;
+}
+
 function setOrDrop<K extends keyof ModelInstance>(view: ModelInstance, k: K, v: ModelInstance[K] | undefined): void {
   if (v === undefined) delete view[k];
   else view[k] = v;
@@ -556,6 +577,17 @@ export function lagTrend(lags: readonly number[]): ModelInstance["lagTrend"] {
   if (lags.length < 2) return undefined;
   const d = lags[lags.length - 1]! - lags[0]!;
   return d < -LAG_TREND_NOISE_S ? "falling" : d > LAG_TREND_NOISE_S ? "rising" : "steady";
+}
+
+/**
+ * The lag's change per second of time over its last answers (first to last): negative while it
+ * falls. Undefined over less than a second, where the service's whole-second lag is only noise.
+ */
+export function lagRate(lags: readonly { at: number; lag: number }[]): number | undefined {
+  const first = lags[0];
+  const last = lags[lags.length - 1];
+  if (!first || !last || last.at - first.at < 1000) return undefined;
+  return (last.lag - first.lag) / ((last.at - first.at) / 1000);
 }
 
 /** Folds events (any order: sorted by `seq`) into the model. */

@@ -13,6 +13,8 @@ import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
 import { CutoverFold } from "../model/fold.js";
+import { lagBelowOf, readiness, type Readiness } from "../model/readiness.js";
+import type { RunEvent } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
 import { createFleet } from "../fleet/index.js";
 import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
@@ -23,7 +25,7 @@ import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
-import { opensWriteStop, traitsOf } from "../steps/index.js";
+import { bindStep, opensWriteStop, traitsOf } from "../steps/index.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -117,6 +119,11 @@ export interface Status {
   /** The fleet's copy, folded as the live view folds it (src/fleet/eta.ts): the one percentage. */
   copy?: { copiedBytes: number; totalBytes: number; percent: number };
   identityProblems: string[];
+  /**
+   * Why each instance is not ready to commit, with an ETA from the trend (src/model/readiness.ts,
+   * the wording `syncbook watch` shows too). One read has no trend; `--watch` keeps the answers.
+   */
+  readiness: Readiness[];
   verifier?: VerifierStatus;
   journal: JournalStatus;
 }
@@ -127,11 +134,24 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
 
 export async function readStatus(
   loaded: LoadedRunbook,
-  opts: { journalDir: string; requestTimeoutMs?: number; signal?: AbortSignal },
+  opts: { journalDir: string; requestTimeoutMs?: number; signal?: AbortSignal; fold?: CutoverFold },
 ): Promise<Status> {
   const rb = loaded.runbook!;
   const timeout = opts.requestTimeoutMs ?? 5000;
-  const fleet = createFleet({ instances: instancesOf(rb), requestTimeoutMs: timeout, redact: loaded.redact });
+  // the answers folded as every reader folds them (src/model/fold.ts): across `--watch`'s
+  // refreshes when it hands one fold, so the lag's trend and the copy's rate give an ETA
+  const fold = opts.fold ?? new CutoverFold({ traits: traitsOf });
+  let seq = 0;
+  const fleet = createFleet({
+    instances: instancesOf(rb),
+    requestTimeoutMs: timeout,
+    redact: loaded.redact,
+    emit: (type, payload) => {
+      const e = { type, seq: ++seq, at: Date.now(), ...payload } as RunEvent;
+      if (type === "progress.sampled" || type === "poll.failed") fold.apply(e);
+      return e;
+    },
+  });
   const redact = loaded.redact;
   try {
     const [snap, read, journaled] = await Promise.all([
@@ -199,6 +219,15 @@ export async function readStatus(
         instances,
         ...fleetCopy(instances),
         identityProblems,
+        readiness: readinessOf(
+          fold,
+          lagBelowOf(
+            rb.steps.map((st) => {
+              const b = bindStep(st);
+              return { command: b.command, condition: b.condition() };
+            }),
+          ),
+        ),
         ...(verifier ? { verifier } : {}),
         journal,
       },
@@ -208,6 +237,17 @@ export async function readStatus(
   } finally {
     await fleet.close();
   }
+}
+
+function readinessOf(fold: CutoverFold, lagBelowSeconds: number | undefined): Readiness[] {
+  const m = fold.view(Date.now());
+  return m.fleet.instances.map((i) =>
+    readiness(i, {
+      copy: m.fleet.copy,
+      now: Date.now(),
+      ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}),
+    }),
+  );
 }
 
 /** The fleet's copy, as the live view folds it (src/fleet/eta.ts): one percentage for `status` and the run. */

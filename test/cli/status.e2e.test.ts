@@ -91,6 +91,13 @@ describe("syncbook status --json", () => {
     expect(st.verifier).toMatchObject({ reachable: true, phase: "idle" });
     expect(st.journal).toMatchObject({ passedOver: [] });
     expect(st.journal.resumeWith).toBeUndefined();
+    // why not ready, in the words `syncbook watch` uses (src/model/readiness.ts, issue 38)
+    expect(st.readiness.map((r) => [r.instance, r.ready, r.eta, r.reasons])).toEqual([
+      ["sh0", false, "unknown", ["state IDLE (a commit needs RUNNING)"]],
+      ["sh1", false, "unknown", ["state IDLE (a commit needs RUNNING)"]],
+    ]);
+    const idle = await cli(["status", f.file, "--journal-dir", f.journals], { cwd: f.dir });
+    expect(idle.stdout).toMatch(/#1 sh0 .*\n {6}not ready \(ETA unknown\): state IDLE \(a commit needs RUNNING\)\n/);
 
     await broadcast(s!, "start", { source: "cluster0", destination: "cluster1" });
     s!.control.advance(8);
@@ -114,6 +121,7 @@ describe("syncbook status --json", () => {
       st.instances.every((i) => i.state === "RUNNING" && i.canCommit === true && i.info === "change event application"),
     ).toBe(true);
     expect(typeof st.instances[0]!.lagSeconds).toBe("number");
+    expect(st.readiness.map((r) => r.ready)).toEqual([true, true]);
 
     await broadcast(s!, "pause");
     ({ st } = await f.status());
