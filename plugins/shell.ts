@@ -79,30 +79,34 @@ export default definePlugin<ShellOptions>({
     },
   },
   hooks: {
-    shell: async (ctx) => {
-      const o = ctx.options;
-      const argv = o.command.map(String);
-      // env values are often secrets that the runbook did not take from `${env.*}`
-      const redact = createRedactor(Object.values(o.env ?? {}), ctx.redact);
-      // the runbook's folder by default: a runbook must not depend on where syncbook was started
-      const cwd = resolve(ctx.cwd, o.cwd ?? ".");
-      const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
-      Object.assign(env, o.env);
-      // the cutover's trace (OpenTelemetry variables set): the command's own spans join it
-      if (ctx.traceparent) env.TRACEPARENT = ctx.traceparent;
-      ctx.log.debug(redact(`$ ${showArgv(argv)} (in ${cwd})`));
-      const r = await runProcess({
-        argv,
-        cwd,
-        env,
-        signal: ctx.signal,
-        ...(o.timeout !== undefined ? { timeoutMs: durationOr(o.timeout, 0) } : {}),
-        killGraceMs: durationOr(o.killGrace, 5000),
-        log: ctx.log,
-        redact,
-      });
-      return { summary: redact(`${showArgv(argv)} exited 0 after ${formatDuration(r.durationMs)}`) };
+    shell: {
+      // its command can outlive a runner that is killed (lint: undo-process-without-check)
+      startsProcesses: true,
+      run: async (ctx) => {
+        const o = ctx.options;
+        const argv = o.command.map(String);
+        // env values are often secrets that the runbook did not take from `${env.*}`
+        const redact = createRedactor(Object.values(o.env ?? {}), ctx.redact);
+        // the runbook's folder by default: a runbook must not depend on where syncbook was started
+        const cwd = resolve(ctx.cwd, o.cwd ?? ".");
+        const env: Record<string, string> = {};
+        for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
+        Object.assign(env, o.env);
+        // the cutover's trace (OpenTelemetry variables set): the command's own spans join it
+        if (ctx.traceparent) env.TRACEPARENT = ctx.traceparent;
+        ctx.log.debug(redact(`$ ${showArgv(argv)} (in ${cwd})`));
+        const r = await runProcess({
+          argv,
+          cwd,
+          env,
+          signal: ctx.signal,
+          ...(o.timeout !== undefined ? { timeoutMs: durationOr(o.timeout, 0) } : {}),
+          killGraceMs: durationOr(o.killGrace, 5000),
+          log: ctx.log,
+          redact,
+        });
+        return { summary: redact(`${showArgv(argv)} exited 0 after ${formatDuration(r.durationMs)}`) };
+      },
     },
   },
 });

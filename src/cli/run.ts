@@ -13,6 +13,7 @@ import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
 import type { CriticalListener, RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
+import type { EarlierHooksGate } from "../run/orphans.js";
 import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import type { ClaimedStdout, Ui } from "../ui/index.js";
@@ -151,18 +152,23 @@ async function runMain(
   try {
     const { planResume } = await import("../run/resume.js");
     const { planAbort } = await import("../run/abort.js");
+    const { fromJournal, waitOutEarlierRuns } = await import("../run/earlier.js");
+    // every entry point, before it reads or decides anything: the hook processes earlier runs of
+    // this cutover left are waited out (an orphaned undo must not turn writes on behind this run);
+    // what cannot be told is left to commit's `hook-processes` interlock (src/run/orphans.ts)
+    const hooks = await waitOutEarlierRuns(loaded, dir, { say: stderr });
     const resume = flags.abort
       ? await planAbort(loaded, dir, { say: stderr, ...(typeof flags.abort === "string" ? { file: flags.abort } : {}) })
       : flags.resume
         ? await planResume(loaded, dir, {
             allowChangedRunbook: flags.allowChangedRunbook === true,
             say: stderr,
+            mayHaveActed: hooks.mayHaveActed,
             ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
           })
         : undefined;
     // a --from run continues this cutover: what its journal established counts for the interlocks
-    const earlier =
-      !resume && flags.from ? await (await import("../run/earlier.js")).fromJournal(loaded, dir, stderr) : undefined;
+    const earlier = !resume && flags.from ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed) : undefined;
     // the earlier runs' events: the runner knows when writes were stopped, --report tells one story
     const history = resume ? (await (await import("../report/journal.js")).readJournal(resume.file)).events : undefined;
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
@@ -174,6 +180,8 @@ async function runMain(
           ? { mode: "resume", resume: resume.plan, ...(history ? { history } : {}) }
           : { mode: "run", ...(earlier ? { resume: earlier } : {}) }),
         critical: [record],
+        distrustJournal: () => journal.distrust(),
+        ...(hooks.gate ? { earlierHooks: hooks.gate } : {}),
         ...(json ? { json: json.write } : {}),
       });
       summary?.finish(code);
@@ -207,6 +215,10 @@ export async function execute(
     after?: (ui: Ui) => Promise<void>;
     /** A rehearsal's view of the simulated application's writes (the stopWrites interlock reads it). */
     writesProbe?: WritesProbe;
+    /** What commit asks of the hook processes earlier runs left (src/run/orphans.ts). */
+    earlierHooks?: EarlierHooksGate;
+    /** Marks the run's journal untrusted before an undo it cannot record (src/journal/journal.ts `distrust`). */
+    distrustJournal?: () => string | undefined;
   },
 ): Promise<number> {
   const { runRunbook } = await import("../run/runner.js");
@@ -253,6 +265,8 @@ export async function execute(
       ...(how.history ? { history: how.history } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
+      ...(how.earlierHooks ? { earlierHooks: how.earlierHooks } : {}),
+      ...(how.distrustJournal ? { distrustJournal: how.distrustJournal } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
       print: how.json ? stderr : stdout,
       ...(tracing ? { traceparent: () => tracing.traceparent() } : {}),
@@ -276,6 +290,7 @@ export async function execute(
     if (notes?.interrupted) return ExitCode.interrupted;
     if (result.aborted) {
       if (result.message) stderr(result.message);
+      if (result.writesKeptOff) stderr(`  hint: ${result.hint ?? ""}`);
       if (result.exitCode === 0)
         stderr(
           `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${loaded.file} --resume (a write stop that was undone runs again before commit)`,
@@ -304,7 +319,9 @@ export async function execute(
         !rerun && result.refused === "writes-stopped" ? await stopWritesBefore(loaded, result.failedStep) : undefined;
       if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
-      else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
+      else if (result.writesKeptOff?.committed) {
+        // the cutover happened outside this run: the hint above is the way on, not a resume
+      } else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }
     return result.exitCode;

@@ -27,6 +27,7 @@ export {
   type FleetLock,
 } from "./fleet-lock.js";
 export { runbookJournal, isNothingToResume, type RunbookJournal } from "./runbook-journal.js";
+export { earlierHookCalls, hookCallFold, type EarlierHookCalls, type HookWriter } from "./hook-calls.js";
 export {
   checkWitness,
   witnessFile,

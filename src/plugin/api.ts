@@ -163,9 +163,21 @@ export interface StepImpl<O = Record<string, unknown>> {
  */
 export type WritesEffect = (options: Record<string, unknown>) => "on" | "off" | undefined;
 
-/** A hook given as a function, or with its own schema, description and effect on writes. */
+/**
+ * A hook given as a function, or with its own schema, description, effect on writes, and whether
+ * it starts processes (`runProcess`): a process can outlive a runner that is killed, so such an
+ * undo of a write stop may turn writes on behind a later commit, where only a `check:` can see it
+ * (lint's `undo-process-without-check`).
+ */
 export type HookDef<O> =
-  HookFn<O> | { description?: string; optionsSchema?: JsonSchema; writes?: WritesEffect; run: HookFn<O> };
+  | HookFn<O>
+  | {
+      description?: string;
+      optionsSchema?: JsonSchema;
+      writes?: WritesEffect;
+      startsProcesses?: boolean;
+      run: HookFn<O>;
+    };
 /**
  * What a resume does with a notification whose delivery is in doubt (the run died, or the attempt
  * got no answer, after it was sent): `resend` (the default) delivers it again, since a duplicate

@@ -668,16 +668,16 @@ describe("hooks", () => {
 });
 
 describe("hook calls and their processes (what --resume waits out before it acts)", () => {
-  it("a hook.started with a token is a call; its processes are the valid pids journaled under that token", async () => {
+  it("a hook.started with a token is a call; its processes are the valid pids journaled under that token, with their start", async () => {
     const s = await read([
       { type: "hook.started", index: 1, id: "a", use: "shell", undo: false, token: "t1" },
-      { type: "hook.process", token: "t1", pid: 4242, pgid: 4242 },
-      { type: "hook.process", token: "t1", pid: 4243, pgid: 0 },
+      { type: "hook.process", token: "t1", pid: 4242, pgid: 4242, start: 1234 },
+      { type: "hook.process", token: "t1", pid: 4243, pgid: 0, start: -1 },
       { type: "hook.process", token: "t1", pid: -5, pgid: 7 },
       { type: "hook.process", token: "t1", pid: 1.5 },
       { type: "hook.process", token: "nope", pid: 9999 },
       { type: "hook.started", index: 1, id: "a", use: "shell", undo: true, token: "t2" },
-      { type: "hook.process", token: "t2", pid: 5000, pgid: "x" },
+      { type: "hook.process", token: "t2", pid: 5000, pgid: "x", start: 0.5 },
       { type: "hook.finished", index: 1, id: "a", undo: true, ok: false },
       { type: "hook.started", index: 2, id: "b", use: "http", undo: false },
     ]);
@@ -689,8 +689,10 @@ describe("hook calls and their processes (what --resume waits out before it acts
         use: "shell",
         undo: false,
         at: 1001,
-        processes: [{ pid: 4242, pgid: 4242 }, { pid: 4243 }],
+        processes: [{ pid: 4242, pgid: 4242, start: 1234 }, { pid: 4243 }],
         finished: false,
+        host: "h",
+        file: s.file,
       },
       {
         token: "t2",
@@ -701,7 +703,32 @@ describe("hook calls and their processes (what --resume waits out before it acts
         at: 1007,
         processes: [{ pid: 5000 }],
         finished: true,
+        host: "h",
+        file: s.file,
       },
+    ]);
+  });
+
+  it("a call carries where its pids mean something: the host, PID namespace and boot of the writer that journaled it", async () => {
+    const s = await read(
+      [
+        { type: "hook.started", index: 1, id: "a", use: "shell", undo: false, token: "t1" },
+        {
+          type: "journal.resumed",
+          version: 1,
+          runbook: "sales",
+          hash: "sha256:x",
+          pid: 8,
+          host: "other",
+          pidns: "pid:[2]",
+        },
+        { type: "hook.started", index: 1, id: "a", use: "shell", undo: true, token: "t2" },
+      ],
+      headerOf({ pidns: "pid:[1]", boot: "b1" }),
+    );
+    expect(s.hookCalls.map((c) => [c.token, c.host, c.pidns, c.boot])).toEqual([
+      ["t1", "h", "pid:[1]", "b1"],
+      ["t2", "other", "pid:[2]", undefined],
     ]);
   });
 
