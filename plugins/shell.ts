@@ -25,6 +25,7 @@ import {
   definePlugin,
   runProcess,
   showArgv,
+  shellCommand,
   durationOr,
   formatDuration,
   DURATION_SCHEMA,
@@ -82,6 +83,11 @@ export default definePlugin<ShellOptions>({
     shell: {
       // its command can outlive a runner that is killed (lint: undo-process-without-check)
       startsProcesses: true,
+      // what an operator pastes to do it by hand: from the runbook's folder, env values as `***` (secrets)
+      command: (o, where) => {
+        const env = Object.keys(o.env ?? {}).map((k) => `${k}=***`);
+        return `cd ${shellCommand([resolve(where.cwd, o.cwd ?? ".")])} && ${[...env, shellCommand(o.command.map(String))].join(" ")}`;
+      },
       run: async (ctx) => {
         const o = ctx.options;
         const argv = o.command.map(String);

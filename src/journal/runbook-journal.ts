@@ -8,7 +8,7 @@
  * takes `chooseJournal`'s pick as it is (read.ts `newestJournal`).
  */
 import { UserError } from "../errors.js";
-import { findResumeJournal, readJournalState, type JournalState } from "./state.js";
+import { findResumeJournal, readJournalState, type JournalState, type KindTraits } from "./state.js";
 import { checkWitness, readWitness } from "./witness.js";
 
 const witnessedSeq = (file: string): { witnessedSeq?: number } => {
@@ -41,7 +41,11 @@ export function isNothingToResume(err: unknown): boolean {
   return err instanceof UserError && err.message.startsWith("nothing to resume");
 }
 
-export async function runbookJournal(dir: string, opts: { file?: string } = {}): Promise<RunbookJournal> {
+export async function runbookJournal(
+  dir: string,
+  traits: KindTraits,
+  opts: { file?: string } = {},
+): Promise<RunbookJournal> {
   let file = opts.file;
   let skipped: string[] = [];
   if (file === undefined) {
@@ -55,7 +59,7 @@ export async function runbookJournal(dir: string, opts: { file?: string } = {}):
   try {
     // the witness's seq too: a request line past it never left (state.ts); whether the witness
     // is this journal's own is checked below
-    state = await readJournalState(file, { ...witnessedSeq(file) });
+    state = await readJournalState(file, traits, { ...witnessedSeq(file) });
   } catch (err) {
     return { file, skipped, none: false, refused: err };
   }

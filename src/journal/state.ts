@@ -18,9 +18,9 @@ import { ioError } from "./io-errors.js";
 import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
 import { verifierJournal } from "./verifier.js";
 import { hookCallFold, type HookCall } from "./hook-calls.js";
+import type { VerifierMemory } from "../api/verifier-memory.js";
 
 export type { HookCall } from "./hook-calls.js";
-import type { VerifierMemory } from "../steps/index.js";
 
 /** The commands a journal records (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
@@ -172,13 +172,26 @@ const NEVER_LEFT = {
 } as const;
 
 /**
+ * What the reader must know of a step kind, by its name in the journal: handed down by the step
+ * kinds (`traitsOf`, src/steps/index.ts), which sit above the journal (docs/ARCHITECTURE.md).
+ */
+export type KindTraits = (kind: string | undefined) => {
+  readonly opensWriteStop: boolean;
+  readonly command: CommandOp | undefined;
+};
+
+/**
  * Reads a journal into what resume needs. Throws a UserError (exit 2) for anything it cannot read
  * safely. `witnessedSeq`: the seq its witness holds (witness.ts); a request line of the last writer
  * past it never left, as a line past the `witnessedSeq` a resume marker records never left for the
  * writer before that marker (journal.ts writes a request's line, fsyncs it and witnesses it before
  * the request leaves).
  */
-export async function readJournalState(file: string, opts: { witnessedSeq?: number } = {}): Promise<JournalState> {
+export async function readJournalState(
+  file: string,
+  traits: KindTraits,
+  opts: { witnessedSeq?: number } = {},
+): Promise<JournalState> {
   const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
     new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
       exitCode: ExitCode.usage,
@@ -334,8 +347,9 @@ export async function readJournalState(file: string, opts: { witnessedSeq?: numb
         s.finished = outcome;
         const k = running.lastIndexOf(s.index);
         if (k >= 0) running.splice(k, 1);
-        if (outcome === "ok" && s.kind === "stopWrites") stopWrites = true;
-        if (outcome === "ok" && s.kind === "reverse") stopWrites = false; // writes must be stopped again before the next commit
+        if (outcome === "ok" && traits(s.kind).opensWriteStop) stopWrites = true;
+        // the sync runs the other way after a reverse: writes must be stopped again before the next commit
+        if (outcome === "ok" && traits(s.kind).command === "reverse") stopWrites = false;
         return;
       }
       case "request.sent": {
@@ -396,7 +410,7 @@ export async function readJournalState(file: string, opts: { witnessedSeq?: numb
           // an undo that started may have turned writes back on, whatever became of it (failed,
           // cut off by a crash): from here on writes are not known to be stopped
           for (const h of hooks) if (h.stepIndex === Number(e.index)) h.undoStarted = true;
-          if (steps.get(Number(e.index))?.kind === "stopWrites") stopWrites = false;
+          if (traits(steps.get(Number(e.index))?.kind).opensWriteStop) stopWrites = false;
         }
         return;
       case "hook.finished": {
@@ -405,7 +419,7 @@ export async function readJournalState(file: string, opts: { witnessedSeq?: numb
         if (e.undo === true) {
           if (e.ok !== true) return;
           for (const h of hooks) if (h.stepIndex === index) h.undone = true;
-          if (steps.get(index)?.kind === "stopWrites") stopWrites = false;
+          if (traits(steps.get(index)?.kind).opensWriteStop) stopWrites = false;
           return;
         }
         for (let i = hooks.length - 1; i >= 0; i--) {

@@ -107,6 +107,11 @@ export interface HookResult {
   undo?: UndoAction;
   /** One line for the log and the report, e.g. "writes off on 3 app servers". */
   summary?: string;
+  /**
+   * What a read found (`http`: the answer's JSON body; `sim-writes-stopped`: `{ writes }`): a
+   * stopWrites `check:`'s `expect` compares it, field by field, as `waitFor.expect` compares progress.
+   */
+  value?: unknown;
 }
 
 export type HookFn<O> = (ctx: HookContext<O>) => Promise<HookResult | void> | HookResult | void;
@@ -164,9 +169,18 @@ export interface StepImpl<O = Record<string, unknown>> {
 export type WritesEffect = (options: Record<string, unknown>) => "on" | "off" | undefined;
 
 /**
- * A hook given as a function, or with its own schema, description, effect on writes, and whether
- * it starts processes (`runProcess`): a process can outlive a runner that is killed, so such an
- * undo of a write stop may turn writes on behind a later commit, where only a `check:` can see it
+ * A hook call as a command an operator can run by hand, from its options alone (a pure function:
+ * nothing may happen): after an undo failed, the run, `status` and the report show it so that the
+ * operator can do what the undo does (`node hooks/app-writes.mjs on https://…`, `curl -X PUT …`).
+ * `where` holds the runbook's folder and its instances' URLs. Undefined when the options do not
+ * make one. The text is redacted before anyone sees it.
+ */
+export type HookCommand<O> = (options: O, where: { cwd: string; instances: readonly string[] }) => string | undefined;
+
+/**
+ * A hook given as a function, or with its own schema, description, effect on writes, command, and
+ * whether it starts processes (`runProcess`): a process can outlive a runner that is killed, so such
+ * an undo of a write stop may turn writes on behind a later commit, where only a `check:` can see it
  * (lint's `undo-process-without-check`).
  */
 export type HookDef<O> =
@@ -176,6 +190,7 @@ export type HookDef<O> =
       optionsSchema?: JsonSchema;
       writes?: WritesEffect;
       startsProcesses?: boolean;
+      command?: HookCommand<O>;
       run: HookFn<O>;
     };
 /**

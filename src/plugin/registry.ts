@@ -6,7 +6,16 @@
  */
 import { dirname, relative } from "node:path";
 import { STEP_KINDS } from "../runbook/types.js";
-import type { HookFn, InDoubtPolicy, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
+import type {
+  HookCommand,
+  HookFn,
+  InDoubtPolicy,
+  JsonSchema,
+  Notifier,
+  PluginDefinition,
+  StepImpl,
+  WritesEffect,
+} from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import type { PluginRule } from "./rules.js";
 import {
@@ -38,6 +47,8 @@ export interface RegisteredHook extends EntryBase {
   writes?: WritesEffect;
   /** It starts processes, which can outlive a runner that is killed (the hook's `startsProcesses`). */
   startsProcesses?: boolean;
+  /** The call as a command an operator can run by hand (the hook's `command`). */
+  command?: HookCommand<Opts>;
 }
 export interface RegisteredNotifier extends EntryBase {
   kind: "notifier";
@@ -128,6 +139,7 @@ export class PluginRegistry {
           run: typeof h === "function" ? h : h.run.bind(h),
           ...(typeof h !== "function" && h.writes ? { writes: h.writes } : {}),
           ...(typeof h !== "function" && h.startsProcesses === true ? { startsProcesses: true } : {}),
+          ...(typeof h !== "function" && h.command ? { command: h.command.bind(h) } : {}),
         },
         "hook",
       );

@@ -12,7 +12,7 @@ import {
   type JournalState,
 } from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
-import { UNDO_TIMEOUT_MS } from "../steps/index.js";
+import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
   earlierHooksGate,
   waitOutEarlierHooks,
@@ -36,7 +36,7 @@ export async function openEarlierJournal(
   dir: string,
   opts: { say: (s: string) => void; file?: string; loaded?: LoadedRunbook },
 ): Promise<{ file: string; state: JournalState }> {
-  const found = await runbookJournal(dir, opts.file !== undefined ? { file: opts.file } : {});
+  const found = await runbookJournal(dir, traitsOf, opts.file !== undefined ? { file: opts.file } : {});
   for (const f of found.skipped)
     opts.say(
       `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,

@@ -284,7 +284,6 @@ export async function waitOutEarlierHooks(
         `earlier runs: ${text}: waiting for what an earlier run started to exit (at most ${formatDuration(Math.max(0, until))}) before this run acts, so that nothing it does lands behind this run`,
       );
     }
-    await delay(opts.everyMs ?? 200, opts.signal);
   }
 }
 

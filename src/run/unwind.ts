@@ -190,7 +190,16 @@ export async function unwind(
       {
         started: (e) => {
           started.add(e.step.index);
-          watch.begin({ index: e.step.index, id: e.step.id, use: e.use, undo: true }, run.say);
+          watch.begin(
+            {
+              index: e.step.index,
+              id: e.step.id,
+              use: e.use,
+              undo: true,
+              ...(e.command !== undefined ? { command: e.command } : {}),
+            },
+            run.say,
+          );
         },
         finished: (e, o) => {
           if (o.ok) undoneOk.add(e.step.index);
@@ -241,13 +250,13 @@ export function abortMessage(
   const name = (st: { index: number; id: string }): string => `step ${st.index + 1} "${st.id}"`;
   if (owed.length === 0)
     return "aborted by the operator (--abort): the journal shows no hook whose undo was still owed: nothing was undone, nothing was sent";
-  const stop = owed.find((st) => st.kind === "stopWrites");
-  const stopFailed = failed.find((st) => st.kind === "stopWrites");
+  const stop = owed.find((st) => opensWriteStop(st.kind));
+  const stopFailed = failed.find((st) => opensWriteStop(st.kind));
   const writes = stopFailed
     ? `writes may still be stopped: the undo of ${name(stopFailed)} failed`
     : stop
       ? `writes are back on (the undo of ${name(stop)} succeeded)`
-      : steps.some((st) => st.kind === "stopWrites")
+      : steps.some((st) => st.bound.opensWriteStop)
         ? "no stopWrites was open"
         : "the runbook stops no writes";
   return failed.length

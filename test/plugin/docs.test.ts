@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins, runHook, stepInfo, undoFor, UndoStack } from "../../src/plugin/index.js";
 import { loadedFromYaml, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
 import { startServer } from "../support/http-server.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,7 +42,7 @@ describe("README: Writing a plugin", () => {
     // as the walk-through says: the runbooks' folder is an ES module package
     writeFiles(dir, { "package.json": '{ "type": "module" }\n', "plugins/flags.ts": plugin, "rb.yaml": text });
     const loaded = loadedFromYaml(join(dir, "rb.yaml"), text);
-    const { registry, diagnostics } = await loadRunbookPlugins(loaded);
+    const { registry, diagnostics } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     expect(diagnostics).toEqual([]);
 
     const ctx = { ...recordingContext(dir, ["flag-token-123"]), env: { FLAGS_TOKEN: "flag-token-123" } };
@@ -61,5 +62,17 @@ describe("README: Writing a plugin", () => {
       "info writes-flag-off: flag sales-writes is off",
       "info writes-flag-off: sales-writes off",
     ]);
+  });
+});
+
+// issue 39, point 8: the editor's hover names every built-in notifier
+describe("the format's descriptions of notify[].use", () => {
+  it("name every built-in notifier", async () => {
+    const { BUILTIN_PLUGINS } = await import("../../src/plugin/builtins.js");
+    const schema = readFileSync(join(process.cwd(), "schemas/runbook.schema.json"), "utf8");
+    const descriptions = [...schema.matchAll(/"description": "(Notifier plugin: [^"]*)"/g)].map((m) => m[1]!);
+    expect(descriptions.length).toBe(2);
+    for (const d of descriptions)
+      for (const n of BUILTIN_PLUGINS.flatMap((b) => b.notifiers ?? [])) expect(d, n).toContain(`\`${n}\``);
   });
 });
