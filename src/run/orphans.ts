@@ -35,7 +35,7 @@ import { HOOK_TOKEN_ENV } from "../plugin/process.js";
 import { listProcesses, processEnviron, processUid, selfIdentity, type ProcessInfo } from "../processes.js";
 import { thisHost } from "../journal/format.js";
 import { formatDuration } from "../runbook/duration.js";
-import { delay } from "../timers.js";
+import { poll, pollResult } from "../steps/kit/poll.js";
 import type { EarlierHooks } from "../steps/index.js";
 
 /** What this machine tells of processes (the system's, or a test's). */
@@ -241,8 +241,17 @@ export async function waitOutEarlierHooks(
   const now = opts.now ?? Date.now;
   let said = "";
   let mayHaveActed = false;
-  for (;;) {
-    const verdicts = judgeCalls(calls, probe);
+  // the one polling loop (src/steps/kit/poll.ts): judge the calls, wait, again
+  const r = await poll({
+    read: () => Promise.resolve(judgeCalls(calls, probe)),
+    judge: (verdicts) => judge(verdicts),
+    every: opts.everyMs ?? 200,
+    signal: opts.signal ?? new AbortController().signal,
+  });
+  return pollResult(r);
+
+  /** A live call past its time limit refuses; none left to wait for ends the wait; else say what is waited for, once per change. */
+  function judge(verdicts: CallVerdict[]): EarlierHooksVerdict | undefined {
     const late = verdicts.filter((v) => now() >= opts.deadlineOf(v.call));
     const lateLive = late.filter((v) => v.live.length > 0);
     if (lateLive.length) {
@@ -284,6 +293,7 @@ export async function waitOutEarlierHooks(
         `earlier runs: ${text}: waiting for what an earlier run started to exit (at most ${formatDuration(Math.max(0, until))}) before this run acts, so that nothing it does lands behind this run`,
       );
     }
+    return undefined;
   }
 }
 
