@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
+import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { acquireLock, LOCK_FILE_NAME } from "../../src/journal/index.js";
+import { acquireLock, fleetLockDir, LOCK_FILE_NAME } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
 import { processInfo, selfIdentity } from "../../src/processes.js";
 import { tempDir } from "../support/journal.js";
@@ -180,5 +180,30 @@ describe("acquireLock: who holds it, beyond its pid", () => {
     } finally {
       child.kill("SIGKILL");
     }
+  });
+});
+
+describe("fleetLockDir: one folder per user, whatever the shell's environment", () => {
+  const home = (): string => "/home/op";
+  it("the same with and without XDG_RUNTIME_DIR or XDG_STATE_HOME (sudo -iu, cron, tmux), and whatever $HOME says", () => {
+    const dirs = [
+      {},
+      { XDG_RUNTIME_DIR: "/run/user/1000" },
+      { XDG_STATE_HOME: "/home/op/.state" },
+      { HOME: "/tmp/elsewhere" },
+      { XDG_RUNTIME_DIR: "/run/user/1000", XDG_STATE_HOME: "/x", HOME: "/y" },
+    ].map((env) => fleetLockDir(env, home));
+    expect(new Set(dirs)).toEqual(new Set([join("/home/op", ".local", "state", "syncbook", "locks")]));
+  });
+  it("SYNCBOOK_STATE_DIR first (the test suite's temp folder)", () => {
+    expect(fleetLockDir({ SYNCBOOK_STATE_DIR: "/tmp/s", XDG_RUNTIME_DIR: "/run/user/1000" }, home)).toBe(
+      join("/tmp/s", "locks"),
+    );
+  });
+  it("a user the user database does not know (a container's arbitrary uid): the environment's home", () => {
+    const d = fleetLockDir({}, () => {
+      throw new Error("ENOENT");
+    });
+    expect(d).toBe(join(homedir(), ".local", "state", "syncbook", "locks"));
   });
 });
