@@ -248,6 +248,43 @@ describe("a command's answer over several sends and instances", () => {
     });
   });
 
+  it("a request line past the witness never left (the journal failed before it was witnessed): not in doubt", async () => {
+    // issue 42: a request leaves only once its line is fsynced and witnessed (journal.ts), so a
+    // commit fan-out whose lines lie past the witnessed seq provably never left
+    const never = {
+      answered: "error",
+      error:
+        "never sent: its journal line was not witnessed (the journal failed before the line was durable), and a request leaves only once it is",
+    };
+    const lines = [started(3), post(1, 0, "commit"), post(2, 1, "commit")];
+    // seqs: step.started 1, the requests 2 and 3
+    const at = async (witnessedSeq: number | undefined): Promise<unknown> =>
+      (
+        await readJournalState(raw(lines), traitsOf, witnessedSeq === undefined ? {} : { witnessedSeq })
+      ).commandsSent[0]!.perInstance.map(({ instance: _, ...rest }) => rest);
+    expect(await at(1)).toStrictEqual([never, never]);
+    expect(await at(2)).toStrictEqual([{ answered: "unknown" }, never]);
+    expect(await at(3)).toStrictEqual([{ answered: "unknown" }, { answered: "unknown" }]);
+    // no witness to go by: every unanswered request may have left
+    expect(await at(undefined)).toStrictEqual([{ answered: "unknown" }, { answered: "unknown" }]);
+    // a request answered is not touched, whatever the witness says
+    const answered = [started(3), post(1, 0, "commit"), answer(1, { ok: true })];
+    expect(
+      (await readJournalState(raw(answered), traitsOf, { witnessedSeq: 1 })).commandsSent[0]!.perInstance[0],
+    ).toMatchObject({ answered: "ok" });
+    // the earlier writer's bound is its resume marker's witnessedSeq
+    const resumed = [
+      started(3),
+      post(1, 0, "commit"),
+      post(2, 1, "commit"),
+      { type: "journal.resumed", version: 1, runbook: "sales", hash: "abc", pid: 8, host: "h", witnessedSeq: 2 },
+    ];
+    expect((await read(resumed)).commandsSent[0]!.perInstance.map(({ instance: _, ...rest }) => rest)).toStrictEqual([
+      { answered: "unknown" },
+      never,
+    ]);
+  });
+
   it("the command: ok only when every instance accepted; unknown when any gave no usable answer; else error", async () => {
     const ok = { ok: true };
     const service = { ok: false, errorKind: "service" };
