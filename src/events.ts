@@ -264,7 +264,16 @@ export interface RunEventMap {
   /** `command`: an undo's call as a command an operator can run by hand (redacted), when its hook makes one. */
   "hook.started": { index: number; id: string; use: string; undo: boolean; token?: string; command?: string };
   /** A process a hook call started (right after its spawn): `--resume` waits out one still alive (src/run/orphans.ts). */
-  "hook.process": { index: number; id: string; undo: boolean; token: string; pid: number; pgid?: number };
+  "hook.process": {
+    index: number;
+    id: string;
+    undo: boolean;
+    token: string;
+    pid: number;
+    pgid?: number;
+    /** Its start time (clock ticks since boot, src/processes.ts): a live pid with another start is another process. */
+    start?: number;
+  };
   "hook.finished": {
     index: number;
     id: string;

@@ -19,6 +19,7 @@ import { existsSync } from "node:fs";
 import type * as Readline from "node:readline";
 import type { Readable } from "node:stream";
 import { crashPoint } from "../crash-points.js";
+import { processInfo } from "../processes.js";
 import { runtimeImport } from "../runtime-import.js";
 import { formatDuration } from "../runbook/duration.js";
 import { setLongTimeout, timeoutSignal, type LongTimeout } from "../timers.js";
@@ -72,8 +73,11 @@ export const HOOK_TOKEN_ENV = "SYNCBOOK_HOOK_TOKEN";
 export interface ProcessWatch {
   /** Set in each process's environment as `SYNCBOOK_HOOK_TOKEN` (journaled before the hook runs). */
   token: string;
-  /** Called synchronously right after each spawn (the process leads its own group on POSIX: pgid = pid). */
-  spawned(p: { pid: number; pgid?: number }): void;
+  /**
+   * Called synchronously right after each spawn (the process leads its own group and session on
+   * POSIX: pgid = sid = pid), with its start time where the system tells it (src/processes.ts).
+   */
+  spawned(p: { pid: number; pgid?: number; start?: number }): void;
 }
 
 const watching = new AsyncLocalStorage<ProcessWatch>();
@@ -157,7 +161,16 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   });
   // test-only crash points (src/crash-points.ts): running, its pid not yet journaled; below, exited
   crashPoint("process:spawned");
-  if (watch && child.pid !== undefined) watch.spawned(posix ? { pid: child.pid, pgid: child.pid } : { pid: child.pid });
+  if (watch && child.pid !== undefined) {
+    // its start time tells it from a later process that reuses its pid (read while it surely runs:
+    // it cannot be reaped before this handler returns)
+    const start = processInfo(child.pid)?.start;
+    watch.spawned({
+      pid: child.pid,
+      ...(posix ? { pgid: child.pid } : {}),
+      ...(start !== undefined ? { start } : {}),
+    });
+  }
   const tail: string[] = [];
   const dropped = { stdout: 0, stderr: 0 };
   const logged = { stdout: 0, stderr: 0 };

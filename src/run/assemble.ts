@@ -32,6 +32,7 @@ import {
   type RunContext,
   type RunMemory,
   type WritesProbe,
+  type EarlierHooks,
 } from "../steps/index.js";
 import { createEmitter, type Emitter } from "./emitter.js";
 import type { CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
@@ -115,6 +116,13 @@ export interface RunOptions {
   timeScale?: number;
   /** Where the application's writes can be seen (a rehearsal): a stopWrites step passes only once they stopped. */
   writesProbe?: WritesProbe;
+  /**
+   * Marks the run's journal untrusted (src/journal/journal.ts `distrust`) before an undo runs that
+   * the failed journal cannot record; returns why it could not. Without it such an undo does not run.
+   */
+  distrustJournal?: () => string | undefined;
+  /** The hook processes earlier runs of this cutover left, asked by commit (src/run/orphans.ts `earlierHooksGate`). */
+  earlierHooks?: EarlierHooks;
   /**
    * Aborted on a forced exit (a second Ctrl-C): the undo running is killed with its process
    * group, the rest do not run, and `onForceStop` gets (synchronously, before the process exits)
@@ -231,6 +239,12 @@ export function assembleRun(opts: RunOptions): AssembledRun {
       }
     }
   };
+  // what the fleet and the verifier client record: its first failure stops the step at once (the
+  // throw), and a request's line must always be in the journal before the request leaves; but once
+  // the journal has failed, an answer or a sample it cannot take must not fail the read that got
+  // it: the unwind still reads the fleet before it may turn writes back on (src/steps/kit/writes-on.ts)
+  const record: Emit = (type, payload, options) =>
+    journalError === undefined || type === "request.sent" ? emit(type, payload, options) : say(type, payload, options);
   opts.onRecord?.(say);
   const tracker = createFleetTracker();
   emitter.add(tracker.listener);
@@ -256,7 +270,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
       createFleet({
         instances: instancesOf(runbook),
         requestTimeoutMs: defaults.requestTimeoutMs,
-        emit,
+        emit: record,
         requestId,
         serviceVersion: runbook.serviceVersion,
         redact: loaded.redact,
@@ -271,7 +285,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
           createVerifier({
             url: runbook.verifier!,
             requestTimeoutMs: defaults.requestTimeoutMs,
-            emit,
+            emit: record,
             requestId,
             polls: fleet.polls,
             redact: loaded.redact,
@@ -366,6 +380,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     plugins: { registry: opts.registry, ctx: pctx, undo },
     mode,
     writesProbe: opts.writesProbe,
+    earlierHooks: opts.earlierHooks,
   };
   return {
     started,

@@ -14,7 +14,7 @@ import { SYNCBOOK_VERSION } from "../version.js";
 import { verification } from "../steps/index.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
-import { abortMessage, unwind, writesAfterJournalFailure } from "./unwind.js";
+import { abortMessage, unwind, writesAfterJournalFailure, type WritesKeptOff } from "./unwind.js";
 import type { PlannedStep } from "./plan.js";
 
 export { cutoverId, runDefaults, WINDOW_POLL_MS, type ResumePlan, type RunOptions } from "./assemble.js";
@@ -33,6 +33,8 @@ export interface RunResult {
   split?: string;
   /** `--abort` ended it: no step ran, the open undos did. */
   aborted?: boolean;
+  /** The fleet ruled out the undo of a write stop (a commit took effect, or it could not be read): writes stay stopped. */
+  writesKeptOff?: WritesKeptOff;
   /** The interlock check whose refusal stopped the run (exit 3), e.g. `writes-stopped`. */
   refused?: string;
   message?: string;
@@ -106,10 +108,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   // time the operator spent answering --step prompts since the last step started
   let promptMs = 0;
 
+  // its hint is the run's end's (unwind.ts `writesAfterJournalFailure`): one way on, said once
   const journalFailure = (step: string): NonNullable<typeof failure> => ({
     message: `the journal could not be written (${errorMessage(journalError())}): the run stopped before sending anything more`,
     step,
-    hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far.",
   });
   if (opts.abort) {
     outcome = "failed";
@@ -205,12 +207,37 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   }
 
   const owed = undo.unfinished().map((u) => u.entry.step);
-  if (outcome !== "ok") await unwind(run, undoAbort.signal, undoneOk);
+  const unwound =
+    outcome !== "ok"
+      ? await unwind(run, undoAbort.signal, undoneOk, {
+          failed: () => journalError() !== undefined,
+          ...(opts.distrustJournal ? { distrust: opts.distrustJournal } : {}),
+        })
+      : undefined;
+  const keptOff = unwound?.keptOff;
   flushPolls(run);
-  if (journalError() && failure)
-    failure = { ...failure, ...writesAfterJournalFailure(failure, memory, undoneOk, steps) };
+  if (journalError() && failure && !keptOff)
+    failure = {
+      ...failure,
+      ...writesAfterJournalFailure(
+        failure,
+        memory,
+        { ok: undoneOk, started: unwound?.started ?? new Set(), distrusted: unwound?.distrusted === true },
+        steps,
+      ),
+    };
   const abortFailed = opts.abort ? owed.filter((st) => !undoneOk.has(st.index)) : [];
   if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps);
+  // the fleet ruled the undo of the write stop out: writes stay stopped, and the way on is its
+  if (keptOff) {
+    const base = opts.abort ? "aborted by the operator (--abort), but nothing was undone" : failure?.message;
+    failure = {
+      ...(failure ?? { step: "" }),
+      message: base ? `${base}; ${keptOff.reason}` : keptOff.reason,
+      hint: keptOff.hint,
+    };
+    delete failure.rerunWith;
+  }
 
   const exitCode =
     outcome === "ok" || (opts.abort && abortFailed.length === 0)
@@ -272,6 +299,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(checked.verified ? {} : { unverified: checked.why }),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
+    ...(keptOff ? { writesKeptOff: keptOff } : {}),
     durationMs,
     notifications: drained,
     ...(failure

@@ -136,9 +136,14 @@ export const commit: StepKindDef<CommitBody> = {
         ? "The journal shows no stopWrites that held (a failed one, or one whose undo ran): check the writers, then run the stopWrites step again, or set `writesStoppedExternally: true` if writes are stopped another way."
         : "Run the stopWrites step first (a --from past it skips it), or set `writesStoppedExternally: true` if writes are stopped another way.",
     );
+    // a hook process an earlier run left (an undo that outlived its runner, a daemon an undo left)
+    // may still turn writes on behind this commit: every one must be known to have exited; where
+    // that cannot be known, only the write stop's check (read below) may decide (issue 42)
+    const checks = writesChecks(runbook.steps, ctx.index);
+    earlierHooksInterlock(ctx, checks.length > 0);
     // the journal says what the run did; the switch says what is true now (a journal restored from
     // a snapshot, an undo that outlived its runner, a person at the switch): read it where it can be
-    const seen = await readWrites(ctx, writesChecks(runbook.steps, ctx.index));
+    const seen = await readWrites(ctx, checks);
     if (seen)
       checkInterlock(
         ctx,
@@ -208,6 +213,51 @@ export const commit: StepKindDef<CommitBody> = {
     });
   },
 };
+
+/**
+ * The `hook-processes` interlock: no process an earlier run of this cutover started may still
+ * run (src/run/orphans.ts judges them: by token, journaled pid and start time, process group and
+ * session). Where that cannot be known (another host, another PID namespace, no /proc, a process
+ * of this user whose environment cannot be read), a `check:` of the write stop decides (it reads
+ * the switch right after this); without one, commit is refused with what to check.
+ */
+function earlierHooksInterlock(ctx: StepContext, hasCheck: boolean): void {
+  const gate = ctx.run.earlierHooks;
+  if (!gate) return;
+  const { live, unknown } = gate.judge();
+  const rerun = ctx.run.mode === "resume" ? "--resume" : "the same command";
+  if (live.length) {
+    checkInterlock(
+      ctx,
+      "hook-processes",
+      false,
+      `${live.join("; ")} ${live.length === 1 ? "was" : "were"} started by an earlier run and ${live.length === 1 ? "is" : "are"} still running: ${live.length === 1 ? "it" : "they"} may turn application writes back on behind this commit`,
+      `Wait for ${live.length === 1 ? "it" : "them"} to exit, or stop ${live.length === 1 ? "it" : "them"} and check what ${live.length === 1 ? "it" : "they"} did to the application's writes, then run ${rerun} again; nothing was sent.`,
+    );
+    return;
+  }
+  if (unknown.length === 0) {
+    checkInterlock(ctx, "hook-processes", true, "every hook process an earlier run started has exited");
+    return;
+  }
+  const what = `the processes earlier runs started cannot all be known to have exited (${unknown.join("; ")})`;
+  if (hasCheck) {
+    checkInterlock(
+      ctx,
+      "hook-processes",
+      true,
+      `${what}; the write stop's check reads the write switch right before this commit and decides`,
+    );
+    return;
+  }
+  checkInterlock(
+    ctx,
+    "hook-processes",
+    false,
+    `${what}: one may still turn application writes back on behind this commit, and no stopWrites here has a \`check:\` to read the write switch`,
+    `Check where it ran that no process of it is left (on that host, in that PID namespace: \`ps -eo pid,lstart,args\`, or the token in its environment, SYNCBOOK_HOOK_TOKEN), and that the application's writes are stopped; then run ${rerun} again with --force=hook-processes. A \`check:\` on the stopWrites step lets the runner read the switch itself.`,
+  );
+}
 
 /**
  * A commit some instances refused while the others took it (or wait for the rest: commit blocks

@@ -83,7 +83,7 @@ export function hookWatch(run: Pick<RunContext, "say">): ProcessWatch & {
       watch.token = randomUUID();
       emit("hook.started", { ...call, token: watch.token });
     },
-    spawned(p: { pid: number; pgid?: number }) {
+    spawned(p: { pid: number; pgid?: number; start?: number }) {
       if (!current) return;
       run.say("hook.process", { index: current.index, id: current.id, undo: current.undo, token: watch.token, ...p });
     },

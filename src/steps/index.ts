@@ -165,8 +165,10 @@ export type {
   Prompter,
   ForceCheck,
   WritesProbe,
+  EarlierHooks,
 } from "./kit/context.js";
 export { observeIdentity } from "./kit/fleet-ops.js";
 export { verification, verificationText, verifierEarned } from "./kit/earned.js";
+export { writesOnVerdict, BEFORE_COMMIT, type WritesOnVerdict } from "./kit/writes-on.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";

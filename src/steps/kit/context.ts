@@ -22,6 +22,7 @@ export const FORCE_CHECKS = [
   "no-errors",
   "fleet-state",
   "fleet-identity",
+  "hook-processes",
 ] as const;
 export type ForceCheck = (typeof FORCE_CHECKS)[number];
 
@@ -118,6 +119,17 @@ export interface RunContext {
    * hook, the interlock passes only if this says they stopped.
    */
   writesProbe?: WritesProbe | undefined;
+  /**
+   * The hook processes earlier runs of this cutover left (src/run/orphans.ts), asked by commit
+   * right before it is sent: calls with a live process, and calls whose processes cannot be told
+   * (another host or PID namespace, no /proc). Undefined: none journaled (or a library caller).
+   */
+  earlierHooks?: EarlierHooks | undefined;
+}
+
+/** What commit asks of the hook processes earlier runs left, each described for people. */
+export interface EarlierHooks {
+  judge(): { live: string[]; unknown: string[] };
 }
 
 /** Reads whether the application still writes: `stopped`, and what was seen, for people. */
