@@ -19,6 +19,15 @@ export interface InstanceRef {
   index: number;
 }
 
+/** What ended the write-stop window, in the words every output uses (`window.closed`'s reason). */
+export function windowEndWords(end: "canWrite" | "committed" | "undone" | undefined): string {
+  return end === "committed"
+    ? "COMMITTED on every instance"
+    : end === "undone"
+      ? "writes back on by the undo"
+      : "canWrite on the first process";
+}
+
 /** How an instance is named in every message, view and report: its name, else its (redacted) URL. */
 export function instanceLabel(ref: { readonly name?: string | undefined; readonly url: string }): string {
   return ref.name ?? ref.url;
@@ -39,6 +48,14 @@ export interface RunEventMap {
     format?: number;
     serviceVersion?: string;
     instances: InstanceRef[];
+    /**
+     * When the destination takes writes (src/runbook/can-write.ts): `canWrite` of the first process
+     * (its index), or COMMITTED on every instance; what the write-stop window closes on. Absent in
+     * journals of earlier runners (a lone instance is then the first process).
+     */
+    destinationWrites?: { on: "canWrite"; instance: number } | { on: "committed"; why: string };
+    /** The instance whose `canWrite` is valid (the first process), if any: the only one the views show. */
+    canWriteFrom?: number;
     verifier?: string;
     mode: "run" | "dry-run" | "rehearse" | "resume";
     steps: { index: number; id: string; kind: string; title: string }[];
@@ -203,12 +220,13 @@ export interface RunEventMap {
    */
   "window.opened": { index: number; id: string };
   /**
-   * The window's end: `canWrite` (every instance reported canWrite true: the destination takes
-   * writes; `seenAt` is the read that completed it and `unmetAt` the last answer of any instance
-   * with canWrite false, so the true end lies between them) or `undone` (the stopWrites undo ran:
-   * writes are back on the source, there was no cutover).
+   * The window's end: `canWrite` (the first process reported canWrite true: the destination takes
+   * writes) or `committed` (every instance reported COMMITTED: no first process is declared, or the
+   * page says to wait for it), with `seenAt` the read that showed it and `unmetAt` the last answer
+   * that did not, so the true end lies between them; or `undone` (the stopWrites undo ran: writes
+   * are back on the source, there was no cutover).
    */
-  "window.closed": { reason: "canWrite" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };
+  "window.closed": { reason: "canWrite" | "committed" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };
   /** A hook step marked `writesOn: true` succeeded: the application writes again (to the destination). */
   "window.writes-on": { index: number; id: string };
   "commit.sent": { index: number; id: string; instances: string[]; skewMs: number };

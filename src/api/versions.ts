@@ -356,7 +356,20 @@ export const SERVER = {
 export const UNCITED = {
   /** The preflight's reading: the service syncs capped collections from 1.3.0 (since its first edition). */
   cappedCollections: { since: "1.3" },
-} as const satisfies Record<string, { since: string }>;
+  /**
+   * Without write blocking and without the embedded verifier, write to the destination only once
+   * COMMITTED (not at `canWrite: true`). The facts quote it of 1.14–1.19 ("On 1.14–1.19, without
+   * write blocking and without the verifier, the page says to wait for COMMITTED instead"); the
+   * pages themselves say it from 1.11 (`mongodb/docs` `content/mongosync/v1.11`, `v1.12`,
+   * `v1.13`, `v1.14`, `v1.17` `/source/reference/cutover-process.txt`, "canWrite and COMMITTED":
+   * "If you set enableUserWriteBlocking to either "sourceAndDestination" or "destinationOnly", or
+   * the verifier is turned on, you can write to the destination after /progress reports canWrite:
+   * true. Otherwise, wait until the state is COMMITTED."); the 1.21 and current pages no longer
+   * do ("You can write to the destination after /progress reports canWrite: true or when the state
+   * is COMMITTED"). The wider range is the one that fails safe: COMMITTED is never too early.
+   */
+  committedBeforeWritesWithoutBlocking: { since: "1.11", until: "1.20" },
+} as const satisfies Record<string, { since: string; until?: string }>;
 
 /**
  * Live upgrades (a new binary continuing a running sync) exist only where the release notes say
@@ -381,8 +394,13 @@ export function liveUpgradePublished(from: string, to: string): boolean {
 
 /** `service 1.15+`, `service 0.9–1.19 (removed in 1.20)`: how a version range reads everywhere (format descriptions, lint, plans). */
 export function versionRange(since: string | undefined, until?: string): string {
-  if (until !== undefined) return `service ${since ?? OLDEST_VERSION}–${previous(until)} (removed in ${until})`;
+  if (until !== undefined) return `${versionSpan(since ?? OLDEST_VERSION, until)} (removed in ${until})`;
   return since === undefined ? "every service version" : `service ${since}+`;
+}
+
+/** `service 1.11–1.19`: the versions from `since` up to the one before `until`. */
+export function versionSpan(since: string, until: string): string {
+  return `service ${since}–${previous(until)}`;
 }
 
 /** `1.20` → `1.19`: the last minor before (the table's versions are minors). */

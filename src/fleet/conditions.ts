@@ -23,6 +23,13 @@ export interface Condition {
   /** As written, for titles and messages: `canCommit true, lagBelow 5 (on coordinator)`. */
   text: string;
   instance: Check<Progress>[];
+  /**
+   * The checks of `canWrite` (the shorthand, an `expect` path): read on the first process only,
+   * whatever `on` says (the cutover page: the other processes' `canWrite` "is not valid").
+   */
+  canWrite: Check<Progress>[];
+  /** The instance (index) whose canWrite is valid (src/runbook/can-write.ts); undefined: none declared. */
+  canWriteFrom: number | undefined;
   verifier: Check<VerifierProgress>[];
   /** What lint's model of the fleet's states needs to know about it. */
   model: ConditionModel;
@@ -182,8 +189,15 @@ function equalsCheck(name: string, expected: unknown, read: (p: Progress) => unk
   };
 }
 
-function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifier: Check<VerifierProgress>[] } {
+interface Checks {
+  instance: Check<Progress>[];
+  canWrite: Check<Progress>[];
+  verifier: Check<VerifierProgress>[];
+}
+
+function buildChecks(cond: ConditionBody): Checks {
   const instance: Check<Progress>[] = [];
+  const canWrite: Check<Progress>[] = [];
   const verifier: Check<VerifierProgress>[] = [];
   if (cond.state !== undefined) {
     const states: readonly string[] = Array.isArray(cond.state) ? cond.state : [cond.state];
@@ -193,10 +207,10 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
     });
   }
   if (cond.canCommit !== undefined) instance.push(equalsCheck("canCommit", cond.canCommit, (p) => p.canCommit));
-  // like every instance condition, on every instance unless `on` says otherwise: each instance
-  // reports its own canWrite, and no published source says one speaks for the fleet (service
-  // facts, "Not published": the reading that fails safe waits for every instance)
-  if (cond.canWrite !== undefined) instance.push(equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite));
+  // the first process's value only (the cutover page: "only check that canWrite is true on the first
+  // mongosync process. The canWrite status of any subsequent mongosync processes is not valid"): a
+  // wait on another instance's may never end, after commit, with application writes stopped
+  if (cond.canWrite !== undefined) canWrite.push(equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite));
   if (cond.info !== undefined) instance.push(equalsCheck("info", cond.info, (p) => p.info));
   if (cond.lagBelow !== undefined) {
     const limit = lagLimitSeconds(cond.lagBelow);
@@ -263,10 +277,12 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
       const sub = e.path.slice("verifier.".length);
       verifier.push(...(expectationChecks(e, (v) => readPath(v, sub)) as Check<VerifierProgress>[]));
     } else {
-      instance.push(...(expectationChecks(e, (p) => readPath(p, e.path)) as Check<Progress>[]));
+      const checks = expectationChecks(e, (p) => readPath(p, e.path)) as Check<Progress>[];
+      // `canWrite` by its path is the same field: the first process's value only
+      (e.path === "canWrite" ? canWrite : instance).push(...checks);
     }
   }
-  return { instance, verifier };
+  return { instance, canWrite, verifier };
 }
 
 /** The embedded verifier's sides (service facts, 1.9: `verification.source` / `.destination`). */
@@ -309,11 +325,23 @@ function embeddedChecks(v: NonNullable<ConditionBody["verification"]>): Check<Pr
 
 const TIMING = new Set(["pollInterval", "slowAfter", "timeout", "on"]);
 
-/** Reads a `waitFor` / `assert` body once: its checks, its text and what lint's model needs. */
-export function readCondition(body: ConditionBody): Condition {
-  const { instance, verifier } = buildChecks(body);
+/**
+ * Reads a `waitFor` / `assert` body once: its checks, its text and what lint's model needs.
+ * `canWriteFrom`: the instance whose canWrite is valid (`canWriteInstance` of the runbook); without
+ * it a canWrite condition holds only on a fleet of one instance.
+ */
+export function readCondition(body: ConditionBody, canWriteFrom?: number): Condition {
+  const { instance, canWrite, verifier } = buildChecks(body);
   const on = body.on ?? "all";
-  return { on, text: conditionText(body), instance, verifier, model: conditionModel(body) };
+  return {
+    on,
+    text: conditionText(body),
+    instance,
+    canWrite,
+    canWriteFrom,
+    verifier,
+    model: conditionModel(body),
+  };
 }
 
 function conditionText(body: ConditionBody): string {
@@ -408,8 +436,9 @@ export function findCoordinator(snapshot: FleetSnapshot): { sample?: InstanceSam
 /**
  * Evaluates a waitFor/assert body. `on: all` (default): every instance meets every instance
  * condition (an instance that did not answer fails); `any`: at least one instance meets them all;
- * `coordinator`: the coordinator instance does. Verifier conditions (`phase`, `failedTasks`,
- * `verifier.` paths) hold on `verifier` whatever `on` says; without it they fail.
+ * `coordinator`: the coordinator instance does. `canWrite` holds on the first process whatever
+ * `on` says. Verifier conditions (`phase`, `failedTasks`, `verifier.` paths) hold on `verifier`
+ * whatever `on` says; without it they fail.
  */
 export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: VerifierProgress): Evaluation {
   const checks = cond;
@@ -425,6 +454,8 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
     if (!r.ok) failing.push({ instance: "verifier", condition: c.name, value: r.value });
   }
   const verifierOk = failing.length === 0;
+
+  const canWriteOk = firstProcessFailures(cond, snapshot, facts, failing);
 
   let instancesOk = true;
   if (checks.instance.length > 0) {
@@ -446,7 +477,36 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
       if (!instancesOk) for (const f of per) failing.push(...f);
     }
   }
-  return { met: verifierOk && instancesOk, failing };
+  return { met: verifierOk && canWriteOk && instancesOk, failing };
+}
+
+/**
+ * The canWrite checks, on the first process's answer only: the instance the runbook declares, or
+ * the fleet's only one. Several instances and none declared: no value may be read (the others'
+ * "is not valid"), the condition cannot hold, and says why. Pushes the failures; true when none.
+ */
+function firstProcessFailures(
+  cond: Condition,
+  snapshot: FleetSnapshot,
+  facts: FleetFacts,
+  failing: FailingCondition[],
+): boolean {
+  if (cond.canWrite.length === 0) return true;
+  const only = snapshot.instances.length === 1 ? snapshot.instances[0] : undefined;
+  const sample =
+    cond.canWriteFrom === undefined ? only : snapshot.instances.find((s) => s.ref.index === cond.canWriteFrom);
+  if (!sample) {
+    for (const c of cond.canWrite)
+      failing.push({
+        instance: "first process",
+        condition: `${c.name} (no instance is declared the first process: the others' canWrite is not valid)`,
+        value: undefined,
+      });
+    return false;
+  }
+  const f = failuresOf(sample, cond.canWrite, facts);
+  failing.push(...f);
+  return f.length === 0;
 }
 
 /**

@@ -115,7 +115,7 @@ export const rules: RuleInfo[] = [
       "`verify` sends writesOff where the sync may not be COMMITTED yet: the destination's index metadata still differs by design, so the verification fails on it.",
     spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**. Before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and hidden indexes visible on the destination, so index metadata differs by design until commit.",
     source: "service-facts.md",
-    hint: "Start the check early with `startVerification` (during change event application) and move `verify` after the commit and a `waitFor: { state: COMMITTED }` (and `waitFor: { canWrite: true }`, on every instance).",
+    hint: "Start the check early with `startVerification` (during change event application) and move `verify` after the commit and a `waitFor: { state: COMMITTED }`.",
   },
   {
     id: "verifier-wait-without-writes-off",
@@ -153,13 +153,23 @@ export const rules: RuleInfo[] = [
     hint: "Run DDL before the sync starts or after verification completes (and the sync is committed).",
   },
   {
+    id: "writes-on-before-committed",
+    severity: "warning",
+    description:
+      "On service 1.11–1.19, a start without write blocking and without the embedded verifier, and a `hook` with `writesOn: true` after a wait for canWrite but not for COMMITTED: the cutover page of those versions says to wait until COMMITTED.",
+    spec: 'If you set enableUserWriteBlocking to either "sourceAndDestination" or "destinationOnly", or the verifier is turned on, you can write to the destination after /progress reports canWrite: true. Otherwise, wait until the state is COMMITTED. (cutover process, 1.11–1.19; the facts: "On 1.14–1.19, without write blocking and without the verifier, the page says to wait for COMMITTED instead before writing to the destination")',
+    source: "service-facts.md",
+    docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+    hint: "Put a `waitFor: { state: COMMITTED }` before the hook that lets the application write, or start with write blocking (`enableUserWriteBlocking: destinationOnly`, the 1.11+ default) or the embedded verifier on.",
+  },
+  {
     id: "writes-on-before-can-write",
     severity: "error",
     description:
       "A `hook` with `writesOn: true` (the application writes again) that can run before the destination takes writes: no commit before it, or no wait for `canWrite: true` (or state COMMITTED) between the commit and it.",
     spec: "`canWrite` becomes true during commit; COMMITTED comes later. Do not write to the destination while `canWrite` is false.",
     source: "service-facts.md",
-    hint: "Put the hook after the commit and a `waitFor: { canWrite: true }` (every instance) (or `state: COMMITTED`); to switch writes back on the source before commit, use the stopWrites step's `undo`.",
+    hint: "Put the hook after the commit and a `waitFor: { canWrite: true }` (read on the first process) or `state: COMMITTED`; to switch writes back on the source before commit, use the stopWrites step's `undo`.",
   },
   {
     id: "unreachable-after-assert",

@@ -456,6 +456,7 @@ export class ReportBuilder {
         this.#markers.push({ t, kind: "writes-stopped", label: "writes stopped", ...(cur ? { run: cur.run.n } : {}) });
         break;
       case "window.closed":
+        // the window closed on COMMITTED: the committed marker already says when
         if (e.reason === "canWrite") {
           const m: ReportMarker = {
             t: this.#t(e.seenAt),
@@ -463,7 +464,7 @@ export class ReportBuilder {
             label: "canWrite",
             ...(cur ? { run: cur.run.n } : {}),
           };
-          // the read that completes canWrite on every instance may show every one COMMITTED too:
+          // the read that shows the first process's canWrite may show it COMMITTED too:
           // canWrite comes first (service facts: "COMMITTED comes later")
           const last = this.#markers[this.#markers.length - 1];
           if (last?.kind === "committed" && last.t === m.t) this.#markers.splice(-1, 0, m);

@@ -724,7 +724,12 @@ export class SyncInstance {
 
     const lag = this.lag(t);
     const cea = this.phase === "cea" && this.state === "RUNNING";
+    // the cutover page: "only check that canWrite is true on the first mongosync process. The
+    // canWrite status of any subsequent mongosync processes is not valid". The first process is
+    // the instance started first (index 0); the others never report true, so a wait on theirs never
+    // ends and a test of it fails, as it may with the real service
     out.canWrite =
+      this.index === 0 &&
       !this.failure &&
       (this.state === "COMMITTED" ||
         (this.state === "COMMITTING" &&

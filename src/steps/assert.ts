@@ -6,7 +6,8 @@ import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { readFleet } from "./kit/fleet-ops.js";
 import { plural } from "../text.js";
 import { describeFailing } from "./kit/wait.js";
-import { conditionSequence } from "./wait-for.js";
+import { conditionSequence, refuseUnreadableCanWrite } from "./wait-for.js";
+import { canWriteInstance } from "../runbook/can-write.js";
 
 export const assert: StepKindDef<AssertBody> = {
   body: keyed("assert"),
@@ -21,7 +22,8 @@ export const assert: StepKindDef<AssertBody> = {
       );
     }),
   async run(ctx, body) {
-    const cond = readCondition(body);
+    const cond = readCondition(body, canWriteInstance(ctx.run.runbook));
+    refuseUnreadableCanWrite(ctx, cond);
     const snap = await readFleet(ctx);
     let verifier;
     if (cond.verifier.length > 0 && ctx.run.verifier) {

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { runHook, stepInfo, undoFor, type HookCallSpec } from "../plugin/index.js";
 import { withProcessWatch, type ProcessWatch } from "../plugin/process.js";
-import { durationOr } from "../runbook/index.js";
+import { committedBeforeWrites, durationOr } from "../runbook/index.js";
 import type { HookCall, Step } from "../runbook/types.js";
 import { pluginStepKind } from "../runbook/types.js";
 import { q } from "../text.js";
@@ -164,6 +164,17 @@ function writesOnSequence(at: SequenceStep): void {
         : `This hook says the application writes again, but nothing between ${at.line(commitAt)} and it waits for canWrite true (or state COMMITTED): the destination may not take writes yet.`,
       ["writesOn"],
     );
+  else if (!committedOnly) {
+    // canWrite was waited for, COMMITTED was not: on 1.11–1.19 without write blocking and without
+    // the embedded verifier the page says COMMITTED (src/runbook/can-write.ts)
+    const late = committedBeforeWrites(at.runbook);
+    if (late)
+      at.report(
+        "writes-on-before-committed",
+        `This hook says the application writes again after a wait for canWrite, but ${late}: nothing between ${at.line(commitAt)} and it waits for state COMMITTED.`,
+        ["writesOn"],
+      );
+  }
 }
 
 export const hook: StepKindDef<HookCall> = {

@@ -1,5 +1,7 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
-import { evaluate, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
+import { evaluate, readCondition, type Condition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
+import { canWriteInstance, noCanWriteReason } from "../runbook/can-write.js";
+import { StepFailure, type StepContext } from "./kit/context.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
@@ -91,8 +93,12 @@ export const waitFor: StepKindDef<WaitForBody> = {
           ? `lagBelow reads lag.overallLagSeconds (service ${BEHAVIOUR.lagObject.since}+)`
           : `lagBelow reads lag.overallLagSeconds when present, else lagTimeSeconds`,
       );
-    if (b.canWrite !== undefined && b.on === undefined && to.instances.length > 1)
-      reads.push("canWrite read on every instance");
+    if (readsCanWrite(b) && to.instances.length > 1)
+      reads.push(
+        to.canWriteFrom === undefined
+          ? "canWrite refused: no instance is declared the first process (`startedFirst: true`), and the others' canWrite is not valid"
+          : `canWrite read on ${to.instances[to.canWriteFrom]} only (the first process; the others' is not valid)`,
+      );
     return toEach(to, "GET", "/api/v1/progress", {
       note: `polled until the condition holds${reads.length ? `; ${reads.join("; ")}` : ""}`,
     });
@@ -114,7 +120,8 @@ export const waitFor: StepKindDef<WaitForBody> = {
         ),
     ),
   async run(ctx, body) {
-    const cond = readCondition(body);
+    const cond = readCondition(body, canWriteInstance(ctx.run.runbook));
+    refuseUnreadableCanWrite(ctx, cond);
     await waitUntil(ctx, {
       pollMs: ctx.pollMs,
       slowAfterMs: ctx.slowAfterMs,
@@ -124,3 +131,21 @@ export const waitFor: StepKindDef<WaitForBody> = {
     });
   },
 };
+
+/** The condition reads `canWrite` (the shorthand, or an `expect` path). */
+export function readsCanWrite(body: ConditionBody): boolean {
+  return body.canWrite !== undefined || (body.expect ?? []).some((e) => e.path === "canWrite");
+}
+
+/**
+ * A `canWrite` condition on a fleet of several instances with no first process declared: no
+ * value may be read (the others' "is not valid", the cutover page), so the step is refused at
+ * once rather than left to wait, maybe after commit with application writes stopped, on a value
+ * that may never turn true. Lint refuses the runbook first (`can-write-no-first-process`).
+ */
+export function refuseUnreadableCanWrite(ctx: StepContext, cond: Condition): void {
+  if (cond.canWrite.length === 0 || cond.canWriteFrom !== undefined || ctx.run.fleet.refs.length < 2) return;
+  throw new StepFailure(`this condition reads canWrite, but ${noCanWriteReason(ctx.run.runbook)}`, {
+    hint: "Declare the first process (`startedFirst: true` on the instance the operator starts first, listed first), or wait for `state: COMMITTED` instead (the cutover page: you can write to the destination once the state is COMMITTED).",
+  });
+}

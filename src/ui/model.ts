@@ -120,6 +120,8 @@ export class UiModel {
 
   /** When each step started (this run) and its time limit, for the clock line. */
   readonly #started = new Map<number, { at: number; timeoutMs?: number }>();
+  /** The instance whose canWrite is valid (the first process; `run.started`): the only one shown. */
+  #canWriteFrom: number | undefined;
 
   /**
    * `03:14:07 · 1m 12s into this step · 28m 48s left of its 30m time limit`: the wall clock (an
@@ -144,6 +146,8 @@ export class UiModel {
       case "run.started":
         this.steps = e.steps;
         for (const i of e.instances) this.instances.set(i.index, { label: instanceLabel(i) });
+        // only the first process's canWrite is valid (the cutover page): the others' is never shown
+        this.#canWriteFrom = e.canWriteFrom ?? (e.instances.length === 1 ? e.instances[0]!.index : undefined);
         break;
       case "step.started":
         this.current = e.index;
@@ -164,7 +168,7 @@ export class UiModel {
         view.info = p.info ?? undefined;
         view.lag = lagSeconds(p) ?? null;
         if (p.canCommit !== undefined) view.canCommit = p.canCommit;
-        if (p.canWrite !== undefined) view.canWrite = p.canWrite;
+        if (p.canWrite !== undefined && e.instance.index === this.#canWriteFrom) view.canWrite = p.canWrite;
         setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
         setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
         setOrDrop(view, "indexBuilding", isObject(p.indexBuilding) ? p.indexBuilding : undefined);
@@ -314,7 +318,7 @@ export class UiModel {
     if (!w) return undefined;
     const since = w.openedAt ?? w.measuredFrom;
     return c.magenta(
-      `⏱ writes stopped ${w.openedAt === undefined ? "for at least " : ""}${formatDuration(Math.max(0, now - since))}: the application cannot write until canWrite`,
+      `⏱ writes stopped ${w.openedAt === undefined ? "for at least " : ""}${formatDuration(Math.max(0, now - since))}: the application cannot write until the destination takes writes`,
     );
   }
 
