@@ -278,6 +278,14 @@ export const BEHAVIOUR = {
     shardedSince: "1.10",
     cite: facts(115, "on by default for replica sets from 1.9, for sharded clusters from 1.10"),
   },
+  /**
+   * `canCommit` stays false until the embedded verifier is in a state that allows commit: before
+   * it, the cutover page's "phase fields should show stream hashing" is the runbook's own wait.
+   */
+  canCommitWaitsForEmbeddedVerifier: {
+    since: "1.17",
+    cite: facts(99, "`canCommit`: from 1.17 false until the embedded verifier is in a state that allows commit"),
+  },
   /** The INITIALIZING state: not ready for /start yet; after a restart it returns to the state before the crash. */
   initializing: { since: "1.20", cite: facts(61, "INITIALIZING (1.20)") },
   /** Write blocking defaults to destination-only. */

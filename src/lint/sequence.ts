@@ -153,6 +153,16 @@ export const rules: RuleInfo[] = [
     hint: "Run DDL before the sync starts or after verification completes (and the sync is committed).",
   },
   {
+    id: "commit-without-stream-hashing-wait",
+    severity: "warning",
+    description:
+      'A commit on service 1.9–1.16 with the embedded verifier on, and no `waitFor: { verification: { phase: "stream hashing" } }` before it (since the sync last started or resumed): before 1.17 canCommit does not wait for the embedded verifier.',
+    spec: "The cutover waits for both `verification` phases in `stream hashing` with their lag near 0 [cutover process]; `canCommit`: from 1.17 false until the embedded verifier is in a state that allows commit.",
+    source: "service-facts.md",
+    docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+    hint: 'Wait for both sides before the write stop and the commit: `waitFor: { canCommit: true, lagBelow: 5, verification: { phase: "stream hashing", lagBelow: 5 } }`; or turn the embedded verifier off in start (`verification: { enabled: false }`) and verify with the migration verifier.',
+  },
+  {
     id: "writes-on-before-committed",
     severity: "warning",
     description:
@@ -246,6 +256,7 @@ export function check(ctx: LintContext): void {
       : allStates(initializing),
     writesStopped: false,
     canCommitSeen: false,
+    streamHashingSeen: false,
     ceaReached: false,
     starts: [],
     firstCommand: undefined,

@@ -67,6 +67,20 @@ export const commit: StepKindDef<CommitBody> = {
         "No `waitFor: { canCommit: true }` runs before this commit (since the sync last started or resumed); commit needs RUNNING with canCommit true.",
       );
     }
+    // the cutover page's first step (1.9+): "When using the embedded verifier check both the
+    // verification.source and the verification.destination … the phase fields should show stream
+    // hashing. If the verifier is not in the stream hashing phase, the cutover process might take a
+    // long time." From 1.17 canCommit itself waits for the embedded verifier (notes 1.17).
+    if (
+      f.verifying?.embedded &&
+      !f.streamHashingSeen &&
+      at.atLeast(BEHAVIOUR.embeddedVerifier.since) &&
+      !at.atLeast(BEHAVIOUR.canCommitWaitsForEmbeddedVerifier.since)
+    )
+      at.report(
+        "commit-without-stream-hashing-wait",
+        `The embedded verifier may be running (${f.verifying.at >= 0 ? `${at.line(f.verifying.at)} does not turn it off` : "on by default from service 1.9"}), and no \`waitFor: { verification: { phase: "stream hashing" } }\` runs before this commit: on this version canCommit does not wait for it, and a cutover with the verifier not yet in stream hashing "might take a long time".`,
+      );
     f.states = resultOf("commit", at.initializing);
     f.committed = at.index;
     f.pendingCommits.add(at.index);

@@ -35,13 +35,18 @@ function sequence(op: Op, at: SequenceStep): SequenceOutcome {
   }
   if (!commandPossible(at, op)) return { ok: f };
   f.states = resultOf(op, at.initializing);
-  if (op === "resume") f.canCommitSeen = false;
+  // the embedded verifier "cannot be resumed": after a resume it starts again from the beginning
+  if (op === "resume") {
+    f.canCommitSeen = false;
+    f.streamHashingSeen = false;
+  }
   if (op === "reverse") {
     // the sync runs the other way now: its own write stop, canCommit wait and commit
     f.committed = undefined;
     f.pendingCommits = new Set();
     f.writesStopped = false;
     f.canCommitSeen = false;
+    f.streamHashingSeen = false;
     f.ceaReached = false;
   }
   return { ok: f };

@@ -48,6 +48,7 @@ export function conditionSequence(
   // the crash": where the fleet may be past IDLE, those states stay possible after it
   f.states = closure(feasible.has("INITIALIZING") ? new Set([...feasible, ...f.states]) : feasible);
   if (c.canCommit === true && body.on !== "any") f.canCommitSeen = true;
+  if (c.embedded?.phase === "stream hashing" && body.on !== "any") f.streamHashingSeen = true;
   if (c.canCommit === true || c.info === CEA) f.ceaReached = true;
   if ([...feasible].every((s) => s === "COMMITTED")) f.pendingCommits = new Set();
   return { ok: f };

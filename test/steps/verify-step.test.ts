@@ -1516,6 +1516,7 @@ describe("verify: what it is, for the plan and lint", () => {
     states: new Set(["COMMITTED"]),
     writesStopped: true,
     canCommitSeen: true,
+    streamHashingSeen: true,
     ceaReached: false,
     starts: [0],
     firstCommand: 0,
