@@ -5,6 +5,7 @@
  *
  * Extend by adding a member to `RunEventMap`; keep names `<noun>.<past-participle>`.
  */
+import type { WritesLeft } from "./writes-words.js";
 import type { Progress, VerifierProgress } from "./api/types.js";
 import type { Place } from "./text.js";
 
@@ -17,15 +18,6 @@ export interface InstanceRef {
   url: string;
   name?: string;
   index: number;
-}
-
-/** What ended the write-stop window, in the words every output uses (`window.closed`'s reason). */
-export function windowEndWords(end: "canWrite" | "committed" | "undone" | undefined): string {
-  return end === "committed"
-    ? "COMMITTED on every instance"
-    : end === "undone"
-      ? "writes back on by the undo"
-      : "canWrite on the first process";
 }
 
 /** How an instance is named in every message, view and report: its name, else its (redacted) URL. */
@@ -61,6 +53,11 @@ export interface RunEventMap {
     steps: { index: number; id: string; kind: string; title: string }[];
     /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */
     deliveries?: boolean;
+    /**
+     * This run's spans have ids derived from the cutover and its events (src/trace/ids.ts), and it
+     * journals those its collector acknowledged (`trace.exported`): a resume exports the rest.
+     */
+    traced?: boolean;
   };
   "run.finished": {
     outcome: Outcome;
@@ -72,6 +69,24 @@ export interface RunEventMap {
     split?: string;
     /** `--abort` ended it: the operator called the cutover off; no step ran, the journal's open undos did. */
     aborted?: boolean;
+    /**
+     * The cutover across its runs, when this run continues earlier ones (`--resume`, `--abort`, a
+     * `--from` run after an unfinished one): how many runs it had, and its time from the first
+     * run's start to this run's end (the runs' own times leave out the gaps between them).
+     */
+    cutover?: { runs: number; durationMs: number };
+    /**
+     * The cutover's (last) write-stop window at this run's end, measured across its runs
+     * (src/fleet/window.ts): its length (`atLeast` when its start is before the events seen), and
+     * whether it is still open (writes stopped, canWrite not seen, not undone).
+     */
+    window?: { durationMs: number; open: boolean; atLeast?: boolean };
+    /**
+     * Application writes at the run's end when they do not flow (src/writes-words.ts says it):
+     * `stopped`, the window is open (a failed undo, an interrupt after the stop, a split commit);
+     * `may-be-stopped`, a stop hook failed part-way and no undo of it succeeded.
+     */
+    writes?: WritesLeft;
   };
   /** `promptMs`: how long the operator took to answer `--step` before it (and before steps they skipped). */
   "step.started": {
@@ -247,6 +262,13 @@ export interface RunEventMap {
     durationMs: number;
   };
   log: { level: "debug" | "info" | "warn" | "error"; message: string; index?: number };
+  /**
+   * The trace's collector acknowledged these spans (their ids: src/trace/ids.ts derives them from
+   * the cutover and the events, the same live and from the journal): a `--resume` exports, from
+   * the journal, the earlier runs' spans that have no such line (a runner killed before its
+   * spans left), and only those. Not fsynced: a lost line only sends a span twice.
+   */
+  "trace.exported": { spans: string[] };
   /**
    * A notification is about to go to the `notify:` entry at `entry` (written before its first
    * attempt): a journal holding it without its `notification.settled` had the delivery in doubt

@@ -3,16 +3,17 @@
  * never reaches the fleet), load its plugins, print a dry-run plan, wire the outputs (UI,
  * journal, report) to the runner, handle Ctrl-C, and turn the result into an exit code.
  */
-import type { Tracing } from "../trace/index.js";
+import type { Tracing, TracingOptions } from "../trace/index.js";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
+import { COMMAND_EFFECT } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
 import type { LoadedRunbook, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { redactLeaves, redactSecretFields } from "../redact.js";
+import { PLUGIN_CALL_KINDS } from "../steps/index.js";
 
 export interface ExecuteFlags {
   dryRun?: boolean;
@@ -33,6 +34,8 @@ export interface ExecuteFlags {
   only?: string;
   /** `--abort`, or `--abort <journal>`: run the journal's open undos and nothing else. */
   abort?: boolean | string;
+  /** Start a new cutover although the runbook's last one did not finish (src/journal/cutover.ts). */
+  newCutover?: boolean;
 }
 
 /** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */
@@ -148,7 +151,7 @@ export async function loadForRun(
 
 export async function loadPluginsFor(loaded: LoadedRunbook, print: (s: string) => void) {
   const { loadRunbookPlugins } = await import("../plugin/index.js");
-  const { registry, diagnostics } = await loadRunbookPlugins(loaded);
+  const { registry, diagnostics } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
   const errors = diagnostics.filter((d) => d.severity === "error");
   if (diagnostics.length) {
     const { formatPretty } = await import("../lint/format/pretty.js");
@@ -191,7 +194,7 @@ export async function printPlan(
     const call = s.bound.hookCall();
     if (call) {
       out(
-        `     hook ${call.use} ${JSON.stringify(redactSecretFields(call.with ?? {}, loaded.redact))}${call.undo ? `  (undo: ${call.undo.use})` : ""}${s.step.stopWrites?.check ? `  (check: ${s.step.stopWrites.check.use}, again before commit)` : ""}`,
+        `     hook ${call.use} ${JSON.stringify(redactSecretFields(call.with ?? {}, loaded.redact))}${call.undo ? `  (undo: ${call.undo.use})` : ""}${s.bound.writesCheck() ? `  (check: ${s.bound.writesCheck()?.use}, again before commit)` : ""}`,
       );
     }
   }
@@ -247,7 +250,7 @@ export async function printPlanJson(
                 use: call.use,
                 with: redactSecretFields(call.with ?? {}, loaded.redact),
                 ...(call.undo ? { undo: call.undo.use } : {}),
-                ...(s.step.stopWrites?.check ? { check: s.step.stopWrites.check.use } : {}),
+                ...(s.bound.writesCheck() ? { check: s.bound.writesCheck()?.use } : {}),
               },
             }
           : {}),
@@ -284,19 +287,21 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
         `probe: ${label}: ${i.progress?.state ?? "?"}${i.progress?.canCommit ? ", canCommit" : ""}${i.progress?.info ? `, ${i.progress.info}` : ""}`,
       );
   }
-  const first = planSteps(rb).find((s) => s.step.when !== false && isCommandOperation(s.kind));
-  if (first && isCommandOperation(first.kind)) {
-    const need = COMMAND_EFFECT[first.kind].before;
+  const first = planSteps(rb).find((s) => s.step.when !== false && s.bound.command !== undefined);
+  const op = first?.bound.command;
+  if (first && op) {
+    const need = COMMAND_EFFECT[op].before;
     const before = planSteps(rb).slice(0, first.index);
-    const waits = before.some((s) => s.kind === "waitFor" || s.kind === "sleep" || s.kind === "confirm");
+    // a wait before the first command lets the fleet move on: its state now is not the one the command meets
+    const waits = before.some((s) => s.bound.waitsFor !== undefined);
     for (const i of snap.instances) {
       const st = i.progress?.state;
       if (!st) continue;
       // INITIALIZING (1.20+) passes by itself, and the start step waits it out
       const ok =
         need.includes(st) ||
-        (first.kind === "start" && st === "INITIALIZING") ||
-        (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
+        (op === "start" && st === "INITIALIZING") ||
+        (waits && op !== "start" && st !== "IDLE" && st !== "COMMITTED");
       if (!ok)
         problems.push(
           `${instanceLabel(i.ref)} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`,
@@ -338,11 +343,12 @@ export async function reportOutput(
 export async function traceOutput(
   env: Readonly<Record<string, string | undefined>>,
   redact: (s: string) => string,
+  opts: TracingOptions = {},
 ): Promise<Tracing | undefined> {
   const { traceConfig } = await import("../trace/config.js");
   if (!traceConfig(env)) return undefined;
   const { startTracing } = await import("../trace/index.js");
-  return startTracing(env, redact);
+  return startTracing(env, redact, opts);
 }
 
 /** Two signals closer than this are one keypress (GNU `timeout` forwards the Ctrl-C the group already got). */

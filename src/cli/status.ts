@@ -6,7 +6,6 @@
  * or a runbook that does not load.
  */
 import { existsSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
@@ -67,18 +66,18 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   const onSignal = (): void => stop.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  // the one polling loop (src/steps/kit/poll.ts): a refresh every `everyMs` from the start of the
+  // previous read, never done, until Ctrl-C aborts it
+  const { poll } = await import("../steps/kit/poll.js");
   try {
-    while (!stop.signal.aborted) {
-      let st: Status;
-      try {
-        st = await once(stop.signal);
-      } catch (err) {
-        if (stop.signal.aborted) break;
-        throw err;
-      }
-      print(st, opts.json === true, process.stdout.isTTY === true);
-      await sleep(everyMs, undefined, { signal: stop.signal }).catch(() => undefined);
-    }
+    await poll({
+      read: (signal) => once(signal),
+      judge: (st) => void print(st, opts.json === true, process.stdout.isTTY === true),
+      every: everyMs,
+      signal: stop.signal,
+    });
+  } catch (err) {
+    if (!stop.signal.aborted) throw err;
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

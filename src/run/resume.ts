@@ -150,12 +150,12 @@ export async function planResume(
   if (reverted !== undefined) {
     for (const st of steps) {
       if (st.index <= reverted || !done.has(st.index) || r.adopt.some((a) => a.stepIndex === st.index)) continue;
-      if (st.kind === "waitFor" || st.kind === "assert" || st.kind === "confirm") {
+      if (st.bound.afterWritesBack === "again") {
         done.delete(st.index);
         opts.say(
           `resume: step ${st.index + 1} "${st.id}" runs again: it passed while writes were stopped by step ${reverted + 1}, whose undo has run since`,
         );
-      } else if (st.kind === "verify")
+      } else if (st.bound.afterWritesBack === "told")
         opts.say(
           `resume: step ${st.index + 1} "${st.id}" (verify) passed while writes were stopped by step ${reverted + 1}, whose undo has run since; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile`,
         );

@@ -19,9 +19,9 @@ import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { canWriteInstance } from "../runbook/can-write.js";
-import { addCopySample, copyProgress, emptyCopyState } from "../ui/eta.js";
+import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
-import { opensWriteStop } from "../steps/index.js";
+import { opensWriteStop, traitsOf } from "../steps/index.js";
 
 /** 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`. */
 export const STATUS_FORMAT = 2;
@@ -102,7 +102,7 @@ export interface Status {
   runbook: string;
   file: string;
   instances: InstanceStatus[];
-  /** The fleet's copy, folded as the live view folds it (src/ui/eta.ts): the one percentage. */
+  /** The fleet's copy, folded as the live view folds it (src/fleet/eta.ts): the one percentage. */
   copy?: { copiedBytes: number; totalBytes: number; percent: number };
   identityProblems: string[];
   verifier?: VerifierStatus;
@@ -188,7 +188,7 @@ export async function readStatus(
   }
 }
 
-/** The fleet's copy, as the live view folds it (src/ui/eta.ts): one percentage for `status` and the run. */
+/** The fleet's copy, as the live view folds it (src/fleet/eta.ts): one percentage for `status` and the run. */
 function fleetCopy(instances: readonly InstanceStatus[]): Pick<Status, "copy"> {
   let state = emptyCopyState();
   for (const i of instances)
@@ -261,7 +261,7 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     }
   }
   // --resume's own answer, so that status says what --resume would (src/journal/runbook-journal.ts)
-  const found = await runbookJournal(folder);
+  const found = await runbookJournal(folder, traitsOf);
   if (found.none) return out; // no folder, or no journal: no run yet
   if (found.file) out.resumeWith = found.file;
   out.passedOver = found.skipped;

@@ -15,7 +15,7 @@
  * valid and may never turn true.
  */
 import { UNCITED, atLeast, versionSpan } from "../api/versions.js";
-import type { Runbook } from "./types.js";
+import type { Runbook, StartRequest } from "./types.js";
 
 /**
  * The index of the instance whose `canWrite` is valid: the only instance, or (of several) the one
@@ -41,14 +41,17 @@ export type DestinationWrites = { on: "canWrite"; instance: number } | { on: "co
  * On 1.11–1.19, a start without write blocking (`enableUserWriteBlocking: false` or `"none"`) and
  * without the embedded verifier (`verification: { enabled: false }`): the page says to write to
  * the destination only once COMMITTED (src/api/versions.ts, `UNCITED.committedBeforeWritesWithoutBlocking`).
- * Read from the runbook's first start; a runbook that does not start the sync says nothing of it.
+ * `start`: the runbook's first start request (src/steps `firstStartRequest`); a runbook that does
+ * not start the sync says nothing of it.
  */
-export function committedBeforeWrites(rb: Pick<Runbook, "serviceVersion" | "steps">): string | undefined {
+export function committedBeforeWrites(
+  rb: Pick<Runbook, "serviceVersion">,
+  start: StartRequest | undefined,
+): string | undefined {
   const v = rb.serviceVersion;
   const range = UNCITED.committedBeforeWritesWithoutBlocking;
   if (v === undefined || !atLeast(v, range.since) || atLeast(v, range.until)) return undefined;
-  const start = rb.steps.find((s) => "start" in s && s.start !== undefined);
-  const body = start && "start" in start ? start.start : undefined;
+  const body = start;
   if (!body) return undefined;
   const wb = body.enableUserWriteBlocking;
   if (!(wb === false || wb === "none") || body.verification?.enabled !== false) return undefined;
@@ -60,9 +63,12 @@ export function committedBeforeWrites(rb: Pick<Runbook, "serviceVersion" | "step
  * process, or COMMITTED on every instance (no first process declared; or the 1.11–1.19 pages'
  * "Otherwise, wait until the state is COMMITTED").
  */
-export function destinationWrites(rb: Pick<Runbook, "instances" | "serviceVersion" | "steps">): DestinationWrites {
+export function destinationWrites(
+  rb: Pick<Runbook, "instances" | "serviceVersion">,
+  start: StartRequest | undefined,
+): DestinationWrites {
   const instance = canWriteInstance(rb);
   if (instance === undefined) return { on: "committed", why: noCanWriteReason(rb)! };
-  const late = committedBeforeWrites(rb);
+  const late = committedBeforeWrites(rb, start);
   return late ? { on: "committed", why: late } : { on: "canWrite", instance };
 }

@@ -158,3 +158,22 @@ export function coercion(v: string): number | boolean | undefined {
   if (v.trim() === "false") return false;
   return undefined;
 }
+
+/**
+ * The `${env.NAME}` names a value refers to (a runbook loaded for lint keeps them as written),
+ * each once, in order: what an engine must hand the job (a wave's `secrets:`, src/wave/lint.ts).
+ */
+export function envNamesIn(root: unknown): string[] {
+  const names = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") {
+      for (const m of v.matchAll(PLACEHOLDER)) {
+        const ref = m[1] === undefined ? null : REF.exec(m[1]);
+        if (ref?.[1] === "env" && ref[2]) names.add(ref[2]);
+      }
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x);
+  };
+  walk(root);
+  return [...names];
+}

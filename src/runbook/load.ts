@@ -13,6 +13,7 @@ import { createLocator, type Locate } from "./positions.js";
 import type { Runbook } from "./types.js";
 import { validateRunbookSchema } from "./validate.gen.js";
 import { errorMessage } from "../errors.js";
+import { formatBytes } from "../text.js";
 
 export interface LoadOptions {
   /**
@@ -382,7 +383,7 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
   if (size > MAX_RUNBOOK_BYTES)
     return {
       ...at,
-      message: `the file is ${(size / 1024 / 1024).toFixed(1)} MB; a runbook is at most ${MAX_RUNBOOK_BYTES / 1024 / 1024} MB`,
+      message: `the file is ${formatBytes(size)}; a runbook is at most ${formatBytes(MAX_RUNBOOK_BYTES)}`,
       hint: "Is this the right file? Runbooks are small YAML files.",
     };
   const nul = text.indexOf("\u0000");

@@ -20,6 +20,20 @@ type CommitBody = Record<string, never>;
 export const commit: StepKindDef<CommitBody> = {
   body: (step) => (step.commit === undefined ? undefined : {}),
   title: () => "Commit",
+  traits: {
+    opensWriteStop: false,
+    command: "commit",
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: (_b, to) => [
     ...toEach(to, "GET", "/api/v1/progress", {
       note: "interlock: RUNNING, canCommit true; writes stopped; no errors",

@@ -167,7 +167,7 @@ function writesOnSequence(at: SequenceStep): void {
   else if (!committedOnly) {
     // canWrite was waited for, COMMITTED was not: on 1.11–1.19 without write blocking and without
     // the embedded verifier the page says COMMITTED (src/runbook/can-write.ts)
-    const late = committedBeforeWrites(at.runbook);
+    const late = committedBeforeWrites(at.runbook, at.runbook.steps.find((st) => st.start !== undefined)?.start);
     if (late)
       at.report(
         "writes-on-before-committed",
@@ -180,6 +180,17 @@ function writesOnSequence(at: SequenceStep): void {
 export const hook: StepKindDef<HookCall> = {
   body: keyed("hook"),
   title: (b) => `Hook ${b.use}`,
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: "hook",
+  },
+  writesCheck: undefined,
+  condition: undefined,
+  startRequest: undefined,
   plan: () => [],
   sequence(b, at) {
     if (b.writesOn === true) writesOnSequence(at);

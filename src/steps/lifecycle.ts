@@ -56,6 +56,20 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
   return {
     body: (step) => (step[op] === undefined ? undefined : {}),
     title: () => TITLES[op],
+    traits: {
+      opensWriteStop: false,
+      command: op,
+      waitsFor: undefined,
+      afterWritesBack: "kept",
+      usesVerifier: false,
+      callsPlugin: undefined,
+    },
+    hookCall: undefined,
+    writesCheck: undefined,
+    undoTimeoutMs: undefined,
+    condition: undefined,
+    startRequest: undefined,
+    rehearsal: undefined,
     plan: (_b, to) => [
       ...toEach(to, "GET", "/api/v1/progress", { note: "interlock: state" }),
       ...toEach(to, "POST", `/api/v1/${op}`, { body: {} }),

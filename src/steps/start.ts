@@ -16,6 +16,20 @@ import { redactLeaves } from "../redact.js";
 export const start: StepKindDef<StartRequest> = {
   body: keyed("start"),
   title: (b) => `Start the sync ${b.source} → ${b.destination}`,
+  traits: {
+    opensWriteStop: false,
+    command: "start",
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: (b) => b,
+  rehearsal: undefined,
   plan: (b, to) => {
     const v = to.serviceVersion;
     const parts = versionDependentParts(b).map((p) => p.text);

@@ -16,6 +16,17 @@ type StopWritesCall = NonNullable<Step["stopWrites"]>;
 export const stopWrites: StepKindDef<StopWritesCall> = {
   body: keyed("stopWrites"),
   title: (b) => `Stop application writes (${b.use})`,
+  traits: {
+    opensWriteStop: true,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: "hook",
+  },
+  writesCheck: (b) => b.check,
+  condition: undefined,
+  startRequest: undefined,
   plan: () => [],
   sequence(_b, at) {
     const failed = cloneFlow(at.flow);
@@ -54,7 +65,6 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
   },
   hookCall: (b) => b,
   undoTimeoutMs: hookUndoTimeoutMs,
-  opensWriteStop: true,
   // the simulator's writes switch (its undo turns writes back on)
   rehearsal: (step, b, to) => {
     if (to.keepHooks || !step.stopWrites) return step;

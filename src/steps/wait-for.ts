@@ -85,6 +85,20 @@ function embeddedNever(c: ConditionModel, at: SequenceStep): string | undefined 
 export const waitFor: StepKindDef<WaitForBody> = {
   body: keyed("waitFor"),
   title: (b) => `Wait for ${readCondition(b).text}`,
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: "service",
+    afterWritesBack: "again",
+    usesVerifier: false,
+    callsPlugin: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: (b) => b,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: (b, to) => {
     // what the condition reads where the version decides it (src/api/versions.ts)
     const reads: string[] = [];

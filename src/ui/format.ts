@@ -1,6 +1,7 @@
 /**
  * Pure text helpers shared by both renderers. No I/O, no clock: callers pass `now`.
  */
+import { WRITES_LEFT_WORDS } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { RunEventMap } from "../events.js";
@@ -109,7 +110,7 @@ export function writesStillStopped(step: { number: number; id: string; use?: str
   advice: string;
 } {
   return {
-    headline: `writes are STILL STOPPED: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
+    headline: `${WRITES_LEFT_WORDS.stopped}: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
     advice:
       "the application cannot write until writes are turned back on: do by hand what that undo does, then check that the application writes again (or fix the cause and carry on with --resume)",
   };
@@ -122,4 +123,19 @@ export function writesStillStoppedLines(
 ): string[] {
   const w = writesStillStopped(step);
   return [red(`✖ ${w.headline}`), `  ${w.advice}`];
+}
+
+/**
+ * The run's last line's tail: the cutover's time across its runs and its write-stop window (the
+ * cutover's, across runs: `run.finished` carries both), so the last line is not only this run's.
+ * ` · cutover 1m 42s over 3 runs · writes stopped 26s`
+ */
+export function cutoverTail(e: Pick<RunEventMap["run.finished"], "cutover" | "window">): string {
+  const parts: string[] = [];
+  if (e.cutover) parts.push(`cutover ${formatDuration(e.cutover.durationMs)} over ${e.cutover.runs} runs`);
+  if (e.window)
+    parts.push(
+      `writes stopped ${e.window.atLeast ? "at least " : ""}${formatDuration(e.window.durationMs)}${e.window.open ? " so far (still stopped)" : ""}`,
+    );
+  return parts.map((p) => ` · ${p}`).join("");
 }

@@ -17,8 +17,8 @@ import { errorMessage } from "../errors.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
 export { createPrompter, STEP_CHOICES } from "./prompts.js";
-export { copyProgress, addCopySample, emptyCopyState, readCollectionCopy, COPY_DEFAULTS } from "./eta.js";
-export type { CopyState, CopyView, CopyOptions, InstanceCopy } from "./eta.js";
+export { copyProgress, addCopySample, emptyCopyState, readCollectionCopy, COPY_DEFAULTS } from "../fleet/eta.js";
+export type { CopyState, CopyView, CopyOptions, InstanceCopy } from "../fleet/eta.js";
 export { formatWaitStatus, waitStatusKey, formatBytes, formatDuration, formatClock, bar } from "./format.js";
 export { SimpleUi } from "./simple.js";
 export { claimStdout, createJsonLines, jsonLine, type ClaimedStdout, type JsonLines } from "./json.js";

@@ -20,7 +20,7 @@ import {
 import type { ListrTaskWrapper } from "listr2";
 import type { Colors } from "picocolors/types.js";
 import type { RunEvent } from "../events.js";
-import { formatDuration, writesStillStoppedLines } from "./format.js";
+import { cutoverTail, formatDuration, writesStillStoppedLines } from "./format.js";
 import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
@@ -300,7 +300,7 @@ export class ListrUi {
       const word = f.aborted ? "aborted" : f.outcome;
       const outcome = f.outcome === "ok" || (f.aborted && f.exitCode === 0) ? c.green(word) : c.red(word);
       this.opts.out.write(
-        `run ${outcome} in ${formatDuration(f.durationMs)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
+        `run ${outcome} in ${formatDuration(f.durationMs)}${cutoverTail(f)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
       );
       const stuck = this.model.writesLeftStopped();
       if (stuck) this.opts.out.write(`${writesStillStoppedLines(stuck, c.red).join("\n")}\n`);

@@ -7,9 +7,9 @@ import { docsComparedText } from "../text.js";
 import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
-import { opensWriteStop } from "../steps/index.js";
-import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
-import type { CopyOptions, CopyState, CopyView } from "./eta.js";
+import { opensWriteStop, traitsOf } from "../steps/index.js";
+import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
+import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
 import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
 export type StepInfo = RunEventMap["run.started"]["steps"][number];
@@ -81,7 +81,7 @@ export class UiModel {
   readonly decisions = new Map<number, Decision[]>();
   readonly logs = new Map<number, Log[]>();
   /** The write-stop window (writes stopped → canWrite): its clock runs in the panel while open. */
-  readonly window = new WindowTracker();
+  readonly window = new WindowTracker(traitsOf);
   current?: number;
 
   constructor(private readonly copyOptions: CopyOptions = COPY_DEFAULTS) {}

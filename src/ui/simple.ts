@@ -6,7 +6,8 @@
  */
 import { codeFrame } from "../text.js";
 import type { Colors } from "picocolors/types.js";
-import { instanceLabel, windowEndWords, type RunEvent, type RunEventMap } from "../events.js";
+import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
+import { windowEndWords } from "../writes-words.js";
 import {
   commandName,
   formatBytes,
@@ -15,6 +16,7 @@ import {
   formatWaitStatus,
   waitStatusKey,
   writesStillStoppedLines,
+  cutoverTail,
 } from "./format.js";
 import { UiModel, decisionLine, windowSummary } from "./model.js";
 
@@ -224,7 +226,7 @@ export class SimpleUi {
         ]
           .filter(Boolean)
           .join(", ");
-        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
+        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${cutoverTail(e)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
         const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
         const stuck = this.model.writesLeftStopped();
         this.#line(e.at, e.outcome === "ok" || (e.aborted && e.exitCode === 0) ? c.green(head) : c.red(head), [

@@ -11,6 +11,7 @@ import { safeSegment } from "../journal/format.js";
 import type { WavePlan, WavePlanItem } from "./lint.js";
 import type { WaveReportEntry, WaveStatus } from "./report.js";
 import type { Verdict } from "../rehearse/index.js";
+import { PLUGIN_CALL_KINDS } from "../steps/index.js";
 
 export interface WaveRehearsalOptions {
   /** Write each runbook's report into `<dir>/<name>/` (and its verdict as verdict.json). */
@@ -140,7 +141,7 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
     const reh = await prepareRehearsal(loaded, opts.timeScale !== undefined ? { timeScale: opts.timeScale } : {});
     try {
       // the plugins of the runbook as rehearsed: its stop-writes hooks are the simulator's switch now
-      const plugins = await loadRunbookPlugins(reh.loaded);
+      const plugins = await loadRunbookPlugins(reh.loaded, { callKinds: PLUGIN_CALL_KINDS });
       const pluginErrors = plugins.diagnostics.filter((d) => d.severity === "error");
       if (pluginErrors.length)
         return await done({

@@ -25,6 +25,7 @@ import { ServiceVersionReader, declaredMismatch, describeVersionSeen } from "../
 import { runRunbook } from "../../src/run/runner.js";
 import { readStatus } from "../../src/run/status.js";
 import { parseRunbook } from "../../src/runbook/index.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 import { DOCS_EXAMPLES, exampleAnswer, exampleName, type DocsExample } from "../support/docs-examples.js";
 import { localServer, type LocalServer } from "../support/http-server.js";
 
@@ -168,7 +169,7 @@ ${waits.join("\n")}
 `;
       const loaded = await parseRunbook(yaml, "docs-example.yaml", { env: {} });
       expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-      const { registry } = await loadRunbookPlugins(loaded);
+      const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
       const events: RunEvent[] = [];
       const before = server.requests.length;
       const result = await runRunbook({

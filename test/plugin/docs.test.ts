@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins, runHook, stepInfo, undoFor, UndoStack } from "../../src/plugin/index.js";
 import { loadedFromYaml, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
 import { startServer } from "../support/http-server.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,7 +42,7 @@ describe("README: Writing a plugin", () => {
     // as the walk-through says: the runbooks' folder is an ES module package
     writeFiles(dir, { "package.json": '{ "type": "module" }\n', "plugins/flags.ts": plugin, "rb.yaml": text });
     const loaded = loadedFromYaml(join(dir, "rb.yaml"), text);
-    const { registry, diagnostics } = await loadRunbookPlugins(loaded);
+    const { registry, diagnostics } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     expect(diagnostics).toEqual([]);
 
     const ctx = { ...recordingContext(dir, ["flag-token-123"]), env: { FLAGS_TOKEN: "flag-token-123" } };

@@ -10,6 +10,7 @@ import {
   serverRules,
 } from "../../src/preflight/docs.js";
 import { syncType } from "../../src/preflight/checks/privileges.js";
+import { stepsSending } from "../../src/steps/index.js";
 import type { CheckInput } from "../../src/preflight/findings.js";
 import { PREFLIGHT_CHECKS } from "../../src/preflight/index.js";
 import { parseRate } from "../../src/preflight/units.js";
@@ -95,6 +96,7 @@ describe("preflight units", () => {
       ({
         runbook: { serviceVersion: "1.22.0", steps: [{ start: {} }, ...steps(n)] },
         start: { body: { source: "cluster0", destination: "cluster1", reversible: true } },
+        reverses: stepsSending({ steps: [{ start: {} }, ...steps(n)] } as never, "reverse"),
       }) as unknown as CheckInput;
     expect([0, 1, 2, 3].map((n) => syncType(reversing(n)))).toEqual([
       "reversing",

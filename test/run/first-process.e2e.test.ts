@@ -12,6 +12,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
 import { WindowTracker } from "../../src/fleet/window.js";
+import { traitsOf } from "../../src/steps/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { rmSync } from "node:fs";
 import { readStatus } from "../../src/run/status.js";
@@ -168,7 +169,7 @@ describe("canWrite of the first process only", () => {
       seen.set(e.instance.index, e.progress.state);
     expect([...seen.values()]).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
     // the report's fold says the same
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     for (const e of events) w.apply(e);
     expect(w.current()).toMatchObject({ closedBy: "committed", open: false });
   });

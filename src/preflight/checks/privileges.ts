@@ -8,8 +8,7 @@ export function syncType(input: CheckInput): SyncType {
   const b = input.start?.body;
   if (b?.reversible === true) {
     // the table's "Multiple Reversals" row: a runbook that reverses more than once
-    const reverses = input.runbook.steps?.filter((s) => "reverse" in s && s.reverse !== undefined).length ?? 0;
-    return reverses > 1 ? "multiple-reversals" : "reversing";
+    return input.reverses > 1 ? "multiple-reversals" : "reversing";
   }
   const wb = b?.enableUserWriteBlocking;
   if (wb === true || wb === "sourceAndDestination") return "write-blocking";
