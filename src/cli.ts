@@ -315,6 +315,10 @@ runOptions(
     .option(
       "--namespaces <file>",
       "copy the shape of the real data: the output of `syncbook preflight <runbook> --list-namespaces --format json`",
+    )
+    .option(
+      "--trace",
+      "export the rehearsal's trace when the OTLP variables are set (off by default: a rehearsal is not the cutover)",
     ),
 ).action((file: string, opts: RehearseFlags) =>
   act(

@@ -249,7 +249,8 @@ export interface RunEventMap {
    * Journaled (fsynced) before the hook runs. `token`: every process the call starts carries it
    * in its environment (src/plugin/process.ts), so a resume can find one the run left behind.
    */
-  "hook.started": { index: number; id: string; use: string; undo: boolean; token?: string };
+  /** `command`: an undo's call as a command an operator can run by hand (redacted), when its hook makes one. */
+  "hook.started": { index: number; id: string; use: string; undo: boolean; token?: string; command?: string };
   /** A process a hook call started (right after its spawn): `--resume` waits out one still alive (src/run/orphans.ts). */
   "hook.process": { index: number; id: string; undo: boolean; token: string; pid: number; pgid?: number };
   "hook.finished": {

@@ -10,7 +10,7 @@ import { COMMAND_EFFECT } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
-import type { LoadedRunbook, Scalar } from "../runbook/index.js";
+import type { LoadedRunbook, LoadOptions, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { redactLeaves, redactSecretFields } from "../redact.js";
 import { PLUGIN_CALL_KINDS } from "../steps/index.js";
@@ -34,6 +34,8 @@ export interface ExecuteFlags {
   only?: string;
   /** `--abort`, or `--abort <journal>`: run the journal's open undos and nothing else. */
   abort?: boolean | string;
+  /** rehearse: export the rehearsal's trace when the OTLP variables are set (off by default). */
+  trace?: boolean;
   /** Start a new cutover although the runbook's last one did not finish (src/journal/cutover.ts). */
   newCutover?: boolean;
 }
@@ -84,6 +86,8 @@ export async function loadForRun(
   file: string,
   flags: ExecuteFlags,
   print: (s: string) => void,
+  /** A rehearsal: where an unset `${env.*}` is not needed (src/rehearse: `rehearsalStandIns`). */
+  standIn?: LoadOptions["standIn"],
 ): Promise<LoadedRunbook> {
   if (!existsSync(file))
     throw new UserError(`${file}: no such file`, {
@@ -98,14 +102,16 @@ export async function loadForRun(
   const { loadRunbook } = await import("../runbook/index.js");
   const { lintRunbook } = await import("../lint/rules.js");
   const vars = parseVars(flags.var);
-  const loaded = await loadRunbook(file, { env: process.env, vars }).catch((err: unknown) => {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (typeof code !== "string") throw err;
-    throw new UserError(`cannot read ${file}: ${code}`, {
-      hint: "Check that the file exists and is readable.",
-      exitCode: ExitCode.usage,
-    });
-  });
+  const loaded = await loadRunbook(file, { env: process.env, vars, ...(standIn ? { standIn } : {}) }).catch(
+    (err: unknown) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code !== "string") throw err;
+      throw new UserError(`cannot read ${file}: ${code}`, {
+        hint: "Check that the file exists and is readable.",
+        exitCode: ExitCode.usage,
+      });
+    },
+  );
   // an override of a variable the runbook does not have would change nothing, silently
   const declared =
     loaded.raw && typeof loaded.raw === "object" && !Array.isArray(loaded.raw)
@@ -134,15 +140,22 @@ export async function loadForRun(
   }
   // rule findings too when the schema refused it: everything in one pass
   const diags: Diagnostic[] = [...loaded.diagnostics, ...lintRunbook(loaded)];
-  const shown = diags.filter((d) => d.severity !== "info");
+  // an accepted warning is shown where the warning would be, with its reason
+  const shown = diags.filter((d) => d.severity !== "info" || d.accepted !== undefined);
   if (shown.length) {
     const { formatPretty } = await import("../lint/format/pretty.js");
     print(formatPretty({ diagnostics: shown, files: [file], sources: new Map([[file, loaded.text]]), color: false }));
   }
   const n = countBySeverity(diags);
   if (!loaded.runbook || n.error > 0) {
+    // lint leaves every ${env.*} unresolved (CI has no secrets): an unset one is this command's own finding
+    const unset = loaded.diagnostics.some((d) => d.rule === "interpolation" && / is not set$/.test(d.message));
     throw new UserError(`${file} has ${n.error} error(s): nothing was sent`, {
-      hint: `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`,
+      hint: unset
+        ? standIn
+          ? "Export the environment variables named above: the rehearsal uses them as written (a hook's or notifier's need none: stand-ins replace those). `syncbook lint` leaves every ${env.*} unresolved, so it cannot see this."
+          : "Export the environment variables named above. `syncbook lint` leaves every ${env.*} unresolved (CI has no secrets), so it cannot see this."
+        : `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`,
       exitCode: ExitCode.usage,
     });
   }
@@ -343,12 +356,19 @@ export async function reportOutput(
 export async function traceOutput(
   env: Readonly<Record<string, string | undefined>>,
   redact: (s: string) => string,
-  opts: TracingOptions = {},
+  opts: TracingOptions & { rehearsal?: { trace: boolean } } = {},
 ): Promise<Tracing | undefined> {
-  const { traceConfig } = await import("../trace/config.js");
+  const { traceConfig, traceProblem } = await import("../trace/config.js");
+  const problem = traceProblem(env);
+  if (problem) stderr(`warning: ${problem}`);
   if (!traceConfig(env)) return undefined;
+  // a rehearsal is not the cutover: its trace goes to the team's backend only when asked for
+  if (opts.rehearsal && !opts.rehearsal.trace) {
+    stderr("rehearsal: not traced (the OTLP variables are set; pass --trace to export the rehearsal's trace)");
+    return undefined;
+  }
   const { startTracing } = await import("../trace/index.js");
-  return startTracing(env, redact, opts);
+  return startTracing(env, redact, opts.earlier ? { earlier: opts.earlier } : {});
 }
 
 /** Two signals closer than this are one keypress (GNU `timeout` forwards the Ctrl-C the group already got). */

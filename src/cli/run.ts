@@ -7,6 +7,7 @@
 import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeFrame, plural } from "../text.js";
+import { nextAfterFailedUndo } from "../ui/format.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
@@ -243,7 +244,10 @@ export async function execute(
   const report = await reportOutput(flags.report, stderr, how.history);
   // a resume (or a run continuing the cutover) exports the earlier runs' spans its collector never got
   const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
-  const tracing = await traceOutput(process.env, loaded.redact, earlier.length ? { earlier } : {});
+  const tracing = await traceOutput(process.env, loaded.redact, {
+    ...(earlier.length ? { earlier } : {}),
+    ...(how.mode === "rehearse" ? { rehearsal: { trace: flags.trace === true } } : {}),
+  });
   const controller = new AbortController();
   const forced = new AbortController();
   // after the run, the wait for its notifications: bounded, and a Ctrl-C ends it at once
@@ -281,7 +285,9 @@ export async function execute(
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
-      print: how.json ? stderr : stdout,
+      // a rehearsal's stand-in lines (a hook not run, a notification not sent) are the renderer's
+      // to show: `--renderer silent` prints none of them
+      print: how.mode === "rehearse" && flags.renderer === "silent" ? () => undefined : how.json ? stderr : stdout,
       ...(tracing ? { traceparent: () => tracing.traceparent(), onRecord: (r: Emit) => tracing.record(r) } : {}),
       drainSignal: drainStop.signal,
       onDrain: (pending) => {
@@ -302,7 +308,10 @@ export async function execute(
     // the run itself ended as it says; the operator stopped the wait for its notifications
     if (notes?.interrupted) return ExitCode.interrupted;
     if (result.aborted) {
-      if (result.message) stderr(result.message);
+      // the renderer's summary said it already: once, not twice
+      if (result.message && !ui.showsEnd) stderr(result.message);
+      const stuck = ui.writesLeftStopped();
+      if (stuck) for (const l of nextAfterFailedUndo(loaded.file, stuck)) stderr(`  ${l}`);
       if (result.exitCode === 0)
         stderr(
           `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${loaded.file} --resume (a write stop that was undone runs again before commit)`,
@@ -329,7 +338,18 @@ export async function execute(
       // commit refused for want of a write stop: --resume would meet the same refusal; the stopWrites step runs again
       const restop =
         !rerun && result.refused === "writes-stopped" ? await stopWritesBefore(loaded, result.failedStep) : undefined;
-      if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
+      // an undo of a stopWrites failed: the application is down; --abort retries it, --resume goes on
+      const stuck = how.mode !== "rehearse" && !result.committed ? ui.writesLeftStopped() : undefined;
+      if (stuck && !rerun) {
+        const { planSteps } = await import("../run/plan.js");
+        const failed = loaded.runbook ? planSteps(loaded.runbook).find((st) => st.id === result.failedStep) : undefined;
+        for (const l of nextAfterFailedUndo(
+          loaded.file,
+          stuck,
+          failed ? { number: failed.index + 1, id: failed.id } : undefined,
+        ))
+          stderr(`  ${l}`);
+      } else if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
       else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
@@ -365,8 +385,10 @@ async function newOrContinued(
   dir: string,
   flags: ExecuteFlags,
 ): Promise<{ cutover: string; journal: string } | undefined> {
-  const { unfinishedCutover } = await import("../journal/index.js");
-  const { traitsOf } = await import("../steps/index.js");
+  const [{ unfinishedCutover }, { traitsOf }] = await Promise.all([
+    import("../journal/index.js"),
+    import("../steps/index.js"),
+  ]);
   const last = await unfinishedCutover(dir, traitsOf);
   if (!last) return undefined;
   const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;

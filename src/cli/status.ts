@@ -10,7 +10,7 @@ import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { Status } from "../run/status.js";
-import { writesStillStopped } from "../ui/format.js";
+import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -180,12 +180,37 @@ export function formatStatus(st: Status): string[] {
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
     if (j.writesUndoFailed) {
-      const w = writesStillStopped({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id });
-      lines.push(`  ${w.headline}`, `    ${w.advice}`);
+      const u = j.writesUndoFailed;
+      const stuck = {
+        number: u.step,
+        id: u.id,
+        ...(u.stopFailed ? { stopFailed: true } : {}),
+        ...(u.use !== undefined ? { use: u.use } : {}),
+        ...(u.command !== undefined ? { command: u.command } : {}),
+      };
+      const w = writesStillStopped(stuck);
+      lines.push(`  ${w.headline}`, ...w.undo.map((l) => `    ${l}`), `    ${w.advice}`);
+      const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
+      for (const l of nextAfterFailedUndo(st.file, stuck, at)) lines.push(`  ${l}`);
     } else if (j.writesStopped !== undefined)
       lines.push(
-        `  writes: ${j.writesStopped ? "stopped by the run (a stopWrites held, not undone)" : "not stopped by the run (or undone)"}`,
+        `  writes: ${j.writesStopped ? `stopped by the run (a stopWrites held, not undone)${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,
       );
+    // killed or crashed (no end recorded, no live runner): what each way on does
+    if (!j.finished && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
+      const committed = j.lastCommand?.op === "commit";
+      lines.push(
+        "  next, one of:",
+        `    syncbook run ${st.file} --resume`,
+        `        goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${j.writesStopped ? "; writes stay stopped" : ""})`,
+        ...(committed
+          ? ["    (no --abort: a commit was sent, and after commit nothing is undone)"]
+          : [
+              `    syncbook run ${st.file} --abort`,
+              `        calls the cutover off: runs the undos still owed, last first${j.writesStopped ? " (writes back on)" : ""}; nothing is sent to the sync service`,
+            ]),
+      );
+    }
     if (j.verifier?.restarts)
       lines.push(
         `  verifier: restarted ${j.verifier.restarts} time(s) during the run's verification (--resume sends the new process a check, then writesOff)`,

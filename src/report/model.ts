@@ -486,7 +486,14 @@ export class ReportBuilder {
         this.#markers.push({ t, kind: "writes-on", label: "writes on", ...(cur ? { run: cur.run.n } : {}) });
         break;
       case "hook.started":
-        this.#hooks.push({ index: e.index, id: e.id, use: e.use, undo: e.undo, start: t });
+        this.#hooks.push({
+          index: e.index,
+          id: e.id,
+          use: e.use,
+          undo: e.undo,
+          ...(e.command !== undefined ? { command: e.command } : {}),
+          start: t,
+        });
         if (e.undo)
           this.#markers.push({
             t,

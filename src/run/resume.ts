@@ -164,8 +164,13 @@ export async function planResume(
   const undoSteps = commitSent
     ? []
     : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);
+  // the step the task list starts at: one that runs again (a write stop undone) comes before where the run stopped
+  const first = steps.find((st) => !done.has(st.index) && st.index < r.resumeAt);
+  const at = (i: number): string => `step ${i + 1}/${steps.length} "${steps[i]?.id ?? "(end)"}"`;
   opts.say(
-    `resume: continuing at step ${r.resumeAt + 1}/${steps.length} "${steps[r.resumeAt]?.id ?? "(end)"}" from ${file}`,
+    first
+      ? `resume: continuing at ${at(first.index)} (it runs again), then ${at(r.resumeAt)}, where the interrupted run stopped, from ${file}`
+      : `resume: continuing at ${at(r.resumeAt)} from ${file}`,
   );
   let complete: ResumePlan["complete"];
   if (r.complete) {

@@ -89,7 +89,9 @@ export interface JournalStatus {
   /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
   verifier?: { restarts: number; oldRelease: boolean };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
-  writesUndoFailed?: { step: number; id: string };
+  writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
+  /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
+  writesStoppedSince?: string;
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
   /** The journal's notifications (src/plugin/deliveries.ts): how many were delivered, and each that was not (or is in doubt). */
@@ -301,6 +303,10 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       ...(state.finished.aborted ? { aborted: true as const } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
+  if (state.stopWritesSucceeded && found.file) {
+    const since = await windowOpenSince(found.file);
+    if (since) out.writesStoppedSince = since;
+  }
   const v = state.verifier;
   if (v && (v.restarts || v.oldRelease))
     out.verifier = { restarts: v.restarts ?? 0, oldRelease: v.oldRelease === true };
@@ -309,9 +315,43 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   const stop = state.hooksRan
     .filter((h) => opensWriteStop(state.steps.find((s) => s.index === h.stepIndex)?.kind))
     .at(-1);
-  if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
-    out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };
+  // a stop hook that failed part-way has its runbook undo run too: if that failed, writes may be stopped
+  if (!state.stopWritesSucceeded && stop?.ok !== undefined && stop.undoStarted === true && !stop.undone) {
+    const undo = found.file ? await lastUndoCall(found.file, stop.stepIndex) : undefined;
+    out.writesUndoFailed = {
+      step: stop.stepIndex + 1,
+      id: stop.id,
+      ...(stop.ok === false ? { stopFailed: true as const } : {}),
+      ...(undo?.use !== undefined ? { use: undo.use } : {}),
+      ...(undo?.command !== undefined ? { command: undo.command } : {}),
+    };
+  }
   return out;
+}
+
+/** When the write-stop window the journal shows last opened, if it did not close after. */
+async function windowOpenSince(file: string): Promise<string | undefined> {
+  let since: number | undefined;
+  for await (const l of journalLines(file)) {
+    const v = l.value as { type?: unknown; at?: unknown };
+    if (v.type === "window.opened" && typeof v.at === "number") since = v.at;
+    else if (v.type === "window.closed") since = undefined;
+  }
+  return since === undefined ? undefined : new Date(since).toISOString();
+}
+
+/** The last undo call the journal shows for a step: its hook and, when the run journaled one, its command (redacted). */
+async function lastUndoCall(file: string, stepIndex: number): Promise<{ use?: string; command?: string } | undefined> {
+  let last: { use?: string; command?: string } | undefined;
+  for await (const l of journalLines(file)) {
+    const v = l.value as { type?: unknown; index?: unknown; undo?: unknown; use?: unknown; command?: unknown };
+    if (v.type !== "hook.started" || v.undo !== true || v.index !== stepIndex) continue;
+    last = {
+      ...(typeof v.use === "string" ? { use: v.use } : {}),
+      ...(typeof v.command === "string" ? { command: v.command } : {}),
+    };
+  }
+  return last;
 }
 
 /** What the journal's `notification.*` lines say; undefined when it has none. */

@@ -95,7 +95,17 @@ export async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set
   await withProcessWatch(watch, () =>
     undo.unwind(
       {
-        started: (e) => watch.begin({ index: e.step.index, id: e.step.id, use: e.use, undo: true }, run.say),
+        started: (e) =>
+          watch.begin(
+            {
+              index: e.step.index,
+              id: e.step.id,
+              use: e.use,
+              undo: true,
+              ...(e.command !== undefined ? { command: e.command } : {}),
+            },
+            run.say,
+          ),
         finished: (e, o) => {
           if (o.ok) undoneOk.add(e.step.index);
           run.say("hook.finished", {

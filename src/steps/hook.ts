@@ -22,6 +22,8 @@ export interface HookCallRef {
   id: string;
   use: string;
   undo: boolean;
+  /** An undo's call as a command an operator can run by hand (redacted). */
+  command?: string;
 }
 
 /**

@@ -1,5 +1,12 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
-import { evaluate, readCondition, type Condition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
+import {
+  evaluate,
+  instanceSignature,
+  readCondition,
+  type Condition,
+  type ConditionBody,
+  type ConditionModel,
+} from "../fleet/index.js";
 import { canWriteInstance, noCanWriteReason } from "../runbook/can-write.js";
 import { StepFailure, type StepContext } from "./kit/context.js";
 import type { WaitForBody } from "../runbook/types.js";
@@ -143,6 +150,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
       verifier: cond.verifier.length > 0,
       describe: cond.text,
       evaluate: (snap, v) => evaluate(cond, snap, v),
+      watch: (sample) => instanceSignature(cond, sample),
     });
   },
 };

@@ -21,7 +21,7 @@ import { traceConfig, type TraceConfig } from "./config.js";
 import { createTraceFold } from "./spans.js";
 import { createSpanIdSource } from "./ids.js";
 
-export { traceConfig, type TraceConfig } from "./config.js";
+export { traceConfig, traceProblem, type TraceConfig } from "./config.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

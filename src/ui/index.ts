@@ -14,6 +14,8 @@ import type { InputStream, PromptHost, Prompter } from "./prompts.js";
 import { SimpleUi } from "./simple.js";
 import { createJsonLines } from "./json.js";
 import { errorMessage } from "../errors.js";
+import { UiModel } from "./model.js";
+import type { UndoLeftStopped } from "./format.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
 export { createPrompter, STEP_CHOICES } from "./prompts.js";
@@ -53,6 +55,10 @@ export interface Ui {
    * points up instead of printing the paragraph again.
    */
   toldAbove: (message: string | undefined) => string | undefined;
+  /** The renderer printed the run's closing message in its summary (default, simple): the CLI does not repeat it. */
+  showsEnd: boolean;
+  /** A stopWrites whose undo failed in this run (writes still stopped), whatever the renderer. */
+  writesLeftStopped: () => UndoLeftStopped | undefined;
 }
 
 function isTTY(s: unknown): boolean {
@@ -96,6 +102,8 @@ export function createUi(opts: UiOptions): Ui {
   let onAutoAnswer: (message: string) => void;
   let line: Ui["line"] = () => undefined;
   let toldAbove: Ui["toldAbove"] = () => undefined;
+  // the json and silent renderers draw no model: one is kept for what the CLI says at the end
+  let model: UiModel | undefined;
 
   if (opts.renderer === "default") {
     const ui = new ListrUi({ out, input, colors });
@@ -103,6 +111,7 @@ export function createUi(opts: UiOptions): Ui {
     host = ui.promptHost;
     close = () => ui.close();
     toldAbove = (m) => ui.model.toldAbove(m);
+    model = ui.model;
     // shown as a log line of the running step, through the same path as runner logs
     onAutoAnswer = (message) =>
       ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
@@ -111,6 +120,7 @@ export function createUi(opts: UiOptions): Ui {
     const direct = directPromptHost(input, out);
     handle = ui.listener;
     toldAbove = (m) => ui.model.toldAbove(m);
+    model = ui.model;
     host = async (spec, signal) => {
       ui.hold();
       try {
@@ -124,14 +134,19 @@ export function createUi(opts: UiOptions): Ui {
       ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else if (opts.renderer === "json") {
     const lines = createJsonLines(opts.jsonWrite ?? ((text) => void process.stdout.write(text)));
-    handle = lines.listener;
+    const own = (model = new UiModel());
+    handle = (e) => {
+      own.apply(e);
+      lines.listener(e);
+    };
     line = lines.line;
     // prompts (--step, confirm without --yes) are drawn on `out` (stderr), never among the lines
     host = directPromptHost(input, out);
     close = () => Promise.resolve();
     onAutoAnswer = () => undefined;
   } else {
-    handle = () => undefined;
+    const own = (model = new UiModel());
+    handle = (e) => own.apply(e);
     host = directPromptHost(input, out);
     close = () => Promise.resolve();
     onAutoAnswer = () => undefined;
@@ -155,5 +170,7 @@ export function createUi(opts: UiOptions): Ui {
     close,
     line,
     toldAbove: (m) => (broken ? undefined : toldAbove(m)),
+    showsEnd: opts.renderer === "default" || opts.renderer === "simple",
+    writesLeftStopped: () => model?.writesLeftStopped(),
   };
 }

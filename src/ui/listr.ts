@@ -107,8 +107,13 @@ export class ListrUi {
       }
       case "run.finished":
         this.#finished = e;
+        // --abort runs no step: a step an earlier run ran is not "not run" (status tells what ran)
         for (const slot of this.#order)
-          if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — not run` });
+          if (!slot.settle)
+            this.#settle(slot, {
+              kind: "skipped",
+              reason: `${slot.title} — ${e.aborted ? "not run by --abort" : "not run"}`,
+            });
         return;
       case "hook.started":
       case "hook.finished":

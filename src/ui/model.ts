@@ -45,6 +45,8 @@ export interface VerifierView {
 export interface HookView {
   use: string;
   undo: boolean;
+  /** An undo's call as a command an operator can run by hand (redacted). */
+  command?: string;
   ok?: boolean;
   error?: string;
   durationMs?: number;
@@ -94,12 +96,21 @@ export class UiModel {
    * A stopWrites step whose last undo failed: the application's writes are still stopped, and
    * the run's summary must say so (the journal's reader says the same for `syncbook status`).
    */
-  writesLeftStopped(): { number: number; id: string; use: string; error?: string } | undefined {
+  writesLeftStopped():
+    { number: number; id: string; use: string; error?: string; command?: string; stopFailed?: boolean } | undefined {
     for (const s of this.steps) {
       if (!opensWriteStop(s.kind)) continue;
-      const undo = (this.hooks.get(s.index) ?? []).filter((h) => h.undo).at(-1);
+      const calls = this.hooks.get(s.index) ?? [];
+      const undo = calls.filter((h) => h.undo).at(-1);
       if (undo && undo.ok === false)
-        return { number: s.index + 1, id: s.id, use: undo.use, ...(undo.error ? { error: undo.error } : {}) };
+        return {
+          number: s.index + 1,
+          id: s.id,
+          use: undo.use,
+          ...(calls.filter((h) => !h.undo).at(-1)?.ok === false ? { stopFailed: true } : {}),
+          ...(undo.error ? { error: undo.error } : {}),
+          ...(undo.command !== undefined ? { command: undo.command } : {}),
+        };
     }
     return undefined;
   }
@@ -212,7 +223,11 @@ export class UiModel {
         this.slow.set(e.index, e);
         break;
       case "hook.started":
-        push(this.hooks, e.index, { use: e.use, undo: e.undo });
+        push(this.hooks, e.index, {
+          use: e.use,
+          undo: e.undo,
+          ...(e.command !== undefined ? { command: e.command } : {}),
+        });
         break;
       case "hook.finished": {
         const list = this.hooks.get(e.index) ?? [];

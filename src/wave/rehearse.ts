@@ -121,15 +121,21 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
     return out;
   };
   try {
-    const [{ loadRunbook }, { loadRunbookPlugins }, { prepareRehearsal }, { runRunbook }, { createReportListener }] =
-      await Promise.all([
-        import("../runbook/index.js"),
-        import("../plugin/index.js"),
-        import("../rehearse/index.js"),
-        import("../run/runner.js"),
-        import("../report/index.js"),
-      ]);
-    const loaded = await loadRunbook(item.runbook, { env: process.env });
+    const [
+      { loadRunbook },
+      { loadRunbookPlugins },
+      { prepareRehearsal, rehearsalStandIns, verdictWord },
+      { runRunbook },
+      { createReportListener },
+    ] = await Promise.all([
+      import("../runbook/index.js"),
+      import("../plugin/index.js"),
+      import("../rehearse/index.js"),
+      import("../run/runner.js"),
+      import("../report/index.js"),
+    ]);
+    // hooks and notifiers are stood in for: their secrets are not needed (as `syncbook rehearse`)
+    const loaded = await loadRunbook(item.runbook, { env: process.env, standIn: rehearsalStandIns(false) });
     const loadErrors = loaded.diagnostics.filter((d) => d.severity === "error");
     if (!loaded.runbook || loadErrors.length)
       return done({
@@ -175,7 +181,9 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
               : "UNSAFE";
       const message =
         status === "SAFE"
-          ? undefined
+          ? verdict.lint?.warnings.length
+            ? verdictWord(verdict)
+            : undefined
           : status === "UNSAFE"
             ? unsafeWhy(verdict)
             : (result.message ?? `step ${result.failedStep ?? "?"} failed`);

@@ -64,3 +64,15 @@ describe("README: Writing a plugin", () => {
     ]);
   });
 });
+
+// issue 39, point 8: the editor's hover names every built-in notifier
+describe("the format's descriptions of notify[].use", () => {
+  it("name every built-in notifier", async () => {
+    const { BUILTIN_PLUGINS } = await import("../../src/plugin/builtins.js");
+    const schema = readFileSync(join(process.cwd(), "schemas/runbook.schema.json"), "utf8");
+    const descriptions = [...schema.matchAll(/"description": "(Notifier plugin: [^"]*)"/g)].map((m) => m[1]!);
+    expect(descriptions.length).toBe(2);
+    for (const d of descriptions)
+      for (const n of BUILTIN_PLUGINS.flatMap((b) => b.notifiers ?? [])) expect(d, n).toContain(`\`${n}\``);
+  });
+});

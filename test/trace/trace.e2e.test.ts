@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { traceConfig } from "../../src/trace/config.js";
+import { traceConfig, traceProblem } from "../../src/trace/config.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { CUTOVER, START, cli, runbookFor, sim, startCli, tempDir, writeRunbook } from "../support/run.js";
 import {
@@ -81,7 +81,7 @@ const otelEnv = (url: string, extra: Record<string, string> = {}): Record<string
 });
 
 describe("tracing is opt-in through the standard variables", () => {
-  it("on with an endpoint; off without one, or with OTEL_TRACES_EXPORTER=none; grpc refused with a hint", () => {
+  it("on with an endpoint; off without one, or with OTEL_TRACES_EXPORTER=none; grpc off, with the reason", () => {
     expect(traceConfig({})).toBeUndefined();
     expect(traceConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" })).toEqual({
       protocol: "http/protobuf",
@@ -95,9 +95,59 @@ describe("tracing is opt-in through the standard variables", () => {
     expect(
       traceConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_TRACES_EXPORTER: "none" }),
     ).toBeUndefined();
-    expect(() => traceConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://x", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(
-      /not supported/,
+    const grpc = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" };
+    expect(traceConfig(grpc)).toBeUndefined();
+    expect(traceProblem(grpc)).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported .*: this run is not traced/);
+    expect(traceProblem({ ...grpc, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" })).toMatch(
+      /^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc/,
     );
+    expect(traceProblem({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toBeUndefined();
+    expect(traceProblem({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://x" })).toBeUndefined();
+  });
+});
+
+// issue 39, point 8: a trace is an aid, never a reason to stop a cutover; a rehearsal is not the cutover
+describe("what the OTLP variables do to a run and to a rehearsal", () => {
+  let s: Simulator | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await s?.close();
+    s = undefined;
+    while (closers.length) await closers.pop()?.();
+  });
+
+  it("OTEL_EXPORTER_OTLP_PROTOCOL=grpc: the run goes on untraced, with a warning that says so", async () => {
+    const r = await receiver();
+    closers.push(r.close);
+    const dir = tempDir();
+    s = await sim();
+    const file = writeRunbook(dir, runbookFor(s, START));
+    const res = await cli(["run", file, "--yes", "--renderer", "simple"], {
+      cwd: dir,
+      env: otelEnv(r.url, { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }),
+    });
+    expect(res.code, res.all).toBe(0);
+    expect(res.all).toContain(
+      "warning: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported by syncbook's trace export: this run is not traced",
+    );
+    expect(r.seen.length).toBe(0);
+  });
+
+  it("rehearse exports nothing to the endpoint unless --trace asks, and says so", async () => {
+    const r = await receiver();
+    closers.push(r.close);
+    const dir = tempDir();
+    s = await sim();
+    const file = writeRunbook(dir, runbookFor(s, START));
+    const plain = await cli(["rehearse", file, "--renderer", "silent"], { cwd: dir, env: otelEnv(r.url) });
+    expect(plain.code, plain.all).toBe(0);
+    expect(plain.all).toContain(
+      "rehearsal: not traced (the OTLP variables are set; pass --trace to export the rehearsal's trace)",
+    );
+    expect(r.seen.length).toBe(0);
+    const traced = await cli(["rehearse", file, "--renderer", "silent", "--trace"], { cwd: dir, env: otelEnv(r.url) });
+    expect(traced.code, traced.all).toBe(0);
+    expect(r.bodies.length).toBeGreaterThan(0);
   });
 });
 
