@@ -508,8 +508,20 @@ describe("instanceSignature: what a condition reads on one instance (a watch's h
   });
 
   it("whatever `on` says: another instance turning is a hint for the one that counts", () => {
-    const body: ConditionBody = { canWrite: true, on: "coordinator" };
-    expect(sig(body, running(1, { canWrite: true }))).not.toBe(sig(body, running(1, { canWrite: false })));
+    const body: ConditionBody = { canCommit: true, on: "coordinator" };
+    expect(sig(body, running(1, { canCommit: true }))).not.toBe(sig(body, running(1, { canCommit: false })));
+  });
+
+  // the cutover page (mongodb/docs content/mongosync/current/source/reference/cutover-process.txt):
+  // "only check that canWrite is true on the first mongosync process. The canWrite status of any
+  // subsequent mongosync processes is not valid": only the first process's canWrite turning is a hint
+  it("canWrite turns only on the first process: another's canWrite is no hint, and none is without a first process", () => {
+    const body: ConditionBody = { canWrite: true };
+    const at = (first: number | undefined, p: Progress) =>
+      instanceSignature(readCondition(body, first), snap([running(0), p]).instances[1]!);
+    expect(at(1, running(1, { canWrite: true }))).not.toBe(at(1, running(1, { canWrite: false })));
+    expect(at(0, running(1, { canWrite: true }))).toBe(at(0, running(1, { canWrite: false })));
+    expect(at(undefined, running(1, { canWrite: true }))).toBe(at(undefined, running(1, { canWrite: false })));
   });
 
   it("an instance that did not answer has one signature, whatever its error, apart from any answer", () => {
