@@ -2,6 +2,7 @@
 import { durationMs, formatDuration } from "../runbook/duration.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { lintSteps } from "./kinds.js";
 
 /**
  * The shortest poll interval lint accepts: 50 requests a second to each instance. `pollInterval: 0`
@@ -45,15 +46,15 @@ const STEP_TIMEOUT_MS = 30 * 60_000;
 
 /** A stopWrites check's wait against its step's time limit. */
 function checkWaits(ctx: LintContext): void {
-  const rb = ctx.runbook as { steps?: unknown; defaults?: { timeout?: unknown } };
-  if (!Array.isArray(rb.steps)) return;
+  const rb = ctx.runbook;
   const ms = (v: unknown): number | undefined =>
     typeof v === "string" || typeof v === "number" ? durationMs(v) : undefined;
-  rb.steps.forEach((raw: unknown, i) => {
-    const step = raw as { timeout?: unknown; stopWrites?: { check?: { until?: unknown; pollInterval?: unknown } } };
-    const c = step?.stopWrites?.check;
-    if (!c || typeof c !== "object") return;
-    const at = ["steps", i, "stopWrites", "check"];
+  // the kinds' traits say which step carries a writes check (never a kind's name: kind-names.test.ts)
+  for (const { bound, at: kindAt, index } of lintSteps(rb)) {
+    const c = bound.writesCheck() as { until?: unknown; pollInterval?: unknown } | undefined;
+    if (!c || typeof c !== "object") continue;
+    const step = rb.steps[index] as { timeout?: unknown };
+    const at: YamlPath = [...kindAt, "check"];
     const until = ms(c.until);
     if (c.until === undefined && c.pollInterval !== undefined)
       ctx.report(
@@ -68,7 +69,7 @@ function checkWaits(ctx: LintContext): void {
         [...at, "until"],
         `The check waits up to ${formatDuration(until)}, but its step fails at its time limit of ${formatDuration(limit)}: the wait would never end as written.`,
       );
-  });
+  }
 }
 
 export function check(ctx: LintContext): void {
