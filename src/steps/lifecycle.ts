@@ -74,7 +74,6 @@ function sequence(op: Op, at: SequenceStep): SequenceOutcome {
     f.pendingCommits = new Set();
     f.writesStopped = false;
     f.canCommitSeen = false;
-    f.streamHashingSeen = false;
     f.ceaReached = false;
   }
   return { ok: f };

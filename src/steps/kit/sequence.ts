@@ -32,7 +32,7 @@ export interface Flow {
   writesStopped: boolean;
   /** Must: a wait/assert of canCommit true since the last start/resume/reverse. */
   canCommitSeen: boolean;
-  /** Must: a wait/assert of both embedded verifier sides in stream hashing since the last start/resume/reverse. */
+  /** Must: a wait/assert of both embedded verifier sides in stream hashing since the last start/resume (after a commit the embedded verifier is not modelled: `verifying` ends there). */
   streamHashingSeen: boolean;
   /** Must: change event application has been reached. */
   ceaReached: boolean;
