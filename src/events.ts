@@ -40,6 +40,14 @@ export interface RunEventMap {
     format?: number;
     serviceVersion?: string;
     instances: InstanceRef[];
+    /**
+     * When the destination takes writes (src/runbook/can-write.ts): `canWrite` of the first process
+     * (its index), or COMMITTED on every instance; what the write-stop window closes on. Absent in
+     * journals of earlier runners (a lone instance is then the first process).
+     */
+    destinationWrites?: { on: "canWrite"; instance: number } | { on: "committed"; why: string };
+    /** The instance whose `canWrite` is valid (the first process), if any: the only one the views show. */
+    canWriteFrom?: number;
     verifier?: string;
     mode: "run" | "dry-run" | "rehearse" | "resume";
     steps: { index: number; id: string; kind: string; title: string }[];
@@ -248,12 +256,13 @@ export interface RunEventMap {
    */
   "window.opened": { index: number; id: string };
   /**
-   * The window's end: `canWrite` (every instance reported canWrite true: the destination takes
-   * writes; `seenAt` is the read that completed it and `unmetAt` the last answer of any instance
-   * with canWrite false, so the true end lies between them) or `undone` (the stopWrites undo ran:
-   * writes are back on the source, there was no cutover).
+   * The window's end: `canWrite` (the first process reported canWrite true: the destination takes
+   * writes) or `committed` (every instance reported COMMITTED: no first process is declared, or the
+   * page says to wait for it), with `seenAt` the read that showed it and `unmetAt` the last answer
+   * that did not, so the true end lies between them; or `undone` (the stopWrites undo ran: writes
+   * are back on the source, there was no cutover).
    */
-  "window.closed": { reason: "canWrite" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };
+  "window.closed": { reason: "canWrite" | "committed" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };
   /** A hook step marked `writesOn: true` succeeded: the application writes again (to the destination). */
   "window.writes-on": { index: number; id: string };
   "commit.sent": { index: number; id: string; instances: string[]; skewMs: number };

@@ -102,6 +102,7 @@ export function check(ctx: LintContext): void {
       : allStates(initializing),
     writesStopped: false,
     canCommitSeen: false,
+    streamHashingSeen: false,
     ceaReached: false,
     starts: [],
     firstCommand: undefined,

@@ -457,7 +457,13 @@ export class CutoverFold {
       setOrDrop(view, "lagRate", lagRate(lags));
     }
     if (typeof p.canCommit === "boolean") view.canCommit = p.canCommit;
-    if (typeof p.canWrite === "boolean" || p.canWrite === null) view.canWrite = p.canWrite;
+    // only the first process's canWrite is valid (mongodb/docs reference/cutover-process.txt: "The
+    // canWrite status of any subsequent mongosync processes is not valid"): the others' is never kept
+    const started = this.#started;
+    const from = started?.canWriteFrom ?? (started?.instances.length === 1 ? started.instances[0]!.index : undefined);
+    if (e.instance.index === from && (typeof p.canWrite === "boolean" || p.canWrite === null))
+      view.canWrite = p.canWrite;
+    else delete view.canWrite;
     setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
     setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
     setOrDrop(view, "indexBuilding", obj(p.indexBuilding));

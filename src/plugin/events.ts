@@ -5,7 +5,7 @@
  */
 import type { RunEvent, RunEventType } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
-import { writesLeftSentence } from "../writes-words.js";
+import { windowEndWords, writesLeftSentence } from "../writes-words.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /**
@@ -153,7 +153,7 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "window.closed":
       return n.reason === "undone"
         ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${formatDuration(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
-        : `${runbook}: the destination takes writes (canWrite on every instance)${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
+        : `${runbook}: the destination takes writes (${windowEndWords(n.reason)})${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
     case "window.writes-on":
       return `${runbook}: application writes are on again (${stepLabel(n)})`;
     case "hook.started":

@@ -358,9 +358,10 @@ export class ReportBuilder {
         this.#markers.push({ t, kind: "writes-stopped", label: "writes stopped", ...run });
         break;
       case "window.closed":
+        // the window closed on COMMITTED: the committed marker already says when
         if (e.reason === "canWrite") {
           const m: ReportMarker = { t: this.#t(e.seenAt), kind: "can-write", label: "canWrite", ...run };
-          // the read that completes canWrite on every instance may show every one COMMITTED too:
+          // the read that shows the first process's canWrite may show it COMMITTED too:
           // canWrite comes first (service facts: "COMMITTED comes later")
           const last = this.#markers[this.#markers.length - 1];
           if (last?.kind === "committed" && last.t === m.t) this.#markers.splice(-1, 0, m);

@@ -200,7 +200,8 @@ export function assembleRun(opts: RunOptions): AssembledRun {
 
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
   // the write-stop window, folded from the events (the earlier runs' first): when a read first
-  // shows canWrite on every instance, the next thing in the stream is `window.closed`
+  // shows the destination takes writes (canWrite of the first process, or every instance
+  // COMMITTED), the next thing in the stream is `window.closed`
   const writeStop = new WindowTracker(traitsOf);
   const before = [...(opts.earlierRuns ?? []), ...(opts.history ?? [])];
   for (const e of before) writeStop.apply(e);

@@ -6,12 +6,13 @@
  */
 import { hostname, userInfo } from "node:os";
 import { ExitCode, errorMessage } from "../errors.js";
-import type { Prompter } from "../steps/index.js";
+import { firstStartRequest, type Prompter } from "../steps/index.js";
 import type { Place } from "../text.js";
 import type { Outcome } from "../events.js";
 import type { DrainResult } from "../plugin/index.js";
 import { SYNCBOOK_VERSION } from "../version.js";
 import { verification } from "../steps/index.js";
+import { canWriteInstance, destinationWrites } from "../runbook/can-write.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
 import { abortMessage, unwind, writesAfterJournalFailure, type WritesKeptOff } from "./unwind.js";
@@ -86,6 +87,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     format: runbook.runbook,
     ...(runbook.serviceVersion !== undefined ? { serviceVersion: runbook.serviceVersion } : {}),
     instances: fleet.refs,
+    destinationWrites: destinationWrites(runbook, firstStartRequest(runbook)?.body),
+    ...(canWriteInstance(runbook) !== undefined ? { canWriteFrom: canWriteInstance(runbook) } : {}),
     ...(runbook.verifier ? { verifier: loaded.redact(runbook.verifier) } : {}),
     mode,
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),

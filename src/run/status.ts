@@ -21,6 +21,7 @@ import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } 
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
+import { canWriteInstance } from "../runbook/can-write.js";
 import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
@@ -43,6 +44,11 @@ export interface InstanceStatus {
   error?: string;
   state?: string;
   canCommit?: boolean | null;
+  /**
+   * The first process's only (src/runbook/can-write.ts): the others' `canWrite` "is not valid"
+   * (the cutover page), so it is left out for them, and for every instance of a fleet that
+   * declares no first process.
+   */
   canWrite?: boolean | null;
   info?: string | null;
   /** Seconds (`lag.overallLagSeconds` when present, else the deprecated `lagTimeSeconds`). */
@@ -170,6 +176,7 @@ export async function readStatus(
         ...(e.result !== undefined ? { why: e.result } : {}),
       };
     }
+    const canWriteFrom = canWriteInstance(rb);
     const instances: InstanceStatus[] = snap.instances.map((i) => {
       const base = { place: i.ref.index + 1, name: instanceLabel(i.ref), url: redact(i.ref.url) };
       if (!i.progress) return { ...base, reachable: false, error: redact(errText(i.error)) };
@@ -184,7 +191,7 @@ export async function readStatus(
         reachable: true,
         state: p.state,
         canCommit: p.canCommit ?? null,
-        canWrite: p.canWrite ?? null,
+        ...(i.ref.index === canWriteFrom ? { canWrite: p.canWrite ?? null } : {}),
         info: p.info ?? null,
         lagSeconds: lag ?? null,
         copy: p.collectionCopy

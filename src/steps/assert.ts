@@ -7,8 +7,15 @@ import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { readFleet } from "./kit/fleet-ops.js";
 import { plural } from "../text.js";
 import { describeFailing } from "./kit/wait.js";
-import { VERIFIER_CONDITION_NOT_EARNED, conditionSequence, refuseUnearnable } from "./wait-for.js";
+import {
+  VERIFIER_CONDITION_NOT_EARNED,
+  conditionSequence,
+  refuseUnearnable,
+  refuseUnreadableCanWrite,
+} from "./wait-for.js";
 import { observeVerifier, verifierEarned } from "./kit/earned.js";
+
+import { canWriteInstance } from "../runbook/can-write.js";
 
 /** Lint's `unreachable-after-assert` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
 export const UNREACHABLE_AFTER_ASSERT: RuleInfo = {
@@ -54,7 +61,8 @@ export const assert: StepKindDef<AssertBody> = {
     );
   },
   async run(ctx, body) {
-    const cond = readCondition(body);
+    const cond = readCondition(body, canWriteInstance(ctx.run.runbook));
+    refuseUnreadableCanWrite(ctx, cond);
     refuseUnearnable(ctx, cond, "assert");
     const snap = await readFleet(ctx);
     let verifier;

@@ -49,6 +49,18 @@ export const COMMIT_WITHOUT_CAN_COMMIT_WAIT: RuleInfo = {
   hint: "Add `waitFor: { canCommit: true, lagBelow: 5 }` before the commit.",
 };
 
+/** Lint's `commit-without-stream-hashing-wait` (the state model), reported by this kind's `sequence`. */
+export const COMMIT_WITHOUT_STREAM_HASHING_WAIT: RuleInfo = {
+  id: "commit-without-stream-hashing-wait",
+  severity: "warning",
+  description:
+    'A commit on service 1.9–1.16 with the embedded verifier on, and no `waitFor: { verification: { phase: "stream hashing" } }` before it (since the sync last started or resumed): before 1.17 canCommit does not wait for the embedded verifier.',
+  spec: "The cutover waits for both `verification` phases in `stream hashing` with their lag near 0 [cutover process]; `canCommit`: from 1.17 false until the embedded verifier is in a state that allows commit.",
+  source: "service-facts.md",
+  docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+  hint: 'Wait for both sides before the write stop and the commit: `waitFor: { canCommit: true, lagBelow: 5, verification: { phase: "stream hashing", lagBelow: 5 } }`; or turn the embedded verifier off in start (`verification: { enabled: false }`) and verify with the migration verifier.',
+};
+
 /** The body is `{}`: the spec's "an empty JSON object `{}` must be sent". */
 type CommitBody = Record<string, never>;
 
@@ -56,7 +68,13 @@ export const commit: StepKindDef<CommitBody> = {
   body: (step) => (step.commit === undefined ? undefined : {}),
   title: () => "Commit",
   // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
-  rules: [COMMIT_TWICE, COMMIT_WITHOUT_STOP_WRITES, COMMIT_WITHOUT_CAN_COMMIT_WAIT, COMMAND_IMPOSSIBLE_STATE],
+  rules: [
+    COMMIT_TWICE,
+    COMMIT_WITHOUT_STOP_WRITES,
+    COMMIT_WITHOUT_CAN_COMMIT_WAIT,
+    COMMIT_WITHOUT_STREAM_HASHING_WAIT,
+    COMMAND_IMPOSSIBLE_STATE,
+  ],
   traits: {
     opensWriteStop: false,
     command: "commit",
@@ -115,6 +133,20 @@ export const commit: StepKindDef<CommitBody> = {
         "No `waitFor: { canCommit: true }` runs before this commit (since the sync last started or resumed); commit needs RUNNING with canCommit true.",
       );
     }
+    // the cutover page's first step (1.9+): "When using the embedded verifier check both the
+    // verification.source and the verification.destination … the phase fields should show stream
+    // hashing. If the verifier is not in the stream hashing phase, the cutover process might take a
+    // long time." From 1.17 canCommit itself waits for the embedded verifier (notes 1.17).
+    if (
+      f.verifying?.embedded &&
+      !f.streamHashingSeen &&
+      at.atLeast(BEHAVIOUR.embeddedVerifier.since) &&
+      !at.atLeast(BEHAVIOUR.canCommitWaitsForEmbeddedVerifier.since)
+    )
+      at.report(
+        COMMIT_WITHOUT_STREAM_HASHING_WAIT,
+        `The embedded verifier may be running (${f.verifying.at >= 0 ? `${at.line(f.verifying.at)} does not turn it off` : "on by default from service 1.9"}), and no \`waitFor: { verification: { phase: "stream hashing" } }\` runs before this commit: on this version canCommit does not wait for it, and a cutover with the verifier not yet in stream hashing "might take a long time".`,
+      );
     f.states = resultOf("commit", at.initializing);
     f.committed = at.index;
     f.pendingCommits.add(at.index);

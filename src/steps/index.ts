@@ -3,6 +3,7 @@
  * requests) and lint (what each does to the fleet's states). A kind is that module, its schema
  * entry and its line below.
  */
+import type { CommandOperation } from "../api/commands.js";
 import type { RuleInfo } from "../diagnostics.js";
 import type { AssertBody, HookCall, Runbook, StartRequest, Step, StepKind, WaitForBody } from "../runbook/types.js";
 import { stepKind } from "../runbook/types.js";
@@ -125,6 +126,11 @@ export function firstStartRequest(
     if (body) return { index, at: ["steps", index, b.kind], body };
   }
   return undefined;
+}
+
+/** How many of the runbook's steps send `op` (the kinds' `command` trait): preflight's "multiple reversals". */
+export function stepsSending(rb: Runbook | undefined, op: CommandOperation): number {
+  return (rb?.steps ?? []).filter((step) => bindStep(step).command === op).length;
 }
 
 /** Whether a step of this kind opens the write-stop window when it succeeds (`traitsOf(kind).opensWriteStop`). */

@@ -74,7 +74,11 @@ function sequence(op: Op, at: SequenceStep): SequenceOutcome {
   }
   if (!commandPossible(at, op)) return { ok: f };
   f.states = resultOf(op, at.initializing);
-  if (op === "resume") f.canCommitSeen = false;
+  // the embedded verifier "cannot be resumed": after a resume it starts again from the beginning
+  if (op === "resume") {
+    f.canCommitSeen = false;
+    f.streamHashingSeen = false;
+  }
   if (op === "reverse") {
     // the sync runs the other way now: its own write stop, canCommit wait and commit
     f.committed = undefined;

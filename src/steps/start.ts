@@ -94,6 +94,7 @@ export const start: StepKindDef<StartRequest> = {
       (b.verification?.enabled !== false && at.atLeast(BEHAVIOUR.embeddedVerifier.since));
     f.states = started;
     f.canCommitSeen = false;
+    f.streamHashingSeen = false;
     f.ceaReached = false;
     f.committed = undefined;
     if (embedded) f.verifying = { at: at.index, embedded: true };

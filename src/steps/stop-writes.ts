@@ -61,7 +61,7 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
       }
     }
     ctx.run.memory.writesStopped = true;
-    // the application's downtime starts here: waits poll fast until canWrite (src/fleet/window.ts)
+    // the application's downtime starts here: waits poll fast until the destination takes writes (src/fleet/window.ts)
     ctx.run.emit("window.opened", { index: ctx.index, id: ctx.id });
     decide(true, `application writes stopped by ${call.use}${seen ? ` (and seen stopped: ${seen.detail})` : ""}`);
   },

@@ -8,6 +8,7 @@ import {
   type ConditionBody,
   type ConditionModel,
 } from "../fleet/index.js";
+import { canWriteInstance, noCanWriteReason } from "../runbook/can-write.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
@@ -126,6 +127,7 @@ export function conditionSequence(
   // the crash": where the fleet may be past IDLE, those states stay possible after it
   f.states = closure(feasible.has("INITIALIZING") ? new Set([...feasible, ...f.states]) : feasible);
   if (c.canCommit === true && body.on !== "any") f.canCommitSeen = true;
+  if (c.embedded?.phase === "stream hashing" && body.on !== "any") f.streamHashingSeen = true;
   if (c.canCommit === true || c.info === CEA) f.ceaReached = true;
   if ([...feasible].every((s) => s === "COMMITTED")) f.pendingCommits = new Set();
   return { ok: f };
@@ -187,8 +189,12 @@ export const waitFor: StepKindDef<WaitForBody> = {
           ? `lagBelow reads lag.overallLagSeconds (service ${BEHAVIOUR.lagObject.since}+)`
           : `lagBelow reads lag.overallLagSeconds when present, else lagTimeSeconds`,
       );
-    if (b.canWrite !== undefined && b.on === undefined && to.instances.length > 1)
-      reads.push("canWrite read on every instance");
+    if (readsCanWrite(b) && to.instances.length > 1)
+      reads.push(
+        to.canWriteFrom === undefined
+          ? "canWrite refused: no instance is declared the first process (`startedFirst: true`), and the others' canWrite is not valid"
+          : `canWrite read on ${to.instances[to.canWriteFrom]} only (the first process; the others' is not valid)`,
+      );
     return toEach(to, "GET", "/api/v1/progress", {
       note: `polled until the condition holds${reads.length ? `; ${reads.join("; ")}` : ""}`,
     });
@@ -215,7 +221,8 @@ export const waitFor: StepKindDef<WaitForBody> = {
         ),
     ),
   async run(ctx, body) {
-    const cond = readCondition(body);
+    const cond = readCondition(body, canWriteInstance(ctx.run.runbook));
+    refuseUnreadableCanWrite(ctx, cond);
     refuseUnearnable(ctx, cond, "waitFor");
     const m = ctx.run.memory.verifier;
     await waitUntil(ctx, {
@@ -228,3 +235,21 @@ export const waitFor: StepKindDef<WaitForBody> = {
     });
   },
 };
+
+/** The condition reads `canWrite` (the shorthand, or an `expect` path). */
+export function readsCanWrite(body: ConditionBody): boolean {
+  return body.canWrite !== undefined || (body.expect ?? []).some((e) => e.path === "canWrite");
+}
+
+/**
+ * A `canWrite` condition on a fleet of several instances with no first process declared: no
+ * value may be read (the others' "is not valid", the cutover page), so the step is refused at
+ * once rather than left to wait, maybe after commit with application writes stopped, on a value
+ * that may never turn true. Lint refuses the runbook first (`can-write-no-first-process`).
+ */
+export function refuseUnreadableCanWrite(ctx: StepContext, cond: Condition): void {
+  if (cond.canWrite.length === 0 || cond.canWriteFrom !== undefined || ctx.run.fleet.refs.length < 2) return;
+  throw new StepFailure(`this condition reads canWrite, but ${noCanWriteReason(ctx.run.runbook)}`, {
+    hint: "Declare the first process (`startedFirst: true` on the instance the operator starts first, listed first), or wait for `state: COMMITTED` instead (the cutover page: you can write to the destination once the state is COMMITTED).",
+  });
+}

@@ -55,56 +55,84 @@ describe("shorthands", () => {
 
   it("canCommit, canWrite, info", () => {
     const s = snap([running(0), running(1, { canCommit: false, canWrite: null, info: "collection copy" })]);
-    const r = evaluate({ canCommit: true, canWrite: false, info: "change event application", on: "all" }, s);
+    // (canWrite read on the first process, here declared to be instance 1)
+    const body: ConditionBody = { canCommit: true, canWrite: false, info: "change event application", on: "all" };
+    const r = evaluateCondition(readCondition(body, 1), s);
     expect(r.met).toBe(false);
     expect(r.failing).toEqual([
-      { instance: "http://127.0.0.1:27183", condition: "canCommit true", value: false },
       { instance: "http://127.0.0.1:27183", condition: "canWrite false", value: null },
+      { instance: "http://127.0.0.1:27183", condition: "canCommit true", value: false },
       { instance: "http://127.0.0.1:27183", condition: "info change event application", value: "collection copy" },
     ]);
     expect(evaluate({ canCommit: true }, snap([running(0)])).met).toBe(true);
   });
 
-  // facts, Multiple instances [multiple mongosyncs page]: "Every instance reports its own progress, `canWrite`
-  // included."; Not published: "Whether one instance's `canWrite` speaks for the fleet: assume not; wait for every
-  // instance."
-  it("canWrite without `on` holds on every instance, the coordinator included, like every other condition", () => {
-    // id-0 is the coordinator (every instance reports coordinatorID id-0): its true is not enough
-    const s = snap([running(1, { canWrite: false }), running(0, { canWrite: true }), running(2, { canWrite: false })]);
-    expect(evaluate({ canWrite: true }, s)).toEqual({
+  // the cutover page (mongodb/docs content/mongosync/current/source/reference/cutover-process.txt): "If you are
+  // running multiple mongosync instances, only check that canWrite is true on the first mongosync process. The
+  // canWrite status of any subsequent mongosync processes is not valid." Service facts, "Not published": the first
+  // is the instance the runbook declares (`startedFirst`); "Never wait on the other instances' `canWrite`"
+  it("canWrite is read on the first process only, whatever `on` says; the others' is never read", () => {
+    const first = (body: ConditionBody, s: FleetSnapshot, from: number | undefined) =>
+      evaluateCondition(readCondition(body, from), s);
+    // the first process says false, the others true: not met, and only the first is named
+    const s = snap([running(0, { canWrite: false }), running(1, { canWrite: true }), running(2, { canWrite: true })]);
+    for (const on of [undefined, "all", "any", "coordinator"] as const)
+      expect(first({ canWrite: true, ...(on ? { on } : {}) }, s, 0), String(on)).toEqual({
+        met: false,
+        failing: [{ instance: "http://127.0.0.1:27182", condition: "canWrite true", value: false }],
+      });
+    // the first says true, the others false (their value is not valid; the simulator's never turns true): met
+    const t = snap([running(0, { canWrite: true }), running(1, { canWrite: false }), running(2, { canWrite: null })]);
+    for (const on of [undefined, "all", "any", "coordinator"] as const)
+      expect(first({ canWrite: true, ...(on ? { on } : {}) }, t, 0), String(on)).toEqual({ met: true, failing: [] });
+    // `expect` on the canWrite path is the same field, read the same way
+    expect(first({ expect: [{ path: "canWrite", equals: true }] }, t, 0)).toEqual({ met: true, failing: [] });
+    expect(first({ expect: [{ path: "canWrite", equals: true }] }, s, 0).met).toBe(false);
+    // whichever instance is declared: its value, no other
+    expect(first({ canWrite: true }, s, 1)).toEqual({ met: true, failing: [] });
+    expect(first({ canWrite: true }, t, 1)).toEqual({
       met: false,
-      failing: [
-        { instance: "http://127.0.0.1:27182", condition: "canWrite true", value: false },
-        { instance: "http://127.0.0.1:27184", condition: "canWrite true", value: false },
-      ],
+      failing: [{ instance: "http://127.0.0.1:27183", condition: "canWrite true", value: false }],
     });
-    expect(evaluate({ canWrite: true, on: "coordinator" }, s).met).toBe(true);
-    // the coordinator says false, another instance true: not met, and the coordinator is named
-    const t = snap([running(0, { canWrite: false }), running(1, { canWrite: true })]);
-    expect(evaluate({ canWrite: true }, t)).toEqual({
-      met: false,
-      failing: [{ instance: "http://127.0.0.1:27182", condition: "canWrite true", value: false }],
-    });
-    expect(evaluate({ canWrite: true, on: "any" }, t).met).toBe(true);
-    // combined: lag and canWrite on every instance
+    // combined: lag on every instance, canWrite on the first
     const u = snap([running(0, { canWrite: true }), running(1, { canWrite: false, lagTimeSeconds: 9 })]);
-    expect(evaluate({ canWrite: true, lagBelow: 5 }, u)).toEqual({
+    expect(first({ canWrite: true, lagBelow: 5 }, u, 0)).toEqual({
       met: false,
-      failing: [
-        { instance: "http://127.0.0.1:27183", condition: "canWrite true", value: false },
-        { instance: "http://127.0.0.1:27183", condition: "lagBelow 5", value: 9 },
-      ],
+      failing: [{ instance: "http://127.0.0.1:27183", condition: "lagBelow 5", value: 9 }],
     });
-    // no coordinator to be found (ids not reported yet, before 1.3): every instance says so, met
-    const v = snap([
-      running(0, { canWrite: true, mongosyncID: null, coordinatorID: null }),
-      running(1, { canWrite: true, mongosyncID: null, coordinatorID: null }),
-    ]);
-    expect(evaluate({ canWrite: true }, v)).toEqual({ met: true, failing: [] });
-    // every instance true: met
-    const w = snap([running(0, { canWrite: true }), running(1, { canWrite: true }), running(2, { canWrite: true })]);
-    expect(evaluate({ canWrite: true }, w)).toEqual({ met: true, failing: [] });
-    expect(evaluate({ canWrite: true, on: "all" }, w).met).toBe(true);
+    expect(first({ canWrite: true, lagBelow: 10 }, u, 0).met).toBe(true);
+    // a first process that does not answer holds the wait; the others answering true changes nothing
+    const v = snap([down(0), running(1, { canWrite: true })]);
+    expect(first({ canWrite: true }, v, 0)).toEqual({
+      met: false,
+      failing: [{ instance: "http://127.0.0.1:27182", condition: "progress answered", value: expect.anything() }],
+    });
+    // a down instance that is not the first process does not hold a canWrite wait
+    expect(first({ canWrite: true }, snap([running(0, { canWrite: true }), down(1)]), 0)).toEqual({
+      met: true,
+      failing: [],
+    });
+  });
+
+  // service facts, "Not published": without a declared first process no instance's canWrite is read
+  it("canWrite on a fleet of several with no first process declared never holds, and says why", () => {
+    const all = snap([running(0, { canWrite: true }), running(1, { canWrite: true })]);
+    for (const body of [{ canWrite: true }, { canWrite: true, on: "any" as const }, { canWrite: false }])
+      expect(evaluate(body, all), JSON.stringify(body)).toEqual({
+        met: false,
+        failing: [
+          {
+            instance: "first process",
+            condition: `canWrite ${String(body.canWrite)} (no instance is declared the first process: the others' canWrite is not valid)`,
+            value: undefined,
+          },
+        ],
+      });
+    // a fleet of one: its only instance is the first process
+    expect(evaluate({ canWrite: true }, snap([running(0, { canWrite: true })]))).toEqual({ met: true, failing: [] });
+    expect(evaluate({ canWrite: true }, snap([running(0, { canWrite: false })])).met).toBe(false);
+    // a condition without canWrite needs no first process
+    expect(evaluate({ state: "RUNNING" }, all)).toEqual({ met: true, failing: [] });
   });
 
   // facts: "`lag: { overallLagSeconds, … }` | 1.21 | `lagTimeSeconds` deprecated from 1.21: read `lag.overallLagSeconds` when present"
@@ -484,8 +512,20 @@ describe("instanceSignature: what a condition reads on one instance (a watch's h
   });
 
   it("whatever `on` says: another instance turning is a hint for the one that counts", () => {
-    const body: ConditionBody = { canWrite: true, on: "coordinator" };
-    expect(sig(body, running(1, { canWrite: true }))).not.toBe(sig(body, running(1, { canWrite: false })));
+    const body: ConditionBody = { canCommit: true, on: "coordinator" };
+    expect(sig(body, running(1, { canCommit: true }))).not.toBe(sig(body, running(1, { canCommit: false })));
+  });
+
+  // the cutover page (mongodb/docs content/mongosync/current/source/reference/cutover-process.txt):
+  // "only check that canWrite is true on the first mongosync process. The canWrite status of any
+  // subsequent mongosync processes is not valid": only the first process's canWrite turning is a hint
+  it("canWrite turns only on the first process: another's canWrite is no hint, and none is without a first process", () => {
+    const body: ConditionBody = { canWrite: true };
+    const at = (first: number | undefined, p: Progress) =>
+      instanceSignature(readCondition(body, first), snap([running(0), p]).instances[1]!);
+    expect(at(1, running(1, { canWrite: true }))).not.toBe(at(1, running(1, { canWrite: false })));
+    expect(at(0, running(1, { canWrite: true }))).toBe(at(0, running(1, { canWrite: false })));
+    expect(at(undefined, running(1, { canWrite: true }))).toBe(at(undefined, running(1, { canWrite: false })));
   });
 
   it("an instance that did not answer has one signature, whatever its error, apart from any answer", () => {
@@ -554,13 +594,13 @@ describe("the coordinator", () => {
     expect(findCoordinator(snap([down(0), idle()]))).toEqual({});
   });
 
-  it("canWrite holds only when every instance answers with it: one down holds the wait (unless on: coordinator)", () => {
-    const s = snap([running(0, { canWrite: true }), down(1)]);
-    expect(evaluate({ canWrite: true }, s).met).toBe(false);
-    expect(evaluate({ canWrite: true }, s).failing).toEqual([
+  it("a condition holds only when every instance answers: one down holds the wait (unless on: coordinator)", () => {
+    const s = snap([running(0), down(1)]);
+    expect(evaluate({ state: "RUNNING" }, s).met).toBe(false);
+    expect(evaluate({ state: "RUNNING" }, s).failing).toEqual([
       { instance: "http://127.0.0.1:27183", condition: "progress answered", value: expect.anything() },
     ]);
-    expect(evaluate({ canWrite: true, on: "coordinator" }, s)).toEqual({ met: true, failing: [] });
+    expect(evaluate({ state: "RUNNING", on: "coordinator" }, s)).toEqual({ met: true, failing: [] });
   });
 
   it("a condition without coordinator checks does not need a coordinator; nor one of verifier checks only", () => {

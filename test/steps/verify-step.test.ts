@@ -1663,6 +1663,7 @@ describe("verify: what it is, for the plan and lint", () => {
     states: new Set(["COMMITTED"]),
     writesStopped: true,
     canCommitSeen: true,
+    streamHashingSeen: true,
     ceaReached: false,
     starts: [0],
     firstCommand: 0,

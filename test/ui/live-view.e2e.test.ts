@@ -94,7 +94,7 @@ describe("the live view while it waits, at a prompt, and after a kill -9", () =>
     expect(screen.slice(0, ask)).toMatch(
       /\? \d\d:\d\d:\d\d · [^\n]*into this step[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*sync0\s+RUNNING[^?]*$/,
     );
-    expect(before).toMatch(/⏱ writes stopped \S+: the application cannot write until canWrite/);
+    expect(before).toMatch(/⏱ writes stopped \S+: the application cannot write until the destination takes writes/);
     expect(before).toMatch(/sync0\s+RUNNING/);
     expect(before).toMatch(/sync1\s+RUNNING/);
     t.type("\x03");

@@ -86,7 +86,7 @@ export interface Defaults {
   slowAfterMs: number;
   /** How long to keep retrying progress (after resume it may fail for minutes). */
   progressGiveUpMs: number;
-  /** Inside the write-stop window (writes stopped, canWrite not yet seen) waits poll this often (with jitter). */
+  /** Inside the write-stop window (writes stopped, the destination not taking writes yet) waits poll this often (with jitter). */
   windowPollMs: number;
   /**
    * Runbook time → wall time. Identity in a real run; in a rehearsal the simulator's clock runs

@@ -30,6 +30,8 @@ export interface PlanTargets {
   redact(text: string): string;
   /** The runbook's `serviceVersion`: what the plan says depends on it (src/api/versions.ts). */
   serviceVersion?: string | undefined;
+  /** The instance whose `canWrite` is valid (src/runbook/can-write.ts); undefined: none may be read. */
+  canWriteFrom?: number | undefined;
 }
 
 /** The timing fields a kind reads from its own body (the runner applies the defaults and the rehearsal scale). */
