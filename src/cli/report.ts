@@ -29,8 +29,7 @@ export async function main(journal: string, opts: ReportCliOptions = {}): Promis
   const read = await readJournal(journal);
   for (const w of read.warnings) process.stderr.write(`syncbook: warning: ${w}\n`);
   if (opts.otlp !== undefined) return writeOtlp(read.events, read.file, opts.otlp, opts.quiet === true);
-  const report = buildReport(read.events);
-  report.warnings.unshift(...read.warnings);
+  const report = buildReport(read.events, read);
   const out = opts.out ?? defaultOutDir(read.file);
   const { files } = await writeReportFiles(report, out);
   if (!opts.quiet) {

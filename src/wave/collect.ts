@@ -107,8 +107,7 @@ export async function collectWaveReport(
       return undefined;
     });
     if (!read || read.events.length === 0) continue;
-    const report = buildReport(read.events);
-    report.warnings.unshift(...read.warnings);
+    const report = buildReport(read.events, read);
     let folder = reportFolder(report.runbook);
     for (let i = 2; used.has(folder); i++) folder = `${reportFolder(report.runbook)}-${i}`;
     used.add(folder);
