@@ -20,6 +20,8 @@ type CommitBody = Record<string, never>;
 export const commit: StepKindDef<CommitBody> = {
   body: (step) => (step.commit === undefined ? undefined : {}),
   title: () => "Commit",
+  failureStopsRun:
+    "a commit that failed or was refused leaves the cutover not committed: going on would end the run ok, exit 0, with nothing committed",
   plan: (_b, to) => [
     ...toEach(to, "GET", "/api/v1/progress", {
       note: "interlock: RUNNING, canCommit true; writes stopped; no errors",

@@ -38,6 +38,8 @@ export interface BoundStep {
   undoTimeoutMs(): number | undefined;
   /** It opens the write-stop window when it succeeds. */
   opensWriteStop: boolean;
+  /** Why its failure ends the run whatever `continueOnError` says; undefined: the flag applies. */
+  failureStopsRun: string | undefined;
   /** What a rehearsal runs in its place. */
   rehearsal(to: RehearsalTargets): Step;
 }
@@ -56,6 +58,7 @@ function binder<B>(def: StepKindDef<B>): (step: Step, kind: StepKind | "plugin")
       hookCall: () => def.hookCall?.(body),
       undoTimeoutMs: () => def.undoTimeoutMs?.(body),
       opensWriteStop: def.opensWriteStop === true,
+      failureStopsRun: def.failureStopsRun,
       rehearsal: (to) => def.rehearsal?.(step, body, to) ?? step,
     };
   };

@@ -51,6 +51,13 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
   return {
     body: (step) => (step[op] === undefined ? undefined : {}),
     title: () => TITLES[op],
+    // a failed reverse is a rollback that did not happen: "run ok, exit 0" would say it did
+    ...(op === "reverse"
+      ? {
+          failureStopsRun:
+            "a reverse that failed or was refused leaves the sync not reversed: going on would end the run ok, exit 0, without the reversal",
+        }
+      : {}),
     plan: (_b, to) => [
       ...toEach(to, "GET", "/api/v1/progress", { note: "interlock: state" }),
       ...toEach(to, "POST", `/api/v1/${op}`, { body: {} }),

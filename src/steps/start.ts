@@ -15,6 +15,8 @@ import { redactLeaves } from "../redact.js";
 
 export const start: StepKindDef<StartRequest> = {
   body: keyed("start"),
+  failureStopsRun:
+    "a start that failed may have reached some instances and not others: every later step would act on a fleet in doubt",
   title: (b) => `Start the sync ${b.source} → ${b.destination}`,
   plan: (b, to) => {
     const v = to.serviceVersion;

@@ -55,6 +55,8 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
   hookCall: (b) => b,
   undoTimeoutMs: hookUndoTimeoutMs,
   opensWriteStop: true,
+  failureStopsRun:
+    "a write stop that failed leaves writes in an unknown state (one switch off, another still on): the run must stop, and its undo turn writes back on",
   // the simulator's writes switch (its undo turns writes back on)
   rehearsal: (step, b, to) => {
     if (to.keepHooks || !step.stopWrites) return step;

@@ -68,6 +68,11 @@ export interface StepKindDef<B> {
   undoTimeoutMs?(body: B): number;
   /** A step of this kind that succeeds stops application writes: the write-stop window opens. */
   opensWriteStop?: true;
+  /**
+   * Why a failure of this kind must end the run, whatever `continueOnError` says (lint refuses
+   * the flag on it, `continue-on-error-unsafe`; the runner ignores it): what going on would leave.
+   */
+  failureStopsRun?: string;
   /** What a rehearsal runs in its place (undefined: the step itself). */
   rehearsal?(step: Step, body: B, to: RehearsalTargets): Step;
 }
