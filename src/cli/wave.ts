@@ -162,6 +162,7 @@ export async function rehearseMain(file: string, opts: WaveRehearseOptions = {})
     source: "rehearse",
     maxParallel: plan.maxParallel,
     runbooks: entries,
+    complete: true,
   });
   stdout(
     `wave ${plan.name}: ${report.outcome === "PASSED" ? "SAFE" : "NOT SAFE"} (${countsText(report)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
