@@ -196,6 +196,14 @@ const escape = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * own outcome first (`runExitCode`, when given: FAILED with it), then safety (SAFE exit 0, UNSAFE
  * exit 1).
  */
+/** Each instance's state in order; a big fleet's as counts (`RUNNING on 1020, COMMITTED on 4`): one line, not thousands of words. */
+function statesText(states: readonly string[]): string {
+  if (states.length <= 8) return states.join(", ");
+  const counts = new Map<string, number>();
+  for (const s of states) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([s, n]) => `${s} on ${n}`).join(", ");
+}
+
 export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number): string[] {
   const headline =
     runExitCode !== undefined && runExitCode !== 0
@@ -205,7 +213,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
         : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
   const lines = [
     `rehearsal verdict: ${headline}`,
-    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${v.states.join(", ")})` : `not committed (${v.states.join(", ")})`}`,
+    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `not committed (${statesText(v.states)})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
     `  verifier:      ${verifierText(v.verifier)}`,
     `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,
