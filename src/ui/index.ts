@@ -14,6 +14,7 @@ import type { InputStream, PromptHost, Prompter } from "./prompts.js";
 import { SimpleUi } from "./simple.js";
 import { createJsonLines } from "./json.js";
 import { errorMessage } from "../errors.js";
+import { terminalValue } from "../text.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
 export { createPrompter, STEP_CHOICES } from "./prompts.js";
@@ -97,19 +98,22 @@ export function createUi(opts: UiOptions): Ui {
   let line: Ui["line"] = () => undefined;
   let toldAbove: Ui["toldAbove"] = () => undefined;
 
+  // what an event carries from outside (hook output, plugin logs, service errors, runbook strings)
+  // is drawn with its control characters shown, never obeyed; the renderers' own colours and
+  // redraws come after (src/text.ts terminalText). The JSON lines escape them already.
   if (opts.renderer === "default") {
     const ui = new ListrUi({ out, input, colors });
-    handle = ui.listener;
+    handle = (e) => ui.listener(terminalValue(e));
     host = ui.promptHost;
     close = () => ui.close();
     toldAbove = (m) => ui.model.toldAbove(m);
     // shown as a log line of the running step, through the same path as runner logs
     onAutoAnswer = (message) =>
-      ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+      handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else if (opts.renderer === "simple") {
     const ui = new SimpleUi({ write, colors });
     const direct = directPromptHost(input, out);
-    handle = ui.listener;
+    handle = (e) => ui.listener(terminalValue(e));
     toldAbove = (m) => ui.model.toldAbove(m);
     host = async (spec, signal) => {
       ui.hold();
@@ -121,7 +125,7 @@ export function createUi(opts: UiOptions): Ui {
     };
     close = () => Promise.resolve();
     onAutoAnswer = (message) =>
-      ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+      handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else if (opts.renderer === "json") {
     const lines = createJsonLines(opts.jsonWrite ?? ((text) => void process.stdout.write(text)));
     handle = lines.listener;
