@@ -2,32 +2,46 @@
  * Secrets never reach any output in any form (ARCHITECTURE, "redaction"): one scan over every
  * command and output format, against services and hooks that echo the secrets back.
  *
- * Six `${env.*}` secrets, each with the characters that make its encodings differ (`'"<>&+~*_`):
+ * Seven `${env.*}` secrets, each with the characters that make its encodings differ (`'"<>&+~*_`):
  * an instance and verifier password (Basic auth, users `ops4` and `verifier`: the base64 of
  * `user:secret` is aligned differently for each), cluster URIs (preflight), a shell hook's
  * argument and environment, an http hook's URL and headers, a webhook's URL and headers, and an
- * `x-passthrough` start field. The instances and the verifier sit behind a proxy that echoes what
+ * `x-passthrough` start field; and two OpenTelemetry exporter header values
+ * (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TRACES_HEADERS`) that the collector echoes in
+ * its answer's status line. The instances and the verifier sit behind a proxy that echoes what
  * it received (the Authorization header, the password decoded, in hex and base64 at every
  * alignment, the start body, a secret as a JSON key) in every answer, and now and then answers an
  * HTML page whose secrets straddle the client's excerpt cuts; the hook prints its secrets in every
  * form and one past the 2,000-character line cut; the http endpoints echo what they got, in a
  * JSON answer or a 500 HTML page whose secret straddles the 200-character snippet cut.
  *
+ * Every spelling (test/support/spellings.ts: the URL standard's percent-encode sets in either hex
+ * case, every byte percent-encoded, JSON `\u00XX` and Go's `\u0026`, HTML entities, upper case,
+ * base64 wrapped at 76 columns at each alignment, a secret cut across two lines) goes through every
+ * output: the failing run's hook prints each of its secrets' spellings after a label (`[a3]`), on
+ * stdout (log lines) and, failing, on stderr (the step's message); the http hook's target answers
+ * each spelling of the token it received in a 500 page or a JSON error, one failing step each
+ * (`continueOnError`). The matrix then checks every label in stderr, the journal, report.json,
+ * report.html, junit.xml, the job summary, the webhook's notifications and the trace, each
+ * followed by `***`, and no spelling of any secret anywhere.
+ *
  * Then lint (every format), run --dry-run (text and JSON), preflight (text and JSON), run (ok and
- * failing; simple and json renderers, --report, GITHUB_STEP_SUMMARY), status (text and --json),
- * report, a refused --resume and rehearse; every stdout, stderr and file written is scanned for
- * each secret as written, JSON-, URL-, HTML- and Markdown-escaped, in hex, base64 and base64url at
- * every alignment, as `user:secret` Basic auth, and for any 8-character piece of it.
+ * failing; simple and json renderers, --report, GITHUB_STEP_SUMMARY, OTLP traces), status (text
+ * and --json), report (and --otlp), a refused --resume and rehearse; every stdout, stderr, file
+ * written, notification and trace sent is scanned for each secret in every spelling, and for any
+ * 8-character piece of it (12 of a spelling).
  */
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../src/sim/index.js";
 import { cli, type CliResult } from "../support/run.js";
 import { tempDir } from "../support/crash-harness.js";
+import { labelled, spellings } from "../support/spellings.js";
 
 const salt = (): string => randomBytes(4).toString("hex");
 // no `/ ? # @ % :` (they would end a URL's user info) and no `\` or spaces (a shell argument as written)
@@ -39,8 +53,13 @@ const SECRETS = {
   SB_HTTP: `Ht-tp~H00k+${salt()}*w`,
   SB_HOOK: `We'b"<H>ook~+${salt()}&v`,
   SB_PASS: `Pa'ss"<T>hru~+${salt()}_u`,
+  // OpenTelemetry exporter header values (not `${env.*}`: the process's environment); a status
+  // line takes no `"`, `<` or `>`
+  SB_OTEL: `Otel'K3y~+${salt()}*k`,
+  SB_OTEL2: `Otel'Tr4ce~+${salt()}_t`,
 };
-const ENV: Record<string, string> = { ...SECRETS };
+const { SB_OTEL, SB_OTEL2, ...RUNBOOK_SECRETS } = SECRETS;
+const ENV: Record<string, string> = { ...RUNBOOK_SECRETS };
 const USERS = ["ops4", "verifier", "hook", "admin", "a", "ab", "abc"];
 
 /** The characters of a base64 text that depend on the secret's bytes only, at each alignment. */
@@ -73,17 +92,65 @@ function formsOf(s: string): Record<string, string> {
     forms[`base64url @${k}`] = c.replace(/\+/g, "-").replace(/\//g, "_");
   });
   for (const u of USERS) forms[`basic auth (${u})`] = Buffer.from(`${u}:${s}`).toString("base64");
-  for (let i = 0; i + 8 <= s.length; i++) forms[`piece @${i}`] = s.slice(i, i + 8);
+  // every spelling a service or hook can give (line breaks taken out: an output may show them apart)
+  for (const [name, text] of Object.entries(spellings(s))) forms[name] = text.replace(/\r?\n/g, "");
   return forms;
 }
 
-const FORMS = Object.entries(SECRETS).map(([name, s]) => ({ name, forms: formsOf(s) }));
+/** Pieces by length: every 8 characters of a secret (either case), every 12 of any other form. */
+const PIECES = new Map<number, Map<string, string>>();
+function addPiece(piece: string, what: string): void {
+  let m = PIECES.get(piece.length);
+  if (!m) PIECES.set(piece.length, (m = new Map()));
+  if (!m.has(piece)) m.set(piece, what);
+}
+for (const [name, s] of Object.entries(SECRETS)) {
+  for (const v of [s, s.toUpperCase(), s.toLowerCase()])
+    for (let i = 0; i + 8 <= v.length; i++) addPiece(v.slice(i, i + 8), `${name} piece @${i}`);
+  for (const [form, f] of Object.entries(formsOf(s))) {
+    if (f.length <= 12) addPiece(f, `${name} ${form}`);
+    else for (let i = 0; i + 12 <= f.length; i++) addPiece(f.slice(i, i + 12), `${name} ${form} @${i}`);
+  }
+}
+
+/** An output as a reader may decode it once: JSON strings, HTML entities, Markdown escapes. */
+function layers(text: string): string[] {
+  const out = [text];
+  const strings: string[] = [];
+  const collect = (v: unknown): void => {
+    if (typeof v === "string") strings.push(v);
+    else if (v && typeof v === "object")
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        strings.push(k);
+        collect(x);
+      }
+  };
+  for (const line of [text, ...text.split("\n")])
+    try {
+      collect(JSON.parse(line));
+    } catch {
+      // not JSON
+    }
+  if (strings.length) out.push(strings.join("\n"));
+  const unHtml = text
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&");
+  out.push(unHtml, unHtml.replace(/\\([!-/:-@[-`{-~])/g, "$1"));
+  return out;
+}
 
 function leaks(text: string): string[] {
-  const out: string[] = [];
-  for (const { name, forms } of FORMS)
-    for (const [form, f] of Object.entries(forms)) if (text.includes(f)) out.push(`${name} ${form}`);
-  return out;
+  const out = new Set<string>();
+  for (const t of layers(text))
+    for (const [len, m] of PIECES)
+      for (let i = 0; i + len <= t.length; i++) {
+        const hit = m.get(t.slice(i, i + len));
+        if (hit) out.add(hit.replace(/ @\d+$/, ""));
+      }
+  return [...out];
 }
 
 /** Every way the echoing services send a secret back. */
