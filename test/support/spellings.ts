@@ -101,7 +101,6 @@ export function spellings(s: string): Record<string, string> {
   return out;
 }
 
-
 /** The spellings of `s`, each with a short label (`[a3]`) a test can find in an output without the secret. */
 export function labelled(s: string, tag: string): { label: string; name: string; text: string }[] {
   return Object.entries(spellings(s)).map(([name, text], i) => ({ label: `[${tag}${i}]`, name, text }));
