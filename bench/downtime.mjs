@@ -3,30 +3,42 @@
 // The window runs from writes stopped to the destination taking writes; what the service needs
 // of it (the lag to drain, the commit) is known here, so what is left is the driver's own share:
 // its poll interval and its work between a condition becoming true and its next action.
-// Budget: ≤ 150 ms in total across the window at default settings, and well under the shell loop's.
+// Budget (issue 41): at 64 instances the median ≤ 50 ms and the worst round under 100 ms; ≤ 150 ms
+// for the smaller fleets; and well under the shell loop's everywhere.
 //
-//   npm run build && node bench/downtime.mjs [--sizes 1,8,64] [--rounds 5] [--drain 1500] [--commit 1500] [--json]
+//   npm run build && node bench/downtime.mjs [--sizes 1,8,64] [--rounds 5] [--drain 1500] [--commit 1500]
+//                                            [--no-shell] [--cpu-prof DIR] [--json]
 //
 // How: the simulator runs in a CHILD process (forked from this file) with its clock stopped, the
-// sync already in change event application, and a request log timestamped on arrival (one clock
-// for everything measured). It plays the service with known timings:
+// sync already in change event application, and every request timestamped on arrival and on its
+// answer (one clock for everything measured). It plays the service with known timings:
 //   writes off arrives (POST /sim/writes)            t_off
 //   + drain ms later: the lag floor is lifted        t_drained   (lagBelow 5 holds from here)
 //   the last instance's commit arrives               t_commit    (commit blocks until all have it)
 //   + commit ms later: the clock moves into canWrite t_canWrite  (half-way through COMMITTING)
 //   the driver tells the application to write again  t_end       (GET /sim/state, the end marker)
-//   runner's share = (t_end − t_off) − (t_drained − t_off) − (t_canWrite − t_commit) − serving
-//                  = (t_commit − t_drained) + (t_end − t_canWrite) − serving
-// where `serving` is the simulator's own time answering the fleet's reads between each condition
-// becoming true and the next action (the read that saw it; commit's fresh interlock read), each
-// from its first arrival to its last answer: one process plays all n instances and answers them
-// one after another, where a real fleet answers in parallel (a few ms at 64 instances on loopback
-// here, tens of ms when the machine is loaded). The figure with it is in the note.
+//   runner's share = (t_commit − t_drained) + (t_end − t_canWrite) − serving
+// where `serving` is the simulator's own time answering the fleet's reads inside those spans (the
+// read that saw each condition, commit's fresh interlock read), each from its first arrival to its
+// last answer: one process plays all n instances and answers them one after another, where a real
+// fleet answers in parallel.
+// The share is split into phases, each with its owner, so every millisecond is someone's (printed
+// per fleet size on stderr, and as figures for the largest fleet): the reads are grouped in
+// rounds (every instance once), the commit's journal lines and the write-on hook's are read from
+// the run's journal (its wall clock, within a millisecond of the simulator's):
+//   drained → the read that sees it begins          polling (the wait's interval)
+//   seen → commit's interlock read begins           the wait's end, the step change, checks before commit
+//   interlocks judged → commit's first journal line the fleet's answers, the interlocks
+//   commit's journal lines, its fsync and witness → its first request, its fan-out
+//   canWrite → the read that sees it begins         polling
+//   seen → the write-on hook's journal line, its fsync and witness → its request
+// `--cpu-prof DIR` profiles each `syncbook run` (V8 then compiles without the build's code cache:
+// start-up is slower, the window is not).
 // Drivers: `syncbook run` (the built CLI, whole process: lint, journal with its fsyncs, default
 // settings: no poll settings in the runbook) on a cutover-only runbook, and bench/shell-window.sh,
 // a bash loop of curl and jq with `sleep 1`, the same cutover. Fleets of 1, 8 and 64 instances.
 import { fork, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,7 +51,11 @@ const opt = (name, dflt) => {
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = (p) => new URL(`../dist/src/${p}`, import.meta.url);
 const now = () => performance.timeOrigin + performance.now();
-const BUDGET_MS = 150;
+// issue 41: at 64 instances, the median ≤ 50 ms and the worst of the rounds under 100 ms
+const BUDGET = {
+  64: { median: 50, worst: 100, text: "median ≤ 50 ms, worst < 100 ms" },
+  default: { median: 150, worst: Infinity, text: "≤ 150 ms" },
+};
 
 if (args[0] === "--child") {
   // --- the simulator playing the service with known timings ---------------------------------------
@@ -49,33 +65,31 @@ if (args[0] === "--child") {
   let t = {};
   let plan = { drainMs: 1500, commitMs: 1500, n: 1 };
   let lagFloor;
-  let commits = 0;
-  /** Every progress read: arrival, and when its answer left. */
+  /** Every progress read after writes off: arrival, when its answer left, and which instance. */
   let reads = [];
+  let commits = [];
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (event, ...rest) {
     if (event === "request" && sim) {
-      const req = rest[0];
+      const [req, res] = rest;
       const at = now();
       const path = req.url.split("?")[0];
-      if (req.method === "GET" && path === "/api/v1/progress") {
-        // the read that saw a condition met: the last one before the next action
-        if (t.drained !== undefined && t.commit === undefined) t.lastReadBeforeCommit = at;
-        if (t.canWrite !== undefined && t.end === undefined) t.lastReadBeforeEnd = at;
-        const entry = { arr: at, fin: at };
+      const port = req.socket.localPort;
+      if (req.method === "GET" && path === "/api/v1/progress" && t.off !== undefined && t.end === undefined) {
+        const entry = { arr: at, fin: at, port };
         reads.push(entry);
-        rest[1].once("finish", () => (entry.fin = now()));
+        res.once("finish", () => (entry.fin = now()));
       }
       if (req.method === "POST" && path === "/sim/writes" && t.off === undefined) {
         t.off = at;
+        res.once("finish", () => (t.offAnswered = now()));
         setTimeout(() => {
           sim.control.removeFault(lagFloor);
           t.drained = now();
         }, plan.drainMs);
       } else if (req.method === "POST" && path === "/api/v1/commit") {
-        commits++;
-        t.firstCommit ??= at;
-        if (commits === plan.n) {
+        commits.push(at);
+        if (commits.length === plan.n) {
           t.commit = at;
           setTimeout(() => {
             sim.control.advance(1.2); // COMMITTING for the 2 s of lag: canWrite from half-way
@@ -94,7 +108,7 @@ if (args[0] === "--child") {
       sim = undefined;
       plan = { drainMs: m.drainMs, commitMs: m.commitMs, n: m.instances };
       t = {};
-      commits = 0;
+      commits = [];
       reads = [];
       const cluster = { topology: "sharded", shards: m.instances };
       const s = await startSimulator({
@@ -120,25 +134,8 @@ if (args[0] === "--child") {
       sim = s;
       process.send({ urls: s.instances.map((i) => i.url) });
     } else if (m.op === "result") {
-      // One process answering n instances serves them one after another, where a real fleet
-      // answers in parallel: its time from a read's first arrival to its last answer is the
-      // service's, not the runner's.
-      // Every fleet read after the flip and before the next action (the read that saw it, and
-      // commit's fresh interlock read) is n requests; each counts from its first arrival to its
-      // last answer.
-      const serve = (after, before) => {
-        const inside = reads.filter((r) => r.arr > after && r.arr < before);
-        let ms = 0;
-        for (let k = 0; k + plan.n <= inside.length; k += plan.n) {
-          const round = inside.slice(k, k + plan.n);
-          ms += Math.max(...round.map((r) => r.fin)) - Math.min(...round.map((r) => r.arr));
-        }
-        return ms;
-      };
-      if (t.commit !== undefined) t.serveDrained = serve(t.drained, t.commit);
-      if (t.end !== undefined) t.serveCanWrite = serve(t.canWrite, t.end);
       const st = sim.control.state();
-      process.send({ t, states: st.instances.map((i) => i.state), gets: sim.control.counts() });
+      process.send({ t, reads, commits, states: st.instances.map((i) => i.state) });
     } else if (m.op === "close") {
       await sim?.close();
       process.exit(0);
@@ -158,12 +155,16 @@ if (args[0] === "--child") {
   const rounds = Number(opt("rounds", 5));
   const drainMs = Number(opt("drain", 1500));
   const commitMs = Number(opt("commit", 1500));
+  const profileDir = opt("cpu-prof", undefined);
+  const noShell = args.includes("--no-shell");
   const asJson = args.includes("--json");
   const say = (s) => process.stderr.write(`downtime: ${s}\n`);
   const missing = ["bash", "curl", "jq"].filter((x) => spawnSync("sh", ["-c", `command -v ${x}`]).status !== 0);
-  const shellReason = missing.length
-    ? `${missing.join(" and ")} not installed: the shell loop could not run`
-    : undefined;
+  const shellReason = noShell
+    ? "not run (--no-shell)"
+    : missing.length
+      ? `${missing.join(" and ")} not installed: the shell loop could not run`
+      : undefined;
 
   const child = fork(fileURLToPath(import.meta.url), ["--child"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const replies = [];
@@ -188,18 +189,15 @@ if (args[0] === "--child") {
   const dir = mkdtempSync(join(tmpdir(), "syncbook-bench-downtime-"));
   const results = { syncbook: new Map(), shell: new Map() };
   const problems = [];
-  const raw = (t) => t.commit - t.drained + (t.end - t.canWrite);
-  const share = (t) => raw(t) - (t.serveDrained ?? 0) - (t.serveCanWrite ?? 0);
   try {
     for (const n of sizes) {
       for (const driver of ["syncbook", "shell"]) {
         if (driver === "shell" && shellReason) continue;
-        const shares = [];
-        const raws = [];
-        const windows = [];
+        const all = [];
         for (let r = 0; r < rounds; r++) {
           const { urls } = await ask({ op: "start", instances: n, drainMs, commitMs });
           let res;
+          const journals = join(dir, "journals", `${driver}-n${n}-r${r}`);
           if (driver === "syncbook") {
             const file = join(dir, `n${n}-r${r}.yaml`);
             writeFileSync(
@@ -226,6 +224,7 @@ if (args[0] === "--child") {
               ].join("\n"),
             );
             res = await run(process.execPath, [
+              ...(profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : []),
               cli,
               "run",
               file,
@@ -233,7 +232,7 @@ if (args[0] === "--child") {
               "--renderer",
               "silent",
               "--journal-dir",
-              join(process.env.JDIR ?? dir, "journals", `n${n}-r${r}`),
+              journals,
             ]);
           } else {
             res = await run("bash", [join(root, "bench/shell-window.sh")], {
@@ -242,7 +241,8 @@ if (args[0] === "--child") {
               POLL: "1",
             });
           }
-          const { t, states } = await ask({ op: "result" });
+          const got = await ask({ op: "result" });
+          const { t, states } = got;
           const done = ["off", "drained", "commit", "canWrite", "end"].every((k) => typeof t[k] === "number");
           if (res.code !== 0 || !done) {
             problems.push(
@@ -250,15 +250,16 @@ if (args[0] === "--child") {
             );
             continue;
           }
-          const s = share(t);
-          shares.push(s);
-          raws.push(raw(t));
-          windows.push(t.end - t.off);
+          const ph = phasesOf(got, driver === "syncbook" ? journalEvents(journals) : []);
+          all.push(ph);
           say(
-            `${driver}, ${n} instance(s), round ${r + 1}/${rounds}: window ${(t.end - t.off).toFixed(0)} ms, runner's share ${s.toFixed(1)} ms (with the simulator serving those reads: ${raw(t).toFixed(1)} ms; drained → last commit ${(t.commit - t.drained).toFixed(1)}, canWrite → writes on ${(t.end - t.canWrite).toFixed(1)}; fan-out ${(t.commit - t.firstCommit).toFixed(1)}; the reads that saw them → next action ${(t.commit - t.lastReadBeforeCommit).toFixed(1)} + ${(t.end - t.lastReadBeforeEnd).toFixed(1)}) ${states[0]}`,
+            `${driver}, ${n} instance(s), round ${r + 1}/${rounds}: window ${(t.end - t.off).toFixed(0)} ms, runner's share ${ph.share.toFixed(1)} ms (${ph.list
+              .filter((p) => p.owner === "runner")
+              .map((p) => `${p.key} ${p.ms.toFixed(1)}`)
+              .join(", ")}; the simulator serving reads ${ph.serving.toFixed(1)}) ${states[0]}`,
           );
         }
-        results[driver].set(n, { shares, raws, windows });
+        results[driver].set(n, all);
       }
     }
   } finally {
@@ -268,43 +269,190 @@ if (args[0] === "--child") {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    const m = Math.floor(s.length / 2);
-    return s.length === 0 ? null : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-  };
   const r1 = (v) => (v === null ? null : Math.round(v * 10) / 10);
   const figures = [];
   for (const n of sizes) {
-    const mine = results.syncbook.get(n) ?? { shares: [], raws: [] };
+    const mine = results.syncbook.get(n) ?? [];
     const theirs = results.shell.get(n);
-    const m = median(mine.shares);
-    const base = theirs ? median(theirs.shares) : null;
-    const worst = mine.shares.length ? Math.max(...mine.shares) : null;
+    const shares = mine.map((p) => p.share);
+    const m = median(shares);
+    const base = theirs?.length ? median(theirs.map((p) => p.share)) : null;
+    const worst = shares.length ? Math.max(...shares) : null;
+    const budget = BUDGET[n] ?? BUDGET.default;
     figures.push({
-      name: `runner's share of the write-stop window, ${n} instance${n === 1 ? "" : "s"} (median of ${mine.shares.length}; drain and commit known)`,
+      name: `runner's share of the write-stop window, ${n} instance${n === 1 ? "" : "s"} (median of ${shares.length}; drain and commit known)`,
       value: r1(m),
       unit: "ms",
       ...(base !== null ? { baseline: r1(base), baselineName: "bash+curl+jq, sleep 1" } : {}),
-      budget: `≤ ${BUDGET_MS} ms`,
-      ok: m !== null && m <= BUDGET_MS && (base === null || m < base / 2),
+      budget: budget.text,
+      ok: m !== null && m <= budget.median && worst < budget.worst && (base === null || m < base / 2),
       note: [
         worst !== null ? `worst ${r1(worst)} ms` : "",
-        mine.raws.length && n > 1
-          ? `${r1(median(mine.raws))} ms counting the one simulator process serving the reads of ${n} instances after each condition`
+        mine.length && n > 1
+          ? `${r1(median(mine.map((p) => p.share + p.serving)))} ms counting the one simulator process serving the reads of ${n} instances after each condition`
           : "",
-        !theirs && shellReason ? shellReason : "",
+        !theirs && shellReason ? `shell loop ${shellReason}` : "",
         problems.filter((p) => p.includes(` ${n}:`)).slice(0, 1)[0] ?? "",
       ]
         .filter(Boolean)
         .join("; "),
     });
+    if (mine.length) process.stderr.write(breakdown(n, mine));
   }
+  // every millisecond of the runner's share has an owner: the phases of the largest fleet
+  const big = sizes[sizes.length - 1];
+  const bigRuns = results.syncbook.get(big) ?? [];
+  if (bigRuns.length)
+    for (const p of bigRuns[0].list.filter((x) => x.owner === "runner" && x.counted))
+      figures.push({
+        name: `  ${big} instances, phase: ${p.label}`,
+        value: r1(median(bigRuns.map((ph) => ph.list.find((x) => x.key === p.key).ms))),
+        unit: "ms",
+        note: `worst ${r1(Math.max(...bigRuns.map((ph) => ph.list.find((x) => x.key === p.key).ms)))} ms`,
+      });
   if (asJson) process.stdout.write(`${JSON.stringify({ figures })}\n`);
   else
     for (const f of figures)
       process.stdout.write(
-        `${f.name}: ${f.value} ${f.unit}${f.baseline !== undefined ? ` (shell ${f.baseline} ${f.unit})` : ""} (${f.budget}${f.ok ? ", ok" : ", MISSED"})${f.note ? `  ${f.note}` : ""}\n`,
+        `${f.name}: ${f.value} ${f.unit}${f.baseline !== undefined ? ` (shell ${f.baseline} ${f.unit})` : ""}${f.budget ? ` (${f.budget}${f.ok ? ", ok" : ", MISSED"})` : ""}${f.note ? `  ${f.note}` : ""}\n`,
       );
   process.exitCode = figures.some((f) => f.value !== null) ? 0 : 1;
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? null : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** The journal's events of one run (the bench's journal folder holds one journal). */
+function journalEvents(folder) {
+  const files = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (e.name.endsWith(".jsonl")) files.push(join(d, e.name));
+    }
+  };
+  if (existsSync(folder)) walk(folder);
+  return files.flatMap((f) =>
+    readFileSync(f, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return {};
+        }
+      }),
+  );
+}
+
+/**
+ * The reads of the fleet in rounds: a round is every instance read once (the runner reads them
+ * all at once); a read of an instance already in the current round begins the next.
+ */
+function roundsOf(reads) {
+  const rounds = [];
+  let cur;
+  for (const r of [...reads].sort((a, b) => a.arr - b.arr)) {
+    if (!cur || cur.ports.has(r.port)) {
+      cur = { ports: new Set(), firstArr: r.arr, lastFin: r.fin };
+      rounds.push(cur);
+    }
+    cur.ports.add(r.port);
+    cur.lastFin = Math.max(cur.lastFin, r.fin);
+  }
+  return rounds;
+}
+
+/**
+ * The window, phase by phase, each with its owner: the service's (the drain, COMMITTING, and the
+ * one simulator process serving a fleet read that a real fleet answers in parallel) or the
+ * runner's. The runner's share is the sum of its counted phases:
+ *   (t_commit − t_drained) + (t_end − t_canWrite) − the simulator serving the reads in them.
+ * Runner times come from the simulator's clock (arrivals and answers); the three splits inside
+ * the runner (its journal lines) from the journal's wall clock, within a millisecond of it.
+ */
+function phasesOf({ t, reads, commits }, events) {
+  const rounds = roundsOf(reads);
+  const after = (at) => rounds.find((r) => r.firstArr > at);
+  const first = after(t.off);
+  const seeDrained = after(t.drained);
+  const commitAt = commits[0];
+  // the commit's own fresh read (its interlocks), between the read that saw the drain and commit
+  const interlock = rounds.find((r) => r.firstArr > seeDrained.firstArr && r.firstArr < commitAt);
+  const seeCanWrite = after(t.canWrite);
+  const sent = events.filter((e) => e.type === "request.sent" && e.path === "/api/v1/commit");
+  const appOn = events.filter((e) => e.type === "hook.started" && e.id === "app-on" && !e.undo).pop();
+  const list = [];
+  const add = (key, label, owner, a, b, counted = true) =>
+    list.push({ key, label, owner, counted, ms: Math.max(0, b - a) });
+  add(
+    "stop",
+    "the stop hook's answer → the first read (hidden by the drain)",
+    "runner",
+    t.offAnswered,
+    first.firstArr,
+    false,
+  );
+  add("drain", "the drain (known)", "service", t.off, t.drained, false);
+  add("poll1", "drained → the read that sees it begins", "runner", t.drained, seeDrained.firstArr);
+  add("serve1", "that read, served", "service", seeDrained.firstArr, seeDrained.lastFin);
+  let cursor = seeDrained.lastFin;
+  if (interlock) {
+    add(
+      "step1",
+      "seen → commit's interlock read begins (step end and start, checks)",
+      "runner",
+      cursor,
+      interlock.firstArr,
+    );
+    add("serve2", "commit's interlock read, served", "service", interlock.firstArr, interlock.lastFin);
+    cursor = interlock.lastFin;
+  }
+  if (sent.length) {
+    const a = Math.min(...sent.map((e) => e.at));
+    const b = Math.max(...sent.map((e) => e.at));
+    add("judge", "interlocks judged → commit's first journal line", "runner", cursor, Math.max(cursor, a));
+    add("lines", `commit's ${sent.length} journal lines`, "runner", Math.max(cursor, a), Math.max(cursor, b));
+    cursor = Math.max(cursor, b);
+  }
+  add("fsync", "commit's fsync and witness → its first request arrives", "runner", cursor, commitAt);
+  // the fan-out's skew as the runner measured it (undici's send of the first and the last); the
+  // rest of the spread of their arrivals is the one simulator process taking them in turn
+  const skew = events.find((e) => e.type === "commit.sent")?.skewMs;
+  const spread = t.commit - commitAt;
+  add("fanout", "commit's fan-out (its first → last request sent)", "runner", 0, skew ?? spread);
+  add("serve4", "commit's requests, taken in turn", "service", 0, skew === undefined ? 0 : spread - skew);
+  add("committing", "COMMITTING → canWrite (known)", "service", t.commit, t.canWrite, false);
+  add("poll2", "canWrite → the read that sees it begins", "runner", t.canWrite, seeCanWrite.firstArr);
+  add("serve3", "that read, served", "service", seeCanWrite.firstArr, seeCanWrite.lastFin);
+  cursor = seeCanWrite.lastFin;
+  if (appOn && appOn.at >= cursor - 1) {
+    add("step2", "seen → the write-on hook's journal line (step end and start)", "runner", cursor, appOn.at);
+    cursor = Math.max(cursor, appOn.at);
+  }
+  add("hook", "the write-on hook's fsync and witness → its request arrives", "runner", cursor, t.end);
+  const sum = (owner) => list.filter((p) => p.owner === owner && p.counted).reduce((s, p) => s + p.ms, 0);
+  return { list, share: sum("runner"), serving: sum("service") };
+}
+
+/** The median of each phase over the rounds, as a table for people (stderr). */
+function breakdown(n, runs) {
+  const rows = runs[0].list.map((p) => {
+    const xs = runs.map((ph) => ph.list.find((x) => x.key === p.key)?.ms ?? 0);
+    return [p.owner + (p.counted ? "" : " ·"), p.label, (median(xs) ?? 0).toFixed(1), Math.max(...xs).toFixed(1)];
+  });
+  rows.push([
+    "runner",
+    "share (the sum of the runner's phases)",
+    median(runs.map((r) => r.share)).toFixed(1),
+    Math.max(...runs.map((r) => r.share)).toFixed(1),
+  ]);
+  const w = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)));
+  return `downtime: ${n} instance(s), the window by phase (median, worst of ${runs.length} rounds, ms; · not in the share):\n${rows
+    .map((r) => `  ${r[0].padEnd(w[0])}  ${r[1].padEnd(w[1])}  ${r[2].padStart(w[2])}  ${r[3].padStart(w[3])}`)
+    .join("\n")}\n`;
 }

@@ -5,9 +5,12 @@
 //   node bench/lint.mjs --runs 15 --check           # exit 1 when a budget is missed
 //   node bench/lint.mjs --json                      # one JSON object instead of the table
 //
-// Budgets (from the issue):
+// Budgets (issue 2; issue 41 restated the second as a ratio, like the first, so that both hold on
+// any machine and any Node: a slow machine's 2 s was a fast one's 3 s):
 //   1. `syncbook lint runbooks/rs-to-sharded.yaml`, as a whole process, within 2x `node -e 0`;
-//   2. 1,000 runbooks in one `syncbook lint` call in under 2 s (whole process).
+//   2. 1,000 runbooks in one `syncbook lint` call (whole process) within 20x `node -e 0`;
+// each a ratio of two figures measured in this one run (`node -e 0` before and after both; the
+// smaller median is the baseline).
 // The 1,000 runbooks are the example runbooks copied round-robin (each renamed) into a temp dir.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -64,8 +67,6 @@ const bare = bench(node, ["-e", "0"], runs);
 const one = bench(node, [cli, "lint", example], runs);
 // bare node again, so a machine that got busier mid-run shows up in the figures
 const bare2 = bench(node, ["-e", "0"], runs);
-const bareMedian = Math.min(bare.median, bare2.median);
-const ratio = one.median / bareMedian;
 
 // 1,000 runbooks
 const dir = mkdtempSync(join(tmpdir(), "syncbook-bench-"));
@@ -95,9 +96,13 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+const bare3 = bench(node, ["-e", "0"], runs);
+const bareMedian = Math.min(bare.median, bare2.median, bare3.median);
+const ratio = one.median / bareMedian;
+const ratioMany = many.median / bareMedian;
 
 const okOne = ratio <= 2;
-const okMany = many.median < 2000;
+const okMany = ratioMany <= 20;
 const result = {
   node: process.version,
   runs,
@@ -105,8 +110,9 @@ const result = {
   lintOneMs: +one.median.toFixed(1),
   ratio: +ratio.toFixed(2),
   lint1000Ms: +many.median.toFixed(1),
+  ratio1000: +ratioMany.toFixed(2),
   runbooks: count,
-  budgets: { ratioMax: 2, lint1000MaxMs: 2000 },
+  budgets: { ratioMax: 2, ratio1000Max: 20 },
   ok: okOne && okMany,
 };
 // the bench protocol (bench/run.mjs): {"figures":[…]} as the last JSON line of stdout
@@ -126,7 +132,9 @@ const figures = [
     name: `lint ${count} runbooks, one process (total)`,
     value: r1(many.median),
     unit: "ms",
-    budget: "< 2000 ms",
+    baseline: r1(bareMedian),
+    baselineName: "node -e 0",
+    budget: "≤ 20×",
     ok: okMany,
     note: `generated into a temp dir; median of ${Math.max(3, Math.ceil(runs / 2))}`,
   },
@@ -143,10 +151,11 @@ else {
   process.stdout.write(
     [
       `syncbook lint speed (node ${process.version}, median of ${runs} runs, whole processes)`,
-      `  node -e 0                          ${f(bare)}; again after: ${f(bare2)}`,
+      `  node -e 0                          ${f(bare)}; again: ${f(bare2)}; at the end: ${f(bare3)}`,
       `  syncbook lint ${example}  ${f(one)}`,
       `  ratio                              ${ratio.toFixed(2)}x   budget 2x     ${okOne ? "ok" : "OVER BUDGET"}`,
-      `  syncbook lint <1,000 runbooks>     ${f(many)}   budget 2000 ms   ${okMany ? "ok" : "OVER BUDGET"}`,
+      `  syncbook lint <1,000 runbooks>     ${f(many)}`,
+      `  ratio                              ${ratioMany.toFixed(2)}x   budget 20x    ${okMany ? "ok" : "OVER BUDGET"}`,
       "",
     ].join("\n"),
   );

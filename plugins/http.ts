@@ -16,15 +16,23 @@
  *     undo: { use: http, with: { method: PUT, url: https://flags.example.com/api/flags/sales-writes, headers: { Authorization: "Bearer ${env.FLAGS_TOKEN}" }, body: { enabled: true } } }
  * ```
  *
- * As a stopWrites `check:` (a read of the switch), `expectJson` holds the answer to what it must
- * say: `check: { use: http, with: { method: GET, url: …, expectJson: { enabled: false } } }`.
+ * As a stopWrites `check:` (a read of the switch), the answer's JSON body is what the check's
+ * `expect` compares (`check: { use: http, with: { method: GET, url: … }, expect: [{ path: enabled,
+ * equals: false }], until: 2m }`); `expectJson` holds it to equal values in one read.
  *
  * Header values, the query string and `${env.*}` values never appear in logs or errors.
  * Retries (transport errors, timeouts, 408, 429, 5xx) repeat the request: use them only for
  * requests that are safe to repeat (a PUT of a flag value, not "toggle").
  */
 import { isDeepStrictEqual } from "node:util";
-import { definePlugin, describeTarget, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
+import {
+  definePlugin,
+  describeTarget,
+  curlCommand,
+  sendHttp,
+  durationOr,
+  DURATION_SCHEMA,
+} from "../src/plugin/public.js";
 
 export interface HttpHookOptions {
   url: string;
@@ -99,32 +107,51 @@ export default definePlugin<HttpHookOptions>({
     },
   },
   hooks: {
-    http: async (ctx) => {
-      const o = ctx.options;
-      const answer = await sendHttp({
-        url: o.url,
-        method: o.method ?? "POST",
-        headers: o.headers ?? {},
-        body: o.body,
-        expectStatus: o.expectStatus,
-        retries: o.retries ?? 0,
-        retryDelayMs: durationOr(o.retryDelay, 1000),
-        timeoutMs: durationOr(o.timeout, 30_000),
-        signal: ctx.signal,
-        redact: ctx.redact,
-        log: ctx.log,
-      });
-      const target = describeTarget(o.method ?? "POST", o.url, ctx.redact);
-      if (o.expectJson) {
-        const wrong = jsonMismatch(answer.text, o.expectJson);
-        if (wrong) throw new Error(ctx.redact(`${target} answered ${answer.status}, but ${wrong}`));
-      }
-      return {
-        summary: `${target} answered ${answer.status}${o.expectJson ? ` with ${Object.keys(o.expectJson).join(", ")} as expected` : ""}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}`,
-      };
+    http: {
+      command: (o) =>
+        curlCommand({
+          method: o.method ?? "POST",
+          url: o.url,
+          ...(o.headers ? { headers: o.headers } : {}),
+          body: o.body,
+        }),
+      run: async (ctx) => {
+        const o = ctx.options;
+        const answer = await sendHttp({
+          url: o.url,
+          method: o.method ?? "POST",
+          headers: o.headers ?? {},
+          body: o.body,
+          expectStatus: o.expectStatus,
+          retries: o.retries ?? 0,
+          retryDelayMs: durationOr(o.retryDelay, 1000),
+          timeoutMs: durationOr(o.timeout, 30_000),
+          signal: ctx.signal,
+          redact: ctx.redact,
+          log: ctx.log,
+        });
+        const target = describeTarget(o.method ?? "POST", o.url, ctx.redact);
+        if (o.expectJson) {
+          const wrong = jsonMismatch(answer.text, o.expectJson);
+          if (wrong) throw new Error(ctx.redact(`${target} answered ${answer.status}, but ${wrong}`));
+        }
+        return {
+          summary: `${target} answered ${answer.status}${o.expectJson ? ` with ${Object.keys(o.expectJson).join(", ")} as expected` : ""}${answer.attempts > 1 ? ` after ${answer.attempts} attempts` : ""}`,
+          // a JSON answer, for a stopWrites check's `expect`
+          ...jsonValue(answer.text),
+        };
+      },
     },
   },
 });
+
+function jsonValue(text: string): { value?: unknown } {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return {};
+  }
+}
 
 /** Why an answer's body does not hold what `expectJson` says (undefined: it does). */
 export function jsonMismatch(text: string, expect: Record<string, unknown>): string | undefined {

@@ -1,7 +1,9 @@
 /**
  * `pagerduty`: PagerDuty Events API v2. One alert per cutover: a failed step, a failed run, a
- * failed undo or a stalled wait **triggers** it; the run finishing well **resolves** it; a commit
- * sent is posted as a **change event** (the service's timeline shows when the cutover happened).
+ * failed undo or a stalled wait **triggers** it; the run finishing well, or the operator calling
+ * the cutover off (`--abort` with every undo done), **resolves** it; an operator's Ctrl-C is a
+ * warning (a trigger only with `triggerFrom: warning`); a commit sent is posted as a **change
+ * event** (the service's timeline shows when the cutover happened).
  *
  * ```yaml
  * notify:
@@ -10,9 +12,9 @@
  *     on: [step.failed, wait.slow, hook.failed, commit.sent, run.finished]
  * ```
  *
- * The `dedup_key` is the cutover's (`ctx.cutover`: the same across `--resume`), so a resumed run
- * that fails again updates the open alert instead of paging a second time, and its success
- * resolves it. Events it has nothing to say about (e.g. a step that succeeded) send nothing.
+ * The `dedup_key` is the cutover's (`ctx.cutover`: the same across `--resume`, `--abort` and a
+ * `--from` run that continues the cutover), so a resumed run that fails again updates the open
+ * alert instead of paging a second time, and its success resolves it. Events it has nothing to say about (e.g. a step that succeeded) send nothing.
  */
 import {
   definePlugin,
@@ -50,7 +52,8 @@ export function pagerDutyAction(
   triggerFrom: NotificationSeverity = "error",
 ): PagerDutyAction {
   if (n.type === "commit.sent") return "change";
-  if (n.type === "run.finished" && n.outcome === "ok") return "resolve";
+  // a cutover that finished, or that the operator called off with every undo done, is over: its alert too
+  if (n.type === "run.finished" && (n.outcome === "ok" || (n.aborted === true && n.exitCode === 0))) return "resolve";
   if (n.type === "wait.slow") return RANK.warning >= RANK[triggerFrom] ? "trigger" : "none";
   return RANK[severity] >= RANK[triggerFrom] && RANK[severity] >= RANK.warning ? "trigger" : "none";
 }

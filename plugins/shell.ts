@@ -25,6 +25,7 @@ import {
   definePlugin,
   runProcess,
   showArgv,
+  shellCommand,
   durationOr,
   formatDuration,
   DURATION_SCHEMA,
@@ -79,30 +80,37 @@ export default definePlugin<ShellOptions>({
     },
   },
   hooks: {
-    shell: async (ctx) => {
-      const o = ctx.options;
-      const argv = o.command.map(String);
-      // env values are often secrets that the runbook did not take from `${env.*}`
-      const redact = createRedactor(Object.values(o.env ?? {}), ctx.redact);
-      // the runbook's folder by default: a runbook must not depend on where syncbook was started
-      const cwd = resolve(ctx.cwd, o.cwd ?? ".");
-      const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
-      Object.assign(env, o.env);
-      // the cutover's trace (OpenTelemetry variables set): the command's own spans join it
-      if (ctx.traceparent) env.TRACEPARENT = ctx.traceparent;
-      ctx.log.debug(redact(`$ ${showArgv(argv)} (in ${cwd})`));
-      const r = await runProcess({
-        argv,
-        cwd,
-        env,
-        signal: ctx.signal,
-        ...(o.timeout !== undefined ? { timeoutMs: durationOr(o.timeout, 0) } : {}),
-        killGraceMs: durationOr(o.killGrace, 5000),
-        log: ctx.log,
-        redact,
-      });
-      return { summary: redact(`${showArgv(argv)} exited 0 after ${formatDuration(r.durationMs)}`) };
+    shell: {
+      // what an operator pastes to do it by hand: from the runbook's folder, env values as `***` (secrets)
+      command: (o, where) => {
+        const env = Object.keys(o.env ?? {}).map((k) => `${k}=***`);
+        return `cd ${shellCommand([resolve(where.cwd, o.cwd ?? ".")])} && ${[...env, shellCommand(o.command.map(String))].join(" ")}`;
+      },
+      run: async (ctx) => {
+        const o = ctx.options;
+        const argv = o.command.map(String);
+        // env values are often secrets that the runbook did not take from `${env.*}`
+        const redact = createRedactor(Object.values(o.env ?? {}), ctx.redact);
+        // the runbook's folder by default: a runbook must not depend on where syncbook was started
+        const cwd = resolve(ctx.cwd, o.cwd ?? ".");
+        const env: Record<string, string> = {};
+        for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
+        Object.assign(env, o.env);
+        // the cutover's trace (OpenTelemetry variables set): the command's own spans join it
+        if (ctx.traceparent) env.TRACEPARENT = ctx.traceparent;
+        ctx.log.debug(redact(`$ ${showArgv(argv)} (in ${cwd})`));
+        const r = await runProcess({
+          argv,
+          cwd,
+          env,
+          signal: ctx.signal,
+          ...(o.timeout !== undefined ? { timeoutMs: durationOr(o.timeout, 0) } : {}),
+          killGraceMs: durationOr(o.killGrace, 5000),
+          log: ctx.log,
+          redact,
+        });
+        return { summary: redact(`${showArgv(argv)} exited 0 after ${formatDuration(r.durationMs)}`) };
+      },
     },
   },
 });

@@ -13,7 +13,7 @@
  * `sim-writes-stopped` reads the switch (`GET <control>/sim/writes`) and fails while the simulated
  * application writes: the `check` of a stopWrites, the model of a real write-switch read.
  */
-import { definePlugin, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
+import { definePlugin, curlCommand, sendHttp, durationOr, DURATION_SCHEMA } from "../src/plugin/public.js";
 
 export interface SimWritesOptions {
   url?: string;
@@ -62,6 +62,16 @@ export default definePlugin<SimWritesOptions>({
     "sim-writes": {
       // under stopWrites it must switch writes off, as its undo on: lint and the runner check it
       writes: (o) => (o.enabled === true ? "on" : "off"),
+      command: (o, where) => {
+        const base = o.url ?? where.instances[0];
+        if (base === undefined) return undefined;
+        const enabled = o.enabled ?? false;
+        return curlCommand({
+          method: "POST",
+          url: writesUrl(base),
+          body: o.rate === undefined ? { enabled } : { enabled, rate: o.rate },
+        });
+      },
       run: async (ctx) => {
         const base = ctx.options.url ?? ctx.fleet[0]?.instance.url;
         if (!base) throw new Error("no `url` given and the runbook has no instance to take it from");
@@ -122,7 +132,7 @@ export default definePlugin<SimWritesOptions>({
           throw new Error(`GET ${url}: the answer does not say whether the application writes`);
         if (writes.enabled && writes.ratePerSecond !== 0)
           throw new Error(`the simulated application writes (${String(writes.ratePerSecond)}/s)`);
-        return { summary: "the simulated application writes nothing" };
+        return { summary: "the simulated application writes nothing", value: { writes } };
       },
     },
   },

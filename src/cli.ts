@@ -289,6 +289,10 @@ runOptions(
       "with --from: send the command steps to these instances only (names, comma-separated), to complete a command the others already have; interlocks apply, and it asks first (or --yes)",
     )
     .option("--allow-changed-runbook", "with --resume: accept a runbook that changed since the journal was written")
+    .option(
+      "--new-cutover",
+      "start a new cutover although the runbook's last one did not finish (without it such a run is refused; a --from run continues the unfinished one)",
+    )
     .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)"),
 ).action((file: string, opts: ExecuteFlags) =>
   act(
@@ -312,6 +316,10 @@ runOptions(
     .option(
       "--namespaces <file>",
       "copy the shape of the real data: the output of `syncbook preflight <runbook> --list-namespaces --format json`",
+    )
+    .option(
+      "--trace",
+      "export the rehearsal's trace when the OTLP variables are set (off by default: a rehearsal is not the cutover)",
     ),
 ).action((file: string, opts: RehearseFlags) =>
   act(

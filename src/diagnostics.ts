@@ -14,6 +14,8 @@ export interface Diagnostic {
   severity: Severity;
   message: string;
   hint?: string;
+  /** A warning the runbook accepts (`accept:`), with the team's reason: reported as info, not counted. */
+  accepted?: string;
 }
 
 /** Order diagnostics by file, line, column, then rule id (stable output for CI diffs). */

@@ -5,6 +5,7 @@
  *
  * Extend by adding a member to `RunEventMap`; keep names `<noun>.<past-participle>`.
  */
+import type { WritesLeft } from "./writes-words.js";
 import type { Progress, VerifierProgress } from "./api/types.js";
 import type { Place } from "./text.js";
 
@@ -44,6 +45,11 @@ export interface RunEventMap {
     steps: { index: number; id: string; kind: string; title: string }[];
     /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */
     deliveries?: boolean;
+    /**
+     * This run's spans have ids derived from the cutover and its events (src/trace/ids.ts), and it
+     * journals those its collector acknowledged (`trace.exported`): a resume exports the rest.
+     */
+    traced?: boolean;
   };
   "run.finished": {
     outcome: Outcome;
@@ -55,6 +61,24 @@ export interface RunEventMap {
     split?: string;
     /** `--abort` ended it: the operator called the cutover off; no step ran, the journal's open undos did. */
     aborted?: boolean;
+    /**
+     * The cutover across its runs, when this run continues earlier ones (`--resume`, `--abort`, a
+     * `--from` run after an unfinished one): how many runs it had, and its time from the first
+     * run's start to this run's end (the runs' own times leave out the gaps between them).
+     */
+    cutover?: { runs: number; durationMs: number };
+    /**
+     * The cutover's (last) write-stop window at this run's end, measured across its runs
+     * (src/fleet/window.ts): its length (`atLeast` when its start is before the events seen), and
+     * whether it is still open (writes stopped, canWrite not seen, not undone).
+     */
+    window?: { durationMs: number; open: boolean; atLeast?: boolean };
+    /**
+     * Application writes at the run's end when they do not flow (src/writes-words.ts says it):
+     * `stopped`, the window is open (a failed undo, an interrupt after the stop, a split commit);
+     * `may-be-stopped`, a stop hook failed part-way and no undo of it succeeded.
+     */
+    writes?: WritesLeft;
   };
   /** `promptMs`: how long the operator took to answer `--step` before it (and before steps they skipped). */
   "step.started": {
@@ -216,7 +240,8 @@ export interface RunEventMap {
    * Journaled (fsynced) before the hook runs. `token`: every process the call starts carries it
    * in its environment (src/plugin/process.ts), so a resume can find one the run left behind.
    */
-  "hook.started": { index: number; id: string; use: string; undo: boolean; token?: string };
+  /** `command`: an undo's call as a command an operator can run by hand (redacted), when its hook makes one. */
+  "hook.started": { index: number; id: string; use: string; undo: boolean; token?: string; command?: string };
   /** A process a hook call started (right after its spawn): `--resume` waits out one still alive (src/run/orphans.ts). */
   "hook.process": { index: number; id: string; undo: boolean; token: string; pid: number; pgid?: number };
   "hook.finished": {
@@ -229,6 +254,13 @@ export interface RunEventMap {
     durationMs: number;
   };
   log: { level: "debug" | "info" | "warn" | "error"; message: string; index?: number };
+  /**
+   * The trace's collector acknowledged these spans (their ids: src/trace/ids.ts derives them from
+   * the cutover and the events, the same live and from the journal): a `--resume` exports, from
+   * the journal, the earlier runs' spans that have no such line (a runner killed before its
+   * spans left), and only those. Not fsynced: a lost line only sends a span twice.
+   */
+  "trace.exported": { spans: string[] };
   /**
    * A notification is about to go to the `notify:` entry at `entry` (written before its first
    * attempt): a journal holding it without its `notification.settled` had the delivery in doubt

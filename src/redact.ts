@@ -647,7 +647,28 @@ export function createRedactor(secrets: Iterable<string>, base?: (text: string) 
     return stripUserinfo(applyMarks(input, marks));
   };
 
-  const redactor = ((t: string) => redactOnce(t)) as Redactor;
+  // the same short strings come back in every answer (field names, states, cluster names): each is
+  // redacted once per set of secrets (a fleet of 64 read every 100 ms inside the write-stop window
+  // spent more on this than on anything else of the read, issue 41). Not over a foreign redaction:
+  // its secrets may change without this one knowing; every source's matcher is checked instead.
+  const cache = new Map<string, string>();
+  let cachedFor: Matcher[] = [];
+  const cached = (t: string): string => {
+    if (parts.foreign || t.length > CACHED_LENGTH) return redactOnce(t);
+    const ms = parts.sources.map(matcherOf);
+    if (ms.length !== cachedFor.length || ms.some((m, k) => m !== cachedFor[k])) {
+      cache.clear();
+      cachedFor = ms;
+    }
+    let out = cache.get(t);
+    if (out === undefined) {
+      if (cache.size >= CACHED_STRINGS) cache.clear();
+      out = redactOnce(t);
+      cache.set(t, out);
+    }
+    return out;
+  };
+  const redactor = cached as Redactor;
   redactor.value = <T>(v: T, keep?: ReadonlySet<string>): T => redactLeaves(v, redactor, keep);
   redactor.lines = () => {
     const stream: { m: Matcher; states: number[] }[] = [];
@@ -656,6 +677,10 @@ export function createRedactor(secrets: Iterable<string>, base?: (text: string) 
   PARTS.set(redactor, parts);
   return redactor;
 }
+
+/** Strings up to this long are redacted once and remembered, up to this many (then forgotten at once). */
+const CACHED_LENGTH = 256;
+const CACHED_STRINGS = 8192;
 
 const BASIC = /\bBasic\s+([A-Za-z0-9+/_-]{4,}={0,2})/gi;
 

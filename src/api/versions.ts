@@ -72,9 +72,9 @@ export interface StartFieldRow {
 export const START_FIELDS: readonly StartFieldRow[] = [
   { field: "source", cite: contract(23, "| source | string | yes |") },
   { field: "destination", cite: contract(24, "| destination | string | yes |") },
-  { field: "includeNamespaces", since: "1.1", cite: facts(86, "| `includeNamespaces` | 1.1 |") },
-  { field: "sharding", since: "1.1", cite: facts(87, "| `sharding` | 1.1 |") },
-  { field: "excludeNamespaces", since: "1.6", cite: facts(88, "| `excludeNamespaces` | 1.6 |") },
+  { field: "includeNamespaces", since: "1.1", cite: facts(108, "| `includeNamespaces` | 1.1 |") },
+  { field: "sharding", since: "1.1", cite: facts(109, "| `sharding` | 1.1 |") },
+  { field: "excludeNamespaces", since: "1.6", cite: facts(110, "| `excludeNamespaces` | 1.6 |") },
   {
     field: "buildIndexes",
     since: "1.3",
@@ -86,11 +86,11 @@ export const START_FIELDS: readonly StartFieldRow[] = [
       { value: "excludeHashedAfterCopy", since: "1.16", means: "after the copy, without hashed indexes" },
     ],
     cite: facts(
-      90,
+      112,
       "| `buildIndexes` | 1.3 | `beforeDataCopy` (default), `never` (1.3); `excludeHashed` (1.14); `afterDataCopy`, `excludeHashedAfterCopy` (1.16)",
     ),
   },
-  { field: "reversible", cite: facts(91, "| `reversible` | — |") },
+  { field: "reversible", cite: facts(113, "| `reversible` | — |") },
   {
     field: "enableUserWriteBlocking",
     since: "0.9",
@@ -103,15 +103,15 @@ export const START_FIELDS: readonly StartFieldRow[] = [
       { value: "none", since: "1.12", means: "the same as false" },
     ],
     cite: facts(
-      92,
+      114,
       '| `enableUserWriteBlocking` | 0.9 | boolean; strings `"destinationOnly"` (1.11 default), `"sourceAndDestination"` (= true) and `"none"` (= false) (1.12)',
     ),
   },
-  { field: "verification", since: "1.9", cite: facts(93, "| `verification: { enabled }` | 1.9 |") },
-  { field: "preExistingDestinationData", since: "1.15", cite: facts(94, "| `preExistingDestinationData` | 1.15 |") },
-  { field: "copyInNaturalOrder", since: "1.16", cite: facts(95, "| `copyInNaturalOrder` | 1.16 |") },
-  { field: "detectRandomId", since: "1.18", cite: facts(96, "| `detectRandomId` | 1.18 |") },
-  { field: "skipDiskSpaceCheck", since: "1.22", cite: facts(97, "| `skipDiskSpaceCheck` | 1.22 |") },
+  { field: "verification", since: "1.9", cite: facts(115, "| `verification: { enabled }` | 1.9 |") },
+  { field: "preExistingDestinationData", since: "1.15", cite: facts(116, "| `preExistingDestinationData` | 1.15 |") },
+  { field: "copyInNaturalOrder", since: "1.16", cite: facts(117, "| `copyInNaturalOrder` | 1.16 |") },
+  { field: "detectRandomId", since: "1.18", cite: facts(118, "| `detectRandomId` | 1.18 |") },
+  { field: "skipDiskSpaceCheck", since: "1.22", cite: facts(119, "| `skipDiskSpaceCheck` | 1.22 |") },
 ];
 
 export const START_FIELD_NAMES: readonly string[] = START_FIELDS.map((r) => r.field);
@@ -136,55 +136,55 @@ export interface ProgressFieldRow {
 
 /** Progress fields by the version that introduced them (facts: "Progress fields, by version"). */
 export const PROGRESS_FIELDS: readonly ProgressFieldRow[] = [
-  { fields: ["success"], since: "1.8", topLevel: true, cite: facts(59, "| top-level `success` | 1.8 |") },
-  { fields: ["canWrite"], since: "1.0", cite: facts(60, "| `canWrite` | 1.0 |") },
+  { fields: ["success"], since: "1.8", topLevel: true, cite: facts(81, "| top-level `success` | 1.8 |") },
+  { fields: ["canWrite"], since: "1.0", cite: facts(82, "| `canWrite` | 1.0 |") },
   {
     fields: ["mongosyncID", "coordinatorID"],
     since: "1.3",
-    cite: facts(61, "| `mongosyncID`, `coordinatorID` | 1.3 |"),
+    cite: facts(83, "| `mongosyncID`, `coordinatorID` | 1.3 |"),
   },
-  { fields: ["totalEventsApplied"], since: "1.8", cite: facts(62, "| `totalEventsApplied` | 1.8 |") },
-  { fields: ["verification"], since: "1.9", cite: facts(63, "| `verification.source` / `.destination` | 1.9 |") },
+  { fields: ["totalEventsApplied"], since: "1.8", cite: facts(84, "| `totalEventsApplied` | 1.8 |") },
+  { fields: ["verification"], since: "1.9", cite: facts(85, "| `verification.source` / `.destination` | 1.9 |") },
   {
     fields: ["estimatedSecondsToCEACatchup"],
     since: "1.14",
     omitted: true,
-    cite: facts(64, "| `estimatedSecondsToCEACatchup` | 1.14 | **omitted**"),
+    cite: facts(86, "| `estimatedSecondsToCEACatchup` | 1.14 | **omitted**"),
   },
   {
     fields: ["source.pingLatencyMs", "destination.pingLatencyMs"],
     since: "1.17",
     omitted: true,
-    cite: facts(65, "| `source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 | **absent**"),
+    cite: facts(87, "| `source.pingLatencyMs`, `destination.pingLatencyMs` | 1.17 | **absent**"),
   },
   {
     fields: ["indexBuilding"],
     since: "1.19",
     omitted: true,
-    cite: facts(66, "| `indexBuilding` | 1.19 | **only during change event application**"),
+    cite: facts(88, "| `indexBuilding` | 1.19 | **only during change event application**"),
   },
   {
     fields: ["estimatedOplogTimeRemaining"],
     since: "1.19",
     omitted: true,
-    cite: facts(67, "| `estimatedOplogTimeRemaining` | 1.19 | a human string"),
+    cite: facts(89, "| `estimatedOplogTimeRemaining` | 1.19 | a human string"),
   },
   {
     fields: ["warnings"],
     since: "1.19",
     omitted: true,
-    cite: facts(68, "| `warnings` | 1.19 | array of strings, **omitted when there are none**"),
+    cite: facts(90, "| `warnings` | 1.19 | array of strings, **omitted when there are none**"),
   },
   {
     fields: ["lag"],
     since: "1.21",
-    cite: facts(69, "| `lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 |"),
+    cite: facts(91, "| `lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 |"),
   },
   {
     fields: ["ceaStage"],
     since: "1.22",
     omitted: true,
-    cite: facts(70, "| `ceaStage` | 1.22 | **only during change event application**"),
+    cite: facts(92, "| `ceaStage` | 1.22 | **only during change event application**"),
   },
 ];
 
@@ -201,13 +201,13 @@ export interface StateRow {
 
 /** The states (facts: "States"); the order is the sync's. */
 export const STATES: readonly StateRow[] = [
-  { state: "IDLE", cite: facts(39, "IDLE, INITIALIZING (1.20)") },
-  { state: "INITIALIZING", since: "1.20", cite: facts(39, "INITIALIZING (1.20)") },
-  { state: "RUNNING", cite: facts(39, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
-  { state: "PAUSED", cite: facts(39, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
-  { state: "COMMITTING", cite: facts(39, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
-  { state: "COMMITTED", cite: facts(39, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
-  { state: "REVERSING", cite: facts(42, "COMMITTED → REVERSING") },
+  { state: "IDLE", cite: facts(61, "IDLE, INITIALIZING (1.20)") },
+  { state: "INITIALIZING", since: "1.20", cite: facts(61, "INITIALIZING (1.20)") },
+  { state: "RUNNING", cite: facts(61, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "PAUSED", cite: facts(61, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "COMMITTING", cite: facts(61, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "COMMITTED", cite: facts(61, "RUNNING, PAUSED, COMMITTING, COMMITTED, REVERSING") },
+  { state: "REVERSING", cite: facts(64, "COMMITTED → REVERSING") },
 ];
 
 /** Every state some version has, in the sync's order. */
@@ -221,14 +221,14 @@ export function statesOf(version: string | undefined): SyncState[] {
 /** Behaviour that changed at a version (refusals the facts document, and what else moved). */
 export const BEHAVIOUR = {
   /** "`start` while INITIALIZING [progress 1.20]" is a documented refusal. */
-  startRefusedWhileInitializing: { since: "1.20", cite: facts(35, "while INITIALIZING [progress 1.20]") },
+  startRefusedWhileInitializing: { since: "1.20", cite: facts(57, "while INITIALIZING [progress 1.20]") },
   /** "`commit` while `canCommit` is false [notes 1.21]" is a documented refusal. */
   commitRefusedUnlessCanCommit: {
     since: "1.21",
-    cite: facts(35, "`commit` while `canCommit` is false [notes 1.21]"),
+    cite: facts(57, "`commit` while `canCommit` is false [notes 1.21]"),
   },
   /** "`resume` before PAUSED [notes 1.21]" is a documented refusal. */
-  resumeRefusedUnlessPaused: { since: "1.21", cite: facts(36, "`resume` before PAUSED [notes 1.21]") },
+  resumeRefusedUnlessPaused: { since: "1.21", cite: facts(58, "`resume` before PAUSED [notes 1.21]") },
   /**
    * The embedded verifier, on by default: for replica sets from 1.9, for sharded clusters from
    * `shardedSince` (1.10).
@@ -236,51 +236,51 @@ export const BEHAVIOUR = {
   embeddedVerifier: {
     since: "1.9",
     shardedSince: "1.10",
-    cite: facts(93, "on by default for replica sets from 1.9, for sharded clusters from 1.10"),
+    cite: facts(115, "on by default for replica sets from 1.9, for sharded clusters from 1.10"),
   },
   /** The INITIALIZING state: not ready for /start yet; after a restart it returns to the state before the crash. */
-  initializing: { since: "1.20", cite: facts(39, "INITIALIZING (1.20)") },
+  initializing: { since: "1.20", cite: facts(61, "INITIALIZING (1.20)") },
   /** Write blocking defaults to destination-only. */
   writeBlockingDestinationOnlyDefault: {
     since: "1.11",
-    cite: facts(117, "from 1.11 the default is destination-only"),
+    cite: facts(139, "from 1.11 the default is destination-only"),
   },
   /** Writes on the source during commit fail the migration (before: they are lost). */
   failOnSourceWritesDuringCommit: {
     since: "1.17",
-    cite: facts(46, "From 1.17 the service fails the migration if it sees writes on the source during commit"),
+    cite: facts(68, "From 1.17 the service fails the migration if it sees writes on the source during commit"),
   },
   /** `afterDataCopy` is the default for sources on server 6.0+, and canCommit waits for the index builds. */
   afterDataCopyDefault: {
     since: "1.17",
     sourceServer: "6.0",
-    cite: facts(90, "from 1.17 `afterDataCopy` is the default for sources on server 6.0+"),
+    cite: facts(112, "from 1.17 `afterDataCopy` is the default for sources on server 6.0+"),
   },
   /** Write blocking comes from the service's configuration (and enableUserWriteBlocking is gone). */
   writeBlockingFromConfig: {
     since: "1.20",
-    cite: facts(121, "From 1.20 the service manages write blocking on both sides from"),
+    cite: facts(143, "From 1.20 the service manages write blocking on both sides from"),
   },
   /** `lagTimeSeconds` is deprecated for `lag.overallLagSeconds`. */
   lagObject: {
     since: "1.21",
     cite: facts(
-      69,
+      91,
       "| `lag: { overallLagSeconds, crudLagSeconds, ddlLagSeconds }` | 1.21 | `lagTimeSeconds` deprecated: read `lag.overallLagSeconds` when present",
     ),
   },
   /** The one documented error name, and the start option that skips its check. */
-  diskSpaceCheck: { since: "1.22", cite: facts(32, "`InsufficientDestinationDiskSpace` [notes 1.22]") },
+  diskSpaceCheck: { since: "1.22", cite: facts(54, "`InsufficientDestinationDiskSpace` [notes 1.22]") },
   /** `databaseRegex` and `collectionsRegex` in a filter entry. */
   filterRegex: {
     since: "1.6",
-    cite: facts(89, "| `databaseRegex`, `collectionsRegex` in a filter entry | 1.6 |"),
+    cite: facts(111, "| `databaseRegex`, `collectionsRegex` in a filter entry | 1.6 |"),
   },
   /** Sources on server 4.4 and destinations on 6.0 are refused: `sourceServer` is the oldest source server left. */
   oldServersDropped: {
     since: "1.19",
     sourceServer: "5.0",
-    cite: facts(114, "1.19 dropped sources on 4.4 and destinations on 6.0"),
+    cite: facts(136, "1.19 dropped sources on 4.4 and destinations on 6.0"),
   },
 } as const satisfies Record<string, { since: string; cite: Cite; sourceServer?: string; shardedSince?: string }>;
 
@@ -291,10 +291,10 @@ export const BEHAVIOUR = {
 export const SUPPORT = {
   oldestSupported: {
     version: "1.20",
-    cite: facts(52, "1.20 is the oldest supported release; all earlier ones are end of life"),
+    cite: facts(74, "1.20 is the oldest supported release; all earlier ones are end of life"),
   },
   /** The current stable release; nothing newer is published. */
-  current: { version: "1.22", cite: facts(53, "1.22 is the current stable release (2026-09-09)") },
+  current: { version: "1.22", cite: facts(75, "1.22 is the current stable release (2026-09-09)") },
 } as const satisfies Record<string, { version: string; cite: Cite }>;
 
 /** The version is older than the oldest supported release: end of life. */
@@ -305,7 +305,7 @@ export const SERVER = {
   /** Write blocking (`"sourceAndDestination"`, `true`), `reversible` and `createSupportingIndexes` need a source on server 6.0+. */
   sourceForWriteBlocking: {
     server: "6.0",
-    cite: facts(110, 'A source on server below 6.0: no `reversible`, no `"sourceAndDestination"`, no'),
+    cite: facts(132, 'A source on server below 6.0: no `reversible`, no `"sourceAndDestination"`, no'),
   },
 } as const satisfies Record<string, { server: string; cite: Cite }>;
 
@@ -324,8 +324,8 @@ export const UNCITED = {
  * live upgrade: stop the sync and start again.
  */
 export const LIVE_UPGRADES: readonly { from?: string; to: string; cite: Cite }[] = [
-  { from: "1.12", to: "1.13", cite: facts(51, "1.12 → 1.13 [versioning page]") },
-  { to: "1.18", cite: facts(51, "to 1.18 [notes 1.18]") },
+  { from: "1.12", to: "1.13", cite: facts(73, "1.12 → 1.13 [versioning page]") },
+  { to: "1.18", cite: facts(73, "to 1.18 [notes 1.18]") },
 ];
 
 /** Whether the documentation publishes a live upgrade from `from` to `to` (minor versions compared). */

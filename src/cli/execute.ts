@@ -3,17 +3,18 @@
  * never reaches the fleet), load its plugins, print a dry-run plan, wire the outputs (UI,
  * journal, report) to the runner, handle Ctrl-C, and turn the result into an exit code.
  */
-import type { Tracing } from "../trace/index.js";
+import type { Tracing, TracingOptions } from "../trace/index.js";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { COMMAND_EFFECT, isCommandOperation } from "../api/commands.js";
+import { COMMAND_EFFECT } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import { terminalText } from "../text.js";
 import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
-import type { LoadedRunbook, Scalar } from "../runbook/index.js";
+import type { LoadedRunbook, LoadOptions, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { redactLeaves, redactSecretFields } from "../redact.js";
+import { PLUGIN_CALL_KINDS } from "../steps/index.js";
 
 export interface ExecuteFlags {
   dryRun?: boolean;
@@ -34,6 +35,10 @@ export interface ExecuteFlags {
   only?: string;
   /** `--abort`, or `--abort <journal>`: run the journal's open undos and nothing else. */
   abort?: boolean | string;
+  /** rehearse: export the rehearsal's trace when the OTLP variables are set (off by default). */
+  trace?: boolean;
+  /** Start a new cutover although the runbook's last one did not finish (src/journal/cutover.ts). */
+  newCutover?: boolean;
 }
 
 /** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */
@@ -82,6 +87,8 @@ export async function loadForRun(
   file: string,
   flags: ExecuteFlags,
   print: (s: string) => void,
+  /** A rehearsal: where an unset `${env.*}` is not needed (src/rehearse: `rehearsalStandIns`). */
+  standIn?: LoadOptions["standIn"],
 ): Promise<LoadedRunbook> {
   if (!existsSync(file))
     throw new UserError(`${file}: no such file`, {
@@ -96,14 +103,16 @@ export async function loadForRun(
   const { loadRunbook } = await import("../runbook/index.js");
   const { lintRunbook } = await import("../lint/rules.js");
   const vars = parseVars(flags.var);
-  const loaded = await loadRunbook(file, { env: process.env, vars }).catch((err: unknown) => {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (typeof code !== "string") throw err;
-    throw new UserError(`cannot read ${file}: ${code}`, {
-      hint: "Check that the file exists and is readable.",
-      exitCode: ExitCode.usage,
-    });
-  });
+  const loaded = await loadRunbook(file, { env: process.env, vars, ...(standIn ? { standIn } : {}) }).catch(
+    (err: unknown) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code !== "string") throw err;
+      throw new UserError(`cannot read ${file}: ${code}`, {
+        hint: "Check that the file exists and is readable.",
+        exitCode: ExitCode.usage,
+      });
+    },
+  );
   // an override of a variable the runbook does not have would change nothing, silently
   const declared =
     loaded.raw && typeof loaded.raw === "object" && !Array.isArray(loaded.raw)
@@ -132,15 +141,22 @@ export async function loadForRun(
   }
   // rule findings too when the schema refused it: everything in one pass
   const diags: Diagnostic[] = [...loaded.diagnostics, ...lintRunbook(loaded)];
-  const shown = diags.filter((d) => d.severity !== "info");
+  // an accepted warning is shown where the warning would be, with its reason
+  const shown = diags.filter((d) => d.severity !== "info" || d.accepted !== undefined);
   if (shown.length) {
     const { formatPretty } = await import("../lint/format/pretty.js");
     print(formatPretty({ diagnostics: shown, files: [file], sources: new Map([[file, loaded.text]]), color: false }));
   }
   const n = countBySeverity(diags);
   if (!loaded.runbook || n.error > 0) {
+    // lint leaves every ${env.*} unresolved (CI has no secrets): an unset one is this command's own finding
+    const unset = loaded.diagnostics.some((d) => d.rule === "interpolation" && / is not set$/.test(d.message));
     throw new UserError(`${file} has ${n.error} error(s): nothing was sent`, {
-      hint: `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`,
+      hint: unset
+        ? standIn
+          ? "Export the environment variables named above: the rehearsal uses them as written (a hook's or notifier's need none: stand-ins replace those). `syncbook lint` leaves every ${env.*} unresolved, so it cannot see this."
+          : "Export the environment variables named above. `syncbook lint` leaves every ${env.*} unresolved (CI has no secrets), so it cannot see this."
+        : `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`,
       exitCode: ExitCode.usage,
     });
   }
@@ -149,7 +165,7 @@ export async function loadForRun(
 
 export async function loadPluginsFor(loaded: LoadedRunbook, print: (s: string) => void) {
   const { loadRunbookPlugins } = await import("../plugin/index.js");
-  const { registry, diagnostics } = await loadRunbookPlugins(loaded);
+  const { registry, diagnostics } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
   const errors = diagnostics.filter((d) => d.severity === "error");
   if (diagnostics.length) {
     const { formatPretty } = await import("../lint/format/pretty.js");
@@ -192,7 +208,7 @@ export async function printPlan(
     const call = s.bound.hookCall();
     if (call) {
       out(
-        `     hook ${call.use} ${JSON.stringify(redactSecretFields(call.with ?? {}, loaded.redact))}${call.undo ? `  (undo: ${call.undo.use})` : ""}${s.step.stopWrites?.check ? `  (check: ${s.step.stopWrites.check.use}, again before commit)` : ""}`,
+        `     hook ${call.use} ${JSON.stringify(redactSecretFields(call.with ?? {}, loaded.redact))}${call.undo ? `  (undo: ${call.undo.use})` : ""}${s.bound.writesCheck() ? `  (check: ${s.bound.writesCheck()?.use}, again before commit)` : ""}`,
       );
     }
   }
@@ -248,7 +264,7 @@ export async function printPlanJson(
                 use: call.use,
                 with: redactSecretFields(call.with ?? {}, loaded.redact),
                 ...(call.undo ? { undo: call.undo.use } : {}),
-                ...(s.step.stopWrites?.check ? { check: s.step.stopWrites.check.use } : {}),
+                ...(s.bound.writesCheck() ? { check: s.bound.writesCheck()?.use } : {}),
               },
             }
           : {}),
@@ -285,19 +301,21 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
         `probe: ${label}: ${i.progress?.state ?? "?"}${i.progress?.canCommit ? ", canCommit" : ""}${i.progress?.info ? `, ${i.progress.info}` : ""}`,
       );
   }
-  const first = planSteps(rb).find((s) => s.step.when !== false && isCommandOperation(s.kind));
-  if (first && isCommandOperation(first.kind)) {
-    const need = COMMAND_EFFECT[first.kind].before;
+  const first = planSteps(rb).find((s) => s.step.when !== false && s.bound.command !== undefined);
+  const op = first?.bound.command;
+  if (first && op) {
+    const need = COMMAND_EFFECT[op].before;
     const before = planSteps(rb).slice(0, first.index);
-    const waits = before.some((s) => s.kind === "waitFor" || s.kind === "sleep" || s.kind === "confirm");
+    // a wait before the first command lets the fleet move on: its state now is not the one the command meets
+    const waits = before.some((s) => s.bound.waitsFor !== undefined);
     for (const i of snap.instances) {
       const st = i.progress?.state;
       if (!st) continue;
       // INITIALIZING (1.20+) passes by itself, and the start step waits it out
       const ok =
         need.includes(st) ||
-        (first.kind === "start" && st === "INITIALIZING") ||
-        (waits && first.kind !== "start" && st !== "IDLE" && st !== "COMMITTED");
+        (op === "start" && st === "INITIALIZING") ||
+        (waits && op !== "start" && st !== "IDLE" && st !== "COMMITTED");
       if (!ok)
         problems.push(
           `${instanceLabel(i.ref)} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`,
@@ -339,11 +357,19 @@ export async function reportOutput(
 export async function traceOutput(
   env: Readonly<Record<string, string | undefined>>,
   redact: (s: string) => string,
+  opts: TracingOptions & { rehearsal?: { trace: boolean } } = {},
 ): Promise<Tracing | undefined> {
-  const { traceConfig } = await import("../trace/config.js");
+  const { traceConfig, traceProblem } = await import("../trace/config.js");
+  const problem = traceProblem(env);
+  if (problem) stderr(`warning: ${problem}`);
   if (!traceConfig(env)) return undefined;
+  // a rehearsal is not the cutover: its trace goes to the team's backend only when asked for
+  if (opts.rehearsal && !opts.rehearsal.trace) {
+    stderr("rehearsal: not traced (the OTLP variables are set; pass --trace to export the rehearsal's trace)");
+    return undefined;
+  }
   const { startTracing } = await import("../trace/index.js");
-  return startTracing(env, redact);
+  return startTracing(env, redact, opts.earlier ? { earlier: opts.earlier } : {});
 }
 
 /** Two signals closer than this are one keypress (GNU `timeout` forwards the Ctrl-C the group already got). */

@@ -104,7 +104,9 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
       return ExitCode.usage;
     }
     const { runPreflight } = await import("../preflight/index.js");
+    const { firstStartRequest } = await import("../steps/index.js");
     const result = await runPreflight(loaded, {
+      start: firstStartRequest(loaded.runbook),
       signal: controller.signal,
       ...(connectTimeoutMs !== undefined ? { connectTimeoutMs } : {}),
       ...(opts.copyRate !== undefined ? { copyRate: opts.copyRate } : {}),

@@ -53,8 +53,12 @@ async function rehearse(
   if (flags.data !== undefined) await parseDataArg(flags.data);
   const faults = await parseFaultArgs(flags.fault ?? []);
   const seed = parseSeed(flags.seed);
-  const loaded = await loadForRun(file, flags, stderr);
-  const { prepareRehearsal, formatVerdict } = await import("../rehearse/index.js");
+  const { prepareRehearsal, formatVerdict, rehearsalStandIns } = await import("../rehearse/index.js");
+  const loaded = await loadForRun(file, flags, stderr, rehearsalStandIns(flags.keepHooks === true));
+  if (loaded.stoodIn?.length)
+    stderr(
+      `rehearsal: not set, and not needed (only hooks or notifiers the rehearsal stands in for use them): ${loaded.stoodIn.join(", ")}`,
+    );
   const namespaces = flags.namespaces ? await readNamespaces(flags.namespaces) : undefined;
   if (namespaces)
     stderr(

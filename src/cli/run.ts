@@ -7,11 +7,12 @@
 import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeFrame, plural } from "../text.js";
+import { nextAfterFailedUndo } from "../ui/format.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
-import type { CriticalListener, RunEvent, RunListener } from "../events.js";
+import type { CriticalListener, Emit, RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
@@ -84,6 +85,11 @@ async function runMain(
       "--abort runs the undos the journal still owes and nothing else: it takes none of --resume, --from, --to, --only, --step, --dry-run",
       { hint: `syncbook run ${file} --abort`, exitCode: ExitCode.usage },
     );
+  if (flags.newCutover && (flags.resume || flags.abort))
+    throw new UserError("--new-cutover starts a new cutover: --resume and --abort continue the last one", {
+      hint: "Drop --new-cutover to continue the last cutover, or drop --resume/--abort to start a new one.",
+      exitCode: ExitCode.usage,
+    });
   if (flags.step && !(process.stdin.isTTY && process.stderr.isTTY))
     throw new UserError("--step asks before every step and needs a terminal", {
       hint: "Run it in a terminal, or without --step.",
@@ -160,11 +166,20 @@ async function runMain(
             ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
           })
         : undefined;
+    // one cutover, one identity: a run that is not --resume/--abort either continues the runbook's
+    // unfinished cutover (--from) or starts a new one, never silently (src/journal/cutover.ts)
+    const continues = resume ? undefined : await newOrContinued(loaded.file, dir, flags);
     // a --from run continues this cutover: what its journal established counts for the interlocks
+    // (not for a new cutover: it knows nothing of the one it leaves)
     const earlier =
-      !resume && flags.from ? await (await import("../run/earlier.js")).fromJournal(loaded, dir, stderr) : undefined;
+      !resume && flags.from && !flags.newCutover
+        ? await (await import("../run/earlier.js")).fromJournal(loaded, dir, stderr)
+        : undefined;
+    const { readJournal } = await import("../report/journal.js");
     // the earlier runs' events: the runner knows when writes were stopped, --report tells one story
-    const history = resume ? (await (await import("../report/journal.js")).readJournal(resume.file)).events : undefined;
+    const history = resume ? (await readJournal(resume.file)).events : undefined;
+    // the cutover's runs in other journals (those a --from run continued): its window and its time span them
+    const earlierRuns = await cutoverRunsBefore(dir, resume ? history : undefined, continues?.cutover, resume?.file);
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     stderr(`journal: ${journal.file}`);
     try {
@@ -172,7 +187,12 @@ async function runMain(
       const code = await execute(loaded, registry, flags, force, summary ? [summary.listener] : [], {
         ...(resume
           ? { mode: "resume", resume: resume.plan, ...(history ? { history } : {}) }
-          : { mode: "run", ...(earlier ? { resume: earlier } : {}) }),
+          : {
+              mode: "run",
+              ...(earlier ? { resume: earlier } : {}),
+              ...(continues ? { cutover: continues.cutover } : {}),
+            }),
+        ...(earlierRuns.length ? { earlierRuns } : {}),
         critical: [record],
         ...(json ? { json: json.write } : {}),
       });
@@ -198,6 +218,10 @@ export async function execute(
     resume?: ResumePlan;
     /** The events of the earlier runs (a resumed journal's). */
     history?: readonly RunEvent[];
+    /** The events of the cutover's runs in other journals, oldest first. */
+    earlierRuns?: readonly RunEvent[];
+    /** The cutover a `--from` run continues. */
+    cutover?: string;
     timeScale?: number;
     yes?: boolean;
     critical?: CriticalListener[];
@@ -218,7 +242,12 @@ export async function execute(
     ...(how.json ? { jsonWrite: how.json } : {}),
   });
   const report = await reportOutput(flags.report, stderr, how.history);
-  const tracing = await traceOutput(process.env, loaded.redact);
+  // a resume (or a run continuing the cutover) exports the earlier runs' spans its collector never got
+  const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
+  const tracing = await traceOutput(process.env, loaded.redact, {
+    ...(earlier.length ? { earlier } : {}),
+    ...(how.mode === "rehearse" ? { rehearsal: { trace: flags.trace === true } } : {}),
+  });
   const controller = new AbortController();
   const forced = new AbortController();
   // after the run, the wait for its notifications: bounded, and a Ctrl-C ends it at once
@@ -251,11 +280,15 @@ export async function execute(
       ...(how.resume ? { resume: how.resume } : {}),
       ...(flags.abort ? { abort: true } : {}),
       ...(how.history ? { history: how.history } : {}),
+      ...(how.earlierRuns ? { earlierRuns: how.earlierRuns } : {}),
+      ...(how.cutover ? { cutover: how.cutover } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
-      print: how.json ? stderr : stdout,
-      ...(tracing ? { traceparent: () => tracing.traceparent() } : {}),
+      // a rehearsal's stand-in lines (a hook not run, a notification not sent) are the renderer's
+      // to show: `--renderer silent` prints none of them
+      print: how.mode === "rehearse" && flags.renderer === "silent" ? () => undefined : how.json ? stderr : stdout,
+      ...(tracing ? { traceparent: () => tracing.traceparent(), onRecord: (r: Emit) => tracing.record(r) } : {}),
       drainSignal: drainStop.signal,
       onDrain: (pending) => {
         draining = true;
@@ -275,7 +308,10 @@ export async function execute(
     // the run itself ended as it says; the operator stopped the wait for its notifications
     if (notes?.interrupted) return ExitCode.interrupted;
     if (result.aborted) {
-      if (result.message) stderr(result.message);
+      // the renderer's summary said it already: once, not twice
+      if (result.message && !ui.showsEnd) stderr(result.message);
+      const stuck = ui.writesLeftStopped();
+      if (stuck) for (const l of nextAfterFailedUndo(loaded.file, stuck)) stderr(`  ${l}`);
       if (result.exitCode === 0)
         stderr(
           `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${loaded.file} --resume (a write stop that was undone runs again before commit)`,
@@ -302,7 +338,18 @@ export async function execute(
       // commit refused for want of a write stop: --resume would meet the same refusal; the stopWrites step runs again
       const restop =
         !rerun && result.refused === "writes-stopped" ? await stopWritesBefore(loaded, result.failedStep) : undefined;
-      if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
+      // an undo of a stopWrites failed: the application is down; --abort retries it, --resume goes on
+      const stuck = how.mode !== "rehearse" && !result.committed ? ui.writesLeftStopped() : undefined;
+      if (stuck && !rerun) {
+        const { planSteps } = await import("../run/plan.js");
+        const failed = loaded.runbook ? planSteps(loaded.runbook).find((st) => st.id === result.failedStep) : undefined;
+        for (const l of nextAfterFailedUndo(
+          loaded.file,
+          stuck,
+          failed ? { number: failed.index + 1, id: failed.id } : undefined,
+        ))
+          stderr(`  ${l}`);
+      } else if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
       else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
@@ -322,6 +369,63 @@ async function stopWritesBefore(loaded: LoadedRunbook, failedStep: string | unde
   const { planSteps } = await import("../run/plan.js");
   const steps = planSteps(loaded.runbook);
   const at = steps.findIndex((s) => s.id === failedStep);
-  const stops = steps.filter((s) => s.kind === "stopWrites");
+  const stops = steps.filter((s) => s.bound.opensWriteStop);
   return (stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0])?.id;
+}
+
+/**
+ * A run that is neither `--resume` nor `--abort`, when the runbook's last cutover did not finish
+ * (src/journal/cutover.ts, by the one answer `--resume` asks): a `--from` run continues it (its
+ * id, so its pager incident and its trace), a plain run is refused, and `--new-cutover` starts a
+ * new one, said. Refused rather than asked: a `--yes` (CI) would answer a question silently, and
+ * a second cutover of a fleet whose first one is split or has writes stopped is not a default.
+ */
+async function newOrContinued(
+  file: string,
+  dir: string,
+  flags: ExecuteFlags,
+): Promise<{ cutover: string; journal: string } | undefined> {
+  const [{ unfinishedCutover }, { traitsOf }] = await Promise.all([
+    import("../journal/index.js"),
+    import("../steps/index.js"),
+  ]);
+  const last = await unfinishedCutover(dir, traitsOf);
+  if (!last) return undefined;
+  const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;
+  if (flags.newCutover) {
+    stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
+    return undefined;
+  }
+  if (flags.from && last.cutover && last.file) {
+    stderr(`cutover: this run continues ${name}: ${last.why}`);
+    return { cutover: last.cutover, journal: last.file };
+  }
+  throw new UserError(`the runbook's last cutover did not finish: ${name}: ${last.why}`, {
+    hint: `Go on with it: syncbook run ${file} --resume (or --from <step> to continue it from a step); call it off: syncbook run ${file} --abort; or start a second cutover anyway: syncbook run ${file} --new-cutover`,
+    exitCode: ExitCode.usage,
+  });
+}
+
+/** The events of the cutover's runs in journals other than `except` (the one appended to), oldest first. */
+async function cutoverRunsBefore(
+  dir: string,
+  history: readonly RunEvent[] | undefined,
+  continued: string | undefined,
+  except: string | undefined,
+): Promise<RunEvent[]> {
+  const { cutoverJournals, cutoverOfRun } = await import("../journal/index.js");
+  const first = history?.find((e) => e.type === "run.started");
+  const id = first?.type === "run.started" ? cutoverOfRun(first) : continued;
+  if (!id) return [];
+  const { readJournal } = await import("../report/journal.js");
+  const out: RunEvent[] = [];
+  for (const f of await cutoverJournals(dir, id)) {
+    if (except !== undefined && resolve(f) === resolve(except)) continue;
+    try {
+      out.push(...(await readJournal(f)).events);
+    } catch (err) {
+      stderr(`journal: ${f} cannot be read (${errorMessage(err)}): the cutover's time and window leave it out`);
+    }
+  }
+  return out;
 }

@@ -6,12 +6,11 @@
  * or a runbook that does not load.
  */
 import { existsSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes, terminalText } from "../text.js";
 import type { Status } from "../run/status.js";
-import { writesStillStopped } from "../ui/format.js";
+import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -67,18 +66,18 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   const onSignal = (): void => stop.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  // the one polling loop (src/steps/kit/poll.ts): a refresh every `everyMs` from the start of the
+  // previous read, never done, until Ctrl-C aborts it
+  const { poll } = await import("../steps/kit/poll.js");
   try {
-    while (!stop.signal.aborted) {
-      let st: Status;
-      try {
-        st = await once(stop.signal);
-      } catch (err) {
-        if (stop.signal.aborted) break;
-        throw err;
-      }
-      print(st, opts.json === true, process.stdout.isTTY === true);
-      await sleep(everyMs, undefined, { signal: stop.signal }).catch(() => undefined);
-    }
+    await poll({
+      read: (signal) => once(signal),
+      judge: (st) => void print(st, opts.json === true, process.stdout.isTTY === true),
+      every: everyMs,
+      signal: stop.signal,
+    });
+  } catch (err) {
+    if (!stop.signal.aborted) throw err;
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -182,12 +181,37 @@ export function formatStatus(st: Status): string[] {
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
     if (j.writesUndoFailed) {
-      const w = writesStillStopped({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id });
-      lines.push(`  ${w.headline}`, `    ${w.advice}`);
+      const u = j.writesUndoFailed;
+      const stuck = {
+        number: u.step,
+        id: u.id,
+        ...(u.stopFailed ? { stopFailed: true } : {}),
+        ...(u.use !== undefined ? { use: u.use } : {}),
+        ...(u.command !== undefined ? { command: u.command } : {}),
+      };
+      const w = writesStillStopped(stuck);
+      lines.push(`  ${w.headline}`, ...w.undo.map((l) => `    ${l}`), `    ${w.advice}`);
+      const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
+      for (const l of nextAfterFailedUndo(st.file, stuck, at)) lines.push(`  ${l}`);
     } else if (j.writesStopped !== undefined)
       lines.push(
-        `  writes: ${j.writesStopped ? "stopped by the run (a stopWrites held, not undone)" : "not stopped by the run (or undone)"}`,
+        `  writes: ${j.writesStopped ? `stopped by the run (a stopWrites held, not undone)${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,
       );
+    // killed or crashed (no end recorded, no live runner): what each way on does
+    if (!j.finished && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
+      const committed = j.lastCommand?.op === "commit";
+      lines.push(
+        "  next, one of:",
+        `    syncbook run ${st.file} --resume`,
+        `        goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${j.writesStopped ? "; writes stay stopped" : ""})`,
+        ...(committed
+          ? ["    (no --abort: a commit was sent, and after commit nothing is undone)"]
+          : [
+              `    syncbook run ${st.file} --abort`,
+              `        calls the cutover off: runs the undos still owed, last first${j.writesStopped ? " (writes back on)" : ""}; nothing is sent to the sync service`,
+            ]),
+      );
+    }
     if (j.verifier?.restarts)
       lines.push(
         `  verifier: restarted ${j.verifier.restarts} time(s) during the run's verification (--resume sends the new process a check, then writesOff)`,

@@ -12,6 +12,7 @@
  *
  * Imported lazily, only when the variable is set: lint's start-up stays as it was.
  */
+import { writesLeftSentence } from "../writes-words.js";
 import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
@@ -19,6 +20,7 @@ import { verifierText, type Verdict } from "../rehearse/verdict.js";
 import { WindowTracker, describeWindow } from "../fleet/window.js";
 import { formatDuration } from "../ui/format.js";
 import { escapeXml, plural } from "../text.js";
+import { traitsOf } from "../steps/index.js";
 
 /** Rows of findings shown in a lint summary; the rest is counted (a summary is capped at 1 MiB). */
 const MAX_ROWS = 200;
@@ -115,7 +117,7 @@ export function createRunSummary() {
   let finished: Extract<RunEvent, { type: "run.finished" }> | undefined;
   let verifier: Extract<RunEvent, { type: "verifier.sampled" }>["progress"] | undefined;
   let hint: string | undefined;
-  const writeStop = new WindowTracker();
+  const writeStop = new WindowTracker(traitsOf);
   let polls: { count: number; failed: number } | undefined;
   const listener = (e: RunEvent): void => {
     writeStop.apply(e);
@@ -177,6 +179,13 @@ export function createRunSummary() {
       ]);
     facts.push(["exit code", exitCode === undefined ? "–" : String(exitCode)]);
     if (finished) facts.push(["duration", formatDuration(finished.durationMs)]);
+    // the cutover, not only this run (issue 37): its time across runs, and writes left stopped in words
+    if (finished?.cutover)
+      facts.push([
+        "cutover",
+        `${formatDuration(finished.cutover.durationMs)} over ${finished.cutover.runs} runs${finished.window ? `; writes stopped ${finished.window.atLeast ? "at least " : ""}${formatDuration(finished.window.durationMs)}${finished.window.open ? " so far" : ""}` : ""}`,
+      ]);
+    if (finished?.writes) facts.push(["application writes", writesLeftSentence(finished.writes)]);
     facts.push([
       "writes lost",
       verdict

@@ -15,6 +15,7 @@ import { FORMATS, type Format } from "../lint/format/types.js";
 import type { WaveLintResult, WavePlan } from "../wave/lint.js";
 import { FORMATTERS, useColor, writeOut } from "./lint.js";
 import { stderr, stdout } from "./execute.js";
+import { formatDuration } from "../runbook/duration.js";
 
 export interface WaveLintOptions {
   format?: string;
@@ -165,11 +166,11 @@ export async function rehearseMain(file: string, opts: WaveRehearseOptions = {})
     complete: true,
   });
   stdout(
-    `wave ${plan.name}: ${report.outcome === "PASSED" ? "SAFE" : "NOT SAFE"} (${countsText(report)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `wave ${plan.name}: ${report.outcome === "PASSED" ? "SAFE" : "NOT SAFE"} (${countsText(report)}) in ${formatDuration(Date.now() - started)}`,
   );
   for (const e of entries)
     stdout(
-      `  ${e.name.padEnd(width)}  ${e.status.padEnd(11)}${e.durationMs !== undefined ? ` ${(e.durationMs / 1000).toFixed(1).padStart(6)} s` : "         "}${e.message ? `  ${e.message}` : ""}`,
+      `  ${e.name.padEnd(width)}  ${e.status.padEnd(11)}${e.durationMs !== undefined ? ` ${formatDuration(e.durationMs).padStart(8)}` : "         "}${e.message ? `  ${e.message}` : ""}`,
     );
   if (opts.report) {
     const files = await writeWaveReport(report, opts.report);

@@ -172,6 +172,31 @@ function expectationChecks(e: Expectation, read: (subject: unknown) => unknown):
   return checks;
 }
 
+/**
+ * Conditions on any value a read returned (a stopWrites `check:`'s `expect`, on what its hook
+ * read): the comparisons `waitFor.expect` makes, each by dotted path. Returns those not met, each
+ * named as a wait names it (`writes.enabled equals false`) with the value read; empty when all hold.
+ */
+export function unmetExpectations(
+  expect: readonly Expectation[],
+  value: unknown,
+): { condition: string; value: unknown }[] {
+  const unmet: { condition: string; value: unknown }[] = [];
+  for (const e of expect)
+    for (const c of expectationChecks(e, (v) => readPath(v, e.path))) {
+      const r = c.test(value, {});
+      if (!r.ok) unmet.push({ condition: c.name, value: r.value });
+    }
+  return unmet;
+}
+
+/** An expectation as a wait names it: `writes.enabled equals false`, `rate below 1`. */
+export function expectationText(e: Expectation): string {
+  return expectationChecks(e, () => undefined)
+    .map((c) => c.name)
+    .join(", ");
+}
+
 function equalsCheck(name: string, expected: unknown, read: (p: Progress) => unknown): Check<Progress> {
   return {
     name: `${name} ${show(expected)}`,
@@ -447,6 +472,19 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
     }
   }
   return { met: verifierOk && instancesOk, failing };
+}
+
+/**
+ * What a condition reads on one instance: its state and whether each of the condition's instance
+ * checks passes on it, whatever `on` says (another instance's answer turning is a hint for the one
+ * that counts); an instance that did not answer is `error`. A wait inside the write-stop window
+ * reads the whole fleet again when this changes on an instance read alone (src/steps/kit/wait.ts):
+ * only a hint of when to read, never a judgement (that is `evaluate` on a whole read).
+ */
+export function instanceSignature(cond: Condition, sample: InstanceSample): string {
+  const p = sample.progress;
+  if (!p) return "error";
+  return JSON.stringify([p.state, ...cond.instance.map((c) => c.test(p, {}).ok)]);
 }
 
 /**

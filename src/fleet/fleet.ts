@@ -90,6 +90,11 @@ export interface Fleet {
   /** Every instance polled at once, one attempt each. Throws only the signal's reason. */
   progress(signal?: AbortSignal): Promise<FleetSnapshot>;
   /**
+   * One instance read alone (joining its read in flight), counted and sampled like the others:
+   * a hint of when to read the whole fleet, never what a step judges. Throws only the signal's reason.
+   */
+  sample?(index: number, signal?: AbortSignal): Promise<InstanceSample>;
+  /**
    * The identical command to every instance at once; never retried. Throws only if the signal
    * was aborted before anything was sent; an abort later shows in the results. Service facts,
    * "Not published": "Whether a `commit` refused on one instance of a multi-instance fleet waits
@@ -109,6 +114,16 @@ export interface Fleet {
   /** Closes the fleet's own Agent (not a dispatcher that was passed in). */
   close(): Promise<void>;
 }
+
+/**
+ * One turn of the event loop (its check phase). undici gives a keep-alive connection back to its
+ * pool one check phase after the answer it carried (the client's 'drain'); a request dispatched in
+ * the same turn as that answer finds every connection of the instance busy and opens a new one: a
+ * TCP connect per instance, measured at 10 to 25 ms for 64 instances, on the way from the read that
+ * met a condition to the commit's interlock read (bench/downtime.mjs, issue 41). After this turn
+ * the warm connections carry the next request.
+ */
+const connectionsFree = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export function createFleet(opts: FleetOptions): Fleet {
   if (opts.instances.length === 0) throw new RangeError("a fleet needs at least one instance");
@@ -167,6 +182,8 @@ export function createFleet(opts: FleetOptions): Fleet {
 
   const progress = async (signal?: AbortSignal): Promise<FleetSnapshot> => {
     signal?.throwIfAborted();
+    await connectionsFree();
+    signal?.throwIfAborted();
     const reads = refs.map((_, i) => readOne(i, signal));
     const at = Math.min(...reads.map((r) => r.startedAt));
     const instances = await Promise.all(reads.map((r) => r.sample));
@@ -180,6 +197,8 @@ export function createFleet(opts: FleetOptions): Fleet {
     signal?: AbortSignal,
     bopts: BroadcastOptions = {},
   ): Promise<BroadcastOutcome> => {
+    signal?.throwIfAborted();
+    await connectionsFree();
     signal?.throwIfAborted();
     const targets = bopts.only ? refs.filter((r) => bopts.only!.includes(r.index)) : refs;
     const json = body instanceof JsonBody ? body : new JsonBody(body ?? {});
@@ -219,9 +238,17 @@ export function createFleet(opts: FleetOptions): Fleet {
     return { results, skewMs };
   };
 
+  const sample = async (index: number, signal?: AbortSignal): Promise<InstanceSample> => {
+    signal?.throwIfAborted();
+    const one = await readOne(index, signal).sample;
+    signal?.throwIfAborted();
+    return one;
+  };
+
   return {
     refs,
     progress,
+    sample,
     broadcast,
     identity: (snapshot, expect = {}) => identityProblems(snapshot, expect),
     polls,

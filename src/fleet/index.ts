@@ -15,7 +15,16 @@ export type {
 } from "./fleet.js";
 export { identityProblems, clusterName } from "./identity.js";
 export type { IdentityExpectation, IdentityProblem } from "./identity.js";
-export { evaluate, readCondition, progressSignature, readPath, errorSummary } from "./conditions.js";
+export {
+  evaluate,
+  readCondition,
+  progressSignature,
+  instanceSignature,
+  readPath,
+  errorSummary,
+  unmetExpectations,
+  expectationText,
+} from "./conditions.js";
 export type { Condition, ConditionBody, ConditionModel, Evaluation, FailingCondition } from "./conditions.js";
 export {
   createPollRecorder,

@@ -27,6 +27,7 @@
  * could not read.
  */
 import type { RunEvent, RunEventMap } from "../events.js";
+import type { WritesLeft } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
 
@@ -95,7 +96,21 @@ interface Win {
 
 type Seen = Pick<Progress, "canWrite">;
 
+/**
+ * What the window must know of a step kind, by its name in an event: handed down by the step
+ * kinds (`traitsOf`, src/steps/index.ts), which sit above the fleet (docs/ARCHITECTURE.md).
+ */
+export type WindowKindTraits = (kind: string | undefined) => {
+  /** A step of this kind that succeeds opens the window. */
+  readonly opensWriteStop: boolean;
+  /** Its command: the commit's round trip is the service's share. */
+  readonly command: string | undefined;
+  /** What it waits for: the fleet's state (the service's share until met) or a person (the operator's). */
+  readonly waitsFor: string | undefined;
+};
+
 export class WindowTracker {
+  readonly #traits: WindowKindTraits;
   readonly #windows: Win[] = [];
   readonly #kinds = new Map<number, string>();
   readonly #spans: Span[] = [];
@@ -110,7 +125,13 @@ export class WindowTracker {
   readonly #down: { from: number; to: number; label: string }[] = [];
   #instances = 0;
   #lastAt = 0;
+  /** A stop hook that ended without opening the window (it may have stopped some writers) and whose undo has not succeeded since. */
+  #stopFailed: number | undefined;
   #toAnnounce: RunEventMap["window.closed"] | undefined;
+
+  constructor(traits: WindowKindTraits) {
+    this.#traits = traits;
+  }
 
   get #current(): Win | undefined {
     return this.#windows[this.#windows.length - 1];
@@ -178,7 +199,7 @@ export class WindowTracker {
         if (span) span.end = e.at;
         this.#open.delete(e.index);
         // journals of runners before `window.opened`: a stopWrites that succeeded opened it
-        if (span?.kind === "stopWrites" && e.outcome === "ok" && !this.open)
+        if (span && this.#traits(span.kind).opensWriteStop && e.outcome === "ok" && !this.open)
           this.#windows.push({ openedAt: e.at, measuredFrom: e.at, openedBy: { index: e.index, id: e.id } });
         break;
       }
@@ -193,17 +214,18 @@ export class WindowTracker {
       case "request.sent":
         if (e.method === "POST" && e.path === "/api/v1/commit") {
           this.#commitIds.add(e.id);
-          const span = [...this.#open.values()].find((s) => s.kind === "commit");
+          const span = this.#commitSpan();
           if (span) span.commitFrom = Math.min(span.commitFrom ?? e.at, e.at);
         }
         break;
       case "response.received":
         if (this.#commitIds.delete(e.id)) {
-          const span = [...this.#open.values()].find((s) => s.kind === "commit");
+          const span = this.#commitSpan();
           if (span) span.commitTo = Math.max(span.commitTo ?? e.at, e.at);
         }
         break;
       case "window.opened":
+        this.#stopFailed = undefined;
         if (!this.open)
           this.#windows.push({ openedAt: e.at, measuredFrom: e.at, openedBy: { index: e.index, id: e.id } });
         break;
@@ -222,6 +244,10 @@ export class WindowTracker {
         break;
       }
       case "hook.finished": {
+        // a stop hook that ended (failed, or returned while its writes were not seen stopped) before
+        // the window opened may have stopped some writers: until `window.opened` or its undo succeeds
+        if (!e.undo && this.#traits(this.#kinds.get(e.index)).opensWriteStop) this.#stopFailed = e.index;
+        if (e.undo && e.ok && this.#stopFailed === e.index) this.#stopFailed = undefined;
         // the stop's undo succeeded: writes are back on the source, the window ends without a cutover
         const w = this.#current;
         if (e.undo && e.ok && w && w.closedAt === undefined && w.openedBy?.index === e.index) {
@@ -241,6 +267,11 @@ export class WindowTracker {
       default:
         break;
     }
+  }
+
+  /** The open step that sends commit: a commit request's round trip is its. */
+  #commitSpan(): Span | undefined {
+    return [...this.#open.values()].find((s) => this.#traits(s.kind).command === "commit");
   }
 
   /** Instances still failing when their runner ended: down until then (what came after is no runner's). */
@@ -285,6 +316,16 @@ export class WindowTracker {
     if (this.#latest.size < n) return undefined;
     const all = [...this.#latest.entries()];
     return all.every(([, seen]) => seen.canWrite === true) ? all.map(([index]) => index) : undefined;
+  }
+
+  /**
+   * Application writes now, when they do not flow (src/writes-words.ts): `stopped` while the window
+   * is open; `may-be-stopped` after a stop hook ended without the window opening (it failed, or its
+   * writes were not seen stopped) and no undo of it (nor a later stop) succeeded.
+   */
+  writesLeft(): WritesLeft | undefined {
+    if (this.open) return "stopped";
+    return this.#stopFailed !== undefined ? "may-be-stopped" : undefined;
   }
 
   /** Every window so far (a stop undone and stopped again makes two), measured up to `now` when open. */
@@ -395,12 +436,14 @@ export class WindowTracker {
     add: (share: WindowShare, what: string, a: number, b: number, span?: Span) => void,
   ): void {
     const name = s.id;
-    if (w.openedBy?.index === s.index && s.kind === "stopWrites") {
+    const traits = this.#traits(s.kind);
+    if (w.openedBy?.index === s.index && traits.opensWriteStop) {
       add("runner", `${name}: after the stop hook returned`, start, end, s);
       return;
     }
-    switch (s.kind) {
-      case "waitFor": {
+    // the commit step: by its command; a wait for the fleet's state; a person's answer
+    switch (traits.command === "commit" ? "commit" : traits.waitsFor) {
+      case "service": {
         // the window's end inside this wait: the fleet's last canWrite false splits it
         const closesHere =
           w.closedBy === "canWrite" && w.closedAt !== undefined && w.closedAt === to && w.closedAt <= end;
@@ -430,8 +473,8 @@ export class WindowTracker {
         add("runner", `${name}: after the answers`, answered, end, s);
         return;
       }
-      case "confirm":
-        add("operator", `${name}: confirm`, start, end, s);
+      case "person":
+        add("operator", `${name}: ${s.kind}`, start, end, s);
         return;
       default:
         add("steps", `${name}: ${s.kind}`, start, end, s);

@@ -1,7 +1,10 @@
 /**
  * The starter runbook `syncbook init` writes: every step of a cutover, each commented with why it
  * is there. A test lints it clean and rehearses it, so the starter never drifts from the format.
+ * The service versions it names come from their one home (src/api/versions.ts, `SUPPORT`).
  */
+import { SUPPORT } from "../api/versions.js";
+
 export function starterRunbook(name: string, schema = "node_modules/syncbook/schemas/runbook.schema.json"): string {
   return `# yaml-language-server: $schema=${schema}
 #
@@ -11,9 +14,9 @@ export function starterRunbook(name: string, schema = "node_modules/syncbook/sch
 runbook: 1
 name: ${name}
 description: Replica set cluster0 to replica set cluster1.
-# The lowest sync service version any instance runs (1.22 is the current release; every
-# version before 1.20 is end of life): lint checks start fields and the cutover against it.
-serviceVersion: "1.22.0"
+# The lowest sync service version any instance runs (${SUPPORT.current.version} is the current release; every
+# version before ${SUPPORT.oldestSupported.version} is end of life): lint checks start fields and the cutover against it.
+serviceVersion: "${SUPPORT.current.version}.0"
 # The clusters' server versions: lint checks what the service version supports (from 1.19 a
 # destination on server 6.0 is refused).
 clusters:

@@ -14,18 +14,15 @@
  * fleet that is not IDLE, and the service refuses a start that is not from IDLE (spec: "start is
  * allowed only in IDLE"), so a second runner's start is never accepted.
  *
- * Canonical URL: scheme, host (lower case, as the URL parser leaves it) and port (the scheme's
- * default dropped), and the path without trailing slashes; user info, query and fragment are not
- * part of which service it is. Every loopback spelling (`localhost`, `*.localhost`, `127.0.0.0/8`,
- * `[::1]`) is one host: two of them at one port are almost always one service (an SSH tunnel
- * written two ways), and reading them as one fails safe (a second runner is refused, never let
- * through). Other spellings of one host (a DNS alias, a LAN address) are not told apart: the
- * fleet's state is the guard there.
+ * Which service a URL names is `serviceKey` (src/instance-identity.ts, the one home): every
+ * spelling of one service one key, and loopback spellings at one port one key too (reading them
+ * as one fails safe: a second runner is refused, never let through).
  */
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
+import { serviceKey } from "../instance-identity.js";
 import { acquireLock, type Lock } from "./lock.js";
 
 /** The per-user folder of the fleet locks (see the header). */
@@ -37,23 +34,12 @@ export function fleetLockDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(homedir(), ".local", "state", "syncbook", "locks");
 }
 
-/** Which service a URL names, whatever its spelling (see the header); the text as written when it does not parse. */
-export function canonicalInstanceUrl(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return url;
-  }
-  const host = LOOPBACK.test(u.hostname) ? `loopback${u.port ? `:${u.port}` : ""}` : u.host;
-  return `${u.protocol}//${host}${u.pathname.replace(/\/+$/, "")}`;
-}
-
-const LOOPBACK = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-
 /** The lock file of one instance: its canonical URL hashed (a URL may hold a secret; a hash never shows it). */
 export function instanceLockName(url: string): string {
-  return `instance-${createHash("sha256").update(canonicalInstanceUrl(url)).digest("hex").slice(0, 32)}.lock`;
+  return `instance-${createHash("sha256")
+    .update(serviceKey(url) ?? url)
+    .digest("hex")
+    .slice(0, 32)}.lock`;
 }
 
 export interface FleetLock {

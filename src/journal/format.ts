@@ -72,6 +72,8 @@ const NOT_FSYNCED: ReadonlySet<string> = new Set<RunEventType>([
   "wait.status",
   "wait.slow",
   "log",
+  // what the trace's collector acknowledged: a lost line only exports a span twice
+  "trace.exported",
 ]);
 
 /** Unknown (newer) event types are fsynced: when in doubt, durable. */

@@ -6,6 +6,7 @@ export { openJournal, asListener, type Journal, type OpenJournalOptions } from "
 export { acquireLock, isPidAlive, LOCK_FILE_NAME, type Lock, type LockInfo, type AcquireLockOptions } from "./lock.js";
 export {
   readJournalState,
+  type KindTraits,
   findLatestJournal,
   findResumeJournal,
   instanceKey,
@@ -19,14 +20,17 @@ export {
   type CommandOp,
   type Answer,
 } from "./state.js";
-export {
-  acquireFleetLock,
-  fleetLockDir,
-  canonicalInstanceUrl,
-  instanceLockName,
-  type FleetLock,
-} from "./fleet-lock.js";
+export { acquireFleetLock, fleetLockDir, instanceLockName, type FleetLock } from "./fleet-lock.js";
 export { runbookJournal, isNothingToResume, type RunbookJournal } from "./runbook-journal.js";
+export {
+  cutoverId,
+  cutoverOfRun,
+  cutoverJournals,
+  journalCutover,
+  unfinishedCutover,
+  type JournalCutover,
+  type UnfinishedCutover,
+} from "./cutover.js";
 export {
   checkWitness,
   witnessFile,

@@ -26,6 +26,7 @@ import {
   sentOnceOnly,
   settledStates,
 } from "../api/commands.js";
+import { sameService } from "../instance-identity.js";
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
 export interface FleetReading {
@@ -190,7 +191,10 @@ export function reconcile(
     const moved: string[] = [];
     for (const f of fleet) {
       const was = state.instances.find((j) => j.key === f.instance);
-      if (was && f.url !== undefined && was.url !== f.url) moved.push(`${f.instance} was ${was.url}, is ${f.url}`);
+      // one service in another spelling is the same instance; two loopback spellings may be two
+      // services (one bound to 127.0.0.1, another to ::1): not known to be the same, so refused
+      if (was && f.url !== undefined && sameService(was.url, f.url) !== "same")
+        moved.push(`${f.instance} was ${was.url}, is ${f.url}`);
     }
     if (state.instances.length !== fleet.length)
       moved.push(`the journal's run had ${state.instances.length} instance(s), the runbook lists ${fleet.length}`);

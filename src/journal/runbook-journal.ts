@@ -8,7 +8,7 @@
  * takes `chooseJournal`'s pick as it is (read.ts `newestJournal`).
  */
 import { UserError } from "../errors.js";
-import { findResumeJournal, readJournalState, type JournalState } from "./state.js";
+import { findResumeJournal, readJournalState, type JournalState, type KindTraits } from "./state.js";
 import { checkWitness } from "./witness.js";
 
 export interface RunbookJournal {
@@ -34,7 +34,11 @@ export function isNothingToResume(err: unknown): boolean {
   return err instanceof UserError && err.message.startsWith("nothing to resume");
 }
 
-export async function runbookJournal(dir: string, opts: { file?: string } = {}): Promise<RunbookJournal> {
+export async function runbookJournal(
+  dir: string,
+  traits: KindTraits,
+  opts: { file?: string } = {},
+): Promise<RunbookJournal> {
   let file = opts.file;
   let skipped: string[] = [];
   if (file === undefined) {
@@ -46,7 +50,7 @@ export async function runbookJournal(dir: string, opts: { file?: string } = {}):
   }
   let state: JournalState;
   try {
-    state = await readJournalState(file);
+    state = await readJournalState(file, traits);
   } catch (err) {
     return { file, skipped, none: false, refused: err };
   }

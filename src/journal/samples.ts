@@ -58,19 +58,28 @@ export function createSampleBounder(): (event: RunEvent) => RunEvent {
     const out: Record<string, unknown> = {};
     const sizes = new Map<string, number>();
     const unchanged: string[] = [];
+    // the sample's JSON length, counted as it is built (braces, keys, colons, commas): an upper
+    // bound of JSON.stringify(out).length, which is computed only when this passes the cap
+    let total = 1;
     for (const [k, v] of Object.entries(value)) {
       const json = JSON.stringify(v) ?? "null";
-      const fp = fingerprint(json);
-      now.set(k, fp);
-      if (!known.has(k) && before?.get(k) === fp) {
-        unchanged.push(k);
-        continue;
+      // a known field is journaled every time: only an unknown one is compared with the last sample
+      // (a hash of a long field per answer was most of the journal's cost of a fleet read, issue 41)
+      if (!known.has(k)) {
+        const fp = fingerprint(json);
+        now.set(k, fp);
+        if (before?.get(k) === fp) {
+          unchanged.push(k);
+          continue;
+        }
       }
-      out[k] = json.length > SAMPLE_FIELD_CAP ? omittedText(json.length) : v;
+      const capped = json.length > SAMPLE_FIELD_CAP;
+      out[k] = capped ? omittedText(json.length) : v;
       sizes.set(k, Math.min(json.length, SAMPLE_FIELD_CAP));
+      total += JSON.stringify(k).length + 2 + (capped ? omittedText(json.length).length + 2 : json.length);
     }
     // still too big: the largest unknown fields go first
-    let total = JSON.stringify(out).length;
+    if (total > SAMPLE_CAP) total = JSON.stringify(out).length;
     if (total > SAMPLE_CAP) {
       const unknown = [...sizes].filter(([k]) => !known.has(k)).sort((a, b) => b[1] - a[1]);
       for (const [k, n] of unknown) {

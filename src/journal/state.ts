@@ -17,7 +17,7 @@ import { createChainChecker } from "./chain.js";
 import { ioError } from "./io-errors.js";
 import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
 import { verifierJournal } from "./verifier.js";
-import type { VerifierMemory } from "../steps/index.js";
+import type { VerifierMemory } from "../api/verifier-memory.js";
 
 /** The commands a journal records (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
@@ -176,8 +176,17 @@ function finish(b: Building): SentCommand {
   return { ...b.cmd, instances: perInstance.map((p) => p.instance), answered, perInstance };
 }
 
+/**
+ * What the reader must know of a step kind, by its name in the journal: handed down by the step
+ * kinds (`traitsOf`, src/steps/index.ts), which sit above the journal (docs/ARCHITECTURE.md).
+ */
+export type KindTraits = (kind: string | undefined) => {
+  readonly opensWriteStop: boolean;
+  readonly command: CommandOp | undefined;
+};
+
 /** Reads a journal into what resume needs. Throws a UserError (exit 2) for anything it cannot read safely. */
-export async function readJournalState(file: string): Promise<JournalState> {
+export async function readJournalState(file: string, traits: KindTraits): Promise<JournalState> {
   const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
     new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
       exitCode: ExitCode.usage,
@@ -323,8 +332,9 @@ export async function readJournalState(file: string): Promise<JournalState> {
         s.finished = outcome;
         const k = running.lastIndexOf(s.index);
         if (k >= 0) running.splice(k, 1);
-        if (outcome === "ok" && s.kind === "stopWrites") stopWrites = true;
-        if (outcome === "ok" && s.kind === "reverse") stopWrites = false; // writes must be stopped again before the next commit
+        if (outcome === "ok" && traits(s.kind).opensWriteStop) stopWrites = true;
+        // the sync runs the other way after a reverse: writes must be stopped again before the next commit
+        if (outcome === "ok" && traits(s.kind).command === "reverse") stopWrites = false;
         return;
       }
       case "request.sent": {
@@ -400,7 +410,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
           // an undo that started may have turned writes back on, whatever became of it (failed,
           // cut off by a crash): from here on writes are not known to be stopped
           for (const h of hooks) if (h.stepIndex === Number(e.index)) h.undoStarted = true;
-          if (steps.get(Number(e.index))?.kind === "stopWrites") stopWrites = false;
+          if (traits(steps.get(Number(e.index))?.kind).opensWriteStop) stopWrites = false;
         }
         return;
       case "hook.finished": {
@@ -410,7 +420,7 @@ export async function readJournalState(file: string): Promise<JournalState> {
         if (e.undo === true) {
           if (e.ok !== true) return;
           for (const h of hooks) if (h.stepIndex === index) h.undone = true;
-          if (steps.get(index)?.kind === "stopWrites") stopWrites = false;
+          if (traits(steps.get(index)?.kind).opensWriteStop) stopWrites = false;
           return;
         }
         for (let i = hooks.length - 1; i >= 0; i--) {

@@ -8,7 +8,7 @@
  * (`verifier.writesOff`), and the restarts seen (`verifier.restarted`: the old process's check
  * and writesOff no longer count, and the next check resumes the persisted verification).
  */
-import type { VerifierAsk, VerifierMemory } from "../steps/index.js";
+import type { VerifierAsk, VerifierMemory } from "../api/verifier-memory.js";
 import type { VerifierProgress } from "../api/types.js";
 import { isObject } from "./format.js";
 

@@ -7,6 +7,7 @@
 import type { FilterEntry, StartRequest } from "../runbook/types.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { startRequests } from "./kinds.js";
 import { REGEX_FIELDS, badOptionLetters, compileServiceRegex, selector, type Selector } from "../runbook/namespaces.js";
 
 export const rules: RuleInfo[] = [
@@ -122,10 +123,7 @@ function describe(e: FilterEntry): string {
 }
 
 export function check(ctx: LintContext): void {
-  ctx.runbook.steps.forEach((step, i) => {
-    if (!("start" in step) || !step.start) return;
-    checkStart(ctx, step.start, ["steps", i, "start"]);
-  });
+  for (const { request, at } of startRequests(ctx.runbook)) checkStart(ctx, request, at);
 }
 
 function checkStart(ctx: LintContext, start: StartRequest, at: YamlPath): void {

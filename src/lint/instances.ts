@@ -1,6 +1,8 @@
 /** The sync service instances and the verifier: addresses, duplicates, count, presence. */
+import { isLoopbackHost, sameService, serviceKey } from "../instance-identity.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { conditions, lintSteps, startRequests } from "./kinds.js";
 
 export const rules: RuleInfo[] = [
   {
@@ -23,7 +25,8 @@ export const rules: RuleInfo[] = [
   {
     id: "instance-duplicate",
     severity: "error",
-    description: "The same instance URL is listed twice (or the verifier has an instance's address).",
+    description:
+      "The same instance URL is listed twice, in any spelling (case, default port, trailing slash, user info; two loopback spellings at one port), or the verifier has an instance's address.",
     spec: "When several service instances sync between sharded clusters, identical API commands must be sent to every instance.",
     source: "sync-service-api.md",
     hint: "List each instance once: a duplicate would be sent start and commit twice.",
@@ -83,7 +86,7 @@ function realFleetSign(rb: LintContext["runbook"]): string | undefined {
   const urls = [...rb.instances.map((i) => (typeof i === "string" ? i : i.url)), ...(rb.verifier ? [rb.verifier] : [])];
   for (const url of urls) {
     const u = url.includes("${") ? undefined : parse(url);
-    if (u && !isLoopback(u.hostname)) return `${q(url)} is not on loopback`;
+    if (u && !isLoopbackHost(u.hostname)) return `${q(url)} is not on loopback`;
   }
   for (const [name, c] of Object.entries(rb.clusters ?? {}))
     if ((c as { uri?: unknown }).uri !== undefined) return `cluster ${q(name)} has a \`uri\``;
@@ -108,22 +111,17 @@ function simulatorSwitch(hook: { use?: unknown; with?: unknown } | undefined): s
 function checkSimulatorSwitch(ctx: LintContext): void {
   const real = realFleetSign(ctx.runbook);
   if (!real) return;
-  ctx.runbook.steps.forEach((s, i) => {
-    if (!("stopWrites" in s) || !s.stopWrites) return;
-    const why = simulatorSwitch(s.stopWrites) ?? simulatorSwitch(s.stopWrites.undo);
-    if (!why) return;
+  for (const { bound, at } of lintSteps(ctx.runbook)) {
+    const call = bound.opensWriteStop ? bound.hookCall() : undefined;
+    const why = simulatorSwitch(call) ?? simulatorSwitch(call?.undo);
+    if (!why) continue;
     ctx.report(
       "stop-writes-simulator-switch",
-      ["steps", i, "stopWrites"],
-      `This stopWrites step uses the simulator's write switch (${why}), but the fleet is real (${real}): against it the hook stops nothing, so commit would run while the application still writes.`,
+      at,
+      `This ${bound.kind} step uses the simulator's write switch (${why}), but the fleet is real (${real}): against it the hook stops nothing, so commit would run while the application still writes.`,
       { key: true },
     );
-  });
-}
-
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
-  return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+  }
 }
 
 function parse(url: string): URL | undefined {
@@ -161,12 +159,6 @@ export function unusableUrl(url: string): string | undefined {
   return undefined;
 }
 
-/** Comparable form of a base URL: scheme, host, port (default filled in), path without trailing slash. */
-function normalize(u: URL): string {
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  return `${u.protocol}//${u.hostname.toLowerCase()}:${port}${u.pathname.replace(/\/+$/, "")}`;
-}
-
 export function check(ctx: LintContext): void {
   const rb = ctx.runbook;
   checkCanWrite(ctx);
@@ -178,7 +170,7 @@ export function check(ctx: LintContext): void {
   );
   if (rb.verifier !== undefined) urls.push({ url: rb.verifier, at: ["verifier"], what: "Verifier" });
 
-  const seen = new Map<string, { at: YamlPath; what: string }>();
+  const seen = new Map<string, { at: YamlPath; what: string; url: string }>();
   for (const { url, at, what } of urls) {
     // an `${env.*}` lint cannot see (CI has no secrets) is judged when the runbook runs
     const bad = url.includes("${") ? undefined : unusableUrl(url);
@@ -188,7 +180,7 @@ export function check(ctx: LintContext): void {
     }
     const u = parse(url);
     if (!u) continue;
-    if (u.protocol !== "https:" && !isLoopback(u.hostname)) {
+    if (u.protocol !== "https:" && !isLoopbackHost(u.hostname)) {
       ctx.report(
         "instance-insecure",
         at,
@@ -202,20 +194,25 @@ export function check(ctx: LintContext): void {
         `${what} URL ${q(url)} contains ${q(u.pathname)}; requests would go to ${q(`${u.pathname.replace(/\/$/, "")}/api/v1/...`)}.`,
       );
     }
-    const key = normalize(u);
+    // one service, whatever the spelling; two loopback spellings at one port may be one service,
+    // and a duplicate would be sent start and commit twice: read as one (src/instance-identity.ts)
+    const key = serviceKey(url) ?? url;
     const first = seen.get(key);
     if (first) {
+      const maybe =
+        sameService(url, first.url) === "maybe"
+          ? ` (${q(first.url)}: two spellings of this machine at one port may be one service, an SSH tunnel written two ways; give one spelling, or different ports)`
+          : "";
       const msg =
         what === "Verifier"
-          ? `The verifier ${q(url)} has the address of the instance at line ${ctx.lineOf(first.at)}; the verifier is a separate process with its own address.`
-          : `Instance ${q(url)} is already listed at line ${ctx.lineOf(first.at)}.`;
+          ? `The verifier ${q(url)} has the address of the instance at line ${ctx.lineOf(first.at)}${maybe}; the verifier is a separate process with its own address.`
+          : `Instance ${q(url)} is already listed at line ${ctx.lineOf(first.at)}${maybe}.`;
       ctx.report("instance-duplicate", at, msg);
-    } else seen.set(key, { at, what });
+    } else seen.set(key, { at, what, url });
   }
 
   // a sharded source: one instance through mongos, or one per source shard; neither is a mistake
-  const firstStart = rb.steps.find((s) => "start" in s && s.start);
-  const source = firstStart && "start" in firstStart ? firstStart.start?.source : undefined;
+  const source = startRequests(rb)[0]?.request.source;
   const cluster = source !== undefined ? rb.clusters?.[source] : undefined;
   const n = rb.instances.length;
   if (cluster?.topology === "sharded" && cluster.shards !== undefined && n > 1 && cluster.shards !== n) {
@@ -238,16 +235,14 @@ export function check(ctx: LintContext): void {
 
   // verify needs the verifier's address
   if (rb.verifier === undefined) {
-    rb.steps.forEach((s, i) => {
-      for (const kind of ["startVerification", "verify"] as const)
-        if (kind in s)
-          ctx.report(
-            "verify-without-verifier",
-            ["steps", i, kind],
-            `This ${kind} step talks to the migration verifier, and the runbook sets no \`verifier\` URL.`,
-            { key: true },
-          );
-    });
+    for (const { bound, at } of lintSteps(rb))
+      if (bound.usesVerifier)
+        ctx.report(
+          "verify-without-verifier",
+          at,
+          `This ${bound.kind} step talks to the migration verifier, and the runbook sets no \`verifier\` URL.`,
+          { key: true },
+        );
   }
 }
 
@@ -259,15 +254,13 @@ export function check(ctx: LintContext): void {
 function checkCanWrite(ctx: LintContext): void {
   const n = ctx.runbook.instances.length;
   if (n < 2) return;
-  ctx.runbook.steps.forEach((step, i) => {
-    const kind = "waitFor" in step && step.waitFor ? "waitFor" : "assert" in step && step.assert ? "assert" : undefined;
-    const body = kind === "waitFor" ? step.waitFor : kind === "assert" ? step.assert : undefined;
-    if (!kind || !body || body.canWrite !== true) return;
-    if (body.on !== "any" && body.on !== "coordinator") return;
+  for (const { condition: body, at } of conditions(ctx.runbook)) {
+    if (body.canWrite !== true) continue;
+    if (body.on !== "any" && body.on !== "coordinator") continue;
     ctx.report(
       "can-write-one-instance",
-      ["steps", i, kind, "on"],
+      [...at, "on"],
       `\`canWrite\` is read on ${body.on === "any" ? "any one instance" : "the coordinator"} here, but each of the ${n} instances reports its own, and no published source says one speaks for the fleet: another instance may still report canWrite false, and the destination may not take writes yet.`,
     );
-  });
+  }
 }

@@ -20,9 +20,59 @@ export const rules: RuleInfo[] = [
     source: "runbook.schema.json",
     hint: `Poll at ${formatDuration(MIN_POLL_INTERVAL_MS)} or slower (the default is 2s; the write-stop window polls at 100ms by default).`,
   },
+  {
+    id: "check-wait-outlasts-step",
+    severity: "warning",
+    description:
+      "A stopWrites `check:` whose `until` is not shorter than its step's time limit: the step fails at its limit before the check's wait is over.",
+    spec: "Read again until the check holds, at most this long (duration, e.g. `2m`)",
+    source: "runbook.schema.json",
+    hint: "Give the step a `timeout` longer than the check's `until` plus one read, or wait less.",
+  },
+  {
+    id: "check-poll-without-until",
+    severity: "warning",
+    description:
+      "A stopWrites `check:` with a `pollInterval` but no `until`: it reads once, so the interval is never used.",
+    spec: "With `until`: time between reads (duration; default 2s).",
+    source: "runbook.schema.json",
+    hint: "Add `until:` (how long the check may wait for the switch to reach every application instance), or drop `pollInterval`.",
+  },
 ];
 
+/** A step's time limit when neither it nor `defaults` sets one (the schema's `defaults.timeout`). */
+const STEP_TIMEOUT_MS = 30 * 60_000;
+
+/** A stopWrites check's wait against its step's time limit. */
+function checkWaits(ctx: LintContext): void {
+  const rb = ctx.runbook as { steps?: unknown; defaults?: { timeout?: unknown } };
+  if (!Array.isArray(rb.steps)) return;
+  const ms = (v: unknown): number | undefined =>
+    typeof v === "string" || typeof v === "number" ? durationMs(v) : undefined;
+  rb.steps.forEach((raw: unknown, i) => {
+    const step = raw as { timeout?: unknown; stopWrites?: { check?: { until?: unknown; pollInterval?: unknown } } };
+    const c = step?.stopWrites?.check;
+    if (!c || typeof c !== "object") return;
+    const at = ["steps", i, "stopWrites", "check"];
+    const until = ms(c.until);
+    if (c.until === undefined && c.pollInterval !== undefined)
+      ctx.report(
+        "check-poll-without-until",
+        [...at, "pollInterval"],
+        "This check has a `pollInterval` but no `until`: it reads once, and the interval is never used.",
+      );
+    const limit = ms(step.timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
+    if (until !== undefined && until >= limit)
+      ctx.report(
+        "check-wait-outlasts-step",
+        [...at, "until"],
+        `The check waits up to ${formatDuration(until)}, but its step fails at its time limit of ${formatDuration(limit)}: the wait would never end as written.`,
+      );
+  });
+}
+
 export function check(ctx: LintContext): void {
+  checkWaits(ctx);
   const walk = (v: unknown, path: YamlPath): void => {
     if (Array.isArray(v)) return v.forEach((x, i) => walk(x, [...path, i]));
     if (v === null || typeof v !== "object") return;

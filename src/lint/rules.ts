@@ -5,6 +5,7 @@
 import { sortDiagnostics, type Diagnostic } from "../diagnostics.js";
 import type { Runbook } from "../runbook/types.js";
 import { LintContext, type LintInput, type RuleInfo } from "./context.js";
+import * as accept from "./accept.js";
 import * as clusters from "./clusters.js";
 import * as filters from "./filters.js";
 import * as instances from "./instances.js";
@@ -20,7 +21,7 @@ const FAMILIES = [startBody, filters, versions, instances, clusters, polling, se
  * enforces (each has a fixture). The whole catalogue, with the loader's and the plugin checks'
  * ids, is `RULE_CATALOGUE` (catalogue.ts).
  */
-export const RULES: readonly RuleInfo[] = Object.freeze(FAMILIES.flatMap((f) => f.rules));
+export const RULES: readonly RuleInfo[] = Object.freeze([...FAMILIES.flatMap((f) => f.rules), ...accept.rules]);
 
 const CATALOGUE: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((r) => [r.id, r]));
 
@@ -39,7 +40,10 @@ export function lintRunbook(loaded: LintInput): Diagnostic[] {
   if (loaded.runbook) {
     const ctx = new LintContext(loaded, loaded.runbook, CATALOGUE);
     for (const family of FAMILIES) family.check(ctx);
-    return sortDiagnostics(ctx.diagnostics);
+    // the team's accepted warnings (`accept:`), then the entries that accept nothing
+    const found = ctx.diagnostics.splice(0);
+    const judged = accept.applyAccepts(ctx, found);
+    return sortDiagnostics([...judged, ...ctx.diagnostics]);
   }
   const candidate = loaded.unchecked as Partial<Runbook> | undefined;
   if (

@@ -8,6 +8,7 @@ import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/index.js";
 import { findRunbookFiles } from "./files.js";
 import { lintRunbook, sortDiagnostics } from "./rules.js";
+import { PLUGIN_CALL_KINDS } from "../steps/index.js";
 
 export interface LintFilesResult {
   /** Every file linted, as shown in diagnostics. */
@@ -33,7 +34,7 @@ export function lintLoaded(loaded: LoadedRunbook): Diagnostic[] {
 async function pluginDiagnostics(loaded: LoadedRunbook, importPlugins: boolean): Promise<Diagnostic[]> {
   if (!/\b(plugins|use)\s*:/.test(loaded.text)) return [];
   const { lintPlugins } = await import("../plugin/calls.js");
-  return lintPlugins(loaded, { importEntries: importPlugins });
+  return lintPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS, importEntries: importPlugins });
 }
 
 /** How many files are read at once (1,000 runbooks must not exhaust file descriptors). */

@@ -11,7 +11,6 @@
  * - A step with `continueOnError` may fail (both outcomes flow on); a step whose `when` comes
  *   from interpolation may or may not run; a literal `when: false` never runs.
  */
-import { isCommandOperation } from "../api/commands.js";
 import { BEHAVIOUR } from "../api/versions.js";
 import type { SyncState } from "../api/types.js";
 import type { Step } from "../runbook/types.js";
@@ -220,11 +219,12 @@ export function check(ctx: LintContext): void {
   const steps = ctx.runbook.steps;
   checkIds(ctx);
   steps.forEach((s, i) => {
-    if ("stopWrites" in s && s.stopWrites && !s.stopWrites.undo) {
+    const b = bindStep(s);
+    if (b.opensWriteStop && b.hookCall() && !b.hookCall()?.undo) {
       ctx.report(
         "stop-writes-without-undo",
-        ["steps", i, "stopWrites"],
-        "This stopWrites step has no `undo`: if the run fails before commit, application writes stay off until someone turns them back on by hand.",
+        ["steps", i, b.kind],
+        `This ${b.kind} step has no \`undo\`: if the run fails before commit, application writes stay off until someone turns them back on by hand.`,
         { key: true },
       );
     }
@@ -243,10 +243,10 @@ export function check(ctx: LintContext): void {
   const modes = steps.map((s, i) => runMode(ctx, s, i));
   const initializing =
     ctx.runbook.serviceVersion === undefined || serviceAtLeast(ctx.runbook, BEHAVIOUR.initializing.since);
-  const isCommand = (i: number): boolean => isCommandOperation(bound[i]!.kind) && modes[i] !== "never";
+  const isCommand = (i: number): boolean => bound[i]!.command !== undefined && modes[i] !== "never";
   const firstCmd = bound.findIndex((_, i) => isCommand(i));
-  const hasStart = bound.some((b, i) => b.kind === "start" && modes[i] !== "never");
-  const startsClean = firstCmd >= 0 && bound[firstCmd]!.kind === "start" && modes[firstCmd] === "always";
+  const hasStart = bound.some((b, i) => b.command === "start" && modes[i] !== "never");
+  const startsClean = firstCmd >= 0 && bound[firstCmd]!.command === "start" && modes[firstCmd] === "always";
   let flow: Flow = {
     // before a start: IDLE, or INITIALIZING (1.20+: not ready for start yet; the start step waits it out)
     states: startsClean
@@ -276,7 +276,7 @@ export function check(ctx: LintContext): void {
       reportedPending.add(c);
       ctx.report(
         "commit-without-committed-wait",
-        ["steps", c, "commit"],
+        ["steps", c, bound[c]!.kind],
         `Nothing waits for this commit to reach COMMITTED${reason}; it stays COMMITTING for lagTimeSeconds.`,
         { key: true },
       );

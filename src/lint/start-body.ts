@@ -6,6 +6,7 @@ import { BEHAVIOUR, SERVER, START_FIELD_NAMES, atLeast, startField } from "../ap
 import type { Cluster, StartRequest } from "../runbook/types.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { closest, q } from "./context.js";
+import { startRequests } from "./kinds.js";
 import { listSelects, selector } from "../runbook/namespaces.js";
 
 const SERVICE_CLUSTER_NAMES = ["cluster0", "cluster1"];
@@ -189,10 +190,7 @@ export function check(ctx: LintContext): void {
       }
     }
   }
-  ctx.runbook.steps.forEach((step, i) => {
-    if (!("start" in step) || !step.start) return;
-    checkStart(ctx, step.start, ["steps", i, "start"]);
-  });
+  for (const { request, at } of startRequests(ctx.runbook)) checkStart(ctx, request, at);
 }
 
 function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {
@@ -413,7 +411,7 @@ function checkShardingEntries(ctx: LintContext, s: StartRequest, at: YamlPath): 
     if (exclude) {
       const r = listSelects(exclude, e.database, e.collection);
       if (r.selected === true && r.by) {
-        const line = ctx.lineOf(["steps", at[1] as number, "start", "excludeNamespaces", r.by.index]);
+        const line = ctx.lineOf([...at.slice(0, 3), "excludeNamespaces", r.by.index]);
         ctx.report(
           "sharding-outside-filter",
           [...at, k],

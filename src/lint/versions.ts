@@ -16,6 +16,7 @@ import {
 } from "../api/versions.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { startRequests } from "./kinds.js";
 
 export const rules: RuleInfo[] = [
   {
@@ -59,10 +60,7 @@ export function check(ctx: LintContext): void {
       `serviceVersion ${q(version)} is end of life: ${SUPPORT.oldestSupported.version} is the oldest supported release, and every earlier one is end of life (release notes index); the current release is ${SUPPORT.current.version}.`,
     );
   let missing: { at: YamlPath; parts: string[]; reversible: boolean } | undefined;
-  ctx.runbook.steps.forEach((step, i) => {
-    if (!("start" in step) || !step.start) return;
-    const s = step.start;
-    const at: YamlPath = ["steps", i, "start"];
+  for (const { request: s, at } of startRequests(ctx.runbook)) {
     if (version === undefined) {
       const parts = versionDependentParts(s);
       if (parts.length > 0 || s.reversible === true) {
@@ -70,7 +68,7 @@ export function check(ctx: LintContext): void {
         for (const p of parts) if (!missing.parts.includes(p.text)) missing.parts.push(p.text);
         missing.reversible ||= s.reversible === true;
       }
-      return;
+      continue;
     }
     for (const p of startVersionProblems(s, version)) {
       const where = [...at, ...p.path];
@@ -105,7 +103,7 @@ export function check(ctx: LintContext): void {
         );
       }
     }
-  });
+  }
   if (missing) {
     const what = [
       ...missing.parts,

@@ -107,6 +107,11 @@ export interface HookResult {
   undo?: UndoAction;
   /** One line for the log and the report, e.g. "writes off on 3 app servers". */
   summary?: string;
+  /**
+   * What a read found (`http`: the answer's JSON body; `sim-writes-stopped`: `{ writes }`): a
+   * stopWrites `check:`'s `expect` compares it, field by field, as `waitFor.expect` compares progress.
+   */
+  value?: unknown;
 }
 
 export type HookFn<O> = (ctx: HookContext<O>) => Promise<HookResult | void> | HookResult | void;
@@ -163,9 +168,25 @@ export interface StepImpl<O = Record<string, unknown>> {
  */
 export type WritesEffect = (options: Record<string, unknown>) => "on" | "off" | undefined;
 
-/** A hook given as a function, or with its own schema, description and effect on writes. */
+/**
+ * A hook call as a command an operator can run by hand, from its options alone (a pure function:
+ * nothing may happen): after an undo failed, the run, `status` and the report show it so that the
+ * operator can do what the undo does (`node hooks/app-writes.mjs on https://…`, `curl -X PUT …`).
+ * `where` holds the runbook's folder and its instances' URLs. Undefined when the options do not
+ * make one. The text is redacted before anyone sees it.
+ */
+export type HookCommand<O> = (options: O, where: { cwd: string; instances: readonly string[] }) => string | undefined;
+
+/** A hook given as a function, or with its own schema, description, effect on writes and command. */
 export type HookDef<O> =
-  HookFn<O> | { description?: string; optionsSchema?: JsonSchema; writes?: WritesEffect; run: HookFn<O> };
+  | HookFn<O>
+  | {
+      description?: string;
+      optionsSchema?: JsonSchema;
+      writes?: WritesEffect;
+      command?: HookCommand<O>;
+      run: HookFn<O>;
+    };
 /**
  * What a resume does with a notification whose delivery is in doubt (the run died, or the attempt
  * got no answer, after it was sent): `resend` (the default) delivers it again, since a duplicate

@@ -57,54 +57,73 @@ export interface PluginCall {
   path: YamlPath;
   /** Path of the options (`with:`, or a plugin step's kind key). */
   optionsPath: YamlPath;
+  /** A hook of a step that stops writes: the stop itself, its undo, or its check. */
+  writes?: "stop" | "undo" | "check";
 }
 
 function rec(v: unknown): Record<string, unknown> | undefined {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
+/**
+ * The step kinds whose body calls a plugin by `use:` (a hook, a notifier), and whether it stops
+ * writes: handed down by the step kinds (`PLUGIN_CALL_KINDS`, src/steps/index.ts), which sit
+ * above the plugins.
+ */
+export type PluginCallKinds = ReadonlyMap<string, { plugin: "hook" | "notifier"; opensWriteStop: boolean }>;
+
 /** Every plugin call of a runbook document (hooks and undos, notify steps, notify entries, plugin steps). */
-export function findPluginCalls(doc: unknown, stepKinds: ReadonlySet<string> = new Set()): PluginCall[] {
+export function findPluginCalls(
+  doc: unknown,
+  callKinds: PluginCallKinds,
+  stepKinds: ReadonlySet<string> = new Set(),
+): PluginCall[] {
   const calls: PluginCall[] = [];
   const steps = rec(doc)?.steps;
   if (Array.isArray(steps)) {
     steps.forEach((s, i) => {
       const step = rec(s);
       if (!step) return;
-      for (const kind of ["stopWrites", "hook"]) {
-        const body = rec(step[kind]);
-        if (!body) continue;
-        if (typeof body.use === "string")
+      for (const [kind, { plugin, opensWriteStop }] of callKinds) {
+        const body = step[kind];
+        if (plugin === "notifier") {
+          // a plain-string notify step prints its text (the runner's own stdout line): no plugin to check or load
+          const n = rec(body);
+          if (n && typeof n.use === "string")
+            calls.push({
+              kind: "notifier",
+              use: n.use,
+              options: n.with,
+              path: ["steps", i, kind],
+              optionsPath: ["steps", i, kind, "with"],
+            });
+          continue;
+        }
+        const call = rec(body);
+        if (!call) continue;
+        if (typeof call.use === "string")
           calls.push({
             kind: "hook",
-            use: body.use,
-            options: body.with,
+            use: call.use,
+            options: call.with,
             path: ["steps", i, kind],
             optionsPath: ["steps", i, kind, "with"],
+            ...(opensWriteStop ? { writes: "stop" as const } : {}),
           });
         // a stopWrites' `check:` is a hook call too (schema allows it only there)
-        for (const sub of ["undo", "check"]) {
-          const call = rec(body[sub]);
-          if (call && typeof call.use === "string")
+        for (const sub of ["undo", "check"] as const) {
+          const inner = rec(call[sub]);
+          if (inner && typeof inner.use === "string")
             calls.push({
               kind: "hook",
-              use: call.use,
-              options: call.with,
+              use: inner.use,
+              options: inner.with,
               path: ["steps", i, kind, sub],
               optionsPath: ["steps", i, kind, sub, "with"],
+              ...(opensWriteStop ? { writes: sub } : {}),
             });
         }
       }
-      const n = step.notify;
-      // a plain-string notify step prints its text (the runner's own stdout line): no plugin to check or load
-      if (rec(n) && typeof rec(n)?.use === "string")
-        calls.push({
-          kind: "notifier",
-          use: rec(n)?.use as string,
-          options: rec(n)?.with,
-          path: ["steps", i, "notify"],
-          optionsPath: ["steps", i, "notify", "with"],
-        });
       for (const key of Object.keys(step)) {
         // a plugin step kind (kebab-case with a hyphen) is a call even when no plugin provides it: lint says so
         if (stepKinds.has(key) || PLUGIN_STEP_KIND.test(key))
@@ -154,12 +173,6 @@ function interpolatedAt(raw: unknown, path: YamlPath): boolean {
   return false;
 }
 
-/** A `stopWrites` call (`["steps", i, "stopWrites"]`), the `undo` of one, or its `check`. */
-function writesRole(path: YamlPath): "stop" | "undo" | "check" | undefined {
-  if (path[2] !== "stopWrites") return undefined;
-  return path.length === 3 ? "stop" : path[3] === "undo" ? "undo" : path[3] === "check" ? "check" : undefined;
-}
-
 /**
  * A write hook used the wrong way round: a `stopWrites` whose options turn writes on (the
  * interlock would say "writes stopped" while they flow), or an undo that turns them off.
@@ -173,7 +186,7 @@ function writesDirection(
   raw: unknown,
   placeholders: PlaceholderInfo | undefined,
 ): PluginProblem | undefined {
-  const role = writesRole(call.path);
+  const role = call.writes;
   if (!entry.writes || !role) return undefined;
   // judged whenever the values are known (a run reads the environment); lint skips what it cannot see
   const prefix = JSON.stringify(call.optionsPath).slice(0, -1);
@@ -259,11 +272,12 @@ export interface PlaceholderInfo {
 export async function checkPluginCalls(
   registry: PluginRegistry,
   doc: unknown,
+  callKinds: PluginCallKinds,
   raw: unknown = doc,
   placeholders?: PlaceholderInfo,
 ): Promise<PluginProblem[]> {
   const problems: PluginProblem[] = [];
-  const calls = findPluginCalls(doc, new Set(registry.names("step")));
+  const calls = findPluginCalls(doc, callKinds, new Set(registry.names("step")));
   for (const call of calls) {
     const entry =
       call.kind === "hook"
@@ -355,8 +369,8 @@ export function toDiagnostics(loaded: PluginLintInput, problems: readonly Plugin
 }
 
 /** The `use:` names a runbook document calls (to load only the built-ins it needs). */
-export function usedNames(doc: unknown): string[] {
-  return [...new Set(findPluginCalls(doc).map((c) => c.use))];
+export function usedNames(doc: unknown, callKinds: PluginCallKinds): string[] {
+  return [...new Set(findPluginCalls(doc, callKinds).map((c) => c.use))];
 }
 
 /**
@@ -366,7 +380,12 @@ export function usedNames(doc: unknown): string[] {
  */
 export async function loadRunbookPlugins(
   loaded: PluginLintInput,
-  opts: { builtins?: "all" | "used"; builtinTable?: readonly BuiltinPlugin[]; importEntries?: boolean } = {},
+  opts: {
+    callKinds: PluginCallKinds;
+    builtins?: "all" | "used";
+    builtinTable?: readonly BuiltinPlugin[];
+    importEntries?: boolean;
+  },
 ): Promise<{ registry: PluginRegistry; diagnostics: Diagnostic[] }> {
   const doc = loaded.runbook ?? loaded.raw;
   const list = rec(doc)?.plugins;
@@ -374,13 +393,16 @@ export async function loadRunbookPlugins(
   const loadOpts: LoadPluginsOptions = {
     runbookFile: loaded.file,
     entries,
-    builtins: opts.builtins === "all" ? "all" : usedNames(doc),
+    builtins: opts.builtins === "all" ? "all" : usedNames(doc, opts.callKinds),
   };
   if (opts.builtinTable) loadOpts.builtinTable = opts.builtinTable;
   if (opts.importEntries !== undefined) loadOpts.importEntries = opts.importEntries;
   const { registry, problems } = await loadPlugins(loadOpts);
   problems.push(
-    ...(await checkPluginCalls(registry, doc, loaded.raw, { unresolved: loaded.unresolved, whole: loaded.whole })),
+    ...(await checkPluginCalls(registry, doc, opts.callKinds, loaded.raw, {
+      unresolved: loaded.unresolved,
+      whole: loaded.whole,
+    })),
   );
   return { registry, diagnostics: toDiagnostics(loaded, problems) };
 }
@@ -388,7 +410,7 @@ export async function loadRunbookPlugins(
 /** Plugin diagnostics of a loaded runbook, for `syncbook lint` (imports local plugin files). */
 export async function lintPlugins(
   loaded: PluginLintInput,
-  opts: { importEntries?: boolean } = {},
+  opts: { callKinds: PluginCallKinds; importEntries?: boolean },
 ): Promise<Diagnostic[]> {
   return (await loadRunbookPlugins(loaded, opts)).diagnostics;
 }

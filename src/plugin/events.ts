@@ -5,11 +5,13 @@
  */
 import type { RunEvent, RunEventType } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
+import { writesLeftSentence } from "../writes-words.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /**
  * Every run event type a notifier can be told of (kept in step with `RunEventMap` by the type
- * below): all but the journal's lines of deliveries themselves (src/plugin/deliveries.ts).
+ * below): all but the journal's lines of deliveries themselves (src/plugin/deliveries.ts) and of
+ * the trace's export (src/trace/index.ts).
  */
 const EVENT_TYPES = {
   "run.started": true,
@@ -37,14 +39,26 @@ const EVENT_TYPES = {
   "hook.finished": true,
   "hook.process": true,
   log: true,
-} as const satisfies Record<Exclude<RunEventType, "notification.sent" | "notification.settled">, true>;
+} as const satisfies Record<
+  Exclude<RunEventType, "notification.sent" | "notification.settled" | "trace.exported">,
+  true
+>;
 
 /** Aliases: a name in `on:` that selects some events of a type. */
 export const EVENT_ALIASES = {
   /** `step.finished` with outcome `failed`. */
   "step.failed": (e: RunEvent) => e.type === "step.finished" && e.outcome === "failed",
-  /** `run.finished` with an outcome other than `ok`. */
-  "run.failed": (e: RunEvent) => e.type === "run.finished" && e.outcome !== "ok",
+  /**
+   * `run.finished` that failed: not an operator's Ctrl-C (`run.interrupted`) nor `--abort`
+   * (`run.aborted`), which are their own events: the operator is there, nobody needs paging for it.
+   */
+  "run.failed": (e: RunEvent) => e.type === "run.finished" && e.outcome === "failed" && e.aborted !== true,
+  /** `run.finished` interrupted (Ctrl-C, SIGTERM): the operator stopped the run. */
+  "run.interrupted": (e: RunEvent) => e.type === "run.finished" && e.outcome === "interrupted",
+  /** `run.finished` of `--abort`: the operator called the cutover off. */
+  "run.aborted": (e: RunEvent) => e.type === "run.finished" && e.aborted === true,
+  /** `run.finished` with application writes still (or maybe) stopped: the application is down. */
+  "writes.stopped": (e: RunEvent) => e.type === "run.finished" && e.writes !== undefined,
   /** `run.finished` with outcome `ok`. */
   "run.succeeded": (e: RunEvent) => e.type === "run.finished" && e.outcome === "ok",
   /** `hook.finished` that failed (undo calls included). */
@@ -95,7 +109,7 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "run.started":
       return `${runbook}: ${n.mode} started on ${n.instances.length} instance${n.instances.length === 1 ? "" : "s"} (${n.steps.length} steps)`;
     case "run.finished":
-      return `${runbook}: run ${n.outcome === "ok" ? "finished" : n.outcome}${n.committed ? " (committed)" : " (not committed)"} after ${formatDuration(n.durationMs)}${n.message ? `: ${n.message}` : ""}`;
+      return runFinishedText(n, runbook);
     case "step.started":
       return `${runbook}: ${stepLabel(n)} started: ${n.title}`;
     case "step.skipped":
@@ -146,16 +160,41 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: ${n.message}`;
     case "notification.sent":
       return `${runbook}: notification of ${n.about} sent through ${n.use}`;
+    case "trace.exported":
+      return `${runbook}: ${n.spans.length} span(s) of the trace exported`;
     case "notification.settled":
       return `${runbook}: notification of ${n.about} through ${n.use} ${n.delivered ? "delivered" : `not delivered${n.error ? `: ${n.error}` : ""}`}`;
   }
+}
+
+/**
+ * A run's end for people on the bridge: writes left stopped first, in words (the application is
+ * down: src/writes-words.ts), then how it ended (an operator's Ctrl-C or `--abort` said as the
+ * operator's), this run's time and the cutover's across its runs, its write-stop window.
+ */
+function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, runbook: string): string {
+  const how = n.aborted
+    ? "called off by the operator (--abort)"
+    : n.outcome === "ok"
+      ? "finished"
+      : n.outcome === "interrupted"
+        ? "interrupted by the operator"
+        : n.outcome;
+  const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
+  const window = n.window
+    ? `; writes stopped ${n.window.atLeast ? "at least " : ""}${formatDuration(n.window.durationMs)}${n.window.open ? " so far" : ""}`
+    : "";
+  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes)}. ` : ""}run ${how}${n.committed ? " (committed)" : " (not committed)"} after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
 }
 
 /** How loud a notification is: pagers and chat colour by it. */
 export function severityOf(n: Notification): Severity {
   switch (n.type) {
     case "run.finished":
-      return n.outcome === "ok" ? "info" : n.committed ? "critical" : "error";
+      // the operator's own stop is no failure page (a notifier may still ask for warnings)
+      if (n.aborted) return n.exitCode === 0 ? "info" : "warning";
+      if (n.outcome === "interrupted") return "warning";
+      return n.outcome === "ok" ? "info" : n.committed || n.writes ? "critical" : "error";
     case "step.finished":
       return n.outcome === "failed" ? "error" : "info";
     case "hook.finished":

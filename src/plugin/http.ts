@@ -19,6 +19,7 @@ import type { PluginLogger } from "./api.js";
 import { TimeoutError, createRedactor, errorText, withTimeout } from "./util.js";
 import { bodyExcerpt } from "../redact.js";
 import { delay as wait } from "../timers.js";
+import { shellCommand } from "./process.js";
 
 export interface HttpCall {
   url: string;
@@ -88,6 +89,38 @@ export function describeTarget(method: string, url: string, redact: (t: string) 
   } catch {
     return `${method} (invalid URL)`;
   }
+}
+
+/**
+ * An HTTP request as a `curl` command an operator can paste (a hook's `command`): the method, the
+ * URL without its query string (never shown: it may carry a token), each header with its value
+ * as `***` but for the plain ones (content-type, accept…), and the body as `sendHttp` sends it.
+ */
+export function curlCommand(call: {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}): string {
+  const argv = ["curl", "-sS", "-X", (call.method ?? "POST").toUpperCase()];
+  let url = call.url;
+  try {
+    const u = new URL(call.url);
+    if (u.search) u.search = "?***";
+    url = u.href;
+  } catch {
+    // shown as written: the request fails the same way
+  }
+  argv.push(url);
+  const headers = Object.entries(call.headers ?? {});
+  for (const [k, v] of headers) argv.push("-H", `${k}: ${PLAIN_HEADERS.has(k.toLowerCase()) ? v : "***"}`);
+  if (call.body !== undefined && call.body !== null) {
+    const json = typeof call.body !== "string";
+    if (json && !headers.some(([k]) => k.toLowerCase() === "content-type"))
+      argv.push("-H", "content-type: application/json");
+    argv.push("--data-raw", json ? JSON.stringify(call.body) : (call.body as string));
+  }
+  return shellCommand(argv);
 }
 
 export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {

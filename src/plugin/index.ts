@@ -38,6 +38,7 @@ export {
   toDiagnostics,
   type PluginLintInput,
   type PluginCall,
+  type PluginCallKinds,
 } from "./calls.js";
 export {
   runHook,

@@ -7,7 +7,7 @@
  */
 import { redactSecretFields } from "../redact.js";
 import { terminalText } from "../text.js";
-import type { RunListener } from "../events.js";
+import type { InstanceRef, RunListener } from "../events.js";
 import type {
   HookContext,
   HookFn,
@@ -79,7 +79,7 @@ export interface HookCallSpec {
 }
 
 export type HookOutcome =
-  | { ok: true; durationMs: number; undo?: UndoAction; summary?: string }
+  | { ok: true; durationMs: number; undo?: UndoAction; summary?: string; value?: unknown }
   | { ok: false; durationMs: number; error: string; timedOut: boolean; interrupted: boolean };
 
 export interface RunHookOptions {
@@ -203,6 +203,7 @@ async function invoke(
     const out: HookOutcome = { ok: true, durationMs: elapsed() };
     if (result && typeof result === "object") {
       if (result.undo !== undefined) out.undo = result.undo;
+      if (result.value !== undefined) out.value = result.value;
       if (typeof result.summary === "string") {
         out.summary = ctx.redact(result.summary);
         log.info(result.summary);
@@ -223,6 +224,8 @@ export interface UndoEntry {
   use: string;
   /** Where it came from: the runbook's `undo:` or the hook's result. */
   origin: "runbook" | "hook";
+  /** The runbook's `undo:` as a command an operator can run by hand (redacted), when its hook makes one. */
+  command?: string;
   /** `signal` aborts only on a forced exit (a second Ctrl-C): an undo must otherwise run after an interrupt. */
   run(signal?: AbortSignal): Promise<HookOutcome>;
 }
@@ -230,6 +233,28 @@ export interface UndoEntry {
 export interface UndoReport {
   entry: UndoEntry;
   outcome: HookOutcome;
+}
+
+/**
+ * A hook call as a command an operator can run by hand (the hook's `command`), redacted; undefined
+ * when the hook makes none or its `command` throws (a display aid must never fail a run).
+ */
+export function hookCommand(
+  registry: PluginRegistry,
+  call: HookCallSpec,
+  ctx: Pick<PluginRunContext, "cwd" | "fleet" | "redact">,
+): string | undefined {
+  const make = registry.hook(call.use)?.command;
+  if (!make) return undefined;
+  try {
+    const text = make(call.with ?? {}, {
+      cwd: ctx.cwd,
+      instances: (ctx.fleet?.() ?? []).map((s) => s.instance.url),
+    });
+    return text === undefined ? undefined : ctx.redact(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -248,10 +273,12 @@ export function undoFor(
 ): UndoEntry | undefined {
   if (call.undo) {
     const u = call.undo;
+    const command = hookCommand(registry, u, ctx);
     return {
       step,
       use: u.use,
       origin: "runbook",
+      ...(command !== undefined ? { command } : {}),
       run: (signal) => runHook(registry, u, step, ctx, { timeoutMs, undo: true, ...(signal ? { signal } : {}) }),
     };
   }
@@ -431,27 +458,25 @@ export async function sendNotification(
  * contexts. Subscribe `listener`; pass `snapshot` as `PluginRunContext.fleet`.
  */
 export function createFleetTracker(): { listener: RunListener; snapshot: () => readonly InstanceSnapshot[] } {
-  const last = new Map<number, InstanceSnapshot>();
+  // each instance's last answer as its event carried it, copied and frozen only when a hook asks:
+  // a deep copy per answer was the largest cost of a fleet read (64 instances polled fast inside
+  // the write-stop window, issue 41)
+  type Tracked = { instance: InstanceRef; sample?: { progress: unknown; at: number }; view?: InstanceSnapshot };
+  const last = new Map<number, Tracked>();
+  const view = (t: Tracked): InstanceSnapshot =>
+    (t.view ??= Object.freeze({
+      instance: Object.freeze({ ...t.instance }),
+      progress: t.sample ? deepFreeze(structuredClone(t.sample.progress)) : undefined,
+      sampledAt: t.sample?.at,
+    }));
   return {
     listener: (e) => {
       if (e.type === "run.started")
-        for (const i of e.instances)
-          if (!last.has(i.index))
-            last.set(
-              i.index,
-              Object.freeze({ instance: Object.freeze({ ...i }), progress: undefined, sampledAt: undefined }),
-            );
+        for (const i of e.instances) if (!last.has(i.index)) last.set(i.index, { instance: i });
       if (e.type === "progress.sampled")
-        last.set(
-          e.instance.index,
-          Object.freeze({
-            instance: Object.freeze({ ...e.instance }),
-            progress: deepFreeze(structuredClone(e.progress)),
-            sampledAt: e.at,
-          }),
-        );
+        last.set(e.instance.index, { instance: e.instance, sample: { progress: e.progress, at: e.at } });
     },
-    snapshot: () => [...last.values()].sort((a, b) => a.instance.index - b.instance.index),
+    snapshot: () => [...last.values()].map(view).sort((a, b) => a.instance.index - b.instance.index),
   };
 }
 

@@ -25,8 +25,9 @@ export type {
   PluginLogger,
   JsonSchema,
   WritesEffect,
+  HookCommand,
 } from "./api.js";
-export { sendHttp, HttpError, describeTarget, type HttpCall, type HttpAnswer } from "./http.js";
-export { runProcess, ProcessError, showArgv, type ProcessCall, type ProcessResult } from "./process.js";
+export { sendHttp, HttpError, describeTarget, curlCommand, type HttpCall, type HttpAnswer } from "./http.js";
+export { runProcess, ProcessError, showArgv, shellCommand, type ProcessCall, type ProcessResult } from "./process.js";
 export { DURATION_SCHEMA, NOTIFY_TEXT_SCHEMA, createRedactor, retriesSchema } from "./util.js";
 export { durationMs, durationOr, formatDuration } from "../runbook/duration.js";

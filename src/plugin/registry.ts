@@ -6,7 +6,16 @@
  */
 import { dirname, relative } from "node:path";
 import { STEP_KINDS } from "../runbook/types.js";
-import type { HookFn, InDoubtPolicy, JsonSchema, Notifier, PluginDefinition, StepImpl, WritesEffect } from "./api.js";
+import type {
+  HookCommand,
+  HookFn,
+  InDoubtPolicy,
+  JsonSchema,
+  Notifier,
+  PluginDefinition,
+  StepImpl,
+  WritesEffect,
+} from "./api.js";
 import { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";
 import type { PluginRule } from "./rules.js";
 import {
@@ -36,6 +45,8 @@ export interface RegisteredHook extends EntryBase {
   run: HookFn<Opts>;
   /** What a call does to the application's writes, from its options (the hook's `writes`). */
   writes?: WritesEffect;
+  /** The call as a command an operator can run by hand (the hook's `command`). */
+  command?: HookCommand<Opts>;
 }
 export interface RegisteredNotifier extends EntryBase {
   kind: "notifier";
@@ -125,6 +136,7 @@ export class PluginRegistry {
           kind: "hook",
           run: typeof h === "function" ? h : h.run.bind(h),
           ...(typeof h !== "function" && h.writes ? { writes: h.writes } : {}),
+          ...(typeof h !== "function" && h.command ? { command: h.command.bind(h) } : {}),
         },
         "hook",
       );

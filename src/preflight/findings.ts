@@ -29,9 +29,14 @@ export class Findings {
   }
 }
 
-/** The runbook's first `start` step, where the sync's shape is written. */
+/**
+ * The runbook's first start request, where the sync's shape is written: found by the step kinds
+ * (`firstStartRequest`, src/steps/index.ts), which sit above preflight, and handed down.
+ */
 export interface StartAt {
   index: number;
+  /** Its place: the step's kind key (`["steps", i, kind]`). */
+  at: YamlPath;
   body: StartRequest;
 }
 
@@ -53,6 +58,6 @@ export const clusterPath = (name: string): YamlPath => ["clusters", name];
 
 /** Path of the start body (or the top of the runbook). */
 export const startPath = (input: CheckInput, ...rest: (string | number)[]): YamlPath =>
-  input.start ? ["steps", input.start.index, "start", ...rest] : [];
+  input.start ? [...input.start.at, ...rest] : [];
 
 export const ns = (db: string, coll: string): string => `${db}.${coll}`;

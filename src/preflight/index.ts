@@ -12,7 +12,6 @@ import { sortDiagnostics, type Diagnostic } from "../diagnostics.js";
 import { diagnosticAt, type RunbookView } from "../runbook/view.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { durationMs, formatDuration } from "../runbook/duration.js";
-import type { StartRequest } from "../runbook/types.js";
 import { checkInfo } from "./catalogue.js";
 import * as capacity from "./checks/capacity.js";
 import * as indexes from "./checks/indexes.js";
@@ -40,6 +39,8 @@ export const DEFAULT_OPLOG_HEADROOM = 2;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export interface PreflightOptions {
+  /** The runbook's first start request (`firstStartRequest`, src/steps/index.ts). */
+  start: StartAt | undefined;
   signal?: AbortSignal;
   /** Overrides `preflight.connectTimeout`. */
   connectTimeoutMs?: number;
@@ -69,15 +70,6 @@ export interface PreflightResult {
   namespaces: NamespaceList | undefined;
   /** The clusters it reached and read: none means it proved nothing. */
   checked: string[];
-}
-
-function firstStart(loaded: RunbookView): StartAt | undefined {
-  const steps = loaded.runbook?.steps ?? [];
-  for (let i = 0; i < steps.length; i++) {
-    const body = (steps[i] as { start?: StartRequest }).start;
-    if (body) return { index: i, body };
-  }
-  return undefined;
 }
 
 /** Redact the runbook's secrets and, besides, every connection string's password however it is spelt. */
@@ -186,7 +178,7 @@ function namespaceList(input: CheckInput, sel: Selection, readAt: Date): Namespa
  * runbook that is not is a UserError (exit 2). Connection failures are findings
  * (`preflight-connect`), not exceptions; an abort rejects with the signal's reason.
  */
-export async function runPreflight(loaded: RunbookView, opts: PreflightOptions = {}): Promise<PreflightResult> {
+export async function runPreflight(loaded: RunbookView, opts: PreflightOptions): Promise<PreflightResult> {
   const runbook = loaded.runbook;
   if (!runbook)
     throw new UserError(`${loaded.file} is not a valid runbook: preflight needs one`, {
@@ -205,7 +197,7 @@ export async function runPreflight(loaded: RunbookView, opts: PreflightOptions =
     opts.connectTimeoutMs ??
     (settings.connectTimeout !== undefined ? durationMs(settings.connectTimeout) : undefined) ??
     DEFAULT_CONNECT_TIMEOUT_MS;
-  const start = firstStart(loaded);
+  const start = opts.start;
   const out = new Findings();
   const clusters = runbook.clusters ?? {};
   const uris = Object.entries(clusters).flatMap(([name, c]) => (c?.uri ? [[name, c.uri] as const] : []));

@@ -11,10 +11,11 @@ import { CURRENT_SERVICE_VERSION } from "../sim/versions.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { bindStep, type WritesProbe } from "../steps/index.js";
 import type { Runbook } from "../runbook/types.js";
-import { verifierText, type Verdict } from "./verdict.js";
+import { verdictWord, verifierText, type Verdict } from "./verdict.js";
+import { lintRunbook } from "../lint/rules.js";
 import { formatDuration } from "../runbook/duration.js";
 
-export { verifierText, type Verdict } from "./verdict.js";
+export { verifierText, verdictWord, type Verdict } from "./verdict.js";
 
 export interface RehearsalOptions {
   keepHooks?: boolean;
@@ -45,6 +46,43 @@ export interface Rehearsal {
   close(): Promise<void>;
 }
 
+/**
+ * Where a rehearsal needs no value: the parts of the runbook its stand-ins replace, so an unset
+ * `${env.*}` there (a webhook, a token) is not asked for (`LoadOptions.standIn`). The instances
+ * and the verifier (the simulator's own URLs replace them), `notify:` (a line on the terminal
+ * instead), and each step's kind body that its kind's stand-in replaces (stopWrites, hooks, plugin
+ * steps unless `keepHooks`; notify steps; preflight), asked of the kind itself on the raw step.
+ * A step's `when:` and everything the rehearsal runs as written still need their values.
+ */
+export function rehearsalStandIns(keepHooks: boolean): (raw: unknown) => (path: (string | number)[]) => boolean {
+  return (raw) => {
+    const steps = (raw as { steps?: unknown } | undefined)?.steps;
+    // by step, the keys whose value the stand-in replaced (the kind's body; a plugin step's own key)
+    const replaced = new Map<number, Set<string>>();
+    if (Array.isArray(steps))
+      steps.forEach((step: unknown, i) => {
+        try {
+          const s = step as Record<string, unknown>;
+          const stood = bindStep(s as never).rehearsal({ simUrl: "http://127.0.0.1:1", keepHooks }) as Record<
+            string,
+            unknown
+          >;
+          replaced.set(i, new Set(Object.keys(s).filter((k) => stood[k] !== s[k])));
+        } catch {
+          // not a step the kinds know: the schema says so; nothing is stood in for it
+        }
+      });
+    return (path) =>
+      path[0] === "notify" ||
+      path[0] === "instances" ||
+      path[0] === "verifier" ||
+      (path[0] === "steps" &&
+        typeof path[1] === "number" &&
+        typeof path[2] === "string" &&
+        replaced.get(path[1])?.has(path[2]) === true);
+  };
+}
+
 export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOptions = {}): Promise<Rehearsal> {
   const rb = loaded.runbook;
   if (!rb) throw new Error("prepareRehearsal needs a valid runbook");
@@ -63,18 +101,34 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     ...(opts.faults?.length ? { faults: opts.faults } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
   };
+  // the fleet as the runbook draws it; where it does not say (a sharded cluster's shard count),
+  // what the simulator takes is said in the verdict
+  const shape: string[] = [];
   if (rb.clusters && Object.keys(rb.clusters).length) {
     simOpts.clusters = Object.fromEntries(
-      Object.entries(rb.clusters).map(([name, c]) => [
-        name,
-        {
-          topology: c?.topology ?? "replicaSet",
-          ...(c?.shards ? { shards: c.shards } : {}),
-          ...(c?.serverVersion ? { version: c.serverVersion } : {}),
-        },
-      ]),
+      Object.entries(rb.clusters).map(([name, c]) => {
+        const sharded = c?.topology === "sharded";
+        // a sharded cluster without `shards`: one shard per instance (one instance syncs one source shard)
+        const shards = c?.shards ?? (sharded ? Math.max(2, rb.instances.length) : undefined);
+        if (sharded && c?.shards === undefined)
+          shape.push(`${name}: sharded, its shard count not in the runbook: simulated with ${shards}`);
+        return [
+          name,
+          {
+            topology: c?.topology ?? "replicaSet",
+            ...(shards ? { shards } : {}),
+            ...(c?.serverVersion ? { version: c.serverVersion } : {}),
+          },
+        ];
+      }),
     );
   }
+  // what lint knows travels with the verdict: a safe rehearsal does not make a warning go away
+  const diags = [...loaded.diagnostics, ...lintRunbook(loaded)];
+  const lint = {
+    warnings: diags.filter((d) => d.severity === "warning").map((d) => `${d.rule} at line ${d.line}`),
+    accepted: diags.filter((d) => d.accepted !== undefined).map((d) => `${d.rule} at line ${d.line}: ${d.accepted}`),
+  };
   const sim = await startSimulator(simOpts);
   const origins = new Map<string, string>();
   rb.instances.forEach((inst, i) => {
@@ -152,6 +206,8 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
         },
         fleetErrors,
         simSeconds: st.time.simSeconds,
+        lint,
+        ...(shape.length ? { shape } : {}),
         safe:
           st.writes.lost === 0 &&
           fleetErrors.length === 0 &&
@@ -209,7 +265,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
     runExitCode !== undefined && runExitCode !== 0
       ? `FAILED (exit ${runExitCode}${runExitCode === 3 ? ": stopped by an interlock" : runExitCode === 130 ? ": interrupted" : ": a step failed"})`
       : v.safe
-        ? "SAFE (exit 0)"
+        ? `${verdictWord(v)} (exit 0)`
         : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
   const lines = [
     `rehearsal verdict: ${headline}`,
@@ -218,6 +274,12 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
     `  verifier:      ${verifierText(v.verifier)}`,
     `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,
     `  time taken:    ${formatDuration(wallMs)} (${formatDuration(v.simSeconds * 1000)} simulated)`,
+    ...(v.lint
+      ? [
+          `  lint:          ${v.lint.warnings.length ? `${v.lint.warnings.length} warning(s): ${v.lint.warnings.join("; ")}` : "no warnings"}${v.lint.accepted.length ? `; ${v.lint.accepted.length} accepted: ${v.lint.accepted.join("; ")}` : ""}`,
+        ]
+      : []),
+    ...(v.shape ?? []).map((d) => `  fleet shape:   ${d}`),
   ];
   return lines;
 }

@@ -25,6 +25,22 @@ export interface Verdict {
   simSeconds: number;
   /** True when nothing unsafe happened: no writes lost, no fleet error, no verifier failure or difference. */
   safe: boolean;
+  /**
+   * What lint says of the runbook, which a safe rehearsal does not make go away: its warnings
+   * (`rule at line N`) and the warnings the runbook accepts (`rule at line N: reason`).
+   */
+  lint?: { warnings: string[]; accepted: string[] };
+  /** Where the simulated fleet differs from the runbook's (a shard count the runbook does not give). */
+  shape?: string[];
+}
+
+/** `SAFE, with 2 lint warnings (hook-during-verify, instance-count)`: the verdict's word with what lint knows. */
+export function verdictWord(v: Pick<Verdict, "safe" | "lint">): string {
+  const w = v.lint?.warnings ?? [];
+  const word = v.safe ? "SAFE" : "UNSAFE";
+  return w.length
+    ? `${word}, with ${w.length} lint warning${w.length === 1 ? "" : "s"} (${[...new Set(w.map((x) => x.split(" ")[0]))].join(", ")})`
+    : word;
 }
 
 /** The verifier's result in one line (the rehearsal verdict, the CI job summary). */

@@ -132,6 +132,8 @@ export interface ReportHook {
   id: string;
   use: string;
   undo: boolean;
+  /** An undo's call as a command an operator can run by hand (redacted), when its hook makes one. */
+  command?: string;
   start: number;
   end?: number;
   ok?: boolean;

@@ -15,6 +15,7 @@ import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
 import { opensWriteStop } from "../steps/index.js";
+import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 
 const MAX_REQUEST_ROWS = 1000;
 
@@ -184,12 +185,44 @@ function banner(report: Report): string {
       detail = `The events end before the run finished${failed ? `, during step ${failed.index + 1} ${failed.id}` : ""}: the process crashed, was killed, or the journal was cut short.`;
   }
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
+  const stuck = report.committed ? undefined : writesLeftStopped(report);
   const msg = report.message && !detail.includes(report.message) ? `<p>${esc(report.message)}</p>` : "";
   const cls = report.outcome === "ok" ? "ok" : report.outcome === "failed" ? "failed" : "warn";
   return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}">
 <h1>${esc(headline)} <span class="runbook">${esc(report.runbook)}</span></h1>
-${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}
+${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(report, stuck) : ""}
 </header>`;
+}
+
+/** The last stopWrites whose last undo failed: the application is still down (the run's summary and `status` say the same). */
+function writesLeftStopped(report: Report): UndoLeftStopped | undefined {
+  for (const s of report.steps) {
+    if (!opensWriteStop(s.kind)) continue;
+    const undo = report.hooks.filter((h) => h.index === s.index && h.undo).at(-1);
+    if (undo?.ok === false)
+      return {
+        number: s.index + 1,
+        id: s.id,
+        use: undo.use,
+        ...(report.hooks.filter((h) => h.index === s.index && !h.undo).at(-1)?.ok === false
+          ? { stopFailed: true }
+          : {}),
+        ...(undo.command !== undefined ? { command: undo.command } : {}),
+      };
+  }
+  return undefined;
+}
+
+function stuckWrites(report: Report, stuck: UndoLeftStopped): string {
+  const w = writesStillStopped(stuck);
+  const failed = report.steps.find((s) => s.index === report.failedStep);
+  const next = nextAfterFailedUndo(
+    report.file || "<runbook>",
+    stuck,
+    failed ? { number: failed.index + 1, id: failed.id } : undefined,
+  );
+  return `<div id="writes-still-stopped" class="alarm"><p><strong>${esc(w.headline)}</strong></p>
+<pre>${esc(w.undo.join("\n"))}</pre><p>${esc(w.advice)}</p><pre>${esc(next.join("\n"))}</pre></div>`;
 }
 
 /**
@@ -480,7 +513,7 @@ const CSS = `
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#1d2329;background:#f5f6f8}
 main{max-width:1160px;margin:0 auto;padding:0 16px 40px}
 .banner{padding:18px 24px;margin:0 0 16px}.banner h1{margin:0;font-size:26px;letter-spacing:.02em}.banner p{margin:6px 0 0;font-size:15px}
-.banner .runbook{font-weight:400;font-size:18px;margin-left:10px}.banner .hint{font-style:italic}
+.banner .runbook{font-weight:400;font-size:18px;margin-left:10px}.banner .hint{font-style:italic}.banner .alarm pre{white-space:pre-wrap;background:#fff;padding:6px}
 .banner.ok{background:#2e7d32}.banner.failed{background:#c62828}.banner.warn{background:#f57c00}
 .banner.ok,.banner.ok *,.banner.failed,.banner.failed *{color:#fff}.banner.warn,.banner.warn *{color:#1d2329}
 section{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:12px 16px;margin:0 0 16px}h2{font-size:17px;margin:0 0 10px}

@@ -3,6 +3,7 @@
  * timeline (`contract.ts`, report.json's types) that the JSON, JUnit and HTML writers render.
  * Nothing here does I/O.
  */
+import { sameService } from "../instance-identity.js";
 import { instanceLabel, type InstanceRef, type Place, type RunEvent, type RunEventOf } from "../events.js";
 import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
@@ -30,6 +31,7 @@ import {
   type ReportStep,
   type VerifierSample,
 } from "./contract.js";
+import { traitsOf } from "../steps/index.js";
 
 export { formatDuration };
 
@@ -143,7 +145,7 @@ export class ReportBuilder {
   readonly #runs: RunState[] = [];
   readonly #markers: ReportMarker[] = [];
   readonly #pollFailures: ReportPollFailure[] = [];
-  readonly #window = new WindowTracker();
+  readonly #window = new WindowTracker(traitsOf);
   readonly #version = new ServiceVersionReader();
   readonly #states = new Map<number, string>();
   readonly #deliveries: RunEvent[] = [];
@@ -248,7 +250,16 @@ export class ReportBuilder {
           const step = this.#step(st.index, st.id, st.kind, redactText(st.title));
           step.kind ||= st.kind;
         }
-        for (const i of e.instances) if (!this.#instances.has(i.index)) this.#instances.set(i.index, cleanInstance(i));
+        for (const i of e.instances) {
+          const was = this.#instances.get(i.index);
+          if (!was) this.#instances.set(i.index, cleanInstance(i));
+          // the report keys an instance by its place across runs: a later run at that place on
+          // another service (or a loopback respelling, not known to be the same) is said, never merged silently
+          else if (sameService(was.url, i.url) !== "same")
+            this.#warnings.push(
+              `run ${n} lists ${stripUserinfo(i.url)} as instance #${i.index + 1}, where an earlier run had ${was.url}: not known to be one service; the report names it as the first run did`,
+            );
+        }
         this.#states.clear();
         break;
       }
@@ -474,7 +485,14 @@ export class ReportBuilder {
         this.#markers.push({ t, kind: "writes-on", label: "writes on", ...(cur ? { run: cur.run.n } : {}) });
         break;
       case "hook.started":
-        this.#hooks.push({ index: e.index, id: e.id, use: e.use, undo: e.undo, start: t });
+        this.#hooks.push({
+          index: e.index,
+          id: e.id,
+          use: e.use,
+          undo: e.undo,
+          ...(e.command !== undefined ? { command: e.command } : {}),
+          start: t,
+        });
         if (e.undo)
           this.#markers.push({
             t,

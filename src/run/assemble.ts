@@ -25,6 +25,7 @@ import { instancesOf, type Runbook } from "../runbook/types.js";
 import {
   newIdentityMemory,
   observeIdentity,
+  traitsOf,
   UNDO_TIMEOUT_MS,
   type Defaults,
   type Prompter,
@@ -36,6 +37,9 @@ import { createEmitter, type Emitter } from "./emitter.js";
 import type { CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
 import { instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
+import { cutoverId, cutoverOfRun } from "../journal/cutover.js";
+
+export { cutoverId };
 
 export interface ResumePlan {
   /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
@@ -87,11 +91,23 @@ export interface RunOptions {
    * knows from them when writes were stopped (the write-stop window spans runs).
    */
   history?: readonly RunEvent[];
+  /**
+   * The events of this cutover's runs in other journals (the runs a `--from` run continued),
+   * oldest first: the write-stop window and the cutover's time are measured across them.
+   */
+  earlierRuns?: readonly RunEvent[];
+  /**
+   * The id of the cutover this run continues when no history carries it (a `--from` run after an
+   * unfinished one: src/journal/cutover.ts); a pager keeps one incident, a trace one trace id.
+   */
+  cutover?: string;
   /** Injected in tests; otherwise made from the runbook. */
   fleet?: Fleet;
   verifier?: VerifierClient;
   /** Where notify steps and console notifiers print. */
   print?: (line: string) => void;
+  /** Given the run's recorder once its stream exists: the trace export journals what its collector acknowledged. */
+  onRecord?: (record: Emit) => void;
   /** The `traceparent` hooks get (the trace listener's current span), when the run exports a trace. */
   traceparent?: () => string | undefined;
   env?: Readonly<Record<string, string | undefined>>;
@@ -144,6 +160,8 @@ export interface AssembledRun {
   fleet: Fleet;
   verifier: VerifierClient | undefined;
   cutover: string;
+  /** When the cutover's first run started, and how many runs it had before this one. */
+  cutoverStart: { at: number; runsBefore: number };
   notifier: NotifierListener;
   memory: RunMemory;
   undo: UndoStack;
@@ -175,9 +193,10 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
   // the write-stop window, folded from the events (the earlier runs' first): when a read first
   // shows canWrite on every instance, the next thing in the stream is `window.closed`
-  const writeStop = new WindowTracker();
-  for (const e of opts.history ?? []) writeStop.apply(e);
-  if (!writeStop.open && opts.resume?.memory.writesStopped && !opts.history?.length) writeStop.assumeOpen();
+  const writeStop = new WindowTracker(traitsOf);
+  const before = [...(opts.earlierRuns ?? []), ...(opts.history ?? [])];
+  for (const e of before) writeStop.apply(e);
+  if (!writeStop.open && opts.resume?.memory.writesStopped && !before.length) writeStop.assumeOpen();
   writeStop.takeClosed();
   emitter.add((e) => writeStop.apply(e));
   // the check an interlock refused last: the operator is told the way out that fits it
@@ -212,6 +231,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
       }
     }
   };
+  opts.onRecord?.(say);
   const tracker = createFleetTracker();
   emitter.add(tracker.listener);
   // one request id sequence for the whole run: the journal and the report pair requests and answers by id
@@ -258,12 +278,11 @@ export function assembleRun(opts: RunOptions): AssembledRun {
           }),
         )
       : undefined);
-  // one id per cutover, the same on --resume (the first run's `run.started` is in the history and
-  // carries it): a pager keeps one alert for it, a trace one trace id
-  const firstRun = opts.history?.find((e): e is RunEventOf<"run.started"> => e.type === "run.started");
-  const cutover = firstRun
-    ? (firstRun.cutover ?? cutoverId(firstRun.at, firstRun.hash))
-    : cutoverId(started, loaded.hash);
+  // one id per cutover, the same on --resume, --abort and a --from run that continues it (the first
+  // run's `run.started` carries it): a pager keeps one alert for it, a trace one trace id
+  const runsBefore = before.filter((e): e is RunEventOf<"run.started"> => e.type === "run.started");
+  const firstRun = runsBefore[0];
+  const cutover = firstRun ? cutoverOfRun(firstRun) : (opts.cutover ?? cutoverId(started, loaded.hash));
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
     cutover,
@@ -363,6 +382,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     fleet,
     verifier,
     cutover,
+    cutoverStart: { at: firstRun?.at ?? started, runsBefore: runsBefore.length },
     notifier,
     memory,
     undo,
@@ -372,10 +392,4 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     journalError: () => journalError,
     refused: () => refused,
   };
-}
-
-/** `20261127T001500Z-1a2b3c4d`: when the cutover's first run started, and which runbook text it ran. */
-export function cutoverId(firstStartedAt: number, runbookHash: string): string {
-  const at = new Date(firstStartedAt).toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
-  return `${at}-${runbookHash.replace(/^sha256:/, "").slice(0, 8)}`;
 }

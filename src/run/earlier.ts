@@ -6,7 +6,7 @@
  */
 import { isNothingToResume, runbookJournal, type HookRun, type JournalState } from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
-import { UNDO_TIMEOUT_MS } from "../steps/index.js";
+import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import { waitOutOrphans } from "./orphans.js";
 import { planSteps } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
@@ -24,7 +24,7 @@ export async function openEarlierJournal(
   dir: string,
   opts: { say: (s: string) => void; file?: string },
 ): Promise<{ file: string; state: JournalState }> {
-  const found = await runbookJournal(dir, opts.file !== undefined ? { file: opts.file } : {});
+  const found = await runbookJournal(dir, traitsOf, opts.file !== undefined ? { file: opts.file } : {});
   for (const f of found.skipped)
     opts.say(
       `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,

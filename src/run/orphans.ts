@@ -15,7 +15,8 @@ import { ExitCode, UserError } from "../errors.js";
 import type { HookCall } from "../journal/index.js";
 import { isPidAlive } from "../journal/index.js";
 import { HOOK_TOKEN_ENV } from "../plugin/process.js";
-import { delay } from "../timers.js";
+import { formatDuration } from "../runbook/duration.js";
+import { poll } from "../steps/kit/poll.js";
 
 export interface LiveCall {
   call: HookCall;
@@ -97,12 +98,17 @@ export async function waitOutOrphans(
   const probe = opts.probe ?? systemProbe;
   const now = opts.now ?? Date.now;
   let said = "";
-  for (;;) {
-    const live = liveCalls(calls, probe);
-    if (live.length === 0) {
-      if (said) opts.say("resume: the interrupted run's hook processes have exited");
-      return;
-    }
+  // the one polling loop (src/steps/kit/poll.ts): read the live calls, judge, wait, again
+  await poll({
+    read: () => Promise.resolve(liveCalls(calls, probe)),
+    judge: (live) => (live.length === 0 ? true : void report(live)),
+    every: opts.everyMs ?? 200,
+    signal: opts.signal ?? new AbortController().signal,
+  });
+  if (said) opts.say("resume: the interrupted run's hook processes have exited");
+
+  /** A call past its time limit refuses the resume; otherwise say what is still waited for, once per change. */
+  function report(live: LiveCall[]): void {
     const late = live.filter((l) => now() >= opts.deadlineOf(l.call));
     if (late.length) {
       const groups = late.flatMap((l) => l.call.processes.map((p) => p.pgid ?? p.pid));
@@ -119,9 +125,8 @@ export async function waitOutOrphans(
       said = text;
       const until = Math.max(...live.map((l) => opts.deadlineOf(l.call))) - now();
       opts.say(
-        `resume: ${text} ${live.length === 1 ? "is" : "are"} still running, started by the interrupted run: waiting for ${live.length === 1 ? "it" : "them"} to exit (at most ${Math.ceil(until / 1000)} s) before reading the fleet, so that nothing it does lands behind this run`,
+        `resume: ${text} ${live.length === 1 ? "is" : "are"} still running, started by the interrupted run: waiting for ${live.length === 1 ? "it" : "them"} to exit (at most ${formatDuration(until)}) before reading the fleet, so that nothing it does lands behind this run`,
       );
     }
-    await delay(opts.everyMs ?? 200, opts.signal);
   }
 }

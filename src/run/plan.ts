@@ -3,10 +3,10 @@
  * instance, with its body. Nothing here sends anything; each step kind says what it would send.
  */
 import type { Runbook, Step, StepKind } from "../runbook/types.js";
-import { redactUrl } from "../redact.js";
 import { instancesOf, pluginStepKind } from "../runbook/types.js";
 import { bindStep, type BoundStep, type PlannedRequest } from "../steps/index.js";
 import { ExitCode, UserError } from "../errors.js";
+import { sameService } from "../instance-identity.js";
 import { suggest } from "../suggest.js";
 
 export type { PlannedRequest };
@@ -110,7 +110,7 @@ export function instanceTargets(runbook: Runbook, names: readonly string[], from
     .flatMap((n) => n.split(","))
     .map((n) => n.trim())
     .filter(Boolean)) {
-    const k = list.findIndex((i, j) => i.name === raw || `#${j + 1}` === raw || redactUrl(i.url) === redactUrl(raw));
+    const k = list.findIndex((i, j) => i.name === raw || `#${j + 1}` === raw || sameService(i.url, raw) === "same");
     if (k < 0) {
       const near = suggest(raw, labels);
       throw new UserError(

@@ -150,12 +150,12 @@ export async function planResume(
   if (reverted !== undefined) {
     for (const st of steps) {
       if (st.index <= reverted || !done.has(st.index) || r.adopt.some((a) => a.stepIndex === st.index)) continue;
-      if (st.kind === "waitFor" || st.kind === "assert" || st.kind === "confirm") {
+      if (st.bound.afterWritesBack === "again") {
         done.delete(st.index);
         opts.say(
           `resume: step ${st.index + 1} "${st.id}" runs again: it passed while writes were stopped by step ${reverted + 1}, whose undo has run since`,
         );
-      } else if (st.kind === "verify")
+      } else if (st.bound.afterWritesBack === "told")
         opts.say(
           `resume: step ${st.index + 1} "${st.id}" (verify) passed while writes were stopped by step ${reverted + 1}, whose undo has run since; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile`,
         );
@@ -164,8 +164,13 @@ export async function planResume(
   const undoSteps = commitSent
     ? []
     : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);
+  // the step the task list starts at: one that runs again (a write stop undone) comes before where the run stopped
+  const first = steps.find((st) => !done.has(st.index) && st.index < r.resumeAt);
+  const at = (i: number): string => `step ${i + 1}/${steps.length} "${steps[i]?.id ?? "(end)"}"`;
   opts.say(
-    `resume: continuing at step ${r.resumeAt + 1}/${steps.length} "${steps[r.resumeAt]?.id ?? "(end)"}" from ${file}`,
+    first
+      ? `resume: continuing at ${at(first.index)} (it runs again), then ${at(r.resumeAt)}, where the interrupted run stopped, from ${file}`
+      : `resume: continuing at ${at(r.resumeAt)} from ${file}`,
   );
   let complete: ResumePlan["complete"];
   if (r.complete) {

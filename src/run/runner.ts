@@ -5,7 +5,6 @@
  * It composes the run's assembly (`assemble.ts`), one step (`run-step.ts`) and the undo (`unwind.ts`).
  */
 import { hostname, userInfo } from "node:os";
-import { isCommandOperation } from "../api/commands.js";
 import { ExitCode, errorMessage } from "../errors.js";
 import type { Prompter } from "../steps/index.js";
 import type { Place } from "../text.js";
@@ -60,6 +59,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     fleet,
     verifier,
     cutover,
+    cutoverStart,
     notifier,
     memory,
     undo,
@@ -84,6 +84,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     mode,
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
     deliveries: true,
+    traced: true,
   });
   for (const f of run.force)
     say("decision", {
@@ -164,7 +165,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     const completing = opts.resume?.complete?.stepIndex === s.index ? opts.resume.complete : undefined;
     const targets = completing
       ? { only: completing.only, why: completing.why, forgive: completing.forgive }
-      : only && isCommandOperation(s.kind)
+      : only && s.bound.command !== undefined
         ? { only, why: `--only ${opts.only?.join(",") ?? ""}` }
         : undefined;
     const result = await runStep(run, s, signal, targets, promptMs);
@@ -224,7 +225,12 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         : failure?.interlock
           ? ExitCode.interlock
           : ExitCode.failed;
-  const durationMs = Date.now() - started;
+  const ended = Date.now();
+  const durationMs = ended - started;
+  // the cutover, not only this run: its time across runs, its write-stop window (folded from the
+  // earlier runs' events and this run's), and writes left stopped, said in words by every output
+  const window = run.window.current(ended);
+  const writes = run.window.writesLeft();
   say("run.finished", {
     outcome,
     exitCode,
@@ -233,6 +239,19 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(failure ? { message: failure.message } : {}),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
+    ...(cutoverStart.runsBefore
+      ? { cutover: { runs: cutoverStart.runsBefore + 1, durationMs: ended - cutoverStart.at } }
+      : {}),
+    ...(window
+      ? {
+          window: {
+            durationMs: window.durationMs ?? window.measuredMs,
+            open: window.open,
+            ...(window.openedAt === undefined ? { atLeast: true } : {}),
+          },
+        }
+      : {}),
+    ...(writes ? { writes } : {}),
   });
   // one bound for every notification still queued (src/plugin/deliveries.ts); Ctrl-C ends it at once
   const drained = await notifier.drain({

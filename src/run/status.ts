@@ -18,9 +18,9 @@ import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } 
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
-import { addCopySample, copyProgress, emptyCopyState } from "../ui/eta.js";
+import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
-import { opensWriteStop } from "../steps/index.js";
+import { opensWriteStop, traitsOf } from "../steps/index.js";
 
 /** 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`. */
 export const STATUS_FORMAT = 2;
@@ -83,7 +83,9 @@ export interface JournalStatus {
   /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
   verifier?: { restarts: number; oldRelease: boolean };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
-  writesUndoFailed?: { step: number; id: string };
+  writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
+  /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
+  writesStoppedSince?: string;
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
   /** The journal's notifications (src/plugin/deliveries.ts): how many were delivered, and each that was not (or is in doubt). */
@@ -96,7 +98,7 @@ export interface Status {
   runbook: string;
   file: string;
   instances: InstanceStatus[];
-  /** The fleet's copy, folded as the live view folds it (src/ui/eta.ts): the one percentage. */
+  /** The fleet's copy, folded as the live view folds it (src/fleet/eta.ts): the one percentage. */
   copy?: { copiedBytes: number; totalBytes: number; percent: number };
   identityProblems: string[];
   verifier?: VerifierStatus;
@@ -181,7 +183,7 @@ export async function readStatus(
   }
 }
 
-/** The fleet's copy, as the live view folds it (src/ui/eta.ts): one percentage for `status` and the run. */
+/** The fleet's copy, as the live view folds it (src/fleet/eta.ts): one percentage for `status` and the run. */
 function fleetCopy(instances: readonly InstanceStatus[]): Pick<Status, "copy"> {
   let state = emptyCopyState();
   for (const i of instances)
@@ -254,7 +256,7 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     }
   }
   // --resume's own answer, so that status says what --resume would (src/journal/runbook-journal.ts)
-  const found = await runbookJournal(folder);
+  const found = await runbookJournal(folder, traitsOf);
   if (found.none) return out; // no folder, or no journal: no run yet
   if (found.file) out.resumeWith = found.file;
   out.passedOver = found.skipped;
@@ -294,6 +296,10 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       ...(state.finished.aborted ? { aborted: true as const } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
+  if (state.stopWritesSucceeded && found.file) {
+    const since = await windowOpenSince(found.file);
+    if (since) out.writesStoppedSince = since;
+  }
   const v = state.verifier;
   if (v && (v.restarts || v.oldRelease))
     out.verifier = { restarts: v.restarts ?? 0, oldRelease: v.oldRelease === true };
@@ -302,9 +308,43 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   const stop = state.hooksRan
     .filter((h) => opensWriteStop(state.steps.find((s) => s.index === h.stepIndex)?.kind))
     .at(-1);
-  if (!state.stopWritesSucceeded && stop?.ok === true && stop.undoStarted === true && !stop.undone)
-    out.writesUndoFailed = { step: stop.stepIndex + 1, id: stop.id };
+  // a stop hook that failed part-way has its runbook undo run too: if that failed, writes may be stopped
+  if (!state.stopWritesSucceeded && stop?.ok !== undefined && stop.undoStarted === true && !stop.undone) {
+    const undo = found.file ? await lastUndoCall(found.file, stop.stepIndex) : undefined;
+    out.writesUndoFailed = {
+      step: stop.stepIndex + 1,
+      id: stop.id,
+      ...(stop.ok === false ? { stopFailed: true as const } : {}),
+      ...(undo?.use !== undefined ? { use: undo.use } : {}),
+      ...(undo?.command !== undefined ? { command: undo.command } : {}),
+    };
+  }
   return out;
+}
+
+/** When the write-stop window the journal shows last opened, if it did not close after. */
+async function windowOpenSince(file: string): Promise<string | undefined> {
+  let since: number | undefined;
+  for await (const l of journalLines(file)) {
+    const v = l.value as { type?: unknown; at?: unknown };
+    if (v.type === "window.opened" && typeof v.at === "number") since = v.at;
+    else if (v.type === "window.closed") since = undefined;
+  }
+  return since === undefined ? undefined : new Date(since).toISOString();
+}
+
+/** The last undo call the journal shows for a step: its hook and, when the run journaled one, its command (redacted). */
+async function lastUndoCall(file: string, stepIndex: number): Promise<{ use?: string; command?: string } | undefined> {
+  let last: { use?: string; command?: string } | undefined;
+  for await (const l of journalLines(file)) {
+    const v = l.value as { type?: unknown; index?: unknown; undo?: unknown; use?: unknown; command?: unknown };
+    if (v.type !== "hook.started" || v.undo !== true || v.index !== stepIndex) continue;
+    last = {
+      ...(typeof v.use === "string" ? { use: v.use } : {}),
+      ...(typeof v.command === "string" ? { command: v.command } : {}),
+    };
+  }
+  return last;
 }
 
 /** What the journal's `notification.*` lines say; undefined when it has none. */

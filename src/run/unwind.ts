@@ -54,7 +54,7 @@ export function writesAfterJournalFailure(
   steps: readonly PlannedStep[],
 ): { message: string; hint?: string; rerunWith?: string } {
   if (memory.commitSent || !memory.writesStopped) return failure;
-  const stops = steps.filter((s) => s.kind === "stopWrites");
+  const stops = steps.filter((s) => s.bound.opensWriteStop);
   const undone = stops.find((s) => undoneOk.has(s.index));
   const name = (s: PlannedStep): string => `step ${s.index + 1} "${s.id}"`;
   if (undone)
@@ -95,7 +95,17 @@ export async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set
   await withProcessWatch(watch, () =>
     undo.unwind(
       {
-        started: (e) => watch.begin({ index: e.step.index, id: e.step.id, use: e.use, undo: true }, run.say),
+        started: (e) =>
+          watch.begin(
+            {
+              index: e.step.index,
+              id: e.step.id,
+              use: e.use,
+              undo: true,
+              ...(e.command !== undefined ? { command: e.command } : {}),
+            },
+            run.say,
+          ),
         finished: (e, o) => {
           if (o.ok) undoneOk.add(e.step.index);
           run.say("hook.finished", {
@@ -123,13 +133,13 @@ export function abortMessage(
   const name = (st: { index: number; id: string }): string => `step ${st.index + 1} "${st.id}"`;
   if (owed.length === 0)
     return "aborted by the operator (--abort): the journal shows no hook whose undo was still owed: nothing was undone, nothing was sent";
-  const stop = owed.find((st) => st.kind === "stopWrites");
-  const stopFailed = failed.find((st) => st.kind === "stopWrites");
+  const stop = owed.find((st) => opensWriteStop(st.kind));
+  const stopFailed = failed.find((st) => opensWriteStop(st.kind));
   const writes = stopFailed
     ? `writes may still be stopped: the undo of ${name(stopFailed)} failed`
     : stop
       ? `writes are back on (the undo of ${name(stop)} succeeded)`
-      : steps.some((st) => st.kind === "stopWrites")
+      : steps.some((st) => st.bound.opensWriteStop)
         ? "no stopWrites was open"
         : "the runbook stops no writes";
   return failed.length

@@ -5,5 +5,5 @@
 export { loadRunbook, parseRunbook, type LoadedRunbook, type LoadOptions } from "./load.js";
 export { durationMs, durationOr, formatDuration } from "./duration.js";
 export { createLocator, type Locate, type Span } from "./positions.js";
-export type { Scalar } from "./interpolate.js";
+export { envNamesIn, type Scalar } from "./interpolate.js";
 export * from "./types.js";

@@ -31,7 +31,17 @@ export interface InterpolateOptions {
    * read from it (a value too short to redact is worth a warning); the value is never used.
    */
   lengths?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where an unset `${env.*}` is not needed (a rehearsal's hooks and notifiers, which stand-ins
+   * replace): it gets `STAND_IN` instead of an error, and its name is noted (`stoodIn`).
+   */
+  standIn?: (path: Path) => boolean;
+  /** Variables that took the stand-in (an unset `${env.NAME}`): by variable, the variable's NAME. */
+  standInVars?: ReadonlyMap<string, string>;
 }
+
+/** The value an unset `${env.*}` gets where only a stand-in uses it (never a secret: nothing is read). */
+export const STAND_IN = "stand-in";
 
 export interface Interpolated {
   value: unknown;
@@ -44,6 +54,8 @@ export interface Interpolated {
   whole: Set<string>;
   /** Every `${env.*}` that was resolved: where, and how long its value is (never the value). */
   envUses: { path: Path; offset: number; name: string; length: number }[];
+  /** Unset environment variables that got `STAND_IN` (`standIn`), by name, with where. */
+  stoodIn: { path: Path; name: string }[];
 }
 
 const PLACEHOLDER = /\$\$\{|\$\{([^}]*)\}/g;
@@ -55,6 +67,7 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
   const unresolved = new Set<string>();
   const whole = new Set<string>();
   const envUses: Interpolated["envUses"] = [];
+  const stoodIn: Interpolated["stoodIn"] = [];
 
   const str = (s: string, path: Path): unknown => {
     if (!s.includes("${")) return s;
@@ -72,6 +85,20 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
       }
       const [, scope, name] = m as unknown as [string, "vars" | "env", string];
       if (scope === "vars") {
+        const unset = opts.standInVars?.get(name);
+        if (unset !== undefined) {
+          if (opts.standIn?.(path)) {
+            stoodIn.push({ path, name: unset });
+            return STAND_IN;
+          }
+          problems.push({
+            path,
+            offset,
+            message: `\`vars.${name}\` is \`\${env.${unset}}\`, and environment variable \`${unset}\` is not set`,
+            hint: `Export ${unset} (its value is treated as a secret and never printed): it is used here, not only by a hook or notifier a rehearsal stands in for.`,
+          });
+          return undefined;
+        }
         if (!Object.hasOwn(opts.vars, name)) {
           const known = Object.keys(opts.vars);
           const near = suggest(name, known);
@@ -94,6 +121,10 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
         return undefined;
       }
       const v = opts.env[name];
+      if (v === undefined && opts.standIn?.(path)) {
+        stoodIn.push({ path, name });
+        return STAND_IN;
+      }
       if (v === undefined) {
         problems.push({
           path,
@@ -145,7 +176,7 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
     return node;
   };
 
-  return { value: walk(root, []), problems, secrets, unresolved, whole, envUses };
+  return { value: walk(root, []), problems, secrets, unresolved, whole, envUses, stoodIn };
 }
 
 /**
@@ -157,4 +188,23 @@ export function coercion(v: string): number | boolean | undefined {
   if (v.trim() === "true") return true;
   if (v.trim() === "false") return false;
   return undefined;
+}
+
+/**
+ * The `${env.NAME}` names a value refers to (a runbook loaded for lint keeps them as written),
+ * each once, in order: what an engine must hand the job (a wave's `secrets:`, src/wave/lint.ts).
+ */
+export function envNamesIn(root: unknown): string[] {
+  const names = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") {
+      for (const m of v.matchAll(PLACEHOLDER)) {
+        const ref = m[1] === undefined ? null : REF.exec(m[1]);
+        if (ref?.[1] === "env" && ref[2]) names.add(ref[2]);
+      }
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x);
+  };
+  walk(root);
+  return [...names];
 }

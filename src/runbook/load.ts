@@ -20,6 +20,7 @@ import { createLocator, type Locate } from "./positions.js";
 import type { Runbook } from "./types.js";
 import { validateRunbookSchema } from "./validate.gen.js";
 import { errorMessage } from "../errors.js";
+import { formatBytes } from "../text.js";
 
 export interface LoadOptions {
   /**
@@ -36,6 +37,12 @@ export interface LoadOptions {
   envLengths?: Readonly<Record<string, string | undefined>>;
   /** The file's real size when only its start was read (too big). */
   sizeBytes?: number;
+  /**
+   * Where (a path into the parsed runbook, given its raw form) an unset `${env.*}` is not needed:
+   * a rehearsal's hooks and notifiers, which stand-ins replace. There it gets a stand-in value and
+   * its name is listed in `stoodIn`; a variable made of one is allowed only where it is used there.
+   */
+  standIn?: (raw: unknown) => (path: (string | number)[]) => boolean;
 }
 
 export interface LoadedRunbook {
@@ -67,6 +74,8 @@ export interface LoadedRunbook {
    * runbook in the same pass (never for running it).
    */
   unchecked?: unknown;
+  /** Unset environment variables that got a stand-in value (`LoadOptions.standIn`): used only by what a rehearsal stands in for. */
+  stoodIn?: readonly string[];
 }
 
 /**
@@ -143,7 +152,7 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   const diagnostics: Diagnostic[] = [];
   const secrets = new Set<string>();
   const redact = createRedactor(secrets);
-  const seen = { unresolved: new Set<string>(), whole: new Set<string>() };
+  const seen = { unresolved: new Set<string>(), whole: new Set<string>(), stoodIn: [] as string[] };
   const result = (
     raw: unknown,
     runbook: Runbook | undefined,
@@ -164,6 +173,7 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     vars,
     unresolved: seen.unresolved,
     whole: seen.whole,
+    ...(seen.stoodIn.length ? { stoodIn: seen.stoodIn } : {}),
   });
 
   for (const [list, severity] of [
@@ -262,11 +272,21 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   // vars first (they may read the environment, not each other), then overrides, then the rest
   const rawVars = isRecord(raw) && isRecord(raw.vars) ? raw.vars : {};
   const lengths = env === "lint" && opts.envLengths ? { lengths: opts.envLengths } : {};
-  const varsPass = interpolate(rawVars, { vars: {}, env, ...lengths });
+  const standIn = opts.standIn?.(raw);
+  // a variable made of an unset variable is judged where it is used (`standInVars`)
+  const varsPass = interpolate(rawVars, { vars: {}, env, ...lengths, ...(standIn ? { standIn: () => true } : {}) });
+  const standInVars = new Map<string, string>();
+  for (const u of varsPass.stoodIn)
+    if (typeof u.path[0] === "string" && !Object.hasOwn(opts.vars ?? {}, u.path[0])) standInVars.set(u.path[0], u.name);
   const vars: Record<string, Scalar> = {};
   for (const [k, v] of Object.entries(varsPass.value as Record<string, unknown>)) if (isScalarValue(v)) vars[k] = v;
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = v;
-  const body = interpolate(raw, { vars, env, ...lengths }, (p) => p.length === 1 && p[0] === "vars");
+  const body = interpolate(
+    raw,
+    { vars, env, ...lengths, ...(standIn ? { standIn, standInVars } : {}) },
+    (p) => p.length === 1 && p[0] === "vars",
+  );
+  seen.stoodIn = [...new Set([...varsPass.stoodIn, ...body.stoodIn].map((u) => u.name))].sort();
   const value = isRecord(body.value)
     ? { ...body.value, ...(isRecord(raw) && "vars" in raw ? { vars: varsPass.value } : {}) }
     : body.value;
@@ -391,7 +411,7 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
   if (size > MAX_RUNBOOK_BYTES)
     return {
       ...at,
-      message: `the file is ${(size / 1024 / 1024).toFixed(1)} MB; a runbook is at most ${MAX_RUNBOOK_BYTES / 1024 / 1024} MB`,
+      message: `the file is ${formatBytes(size)}; a runbook is at most ${formatBytes(MAX_RUNBOOK_BYTES)}`,
       hint: "Is this the right file? Runbooks are small YAML files.",
     };
   const nul = text.indexOf("\u0000");

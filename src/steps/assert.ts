@@ -11,6 +11,21 @@ import { conditionSequence } from "./wait-for.js";
 export const assert: StepKindDef<AssertBody> = {
   body: keyed("assert"),
   title: (b) => `Assert ${readCondition(b).text}`,
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "again",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: (b) => b,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: (_b, to) => toEach(to, "GET", "/api/v1/progress", { note: "read once" }),
   sequence: (b, at) =>
     conditionSequence(b, at, (reason) => {

@@ -20,8 +20,22 @@ type CommitBody = Record<string, never>;
 export const commit: StepKindDef<CommitBody> = {
   body: (step) => (step.commit === undefined ? undefined : {}),
   title: () => "Commit",
-  failureStopsRun:
-    "a commit that failed or was refused leaves the cutover not committed: going on would end the run ok, exit 0, with nothing committed",
+  traits: {
+    opensWriteStop: false,
+    command: "commit",
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun:
+      "a commit that failed or was refused leaves the cutover not committed: going on would end the run ok, exit 0, with nothing committed",
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: (_b, to) => [
     ...toEach(to, "GET", "/api/v1/progress", {
       note: "interlock: RUNNING, canCommit true; writes stopped; no errors",

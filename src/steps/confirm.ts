@@ -9,6 +9,21 @@ const messageOf = (c: ConfirmBody): string => (typeof c === "string" ? c : (c.me
 export const confirm: StepKindDef<ConfirmBody> = {
   body: keyed("confirm"),
   title: (c) => (typeof c === "string" ? c : (c.message ?? "Confirm")),
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: "person",
+    afterWritesBack: "again",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: () => [],
   sequence: (_b, at) => unchanged(at),
   run(ctx, c) {

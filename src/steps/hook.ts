@@ -22,6 +22,8 @@ export interface HookCallRef {
   id: string;
   use: string;
   undo: boolean;
+  /** An undo's call as a command an operator can run by hand (redacted). */
+  command?: string;
 }
 
 /**
@@ -169,6 +171,18 @@ function writesOnSequence(at: SequenceStep): void {
 export const hook: StepKindDef<HookCall> = {
   body: keyed("hook"),
   title: (b) => `Hook ${b.use}`,
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: "hook",
+    failureStopsRun: undefined,
+  },
+  writesCheck: undefined,
+  condition: undefined,
+  startRequest: undefined,
   plan: () => [],
   sequence(b, at) {
     if (b.writesOn === true) writesOnSequence(at);

@@ -3,13 +3,20 @@
  * requests) and lint (what each does to the fleet's states). A kind is that module, its schema
  * entry and its line below.
  */
-import type { HookCall, Step, StepKind } from "../runbook/types.js";
+import type { AssertBody, HookCall, Runbook, StartRequest, Step, StepKind, WaitForBody } from "../runbook/types.js";
 import { stepKind } from "../runbook/types.js";
 import { assert } from "./assert.js";
 import { commit } from "./commit.js";
 import { confirm } from "./confirm.js";
 import type { StepContext } from "./kit/context.js";
-import type { PlannedRequest, PlanTargets, RehearsalTargets, StepKindDef, StepTiming } from "./kit/define.js";
+import type {
+  PlannedRequest,
+  PlanTargets,
+  RehearsalTargets,
+  StepKindDef,
+  StepTiming,
+  StepTraits,
+} from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 import { hook } from "./hook.js";
 import { lifecycle } from "./lifecycle.js";
@@ -24,7 +31,7 @@ import { verify } from "./verify.js";
 import { waitFor } from "./wait-for.js";
 
 /** A step bound to its kind's definition: what the runner, the plan and lint call. */
-export interface BoundStep {
+export interface BoundStep extends StepTraits {
   kind: StepKind | "plugin";
   /** The title when the step has no `name`. */
   title(): string;
@@ -34,12 +41,14 @@ export interface BoundStep {
   run(ctx: StepContext): Promise<void>;
   /** The hook call of a kind that runs a hook plugin with an `undo` (`stopWrites`, `hook`), else undefined. */
   hookCall(): HookCall | undefined;
+  /** The hook call that reads whether writes are stopped (a stopWrites' `check:`), else undefined. */
+  writesCheck(): HookCall | undefined;
   /** Its undo's time limit (the call's `undo.timeout`, else the default); undefined: the kind has no undo. */
   undoTimeoutMs(): number | undefined;
-  /** It opens the write-stop window when it succeeds. */
-  opensWriteStop: boolean;
-  /** Why its failure ends the run whatever `continueOnError` says; undefined: the flag applies. */
-  failureStopsRun: string | undefined;
+  /** The condition it reads on the fleet, else undefined. */
+  condition(): WaitForBody | AssertBody | undefined;
+  /** The start request it sends, else undefined. */
+  startRequest(): StartRequest | undefined;
   /** What a rehearsal runs in its place. */
   rehearsal(to: RehearsalTargets): Step;
 }
@@ -50,15 +59,17 @@ function binder<B>(def: StepKindDef<B>): (step: Step, kind: StepKind | "plugin")
     if (body === undefined) throw new Error(`step without a ${kind} body (schema validation should have caught this)`);
     return {
       kind,
+      ...def.traits,
       title: () => def.title(body),
       plan: (to) => def.plan(body, to),
       timing: () => def.timing?.(body) ?? {},
       sequence: (at) => def.sequence(body, at),
       run: (ctx) => def.run(ctx, body),
       hookCall: () => def.hookCall?.(body),
+      writesCheck: () => def.writesCheck?.(body),
       undoTimeoutMs: () => def.undoTimeoutMs?.(body),
-      opensWriteStop: def.opensWriteStop === true,
-      failureStopsRun: def.failureStopsRun,
+      condition: () => def.condition?.(body),
+      startRequest: () => def.startRequest?.(body),
       rehearsal: (to) => def.rehearsal?.(step, body, to) ?? step,
     };
   };
@@ -91,14 +102,48 @@ export function bindStep(step: Step): BoundStep {
 }
 
 /**
- * Whether a step of this kind opens the write-stop window when it succeeds, for readers that
- * have only its name (an event's or a journal's `kind`).
+ * What a kind is, for readers that have only its name (an event's or a journal's `kind`); a name
+ * that is no built-in kind (a plugin step kind's own key, a journal's unknown word) is a plugin
+ * step's traits: it opens no window, sends no command, waits for nothing.
  */
-export function opensWriteStop(kind: string | undefined): boolean {
-  return kind !== undefined && Object.hasOwn(DEFS, kind) && DEFS[kind as StepKind].opensWriteStop === true;
+export function traitsOf(kind: string | undefined): StepTraits {
+  return kind !== undefined && Object.hasOwn(DEFS, kind) ? DEFS[kind as StepKind].traits : DEFS.plugin.traits;
 }
 
-export type { StepKindDef, PlannedRequest, PlanTargets, RehearsalTargets, StepTiming } from "./kit/define.js";
+/** The runbook's first start request and its place, for preflight (which sits below the steps). */
+export function firstStartRequest(
+  rb: Runbook | undefined,
+): { index: number; at: (string | number)[]; body: StartRequest } | undefined {
+  for (const [index, step] of (rb?.steps ?? []).entries()) {
+    const b = bindStep(step);
+    const body = b.startRequest();
+    if (body) return { index, at: ["steps", index, b.kind], body };
+  }
+  return undefined;
+}
+
+/** Whether a step of this kind opens the write-stop window when it succeeds (`traitsOf(kind).opensWriteStop`). */
+export function opensWriteStop(kind: string | undefined): boolean {
+  return traitsOf(kind).opensWriteStop;
+}
+
+/** The step kinds whose body calls a plugin by `use:`, and whether it stops writes: the plugin-call checks' data (src/plugin sits below the steps). */
+export const PLUGIN_CALL_KINDS: ReadonlyMap<string, { plugin: "hook" | "notifier"; opensWriteStop: boolean }> = new Map(
+  Object.entries(DEFS).flatMap(([k, d]) =>
+    d.traits.callsPlugin
+      ? [[k, { plugin: d.traits.callsPlugin, opensWriteStop: d.traits.opensWriteStop }] as const]
+      : [],
+  ),
+);
+
+export type {
+  StepKindDef,
+  StepTraits,
+  PlannedRequest,
+  PlanTargets,
+  RehearsalTargets,
+  StepTiming,
+} from "./kit/define.js";
 export { UNDO_TIMEOUT_MS } from "./kit/define.js";
 export { StepFailure, StepTimeout, FORCE_CHECKS, newIdentityMemory } from "./kit/context.js";
 export type {

@@ -6,7 +6,7 @@
 import { COMMAND_EFFECT, commandTookEffect } from "../api/index.js";
 import { instanceLabel } from "../events.js";
 import type { Step } from "../runbook/types.js";
-import { toEach, type StepKindDef } from "./kit/define.js";
+import { toEach, type StepKindDef, type StepTraits } from "./kit/define.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 import { commandPossible, resultOf } from "./kit/sequence.js";
@@ -16,6 +16,39 @@ type Op = "pause" | "resume" | "reverse";
 type LifecycleBody = Record<string, never>;
 
 const TITLES: Record<Op, string> = { pause: "Pause", resume: "Resume", reverse: "Reverse" };
+
+/** Each sends its own command; none stops writes, waits, uses the verifier or calls a plugin (a table, as every kind's traits). */
+const TRAITS: Record<Op, StepTraits> = {
+  pause: {
+    command: "pause",
+    opensWriteStop: false,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  resume: {
+    command: "resume",
+    opensWriteStop: false,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  reverse: {
+    command: "reverse",
+    opensWriteStop: false,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    // a failed reverse is a rollback that did not happen: "run ok, exit 0" would say it did
+    failureStopsRun:
+      "a reverse that failed or was refused leaves the sync not reversed: going on would end the run ok, exit 0, without the reversal",
+  },
+};
 
 function sequence(op: Op, at: SequenceStep): SequenceOutcome {
   const f = at.flow;
@@ -51,13 +84,13 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
   return {
     body: (step) => (step[op] === undefined ? undefined : {}),
     title: () => TITLES[op],
-    // a failed reverse is a rollback that did not happen: "run ok, exit 0" would say it did
-    ...(op === "reverse"
-      ? {
-          failureStopsRun:
-            "a reverse that failed or was refused leaves the sync not reversed: going on would end the run ok, exit 0, without the reversal",
-        }
-      : {}),
+    traits: TRAITS[op],
+    hookCall: undefined,
+    writesCheck: undefined,
+    undoTimeoutMs: undefined,
+    condition: undefined,
+    startRequest: undefined,
+    rehearsal: undefined,
     plan: (_b, to) => [
       ...toEach(to, "GET", "/api/v1/progress", { note: "interlock: state" }),
       ...toEach(to, "POST", `/api/v1/${op}`, { body: {} }),

@@ -12,6 +12,20 @@ import { unchanged } from "./kit/sequence.js";
 export const notify: StepKindDef<NotifyBody> = {
   body: keyed("notify"),
   title: (n) => (typeof n === "string" ? `Notify: ${n}` : `Notify (${n.use})`),
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: "notifier",
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: undefined,
   plan: () => [],
   sequence: (_b, at) => unchanged(at),
   async run(ctx, n) {

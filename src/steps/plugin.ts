@@ -22,6 +22,19 @@ export const plugin: StepKindDef<PluginStepBody> = {
   },
   // the plan replaces it with the plugin's own title when the plugin is loaded
   title: (b) => b.kind,
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  condition: undefined,
+  startRequest: undefined,
   plan: (b, to) => [
     {
       method: "POST",

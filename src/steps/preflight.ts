@@ -12,6 +12,21 @@ import { keyed, type StepKindDef } from "./kit/define.js";
 export const preflight: StepKindDef<PreflightBody> = {
   body: keyed("preflight"),
   title: () => "Preflight: check the real clusters (read-only)",
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: () => [
     {
       method: "GET",
@@ -41,7 +56,12 @@ export const preflight: StepKindDef<PreflightBody> = {
       return;
     }
     const { runPreflight } = await import("../preflight/index.js");
-    const result = await runPreflight(ctx.run.loaded, { signal: ctx.signal });
+    // the kinds' table (index.ts) imports this module: read it when the step runs
+    const { firstStartRequest } = await import("./index.js");
+    const result = await runPreflight(ctx.run.loaded, {
+      start: firstStartRequest(ctx.run.loaded.runbook),
+      signal: ctx.signal,
+    });
     for (const d of result.diagnostics) {
       ctx.run.emit("log", {
         level: d.severity === "info" ? "info" : d.severity === "warning" ? "warn" : "error",

@@ -9,6 +9,21 @@ import { abortReason } from "./kit/wait.js";
 export const sleep: StepKindDef<Duration> = {
   body: keyed("sleep"),
   title: (d) => `Sleep ${String(d)}`,
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: "time",
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: () => [],
   sequence: (_b, at) => unchanged(at),
   async run(ctx, d) {

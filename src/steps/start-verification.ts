@@ -50,6 +50,21 @@ export function checkRequests(b: VerificationBody, to: Parameters<StepKindDef<Bo
 export const startVerification: StepKindDef<Body> = {
   body: (step) => (step.startVerification === undefined ? undefined : (step.startVerification ?? {})),
   title: () => "Start the verifier's check",
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: true,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: (b, to) => [
     ...checkRequests(b, to),
     { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until the check runs" },

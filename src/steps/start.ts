@@ -15,9 +15,23 @@ import { redactLeaves } from "../redact.js";
 
 export const start: StepKindDef<StartRequest> = {
   body: keyed("start"),
-  failureStopsRun:
-    "a start that failed may have reached some instances and not others: every later step would act on a fleet in doubt",
   title: (b) => `Start the sync ${b.source} → ${b.destination}`,
+  traits: {
+    opensWriteStop: false,
+    command: "start",
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun:
+      "a start that failed may have reached some instances and not others: every later step would act on a fleet in doubt",
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: (b) => b,
+  rehearsal: undefined,
   plan: (b, to) => {
     const v = to.serviceVersion;
     const parts = versionDependentParts(b).map((p) => p.text);

@@ -16,6 +16,19 @@ type StopWritesCall = NonNullable<Step["stopWrites"]>;
 export const stopWrites: StepKindDef<StopWritesCall> = {
   body: keyed("stopWrites"),
   title: (b) => `Stop application writes (${b.use})`,
+  traits: {
+    opensWriteStop: true,
+    command: undefined,
+    waitsFor: undefined,
+    afterWritesBack: "kept",
+    usesVerifier: false,
+    callsPlugin: "hook",
+    failureStopsRun:
+      "a write stop that failed leaves writes in an unknown state (one switch off, another still on): the run must stop, and its undo turn writes back on",
+  },
+  writesCheck: (b) => b.check,
+  condition: undefined,
+  startRequest: undefined,
   plan: () => [],
   sequence(_b, at) {
     const failed = cloneFlow(at.flow);
@@ -54,9 +67,6 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
   },
   hookCall: (b) => b,
   undoTimeoutMs: hookUndoTimeoutMs,
-  opensWriteStop: true,
-  failureStopsRun:
-    "a write stop that failed leaves writes in an unknown state (one switch off, another still on): the run must stop, and its undo turn writes back on",
   // the simulator's writes switch (its undo turns writes back on)
   rehearsal: (step, b, to) => {
     if (to.keepHooks || !step.stopWrites) return step;

@@ -44,6 +44,21 @@ export const METADATA_BEFORE_COMMIT =
 export const verify: StepKindDef<Body> = {
   body: (step) => (step.verify === undefined ? undefined : (step.verify ?? {})),
   title: () => "Verify the destination against the source",
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: "verifier",
+    afterWritesBack: "told",
+    usesVerifier: true,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: undefined,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: (b, to) => [
     ...checkRequests(b, to),
     { method: "GET", target: to.verifier, path: "/api/v1/progress", note: "polled until the check runs" },

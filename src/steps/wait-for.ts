@@ -1,5 +1,5 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
-import { evaluate, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
+import { evaluate, instanceSignature, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
@@ -82,6 +82,21 @@ function embeddedNever(c: ConditionModel, at: SequenceStep): string | undefined 
 export const waitFor: StepKindDef<WaitForBody> = {
   body: keyed("waitFor"),
   title: (b) => `Wait for ${readCondition(b).text}`,
+  traits: {
+    opensWriteStop: false,
+    command: undefined,
+    waitsFor: "service",
+    afterWritesBack: "again",
+    usesVerifier: false,
+    callsPlugin: undefined,
+    failureStopsRun: undefined,
+  },
+  hookCall: undefined,
+  writesCheck: undefined,
+  undoTimeoutMs: undefined,
+  condition: (b) => b,
+  startRequest: undefined,
+  rehearsal: undefined,
   plan: (b, to) => {
     // what the condition reads where the version decides it (src/api/versions.ts)
     const reads: string[] = [];
@@ -121,6 +136,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
       verifier: cond.verifier.length > 0,
       describe: cond.text,
       evaluate: (snap, v) => evaluate(cond, snap, v),
+      watch: (sample) => instanceSignature(cond, sample),
     });
   },
 };

@@ -2,8 +2,13 @@
  * The run's events as spans: one fold, used live (`syncbook run` with OTLP variables set) and
  * after the fact (`syncbook report --otlp`, over a journal), so both tell the same trace.
  *
- * - the cutover: a virtual root (its trace id and span id derive from the cutover's id), the
- *   parent of every run's span, so a run and its `--resume` are one trace;
+ * - the cutover: the root (its trace id and span id derive from the cutover's id), the parent of
+ *   every run's span, so a run and its `--resume` are one trace; the root span itself is made
+ *   when the cutover ends (a run that finishes ok, or `--abort` with every undo done), from its
+ *   first run's start;
+ * - every span's id derives from the cutover, its run and the event that started it
+ *   (`spanIdOf`): a span exported live and the same span built from the journal (`report
+ *   --otlp`, a resume exporting what a killed runner never sent) have one id;
  * - a span per run (`run <runbook>`), per step (`step <id>`), per command fan-out
  *   (`<path> fan-out`: the same command to every instance) with a span per request (instance,
  *   command, outcome, HTTP status), per hook call (and undo);
@@ -15,7 +20,7 @@
  */
 import type * as Api from "@opentelemetry/api";
 import type { RunEvent, RunEventOf } from "../events.js";
-import { rootSpanIdOf, traceIdOf, traceparent as formatTraceparent } from "./ids.js";
+import { rootSpanIdOf, spanIdOf, traceIdOf, traceparent as formatTraceparent, type SpanIdSource } from "./ids.js";
 
 export interface TraceFold {
   /** Feed one event. */
@@ -37,8 +42,23 @@ interface Open {
 
 const label = (i: { name?: string; url: string } | undefined): string | undefined => i && (i.name ?? i.url);
 
-export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
+export interface TraceFoldOptions {
+  /** The ids of the next span, set before each is started (the tracer's provider asks it). */
+  ids: SpanIdSource;
+  /** When the cutover's first run started, when this fold does not see it (a resume's live fold). */
+  cutoverStartedAt?: number;
+}
+
+export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFoldOptions): TraceFold {
   let traceId: string | undefined;
+  let cutover = "";
+  let cutoverStartedAt = opts.cutoverStartedAt;
+  let runs = 0;
+  let runbook = "";
+  // the run's start (its key in span ids) and its run.started seq (events are keyed by their
+  // distance from it: the journal shifts a resumed segment's seqs, never their distances)
+  let runAt = 0;
+  let runSeq = 0;
   let run: Open | undefined;
   let window: Api.Span | undefined;
   let lastAt = 0;
@@ -49,12 +69,14 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
   const hooks = new Map<string, Api.Span>();
 
   const child = (
+    by: RunEvent,
     name: string,
     parent: Api.Context,
     at: number,
     attributes: Api.Attributes,
     kind?: Api.SpanKind,
   ): Open => {
+    opts.ids.next(spanIdOf(cutover, `${runAt}/${by.seq - runSeq}/${name}`));
     const span = tracer.startSpan(name, { startTime: at, attributes, ...(kind !== undefined ? { kind } : {}) }, parent);
     return { span, ctx: api.trace.setSpan(parent, span) };
   };
@@ -92,7 +114,12 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
 
   function started(e: RunEventOf<"run.started">): void {
     if (run) endAll(lastAt);
-    const cutover = e.cutover ?? `${e.runbook}-${e.hash}-${e.at}`;
+    cutover = e.cutover ?? `${e.runbook}-${e.hash}-${e.at}`;
+    cutoverStartedAt ??= e.at;
+    runs++;
+    runAt = e.at;
+    runSeq = e.seq;
+    runbook = e.runbook;
     traceId = traceIdOf(cutover);
     const root = api.trace.setSpanContext(api.ROOT_CONTEXT, {
       traceId,
@@ -100,7 +127,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
       traceFlags: api.TraceFlags.SAMPLED,
       isRemote: true,
     });
-    run = child(`run ${e.runbook}`, root, e.at, {
+    run = child(e, `run ${e.runbook}`, root, e.at, {
       "syncbook.runbook": e.runbook,
       "syncbook.cutover": cutover,
       "syncbook.mode": e.mode,
@@ -111,6 +138,28 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
     });
   }
 
+  /** The cutover's root span, once it ended: the parent every run's span already names. */
+  function cutoverEnded(e: RunEventOf<"run.finished">): void {
+    if (!traceId) return;
+    opts.ids.next(rootSpanIdOf(cutover), traceId);
+    const root = tracer.startSpan(
+      `cutover ${runbook}`,
+      {
+        startTime: cutoverStartedAt ?? runAt,
+        attributes: {
+          "syncbook.runbook": runbook,
+          "syncbook.cutover": cutover,
+          "syncbook.outcome": e.aborted ? "aborted" : e.outcome,
+          "syncbook.committed": e.committed,
+          "syncbook.runs": e.cutover?.runs ?? runs,
+          ...(e.window ? { "syncbook.window.ms": e.window.durationMs } : {}),
+        },
+      },
+      api.ROOT_CONTEXT,
+    );
+    root.end(e.at);
+  }
+
   function apply(e: RunEvent): void {
     lastAt = Math.max(lastAt, e.at);
     if (e.type === "run.started") return started(e);
@@ -119,7 +168,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
       case "step.started":
         steps.set(
           e.index,
-          child(`step ${e.id}`, run.ctx, e.at, {
+          child(e, `step ${e.id}`, run.ctx, e.at, {
             "syncbook.step.index": e.index,
             "syncbook.step.id": e.id,
             "syncbook.step.kind": e.kind,
@@ -129,7 +178,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
         stepOrder.push(e.index);
         return;
       case "step.skipped": {
-        const s = child(`step ${e.id}`, run.ctx, e.at, {
+        const s = child(e, `step ${e.id}`, run.ctx, e.at, {
           "syncbook.step.index": e.index,
           "syncbook.step.id": e.id,
           "syncbook.step.skipped": e.reason,
@@ -152,7 +201,10 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
         let f = fanouts.get(key);
         if (!f) {
           f = {
-            open: child(`${e.path} fan-out`, parent, e.at, { "syncbook.command": e.path, "syncbook.target": e.target }),
+            open: child(e, `${e.path} fan-out`, parent, e.at, {
+              "syncbook.command": e.path,
+              "syncbook.target": e.target,
+            }),
             pending: 0,
           };
           fanouts.set(key, f);
@@ -160,6 +212,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
         f.pending++;
         const who = label(e.instance);
         const r = child(
+          e,
           `${e.method} ${e.path}`,
           f.open.ctx,
           e.at,
@@ -193,7 +246,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
       case "hook.started":
         hooks.set(
           `${e.index} ${e.use} ${e.undo}`,
-          child(`${e.undo ? "undo" : "hook"} ${e.use}`, stepCtx(e.index) ?? run.ctx, e.at, {
+          child(e, `${e.undo ? "undo" : "hook"} ${e.use}`, stepCtx(e.index) ?? run.ctx, e.at, {
             "syncbook.hook": e.use,
             "syncbook.hook.undo": e.undo,
           }).span,
@@ -209,12 +262,12 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
         return;
       }
       case "window.opened":
-        window ??= child("write-stop window", run.ctx, e.at, { "syncbook.window.opened_by": e.id }).span;
+        window ??= child(e, "write-stop window", run.ctx, e.at, { "syncbook.window.opened_by": e.id }).span;
         return;
       case "window.closed": {
         // a window opened by an earlier run of the cutover is closed in this one: its span covers
         // the whole downtime, from when writes stopped
-        const w = window ?? child("write-stop window", run.ctx, e.openedAt ?? e.seenAt, {}).span;
+        const w = window ?? child(e, "write-stop window", run.ctx, e.openedAt ?? e.seenAt, {}).span;
         w.setAttribute("syncbook.window.closed_by", e.reason);
         w.end(e.seenAt);
         window = undefined;
@@ -253,6 +306,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer): TraceFold {
         run.span.setAttribute("syncbook.exit_code", e.exitCode);
         if (e.outcome !== "ok") fail(run.span, e.message);
         endAll(e.at);
+        if (e.outcome === "ok" || (e.aborted === true && e.exitCode === 0)) cutoverEnded(e);
         return;
       default:
         return;

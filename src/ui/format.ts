@@ -1,6 +1,7 @@
 /**
  * Pure text helpers shared by both renderers. No I/O, no clock: callers pass `now`.
  */
+import { WRITES_LEFT_WORDS } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { RunEventMap } from "../events.js";
@@ -100,26 +101,79 @@ export function commandName(path: string): string {
 
 export { formatDuration, formatBytes };
 
+/** A stopWrites whose undo did not succeed: its step, the undo's hook, and the undo as a command. */
+export interface UndoLeftStopped {
+  number: number;
+  id: string;
+  use?: string;
+  /** The undo's call as a command an operator can run by hand (redacted); absent when its hook makes none. */
+  command?: string;
+  /** The stop hook itself failed (it may have stopped some writers, or none): writes may be stopped, not surely. */
+  stopFailed?: boolean;
+}
+
 /**
- * The one wording of a stopWrites whose undo did not succeed, for the run's summary and
- * `syncbook status`: the application is still down, and the operator must act.
+ * The one wording of a stopWrites whose undo did not succeed, for the run's summary, `syncbook
+ * status` and the report: the application is still down, what the undo does (to do it by hand),
+ * and the operator must act.
  */
-export function writesStillStopped(step: { number: number; id: string; use?: string }): {
+export function writesStillStopped(step: UndoLeftStopped): {
   headline: string;
+  /** What the undo runs, as a command to paste (or why there is none to show). */
+  undo: string[];
   advice: string;
 } {
   return {
-    headline: `writes are STILL STOPPED: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
-    advice:
-      "the application cannot write until writes are turned back on: do by hand what that undo does, then check that the application writes again (or fix the cause and carry on with --resume)",
+    headline: step.stopFailed
+      ? `${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook of step ${step.number} ${step.id} failed part-way (it may have stopped some writers), and its undo${step.use ? ` (${step.use})` : ""} did not succeed`
+      : `${WRITES_LEFT_WORDS.stopped}: the undo of step ${step.number} ${step.id}${step.use ? ` (${step.use})` : ""} did not succeed`,
+    undo:
+      step.command !== undefined
+        ? ["the undo runs (to do by hand, from a shell):", `  ${step.command}`]
+        : [
+            `the undo${step.use ? ` (${step.use})` : ""} gives no command to show: see the runbook's \`undo:\` of step ${step.number} ${step.id}`,
+          ],
+    advice: step.stopFailed
+      ? "check whether the application writes; if not, retry the undo with --abort (below), or do by hand what it does, then check that it writes again"
+      : "the application cannot write until writes are turned back on: retry the undo with --abort (below), or do by hand what it does, then check that the application writes again",
   };
 }
 
-/** The run summary's lines for it (both renderers). */
-export function writesStillStoppedLines(
-  step: { number: number; id: string; use: string },
-  red: (s: string) => string,
+/**
+ * What to run next after an undo of a stopWrites failed, `--abort` first: each command with what it
+ * would do. `resumeAt` is the step a `--resume` continues at, when known.
+ */
+export function nextAfterFailedUndo(
+  file: string,
+  step: UndoLeftStopped,
+  resumeAt?: { number: number; id: string },
 ): string[] {
+  return [
+    "next, one of:",
+    `  syncbook run ${file} --abort`,
+    `      retries the undos still owed, last first (step ${step.number} ${step.id}: turns writes back on) and calls the cutover off; nothing is sent to the sync service`,
+    `  syncbook run ${file} --resume`,
+    `      goes on with the cutover once what failed is fixed: step ${step.number} ${step.id} runs again (writes stay stopped), then ${resumeAt ? `step ${resumeAt.number} ${resumeAt.id}` : "the step that failed"} and on; the failed undo is not retried`,
+  ];
+}
+
+/** The run summary's lines for it (both renderers). */
+export function writesStillStoppedLines(step: UndoLeftStopped, red: (s: string) => string): string[] {
   const w = writesStillStopped(step);
-  return [red(`✖ ${w.headline}`), `  ${w.advice}`];
+  return [red(`✖ ${w.headline}`), ...w.undo.map((l) => `  ${l}`), `  ${w.advice}`];
+}
+
+/**
+ * The run's last line's tail: the cutover's time across its runs and its write-stop window (the
+ * cutover's, across runs: `run.finished` carries both), so the last line is not only this run's.
+ * ` · cutover 1m 42s over 3 runs · writes stopped 26s`
+ */
+export function cutoverTail(e: Pick<RunEventMap["run.finished"], "cutover" | "window">): string {
+  const parts: string[] = [];
+  if (e.cutover) parts.push(`cutover ${formatDuration(e.cutover.durationMs)} over ${e.cutover.runs} runs`);
+  if (e.window)
+    parts.push(
+      `writes stopped ${e.window.atLeast ? "at least " : ""}${formatDuration(e.window.durationMs)}${e.window.open ? " so far (still stopped)" : ""}`,
+    );
+  return parts.map((p) => ` · ${p}`).join("");
 }

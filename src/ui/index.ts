@@ -15,11 +15,13 @@ import { SimpleUi } from "./simple.js";
 import { createJsonLines } from "./json.js";
 import { errorMessage } from "../errors.js";
 import { terminalValue } from "../text.js";
+import { UiModel } from "./model.js";
+import type { UndoLeftStopped } from "./format.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
 export { createPrompter, STEP_CHOICES } from "./prompts.js";
-export { copyProgress, addCopySample, emptyCopyState, readCollectionCopy, COPY_DEFAULTS } from "./eta.js";
-export type { CopyState, CopyView, CopyOptions, InstanceCopy } from "./eta.js";
+export { copyProgress, addCopySample, emptyCopyState, readCollectionCopy, COPY_DEFAULTS } from "../fleet/eta.js";
+export type { CopyState, CopyView, CopyOptions, InstanceCopy } from "../fleet/eta.js";
 export { formatWaitStatus, waitStatusKey, formatBytes, formatDuration, formatClock, bar } from "./format.js";
 export { SimpleUi } from "./simple.js";
 export { claimStdout, createJsonLines, jsonLine, type ClaimedStdout, type JsonLines } from "./json.js";
@@ -54,6 +56,10 @@ export interface Ui {
    * points up instead of printing the paragraph again.
    */
   toldAbove: (message: string | undefined) => string | undefined;
+  /** The renderer printed the run's closing message in its summary (default, simple): the CLI does not repeat it. */
+  showsEnd: boolean;
+  /** A stopWrites whose undo failed in this run (writes still stopped), whatever the renderer. */
+  writesLeftStopped: () => UndoLeftStopped | undefined;
 }
 
 function isTTY(s: unknown): boolean {
@@ -97,6 +103,8 @@ export function createUi(opts: UiOptions): Ui {
   let onAutoAnswer: (message: string) => void;
   let line: Ui["line"] = () => undefined;
   let toldAbove: Ui["toldAbove"] = () => undefined;
+  // the json and silent renderers draw no model: one is kept for what the CLI says at the end
+  let model: UiModel | undefined;
 
   // what an event carries from outside (hook output, plugin logs, service errors, runbook strings)
   // is drawn with its control characters shown, never obeyed; the renderers' own colours and
@@ -107,6 +115,7 @@ export function createUi(opts: UiOptions): Ui {
     host = ui.promptHost;
     close = () => ui.close();
     toldAbove = (m) => ui.model.toldAbove(m);
+    model = ui.model;
     // shown as a log line of the running step, through the same path as runner logs
     onAutoAnswer = (message) =>
       handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
@@ -115,6 +124,7 @@ export function createUi(opts: UiOptions): Ui {
     const direct = directPromptHost(input, out);
     handle = (e) => ui.listener(terminalValue(e));
     toldAbove = (m) => ui.model.toldAbove(m);
+    model = ui.model;
     host = async (spec, signal) => {
       ui.hold();
       try {
@@ -128,14 +138,19 @@ export function createUi(opts: UiOptions): Ui {
       handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else if (opts.renderer === "json") {
     const lines = createJsonLines(opts.jsonWrite ?? ((text) => void process.stdout.write(text)));
-    handle = lines.listener;
+    const own = (model = new UiModel());
+    handle = (e) => {
+      own.apply(e);
+      lines.listener(e);
+    };
     line = lines.line;
     // prompts (--step, confirm without --yes) are drawn on `out` (stderr), never among the lines
     host = directPromptHost(input, out);
     close = () => Promise.resolve();
     onAutoAnswer = () => undefined;
   } else {
-    handle = () => undefined;
+    const own = (model = new UiModel());
+    handle = (e) => own.apply(e);
     host = directPromptHost(input, out);
     close = () => Promise.resolve();
     onAutoAnswer = () => undefined;
@@ -159,5 +174,7 @@ export function createUi(opts: UiOptions): Ui {
     close,
     line,
     toldAbove: (m) => (broken ? undefined : toldAbove(m)),
+    showsEnd: opts.renderer === "default" || opts.renderer === "simple",
+    writesLeftStopped: () => model?.writesLeftStopped(),
   };
 }

@@ -20,7 +20,7 @@ import {
 import type { ListrTaskWrapper } from "listr2";
 import type { Colors } from "picocolors/types.js";
 import type { RunEvent } from "../events.js";
-import { formatDuration, writesStillStoppedLines } from "./format.js";
+import { cutoverTail, formatDuration, writesStillStoppedLines } from "./format.js";
 import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
@@ -107,8 +107,13 @@ export class ListrUi {
       }
       case "run.finished":
         this.#finished = e;
+        // --abort runs no step: a step an earlier run ran is not "not run" (status tells what ran)
         for (const slot of this.#order)
-          if (!slot.settle) this.#settle(slot, { kind: "skipped", reason: `${slot.title} — not run` });
+          if (!slot.settle)
+            this.#settle(slot, {
+              kind: "skipped",
+              reason: `${slot.title} — ${e.aborted ? "not run by --abort" : "not run"}`,
+            });
         return;
       case "hook.started":
       case "hook.finished":
@@ -300,7 +305,7 @@ export class ListrUi {
       const word = f.aborted ? "aborted" : f.outcome;
       const outcome = f.outcome === "ok" || (f.aborted && f.exitCode === 0) ? c.green(word) : c.red(word);
       this.opts.out.write(
-        `run ${outcome} in ${formatDuration(f.durationMs)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
+        `run ${outcome} in ${formatDuration(f.durationMs)}${cutoverTail(f)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
       );
       const stuck = this.model.writesLeftStopped();
       if (stuck) this.opts.out.write(`${writesStillStoppedLines(stuck, c.red).join("\n")}\n`);

@@ -7,9 +7,9 @@ import { docsComparedText } from "../text.js";
 import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
 import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
-import { opensWriteStop } from "../steps/index.js";
-import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "./eta.js";
-import type { CopyOptions, CopyState, CopyView } from "./eta.js";
+import { opensWriteStop, traitsOf } from "../steps/index.js";
+import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
+import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
 import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
 export type StepInfo = RunEventMap["run.started"]["steps"][number];
@@ -45,6 +45,8 @@ export interface VerifierView {
 export interface HookView {
   use: string;
   undo: boolean;
+  /** An undo's call as a command an operator can run by hand (redacted). */
+  command?: string;
   ok?: boolean;
   error?: string;
   durationMs?: number;
@@ -81,7 +83,7 @@ export class UiModel {
   readonly decisions = new Map<number, Decision[]>();
   readonly logs = new Map<number, Log[]>();
   /** The write-stop window (writes stopped → canWrite): its clock runs in the panel while open. */
-  readonly window = new WindowTracker();
+  readonly window = new WindowTracker(traitsOf);
   current?: number;
 
   constructor(private readonly copyOptions: CopyOptions = COPY_DEFAULTS) {}
@@ -94,12 +96,21 @@ export class UiModel {
    * A stopWrites step whose last undo failed: the application's writes are still stopped, and
    * the run's summary must say so (the journal's reader says the same for `syncbook status`).
    */
-  writesLeftStopped(): { number: number; id: string; use: string; error?: string } | undefined {
+  writesLeftStopped():
+    { number: number; id: string; use: string; error?: string; command?: string; stopFailed?: boolean } | undefined {
     for (const s of this.steps) {
       if (!opensWriteStop(s.kind)) continue;
-      const undo = (this.hooks.get(s.index) ?? []).filter((h) => h.undo).at(-1);
+      const calls = this.hooks.get(s.index) ?? [];
+      const undo = calls.filter((h) => h.undo).at(-1);
       if (undo && undo.ok === false)
-        return { number: s.index + 1, id: s.id, use: undo.use, ...(undo.error ? { error: undo.error } : {}) };
+        return {
+          number: s.index + 1,
+          id: s.id,
+          use: undo.use,
+          ...(calls.filter((h) => !h.undo).at(-1)?.ok === false ? { stopFailed: true } : {}),
+          ...(undo.error ? { error: undo.error } : {}),
+          ...(undo.command !== undefined ? { command: undo.command } : {}),
+        };
     }
     return undefined;
   }
@@ -208,7 +219,11 @@ export class UiModel {
         this.slow.set(e.index, e);
         break;
       case "hook.started":
-        push(this.hooks, e.index, { use: e.use, undo: e.undo });
+        push(this.hooks, e.index, {
+          use: e.use,
+          undo: e.undo,
+          ...(e.command !== undefined ? { command: e.command } : {}),
+        });
         break;
       case "hook.finished": {
         const list = this.hooks.get(e.index) ?? [];

@@ -15,6 +15,7 @@ import {
   formatWaitStatus,
   waitStatusKey,
   writesStillStoppedLines,
+  cutoverTail,
 } from "./format.js";
 import { UiModel, decisionLine, windowSummary } from "./model.js";
 
@@ -221,7 +222,7 @@ export class SimpleUi {
         ]
           .filter(Boolean)
           .join(", ");
-        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
+        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${cutoverTail(e)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
         const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
         const stuck = this.model.writesLeftStopped();
         this.#line(e.at, e.outcome === "ok" || (e.aborted && e.exitCode === 0) ? c.green(head) : c.red(head), [

@@ -6,12 +6,13 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { sortDiagnostics, type Diagnostic, type RuleInfo } from "../diagnostics.js";
+import { serviceKey } from "../instance-identity.js";
 import { lintFiles } from "../lint/run.js";
 import { stripUserinfo } from "../redact.js";
-import { loadRunbook, type LoadedRunbook } from "../runbook/index.js";
+import { envNamesIn, loadRunbook, type LoadedRunbook } from "../runbook/index.js";
 import { suggest } from "../suggest.js";
 import { findCycle, stagesOf } from "./graph.js";
-import { loadWave, type LoadedWave, type WaveEntry } from "./load.js";
+import { loadWave, type LoadedWave, type WaveEntry, type WaveFile } from "./load.js";
 
 /** The wave's rules, as lint's catalogue lists its own (`--format sarif` names them). */
 export const WAVE_RULES: readonly RuleInfo[] = [
@@ -48,6 +49,14 @@ export const WAVE_RULES: readonly RuleInfo[] = [
     hint: "Remove one of the `after` entries of the cycle.",
   },
   {
+    id: "wave-env-unmapped",
+    severity: "error",
+    description: "a runbook uses an `${env.NAME}` that the wave's `secrets:` does not map",
+    spec: "secrets: { NAME: { secret, key } }: the engine's job gets each runbook variable from a Kubernetes Secret (Argo) or a GitHub secret.",
+    source: "docs/waves.md",
+    hint: "Add `secrets: { NAME: { secret: <Kubernetes Secret>, key: <its key> } }` to the wave file (GitHub Actions takes the secret of the same name, or `github: <name>`).",
+  },
+  {
     id: "wave-shared-instance",
     severity: "error",
     description: "two runbooks drive the same sync service instance",
@@ -64,11 +73,26 @@ export interface WavePlanItem {
   runbook: string;
   stage: number;
   after: string[];
+  /** The `${env.NAME}` names it uses. */
+  env: string[];
+}
+
+/** Where the engine takes one runbook variable from (the wave's `secrets:`). */
+export interface WaveSecret {
+  /** The Kubernetes Secret and its key (Argo Workflows). */
+  secret: string;
+  key: string;
+  /** The GitHub Actions secret's name. */
+  github: string;
 }
 
 export interface WavePlan {
   name: string;
   maxParallel: number;
+  /** The PersistentVolumeClaim the Argo tasks keep their journals on (the wave's `journal.volumeClaim`). */
+  volumeClaim?: string;
+  /** Where the engine takes each runbook variable from (the wave's `secrets:`), by `${env.NAME}` name. */
+  secrets: Record<string, WaveSecret>;
   /** In the wave file's order. */
   items: WavePlanItem[];
 }
@@ -81,22 +105,6 @@ export interface WaveLintResult {
   sources: Map<string, string>;
   /** Set when the wave and every runbook lint without errors. */
   plan: WavePlan | undefined;
-}
-
-/** An instance URL as a fleet is told apart: scheme, host (loopback names as one), port, path; no userinfo. */
-export function normalizeInstanceUrl(url: string): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(url.trim());
-  } catch {
-    return undefined;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
-  let host = u.hostname.toLowerCase().replace(/\.$/, "");
-  // localhost, 127.x.x.x and ::1 reach this machine alike: two runbooks there share it
-  if (host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)) host = "loopback";
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  return `${u.protocol}//${host}:${port}${u.pathname.replace(/\/+$/, "")}`;
 }
 
 interface Member {
@@ -206,11 +214,26 @@ export async function lintWave(file: string): Promise<WaveLintResult> {
     );
   }
 
+  // every runbook variable from a secret the engine hands the job (a job without it fails at its
+  // first use, in the window, or never starts)
+  const secrets = wave.wave?.secrets ?? {};
+  for (const m of members) {
+    const unmapped = m.loaded ? envOf(m.loaded).filter((n) => !Object.hasOwn(secrets, n)) : [];
+    if (unmapped.length)
+      report(
+        entryPath(m.entry),
+        "wave-env-unmapped",
+        `${m.entry.path} (\`${m.name ?? "?"}\`) uses ${unmapped.map((n) => `\${env.${n}}`).join(", ")}, which the wave's \`secrets:\` does not map: the engine's job would run without ${unmapped.length === 1 ? "it" : "them"}`,
+        `Add to the wave file: secrets: { ${unmapped.map((n) => `${n}: { secret: <Kubernetes Secret>, key: <key> }`).join(", ")} } (GitHub Actions takes the secret of the same name, or \`github: <name>\`).`,
+      );
+  }
+
   // two runbooks, one fleet
   const drivers = new Map<string, { member: Member; url: string }>();
   for (const m of members) {
     for (const url of instanceUrls(m.loaded)) {
-      const key = normalizeInstanceUrl(url);
+      // one service in any spelling, two loopback spellings at one port as one: the reading that refuses
+      const key = serviceKey(url);
       if (!key) continue;
       const other = drivers.get(key);
       if (!other) {
@@ -229,10 +252,7 @@ export async function lintWave(file: string): Promise<WaveLintResult> {
 
   // a wave with any error, in it or in a runbook, is never planned
   const errors = diagnostics.some((d) => d.severity === "error");
-  const plan =
-    wave.wave && !errors && allNamed && !cycle && unknown === 0
-      ? planOf(wave.wave.name, wave.wave.maxParallel, members)
-      : undefined;
+  const plan = wave.wave && !errors && allNamed && !cycle && unknown === 0 ? planOf(wave.wave, members) : undefined;
   return {
     wave,
     files: [wave.file, ...files],
@@ -242,18 +262,31 @@ export async function lintWave(file: string): Promise<WaveLintResult> {
   };
 }
 
-function planOf(name: string, maxParallel: number, members: readonly Member[]): WavePlan {
+function planOf(wave: WaveFile, members: readonly Member[]): WavePlan {
   const stages = stagesOf(members.map((m) => ({ name: m.name as string, after: m.entry.after })));
+  const items = members.map((m) => ({
+    name: m.name as string,
+    runbook: m.entry.file,
+    stage: stages.get(m.name as string) ?? 0,
+    after: [...m.entry.after],
+    env: m.loaded ? envOf(m.loaded) : [],
+  }));
+  // every mapping the wave declares (each runbook's variables are among them: wave-env-unmapped)
+  const secrets: Record<string, WaveSecret> = {};
+  for (const [n, s] of Object.entries(wave.secrets ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    if (s) secrets[n] = { secret: s.secret, key: s.key, github: s.github ?? n };
   return {
-    name,
-    maxParallel,
-    items: members.map((m) => ({
-      name: m.name as string,
-      runbook: m.entry.file,
-      stage: stages.get(m.name as string) ?? 0,
-      after: [...m.entry.after],
-    })),
+    name: wave.name,
+    maxParallel: wave.maxParallel,
+    ...(wave.journal?.volumeClaim ? { volumeClaim: wave.journal.volumeClaim } : {}),
+    secrets,
+    items,
   };
+}
+
+/** The `${env.NAME}` names a runbook uses (as written: loaded for lint, nothing resolved). */
+function envOf(loaded: LoadedRunbook): string[] {
+  return envNamesIn(loaded.raw ?? loaded.unchecked ?? loaded.runbook);
 }
 
 function instanceUrls(loaded: LoadedRunbook | undefined): string[] {

@@ -5,6 +5,7 @@
  * at once, and its lease (a concurrency group, a mutex) keyed by the runbook's name keeps two
  * jobs off one runbook.
  */
+import { ExitCode, UserError } from "../errors.js";
 import type { WavePlan } from "./lint.js";
 
 export interface GithubMatrix {
@@ -46,9 +47,20 @@ export function argoTaskNames(names: readonly string[]): Map<string, string> {
   return out;
 }
 
-/** Where the job keeps the journal and the report (uploaded as artifacts, success or not). */
-const JOURNALS = "/work/.syncbook";
+/**
+ * Where a task keeps its journal: on the wave's PersistentVolumeClaim, mounted here. A volume
+ * that outlives the pod is the one place a journal survives a lost worker: an output artifact is
+ * saved by the pod's own wait container, which dies with the pod (docs/waves.md).
+ */
+export const ARGO_JOURNALS = "/journals";
+const JOURNAL_VOLUME = "journals";
+/** Where the task writes its report (an output artifact). */
 const REPORTS = "/work/reports";
+
+/** The environment a GitHub Actions job step gives `syncbook run`: each runbook variable from its secret. */
+export function githubEnv(plan: WavePlan): Record<string, string> {
+  return Object.fromEntries(Object.entries(plan.secrets).map(([name, s]) => [name, `\${{ secrets.${s.github} }}`]));
+}
 
 /**
  * An Argo Workflow running the wave: a DAG task per runbook, `dependencies` from `after`,
@@ -60,10 +72,21 @@ export function argoWorkflow(plan: WavePlan): Record<string, unknown> {
   const tasks = argoTaskNames(plan.items.map((i) => i.name));
   const task = (name: string): string => tasks.get(name) ?? name;
   // the runbook's name and path go in as parameters, never into the script's text
+  if (!plan.volumeClaim)
+    throw new UserError(
+      `the wave ${plan.name} names no volume for its journals: an Argo task keeps its journal on a PersistentVolumeClaim, so that --resume continues it after the pod was lost`,
+      {
+        hint: "Add `journal: { volumeClaim: <claim> }` to the wave file (a PersistentVolumeClaim in the workflow's namespace; ReadWriteMany when tasks may run on several nodes).",
+        exitCode: ExitCode.usage,
+      },
+    );
   const script = [
     "set -u",
     'mkdir -p "$JOURNALS" "$REPORTS/$NAME"',
-    // a journal from an earlier attempt (restored into $JOURNALS): continue it, never start again
+    // the lease (the mutex below) stands for the journal lock across pods: a lock left by a pod
+    // that was lost names a host no other pod can check, and would refuse every retry
+    'rm -f "$JOURNALS/$NAME/syncbook.lock"',
+    // the journal of an earlier attempt (on the volume): continue it, never start again
     'if ls "$JOURNALS/$NAME"/*.jsonl >/dev/null 2>&1; then resume="--resume"; else resume=""; fi',
     'exec syncbook run "$RUNBOOK" $resume --yes --renderer simple --journal-dir "$JOURNALS" --report "$REPORTS/$NAME"',
   ].join("\n");
@@ -77,6 +100,7 @@ export function argoWorkflow(plan: WavePlan): Record<string, unknown> {
     spec: {
       entrypoint: "wave",
       parallelism: plan.maxParallel,
+      volumes: [{ name: JOURNAL_VOLUME, persistentVolumeClaim: { claimName: plan.volumeClaim } }],
       arguments: {
         parameters: [
           {
@@ -108,6 +132,11 @@ export function argoWorkflow(plan: WavePlan): Record<string, unknown> {
           inputs: { parameters: [{ name: "name" }, { name: "runbook" }] },
           // the lease: one job per runbook at a time, whatever submitted it
           synchronization: { mutexes: [{ name: "syncbook-{{inputs.parameters.name}}" }] },
+          // a pod that was deleted or whose node was lost is retried, and continues the journal on
+          // the volume ("To retry pods that were deleted, set retryStrategy.retryPolicy: OnError":
+          // argoproj/argo-workflows docs/tolerating-pod-deletion.md, main); a cutover that failed
+          // (the container's exit code) is not: a person reads why first
+          retryStrategy: { limit: 2, retryPolicy: "OnError" },
           container: {
             name: "main",
             image: "{{workflow.parameters.image}}",
@@ -116,14 +145,21 @@ export function argoWorkflow(plan: WavePlan): Record<string, unknown> {
             env: [
               { name: "NAME", value: "{{inputs.parameters.name}}" },
               { name: "RUNBOOK", value: "{{inputs.parameters.runbook}}" },
-              { name: "JOURNALS", value: JOURNALS },
+              { name: "JOURNALS", value: ARGO_JOURNALS },
               { name: "REPORTS", value: REPORTS },
+              // each runbook variable from the Kubernetes Secret the wave maps it to (never a value here)
+              ...Object.entries(plan.secrets).map(([name, s]) => ({
+                name,
+                valueFrom: { secretKeyRef: { name: s.secret, key: s.key } },
+              })),
             ],
+            volumeMounts: [{ name: JOURNAL_VOLUME, mountPath: ARGO_JOURNALS }],
           },
           outputs: {
-            // kept whatever the outcome: a failed cutover's journal is what --resume continues
+            // a copy for the wave report (report --wave), kept whatever the outcome; what --resume
+            // continues is the journal on the volume
             artifacts: [
-              { name: "journal", path: JOURNALS, optional: true },
+              { name: "journal", path: `${ARGO_JOURNALS}/{{inputs.parameters.name}}`, optional: true },
               { name: "report", path: REPORTS, optional: true },
             ],
           },

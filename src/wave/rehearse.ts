@@ -11,6 +11,7 @@ import { safeSegment } from "../journal/format.js";
 import type { WavePlan, WavePlanItem } from "./lint.js";
 import type { WaveReportEntry, WaveStatus } from "./report.js";
 import type { Verdict } from "../rehearse/index.js";
+import { PLUGIN_CALL_KINDS } from "../steps/index.js";
 
 export interface WaveRehearsalOptions {
   /** Write each runbook's report into `<dir>/<name>/` (and its verdict as verdict.json). */
@@ -120,15 +121,21 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
     return out;
   };
   try {
-    const [{ loadRunbook }, { loadRunbookPlugins }, { prepareRehearsal }, { runRunbook }, { createReportListener }] =
-      await Promise.all([
-        import("../runbook/index.js"),
-        import("../plugin/index.js"),
-        import("../rehearse/index.js"),
-        import("../run/runner.js"),
-        import("../report/index.js"),
-      ]);
-    const loaded = await loadRunbook(item.runbook, { env: process.env });
+    const [
+      { loadRunbook },
+      { loadRunbookPlugins },
+      { prepareRehearsal, rehearsalStandIns, verdictWord },
+      { runRunbook },
+      { createReportListener },
+    ] = await Promise.all([
+      import("../runbook/index.js"),
+      import("../plugin/index.js"),
+      import("../rehearse/index.js"),
+      import("../run/runner.js"),
+      import("../report/index.js"),
+    ]);
+    // hooks and notifiers are stood in for: their secrets are not needed (as `syncbook rehearse`)
+    const loaded = await loadRunbook(item.runbook, { env: process.env, standIn: rehearsalStandIns(false) });
     const loadErrors = loaded.diagnostics.filter((d) => d.severity === "error");
     if (!loaded.runbook || loadErrors.length)
       return done({
@@ -140,7 +147,7 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
     const reh = await prepareRehearsal(loaded, opts.timeScale !== undefined ? { timeScale: opts.timeScale } : {});
     try {
       // the plugins of the runbook as rehearsed: its stop-writes hooks are the simulator's switch now
-      const plugins = await loadRunbookPlugins(reh.loaded);
+      const plugins = await loadRunbookPlugins(reh.loaded, { callKinds: PLUGIN_CALL_KINDS });
       const pluginErrors = plugins.diagnostics.filter((d) => d.severity === "error");
       if (pluginErrors.length)
         return await done({
@@ -174,7 +181,9 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
               : "UNSAFE";
       const message =
         status === "SAFE"
-          ? undefined
+          ? verdict.lint?.warnings.length
+            ? verdictWord(verdict)
+            : undefined
           : status === "UNSAFE"
             ? unsafeWhy(verdict)
             : (result.message ?? `step ${result.failedStep ?? "?"} failed`);

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
 import { escapeXml as esc } from "../text.js";
 import { atomicWrite } from "../report/index.js";
+import { formatDuration } from "../runbook/duration.js";
 
 export const WAVE_REPORT_VERSION = 1;
 export const WAVE_REPORT_FILES = { json: "wave.json", junit: "junit.xml", html: "wave.html" } as const;
@@ -96,6 +97,7 @@ export function renderWaveJson(report: WaveReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
+// JUnit's `time` attribute: seconds as a number, a machine format (not a duration for people)
 const secs = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
 
 /** A test case per runbook: FAILED/UNSAFE/INTERRUPTED/UNFINISHED/NOT RUN a failure, SKIPPED skipped. */
@@ -135,7 +137,7 @@ export function renderWaveHtml(report: WaveReport): string {
       (r) =>
         `<tr><td>${r.stage ?? ""}</td><td>${r.report ? `<a href="${esc(r.report)}">${esc(r.name)}</a>` : esc(r.name)}</td>` +
         `<td><b style="color:${COLORS[r.status]}">${esc(r.status)}</b>${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""}</td>` +
-        `<td>${r.committed === undefined ? "" : r.committed ? "yes" : "no"}</td><td>${r.durationMs === undefined ? "" : `${(r.durationMs / 1000).toFixed(1)} s`}</td>` +
+        `<td>${r.committed === undefined ? "" : r.committed ? "yes" : "no"}</td><td>${r.durationMs === undefined ? "" : formatDuration(r.durationMs)}</td>` +
         `<td>${esc(r.after.join(", "))}</td><td>${esc(r.runbook ?? "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
     )
     .join("\n");

@@ -6,7 +6,17 @@
  * it; the example workflow parses and uses only the action's real inputs.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -237,6 +247,58 @@ describe("scripts/action.mjs (what the action runs)", () => {
   });
 });
 
+// issue 39, point 6: the action from a checkout by path, the checkout by a repository and ref; no placeholder to replace
+describe("the documented workflow takes syncbook by repository and ref and uses the action by its path", () => {
+  const text = readFileSync(join(root, "docs/examples/github-workflow.yml"), "utf8");
+  const wf = parse(text) as {
+    jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+  };
+
+  it("each job checks syncbook out (repository and ref from repository variables) into the path it then uses", () => {
+    for (const [name, job] of Object.entries(wf.jobs)) {
+      const at = job.steps.findIndex((s) => s.uses === "./.syncbook-action");
+      expect(at, name).toBeGreaterThan(0);
+      const checkout = job.steps.slice(0, at).find((s) => s.with?.path === ".syncbook-action");
+      expect(checkout?.uses, name).toMatch(/^actions\/checkout@/);
+      expect(checkout?.with).toEqual({
+        repository: "${{ vars.SYNCBOOK_REPOSITORY }}",
+        ref: "${{ vars.SYNCBOOK_REF }}",
+        path: ".syncbook-action",
+      });
+      // the repository's own checkout comes first: a later one would wipe .syncbook-action/
+      expect(job.steps.findIndex((s) => s.uses?.startsWith("actions/checkout@") && !s.with)).toBeLessThan(
+        job.steps.indexOf(checkout!),
+      );
+    }
+  });
+
+  it("no placeholder to replace anywhere the docs show the action or the package", () => {
+    for (const f of ["README.md", "docs/ci.md", "docs/examples/github-workflow.yml", "docs/waves.md"]) {
+      const t = readFileSync(join(root, f), "utf8");
+      expect(t, f).not.toMatch(/your-org|npm install --save-dev syncbook\b/);
+    }
+  });
+
+  it("the action's script runs from a checkout at another path (a vendored copy): its CLI is found beside it", () => {
+    const cwd = workspace();
+    const vendored = join(cwd, "vendor", "syncbook");
+    mkdirSync(join(cwd, "vendor"));
+    symlinkSync(root, vendored);
+    mkdirSync(join(cwd, "runbooks"));
+    copyFileSync(join(root, "runbooks/rs-to-sharded.yaml"), join(cwd, "runbooks/rs-to-sharded.yaml"));
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      GITHUB_OUTPUT: join(cwd, "out.txt"),
+      SYNCBOOK_INPUT_COMMAND: "lint",
+      SYNCBOOK_INPUT_PATHS: "runbooks",
+      SYNCBOOK_INPUT_FORMAT: "pretty",
+    };
+    const r = spawnSync(process.execPath, [join(vendored, "scripts/action.mjs")], { cwd, env, encoding: "utf8" });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(env.GITHUB_OUTPUT!, "utf8")).toContain("exit-code=0");
+  });
+});
+
 describe("the documented workflow", () => {
   const text = readFileSync(join(root, "docs/examples/github-workflow.yml"), "utf8");
   const wf = parse(text) as {
@@ -253,7 +315,7 @@ describe("the documented workflow", () => {
 
   it("lints and rehearses with the action's real inputs, uploads the reports and the SARIF, and fails on findings", () => {
     const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
-    const ours = steps.filter((s) => /^[\w.-]+\/syncbook@[\w.-]+$/.test(s.uses ?? ""));
+    const ours = steps.filter((s) => s.uses === "./.syncbook-action");
     expect(ours.map((s) => s.with?.command)).toEqual(["lint", "rehearse"]);
     for (const s of ours)
       for (const k of Object.keys(s.with ?? {})) expect(action.inputs, `with: ${k}`).toHaveProperty(k);

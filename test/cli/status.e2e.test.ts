@@ -13,7 +13,18 @@ import { openJournal } from "../../src/journal/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import type { Status } from "../../src/run/status.js";
 import { broadcast, call, frozen } from "../support/sim.js";
-import { cli, startCli, tempDir } from "../support/run.js";
+import {
+  cli,
+  COMMIT,
+  READY,
+  runbookFor,
+  sim as runSim,
+  START,
+  startCli,
+  STOP,
+  tempDir,
+  writeRunbook,
+} from "../support/run.js";
 import { eventFactory, inst } from "../support/journal.js";
 
 let s: Simulator | undefined;
@@ -295,4 +306,35 @@ describe("syncbook status --json", () => {
     const bad = await cli(["status", f.file, "--watch", "soon"], { cwd: f.dir });
     expect(bad.code).toBe(2);
   });
+});
+
+// issue 39, point 8: after a kill, status says since when writes are stopped and what to run next
+describe("status after the runner was killed with writes stopped", () => {
+  let sm: Simulator | undefined;
+  afterEach(async () => {
+    await sm?.close();
+    sm = undefined;
+  });
+
+  it("says since when writes are stopped, and offers --resume then --abort, each with what it does", async () => {
+    sm = await runSim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(sm, START + READY + STOP + "  - { id: hold, sleep: 30s }\n" + COMMIT));
+    const run = startCli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir });
+    await run.waitFor(/▶ \[4\/6\] sleep/, 30_000);
+    const killedAt = Date.now();
+    run.child.kill("SIGKILL");
+    await run.done;
+    const st = await cli(["status", file], { cwd: dir });
+    const m = /writes: stopped by the run \(a stopWrites held, not undone\) since (\S+) \((.+) ago\)/.exec(st.stdout);
+    expect(m, st.stdout).not.toBeNull();
+    expect(Date.parse(m![1]!)).toBeLessThanOrEqual(killedAt);
+    expect(Date.parse(m![1]!)).toBeGreaterThan(killedAt - 30_000);
+    const resume = st.stdout.indexOf(`syncbook run ${file} --resume`);
+    const abort = st.stdout.indexOf(`syncbook run ${file} --abort`);
+    expect(resume).toBeGreaterThan(0);
+    expect(abort).toBeGreaterThan(resume);
+    expect(st.stdout).toContain("goes on with the cutover from step 4 hold");
+    expect(st.stdout).toContain("calls the cutover off: runs the undos still owed, last first (writes back on)");
+  }, 60_000);
 });

@@ -10,8 +10,11 @@ import {
   progressSignature,
   readCondition,
   readPath,
+  unmetExpectations,
+  expectationText,
   errorSummary,
   findCoordinator,
+  instanceSignature,
   type ConditionBody,
   type FleetSnapshot,
 } from "../../src/fleet/index.js";
@@ -458,6 +461,37 @@ describe("progressSignature", () => {
   });
 });
 
+describe("instanceSignature: what a condition reads on one instance (a watch's hint)", () => {
+  const sig = (body: ConditionBody, p: Progress | TransportError) =>
+    instanceSignature(readCondition(body), snap([p]).instances[0]!);
+
+  it("changes when the instance's state changes, or any one of the condition's checks turns on it", () => {
+    const body: ConditionBody = { canCommit: true, lagBelow: 5 };
+    const base = sig(body, running(0, { canCommit: false, lagTimeSeconds: 10 }));
+    expect(sig(body, running(0, { canCommit: false, lagTimeSeconds: 9 }))).toBe(base);
+    expect(sig(body, running(0, { canCommit: true, lagTimeSeconds: 10 }))).not.toBe(base);
+    expect(sig(body, running(0, { canCommit: false, lagTimeSeconds: 4 }))).not.toBe(base);
+    expect(sig(body, running(0, { canCommit: true, lagTimeSeconds: 4 }))).not.toBe(
+      sig(body, running(0, { canCommit: false, lagTimeSeconds: 4 })),
+    );
+    expect(sig(body, running(0, { canCommit: false, lagTimeSeconds: 10, state: "PAUSED" }))).not.toBe(base);
+    // fields the condition does not read are no change
+    expect(sig(body, running(0, { canCommit: false, lagTimeSeconds: 10, canWrite: true }))).toBe(base);
+  });
+
+  it("whatever `on` says: another instance turning is a hint for the one that counts", () => {
+    const body: ConditionBody = { canWrite: true, on: "coordinator" };
+    expect(sig(body, running(1, { canWrite: true }))).not.toBe(sig(body, running(1, { canWrite: false })));
+  });
+
+  it("an instance that did not answer has one signature, whatever its error, apart from any answer", () => {
+    const body: ConditionBody = { state: "RUNNING" };
+    expect(sig(body, down(0))).toBe("error");
+    expect(sig(body, running(0))).not.toBe("error");
+    expect(sig({ state: "COMMITTED" }, running(0))).toBe(JSON.stringify(["RUNNING", false]));
+  });
+});
+
 // issue 12 item 14: "A negative `lagTimeSeconds` is a service fault, never 'below 5'." The spec: lagTimeSeconds is
 // the "seconds between the latest event timestamp seen on the source and the last applied event … It is 0 when
 // source and destination are consistent": it cannot be negative.
@@ -801,5 +835,59 @@ describe("the fleet's copied bytes", () => {
     expect(evaluate({ copyComplete: true }, snap([copy(6, 10), copy(6, 20)])).met).toBe(false);
     expect(evaluate({ copyComplete: true }, snap([copy(6, 10), copy(6, 10)])).met).toBe(true);
     expect(evaluate({ copyComplete: true }, snap([])).met).toBe(true);
+  });
+});
+
+// issue 39, point 2: a stopWrites check's `expect` uses these very comparisons on what its hook read
+describe("unmetExpectations and expectationText: waitFor.expect's comparisons on any value", () => {
+  it("each comparison, met and unmet, with the value read; nested paths; a missing field", () => {
+    const v = { writes: { enabled: false, rate: 0 }, mode: "ro", lag: -1 };
+    expect(
+      unmetExpectations(
+        [
+          { path: "writes.enabled", equals: false },
+          { path: "writes.rate", below: 1 },
+          { path: "writes.rate", atLeast: 0 },
+          { path: "mode", in: ["ro", "off"] },
+          { path: "mode", matches: "^r" },
+          { path: "writes" },
+        ],
+        v,
+      ),
+    ).toEqual([]);
+    expect(
+      unmetExpectations(
+        [
+          { path: "writes.enabled", equals: true },
+          { path: "writes.rate", below: 0 },
+          { path: "writes.rate", atLeast: 1 },
+          { path: "mode", in: ["rw"] },
+          { path: "mode", matches: "^w" },
+          { path: "gone" },
+          { path: "mode", matches: "(" },
+          { path: "lag", below: 5 },
+        ],
+        v,
+      ),
+    ).toEqual([
+      { condition: "writes.enabled equals true", value: false },
+      { condition: "writes.rate below 0", value: 0 },
+      { condition: "writes.rate atLeast 1", value: 0 },
+      { condition: 'mode in ["rw"]', value: "ro" },
+      { condition: "mode matches ^w", value: "ro" },
+      { condition: "gone is present", value: undefined },
+      { condition: "mode matches ( (invalid regular expression)", value: "ro" },
+      { condition: "lag below 5", value: "-1 (a negative lag is a fault of the service, not a small lag)" },
+    ]);
+    expect(unmetExpectations([{ path: "a", equals: 1 }], undefined)).toEqual([
+      { condition: "a equals 1", value: undefined },
+    ]);
+    expect(unmetExpectations([], v)).toEqual([]);
+  });
+
+  it("expectationText names an expectation as a wait does", () => {
+    expect(expectationText({ path: "writes.enabled", equals: false })).toBe("writes.enabled equals false");
+    expect(expectationText({ path: "n", below: 3, atLeast: 1 })).toBe("n below 3, n atLeast 1");
+    expect(expectationText({ path: "n" })).toBe("n is present");
   });
 });

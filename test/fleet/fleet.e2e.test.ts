@@ -7,6 +7,7 @@ import { TransportError } from "../../src/api/index.js";
 import { createFleet, type Fleet, type FleetEmit, type FleetSnapshot } from "../../src/fleet/index.js";
 import type { RunEventMap, RunEventType } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
+import { startServer } from "../support/http-server.js";
 import { frozen, RS_TO_SHARDED } from "../support/sim.js";
 
 let sim: Simulator | undefined;
@@ -181,6 +182,43 @@ describe("broadcast", () => {
     expect(commit.skewMs).toBeLessThan(20);
     expect(sim.control.state().fleetErrors).toEqual([]);
     expect(sim.control.counts().instances.every((c) => c["POST /api/v1/commit"] === 1)).toBe(true);
+  });
+});
+
+describe("kept-alive connections", () => {
+  it("a read or a command in the same turn as the answers of a read goes on the warm connections: no connect inside the window", async () => {
+    const progress = JSON.stringify({
+      progress: {
+        state: "RUNNING",
+        canCommit: true,
+        canWrite: false,
+        info: "change event application",
+        lagTimeSeconds: 0,
+      },
+    });
+    const servers = await Promise.all(
+      [0, 1, 2, 3].map(() =>
+        startServer((req, _n, res) => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(req.url.endsWith("/progress") ? progress : '{"success":true}');
+        }),
+      ),
+    );
+    try {
+      const connections = servers.map(() => 0);
+      for (const [i, s] of servers.entries()) s.server.on("connection", () => connections[i]!++);
+      const f = (fleet = createFleet({ instances: servers.map((s) => ({ url: s.url })), requestTimeoutMs: 2000 }));
+      await f.progress();
+      expect(connections).toEqual([1, 1, 1, 1]);
+      // a wait met, then commit's interlock read and the commit, each started as the answers before it came in
+      await f.progress().then(() => f.progress().then(() => f.broadcast("commit", {})));
+      expect(servers.map((s) => s.seen.length)).toEqual([4, 4, 4, 4]);
+      expect(connections).toEqual([1, 1, 1, 1]);
+    } finally {
+      await fleet?.close();
+      fleet = undefined;
+      await Promise.all(servers.map((s) => s.close()));
+    }
   });
 });
 

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
 import { WindowTracker, describeWindow } from "../../src/fleet/window.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 function stream() {
   const events: RunEvent[] = [];
@@ -84,7 +85,7 @@ function cutover(opts: { writesOn?: boolean } = {}) {
 
 describe("WindowTracker", () => {
   it("measures stopWrites → canWrite on every instance, split into shares as far as polls can tell", () => {
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     const seen: boolean[] = [];
     let closed: ReturnType<WindowTracker["takeClosed"]>;
     for (const e of cutover()) {
@@ -159,7 +160,7 @@ describe("WindowTracker", () => {
     at(61_300, "step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 90 });
     at(61_400, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never });
     at(61_400, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     for (const e of events) w.apply(e);
     const m = w.current()!;
     expect(m).toMatchObject({ openedAt: 20, closedAt: 61_400, measuredMs: 61_380 });
@@ -192,14 +193,14 @@ describe("WindowTracker", () => {
     });
     at2(500, "run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 500 });
     at2(2500, "run.started", { ...started, mode: "resume" });
-    const w2 = new WindowTracker();
+    const w2 = new WindowTracker(traitsOf);
     for (const e of e2) w2.apply(e);
     const m2 = w2.current(3000)!;
     expect(m2.shares).toEqual({ service: 200, runner: 280 + 500, operator: 0, steps: 0, none: 2000 });
   });
 
   it("is open exactly from the stop hook's success to canWrite on every instance", () => {
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     const events = cutover();
     const open = events.map((e) => (w.apply(e), [e.at, w.open] as const));
     expect(open.filter(([, o]) => o).map(([t]) => t)[0]).toBe(1200);
@@ -207,7 +208,7 @@ describe("WindowTracker", () => {
   });
 
   it("extends to a `writesOn` hook: the application writes again", () => {
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     for (const e of cutover({ writesOn: true })) w.apply(e);
     const m = w.current()!;
     expect(m).toMatchObject({ durationMs: 6000, writesOnAt: 8100, toWritesOnMs: 6900, measuredMs: 6900 });
@@ -232,7 +233,7 @@ describe("WindowTracker", () => {
     at(900, "step.finished", { index: 1, id: "drained", outcome: "interrupted", durationMs: 870 });
     at(910, "hook.started", { index: 0, id: "stop", use: "shell", undo: true });
     at(950, "hook.finished", { index: 0, id: "stop", use: "shell", undo: true, ok: true, durationMs: 40 });
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     const announced: unknown[] = [];
     for (const e of events) {
       w.apply(e);
@@ -247,7 +248,7 @@ describe("WindowTracker", () => {
   });
 
   it("waits for every instance's canWrite, with or without a coordinator", () => {
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     const { events, at } = stream();
     at(0, "run.started", {
       runbook: "w",
@@ -284,7 +285,7 @@ describe("WindowTracker", () => {
 
   // facts, Not published: "Whether one instance's `canWrite` speaks for the fleet: assume not; wait for every instance."
   it("the coordinator's canWrite true does not close it while another instance still says false", () => {
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     const { events, at } = stream();
     at(0, "run.started", {
       runbook: "w",
@@ -313,20 +314,20 @@ describe("WindowTracker", () => {
   });
 
   it("a resumed run without the earlier events starts open; a journal without window.opened opens at the stop step's end", () => {
-    const resumed = new WindowTracker();
+    const resumed = new WindowTracker(traitsOf);
     resumed.assumeOpen(100);
     expect(resumed.open).toBe(true);
     expect(resumed.current(400)).toMatchObject({ measuredFrom: 100, measuredMs: 300, open: true });
     expect(resumed.current(400)?.openedAt).toBeUndefined();
     expect(describeWindow(resumed.current(400)!)).toMatch(/^at least 300ms \(still open/);
 
-    const old = new WindowTracker();
+    const old = new WindowTracker(traitsOf);
     for (const e of cutover().filter((e) => e.type !== "window.opened")) old.apply(e);
     expect(old.current()).toMatchObject({ openedAt: 1210, closedAt: 7200, durationMs: 5990 });
   });
 
   it("a window.closed event closes it when the reads are not in the events (a journal with thinned samples)", () => {
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     for (const e of cutover().filter((e) => e.type !== "progress.sampled")) w.apply(e);
     expect(w.open).toBe(true);
     w.apply({
@@ -339,5 +340,50 @@ describe("WindowTracker", () => {
       unmetAt: 7100,
     });
     expect(w.current()).toMatchObject({ closedAt: 7200, unmetAt: 7100, durationMs: 6000 });
+  });
+});
+
+describe("writes left at a run's end (issue 37 point 4: every notifier says it in words)", () => {
+  const hook = (t: number, undo: boolean, ok: boolean) =>
+    [t, "hook.finished", { index: 0, id: "stop", use: "shell", undo, ok, durationMs: 1 }] as const;
+  const opened = [2, "window.opened", { index: 0, id: "stop" }] as const;
+  const canWrite = (t: number) =>
+    [
+      [t, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never }],
+      [t, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never }],
+    ] as const;
+  it.each([
+    ["nothing stopped", [], undefined],
+    [
+      "the stop held (the window is open): an interrupt, a failed undo, a split commit",
+      [hook(1, false, true), opened],
+      "stopped",
+    ],
+    ["the stop held, then its undo failed", [hook(1, false, true), opened, hook(3, true, false)], "stopped"],
+    ["the stop held, its undo succeeded", [hook(1, false, true), opened, hook(3, true, true)], undefined],
+    ["the stop hook failed part-way, no undo", [hook(1, false, false)], "may-be-stopped"],
+    ["the stop hook failed, its undo failed too", [hook(1, false, false), hook(3, true, false)], "may-be-stopped"],
+    ["the stop hook failed, its undo succeeded", [hook(1, false, false), hook(3, true, true)], undefined],
+    ["the stop hook returned but writes were not seen stopped (no window)", [hook(1, false, true)], "may-be-stopped"],
+    ["a failed stop, then one that held", [hook(1, false, false), hook(2, false, true), opened], "stopped"],
+    [
+      "the stop held, canWrite on every instance: the destination takes writes",
+      [hook(1, false, true), opened, ...canWrite(5)],
+      undefined,
+    ],
+  ] as const)("%s → %s", (_name, lines, expected) => {
+    const { events, at } = stream();
+    at(0, "run.started", {
+      runbook: "w",
+      file: "w.yaml",
+      hash: "h",
+      instances: [inst(0), inst(1)],
+      mode: "run",
+      steps: STEPS,
+    });
+    for (const [t, type, payload] of lines as readonly (readonly [number, RunEventType, never])[]) at(t, type, payload);
+    const w = new WindowTracker(traitsOf);
+    for (const e of events) w.apply(e);
+    expect(w.writesLeft()).toBe(expected);
   });
 });

@@ -13,6 +13,7 @@ import { readJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -51,7 +52,7 @@ describe("the journal's hash chain", () => {
   it("every line carries its link; an untouched journal reads without a warning", async () => {
     const { file, lines } = undoneRun();
     for (const l of lines) expect(splitChain(l)).toBeDefined();
-    const state = await readJournalState(file);
+    const state = await readJournalState(file, traitsOf);
     expect(state.warnings).toEqual([]);
     expect(state.stopWritesSucceeded).toBe(false);
     expect((await readJournal(file)).warnings).toEqual([]);
@@ -112,7 +113,7 @@ describe("the journal's hash chain", () => {
     const ev = eventFactory();
     j.write(ev("log", { level: "info", message: "resumed" }));
     j.close();
-    const state = await readJournalState(file);
+    const state = await readJournalState(file, traitsOf);
     expect(state.warnings).toEqual([expect.stringMatching(/^line 12 was cut short by a crash/)]);
   });
 
@@ -135,7 +136,7 @@ describe("the journal's hash chain", () => {
       ev("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 1 }),
     ];
     writeFileSync(file, `${body.map((e) => JSON.stringify(e)).join("\n")}\n`);
-    const legacy = await readJournalState(file);
+    const legacy = await readJournalState(file, traitsOf);
     expect(legacy.warnings).toEqual([
       "written by an older syncbook (journal format 1, before journals were hash-chained): lines deleted or edited since cannot be detected",
     ]);
@@ -144,7 +145,7 @@ describe("the journal's hash chain", () => {
     j.close();
     const after = readFileSync(file, "utf8").trimEnd().split("\n");
     expect(splitChain(after[3]!)).toBeDefined();
-    expect((await readJournalState(file)).warnings).toHaveLength(1);
+    expect((await readJournalState(file, traitsOf)).warnings).toHaveLength(1);
     // from the marker on, the chain holds: an edit there is caught
     after[4] = after[4]!.replace("resumed", "edited!");
     writeFileSync(file, `${after.join("\n")}\n`);

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { readJournalState, reconcile } from "../../src/journal/index.js";
 import { STEPS, tempDir } from "../support/journal.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -27,7 +28,7 @@ it("a runner killed (SIGKILL) right after request.sent leaves a readable journal
   child.kill("SIGKILL");
   expect(await exited).toBe("SIGKILL");
 
-  const state = await readJournalState(file);
+  const state = await readJournalState(file, traitsOf);
   expect(state.warnings).toEqual([]);
   expect(state.steps[0]).toEqual({ index: 0, id: "start", kind: "start", started: true });
   expect(state.commandsSent).toEqual([

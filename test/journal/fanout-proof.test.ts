@@ -11,6 +11,7 @@ import { openJournal } from "../../src/journal/journal.js";
 import { readJournalState } from "../../src/journal/state.js";
 import { reconcile } from "../../src/journal/reconcile.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -99,7 +100,7 @@ describe("a fan-out cut inside its journal lines", () => {
   it.each([1, 2])(
     "%i of 3 commit lines: none left, every send is 'never sent', and the commit goes to all three",
     async (lines) => {
-      const state = await readJournalState(journalCutInFanout(lines));
+      const state = await readJournalState(journalCutInFanout(lines), traitsOf);
       const commit = state.commandsSent.find((c) => c.op === "commit")!;
       expect(commit.perInstance.map((p) => p.answered)).toEqual(Array(lines).fill("error"));
       expect(state.warnings.join("\n")).toMatch(
@@ -114,7 +115,7 @@ describe("a fan-out cut inside its journal lines", () => {
   );
 
   it("all 3 lines written (requests may have left), no answer: refused, never sent again", async () => {
-    const state = await readJournalState(journalCutInFanout(3));
+    const state = await readJournalState(journalCutInFanout(3), traitsOf);
     expect(state.commandsSent.find((c) => c.op === "commit")!.perInstance.map((p) => p.answered)).toEqual([
       "unknown",
       "unknown",
@@ -126,7 +127,7 @@ describe("a fan-out cut inside its journal lines", () => {
   });
 
   it("a single-instance command carries no fan-out to complete: its line is 'sent'", async () => {
-    const state = await readJournalState(journalCutInFanout(1, 1));
+    const state = await readJournalState(journalCutInFanout(1, 1), traitsOf);
     expect(state.commandsSent.find((c) => c.op === "commit")!.perInstance.map((p) => p.answered)).toEqual(["unknown"]);
   });
 });

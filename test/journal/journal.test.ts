@@ -5,6 +5,7 @@ import { asListener, journalDir, mustFsync, openJournal, readJournalState } from
 import { readJournal } from "../../src/report/journal.js";
 import { createEmitter } from "../../src/run/emitter.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -123,7 +124,7 @@ describe("openJournal", () => {
     emitter.emit("step.finished", { index: 0, id: "start", outcome: "ok", durationMs: 5 });
     j.close();
 
-    const state = await readJournalState(j.file);
+    const state = await readJournalState(j.file, traitsOf);
     expect(state).toMatchObject({
       runbook: "sales",
       hash: "abc",
@@ -260,7 +261,7 @@ describe("openJournal on resume (file given)", () => {
     expect(all.filter((l) => l.type === "request.sent").map((l) => l.id)).toEqual([1, 2]);
     expect(all.at(-1)).toMatchObject({ type: "response.received", id: 2 });
 
-    const state = await readJournalState(j.file);
+    const state = await readJournalState(j.file, traitsOf);
     expect(state.segments.map((s) => s.kind)).toEqual(["opened", "resumed"]);
     expect(state.commandsSent).toEqual([
       {
@@ -288,7 +289,7 @@ describe("openJournal on resume (file given)", () => {
     );
     j.close();
     appendFileSync(j.file, '{"type":"step.sta');
-    const before = await readJournalState(j.file);
+    const before = await readJournalState(j.file, traitsOf);
     expect(before.warnings).toEqual([expect.stringMatching(/last line \(3\) is cut short/)]);
 
     const r = openJournal({ dir, runbookName: "sales", runbookHash: "abc", file: j.file });
@@ -296,7 +297,7 @@ describe("openJournal on resume (file given)", () => {
     r.close();
     // the fragment stays (evidence), alone on its line
     expect(readFileSync(j.file, "utf8").split("\n")[2]).toBe('{"type":"step.sta');
-    const after = await readJournalState(j.file);
+    const after = await readJournalState(j.file, traitsOf);
     expect(after.warnings).toEqual([
       expect.stringMatching(/line 3 was cut short by a crash .* resumed after it \(line 4\)/),
     ]);

@@ -213,6 +213,24 @@ describe("the fleet must be the journal's, every instance readable", () => {
     });
   });
 
+  it("an instance's URL in another spelling of one service is the same instance; a loopback respelling is not known to be (src/instance-identity.ts)", () => {
+    const s = state(["ok", "cut"], [], journaled("http://sync.example:27182"));
+    for (const same of ["http://SYNC.example:27182/", "http://u:***@sync.example:27182", "http://sync.example.:27182"])
+      expect(resumed(reconcile(s, RB, [{ instance: "i0", url: same, state: "RUNNING" }])).resumeAt, same).toBe(1);
+    const loop = state(["ok", "cut"], [], journaled("http://127.0.0.1:27182"));
+    expect(
+      resumed(reconcile(loop, RB, [{ instance: "i0", url: "http://127.0.0.1:27182/", state: "RUNNING" }])).resumeAt,
+    ).toBe(1);
+    // 127.0.0.1 and localhost (which may be ::1) at one port may be two services: refused, as any other move
+    expect(
+      refused(reconcile(loop, RB, [{ instance: "i0", url: "http://localhost:27182", state: "RUNNING" }])),
+    ).toMatchObject({
+      code: "disagree",
+      message:
+        "the runbook's instances are not those the journal's run used: i0 was http://127.0.0.1:27182, is http://localhost:27182",
+    });
+  });
+
   it("a reading without a URL, or of an instance the journal does not list, is not compared by URL", () => {
     const s = state(["ok", "cut"], [], journaled("http://a:1"));
     expect(resumed(reconcile(s, RB, [{ instance: "i0", state: "RUNNING" }])).resumeAt).toBe(1);

@@ -25,6 +25,7 @@ import type { RunEvent } from "../../src/events.js";
 import { classifyAnswer } from "../../src/journal/state.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -62,7 +63,8 @@ function raw(lines: Line[], header: Line = headerOf()): string {
   return file;
 }
 
-const read = async (lines: Line[], header?: Line): Promise<JournalState> => readJournalState(raw(lines, header));
+const read = async (lines: Line[], header?: Line): Promise<JournalState> =>
+  readJournalState(raw(lines, header), traitsOf);
 
 const DEFAULT_HINT =
   "a journal is written by syncbook only; if it was edited or damaged, do not resume from it: check the fleet's state by hand and start a new run";
@@ -960,7 +962,7 @@ describe("the hash chain as the reader applies it", () => {
 
   it("a chained journal reads without a warning", async () => {
     const ev = eventFactory();
-    const s = await readJournalState(chained([ev("step.started", STEPS[0]!)]));
+    const s = await readJournalState(chained([ev("step.started", STEPS[0]!)]), traitsOf);
     expect(s.warnings).toStrictEqual([]);
     expect(s.segments[0]).toMatchObject({ kind: "opened", line: 1, hash: "abc" });
   });
@@ -1005,7 +1007,7 @@ describe("the hash chain across writers", () => {
     const r = openJournal({ dir, runbookName: "sales", runbookHash: "abc", file: f });
     r.write(eventFactory()("step.started", STEPS[1]!));
     r.close();
-    const s = await readJournalState(f);
+    const s = await readJournalState(f, traitsOf);
     expect(s.warnings).toStrictEqual([OLDER]);
     expect(s.segments.map((x) => [x.kind, x.line])).toStrictEqual([
       ["opened", 1],

@@ -6,6 +6,7 @@ import { resolveJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -42,7 +43,7 @@ describe("readJournalState", () => {
         '{"type":"request.sent","seq":2,"at":3,"id":1,"instance":{"u',
       ].join("\n"),
     );
-    const state = await readJournalState(file);
+    const state = await readJournalState(file, traitsOf);
     expect(state.warnings).toEqual([
       expect.stringMatching(/^written by an older syncbook \(journal format 1, before journals were hash-chained\)/),
       expect.stringMatching(/^the last line \(3\) is cut short \(not JSON\).*nothing after it was confirmed/),
@@ -168,7 +169,7 @@ describe("readJournalState", () => {
         durationMs: 1,
       }),
     ]);
-    const s = await readJournalState(file);
+    const s = await readJournalState(file, traitsOf);
     expect(s.commandsSent).toEqual([
       {
         op: "start",
@@ -225,7 +226,7 @@ describe("readJournalState", () => {
         message: "commit refused",
       }),
     ]);
-    const s = await readJournalState(file);
+    const s = await readJournalState(file, traitsOf);
     expect(s.stopWritesSucceeded).toBe(false);
     expect(s.hooksRan).toEqual([{ stepIndex: 2, id: "stop", use: "shell", ok: true, undone: true, undoStarted: true }]);
     expect(s.finished).toMatchObject({ outcome: "failed", committed: false, message: "commit refused" });
@@ -264,7 +265,7 @@ describe("readJournalState", () => {
             ]
           : []),
       ]);
-      const s = await readJournalState(file);
+      const s = await readJournalState(file, traitsOf);
       expect(s.stopWritesSucceeded, finish).toBe(false);
       expect(s.hooksRan[0], finish).toMatchObject({ undone: false, undoStarted: true });
     }
@@ -276,7 +277,7 @@ describe("readJournalState", () => {
       ev("step.started", STEPS[3]!),
       ev("commit.sent", { index: 3, id: "commit", instances: ["i0"], skewMs: 0 }),
     ]);
-    expect((await readJournalState(file)).commandsSent).toEqual([
+    expect((await readJournalState(file, traitsOf)).commandsSent).toEqual([
       {
         op: "commit",
         stepIndex: 3,

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openJournal, readJournalState } from "../../src/journal/index.js";
 import type { RunEvent } from "../../src/events.js";
 import { eventFactory, tempDir } from "../support/journal.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -58,7 +59,7 @@ describe("the verifier in the journal", () => {
       ev("step.started", STEPS[1]!),
       ev("request.sent", { id: 2, target: "verifier", method: "POST", path: "/api/v1/writesOff", body: {} }),
     ];
-    const st = await readJournalState(journalOf(events));
+    const st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier).toEqual({
       baseline: FRESH,
       adopted: false,
@@ -95,14 +96,14 @@ describe("the verifier in the journal", () => {
         durationMs: 1,
       }),
     ];
-    let st = await readJournalState(journalOf(events));
+    let st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier?.check).toEqual({ answered: "unknown", at: events[1]!.at, error: "reset" });
     expect(st.verifier?.writesOff).toMatchObject({ answered: "error", error: expect.stringMatching(/cluster time/) });
 
     // the verifier restarted: a new verification begins, the earlier asks no longer count
     const running = { ...FRESH, phase: "check", verificationStatus: { ...FRESH.verificationStatus, totalTasks: 5 } };
     events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: running, adopted: true }));
-    st = await readJournalState(journalOf(events));
+    st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier).toEqual({
       baseline: running,
       adopted: true,
@@ -113,7 +114,7 @@ describe("the verifier in the journal", () => {
     events.push(sent(3, "writesOff"));
     events.push(ev("response.received", { id: 3, target: "verifier", status: 200, ok: true, durationMs: 1 }));
     events.push(sent(4, "writesOff"));
-    st = await readJournalState(journalOf(events));
+    st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier?.writesOff).toEqual({ answered: "ok", at: events.at(-3)!.at });
   });
 
@@ -134,7 +135,7 @@ describe("the verifier in the journal", () => {
       ev("request.sent", { id: 2, target: "verifier", method: "POST", path: "/api/v1/writesOff", body: {} }),
       ev("response.received", { id: 2, target: "verifier", status: 200, ok: true, durationMs: 1 }),
     ];
-    let st = await readJournalState(journalOf(events));
+    let st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier).toMatchObject({
       highestGeneration: 3,
       writesOffGeneration: 3,
@@ -148,7 +149,7 @@ describe("the verifier in the journal", () => {
     events.push(
       ev("verifier.restarted", { index: 1, id: "verify", progress: stale, why: "persisted", followed: 1, limit: 2 }),
     );
-    st = await readJournalState(journalOf(events));
+    st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier).toEqual({
       baseline: FRESH,
       adopted: false,
@@ -161,11 +162,11 @@ describe("the verifier in the journal", () => {
     events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: stale, adopted: false, resumes: true }));
     events.push(sampled(3));
     events.push(ev("verifier.writesOff", { index: 1, id: "verify", generation: 3 }));
-    st = await readJournalState(journalOf(events));
+    st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier).toMatchObject({ resuming: true, restarts: 1, highestGeneration: 3, writesOffGeneration: 3 });
     // a verification from the start (no resume) forgets it; a restart without a generation leaves none
     events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false }));
-    st = await readJournalState(journalOf(events));
+    st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier).not.toHaveProperty("resuming");
     expect(st.verifier).not.toHaveProperty("writesOffGeneration");
     events.push(
@@ -178,14 +179,14 @@ describe("the verifier in the journal", () => {
         limit: 2,
       }),
     );
-    st = await readJournalState(journalOf(events));
+    st = await readJournalState(journalOf(events), traitsOf);
     expect(st.verifier).not.toHaveProperty("highestGeneration");
     expect(st.verifier?.restarts).toBe(2);
   });
 
   it("no verification in the run: nothing", async () => {
     const ev = eventFactory();
-    const st = await readJournalState(journalOf([ev("step.started", STEPS[0]!)]));
+    const st = await readJournalState(journalOf([ev("step.started", STEPS[0]!)]), traitsOf);
     expect(st.verifier).toEqual({});
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The README's "Writing a plugin" walk-through works as written: its plugin file and
+ * docs/plugins.md's "Writing a plugin" walk-through (moved there from the README, issue 39 point 7) works as written: its plugin file and
  * runbook snippet are taken from the document, linted, and run against a local flag service
  * (issue #5, point 6: "a README section … that a newcomer can follow").
  */
@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins, runHook, stepInfo, undoFor, UndoStack } from "../../src/plugin/index.js";
 import { loadedFromYaml, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
 import { startServer } from "../support/http-server.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -22,10 +23,10 @@ function block(doc: string, after: string, lang: string): string {
   return doc.slice(open + lang.length + 4, doc.indexOf("```", open + 3));
 }
 
-describe("README: Writing a plugin", () => {
+describe("docs/plugins.md: Writing a plugin", () => {
   it("the example plugin lints clean and stops and restores the flag", async () => {
-    const readme = readFileSync(join(process.cwd(), "README.md"), "utf8");
-    const doc = readme.slice(readme.indexOf("## Writing a plugin"));
+    const page = readFileSync(join(process.cwd(), "docs/plugins.md"), "utf8");
+    const doc = page.slice(page.indexOf("## Writing a plugin"));
     const plugin = block(doc, "**1. Write the file**", "ts").replace(
       'from "syncbook"',
       `from ${JSON.stringify(join(process.cwd(), "src/index.ts"))}`,
@@ -41,7 +42,7 @@ describe("README: Writing a plugin", () => {
     // as the walk-through says: the runbooks' folder is an ES module package
     writeFiles(dir, { "package.json": '{ "type": "module" }\n', "plugins/flags.ts": plugin, "rb.yaml": text });
     const loaded = loadedFromYaml(join(dir, "rb.yaml"), text);
-    const { registry, diagnostics } = await loadRunbookPlugins(loaded);
+    const { registry, diagnostics } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     expect(diagnostics).toEqual([]);
 
     const ctx = { ...recordingContext(dir, ["flag-token-123"]), env: { FLAGS_TOKEN: "flag-token-123" } };
@@ -61,5 +62,17 @@ describe("README: Writing a plugin", () => {
       "info writes-flag-off: flag sales-writes is off",
       "info writes-flag-off: sales-writes off",
     ]);
+  });
+});
+
+// issue 39, point 8: the editor's hover names every built-in notifier
+describe("the format's descriptions of notify[].use", () => {
+  it("name every built-in notifier", async () => {
+    const { BUILTIN_PLUGINS } = await import("../../src/plugin/builtins.js");
+    const schema = readFileSync(join(process.cwd(), "schemas/runbook.schema.json"), "utf8");
+    const descriptions = [...schema.matchAll(/"description": "(Notifier plugin: [^"]*)"/g)].map((m) => m[1]!);
+    expect(descriptions.length).toBe(2);
+    for (const d of descriptions)
+      for (const n of BUILTIN_PLUGINS.flatMap((b) => b.notifiers ?? [])) expect(d, n).toContain(`\`${n}\``);
   });
 });

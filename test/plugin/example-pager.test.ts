@@ -8,6 +8,7 @@ import { createNotifierListener, loadRunbookPlugins } from "../../src/plugin/ind
 import type { RunEventOf } from "../../src/events.js";
 import { ev, loadedFromYaml, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
 import { startServer } from "../support/http-server.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -35,7 +36,7 @@ steps:
 `;
     writeFiles(dir, { "rb.yaml": text });
     const loaded = loadedFromYaml(join(dir, "rb.yaml"), text, { PAGER_KEY: "R0UTING-KEY-PLANTED" });
-    const { registry, diagnostics } = await loadRunbookPlugins(loaded);
+    const { registry, diagnostics } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     expect(diagnostics).toEqual([]);
     expect(registry.notifier("pager")?.source).toEqual({
       kind: "file",
@@ -94,7 +95,9 @@ steps:
     const pager = join(process.cwd(), "plugins/examples/pager.ts");
     const text = `runbook: 1\nname: x\ninstances: [http://127.0.0.1:1]\nplugins: [${pager}]\nnotify:\n  - { use: pager, with: { routingkey: abc }, on: [wait.slow] }\nsteps:\n  - notify: hi\n`;
     writeFiles(dir, { "rb.yaml": text });
-    const { diagnostics } = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb.yaml"), text));
+    const { diagnostics } = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb.yaml"), text), {
+      callKinds: PLUGIN_CALL_KINDS,
+    });
     expect(diagnostics.map((d) => `${d.rule}@${d.line}: ${d.message}`).sort()).toEqual([
       "plugin-options@6: notifier `pager`: missing required option `routingKey`",
       "plugin-options@6: notifier `pager`: unknown option `routingkey`; did you mean `routingKey`?",

@@ -21,13 +21,18 @@ import {
   type NotifyMessage,
 } from "../../src/plugin/index.js";
 import { lineOf, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 describe("with the real runbook loader", () => {
   it("the example runbooks have no plugin findings", async () => {
     const dir = join(process.cwd(), "runbooks");
     const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"));
     expect(files.length).toBeGreaterThan(0);
-    for (const f of files) expect(await lintPlugins(await loadRunbook(join(dir, f), { env: "lint" })), f).toEqual([]);
+    for (const f of files)
+      expect(
+        await lintPlugins(await loadRunbook(join(dir, f), { env: "lint" }), { callKinds: PLUGIN_CALL_KINDS }),
+        f,
+      ).toEqual([]);
   });
 
   it("a bad plugin file and a shell string are positioned errors; `${env.*}` options are not judged", async () => {
@@ -52,7 +57,7 @@ steps:
 `;
     writeFiles(dir, { "rb.yaml": text });
     const loaded = await loadRunbook(join(dir, "rb.yaml"), { env: "lint" });
-    const d = await lintPlugins(loaded);
+    const d = await lintPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     expect(d.map((x) => `${x.rule}@${x.line}:${x.column}`)).toEqual([
       `plugin-load@${lineOf(text, "./ops/broken.ts")}:5`,
       `plugin-options@${lineOf(text, 'command: "node')}:${text.split("\n")[lineOf(text, 'command: "node') - 1]!.indexOf('"node') + 1}`,
@@ -72,7 +77,9 @@ describe("TypeScript plugins outside an ES module package", () => {
     });
     const text = "runbook: 1\nname: t\ninstances: [http://127.0.0.1:1]\nplugins: [./p.ts]\nsteps:\n  - notify: hi\n";
     writeFiles(dir, { "rb.yaml": text });
-    const d = await lintPlugins(await loadRunbook(join(dir, "rb.yaml"), { env: "lint" }));
+    const d = await lintPlugins(await loadRunbook(join(dir, "rb.yaml"), { env: "lint" }), {
+      callKinds: PLUGIN_CALL_KINDS,
+    });
     expect(d.map((x) => x.rule)).toEqual(["plugin-load"]);
     expect(d[0]!.hint).toContain(
       'add {"type": "module"} to the package.json next to your runbooks, or name the file .mts',

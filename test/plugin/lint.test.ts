@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { BUILTIN_PLUGINS, lintPlugins, loadRunbookPlugins } from "../../src/plugin/index.js";
 import { pluginFromModule } from "../../src/plugin/resolve.js";
 import { lineOf, loadedFromYaml, runbook, tempDir, writeFiles } from "../support/plugin.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const API = join(process.cwd(), "src/plugin/api.ts");
 
@@ -15,7 +16,7 @@ async function lint(dir: string, text: string, env: Record<string, string> = {})
   const file = join(dir, "rb.yaml");
   writeFiles(dir, { "rb.yaml": text });
   const loaded = loadedFromYaml(file, text, env);
-  const diags = await lintPlugins(loaded);
+  const diags = await lintPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
   return diags.map((d) => ({ ...d, at: `${d.rule}@${d.line}` }));
 }
 
@@ -260,7 +261,9 @@ notify:
     );
     const file = join(dir, "rb.yaml");
     writeFiles(dir, { "rb.yaml": text });
-    const { registry, diagnostics } = await loadRunbookPlugins(loadedFromYaml(file, text));
+    const { registry, diagnostics } = await loadRunbookPlugins(loadedFromYaml(file, text), {
+      callKinds: PLUGIN_CALL_KINDS,
+    });
     expect(registry.hook("flag-set")?.plugin).toBe("flags");
     expect(registry.hook("flag-set")?.source).toEqual({ kind: "file", path: join(dir, "ops/flags.ts") });
     expect(registry.notifier("ticket")?.plugin).toBe("ticket");
@@ -288,7 +291,9 @@ notify:
     const text = runbook("  - stopWrites: { use: lb-drain }\n", "plugins: ['@site/syncbook-lb']\n");
     const file = join(dir, "cutovers/rb.yaml");
     writeFiles(dir, { "cutovers/rb.yaml": text });
-    const { registry, diagnostics } = await loadRunbookPlugins(loadedFromYaml(file, text));
+    const { registry, diagnostics } = await loadRunbookPlugins(loadedFromYaml(file, text), {
+      callKinds: PLUGIN_CALL_KINDS,
+    });
     expect(diagnostics).toEqual([]);
     expect(registry.hook("lb-drain")?.source.kind).toBe("package");
   });
@@ -308,10 +313,14 @@ notify:
   it("loads only the built-ins a runbook uses", async () => {
     const dir = tempDir();
     // a plain-string notify is the runner's own line: nothing to load
-    const plain = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb.yaml"), runbook("  - notify: hi\n")));
+    const plain = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb.yaml"), runbook("  - notify: hi\n")), {
+      callKinds: PLUGIN_CALL_KINDS,
+    });
     expect(plain.registry.plugins.map((p) => p.name)).toEqual([]);
     const text = runbook("  - notify: { use: stdout, with: { text: hi } }\n");
-    const { registry } = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb2.yaml"), text));
+    const { registry } = await loadRunbookPlugins(loadedFromYaml(join(dir, "rb2.yaml"), text), {
+      callKinds: PLUGIN_CALL_KINDS,
+    });
     expect(registry.plugins.map((p) => p.name)).toEqual(["stdout"]);
   });
 });

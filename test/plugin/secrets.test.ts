@@ -20,6 +20,7 @@ import {
 import type { RunEventOf } from "../../src/events.js";
 import { ev, loadedFromYaml, recordingContext, tempDir, writeFiles } from "../support/plugin.js";
 import { startServer } from "../support/http-server.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const SECRET = "sk_live_PLANTED_51HxYz";
 const closers: (() => Promise<void>)[] = [];
@@ -55,10 +56,10 @@ steps:
     const file = join(dir, "rb.yaml");
     writeFiles(dir, { "rb.yaml": text });
     const loaded = loadedFromYaml(file, text, { API_KEY: SECRET });
-    const findings = await lintPlugins(loaded);
+    const findings = await lintPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     expect(findings.map((d) => d.rule)).toEqual(["plugin-options"]);
 
-    const { registry } = await loadRunbookPlugins(loaded);
+    const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     const ctx = recordingContext(dir, loaded.secrets, "secret-test");
     const rb = loaded.runbook as {
       notify: { use: string; with: Record<string, unknown>; on: string[] }[];

@@ -23,6 +23,7 @@ import {
   user,
   type RunbookShape,
 } from "../support/preflight.js";
+import { firstStartRequest } from "../../src/steps/index.js";
 
 const DAY = 86_400;
 const open: { close(): Promise<void> }[] = [];
@@ -74,7 +75,7 @@ async function preflight(
     SOURCE_URI: src.uri(auth),
     DEST_URI: dst.uri(auth),
   });
-  return runPreflight(loaded, { connectTimeoutMs: 3000 });
+  return runPreflight(loaded, { start: firstStartRequest(loaded.runbook), connectTimeoutMs: 3000 });
 }
 
 const problems = (r: PreflightResult): string[] =>
@@ -365,7 +366,7 @@ excludeNamespaces: [{ database: salse }]`,
       DEST_URI: uri,
     });
     const t0 = Date.now();
-    const r = await runPreflight(loaded, { connectTimeoutMs: 500 });
+    const r = await runPreflight(loaded, { start: firstStartRequest(loaded.runbook), connectTimeoutMs: 500 });
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(only(r, "preflight-connect")[0]).toMatchObject({
       line: 6,
@@ -384,7 +385,9 @@ excludeNamespaces: [{ database: salse }]`,
     });
     const c = new AbortController();
     c.abort(new Error("stop"));
-    await expect(runPreflight(loaded, { signal: c.signal })).rejects.toThrow("stop");
+    await expect(runPreflight(loaded, { start: firstStartRequest(loaded.runbook), signal: c.signal })).rejects.toThrow(
+      "stop",
+    );
   });
 });
 

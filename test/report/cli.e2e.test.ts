@@ -1,25 +1,22 @@
 /**
- * `syncbook report <journal> [--out DIR]` through the real command line (src/cli.ts via tsx, so
- * the test does not depend on a fresh build): rebuilds the report from a journal; a truncated
- * last line is a warning; a file that is not a journal is refused with exit 2.
+ * `syncbook report <journal> [--out DIR]` through the built CLI (`dist/cli/syncbook.cjs`, as every
+ * end-to-end test: what users run): rebuilds the report from a journal; a truncated last line is
+ * a warning; a file that is not a journal is refused with exit 2.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/report/index.js";
 import { synthRun } from "../support/report-fixture.js";
+import { CLI } from "../support/run.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-// tsx's loader by absolute URL: the commands run in a temp dir that has no node_modules
-const tsx = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
 const dir = mkdtempSync(join(tmpdir(), "syncbook-report-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function syncbook(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ["--import", tsx, join(root, "src/cli.ts"), ...args], {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: dir,
     encoding: "utf8",
     // a damaged journal's warnings can run to megabytes (the case of 150,000 bad lines, before they were grouped)

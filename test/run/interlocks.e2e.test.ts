@@ -12,6 +12,7 @@ import type { Simulator } from "../../src/sim/index.js";
 import { startSimulator } from "../../src/sim/index.js";
 import { COMMIT, posts, READY, runbookFor, sim, START, STOP } from "../support/run.js";
 import { proxyTo } from "../support/proxy.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -25,7 +26,7 @@ async function run(
 ): Promise<{ result: RunResult; events: RunEvent[] }> {
   const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
   expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-  const { registry } = await loadRunbookPlugins(loaded);
+  const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
   const events: RunEvent[] = [];
   const result = await runRunbook({
     loaded,
@@ -44,7 +45,7 @@ describe("continueOnError never carries a run past a failed start, commit, rever
   const unlinted = async (yaml: string): Promise<{ result: RunResult; events: RunEvent[] }> => {
     const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
     expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const { registry } = await loadRunbookPlugins(loaded);
+    const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     const events: RunEvent[] = [];
     const result = await runRunbook({
       loaded,

@@ -65,8 +65,12 @@ describe("which journal, and none on a usage error", () => {
     await first.waitFor(/waiting \(ready\)/, 20_000);
     first.child.kill("SIGKILL");
     await first.done;
-    // a new run (not a resume): its start interlock refuses (the fleet is RUNNING); it sends nothing
-    const second = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
+    // a plain run after an unfinished cutover is refused before it opens a journal (issue 37)
+    const plain = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
+    expect(plain.code, plain.all).toBe(2);
+    expect(plain.stderr).toContain("the runbook's last cutover did not finish");
+    // a new cutover, asked for: its start interlock refuses (the fleet is RUNNING); it sends nothing
+    const second = await cli(["run", file, "--renderer", "simple", "--new-cutover"], { cwd: dir });
     expect(second.code, second.all).toBe(3);
     const jdir = join(dir, ".syncbook", "crash");
     const journals = readdirSync(jdir)

@@ -122,7 +122,7 @@ describe("one runner per fleet, not per runbook file", () => {
   });
 
   it("which service a URL names: the loopback spellings are one host; scheme, port, path and other hosts still tell instances apart", async () => {
-    const { canonicalInstanceUrl: c } = await import("../../src/journal/index.js");
+    const { serviceKey: c } = await import("../../src/instance-identity.js");
     const one = [
       "http://localhost:27182",
       "http://127.0.0.1:27182/",

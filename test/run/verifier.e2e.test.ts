@@ -13,6 +13,7 @@ import { buildReport } from "../../src/report/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { CHECK, COMMIT, DRAINED, posts, READY, runbookFor, sim, START, STOP, VERIFY } from "../support/run.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -32,7 +33,7 @@ async function run(
 ): Promise<{ result: RunResult; events: RunEvent[]; ms: number }> {
   const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
   expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-  const { registry } = await loadRunbookPlugins(loaded);
+  const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
   const events: RunEvent[] = [];
   const t0 = Date.now();
   const result = await runRunbook({
@@ -375,7 +376,7 @@ ${COMMIT}`;
     const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
     const reh = await prepareRehearsal(loaded, { seed: 1 });
     try {
-      const { registry } = await loadRunbookPlugins(reh.loaded);
+      const { registry } = await loadRunbookPlugins(reh.loaded, { callKinds: PLUGIN_CALL_KINDS });
       const result = await runRunbook({
         loaded: reh.loaded,
         registry,
@@ -417,7 +418,7 @@ describe("a verification that keeps rechecking", () => {
         "  - { id: verify, verify: { timeout: 4m } }\n",
     );
     const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
-    const { registry } = await loadRunbookPlugins(loaded);
+    const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     const events: RunEvent[] = [];
     // the runner's clock at the simulator's pace: 4 min of verify are 4.8 s here
     const result = await runRunbook({

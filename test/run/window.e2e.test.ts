@@ -24,6 +24,7 @@ import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { runRunbook, type RunResult } from "../../src/run/index.js";
 import { loadRunbook } from "../../src/runbook/index.js";
 import { startSimulator, type Simulator } from "../../src/sim/index.js";
+import { PLUGIN_CALL_KINDS, traitsOf } from "../../src/steps/index.js";
 
 const HOLD_MS = 1200;
 const POLL_MS = 400;
@@ -100,7 +101,7 @@ steps:
     );
     const loaded = await loadRunbook(file, { env: {} });
     if (!loaded.runbook) throw new Error(loaded.diagnostics.map((d) => d.message).join("; "));
-    const { registry } = await loadRunbookPlugins(loaded);
+    const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     let readyHeld = false;
     let lagFloor: number | undefined;
     const later = (ms: number, f: () => void) => void setTimeout(f, ms);
@@ -135,7 +136,7 @@ steps:
     };
     result = await runRunbook({ loaded, registry, mode: "run", yes: true, env: {}, listeners: [listener] });
     gets.end = progressGets();
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     for (const e of events) w.apply(e);
     window = w.current()!;
     if (process.env.WINDOW_DEBUG) console.log(JSON.stringify({ truth, gets, window }, null, 1));
@@ -251,7 +252,7 @@ ${steps.replace("ON", on.trimEnd())}
     );
     const loaded = await loadRunbook(file, { env: {} });
     if (!loaded.runbook) throw new Error(loaded.diagnostics.map((d) => d.message).join("; "));
-    const { registry } = await loadRunbookPlugins(loaded);
+    const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
     const events: RunEvent[] = [];
     const result = await runRunbook({
       loaded,
@@ -271,7 +272,7 @@ ${steps.replace("ON", on.trimEnd())}
     expect(result.outcome, result.message).toBe("ok");
     const on = of(events, "window.writes-on");
     expect(on).toHaveLength(1);
-    const w = new WindowTracker();
+    const w = new WindowTracker(traitsOf);
     for (const e of events) w.apply(e);
     const m = w.current()!;
     expect(m.writesOnAt).toBe(on[0]!.at);

@@ -39,7 +39,7 @@ const CASES: [string, string | Buffer, RegExp][] = [
   [
     "a 10 MB file",
     `runbook: 1\nname: big\n# ${"x".repeat(10 * 1024 * 1024)}\n`,
-    /the file is 10\.0 MB; a runbook is at most 1 MB/,
+    /the file is 10 MiB; a runbook is at most 1 MiB/,
   ],
   ["an alias bomb", bomb, /too many alias expansions/],
   // issue 30: a cyclic value overflowed the stack ("internal error")

@@ -10,6 +10,7 @@ import { lintRunbook } from "../../src/lint/index.js";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { MIN_SECRET_LENGTH } from "../../src/redact.js";
 import { parseRunbook, type LoadOptions } from "../../src/runbook/index.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const HEAD = `runbook: 1
 name: t
@@ -91,17 +92,17 @@ describe("typed placeholders", () => {
   it("plugin options: retries: ${env.R} is judged when R is known, and the plugin gets a number", async () => {
     const bad = await load(HOOK, { env: { R: "three" } });
     expect(bad.diagnostics).toEqual([]);
-    const b = await loadRunbookPlugins(bad);
+    const b = await loadRunbookPlugins(bad, { callKinds: PLUGIN_CALL_KINDS });
     expect(b.diagnostics.map(at)).toEqual(["9:83 plugin-options"]);
     expect(b.diagnostics[0]?.message).toMatch(/retries/);
 
-    const tooMany = await loadRunbookPlugins(await load(HOOK, { env: { R: "99" } }));
+    const tooMany = await loadRunbookPlugins(await load(HOOK, { env: { R: "99" } }), { callKinds: PLUGIN_CALL_KINDS });
     expect(tooMany.diagnostics.map((d) => d.message)).toEqual(["hook `http`: option `retries` must be <= 10"]);
 
     const good = await load(HOOK, { env: { R: "2" } });
     // one character: it cannot be redacted, and the loader says so (a threshold is better a --var)
     expect(good.diagnostics.map(at)).toEqual(["9:84 secret-too-short"]);
-    const g = await loadRunbookPlugins(good);
+    const g = await loadRunbookPlugins(good, { callKinds: PLUGIN_CALL_KINDS });
     expect(g.diagnostics).toEqual([]);
     const step = good.runbook?.steps[0];
     expect(step && "hook" in step ? step.hook?.with : undefined).toEqual({
@@ -111,14 +112,14 @@ describe("typed placeholders", () => {
     });
 
     // lint mode: R unknown, nothing to judge
-    const lint = await loadRunbookPlugins(await load(HOOK, { env: "lint" }));
+    const lint = await loadRunbookPlugins(await load(HOOK, { env: "lint" }), { callKinds: PLUGIN_CALL_KINDS });
     expect(lint.diagnostics).toEqual([]);
   });
 
   it("through a var too: vars: { r: ${env.R} } then retries: ${vars.r}", async () => {
     const steps = '  - hook: { use: http, with: { url: "http://127.0.0.1:9/x", retries: "${vars.r}" } }\n';
     const l = await load(steps, { env: { R: "1.0" } }, 'vars: { r: "${env.R}" }\n');
-    expect((await loadRunbookPlugins(l)).diagnostics).toEqual([]);
+    expect((await loadRunbookPlugins(l, { callKinds: PLUGIN_CALL_KINDS })).diagnostics).toEqual([]);
     const step = l.runbook?.steps[0];
     const options: Record<string, unknown> | undefined = step && "hook" in step ? step.hook?.with : undefined;
     expect(options?.retries).toBe(1);

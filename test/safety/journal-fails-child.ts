@@ -7,6 +7,7 @@ import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { runRunbook } from "../../src/run/runner.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { runbookFor, sim, START, STOP } from "../support/run.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const failOn = process.argv[2] ?? "step.started";
 const failAt = Number(process.argv[3] ?? "1");
@@ -16,7 +17,7 @@ const yaml = runbookFor(s, `${START}${STOP}  - { id: ready, waitFor: { canCommit
   "timeout: 30m",
 );
 const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
-const { registry } = await loadRunbookPlugins(loaded);
+const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
 let seen = 0;
 // a rejection is printed, not thrown: like the CLI, the process must then end by itself
 const result = await runRunbook({

@@ -10,6 +10,7 @@ import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
+import { startServer } from "../support/http-server.js";
 import { lineOf, lintCalls, runbook } from "../support/plugin.js";
 import {
   cli,
@@ -125,6 +126,65 @@ describe("the runner: commit reads the switch, it does not only remember it", ()
       /hook sim-writes succeeded, but writes are not seen stopped \(the check of step 3: hook sim-writes-stopped failed: /,
     );
     expect(s.control.state().writes.enabled, "the stop's undo ran").toBe(true);
+    expect(posts(s, "commit")).toEqual([0]);
+  });
+});
+
+// issue 39, point 2: a flag that takes a while to reach every application instance
+describe("a check that waits (until:), comparing what it read (expect:)", () => {
+  /** A flag service whose answer says writes are off only from the `after`-th read on. */
+  async function slowFlag(after: number) {
+    const f = await startServer((_req, n, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ enabled: n < after, appServers: { writing: n < after ? 3 : 0 } }));
+    });
+    closers.push(() => f.close());
+    return f;
+  }
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(closers.map((c) => c()));
+    closers.length = 0;
+  });
+  const check = (url: string, until?: string) =>
+    `{ use: http, with: { method: GET, url: "${url}", timeout: 2s }, expect: [{ path: enabled, equals: false }, { path: appServers.writing, below: 1 }]${until ? `, until: ${until}, pollInterval: 100ms` : ""} }`;
+
+  it("the flag reaches every server after a few reads: the stop waits for it, says what it waits for, and the cutover commits", async () => {
+    const s = await started();
+    const flag = await slowFlag(4);
+    const { result, events } = await runYaml(runbookFor(s, START + READY + stop(check(flag.url, "20s")) + COMMIT));
+    expect(result.exitCode, result.message).toBe(0);
+    const logs = events.filter((e) => e.type === "log").map((e) => (e as { message: string }).message);
+    expect(logs).toContain(
+      "waiting for the check of step 3 (http: enabled equals false, appServers.writing below 1), at most 20s: enabled equals false: now true, appServers.writing below 1: now 3",
+    );
+    // read until it held after the stop (reads 1-4), then once more right before commit (5)
+    expect(flag.seen.length).toBe(5);
+    expect(posts(s, "commit")).toEqual([1]);
+  });
+
+  it("the same flag without until: one read, the stop is refused and undone, commit never sent", async () => {
+    const s = await started();
+    const flag = await slowFlag(4);
+    const { result } = await runYaml(runbookFor(s, START + READY + stop(check(flag.url)) + COMMIT));
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /the check of step 3: enabled equals false: now true, appServers.writing below 1: now 3/,
+    );
+    expect(flag.seen.length).toBe(1);
+    expect(s.control.state().writes.enabled, "the stop's undo ran").toBe(true);
+    expect(posts(s, "commit")).toEqual([0]);
+  });
+
+  it("a flag that never flips within until: refused as today, after the bound, with the last reading", async () => {
+    const s = await started();
+    const flag = await slowFlag(1_000_000);
+    const { result } = await runYaml(runbookFor(s, START + READY + stop(check(flag.url, "1s")) + COMMIT));
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /enabled equals false: now true, appServers.writing below 1: now 3 \(still, after \d+ms of its 1s\)/,
+    );
+    expect(flag.seen.length).toBeGreaterThan(3);
     expect(posts(s, "commit")).toEqual([0]);
   });
 });

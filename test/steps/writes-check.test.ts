@@ -8,7 +8,7 @@ import type { HookFn } from "../../src/plugin/api.js";
 import type { Step } from "../../src/runbook/types.js";
 import { commit } from "../../src/steps/commit.js";
 import type { StepContext } from "../../src/steps/kit/context.js";
-import { CHECK_TIMEOUT_MS, readWrites, writesChecks } from "../../src/steps/kit/writes-check.js";
+import { CHECK_POLL_MS, CHECK_TIMEOUT_MS, readWrites, writesChecks } from "../../src/steps/kit/writes-check.js";
 import { context, failure, scripted } from "../support/fleet-fake.js";
 
 const STOP = (check?: string, extra: Partial<Step> = {}): Step =>
@@ -186,6 +186,161 @@ describe("readWrites", () => {
       detail: "nothing written; the check of step 1 (a) passed",
     });
     expect(await readWrites(ctx, [])).toEqual({ stopped: true, by: "probe", detail: "nothing written" });
+  });
+});
+
+// issue 39, point 2: a check that can wait (a flag takes a while to reach every application instance)
+describe("a check with until: read again until it holds, within its bound", () => {
+  const WAIT = (check: Record<string, unknown>): Step[] =>
+    [{ stopWrites: { use: "flag", check: { use: "read", pollInterval: "10ms", ...check } } }] as Step[];
+  const logs = (events: { type: string }[]) =>
+    events.filter((e) => e.type === "log").map((e) => (e as unknown as { message: string }).message);
+
+  it("a hook that fails twice then succeeds: holds; what it waits for is said once per reason", async () => {
+    let n = 0;
+    const { ctx, events } = withHooks(WAIT({ until: "2s" }), {
+      read: () => {
+        if (++n < 3) throw new Error("3 of 5 app servers still write");
+      },
+    });
+    expect(await readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1))).toEqual({
+      stopped: true,
+      by: "check",
+      detail: "the check of step 1 (read) passed",
+    });
+    expect(n).toBe(3);
+    expect(logs(events)).toEqual([
+      "waiting for the check of step 1 (read to succeed), at most 2s: hook read failed: 3 of 5 app servers still write",
+    ]);
+  });
+
+  it("expect compares what the hook read, with waitFor.expect's comparisons; the wait names each and the value now", async () => {
+    const answers = [
+      { enabled: true, writers: 3, mode: "rw" },
+      { enabled: false, writers: 2, mode: "rw" },
+      { enabled: false, writers: 0, mode: "ro" },
+    ];
+    let n = 0;
+    const expectList = [
+      { path: "enabled", equals: false },
+      { path: "writers", below: 1 },
+      { path: "mode", in: ["ro", "off"] },
+      { path: "mode", matches: "^r" },
+    ];
+    const { ctx, events } = withHooks(WAIT({ until: "2s", expect: expectList }), {
+      read: () => ({ value: answers[Math.min(n++, 2)] }),
+    });
+    const r = await readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1));
+    expect(r?.stopped).toBe(true);
+    expect(n).toBe(3);
+    expect(logs(events)).toEqual([
+      'waiting for the check of step 1 (read: enabled equals false, writers below 1, mode in ["ro","off"], mode matches ^r), at most 2s: enabled equals false: now true, writers below 1: now 3, mode in ["ro","off"]: now "rw"',
+      'waiting for the check of step 1 (read: enabled equals false, writers below 1, mode in ["ro","off"], mode matches ^r), at most 2s: writers below 1: now 2, mode in ["ro","off"]: now "rw"',
+    ]);
+  });
+
+  it("never holds within until: refused as a failing check, with the last reason and how long it waited", async () => {
+    let n = 0;
+    const { ctx } = withHooks(WAIT({ until: "100ms", expect: [{ path: "enabled", equals: false }] }), {
+      read: () => {
+        n++;
+        return { value: { enabled: true, token: "s3cret" } };
+      },
+    });
+    const t = Date.now();
+    const r = await readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1));
+    expect(Date.now() - t).toBeLessThan(1000);
+    expect(r?.stopped).toBe(false);
+    expect(r?.detail).toMatch(
+      /^the check of step 1: enabled equals false: now true \(still, after \d+ms of its 100ms\)$/,
+    );
+    expect(n).toBeGreaterThan(2);
+  });
+
+  it("without until: one read; an unmet expect refuses at once, a missing field read as missing", async () => {
+    let n = 0;
+    const { ctx, events } = withHooks(WAIT({ expect: [{ path: "writes.enabled", equals: false }] }), {
+      read: () => {
+        n++;
+        return { value: { other: 1 } };
+      },
+    });
+    expect(await readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1))).toEqual({
+      stopped: false,
+      by: "check",
+      detail: "the check of step 1: writes.enabled equals false: now missing",
+    });
+    expect(n).toBe(1);
+    expect(logs(events)).toEqual([]);
+  });
+
+  it("a hook that reads nothing: every expect fails (not present); a secret in a value is redacted", async () => {
+    const { ctx } = withHooks(WAIT({ expect: [{ path: "a", matches: "x" }] }), {
+      read: () => ({ value: { a: "s3cret" } }),
+    });
+    expect((await readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1)))?.detail).toBe(
+      'the check of step 1: a matches x: now "***"',
+    );
+    const none = withHooks(WAIT({ expect: [{ path: "a", equals: 1 }] }), { read: () => undefined });
+    expect((await readWrites(none.ctx, writesChecks(none.ctx.run.runbook.steps, 1)))?.detail).toBe(
+      "the check of step 1: a equals 1: now missing",
+    );
+  });
+
+  it("reads while one more pause still ends within the bound: at 0, 50 and 100 ms of until: 100ms (pause 50ms), then refuses", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    try {
+      const at: number[] = [];
+      const t0 = Date.now();
+      const { ctx, events } = withHooks(WAIT({ until: "100ms", pollInterval: "50ms" }), {
+        read: () => {
+          at.push(Date.now() - t0);
+          throw new Error("x".repeat(200));
+        },
+      });
+      const p = readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1));
+      await vi.advanceTimersByTimeAsync(500);
+      const r = await p;
+      expect(at).toEqual([0, 50, 100]);
+      expect(r?.detail).toBe(
+        `the check of step 1: hook read failed: ${"x".repeat(200)} (still, after 100ms of its 100ms)`,
+      );
+      // said at the info level: what a wait is waiting for is not a warning
+      expect(events.filter((e) => e.type === "log").map((e) => (e as unknown as { level: string }).level)).toEqual([
+        "info",
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a long value is cut at 80 characters where the wait shows it", async () => {
+    const long = "y".repeat(100);
+    const { ctx } = withHooks(WAIT({ expect: [{ path: "a", equals: "z" }] }), { read: () => ({ value: { a: long } }) });
+    expect((await readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1)))?.detail).toBe(
+      `the check of step 1: a equals z: now "${"y".repeat(78)}…`,
+    );
+    const fits = withHooks(WAIT({ expect: [{ path: "a", equals: "z" }] }), {
+      read: () => ({ value: { a: "y".repeat(78) } }),
+    });
+    expect((await readWrites(fits.ctx, writesChecks(fits.ctx.run.runbook.steps, 1)))?.detail).toBe(
+      `the check of step 1: a equals z: now "${"y".repeat(78)}"`,
+    );
+  });
+
+  it("the default pause between reads is 2 s; Ctrl-C during the pause ends the wait with the interruption", async () => {
+    expect(CHECK_POLL_MS).toBe(2000);
+    const ac = new AbortController();
+    const { ctx } = withHooks([{ stopWrites: { use: "flag", check: { use: "read", until: "1m" } } }] as Step[], {
+      read: () => {
+        setTimeout(() => ac.abort(new Error("interrupted by SIGINT")), 20);
+        throw new Error("not yet");
+      },
+    });
+    Object.assign(ctx, { signal: ac.signal });
+    const t = Date.now();
+    await expect(readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1))).rejects.toThrow("interrupted by SIGINT");
+    expect(Date.now() - t).toBeLessThan(1500);
   });
 });
 

@@ -20,6 +20,7 @@ import { runRunbook, type RunResult } from "../../src/run/runner.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../src/sim/index.js";
 import { cli } from "./run.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 export function tempDir(prefix = "syncbook-crash-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -106,7 +107,7 @@ export async function runInProcess(
     throw new Error(
       `test runbook does not load: ${errors.map((d) => `${d.line}:${d.column} ${d.message}`).join("; ")}\n${yaml}`,
     );
-  const { registry } = await loadRunbookPlugins(loaded);
+  const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
   const events: RunEvent[] = [];
   const result = await runRunbook({
     loaded,

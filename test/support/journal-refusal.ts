@@ -2,10 +2,11 @@
 import { expect } from "vitest";
 import { UserError } from "../../src/errors.js";
 import { readJournalState } from "../../src/journal/index.js";
+import { traitsOf } from "../../src/steps/index.js";
 
 /** The UserError (exit code 2) reading `file` refuses with; the test fails if it reads or throws anything else. */
 export async function refusal(file: string): Promise<UserError> {
-  const err: unknown = await readJournalState(file).then(
+  const err: unknown = await readJournalState(file, traitsOf).then(
     () => undefined,
     (e: unknown) => e,
   );

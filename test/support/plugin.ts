@@ -5,6 +5,7 @@ import { LineCounter, parseDocument, isMap, isPair, isScalar } from "yaml";
 import type { RunEvent } from "../../src/events.js";
 import type { PluginLintInput, PluginRunContext } from "../../src/plugin/index.js";
 import { createRedactor, lintPlugins } from "../../src/plugin/index.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 /** A minimal runbook for plugin tests: `body` is YAML under `steps:`, `head` top-level lines before it (e.g. `plugins:`). */
 export function runbook(body: string, head = ""): string {
@@ -123,5 +124,8 @@ export async function lintCalls(text: string) {
   const dir = tempDir();
   const file = join(dir, "rb.yaml");
   writeFiles(dir, { "rb.yaml": text });
-  return (await lintPlugins(loadedFromYaml(file, text, {}))).map((d) => ({ ...d, at: `${d.rule}@${d.line}` }));
+  return (await lintPlugins(loadedFromYaml(file, text, {}), { callKinds: PLUGIN_CALL_KINDS })).map((d) => ({
+    ...d,
+    at: `${d.rule}@${d.line}`,
+  }));
 }

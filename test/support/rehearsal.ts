@@ -18,6 +18,7 @@ import type { ActiveFault, RequestCounts } from "../../src/sim/index.js";
 import { runRunbook, type RunResult } from "../../src/run/index.js";
 import type { RunEvent } from "../../src/events.js";
 import { loadRunbook, parseRunbook } from "../../src/runbook/index.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -74,7 +75,7 @@ export async function rehearsalEvents(opts: RehearsalEventsOptions = {}): Promis
     seed: opts.seed ?? 1,
   });
   try {
-    const { registry, diagnostics } = await loadRunbookPlugins(reh.loaded);
+    const { registry, diagnostics } = await loadRunbookPlugins(reh.loaded, { callKinds: PLUGIN_CALL_KINDS });
     const bad = diagnostics.filter((d) => d.severity === "error");
     if (bad.length) return { reason: `${shown}: plugin problems: ${bad.map((d) => d.message).join("; ")}` };
     const events: RunEvent[] = [];

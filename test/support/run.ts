@@ -13,6 +13,7 @@ import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { runRunbook, type RunOptions, type RunResult } from "../../src/run/runner.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../src/sim/index.js";
+import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 export const CLI = join(process.cwd(), "dist/cli/syncbook.cjs");
 
@@ -164,7 +165,7 @@ export async function runYaml(
   const { onEvent, ...rest } = opts;
   const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
   expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-  const { registry } = await loadRunbookPlugins(loaded);
+  const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
   const events: RunEvent[] = [];
   const result = await runRunbook({
     loaded,

@@ -4,12 +4,25 @@
  * decisions as events); a failed run and its `--resume` are one trace id; hooks get TRACEPARENT;
  * `syncbook report --otlp` writes the same trace from the journal; no secret in any attribute.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { traceConfig } from "../../src/trace/config.js";
+import { traceConfig, traceProblem } from "../../src/trace/config.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { CUTOVER, START, cli, runbookFor, sim, tempDir, writeRunbook } from "../support/run.js";
+import { CUTOVER, START, cli, runbookFor, sim, startCli, tempDir, writeRunbook } from "../support/run.js";
+import {
+  CLI_CUTOVER_DEFAULTS,
+  COMMIT as CCOMMIT,
+  COMMITTED as CCOMMITTED,
+  DRAINED as CDRAINED,
+  READY as CREADY,
+  START as CSTART,
+  cutoverYaml,
+  fastSim,
+  stopVia,
+  tempDir as crashTempDir,
+} from "../support/crash-harness.js";
+import { rootSpanIdOf, traceIdOf } from "../../src/trace/ids.js";
 import { startServer } from "../support/http-server.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- OTLP JSON
@@ -68,7 +81,7 @@ const otelEnv = (url: string, extra: Record<string, string> = {}): Record<string
 });
 
 describe("tracing is opt-in through the standard variables", () => {
-  it("on with an endpoint; off without one, or with OTEL_TRACES_EXPORTER=none; grpc refused with a hint", () => {
+  it("on with an endpoint; off without one, or with OTEL_TRACES_EXPORTER=none; grpc off, with the reason", () => {
     expect(traceConfig({})).toBeUndefined();
     expect(traceConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" })).toEqual({
       protocol: "http/protobuf",
@@ -82,9 +95,59 @@ describe("tracing is opt-in through the standard variables", () => {
     expect(
       traceConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_TRACES_EXPORTER: "none" }),
     ).toBeUndefined();
-    expect(() => traceConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://x", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(
-      /not supported/,
+    const grpc = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://x", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" };
+    expect(traceConfig(grpc)).toBeUndefined();
+    expect(traceProblem(grpc)).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported .*: this run is not traced/);
+    expect(traceProblem({ ...grpc, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" })).toMatch(
+      /^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc/,
     );
+    expect(traceProblem({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toBeUndefined();
+    expect(traceProblem({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://x" })).toBeUndefined();
+  });
+});
+
+// issue 39, point 8: a trace is an aid, never a reason to stop a cutover; a rehearsal is not the cutover
+describe("what the OTLP variables do to a run and to a rehearsal", () => {
+  let s: Simulator | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await s?.close();
+    s = undefined;
+    while (closers.length) await closers.pop()?.();
+  });
+
+  it("OTEL_EXPORTER_OTLP_PROTOCOL=grpc: the run goes on untraced, with a warning that says so", async () => {
+    const r = await receiver();
+    closers.push(r.close);
+    const dir = tempDir();
+    s = await sim();
+    const file = writeRunbook(dir, runbookFor(s, START));
+    const res = await cli(["run", file, "--yes", "--renderer", "simple"], {
+      cwd: dir,
+      env: otelEnv(r.url, { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }),
+    });
+    expect(res.code, res.all).toBe(0);
+    expect(res.all).toContain(
+      "warning: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported by syncbook's trace export: this run is not traced",
+    );
+    expect(r.seen.length).toBe(0);
+  });
+
+  it("rehearse exports nothing to the endpoint unless --trace asks, and says so", async () => {
+    const r = await receiver();
+    closers.push(r.close);
+    const dir = tempDir();
+    s = await sim();
+    const file = writeRunbook(dir, runbookFor(s, START));
+    const plain = await cli(["rehearse", file, "--renderer", "silent"], { cwd: dir, env: otelEnv(r.url) });
+    expect(plain.code, plain.all).toBe(0);
+    expect(plain.all).toContain(
+      "rehearsal: not traced (the OTLP variables are set; pass --trace to export the rehearsal's trace)",
+    );
+    expect(r.seen.length).toBe(0);
+    const traced = await cli(["rehearse", file, "--renderer", "silent", "--trace"], { cwd: dir, env: otelEnv(r.url) });
+    expect(traced.code, traced.all).toBe(0);
+    expect(r.bodies.length).toBeGreaterThan(0);
   });
 });
 
@@ -171,4 +234,91 @@ describe("a cutover as one trace", () => {
     expect(runs[1]!.traceId).toBe(runs[0]!.traceId);
     expect(runs[1]!.parentSpanId).toBe(runs[0]!.parentSpanId);
   }, 60_000);
+});
+
+describe("one trace, complete, however many processes died (issue 37 point 3)", () => {
+  let s: Simulator | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await s?.close();
+    s = undefined;
+    while (closers.length) await closers.pop()?.();
+  });
+
+  it("kill -9 after some batches left, then --resume: one trace id, one root (the cutover's, with the id every run names), every span once, no orphan parent", async () => {
+    const r = await receiver();
+    closers.push(r.close);
+    s = await fastSim({ instances: 2, timeScale: 100 });
+    const dir = crashTempDir();
+    const file = join(dir, "rb.yaml");
+    // holds (inside the write-stop window) until the file `go` exists: the kill comes while it holds
+    const hold = `  - { id: hold, hook: { use: shell, with: { command: [node, -e, "console.log('holding'); setInterval(() => { if (require('fs').existsSync('go')) process.exit(0) }, 50)"] } } }\n`;
+    writeFileSync(
+      file,
+      cutoverYaml(s, {
+        defaults: CLI_CUTOVER_DEFAULTS,
+        steps: CSTART + CREADY + stopVia(s.verifierUrl) + hold + CDRAINED + CCOMMIT + CCOMMITTED,
+      }),
+    );
+    const env = otelEnv(r.url, { OTEL_BSP_SCHEDULE_DELAY: "100" });
+    const first = startCli(["run", file, "--renderer", "simple"], { cwd: dir, env });
+    await first.waitFor(/holding/, 30_000);
+    // some of the killed run's spans reached the collector (the steps before the hold), the rest never will
+    const exportedBefore = async (): Promise<number> => {
+      for (let i = 0; i < 100 && flatten(r.bodies).spans.length === 0; i++) await new Promise((x) => setTimeout(x, 50));
+      await new Promise((x) => setTimeout(x, 300));
+      return flatten(r.bodies).spans.length;
+    };
+    expect(await exportedBefore()).toBeGreaterThan(0);
+    first.child.kill("SIGKILL");
+    await first.done;
+    const killed = flatten(r.bodies).spans;
+    expect(
+      killed.some((x) => x.name === "run crash"),
+      "the killed run's own span left before the kill",
+    ).toBe(false);
+    writeFileSync(join(dir, "go"), "");
+    const resumed = await cli(["run", file, "--resume", "--yes", "--renderer", "simple"], { cwd: dir, env });
+    expect(resumed.code, resumed.all).toBe(0);
+
+    const { spans } = flatten(r.bodies);
+    const journal = readFileSync(
+      join(
+        dir,
+        ".syncbook",
+        "crash",
+        readdirSync(join(dir, ".syncbook", "crash")).find((f) => f.endsWith(".jsonl"))!,
+      ),
+      "utf8",
+    );
+    const cutover = (JSON.parse(journal.split("\n").find((l) => l.includes('"run.started"'))!) as { cutover: string })
+      .cutover;
+    // one trace
+    expect(new Set(spans.map((x) => x.traceId))).toEqual(new Set([traceIdOf(cutover)]));
+    // one root: the cutover's, the parent every run names
+    const roots = spans.filter((x) => !x.parentSpanId);
+    expect(roots.map((x) => x.name)).toEqual(["cutover crash"]);
+    expect(roots[0]!.spanId).toBe(rootSpanIdOf(cutover));
+    expect(roots[0]!.attrs["syncbook.runs"]).toBe(2);
+    const runs = spans.filter((x) => x.name === "run crash");
+    expect(runs).toHaveLength(2);
+    expect(runs.every((x) => x.parentSpanId === roots[0]!.spanId)).toBe(true);
+    // every span once
+    const ids = spans.map((x) => x.spanId);
+    expect(ids.length - new Set(ids).size, "spans exported twice").toBe(0);
+    // no orphan parent
+    const known = new Set(ids);
+    expect(spans.filter((x) => x.parentSpanId && !known.has(x.parentSpanId)).map((x) => x.name)).toEqual([]);
+    // the killed run's steps, its hold and its write-stop window are there (from the journal)
+    const stepIds = spans.filter((x) => x.name.startsWith("step ")).map((x) => x.attrs["syncbook.step.id"]);
+    expect(stepIds).toEqual(expect.arrayContaining(["start", "ready", "stop-writes", "hold", "commit"]));
+    expect(spans.filter((x) => x.name === "hook shell").length).toBeGreaterThanOrEqual(2);
+    expect(spans.some((x) => x.name === "write-stop window")).toBe(true);
+    // what report --otlp builds from the journal is the same spans, with the same ids
+    const out = join(dir, "trace.json");
+    const rep = await cli(["report", join(dir, ".syncbook", "crash"), "--otlp", out], { cwd: dir });
+    expect(rep.code, rep.all).toBe(0);
+    const after = flatten([JSON.parse(readFileSync(out, "utf8"))]).spans;
+    expect(new Set(after.map((x) => x.spanId))).toEqual(known);
+  }, 90_000);
 });

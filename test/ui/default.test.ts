@@ -114,7 +114,32 @@ describe("default renderer (listr2) on a fake TTY", () => {
     await ui.close();
     const tail = out.plain.slice(out.plain.lastIndexOf("run failed in 50ms"));
     expect(tail).toContain("✖ writes are STILL STOPPED: the undo of step 4 stop-writes (shell) did not succeed");
-    expect(tail).toContain("do by hand what that undo does");
+    expect(tail).toContain("do by hand what it does");
+  });
+
+  // issue 39, point 8: --abort runs no step; a step an earlier run ran is not "not run"
+  it("an --abort run marks its steps as not run by --abort, never plainly not run", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: false });
+    const b = new EventBuilder();
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "resume", steps: STEPS }),
+    );
+    await ui.listener(
+      b.emit("run.finished", {
+        outcome: "failed",
+        aborted: true,
+        exitCode: 0,
+        committed: false,
+        durationMs: 50,
+        message: "aborted by the operator (--abort): 1 undo(s) ran",
+      }),
+    );
+    await ui.close();
+    const last = out.plain.slice(out.plain.lastIndexOf("Start the sync") - 2);
+    expect(last).toContain("— not run by --abort");
+    expect(last).not.toMatch(/— not run$/m);
+    expect(ui.showsEnd).toBe(true);
   });
 
   it("close() without run.finished still ends the list (a runner that crashed)", async () => {

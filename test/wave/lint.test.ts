@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { findCycle, stagesOf } from "../../src/wave/graph.js";
-import { lintWave, normalizeInstanceUrl, WAVE_RULES } from "../../src/wave/lint.js";
+import { serviceKey as normalizeInstanceUrl } from "../../src/instance-identity.js";
+import { lintWave, WAVE_RULES } from "../../src/wave/lint.js";
 import { parseWave } from "../../src/wave/load.js";
 
 const fixture = (name: string): string => `test/fixtures/wave/${name}.wave.yaml`;
@@ -46,6 +47,13 @@ describe("every wave rule, at its place in the wave file", () => {
     ["unknown-name", "wave-unknown-name", 6, 29, /no runbook of the wave is named `alpa`; did you mean `alpha`\?/],
     ["cycle", "wave-after-cycle", 6, 29, /`after` cycle: bravo → delta → charlie → bravo/],
     ["self", "wave-after-cycle", 5, 29, /`alpha` comes after itself/],
+    [
+      "env-unmapped",
+      "wave-env-unmapped",
+      8,
+      5,
+      /uses-env\.yaml \(`foxtrot`\) uses \$\{env\.SWITCH_TOKEN\}, which the wave's `secrets:` does not map/,
+    ],
     ["shared-instance", "wave-shared-instance", 6, 5, /same-instance\.yaml \(`echo`\) drives .*a\.yaml \(`alpha`\)/],
   ] as const)("%s: %s at %i:%i", async (name, rule, line, column, message) => {
     const { own, plan } = await waveFindings(name);
@@ -63,6 +71,7 @@ describe("every wave rule, at its place in the wave file", () => {
       [
         "wave-after-cycle",
         "wave-duplicate-name",
+        "wave-env-unmapped",
         "wave-runbook-missing",
         "wave-shared-instance",
         "wave-unknown-name",

@@ -5,7 +5,8 @@
  * its timing fields. Adding a kind is that one file, its schema entry, and its line in
  * `src/steps/index.ts`.
  */
-import type { Duration, HookCall, Step } from "../../runbook/types.js";
+import type { CommandOperation } from "../../api/commands.js";
+import type { AssertBody, Duration, HookCall, StartRequest, Step, WaitForBody } from "../../runbook/types.js";
 import type { StepContext } from "./context.js";
 import type { SequenceOutcome, SequenceStep } from "./sequence.js";
 
@@ -47,6 +48,48 @@ export interface RehearsalTargets {
   keepHooks: boolean;
 }
 
+/**
+ * What a step kind is, as code outside src/steps asks it: the undo, `--probe`, `--resume`, the
+ * write-stop window, lint, the plugin-call checks, the journal's reader. Every kind states every
+ * trait (the compiler checks), so nothing outside src/steps names a kind (`test/steps/kind-names.test.ts`).
+ */
+export interface StepTraits {
+  /** A step of this kind that succeeds stops application writes: the write-stop window opens, and its undo turns writes back on. */
+  opensWriteStop: boolean;
+  /** The command it sends to every instance of the service (src/api/commands.ts), if any. */
+  command: CommandOperation | undefined;
+  /**
+   * What it lets time pass for, reading until it holds: the fleet's state (a condition: inside the
+   * write-stop window the service's share until met), the verifier's result, time, or a person
+   * (the operator's share). `--probe` does not judge the state a later command meets by now.
+   */
+  waitsFor: "service" | "verifier" | "time" | "person" | undefined;
+  /**
+   * On `--resume`, a step of this kind that passed while writes were stopped by a step whose undo
+   * has run since: `again`, what it established held only while writes were stopped (a check: it
+   * runs again); `told`, it cannot run again (a verify: one check per verifier process) and the
+   * operator is told; `kept`, it acted (a hook, a notification, a command) and is not repeated.
+   */
+  afterWritesBack: "again" | "told" | "kept";
+  /** It talks to the migration verifier: the runbook needs a `verifier` URL. */
+  usesVerifier: boolean;
+  /** The kind of plugin its body calls by `use:` (a hook, with its `undo:` and `check:`; a notifier), checked by the plugin-call checks. */
+  callsPlugin: "hook" | "notifier" | undefined;
+  /**
+   * Why a failure of this kind must end the run, whatever `continueOnError` says (lint refuses
+   * the flag on it, `continue-on-error-unsafe`; the runner ignores it): what going on would leave.
+   * Undefined: the flag applies.
+   */
+  failureStopsRun: string | undefined;
+}
+
+/**
+ * A trait read from a kind's body, or undefined when the kind has none: stated by every kind.
+ * (Written as a method's type so a kind's definition stays assignable to `StepKindDef<unknown>`,
+ * as its optional methods were: methods are compared bivariantly.)
+ */
+type BodyTrait<B, R> = { read(body: B): R }["read"] | undefined;
+
 export interface StepKindDef<B> {
   /** The body of this kind in a step (`step.start`); plugin step kinds find their own key. */
   body(step: Step): B | undefined;
@@ -59,22 +102,23 @@ export interface StepKindDef<B> {
   /** What it does to lint's model of the fleet's states. */
   sequence(body: B, at: SequenceStep): SequenceOutcome;
   run(ctx: StepContext, body: B): Promise<void>;
+  /** What it is (see `StepTraits`). */
+  traits: StepTraits;
   /**
-   * The hook call of a kind that runs a hook plugin (`stopWrites`, `hook`): the dry run shows it,
-   * and its `undo:` is what the runner (and a resume) runs if the cutover stops before commit.
+   * The hook call of a kind that runs a hook plugin: the dry run shows it, and its `undo:` is what
+   * the runner (and a resume) runs if the cutover stops before commit. Undefined: it runs no hook.
    */
-  hookCall?(body: B): HookCall;
-  /** Its undo's time limit when the runbook gives none; kinds without an undo have none. */
-  undoTimeoutMs?(body: B): number;
-  /** A step of this kind that succeeds stops application writes: the write-stop window opens. */
-  opensWriteStop?: true;
-  /**
-   * Why a failure of this kind must end the run, whatever `continueOnError` says (lint refuses
-   * the flag on it, `continue-on-error-unsafe`; the runner ignores it): what going on would leave.
-   */
-  failureStopsRun?: string;
-  /** What a rehearsal runs in its place (undefined: the step itself). */
-  rehearsal?(step: Step, body: B, to: RehearsalTargets): Step;
+  hookCall: BodyTrait<B, HookCall>;
+  /** The hook call that reads whether writes are stopped (a stopWrites' `check:`), read again before every commit. */
+  writesCheck: BodyTrait<B, HookCall | undefined>;
+  /** Its undo's time limit when the runbook gives none; undefined: the kind has no undo. */
+  undoTimeoutMs: BodyTrait<B, number>;
+  /** The condition it reads on the fleet (lint checks where it is read), if any. */
+  condition: BodyTrait<B, WaitForBody | AssertBody>;
+  /** The start request it sends (lint checks its fields), if any. */
+  startRequest: BodyTrait<B, StartRequest>;
+  /** What a rehearsal runs in its place; undefined: the step itself. */
+  rehearsal: { read(step: Step, body: B, to: RehearsalTargets): Step }["read"] | undefined;
 }
 
 const COMMON = ["id", "name", "timeout", "when", "continueOnError"] as const;

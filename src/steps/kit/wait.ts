@@ -12,10 +12,20 @@
  * Inside the write-stop window (writes stopped, canWrite not yet seen) every second is the
  * application's downtime: the wait polls at most `windowPollMs` apart (with jitter) instead of its
  * interval. Reads stay sequential, one request in flight per instance (the fleet joins any other).
+ * With three instances or more it watches instead (`createWatch`): between whole reads it reads
+ * one instance at a time, in turn, and reads the whole fleet the moment one of them shows the
+ * condition turn, within the same load (issue 41). Only whole reads are judged.
  */
 import type { VerifierProgress } from "../../api/index.js";
 import { errorMessage } from "../../errors.js";
-import { progressSignature, type Evaluation, type FailingCondition, type FleetSnapshot } from "../../fleet/index.js";
+import {
+  progressSignature,
+  type Evaluation,
+  type FailingCondition,
+  type FleetSnapshot,
+  type InstanceSample,
+} from "../../fleet/index.js";
+import { delay as sleep } from "../../timers.js";
 import { formatDuration } from "../../runbook/index.js";
 import { StepFailure, StepTimeout, type StepContext } from "./context.js";
 import { poll } from "./poll.js";
@@ -28,6 +38,8 @@ export interface WaitOptions {
   evaluate(snapshot: FleetSnapshot, verifier: VerifierProgress | undefined): Evaluation;
   /** What is awaited, for the timeout message ("canCommit true, lagBelow 5"). */
   describe: string;
+  /** What the condition reads on one instance (`instanceSignature`): lets the wait watch inside the write-stop window. */
+  watch?: (sample: InstanceSample) => string;
 }
 
 export interface WaitResult {
@@ -90,15 +102,25 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<Wa
     return undefined;
   };
 
+  // the verifier has no instance to watch: a wait that reads it keeps its interval
+  const watch = opts.watch && !opts.verifier ? createWatch(ctx, opts.watch, opts.pollMs) : undefined;
+  let watching = false;
   try {
     const r = await poll({
       read: async (signal) => {
+        if (watching) await watch?.untilChange(signal);
+        watch?.wholeStarts();
         const snapshot = await run.fleet.progress(signal);
+        watch?.whole(snapshot);
         const verifier = opts.verifier && run.verifier ? await readVerifier(ctx) : undefined;
         return { snapshot, verifier };
       },
       judge,
-      every: () => pollIntervalNow(ctx, opts.pollMs),
+      every: () => {
+        // the watch paces the reads itself: the next whole read starts when it says
+        watching = watch?.applies() === true;
+        return watching ? 0 : pollIntervalNow(ctx, opts.pollMs);
+      },
       signal: ctx.signal,
     });
     if (!r.done) throw new Error("unreachable: a wait without giveUpMs always ends with a result");
@@ -119,6 +141,103 @@ export function pollIntervalNow(ctx: StepContext, pollMs: number, random: () => 
   if (!ctx.run.window.open) return pollMs;
   const fast = Math.min(pollMs, ctx.run.defaults.windowPollMs);
   return fast * (0.5 + 0.5 * random());
+}
+
+/** A watch applies to fleets of this many instances or more (with fewer, the interval's own reads see a change sooner). */
+export const WATCH_MIN_INSTANCES = 3;
+/** Whole reads at least this many `windowPollMs` apart while watching; the rest of the reads watch. */
+const WHOLE_EVERY = 4;
+
+export interface Watch {
+  /** Inside the write-stop window, with enough instances and an instance reader: watch now. */
+  applies(): boolean;
+  /** Between whole reads: reads instances one at a time until one shows the condition turn, or a whole read is due. */
+  untilChange(signal: AbortSignal): Promise<void>;
+  /** A whole read starts now (every instance's read is counted against the bound). */
+  wholeStarts(): void;
+  /** A whole read's answers: what each instance showed. */
+  whole(snapshot: FleetSnapshot): void;
+}
+
+/**
+ * Watching inside the write-stop window (issue 41). Polling the whole fleet every interval sees a
+ * condition turn, on average, 39 % of `windowPollMs` after it did (its gaps are drawn between half
+ * of it and all of it), once per wait of the window: the larger part of the runner's share of it.
+ * A watch spends the same reads differently: one whole read at least every `WHOLE_EVERY` intervals
+ * (the heartbeat; what the wait judges), and between them one instance at a time, in turn, so that
+ * each instance is read once per interval on average (no more than the interval's own schedule,
+ * which averages 1.33 reads per interval), and the fleet every interval ÷ n. When an instance read
+ * alone shows the condition turn on it (`signature`: its state, or any of the condition's checks,
+ * whatever `on` says), the whole fleet is read at once and judged.
+ *
+ * The bound, the runbook's `windowPollInterval` (W): no instance is read more than twice in any W
+ * (as the interval's own schedule: its gaps are at least W ÷ 2), whole reads included; a whole read
+ * that would break it waits until it would not. Only whole reads are judged, and every read of a
+ * wait starts after the wait did (inside the window: after the stop), so no command follows from a
+ * condition read before the stop.
+ */
+export function createWatch(
+  ctx: StepContext,
+  signature: (sample: InstanceSample) => string,
+  pollMs: number,
+  now: () => number = Date.now,
+): Watch {
+  const fleet = ctx.run.fleet;
+  const n = fleet.refs.length;
+  const bound = (): number => Math.min(pollMs, ctx.run.defaults.windowPollMs);
+  /** Per instance, the start of its last two reads by this wait. */
+  const starts = fleet.refs.map((): number[] => []);
+  const seen: (string | undefined)[] = fleet.refs.map(() => undefined);
+  let lastWhole = now();
+  let turn = 0;
+  const started = (i: number, at: number): void => {
+    const s = starts[i]!;
+    s.push(at);
+    if (s.length > 2) s.shift();
+  };
+  /** When instance i may be read again: W after the first of its last two reads. */
+  const freeAt = (i: number): number => {
+    const s = starts[i]!;
+    return s.length < 2 ? -Infinity : s[0]! + bound();
+  };
+  return {
+    applies: () => ctx.run.window.open && n >= WATCH_MIN_INSTANCES && fleet.sample !== undefined,
+    async untilChange(signal) {
+      const w = bound();
+      // each instance once per W on average: (WHOLE_EVERY − 1) watches and one whole read per WHOLE_EVERY × W
+      const spacing = (WHOLE_EVERY * w) / ((WHOLE_EVERY - 1) * n);
+      for (;;) {
+        const due = lastWhole + WHOLE_EVERY * w - now();
+        if (due <= 0) break;
+        const t = now();
+        let i = -1;
+        for (let k = 0; k < n && i < 0; k++) {
+          const c = (turn + k) % n;
+          if (freeAt(c) <= t) i = c;
+        }
+        if (i >= 0) {
+          turn = (i + 1) % n;
+          started(i, t);
+          const sig = signature(await fleet.sample!(i, signal));
+          const before = seen[i];
+          seen[i] = sig;
+          if (before !== undefined && sig !== before) break;
+        }
+        await sleep(Math.max(0, Math.min(spacing - (now() - t), lastWhole + WHOLE_EVERY * w - now())), signal);
+      }
+      // the whole read: no instance read more than twice in any W
+      const wait = Math.max(...fleet.refs.map((_, k) => freeAt(k))) - now();
+      if (wait > 0) await sleep(wait, signal);
+    },
+    wholeStarts() {
+      const t = now();
+      lastWhole = t;
+      for (let i = 0; i < n; i++) started(i, t);
+    },
+    whole(snapshot) {
+      for (const s of snapshot.instances) seen[s.ref.index] = signature(s);
+    },
+  };
 }
 
 /** One read of the verifier's progress; a failure is a warning and an unknown value. */

@@ -7,7 +7,9 @@
  * that stale), the check tells what is true at the point of no return.
  */
 import { runHook, stepInfo } from "../../plugin/index.js";
-import { durationOr } from "../../runbook/index.js";
+import { expectationText, unmetExpectations } from "../../fleet/index.js";
+import { durationOr, formatDuration } from "../../runbook/index.js";
+import { delay } from "../../timers.js";
 import type { Step } from "../../runbook/types.js";
 import type { StepContext } from "./context.js";
 
@@ -60,16 +62,40 @@ export async function readWrites(ctx: StepContext, checks: readonly WritesCheck[
     if (!p.stopped) return { ...p, by: "probe" };
     seen.push(p.detail);
   }
+  for (const check of checks) {
+    const failed = await holds(ctx, check);
+    if (failed !== undefined) return { stopped: false, by: "check", detail: failed };
+    seen.push(`the check of step ${check.index + 1} (${check.call.use}) passed`);
+  }
+  return { stopped: true, by: checks.length ? "check" : "probe", detail: seen.join("; ") };
+}
+
+/** The time between reads of a check with `until` when it sets none. */
+export const CHECK_POLL_MS = 2_000;
+
+/**
+ * One check, read until it holds: once, or with `until:` again every `pollInterval` until it holds
+ * or that bound has passed. Undefined when it holds; else why not (the last read's failure). Each
+ * read is the hook succeeding and, with `expect`, every condition holding on what it read (the
+ * comparisons of `waitFor.expect`: src/fleet/conditions.ts). What it waits for is logged once, and
+ * again whenever the reason changes.
+ */
+async function holds(ctx: StepContext, { index, step, call }: WritesCheck): Promise<string | undefined> {
   const { registry, ctx: pctx } = ctx.run.plugins;
-  for (const { index, step, call } of checks) {
-    const info = stepInfo(
-      index,
-      step.id ?? `stopWrites-${index + 1}`,
-      "stopWrites",
-      `check of step ${index + 1}`,
-      step,
-      pctx.redact,
-    );
+  const info = stepInfo(
+    index,
+    step.id ?? `stopWrites-${index + 1}`,
+    "stopWrites",
+    `check of step ${index + 1}`,
+    step,
+    pctx.redact,
+  );
+  const name = `the check of step ${index + 1}`;
+  const untilMs = durationOr(call.until, 0);
+  const pollMs = durationOr(call.pollInterval, CHECK_POLL_MS);
+  const started = Date.now();
+  let told: string | undefined;
+  for (;;) {
     const outcome = await runHook(
       registry,
       call.with ? { use: call.use, with: call.with } : { use: call.use },
@@ -80,16 +106,34 @@ export async function readWrites(ctx: StepContext, checks: readonly WritesCheck[
         signal: ctx.signal,
       },
     );
-    if (!outcome.ok) {
-      // interrupted (Ctrl-C) while it ran: that is what happened, not "writes flow"
-      if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("interrupted");
-      return {
-        stopped: false,
-        by: "check",
-        detail: `the check of step ${index + 1}: ${outcome.error}`,
-      };
+    // interrupted (Ctrl-C) while it ran: that is what happened, not "writes flow"
+    if (!outcome.ok && ctx.signal.aborted)
+      throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("interrupted");
+    const why = !outcome.ok
+      ? outcome.error
+      : call.expect
+        ? unmetExpectations(call.expect, outcome.value)
+            .map((u) => pctx.redact(`${u.condition}: now ${shown(u.value)}`))
+            .join(", ") || undefined
+        : undefined;
+    if (why === undefined) return undefined;
+    const waited = Date.now() - started;
+    if (waited + pollMs > untilMs)
+      return `${name}: ${why}${untilMs > 0 ? ` (still, after ${formatDuration(waited)} of its ${formatDuration(untilMs)})` : ""}`;
+    if (why !== told) {
+      told = why;
+      ctx.run.say("log", {
+        level: "info",
+        index: ctx.index,
+        message: `waiting for ${name} (${call.use}${call.expect ? `: ${call.expect.map(expectationText).join(", ")}` : " to succeed"}), at most ${formatDuration(untilMs)}: ${why}`,
+      });
     }
-    seen.push(`the check of step ${index + 1} (${call.use}) passed`);
+    await delay(pollMs, ctx.signal);
   }
-  return { stopped: true, by: checks.length ? "check" : "probe", detail: seen.join("; ") };
+}
+
+/** A value read, short: `true`, `"on"`, `missing`. */
+function shown(v: unknown): string {
+  const t = v === undefined ? "missing" : JSON.stringify(v);
+  return t.length > 80 ? `${t.slice(0, 79)}…` : t;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../../src/ui/eta.js";
-import type { CopyState } from "../../src/ui/eta.js";
+import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../../src/fleet/eta.js";
+import type { CopyState } from "../../src/fleet/eta.js";
 
 const GiB = 1024 ** 3;
 

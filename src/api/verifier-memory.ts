@@ -1,0 +1,54 @@
+/**
+ * The run's memory of its verification (what the verifier showed when it began, and what it was
+ * asked since): kept by the verify step kinds (src/steps/kit/verifier.ts) and rebuilt from the
+ * journal for \`--resume\` (src/journal/verifier.ts). Here, below both, so that the journal needs
+ * nothing from the step kinds (the layers: docs/ARCHITECTURE.md).
+ */
+import type { VerifierProgress } from "./types.js";
+
+/**
+ * One operational request to the verifier and its outcome: `ok` accepted, `error` refused (or
+ * never sent), `unknown` no usable answer (it may have arrived: it is never resent while it may
+ * still be in flight, service facts: a second one shuts the verifier down).
+ */
+export interface VerifierAsk {
+  answered: "ok" | "error" | "unknown";
+  /** Epoch ms when it was sent. */
+  at: number;
+  /**
+   * No answer, and the request may still be on its way until its time limit has passed (it timed
+   * out or was cut short by the caller; or the journal has no answer line). A reset connection
+   * ended the exchange on both sides: not in flight.
+   */
+  inFlight?: boolean;
+  /** The refusal or transport error, when there was one. */
+  error?: string;
+}
+
+/** The run's verification: what the verifier showed when it began, and what it was asked since. */
+export interface VerifierMemory {
+  /** Its progress before this run's check (the `verifier.baseline` event, journaled). */
+  baseline?: VerifierProgress;
+  /** The check was already running when the verification began: adopted, not sent. */
+  adopted?: boolean;
+  check?: VerifierAsk;
+  writesOff?: VerifierAsk;
+  /**
+   * The highest generation the verifier has shown since this verification began (or since its
+   * last restart): a lower one is a new process (service facts: a restarted verifier shows
+   * generation 0 until a check resumes its persisted one).
+   */
+  highestGeneration?: number;
+  /**
+   * The verifier's generation when this verification's writesOff was sent (journaled
+   * `verifier.writesOff`): a result comes from a later generation (after writesOff the verifier
+   * finishes the generation it is in and runs one more).
+   */
+  writesOffGeneration?: number;
+  /** The verifier restarted during this verification: its next check resumes the persisted one. */
+  resuming?: boolean;
+  /** Restarts seen during this run's verifications (journaled `verifier.restarted`). */
+  restarts?: number;
+  /** Progress answered an empty HTTP 500 before a check: releases v0.1.6 to v0.2.0 do. */
+  oldRelease?: boolean;
+}

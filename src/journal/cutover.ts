@@ -1,0 +1,133 @@
+/**
+ * Which cutover a runbook's journals belong to. A cutover is often several runs, in one journal
+ * (`--resume`, `--abort` append to it) or in several (a `--from` run that continues one writes a
+ * new file): every run of it journals the same id in its `run.started` (`cutover`), so a pager
+ * keeps one incident, a trace one trace id, and the window and the cutover's time are measured
+ * across them. The journal a continuing run reads is chosen by `chooseJournal` (read.ts), the
+ * one rule; this module only says what that journal's cutover is and where its other runs are.
+ */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { JOURNAL_EXTENSION, isObject } from "./format.js";
+import { errorMessage } from "../errors.js";
+import { journalActed, journalLines } from "./read.js";
+import { runbookJournal } from "./runbook-journal.js";
+import type { KindTraits } from "./state.js";
+
+/** `20261127T001500Z-1a2b3c4d`: when the cutover's first run started, and which runbook text it ran. */
+export function cutoverId(firstStartedAt: number, runbookHash: string): string {
+  const at = new Date(firstStartedAt).toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
+  return `${at}-${runbookHash.replace(/^sha256:/, "").slice(0, 8)}`;
+}
+
+/** The cutover of a `run.started` (a journal written before ids were journaled: derived as its runner did). */
+export function cutoverOfRun(e: { cutover?: unknown; at: number; hash?: unknown }): string {
+  return typeof e.cutover === "string" ? e.cutover : cutoverId(e.at, typeof e.hash === "string" ? e.hash : "");
+}
+
+/** What a journal says of its cutover: its id, when its first run started, and how its last run ended. */
+export interface JournalCutover {
+  file: string;
+  /** The cutover's id (undefined: the journal holds no run). */
+  cutover?: string;
+  /** When the journal's first run started (epoch ms). */
+  startedAt?: number;
+  /** The last run's end: ok, called off (`--abort` whose undos all ran), another end, or none (killed). */
+  ended?: "ok" | "called-off" | "other";
+}
+
+/** One pass over a journal's run lines (cheap: most lines are samples). Read errors are thrown as is. */
+export async function journalCutover(file: string): Promise<JournalCutover> {
+  const out: JournalCutover = { file };
+  for await (const l of journalLines(file)) {
+    if (!/"(run\.started|run\.finished|journal\.resumed)"/.test(l.text)) continue;
+    const v = l.value;
+    if (!isObject(v) || typeof v.at !== "number") continue;
+    if (v.type === "run.started") {
+      if (out.cutover === undefined) {
+        out.cutover = cutoverOfRun(v as { cutover?: unknown; at: number; hash?: unknown });
+        out.startedAt = v.at;
+      }
+      delete out.ended;
+    } else if (v.type === "journal.resumed") delete out.ended;
+    else if (v.type === "run.finished")
+      out.ended = v.outcome === "ok" ? "ok" : v.aborted === true && v.exitCode === 0 ? "called-off" : "other";
+  }
+  return out;
+}
+
+/** The runbook's last cutover, when it did not end: the journal `--resume` would continue, and its id. */
+export interface UnfinishedCutover {
+  /** Undefined when the folder's journals do not order (two unfinished runs). */
+  file?: string;
+  /** Undefined when the journal cannot be read (then it is not known to be over either). */
+  cutover?: string;
+  /** Why it is unfinished, for the operator: killed, failed, interrupted, split, unreadable. */
+  why: string;
+}
+
+/**
+ * The runbook's journal by the one answer (`runbookJournal`, the one `--resume` and `status`
+ * ask) when its cutover did not end: its last run neither finished ok nor was called off with
+ * `--abort`, and it acted (a run that sent nothing and ran no hook is no cutover). A journal that
+ * cannot be acted on (unreadable, edited, cut short, two that do not order) is not known to be
+ * over: it is returned, with why. Undefined: no folder, no journal, or the last cutover ended.
+ */
+export async function unfinishedCutover(dir: string, traits: KindTraits): Promise<UnfinishedCutover | undefined> {
+  const found = await runbookJournal(dir, traits);
+  if (found.none) return undefined;
+  const id = async (file: string): Promise<string | undefined> => {
+    try {
+      return (await journalCutover(file)).cutover;
+    } catch {
+      return undefined;
+    }
+  };
+  if (found.refused !== undefined || !found.state || !found.file) {
+    const cutover = found.file ? await id(found.file) : undefined;
+    return {
+      ...(found.file ? { file: found.file } : {}),
+      ...(cutover ? { cutover } : {}),
+      why: `its journal cannot be acted on (${errorMessage(found.refused)})`,
+    };
+  }
+  const f = found.state.finished;
+  if (f && (f.outcome === "ok" || f.aborted)) return undefined;
+  if (!(await journalActed(found.file))) return undefined;
+  const cutover = await id(found.file);
+  return {
+    file: found.file,
+    ...(cutover ? { cutover } : {}),
+    why: f
+      ? `its last run ended ${f.outcome}${f.message ? ` (${f.message})` : ""}`
+      : "its last run ended without a word (killed, or its machine lost)",
+  };
+}
+
+/**
+ * The journals of a cutover in a folder, oldest run first (by when each journal's first run
+ * started): the runs before a `--from` run that continued it, and that run's own.
+ */
+export async function cutoverJournals(dir: string, cutover: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION));
+  } catch {
+    return [];
+  }
+  const read = await Promise.all(
+    names.map(async (n) => {
+      try {
+        return await journalCutover(join(dir, n));
+      } catch {
+        // unreadable: it says nothing of this cutover
+        const unread: JournalCutover = { file: join(dir, n) };
+        return unread;
+      }
+    }),
+  );
+  return read
+    .filter((j) => j.cutover === cutover)
+    .sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || (a.file < b.file ? -1 : 1))
+    .map((j) => j.file);
+}

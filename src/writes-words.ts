@@ -1,0 +1,23 @@
+/**
+ * The one wording of application writes left stopped when a run ends, for every output that says
+ * it: the notifiers' messages (src/plugin/events.ts), the run's summary (src/ui/format.ts). Said
+ * in words, never only by a colour or an exit code: on the bridge call at 3 a.m. the application
+ * being down is the news. Which state holds is folded from the events (src/fleet/window.ts
+ * `writesLeft`): `stopped` when the write-stop window is open at the end (a failed undo, an
+ * interrupt after the stop, a split commit); `may-be-stopped` when a stop hook itself failed
+ * part-way and no undo of it succeeded (what it did is not known).
+ */
+export type WritesLeft = "stopped" | "may-be-stopped";
+
+/** The headline words: "writes are STILL STOPPED", "writes may be stopped". */
+export const WRITES_LEFT_WORDS: Readonly<Record<WritesLeft, string>> = {
+  stopped: "writes are STILL STOPPED",
+  "may-be-stopped": "writes may be stopped",
+};
+
+/** One sentence, for a notification or a run's last line. */
+export function writesLeftSentence(w: WritesLeft): string {
+  return w === "stopped"
+    ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until they are turned back on or the cutover completes`
+    : `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook failed part-way and no undo of it succeeded; check the application's writers`;
+}
