@@ -44,6 +44,9 @@ import { tempDir } from "../support/crash-harness.js";
 import { labelled, spellings } from "../support/spellings.js";
 
 const salt = (): string => randomBytes(4).toString("hex");
+// the hook that prints every spelling, run by node with tsx's loader (by absolute URL: the run's folder has no node_modules)
+const SPELL_HOOK = fileURLToPath(new URL("../support/spell-hook.ts", import.meta.url));
+const TSX = pathToFileURL(join(process.cwd(), "node_modules/tsx/dist/loader.mjs")).href;
 // no `/ ? # @ % :` (they would end a URL's user info) and no `\` or spaces (a shell argument as written)
 const SECRETS = {
   SB_INST: `In'st"<P>w~d+${salt()}*_x`,
@@ -190,6 +193,25 @@ const servers: Server[] = [];
 const sims: Simulator[] = [];
 const seen: Seen[] = [];
 let echoUrl = "";
+let collectorUrl = "";
+const collected: Seen[] = [];
+/** The failing run's outputs by name, for the matrix of spellings. */
+const matrix: Record<string, string> = {};
+
+/** JSON as Go's encoding/json writes it: `&`, `<`, `>` as `\u0026`, `\u003c`, `\u003e`. */
+const goJson = (v: unknown): string =>
+  JSON.stringify(v).replace(/&/g, "\\u0026").replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
+
+/** The trace variables: the exporter's headers are secrets the collector may echo. */
+const otel = (path: string): Record<string, string> => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}${path}`,
+  OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+  OTEL_EXPORTER_OTLP_HEADERS: `api-key=${SB_OTEL}`,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: `x-trace-key=${SB_OTEL2}`,
+});
+const SPELLING_COUNT = Object.keys(spellings("x")).length;
+/** Whether an output must show a label (and so test its spelling's mask). */
+const REQUIRED = (_output: string, _label: string): boolean => true;
 const dir = tempDir("syncbook-secret-scan-");
 const outputs: { what: string; text: string }[] = [];
 
@@ -272,11 +294,37 @@ beforeAll(async () => {
       req.on("data", (d: Buffer) => (body += d.toString()));
       req.on("end", () => {
         seen.push({ url: req.url ?? "", headers: req.headers, body });
+        if (req.url?.startsWith("/spell/")) {
+          // spelling k of the token it was sent, after its label: as text, or in a Go JSON encoder's error
+          const u = new URL(req.url, "http://x");
+          const x = labelled(u.searchParams.get("token") ?? "", "h")[Number(u.pathname.split("/")[2])]!;
+          if (Number(u.pathname.split("/")[2]) % 2 === 0)
+            res.writeHead(500, { "content-type": "text/plain" }).end(`${x.label} ${x.text}`);
+          else
+            res.writeHead(500, { "content-type": "application/json" }).end(goJson({ error: `${x.label} ${x.text}` }));
+          return;
+        }
         const echoed = { youSent: { url: req.url, headers: req.headers, body }, [SECRETS.SB_HTTP]: SECRETS.SB_HOOK };
         if (req.url?.includes("/fail")) {
           const texts = [req.headers.authorization ?? "", String(req.headers["x-api-key"] ?? ""), req.url];
           res.writeHead(500, { "content-type": "text/html" }).end(straddling(texts, [200]) + JSON.stringify(echoed));
         } else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(echoed));
+      });
+    }),
+  );
+  // an OTLP/HTTP collector: under /ok it takes the spans; under /echo it refuses them, quoting the
+  // headers it got (an API key) in its status line, which the exporter's error carries
+  collectorUrl = await listen(
+    createServer((req, res) => {
+      let body = "";
+      req.on("data", (d: Buffer) => (body += d.toString()));
+      req.on("end", () => {
+        collected.push({ url: req.url ?? "", headers: req.headers, body });
+        if (req.url?.startsWith("/echo"))
+          res
+            .writeHead(400, `rejected api-key ${req.headers["api-key"]} x-trace-key ${req.headers["x-trace-key"]}`)
+            .end();
+        else res.writeHead(200, { "content-type": "application/json" }).end("{}");
       });
     }),
   );
@@ -309,6 +357,26 @@ const HOOK_SCRIPT = [
   "}",
 ].join(" ");
 
+/**
+ * The failing runbook's spelling steps, each failing with `continueOnError`: the hook that prints
+ * every spelling of its two secrets (stdout, then stderr as its failure), and one http step per
+ * spelling of the token its target echoes in the error it answers.
+ */
+function spellSteps(): string {
+  const hook = `  - id: spell
+    continueOnError: true
+    hook:
+      use: shell
+      with:
+        command: [${[process.execPath, "--import", TSX, SPELL_HOOK].map((a) => JSON.stringify(a)).join(", ")}, "token=\${env.SB_ARG}", fail]
+        env: { TOKEN: "\${env.SB_ENV}" }
+`;
+  let http = "";
+  for (let k = 0; k < SPELLING_COUNT; k++)
+    http += `  - { id: spell-h${k}, continueOnError: true, hook: { use: http, with: { url: "${echoUrl}/spell/${k}?token=\${env.SB_HTTP}", method: PUT } } }\n`;
+  return hook + http;
+}
+
 async function runbook(s: Simulator, fail: boolean): Promise<string> {
   const inst = await Promise.all(s.instances.map((i) => echoingProxy(i.url)));
   const verifier = await echoingProxy(s.verifierUrl);
@@ -332,7 +400,7 @@ notify:
 steps:
   - { id: start, start: { source: cluster0, destination: cluster1, x-passthrough: { xToken: "\${env.SB_PASS}" } } }
   - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }
-  - id: dump
+${fail ? spellSteps() : ""}  - id: dump
     hook:
       use: shell
       with:
@@ -384,8 +452,10 @@ describe("no secret in any form in any output", () => {
     const ok = await run(
       "run",
       ["run", file, "--renderer", "simple", "--journal-dir", journals, "--report", join(dir, "report-run"), "--yes"],
-      gh,
+      { ...gh, ...otel("/echo") },
     );
+    // the collector refused the spans, quoting the exporter's headers: the warning says so, without them
+    expect(ok.stderr).toMatch(/trace export lost \d+ span\(s\): rejected api-key \*\*\* x-trace-key \*\*\*/);
     expect(ok.code, ok.all).toBe(0);
     expect(ok.stdout).toContain("committing with *** now");
     expect(sims[0]!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
@@ -427,13 +497,35 @@ describe("no secret in any form in any output", () => {
     const bad = await run(
       "failing run",
       ["run", failing, "--renderer", "json", "--journal-dir", journals, "--report", join(dir, "report-fail")],
-      gh,
+      { ...gh, ...otel("/ok") },
     );
     expect(bad.code, bad.all).toBe(1);
     expect(bad.stderr + bad.stdout).toMatch(/500/);
     expect(sims[1]!.control.state().writes.enabled).toBe(true);
 
-    // the secrets were really sent
+    const failJournal = filesUnder(journals).find(
+      (f) => f.endsWith(".jsonl") && readFileSync(f, "utf8").includes("secret-scan-fail"),
+    )!;
+    Object.assign(matrix, {
+      stderr: bad.stderr,
+      "stdout (json)": bad.stdout,
+      journal: readFileSync(failJournal, "utf8"),
+      "report.json": readFileSync(join(dir, "report-fail", "report.json"), "utf8"),
+      "report.html": readFileSync(join(dir, "report-fail", "report.html"), "utf8"),
+      "junit.xml": readFileSync(join(dir, "report-fail", "junit.xml"), "utf8"),
+      "job summary": readFileSync(summary, "utf8"),
+      "webhook notifications": seen
+        .filter((x) => x.url.startsWith("/fail/notify"))
+        .map((x) => x.body)
+        .join("\n"),
+      "trace export": collected
+        .filter((x) => x.url.startsWith("/ok"))
+        .map((x) => x.body)
+        .join("\n"),
+    });
+
+    // the secrets were really sent (the exporter's headers too)
+    expect(collected.some((x) => x.headers["api-key"] === SB_OTEL && x.headers["x-trace-key"] === SB_OTEL2)).toBe(true);
     const hook = seen.filter((x) => x.url.startsWith("/flags") || x.url.startsWith("/fail/"));
     expect(
       hook.some((x) => x.headers.authorization === `Bearer ${SECRETS.SB_HTTP}` && x.body.includes(SECRETS.SB_HTTP)),
@@ -444,7 +536,11 @@ describe("no secret in any form in any output", () => {
   it("finds none in the stdout and stderr of every command, nor in any file written", () => {
     // the scan itself finds every form of every secret
     for (const [name, s] of Object.entries(SECRETS))
-      for (const [form, f] of Object.entries(formsOf(s))) expect(leaks(`<${f}>`), form).toContain(`${name} ${form}`);
+      for (const [form, f] of Object.entries(formsOf(s)))
+        expect(
+          leaks(`<${f}>`).some((x) => x.startsWith(`${name} `)),
+          `${name} ${form}`,
+        ).toBe(true);
     expect(outputs.length).toBe(32);
     for (const o of outputs) expect(leaks(o.text), `${o.what} holds a secret:\n${o.text.slice(0, 4000)}`).toEqual([]);
     const files = filesUnder(dir).filter((f) => !f.endsWith(".yaml"));
@@ -455,5 +551,34 @@ describe("no secret in any form in any output", () => {
     expect(names).toContain("notes.jsonl");
     expect(names).toContain("step-summary.md");
     for (const f of files) expect(leaks(readFileSync(f, "utf8")), `${f} holds a secret`).toEqual([]);
+    for (const x of [...seen, ...collected])
+      expect(leaks(`${x.url}\n${x.body}`), `a notification or trace sent to ${x.url} holds a secret`).toEqual([]);
+  });
+
+  it("masks every spelling of every secret in every output: each label is followed by the mask", () => {
+    const labels = ["a", "e", "h"].flatMap((t) => Array.from({ length: SPELLING_COUNT }, (_, i) => `${t}${i}`));
+    const names = Object.keys(spellings("x"));
+    const found: Record<string, Set<string>> = {};
+    const unmasked: string[] = [];
+    for (const [output, text] of Object.entries(matrix)) {
+      found[output] = new Set();
+      for (const t of layers(text)) {
+        // a label and what follows it, up to the next label or line break: the spelling, masked
+        for (const m of t.matchAll(/\\?\[([aeh]\d+)\\?\]([^\n]*?)(?=\\?\[[aeh]\d+\\?\]|\n|$)/g)) {
+          found[output].add(m[1]!);
+          if (!m[2]!.includes("***")) unmasked.push(`${output}: [${m[1]}] (${names[Number(m[1]!.slice(1))]}) ${m[2]}`);
+        }
+      }
+    }
+    const table = Object.entries(found).map(
+      ([o, f]) => `${o}: ${f.size} of ${labels.length}; missing ${labels.filter((l) => !f.has(l)).join(" ")}`,
+    );
+    expect(unmasked, table.join("\n")).toEqual([]);
+    // every output carries every spelling the failures carry: the http target's, and the hook's on stderr
+    for (const [output, f] of Object.entries(found))
+      expect(
+        labels.filter((l) => !f.has(l) && REQUIRED(output, l)),
+        `${output} never showed these spellings (so never tested them):\n${table.join("\n")}`,
+      ).toEqual([]);
   });
 });
