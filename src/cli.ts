@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { UserError, ExitCode, errorMessage } from "./errors.js";
+import { terminalText } from "./text.js";
 import { SYNCBOOK_VERSION } from "./version.js";
 import { formatDuration } from "./runbook/duration.js";
 import { CURRENT_SERVICE_VERSION } from "./sim/versions.js";
@@ -428,14 +429,15 @@ async function entry(): Promise<void> {
       return;
     }
     if (err instanceof UserError) {
-      process.stderr.write(`syncbook: ${err.message}\n`);
-      if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
+      // a message quotes runbooks, services and hooks: their control characters shown, never obeyed
+      process.stderr.write(`syncbook: ${terminalText(err.message, { lines: true })}\n`);
+      if (err.hint) process.stderr.write(`  hint: ${terminalText(err.hint, { lines: true })}\n`);
       process.exitCode = err.exitCode;
       return;
     }
     // A bug, not a user error: still no stack unless asked for.
     const message = errorMessage(err);
-    process.stderr.write(`syncbook: internal error: ${message}\n`);
+    process.stderr.write(`syncbook: internal error: ${terminalText(message, { lines: true })}\n`);
     if (process.env.SYNCBOOK_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ""}\n`);
     else process.stderr.write("  hint: set SYNCBOOK_DEBUG=1 for details, and please report it\n");
     process.exitCode = ExitCode.failed;

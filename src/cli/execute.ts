@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { COMMAND_EFFECT } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
+import { terminalText } from "../text.js";
 import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
 import type { LoadedRunbook, LoadOptions, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -418,7 +419,11 @@ export function interruptOnSignals(
   };
 }
 
-export const stderr = (s: string): void => void process.stderr.write(s.endsWith("\n") ? s : `${s}\n`);
+/** A line for people on stderr; what it quotes from outside has its control characters shown, never obeyed (src/text.ts). */
+export const stderr = (s: string): void => {
+  const t = terminalText(s, { lines: true });
+  process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
+};
 /**
  * stdout for the plan, notify lines, status: a reader that goes away (`--dry-run | head`) ends
  * what is printed, quietly: never a stack trace, and never a run (a closed pipe must not stop a
@@ -426,7 +431,8 @@ export const stderr = (s: string): void => void process.stderr.write(s.endsWith(
  */
 export const stdout = (s: string): void => {
   quietOnEpipe(process.stdout);
-  if (!process.stdout.destroyed) process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+  const t = terminalText(s, { lines: true });
+  if (!process.stdout.destroyed) process.stdout.write(t.endsWith("\n") ? t : `${t}\n`);
 };
 
 const quieted = new WeakSet<NodeJS.WriteStream>();

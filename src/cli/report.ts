@@ -35,9 +35,10 @@ export async function main(journal: string, opts: ReportCliOptions = {}): Promis
   const all = await cutoverReads(read);
   for (const r of all) if (r !== read) for (const w of r.warnings) process.stderr.write(`syncbook: warning: ${w}\n`);
   const joined = joinJournals(all);
-  const report = buildReport(joined.events, all.length > 1 ? { journals: joined.journals } : {});
   const several = all.length > 1;
-  report.warnings.unshift(...all.flatMap((r) => r.warnings.map((w) => (several ? `${basename(r.file)}: ${w}` : w))));
+  // the readers' warnings first, never spread into a call (a damaged journal can give 150,000)
+  const warnings = all.flatMap((r) => r.warnings.map((w) => (several ? `${basename(r.file)}: ${w}` : w)));
+  const report = buildReport(joined.events, { ...(several ? { journals: joined.journals } : {}), warnings });
   const out =
     opts.out ??
     (several && report.cutover?.id

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
-import { formatBytes } from "../text.js";
+import { formatBytes, terminalText } from "../text.js";
 import type { Status } from "../run/status.js";
 import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
 import { readinessLine } from "../model/readiness.js";
@@ -101,7 +101,8 @@ function print(st: Status, json: boolean, redraw: boolean): void {
     return;
   }
   // a terminal that is watched is redrawn in place
-  const out = formatStatus(st).join("\n");
+  // the services' and the runbook's words: shown, never obeyed (src/text.ts); the redraw is ours
+  const out = terminalText(formatStatus(st).join("\n"), { lines: true });
   process.stdout.write(redraw ? `\x1b[H\x1b[2J${out}\n` : `${out}\n`);
 }
 

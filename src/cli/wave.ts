@@ -166,6 +166,7 @@ export async function rehearseMain(file: string, opts: WaveRehearseOptions = {})
     source: "rehearse",
     maxParallel: plan.maxParallel,
     runbooks: entries,
+    complete: true,
   });
   // never a bare SAFE where a runbook passed without a verification of its cutover
   const word = report.outcome !== "PASSED" ? "NOT SAFE" : notVerified(report).length > 0 ? "NOT VERIFIED" : "SAFE";

@@ -60,6 +60,15 @@ export const rules: RuleInfo[] = [
     hint: "Give every step a different id.",
   },
   {
+    id: "continue-on-error-unsafe",
+    severity: "error",
+    description:
+      '`continueOnError` on a `start`, `commit`, `reverse` or `stopWrites`: a failure of these must end the run (a refused commit ended "run ok, not committed, exit 0").',
+    spec: "When true, a failure of this step is reported but the run goes on. Never allowed to skip a safety interlock, and never on `start`, `commit`, `reverse` or `stopWrites`: their failure ends the run (lint refuses the flag there).",
+    source: "runbook.schema.json",
+    hint: "Remove `continueOnError` from this step: the runner ignores it here. To go on by hand after a failure, read the fleet (`syncbook status`) and run again `--from` the step that should follow.",
+  },
+  {
     id: "stop-writes-without-undo",
     severity: "warning",
     description:
@@ -88,6 +97,15 @@ export function check(ctx: LintContext): void {
   });
 
   const bound = steps.map((s) => bindStep(s));
+  bound.forEach((b, i) => {
+    if (steps[i]!.continueOnError === true && b.failureStopsRun !== undefined)
+      ctx.report(
+        "continue-on-error-unsafe",
+        ["steps", i, "continueOnError"],
+        `\`continueOnError\` cannot apply to a ${b.kind} step: ${b.failureStopsRun}.`,
+        { key: true },
+      );
+  });
   const modes = steps.map((s, i) => runMode(ctx, s, i));
   const initializing =
     ctx.runbook.serviceVersion === undefined || serviceAtLeast(ctx.runbook, BEHAVIOUR.initializing.since);

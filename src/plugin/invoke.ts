@@ -6,6 +6,7 @@
  * notifier's failure is reported through `onError` / the log and never reaches the runner.
  */
 import { redactSecretFields } from "../redact.js";
+import { terminalText } from "../text.js";
 import type { InstanceRef, RunListener } from "../events.js";
 import type {
   HookContext,
@@ -427,7 +428,8 @@ export async function sendNotification(
           ...pluginContext(ctx, checked.value, signal, createLogger(ctx.log, ctx.redact, `${call.use}: `)),
           text,
           severity: severityOf(notification),
-          print: ctx.print ?? ((line) => void process.stdout.write(`${line}\n`)),
+          // one line on a terminal: what it quotes is shown, never obeyed (src/text.ts)
+          print: (line) => (ctx.print ?? ((l: string) => void process.stdout.write(`${l}\n`)))(terminalText(line)),
         };
         await notifier.send(notification, nctx);
       },

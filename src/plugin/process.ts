@@ -24,6 +24,7 @@ import { runtimeImport } from "../runtime-import.js";
 import { formatDuration } from "../runbook/duration.js";
 import { setLongTimeout, timeoutSignal, type LongTimeout } from "../timers.js";
 import type { PluginLogger } from "./api.js";
+import type { Redactor } from "../redact.js";
 
 export interface ProcessCall {
   /** The program (looked up in PATH unless it contains a slash) and its arguments. */
@@ -108,6 +109,12 @@ export function showArgv(argv: readonly string[]): string {
   return argv.map((a) => (a === "" || /[\s"'\\]/.test(a) ? JSON.stringify(a) : a)).join(" ");
 }
 
+/** A redactor's reading of successive lines (src/redact.ts `Redactor.lines`), when it has one. */
+function lineRedactor(redact: ((text: string) => string) | undefined): ((line: string) => string) | undefined {
+  const lines = (redact as Partial<Redactor> | undefined)?.lines;
+  return typeof lines === "function" ? lines() : undefined;
+}
+
 /**
  * argv as a POSIX shell command an operator can paste: an argument with anything but
  * `[A-Za-z0-9_@%+=:,./-]` is single-quoted (a `'` inside as `'\''`), so `$`, `;`, `*` and spaces
@@ -176,9 +183,11 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   const logged = { stdout: 0, stderr: 0 };
   const capture = (stream: Readable, name: "stdout" | "stderr"): Promise<void> => {
     const rl = createInterface({ input: stream, crlfDelay: Infinity });
+    // the stream's lines read as one text: a secret the hook printed across two lines is masked on both
+    const redactLine = lineRedactor(call.redact) ?? redact;
     rl.on("line", (text: string) => {
       // redacted before it is cut: half a secret is no longer recognisable
-      const raw = redact(text);
+      const raw = redactLine(text);
       const line =
         raw.length > MAX_LINE ? `${raw.slice(0, MAX_LINE)}… (${raw.length - MAX_LINE} more characters)` : raw;
       if (name === "stderr" && line.trim() !== "") {

@@ -256,6 +256,14 @@ const escape = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * exit 1); nothing unsafe seen but no verification earned is NOT VERIFIED (exit 0: lint's
  * `commit-without-verify` says so before), never SAFE.
  */
+/** Each instance's state in order; a big fleet's as counts (`RUNNING on 1020, COMMITTED on 4`): one line, not thousands of words. */
+function statesText(states: readonly string[]): string {
+  if (states.length <= 8) return states.join(", ");
+  const counts = new Map<string, number>();
+  for (const s of states) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([s, n]) => `${s} on ${n}`).join(", ");
+}
+
 export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number): string[] {
   const word = verdictKind(v);
   const headline =
@@ -268,7 +276,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
           : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
   const lines = [
     `rehearsal verdict: ${headline}`,
-    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${v.states.join(", ")})` : `not committed (${v.states.join(", ")})`}`,
+    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `not committed (${statesText(v.states)})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
     `  verified:      ${v.verified ? "yes: a verify step passed on this cutover's verification result" : `no: ${v.unverified ?? "no verification was earned"}`}`,
     `  verifier:      ${verifierText(v.verifier)}`,

@@ -92,8 +92,7 @@ export async function writeReport(
   dir: string,
   options: { warnings?: readonly string[] } = {},
 ): Promise<WrittenReport> {
-  const report = buildReport(events);
-  report.warnings.unshift(...(options.warnings ?? []));
+  const report = buildReport(events, options);
   return writeReportFiles(report, dir);
 }
 

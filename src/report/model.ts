@@ -712,10 +712,20 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  * Builds the report of one run from its events, in any order (sorted by `seq`). Pure: the
  * events are not modified, every payload copied into the report is redacted again.
  */
-export function buildReport(events: readonly RunEvent[], opts: ReportBuilderOptions = {}): Report {
-  const b = new ReportBuilder(opts);
+/**
+ * The report of `events`; `warnings` (the journal reader's) come first in its warnings. Never a
+ * spread of them into a call: a damaged journal can give any number (a stack overflow at 150,000).
+ */
+export function buildReport(
+  events: readonly RunEvent[],
+  opts: ReportBuilderOptions & { warnings?: readonly string[] } = {},
+): Report {
+  const { warnings, ...options } = opts;
+  const b = new ReportBuilder(options);
   for (const e of [...events].sort((x, y) => x.seq - y.seq || x.at - y.at)) b.add(e);
-  return b.build();
+  const report = b.build();
+  if (warnings?.length) report.warnings = warnings.concat(report.warnings);
+  return report;
 }
 
 /** A step's place, read defensively (a journal is a file anyone can edit). */

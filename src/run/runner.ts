@@ -190,7 +190,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       failure = { message: `interrupted during step ${s.id}`, step: s.id };
       break;
     }
-    if (s.step.continueOnError) {
+    // lint refuses the flag where a failure must end the run (a library caller is not linted):
+    // never past a refused interlock, a start, a commit, a reverse or a write stop
+    const stops = result.interlock ? "it was refused by a safety interlock" : s.bound.failureStopsRun;
+    if (s.step.continueOnError && stops === undefined) {
       say("log", {
         level: "warn",
         index: s.index,
@@ -198,6 +201,12 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       });
       continue;
     }
+    if (s.step.continueOnError)
+      say("log", {
+        level: "warn",
+        index: s.index,
+        message: `step ${s.id} failed; continueOnError does not apply: ${stops}`,
+      });
     outcome = "failed";
     failure = {
       message: `step ${s.id} failed: ${result.message}`,

@@ -425,6 +425,18 @@ function describe(e: Err, data: unknown, root: Root): Found | undefined {
     case "minProperties":
     case "minLength":
       return { ...base, message: `${field} must not be empty` };
+    case "maxItems": {
+      const limit = (e.params as { limit: number }).limit;
+      const why = typeof own?.description === "string" ? /At most \d+: ([^.]*)/.exec(own.description)?.[1] : undefined;
+      return {
+        ...base,
+        message: `${field} lists ${Array.isArray(value) ? value.length : "too many"} items, at most ${limit}${why ? `: ${why}` : ""}`,
+        // the only list with a limit: the fleet (a sharded source runs one instance per shard, or one through mongos)
+        ...(e.path.length === 1 && e.path[0] === "instances"
+          ? { hint: "A sharded source can also run one instance connected through mongos instead of one per shard." }
+          : {}),
+      };
+    }
     case "uniqueItems":
       return { ...base, message: `${field} lists the same value twice` };
     default:

@@ -40,6 +40,7 @@ export const assert: StepKindDef<AssertBody> = {
     afterWritesBack: "again",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,

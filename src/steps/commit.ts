@@ -82,6 +82,8 @@ export const commit: StepKindDef<CommitBody> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun:
+      "a commit that failed or was refused leaves the cutover not committed: going on would end the run ok, exit 0, with nothing committed",
   },
   hookCall: undefined,
   writesCheck: undefined,

@@ -244,6 +244,7 @@ export const hook: StepKindDef<HookCall> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: "hook",
+    failureStopsRun: undefined,
   },
   writesCheck: undefined,
   condition: undefined,

@@ -32,6 +32,7 @@ export const preflight: StepKindDef<PreflightBody> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,

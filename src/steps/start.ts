@@ -47,6 +47,8 @@ export const start: StepKindDef<StartRequest> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun:
+      "a start that failed may have reached some instances and not others: every later step would act on a fleet in doubt",
   },
   hookCall: undefined,
   writesCheck: undefined,

@@ -25,6 +25,8 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: "hook",
+    failureStopsRun:
+      "a write stop that failed leaves writes in an unknown state (one switch off, another still on): the run must stop, and its undo turn writes back on",
   },
   writesCheck: (b) => b.check,
   condition: undefined,

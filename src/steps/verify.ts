@@ -76,6 +76,7 @@ export const verify: StepKindDef<Body> = {
     afterWritesBack: "told",
     usesVerifier: true,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,

@@ -173,6 +173,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
     afterWritesBack: "again",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,

@@ -7,6 +7,7 @@ import { Writable } from "node:stream";
 import { confirm as inquirerConfirm, select as inquirerSelect } from "@inquirer/prompts";
 import { UserError, ExitCode } from "../errors.js";
 import { abortReason, raceAbort } from "../timers.js";
+import { terminalText } from "../text.js";
 
 export type StepChoice = "run" | "skip" | "rest" | "abort";
 
@@ -94,7 +95,10 @@ export function createPrompter(opts: PrompterOptions): Prompter {
         );
       }
       return raceAbort(
-        ctrlCAsSigint(opts.host({ kind: "confirm", message }, signal), signal).then((v) => v === true),
+        // the runbook's words, on a terminal: shown, never obeyed (src/text.ts)
+        ctrlCAsSigint(opts.host({ kind: "confirm", message: terminalText(message) }, signal), signal).then(
+          (v) => v === true,
+        ),
         signal,
       );
     },
@@ -108,7 +112,7 @@ export function createPrompter(opts: PrompterOptions): Prompter {
           }),
         );
       }
-      const message = `Next: step ${step.index + 1} ${step.kind} "${step.title}" (${step.id})`;
+      const message = terminalText(`Next: step ${step.index + 1} ${step.kind} "${step.title}" (${step.id})`);
       return raceAbort(
         ctrlCAsSigint(
           opts.host({ kind: "select", message, step: step.index, choices: STEP_CHOICES }, signal),

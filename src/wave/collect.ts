@@ -110,8 +110,7 @@ export async function collectWaveReport(
       return undefined;
     });
     if (!read || read.events.length === 0) continue;
-    const report = buildReport(read.events);
-    report.warnings.unshift(...read.warnings);
+    const report = buildReport(read.events, read);
     let folder = reportFolder(report.runbook);
     for (let i = 2; used.has(folder); i++) folder = `${reportFolder(report.runbook)}-${i}`;
     used.add(folder);
@@ -159,12 +158,18 @@ export async function collectWaveReport(
     runbooks = opts.plan.items.map((i) => byName.get(i.name) as WaveReportEntry);
   } else {
     runbooks = [...latest.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((f) => ({ ...f.entry, after: [] }));
+    // a runbook whose job never ran uploaded nothing: only the wave file says it belongs to the wave
+    if (runbooks.every((r) => PASSED.has(r.status)))
+      warnings.push(
+        "without --wave-file the runbooks that never ran (or uploaded nothing) cannot be seen: the wave is UNKNOWN, never PASSED; pass --wave-file <wave> for its verdict",
+      );
   }
   return buildWaveReport({
     wave: opts.plan?.name ?? basename(resolve(dir)),
     source: "artifacts",
     ...(opts.plan ? { maxParallel: opts.plan.maxParallel } : {}),
     runbooks,
+    complete: opts.plan !== undefined,
     warnings,
   });
 }

@@ -54,8 +54,12 @@ export interface WaveReport {
   source: "rehearse" | "artifacts";
   maxParallel?: number;
   generatedAt: string;
-  /** PASSED when every runbook is SAFE or DONE. */
-  outcome: "PASSED" | "FAILED";
+  /**
+   * PASSED when every runbook of the wave is SAFE or DONE; FAILED when one is not; UNKNOWN when
+   * none failed but the wave's list was not given (`report --wave` without `--wave-file`): a
+   * runbook that never ran and uploaded nothing cannot be seen, so a wave cut short would pass.
+   */
+  outcome: "PASSED" | "FAILED" | "UNKNOWN";
   counts: Partial<Record<WaveStatus, number>>;
   runbooks: WaveReportEntry[];
   warnings: string[];
@@ -66,18 +70,22 @@ export function buildWaveReport(input: {
   source: WaveReport["source"];
   maxParallel?: number;
   runbooks: WaveReportEntry[];
+  /** Whether `runbooks` is the whole wave (from the wave file); otherwise the wave never PASSED. */
+  complete: boolean;
   warnings?: string[];
   now?: Date;
 }): WaveReport {
   const counts: Partial<Record<WaveStatus, number>> = {};
   for (const r of input.runbooks) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  const allPassed = input.runbooks.length > 0 && input.runbooks.every((r) => PASSED.has(r.status));
+  const failed = input.runbooks.some((r) => !PASSED.has(r.status));
   return {
     version: WAVE_REPORT_VERSION,
     wave: input.wave,
     source: input.source,
     ...(input.maxParallel !== undefined ? { maxParallel: input.maxParallel } : {}),
     generatedAt: (input.now ?? new Date()).toISOString(),
-    outcome: input.runbooks.length > 0 && input.runbooks.every((r) => PASSED.has(r.status)) ? "PASSED" : "FAILED",
+    outcome: failed || input.runbooks.length === 0 ? "FAILED" : allPassed && input.complete ? "PASSED" : "UNKNOWN",
     counts,
     runbooks: input.runbooks,
     warnings: input.warnings ?? [],
@@ -160,7 +168,7 @@ export function renderWaveHtml(report: WaveReport): string {
 <html lang="en"><head><meta charset="utf-8"><title>wave ${esc(report.wave)}: ${outcomeText(report)}</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}</style>
 </head><body>
-<h1>wave ${esc(report.wave)}: <span style="color:${report.outcome === "PASSED" ? COLORS.SAFE : COLORS.FAILED}">${outcomeText(report)}</span></h1>
+<h1>wave ${esc(report.wave)}: <span style="color:${report.outcome === "PASSED" ? COLORS.SAFE : report.outcome === "UNKNOWN" ? COLORS["NOT RUN"] : COLORS.FAILED}">${outcomeText(report)}</span></h1>
 <p>${esc(countsText(report))}; ${report.runbooks.length} runbook(s)${report.maxParallel !== undefined ? `, at most ${report.maxParallel} at once` : ""}; ${report.source === "rehearse" ? "rehearsed against simulated fleets" : "from the jobs' reports and journals"}; ${esc(report.generatedAt)}</p>
 <table><thead><tr><th>stage</th><th>runbook</th><th>status</th><th>committed</th><th>time</th><th>after</th><th>file</th><th>detail</th></tr></thead>
 <tbody>

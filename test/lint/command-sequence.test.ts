@@ -186,3 +186,39 @@ describe("pause, resume, reverse", () => {
     );
   });
 });
+
+describe("continueOnError where a failure must end the run", () => {
+  const flagged = (step: string): string => step.replace(/\n$/, "") + "\n    continueOnError: true\n";
+  const reversible = "  - start: { source: cluster0, destination: cluster1, reversible: true }\n";
+
+  it("on start, commit, reverse and stopWrites: refused at the flag, saying what going on would leave", async () => {
+    const texts = async (yaml: string) =>
+      (await lint(yaml)).filter((d) => d.rule === "continue-on-error-unsafe").map((d) => [d.line, d.message]);
+    expect(await texts(runbook(flagged(START) + READY + STOP + COMMIT))).toEqual([
+      [
+        FIRST + 1,
+        "`continueOnError` cannot apply to a start step: a start that failed may have reached some instances and not others: every later step would act on a fleet in doubt.",
+      ],
+    ]);
+    expect(await texts(runbook(START + READY + STOP + flagged(COMMIT_ONLY)))).toEqual([
+      [
+        FIRST + 4,
+        "`continueOnError` cannot apply to a commit step: a commit that failed or was refused leaves the cutover not committed: going on would end the run ok, exit 0, with nothing committed.",
+      ],
+    ]);
+    expect((await texts(runbook(START + READY + flagged(STOP) + COMMIT))).map(([, m]) => m)).toEqual([
+      "`continueOnError` cannot apply to a stopWrites step: a write stop that failed leaves writes in an unknown state (one switch off, another still on): the run must stop, and its undo turn writes back on.",
+    ]);
+    expect(
+      (await texts(runbook(reversible + READY + STOP + COMMIT + flagged("  - reverse: {}\n")))).map(([, m]) => m),
+    ).toEqual([
+      "`continueOnError` cannot apply to a reverse step: a reverse that failed or was refused leaves the sync not reversed: going on would end the run ok, exit 0, without the reversal.",
+    ]);
+  });
+
+  it("not on the other kinds: a pause, a resume, a wait or a hook may go on past a failure", async () => {
+    const ok = ["  - pause: {}\n", "  - resume: {}\n", READY, HOOK].map(flagged).join("");
+    const ds = await lint(runbook(START + READY + ok + STOP + COMMIT));
+    expect(ids(ds)).not.toContain("continue-on-error-unsafe");
+  });
+});

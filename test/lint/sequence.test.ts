@@ -82,7 +82,11 @@ describe("state model", () => {
 
   it("a stopWrites that may fail (continueOnError) does not count as writes stopped", async () => {
     const stop = STOP.replace("  - stopWrites:", "  - continueOnError: true\n    stopWrites:");
-    expect(await problems(runbook(START + READY + stop + COMMIT))).toEqual(["commit-without-stop-writes"]);
+    // and the flag itself is refused there: a failed write stop must end the run
+    expect(await problems(runbook(START + READY + stop + COMMIT))).toEqual([
+      "commit-without-stop-writes",
+      "continue-on-error-unsafe",
+    ]);
   });
 
   it("an assert that may fail on purpose (continueOnError) is not reported", async () => {

@@ -113,3 +113,51 @@ describe("rehearse", () => {
     }
   });
 });
+
+describe("the largest fleet: lint and rehearse agree on 1024 instances", () => {
+  // one instance per source shard; sim-writes turns the (rehearsal's) simulated switch
+  const fleet = (n: number): string => `runbook: 1
+name: fleet-${n}
+serviceVersion: "1.22.0"
+clusters:
+  cluster0: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
+  cluster1: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
+instances:
+${Array.from({ length: n }, (_, i) => `  - http://127.0.0.1:${20000 + i}`).join("\n")}
+defaults: { requestTimeout: 60s }
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1, buildIndexes: beforeDataCopy } }
+  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }
+  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "http://127.0.0.1:20000" }, undo: { use: sim-writes, with: { url: "http://127.0.0.1:20000", enabled: true } } } }
+  - { id: commit, commit: {} }
+  - { id: committed, waitFor: { state: COMMITTED } }
+`;
+
+  it("5,000 instances: lint refuses them at `instances` and rehearse says the same (exit 2), never an internal error", async () => {
+    const dir = tempDir();
+    const file = join(dir, "big.yaml");
+    writeFileSync(file, fleet(5000));
+    const why =
+      /error\[schema\]: `instances` lists 5000 items, at most 1024: the most syncbook rehearses and drives \(a rehearsal of 2048, simulator and runner in one process on 2 cores, could not deliver a commit to every instance within its request time limit\)\n --> \S*big\.yaml:8:3\n/;
+    const lint = await cli(["lint", file], { cwd: dir });
+    expect(lint.code, lint.all).toBe(1);
+    expect(lint.all).toMatch(why);
+    const r = await cli(["rehearse", file], { cwd: dir });
+    expect(r.code, r.all).toBe(2);
+    expect(r.all).toMatch(why);
+    expect(r.all).not.toMatch(/internal error|RangeError/);
+  }, 60_000);
+
+  it("1,024 instances: lint accepts them and the rehearsal commits every one", async () => {
+    const dir = tempDir();
+    const file = join(dir, "fleet.yaml");
+    writeFileSync(file, fleet(1024));
+    const lint = await cli(["lint", file], { cwd: dir });
+    expect(lint.code, lint.all).toBe(0);
+    const r = await cli(["rehearse", file, "--renderer", "simple"], { cwd: dir });
+    expect(r.code, r.all.slice(-3000)).toBe(0);
+    expect(r.stdout).toMatch(
+      /^rehearsal verdict: SAFE \(exit 0\)\n {2}committed: {5}COMMITTED on all 1024 instance\(s\)$/m,
+    );
+  }, 180_000);
+});

@@ -30,14 +30,19 @@ const ENTRIES: WaveReportEntry[] = [
 ];
 
 describe("a wave report and verification", () => {
-  const report = buildWaveReport({ wave: "w", source: "rehearse", runbooks: ENTRIES });
+  const report = buildWaveReport({ wave: "w", source: "rehearse", runbooks: ENTRIES, complete: true });
 
   it("names the runbooks that passed unverified, in the status and the counts", () => {
     expect(notVerified(report).map((r) => r.name)).toEqual(["billing"]);
     expect(ENTRIES.map(statusText)).toEqual(["SAFE", "SAFE · NOT VERIFIED", "DONE"]);
     expect(countsText(report)).toBe("2 SAFE, 1 DONE; 1 not verified");
     expect(outcomeText(report)).toBe("PASSED · 1 NOT VERIFIED");
-    const verified = buildWaveReport({ wave: "w", source: "rehearse", runbooks: [ENTRIES[0]!, ENTRIES[2]!] });
+    const verified = buildWaveReport({
+      wave: "w",
+      source: "rehearse",
+      runbooks: [ENTRIES[0]!, ENTRIES[2]!],
+      complete: true,
+    });
     expect(outcomeText(verified)).toBe("PASSED");
     expect(renderWaveHtml(verified)).not.toContain("NOT VERIFIED");
   });

@@ -79,6 +79,12 @@ export interface StepTraits {
   usesVerifier: boolean;
   /** The kind of plugin its body calls by `use:` (a hook, with its `undo:` and `check:`; a notifier), checked by the plugin-call checks. */
   callsPlugin: "hook" | "notifier" | undefined;
+  /**
+   * Why a failure of this kind must end the run, whatever `continueOnError` says (lint refuses
+   * the flag on it, `continue-on-error-unsafe`; the runner ignores it): what going on would leave.
+   * Undefined: the flag applies.
+   */
+  failureStopsRun: string | undefined;
 }
 
 /**
