@@ -159,5 +159,6 @@ export type {
   WritesProbe,
 } from "./kit/context.js";
 export { observeIdentity } from "./kit/fleet-ops.js";
+export { whileWatching } from "./kit/watch.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";
