@@ -5,7 +5,10 @@
  *   and judge every option before the first request."
  * - "Short secrets (under 3 characters) are never redacted: warn at lint that they cannot be protected."
  */
+import { readFileSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { lintRunbook } from "../../src/lint/index.js";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { MIN_SECRET_LENGTH } from "../../src/redact.js";
@@ -68,6 +71,35 @@ describe("typed placeholders", () => {
     const l = await load('  - waitFor: { state: RUNNING, timeout: "${env.T}" }\n', { env: { T: "soon" } });
     expect(l.runbook).toBeUndefined();
     expect(l.diagnostics.map(at)).toEqual(["9:41 schema"]);
+  });
+
+  // issue 39, point 8: "the editor's schema check flags `lagBelow: \"${vars.maxLag}\"` in runbooks that lint accepts"
+  it("a ${vars.*} where a duration is expected: the editor's schema takes the placeholder; the loader resolves it, or names the variable and where it is set", async () => {
+    const text = (v: string) =>
+      `${HEAD}vars: { maxLag: ${v} }\nsteps:\n  - waitFor: { canCommit: true, lagBelow: "\${vars.maxLag}" }\n`;
+    // the editor validates the text as written (no interpolation) against schemas/runbook.schema.json
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const editor = ajv.compile(
+      JSON.parse(readFileSync(new URL("../../schemas/runbook.schema.json", import.meta.url), "utf8")) as object,
+    );
+    expect(editor(parseYaml(text("5"))), JSON.stringify(editor.errors)).toBe(true);
+    // a typo in the placeholder, or a word, is still an error to the editor
+    expect(editor(parseYaml(text("5").replace("${vars.maxLag}", "${vars.maxLag")))).toBe(false);
+    expect(editor(parseYaml(text("5").replace("${vars.maxLag}", "five")))).toBe(false);
+    // the loader: a number resolves
+    const ok = await parseRunbook(text("5"), "rb.yaml", { env: {} });
+    expect(ok.diagnostics).toEqual([]);
+    expect(ok.runbook?.steps[0]).toEqual({ waitFor: { canCommit: true, lagBelow: 5 } });
+    // a value that is no duration: said as the variable's, with file:line:col of the use and of the variable
+    const bad = await parseRunbook(text('"five"'), "rb.yaml", { env: {} });
+    expect(bad.runbook).toBeUndefined();
+    expect(bad.diagnostics.map(at)).toEqual(["10:43 schema"]);
+    expect(bad.diagnostics[0]?.message).toBe(
+      "`${vars.maxLag}` is `five`: expected a duration like 30s or 10m, got `five`",
+    );
+    expect(bad.diagnostics[0]?.hint).toMatch(
+      /^vars\.maxLag is set at rb\.yaml:8:16: give it a value this field takes\. Durations are/,
+    );
   });
 
   it("a string field keeps the string; a placeholder inside a string is never coerced", async () => {
