@@ -12,7 +12,7 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { bindStep, type WritesProbe } from "../steps/index.js";
 import type { Runbook } from "../runbook/types.js";
 import { verdictWord, verifierText, type Verdict } from "./verdict.js";
-import { lintRunbook } from "../lint/rules.js";
+import { lintWithLoader } from "../lint/rules.js";
 import { formatDuration } from "../runbook/duration.js";
 
 export { verifierText, verdictWord, type Verdict } from "./verdict.js";
@@ -124,7 +124,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     );
   }
   // what lint knows travels with the verdict: a safe rehearsal does not make a warning go away
-  const diags = [...loaded.diagnostics, ...lintRunbook(loaded)];
+  const diags = lintWithLoader(loaded);
   const lint = {
     warnings: diags.filter((d) => d.severity === "warning").map((d) => `${d.rule} at line ${d.line}`),
     accepted: diags.filter((d) => d.accepted !== undefined).map((d) => `${d.rule} at line ${d.line}: ${d.accepted}`),
