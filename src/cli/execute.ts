@@ -317,7 +317,7 @@ export async function probe(loaded: LoadedRunbook, out: (s: string) => void): Pr
         (waits && op !== "start" && st !== "IDLE" && st !== "COMMITTED");
       if (!ok)
         problems.push(
-          `${instanceLabel(i.ref)} is ${st}: the plan's first command, ${first.kind} (step ${first.id}), needs ${need.join(" or ")}`,
+          `${instanceLabel(i.ref)} is ${st}: the plan's first command, ${op} (step ${first.id}), needs ${need.join(" or ")}`,
         );
     }
   }

@@ -19,13 +19,7 @@
  *   there; a state neither before nor after; an unreachable instance) cannot be explained
  *   safely → refuse, listing every instance's state.
  */
-import {
-  blocksUntilEveryInstance,
-  COMMAND_EFFECT,
-  isCommandOperation,
-  sentOnceOnly,
-  settledStates,
-} from "../api/commands.js";
+import { blocksUntilEveryInstance, COMMAND_EFFECT, sentOnceOnly, settledStates } from "../api/commands.js";
 import { sameService } from "../instance-identity.js";
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
@@ -41,7 +35,11 @@ export interface FleetReading {
 
 export interface RunbookIdentity {
   hash: string;
-  steps: { id: string; kind: string }[];
+  /**
+   * Each step's id and kind, and the command its kind sends (the kind's traits, `traitsOf` in
+   * src/steps, which sit above the journal): a kind's name is not a command's.
+   */
+  steps: { id: string; kind: string; command: CommandOp | undefined }[];
 }
 
 export interface ReconcileOptions {
@@ -311,9 +309,9 @@ export function reconcile(
           : "find out what moved the fleet to these states before going on",
       );
     }
-  } else if (isCommandOperation(step.kind)) {
+  } else if (step.command !== undefined) {
     // the journal shows no command from this step: the fleet must not show its effect
-    const after: readonly string[] = COMMAND_EFFECT[step.kind].after;
+    const after: readonly string[] = COMMAND_EFFECT[step.command].after;
     const moved = fleet.filter((f) => after.includes(f.state!));
     const expected = expectedStates(state, resumeAt);
     if (
@@ -323,7 +321,7 @@ export function reconcile(
     ) {
       return refuse(
         "disagree",
-        `the journal shows no ${step.kind} sent by ${stepName}, yet every instance shows its effect (fleet: ${seen(fleet)})`,
+        `the journal shows no ${step.command} sent by ${stepName}, yet every instance shows its effect (fleet: ${seen(fleet)})`,
         `the journal is written before every command, so this run did not send it: someone else did. Check who, then mark the step done by hand or start a new run`,
       );
     }

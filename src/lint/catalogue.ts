@@ -2,8 +2,8 @@
  * The rule catalogue: every rule id a user can meet from `syncbook lint` (the loader's, the
  * plugin checks', then each lint rule family's), with its severity, description, the sentence it
  * enforces, its hint and where it is documented. `--list-rules`, SARIF and the docs read this.
- * Each entry lives beside the code that reports it (a rule family's `rules`, `LOADER_RULES`,
- * `PLUGIN_RULES`): adding a rule is one entry there.
+ * Each entry lives beside the code that reports it (a rule family's `rules`, a step kind's `rules`
+ * for lint's state model, `LOADER_RULES`, `PLUGIN_RULES`): adding a rule is one entry there.
  */
 import type { RuleInfo } from "../diagnostics.js";
 import { PLUGIN_RULES } from "../plugin/rules.js";

@@ -1,5 +1,7 @@
 /** How often the runner asks: a poll interval so short that the polls themselves load the service. */
 import { durationMs, formatDuration } from "../runbook/duration.js";
+import type { Step } from "../runbook/types.js";
+import { bindStep, type BoundStep } from "../steps/index.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
 
@@ -43,17 +45,22 @@ export const rules: RuleInfo[] = [
 /** A step's time limit when neither it nor `defaults` sets one (the schema's `defaults.timeout`). */
 const STEP_TIMEOUT_MS = 30 * 60_000;
 
-/** A stopWrites check's wait against its step's time limit. */
+/** A write stop's check (its kind's `writesCheck` trait) and its wait against its step's time limit. */
 function checkWaits(ctx: LintContext): void {
   const rb = ctx.runbook as { steps?: unknown; defaults?: { timeout?: unknown } };
   if (!Array.isArray(rb.steps)) return;
   const ms = (v: unknown): number | undefined =>
     typeof v === "string" || typeof v === "number" ? durationMs(v) : undefined;
   rb.steps.forEach((raw: unknown, i) => {
-    const step = raw as { timeout?: unknown; stopWrites?: { check?: { until?: unknown; pollInterval?: unknown } } };
-    const c = step?.stopWrites?.check;
+    let bound: BoundStep;
+    try {
+      bound = bindStep(raw as Step);
+    } catch {
+      return; // a step the schema refused: nothing to judge
+    }
+    const c = bound.writesCheck() as { until?: unknown; pollInterval?: unknown } | undefined;
     if (!c || typeof c !== "object") return;
-    const at = ["steps", i, "stopWrites", "check"];
+    const at = ["steps", i, bound.kind, "check"];
     const until = ms(c.until);
     if (c.until === undefined && c.pollInterval !== undefined)
       ctx.report(
@@ -61,7 +68,7 @@ function checkWaits(ctx: LintContext): void {
         [...at, "pollInterval"],
         "This check has a `pollInterval` but no `until`: it reads once, and the interval is never used.",
       );
-    const limit = ms(step.timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
+    const limit = ms((raw as { timeout?: unknown }).timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
     if (until !== undefined && until >= limit)
       ctx.report(
         "check-wait-outlasts-step",

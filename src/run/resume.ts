@@ -64,7 +64,7 @@ export async function planResume(
   const decide = async () =>
     reconcile(
       state,
-      { hash: loaded.hash, steps: steps.map((s) => ({ id: s.id, kind: s.kind })) },
+      { hash: loaded.hash, steps: steps.map((s) => ({ id: s.id, kind: s.kind, command: s.bound.command })) },
       await readFleetStates(),
       { allowChangedRunbook: opts.allowChangedRunbook },
     );

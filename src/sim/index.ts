@@ -8,7 +8,7 @@
  *   sim.control.setWrites({ enabled: false });
  *   await sim.close();
  */
-import { DEFAULT_MODEL, type ModelParams } from "./instance.js";
+import { DEFAULT_MODEL, type ModelParams } from "./model.js";
 import { TargetServer } from "./http.js";
 import { loadStartValidator, type ClusterSetting } from "./validate-start.js";
 import { SimWorld, type RequestCounts, type SimState } from "./world.js";
@@ -28,7 +28,9 @@ export type { FaultSpec, FaultKind, ActiveFault } from "./faults.js";
 export type { SimState, RequestCounts, InstanceSnapshot } from "./world.js";
 export type { ErrorName } from "./replies.js";
 export type { ClusterSetting, StartRequest, Topology } from "./validate-start.js";
-export type { ModelParams, ProgressBody, SyncState } from "./instance.js";
+export type { SyncState } from "./instance.js";
+export type { ProgressBody } from "./progress-body.js";
+export type { ModelParams } from "./model.js";
 export type { VerifierProgressBody, VerificationStatus, VerifierPhase, DataSet, VerifierRelease } from "./verifier.js";
 export { DEFAULT_DATA_SET, VERIFIER_RELEASES } from "./verifier.js";
 export type { FleetError } from "./coordinator.js";

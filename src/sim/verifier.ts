@@ -26,7 +26,7 @@
  * say so) until a check, which resumes the persisted generation where it was (its pending tasks
  * again, the writes made meanwhile rechecked), without the old process's writesOff.
  */
-import type { ModelParams } from "./instance.js";
+import type { ModelParams } from "./model.js";
 
 export type VerifierPhase = "idle" | "check" | "recheck";
 

@@ -8,7 +8,9 @@ import { SimClock } from "./clock.js";
 import { BLOCKING, FleetCoordinator, type Command, type FleetError } from "./coordinator.js";
 import { FaultBook, type Target } from "./fault-book.js";
 import { faultApplies, formatFault, normalizeFault, parseFault, type ActiveFault, type FaultSpec } from "./faults.js";
-import { SyncInstance, type ModelParams, type ProgressBody } from "./instance.js";
+import { SyncInstance } from "./instance.js";
+import type { ModelParams } from "./model.js";
+import { progressBody, type ProgressBody } from "./progress-body.js";
 import { BAD, DROP, errorReply, isEmptyObject, ok, parseBody, type Reply } from "./replies.js";
 import { SourceTimeline } from "./source.js";
 import type { ClusterSetting, StartRequest, StartValidator } from "./validate-start.js";
@@ -359,7 +361,7 @@ export class SimWorld {
         `progress is unavailable for a while after the sync was resumed or restarted (simulated; ${Math.ceil(inst.unavailableUntil - t)} s left); retrying is safe`,
       );
     }
-    let body = inst.progress(t);
+    let body = progressBody(inst, t);
     if (!this.book.empty) body = this.#progressFaults(i, t, body);
     // facts: "top-level `success` | 1.8 | older answers have only `progress`"
     return {
@@ -431,7 +433,7 @@ export class SimWorld {
         `cannot ${command}: the migration failed (${inst.failure.reason}); start a new migration`,
       );
     // late-effect: what progress showed before the command, kept for a while
-    const before = this.book.active("late-effect", i, t, command).length > 0 ? inst.progress(t) : undefined;
+    const before = this.book.active("late-effect", i, t, command).length > 0 ? progressBody(inst, t) : undefined;
     switch (command) {
       case "start":
         // facts: "Documented refusals: … `start` while INITIALIZING (1.20)"

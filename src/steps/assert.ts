@@ -1,4 +1,5 @@
 /** `assert`: one reading of the fleet must meet the condition now. */
+import type { RuleInfo } from "../diagnostics.js";
 import { evaluate, readCondition } from "../fleet/index.js";
 import type { AssertBody } from "../runbook/types.js";
 import { StepFailure } from "./kit/context.js";
@@ -8,9 +9,22 @@ import { plural } from "../text.js";
 import { describeFailing } from "./kit/wait.js";
 import { conditionSequence } from "./wait-for.js";
 
+/** Lint's `unreachable-after-assert` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const UNREACHABLE_AFTER_ASSERT: RuleInfo = {
+  id: "unreachable-after-assert",
+  severity: "error",
+  description:
+    "An `assert` that can never hold where it stands (without continueOnError): it fails the run and the steps after it never run.",
+  spec: "Dry-run lint rules: ... unreachable steps after a failing assert.",
+  source: "DESIGN.md",
+  hint: "Fix the condition or move the assert to where it can hold (e.g. `state: COMMITTED` after the commit and its wait).",
+};
+
 export const assert: StepKindDef<AssertBody> = {
   body: keyed("assert"),
   title: (b) => `Assert ${readCondition(b).text}`,
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [UNREACHABLE_AFTER_ASSERT],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -30,7 +44,7 @@ export const assert: StepKindDef<AssertBody> = {
     conditionSequence(b, at, (reason) => {
       const after = at.count - at.index - 1;
       at.report(
-        "unreachable-after-assert",
+        UNREACHABLE_AFTER_ASSERT,
         `This assert can never hold here: ${reason}. The run fails at it${after > 0 ? `, so the ${plural(after, "step")} after it never run` : ""}.`,
       );
     }),

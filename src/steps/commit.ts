@@ -4,6 +4,7 @@
  * instance answered with an error; `--force=<check>` names a check to skip. Once sent, nothing
  * is undone.
  */
+import type { RuleInfo } from "../diagnostics.js";
 import { commandTookEffect } from "../api/index.js";
 import { BEHAVIOUR } from "../api/versions.js";
 import { instanceLabel } from "../events.js";
@@ -11,8 +12,42 @@ import { toEach, type StepKindDef } from "./kit/define.js";
 import { StepFailure, type StepContext } from "./kit/context.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { commandTargets } from "./kit/targets.js";
-import { commandPossible, resultOf } from "./kit/sequence.js";
+import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf } from "./kit/sequence.js";
 import { readWrites, writesChecks } from "./kit/writes-check.js";
+
+/** Lint's `commit-twice` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const COMMIT_TWICE: RuleInfo = {
+  id: "commit-twice",
+  severity: "error",
+  description: "A `commit` after another commit (with no reverse between them).",
+  spec: "Preconditions: application writes to the source are stopped; state RUNNING and canCommit true. Effect: state goes to COMMITTING, then COMMITTED; continuous sync stops.",
+  source: "sync-service-api.md",
+  hint: "Commit once; wait for it with `waitFor: { state: COMMITTED }`.",
+};
+
+/** Lint's `commit-without-stop-writes` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const COMMIT_WITHOUT_STOP_WRITES: RuleInfo = {
+  id: "commit-without-stop-writes",
+  severity: "error",
+  description:
+    "`commit` with no earlier `stopWrites` step that is sure to have succeeded (and no `writesStoppedExternally: true`).",
+  spec: "Preconditions: application writes to the source are stopped (reads are still allowed; writes during commit may lose data).",
+  source: "sync-service-api.md",
+  // Service facts, "Not published": "Which configuration controls write blocking from 1.20, and
+  // its default on the source: assume source writes are **not** blocked; stopping application
+  // writes stays the runbook's job": so a 1.20+ runbook needs its stopWrites too.
+  hint: "Add a `stopWrites` step (with an `undo`) before commit, or declare `writesStoppedExternally: true` if writes are stopped outside the runbook.",
+};
+
+/** Lint's `commit-without-can-commit-wait` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const COMMIT_WITHOUT_CAN_COMMIT_WAIT: RuleInfo = {
+  id: "commit-without-can-commit-wait",
+  severity: "error",
+  description: "`commit` with no earlier `waitFor` of `canCommit: true` since the sync last (re)started.",
+  spec: "The progress endpoint should show state RUNNING and canCommit true before commit is sent.",
+  source: "sync-service-api.md",
+  hint: "Add `waitFor: { canCommit: true, lagBelow: 5 }` before the commit.",
+};
 
 /** The body is `{}`: the spec's "an empty JSON object `{}` must be sent". */
 type CommitBody = Record<string, never>;
@@ -20,6 +55,8 @@ type CommitBody = Record<string, never>;
 export const commit: StepKindDef<CommitBody> = {
   body: (step) => (step.commit === undefined ? undefined : {}),
   title: () => "Commit",
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [COMMIT_TWICE, COMMIT_WITHOUT_STOP_WRITES, COMMIT_WITHOUT_CAN_COMMIT_WAIT, COMMAND_IMPOSSIBLE_STATE],
   traits: {
     opensWriteStop: false,
     command: "commit",
@@ -43,10 +80,7 @@ export const commit: StepKindDef<CommitBody> = {
   sequence(_b, at) {
     const f = at.flow;
     if (f.committed !== undefined) {
-      at.report(
-        "commit-twice",
-        `The sync is already committed by ${at.line(f.committed)}; commit needs state RUNNING.`,
-      );
+      at.report(COMMIT_TWICE, `The sync is already committed by ${at.line(f.committed)}; commit needs state RUNNING.`);
       return { ok: f };
     }
     if (!commandPossible(at, "commit")) return { ok: f };
@@ -63,7 +97,7 @@ export const commit: StepKindDef<CommitBody> = {
             return wb === true || wb === "sourceAndDestination";
           });
       at.report(
-        "commit-without-stop-writes",
+        COMMIT_WITHOUT_STOP_WRITES,
         `${
           maybe
             ? "No stopWrites step is sure to have succeeded before this commit (one may be skipped or continue on error); writes during commit may lose data."
@@ -77,7 +111,7 @@ export const commit: StepKindDef<CommitBody> = {
     }
     if (!f.canCommitSeen) {
       at.report(
-        "commit-without-can-commit-wait",
+        COMMIT_WITHOUT_CAN_COMMIT_WAIT,
         "No `waitFor: { canCommit: true }` runs before this commit (since the sync last started or resumed); commit needs RUNNING with canCommit true.",
       );
     }

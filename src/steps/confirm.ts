@@ -9,6 +9,8 @@ const messageOf = (c: ConfirmBody): string => (typeof c === "string" ? c : (c.me
 export const confirm: StepKindDef<ConfirmBody> = {
   body: keyed("confirm"),
   title: (c) => (typeof c === "string" ? c : (c.message ?? "Confirm")),
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [],
   traits: {
     opensWriteStop: false,
     command: undefined,

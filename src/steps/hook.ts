@@ -2,6 +2,7 @@
  * `hook`: run a hook plugin, register its undo (run if the cutover fails or is interrupted
  * before commit), and fail the step when the hook fails. `stopWrites` runs its hook the same way.
  */
+import type { RuleInfo } from "../diagnostics.js";
 import { randomUUID } from "node:crypto";
 import { runHook, stepInfo, undoFor, type HookCallSpec } from "../plugin/index.js";
 import { withProcessWatch, type ProcessWatch } from "../plugin/process.js";
@@ -12,6 +13,45 @@ import { q } from "../text.js";
 import { StepFailure, type RunContext, type StepContext } from "./kit/context.js";
 import { UNDO_TIMEOUT_MS, keyed, notifyStandIn, type StepKindDef } from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
+
+/** Lint's `hook-during-verify` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const HOOK_DURING_VERIFY: RuleInfo = {
+  id: "hook-during-verify",
+  severity: "warning",
+  description: "A `hook` step runs while verification may be in progress (the verifier does not support DDL).",
+  spec: "The verifier does not support DDL operations, so no DDL may run on the source while verification is in progress.",
+  source: "sync-service-api.md",
+  hint: "Make sure the hook runs no DDL (create/drop/rename collections or indexes, collMod), or move it before verification starts or after it completes.",
+};
+
+/** Lint's `ddl-during-verify` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const DDL_DURING_VERIFY: RuleInfo = {
+  id: "ddl-during-verify",
+  severity: "error",
+  description:
+    "A hook that looks like DDL (createIndex, drop, renameCollection, collMod, ...) while verification may be in progress.",
+  spec: "The verifier does not support DDL operations, so no DDL may run on the source while verification is in progress.",
+  source: "sync-service-api.md",
+  hint: "Run DDL before the sync starts or after verification completes (and the sync is committed).",
+};
+
+/** Lint's `writes-on-before-can-write` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const WRITES_ON_BEFORE_CAN_WRITE: RuleInfo = {
+  id: "writes-on-before-can-write",
+  severity: "error",
+  description:
+    "A `hook` with `writesOn: true` (the application writes again) that can run before the destination takes writes: no commit before it, or no wait for `canWrite: true` (or state COMMITTED) between the commit and it.",
+  spec: "`canWrite` becomes true during commit; COMMITTED comes later. Do not write to the destination while `canWrite` is false.",
+  source: "service-facts.md",
+  hint: "Put the hook after the commit and a `waitFor: { canWrite: true }` (every instance) (or `state: COMMITTED`); to switch writes back on the source before commit, use the stopWrites step's `undo`.",
+};
+
+/** The rules `hookSequence` reports (a hook, a plugin step). */
+export const HOOK_SEQUENCE_RULES: readonly RuleInfo[] = [
+  HOOK_DURING_VERIFY,
+  DDL_DURING_VERIFY,
+  WRITES_ON_BEFORE_CAN_WRITE,
+];
 
 /** The time limit of a hook call's `undo:` (its own `timeout`, else the default). */
 export const hookUndoTimeoutMs = (call: HookCall): number => durationOr(call.undo?.timeout, UNDO_TIMEOUT_MS);
@@ -131,12 +171,12 @@ export function hookSequence(at: SequenceStep): SequenceOutcome {
     const ddl = looksLikeDdl(at.step);
     if (ddl) {
       at.report(
-        "ddl-during-verify",
+        DDL_DURING_VERIFY,
         `This hook looks like DDL (${q(ddl)}) and ${why}; the verifier does not support DDL.`,
       );
     } else {
       at.report(
-        "hook-during-verify",
+        HOOK_DURING_VERIFY,
         `This hook runs while ${why}; the verifier does not support DDL, so the hook must run none.`,
       );
     }
@@ -160,7 +200,7 @@ function writesOnSequence(at: SequenceStep): void {
     });
   if (commitAt === undefined || !(committedOnly || canWriteSeen))
     at.report(
-      "writes-on-before-can-write",
+      WRITES_ON_BEFORE_CAN_WRITE,
       commitAt === undefined
         ? "This hook says the application writes again, but no commit runs before it: the window would end without a cutover, and the destination does not take writes."
         : `This hook says the application writes again, but nothing between ${at.line(commitAt)} and it waits for canWrite true (or state COMMITTED): the destination may not take writes yet.`,
@@ -171,6 +211,8 @@ function writesOnSequence(at: SequenceStep): void {
 export const hook: StepKindDef<HookCall> = {
   body: keyed("hook"),
   title: (b) => `Hook ${b.use}`,
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: HOOK_SEQUENCE_RULES,
   traits: {
     opensWriteStop: false,
     command: undefined,

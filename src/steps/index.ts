@@ -3,6 +3,7 @@
  * requests) and lint (what each does to the fleet's states). A kind is that module, its schema
  * entry and its line below.
  */
+import type { RuleInfo } from "../diagnostics.js";
 import type { AssertBody, HookCall, Runbook, StartRequest, Step, StepKind, WaitForBody } from "../runbook/types.js";
 import { stepKind } from "../runbook/types.js";
 import { assert } from "./assert.js";
@@ -18,6 +19,7 @@ import type {
   StepTraits,
 } from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
+import type { WritesCheckCall } from "./kit/writes-check.js";
 import { hook } from "./hook.js";
 import { lifecycle } from "./lifecycle.js";
 import { notify } from "./notify.js";
@@ -38,11 +40,13 @@ export interface BoundStep extends StepTraits {
   plan(to: PlanTargets): Omit<PlannedRequest, "step">[];
   timing(): StepTiming;
   sequence(at: SequenceStep): SequenceOutcome;
+  /** The lint rules its `sequence` may report. */
+  rules: readonly RuleInfo[];
   run(ctx: StepContext): Promise<void>;
   /** The hook call of a kind that runs a hook plugin with an `undo` (`stopWrites`, `hook`), else undefined. */
   hookCall(): HookCall | undefined;
   /** The hook call that reads whether writes are stopped (a stopWrites' `check:`), else undefined. */
-  writesCheck(): HookCall | undefined;
+  writesCheck(): WritesCheckCall | undefined;
   /** Its undo's time limit (the call's `undo.timeout`, else the default); undefined: the kind has no undo. */
   undoTimeoutMs(): number | undefined;
   /** The condition it reads on the fleet, else undefined. */
@@ -64,6 +68,7 @@ function binder<B>(def: StepKindDef<B>): (step: Step, kind: StepKind | "plugin")
       plan: (to) => def.plan(body, to),
       timing: () => def.timing?.(body) ?? {},
       sequence: (at) => def.sequence(body, at),
+      rules: def.rules,
       run: (ctx) => def.run(ctx, body),
       hookCall: () => def.hookCall?.(body),
       writesCheck: () => def.writesCheck?.(body),
@@ -126,6 +131,9 @@ export function firstStartRequest(
 export function opensWriteStop(kind: string | undefined): boolean {
   return traitsOf(kind).opensWriteStop;
 }
+
+/** Every lint rule the kinds' `sequence` reports (lint's state model), each once, in the kinds' order. */
+export const SEQUENCE_RULES: readonly RuleInfo[] = [...new Set(Object.values(DEFS).flatMap((d) => d.rules))];
 
 /** The step kinds whose body calls a plugin by `use:`, and whether it stops writes: the plugin-call checks' data (src/plugin sits below the steps). */
 export const PLUGIN_CALL_KINDS: ReadonlyMap<string, { plugin: "hook" | "notifier"; opensWriteStop: boolean }> = new Map(

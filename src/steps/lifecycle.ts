@@ -3,14 +3,25 @@
  * command. One definition serves the three (they differ only in the command, its states and
  * what lint's model resets).
  */
+import type { RuleInfo } from "../diagnostics.js";
 import { COMMAND_EFFECT, commandTookEffect } from "../api/index.js";
 import { instanceLabel } from "../events.js";
 import type { Step } from "../runbook/types.js";
 import { toEach, type StepKindDef, type StepTraits } from "./kit/define.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
-import { commandPossible, resultOf } from "./kit/sequence.js";
+import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf } from "./kit/sequence.js";
 import { commandTargets } from "./kit/targets.js";
+
+/** Lint's `reverse-not-reversible` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const REVERSE_NOT_REVERSIBLE: RuleInfo = {
+  id: "reverse-not-reversible",
+  severity: "error",
+  description: "`reverse` of a sync whose `start` did not set `reversible: true`.",
+  spec: "`POST /api/v1/reverse`: only in COMMITTED, and only if `start` set `reversible: true` and write blocking on source and destination.",
+  source: "service-facts.md",
+  hint: "Set `reversible: true` and `enableUserWriteBlocking: true` in start, or remove the reverse step.",
+};
 
 type Op = "pause" | "resume" | "reverse";
 type LifecycleBody = Record<string, never>;
@@ -55,7 +66,7 @@ function sequence(op: Op, at: SequenceStep): SequenceOutcome {
     // Stryker disable next-line MethodExpression: equivalent: lint's model holds at most one start (a second is start-twice, not recorded)
     if (starts.length > 0 && starts.every(({ s }) => s.reversible !== true)) {
       at.report(
-        "reverse-not-reversible",
+        REVERSE_NOT_REVERSIBLE,
         `${at.line(starts[0]!.j)} does not set \`reversible: true\`, so the sync cannot be reversed.`,
       );
     }
@@ -79,6 +90,8 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
   return {
     body: (step) => (step[op] === undefined ? undefined : {}),
     title: () => TITLES[op],
+    // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+    rules: [REVERSE_NOT_REVERSIBLE, COMMAND_IMPOSSIBLE_STATE],
     traits: TRAITS[op],
     hookCall: undefined,
     writesCheck: undefined,

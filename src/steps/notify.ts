@@ -11,6 +11,8 @@ import { unchanged } from "./kit/sequence.js";
 export const notify: StepKindDef<NotifyBody> = {
   body: keyed("notify"),
   title: (n) => (typeof n === "string" ? `Notify: ${n}` : `Notify (${n.use})`),
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [],
   traits: {
     opensWriteStop: false,
     command: undefined,

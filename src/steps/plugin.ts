@@ -6,7 +6,7 @@ import { runPluginStep, stepInfo, undoFor } from "../plugin/index.js";
 import { pluginStepKind } from "../runbook/types.js";
 import { StepFailure } from "./kit/context.js";
 import { UNDO_TIMEOUT_MS, notifyStandIn, type StepKindDef } from "./kit/define.js";
-import { hookSequence } from "./hook.js";
+import { HOOK_SEQUENCE_RULES, hookSequence } from "./hook.js";
 import { redactLeaves } from "../redact.js";
 
 export interface PluginStepBody {
@@ -22,6 +22,8 @@ export const plugin: StepKindDef<PluginStepBody> = {
   },
   // the plan replaces it with the plugin's own title when the plugin is loaded
   title: (b) => b.kind,
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: HOOK_SEQUENCE_RULES,
   traits: {
     opensWriteStop: false,
     command: undefined,

@@ -4,14 +4,27 @@
  * (redacted, with their runbook line); the step fails on errors (or on warnings with
  * `failOn: warning`). A rehearsal stands in for it: a rehearsal never touches real systems.
  */
+import type { RuleInfo } from "../diagnostics.js";
 import { countBySeverity } from "../diagnostics.js";
 import type { PreflightBody } from "../runbook/types.js";
 import { StepFailure } from "./kit/context.js";
 import { keyed, type StepKindDef } from "./kit/define.js";
 
+/** Lint's `preflight-after-start` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const PREFLIGHT_AFTER_START: RuleInfo = {
+  id: "preflight-after-start",
+  severity: "warning",
+  description: "A `preflight` step after a `start`: the sync is writing to the destination by then.",
+  spec: "Checks against the live clusters in the days before the window, and again minutes before `start`.",
+  source: "DESIGN.md",
+  hint: "Put the preflight step first, before start.",
+};
+
 export const preflight: StepKindDef<PreflightBody> = {
   body: keyed("preflight"),
   title: () => "Preflight: check the real clusters (read-only)",
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [PREFLIGHT_AFTER_START],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -39,7 +52,7 @@ export const preflight: StepKindDef<PreflightBody> = {
     // after a start the destination is being written by the sync: "not empty" and friends would be noise
     if (at.flow.starts.length > 0)
       at.report(
-        "preflight-after-start",
+        PREFLIGHT_AFTER_START,
         `This preflight runs after ${at.line(at.flow.starts[0]!)}: the sync is writing to the destination by then, so the checks of an empty destination, free disk and the namespaces to copy no longer mean what they say.`,
       );
     return { ok: at.flow };

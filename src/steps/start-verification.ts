@@ -4,11 +4,34 @@
  * ends once the verifier shows the check running; a later `verify` tells it writes are off and
  * waits for the result. Sent at most once per verification (src/steps/kit/verifier.ts).
  */
+import type { RuleInfo } from "../diagnostics.js";
 import type { StartVerificationBody } from "../runbook/types.js";
 import { toEach, type StepKindDef } from "./kit/define.js";
 import { CEA, cloneFlow, type SequenceStep } from "./kit/sequence.js";
 import { describeVerifier, ensureCheck, verifierTools, type VerificationBody } from "./kit/verifier.js";
 import { redactLeaves } from "../redact.js";
+
+/** Lint's `verify-before-cea`, reported by `checkNeedsCea` (startVerification, verify). */
+export const VERIFY_BEFORE_CEA: RuleInfo = {
+  id: "verify-before-cea",
+  severity: "error",
+  description:
+    "`startVerification` or `verify` starts the verifier's check where the sync cannot reach change event application (not started yet, or paused before CEA).",
+  spec: "after the sync service's progress shows `info` equal to `change event application`, verification checks may start and this endpoint is polled until phase is `idle`.",
+  source: "sync-service-api.md",
+  hint: "Move the step after start (it waits for change event application itself), and after any resume.",
+};
+
+/** Lint's `verify-without-writes-off` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const VERIFY_WITHOUT_WRITES_OFF: RuleInfo = {
+  id: "verify-without-writes-off",
+  severity: "warning",
+  description:
+    "`startVerification` starts a check that no later `verify` step finishes: the verifier never gets writesOff and never gives a result.",
+  spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**.",
+  source: "service-facts.md",
+  hint: "Add a `verify` step after the commit and its `waitFor: { state: COMMITTED }`.",
+};
 
 type Body = NonNullable<StartVerificationBody>;
 
@@ -19,12 +42,12 @@ export function checkNeedsCea(at: SequenceStep, what: string): void {
   const before = (s: string): boolean => s === "IDLE" || s === "INITIALIZING";
   if (states.size > 0 && [...states].every(before)) {
     at.report(
-      "verify-before-cea",
+      VERIFY_BEFORE_CEA,
       `No sync is running here (the fleet is ${states.has("INITIALIZING") ? "INITIALIZING or IDLE" : "IDLE"} until start), so change event application is never reached and ${what} cannot begin.`,
     );
   } else if (!at.flow.ceaReached && states.has("PAUSED") && [...states].every((s) => s === "PAUSED" || before(s))) {
     at.report(
-      "verify-before-cea",
+      VERIFY_BEFORE_CEA,
       `The sync is paused here and has not been seen in ${CEA}: it cannot reach it until resumed, so ${what} cannot begin.`,
     );
   }
@@ -50,6 +73,8 @@ export function checkRequests(b: VerificationBody, to: Parameters<StepKindDef<Bo
 export const startVerification: StepKindDef<Body> = {
   body: (step) => (step.startVerification === undefined ? undefined : (step.startVerification ?? {})),
   title: () => "Start the verifier's check",
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [VERIFY_BEFORE_CEA, VERIFY_WITHOUT_WRITES_OFF],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -75,7 +100,7 @@ export const startVerification: StepKindDef<Body> = {
     const later = at.runbook.steps.slice(at.index + 1).some((s) => "verify" in s && s.when !== false);
     if (!later && at.step.continueOnError !== true)
       at.report(
-        "verify-without-writes-off",
+        VERIFY_WITHOUT_WRITES_OFF,
         "This check is never told that writes are off (no `verify` step follows), so the verifier rechecks until it is stopped and never gives a result.",
       );
     f.checkMay ??= at.index;

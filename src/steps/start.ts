@@ -1,4 +1,5 @@
 /** `start`: every instance must be IDLE; the identical body goes to every instance once. */
+import type { RuleInfo } from "../diagnostics.js";
 import { commandTookEffect } from "../api/index.js";
 import { wireStartBody } from "../api/start-body.js";
 import { BEHAVIOUR, atLeast, versionDependentParts } from "../api/versions.js";
@@ -7,15 +8,38 @@ import type { StartRequest } from "../runbook/types.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { poll } from "./kit/poll.js";
-import { commandPossible, resultOf } from "./kit/sequence.js";
+import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf } from "./kit/sequence.js";
 import type { StepContext } from "./kit/context.js";
 import type { FleetSnapshot } from "../fleet/index.js";
 import { commandTargets } from "./kit/targets.js";
 import { redactLeaves } from "../redact.js";
 
+/** Lint's `start-not-first` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const START_NOT_FIRST: RuleInfo = {
+  id: "start-not-first",
+  severity: "error",
+  description:
+    "`start` comes after another sync command (commit, pause, resume, reverse), so the fleet cannot be IDLE.",
+  spec: "start is allowed only in IDLE.",
+  source: "sync-service-api.md",
+  hint: "Put `start` before every other command, or split the runbook: one that starts the sync, one for the cutover.",
+};
+
+/** Lint's `start-twice` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const START_TWICE: RuleInfo = {
+  id: "start-twice",
+  severity: "error",
+  description: "A second `start` after the sync was started.",
+  spec: "Start fails when the service is not in state IDLE.",
+  source: "sync-service-api.md",
+  hint: "Remove the second start: a running sync is never started again (to add a database, restart the sync from the beginning in a new runbook).",
+};
+
 export const start: StepKindDef<StartRequest> = {
   body: keyed("start"),
   title: (b) => `Start the sync ${b.source} → ${b.destination}`,
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [START_TWICE, START_NOT_FIRST, COMMAND_IMPOSSIBLE_STATE],
   traits: {
     opensWriteStop: false,
     command: "start",
@@ -51,14 +75,11 @@ export const start: StepKindDef<StartRequest> = {
     const f = at.flow;
     const started = resultOf("start", at.initializing);
     if (f.starts.length > 0) {
-      at.report(
-        "start-twice",
-        `The sync is already started by ${at.line(f.starts[0]!)}; start is allowed only in IDLE.`,
-      );
+      at.report(START_TWICE, `The sync is already started by ${at.line(f.starts[0]!)}; start is allowed only in IDLE.`);
       return { ok: f };
     }
     if (f.firstCommand !== undefined) {
-      at.report("start-not-first", `start is allowed only in IDLE, and ${at.line(f.firstCommand)} runs before it.`);
+      at.report(START_NOT_FIRST, `start is allowed only in IDLE, and ${at.line(f.firstCommand)} runs before it.`);
       f.starts = [at.index];
       f.states = started;
       return { ok: f };

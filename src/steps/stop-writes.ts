@@ -16,6 +16,8 @@ type StopWritesCall = NonNullable<Step["stopWrites"]>;
 export const stopWrites: StepKindDef<StopWritesCall> = {
   body: keyed("stopWrites"),
   title: (b) => `Stop application writes (${b.use})`,
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [],
   traits: {
     opensWriteStop: true,
     command: undefined,

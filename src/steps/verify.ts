@@ -10,6 +10,7 @@
  * times. The protocol rules (one request at a time, nothing resent while it may be in flight, a
  * gone verifier fails fast, restarts) are src/steps/kit/verifier.ts's.
  */
+import type { RuleInfo } from "../diagnostics.js";
 import type { VerifierProgress } from "../api/index.js";
 import { errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
@@ -33,7 +34,28 @@ import {
   type Restarted,
   type VerifierTools,
 } from "./kit/verifier.js";
-import { checkNeedsCea, checkRequests } from "./start-verification.js";
+import { VERIFY_BEFORE_CEA, checkNeedsCea, checkRequests } from "./start-verification.js";
+
+/** Lint's `verify-writes-off-early` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const VERIFY_WRITES_OFF_EARLY: RuleInfo = {
+  id: "verify-writes-off-early",
+  severity: "warning",
+  description: "`verify` (which sends writesOff) before writes are sure to be stopped.",
+  spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**.",
+  source: "service-facts.md",
+  hint: "Place verify after stopWrites and commit (the documented order: commit, `waitFor: { state: COMMITTED }`, then verify).",
+};
+
+/** Lint's `writes-off-before-commit` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const WRITES_OFF_BEFORE_COMMIT: RuleInfo = {
+  id: "writes-off-before-commit",
+  severity: "warning",
+  description:
+    "`verify` sends writesOff where the sync may not be COMMITTED yet: the destination's index metadata still differs by design, so the verification fails on it.",
+  spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**. Before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and hidden indexes visible on the destination, so index metadata differs by design until commit.",
+  source: "service-facts.md",
+  hint: "Start the check early with `startVerification` (during change event application) and move `verify` after the commit and a `waitFor: { state: COMMITTED }` (and `waitFor: { canWrite: true }`, on every instance).",
+};
 
 type Body = NonNullable<VerifyBody>;
 
@@ -44,6 +66,8 @@ export const METADATA_BEFORE_COMMIT =
 export const verify: StepKindDef<Body> = {
   body: (step) => (step.verify === undefined ? undefined : (step.verify ?? {})),
   title: () => "Verify the destination against the source",
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [VERIFY_BEFORE_CEA, VERIFY_WRITES_OFF_EARLY, WRITES_OFF_BEFORE_COMMIT],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -82,14 +106,14 @@ export const verify: StepKindDef<Body> = {
     if (!f.checkMust) checkNeedsCea(at, "verification");
     if (!f.writesStopped && at.runbook.writesStoppedExternally !== true)
       at.report(
-        "verify-writes-off-early",
+        VERIFY_WRITES_OFF_EARLY,
         "This verify tells the verifier that writes to the source have stopped (writesOff), and no stopWrites step is sure to have run before it.",
       );
     const committedOnly = [...f.states].every((s) => s === "COMMITTED");
     const commitInRunbook = at.runbook.steps.some((s) => "commit" in s && s.when !== false);
     if (!committedOnly && (commitInRunbook || !f.states.has("COMMITTED")))
       at.report(
-        "writes-off-before-commit",
+        WRITES_OFF_BEFORE_COMMIT,
         `This verify sends writesOff while the sync can still be ${listStates([...f.states].filter((s) => s !== "COMMITTED"))}: ${METADATA_BEFORE_COMMIT}. The verification then fails on those collections.`,
       );
     const failed = cloneFlow(f);

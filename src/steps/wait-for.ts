@@ -1,10 +1,32 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
+import type { RuleInfo } from "../diagnostics.js";
 import { evaluate, instanceSignature, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { CEA, closure, narrow, type SequenceOutcome, type SequenceStep } from "./kit/sequence.js";
 import { waitUntil } from "./kit/wait.js";
+
+/** Lint's `wait-never-holds` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const WAIT_NEVER_HOLDS: RuleInfo = {
+  id: "wait-never-holds",
+  severity: "error",
+  description: "A `waitFor` whose condition can never hold where it stands: it waits until its timeout and fails.",
+  spec: "In state IDLE, all fields except `state` and `canCommit` are null. In state PAUSED, `lagTimeSeconds` is null. (States and transitions.)",
+  source: "sync-service-api.md",
+  hint: "Fix the condition or move the wait to where the sync can reach it.",
+};
+
+/** Lint's `verifier-wait-without-writes-off` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
+export const VERIFIER_WAIT_WITHOUT_WRITES_OFF: RuleInfo = {
+  id: "verifier-wait-without-writes-off",
+  severity: "error",
+  description:
+    "A wait for the verifier's result (`phase: idle`) after its check started and before anything tells it writes are off: the check never finishes, so the wait never ends.",
+  spec: "`check` answers success at once and starts later … Success: phase `idle` after a check ran. (The check rechecks until `writesOff`: then one last generation, then `idle`.)",
+  source: "service-facts.md",
+  hint: "Wait for the result with a `verify` step (it sends writesOff, then waits), after the commit.",
+};
 
 /**
  * What a condition (waitFor, assert) does to lint's model: the states narrow to those where it
@@ -82,6 +104,8 @@ function embeddedNever(c: ConditionModel, at: SequenceStep): string | undefined 
 export const waitFor: StepKindDef<WaitForBody> = {
   body: keyed("waitFor"),
   title: (b) => `Wait for ${readCondition(b).text}`,
+  // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
+  rules: [WAIT_NEVER_HOLDS, VERIFIER_WAIT_WITHOUT_WRITES_OFF],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -118,12 +142,12 @@ export const waitFor: StepKindDef<WaitForBody> = {
       at,
       (reason) =>
         at.report(
-          "wait-never-holds",
+          WAIT_NEVER_HOLDS,
           `This waitFor can never be satisfied here: ${reason}. It would wait until its timeout and fail.`,
         ),
       (reason) =>
         at.report(
-          "verifier-wait-without-writes-off",
+          VERIFIER_WAIT_WITHOUT_WRITES_OFF,
           `This waitFor waits for the verifier's result, which never comes here: ${reason}. It would wait until its timeout and fail.`,
         ),
     ),

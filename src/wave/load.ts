@@ -10,6 +10,7 @@ import { LineCounter, parseDocument } from "yaml";
 import type { Diagnostic } from "../diagnostics.js";
 import { errorMessage } from "../errors.js";
 import { createLocator, type Locate } from "../runbook/positions.js";
+import { formatBytes } from "../text.js";
 import type { SyncbookWave } from "./schema.gen.js";
 import { validateWaveSchema } from "./validate.gen.js";
 
@@ -67,7 +68,15 @@ export async function parseWave(text: string, file: string, size = Buffer.byteLe
     locate: () => ({ line: d.line, column: d.column }),
   });
   if (size > MAX_WAVE_BYTES)
-    return none(at(1, 1, "yaml", `the file is ${size} bytes: a wave file is at most ${MAX_WAVE_BYTES}`, "Split it."));
+    return none(
+      at(
+        1,
+        1,
+        "yaml",
+        `the file is ${formatBytes(size)}: a wave file is at most ${formatBytes(MAX_WAVE_BYTES)}`,
+        "Split it.",
+      ),
+    );
   let doc: ReturnType<typeof parseDocument>;
   try {
     doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true, strict: true });

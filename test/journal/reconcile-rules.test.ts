@@ -503,6 +503,24 @@ describe("no command from the step to resume: the fleet must be where the journa
     });
   });
 
+  it("the step's command is its kind's trait, not its kind's name (issue 40: a kind named for no command may send one)", () => {
+    const steps = [
+      { index: 0, id: "start", kind: "start" },
+      { index: 1, id: "drain", kind: "drain" },
+    ];
+    const s = state(["ok", "cut"], [cmd("start", 0, "ok", "ok")], {}, steps);
+    const runbook = {
+      hash: RB.hash,
+      steps: [
+        { id: "start", kind: "start", command: "start" as const },
+        { id: "drain", kind: "drain", command: "pause" as const },
+      ],
+    };
+    expect(refused(reconcile(s, runbook, fleet("PAUSED", "PAUSED"))).message).toBe(
+      `the journal shows no pause sent by step 2 "drain", yet every instance shows its effect (fleet: i0 PAUSED, i1 PAUSED)`,
+    );
+  });
+
   it("the expected states come from the latest step's command, whatever the order of the journal's lines", () => {
     const s = state(["ok", "ok", "cut"], [cmd("resume", 1, "ok"), cmd("pause", 0, "ok")], {}, PRR);
     expect(resumed(reconcile(s, rb(PRR), fleet("RUNNING"))).resumeAt).toBe(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reconcile, type FleetReading, type JournalState, type ReconcileResult } from "../../src/journal/index.js";
-import { RB, cmd, fleet, state } from "../support/reconcile-fixtures.js";
+import { RB, cmd, fleet, rb, state } from "../support/reconcile-fixtures.js";
 
 interface Row {
   name: string;
@@ -20,9 +20,9 @@ const PRR = [
   { index: 2, id: "commit", kind: "commit", title: "" },
   { index: 3, id: "reverse", kind: "reverse", title: "" },
 ];
-const PRR_RB = { hash: RB.hash, steps: PRR.map(({ id, kind }) => ({ id, kind })) };
+const PRR_RB = rb(PRR, RB.hash);
 const PRRW = [...PRR, { index: 4, id: "reversed", kind: "waitFor", title: "" }];
-const PRRW_RB = { hash: RB.hash, steps: PRRW.map(({ id, kind }) => ({ id, kind })) };
+const PRRW_RB = rb(PRRW, RB.hash);
 
 const rows: Row[] = [
   // runbook identity
@@ -52,8 +52,8 @@ const rows: Row[] = [
     runbook: {
       hash: "c",
       steps: [
-        { id: "start", kind: "start" },
-        { id: "verify", kind: "verify" },
+        { id: "start", kind: "start", command: "start" },
+        { id: "verify", kind: "verify", command: undefined },
       ],
     },
     allowChangedRunbook: true,

@@ -4,10 +4,11 @@
  * exactly those (rule id and line), nothing else (but other rules' `info` notes), and that every
  * rule of the catalogue has a fixture. Each test's name quotes the spec sentence the rule enforces.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { RULES } from "../../src/lint/index.js";
+import { SEQUENCE_RULES } from "../../src/steps/index.js";
 import { FIXTURES, expectedFindings, findings, lintFile, read } from "../support/lint.js";
 
 const fixtureFiles = readdirSync(FIXTURES).filter((f) => f.endsWith(".yaml"));
@@ -23,6 +24,18 @@ describe("the rule catalogue", () => {
       expect(r.spec.length).toBeGreaterThan(10);
       expect(r.hint.length).toBeGreaterThan(10);
     }
+  });
+  // issue 40, point 6: the state model's rules were reported from src/steps, their metadata kept in src/lint
+  it("a state-model rule's metadata sits beside the step kind code that reports it", () => {
+    const src = (p: string) => readFileSync(new URL(`../../src/${p}`, import.meta.url), "utf8");
+    // the kinds' rules are the catalogue's entries, not copies
+    for (const r of SEQUENCE_RULES) expect(RULES).toContain(r);
+    expect(SEQUENCE_RULES.map((r) => r.id)).toEqual(
+      expect.arrayContaining(["start-twice", "command-impossible-state"]),
+    );
+    // src/lint states none of them again
+    const lint = src("lint/sequence.ts");
+    expect(SEQUENCE_RULES.filter((r) => lint.includes(`id: "${r.id}"`)).map((r) => r.id)).toEqual([]);
   });
   it("every rule has a broken fixture, and every fixture belongs to a rule", () => {
     const ids = RULES.map((r) => `${r.id}.yaml`).sort();

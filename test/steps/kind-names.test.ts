@@ -7,12 +7,20 @@
  * `start`, `commit`…, the plugin kind `hook`, the prompt kind `confirm`) is flagged only where it
  * stands for a step kind: compared with a `kind`, in a `… in step` test, a `case` of a switch on a
  * `kind`, or a property of a step.
+ *
+ * A kind's name is not a command's either, though five kinds share their command's word: which
+ * command a kind sends is its `command` trait. So a kind (an expression ending in `kind`) is
+ * flagged where code uses it as a command: passed to, or looking up, the command vocabulary
+ * (src/api/commands.ts's exports, or any name with "command" in it), compared with a command
+ * (an expression ending in `op`, `cmd`, `command` or `operation`), stored as one (an `op` or
+ * `command` property or variable), or cast to a command's type.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import * as COMMANDS from "../../src/api/commands.js";
 import { STEP_KINDS } from "../../src/runbook/types.js";
 import type { Step } from "../../src/runbook/types.js";
 import { bindStep, traitsOf } from "../../src/steps/index.js";
@@ -31,6 +39,14 @@ const endsInKind = (n: ts.Node): boolean => {
   return /(^|\.|\?\.)kind$/i.test(t) && !OTHER_KINDS.test(t);
 };
 const isStepExpr = (n: ts.Node): boolean => /(^|\.|\?\.)step$/i.test(n.getText().replace(/\s/g, ""));
+/** The command vocabulary: what src/api/commands.ts exports, and any name that says "command". */
+const VOCABULARY = new RegExp(`\\b(${Object.keys(COMMANDS).join("|")})\\b`);
+const isCommandWord = (text: string): boolean => VOCABULARY.test(text) || /command/i.test(text);
+/** An expression that holds a command: ends in `op`, `cmd`, `command` or `operation`. */
+const isCommandExpr = (n: ts.Node): boolean =>
+  /(^|\.|\?\.)(op|cmd|command|operation)$/i.test(n.getText().replace(/\s/g, ""));
+/** A name a command is stored under. */
+const COMMAND_NAME = /^(op|cmd|command|operation)$/i;
 
 /** Where a source names a built-in step kind, as `line: code`. */
 export function kindNames(file: string, text: string): string[] {
@@ -68,7 +84,40 @@ export function kindNames(file: string, text: string): string[] {
     }
     if ((ts.isPropertyAssignment(n) || ts.isShorthandPropertyAssignment(n)) && ONLY_KINDS.has(n.name.getText(sf)))
       flag(n.name, `key ${n.name.getText(sf)}`);
+    const kindExpr =
+      (ts.isIdentifier(n) && !(ts.isPropertyAccessExpression(n.parent) && n.parent.name === n)) ||
+      ts.isPropertyAccessExpression(n);
+    if (kindExpr && endsInKind(n)) asCommand(n);
     ts.forEachChild(n, visit);
+  };
+  /** A step kind used as a command name. */
+  const asCommand = (n: ts.Node): void => {
+    let at: ts.Node = n;
+    while (ts.isParenthesizedExpression(at.parent) || ts.isNonNullExpression(at.parent)) at = at.parent;
+    const p = at.parent;
+    if (ts.isCallExpression(p) && p.arguments.includes(at as ts.Expression) && isCommandWord(p.expression.getText(sf)))
+      flag(n, `a kind passed as a command to ${p.expression.getText(sf)}`);
+    else if (ts.isElementAccessExpression(p) && p.argumentExpression === at && isCommandWord(p.expression.getText(sf)))
+      flag(n, `a kind looks up ${p.expression.getText(sf)}`);
+    else if (
+      ts.isBinaryExpression(p) &&
+      [
+        ts.SyntaxKind.EqualsEqualsEqualsToken,
+        ts.SyntaxKind.ExclamationEqualsEqualsToken,
+        ts.SyntaxKind.EqualsEqualsToken,
+        ts.SyntaxKind.ExclamationEqualsToken,
+      ].includes(p.operatorToken.kind) &&
+      isCommandExpr(p.left === at ? p.right : p.left)
+    )
+      flag(n, "a kind compared with a command");
+    else if (
+      (ts.isPropertyAssignment(p) || ts.isVariableDeclaration(p)) &&
+      p.initializer === at &&
+      COMMAND_NAME.test(p.name.getText(sf))
+    )
+      flag(n, `a kind stored as ${p.name.getText(sf)}`);
+    else if ((ts.isAsExpression(p) || ts.isSatisfiesExpression(p)) && /command/i.test(p.type.getText(sf)))
+      flag(n, "a kind cast to a command");
   };
   visit(sf);
   return out;
@@ -106,9 +155,18 @@ describe("nothing outside src/steps names a built-in step kind", () => {
       'const t = registry.hook(use); if (spec.prompt === "confirm") u();', // 13
       'if (call.kind === "hook" || spec.kind === "confirm") r();', // 14: a plugin call's kind, a prompt's
       'if (step.kind === "hook") r();', // 15
+      // a kind used as a command's name (issue 40: reconcile asked isCommandOperation(step.kind))
+      "if (isCommandOperation(step.kind)) a(COMMAND_EFFECT[step.kind].after);", // 16, 16
+      "if (sentOnceOnly(s.kind!) || COMMAND_OPERATIONS.includes(kind)) b();", // 17, 17
+      "if (cmd.op === step.kind || (s?.kind) !== command) c();", // 18, 18
+      "const sent = { op: s.kind, stepIndex: 1 }; const op = step.kind;", // 19, 19
+      "send(step.kind as CommandOperation); sendCommand(kind);", // 20, 20
+      // a kind's command trait, other kinds' kind, a kind with no command in sight: passed
+      "if (traits(step.kind).command === op && COMMAND_EFFECT[traitsOf(s.kind).command!]) d();", // 21
+      'if (spec.kind === command || call.kind === op) e(); const kind = step.kind; f(kind, "start");', // 22
     ].join("\n");
     expect(kindNames("sample.ts", src).map((l) => Number(l.split(":")[0]))).toEqual([
-      1, 2, 2, 2, 3, 3, 4, 5, 6, 7, 8, 9, 15,
+      1, 2, 2, 2, 3, 3, 4, 5, 6, 7, 8, 9, 15, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20,
     ]);
   });
 

@@ -32,6 +32,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ServiceError, TransportError, type VerifierProgress } from "../../src/api/index.js";
 import type { RunEvent } from "../../src/events.js";
+import type { RuleInfo } from "../../src/diagnostics.js";
 import type { Fleet } from "../../src/fleet/index.js";
 import type { Step } from "../../src/runbook/types.js";
 import { StepFailure, StepTimeout, type VerifierMemory } from "../../src/steps/index.js";
@@ -1535,7 +1536,7 @@ describe("verify: what it is, for the plan and lint", () => {
       step: { verify: {} },
       runbook: { steps, ...(external === undefined ? {} : { writesStoppedExternally: external }) },
       flow: f,
-      report: (rule: string, message: string) => reports.push([rule, message]),
+      report: (rule: RuleInfo, message: string) => reports.push([rule.id, message]),
     } as unknown as SequenceStep;
     const out = verify.sequence({}, at);
     return { reports, out, rules: reports.map(([r]) => r) };

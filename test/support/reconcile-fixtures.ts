@@ -4,12 +4,14 @@
  */
 import type { FleetReading, JournalState, JournalStep, SentCommand } from "../../src/journal/index.js";
 import type { Outcome } from "../../src/events.js";
+import { traitsOf } from "../../src/steps/index.js";
 import { STEPS } from "./journal.js";
 
 export type Steps = { index: number; id: string; kind: string }[];
 export const rb = (steps: Steps, hash = "a".repeat(64)) => ({
   hash,
-  steps: steps.map(({ id, kind }) => ({ id, kind })),
+  // the command a step sends is its kind's trait, as the resume hands it to reconcile
+  steps: steps.map(({ id, kind }) => ({ id, kind, command: traitsOf(kind).command })),
 });
 export const RB = rb(STEPS);
 export const FILE = "/j/run.jsonl";

@@ -134,6 +134,17 @@ describe("the wave file itself", () => {
     expect(d?.message).toMatch(message);
     expect(d?.hint).toBeTruthy();
   });
+  it("refuses a file over 1 MiB, its size in the one byte format", async () => {
+    const w = await parseWave("wave: 1\n", "w.yaml", 10 * 1024 * 1024);
+    expect(w.wave).toBeUndefined();
+    expect(w.diagnostics[0]).toMatchObject({
+      file: "w.yaml",
+      line: 1,
+      column: 1,
+      message: "the file is 10 MiB: a wave file is at most 1 MiB",
+      hint: "Split it.",
+    });
+  });
   it("resolves paths relative to the wave file", async () => {
     const w = await parseWave(
       "wave: 1\nname: w\nmaxParallel: 1\nrunbooks: [x.yaml, { path: sub/y.yaml }]\n",

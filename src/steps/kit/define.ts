@@ -6,9 +6,11 @@
  * `src/steps/index.ts`.
  */
 import type { CommandOperation } from "../../api/commands.js";
+import type { RuleInfo } from "../../diagnostics.js";
 import type { AssertBody, Duration, HookCall, StartRequest, Step, WaitForBody } from "../../runbook/types.js";
 import type { StepContext } from "./context.js";
 import type { SequenceOutcome, SequenceStep } from "./sequence.js";
+import type { WritesCheckCall } from "./writes-check.js";
 
 /** One request of the plan (`--dry-run`), in order. */
 export interface PlannedRequest {
@@ -95,6 +97,12 @@ export interface StepKindDef<B> {
   timing?(body: B): StepTiming;
   /** What it does to lint's model of the fleet's states. */
   sequence(body: B, at: SequenceStep): SequenceOutcome;
+  /**
+   * Every lint rule its `sequence` reports, with its metadata (id, severity, the sentence it
+   * enforces, its hint): written beside the code that reports it, read by lint's catalogue.
+   * A kind reports only rules it lists here (lint checks as it walks).
+   */
+  rules: readonly RuleInfo[];
   run(ctx: StepContext, body: B): Promise<void>;
   /** What it is (see `StepTraits`). */
   traits: StepTraits;
@@ -104,7 +112,7 @@ export interface StepKindDef<B> {
    */
   hookCall: BodyTrait<B, HookCall>;
   /** The hook call that reads whether writes are stopped (a stopWrites' `check:`), read again before every commit. */
-  writesCheck: BodyTrait<B, HookCall | undefined>;
+  writesCheck: BodyTrait<B, WritesCheckCall | undefined>;
   /** Its undo's time limit when the runbook gives none; undefined: the kind has no undo. */
   undoTimeoutMs: BodyTrait<B, number>;
   /** The condition it reads on the fleet (lint checks where it is read), if any. */

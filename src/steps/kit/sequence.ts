@@ -4,17 +4,30 @@
  * service makes by itself), facts that hold on every path (writes stopped, canCommit awaited,
  * change event application reached), and facts that hold on some path (a start or commit may
  * have run, verification may be in progress). Each step kind says what it does to the flow
- * (`StepKindDef.sequence`); `src/lint/sequence.ts` walks the steps and owns the rules' texts.
+ * (`StepKindDef.sequence`), and reports the lint rules it finds, each rule's metadata (`RuleInfo`)
+ * beside the code that reports it and listed in the kind's `rules`; `src/lint/sequence.ts` walks the steps.
  *
  * A command is judged by the command-effect table (`src/api/commands.ts`): it is flagged only
  * when it is impossible in *every* reachable state, and lint then assumes it succeeded, so one
  * mistake is reported once, not again at every later step.
  */
+import type { RuleInfo } from "../../diagnostics.js";
 import { COMMAND_EFFECT, closeStates, type CommandOperation } from "../../api/commands.js";
 import type { SyncState } from "../../api/types.js";
 import { ALL_STATES } from "../../api/versions.js";
 import type { ConditionModel } from "../../fleet/index.js";
 import type { Runbook, Step } from "../../runbook/types.js";
+
+/** Lint's `command-impossible-state`, reported by `commandPossible` for every kind that sends a command (each lists it in its `rules`). */
+export const COMMAND_IMPOSSIBLE_STATE: RuleInfo = {
+  id: "command-impossible-state",
+  severity: "error",
+  description:
+    "A command no reachable state allows (resume never paused, pause after commit, reverse before commit, commit when not RUNNING, start when not IDLE).",
+  spec: "pause: only in RUNNING; resume: only in PAUSED; reverse: only in COMMITTED. (commit: state RUNNING; start: allowed only in IDLE.)",
+  source: "service-facts.md",
+  hint: "Reorder the steps so the command meets the state it needs, or remove it.",
+};
 
 /** The order a sync goes through its states, for messages (the version table's). */
 const ORDER: readonly SyncState[] = ALL_STATES;
@@ -73,8 +86,8 @@ export interface SequenceStep {
   atLeast(v: string): boolean;
   /** INITIALIZING is possible (1.20, or no version declared). */
   initializing: boolean;
-  /** Reports a rule at this step's kind key (or at `sub` below it). */
-  report(rule: string, message: string, sub?: readonly (string | number)[]): void;
+  /** Reports a rule (one of the kind's `rules`) at this step's kind key (or at `sub` below it). */
+  report(rule: RuleInfo, message: string, sub?: readonly (string | number)[]): void;
   /** `the start at line 12` for step `j`. */
   line(j: number): string;
   /** The line of step `j`'s kind key. */
@@ -144,7 +157,7 @@ export function commandPossible(at: SequenceStep, op: CommandOperation): boolean
     return true;
   }
   at.report(
-    "command-impossible-state",
+    COMMAND_IMPOSSIBLE_STATE,
     `${op} is allowed only in ${listStates(needs)}, and here the sync can only be ${listStates(f.states)}.`,
   );
   f.firstCommand ??= at.index;
