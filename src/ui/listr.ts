@@ -253,6 +253,9 @@ export class ListrUi {
     const processOutput = new ProcessOutput(out as NodeJS.WriteStream, other as NodeJS.WriteStream, {
       leaveEmptyLine: false,
     });
+    const renderer = streamRenderer((id) =>
+      this.#asking?.before && this.#asking.slot.task?.task.id === id ? this.opts.colors.yellow(ASKED_MARK) : undefined,
+    );
     this.#listr = new Listr<object>(
       slots.map((slot) => ({
         title: slot.title,
@@ -262,11 +265,7 @@ export class ListrUi {
       })),
       {
         // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment -- a DefaultRenderer subclass is a valid renderer value; the generic signature cannot say so
-        renderer: streamRenderer((id) =>
-          this.#asking?.before && this.#asking.slot.task?.task.id === id
-            ? this.opts.colors.yellow(ASKED_MARK)
-            : undefined,
-        ) as any,
+        renderer: renderer as any,
         rendererOptions: {
           logger: new ListrLogger({ processOutput, useIcons: true }),
           collapseSkips: true,

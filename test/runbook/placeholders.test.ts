@@ -78,7 +78,7 @@ describe("typed placeholders", () => {
     const text = (v: string) =>
       `${HEAD}vars: { maxLag: ${v} }\nsteps:\n  - waitFor: { canCommit: true, lagBelow: "\${vars.maxLag}" }\n`;
     // the editor validates the text as written (no interpolation) against schemas/runbook.schema.json
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const ajv = new Ajv2020.default({ strict: false, allErrors: true });
     const editor = ajv.compile(
       JSON.parse(readFileSync(new URL("../../schemas/runbook.schema.json", import.meta.url), "utf8")) as object,
     );
@@ -115,7 +115,7 @@ describe("typed placeholders", () => {
   ])(
     "a typo in %s: the editor's errors stay on the typo's line, none on the correct URLs around it",
     (_what, head, at) => {
-      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      const ajv = new Ajv2020.default({ strict: false, allErrors: true });
       const editor = ajv.compile(
         JSON.parse(readFileSync(new URL("../../schemas/runbook.schema.json", import.meta.url), "utf8")) as object,
       );
