@@ -240,6 +240,12 @@ program
       .default("v0.2.1"),
   )
   .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
+  .addOption(
+    new Option(
+      "--runbook <file>",
+      "take the fleet's shape from a runbook: its instance count, clusters (topology, shard count, server version) and service version, in place of --instances, --source, --destination and --service-version",
+    ),
+  )
   .action((opts: SimCliOptions) =>
     act(
       () => import("./cli/sim.js"),

@@ -101,7 +101,7 @@ export async function loadForRun(
       exitCode: ExitCode.usage,
     });
   const { loadRunbook } = await import("../runbook/index.js");
-  const { lintRunbook } = await import("../lint/rules.js");
+  const { lintWithLoader } = await import("../lint/rules.js");
   const vars = parseVars(flags.var);
   const loaded = await loadRunbook(file, { env: process.env, vars, ...(standIn ? { standIn } : {}) }).catch(
     (err: unknown) => {
@@ -140,7 +140,7 @@ export async function loadForRun(
     );
   }
   // rule findings too when the schema refused it: everything in one pass
-  const diags: Diagnostic[] = [...loaded.diagnostics, ...lintRunbook(loaded)];
+  const diags: Diagnostic[] = lintWithLoader(loaded);
   // an accepted warning is shown where the warning would be, with its reason
   const shown = diags.filter((d) => d.severity !== "info" || d.accepted !== undefined);
   if (shown.length) {

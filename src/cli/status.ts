@@ -186,9 +186,8 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.lastCommand)
       lines.push(
-        `  last command: ${j.lastCommand.op} (step ${j.lastCommand.step}): ${Object.entries(j.lastCommand.answers)
-          .map(([k, a]) => `${k} ${a}`)
-          .join(", ")}`,
+        `  last command: ${j.lastCommand.op} (step ${j.lastCommand.step}):`,
+        ...Object.entries(j.lastCommand.answers).map(([k, a]) => `    ${k}: ${j.lastCommand?.said?.[k] ?? a}`),
       );
     if (j.finished)
       lines.push(

@@ -12,7 +12,7 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { bindStep, type WritesProbe } from "../steps/index.js";
 import type { Runbook } from "../runbook/types.js";
 import { verdictKind, verdictWord, verifierText, type Verdict } from "./verdict.js";
-import { lintRunbook } from "../lint/rules.js";
+import { lintWithLoader } from "../lint/rules.js";
 import { formatDuration } from "../runbook/duration.js";
 
 export { verifierText, verdictKind, verdictWord, type Verdict } from "./verdict.js";
@@ -84,6 +84,34 @@ export function rehearsalStandIns(keepHooks: boolean): (raw: unknown) => (path: 
   };
 }
 
+/**
+ * The simulated fleet's clusters as the runbook draws them, the one reading of it (a rehearsal's
+ * and `syncbook sim --runbook`'s): topology, shard count and server version; where the runbook
+ * does not say (a sharded cluster without `shards`), what the simulator takes, said in `shape`.
+ */
+export function simulatedShape(rb: Runbook): { clusters?: SimulatorOptions["clusters"]; shape: string[] } {
+  const shape: string[] = [];
+  if (!rb.clusters || Object.keys(rb.clusters).length === 0) return { shape };
+  const clusters = Object.fromEntries(
+    Object.entries(rb.clusters).map(([name, c]) => {
+      const sharded = c?.topology === "sharded";
+      // a sharded cluster without `shards`: one shard per instance (one instance syncs one source shard)
+      const shards = c?.shards ?? (sharded ? Math.max(2, rb.instances.length) : undefined);
+      if (sharded && c?.shards === undefined)
+        shape.push(`${name}: sharded, its shard count not in the runbook: simulated with ${shards}`);
+      return [
+        name,
+        {
+          topology: c?.topology ?? "replicaSet",
+          ...(shards ? { shards } : {}),
+          ...(c?.serverVersion ? { version: c.serverVersion } : {}),
+        },
+      ];
+    }),
+  ) as NonNullable<SimulatorOptions["clusters"]>;
+  return { clusters, shape };
+}
+
 export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOptions = {}): Promise<Rehearsal> {
   const rb = loaded.runbook;
   if (!rb) throw new Error("prepareRehearsal needs a valid runbook");
@@ -104,28 +132,10 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
   };
   // the fleet as the runbook draws it; where it does not say (a sharded cluster's shard count),
   // what the simulator takes is said in the verdict
-  const shape: string[] = [];
-  if (rb.clusters && Object.keys(rb.clusters).length) {
-    simOpts.clusters = Object.fromEntries(
-      Object.entries(rb.clusters).map(([name, c]) => {
-        const sharded = c?.topology === "sharded";
-        // a sharded cluster without `shards`: one shard per instance (one instance syncs one source shard)
-        const shards = c?.shards ?? (sharded ? Math.max(2, rb.instances.length) : undefined);
-        if (sharded && c?.shards === undefined)
-          shape.push(`${name}: sharded, its shard count not in the runbook: simulated with ${shards}`);
-        return [
-          name,
-          {
-            topology: c?.topology ?? "replicaSet",
-            ...(shards ? { shards } : {}),
-            ...(c?.serverVersion ? { version: c.serverVersion } : {}),
-          },
-        ];
-      }),
-    );
-  }
+  const { clusters, shape } = simulatedShape(rb);
+  if (clusters) simOpts.clusters = clusters;
   // what lint knows travels with the verdict: a safe rehearsal does not make a warning go away
-  const diags = [...loaded.diagnostics, ...lintRunbook(loaded)];
+  const diags = lintWithLoader(loaded);
   const lint = {
     warnings: diags.filter((d) => d.severity === "warning").map((d) => `${d.rule} at line ${d.line}`),
     accepted: diags.filter((d) => d.accepted !== undefined).map((d) => `${d.rule} at line ${d.line}: ${d.accepted}`),

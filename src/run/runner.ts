@@ -6,7 +6,7 @@
  */
 import { hostname, userInfo } from "node:os";
 import { ExitCode, errorMessage } from "../errors.js";
-import { firstStartRequest, type Prompter } from "../steps/index.js";
+import { firstStartRequest, whileWatching, type Prompter } from "../steps/index.js";
 import type { Place } from "../text.js";
 import type { Outcome } from "../events.js";
 import type { DrainResult } from "../plugin/index.js";
@@ -144,8 +144,25 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     if (askEachStep && opts.prompt) {
       let choice: Awaited<ReturnType<Prompter["stepChoice"]>>;
       const asked = Date.now();
+      const prompt = opts.prompt;
+      const question = {
+        index: s.index,
+        id: s.id,
+        kind: s.kind,
+        title: s.title,
+        ...(s.bound.command === "commit"
+          ? {
+              pointOfNoReturn: pointOfNoReturn(
+                opts.resume?.complete?.stepIndex === s.index
+                  ? opts.resume.complete.only.length
+                  : (only?.length ?? run.fleet.refs.length),
+              ),
+            }
+          : {}),
+      };
       try {
-        choice = await opts.prompt.stepChoice({ index: s.index, id: s.id, kind: s.kind, title: s.title }, signal);
+        // the fleet is read while the question waits: the screen shows it as it is now (issue 39, point 3)
+        choice = await whileWatching(run, signal, () => prompt.stepChoice(question, signal));
       } catch {
         outcome = "interrupted";
         break;
@@ -325,6 +342,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         }
       : {}),
   };
+}
+
+/** What sending commit does, said where --step asks about it. */
+function pointOfNoReturn(instances: number): string {
+  return `this step sends commit to ${instances === 1 ? "1 instance" : `${instances} instances`}; once sent nothing is undone: the write stop's undo is disarmed, and the application writes to the destination once canWrite is true`;
 }
 
 function skipReason(

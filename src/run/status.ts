@@ -8,16 +8,22 @@
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { createVerifierClient, lagSeconds } from "../api/index.js";
+import {
+  blocksUntilEveryInstance,
+  commandTookEffect,
+  createVerifierClient,
+  isCommandOperation,
+  lagSeconds,
+  type CommandOperation,
+} from "../api/index.js";
 import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
-import { instanceLabel } from "../events.js";
+import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold } from "../model/fold.js";
 import { lagBelowOf, readiness, type Readiness } from "../model/readiness.js";
-import type { RunEvent } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
-import { createFleet } from "../fleet/index.js";
-import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
+import { createFleet, type FleetSnapshot } from "../fleet/index.js";
+import { instanceKey, isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -96,8 +102,18 @@ export interface JournalStatus {
   warnings: string[];
   /** The last step the journal shows, and how it ended (undefined: still running or cut off). */
   lastStep?: { number: number; id: string; kind: string; outcome?: string };
-  /** The last command it sent: op, step, and each instance's answer. */
-  lastCommand?: { op: string; step: number; answers: Record<string, string> };
+  /**
+   * The last command it sent: op, step, each instance's answer (`ok`, `error`: refused or never
+   * sent, `unknown`: sent without a usable answer), its error text, and `said`: the answer in
+   * words with what the fleet shows now, `unknown` only where neither tells (issue 39, point 8).
+   */
+  lastCommand?: {
+    op: string;
+    step: number;
+    answers: Record<string, string>;
+    errors?: Record<string, string>;
+    said?: Record<string, string>;
+  };
   /** `verified`: a `verify` step passed on this cutover's result (src/steps/kit/earned.ts). */
   finished?: { outcome: string; committed: boolean; verified: boolean; at: string; message?: string; aborted?: true };
   writesStopped?: boolean;
@@ -135,6 +151,35 @@ export interface Status {
 }
 
 const STATUS_OWN_WORDS: ReadonlySet<string> = new Set(["format"]);
+
+/**
+ * Each instance's answer to the journal's last command, with what its state now adds. `unknown`
+ * is said only where neither the answer nor the state tells, with why: a blocking command
+ * (commit, reverse) is answered, and applied, only once every instance has it, so while another
+ * instance refused it the state from before proves nothing either way (src/api/commands.ts).
+ */
+function answersSaid(cmd: NonNullable<JournalStatus["lastCommand"]>, snap: FleetSnapshot): Record<string, string> {
+  const op = cmd.op as CommandOperation;
+  const refused = Object.entries(cmd.answers)
+    .filter(([, a]) => a === "error")
+    .map(([k]) => k);
+  const said: Record<string, string> = {};
+  for (const [key, answer] of Object.entries(cmd.answers)) {
+    const now = snap.instances.find((i) => instanceKey(i.ref) === key);
+    const state = now?.progress?.state;
+    const error = cmd.errors?.[key];
+    if (answer === "ok") said[key] = "accepted";
+    else if (answer === "error") said[key] = `refused or never sent${error ? ` (${error})` : ""}`;
+    else if (isCommandOperation(op) && commandTookEffect(op, state) === true)
+      said[key] = `no answer, and it took effect: ${state} now`;
+    else if (!now?.progress) said[key] = "unknown: sent, no answer, and it does not answer now";
+    else if (isCommandOperation(op) && blocksUntilEveryInstance(op))
+      said[key] =
+        `unknown: sent, no answer; ${op} is answered and applied only once every instance has it${refused.length ? ` (${refused.join(", ")} refused it)` : ""}, so its state (${state ?? "?"}) cannot tell whether it holds it`;
+    else said[key] = `unknown: sent, no answer${error ? ` (${error})` : ""}; its state now: ${state ?? "?"}`;
+  }
+  return said;
+}
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
@@ -236,7 +281,9 @@ export async function readStatus(
           ),
         ),
         ...(verifier ? { verifier } : {}),
-        journal,
+        journal: journal.lastCommand
+          ? { ...journal, lastCommand: { ...journal.lastCommand, said: answersSaid(journal.lastCommand, snap) } }
+          : journal,
       },
       redact,
       STATUS_OWN_WORDS,
@@ -379,6 +426,13 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
       op: cmd.op,
       step: cmd.stepIndex + 1,
       answers: Object.fromEntries(cmd.perInstance.map((p) => [p.instance, p.answered])),
+      ...(cmd.perInstance.some((p) => p.error !== undefined)
+        ? {
+            errors: Object.fromEntries(
+              cmd.perInstance.flatMap((p) => (p.error !== undefined ? [[p.instance, p.error]] : [])),
+            ),
+          }
+        : {}),
     };
   if (state.finished)
     out.finished = {

@@ -339,7 +339,15 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
       ...body.problems.map((p) => JSON.stringify(p.path)),
       ...[...varsPass.unresolved].map((p) => JSON.stringify(["vars", ...(JSON.parse(p) as unknown[])])),
     ]);
-    const explained = explainSchemaErrors({ file, data: value, errors: schemaErrors, locate, redact, unknownPaths });
+    const explained = explainSchemaErrors({
+      file,
+      data: value,
+      errors: schemaErrors,
+      locate,
+      redact,
+      unknownPaths,
+      written: raw,
+    });
     diagnostics.push(...explained);
     // lint cannot see env values: a finding only about such a value (an info, "not judged")
     // leaves the runbook usable for lint

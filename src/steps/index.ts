@@ -176,5 +176,6 @@ export type {
 export { observeIdentity } from "./kit/fleet-ops.js";
 export { verification, verificationText, verifierEarned } from "./kit/earned.js";
 export { writesOnVerdict, BEFORE_COMMIT, type WritesOnVerdict } from "./kit/writes-on.js";
+export { whileWatching } from "./kit/watch.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";

@@ -283,12 +283,18 @@ export class UiModel {
   }
 
   /**
-   * What stays in view while a prompt replaces a step's panel: the clock, the write-stop window
-   * and the fleet as last read.
+   * The panel of a step while a question waits on it: the clock, the write-stop window, the copy
+   * and the fleet as last read (the run reads it while the question waits), redrawn each second.
    */
   promptContext(c: Colors, index: number, now: number = Date.now()): string[] {
     const clock = this.windowClock(c, now);
-    return [this.clockLine(index, c, now), ...(clock ? [clock] : []), ...this.instanceLines(6, now)];
+    const copy = this.copyLine();
+    return [
+      this.clockLine(index, c, now),
+      ...(clock ? [clock] : []),
+      ...(copy && !this.copyView().done ? [copy] : []),
+      ...this.instanceLines(6, now),
+    ];
   }
 
   /** The live lines under a running step in the task list. */

@@ -29,7 +29,14 @@ export type ForceCheck = (typeof FORCE_CHECKS)[number];
 export interface Prompter {
   confirm(message: string, signal: AbortSignal): Promise<boolean>;
   stepChoice(
-    step: { index: number; id: string; kind: string; title: string },
+    step: {
+      index: number;
+      id: string;
+      kind: string;
+      title: string;
+      /** The step is the point of no return (it sends commit): what it does, said in its question. */
+      pointOfNoReturn?: string;
+    },
     signal: AbortSignal,
   ): Promise<"run" | "skip" | "rest" | "abort">;
 }
