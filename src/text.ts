@@ -81,10 +81,11 @@ export function terminalValue<T>(v: T, depth = 0): T {
   if (typeof v === "string") return terminalText(v) as T;
   if (v === null || typeof v !== "object" || depth > 64) return v;
   if (Array.isArray(v)) {
+    const arr: readonly unknown[] = v;
     let out: unknown[] | undefined;
-    v.forEach((x, i) => {
+    arr.forEach((x, i) => {
       const y = terminalValue(x, depth + 1);
-      if (y !== x) (out ??= [...v])[i] = y;
+      if (y !== x) (out ??= [...arr])[i] = y;
     });
     return (out ?? v) as T;
   }

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServiceClient, type AnswerIssue, type Progress } from "../../src/api/index.js";
 import { lagSeconds } from "../../src/api/progress.js";
-import { PROGRESS_FIELDS, atLeast, mayBeAbsent, progressField } from "../../src/api/versions.js";
+import { atLeast, mayBeAbsent, progressField } from "../../src/api/versions.js";
 import { ServiceVersionReader, declaredMismatch } from "../../src/report/service-version.js";
 import { evaluate, readCondition } from "../../src/fleet/index.js";
 import type { RunEvent } from "../../src/events.js";
@@ -19,9 +19,6 @@ import { localServer, type LocalServer } from "../support/http-server.js";
 import { snap } from "../support/snapshots.js";
 
 type Json = Record<string, unknown>;
-
-/** Fields the service omits where they do not apply (the version table's `omitted` rows, top-level names). */
-const OMITTED = new Set(PROGRESS_FIELDS.filter((r) => r.omitted).flatMap((r) => r.fields.map((f) => f.split(".")[0]!)));
 
 /** The contract's fields, in change event application. */
 const BASE: Json = {

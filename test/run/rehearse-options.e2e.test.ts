@@ -65,7 +65,9 @@ describe("rehearse", () => {
     } else {
       expect(r.code, r.all).toBe(0);
       // nothing unsafe, and no verify step in this runbook: never a bare SAFE (issue 36, point 2)
-      expect(r.stdout).toMatch(/^rehearsal verdict: NOT VERIFIED, with .*commit-without-verify.* \(exit 0: nothing unsafe was seen/m);
+      expect(r.stdout).toMatch(
+        /^rehearsal verdict: NOT VERIFIED, with .*commit-without-verify.* \(exit 0: nothing unsafe was seen/m,
+      );
     }
     expect(r.all).not.toMatch(/hooks\.example\.invalid.*(failed|ENOTFOUND)/);
   });

@@ -74,9 +74,7 @@ ${VERIFY}  - { id: hello, notify: "done with \${vars.who}" }
     const file = writeRunbook(dir, runbookFor(s, START + READY + STOP + DRAINED + COMMIT));
     const r = await cli(["run", file, "--yes", "--renderer", "simple", "--report", join(dir, "out")], { cwd: dir });
     expect(r.code, r.all).toBe(0);
-    expect(r.stderr).toMatch(
-      /■ run ok in .* · committed · not verified \(the runbook has no `verify` step\) · exit 0/,
-    );
+    expect(r.stderr).toMatch(/■ run ok in .* · committed · not verified \(the runbook has no `verify` step\) · exit 0/);
     // lint said so before the window
     expect(r.all).toMatch(/commit-without-verify/);
     const report = JSON.parse(readFileSync(join(dir, "out", "report.json"), "utf8")) as Report;
@@ -86,7 +84,9 @@ ${VERIFY}  - { id: hello, notify: "done with \${vars.who}" }
     expect(html).not.toMatch(/Every step succeeded and the sync was committed\.<\/p>/);
     const junit = readFileSync(join(dir, "out", "junit.xml"), "utf8");
     expect(junit).toContain('<property name="verification" value="not verified (the runbook has no `verify` step)"/>');
-    expect(junit).toMatch(/<testcase [^>]*name="verification"[^>]*>\s*<skipped message="not verified: the runbook has no `verify` step"\/>/);
+    expect(junit).toMatch(
+      /<testcase [^>]*name="verification"[^>]*>\s*<skipped message="not verified: the runbook has no `verify` step"\/>/,
+    );
     const st = JSON.parse((await cli(["status", file, "--json"], { cwd: dir })).stdout) as Status;
     expect(st.journal.finished).toMatchObject({ outcome: "ok", committed: true, verified: false });
   });

@@ -341,7 +341,7 @@ beforeAll(async () => {
       req.on("end", () => {
         collected.push({ url: req.url ?? "", headers: req.headers, body });
         if (req.url?.startsWith("/echo")) {
-          const quoted = `rejected api-key ${req.headers["api-key"]} x-trace-key ${req.headers["x-trace-key"]}`;
+          const quoted = `rejected api-key ${String(req.headers["api-key"])} x-trace-key ${String(req.headers["x-trace-key"])}`;
           res.writeHead(400, quoted, { "content-type": "application/json" }).end(JSON.stringify({ message: quoted }));
         } else res.writeHead(200, { "content-type": "application/json" }).end("{}");
       });
