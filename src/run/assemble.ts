@@ -38,7 +38,7 @@ import { createEmitter, type Emitter } from "./emitter.js";
 import type { CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
 import { instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
-import { cutoverId, cutoverOfRun } from "../journal/cutover.js";
+import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
 
 export { cutoverId };
 
@@ -297,7 +297,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   // run's `run.started` carries it): a pager keeps one alert for it, a trace one trace id
   const runsBefore = before.filter((e): e is RunEventOf<"run.started"> => e.type === "run.started");
   const firstRun = runsBefore[0];
-  const cutover = firstRun ? cutoverOfRun(firstRun) : (opts.cutover ?? cutoverId(started, loaded.hash));
+  const cutover = firstRun ? cutoverOfRun(firstRun) : (opts.cutover ?? newCutoverId(started, loaded.hash));
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
     cutover,

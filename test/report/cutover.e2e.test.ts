@@ -96,7 +96,7 @@ describe("the cutover's report: a split commit, its fix with --from --only, a ki
     ]);
     expect(report.runs[0]!.journal).not.toBe(report.runs[1]!.journal);
     expect(report.runs[1]!.journal).toBe(report.runs[2]!.journal);
-    expect(report.cutover?.id).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{8}$/);
+    expect(report.cutover?.id).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{8}-[0-9a-f]{8}$/);
     expect(report.outcome).toBe("ok");
     expect(report.committed).toBe(true);
     // the banner names every run and how it ended, with its UTC time
