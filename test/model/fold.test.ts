@@ -38,6 +38,10 @@ const started = (mode: "run" | "resume"): RunEventMap["run.started"] =>
     cutover: "20261129T000000Z-aaaaaaaa",
     by: { user: "ana", host: "bastion", pid: 7 },
     instances: [inst(0), inst(1)],
+    // the runbook declares sync0 the first process (`startedFirst`): only its canWrite is valid
+    // (mongodb/docs reference/cutover-process.txt: the others' "is not valid")
+    canWriteFrom: 0,
+    destinationWrites: { on: "canWrite", instance: 0 },
     mode,
     steps: STEPS,
   }) satisfies RunEventMap["run.started"];
@@ -174,7 +178,7 @@ describe("the cutover's read model", () => {
   it("measures one write-stop window across the runs: no runner's time is nobody's, a person's answer the operator's", () => {
     expect(model.windows).toHaveLength(1);
     const w = model.window!;
-    expect(w).toMatchObject({ openedAt: 1000, closedAt: 20_001, closedBy: "canWrite", open: false });
+    expect(w).toMatchObject({ openedAt: 1000, closedAt: 20_000, closedBy: "canWrite", open: false }); // the first process's canWrite (sync0, at 20000)
     // 3000 → 5000 and 9310 → 16000: no runner
     expect(w.shares.none).toBe(2000 + 6690);
     // the confirm asked after 5100 and answered at 9100
@@ -190,7 +194,7 @@ describe("the cutover's read model", () => {
   it("holds the fleet as last read, with its lag's trend", () => {
     expect(model.fleet.instances.map((i) => [i.label, i.state, i.canWrite, i.lagTrend])).toEqual([
       ["sync0", "COMMITTED", true, "falling"],
-      ["sync1", "COMMITTED", true, "steady"],
+      ["sync1", "COMMITTED", undefined, "steady"], // not the first process: its canWrite is not kept
     ]);
     expect(lagTrend([3, 4, 6])).toBe("rising");
     expect(lagTrend([3])).toBeUndefined();

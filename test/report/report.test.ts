@@ -272,7 +272,7 @@ describe("report.html without a browser", () => {
     const page = renderHtml(both);
     expect(page).not.toContain("Every step succeeded");
     expect(page).toMatch(
-      /<h1>COMMITTED <span class="runbook">[^<]*<\/span><\/h1>\s*<p>The sync was committed, though not every step succeeded on the way: run 1 \(rehearse\) failed; step 5 commit failed in run 1 \(commit refused: no stopWrites step has succeeded in this run\); 2 runs in all\.<\/p>/,
+      /<h1>COMMITTED · VERIFIED <span class="runbook">[^<]*<\/span><\/h1>\s*<p>The sync was committed, though not every step succeeded on the way: run 1 \(rehearse\) failed; step 5 commit failed in run 1 \(commit refused: no stopWrites step has succeeded in this run\); 2 runs in all\. A verify step passed on this cutover&#39;s verification result\.<\/p>/,
     );
     const killed = synthRun({ cutAfter: 120 }).events;
     const again = renderHtml(buildReport([...killed, ...later(synthRun().events, 3_600_000, 10_000)]));
