@@ -191,7 +191,10 @@ describe("syncbook status --json", () => {
       ],
     });
     expect(r.text).not.toMatch(/not started/);
-    expect(r.text).toMatch(/verifier http:\/\/127\.0\.0\.1:\d+: no phase in its answer/);
+    // the words, as people read them (status without --json)
+    const words = await cli(["status", f.file, "--journal-dir", f.journals], { cwd: f.dir });
+    expect(words.all).not.toMatch(/not started/);
+    expect(words.all).toMatch(/verifier http:\/\/127\.0\.0\.1:\d+: no phase in its answer/);
   });
 
   // issue 36: an answer without a generation (the contract's) says nothing of a restart
