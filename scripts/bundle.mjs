@@ -92,9 +92,28 @@ if (dynamic.length || lines.length) {
   process.exit(1);
 }
 
+// The loader reads the bundle as latin1, about three times faster than decoding UTF-8 (it is
+// read at every start): so it must be ASCII. esbuild escapes strings, regexes and names; what it
+// leaves is the comments it keeps, whose characters are escaped here (\uXXXX: in a comment, text).
+const COMMENT_LINE = /^(\s*(\*|\/\*\*?)|.*\/\/)/;
+const ascii = text
+  .split("\n")
+  .map((l) =>
+    COMMENT_LINE.test(l) ? l.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) : l,
+  )
+  .join("\n");
+const left = ascii
+  .split("\n")
+  .flatMap((l, i) => (/[^\x00-\x7f]/.test(l) ? [`line ${i + 1}: ${l.trim().slice(0, 120)}`] : []));
+if (left.length) {
+  process.stderr.write(
+    `scripts/bundle.mjs: non-ASCII outside a comment in the bundle (the loader reads it as latin1):\n${left.join("\n")}\n`,
+  );
+  process.exit(1);
+}
 // Content-addressed name, so a stale dist/cli never mixes bundles. The hashbang esbuild keeps
 // from src/cli.ts would be a syntax error inside the wrapper.
-const code = Buffer.from(text.replace(/^#!.*\n/, ""), "utf8");
+const code = Buffer.from(ascii.replace(/^#!.*\n/, ""), "latin1");
 const bundle = `syncbook.${createHash("sha256").update(code).digest("hex").slice(0, 12)}.cjs`;
 writeFileSync(`${out}/${bundle}`, code);
 rmSync(`${out}/syncbook.bundle.cjs`);

@@ -69,6 +69,7 @@ export async function lintFiles(
         loaded = await loadRunbook(file, {
           env: "lint",
           envLengths: process.env,
+          readSync: true,
           ...(opts.vars ? { vars: opts.vars } : {}),
         });
       } catch (err) {

@@ -17,15 +17,7 @@ import { BEHAVIOUR } from "../api/versions.js";
 import type { SyncState } from "../api/types.js";
 import type { Step } from "../runbook/types.js";
 import { pluginStepKind, stepKind } from "../runbook/types.js";
-import {
-  SEQUENCE_RULES,
-  allStates,
-  bindStep,
-  cloneFlow,
-  joinFlows,
-  type Flow,
-  type SequenceStep,
-} from "../steps/index.js";
+import { SEQUENCE_RULES, allStates, cloneFlow, joinFlows, type Flow, type SequenceStep } from "../steps/index.js";
 import type { LintContext, RuleInfo } from "./context.js";
 import { q, serviceAtLeast } from "./context.js";
 
@@ -63,8 +55,7 @@ type RunMode = "always" | "never" | "maybe";
 export function check(ctx: LintContext): void {
   const steps = ctx.runbook.steps;
   checkIds(ctx);
-  steps.forEach((s, i) => {
-    const b = bindStep(s);
+  ctx.steps.forEach(({ bound: b }, i) => {
     if (b.opensWriteStop && b.hookCall() && !b.hookCall()?.undo) {
       ctx.report(
         "stop-writes-without-undo",
@@ -75,7 +66,7 @@ export function check(ctx: LintContext): void {
     }
   });
 
-  const bound = steps.map((s) => bindStep(s));
+  const bound = ctx.steps.map((s) => s.bound);
   const modes = steps.map((s, i) => runMode(ctx, s, i));
   const initializing =
     ctx.runbook.serviceVersion === undefined || serviceAtLeast(ctx.runbook, BEHAVIOUR.initializing.since);
