@@ -3,6 +3,7 @@
 //   dist/cli/syncbook.cjs                the `bin`: a small loader (template: scripts/cli-loader.cjs)
 //   dist/cli/syncbook.<hash>.cjs         src/cli.ts and everything it imports (esbuild)
 //   dist/cli/syncbook.<hash>.cjs.v8cache V8's code cache, written after `syncbook lint runbooks`
+//   dist/cli/lint-worker.cjs             src/lint/worker.ts: the second thread of a lint of many files
 //
 // Why: on Node 20 (no compile cache) `syncbook lint` spent most of its start-up first resolving
 // hundreds of small modules, then compiling the code. A bundle removes the first; the code
@@ -74,6 +75,17 @@ const { metafile } = await build({
   external: ["tsx", "undici", "listr2", "@inquirer/*", "@listr2/*", "mongodb"],
   plugins: [runtimeImportOutside, yamlDebugOff],
   metafile: true,
+});
+// The lint worker (src/lint/worker.ts: lint of many files splits them over two threads) as a file
+// of its own beside the bundle, where src/lint/run.ts looks for it. It runs in a worker thread,
+// loaded by Node's CommonJS loader (not through the vm), so its import()s are not a concern.
+await build({
+  ...common,
+  ...esm,
+  entryPoints: ["src/lint/worker.ts"],
+  outfile: "dist/cli/lint-worker.cjs",
+  external: ["tsx", "undici", "listr2", "@inquirer/*", "@listr2/*", "mongodb"],
+  plugins: [runtimeImportOutside, yamlDebugOff],
 });
 // Every import() left in the bundle would fail at run time: refuse to build one. The metafile
 // names those with a literal specifier; a scan of the output finds the others too (also in
