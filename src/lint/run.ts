@@ -4,9 +4,10 @@
  * at a time by the CLI).
  */
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker as WorkerThread } from "node:worker_threads";
 import type { Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/index.js";
@@ -79,6 +80,10 @@ function workerFile(): string | undefined {
 /** Lints `files` on a worker thread. */
 function lintOnWorker(file: string, files: string[], opts: LintFilesOptions): Promise<WorkerReply> {
   return new Promise((resolve, reject) => {
+    // loaded here, not at the top: lint of one runbook (the cold start) never needs it
+    const { Worker } = createRequire(import.meta.url)("node:worker_threads") as {
+      Worker: typeof WorkerThread;
+    };
     const w = new Worker(file, { workerData: { files, opts } });
     let reply: WorkerReply | undefined;
     w.once("message", (m: WorkerReply) => (reply = m));
