@@ -111,12 +111,14 @@ const COMMENT_LINE = /^(\s*(\*|\/\*\*?)|.*\/\/)/;
 const ascii = text
   .split("\n")
   .map((l) =>
-    COMMENT_LINE.test(l) ? l.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) : l,
+    COMMENT_LINE.test(l)
+      ? l.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      : l,
   )
   .join("\n");
 const left = ascii
   .split("\n")
-  .flatMap((l, i) => (/[^\x00-\x7f]/.test(l) ? [`line ${i + 1}: ${l.trim().slice(0, 120)}`] : []));
+  .flatMap((l, i) => (/[\u0080-\uffff]/.test(l) ? [`line ${i + 1}: ${l.trim().slice(0, 120)}`] : []));
 if (left.length) {
   process.stderr.write(
     `scripts/bundle.mjs: non-ASCII outside a comment in the bundle (the loader reads it as latin1):\n${left.join("\n")}\n`,
