@@ -81,6 +81,8 @@ export default definePlugin<ShellOptions>({
   },
   hooks: {
     shell: {
+      // its command can outlive a runner that is killed (lint: undo-process-without-check)
+      startsProcesses: true,
       // what an operator pastes to do it by hand: from the runbook's folder, env values as `***` (secrets)
       command: (o, where) => {
         const env = Object.keys(o.env ?? {}).map((k) => `${k}=***`);

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { UserError, ExitCode, errorMessage } from "./errors.js";
+import { terminalText } from "./text.js";
 import { SYNCBOOK_VERSION } from "./version.js";
 import { formatDuration } from "./runbook/duration.js";
 import { CURRENT_SERVICE_VERSION } from "./sim/versions.js";
@@ -16,6 +17,7 @@ import type { ExecuteFlags } from "./cli/execute.js";
 import type { RehearseFlags } from "./cli/rehearse.js";
 import type { PreflightCliOptions } from "./cli/preflight.js";
 import type { StatusCliOptions } from "./cli/status.js";
+import type { WatchCliOptions } from "./cli/watch.js";
 import type { WaveLintOptions, WavePlanOptions, WaveRehearseOptions, WaveReportOptions } from "./cli/wave.js";
 
 const program = new Command("syncbook")
@@ -238,6 +240,12 @@ program
       .default("v0.2.1"),
   )
   .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
+  .addOption(
+    new Option(
+      "--runbook <file>",
+      "take the fleet's shape from a runbook: its instance count, clusters (topology, shard count, server version) and service version, in place of --instances, --source, --destination and --service-version",
+    ),
+  )
   .action((opts: SimCliOptions) =>
     act(
       () => import("./cli/sim.js"),
@@ -348,6 +356,35 @@ program
     ),
   );
 
+// --- watch ------------------------------------------------------------------------------
+// a read-only live page of the cutover for the bridge call: its own process, GET only
+program
+  .command("watch")
+  .description(
+    "Serve a read-only live page of the cutover (/, /state.json, /events): steps, fleet, verifier, the write-stop window's clock, and the runner's death at once",
+  )
+  .argument("<target>", "the runbook (YAML), or its journal folder (.syncbook/<runbook name>)")
+  .option(
+    "--listen <host:port>",
+    "where to listen (default 127.0.0.1 on a free port; another address needs --token-file)",
+  )
+  .option(
+    "--token-file <file>",
+    "a file holding the token the page asks for (required on an address other than loopback)",
+  )
+  .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)")
+  .option("--no-live", "read the journal only: do not read the fleet's and the verifier's progress")
+  .addHelpText(
+    "after",
+    "\nRead-only: it reads the journal folder and GETs progress (at most once a second); it sends no command and writes no file.\nExit codes: 0 stopped by Ctrl-C, 2 usage (bad target, bad --listen, no token file off loopback, port in use)",
+  )
+  .action((target: string, opts: WatchCliOptions) =>
+    act(
+      () => import("./cli/watch.js"),
+      (m) => m.main(target, opts),
+    ),
+  );
+
 // --- preflight ----------------------------------------------------------------------------
 // the runbook against the real clusters: read-only, lint's formats
 program
@@ -398,14 +435,15 @@ async function entry(): Promise<void> {
       return;
     }
     if (err instanceof UserError) {
-      process.stderr.write(`syncbook: ${err.message}\n`);
-      if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
+      // a message quotes runbooks, services and hooks: their control characters shown, never obeyed
+      process.stderr.write(`syncbook: ${terminalText(err.message, { lines: true })}\n`);
+      if (err.hint) process.stderr.write(`  hint: ${terminalText(err.hint, { lines: true })}\n`);
       process.exitCode = err.exitCode;
       return;
     }
     // A bug, not a user error: still no stack unless asked for.
     const message = errorMessage(err);
-    process.stderr.write(`syncbook: internal error: ${message}\n`);
+    process.stderr.write(`syncbook: internal error: ${terminalText(message, { lines: true })}\n`);
     if (process.env.SYNCBOOK_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ""}\n`);
     else process.stderr.write("  hint: set SYNCBOOK_DEBUG=1 for details, and please report it\n");
     process.exitCode = ExitCode.failed;

@@ -40,6 +40,14 @@ export interface RunEventMap {
     format?: number;
     serviceVersion?: string;
     instances: InstanceRef[];
+    /**
+     * When the destination takes writes (src/runbook/can-write.ts): `canWrite` of the first process
+     * (its index), or COMMITTED on every instance; what the write-stop window closes on. Absent in
+     * journals of earlier runners (a lone instance is then the first process).
+     */
+    destinationWrites?: { on: "canWrite"; instance: number } | { on: "committed"; why: string };
+    /** The instance whose `canWrite` is valid (the first process), if any: the only one the views show. */
+    canWriteFrom?: number;
     verifier?: string;
     mode: "run" | "dry-run" | "rehearse" | "resume";
     steps: { index: number; id: string; kind: string; title: string }[];
@@ -55,6 +63,13 @@ export interface RunEventMap {
     outcome: Outcome;
     exitCode: number;
     committed: boolean;
+    /**
+     * A `verify` step passed on this cutover's verification result (in this run or a run it
+     * resumes); `unverified` says why not (src/steps/kit/earned.ts `verification`). Absent in
+     * journals of an older syncbook.
+     */
+    verified?: boolean;
+    unverified?: string;
     message?: string;
     durationMs: number;
     /** A command that reached part of the fleet and was refused by the rest (`commit reached 2 of 3 instances …`). */
@@ -176,9 +191,23 @@ export interface RunEventMap {
     adopted: boolean;
     /** The check sent now resumes a restarted verifier's persisted verification. */
     resumes?: boolean;
-    /** Progress answered an empty HTTP 500 before any check (releases v0.1.6 to v0.2.0): taken as not started. */
+    /** Progress answered an empty HTTP 500 before any check (releases v0.1.6 to v0.2.0). */
     oldRelease?: boolean;
+    /**
+     * The answer before the check could not tell whether the check starts afresh or resumes an
+     * earlier verification (idle at generation 0 with tasks, with or without --clean; an empty
+     * HTTP 500): the check's first answer decides (`verifier.origin`).
+     */
+    unproven?: "persisted" | "oldRelease";
   };
+  /**
+   * The first answer that shows this run's check, where the answer before it could not tell: a
+   * fresh verification (`ours`), or one the check resumed, refused (its check no longer counts).
+   * `--resume`, `status` and the report read it.
+   */
+  "verifier.origin": { index: number; id: string; progress: VerifierProgress; ours: boolean; why: string };
+  /** A `verify` step passed on this cutover's verification result (src/steps/kit/earned.ts). */
+  "verifier.verified": { index: number; id: string; progress: VerifierProgress; writesOffGeneration: number };
   /**
    * writesOff is about to be sent while the verifier shows `generation` (the highest since the
    * verification began): a result must come from a later generation. `--resume` reads it.
@@ -227,12 +256,13 @@ export interface RunEventMap {
    */
   "window.opened": { index: number; id: string };
   /**
-   * The window's end: `canWrite` (every instance reported canWrite true: the destination takes
-   * writes; `seenAt` is the read that completed it and `unmetAt` the last answer of any instance
-   * with canWrite false, so the true end lies between them) or `undone` (the stopWrites undo ran:
-   * writes are back on the source, there was no cutover).
+   * The window's end: `canWrite` (the first process reported canWrite true: the destination takes
+   * writes) or `committed` (every instance reported COMMITTED: no first process is declared, or the
+   * page says to wait for it), with `seenAt` the read that showed it and `unmetAt` the last answer
+   * that did not, so the true end lies between them; or `undone` (the stopWrites undo ran: writes
+   * are back on the source, there was no cutover).
    */
-  "window.closed": { reason: "canWrite" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };
+  "window.closed": { reason: "canWrite" | "committed" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };
   /** A hook step marked `writesOn: true` succeeded: the application writes again (to the destination). */
   "window.writes-on": { index: number; id: string };
   "commit.sent": { index: number; id: string; instances: string[]; skewMs: number };
@@ -243,7 +273,16 @@ export interface RunEventMap {
   /** `command`: an undo's call as a command an operator can run by hand (redacted), when its hook makes one. */
   "hook.started": { index: number; id: string; use: string; undo: boolean; token?: string; command?: string };
   /** A process a hook call started (right after its spawn): `--resume` waits out one still alive (src/run/orphans.ts). */
-  "hook.process": { index: number; id: string; undo: boolean; token: string; pid: number; pgid?: number };
+  "hook.process": {
+    index: number;
+    id: string;
+    undo: boolean;
+    token: string;
+    pid: number;
+    pgid?: number;
+    /** Its start time (clock ticks since boot, src/processes.ts): a live pid with another start is another process. */
+    start?: number;
+  };
   "hook.finished": {
     index: number;
     id: string;

@@ -45,6 +45,63 @@ export function escapeXml(s: unknown): string {
     .replace(/'/g, "&#39;");
 }
 
+// C0 controls but tab and line feed, DEL, C1 controls (0x9B is a one-byte CSI), and the Unicode
+// formatting characters that reorder or hide what is shown (bidi embeddings, overrides, isolates)
+// eslint-disable-next-line no-control-regex
+const TERMINAL_UNSAFE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const TERMINAL_UNSAFE_OR_LF = /[\x00-\x08\x0A-\x1F\x7F-\x9F\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** A control character as one visible character of the same length: `␛` for ESC, `␍` for CR, `␡`, `�`. */
+function controlPicture(c: string): string {
+  const code = c.charCodeAt(0);
+  return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? "\u2421" : "\ufffd";
+}
+
+/**
+ * Text from outside (a hook's output, a plugin's log line, a service's error, a runbook string)
+ * made safe to draw on a terminal: the one sanitizer. Every control character becomes a visible
+ * one of the same length, so a hook printing ESC[1A ESC[2K and a fake "✔ Commit ok" shows those
+ * bytes instead of moving the cursor and erasing lines, and a caret under a source line stays
+ * where it was. Tabs stay; a line feed stays only with `lines` (a message of several lines), else
+ * it is `␊`: a foreign text cannot start a line of its own. syncbook's own colours are drawn
+ * after this, around the sanitized text, so they are kept.
+ */
+export function terminalText(text: string, opts: { lines?: boolean } = {}): string {
+  const unsafe = opts.lines ? TERMINAL_UNSAFE : TERMINAL_UNSAFE_OR_LF;
+  unsafe.lastIndex = 0;
+  return unsafe.test(text) ? text.replace(unsafe, controlPicture) : text;
+}
+
+/**
+ * `terminalText` over every string of a value (an event), keys included, copying only what
+ * changes: an event without a control character is returned as it is.
+ */
+export function terminalValue<T>(v: T, depth = 0): T {
+  if (typeof v === "string") return terminalText(v) as T;
+  if (v === null || typeof v !== "object" || depth > 64) return v;
+  if (Array.isArray(v)) {
+    const arr: readonly unknown[] = v;
+    let out: unknown[] | undefined;
+    arr.forEach((x, i) => {
+      const y = terminalValue(x, depth + 1);
+      if (y !== x) (out ??= [...arr])[i] = y;
+    });
+    return (out ?? v) as T;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const key = terminalText(k);
+    const y = terminalValue(x, depth + 1);
+    if (key !== k || y !== x) {
+      out ??= { ...(v as Record<string, unknown>) };
+      if (key !== k) delete out[k];
+      out[key] = y;
+    }
+  }
+  return (out ?? v) as T;
+}
+
 /** `1 step`, `3 steps`. */
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -94,13 +151,15 @@ const plain: FramePaint = { gutter: (s) => s, caret: (s) => s };
  */
 export function codeFrame(p: Place, paint: FramePaint = plain): string[] {
   const pad = " ".repeat(String(p.line).length);
-  const lines = [`${pad}${paint.gutter("-->")} ${p.file}:${p.line}:${p.column}`];
-  if (p.source !== undefined) {
+  const lines = [`${pad}${paint.gutter("-->")} ${terminalText(p.file)}:${p.line}:${p.column}`];
+  // a runbook's line drawn on a terminal: its control characters shown, one for one (the caret stays)
+  const source = p.source === undefined ? undefined : terminalText(p.source);
+  if (source !== undefined) {
     // keep tabs in the indent so the caret lines up however the terminal shows them
-    const before = p.source.slice(0, Math.max(0, p.column - 1)).replace(/[^\t]/g, " ");
-    const shown = Math.max(1, Math.min(p.width ?? 1, p.source.length - (p.column - 1)));
+    const before = source.slice(0, Math.max(0, p.column - 1)).replace(/[^\t]/g, " ");
+    const shown = Math.max(1, Math.min(p.width ?? 1, source.length - (p.column - 1)));
     lines.push(`${pad} ${paint.gutter("|")}`);
-    lines.push(`${paint.gutter(`${p.line} |`)} ${p.source}`);
+    lines.push(`${paint.gutter(`${p.line} |`)} ${source}`);
     lines.push(`${pad} ${paint.gutter("|")} ${before}${paint.caret("^".repeat(shown))}`);
   }
   return lines;

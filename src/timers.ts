@@ -5,6 +5,20 @@
  * and `pollInterval: 25d` polled in a tight loop. These chain shorter timers instead: a duration
  * means what it says, however long.
  */
+import { formatDuration } from "./runbook/duration.js";
+
+/**
+ * The one timeout error: a time limit of `ms` passed (a plugin call's under `withTimeout`, an
+ * HTTP request's; a step's own limit is its subclass `StepTimeout`, src/steps/kit/context.ts, so
+ * that a step failing on a call's limit never reads as its own). `instanceof` tells it from an
+ * interruption.
+ */
+export class TimeoutError extends Error {
+  override name = "TimeoutError";
+  constructor(readonly ms: number) {
+    super(`timed out after ${formatDuration(ms)}`);
+  }
+}
 
 /** The longest delay one Node timer holds (2^31 − 1 ms, 24.8 days). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -21,3 +21,16 @@ export function writesLeftSentence(w: WritesLeft): string {
     ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until they are turned back on or the cutover completes`
     : `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook failed part-way and no undo of it succeeded; check the application's writers`;
 }
+
+/**
+ * What ended the write-stop window (`window.closed`'s reason), in the words every output uses:
+ * the first process's canWrite (the cutover page: the others' "is not valid"), every instance
+ * COMMITTED (no first process declared), or the stop's undo.
+ */
+export function windowEndWords(end: "canWrite" | "committed" | "undone" | undefined): string {
+  return end === "committed"
+    ? "COMMITTED on every instance"
+    : end === "undone"
+      ? "writes back on by the undo"
+      : "canWrite on the first process";
+}

@@ -103,6 +103,17 @@ describe("the layers of src/ (docs/ARCHITECTURE.md)", () => {
     expect(out).toEqual([]);
   });
 
+  it("the page's safety core is the list stryker.config.mjs mutates", () => {
+    const md = readFileSync(join(root, "docs", "ARCHITECTURE.md"), "utf8");
+    const bullet = /- \*\*The safety core\*\*[\s\S]*?(?=\n- |\n\n)/.exec(md)?.[0] ?? "";
+    const listed = [...bullet.matchAll(/`(src\/[^`]+\.ts)`/g)].map((m) => m[1]);
+    const config = readFileSync(join(root, "stryker.config.mjs"), "utf8");
+    const mutate = /mutate:\s*\[([\s\S]*?)\]/.exec(config)?.[1] ?? "";
+    const mutated = [...mutate.matchAll(/"(src\/[^"]+\.ts)"/g)].map((m) => m[1]);
+    expect(mutated.length).toBeGreaterThan(0);
+    expect(listed).toEqual(mutated);
+  });
+
   it("the import reader sees each form, so the checks above cannot pass by missing one", () => {
     expect(
       importsOf(

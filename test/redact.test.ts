@@ -1,92 +1,188 @@
 /**
- * Redaction in one place (src/redact.ts): every encoding of a secret, the path and query of a
- * secret URL, structured values leaf by leaf. Issue 12, items 8-10.
+ * Redaction in one place (src/redact.ts): every spelling a service, a hook or an output can give
+ * a secret, a secret cut across lines, structured values leaf by leaf, the path and query of a
+ * secret URL, JSON bodies parsed before they are excerpted, the OpenTelemetry exporter's headers.
+ * The spellings are written here independently of src/redact.ts (issue 42, point 7).
  */
 import { describe, expect, it } from "vitest";
+import { spellings } from "./support/spellings.js";
 import {
   base64Cores,
+  bodyExcerpt,
   createRedactor,
+  environmentSecrets,
   MIN_SECRET_LENGTH,
   redactLeaves,
   redactSecretFields,
   redactUrl,
-  secretForms,
   stripUserinfo,
 } from "../src/redact.js";
 
-describe("secretForms", () => {
-  it("as written, JSON-escaped, percent-encoded (path and form) and base64", () => {
-    const s = 'p@ss "w/rd"?&';
-    const forms = secretForms(s);
-    expect(forms).toContain(s);
-    expect(forms).toContain(JSON.stringify(s).slice(1, -1));
-    expect(forms).toContain(encodeURIComponent(s));
-    expect(forms).toContain(Buffer.from(s).toString("base64"));
-  });
+/** What must not survive of `s` in a redacted text: any 6-character piece, and the base64 cores. */
+function remnants(s: string, redacted: string): string[] {
+  const found: string[] = [];
+  for (let i = 0; i + 6 <= s.length; i++)
+    if (redacted.toLowerCase().includes(s.slice(i, i + 6).toLowerCase())) found.push(s.slice(i, i + 6));
+  const flat = redacted.replace(/\r?\n/g, "");
+  for (const core of base64Cores(Buffer.from(s))) if (flat.includes(core)) found.push(`base64 ${core}`);
+  return found;
+}
 
-  it("a URL with a password: the password in every form, and the Basic credentials a client sends", () => {
-    const forms = secretForms("https://ops:pa%23ss@hooks.example.com/services/T1/B2/XYZ?token=abc");
-    expect(forms).toContain("pa#ss");
-    expect(forms).toContain("pa%23ss");
-    expect(forms).toContain(Buffer.from("ops:pa#ss").toString("base64"));
-    // the path and query of a secret URL are secret; scheme and host are not
-    expect(forms).toContain("/services/T1/B2/XYZ?token=abc");
-    expect(forms).toContain("/services/T1/B2/XYZ");
-    expect(forms.some((f) => f === "hooks.example.com")).toBe(false);
-  });
+const SECRETS = [`We'b"<H>ook~+1a2b&v`, "Pa55 w0rd/with?all#the=chars;[x]", "plainalphanumeric42", "ünïcödé-pässwörd€"];
 
-  it("HTML- and Markdown-escaped, hex in both cases, base64url", () => {
-    const s = `a'b"c<d>e&f*g_h`;
-    const forms = secretForms(s);
-    expect(forms).toContain("a&#39;b&quot;c&lt;d&gt;e&amp;f*g_h");
-    expect(forms).toContain("a&apos;b&quot;c&lt;d&gt;e&amp;f*g_h");
-    expect(forms).toContain("a'b\"c&lt;d&gt;e&amp;f*g_h");
-    expect(forms).toContain("a'b\"c<d>e&f\\*g\\_h");
-    expect(forms).toContain(Buffer.from(s).toString("hex"));
-    expect(forms).toContain(Buffer.from(s).toString("hex").toUpperCase());
-    expect(forms).toContain(Buffer.from(s).toString("base64url"));
-  });
-
-  it("base64 at every alignment: one core is in the encoding of any text around the secret", () => {
-    const secret = "Pa55-w0rd~with+more";
-    const cores = base64Cores(Buffer.from(secret));
-    for (let before = 0; before < 7; before++)
-      for (let after = 0; after < 4; after++) {
-        const enc = Buffer.from(`${"u".repeat(before)}${secret}${"x".repeat(after)}`).toString("base64");
-        expect(
-          cores.some((c) => enc.includes(c)),
-          `${before} before, ${after} after`,
-        ).toBe(true);
+describe("every spelling of a secret, in a longer text", () => {
+  for (const secret of SECRETS)
+    it(`masks ${JSON.stringify(secret)} in every spelling`, () => {
+      const r = createRedactor([secret]);
+      for (const [name, spelled] of Object.entries(spellings(secret))) {
+        const out = r(`before ${spelled} after`);
+        expect(out, name).toContain("***");
+        expect(out.startsWith("before "), `${name}: ${out}`).toBe(true);
+        expect(out.endsWith(" after"), `${name}: ${out}`).toBe(true);
+        expect(remnants(secret, out), `${name}: ${out}`).toEqual([]);
+        // the spelled form itself is gone (a MIME text keeps what does not depend on the secret)
+        if (!name.startsWith("base64 wrapped")) expect(out, name).toBe("before *** after");
       }
-    // and the redactor masks `user:secret` whatever the user's length (ops4 as well as admin)
+    });
+
+  it("a Basic credential whatever the user name; base64 at every alignment inside a longer encoding", () => {
+    const secret = "Pa55-w0rd~with+more";
     const r = createRedactor([secret]);
     for (const user of ["a", "ab", "ops", "ops4", "admin", "verifier"]) {
       const b64 = Buffer.from(`${user}:${secret}`).toString("base64");
       expect(r(`Authorization: Basic ${b64}`)).toBe("Authorization: Basic ***");
-      // not in a header: the cores still leave no 8-character piece of the encoding of the secret
-      const bare = r(`token ${b64}.`);
-      expect(bare).toContain("***");
+      expect(r(`token ${b64}.`)).toContain("***");
     }
+    for (let before = 0; before < 7; before++)
+      for (let after = 0; after < 4; after++) {
+        const enc = Buffer.from(`${"u".repeat(before)}${secret}${"x".repeat(after)}`).toString("base64");
+        expect(remnants(secret, r(enc)), `${before} before, ${after} after`).toEqual([]);
+      }
   });
 
-  it(`forms shorter than ${MIN_SECRET_LENGTH} characters are not redacted (they would mangle any text)`, () => {
-    expect(secretForms("ab")).toEqual([]);
+  it("a secret URL: its password in every form, its path and query; scheme and host stay readable", () => {
+    const r = createRedactor(["https://ops:pa%23ss-w0rd@hooks.example.com/services/T1/B2/XYZ?token=abc"]);
+    expect(r("sent to https://hooks.example.com/services/T1/B2/XYZ?token=abc")).toBe(
+      "sent to https://hooks.example.com***",
+    );
+    expect(r("password pa#ss-w0rd, PA%23SS-W0RD")).toBe("password ***, ***");
+    expect(r(`Basic ${Buffer.from("ops:pa#ss-w0rd").toString("base64")}`)).toBe("Basic ***");
+    expect(r("404 on /services/T1/B2/XYZ")).toBe("404 on ***");
   });
 });
 
-describe("createRedactor", () => {
-  const redact = createRedactor(['s3"cr\\et', "https://hooks.example.com/T/B/XYZ123"]);
-
-  it("removes every encoding from text", () => {
-    expect(redact(`raw s3"cr\\et, json ${JSON.stringify('s3"cr\\et')}, url ${encodeURIComponent('s3"cr\\et')}`)).toBe(
-      'raw ***, json "***", url ***',
-    );
-    expect(redact("POST https://hooks.example.com/T/B/XYZ123 failed: 404 on /T/B/XYZ123")).toBe(
-      "POST *** failed: 404 on ***",
-    );
-    expect(redact("mongodb://user:pw@host/db")).toBe("mongodb://***@host/db");
+describe("short secrets and the words of the output's own grammar", () => {
+  it(`a secret under ${MIN_SECRET_LENGTH} characters is not redacted (it would mangle any text)`, () => {
+    expect(createRedactor(["ab"])("ab cab")).toBe("ab cab");
   });
 
+  it("a short common word is masked wherever it appears, in any case; a boolean word in any case never", () => {
+    const r = createRedactor(["prod", "TRUE", "Yes"]);
+    expect(r("canCommit true, TRUE, yes; prod PROD production Production")).toBe(
+      "canCommit true, TRUE, yes; *** *** ***uction ***uction",
+    );
+    expect(redactLeaves({ reversible: true, note: "true prod", production: 1 }, r)).toEqual({
+      reversible: true,
+      note: "true ***",
+      "***uction": 1,
+    });
+  });
+});
+
+describe("a stream of lines (a hook's output): a secret cut across lines", () => {
+  const secret = `Cl'us"<T>er~+9f3a&q`;
+
+  it("cut at every place between two lines: both halves masked, nothing else", () => {
+    for (let at = 1; at < secret.length; at++) {
+      const lines = createRedactor([secret]).lines();
+      const a = lines(`line one ends with ${secret.slice(0, at)}`);
+      const b = lines(`${secret.slice(at)} and goes on`);
+      const c = lines("a line of its own");
+      // the end of the first line is masked once it holds 4 characters of the secret
+      if (at >= 4) expect(a, `cut at ${at}`).toBe("line one ends with ***");
+      else expect(a, `cut at ${at}`).toBe(`line one ends with ${secret.slice(0, at)}`);
+      expect(b, `cut at ${at}`).toBe("*** and goes on");
+      expect(c).toBe("a line of its own");
+    }
+  });
+
+  it("a long secret over many lines, and base64 wrapped at 76 columns at each alignment: every line's part masked", () => {
+    const long = `-----BEGIN KEY-----${"AbCdEfGhIjKlMnOpQrStUvWxYz0123456789".repeat(6)}-----END KEY-----`;
+    const r = createRedactor([long]);
+    const lines = r.lines();
+    const shown = (long.match(/.{1,64}/g) ?? []).map((l) => lines(l));
+    expect(
+      shown.every((l) => l === "***"),
+      shown.join("\n"),
+    ).toBe(true);
+    for (let k = 0; k < 3; k++) {
+      const mime = createRedactor([secret]).lines();
+      const b64 = Buffer.from(`${"h".repeat(50 + k)}${secret}tail`).toString("base64");
+      const out = (b64.match(/.{1,76}/g) ?? []).map((l) => mime(l)).join("\n");
+      expect(remnants(secret, out), out).toEqual([]);
+    }
+  });
+
+  it("the lines of a hook's redactor see the run's secrets too (they are one pass)", () => {
+    const run = createRedactor([secret]);
+    const hook = createRedactor(["hook-only-token-1"], run);
+    const lines = hook.lines();
+    expect([lines(`a ${secret.slice(0, 8)}`), lines(`${secret.slice(8)} b`)]).toEqual(["a ***", "*** b"]);
+    expect(hook("hook-only-token-1 and hook-only-token-1".toUpperCase())).toBe("*** AND ***");
+    expect(run("hook-only-token-1")).toBe("hook-only-token-1");
+  });
+
+  it("a line ending in three letters of a secret keeps them (four would be masked)", () => {
+    const lines = createRedactor(["productionpassword"]).lines();
+    expect(lines("deployed to pro")).toBe("deployed to pro");
+    expect(lines("next")).toBe("next");
+    expect(lines("deployed to prod")).toBe("deployed to ***");
+  });
+});
+
+describe("JSON bodies are parsed before they are excerpted", () => {
+  const secret = `Go&<secret>~77`;
+  const r = createRedactor([secret]);
+  it("Go's escapes, a secret as a key, then the cut", () => {
+    const go = JSON.stringify({ error: `denied for ${secret}`, [secret]: true, detail: "x".repeat(300) })
+      .replace(/&/g, "\\u0026")
+      .replace(/</g, "\\u003c")
+      .replace(/>/g, "\\u003e");
+    const e = bodyExcerpt(go, 60, r);
+    expect(e).toBe(`{"error":"denied for ***","***":true,"detail":"xxxxxxxxxxxxx…`);
+    expect(e).toHaveLength(61);
+  });
+  it("a body that is not JSON is redacted as text, on one line", () => {
+    expect(bodyExcerpt(`<p>bad\n  ${secret.toUpperCase()}</p>`, 200, r)).toBe("<p>bad ***</p>");
+  });
+});
+
+describe("the OpenTelemetry exporter's headers are secrets", () => {
+  it("read as the exporter reads them: pairs by `,`, properties after `;`, values percent-decoded", () => {
+    const basic = Buffer.from("collector:pw-9z8y").toString("base64");
+    expect(
+      environmentSecrets({
+        OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=k3y%2Fvalue,Authorization=Basic%20${basic}`,
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: " api-key = Bearer tok-123 ;prop=1",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTHER_HEADERS: "a=not-this",
+      }).sort(),
+    ).toEqual(
+      [
+        "k3y%2Fvalue",
+        "k3y/value",
+        `Basic%20${basic}`,
+        `Basic ${basic}`,
+        basic,
+        "pw-9z8y",
+        "Bearer tok-123",
+        "tok-123",
+      ].sort(),
+    );
+  });
+});
+
+describe("structured values and URLs", () => {
   it("redacts structured values leaf by leaf, keys included, and keeps numbers and booleans", () => {
     const r = createRedactor(["pass", "token-abc"]);
     expect(r.value({ pass: true, note: "pass token-abc", n: 5, list: ["token-abc"], x: { "token-abc": 1 } })).toEqual({
@@ -96,28 +192,14 @@ describe("createRedactor", () => {
       list: ["***"],
       x: { "***": 1 },
     });
-    // a record of the program's own (`keep` given): its top-level names stay
     expect(r.value({ pass: "token-abc", type: "pass" }, new Set(["type"]))).toEqual({ pass: "***", type: "pass" });
-  });
-
-  it("a JSON literal as a secret never breaks a structure, and a boolean word is not masked (OWNER=true)", () => {
-    const r = createRedactor(["true", "prod"]);
-    expect(redactLeaves({ reversible: true, note: "true prod", production: 1 }, r)).toEqual({
-      reversible: true,
-      note: "true ***",
-      "***uction": 1,
-    });
-    expect(r("canCommit true in production")).toBe("canCommit true in ***uction");
   });
 
   it("keeps the named fields whole at any depth", () => {
     const r = createRedactor(["step"]);
     expect(
       r.value({ type: "step.started", steps: [{ kind: "step", id: "step-1" }] }, new Set(["type", "kind"])),
-    ).toEqual({
-      type: "step.started",
-      steps: [{ kind: "step", id: "***-1" }],
-    });
+    ).toEqual({ type: "step.started", steps: [{ kind: "step", id: "***-1" }] });
   });
 
   it("the key-name policy lives here too: header values and secret-named fields never kept", () => {
@@ -132,11 +214,9 @@ describe("createRedactor", () => {
     const r = createRedactor(set);
     expect(r("late-secret")).toBe("late-secret");
     set.add("late-secret");
-    expect(r("late-secret")).toBe("***");
+    expect(r("LATE-secret")).toBe("***");
   });
-});
 
-describe("URLs", () => {
   it("stripUserinfo and redactUrl", () => {
     expect(stripUserinfo("see http://a:b@h:1/x and mongodb+srv://u:p@c/")).toBe(
       "see http://***@h:1/x and mongodb+srv://***@c/",

@@ -26,8 +26,7 @@ import { checkAnswer, isPlainObject, issueText, type AnswerIssue, type CheckOutc
 import { ApiError, ServiceError, TransportError, type ApiOperation, type TransportErrorCode } from "./errors.js";
 import { exchange, type ExchangeResult, type PreparedRequest } from "./http.js";
 import { crashPoint } from "../crash-points.js";
-import { createRedactor, redactUrl, stripUserinfo as redactText } from "../redact.js";
-import { bodyExcerpt } from "./redact.js";
+import { bodyExcerpt, createRedactor, redactUrl, stripUserinfo as redactText } from "../redact.js";
 import {
   OPERATION_RESPONSE_SPEC,
   VERIFIER_RESPONSE_SPEC,

@@ -23,7 +23,7 @@ export {
 export type { CommandOperation } from "./commands.js";
 export { ApiError, TransportError, ServiceError } from "./errors.js";
 export type { ApiOperation, ServiceOperation, VerifierOperation, TransportErrorCode } from "./errors.js";
-export { bodyExcerpt } from "./redact.js";
+export { bodyExcerpt } from "../redact.js";
 export { checkAnswer, issueText } from "./check.js";
 export type { AnswerIssue, Checked, CheckOutcome } from "./check.js";
 export { SYNC_STATES } from "./types.js";

@@ -11,7 +11,7 @@
  * test/api/schema-agreement.test.ts checks the descriptors against the schemas, and that ajv
  * and the checker agree on sample answers.
  */
-import { atLeast, progressField } from "./versions.js";
+import { atLeast, mayBeAbsent, progressField } from "./versions.js";
 
 /**
  * States, in the sync's order (service facts, "States"): INITIALIZING from 1.20, REVERSING
@@ -78,7 +78,9 @@ export const PROGRESS_SPEC = {
   canWrite: { type: "boolean", presence: "expected", nullable: true },
   info: str("expected", true),
   lagTimeSeconds: int("expected", true),
-  totalEventsApplied: int("expected", true),
+  // the ids and the applied events count (1.3, 1.8): no documentation example carries them, and the
+  // examples are real answers (src/api/versions.ts, `examplesLack`): never expected
+  totalEventsApplied: int("optional", true),
   collectionCopy: {
     type: "object",
     presence: "expected",
@@ -91,8 +93,8 @@ export const PROGRESS_SPEC = {
     nullable: true,
     fields: { Source: str("expected"), Destination: str("expected") },
   },
-  mongosyncID: str("expected", true),
-  coordinatorID: str("expected", true),
+  mongosyncID: str("optional", true),
+  coordinatorID: str("optional", true),
   verification: {
     type: "object",
     presence: "optional",
@@ -142,16 +144,18 @@ export const PROGRESS_RESPONSE_SPEC = {
  * The progress answer's descriptor for a fleet of `version` (the runbook's `serviceVersion`, the
  * lowest any instance runs): the fields that version documents (src/api/versions.ts) are
  * expected, so an answer without them is reported once, as any missing documented field is; the
- * fields it does not have yet are optional (a 1.2 answer has no ids). Without a version, the
- * version-less descriptor (the contract's fields expected, later fields optional).
+ * fields it does not have yet are optional (a 1.2 answer has no ids), and so are those a real
+ * answer of the version may lack (`mayBeAbsent`: the documentation's own examples lack the ids).
+ * Without a version, the version-less descriptor (the contract's fields that every example
+ * carries expected, later fields optional).
  */
 export function progressResponseSpec(version: string | undefined): FieldsSpec {
   if (version === undefined) return PROGRESS_RESPONSE_SPEC;
   const expect = (name: string, f: FieldSpec): FieldSpec => {
     const row = progressField(name);
     if (row === undefined || f.presence === "required") return f;
-    // omitted where it does not apply: never expected, whatever the version
-    return { ...f, presence: row.omitted !== true && atLeast(version, row.since) ? "expected" : "optional" };
+    // omitted where it does not apply, or lacking from an example answer: never expected, whatever the version
+    return { ...f, presence: !mayBeAbsent(row) && atLeast(version, row.since) ? "expected" : "optional" };
   };
   const progress: Record<string, FieldSpec> = {};
   for (const [k, f] of Object.entries<FieldSpec>(PROGRESS_SPEC)) progress[k] = expect(k, f);

@@ -51,4 +51,19 @@ export interface VerifierMemory {
   restarts?: number;
   /** Progress answered an empty HTTP 500 before a check: releases v0.1.6 to v0.2.0 do. */
   oldRelease?: boolean;
+  /**
+   * This verification's check went to a verifier whose answer before it could not tell whether
+   * the check starts afresh or resumes an earlier verification (idle at generation 0 with tasks,
+   * with or without `--clean`; an empty HTTP 500): its first answers decide (earned.ts
+   * `freshStart`, journaled `verifier.origin`). Until then nothing it shows is this cutover's.
+   */
+  unproven?: "persisted" | "oldRelease";
+  /**
+   * The first answers after this run's check showed a verification this cutover did not start
+   * (resumed): why. Its check no longer counts, and a check found running is not adopted (it may
+   * be that very one) until a verification of this cutover's shows (journaled `verifier.origin`).
+   */
+  refused?: string;
+  /** A `verify` step passed on this cutover's result (journaled `verifier.verified`). */
+  verified?: { at: number; generation: number };
 }

@@ -131,20 +131,60 @@ export interface ProgressFieldRow {
    * …**): an answer without it is no evidence of an older service, and no warning.
    */
   omitted?: true;
+  /**
+   * A documentation example answer of a version that has it lacks it (the corpus,
+   * test/fixtures/docs-examples, holds each example with its source; a test checks the mark both
+   * ways): the examples are real answers (`EXAMPLES_ARE_ANSWERS`), so an answer without it is no
+   * evidence of an older service, and no warning.
+   */
+  examplesLack?: true;
   cite: Cite;
 }
 
+/** facts: the documentation's example answers are real answers, read without a warning. */
+export const EXAMPLES_ARE_ANSWERS: Cite = facts(
+  102,
+  "The documentation's example progress answers are examples of real answers: a client, a lint",
+);
+
+/**
+ * A real answer of a version that has the field may still lack it: the service omits it where
+ * it does not apply, or a documentation example of that version lacks it. Such a field is never
+ * expected, never warned about, and its absence never says the service is older.
+ */
+export const mayBeAbsent = (row: ProgressFieldRow): boolean => row.omitted === true || row.examplesLack === true;
+
 /** Progress fields by the version that introduced them (facts: "Progress fields, by version"). */
 export const PROGRESS_FIELDS: readonly ProgressFieldRow[] = [
-  { fields: ["success"], since: "1.8", topLevel: true, cite: facts(81, "| top-level `success` | 1.8 |") },
+  // the verifier page's mongosync progress example (1.7–1.13) has no `success`
+  {
+    fields: ["success"],
+    since: "1.8",
+    topLevel: true,
+    examplesLack: true,
+    cite: facts(81, "| top-level `success` | 1.8 |"),
+  },
   { fields: ["canWrite"], since: "1.0", cite: facts(82, "| `canWrite` | 1.0 |") },
+  // no example answer of any version carries the ids or the applied events count
   {
     fields: ["mongosyncID", "coordinatorID"],
     since: "1.3",
+    examplesLack: true,
     cite: facts(83, "| `mongosyncID`, `coordinatorID` | 1.3 |"),
   },
-  { fields: ["totalEventsApplied"], since: "1.8", cite: facts(84, "| `totalEventsApplied` | 1.8 |") },
-  { fields: ["verification"], since: "1.9", cite: facts(85, "| `verification.source` / `.destination` | 1.9 |") },
+  {
+    fields: ["totalEventsApplied"],
+    since: "1.8",
+    examplesLack: true,
+    cite: facts(84, "| `totalEventsApplied` | 1.8 |"),
+  },
+  // the verifier page's mongosync progress example (1.7–1.13) has no `verification`
+  {
+    fields: ["verification"],
+    since: "1.9",
+    examplesLack: true,
+    cite: facts(85, "| `verification.source` / `.destination` | 1.9 |"),
+  },
   {
     fields: ["estimatedSecondsToCEACatchup"],
     since: "1.14",
@@ -238,6 +278,14 @@ export const BEHAVIOUR = {
     shardedSince: "1.10",
     cite: facts(115, "on by default for replica sets from 1.9, for sharded clusters from 1.10"),
   },
+  /**
+   * `canCommit` stays false until the embedded verifier is in a state that allows commit: before
+   * it, the cutover page's "phase fields should show stream hashing" is the runbook's own wait.
+   */
+  canCommitWaitsForEmbeddedVerifier: {
+    since: "1.17",
+    cite: facts(99, "`canCommit`: from 1.17 false until the embedded verifier is in a state that allows commit"),
+  },
   /** The INITIALIZING state: not ready for /start yet; after a restart it returns to the state before the crash. */
   initializing: { since: "1.20", cite: facts(61, "INITIALIZING (1.20)") },
   /** Write blocking defaults to destination-only. */
@@ -316,7 +364,20 @@ export const SERVER = {
 export const UNCITED = {
   /** The preflight's reading: the service syncs capped collections from 1.3.0 (since its first edition). */
   cappedCollections: { since: "1.3" },
-} as const satisfies Record<string, { since: string }>;
+  /**
+   * Without write blocking and without the embedded verifier, write to the destination only once
+   * COMMITTED (not at `canWrite: true`). The facts quote it of 1.14–1.19 ("On 1.14–1.19, without
+   * write blocking and without the verifier, the page says to wait for COMMITTED instead"); the
+   * pages themselves say it from 1.11 (`mongodb/docs` `content/mongosync/v1.11`, `v1.12`,
+   * `v1.13`, `v1.14`, `v1.17` `/source/reference/cutover-process.txt`, "canWrite and COMMITTED":
+   * "If you set enableUserWriteBlocking to either "sourceAndDestination" or "destinationOnly", or
+   * the verifier is turned on, you can write to the destination after /progress reports canWrite:
+   * true. Otherwise, wait until the state is COMMITTED."); the 1.21 and current pages no longer
+   * do ("You can write to the destination after /progress reports canWrite: true or when the state
+   * is COMMITTED"). The wider range is the one that fails safe: COMMITTED is never too early.
+   */
+  committedBeforeWritesWithoutBlocking: { since: "1.11", until: "1.20" },
+} as const satisfies Record<string, { since: string; until?: string }>;
 
 /**
  * Live upgrades (a new binary continuing a running sync) exist only where the release notes say
@@ -341,8 +402,13 @@ export function liveUpgradePublished(from: string, to: string): boolean {
 
 /** `service 1.15+`, `service 0.9–1.19 (removed in 1.20)`: how a version range reads everywhere (format descriptions, lint, plans). */
 export function versionRange(since: string | undefined, until?: string): string {
-  if (until !== undefined) return `service ${since ?? OLDEST_VERSION}–${previous(until)} (removed in ${until})`;
+  if (until !== undefined) return `${versionSpan(since ?? OLDEST_VERSION, until)} (removed in ${until})`;
   return since === undefined ? "every service version" : `service ${since}+`;
+}
+
+/** `service 1.11–1.19`: the versions from `since` up to the one before `until`. */
+export function versionSpan(since: string, until: string): string {
+  return `service ${since}–${previous(until)}`;
 }
 
 /** `1.20` → `1.19`: the last minor before (the table's versions are minors). */

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { COMMAND_EFFECT } from "../api/commands.js";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
+import { terminalText } from "../text.js";
 import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
 import type { LoadedRunbook, LoadOptions, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -100,7 +101,7 @@ export async function loadForRun(
       exitCode: ExitCode.usage,
     });
   const { loadRunbook } = await import("../runbook/index.js");
-  const { lintRunbook } = await import("../lint/rules.js");
+  const { lintWithLoader } = await import("../lint/rules.js");
   const vars = parseVars(flags.var);
   const loaded = await loadRunbook(file, { env: process.env, vars, ...(standIn ? { standIn } : {}) }).catch(
     (err: unknown) => {
@@ -139,7 +140,7 @@ export async function loadForRun(
     );
   }
   // rule findings too when the schema refused it: everything in one pass
-  const diags: Diagnostic[] = [...loaded.diagnostics, ...lintRunbook(loaded)];
+  const diags: Diagnostic[] = lintWithLoader(loaded);
   // an accepted warning is shown where the warning would be, with its reason
   const shown = diags.filter((d) => d.severity !== "info" || d.accepted !== undefined);
   if (shown.length) {
@@ -336,10 +337,14 @@ export async function reportOutput(
   dir: string | undefined,
   print: (s: string) => void,
   history?: readonly RunEvent[],
+  cutoverReport?: string,
 ): Promise<Outputs> {
   if (!dir) return { listeners: [], finish: () => Promise.resolve(undefined) };
   const { createReportListener } = await import("../report/index.js");
-  const r = createReportListener(dir, history ? { history } : {});
+  const r = createReportListener(dir, {
+    ...(history ? { history } : {}),
+    ...(cutoverReport !== undefined ? { cutoverReport } : {}),
+  });
   return {
     listeners: [r.listener],
     finish: async () => {
@@ -414,7 +419,11 @@ export function interruptOnSignals(
   };
 }
 
-export const stderr = (s: string): void => void process.stderr.write(s.endsWith("\n") ? s : `${s}\n`);
+/** A line for people on stderr; what it quotes from outside has its control characters shown, never obeyed (src/text.ts). */
+export const stderr = (s: string): void => {
+  const t = terminalText(s, { lines: true });
+  process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
+};
 /**
  * stdout for the plan, notify lines, status: a reader that goes away (`--dry-run | head`) ends
  * what is printed, quietly: never a stack trace, and never a run (a closed pipe must not stop a
@@ -422,7 +431,8 @@ export const stderr = (s: string): void => void process.stderr.write(s.endsWith(
  */
 export const stdout = (s: string): void => {
   quietOnEpipe(process.stdout);
-  if (!process.stdout.destroyed) process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+  const t = terminalText(s, { lines: true });
+  if (!process.stdout.destroyed) process.stdout.write(t.endsWith("\n") ? t : `${t}\n`);
 };
 
 const quieted = new WeakSet<NodeJS.WriteStream>();

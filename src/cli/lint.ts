@@ -11,6 +11,7 @@
 import { fstatSync, writeSync } from "node:fs";
 import { countBySeverity } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
+import { terminalText } from "../text.js";
 import { FORMATS, type Format, type FormatInput } from "../lint/format/types.js";
 import { ruleDocumentation } from "../diagnostics.js";
 import { RULE_CATALOGUE as RULES } from "../lint/catalogue.js";
@@ -139,8 +140,8 @@ export async function main(paths: string[], opts: LintCliOptions = {}): Promise<
     return code;
   } catch (err) {
     if (err instanceof UserError) {
-      process.stderr.write(`syncbook: ${err.message}\n`);
-      if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
+      process.stderr.write(`syncbook: ${terminalText(err.message, { lines: true })}\n`);
+      if (err.hint) process.stderr.write(`  hint: ${terminalText(err.hint, { lines: true })}\n`);
       if (process.env.GITHUB_STEP_SUMMARY && !opts.listRules) {
         const { appendSummary, failedSummary } = await import("./step-summary.js");
         const message = `${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}`;

@@ -9,6 +9,7 @@
  */
 import { countBySeverity } from "../diagnostics.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
+import { terminalText } from "../text.js";
 import { FORMATS, type Format, type FormatInput } from "../lint/format/types.js";
 import { PREFLIGHT_CHECKS } from "../preflight/catalogue.js";
 import { PLUGIN_RULES } from "../plugin/rules.js";
@@ -103,9 +104,10 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
       return ExitCode.usage;
     }
     const { runPreflight } = await import("../preflight/index.js");
-    const { firstStartRequest } = await import("../steps/index.js");
+    const { firstStartRequest, stepsSending } = await import("../steps/index.js");
     const result = await runPreflight(loaded, {
       start: firstStartRequest(loaded.runbook),
+      reverses: stepsSending(loaded.runbook, "reverse"),
       signal: controller.signal,
       ...(connectTimeoutMs !== undefined ? { connectTimeoutMs } : {}),
       ...(opts.copyRate !== undefined ? { copyRate: opts.copyRate } : {}),
@@ -137,8 +139,8 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
     return tooManyWarnings(countBySeverity(diagnostics).warning, opts.maxWarnings) ? ExitCode.failed : ExitCode.ok;
   } catch (err) {
     if (err instanceof UserError) {
-      process.stderr.write(`syncbook: ${err.message}\n`);
-      if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
+      process.stderr.write(`syncbook: ${terminalText(err.message, { lines: true })}\n`);
+      if (err.hint) process.stderr.write(`  hint: ${terminalText(err.hint, { lines: true })}\n`);
       return err.exitCode;
     }
     if (controller.signal.aborted) {

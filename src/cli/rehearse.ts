@@ -8,6 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { Verdict } from "../rehearse/index.js";
+import type { RunEvent } from "../events.js";
 import { execute, failureText } from "./run.js";
 import type { CommandSummary } from "./step-summary.js";
 import { loadForRun, loadPluginsFor, parseForce, stderr, stdout, type ExecuteFlags } from "./execute.js";
@@ -79,19 +80,26 @@ async function rehearse(
       `simulator: ${reh.sim.instances.map((i) => i.url).join(", ")}; verifier ${reh.sim.verifierUrl}; time ×${reh.timeScale}`,
     );
     let verdict: Verdict | undefined;
-    const code = await execute(reh.loaded, registry, flags, force, summary ? [summary.listener] : [], {
+    // the run's own word on its verification (src/steps/kit/earned.ts), for the verdict
+    const run: { verified: boolean; unverified?: string } = { verified: false };
+    const finished = (e: RunEvent): void => {
+      if (e.type !== "run.finished") return;
+      run.verified = e.verified === true;
+      if (e.unverified !== undefined) run.unverified = e.unverified;
+    };
+    const code = await execute(reh.loaded, registry, flags, force, [finished, ...(summary ? [summary.listener] : [])], {
       mode: "rehearse",
       timeScale: reh.timeScale,
       yes: true,
       writesProbe: reh.writesProbe,
       ...(json ? { json } : {}),
       after: async (ui) => {
-        verdict = await reh.verdict();
+        verdict = await reh.verdict(run);
         // the json renderer's last line, after run.finished; other renderers ignore it
         ui.line("rehearsal.verdict", { ...verdict, wallMs: Date.now() - started });
       },
     });
-    verdict ??= await reh.verdict();
+    verdict ??= await reh.verdict(run);
     const exit = code !== ExitCode.ok ? code : verdict.safe ? ExitCode.ok : ExitCode.failed;
     for (const l of formatVerdict(verdict, Date.now() - started, code)) (json ? stderr : stdout)(l);
     summary?.finish(exit, verdict);

@@ -5,12 +5,14 @@
  * Exit codes: 0 report written (whatever the run's outcome: that is in the report), 2 not a
  * journal, unreadable or unwritable. A truncated last line (a crash mid-write) is a warning.
  */
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { writeFile } from "node:fs/promises";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { RunEvent } from "../events.js";
 import { describeWindow } from "../fleet/window.js";
-import { buildReport, readJournal, writeReportFiles } from "../report/index.js";
+import { cutoverJournals, cutoverOfRun } from "../journal/index.js";
+import { joinJournals } from "../model/fold.js";
+import { buildReport, readJournal, writeReportFiles, type JournalRead } from "../report/index.js";
 
 export interface ReportCliOptions {
   out?: string;
@@ -29,22 +31,67 @@ export async function main(journal: string, opts: ReportCliOptions = {}): Promis
   const read = await readJournal(journal);
   for (const w of read.warnings) process.stderr.write(`syncbook: warning: ${w}\n`);
   if (opts.otlp !== undefined) return writeOtlp(read.events, read.file, opts.otlp, opts.quiet === true);
-  const report = buildReport(read.events);
-  report.warnings.unshift(...read.warnings);
-  const out = opts.out ?? defaultOutDir(read.file);
+  // the cutover's report: every run of it, in every journal of it in this folder (issue 37)
+  const all = await cutoverReads(read);
+  for (const r of all) if (r !== read) for (const w of r.warnings) process.stderr.write(`syncbook: warning: ${w}\n`);
+  const joined = joinJournals(all);
+  const several = all.length > 1;
+  // the readers' warnings first, never spread into a call (a damaged journal can give 150,000)
+  const warnings = all.flatMap((r) => r.warnings.map((w) => (several ? `${basename(r.file)}: ${w}` : w)));
+  const report = buildReport(joined.events, { ...(several ? { journals: joined.journals } : {}), warnings });
+  const out =
+    opts.out ??
+    (several && report.cutover?.id
+      ? join(dirname(read.file), `${report.cutover.id}.report`)
+      : defaultOutDir(read.file));
   const { files } = await writeReportFiles(report, out);
   if (!opts.quiet) {
     const rel = (p: string): string => relative(process.cwd(), p) || p;
     const failed = report.steps.find((s) => s.index === report.failedStep);
     const outcome = `${report.outcome}${report.committed ? ", committed" : ""}${failed ? ` (step ${failed.index + 1} ${failed.id}: ${failed.outcome})` : ""}`;
-    const runs = report.runs.length > 1 ? `${report.runs.length} runs, ` : "";
+    const runs =
+      report.runs.length > 1 || several
+        ? `${report.runs.length} runs${several ? ` in ${all.length} journals` : ""}, `
+        : "";
+    const from = several
+      ? `${rel(read.file)} and ${all.length - 1} other journal(s) of cutover ${report.cutover?.id ?? "?"}`
+      : rel(read.file);
     process.stdout.write(
-      `report of ${report.runbook} from ${rel(read.file)}: ${runs}${read.events.length} events, ${report.steps.length} steps, ${report.counts.commands} commands, ${report.counts.polls} progress reads (${report.counts.failedPolls} failed); run ${outcome}\n` +
+      `report of ${report.runbook} from ${from}: ${runs}${joined.events.length} events, ${report.steps.length} steps, ${report.counts.commands} commands, ${report.counts.polls} progress reads (${report.counts.failedPolls} failed); run ${outcome}\n` +
         (report.window ? `  write-stop window: ${describeWindow(report.window)}\n` : "") +
         `  ${rel(files.html)}\n  ${rel(files.json)}\n  ${rel(files.junit)}\n`,
     );
   }
   return ExitCode.ok;
+}
+
+/**
+ * The journals of the cutover `read` belongs to, in its folder, oldest run first (src/journal/
+ * cutover.ts): `read` itself among them. One that cannot be read is left out with a warning.
+ */
+async function cutoverReads(read: JournalRead): Promise<JournalRead[]> {
+  const first = read.events.find((e) => e.type === "run.started");
+  // a journal that does not name its cutover (written before ids were journaled) was never
+  // continued in another journal: it is its own story
+  if (!first || first.type !== "run.started" || first.cutover === undefined) return [read];
+  const id = cutoverOfRun(first);
+  const files = await cutoverJournals(dirname(read.file), id);
+  if (files.length <= 1) return [read];
+  const out: JournalRead[] = [];
+  for (const f of files) {
+    if (resolve(f) === resolve(read.file)) {
+      out.push(read);
+      continue;
+    }
+    try {
+      out.push(await readJournal(f));
+    } catch (err) {
+      process.stderr.write(
+        `syncbook: warning: ${f} is a journal of cutover ${id} but cannot be read (${errorMessage(err)}): the report leaves it out\n`,
+      );
+    }
+  }
+  return out.some((r) => r === read) ? out : [read];
 }
 
 /** `--otlp <file>`: the journal's spans as OTLP JSON, for a window run without a collector. */

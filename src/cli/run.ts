@@ -14,6 +14,7 @@ import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
 import type { CriticalListener, Emit, RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
+import type { EarlierHooksGate } from "../run/orphans.js";
 import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import type { ClaimedStdout, Ui } from "../ui/index.js";
@@ -157,12 +158,18 @@ async function runMain(
   try {
     const { planResume } = await import("../run/resume.js");
     const { planAbort } = await import("../run/abort.js");
+    const { fromJournal, waitOutEarlierRuns } = await import("../run/earlier.js");
+    // every entry point, before it reads or decides anything: the hook processes earlier runs of
+    // this cutover left are waited out (an orphaned undo must not turn writes on behind this run);
+    // what cannot be told is left to commit's `hook-processes` interlock (src/run/orphans.ts)
+    const hooks = await waitOutEarlierRuns(loaded, dir, { say: stderr });
     const resume = flags.abort
       ? await planAbort(loaded, dir, { say: stderr, ...(typeof flags.abort === "string" ? { file: flags.abort } : {}) })
       : flags.resume
         ? await planResume(loaded, dir, {
             allowChangedRunbook: flags.allowChangedRunbook === true,
             say: stderr,
+            mayHaveActed: hooks.mayHaveActed,
             ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
           })
         : undefined;
@@ -173,7 +180,7 @@ async function runMain(
     // (not for a new cutover: it knows nothing of the one it leaves)
     const earlier =
       !resume && flags.from && !flags.newCutover
-        ? await (await import("../run/earlier.js")).fromJournal(loaded, dir, stderr)
+        ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed)
         : undefined;
     const { readJournal } = await import("../report/journal.js");
     // the earlier runs' events: the runner knows when writes were stopped, --report tells one story
@@ -193,7 +200,11 @@ async function runMain(
               ...(continues ? { cutover: continues.cutover } : {}),
             }),
         ...(earlierRuns.length ? { earlierRuns } : {}),
+        // a run's own report names the cutover's, built from every run of it (issue 37)
+        cutoverReport: `syncbook report ${dir}`,
         critical: [record],
+        distrustJournal: () => journal.distrust(),
+        ...(hooks.gate ? { earlierHooks: hooks.gate } : {}),
         ...(json ? { json: json.write } : {}),
       });
       summary?.finish(code);
@@ -222,6 +233,8 @@ export async function execute(
     earlierRuns?: readonly RunEvent[];
     /** The cutover a `--from` run continues. */
     cutover?: string;
+    /** The command that builds the cutover's report from every run of it: this run's own report names it. */
+    cutoverReport?: string;
     timeScale?: number;
     yes?: boolean;
     critical?: CriticalListener[];
@@ -231,6 +244,10 @@ export async function execute(
     after?: (ui: Ui) => Promise<void>;
     /** A rehearsal's view of the simulated application's writes (the stopWrites interlock reads it). */
     writesProbe?: WritesProbe;
+    /** What commit asks of the hook processes earlier runs left (src/run/orphans.ts). */
+    earlierHooks?: EarlierHooksGate;
+    /** Marks the run's journal untrusted before an undo it cannot record (src/journal/journal.ts `distrust`). */
+    distrustJournal?: () => string | undefined;
   },
 ): Promise<number> {
   const { runRunbook } = await import("../run/runner.js");
@@ -241,7 +258,7 @@ export async function execute(
     yes,
     ...(how.json ? { jsonWrite: how.json } : {}),
   });
-  const report = await reportOutput(flags.report, stderr, how.history);
+  const report = await reportOutput(flags.report, stderr, how.history, how.cutoverReport);
   // a resume (or a run continuing the cutover) exports the earlier runs' spans its collector never got
   const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
   const tracing = await traceOutput(process.env, loaded.redact, {
@@ -284,6 +301,8 @@ export async function execute(
       ...(how.cutover ? { cutover: how.cutover } : {}),
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
+      ...(how.earlierHooks ? { earlierHooks: how.earlierHooks } : {}),
+      ...(how.distrustJournal ? { distrustJournal: how.distrustJournal } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
       // a rehearsal's stand-in lines (a hook not run, a notification not sent) are the renderer's
       // to show: `--renderer silent` prints none of them
@@ -310,6 +329,7 @@ export async function execute(
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
       if (result.message && !ui.showsEnd) stderr(result.message);
+      if (result.writesKeptOff) stderr(`  hint: ${result.hint ?? ""}`);
       const stuck = ui.writesLeftStopped();
       if (stuck) for (const l of nextAfterFailedUndo(loaded.file, stuck)) stderr(`  ${l}`);
       if (result.exitCode === 0)
@@ -351,7 +371,9 @@ export async function execute(
           stderr(`  ${l}`);
       } else if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
-      else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
+      else if (result.writesKeptOff?.committed) {
+        // the cutover happened outside this run: the hint above is the way on, not a resume
+      } else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }
     return result.exitCode;

@@ -22,6 +22,8 @@ export interface SimCliOptions {
   grace?: string;
   dataSet?: string;
   verifierRelease?: string;
+  /** Take the fleet's shape (instances, clusters, shard counts, service version) from this runbook. */
+  runbook?: string;
 }
 
 export interface SimCliIo {
@@ -110,26 +112,66 @@ export function parseSeed(v: string | undefined): number | undefined {
   return v === undefined ? undefined : int("--seed", v, 1, 0, 2 ** 32 - 1);
 }
 
+/**
+ * `--runbook`: the fleet as the runbook draws it, read as a rehearsal reads it (src/rehearse's
+ * `simulatedShape`, the one reading): its instance count, clusters (topology, shards, server
+ * version) and service version, in place of `--instances`, `--source`, `--destination` and
+ * `--service-version`.
+ */
+async function runbookShape(file: string): Promise<{
+  file: string;
+  instances: number;
+  clusters?: Record<string, ClusterSetting>;
+  serviceVersion?: string;
+  shape: string[];
+}> {
+  const { loadRunbook } = await import("../runbook/index.js");
+  // the shape needs no secret: ${env.*} stays as written, as lint reads it
+  const loaded = await loadRunbook(file, { env: "lint" }).catch((err: unknown) => {
+    throw usage(`--runbook ${file}: ${(err as Error).message}`, "Pass the path of a runbook (YAML).");
+  });
+  const rb = loaded.runbook;
+  if (!rb)
+    throw usage(`--runbook ${file} does not load, so its fleet's shape is not known`, `Run \`syncbook lint ${file}\`.`);
+  const { simulatedShape } = await import("../rehearse/index.js");
+  const { clusters, shape } = simulatedShape(rb);
+  return {
+    file,
+    instances: rb.instances.length,
+    ...(clusters ? { clusters } : {}),
+    ...(rb.serviceVersion !== undefined ? { serviceVersion: rb.serviceVersion } : {}),
+    shape,
+  };
+}
+
 export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<number> {
   const out = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const { startSimulator, VERIFIER_RELEASES } = await import("../sim/index.js");
-  const instances = int("--instances", opts.instances, 1, 1, 4096);
+  const fromRunbook = opts.runbook !== undefined ? await runbookShape(opts.runbook) : undefined;
+  const instances = fromRunbook?.instances ?? int("--instances", opts.instances, 1, 1, 4096);
   const port = int("--port", opts.port, 27182, 0, 65535);
   const verifierPort = int("--verifier-port", opts.verifierPort, 27020, 0, 65535);
   const [srcName, src] = parseClusterArg("--source", opts.source ?? "cluster0:replicaSet");
   const [dstName, dst] = parseClusterArg("--destination", opts.destination ?? "cluster1:sharded");
   if (srcName === dstName) throw usage(`--source and --destination name the same cluster "${srcName}"`);
+  // each cluster its own loopback "host", as the flags' two get
+  const clusters: Record<string, ClusterSetting> = fromRunbook?.clusters
+    ? Object.fromEntries(
+        Object.entries(fromRunbook.clusters).map(([name, c], i) => [name, { ...c, host: `127.0.0.1:${27017 + i}` }]),
+      )
+    : { [srcName]: { ...src, host: "127.0.0.1:27017" }, [dstName]: { ...dst, host: "127.0.0.1:27018" } };
   const options: SimulatorOptions = {
     instances,
     port,
     verifierPort,
     host: opts.host ?? "127.0.0.1",
-    clusters: { [srcName]: { ...src, host: "127.0.0.1:27017" }, [dstName]: { ...dst, host: "127.0.0.1:27018" } },
+    clusters,
     seed: parseSeed(opts.seed) ?? 1,
     graceMs: int("--grace", opts.grace, 2000, 0, 3_600_000),
   };
   if (opts.dataSet !== undefined) options.dataSet = parseDataSet(opts.dataSet);
-  if (opts.serviceVersion !== undefined) {
+  if (fromRunbook?.serviceVersion !== undefined) options.serviceVersion = fromRunbook.serviceVersion;
+  else if (opts.serviceVersion !== undefined) {
     if (!/^\d+\.\d+(\.\d+)?$/.test(opts.serviceVersion))
       throw usage(`--service-version must look like 1.8.0, got "${opts.serviceVersion}"`);
     options.serviceVersion = opts.serviceVersion;
@@ -164,8 +206,16 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
   const cluster = (name: string, c: ClusterSetting): string =>
     `${name} (${c.topology === "sharded" ? `sharded, ${c.shards ?? 2} shards` : "replica set"}, server ${c.version ?? "7.0"})`;
   out(
-    `simulator: service ${sim.serviceVersion}, ${instances} instance${instances === 1 ? "" : "s"}, ${cluster(srcName, src)} → ${cluster(dstName, dst)}`,
+    `simulator: service ${sim.serviceVersion}, ${instances} instance${instances === 1 ? "" : "s"}, ${
+      fromRunbook
+        ? `${Object.entries(clusters)
+            .map(([n, c]) => cluster(n, c))
+            .join(", ")} (the shape of ${fromRunbook.file})`
+        : `${cluster(srcName, src)} → ${cluster(dstName, dst)}`
+    }`,
   );
+  // where the runbook does not say, what the simulator took: said, never silently a default
+  for (const note of fromRunbook?.shape ?? []) out(`shape: ${note}`);
   for (const inst of sim.instances) out(`instance ${inst.index} ${inst.url}`);
   out(`verifier ${sim.verifierUrl}`);
   out(

@@ -8,9 +8,10 @@
 import { existsSync } from "node:fs";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
-import { formatBytes } from "../text.js";
+import { formatBytes, terminalText } from "../text.js";
 import type { Status } from "../run/status.js";
 import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
+import { readinessLine } from "../model/readiness.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -55,8 +56,12 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   const { readStatus } = await import("../run/status.js");
   // read-only: status creates no folder and takes no lock
   const journalDir = journalDirFor(file, rb.name, opts.journalDir, { create: false });
+  // one fold across refreshes: the lag's trend and the copy's rate give why-not-ready its ETA
+  const { CutoverFold } = await import("../model/fold.js");
+  const { traitsOf } = await import("../steps/index.js");
+  const fold = new CutoverFold({ traits: traitsOf });
   const once = async (signal?: AbortSignal): Promise<Status> =>
-    readStatus(loaded, { journalDir, ...(signal ? { signal } : {}) });
+    readStatus(loaded, { journalDir, fold, ...(signal ? { signal } : {}) });
   if (everyMs === undefined) {
     const st = await once();
     print(st, opts.json === true, false);
@@ -96,7 +101,8 @@ function print(st: Status, json: boolean, redraw: boolean): void {
     return;
   }
   // a terminal that is watched is redrawn in place
-  const out = formatStatus(st).join("\n");
+  // the services' and the runbook's words: shown, never obeyed (src/text.ts); the redraw is ours
+  const out = terminalText(formatStatus(st).join("\n"), { lines: true });
   process.stdout.write(redraw ? `\x1b[H\x1b[2J${out}\n` : `${out}\n`);
 }
 
@@ -131,6 +137,9 @@ export function formatStatus(st: Status): string[] {
       i.info ? `info: ${i.info}` : "",
     ].filter(Boolean);
     lines.push(`${head}  ${parts.join(" · ")}`);
+    // the one wording of why not ready (src/model/readiness.ts), as `syncbook watch` says it
+    const r = st.readiness?.[i.place - 1];
+    if (r && i.state !== "COMMITTED") lines.push(`      ${readinessLine(r)}`);
   }
   const copy = fleetCopy(st);
   if (copy) lines.push(copy);
@@ -147,9 +156,16 @@ export function formatStatus(st: Status): string[] {
         .map(([k, n]) => `${k} ${n}`)
         .join(", ");
       lines.push(
-        `verifier ${v.url}: phase ${v.phase ?? "?"}${v.generation != null ? `, generation ${v.generation}` : ""}${c ? ` · ${c}` : ""}${v.verifierError != null ? ` · error: ${JSON.stringify(v.verifierError)}` : ""}`,
+        `verifier ${v.url}: ${v.phase !== undefined ? `phase ${v.phase}` : "no phase in its answer"}${v.generation != null ? `, generation ${v.generation}` : ""}${c ? ` · ${c}` : ""}${v.verifierError != null ? ` · error: ${JSON.stringify(v.verifierError)}` : ""}`,
       );
       for (const n of v.notes ?? []) lines.push(`  ${n}`);
+      // whether what it shows is this cutover's (src/steps/kit/earned.ts), against the journal
+      if (v.cutover)
+        lines.push(
+          v.cutover.result
+            ? "  this cutover's verification result (its check, its writesOff, a generation past it)"
+            : `  not this cutover's verification result${v.cutover.check ? " (its check runs)" : ""}: ${v.cutover.why ?? "?"}`,
+        );
     }
   } else lines.push("verifier: none in the runbook");
   const j = st.journal;
@@ -170,13 +186,12 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.lastCommand)
       lines.push(
-        `  last command: ${j.lastCommand.op} (step ${j.lastCommand.step}): ${Object.entries(j.lastCommand.answers)
-          .map(([k, a]) => `${k} ${a}`)
-          .join(", ")}`,
+        `  last command: ${j.lastCommand.op} (step ${j.lastCommand.step}):`,
+        ...Object.entries(j.lastCommand.answers).map(([k, a]) => `    ${k}: ${j.lastCommand?.said?.[k] ?? a}`),
       );
     if (j.finished)
       lines.push(
-        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : " · not verified"} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
     if (j.writesUndoFailed) {
@@ -218,6 +233,12 @@ export function formatStatus(st: Status): string[] {
     if (j.verifier?.oldRelease)
       lines.push(
         "  verifier: its progress answered an empty HTTP 500 before the check (releases v0.1.6 to v0.2.0; use v0.2.1)",
+      );
+    if (j.verifier?.refused)
+      lines.push(`  verifier: the run refused the verification its check resumed: ${j.verifier.refused}`);
+    if (j.verifier)
+      lines.push(
+        `  verification: ${j.verifier.verified ? "verified (a verify step passed on this cutover's result)" : "not verified (no verify step passed on this cutover's result)"}`,
       );
     if (j.notifications) {
       const n = j.notifications;

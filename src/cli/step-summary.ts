@@ -17,6 +17,7 @@ import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
 import { verifierText, type Verdict } from "../rehearse/verdict.js";
+import { verificationText } from "../steps/kit/earned.js";
 import { WindowTracker, describeWindow } from "../fleet/window.js";
 import { formatDuration } from "../ui/format.js";
 import { escapeXml, plural } from "../text.js";
@@ -169,6 +170,10 @@ export function createRunSummary() {
     else if (finished.exitCode === 3) headline = "⛔ STOPPED BY AN INTERLOCK (nothing was sent)";
     else headline = finished.committed ? "❌ FAILED AFTER COMMIT" : "❌ FAILED";
     if (verdict && !verdict.safe) headline += " · ❌ UNSAFE verdict";
+    // never a bare success where nothing verified the cutover (src/steps/kit/earned.ts)
+    const verified = verdict ? verdict.verified : finished?.verified;
+    const why = verdict ? verdict.unverified : finished?.unverified;
+    if (finished && verified === false) headline += " · ⚠️ NOT VERIFIED";
     const facts: [string, string][] = [];
     if (verdict)
       facts.push([
@@ -194,6 +199,7 @@ export function createRunSummary() {
     ]);
     const w = writeStop.current();
     facts.push(["write-stop window", w ? describeWindow(w) : "writes were not stopped in this run"]);
+    if (verified !== undefined) facts.push(["verified", verificationText({ verified, why })]);
     facts.push(["verifier", verifierResult(verdict, verifier)]);
     if (polls)
       facts.push(["progress reads", `${polls.count}${polls.failed ? ` (${polls.failed} failed)` : ", none failed"}`]);

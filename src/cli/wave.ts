@@ -137,8 +137,11 @@ export async function rehearseMain(file: string, opts: WaveRehearseOptions = {})
     maxParallel = Number(opts.maxParallel);
   }
   const { plan } = await planOrRefuse(file);
-  const [{ rehearseWave }, { buildWaveReport, countsText, writeWaveReport }, { interruptOnSignals }] =
-    await Promise.all([import("../wave/rehearse.js"), import("../wave/report.js"), import("./execute.js")]);
+  const [
+    { rehearseWave },
+    { buildWaveReport, countsText, notVerified, statusText, writeWaveReport },
+    { interruptOnSignals },
+  ] = await Promise.all([import("../wave/rehearse.js"), import("../wave/report.js"), import("./execute.js")]);
   const width = Math.max(...plan.items.map((i) => i.name.length));
   stderr(
     `wave ${plan.name}: ${plan.items.length} runbook(s), at most ${maxParallel ?? plan.maxParallel} at once, each against its own simulated fleet`,
@@ -163,13 +166,14 @@ export async function rehearseMain(file: string, opts: WaveRehearseOptions = {})
     source: "rehearse",
     maxParallel: plan.maxParallel,
     runbooks: entries,
+    complete: true,
   });
-  stdout(
-    `wave ${plan.name}: ${report.outcome === "PASSED" ? "SAFE" : "NOT SAFE"} (${countsText(report)}) in ${formatDuration(Date.now() - started)}`,
-  );
+  // never a bare SAFE where a runbook passed without a verification of its cutover
+  const word = report.outcome !== "PASSED" ? "NOT SAFE" : notVerified(report).length > 0 ? "NOT VERIFIED" : "SAFE";
+  stdout(`wave ${plan.name}: ${word} (${countsText(report)}) in ${formatDuration(Date.now() - started)}`);
   for (const e of entries)
     stdout(
-      `  ${e.name.padEnd(width)}  ${e.status.padEnd(11)}${e.durationMs !== undefined ? ` ${formatDuration(e.durationMs).padStart(8)}` : "         "}${e.message ? `  ${e.message}` : ""}`,
+      `  ${e.name.padEnd(width)}  ${statusText(e).padEnd(11)}${e.durationMs !== undefined ? ` ${formatDuration(e.durationMs).padStart(8)}` : "         "}${e.message ? `  ${e.message}` : ""}`,
     );
   if (opts.report) {
     const files = await writeWaveReport(report, opts.report);

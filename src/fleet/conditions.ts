@@ -23,7 +23,14 @@ export interface Condition {
   /** As written, for titles and messages: `canCommit true, lagBelow 5 (on coordinator)`. */
   text: string;
   instance: Check<Progress>[];
-  verifier: Check<VerifierProgress>[];
+  /**
+   * The checks of `canWrite` (the shorthand, an `expect` path): read on the first process only,
+   * whatever `on` says (the cutover page: the other processes' `canWrite` "is not valid").
+   */
+  canWrite: Check<Progress>[];
+  /** The instance (index) whose canWrite is valid (src/runbook/can-write.ts); undefined: none declared. */
+  canWriteFrom: number | undefined;
+  verifier: VerifierCheck[];
   /** What lint's model of the fleet's states needs to know about it. */
   model: ConditionModel;
 }
@@ -39,6 +46,8 @@ export interface ConditionModel {
   lagBelowSeconds?: number;
   /** It waits for the migration verifier to be `idle` (`phase: idle`, or `verifier.phase` equals idle). */
   verifierIdle?: boolean;
+  /** What its verifier conditions need of an answer (the most any one needs): this cutover's check, or its result. */
+  verifierNeeds?: VerifierNeed;
   /** Conditions on the embedded verifier (`verification`): the phase both sides must show, their lag limit. */
   embedded?: { phase?: string; lagBelowSeconds?: number };
 }
@@ -61,6 +70,31 @@ interface Check<T> {
   name: string;
   test: (subject: T, fleet: FleetFacts) => { ok: boolean; value: unknown };
 }
+
+/**
+ * What a verifier condition needs of the verifier's answer before its test counts (issue 36; the
+ * rules are src/steps/kit/earned.ts's): `check`, an answer of this cutover's running check (a phase
+ * `check` or `recheck`, a generation); `result`, this cutover's verification result (anything an
+ * idle verifier can meet, and every counter: `idle` is also the answer of a verifier that never
+ * ran a check, or finished someone else's).
+ */
+export type VerifierNeed = "check" | "result";
+
+interface VerifierCheck extends Check<VerifierProgress> {
+  needs: VerifierNeed;
+}
+
+/**
+ * Why the verifier's answer is not this cutover's check, or not its result (undefined: it is);
+ * the caller asks src/steps/kit/earned.ts `verifierEarned`. Without it, nothing is earned.
+ */
+export interface VerifierStanding {
+  check?: string;
+  result?: string;
+}
+
+const NOT_JUDGED = "whether it is this cutover's verification was not judged";
+const UNJUDGED: VerifierStanding = { check: NOT_JUDGED, result: NOT_JUDGED };
 
 /** What only the whole fleet can tell an instance (copy totals are global, copied bytes per instance). */
 interface FleetFacts {
@@ -207,9 +241,16 @@ function equalsCheck(name: string, expected: unknown, read: (p: Progress) => unk
   };
 }
 
-function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifier: Check<VerifierProgress>[] } {
+interface Checks {
+  instance: Check<Progress>[];
+  canWrite: Check<Progress>[];
+  verifier: VerifierCheck[];
+}
+
+function buildChecks(cond: ConditionBody): Checks {
   const instance: Check<Progress>[] = [];
-  const verifier: Check<VerifierProgress>[] = [];
+  const canWrite: Check<Progress>[] = [];
+  const verifier: VerifierCheck[] = [];
   if (cond.state !== undefined) {
     const states: readonly string[] = Array.isArray(cond.state) ? cond.state : [cond.state];
     instance.push({
@@ -218,10 +259,10 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
     });
   }
   if (cond.canCommit !== undefined) instance.push(equalsCheck("canCommit", cond.canCommit, (p) => p.canCommit));
-  // like every instance condition, on every instance unless `on` says otherwise: each instance
-  // reports its own canWrite, and no published source says one speaks for the fleet (service
-  // facts, "Not published": the reading that fails safe waits for every instance)
-  if (cond.canWrite !== undefined) instance.push(equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite));
+  // the first process's value only (the cutover page: "only check that canWrite is true on the first
+  // mongosync process. The canWrite status of any subsequent mongosync processes is not valid"): a
+  // wait on another instance's may never end, after commit, with application writes stopped
+  if (cond.canWrite !== undefined) canWrite.push(equalsCheck("canWrite", cond.canWrite, (p) => p.canWrite));
   if (cond.info !== undefined) instance.push(equalsCheck("info", cond.info, (p) => p.info));
   if (cond.lagBelow !== undefined) {
     const limit = lagLimitSeconds(cond.lagBelow);
@@ -260,12 +301,17 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
   }
   if (cond.phase !== undefined) {
     const want = cond.phase;
-    verifier.push({ name: `phase ${want}`, test: (v) => ({ ok: v.phase === want, value: v.phase }) });
+    verifier.push({
+      name: `phase ${want}`,
+      needs: want === "idle" ? "result" : "check",
+      test: (v) => ({ ok: v.phase === want, value: v.phase }),
+    });
   }
   if (cond.failedTasks !== undefined) {
     const want = cond.failedTasks;
     verifier.push({
       name: `failedTasks ${want}`,
+      needs: "result",
       test: (v) => {
         const value = v.verificationStatus?.failedTasks;
         return { ok: value === want, value };
@@ -276,6 +322,7 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
     const want = cond.metadataMismatchTasks;
     verifier.push({
       name: `metadataMismatchTasks ${want}`,
+      needs: "result",
       test: (v) => {
         const value = v.verificationStatus?.metadataMismatchTasks;
         return { ok: value === want, value };
@@ -286,12 +333,28 @@ function buildChecks(cond: ConditionBody): { instance: Check<Progress>[]; verifi
   for (const e of cond.expect ?? []) {
     if (e.path.startsWith("verifier.")) {
       const sub = e.path.slice("verifier.".length);
-      verifier.push(...(expectationChecks(e, (v) => readPath(v, sub)) as Check<VerifierProgress>[]));
+      const needs = expectationNeeds(e, sub);
+      verifier.push(
+        ...(expectationChecks(e, (v) => readPath(v, sub)) as Check<VerifierProgress>[]).map((c) => ({ ...c, needs })),
+      );
     } else {
-      instance.push(...(expectationChecks(e, (p) => readPath(p, e.path)) as Check<Progress>[]));
+      const checks = expectationChecks(e, (p) => readPath(p, e.path)) as Check<Progress>[];
+      // `canWrite` by its path is the same field: the first process's value only
+      (e.path === "canWrite" ? canWrite : instance).push(...checks);
     }
   }
-  return { instance, verifier };
+  return { instance, canWrite, verifier };
+}
+
+/**
+ * What an `expect` into the verifier needs: its result, unless it reads the generation or a phase
+ * an idle verifier does not meet (a running check's `check` or `recheck`).
+ */
+function expectationNeeds(e: Expectation, sub: string): VerifierNeed {
+  if (sub === "generation") return "check";
+  if (sub !== "phase") return "result";
+  const idle = expectationChecks(e, () => "idle");
+  return idle.every((c) => c.test(undefined, {}).ok) ? "result" : "check";
 }
 
 /** The embedded verifier's sides (service facts, 1.9: `verification.source` / `.destination`). */
@@ -334,11 +397,17 @@ function embeddedChecks(v: NonNullable<ConditionBody["verification"]>): Check<Pr
 
 const TIMING = new Set(["pollInterval", "slowAfter", "timeout", "on"]);
 
-/** Reads a `waitFor` / `assert` body once: its checks, its text and what lint's model needs. */
-export function readCondition(body: ConditionBody): Condition {
-  const { instance, verifier } = buildChecks(body);
+/**
+ * Reads a `waitFor` / `assert` body once: its checks, its text and what lint's model needs.
+ * `canWriteFrom`: the instance whose canWrite is valid (`canWriteInstance` of the runbook); without
+ * it a canWrite condition holds only on a fleet of one instance.
+ */
+export function readCondition(body: ConditionBody, canWriteFrom?: number): Condition {
+  const { instance, canWrite, verifier } = buildChecks(body);
   const on = body.on ?? "all";
-  return { on, text: conditionText(body), instance, verifier, model: conditionModel(body) };
+  const model = conditionModel(body);
+  if (verifier.length > 0) model.verifierNeeds = verifier.some((c) => c.needs === "result") ? "result" : "check";
+  return { on, text: conditionText(body), instance, canWrite, canWriteFrom, verifier, model };
 }
 
 function conditionText(body: ConditionBody): string {
@@ -433,10 +502,17 @@ export function findCoordinator(snapshot: FleetSnapshot): { sample?: InstanceSam
 /**
  * Evaluates a waitFor/assert body. `on: all` (default): every instance meets every instance
  * condition (an instance that did not answer fails); `any`: at least one instance meets them all;
- * `coordinator`: the coordinator instance does. Verifier conditions (`phase`, `failedTasks`,
- * `verifier.` paths) hold on `verifier` whatever `on` says; without it they fail.
+ * `coordinator`: the coordinator instance does. `canWrite` holds on the first process whatever
+ * `on` says. Verifier conditions (`phase`, `failedTasks`, `verifier.` paths) hold on `verifier`
+ * whatever `on` says, and only on an answer that `standing` says is this cutover's (its check, or
+ * its result, as each needs); without either they fail, and the value says why.
  */
-export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: VerifierProgress): Evaluation {
+export function evaluate(
+  cond: Condition,
+  snapshot: FleetSnapshot,
+  verifier?: VerifierProgress,
+  standing: VerifierStanding = UNJUDGED,
+): Evaluation {
   const checks = cond;
   const facts = fleetFacts(snapshot);
   const failing: FailingCondition[] = [];
@@ -447,9 +523,18 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
       continue;
     }
     const r = c.test(verifier, facts);
-    if (!r.ok) failing.push({ instance: "verifier", condition: c.name, value: r.value });
+    const why = standing[c.needs];
+    if (why !== undefined)
+      failing.push({
+        instance: "verifier",
+        condition: c.name,
+        value: `${show(r.value)}; not this cutover's ${c.needs === "result" ? "verification result" : "check"}: ${why}`,
+      });
+    else if (!r.ok) failing.push({ instance: "verifier", condition: c.name, value: r.value });
   }
   const verifierOk = failing.length === 0;
+
+  const canWriteOk = firstProcessFailures(cond, snapshot, facts, failing);
 
   let instancesOk = true;
   if (checks.instance.length > 0) {
@@ -471,12 +556,41 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
       if (!instancesOk) for (const f of per) failing.push(...f);
     }
   }
-  return { met: verifierOk && instancesOk, failing };
+  return { met: verifierOk && canWriteOk && instancesOk, failing };
+}
+
+/**
+ * The canWrite checks, on the first process's answer only: the instance the runbook declares, or
+ * the fleet's only one. Several instances and none declared: no value may be read (the others'
+ * "is not valid"), the condition cannot hold, and says why. Pushes the failures; true when none.
+ */
+function firstProcessFailures(
+  cond: Condition,
+  snapshot: FleetSnapshot,
+  facts: FleetFacts,
+  failing: FailingCondition[],
+): boolean {
+  if (cond.canWrite.length === 0) return true;
+  const only = snapshot.instances.length === 1 ? snapshot.instances[0] : undefined;
+  const sample =
+    cond.canWriteFrom === undefined ? only : snapshot.instances.find((s) => s.ref.index === cond.canWriteFrom);
+  if (!sample) {
+    for (const c of cond.canWrite)
+      failing.push({
+        instance: "first process",
+        condition: `${c.name} (no instance is declared the first process: the others' canWrite is not valid)`,
+        value: undefined,
+      });
+    return false;
+  }
+  const f = failuresOf(sample, cond.canWrite, facts);
+  failing.push(...f);
+  return f.length === 0;
 }
 
 /**
  * What a condition reads on one instance: its state and whether each of the condition's instance
- * checks passes on it, whatever `on` says (another instance's answer turning is a hint for the one
+ * checks passes on it (and, on the first process, its canWrite checks), whatever `on` says (another instance's answer turning is a hint for the one
  * that counts); an instance that did not answer is `error`. A wait inside the write-stop window
  * reads the whole fleet again when this changes on an instance read alone (src/steps/kit/wait.ts):
  * only a hint of when to read, never a judgement (that is `evaluate` on a whole read).
@@ -484,7 +598,9 @@ export function evaluate(cond: Condition, snapshot: FleetSnapshot, verifier?: Ve
 export function instanceSignature(cond: Condition, sample: InstanceSample): string {
   const p = sample.progress;
   if (!p) return "error";
-  return JSON.stringify([p.state, ...cond.instance.map((c) => c.test(p, {}).ok)]);
+  // the first process's canWrite turning is a condition turning too; another's is not valid
+  const canWrite = sample.ref.index === cond.canWriteFrom ? cond.canWrite : [];
+  return JSON.stringify([p.state, ...[...cond.instance, ...canWrite].map((c) => c.test(p, {}).ok)]);
 }
 
 /**

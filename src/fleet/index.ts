@@ -25,7 +25,15 @@ export {
   unmetExpectations,
   expectationText,
 } from "./conditions.js";
-export type { Condition, ConditionBody, ConditionModel, Evaluation, FailingCondition } from "./conditions.js";
+export type {
+  Condition,
+  ConditionBody,
+  ConditionModel,
+  Evaluation,
+  FailingCondition,
+  VerifierNeed,
+  VerifierStanding,
+} from "./conditions.js";
 export {
   createPollRecorder,
   histogramPercentile,

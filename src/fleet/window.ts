@@ -1,15 +1,17 @@
 /**
  * The write-stop window: how long the application could not write. It opens when a stopWrites
- * hook succeeds (`window.opened`) and closes when every instance reports `canWrite: true` (the
- * destination takes writes; service facts: "Every instance reports its own progress, `canWrite`
- * included", and whether one instance's value speaks for the fleet is not published: the reading
- * that fails safe waits for all),
- * or when the stop's undo turned writes back on (no cutover). A hook step marked `writesOn`
- * extends it to the moment the application really writes again.
+ * hook succeeds (`window.opened`) and closes when the destination takes writes, as the run's
+ * `run.started` says (`destinationWrites`, src/runbook/can-write.ts): when the first process reports
+ * `canWrite: true` (the cutover page: "only check that canWrite is true on the first mongosync
+ * process. The canWrite status of any subsequent mongosync processes is not valid"; the others'
+ * value is never read), or, where no first process is declared (or the 1.11–1.19 page says so),
+ * when every instance reports COMMITTED; or when the stop's undo turned writes back on (no
+ * cutover). A hook step marked `writesOn` extends it to the moment the application really writes
+ * again.
  *
  * One pure fold over the run's events, used alike by the runner (fast polling inside the
- * window, and `window.closed` when a read first shows canWrite), the live UI (the window's
- * clock), the job summary and the report (from a journal, across resumed runs).
+ * window, and `window.closed` when a read first shows the destination takes writes), the live UI
+ * (the window's clock), the job summary and the report (from a journal, across resumed runs).
  *
  * The window is split into shares, as far as the events can tell:
  * - service: a wait whose condition did not hold yet (until the last read that found it unmet:
@@ -27,9 +29,10 @@
  * could not read.
  */
 import type { RunEvent, RunEventMap } from "../events.js";
-import type { WritesLeft } from "../writes-words.js";
+import { windowEndWords, type WritesLeft } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
+import type { DestinationWrites } from "../runbook/can-write.js";
 
 export type WindowShare = "service" | "runner" | "operator" | "steps" | "none";
 export const WINDOW_SHARES: readonly WindowShare[] = ["service", "runner", "operator", "steps", "none"];
@@ -52,10 +55,11 @@ export interface WriteStopWindow {
   /** Where the measured part starts (openedAt, or the first event seen while open). */
   measuredFrom: number;
   openedBy?: { index: number; id: string };
-  closedBy?: "canWrite" | "undone";
-  /** The read that showed canWrite (or the undo's end). */
+  /** `canWrite` of the first process, COMMITTED on every instance, or the stop's undo. */
+  closedBy?: WindowEnd;
+  /** The read that showed the destination takes writes (or the undo's end). */
   closedAt?: number;
-  /** The last answer with canWrite false (of any instance) before closedAt: the true end lies after it. */
+  /** The last answer that did not show it (the first process's canWrite false, an instance not COMMITTED) before closedAt: the true end lies after it. */
   unmetAt?: number;
   /** A `writesOn` hook succeeded: the application writes again. */
   writesOnAt?: number;
@@ -82,19 +86,24 @@ interface Span {
   unmetAt?: number;
   commitFrom?: number;
   commitTo?: number;
+  /** A person's answers asked inside this step (a `confirm` decision: `--only`'s question): the operator's time. */
+  asked?: { from: number; to: number }[];
 }
+
+/** How a window ended. */
+export type WindowEnd = RunEventMap["window.closed"]["reason"];
 
 interface Win {
   openedAt?: number;
   measuredFrom: number;
   openedBy?: { index: number; id: string };
-  closedBy?: "canWrite" | "undone";
+  closedBy?: WindowEnd;
   closedAt?: number;
   unmetAt?: number;
   writesOnAt?: number;
 }
 
-type Seen = Pick<Progress, "canWrite">;
+type Seen = Pick<Progress, "canWrite" | "state">;
 
 /**
  * What the window must know of a step kind, by its name in an event: handed down by the step
@@ -124,6 +133,8 @@ export class WindowTracker {
   readonly #downSince = new Map<number, { from: number; label: string }>();
   readonly #down: { from: number; to: number; label: string }[] = [];
   #instances = 0;
+  /** When the destination takes writes (the run's `run.started`). */
+  #writes: DestinationWrites = { on: "canWrite", instance: 0 };
   #lastAt = 0;
   /** A stop hook that ended without opening the window (it may have stopped some writers) and whose undo has not succeeded since. */
   #stopFailed: number | undefined;
@@ -149,8 +160,8 @@ export class WindowTracker {
   }
 
   /**
-   * The closure this tracker saw in a read (`canWrite` on the coordinator) and nobody announced
-   * yet: the runner emits it as `window.closed`, once.
+   * The closure this tracker saw in a read (`canWrite` on the first process, or every instance
+   * COMMITTED) or an undo, and nobody announced yet: the runner emits it as `window.closed`, once.
    */
   takeClosed(): RunEventMap["window.closed"] | undefined {
     const c = this.#toAnnounce;
@@ -159,9 +170,13 @@ export class WindowTracker {
   }
 
   apply(e: RunEvent): void {
+    const before = this.#lastAt;
     this.#lastAt = Math.max(this.#lastAt, e.at);
     const run = this.#runs[this.#runs.length - 1];
-    if (run && run.end === undefined && e.type !== "run.started") run.last = Math.max(run.last, e.at);
+    // a journal's header is written by the next runner as it opens the journal (a resume's
+    // `journal.resumed`): not a sign of life of the run before it, whose dead time it would hide
+    if (run && run.end === undefined && e.type !== "run.started" && !isJournalHeader(e))
+      run.last = Math.max(run.last, e.at);
     switch (e.type) {
       case "poll.failed":
         if (e.target === "service" && e.instance && !this.#downSince.has(e.instance.index))
@@ -181,6 +196,13 @@ export class WindowTracker {
         this.#runs.push({ start: e.at, last: e.at });
         for (const s of e.steps) this.#kinds.set(s.index, s.kind);
         this.#instances = e.instances.length;
+        // a journal of a runner before `destinationWrites`: a lone instance is the first process;
+        // of several, none is known, and the reading that fails safe is COMMITTED on every one
+        this.#writes =
+          e.destinationWrites ??
+          (e.instances.length === 1
+            ? { on: "canWrite", instance: e.instances[0]!.index }
+            : { on: "committed", why: "no first process is recorded" });
         // a new runner: its reads start afresh (the window itself spans runs)
         this.#latest.clear();
         this.#lastFalse.clear();
@@ -224,6 +246,14 @@ export class WindowTracker {
           if (span) span.commitTo = Math.max(span.commitTo ?? e.at, e.at);
         }
         break;
+      case "decision": {
+        // a question put to a person inside a step (`--only`'s confirmation): asked right after
+        // the event before the answer (no event is journaled while a prompt waits), answered now
+        const span = e.index !== undefined ? this.#open.get(e.index) : undefined;
+        if (span && e.check === "confirm" && e.at > before)
+          (span.asked ??= []).push({ from: Math.max(before, span.start), to: e.at });
+        break;
+      }
       case "window.opened":
         this.#stopFailed = undefined;
         if (!this.open)
@@ -288,19 +318,21 @@ export class WindowTracker {
       this.#down.push({ ...since, to: e.at });
       this.#downSince.delete(i);
     }
-    this.#latest.set(i, { canWrite: p?.canWrite ?? null });
-    if (p?.canWrite !== true) this.#lastFalse.set(i, e.at);
+    this.#latest.set(i, { canWrite: p?.canWrite ?? null, state: p?.state as Progress["state"] });
+    const shows = (x: Seen | undefined): boolean =>
+      this.#writes.on === "canWrite" ? x?.canWrite === true : x?.state === "COMMITTED";
+    if (!shows(this.#latest.get(i))) this.#lastFalse.set(i, e.at);
     const w = this.#current;
-    // only an answer with canWrite true can end the window: the fleet is judged then, not on every answer
-    if (!w || w.closedAt !== undefined || p?.canWrite !== true) return;
-    const who = this.#canWriteWho();
+    // only an answer that shows it can end the window: the fleet is judged then, not on every answer
+    if (!w || w.closedAt !== undefined || !shows(this.#latest.get(i))) return;
+    const who = this.#writersWho(shows);
     if (who === undefined) return;
-    w.closedBy = "canWrite";
+    w.closedBy = this.#writes.on;
     w.closedAt = e.at;
     const unmetAt = Math.max(...who.map((k) => this.#lastFalse.get(k) ?? -Infinity));
     if (Number.isFinite(unmetAt)) w.unmetAt = unmetAt;
     this.#toAnnounce = {
-      reason: "canWrite",
+      reason: this.#writes.on,
       ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
       seenAt: e.at,
       ...(w.unmetAt !== undefined ? { unmetAt: w.unmetAt } : {}),
@@ -308,14 +340,18 @@ export class WindowTracker {
   }
 
   /**
-   * The instances whose canWrite ends the window, when every one of them reports it (service
-   * facts: each instance reports its own `canWrite`; none is published to speak for the fleet).
+   * The instances whose answers end the window, when they all show it: the first process alone
+   * (its `canWrite`; the others' is not valid and never read), or every instance (COMMITTED).
    */
-  #canWriteWho(): number[] | undefined {
+  #writersWho(shows: (x: Seen | undefined) => boolean): number[] | undefined {
+    if (this.#writes.on === "canWrite") {
+      const first = this.#writes.instance;
+      return shows(this.#latest.get(first)) ? [first] : undefined;
+    }
     const n = Math.max(this.#instances, this.#latest.size);
     if (this.#latest.size < n) return undefined;
     const all = [...this.#latest.entries()];
-    return all.every(([, seen]) => seen.canWrite === true) ? all.map(([index]) => index) : undefined;
+    return all.every(([, seen]) => shows(seen)) ? all.map(([index]) => index) : undefined;
   }
 
   /**
@@ -390,8 +426,17 @@ export class WindowTracker {
       "service",
       (d) => `${d.label} not answering (progress failing)`,
     );
+    // a person's answer is the operator's time, whichever part of the step it fell in
+    const asked = spans.flatMap((s) => (s.asked ?? []).map((a) => ({ ...a, id: s.id })));
+    const answered = recharge(
+      carved,
+      asked,
+      (p) => p.share !== "none",
+      "operator",
+      (a) => `${a.id}: the operator's answer (a question asked in the step)`,
+    );
     parts.length = 0;
-    parts.push(...carved);
+    parts.push(...answered);
     const shares: Record<WindowShare, number> = { service: 0, runner: 0, operator: 0, steps: 0, none: 0 };
     for (const p of parts) shares[p.share] += p.ms;
     const out: WriteStopWindow = {
@@ -444,9 +489,12 @@ export class WindowTracker {
     // the commit step: by its command; a wait for the fleet's state; a person's answer
     switch (traits.command === "commit" ? "commit" : traits.waitsFor) {
       case "service": {
-        // the window's end inside this wait: the fleet's last canWrite false splits it
+        // the window's end inside this wait: the last answer that did not show it splits it
         const closesHere =
-          w.closedBy === "canWrite" && w.closedAt !== undefined && w.closedAt === to && w.closedAt <= end;
+          (w.closedBy === "canWrite" || w.closedBy === "committed") &&
+          w.closedAt !== undefined &&
+          w.closedAt === to &&
+          w.closedAt <= end;
         const split = closesHere
           ? Math.max(start, Math.min(end, w.unmetAt ?? s.start))
           : s.met
@@ -513,6 +561,11 @@ function recharge<T extends { from: number; to: number }>(
   return out;
 }
 
+/** A journal's header line (`journal.opened`, `journal.resumed`): read with the events, written by no run. */
+export function isJournalHeader(e: { type: string }): boolean {
+  return e.type === "journal.opened" || e.type === "journal.resumed";
+}
+
 const SHARE_WORDS: Record<WindowShare, string> = {
   service: "service",
   runner: "runner",
@@ -538,8 +591,8 @@ export function describeWindow(w: WriteStopWindow): string {
     w.closedBy === "undone"
       ? "writes stopped, then back on by the undo: no cutover"
       : w.open
-        ? "still open: writes are stopped and canWrite was not seen"
-        : "writes stopped → canWrite on every instance";
+        ? "still open: writes are stopped and the destination does not take writes yet"
+        : `writes stopped → ${windowEndWords(w.closedBy)}`;
   const on = w.toWritesOnMs !== undefined ? `; → writes on again: ${formatDuration(w.toWritesOnMs)}` : "";
   return `${total} (${end}${on}): ${windowShares(w)}`;
 }

@@ -24,6 +24,11 @@ clusters:
   cluster1: { topology: replicaSet, serverVersion: "7.0" }
 # One sync service instance per source shard (one for a replica set). The API has no
 # authentication: use loopback (an SSH tunnel) or https behind an authenticating proxy.
+# With several instances only the first mongosync process's canWrite is valid (the cutover
+# page): list the one you start first at the top and mark it, e.g.
+#   - { url: http://127.0.0.1:27182, name: shard-a, startedFirst: true }
+# Without that mark a canWrite wait is refused, and writes count as back once every instance
+# is COMMITTED.
 instances:
   - { url: http://127.0.0.1:27182, name: sync0 }
 verifier: http://127.0.0.1:27020
@@ -56,11 +61,11 @@ steps:
     confirm: Commit to cluster1? This is the point of no return.
   - id: commit
     commit: {}
+  - id: writable
+    name: The destination takes writes (canWrite of the first process, here the only one)
+    waitFor: { canWrite: true, timeout: 10m }
   - id: committed
     waitFor: { state: COMMITTED, timeout: 1h }
-  - id: writable
-    name: Every instance lets the destination take writes
-    waitFor: { canWrite: true, timeout: 10m }
   - id: verify
     name: Tell the verifier writes are off, then wait for its result (indexes match only once COMMITTED)
     verify: { timeout: 4h }

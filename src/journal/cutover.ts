@@ -6,6 +6,7 @@
  * across them. The journal a continuing run reads is chosen by `chooseJournal` (read.ts), the
  * one rule; this module only says what that journal's cutover is and where its other runs are.
  */
+import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { JOURNAL_EXTENSION, isObject } from "./format.js";
@@ -15,9 +16,18 @@ import { runbookJournal } from "./runbook-journal.js";
 import type { KindTraits } from "./state.js";
 
 /** `20261127T001500Z-1a2b3c4d`: when the cutover's first run started, and which runbook text it ran. */
-export function cutoverId(firstStartedAt: number, runbookHash: string): string {
+export function cutoverId(firstStartedAt: number, runbookHash: string, nonce?: string): string {
   const at = new Date(firstStartedAt).toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
-  return `${at}-${runbookHash.replace(/^sha256:/, "").slice(0, 8)}`;
+  return `${at}-${runbookHash.replace(/^sha256:/, "").slice(0, 8)}${nonce ? `-${nonce}` : ""}`;
+}
+
+/**
+ * A new cutover's id: its time and runbook, and a random part, so that two cutovers of one runbook
+ * started in the same second (a `--new-cutover` right after a refused run, two runners) are two
+ * cutovers to a pager (PagerDuty's `dedup_key`) and a trace backend, never one.
+ */
+export function newCutoverId(startedAt: number, runbookHash: string): string {
+  return cutoverId(startedAt, runbookHash, randomBytes(4).toString("hex"));
 }
 
 /** The cutover of a `run.started` (a journal written before ids were journaled: derived as its runner did). */

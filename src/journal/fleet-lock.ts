@@ -6,11 +6,14 @@
  * state folder. Every instance's lock is taken (in one order, so two runners never hold parts
  * of each other's fleets), so two runbooks that share even one instance exclude each other.
  *
- * The folder: `$SYNCBOOK_STATE_DIR` (tests point it at their temp folder), else
- * `$XDG_RUNTIME_DIR/syncbook` (per user, emptied at boot, when no run can hold a lock any more),
- * else `$XDG_STATE_HOME/syncbook/locks`, else `~/.local/state/syncbook/locks` (on Windows
- * `%LOCALAPPDATA%\syncbook\locks`). What they cannot see: a run by another user of this machine
- * or on another machine. There the fleet's own state is the guard: start's interlock refuses a
+ * The folder: one place per user whatever the shell's environment (issue 42: `XDG_RUNTIME_DIR` is
+ * set in one login and not in `sudo -iu`, cron or some tmux sessions, so two runners of one user
+ * each found "the" folder empty): `.local/state/syncbook/locks` under the user's home directory as
+ * the system's user database has it (`os.userInfo().homedir`, getpwuid(3), not `$HOME`), and only
+ * where this user has no entry there (a container's arbitrary uid) `$HOME`'s. Tests point
+ * `$SYNCBOOK_STATE_DIR` at their temp folder. A lock left by a boot that is over is stale by its
+ * holder's boot id (lock.ts). What they cannot see: a run by another user of this machine or on
+ * another machine. There the fleet's own state is the guard: start's interlock refuses a
  * fleet that is not IDLE, and the service refuses a start that is not from IDLE (spec: "start is
  * allowed only in IDLE"), so a second runner's start is never accepted.
  *
@@ -19,19 +22,26 @@
  * as one fails safe: a second runner is refused, never let through).
  */
 import { createHash } from "node:crypto";
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { serviceKey } from "../instance-identity.js";
 import { acquireLock, type Lock } from "./lock.js";
 
 /** The per-user folder of the fleet locks (see the header). */
-export function fleetLockDir(env: NodeJS.ProcessEnv = process.env): string {
+export function fleetLockDir(
+  env: NodeJS.ProcessEnv = process.env,
+  userHome: () => string = () => userInfo().homedir,
+): string {
   if (env.SYNCBOOK_STATE_DIR) return join(env.SYNCBOOK_STATE_DIR, "locks");
-  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, "syncbook", "locks");
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, "syncbook", "locks");
-  if (process.platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "syncbook", "locks");
-  return join(homedir(), ".local", "state", "syncbook", "locks");
+  let home: string;
+  try {
+    home = userHome();
+  } catch {
+    // no entry in the user database (an arbitrary container uid): the environment's is all there is
+    home = homedir();
+  }
+  return join(home, ".local", "state", "syncbook", "locks");
 }
 
 /** The lock file of one instance: its canonical URL hashed (a URL may hold a secret; a hash never shows it). */

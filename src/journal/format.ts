@@ -29,6 +29,12 @@ interface JournalWriter {
   host: string;
   /** The journal's length is witnessed from here on (witness.ts): a journal without its witness is refused. */
   witness?: boolean;
+  /**
+   * The writer's PID namespace and boot (src/processes.ts): the pids it journals (its hook
+   * processes) mean something only in that namespace and that boot.
+   */
+  pidns?: string;
+  boot?: string;
 }
 
 export interface JournalHeader extends JournalWriter {
@@ -53,6 +59,12 @@ export interface JournalResumed extends JournalWriter {
   requestIdBase: number;
   /** The 1-based line the crashed writer left half-written, closed by a newline before this marker. */
   truncatedLine?: number;
+  /**
+   * The seq the journal's witness held when this resume began: the earlier writer's lines past it
+   * were never witnessed, so no request they announce ever left (a request leaves only once its
+   * line is fsynced and witnessed: journal.ts), and state.ts reads them as never sent.
+   */
+  witnessedSeq?: number;
 }
 
 /**

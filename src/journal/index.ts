@@ -22,6 +22,7 @@ export {
 } from "./state.js";
 export { acquireFleetLock, fleetLockDir, instanceLockName, type FleetLock } from "./fleet-lock.js";
 export { runbookJournal, isNothingToResume, type RunbookJournal } from "./runbook-journal.js";
+export { earlierHookCalls, hookCallFold, type EarlierHookCalls, type HookWriter } from "./hook-calls.js";
 export {
   cutoverId,
   cutoverOfRun,

@@ -36,15 +36,17 @@ function hintFor(code: string | undefined, path: string, during: boolean, elsewh
       return `the runbook's checkout is read-only here: ${elsewhere.replace(/^or /, "")}`;
     case "ENOSPC":
     case "EDQUOT":
+      // during a run, the way on depends on what ran after the failure: the run's end says it
+      // (src/run/unwind.ts `writesAfterJournalFailure`), once, so that no two hints disagree
       return during
-        ? "the disk is full: free space, then run again with --resume (nothing is sent while the journal cannot record it)"
+        ? "the disk is full: free space; the run's last lines say how to go on (nothing is sent while the journal cannot record it)"
         : `free space on the disk of ${path}, ${elsewhere}`;
     case "ENOTDIR":
     case "EEXIST":
       return `syncbook keeps its journals in folders: move the file on the way to ${path} aside, ${elsewhere}`;
     default:
       return during
-        ? "check the folder's permissions and the disk; nothing is sent while the journal cannot record it"
+        ? "check the folder's permissions and the disk; the run's last lines say how to go on (nothing is sent while the journal cannot record it)"
         : `check ${path} and its folders, ${elsewhere}`;
   }
 }

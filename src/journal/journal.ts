@@ -25,7 +25,8 @@ import {
   type JournalHeader,
   type JournalResumed,
 } from "./format.js";
-import { fsyncDir, writeWitness } from "./witness.js";
+import { emptyWitness, fsyncDir, readWitness, writeWitness } from "./witness.js";
+import { selfIdentity } from "../processes.js";
 import { ioError, makeFolder } from "./io-errors.js";
 
 export interface OpenJournalOptions {
@@ -53,6 +54,14 @@ export interface Journal {
    * any of the fan-out's requests leaves). Throws on I/O failure.
    */
   write(event: RunEvent, options?: EmitOptions): void;
+  /**
+   * Marks the journal untrusted (issue 42): its run is about to do (or did) what it cannot record
+   * (an undo after the journal failed), so `--resume` must never act on it. Its witness is emptied
+   * (a truncation needs no disk space, witness.ts reads an empty witness as this mark) and nothing
+   * writes it again. Returns why it could not be marked (undefined: marked, or no witness yet, which
+   * is refused as well).
+   */
+  distrust(): string | undefined;
   /** Flushes and closes; idempotent. */
   close(): void;
 }
@@ -124,6 +133,9 @@ export function openJournal(options: OpenJournalOptions): Journal {
   const now = options.now ?? Date.now;
   const pid = process.pid;
   const host = thisHost();
+  // what the pids this journal records mean: this PID namespace, this boot (src/processes.ts)
+  const { pidns, boot } = selfIdentity();
+  const writer = { ...(pidns !== undefined ? { pidns } : {}), ...(boot !== undefined ? { boot } : {}) };
   let file: string;
   let fd: number;
   let seqBase = 0;
@@ -131,6 +143,8 @@ export function openJournal(options: OpenJournalOptions): Journal {
   let resumedAfterSeq: number | undefined;
   let failure: UserError | undefined;
   let closed = false;
+  // marked untrusted (`distrust`): its witness stays empty
+  let distrusted = false;
   const pendingLines: string[] = [];
   // the hash chain (chain.ts): each line's link covers the one before, so an edit shows where it was made
   let chain = "";
@@ -168,6 +182,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       pid,
       host,
       witness: true,
+      ...writer,
     };
     let earlier: string[] = [];
     try {
@@ -234,7 +249,11 @@ export function openJournal(options: OpenJournalOptions): Journal {
       seqBase,
       requestIdBase,
       witness: true,
+      ...writer,
     };
+    // read before this writer replaces it: how far the earlier writer was witnessed
+    const found = readWitness(file);
+    if (found && found.journal === basename(file)) marker.witnessedSeq = found.seq;
     // a crash mid-line left a fragment: end it, so our lines are not glued to it, and say so
     if (ex.size > 0 && !ex.endsWithNewline) {
       marker.truncatedLine = ex.lines;
@@ -252,8 +271,9 @@ export function openJournal(options: OpenJournalOptions): Journal {
   };
   // after the journal's own fsync, never before: a crash between the two leaves the witness
   // behind a longer journal (good), never ahead of a journal that lacks the line (witness.ts)
-  const witness = (): void =>
-    writeWitness(file, { journal: basename(file), opened, seq: writtenSeq, chain, at: now() });
+  const witness = (): void => {
+    if (!distrusted) writeWitness(file, { journal: basename(file), opened, seq: writtenSeq, chain, at: now() });
+  };
   const put = (line: string, sync: boolean): void => {
     if (failure) throw failure;
     try {
@@ -323,11 +343,15 @@ export function openJournal(options: OpenJournalOptions): Journal {
       // read), and the requests it leads to are points of their own
       if (durable && !(event.type === "decision" && event.kind === "retry")) crashPoint(() => crashLabel(event));
     },
+    distrust() {
+      distrusted = true;
+      return emptyWitness(file);
+    },
     close() {
       if (closed) return;
       closed = true;
       try {
-        if (!failure) {
+        if (!failure && !distrusted) {
           fsyncSync(fd);
           // the samples written since the last durable event are certain now too
           witness();

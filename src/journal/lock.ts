@@ -1,10 +1,16 @@
 /**
  * One runner per journal folder (and, through fleet-lock.ts, per sync service instance). The
- * lock is a file created exclusively (`wx`), holding the
- * holder's pid, host and start time. A lock whose pid no longer runs on this host is stale (the
- * holder crashed or was killed) and is taken over; a lock from another host cannot be checked
- * from here and is refused. Process ids are reused: a live pid is taken at its word (refused),
- * and the hint says how to clear the lock if that pid is not a syncbook run.
+ * lock is a file created exclusively (`wx`), holding the holder's pid, host and start time, and
+ * what makes its pid mean something (issue 42, src/processes.ts): its PID namespace, its boot and
+ * the process's own start time. A lock whose holder no longer runs is stale (the holder crashed or
+ * was killed) and is taken over:
+ * - from another host, or from another PID namespace (a container with the host's network and
+ *   host name): its pid cannot be checked from here, so it is refused, never taken over (a pid
+ *   that is gone here may run there); a lock that does not name its namespace is judged so too;
+ * - from an earlier boot of this machine: stale (no process outlives a reboot);
+ * - its pid not running: stale; running with another start time than the holder's: the pid was
+ *   reused, stale; running with the same start (or one that cannot be read): refused, and the
+ *   hint says how to clear the lock if that pid is not a syncbook run.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -22,6 +28,7 @@ import { join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import { ioError, makeFolder } from "./io-errors.js";
 import { isObject, thisHost } from "./format.js";
+import { processInfo, selfIdentity, type ProcessIdentity } from "../processes.js";
 
 export const LOCK_FILE_NAME = "syncbook.lock";
 
@@ -32,6 +39,10 @@ export interface LockInfo {
   startedAt: string;
   /** The runbook file the holder runs, when it said (the fleet's locks: which copy holds it). */
   runbook?: string;
+  /** The holder's PID namespace, boot and process start time (src/processes.ts), where the system tells them. */
+  pidns?: string;
+  boot?: string;
+  start?: number;
 }
 
 export interface Lock {
@@ -51,6 +62,10 @@ export interface AcquireLockOptions {
   now?: () => number;
   /** Is this pid running on this host? Default: `process.kill(pid, 0)`. */
   isAlive?: (pid: number) => boolean;
+  /** For tests: this runner's PID namespace, boot and start (default: src/processes.ts `selfIdentity`). */
+  identity?: ProcessIdentity;
+  /** The start time of a running pid (default: `/proc/<pid>/stat`); undefined where it cannot be read. */
+  startOf?: (pid: number) => number | undefined;
   /** An unreadable (empty, half-written) lock older than this is stale, in ms (default 10 s). */
   unreadableStaleAfterMs?: number;
   /** The lock file's name in `dir` (default `syncbook.lock`). */
@@ -94,6 +109,9 @@ function parseLock(text: string): LockInfo | undefined {
     host: v.host,
     startedAt: v.startedAt,
     ...(typeof v.runbook === "string" ? { runbook: v.runbook } : {}),
+    ...(typeof v.pidns === "string" ? { pidns: v.pidns } : {}),
+    ...(typeof v.boot === "string" ? { boot: v.boot } : {}),
+    ...(Number.isSafeInteger(v.start) ? { start: v.start as number } : {}),
   };
 }
 
@@ -110,11 +128,14 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
   const guards = options.guards ?? "this journal folder";
   const isAlive = options.isAlive ?? isPidAlive;
   const host = options.host ?? thisHost();
+  const self = options.identity ?? selfIdentity();
+  const startOf = options.startOf ?? ((pid: number) => processInfo(pid)?.start);
   const info: LockInfo = {
     pid: options.pid ?? process.pid,
     host,
     startedAt: new Date((options.now ?? Date.now)()).toISOString(),
     ...(options.runbook !== undefined ? { runbook: options.runbook } : {}),
+    ...self,
   };
   const text = `${JSON.stringify(info)}\n`;
   const staleAfter = options.unreadableStaleAfterMs ?? 10_000;
@@ -185,7 +206,24 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
         hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file, guards)}`,
       });
     }
-    if (isAlive(holder.pid)) {
+    // no process outlives a reboot: a lock from an earlier boot of this machine is stale
+    const rebooted = holder.boot !== undefined && self.boot !== undefined && holder.boot !== self.boot;
+    if (!rebooted && holder.pidns !== self.pidns) {
+      throw new UserError(
+        `another syncbook run (${holderText(holder, false)}, ${holder.pidns === undefined ? "in a PID namespace it does not name" : `in PID namespace ${holder.pidns}`}) holds ${file}`,
+        {
+          exitCode: ExitCode.failed,
+          hint: `its pid means nothing in this PID namespace (${self.pidns ?? "unnamed"}: another container, or the host): whether it still runs cannot be checked from here, as for a run on another host: stop it where it runs first; ${deleteHint(file, guards)}`,
+        },
+      );
+    }
+    // a live pid whose start differs from the holder's is another process that reuses its number
+    const reused = (pid: number): boolean => {
+      if (holder.start === undefined) return false;
+      const now = startOf(pid);
+      return now !== undefined && now !== holder.start;
+    };
+    if (!rebooted && isAlive(holder.pid) && !reused(holder.pid)) {
       throw new UserError(`another syncbook run (${holderText(holder, false)}) holds ${file}`, {
         exitCode: ExitCode.failed,
         hint: `wait for it to finish, or stop it (kill -INT ${holder.pid}: it undoes its hooks and keeps its journal), then run again with --resume; if pid ${holder.pid} is not a syncbook run (process ids are reused), ${deleteHint(file, guards)}`,

@@ -9,7 +9,12 @@
  */
 import { UserError } from "../errors.js";
 import { findResumeJournal, readJournalState, type JournalState, type KindTraits } from "./state.js";
-import { checkWitness } from "./witness.js";
+import { checkWitness, readWitness } from "./witness.js";
+
+const witnessedSeq = (file: string): { witnessedSeq?: number } => {
+  const w = readWitness(file);
+  return w ? { witnessedSeq: w.seq } : {};
+};
 
 export interface RunbookJournal {
   /** The journal (undefined: the folder holds none, cannot be read, or its journals do not order). */
@@ -22,6 +27,8 @@ export interface RunbookJournal {
   state?: JournalState;
   /** Said, not refused (a journal written before witnesses). */
   witnessWarning?: string;
+  /** Its own run marked it untrusted (witness.ts `emptyWitness`): the way on is a new run `--from` the write stop. */
+  untrusted?: true;
   /**
    * Why a continuing run must not act on it (undefined: it may): nothing to resume, journals that
    * do not order, a journal that cannot be read, was edited, or is cut short of its witness.
@@ -50,7 +57,9 @@ export async function runbookJournal(
   }
   let state: JournalState;
   try {
-    state = await readJournalState(file, traits);
+    // the witness's seq too: a request line past it never left (state.ts); whether the witness
+    // is this journal's own is checked below
+    state = await readJournalState(file, traits, { ...witnessedSeq(file) });
   } catch (err) {
     return { file, skipped, none: false, refused: err };
   }
@@ -58,7 +67,15 @@ export async function runbookJournal(
   // before anything it says is acted on (witness.ts)
   try {
     const witnessed = await checkWitness(file);
-    if (witnessed.refused) return { file, skipped, none: false, state, refused: witnessed.refused };
+    if (witnessed.refused)
+      return {
+        file,
+        skipped,
+        none: false,
+        state,
+        refused: witnessed.refused,
+        ...(witnessed.untrusted ? { untrusted: true as const } : {}),
+      };
     return { file, skipped, none: false, state, ...(witnessed.warning ? { witnessWarning: witnessed.warning } : {}) };
   } catch (err) {
     return { file, skipped, none: false, state, refused: err };

@@ -17,7 +17,10 @@ import { createChainChecker } from "./chain.js";
 import { ioError } from "./io-errors.js";
 import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
 import { verifierJournal } from "./verifier.js";
+import { hookCallFold, type HookCall } from "./hook-calls.js";
 import type { VerifierMemory } from "../api/verifier-memory.js";
+
+export type { HookCall } from "./hook-calls.js";
 
 /** The commands a journal records (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
@@ -62,21 +65,6 @@ export interface HookRun {
   undone: boolean;
   /** Its undo started (whatever became of it): what the hook did may have been reverted. */
   undoStarted?: boolean;
-}
-
-/** A hook call (or undo) as journaled, with the processes it started (src/plugin/process.ts). */
-export interface HookCall {
-  token: string;
-  stepIndex: number;
-  id: string;
-  use: string;
-  undo: boolean;
-  /** When it started (its `hook.started` line). */
-  at: number;
-  /** Its processes' pids and process groups, as journaled right after each spawn. */
-  processes: { pid: number; pgid?: number }[];
-  /** Its `hook.finished` is in the journal. */
-  finished: boolean;
 }
 
 export interface JournalSegment {
@@ -176,6 +164,13 @@ function finish(b: Building): SentCommand {
   return { ...b.cmd, instances: perInstance.map((p) => p.instance), answered, perInstance };
 }
 
+/** The answer of a request whose journal line was never witnessed: it never left. */
+const NEVER_LEFT = {
+  answered: "error",
+  error:
+    "never sent: its journal line was not witnessed (the journal failed before the line was durable), and a request leaves only once it is",
+} as const;
+
 /**
  * What the reader must know of a step kind, by its name in the journal: handed down by the step
  * kinds (`traitsOf`, src/steps/index.ts), which sit above the journal (docs/ARCHITECTURE.md).
@@ -185,8 +180,18 @@ export type KindTraits = (kind: string | undefined) => {
   readonly command: CommandOp | undefined;
 };
 
-/** Reads a journal into what resume needs. Throws a UserError (exit 2) for anything it cannot read safely. */
-export async function readJournalState(file: string, traits: KindTraits): Promise<JournalState> {
+/**
+ * Reads a journal into what resume needs. Throws a UserError (exit 2) for anything it cannot read
+ * safely. `witnessedSeq`: the seq its witness holds (witness.ts); a request line of the last writer
+ * past it never left, as a line past the `witnessedSeq` a resume marker records never left for the
+ * writer before that marker (journal.ts writes a request's line, fsyncs it and witnesses it before
+ * the request leaves).
+ */
+export async function readJournalState(
+  file: string,
+  traits: KindTraits,
+  opts: { witnessedSeq?: number } = {},
+): Promise<JournalState> {
   const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
     new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
       exitCode: ExitCode.usage,
@@ -201,12 +206,20 @@ export async function readJournalState(file: string, traits: KindTraits): Promis
   // request id → where its answer goes (the sends of one command to one instance)
   const requests = new Map<unknown, { sends: ({ answered: Answer; error?: string } | undefined)[]; slot: number }>();
   const hooks: HookRun[] = [];
-  const hookCalls: HookCall[] = [];
+  const hookCalls = hookCallFold(file);
   /**
    * The broadcast whose request lines are being read ([k, n] on each, src/fleet/fleet.ts): no
    * request of it left before its last line was written, so one cut short never left at all.
    */
   let fan: { n: number; seen: number; sends: { answered: Answer; error?: string }[][] } | undefined;
+  /** The current writer's request lines, until its end says how far it was witnessed. */
+  let unwitnessed: { seq: number; sends: ({ answered: Answer; error?: string } | undefined)[]; slot: number }[] = [];
+  const witnessedTo = (bound: unknown): void => {
+    if (typeof bound === "number")
+      for (const r of unwitnessed)
+        if (r.seq > bound && r.sends[r.slot] === undefined) r.sends[r.slot] = { ...NEVER_LEFT };
+    unwitnessed = [];
+  };
   const closeFan = (): void => {
     if (fan && fan.seen < fan.n) {
       warnings.push(
@@ -283,8 +296,10 @@ export async function readJournalState(file: string, traits: KindTraits): Promis
       hash: v.hash,
       line,
     });
+    hookCalls.writer(v);
     // a new writer: the previous one's open steps were cut off, and its request ids are its own
     closeFan();
+    witnessedTo(v.witnessedSeq);
     running = [];
     requests.clear();
     verifier.newWriter();
@@ -364,6 +379,7 @@ export async function readJournalState(file: string, traits: KindTraits): Promis
           }
         }
         if (typeof e.id === "number") requests.set(e.id, { sends: list, slot: list.length - 1 });
+        unwitnessed.push({ seq: e.seq, sends: list, slot: list.length - 1 });
         return;
       }
       case "response.received": {
@@ -383,27 +399,11 @@ export async function readJournalState(file: string, traits: KindTraits): Promis
         }
         return;
       }
-      case "hook.process": {
-        const call = hookCalls.find((c) => c.token === e.token);
-        if (call && Number.isSafeInteger(e.pid) && (e.pid as number) > 0)
-          call.processes.push({
-            pid: e.pid as number,
-            ...(Number.isSafeInteger(e.pgid) && (e.pgid as number) > 0 ? { pgid: e.pgid as number } : {}),
-          });
+      case "hook.process":
+        hookCalls.apply(e);
         return;
-      }
       case "hook.started":
-        if (typeof e.token === "string")
-          hookCalls.push({
-            token: e.token,
-            stepIndex: Number(e.index),
-            id: String(e.id),
-            use: String(e.use),
-            undo: e.undo === true,
-            at: e.at,
-            processes: [],
-            finished: false,
-          });
+        hookCalls.apply(e);
         if (e.undo !== true)
           hooks.push({ stepIndex: Number(e.index), id: String(e.id), use: String(e.use), undone: false });
         else {
@@ -415,8 +415,7 @@ export async function readJournalState(file: string, traits: KindTraits): Promis
         return;
       case "hook.finished": {
         const index = Number(e.index);
-        const call = hookCalls.findLast((c) => c.stepIndex === index && c.undo === (e.undo === true) && !c.finished);
-        if (call) call.finished = true;
+        hookCalls.apply(e);
         if (e.undo === true) {
           if (e.ok !== true) return;
           for (const h of hooks) if (h.stepIndex === index) h.undone = true;
@@ -535,6 +534,7 @@ export async function readJournalState(file: string, traits: KindTraits): Promis
   }
 
   closeFan();
+  witnessedTo(opts.witnessedSeq);
   const state: JournalState = {
     file,
     runbook,
@@ -543,7 +543,7 @@ export async function readJournalState(file: string, traits: KindTraits): Promis
     commandsSent: commands.map(finish),
     stopWritesSucceeded: stopWrites,
     hooksRan: hooks,
-    hookCalls,
+    hookCalls: hookCalls.calls,
     verifier: verifier.state(),
     lastSeq,
     segments,

@@ -6,7 +6,9 @@
  * and is never resent blindly. Also what ties a result to this run: the highest generation the
  * verifier showed since then (`verifier.sampled`), the generation writesOff was sent in
  * (`verifier.writesOff`), and the restarts seen (`verifier.restarted`: the old process's check
- * and writesOff no longer count, and the next check resumes the persisted verification).
+ * and writesOff no longer count, and the next check resumes the persisted verification); whether
+ * a check whose verifier could not tell showed a fresh verification or a resumed one, refused
+ * (`verifier.origin`); and a `verify` that passed (`verifier.verified`).
  */
 import type { VerifierAsk, VerifierMemory } from "../api/verifier-memory.js";
 import type { VerifierProgress } from "../api/types.js";
@@ -40,13 +42,35 @@ export function verifierJournal(): VerifierJournal {
       switch (e.type) {
         case "verifier.baseline":
           newProcess(e.progress);
+          delete memory.verified;
           if (isObject(e.progress)) memory.baseline = e.progress as unknown as VerifierProgress;
           memory.adopted = e.adopted === true;
           if (e.resumes === true) memory.resuming = true;
           else delete memory.resuming;
           if (e.oldRelease === true) memory.oldRelease = true;
+          if (e.unproven === "persisted" || e.unproven === "oldRelease") memory.unproven = e.unproven;
+          else {
+            delete memory.unproven;
+            // a check to a verifier with nothing to resume: not the verification refused before
+            if (!memory.adopted && e.resumes !== true) delete memory.refused;
+          }
           // an adopted check is the verification's check: it runs, nothing was sent
           if (memory.adopted) memory.check = { answered: "ok", at: e.at };
+          return;
+        case "verifier.origin":
+          delete memory.unproven;
+          if (e.ours === true) delete memory.refused;
+          else {
+            // the check showed a verification this cutover did not start: it no longer counts
+            newProcess(undefined);
+            delete memory.baseline;
+            delete memory.adopted;
+            delete memory.resuming;
+            memory.refused = typeof e.why === "string" ? e.why : "refused";
+          }
+          return;
+        case "verifier.verified":
+          memory.verified = { at: e.at, generation: generationOf(e.progress) ?? NaN };
           return;
         case "verifier.restarted":
           newProcess(e.progress);

@@ -24,7 +24,7 @@
  * witness is restored with it) or against someone who rewrites both files; the live fleet and the
  * commit's own interlocks stay the last word there.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import { isObject } from "./format.js";
@@ -32,6 +32,10 @@ import { splitChain } from "./chain.js";
 import { journalLines } from "./read.js";
 
 export const WITNESS_EXTENSION = ".witness";
+
+/** The way on from a journal its run marked untrusted, said the same by the run and by every later refusal. */
+export const UNTRUSTED_WAY_ON =
+  "free disk space, check the application's writes and the fleet (syncbook status), then run again with --from the stopWrites step (it stops writes again before commit), not --resume";
 
 /** What the witness holds: which journal (file name, header link) and its last fsynced point. */
 export interface Witness {
@@ -84,6 +88,28 @@ function renameOver(from: string, to: string): void {
   }
 }
 
+/**
+ * Empties a journal's witness: the mark of a journal its own run could not keep whole (it did what
+ * it could not record, e.g. an undo after the disk filled). Truncating needs no disk space, where
+ * writing another mark might not find any; an empty witness never occurs otherwise (the writer
+ * replaces it whole, by rename). Returns why it failed (undefined: emptied, or there is none yet:
+ * a witnessed journal without its witness is refused too).
+ */
+export function emptyWitness(journalFile: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(witnessFile(journalFile), "r+");
+    ftruncateSync(fd, 0);
+    fsyncSync(fd);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? undefined : (code ?? String(err));
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** Makes a file's directory entry durable too (a file fsynced into a lost entry is lost). */
 export function fsyncDir(dir: string): void {
   let dfd: number | undefined;
@@ -94,6 +120,15 @@ export function fsyncDir(dir: string): void {
     // some platforms (Windows) cannot open or fsync a directory: the file's own fsync is what they offer
   } finally {
     if (dfd !== undefined) closeSync(dfd);
+  }
+}
+
+/** A journal's witness as it is on disk (undefined: missing, unreadable, empty or damaged). */
+export function readWitness(journalFile: string): Witness | undefined {
+  try {
+    return parseWitness(readFileSync(witnessFile(journalFile), "utf8"));
+  } catch {
+    return undefined;
   }
 }
 
@@ -119,6 +154,8 @@ function parseWitness(text: string): Witness | undefined {
 export interface WitnessVerdict {
   /** Why the journal cannot be trusted to be whole (undefined: it can). */
   refused?: UserError;
+  /** Its own run marked it untrusted (an empty witness: `emptyWitness`). */
+  untrusted?: true;
   /** Said, not refused (a journal written before witnesses). */
   warning?: string;
 }
@@ -176,6 +213,14 @@ export async function checkWitness(journalFile: string): Promise<WitnessVerdict>
         : `its witness ${wfile} is missing, so its length cannot be checked (lines cut off its end would look like a crash)`,
       `a journal copied or moved must take its ${basename(wfile)} with it; if the witness is lost, ${byHand}`,
     );
+  if (text === "")
+    return {
+      ...refuse(
+        `its own run marked it untrusted (its witness ${wfile} is empty): the journal could not be written (a full or failing disk) and the run then did what it could not record (an undo: writes may be back on)`,
+        `do not resume from it: ${UNTRUSTED_WAY_ON}`,
+      ),
+      untrusted: true,
+    };
   if (!witness) return refuse(`its witness ${wfile} is not a syncbook witness (damaged or edited)`, byHand);
   if (witness.journal !== basename(journalFile) || witness.opened !== opened)
     return refuse(

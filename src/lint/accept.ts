@@ -9,7 +9,7 @@ import type { Diagnostic } from "../diagnostics.js";
 import { spanAt } from "../runbook/view.js";
 import type { LintContext, RuleInfo } from "./context.js";
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "accept-unused",
     severity: "warning",
@@ -19,7 +19,7 @@ export const rules: RuleInfo[] = [
     source: "runbook.schema.json",
     hint: "Remove the entry, or name the rule id (`syncbook lint --list-rules`) and the step id the warning is at. Errors cannot be accepted: fix them.",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 interface Accept {
   rule: string;

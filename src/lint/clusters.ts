@@ -6,7 +6,7 @@ import type { LintContext, RuleInfo } from "./context.js";
 import { q } from "./context.js";
 import { uriPassword } from "../redact.js";
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "uri-literal-password",
     severity: "error",
@@ -24,7 +24,7 @@ export const rules: RuleInfo[] = [
     source: "DESIGN.md",
     hint: "Take the password from the environment (write `${env.SYNC_PASSWORD}` where it is, after the user name and `:`), and remove it from the file and its history.",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 /** Only `${env.NAME}` placeholders (a value from the environment, a secret the loader redacts). */
 const ENV_ONLY = /^(\$\{\s*env\.[A-Za-z_][A-Za-z0-9_]*\s*\})+$/;

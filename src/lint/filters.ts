@@ -10,7 +10,7 @@ import { q } from "./context.js";
 import { startRequests } from "./kinds.js";
 import { REGEX_FIELDS, badOptionLetters, compileServiceRegex, selector, type Selector } from "../runbook/namespaces.js";
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "filter-no-database",
     severity: "error",
@@ -70,7 +70,7 @@ export const rules: RuleInfo[] = [
     source: "sync-service-api.md",
     hint: "Match a pattern with `databaseRegex` or `collectionsRegex` (`{ pattern, options }`); a plain name selects only that name.",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 type ListName = "includeNamespaces" | "excludeNamespaces";
 

@@ -7,7 +7,7 @@
  * - `RULES`: the catalogue (id, severity, description, the spec sentence it enforces).
  * - `formatDiagnostics(format, input)`: pretty, json, github, junit, sarif.
  */
-export { RULES, lintRunbook, sortDiagnostics } from "./rules.js";
+export { RULES, lintRunbook, lintWithLoader, sortDiagnostics } from "./rules.js";
 export { RULE_CATALOGUE, ruleInfo } from "./catalogue.js";
 export type { RuleInfo, LintInput, Span } from "./context.js";
 export { findRunbookFiles } from "./files.js";

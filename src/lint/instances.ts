@@ -2,9 +2,10 @@
 import { isLoopbackHost, sameService, serviceKey } from "../instance-identity.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { noCanWriteReason } from "../runbook/can-write.js";
 import { conditions, startRequests } from "./kinds.js";
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "instance-url",
     severity: "error",
@@ -49,13 +50,22 @@ export const rules: RuleInfo[] = [
     hint: "Give the base address only, e.g. http://127.0.0.1:27182; syncbook appends /api/v1/... itself.",
   },
   {
-    id: "can-write-one-instance",
-    severity: "warning",
+    id: "can-write-no-first-process",
+    severity: "error",
     description:
-      "A `canWrite: true` condition with `on: any` or `on: coordinator` on a multi-instance fleet: one instance's canWrite is not published to speak for the fleet.",
-    spec: "Every instance reports its own progress, `canWrite` included.",
+      "A `canWrite` condition (the shorthand or an `expect` path) on a fleet of several instances, none of which is declared the first process (`startedFirst: true`): no instance's canWrite may be read.",
+    spec: 'If you are running multiple mongosync instances, only check that canWrite is true on the first mongosync process. The canWrite status of any subsequent mongosync processes is not valid. (Which process is "first" is not published: the runbook says so, or none is read.)',
     source: "service-facts.md",
-    hint: "Drop `on` (a condition holds on every instance by default): the destination takes writes when every instance says `canWrite: true`.",
+    docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+    hint: "Mark the instance the operator starts first with `startedFirst: true` and list it first; or wait for `state: COMMITTED` instead (the page: you can write to the destination once the state is COMMITTED).",
+  },
+  {
+    id: "started-first-not-first",
+    severity: "error",
+    description: "`startedFirst: true` on an instance that is not listed first.",
+    spec: "Only the first mongosync process's `canWrite` is valid; the runbook names it by listing it first and marking it `startedFirst: true`.",
+    source: "service-facts.md",
+    hint: "Move the instance the operator starts first to the top of `instances`, and keep `startedFirst: true` on it alone.",
   },
   {
     id: "verify-without-verifier",
@@ -74,7 +84,7 @@ export const rules: RuleInfo[] = [
     source: "DESIGN.md",
     hint: "Point the stopWrites hook and its undo at your application's own write switch (`syncbook init` writes the simulator's, for rehearsals; `syncbook rehearse` replaces the hook anyway).",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 /**
  * What makes a runbook's fleet real rather than the simulator: an instance or the verifier off
@@ -247,20 +257,34 @@ export function check(ctx: LintContext): void {
 }
 
 /**
- * `canWrite: true` on a fleet of several instances read on one of them. Whether one instance's
- * canWrite speaks for the fleet is not published (service facts, "Not published"): the reading
- * that fails safe waits for every instance, the default of every condition.
+ * `canWrite` conditions and the first process (src/runbook/can-write.ts): with several instances
+ * only the first process's value is valid, and the runbook says which instance that is
+ * (`startedFirst: true`, on the instance listed first); without it, no canWrite may be read.
  */
 function checkCanWrite(ctx: LintContext): void {
-  const n = ctx.runbook.instances.length;
-  if (n < 2) return;
-  for (const { condition: body, at } of conditions(ctx)) {
-    if (body.canWrite !== true) continue;
-    if (body.on !== "any" && body.on !== "coordinator") continue;
+  const rb = ctx.runbook;
+  rb.instances.forEach((inst, i) => {
+    if (i > 0 && typeof inst === "object" && inst.startedFirst === true)
+      ctx.report(
+        "started-first-not-first",
+        ["instances", i, "startedFirst"],
+        `Instance ${q(inst.name ?? inst.url)} is marked \`startedFirst\`, but it is listed ${ordinal(i + 1)}: the first process is the instance listed first.`,
+        { key: true },
+      );
+  });
+  const why = noCanWriteReason(rb);
+  if (why === undefined) return;
+  for (const { condition: body, at, kind } of conditions(ctx)) {
+    const path = (body.expect ?? []).findIndex((e) => e.path === "canWrite");
+    if (body.canWrite === undefined && path < 0) continue;
     ctx.report(
-      "can-write-one-instance",
-      [...at, "on"],
-      `\`canWrite\` is read on ${body.on === "any" ? "any one instance" : "the coordinator"} here, but each of the ${n} instances reports its own, and no published source says one speaks for the fleet: another instance may still report canWrite false, and the destination may not take writes yet.`,
+      "can-write-no-first-process",
+      body.canWrite !== undefined ? [...at, "canWrite"] : [...at, "expect", path, "path"],
+      `This ${kind} reads canWrite, but ${why}: it could never hold, and after commit it would keep application writes stopped until its timeout.`,
+      { key: body.canWrite !== undefined },
     );
   }
 }
+
+const ordinal = (n: number): string =>
+  `${n}${n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : n % 10 === 1 && n % 100 !== 11 ? "st" : "th"}`;

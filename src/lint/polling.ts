@@ -1,9 +1,8 @@
 /** How often the runner asks: a poll interval so short that the polls themselves load the service. */
 import { durationMs, formatDuration } from "../runbook/duration.js";
-import type { Step } from "../runbook/types.js";
-import { bindStep, type BoundStep } from "../steps/index.js";
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
+import { lintSteps } from "./kinds.js";
 
 /**
  * The shortest poll interval lint accepts: 50 requests a second to each instance. `pollInterval: 0`
@@ -13,7 +12,7 @@ export const MIN_POLL_INTERVAL_MS = 20;
 
 const KEYS = new Set(["pollInterval", "windowPollInterval"]);
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "poll-interval-too-short",
     severity: "error",
@@ -40,27 +39,20 @@ export const rules: RuleInfo[] = [
     source: "runbook.schema.json",
     hint: "Add `until:` (how long the check may wait for the switch to reach every application instance), or drop `pollInterval`.",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 /** A step's time limit when neither it nor `defaults` sets one (the schema's `defaults.timeout`). */
 const STEP_TIMEOUT_MS = 30 * 60_000;
 
-/** A write stop's check (its kind's `writesCheck` trait) and its wait against its step's time limit. */
+/** A write stop's check (the step kind's `writesCheck`, src/lint/kinds.ts): its wait against its step's time limit. */
 function checkWaits(ctx: LintContext): void {
-  const rb = ctx.runbook as { steps?: unknown; defaults?: { timeout?: unknown } };
-  if (!Array.isArray(rb.steps)) return;
+  const rb = ctx.runbook;
   const ms = (v: unknown): number | undefined =>
     typeof v === "string" || typeof v === "number" ? durationMs(v) : undefined;
-  rb.steps.forEach((raw: unknown, i) => {
-    let bound: BoundStep;
-    try {
-      bound = bindStep(raw as Step);
-    } catch {
-      return; // a step the schema refused: nothing to judge
-    }
-    const c = bound.writesCheck() as { until?: unknown; pollInterval?: unknown } | undefined;
-    if (!c || typeof c !== "object") return;
-    const at = ["steps", i, bound.kind, "check"];
+  for (const s of lintSteps(rb)) {
+    const c = s.bound.writesCheck() as { until?: unknown; pollInterval?: unknown } | undefined;
+    if (!c || typeof c !== "object") continue;
+    const at = [...s.at, "check"];
     const until = ms(c.until);
     if (c.until === undefined && c.pollInterval !== undefined)
       ctx.report(
@@ -68,14 +60,15 @@ function checkWaits(ctx: LintContext): void {
         [...at, "pollInterval"],
         "This check has a `pollInterval` but no `until`: it reads once, and the interval is never used.",
       );
-    const limit = ms((raw as { timeout?: unknown }).timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
+    const limit =
+      ms((rb.steps[s.index] as { timeout?: unknown }).timeout) ?? ms(rb.defaults?.timeout) ?? STEP_TIMEOUT_MS;
     if (until !== undefined && until >= limit)
       ctx.report(
         "check-wait-outlasts-step",
         [...at, "until"],
         `The check waits up to ${formatDuration(until)}, but its step fails at its time limit of ${formatDuration(limit)}: the wait would never end as written.`,
       );
-  });
+  }
 }
 
 export function check(ctx: LintContext): void {

@@ -21,7 +21,13 @@ const FAMILIES = [startBody, filters, versions, instances, clusters, polling, se
  * enforces (each has a fixture). The whole catalogue, with the loader's and the plugin checks'
  * ids, is `RULE_CATALOGUE` (catalogue.ts).
  */
-export const RULES: readonly RuleInfo[] = Object.freeze([...FAMILIES.flatMap((f) => f.rules), ...accept.rules]);
+export const RULES: readonly LintRule[] = Object.freeze([
+  ...FAMILIES.flatMap((f) => [...f.rules] as LintRule[]),
+  ...accept.rules,
+]);
+
+/** A lint rule family's entry, its id a literal (src/rule-catalogue.ts types every id). */
+type LintRule = (typeof FAMILIES)[number]["rules"][number] | (typeof accept.rules)[number];
 
 const CATALOGUE: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((r) => [r.id, r]));
 
@@ -37,14 +43,37 @@ export { sortDiagnostics };
  * line) the schema already complained about is dropped: it would judge what is not there.
  */
 export function lintRunbook(loaded: LintInput): Diagnostic[] {
+  return judge(loaded).rules;
+}
+
+/**
+ * The loader's findings (the plugin checks' included) and the rules', with the runbook's
+ * `accept:` applied over both: a loader's or a plugin check's warning is accepted like a rule's
+ * (issue 39, point 5), and an entry is unused only when neither has its warning.
+ */
+export function lintWithLoader(loaded: LintInput): Diagnostic[] {
+  const j = judge(loaded);
+  return sortDiagnostics([...j.loader, ...j.rules]);
+}
+
+function judge(loaded: LintInput): { loader: Diagnostic[]; rules: Diagnostic[] } {
+  const loader = [...(loaded.diagnostics ?? [])];
   if (loaded.runbook) {
     const ctx = new LintContext(loaded, loaded.runbook, CATALOGUE);
     for (const family of FAMILIES) family.check(ctx);
     // the team's accepted warnings (`accept:`), then the entries that accept nothing
     const found = ctx.diagnostics.splice(0);
-    const judged = accept.applyAccepts(ctx, found);
-    return sortDiagnostics([...judged, ...ctx.diagnostics]);
+    const judged = accept.applyAccepts(ctx, [...loader, ...found]);
+    return {
+      loader: judged.slice(0, loader.length),
+      rules: sortDiagnostics([...judged.slice(loader.length), ...ctx.diagnostics]),
+    };
   }
+  return { loader, rules: unchecked(loaded) };
+}
+
+/** A runbook the schema refused: each family on the value as it is (see `lintRunbook`). */
+function unchecked(loaded: LintInput): Diagnostic[] {
   const candidate = loaded.unchecked as Partial<Runbook> | undefined;
   if (
     !candidate ||

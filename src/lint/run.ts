@@ -12,7 +12,7 @@ import type { Diagnostic } from "../diagnostics.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/index.js";
 import { findRunbookFiles } from "./files.js";
-import { lintRunbook, sortDiagnostics } from "./rules.js";
+import { lintWithLoader } from "./rules.js";
 import { PLUGIN_CALL_KINDS } from "../steps/index.js";
 
 export interface LintFilesResult {
@@ -24,9 +24,9 @@ export interface LintFilesResult {
   sources: Map<string, string>;
 }
 
-/** Loader diagnostics plus rule diagnostics of one loaded runbook. */
+/** Loader diagnostics plus rule diagnostics of one loaded runbook, with its `accept:` applied over both. */
 export function lintLoaded(loaded: LoadedRunbook): Diagnostic[] {
-  return sortDiagnostics([...loaded.diagnostics, ...lintRunbook(loaded)]);
+  return lintWithLoader(loaded);
 }
 
 /**
@@ -160,10 +160,9 @@ export async function lintFileList(
         });
       }
       sources.set(file, loaded.text);
-      results[i] = sortDiagnostics([
-        ...lintLoaded(loaded),
-        ...(await pluginDiagnostics(loaded, opts.importPlugins === true)),
-      ]);
+      // the plugin checks' findings are the loader's for `accept:` (one pass accepts both)
+      const plugins = await pluginDiagnostics(loaded, opts.importPlugins === true);
+      results[i] = lintLoaded({ ...loaded, diagnostics: [...loaded.diagnostics, ...plugins] });
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, files.length) }, worker));

@@ -17,7 +17,15 @@ import { BEHAVIOUR } from "../api/versions.js";
 import type { SyncState } from "../api/types.js";
 import type { Step } from "../runbook/types.js";
 import { pluginStepKind, stepKind } from "../runbook/types.js";
-import { SEQUENCE_RULES, allStates, cloneFlow, joinFlows, type Flow, type SequenceStep } from "../steps/index.js";
+import {
+  SEQUENCE_RULES,
+  allStates,
+  cloneFlow,
+  joinFlows,
+  traitsOf,
+  type Flow,
+  type SequenceStep,
+} from "../steps/index.js";
 import type { LintContext, RuleInfo } from "./context.js";
 import { q, serviceAtLeast } from "./context.js";
 
@@ -32,12 +40,32 @@ export const rules: RuleInfo[] = [
     hint: "Add `waitFor: { state: COMMITTED, timeout: 1h }` after the commit.",
   },
   {
+    id: "commit-without-verify",
+    severity: "warning",
+    description:
+      'A runbook that commits and has no `verify` step: nothing verifies the destination before the application moves to it, and its run, rehearsal and report say "not verified".',
+    spec: "Before you switch your application workload to the destination cluster, you should always verify a successful sync.",
+    source: "service-facts.md",
+    docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+    ref: "mongodb/docs content/mongosync/current/source/reference/cutover-process.txt (the note above its steps); service-facts.md, The recommended cutover, 5",
+    hint: "Add `verify: { timeout: 4h }` after the commit and its `waitFor: { state: COMMITTED }` (with the runbook's `verifier:` URL), and before the step that moves the application; start the check early with `startVerification` during change event application.",
+  },
+  {
     id: "step-id-duplicate",
     severity: "error",
     description: "Two steps have the same `id`.",
     spec: "Step identifier, unique in the runbook; used by `--from`, `--to`, `--resume` and reports.",
     source: "DESIGN.md",
     hint: "Give every step a different id.",
+  },
+  {
+    id: "continue-on-error-unsafe",
+    severity: "error",
+    description:
+      '`continueOnError` on a `start`, `commit`, `reverse` or `stopWrites`: a failure of these must end the run (a refused commit ended "run ok, not committed, exit 0").',
+    spec: "When true, a failure of this step is reported but the run goes on. Never allowed to skip a safety interlock, and never on `start`, `commit`, `reverse` or `stopWrites`: their failure ends the run (lint refuses the flag there).",
+    source: "runbook.schema.json",
+    hint: "Remove `continueOnError` from this step: the runner ignores it here. To go on by hand after a failure, read the fleet (`syncbook status`) and run again `--from` the step that should follow.",
   },
   {
     id: "stop-writes-without-undo",
@@ -67,6 +95,15 @@ export function check(ctx: LintContext): void {
   });
 
   const bound = ctx.steps.map((s) => s.bound);
+  bound.forEach((b, i) => {
+    if (steps[i]!.continueOnError === true && b.failureStopsRun !== undefined)
+      ctx.report(
+        "continue-on-error-unsafe",
+        ["steps", i, "continueOnError"],
+        `\`continueOnError\` cannot apply to a ${b.kind} step: ${b.failureStopsRun}.`,
+        { key: true },
+      );
+  });
   const modes = steps.map((s, i) => runMode(ctx, s, i));
   const initializing =
     ctx.runbook.serviceVersion === undefined || serviceAtLeast(ctx.runbook, BEHAVIOUR.initializing.since);
@@ -81,6 +118,7 @@ export function check(ctx: LintContext): void {
       : allStates(initializing),
     writesStopped: false,
     canCommitSeen: false,
+    streamHashingSeen: false,
     ceaReached: false,
     starts: [],
     firstCommand: undefined,
@@ -144,6 +182,30 @@ export function check(ctx: LintContext): void {
     flow = next;
   });
   reportPending(flow, " before the runbook ends");
+  checkVerified(
+    ctx,
+    bound.map((b) => b.kind),
+    modes,
+  );
+}
+
+/**
+ * `commit-without-verify`: the cutover page, "Before you switch your application workload to the
+ * destination cluster, you should always verify a successful sync" (mongodb/docs,
+ * content/mongosync/current/source/reference/cutover-process.txt). Reported once, at the first
+ * commit; a runbook that only starts the sync commits nothing and is not asked to verify.
+ */
+function checkVerified(ctx: LintContext, kinds: readonly string[], modes: readonly RunMode[]): void {
+  const runs = (i: number): boolean => modes[i] !== "never";
+  const commit = kinds.findIndex((k, i) => traitsOf(k).command === "commit" && runs(i));
+  // the kind that waits for the verifier's result is the one that verifies (a startVerification only starts it)
+  if (commit < 0 || kinds.some((k, i) => traitsOf(k).waitsFor === "verifier" && runs(i))) return;
+  ctx.report(
+    "commit-without-verify",
+    ["steps", commit, kinds[commit]!],
+    'This runbook commits, and no `verify` step verifies the destination: the cutover page says "Before you switch your application workload to the destination cluster, you should always verify a successful sync." Its run, rehearsal and report will say "not verified".',
+    { key: true },
+  );
 }
 
 function runMode(ctx: LintContext, step: Step, i: number): RunMode {

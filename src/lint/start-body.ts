@@ -11,7 +11,7 @@ import { listSelects, selector } from "../runbook/namespaces.js";
 
 const SERVICE_CLUSTER_NAMES = ["cluster0", "cluster1"];
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "cluster-unknown",
     severity: "error",
@@ -163,7 +163,7 @@ export const rules: RuleInfo[] = [
     source: "DESIGN.md",
     hint: "Check the field's name and value against the deployed service's documentation: lint cannot.",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 function topologyOf(ctx: LintContext, name: string): Cluster | undefined {
   return ctx.runbook.clusters?.[name];

@@ -18,7 +18,7 @@ import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
 import { startRequests } from "./kinds.js";
 
-export const rules: RuleInfo[] = [
+export const rules = [
   {
     id: "version-feature",
     severity: "error",
@@ -45,7 +45,7 @@ export const rules: RuleInfo[] = [
     source: "service-facts.md",
     hint: `Upgrade every instance to a supported release (${SUPPORT.current.version} is the current one), then raise \`serviceVersion\` to the lowest version any instance runs. No live upgrade to ${SUPPORT.oldestSupported.version} is published: upgrade before \`start\`, not while a sync runs.`,
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 const show = (v: string | boolean): string => (typeof v === "string" ? q(v) : String(v));
 

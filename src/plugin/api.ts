@@ -177,13 +177,19 @@ export type WritesEffect = (options: Record<string, unknown>) => "on" | "off" | 
  */
 export type HookCommand<O> = (options: O, where: { cwd: string; instances: readonly string[] }) => string | undefined;
 
-/** A hook given as a function, or with its own schema, description, effect on writes and command. */
+/**
+ * A hook given as a function, or with its own schema, description, effect on writes, command, and
+ * whether it starts processes (`runProcess`): a process can outlive a runner that is killed, so such
+ * an undo of a write stop may turn writes on behind a later commit, where only a `check:` can see it
+ * (lint's `undo-process-without-check`).
+ */
 export type HookDef<O> =
   | HookFn<O>
   | {
       description?: string;
       optionsSchema?: JsonSchema;
       writes?: WritesEffect;
+      startsProcesses?: boolean;
       command?: HookCommand<O>;
       run: HookFn<O>;
     };

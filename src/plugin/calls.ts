@@ -221,6 +221,26 @@ function writesDirection(
   };
 }
 
+/**
+ * The undo of a write stop that starts a process, with no `check:` on that stop (issue 42). A
+ * warning, not an error: the runner refuses a commit whenever it cannot tell that an earlier
+ * run's hook processes have exited (another host or PID namespace) unless a check exists, so a
+ * runbook without one is never committed on a guess; what is left is a process that hides from
+ * every means (its environment cleared, its session left), which a check sees only once it has
+ * turned writes on, so requiring one would not close that gap either (README "Hook processes
+ * that outlive the runner").
+ */
+function uncheckedProcessUndo(entry: RegisteredHook, call: PluginCall, doc: unknown): PluginProblem | undefined {
+  if (call.writes !== "undo" || entry.startsProcesses !== true) return undefined;
+  if (valueAt(doc, [...call.path.slice(0, 3), "check"]) !== undefined) return undefined;
+  return {
+    rule: "undo-process-without-check",
+    path: [...call.path, "use"],
+    message: `the undo of this stopWrites starts a process (\`${call.use}\`), and the stopWrites has no \`check:\`: if a killed runner leaves that process behind and it hides from the next run (an \`env -i\` with \`setsid\`, a job it queues), it can turn writes back on behind the commit, and nothing would read the switch`,
+    hint: "Add `check:` to the stopWrites step: a hook that reads the write switch and fails while writes flow. It runs after the stop and again right before every commit, and decides when the runner cannot tell whether an earlier run's hook processes have exited.",
+  };
+}
+
 /** True when the value at `path` (or a parent of it) holds an `${env.*}` that was not resolved. */
 function unresolvedAt(unresolved: ReadonlySet<string>, path: YamlPath): boolean {
   for (let n = path.length; n > 0; n--) if (unresolved.has(JSON.stringify(path.slice(0, n)))) return true;
@@ -313,6 +333,8 @@ export async function checkPluginCalls(
     if (check.ok) {
       const wrong = entry.kind === "hook" ? writesDirection(entry, call, check.value, raw, placeholders) : undefined;
       if (wrong) problems.push(wrong);
+      const unchecked = entry.kind === "hook" ? uncheckedProcessUndo(entry, call, doc) : undefined;
+      if (unchecked) problems.push(unchecked);
       continue;
     }
     const hasOptions = valueAt(raw, call.optionsPath) !== undefined;

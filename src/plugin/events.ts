@@ -5,7 +5,7 @@
  */
 import type { RunEvent, RunEventType } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
-import { writesLeftSentence } from "../writes-words.js";
+import { windowEndWords, writesLeftSentence } from "../writes-words.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /**
@@ -28,6 +28,8 @@ const EVENT_TYPES = {
   "verifier.baseline": true,
   "verifier.writesOff": true,
   "verifier.restarted": true,
+  "verifier.origin": true,
+  "verifier.verified": true,
   "wait.status": true,
   "wait.slow": true,
   decision: true,
@@ -134,6 +136,10 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: ${stepLabel(n)} sends writesOff to the verifier in generation ${n.generation}`;
     case "verifier.restarted":
       return `${runbook}: ${stepLabel(n)}: the verifier restarted (${n.why})`;
+    case "verifier.origin":
+      return `${runbook}: ${stepLabel(n)}: ${n.ours ? "the verifier's check shows" : "refused: the verifier resumed a verification this cutover did not start:"} ${n.why}`;
+    case "verifier.verified":
+      return `${runbook}: ${stepLabel(n)}: verified (the verifier's result of this cutover's check, past writesOff's generation ${n.writesOffGeneration})`;
     case "wait.status":
       return `${runbook}: ${stepLabel(n)} ${n.met ? "conditions hold" : `waiting: ${n.failing.map((f) => `${f.instance} ${f.condition} (${JSON.stringify(f.value)})`).join(", ")}`}`;
     case "wait.slow":
@@ -147,7 +153,7 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "window.closed":
       return n.reason === "undone"
         ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${formatDuration(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
-        : `${runbook}: the destination takes writes (canWrite on every instance)${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
+        : `${runbook}: the destination takes writes (${windowEndWords(n.reason)})${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
     case "window.writes-on":
       return `${runbook}: application writes are on again (${stepLabel(n)})`;
     case "hook.started":
@@ -202,6 +208,8 @@ export function severityOf(n: Notification): Severity {
     case "wait.slow":
     case "verifier.restarted":
       return "warning";
+    case "verifier.origin":
+      return n.ours ? "info" : "error";
     case "decision":
       return n.ok ? "info" : "error";
     case "response.received":

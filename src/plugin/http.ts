@@ -17,6 +17,7 @@ import { runtimeImport } from "../runtime-import.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 import { TimeoutError, createRedactor, errorText, withTimeout } from "./util.js";
+import { bodyExcerpt } from "../redact.js";
 import { delay as wait } from "../timers.js";
 import { shellCommand } from "./process.js";
 
@@ -207,8 +208,8 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
       if (statusMatches(answer.status, call.expectStatus)) {
         return { ...answer, attempts: attempt, durationMs: Math.round(performance.now() - started) };
       }
-      // redacted before it is cut: half a secret is no longer recognisable
-      const snippet = redact(answer.text).replace(/\s+/g, " ").trim().slice(0, 200);
+      // redacted before it is cut (half a secret is no longer recognisable), a JSON body leaf by leaf
+      const snippet = bodyExcerpt(answer.text, 200, redact);
       lastError = `answered ${answer.status}${snippet ? ` (${snippet})` : ""}, expected ${expectText(call.expectStatus)}`;
       again = retryable(answer.status);
     } catch (err) {

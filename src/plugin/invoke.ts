@@ -6,6 +6,7 @@
  * notifier's failure is reported through `onError` / the log and never reaches the runner.
  */
 import { redactSecretFields } from "../redact.js";
+import { terminalText } from "../text.js";
 import type { InstanceRef, RunListener } from "../events.js";
 import type {
   HookContext,
@@ -22,7 +23,7 @@ import type {
 import { describeNotification, severityOf } from "./events.js";
 import { checkOptions } from "./options.js";
 import type { PluginRegistry } from "./registry.js";
-import { TimeoutError, createLogger, errorText, withTimeout, type LogSink } from "./util.js";
+import { createLogger, errorText, ownTimeout, withTimeout, type LogSink } from "./util.js";
 import { errorMessage } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 
@@ -210,7 +211,7 @@ async function invoke(
     }
     return out;
   } catch (err) {
-    if (err instanceof TimeoutError) return fail(`${target.what} ${err.message}; abandoned`, true);
+    if (ownTimeout(err, opts.signal)) return fail(`${target.what} ${err.message}; abandoned`, true);
     if (opts.signal?.aborted) return fail(`${target.what} interrupted`, false, true);
     return fail(`${target.what} failed: ${errorText(err, ctx.redact)}`);
   }
@@ -294,7 +295,7 @@ export function undoFor(
           await withTimeout((signal) => undo(signal), timeoutMs, outer);
           return { ok: true, durationMs: Math.round(performance.now() - started) };
         } catch (err) {
-          const timedOut = err instanceof TimeoutError;
+          const timedOut = ownTimeout(err, outer);
           return {
             ok: false,
             durationMs: Math.round(performance.now() - started),
@@ -427,7 +428,8 @@ export async function sendNotification(
           ...pluginContext(ctx, checked.value, signal, createLogger(ctx.log, ctx.redact, `${call.use}: `)),
           text,
           severity: severityOf(notification),
-          print: ctx.print ?? ((line) => void process.stdout.write(`${line}\n`)),
+          // one line on a terminal: what it quotes is shown, never obeyed (src/text.ts)
+          print: (line) => (ctx.print ?? ((l: string) => void process.stdout.write(`${l}\n`)))(terminalText(line)),
         };
         await notifier.send(notification, nctx);
       },
@@ -437,16 +439,15 @@ export async function sendNotification(
     return { ok: true };
   } catch (err) {
     const cut = opts.signal?.aborted === true;
-    const msg =
-      err instanceof TimeoutError
-        ? `timed out after ${formatDuration(timeoutMs)}`
-        : cut
-          ? `cut off: ${errorText(opts.signal?.reason, ctx.redact)}`
-          : errorText(err, ctx.redact);
+    const msg = ownTimeout(err, opts.signal)
+      ? `timed out after ${formatDuration(timeoutMs)}`
+      : cut
+        ? `cut off: ${errorText(opts.signal?.reason, ctx.redact)}`
+        : errorText(err, ctx.redact);
     return {
       ok: false,
       error: ctx.redact(`notifier ${call.use} failed: ${msg}`),
-      ...(err instanceof TimeoutError || cut ? { inDoubt: true } : {}),
+      ...(ownTimeout(err, opts.signal) || cut ? { inDoubt: true } : {}),
     };
   }
 }

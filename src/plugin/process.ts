@@ -19,10 +19,12 @@ import { existsSync } from "node:fs";
 import type * as Readline from "node:readline";
 import type { Readable } from "node:stream";
 import { crashPoint } from "../crash-points.js";
+import { processInfo } from "../processes.js";
 import { runtimeImport } from "../runtime-import.js";
 import { formatDuration } from "../runbook/duration.js";
 import { setLongTimeout, timeoutSignal, type LongTimeout } from "../timers.js";
 import type { PluginLogger } from "./api.js";
+import type { Redactor } from "../redact.js";
 
 export interface ProcessCall {
   /** The program (looked up in PATH unless it contains a slash) and its arguments. */
@@ -72,8 +74,11 @@ export const HOOK_TOKEN_ENV = "SYNCBOOK_HOOK_TOKEN";
 export interface ProcessWatch {
   /** Set in each process's environment as `SYNCBOOK_HOOK_TOKEN` (journaled before the hook runs). */
   token: string;
-  /** Called synchronously right after each spawn (the process leads its own group on POSIX: pgid = pid). */
-  spawned(p: { pid: number; pgid?: number }): void;
+  /**
+   * Called synchronously right after each spawn (the process leads its own group and session on
+   * POSIX: pgid = sid = pid), with its start time where the system tells it (src/processes.ts).
+   */
+  spawned(p: { pid: number; pgid?: number; start?: number }): void;
 }
 
 const watching = new AsyncLocalStorage<ProcessWatch>();
@@ -102,6 +107,12 @@ const DRAIN_MS = 1000;
 /** argv for messages: arguments with spaces or quotes are JSON-quoted. */
 export function showArgv(argv: readonly string[]): string {
   return argv.map((a) => (a === "" || /[\s"'\\]/.test(a) ? JSON.stringify(a) : a)).join(" ");
+}
+
+/** A redactor's reading of successive lines (src/redact.ts `Redactor.lines`), when it has one. */
+function lineRedactor(redact: ((text: string) => string) | undefined): ((line: string) => string) | undefined {
+  const lines = (redact as Partial<Redactor> | undefined)?.lines;
+  return typeof lines === "function" ? lines() : undefined;
 }
 
 /**
@@ -157,15 +168,26 @@ export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   });
   // test-only crash points (src/crash-points.ts): running, its pid not yet journaled; below, exited
   crashPoint("process:spawned");
-  if (watch && child.pid !== undefined) watch.spawned(posix ? { pid: child.pid, pgid: child.pid } : { pid: child.pid });
+  if (watch && child.pid !== undefined) {
+    // its start time tells it from a later process that reuses its pid (read while it surely runs:
+    // it cannot be reaped before this handler returns)
+    const start = processInfo(child.pid)?.start;
+    watch.spawned({
+      pid: child.pid,
+      ...(posix ? { pgid: child.pid } : {}),
+      ...(start !== undefined ? { start } : {}),
+    });
+  }
   const tail: string[] = [];
   const dropped = { stdout: 0, stderr: 0 };
   const logged = { stdout: 0, stderr: 0 };
   const capture = (stream: Readable, name: "stdout" | "stderr"): Promise<void> => {
     const rl = createInterface({ input: stream, crlfDelay: Infinity });
+    // the stream's lines read as one text: a secret the hook printed across two lines is masked on both
+    const redactLine = lineRedactor(call.redact) ?? redact;
     rl.on("line", (text: string) => {
       // redacted before it is cut: half a secret is no longer recognisable
-      const raw = redact(text);
+      const raw = redactLine(text);
       const line =
         raw.length > MAX_LINE ? `${raw.slice(0, MAX_LINE)}… (${raw.length - MAX_LINE} more characters)` : raw;
       if (name === "stderr" && line.trim() !== "") {

@@ -45,6 +45,8 @@ export interface RegisteredHook extends EntryBase {
   run: HookFn<Opts>;
   /** What a call does to the application's writes, from its options (the hook's `writes`). */
   writes?: WritesEffect;
+  /** It starts processes, which can outlive a runner that is killed (the hook's `startsProcesses`). */
+  startsProcesses?: boolean;
   /** The call as a command an operator can run by hand (the hook's `command`). */
   command?: HookCommand<Opts>;
 }
@@ -136,6 +138,7 @@ export class PluginRegistry {
           kind: "hook",
           run: typeof h === "function" ? h : h.run.bind(h),
           ...(typeof h !== "function" && h.writes ? { writes: h.writes } : {}),
+          ...(typeof h !== "function" && h.startsProcesses === true ? { startsProcesses: true } : {}),
           ...(typeof h !== "function" && h.command ? { command: h.command.bind(h) } : {}),
         },
         "hook",

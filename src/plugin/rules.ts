@@ -46,6 +46,15 @@ export const PLUGIN_RULES = [
     hint: "Run `syncbook lint --load-plugins` to import the plugin (its top-level code runs) and check its options too.",
   },
   {
+    id: "undo-process-without-check",
+    severity: "warning",
+    description:
+      "The `undo` of a `stopWrites` starts a process (`shell`, or a hook that declares `startsProcesses`) and the stopWrites has no `check:`: a process that outlives a killed runner and hides from it (it clears its environment and leaves its session) can turn writes back on behind a later commit, and only a check can see that.",
+    spec: "Nothing commits while a write-on may still happen; where that cannot be known, the runbook's `check:` decides.",
+    source: "DESIGN.md",
+    hint: "Add `check:` to the stopWrites step: a hook that reads the write switch and fails while writes flow (it runs after the stop and again right before every commit).",
+  },
+  {
     id: "notify-event",
     severity: "error",
     description: "A `notify[].on` names no run event.",

@@ -3,10 +3,9 @@
  * a redacting logger, and running a call under a timeout and an abort signal.
  */
 export { createRedactor } from "../redact.js";
-import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 import { errorMessage } from "../errors.js";
-import { raceAbort, setLongTimeout } from "../timers.js";
+import { TimeoutError, raceAbort, setLongTimeout } from "../timers.js";
 
 /** JSON Schema of a duration option (same grammar as the runbook's durations). */
 export const DURATION_SCHEMA = {
@@ -50,11 +49,16 @@ export function errorText(err: unknown, redact: (text: string) => string): strin
   return redact(msg.replace(/\s*\n\s*/g, " ").trim() || "error");
 }
 
-export class TimeoutError extends Error {
-  override readonly name = "TimeoutError";
-  constructor(readonly ms: number) {
-    super(`timed out after ${formatDuration(ms)}`);
-  }
+/** The one timeout error (src/timers.ts): `withTimeout` aborts with it. */
+export { TimeoutError };
+
+/**
+ * The call's own time limit passed (`withTimeout`'s), not the outer signal's: a step's limit is a
+ * `TimeoutError` too (its `StepTimeout`) and reaches the call as the outer signal's reason, which
+ * is an interruption of the call, never its own timeout.
+ */
+export function ownTimeout(err: unknown, outer: AbortSignal | undefined): err is TimeoutError {
+  return err instanceof TimeoutError && !(outer?.aborted === true && outer.reason === err);
 }
 
 /**

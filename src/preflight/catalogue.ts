@@ -10,7 +10,7 @@ export type PreflightCheckInfo = RuleInfo;
 
 const DOCS = "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference";
 
-export const PREFLIGHT_CHECKS: readonly PreflightCheckInfo[] = Object.freeze([
+export const PREFLIGHT_CHECKS = Object.freeze([
   {
     id: "preflight-connect",
     severity: "error",
@@ -242,13 +242,13 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheckInfo[] = Object.freeze([
     id: "preflight-privileges",
     severity: "error",
     description:
-      "The connecting user lacks a role the service needs on this cluster (by sync type: default, write blocking, reversing).",
-    spec: "Self-managed: source readAnyDatabase, backup, clusterMonitor; destination readWriteAnyDatabase, restore, clusterMonitor, clusterManager; with write blocking or reversing, on both: readWriteAnyDatabase, backup, restore, clusterMonitor, clusterManager. Reverse also needs the `restore` role. (No roles table by version is published in the service facts: where the pages differ, preflight asks for the larger set, e.g. dbAdminAnyDatabase on a reversible sync's destination.)",
+      "The connecting user lacks a role the service needs on this cluster (by sync type: default, dual write blocking, reversing, multiple reversals; and `clusterManager` on a source older than 6.0).",
+    spec: "Self-managed (the published table): default: source backup, clusterMonitor, readAnyDatabase; destination clusterManager, clusterMonitor, readWriteAnyDatabase, restore. Dual write-blocking: source backup, clusterManager, clusterMonitor, readWriteAnyDatabase, restore; destination clusterManager, clusterMonitor, readWriteAnyDatabase, restore. Reversing: the same source; destination backup, clusterManager, clusterMonitor, dbAdminAnyDatabase, readWriteAnyDatabase, restore. Multiple reversals: those six on both. A 5.0 source needs `clusterManager` as well, or the minimum privileges listed for 5.0.",
     source: "service-facts.md",
     docs: `${DOCS}/permissions/`,
     hint: "Grant the missing roles with `grantRolesToUser` to the user of the service's connection string (preflight should connect as that user).",
   },
-]);
+] as const satisfies readonly RuleInfo[]);
 
 const BY_ID: ReadonlyMap<string, RuleInfo> = new Map(PREFLIGHT_CHECKS.map((c) => [c.id, c]));
 

@@ -110,41 +110,62 @@ export function isRapidRelease(version: string): boolean {
   return major >= 5 && minor !== 0;
 }
 
-export type SyncType = "default" | "write-blocking" | "reversing";
+export type SyncType = "default" | "write-blocking" | "reversing" | "multiple-reversals";
 
 /**
- * The self-managed roles table of "User Permissions" (all roles on the admin database), one table
- * for every version. service-facts.md, the authority, publishes one role fact only: "reverse also
- * needs the `restore` role" (The recommended cutover), which both sides of `reversing` hold. It
- * publishes no roles table by version, so where the permissions pages differ by version or sync
- * type the table takes the reading that fails safe, the larger set (a role asked for costs a grant
- * before the window; a role missing fails the migration, or the reverse, in it):
- * - reversing asks for `dbAdminAnyDatabase` on the destination too;
- * - write blocking asks for `backup` on the destination on every version (not only from 1.20);
- * - from 1.20 every sync is judged as one with write blocking (which configuration controls it is
- *   "Not published": checks/privileges.ts).
+ * The self-managed roles table of "User Permissions" (all roles on the admin database), as the
+ * documentation publishes it (service facts, "User permissions, self-managed clusters": the table
+ * of `mongodb/docs-cluster-to-cluster-sync`, `source/includes/table-permissions-self-hosted.rst` on
+ * its master branch, which the current page `mongodb/docs`
+ * `content/mongosync/current/source/reference/permissions.txt` includes), row for row: "Default",
+ * "Dual Write-Blocking", "Reversing", "Multiple Reversals". A role the table does not ask for is
+ * not asked for (facts: "a role the table does not ask for is not an error"): no `backup` on a
+ * dual write-blocking destination. From 1.20 every sync is judged as one with dual write blocking
+ * (which configuration controls it is "Not published": checks/privileges.ts).
  */
 export const REQUIRED_ROLES: Readonly<Record<SyncType, { source: string[]; destination: string[] }>> = {
   default: {
-    source: ["readAnyDatabase", "backup", "clusterMonitor"],
-    destination: ["readWriteAnyDatabase", "restore", "clusterMonitor", "clusterManager"],
+    source: ["backup", "clusterMonitor", "readAnyDatabase"],
+    destination: ["clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"],
   },
   "write-blocking": {
-    source: ["readWriteAnyDatabase", "backup", "restore", "clusterMonitor", "clusterManager"],
-    destination: ["readWriteAnyDatabase", "backup", "restore", "clusterMonitor", "clusterManager"],
+    source: ["backup", "clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"],
+    destination: ["clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"],
   },
   reversing: {
-    source: ["readWriteAnyDatabase", "backup", "restore", "clusterMonitor", "clusterManager"],
+    source: ["backup", "clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"],
     destination: [
-      "readWriteAnyDatabase",
       "backup",
-      "restore",
-      "clusterMonitor",
       "clusterManager",
+      "clusterMonitor",
       "dbAdminAnyDatabase",
+      "readWriteAnyDatabase",
+      "restore",
+    ],
+  },
+  "multiple-reversals": {
+    source: ["backup", "clusterManager", "clusterMonitor", "dbAdminAnyDatabase", "readWriteAnyDatabase", "restore"],
+    destination: [
+      "backup",
+      "clusterManager",
+      "clusterMonitor",
+      "dbAdminAnyDatabase",
+      "readWriteAnyDatabase",
+      "restore",
     ],
   },
 };
+
+/**
+ * A source older than 6.0 needs `clusterManager` as well, whatever the sync type, or the minimum
+ * privileges the page lists for it (facts: "A 5.0 source needs `clusterManager` as well, or the
+ * minimum privileges listed for 5.0" [permissions page, current, "Pre-6.0 Migrations"]). The
+ * 1.10–1.13 pages say the same of a 4.4 source (`mongodb/docs-cluster-to-cluster-sync`,
+ * `source/reference/permissions.txt` on v1.10–v1.13 and master: "When migrating from a 4.4 source
+ * cluster, the source cluster should either have clusterManager or the minimum permissions listed
+ * for v4.4"): every source below this server version.
+ */
+export const PRE_6_0_SOURCE = { belowServer: "6.0", role: "clusterManager" } as const;
 
 /** Built-in roles that hold every privilege of another (MongoDB's built-in role hierarchy). */
 const IMPLIES: Readonly<Record<string, readonly string[]>> = {

@@ -43,6 +43,8 @@ export interface StartAt {
 export interface CheckInput {
   runbook: Runbook;
   start: StartAt | undefined;
+  /** How many steps send `reverse`. */
+  reverses: number;
   /** Facts of every cluster preflight reached, by runbook name. */
   clusters: ReadonlyMap<string, ClusterFacts>;
   source: ClusterFacts | undefined;

@@ -41,6 +41,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export interface PreflightOptions {
   /** The runbook's first start request (`firstStartRequest`, src/steps/index.ts). */
   start: StartAt | undefined;
+  /** How many steps send `reverse` (`stepsSending`, src/steps/index.ts): more than one is the roles table's "Multiple Reversals". */
+  reverses?: number;
   signal?: AbortSignal;
   /** Overrides `preflight.connectTimeout`. */
   connectTimeoutMs?: number;
@@ -297,6 +299,7 @@ export async function runPreflight(loaded: RunbookView, opts: PreflightOptions):
   const input: CheckInput = {
     runbook,
     start,
+    reverses: opts.reverses ?? 0,
     clusters: facts,
     source,
     destination,

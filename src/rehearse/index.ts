@@ -11,11 +11,11 @@ import { CURRENT_SERVICE_VERSION } from "../sim/versions.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { bindStep, type WritesProbe } from "../steps/index.js";
 import type { Runbook } from "../runbook/types.js";
-import { verdictWord, verifierText, type Verdict } from "./verdict.js";
-import { lintRunbook } from "../lint/rules.js";
+import { verdictKind, verdictWord, verifierText, type Verdict } from "./verdict.js";
+import { lintWithLoader } from "../lint/rules.js";
 import { formatDuration } from "../runbook/duration.js";
 
-export { verifierText, verdictWord, type Verdict } from "./verdict.js";
+export { verifierText, verdictKind, verdictWord, type Verdict } from "./verdict.js";
 
 export interface RehearsalOptions {
   keepHooks?: boolean;
@@ -42,7 +42,8 @@ export interface Rehearsal {
    * hook, the simulator's switch or with `keepHooks` the runbook's own, may have done otherwise).
    */
   writesProbe: WritesProbe;
-  verdict(): Promise<Verdict>;
+  /** The verdict: the simulator's record, and what the run says of its verification (`verified`). */
+  verdict(run: { verified: boolean; unverified?: string | undefined }): Promise<Verdict>;
   close(): Promise<void>;
 }
 
@@ -83,6 +84,34 @@ export function rehearsalStandIns(keepHooks: boolean): (raw: unknown) => (path: 
   };
 }
 
+/**
+ * The simulated fleet's clusters as the runbook draws them, the one reading of it (a rehearsal's
+ * and `syncbook sim --runbook`'s): topology, shard count and server version; where the runbook
+ * does not say (a sharded cluster without `shards`), what the simulator takes, said in `shape`.
+ */
+export function simulatedShape(rb: Runbook): { clusters?: SimulatorOptions["clusters"]; shape: string[] } {
+  const shape: string[] = [];
+  if (!rb.clusters || Object.keys(rb.clusters).length === 0) return { shape };
+  const clusters = Object.fromEntries(
+    Object.entries(rb.clusters).map(([name, c]) => {
+      const sharded = c?.topology === "sharded";
+      // a sharded cluster without `shards`: one shard per instance (one instance syncs one source shard)
+      const shards = c?.shards ?? (sharded ? Math.max(2, rb.instances.length) : undefined);
+      if (sharded && c?.shards === undefined)
+        shape.push(`${name}: sharded, its shard count not in the runbook: simulated with ${shards}`);
+      return [
+        name,
+        {
+          topology: c?.topology ?? "replicaSet",
+          ...(shards ? { shards } : {}),
+          ...(c?.serverVersion ? { version: c.serverVersion } : {}),
+        },
+      ];
+    }),
+  ) as NonNullable<SimulatorOptions["clusters"]>;
+  return { clusters, shape };
+}
+
 export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOptions = {}): Promise<Rehearsal> {
   const rb = loaded.runbook;
   if (!rb) throw new Error("prepareRehearsal needs a valid runbook");
@@ -103,28 +132,10 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
   };
   // the fleet as the runbook draws it; where it does not say (a sharded cluster's shard count),
   // what the simulator takes is said in the verdict
-  const shape: string[] = [];
-  if (rb.clusters && Object.keys(rb.clusters).length) {
-    simOpts.clusters = Object.fromEntries(
-      Object.entries(rb.clusters).map(([name, c]) => {
-        const sharded = c?.topology === "sharded";
-        // a sharded cluster without `shards`: one shard per instance (one instance syncs one source shard)
-        const shards = c?.shards ?? (sharded ? Math.max(2, rb.instances.length) : undefined);
-        if (sharded && c?.shards === undefined)
-          shape.push(`${name}: sharded, its shard count not in the runbook: simulated with ${shards}`);
-        return [
-          name,
-          {
-            topology: c?.topology ?? "replicaSet",
-            ...(shards ? { shards } : {}),
-            ...(c?.serverVersion ? { version: c.serverVersion } : {}),
-          },
-        ];
-      }),
-    );
-  }
+  const { clusters, shape } = simulatedShape(rb);
+  if (clusters) simOpts.clusters = clusters;
   // what lint knows travels with the verdict: a safe rehearsal does not make a warning go away
-  const diags = [...loaded.diagnostics, ...lintRunbook(loaded)];
+  const diags = lintWithLoader(loaded);
   const lint = {
     warnings: diags.filter((d) => d.severity === "warning").map((d) => `${d.rule} at line ${d.line}`),
     accepted: diags.filter((d) => d.accepted !== undefined).map((d) => `${d.rule} at line ${d.line}: ${d.accepted}`),
@@ -172,7 +183,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
           : `the simulated application writes ${w.ratePerSecond}/s`,
       });
     },
-    verdict: async () => {
+    verdict: async (run) => {
       const st = sim.control.state();
       let failedTasks: number | null = null;
       let metadataMismatchTasks: number | null = null;
@@ -214,6 +225,8 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
           !(failedTasks !== null && failedTasks > 0) &&
           !(metadataMismatchTasks !== null && metadataMismatchTasks > 0) &&
           st.verifier.error === null,
+        verified: run.verified,
+        ...(run.verified || run.unverified === undefined ? {} : { unverified: run.unverified }),
       };
     },
     close: () => sim.close(),
@@ -250,19 +263,32 @@ const escape = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /**
  * The verdict for people. Its headline and the command's exit code say the same thing: the run's
  * own outcome first (`runExitCode`, when given: FAILED with it), then safety (SAFE exit 0, UNSAFE
- * exit 1).
+ * exit 1); nothing unsafe seen but no verification earned is NOT VERIFIED (exit 0: lint's
+ * `commit-without-verify` says so before), never SAFE.
  */
+/** Each instance's state in order; a big fleet's as counts (`RUNNING on 1020, COMMITTED on 4`): one line, not thousands of words. */
+function statesText(states: readonly string[]): string {
+  if (states.length <= 8) return states.join(", ");
+  const counts = new Map<string, number>();
+  for (const s of states) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([s, n]) => `${s} on ${n}`).join(", ");
+}
+
 export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number): string[] {
+  const word = verdictKind(v);
   const headline =
     runExitCode !== undefined && runExitCode !== 0
       ? `FAILED (exit ${runExitCode}${runExitCode === 3 ? ": stopped by an interlock" : runExitCode === 130 ? ": interrupted" : ": a step failed"})`
-      : v.safe
+      : word === "SAFE"
         ? `${verdictWord(v)} (exit 0)`
-        : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
+        : word === "NOT VERIFIED"
+          ? `${verdictWord(v)} (exit 0: nothing unsafe was seen, and nothing verified the destination: ${v.unverified ?? "no verification was earned"})`
+          : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
   const lines = [
     `rehearsal verdict: ${headline}`,
-    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${v.states.join(", ")})` : `not committed (${v.states.join(", ")})`}`,
+    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `not committed (${statesText(v.states)})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
+    `  verified:      ${v.verified ? "yes: a verify step passed on this cutover's verification result" : `no: ${v.unverified ?? "no verification was earned"}`}`,
     `  verifier:      ${verifierText(v.verifier)}`,
     `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,
     `  time taken:    ${formatDuration(wallMs)} (${formatDuration(v.simSeconds * 1000)} simulated)`,

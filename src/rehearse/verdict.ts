@@ -32,12 +32,27 @@ export interface Verdict {
   lint?: { warnings: string[]; accepted: string[] };
   /** Where the simulated fleet differs from the runbook's (a shard count the runbook does not give). */
   shape?: string[];
+  /**
+   * A `verify` step of the run passed on this cutover's verification result (the run's word,
+   * src/steps/kit/earned.ts, not the simulator's); `unverified`: why not. Nothing unsafe seen and
+   * not verified is "NOT VERIFIED", never "SAFE".
+   */
+  verified: boolean;
+  unverified?: string;
 }
 
-/** `SAFE, with 2 lint warnings (hook-during-verify, instance-count)`: the verdict's word with what lint knows. */
-export function verdictWord(v: Pick<Verdict, "safe" | "lint">): string {
+/** The headline of a verdict whose run finished: UNSAFE, NOT VERIFIED, or SAFE. */
+export function verdictKind(v: Pick<Verdict, "safe" | "verified">): "UNSAFE" | "NOT VERIFIED" | "SAFE" {
+  return !v.safe ? "UNSAFE" : v.verified ? "SAFE" : "NOT VERIFIED";
+}
+
+/**
+ * `SAFE, with 2 lint warnings (hook-during-verify, instance-count)`: the verdict's headline
+ * (`verdictKind`) with what lint knows.
+ */
+export function verdictWord(v: Pick<Verdict, "safe" | "verified" | "lint">): string {
   const w = v.lint?.warnings ?? [];
-  const word = v.safe ? "SAFE" : "UNSAFE";
+  const word = verdictKind(v);
   return w.length
     ? `${word}, with ${w.length} lint warning${w.length === 1 ? "" : "s"} (${[...new Set(w.map((x) => x.split(" ")[0]))].join(", ")})`
     : word;

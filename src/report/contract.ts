@@ -5,16 +5,22 @@
  * Times: `at` is the event's own clock (epoch ms in practice); every series also carries `t`,
  * milliseconds since the run started, so charts and tables never depend on the wall clock.
  */
-import type { InstanceRef, Outcome, Place, RunEventOf } from "../events.js";
+import type { InstanceRef, Place, RunEventOf } from "../events.js";
+import type {
+  ModelGap,
+  ModelRun,
+  RunOutcome as ModelRunOutcome,
+  StepOutcome as ModelStepOutcome,
+} from "../model/contract.js";
 import type { WriteStopWindow } from "../fleet/window.js";
 import type { ServiceVersionSeen } from "./service-version.js";
 
 export const REPORT_VERSION = 1;
 
 /** A step's fate: the runner's outcomes, plus `pending` (never reached) and `running` (no end event: a crash). */
-export type StepOutcome = Outcome | "pending" | "running";
+export type StepOutcome = ModelStepOutcome;
 /** The run's fate: the runner's outcomes, plus `unfinished` (the events end before `run.finished`). */
-export type RunOutcome = Outcome | "unfinished";
+export type RunOutcome = ModelRunOutcome;
 
 /** One run of the step (a resumed cutover may run a step in several runs). */
 export interface StepAttempt {
@@ -162,6 +168,12 @@ export interface ReportRun {
   durationMs: number;
   /** `unfinished`: no run.finished (a crash, a kill, a journal cut short). */
   outcome: RunOutcome;
+  /** How it ended, in one word (src/model/contract.ts): `no-word` when a later run started and it never finished. */
+  ended?: ModelRun["ended"];
+  /** The journal it wrote, when the report was built from journals. */
+  journal?: string;
+  /** A command that reached part of the fleet. */
+  split?: string;
   exitCode?: number;
   committed?: boolean;
   message?: string;
@@ -256,6 +268,12 @@ export interface Report {
   outcome: RunOutcome;
   exitCode?: number;
   committed: boolean;
+  /**
+   * Whether this cutover is verified (src/steps/kit/earned.ts `verification`): a `verify` step
+   * passed on this cutover's verification result (`verifier.verified`, when and at which step);
+   * otherwise `verified: false` and why. A report never calls a cutover without it safe.
+   */
+  verification: { verified: boolean; why?: string; t?: number; step?: string };
   message?: string;
   /** The last run was `--abort`: the operator called the cutover off (its undos ran, nothing was sent). */
   aborted?: true;
@@ -297,4 +315,28 @@ export interface Report {
   warnings: string[];
   /** The run's notifications, when it journaled any: how many were delivered, and each that was not (src/plugin/deliveries.ts). */
   notifications?: { delivered: number; notDelivered: string[] };
+  /**
+   * The cutover these runs belong to: its id (the same in every run of it), the journals the
+   * report was built from, and, in one run's report of a cutover with other journals, the command
+   * that builds the cutover's report from every run of it.
+   */
+  cutover?: { id?: string; journals: string[]; report?: string };
+  /** Time in which no runner was alive, between runs (`t`: ms since the first event; `from`/`to`: epoch ms). */
+  gaps?: (ModelGap & { t: number })[];
+  /** Every question put to a person, and who answered it when. */
+  prompts?: ReportPrompt[];
+}
+
+export interface ReportPrompt {
+  t: number;
+  at: number;
+  kind: "confirm" | "--step";
+  index?: number;
+  id?: string;
+  question?: string;
+  answer: "yes" | "no";
+  /** `--yes`, or the run's `user@host`. */
+  by: string;
+  run: number;
+  waitedMs?: number;
 }

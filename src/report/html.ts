@@ -35,6 +35,50 @@ function clock(report: Report, t: number): string {
     : `+${formatDuration(t)}`;
 }
 
+/** `01:52:11 UTC`: a wall time beside the relative one (a journal of epoch times only). */
+function utc(at: number): string {
+  return at > 1e12 ? `${new Date(at).toISOString().slice(11, 19)} UTC` : "";
+}
+
+/** `+1m 12s · 01:52:11 UTC`: a time on the report's axis, with its UTC time. */
+function when(report: Report, t: number): string {
+  const wall = utc(report.startedAt + t);
+  return `+${formatDuration(t)}${wall ? ` · ${wall}` : ""}`;
+}
+
+const MODE_WORDS: Record<string, string> = {
+  run: "run",
+  resume: "--resume",
+  rehearse: "rehearsal",
+  "dry-run": "--dry-run",
+};
+
+/** How each run ended, one line each: the banner names every run of the cutover. */
+function runLines(report: Report): string[] {
+  return report.runs.map((r) => {
+    const endAt = utc(report.startedAt + r.end);
+    const start = utc(r.startedAt);
+    const what =
+      r.ended === "no-word"
+        ? `ended without a word at ${endAt || `+${formatDuration(r.end)}`} (killed, crashed or its machine lost)`
+        : r.outcome === "unfinished"
+          ? `has no end in the journal (still running, or killed and not resumed yet) after ${endAt || `+${formatDuration(r.end)}`}`
+          : `ended ${r.ended === "called-off" ? "called off (--abort)" : r.outcome}${endAt ? ` at ${endAt}` : ""}${r.committed ? ", committed" : ""}`;
+    const why = r.split ?? (r.outcome !== "ok" ? r.message : undefined);
+    const journal = r.journal ? ` · journal ${r.journal.split(/[\\/]/).pop()}` : "";
+    return `run ${r.n} (${MODE_WORDS[r.mode] ?? r.mode}) started${start ? ` at ${start}` : ` at +${formatDuration(r.start)}`}, ${what}${why ? `: ${why}` : ""}${journal}`;
+  });
+}
+
+/** The time no runner was alive, in words: `no runner: the run ended without a word at …; resumed at …`. */
+function gapLine(report: Report, g: NonNullable<Report["gaps"]>[number]): string {
+  const from = utc(g.from) || `+${formatDuration(g.t)}`;
+  const to = utc(g.to) || `+${formatDuration(g.t + g.ms)}`;
+  return g.how === "killed"
+    ? `no runner: the run ended without a word at ${from}; resumed at ${to} (${formatDuration(g.ms)})`
+    : `no runner: run ${g.after} ended at ${from}; run ${g.after + 1} started at ${to} (${formatDuration(g.ms)})`;
+}
+
 function snippet(v: unknown, max = 160): string {
   if (v === undefined) return "";
   const s = typeof v === "string" ? v : JSON.stringify(v);
@@ -153,13 +197,17 @@ function banner(report: Report): string {
   let detail = "";
   switch (report.outcome) {
     case "ok": {
-      headline = report.committed ? "COMMITTED" : "SUCCEEDED";
+      headline = `${report.committed ? "COMMITTED" : "SUCCEEDED"}${report.verification.verified ? " · VERIFIED" : " · NOT VERIFIED"}`;
       const trouble = troubleOnTheWay(report);
       detail = trouble.length
         ? `${report.committed ? "The sync was committed" : "The last run finished"}, though not every step succeeded on the way: ${trouble.join("; ")}.`
         : report.committed
           ? "Every step succeeded and the sync was committed."
           : "Every step succeeded.";
+      // never "every step succeeded" alone where nothing verified the cutover (src/steps/kit/earned.ts)
+      detail += report.verification.verified
+        ? " A verify step passed on this cutover's verification result."
+        : ` It is not verified: ${report.verification.why ?? "no verification was earned"}; the documentation says to always verify a successful sync before moving the application.`;
       break;
     }
     case "failed":
@@ -187,10 +235,27 @@ function banner(report: Report): string {
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const stuck = report.committed ? undefined : writesLeftStopped(report);
   const msg = report.message && !detail.includes(report.message) ? `<p>${esc(report.message)}</p>` : "";
-  const cls = report.outcome === "ok" ? "ok" : report.outcome === "failed" ? "failed" : "warn";
-  return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}">
+  const cls =
+    report.outcome === "ok"
+      ? report.verification.verified
+        ? "ok"
+        : "warn"
+      : report.outcome === "failed"
+        ? "failed"
+        : "warn";
+  // a cutover of several runs: each named, with how it ended (issue 37)
+  const runs =
+    report.runs.length > 1 || (report.cutover?.journals.length ?? 0) > 1
+      ? `<ul class="runs">${runLines(report)
+          .map((l) => `<li>${esc(l)}</li>`)
+          .join("")}</ul>`
+      : "";
+  const cutover = report.cutover?.id
+    ? `<p class="cutover">cutover ${esc(report.cutover.id)}${report.cutover.report ? ` · the cutover's report, every run of it: <code>${esc(report.cutover.report)}</code>` : ""}</p>`
+    : "";
+  return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}" data-verified="${report.verification.verified}">
 <h1>${esc(headline)} <span class="runbook">${esc(report.runbook)}</span></h1>
-${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(report, stuck) : ""}
+${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(report, stuck) : ""}${runs}${cutover}
 </header>`;
 }
 
@@ -334,7 +399,7 @@ function windowSection(report: Report): string {
     .join("");
   const rows = w.parts.map(
     (p) =>
-      `<tr data-share="${p.share}"><td class="num">+${esc(formatDuration(p.from - report.startedAt))}</td><td>${esc(SHARE_LABEL[p.share])}</td><td>${esc(p.what)}</td><td class="num">${esc(formatDuration(p.ms))}</td></tr>`,
+      `<tr data-share="${p.share}"><td class="num">${esc(when(report, p.from - report.startedAt))}</td><td>${esc(SHARE_LABEL[p.share])}</td><td>${esc(p.what)}</td><td class="num">${esc(formatDuration(p.ms))}</td></tr>`,
   );
   const more =
     report.windows.length > 1
@@ -347,9 +412,23 @@ function windowSection(report: Report): string {
     w.unmetAt !== undefined && w.closedAt !== undefined
       ? `<p class="note">canWrite turned true between +${esc(formatDuration(w.unmetAt - report.startedAt))} (the last answer with canWrite false) and +${esc(formatDuration(w.closedAt - report.startedAt))} (the read that showed it): the runner's share counts that interval, as far as polls can tell.</p>`
       : "";
+  const dead = (report.gaps ?? []).filter(
+    (g) => g.to > w.measuredFrom && g.from < (w.writesOnAt ?? w.closedAt ?? Infinity),
+  );
+  const gaps = dead.length
+    ? `<ul class="gaps">${dead.map((g) => `<li data-how="${g.how}">${esc(gapLine(report, g))}</li>`).join("")}</ul>`
+    : "";
+  const prompts = (report.prompts ?? []).length
+    ? `<ul class="prompts">${(report.prompts ?? [])
+        .map(
+          (p) =>
+            `<li>${esc(`${when(report, p.t)}: ${p.kind === "--step" ? `--step prompt before ${p.id ?? "a step"}` : `confirm${p.id ? ` (${p.id})` : ""}: ${p.question ?? ""}`}: ${p.answer}, answered by ${p.by}${p.waitedMs !== undefined ? ` after ${formatDuration(p.waitedMs)}` : ""} (the operator's time, never the runner's)`)}</li>`,
+        )
+        .join("")}</ul>`
+    : "";
   return `<p class="window-total" data-ms="${Math.round(w.durationMs ?? w.measuredMs)}" data-open="${w.open}"><strong>${esc(windowLine(w))}</strong></p>
 <div class="sharebar" role="img" aria-label="write-stop window by share">${bar}</div>
-<ul class="legend">${legend}</ul>${bounds}${more}
+<ul class="legend">${legend}</ul>${gaps}${prompts}${bounds}${more}
 <table id="window-parts"><thead><tr><th>from</th><th>share</th><th>what</th><th>took</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
@@ -402,7 +481,7 @@ function runsTable(report: Report): string {
   if (report.runs.length < 2) return "";
   const rows = report.runs.map(
     (r) =>
-      `<tr data-run="${r.n}" data-outcome="${esc(r.outcome)}"><td class="num">${r.n}</td><td>${esc(r.mode)}</td><td class="num">+${esc(formatDuration(r.start))}</td><td class="num">${esc(formatDuration(r.durationMs))}</td><td><span class="badge ${esc(r.outcome === "unfinished" ? "running" : r.outcome)}">${esc(r.outcome === "unfinished" ? "crashed" : r.outcome)}</span></td><td>${esc(r.by ? `${r.by.user}@${r.by.host} (pid ${r.by.pid})` : "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
+      `<tr data-run="${r.n}" data-outcome="${esc(r.outcome)}"><td class="num">${r.n}</td><td>${esc(r.mode)}</td><td class="num">${esc(when(report, r.start))}</td><td class="num">${esc(formatDuration(r.durationMs))}</td><td><span class="badge ${esc(r.outcome === "unfinished" ? "running" : r.outcome)}">${esc(r.outcome === "unfinished" ? "crashed" : r.outcome)}</span></td><td>${esc(r.by ? `${r.by.user}@${r.by.host} (pid ${r.by.pid})` : "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
   );
   return `<table id="runs"><thead><tr><th>run</th><th>mode</th><th>start</th><th>took</th><th>outcome</th><th>by</th><th>message</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
@@ -512,7 +591,7 @@ ${failures.length ? `<h3>Failed reads (${report.pollFailures.length})</h3><table
 const CSS = `
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#1d2329;background:#f5f6f8}
 main{max-width:1160px;margin:0 auto;padding:0 16px 40px}
-.banner{padding:18px 24px;margin:0 0 16px}.banner h1{margin:0;font-size:26px;letter-spacing:.02em}.banner p{margin:6px 0 0;font-size:15px}
+.banner{padding:18px 24px;margin:0 0 16px}.banner ul.runs{margin:8px 0 0;padding-left:20px;font-size:14px}.banner h1{margin:0;font-size:26px;letter-spacing:.02em}.banner p{margin:6px 0 0;font-size:15px}
 .banner .runbook{font-weight:400;font-size:18px;margin-left:10px}.banner .hint{font-style:italic}.banner .alarm pre{white-space:pre-wrap;background:#fff;padding:6px}
 .banner.ok{background:#2e7d32}.banner.failed{background:#c62828}.banner.warn{background:#f57c00}
 .banner.ok,.banner.ok *,.banner.failed,.banner.failed *{color:#fff}.banner.warn,.banner.warn *{color:#1d2329}
@@ -618,7 +697,7 @@ export function renderHtml(report: Report): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="syncbook report v${report.version}">
-<title>${esc(`${report.outcome === "ok" ? (report.committed ? "COMMITTED" : "OK") : report.outcome.toUpperCase()} · ${report.runbook} · syncbook report`)}</title>
+<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.outcome.toUpperCase()} · ${report.runbook} · syncbook report`)}</title>
 <style>${CSS}</style>
 </head>
 <body>

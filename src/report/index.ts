@@ -17,6 +17,7 @@ import { renderHtml } from "./html.js";
 import { renderJson } from "./json.js";
 import { renderJunit } from "./junit.js";
 import { ReportBuilder, buildReport } from "./model.js";
+import { shiftEvent } from "../model/fold.js";
 import type { Report } from "./contract.js";
 
 export { buildReport, ReportBuilder, formatDuration, progressFields, verifierFields } from "./model.js";
@@ -35,6 +36,7 @@ export type {
   ReportHook,
   ReportCommit,
   ReportLog,
+  ReportPrompt,
   ProgressSample,
   InstanceSeries,
   VerifierSample,
@@ -90,8 +92,7 @@ export async function writeReport(
   dir: string,
   options: { warnings?: readonly string[] } = {},
 ): Promise<WrittenReport> {
-  const report = buildReport(events);
-  report.warnings.unshift(...(options.warnings ?? []));
+  const report = buildReport(events, options);
   return writeReportFiles(report, dir);
 }
 
@@ -115,11 +116,15 @@ export interface ReportListenerOptions {
    * them, as the journal shifts its resumed lines.
    */
   history?: readonly RunEvent[];
+  /** The command that builds the cutover's report from every run of it (`syncbook report <folder>`). */
+  cutoverReport?: string;
 }
 
 /** Collects a run's events (folded into the model, not kept raw) and writes the report at the end. */
 export function createReportListener(dir: string, options: ReportListenerOptions = {}): ReportListener {
-  const builder = new ReportBuilder();
+  const builder = new ReportBuilder(
+    options.cutoverReport !== undefined ? { cutoverReport: options.cutoverReport } : {},
+  );
   let seqBase = 0;
   let idBase = 0;
   for (const e of [...(options.history ?? [])].sort((x, y) => x.seq - y.seq || x.at - y.at)) {
@@ -127,15 +132,8 @@ export function createReportListener(dir: string, options: ReportListenerOptions
     seqBase = Math.max(seqBase, e.seq);
     if (e.type === "request.sent" || e.type === "response.received") idBase = Math.max(idBase, e.id);
   }
-  const shift = (e: RunEvent): RunEvent => {
-    if (seqBase === 0 && idBase === 0) return e;
-    const out = { ...e, seq: e.seq + seqBase };
-    if ((out.type === "request.sent" || out.type === "response.received") && idBase > 0) out.id += idBase;
-    // a delivery names its event by seq, shifted with it (an earlier run's is the journal's already)
-    if ((out.type === "notification.sent" || out.type === "notification.settled") && out.earlier !== true)
-      out.event += seqBase;
-    return out;
-  };
+  // the live events after the journal's own, as the journal shifts its resumed lines
+  const shift = (e: RunEvent): RunEvent => shiftEvent(e, seqBase, idBase);
   let pending: Promise<WrittenReport> | undefined;
   let writtenAt = -1;
   const write = (): Promise<WrittenReport> => {

@@ -48,7 +48,7 @@ export async function readJournal(path: string): Promise<JournalRead> {
   const file = await resolveJournal(path);
   const events: RunEvent[] = [];
   const warnings: string[] = [];
-  const bad: { line: number; why: string }[] = [];
+  const bad: BadLines[] = [];
   let lastLine = 0;
   let firstLine: { line: number; ok: boolean; why: string } | undefined;
   // the hash chain: a report is still built from an edited journal, but says where the edit is
@@ -72,7 +72,7 @@ export async function readJournal(path: string): Promise<JournalRead> {
         // refuse a binary early instead of reading all of it
         if (!firstLine.ok && text.includes("\u0000")) throw notJournal("it is binary");
       }
-      if (broken) bad.push({ line: lineNo, why: broken });
+      if (broken) addBad(bad, lineNo, broken);
       else if (isRunEvent(value)) {
         if (value.type === ("journal.resumed" as string)) samples.reset();
         events.push(samples.restore(value));
@@ -80,7 +80,7 @@ export async function readJournal(path: string): Promise<JournalRead> {
           const opens = value.type === ("journal.opened" as string) || value.type === ("journal.resumed" as string);
           chainBroken = chain.check(lineNo, text, value.seq, opens).broken;
         }
-      } else if ("type" in (value as object)) bad.push({ line: lineNo, why: "an event without numeric seq/at" });
+      } else if ("type" in (value as object)) addBad(bad, lineNo, "an event without numeric seq/at");
       // other JSON objects are skipped quietly
     }
   } catch (err) {
@@ -94,15 +94,52 @@ export async function readJournal(path: string): Promise<JournalRead> {
   if (!firstLine) throw notJournal("it is empty");
   // a journal starts with an event (or a JSON object header); truncation only ever hits the end
   if (!firstLine.ok) throw notJournal(`line ${firstLine.line} is ${firstLine.why}`);
-  if (events.length === 0) throw notJournal(bad[0] ? `line ${bad[0].line} is ${bad[0].why}` : "it holds no run events");
-  for (const b of bad) {
-    if (b.line === lastLine)
-      warnings.push(
-        `the last line (${b.line}) is truncated or corrupt (${b.why}): the run was probably cut short while writing it; the report is built from the ${events.length} events before it`,
-      );
-    else warnings.push(`line ${b.line} of the journal is ${b.why}: skipped`);
-  }
+  if (events.length === 0) throw notJournal(bad[0] ? `line ${bad[0].from} is ${bad[0].why}` : "it holds no run events");
+  warnings.push(...badLineWarnings(bad, lastLine, events.length));
   if (chainBroken)
     warnings.push(`${chainBroken}: the journal was changed after the run wrote it; this report shows it as it is now`);
   return { file, events, warnings };
+}
+
+/** A run of consecutive bad lines with one reason. */
+interface BadLines {
+  from: number;
+  to: number;
+  why: string;
+}
+
+/** The bad-line ranges a report names one by one; the rest are counted. */
+const MAX_BAD_WARNINGS = 20;
+
+/** Consecutive bad lines with the same reason are one range: a damaged journal can hold any number. */
+function addBad(bad: BadLines[], line: number, why: string): void {
+  const last = bad[bad.length - 1];
+  if (last && last.to === line - 1 && last.why === why) last.to = line;
+  else bad.push({ from: line, to: line, why });
+}
+
+/** One warning per range of bad lines (at most `MAX_BAD_WARNINGS`, then their count), the cut last line said apart. */
+function badLineWarnings(bad: readonly BadLines[], lastLine: number, events: number): string[] {
+  const out: string[] = [];
+  const tail = bad[bad.length - 1];
+  const cut = tail !== undefined && tail.to === lastLine ? tail : undefined;
+  const ranges = bad.slice(0, cut ? -1 : bad.length);
+  if (cut && cut.from < cut.to) ranges.push({ ...cut, to: cut.to - 1 });
+  for (const b of ranges.slice(0, MAX_BAD_WARNINGS))
+    out.push(
+      b.from === b.to
+        ? `line ${b.from} of the journal is ${b.why}: skipped`
+        : `lines ${b.from} to ${b.to} of the journal (${b.to - b.from + 1} lines) are ${b.why}: skipped`,
+    );
+  if (ranges.length > MAX_BAD_WARNINGS) {
+    const rest = ranges.slice(MAX_BAD_WARNINGS);
+    let lines = 0;
+    for (const b of rest) lines += b.to - b.from + 1;
+    out.push(`${rest.length} more ranges of bad lines (${lines} lines, from line ${rest[0]!.from}): skipped`);
+  }
+  if (cut)
+    out.push(
+      `the last line (${cut.to}) is truncated or corrupt (${cut.why}): the run was probably cut short while writing it; the report is built from the ${events} events before it`,
+    );
+  return out;
 }

@@ -4,25 +4,19 @@
  * an interrupted step an <error>, a skipped or never-reached step <skipped/>. An interlock
  * refusal is a failure of its step even if the step was later forced through.
  */
-import { codeFrame, escapeXml as esc } from "../text.js";
+import { traitsOf, verificationText } from "../steps/index.js";
+import { codeFrame } from "../text.js";
+import { renderJunitXml, type JunitCase } from "../junit.js";
 import { formatDuration } from "./model.js";
 import type { Report, ReportStep } from "./contract.js";
 
-const secs = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
-
-function caseFor(report: Report, s: ReportStep): { xml: string; failure: boolean; error: boolean; skipped: boolean } {
-  const classname = esc(report.runbook);
-  const name = esc(`${String(s.index + 1).padStart(2, "0")} ${s.id}${s.kind ? ` (${s.kind})` : ""}`);
+function caseFor(report: Report, s: ReportStep): JunitCase {
+  const name = `${String(s.index + 1).padStart(2, "0")} ${s.id}${s.kind ? ` (${s.kind})` : ""}`;
   const refusals = s.decisions
     .map((i) => report.decisions[i])
     .filter((d) => d !== undefined && d.kind === "interlock" && !d.ok);
-  const open = `    <testcase classname="${classname}" name="${name}" time="${secs(s.durationMs)}"`;
-  const out: string[] = [];
-  let failure = false;
-  let error = false;
-  let skipped = false;
+  const c: JunitCase = { classname: report.runbook, name, timeMs: s.durationMs ?? 0 };
   if (s.outcome === "failed" || refusals.length > 0) {
-    failure = true;
     const lines = [s.error ?? (refusals.length ? "interlock refused" : "step failed")];
     if (s.place) lines.push(...codeFrame(s.place));
     if (s.hint) lines.push(`hint: ${s.hint}`);
@@ -35,18 +29,15 @@ function caseFor(report: Report, s: ReportStep): { xml: string; failure: boolean
     const type = refusals.length > 0 ? "interlock" : s.kind || "step";
     const at = s.place ? ` (${s.place.file}:${s.place.line}:${s.place.column})` : "";
     const message = `${s.error ?? lines[lines.length - 1] ?? "failed"}${at}`;
-    out.push(`      <failure type="${esc(type)}" message="${esc(message)}">${esc(lines.join("\n"))}</failure>`);
+    c.failure = { tag: "failure", type, message, text: lines.join("\n") };
   } else if (s.outcome === "interrupted" || s.outcome === "running") {
-    error = true;
     const message =
       s.outcome === "running"
         ? "the step never finished (the run ended or crashed while it ran)"
         : (s.error ?? "interrupted");
-    out.push(`      <error type="${s.outcome}" message="${esc(message)}">${esc(message)}</error>`);
+    c.failure = { tag: "error", type: s.outcome, message, text: message };
   } else if (s.outcome === "skipped" || s.outcome === "pending") {
-    skipped = true;
-    const message = s.outcome === "pending" ? "not reached" : (s.reason ?? "skipped");
-    out.push(`      <skipped message="${esc(message)}"/>`);
+    c.skipped = s.outcome === "pending" ? "not reached" : (s.reason ?? "skipped");
   }
   const sysout: string[] = [];
   for (const i of s.decisions) {
@@ -55,11 +46,11 @@ function caseFor(report: Report, s: ReportStep): { xml: string; failure: boolean
   }
   for (const w of s.slow) sysout.push(`wait.slow after ${formatDuration(w.stalledForMs)}: ${w.detail}`);
   if (s.requests.length > 0) sysout.push(`${s.requests.length} request(s) sent`);
-  if (sysout.length > 0) out.push(`      <system-out>${esc(sysout.join("\n"))}</system-out>`);
-  const xml = out.length === 0 ? `${open}/>` : `${open}>\n${out.join("\n")}\n    </testcase>`;
-  return { xml, failure, error, skipped };
+  if (sysout.length > 0) c.systemOut = sysout.join("\n");
+  return c;
 }
 
+/** junit.xml of a report, written by the one JUnit writer (src/junit.ts). */
 export function renderJunit(report: Report): string {
   const cases = report.steps.map((s) => caseFor(report, s));
   // a failure the steps do not show (an interlock outside any step, a run that failed before
@@ -67,7 +58,7 @@ export function renderJunit(report: Report): string {
   const loose = report.decisions.filter(
     (d) => d.kind === "interlock" && !d.ok && (d.index === undefined || !report.steps.some((s) => s.index === d.index)),
   );
-  const stepsFailed = cases.some((c) => c.failure || c.error);
+  const stepsFailed = cases.some((c) => c.failure !== undefined);
   const runFailed = report.outcome === "failed" || report.outcome === "interrupted" || report.outcome === "unfinished";
   if (loose.length > 0 || (runFailed && !stepsFailed)) {
     const lines = loose.map((d) => `interlock${d.check ? ` ${d.check}` : ""} refused: ${d.reason}`);
@@ -77,36 +68,49 @@ export function renderJunit(report: Report): string {
           (report.outcome === "unfinished" ? "the events end before the run finished" : `run ${report.outcome}`),
       );
     const tag = report.outcome === "interrupted" || report.outcome === "unfinished" ? "error" : "failure";
-    const message = lines[0] ?? "run failed";
     cases.push({
-      xml: `    <testcase classname="${esc(report.runbook)}" name="run" time="${secs(report.durationMs)}">\n      <${tag} type="${tag === "error" ? report.outcome : "run"}" message="${esc(message)}">${esc(lines.join("\n"))}</${tag}>\n    </testcase>`,
-      failure: tag === "failure",
-      error: tag === "error",
-      skipped: false,
+      classname: report.runbook,
+      name: "run",
+      timeMs: report.durationMs,
+      failure: {
+        tag,
+        type: tag === "error" ? report.outcome : "run",
+        message: lines[0] ?? "run failed",
+        text: lines.join("\n"),
+      },
     });
   }
-  const count = (k: "failure" | "error" | "skipped"): number => cases.filter((c) => c[k]).length;
-  const at =
-    report.startedAt > 1e12 ? ` timestamp="${new Date(report.startedAt).toISOString().replace(/\.\d+Z$/, "")}"` : "";
-  const attrs = `tests="${cases.length}" failures="${count("failure")}" errors="${count("error")}" skipped="${count("skipped")}" time="${secs(report.durationMs)}"`;
-  const props = [
-    ["outcome", report.outcome],
-    ["committed", String(report.committed)],
-    ["mode", report.mode],
-    ["file", report.file],
-    ["hash", report.hash],
-    ["instances", String(report.instances.length)],
-  ]
-    .map(([k, v]) => `      <property name="${esc(k)}" value="${esc(v)}"/>`)
-    .join("\n");
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="syncbook ${esc(report.mode)}" ${attrs}>`,
-    `  <testsuite name="${esc(report.runbook)}" ${attrs}${at}>`,
-    `    <properties>\n${props}\n    </properties>`,
-    ...cases.map((c) => c.xml),
-    `  </testsuite>`,
-    `</testsuites>`,
-    "",
-  ].join("\n");
+  // not verified (src/steps/kit/earned.ts): a case of its own, skipped with why, where the cutover
+  // committed or meant to verify; the property says it in every report
+  const v = report.verification;
+  if (!v.verified && (report.committed || report.steps.some((s) => traitsOf(s.kind).waitsFor === "verifier")))
+    cases.push({
+      classname: report.runbook,
+      name: "verification",
+      timeMs: 0,
+      skipped: `not verified: ${v.why ?? "no verification was earned"}`,
+    });
+  const timestamp =
+    report.startedAt > 1e12 ? new Date(report.startedAt).toISOString().replace(/\.\d+Z$/, "") : undefined;
+  return renderJunitXml(
+    `syncbook ${report.mode}`,
+    [
+      {
+        name: report.runbook,
+        cases,
+        timeMs: report.durationMs,
+        ...(timestamp ? { timestamp } : {}),
+        properties: [
+          ["outcome", report.outcome],
+          ["committed", String(report.committed)],
+          ["verification", verificationText(report.verification)],
+          ["mode", report.mode],
+          ["file", report.file],
+          ["hash", report.hash],
+          ["instances", String(report.instances.length)],
+        ],
+      },
+    ],
+    report.durationMs,
+  );
 }

@@ -7,21 +7,20 @@ import { sameService } from "../instance-identity.js";
 import { instanceLabel, type InstanceRef, type Place, type RunEvent, type RunEventOf } from "../events.js";
 import { lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
-import { WindowTracker } from "../fleet/window.js";
+import { CutoverFold } from "../model/fold.js";
+import type { CutoverModel, ModelRun, ModelStep } from "../model/contract.js";
 import { formatDuration } from "../runbook/duration.js";
-import { deliveryReport } from "../plugin/deliveries.js";
 import { createClockCorrector, jumpWarning } from "./durations.js";
 import { ServiceVersionReader, declaredMismatch } from "./service-version.js";
 import { redactLeaves, redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
+import { verification } from "../steps/index.js";
 import {
   REPORT_VERSION,
   type InstanceSeries,
   type ProgressSample,
   type Report,
-  type ReportCommit,
   type ReportDecision,
   type ReportHook,
-  type ReportLog,
   type ReportMarker,
   type ReportPollFailure,
   type ReportPolls,
@@ -29,6 +28,7 @@ import {
   type ReportRequest,
   type ReportRun,
   type ReportStep,
+  type StepAttempt,
   type VerifierSample,
 } from "./contract.js";
 import { traitsOf } from "../steps/index.js";
@@ -106,55 +106,61 @@ function cleanInstance(i: InstanceRef): InstanceRef {
   return out;
 }
 
-const redactText = (s: string | undefined): string | undefined => (s === undefined ? undefined : stripUserinfo(s));
-
 /** Per-run poll counts: each runner's `polls.summary` is cumulative from its own start. */
 type PollKey = string;
 const pollKey = (p: { target: string; instance?: { index: number }; path: string }): PollKey =>
   `${p.target}\u0000${p.instance?.index ?? ""}\u0000${p.path}`;
 
-interface RunState {
-  run: ReportRun;
-  started?: RunEventOf<"run.started">;
-  finished?: RunEventOf<"run.finished">;
-  /** The last polls.summary of this run, by key. */
-  polls: Map<PollKey, RunEventOf<"polls.summary">["polls"][number]>;
+export interface ReportBuilderOptions {
+  /** Where each journal's events begin, when they come from several (`joinJournals`, src/model/fold.ts). */
+  journals?: readonly { file: string; fromSeq: number }[];
+  /** The command that builds the cutover's report, when this report is one run's of a cutover with others. */
+  cutoverReport?: string;
 }
 
 /**
  * Folds events into a report one at a time, so a live run keeps the model, not the raw events.
  * Feed events in `seq` order (the runner emits them so; `buildReport` sorts a journal's).
  *
- * A journal resumed after an interruption holds several runs (`run.started` … `run.finished`,
- * then `journal.resumed` and the next run): they are one story on one time axis. A step keeps
- * every attempt; one a later run skipped as already done keeps the earlier run's outcome.
+ * The cutover's runs, steps (every attempt), hooks, commits, prompts, the write-stop window and
+ * the time with no runner alive are the read model's (src/model/fold.ts, the one fold every
+ * reader shares); the report adds its own view: the time axis safe from clock steps, every
+ * request and answer, the progress series, markers, poll statistics and the record.
  */
 export class ReportBuilder {
   readonly #warnings: string[] = [];
-  readonly #steps = new Map<number, ReportStep>();
+  readonly #fold: CutoverFold;
   readonly #requests = new Map<number, ReportRequest>();
+  /** Per step: the requests sent while it ran, the decisions taken for it. */
+  readonly #stepRequests = new Map<number, number[]>();
+  readonly #stepDecisions = new Map<number, number[]>();
   readonly #decisions: ReportDecision[] = [];
-  readonly #hooks: ReportHook[] = [];
-  readonly #commits: ReportCommit[] = [];
-  readonly #logs: ReportLog[] = [];
   readonly #series = new Map<number, InstanceSeries>();
   readonly #verifier: VerifierSample[] = [];
   readonly #verifierSeen: { t: number; text: string }[] = [];
   readonly #instances = new Map<number, InstanceRef>();
-  readonly #running: number[] = [];
-  readonly #runs: RunState[] = [];
+  /** Per run (its n): the last polls.summary, by key. */
+  readonly #polls = new Map<number, Map<PollKey, RunEventOf<"polls.summary">["polls"][number]>>();
+  readonly #startedEvents: RunEventOf<"run.started">[] = [];
   readonly #markers: ReportMarker[] = [];
   readonly #pollFailures: ReportPollFailure[] = [];
-  readonly #window = new WindowTracker(traitsOf);
   readonly #version = new ServiceVersionReader();
   readonly #states = new Map<number, string>();
-  readonly #deliveries: RunEvent[] = [];
   readonly #clock = createClockCorrector();
+  readonly #cutoverReport: string | undefined;
+  #finished: RunEventOf<"run.finished"> | undefined;
   #committedMarked = false;
+  /** The last `verifier.verified` since the last verification began. */
+  #verified: { t: number; step: string } | undefined;
   #t0: number | undefined;
   #lastAt: number | undefined;
   #lastSeq = -Infinity;
   #count = 0;
+
+  constructor(opts: ReportBuilderOptions = {}) {
+    this.#fold = new CutoverFold({ traits: traitsOf, ...(opts.journals ? { journals: opts.journals } : {}) });
+    this.#cutoverReport = opts.cutoverReport;
+  }
 
   /** Extra warnings to show in the report (e.g. a journal's truncated last line). */
   warn(message: string): void {
@@ -163,40 +169,6 @@ export class ReportBuilder {
 
   get eventCount(): number {
     return this.#count;
-  }
-
-  #step(index: number, id: string, kind = "", title = ""): ReportStep {
-    let s = this.#steps.get(index);
-    if (!s) {
-      s = {
-        index,
-        id,
-        kind,
-        title: title || id,
-        outcome: "pending",
-        attempts: [],
-        requests: [],
-        decisions: [],
-        slow: [],
-      };
-      this.#steps.set(index, s);
-    }
-    return s;
-  }
-
-  get #run(): RunState | undefined {
-    return this.#runs[this.#runs.length - 1];
-  }
-
-  /** Steps still running when their run ended without saying so (a crash): they end there. */
-  #closeRun(r: RunState, at: number): void {
-    const t = this.#t(at);
-    r.run.end = Math.max(r.run.end, t);
-    for (const index of this.#running.splice(0)) {
-      const s = this.#steps.get(index);
-      const a = s?.attempts[s.attempts.length - 1];
-      if (a && a.end === undefined) a.end = t;
-    }
   }
 
   #t(at: number): number {
@@ -214,42 +186,26 @@ export class ReportBuilder {
     this.#t0 ??= e.at;
     this.#lastAt = Math.max(this.#lastAt ?? e.at, e.at);
     const t = this.#t(e.at);
-    const running = this.#running;
-    this.#window.apply(e);
-    const cur = this.#run;
-    if (cur && e.type !== "run.started") cur.run.end = Math.max(cur.run.end, t);
+    const prev = this.#fold.run;
+    const running = this.#fold.current;
+    this.#fold.apply(e);
+    const cur = this.#fold.run;
+    const run = cur ? { run: cur.n } : {};
     switch (e.type) {
       case "run.started": {
-        const prev = this.#run;
-        if (prev && !prev.finished) {
-          this.#closeRun(prev, this.#t0 + prev.run.end);
+        if (prev && prev.ended === "no-word")
           this.#markers.push({
-            t: prev.run.end,
+            t: this.#t(prev.lastAt),
             kind: "crashed",
-            label: `run ${prev.run.n} ended without a word (crash, kill -9, lost host)`,
-            run: prev.run.n,
+            label: `run ${prev.n} ended without a word (crash, kill -9, lost host)`,
+            run: prev.n,
           });
-        }
-        const n = this.#runs.length + 1;
-        const run: ReportRun = {
-          n,
-          mode: e.mode,
-          start: t,
-          end: t,
-          startedAt: e.at,
-          durationMs: 0,
-          outcome: "unfinished",
-          hash: e.hash,
-        };
-        if (e.by) run.by = { user: stripUserinfo(e.by.user), host: stripUserinfo(e.by.host), pid: e.by.pid };
-        if (e.syncbook !== undefined) run.syncbook = e.syncbook;
-        this.#runs.push({ run, started: e, polls: new Map() });
+        const n = cur!.n;
+        this.#startedEvents.push(e);
+        this.#polls.set(n, new Map());
+        this.#finished = undefined;
         if (n > 1)
           this.#markers.push({ t, kind: "run", label: `run ${n}${e.mode === "resume" ? " (--resume)" : ""}`, run: n });
-        for (const st of e.steps) {
-          const step = this.#step(st.index, st.id, st.kind, redactText(st.title));
-          step.kind ||= st.kind;
-        }
         for (const i of e.instances) {
           const was = this.#instances.get(i.index);
           if (!was) this.#instances.set(i.index, cleanInstance(i));
@@ -263,76 +219,16 @@ export class ReportBuilder {
         this.#states.clear();
         break;
       }
-      case "run.finished": {
+      case "run.finished":
         if (cur) {
-          cur.finished = e;
-          cur.run.outcome = e.outcome;
-          cur.run.exitCode = e.exitCode;
-          cur.run.committed = e.committed;
-          if (e.message !== undefined) cur.run.message = stripUserinfo(e.message);
-          this.#closeRun(cur, e.at);
+          this.#finished = e;
           if (e.outcome === "interrupted")
-            this.#markers.push({ t, kind: "interrupted", label: `run ${cur.run.n} interrupted`, run: cur.run.n });
+            this.#markers.push({ t, kind: "interrupted", label: `run ${cur.n} interrupted`, run: cur.n });
         }
         break;
-      }
-      case "step.started": {
-        const s = this.#step(e.index, e.id, e.kind, redactText(e.title));
-        if (e.kind) s.kind = e.kind;
-        s.outcome = "running";
-        s.start = t;
-        delete s.end;
-        delete s.durationMs;
-        delete s.error;
-        delete s.hint;
-        delete s.place;
-        delete s.reason;
-        s.attempts.push({ run: cur?.run.n ?? 1, start: t, outcome: "running" });
-        running.push(e.index);
+      case "step.finished":
+        if (e.outcome === "failed") this.#markers.push({ t, kind: "failed", label: `failed: ${e.id}`, ...run });
         break;
-      }
-      case "step.finished": {
-        const s = this.#step(e.index, e.id);
-        s.outcome = e.outcome;
-        s.end = t;
-        s.durationMs = e.durationMs;
-        if (s.start === undefined) s.start = Math.max(0, t - e.durationMs);
-        if (e.error !== undefined) s.error = stripUserinfo(e.error);
-        if (e.hint !== undefined) s.hint = stripUserinfo(e.hint);
-        const place = placeFrom(e.place);
-        if (place) s.place = place;
-        let a = s.attempts[s.attempts.length - 1];
-        if (!a || a.end !== undefined) {
-          a = { run: cur?.run.n ?? 1, start: s.start, outcome: e.outcome };
-          s.attempts.push(a);
-        }
-        a.end = t;
-        a.durationMs = e.durationMs;
-        a.outcome = e.outcome;
-        if (e.error !== undefined) a.error = stripUserinfo(e.error);
-        const k = running.lastIndexOf(e.index);
-        if (k >= 0) running.splice(k, 1);
-        if (e.outcome === "failed")
-          this.#markers.push({ t, kind: "failed", label: `failed: ${e.id}`, ...(cur ? { run: cur.run.n } : {}) });
-        break;
-      }
-      case "step.skipped": {
-        const s = this.#step(e.index, e.id);
-        const reason = stripUserinfo(e.reason);
-        // a later run skips what an earlier one did: the step keeps its own outcome and times
-        if (s.attempts.length > 0 && s.outcome !== "running" && s.outcome !== "pending") {
-          s.resumeNote = `run ${cur?.run.n ?? "?"}: ${reason}`;
-          break;
-        }
-        s.outcome = "skipped";
-        s.reason = s.attempts.length > 0 ? `${reason} (run ${cur?.run.n ?? "?"})` : reason;
-        if (s.attempts.length === 0) {
-          s.start = t;
-          s.end = t;
-          s.durationMs = 0;
-        }
-        break;
-      }
       case "request.sent": {
         if (this.#requests.has(e.id)) this.#warnings.push(`request id ${e.id} sent twice; the later one is kept`);
         const r: ReportRequest = {
@@ -345,10 +241,9 @@ export class ReportBuilder {
         };
         if (e.instance) r.instance = cleanInstance(e.instance);
         if (e.body !== undefined) r.body = redactValue(e.body);
-        const step = running[running.length - 1];
-        if (step !== undefined) {
-          r.step = step;
-          this.#steps.get(step)?.requests.push(e.id);
+        if (running !== undefined) {
+          r.step = running;
+          push(this.#stepRequests, running, e.id);
         }
         this.#requests.set(e.id, r);
         break;
@@ -378,14 +273,14 @@ export class ReportBuilder {
         s.samples.push({ t, at: e.at, ...fields });
         this.#version.add(e.progress);
         if (fields.state !== undefined) this.#states.set(inst.index, fields.state);
-        const n = Math.max(this.#instances.size, cur?.started?.instances.length ?? 0);
+        const n = Math.max(this.#instances.size, this.#startedEvents.at(-1)?.instances.length ?? 0);
         if (
           !this.#committedMarked &&
           this.#states.size >= n &&
           [...this.#states.values()].every((st) => st === "COMMITTED")
         ) {
           this.#committedMarked = true;
-          this.#markers.push({ t, kind: "committed", label: "COMMITTED", ...(cur ? { run: cur.run.n } : {}) });
+          this.#markers.push({ t, kind: "committed", label: "COMMITTED", ...run });
         }
         break;
       }
@@ -398,23 +293,41 @@ export class ReportBuilder {
           error: stripUserinfo(e.error),
           durationMs: e.durationMs,
         };
-        if (cur) f.run = cur.run.n;
+        if (cur) f.run = cur.n;
         if (e.status !== undefined) f.status = e.status;
         this.#pollFailures.push(f);
         break;
       }
       case "polls.summary":
-        if (cur) for (const p of e.polls) cur.polls.set(pollKey(p), p);
+        if (cur) for (const p of e.polls) this.#polls.get(cur.n)?.set(pollKey(p), p);
         break;
       case "verifier.sampled":
         this.#verifier.push({ t, at: e.at, ...verifierFields(e.progress) });
         break;
       case "verifier.baseline":
+        // a new verification begins: an earlier one's result no longer speaks for the cutover
+        this.#verified = undefined;
         if (e.oldRelease)
           this.#verifierSeen.push({
             t,
-            text: "progress answered an empty HTTP 500 before the check: releases v0.1.6 to v0.2.0 do (fixed in v0.2.1, the release to use); taken as not started, and the check was sent",
+            text: "progress answered an empty HTTP 500 before the check: releases v0.1.6 to v0.2.0 do (fixed in v0.2.1, the release to use), whether or not their metadata holds an earlier verification; the check was sent, and its first answer judged",
           });
+        else if (e.unproven === "persisted")
+          this.#verifierSeen.push({
+            t,
+            text: "before the check the verifier showed the counters of an earlier verification (with or without --clean they look the same until a check); the check was sent, and its first answer judged",
+          });
+        break;
+      case "verifier.verified":
+        this.#verified = { t, step: e.id };
+        break;
+      case "verifier.origin":
+        this.#verifierSeen.push({
+          t,
+          text: e.ours
+            ? `the check's first answer showed ${stripUserinfo(e.why)}`
+            : `refused: the check resumed a verification this cutover did not start (${stripUserinfo(e.why)})`,
+        });
         break;
       case "verifier.restarted":
         this.#verifierSeen.push({
@@ -422,59 +335,33 @@ export class ReportBuilder {
           text: `the verifier restarted (${e.why}): ${e.followed > e.limit ? `not followed (${e.limit} restarts were followed already)` : `followed (${e.followed} of at most ${e.limit}): a check to the new process, then writesOff again`}`,
         });
         break;
-      case "wait.status":
-        this.#step(e.index, e.id).lastWait = {
-          t,
-          met: e.met,
-          failing: e.failing.map((f) => ({
-            instance: stripUserinfo(f.instance),
-            condition: f.condition,
-            value: redactValue(f.value),
-            sinceMs: f.sinceMs,
-          })),
-        };
-        break;
-      case "wait.slow":
-        this.#step(e.index, e.id).slow.push({ t, stalledForMs: e.stalledForMs, detail: stripUserinfo(e.detail) });
-        break;
       case "decision": {
         const d: ReportDecision = { t, kind: e.kind, ok: e.ok, reason: stripUserinfo(e.reason) };
         if (e.id !== undefined) d.id = e.id;
         if (e.check !== undefined) d.check = e.check;
-        const index = e.index ?? running[running.length - 1];
+        const index = e.index ?? running;
         if (index !== undefined) {
           d.index = index;
-          const s = this.#steps.get(index);
+          const s = this.#fold.step(index);
           if (s) {
             d.id ??= s.id;
-            s.decisions.push(this.#decisions.length);
+            push(this.#stepDecisions, index, this.#decisions.length);
           }
         }
         this.#decisions.push(d);
         break;
       }
       case "commit.sent":
-        this.#commits.push({
-          t,
-          index: e.index,
-          id: e.id,
-          instances: e.instances.map(stripUserinfo),
-          skewMs: e.skewMs,
-        });
-        this.#markers.push({ t, kind: "commit-sent", label: "commit sent", ...(cur ? { run: cur.run.n } : {}) });
+        this.#markers.push({ t, kind: "commit-sent", label: "commit sent", ...run });
         break;
       case "window.opened":
-        this.#markers.push({ t, kind: "writes-stopped", label: "writes stopped", ...(cur ? { run: cur.run.n } : {}) });
+        this.#markers.push({ t, kind: "writes-stopped", label: "writes stopped", ...run });
         break;
       case "window.closed":
+        // the window closed on COMMITTED: the committed marker already says when
         if (e.reason === "canWrite") {
-          const m: ReportMarker = {
-            t: this.#t(e.seenAt),
-            kind: "can-write",
-            label: "canWrite",
-            ...(cur ? { run: cur.run.n } : {}),
-          };
-          // the read that completes canWrite on every instance may show every one COMMITTED too:
+          const m: ReportMarker = { t: this.#t(e.seenAt), kind: "can-write", label: "canWrite", ...run };
+          // the read that shows the first process's canWrite may show it COMMITTED too:
           // canWrite comes first (service facts: "COMMITTED comes later")
           const last = this.#markers[this.#markers.length - 1];
           if (last?.kind === "committed" && last.t === m.t) this.#markers.splice(-1, 0, m);
@@ -482,53 +369,10 @@ export class ReportBuilder {
         }
         break;
       case "window.writes-on":
-        this.#markers.push({ t, kind: "writes-on", label: "writes on", ...(cur ? { run: cur.run.n } : {}) });
+        this.#markers.push({ t, kind: "writes-on", label: "writes on", ...run });
         break;
       case "hook.started":
-        this.#hooks.push({
-          index: e.index,
-          id: e.id,
-          use: e.use,
-          undo: e.undo,
-          ...(e.command !== undefined ? { command: e.command } : {}),
-          start: t,
-        });
-        if (e.undo)
-          this.#markers.push({
-            t,
-            kind: "undo",
-            label: `undo: ${e.id}`,
-            ...(cur ? { run: cur.run.n } : {}),
-          });
-        break;
-      case "hook.finished": {
-        const h = [...this.#hooks]
-          .reverse()
-          .find((x) => x.index === e.index && x.undo === e.undo && x.end === undefined);
-        const target = h ?? {
-          index: e.index,
-          id: e.id,
-          use: e.use,
-          undo: e.undo,
-          start: Math.max(0, t - e.durationMs),
-        };
-        if (!h) this.#hooks.push(target);
-        target.end = t;
-        target.ok = e.ok;
-        target.durationMs = e.durationMs;
-        if (e.error !== undefined) target.error = stripUserinfo(e.error);
-        break;
-      }
-      case "notification.sent":
-      case "notification.settled":
-        this.#deliveries.push(e);
-        break;
-      case "log":
-        if (e.level === "warn" || e.level === "error") {
-          const l: ReportLog = { t, level: e.level, message: stripUserinfo(e.message) };
-          if (e.index !== undefined) l.index = e.index;
-          this.#logs.push(l);
-        }
+        if (e.undo) this.#markers.push({ t, kind: "undo", label: `undo: ${e.id}`, ...run });
         break;
       default:
         break; // unknown (newer) event types are ignored
@@ -537,8 +381,8 @@ export class ReportBuilder {
 
   #pollStats(): ReportPolls[] {
     const merged = new Map<PollKey, ReportPolls & { totalMs: number }>();
-    for (const r of this.#runs) {
-      for (const [key, p] of r.polls) {
+    for (const polls of this.#polls.values()) {
+      for (const [key, p] of polls) {
         const label = p.instance
           ? instanceLabel(this.#instances.get(p.instance.index) ?? cleanInstance(p.instance))
           : p.target;
@@ -603,19 +447,15 @@ export class ReportBuilder {
       });
   }
 
-  #record(started: RunEventOf<"run.started"> | undefined, decisions: ReportDecision[]): ReportRecord {
+  #record(runs: readonly ReportRun[], decisions: ReportDecision[]): ReportRecord {
     const by: ReportRecord["by"] = [];
-    for (const r of this.#runs) {
-      if (!r.run.by) continue;
-      const same = by.find((b) => b.user === r.run.by!.user && b.host === r.run.by!.host);
-      if (same) same.runs.push(r.run.n);
-      else by.push({ user: r.run.by.user, host: r.run.by.host, runs: [r.run.n] });
+    for (const r of runs) {
+      if (!r.by) continue;
+      const same = by.find((b) => b.user === r.by!.user && b.host === r.by!.host);
+      if (same) same.runs.push(r.n);
+      else by.push({ user: r.by.user, host: r.by.host, runs: [r.n] });
     }
-    const last =
-      this.#runs
-        .map((r) => r.started)
-        .filter((x) => x !== undefined)
-        .at(-1) ?? started;
+    const last = this.#startedEvents.at(-1);
     const rec: ReportRecord = {
       runbook: {
         name: stripUserinfo(last?.runbook ?? "(unknown runbook)"),
@@ -625,7 +465,7 @@ export class ReportBuilder {
         ...(last?.serviceVersion !== undefined ? { serviceVersion: last.serviceVersion } : {}),
       },
       by,
-      syncbook: [...new Set(this.#runs.flatMap((r) => (r.run.syncbook ? [r.run.syncbook] : [])))],
+      syncbook: [...new Set(runs.flatMap((r) => (r.syncbook ? [r.syncbook] : [])))],
       interlocks: decisions.flatMap((d, i) =>
         d.kind === "interlock" || d.kind === "identity" || d.kind === "force" ? [i] : [],
       ),
@@ -648,30 +488,37 @@ export class ReportBuilder {
     return rec;
   }
 
+  /** Verified, or why not, by the one rule (src/steps/kit/earned.ts `verification`). */
+  #verification(steps: readonly ReportStep[]): Report["verification"] {
+    const v = verification(
+      this.#verified !== undefined,
+      steps.map((s) => s.kind),
+    );
+    if (!v.verified) return { verified: false, why: v.why };
+    return { verified: true, ...this.#verified };
+  }
+
   /**
    * The report of the events so far. A view, not a copy: later `add` calls may change objects in
    * it (a step's outcome, a request's answer); `structuredClone` it to keep a snapshot.
    */
   build(): Report {
-    const first = this.#runs[0];
-    const lastRun = this.#run;
-    const started = first?.started;
-    const finished = lastRun?.finished;
+    const model = this.#fold.view(this.#lastAt);
+    const started = this.#startedEvents[0];
+    const finished = this.#finished;
     const warnings = [...this.#warnings];
     if (!started && this.#count > 0)
       warnings.unshift("no run.started event: run metadata and the step list are incomplete");
     if (!finished && this.#count > 0)
       warnings.push("no run.finished event: the run did not end cleanly (crash, kill, or a journal cut short)");
     const t0 = this.#t0 ?? 0;
+    const t = (at: number): number => this.#t(at);
     const reqs = [...this.#requests.values()].sort((a, b) => a.id - b.id);
-    const steps = [...this.#steps.values()].sort((a, b) => a.index - b.index);
+    const steps = model.steps.map((s) => this.#reportStep(s, t));
     const failed = steps.find((s) => s.outcome === "failed" || s.outcome === "interrupted" || s.outcome === "running");
     const series = [...this.#series.values()].sort((a, b) => a.instance.index - b.instance.index);
     const committedSeen = series.some((s) => s.samples.some((x) => x.state === "COMMITTED"));
-    const runs = this.#runs.map((r) => ({
-      ...r.run,
-      durationMs: r.finished ? r.finished.durationMs : Math.max(0, r.run.end - r.run.start),
-    }));
+    const runs = model.runs.map((r) => reportRun(r, t));
     const polls = this.#pollStats();
     const pollCount = polls.reduce((n, p) => n + p.count, 0);
     const pollFailed = polls.reduce((n, p) => n + p.failed, 0);
@@ -679,32 +526,58 @@ export class ReportBuilder {
     const commands = reqs.filter((r) => r.method !== "GET");
     const decisions = [...this.#decisions];
     const lastAt = this.#lastAt ?? t0;
-    const windows = this.#window.windows(lastAt);
+    const windows = model.windows;
     const report: Report = {
       version: REPORT_VERSION,
       runbook: stripUserinfo(started?.runbook ?? "(unknown runbook)"),
       file: stripUserinfo(started?.file ?? ""),
-      hash: lastRun?.started?.hash ?? "",
+      hash: this.#startedEvents.at(-1)?.hash ?? "",
       mode: started?.mode ?? "unknown",
       instances: [...this.#instances.values()].sort((a, b) => a.index - b.index),
       startedAt: t0,
       durationMs: runs.length <= 1 && finished ? finished.durationMs : Math.max(0, (finished?.at ?? lastAt) - t0),
       outcome: finished?.outcome ?? "unfinished",
-      committed: this.#runs.some((r) => r.finished?.committed === true) || (!finished && committedSeen),
+      committed: model.runs.some((r) => r.committed === true) || (!finished && committedSeen),
+      verification: this.#verification(steps),
       steps,
       requests: reqs,
       decisions,
-      hooks: [...this.#hooks],
-      commits: [...this.#commits],
+      hooks: model.hooks.map((h) => {
+        const out: ReportHook = {
+          index: h.index,
+          id: h.id,
+          use: h.use,
+          undo: h.undo,
+          ...(h.command !== undefined ? { command: h.command } : {}),
+          start: t(h.startedAt),
+        };
+        if (h.endedAt !== undefined) out.end = t(h.endedAt);
+        if (h.ok !== undefined) out.ok = h.ok;
+        if (h.error !== undefined) out.error = stripUserinfo(h.error);
+        if (h.durationMs !== undefined) out.durationMs = h.durationMs;
+        return out;
+      }),
+      commits: model.commits.map((c) => ({
+        t: t(c.at),
+        index: c.index,
+        id: c.id,
+        instances: c.instances.map(stripUserinfo),
+        skewMs: c.skewMs,
+      })),
       progress: series.map((x) => ({ ...x, samples: [...x.samples] })),
       verifierSamples: [...this.#verifier],
-      logs: [...this.#logs],
+      logs: model.logs.map((l) => ({
+        t: t(l.at),
+        level: l.level,
+        message: stripUserinfo(l.message),
+        ...(l.index !== undefined ? { index: l.index } : {}),
+      })),
       runs,
       markers: [...this.#markers].sort((a, b) => a.t - b.t),
       windows,
       polls,
       pollFailures: [...this.#pollFailures],
-      record: this.#record(started, decisions),
+      record: this.#record(runs, decisions),
       counts: {
         events: this.#count,
         requests: commands.length + pollCount,
@@ -717,7 +590,7 @@ export class ReportBuilder {
       warnings,
     };
     for (const j of this.#clock.jumps()) warnings.push(jumpWarning(j, t0));
-    const notifications = deliveryReport(this.#deliveries);
+    const notifications = model.notifications;
     if (notifications) {
       report.notifications = notifications;
       for (const n of notifications.notDelivered) warnings.push(`notification not delivered: ${n}`);
@@ -732,18 +605,127 @@ export class ReportBuilder {
       if (finished.aborted === true) report.aborted = true;
     }
     if (failed) report.failedStep = failed.index;
+    this.#cutover(report, model, t);
     return report;
   }
+
+  /** The cutover across its runs: its id, the time no runner was alive, the prompts and who answered them. */
+  #cutover(report: Report, model: CutoverModel, t: (at: number) => number): void {
+    const journals = [...new Set(model.runs.flatMap((r) => (r.journal !== undefined ? [r.journal] : [])))];
+    if (model.cutover.id !== undefined || this.#cutoverReport !== undefined)
+      report.cutover = {
+        ...(model.cutover.id !== undefined ? { id: model.cutover.id } : {}),
+        journals: journals.map(stripUserinfo),
+        ...(this.#cutoverReport !== undefined ? { report: this.#cutoverReport } : {}),
+      };
+    if (model.gaps.length > 0) report.gaps = model.gaps.map((g) => ({ ...g, t: t(g.from) }));
+    if (model.prompts.length > 0)
+      report.prompts = model.prompts.map((p) => ({
+        t: t(p.at),
+        at: p.at,
+        kind: p.kind,
+        ...(p.index !== undefined ? { index: p.index } : {}),
+        ...(p.id !== undefined ? { id: p.id } : {}),
+        ...(p.question !== undefined ? { question: stripUserinfo(p.question) } : {}),
+        answer: p.answer,
+        by: stripUserinfo(p.by),
+        run: p.run,
+        ...(p.waitedMs !== undefined ? { waitedMs: p.waitedMs } : {}),
+      }));
+  }
+
+  /** A step of the model on the report's time axis, with the requests and decisions the report keeps for it. */
+  #reportStep(s: ModelStep, t: (at: number) => number): ReportStep {
+    const out: ReportStep = {
+      index: s.index,
+      id: s.id,
+      kind: s.kind,
+      title: stripUserinfo(s.title),
+      outcome: s.outcome,
+      attempts: s.attempts.map((a) => {
+        const x: StepAttempt = { run: a.run, start: t(a.startedAt), outcome: a.outcome };
+        if (a.endedAt !== undefined) x.end = t(a.endedAt);
+        if (a.durationMs !== undefined) x.durationMs = a.durationMs;
+        if (a.error !== undefined) x.error = stripUserinfo(a.error);
+        return x;
+      }),
+      requests: [...(this.#stepRequests.get(s.index) ?? [])],
+      decisions: [...(this.#stepDecisions.get(s.index) ?? [])],
+      slow: s.slow.map((w) => ({ t: t(w.at), stalledForMs: w.stalledForMs, detail: stripUserinfo(w.detail) })),
+    };
+    if (s.resumeNote !== undefined) out.resumeNote = stripUserinfo(s.resumeNote);
+    if (s.startedAt !== undefined) out.start = t(s.startedAt);
+    if (s.endedAt !== undefined) out.end = t(s.endedAt);
+    if (s.durationMs !== undefined) out.durationMs = s.durationMs;
+    if (s.error !== undefined) out.error = stripUserinfo(s.error);
+    if (s.hint !== undefined) out.hint = stripUserinfo(s.hint);
+    const place = placeFrom(s.place);
+    if (place) out.place = place;
+    if (s.reason !== undefined) out.reason = stripUserinfo(s.reason);
+    if (s.wait)
+      out.lastWait = {
+        t: t(s.wait.at),
+        met: s.wait.met,
+        failing: s.wait.failing.map((f) => ({
+          instance: stripUserinfo(f.instance),
+          condition: f.condition,
+          value: redactValue(f.value),
+          sinceMs: f.sinceMs,
+        })),
+      };
+    return out;
+  }
+}
+
+/** A run of the model on the report's time axis. */
+function reportRun(r: ModelRun, t: (at: number) => number): ReportRun {
+  const start = t(r.startedAt);
+  const end = Math.max(start, t(r.lastAt));
+  const out: ReportRun = {
+    n: r.n,
+    mode: r.mode,
+    start,
+    end,
+    startedAt: r.startedAt,
+    durationMs: r.durationMs ?? Math.max(0, end - start),
+    outcome: r.outcome,
+    ended: r.ended,
+    hash: r.hash,
+  };
+  if (r.journal !== undefined) out.journal = stripUserinfo(r.journal);
+  if (r.exitCode !== undefined) out.exitCode = r.exitCode;
+  if (r.committed !== undefined) out.committed = r.committed;
+  if (r.message !== undefined) out.message = stripUserinfo(r.message);
+  if (r.split !== undefined) out.split = stripUserinfo(r.split);
+  if (r.by) out.by = { user: stripUserinfo(r.by.user), host: stripUserinfo(r.by.host), pid: r.by.pid };
+  if (r.syncbook !== undefined) out.syncbook = r.syncbook;
+  return out;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /**
  * Builds the report of one run from its events, in any order (sorted by `seq`). Pure: the
  * events are not modified, every payload copied into the report is redacted again.
  */
-export function buildReport(events: readonly RunEvent[]): Report {
-  const b = new ReportBuilder();
+/**
+ * The report of `events`; `warnings` (the journal reader's) come first in its warnings. Never a
+ * spread of them into a call: a damaged journal can give any number (a stack overflow at 150,000).
+ */
+export function buildReport(
+  events: readonly RunEvent[],
+  opts: ReportBuilderOptions & { warnings?: readonly string[] } = {},
+): Report {
+  const { warnings, ...options } = opts;
+  const b = new ReportBuilder(options);
   for (const e of [...events].sort((x, y) => x.seq - y.seq || x.at - y.at)) b.add(e);
-  return b.build();
+  const report = b.build();
+  if (warnings?.length) report.warnings = warnings.concat(report.warnings);
+  return report;
 }
 
 /** A step's place, read defensively (a journal is a file anyone can edit). */

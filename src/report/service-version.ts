@@ -2,18 +2,24 @@
  * The service version a run saw. The service does not report its version, but its progress
  * answers carry fields by version (spec/service-facts.md, "Progress fields, by version"): a field
  * present means at least its version; a field absent from an answer outside IDLE/INITIALIZING
- * (where the service sends every field, null) means older than its version, unless the service
- * omits it where it does not apply (facts: "an absent field is not evidence of an older
- * service"; the table's `omitted` rows): those only ever raise the floor.
+ * (where the service sends every field, null) means older than its version, unless a real answer
+ * of that version may lack it: the service omits it where it does not apply (facts: "an absent
+ * field is not evidence of an older service"; the table's `omitted` rows), or a documentation
+ * example of that version lacks it (facts: "The documentation's example progress answers are
+ * examples of real answers"; the table's `examplesLack` rows): those only ever raise the floor.
  *
  * Read from the runner's one table of the service by version (src/api/versions.ts).
  */
-import { OLDEST_VERSION, PROGRESS_FIELDS, STATES, atLeast } from "../api/versions.js";
+import { OLDEST_VERSION, PROGRESS_FIELDS, STATES, atLeast, mayBeAbsent } from "../api/versions.js";
 
-/** Fields inside `progress` (dotted below an object) with the version that introduced them (the runner's table). */
-const FIELD_SINCE: readonly (readonly [field: string, since: string, omitted: boolean])[] = PROGRESS_FIELDS.filter(
+/**
+ * Fields inside `progress` (dotted below an object) with the version that introduced them (the
+ * runner's table), and whether a real answer of that version may lack them (omitted where they do
+ * not apply, or missing from a documentation example: the 1.22 example has no `mongosyncID`).
+ */
+const FIELD_SINCE: readonly (readonly [field: string, since: string, mayLack: boolean])[] = PROGRESS_FIELDS.filter(
   (r) => !r.topLevel && !atLeast(OLDEST_VERSION, r.since),
-).flatMap((r) => r.fields.map((f) => [f, r.since, r.omitted === true] as const));
+).flatMap((r) => r.fields.map((f) => [f, r.since, mayBeAbsent(r)] as const));
 
 /** Whether the answer has the (dotted) field. */
 function has(p: Record<string, unknown>, field: string): boolean {
@@ -57,8 +63,8 @@ export class ServiceVersionReader {
     const stateSince = state === undefined ? undefined : STATE_SINCE.get(state);
     if (state && stateSince) raise(stateSince, `state ${state}`);
     if (state === undefined || state === "IDLE" || state === "INITIALIZING") return;
-    for (const [field, since, omitted] of FIELD_SINCE) {
-      if (omitted || has(p, field)) continue;
+    for (const [field, since, mayLack] of FIELD_SINCE) {
+      if (mayLack || has(p, field)) continue;
       if (!this.#below || !atLeast(since, this.#below.version))
         this.#below = { version: since, because: `no \`${field}\` in progress` };
     }

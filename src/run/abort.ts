@@ -1,13 +1,14 @@
 /**
  * `--abort`: the operator calls the window off after a failure or a crash. It reads the journal
  * `--resume` would continue, refuses once commit may have reached the fleet (after commit nothing
- * is undone: the instances that have it must not see writes), waits out hook processes a dead
- * runner left, and hands the runner the undos still owed: every hook whose effect may hold
+ * is undone: the instances that have it must not see writes), and hands the runner the undos
+ * still owed (the CLI has waited out the hook processes earlier runs left, earlier.ts
+ * `waitOutEarlierRuns`; the runner reads the fleet before it turns writes on, unwind.ts): every hook whose effect may hold
  * (finished, cut off, or whose undo failed), last first. No command goes to the service.
  */
 import { ExitCode, UserError } from "../errors.js";
 import type { LoadedRunbook } from "../runbook/index.js";
-import { commitEvidence, openEarlierJournal, openHooks, waitOutDeadRunnersHooks } from "./earlier.js";
+import { commitEvidence, openEarlierJournal, openHooks } from "./earlier.js";
 import { planSteps } from "./plan.js";
 import type { ResumePlan } from "./runner.js";
 
@@ -18,7 +19,7 @@ export async function planAbort(
 ): Promise<{ file: string; plan: ResumePlan }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
-  const { file, state } = await openEarlierJournal(dir, opts);
+  const { file, state } = await openEarlierJournal(dir, { ...opts, loaded });
   const commit = commitEvidence(state);
   if (commit.sent)
     throw new UserError(
@@ -28,7 +29,6 @@ export async function planAbort(
         exitCode: ExitCode.failed,
       },
     );
-  await waitOutDeadRunnersHooks(loaded, state, opts);
   const steps = planSteps(rb);
   const open = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
   for (const h of open) {

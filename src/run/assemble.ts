@@ -32,12 +32,13 @@ import {
   type RunContext,
   type RunMemory,
   type WritesProbe,
+  type EarlierHooks,
 } from "../steps/index.js";
 import { createEmitter, type Emitter } from "./emitter.js";
 import type { CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
 import { instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
-import { cutoverId, cutoverOfRun } from "../journal/cutover.js";
+import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
 
 export { cutoverId };
 
@@ -116,6 +117,13 @@ export interface RunOptions {
   /** Where the application's writes can be seen (a rehearsal): a stopWrites step passes only once they stopped. */
   writesProbe?: WritesProbe;
   /**
+   * Marks the run's journal untrusted (src/journal/journal.ts `distrust`) before an undo runs that
+   * the failed journal cannot record; returns why it could not. Without it such an undo does not run.
+   */
+  distrustJournal?: () => string | undefined;
+  /** The hook processes earlier runs of this cutover left, asked by commit (src/run/orphans.ts `earlierHooksGate`). */
+  earlierHooks?: EarlierHooks;
+  /**
    * Aborted on a forced exit (a second Ctrl-C): the undo running is killed with its process
    * group, the rest do not run, and `onForceStop` gets (synchronously, before the process exits)
    * which undos did not finish and what state writes may be in; it is journaled too.
@@ -192,7 +200,8 @@ export function assembleRun(opts: RunOptions): AssembledRun {
 
   const emitter = createEmitter(opts.listeners ?? [], opts.critical ?? [], loaded.redact);
   // the write-stop window, folded from the events (the earlier runs' first): when a read first
-  // shows canWrite on every instance, the next thing in the stream is `window.closed`
+  // shows the destination takes writes (canWrite of the first process, or every instance
+  // COMMITTED), the next thing in the stream is `window.closed`
   const writeStop = new WindowTracker(traitsOf);
   const before = [...(opts.earlierRuns ?? []), ...(opts.history ?? [])];
   for (const e of before) writeStop.apply(e);
@@ -231,6 +240,12 @@ export function assembleRun(opts: RunOptions): AssembledRun {
       }
     }
   };
+  // what the fleet and the verifier client record: its first failure stops the step at once (the
+  // throw), and a request's line must always be in the journal before the request leaves; but once
+  // the journal has failed, an answer or a sample it cannot take must not fail the read that got
+  // it: the unwind still reads the fleet before it may turn writes back on (src/steps/kit/writes-on.ts)
+  const record: Emit = (type, payload, options) =>
+    journalError === undefined || type === "request.sent" ? emit(type, payload, options) : say(type, payload, options);
   opts.onRecord?.(say);
   const tracker = createFleetTracker();
   emitter.add(tracker.listener);
@@ -256,7 +271,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
       createFleet({
         instances: instancesOf(runbook),
         requestTimeoutMs: defaults.requestTimeoutMs,
-        emit,
+        emit: record,
         requestId,
         serviceVersion: runbook.serviceVersion,
         redact: loaded.redact,
@@ -271,7 +286,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
           createVerifier({
             url: runbook.verifier!,
             requestTimeoutMs: defaults.requestTimeoutMs,
-            emit,
+            emit: record,
             requestId,
             polls: fleet.polls,
             redact: loaded.redact,
@@ -282,7 +297,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   // run's `run.started` carries it): a pager keeps one alert for it, a trace one trace id
   const runsBefore = before.filter((e): e is RunEventOf<"run.started"> => e.type === "run.started");
   const firstRun = runsBefore[0];
-  const cutover = firstRun ? cutoverOfRun(firstRun) : (opts.cutover ?? cutoverId(started, loaded.hash));
+  const cutover = firstRun ? cutoverOfRun(firstRun) : (opts.cutover ?? newCutoverId(started, loaded.hash));
   const pctx: PluginRunContext = {
     runbook: { name: runbook.name, file: loaded.file },
     cutover,
@@ -366,6 +381,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     plugins: { registry: opts.registry, ctx: pctx, undo },
     mode,
     writesProbe: opts.writesProbe,
+    earlierHooks: opts.earlierHooks,
   };
   return {
     started,

@@ -4,13 +4,25 @@
  * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
  * whether writes are still stopped.
  */
-import { isNothingToResume, runbookJournal, type HookRun, type JournalState } from "../journal/index.js";
+import {
+  earlierHookCalls,
+  isNothingToResume,
+  runbookJournal,
+  type HookRun,
+  type JournalState,
+} from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
-import { waitOutOrphans } from "./orphans.js";
+import {
+  earlierHooksGate,
+  waitOutEarlierHooks,
+  type EarlierHooksGate,
+  type EarlierHooksVerdict,
+  type OrphanProbe,
+} from "./orphans.js";
 import { planSteps } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
-import { errorMessage } from "../errors.js";
+import { errorMessage, UserError } from "../errors.js";
 
 /** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
 const ORPHAN_GRACE_MS = 10_000;
@@ -22,7 +34,7 @@ const ORPHAN_GRACE_MS = 10_000;
  */
 export async function openEarlierJournal(
   dir: string,
-  opts: { say: (s: string) => void; file?: string },
+  opts: { say: (s: string) => void; file?: string; loaded?: LoadedRunbook },
 ): Promise<{ file: string; state: JournalState }> {
   const found = await runbookJournal(dir, traitsOf, opts.file !== undefined ? { file: opts.file } : {});
   for (const f of found.skipped)
@@ -30,23 +42,43 @@ export async function openEarlierJournal(
       `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,
     );
   for (const w of found.state?.warnings ?? []) opts.say(`journal: ${w}`);
+  if (found.untrusted && found.refused instanceof UserError && opts.loaded)
+    throw untrustedRefusal(found.refused, opts.loaded);
   if (found.refused !== undefined || !found.file || !found.state) throw found.refused;
   if (found.witnessWarning) opts.say(`journal: ${found.witnessWarning}`);
   return { file: found.file, state: found.state };
 }
 
 /**
- * Before anything is read or decided: a hook process the dead runner left (a slow undo) must not
- * change writes behind this run (src/run/orphans.ts).
+ * A journal its own run marked untrusted, refused with the exact way on: the run that marked it
+ * said the same (unwind.ts `writesAfterJournalFailure`), a new run `--from` the write stop.
  */
-export async function waitOutDeadRunnersHooks(
+function untrustedRefusal(err: UserError, loaded: LoadedRunbook): UserError {
+  const stop = loaded.runbook ? planSteps(loaded.runbook).find((s) => s.bound.opensWriteStop) : undefined;
+  return new UserError(err.message, {
+    exitCode: err.exitCode,
+    hint: stop
+      ? `do not resume from it: free disk space, check the application's writes and the fleet (syncbook status ${loaded.file}), then run again with: syncbook run ${loaded.file} --from ${stop.id} (it stops writes again before commit)`
+      : (err.hint ?? ""),
+  });
+}
+
+/**
+ * Before a run reads or decides anything (every entry point: `run`, `--resume`, `--from`,
+ * `--abort`): a hook process an earlier run of this cutover left (a slow undo, a daemon an undo
+ * left, a hook cut off by a kill) must not change writes behind this run (src/run/orphans.ts).
+ * Every journal of the runbook's folder is read, every call of each; this waits out what still
+ * runs and returns the gate commit asks again right before it is sent.
+ */
+export async function waitOutEarlierRuns(
   loaded: LoadedRunbook,
-  state: JournalState,
-  opts: { say: (s: string) => void; signal?: AbortSignal },
-): Promise<void> {
+  dir: string,
+  opts: { say: (s: string) => void; signal?: AbortSignal; probe?: OrphanProbe },
+): Promise<EarlierHooksVerdict & { gate: EarlierHooksGate | undefined }> {
+  const { calls, unreadable } = await earlierHookCalls(dir);
   const d = runDefaults(loaded);
   const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
-  await waitOutOrphans(state.hookCalls, {
+  const verdict = await waitOutEarlierHooks(calls, {
     deadlineOf: (c) => {
       const call = steps[c.stepIndex]?.bound.hookCall();
       const limit = c.undo
@@ -57,7 +89,20 @@ export async function waitOutDeadRunnersHooks(
     },
     say: opts.say,
     signal: opts.signal,
+    ...(opts.probe ? { probe: opts.probe } : {}),
   });
+  // a journal that cannot be read may hold a call whose process still runs
+  const unknown = [
+    ...verdict.unknown,
+    ...unreadable.map((u) => `the hook calls of ${u.file} (it cannot be read: ${u.why})`),
+  ];
+  for (const u of unreadable)
+    opts.say(`earlier runs: cannot read ${u.file} (${u.why}): whether its hook processes have exited cannot be told`);
+  return {
+    unknown,
+    mayHaveActed: verdict.mayHaveActed,
+    gate: calls.length || unknown.length ? earlierHooksGate(calls, unknown, opts.probe) : undefined,
+  };
 }
 
 export interface CommitEvidence {
@@ -104,10 +149,12 @@ export async function fromJournal(
   loaded: LoadedRunbook,
   dir: string,
   say: (s: string) => void,
+  /** An earlier run's hook process was alive when this run began (waitOutEarlierRuns): the stop it records may be undone. */
+  mayHaveActed = false,
 ): Promise<ResumePlan | undefined> {
   let found: { file: string; state: JournalState };
   try {
-    found = await openEarlierJournal(dir, { say });
+    found = await openEarlierJournal(dir, { say, loaded });
   } catch (err) {
     // no journal yet: a first run from a step, nothing to count
     if (isNothingToResume(err)) return undefined;
@@ -122,13 +169,16 @@ export async function fromJournal(
   if (state.hash !== loaded.hash) return ignored("was written for another text of the runbook");
   if (state.finished?.outcome === "ok") return ignored("records a run that finished ok");
   const commit = commitEvidence(state);
+  const stopped = state.stopWritesSucceeded && !mayHaveActed;
   say(
-    state.stopWritesSucceeded
+    stopped
       ? `journal: ${file} shows this cutover's writes stopped (a stopWrites held, not undone): commit's writes-stopped interlock counts it`
-      : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
+      : state.stopWritesSucceeded
+        ? `journal: ${file} shows this cutover's writes stopped, but a hook process of an earlier run was still running when this run began and may have turned them back on: commit's writes-stopped interlock refuses until a stopWrites runs in this run`
+        : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
   );
   return {
     done: new Map(),
-    memory: { writesStopped: state.stopWritesSucceeded, commitSent: commit.sent, commitAccepted: commit.accepted },
+    memory: { writesStopped: stopped, commitSent: commit.sent, commitAccepted: commit.accepted },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { Runbook, Step, StepKind } from "../runbook/types.js";
 import { instancesOf, pluginStepKind } from "../runbook/types.js";
+import { canWriteInstance } from "../runbook/can-write.js";
 import { bindStep, type BoundStep, type PlannedRequest } from "../steps/index.js";
 import { ExitCode, UserError } from "../errors.js";
 import { sameService } from "../instance-identity.js";
@@ -55,6 +56,7 @@ export function planRequests(
     verifier: runbook.verifier ? redact(runbook.verifier) : "(no verifier)",
     redact,
     serviceVersion: runbook.serviceVersion,
+    canWriteFrom: canWriteInstance(runbook),
   };
   return steps.filter((s) => s.step.when !== false).flatMap((s) => s.bound.plan(to).map((r) => ({ step: s.id, ...r })));
 }

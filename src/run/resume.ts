@@ -15,7 +15,7 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
-import { commitEvidence, openEarlierJournal, waitOutDeadRunnersHooks } from "./earlier.js";
+import { commitEvidence, openEarlierJournal } from "./earlier.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -27,14 +27,19 @@ export async function planResume(
     signal?: AbortSignal;
     /** `--resume <journal>`: this journal, not the one the folder's rule picks. */
     file?: string;
+    /**
+     * A hook process of an earlier run was alive when this run began (earlier.ts
+     * `waitOutEarlierRuns`, which the CLI ran before this): whatever it did may have turned writes
+     * back on, so every write stop the journal shows done runs again.
+     */
+    mayHaveActed?: boolean;
   },
 ): Promise<{ file: string; plan: ResumePlan }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
-  const { file, state } = await openEarlierJournal(dir, opts);
+  const { file, state } = await openEarlierJournal(dir, { ...opts, loaded });
   const d = runDefaults(loaded);
   const steps = planSteps(rb);
-  await waitOutDeadRunnersHooks(loaded, state, opts);
   const fleet = createFleet({
     instances: instancesOf(rb),
     requestTimeoutMs: d.requestTimeoutMs,
@@ -135,10 +140,13 @@ export async function planResume(
   const latest = new Map(state.hooksRan.map((h) => [h.stepIndex, h]));
   let reverted: number | undefined;
   for (const h of commitSent ? [] : latest.values()) {
-    if (h.undoStarted && steps[h.stepIndex]?.bound.opensWriteStop === true && done.delete(h.stepIndex)) {
-      opts.say(
-        `resume: step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: its undo started in the interrupted run, so writes may be flowing`,
-      );
+    const why = h.undoStarted
+      ? "its undo started in the interrupted run, so writes may be flowing"
+      : opts.mayHaveActed
+        ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
+        : undefined;
+    if (why && steps[h.stepIndex]?.bound.opensWriteStop === true && done.delete(h.stepIndex)) {
+      opts.say(`resume: step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: ${why}`);
       reverted = Math.min(reverted ?? h.stepIndex, h.stepIndex);
     }
   }
@@ -190,7 +198,8 @@ export async function planResume(
       done,
       memory: {
         ...(split ? { split } : {}),
-        writesStopped: state.stopWritesSucceeded,
+        // a write stop that runs again is not in force until it has
+        writesStopped: state.stopWritesSucceeded && reverted === undefined,
         // the verifier's check and writesOff are adopted, never resent blindly (src/steps/kit/verifier.ts)
         verifier: state.verifier ?? {},
         commitSent,

@@ -6,14 +6,16 @@
  */
 import { hostname, userInfo } from "node:os";
 import { ExitCode, errorMessage } from "../errors.js";
-import type { Prompter } from "../steps/index.js";
+import { firstStartRequest, whileWatching, type Prompter } from "../steps/index.js";
 import type { Place } from "../text.js";
 import type { Outcome } from "../events.js";
 import type { DrainResult } from "../plugin/index.js";
 import { SYNCBOOK_VERSION } from "../version.js";
+import { verification } from "../steps/index.js";
+import { canWriteInstance, destinationWrites } from "../runbook/can-write.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
-import { abortMessage, unwind, writesAfterJournalFailure } from "./unwind.js";
+import { abortMessage, unwind, writesAfterJournalFailure, type WritesKeptOff } from "./unwind.js";
 import type { PlannedStep } from "./plan.js";
 
 export { cutoverId, runDefaults, WINDOW_POLL_MS, type ResumePlan, type RunOptions } from "./assemble.js";
@@ -25,10 +27,15 @@ export interface RunResult {
   commitSent: boolean;
   /** Commit was accepted by at least one instance: the cutover happened (or is happening). */
   committed: boolean;
+  /** A `verify` step passed on this cutover's result (src/steps/kit/earned.ts); `unverified`: why not. */
+  verified: boolean;
+  unverified?: string;
   /** A command that reached part of the fleet and was refused by the rest (`--resume` completes it). */
   split?: string;
   /** `--abort` ended it: no step ran, the open undos did. */
   aborted?: boolean;
+  /** The fleet ruled out the undo of a write stop (a commit took effect, or it could not be read): writes stay stopped. */
+  writesKeptOff?: WritesKeptOff;
   /** The interlock check whose refusal stopped the run (exit 3), e.g. `writes-stopped`. */
   refused?: string;
   message?: string;
@@ -80,6 +87,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     format: runbook.runbook,
     ...(runbook.serviceVersion !== undefined ? { serviceVersion: runbook.serviceVersion } : {}),
     instances: fleet.refs,
+    destinationWrites: destinationWrites(runbook, firstStartRequest(runbook)?.body),
+    ...(canWriteInstance(runbook) !== undefined ? { canWriteFrom: canWriteInstance(runbook) } : {}),
     ...(runbook.verifier ? { verifier: loaded.redact(runbook.verifier) } : {}),
     mode,
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
@@ -102,10 +111,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   // time the operator spent answering --step prompts since the last step started
   let promptMs = 0;
 
+  // its hint is the run's end's (unwind.ts `writesAfterJournalFailure`): one way on, said once
   const journalFailure = (step: string): NonNullable<typeof failure> => ({
     message: `the journal could not be written (${errorMessage(journalError())}): the run stopped before sending anything more`,
     step,
-    hint: "Free disk space or fix the journal folder, then --resume: the journal has every command sent so far.",
   });
   if (opts.abort) {
     outcome = "failed";
@@ -135,8 +144,25 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     if (askEachStep && opts.prompt) {
       let choice: Awaited<ReturnType<Prompter["stepChoice"]>>;
       const asked = Date.now();
+      const prompt = opts.prompt;
+      const question = {
+        index: s.index,
+        id: s.id,
+        kind: s.kind,
+        title: s.title,
+        ...(s.bound.command === "commit"
+          ? {
+              pointOfNoReturn: pointOfNoReturn(
+                opts.resume?.complete?.stepIndex === s.index
+                  ? opts.resume.complete.only.length
+                  : (only?.length ?? run.fleet.refs.length),
+              ),
+            }
+          : {}),
+      };
       try {
-        choice = await opts.prompt.stepChoice({ index: s.index, id: s.id, kind: s.kind, title: s.title }, signal);
+        // the fleet is read while the question waits: the screen shows it as it is now (issue 39, point 3)
+        choice = await whileWatching(run, signal, () => prompt.stepChoice(question, signal));
       } catch {
         outcome = "interrupted";
         break;
@@ -181,7 +207,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       failure = { message: `interrupted during step ${s.id}`, step: s.id };
       break;
     }
-    if (s.step.continueOnError) {
+    // lint refuses the flag where a failure must end the run (a library caller is not linted):
+    // never past a refused interlock, a start, a commit, a reverse or a write stop
+    const stops = result.interlock ? "it was refused by a safety interlock" : s.bound.failureStopsRun;
+    if (s.step.continueOnError && stops === undefined) {
       say("log", {
         level: "warn",
         index: s.index,
@@ -189,6 +218,12 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       });
       continue;
     }
+    if (s.step.continueOnError)
+      say("log", {
+        level: "warn",
+        index: s.index,
+        message: `step ${s.id} failed; continueOnError does not apply: ${stops}`,
+      });
     outcome = "failed";
     failure = {
       message: `step ${s.id} failed: ${result.message}`,
@@ -201,12 +236,37 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   }
 
   const owed = undo.unfinished().map((u) => u.entry.step);
-  if (outcome !== "ok") await unwind(run, undoAbort.signal, undoneOk);
+  const unwound =
+    outcome !== "ok"
+      ? await unwind(run, undoAbort.signal, undoneOk, {
+          failed: () => journalError() !== undefined,
+          ...(opts.distrustJournal ? { distrust: opts.distrustJournal } : {}),
+        })
+      : undefined;
+  const keptOff = unwound?.keptOff;
   flushPolls(run);
-  if (journalError() && failure)
-    failure = { ...failure, ...writesAfterJournalFailure(failure, memory, undoneOk, steps) };
+  if (journalError() && failure && !keptOff)
+    failure = {
+      ...failure,
+      ...writesAfterJournalFailure(
+        failure,
+        memory,
+        { ok: undoneOk, started: unwound?.started ?? new Set(), distrusted: unwound?.distrusted === true },
+        steps,
+      ),
+    };
   const abortFailed = opts.abort ? owed.filter((st) => !undoneOk.has(st.index)) : [];
   if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps);
+  // the fleet ruled the undo of the write stop out: writes stay stopped, and the way on is its
+  if (keptOff) {
+    const base = opts.abort ? "aborted by the operator (--abort), but nothing was undone" : failure?.message;
+    failure = {
+      ...(failure ?? { step: "" }),
+      message: base ? `${base}; ${keptOff.reason}` : keptOff.reason,
+      hint: keptOff.hint,
+    };
+    delete failure.rerunWith;
+  }
 
   const exitCode =
     outcome === "ok" || (opts.abort && abortFailed.length === 0)
@@ -218,6 +278,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           : ExitCode.failed;
   const ended = Date.now();
   const durationMs = ended - started;
+  const checked = verification(
+    memory.verifier.verified !== undefined,
+    steps.map((s) => s.kind),
+  );
   // the cutover, not only this run: its time across runs, its write-stop window (folded from the
   // earlier runs' events and this run's), and writes left stopped, said in words by every output
   const window = run.window.current(ended);
@@ -226,6 +290,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     outcome,
     exitCode,
     committed: memory.commitAccepted,
+    verified: checked.verified,
+    ...(checked.verified ? {} : { unverified: checked.why }),
     durationMs,
     ...(failure ? { message: failure.message } : {}),
     ...(memory.split ? { split: memory.split } : {}),
@@ -258,8 +324,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     exitCode,
     commitSent: memory.commitSent,
     committed: memory.commitAccepted,
+    verified: checked.verified,
+    ...(checked.verified ? {} : { unverified: checked.why }),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
+    ...(keptOff ? { writesKeptOff: keptOff } : {}),
     durationMs,
     notifications: drained,
     ...(failure
@@ -273,6 +342,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         }
       : {}),
   };
+}
+
+/** What sending commit does, said where --step asks about it. */
+function pointOfNoReturn(instances: number): string {
+  return `this step sends commit to ${instances === 1 ? "1 instance" : `${instances} instances`}; once sent nothing is undone: the write stop's undo is disarmed, and the application writes to the destination once canWrite is true`;
 }
 
 function skipReason(

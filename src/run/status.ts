@@ -8,22 +8,38 @@
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { createVerifierClient, lagSeconds } from "../api/index.js";
-import type { ApiError } from "../api/index.js";
+import {
+  blocksUntilEveryInstance,
+  commandTookEffect,
+  createVerifierClient,
+  isCommandOperation,
+  lagSeconds,
+  type CommandOperation,
+} from "../api/index.js";
+import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
-import { deliveryReport, isDeliveryEvent } from "../plugin/deliveries.js";
-import { createFleet } from "../fleet/index.js";
-import { isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
+import { CutoverFold } from "../model/fold.js";
+import { lagBelowOf, readiness, type Readiness } from "../model/readiness.js";
+import type { CutoverModel } from "../model/contract.js";
+import { createFleet, type FleetSnapshot } from "../fleet/index.js";
+import { instanceKey, isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
+import { canWriteInstance } from "../runbook/can-write.js";
 import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
-import { emptyProgress500, OLD_RELEASE, persisted } from "../steps/kit/verifier.js";
-import { opensWriteStop, traitsOf } from "../steps/index.js";
+import { emptyProgress500 } from "../steps/kit/verifier.js";
+import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
+import type { VerifierMemory } from "../steps/index.js";
+import { bindStep, opensWriteStop, traitsOf } from "../steps/index.js";
 
-/** 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`. */
-export const STATUS_FORMAT = 2;
+/**
+ * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
+ * 3: the verifier's empty HTTP 500 has no `phase` (it does not say whether a check ran); the
+ * verifier says whether its answer is this cutover's (`cutover`), the journal whether it is verified.
+ */
+export const STATUS_FORMAT = 3;
 
 export interface InstanceStatus {
   /** Its place in the list, from 1. */
@@ -34,6 +50,11 @@ export interface InstanceStatus {
   error?: string;
   state?: string;
   canCommit?: boolean | null;
+  /**
+   * The first process's only (src/runbook/can-write.ts): the others' `canWrite` "is not valid"
+   * (the cutover page), so it is left out for them, and for every instance of a fleet that
+   * declares no first process.
+   */
   canWrite?: boolean | null;
   info?: string | null;
   /** Seconds (`lag.overallLagSeconds` when present, else the deprecated `lagTimeSeconds`). */
@@ -59,8 +80,13 @@ export interface VerifierStatus {
   generation?: number | null;
   counters?: Record<string, number>;
   verifierError?: unknown;
-  /** What its answer says about the process or release (a restart without --clean, an old release). */
+  /** What its answer says about the process or release (a restart, an old release, no generation). */
   notes?: string[];
+  /**
+   * Whether its answer is this cutover's running check and its verification result, judged against
+   * what the journal says the run asked (src/steps/kit/earned.ts `verifierEarned`); `why` not.
+   */
+  cutover?: { check: boolean; result: boolean; why?: string };
 }
 
 export interface JournalStatus {
@@ -76,12 +102,26 @@ export interface JournalStatus {
   warnings: string[];
   /** The last step the journal shows, and how it ended (undefined: still running or cut off). */
   lastStep?: { number: number; id: string; kind: string; outcome?: string };
-  /** The last command it sent: op, step, and each instance's answer. */
-  lastCommand?: { op: string; step: number; answers: Record<string, string> };
-  finished?: { outcome: string; committed: boolean; at: string; message?: string; aborted?: true };
+  /**
+   * The last command it sent: op, step, each instance's answer (`ok`, `error`: refused or never
+   * sent, `unknown`: sent without a usable answer), its error text, and `said`: the answer in
+   * words with what the fleet shows now, `unknown` only where neither tells (issue 39, point 8).
+   */
+  lastCommand?: {
+    op: string;
+    step: number;
+    answers: Record<string, string>;
+    errors?: Record<string, string>;
+    said?: Record<string, string>;
+  };
+  /** `verified`: a `verify` step passed on this cutover's result (src/steps/kit/earned.ts). */
+  finished?: { outcome: string; committed: boolean; verified: boolean; at: string; message?: string; aborted?: true };
   writesStopped?: boolean;
-  /** What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP 500. */
-  verifier?: { restarts: number; oldRelease: boolean };
+  /**
+   * What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP
+   * 500, a verification it refused (resumed), and whether a `verify` passed on this cutover's result.
+   */
+  verifier?: { restarts: number; oldRelease: boolean; refused?: string; verified: boolean };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
   writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
   /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
@@ -101,28 +141,87 @@ export interface Status {
   /** The fleet's copy, folded as the live view folds it (src/fleet/eta.ts): the one percentage. */
   copy?: { copiedBytes: number; totalBytes: number; percent: number };
   identityProblems: string[];
+  /**
+   * Why each instance is not ready to commit, with an ETA from the trend (src/model/readiness.ts,
+   * the wording `syncbook watch` shows too). One read has no trend; `--watch` keeps the answers.
+   */
+  readiness: Readiness[];
   verifier?: VerifierStatus;
   journal: JournalStatus;
 }
 
 const STATUS_OWN_WORDS: ReadonlySet<string> = new Set(["format"]);
 
+/**
+ * Each instance's answer to the journal's last command, with what its state now adds. `unknown`
+ * is said only where neither the answer nor the state tells, with why: a blocking command
+ * (commit, reverse) is answered, and applied, only once every instance has it, so while another
+ * instance refused it the state from before proves nothing either way (src/api/commands.ts).
+ */
+function answersSaid(cmd: NonNullable<JournalStatus["lastCommand"]>, snap: FleetSnapshot): Record<string, string> {
+  const op = cmd.op as CommandOperation;
+  const refused = Object.entries(cmd.answers)
+    .filter(([, a]) => a === "error")
+    .map(([k]) => k);
+  const said: Record<string, string> = {};
+  for (const [key, answer] of Object.entries(cmd.answers)) {
+    const now = snap.instances.find((i) => instanceKey(i.ref) === key);
+    const state = now?.progress?.state;
+    const error = cmd.errors?.[key];
+    if (answer === "ok") said[key] = "accepted";
+    else if (answer === "error") said[key] = `refused or never sent${error ? ` (${error})` : ""}`;
+    else if (isCommandOperation(op) && commandTookEffect(op, state) === true)
+      said[key] = `no answer, and it took effect: ${state} now`;
+    else if (!now?.progress) said[key] = "unknown: sent, no answer, and it does not answer now";
+    else if (isCommandOperation(op) && blocksUntilEveryInstance(op))
+      said[key] =
+        `unknown: sent, no answer; ${op} is answered and applied only once every instance has it${refused.length ? ` (${refused.join(", ")} refused it)` : ""}, so its state (${state ?? "?"}) cannot tell whether it holds it`;
+    else said[key] = `unknown: sent, no answer${error ? ` (${error})` : ""}; its state now: ${state ?? "?"}`;
+  }
+  return said;
+}
+
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
 export async function readStatus(
   loaded: LoadedRunbook,
-  opts: { journalDir: string; requestTimeoutMs?: number; signal?: AbortSignal },
+  opts: { journalDir: string; requestTimeoutMs?: number; signal?: AbortSignal; fold?: CutoverFold },
 ): Promise<Status> {
   const rb = loaded.runbook!;
   const timeout = opts.requestTimeoutMs ?? 5000;
-  const fleet = createFleet({ instances: instancesOf(rb), requestTimeoutMs: timeout, redact: loaded.redact });
+  // the answers folded as every reader folds them (src/model/fold.ts): across `--watch`'s
+  // refreshes when it hands one fold, so the lag's trend and the copy's rate give an ETA
+  const fold = opts.fold ?? new CutoverFold({ traits: traitsOf });
+  let seq = 0;
+  const fleet = createFleet({
+    instances: instancesOf(rb),
+    requestTimeoutMs: timeout,
+    redact: loaded.redact,
+    emit: (type, payload) => {
+      const e = { type, seq: ++seq, at: Date.now(), ...payload } as RunEvent;
+      if (type === "progress.sampled" || type === "poll.failed") fold.apply(e);
+      return e;
+    },
+  });
   const redact = loaded.redact;
   try {
-    const [snap, verifier, journal] = await Promise.all([
+    const [snap, read, journaled] = await Promise.all([
       fleet.progress(opts.signal),
       rb.verifier ? readVerifier(rb.verifier, timeout, redact, opts.signal) : Promise.resolve(undefined),
       readJournalStatus(opts.journalDir),
     ]);
+    const journal = journaled.status;
+    const verifier = read?.status;
+    // the one rule (src/steps/kit/earned.ts), against what the journal says this cutover asked
+    if (verifier && read.progress) {
+      const e = verifierEarned(journaled.memory ?? {}, read.progress);
+      verifier.cutover = {
+        check: e.check === undefined,
+        result: e.result === undefined,
+        ...(e.result !== undefined ? { why: e.result } : {}),
+      };
+    }
+    const canWriteFrom = canWriteInstance(rb);
     const instances: InstanceStatus[] = snap.instances.map((i) => {
       const base = { place: i.ref.index + 1, name: instanceLabel(i.ref), url: redact(i.ref.url) };
       if (!i.progress) return { ...base, reachable: false, error: redact(errText(i.error)) };
@@ -137,7 +236,7 @@ export async function readStatus(
         reachable: true,
         state: p.state,
         canCommit: p.canCommit ?? null,
-        canWrite: p.canWrite ?? null,
+        ...(i.ref.index === canWriteFrom ? { canWrite: p.canWrite ?? null } : {}),
         info: p.info ?? null,
         lagSeconds: lag ?? null,
         copy: p.collectionCopy
@@ -172,8 +271,19 @@ export async function readStatus(
         instances,
         ...fleetCopy(instances),
         identityProblems,
+        readiness: readinessOf(
+          fold,
+          lagBelowOf(
+            rb.steps.map((st) => {
+              const b = bindStep(st);
+              return { command: b.command, condition: b.condition() };
+            }),
+          ),
+        ),
         ...(verifier ? { verifier } : {}),
-        journal,
+        journal: journal.lastCommand
+          ? { ...journal, lastCommand: { ...journal.lastCommand, said: answersSaid(journal.lastCommand, snap) } }
+          : journal,
       },
       redact,
       STATUS_OWN_WORDS,
@@ -181,6 +291,17 @@ export async function readStatus(
   } finally {
     await fleet.close();
   }
+}
+
+function readinessOf(fold: CutoverFold, lagBelowSeconds: number | undefined): Readiness[] {
+  const m = fold.view(Date.now());
+  return m.fleet.instances.map((i) =>
+    readiness(i, {
+      copy: m.fleet.copy,
+      now: Date.now(),
+      ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}),
+    }),
+  );
 }
 
 /** The fleet's copy, as the live view folds it (src/fleet/eta.ts): one percentage for `status` and the run. */
@@ -198,12 +319,26 @@ function errText(err: ApiError | undefined): string {
   return err ? err.message : "no answer";
 }
 
+/** What a verifier's answer says of its process or release, beyond phase and counters. */
+function verifierNotes(p: VerifierProgress): string[] {
+  // the contract's progress has no generation: no answer of it tells a fresh process from a restarted one
+  if (typeof p.generation !== "number")
+    return [
+      "no generation in its answer: whether a check ran in this process, or which verification it shows, cannot be told (the migration verifier v0.2.1 reports one)",
+    ];
+  if (persisted(p))
+    return [
+      "idle at generation 0 with tasks: a process whose metadata holds an earlier verification, before its check (with or without --clean: they look the same until a check); started without --clean its next check resumes that verification, started with --clean the check drops it and starts afresh",
+    ];
+  return [];
+}
+
 async function readVerifier(
   url: string,
   timeout: number,
   redact: (s: string) => string,
   signal: AbortSignal | undefined,
-): Promise<VerifierStatus> {
+): Promise<{ status: VerifierStatus; progress?: VerifierProgress }> {
   // progress only: the verifier takes one operational request at a time, and a status never sends one
   const client = createVerifierClient(url, { requestTimeoutMs: timeout, redact });
   const shown = redact(client.url);
@@ -211,32 +346,39 @@ async function readVerifier(
     const p = await client.progress(signal ? { signal } : {});
     const counters: Record<string, number> = {};
     for (const [k, v] of Object.entries(p.verificationStatus ?? {})) if (typeof v === "number") counters[k] = v;
+    const notes = verifierNotes(p);
     return {
-      url: shown,
-      reachable: true,
-      phase: p.phase,
-      generation: num(p.generation),
-      counters,
-      verifierError: p.error ?? null,
-      ...(persisted(p)
-        ? {
-            notes: [
-              "idle at generation 0 with tasks: a process restarted without --clean; its next check resumes that verification (restart it with --clean to start over)",
-            ],
-          }
-        : {}),
+      status: {
+        url: shown,
+        reachable: true,
+        phase: p.phase,
+        generation: num(p.generation),
+        counters,
+        verifierError: p.error ?? null,
+        ...(notes.length > 0 ? { notes } : {}),
+      },
+      progress: p,
     };
   } catch (err) {
-    // the old releases' answer before any check: not started, and named
+    // the old releases' answer before any check, whatever their metadata holds: it says neither
+    // "not started" nor a phase
     if (emptyProgress500(err))
-      return { url: shown, reachable: true, phase: "idle", notes: [`not started: ${OLD_RELEASE}; use v0.2.1`] };
-    return { url: shown, reachable: false, error: redact(errorMessage(err)) };
+      return {
+        status: {
+          url: shown,
+          reachable: true,
+          notes: [
+            `an empty HTTP 500: ${OLD_RELEASE}, whether or not their metadata holds an earlier verification (a check would resume it, or drop it with --clean): which it is cannot be told before a check; use v0.2.1`,
+          ],
+        },
+      };
+    return { status: { url: shown, reachable: false, error: redact(errorMessage(err)) } };
   } finally {
     await client.close();
   }
 }
 
-async function readJournalStatus(folder: string): Promise<JournalStatus> {
+async function readJournalStatus(folder: string): Promise<{ status: JournalStatus; memory?: VerifierMemory }> {
   const out: JournalStatus = { folder, passedOver: [], warnings: [] };
   const lockFile = join(folder, LOCK_FILE_NAME);
   if (existsSync(lockFile)) {
@@ -257,28 +399,26 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
   }
   // --resume's own answer, so that status says what --resume would (src/journal/runbook-journal.ts)
   const found = await runbookJournal(folder, traitsOf);
-  if (found.none) return out; // no folder, or no journal: no run yet
+  if (found.none) return { status: out }; // no folder, or no journal: no run yet
   if (found.file) out.resumeWith = found.file;
   out.passedOver = found.skipped;
   const state = found.state;
   if (found.refused !== undefined || !state) {
     out.refused = errorMessage(found.refused);
     if (found.refused instanceof UserError && found.refused.hint) out.refusedHint = found.refused.hint;
-    return out;
+    return { status: out };
   }
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
-  const notes = found.file ? await readDeliveries(found.file) : undefined;
-  if (notes) out.notifications = notes;
-  const last = [...state.steps]
-    .filter((s) => s.started)
-    .sort((a, b) => a.index - b.index)
-    .at(-1);
+  // what the journal shows happened, as every reader sees it: the cutover's read model (src/model/)
+  const model = found.file ? await journalModel(found.file) : undefined;
+  if (model?.notifications) out.notifications = model.notifications;
+  const last = model?.steps.filter((s) => s.attempts.length > 0).at(-1);
   if (last)
     out.lastStep = {
       number: last.index + 1,
       id: last.id,
       kind: last.kind,
-      ...(last.finished ? { outcome: last.finished } : {}),
+      ...(last.outcome !== "running" && last.outcome !== "pending" ? { outcome: last.outcome } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)
@@ -286,11 +426,19 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       op: cmd.op,
       step: cmd.stepIndex + 1,
       answers: Object.fromEntries(cmd.perInstance.map((p) => [p.instance, p.answered])),
+      ...(cmd.perInstance.some((p) => p.error !== undefined)
+        ? {
+            errors: Object.fromEntries(
+              cmd.perInstance.flatMap((p) => (p.error !== undefined ? [[p.instance, p.error]] : [])),
+            ),
+          }
+        : {}),
     };
   if (state.finished)
     out.finished = {
       outcome: state.finished.outcome,
       committed: state.finished.committed,
+      verified: state.verifier?.verified !== undefined,
       at: new Date(state.finished.at).toISOString(),
       ...(state.finished.message ? { message: state.finished.message } : {}),
       ...(state.finished.aborted ? { aborted: true as const } : {}),
@@ -301,8 +449,13 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     if (since) out.writesStoppedSince = since;
   }
   const v = state.verifier;
-  if (v && (v.restarts || v.oldRelease))
-    out.verifier = { restarts: v.restarts ?? 0, oldRelease: v.oldRelease === true };
+  if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline))
+    out.verifier = {
+      restarts: v.restarts ?? 0,
+      oldRelease: v.oldRelease === true,
+      ...(v.refused !== undefined ? { refused: v.refused } : {}),
+      verified: v.verified !== undefined,
+    };
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
   // them again); for the operator an undo that never succeeded means the application is still down
   const stop = state.hooksRan
@@ -310,7 +463,7 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
     .at(-1);
   // a stop hook that failed part-way has its runbook undo run too: if that failed, writes may be stopped
   if (!state.stopWritesSucceeded && stop?.ok !== undefined && stop.undoStarted === true && !stop.undone) {
-    const undo = found.file ? await lastUndoCall(found.file, stop.stepIndex) : undefined;
+    const undo = model?.hooks.findLast((h) => h.undo && h.index === stop.stepIndex);
     out.writesUndoFailed = {
       step: stop.stepIndex + 1,
       id: stop.id,
@@ -319,7 +472,14 @@ async function readJournalStatus(folder: string): Promise<JournalStatus> {
       ...(undo?.command !== undefined ? { command: undo.command } : {}),
     };
   }
-  return out;
+  return { status: out, memory: state.verifier };
+}
+
+/** The journal's events folded into the cutover's read model (lenient: status reads, it does not act). */
+async function journalModel(file: string): Promise<CutoverModel> {
+  const fold = new CutoverFold({ traits: traitsOf });
+  for await (const l of journalLines(file)) if (isRunEvent(l.value)) fold.apply(l.value);
+  return fold.view();
 }
 
 /** When the write-stop window the journal shows last opened, if it did not close after. */
@@ -331,25 +491,4 @@ async function windowOpenSince(file: string): Promise<string | undefined> {
     else if (v.type === "window.closed") since = undefined;
   }
   return since === undefined ? undefined : new Date(since).toISOString();
-}
-
-/** The last undo call the journal shows for a step: its hook and, when the run journaled one, its command (redacted). */
-async function lastUndoCall(file: string, stepIndex: number): Promise<{ use?: string; command?: string } | undefined> {
-  let last: { use?: string; command?: string } | undefined;
-  for await (const l of journalLines(file)) {
-    const v = l.value as { type?: unknown; index?: unknown; undo?: unknown; use?: unknown; command?: unknown };
-    if (v.type !== "hook.started" || v.undo !== true || v.index !== stepIndex) continue;
-    last = {
-      ...(typeof v.use === "string" ? { use: v.use } : {}),
-      ...(typeof v.command === "string" ? { command: v.command } : {}),
-    };
-  }
-  return last;
-}
-
-/** What the journal's `notification.*` lines say; undefined when it has none. */
-async function readDeliveries(file: string): Promise<JournalStatus["notifications"]> {
-  const lines: RunEvent[] = [];
-  for await (const l of journalLines(file)) if (isRunEvent(l.value) && isDeliveryEvent(l.value)) lines.push(l.value);
-  return deliveryReport(lines);
 }

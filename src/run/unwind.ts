@@ -2,7 +2,13 @@
  * The undo: before commit, a failed or interrupted run undoes every hook that ran, last first;
  * and what is said of writes after a forced exit, a journal that failed, or `--abort`.
  */
-import { opensWriteStop, type RunContext, type RunMemory } from "../steps/index.js";
+import {
+  opensWriteStop,
+  writesOnVerdict,
+  type RunContext,
+  type RunMemory,
+  type WritesOnVerdict,
+} from "../steps/index.js";
 import type { UndoStack } from "../plugin/index.js";
 import { hookWatch } from "../steps/hook.js";
 import { withProcessWatch } from "../plugin/process.js";
@@ -43,34 +49,78 @@ export function forcedReport(
 }
 
 /**
- * After the journal failed before commit, the undo ran without a line in the journal (the disk is
- * full): the journal still says writes are stopped. Say where writes are, and the way on that
- * does not trust the journal's word on it.
+ * After the journal failed, what is said of writes and the one way on, the same in the run's
+ * message, its hint and the CLI's last line (issue 42: every hint says the same thing):
+ * - no undo ran since (none was owed, or commit was sent): the journal holds everything its run
+ *   did, and a request whose line it could not write never left: `--resume` once space is freed;
+ * - an undo ran (or started) that the journal could not record: the journal was marked untrusted
+ *   first (`distrusted`: its witness emptied), `--resume` refuses it, and the way on is a new run
+ *   `--from` the write stop, which stops writes again before commit.
  */
 export function writesAfterJournalFailure(
   failure: { message: string; hint?: string },
   memory: RunMemory,
-  undoneOk: ReadonlySet<number>,
+  undo: { ok: ReadonlySet<number>; started: ReadonlySet<number>; distrusted: boolean },
   steps: readonly PlannedStep[],
 ): { message: string; hint?: string; rerunWith?: string } {
-  if (memory.commitSent || !memory.writesStopped) return failure;
-  const stops = steps.filter((s) => s.bound.opensWriteStop);
-  const undone = stops.find((s) => undoneOk.has(s.index));
   const name = (s: PlannedStep): string => `step ${s.index + 1} "${s.id}"`;
-  if (undone)
+  const resume =
+    "Free disk space (or fix the journal folder), then run again with --resume: the journal holds every command this run sent (a request whose line it could not write never left).";
+  if (!undo.distrusted) {
+    if (memory.commitSent || !memory.writesStopped) return { message: failure.message, hint: resume };
     return {
-      message: `${failure.message}; writes are back on: the undo of ${name(undone)} ran, but the journal could not record it and still says writes are stopped`,
-      hint: `Do not --resume this journal: it would go on as if writes were stopped. Free disk space, then run again with --from ${undone.id} (not --resume): writes are stopped again before commit.`,
-      rerunWith: `--from ${undone.id}`,
+      message: `${failure.message}; application writes are STILL STOPPED (no undo ran, and the journal says so)`,
+      hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true); or turn the application's writes back on by hand.`,
     };
-  const stop = stops.at(-1);
+  }
+  const started = steps.filter((s) => undo.started.has(s.index));
+  const stop = started.find((s) => s.bound.opensWriteStop) ?? started[0];
+  const from = stop ? `--from ${stop.id}` : undefined;
+  const untrusted = `the journal could not record ${started.length === 1 ? "it" : "them"} and was marked untrusted first (--resume refuses it)`;
+  const wayOn = from
+    ? `Free disk space, check the application's writes and the fleet (syncbook status), then run again with ${from} (not --resume): ${stop?.bound.opensWriteStop ? "writes are stopped again before commit" : "it runs that step again"}.`
+    : "Free disk space, check the application's writes and the fleet (syncbook status), then start the run again from the step you need with --from (not --resume).";
+  const stopDone = started.find((s) => s.bound.opensWriteStop && undo.ok.has(s.index));
+  const stopFailed = started.find((s) => s.bound.opensWriteStop && !undo.ok.has(s.index));
+  const writes = stopFailed
+    ? `application writes may be STILL STOPPED, or partly back on: the undo of ${name(stopFailed)} failed`
+    : stopDone
+      ? `writes are back on: the undo of ${name(stopDone)} ran`
+      : `the undo of ${started.map(name).join(", ")} ran`;
   return {
-    message: `${failure.message}; application writes are STILL STOPPED: ${stop ? `the undo of ${name(stop)}` : "the undo"} did not run or failed`,
-    hint: "Turn the application's writes back on by hand now, or free disk space and run again with --resume (the journal says writes are stopped, which is true).",
+    message: `${failure.message}; ${writes}, but ${untrusted}`,
+    hint: stopFailed
+      ? `Check the application's writers and turn them back on by hand if they are off. ${wayOn}`
+      : wayOn,
+    ...(from ? { rerunWith: from } : {}),
   };
 }
 
-export async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set<number>): Promise<void> {
+/** Why an unwind did not turn writes back on: what the fleet showed, and the way on. */
+export interface WritesKeptOff {
+  reason: string;
+  hint: string;
+  /** A commit took effect on some instance: the cutover happened. */
+  committed: boolean;
+}
+
+/**
+ * The run's journal as the unwind needs it: whether it failed, and how to mark it untrusted
+ * before an undo it cannot record runs (src/journal/journal.ts `distrust`).
+ */
+export interface UnwindJournal {
+  failed(): boolean;
+  /** Marks the journal untrusted; returns why it could not (undefined: marked). */
+  distrust?(): string | undefined;
+}
+
+export async function unwind(
+  run: RunContext,
+  signal: AbortSignal,
+  undoneOk: Set<number>,
+  journal: UnwindJournal = { failed: () => false },
+): Promise<{ keptOff?: WritesKeptOff; distrusted?: boolean; started: Set<number> }> {
+  const started = new Set<number>();
   const { undo } = run.plugins;
   if (run.memory.commitSent) {
     run.say("decision", {
@@ -82,9 +132,52 @@ export async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set
           ? "commit was sent: nothing is undone"
           : "commit was sent and no instance accepted it (nothing took effect): nothing is undone, writes stay stopped until you resume or undo by hand",
     });
-    return;
+    return { started };
   }
-  if (undo.size === 0) return;
+  if (undo.size === 0) return { started };
+  // an undo of a write stop turns application writes back on: never while a commit may have
+  // reached any instance, which the fleet shows even when this cutover's journal does not (a
+  // commit sent by hand, or by another runner): read it first (src/steps/kit/writes-on.ts)
+  const stops = undo.unfinished().filter((u) => opensWriteStop(u.entry.step.kind));
+  if (stops.length) {
+    const verdict = await writesOnVerdict(run, signal);
+    if (!verdict.ok) {
+      const keptOff = writesKeptOff(run, verdict, stops[0]!.entry.step);
+      run.say("decision", { kind: "undo", ok: false, check: "fleet-state", reason: keptOff.reason });
+      return { keptOff, started };
+    }
+    run.say("decision", {
+      kind: "undo",
+      ok: true,
+      check: "fleet-state",
+      reason: `no commit has taken effect (${verdict.detail}): application writes may go back on`,
+    });
+  }
+  // an undo the journal cannot record (it failed: a full disk) leaves a journal that says writes
+  // are stopped while they are back on: it is marked untrusted first, with no disk space needed;
+  // a journal that cannot be marked either keeps its word true instead: nothing is undone
+  let distrusted = false;
+  if (journal.failed()) {
+    const why = journal.distrust ? journal.distrust() : "no way to mark it";
+    if (why !== undefined) {
+      const file = run.loaded.file;
+      const keptOff: WritesKeptOff = {
+        committed: false,
+        reason: `the undos were not run, so application writes stay STOPPED: the journal cannot record them, and it could not be marked untrusted either (${why}): an undo it does not know of would leave it saying writes are stopped while they are on`,
+        hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${file} --resume; or turn the application's writes back on by hand.`,
+      };
+      run.say("decision", { kind: "undo", ok: false, check: "journal", reason: keptOff.reason });
+      return { keptOff, started };
+    }
+    distrusted = true;
+    run.say("decision", {
+      kind: "undo",
+      ok: true,
+      check: "journal",
+      reason:
+        "the journal cannot record the undos: it is marked untrusted (its witness emptied), so --resume will refuse it; the way on is a new run --from the write stop",
+    });
+  }
   run.say("decision", {
     kind: "undo",
     ok: true,
@@ -95,7 +188,8 @@ export async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set
   await withProcessWatch(watch, () =>
     undo.unwind(
       {
-        started: (e) =>
+        started: (e) => {
+          started.add(e.step.index);
           watch.begin(
             {
               index: e.step.index,
@@ -105,7 +199,8 @@ export async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set
               ...(e.command !== undefined ? { command: e.command } : {}),
             },
             run.say,
-          ),
+          );
+        },
         finished: (e, o) => {
           if (o.ok) undoneOk.add(e.step.index);
           run.say("hook.finished", {
@@ -122,6 +217,28 @@ export async function unwind(run: RunContext, signal: AbortSignal, undoneOk: Set
       signal,
     ),
   );
+  return { started, distrusted };
+}
+
+/** What is said when the fleet rules out the undo of a write stop: what it showed, what that leaves, the way on. */
+function writesKeptOff(
+  run: RunContext,
+  verdict: Extract<WritesOnVerdict, { ok: false }>,
+  stop: { index: number; id: string },
+): WritesKeptOff {
+  const file = run.loaded.file;
+  const step = `step ${stop.index + 1} "${stop.id}"`;
+  if (verdict.committed)
+    return {
+      committed: true,
+      reason: `the undo of ${step} was not run, so application writes stay STOPPED: a commit has taken effect on the fleet (${verdict.reason}), sent outside this run (by hand, or by another runner): writes turned back on at the source now would be lost`,
+      hint: `Do not turn the source's writes back on. See where the fleet is (syncbook status ${file}); once canWrite is true (or every instance is COMMITTED), move the application to the destination.`,
+    };
+  return {
+    committed: false,
+    reason: `the undo of ${step} was not run, so application writes stay STOPPED: the fleet could not be read as a whole before commit (${verdict.reason}), and a commit may have reached it outside this run`,
+    hint: `Once every instance answers (syncbook status ${file}), and if none is COMMITTING or COMMITTED, turn writes back on with: syncbook run ${file} --abort (it reads the fleet again first); or go on with the cutover: syncbook run ${file} --resume.`,
+  };
 }
 
 /** What `--abort` did, for the run's end: which undos ran, which failed, and what that means for writes. */

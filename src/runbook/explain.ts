@@ -25,7 +25,14 @@ export interface ExplainInput {
   unknownPaths?: ReadonlySet<string>;
   /** The schema the errors are of (its descriptions are the hints); default the runbook's. */
   schema?: Json;
+  /**
+   * The document as written, before interpolation: a value that came from a whole `${vars.x}` is
+   * said as such, with where the variable is set (the error is the variable's, not the line's).
+   */
+  written?: unknown;
 }
+
+const WHOLE_VAR = /^\$\{\s*vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
 
 export function explainSchemaErrors(input: ExplainInput): Diagnostic[] {
   const { data, locate } = input;
@@ -74,13 +81,26 @@ export function explainSchemaErrors(input: ExplainInput): Diagnostic[] {
     if (seen.has(key)) continue;
     seen.add(key);
     const pos = locate(found.path, { key: found.atKey === true });
+    const src = found.atKey ? undefined : valueAt(input.written, found.path);
+    const ref = typeof src === "string" ? WHOLE_VAR.exec(src) : null;
+    const set = ref && valueAt(input.written, ["vars", ref[1]!]) !== undefined ? locate(["vars", ref[1]!]) : undefined;
     out.push({
       file: input.file,
       ...pos,
       rule: "schema",
       severity: "error",
-      message: input.redact(found.message),
-      ...(found.hint ? { hint: input.redact(found.hint) } : {}),
+      message: input.redact(
+        ref ? `\`${src as string}\` is ${show(valueAt(data, found.path))}: ${found.message}` : found.message,
+      ),
+      ...(found.hint || ref
+        ? {
+            hint: input.redact(
+              ref
+                ? `vars.${ref[1]!} is set ${set ? `at ${input.file}:${set.line}:${set.column}` : "by --var"}: give it a value this field takes.${found.hint ? ` ${found.hint}` : ""}`
+                : found.hint!,
+            ),
+          }
+        : {}),
     });
   }
   // ajv walks the schema's order; people read the file's
@@ -425,6 +445,18 @@ function describe(e: Err, data: unknown, root: Root): Found | undefined {
     case "minProperties":
     case "minLength":
       return { ...base, message: `${field} must not be empty` };
+    case "maxItems": {
+      const limit = (e.params as { limit: number }).limit;
+      const why = typeof own?.description === "string" ? /At most \d+: ([^.]*)/.exec(own.description)?.[1] : undefined;
+      return {
+        ...base,
+        message: `${field} lists ${Array.isArray(value) ? value.length : "too many"} items, at most ${limit}${why ? `: ${why}` : ""}`,
+        // the only list with a limit: the fleet (a sharded source runs one instance per shard, or one through mongos)
+        ...(e.path.length === 1 && e.path[0] === "instances"
+          ? { hint: "A sharded source can also run one instance connected through mongos instead of one per shard." }
+          : {}),
+      };
+    }
     case "uniqueItems":
       return { ...base, message: `${field} lists the same value twice` };
     default:

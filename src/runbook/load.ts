@@ -7,7 +7,14 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isScalar, LineCounter, parseDocument, visit, type Node } from "yaml";
-import { createRedactor, MIN_SECRET_LENGTH, uriPassword, userinfoRedactor, type Redactor } from "../redact.js";
+import {
+  createRedactor,
+  environmentSecrets,
+  MIN_SECRET_LENGTH,
+  uriPassword,
+  userinfoRedactor,
+  type Redactor,
+} from "../redact.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { coercion, interpolate, type Scalar } from "./interpolate.js";
 import { createLocator, type Locate } from "./positions.js";
@@ -291,6 +298,8 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     ? { ...body.value, ...(isRecord(raw) && "vars" in raw ? { vars: varsPass.value } : {}) }
     : body.value;
   for (const s of [...varsPass.secrets, ...body.secrets]) secrets.add(s);
+  // the trace exporter's headers (an API key a collector may echo back) are the run's secrets too
+  if (env !== "lint") for (const s of environmentSecrets(env)) secrets.add(s);
   // a password written in a URL is a secret too (lint refuses it, `--dry-run` still must not print
   // it, even one whose quotes or brackets stop the userinfo pattern)
   for (const s of literalUrlPasswords(value)) secrets.add(s);
@@ -337,7 +346,15 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
       ...body.problems.map((p) => JSON.stringify(p.path)),
       ...[...varsPass.unresolved].map((p) => JSON.stringify(["vars", ...(JSON.parse(p) as unknown[])])),
     ]);
-    const explained = explainSchemaErrors({ file, data: value, errors: schemaErrors, locate, redact, unknownPaths });
+    const explained = explainSchemaErrors({
+      file,
+      data: value,
+      errors: schemaErrors,
+      locate,
+      redact,
+      unknownPaths,
+      written: raw,
+    });
     diagnostics.push(...explained);
     // lint cannot see env values: a finding only about such a value (an info, "not judged")
     // leaves the runbook usable for lint

@@ -5,7 +5,7 @@
  */
 import type { RuleInfo } from "../diagnostics.js";
 
-export const LOADER_RULES: readonly RuleInfo[] = Object.freeze([
+export const LOADER_RULES = Object.freeze([
   {
     id: "yaml",
     severity: "error",
@@ -46,4 +46,4 @@ export const LOADER_RULES: readonly RuleInfo[] = Object.freeze([
     source: "DESIGN.md",
     hint: "Use a longer secret, or pass a value that is not secret with --var.",
   },
-]);
+] as const satisfies readonly RuleInfo[]);

@@ -18,8 +18,10 @@
  *   POST   /sim/instances/:i/down    the instance stops accepting connections
  *   POST   /sim/instances/:i/up      ... and comes back (a restart)
  *   POST   /sim/instances/:i/upgrade a live upgrade now (spec progress rule 4; refused from 1.11)
- *   POST   /sim/verifier/restart     a new verifier process (after it exited, or to start over);
- *                                   {"clean": false} keeps the old one's metadata (default true: --clean)
+ *   POST   /sim/verifier/restart     a new verifier process (after it exited, or to start over) on the
+ *                                   old one's metadata: {"clean": true} (the default, --clean: dropped
+ *                                   when its first check arrives) or false (that check resumes it);
+ *                                   {"newMetadata": true}: an empty metadata database
  */
 import { errorReply, type Reply } from "./replies.js";
 import type { SimWorld } from "./world.js";
@@ -156,10 +158,15 @@ async function route(world: SimWorld, method: string, path: string, text: string
     if (method !== "POST") return notAllowed("POST");
     const o = parseObject(text, true);
     if (isReply(o)) return o;
-    const extra = unknownKeys(o, ["clean"]);
+    const extra = unknownKeys(o, ["clean", "newMetadata"]);
     if (extra) return bad(extra);
     if (o.clean !== undefined && typeof o.clean !== "boolean") return bad('"clean" must be true or false');
-    await world.verifierHost.restart(o.clean === false ? { clean: false } : {});
+    if (o.newMetadata !== undefined && typeof o.newMetadata !== "boolean")
+      return bad('"newMetadata" must be true or false');
+    await world.verifierHost.restart({
+      ...(o.clean === false ? { clean: false } : {}),
+      ...(o.newMetadata === true ? { newMetadata: true } : {}),
+    });
     return ok();
   }
   const one = /^\/sim\/faults\/(\d{1,9})$/.exec(path);

@@ -110,8 +110,11 @@ export interface SimControl {
   down(index: number): Promise<void>;
   up(index: number): Promise<void>;
   liveUpgrade(index: number): void;
-  /** A new verifier process (after it exited, or to start over): `clean: false` keeps the old one's metadata. */
-  restartVerifier(opts?: { clean?: boolean }): Promise<void>;
+  /**
+   * A new verifier process (after it exited, or to start over) on the old one's metadata: with
+   * `--clean` (the default) its first check drops it, `clean: false` resumes it; `newMetadata`: none.
+   */
+  restartVerifier(opts?: { clean?: boolean; newMetadata?: boolean }): Promise<void>;
 }
 
 export interface Simulator {

@@ -94,7 +94,12 @@ export function progressBody(inst: SyncInstance, t: number): ProgressBody {
 
   const lag = inst.lag(t);
   const cea = inst.phase === "cea" && inst.state === "RUNNING";
+  // the cutover page: "only check that canWrite is true on the first mongosync process. The
+  // canWrite status of any subsequent mongosync processes is not valid". The first process is
+  // the instance started first (index 0); the others never report true, so a wait on theirs never
+  // ends and a test of it fails, as it may with the real service
   out.canWrite =
+    inst.index === 0 &&
     !inst.failure &&
     (inst.state === "COMMITTED" ||
       (inst.state === "COMMITTING" &&
@@ -102,8 +107,7 @@ export function progressBody(inst: SyncInstance, t: number): ProgressBody {
         inst.commitLeft <= inst.commitDuration * (1 - inst.env.params.canWriteAfter) + 1e-9));
   out.info = info(inst);
   out.lagTimeSeconds = lag;
-  if (inst.has("totalEventsApplied"))
-    out.totalEventsApplied = Math.max(0, Math.floor(inst.applied - inst.counterBase));
+  if (inst.has("totalEventsApplied")) out.totalEventsApplied = Math.max(0, Math.floor(inst.applied - inst.counterBase));
   out.collectionCopy = copyFields(inst);
   const dir = inst.direction!;
   out.directionMapping = {
@@ -156,8 +160,7 @@ export function progressBody(inst: SyncInstance, t: number): ProgressBody {
   // null before the first CRUD timestamp; `lag` null while PAUSED"
   if (inst.has("lag") && lag !== null) {
     const crud = inst.env.source.events(t) > inst.startEvents + 1e-6;
-    const ddl =
-      inst.env.ddlEvents() > inst.startDdl && atLeast(inst.env.serverVersion(inst.direction!.source), "6.0");
+    const ddl = inst.env.ddlEvents() > inst.startDdl && atLeast(inst.env.serverVersion(inst.direction!.source), "6.0");
     out.lag = { overallLagSeconds: lag, crudLagSeconds: crud ? lag : null, ddlLagSeconds: ddl ? lag : null };
   }
   // facts: "`ceaStage` | 1.22 | **only during change event application**: "collection copy drain" or "steady state""

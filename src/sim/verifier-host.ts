@@ -44,19 +44,22 @@ export class VerifierHost {
   }
 
   /**
-   * POST /sim/verifier/restart: a new verifier process. With `clean` (the default) it starts from
-   * nothing, as with `--clean`; without, it finds the old one's metadata (facts: it answers idle,
-   * generation 0, with the persisted counters until a check resumes them).
+   * POST /sim/verifier/restart: a new verifier process on the old one's metadata database. With
+   * `clean` (the default, `--clean`) it answers as one without it (idle, generation 0, the
+   * persisted counters; facts: `--clean` drops the metadata only when the first check arrives)
+   * and its first check starts afresh; with `clean: false` that check resumes the persisted
+   * verification. With `newMetadata` it starts on an empty metadata database: no task at all.
    */
-  async restart(opts: { clean?: boolean } = {}): Promise<void> {
+  async restart(opts: { clean?: boolean; newMetadata?: boolean } = {}): Promise<void> {
     this.world.syncAll();
     const old = this.verifier;
-    const resumes = opts.clean === false ? old.persisted() : undefined;
+    const held = opts.newMetadata === true ? undefined : old.persisted();
     this.verifier = new Verifier(
       this.world.config.model,
       this.world.config.totalBytes,
       this.world.config.dataSet,
-      resumes,
+      held,
+      opts.clean !== false,
     );
     this.verifier.t = this.world.clock.now();
     if (old.exited === null) {
@@ -78,19 +81,23 @@ export class VerifierHost {
   /** GET /api/v1/progress on the verifier. */
   async progress(): Promise<Reply> {
     let t = this.world.syncAll();
-    // the check's setup holds the lock progress needs: the answer waits
+    // the check's setup holds the lock progress needs: the answer waits, and comes as the lock is
+    // released (before any task ran: Verifier.atSetupEnd)
+    let waited = false;
     while (this.verifier.settingUp && this.verifier.exited === null && !this.world.closed) {
+      waited = true;
       await this.#untilSim(this.verifier.setupUntil);
       t = this.world.syncAll();
     }
     if (this.verifier.exited !== null || this.world.closed) return DROP;
+    const released = waited ? this.verifier.atSetupEnd : undefined;
     // "v0.1.6 to v0.2.0 answer GET /progress before the first check with an empty HTTP 500"
     if (this.world.config.verifierRelease !== LATEST_VERIFIER_RELEASE && this.verifier.status === "new")
       return { status: 500, text: "", contentType: "text/plain" };
     const f = this.world.book.hit("verifier-progress-error", "verifier", t);
     // "A failure to read progress answers `{"error": …}` at the top level"
     if (f) return verifierError(200, f.message ?? "failed to read progress");
-    const body: Record<string, unknown> = { progress: this.verifier.progress() };
+    const body: Record<string, unknown> = { progress: released ?? this.verifier.progress() };
     const huge = this.world.book.hit("huge-progress", "verifier", t);
     if (huge) (body.progress as Record<string, unknown>).simulatorPadding = "x".repeat(huge.value ?? 0);
     return { status: 200, body };

@@ -20,11 +20,16 @@
  *   next generation;
  * - lost writes, fleet errors and DDL during verification fail tasks in every generation.
  *
- * Restarts (facts: the verifier keeps its state in its metadata database unless started with
- * `--clean`): `persisted()` is what a process leaves behind, and a process built on it answers
- * idle, generation 0, with generation 0's persisted counters (tasks that were processing still
- * say so) until a check, which resumes the persisted generation where it was (its pending tasks
- * again, the writes made meanwhile rechecked), without the old process's writesOff.
+ * Restarts (facts: the verifier keeps its state in its metadata database; `--clean` drops it only
+ * when the first check arrives): `persisted()` is what a process leaves behind, and a process built
+ * on it answers idle, generation 0, with generation 0's persisted counters (tasks that were
+ * processing still say so) until a check, **with or without `--clean`**. Then, without `--clean`,
+ * the check resumes the persisted generation where it was (its pending tasks again, the writes
+ * made meanwhile rechecked), without the old process's writesOff; with `--clean` it drops the old
+ * metadata and starts afresh at generation 0 (verifier source, tag v0.2.1 and v0.1.6 to v0.2.0,
+ * internal/verifier/check.go `CheckDriver`: "if verifier.startClean { … Drop(ctx) … } else {
+ * genOpt, err := verifier.readGeneration(ctx) … "Resuming in-progress verification." }"; main
+ * only sets the flag: main/migration_verifier.go `v.SetStartClean(cCtx.Bool(startClean))`).
  */
 import type { ModelParams } from "./model.js";
 
@@ -176,22 +181,42 @@ export class Verifier {
   readonly #special: number;
   /** Generation 0's counters once it ended (what the metadata database keeps of it). */
   #generation0: VerificationStatus | undefined;
+  /** What the metadata database holds of an earlier process (until a check with --clean drops it). */
+  #held: PersistedVerification | undefined;
+  /** A check resumed what the metadata held (without --clean). */
+  resumed = false;
+  /**
+   * Its progress the moment the check's setup ended, before any task ran: the answer of a progress
+   * read that waited for the setup. The source's setup holds the verifier's lock (check.go
+   * `CheckDriver`: `verifier.mux.Lock()` … `persistGenerationWhileLocked` … `verifier.mux.Unlock()`,
+   * then `CheckWorker` starts the workers) and progress takes it to read (progress.go
+   * `GetProgress`: `verifier.mux.RLock()`), so the waiting read is answered as the lock is released.
+   */
+  atSetupEnd: VerifierProgressBody | undefined;
 
   constructor(
     private readonly params: ModelParams,
     private readonly totalBytes: number,
     private readonly dataSet: DataSet,
-    /** The state a restart without --clean found (undefined: a fresh process, or --clean). */
-    readonly resumes?: PersistedVerification,
+    /** The metadata database the process found (undefined: a new one, or the first process). */
+    held?: PersistedVerification,
+    /** Started with `--clean`: the first check drops what it held, and starts afresh. */
+    readonly startClean = false,
   ) {
     this.#partitionsTotal = Math.max(1, Math.ceil(totalBytes / params.verifyBytesPerTask));
     this.#special = specialCollections(dataSet);
+    this.#held = held;
+  }
+
+  /** The metadata holds an earlier verification that this process has not dropped (yet). */
+  get holds(): boolean {
+    return this.#held !== undefined;
   }
 
   /** What this process leaves in the metadata database (undefined: no check ever ran there). */
   persisted(): PersistedVerification | undefined {
-    // a process that never got past a check's setup changed nothing: the earlier state stays
-    if (this.status === "new" || this.status === "setup") return this.resumes;
+    // a process that never got past a check's setup changed nothing (but a --clean drop): what it held stays
+    if (this.status === "new" || this.status === "setup") return this.#held;
     return {
       generation: this.generation,
       generation0: this.generation === 0 ? this.progress().verificationStatus : this.#generation0!,
@@ -227,6 +252,8 @@ export class Verifier {
   check(t: number): "start" | "ignored" | "restart" {
     if (this.status === "setup" || this.status === "running") return "ignored";
     this.checks++;
+    // "if verifier.startClean { … Drop … }": the first thing the check does, before its setup
+    if (this.startClean) this.#held = undefined;
     this.#setupAfterFinish = this.status === "finished";
     this.status = "setup";
     this.setupUntil = t + this.params.verifierSetupSeconds;
@@ -260,8 +287,9 @@ export class Verifier {
       // the published verifier starts its change handling a second time, which panics
       if (this.#setupAfterFinish) return "panic: change handling already started";
       this.status = "running";
-      const r = this.resumes;
+      const r = this.#held;
       if (r) {
+        this.resumed = true;
         // "Resuming in-progress verification": the persisted generation, its pending tasks again
         this.generation = r.generation;
         this.#generation0 = r.generation0;
@@ -279,6 +307,7 @@ export class Verifier {
         this.#g.ddl = this.ddlDuring;
         this.#srcEvents = inputs.sourceWrites(this.t);
       }
+      this.atSetupEnd = this.progress();
     }
     if (this.status !== "running" || this.error !== null) {
       this.t = t;
@@ -439,7 +468,7 @@ export class Verifier {
     const processing = running ? Math.min(this.params.verifierWorkers, pending) : 0;
     const done = this.status === "new" ? emptyGen() : g;
     // before its check a restarted process shows generation 0's persisted counters
-    const shown = this.status === "new" || this.status === "setup" ? this.resumes?.generation0 : undefined;
+    const shown = this.status === "new" || this.status === "setup" ? this.#held?.generation0 : undefined;
     const status: VerificationStatus = shown
       ? { ...shown }
       : {

@@ -77,7 +77,11 @@ export interface SimState {
     url: string;
     /** The release emulated (`--verifier-release`). */
     release: VerifierRelease;
-    /** This process found an earlier one's metadata (restarted without --clean). */
+    /** The metadata holds an earlier process's verification that this one has not dropped (a check with --clean drops it). */
+    holds: boolean;
+    /** Started with --clean (its first check drops what the metadata holds). */
+    clean: boolean;
+    /** A check of this process resumed the earlier verification (started without --clean). */
     resumed: boolean;
     phase: string;
     running: boolean;
@@ -579,7 +583,9 @@ export class SimWorld {
       verifier: {
         url: this.verifierHost.url,
         release: this.config.verifierRelease,
-        resumed: v.resumes !== undefined,
+        holds: v.holds,
+        clean: v.startClean,
+        resumed: v.resumed,
         phase: v.phase,
         running: v.status === "running" || v.status === "setup",
         generation: v.generation,

@@ -49,6 +49,18 @@ export const COMMIT_WITHOUT_CAN_COMMIT_WAIT: RuleInfo = {
   hint: "Add `waitFor: { canCommit: true, lagBelow: 5 }` before the commit.",
 };
 
+/** Lint's `commit-without-stream-hashing-wait` (the state model), reported by this kind's `sequence`. */
+export const COMMIT_WITHOUT_STREAM_HASHING_WAIT: RuleInfo = {
+  id: "commit-without-stream-hashing-wait",
+  severity: "warning",
+  description:
+    'A commit on service 1.9–1.16 with the embedded verifier on, and no `waitFor: { verification: { phase: "stream hashing" } }` before it (since the sync last started or resumed): before 1.17 canCommit does not wait for the embedded verifier.',
+  spec: "The cutover waits for both `verification` phases in `stream hashing` with their lag near 0 [cutover process]; `canCommit`: from 1.17 false until the embedded verifier is in a state that allows commit.",
+  source: "service-facts.md",
+  docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+  hint: 'Wait for both sides before the write stop and the commit: `waitFor: { canCommit: true, lagBelow: 5, verification: { phase: "stream hashing", lagBelow: 5 } }`; or turn the embedded verifier off in start (`verification: { enabled: false }`) and verify with the migration verifier.',
+};
+
 /** The body is `{}`: the spec's "an empty JSON object `{}` must be sent". */
 type CommitBody = Record<string, never>;
 
@@ -56,7 +68,13 @@ export const commit: StepKindDef<CommitBody> = {
   body: (step) => (step.commit === undefined ? undefined : {}),
   title: () => "Commit",
   // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
-  rules: [COMMIT_TWICE, COMMIT_WITHOUT_STOP_WRITES, COMMIT_WITHOUT_CAN_COMMIT_WAIT, COMMAND_IMPOSSIBLE_STATE],
+  rules: [
+    COMMIT_TWICE,
+    COMMIT_WITHOUT_STOP_WRITES,
+    COMMIT_WITHOUT_CAN_COMMIT_WAIT,
+    COMMIT_WITHOUT_STREAM_HASHING_WAIT,
+    COMMAND_IMPOSSIBLE_STATE,
+  ],
   traits: {
     opensWriteStop: false,
     command: "commit",
@@ -64,6 +82,8 @@ export const commit: StepKindDef<CommitBody> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun:
+      "a commit that failed or was refused leaves the cutover not committed: going on would end the run ok, exit 0, with nothing committed",
   },
   hookCall: undefined,
   writesCheck: undefined,
@@ -115,6 +135,20 @@ export const commit: StepKindDef<CommitBody> = {
         "No `waitFor: { canCommit: true }` runs before this commit (since the sync last started or resumed); commit needs RUNNING with canCommit true.",
       );
     }
+    // the cutover page's first step (1.9+): "When using the embedded verifier check both the
+    // verification.source and the verification.destination … the phase fields should show stream
+    // hashing. If the verifier is not in the stream hashing phase, the cutover process might take a
+    // long time." From 1.17 canCommit itself waits for the embedded verifier (notes 1.17).
+    if (
+      f.verifying?.embedded &&
+      !f.streamHashingSeen &&
+      at.atLeast(BEHAVIOUR.embeddedVerifier.since) &&
+      !at.atLeast(BEHAVIOUR.canCommitWaitsForEmbeddedVerifier.since)
+    )
+      at.report(
+        COMMIT_WITHOUT_STREAM_HASHING_WAIT,
+        `The embedded verifier may be running (${f.verifying.at >= 0 ? `${at.line(f.verifying.at)} does not turn it off` : "on by default from service 1.9"}), and no \`waitFor: { verification: { phase: "stream hashing" } }\` runs before this commit: on this version canCommit does not wait for it, and a cutover with the verifier not yet in stream hashing "might take a long time".`,
+      );
     f.states = resultOf("commit", at.initializing);
     f.committed = at.index;
     f.pendingCommits.add(at.index);
@@ -136,9 +170,14 @@ export const commit: StepKindDef<CommitBody> = {
         ? "The journal shows no stopWrites that held (a failed one, or one whose undo ran): check the writers, then run the stopWrites step again, or set `writesStoppedExternally: true` if writes are stopped another way."
         : "Run the stopWrites step first (a --from past it skips it), or set `writesStoppedExternally: true` if writes are stopped another way.",
     );
+    // a hook process an earlier run left (an undo that outlived its runner, a daemon an undo left)
+    // may still turn writes on behind this commit: every one must be known to have exited; where
+    // that cannot be known, only the write stop's check (read below) may decide (issue 42)
+    const checks = writesChecks(runbook.steps, ctx.index);
+    earlierHooksInterlock(ctx, checks.length > 0);
     // the journal says what the run did; the switch says what is true now (a journal restored from
     // a snapshot, an undo that outlived its runner, a person at the switch): read it where it can be
-    const seen = await readWrites(ctx, writesChecks(runbook.steps, ctx.index));
+    const seen = await readWrites(ctx, checks);
     if (seen)
       checkInterlock(
         ctx,
@@ -208,6 +247,51 @@ export const commit: StepKindDef<CommitBody> = {
     });
   },
 };
+
+/**
+ * The `hook-processes` interlock: no process an earlier run of this cutover started may still
+ * run (src/run/orphans.ts judges them: by token, journaled pid and start time, process group and
+ * session). Where that cannot be known (another host, another PID namespace, no /proc, a process
+ * of this user whose environment cannot be read), a `check:` of the write stop decides (it reads
+ * the switch right after this); without one, commit is refused with what to check.
+ */
+function earlierHooksInterlock(ctx: StepContext, hasCheck: boolean): void {
+  const gate = ctx.run.earlierHooks;
+  if (!gate) return;
+  const { live, unknown } = gate.judge();
+  const rerun = ctx.run.mode === "resume" ? "--resume" : "the same command";
+  if (live.length) {
+    checkInterlock(
+      ctx,
+      "hook-processes",
+      false,
+      `${live.join("; ")} ${live.length === 1 ? "was" : "were"} started by an earlier run and ${live.length === 1 ? "is" : "are"} still running: ${live.length === 1 ? "it" : "they"} may turn application writes back on behind this commit`,
+      `Wait for ${live.length === 1 ? "it" : "them"} to exit, or stop ${live.length === 1 ? "it" : "them"} and check what ${live.length === 1 ? "it" : "they"} did to the application's writes, then run ${rerun} again; nothing was sent.`,
+    );
+    return;
+  }
+  if (unknown.length === 0) {
+    checkInterlock(ctx, "hook-processes", true, "every hook process an earlier run started has exited");
+    return;
+  }
+  const what = `the processes earlier runs started cannot all be known to have exited (${unknown.join("; ")})`;
+  if (hasCheck) {
+    checkInterlock(
+      ctx,
+      "hook-processes",
+      true,
+      `${what}; the write stop's check reads the write switch right before this commit and decides`,
+    );
+    return;
+  }
+  checkInterlock(
+    ctx,
+    "hook-processes",
+    false,
+    `${what}: one may still turn application writes back on behind this commit, and no stopWrites here has a \`check:\` to read the write switch`,
+    `Check where it ran that no process of it is left (on that host, in that PID namespace: \`ps -eo pid,lstart,args\`, or the token in its environment, SYNCBOOK_HOOK_TOKEN), and that the application's writes are stopped; then run ${rerun} again with --force=hook-processes. A \`check:\` on the stopWrites step lets the runner read the switch itself.`,
+  );
+}
 
 /**
  * A commit some instances refused while the others took it (or wait for the rest: commit blocks

@@ -18,6 +18,7 @@ export const confirm: StepKindDef<ConfirmBody> = {
     afterWritesBack: "again",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,

@@ -6,7 +6,7 @@ import type { RuleInfo } from "../diagnostics.js";
 import { randomUUID } from "node:crypto";
 import { runHook, stepInfo, undoFor, type HookCallSpec } from "../plugin/index.js";
 import { withProcessWatch, type ProcessWatch } from "../plugin/process.js";
-import { durationOr } from "../runbook/index.js";
+import { committedBeforeWrites, durationOr } from "../runbook/index.js";
 import type { HookCall, Step } from "../runbook/types.js";
 import { pluginStepKind } from "../runbook/types.js";
 import { q } from "../text.js";
@@ -43,7 +43,19 @@ export const WRITES_ON_BEFORE_CAN_WRITE: RuleInfo = {
     "A `hook` with `writesOn: true` (the application writes again) that can run before the destination takes writes: no commit before it, or no wait for `canWrite: true` (or state COMMITTED) between the commit and it.",
   spec: "`canWrite` becomes true during commit; COMMITTED comes later. Do not write to the destination while `canWrite` is false.",
   source: "service-facts.md",
-  hint: "Put the hook after the commit and a `waitFor: { canWrite: true }` (every instance) (or `state: COMMITTED`); to switch writes back on the source before commit, use the stopWrites step's `undo`.",
+  hint: "Put the hook after the commit and a `waitFor: { canWrite: true }` (read on the first process) or `state: COMMITTED`; to switch writes back on the source before commit, use the stopWrites step's `undo`.",
+};
+
+/** Lint's `writes-on-before-committed` (the state model), reported by this kind's `sequence`. */
+export const WRITES_ON_BEFORE_COMMITTED: RuleInfo = {
+  id: "writes-on-before-committed",
+  severity: "warning",
+  description:
+    "On service 1.11–1.19, a start without write blocking and without the embedded verifier, and a `hook` with `writesOn: true` after a wait for canWrite but not for COMMITTED: the cutover page of those versions says to wait until COMMITTED.",
+  spec: 'If you set enableUserWriteBlocking to either "sourceAndDestination" or "destinationOnly", or the verifier is turned on, you can write to the destination after /progress reports canWrite: true. Otherwise, wait until the state is COMMITTED. (cutover process, 1.11–1.19; the facts: "On 1.14–1.19, without write blocking and without the verifier, the page says to wait for COMMITTED instead before writing to the destination")',
+  source: "service-facts.md",
+  docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
+  hint: "Put a `waitFor: { state: COMMITTED }` before the hook that lets the application write, or start with write blocking (`enableUserWriteBlocking: destinationOnly`, the 1.11+ default) or the embedded verifier on.",
 };
 
 /** The rules `hookSequence` reports (a hook, a plugin step). */
@@ -51,6 +63,7 @@ export const HOOK_SEQUENCE_RULES: readonly RuleInfo[] = [
   HOOK_DURING_VERIFY,
   DDL_DURING_VERIFY,
   WRITES_ON_BEFORE_CAN_WRITE,
+  WRITES_ON_BEFORE_COMMITTED,
 ];
 
 /** The time limit of a hook call's `undo:` (its own `timeout`, else the default). */
@@ -83,7 +96,7 @@ export function hookWatch(run: Pick<RunContext, "say">): ProcessWatch & {
       watch.token = randomUUID();
       emit("hook.started", { ...call, token: watch.token });
     },
-    spawned(p: { pid: number; pgid?: number }) {
+    spawned(p: { pid: number; pgid?: number; start?: number }) {
       if (!current) return;
       run.say("hook.process", { index: current.index, id: current.id, undo: current.undo, token: watch.token, ...p });
     },
@@ -206,6 +219,17 @@ function writesOnSequence(at: SequenceStep): void {
         : `This hook says the application writes again, but nothing between ${at.line(commitAt)} and it waits for canWrite true (or state COMMITTED): the destination may not take writes yet.`,
       ["writesOn"],
     );
+  else if (!committedOnly) {
+    // canWrite was waited for, COMMITTED was not: on 1.11–1.19 without write blocking and without
+    // the embedded verifier the page says COMMITTED (src/runbook/can-write.ts)
+    const late = committedBeforeWrites(at.runbook, at.runbook.steps.find((st) => st.start !== undefined)?.start);
+    if (late)
+      at.report(
+        WRITES_ON_BEFORE_COMMITTED,
+        `This hook says the application writes again after a wait for canWrite, but ${late}: nothing between ${at.line(commitAt)} and it waits for state COMMITTED.`,
+        ["writesOn"],
+      );
+  }
 }
 
 export const hook: StepKindDef<HookCall> = {
@@ -220,6 +244,7 @@ export const hook: StepKindDef<HookCall> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: "hook",
+    failureStopsRun: undefined,
   },
   writesCheck: undefined,
   condition: undefined,

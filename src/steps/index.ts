@@ -3,6 +3,7 @@
  * requests) and lint (what each does to the fleet's states). A kind is that module, its schema
  * entry and its line below.
  */
+import type { CommandOperation } from "../api/commands.js";
 import type { RuleInfo } from "../diagnostics.js";
 import type { AssertBody, HookCall, Runbook, StartRequest, Step, StepKind, WaitForBody } from "../runbook/types.js";
 import { stepKind } from "../runbook/types.js";
@@ -127,6 +128,11 @@ export function firstStartRequest(
   return undefined;
 }
 
+/** How many of the runbook's steps send `op` (the kinds' `command` trait): preflight's "multiple reversals". */
+export function stepsSending(rb: Runbook | undefined, op: CommandOperation): number {
+  return (rb?.steps ?? []).filter((step) => bindStep(step).command === op).length;
+}
+
 /** Whether a step of this kind opens the write-stop window when it succeeds (`traitsOf(kind).opensWriteStop`). */
 export function opensWriteStop(kind: string | undefined): boolean {
   return traitsOf(kind).opensWriteStop;
@@ -165,7 +171,11 @@ export type {
   Prompter,
   ForceCheck,
   WritesProbe,
+  EarlierHooks,
 } from "./kit/context.js";
 export { observeIdentity } from "./kit/fleet-ops.js";
+export { verification, verificationText, verifierEarned } from "./kit/earned.js";
+export { writesOnVerdict, BEFORE_COMMIT, type WritesOnVerdict } from "./kit/writes-on.js";
+export { whileWatching } from "./kit/watch.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";

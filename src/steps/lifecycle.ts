@@ -37,6 +37,7 @@ const TRAITS: Record<Op, StepTraits> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   resume: {
     command: "resume",
@@ -45,6 +46,7 @@ const TRAITS: Record<Op, StepTraits> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   reverse: {
     command: "reverse",
@@ -53,6 +55,9 @@ const TRAITS: Record<Op, StepTraits> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    // a failed reverse is a rollback that did not happen: "run ok, exit 0" would say it did
+    failureStopsRun:
+      "a reverse that failed or was refused leaves the sync not reversed: going on would end the run ok, exit 0, without the reversal",
   },
 };
 
@@ -74,7 +79,11 @@ function sequence(op: Op, at: SequenceStep): SequenceOutcome {
   }
   if (!commandPossible(at, op)) return { ok: f };
   f.states = resultOf(op, at.initializing);
-  if (op === "resume") f.canCommitSeen = false;
+  // the embedded verifier "cannot be resumed": after a resume it starts again from the beginning
+  if (op === "resume") {
+    f.canCommitSeen = false;
+    f.streamHashingSeen = false;
+  }
   if (op === "reverse") {
     // the sync runs the other way now: its own write stop, canCommit wait and commit
     f.committed = undefined;

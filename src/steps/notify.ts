@@ -5,6 +5,7 @@
  */
 import { sendNotification, type NotifyMessage } from "../plugin/index.js";
 import type { NotifyBody } from "../runbook/types.js";
+import { terminalText } from "../text.js";
 import { keyed, notifyStandIn, type StepKindDef } from "./kit/define.js";
 import { unchanged } from "./kit/sequence.js";
 
@@ -20,6 +21,7 @@ export const notify: StepKindDef<NotifyBody> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: "notifier",
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,
@@ -33,7 +35,7 @@ export const notify: StepKindDef<NotifyBody> = {
     if (typeof n === "string") {
       const text = pctx.redact(n);
       ctx.run.emit("log", { level: "info", index: ctx.index, message: `notify: ${text}` });
-      (pctx.print ?? ((l: string) => void process.stdout.write(`${l}\n`)))(text);
+      (pctx.print ?? ((l: string) => void process.stdout.write(`${l}\n`)))(terminalText(text));
       const message: NotifyMessage = { type: "notify", text, index: ctx.index, id: ctx.id, at: Date.now() };
       for (const entry of ctx.run.runbook.notify ?? []) {
         if (!entry.on.includes("notify")) continue;

@@ -31,6 +31,7 @@ export const plugin: StepKindDef<PluginStepBody> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,

@@ -32,6 +32,7 @@ export const preflight: StepKindDef<PreflightBody> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,
@@ -69,9 +70,10 @@ export const preflight: StepKindDef<PreflightBody> = {
     }
     const { runPreflight } = await import("../preflight/index.js");
     // the kinds' table (index.ts) imports this module: read it when the step runs
-    const { firstStartRequest } = await import("./index.js");
+    const { firstStartRequest, stepsSending } = await import("./index.js");
     const result = await runPreflight(ctx.run.loaded, {
       start: firstStartRequest(ctx.run.loaded.runbook),
+      reverses: stepsSending(ctx.run.loaded.runbook, "reverse"),
       signal: ctx.signal,
     });
     for (const d of result.diagnostics) {

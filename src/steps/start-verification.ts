@@ -82,6 +82,7 @@ export const startVerification: StepKindDef<Body> = {
     afterWritesBack: "kept",
     usesVerifier: true,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,

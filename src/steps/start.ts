@@ -47,6 +47,8 @@ export const start: StepKindDef<StartRequest> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun:
+      "a start that failed may have reached some instances and not others: every later step would act on a fleet in doubt",
   },
   hookCall: undefined,
   writesCheck: undefined,
@@ -94,6 +96,7 @@ export const start: StepKindDef<StartRequest> = {
       (b.verification?.enabled !== false && at.atLeast(BEHAVIOUR.embeddedVerifier.since));
     f.states = started;
     f.canCommitSeen = false;
+    f.streamHashingSeen = false;
     f.ceaReached = false;
     f.committed = undefined;
     if (embedded) f.verifying = { at: at.index, embedded: true };

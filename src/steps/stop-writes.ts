@@ -25,6 +25,8 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
     afterWritesBack: "kept",
     usesVerifier: false,
     callsPlugin: "hook",
+    failureStopsRun:
+      "a write stop that failed leaves writes in an unknown state (one switch off, another still on): the run must stop, and its undo turn writes back on",
   },
   writesCheck: (b) => b.check,
   condition: undefined,
@@ -61,7 +63,7 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
       }
     }
     ctx.run.memory.writesStopped = true;
-    // the application's downtime starts here: waits poll fast until canWrite (src/fleet/window.ts)
+    // the application's downtime starts here: waits poll fast until the destination takes writes (src/fleet/window.ts)
     ctx.run.emit("window.opened", { index: ctx.index, id: ctx.id });
     decide(true, `application writes stopped by ${call.use}${seen ? ` (and seen stopped: ${seen.detail})` : ""}`);
   },

@@ -34,6 +34,7 @@ import {
   type Restarted,
   type VerifierTools,
 } from "./kit/verifier.js";
+import { verifierEarned } from "./kit/earned.js";
 import { VERIFY_BEFORE_CEA, checkNeedsCea, checkRequests } from "./start-verification.js";
 
 /** Lint's `verify-writes-off-early` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
@@ -54,7 +55,7 @@ export const WRITES_OFF_BEFORE_COMMIT: RuleInfo = {
     "`verify` sends writesOff where the sync may not be COMMITTED yet: the destination's index metadata still differs by design, so the verification fails on it.",
   spec: "When the README's workflow sends `writesOff`: after writes on the source have stopped and the sync is **COMMITTED**. Before commit the service keeps unique indexes non-unique, TTL indexes at their largest value and hidden indexes visible on the destination, so index metadata differs by design until commit.",
   source: "service-facts.md",
-  hint: "Start the check early with `startVerification` (during change event application) and move `verify` after the commit and a `waitFor: { state: COMMITTED }` (and `waitFor: { canWrite: true }`, on every instance).",
+  hint: "Start the check early with `startVerification` (during change event application) and move `verify` after the commit and a `waitFor: { state: COMMITTED }`.",
 };
 
 type Body = NonNullable<VerifyBody>;
@@ -75,6 +76,7 @@ export const verify: StepKindDef<Body> = {
     afterWritesBack: "told",
     usesVerifier: true,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,
@@ -226,34 +228,11 @@ function writesStoppedInterlock(ctx: StepContext): void {
 }
 
 /**
- * Why an idle answer is not this run's result, or undefined when it is one: a generation past
- * writesOff's (the verifier finishes the generation it is in, then runs one more), and no task
- * still added or processing. (A new process and a non-null `error` are caught before: the
- * reader fails on an error, awaitResult follows a restart.)
+ * The result: this cutover's (earned.ts `verifierEarned`, the one rule conditions, status and the
+ * report ask too), failedTasks 0 and metadataMismatchTasks 0.
  */
-export function notEarned(p: VerifierProgress, writesOffGeneration: number | undefined): string | undefined {
-  const g = p.generation;
-  if (typeof g !== "number")
-    return "the verifier's progress has no generation, so it cannot be tied to this run's writesOff";
-  if (typeof writesOffGeneration !== "number")
-    return "the generation this verification's writesOff was sent in is not known (a journal from an older syncbook?)";
-  if (g <= writesOffGeneration)
-    return `generation ${g} is not past generation ${writesOffGeneration}, the one writesOff was sent in`;
-  const s = p.verificationStatus;
-  const missing = RESULT_COUNTERS.filter((k) => typeof s?.[k] !== "number");
-  if (missing.length > 0)
-    return `no ${missing.join(", ")} counter${missing.length > 1 ? "s" : ""} to read the result from`;
-  const pending = (["addedTasks", "processingTasks"] as const).filter((k) => s?.[k] !== 0);
-  if (pending.length > 0)
-    return `${pending.map((k) => `${k} ${s?.[k]}`).join(", ")}: tasks not done in a finished verification`;
-  return undefined;
-}
-
-const RESULT_COUNTERS = ["addedTasks", "processingTasks", "failedTasks", "metadataMismatchTasks"] as const;
-
-/** The result: earned (notEarned), error null, failedTasks 0 and metadataMismatchTasks 0. */
 function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefined): void {
-  const why = notEarned(p, ctx.run.memory.verifier.writesOffGeneration);
+  const why = verifierEarned(ctx.run.memory.verifier, p).result;
   if (why !== undefined)
     throw new StepFailure(`not a verification result: ${why} (${describeVerifier(p)})`, {
       hint: "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). Run again with --resume to continue this verification (nothing is resent blindly), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
@@ -279,9 +258,14 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
             : "The destination differs from the source (writes during the sync's commit, DDL during verification, or a fleet error): the verifier's /api/v1/docMismatches and /nsMismatches list the differences. Do not move the application before they are understood.",
     });
   }
+  const m = ctx.run.memory.verifier;
+  // notEarned made sure it is a number
+  const writesOffGeneration = m.writesOffGeneration as number;
+  ctx.run.emit("verifier.verified", { index: ctx.index, id: ctx.id, progress: p, writesOffGeneration });
+  m.verified = { at: Date.now(), generation: p.generation as number };
   ctx.run.emit("log", {
     level: "info",
     index: ctx.index,
-    message: `verified: ${describeVerifier(p)} (writesOff was sent in generation ${ctx.run.memory.verifier.writesOffGeneration})`,
+    message: `verified: ${describeVerifier(p)} (writesOff was sent in generation ${writesOffGeneration})`,
   });
 }

@@ -1,11 +1,42 @@
 /** `waitFor`: poll until the condition holds on every instance (or `on: any | coordinator`). */
 import type { RuleInfo } from "../diagnostics.js";
-import { evaluate, instanceSignature, readCondition, type ConditionBody, type ConditionModel } from "../fleet/index.js";
+import {
+  evaluate,
+  instanceSignature,
+  readCondition,
+  type Condition,
+  type ConditionBody,
+  type ConditionModel,
+} from "../fleet/index.js";
+import { canWriteInstance, noCanWriteReason } from "../runbook/can-write.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { CEA, closure, narrow, type SequenceOutcome, type SequenceStep } from "./kit/sequence.js";
 import { waitUntil } from "./kit/wait.js";
+import { memoryWhyNot, verifierEarned } from "./kit/earned.js";
+import { StepFailure, type StepContext } from "./kit/context.js";
+
+/**
+ * A condition on the verifier that nothing the run did can make this cutover's (no check of its
+ * own, no writesOff for a result, a check whose first answers were never judged): refused at once
+ * with why, rather than waited on until the step's time limit (earned.ts `memoryWhyNot`).
+ */
+export function refuseUnearnable(ctx: StepContext, cond: Condition, kind: "waitFor" | "assert"): void {
+  const need = cond.model.verifierNeeds;
+  const why = need === undefined ? undefined : memoryWhyNot(ctx.run.memory.verifier, need);
+  if (why === undefined) return;
+  throw new StepFailure(
+    `this ${kind}'s condition on the verifier (${cond.text}) counts only for ${need === "result" ? "this cutover's verification result" : "this cutover's check"}, and there is none: ${why}`,
+    {
+      reason: kind === "assert" ? "assert" : "failed",
+      hint:
+        need === "result"
+          ? "`idle` is also the answer of a verifier that never ran a check, or finished someone else's verification. Wait for the result with a `verify` step after the commit (it sends the check if none ran, then writesOff, then waits); conditions on the verifier's result belong after it."
+          : "Start the check first (`startVerification` during change event application, or `verify`).",
+    },
+  );
+}
 
 /** Lint's `wait-never-holds` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
 export const WAIT_NEVER_HOLDS: RuleInfo = {
@@ -29,6 +60,22 @@ export const VERIFIER_WAIT_WITHOUT_WRITES_OFF: RuleInfo = {
 };
 
 /**
+ * Lint's `verifier-condition-not-earned` (the state model, src/lint/sequence.ts), reported by the
+ * `waitFor` and `assert` kinds' `sequence`: `idle` is also the answer of a verifier that never ran
+ * a check (verifier v0.2.1 internal/verifier/progress.go), so a condition on the verifier counts
+ * only for this cutover's check and result (src/steps/kit/earned.ts).
+ */
+export const VERIFIER_CONDITION_NOT_EARNED: RuleInfo = {
+  id: "verifier-condition-not-earned",
+  severity: "error",
+  description:
+    "A `waitFor` or `assert` on the verifier (`phase`, `failedTasks`, `metadataMismatchTasks`, `verifier.` paths) where no answer can be this cutover's: a result before any `verify`, a running check before any check of the runbook's. The run refuses it.",
+  spec: '`idle` means "not running": not started, finished, or a new process. The documentation\'s success test holds only for a verification this client started and told `writesOff`: `idle` is also the answer of a verifier that never ran a check, and of a restarted one. A condition on `phase: idle` alone proves nothing.',
+  source: "service-facts.md",
+  hint: "Let a `verify` step (after the commit) wait for the result; put conditions on the verifier's result after it, and conditions on its running check after `startVerification`.",
+};
+
+/**
  * What a condition (waitFor, assert) does to lint's model: the states narrow to those where it
  * can hold. One that can hold nowhere is reported with `never` (unless the step may fail), and
  * what follows is judged from the states before it, so one mistake is one finding.
@@ -38,6 +85,7 @@ export function conditionSequence(
   at: SequenceStep,
   never: (reason: string) => void,
   verifierNeverIdle: (reason: string) => void = never,
+  verifierNotEarned: (reason: string) => void = never,
 ): SequenceOutcome {
   const f = at.flow;
   const c = readCondition(body).model;
@@ -54,6 +102,17 @@ export function conditionSequence(
     );
     return { ok: f };
   }
+  // a verifier condition counts only for this cutover's check or result (src/steps/kit/earned.ts)
+  const unearned =
+    c.verifierNeeds === "result" && !f.writesOffMay
+      ? "it reads the verifier's result, which counts only once a `verify` step of this runbook has told this cutover's check that writes are off, and none comes before it (`idle` is also the answer of a verifier that never ran a check, or finished someone else's verification)"
+      : c.verifierNeeds === "check" && f.checkMay === undefined
+        ? "it reads the verifier's running check, which counts only when a check of this runbook's (`startVerification` or `verify`) comes before it, and none does"
+        : undefined;
+  if (unearned !== undefined) {
+    if (at.step.continueOnError !== true) verifierNotEarned(unearned);
+    return { ok: f };
+  }
   const embedded = embeddedNever(c, at) ?? stateNever(c, at);
   if (embedded !== undefined) {
     if (at.step.continueOnError !== true) never(embedded);
@@ -68,6 +127,7 @@ export function conditionSequence(
   // the crash": where the fleet may be past IDLE, those states stay possible after it
   f.states = closure(feasible.has("INITIALIZING") ? new Set([...feasible, ...f.states]) : feasible);
   if (c.canCommit === true && body.on !== "any") f.canCommitSeen = true;
+  if (c.embedded?.phase === "stream hashing" && body.on !== "any") f.streamHashingSeen = true;
   if (c.canCommit === true || c.info === CEA) f.ceaReached = true;
   if ([...feasible].every((s) => s === "COMMITTED")) f.pendingCommits = new Set();
   return { ok: f };
@@ -105,7 +165,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
   body: keyed("waitFor"),
   title: (b) => `Wait for ${readCondition(b).text}`,
   // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
-  rules: [WAIT_NEVER_HOLDS, VERIFIER_WAIT_WITHOUT_WRITES_OFF],
+  rules: [WAIT_NEVER_HOLDS, VERIFIER_WAIT_WITHOUT_WRITES_OFF, VERIFIER_CONDITION_NOT_EARNED],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -113,6 +173,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
     afterWritesBack: "again",
     usesVerifier: false,
     callsPlugin: undefined,
+    failureStopsRun: undefined,
   },
   hookCall: undefined,
   writesCheck: undefined,
@@ -129,8 +190,12 @@ export const waitFor: StepKindDef<WaitForBody> = {
           ? `lagBelow reads lag.overallLagSeconds (service ${BEHAVIOUR.lagObject.since}+)`
           : `lagBelow reads lag.overallLagSeconds when present, else lagTimeSeconds`,
       );
-    if (b.canWrite !== undefined && b.on === undefined && to.instances.length > 1)
-      reads.push("canWrite read on every instance");
+    if (readsCanWrite(b) && to.instances.length > 1)
+      reads.push(
+        to.canWriteFrom === undefined
+          ? "canWrite refused: no instance is declared the first process (`startedFirst: true`), and the others' canWrite is not valid"
+          : `canWrite read on ${to.instances[to.canWriteFrom]} only (the first process; the others' is not valid)`,
+      );
     return toEach(to, "GET", "/api/v1/progress", {
       note: `polled until the condition holds${reads.length ? `; ${reads.join("; ")}` : ""}`,
     });
@@ -150,16 +215,42 @@ export const waitFor: StepKindDef<WaitForBody> = {
           VERIFIER_WAIT_WITHOUT_WRITES_OFF,
           `This waitFor waits for the verifier's result, which never comes here: ${reason}. It would wait until its timeout and fail.`,
         ),
+      (reason) =>
+        at.report(
+          VERIFIER_CONDITION_NOT_EARNED,
+          `This waitFor's condition on the verifier can never count here: ${reason}. The run refuses it at once.`,
+        ),
     ),
   async run(ctx, body) {
-    const cond = readCondition(body);
+    const cond = readCondition(body, canWriteInstance(ctx.run.runbook));
+    refuseUnreadableCanWrite(ctx, cond);
+    refuseUnearnable(ctx, cond, "waitFor");
+    const m = ctx.run.memory.verifier;
     await waitUntil(ctx, {
       pollMs: ctx.pollMs,
       slowAfterMs: ctx.slowAfterMs,
       verifier: cond.verifier.length > 0,
       describe: cond.text,
-      evaluate: (snap, v) => evaluate(cond, snap, v),
+      evaluate: (snap, v) => evaluate(cond, snap, v, v && verifierEarned(m, v)),
       watch: (sample) => instanceSignature(cond, sample),
     });
   },
 };
+
+/** The condition reads `canWrite` (the shorthand, or an `expect` path). */
+export function readsCanWrite(body: ConditionBody): boolean {
+  return body.canWrite !== undefined || (body.expect ?? []).some((e) => e.path === "canWrite");
+}
+
+/**
+ * A `canWrite` condition on a fleet of several instances with no first process declared: no
+ * value may be read (the others' "is not valid", the cutover page), so the step is refused at
+ * once rather than left to wait, maybe after commit with application writes stopped, on a value
+ * that may never turn true. Lint refuses the runbook first (`can-write-no-first-process`).
+ */
+export function refuseUnreadableCanWrite(ctx: StepContext, cond: Condition): void {
+  if (cond.canWrite.length === 0 || cond.canWriteFrom !== undefined || ctx.run.fleet.refs.length < 2) return;
+  throw new StepFailure(`this condition reads canWrite, but ${noCanWriteReason(ctx.run.runbook)}`, {
+    hint: "Declare the first process (`startedFirst: true` on the instance the operator starts first, listed first), or wait for `state: COMMITTED` instead (the cutover page: you can write to the destination once the state is COMMITTED).",
+  });
+}

@@ -5,6 +5,16 @@ import { WRITES_LEFT_WORDS } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { RunEventMap } from "../events.js";
+import { verificationText } from "../steps/index.js";
+
+/**
+ * ` · verified` / ` · not verified (why)` on a run's last line (src/steps/kit/earned.ts says which):
+ * never a bare "ok" where nothing verified the cutover. Nothing for a journal of an older syncbook.
+ */
+export function verifiedPart(e: Pick<RunEventMap["run.finished"], "verified" | "unverified">): string {
+  if (e.verified === undefined) return "";
+  return ` · ${verificationText({ verified: e.verified, why: e.unverified })}`;
+}
 
 /** `HH:MM:SS` in local time: the operator compares it with the wall clock. */
 export function formatClock(at: number): string {

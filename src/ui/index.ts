@@ -14,6 +14,7 @@ import type { InputStream, PromptHost, Prompter } from "./prompts.js";
 import { SimpleUi } from "./simple.js";
 import { createJsonLines } from "./json.js";
 import { errorMessage } from "../errors.js";
+import { terminalValue } from "../text.js";
 import { UiModel } from "./model.js";
 import type { UndoLeftStopped } from "./format.js";
 
@@ -105,20 +106,23 @@ export function createUi(opts: UiOptions): Ui {
   // the json and silent renderers draw no model: one is kept for what the CLI says at the end
   let model: UiModel | undefined;
 
+  // what an event carries from outside (hook output, plugin logs, service errors, runbook strings)
+  // is drawn with its control characters shown, never obeyed; the renderers' own colours and
+  // redraws come after (src/text.ts terminalText). The JSON lines escape them already.
   if (opts.renderer === "default") {
     const ui = new ListrUi({ out, input, colors });
-    handle = ui.listener;
+    handle = (e) => ui.listener(terminalValue(e));
     host = ui.promptHost;
     close = () => ui.close();
     toldAbove = (m) => ui.model.toldAbove(m);
     model = ui.model;
     // shown as a log line of the running step, through the same path as runner logs
     onAutoAnswer = (message) =>
-      ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+      handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else if (opts.renderer === "simple") {
     const ui = new SimpleUi({ write, colors });
     const direct = directPromptHost(input, out);
-    handle = ui.listener;
+    handle = (e) => ui.listener(terminalValue(e));
     toldAbove = (m) => ui.model.toldAbove(m);
     model = ui.model;
     host = async (spec, signal) => {
@@ -131,7 +135,7 @@ export function createUi(opts: UiOptions): Ui {
     };
     close = () => Promise.resolve();
     onAutoAnswer = (message) =>
-      ui.listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+      handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else if (opts.renderer === "json") {
     const lines = createJsonLines(opts.jsonWrite ?? ((text) => void process.stdout.write(text)));
     const own = (model = new UiModel());

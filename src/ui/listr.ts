@@ -17,16 +17,18 @@ import {
   ListrTaskEventType,
   ProcessOutput,
 } from "listr2";
-import type { ListrTaskWrapper } from "listr2";
+import type { ListrDefaultRendererTask, ListrTaskWrapper } from "listr2";
 import type { Colors } from "picocolors/types.js";
 import type { RunEvent } from "../events.js";
-import { cutoverTail, formatDuration, writesStillStoppedLines } from "./format.js";
+import { cutoverTail, formatDuration, verifiedPart, writesStillStoppedLines } from "./format.js";
 import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
 
 type Settle =
-  { kind: "ok"; durationMs: number } | { kind: "failed"; message: string } | { kind: "skipped"; reason: string };
+  | { kind: "ok"; durationMs: number; notes: string[] }
+  | { kind: "failed"; message: string }
+  | { kind: "skipped"; reason: string };
 
 /** Per-step mailbox between the event stream and the step's listr2 task. */
 interface Slot {
@@ -45,10 +47,23 @@ type TaskWrapper = ListrTaskWrapper<any, any, any>;
  * listr2 picks the default renderer only when `process.stdout` is a TTY; ours draws on the
  * stream it is given (stderr by default), so that check is lifted per renderer class instead of
  * with listr2's `forceTTY`, which would rewrite `process.stdout.isTTY` for the whole process.
+ * A task that shows a question about a step not started yet gets the question's mark, not the
+ * spinner listr2 draws for any prompting task: the step is not running (issue 39, point 3).
  */
-class StreamRenderer extends DefaultRenderer {
-  static override nonTTY = true;
+function streamRenderer(notStarted: (taskId: string) => string | undefined): typeof DefaultRenderer {
+  return class StreamRenderer extends DefaultRenderer {
+    static override nonTTY = true;
+    protected override style(task: ListrDefaultRendererTask, output?: boolean): string {
+      return (output ? undefined : notStarted(task.id)) ?? super.style(task, output);
+    }
+  };
 }
+
+/** At most this many lines stay under a finished step's title (a fleet of 50 would fill the screen). */
+const KEPT_MAX = 6;
+
+/** The mark of a step asked about before it runs: a question, not a spinner. */
+const ASKED_MARK = "?";
 
 export interface ListrUiOptions {
   out: NodeJS.WritableStream;
@@ -69,6 +84,11 @@ export class ListrUi {
   #after: string[] = [];
   /** Redraws the panel's clocks each second while the list draws (a confirm sends no events). */
   #clock: ReturnType<typeof setInterval> | undefined;
+  /**
+   * The step a question is on screen for, and whether it has not started (a `--step` question):
+   * its panel is then the live fleet and clocks, redrawn under the question like any panel.
+   */
+  #asking: { slot: Slot; before: boolean } | undefined;
 
   constructor(private readonly opts: ListrUiOptions) {}
 
@@ -85,7 +105,8 @@ export class ListrUi {
       case "step.finished": {
         const slot = this.#slots.get(e.index);
         if (slot && !slot.settle) {
-          if (e.outcome === "ok") this.#settle(slot, { kind: "ok", durationMs: e.durationMs });
+          if (e.outcome === "ok")
+            this.#settle(slot, { kind: "ok", durationMs: e.durationMs, notes: this.#kept(e.index) });
           else if (e.outcome === "skipped") this.#settle(slot, { kind: "skipped", reason: e.error ?? "skipped" });
           else {
             const why =
@@ -177,14 +198,40 @@ export class ListrUi {
   #refresh(): void {
     for (const slot of this.#order) {
       if (!slot.task || slot.settle) continue;
-      const lines = this.model.panel(slot.index, this.opts.colors);
+      // while a question waits: the clock, the write-stop window and the fleet as read now (the
+      // watch reads it, src/steps/kit/watch.ts), redrawn every second, never frozen in the question
+      const asked = this.#asking?.slot === slot;
+      const lines = asked
+        ? this.model.promptContext(this.opts.colors, slot.index)
+        : this.model.panel(slot.index, this.opts.colors);
       if (slot === this.#host()) {
         // events without a step (run-level decisions, logs) show under whatever is running now
-        const loose = [...(this.model.decisions.get(-1) ?? []).slice(-2).map((d) => decisionLine(d, this.opts.colors))];
+        const loose = [
+          ...this.model
+            .decisionsOf(-1)
+            .slice(-2)
+            .map((d) => decisionLine(d, this.opts.colors)),
+        ];
         lines.push(...loose);
       }
       slot.task.output = lines.length > 0 ? lines.join("\n") : " ";
     }
+  }
+
+  /**
+   * What a step that succeeded keeps under its title once its panel is gone: how a command whose
+   * answer was lost was settled ("no answer from shard-c …", "commit took effect on shard-c …: not
+   * sent again"). The line renderers print every decision; the panel showed these only while the
+   * step ran (issue 39, point 8).
+   */
+  #kept(index: number): string[] {
+    const lines = this.model
+      .decisionsOf(index)
+      .filter((d) => d.kind === "reconcile")
+      .map((d) => decisionLine(d, this.opts.colors));
+    if (lines.length <= KEPT_MAX) return lines;
+    const more = `… and ${lines.length - (KEPT_MAX - 1)} more (the journal and \`syncbook report\` have every one)`;
+    return [...lines.slice(0, KEPT_MAX - 1), this.opts.colors.yellow(more)];
   }
 
   /** The runner moved on to step `index`: anything before it that was never settled is over. */
@@ -212,6 +259,9 @@ export class ListrUi {
     const processOutput = new ProcessOutput(out as NodeJS.WriteStream, other as NodeJS.WriteStream, {
       leaveEmptyLine: false,
     });
+    const renderer = streamRenderer((id) =>
+      this.#asking?.before && this.#asking.slot.task?.task.id === id ? this.opts.colors.yellow(ASKED_MARK) : undefined,
+    );
     this.#listr = new Listr<object>(
       slots.map((slot) => ({
         title: slot.title,
@@ -221,7 +271,7 @@ export class ListrUi {
       })),
       {
         // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment -- a DefaultRenderer subclass is a valid renderer value; the generic signature cannot say so
-        renderer: StreamRenderer as any,
+        renderer: renderer as any,
         rendererOptions: {
           logger: new ListrLogger({ processOutput, useIcons: true }),
           collapseSkips: true,
@@ -259,7 +309,8 @@ export class ListrUi {
       slot.wake = undefined;
     }
     const s = slot.settle;
-    if (s.kind === "ok") task.title = `${slot.title} ${this.opts.colors.dim(formatDuration(s.durationMs))}`;
+    if (s.kind === "ok")
+      task.title = [`${slot.title} ${this.opts.colors.dim(formatDuration(s.durationMs))}`, ...s.notes].join("\n");
     else if (s.kind === "skipped") task.skip(s.reason);
     else throw new Error(s.message);
   }
@@ -273,20 +324,29 @@ export class ListrUi {
 
   /** Shows a prompt inside the step's task so the renderer draws it; directly when no list runs. */
   readonly promptHost: PromptHost = (spec, signal) => {
-    const slot = spec.kind === "select" ? this.#slots.get(spec.step) : this.#host();
+    // a question that names its step (--step's) is about a step not started yet
+    const asked = spec.step;
+    const before = asked !== undefined;
+    const slot = before ? this.#slots.get(asked) : this.#host();
     if (!this.#listr || !slot || slot.settle) return directPromptHost(this.opts.input, this.opts.out)(spec, signal);
-    if (spec.kind === "select") this.#advanceTo(spec.step);
+    if (before) this.#advanceTo(asked);
     return new Promise<unknown>((resolve, reject) => {
       slot.queue.push(async (task) => {
         if (signal.aborted) return reject(new Error("aborted"));
+        const title = task.title;
         try {
-          // a prompt replaces the task's panel: the fleet, the clock and the write-stop window
-          // stay on screen above the question (a "point of no return" is asked with them in view)
-          const above = this.model.promptContext(this.opts.colors, slot.index);
-          const shown = above.length ? { ...spec, message: `${above.join("\n")}\n${spec.message}` } : spec;
-          resolve(await askInTask(task, shown, signal, this.opts.input));
+          // the fleet, the clock and the write-stop window stay on screen above the question, live
+          // (a "point of no return" is asked with them in view); a step asked about is not started
+          this.#asking = { slot, before };
+          if (before) task.title = `${slot.title} ${this.opts.colors.yellow("— not started: waiting for your answer")}`;
+          this.#refresh();
+          resolve(await askInTask(task, spec, signal, this.opts.input));
         } catch (e) {
           reject(e instanceof Error ? e : new Error(String(e)));
+        } finally {
+          if (this.#asking?.slot === slot) this.#asking = undefined;
+          if (before) task.title = title;
+          this.#refresh();
         }
       });
       slot.wake?.();
@@ -305,7 +365,7 @@ export class ListrUi {
       const word = f.aborted ? "aborted" : f.outcome;
       const outcome = f.outcome === "ok" || (f.aborted && f.exitCode === 0) ? c.green(word) : c.red(word);
       this.opts.out.write(
-        `run ${outcome} in ${formatDuration(f.durationMs)}${cutoverTail(f)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
+        `run ${outcome} in ${formatDuration(f.durationMs)}${cutoverTail(f)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""}${verifiedPart(f)} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
       );
       const stuck = this.model.writesLeftStopped();
       if (stuck) this.opts.out.write(`${writesStillStoppedLines(stuck, c.red).join("\n")}\n`);

@@ -1,46 +1,23 @@
 /**
- * What the UI knows about the run, folded from the event stream. One instance per UI (no
- * module state). Both renderers read it; only the default renderer draws `panel()`.
+ * What the UI shows of the run: a view of the cutover's read model (src/model/fold.ts), one per
+ * UI (no module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
 import { docsComparedText } from "../text.js";
-import { lagSeconds, pingLatencyMs } from "../api/progress.js";
-import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
-import { WindowTracker, windowShares, type WriteStopWindow } from "../fleet/window.js";
+import type { RunEvent, RunEventMap } from "../events.js";
+import { windowShares, type WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { opensWriteStop, traitsOf } from "../steps/index.js";
-import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
+import { COPY_DEFAULTS, copyProgress } from "../fleet/eta.js";
 import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
+import { CutoverFold } from "../model/fold.js";
+import type { ModelInstance, ModelVerifier } from "../model/contract.js";
 import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
 export type StepInfo = RunEventMap["run.started"]["steps"][number];
 
-export interface InstanceView {
-  label: string;
-  state?: string;
-  info?: string;
-  lag?: number | null;
-  canCommit?: boolean;
-  canWrite?: boolean | null;
-  /** Later versions' fields, when the answer has them (src/api/versions.ts). */
-  ceaCatchupSeconds?: number;
-  pingLatencyMs?: number;
-  indexBuilding?: Record<string, unknown>;
-  warnings?: unknown[];
-  /** When its last progress answer arrived (event time). */
-  answeredAt?: number;
-  /** Its progress reads fail since `since`: the fields above are its last answer, not its state now. */
-  down?: { since: number; error: string };
-}
-
-export interface VerifierView {
-  phase?: string;
-  error?: unknown;
-  counters: Record<string, number>;
-  /** The check's generation: 0 for the first pass, one more per recheck pass. */
-  generation?: number;
-  /** Documents compared in this generation, of its total (`generationStats`). */
-  docs?: { compared: number; total: number };
-}
+/** An instance as the live view shows it: the read model's (src/model/contract.ts). */
+export type InstanceView = ModelInstance;
+export type VerifierView = ModelVerifier;
 
 export interface HookView {
   use: string;
@@ -69,27 +46,84 @@ export const VERIFIER_COUNTERS: readonly (readonly [string, string])[] = [
 /** A condition not met yet: pending (the wait goes on), not a failure. */
 export const PENDING = "○";
 
+/**
+ * The live view's lines, from the cutover's read model (src/model/fold.ts: the steps, the one
+ * running, the fleet, the copy, the verifier, waits, hooks, decisions and the write-stop window).
+ * What only a terminal needs is kept here: which steps showed progress or the verifier, and the
+ * log lines under a step.
+ */
 export class UiModel {
-  steps: StepInfo[] = [];
-  instances = new Map<number, InstanceView>();
-  copy: CopyState = emptyCopyState();
-  verifier?: VerifierView;
+  readonly fold: CutoverFold;
   /** Steps during which progress / verifier answers arrived: only those show them. */
   readonly progressSteps = new Set<number>();
   readonly verifierSteps = new Set<number>();
-  readonly waits = new Map<number, RunEventMap["wait.status"] & { at: number }>();
-  readonly slow = new Map<number, RunEventMap["wait.slow"]>();
-  readonly hooks = new Map<number, HookView[]>();
-  readonly decisions = new Map<number, Decision[]>();
   readonly logs = new Map<number, Log[]>();
-  /** The write-stop window (writes stopped → canWrite): its clock runs in the panel while open. */
-  readonly window = new WindowTracker(traitsOf);
-  current?: number;
+  readonly #copyOptions: CopyOptions;
 
-  constructor(private readonly copyOptions: CopyOptions = COPY_DEFAULTS) {}
+  constructor(copyOptions: CopyOptions = COPY_DEFAULTS) {
+    this.#copyOptions = copyOptions;
+    this.fold = new CutoverFold({ traits: traitsOf, copy: copyOptions });
+  }
+
+  /** The runbook's steps (the last run's list). */
+  get steps(): StepInfo[] {
+    return this.fold.steps().map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: s.title }));
+  }
+
+  /** The fleet as last read, by instance index. */
+  get instances(): Map<number, InstanceView> {
+    return new Map(this.fold.instances().map((i) => [i.index, i]));
+  }
+
+  get copy(): CopyState {
+    return this.fold.copyState();
+  }
+
+  get verifier(): VerifierView | undefined {
+    return this.fold.verifier();
+  }
+
+  /** The write-stop window (writes stopped → canWrite): its clock runs in the panel while open. */
+  get window(): WindowTracker {
+    return this.fold.window;
+  }
+
+  get current(): number | undefined {
+    return this.fold.current;
+  }
 
   stepOf(index: number): StepInfo | undefined {
     return this.steps.find((s) => s.index === index);
+  }
+
+  /** The decisions taken for a step (-1: outside any step). */
+  decisionsOf(index: number): Decision[] {
+    return this.fold
+      .decisions()
+      .filter((d) => (d.index ?? -1) === index)
+      .map((d) => ({
+        kind: d.kind,
+        ok: d.ok,
+        reason: d.reason,
+        ...(d.index !== undefined ? { index: d.index } : {}),
+        ...(d.id !== undefined ? { id: d.id } : {}),
+        ...(d.check !== undefined ? { check: d.check } : {}),
+      }));
+  }
+
+  /** The hook calls (and undos) of a step, as the panel shows them. */
+  hooksOf(index: number): HookView[] {
+    return this.fold
+      .hooks()
+      .filter((h) => h.index === index)
+      .map((h) => ({
+        use: h.use,
+        undo: h.undo,
+        ...(h.command !== undefined ? { command: h.command } : {}),
+        ...(h.ok !== undefined ? { ok: h.ok } : {}),
+        ...(h.error !== undefined ? { error: h.error } : {}),
+        ...(h.durationMs !== undefined ? { durationMs: h.durationMs } : {}),
+      }));
   }
 
   /**
@@ -98,9 +132,9 @@ export class UiModel {
    */
   writesLeftStopped():
     { number: number; id: string; use: string; error?: string; command?: string; stopFailed?: boolean } | undefined {
-    for (const s of this.steps) {
+    for (const s of this.fold.steps()) {
       if (!opensWriteStop(s.kind)) continue;
-      const calls = this.hooks.get(s.index) ?? [];
+      const calls = this.hooksOf(s.index);
       const undo = calls.filter((h) => h.undo).at(-1);
       if (undo && undo.ok === false)
         return {
@@ -115,135 +149,48 @@ export class UiModel {
     return undefined;
   }
 
-  /** The failing steps' paragraphs as the renderer showed them, by step id. */
-  readonly #failures = new Map<string, string>();
-
   /**
    * The run's closing message, short when it only repeats a failing step's paragraph this
    * renderer showed (with its hint and place) as the step failed: said once, not three times.
    */
   toldAbove(message: string | undefined): string | undefined {
     if (message === undefined) return undefined;
-    for (const [id, error] of this.#failures)
-      if (message === `step ${id} failed: ${error}`) return `step ${id} failed (said above)`;
+    for (const s of this.fold.steps())
+      for (const a of s.attempts)
+        if (a.outcome === "failed" && a.error !== undefined && message === `step ${s.id} failed: ${a.error}`)
+          return `step ${s.id} failed (said above)`;
     return undefined;
   }
-
-  /** When each step started (this run) and its time limit, for the clock line. */
-  readonly #started = new Map<number, { at: number; timeoutMs?: number }>();
 
   /**
    * `03:14:07 · 1m 12s into this step · 28m 48s left of its 30m time limit`: the wall clock (an
    * operator compares it with the change window) and the time the step has left before it fails.
    */
   clockLine(index: number, c: Colors, now: number = Date.now()): string {
-    const s = this.#started.get(index);
+    const s = this.fold.step(index);
     const parts = [formatClock(now)];
-    if (s) {
-      parts.push(`${formatDuration(Math.max(0, now - s.at))} into this step`);
+    if (s?.startedAt !== undefined && s.attempts.length > 0) {
+      parts.push(`${formatDuration(Math.max(0, now - s.startedAt))} into this step`);
       if (s.timeoutMs !== undefined)
         parts.push(
-          `${formatDuration(Math.max(0, s.at + s.timeoutMs - now))} left of its ${formatDuration(s.timeoutMs)} time limit`,
+          `${formatDuration(Math.max(0, s.startedAt + s.timeoutMs - now))} left of its ${formatDuration(s.timeoutMs)} time limit`,
         );
     }
     return c.dim(parts.join(" · "));
   }
 
   apply(e: RunEvent): void {
-    this.window.apply(e);
+    this.fold.apply(e);
+    const current = this.fold.current;
     switch (e.type) {
-      case "run.started":
-        this.steps = e.steps;
-        for (const i of e.instances) this.instances.set(i.index, { label: instanceLabel(i) });
+      case "progress.sampled":
+        if (current !== undefined) this.progressSteps.add(current);
         break;
-      case "step.started":
-        this.current = e.index;
-        this.#started.set(e.index, { at: e.at, ...(e.timeoutMs !== undefined ? { timeoutMs: e.timeoutMs } : {}) });
-        break;
-      case "step.finished":
-        if (e.outcome === "failed" && e.error !== undefined) this.#failures.set(e.id, e.error);
-        if (this.current === e.index) this.current = undefined;
-        break;
-      case "step.skipped":
-        if (this.current === e.index) this.current = undefined;
-        break;
-      case "progress.sampled": {
-        const label = instanceLabel(e.instance);
-        const view: InstanceView = this.instances.get(e.instance.index) ?? { label };
-        const p = e.progress;
-        view.state = p.state;
-        view.info = p.info ?? undefined;
-        view.lag = lagSeconds(p) ?? null;
-        if (p.canCommit !== undefined) view.canCommit = p.canCommit;
-        if (p.canWrite !== undefined) view.canWrite = p.canWrite;
-        setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
-        setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
-        setOrDrop(view, "indexBuilding", isObject(p.indexBuilding) ? p.indexBuilding : undefined);
-        setOrDrop(view, "warnings", Array.isArray(p.warnings) && p.warnings.length > 0 ? p.warnings : undefined);
-        view.answeredAt = e.at;
-        delete view.down;
-        this.instances.set(e.instance.index, view);
-        this.copy = addCopySample(this.copy, label, readCollectionCopy(e.progress), e.at, this.copyOptions);
-        if (this.current !== undefined) this.progressSteps.add(this.current);
-        break;
-      }
-      case "poll.failed": {
-        if (e.target !== "service" || !e.instance) break;
-        const view: InstanceView = this.instances.get(e.instance.index) ?? { label: instanceLabel(e.instance) };
-        view.down = { since: view.down?.since ?? e.at, error: e.error };
-        this.instances.set(e.instance.index, view);
-        break;
-      }
-      case "verifier.sampled": {
-        const p = e.progress;
-        const counters: Record<string, number> = {};
-        for (const [k, v] of Object.entries(p.verificationStatus ?? {})) if (typeof v === "number") counters[k] = v;
-        const g = p.generationStats;
-        this.verifier = {
-          phase: p.phase,
-          error: p.error ?? null,
-          counters,
-          ...(typeof p.generation === "number" ? { generation: p.generation } : {}),
-          ...(typeof g?.docsCompared === "number" && typeof g.totalDocs === "number"
-            ? { docs: { compared: g.docsCompared, total: g.totalDocs } }
-            : {}),
-        };
-        if (this.current !== undefined) this.verifierSteps.add(this.current);
-        break;
-      }
-      case "wait.status":
-        this.waits.set(e.index, e);
-        if (e.met) this.slow.delete(e.index);
-        break;
-      case "wait.slow":
-        this.slow.set(e.index, e);
-        break;
-      case "hook.started":
-        push(this.hooks, e.index, {
-          use: e.use,
-          undo: e.undo,
-          ...(e.command !== undefined ? { command: e.command } : {}),
-        });
-        break;
-      case "hook.finished": {
-        const list = this.hooks.get(e.index) ?? [];
-        const open = [...list].reverse().find((h) => h.use === e.use && h.undo === e.undo && h.ok === undefined);
-        const done: HookView = {
-          use: e.use,
-          undo: e.undo,
-          ok: e.ok,
-          durationMs: e.durationMs,
-          ...(e.error !== undefined ? { error: e.error } : {}),
-        };
-        if (open) Object.assign(open, done);
-        else push(this.hooks, e.index, done);
-        break;
-      }
-      case "decision":
-        push(this.decisions, e.index ?? this.current ?? -1, e);
+      case "verifier.sampled":
+        if (current !== undefined) this.verifierSteps.add(current);
         break;
       case "log":
-        push(this.logs, e.index ?? this.current ?? -1, e);
+        push(this.logs, e.index ?? current ?? -1, e);
         break;
       default:
         break;
@@ -251,7 +198,7 @@ export class UiModel {
   }
 
   copyView(): CopyView {
-    return copyProgress(this.copy, this.copyOptions);
+    return copyProgress(this.copy, this.#copyOptions);
   }
 
   /** `[█████░░░░░] 47% 2.3 GiB / 5 GiB ETA 4m`, or why there is no bar yet. */
@@ -273,7 +220,7 @@ export class UiModel {
     const all = [...this.instances.values()].filter((i) => i.state !== undefined || i.down);
     if (all.length === 0) return [];
     const lag = (i: InstanceView): string =>
-      i.lag === null || i.lag === undefined ? "lag —" : `lag ${formatDuration(i.lag * 1000)}`;
+      i.lagSeconds === null || i.lagSeconds === undefined ? "lag —" : `lag ${formatDuration(i.lagSeconds * 1000)}`;
     if (all.length <= max) {
       const w = Math.min(24, Math.max(...all.map((i) => i.label.length)));
       return all.flatMap((i) => {
@@ -292,8 +239,10 @@ export class UiModel {
       const k = i.down ? "not answering" : (i.state ?? "?");
       states.set(k, (states.get(k) ?? 0) + 1);
     }
-    const withLag = all.filter((i) => typeof i.lag === "number").sort((a, b) => (b.lag ?? 0) - (a.lag ?? 0));
-    const worst = withLag.slice(0, 3).map((i) => `${i.label} ${formatDuration((i.lag ?? 0) * 1000)}`);
+    const withLag = all
+      .filter((i) => typeof i.lagSeconds === "number")
+      .sort((a, b) => (b.lagSeconds ?? 0) - (a.lagSeconds ?? 0));
+    const worst = withLag.slice(0, 3).map((i) => `${i.label} ${formatDuration((i.lagSeconds ?? 0) * 1000)}`);
     const warned = all.filter((i) => i.warnings?.length);
     return [
       `${all.length} instances: ${[...states].map(([s, n]) => `${s}×${n}`).join(", ")}`,
@@ -329,17 +278,23 @@ export class UiModel {
     if (!w) return undefined;
     const since = w.openedAt ?? w.measuredFrom;
     return c.magenta(
-      `⏱ writes stopped ${w.openedAt === undefined ? "for at least " : ""}${formatDuration(Math.max(0, now - since))}: the application cannot write until canWrite`,
+      `⏱ writes stopped ${w.openedAt === undefined ? "for at least " : ""}${formatDuration(Math.max(0, now - since))}: the application cannot write until the destination takes writes`,
     );
   }
 
   /**
-   * What stays in view while a prompt replaces a step's panel: the clock, the write-stop window
-   * and the fleet as last read.
+   * The panel of a step while a question waits on it: the clock, the write-stop window, the copy
+   * and the fleet as last read (the run reads it while the question waits), redrawn each second.
    */
   promptContext(c: Colors, index: number, now: number = Date.now()): string[] {
     const clock = this.windowClock(c, now);
-    return [this.clockLine(index, c, now), ...(clock ? [clock] : []), ...this.instanceLines(6, now)];
+    const copy = this.copyLine();
+    return [
+      this.clockLine(index, c, now),
+      ...(clock ? [clock] : []),
+      ...(copy && !this.copyView().done ? [copy] : []),
+      ...this.instanceLines(6, now),
+    ];
   }
 
   /** The live lines under a running step in the task list. */
@@ -347,11 +302,14 @@ export class UiModel {
     const lines: string[] = [this.clockLine(index, c, now)];
     const clock = this.windowClock(c, now);
     if (clock) lines.push(clock);
-    const wait = this.waits.get(index);
+    const step = this.fold.step(index);
+    const wait = step?.wait;
     // not met yet is pending, not failed: a neutral mark, never a red or yellow ✗
     if (wait && !wait.met) for (const l of formatWaitStatus(wait)) lines.push(`${c.dim(PENDING)} ${l}`);
-    const slow = this.slow.get(index);
-    if (slow) lines.push(c.yellow(`no progress for ${formatDuration(slow.stalledForMs)}: ${slow.detail}`));
+    // a stall said until the wait is met
+    const slow = step?.slow.at(-1);
+    if (slow && !(wait?.met && wait.at >= slow.at))
+      lines.push(c.yellow(`no progress for ${formatDuration(slow.stalledForMs)}: ${slow.detail}`));
     if (this.progressSteps.has(index)) {
       const copy = this.copyLine();
       // the copy bar while the copy runs, and its end (100%, how long) while a wait is judged on it
@@ -362,21 +320,13 @@ export class UiModel {
       const v = this.verifierLine(c);
       if (v) lines.push(v);
     }
-    for (const h of this.hooks.get(index) ?? []) lines.push(hookLine(h, c));
-    for (const d of (this.decisions.get(index) ?? []).slice(-3)) lines.push(decisionLine(d, c));
+    for (const h of this.hooksOf(index)) lines.push(hookLine(h, c));
+    for (const d of this.decisionsOf(index).slice(-3)) lines.push(decisionLine(d, c));
     const logs = (this.logs.get(index) ?? []).filter((l) => l.level !== "debug");
     const last = logs[logs.length - 1];
     if (last) lines.push(logLine(last, c));
     return lines;
   }
-}
-
-const finite = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
-function setOrDrop<K extends keyof InstanceView>(view: InstanceView, k: K, v: InstanceView[K] | undefined): void {
-  if (v === undefined) delete view[k];
-  else view[k] = v;
 }
 
 /** `not answering for 12s · last answer 14s ago: RUNNING canCommit · cannot connect: …`: the past said as the past. */

@@ -7,6 +7,7 @@ import { Writable } from "node:stream";
 import { confirm as inquirerConfirm, select as inquirerSelect } from "@inquirer/prompts";
 import { UserError, ExitCode } from "../errors.js";
 import { abortReason, raceAbort } from "../timers.js";
+import { terminalText } from "../text.js";
 
 export type StepChoice = "run" | "skip" | "rest" | "abort";
 
@@ -15,6 +16,12 @@ export interface PromptStep {
   id: string;
   kind: string;
   title: string;
+  /**
+   * The step is the point of no return (it sends commit): this sentence says what it does. Its
+   * question carries it, and a run (or "run the rest") is asked once more, with no as the default:
+   * Enter twice never sends commit (issue 39, point 3).
+   */
+  pointOfNoReturn?: string;
 }
 
 export interface Prompter {
@@ -69,6 +76,9 @@ function ctrlCAsSigint<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** How the point of no return is named wherever it is asked (the commit's --step question). */
+export const POINT_OF_NO_RETURN = "POINT OF NO RETURN";
+
 export const STEP_CHOICES: { name: string; value: StepChoice; description: string }[] = [
   { name: "run", value: "run", description: "run this step, then ask again before the next one" },
   { name: "skip", value: "skip", description: "do not run this step; go on to the next one" },
@@ -94,7 +104,10 @@ export function createPrompter(opts: PrompterOptions): Prompter {
         );
       }
       return raceAbort(
-        ctrlCAsSigint(opts.host({ kind: "confirm", message }, signal), signal).then((v) => v === true),
+        // the runbook's words, on a terminal: shown, never obeyed (src/text.ts)
+        ctrlCAsSigint(opts.host({ kind: "confirm", message: terminalText(message) }, signal), signal).then(
+          (v) => v === true,
+        ),
         signal,
       );
     },
@@ -108,17 +121,38 @@ export function createPrompter(opts: PrompterOptions): Prompter {
           }),
         );
       }
-      const message = `Next: step ${step.index + 1} ${step.kind} "${step.title}" (${step.id})`;
-      return raceAbort(
+      const next = terminalText(`Next: step ${step.index + 1} ${step.kind} "${step.title}" (${step.id})`);
+      const warning = step.pointOfNoReturn;
+      const message = warning ? `${next}\n${POINT_OF_NO_RETURN}: ${warning}` : next;
+      const choose = (): Promise<StepChoice> =>
         ctrlCAsSigint(
           opts.host({ kind: "select", message, step: step.index, choices: STEP_CHOICES }, signal),
           signal,
         ).then((v) => {
           if (v === "run" || v === "skip" || v === "rest" || v === "abort") return v;
           throw new Error(`unexpected answer ${String(v)}`);
-        }),
-        signal,
-      );
+        });
+      // asked of the --step choice itself, never answered by --yes (that answers confirm steps)
+      const sure = (): Promise<boolean> =>
+        ctrlCAsSigint(
+          opts.host(
+            {
+              kind: "confirm",
+              message: `${POINT_OF_NO_RETURN}: send commit now? Once sent it is not undone (no: back to the choices)`,
+              step: step.index,
+            },
+            signal,
+          ),
+          signal,
+        ).then((v) => v === true);
+      const ask = async (): Promise<StepChoice> => {
+        for (;;) {
+          const choice = await choose();
+          if (!warning || choice === "skip" || choice === "abort") return choice;
+          if (await sure()) return choice;
+        }
+      };
+      return raceAbort(ask(), signal);
     },
   };
 }

@@ -7,6 +7,7 @@
 import { codeFrame } from "../text.js";
 import type { Colors } from "picocolors/types.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
+import { windowEndWords } from "../writes-words.js";
 import {
   commandName,
   formatBytes,
@@ -14,6 +15,7 @@ import {
   formatDuration,
   formatWaitStatus,
   waitStatusKey,
+  verifiedPart,
   writesStillStoppedLines,
   cutoverTail,
 } from "./format.js";
@@ -133,7 +135,10 @@ export class SimpleUi {
         break;
       }
       case "window.opened":
-        this.#line(e.at, c.magenta(`⏱ writes stopped (${e.id}): the write-stop window is open until canWrite`));
+        this.#line(
+          e.at,
+          c.magenta(`⏱ writes stopped (${e.id}): the write-stop window is open until the destination takes writes`),
+        );
         break;
       case "window.closed": {
         const w = this.model.window.current(e.seenAt);
@@ -142,7 +147,7 @@ export class SimpleUi {
           c.magenta(
             e.reason === "undone"
               ? `⏱ writes are back on the source (undo): no cutover${w ? `; they were stopped ${windowSummary(w)}` : ""}`
-              : `⏱ canWrite on every instance: the destination takes writes${w ? `; writes were stopped ${windowSummary(w)}` : ""}`,
+              : `⏱ ${windowEndWords(e.reason)}: the destination takes writes${w ? `; writes were stopped ${windowSummary(w)}` : ""}`,
           ),
         );
         break;
@@ -222,7 +227,7 @@ export class SimpleUi {
         ]
           .filter(Boolean)
           .join(", ");
-        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${cutoverTail(e)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"} · exit ${e.exitCode} · steps: ${counts}`;
+        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${cutoverTail(e)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"}${verifiedPart(e)} · exit ${e.exitCode} · steps: ${counts}`;
         const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
         const stuck = this.model.writesLeftStopped();
         this.#line(e.at, e.outcome === "ok" || (e.aborted && e.exitCode === 0) ? c.green(head) : c.red(head), [
@@ -231,7 +236,7 @@ export class SimpleUi {
           ...(open && !stuck
             ? [
                 c.magenta(
-                  `⏱ canWrite not seen: writes stopped ${formatDuration(open.measuredMs)} ago and the window is still open`,
+                  `⏱ the destination does not take writes yet: writes stopped ${formatDuration(open.measuredMs)} ago and the window is still open`,
                 ),
               ]
             : []),

@@ -44,10 +44,11 @@ const STATUS_OF: Record<Report["outcome"], WaveStatus> = {
 function fromReport(report: Report, html: string | undefined, verdict: VerdictFile | undefined, out: string): Found {
   const failed = report.steps.find((s) => s.index === report.failedStep);
   const status: WaveStatus = verdict?.status ?? STATUS_OF[report.outcome];
+  const unverified = report.verification?.verified === false ? report.verification.why : undefined;
   const message =
     verdict?.message ??
     (PASSED.has(status)
-      ? undefined
+      ? unverified // the status says NOT VERIFIED (statusText), the message why
       : `${failed ? `step ${failed.id}: ` : ""}${report.message ?? failed?.error ?? report.outcome}`);
   return {
     name: report.runbook,
@@ -62,6 +63,8 @@ function fromReport(report: Report, html: string | undefined, verdict: VerdictFi
           ? { exitCode: report.exitCode }
           : {}),
       committed: report.committed,
+      // a report or verdict of an older syncbook does not say: nothing is claimed either way
+      ...(typeof report.verification?.verified === "boolean" ? { verified: report.verification.verified } : {}),
       durationMs: report.durationMs,
       ...(message ? { message } : {}),
       ...(html ? { report: relative(out, html).split("\\").join("/") } : {}),
@@ -107,8 +110,7 @@ export async function collectWaveReport(
       return undefined;
     });
     if (!read || read.events.length === 0) continue;
-    const report = buildReport(read.events);
-    report.warnings.unshift(...read.warnings);
+    const report = buildReport(read.events, read);
     let folder = reportFolder(report.runbook);
     for (let i = 2; used.has(folder); i++) folder = `${reportFolder(report.runbook)}-${i}`;
     used.add(folder);
@@ -156,12 +158,18 @@ export async function collectWaveReport(
     runbooks = opts.plan.items.map((i) => byName.get(i.name) as WaveReportEntry);
   } else {
     runbooks = [...latest.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((f) => ({ ...f.entry, after: [] }));
+    // a runbook whose job never ran uploaded nothing: only the wave file says it belongs to the wave
+    if (runbooks.every((r) => PASSED.has(r.status)))
+      warnings.push(
+        "without --wave-file the runbooks that never ran (or uploaded nothing) cannot be seen: the wave is UNKNOWN, never PASSED; pass --wave-file <wave> for its verdict",
+      );
   }
   return buildWaveReport({
     wave: opts.plan?.name ?? basename(resolve(dir)),
     source: "artifacts",
     ...(opts.plan ? { maxParallel: opts.plan.maxParallel } : {}),
     runbooks,
+    complete: opts.plan !== undefined,
     warnings,
   });
 }

@@ -15,7 +15,7 @@ import { findCycle, stagesOf } from "./graph.js";
 import { loadWave, type LoadedWave, type WaveEntry, type WaveFile } from "./load.js";
 
 /** The wave's rules, as lint's catalogue lists its own (`--format sarif` names them). */
-export const WAVE_RULES: readonly RuleInfo[] = [
+export const WAVE_RULES = [
   {
     id: "wave-runbook-missing",
     severity: "error",
@@ -64,7 +64,7 @@ export const WAVE_RULES: readonly RuleInfo[] = [
     source: "docs/waves.md",
     hint: "Each runbook needs its own sync service instances; merge the two cutovers into one runbook if they are one migration.",
   },
-];
+] as const satisfies readonly RuleInfo[];
 
 /** A runbook of a wave that lints: where it stands in the order. */
 export interface WavePlanItem {

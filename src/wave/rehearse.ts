@@ -169,7 +169,7 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
         // notify lines and stand-ins: in the runbook's report, not interleaved on the terminal
         print: () => undefined,
       });
-      const verdict = await reh.verdict();
+      const verdict = await reh.verdict(result);
       if (report) await report.finish();
       const status: WaveStatus =
         result.outcome === "interrupted"
@@ -181,9 +181,13 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
               : "UNSAFE";
       const message =
         status === "SAFE"
-          ? verdict.lint?.warnings.length
-            ? verdictWord(verdict)
-            : undefined
+          ? [
+              // the status says NOT VERIFIED (statusText), the message why; then what lint knows
+              verdict.verified ? undefined : (verdict.unverified ?? "no verification was earned"),
+              verdict.lint?.warnings.length ? verdictWord(verdict) : undefined,
+            ]
+              .filter(Boolean)
+              .join("; ") || undefined
           : status === "UNSAFE"
             ? unsafeWhy(verdict)
             : (result.message ?? `step ${result.failedStep ?? "?"} failed`);
@@ -193,6 +197,7 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
           status,
           exitCode: status === "UNSAFE" ? 1 : result.exitCode,
           committed: result.committed,
+          verified: result.verified,
           ...(message ? { message: reh.loaded.redact(message) } : {}),
         },
         verdict,

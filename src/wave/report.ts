@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
 import { escapeXml as esc } from "../text.js";
+import { renderJunitXml, type JunitCase } from "../junit.js";
 import { atomicWrite } from "../report/index.js";
 import { formatDuration } from "../runbook/duration.js";
 
@@ -34,6 +35,11 @@ export interface WaveReportEntry {
   exitCode?: number;
   /** Commit was accepted by at least one instance. */
   committed?: boolean;
+  /**
+   * A `verify` step passed on this cutover's verification result (src/steps/kit/earned.ts): a
+   * SAFE or DONE runbook without it is shown "not verified", never SAFE alone.
+   */
+  verified?: boolean;
   durationMs?: number;
   /** What went wrong, or why it was skipped. */
   message?: string;
@@ -48,8 +54,12 @@ export interface WaveReport {
   source: "rehearse" | "artifacts";
   maxParallel?: number;
   generatedAt: string;
-  /** PASSED when every runbook is SAFE or DONE. */
-  outcome: "PASSED" | "FAILED";
+  /**
+   * PASSED when every runbook of the wave is SAFE or DONE; FAILED when one is not; UNKNOWN when
+   * none failed but the wave's list was not given (`report --wave` without `--wave-file`): a
+   * runbook that never ran and uploaded nothing cannot be seen, so a wave cut short would pass.
+   */
+  outcome: "PASSED" | "FAILED" | "UNKNOWN";
   counts: Partial<Record<WaveStatus, number>>;
   runbooks: WaveReportEntry[];
   warnings: string[];
@@ -60,55 +70,73 @@ export function buildWaveReport(input: {
   source: WaveReport["source"];
   maxParallel?: number;
   runbooks: WaveReportEntry[];
+  /** Whether `runbooks` is the whole wave (from the wave file); otherwise the wave never PASSED. */
+  complete: boolean;
   warnings?: string[];
   now?: Date;
 }): WaveReport {
   const counts: Partial<Record<WaveStatus, number>> = {};
   for (const r of input.runbooks) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  const allPassed = input.runbooks.length > 0 && input.runbooks.every((r) => PASSED.has(r.status));
+  const failed = input.runbooks.some((r) => !PASSED.has(r.status));
   return {
     version: WAVE_REPORT_VERSION,
     wave: input.wave,
     source: input.source,
     ...(input.maxParallel !== undefined ? { maxParallel: input.maxParallel } : {}),
     generatedAt: (input.now ?? new Date()).toISOString(),
-    outcome: input.runbooks.length > 0 && input.runbooks.every((r) => PASSED.has(r.status)) ? "PASSED" : "FAILED",
+    outcome: failed || input.runbooks.length === 0 ? "FAILED" : allPassed && input.complete ? "PASSED" : "UNKNOWN",
     counts,
     runbooks: input.runbooks,
     warnings: input.warnings ?? [],
   };
 }
 
-/** One line per status count: `3 SAFE, 1 FAILED, 2 SKIPPED`. */
+/** One line per status count: `3 SAFE, 1 FAILED, 2 SKIPPED`, and how many of them are not verified. */
 export function countsText(report: WaveReport): string {
-  return Object.entries(report.counts)
-    .map(([s, n]) => `${n} ${s}`)
-    .join(", ");
+  const unverified = notVerified(report).length;
+  return (
+    Object.entries(report.counts)
+      .map(([s, n]) => `${n} ${s}`)
+      .join(", ") + (unverified ? `; ${unverified} not verified` : "")
+  );
 }
+
+/** The runbooks that passed (SAFE or DONE) without a verification of their cutover. */
+export const notVerified = (report: WaveReport): WaveReportEntry[] =>
+  report.runbooks.filter((r) => PASSED.has(r.status) && r.verified === false);
+
+/** The wave's outcome as shown: `PASSED`, or `PASSED · 1 NOT VERIFIED` where runbooks passed unverified. */
+export function outcomeText(report: WaveReport): string {
+  const n = notVerified(report).length;
+  return `${report.outcome}${n ? ` · ${n} NOT VERIFIED` : ""}`;
+}
+
+/** A status as shown: `SAFE`, or `SAFE · NOT VERIFIED` where the runbook passed unverified. */
+export const statusText = (r: WaveReportEntry): string =>
+  `${r.status}${PASSED.has(r.status) && r.verified === false ? " · NOT VERIFIED" : ""}`;
 
 export function renderWaveJson(report: WaveReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
 // JUnit's `time` attribute: seconds as a number, a machine format (not a duration for people)
-const secs = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
 
 /** A test case per runbook: FAILED/UNSAFE/INTERRUPTED/UNFINISHED/NOT RUN a failure, SKIPPED skipped. */
 export function renderWaveJunit(report: WaveReport): string {
-  let failures = 0;
-  let skipped = 0;
-  const cases = report.runbooks.map((r) => {
-    const open = `    <testcase classname="${esc(report.wave)}" name="${esc(r.name)}" time="${secs(r.durationMs)}"`;
-    if (PASSED.has(r.status)) return `${open}/>`;
-    if (r.status === "SKIPPED") {
-      skipped++;
-      return `${open}>\n      <skipped message="${esc(r.message ?? "skipped")}"/>\n    </testcase>`;
-    }
-    failures++;
+  const cases = report.runbooks.map((r): JunitCase => {
+    const base = { classname: report.wave, name: r.name, timeMs: r.durationMs ?? 0 };
+    if (PASSED.has(r.status))
+      return r.verified === false ? { ...base, systemOut: `not verified${r.message ? `: ${r.message}` : ""}` } : base;
+    if (r.status === "SKIPPED") return { ...base, skipped: r.message ?? "skipped" };
     const text = `${r.status}${r.message ? `: ${r.message}` : ""}`;
-    return `${open}>\n      <failure message="${esc(text)}">${esc(`${text}${r.report ? `\nreport: ${r.report}` : ""}`)}</failure>\n    </testcase>`;
+    return {
+      ...base,
+      failure: { tag: "failure", message: text, text: `${text}${r.report ? `\nreport: ${r.report}` : ""}` },
+    };
   });
-  const attrs = `tests="${report.runbooks.length}" failures="${failures}" errors="0" skipped="${skipped}"`;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="syncbook wave ${esc(report.wave)}" ${attrs}>\n  <testsuite name="${esc(report.wave)}" ${attrs}>\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
+  // the one JUnit writer (src/junit.ts)
+  return renderJunitXml(`syncbook wave ${report.wave}`, [{ name: report.wave, cases }]);
 }
 
 const COLORS: Record<WaveStatus, string> = {
@@ -128,7 +156,7 @@ export function renderWaveHtml(report: WaveReport): string {
     .map(
       (r) =>
         `<tr><td>${r.stage ?? ""}</td><td>${r.report ? `<a href="${esc(r.report)}">${esc(r.name)}</a>` : esc(r.name)}</td>` +
-        `<td><b style="color:${COLORS[r.status]}">${esc(r.status)}</b>${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""}</td>` +
+        `<td><b style="color:${COLORS[r.status]}">${esc(statusText(r))}</b>${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""}</td>` +
         `<td>${r.committed === undefined ? "" : r.committed ? "yes" : "no"}</td><td>${r.durationMs === undefined ? "" : formatDuration(r.durationMs)}</td>` +
         `<td>${esc(r.after.join(", "))}</td><td>${esc(r.runbook ?? "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
     )
@@ -137,10 +165,10 @@ export function renderWaveHtml(report: WaveReport): string {
     ? `<h2>Warnings</h2><ul>${report.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul>`
     : "";
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>wave ${esc(report.wave)}: ${report.outcome}</title>
+<html lang="en"><head><meta charset="utf-8"><title>wave ${esc(report.wave)}: ${outcomeText(report)}</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}</style>
 </head><body>
-<h1>wave ${esc(report.wave)}: <span style="color:${report.outcome === "PASSED" ? COLORS.SAFE : COLORS.FAILED}">${report.outcome}</span></h1>
+<h1>wave ${esc(report.wave)}: <span style="color:${report.outcome === "PASSED" ? COLORS.SAFE : report.outcome === "UNKNOWN" ? COLORS["NOT RUN"] : COLORS.FAILED}">${outcomeText(report)}</span></h1>
 <p>${esc(countsText(report))}; ${report.runbooks.length} runbook(s)${report.maxParallel !== undefined ? `, at most ${report.maxParallel} at once` : ""}; ${report.source === "rehearse" ? "rehearsed against simulated fleets" : "from the jobs' reports and journals"}; ${esc(report.generatedAt)}</p>
 <table><thead><tr><th>stage</th><th>runbook</th><th>status</th><th>committed</th><th>time</th><th>after</th><th>file</th><th>detail</th></tr></thead>
 <tbody>
@@ -156,10 +184,10 @@ export function renderWaveMarkdown(report: WaveReport): string {
   const cell = (s: string): string => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
   const rows = report.runbooks.map(
     (r) =>
-      `| ${r.stage ?? ""} | ${cell(r.name)} | **${r.status}**${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""} | ${cell(r.after.join(", "))} | ${cell(r.message ?? "")} |`,
+      `| ${r.stage ?? ""} | ${cell(r.name)} | **${statusText(r)}**${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""} | ${cell(r.after.join(", "))} | ${cell(r.message ?? "")} |`,
   );
   return [
-    `### wave ${cell(report.wave)}: ${report.outcome}`,
+    `### wave ${cell(report.wave)}: ${outcomeText(report)}`,
     "",
     countsText(report),
     "",

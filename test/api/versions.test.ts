@@ -11,6 +11,7 @@ import { SYNC_STATES } from "../../src/api/types.js";
 import {
   ALL_STATES,
   BEHAVIOUR,
+  EXAMPLES_ARE_ANSWERS,
   LIVE_UPGRADES,
   PROGRESS_FIELDS,
   SERVER,
@@ -51,6 +52,7 @@ const cites: [string, Cite][] = [
   ...LIVE_UPGRADES.map((r): [string, Cite] => [`live upgrade to ${r.to}`, r.cite]),
   ...Object.entries(SERVER).map(([k, r]): [string, Cite] => [`server ${k}`, r.cite]),
   ...Object.entries(SUPPORT).map(([k, r]): [string, Cite] => [`support ${k}`, r.cite]),
+  ["the examples are real answers", EXAMPLES_ARE_ANSWERS],
 ];
 
 describe.skipIf(!haveSpec)("every row quotes its line of the facts (../shared/spec)", () => {

@@ -151,7 +151,7 @@ describe("the CLI bundle and its code cache", () => {
     });
 
     // --stack-trace-limit changes V8's flag hash on Node 20, 22 and 24; heap sizes
-    // (--max-old-space-size) do so only up to Node 22 (docs/ARCHITECTURE.md)
+    // (--max-old-space-size) do so only up to Node 22 (docs/design-notes.md)
     it("other V8 flags (NODE_OPTIONS): V8 rejects it, and SYNCBOOK_DEBUG says so", () => {
       expect(cacheUsed(bin, { NODE_OPTIONS: "--stack-trace-limit=20" })).toMatchObject({
         used: false,

@@ -26,6 +26,7 @@ import {
   writeRunbook,
 } from "../support/run.js";
 import { eventFactory, inst } from "../support/journal.js";
+import { localServer } from "../support/http-server.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {
@@ -81,7 +82,7 @@ describe("syncbook status --json", () => {
     const first = await f.status();
     expect(first.code).toBe(0);
     let st = first.st;
-    expect(st).toMatchObject({ format: 2, runbook: "st", identityProblems: [] });
+    expect(st).toMatchObject({ format: 3, runbook: "st", identityProblems: [] });
     expect(st.instances.map((i) => [i.place, i.name, i.state, i.reachable])).toEqual([
       [1, "sh0", "IDLE", true],
       [2, "sh1", "IDLE", true],
@@ -90,6 +91,13 @@ describe("syncbook status --json", () => {
     expect(st.verifier).toMatchObject({ reachable: true, phase: "idle" });
     expect(st.journal).toMatchObject({ passedOver: [] });
     expect(st.journal.resumeWith).toBeUndefined();
+    // why not ready, in the words `syncbook watch` uses (src/model/readiness.ts, issue 38)
+    expect(st.readiness.map((r) => [r.instance, r.ready, r.eta, r.reasons])).toEqual([
+      ["sh0", false, "unknown", ["state IDLE (a commit needs RUNNING)"]],
+      ["sh1", false, "unknown", ["state IDLE (a commit needs RUNNING)"]],
+    ]);
+    const idle = await cli(["status", f.file, "--journal-dir", f.journals], { cwd: f.dir });
+    expect(idle.stdout).toMatch(/#1 sh0 .*\n {6}not ready \(ETA unknown\): state IDLE \(a commit needs RUNNING\)\n/);
 
     await broadcast(s!, "start", { source: "cluster0", destination: "cluster1" });
     s!.control.advance(8);
@@ -113,6 +121,7 @@ describe("syncbook status --json", () => {
       st.instances.every((i) => i.state === "RUNNING" && i.canCommit === true && i.info === "change event application"),
     ).toBe(true);
     expect(typeof st.instances[0]!.lagSeconds).toBe("number");
+    expect(st.readiness.map((r) => r.ready)).toEqual([true, true]);
 
     await broadcast(s!, "pause");
     ({ st } = await f.status());
@@ -168,19 +177,55 @@ describe("syncbook status --json", () => {
     );
   });
 
-  // issue 23: "`status` and the report name the release behaviour they saw"
-  it("the verifier's release behaviour is named (v0.2.0: an empty HTTP 500 before any check)", async () => {
+  // issue 23: "`status` and the report name the release behaviour they saw"; issue 36: that 500 is
+  // also the answer of a process holding an earlier verification (facts: "the 500 does not mean
+  // "nothing to resume""): never "not started", and no phase
+  it("the verifier's release behaviour is named (v0.2.0: an empty HTTP 500 before any check), never 'not started'", async () => {
     const f = await fleet("v0.2.0");
     const r = await f.status();
-    expect(r.st.verifier).toMatchObject({
+    expect(r.st.verifier).toEqual({
+      url: s!.verifierUrl,
       reachable: true,
-      phase: "idle",
       notes: [
-        expect.stringMatching(
-          /^not started: verifier releases v0\.1\.6 to v0\.2\.0 answer progress with an empty HTTP 500 until their first check \(fixed in v0\.2\.1\); use v0\.2\.1$/,
-        ),
+        "an empty HTTP 500: verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1), whether or not their metadata holds an earlier verification (a check would resume it, or drop it with --clean): which it is cannot be told before a check; use v0.2.1",
       ],
     });
+    expect(r.text).not.toMatch(/not started/);
+    // the words, as people read them (status without --json)
+    const words = await cli(["status", f.file, "--journal-dir", f.journals], { cwd: f.dir });
+    expect(words.all).not.toMatch(/not started/);
+    expect(words.all).toMatch(/verifier http:\/\/127\.0\.0\.1:\d+: no phase in its answer/);
+  });
+
+  // issue 36: an answer without a generation (the contract's) says nothing of a restart
+  it("an answer without a generation is not called restarted, nor this cutover's", async () => {
+    const f = await fleet();
+    // the contract's verifier progress: phase, error, the counters, no generation
+    const bare = await localServer(() => ({
+      status: 200,
+      body: {
+        progress: {
+          phase: "idle",
+          error: null,
+          verificationStatus: { totalTasks: 3, completedTasks: 3, failedTasks: 0, metadataMismatchTasks: 0 },
+        },
+      },
+    }));
+    try {
+      writeFileSync(f.file, readFileSync(f.file, "utf8").replace(/verifier: ".*"/, `verifier: "${bare.url}"`));
+      const r = await f.status();
+      expect(r.st.verifier).toMatchObject({
+        phase: "idle",
+        generation: null,
+        notes: [
+          "no generation in its answer: whether a check ran in this process, or which verification it shows, cannot be told (the migration verifier v0.2.1 reports one)",
+        ],
+        cutover: { check: false, result: false },
+      });
+      expect(r.text).not.toMatch(/restarted/);
+    } finally {
+      await bare.close();
+    }
   });
 
   it("a restart without --clean is named; so is what the journaled run saw", async () => {
@@ -206,12 +251,24 @@ describe("syncbook status --json", () => {
     j.write(ev("verifier.restarted", { index: 0, id: "v", progress: idle, why: "x", followed: 1, limit: 2 }));
     j.close();
     const st = (await g.status()).st;
+    // facts: before its check a process shows the same with or without --clean
     expect(st.verifier!.notes).toEqual([
-      "idle at generation 0 with tasks: a process restarted without --clean; its next check resumes that verification (restart it with --clean to start over)",
+      "idle at generation 0 with tasks: a process whose metadata holds an earlier verification, before its check (with or without --clean: they look the same until a check); started without --clean its next check resumes that verification, started with --clean the check drops it and starts afresh",
     ]);
-    expect(st.journal.verifier).toEqual({ restarts: 1, oldRelease: true });
+    expect(st.verifier!.cutover).toEqual({
+      check: false,
+      result: false,
+      why: "no check of this cutover's reached the verifier (a `startVerification` or `verify` step sends it)",
+    });
+    expect(st.journal.verifier).toEqual({ restarts: 1, oldRelease: true, verified: false });
     const text = await cli(["status", g.file, "--journal-dir", g.journals], { cwd: g.dir });
-    expect(text.stdout).toMatch(/\n {2}idle at generation 0 with tasks: a process restarted without --clean/);
+    expect(text.stdout).toMatch(
+      /\n {2}idle at generation 0 with tasks: a process whose metadata holds an earlier verification/,
+    );
+    expect(text.stdout).toMatch(
+      /\n {2}not this cutover's verification result: no check of this cutover's reached the verifier/,
+    );
+    expect(text.stdout).toMatch(/\n {2}verification: not verified/);
     expect(text.stdout).toMatch(/\n {2}verifier: restarted 1 time\(s\) during the run's verification/);
     expect(text.stdout).toMatch(
       /\n {2}verifier: its progress answered an empty HTTP 500 before the check \(releases v0\.1\.6 to v0\.2\.0; use v0\.2\.1\)/,
@@ -296,7 +353,7 @@ describe("syncbook status --json", () => {
   it("--watch refreshes until Ctrl-C (one JSON line each with --json)", async () => {
     const f = await fleet();
     const w = startCli(["status", f.file, "--json", "--watch", "0.2", "--journal-dir", f.journals], { cwd: f.dir });
-    await w.waitFor(/("format":2[\s\S]*){3}/, 15_000);
+    await w.waitFor(/("format":3[\s\S]*){3}/, 15_000);
     w.child.kill("SIGINT");
     const r = await w.done;
     expect(r.code).toBe(0);

@@ -175,10 +175,15 @@ describe.concurrent("fault matrix: completes correctly or halts safely", () => {
       ).toBe(true);
     }
     if (!result.commitSent) {
-      // a halt before commit undoes the write stop: the application is writing again
+      // a halt before commit undoes the write stop, the application writing again, unless the fleet
+      // could not be read as a whole before the undo (a dead instance): a commit may have reached
+      // it outside this run, so writes stay stopped and the run says so (issue 42, invariant 1)
       expect(posts(s, "commit"), where).toEqual([0, 0]);
-      if (events.some((e) => e.type === "step.finished" && e.id === "stop-writes" && e.outcome === "ok"))
-        expect(st.writes.enabled, where).toBe(true);
+      if (events.some((e) => e.type === "step.finished" && e.id === "stop-writes" && e.outcome === "ok")) {
+        if (/writes stay STOPPED: the fleet could not be read/.test(result.message ?? ""))
+          expect(st.writes.enabled, where).toBe(false);
+        else expect(st.writes.enabled, where).toBe(true);
+      }
     }
   });
 });

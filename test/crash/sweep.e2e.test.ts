@@ -172,7 +172,14 @@ async function runSchedule(sc: Schedule): Promise<void> {
         outcome,
       ).toBe(true);
       const stopped = events.some((e) => e.type === "step.finished" && e.id === "stop-writes" && e.outcome === "ok");
-      if (stopped) expect(st.writes.enabled, `${outcome}\n  (the write stop was not undone)`).toBe(true);
+      // undone, unless the fleet could not be read as a whole before the undo: a commit may have
+      // reached the unread instance outside this run, so writes stay stopped, said (issue 42)
+      const unread = /writes stay STOPPED: the fleet could not be read/.test(result.message ?? "");
+      if (stopped)
+        expect(
+          st.writes.enabled,
+          `${outcome}\n  (${unread ? "writes kept stopped, as said" : "the write stop was not undone"})`,
+        ).toBe(!unread);
     }
   } finally {
     await s.close();

@@ -17,12 +17,16 @@ import {
   instanceSignature,
   type ConditionBody,
   type FleetSnapshot,
+  type VerifierStanding,
 } from "../../src/fleet/index.js";
 import { down, GiB, idle, running, snap } from "../support/snapshots.js";
 
-/** A body read once and evaluated, as the runner does. */
-const evaluate = (body: ConditionBody, s: FleetSnapshot, v?: VerifierProgress) =>
-  evaluateCondition(readCondition(body), s, v);
+/**
+ * A body read once and evaluated, as the runner does; the verifier's answer is this cutover's (its
+ * check and its result) unless `standing` says otherwise (below, "this cutover's verification").
+ */
+const evaluate = (body: ConditionBody, s: FleetSnapshot, v?: VerifierProgress, standing: VerifierStanding = {}) =>
+  evaluateCondition(readCondition(body), s, v, standing);
 
 const verifier = (over: Partial<VerifierProgress> = {}): VerifierProgress => ({
   phase: "idle",
@@ -51,56 +55,84 @@ describe("shorthands", () => {
 
   it("canCommit, canWrite, info", () => {
     const s = snap([running(0), running(1, { canCommit: false, canWrite: null, info: "collection copy" })]);
-    const r = evaluate({ canCommit: true, canWrite: false, info: "change event application", on: "all" }, s);
+    // (canWrite read on the first process, here declared to be instance 1)
+    const body: ConditionBody = { canCommit: true, canWrite: false, info: "change event application", on: "all" };
+    const r = evaluateCondition(readCondition(body, 1), s);
     expect(r.met).toBe(false);
     expect(r.failing).toEqual([
-      { instance: "http://127.0.0.1:27183", condition: "canCommit true", value: false },
       { instance: "http://127.0.0.1:27183", condition: "canWrite false", value: null },
+      { instance: "http://127.0.0.1:27183", condition: "canCommit true", value: false },
       { instance: "http://127.0.0.1:27183", condition: "info change event application", value: "collection copy" },
     ]);
     expect(evaluate({ canCommit: true }, snap([running(0)])).met).toBe(true);
   });
 
-  // facts, Multiple instances [multiple mongosyncs page]: "Every instance reports its own progress, `canWrite`
-  // included."; Not published: "Whether one instance's `canWrite` speaks for the fleet: assume not; wait for every
-  // instance."
-  it("canWrite without `on` holds on every instance, the coordinator included, like every other condition", () => {
-    // id-0 is the coordinator (every instance reports coordinatorID id-0): its true is not enough
-    const s = snap([running(1, { canWrite: false }), running(0, { canWrite: true }), running(2, { canWrite: false })]);
-    expect(evaluate({ canWrite: true }, s)).toEqual({
+  // the cutover page (mongodb/docs content/mongosync/current/source/reference/cutover-process.txt): "If you are
+  // running multiple mongosync instances, only check that canWrite is true on the first mongosync process. The
+  // canWrite status of any subsequent mongosync processes is not valid." Service facts, "Not published": the first
+  // is the instance the runbook declares (`startedFirst`); "Never wait on the other instances' `canWrite`"
+  it("canWrite is read on the first process only, whatever `on` says; the others' is never read", () => {
+    const first = (body: ConditionBody, s: FleetSnapshot, from: number | undefined) =>
+      evaluateCondition(readCondition(body, from), s);
+    // the first process says false, the others true: not met, and only the first is named
+    const s = snap([running(0, { canWrite: false }), running(1, { canWrite: true }), running(2, { canWrite: true })]);
+    for (const on of [undefined, "all", "any", "coordinator"] as const)
+      expect(first({ canWrite: true, ...(on ? { on } : {}) }, s, 0), String(on)).toEqual({
+        met: false,
+        failing: [{ instance: "http://127.0.0.1:27182", condition: "canWrite true", value: false }],
+      });
+    // the first says true, the others false (their value is not valid; the simulator's never turns true): met
+    const t = snap([running(0, { canWrite: true }), running(1, { canWrite: false }), running(2, { canWrite: null })]);
+    for (const on of [undefined, "all", "any", "coordinator"] as const)
+      expect(first({ canWrite: true, ...(on ? { on } : {}) }, t, 0), String(on)).toEqual({ met: true, failing: [] });
+    // `expect` on the canWrite path is the same field, read the same way
+    expect(first({ expect: [{ path: "canWrite", equals: true }] }, t, 0)).toEqual({ met: true, failing: [] });
+    expect(first({ expect: [{ path: "canWrite", equals: true }] }, s, 0).met).toBe(false);
+    // whichever instance is declared: its value, no other
+    expect(first({ canWrite: true }, s, 1)).toEqual({ met: true, failing: [] });
+    expect(first({ canWrite: true }, t, 1)).toEqual({
       met: false,
-      failing: [
-        { instance: "http://127.0.0.1:27182", condition: "canWrite true", value: false },
-        { instance: "http://127.0.0.1:27184", condition: "canWrite true", value: false },
-      ],
+      failing: [{ instance: "http://127.0.0.1:27183", condition: "canWrite true", value: false }],
     });
-    expect(evaluate({ canWrite: true, on: "coordinator" }, s).met).toBe(true);
-    // the coordinator says false, another instance true: not met, and the coordinator is named
-    const t = snap([running(0, { canWrite: false }), running(1, { canWrite: true })]);
-    expect(evaluate({ canWrite: true }, t)).toEqual({
-      met: false,
-      failing: [{ instance: "http://127.0.0.1:27182", condition: "canWrite true", value: false }],
-    });
-    expect(evaluate({ canWrite: true, on: "any" }, t).met).toBe(true);
-    // combined: lag and canWrite on every instance
+    // combined: lag on every instance, canWrite on the first
     const u = snap([running(0, { canWrite: true }), running(1, { canWrite: false, lagTimeSeconds: 9 })]);
-    expect(evaluate({ canWrite: true, lagBelow: 5 }, u)).toEqual({
+    expect(first({ canWrite: true, lagBelow: 5 }, u, 0)).toEqual({
       met: false,
-      failing: [
-        { instance: "http://127.0.0.1:27183", condition: "canWrite true", value: false },
-        { instance: "http://127.0.0.1:27183", condition: "lagBelow 5", value: 9 },
-      ],
+      failing: [{ instance: "http://127.0.0.1:27183", condition: "lagBelow 5", value: 9 }],
     });
-    // no coordinator to be found (ids not reported yet, before 1.3): every instance says so, met
-    const v = snap([
-      running(0, { canWrite: true, mongosyncID: null, coordinatorID: null }),
-      running(1, { canWrite: true, mongosyncID: null, coordinatorID: null }),
-    ]);
-    expect(evaluate({ canWrite: true }, v)).toEqual({ met: true, failing: [] });
-    // every instance true: met
-    const w = snap([running(0, { canWrite: true }), running(1, { canWrite: true }), running(2, { canWrite: true })]);
-    expect(evaluate({ canWrite: true }, w)).toEqual({ met: true, failing: [] });
-    expect(evaluate({ canWrite: true, on: "all" }, w).met).toBe(true);
+    expect(first({ canWrite: true, lagBelow: 10 }, u, 0).met).toBe(true);
+    // a first process that does not answer holds the wait; the others answering true changes nothing
+    const v = snap([down(0), running(1, { canWrite: true })]);
+    expect(first({ canWrite: true }, v, 0)).toEqual({
+      met: false,
+      failing: [{ instance: "http://127.0.0.1:27182", condition: "progress answered", value: expect.anything() }],
+    });
+    // a down instance that is not the first process does not hold a canWrite wait
+    expect(first({ canWrite: true }, snap([running(0, { canWrite: true }), down(1)]), 0)).toEqual({
+      met: true,
+      failing: [],
+    });
+  });
+
+  // service facts, "Not published": without a declared first process no instance's canWrite is read
+  it("canWrite on a fleet of several with no first process declared never holds, and says why", () => {
+    const all = snap([running(0, { canWrite: true }), running(1, { canWrite: true })]);
+    for (const body of [{ canWrite: true }, { canWrite: true, on: "any" as const }, { canWrite: false }])
+      expect(evaluate(body, all), JSON.stringify(body)).toEqual({
+        met: false,
+        failing: [
+          {
+            instance: "first process",
+            condition: `canWrite ${String(body.canWrite)} (no instance is declared the first process: the others' canWrite is not valid)`,
+            value: undefined,
+          },
+        ],
+      });
+    // a fleet of one: its only instance is the first process
+    expect(evaluate({ canWrite: true }, snap([running(0, { canWrite: true })]))).toEqual({ met: true, failing: [] });
+    expect(evaluate({ canWrite: true }, snap([running(0, { canWrite: false })])).met).toBe(false);
+    // a condition without canWrite needs no first process
+    expect(evaluate({ state: "RUNNING" }, all)).toEqual({ met: true, failing: [] });
   });
 
   // facts: "`lag: { overallLagSeconds, … }` | 1.21 | `lagTimeSeconds` deprecated from 1.21: read `lag.overallLagSeconds` when present"
@@ -480,8 +512,20 @@ describe("instanceSignature: what a condition reads on one instance (a watch's h
   });
 
   it("whatever `on` says: another instance turning is a hint for the one that counts", () => {
-    const body: ConditionBody = { canWrite: true, on: "coordinator" };
-    expect(sig(body, running(1, { canWrite: true }))).not.toBe(sig(body, running(1, { canWrite: false })));
+    const body: ConditionBody = { canCommit: true, on: "coordinator" };
+    expect(sig(body, running(1, { canCommit: true }))).not.toBe(sig(body, running(1, { canCommit: false })));
+  });
+
+  // the cutover page (mongodb/docs content/mongosync/current/source/reference/cutover-process.txt):
+  // "only check that canWrite is true on the first mongosync process. The canWrite status of any
+  // subsequent mongosync processes is not valid": only the first process's canWrite turning is a hint
+  it("canWrite turns only on the first process: another's canWrite is no hint, and none is without a first process", () => {
+    const body: ConditionBody = { canWrite: true };
+    const at = (first: number | undefined, p: Progress) =>
+      instanceSignature(readCondition(body, first), snap([running(0), p]).instances[1]!);
+    expect(at(1, running(1, { canWrite: true }))).not.toBe(at(1, running(1, { canWrite: false })));
+    expect(at(0, running(1, { canWrite: true }))).toBe(at(0, running(1, { canWrite: false })));
+    expect(at(undefined, running(1, { canWrite: true }))).toBe(at(undefined, running(1, { canWrite: false })));
   });
 
   it("an instance that did not answer has one signature, whatever its error, apart from any answer", () => {
@@ -550,19 +594,141 @@ describe("the coordinator", () => {
     expect(findCoordinator(snap([down(0), idle()]))).toEqual({});
   });
 
-  it("canWrite holds only when every instance answers with it: one down holds the wait (unless on: coordinator)", () => {
-    const s = snap([running(0, { canWrite: true }), down(1)]);
-    expect(evaluate({ canWrite: true }, s).met).toBe(false);
-    expect(evaluate({ canWrite: true }, s).failing).toEqual([
+  it("a condition holds only when every instance answers: one down holds the wait (unless on: coordinator)", () => {
+    const s = snap([running(0), down(1)]);
+    expect(evaluate({ state: "RUNNING" }, s).met).toBe(false);
+    expect(evaluate({ state: "RUNNING" }, s).failing).toEqual([
       { instance: "http://127.0.0.1:27183", condition: "progress answered", value: expect.anything() },
     ]);
-    expect(evaluate({ canWrite: true, on: "coordinator" }, s)).toEqual({ met: true, failing: [] });
+    expect(evaluate({ state: "RUNNING", on: "coordinator" }, s)).toEqual({ met: true, failing: [] });
   });
 
   it("a condition without coordinator checks does not need a coordinator; nor one of verifier checks only", () => {
     const noCoordinator = snap([running(1, { coordinatorID: "id-9" }), running(2, { coordinatorID: "id-9" })]);
     expect(evaluate({ state: "RUNNING" }, noCoordinator).met).toBe(true);
     expect(evaluate({ phase: "idle", on: "coordinator" }, snap([down(0), down(1)]), verifier()).met).toBe(true);
+  });
+});
+
+// issue 36 (facts, "The migration verifier": "`idle` means "not running": not started, finished, or
+// a new process"; "The documentation's success test … holds only for a verification this client
+// started and told `writesOff`"): a verifier condition counts only on an answer that
+// src/steps/kit/earned.ts says is this cutover's check (phase check/recheck, generation) or result
+// (everything an idle verifier meets, every counter)
+describe("verifier conditions count only for this cutover's verification", () => {
+  const s = snap([running(0)]);
+  const NO_CHECK = "no check of this cutover's";
+  const NO_RESULT = "no writesOff of this cutover's";
+  // the documentation's own success test, on a verifier that meets it
+  const SUCCESS: ConditionBody = { phase: "idle", failedTasks: 0, metadataMismatchTasks: 0 };
+
+  it("the documentation's success test on an idle verifier with no failure: met only when the result is this cutover's", () => {
+    expect(evaluate(SUCCESS, s, verifier())).toEqual({ met: true, failing: [] });
+    expect(evaluate(SUCCESS, s, verifier(), { check: NO_CHECK, result: NO_CHECK })).toEqual({
+      met: false,
+      failing: [
+        {
+          instance: "verifier",
+          condition: "phase idle",
+          value: `idle; not this cutover's verification result: ${NO_CHECK}`,
+        },
+        {
+          instance: "verifier",
+          condition: "failedTasks 0",
+          value: `0; not this cutover's verification result: ${NO_CHECK}`,
+        },
+        {
+          instance: "verifier",
+          condition: "metadataMismatchTasks 0",
+          value: `0; not this cutover's verification result: ${NO_CHECK}`,
+        },
+      ],
+    });
+    // this cutover's check, but not its result (no writesOff): still not met
+    expect(evaluate(SUCCESS, s, verifier(), { result: NO_RESULT }).failing.map((f) => f.value)).toEqual([
+      `idle; not this cutover's verification result: ${NO_RESULT}`,
+      `0; not this cutover's verification result: ${NO_RESULT}`,
+      `0; not this cutover's verification result: ${NO_RESULT}`,
+    ]);
+  });
+
+  it("without a standing (no one judged the answer), nothing on the verifier is met", () => {
+    const r = evaluateCondition(readCondition({ phase: "recheck" }), s, verifier({ phase: "recheck" }));
+    expect(r).toEqual({
+      met: false,
+      failing: [
+        {
+          instance: "verifier",
+          condition: "phase recheck",
+          value: "recheck; not this cutover's check: whether it is this cutover's verification was not judged",
+        },
+      ],
+    });
+    expect(evaluateCondition(readCondition(SUCCESS), s, verifier()).met).toBe(false);
+    // a condition with no verifier part needs no standing
+    expect(evaluateCondition(readCondition({ state: "RUNNING" }), s).met).toBe(true);
+  });
+
+  it("a running check's phase and its generation need this cutover's check only; counters and idle need its result", () => {
+    const checking = verifier({ phase: "recheck", generation: 2 });
+    const checkOnly: VerifierStanding = { result: NO_RESULT };
+    expect(evaluate({ phase: "recheck" }, s, checking, checkOnly).met).toBe(true);
+    expect(evaluate({ phase: "check" }, s, verifier({ phase: "check" }), checkOnly).met).toBe(true);
+    expect(evaluate({ expect: [{ path: "verifier.generation", atLeast: 1 }] }, s, checking, checkOnly).met).toBe(true);
+    expect(
+      evaluate({ expect: [{ path: "verifier.phase", in: ["check", "recheck"] }] }, s, checking, checkOnly).met,
+    ).toBe(true);
+    expect(evaluate({ expect: [{ path: "verifier.phase", matches: "^re" }] }, s, checking, checkOnly).met).toBe(true);
+    // each of these an idle verifier meets, or reads a counter: the result's
+    for (const body of [
+      { phase: "idle" },
+      { failedTasks: 0 },
+      { metadataMismatchTasks: 0 },
+      { expect: [{ path: "verifier.phase", equals: "idle" }] },
+      { expect: [{ path: "verifier.phase", in: ["idle", "recheck"] }] },
+      { expect: [{ path: "verifier.phase", matches: "dle" }] },
+      { expect: [{ path: "verifier.phase" }] },
+      { expect: [{ path: "verifier.verificationStatus.failedTasks", equals: 0 }] },
+      { expect: [{ path: "verifier.error", equals: null }] },
+      { expect: [{ path: "verifier.generationStats.docsCompared", atLeast: 0 }] },
+    ] as ConditionBody[]) {
+      const idleDone = verifier({ generation: 3, generationStats: { docsCompared: 5, totalDocs: 5 } });
+      expect(evaluate(body, s, idleDone).met, JSON.stringify(body)).toBe(true);
+      expect(evaluate(body, s, idleDone, checkOnly).met, JSON.stringify(body)).toBe(false);
+      expect(readCondition(body).model.verifierNeeds, JSON.stringify(body)).toBe("result");
+    }
+    for (const body of [
+      { phase: "recheck" },
+      { expect: [{ path: "verifier.generation", atLeast: 1 }] },
+      { expect: [{ path: "verifier.phase", in: ["check", "recheck"] }] },
+    ] as ConditionBody[]) {
+      expect(evaluate(body, s, checking, { check: NO_CHECK, result: NO_CHECK }).met, JSON.stringify(body)).toBe(false);
+      expect(readCondition(body).model.verifierNeeds, JSON.stringify(body)).toBe("check");
+    }
+    // one result condition among check ones: the whole needs the result
+    expect(readCondition({ phase: "recheck", failedTasks: 0 }).model.verifierNeeds).toBe("result");
+    expect(readCondition({ state: "RUNNING" }).model.verifierNeeds).toBeUndefined();
+  });
+
+  it("an answer not earned fails even where the test itself fails: its value says both", () => {
+    expect(evaluate({ phase: "idle" }, s, verifier({ phase: "recheck" }), { result: NO_RESULT }).failing).toEqual([
+      {
+        instance: "verifier",
+        condition: "phase idle",
+        value: `recheck; not this cutover's verification result: ${NO_RESULT}`,
+      },
+    ]);
+    expect(evaluate({ failedTasks: 0 }, s, { phase: "idle", error: null }, { result: NO_RESULT }).failing).toEqual([
+      {
+        instance: "verifier",
+        condition: "failedTasks 0",
+        value: `undefined; not this cutover's verification result: ${NO_RESULT}`,
+      },
+    ]);
+    // and an earned answer that fails its test: the value as seen
+    expect(evaluate({ phase: "idle" }, s, verifier({ phase: "recheck" })).failing).toEqual([
+      { instance: "verifier", condition: "phase idle", value: "recheck" },
+    ]);
   });
 });
 
@@ -641,11 +807,14 @@ describe("a condition as lint models it", () => {
       needsProgress: "info",
     });
     expect(model({ expect: [{ path: "info", equals: 3 }] })).toStrictEqual({});
-    expect(model({ expect: [{ path: "verifier.phase", equals: "idle" }] })).toStrictEqual({ verifierIdle: true });
-    expect(model({ expect: [{ path: "verifier.phase", equals: "check" }] })).toStrictEqual({});
+    expect(model({ expect: [{ path: "verifier.phase", equals: "idle" }] })).toStrictEqual({
+      verifierIdle: true,
+      verifierNeeds: "result",
+    });
+    expect(model({ expect: [{ path: "verifier.phase", equals: "check" }] })).toStrictEqual({ verifierNeeds: "check" });
     expect(model({ expect: [{ path: "lagTimeSeconds", below: 3 }] })).toStrictEqual({});
-    expect(model({ phase: "idle" })).toStrictEqual({ verifierIdle: true });
-    expect(model({ phase: "check" })).toStrictEqual({});
+    expect(model({ phase: "idle" })).toStrictEqual({ verifierIdle: true, verifierNeeds: "result" });
+    expect(model({ phase: "check" })).toStrictEqual({ verifierNeeds: "check" });
   });
   it("verification: the embedded verifier's phase and lag limit", () => {
     expect(model({ verification: {} })).toStrictEqual({ embedded: {}, needsProgress: "verification" });

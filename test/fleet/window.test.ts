@@ -1,5 +1,6 @@
 /**
- * Issue #18, point 1: the write-stop window (writes stopped → canWrite true on every instance,
+ * Issue #18, point 1: the write-stop window (writes stopped → the destination takes writes: canWrite
+ * true on the first process, or COMMITTED on every instance where none is declared (issue 36);
  * → writes on again when a hook says so), split into the service's share (waits until the last
  * read that found them unmet, the commit's round trip), the runner's (from there to the next
  * action), the operator's and the other steps'. A fold over events with known times, so every
@@ -37,7 +38,10 @@ const prog = (canWrite: boolean, state = "COMMITTING", index = 0) => ({
   coordinatorID: "m1",
 });
 
-/** The cutover of the header: stop at 1000, drained until 4300, a 2 s confirm, commit, canWrite at 7200, writes on at 8100. */
+/**
+ * The cutover of the header: stop at 1000, drained until 4300, a 2 s confirm, commit, canWrite of the first process
+ * (instance 1, as the run declares) at 7200, writes on at 8100.
+ */
 function cutover(opts: { writesOn?: boolean } = {}) {
   const { events, at } = stream();
   at(0, "run.started", {
@@ -45,6 +49,7 @@ function cutover(opts: { writesOn?: boolean } = {}) {
     file: "w.yaml",
     hash: "h",
     instances: [inst(0), inst(1)],
+    destinationWrites: { on: "canWrite", instance: 1 },
     mode: "run",
     steps: STEPS,
   });
@@ -67,7 +72,7 @@ function cutover(opts: { writesOn?: boolean } = {}) {
   at(6505, "commit.sent", { index: 3, id: "commit", instances: ["a", "b"], skewMs: 1 });
   at(6510, "step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 180 });
   at(6520, "step.started", { ...STEPS[4]! });
-  // one instance says canWrite first: that ends nothing (each instance reports its own; none speaks for the fleet)
+  // instance 0 says canWrite first: that ends nothing (only the first process's canWrite is valid: the cutover page)
   at(7000, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTING", 0) as never });
   at(7001, "progress.sampled", { instance: inst(1), progress: prog(false, "COMMITTING", 1) as never });
   at(7100, "progress.sampled", { instance: inst(1), progress: prog(false, "COMMITTING", 1) as never });
@@ -84,7 +89,7 @@ function cutover(opts: { writesOn?: boolean } = {}) {
 }
 
 describe("WindowTracker", () => {
-  it("measures stopWrites → canWrite on every instance, split into shares as far as polls can tell", () => {
+  it("measures stopWrites → canWrite of the first process, split into shares as far as polls can tell", () => {
     const w = new WindowTracker(traitsOf);
     const seen: boolean[] = [];
     let closed: ReturnType<WindowTracker["takeClosed"]>;
@@ -129,7 +134,7 @@ describe("WindowTracker", () => {
       ["runner", "committed", 100],
     ]);
     expect(describeWindow(m)).toBe(
-      "6s (writes stopped → canWrite on every instance): service 3.7s · runner 273ms · operator 2s",
+      "6s (writes stopped → canWrite on the first process): service 3.7s · runner 273ms · operator 2s",
     );
   });
 
@@ -199,7 +204,7 @@ describe("WindowTracker", () => {
     expect(m2.shares).toEqual({ service: 200, runner: 280 + 500, operator: 0, steps: 0, none: 2000 });
   });
 
-  it("is open exactly from the stop hook's success to canWrite on every instance", () => {
+  it("is open exactly from the stop hook's success to canWrite of the first process", () => {
     const w = new WindowTracker(traitsOf);
     const events = cutover();
     const open = events.map((e) => (w.apply(e), [e.at, w.open] as const));
@@ -220,7 +225,9 @@ describe("WindowTracker", () => {
       steps: 80,
       none: 0,
     });
-    expect(describeWindow(m)).toMatch(/^6s \(writes stopped → canWrite on every instance; → writes on again: 6\.9s\)/);
+    expect(describeWindow(m)).toMatch(
+      /^6s \(writes stopped → canWrite on the first process; → writes on again: 6\.9s\)/,
+    );
   });
 
   it("closes when the stop's undo turned writes back on: no cutover", () => {
@@ -247,7 +254,9 @@ describe("WindowTracker", () => {
     expect(w.current()!.shares.service).toBe(870);
   });
 
-  it("waits for every instance's canWrite, with or without a coordinator", () => {
+  // the cutover page: "only check that canWrite is true on the first mongosync process. The canWrite status of any
+  // subsequent mongosync processes is not valid"
+  it("closes on the first process's canWrite alone: the others' is never read (neither false nor true)", () => {
     const w = new WindowTracker(traitsOf);
     const { events, at } = stream();
     at(0, "run.started", {
@@ -255,62 +264,105 @@ describe("WindowTracker", () => {
       file: "w",
       hash: "h",
       instances: [inst(0), inst(1)],
+      destinationWrites: { on: "canWrite", instance: 0 },
       mode: "run",
       steps: STEPS,
     });
     at(1, "window.opened", { index: 0, id: "stop" });
-    at(5, "progress.sampled", {
-      instance: inst(0),
-      progress: { state: "COMMITTING", canCommit: false, canWrite: true },
-    });
-    at(6, "progress.sampled", {
-      instance: inst(1),
-      progress: { state: "COMMITTING", canCommit: false, canWrite: false },
-    });
-    at(9, "progress.sampled", {
-      instance: inst(0),
-      progress: { state: "COMMITTING", canCommit: false, canWrite: true },
-    });
-    for (const e of events) w.apply(e);
-    expect(w.open).toBe(true);
-    w.apply({
-      type: "progress.sampled",
-      seq: 99,
-      at: 12,
-      instance: inst(1),
-      progress: { state: "COMMITTED", canCommit: false, canWrite: true },
-    });
-    expect(w.current()).toMatchObject({ closedAt: 12, unmetAt: 6 });
-  });
-
-  // facts, Not published: "Whether one instance's `canWrite` speaks for the fleet: assume not; wait for every instance."
-  it("the coordinator's canWrite true does not close it while another instance still says false", () => {
-    const w = new WindowTracker(traitsOf);
-    const { events, at } = stream();
-    at(0, "run.started", {
-      runbook: "w",
-      file: "w",
-      hash: "h",
-      instances: [inst(0), inst(1)],
-      mode: "run",
-      steps: STEPS,
-    });
-    at(1, "window.opened", { index: 0, id: "stop" });
-    // m1 (instance 1) is the coordinator: it is COMMITTED with canWrite true, instance 0 still COMMITTING
-    at(5, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
-    at(6, "progress.sampled", { instance: inst(0), progress: prog(false, "COMMITTING", 0) as never });
-    at(9, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
+    // instance 1 (not the first process) says true first, even COMMITTED: not valid, nothing ends
+    at(3, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
+    at(5, "progress.sampled", { instance: inst(0), progress: prog(false, "COMMITTING", 0) as never });
     for (const e of events) w.apply(e);
     expect(w.open).toBe(true);
     expect(w.takeClosed()).toBeUndefined();
+    // the first process says true while instance 1 now says false: closed
+    w.apply({
+      type: "progress.sampled",
+      seq: 98,
+      at: 8,
+      instance: inst(1),
+      progress: prog(false, "COMMITTING", 1) as never,
+    });
     w.apply({
       type: "progress.sampled",
       seq: 99,
       at: 12,
       instance: inst(0),
-      progress: prog(true, "COMMITTED", 0) as never,
+      progress: prog(true, "COMMITTING", 0) as never,
     });
-    expect(w.current()).toMatchObject({ closedBy: "canWrite", closedAt: 12, unmetAt: 6 });
+    expect(w.current()).toMatchObject({ closedBy: "canWrite", closedAt: 12, unmetAt: 5 });
+    expect(w.takeClosed()).toEqual({ reason: "canWrite", openedAt: 1, seenAt: 12, unmetAt: 5 });
+  });
+
+  // service facts, "Not published": without a declared first process the window "may close … otherwise on
+  // COMMITTED of every instance"; the 1.11–1.19 pages: "Otherwise, wait until the state is COMMITTED"
+  it("with no first process declared, closes when every instance is COMMITTED, whatever canWrite says", () => {
+    const w = new WindowTracker(traitsOf);
+    const { events, at } = stream();
+    at(0, "run.started", {
+      runbook: "w",
+      file: "w",
+      hash: "h",
+      instances: [inst(0), inst(1)],
+      destinationWrites: { on: "committed", why: "no first process" },
+      mode: "run",
+      steps: STEPS,
+    });
+    at(1, "window.opened", { index: 0, id: "stop" });
+    at(5, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTING", 0) as never });
+    at(6, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTING", 1) as never });
+    at(9, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never });
+    for (const e of events) w.apply(e);
+    // every canWrite true, one instance COMMITTED: still open
+    expect(w.open).toBe(true);
+    w.apply({
+      type: "progress.sampled",
+      seq: 99,
+      at: 12,
+      instance: inst(1),
+      progress: prog(true, "COMMITTED", 1) as never,
+    });
+    expect(w.current()).toMatchObject({ closedBy: "committed", closedAt: 12, unmetAt: 6 });
+    expect(w.takeClosed()).toEqual({ reason: "committed", openedAt: 1, seenAt: 12, unmetAt: 6 });
+    expect(describeWindow(w.current()!)).toMatch(/^11ms \(writes stopped → COMMITTED on every instance\)/);
+  });
+
+  it("a journal without destinationWrites: a lone instance is the first process; of several, COMMITTED on every one", () => {
+    const run = (instances: number[], samples: [number, number, boolean, string][]) => {
+      const w = new WindowTracker(traitsOf);
+      const { events, at } = stream();
+      at(0, "run.started", {
+        runbook: "w",
+        file: "w",
+        hash: "h",
+        instances: instances.map(inst),
+        mode: "run",
+        steps: STEPS,
+      });
+      at(1, "window.opened", { index: 0, id: "stop" });
+      for (const [t, i, canWrite, state] of samples)
+        at(t, "progress.sampled", { instance: inst(i), progress: prog(canWrite, state, i) as never });
+      for (const e of events) w.apply(e);
+      return w.current()!;
+    };
+    expect(run([0], [[5, 0, true, "COMMITTING"]])).toMatchObject({ closedBy: "canWrite", closedAt: 5 });
+    const two = run(
+      [0, 1],
+      [
+        [5, 0, true, "COMMITTING"],
+        [6, 1, true, "COMMITTING"],
+      ],
+    );
+    expect(two.open).toBe(true);
+    expect(
+      run(
+        [0, 1],
+        [
+          [5, 0, true, "COMMITTED"],
+          [6, 1, true, "COMMITTED"],
+        ],
+      ),
+    ).toMatchObject({ closedBy: "committed", closedAt: 6 });
   });
 
   it("a resumed run without the earlier events starts open; a journal without window.opened opens at the stop step's end", () => {

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
+import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { acquireLock, LOCK_FILE_NAME } from "../../src/journal/index.js";
+import { acquireLock, fleetLockDir, LOCK_FILE_NAME } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
+import { processInfo, selfIdentity } from "../../src/processes.js";
 import { tempDir } from "../support/journal.js";
 
 let dir: string;
@@ -13,8 +14,11 @@ beforeEach(() => ({ dir, cleanup } = tempDir()));
 afterEach(() => cleanup());
 
 const lockFile = () => join(dir, LOCK_FILE_NAME);
-const writeLock = (pid: number, host = hostname()) =>
-  writeFileSync(lockFile(), JSON.stringify({ pid, host, startedAt: "2024-05-01T12:00:00.000Z" }));
+/** This runner's PID namespace and boot: a lock written here names them (src/processes.ts). */
+const me = selfIdentity();
+const here = { ...(me.pidns ? { pidns: me.pidns } : {}), ...(me.boot ? { boot: me.boot } : {}) };
+const writeLock = (pid: number, host = hostname(), more: Record<string, unknown> = here) =>
+  writeFileSync(lockFile(), JSON.stringify({ pid, host, startedAt: "2024-05-01T12:00:00.000Z", ...more }));
 
 function thrown(f: () => unknown): UserError {
   try {
@@ -33,6 +37,7 @@ describe("acquireLock", () => {
       pid: process.pid,
       host: hostname(),
       startedAt: expect.any(String),
+      ...me,
     });
     expect(lock.staleFrom).toBeUndefined();
     lock.release();
@@ -74,7 +79,7 @@ describe("acquireLock", () => {
     const done = spawnSync(process.execPath, ["-e", "0"]);
     writeLock(done.pid);
     const lock = acquireLock(dir);
-    expect(lock.staleFrom).toEqual({ pid: done.pid, host: hostname(), startedAt: "2024-05-01T12:00:00.000Z" });
+    expect(lock.staleFrom).toEqual({ pid: done.pid, host: hostname(), startedAt: "2024-05-01T12:00:00.000Z", ...here });
     expect(JSON.parse(readFileSync(lockFile(), "utf8")).pid).toBe(process.pid);
     lock.release();
   });
@@ -112,5 +117,93 @@ describe("acquireLock", () => {
     writeLock(4242);
     lock.release();
     expect(JSON.parse(readFileSync(lockFile(), "utf8")).pid).toBe(4242);
+  });
+});
+
+/**
+ * Issue 42, invariant 4: "A lock held in another PID namespace is never stale to you". A pid means
+ * something only in its PID namespace and its boot; a live pid with another start time is another
+ * process (pid_namespaces(7), proc(5)).
+ */
+describe("acquireLock: who holds it, beyond its pid", () => {
+  it.skipIf(!me.pidns)(
+    "a lock from another PID namespace is refused like one from another host, even when its pid is gone here",
+    () => {
+      const done = spawnSync(process.execPath, ["-e", "0"]);
+      writeLock(done.pid, hostname(), { ...here, pidns: "pid:[1]" });
+      const err = thrown(() => acquireLock(dir));
+      expect(err.message).toBe(
+        `another syncbook run (pid ${done.pid}, started 2024-05-01T12:00:00.000Z, in PID namespace pid:[1]) holds ${lockFile()}`,
+      );
+      expect(err.hint).toMatch(
+        /its pid means nothing in this PID namespace .*cannot be checked from here, as for a run on another host/,
+      );
+      expect(JSON.parse(readFileSync(lockFile(), "utf8")).pidns).toBe("pid:[1]");
+    },
+  );
+
+  it.skipIf(!me.pidns)("a lock that names no PID namespace (an older syncbook) cannot be judged: refused", () => {
+    const done = spawnSync(process.execPath, ["-e", "0"]);
+    writeLock(done.pid, hostname(), {});
+    expect(thrown(() => acquireLock(dir)).message).toMatch(/in a PID namespace it does not name\) holds/);
+  });
+
+  it("a lock from an earlier boot is stale, whatever its pid does now", () => {
+    // pid 1 always runs: only the boot tells that this lock's holder is gone
+    writeLock(1, hostname(), { ...here, boot: "an-earlier-boot" });
+    const lock = acquireLock(dir, { identity: { ...here, boot: "this-boot" } });
+    expect(lock.staleFrom).toMatchObject({ pid: 1, boot: "an-earlier-boot" });
+    lock.release();
+  });
+
+  it("a live pid with another start time than its holder's was reused: stale", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(()=>{},30000)"], { stdio: "ignore" });
+    try {
+      await new Promise((r) => child.once("spawn", r));
+      writeLock(child.pid!, hostname(), { ...here, start: 1 });
+      const lock = acquireLock(dir, { startOf: (pid) => (pid === child.pid ? 2 : undefined) });
+      expect(lock.staleFrom).toMatchObject({ pid: child.pid, start: 1 });
+      lock.release();
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  it("a live pid with its holder's start time (or one that cannot be read) holds the lock", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(()=>{},30000)"], { stdio: "ignore" });
+    try {
+      await new Promise((r) => child.once("spawn", r));
+      const start = processInfo(child.pid!)?.start;
+      writeLock(child.pid!, hostname(), { ...here, start: start ?? 7 });
+      expect(thrown(() => acquireLock(dir)).message).toMatch(new RegExp(`another syncbook run \\(pid ${child.pid}`));
+      expect(thrown(() => acquireLock(dir, { startOf: () => undefined })).message).toMatch(/another syncbook run/);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+});
+
+describe("fleetLockDir: one folder per user, whatever the shell's environment", () => {
+  const home = (): string => "/home/op";
+  it("the same with and without XDG_RUNTIME_DIR or XDG_STATE_HOME (sudo -iu, cron, tmux), and whatever $HOME says", () => {
+    const dirs = [
+      {},
+      { XDG_RUNTIME_DIR: "/run/user/1000" },
+      { XDG_STATE_HOME: "/home/op/.state" },
+      { HOME: "/tmp/elsewhere" },
+      { XDG_RUNTIME_DIR: "/run/user/1000", XDG_STATE_HOME: "/x", HOME: "/y" },
+    ].map((env) => fleetLockDir(env, home));
+    expect(new Set(dirs)).toEqual(new Set([join("/home/op", ".local", "state", "syncbook", "locks")]));
+  });
+  it("SYNCBOOK_STATE_DIR first (the test suite's temp folder)", () => {
+    expect(fleetLockDir({ SYNCBOOK_STATE_DIR: "/tmp/s", XDG_RUNTIME_DIR: "/run/user/1000" }, home)).toBe(
+      join("/tmp/s", "locks"),
+    );
+  });
+  it("a user the user database does not know (a container's arbitrary uid): the environment's home", () => {
+    const d = fleetLockDir({}, () => {
+      throw new Error("ENOENT");
+    });
+    expect(d).toBe(join(homedir(), ".local", "state", "syncbook", "locks"));
   });
 });

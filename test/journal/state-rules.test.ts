@@ -248,6 +248,43 @@ describe("a command's answer over several sends and instances", () => {
     });
   });
 
+  it("a request line past the witness never left (the journal failed before it was witnessed): not in doubt", async () => {
+    // issue 42: a request leaves only once its line is fsynced and witnessed (journal.ts), so a
+    // commit fan-out whose lines lie past the witnessed seq provably never left
+    const never = {
+      answered: "error",
+      error:
+        "never sent: its journal line was not witnessed (the journal failed before the line was durable), and a request leaves only once it is",
+    };
+    const lines = [started(3), post(1, 0, "commit"), post(2, 1, "commit")];
+    // seqs: step.started 1, the requests 2 and 3
+    const at = async (witnessedSeq: number | undefined): Promise<unknown> =>
+      (
+        await readJournalState(raw(lines), traitsOf, witnessedSeq === undefined ? {} : { witnessedSeq })
+      ).commandsSent[0]!.perInstance.map(({ instance: _, ...rest }) => rest);
+    expect(await at(1)).toStrictEqual([never, never]);
+    expect(await at(2)).toStrictEqual([{ answered: "unknown" }, never]);
+    expect(await at(3)).toStrictEqual([{ answered: "unknown" }, { answered: "unknown" }]);
+    // no witness to go by: every unanswered request may have left
+    expect(await at(undefined)).toStrictEqual([{ answered: "unknown" }, { answered: "unknown" }]);
+    // a request answered is not touched, whatever the witness says
+    const answered = [started(3), post(1, 0, "commit"), answer(1, { ok: true })];
+    expect(
+      (await readJournalState(raw(answered), traitsOf, { witnessedSeq: 1 })).commandsSent[0]!.perInstance[0],
+    ).toMatchObject({ answered: "ok" });
+    // the earlier writer's bound is its resume marker's witnessedSeq
+    const resumed = [
+      started(3),
+      post(1, 0, "commit"),
+      post(2, 1, "commit"),
+      { type: "journal.resumed", version: 1, runbook: "sales", hash: "abc", pid: 8, host: "h", witnessedSeq: 2 },
+    ];
+    expect((await read(resumed)).commandsSent[0]!.perInstance.map(({ instance: _, ...rest }) => rest)).toStrictEqual([
+      { answered: "unknown" },
+      never,
+    ]);
+  });
+
   it("the command: ok only when every instance accepted; unknown when any gave no usable answer; else error", async () => {
     const ok = { ok: true };
     const service = { ok: false, errorKind: "service" };
@@ -670,16 +707,16 @@ describe("hooks", () => {
 });
 
 describe("hook calls and their processes (what --resume waits out before it acts)", () => {
-  it("a hook.started with a token is a call; its processes are the valid pids journaled under that token", async () => {
+  it("a hook.started with a token is a call; its processes are the valid pids journaled under that token, with their start", async () => {
     const s = await read([
       { type: "hook.started", index: 1, id: "a", use: "shell", undo: false, token: "t1" },
-      { type: "hook.process", token: "t1", pid: 4242, pgid: 4242 },
-      { type: "hook.process", token: "t1", pid: 4243, pgid: 0 },
+      { type: "hook.process", token: "t1", pid: 4242, pgid: 4242, start: 1234 },
+      { type: "hook.process", token: "t1", pid: 4243, pgid: 0, start: -1 },
       { type: "hook.process", token: "t1", pid: -5, pgid: 7 },
       { type: "hook.process", token: "t1", pid: 1.5 },
       { type: "hook.process", token: "nope", pid: 9999 },
       { type: "hook.started", index: 1, id: "a", use: "shell", undo: true, token: "t2" },
-      { type: "hook.process", token: "t2", pid: 5000, pgid: "x" },
+      { type: "hook.process", token: "t2", pid: 5000, pgid: "x", start: 0.5 },
       { type: "hook.finished", index: 1, id: "a", undo: true, ok: false },
       { type: "hook.started", index: 2, id: "b", use: "http", undo: false },
     ]);
@@ -691,8 +728,10 @@ describe("hook calls and their processes (what --resume waits out before it acts
         use: "shell",
         undo: false,
         at: 1001,
-        processes: [{ pid: 4242, pgid: 4242 }, { pid: 4243 }],
+        processes: [{ pid: 4242, pgid: 4242, start: 1234 }, { pid: 4243 }],
         finished: false,
+        host: "h",
+        file: s.file,
       },
       {
         token: "t2",
@@ -703,7 +742,32 @@ describe("hook calls and their processes (what --resume waits out before it acts
         at: 1007,
         processes: [{ pid: 5000 }],
         finished: true,
+        host: "h",
+        file: s.file,
       },
+    ]);
+  });
+
+  it("a call carries where its pids mean something: the host, PID namespace and boot of the writer that journaled it", async () => {
+    const s = await read(
+      [
+        { type: "hook.started", index: 1, id: "a", use: "shell", undo: false, token: "t1" },
+        {
+          type: "journal.resumed",
+          version: 1,
+          runbook: "sales",
+          hash: "sha256:x",
+          pid: 8,
+          host: "other",
+          pidns: "pid:[2]",
+        },
+        { type: "hook.started", index: 1, id: "a", use: "shell", undo: true, token: "t2" },
+      ],
+      headerOf({ pidns: "pid:[1]", boot: "b1" }),
+    );
+    expect(s.hookCalls.map((c) => [c.token, c.host, c.pidns, c.boot])).toEqual([
+      ["t1", "h", "pid:[1]", "b1"],
+      ["t2", "other", "pid:[2]", undefined],
     ]);
   });
 

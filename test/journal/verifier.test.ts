@@ -184,6 +184,60 @@ describe("the verifier in the journal", () => {
     expect(st.verifier?.restarts).toBe(2);
   });
 
+  // issue 36: a check whose verifier could not tell a fresh start from a resume is judged by its
+  // first answer (verifier.origin); a refusal outlives --resume; a verify that passed is kept
+  it("a check judged by its first answer: unproven until verifier.origin; refused forgets the check and outlives --resume", async () => {
+    const ev = eventFactory();
+    const stale = { ...FRESH, verificationStatus: { ...FRESH.verificationStatus, totalTasks: 6, completedTasks: 4 } };
+    const resumed = { ...FRESH, phase: "recheck", generation: 3 };
+    const check = (id: number) => [
+      ev("request.sent", { id, target: "verifier", method: "POST", path: "/api/v1/check", body: {} }),
+      ev("response.received", { id, target: "verifier", status: 200, ok: true, durationMs: 1 }),
+    ];
+    const events = [
+      ev("verifier.baseline", { index: 1, id: "verify", progress: stale, adopted: false, unproven: "persisted" }),
+      ...check(1),
+    ];
+    let st = await readJournalState(journalOf(events), traitsOf);
+    // the runner died before the first answer: --resume judges it then
+    expect(st.verifier).toMatchObject({ unproven: "persisted", check: { answered: "ok" }, baseline: stale });
+    events.push(ev("verifier.sampled", { progress: resumed }));
+    events.push(ev("verifier.origin", { index: 1, id: "verify", progress: resumed, ours: false, why: "resumed" }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).toEqual({ refused: "resumed" });
+    // the verifier restarted with --clean: a new baseline (it still shows the old counters) keeps the refusal…
+    events.push(
+      ev("verifier.baseline", { index: 1, id: "verify", progress: stale, adopted: false, unproven: "persisted" }),
+    );
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).toMatchObject({ refused: "resumed", unproven: "persisted" });
+    // …until its first answer shows a fresh verification
+    events.push(...check(2));
+    events.push(ev("verifier.origin", { index: 1, id: "verify", progress: FRESH, ours: true, why: "fresh" }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).not.toHaveProperty("refused");
+    expect(st.verifier).not.toHaveProperty("unproven");
+    expect(st.verifier).toMatchObject({ check: { answered: "ok" } });
+    // a verify that passed; a new verification forgets it
+    const done = { ...FRESH, generation: 2 };
+    events.push(ev("verifier.verified", { index: 1, id: "verify", progress: done, writesOffGeneration: 1 }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier?.verified).toMatchObject({ generation: 2 });
+    events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).not.toHaveProperty("verified");
+    // a refusal, then a verifier with nothing to resume: the refusal no longer stands
+    events.push(ev("verifier.origin", { index: 1, id: "verify", progress: resumed, ours: false, why: "again" }));
+    events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).not.toHaveProperty("refused");
+    // an adopted check does not clear it
+    events.push(ev("verifier.origin", { index: 1, id: "verify", progress: resumed, ours: false, why: "again" }));
+    events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: resumed, adopted: true }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).toMatchObject({ refused: "again", adopted: true });
+  });
+
   it("no verification in the run: nothing", async () => {
     const ev = eventFactory();
     const st = await readJournalState(journalOf([ev("step.started", STEPS[0]!)]), traitsOf);

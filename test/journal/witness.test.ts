@@ -92,6 +92,20 @@ describe("the journal's witness", () => {
     expect(v.refused?.hint).toMatch(/^what the cut lines said .* is unknown; do not resume from it/);
   });
 
+  it("a journal its run marked untrusted (distrust: the witness emptied, no disk space needed) is refused, and stays so", async () => {
+    const j = sampleJournal();
+    expect(j.distrust()).toBeUndefined();
+    expect(readFileSync(witnessFile(j.file), "utf8")).toBe("");
+    // nothing writes the witness again: not a later line, not the close
+    j.write(eventFactory()("step.started", { index: 1, id: "drained", kind: "waitFor", title: "drained" }));
+    j.close();
+    expect(readFileSync(witnessFile(j.file), "utf8")).toBe("");
+    const v = await checkWitness(j.file);
+    expect(v.untrusted).toBe(true);
+    expect(v.refused?.message).toMatch(/its own run marked it untrusted \(its witness .* is empty\)/);
+    expect(v.refused?.hint).toMatch(/--from the stopWrites step .*not --resume/);
+  });
+
   it("a journal without its witness (copied alone) is refused, and says to copy the witness with it", async () => {
     const j = sampleJournal();
     j.close();

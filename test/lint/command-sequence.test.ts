@@ -13,7 +13,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/diagnostics.js";
-import { COMMIT, READY, START, STOP, atVersion, lintYaml, notEol, runbook } from "../support/lint.js";
+import { COMMIT, READY, START, STOP, atVersion, lintYaml, notAside, runbook } from "../support/lint.js";
 
 const COMMIT_ONLY = "  - commit: {}\n";
 const HOOK = "  - hook: { use: shell, with: { command: [echo, hi] } }\n";
@@ -23,7 +23,7 @@ async function lint(yaml: string): Promise<Diagnostic[]> {
   const { loader, rules } = await lintYaml(yaml);
   expect(loader).toEqual([]);
   // (old versions here are on purpose: their end-of-life warning is tested in versions.test.ts)
-  return rules.filter((d) => d.severity !== "info" && notEol(d));
+  return rules.filter((d) => d.severity !== "info" && notAside(d));
 }
 const ids = (ds: Diagnostic[]) => ds.map((d) => d.rule);
 const message = (ds: Diagnostic[], rule: string) => ds.find((d) => d.rule === rule)?.message;
@@ -60,7 +60,8 @@ describe("start", () => {
     const rb = (start: string, version: string) =>
       atVersion(runbook(start + READY + HOOK + STOP + COMMIT + HOOK), version);
     const on = await lint(rb(START, "1.9.0"));
-    expect(ids(on)).toEqual(["hook-during-verify"]);
+    // (and, before 1.17, the commit with no wait for both of its sides in stream hashing)
+    expect(ids(on)).toEqual(["hook-during-verify", "commit-without-stream-hashing-wait"]);
     expect(on[0]!.line).toBe(FIRST + 2);
     expect(message(on, "hook-during-verify")).toBe(
       `This hook runs while the embedded verifier (on by default since service 1.9) checks from the start at line ${FIRST} until commit; the verifier does not support DDL, so the hook must run none.`,
@@ -136,7 +137,7 @@ describe("commit", () => {
 
   it("[facts-embedded] commit ends the embedded verifier's check, not the migration verifier's", async () => {
     const after = START.replace("}\n", ", verification: { enabled: true } }\n") + READY + STOP + COMMIT + HOOK;
-    expect(ids(await lint(atVersion(runbook(after), "1.9.0")))).toEqual([]);
+    expect(ids(await lint(atVersion(runbook(after), "1.9.0")))).toEqual(["commit-without-stream-hashing-wait"]);
     const check = START + READY + "  - startVerification: {}\n" + STOP + COMMIT + HOOK + "  - verify: {}\n";
     expect(ids(await lint(runbook(check)))).toEqual(["hook-during-verify"]);
   });
@@ -183,5 +184,41 @@ describe("pause, resume, reverse", () => {
     expect(ids(await lint(runbook(back + "  - pause: {}\n  - startVerification: {}\n")))).toContain(
       "verify-before-cea",
     );
+  });
+});
+
+describe("continueOnError where a failure must end the run", () => {
+  const flagged = (step: string): string => step.replace(/\n$/, "") + "\n    continueOnError: true\n";
+  const reversible = "  - start: { source: cluster0, destination: cluster1, reversible: true }\n";
+
+  it("on start, commit, reverse and stopWrites: refused at the flag, saying what going on would leave", async () => {
+    const texts = async (yaml: string) =>
+      (await lint(yaml)).filter((d) => d.rule === "continue-on-error-unsafe").map((d) => [d.line, d.message]);
+    expect(await texts(runbook(flagged(START) + READY + STOP + COMMIT))).toEqual([
+      [
+        FIRST + 1,
+        "`continueOnError` cannot apply to a start step: a start that failed may have reached some instances and not others: every later step would act on a fleet in doubt.",
+      ],
+    ]);
+    expect(await texts(runbook(START + READY + STOP + flagged(COMMIT_ONLY)))).toEqual([
+      [
+        FIRST + 4,
+        "`continueOnError` cannot apply to a commit step: a commit that failed or was refused leaves the cutover not committed: going on would end the run ok, exit 0, with nothing committed.",
+      ],
+    ]);
+    expect((await texts(runbook(START + READY + flagged(STOP) + COMMIT))).map(([, m]) => m)).toEqual([
+      "`continueOnError` cannot apply to a stopWrites step: a write stop that failed leaves writes in an unknown state (one switch off, another still on): the run must stop, and its undo turn writes back on.",
+    ]);
+    expect(
+      (await texts(runbook(reversible + READY + STOP + COMMIT + flagged("  - reverse: {}\n")))).map(([, m]) => m),
+    ).toEqual([
+      "`continueOnError` cannot apply to a reverse step: a reverse that failed or was refused leaves the sync not reversed: going on would end the run ok, exit 0, without the reversal.",
+    ]);
+  });
+
+  it("not on the other kinds: a pause, a resume, a wait or a hook may go on past a failure", async () => {
+    const ok = ["  - pause: {}\n", "  - resume: {}\n", READY, HOOK].map(flagged).join("");
+    const ds = await lint(runbook(START + READY + ok + STOP + COMMIT));
+    expect(ids(ds)).not.toContain("continue-on-error-unsafe");
   });
 });

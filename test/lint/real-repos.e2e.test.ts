@@ -65,6 +65,7 @@ describe("lint in a real repository", () => {
       // (service 1.17+: the afterDataCopy default, a note)
       expect.stringMatching(/^9 info build-indexes-after-copy: From service 1\.17, `afterDataCopy` is the default/),
       expect.stringMatching(/^11 error commit-without-stop-writes: No stopWrites step runs before this commit/),
+      expect.stringMatching(/^11 warning commit-without-verify: .*"Before you switch your application workload/),
     ]);
   });
 

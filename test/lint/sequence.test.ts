@@ -5,7 +5,7 @@
  * judges commands against the states they can meet").
  */
 import { describe, expect, it } from "vitest";
-import { COMMIT, READY, START, STOP, atVersion, findings, lintYaml, notEol, runbook } from "../support/lint.js";
+import { COMMIT, READY, START, STOP, atVersion, findings, lintYaml, notAside, runbook } from "../support/lint.js";
 
 const CHECK = "  - startVerification: {}\n";
 const VERIFY = "  - verify: {}\n";
@@ -14,7 +14,7 @@ async function problems(yaml: string): Promise<string[]> {
   const { loader, rules } = await lintYaml(yaml);
   expect(loader).toEqual([]);
   // (old versions here are on purpose: their end-of-life warning is tested in versions.test.ts)
-  return findings(rules.filter((d) => d.severity !== "info" && notEol(d))).map((f) => f.replace(/@\d+$/, ""));
+  return findings(rules.filter((d) => d.severity !== "info" && notAside(d))).map((f) => f.replace(/@\d+$/, ""));
 }
 
 describe("state model", () => {
@@ -82,7 +82,11 @@ describe("state model", () => {
 
   it("a stopWrites that may fail (continueOnError) does not count as writes stopped", async () => {
     const stop = STOP.replace("  - stopWrites:", "  - continueOnError: true\n    stopWrites:");
-    expect(await problems(runbook(START + READY + stop + COMMIT))).toEqual(["commit-without-stop-writes"]);
+    // and the flag itself is refused there: a failed write stop must end the run
+    expect(await problems(runbook(START + READY + stop + COMMIT))).toEqual([
+      "commit-without-stop-writes",
+      "continue-on-error-unsafe",
+    ]);
   });
 
   it("an assert that may fail on purpose (continueOnError) is not reported", async () => {
@@ -299,11 +303,12 @@ describe('verification in the documented order (service facts: "The recommended 
     expect(
       await problems(runbook(START + READY + CHECK + "  - assert: { phase: idle }\n" + STOP + COMMIT + VERIFY)),
     ).toEqual(["unreachable-after-assert"]);
-    // a check that may not have run (an interpolated when): not certain, not reported
+    // a check that may not have run (an interpolated when): the wait may not be endless, but its
+    // `idle` can still never be this cutover's result before a verify (issue 36)
     const maybe = "  - startVerification: {}\n    when: ${vars.check}\n";
     expect(
       await problems(runbook(START + READY + maybe + idle + STOP + COMMIT + VERIFY, "vars: { check: true }\n")),
-    ).toEqual([]);
+    ).toEqual(["verifier-condition-not-earned"]);
   });
 
   it("a check that no verify step finishes is warned", async () => {
@@ -320,7 +325,41 @@ describe('verification in the documented order (service facts: "The recommended 
     ]);
     const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
     expect(await problems(v19(runbook(off + READY + wait + STOP + COMMIT + VERIFY)))).toEqual(["wait-never-holds"]);
-    expect(await problems(v19(runbook(wait + START + READY + STOP + COMMIT + VERIFY)))).toEqual(["wait-never-holds"]);
+    // a wait before the start neither holds nor counts for the commit
+    expect(await problems(v19(runbook(wait + START + READY + STOP + COMMIT + VERIFY)))).toEqual([
+      "commit-without-stream-hashing-wait",
+      "wait-never-holds",
+    ]);
+  });
+});
+
+// the cutover page's first step (mongodb/docs content/mongosync/current/source/reference/cutover-process.txt):
+// "When using the embedded verifier check both the verification.source and the verification.destination …
+// the phase fields should show stream hashing. If the verifier is not in the stream hashing phase, the
+// cutover process might take a long time"; from 1.17 canCommit waits for it (release-notes/1.17.txt: "The
+// /progress endpoint now reports canCommit: false until the verifier is in an appropriate state for commit")
+describe("before 1.17, a commit waits for both embedded verifier sides in stream hashing", () => {
+  const wait = '  - waitFor: { verification: { phase: "stream hashing", lagBelow: 5 } }\n';
+  const v116 = (yaml: string): string => atVersion(yaml, "1.16.0");
+  const warning = async (yaml: string): Promise<string[]> =>
+    (await lintYaml(yaml)).rules.filter((d) => d.rule === "commit-without-stream-hashing-wait").map((d) => d.message);
+
+  it("says where the verifier was left on: the start that does not turn it off, or the service's default", async () => {
+    expect(await warning(v116(runbook(START + READY + STOP + COMMIT)))).toEqual([
+      'The embedded verifier may be running (the start at line 10 does not turn it off), and no `waitFor: { verification: { phase: "stream hashing" } }` runs before this commit: on this version canCommit does not wait for it, and a cutover with the verifier not yet in stream hashing "might take a long time".',
+    ]);
+    // a cutover-only runbook: the fleet's sync started elsewhere, the verifier on by default
+    expect(await warning(v116(runbook(READY + STOP + COMMIT)))).toEqual([
+      'The embedded verifier may be running (on by default from service 1.9), and no `waitFor: { verification: { phase: "stream hashing" } }` runs before this commit: on this version canCommit does not wait for it, and a cutover with the verifier not yet in stream hashing "might take a long time".',
+    ]);
+    expect(await warning(atVersion(runbook(START + READY + STOP + COMMIT), "1.17.0"))).toEqual([]);
+    expect(await warning(v116(runbook(START + READY + wait + STOP + COMMIT)))).toEqual([]);
+  });
+
+  it("a resume asks for the wait again: the embedded verifier starts again from the beginning", async () => {
+    const pauseResume = "  - pause: {}\n  - resume: {}\n";
+    expect(await warning(v116(runbook(START + READY + wait + pauseResume + READY + STOP + COMMIT)))).toHaveLength(1);
+    expect(await warning(v116(runbook(START + READY + wait + pauseResume + READY + wait + STOP + COMMIT)))).toEqual([]);
   });
 });
 

@@ -53,6 +53,7 @@ steps:
       use: shell
       with: { command: "node hooks/app-writes.mjs off" }
       undo: { use: shell, with: { command: [node, hooks/app-writes.mjs, "on"], timeout: 1m } }
+      check: { use: shell, with: { command: [node, hooks/app-writes.mjs, "status"] } }
   - notify: done
 `;
     writeFiles(dir, { "rb.yaml": text });

@@ -22,6 +22,7 @@ import {
   type StepInfo,
 } from "../../src/plugin/index.js";
 import type { RunEventOf } from "../../src/events.js";
+import { StepTimeout } from "../../src/steps/kit/context.js";
 import { ev, recordingContext, sleep, tempDir } from "../support/plugin.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -209,6 +210,23 @@ describe("undo", () => {
     stack.push(undoFor(reg, call, out, step, ctx, 1000));
     await stack.unwind();
     expect(journal).toEqual(["do hang-forever", "undo forever"]);
+  });
+
+  it("a step's time limit that ends a hook is the step's (interrupted), never the hook's own timeout (issue 40: one timeout error)", async () => {
+    const journal: string[] = [];
+    const reg = await registryWith(journal);
+    const ctx = recordingContext(tempDir());
+    const step = stepInfo(0, "s0", "hook", "s0", {}, ctx.redact);
+    const ctl = new AbortController();
+    // the step's signal aborts with its StepTimeout, itself a TimeoutError (src/timers.ts)
+    setTimeout(() => ctl.abort(new StepTimeout(100)), 100);
+    const out = await runHook(reg, { use: "hang-forever" }, step, ctx, { timeoutMs: 10_000, signal: ctl.signal });
+    expect(out).toMatchObject({
+      ok: false,
+      timedOut: false,
+      interrupted: true,
+      error: "hook hang-forever interrupted",
+    });
   });
 
   it("Ctrl-C interrupts the running hook; the undos still run (they do not share the run's signal)", async () => {

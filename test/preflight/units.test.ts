@@ -2,8 +2,15 @@
 import { describe, expect, it } from "vitest";
 import { prefixedBy, supportsShardKey } from "../../src/preflight/checks/indexes.js";
 import { assertReadOnly, shardUri } from "../../src/preflight/connect.js";
-import { REQUIRED_ROLES, effectiveRoles, isRapidRelease, serverRules } from "../../src/preflight/docs.js";
+import {
+  PRE_6_0_SOURCE,
+  REQUIRED_ROLES,
+  effectiveRoles,
+  isRapidRelease,
+  serverRules,
+} from "../../src/preflight/docs.js";
 import { syncType } from "../../src/preflight/checks/privileges.js";
+import { stepsSending } from "../../src/steps/index.js";
 import type { CheckInput } from "../../src/preflight/findings.js";
 import { PREFLIGHT_CHECKS } from "../../src/preflight/index.js";
 import { parseRate } from "../../src/preflight/units.js";
@@ -19,24 +26,50 @@ describe("preflight units", () => {
     }
   });
 
-  // service facts, "The recommended cutover": "reverse also needs the `restore` role" — the one role fact the facts
-  // publish. No roles table by version is published there: where the permissions pages differ, the larger set
-  // (the reading that fails safe: a role asked for costs a grant, a role missing fails the window or its reverse).
-  it("the roles by sync type: reverse needs restore (facts); the larger set where the facts publish none", () => {
+  // service facts, "User permissions, self-managed clusters": the published table
+  // (`mongodb/docs-cluster-to-cluster-sync`, source/includes/table-permissions-self-hosted.rst, master), row for row
+  it("the roles by sync type are the published table, row for row", () => {
+    const sorted = (roles: string[]) => [...roles].sort();
+    expect(REQUIRED_ROLES).toEqual({
+      default: {
+        source: ["backup", "clusterMonitor", "readAnyDatabase"],
+        destination: ["clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"],
+      },
+      "write-blocking": {
+        source: ["backup", "clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"],
+        destination: ["clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"],
+      },
+      reversing: {
+        source: ["backup", "clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"],
+        destination: [
+          "backup",
+          "clusterManager",
+          "clusterMonitor",
+          "dbAdminAnyDatabase",
+          "readWriteAnyDatabase",
+          "restore",
+        ],
+      },
+      "multiple-reversals": {
+        source: ["backup", "clusterManager", "clusterMonitor", "dbAdminAnyDatabase", "readWriteAnyDatabase", "restore"],
+        destination: [
+          "backup",
+          "clusterManager",
+          "clusterMonitor",
+          "dbAdminAnyDatabase",
+          "readWriteAnyDatabase",
+          "restore",
+        ],
+      },
+    });
+    // the table keeps its roles in alphabetic order ("Keep roles in alphabetic order", the table's own comment)
+    for (const row of Object.values(REQUIRED_ROLES))
+      for (const side of [row.source, row.destination]) expect(side).toEqual(sorted(side));
+    // facts: "reverse also needs the `restore` role"
     expect(REQUIRED_ROLES.reversing.source).toContain("restore");
     expect(REQUIRED_ROLES.reversing.destination).toContain("restore");
-    // not published: reversing and dbAdminAnyDatabase on the destination; asked for
-    expect(REQUIRED_ROLES.reversing.destination).toContain("dbAdminAnyDatabase");
-    // not published: whether write blocking before 1.20 adds backup on the destination; asked for on every version
-    expect(REQUIRED_ROLES["write-blocking"].destination).toContain("backup");
-    // each sync type asks for at least what a default sync does
-    for (const t of ["write-blocking", "reversing"] as const)
-      for (const side of ["source", "destination"] as const)
-        for (const role of REQUIRED_ROLES.default[side])
-          expect(
-            effectiveRoles(REQUIRED_ROLES[t][side].map((x) => ({ role: x, db: "admin" }))),
-            `${t} ${side}`,
-          ).toContain(role);
+    // facts: "A 5.0 source needs `clusterManager` as well"
+    expect(PRE_6_0_SOURCE).toEqual({ belowServer: "6.0", role: "clusterManager" });
   });
 
   // facts: "From 1.20 the service manages write blocking on both sides from its own configuration … which
@@ -57,6 +90,20 @@ describe("preflight units", () => {
     expect(syncType(input("1.22.0", {}))).toBe("write-blocking");
     expect(syncType(input("1.22.0", { reversible: true }))).toBe("reversing");
     expect(syncType(input("1.19.0", { reversible: true, enableUserWriteBlocking: true }))).toBe("reversing");
+    // the table's "Multiple Reversals": a runbook that reverses more than once
+    const steps = (n: number) => Array.from({ length: n }, () => ({ reverse: {} }));
+    const reversing = (n: number): CheckInput =>
+      ({
+        runbook: { serviceVersion: "1.22.0", steps: [{ start: {} }, ...steps(n)] },
+        start: { body: { source: "cluster0", destination: "cluster1", reversible: true } },
+        reverses: stepsSending({ steps: [{ start: {} }, ...steps(n)] } as never, "reverse"),
+      }) as unknown as CheckInput;
+    expect([0, 1, 2, 3].map((n) => syncType(reversing(n)))).toEqual([
+      "reversing",
+      "reversing",
+      "multiple-reversals",
+      "multiple-reversals",
+    ]);
   });
 
   it("copy rates", () => {

@@ -23,7 +23,7 @@ import {
   user,
   type RunbookShape,
 } from "../support/preflight.js";
-import { firstStartRequest } from "../../src/steps/index.js";
+import { firstStartRequest, stepsSending } from "../../src/steps/index.js";
 
 const DAY = 86_400;
 const open: { close(): Promise<void> }[] = [];
@@ -75,7 +75,11 @@ async function preflight(
     SOURCE_URI: src.uri(auth),
     DEST_URI: dst.uri(auth),
   });
-  return runPreflight(loaded, { start: firstStartRequest(loaded.runbook), connectTimeoutMs: 3000 });
+  return runPreflight(loaded, {
+    start: firstStartRequest(loaded.runbook),
+    reverses: stepsSending(loaded.runbook, "reverse"),
+    connectTimeoutMs: 3000,
+  });
 }
 
 const problems = (r: PreflightResult): string[] =>
@@ -297,15 +301,15 @@ excludeNamespaces: [{ database: salse }]`,
     );
     expect(problems(r)).toEqual(["preflight-privileges@5"]);
     expect(only(r, "preflight-privileges")[0]?.message).toBe(
-      "The user syncer@admin on the source `cluster0` lacks `readAnyDatabase`, `backup`, `clusterMonitor` (a default sync needs readAnyDatabase, backup, clusterMonitor); custom roles (myRole@admin) are not judged.",
+      "The user syncer@admin on the source `cluster0` lacks `backup`, `clusterMonitor`, `readAnyDatabase` (a default sync needs backup, clusterMonitor, readAnyDatabase); custom roles (myRole@admin) are not judged.",
     );
-    // write blocking asks more of the source
+    // dual write blocking asks more of the source, and of the destination no more than a default sync
     const wb = await preflight(await rs(good.source()), await rs(good.dest()), {
       start: "enableUserWriteBlocking: true",
     });
-    expect(only(wb, "preflight-privileges").map((d) => d.line)).toEqual([5, 6]);
-    // a reversible sync: the write-blocking set on both sides, and dbAdminAnyDatabase on the destination (not
-    // published in the service facts, which publish only "reverse also needs the `restore` role": the larger set)
+    expect(only(wb, "preflight-privileges").map((d) => d.line)).toEqual([5]);
+    // a reversible sync: the table's "Reversing" row (service facts, "User permissions, self-managed clusters":
+    // `mongodb/docs-cluster-to-cluster-sync` source/includes/table-permissions-self-hosted.rst on master)
     const both = [
       ...["readWriteAnyDatabase", "backup", "restore", "clusterMonitor", "clusterManager"].map((role) => ({
         role,
@@ -318,8 +322,80 @@ excludeNamespaces: [{ database: salse }]`,
       { start: "reversible: true", serviceVersion: "1.22.0" },
     );
     expect(only(rev, "preflight-privileges").map((d) => `${d.line}: ${d.message}`)).toEqual([
-      "6: The user syncer@admin on the destination `cluster1` lacks `dbAdminAnyDatabase` (a reversible sync needs readWriteAnyDatabase, backup, restore, clusterMonitor, clusterManager, dbAdminAnyDatabase).",
+      "6: The user syncer@admin on the destination `cluster1` lacks `dbAdminAnyDatabase` (a reversible sync needs backup, clusterManager, clusterMonitor, dbAdminAnyDatabase, readWriteAnyDatabase, restore).",
     ]);
+  });
+
+  // the published table, "Dual Write-Blocking" row: destination clusterManager, clusterMonitor, readWriteAnyDatabase,
+  // restore (no backup); facts: "a role the table does not ask for is not an error"
+  it("preflight-privileges: a dual write-blocking destination is not asked for backup", async () => {
+    const dual = ["backup", "clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"];
+    for (const shape of [
+      { start: 'enableUserWriteBlocking: "sourceAndDestination"', serviceVersion: "1.17.0" },
+      { start: "enableUserWriteBlocking: true", serviceVersion: "1.17.0" },
+      // from 1.20 every sync is judged as one with dual write blocking (service facts, "Not published")
+      { serviceVersion: "1.22.0" },
+    ]) {
+      const r = await preflight(
+        await rs(good.source({ users: user(dual.map((role) => ({ role, db: "admin" }))) })),
+        await rs(good.dest({ users: user(DEST_ROLES) })),
+        shape,
+      );
+      expect(problems(r), JSON.stringify(shape)).toEqual([]);
+    }
+  });
+
+  // the published table, "Multiple Reversals" row: dbAdminAnyDatabase on the source too
+  it("preflight-privileges: a runbook that reverses twice asks for dbAdminAnyDatabase on the source", async () => {
+    const six = ["backup", "clusterManager", "clusterMonitor", "readWriteAnyDatabase", "restore"];
+    const roles = (extra: string[]) => user([...six, ...extra].map((role) => ({ role, db: "admin" })));
+    const shape = (reverses: number) => ({
+      start: "reversible: true",
+      serviceVersion: "1.22.0",
+      steps: [
+        "- stopWrites: { use: shell, with: { command: [echo] }, undo: { use: shell, with: { command: [echo] } } }",
+        "- commit: {}",
+        "- waitFor: { state: COMMITTED }",
+        ...Array.from({ length: reverses }, () => ["- reverse: {}", "- waitFor: { state: COMMITTED }"]).flat(),
+      ].join("\n"),
+    });
+    const twice = await preflight(
+      await rs(good.source({ users: roles([]) })),
+      await rs(good.dest({ users: roles(["dbAdminAnyDatabase"]) })),
+      shape(2),
+    );
+    expect(only(twice, "preflight-privileges").map((d) => `${d.line}: ${d.message}`)).toEqual([
+      "5: The user syncer@admin on the source `cluster0` lacks `dbAdminAnyDatabase` (a sync reversed more than once needs backup, clusterManager, clusterMonitor, dbAdminAnyDatabase, readWriteAnyDatabase, restore).",
+    ]);
+    // reversed once: the "Reversing" row, which does not ask it of the source
+    const once = await preflight(
+      await rs(good.source({ users: roles([]) })),
+      await rs(good.dest({ users: roles(["dbAdminAnyDatabase"]) })),
+      shape(1),
+    );
+    expect(only(once, "preflight-privileges")).toEqual([]);
+  });
+
+  // facts: "A 5.0 source needs `clusterManager` as well, or the minimum privileges listed for 5.0" [permissions page,
+  // current: mongodb/docs content/mongosync/current/source/reference/permissions.txt, "Pre-6.0 Migrations"]; the
+  // 1.10–1.13 pages say the same of a 4.4 source
+  it("preflight-privileges: a source older than 6.0 needs clusterManager as well", async () => {
+    for (const version of ["5.0.29", "4.4.29"]) {
+      const r = await preflight(
+        await rs(good.source({ version, fcv: version.slice(0, 3) })),
+        await rs(good.dest({ version: "7.0.20" })),
+        { serviceVersion: "1.17.0" },
+      );
+      expect(
+        only(r, "preflight-privileges").map((d) => `${d.line}: ${d.message}`),
+        version,
+      ).toEqual([
+        `5: The user syncer@admin on the source \`cluster0\` lacks \`clusterManager\` (a default sync from a source on server ${version} needs backup, clusterMonitor, readAnyDatabase, clusterManager; instead of \`clusterManager\`, the minimum privileges the permissions page lists for a pre-6.0 source will do).`,
+      ]);
+    }
+    // a 6.0 source: the table's roles only
+    const six = await preflight(await rs(good.source({ version: "6.0.24", fcv: "6.0" })), await rs(good.dest()));
+    expect(only(six, "preflight-privileges")).toEqual([]);
   });
 
   it("a check that cannot read what it needs says so (preflight-not-checked), never passes silently", async () => {

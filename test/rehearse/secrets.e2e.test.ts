@@ -26,6 +26,7 @@ notify:
   - { use: webhook, on: [run.finished], with: { url: "\${env.ALERT_WEBHOOK}" } }
 steps:
   - { id: start, start: { source: cluster0, destination: cluster1 } }
+  - { id: check, startVerification: {} }
   - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }
   - id: stop-writes
     stopWrites:
@@ -35,6 +36,7 @@ steps:
   - { id: drained, waitFor: { canCommit: true, lagBelow: 3 } }
   - { id: commit, commit: {} }
   - { id: committed, waitFor: { state: COMMITTED } }
+  - { id: verify, verify: {} }
   - { id: page, notify: { use: chat, with: { url: "\${env.CHAT_WEBHOOK}", text: "done" } } }
 ${extra}`;
 
@@ -61,7 +63,7 @@ describe("a rehearsal without the secrets only hooks and notifiers use", () => {
     expect(r.all).toContain(
       "rehearsal: not set, and not needed (only hooks or notifiers the rehearsal stands in for use them): ALERT_WEBHOOK, CHAT_WEBHOOK, FLAG_TOKEN",
     );
-    expect(r.all).toMatch(/SAFE/);
+    expect(r.all).toMatch(/rehearsal verdict: SAFE/);
     expect(r.all).not.toContain("flags.example.com/w answered");
   }, 60_000);
 

@@ -21,12 +21,15 @@ instances:
   - { url: "http://127.0.0.1:27182", name: a }
   - { url: "http://127.0.0.1:27183", name: b }
   - { url: "http://127.0.0.1:27184", name: c }
+verifier: http://127.0.0.1:27020
 ${head}steps:
   - { id: start, start: { source: cluster0, destination: cluster1 } }
+  - { id: check, startVerification: {} }
   - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }
   - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }
   - { id: commit, commit: {} }
   - { id: committed, waitFor: { state: COMMITTED } }
+  - { id: verify, verify: {} }
 `;
 const RS = '{ topology: replicaSet, serverVersion: "7.0" }';
 const ACCEPT = `accept:
@@ -50,6 +53,21 @@ describe("a rehearsal's verdict and lint", () => {
     expect(r.stdout).toMatch(/ {2}lint: {10}1 warning\(s\): instance-count at line 7/);
     const lint = await cli(["lint", file, "--max-warnings", "0"], { cwd: dir });
     expect(lint.code).toBe(1);
+  }, 60_000);
+
+  // issue 36, point 2: a cutover without verification is never called safe
+  it("no verify step: NOT VERIFIED (never SAFE), with lint's commit-without-verify named in the verdict", async () => {
+    const text = RUNBOOK('{ topology: sharded, shards: 3, serverVersion: "7.0" }')
+      .replace("  - { id: check, startVerification: {} }\n", "")
+      .replace("  - { id: verify, verify: {} }\n", "");
+    const { dir, file } = write(text);
+    const r = await cli(["rehearse", file, "--renderer", "silent"], { cwd: dir });
+    expect(r.code, r.all).toBe(0);
+    expect(r.stdout).toContain(
+      "rehearsal verdict: NOT VERIFIED, with 1 lint warning (commit-without-verify) (exit 0: nothing unsafe was seen, and nothing verified the destination: the runbook has no `verify` step)",
+    );
+    expect(r.stdout).not.toMatch(/verdict: SAFE/);
+    expect(r.stdout).toMatch(/ {2}verified: {6}no: the runbook has no `verify` step/);
   }, 60_000);
 
   it("the warning accepted with a reason: lint --max-warnings 0 passes, and the finding is still shown with the reason", async () => {

@@ -19,6 +19,8 @@ function syncbook(...args: string[]): { code: number | null; stdout: string; std
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: dir,
     encoding: "utf8",
+    // a damaged journal's warnings can run to megabytes (the case of 150,000 bad lines, before they were grouped)
+    maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, NO_COLOR: "1" },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -114,4 +116,25 @@ describe("syncbook report <journal>", () => {
     expect(read.events).toHaveLength(lines.length - 2);
     expect(read.warnings).toEqual(["line 6 of the journal is not JSON: skipped"]);
   });
+
+  it("a damaged journal with 150,000 bad lines: a report, one warning per range of them, no stack overflow", () => {
+    const lines = synthRun().events.map((e) => JSON.stringify(e));
+    const bad = Array.from({ length: 150_000 }, (_, i) => `garbage ${i}`);
+    // a long run of bad lines, then 30 single ones between events (more ranges than are named one by one)
+    const mixed = [lines[0]!, ...bad];
+    for (let i = 0; i < 30; i++) mixed.push(lines[1 + i] ?? lines[1]!, "{not json");
+    mixed.push(...lines.slice(31));
+    writeFileSync(join(dir, "damaged.jsonl"), mixed.join("\n") + "\n");
+    const r = syncbook("report", "damaged.jsonl", "--out", "damaged");
+    expect(r.stderr).not.toMatch(/internal error|call stack/);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split("\n").filter((l) => l.startsWith("syncbook: warning:"));
+    expect(warnings[0]).toBe(
+      "syncbook: warning: lines 2 to 150001 of the journal (150000 lines) are not JSON: skipped",
+    );
+    expect(warnings.length).toBeLessThanOrEqual(22);
+    expect(r.stderr).toMatch(/11 more ranges of bad lines \(11 lines, from line 150\d+\): skipped/);
+    const report = JSON.parse(readFileSync(join(dir, "damaged", "report.json"), "utf8")) as { warnings: string[] };
+    expect(report.warnings[0]).toMatch(/^lines 2 to 150001 /);
+  }, 60_000);
 });

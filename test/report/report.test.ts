@@ -252,7 +252,7 @@ describe("report.html without a browser", () => {
     expect(body.indexOf('id="outcome"')).toBeGreaterThan(0);
     expect(body.indexOf('id="outcome"')).toBeLessThan(body.indexOf('id="timeline"'));
     expect(html).toMatch(
-      /<header id="outcome" class="banner ok" data-outcome="ok" data-committed="true">\s*<h1>COMMITTED/,
+      /<header id="outcome" class="banner ok" data-outcome="ok" data-committed="true" data-verified="true">\s*<h1>COMMITTED/,
     );
     expect(html).toMatch(/<title>COMMITTED · sales-rs-to-sharded/);
   });
@@ -272,7 +272,7 @@ describe("report.html without a browser", () => {
     const page = renderHtml(both);
     expect(page).not.toContain("Every step succeeded");
     expect(page).toMatch(
-      /<h1>COMMITTED <span class="runbook">[^<]*<\/span><\/h1>\s*<p>The sync was committed, though not every step succeeded on the way: run 1 \(rehearse\) failed; step 5 commit failed in run 1 \(commit refused: no stopWrites step has succeeded in this run\); 2 runs in all\.<\/p>/,
+      /<h1>COMMITTED · VERIFIED <span class="runbook">[^<]*<\/span><\/h1>\s*<p>The sync was committed, though not every step succeeded on the way: run 1 \(rehearse\) failed; step 5 commit failed in run 1 \(commit refused: no stopWrites step has succeeded in this run\); 2 runs in all\. A verify step passed on this cutover&#39;s verification result\.<\/p>/,
     );
     const killed = synthRun({ cutAfter: 120 }).events;
     const again = renderHtml(buildReport([...killed, ...later(synthRun().events, 3_600_000, 10_000)]));
@@ -349,7 +349,7 @@ describe("report.html without a browser", () => {
   it("a failed run: red banner naming the step, its error and hint", () => {
     const failed = renderHtml(buildReport(synthRun({ refuseCommit: true }).events));
     expect(failed).toMatch(
-      /<header id="outcome" class="banner failed" data-outcome="failed" data-committed="false">\s*<h1>FAILED/,
+      /<header id="outcome" class="banner failed" data-outcome="failed" data-committed="false" data-verified="true">\s*<h1>FAILED/,
     );
     expect(failed).toMatch(/at step 5 commit \(commit\): commit refused/);
     expect(failed).toContain("hint: stop writes before commit");

@@ -78,7 +78,9 @@ describe("the report of an interrupted, then resumed cutover", () => {
     expect(second.code, second.all).toBe(0);
     expect(reportCli.code, reportCli.all).toBe(0);
     expect(reportCli.stdout).toMatch(/2 runs, /);
-    expect(reportCli.stdout).toMatch(/write-stop window: .* \(writes stopped → canWrite on every instance\): service /);
+    expect(reportCli.stdout).toMatch(
+      /write-stop window: .* \(writes stopped → canWrite on the first process\): service /,
+    );
   });
 
   it("shows both runs on one time axis", () => {
@@ -150,7 +152,7 @@ describe("the report of an interrupted, then resumed cutover", () => {
     expect(Object.values(w.shares).reduce((a, b) => a + b, 0)).toBe(w.measuredMs);
     expect(w.shares.service).toBeGreaterThan(0);
     expect(html).toMatch(/<section id="write-stop-window">/);
-    expect(summary).toMatch(/\| write-stop window \| .*canWrite on every instance.*service/);
+    expect(summary).toMatch(/\| write-stop window \| .*canWrite on the first process.*service/);
   });
 
   it("the live report of the resumed run tells the same story", () => {
@@ -177,10 +179,11 @@ describe("the report of an interrupted, then resumed cutover", () => {
     expect(report.record.syncbook).toEqual([pkg.version]);
     expect(report.record.runbook).toMatchObject({ name: "e2e", format: 1, serviceVersion: "1.8.0" });
     expect(report.record.runbook.hash).toMatch(/^[0-9a-f]{64}$/);
-    // the simulator emulates 1.8.0: `totalEventsApplied` (1.8) and no `verification` (1.9)
+    // the simulator emulates 1.8.0: `totalEventsApplied` (1.8) and no `lag` (1.21); no `verification` says
+    // nothing (the documentation's 1.9–1.13 example on the migration verifier's page has none either)
     expect(report.record.serviceVersionSeen).toMatchObject({
       atLeast: { version: "1.8" },
-      below: { version: "1.9" },
+      below: { version: "1.21" },
     });
     expect(report.record.serviceVersionMismatch).toBeUndefined();
     const interlocks = report.record.interlocks.map((i) => report.decisions[i]!);
@@ -195,7 +198,7 @@ describe("the report of an interrupted, then resumed cutover", () => {
     for (const d of interlocks) expect(d.reason.length).toBeGreaterThan(10);
     expect(html).toMatch(/<section id="record">/);
     expect(html).toMatch(
-      /service version seen<\/dt><dd>1\.8 or later \(`totalEventsApplied` in progress\), before 1\.9/,
+      /service version seen<\/dt><dd>1\.8 or later \(`totalEventsApplied` in progress\), before 1\.21 \(no `lag` in progress\)/,
     );
   });
 });

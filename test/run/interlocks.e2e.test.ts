@@ -40,6 +40,66 @@ async function run(
 
 const decisions = (events: RunEvent[]) => events.filter((e): e is RunEventOf<"decision"> => e.type === "decision");
 
+describe("continueOnError never carries a run past a failed start, commit, reverse or write stop", () => {
+  // lint refuses the flag there (continue-on-error-unsafe); the runner holds it for a runbook lint never saw
+  const unlinted = async (yaml: string): Promise<{ result: RunResult; events: RunEvent[] }> => {
+    const loaded = await parseRunbook(yaml, "rb.yaml", { env: {} });
+    expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
+    const events: RunEvent[] = [];
+    const result = await runRunbook({
+      loaded,
+      registry,
+      listeners: [(e) => void events.push(e)],
+      print: () => undefined,
+    });
+    return { result, events };
+  };
+  const lastSaid = (events: RunEvent[]): string[] =>
+    events.filter((e): e is RunEventOf<"log"> => e.type === "log").map((e) => e.message);
+
+  it('a commit the service refuses: the run fails (it ended "run ok, not committed, exit 0")', async () => {
+    const s = await sim();
+    sims.push(s);
+    s.control.addFault("commit-refused");
+    const { result, events } = await unlinted(
+      runbookFor(s, START + READY + STOP + "  - { id: commit, commit: {}, continueOnError: true }\n"),
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/^step commit failed/);
+    expect(lastSaid(events).join("\n")).toMatch(
+      /step commit failed; continueOnError does not apply: a commit that failed or was refused leaves the cutover not committed/,
+    );
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["RUNNING"]);
+  });
+
+  it('a commit refused by an interlock (no write stop): refused, exit 3, never "ok"', async () => {
+    const s = await sim();
+    sims.push(s);
+    const { result } = await unlinted(
+      runbookFor(s, START + READY + "  - { id: commit, commit: {}, continueOnError: true }\n"),
+    );
+    expect(result.exitCode).toBe(3);
+    expect(result.message).toMatch(/refused \(writes-stopped\)/);
+    expect(posts(s, "commit")).toEqual([0]);
+  });
+
+  it("a start the service refuses: the run stops there", async () => {
+    const s = await sim();
+    sims.push(s);
+    s.control.addFault("http500=1@*/start");
+    const { result, events } = await unlinted(
+      runbookFor(
+        s,
+        "  - { id: start, start: { source: cluster0, destination: cluster1 }, continueOnError: true }\n" + READY,
+      ),
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/^step start failed/);
+    expect(events.some((e) => e.type === "step.started" && e.id === "ready")).toBe(false);
+  });
+});
+
 describe("commit interlocks", () => {
   it("refuses commit when no stopWrites succeeded in this run, with the reason; nothing sent", async () => {
     const s = await sim();

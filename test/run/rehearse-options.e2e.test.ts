@@ -64,7 +64,10 @@ describe("rehearse", () => {
       expect(r.stdout).toMatch(new RegExp(`^rehearsal verdict: (UNSAFE|FAILED) \\(exit ${r.code}`, "m"));
     } else {
       expect(r.code, r.all).toBe(0);
-      expect(r.stdout).toMatch(/^rehearsal verdict: SAFE \(exit 0\)$/m);
+      // nothing unsafe, and no verify step in this runbook: never a bare SAFE (issue 36, point 2)
+      expect(r.stdout).toMatch(
+        /^rehearsal verdict: NOT VERIFIED, with .*commit-without-verify.* \(exit 0: nothing unsafe was seen/m,
+      );
     }
     expect(r.all).not.toMatch(/hooks\.example\.invalid.*(failed|ENOTFOUND)/);
   });
@@ -102,7 +105,7 @@ describe("rehearse", () => {
       // start on one instance only: past the grace window, the fleet is in error
       await call(`${reh.sim.instances[0]!.url}/api/v1/start`, "POST", { source: "cluster0", destination: "cluster1" });
       await new Promise((r) => setTimeout(r, 2300));
-      const v = await reh.verdict();
+      const v = await reh.verdict({ verified: false });
       expect(v.safe).toBe(false);
       expect(v.fleetErrors).toEqual([
         expect.stringMatching(/^start was accepted by instance\(s\) 0 but not by 1 within \d+ ms/),
@@ -111,4 +114,53 @@ describe("rehearse", () => {
       await reh.close();
     }
   });
+});
+
+describe("the largest fleet: lint and rehearse agree on 1024 instances", () => {
+  // one instance per source shard; sim-writes turns the (rehearsal's) simulated switch
+  const fleet = (n: number): string => `runbook: 1
+name: fleet-${n}
+serviceVersion: "1.22.0"
+clusters:
+  cluster0: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
+  cluster1: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
+instances:
+${Array.from({ length: n }, (_, i) => `  - http://127.0.0.1:${20000 + i}`).join("\n")}
+defaults: { requestTimeout: 60s }
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1, buildIndexes: beforeDataCopy } }
+  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }
+  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "http://127.0.0.1:20000" }, undo: { use: sim-writes, with: { url: "http://127.0.0.1:20000", enabled: true } } } }
+  - { id: commit, commit: {} }
+  - { id: committed, waitFor: { state: COMMITTED } }
+`;
+
+  it("5,000 instances: lint refuses them at `instances` and rehearse says the same (exit 2), never an internal error", async () => {
+    const dir = tempDir();
+    const file = join(dir, "big.yaml");
+    writeFileSync(file, fleet(5000));
+    const why =
+      /error\[schema\]: `instances` lists 5000 items, at most 1024: the most syncbook rehearses and drives \(a rehearsal of 2048, simulator and runner in one process on 2 cores, could not deliver a commit to every instance within its request time limit\)\n --> \S*big\.yaml:8:3\n/;
+    const lint = await cli(["lint", file], { cwd: dir });
+    expect(lint.code, lint.all).toBe(1);
+    expect(lint.all).toMatch(why);
+    const r = await cli(["rehearse", file], { cwd: dir });
+    expect(r.code, r.all).toBe(2);
+    expect(r.all).toMatch(why);
+    expect(r.all).not.toMatch(/internal error|RangeError/);
+  }, 60_000);
+
+  it("1,024 instances: lint accepts them and the rehearsal commits every one", async () => {
+    const dir = tempDir();
+    const file = join(dir, "fleet.yaml");
+    writeFileSync(file, fleet(1024));
+    const lint = await cli(["lint", file], { cwd: dir });
+    expect(lint.code, lint.all).toBe(0);
+    const r = await cli(["rehearse", file, "--renderer", "simple"], { cwd: dir });
+    expect(r.code, r.all.slice(-3000)).toBe(0);
+    expect(r.stdout).toMatch(
+      // its runbook has no `verify`: nothing unsafe seen, nothing verified (issue 36, point 2)
+      /^rehearsal verdict: NOT VERIFIED, with 1 lint warning \(commit-without-verify\) \(exit 0[^\n]*\)\n {2}committed: {5}COMMITTED on all 1024 instance\(s\)$/m,
+    );
+  }, 180_000);
 });

@@ -6,6 +6,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
+import type { Status } from "../../src/run/status.js";
+import type { Report } from "../../src/report/index.js";
 import {
   CHECK,
   cli,
@@ -57,6 +59,36 @@ ${VERIFY}  - { id: hello, notify: "done with \${vars.who}" }
       .trim()
       .split("\n");
     expect(lines.some((l) => l.includes('"commit.sent"'))).toBe(true);
+    // issue 36: the run's last line says it is verified; status judges the verifier's answer by the journal
+    expect(r.stderr).toMatch(/■ run ok in .* · committed · verified · exit 0/);
+    const status = JSON.parse((await cli(["status", file, "--json"], { cwd: dir })).stdout) as Status;
+    expect(status.verifier).toMatchObject({ phase: "idle", cutover: { check: true, result: true } });
+    expect(status.journal.verifier).toMatchObject({ verified: true });
+  });
+
+  // issue 36: "A cutover without verification is not called safe": the cutover page, "you should always
+  // verify a successful sync" (mongodb/docs content/mongosync/current/source/reference/cutover-process.txt)
+  it("a cutover without verify: its last line, the report and status say not verified", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, START + READY + STOP + DRAINED + COMMIT));
+    const r = await cli(["run", file, "--yes", "--renderer", "simple", "--report", join(dir, "out")], { cwd: dir });
+    expect(r.code, r.all).toBe(0);
+    expect(r.stderr).toMatch(/■ run ok in .* · committed · not verified \(the runbook has no `verify` step\) · exit 0/);
+    // lint said so before the window
+    expect(r.all).toMatch(/commit-without-verify/);
+    const report = JSON.parse(readFileSync(join(dir, "out", "report.json"), "utf8")) as Report;
+    expect(report.verification).toEqual({ verified: false, why: "the runbook has no `verify` step" });
+    const html = readFileSync(join(dir, "out", "report.html"), "utf8");
+    expect(html).toMatch(/COMMITTED · NOT VERIFIED/);
+    expect(html).not.toMatch(/Every step succeeded and the sync was committed\.<\/p>/);
+    const junit = readFileSync(join(dir, "out", "junit.xml"), "utf8");
+    expect(junit).toContain('<property name="verification" value="not verified (the runbook has no `verify` step)"/>');
+    expect(junit).toMatch(
+      /<testcase [^>]*name="verification"[^>]*>\s*<skipped message="not verified: the runbook has no `verify` step"\/>/,
+    );
+    const st = JSON.parse((await cli(["status", file, "--json"], { cwd: dir })).stdout) as Status;
+    expect(st.journal.finished).toMatchObject({ outcome: "ok", committed: true, verified: false });
   });
 
   it("--dry-run prints every request in order with its body and sends nothing", async () => {

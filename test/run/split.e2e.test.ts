@@ -12,7 +12,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { startCli } from "../support/run.js";
+import { cli, startCli } from "../support/run.js";
 import { posts, threeInstanceCutover } from "../support/crash-harness.js";
 
 let s: Simulator | undefined;
@@ -29,13 +29,38 @@ async function setup(faults: string[] = [], defaults?: string): ReturnType<typeo
 }
 
 describe("a split commit, completed by --resume", () => {
+  // issue 39, point 8: "after a split commit `status` shows `unknown` for an instance that holds the
+  // commit": each answer in words, with what its state adds; unknown only where nothing tells, and why
+  it("status after a split commit: the refusal said as such; the others unknown with why (commit applies only once every instance has it)", async () => {
+    const { run, file, dir } = await setup(["commit-refused@2"]);
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    const st = await cli(["status", file], { cwd: dir });
+    const out = st.stdout;
+    expect(out, out).toMatch(/last command: commit \(step \d\):\n/);
+    expect(out).toMatch(/\n {4}sync2: refused or never sent \(.*commit refused.*\)\n/);
+    for (const n of ["sync0", "sync1"])
+      expect(out).toMatch(
+        new RegExp(
+          `\\n {4}${n}: unknown: sent, no answer; commit is answered and applied only once every instance has it \\(sync2 refused it\\), so its state \\(RUNNING\\) cannot tell whether it holds it\\n`,
+        ),
+      );
+    // once the commit reaches every instance, the state tells: no unknown left
+    s!.control.clearFaults();
+    const done = await run("--resume", "--yes");
+    expect(done.code, done.all).toBe(0);
+    const after = await cli(["status", file], { cwd: dir });
+    expect(after.stdout).not.toMatch(/: unknown/);
+    expect(after.stdout).toMatch(/ {4}sync2: accepted\n/);
+  });
+
   it("one of three refuses commit: the run says split and keeps writes stopped; --resume sends commit to that one only, after yes", async () => {
     const { run } = await setup(["commit-refused@2"]);
     const first = await run();
     expect(first.code, first.all).toBe(1);
     expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
     expect(first.all).toMatch(
-      /■ run failed in .* · split: commit reached 2 of 3 instances \(refused by sync2\) · exit 1/,
+      /■ run failed in .* · split: commit reached 2 of 3 instances \(refused by sync2\) · (.* · )?exit 1/,
     );
     expect(first.all).toContain("--resume` completes it");
     expect(s!.control.state().writes.enabled, "writes were turned back on under a pending commit").toBe(false);

@@ -261,7 +261,12 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     });
     expect(result.exitCode, result.message).toBe(0);
     expect(asked(s)).toEqual({ check: 2, writesOff: 2 });
-    expect(restarts(events)).toMatchObject([{ why: expect.stringMatching(/started with --clean/) as string }]);
+    // facts: a process started with --clean shows the old counters until its first check, as one without it
+    expect(restarts(events)).toMatchObject([
+      {
+        why: expect.stringMatching(/with tasks: .*with or without --clean: they look the same until a check/) as string,
+      },
+    ]);
     expect(verified(events)).toBe(true);
   });
 
@@ -282,7 +287,11 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     });
     expect(result.exitCode, result.message).toBe(0);
     expect(asked(s)).toEqual({ check: 2, writesOff: 2 });
-    expect(restarts(events)).toMatchObject([{ why: expect.stringMatching(/restarted without --clean/) as string }]);
+    expect(restarts(events)).toMatchObject([
+      {
+        why: expect.stringMatching(/with tasks: .*with or without --clean: they look the same until a check/) as string,
+      },
+    ]);
     const baselines = events.filter((e): e is RunEventOf<"verifier.baseline"> => e.type === "verifier.baseline");
     expect(baselines.map((b) => b.resumes ?? false)).toEqual([false, true]);
     // the result comes from the resumed process, past its own writesOff's generation
@@ -297,7 +306,7 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
       {
         t: expect.any(Number) as number,
         text: expect.stringMatching(
-          /^the verifier restarted \(phase idle, generation 0, with tasks: a process restarted without --clean, .*\): followed \(1 of at most 2\): a check to the new process, then writesOff again$/,
+          /^the verifier restarted \(phase idle, generation 0, with tasks: a process before its check, .*\): followed \(1 of at most 2\): a check to the new process, then writesOff again$/,
         ) as string,
       },
     ]);
@@ -310,15 +319,132 @@ describe("refusals and a verifier that is gone fail fast, with what was seen", (
     expect(result.exitCode, result.message).toBe(0);
     expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
     expect(events.find((e) => e.type === "verifier.baseline")).toMatchObject({ oldRelease: true });
-    expect(logs(events).filter((l) => /an empty HTTP 500/.test(l.message))).toHaveLength(1);
+    // said once by the reader, once before the check, and the first answer's judgement
+    expect(
+      logs(events)
+        .filter((l) => /an empty HTTP 500/.test(l.message))
+        .map((l) => l.level),
+    ).toEqual(["warn", "warn", "info"]);
+    expect(events.find((e) => e.type === "verifier.baseline")).toMatchObject({ unproven: "oldRelease" });
     expect(buildReport(events).record.verifierSeen).toMatchObject([
       {
         text: expect.stringMatching(
-          /^progress answered an empty HTTP 500 before the check: releases v0\.1\.6 to v0\.2\.0 do/,
+          /^progress answered an empty HTTP 500 before the check: releases v0\.1\.6 to v0\.2\.0 do .*whether or not their metadata holds an earlier verification/,
+        ) as string,
+      },
+      {
+        text: expect.stringMatching(
+          /^the check's first answer showed a fresh verification: phase check, generation 0/,
         ) as string,
       },
     ]);
     expect(verified(events)).toBe(true);
+  });
+});
+
+// issue 36: a verifier condition, and a verification, count only for this cutover's verification
+// (src/steps/kit/earned.ts); a verifier whose metadata holds an earlier verification (persisted
+// counters on v0.2.1, an empty HTTP 500 on v0.1.6 to v0.2.0, with or without --clean) gets the
+// check, and its first answers decide; the remedy, a restart with --clean, then works.
+describe("only this cutover's verification counts", () => {
+  /** The documentation's own success test (verifier page, v1.7 to v1.13). */
+  const SUCCESS = "  - { id: success, assert: { phase: idle, failedTasks: 0, metadataMismatchTasks: 0 } }\n";
+  const WAIT_SUCCESS = "  - { id: success, waitFor: { phase: idle, failedTasks: 0, timeout: 1h } }\n";
+
+  it("the documentation's success test on a verifier that never ran a check: the run fails at it, and a waitFor of it is refused at once", async () => {
+    const s = await fleet();
+    // the simulator's verifier meets it: idle, no failed task, no metadata mismatch
+    expect(s.control.state().verifier).toMatchObject({ phase: "idle", checks: 0 });
+    const { result } = await run(runbookFor(s, START + READY + STOP + DRAINED + COMMIT + SUCCESS));
+    expect(result.exitCode).toBe(1);
+    expect(result.failedStep).toBe("success");
+    expect(result.message).toBe(
+      "step success failed: this assert's condition on the verifier (phase idle, failedTasks 0, metadataMismatchTasks 0) counts only for this cutover's verification result, and there is none: no check of this cutover's reached the verifier (a `startVerification` or `verify` step sends it)",
+    );
+    expect(asked(s)).toEqual({ check: 0, writesOff: 0 });
+    const t = await fleet();
+    const waited = await run(runbookFor(t, START + READY + STOP + DRAINED + COMMIT + WAIT_SUCCESS));
+    expect(waited.result.exitCode).toBe(1);
+    expect(waited.result.message).toMatch(/^step success failed: this waitFor's condition on the verifier/);
+    // at once, not at its hour's time limit
+    expect(waited.ms).toBeLessThan(60_000);
+  });
+
+  it("a check but no writesOff: its result cannot be this cutover's; after verify the same success test passes", async () => {
+    const s = await fleet();
+    const early = await run(runbookFor(s, START + READY + CHECK + SUCCESS));
+    expect(early.result.exitCode).toBe(1);
+    expect(early.result.message).toMatch(/no writesOff of this cutover's reached the verifier/);
+    const t = await fleet();
+    const { result } = await run(runbookFor(t, DOCUMENTED + SUCCESS));
+    expect(result.exitCode, result.message).toBe(0);
+  });
+
+  /** A fleet whose verifier's metadata holds a finished verification, restarted (`clean` as given). */
+  async function holding(opts: Parameters<typeof sim>[0], clean: boolean): Promise<Simulator> {
+    const s = await fleet(opts);
+    const first = await run(runbookFor(s, DOCUMENTED));
+    expect(first.result.exitCode, first.result.message).toBe(0);
+    await s.control.restartVerifier({ clean });
+    expect(s.control.state().verifier).toMatchObject({ holds: true, checks: 0 });
+    return s;
+  }
+  /** A verification of an already committed fleet (writes stopped outside the runbook). */
+  const AGAIN = "  - { id: verify-again, verify: {} }\n";
+  const again = (s: Simulator) => runbookFor(s, AGAIN, "writesStoppedExternally: true\n");
+
+  for (const release of ["v0.2.1", "v0.2.0"] as const) {
+    it(`${release}: a check to a verifier holding an earlier verification resumes it: refused, no writesOff; restarted with --clean, the next run verifies`, async () => {
+      const s = await holding({ verifierRelease: release }, false);
+      const before = asked(s);
+      const refused = await run(again(s));
+      expect(refused.result.exitCode).toBe(1);
+      expect(refused.result.message).toMatch(
+        /^step verify-again failed: the verifier resumed a verification this cutover did not start: after this run's check it shows generation \d+ at once/,
+      );
+      expect(refused.result.hint).toMatch(
+        release === "v0.2.0" ? /^verifier releases v0\.1\.6 to v0\.2\.0/ : /^Restart the verifier with --clean/,
+      );
+      // the check went (it is how the answer is learned), writesOff never did
+      expect(asked(s)).toEqual({ check: before.check + 1, writesOff: before.writesOff });
+      expect(refused.events.filter((e) => e.type === "verifier.origin")).toMatchObject([{ ours: false }]);
+      expect(verified(refused.events)).toBe(false);
+      // the remedy the operator is told: restart the verifier with --clean; before its check it
+      // answers as before (facts: --clean acts when the check arrives), and the next run's check starts afresh
+      await s.control.restartVerifier({ clean: true });
+      expect(s.control.state().verifier).toMatchObject({ holds: true, clean: true });
+      const ok = await run(again(s));
+      expect(ok.result.exitCode, ok.result.message).toBe(0);
+      expect(ok.events.filter((e) => e.type === "verifier.origin")).toMatchObject([{ ours: true }]);
+      expect(verified(ok.events)).toBe(true);
+      expect(s.control.state().verifier).toMatchObject({ holds: false, resumed: false });
+    });
+  }
+
+  it("a restart with --clean before the first run: the check's first answer shows a fresh verification, verified", async () => {
+    const s = await holding({}, true);
+    const { result, events } = await run(again(s));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(events.find((e) => e.type === "verifier.baseline")).toMatchObject({ unproven: "persisted" });
+    expect(events.filter((e) => e.type === "verifier.origin")).toMatchObject([{ ours: true }]);
+  });
+
+  // facts: "A `check` while one runs is answered success and ignored"
+  it("a check someone else started: a verify with a filter refuses it; without one it is adopted", async () => {
+    const s = await fleet();
+    await run(runbookFor(s, START + READY));
+    const c = await fetch(`${s.verifierUrl}/api/v1/check`, { method: "POST", body: "{}" });
+    expect(await c.json()).toEqual({ success: true });
+    const filtered = await run(
+      runbookFor(
+        s,
+        "  - { id: verify, verify: { filter: { namespace: { $in: [app.orders] } } } }\n",
+        "writesStoppedExternally: true\n",
+      ),
+    );
+    expect(filtered.result.exitCode).toBe(1);
+    expect(filtered.result.message).toMatch(/this step's filter would not apply to it/);
+    expect(asked(s)).toEqual({ check: 1, writesOff: 0 });
   });
 });
 
@@ -386,7 +512,7 @@ ${COMMIT}`;
         print: () => undefined,
       });
       expect(result.exitCode, result.message).toBe(0);
-      const v = await reh.verdict();
+      const v = await reh.verdict(result);
       expect(v.committed).toBe(1);
       expect(v.verifier).toMatchObject({ phase: "idle", failedTasks: 0, metadataMismatchTasks: 4, exited: null });
       expect(v.safe).toBe(false);

@@ -3,8 +3,9 @@
  * each condition becomes true, so the window's timings are known.
  *
  *   start → ready (canCommit; held 1.2 s) → stop-writes → drained (lagBelow 5; a lag floor holds
- *   it 1.2 s after writes stop) → commit → writable (canWrite on every instance; 1.2 s after the
- *   commit the clock moves into canWrite) → committed (COMMITTED; held 1.2 s more)
+ *   it 1.2 s after writes stop) → commit → writable (canWrite of the first process, sync0, declared
+ *   `startedFirst`; 1.2 s after the commit the clock moves into canWrite) → committed (COMMITTED;
+ *   held 1.2 s more)
  *
  * Checked: the window is measured (writes stopped → the read that showed canWrite) and split
  * (the service's share covers the two held waits, the runner's is what remains); waits poll at
@@ -87,7 +88,7 @@ clusters:
   cluster0: { topology: sharded, shards: 2, serverVersion: "6.0" }
   cluster1: { topology: sharded, shards: 2, serverVersion: "6.0" }
 instances:
-${s.instances.map((i) => `  - { url: "${i.url}", name: sync${i.index} }`).join("\n")}
+${s.instances.map((i) => `  - { url: "${i.url}", name: sync${i.index}${i.index === 0 ? ", startedFirst: true" : ""} }`).join("\n")}
 defaults: { pollInterval: ${POLL_MS}ms, windowPollInterval: ${WINDOW_POLL_MS}ms, timeout: 60s, requestTimeout: 5s }
 steps:
   - { id: start, start: { source: cluster0, destination: cluster1 } }

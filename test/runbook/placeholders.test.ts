@@ -5,8 +5,11 @@
  *   and judge every option before the first request."
  * - "Short secrets (under 3 characters) are never redacted: warn at lint that they cannot be protected."
  */
+import { readFileSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { lintRunbook } from "../../src/lint/index.js";
+import { parse as parseYaml } from "yaml";
+import { lintRunbook, lintWithLoader } from "../../src/lint/index.js";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { MIN_SECRET_LENGTH } from "../../src/redact.js";
 import { parseRunbook, type LoadOptions } from "../../src/runbook/index.js";
@@ -69,6 +72,68 @@ describe("typed placeholders", () => {
     expect(l.runbook).toBeUndefined();
     expect(l.diagnostics.map(at)).toEqual(["9:41 schema"]);
   });
+
+  // issue 39, point 8: "the editor's schema check flags `lagBelow: \"${vars.maxLag}\"` in runbooks that lint accepts"
+  it("a ${vars.*} where a duration is expected: the editor's schema takes the placeholder; the loader resolves it, or names the variable and where it is set", async () => {
+    const text = (v: string) =>
+      `${HEAD}vars: { maxLag: ${v} }\nsteps:\n  - waitFor: { canCommit: true, lagBelow: "\${vars.maxLag}" }\n`;
+    // the editor validates the text as written (no interpolation) against schemas/runbook.schema.json
+    const ajv = new Ajv2020.default({ strict: false, allErrors: true });
+    const editor = ajv.compile(
+      JSON.parse(readFileSync(new URL("../../schemas/runbook.schema.json", import.meta.url), "utf8")) as object,
+    );
+    expect(editor(parseYaml(text("5"))), JSON.stringify(editor.errors)).toBe(true);
+    // a typo in the placeholder, or a word, is still an error to the editor
+    expect(editor(parseYaml(text("5").replace("${vars.maxLag}", "${vars.maxLag")))).toBe(false);
+    expect(editor(parseYaml(text("5").replace("${vars.maxLag}", "five")))).toBe(false);
+    // the loader: a number resolves
+    const ok = await parseRunbook(text("5"), "rb.yaml", { env: {} });
+    expect(ok.diagnostics).toEqual([]);
+    expect(ok.runbook?.steps[0]).toEqual({ waitFor: { canCommit: true, lagBelow: 5 } });
+    // a value that is no duration: said as the variable's, with file:line:col of the use and of the variable
+    const bad = await parseRunbook(text('"five"'), "rb.yaml", { env: {} });
+    expect(bad.runbook).toBeUndefined();
+    expect(bad.diagnostics.map(at)).toEqual(["10:43 schema"]);
+    expect(bad.diagnostics[0]?.message).toBe(
+      "`${vars.maxLag}` is `five`: expected a duration like 30s or 10m, got `five`",
+    );
+    expect(bad.diagnostics[0]?.hint).toMatch(
+      /^vars\.maxLag is set at rb\.yaml:8:\d+: give it a value this field takes\. Durations are/,
+    );
+  });
+
+  // issue 39, point 8: "a schema typo cascades into false `format uri` errors on correct lines" (in the editor)
+  it.each([
+    ["an instance field", 'instances: [{ url: "http://127.0.0.1:27182", nmae: a }]\n', "/instances/0"],
+    ["a step field", "", "/steps/0"],
+    ["a defaults field", "defaults: { polInterval: 2s }\n", "/defaults"],
+    [
+      "a notifier field",
+      'notify: [{ use: webhook, on: [run.finished], wtih: { url: "https://example.com/h" } }]\n',
+      "/notify/0",
+    ],
+  ])(
+    "a typo in %s: the editor's errors stay on the typo's line, none on the correct URLs around it",
+    (_what, head, at) => {
+      const ajv = new Ajv2020.default({ strict: false, allErrors: true });
+      const editor = ajv.compile(
+        JSON.parse(readFileSync(new URL("../../schemas/runbook.schema.json", import.meta.url), "utf8")) as object,
+      );
+      const step = head
+        ? "  - { id: s, waitFor: { canCommit: true } }\n"
+        : "  - { id: s, waitFor: { canCommit: true }, timout: 5s }\n";
+      const text = `${HEAD.replace("instances: [http://127.0.0.1:27182]\n", head.startsWith("instances") ? "" : "instances: [http://127.0.0.1:27182]\n")}verifier: "http://127.0.0.1:27020"\n${head}steps:\n${step}`;
+      expect(editor(parseYaml(text))).toBe(false);
+      const errors = editor.errors ?? [];
+      expect(errors.length).toBeGreaterThan(0);
+      for (const e of errors) {
+        expect(e.keyword, JSON.stringify(e)).not.toBe("format");
+        // the typo's object, or a container of it: never a sibling's correct value
+        expect(at.startsWith(e.instancePath) || e.instancePath.startsWith(at), JSON.stringify(e)).toBe(true);
+        expect(e.instancePath, JSON.stringify(e)).not.toMatch(/\/url$|^\/verifier$/);
+      }
+    },
+  );
 
   it("a string field keeps the string; a placeholder inside a string is never coerced", async () => {
     const l = await load('  - waitFor: { info: "${env.I}", state: RUNNING }\n  - notify: "lag ${env.I}"\n', {
@@ -149,5 +214,35 @@ describe("short secrets", () => {
     expect(lint.diagnostics.map(at)).toEqual(["9:14 secret-too-short"]);
     expect(JSON.stringify(lint.diagnostics)).not.toContain('"ab"');
     expect(lint.runbook?.steps[0]).toEqual({ notify: "${env.PW}" });
+  });
+
+  // issue 39, point 5: "a team must be able to accept one warning in the runbook with a reason": the
+  // loader's warnings too, not only the rule families'
+  it("accept: takes a loader's warning (info with the reason, not counted); an entry for a loader's error says errors are not accepted", async () => {
+    const head = 'accept:\n  - { rule: secret-too-short, reason: "the test token is short on purpose" }\n';
+    const l = await load('  - notify: "token ${env.PW} end"\n', { env: { PW: "q7" } }, head);
+    const all = lintWithLoader(l);
+    const short = all.filter((d) => d.rule === "secret-too-short");
+    expect(short).toHaveLength(1);
+    expect(short[0]).toMatchObject({ severity: "info", accepted: "the test token is short on purpose" });
+    expect(short[0]?.message).toMatch(/\(accepted in the runbook: the test token is short on purpose\)$/);
+    expect(all.filter((d) => d.rule === "accept-unused")).toEqual([]);
+    expect(all.filter((d) => d.severity === "warning")).toEqual([]);
+    // the rules alone (lintRunbook) do not call the entry unused either: the loader's warning used it
+    expect(lintRunbook(l).filter((d) => d.rule === "accept-unused")).toEqual([]);
+    // without the warning, the entry is unused
+    const none = await load('  - notify: "token ${env.PW} end"\n', { env: { PW: "q7q7" } }, head);
+    expect(lintWithLoader(none).map((d) => d.rule)).toContain("accept-unused");
+    // an error of the loader is never accepted, and the entry says why
+    const err = await load(
+      '  - notify: "${vars.nope}"\n',
+      {},
+      'vars: { yes: 1 }\naccept:\n  - { rule: interpolation, reason: "no" }\n',
+    );
+    const judged = lintWithLoader(err);
+    expect(judged.find((d) => d.rule === "interpolation")?.severity).toBe("error");
+    expect(judged.find((d) => d.rule === "accept-unused")?.message).toMatch(
+      /`interpolation` is an error here: errors cannot be accepted/,
+    );
   });
 });

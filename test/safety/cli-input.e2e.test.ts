@@ -67,11 +67,15 @@ describe("usage errors exit 2 with a message of their own, before anything start
     expect(r.stderr).not.toMatch(/faults:/);
   });
 
-  it("init into a folder that does not exist: a usage error naming the file", async () => {
+  // a missing folder is made (issue 39, point 8: "refuses a missing folder instead of making it");
+  // one that cannot be made, a file in its path, is a usage error naming the file
+  it("init into a folder that cannot be made: a usage error naming the file", async () => {
     const dir = tempDir();
-    const r = await cli(["init", join(dir, "missing", "rb.yaml")], { cwd: dir });
+    writeFileSync(join(dir, "blocker"), "a file, not a folder\n");
+    const r = await cli(["init", join(dir, "blocker", "runbooks", "rb.yaml")], { cwd: dir });
     expect(r.code, r.all).toBe(2);
-    expect(r.stderr).toMatch(/cannot write .*rb\.yaml: ENOENT/);
+    expect(r.stderr).toMatch(/cannot write .*rb\.yaml: (ENOTDIR|EEXIST)/);
+    expect(r.stderr).toMatch(/A part of its folder path is a file/);
     noInternalError(r.all);
   });
 });

@@ -2,8 +2,10 @@
  * `syncbook sim` end to end: the built CLI (`npm test` builds before vitest) on free ports,
  * its printed URLs answering, and SIGTERM ending it with exit code 0.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -40,6 +42,47 @@ function startCli(args: string[]): Promise<{ lines: string[]; exit: Promise<numb
 }
 
 describe("syncbook sim (built CLI)", () => {
+  // issue 39, point 5: "`syncbook sim` always reports a 2-shard destination whatever the runbook says"
+  it("--runbook: the fleet's shape is the runbook's (instances, clusters, shard counts, service version), and what it does not say is said", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "syncbook-sim-shape-"));
+    try {
+      const file = join(dir, "rb.yaml");
+      writeFileSync(
+        file,
+        `runbook: 1
+name: shape
+serviceVersion: "1.21.0"
+clusters:
+  src: { topology: sharded, shards: 3, serverVersion: "8.0" }
+  dst: { topology: sharded, serverVersion: "8.0" }
+instances: [http://127.0.0.1:27182, http://127.0.0.1:27183, http://127.0.0.1:27184]
+steps:
+  - { id: start, start: { source: src, destination: dst } }
+`,
+      );
+      const { lines, exit } = await startCli(["--port", "0", "--verifier-port", "0", "--runbook", file]);
+      expect(lines[0]).toBe(
+        `simulator: service 1.21.0, 3 instances, src (sharded, 3 shards, server 8.0), dst (sharded, 3 shards, server 8.0) (the shape of ${file})`,
+      );
+      expect(lines[1]).toBe("shape: dst: sharded, its shard count not in the runbook: simulated with 3");
+      expect(lines.filter((l) => l.startsWith("instance "))).toHaveLength(3);
+      const url = lines.find((l) => l.startsWith("instance 0 "))!.split(" ")[2]!;
+      const state = (await call(`${url}/sim/state`)).json.state as { instances: unknown[] };
+      expect(state.instances).toHaveLength(3);
+      child!.kill("SIGTERM");
+      expect(await exit).toBe(0);
+      // a runbook that does not load: a usage error naming it, nothing started
+      writeFileSync(file, "runbook: 1\nname: broken\n");
+      const bad = spawnSync(process.execPath, [cli, "sim", "--port", "0", "--verifier-port", "0", "--runbook", file], {
+        encoding: "utf8",
+      });
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain(`--runbook ${file} does not load`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("prints one line per URL, serves them, and exits 0 on SIGTERM", async () => {
     // 1 simulated second per wall second: INITIALIZING (1.22) lasts 2 s, the copy long enough
     const { lines: all, exit } = await startCli([

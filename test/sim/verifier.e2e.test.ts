@@ -110,6 +110,26 @@ describe("verifier: progress", () => {
     expect(p.verificationStatus.totalTasks).toBeGreaterThan(0);
   });
 
+  // issue 36: the source's setup holds the verifier's lock (check.go `CheckDriver`: `verifier.mux.Lock()` …
+  // `verifier.mux.Unlock()`, then `CheckWorker` starts the workers) and progress takes it to read
+  // (progress.go `GetProgress`: `verifier.mux.RLock()`): a read that waited is answered as the lock is
+  // released, before any task ran; the next read sees the work since
+  it("a progress read that waited for the check's setup is answered as the setup ends, before any task ran", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    expect((await check(sim)).json).toEqual({ success: true });
+    const pending = verifierProgress(sim);
+    await new Promise((r) => setTimeout(r, 20));
+    sim.control.advance(30);
+    const first = await pending;
+    expect(first).toMatchObject({ phase: "check", generation: 0 });
+    const s0 = first.verificationStatus as Record<string, number>;
+    expect(s0.totalTasks).toBeGreaterThan(0);
+    expect([s0.completedTasks, s0.failedTasks, s0.metadataMismatchTasks]).toEqual([0, 0, 0]);
+    // 30 s of work since: generation 0 is over
+    expect((await verifierProgress(sim)).generation).toBeGreaterThan(0);
+  });
+
   // facts: "Phases: `idle`, `check`, `recheck`. `idle` means either "not started" or "finished""
   it("phases idle → check → recheck → idle; the counters are the current generation's", async () => {
     sim = await frozen();
@@ -494,12 +514,19 @@ describe("verifier: generations, restarts and releases", () => {
     const after = await verifierProgress(sim);
     expect(after).toMatchObject({ phase: "idle", generation: 0, error: null });
     expect(after.verificationStatus).toEqual(before.verificationStatus);
-    expect(sim.control.state().verifier).toMatchObject({ resumed: true, writesOff: false, phase: "idle" });
+    expect(sim.control.state().verifier).toMatchObject({
+      holds: true,
+      clean: false,
+      resumed: false,
+      writesOff: false,
+      phase: "idle",
+    });
     // a second restart before any check finds the same metadata
     await restart(sim, { clean: false });
     expect((await verifierProgress(sim)).verificationStatus).toEqual(before.verificationStatus);
     await checkAndSetUp(sim);
     expect(await verifierProgress(sim)).toMatchObject({ phase: "check", generation: 0 });
+    expect(sim.control.state().verifier).toMatchObject({ resumed: true, holds: true });
     sim.control.setWrites({ enabled: false });
     await broadcast(sim, "commit");
     sim.control.advance(5);
@@ -537,22 +564,77 @@ describe("verifier: generations, restarts and releases", () => {
     expect((await verifierProgress(sim)).generation).toBe(w + 1);
   });
 
-  it("restarted with --clean (the default): no task at all", async () => {
+  // facts (corrections): "`--clean` drops the verifier's metadata only when the first `check` arrives
+  // [verifier check.go `CheckDriver`: `if verifier.startClean { … Drop … }`; main only sets the
+  // flag]. Until then a process started with `--clean` answers like one started without it (idle,
+  // generation 0, the persisted counters)."
+  it("restarted with --clean (the default): the old counters until its first check, then a fresh verification at generation 0", async () => {
+    sim = await frozen();
+    await documentedCutover(sim);
+    // past generation 0, before it can finish
+    let g = 0;
+    for (let k = 0; k < 200 && g === 0; k++) {
+      sim.control.advance(0.5);
+      g = (await verifierProgress(sim)).generation as number;
+    }
+    expect(g).toBeGreaterThan(0);
+    const gen0 = (await (async () => {
+      await restart(sim, { clean: false });
+      return verifierProgress(sim);
+    })()) as { verificationStatus: Record<string, number> };
+    for (const body of [{}, { clean: true }]) {
+      expect((await restart(sim, body)).json).toEqual({ success: true });
+      // the same answer as without --clean: nothing tells them apart before a check
+      const p = await verifierProgress(sim);
+      expect(p).toMatchObject({ phase: "idle", generation: 0 });
+      expect(p.verificationStatus).toEqual(gen0.verificationStatus);
+      expect(sim.control.state().verifier).toMatchObject({ holds: true, clean: true, resumed: false });
+    }
+    await checkAndSetUp(sim);
+    // the check dropped the old metadata: generation 0, new tasks, none done
+    const fresh = await verifierProgress(sim);
+    expect(fresh).toMatchObject({ phase: "check", generation: 0 });
+    const v = fresh.verificationStatus as Record<string, number>;
+    expect(v.totalTasks).toBeGreaterThan(0);
+    expect([v.completedTasks, v.failedTasks, v.metadataMismatchTasks]).toEqual([0, 0, 0]);
+    expect(sim.control.state().verifier).toMatchObject({ holds: false, clean: true, resumed: false, writesOff: false });
+    // and it verifies to the end
+    const w = fresh.generation as number;
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+    const end = await runToIdle(sim);
+    expect([end.failedTasks, end.metadataMismatchTasks]).toEqual([0, 0]);
+    expect((await verifierProgress(sim)).generation).toBeGreaterThan(w);
+  });
+
+  it("restarted with --clean, restarted again before its check: the metadata still holds the old verification", async () => {
     sim = await frozen();
     await toCea(sim);
     await checkAndSetUp(sim);
-    for (const body of [{}, { clean: true }]) {
+    const before = (await verifierProgress(sim)).verificationStatus;
+    await restart(sim, { clean: true });
+    await restart(sim, { clean: false });
+    expect((await verifierProgress(sim)).verificationStatus).toEqual(before);
+    await checkAndSetUp(sim);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: true });
+  });
+
+  it("on a new metadata database: no task at all before a check", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    for (const body of [{ newMetadata: true }, { newMetadata: true, clean: false }]) {
       expect((await restart(sim, body)).json).toEqual({ success: true });
       const p = await verifierProgress(sim);
       expect(p).toMatchObject({ phase: "idle", generation: 0 });
       expect(Object.values(p.verificationStatus as Record<string, number>).every((n) => n === 0)).toBe(true);
-      expect(sim.control.state().verifier.resumed).toBe(false);
+      expect(sim.control.state().verifier).toMatchObject({ holds: false, resumed: false });
     }
   });
 
   it("the restart control refuses a body it does not know", async () => {
     sim = await frozen();
     expect((await restart(sim, { clean: "no" })).status).toBe(400);
+    expect((await restart(sim, { newMetadata: "yes" })).status).toBe(400);
     expect((await restart(sim, { clear: false })).status).toBe(400);
     expect((await restart(sim, "[]")).status).toBe(400);
   });
@@ -573,6 +655,38 @@ describe("verifier: generations, restarts and releases", () => {
     await empty();
     await restart(sim);
     await empty();
+    await restart(sim, { newMetadata: true });
+    await empty();
     await expect(frozen({ verifierRelease: "v0.1.9" as "v0.2.0" })).rejects.toThrow(/verifierRelease must be one of/);
+  });
+
+  // facts: "Every process of those releases answers so before its first check, **including one that holds an
+  // earlier verification in its metadata**: the 500 does not mean "nothing to resume", and a check to such a
+  // process resumes the old verification [check.go "Resuming in-progress verification"]."
+  it("--verifier-release v0.2.0 with an earlier verification in its metadata: the same empty 500, then its check resumes it (or, with --clean, starts afresh)", async () => {
+    sim = await frozen({ verifierRelease: "v0.2.0" });
+    await documentedCutover(sim);
+    let g = 0;
+    for (let k = 0; k < 200 && g === 0; k++) {
+      sim.control.advance(0.5);
+      g = (await verifierProgress(sim)).generation as number;
+    }
+    expect(g).toBeGreaterThan(0);
+    await restart(sim, { clean: false });
+    const r = await call(`${sim.verifierUrl}/api/v1/progress`);
+    expect([r.status, r.text]).toEqual([500, ""]);
+    expect(sim.control.state().verifier).toMatchObject({ holds: true, release: "v0.2.0" });
+    await checkAndSetUp(sim);
+    // the persisted generation at once, the documents compared by this process: none yet
+    const resumed = await verifierProgress(sim);
+    expect(resumed).toMatchObject({ phase: "recheck", generation: g });
+    expect(sim.control.state().verifier.resumed).toBe(true);
+    // the same process history, restarted with --clean: the 500 again, then generation 0 afresh
+    await restart(sim, { clean: true });
+    const again = await call(`${sim.verifierUrl}/api/v1/progress`);
+    expect([again.status, again.text]).toEqual([500, ""]);
+    await checkAndSetUp(sim);
+    expect(await verifierProgress(sim)).toMatchObject({ phase: "check", generation: 0 });
+    expect(sim.control.state().verifier).toMatchObject({ holds: false, resumed: false });
   });
 });

@@ -324,6 +324,122 @@ describe("commit", () => {
   });
 });
 
+/**
+ * Issue 42, invariant 2: "Nothing commits while a write-on may still happen": every hook process
+ * an earlier run of this cutover started must be known to have exited (src/run/orphans.ts judges
+ * them); where that cannot be known, the runbook's `check:` decides only when one exists.
+ */
+describe("commit: the hook processes earlier runs left (hook-processes)", () => {
+  const ready: Read = { state: "RUNNING", canCommit: true };
+  const CHECKED = { stopWrites: { use: "flag", check: { use: "read-switch" } } } as Step;
+
+  /** A commit at step 2 of [stopWrites, commit], the gate answering as given, the check (when there is one) as given. */
+  function gated(
+    judge: { live: string[]; unknown: string[] },
+    o: Setup & { check?: boolean; switchOff?: boolean } = {},
+  ) {
+    const s = setup({ sends: [{}], reads: each(ready) }, o);
+    const steps = [o.check ? CHECKED : ({ stopWrites: { use: "flag" } } as Step), { commit: {} } as Step];
+    Object.assign(s.ctx.run.runbook, { steps });
+    Object.assign(s.ctx, { index: 1, id: "commit" });
+    const judged = vi.fn(() => judge);
+    Object.assign(s.ctx.run, { earlierHooks: { judge: judged } });
+    Object.assign(s.ctx.run.plugins, {
+      registry: {
+        hook: (name: string) =>
+          name === "read-switch"
+            ? {
+                run: () => {
+                  if (o.switchOff === false) throw new Error("writes flow");
+                },
+              }
+            : undefined,
+      },
+      ctx: { runbook: { name: "t", file: "cutover.yaml" }, cwd: ".", redact: (t: string) => t, log: () => undefined },
+    });
+    return { ...s, judged };
+  }
+
+  it("no earlier run left a hook call: no gate, no decision", async () => {
+    const s = setup({ sends: [{}], reads: each(ready) });
+    await commit.run(s.ctx, {});
+    expect(s.check("hook-processes")).toEqual([]);
+    expect(s.f.sent).toEqual([[0]]);
+  });
+
+  it("every one has exited: decided ok, then sent", async () => {
+    const s = gated({ live: [], unknown: [] });
+    await commit.run(s.ctx, {});
+    expect(s.check("hook-processes")).toMatchObject([
+      { ok: true, kind: "interlock", reason: "every hook process an earlier run started has exited" },
+    ]);
+    expect(s.judged).toHaveBeenCalledTimes(1);
+    expect(s.f.sent).toEqual([[0]]);
+  });
+
+  it("one still runs: refused (exit 3), naming it, before the fleet is read; nothing sent, nothing disarmed", async () => {
+    for (const [mode, again] of [
+      ["run", "the same command"],
+      ["resume", "--resume"],
+    ] as const) {
+      const s = gated({ live: ['the undo of step 1 "stop" (shell; pid 42)'], unknown: [] }, { mode });
+      const err = await failure(commit.run(s.ctx, {}));
+      expect(err.reason).toBe("interlock");
+      expect(err.message).toBe(
+        'refused (hook-processes): the undo of step 1 "stop" (shell; pid 42) was started by an earlier run and is still running: it may turn application writes back on behind this commit',
+      );
+      expect(err.hint).toBe(
+        `Wait for it to exit, or stop it and check what it did to the application's writes, then run ${again} again; nothing was sent.`,
+      );
+      expect(s.f.reads).toBe(0);
+      expect(s.f.sent).toEqual([[]]);
+      expect(s.undo.disarm).not.toHaveBeenCalled();
+    }
+    const two = gated({ live: ["a", "b"], unknown: ["c"] }, { check: true });
+    const err = await failure(commit.run(two.ctx, {}));
+    expect(err.message).toBe(
+      "refused (hook-processes): a; b were started by an earlier run and are still running: they may turn application writes back on behind this commit",
+    );
+    expect(err.hint).toMatch(/^Wait for them to exit, or stop them and check what they did/);
+  });
+
+  it("cannot be told and no stopWrites has a check: refused, saying what to check and --force=hook-processes", async () => {
+    const s = gated({ live: [], unknown: ['the undo of step 1 "stop" (shell): it ran on host b'] }, { mode: "resume" });
+    const err = await failure(commit.run(s.ctx, {}));
+    expect(err.message).toBe(
+      'refused (hook-processes): the processes earlier runs started cannot all be known to have exited (the undo of step 1 "stop" (shell): it ran on host b): one may still turn application writes back on behind this commit, and no stopWrites here has a `check:` to read the write switch',
+    );
+    expect(err.hint).toMatch(/^Check where it ran that no process of it is left .*SYNCBOOK_HOOK_TOKEN/);
+    expect(err.hint).toMatch(/then run --resume again with --force=hook-processes\. A `check:` on the stopWrites step/);
+    expect(s.f.sent).toEqual([[]]);
+  });
+
+  it("cannot be told, --force=hook-processes: forced, recorded, sent", async () => {
+    const s = gated({ live: [], unknown: ["x: it ran on host b"] }, { force: ["hook-processes"] });
+    await commit.run(s.ctx, {});
+    expect(s.check("hook-processes")).toMatchObject([{ ok: true, kind: "force" }]);
+    expect(s.f.sent).toEqual([[0]]);
+  });
+
+  it("cannot be told, a check exists: the check decides (passes: sent; writes flowing: refused by it)", async () => {
+    const ok = gated({ live: [], unknown: ["x: it ran on host b"] }, { check: true });
+    await commit.run(ok.ctx, {});
+    expect(ok.check("hook-processes")).toMatchObject([
+      {
+        ok: true,
+        kind: "interlock",
+        reason:
+          "the processes earlier runs started cannot all be known to have exited (x: it ran on host b); the write stop's check reads the write switch right before this commit and decides",
+      },
+    ]);
+    expect(ok.f.sent).toEqual([[0]]);
+    const flowing = gated({ live: [], unknown: ["x: it ran on host b"] }, { check: true, switchOff: false });
+    const err = await failure(commit.run(flowing.ctx, {}));
+    expect(err.message).toMatch(/^refused \(writes-stopped\): application writes are not seen stopped now/);
+    expect(flowing.f.sent).toEqual([[]]);
+  });
+});
+
 describe("pause, resume, reverse", () => {
   it("[spec-states] each is sent only from its state, to every instance, once", async () => {
     for (const [op, from] of [

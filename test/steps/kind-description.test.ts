@@ -23,6 +23,25 @@ describe("a step kind describes itself", () => {
     expect(bindStep(stop).opensWriteStop).toBe(true);
     expect(bindStep(hook).opensWriteStop).toBe(false);
   });
+  it("start, commit, reverse and stopWrites end the run when they fail, whatever continueOnError says", () => {
+    const kinds: Step[] = [
+      { id: "s", start: { source: "cluster0", destination: "cluster1" } },
+      { id: "c", commit: {} },
+      { id: "r", reverse: {} },
+      stop,
+    ];
+    for (const s of kinds)
+      expect(bindStep(s).failureStopsRun, s.id).toMatch(/^a (start|commit|reverse|write stop) that failed/);
+    const others: Step[] = [
+      { id: "p", pause: {} },
+      { id: "u", resume: {} },
+      hook,
+      pluginStep,
+      notifyVia,
+      { id: "w", waitFor: { canCommit: true } },
+    ];
+    for (const s of others) expect(bindStep(s).failureStopsRun, s.id).toBeUndefined();
+  });
   it("stopWrites and hook run a hook call with an undo; its time limit is the call's, else the default", () => {
     expect(bindStep(stop).hookCall()?.use).toBe("http");
     expect(bindStep(stop).undoTimeoutMs()).toBe(7000);

@@ -18,7 +18,14 @@ import {
   notStarted,
   persisted,
 } from "../../src/steps/kit/verifier.js";
-import { notEarned } from "../../src/steps/verify.js";
+import {
+  doneTasks,
+  freshStart,
+  memoryWhyNot,
+  notEarned,
+  observeVerifier,
+  verifierEarned,
+} from "../../src/steps/kit/earned.js";
 import { ServiceError, TransportError } from "../../src/api/index.js";
 
 const status = (totalTasks: number, completedTasks = totalTasks) => ({
@@ -71,10 +78,11 @@ describe("reading the verifier", () => {
     expect(newProcess(m, { ...RUNNING, phase: "check", generation: 0 })).toBe("generation 0, below the 3 it had shown");
     expect(newProcess({}, { ...RUNNING, generation: 0 })).toBeUndefined();
     expect(newProcess({}, FRESH)).toBe(
-      "phase idle, generation 0, no task: a process started with --clean (or on a new metadata database)",
+      "phase idle, generation 0, no task: a process started on a new metadata database (or with --clean, once a check arrives)",
     );
+    // facts: "A process started with `--clean` answers the same way **until its first `check`**"
     expect(newProcess(m, { ...FRESH, verificationStatus: status(4, 1) })).toBe(
-      "phase idle, generation 0, with tasks: a process restarted without --clean, showing its persisted counters until a check",
+      "phase idle, generation 0, with tasks: a process before its check, showing the counters its metadata holds (with or without --clean: they look the same until a check)",
     );
     expect(newProcess(m, { ...FRESH, [EMPTY_500]: true })).toBe(
       "an empty HTTP 500 on progress: verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1), before a check",
@@ -140,6 +148,155 @@ describe("what a result is (notEarned): idle past writesOff's generation, every 
     expect(notEarned(gap, 2)).toBe("no processingTasks counter to read the result from");
     expect(notEarned({ phase: "idle", generation: 3, error: null }, 2)).toBe(
       "no addedTasks, processingTasks, failedTasks, metadataMismatchTasks counters to read the result from",
+    );
+  });
+});
+
+// issue 36: one home for "is this answer this cutover's" (src/steps/kit/earned.ts), asked by verify,
+// waitFor, assert, status and the report
+describe("whether an answer is this cutover's check, and its result (verifierEarned)", () => {
+  const CHECK = { answered: "ok" as const, at: 1 };
+  /** A run that sent its check and writesOff (in generation 2) and has seen generation 3. */
+  const told = (more: Partial<VerifierMemory> = {}): VerifierMemory => ({
+    baseline: FRESH,
+    adopted: false,
+    check: CHECK,
+    writesOff: { answered: "ok", at: 2 },
+    writesOffGeneration: 2,
+    highestGeneration: 3,
+    ...more,
+  });
+  const RESULT: VerifierProgress = { ...DONE, generation: 3 };
+
+  it("this cutover's result: its check and writesOff, idle past writesOff's generation, every task done", () => {
+    expect(verifierEarned(told(), RESULT)).toEqual({});
+    // a lost answer that may have arrived counts, as verify counts it
+    expect(verifierEarned(told({ check: { answered: "unknown", at: 1 } }), RESULT)).toEqual({});
+    expect(verifierEarned(told({ writesOff: { answered: "unknown", at: 2 } }), RESULT)).toEqual({});
+  });
+
+  it("the documentation's success test on a verifier that never ran a check of this run's: neither check nor result", () => {
+    const never = "no check of this cutover's reached the verifier (a `startVerification` or `verify` step sends it)";
+    expect(verifierEarned({}, FRESH)).toEqual({ check: never, result: never });
+    expect(verifierEarned({}, DONE)).toEqual({ check: never, result: never });
+    expect(verifierEarned(told({ check: { answered: "error", at: 1, error: "refused" } }), RESULT)).toEqual({
+      check: never,
+      result: never,
+    });
+  });
+
+  it("this cutover's check without its writesOff: the check counts, the result does not", () => {
+    const noWritesOff =
+      "no writesOff of this cutover's reached the verifier (the `verify` step sends it, after the commit): its check never ends before it";
+    expect(verifierEarned(told({ writesOff: undefined }), RUNNING)).toEqual({ result: noWritesOff });
+    expect(verifierEarned(told({ writesOff: { answered: "error", at: 2, error: "already set" } }), RUNNING)).toEqual({
+      result: noWritesOff,
+    });
+  });
+
+  it("a check whose first answers were not judged, or that was refused: nothing counts", () => {
+    const unjudged =
+      "this cutover's check has not shown yet whether it started a fresh verification or resumed an earlier one";
+    expect(verifierEarned(told({ unproven: "persisted" }), RESULT)).toEqual({ check: unjudged, result: unjudged });
+    expect(verifierEarned(told({ unproven: "oldRelease" }), RUNNING)).toEqual({ check: unjudged, result: unjudged });
+    const refused =
+      "this cutover refused the verification the verifier showed after its check (resumed), and no check of its own runs";
+    expect(verifierEarned({ refused: "resumed" }, RUNNING)).toEqual({ check: refused, result: refused });
+    // a check of its own since then: judged as any
+    expect(verifierEarned(told({ refused: "resumed" }), RESULT)).toEqual({});
+  });
+
+  it("another process, an error, a phase that is not idle, a generation not past writesOff's: not the result, each said", () => {
+    expect(verifierEarned(told(), { ...RESULT, generation: 1 })).toEqual({
+      check: "the verifier does not show this cutover's check (generation 1, below the 3 it had shown)",
+      result: "the verifier does not show this cutover's check (generation 1, below the 3 it had shown)",
+    });
+    expect(verifierEarned(told(), FRESH).check).toMatch(
+      /^the verifier does not show this cutover's check \(phase idle, generation 0, no task/,
+    );
+    expect(verifierEarned(told(), { ...RESULT, error: { msg: "boom" } })).toEqual({
+      result: 'the verifier reports an error: {"msg":"boom"}',
+    });
+    expect(verifierEarned(told(), { ...RESULT, error: undefined })).toEqual({});
+    expect(verifierEarned(told(), { ...RUNNING, generation: 3 })).toEqual({
+      result: "phase recheck: the verification has not finished",
+    });
+    expect(verifierEarned(told({ highestGeneration: 2 }), { ...RESULT, generation: 2 })).toEqual({
+      result: "generation 2 is not past generation 2, the one writesOff was sent in",
+    });
+  });
+
+  it("memoryWhyNot: what no progress read can change, by what the condition needs", () => {
+    expect(memoryWhyNot(told(), "result")).toBeUndefined();
+    expect(memoryWhyNot(told({ writesOff: undefined }), "check")).toBeUndefined();
+    expect(memoryWhyNot(told({ writesOff: undefined }), "result")).toMatch(/^no writesOff of this cutover's/);
+    expect(memoryWhyNot({}, "check")).toMatch(/^no check of this cutover's/);
+    expect(memoryWhyNot(told({ unproven: "persisted" }), "check")).toMatch(/has not shown yet/);
+  });
+
+  it("every read moves the highest generation seen up, never down", () => {
+    const m: VerifierMemory = {};
+    observeVerifier(m, { phase: "check", generation: 0 });
+    expect(m.highestGeneration).toBe(0);
+    observeVerifier(m, { phase: "recheck", generation: 2 });
+    observeVerifier(m, { phase: "recheck", generation: 1 });
+    observeVerifier(m, { phase: "idle" });
+    expect(m.highestGeneration).toBe(2);
+  });
+});
+
+// issue 36, points 3 and 4: verifier source check.go `CheckDriver` (tag v0.2.1, and v0.1.6 to
+// v0.2.0): "if verifier.startClean { … Drop … } else { genOpt, err := verifier.readGeneration(ctx)
+// … Msg("Resuming in-progress verification.") }"
+describe("after this run's check: a fresh verification, or a resumed one (freshStart)", () => {
+  const persistedBase: VerifierProgress = { ...FRESH, verificationStatus: { ...status(12, 7), addedTasks: 5 } };
+  const at = (generation: number, completed: number, failed = 0, mismatched = 0): VerifierProgress => ({
+    phase: generation === 0 ? "check" : "recheck",
+    generation,
+    error: null,
+    verificationStatus: {
+      ...status(20, completed),
+      addedTasks: 20 - completed - failed - mismatched,
+      failedTasks: failed,
+      metadataMismatchTasks: mismatched,
+    },
+  });
+
+  it("a generation past 0 at once is a resumed verification (a persisted generation)", () => {
+    for (const base of [persistedBase, { ...FRESH, [EMPTY_500]: true }, undefined])
+      expect(freshStart(at(4, 0), base)).toBe(
+        "it shows generation 4 at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)",
+      );
+  });
+
+  it("generation 0 with nothing done is a fresh start, whatever the baseline", () => {
+    for (const base of [persistedBase, { ...FRESH, [EMPTY_500]: true }, undefined])
+      expect(freshStart(at(0, 0), base)).toBeUndefined();
+  });
+
+  it("generation 0 with fewer done tasks than the baseline showed: fresh; as many or more: resumed", () => {
+    expect(doneTasks(persistedBase)).toBe(7);
+    expect(freshStart(at(0, 6), persistedBase)).toBeUndefined();
+    expect(freshStart(at(0, 4, 1, 1), persistedBase)).toBeUndefined();
+    expect(freshStart(at(0, 7), persistedBase)).toBe(
+      "generation 0 with 7 task(s) already done (the 7 done before the check): the counters of a resumed verification, not of a fresh start",
+    );
+    expect(freshStart(at(0, 5, 1, 1), persistedBase)).toMatch(/^generation 0 with 7 task\(s\) already done/);
+  });
+
+  it("no baseline (an empty HTTP 500 before the check): only nothing done counts as fresh", () => {
+    expect(freshStart(at(0, 1), { ...FRESH, [EMPTY_500]: true })).toBe(
+      "generation 0 with 1 task(s) already done: the counters of a resumed verification, not of a fresh start",
+    );
+    expect(freshStart(at(0, 0, 1), undefined)).toMatch(/^generation 0 with 1 task\(s\) already done:/);
+  });
+
+  it("no generation, or no counters: cannot tell, so not fresh", () => {
+    expect(freshStart({ phase: "check", error: null, verificationStatus: status(3, 0) }, persistedBase)).toBe(
+      "its progress has no generation, so a fresh verification cannot be told from a resumed one",
+    );
+    expect(freshStart({ phase: "check", generation: 0, error: null }, persistedBase)).toBe(
+      "generation 0 with no readable counters (the 7 done before the check): the counters of a resumed verification, not of a fresh start",
     );
   });
 });

@@ -388,8 +388,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
         ok: true,
         index: 0,
         id: "cmd",
-        reason:
-          "the verifier shows no check (phase idle, generation 0, no task) although this run's check was accepted: it restarted with --clean, or the check never arrived; a new verification begins",
+        reason: `the verifier shows no check (${describeVerifier(FRESH)}) although this run's check was accepted: it restarted, or the check never arrived; a new verification begins`,
       },
     ]);
   });
@@ -532,46 +531,170 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
   });
 });
 
-describe("what the verifier shows before this run's check", () => {
+// issue 36, points 3 and 4. Facts ("The migration verifier", "Restarts"): a process with an earlier
+// verification in its metadata answers idle, generation 0, its persisted counters (v0.2.1) or an
+// empty HTTP 500 (v0.1.6 to v0.2.0) until its first check, with or without --clean; the check then
+// resumes it (without --clean) or drops it first (with --clean). Verifier source, check.go
+// `CheckDriver` (tags v0.1.6 … v0.2.1): "if verifier.startClean { … Drop … } else { …
+// readGeneration … "Resuming in-progress verification." }".
+describe("what the verifier shows before this run's check, and its first answers after it", () => {
   const STALE = vp("idle", 0, { total: 8, completed: 6, failed: 2 });
+  /** A fresh verification's first answer: generation 0, new tasks, none done yet. */
+  const STARTED = vp("check", 0, { total: 12 });
+  /** What the check resumed: the persisted generation. */
+  const RESUMED = {
+    ...vp("recheck", 3, { total: 4, completed: 1 }),
+    generationStats: { docsCompared: 0, totalDocs: 5242880 },
+  };
+  const origins = (s: ReturnType<typeof setup>) => s.of("verifier.origin").map(({ ours, why }) => ({ ours, why }));
+  const PERSISTED_WARN = `the verifier shows the counters of an earlier verification (${describeVerifier(STALE)}): started without --clean, this check resumes it; started with --clean, it drops it when the check arrives. The check's first answers decide: a fresh verification goes on, a resumed one is refused`;
+  const CLEAN_HINT =
+    "Restart the verifier with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one, generation 0 with new tasks) or on a new metadata database (a new --metaURI or --metaDBName), then run this step again (--resume).";
+  const OLD_WARN =
+    "verifier progress: an empty HTTP 500: verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1). It cannot tell a verifier that never ran a check from one whose metadata holds an earlier verification (a check resumes that one): a check is judged by its first answers. Use the verifier v0.2.1 for a cutover.";
 
-  it("[restart] a process restarted without --clean (persisted counters): no check (it would resume a verification this run did not start); --clean named", async () => {
-    const s = setup({ progress: [STALE] });
-    const e = await failure(s.run());
-    expect(e.message).toBe(
-      `the verifier shows a verification this run did not start (${describeVerifier(STALE)}: a process restarted without --clean, showing its persisted counters): a check would resume it, so none is sent`,
-    );
-    expect(e.hint).toBe(
-      "Restart the verifier with --clean (or on a new metadata database) so that this run's check starts a verification of its own, then run this step again (--resume).",
-    );
-    expect(s.v.ops()).toEqual([]);
-  });
-
-  it("[old-release] progress answering an empty HTTP 500 before any check (v0.1.6 to v0.2.0): not started, the check is sent; said once, journaled", async () => {
-    const s = setup({ progress: (st) => (st.check === 0 ? "empty-500" : documented()(st)) });
+  it("[restart] persisted counters before the check, a fresh verification after it (--clean): this cutover's, verified", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 ? STALE : st.writesOff === 0 ? STARTED : PASSED) });
     await s.run();
     expect(s.v.ops()).toEqual(["check", "writesOff"]);
-    expect(s.of("verifier.baseline")).toMatchObject([{ adopted: false, oldRelease: true }]);
+    expect(s.of("verifier.baseline")).toMatchObject([{ adopted: false, progress: STALE, unproven: "persisted" }]);
+    expect(origins(s)).toEqual([
+      {
+        ours: true,
+        why: `a fresh verification: ${describeVerifier(STARTED)}, after the counters its metadata held before the check`,
+      },
+    ]);
+    expect(s.logs("warn")).toEqual([PERSISTED_WARN]);
+    expect(s.m.unproven).toBeUndefined();
+    expect(s.logs("info")).toContain(VERIFIED);
+    expect(s.of("verifier.verified")).toMatchObject([
+      { index: 0, id: "cmd", progress: PASSED, writesOffGeneration: 0 },
+    ]);
+  });
+
+  it("[restart] persisted counters before the check, a persisted generation after it: resumed, refused as on v0.2.1; no writesOff", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 ? STALE : RESUMED) });
+    const e = await failure(s.run());
+    const why = `it shows generation 3 at once: the check resumed a verification its metadata held (a fresh one starts at generation 0) (${describeVerifier(RESUMED)})`;
+    expect(e.message).toBe(
+      `the verifier resumed a verification this cutover did not start: after this run's check ${why}. Its result would not be this cutover's, so nothing is verified by it`,
+    );
+    expect(e.hint).toBe(CLEAN_HINT);
+    expect(e.reason).toBe("unsafe");
+    expect(s.v.ops()).toEqual(["check"]);
+    expect(origins(s)).toEqual([{ ours: false, why }]);
+    // its check no longer counts; the refusal is remembered (journaled by verifier.origin)
+    expect(s.m).toEqual({ refused: why });
+    expect(s.of("verifier.verified")).toEqual([]);
+  });
+
+  it("[restart] generation 0 after the check with as many tasks done as before it: resumed, refused", async () => {
+    const resumed0 = vp("check", 0, { total: 12, completed: 7, failed: 2 });
+    const s = setup({ progress: (st) => (st.check === 0 ? STALE : resumed0) });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(
+      /after this run's check generation 0 with 9 task\(s\) already done \(the 8 done before the check\): the counters of a resumed verification/,
+    );
+    expect(s.v.ops()).toEqual(["check"]);
+    // fewer done than before: a fresh start, even with some done already
+    const fresh = vp("check", 0, { total: 12, completed: 7 });
+    const t = setup({ progress: (st) => (st.check === 0 ? STALE : st.writesOff === 0 ? fresh : PASSED) });
+    await t.run();
+    expect(t.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("[restart] the refusal's remedy works: restarted with --clean, the next run's check shows a fresh verification", async () => {
+    // the run that refused (its memory as the journal gives it back), then the verifier restarted
+    // with --clean: before the check it shows the old counters again (--clean acts at the check)
+    const s = setup(
+      { progress: (st) => (st.check === 0 ? STALE : st.writesOff === 0 ? STARTED : PASSED) },
+      { memory: { refused: "resumed (generation 3)" } },
+    );
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    expect(origins(s)).toMatchObject([{ ours: true }]);
+    expect(s.m.refused).toBeUndefined();
+    expect(s.logs("info")).toContain(VERIFIED);
+  });
+
+  it("[restart] after a refusal, a check found running is not adopted (it may be the refused one)", async () => {
+    const s = setup({ progress: [RESUMED] }, { memory: { refused: "resumed (generation 3)" } });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `the verifier is checking (${describeVerifier(RESUMED)}), and this cutover refused the verification it showed after its last check (resumed (generation 3)): this may be that very verification, so it is not adopted`,
+    );
+    expect(s.v.ops()).toEqual([]);
+    // a verifier with nothing to resume clears it: the check cannot start the refused verification
+    const t = setup({ progress: documented() }, { memory: { refused: "resumed (generation 3)" } });
+    await t.run();
+    expect(t.m.refused).toBeUndefined();
+    expect(t.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  it("[old-release] an empty HTTP 500 before the check, nothing done in its first answer: fresh, verified; said once, journaled", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 ? "empty-500" : st.writesOff === 0 ? STARTED : PASSED) });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    expect(s.of("verifier.baseline")).toMatchObject([{ adopted: false, oldRelease: true, unproven: "oldRelease" }]);
     expect(s.m.oldRelease).toBe(true);
     expect(s.logs("warn")).toEqual([
-      'verifier progress: an empty HTTP 500: verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1); read as "not started" (a check is due). Use the verifier v0.2.1 for a cutover.',
+      OLD_WARN,
+      "the verifier answered an empty HTTP 500 (verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1)): this check may resume an earlier verification its metadata holds. The check's first answers decide: a fresh verification goes on, a resumed one is refused",
+    ]);
+    expect(origins(s)).toEqual([
+      {
+        ours: true,
+        why: `a fresh verification: ${describeVerifier(STARTED)}, after an empty HTTP 500 before the check`,
+      },
     ]);
     // the synthetic answer is no sample of the verifier's
     expect(s.of("verifier.sampled").map((e) => e.progress.phase)).toEqual(["check", "check", "idle"]);
-    expect(s.logs("info")).toEqual([VERIFIED]);
+    expect(s.logs("info")).toContain(VERIFIED);
+  });
+
+  it("[old-release] the issue's night: an empty HTTP 500, a check, a resumed verification: refused, never 'verified … 0 of 5242880 documents compared'", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 ? "empty-500" : st.writesOff === 0 ? RESUMED : PASSED) });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(
+      /^the verifier resumed a verification this cutover did not start: after this run's check it shows generation 3 at once/,
+    );
+    expect(e.message).toContain("0 of 5242880 documents compared");
+    expect(e.hint).toMatch(
+      /^verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check \(fixed in v0.2.1\), whatever its metadata holds\. Start the verifier on a new metadata database/,
+    );
+    expect(s.v.ops()).toEqual(["check"]);
+    expect(s.logs("info").filter((l) => l.startsWith("verified"))).toEqual([]);
+    expect(s.of("verifier.verified")).toEqual([]);
+  });
+
+  it("[old-release] an empty HTTP 500, then generation 0 with tasks done at once: cannot tell it from a resumed one, refused", async () => {
+    const s = setup({ progress: (st) => (st.check === 0 ? "empty-500" : CHECKING) });
+    const e = await failure(s.run());
+    expect(e.message).toContain("generation 0 with 2 task(s) already done: the counters of a resumed verification");
+    expect(s.v.ops()).toEqual(["check"]);
   });
 
   it("[old-release] an empty HTTP 500 while the check sets itself up is 'no check yet', then shows it", async () => {
-    const s = setup({ progress: (st) => (st.check === 0 || st.n < 3 ? "empty-500" : documented()(st)) });
+    const s = setup({
+      progress: (st) => (st.check === 0 || st.n < 3 ? "empty-500" : st.writesOff === 0 ? STARTED : PASSED),
+    });
     await s.run();
     expect(s.v.ops()).toEqual(["check", "writesOff"]);
-    expect(s.logs("warn")).toHaveLength(1);
+    expect(s.logs("warn")).toHaveLength(2);
   });
 
-  it("[old-release] an old release restarted after writesOff (empty HTTP 500 again): a restart, followed", async () => {
+  it("[old-release] an old release restarted after writesOff (empty HTTP 500 again): a restart, followed; the new process resumes this cutover's own", async () => {
     const s = setup({
       progress: (st) =>
-        st.check === 0 ? "empty-500" : st.writesOff < st.check ? CHECKING : st.check === 1 ? "empty-500" : PASSED,
+        st.check === 0
+          ? "empty-500"
+          : st.check === 1 && st.writesOff === 0
+            ? STARTED
+            : st.writesOff < st.check
+              ? CHECKING
+              : st.check === 1
+                ? "empty-500"
+                : PASSED,
     });
     await s.run();
     expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
@@ -580,16 +703,37 @@ describe("what the verifier shows before this run's check", () => {
         why: "an empty HTTP 500 on progress: verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1), before a check",
       },
     ]);
-    expect(s.logs("info")).toEqual([VERIFIED]);
+    expect(s.of("verifier.baseline")).toMatchObject([{ unproven: "oldRelease" }, { resumes: true }]);
+    expect(s.of("verifier.baseline")[1]).not.toHaveProperty("unproven");
+    expect(s.logs("info")).toContain(VERIFIED);
   });
 
   it("an empty HTTP 500 is an answer: it ends a run of failures (giveUpAfter counts from the next)", async () => {
     const s = setup({
-      progress: (st) => (st.n < 4 ? "reset" : st.n === 4 ? "empty-500" : st.n < 8 ? "reset" : documented()(st)),
+      progress: (st) =>
+        st.n < 4 ? "reset" : st.n === 4 ? "empty-500" : st.n < 8 ? "reset" : st.writesOff === 0 ? STARTED : PASSED,
       tickMs: 300,
     });
     await s.run({ giveUpAfter: "1s" });
     expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  // issue 36, point 8: facts "A `check` while one runs is answered success and ignored"
+  it("a check started outside this run, with a filter in this step: not adopted (the filter would not apply)", async () => {
+    const s = setup({ progress: [CHECKING] });
+    const e = await failure(s.run({ filter: { namespaces: ["app.orders"] } }));
+    expect(e.message).toBe(
+      `the verifier is already checking (${describeVerifier(CHECKING)}), started outside this run: this step's filter would not apply to it (a check while one runs is answered success and ignored), so it is not adopted`,
+    );
+    expect(e.hint).toMatch(
+      /^Restart the verifier with --clean \(or on a new metadata database\) so that this run's check, with its filter, starts the verification/,
+    );
+    expect(s.v.ops()).toEqual([]);
+    expect(s.of("verifier.baseline")).toEqual([]);
+    // without a filter the running check is adopted, as before
+    const t = setup({ progress: (st) => (st.writesOff === 0 ? CHECKING : PASSED) });
+    await t.run();
+    expect(t.of("verifier.baseline")).toMatchObject([{ adopted: true }]);
   });
 });
 
@@ -918,7 +1062,7 @@ describe("a verifier restarted in the middle: said, journaled, followed (never a
   /** The same, after a generation that failed tasks (the issue's second case). */
   const STALE_FAILED = vp("idle", 0, { total: 8, completed: 6, failed: 2 });
   const WARN_PERSISTED =
-    "phase idle, generation 0, with tasks: a process restarted without --clean, showing its persisted counters until a check";
+    "phase idle, generation 0, with tasks: a process before its check, showing the counters its metadata holds (with or without --clean: they look the same until a check)";
   const restarts = (s: ReturnType<typeof setup>) => s.of("verifier.restarted");
 
   it.each([
@@ -970,7 +1114,9 @@ describe("a verifier restarted in the middle: said, journaled, followed (never a
     await s.run();
     expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff"]);
     expect(restarts(s)).toMatchObject([
-      { why: "phase idle, generation 0, no task: a process started with --clean (or on a new metadata database)" },
+      {
+        why: "phase idle, generation 0, no task: a process started on a new metadata database (or with --clean, once a check arrives)",
+      },
     ]);
     expect(s.of("verifier.baseline")).toMatchObject([{ adopted: false }, { adopted: false }]);
     expect(s.of("verifier.baseline")[1]).not.toHaveProperty("resumes");
@@ -1517,6 +1663,7 @@ describe("verify: what it is, for the plan and lint", () => {
     states: new Set(["COMMITTED"]),
     writesStopped: true,
     canCommitSeen: true,
+    streamHashingSeen: true,
     ceaReached: false,
     starts: [0],
     firstCommand: 0,

@@ -46,6 +46,12 @@ export const atVersion = (yaml: string, version: string): string =>
 /** Not the end-of-life warning: for tests of an old version's behaviour (it has its own fixture and tests). */
 export const notEol = (d: Diagnostic): boolean => d.rule !== "service-version-eol";
 
+/**
+ * Neither the end-of-life warning nor `commit-without-verify`: for tests of other rules on small
+ * runbooks that commit without a `verify` on purpose (both have their own fixture and tests).
+ */
+export const notAside = (d: Diagnostic): boolean => notEol(d) && d.rule !== "commit-without-verify";
+
 /** A small runbook that lints clean: steps are appended by the tests. */
 export function runbook(steps: string, head = ""): string {
   return `runbook: 1

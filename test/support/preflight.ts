@@ -28,6 +28,8 @@ export interface RunbookShape {
   start?: string;
   clusters?: { cluster0?: string; cluster1?: string };
   preflight?: string;
+  /** More steps after the start and its wait (YAML, each line a list item at the steps' indent, e.g. `- reverse: {}`). */
+  steps?: string;
 }
 
 /** A runbook whose clusters take their uri from SOURCE_URI / DEST_URI. */
@@ -53,7 +55,11 @@ ${(shape.start ?? "")
   .map((l) => `      ${l}`)
   .join("\n")}
   - waitFor: { canCommit: true }
-`;
+${(shape.steps ?? "")
+  .split("\n")
+  .filter((l) => l.trim() !== "")
+  .map((l) => `  ${l}\n`)
+  .join("")}`;
 }
 
 export async function loadText(text: string, env: Record<string, string>): Promise<LoadedRunbook> {

@@ -95,7 +95,7 @@ export async function rehearsalEvents(opts: RehearsalEventsOptions = {}): Promis
     // before the verdict, which reads the verifier itself
     const counts = reh.sim.control.counts();
     const faults = reh.sim.control.faults();
-    const verdict = await reh.verdict();
+    const verdict = await reh.verdict(result);
     const description = `${shown}, ${reh.sim.instances.length} instance(s), time ×${reh.timeScale}, outcome ${result.outcome}, ${verdict.committed}/${verdict.instances} committed, ${(wallMs / 1000).toFixed(1)} s`;
     return { events, description, result, verdict, counts, faults };
   } catch (err) {

@@ -39,7 +39,9 @@ export function tempDir(): string {
  * A runbook pointing at the simulator; `steps` is YAML (indented two spaces under `steps:`). It
  * declares 1.8.0, the version `sim()` emulates by default (DEFAULT_SERVICE_VERSION), on purpose:
  * the runner's tests keep the conditions they were written for (`run` prints lint's end-of-life
- * warning for it); version-dependent behaviour is tested in test/versions and test/sim.
+ * warning for it); version-dependent behaviour is tested in test/versions and test/sim. Of
+ * several instances, the first is declared the first process the operator starts
+ * (`startedFirst: true`): the simulator's instance 0 is, and only its canWrite is valid.
  */
 export function runbookFor(s: Simulator, steps: string, head = ""): string {
   const n = s.instances.length;
@@ -54,7 +56,7 @@ clusters:
   cluster0: ${cluster}
   cluster1: ${cluster}
 instances:
-${s.instances.map((i) => `  - { url: "${i.url}", name: sync${i.index} }`).join("\n")}
+${s.instances.map((i) => `  - { url: "${i.url}", name: sync${i.index}${n > 1 && i.index === 0 ? ", startedFirst: true" : ""} }`).join("\n")}
 verifier: "${s.verifierUrl}"
 defaults: { pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 15s } }
 ${head}steps:

@@ -89,6 +89,69 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(out.plain).not.toContain("STILL STOPPED");
   });
 
+  // issue 39, point 8: "a lost commit answer (no answer from shard-c … took effect: not sent again) is
+  // hidden by the default renderer": the panel that showed it goes when the step ends
+  it("a commit whose answer was lost keeps how it was settled under its title once the step succeeded", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: false });
+    const b = new EventBuilder();
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
+    await ui.listener(b.emit("step.started", STEPS[5]!));
+    const reconcile = (reason: string): Promise<void> =>
+      Promise.resolve(ui.listener(b.emit("decision", { index: 5, id: "commit", kind: "reconcile", ok: true, reason })));
+    await reconcile(
+      "commit: no answer from shard-c (timeout); reading progress for up to 10s to learn whether it took effect (never resent blindly)",
+    );
+    await reconcile("commit took effect on shard-c (state COMMITTING): not sent again");
+    // an interlock's pass is the panel's, not kept
+    await ui.listener(
+      b.emit("decision", {
+        index: 5,
+        id: "commit",
+        kind: "interlock",
+        ok: true,
+        check: "can-commit",
+        reason: "every instance is RUNNING",
+      }),
+    );
+    await tick(20);
+    await ui.listener(b.emit("step.finished", { index: 5, id: "commit", outcome: "ok", durationMs: 1200 }));
+    await ui.listener(b.emit("run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 50 }));
+    await ui.close();
+    const last = out.plain.slice(out.plain.lastIndexOf("Start the sync") - 2);
+    expect(last).toMatch(/✔ Commit \(commit\) \S+\s*\n\s*↻ commit: no answer from shard-c \(timeout\)/);
+    expect(last).toContain("↻ commit took effect on shard-c (state COMMITTING): not sent again");
+    expect(last).not.toContain("every instance is RUNNING");
+
+    // a large fleet: the first lines, and how many more, never the whole fleet's
+    const big = new FakeStream(true);
+    const ui2 = createUi({ renderer: "default", out: big, color: false });
+    const b2 = new EventBuilder();
+    await ui2.listener(
+      b2.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
+    await ui2.listener(b2.emit("step.started", STEPS[5]!));
+    for (let i = 0; i < 20; i++)
+      await ui2.listener(
+        b2.emit("decision", {
+          index: 5,
+          id: "commit",
+          kind: "reconcile",
+          ok: true,
+          reason: `commit took effect on shard-${i}`,
+        }),
+      );
+    await ui2.listener(b2.emit("step.finished", { index: 5, id: "commit", outcome: "ok", durationMs: 1200 }));
+    await ui2.listener(b2.emit("run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 50 }));
+    await ui2.close();
+    const end = big.plain.slice(big.plain.lastIndexOf("Start the sync") - 2);
+    expect(end).toContain("commit took effect on shard-4\n");
+    expect(end).not.toContain("commit took effect on shard-5\n");
+    expect(end).toContain("… and 15 more (the journal and `syncbook report` have every one)");
+  });
+
   it("a stopWrites whose undo failed: the summary says writes are still stopped, and what to do", async () => {
     const out = new FakeStream(true);
     const ui = createUi({ renderer: "default", out, color: false });

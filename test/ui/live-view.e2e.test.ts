@@ -90,11 +90,12 @@ describe("the live view while it waits, at a prompt, and after a kill -9", () =>
     const ask = screen.lastIndexOf("Point of no return: commit?");
     // the prompt's frame, from its clock line to the question, holds the fleet and the window's clock
     const before = screen.slice(screen.lastIndexOf("into this step", ask), ask);
-    // drawn by the prompt itself (inquirer's "?" starts its message), not a panel frame left in the scrollback
+    // the last frame drawn: the step's live panel right above the question (issue 39, point 3: the
+    // context is the panel, redrawn each second, never a copy frozen into the question)
     expect(screen.slice(0, ask)).toMatch(
-      /\? \d\d:\d\d:\d\d · [^\n]*into this step[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*sync0\s+RUNNING[^?]*$/,
+      /› \d\d:\d\d:\d\d · [^\n]*into this step[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*sync0\s+RUNNING[^?]*\? $/,
     );
-    expect(before).toMatch(/⏱ writes stopped \S+: the application cannot write until canWrite/);
+    expect(before).toMatch(/⏱ writes stopped \S+: the application cannot write until the destination takes writes/);
     expect(before).toMatch(/sync0\s+RUNNING/);
     expect(before).toMatch(/sync1\s+RUNNING/);
     t.type("\x03");

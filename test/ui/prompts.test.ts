@@ -4,7 +4,7 @@ import { UserError } from "../../src/errors.js";
 import { createUi } from "../../src/ui/index.js";
 import { createPrompter } from "../../src/ui/prompts.js";
 import { raceAbort } from "../../src/timers.js";
-import type { PromptHost } from "../../src/ui/prompts.js";
+import type { PromptHost, PromptSpec } from "../../src/ui/prompts.js";
 import { EventBuilder, FakeStream, INSTANCES, STEPS } from "../support/ui-fixtures.js";
 
 const tty = { isTTY: true } as unknown as NodeJS.ReadStream;
@@ -37,6 +37,34 @@ describe("prompter", () => {
     const pending = p.stepChoice(step, ac.signal);
     setTimeout(() => ac.abort(), 10);
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  // issue 39, point 3: the commit's --step question is the point of no return
+  it("a point of no return: said in the question, and run or run the rest asked once more, no by default, never by --yes", async () => {
+    const asked: PromptSpec[] = [];
+    const answers: unknown[] = ["run", false, "rest", false, "run", true];
+    const host: PromptHost = (spec) => (asked.push(spec), Promise.resolve(answers.shift()));
+    const p = createPrompter({ input: tty, host, yes: true });
+    const commitStep = { ...step, pointOfNoReturn: "this step sends commit to 2 instances" };
+    await expect(p.stepChoice(commitStep, new AbortController().signal)).resolves.toBe("run");
+    expect(asked.map((a) => a.kind)).toEqual(["select", "confirm", "select", "confirm", "select", "confirm"]);
+    expect(asked[0]!.message).toContain("POINT OF NO RETURN: this step sends commit to 2 instances");
+    expect(asked[1]!.message).toMatch(/^POINT OF NO RETURN: send commit now\?/);
+    // the question names its step: it is drawn as not started
+    expect(asked[1]!.step).toBe(step.index);
+    // skip and abort send nothing: asked once
+    for (const choice of ["skip", "abort"]) {
+      asked.length = 0;
+      const once = createPrompter({ input: tty, host: (spec) => (asked.push(spec), Promise.resolve(choice)) });
+      await expect(once.stepChoice(commitStep, new AbortController().signal)).resolves.toBe(choice);
+      expect(asked).toHaveLength(1);
+    }
+    // any other step: one question, run on Enter as before
+    asked.length = 0;
+    const plainStep = createPrompter({ input: tty, host: (spec) => (asked.push(spec), Promise.resolve("run")) });
+    await expect(plainStep.stepChoice(step, new AbortController().signal)).resolves.toBe("run");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.message).not.toContain("POINT OF NO RETURN");
   });
 
   it("rejects at once with an already aborted signal, without asking", async () => {

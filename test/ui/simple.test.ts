@@ -52,7 +52,7 @@ describe("simple renderer, a whole run", () => {
     ).toBe(true);
     // the fixture's fleet never reports canWrite: the window is still open when the run ends, and said so
     expect(lines[lines.length - 2]).toMatch(/■ run ok in 2m 06s · committed · exit 0 · steps: 6 ok, 1 skipped$/);
-    expect(lines[lines.length - 1]).toMatch(/⏱ canWrite not seen: writes stopped \d/);
+    expect(lines[lines.length - 1]).toMatch(/⏱ the destination does not take writes yet: writes stopped \d/);
   });
 
   it("prints copy progress every 10 points, not per poll, with ETA", () => {
@@ -255,9 +255,11 @@ describe("simple renderer, details", () => {
     b.progress(INSTANCES[0]!, { state: "COMMITTING", canCommit: false, canWrite: true });
     b.emit("window.closed", { reason: "canWrite", openedAt: b.events[2]!.at, seenAt: b.at });
     const lines = runSimple(b.events);
-    expect(lines).toContain("03:00:00 ⏱ writes stopped (stop-writes): the write-stop window is open until canWrite");
     expect(lines).toContain(
-      "03:00:03 ⏱ canWrite on every instance: the destination takes writes; writes were stopped 3s (service 0ms · runner 3s)",
+      "03:00:00 ⏱ writes stopped (stop-writes): the write-stop window is open until the destination takes writes",
+    );
+    expect(lines).toContain(
+      "03:00:03 ⏱ canWrite on the first process: the destination takes writes; writes were stopped 3s (service 0ms · runner 3s)",
     );
   });
 
@@ -345,7 +347,7 @@ describe("formatWaitStatus", () => {
 });
 
 describe("the window's clock in the task list", () => {
-  it("runs under the current step from writes stopped until canWrite", () => {
+  it("runs under the current step from writes stopped until the destination takes writes", () => {
     const m = new UiModel();
     const b = new EventBuilder();
     b.emit("run.started", {
@@ -363,7 +365,7 @@ describe("the window's clock in the task list", () => {
     const panel = m.panel(4, plain, opened.at + 12_300);
     // first the wall clock, then the window's
     expect(panel[0]).toMatch(/^\d\d:\d\d:\d\d$/);
-    expect(panel[1]).toBe("⏱ writes stopped 12s: the application cannot write until canWrite");
+    expect(panel[1]).toBe("⏱ writes stopped 12s: the application cannot write until the destination takes writes");
     m.apply(b.progress(INSTANCES[0]!, { state: "COMMITTING", canCommit: false, canWrite: true }));
     expect(m.windowClock(plain)).toBeUndefined();
   });

@@ -4,7 +4,7 @@
  * each runbook's; a failing runbook fails the wave and skips what comes after it; `report --wave`
  * builds the wave report from the reports and journals an engine's jobs upload.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Workflow } from "@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Workflow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -321,6 +321,26 @@ describe("report --wave from an engine's artifacts (journals of real runs)", () 
       ["bad", "FAILED"],
       ["good", "DONE"],
     ]);
+    expect(r2.outcome).toBe("FAILED");
+
+    // a wave cut short (the workflow cancelled after the first job): only good's journal was
+    // uploaded; without the wave file nothing says bad and later never ran, so never PASSED
+    const short = join(work, "short");
+    cpSync(join(artifacts, "journal-good"), join(short, "journal-good"), { recursive: true });
+    const cut = await cli(["report", "--wave", short, "--out", join(work, "short-report")], { cwd: work });
+    expect(cut.code, cut.all).toBe(0);
+    expect(cut.stdout).toMatch(/^wave short: UNKNOWN \(1 DONE\)/);
+    expect(cut.stderr).toMatch(/warning: without --wave-file the runbooks that never ran .* never PASSED/);
+    const r3 = JSON.parse(readFileSync(join(work, "short-report", "wave.json"), "utf8")) as WaveReport;
+    expect(r3.outcome).toBe("UNKNOWN");
+    expect(readFileSync(join(work, "short-report", "wave.html"), "utf8")).toMatch(
+      /<h1>wave short: <span[^>]*>UNKNOWN</,
+    );
+    // with it: the runbooks that never ran are NOT RUN, and the wave FAILED
+    const known = await cli(["report", "--wave", short, "--wave-file", waveFile, "--out", join(work, "short-known")], {
+      cwd: work,
+    });
+    expect(known.stdout).toMatch(/wave real: FAILED \(1 DONE, 1 NOT RUN, 1 SKIPPED\)/);
   }, 120_000);
 
   it("a runner killed mid-cutover: its uploaded journal (no lock) resumes on another machine's folder, and the wave report says DONE", async () => {
@@ -355,6 +375,8 @@ describe("report --wave from an engine's artifacts (journals of real runs)", () 
       expect(r.code, r.all).toBe(0);
       const report = JSON.parse(readFileSync(join(out, "wave.json"), "utf8")) as WaveReport;
       expect(report.runbooks.map((x) => [x.name, x.status, x.committed])).toEqual([["moved", "DONE", true]]);
+      // its wave's list was not given: the one runbook seen is DONE, the wave is not said to pass
+      expect(report.outcome).toBe("UNKNOWN");
     } finally {
       await s3.close();
     }

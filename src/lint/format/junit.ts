@@ -1,10 +1,11 @@
 import type { Diagnostic } from "../../diagnostics.js";
+import { renderJunitXml, type JunitCase } from "../../junit.js";
 import type { FormatInput } from "./types.js";
-import { escapeXml as xml } from "../../text.js";
 
 /**
  * One <testsuite> per file; one failing <testcase> per error or warning (named after the rule
- * and position), one passing <testcase> for a file without any. Infos are not listed.
+ * and position), one passing <testcase> for a file without any. Infos are not listed. Written by
+ * the one JUnit writer (src/junit.ts).
  */
 export function formatJunit({ diagnostics, files, command = "lint" }: FormatInput): string {
   const byFile = new Map<string, Diagnostic[]>();
@@ -15,22 +16,21 @@ export function formatJunit({ diagnostics, files, command = "lint" }: FormatInpu
     list.push(d);
     byFile.set(d.file, list);
   }
-  let tests = 0;
-  let failures = 0;
-  const suites: string[] = [];
-  for (const [file, diags] of byFile) {
-    const cases =
+  const suites = [...byFile].map(([file, diags]) => ({
+    name: file,
+    cases:
       diags.length === 0
-        ? [`    <testcase classname="${xml(file)}" name="${command}"/>`]
-        : diags.map((d) => {
-            const text = `${d.file}:${d.line}:${d.column} ${d.severity} ${d.rule}: ${d.message}${d.hint ? `\nhint: ${d.hint}` : ""}`;
-            return `    <testcase classname="${xml(file)}" name="${xml(`${d.rule} at ${d.line}:${d.column}`)}"><failure type="${d.severity}" message="${xml(d.message)}">${xml(text)}</failure></testcase>`;
-          });
-    tests += cases.length;
-    failures += diags.length;
-    suites.push(
-      `  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${diags.length}" errors="0" skipped="0">\n${cases.join("\n")}\n  </testsuite>`,
-    );
-  }
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="syncbook ${command}" tests="${tests}" failures="${failures}" errors="0">\n${suites.join("\n")}${suites.length ? "\n" : ""}</testsuites>\n`;
+        ? [{ classname: file, name: command }]
+        : diags.map((d): JunitCase => ({
+            classname: file,
+            name: `${d.rule} at ${d.line}:${d.column}`,
+            failure: {
+              tag: "failure",
+              type: d.severity,
+              message: d.message,
+              text: `${d.file}:${d.line}:${d.column} ${d.severity} ${d.rule}: ${d.message}${d.hint ? `\nhint: ${d.hint}` : ""}`,
+            },
+          })),
+  }));
+  return renderJunitXml(`syncbook ${command}`, suites);
 }

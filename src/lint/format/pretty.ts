@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../../diagnostics.js";
 import { countBySeverity } from "../../diagnostics.js";
-import { codeFrame, sourceLine } from "../../text.js";
+import { codeFrame, sourceLine, terminalText } from "../../text.js";
 import type { FormatInput } from "./types.js";
 
 /**
@@ -65,12 +65,13 @@ function one(
   const width =
     d.endLine === d.line && d.endColumn !== undefined && d.endColumn > d.column ? d.endColumn - d.column : 1;
   const lines = [
-    `${paint(`${d.severity}[${d.rule}]`)}${c.bold(`: ${d.message}`)}`,
+    // a finding quotes the runbook: its control characters shown, never obeyed (src/text.ts)
+    `${paint(`${d.severity}[${d.rule}]`)}${c.bold(`: ${terminalText(d.message)}`)}`,
     ...codeFrame(
       { file: d.file, line: d.line, column: d.column, width, ...(src !== undefined ? { source: src } : {}) },
       { gutter: c.blue, caret: paint },
     ),
   ];
-  if (d.hint) lines.push(`${pad} ${c.blue("=")} ${c.bold("hint")}: ${d.hint}`);
+  if (d.hint) lines.push(`${pad} ${c.blue("=")} ${c.bold("hint")}: ${terminalText(d.hint)}`);
   return `${lines.join("\n")}\n`;
 }

@@ -4,6 +4,7 @@
  * `confirm` step kind and by targeted commands (kit/targets.ts).
  */
 import { StepFailure, type StepContext } from "./context.js";
+import { whileWatching } from "./watch.js";
 
 export interface AskWording {
   /** The failure's message when there is no terminal to ask on. */
@@ -23,7 +24,9 @@ export async function askOperator(ctx: StepContext, question: string, words: Ask
   }
   if (!ctx.run.prompt)
     throw new StepFailure(`${words.noTerminal}: ${question}`, { reason: "declined", hint: words.noTerminalHint });
-  const ok = await ctx.run.prompt.confirm(question, ctx.signal);
+  // the fleet is read while the question waits: the screen shows it as it is when the answer is given
+  const prompt = ctx.run.prompt;
+  const ok = await whileWatching(ctx.run, ctx.signal, () => prompt.confirm(question, ctx.signal));
   decide(ok, `${ok ? "yes" : "no"}: ${question}`);
   if (!ok)
     throw new StepFailure(`the operator answered no: ${question}`, { reason: "declined", hint: words.declinedHint });

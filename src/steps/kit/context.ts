@@ -9,7 +9,7 @@ import type { PluginRegistry, PluginRunContext, UndoStack } from "../../plugin/i
 import type { LoadedRunbook } from "../../runbook/index.js";
 import type { Runbook, Step, StepKind } from "../../runbook/types.js";
 import type { Emit } from "../../events.js";
-import { formatDuration } from "../../runbook/duration.js";
+import { TimeoutError } from "../../timers.js";
 
 /** The run's memory of its verification lives below the steps, for the journal to rebuild. */
 export type { VerifierAsk, VerifierMemory } from "../../api/verifier-memory.js";
@@ -22,13 +22,21 @@ export const FORCE_CHECKS = [
   "no-errors",
   "fleet-state",
   "fleet-identity",
+  "hook-processes",
 ] as const;
 export type ForceCheck = (typeof FORCE_CHECKS)[number];
 
 export interface Prompter {
   confirm(message: string, signal: AbortSignal): Promise<boolean>;
   stepChoice(
-    step: { index: number; id: string; kind: string; title: string },
+    step: {
+      index: number;
+      id: string;
+      kind: string;
+      title: string;
+      /** The step is the point of no return (it sends commit): what it does, said in its question. */
+      pointOfNoReturn?: string;
+    },
     signal: AbortSignal,
   ): Promise<"run" | "skip" | "rest" | "abort">;
 }
@@ -85,7 +93,7 @@ export interface Defaults {
   slowAfterMs: number;
   /** How long to keep retrying progress (after resume it may fail for minutes). */
   progressGiveUpMs: number;
-  /** Inside the write-stop window (writes stopped, canWrite not yet seen) waits poll this often (with jitter). */
+  /** Inside the write-stop window (writes stopped, the destination not taking writes yet) waits poll this often (with jitter). */
   windowPollMs: number;
   /**
    * Runbook time → wall time. Identity in a real run; in a rehearsal the simulator's clock runs
@@ -118,6 +126,17 @@ export interface RunContext {
    * hook, the interlock passes only if this says they stopped.
    */
   writesProbe?: WritesProbe | undefined;
+  /**
+   * The hook processes earlier runs of this cutover left (src/run/orphans.ts), asked by commit
+   * right before it is sent: calls with a live process, and calls whose processes cannot be told
+   * (another host or PID namespace, no /proc). Undefined: none journaled (or a library caller).
+   */
+  earlierHooks?: EarlierHooks | undefined;
+}
+
+/** What commit asks of the hook processes earlier runs left, each described for people. */
+export interface EarlierHooks {
+  judge(): { live: string[]; unknown: string[] };
 }
 
 /** Reads whether the application still writes: `stopped`, and what was seen, for people. */
@@ -157,10 +176,7 @@ export class StepFailure extends Error {
   }
 }
 
-/** The reason a step's signal aborted at its time limit. */
-export class StepTimeout extends Error {
-  constructor(readonly ms: number) {
-    super(`timed out after ${formatDuration(ms)}`);
-    this.name = "StepTimeout";
-  }
+/** The reason a step's signal aborted at its time limit: the one timeout error (src/timers.ts), the step's own. */
+export class StepTimeout extends TimeoutError {
+  override name = "StepTimeout";
 }

@@ -30,6 +30,8 @@ export interface PlanTargets {
   redact(text: string): string;
   /** The runbook's `serviceVersion`: what the plan says depends on it (src/api/versions.ts). */
   serviceVersion?: string | undefined;
+  /** The instance whose `canWrite` is valid (src/runbook/can-write.ts); undefined: none may be read. */
+  canWriteFrom?: number | undefined;
 }
 
 /** The timing fields a kind reads from its own body (the runner applies the defaults and the rehearsal scale). */
@@ -77,6 +79,12 @@ export interface StepTraits {
   usesVerifier: boolean;
   /** The kind of plugin its body calls by `use:` (a hook, with its `undo:` and `check:`; a notifier), checked by the plugin-call checks. */
   callsPlugin: "hook" | "notifier" | undefined;
+  /**
+   * Why a failure of this kind must end the run, whatever `continueOnError` says (lint refuses
+   * the flag on it, `continue-on-error-unsafe`; the runner ignores it): what going on would leave.
+   * Undefined: the flag applies.
+   */
+  failureStopsRun: string | undefined;
 }
 
 /**

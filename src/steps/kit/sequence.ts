@@ -45,6 +45,8 @@ export interface Flow {
   writesStopped: boolean;
   /** Must: a wait/assert of canCommit true since the last start/resume/reverse. */
   canCommitSeen: boolean;
+  /** Must: a wait/assert of both embedded verifier sides in stream hashing since the last start/resume (after a commit the embedded verifier is not modelled: `verifying` ends there). */
+  streamHashingSeen: boolean;
   /** Must: change event application has been reached. */
   ceaReached: boolean;
   /** May: indexes of start steps that may have run. */
@@ -105,6 +107,7 @@ export function joinFlows(a: Flow, b: Flow): Flow {
     states: new Set([...a.states, ...b.states]),
     writesStopped: a.writesStopped && b.writesStopped,
     canCommitSeen: a.canCommitSeen && b.canCommitSeen,
+    streamHashingSeen: a.streamHashingSeen && b.streamHashingSeen,
     ceaReached: a.ceaReached && b.ceaReached,
     starts: [...new Set([...a.starts, ...b.starts])].sort((x, y) => x - y),
     firstCommand:

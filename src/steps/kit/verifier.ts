@@ -38,6 +38,18 @@ import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./rechecks.js"
 import type { FleetSnapshot } from "../../fleet/index.js";
 import { CEA } from "./sequence.js";
 import { abortReason, waitUntil } from "./wait.js";
+import {
+  EMPTY_500,
+  OLD_RELEASE,
+  finished,
+  freshStart,
+  newProcess,
+  notStarted,
+  observeVerifier,
+  persisted,
+} from "./earned.js";
+
+export { EMPTY_500, OLD_RELEASE, finished, newProcess, notStarted, persisted } from "./earned.js";
 
 /** The fields both verification kinds take. */
 export interface VerificationBody {
@@ -55,55 +67,8 @@ export const DEFAULT_VERIFIER_GIVE_UP_MS = 60_000;
 /** Reads (and wall time) of "no check" after an accepted check before it counts as lost, not just not begun yet. */
 const LOST_READS = 3;
 const LOST_MS = 1000;
-
-const STATUS_COUNTERS = [
-  "totalTasks",
-  "addedTasks",
-  "processingTasks",
-  "completedTasks",
-  "failedTasks",
-  "metadataMismatchTasks",
-] as const;
-
-/** Idle at generation 0: no check ran in this process (a fresh one, or a restarted one before its check). */
-const idleAtZero = (p: VerifierProgress): boolean => p.phase === "idle" && (p.generation ?? 0) === 0;
-
-/** No check has ever run on this verifier: idle, generation 0, no task (a fresh process, or one started with --clean). */
-export function notStarted(p: VerifierProgress): boolean {
-  const s = p.verificationStatus ?? {};
-  return idleAtZero(p) && STATUS_COUNTERS.every((k) => (s[k] ?? 0) === 0);
-}
-
-/** A process restarted without --clean, before its check: idle, generation 0, its persisted tasks. */
-export const persisted = (p: VerifierProgress): boolean => idleAtZero(p) && !notStarted(p);
-
-/** A verification ran to its end in this process: idle past generation 0 (a check now would panic it). */
-export const finished = (p: VerifierProgress): boolean => p.phase === "idle" && !idleAtZero(p);
-
-/**
- * Why `p` comes from another verifier process than the one this verification's reads came from
- * (once its check ran), or undefined: a generation below the highest seen, or idle at generation 0.
- */
-export function newProcess(m: VerifierMemory, p: VerifierProgress): string | undefined {
-  const hi = m.highestGeneration;
-  const g = p.generation;
-  // without generations (the contract's progress alone) a restart cannot be told from an end: judged as a result, not one
-  if (g === undefined) return undefined;
-  if (idleAtZero(p)) {
-    if (p[EMPTY_500] === true) return `an empty HTTP 500 on progress: ${OLD_RELEASE}, before a check`;
-    return notStarted(p)
-      ? "phase idle, generation 0, no task: a process started with --clean (or on a new metadata database)"
-      : "phase idle, generation 0, with tasks: a process restarted without --clean, showing its persisted counters until a check";
-  }
-  // no highest generation yet: NaN, below which nothing is
-  return g < (hi ?? NaN) ? `generation ${g}, below the ${hi} it had shown` : undefined;
-}
-
-/** Marks the progress syncbook reads into an empty HTTP 500 (not the verifier's own field). */
-export const EMPTY_500 = "syncbookEmptyHttp500";
-/** The releases that answer progress with an empty HTTP 500 until a check (service facts). */
-export const OLD_RELEASE =
-  "verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1)";
+/** How often a check to be judged by its first answer is read until it shows (wall ms). */
+const UNPROVEN_POLL_MS = 100;
 
 /** An empty HTTP 500 to a progress read: the old releases' crash before any check. */
 export const emptyProgress500 = (err: unknown): boolean =>
@@ -185,7 +150,7 @@ export class VerifierReader {
       p = await this.v.progress({ signal });
     } catch (err) {
       if (!emptyProgress500(err) || signal.aborted) return this.#failed(err, signal);
-      return this.#notStarted500();
+      return this.#empty500();
     }
     ctx.run.emit("verifier.sampled", { progress: p });
     // the contract: "null when there is no error"; otherwise the verifier itself failed (it does not go on)
@@ -198,18 +163,17 @@ export class VerifierReader {
     this.#failingSince = undefined;
     // Stryker disable next-line StringLiteral: equivalent: any failure's message differs from "" and from a mutant's text alike, so the next is said either way
     this.#problem = "";
-    const m = ctx.run.memory.verifier;
-    if (typeof p.generation === "number" && p.generation > (m.highestGeneration ?? -1))
-      m.highestGeneration = p.generation;
+    observeVerifier(ctx.run.memory.verifier, p);
     return p;
   }
 
   /**
    * An empty HTTP 500 to progress: what releases v0.1.6 to v0.2.0 answer until their first check
-   * (service facts). Read as "not started" (idle, generation 0, no task), marked, said once; it is
-   * an answer, so failures start over.
+   * (service facts), whatever their metadata holds: a verifier that never ran a check answers so,
+   * and so does a restarted one whose next check resumes an earlier verification. Marked (idle at
+   * generation 0, `EMPTY_500`), said once; it is an answer, so failures start over.
    */
-  #notStarted500(): VerifierProgress {
+  #empty500(): VerifierProgress {
     const { ctx } = this;
     const m = ctx.run.memory.verifier;
     if (!this.#oldSaid) {
@@ -217,15 +181,14 @@ export class VerifierReader {
       ctx.run.emit("log", {
         level: "warn",
         index: ctx.index,
-        message: `verifier progress: an empty HTTP 500: ${OLD_RELEASE}; read as "not started" (a check is due). Use the verifier v0.2.1 for a cutover.`,
+        message: `verifier progress: an empty HTTP 500: ${OLD_RELEASE}. It cannot tell a verifier that never ran a check from one whose metadata holds an earlier verification (a check resumes that one): a check is judged by its first answers. Use the verifier v0.2.1 for a cutover.`,
       });
     }
     m.oldRelease = true;
     this.#failingSince = undefined;
     // Stryker disable next-line StringLiteral: equivalent: any failure's message differs from "" and from a mutant's text alike, so the next is said either way
     this.#problem = "";
-    const zero = Object.fromEntries(STATUS_COUNTERS.map((k) => [k, 0]));
-    return { phase: "idle", generation: 0, error: null, verificationStatus: zero, [EMPTY_500]: true };
+    return { phase: "idle", generation: 0, error: null, [EMPTY_500]: true };
   }
 
   /** A read that failed: undefined (said once per kind of failure), or the step's failure once it lasts. */
@@ -277,6 +240,7 @@ async function watch<R>(
   what: string,
   failing: () => FailingCondition[],
   onSample?: (p: VerifierProgress, signal: AbortSignal) => Promise<void>,
+  every: number | (() => number) = ctx.pollMs,
 ): Promise<R> {
   try {
     const r = await poll({
@@ -286,7 +250,7 @@ async function watch<R>(
         return p;
       },
       judge: (p) => (p === undefined ? undefined : judge(p)),
-      every: ctx.pollMs,
+      every,
       signal: ctx.signal,
     });
     return pollResult(r).done;
@@ -316,6 +280,8 @@ export function forget(m: VerifierMemory): void {
   delete m.writesOffGeneration;
   delete m.highestGeneration;
   delete m.resuming;
+  delete m.unproven;
+  delete m.verified;
 }
 
 /**
@@ -369,7 +335,8 @@ export function askOf(o: CommandOutcome, at: number): VerifierAsk {
  * (running, or finished). Adopts a check the run already had accepted or sent (also from the
  * journal of the run it resumes), or one already running; otherwise waits for change event
  * application and sends one. A new process in place of the one that had the check is a restart
- * (followed: its check is sent here).
+ * (followed: its check is sent here). A check whose verifier could not tell beforehand whether it
+ * starts afresh is judged by its first answer (`judgeOrigin`).
  */
 export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<VerifierProgress> {
   const m = ctx.run.memory.verifier;
@@ -377,11 +344,15 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
   for (;;) {
     if (m.check && m.check.answered !== "error") {
       const seen = await checkShows(ctx, t, m.check);
-      if ("shows" in seen) return seen.shows;
+      if ("shows" in seen) {
+        if (m.unproven !== undefined) judgeOrigin(ctx, seen.shows);
+        return seen.shows;
+      }
       const p = seen.lost;
       const why = newProcess(m, p);
-      // idle with no task is also "the check never arrived"; a new verification begins (no resume)
-      if (why !== undefined && !notStarted(p)) {
+      // idle with no task is also "the check never arrived"; a new verification begins (no resume).
+      // So is anything before a check not yet judged fresh: no verification of this cutover's ran
+      if (why !== undefined && !notStarted(p) && m.unproven === undefined) {
         followRestart(ctx, t, p, why);
         sent = 0;
       } else {
@@ -397,14 +368,47 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
           id: ctx.id,
           kind: "reconcile",
           ok: true,
-          reason: `the verifier shows no check (phase idle, generation 0, no task) although this run's check was ${m.check.answered === "ok" ? "accepted" : "sent"}: it restarted with --clean, or the check never arrived; a new verification begins`,
+          reason: `the verifier shows no check (${describeVerifier(p)}) although this run's check was ${m.check.answered === "ok" ? "accepted" : "sent"}: it restarted, or the check never arrived; a new verification begins`,
         });
         forget(m);
       }
     }
-    await beginCheck(ctx, t);
+    await beginCheck(ctx, t, sent);
     if (!m.adopted) sent++;
   }
+}
+
+/**
+ * The first answer that shows this run's check, where the answer before it could not tell a
+ * fresh verification from a resumed one (earned.ts `freshStart`): a fresh one is this cutover's
+ * (said and journaled, `verifier.origin`); a resumed one is refused as on v0.2.1 before a check,
+ * and its check no longer counts (`--resume` does not adopt it either).
+ */
+function judgeOrigin(ctx: StepContext, p: VerifierProgress): void {
+  const m = ctx.run.memory.verifier;
+  const release = m.unproven === "oldRelease";
+  const not = freshStart(p, release ? undefined : m.baseline);
+  if (not === undefined) {
+    const why = `a fresh verification: ${describeVerifier(p)}, after ${release ? "an empty HTTP 500 before the check" : "the counters its metadata held before the check"}`;
+    ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: true, why });
+    delete m.unproven;
+    delete m.refused;
+    ctx.run.emit("log", { level: "info", index: ctx.index, message: `the verifier's check shows ${why}` });
+    return;
+  }
+  const why = `${not} (${describeVerifier(p)})`;
+  ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: false, why });
+  forget(m);
+  m.refused = why;
+  throw new StepFailure(
+    `the verifier resumed a verification this cutover did not start: after this run's check ${why}. Its result would not be this cutover's, so nothing is verified by it`,
+    {
+      reason: "unsafe",
+      hint: release
+        ? `${OLD_RELEASE}, whatever its metadata holds. Start the verifier on a new metadata database (a new --metaURI or --metaDBName), or with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one), then run this step again (--resume). Better: use the verifier v0.2.1.`
+        : "Restart the verifier with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one, generation 0 with new tasks) or on a new metadata database (a new --metaURI or --metaDBName), then run this step again (--resume).",
+    },
+  );
 }
 
 /**
@@ -437,6 +441,11 @@ async function checkShows(
     },
     "the verifier to show this run's check",
     () => [{ instance: "verifier", condition: "a check running", value: last ? describeVerifier(last) : undefined }],
+    undefined,
+    // a check to be judged by its first answer: read at once (poll's first read), and again soon
+    // while the check has not taken the verifier's lock yet, so that the answer comes as its setup
+    // releases it, before the workers ran a task (earned.ts `freshStart`)
+    () => (m.unproven === undefined ? ctx.pollMs : Math.min(ctx.pollMs, UNPROVEN_POLL_MS)),
   );
 }
 
@@ -467,29 +476,42 @@ async function waitForCea(ctx: StepContext): Promise<void> {
 
 /**
  * A new verification: the baseline, then the check sent once (or a running one adopted). After a
- * restart the new process's persisted verification is resumed by the check; otherwise a
- * verifier that shows another verification (finished, or persisted by a restart) gets none.
+ * restart the new process's persisted verification is resumed by the check. A verifier that
+ * finished a verification gets none (a check would make it exit). One whose answer cannot tell
+ * whether a check starts afresh or resumes an earlier verification (idle at generation 0 with
+ * tasks, with or without `--clean`; an empty HTTP 500) gets the check, and its first answers
+ * decide (`judgeOrigin`): `--clean` drops the old metadata only when that check arrives
+ * (verifier source, check.go `CheckDriver`), so no answer before it could.
  */
-async function beginCheck(ctx: StepContext, t: VerifierTools): Promise<void> {
+async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Promise<void> {
   const m = ctx.run.memory.verifier;
   await waitForCea(ctx);
   const base = await readVerifier(ctx, t, "the verifier's progress before its check");
-  const resumes = m.resuming === true && persisted(base);
-  forget(m);
   const oldRelease = base[EMPTY_500] === true;
-  if (!notStarted(base) && !resumes) {
-    if (persisted(base))
-      throw new StepFailure(
-        `the verifier shows a verification this run did not start (${describeVerifier(base)}: a process restarted without --clean, showing its persisted counters): a check would resume it, so none is sent`,
-        {
-          hint: "Restart the verifier with --clean (or on a new metadata database) so that this run's check starts a verification of its own, then run this step again (--resume).",
-        },
-      );
+  const held = persisted(base) || oldRelease;
+  const resumes = m.resuming === true && held;
+  forget(m);
+  const unproven = resumes ? undefined : oldRelease ? "oldRelease" : persisted(base) ? "persisted" : undefined;
+  if (!notStarted(base) && !held) {
     if (finished(base))
       throw new StepFailure(
         `the verifier already finished a verification (${describeVerifier(base)}): a check now would make it exit, so none is sent`,
         {
-          hint: "The verifier runs one verification per process (a second check panics it), and a restart without --clean keeps that verification. Restart the verifier with --clean (or on a new metadata database), then run this step again (--resume).",
+          hint: "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
+        },
+      );
+    if (t.filter !== undefined)
+      throw new StepFailure(
+        `the verifier is already checking (${describeVerifier(base)}), started outside this run: this step's filter would not apply to it (a check while one runs is answered success and ignored), so it is not adopted`,
+        {
+          hint: "Restart the verifier with --clean (or on a new metadata database) so that this run's check, with its filter, starts the verification; then run this step again (--resume). Or remove the filter to adopt the running check.",
+        },
+      );
+    if (m.refused !== undefined)
+      throw new StepFailure(
+        `the verifier is checking (${describeVerifier(base)}), and this cutover refused the verification it showed after its last check (${m.refused}): this may be that very verification, so it is not adopted`,
+        {
+          hint: "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
         },
       );
     ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: true });
@@ -511,11 +533,24 @@ async function beginCheck(ctx: StepContext, t: VerifierTools): Promise<void> {
     adopted: false,
     ...(resumes ? { resumes } : {}),
     ...(oldRelease ? { oldRelease } : {}),
+    ...(unproven ? { unproven } : {}),
   });
   m.baseline = base;
   m.adopted = false;
   m.highestGeneration = 0;
   if (resumes) m.resuming = true;
+  if (unproven) m.unproven = unproven;
+  // no metadata to resume: the refused verification cannot be the one this check starts
+  else if (!resumes) delete m.refused;
+  if (unproven && sent === 0)
+    ctx.run.emit("log", {
+      level: "warn",
+      index: ctx.index,
+      message:
+        unproven === "persisted"
+          ? `the verifier shows the counters of an earlier verification (${describeVerifier(base)}): started without --clean, this check resumes it; started with --clean, it drops it when the check arrives. The check's first answers decide: a fresh verification goes on, a resumed one is refused`
+          : `the verifier answered an empty HTTP 500 (${OLD_RELEASE}): this check may resume an earlier verification its metadata holds. The check's first answers decide: a fresh verification goes on, a resumed one is refused`,
+    });
   const at = Date.now();
   const o = await t.v.tryCommand("check", {
     signal: ctx.signal,

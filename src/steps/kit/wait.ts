@@ -9,9 +9,9 @@
  * that says met carries `unmetAt`, the answer of the last read that found it unmet: the
  * condition became true after it, as far as polls can tell (the window's shares use it).
  *
- * Inside the write-stop window (writes stopped, canWrite not yet seen) every second is the
- * application's downtime: the wait polls at most `windowPollMs` apart (with jitter) instead of its
- * interval. Reads stay sequential, one request in flight per instance (the fleet joins any other).
+ * Inside the write-stop window (writes stopped, the destination not taking writes yet) every
+ * second is the application's downtime: the wait polls at most `windowPollMs` apart (with
+ * jitter) instead of its interval. Reads stay sequential, one request in flight per instance (the fleet joins any other).
  * With three instances or more it watches instead (`createWatch`): between whole reads it reads
  * one instance at a time, in turn, and reads the whole fleet the moment one of them shows the
  * condition turn, within the same load (issue 41). Only whole reads are judged.
@@ -29,6 +29,7 @@ import { delay as sleep } from "../../timers.js";
 import { formatDuration } from "../../runbook/index.js";
 import { StepFailure, StepTimeout, type StepContext } from "./context.js";
 import { poll } from "./poll.js";
+import { observeVerifier } from "./earned.js";
 
 export interface WaitOptions {
   pollMs: number;
@@ -247,6 +248,7 @@ async function readVerifier(ctx: StepContext): Promise<VerifierProgress | undefi
   try {
     const p = await v.progress({ signal: ctx.signal });
     ctx.run.emit("verifier.sampled", { progress: p });
+    observeVerifier(ctx.run.memory.verifier, p);
     return p;
   } catch (err) {
     if (ctx.signal.aborted) throw err;

@@ -1,0 +1,136 @@
+/**
+ * `syncbook watch <runbook.yaml | journal folder> [--listen HOST:PORT] [--token-file FILE]`: a
+ * read-only live page of the cutover for everyone on the bridge call (src/watch/). Runs until
+ * Ctrl-C. Exit codes: 0 stopped by Ctrl-C, 2 usage (a target that is neither a runbook nor a
+ * folder, a bad --listen, a non-loopback address without a token file, a port in use).
+ */
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { ExitCode, UserError, errorMessage } from "../errors.js";
+import { stderr, stdout } from "./execute.js";
+
+export interface WatchCliOptions {
+  listen?: string;
+  tokenFile?: string;
+  journalDir?: string;
+  /** `--no-live`: the journal only; the fleet and the verifier are not read. */
+  live?: boolean;
+}
+
+/** Tokens shorter than this are refused: the page is the cutover's state, on a network. */
+const MIN_TOKEN_LENGTH = 16;
+
+/** `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:8080`, `:8080` (loopback), `8080` (loopback). */
+export function parseListen(v: string | undefined): { host: string; port: number } {
+  const text = v ?? "127.0.0.1:0";
+  const m = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || !(port >= 0 && port <= 65535))
+    throw new UserError(`--listen ${text}: expected HOST:PORT (for example 127.0.0.1:8080)`, {
+      hint: "The default is 127.0.0.1 on a free port; any other address needs --token-file.",
+      exitCode: ExitCode.usage,
+    });
+  return { host: m[1] ?? (m[2] || "127.0.0.1"), port };
+}
+
+function readToken(file: string): string {
+  let token: string;
+  try {
+    token = readFileSync(file, "utf8").trim();
+  } catch (err) {
+    throw new UserError(`--token-file ${file}: cannot read it (${errorMessage(err)})`, {
+      hint: `Write a token to it first, for example: openssl rand -hex 24 > ${file} && chmod 600 ${file}`,
+      exitCode: ExitCode.usage,
+    });
+  }
+  if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token))
+    throw new UserError(`--token-file ${file}: the token must be one word of at least ${MIN_TOKEN_LENGTH} characters`, {
+      hint: `For example: openssl rand -hex 24 > ${file}`,
+      exitCode: ExitCode.usage,
+    });
+  return token;
+}
+
+export async function main(target: string, opts: WatchCliOptions): Promise<number> {
+  const { host, port } = parseListen(opts.listen);
+  const { isLoopback } = await import("../watch/index.js");
+  if (!isLoopback(host) && opts.tokenFile === undefined)
+    throw new UserError(`--listen ${host}: an address other than loopback needs a token`, {
+      hint: "Give --token-file FILE (a file holding the token; never the token itself on the command line), or listen on 127.0.0.1.",
+      exitCode: ExitCode.usage,
+    });
+  const token = opts.tokenFile !== undefined ? readToken(opts.tokenFile) : undefined;
+  let isDir: boolean;
+  try {
+    isDir = statSync(target).isDirectory();
+  } catch {
+    throw new UserError(`${target}: no such file or folder`, {
+      hint: "Pass the runbook (YAML) or its journal folder (.syncbook/<runbook name>).",
+      exitCode: ExitCode.usage,
+    });
+  }
+  const { traitsOf } = await import("../steps/index.js");
+  const { userinfoRedactor } = await import("../redact.js");
+  const { startWatch, lagBelowOf } = await import("../watch/index.js");
+  let base: Parameters<typeof startWatch>[0];
+  const common = {
+    traits: traitsOf,
+    host,
+    port,
+    ...(token !== undefined ? { token } : {}),
+    ...(opts.live === false ? { noLive: true } : {}),
+  };
+  if (isDir) base = { ...common, folder: resolve(target), redact: userinfoRedactor };
+  else {
+    const { loadRunbook } = await import("../runbook/index.js");
+    const { instancesOf } = await import("../runbook/types.js");
+    const { journalDirFor } = await import("../journal/index.js");
+    const loaded = await loadRunbook(target, { env: process.env });
+    const rb = loaded.runbook;
+    if (!rb || loaded.diagnostics.some((d) => d.severity === "error"))
+      throw new UserError(`${target} does not load, so its fleet and journal are not known`, {
+        hint: `Fix it (syncbook lint ${target}), or pass its journal folder instead.`,
+        exitCode: ExitCode.usage,
+      });
+    const { bindStep } = await import("../steps/index.js");
+    const lag = lagBelowOf(
+      rb.steps.map((st) => {
+        const b = bindStep(st);
+        return { command: b.command, condition: b.condition() };
+      }),
+    );
+    base = {
+      ...common,
+      folder: journalDirFor(target, rb.name, opts.journalDir, { create: false }),
+      runbook: target,
+      instances: instancesOf(rb),
+      ...(rb.verifier ? { verifier: rb.verifier } : {}),
+      ...(lag !== undefined ? { lagBelowSeconds: lag } : {}),
+      redact: loaded.redact,
+    };
+  }
+  let watch: Awaited<ReturnType<typeof startWatch>>;
+  try {
+    watch = await startWatch({
+      ...base,
+      onAlarm: (v) => stderr(`syncbook watch: ${v.headline}${v.left.length ? ` (${v.left.join(", ")})` : ""}`),
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES")
+      throw new UserError(`--listen ${host}:${port}: cannot listen there (${code})`, {
+        hint: "Pick another port (or leave --listen out: a free port on 127.0.0.1).",
+        exitCode: ExitCode.usage,
+      });
+    throw err;
+  }
+  stdout(`syncbook watch: ${watch.url} (read-only; following ${base.folder})`);
+  if (token !== undefined)
+    stdout(`  open ${watch.url}?token=<the token in ${opts.tokenFile}> once: the page keeps it in a cookie`);
+  await new Promise<void>((r) => {
+    process.once("SIGINT", r);
+    process.once("SIGTERM", r);
+  });
+  await watch.close();
+  return ExitCode.ok;
+}

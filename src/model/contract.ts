@@ -1,0 +1,254 @@
+/**
+ * The cutover's read model: its JSON shape and version (`MODEL_VERSION`), what every reader of a
+ * cutover takes its view from (the live UI, the report, `status`, the trace, and `syncbook watch`'s
+ * `/state.json`, which serves it as is). `fold.ts` folds the run's events into it. docs/model.md
+ * documents each field; a change that a reader of the JSON could notice raises the version.
+ *
+ * Times are epoch ms as the events carry them (the report mends clock steps before it folds,
+ * src/report/durations.ts). Every string comes from an event, and events are redacted when
+ * emitted: the model holds no secret.
+ */
+import type { InstanceRef, Outcome, Place, RunEventMap } from "../events.js";
+import type { CopyView } from "../fleet/eta.js";
+import type { WriteStopWindow } from "../fleet/window.js";
+import type { WritesLeft } from "../writes-words.js";
+
+export const MODEL_VERSION = 1;
+
+/** A step's fate: the runner's outcomes, plus `pending` (never reached) and `running` (started, no end yet). */
+export type StepOutcome = Outcome | "pending" | "running";
+/** A run's fate: the runner's outcomes, plus `unfinished` (no `run.finished`: running, or ended without a word). */
+export type RunOutcome = Outcome | "unfinished";
+
+/** One run of the cutover (a process of `syncbook run`): a journal resumed holds several, a cutover may span journals. */
+export interface ModelRun {
+  /** 1-based, across every journal of the cutover. */
+  n: number;
+  mode: RunEventMap["run.started"]["mode"] | "unknown";
+  /** The journal it wrote (when the events came from journals). */
+  journal?: string;
+  startedAt: number;
+  /** Its last event. */
+  lastAt: number;
+  /** Its `run.finished`, when it said one. */
+  finishedAt?: number;
+  outcome: RunOutcome;
+  /**
+   * How it ended, in one word: `ok`, `failed`, `interrupted`, `called-off` (`--abort` whose undos
+   * ran), `no-word` (a later run started and this one never finished: killed, crashed, its machine
+   * lost) or `open` (the last run, without an end yet: running, or dead and not yet resumed).
+   */
+  ended: "ok" | "failed" | "interrupted" | "skipped" | "called-off" | "no-word" | "open";
+  exitCode?: number;
+  /** Its own time, as its `run.finished` said. */
+  durationMs?: number;
+  committed?: boolean;
+  message?: string;
+  aborted?: true;
+  /** A command that reached part of the fleet (`commit reached 2 of 3 instances …`). */
+  split?: string;
+  by?: { user: string; host: string; pid: number };
+  syncbook?: string;
+  hash: string;
+}
+
+/** Time in which no runner of the cutover was alive: between a run's end (said, or its last event) and the next run's start. */
+export interface ModelGap {
+  /** The run before the gap (its `n`). */
+  after: number;
+  from: number;
+  to: number;
+  ms: number;
+  /** `killed`: that run ended without a word (its last event is all we know); `ended`: it finished and someone ran syncbook again later. */
+  how: "killed" | "ended";
+}
+
+export interface ModelAttempt {
+  /** The run it was made in (`ModelRun.n`). */
+  run: number;
+  startedAt: number;
+  endedAt?: number;
+  durationMs?: number;
+  outcome: StepOutcome;
+  error?: string;
+}
+
+export interface ModelWait {
+  at: number;
+  met: boolean;
+  /** Who fails which condition, with what value, since how long: why the wait is not over, per instance. */
+  failing: { instance: string; condition: string; value: unknown; sinceMs: number }[];
+  /** On a met status: the last read that found it unmet (the condition became true after it). */
+  unmetAt?: number;
+}
+
+export interface ModelStep {
+  index: number;
+  id: string;
+  kind: string;
+  title: string;
+  /** The latest attempt's outcome (a step done in an earlier run and not run again keeps its own). */
+  outcome: StepOutcome;
+  attempts: ModelAttempt[];
+  /** The latest attempt's start and end (a skipped step: when it was skipped). */
+  startedAt?: number;
+  endedAt?: number;
+  durationMs?: number;
+  error?: string;
+  hint?: string;
+  place?: Place;
+  /** Why it was skipped. */
+  reason?: string;
+  /** Why a later run did not run it again (`run 2: done in the interrupted run (journal)`). */
+  resumeNote?: string;
+  /** Its time limit, as its last start said. */
+  timeoutMs?: number;
+  /** A condition wait's last standing. */
+  wait?: ModelWait;
+  /** `wait.slow` events: no progress for a while. */
+  slow: { at: number; stalledForMs: number; detail: string }[];
+}
+
+export interface ModelInstance {
+  index: number;
+  label: string;
+  url: string;
+  name?: string;
+  state?: string;
+  info?: string;
+  /** Seconds (src/api/progress.ts `lagSeconds`); null: the answer had none. */
+  lagSeconds?: number | null;
+  /** The lag's direction over the last answers: `falling` (converging), `rising`, `steady`. */
+  lagTrend?: "falling" | "rising" | "steady";
+  /** Seconds of lag gained per second over the last answers (negative: falling), for an ETA. */
+  lagRate?: number;
+  canCommit?: boolean;
+  canWrite?: boolean | null;
+  /** Later versions' fields, when the answer has them (src/api/versions.ts). */
+  ceaCatchupSeconds?: number;
+  pingLatencyMs?: number;
+  indexBuilding?: Record<string, unknown>;
+  warnings?: unknown[];
+  /**
+   * The embedded verifier's phase and lag on each side (`verification.source` / `.destination`,
+   * 1.9+), when the answer has them: the cutover waits for both in `stream hashing` with their
+   * lag near 0 (service-facts.md, "The embedded verifier (1.9)").
+   */
+  embedded?: { source?: ModelEmbeddedSide; destination?: ModelEmbeddedSide };
+  /** When its last progress answer arrived. */
+  answeredAt?: number;
+  /** Its progress reads fail since `since`: the fields above are its last answer, not its state now. */
+  down?: { since: number; error: string };
+}
+
+export interface ModelEmbeddedSide {
+  phase?: string;
+  lagSeconds?: number;
+}
+
+export interface ModelVerifier {
+  phase?: string;
+  error?: unknown;
+  /** The current generation's counters (`verificationStatus`). */
+  counters: Record<string, number>;
+  generation?: number;
+  /** Documents compared in this generation, of its total (`generationStats`). */
+  docs?: { compared: number; total: number };
+  answeredAt?: number;
+  /** The generation writesOff met (`verifier.writesOff`): a result must come from a later one. */
+  writesOffGeneration?: number;
+  /** Restarts seen (`verifier.restarted`). */
+  restarts: number;
+  /** Progress answered the old releases' empty HTTP 500 before the check (v0.1.6 to v0.2.0). */
+  oldRelease?: true;
+}
+
+export interface ModelDecision {
+  at: number;
+  run: number;
+  index?: number;
+  id?: string;
+  kind: RunEventMap["decision"]["kind"];
+  ok: boolean;
+  check?: string;
+  reason: string;
+}
+
+export interface ModelHook {
+  run: number;
+  index: number;
+  id: string;
+  use: string;
+  undo: boolean;
+  /** The call as a command a person can paste (shell's argv, http's curl line), redacted, when the run journaled one. */
+  command?: string;
+  startedAt: number;
+  endedAt?: number;
+  ok?: boolean;
+  error?: string;
+  durationMs?: number;
+}
+
+/** A question put to a person, and who answered it when: a `confirm` (or an `--only` confirmation), or a `--step` prompt. */
+export interface ModelPrompt {
+  run: number;
+  index?: number;
+  id?: string;
+  kind: "confirm" | "--step";
+  question?: string;
+  /** `yes`/`no`; a `--step` prompt answered by going on is `yes`. */
+  answer: "yes" | "no";
+  /** `--yes` (answered by the flag), else the run's user at its host (the person at that terminal). */
+  by: string;
+  /** When it was answered. */
+  at: number;
+  /** How long the person took (`--step` prompts). */
+  waitedMs?: number;
+}
+
+export interface ModelCommit {
+  at: number;
+  run: number;
+  index: number;
+  id: string;
+  instances: string[];
+  skewMs: number;
+}
+
+export interface CutoverModel {
+  version: typeof MODEL_VERSION;
+  /** The cutover: its id (the same in every run of it), runbook, and when its first run started. */
+  cutover: {
+    id?: string;
+    runbook?: string;
+    file?: string;
+    hash?: string;
+    startedAt?: number;
+    /** The last event folded. */
+    lastAt?: number;
+    /** Some run said the sync was committed, or every instance was seen COMMITTED. */
+    committed: boolean;
+  };
+  runs: ModelRun[];
+  /** The spans with no runner alive, between runs. */
+  gaps: ModelGap[];
+  instances: InstanceRef[];
+  verifierUrl?: string;
+  steps: ModelStep[];
+  /** The step running now (undefined between steps and after the run). */
+  current?: number;
+  fleet: { instances: ModelInstance[]; copy: CopyView };
+  verifier?: ModelVerifier;
+  /** The write-stop window (the last), every one, and application writes when they do not flow. */
+  window?: WriteStopWindow;
+  windows: WriteStopWindow[];
+  writesLeft?: WritesLeft;
+  decisions: ModelDecision[];
+  hooks: ModelHook[];
+  prompts: ModelPrompt[];
+  commits: ModelCommit[];
+  /** The notifications journaled (`notification.*`): how many were delivered, and each that was not or is in doubt (src/plugin/deliveries.ts). */
+  notifications?: { delivered: number; notDelivered: string[] };
+  /** warn and error log lines. */
+  logs: { at: number; run: number; level: "warn" | "error"; message: string; index?: number }[];
+}

@@ -1,0 +1,646 @@
+/**
+ * The one fold of a cutover's events into its read model (`contract.ts`), as vitest's reporters
+ * share one read model of a test run: the live UI, the report, `status`, the trace and the
+ * coming live page take their views from it instead of each folding step outcomes, runs and the
+ * fleet again. Live it is fed the one event stream; after the fact, every journal of the cutover
+ * (`joinJournals`), oldest run first.
+ *
+ * Pure: no I/O, no clock (a reader asks for the view at a time it names), no module state.
+ * Lenient: a journal is a file anyone can edit, so fields are read defensively and an event it
+ * cannot place is left out, never thrown on. (What `--resume` reads, strictly, is
+ * src/journal/state.ts: docs/ARCHITECTURE.md says why it keeps its own reader.)
+ */
+import { lagSeconds, pingLatencyMs } from "../api/progress.js";
+import { instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from "../events.js";
+import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
+import type { CopyOptions, CopyState } from "../fleet/eta.js";
+import { deliveryReport } from "../plugin/deliveries.js";
+import { WindowTracker, isJournalHeader, type WindowKindTraits } from "../fleet/window.js";
+import {
+  MODEL_VERSION,
+  type CutoverModel,
+  type ModelAttempt,
+  type ModelCommit,
+  type ModelDecision,
+  type ModelEmbeddedSide,
+  type ModelGap,
+  type ModelHook,
+  type ModelInstance,
+  type ModelPrompt,
+  type ModelRun,
+  type ModelStep,
+  type ModelVerifier,
+} from "./contract.js";
+
+export interface FoldOptions {
+  /** What the fold must know of a step kind (`traitsOf`, src/steps/index.ts, handed down: the steps sit above). */
+  traits: WindowKindTraits;
+  /** The copy ETA's window (src/fleet/eta.ts). */
+  copy?: CopyOptions;
+  /** Where each journal's events begin (`joinJournals`): a run is named by the journal it wrote. */
+  journals?: readonly { file: string; fromSeq: number }[];
+}
+
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+const finite = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+/** How many recent lag answers judge its trend, and the change (seconds) that is more than noise. */
+const LAG_TREND_SAMPLES = 5;
+const LAG_TREND_NOISE_S = 1;
+
+/**
+ * A cutover's events folded one at a time (feed them in `seq` order; `foldEvents` sorts). The
+ * view (`view()`) is plain JSON: a copy, safe to keep or serve.
+ */
+export class CutoverFold {
+  readonly #opts: FoldOptions;
+  readonly #window: WindowTracker;
+  readonly #runs: ModelRun[] = [];
+  readonly #gaps: ModelGap[] = [];
+  readonly #steps = new Map<number, ModelStep>();
+  readonly #running: number[] = [];
+  readonly #instances = new Map<number, InstanceRef>();
+  readonly #fleet = new Map<number, ModelInstance>();
+  readonly #lags = new Map<number, { at: number; lag: number }[]>();
+  #copy: CopyState = emptyCopyState();
+  #verifier: ModelVerifier | undefined;
+  readonly #decisions: ModelDecision[] = [];
+  readonly #hooks: ModelHook[] = [];
+  readonly #prompts: ModelPrompt[] = [];
+  readonly #commits: ModelCommit[] = [];
+  readonly #deliveries: RunEvent[] = [];
+  readonly #logs: CutoverModel["logs"] = [];
+  readonly #states = new Map<number, string>();
+  #started: RunEventOf<"run.started"> | undefined;
+  #firstStarted: RunEventOf<"run.started"> | undefined;
+  #verifierUrl: string | undefined;
+  #committedSeen = false;
+  #lastAt: number | undefined;
+  #journal: string | undefined;
+  #journalAt = 0;
+
+  constructor(opts: FoldOptions) {
+    this.#opts = opts;
+    this.#window = new WindowTracker(opts.traits);
+  }
+
+  /** The write-stop window's own fold (its clock, its shares): the runner and the UI ask it directly. */
+  get window(): WindowTracker {
+    return this.#window;
+  }
+
+  /** The step running now. */
+  get current(): number | undefined {
+    return this.#running[this.#running.length - 1];
+  }
+
+  /** The run being folded (the last one started). */
+  get run(): ModelRun | undefined {
+    return this.#runs[this.#runs.length - 1];
+  }
+
+  get lastAt(): number | undefined {
+    return this.#lastAt;
+  }
+
+  /** The steps, in order (as the model holds them: read, do not change). */
+  steps(): ModelStep[] {
+    return [...this.#steps.values()].sort((a, b) => a.index - b.index);
+  }
+
+  /** The hook calls (and undos) so far, in order (read, do not change). */
+  hooks(): readonly ModelHook[] {
+    return this.#hooks;
+  }
+
+  /** The decisions so far, in order (read, do not change). */
+  decisions(): readonly ModelDecision[] {
+    return this.#decisions;
+  }
+
+  /** The step at `index` (as the model holds it: read it, do not change it). */
+  step(index: number): ModelStep | undefined {
+    return this.#steps.get(index);
+  }
+
+  #stepOf(index: number, id: string, kind = "", title = ""): ModelStep {
+    let s = this.#steps.get(index);
+    if (!s) {
+      s = { index, id, kind, title: title || id, outcome: "pending", attempts: [], slow: [] };
+      this.#steps.set(index, s);
+    }
+    return s;
+  }
+
+  /** A run that ended without a word: its steps still running end at its last event. */
+  #closeRun(r: ModelRun, at: number): void {
+    r.lastAt = Math.max(r.lastAt, at);
+    for (const index of this.#running.splice(0)) {
+      const a = this.#steps.get(index)?.attempts.at(-1);
+      if (a && a.endedAt === undefined) a.endedAt = r.lastAt;
+    }
+  }
+
+  apply(e: RunEvent): void {
+    this.#lastAt = Math.max(this.#lastAt ?? e.at, e.at);
+    while (this.#opts.journals && this.#journalAt < this.#opts.journals.length) {
+      const j = this.#opts.journals[this.#journalAt]!;
+      if (e.seq < j.fromSeq) break;
+      this.#journal = j.file;
+      this.#journalAt++;
+    }
+    this.#window.apply(e);
+    const cur = this.run;
+    // a resume's journal header is the next runner's, not a sign of life of this one
+    if (cur && e.type !== "run.started" && !isJournalHeader(e)) cur.lastAt = Math.max(cur.lastAt, e.at);
+    const n = cur?.n ?? 1;
+    switch (e.type) {
+      case "run.started":
+        this.#runStarted(e);
+        break;
+      case "run.finished":
+        if (cur) {
+          cur.finishedAt = e.at;
+          cur.outcome = e.outcome;
+          cur.ended = e.aborted === true && e.exitCode === 0 ? "called-off" : e.outcome;
+          cur.exitCode = e.exitCode;
+          cur.durationMs = e.durationMs;
+          cur.committed = e.committed;
+          if (e.message !== undefined) cur.message = e.message;
+          if (e.aborted === true) cur.aborted = true;
+          if (e.split !== undefined) cur.split = e.split;
+          this.#closeRun(cur, e.at);
+        }
+        break;
+      case "step.started": {
+        const s = this.#stepOf(e.index, e.id, e.kind, e.title);
+        if (e.kind) s.kind = e.kind;
+        s.outcome = "running";
+        s.startedAt = e.at;
+        for (const k of ["endedAt", "durationMs", "error", "hint", "place", "reason", "wait"] as const) delete s[k];
+        s.slow = [];
+        if (e.timeoutMs !== undefined) s.timeoutMs = e.timeoutMs;
+        else delete s.timeoutMs;
+        s.attempts.push({ run: n, startedAt: e.at, outcome: "running" });
+        this.#running.push(e.index);
+        if (e.promptMs !== undefined && e.promptMs > 0)
+          this.#prompts.push({
+            run: n,
+            index: e.index,
+            id: e.id,
+            kind: "--step",
+            answer: "yes",
+            by: this.#who(),
+            at: e.at,
+            waitedMs: e.promptMs,
+          });
+        break;
+      }
+      case "step.finished": {
+        const s = this.#stepOf(e.index, e.id);
+        s.outcome = e.outcome;
+        s.endedAt = e.at;
+        s.durationMs = e.durationMs;
+        s.startedAt ??= e.at - e.durationMs;
+        if (e.error !== undefined) s.error = e.error;
+        if (e.hint !== undefined) s.hint = e.hint;
+        if (e.place !== undefined && obj(e.place)) s.place = e.place;
+        let a: ModelAttempt | undefined = s.attempts.at(-1);
+        if (!a || a.endedAt !== undefined) {
+          a = { run: n, startedAt: s.startedAt, outcome: e.outcome };
+          s.attempts.push(a);
+        }
+        a.endedAt = e.at;
+        a.durationMs = e.durationMs;
+        a.outcome = e.outcome;
+        if (e.error !== undefined) a.error = e.error;
+        const k = this.#running.lastIndexOf(e.index);
+        if (k >= 0) this.#running.splice(k, 1);
+        break;
+      }
+      case "step.skipped": {
+        const s = this.#stepOf(e.index, e.id);
+        // a later run skips what an earlier one did: the step keeps its own outcome and times
+        if (s.attempts.length > 0 && s.outcome !== "running" && s.outcome !== "pending") {
+          s.resumeNote = `run ${cur?.n ?? "?"}: ${e.reason}`;
+          break;
+        }
+        s.outcome = "skipped";
+        s.reason = s.attempts.length > 0 ? `${e.reason} (run ${cur?.n ?? "?"})` : e.reason;
+        if (s.attempts.length === 0) {
+          s.startedAt = e.at;
+          s.endedAt = e.at;
+          s.durationMs = 0;
+        }
+        break;
+      }
+      case "progress.sampled":
+        this.#sample(e);
+        break;
+      case "poll.failed": {
+        if (e.target !== "service" || !e.instance) break;
+        const view = this.#instance(e.instance);
+        view.down = { since: view.down?.since ?? e.at, error: e.error };
+        break;
+      }
+      case "verifier.sampled": {
+        const p = obj(e.progress) ?? {};
+        const counters: Record<string, number> = {};
+        for (const [k, v] of Object.entries(obj(p.verificationStatus) ?? {}))
+          if (finite(v) !== undefined) counters[k] = v as number;
+        const g = obj(p.generationStats);
+        const compared = finite(g?.docsCompared);
+        const total = finite(g?.totalDocs);
+        const was = this.#verifier;
+        this.#verifier = {
+          ...(typeof p.phase === "string" ? { phase: p.phase } : {}),
+          error: p.error ?? null,
+          counters,
+          ...(finite(p.generation) !== undefined ? { generation: p.generation as number } : {}),
+          ...(compared !== undefined && total !== undefined ? { docs: { compared, total } } : {}),
+          answeredAt: e.at,
+          ...(was?.writesOffGeneration !== undefined ? { writesOffGeneration: was.writesOffGeneration } : {}),
+          restarts: was?.restarts ?? 0,
+          ...(was?.oldRelease ? { oldRelease: true as const } : {}),
+        };
+        break;
+      }
+      case "verifier.baseline":
+        if (e.oldRelease) this.#verifierOf().oldRelease = true;
+        break;
+      case "verifier.writesOff":
+        this.#verifierOf().writesOffGeneration = e.generation;
+        break;
+      case "verifier.restarted":
+        this.#verifierOf().restarts++;
+        break;
+      case "wait.status": {
+        const s = this.#stepOf(e.index, e.id);
+        s.wait = {
+          at: e.at,
+          met: e.met,
+          failing: e.failing.map((f) => ({ ...f })),
+          ...(e.unmetAt !== undefined ? { unmetAt: e.unmetAt } : {}),
+        };
+        break;
+      }
+      case "wait.slow":
+        this.#stepOf(e.index, e.id).slow.push({ at: e.at, stalledForMs: e.stalledForMs, detail: e.detail });
+        break;
+      case "decision": {
+        const index = e.index ?? this.current;
+        const d: ModelDecision = { at: e.at, run: n, kind: e.kind, ok: e.ok, reason: e.reason };
+        if (index !== undefined) d.index = index;
+        const id = e.id ?? (index !== undefined ? this.#steps.get(index)?.id : undefined);
+        if (id !== undefined) d.id = id;
+        if (e.check !== undefined) d.check = e.check;
+        this.#decisions.push(d);
+        if (e.check === "confirm") this.#prompts.push(this.#confirmPrompt(d));
+        break;
+      }
+      case "commit.sent":
+        this.#commits.push({
+          at: e.at,
+          run: n,
+          index: e.index,
+          id: e.id,
+          instances: [...e.instances],
+          skewMs: e.skewMs,
+        });
+        break;
+      case "hook.started":
+        this.#hooks.push({
+          run: n,
+          index: e.index,
+          id: e.id,
+          use: e.use,
+          undo: e.undo,
+          ...(e.command !== undefined ? { command: e.command } : {}),
+          startedAt: e.at,
+        });
+        break;
+      case "hook.finished": {
+        const open = this.#hooks.findLast((h) => h.index === e.index && h.undo === e.undo && h.endedAt === undefined);
+        const h: ModelHook = open ?? {
+          run: n,
+          index: e.index,
+          id: e.id,
+          use: e.use,
+          undo: e.undo,
+          startedAt: e.at - e.durationMs,
+        };
+        if (!open) this.#hooks.push(h);
+        h.endedAt = e.at;
+        h.ok = e.ok;
+        h.durationMs = e.durationMs;
+        if (e.error !== undefined) h.error = e.error;
+        break;
+      }
+      case "notification.sent":
+      case "notification.settled":
+        this.#deliveries.push(e);
+        break;
+      case "log":
+        if (e.level === "warn" || e.level === "error")
+          this.#logs.push({
+            at: e.at,
+            run: n,
+            level: e.level,
+            message: e.message,
+            ...(e.index !== undefined ? { index: e.index } : {}),
+          });
+        break;
+      default:
+        break; // unknown (newer) event types, journal headers: nothing of the model
+    }
+  }
+
+  #runStarted(e: RunEventOf<"run.started">): void {
+    const prev = this.run;
+    if (prev) {
+      // the runner before it: said its end, or died without a word after its last event
+      if (prev.finishedAt === undefined) {
+        prev.ended = "no-word";
+        this.#closeRun(prev, prev.lastAt);
+      }
+      const from = prev.finishedAt ?? prev.lastAt;
+      if (e.at > from)
+        this.#gaps.push({
+          after: prev.n,
+          from,
+          to: e.at,
+          ms: e.at - from,
+          how: prev.finishedAt === undefined ? "killed" : "ended",
+        });
+    }
+    this.#started = e;
+    this.#firstStarted ??= e;
+    if (e.verifier !== undefined) this.#verifierUrl = e.verifier;
+    const run: ModelRun = {
+      n: this.#runs.length + 1,
+      mode: e.mode,
+      ...(this.#journal !== undefined ? { journal: this.#journal } : {}),
+      startedAt: e.at,
+      lastAt: e.at,
+      outcome: "unfinished",
+      ended: "open",
+      hash: e.hash,
+    };
+    if (e.by) run.by = { ...e.by };
+    if (e.syncbook !== undefined) run.syncbook = e.syncbook;
+    this.#runs.push(run);
+    for (const st of e.steps) {
+      const step = this.#stepOf(st.index, st.id, st.kind, st.title);
+      step.kind ||= st.kind;
+    }
+    for (const i of e.instances) {
+      if (!this.#instances.has(i.index)) this.#instances.set(i.index, { ...i });
+      if (!this.#fleet.has(i.index)) this.#fleet.set(i.index, baseInstance(this.#instances.get(i.index)!));
+    }
+    // a new runner reads the fleet afresh: which instances showed COMMITTED is its own
+    this.#states.clear();
+  }
+
+  /** The person at this run's terminal: `user@host`, as the run recorded it. */
+  #who(): string {
+    const by = this.#started?.by;
+    return by ? `${by.user}@${by.host}` : "the operator";
+  }
+
+  /** A `confirm` decision as a prompt: `answered yes by --yes: …` (the flag), `yes: …` / `no: …` (a person). */
+  #confirmPrompt(d: ModelDecision): ModelPrompt {
+    const flag = /^answered yes by --yes: ([\s\S]*)$/.exec(d.reason);
+    const person = /^(yes|no): ([\s\S]*)$/.exec(d.reason);
+    return {
+      run: d.run,
+      ...(d.index !== undefined ? { index: d.index } : {}),
+      ...(d.id !== undefined ? { id: d.id } : {}),
+      kind: "confirm",
+      question: flag?.[1] ?? person?.[2] ?? d.reason,
+      answer: d.ok ? "yes" : "no",
+      by: flag ? "--yes" : this.#who(),
+      at: d.at,
+    };
+  }
+
+  #verifierOf(): ModelVerifier {
+    this.#verifier ??= { counters: {}, restarts: 0 };
+    return this.#verifier;
+  }
+
+  #instance(ref: InstanceRef): ModelInstance {
+    if (!this.#instances.has(ref.index)) this.#instances.set(ref.index, { ...ref });
+    let view = this.#fleet.get(ref.index);
+    if (!view) {
+      view = baseInstance(this.#instances.get(ref.index)!);
+      this.#fleet.set(ref.index, view);
+    }
+    return view;
+  }
+
+  #sample(e: RunEventOf<"progress.sampled">): void {
+    const view = this.#instance(e.instance);
+    const p = obj(e.progress) ?? {};
+    if (typeof p.state === "string") view.state = p.state;
+    else delete view.state;
+    if (typeof p.info === "string") view.info = p.info;
+    else delete view.info;
+    const lag = lagSeconds(p) ?? null;
+    view.lagSeconds = lag;
+    if (typeof lag === "number") {
+      const lags = [...(this.#lags.get(e.instance.index) ?? []), { at: e.at, lag }].slice(-LAG_TREND_SAMPLES);
+      this.#lags.set(e.instance.index, lags);
+      const trend = lagTrend(lags.map((l) => l.lag));
+      if (trend) view.lagTrend = trend;
+      else delete view.lagTrend;
+      setOrDrop(view, "lagRate", lagRate(lags));
+    }
+    if (typeof p.canCommit === "boolean") view.canCommit = p.canCommit;
+    // only the first process's canWrite is valid (mongodb/docs reference/cutover-process.txt: "The
+    // canWrite status of any subsequent mongosync processes is not valid"): the others' is never kept
+    const started = this.#started;
+    const from = started?.canWriteFrom ?? (started?.instances.length === 1 ? started.instances[0]!.index : undefined);
+    if (e.instance.index === from && (typeof p.canWrite === "boolean" || p.canWrite === null))
+      view.canWrite = p.canWrite;
+    else delete view.canWrite;
+    setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
+    setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
+    setOrDrop(view, "indexBuilding", obj(p.indexBuilding));
+    setOrDrop(
+      view,
+      "warnings",
+      Array.isArray(p.warnings) && p.warnings.length > 0 ? [...(p.warnings as unknown[])] : undefined,
+    );
+    setOrDrop(view, "embedded", embeddedOf(p.verification));
+    view.answeredAt = e.at;
+    delete view.down;
+    this.#copy = addCopySample(
+      this.#copy,
+      view.label,
+      readCollectionCopy(e.progress),
+      e.at,
+      this.#opts.copy ?? COPY_DEFAULTS,
+    );
+    if (view.state !== undefined) this.#states.set(e.instance.index, view.state);
+    const n = Math.max(this.#instances.size, this.#started?.instances.length ?? 0);
+    if (this.#states.size >= n && [...this.#states.values()].every((s) => s === "COMMITTED"))
+      this.#committedSeen = true;
+  }
+
+  /** The copy ETA as the live view shows it. */
+  copyState(): CopyState {
+    return this.#copy;
+  }
+
+  /** The fleet's instances as last read (live objects: read, do not change). */
+  instances(): ModelInstance[] {
+    return [...this.#fleet.values()].sort((a, b) => a.index - b.index);
+  }
+
+  verifier(): ModelVerifier | undefined {
+    return this.#verifier;
+  }
+
+  /** The model now (a copy): the window measured up to `now` while open (default: the last event). */
+  view(now: number = this.#lastAt ?? 0): CutoverModel {
+    const first = this.#firstStarted;
+    const last = this.#started;
+    const windows = this.#window.windows(now);
+    const w = windows.at(-1);
+    const writesLeft = this.#window.writesLeft();
+    const current = this.current;
+    // each delivery's last state, by the one fold of them (src/plugin/deliveries.ts)
+    const notifications = deliveryReport(this.#deliveries);
+    const out: CutoverModel = {
+      version: MODEL_VERSION,
+      cutover: {
+        ...(first?.cutover !== undefined ? { id: first.cutover } : {}),
+        ...(last ? { runbook: last.runbook, file: last.file, hash: last.hash } : {}),
+        ...(first ? { startedAt: first.at } : {}),
+        ...(this.#lastAt !== undefined ? { lastAt: this.#lastAt } : {}),
+        committed: this.#runs.some((r) => r.committed === true) || this.#committedSeen,
+      },
+      runs: this.#runs.map((r) => ({ ...r })),
+      gaps: this.#gaps.map((g) => ({ ...g })),
+      instances: [...this.#instances.values()].sort((a, b) => a.index - b.index).map((i) => ({ ...i })),
+      ...(this.#verifierUrl !== undefined ? { verifierUrl: this.#verifierUrl } : {}),
+      steps: [...this.#steps.values()].sort((a, b) => a.index - b.index).map((s) => structuredClone(s)),
+      ...(current !== undefined ? { current } : {}),
+      fleet: {
+        instances: this.instances().map((i) => structuredClone(i)),
+        copy: copyProgress(this.#copy, this.#opts.copy ?? COPY_DEFAULTS),
+      },
+      ...(this.#verifier ? { verifier: structuredClone(this.#verifier) } : {}),
+      ...(w ? { window: w } : {}),
+      windows,
+      ...(writesLeft ? { writesLeft } : {}),
+      decisions: this.#decisions.map((d) => ({ ...d })),
+      hooks: this.#hooks.map((h) => ({ ...h })),
+      prompts: this.#prompts.map((p) => ({ ...p })),
+      commits: this.#commits.map((c) => ({ ...c, instances: [...c.instances] })),
+      ...(notifications ? { notifications } : {}),
+      logs: this.#logs.map((l) => ({ ...l })),
+    };
+    return out;
+  }
+}
+
+function baseInstance(ref: InstanceRef): ModelInstance {
+  return {
+    index: ref.index,
+    label: instanceLabel(ref),
+    url: ref.url,
+    ...(ref.name !== undefined ? { name: ref.name } : {}),
+  };
+}
+
+/** The embedded verifier's sides as progress shows them (1.9+); undefined when it shows none. */
+function embeddedOf(v: unknown): ModelInstance["embedded"] {
+  const ver = obj(v);
+  if (!ver) return undefined;
+  const side = (x: unknown): ModelEmbeddedSide | undefined => {
+    const o = obj(x);
+    if (!o) return undefined;
+    const lag = finite(o.lagTimeSeconds);
+    return {
+      ...(typeof o.phase === "string" ? { phase: o.phase } : {}),
+      ...(lag !== undefined ? { lagSeconds: lag } : {}),
+    };
+  };
+  const source = side(ver.source);
+  const destination = side(ver.destination);
+  return source || destination ? { ...(source ? { source } : {}), ...(destination ? { destination } : {}) } : undefined;
+}
+
+function setOrDrop<K extends keyof ModelInstance>(view: ModelInstance, k: K, v: ModelInstance[K] | undefined): void {
+  if (v === undefined) delete view[k];
+  else view[k] = v;
+}
+
+/** The lag's direction over its last answers: more than noise down is `falling`, up `rising`. */
+export function lagTrend(lags: readonly number[]): ModelInstance["lagTrend"] {
+  if (lags.length < 2) return undefined;
+  const d = lags[lags.length - 1]! - lags[0]!;
+  return d < -LAG_TREND_NOISE_S ? "falling" : d > LAG_TREND_NOISE_S ? "rising" : "steady";
+}
+
+/**
+ * The lag's change per second of time over its last answers (first to last): negative while it
+ * falls. Undefined over less than a second, where the service's whole-second lag is only noise.
+ */
+export function lagRate(lags: readonly { at: number; lag: number }[]): number | undefined {
+  const first = lags[0];
+  const last = lags[lags.length - 1];
+  if (!first || !last || last.at - first.at < 1000) return undefined;
+  return (last.lag - first.lag) / ((last.at - first.at) / 1000);
+}
+
+/** Folds events (any order: sorted by `seq`) into the model. */
+export function foldEvents(events: readonly RunEvent[], opts: FoldOptions): CutoverModel {
+  const f = new CutoverFold(opts);
+  for (const e of [...events].sort((x, y) => x.seq - y.seq || x.at - y.at)) f.apply(e);
+  return f.view();
+}
+
+/**
+ * The events of a cutover's journals as one stream, oldest journal first: each journal's `seq`
+ * and request ids shifted past the one before it (as a resumed journal shifts its own lines), a
+ * delivery's `event` with its seq; and where each journal begins, for `FoldOptions.journals`.
+ */
+export function joinJournals(journals: readonly { file: string; events: readonly RunEvent[] }[]): {
+  events: RunEvent[];
+  journals: { file: string; fromSeq: number }[];
+} {
+  const events: RunEvent[] = [];
+  const starts: { file: string; fromSeq: number }[] = [];
+  let seqBase = 0;
+  let idBase = 0;
+  for (const j of journals) {
+    let maxSeq = 0;
+    let maxId = 0;
+    let minSeq = Infinity;
+    for (const e of j.events) {
+      minSeq = Math.min(minSeq, e.seq);
+      maxSeq = Math.max(maxSeq, e.seq);
+      if (e.type === "request.sent" || e.type === "response.received") maxId = Math.max(maxId, e.id);
+    }
+    starts.push({ file: j.file, fromSeq: (Number.isFinite(minSeq) ? minSeq : 0) + seqBase });
+    // every seq here is the journal's own (an `earlier` delivery's too): all move together
+    for (const e of j.events) events.push(shiftEvent(e, seqBase, idBase, true));
+    seqBase += maxSeq;
+    idBase += maxId;
+  }
+  return { events, journals: starts };
+}
+
+/** An event moved `seqBase` along the stream (and its request id `idBase`): see `joinJournals`. */
+export function shiftEvent(e: RunEvent, seqBase: number, idBase: number, earlierToo = false): RunEvent {
+  if (seqBase === 0 && idBase === 0) return e;
+  const out = { ...e, seq: e.seq + seqBase };
+  if ((out.type === "request.sent" || out.type === "response.received") && idBase > 0) out.id += idBase;
+  // a delivery names its event by seq, shifted with it (live, an earlier run's is the journal's already)
+  if ((out.type === "notification.sent" || out.type === "notification.settled") && (earlierToo || out.earlier !== true))
+    out.event += seqBase;
+  return out;
+}

@@ -1,0 +1,165 @@
+/**
+ * Why an instance is not ready to commit, and when it will be: the one wording, read from the
+ * read model's instance (`ModelInstance`, folded from progress answers), for every reader that
+ * says it (`syncbook watch`'s page and `/state.json`, `syncbook status`).
+ *
+ * What `canCommit` waits for, quoted from the current documentation's progress response table
+ * (mongodb/docs, content/mongosync/current/source/includes/api/tables/progress-response.rst,
+ * included by reference/api/progress.txt; the `canCommit` row): "The initial sync has completed and is applying change events. The embedded verifier is
+ * in an appropriate state for commit. The lag for `mongosync` and the embedded verifier is 30
+ * seconds or less." and, with `buildIndexes` `afterDataCopy`, "also indicates that index builds
+ * are complete"; "versionchanged 1.21: `canCommit` is `false` when `mongosync` or the embedded
+ * verifier reports more than 30 seconds of lag" (service-facts.md says the same). The embedded
+ * verifier's phases are `not started`, `initial hashing` and `stream hashing`; the cutover waits
+ * for both sides in `stream hashing` (service-facts.md, "The embedded verifier (1.9)").
+ *
+ * The ETA is an estimate from the trend, never a promise: the copy's from the fleet's copied
+ * bytes (src/fleet/eta.ts, the one copy ETA), the lag's from its change per second over the last
+ * answers (`lagRate`). A trend that does not bring the figure down says "not converging".
+ */
+import type { CopyView } from "../fleet/eta.js";
+import { durationMs, formatDuration } from "../runbook/duration.js";
+import type { ModelInstance } from "./contract.js";
+
+/** The lag limit above which `canCommit` is false from 1.21 (seconds; quoted above). */
+export const SERVICE_LAG_LIMIT_S = 30;
+
+export interface Readiness {
+  instance: string;
+  /** `canCommit` true and nothing below holds it back. */
+  ready: boolean;
+  /** Each thing that holds it back, in words (empty when ready). */
+  reasons: string[];
+  /** When it will be ready, from the trend: `about 4m`, `not converging`, `unknown`; undefined when ready. */
+  eta?: string;
+}
+
+export interface ReadinessOptions {
+  /** The runbook's `lagBelow` (seconds) for the wait before the commit, when known. */
+  lagBelowSeconds?: number;
+  /** The fleet's copy and its ETA (src/fleet/eta.ts `copyProgress`). */
+  copy?: CopyView;
+  /** Now (epoch ms), for "not answering for 2m". */
+  now?: number;
+}
+
+/** States past the point of readiness: the question is over. */
+const PAST = new Set(["COMMITTING", "COMMITTED", "REVERSING"]);
+
+/** Why `i` is not ready to commit, with an ETA from the trend. */
+export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readiness {
+  const reasons: string[] = [];
+  const etas: (number | "not converging" | "unknown")[] = [];
+  if (i.down) {
+    const since = opts.now !== undefined ? ` for ${formatDuration(Math.max(0, opts.now - i.down.since))}` : "";
+    reasons.push(`not answering${since}: ${i.down.error}`);
+    etas.push("unknown");
+  }
+  if (i.state !== undefined && PAST.has(i.state)) return { instance: i.label, ready: i.state !== "REVERSING", reasons };
+  if (i.state === undefined && !i.down) {
+    reasons.push("no progress answer yet");
+    etas.push("unknown");
+  } else if (i.state !== undefined && i.state !== "RUNNING") {
+    reasons.push(`state ${i.state} (a commit needs RUNNING)`);
+    etas.push("unknown");
+  }
+  const copy = opts.copy;
+  if (i.info === "collection copy" || (copy?.started && copy.fraction !== undefined && copy.fraction < 1)) {
+    const pct = copy?.fraction !== undefined ? `: ${Math.floor(copy.fraction * 1000) / 10}% of the fleet's copy` : "";
+    reasons.push(`collection copy not done${pct}`);
+    if (copy?.etaMs !== undefined) etas.push(copy.etaMs);
+    else etas.push(copy?.eta === "stalled" ? "not converging" : "unknown");
+  }
+  const ib = i.indexBuilding;
+  if (ib) {
+    const built = typeof ib.indexesBuilt === "number" ? ib.indexesBuilt : undefined;
+    const total = typeof ib.totalIndexesToBuild === "number" ? ib.totalIndexesToBuild : undefined;
+    if (built === undefined || total === undefined || built < total) {
+      reasons.push(`index builds: ${built ?? "?"} of ${total ?? "?"} indexes built`);
+      etas.push("unknown");
+    }
+  }
+  for (const side of ["source", "destination"] as const) {
+    const e = i.embedded?.[side];
+    if (!e) continue;
+    if (e.phase !== undefined && e.phase !== "stream hashing") {
+      reasons.push(`embedded verifier (${side}): ${e.phase}, not yet stream hashing`);
+      etas.push("unknown");
+    }
+    if (e.lagSeconds !== undefined && e.lagSeconds > SERVICE_LAG_LIMIT_S) {
+      reasons.push(
+        `embedded verifier (${side}) lag ${formatDuration(e.lagSeconds * 1000)}, over the service's 30s limit`,
+      );
+      etas.push("unknown");
+    }
+  }
+  const lag = i.lagSeconds;
+  if (typeof lag === "number") {
+    const limit = opts.lagBelowSeconds;
+    const over =
+      limit !== undefined && lag >= limit
+        ? { target: limit, words: `the runbook's lagBelow ${formatDuration(limit * 1000)}` }
+        : lag > SERVICE_LAG_LIMIT_S
+          ? { target: SERVICE_LAG_LIMIT_S, words: "the service's 30s limit" }
+          : undefined;
+    if (over) {
+      const rate = i.lagRate;
+      const trend =
+        rate === undefined
+          ? "trend not known yet"
+          : rate < 0
+            ? `falling ${formatRate(-rate)}`
+            : rate > 0
+              ? `rising ${formatRate(rate)}`
+              : "steady";
+      reasons.push(`lag ${formatDuration(lag * 1000)}, not below ${over.words} (${trend})`);
+      if (rate === undefined) etas.push("unknown");
+      else if (rate >= 0) etas.push("not converging");
+      else etas.push(((lag - over.target) / -rate) * 1000);
+    }
+  }
+  if (i.canCommit === false && reasons.length === 0) {
+    reasons.push("canCommit false (progress says no more)");
+    etas.push("unknown");
+  }
+  for (const w of i.warnings ?? []) reasons.push(`service warning: ${typeof w === "string" ? w : JSON.stringify(w)}`);
+  const ready = i.canCommit === true && reasons.every((r) => r.startsWith("service warning: "));
+  return { instance: i.label, ready, reasons, ...(ready ? {} : { eta: etaWords(etas) }) };
+}
+
+/** The latest of the estimates: any part that does not converge makes the whole not converge. */
+function etaWords(etas: readonly (number | "not converging" | "unknown")[]): string {
+  if (etas.includes("not converging")) return "not converging";
+  if (etas.length === 0 || etas.includes("unknown")) return "unknown";
+  return `about ${formatDuration(Math.max(...(etas as number[])))}`;
+}
+
+const formatRate = (perSecond: number): string =>
+  `${perSecond >= 10 ? Math.round(perSecond) : Math.round(perSecond * 10) / 10}s per second`;
+
+/** One line: `ready`, or `not ready (ETA about 4m): lag 42s, …; …`. */
+export function readinessLine(r: Readiness): string {
+  if (r.ready) return r.reasons.length ? `ready (${r.reasons.join("; ")})` : "ready";
+  return `not ready (ETA ${r.eta ?? "unknown"}): ${r.reasons.join("; ")}`;
+}
+
+/**
+ * The runbook's `lagBelow` before its commit: the last condition with one (a wait or an assert)
+ * before the first step that sends `commit`. The steps as their kinds describe them (their
+ * `command` trait and `condition()`, src/steps/index.ts, handed in: the steps sit above).
+ * Undefined when there is none (readiness then measures the service's own 30 s limit).
+ */
+export function lagBelowOf(
+  steps: readonly { command: string | undefined; condition: { lagBelow?: unknown } | undefined }[],
+): number | undefined {
+  let found: number | undefined;
+  for (const s of steps) {
+    if (s.command === "commit") break;
+    const v = s.condition?.lagBelow;
+    if (typeof v === "string" || typeof v === "number") {
+      const ms = durationMs(v);
+      if (ms !== undefined) found = ms / 1000;
+    }
+  }
+  return found;
+}

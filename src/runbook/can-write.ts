@@ -1,0 +1,74 @@
+/**
+ * Whose `canWrite` is valid, and when the destination takes the application's writes: the one
+ * home of both readings, for conditions, the write-stop window, lint, `status`, the live view and
+ * the report.
+ *
+ * The cutover page (`mongodb/docs` `content/mongosync/current/source/reference/cutover-process.txt`,
+ * and the 1.11–1.21 pages): "If you are running multiple mongosync instances, only check that
+ * canWrite is true on the first mongosync process. The canWrite status of any subsequent mongosync
+ * processes is not valid." Which process is "first" is not published (service facts, "Not
+ * published"): the reading that fails safe takes the instance the runbook lists first, and only
+ * where the runbook says that is the first process the operator starts (`startedFirst: true`);
+ * otherwise no instance's `canWrite` is read, and the destination takes writes once every instance
+ * is COMMITTED (the page: "you can write to the destination after /progress reports canWrite: true
+ * or when the state is COMMITTED"). The other instances' `canWrite` is never waited on: it is not
+ * valid and may never turn true.
+ */
+import { UNCITED, atLeast, versionSpan } from "../api/versions.js";
+import type { Runbook, StartRequest } from "./types.js";
+
+/**
+ * The index of the instance whose `canWrite` is valid: the only instance, or (of several) the one
+ * listed first when it is declared `startedFirst: true`; undefined when none may be read.
+ */
+export function canWriteInstance(rb: Pick<Runbook, "instances">): number | undefined {
+  if (rb.instances.length === 1) return 0;
+  const first = rb.instances[0];
+  return typeof first === "object" && first.startedFirst === true ? 0 : undefined;
+}
+
+/** Why no instance's `canWrite` may be read on this runbook's fleet, or undefined. */
+export function noCanWriteReason(rb: Pick<Runbook, "instances">): string | undefined {
+  return canWriteInstance(rb) === undefined
+    ? `only the first mongosync process's canWrite is valid (the others' "is not valid"), and none of the ${rb.instances.length} instances is declared the first process the operator starts (\`startedFirst: true\` on the instance listed first)`
+    : undefined;
+}
+
+/** When the destination takes the application's writes. */
+export type DestinationWrites = { on: "canWrite"; instance: number } | { on: "committed"; why: string };
+
+/**
+ * On 1.11–1.19, a start without write blocking (`enableUserWriteBlocking: false` or `"none"`) and
+ * without the embedded verifier (`verification: { enabled: false }`): the page says to write to
+ * the destination only once COMMITTED (src/api/versions.ts, `UNCITED.committedBeforeWritesWithoutBlocking`).
+ * `start`: the runbook's first start request (src/steps `firstStartRequest`); a runbook that does
+ * not start the sync says nothing of it.
+ */
+export function committedBeforeWrites(
+  rb: Pick<Runbook, "serviceVersion">,
+  start: StartRequest | undefined,
+): string | undefined {
+  const v = rb.serviceVersion;
+  const range = UNCITED.committedBeforeWritesWithoutBlocking;
+  if (v === undefined || !atLeast(v, range.since) || atLeast(v, range.until)) return undefined;
+  const body = start;
+  if (!body) return undefined;
+  const wb = body.enableUserWriteBlocking;
+  if (!(wb === false || wb === "none") || body.verification?.enabled !== false) return undefined;
+  return `on ${versionSpan(range.since, range.until)}, without write blocking and without the embedded verifier, the cutover page says to write to the destination only once the state is COMMITTED`;
+}
+
+/**
+ * When the destination takes writes on this runbook's fleet: `canWrite: true` of the first
+ * process, or COMMITTED on every instance (no first process declared; or the 1.11–1.19 pages'
+ * "Otherwise, wait until the state is COMMITTED").
+ */
+export function destinationWrites(
+  rb: Pick<Runbook, "instances" | "serviceVersion">,
+  start: StartRequest | undefined,
+): DestinationWrites {
+  const instance = canWriteInstance(rb);
+  if (instance === undefined) return { on: "committed", why: noCanWriteReason(rb)! };
+  const late = committedBeforeWrites(rb, start);
+  return late ? { on: "committed", why: late } : { on: "canWrite", instance };
+}

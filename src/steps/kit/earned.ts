@@ -1,0 +1,222 @@
+/**
+ * Whether an answer of the migration verifier is this cutover's, in one place: the `verify`
+ * step's judge, every condition of a `waitFor` or `assert` on the verifier, `status`, the report
+ * and the live view ask it (`verifierEarned`), never a rule of their own. Pure: it reads the run's
+ * memory of what it asked the verifier (`VerifierMemory`, rebuilt from the journal by
+ * src/journal/verifier.ts for `--resume` and `status`) and one progress answer.
+ *
+ * Why a verifier answer proves nothing by itself (service facts, "The migration verifier";
+ * verifier source, mongodb-labs/migration-verifier tag v0.2.1, internal/verifier/progress.go
+ * `getPhaseWhileLocked`: "if !verifier.running { return Idle }"): `idle` is the answer of a
+ * verifier that never ran a check, of one that finished someone else's verification, and of a
+ * restarted process. The documentation's success test ("When the `phase` field is `idle`, the
+ * verification checks are complete. If the `failedTasks` field returns 0, the sync was
+ * successful": mongodb/docs-cluster-to-cluster-sync, branches v1.7 to v1.13,
+ * source/reference/verification/verifier.txt) holds only for a verification this cutover started
+ * and told `writesOff`. So an answer earns:
+ *
+ * - **this cutover's check** when this run's check reached the verifier (accepted, or sent
+ *   without an answer and shown running), its first answers showed a verification of this
+ *   cutover's (a fresh start, this run's own resumed after a restart, or one adopted), and no
+ *   other process answers since (`newProcess`);
+ * - **this cutover's result** when, besides, this run's `writesOff` reached it and the answer is
+ *   `idle` in a generation past the one `writesOff` was sent in (after `writesOff` the verifier
+ *   finishes its generation and runs one more: check.go `CheckDriver`), `error` null, no task
+ *   still added or processing (`notEarned`).
+ */
+import type { VerifierProgress } from "../../api/types.js";
+import type { VerifierNeed, VerifierStanding } from "../../fleet/index.js";
+import type { VerifierMemory } from "./context.js";
+
+/** Marks the progress syncbook reads into an empty HTTP 500 (not the verifier's own field). */
+export const EMPTY_500 = "syncbookEmptyHttp500";
+
+/**
+ * The releases that answer progress with an empty HTTP 500 until a check (service facts; verifier
+ * source: progress.go reads the change readers, which exist only once a check set them up, until
+ * commit cdc956c1 "Fix /progress crash when idle", first in v0.2.1).
+ */
+export const OLD_RELEASE =
+  "verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1)";
+
+/**
+ * Idle at generation 0: no check ran in this process (a fresh one, or a restarted one before its
+ * check). A progress without a generation (the contract's) reads as generation 0 here: the protocol
+ * treats it as "nothing started" and fails the result for want of a generation (`notEarned`).
+ */
+const idleAtZero = (p: VerifierProgress): boolean => p.phase === "idle" && (p.generation ?? 0) === 0;
+
+const STATUS_COUNTERS = [
+  "totalTasks",
+  "addedTasks",
+  "processingTasks",
+  "completedTasks",
+  "failedTasks",
+  "metadataMismatchTasks",
+] as const;
+
+/** No check has ever run on this verifier's metadata: idle, generation 0, no task (or a new metadata database). */
+export function notStarted(p: VerifierProgress): boolean {
+  const s = p.verificationStatus ?? {};
+  return idleAtZero(p) && STATUS_COUNTERS.every((k) => (s[k] ?? 0) === 0);
+}
+
+/**
+ * Idle at generation 0 with tasks: a process whose metadata holds an earlier verification, before
+ * its first check. Started without `--clean` its check resumes it; started with `--clean` its check
+ * drops it first (check.go `CheckDriver`: `if verifier.startClean { … Drop … }`): until a check,
+ * nothing tells the two apart.
+ */
+export const persisted = (p: VerifierProgress): boolean => idleAtZero(p) && !notStarted(p);
+
+/** A verification ran to its end in this process: idle past generation 0 (a check now would panic it). */
+export const finished = (p: VerifierProgress): boolean => p.phase === "idle" && !idleAtZero(p);
+
+/** Tasks of the current generation that are done: completed, failed, or a metadata mismatch. */
+export function doneTasks(p: VerifierProgress): number {
+  const s = p.verificationStatus ?? {};
+  // a missing counter is NaN: no comparison meets it
+  return (s.completedTasks ?? NaN) + (s.failedTasks ?? NaN) + (s.metadataMismatchTasks ?? NaN);
+}
+
+/**
+ * Why `p` comes from another verifier process than the one this verification's reads came from
+ * (once its check ran), or undefined: a generation below the highest seen, or idle at generation 0.
+ */
+export function newProcess(m: VerifierMemory, p: VerifierProgress): string | undefined {
+  const hi = m.highestGeneration;
+  const g = p.generation;
+  // without generations (the contract's progress alone) a restart cannot be told from an end: judged as a result, not one
+  if (g === undefined) return undefined;
+  if (idleAtZero(p)) {
+    if (p[EMPTY_500] === true) return `an empty HTTP 500 on progress: ${OLD_RELEASE}, before a check`;
+    return notStarted(p)
+      ? "phase idle, generation 0, no task: a process started on a new metadata database (or with --clean, once a check arrives)"
+      : "phase idle, generation 0, with tasks: a process before its check, showing the counters its metadata holds (with or without --clean: they look the same until a check)";
+  }
+  // no highest generation yet: NaN, below which nothing is
+  return g < (hi ?? NaN) ? `generation ${g}, below the ${hi} it had shown` : undefined;
+}
+
+/** Every read of the verifier's progress moves the highest generation seen (a lower one is a new process). */
+export function observeVerifier(m: VerifierMemory, p: VerifierProgress): void {
+  const g = p.generation;
+  if (typeof g === "number" && g > (m.highestGeneration ?? -1)) m.highestGeneration = g;
+}
+
+/**
+ * After this run's check, whether the first answer that shows a check running is a fresh
+ * verification of this cutover's, or `why` it is not. Asked only when the answer before the check
+ * could not tell (`VerifierMemory.unproven`): idle at generation 0 with tasks (`baseline`: the
+ * counters it showed), or an empty HTTP 500 (no baseline: releases v0.1.6 to v0.2.0).
+ *
+ * The verifier's source (check.go `CheckDriver`): without `--clean` a check reads the persisted
+ * generation ("Resuming in-progress verification") and goes on with the persisted tasks; with
+ * `--clean` it drops the metadata and starts at generation 0 with new tasks. So a generation past
+ * 0 is a resumed verification; at generation 0 a resumed one goes on from the persisted counters,
+ * whose done tasks never decrease within the generation, so fewer done tasks than the baseline
+ * showed is a fresh start. Where that cannot tell (no baseline, or a baseline with nothing done),
+ * only "nothing done yet" counts as fresh: the reading that fails safe (a resumed generation 0 in
+ * which nothing was done compares every document after this run's check, as a fresh one does).
+ */
+export function freshStart(p: VerifierProgress, baseline: VerifierProgress | undefined): string | undefined {
+  const g = p.generation;
+  if (typeof g !== "number")
+    return "its progress has no generation, so a fresh verification cannot be told from a resumed one";
+  if (g > 0)
+    return `it shows generation ${g} at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)`;
+  const done = doneTasks(p);
+  if (done === 0) return undefined;
+  const before = baseline === undefined || baseline[EMPTY_500] === true ? NaN : doneTasks(baseline);
+  if (done < before) return undefined;
+  return `generation 0 with ${Number.isNaN(done) ? "no readable counters" : `${done} task(s) already done`}${Number.isNaN(before) ? "" : ` (the ${before} done before the check)`}: the counters of a resumed verification, not of a fresh start`;
+}
+
+/** The counters a result is read from. */
+const RESULT_COUNTERS = ["addedTasks", "processingTasks", "failedTasks", "metadataMismatchTasks"] as const;
+
+/**
+ * Why an idle answer is not this run's result, or undefined when it is one: a generation past
+ * writesOff's (the verifier finishes the generation it is in, then runs one more), and no task
+ * still added or processing. (A new process and a non-null `error` are caught before: the
+ * reader fails on an error, awaitResult follows a restart.)
+ */
+export function notEarned(p: VerifierProgress, writesOffGeneration: number | undefined): string | undefined {
+  const g = p.generation;
+  if (typeof g !== "number")
+    return "the verifier's progress has no generation, so it cannot be tied to this run's writesOff";
+  if (typeof writesOffGeneration !== "number")
+    return "the generation this verification's writesOff was sent in is not known (a journal from an older syncbook?)";
+  if (g <= writesOffGeneration)
+    return `generation ${g} is not past generation ${writesOffGeneration}, the one writesOff was sent in`;
+  const s = p.verificationStatus;
+  const missing = RESULT_COUNTERS.filter((k) => typeof s?.[k] !== "number");
+  if (missing.length > 0)
+    return `no ${missing.join(", ")} counter${missing.length > 1 ? "s" : ""} to read the result from`;
+  const pending = (["addedTasks", "processingTasks"] as const).filter((k) => s?.[k] !== 0);
+  if (pending.length > 0)
+    return `${pending.map((k) => `${k} ${s?.[k]}`).join(", ")}: tasks not done in a finished verification`;
+  return undefined;
+}
+
+/**
+ * Why no answer can be this cutover's check (or result) with what the run has asked so far, or
+ * undefined: reasons that no progress read can change (a wait on them would only run out of time).
+ */
+export function memoryWhyNot(m: VerifierMemory, need: VerifierNeed): string | undefined {
+  if (m.refused !== undefined && !m.check)
+    return `this cutover refused the verification the verifier showed after its check (${m.refused}), and no check of its own runs`;
+  if (!m.check || m.check.answered === "error")
+    return "no check of this cutover's reached the verifier (a `startVerification` or `verify` step sends it)";
+  if (m.unproven !== undefined)
+    return "this cutover's check has not shown yet whether it started a fresh verification or resumed an earlier one";
+  if (need === "check") return undefined;
+  if (!m.writesOff || m.writesOff.answered === "error")
+    return "no writesOff of this cutover's reached the verifier (the `verify` step sends it, after the commit): its check never ends before it";
+  return undefined;
+}
+
+/**
+ * Whether `p` is this cutover's check and this cutover's verification result, each with why not
+ * (one home: the verify step, waitFor and assert, status, the report and the live view ask it).
+ */
+export function verifierEarned(m: VerifierMemory, p: VerifierProgress): VerifierStanding {
+  const other = newProcess(m, p);
+  const check =
+    memoryWhyNot(m, "check") ??
+    (other === undefined ? undefined : `the verifier does not show this cutover's check (${other})`);
+  if (check !== undefined) return { check, result: check };
+  const result =
+    memoryWhyNot(m, "result") ??
+    (p.error !== null && p.error !== undefined
+      ? `the verifier reports an error: ${JSON.stringify(p.error)}`
+      : p.phase !== "idle"
+        ? `phase ${p.phase}: the verification has not finished`
+        : notEarned(p, m.writesOffGeneration));
+  return result === undefined ? {} : { result };
+}
+
+/**
+ * Whether this cutover is verified, and why not, for every reader of a run's end (its last line,
+ * the rehearsal verdict, the report, the job summary, the wave report): verified only when a
+ * `verify` step passed on this cutover's result (`verifier.verified`, kept by the run's memory and
+ * the journal); a cutover without it is "not verified", never "safe" (the cutover page: "Before
+ * you switch your application workload to the destination cluster, you should always verify a
+ * successful sync", mongodb/docs content/mongosync/current/source/reference/cutover-process.txt).
+ */
+export function verification(
+  verified: boolean,
+  kinds: readonly string[],
+): { verified: true } | { verified: false; why: string } {
+  if (verified) return { verified: true };
+  return {
+    verified: false,
+    why: kinds.includes("verify")
+      ? "no `verify` step passed on this cutover's verification result"
+      : "the runbook has no `verify` step",
+  };
+}
+
+/** "verified" / "not verified (why)": the words every output uses. */
+export const verificationText = (v: { verified: boolean; why?: string | undefined }): string =>
+  v.verified ? "verified" : `not verified${v.why ? ` (${v.why})` : ""}`;

@@ -1,0 +1,203 @@
+/**
+ * The cutover's journals, followed as they grow, folded into the one read model
+ * (src/model/fold.ts): `syncbook watch` reads the journal folder and nothing the runner holds, so
+ * it works before a run (no journal yet), during it, after it, and after the runner died.
+ *
+ * Which journals: the one `--resume` would continue (`chooseJournal`, the one rule) and the
+ * other journals of its cutover (`cutoverJournals`), oldest run first, joined as `joinJournals`
+ * joins them. A journal only grows: while the folder's journals stay the same files and only the
+ * last one grows, only its new bytes are read and folded; anything else (a new journal, one that
+ * shrank or was replaced) folds everything again. A line cut short by a write in progress waits
+ * for its end.
+ */
+import { open, readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { RunEvent } from "../events.js";
+import {
+  chooseJournal,
+  cutoverJournals,
+  isRunEvent,
+  journalCutover,
+  JOURNAL_EXTENSION,
+  LOCK_FILE_NAME,
+} from "../journal/index.js";
+import { CutoverFold, shiftEvent } from "../model/fold.js";
+import type { WindowKindTraits } from "../fleet/window.js";
+
+/** The folder's lock, as its holder wrote it (src/journal/lock.ts). */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+interface Tracked {
+  file: string;
+  offset: number;
+  /** A last line not yet ended by a newline. */
+  partial: string;
+  seqBase: number;
+  idBase: number;
+  maxSeq: number;
+  maxId: number;
+}
+
+export class JournalFeed {
+  readonly #dir: string;
+  readonly #traits: WindowKindTraits;
+  #fold: CutoverFold;
+  #journals: { file: string; fromSeq: number }[] = [];
+  #tracked: Tracked[] = [];
+  #names = "";
+  #lock: LockHolder | undefined;
+  /** Bad lines skipped (not JSON, not an event): a journal edited by hand, or a line cut by a crash. */
+  skipped = 0;
+
+  constructor(dir: string, traits: WindowKindTraits) {
+    this.#dir = dir;
+    this.#traits = traits;
+    this.#fold = this.#newFold();
+  }
+
+  get fold(): CutoverFold {
+    return this.#fold;
+  }
+
+  get lock(): LockHolder | undefined {
+    return this.#lock;
+  }
+
+  /** The journals folded, oldest first. */
+  get files(): string[] {
+    return this.#tracked.map((t) => t.file);
+  }
+
+  #newFold(): CutoverFold {
+    this.#journals = [];
+    return new CutoverFold({ traits: this.#traits, journals: this.#journals });
+  }
+
+  /** Reads what changed since the last call; true when the model may have changed. */
+  async refresh(): Promise<boolean> {
+    const lockChanged = await this.#readLock();
+    let names: string[];
+    try {
+      names = (await readdir(this.#dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION)).sort();
+    } catch {
+      names = []; // no folder yet: no run yet
+    }
+    const key = names.join("\n");
+    if (key !== this.#names) {
+      this.#names = key;
+      await this.#rebuild(names.length > 0);
+      return true;
+    }
+    let grew = false;
+    for (const [k, t] of this.#tracked.entries()) {
+      let size: number;
+      try {
+        size = (await stat(t.file)).size;
+      } catch {
+        await this.#rebuild(true);
+        return true;
+      }
+      if (size === t.offset) continue;
+      // an earlier journal that changes, or one that shrank: not an append, start over
+      if (size < t.offset || k !== this.#tracked.length - 1) {
+        await this.#rebuild(true);
+        return true;
+      }
+      await this.#readFrom(t, size);
+      grew = true;
+    }
+    return grew || lockChanged;
+  }
+
+  async #readLock(): Promise<boolean> {
+    const was = JSON.stringify(this.#lock ?? null);
+    let next: LockHolder | undefined;
+    try {
+      const l = JSON.parse(await readFile(join(this.#dir, LOCK_FILE_NAME), "utf8")) as Record<string, unknown>;
+      if (typeof l.pid === "number" && typeof l.host === "string" && typeof l.startedAt === "string")
+        next = { pid: l.pid, host: l.host, startedAt: l.startedAt };
+      else next = this.#lock; // being written: keep what was read
+    } catch (err) {
+      // no lock: no runner holds the folder; a lock being written keeps the last reading
+      next = (err as NodeJS.ErrnoException).code === "ENOENT" ? undefined : this.#lock;
+    }
+    this.#lock = next;
+    return JSON.stringify(next ?? null) !== was;
+  }
+
+  async #rebuild(any: boolean): Promise<void> {
+    this.#fold = this.#newFold();
+    this.#tracked = [];
+    this.skipped = 0;
+    if (!any) return;
+    let files: string[];
+    try {
+      const chosen = (await chooseJournal(this.#dir)).file;
+      if (!chosen) return;
+      const id = (await journalCutover(chosen)).cutover;
+      files = id ? await cutoverJournals(this.#dir, id) : [chosen];
+      if (!files.includes(chosen)) files = [chosen];
+    } catch {
+      return; // unreadable now: the next refresh tries again
+    }
+    let seqBase = 0;
+    let idBase = 0;
+    for (const file of files) {
+      const t: Tracked = { file, offset: 0, partial: "", seqBase, idBase, maxSeq: 0, maxId: 0 };
+      this.#tracked.push(t);
+      try {
+        await this.#readFrom(t, (await stat(file)).size);
+      } catch {
+        // vanished or unreadable: what was read of it stands
+      }
+      seqBase += t.maxSeq;
+      idBase += t.maxId;
+    }
+  }
+
+  /** Reads `t` from its offset to `size` and folds its complete lines. */
+  async #readFrom(t: Tracked, size: number): Promise<void> {
+    const fh = await open(t.file, "r");
+    try {
+      const buf = Buffer.alloc(size - t.offset);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, t.offset);
+      t.offset += bytesRead;
+      const text = t.partial + buf.subarray(0, bytesRead).toString("utf8");
+      const lines = text.split("\n");
+      t.partial = lines.pop() ?? "";
+      for (const line of lines) this.#line(t, line);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  #line(t: Tracked, raw: string): void {
+    const text = raw.trim();
+    if (text === "") return;
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch {
+      this.skipped++;
+      return;
+    }
+    if (!isRunEvent(v)) {
+      this.skipped++;
+      return;
+    }
+    const e: RunEvent = v;
+    if (this.#journals.length === 0 || this.#journals.at(-1)!.file !== t.file)
+      this.#journals.push({ file: t.file, fromSeq: e.seq + t.seqBase });
+    t.maxSeq = Math.max(t.maxSeq, e.seq);
+    if (e.type === "request.sent" || e.type === "response.received") t.maxId = Math.max(t.maxId, e.id);
+    try {
+      this.#fold.apply(shiftEvent(e, t.seqBase, t.idBase, true));
+    } catch {
+      this.skipped++; // a line the fold cannot place: left out, never thrown on (it is lenient)
+    }
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Is the runner alive, and if not, what did it leave? `syncbook watch` says it at once when the
+ * cutover is unfinished and its runner is gone (the folder's lock names a process that no longer
+ * runs on this host, or no lock is held while the last run never said its end) or silent (no
+ * journal line for longer than its current step's time limit allows), with the state it left in
+ * words ("writes stopped 3m 05s ago, commit not sent") and the command that continues it.
+ *
+ * A lock held from another host cannot be checked from here (src/journal/lock.ts): only silence
+ * tells then. A pid is taken at its word (pids are reused: a live one is "running").
+ */
+import type { CutoverModel } from "../model/contract.js";
+import { formatDuration } from "../runbook/duration.js";
+import { WRITES_LEFT_WORDS } from "../writes-words.js";
+import type { LockHolder } from "./journal-feed.js";
+
+/** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
+const DEFAULT_STEP_LIMIT_MS = 30 * 60_000;
+/** Time past a step's limit before its runner counts as silent: its own failure takes a moment to journal. */
+const SILENCE_GRACE_MS = 30_000;
+
+export type RunnerState = "no-run" | "running" | "silent" | "dead" | "finished";
+
+export interface RunnerVerdict {
+  state: RunnerState;
+  /** True when people must be told: the cutover is unfinished and no runner is seen working on it. */
+  alarm: boolean;
+  /** One line for the page's top and the notifiers: what happened. */
+  headline: string;
+  /** What it left: writes, the commit, the step. */
+  left: string[];
+  /** The command that helps next, when there is one. */
+  next?: string;
+  /** Its last journal line (epoch ms). */
+  lastLineAt?: number;
+}
+
+export interface RunnerInput {
+  model: CutoverModel;
+  lock: LockHolder | undefined;
+  now: number;
+  host: string;
+  isAlive: (pid: number) => boolean;
+  /** How to name the runbook in the command (its path, when watch was given it). */
+  runbook?: string;
+}
+
+export function runnerVerdict(i: RunnerInput): RunnerVerdict {
+  const m = i.model;
+  const run = m.runs.at(-1);
+  if (!run)
+    return { state: "no-run", alarm: false, headline: "no run of this cutover yet: waiting for its journal", left: [] };
+  const lastLineAt = run.lastAt;
+  const left = stateLeft(m, i.now);
+  const rb = i.runbook ?? m.cutover.file ?? "<runbook.yaml>";
+  if (run.finishedAt !== undefined) {
+    const how = run.ended === "called-off" ? "called off (--abort)" : `ended ${run.outcome}`;
+    const alarm = m.writesLeft !== undefined && !m.cutover.committed;
+    return {
+      state: "finished",
+      alarm,
+      headline: `run ${run.n} ${how}${run.message ? `: ${run.message}` : ""}`,
+      left,
+      ...(run.outcome !== "ok" && !m.cutover.committed && run.ended !== "called-off"
+        ? { next: `syncbook run ${rb} --resume` }
+        : {}),
+      lastLineAt,
+    };
+  }
+  const ago = formatDuration(Math.max(0, i.now - lastLineAt));
+  const holder = i.lock;
+  const sameHost = holder !== undefined && holder.host === i.host;
+  const dead = holder === undefined || (sameHost && !i.isAlive(holder.pid));
+  if (dead) {
+    const who = holder
+      ? `its process (pid ${holder.pid} on ${holder.host}) no longer runs`
+      : "no process holds the journal folder's lock";
+    return {
+      state: "dead",
+      alarm: true,
+      headline: `THE RUNNER IS GONE: ${who}; its last journal line was ${ago} ago, and the cutover is unfinished`,
+      left,
+      next: `syncbook run ${rb} --resume`,
+      lastLineAt,
+    };
+  }
+  const step = m.current !== undefined ? m.steps.find((s) => s.index === m.current) : undefined;
+  const limit = step?.timeoutMs ?? DEFAULT_STEP_LIMIT_MS;
+  if (i.now - lastLineAt > limit + SILENCE_GRACE_MS)
+    return {
+      state: "silent",
+      alarm: true,
+      headline: `THE RUNNER IS SILENT: no journal line for ${ago}, longer than ${step ? `step ${step.index + 1} ${step.id}'s` : "a step's"} time limit of ${formatDuration(limit)}${sameHost ? "" : ` (its lock is held on ${holder.host}: this machine cannot check that process)`}`,
+      left,
+      next: `syncbook status ${rb}   (then, if its process is gone: syncbook run ${rb} --resume)`,
+      lastLineAt,
+    };
+  return {
+    state: "running",
+    alarm: false,
+    headline: `run ${run.n} running (pid ${holder.pid} on ${holder.host}${sameHost ? "" : ", another host: seen by its journal lines"}); last journal line ${ago} ago`,
+    left,
+    lastLineAt,
+  };
+}
+
+/** The state a run leaves, in words: the application's writes, the commit, the step it was in. */
+export function stateLeft(m: CutoverModel, now: number): string[] {
+  const out: string[] = [];
+  const w = m.window;
+  if (m.cutover.committed) out.push("committed");
+  if (w?.open && w.closedBy === undefined) {
+    const at = w.openedAt ?? w.measuredFrom;
+    out.push(`writes stopped ${formatDuration(Math.max(0, now - at))} ago`);
+  } else if (m.writesLeft) out.push(WRITES_LEFT_WORDS[m.writesLeft]);
+  if (!m.cutover.committed) {
+    const c = m.commits.at(-1);
+    const all = m.instances.length;
+    if (!c) out.push("commit not sent");
+    else
+      out.push(
+        c.instances.length < all
+          ? `commit sent to ${c.instances.length} of ${all} instances (${formatDuration(Math.max(0, now - c.at))} ago)`
+          : `commit sent ${formatDuration(Math.max(0, now - c.at))} ago, COMMITTED not seen yet`,
+      );
+  }
+  const step = m.current !== undefined ? m.steps.find((s) => s.index === m.current) : undefined;
+  if (step) out.push(`in step ${step.index + 1} ${step.id} (${step.kind})`);
+  else {
+    const last = m.steps.filter((s) => s.attempts.length > 0).at(-1);
+    if (last) out.push(`last step: ${last.index + 1} ${last.id}, ${last.outcome}`);
+  }
+  return out;
+}

@@ -1,0 +1,75 @@
+/**
+ * `/state.json`: what `syncbook watch` serves, its shape versioned (`WATCH_FORMAT`; docs/watch.md
+ * documents each field, like report.json's). The cutover's read model as the journals show it
+ * (`model`, src/model/contract.ts, its own `version`), what watch read of the fleet and the
+ * verifier itself (`live`), whether the runner is alive and what it left (`runner`), and why each
+ * instance is not ready to commit, with an ETA (`readiness`, src/model/readiness.ts, the one
+ * wording `status` prints too). Redacted leaf by leaf, keys included, before it is served.
+ */
+import type { CutoverModel, ModelInstance } from "../model/contract.js";
+import { readiness, type Readiness } from "../model/readiness.js";
+import { redactLeaves } from "../redact.js";
+import type { LiveView } from "./live.js";
+import type { RunnerVerdict } from "./runner.js";
+
+/** 1: the first shape (issue 38). A change a reader of the JSON could notice raises it. */
+export const WATCH_FORMAT = 1;
+
+export interface WatchState {
+  format: typeof WATCH_FORMAT;
+  /** When this state was made (epoch ms). */
+  at: number;
+  /** What watch follows: the journal folder, and the runbook when it was given one. */
+  source: { folder: string; runbook?: string; journals: string[]; skippedLines: number };
+  runner: RunnerVerdict;
+  /** Per instance, from watch's own reads when it has them, else from the journal's last samples. */
+  readiness: Readiness[];
+  /** The runbook's `lagBelow` that readiness measures against (seconds), when one was found. */
+  lagBelowSeconds?: number;
+  live: LiveView;
+  model: CutoverModel;
+}
+
+/** Keys of our own that are not data to mask (a short secret equal to one would mask the shape). */
+const OWN_WORDS: ReadonlySet<string> = new Set(["format", "version", "state", "source", "model", "live", "runner"]);
+
+export function buildState(p: {
+  now: number;
+  folder: string;
+  runbook?: string;
+  journals: string[];
+  skippedLines: number;
+  model: CutoverModel;
+  live: LiveView;
+  runner: RunnerVerdict;
+  lagBelowSeconds?: number;
+  redact: (s: string) => string;
+}): WatchState {
+  // watch's own reads are now; the journal's samples are the runner's last
+  const fresh = p.live.instances.some((i) => i.answeredAt !== undefined || i.down);
+  const instances: ModelInstance[] = fresh ? p.live.instances : p.model.fleet.instances;
+  const copy = fresh ? p.live.copy : p.model.fleet.copy;
+  const state: WatchState = {
+    format: WATCH_FORMAT,
+    at: p.now,
+    source: {
+      folder: p.folder,
+      ...(p.runbook !== undefined ? { runbook: p.runbook } : {}),
+      journals: p.journals,
+      skippedLines: p.skippedLines,
+    },
+    runner: p.runner,
+    readiness: instances.map((i) =>
+      readiness(i, {
+        copy,
+        now: p.now,
+        ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
+      }),
+    ),
+    ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
+    live: p.live,
+    model: p.model,
+  };
+  // every string once more, leaf by leaf and keys included: what a service says may echo a secret
+  return redactLeaves(state, p.redact, OWN_WORDS);
+}

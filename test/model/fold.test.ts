@@ -1,0 +1,222 @@
+/**
+ * Issue 40 point 3 and issue 37 point 2: the cutover's read model (src/model/), the one fold every
+ * reader takes its view from. Known events with known times: runs and how each ended, the time no
+ * runner was alive (a kill -9, then a resume whose journal header comes before its run), steps with
+ * every attempt, the fleet with its lag trend, the verifier, prompts with who answered them, and
+ * the write-stop window across runs with no runner's time and a person's answer charged as such.
+ * Journals joined into one stream keep their request ids and delivery references apart.
+ */
+import { describe, expect, it } from "vitest";
+import type { RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
+import { CutoverFold, foldEvents, joinJournals, lagTrend } from "../../src/model/fold.js";
+import { MODEL_VERSION } from "../../src/model/contract.js";
+import { traitsOf } from "../../src/steps/index.js";
+
+function stream(seq0 = 0) {
+  const events: RunEvent[] = [];
+  let seq = seq0;
+  const at = <K extends RunEventType>(t: number, type: K, payload: RunEventMap[K]): RunEvent => {
+    const e = { type, seq: ++seq, at: t, ...payload } as unknown as RunEvent;
+    events.push(e);
+    return e;
+  };
+  return { events, at };
+}
+
+const STEPS = [
+  { index: 0, id: "stop", kind: "stopWrites", title: "stop" },
+  { index: 1, id: "commit", kind: "commit", title: "commit" },
+  { index: 2, id: "hold", kind: "hook", title: "hold" },
+  { index: 3, id: "committed", kind: "waitFor", title: "committed" },
+];
+const inst = (index: number) => ({ url: `http://127.0.0.1:${27182 + index}`, name: `sync${index}`, index });
+const started = (mode: "run" | "resume"): RunEventMap["run.started"] =>
+  ({
+    runbook: "r",
+    file: "r.yaml",
+    hash: "h",
+    cutover: "20261129T000000Z-aaaaaaaa",
+    by: { user: "ana", host: "bastion", pid: 7 },
+    instances: [inst(0), inst(1)],
+    // the runbook declares sync0 the first process (`startedFirst`): only its canWrite is valid
+    // (mongodb/docs reference/cutover-process.txt: the others' "is not valid")
+    canWriteFrom: 0,
+    destinationWrites: { on: "canWrite", instance: 0 },
+    mode,
+    steps: STEPS,
+  }) satisfies RunEventMap["run.started"];
+
+/**
+ * Journal A: run 1 stops writes at 1000, its commit splits, it ends failed at 3000. Journal B:
+ * run 2 starts at 5000 (--from commit), a confirm answered by a person (asked after the event at
+ * 5100, answered at 9100), commits, starts `hold` at 9300 and is killed (its last event 9310);
+ * the resume's journal header at 15000, its run at 16000; canWrite at 20000.
+ */
+function journals() {
+  const a = stream();
+  a.at(0, "run.started", started("run"));
+  a.at(900, "step.started", STEPS[0]!);
+  a.at(990, "hook.started", { index: 0, id: "stop", use: "shell", undo: false });
+  a.at(999, "hook.finished", { index: 0, id: "stop", use: "shell", undo: false, ok: true, durationMs: 9 });
+  a.at(1000, "window.opened", { index: 0, id: "stop" });
+  a.at(1001, "step.finished", { index: 0, id: "stop", outcome: "ok", durationMs: 101 });
+  a.at(1100, "step.started", STEPS[1]!);
+  a.at(1200, "request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/commit" });
+  a.at(1300, "response.received", { id: 1, instance: inst(0), target: "service", ok: false, durationMs: 100 });
+  a.at(2000, "step.finished", { index: 1, id: "commit", outcome: "failed", durationMs: 900, error: "split" });
+  a.at(2500, "notification.sent", { entry: 0, use: "pagerduty", event: 12, about: "run.finished" });
+  a.at(3000, "run.finished", {
+    outcome: "failed",
+    exitCode: 1,
+    committed: false,
+    durationMs: 3000,
+    split: "commit reached 1 of 2 instances",
+  });
+  const b = stream();
+  b.at(5000, "run.started", started("run"));
+  b.at(5050, "step.started", STEPS[1]!);
+  b.at(5100, "decision", { index: 1, id: "commit", kind: "interlock", ok: true, check: "can-commit", reason: "ok" });
+  b.at(9100, "decision", {
+    index: 1,
+    id: "commit",
+    kind: "interlock",
+    ok: true,
+    check: "confirm",
+    reason: "yes: Send commit to sync1 only (--only sync1)?",
+  });
+  b.at(9150, "request.sent", { id: 1, instance: inst(1), target: "service", method: "POST", path: "/api/v1/commit" });
+  b.at(9200, "response.received", { id: 1, instance: inst(1), target: "service", ok: true, durationMs: 50 });
+  b.at(9250, "step.finished", { index: 1, id: "commit", outcome: "ok", durationMs: 4200 });
+  b.at(9300, "step.started", STEPS[2]!);
+  b.at(9310, "hook.started", { index: 2, id: "hold", use: "shell", undo: false });
+  // killed here; the resume opens the journal (its header) long before its run starts
+  b.events.push({ type: "journal.resumed", seq: b.events.length + 1, at: 15_000 } as unknown as RunEvent);
+  const c = stream(b.events.length);
+  c.at(16_000, "run.started", started("resume"));
+  c.at(16_010, "step.started", STEPS[3]!);
+  for (const [t, lag0, lag1] of [
+    [17_000, 9, 4],
+    [18_000, 6, 4],
+    [19_000, 3, 4],
+  ] as const) {
+    c.at(t, "progress.sampled", {
+      instance: inst(0),
+      progress: { state: "COMMITTING", canWrite: false, lagTimeSeconds: lag0 } as never,
+    });
+    c.at(t + 1, "progress.sampled", {
+      instance: inst(1),
+      progress: { state: "COMMITTING", canWrite: false, lagTimeSeconds: lag1 } as never,
+    });
+  }
+  c.at(20_000, "progress.sampled", { instance: inst(0), progress: { state: "COMMITTED", canWrite: true } as never });
+  c.at(20_001, "progress.sampled", { instance: inst(1), progress: { state: "COMMITTED", canWrite: true } as never });
+  c.at(20_010, "step.finished", { index: 3, id: "committed", outcome: "ok", durationMs: 4000 });
+  c.at(20_020, "run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 4020 });
+  return [
+    { file: "a.jsonl", events: a.events },
+    { file: "b.jsonl", events: [...b.events, ...c.events] },
+  ];
+}
+
+describe("the cutover's read model", () => {
+  const joined = joinJournals(journals());
+  const model = foldEvents(joined.events, { traits: traitsOf, journals: joined.journals });
+
+  it("is versioned and names the cutover", () => {
+    expect(model.version).toBe(MODEL_VERSION);
+    expect(model.cutover).toMatchObject({
+      id: "20261129T000000Z-aaaaaaaa",
+      runbook: "r",
+      startedAt: 0,
+      committed: true,
+    });
+  });
+
+  it("names every run, the journal it wrote and how it ended", () => {
+    expect(model.runs.map((r) => [r.n, r.mode, r.journal, r.outcome, r.ended, r.lastAt])).toEqual([
+      [1, "run", "a.jsonl", "failed", "failed", 3000],
+      // killed: its last event is its end, not the resume's journal header
+      [2, "run", "b.jsonl", "unfinished", "no-word", 9310],
+      [3, "resume", "b.jsonl", "ok", "ok", 20_020],
+    ]);
+    expect(model.runs[0]!.split).toBe("commit reached 1 of 2 instances");
+  });
+
+  it("says when no runner was alive", () => {
+    expect(model.gaps).toEqual([
+      { after: 1, from: 3000, to: 5000, ms: 2000, how: "ended" },
+      { after: 2, from: 9310, to: 16_000, ms: 6690, how: "killed" },
+    ]);
+  });
+
+  it("keeps every attempt of a step; the killed run's open step ends at its last event", () => {
+    const step = (id: string) => model.steps.find((s) => s.id === id)!;
+    expect(step("commit").attempts.map((a) => [a.run, a.outcome])).toEqual([
+      [1, "failed"],
+      [2, "ok"],
+    ]);
+    expect(step("hold").attempts).toEqual([{ run: 2, startedAt: 9300, endedAt: 9310, outcome: "running" }]);
+    expect(step("hold").outcome).toBe("running");
+    expect(model.current).toBeUndefined();
+  });
+
+  it("tells who answered each prompt and when", () => {
+    expect(model.prompts).toEqual([
+      {
+        run: 2,
+        index: 1,
+        id: "commit",
+        kind: "confirm",
+        question: "Send commit to sync1 only (--only sync1)?",
+        answer: "yes",
+        by: "ana@bastion",
+        at: 9100,
+      },
+    ]);
+  });
+
+  it("measures one write-stop window across the runs: no runner's time is nobody's, a person's answer the operator's", () => {
+    expect(model.windows).toHaveLength(1);
+    const w = model.window!;
+    expect(w).toMatchObject({ openedAt: 1000, closedAt: 20_000, closedBy: "canWrite", open: false }); // the first process's canWrite (sync0, at 20000)
+    // 3000 → 5000 and 9310 → 16000: no runner
+    expect(w.shares.none).toBe(2000 + 6690);
+    // the confirm asked after 5100 and answered at 9100
+    expect(w.shares.operator).toBe(4000);
+    expect(w.parts.find((p) => p.share === "operator")?.what).toBe(
+      "commit: the operator's answer (a question asked in the step)",
+    );
+    // every millisecond is someone's, and the runners' share is what they did while alive
+    expect(Object.values(w.shares).reduce((a, b) => a + b, 0)).toBe(w.measuredMs);
+    expect(w.shares.runner).toBeLessThan(w.shares.none);
+  });
+
+  it("holds the fleet as last read, with its lag's trend", () => {
+    expect(model.fleet.instances.map((i) => [i.label, i.state, i.canWrite, i.lagTrend])).toEqual([
+      ["sync0", "COMMITTED", true, "falling"],
+      ["sync1", "COMMITTED", undefined, "steady"], // not the first process: its canWrite is not kept
+    ]);
+    expect(lagTrend([3, 4, 6])).toBe("rising");
+    expect(lagTrend([3])).toBeUndefined();
+  });
+
+  it("keeps the journals' request ids and delivery references apart when joined", () => {
+    const ids = joined.events.flatMap((e) => (e.type === "request.sent" ? [e.id] : []));
+    expect(new Set(ids).size).toBe(ids.length);
+    const seqs = joined.events.map((e) => e.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(model.notifications).toEqual({
+      delivered: 0,
+      notDelivered: ["pagerduty (notify #1) of run.finished: in doubt (sent, no answer recorded)"],
+    });
+  });
+
+  it("is plain JSON: its view survives a round trip and is a copy", () => {
+    expect(JSON.parse(JSON.stringify(model))).toEqual(model);
+    const f = new CutoverFold({ traits: traitsOf });
+    for (const e of joined.events) f.apply(e);
+    const v = f.view();
+    v.steps[0]!.id = "changed";
+    expect(f.view().steps[0]!.id).toBe("stop");
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * Issue 38, point 3: why an instance is not ready to commit, per cause, and when it will be, from
+ * the trend (src/model/readiness.ts): every cause the progress answer can show, enumerated; the
+ * ETA from the lag's fall and the copy's rate; "not converging" where the lag does not fall or the
+ * copy stalls; the latest of several estimates; ready only with canCommit true.
+ */
+import { describe, expect, it } from "vitest";
+import type { CopyView } from "../../src/fleet/eta.js";
+import type { ModelInstance } from "../../src/model/contract.js";
+import { lagRate } from "../../src/model/fold.js";
+import { readiness, readinessLine } from "../../src/model/readiness.js";
+
+const base: ModelInstance = {
+  index: 0,
+  label: "sync0",
+  url: "http://a",
+  state: "RUNNING",
+  canCommit: true,
+  lagSeconds: 1,
+};
+const inst = (o: Partial<ModelInstance>): ModelInstance => ({ ...base, ...o });
+const copy = (o: Partial<CopyView>): CopyView => ({
+  started: true,
+  done: false,
+  copied: 0,
+  total: 100,
+  eta: "…",
+  ...o,
+});
+
+describe("readiness: why not ready, and when", () => {
+  it("ready: canCommit true, nothing holding it back (a warning is said, and does not hold it)", () => {
+    expect(readiness(base)).toEqual({ instance: "sync0", ready: true, reasons: [] });
+    const w = readiness(inst({ warnings: ["oplog window small"] }));
+    expect(w.ready).toBe(true);
+    expect(readinessLine(w)).toBe("ready (service warning: oplog window small)");
+  });
+
+  it("names each cause progress shows", () => {
+    const cases: [Partial<ModelInstance>, RegExp][] = [
+      [{ state: "IDLE", canCommit: false }, /^state IDLE \(a commit needs RUNNING\)$/],
+      [{ state: "PAUSED", canCommit: false }, /^state PAUSED/],
+      [{ state: undefined, canCommit: undefined }, /^no progress answer yet$/],
+      [{ down: { since: 0, error: "connection refused" } }, /^not answering for 5s: connection refused$/],
+      [{ info: "collection copy", canCommit: false }, /^collection copy not done$/],
+      [
+        { indexBuilding: { indexesBuilt: 3, totalIndexesToBuild: 10 }, canCommit: false },
+        /^index builds: 3 of 10 indexes built$/,
+      ],
+      [
+        { embedded: { source: { phase: "initial hashing" } }, canCommit: false },
+        /^embedded verifier \(source\): initial hashing, not yet stream hashing$/,
+      ],
+      [
+        { embedded: { destination: { phase: "stream hashing", lagSeconds: 45 } }, canCommit: false },
+        /^embedded verifier \(destination\) lag 45s, over the service's 30s limit$/,
+      ],
+      [{ lagSeconds: 45, canCommit: false }, /^lag 45s, not below the service's 30s limit \(trend not known yet\)$/],
+      [{ canCommit: false }, /^canCommit false \(progress says no more\)$/],
+    ];
+    for (const [o, re] of cases) {
+      const r = readiness(inst(o), { now: 5000 });
+      expect(r.ready, JSON.stringify(o)).toBe(false);
+      expect(r.reasons[0], JSON.stringify(o)).toMatch(re);
+    }
+  });
+
+  it("measures lag against the runbook's lagBelow when there is one", () => {
+    const r = readiness(inst({ lagSeconds: 12, lagRate: -2, canCommit: true }), { lagBelowSeconds: 5 });
+    expect(r.ready).toBe(false);
+    expect(r.reasons).toEqual(["lag 12s, not below the runbook's lagBelow 5s (falling 2s per second)"]);
+    // (12 - 5) / 2 = 3.5 s
+    expect(r.eta).toBe("about 3.5s");
+    expect(readiness(inst({ lagSeconds: 4 }), { lagBelowSeconds: 5 }).ready).toBe(true);
+  });
+
+  it("says 'not converging' when the lag is steady or rising, or the copy stalls", () => {
+    expect(readiness(inst({ lagSeconds: 40, lagRate: 0, canCommit: false })).eta).toBe("not converging");
+    const rising = readiness(inst({ lagSeconds: 40, lagRate: 0.5, canCommit: false }));
+    expect(rising.eta).toBe("not converging");
+    expect(rising.reasons[0]).toMatch(/rising 0\.5s per second/);
+    const stalled = readiness(inst({ info: "collection copy", canCommit: false }), {
+      copy: copy({ fraction: 0.4, eta: "stalled" }),
+    });
+    expect(stalled.reasons[0]).toBe("collection copy not done: 40% of the fleet's copy");
+    expect(stalled.eta).toBe("not converging");
+  });
+
+  it("the ETA is the latest of the estimates, and unknown when any part is", () => {
+    const both = readiness(inst({ info: "collection copy", lagSeconds: 40, lagRate: -1, canCommit: false }), {
+      copy: copy({ fraction: 0.5, etaMs: 60_000, eta: "1m" }),
+    });
+    expect(both.eta).toBe("about 1m 00s"); // the copy's 60 s, later than the lag's 10 s
+    const unknown = readiness(inst({ info: "collection copy", canCommit: false }), {
+      copy: copy({ fraction: 0.1, eta: "…" }),
+    });
+    expect(unknown.eta).toBe("unknown");
+    expect(readinessLine(unknown)).toMatch(/^not ready \(ETA unknown\): collection copy not done/);
+  });
+
+  it("past readiness (COMMITTING, COMMITTED) is not 'not ready'", () => {
+    expect(readiness(inst({ state: "COMMITTED", canCommit: false })).ready).toBe(true);
+    expect(readiness(inst({ state: "COMMITTING", canCommit: false })).reasons).toEqual([]);
+  });
+});
+
+describe("lagRate: the lag's change per second over its last answers", () => {
+  it("is the first-to-last slope, and unknown over less than a second", () => {
+    expect(
+      lagRate([
+        { at: 0, lag: 10 },
+        { at: 2000, lag: 6 },
+      ]),
+    ).toBe(-2);
+    expect(
+      lagRate([
+        { at: 0, lag: 10 },
+        { at: 500, lag: 6 },
+      ]),
+    ).toBeUndefined();
+    expect(lagRate([{ at: 0, lag: 10 }])).toBeUndefined();
+    expect(lagRate([])).toBeUndefined();
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * Issue 36, point 5: `canWrite` of the first process only. The cutover page (mongodb/docs
+ * content/mongosync/current/source/reference/cutover-process.txt): "If you are running multiple
+ * mongosync instances, only check that canWrite is true on the first mongosync process. The
+ * canWrite status of any subsequent mongosync processes is not valid." Service facts, "Not
+ * published": the first is the instance the runbook lists first and declares (`startedFirst`);
+ * otherwise the window closes on COMMITTED of every instance; "Never wait on the other instances'
+ * `canWrite`: it is not valid and may never turn true". The simulator makes it so (only its
+ * instance 0, the first process started, ever reports canWrite true), so a wait on another
+ * instance's value fails here, in a test, and not in a window.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunEvent, RunEventOf } from "../../src/events.js";
+import { WindowTracker } from "../../src/fleet/window.js";
+import { traitsOf } from "../../src/steps/index.js";
+import type { Simulator } from "../../src/sim/index.js";
+import { rmSync } from "node:fs";
+import { readStatus } from "../../src/run/status.js";
+import { parseRunbook } from "../../src/runbook/index.js";
+import { UiModel } from "../../src/ui/model.js";
+import { DRAINED, READY, START, runYaml, sim, tempDir } from "../support/run.js";
+
+let sims: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(sims.map((s) => s.close()));
+  sims = [];
+});
+
+const of = <K extends RunEvent["type"]>(events: readonly RunEvent[], type: K): RunEventOf<K>[] =>
+  events.filter((e): e is RunEventOf<K> => e.type === type);
+
+const STOP = "  - { id: stop-writes, stopWrites: { use: sim-writes } }\n";
+const COMMIT = "  - { id: commit, commit: {} }\n";
+const WRITABLE = "  - { id: writable, waitFor: { canWrite: true, timeout: 3s } }\n";
+const COMMITTED = "  - { id: committed, waitFor: { state: COMMITTED } }\n";
+
+/** A runbook for the simulator's instances in `order`, the first of them declared `startedFirst` when asked. */
+function runbook(s: Simulator, steps: string, opts: { order?: number[]; declare?: boolean } = {}): string {
+  const order = opts.order ?? s.instances.map((i) => i.index);
+  const n = order.length;
+  return `runbook: 1
+name: first-process
+serviceVersion: "1.22.0"
+clusters:
+  cluster0: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
+  cluster1: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
+instances:
+${order.map((i, k) => `  - { url: "${s.instances[i]!.url}", name: sync${i}${k === 0 && opts.declare ? ", startedFirst: true" : ""} }`).join("\n")}
+defaults: { pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 15s } }
+steps:
+${steps}`;
+}
+
+async function fleet(): Promise<Simulator> {
+  const s = await sim({ instances: 3, serviceVersion: "1.22.0" });
+  sims.push(s);
+  return s;
+}
+
+describe("canWrite of the first process only", () => {
+  it("the simulator: only the first process ever says canWrite true; the others' stays false, COMMITTED included", async () => {
+    const s = await fleet();
+    const { result } = await runYaml(runbook(s, START + READY + STOP + DRAINED + COMMIT + COMMITTED));
+    expect(result.exitCode, result.message).toBe(0);
+    const answers = await Promise.all(
+      s.instances.map(
+        async (i) =>
+          (
+            (await (await fetch(`${i.url}/api/v1/progress`)).json()) as {
+              progress: { state: string; canWrite: unknown };
+            }
+          ).progress,
+      ),
+    );
+    expect(answers.map((p) => [p.state, p.canWrite])).toEqual([
+      ["COMMITTED", true],
+      ["COMMITTED", false],
+      ["COMMITTED", false],
+    ]);
+  });
+
+  it("declared: the wait reads the first process alone, and the window closes on its canWrite", async () => {
+    const s = await fleet();
+    const { result, events } = await runYaml(
+      runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + COMMITTED, { declare: true }),
+    );
+    expect(result.exitCode, result.message).toBe(0);
+    const started = of(events, "run.started")[0]!;
+    expect(started.destinationWrites).toEqual({ on: "canWrite", instance: 0 });
+    expect(started.canWriteFrom).toBe(0);
+    const closed = of(events, "window.closed");
+    expect(closed.map((e) => e.reason)).toEqual(["canWrite"]);
+    // the read that closed it: the first process's, with canWrite true (the others said false then)
+    const shown = of(events, "progress.sampled").filter(
+      (e) => e.at <= closed[0]!.seenAt && e.progress.canWrite === true,
+    );
+    expect(new Set(shown.map((e) => e.instance.index))).toEqual(new Set([0]));
+    // the live view shows the first process's canWrite alone
+    const ui = new UiModel();
+    for (const e of events) ui.apply(e);
+    expect(ui.instanceLines().map((l) => [l.split(/\s+/)[0], l.includes("canWrite")])).toEqual([
+      ["sync0", true],
+      ["sync1", false],
+      ["sync2", false],
+    ]);
+  });
+
+  it("`syncbook status` gives the first process's canWrite, and no other instance's (none when none is declared)", async () => {
+    const s = await fleet();
+    const yaml = runbook(s, START + READY + STOP + DRAINED + COMMIT + COMMITTED, { declare: true });
+    expect((await runYaml(yaml)).result.exitCode).toBe(0);
+    const dir = tempDir();
+    try {
+      const status = async (text: string) =>
+        (await readStatus(await parseRunbook(text, `${dir}/rb.yaml`, { env: {} }), { journalDir: `${dir}/.syncbook` }))
+          .instances;
+      expect((await status(yaml)).map((i) => [i.state, i.canWrite])).toEqual([
+        ["COMMITTED", true],
+        ["COMMITTED", undefined],
+        ["COMMITTED", undefined],
+      ]);
+      const undeclared = yaml.replace(", startedFirst: true", "");
+      expect((await status(undeclared)).map((i) => i.canWrite)).toEqual([undefined, undefined, undefined]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("declared on the wrong instance (one that is not the first process): the wait never ends, it times out", async () => {
+    // the operator started sync0 first but the runbook lists sync2 first and declares it: its canWrite is not valid
+    const s = await fleet();
+    const { result, events } = await runYaml(
+      runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + COMMITTED, { order: [2, 1, 0], declare: true }),
+    );
+    expect(result.exitCode).toBe(1);
+    const failed = of(events, "step.finished").find((e) => e.id === "writable");
+    expect(failed).toMatchObject({ outcome: "failed" });
+    expect(failed?.error).toMatch(/timed out/);
+    // every instance was COMMITTED meanwhile: the wait was on a value that never turns true
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+  });
+
+  it("not declared: a canWrite wait is refused at once (no value may be read), after commit, with the way out", async () => {
+    const s = await fleet();
+    const { result, events } = await runYaml(
+      runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + COMMITTED),
+    );
+    expect(result.exitCode).toBe(1);
+    const failed = of(events, "step.finished").find((e) => e.id === "writable")!;
+    expect(failed.outcome).toBe("failed");
+    expect(failed.error).toBe(
+      "this condition reads canWrite, but only the first mongosync process's canWrite is valid (the others' \"is not valid\"), and none of the 3 instances is declared the first process the operator starts (`startedFirst: true` on the instance listed first)",
+    );
+    // refused, not waited out: far below its 3 s (×50 in simulated time) limit
+    expect(failed.durationMs).toBeLessThan(1000);
+    expect(result.hint ?? "").toMatch(/startedFirst: true|state: COMMITTED/);
+  });
+
+  it("not declared: the window closes when every instance is COMMITTED, not on anyone's canWrite", async () => {
+    const s = await fleet();
+    const { result, events } = await runYaml(runbook(s, START + READY + STOP + DRAINED + COMMIT + COMMITTED));
+    expect(result.exitCode, result.message).toBe(0);
+    expect(of(events, "run.started")[0]!.destinationWrites).toMatchObject({ on: "committed" });
+    const closed = of(events, "window.closed");
+    expect(closed.map((e) => e.reason)).toEqual(["committed"]);
+    // by then every instance had answered COMMITTED
+    const seen = new Map<number, string>();
+    for (const e of of(events, "progress.sampled").filter((x) => x.at <= closed[0]!.seenAt))
+      seen.set(e.instance.index, e.progress.state);
+    expect([...seen.values()]).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    // the report's fold says the same
+    const w = new WindowTracker(traitsOf);
+    for (const e of events) w.apply(e);
+    expect(w.current()).toMatchObject({ closedBy: "committed", open: false });
+  });
+});

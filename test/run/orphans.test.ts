@@ -1,0 +1,264 @@
+/**
+ * Issue 42, invariant 2, at the function boundary (src/run/orphans.ts): every means the journal
+ * gives to tell whether a hook process an earlier run started still runs, each one alone, against
+ * a scripted process table. The cases the machine cannot stage for real are pinned here: an
+ * environment this user cannot read (sudo, a set-uid program: the runner here is root, who reads
+ * every one), a system without /proc, a host of its own; the rest are also driven end to end in
+ * test/crash/hook-lifetimes.e2e.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import type { HookCall } from "../../src/journal/index.js";
+import type { ProcessInfo } from "../../src/processes.js";
+import { earlierHooksGate, judgeCalls, waitOutEarlierHooks, type OrphanProbe } from "../../src/run/orphans.js";
+import { UserError } from "../../src/errors.js";
+
+const SELF = { host: "h", pidns: "pid:[1]", boot: "b1", uid: 1000, pid: 1 };
+
+interface Proc extends Partial<ProcessInfo> {
+  pid: number;
+  env?: string[] | "unreadable";
+  uid?: number;
+}
+
+/** A process table: each process with its group, session, start, environment and uid. */
+function probe(
+  procs: Proc[],
+  o: { list?: false; self?: Partial<OrphanProbe["self"]>; alive?: number[] } = {},
+): OrphanProbe {
+  const info = (p: Proc): ProcessInfo => ({
+    pid: p.pid,
+    ppid: p.ppid ?? 1,
+    pgid: p.pgid ?? p.pid,
+    sid: p.sid ?? p.pid,
+    start: p.start ?? 100,
+    state: p.state ?? "S",
+    kernel: p.kernel ?? false,
+  });
+  return {
+    self: { ...SELF, ...o.self },
+    list: () => (o.list === false ? undefined : procs.map(info)),
+    environ: (pid) => procs.find((p) => p.pid === pid)?.env ?? [],
+    uid: (pid) => procs.find((p) => p.pid === pid)?.uid ?? 1000,
+    alive: (pid) => (o.alive ?? []).includes(pid),
+    groupAlive: (pgid) => (o.alive ?? []).includes(-pgid),
+  };
+}
+
+const call = (over: Partial<HookCall> = {}): HookCall => ({
+  token: "tok",
+  stepIndex: 2,
+  id: "stop-writes",
+  use: "shell",
+  undo: true,
+  at: 0,
+  processes: [{ pid: 500, pgid: 500, start: 100 }],
+  finished: false,
+  host: "h",
+  pidns: "pid:[1]",
+  boot: "b1",
+  ...over,
+});
+
+const verdict = (calls: HookCall[], p: OrphanProbe) =>
+  judgeCalls(calls, p).map((v) => ({ live: v.live, maybe: v.maybe, unknown: v.unknown }));
+
+describe("judgeCalls: is any process of an earlier run's call alive?", () => {
+  it("the journaled pid with its start time: alive; with another start time, another process reusing the pid", () => {
+    expect(verdict([call()], probe([{ pid: 500, start: 100 }]))).toEqual([
+      { live: [500], maybe: [], unknown: undefined },
+    ]);
+    expect(verdict([call()], probe([{ pid: 500, start: 999, pgid: 7, sid: 7 }]))).toEqual([]);
+    // a journal from before start times were recorded: a live pid is taken at its word
+    expect(verdict([call({ processes: [{ pid: 500 }] })], probe([{ pid: 500, start: 999, pgid: 7, sid: 7 }]))).toEqual([
+      { live: [500], maybe: [], unknown: undefined },
+    ]);
+  });
+
+  it("env -i or sudo: no token, found by its process group or session, if it started after the call's process", () => {
+    const c = call();
+    expect(verdict([c], probe([{ pid: 501, pgid: 500, sid: 500, start: 150 }]))).toEqual([
+      { live: [501], maybe: [], unknown: undefined },
+    ]);
+    // its own group (setpgid), still in the session the spawn leads
+    expect(verdict([c], probe([{ pid: 502, pgid: 502, sid: 500, start: 150 }]))).toEqual([
+      { live: [502], maybe: [], unknown: undefined },
+    ]);
+    // a group or session number reused by a process older than the call's: not its
+    expect(verdict([c], probe([{ pid: 503, pgid: 500, sid: 500, start: 50 }]))).toEqual([]);
+  });
+
+  it("setsid (a session of its own) or a daemon an undo left, carrying the token: found by the token, in every call, finished or not", () => {
+    const daemon = { pid: 700, pgid: 700, sid: 700, start: 300, env: ["A=1", "SYNCBOOK_HOOK_TOKEN=tok"] };
+    expect(verdict([call({ finished: true })], probe([daemon]))).toEqual([
+      { live: [700], maybe: [], unknown: undefined },
+    ]);
+    expect(verdict([call({ token: "other" })], probe([daemon]))).toEqual([]);
+  });
+
+  it("zombies, kernel threads and the runner itself are never a call's process", () => {
+    expect(
+      verdict(
+        [call()],
+        probe([
+          { pid: 500, start: 100, state: "Z" },
+          { pid: 501, pgid: 500, start: 150, kernel: true },
+          { pid: 1, pgid: 500, start: 150, env: ["SYNCBOOK_HOOK_TOKEN=tok"] },
+        ]),
+      ),
+    ).toEqual([]);
+  });
+
+  it("an environment this user cannot read (sudo): a process of this user started after the call may be its; another user's is not", () => {
+    const c = call();
+    expect(verdict([c], probe([{ pid: 800, pgid: 800, sid: 800, start: 200, env: "unreadable", uid: 1000 }]))).toEqual([
+      { live: [], maybe: [800], unknown: undefined },
+    ]);
+    expect(verdict([c], probe([{ pid: 800, pgid: 800, sid: 800, start: 200, env: "unreadable", uid: 0 }]))).toEqual([]);
+    expect(verdict([c], probe([{ pid: 800, pgid: 800, sid: 800, start: 50, env: "unreadable", uid: 1000 }]))).toEqual(
+      [],
+    );
+    // a call that journaled no process has no start to compare: never "maybe"
+    expect(
+      verdict([call({ processes: [] })], probe([{ pid: 800, pgid: 800, sid: 800, start: 200, env: "unreadable" }])),
+    ).toEqual([]);
+    // what commit asks right before it is sent leaves them out (the operator's own sudo, started since)
+    expect(judgeCalls([c], probe([{ pid: 800, start: 200, env: "unreadable" }]), { maybe: false })).toEqual([]);
+  });
+
+  it("another host, another PID namespace: cannot be told (whatever this machine shows)", () => {
+    const seen = probe([{ pid: 500, start: 100 }]);
+    expect(verdict([call({ host: "b" })], seen)).toEqual([
+      { live: [], maybe: [], unknown: "it ran on host b, not this one (h)" },
+    ]);
+    expect(verdict([call({ pidns: "pid:[2]" })], seen)).toEqual([
+      {
+        live: [],
+        maybe: [],
+        unknown: "it ran in another PID namespace (pid:[2]; this runner is in pid:[1]): its pids mean nothing here",
+      },
+    ]);
+    // a journal from before namespaces were recorded: judged in this one
+    expect(verdict([call({ pidns: undefined })], seen)).toEqual([{ live: [500], maybe: [], unknown: undefined }]);
+  });
+
+  it("an earlier boot of this host, or a finished call that started no process: nothing to look for", () => {
+    const seen = probe([{ pid: 500, start: 100, env: ["SYNCBOOK_HOOK_TOKEN=tok"] }]);
+    expect(verdict([call({ boot: "b0" })], seen)).toEqual([]);
+    expect(verdict([call({ finished: true, processes: [] })], seen)).toEqual([]);
+    // unfinished without a journaled process (killed between the spawn and its line): the token finds it
+    expect(verdict([call({ processes: [] })], seen)).toEqual([{ live: [500], maybe: [], unknown: undefined }]);
+    // another host's boot id says nothing of this one
+    expect(verdict([call({ host: "b", boot: "b0" })], seen)[0]?.unknown).toMatch(/host b/);
+  });
+
+  it("no process list (no /proc): the journaled groups are asked; once they are gone, a process that left them cannot be seen", () => {
+    expect(verdict([call()], probe([], { list: false, alive: [-500] }))).toEqual([
+      { live: [500], maybe: [], unknown: undefined },
+    ]);
+    expect(verdict([call({ processes: [{ pid: 500 }] })], probe([], { list: false, alive: [500] }))).toEqual([
+      { live: [500], maybe: [], unknown: undefined },
+    ]);
+    expect(verdict([call()], probe([], { list: false }))).toEqual([
+      {
+        live: [],
+        maybe: [],
+        unknown:
+          "this system does not list processes and their environments (no /proc): a process it left outside its process group cannot be seen",
+      },
+    ]);
+  });
+});
+
+describe("waitOutEarlierHooks: before a run acts", () => {
+  const run = (
+    calls: HookCall[],
+    table: () => Proc[],
+    o: { deadline?: number; self?: Partial<OrphanProbe["self"]> } = {},
+  ) => {
+    let t = 0;
+    const said: string[] = [];
+    const p = probe([], { self: o.self ?? {} });
+    const dynamic: OrphanProbe = {
+      ...p,
+      list: () => probe(table()).list(),
+      environ: (pid) => probe(table()).environ(pid),
+    };
+    return {
+      said,
+      done: waitOutEarlierHooks(calls, {
+        deadlineOf: () => o.deadline ?? 1000,
+        say: (s) => said.push(s),
+        probe: dynamic,
+        everyMs: 0,
+        now: () => (t += 100),
+      }),
+    };
+  };
+
+  it("nothing left: returns at once, nothing said, nothing acted", async () => {
+    const r = run([call()], () => []);
+    expect(await r.done).toEqual({ unknown: [], mayHaveActed: false });
+    expect(r.said).toEqual([]);
+  });
+
+  it("a live process is waited out until it exits; what it may have done counts (mayHaveActed)", async () => {
+    let reads = 0;
+    const r = run([call()], () => (reads++ < 4 ? [{ pid: 500, start: 100 }] : []));
+    expect(await r.done).toEqual({ unknown: [], mayHaveActed: true });
+    expect(r.said[0]).toMatch(
+      /^earlier runs: the undo of step 3 "stop-writes" \(shell; pid 500\) is still running: waiting for what an earlier run started to exit \(at most /,
+    );
+    expect(r.said.at(-1)).toBe("earlier runs: their hook processes have exited (or their time limits have passed)");
+  });
+
+  it("alive past its deadline: refused (exit 1), naming the pid, its group and the kill that stops them", async () => {
+    const r = run([call()], () => [{ pid: 500, start: 100 }], { deadline: 300 });
+    const err: unknown = await r.done.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).message).toBe(
+      'the undo of step 3 "stop-writes" (shell; pid 500) was started by an earlier run and still runs past its time limit',
+    );
+    expect((err as UserError).exitCode).toBe(1);
+    expect((err as UserError).hint).toMatch(
+      /kill -TERM 500; its group: kill -TERM -- -500\) .* then run the same command again/,
+    );
+  });
+
+  it("what cannot be told is waited out to its deadline, then left to commit (unknown), and may have acted", async () => {
+    const r = run([call({ host: "b" })], () => [], { deadline: 500 });
+    const v = await r.done;
+    expect(v.mayHaveActed).toBe(true);
+    expect(v.unknown).toEqual(['the undo of step 3 "stop-writes" (shell): it ran on host b, not this one (h)']);
+    expect(r.said[0]).toMatch(/waited out to its time limit: waiting for what an earlier run started to exit/);
+    expect(r.said.at(-1)).toMatch(
+      /^earlier runs: cannot tell whether every process of the undo of step 3 .* has exited: commit will need a stopWrites' check: to decide$/,
+    );
+    // one long past its deadline: not waited for, nothing acted since
+    const old = run([call({ host: "b" })], () => [], { deadline: 0 });
+    expect((await old.done).mayHaveActed).toBe(false);
+  });
+
+  it("several calls that cannot be told for one reason are named once with it", async () => {
+    const r = run([call({ host: "b" }), call({ host: "b", undo: false, stepIndex: 3, id: "hold" })], () => [], {
+      deadline: 0,
+    });
+    expect((await r.done).unknown).toEqual([
+      'the undo of step 3 "stop-writes" (shell), the hook of step 4 "hold" (shell): it ran on host b, not this one (h)',
+    ]);
+  });
+});
+
+describe("earlierHooksGate: what commit asks right before it is sent", () => {
+  it("live calls now, and the unknown the wait left plus those that cannot be told at all, each once", () => {
+    const gate = earlierHooksGate(
+      [call(), call({ token: "t2", host: "b" })],
+      ["from the wait", 'the undo of step 3 "stop-writes" (shell): it ran on host b, not this one (h)'],
+      probe([{ pid: 500, start: 100 }]),
+    );
+    expect(gate.judge()).toEqual({
+      live: ['the undo of step 3 "stop-writes" (shell; pid 500)'],
+      unknown: ["from the wait", 'the undo of step 3 "stop-writes" (shell): it ran on host b, not this one (h)'],
+    });
+    expect(earlierHooksGate([call()], [], probe([])).judge()).toEqual({ live: [], unknown: [] });
+  });
+});

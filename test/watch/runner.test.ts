@@ -1,0 +1,152 @@
+/**
+ * Issue 38, point 2: the runner's verdict (src/watch/runner.ts), every case enumerated: no run,
+ * running, dead (its pid gone on this host; no lock while unfinished), silent (another host's
+ * lock, no journal line past the step's limit), finished (with writes left stopped: an alarm);
+ * and the state it left, in words.
+ */
+import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../../src/events.js";
+import { CutoverFold } from "../../src/model/fold.js";
+import { traitsOf } from "../../src/steps/index.js";
+import { runnerVerdict, stateLeft } from "../../src/watch/runner.js";
+
+const T0 = 1_800_000_000_000;
+let seq = 0;
+const ev = (type: string, at: number, body: Record<string, unknown> = {}): RunEvent =>
+  ({ type, seq: ++seq, at: T0 + at, ...body }) as unknown as RunEvent;
+const instances = [
+  { url: "http://a", index: 0, name: "a" },
+  { url: "http://b", index: 1, name: "b" },
+];
+const steps = [
+  { index: 0, id: "stop", kind: "stopWrites", title: "stop" },
+  { index: 1, id: "hold", kind: "hook", title: "hold" },
+  { index: 2, id: "commit", kind: "commit", title: "commit" },
+];
+
+/** A run that stopped writes at +1 s and is in its hook step since +2 s (limit 60 s). */
+function killedModel(extra: RunEvent[] = []) {
+  const f = new CutoverFold({ traits: traitsOf });
+  const es = [
+    ev("run.started", 0, {
+      runbook: "rb",
+      file: "rb.yaml",
+      hash: "sha256:ab",
+      mode: "run",
+      instances,
+      steps,
+      by: { user: "op", host: "h", pid: 1 },
+    }),
+    ev("step.started", 500, { index: 0, id: "stop", kind: "stopWrites", title: "stop" }),
+    ev("hook.started", 600, { index: 0, id: "stop", use: "sim-writes", undo: false }),
+    ev("hook.finished", 1000, { index: 0, id: "stop", use: "sim-writes", undo: false, ok: true, durationMs: 400 }),
+    ev("step.finished", 1000, { index: 0, id: "stop", outcome: "ok", durationMs: 500 }),
+    ev("step.started", 2000, { index: 1, id: "hold", kind: "hook", title: "hold", timeoutMs: 60_000 }),
+    ...extra,
+  ];
+  for (const e of es) f.apply(e);
+  return f.view(T0 + 2000);
+}
+
+const lock = { pid: 4242, host: "here", startedAt: "x" };
+const at = (ms: number) => T0 + ms;
+
+describe("runnerVerdict", () => {
+  it("no run yet: no alarm", () => {
+    const m = new CutoverFold({ traits: traitsOf }).view(0);
+    const v = runnerVerdict({ model: m, lock: undefined, now: at(0), host: "here", isAlive: () => true });
+    expect(v.state).toBe("no-run");
+    expect(v.alarm).toBe(false);
+  });
+
+  it("running: its pid runs here", () => {
+    const v = runnerVerdict({ model: killedModel(), lock, now: at(3000), host: "here", isAlive: () => true });
+    expect(v.state).toBe("running");
+    expect(v.alarm).toBe(false);
+  });
+
+  it("dead: its pid no longer runs here, said with what it left and the --resume command", () => {
+    const v = runnerVerdict({
+      model: killedModel(),
+      lock,
+      now: at(182_000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
+    expect(v.state).toBe("dead");
+    expect(v.alarm).toBe(true);
+    expect(v.headline).toBe(
+      "THE RUNNER IS GONE: its process (pid 4242 on here) no longer runs; its last journal line was 3m 00s ago, and the cutover is unfinished",
+    );
+    expect(v.left).toEqual(["writes stopped 3m 01s ago", "commit not sent", "in step 2 hold (hook)"]);
+    expect(v.next).toBe("syncbook run rb.yaml --resume");
+  });
+
+  it("dead: no lock at all while the last run never said its end", () => {
+    const v = runnerVerdict({
+      model: killedModel(),
+      lock: undefined,
+      now: at(3000),
+      host: "here",
+      isAlive: () => true,
+    });
+    expect(v.state).toBe("dead");
+    expect(v.headline).toMatch(/no process holds the journal folder's lock/);
+  });
+
+  it("another host's lock: alive while it writes, silent past its step's limit and grace", () => {
+    const other = { ...lock, host: "elsewhere" };
+    const alive = runnerVerdict({
+      model: killedModel(),
+      lock: other,
+      now: at(2000 + 60_000 + 30_000),
+      host: "here",
+      isAlive: () => false,
+    });
+    expect(alive.state).toBe("running");
+    const silent = runnerVerdict({
+      model: killedModel(),
+      lock: other,
+      now: at(2000 + 90_001),
+      host: "here",
+      isAlive: () => false,
+    });
+    expect(silent.state).toBe("silent");
+    expect(silent.alarm).toBe(true);
+    expect(silent.headline).toMatch(/no journal line for 1m 30s, longer than step 2 hold's time limit of 1m 00s/);
+    expect(silent.headline).toMatch(/held on elsewhere/);
+  });
+
+  it("finished: no alarm when it ended ok; an alarm when writes were left stopped", () => {
+    const ok = killedModel([
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
+      ev("run.finished", 3100, { outcome: "ok", exitCode: 0, durationMs: 3100, committed: false }),
+    ]);
+    const v = runnerVerdict({ model: ok, lock: undefined, now: at(4000), host: "here", isAlive: () => false });
+    expect(v.state).toBe("finished");
+    expect(v.headline).toBe("run 1 ended ok");
+    const failed = killedModel([
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "failed", durationMs: 1000, error: "boom" }),
+      ev("run.finished", 3100, { outcome: "failed", exitCode: 1, durationMs: 3100, committed: false }),
+    ]);
+    const f = runnerVerdict({
+      model: failed,
+      lock: undefined,
+      now: at(4000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
+    expect(f.alarm).toBe(true);
+    expect(f.left[0]).toMatch(/^writes stopped|STILL STOPPED/);
+    expect(f.next).toBe("syncbook run rb.yaml --resume");
+  });
+});
+
+describe("stateLeft", () => {
+  it("a commit sent to part of the fleet is said with its count", () => {
+    const m = killedModel([ev("commit.sent", 2500, { index: 2, id: "commit", instances: ["a"], skewMs: 1 })]);
+    expect(stateLeft(m, at(62_500))).toContain("commit sent to 1 of 2 instances (1m 00s ago)");
+  });
+});
