@@ -127,12 +127,11 @@ describe("the readers against real processes", () => {
     expect(Array.isArray(env) && env.includes("SYNCBOOK_TEST_TOKEN=tok-1")).toBe(true);
     const cleared = await child(["env", "-i", "sleep", "30"], { SYNCBOOK_TEST_TOKEN: "tok-2" });
     // env -i execs sleep with an empty environment: the token is gone from it
-    const e2 = await until(() => {
-      const e = processEnviron(cleared.pid!);
-      return Array.isArray(e) && !readFileSync(`/proc/${cleared.pid}/cmdline`, "latin1").startsWith("env")
-        ? e
-        : undefined;
-    });
+    await until(() =>
+      readFileSync(`/proc/${cleared.pid}/cmdline`, "latin1").startsWith("sleep\0") ? true : undefined,
+    );
+    const e2 = processEnviron(cleared.pid!);
+    if (!Array.isArray(e2)) throw new Error(`no environment read: ${String(e2)}`);
     expect(e2.some((v) => v.startsWith("SYNCBOOK_TEST_TOKEN="))).toBe(false);
   });
 
