@@ -164,8 +164,7 @@ export function judgeCalls(
       if (opts.maybe === false || self.uid === undefined || probe.uid(p.pid) !== self.uid) continue;
       for (const call of here)
         // (a call that journaled no process, or none with its start, starts at +Infinity: none is its)
-        if (p.start >= startOf.get(call)! && !found.get(call)!.live.has(p.pid))
-          found.get(call)!.maybe.add(p.pid);
+        if (p.start >= startOf.get(call)! && !found.get(call)!.live.has(p.pid)) found.get(call)!.maybe.add(p.pid);
       continue;
     }
     for (const v of env) {
@@ -314,9 +313,8 @@ export function earlierHooksGate(
       const now = judgeCalls(calls, probe, { maybe: false });
       return {
         live: describe(now.filter((v) => v.live.length)),
-        unknown: [...unknown, ...describe(now.filter((v) => !v.live.length && v.unknown))].filter(
-          (u, i, all) => all.indexOf(u) === i,
-        ),
+        // (a verdict that cannot be told has no live process: judgeCalls gives one or the other)
+        unknown: [...unknown, ...describe(now.filter((v) => v.unknown))].filter((u, i, all) => all.indexOf(u) === i),
       };
     },
   };

@@ -9,7 +9,19 @@
 import { describe, expect, it } from "vitest";
 import type { HookCall } from "../../src/journal/index.js";
 import type { ProcessInfo } from "../../src/processes.js";
-import { earlierHooksGate, judgeCalls, waitOutEarlierHooks, type OrphanProbe } from "../../src/run/orphans.js";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  earlierHooksGate,
+  judgeCalls,
+  systemProbe,
+  waitOutEarlierHooks,
+  type OrphanProbe,
+} from "../../src/run/orphans.js";
+import { thisHost } from "../../src/journal/format.js";
+import { processInfo } from "../../src/processes.js";
 import { UserError } from "../../src/errors.js";
 import { formatDuration } from "../../src/runbook/duration.js";
 
@@ -516,5 +528,91 @@ describe("earlierHooksGate: at commit, from the process table now", () => {
       },
     });
     expect(gate.judge()).toEqual({ live: [], unknown: [] });
+  });
+});
+
+describe("systemProbe: what this machine tells", () => {
+  it("this runner: its host, pid, PID namespace, boot and uid", () => {
+    expect(systemProbe().self).toEqual({
+      host: thisHost(),
+      pid: process.pid,
+      pidns: readlinkSync("/proc/self/ns/pid"),
+      boot: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+      uid: process.getuid!(),
+    });
+  });
+
+  it("signal 0 to a pid, and to a group (alive while any member is, after its leader is gone); never to pid 0 or a negative one", async () => {
+    const p = systemProbe();
+    expect(p.alive(process.pid)).toBe(true);
+    // kill(0) and kill(-1) would ask about this process's group or every process: never
+    expect(p.alive(0)).toBe(false);
+    expect(p.alive(-1)).toBe(false);
+    expect(p.groupAlive(0)).toBe(false);
+    expect(p.groupAlive(-processInfo(process.pid)!.pgid)).toBe(false);
+    // a group whose leader has exited, a member still running
+    const file = join(mkdtempSync(join(tmpdir(), "syncbook-orphans-")), "member");
+    const leader = spawn("sh", ["-c", `sleep 30 >/dev/null 2>&1 & echo $! > ${file}`], {
+      detached: true,
+      stdio: "ignore",
+    });
+    await new Promise((r) => leader.once("exit", r));
+    const member = Number(readFileSync(file, "utf8").trim());
+    try {
+      expect(p.alive(leader.pid!)).toBe(false);
+      expect(p.groupAlive(leader.pid!)).toBe(true);
+    } finally {
+      process.kill(member, "SIGKILL");
+    }
+    const end = Date.now() + 5000;
+    while (p.groupAlive(leader.pid!) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(p.groupAlive(leader.pid!)).toBe(false);
+    expect(p.list()!.some((x) => x.pid === process.pid)).toBe(true);
+    expect(p.uid(process.pid)).toBe(process.getuid!());
+    expect(Array.isArray(p.environ(process.pid))).toBe(true);
+  });
+});
+
+describe("the words for several pids, and a namespace this runner cannot name", () => {
+  it("a call's live pids, and the pids that may be its, are listed with commas", () => {
+    const r = judgeCalls(
+      [call()],
+      probe([
+        { pid: 500, start: 100 },
+        { pid: 501, pgid: 500, sid: 500, start: 150 },
+      ]),
+    );
+    expect(r.map((v) => v.live)).toEqual([[500, 501]]);
+    const gate = earlierHooksGate(
+      [call()],
+      [],
+      probe([
+        { pid: 500, start: 100 },
+        { pid: 501, pgid: 500, start: 150 },
+      ]),
+    );
+    expect(gate.judge().live).toEqual(['the undo of step 3 "stop-writes" (shell; pid 500, 501)']);
+  });
+
+  it("the pids that may be a call's, with commas; another namespace when this runner's own cannot be named", async () => {
+    const maybe = (pid: number): Proc => ({ pid, pgid: pid, sid: pid, start: 150, env: "unreadable" });
+    const said: string[] = [];
+    const v = await waitOutEarlierHooks([call()], {
+      deadlineOf: () => 0,
+      say: (x) => said.push(x),
+      probe: probe([maybe(700), maybe(701)]),
+      everyMs: 0,
+    });
+    expect(v.unknown).toEqual([
+      'the undo of step 3 "stop-writes" (shell): pid 700, 701 is a process of this user started after it whose environment cannot be read, so it may be one of its',
+    ]);
+    expect(verdict([call({ pidns: "pid:[2]" })], probe([], { self: { pidns: undefined } }))).toEqual([
+      {
+        live: [],
+        maybe: [],
+        unknown:
+          "it ran in another PID namespace (pid:[2]; this runner is in one it cannot name): its pids mean nothing here",
+      },
+    ]);
   });
 });

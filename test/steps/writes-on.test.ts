@@ -125,14 +125,14 @@ describe("writesOnVerdict: may writes go back on at the source?", () => {
   });
 
   it("aborted while it waits to read again: no, with what it last read", async () => {
-    const f = scripted({ sends: [], reads: [[at("INITIALIZING")]] });
+    const f = scripted({ sends: [], reads: [[at("INITIALIZING")], ["error"]] });
     const { ctx } = context(f.fleet);
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
     const t0 = performance.now();
     expect(await writesOnVerdict(ctx.run, ac.signal, 10_000)).toEqual({
       ok: false,
-      reason: "sync0 is INITIALIZING",
+      reason: "sync0 is INITIALIZING; sync1 is unreachable (http://127.0.0.1:27183: progress failed: refused)",
       committed: false,
     });
     expect(performance.now() - t0).toBeLessThan(900);
