@@ -446,6 +446,18 @@ describe("waitOutEarlierHooks: its deadlines, its words and its pace", () => {
     expect(err.hint).toContain("(kill -TERM 500 600; its group: kill -TERM -- -500 -600)");
   });
 
+  it("refusing a call whose spawn was never journaled (only its token finds the daemon): its pid, no group to kill", async () => {
+    const unjournaled = call({ processes: [] });
+    const r = clocked(
+      [unjournaled],
+      () => [{ pid: 700, pgid: 700, sid: 700, env: ["SYNCBOOK_HOOK_TOKEN=tok"] }],
+      () => 0,
+    );
+    const err = (await r.done.catch((e: unknown) => e)) as UserError;
+    expect(err.message).toMatch(/^the undo of step 3 "stop-writes" \(shell; pid 700\) was started/);
+    expect(err.hint).toContain("(kill -TERM 700) and check what it did");
+  });
+
   it("what it waits for, said once per change: the running and those waited out blind, each group with its reason, and the longest wait left", async () => {
     const deadline = (c: HookCall): number => ({ t3: 3000, t4: 2000 })[c.token as "t3"] ?? 1000;
     const r = clocked(
