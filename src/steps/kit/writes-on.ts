@@ -67,10 +67,8 @@ function problems(run: RunContext, snap: FleetSnapshot): { why: string[]; commit
   const start = run.memory.identity.direction ? undefined : startDirection(run);
   if (start)
     identity.push(...run.fleet.identity(snap, start).map((p) => `${p.message} (the direction of the runbook's start)`));
-  if (identity.length) {
-    why.push(...identity);
-    if (identity.some((p) => /expected /.test(p))) committed = true;
-  }
+  why.push(...identity);
+  if (identity.some((p) => /expected /.test(p))) committed = true;
   return { why, committed };
 }
 
@@ -97,7 +95,7 @@ export async function writesOnVerdict(
     if (found.why.length === 0)
       return {
         ok: true,
-        detail: snap.instances.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? "?"}`).join(", "),
+        detail: snap.instances.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", "),
       };
     if (found.committed || !settling || Date.now() >= end || signal.aborted)
       return { ok: false, reason: found.why.join("; "), committed: found.committed };
