@@ -5,9 +5,11 @@
  * else the folder's, chosen by content (read.ts `chooseJournal`: the header's `after`, the
  * unfinished run; two unfinished ones that do not order are refused); it is read (state.ts) and
  * its length checked against its witness (witness.ts). `syncbook report` reads leniently and
- * takes `chooseJournal`'s pick as it is (read.ts `newestJournal`).
+ * takes `chooseJournal`'s pick as it is (read.ts `newestJournal`). `onEvent` sees each event of
+ * the strict read as it goes (`status` folds its read model from that one pass).
  */
 import { UserError } from "../errors.js";
+import type { RunEvent } from "../events.js";
 import { findResumeJournal, readJournalState, type JournalState, type KindTraits } from "./state.js";
 import { checkWitness, readWitness } from "./witness.js";
 
@@ -44,7 +46,7 @@ export function isNothingToResume(err: unknown): boolean {
 export async function runbookJournal(
   dir: string,
   traits: KindTraits,
-  opts: { file?: string } = {},
+  opts: { file?: string; onEvent?: (e: RunEvent) => void } = {},
 ): Promise<RunbookJournal> {
   let file = opts.file;
   let skipped: string[] = [];
@@ -59,7 +61,10 @@ export async function runbookJournal(
   try {
     // the witness's seq too: a request line past it never left (state.ts); whether the witness
     // is this journal's own is checked below
-    state = await readJournalState(file, traits, { ...witnessedSeq(file) });
+    state = await readJournalState(file, traits, {
+      ...witnessedSeq(file),
+      ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    });
   } catch (err) {
     return { file, skipped, none: false, refused: err };
   }

@@ -10,7 +10,7 @@
  * fragment and says so in its `journal.resumed` marker (`truncatedLine`), which the reader accepts.
  */
 import { ExitCode, UserError } from "../errors.js";
-import type { InstanceRef, Outcome } from "../events.js";
+import type { InstanceRef, Outcome, RunEvent } from "../events.js";
 import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
@@ -186,11 +186,15 @@ export type KindTraits = (kind: string | undefined) => {
  * past it never left, as a line past the `witnessedSeq` a resume marker records never left for the
  * writer before that marker (journal.ts writes a request's line, fsyncs it and witnesses it before
  * the request leaves).
+ *
+ * `onEvent`: handed every event line as it is read, the header included (`status` folds them into
+ * the read model in this one pass); what the journal says is judged here alone, and a journal
+ * refused here is refused whatever the caller made of its lines.
  */
 export async function readJournalState(
   file: string,
   traits: KindTraits,
-  opts: { witnessedSeq?: number } = {},
+  opts: { witnessedSeq?: number; onEvent?: (e: RunEvent) => void } = {},
 ): Promise<JournalState> {
   const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
     new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
@@ -472,6 +476,7 @@ export async function readJournalState(
         bad = { line: lineNo, why };
         continue;
       }
+      opts.onEvent?.(v as RunEvent);
       const e = v as Record<string, unknown> & { type: string; seq: number; at: number };
       const verdict = chain.check(lineNo, text, e.seq, e.type === "journal.opened" || e.type === "journal.resumed");
       // the header's own problems (not a journal, a newer format) say more than its chain would
