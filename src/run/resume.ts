@@ -11,6 +11,7 @@ import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
 import { chooseJournal, instanceKey, reconcile } from "../journal/index.js";
+import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { poll } from "../steps/kit/poll.js";
@@ -34,10 +35,10 @@ export async function planResume(
      */
     mayHaveActed?: boolean;
   },
-): Promise<{ file: string; plan: ResumePlan }> {
+): Promise<{ file: string; plan: ResumePlan; history: RunEvent[] }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
-  const { file, state } = await openEarlierJournal(dir, { ...opts, loaded });
+  const { file, state, events: history } = await openEarlierJournal(dir, { ...opts, loaded });
   const d = runDefaults(loaded);
   const steps = planSteps(rb);
   const fleet = createFleet({
@@ -193,6 +194,7 @@ export async function planResume(
       : undefined;
   return {
     file,
+    history,
     plan: {
       ...(complete ? { complete } : {}),
       done,
