@@ -14,6 +14,7 @@ import { chooseJournal, instanceKey, reconcile } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
+import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
 import { commitEvidence, openEarlierJournal } from "./earlier.js";
@@ -54,7 +55,7 @@ export async function planResume(
       read: (s) => fleet.progress(s),
       // INITIALIZING (1.20+, after a service restart) passes by itself: read until it has, so
       // reconcile judges the state the instance settles in, not a transient one
-      judge: (snap) => (snap.instances.some((i) => i.error || i.progress?.state === "INITIALIZING") ? undefined : snap),
+      judge: (snap) => (snap.instances.some(fleetReadRetry(true).retryable) ? undefined : snap),
       every: Math.min(2000, d.pollMs),
       giveUpMs: d.progressGiveUpMs,
       signal,
