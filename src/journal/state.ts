@@ -10,12 +10,12 @@
  * fragment and says so in its `journal.resumed` marker (`truncatedLine`), which the reader accepts.
  */
 import { ExitCode, UserError } from "../errors.js";
-import type { InstanceRef, Outcome, RunEvent } from "../events.js";
+import type { InstanceRef, Outcome } from "../events.js";
 import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
 import { ioError } from "./io-errors.js";
-import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
+import { chooseJournal, journalLines, type JournalChoice, type JournalLine } from "./read.js";
 import { verifierJournal } from "./verifier.js";
 import { hookCallFold, type HookCall } from "./hook-calls.js";
 import type { VerifierMemory } from "../api/verifier-memory.js";
@@ -187,14 +187,14 @@ export type KindTraits = (kind: string | undefined) => {
  * writer before that marker (journal.ts writes a request's line, fsyncs it and witnesses it before
  * the request leaves).
  *
- * `onEvent`: handed every event line as it is read, the header included (`status` folds them into
- * the read model in this one pass); what the journal says is judged here alone, and a journal
- * refused here is refused whatever the caller made of its lines.
+ * `onLine`: handed every line as it is read (runbook-journal.ts checks the witness and feeds the
+ * read model in this one pass); what the journal says is judged here alone, and a journal refused
+ * here is refused whatever the caller made of its lines.
  */
 export async function readJournalState(
   file: string,
   traits: KindTraits,
-  opts: { witnessedSeq?: number; onEvent?: (e: RunEvent) => void } = {},
+  opts: { witnessedSeq?: number; onLine?: (line: JournalLine) => void } = {},
 ): Promise<JournalState> {
   const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
     new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
@@ -453,6 +453,7 @@ export async function readJournalState(
 
   try {
     for await (const line of journalLines(file)) {
+      opts.onLine?.(line);
       const { text, value: v, why } = line;
       lineNo = line.lineNo;
       if (bad) {
@@ -476,7 +477,6 @@ export async function readJournalState(
         bad = { line: lineNo, why };
         continue;
       }
-      opts.onEvent?.(v as RunEvent);
       const e = v as Record<string, unknown> & { type: string; seq: number; at: number };
       const verdict = chain.check(lineNo, text, e.seq, e.type === "journal.opened" || e.type === "journal.resumed");
       // the header's own problems (not a journal, a newer format) say more than its chain would
