@@ -1,8 +1,9 @@
 /**
- * Issue 41, point 4: lint of many runbooks splits them over two threads (src/lint/run.ts: from
- * `WORKER_FROM_FILES` files the second half goes to a worker). The built CLI must report exactly
- * what one thread would: every file's findings, in file order, and a file it cannot read in the
- * worker's half as a usage error (exit 2) naming that file.
+ * Issue 41, point 4: lint of many runbooks shares them between two threads (src/lint/run.ts: from
+ * `WORKER_FROM_FILES` files, pieces of `CHUNK_FILES` files, each thread taking the next when done;
+ * the worker is handed the first two). The built CLI must report exactly what one thread would:
+ * every file's findings, in file order, and a file it cannot read as a usage error (exit 2) naming
+ * that file, the first such file when there are several, whichever thread met it.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -10,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { WORKER_FROM_FILES } from "../../src/lint/run.js";
+import { CHUNK_FILES, WORKER_FROM_FILES } from "../../src/lint/run.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const cli = process.env.SYNCBOOK_TEST_CLI ?? join(root, "dist/cli/syncbook.cjs");
@@ -62,7 +63,19 @@ describe(`lint of ${N} runbooks (two threads)`, () => {
     expect(all).toEqual([...all].sort());
   });
 
-  it("a file it cannot read in the worker's half: exit 2, naming it", () => {
+  it("two files it cannot read, the first in the worker's first piece, the other in this thread's: the first is named", () => {
+    const dir = folder([]);
+    for (const i of [1, 2 * CHUNK_FILES + 3]) {
+      rmSync(join(dir, name(i)));
+      symlinkSync(join(dir, "missing.txt"), join(dir, name(i)));
+    }
+    const r = lint(dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(name(1));
+    expect(r.stderr).not.toContain(name(2 * CHUNK_FILES + 3));
+  });
+
+  it("a file it cannot read near the end: exit 2, naming it", () => {
     const dir = folder([]);
     rmSync(join(dir, name(N - 2)));
     symlinkSync(join(dir, "missing.txt"), join(dir, name(N - 2)));
