@@ -182,9 +182,9 @@ async function runMain(
       !resume && flags.from && !flags.newCutover
         ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed)
         : undefined;
-    const { readJournal } = await import("../report/journal.js");
-    // the earlier runs' events: the runner knows when writes were stopped, --report tells one story
-    const history = resume ? (await readJournal(resume.file)).events : undefined;
+    // the earlier runs' events, from the one read that judged the journal (src/run/earlier.ts):
+    // the runner knows when writes were stopped, --report tells one story
+    const history = resume?.history;
     // the cutover's runs in other journals (those a --from run continued): its window and its time span them
     const earlierRuns = await cutoverRunsBefore(dir, resume ? history : undefined, continues?.cutover, resume?.file);
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
