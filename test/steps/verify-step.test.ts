@@ -115,6 +115,7 @@ const accepted = (more: Partial<VerifierMemory> = {}): VerifierMemory => ({
   baseline: FRESH,
   adopted: false,
   check: { answered: "ok", at: Date.now() },
+  fromStart: true,
   ...more,
 });
 
@@ -345,7 +346,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
   });
 
   it("[check] a check already running (started outside this run) is adopted: none is sent", async () => {
-    const running = vp("recheck", 1, { total: 8, completed: 5 });
+    const running = vp("check", 0, { total: 8, completed: 5 });
     const s = setup({ progress: (st) => (st.writesOff === 0 ? running : PASSED) });
     await s.run();
     expect(s.v.ops()).toEqual(["writesOff"]);
@@ -354,8 +355,70 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     expect(s.m.check).toEqual({ answered: "ok", at: expect.any(Number) as number });
     expect(s.of("verifier.baseline")).toMatchObject([{ progress: running, adopted: true }]);
     expect(s.logs("warn")).toEqual([
-      "the verifier is already checking (phase recheck, generation 1, totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0), started outside this run: adopting that check instead of sending one (it would be ignored)",
+      "the verifier is already checking (phase check, generation 0, totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0), started outside this run: adopting that check instead of sending one (it would be ignored)",
     ]);
+    expect(s.m.fromStart).toBe(true);
+    expect(s.of("verifier.baseline")).toMatchObject([{ fromStart: true }]);
+  });
+
+  // issue 36, point 3: past generation 0 a check found running may be an earlier cutover's, resumed
+  // (v0.1.6 to v0.2.0 show nothing else before it); its result would be "verified" having compared,
+  // for this cutover, only rechecks (earned.ts notFromStart)
+  it("[check] a check already running past generation 0 is not adopted: refused before writesOff, with the counts and the command", async () => {
+    const running = {
+      ...vp("recheck", 3, { total: 4, completed: 1 }),
+      generationStats: { docsCompared: 0, totalDocs: 5242880 },
+      gen0Stats: { docsCompared: 5242880, totalDocs: 5242880 },
+    };
+    const s = setup({ progress: (st) => (st.writesOff === 0 ? running : PASSED) });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 3, started outside this run), so it compared, for this cutover, not the 5242880 documents a fresh verification compares in generation 0: 0 of 5242880 documents compared in its last generation, 3, a recheck of what changed (${describeVerifier(running)})`,
+    );
+    expect(e.reason).toBe("unsafe");
+    expect(e.hint).toMatch(
+      /^Its result would not verify this cutover\. Restart the verifier with --clean .* then `syncbook run \S+ --resume`: this step sends its own check/,
+    );
+    expect(s.v.ops()).toEqual([]);
+    expect(s.of("verifier.baseline")).toEqual([]);
+    expect(s.of("verifier.verified")).toEqual([]);
+  });
+
+  it("[check] this cutover's own verification, restarted and resumed by someone past generation 0, is still adopted", async () => {
+    const running = vp("recheck", 2, { total: 4, completed: 1 });
+    const s = setup(
+      { progress: (st) => (st.writesOff === 0 ? running : { ...PASSED, generation: 3 }) },
+      { memory: { resuming: true, fromStart: true, restarts: 1 } },
+    );
+    await s.run();
+    expect(s.v.ops()).toEqual(["writesOff"]);
+    expect(s.of("verifier.baseline")).toMatchObject([{ adopted: true, fromStart: true }]);
+    expect(s.of("verifier.verified")).toHaveLength(1);
+    // not this cutover's from its start: refused
+    const t = setup({ progress: [running] }, { memory: { resuming: true, restarts: 1 } });
+    await failure(t.run());
+    expect(t.v.ops()).toEqual([]);
+  });
+
+  it("[verified] the guard: a result of a verification not known to have begun at generation 0 for this cutover is never 'verified'", async () => {
+    // a journal that does not say where its verification began (an older syncbook's): not known
+    const end = { ...PASSED, generationStats: { docsCompared: 0, totalDocs: 5242880 } };
+    const s = setup(
+      { progress: [CHECKING, end] },
+      { memory: accepted({ fromStart: undefined, writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 0 }) },
+    );
+    const e = await failure(s.run());
+    const why = `this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document a fresh verification compares in generation 0: 0 of 5242880 documents compared in its last generation, 2, a recheck of what changed (${describeVerifier(end)})`;
+    expect(e.message).toBe(`not verified: ${why}`);
+    expect(e.reason).toBe("unsafe");
+    expect(e.hint).toMatch(
+      /^Nothing is verified for this cutover\. Restart the verifier with --clean .* then `syncbook run \S+ --resume`: this step sends a new check/,
+    );
+    expect(s.of("verifier.verified")).toEqual([]);
+    expect(s.logs("info").filter((l) => l.startsWith("verified"))).toEqual([]);
+    // journaled as a refusal: --resume begins a new verification, and does not adopt this one
+    expect(s.of("verifier.origin")).toMatchObject([{ ours: false, why }]);
+    expect(s.m).toEqual({ refused: why });
   });
 
   it("[idle][check] a verifier that already finished: no check (it would exit), the step says why", async () => {

@@ -44,6 +44,7 @@ import {
   finished,
   freshStart,
   newProcess,
+  notFromStart,
   notStarted,
   observeVerifier,
   persisted,
@@ -518,8 +519,17 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
           hint: "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
         },
       );
-    // a check found running counts from generation 0 only while it is still in it (notFromStart)
+    // a check found running counts from generation 0 only while it is still in it: past it, its
+    // result would be called verified having compared, for this cutover, only rechecks (notFromStart)
     const fromStart = ownFromStart || base.generation === 0;
+    if (!fromStart)
+      throw new StepFailure(
+        `the verifier is already checking, started outside this run, and not adopted: ${notFromStart({ baseline: base }, base)} (${describeVerifier(base)})`,
+        {
+          reason: "unsafe",
+          hint: `Its result would not verify this cutover. Restart the verifier with --clean (it drops the old verification when this run's check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.loaded.file} --resume\`: this step sends its own check, which compares every document from generation 0.`,
+        },
+      );
     ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: true, fromStart });
     m.baseline = base;
     m.adopted = true;
