@@ -48,6 +48,8 @@ import {
   verifierTools,
 } from "../../src/steps/kit/verifier.js";
 import { METADATA_BEFORE_COMMIT, verify } from "../../src/steps/verify.js";
+import { assert as assertKind } from "../../src/steps/assert.js";
+import { waitFor } from "../../src/steps/wait-for.js";
 import { failure, reasons, scripted, type Read } from "../support/fleet-fake.js";
 import {
   CHECKING,
@@ -1807,5 +1809,52 @@ describe("verify: what it is, for the plan and lint", () => {
       "No sync is running here (the fleet is IDLE until start), so change event application is never reached and verification cannot begin.",
     ]);
     expect(lint(flow({ states: new Set(["IDLE"]), checkMust: true }), []).rules).toEqual(["writes-off-before-commit"]);
+  });
+});
+
+// issue 36, point 1: "Every verifier condition … must be judged by the same 'earned' rules as
+// `verify`". The step kinds hand evaluate() earned.ts's standing for the answer they read: a
+// success test whose memory passes (this cutover's check and writesOff were accepted) still fails
+// on an answer that is not this cutover's result (a restarted process: idle, generation 0).
+describe("assert and waitFor on the verifier ask earned.ts for every answer they read", () => {
+  const SUCCESS = { phase: "idle", failedTasks: 0, metadataMismatchTasks: 0 };
+  const afterWritesOff = accepted({
+    writesOff: { answered: "ok", at: 1 },
+    writesOffGeneration: 1,
+    highestGeneration: 2,
+  });
+  function kind(name: "assert" | "waitFor", script: VScript, signal?: AbortSignal, more: Partial<VerifierMemory> = {}) {
+    const s = setup(script, { memory: { ...afterWritesOff, ...more }, ...(signal ? { signal } : {}) });
+    Object.assign(s.ctx, { kind: name });
+    Object.assign(s.ctx.run.runbook, { instances: ["http://i0"] });
+    return { ...s, go: () => (name === "assert" ? assertKind : waitFor).run(s.ctx, SUCCESS as never) };
+  }
+
+  it("assert: the success test on this cutover's result passes; on a restarted process's idle it fails, saying why", async () => {
+    const ok = kind("assert", { progress: [{ ...PASSED, generation: 2 }] });
+    await ok.go();
+    const restarted = kind("assert", { progress: [FRESH] });
+    const e = await failure(restarted.go());
+    expect(e.message).toMatch(
+      /^assertion failed: .*not this cutover's verification result: the verifier does not show this cutover's check \(phase idle, generation 0, no task/,
+    );
+    // idle in writesOff's own generation: not a result either
+    const early = kind("assert", { progress: [vp("idle", 1, { total: 8, completed: 8 })] }, undefined, {
+      highestGeneration: 1,
+    });
+    expect((await failure(early.go())).message).toMatch(
+      /generation 1 is not past generation 1, the one writesOff was sent in/,
+    );
+  });
+
+  it("waitFor: an answer that is not this cutover's result is waited past until the step's time limit", async () => {
+    const c = new AbortController();
+    const w = kind(
+      "waitFor",
+      { progress: (st) => (st.n > 5 ? (c.abort(new StepTimeout(2000)), FRESH) : FRESH) },
+      c.signal,
+    );
+    const e = await failure(w.go());
+    expect(e.message).toMatch(/not this cutover's verification result/);
   });
 });
