@@ -253,14 +253,16 @@ export async function execute(
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
   const yes = flags.yes === true || how.yes === true;
+  // the earlier runs of the cutover: a resume's live view keeps the write-stop clock running, and
+  // exports the earlier runs' spans its collector never got
+  const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
   const ui = createUi({
     renderer: pickRenderer({ flag: flags.renderer }),
     yes,
     ...(how.json ? { jsonWrite: how.json } : {}),
+    ...(earlier.length ? { earlier } : {}),
   });
   const report = await reportOutput(flags.report, stderr, how.history, how.cutoverReport);
-  // a resume (or a run continuing the cutover) exports the earlier runs' spans its collector never got
-  const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
   const tracing = await traceOutput(process.env, loaded.redact, {
     ...(earlier.length ? { earlier } : {}),
     ...(how.mode === "rehearse" ? { rehearsal: { trace: flags.trace === true } } : {}),

@@ -71,7 +71,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
   }
   const { traitsOf } = await import("../steps/index.js");
   const { userinfoRedactor } = await import("../redact.js");
-  const { startWatch, lagBelowOf } = await import("../watch/index.js");
+  const { startWatch } = await import("../watch/index.js");
   let base: Parameters<typeof startWatch>[0];
   const common = {
     traits: traitsOf,
@@ -92,20 +92,15 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
         hint: `Fix it (syncbook lint ${target}), or pass its journal folder instead.`,
         exitCode: ExitCode.usage,
       });
-    const { bindStep } = await import("../steps/index.js");
-    const lag = lagBelowOf(
-      rb.steps.map((st) => {
-        const b = bindStep(st);
-        return { command: b.command, condition: b.condition() };
-      }),
-    );
+    const { readinessPlan } = await import("../steps/index.js");
+    const plan = readinessPlan(rb);
     base = {
       ...common,
       folder: journalDirFor(target, rb.name, opts.journalDir, { create: false }),
       runbook: target,
       instances: instancesOf(rb),
       ...(rb.verifier ? { verifier: rb.verifier } : {}),
-      ...(lag !== undefined ? { lagBelowSeconds: lag } : {}),
+      ...plan,
       redact: loaded.redact,
     };
   }

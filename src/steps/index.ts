@@ -7,6 +7,7 @@ import type { CommandOperation } from "../api/commands.js";
 import type { RuleInfo } from "../diagnostics.js";
 import type { AssertBody, HookCall, Runbook, StartRequest, Step, StepKind, WaitForBody } from "../runbook/types.js";
 import { stepKind } from "../runbook/types.js";
+import { lagBelowOf, type ReadinessPlan } from "../model/readiness.js";
 import { assert } from "./assert.js";
 import { commit } from "./commit.js";
 import { confirm } from "./confirm.js";
@@ -126,6 +127,22 @@ export function firstStartRequest(
     if (body) return { index, at: ["steps", index, b.kind], body };
   }
   return undefined;
+}
+
+/**
+ * What "ready to commit?" needs from the runbook (src/model/readiness.ts), for every reader that
+ * says it (`status`, `watch`): the `lagBelow` before its commit, and whether its start turned the
+ * embedded verifier off, so that phases it will never leave (`not started`) hold nothing back.
+ */
+export function readinessPlan(rb: Runbook): ReadinessPlan {
+  const lag = lagBelowOf(
+    rb.steps.map((st) => {
+      const b = bindStep(st);
+      return { command: b.command, condition: b.condition() };
+    }),
+  );
+  const off = firstStartRequest(rb)?.body.verification?.enabled === false;
+  return { ...(lag !== undefined ? { lagBelowSeconds: lag } : {}), ...(off ? { embeddedVerifierOff: true } : {}) };
 }
 
 /** How many of the runbook's steps send `op` (the kinds' `command` trait): preflight's "multiple reversals". */

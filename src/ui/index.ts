@@ -41,6 +41,8 @@ export interface UiOptions {
   yes?: boolean;
   /** The json renderer's output (default `process.stdout`; the CLI passes `claimStdout().write`). */
   jsonWrite?: (text: string) => void;
+  /** The earlier runs' events of the cutover this run continues, oldest first (`UiModel.seedWindow`). */
+  earlier?: readonly RunEvent[];
 }
 
 export interface Ui {
@@ -155,6 +157,8 @@ export function createUi(opts: UiOptions): Ui {
     close = () => Promise.resolve();
     onAutoAnswer = () => undefined;
   }
+
+  if (opts.earlier?.length) model?.seedWindow(opts.earlier);
 
   let broken = false;
   const listener: RunListener = (e) => {

@@ -65,6 +65,16 @@ export class UiModel {
     this.fold = new CutoverFold({ traits: traitsOf, copy: copyOptions });
   }
 
+  /**
+   * The earlier runs of this cutover (a resumed journal's events, the runs a `--from` run
+   * continues), oldest first: only the write-stop window takes them, so the clock of writes stopped
+   * in a run that died keeps running in the run that goes on; the steps drawn are this run's.
+   */
+  seedWindow(earlier: readonly RunEvent[]): void {
+    for (const e of earlier) this.fold.window.apply(e);
+    this.fold.window.takeClosed();
+  }
+
   /** The runbook's steps (the last run's list). */
   get steps(): StepInfo[] {
     return this.fold.steps().map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: s.title }));

@@ -16,7 +16,6 @@ import { startWatchServer, type WatchServer } from "./server.js";
 import { buildState, type WatchState } from "./state.js";
 
 export { WATCH_FORMAT, type WatchState } from "./state.js";
-export { lagBelowOf } from "../model/readiness.js";
 export { isLoopback } from "./server.js";
 export type { RunnerVerdict } from "./runner.js";
 
@@ -31,6 +30,8 @@ export interface WatchOptions {
   instances?: FleetInstance[];
   verifier?: string;
   lagBelowSeconds?: number;
+  /** The cutover's start turned the embedded verifier off (src/model/readiness.ts). */
+  embeddedVerifierOff?: boolean;
   traits: WindowKindTraits;
   redact: (s: string) => string;
   host: string;
@@ -111,6 +112,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       live: live?.view() ?? { instances: [], copy: model.fleet.copy },
       runner,
       ...(opts.lagBelowSeconds !== undefined ? { lagBelowSeconds: opts.lagBelowSeconds } : {}),
+      ...(opts.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
       redact: opts.redact,
     });
     json = JSON.stringify(last);

@@ -43,6 +43,7 @@ export function buildState(p: {
   live: LiveView;
   runner: RunnerVerdict;
   lagBelowSeconds?: number;
+  embeddedVerifierOff?: boolean;
   redact: (s: string) => string;
 }): WatchState {
   // watch's own reads are now; the journal's samples are the runner's last
@@ -64,6 +65,7 @@ export function buildState(p: {
         copy,
         now: p.now,
         ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
+        ...(p.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
       }),
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
