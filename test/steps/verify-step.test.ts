@@ -148,7 +148,11 @@ describe("verify: the documented order", () => {
     expect(s.m.writesOff).toEqual({ answered: "ok", at: expect.any(Number) as number });
     expect(s.m.adopted).toBe(false);
     expect(s.m.baseline).toEqual(FRESH);
-    expect(s.of("verifier.baseline")).toMatchObject([{ index: 0, id: "cmd", progress: FRESH, adopted: false }]);
+    expect(s.of("verifier.baseline")).toMatchObject([
+      { index: 0, id: "cmd", progress: FRESH, adopted: false, fromStart: true },
+    ]);
+    expect(s.m.fromStart).toBe(true);
+    expect(s.m.verified).toEqual({ at: expect.any(Number) as number, generation: 2 });
     expect(s.logs("info")).toEqual([VERIFIED]);
     expect(s.logs("warn")).toEqual([]);
     // the fleet's states writesOff meets: read once, right before it
@@ -400,6 +404,11 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     const t = setup({ progress: [running] }, { memory: { resuming: true, restarts: 1 } });
     await failure(t.run());
     expect(t.v.ops()).toEqual([]);
+    // from its start, but not resuming (its check was refused): a running check past generation 0 is another's
+    const u = setup({ progress: [running] }, { memory: { fromStart: true, check: { answered: "error", at: 1 } } });
+    expect((await failure(u.run())).message).toMatch(
+      /^the verifier is already checking, started outside this run, and not adopted/,
+    );
   });
 
   it("[verified] the guard: a result of a verification not known to have begun at generation 0 for this cutover is never 'verified'", async () => {
@@ -631,6 +640,15 @@ describe("what the verifier shows before this run's check, and its first answers
     ]);
     expect(s.logs("warn")).toEqual([PERSISTED_WARN]);
     expect(s.m.unproven).toBeUndefined();
+    // not from its start until its first answer showed a fresh verification
+    expect(s.of("verifier.baseline")).toMatchObject([{ fromStart: false }]);
+    expect(s.m.fromStart).toBe(true);
+    expect(s.logs("info")).toContain(
+      `the verifier's check shows a fresh verification: ${describeVerifier(STARTED)}, after the counters its metadata held before the check`,
+    );
+    expect(
+      s.events.filter((e) => e.type === "log" && e.message.startsWith("the verifier's check shows")),
+    ).toMatchObject([{ level: "info", index: 0 }]);
     expect(s.logs("info")).toContain(VERIFIED);
     expect(s.of("verifier.verified")).toMatchObject([
       { index: 0, id: "cmd", progress: PASSED, writesOffGeneration: 0 },
@@ -687,6 +705,9 @@ describe("what the verifier shows before this run's check, and its first answers
     const e = await failure(s.run());
     expect(e.message).toBe(
       `the verifier is checking (${describeVerifier(RESUMED)}), and this cutover refused the verification it showed after its last check (resumed (generation 3)): this may be that very verification, so it is not adopted`,
+    );
+    expect(e.hint).toBe(
+      "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
     );
     expect(s.v.ops()).toEqual([]);
     // a verifier with nothing to resume clears it: the check cannot start the refused verification
