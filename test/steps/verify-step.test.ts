@@ -686,6 +686,14 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(t.v.ops()).toEqual(["check", "writesOff"]);
   });
 
+  it("[restart] persisted counters that no check ever changes: the warning once, two checks, then the step stops", async () => {
+    const s = setup({ progress: [STALE], tickMs: 500 });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(/^the verifier took two checks of this step and shows neither/);
+    expect(s.v.ops()).toEqual(["check", "check"]);
+    expect(s.logs("warn")).toEqual([PERSISTED_WARN]);
+  });
+
   it("[restart] the refusal's remedy works: restarted with --clean, the next run's check shows a fresh verification", async () => {
     // the run that refused (its memory as the journal gives it back), then the verifier restarted
     // with --clean: before the check it shows the old counters again (--clean acts at the check)
