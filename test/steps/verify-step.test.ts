@@ -1856,7 +1856,7 @@ describe("assert and waitFor on the verifier ask earned.ts for every answer they
     const s = setup(script, { memory: { ...afterWritesOff, ...more }, ...(signal ? { signal } : {}) });
     Object.assign(s.ctx, { kind: name });
     Object.assign(s.ctx.run.runbook, { instances: ["http://i0"] });
-    return { ...s, go: () => (name === "assert" ? assertKind : waitFor).run(s.ctx, SUCCESS as never) };
+    return { ...s, go: () => (name === "assert" ? assertKind : waitFor).run(s.ctx, SUCCESS) };
   }
 
   it("assert: the success test on this cutover's result passes; on a restarted process's idle it fails, saying why", async () => {
