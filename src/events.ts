@@ -199,6 +199,13 @@ export interface RunEventMap {
      * HTTP 500): the check's first answer decides (`verifier.origin`).
      */
     unproven?: "persisted" | "oldRelease";
+    /**
+     * This verification begins at generation 0 for this cutover (VerifierMemory.fromStart): a
+     * check to a verifier with nothing to resume, an adopted check still in generation 0, or this
+     * cutover's own resumed after a restart. Absent (a journal from an older syncbook): not known,
+     * so not verified (the reading that fails safe).
+     */
+    fromStart?: boolean;
   };
   /**
    * The first answer that shows this run's check, where the answer before it could not tell: a

@@ -64,6 +64,14 @@ export interface VerifierMemory {
    * be that very one) until a verification of this cutover's shows (journaled `verifier.origin`).
    */
   refused?: string;
+  /**
+   * This verification began at generation 0 for this cutover, the pass that compares every
+   * document (journaled on `verifier.baseline` and `verifier.origin`): its check went to a verifier
+   * with nothing to resume, its first answers showed a fresh start, a check it adopted was still in
+   * generation 0, or it is this cutover's own resumed after a restart. Without it no result is
+   * "verified" (earned.ts `notFromStart`).
+   */
+  fromStart?: boolean;
   /** A `verify` step passed on this cutover's result (journaled `verifier.verified`). */
   verified?: { at: number; generation: number };
 }

@@ -56,16 +56,22 @@ export function verifierJournal(): VerifierJournal {
           }
           // an adopted check is the verification's check: it runs, nothing was sent
           if (memory.adopted) memory.check = { answered: "ok", at: e.at };
+          // absent (an older syncbook's journal): not known, so no result is verified (earned.ts notFromStart)
+          if (e.fromStart === true) memory.fromStart = true;
+          else delete memory.fromStart;
           return;
         case "verifier.origin":
           delete memory.unproven;
-          if (e.ours === true) delete memory.refused;
-          else {
+          if (e.ours === true) {
+            delete memory.refused;
+            memory.fromStart = true;
+          } else {
             // the check showed a verification this cutover did not start: it no longer counts
             newProcess(undefined);
             delete memory.baseline;
             delete memory.adopted;
             delete memory.resuming;
+            delete memory.fromStart;
             memory.refused = typeof e.why === "string" ? e.why : "refused";
           }
           return;

@@ -41,6 +41,12 @@ export type DestinationWrites = { on: "canWrite"; instance: number } | { on: "co
  * On 1.11–1.19, a start without write blocking (`enableUserWriteBlocking: false` or `"none"`) and
  * without the embedded verifier (`verification: { enabled: false }`): the page says to write to
  * the destination only once COMMITTED (src/api/versions.ts, `UNCITED.committedBeforeWritesWithoutBlocking`).
+ * From 1.11, not 1.14 as service-facts.md dates it: mongodb/docs at commit
+ * 2139bd83d9f25f6ed66e068d9a98b60464d40af9, content/mongosync/v1.11/source/reference/cutover-process.txt,
+ * "canWrite and COMMITTED": "If you set ``enableUserWriteBlocking`` to either
+ * ``"sourceAndDestination"`` or ``"destinationOnly"``, or the verifier is turned on, you can write
+ * to the destination after ``/progress`` reports ``canWrite: true``. Otherwise, wait until the
+ * state is ``COMMITTED``." (read 2026-11-29).
  * `start`: the runbook's first start request (src/steps `firstStartRequest`); a runbook that does
  * not start the sync says nothing of it.
  */

@@ -27,6 +27,7 @@ import {
   describeVerifier,
   ensureCheck,
   followRestart,
+  forget,
   newProcess,
   readVerifier,
   refused,
@@ -34,7 +35,7 @@ import {
   type Restarted,
   type VerifierTools,
 } from "./kit/verifier.js";
-import { verifierEarned } from "./kit/earned.js";
+import { notFromStart, verifierEarned } from "./kit/earned.js";
 import { VERIFY_BEFORE_CEA, checkNeedsCea, checkRequests } from "./start-verification.js";
 
 /** Lint's `verify-writes-off-early` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
@@ -259,6 +260,21 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
     });
   }
   const m = ctx.run.memory.verifier;
+  // never "verified" with fewer documents compared for this cutover than a fresh verification's
+  // total: only a verification that began at generation 0 for this cutover compared them all
+  const short = notFromStart(m, p);
+  if (short !== undefined) {
+    // refused as a resumed verification is (kit/verifier.ts judgeOrigin): it no longer counts, and
+    // `--resume` begins a new one (journaled) rather than waiting on this one again
+    const why = `${short} (${describeVerifier(p)})`;
+    ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: false, why });
+    forget(m);
+    m.refused = why;
+    throw new StepFailure(`not verified: ${why}`, {
+      reason: "unsafe",
+      hint: `Nothing is verified for this cutover. Restart the verifier with --clean (it drops the old verification when the check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.loaded.file} --resume\`: this step sends a new check and verifies every document from generation 0.`,
+    });
+  }
   // notEarned made sure it is a number
   const writesOffGeneration = m.writesOffGeneration as number;
   ctx.run.emit("verifier.verified", { index: ctx.index, id: ctx.id, progress: p, writesOffGeneration });

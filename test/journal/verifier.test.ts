@@ -238,6 +238,56 @@ describe("the verifier in the journal", () => {
     expect(st.verifier).toMatchObject({ refused: "again", adopted: true });
   });
 
+  it("where this cutover's verification began (issue 36, point 3): fromStart from the baseline and a fresh origin, kept over a restart, gone with a refusal or an older journal", async () => {
+    const ev = eventFactory();
+    const stale = { ...FRESH, verificationStatus: { ...FRESH.verificationStatus, totalTasks: 6, completedTasks: 4 } };
+    const events = [
+      ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false, fromStart: true }),
+    ];
+    let st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier?.fromStart).toBe(true);
+    // a restart, and the check that resumes this cutover's own: still from its start
+    events.push(ev("verifier.restarted", { index: 1, id: "verify", progress: stale, why: "r", followed: 1, limit: 2 }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier?.fromStart).toBe(true);
+    events.push(
+      ev("verifier.baseline", {
+        index: 1,
+        id: "verify",
+        progress: stale,
+        adopted: false,
+        resumes: true,
+        fromStart: true,
+      }),
+    );
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).toMatchObject({ fromStart: true, resuming: true });
+    // refused (the verify step's guard, or a resumed check): gone
+    events.push(ev("verifier.origin", { index: 1, id: "verify", progress: stale, ours: false, why: "not from start" }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).toEqual({ refused: "not from start", restarts: 1 });
+    // a check whose verifier could not tell: not until its first answer shows a fresh start
+    events.push(
+      ev("verifier.baseline", {
+        index: 1,
+        id: "verify",
+        progress: stale,
+        adopted: false,
+        unproven: "persisted",
+        fromStart: false,
+      }),
+    );
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).not.toHaveProperty("fromStart");
+    events.push(ev("verifier.origin", { index: 1, id: "verify", progress: FRESH, ours: true, why: "fresh" }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier?.fromStart).toBe(true);
+    // a baseline that does not say (an older syncbook's journal): not known
+    events.push(ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false }));
+    st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).not.toHaveProperty("fromStart");
+  });
+
   it("no verification in the run: nothing", async () => {
     const ev = eventFactory();
     const st = await readJournalState(journalOf([ev("step.started", STEPS[0]!)]), traitsOf);

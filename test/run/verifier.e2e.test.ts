@@ -421,6 +421,28 @@ describe("only this cutover's verification counts", () => {
     });
   }
 
+  // issue 36, point 3: "a 'verified' with fewer documents compared than the total of a fresh
+  // verification must be impossible". A v0.2.0 verifier restarted on an earlier cutover's metadata,
+  // and a check someone sends it by hand: it resumes the persisted generation (check.go
+  // "Resuming in-progress verification"), so it never compares, for this cutover, the documents
+  // generation 0 compares. Adopted, its result was "verified".
+  it("v0.2.0: a check sent by hand to a verifier holding an earlier verification resumes it past generation 0: not adopted, never verified", async () => {
+    const s = await holding({ verifierRelease: "v0.2.0" }, false);
+    const c = await fetch(`${s.verifierUrl}/api/v1/check`, { method: "POST", body: "{}" });
+    expect(await c.json()).toEqual({ success: true });
+    const before = asked(s);
+    const { result, events } = await run(again(s));
+    expect(s.control.state().verifier).toMatchObject({ resumed: true });
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /^step verify-again failed: the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover \(it was first seen in generation [1-9]\d*, started outside this run\), so it compared, for this cutover, not every document a fresh verification compares in generation 0: \d+ of \d+ documents compared in its last generation/,
+    );
+    expect(result.hint).toMatch(/Restart the verifier with --clean .* then `syncbook run \S+ --resume`/);
+    expect(asked(s)).toEqual(before);
+    expect(verified(events)).toBe(false);
+    expect(events.filter((e) => e.type === "verifier.verified")).toEqual([]);
+  });
+
   it("a restart with --clean before the first run: the check's first answer shows a fresh verification, verified", async () => {
     const s = await holding({}, true);
     const { result, events } = await run(again(s));

@@ -23,7 +23,10 @@ import {
   freshStart,
   memoryWhyNot,
   notEarned,
+  notFromStart,
   observeVerifier,
+  verification,
+  verificationText,
   verifierEarned,
 } from "../../src/steps/kit/earned.js";
 import { ServiceError, TransportError } from "../../src/api/index.js";
@@ -312,5 +315,52 @@ describe("describing the verifier", () => {
     expect(describeVerifier({ phase: "check", verificationStatus: { recheckTasks: 2, totalTasks: 4 } })).toBe(
       "phase check, totalTasks 4, recheckTasks 2",
     );
+  });
+});
+
+// issue 36, point 2: "A rehearsal, a run's last line, the report and the wave report say 'not
+// verified' where no verification was earned" (every reader asks `verification`)
+describe("verification: verified only when a verify step passed on this cutover's result", () => {
+  it("the run's memory decides, never the runbook's shape; why not, in the words every output uses", () => {
+    expect(verification(true, ["verify"])).toEqual({ verified: true });
+    expect(verification(true, [])).toEqual({ verified: true });
+    expect(verification(false, ["startVerification", "verify"])).toEqual({
+      verified: false,
+      why: "no `verify` step passed on this cutover's verification result",
+    });
+    expect(verification(false, ["commit", "startVerification"])).toEqual({
+      verified: false,
+      why: "the runbook has no `verify` step",
+    });
+    expect(verificationText(verification(true, ["verify"]))).toBe("verified");
+    expect(verificationText(verification(false, []))).toBe("not verified (the runbook has no `verify` step)");
+    expect(verificationText({ verified: false })).toBe("not verified");
+    expect(verificationText({ verified: false, why: "" })).toBe("not verified");
+  });
+});
+
+// issue 36, point 3: what the guard says (verify's judge and its adoption refusal use it)
+describe("notFromStart: a verification that did not begin at generation 0 for this cutover", () => {
+  const END: VerifierProgress = {
+    phase: "idle",
+    generation: 4,
+    generationStats: { docsCompared: 3, totalDocs: 7 },
+  };
+  it("from its start: nothing to say; otherwise what it compared, and a fresh verification's total where the verifier reports it", () => {
+    expect(notFromStart({ fromStart: true }, END)).toBeUndefined();
+    expect(notFromStart({ fromStart: false, baseline: { phase: "recheck", generation: 2 } }, END)).toBe(
+      "this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 2, started outside this run), so it compared, for this cutover, not every document a fresh verification compares in generation 0: 3 of 7 documents compared in its last generation, 4, a recheck of what changed",
+    );
+    expect(notFromStart({}, { ...END, gen0Stats: { docsCompared: 90, totalDocs: 100 } })).toBe(
+      "this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not the 100 documents a fresh verification compares in generation 0: 3 of 7 documents compared in its last generation, 4, a recheck of what changed",
+    );
+    // a baseline that was idle (this run sent the check) says nothing of where it began
+    const sent = notFromStart({ baseline: { phase: "idle", generation: 0 } }, { phase: "idle", generation: 4 });
+    expect(sent).toBe(
+      "this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document a fresh verification compares in generation 0: no documents counted in its last generation",
+    );
+    for (const generationStats of [{ docsCompared: 3 }, { totalDocs: 7 }])
+      expect(notFromStart({}, { ...END, generationStats })).toMatch(/: no documents counted in its last generation$/);
+    expect(notFromStart({}, { ...END, gen0Stats: { totalDocs: "100" } })).toMatch(/not every document/);
   });
 });

@@ -48,6 +48,8 @@ import {
   verifierTools,
 } from "../../src/steps/kit/verifier.js";
 import { METADATA_BEFORE_COMMIT, verify } from "../../src/steps/verify.js";
+import { assert as assertKind } from "../../src/steps/assert.js";
+import { waitFor } from "../../src/steps/wait-for.js";
 import { failure, reasons, scripted, type Read } from "../support/fleet-fake.js";
 import {
   CHECKING,
@@ -115,6 +117,7 @@ const accepted = (more: Partial<VerifierMemory> = {}): VerifierMemory => ({
   baseline: FRESH,
   adopted: false,
   check: { answered: "ok", at: Date.now() },
+  fromStart: true,
   ...more,
 });
 
@@ -145,7 +148,11 @@ describe("verify: the documented order", () => {
     expect(s.m.writesOff).toEqual({ answered: "ok", at: expect.any(Number) as number });
     expect(s.m.adopted).toBe(false);
     expect(s.m.baseline).toEqual(FRESH);
-    expect(s.of("verifier.baseline")).toMatchObject([{ index: 0, id: "cmd", progress: FRESH, adopted: false }]);
+    expect(s.of("verifier.baseline")).toMatchObject([
+      { index: 0, id: "cmd", progress: FRESH, adopted: false, fromStart: true },
+    ]);
+    expect(s.m.fromStart).toBe(true);
+    expect(s.m.verified).toEqual({ at: expect.any(Number) as number, generation: 2 });
     expect(s.logs("info")).toEqual([VERIFIED]);
     expect(s.logs("warn")).toEqual([]);
     // the fleet's states writesOff meets: read once, right before it
@@ -345,7 +352,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
   });
 
   it("[check] a check already running (started outside this run) is adopted: none is sent", async () => {
-    const running = vp("recheck", 1, { total: 8, completed: 5 });
+    const running = vp("check", 0, { total: 8, completed: 5 });
     const s = setup({ progress: (st) => (st.writesOff === 0 ? running : PASSED) });
     await s.run();
     expect(s.v.ops()).toEqual(["writesOff"]);
@@ -354,8 +361,75 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     expect(s.m.check).toEqual({ answered: "ok", at: expect.any(Number) as number });
     expect(s.of("verifier.baseline")).toMatchObject([{ progress: running, adopted: true }]);
     expect(s.logs("warn")).toEqual([
-      "the verifier is already checking (phase recheck, generation 1, totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0), started outside this run: adopting that check instead of sending one (it would be ignored)",
+      "the verifier is already checking (phase check, generation 0, totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0), started outside this run: adopting that check instead of sending one (it would be ignored)",
     ]);
+    expect(s.m.fromStart).toBe(true);
+    expect(s.of("verifier.baseline")).toMatchObject([{ fromStart: true }]);
+  });
+
+  // issue 36, point 3: past generation 0 a check found running may be an earlier cutover's, resumed
+  // (v0.1.6 to v0.2.0 show nothing else before it); its result would be "verified" having compared,
+  // for this cutover, only rechecks (earned.ts notFromStart)
+  it("[check] a check already running past generation 0 is not adopted: refused before writesOff, with the counts and the command", async () => {
+    const running = {
+      ...vp("recheck", 3, { total: 4, completed: 1 }),
+      generationStats: { docsCompared: 0, totalDocs: 5242880 },
+      gen0Stats: { docsCompared: 5242880, totalDocs: 5242880 },
+    };
+    const s = setup({ progress: (st) => (st.writesOff === 0 ? running : PASSED) });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 3, started outside this run), so it compared, for this cutover, not the 5242880 documents a fresh verification compares in generation 0: 0 of 5242880 documents compared in its last generation, 3, a recheck of what changed (${describeVerifier(running)})`,
+    );
+    expect(e.reason).toBe("unsafe");
+    expect(e.hint).toMatch(
+      /^Its result would not verify this cutover\. Restart the verifier with --clean .* then `syncbook run \S+ --resume`: this step sends its own check/,
+    );
+    expect(s.v.ops()).toEqual([]);
+    expect(s.of("verifier.baseline")).toEqual([]);
+    expect(s.of("verifier.verified")).toEqual([]);
+  });
+
+  it("[check] this cutover's own verification, restarted and resumed by someone past generation 0, is still adopted", async () => {
+    const running = vp("recheck", 2, { total: 4, completed: 1 });
+    const s = setup(
+      { progress: (st) => (st.writesOff === 0 ? running : { ...PASSED, generation: 3 }) },
+      { memory: { resuming: true, fromStart: true, restarts: 1 } },
+    );
+    await s.run();
+    expect(s.v.ops()).toEqual(["writesOff"]);
+    expect(s.of("verifier.baseline")).toMatchObject([{ adopted: true, fromStart: true }]);
+    expect(s.of("verifier.verified")).toHaveLength(1);
+    // not this cutover's from its start: refused
+    const t = setup({ progress: [running] }, { memory: { resuming: true, restarts: 1 } });
+    await failure(t.run());
+    expect(t.v.ops()).toEqual([]);
+    // from its start, but not resuming (its check was refused): a running check past generation 0 is another's
+    const u = setup({ progress: [running] }, { memory: { fromStart: true, check: { answered: "error", at: 1 } } });
+    expect((await failure(u.run())).message).toMatch(
+      /^the verifier is already checking, started outside this run, and not adopted/,
+    );
+  });
+
+  it("[verified] the guard: a result of a verification not known to have begun at generation 0 for this cutover is never 'verified'", async () => {
+    // a journal that does not say where its verification began (an older syncbook's): not known
+    const end = { ...PASSED, generationStats: { docsCompared: 0, totalDocs: 5242880 } };
+    const s = setup(
+      { progress: [CHECKING, end] },
+      { memory: accepted({ fromStart: undefined, writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 0 }) },
+    );
+    const e = await failure(s.run());
+    const why = `this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document a fresh verification compares in generation 0: 0 of 5242880 documents compared in its last generation, 2, a recheck of what changed (${describeVerifier(end)})`;
+    expect(e.message).toBe(`not verified: ${why}`);
+    expect(e.reason).toBe("unsafe");
+    expect(e.hint).toMatch(
+      /^Nothing is verified for this cutover\. Restart the verifier with --clean .* then `syncbook run \S+ --resume`: this step sends a new check/,
+    );
+    expect(s.of("verifier.verified")).toEqual([]);
+    expect(s.logs("info").filter((l) => l.startsWith("verified"))).toEqual([]);
+    // journaled as a refusal: --resume begins a new verification, and does not adopt this one
+    expect(s.of("verifier.origin")).toMatchObject([{ ours: false, why }]);
+    expect(s.m).toEqual({ refused: why });
   });
 
   it("[idle][check] a verifier that already finished: no check (it would exit), the step says why", async () => {
@@ -566,6 +640,15 @@ describe("what the verifier shows before this run's check, and its first answers
     ]);
     expect(s.logs("warn")).toEqual([PERSISTED_WARN]);
     expect(s.m.unproven).toBeUndefined();
+    // not from its start until its first answer showed a fresh verification
+    expect(s.of("verifier.baseline")).toMatchObject([{ fromStart: false }]);
+    expect(s.m.fromStart).toBe(true);
+    expect(s.logs("info")).toContain(
+      `the verifier's check shows a fresh verification: ${describeVerifier(STARTED)}, after the counters its metadata held before the check`,
+    );
+    expect(
+      s.events.filter((e) => e.type === "log" && e.message.startsWith("the verifier's check shows")),
+    ).toMatchObject([{ level: "info", index: 0 }]);
     expect(s.logs("info")).toContain(VERIFIED);
     expect(s.of("verifier.verified")).toMatchObject([
       { index: 0, id: "cmd", progress: PASSED, writesOffGeneration: 0 },
@@ -603,6 +686,14 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(t.v.ops()).toEqual(["check", "writesOff"]);
   });
 
+  it("[restart] persisted counters that no check ever changes: the warning once, two checks, then the step stops", async () => {
+    const s = setup({ progress: [STALE], tickMs: 500 });
+    const e = await failure(s.run());
+    expect(e.message).toMatch(/^the verifier took two checks of this step and shows neither/);
+    expect(s.v.ops()).toEqual(["check", "check"]);
+    expect(s.logs("warn")).toEqual([PERSISTED_WARN]);
+  });
+
   it("[restart] the refusal's remedy works: restarted with --clean, the next run's check shows a fresh verification", async () => {
     // the run that refused (its memory as the journal gives it back), then the verifier restarted
     // with --clean: before the check it shows the old counters again (--clean acts at the check)
@@ -622,6 +713,9 @@ describe("what the verifier shows before this run's check, and its first answers
     const e = await failure(s.run());
     expect(e.message).toBe(
       `the verifier is checking (${describeVerifier(RESUMED)}), and this cutover refused the verification it showed after its last check (resumed (generation 3)): this may be that very verification, so it is not adopted`,
+    );
+    expect(e.hint).toBe(
+      "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
     );
     expect(s.v.ops()).toEqual([]);
     // a verifier with nothing to resume clears it: the check cannot start the refused verification
@@ -1744,5 +1838,52 @@ describe("verify: what it is, for the plan and lint", () => {
       "No sync is running here (the fleet is IDLE until start), so change event application is never reached and verification cannot begin.",
     ]);
     expect(lint(flow({ states: new Set(["IDLE"]), checkMust: true }), []).rules).toEqual(["writes-off-before-commit"]);
+  });
+});
+
+// issue 36, point 1: "Every verifier condition … must be judged by the same 'earned' rules as
+// `verify`". The step kinds hand evaluate() earned.ts's standing for the answer they read: a
+// success test whose memory passes (this cutover's check and writesOff were accepted) still fails
+// on an answer that is not this cutover's result (a restarted process: idle, generation 0).
+describe("assert and waitFor on the verifier ask earned.ts for every answer they read", () => {
+  const SUCCESS = { phase: "idle", failedTasks: 0, metadataMismatchTasks: 0 };
+  const afterWritesOff = accepted({
+    writesOff: { answered: "ok", at: 1 },
+    writesOffGeneration: 1,
+    highestGeneration: 2,
+  });
+  function kind(name: "assert" | "waitFor", script: VScript, signal?: AbortSignal, more: Partial<VerifierMemory> = {}) {
+    const s = setup(script, { memory: { ...afterWritesOff, ...more }, ...(signal ? { signal } : {}) });
+    Object.assign(s.ctx, { kind: name });
+    Object.assign(s.ctx.run.runbook, { instances: ["http://i0"] });
+    return { ...s, go: () => (name === "assert" ? assertKind : waitFor).run(s.ctx, SUCCESS) };
+  }
+
+  it("assert: the success test on this cutover's result passes; on a restarted process's idle it fails, saying why", async () => {
+    const ok = kind("assert", { progress: [{ ...PASSED, generation: 2 }] });
+    await ok.go();
+    const restarted = kind("assert", { progress: [FRESH] });
+    const e = await failure(restarted.go());
+    expect(e.message).toMatch(
+      /^assertion failed: .*not this cutover's verification result: the verifier does not show this cutover's check \(phase idle, generation 0, no task/,
+    );
+    // idle in writesOff's own generation: not a result either
+    const early = kind("assert", { progress: [vp("idle", 1, { total: 8, completed: 8 })] }, undefined, {
+      highestGeneration: 1,
+    });
+    expect((await failure(early.go())).message).toMatch(
+      /generation 1 is not past generation 1, the one writesOff was sent in/,
+    );
+  });
+
+  it("waitFor: an answer that is not this cutover's result is waited past until the step's time limit", async () => {
+    const c = new AbortController();
+    const w = kind(
+      "waitFor",
+      { progress: (st) => (st.n > 5 ? (c.abort(new StepTimeout(2000)), FRESH) : FRESH) },
+      c.signal,
+    );
+    const e = await failure(w.go());
+    expect(e.message).toMatch(/not this cutover's verification result/);
   });
 });

@@ -125,6 +125,8 @@ export function context(
     return e;
   }) as RunContext["emit"];
   const run = {
+    // the file the step's words name (`syncbook run rb.yaml --resume`)
+    loaded: { file: "rb.yaml" },
     runbook: { clusters: { cluster0: {}, cluster1: {} }, steps: [] },
     fleet,
     emit,

@@ -160,6 +160,43 @@ export function notEarned(p: VerifierProgress, writesOffGeneration: number | und
 }
 
 /**
+ * Why a finished verification would be called verified having compared fewer documents, for this
+ * cutover, than a fresh verification compares, or undefined (the guard `verify` asks right before
+ * it says "verified": issue 36, point 3). A fresh verification compares every document once, in
+ * generation 0; later generations recheck only what changed. So the total of a fresh verification
+ * is compared by this cutover only if this cutover's verification began at generation 0
+ * (`VerifierMemory.fromStart`); one whose first generations were another's (a check adopted past
+ * generation 0, a verification resumed from an earlier cutover's metadata, a journal that does not
+ * say) compared, for this cutover, only the rechecks of its later generations.
+ *
+ * Why this is not a comparison of the answer's two counters (verifier source,
+ * mongodb-labs/migration-verifier tag v0.2.1; the same in v0.1.6 to v0.2.0):
+ * internal/verifier/statistics.go (`perNsStatsPipelineTemplate`): `generationStats` is the current
+ * generation's: `docsCompared` sums "$found_source_documents_count" of its finished tasks, and
+ * `totalDocs` is, "In generation 0 … the total docs from the verify-collection tasks. In
+ * generation 1+ … the # of documents to recheck"; internal/verifier/tasks/task.go: a collection
+ * task's count is "the source collection's estimated docs count", and FoundSourceDocumentsCount
+ * "the number of docs found on the source". A finished result (idle, generation 1 or later) thus
+ * shows fewer compared than its total whenever a rechecked document was deleted, and generation 0
+ * fewer than its estimated total whenever documents were deleted while it ran: a rule on those
+ * counters would refuse valid verifications, and `gen0Stats` (api.go from v0.1.10: "the final
+ * doc/byte counts from generation 0"; progress.go sums them from the metadata) counts a resumed
+ * verification's earlier process too. They are said, not judged.
+ */
+export function notFromStart(m: VerifierMemory, p: VerifierProgress): string | undefined {
+  if (m.fromStart === true) return undefined;
+  const first = m.baseline?.phase === "idle" ? undefined : m.baseline?.generation;
+  const g = p.generationStats;
+  const g0 = (p as { gen0Stats?: { totalDocs?: unknown } }).gen0Stats?.totalDocs;
+  const compared =
+    typeof g?.docsCompared === "number" && typeof g.totalDocs === "number"
+      ? `${g.docsCompared} of ${g.totalDocs} documents compared in its last generation, ${p.generation}, a recheck of what changed`
+      : "no documents counted in its last generation";
+  const fresh = typeof g0 === "number" ? `the ${g0} documents` : "every document";
+  return `this cutover's verification did not begin at generation 0 for this cutover (${first === undefined ? "not known where it began: a journal from an older syncbook?" : `it was first seen in generation ${first}, started outside this run`}), so it compared, for this cutover, not ${fresh} a fresh verification compares in generation 0: ${compared}`;
+}
+
+/**
  * Why no answer can be this cutover's check (or result) with what the run has asked so far, or
  * undefined: reasons that no progress read can change (a wait on them would only run out of time).
  */

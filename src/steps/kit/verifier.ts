@@ -44,6 +44,7 @@ import {
   finished,
   freshStart,
   newProcess,
+  notFromStart,
   notStarted,
   observeVerifier,
   persisted,
@@ -281,6 +282,7 @@ export function forget(m: VerifierMemory): void {
   delete m.highestGeneration;
   delete m.resuming;
   delete m.unproven;
+  delete m.fromStart;
   delete m.verified;
 }
 
@@ -393,6 +395,7 @@ function judgeOrigin(ctx: StepContext, p: VerifierProgress): void {
     ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: true, why });
     delete m.unproven;
     delete m.refused;
+    m.fromStart = true;
     ctx.run.emit("log", { level: "info", index: ctx.index, message: `the verifier's check shows ${why}` });
     return;
   }
@@ -490,6 +493,8 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
   const oldRelease = base[EMPTY_500] === true;
   const held = persisted(base) || oldRelease;
   const resumes = m.resuming === true && held;
+  // this cutover's own verification, resumed after a restart: it began where it began
+  const ownFromStart = m.resuming === true ? m.fromStart === true : false;
   forget(m);
   const unproven = resumes ? undefined : oldRelease ? "oldRelease" : persisted(base) ? "persisted" : undefined;
   if (!notStarted(base) && !held) {
@@ -514,9 +519,21 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
           hint: "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
         },
       );
-    ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: true });
+    // a check found running counts from generation 0 only while it is still in it: past it, its
+    // result would be called verified having compared, for this cutover, only rechecks (notFromStart)
+    const fromStart = ownFromStart || base.generation === 0;
+    if (!fromStart)
+      throw new StepFailure(
+        `the verifier is already checking, started outside this run, and not adopted: ${notFromStart({ baseline: base }, base)} (${describeVerifier(base)})`,
+        {
+          reason: "unsafe",
+          hint: `Its result would not verify this cutover. Restart the verifier with --clean (it drops the old verification when this run's check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.loaded.file} --resume\`: this step sends its own check, which compares every document from generation 0.`,
+        },
+      );
+    ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: true, fromStart });
     m.baseline = base;
     m.adopted = true;
+    m.fromStart = fromStart;
     m.highestGeneration = base.generation ?? 0;
     m.check = { answered: "ok", at: Date.now() };
     ctx.run.emit("log", {
@@ -534,9 +551,13 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
     ...(resumes ? { resumes } : {}),
     ...(oldRelease ? { oldRelease } : {}),
     ...(unproven ? { unproven } : {}),
+    // nothing to resume: the check starts at generation 0 ("Starting new verification.", check.go);
+    // judged by its first answers where that cannot be told (judgeOrigin)
+    fromStart: resumes ? ownFromStart : unproven === undefined,
   });
   m.baseline = base;
   m.adopted = false;
+  m.fromStart = resumes ? ownFromStart : unproven === undefined;
   m.highestGeneration = 0;
   if (resumes) m.resuming = true;
   if (unproven) m.unproven = unproven;
