@@ -253,9 +253,12 @@ export async function execute(
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
   const yes = flags.yes === true || how.yes === true;
+  const { runbookLagBelow } = await import("../steps/index.js");
+  const lagBelowSeconds = loaded.runbook ? runbookLagBelow(loaded.runbook) : undefined;
   const ui = createUi({
     renderer: pickRenderer({ flag: flags.renderer }),
     yes,
+    ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}),
     ...(how.json ? { jsonWrite: how.json } : {}),
   });
   const report = await reportOutput(flags.report, stderr, how.history, how.cutoverReport);

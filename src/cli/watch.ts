@@ -73,7 +73,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
   }
   const { traitsOf } = await import("../steps/index.js");
   const { userinfoRedactor } = await import("../redact.js");
-  const { startWatch, lagBelowOf } = await import("../watch/index.js");
+  const { startWatch } = await import("../watch/index.js");
   let base: Parameters<typeof startWatch>[0];
   // ends the dead-man's switch's deliveries at Ctrl-C
   const stop = new AbortController();
@@ -96,13 +96,8 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
         hint: `Fix it (syncbook lint ${target}), or pass its journal folder instead.`,
         exitCode: ExitCode.usage,
       });
-    const { bindStep } = await import("../steps/index.js");
-    const lag = lagBelowOf(
-      rb.steps.map((st) => {
-        const b = bindStep(st);
-        return { command: b.command, condition: b.condition() };
-      }),
-    );
+    const { runbookLagBelow } = await import("../steps/index.js");
+    const lag = runbookLagBelow(rb);
     base = {
       ...common,
       folder: journalDirFor(target, rb.name, opts.journalDir, { create: false }),

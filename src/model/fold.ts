@@ -119,6 +119,11 @@ export class CutoverFold {
     return this.#decisions;
   }
 
+  /** The commits sent so far, in order (read, do not change). */
+  commits(): readonly ModelCommit[] {
+    return this.#commits;
+  }
+
   /** The step at `index` (as the model holds it: read it, do not change it). */
   step(index: number): ModelStep | undefined {
     return this.#steps.get(index);

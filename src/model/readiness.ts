@@ -1,7 +1,8 @@
 /**
  * Why an instance is not ready to commit, and when it will be: the one wording, read from the
  * read model's instance (`ModelInstance`, folded from progress answers), for every reader that
- * says it (`syncbook watch`'s page and `/state.json`, `syncbook status`).
+ * says it (`syncbook watch`'s page and `/state.json`, `syncbook status`, the run's live view:
+ * each through `fleetReadiness`).
  *
  * What `canCommit` waits for, quoted from the current documentation's progress response table
  * (mongodb/docs, content/mongosync/current/source/includes/api/tables/progress-response.rst,
@@ -125,6 +126,14 @@ export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readin
   for (const w of i.warnings ?? []) reasons.push(`service warning: ${typeof w === "string" ? w : JSON.stringify(w)}`);
   const ready = i.canCommit === true && reasons.every((r) => r.startsWith("service warning: "));
   return { instance: i.label, ready, reasons, ...(ready ? {} : { eta: etaWords(etas) }) };
+}
+
+/** Every instance's readiness, in fleet order: the one entry of status, watch and the live view. */
+export function fleetReadiness(
+  fleet: { instances: readonly ModelInstance[]; copy?: CopyView },
+  opts: Omit<ReadinessOptions, "copy"> = {},
+): Readiness[] {
+  return fleet.instances.map((i) => readiness(i, { ...opts, ...(fleet.copy ? { copy: fleet.copy } : {}) }));
 }
 
 /** The latest of the estimates: any part that does not converge makes the whole not converge. */

@@ -20,7 +20,7 @@ import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold } from "../model/fold.js";
-import { lagBelowOf, readiness, type Readiness } from "../model/readiness.js";
+import { fleetReadiness, type Readiness } from "../model/readiness.js";
 import type { CutoverModel } from "../model/contract.js";
 import { createFleet, type FleetSnapshot } from "../fleet/index.js";
 import { instanceKey, isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
@@ -32,7 +32,7 @@ import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
-import { bindStep, opensWriteStop, traitsOf } from "../steps/index.js";
+import { opensWriteStop, runbookLagBelow, traitsOf } from "../steps/index.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -271,15 +271,7 @@ export async function readStatus(
         instances,
         ...fleetCopy(instances),
         identityProblems,
-        readiness: readinessOf(
-          fold,
-          lagBelowOf(
-            rb.steps.map((st) => {
-              const b = bindStep(st);
-              return { command: b.command, condition: b.condition() };
-            }),
-          ),
-        ),
+        readiness: readinessOf(fold, runbookLagBelow(rb)),
         ...(verifier ? { verifier } : {}),
         journal: journal.lastCommand
           ? { ...journal, lastCommand: { ...journal.lastCommand, said: answersSaid(journal.lastCommand, snap) } }
@@ -294,14 +286,8 @@ export async function readStatus(
 }
 
 function readinessOf(fold: CutoverFold, lagBelowSeconds: number | undefined): Readiness[] {
-  const m = fold.view(Date.now());
-  return m.fleet.instances.map((i) =>
-    readiness(i, {
-      copy: m.fleet.copy,
-      now: Date.now(),
-      ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}),
-    }),
-  );
+  const now = Date.now();
+  return fleetReadiness(fold.view(now).fleet, { now, ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}) });
 }
 
 /** The fleet's copy, as the live view folds it (src/fleet/eta.ts): one percentage for `status` and the run. */

@@ -32,6 +32,7 @@ import { startVerification } from "./start-verification.js";
 import { stopWrites } from "./stop-writes.js";
 import { verify } from "./verify.js";
 import { waitFor } from "./wait-for.js";
+import { lagBelowOf } from "../model/readiness.js";
 
 /** A step bound to its kind's definition: what the runner, the plan and lint call. */
 export interface BoundStep extends StepTraits {
@@ -179,3 +180,17 @@ export { writesOnVerdict, BEFORE_COMMIT, type WritesOnVerdict } from "./kit/writ
 export { whileWatching } from "./kit/watch.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";
+
+/**
+ * The runbook's `lagBelow` before its commit (seconds; `lagBelowOf`, src/model/readiness.ts, over
+ * the steps as their kinds describe them): what status, watch and the live view measure readiness
+ * against. Undefined when no condition before the commit has one.
+ */
+export function runbookLagBelow(rb: Pick<Runbook, "steps">): number | undefined {
+  return lagBelowOf(
+    rb.steps.map((st) => {
+      const b = bindStep(st);
+      return { command: b.command, condition: b.condition() };
+    }),
+  );
+}

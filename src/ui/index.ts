@@ -41,6 +41,8 @@ export interface UiOptions {
   yes?: boolean;
   /** The json renderer's output (default `process.stdout`; the CLI passes `claimStdout().write`). */
   jsonWrite?: (text: string) => void;
+  /** The runbook's `lagBelow` before its commit (seconds, `lagBelowOf`): the live view's readiness measures against it, as status and watch do. */
+  lagBelowSeconds?: number;
 }
 
 export interface Ui {
@@ -110,7 +112,12 @@ export function createUi(opts: UiOptions): Ui {
   // is drawn with its control characters shown, never obeyed; the renderers' own colours and
   // redraws come after (src/text.ts terminalText). The JSON lines escape them already.
   if (opts.renderer === "default") {
-    const ui = new ListrUi({ out, input, colors });
+    const ui = new ListrUi({
+      out,
+      input,
+      colors,
+      ...(opts.lagBelowSeconds !== undefined ? { lagBelowSeconds: opts.lagBelowSeconds } : {}),
+    });
     handle = (e) => ui.listener(terminalValue(e));
     host = ui.promptHost;
     close = () => ui.close();

@@ -69,10 +69,12 @@ export interface ListrUiOptions {
   out: NodeJS.WritableStream;
   input: InputStream;
   colors: Colors;
+  /** The runbook's `lagBelow` before its commit (seconds): what readiness measures the lag against. */
+  lagBelowSeconds?: number;
 }
 
 export class ListrUi {
-  readonly model = new UiModel();
+  readonly model: UiModel;
   #slots = new Map<number, Slot>();
   #order: Slot[] = [];
   #listr?: Listr<object>;
@@ -90,7 +92,12 @@ export class ListrUi {
    */
   #asking: { slot: Slot; before: boolean } | undefined;
 
-  constructor(private readonly opts: ListrUiOptions) {}
+  constructor(private readonly opts: ListrUiOptions) {
+    this.model = new UiModel(
+      undefined,
+      opts.lagBelowSeconds !== undefined ? { lagBelowSeconds: opts.lagBelowSeconds } : {},
+    );
+  }
 
   listener = (e: RunEvent): void => {
     this.model.apply(e);

@@ -7,7 +7,7 @@
  * wording `status` prints too). Redacted leaf by leaf, keys included, before it is served.
  */
 import type { CutoverModel, ModelInstance } from "../model/contract.js";
-import { readiness, type Readiness } from "../model/readiness.js";
+import { fleetReadiness, type Readiness } from "../model/readiness.js";
 import { redactLeaves } from "../redact.js";
 import type { LiveView } from "./live.js";
 import type { RunnerVerdict } from "./runner.js";
@@ -64,12 +64,9 @@ export function buildState(p: {
     },
     runner: p.runner,
     ...(p.told !== undefined ? { told: p.told } : {}),
-    readiness: instances.map((i) =>
-      readiness(i, {
-        copy,
-        now: p.now,
-        ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
-      }),
+    readiness: fleetReadiness(
+      { instances, copy },
+      { now: p.now, ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}) },
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,
