@@ -470,6 +470,7 @@ export class CutoverFold {
       view.canWrite = p.canWrite;
     else delete view.canWrite;
     setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
+    setOrDrop(view, "ceaStage", typeof p.ceaStage === "string" && p.ceaStage !== "" ? p.ceaStage : undefined);
     setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
     setOrDrop(view, "indexBuilding", obj(p.indexBuilding));
     setOrDrop(
