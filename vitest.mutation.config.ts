@@ -18,6 +18,8 @@ export default defineConfig({
       "test/fleet/identity.test.ts",
       "test/journal/{reconcile,reconcile-rules,state,state-rules,verifier,chain,fanout-proof}.test.ts",
       "test/steps/*.test.ts",
+      // the retry policies, the fleet read's among them (src/retry.ts, fleet-ops.ts)
+      "test/retry.test.ts",
       // the hook processes earlier runs left (src/run/orphans.ts)
       "test/run/orphans.test.ts",
       // lint's side of the command steps (their `sequence`)

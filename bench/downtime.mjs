@@ -210,7 +210,8 @@ if (args[0] === "--child") {
                 `  cluster0: { topology: sharded, shards: ${n}, serverVersion: "6.0" }`,
                 `  cluster1: { topology: sharded, shards: ${n}, serverVersion: "6.0" }`,
                 "instances:",
-                ...urls.map((u, i) => `  - { url: "${u}", name: sync${i} }`),
+                // the first process is the one whose canWrite is valid (the cutover page; src/runbook/can-write.ts)
+                ...urls.map((u, i) => `  - { url: "${u}", name: sync${i}${i === 0 ? ", startedFirst: true" : ""} }`),
                 "defaults: { timeout: 5m }", // default poll intervals: nothing tuned for the bench
                 "steps:",
                 // a cutover-only runbook begins by waiting for the fleet (DESIGN: "begins with waitFor")
@@ -218,7 +219,7 @@ if (args[0] === "--child") {
                 "  - { id: stop-writes, stopWrites: { use: sim-writes } }",
                 "  - { id: drained, waitFor: { canCommit: true, lagBelow: 5 } }",
                 "  - { id: commit, commit: {} }",
-                "  - { id: writable, waitFor: { canWrite: true, on: coordinator } }",
+                "  - { id: writable, waitFor: { canWrite: true } }",
                 `  - { id: app-on, hook: { use: http, with: { url: "${urls[0]}/sim/state", method: GET }, writesOn: true } }`,
                 "",
               ].join("\n"),

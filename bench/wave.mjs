@@ -43,7 +43,7 @@ clusters:
   cluster0: ${src}
   cluster1: ${dst}
 instances:
-${Array.from({ length: n }, (_, k) => `  - { url: "http://127.0.0.1:${port + k}", name: rb-${i}-${k} }`).join("\n")}
+${Array.from({ length: n }, (_, k) => `  - { url: "http://127.0.0.1:${port + k}", name: rb-${i}-${k}${k === 0 ? ", startedFirst: true" : ""} }`).join("\n")}
 verifier: "http://127.0.0.1:${40000 + i}"
 defaults: { pollInterval: 2s, timeout: 30m }
 steps:
@@ -55,7 +55,7 @@ steps:
   - { id: drained, waitFor: { canCommit: true, lagBelow: 3, timeout: 15m } }
   - { id: commit, commit: {} }
   - { id: committed, waitFor: { state: COMMITTED, timeout: 1h } }
-  - { id: writable, waitFor: { canWrite: true, on: coordinator, timeout: 10m } }
+  - { id: writable, waitFor: { canWrite: true, timeout: 10m } }
   - { id: verify, verify: { timeout: 4h } }
 `;
 }

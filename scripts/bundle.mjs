@@ -3,6 +3,7 @@
 //   dist/cli/syncbook.cjs                the `bin`: a small loader (template: scripts/cli-loader.cjs)
 //   dist/cli/syncbook.<hash>.cjs         src/cli.ts and everything it imports (esbuild)
 //   dist/cli/syncbook.<hash>.cjs.v8cache V8's code cache, written after `syncbook lint runbooks`
+//   dist/cli/lint-worker.cjs             src/lint/worker.ts: the second thread of a lint of many files
 //
 // Why: on Node 20 (no compile cache) `syncbook lint` spent most of its start-up first resolving
 // hundreds of small modules, then compiling the code. A bundle removes the first; the code
@@ -75,6 +76,17 @@ const { metafile } = await build({
   plugins: [runtimeImportOutside, yamlDebugOff],
   metafile: true,
 });
+// The lint worker (src/lint/worker.ts: lint of many files splits them over two threads) as a file
+// of its own beside the bundle, where src/lint/run.ts looks for it. It runs in a worker thread,
+// loaded by Node's CommonJS loader (not through the vm), so its import()s are not a concern.
+await build({
+  ...common,
+  ...esm,
+  entryPoints: ["src/lint/worker.ts"],
+  outfile: "dist/cli/lint-worker.cjs",
+  external: ["tsx", "undici", "listr2", "@inquirer/*", "@listr2/*", "mongodb"],
+  plugins: [runtimeImportOutside, yamlDebugOff],
+});
 // Every import() left in the bundle would fail at run time: refuse to build one. The metafile
 // names those with a literal specifier; a scan of the output finds the others too (also in
 // bundled packages). A false alarm from a string or comment that reads `import(` fails safe.
@@ -92,9 +104,30 @@ if (dynamic.length || lines.length) {
   process.exit(1);
 }
 
+// The loader reads the bundle as latin1, about three times faster than decoding UTF-8 (it is
+// read at every start): so it must be ASCII. esbuild escapes strings, regexes and names; what it
+// leaves is the comments it keeps, whose characters are escaped here (\uXXXX: in a comment, text).
+const COMMENT_LINE = /^(\s*(\*|\/\*\*?)|.*\/\/)/;
+const ascii = text
+  .split("\n")
+  .map((l) =>
+    COMMENT_LINE.test(l)
+      ? l.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      : l,
+  )
+  .join("\n");
+const left = ascii
+  .split("\n")
+  .flatMap((l, i) => (/[\u0080-\uffff]/.test(l) ? [`line ${i + 1}: ${l.trim().slice(0, 120)}`] : []));
+if (left.length) {
+  process.stderr.write(
+    `scripts/bundle.mjs: non-ASCII outside a comment in the bundle (the loader reads it as latin1):\n${left.join("\n")}\n`,
+  );
+  process.exit(1);
+}
 // Content-addressed name, so a stale dist/cli never mixes bundles. The hashbang esbuild keeps
 // from src/cli.ts would be a syntax error inside the wrapper.
-const code = Buffer.from(text.replace(/^#!.*\n/, ""), "utf8");
+const code = Buffer.from(ascii.replace(/^#!.*\n/, ""), "latin1");
 const bundle = `syncbook.${createHash("sha256").update(code).digest("hex").slice(0, 12)}.cjs`;
 writeFileSync(`${out}/${bundle}`, code);
 rmSync(`${out}/syncbook.bundle.cjs`);

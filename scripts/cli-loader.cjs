@@ -58,7 +58,8 @@ function compileBundle(useCache) {
   // mean what the bundle expects. No `import()` in the bundle: a vm script has none without an
   // `importModuleDynamically` hook, and on Node 20 a script restored from a code cache loses
   // even that; the bundle imports through runtime-import.cjs instead (the build checks it).
-  const script = new vm.Script(Module.wrap(source.toString("utf8")), { filename: BUNDLE, cachedData });
+  // latin1: the build made the bundle ASCII, and this decodes it about three times faster than utf8
+  const script = new vm.Script(Module.wrap(source.toString("latin1")), { filename: BUNDLE, cachedData });
   if (cachedData && script.cachedDataRejected)
     debug("code cache rejected by V8 (other V8 flags, e.g. from NODE_OPTIONS?)");
   return script;

@@ -182,9 +182,9 @@ async function runMain(
       !resume && flags.from && !flags.newCutover
         ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed)
         : undefined;
-    const { readJournal } = await import("../report/journal.js");
-    // the earlier runs' events: the runner knows when writes were stopped, --report tells one story
-    const history = resume ? (await readJournal(resume.file)).events : undefined;
+    // the earlier runs' events, from the one read that judged the journal (src/run/earlier.ts):
+    // the runner knows when writes were stopped, --report tells one story
+    const history = resume?.history;
     // the cutover's runs in other journals (those a --from run continued): its window and its time span them
     const earlierRuns = await cutoverRunsBefore(dir, resume ? history : undefined, continues?.cutover, resume?.file);
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
@@ -253,17 +253,19 @@ export async function execute(
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
   const yes = flags.yes === true || how.yes === true;
-  const { runbookLagBelow } = await import("../steps/index.js");
-  const lagBelowSeconds = loaded.runbook ? runbookLagBelow(loaded.runbook) : undefined;
+  const { readinessPlan } = await import("../steps/index.js");
+  const plan = loaded.runbook ? readinessPlan(loaded.runbook) : undefined;
+  // the earlier runs of the cutover: a resume's live view keeps the write-stop clock running, and
+  // exports the earlier runs' spans its collector never got
+  const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
   const ui = createUi({
     renderer: pickRenderer({ flag: flags.renderer }),
     yes,
-    ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}),
+    ...(plan ? { readiness: plan } : {}),
     ...(how.json ? { jsonWrite: how.json } : {}),
+    ...(earlier.length ? { earlier } : {}),
   });
   const report = await reportOutput(flags.report, stderr, how.history, how.cutoverReport);
-  // a resume (or a run continuing the cutover) exports the earlier runs' spans its collector never got
-  const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
   const tracing = await traceOutput(process.env, loaded.redact, {
     ...(earlier.length ? { earlier } : {}),
     ...(how.mode === "rehearse" ? { rehearsal: { trace: flags.trace === true } } : {}),

@@ -191,7 +191,7 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.finished)
       lines.push(
-        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : " · not verified"} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : j.finished.committed ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
     if (j.writesUndoFailed) {
@@ -236,7 +236,8 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.verifier?.refused)
       lines.push(`  verifier: the run refused the verification its check resumed: ${j.verifier.refused}`);
-    if (j.verifier)
+    // "not verified" matters once a commit may have happened; an aborted or failed run before it says nothing
+    if (j.verifier && (j.verifier.verified || j.finished?.committed !== false))
       lines.push(
         `  verification: ${j.verifier.verified ? "verified (a verify step passed on this cutover's result)" : "not verified (no verify step passed on this cutover's result)"}`,
       );

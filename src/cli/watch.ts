@@ -96,15 +96,15 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
         hint: `Fix it (syncbook lint ${target}), or pass its journal folder instead.`,
         exitCode: ExitCode.usage,
       });
-    const { runbookLagBelow } = await import("../steps/index.js");
-    const lag = runbookLagBelow(rb);
+    const { readinessPlan } = await import("../steps/index.js");
+    const plan = readinessPlan(rb);
     base = {
       ...common,
       folder: journalDirFor(target, rb.name, opts.journalDir, { create: false }),
       runbook: target,
       instances: instancesOf(rb),
       ...(rb.verifier ? { verifier: rb.verifier } : {}),
-      ...(lag !== undefined ? { lagBelowSeconds: lag } : {}),
+      ...plan,
       redact: loaded.redact,
     };
     // the dead-man's switch: the runbook's own notifiers, as the runner would load them

@@ -21,7 +21,10 @@
  *   runner's own work), the time between steps, the rest of the commit step (interlocks,
  *   journal, fan-out), and after the stop hook returned;
  * - operator: `confirm` steps and `--step` prompts;
- * - steps: the runbook's other steps inside the window (hooks, notify, verify, sleep, assert…);
+ * - steps: the runbook's other steps inside the window (hooks, notify, verify, sleep, assert…),
+ *   and the runbook's hooks a step of syncbook's calls (a stopWrites' `check:` read again before
+ *   commit): a shell hook that starts Node takes a few hundred milliseconds, the runbook's time,
+ *   which the report once charged to the runner;
  * - none: no runner was alive (after a crash or an exit, until a resume started): nobody's
  *   reaction time, only the gap before someone ran syncbook again.
  * And time the runner spent while an instance did not answer (its progress failing: down,
@@ -132,6 +135,8 @@ export class WindowTracker {
   /** Per instance: since when its progress fails (a poll failed and no answer since), and the spans it did. */
   readonly #downSince = new Map<number, { from: number; label: string }>();
   readonly #down: { from: number; to: number; label: string }[] = [];
+  /** Every hook call that ended (`hook.finished`: its end and duration), for the steps' share. */
+  readonly #hooks: { from: number; to: number; id: string; use: string }[] = [];
   #instances = 0;
   /** When the destination takes writes (the run's `run.started`). */
   #writes: DestinationWrites = { on: "canWrite", instance: 0 };
@@ -274,6 +279,7 @@ export class WindowTracker {
         break;
       }
       case "hook.finished": {
+        this.#hooks.push({ from: e.at - e.durationMs, to: e.at, id: e.id, use: e.use });
         // a stop hook that ended (failed, or returned while its writes were not seen stopped) before
         // the window opened may have stopped some writers: until `window.opened` or its undo succeeds
         if (!e.undo && this.#traits(this.#kinds.get(e.index)).opensWriteStop) this.#stopFailed = e.index;
@@ -426,10 +432,19 @@ export class WindowTracker {
       "service",
       (d) => `${d.label} not answering (progress failing)`,
     );
+    // a hook of the runbook's, called inside one of syncbook's steps (a writes check before commit):
+    // the runbook's time, not the runner's
+    const hooked = recharge(
+      carved,
+      this.#hooks,
+      (p) => p.share === "runner",
+      "steps",
+      (h) => `${h.id}: the runbook's ${h.use} hook (its own time)`,
+    );
     // a person's answer is the operator's time, whichever part of the step it fell in
     const asked = spans.flatMap((s) => (s.asked ?? []).map((a) => ({ ...a, id: s.id })));
     const answered = recharge(
-      carved,
+      hooked,
       asked,
       (p) => p.share !== "none",
       "operator",
@@ -566,11 +581,12 @@ export function isJournalHeader(e: { type: string }): boolean {
   return e.type === "journal.opened" || e.type === "journal.resumed";
 }
 
-const SHARE_WORDS: Record<WindowShare, string> = {
+/** The one wording of each share, in every output (lines, the report's page). */
+export const SHARE_WORDS: Record<WindowShare, string> = {
   service: "service",
   runner: "runner",
   operator: "operator",
-  steps: "other steps",
+  steps: "hooks and other steps",
   none: "no runner",
 };
 

@@ -41,7 +41,13 @@ export {
   type WitnessVerdict,
 } from "./witness.js";
 export { createChainChecker, appendChain, splitChain, link as chainLink, CHAIN_FIELD } from "./chain.js";
-export { createSampleBounder, createSampleRestorer, SAMPLE_CAP, SAMPLE_FIELD_CAP } from "./samples.js";
+export {
+  createSampleBounder,
+  createSampleRestorer,
+  journalEventRestorer,
+  SAMPLE_CAP,
+  SAMPLE_FIELD_CAP,
+} from "./samples.js";
 export {
   journalLines,
   newestJournal,

@@ -4,12 +4,14 @@
  * that status says what `--resume` would do. The journal is the one named (`--resume <file>`),
  * else the folder's, chosen by content (read.ts `chooseJournal`: the header's `after`, the
  * unfinished run; two unfinished ones that do not order are refused); it is read (state.ts) and
- * its length checked against its witness (witness.ts). `syncbook report` reads leniently and
- * takes `chooseJournal`'s pick as it is (read.ts `newestJournal`).
+ * its length checked against its witness (witness.ts), in one pass. `syncbook report` reads leniently and
+ * takes `chooseJournal`'s pick as it is (read.ts `newestJournal`). `onEvent` sees each event of
+ * the strict read as it goes (`status` folds its read model from that one pass).
  */
 import { UserError } from "../errors.js";
+import type { RunEvent } from "../events.js";
 import { findResumeJournal, readJournalState, type JournalState, type KindTraits } from "./state.js";
-import { checkWitness, readWitness } from "./witness.js";
+import { readWitness, witnessCheck } from "./witness.js";
 
 const witnessedSeq = (file: string): { witnessedSeq?: number } => {
   const w = readWitness(file);
@@ -44,7 +46,7 @@ export function isNothingToResume(err: unknown): boolean {
 export async function runbookJournal(
   dir: string,
   traits: KindTraits,
-  opts: { file?: string } = {},
+  opts: { file?: string; onEvent?: (e: RunEvent) => void } = {},
 ): Promise<RunbookJournal> {
   let file = opts.file;
   let skipped: string[] = [];
@@ -56,17 +58,25 @@ export async function runbookJournal(
     }
   }
   let state: JournalState;
+  // one read: the strict reader's lines also go to the witness check and to `onEvent`
+  const witness = witnessCheck(file);
   try {
     // the witness's seq too: a request line past it never left (state.ts); whether the witness
     // is this journal's own is checked below
-    state = await readJournalState(file, traits, { ...witnessedSeq(file) });
+    state = await readJournalState(file, traits, {
+      ...witnessedSeq(file),
+      onLine: (l) => {
+        witness.line(l);
+        if (!l.why) opts.onEvent?.(l.value as RunEvent);
+      },
+    });
   } catch (err) {
     return { file, skipped, none: false, refused: err };
   }
   // a journal cut back to before an undo reads as "writes stopped": its length must be witnessed
   // before anything it says is acted on (witness.ts)
   try {
-    const witnessed = await checkWitness(file);
+    const witnessed = witness.verdict();
     if (witnessed.refused)
       return {
         file,

@@ -123,3 +123,16 @@ export function createSampleRestorer(): { restore(event: RunEvent): RunEvent; re
     },
   };
 }
+
+/**
+ * A journal's events as they were emitted, line by line: each sample's `unchanged` fields put back
+ * (`createSampleRestorer`), afresh at each resume marker. Every reader that hands a journal's events
+ * on (the report's `readJournal`, a resume's history, src/run/earlier.ts) restores them here.
+ */
+export function journalEventRestorer(): (event: RunEvent) => RunEvent {
+  const samples = createSampleRestorer();
+  return (event) => {
+    if (event.type === ("journal.resumed" as string)) samples.reset();
+    return samples.restore(event);
+  };
+}

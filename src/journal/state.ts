@@ -15,7 +15,7 @@ import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
 import { ioError } from "./io-errors.js";
-import { chooseJournal, journalLines, type JournalChoice } from "./read.js";
+import { chooseJournal, journalLines, type JournalChoice, type JournalLine } from "./read.js";
 import { verifierJournal } from "./verifier.js";
 import { hookCallFold, type HookCall } from "./hook-calls.js";
 import type { VerifierMemory } from "../api/verifier-memory.js";
@@ -186,11 +186,15 @@ export type KindTraits = (kind: string | undefined) => {
  * past it never left, as a line past the `witnessedSeq` a resume marker records never left for the
  * writer before that marker (journal.ts writes a request's line, fsyncs it and witnesses it before
  * the request leaves).
+ *
+ * `onLine`: handed every line as it is read (runbook-journal.ts checks the witness and feeds the
+ * read model in this one pass); what the journal says is judged here alone, and a journal refused
+ * here is refused whatever the caller made of its lines.
  */
 export async function readJournalState(
   file: string,
   traits: KindTraits,
-  opts: { witnessedSeq?: number } = {},
+  opts: { witnessedSeq?: number; onLine?: (line: JournalLine) => void } = {},
 ): Promise<JournalState> {
   const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
     new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
@@ -449,6 +453,7 @@ export async function readJournalState(
 
   try {
     for await (const line of journalLines(file)) {
+      opts.onLine?.(line);
       const { text, value: v, why } = line;
       lineNo = line.lineNo;
       if (bad) {

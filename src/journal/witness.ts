@@ -29,7 +29,7 @@ import { basename, dirname } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import { isObject } from "./format.js";
 import { splitChain } from "./chain.js";
-import { journalLines } from "./read.js";
+import { journalLines, type JournalLine } from "./read.js";
 
 export const WITNESS_EXTENSION = ".witness";
 
@@ -165,6 +165,17 @@ export interface WitnessVerdict {
  * journal's reader words them); everything about the witness is a verdict.
  */
 export async function checkWitness(journalFile: string): Promise<WitnessVerdict> {
+  const check = witnessCheck(journalFile);
+  for await (const l of journalLines(journalFile)) check.line(l);
+  return check.verdict();
+}
+
+/**
+ * `checkWitness` line by line, so that the journal's one strict read checks it as it goes
+ * (src/journal/runbook-journal.ts): the witness is read now, each of the journal's lines is handed
+ * to `line` in order, and `verdict` judges once all of them have been.
+ */
+export function witnessCheck(journalFile: string): { line(l: JournalLine): void; verdict(): WitnessVerdict } {
   const wfile = witnessFile(journalFile);
   let text: string | undefined;
   let readError: string | undefined;
@@ -182,60 +193,62 @@ export async function checkWitness(journalFile: string): Promise<WitnessVerdict>
   let lastLine = 0;
   let atSeq: { line: number; chain: string | undefined } | undefined;
   let first = true;
-  for await (const l of journalLines(journalFile)) {
+  const line = (l: JournalLine): void => {
     const own = splitChain(l.text);
     if (first) opened = own?.chain;
     first = false;
-    if (!isObject(l.value)) continue;
+    if (!isObject(l.value)) return;
     const v = l.value;
     if ((v.type === "journal.opened" || v.type === "journal.resumed") && v.witness === true) expected = true;
-    if (typeof v.seq !== "number") continue;
+    if (typeof v.seq !== "number") return;
     if (v.seq > lastSeq) {
       lastSeq = v.seq;
       lastLine = l.lineNo;
     }
     if (witness && v.seq === witness.seq) atSeq = { line: l.lineNo, chain: own?.chain };
-  }
-
-  if (!expected)
-    return {
-      warning: `${journalFile} was written before journals were witnessed: lines cut off its end cannot be told from a crash`,
-    };
-  const refuse = (what: string, hint: string): WitnessVerdict => ({
-    refused: new UserError(`cannot trust ${journalFile}: ${what}`, { exitCode: ExitCode.usage, hint }),
-  });
-  const byHand =
-    "do not resume from it: check the fleet's state and the application's writes by hand (syncbook status), then start a new run or send what is missing by hand";
-  if (text === undefined)
-    return refuse(
-      readError
-        ? `its witness ${wfile} cannot be read (${readError}), so its length cannot be checked`
-        : `its witness ${wfile} is missing, so its length cannot be checked (lines cut off its end would look like a crash)`,
-      `a journal copied or moved must take its ${basename(wfile)} with it; if the witness is lost, ${byHand}`,
-    );
-  if (text === "")
-    return {
-      ...refuse(
-        `its own run marked it untrusted (its witness ${wfile} is empty): the journal could not be written (a full or failing disk) and the run then did what it could not record (an undo: writes may be back on)`,
-        `do not resume from it: ${UNTRUSTED_WAY_ON}`,
-      ),
-      untrusted: true,
-    };
-  if (!witness) return refuse(`its witness ${wfile} is not a syncbook witness (damaged or edited)`, byHand);
-  if (witness.journal !== basename(journalFile) || witness.opened !== opened)
-    return refuse(
-      `its witness ${wfile} belongs to another journal (${witness.journal !== basename(journalFile) ? witness.journal : "another run's journal of that name"})`,
-      `pass the journal with its own witness; ${byHand}`,
-    );
-  if (witness.seq > lastSeq)
-    return refuse(
-      `the journal is shorter than its last fsynced point: it ends at seq ${lastSeq} (line ${lastLine}), but its witness saw seq ${witness.seq} written at ${new Date(witness.at).toISOString()}: lines were cut off its end (a restored snapshot, a partial copy, an edit)`,
-      `what the cut lines said (an undo that turned writes back on, a command sent) is unknown; ${byHand}`,
-    );
-  if (atSeq?.chain !== witness.chain)
-    return refuse(
-      `its line at seq ${witness.seq}${atSeq ? ` (line ${atSeq.line})` : ""} is not the one its witness saw: the journal was rewritten`,
-      byHand,
-    );
-  return {};
+  };
+  const verdict = (): WitnessVerdict => {
+    if (!expected)
+      return {
+        warning: `${journalFile} was written before journals were witnessed: lines cut off its end cannot be told from a crash`,
+      };
+    const refuse = (what: string, hint: string): WitnessVerdict => ({
+      refused: new UserError(`cannot trust ${journalFile}: ${what}`, { exitCode: ExitCode.usage, hint }),
+    });
+    const byHand =
+      "do not resume from it: check the fleet's state and the application's writes by hand (syncbook status), then start a new run or send what is missing by hand";
+    if (text === undefined)
+      return refuse(
+        readError
+          ? `its witness ${wfile} cannot be read (${readError}), so its length cannot be checked`
+          : `its witness ${wfile} is missing, so its length cannot be checked (lines cut off its end would look like a crash)`,
+        `a journal copied or moved must take its ${basename(wfile)} with it; if the witness is lost, ${byHand}`,
+      );
+    if (text === "")
+      return {
+        ...refuse(
+          `its own run marked it untrusted (its witness ${wfile} is empty): the journal could not be written (a full or failing disk) and the run then did what it could not record (an undo: writes may be back on)`,
+          `do not resume from it: ${UNTRUSTED_WAY_ON}`,
+        ),
+        untrusted: true,
+      };
+    if (!witness) return refuse(`its witness ${wfile} is not a syncbook witness (damaged or edited)`, byHand);
+    if (witness.journal !== basename(journalFile) || witness.opened !== opened)
+      return refuse(
+        `its witness ${wfile} belongs to another journal (${witness.journal !== basename(journalFile) ? witness.journal : "another run's journal of that name"})`,
+        `pass the journal with its own witness; ${byHand}`,
+      );
+    if (witness.seq > lastSeq)
+      return refuse(
+        `the journal is shorter than its last fsynced point: it ends at seq ${lastSeq} (line ${lastLine}), but its witness saw seq ${witness.seq} written at ${new Date(witness.at).toISOString()}: lines were cut off its end (a restored snapshot, a partial copy, an edit)`,
+        `what the cut lines said (an undo that turned writes back on, a command sent) is unknown; ${byHand}`,
+      );
+    if (atSeq?.chain !== witness.chain)
+      return refuse(
+        `its line at seq ${witness.seq}${atSeq ? ` (line ${atSeq.line})` : ""} is not the one its witness saw: the journal was rewritten`,
+        byHand,
+      );
+    return {};
+  };
+  return { line, verdict };
 }

@@ -123,7 +123,7 @@ function describe(e: FilterEntry): string {
 }
 
 export function check(ctx: LintContext): void {
-  for (const { request, at } of startRequests(ctx.runbook)) checkStart(ctx, request, at);
+  for (const { request, at } of startRequests(ctx)) checkStart(ctx, request, at);
 }
 
 function checkStart(ctx: LintContext, start: StartRequest, at: YamlPath): void {

@@ -3,7 +3,7 @@ import { isLoopbackHost, sameService, serviceKey } from "../instance-identity.js
 import type { LintContext, RuleInfo, YamlPath } from "./context.js";
 import { q } from "./context.js";
 import { noCanWriteReason } from "../runbook/can-write.js";
-import { conditions, lintSteps, startRequests } from "./kinds.js";
+import { conditions, startRequests } from "./kinds.js";
 
 export const rules = [
   {
@@ -121,7 +121,7 @@ function simulatorSwitch(hook: { use?: unknown; with?: unknown } | undefined): s
 function checkSimulatorSwitch(ctx: LintContext): void {
   const real = realFleetSign(ctx.runbook);
   if (!real) return;
-  for (const { bound, at } of lintSteps(ctx.runbook)) {
+  for (const { bound, at } of ctx.steps) {
     const call = bound.opensWriteStop ? bound.hookCall() : undefined;
     const why = simulatorSwitch(call) ?? simulatorSwitch(call?.undo);
     if (!why) continue;
@@ -222,7 +222,7 @@ export function check(ctx: LintContext): void {
   }
 
   // a sharded source: one instance through mongos, or one per source shard; neither is a mistake
-  const source = startRequests(rb)[0]?.request.source;
+  const source = startRequests(ctx)[0]?.request.source;
   const cluster = source !== undefined ? rb.clusters?.[source] : undefined;
   const n = rb.instances.length;
   if (cluster?.topology === "sharded" && cluster.shards !== undefined && n > 1 && cluster.shards !== n) {
@@ -245,7 +245,7 @@ export function check(ctx: LintContext): void {
 
   // verify needs the verifier's address
   if (rb.verifier === undefined) {
-    for (const { bound, at } of lintSteps(rb))
+    for (const { bound, at } of ctx.steps)
       if (bound.usesVerifier)
         ctx.report(
           "verify-without-verifier",
@@ -274,7 +274,7 @@ function checkCanWrite(ctx: LintContext): void {
   });
   const why = noCanWriteReason(rb);
   if (why === undefined) return;
-  for (const { condition: body, at, kind } of conditions(rb)) {
+  for (const { condition: body, at, kind } of conditions(ctx)) {
     const path = (body.expect ?? []).findIndex((e) => e.path === "canWrite");
     if (body.canWrite === undefined && path < 0) continue;
     ctx.report(

@@ -21,17 +21,22 @@ export function lintSteps(rb: Runbook): LintStep[] {
   });
 }
 
+/** What the helpers below read: the bound steps (`LintContext.steps`). */
+interface Bound {
+  readonly steps: readonly LintStep[];
+}
+
 /** Every start request the runbook sends, at its place. */
-export function startRequests(rb: Runbook): { request: StartRequest; at: YamlPath }[] {
-  return lintSteps(rb).flatMap((s) => {
+export function startRequests(ctx: Bound): { request: StartRequest; at: YamlPath }[] {
+  return ctx.steps.flatMap((s) => {
     const request = s.bound.startRequest();
     return request ? [{ request, at: s.at }] : [];
   });
 }
 
 /** Every condition a step reads on the fleet, at its place. */
-export function conditions(rb: Runbook): { condition: WaitForBody | AssertBody; at: YamlPath; kind: string }[] {
-  return lintSteps(rb).flatMap((s) => {
+export function conditions(ctx: Bound): { condition: WaitForBody | AssertBody; at: YamlPath; kind: string }[] {
+  return ctx.steps.flatMap((s) => {
     const condition = s.bound.condition();
     return condition ? [{ condition, at: s.at, kind: s.bound.kind }] : [];
   });

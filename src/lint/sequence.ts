@@ -20,7 +20,6 @@ import { pluginStepKind, stepKind } from "../runbook/types.js";
 import {
   SEQUENCE_RULES,
   allStates,
-  bindStep,
   cloneFlow,
   joinFlows,
   traitsOf,
@@ -84,8 +83,7 @@ type RunMode = "always" | "never" | "maybe";
 export function check(ctx: LintContext): void {
   const steps = ctx.runbook.steps;
   checkIds(ctx);
-  steps.forEach((s, i) => {
-    const b = bindStep(s);
+  ctx.steps.forEach(({ bound: b }, i) => {
     if (b.opensWriteStop && b.hookCall() && !b.hookCall()?.undo) {
       ctx.report(
         "stop-writes-without-undo",
@@ -96,7 +94,7 @@ export function check(ctx: LintContext): void {
     }
   });
 
-  const bound = steps.map((s) => bindStep(s));
+  const bound = ctx.steps.map((s) => s.bound);
   bound.forEach((b, i) => {
     if (steps[i]!.continueOnError === true && b.failureStopsRun !== undefined)
       ctx.report(

@@ -190,7 +190,7 @@ export function check(ctx: LintContext): void {
       }
     }
   }
-  for (const { request, at } of startRequests(ctx.runbook)) checkStart(ctx, request, at);
+  for (const { request, at } of startRequests(ctx)) checkStart(ctx, request, at);
 }
 
 function checkStart(ctx: LintContext, s: StartRequest, at: YamlPath): void {

@@ -60,7 +60,7 @@ export function check(ctx: LintContext): void {
       `serviceVersion ${q(version)} is end of life: ${SUPPORT.oldestSupported.version} is the oldest supported release, and every earlier one is end of life (release notes index); the current release is ${SUPPORT.current.version}.`,
     );
   let missing: { at: YamlPath; parts: string[]; reversible: boolean } | undefined;
-  for (const { request: s, at } of startRequests(ctx.runbook)) {
+  for (const { request: s, at } of startRequests(ctx)) {
     if (version === undefined) {
       const parts = versionDependentParts(s);
       if (parts.length > 0 || s.reversible === true) {

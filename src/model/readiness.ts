@@ -58,7 +58,16 @@ export interface ReadinessOptions {
   copy?: CopyView;
   /** Now (epoch ms), for "not answering for 2m". */
   now?: number;
+  /**
+   * The cutover's start turned the embedded verifier off (`verification: { enabled: false }`):
+   * its phases then stay `not started` and hold nothing back. Without this, a page read
+   * "not ready" for ever on a fleet the runner was already committing.
+   */
+  embeddedVerifierOff?: boolean;
 }
+
+/** What readiness needs from the runbook: its `lagBelow` and whether the embedded verifier is off. */
+export type ReadinessPlan = Pick<ReadinessOptions, "lagBelowSeconds" | "embeddedVerifierOff">;
 
 /** States past the point of readiness: the question is over. */
 const PAST = new Set(["COMMITTING", "COMMITTED", "REVERSING"]);
@@ -97,7 +106,7 @@ export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readin
     }
   }
   for (const side of ["source", "destination"] as const) {
-    const e = i.embedded?.[side];
+    const e = opts.embeddedVerifierOff === true ? undefined : i.embedded?.[side];
     if (!e) continue;
     if (e.phase !== undefined && e.phase !== "stream hashing") {
       reasons.push(`embedded verifier (${side}): ${e.phase}, not yet stream hashing`);

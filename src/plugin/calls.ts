@@ -222,13 +222,8 @@ function writesDirection(
 }
 
 /**
- * The undo of a write stop that starts a process, with no `check:` on that stop (issue 42). A
- * warning, not an error: the runner refuses a commit whenever it cannot tell that an earlier
- * run's hook processes have exited (another host or PID namespace) unless a check exists, so a
- * runbook without one is never committed on a guess; what is left is a process that hides from
- * every means (its environment cleared, its session left), which a check sees only once it has
- * turned writes on, so requiring one would not close that gap either (README "Hook processes
- * that outlive the runner").
+ * The undo of a write stop that starts a process, with no `check:` on that stop (issue 42). Why
+ * it is a warning and not an error: beside the rule's entry (src/plugin/rules.ts).
  */
 function uncheckedProcessUndo(entry: RegisteredHook, call: PluginCall, doc: unknown): PluginProblem | undefined {
   if (call.writes !== "undo" || entry.startsProcesses !== true) return undefined;

@@ -27,7 +27,7 @@
  */
 import type { Emit, RunEvent } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
-import { delay } from "../timers.js";
+import { retriesAfter, retryPauseMs, retryWait, type RetryPolicy } from "../retry.js";
 import type { InDoubtPolicy, Notification, NotifyMessage } from "./api.js";
 import { NOTIFY_STEP, eventMatcher } from "./events.js";
 import { sendNotification, type NotifyOptions, type PluginRunContext } from "./invoke.js";
@@ -38,7 +38,20 @@ import type { LogSink } from "./util.js";
 export const DRAIN_MS = 5_000;
 /** How long one `notify:` entry may spend retrying failed deliveries in a run, in total. */
 export const RETRY_BUDGET_MS = 60_000;
-const BACKOFF_MS = [1_000, 2_000, 4_000, 8_000] as const;
+/**
+ * A delivery's retries: 1, 2, 4, then 8 s apart while the entry's budget lasts (no count: the
+ * budget ends them); every failure is retried but one that may have arrived at a notifier that
+ * asks never to send twice (`inDoubt: "skip"`).
+ */
+export function deliveryRetry(policy: InDoubtPolicy): RetryPolicy<{ inDoubt?: boolean | undefined }> {
+  return {
+    attempts: Infinity,
+    baseMs: 1_000,
+    capMs: 8_000,
+    jitter: "none",
+    retryable: (r) => !(r.inDoubt === true && policy === "skip"),
+  };
+}
 
 /** A top-level `notify:` entry. */
 export interface NotifyEntry {
@@ -176,6 +189,7 @@ interface Sub {
   entry: NotifyEntry;
   matches: (e: RunEvent) => boolean;
   policy: InDoubtPolicy;
+  retry: RetryPolicy<{ inDoubt?: boolean | undefined }>;
   queue: Item[];
   running: Promise<void> | undefined;
   spentMs: number;
@@ -192,15 +206,19 @@ export function createNotifierListener(
   ctx: PluginRunContext,
   opts: NotifierListenerOptions = {},
 ): NotifierListener {
-  const subs: Sub[] = (entries ?? []).map((entry, index) => ({
-    index,
-    entry,
-    matches: eventMatcher(entry.on),
-    policy: registry.notifier(entry.use)?.inDoubt ?? "resend",
-    queue: [],
-    running: undefined,
-    spentMs: 0,
-  }));
+  const subs: Sub[] = (entries ?? []).map((entry, index) => {
+    const policy = registry.notifier(entry.use)?.inDoubt ?? "resend";
+    return {
+      index,
+      entry,
+      matches: eventMatcher(entry.on),
+      policy,
+      retry: deliveryRetry(policy),
+      queue: [],
+      running: undefined,
+      spentMs: 0,
+    };
+  });
   const own = new Set<string>();
   const log: LogSink = (level, message) => {
     if (own.size > 1000) own.clear();
@@ -277,10 +295,8 @@ export function createNotifierListener(
       const r = await sendNotification(registry, call, item.n, nctx, { ...opts, signal: stop.signal });
       if (attempts > 1) sub.spentMs += performance.now() - tried;
       if (r.ok) return settle(sub, item, { delivered: true, attempts, ms: performance.now() - t0 });
-      const wait = BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)]!;
-      // a notifier that must never send twice gets no second attempt after one that may have arrived
-      const mayHaveArrived = r.inDoubt === true && sub.policy === "skip";
-      if (stop.signal.aborted || mayHaveArrived || sub.spentMs + wait >= budget) {
+      const wait = retryPauseMs(sub.retry, attempts - 1);
+      if (stop.signal.aborted || !retriesAfter(sub.retry, r, attempts) || sub.spentMs + wait >= budget) {
         try {
           // cut off by the drain: the run's end lists it with the rest
           if (!stop.signal.aborted) report({ use: sub.entry.use, event: item.n.type, error: r.error });
@@ -296,7 +312,7 @@ export function createNotifierListener(
         });
       }
       sub.spentMs += wait;
-      await delay(wait, stop.signal).catch(() => undefined);
+      await retryWait(wait, stop.signal);
     }
   };
 

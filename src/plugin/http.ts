@@ -18,7 +18,7 @@ import { formatDuration } from "../runbook/duration.js";
 import type { PluginLogger } from "./api.js";
 import { TimeoutError, createRedactor, errorText, withTimeout } from "./util.js";
 import { bodyExcerpt } from "../redact.js";
-import { delay as wait } from "../timers.js";
+import { retriesAfter, retryPauseMs, retryWait, type RetryPolicy } from "../retry.js";
 import { shellCommand } from "./process.js";
 
 export interface HttpCall {
@@ -77,8 +77,24 @@ function statusMatches(status: number, expect: HttpCall["expectStatus"]): boolea
   );
 }
 
-function retryable(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
+/** A failed attempt: the status it answered, or none (a transport error, the attempt's time limit). */
+export interface HttpFailure {
+  status: number | undefined;
+}
+
+/**
+ * The retry policy of one call: `retries` more attempts after the first, paused `retryDelayMs`
+ * (default 1 s), doubled each time up to 30 s, no jitter (the log line says how long); retried:
+ * no answer (a transport error, an attempt's time limit), 408, 429 and 5xx.
+ */
+export function httpRetry(call: Pick<HttpCall, "retries" | "retryDelayMs">): RetryPolicy<HttpFailure> {
+  return {
+    attempts: Math.max(0, Math.floor(call.retries ?? 0)) + 1,
+    baseMs: call.retryDelayMs ?? 1000,
+    capMs: 30_000,
+    jitter: "none",
+    retryable: (f) => f.status === undefined || f.status === 408 || f.status === 429 || f.status >= 500,
+  };
 }
 
 /** `METHOD origin/path` without query string or userinfo, for messages. */
@@ -167,16 +183,15 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new HttpError(`${target}: only http and https URLs are supported`, undefined, 0);
 
-  const retries = Math.max(0, Math.floor(call.retries ?? 0));
+  const policy = httpRetry(call);
   const timeoutMs = call.timeoutMs ?? 30_000;
-  let delay = call.retryDelayMs ?? 1000;
   const started = performance.now();
   const { Agent, request } = await runtimeImport<typeof Undici>("undici");
   let lastError = "";
   let lastStatus: number | undefined;
-  for (let attempt = 1; attempt <= retries + 1; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     if (call.signal?.aborted) throw new HttpError(`${target}: interrupted`, lastStatus, attempt - 1);
-    let again = false;
+    let failure: HttpFailure;
     try {
       const answer = await withTimeout(
         async (signal) => {
@@ -211,28 +226,30 @@ export async function sendHttp(call: HttpCall): Promise<HttpAnswer> {
       // redacted before it is cut (half a secret is no longer recognisable), a JSON body leaf by leaf
       const snippet = bodyExcerpt(answer.text, 200, redact);
       lastError = `answered ${answer.status}${snippet ? ` (${snippet})` : ""}, expected ${expectText(call.expectStatus)}`;
-      again = retryable(answer.status);
+      failure = { status: answer.status };
     } catch (err) {
       if (call.signal?.aborted) throw new HttpError(`${target}: interrupted`, lastStatus, attempt);
       lastError =
         err instanceof TimeoutError ? `no answer within ${formatDuration(timeoutMs)}` : errorText(err, redact);
       lastStatus = undefined;
-      again = true;
+      failure = { status: undefined };
     }
-    if (!again || attempt > retries) {
+    if (!retriesAfter(policy, failure, attempt)) {
       throw new HttpError(
         redact(`${target} ${lastError}${attempt > 1 ? ` (after ${attempt} attempts)` : ""}`),
         lastStatus,
         attempt,
       );
     }
+    const pause = retryPauseMs(policy, attempt - 1);
     call.log?.warn(
-      redact(`${target} ${lastError}; retrying in ${formatDuration(delay)} (attempt ${attempt + 1} of ${retries + 1})`),
+      redact(
+        `${target} ${lastError}; retrying in ${formatDuration(pause)} (attempt ${attempt + 1} of ${policy.attempts})`,
+      ),
     );
-    await sleep(delay, call.signal);
-    delay = Math.min(delay * 2, 30_000);
+    // any length (a `retryDelay` is the runbook's); a Ctrl-C ends it, and the next round says so
+    await retryWait(pause, call.signal);
   }
-  throw new HttpError(redact(`${target} ${lastError}`), lastStatus, retries + 1);
 }
 
 function safeDecode(s: string): string {
@@ -246,9 +263,4 @@ function safeDecode(s: string): string {
 function expectText(e: HttpCall["expectStatus"]): string {
   if (e === undefined) return "2xx";
   return Array.isArray(e) ? e.join(" or ") : String(e);
-}
-
-/** Waits `ms` (any length: a `retryDelay` is the runbook's), or until the signal aborts; never rejects. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return wait(ms, signal).catch(() => undefined);
 }

@@ -13,7 +13,7 @@ import { formatDuration } from "./model.js";
 import type { ProgressSample, Report, ReportRequest, ReportStep } from "./contract.js";
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
-import { WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
+import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
 import { opensWriteStop } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 
@@ -361,13 +361,6 @@ function verification(report: Report): string {
   return `${parts.join(", ")} (last sample)`;
 }
 
-const SHARE_LABEL: Record<WindowShare, string> = {
-  service: "service",
-  runner: "runner",
-  operator: "operator",
-  steps: "other steps",
-  none: "no runner",
-};
 const SHARE_COLOR: Record<WindowShare, string> = {
   service: "#1565c0",
   runner: "#c62828",
@@ -387,19 +380,19 @@ function windowSection(report: Report): string {
   const bar = WINDOW_SHARES.filter((k) => w.shares[k] > 0)
     .map(
       (k) =>
-        `<span class="share" data-share="${k}" data-ms="${Math.round(w.shares[k])}" style="width:${((100 * w.shares[k]) / total).toFixed(2)}%;background:${SHARE_COLOR[k]}" title="${esc(`${SHARE_LABEL[k]} ${formatDuration(w.shares[k])}`)}"></span>`,
+        `<span class="share" data-share="${k}" data-ms="${Math.round(w.shares[k])}" style="width:${((100 * w.shares[k]) / total).toFixed(2)}%;background:${SHARE_COLOR[k]}" title="${esc(`${SHARE_WORDS[k]} ${formatDuration(w.shares[k])}`)}"></span>`,
     )
     .join("");
   // "no runner" only when some runner was not alive in the window
   const legend = WINDOW_SHARES.filter((k) => k !== "none" || w.shares.none > 0)
     .map(
       (k) =>
-        `<li><span class="swatch" style="background:${SHARE_COLOR[k]}"></span>${esc(SHARE_LABEL[k])} <strong>${esc(formatDuration(w.shares[k]))}</strong></li>`,
+        `<li><span class="swatch" style="background:${SHARE_COLOR[k]}"></span>${esc(SHARE_WORDS[k])} <strong>${esc(formatDuration(w.shares[k]))}</strong></li>`,
     )
     .join("");
   const rows = w.parts.map(
     (p) =>
-      `<tr data-share="${p.share}"><td class="num">${esc(when(report, p.from - report.startedAt))}</td><td>${esc(SHARE_LABEL[p.share])}</td><td>${esc(p.what)}</td><td class="num">${esc(formatDuration(p.ms))}</td></tr>`,
+      `<tr data-share="${p.share}"><td class="num">${esc(when(report, p.from - report.startedAt))}</td><td>${esc(SHARE_WORDS[p.share])}</td><td>${esc(p.what)}</td><td class="num">${esc(formatDuration(p.ms))}</td></tr>`,
   );
   const more =
     report.windows.length > 1

@@ -6,7 +6,7 @@
  */
 import { stat } from "node:fs/promises";
 import { ExitCode, UserError } from "../errors.js";
-import { createChainChecker, createSampleRestorer, isRunEvent, journalLines, newestJournal } from "../journal/index.js";
+import { createChainChecker, isRunEvent, journalEventRestorer, journalLines, newestJournal } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
 
 export { isRunEvent };
@@ -55,7 +55,7 @@ export async function readJournal(path: string): Promise<JournalRead> {
   const chain = createChainChecker();
   let chainBroken: string | undefined;
   // samples name the unknown fields they share with the previous one (journal/samples.ts)
-  const samples = createSampleRestorer();
+  const restore = journalEventRestorer();
   const notJournal = (why: string): UserError =>
     new UserError(`${file} is not a syncbook journal: ${why}`, {
       exitCode: ExitCode.usage,
@@ -74,8 +74,7 @@ export async function readJournal(path: string): Promise<JournalRead> {
       }
       if (broken) addBad(bad, lineNo, broken);
       else if (isRunEvent(value)) {
-        if (value.type === ("journal.resumed" as string)) samples.reset();
-        events.push(samples.restore(value));
+        events.push(restore(value));
         if (chainBroken === undefined) {
           const opens = value.type === ("journal.opened" as string) || value.type === ("journal.resumed" as string);
           chainBroken = chain.check(lineNo, text, value.seq, opens).broken;

@@ -7,6 +7,7 @@
  * (finished, cut off, or whose undo failed), last first. No command goes to the service.
  */
 import { ExitCode, UserError } from "../errors.js";
+import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { commitEvidence, openEarlierJournal, openHooks } from "./earlier.js";
 import { planSteps } from "./plan.js";
@@ -16,10 +17,10 @@ export async function planAbort(
   loaded: LoadedRunbook,
   dir: string,
   opts: { say: (s: string) => void; signal?: AbortSignal; file?: string },
-): Promise<{ file: string; plan: ResumePlan }> {
+): Promise<{ file: string; plan: ResumePlan; history: RunEvent[] }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
-  const { file, state } = await openEarlierJournal(dir, { ...opts, loaded });
+  const { file, state, events: history } = await openEarlierJournal(dir, { ...opts, loaded });
   const commit = commitEvidence(state);
   if (commit.sent)
     throw new UserError(
@@ -45,6 +46,7 @@ export async function planAbort(
   );
   return {
     file,
+    history,
     plan: {
       done: new Map(),
       memory: { writesStopped: state.stopWritesSucceeded, commitSent: false, commitAccepted: false },

@@ -4,9 +4,11 @@
  * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
  * whether writes are still stopped.
  */
+import type { RunEvent } from "../events.js";
 import {
   earlierHookCalls,
   isNothingToResume,
+  journalEventRestorer,
   runbookJournal,
   type HookRun,
   type JournalState,
@@ -30,13 +32,21 @@ const ORPHAN_GRACE_MS = 10_000;
 /**
  * The journal a continuing run reads (src/journal/runbook-journal.ts: the one named with
  * `--resume <file>`, else the folder's), saying which newer ones it passed over; its warnings
- * said; thrown when it must not be acted on.
+ * said; thrown when it must not be acted on. `events`: its events as the strict read met them
+ * (samples restored), the history a resume or an abort goes on from.
  */
 export async function openEarlierJournal(
   dir: string,
   opts: { say: (s: string) => void; file?: string; loaded?: LoadedRunbook },
-): Promise<{ file: string; state: JournalState }> {
-  const found = await runbookJournal(dir, traitsOf, opts.file !== undefined ? { file: opts.file } : {});
+): Promise<{ file: string; state: JournalState; events: RunEvent[] }> {
+  // the journal read once: what the strict reader judged is the history the run goes on from
+  // (its report, its window, the notifications it owes, the spans it exports), event for event
+  const events: RunEvent[] = [];
+  const restore = journalEventRestorer();
+  const found = await runbookJournal(dir, traitsOf, {
+    ...(opts.file !== undefined ? { file: opts.file } : {}),
+    onEvent: (e) => events.push(restore(e)),
+  });
   for (const f of found.skipped)
     opts.say(
       `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,
@@ -46,7 +56,7 @@ export async function openEarlierJournal(
     throw untrustedRefusal(found.refused, opts.loaded);
   if (found.refused !== undefined || !found.file || !found.state) throw found.refused;
   if (found.witnessWarning) opts.say(`journal: ${found.witnessWarning}`);
-  return { file: found.file, state: found.state };
+  return { file: found.file, state: found.state, events };
 }
 
 /**

@@ -103,7 +103,6 @@ export function judgeCalls(
 ): CallVerdict[] {
   const self = probe.self;
   const open = calls.filter((c) => !settled(c, self));
-  if (open.length === 0) return [];
   const out: CallVerdict[] = [];
   const here: HookCall[] = [];
   for (const call of open) {
@@ -154,9 +153,8 @@ export function judgeCalls(
       const mine = call.processes.some(
         (j) =>
           (j.pid === p.pid && (j.start === undefined || j.start === p.start)) ||
-          (j.pgid !== undefined &&
-            (p.pgid === j.pgid || p.sid === j.pgid) &&
-            (j.start === undefined || p.start >= j.start)),
+          // a process journaled without its group matches none (a listed process always has one)
+          ((p.pgid === j.pgid || p.sid === j.pgid) && (j.start === undefined || p.start >= j.start)),
       );
       if (mine) found.get(call)!.live.add(p.pid);
     }
@@ -165,8 +163,8 @@ export function judgeCalls(
     if (env === "unreadable") {
       if (opts.maybe === false || self.uid === undefined || probe.uid(p.pid) !== self.uid) continue;
       for (const call of here)
-        if (call.processes.length > 0 && p.start >= startOf.get(call)! && !found.get(call)!.live.has(p.pid))
-          found.get(call)!.maybe.add(p.pid);
+        // (a call that journaled no process, or none with its start, starts at +Infinity: none is its)
+        if (p.start >= startOf.get(call)! && !found.get(call)!.live.has(p.pid)) found.get(call)!.maybe.add(p.pid);
       continue;
     }
     for (const v of env) {
@@ -315,9 +313,8 @@ export function earlierHooksGate(
       const now = judgeCalls(calls, probe, { maybe: false });
       return {
         live: describe(now.filter((v) => v.live.length)),
-        unknown: [...unknown, ...describe(now.filter((v) => !v.live.length && v.unknown))].filter(
-          (u, i, all) => all.indexOf(u) === i,
-        ),
+        // (a verdict that cannot be told has no live process: judgeCalls gives one or the other)
+        unknown: [...unknown, ...describe(now.filter((v) => v.unknown))].filter((u, i, all) => all.indexOf(u) === i),
       };
     },
   };

@@ -11,8 +11,10 @@ import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
 import { chooseJournal, instanceKey, reconcile } from "../journal/index.js";
+import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
+import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
 import { commitEvidence, openEarlierJournal } from "./earlier.js";
@@ -34,10 +36,10 @@ export async function planResume(
      */
     mayHaveActed?: boolean;
   },
-): Promise<{ file: string; plan: ResumePlan }> {
+): Promise<{ file: string; plan: ResumePlan; history: RunEvent[] }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
-  const { file, state } = await openEarlierJournal(dir, { ...opts, loaded });
+  const { file, state, events: history } = await openEarlierJournal(dir, { ...opts, loaded });
   const d = runDefaults(loaded);
   const steps = planSteps(rb);
   const fleet = createFleet({
@@ -53,7 +55,7 @@ export async function planResume(
       read: (s) => fleet.progress(s),
       // INITIALIZING (1.20+, after a service restart) passes by itself: read until it has, so
       // reconcile judges the state the instance settles in, not a transient one
-      judge: (snap) => (snap.instances.some((i) => i.error || i.progress?.state === "INITIALIZING") ? undefined : snap),
+      judge: (snap) => (snap.instances.some(fleetReadRetry(true).retryable) ? undefined : snap),
       every: Math.min(2000, d.pollMs),
       giveUpMs: d.progressGiveUpMs,
       signal,
@@ -193,6 +195,7 @@ export async function planResume(
       : undefined;
   return {
     file,
+    history,
     plan: {
       ...(complete ? { complete } : {}),
       done,

@@ -20,10 +20,9 @@ import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold } from "../model/fold.js";
-import { fleetReadiness, type Readiness } from "../model/readiness.js";
-import type { CutoverModel } from "../model/contract.js";
+import { fleetReadiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import { createFleet, type FleetSnapshot } from "../fleet/index.js";
-import { instanceKey, isPidAlive, isRunEvent, journalLines, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
+import { instanceKey, isPidAlive, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -32,7 +31,7 @@ import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
-import { opensWriteStop, runbookLagBelow, traitsOf } from "../steps/index.js";
+import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -271,7 +270,7 @@ export async function readStatus(
         instances,
         ...fleetCopy(instances),
         identityProblems,
-        readiness: readinessOf(fold, runbookLagBelow(rb)),
+        readiness: readinessOf(fold, readinessPlan(rb)),
         ...(verifier ? { verifier } : {}),
         journal: journal.lastCommand
           ? { ...journal, lastCommand: { ...journal.lastCommand, said: answersSaid(journal.lastCommand, snap) } }
@@ -285,9 +284,9 @@ export async function readStatus(
   }
 }
 
-function readinessOf(fold: CutoverFold, lagBelowSeconds: number | undefined): Readiness[] {
+function readinessOf(fold: CutoverFold, plan: ReadinessPlan): Readiness[] {
   const now = Date.now();
-  return fleetReadiness(fold.view(now).fleet, { now, ...(lagBelowSeconds !== undefined ? { lagBelowSeconds } : {}) });
+  return fleetReadiness(fold.view(now).fleet, { ...plan, now });
 }
 
 /** The fleet's copy, as the live view folds it (src/fleet/eta.ts): one percentage for `status` and the run. */
@@ -383,8 +382,11 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
       // being written, or damaged: the run that takes it next says so
     }
   }
-  // --resume's own answer, so that status says what --resume would (src/journal/runbook-journal.ts)
-  const found = await runbookJournal(folder, traitsOf);
+  // --resume's own answer, so that status says what --resume would (src/journal/runbook-journal.ts);
+  // the journal read once: its strict reader hands each event to the cutover's read model
+  // (src/model/), which says what happened as every reader sees it
+  const fold = new CutoverFold({ traits: traitsOf });
+  const found = await runbookJournal(folder, traitsOf, { onEvent: (e) => fold.apply(e) });
   if (found.none) return { status: out }; // no folder, or no journal: no run yet
   if (found.file) out.resumeWith = found.file;
   out.passedOver = found.skipped;
@@ -395,10 +397,9 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
     return { status: out };
   }
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
-  // what the journal shows happened, as every reader sees it: the cutover's read model (src/model/)
-  const model = found.file ? await journalModel(found.file) : undefined;
-  if (model?.notifications) out.notifications = model.notifications;
-  const last = model?.steps.filter((s) => s.attempts.length > 0).at(-1);
+  const model = fold.view();
+  if (model.notifications) out.notifications = model.notifications;
+  const last = model.steps.filter((s) => s.attempts.length > 0).at(-1);
   if (last)
     out.lastStep = {
       number: last.index + 1,
@@ -430,10 +431,10 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
       ...(state.finished.aborted ? { aborted: true as const } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
-  if (state.stopWritesSucceeded && found.file) {
-    const since = await windowOpenSince(found.file);
-    if (since) out.writesStoppedSince = since;
-  }
+  // since the write-stop window the journal shows last opened, if it did not close after
+  const w = model.window;
+  if (state.stopWritesSucceeded && w?.open && w.openedAt !== undefined)
+    out.writesStoppedSince = new Date(w.openedAt).toISOString();
   const v = state.verifier;
   if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline))
     out.verifier = {
@@ -449,7 +450,7 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
     .at(-1);
   // a stop hook that failed part-way has its runbook undo run too: if that failed, writes may be stopped
   if (!state.stopWritesSucceeded && stop?.ok !== undefined && stop.undoStarted === true && !stop.undone) {
-    const undo = model?.hooks.findLast((h) => h.undo && h.index === stop.stepIndex);
+    const undo = model.hooks.findLast((h) => h.undo && h.index === stop.stepIndex);
     out.writesUndoFailed = {
       step: stop.stepIndex + 1,
       id: stop.id,
@@ -459,22 +460,4 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
     };
   }
   return { status: out, memory: state.verifier };
-}
-
-/** The journal's events folded into the cutover's read model (lenient: status reads, it does not act). */
-async function journalModel(file: string): Promise<CutoverModel> {
-  const fold = new CutoverFold({ traits: traitsOf });
-  for await (const l of journalLines(file)) if (isRunEvent(l.value)) fold.apply(l.value);
-  return fold.view();
-}
-
-/** When the write-stop window the journal shows last opened, if it did not close after. */
-async function windowOpenSince(file: string): Promise<string | undefined> {
-  let since: number | undefined;
-  for await (const l of journalLines(file)) {
-    const v = l.value as { type?: unknown; at?: unknown };
-    if (v.type === "window.opened" && typeof v.at === "number") since = v.at;
-    else if (v.type === "window.closed") since = undefined;
-  }
-  return since === undefined ? undefined : new Date(since).toISOString();
 }

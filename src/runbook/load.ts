@@ -4,6 +4,7 @@
  * problem at its line and column. Never throws for a problem in the text: problems are
  * diagnostics, and `runbook` is set only when the text is schema-valid.
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isScalar, LineCounter, parseDocument, visit, type Node } from "yaml";
 import {
@@ -37,6 +38,12 @@ export interface LoadOptions {
   envLengths?: Readonly<Record<string, string | undefined>>;
   /** The file's real size when only its start was read (too big). */
   sizeBytes?: number;
+  /**
+   * Read the file synchronously (`syncbook lint` of a folder): for a thousand small files the
+   * promise-based read (open, stat, read, close, each through the thread pool) cost a tenth of
+   * the lint. A run reads one file and keeps the event loop free.
+   */
+  readSync?: boolean;
   /**
    * Where (a path into the parsed runbook, given its raw form) an unset `${env.*}` is not needed:
    * a rehearsal's hooks and notifiers, which stand-ins replace. There it gets a stand-in value and
@@ -93,7 +100,7 @@ const MAX_ALIAS_COUNT = 200;
 const MAX_DEPTH = 64;
 
 export async function loadRunbook(file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
-  const buf = await readFile(file);
+  const buf = opts.readSync ? readFileSync(file) : await readFile(file);
   return parseRunbook(
     buf.length > MAX_RUNBOOK_BYTES ? buf.subarray(0, MAX_RUNBOOK_BYTES + 1).toString("utf8") : buf.toString("utf8"),
     file,

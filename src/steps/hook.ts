@@ -209,7 +209,9 @@ function writesOnSequence(at: SequenceStep): void {
     commitAt !== undefined &&
     at.runbook.steps.slice(commitAt + 1, at.index).some((st) => {
       const c = st.waitFor ?? st.assert;
-      return c !== undefined && c.canWrite === true && st.continueOnError !== true && st.when !== false;
+      // the shorthand, or an `expect` on canWrite equal to true: the same proof
+      const proves = c?.canWrite === true || (c?.expect ?? []).some((e) => e.path === "canWrite" && e.equals === true);
+      return proves && st.continueOnError !== true && st.when !== false;
     });
   if (commitAt === undefined || !(committedOnly || canWriteSeen))
     at.report(

@@ -7,6 +7,7 @@ import type { CommandOperation } from "../api/commands.js";
 import type { RuleInfo } from "../diagnostics.js";
 import type { AssertBody, HookCall, Runbook, StartRequest, Step, StepKind, WaitForBody } from "../runbook/types.js";
 import { stepKind } from "../runbook/types.js";
+import { lagBelowOf, type ReadinessPlan } from "../model/readiness.js";
 import { assert } from "./assert.js";
 import { commit } from "./commit.js";
 import { confirm } from "./confirm.js";
@@ -32,7 +33,6 @@ import { startVerification } from "./start-verification.js";
 import { stopWrites } from "./stop-writes.js";
 import { verify } from "./verify.js";
 import { waitFor } from "./wait-for.js";
-import { lagBelowOf } from "../model/readiness.js";
 
 /** A step bound to its kind's definition: what the runner, the plan and lint call. */
 export interface BoundStep extends StepTraits {
@@ -129,6 +129,22 @@ export function firstStartRequest(
   return undefined;
 }
 
+/**
+ * What "ready to commit?" needs from the runbook (src/model/readiness.ts), for every reader that
+ * says it (`status`, `watch`): the `lagBelow` before its commit, and whether its start turned the
+ * embedded verifier off, so that phases it will never leave (`not started`) hold nothing back.
+ */
+export function readinessPlan(rb: Runbook): ReadinessPlan {
+  const lag = lagBelowOf(
+    rb.steps.map((st) => {
+      const b = bindStep(st);
+      return { command: b.command, condition: b.condition() };
+    }),
+  );
+  const off = firstStartRequest(rb)?.body.verification?.enabled === false;
+  return { ...(lag !== undefined ? { lagBelowSeconds: lag } : {}), ...(off ? { embeddedVerifierOff: true } : {}) };
+}
+
 /** How many of the runbook's steps send `op` (the kinds' `command` trait): preflight's "multiple reversals". */
 export function stepsSending(rb: Runbook | undefined, op: CommandOperation): number {
   return (rb?.steps ?? []).filter((step) => bindStep(step).command === op).length;
@@ -180,17 +196,3 @@ export { writesOnVerdict, BEFORE_COMMIT, type WritesOnVerdict } from "./kit/writ
 export { whileWatching } from "./kit/watch.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 export { allStates, cloneFlow, joinFlows } from "./kit/sequence.js";
-
-/**
- * The runbook's `lagBelow` before its commit (seconds; `lagBelowOf`, src/model/readiness.ts, over
- * the steps as their kinds describe them): what status, watch and the live view measure readiness
- * against. Undefined when no condition before the commit has one.
- */
-export function runbookLagBelow(rb: Pick<Runbook, "steps">): number | undefined {
-  return lagBelowOf(
-    rb.steps.map((st) => {
-      const b = bindStep(st);
-      return { command: b.command, condition: b.condition() };
-    }),
-  );
-}

@@ -20,6 +20,7 @@
  */
 import type * as Api from "@opentelemetry/api";
 import type { RunEvent, RunEventOf } from "../events.js";
+import { cutoverOfRun } from "../journal/cutover.js";
 import { rootSpanIdOf, spanIdOf, traceIdOf, traceparent as formatTraceparent, type SpanIdSource } from "./ids.js";
 
 export interface TraceFold {
@@ -114,7 +115,8 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
 
   function started(e: RunEventOf<"run.started">): void {
     if (run) endAll(lastAt);
-    cutover = e.cutover ?? `${e.runbook}-${e.hash}-${e.at}`;
+    // the one id a cutover has (src/journal/cutover.ts), also for a journal of a runner before ids
+    cutover = cutoverOfRun(e);
     cutoverStartedAt ??= e.at;
     runs++;
     runAt = e.at;

@@ -16,6 +16,7 @@ import { createJsonLines } from "./json.js";
 import { errorMessage } from "../errors.js";
 import { terminalValue } from "../text.js";
 import { UiModel } from "./model.js";
+import type { ReadinessPlan } from "../model/readiness.js";
 import type { UndoLeftStopped } from "./format.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
@@ -41,8 +42,10 @@ export interface UiOptions {
   yes?: boolean;
   /** The json renderer's output (default `process.stdout`; the CLI passes `claimStdout().write`). */
   jsonWrite?: (text: string) => void;
-  /** The runbook's `lagBelow` before its commit (seconds, `lagBelowOf`): the live view's readiness measures against it, as status and watch do. */
-  lagBelowSeconds?: number;
+  /** The runbook's readiness plan (`readinessPlan`: its `lagBelow` before the commit, the embedded verifier off): the live view's readiness reads it, as status and watch do. */
+  readiness?: ReadinessPlan;
+  /** The earlier runs' events of the cutover this run continues, oldest first (`UiModel.seedWindow`). */
+  earlier?: readonly RunEvent[];
 }
 
 export interface Ui {
@@ -116,7 +119,7 @@ export function createUi(opts: UiOptions): Ui {
       out,
       input,
       colors,
-      ...(opts.lagBelowSeconds !== undefined ? { lagBelowSeconds: opts.lagBelowSeconds } : {}),
+      ...(opts.readiness ? { readiness: opts.readiness } : {}),
     });
     handle = (e) => ui.listener(terminalValue(e));
     host = ui.promptHost;
@@ -162,6 +165,8 @@ export function createUi(opts: UiOptions): Ui {
     close = () => Promise.resolve();
     onAutoAnswer = () => undefined;
   }
+
+  if (opts.earlier?.length) model?.seedWindow(opts.earlier);
 
   let broken = false;
   const listener: RunListener = (e) => {

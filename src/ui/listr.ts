@@ -21,6 +21,7 @@ import type { ListrDefaultRendererTask, ListrTaskWrapper } from "listr2";
 import type { Colors } from "picocolors/types.js";
 import type { RunEvent } from "../events.js";
 import { cutoverTail, formatDuration, verifiedPart, writesStillStoppedLines } from "./format.js";
+import type { ReadinessPlan } from "../model/readiness.js";
 import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
@@ -69,8 +70,8 @@ export interface ListrUiOptions {
   out: NodeJS.WritableStream;
   input: InputStream;
   colors: Colors;
-  /** The runbook's `lagBelow` before its commit (seconds): what readiness measures the lag against. */
-  lagBelowSeconds?: number;
+  /** The runbook's readiness plan (`readinessPlan`): what readiness measures against. */
+  readiness?: ReadinessPlan;
 }
 
 export class ListrUi {
@@ -93,10 +94,7 @@ export class ListrUi {
   #asking: { slot: Slot; before: boolean } | undefined;
 
   constructor(private readonly opts: ListrUiOptions) {
-    this.model = new UiModel(
-      undefined,
-      opts.lagBelowSeconds !== undefined ? { lagBelowSeconds: opts.lagBelowSeconds } : {},
-    );
+    this.model = new UiModel(undefined, opts.readiness ?? {});
   }
 
   listener = (e: RunEvent): void => {

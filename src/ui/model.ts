@@ -10,7 +10,7 @@ import { opensWriteStop, traitsOf } from "../steps/index.js";
 import { COPY_DEFAULTS, copyProgress } from "../fleet/eta.js";
 import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
 import { CutoverFold } from "../model/fold.js";
-import { fleetReadiness, readinessLine } from "../model/readiness.js";
+import { fleetReadiness, readinessLine, type ReadinessPlan } from "../model/readiness.js";
 import type { ModelInstance, ModelVerifier } from "../model/contract.js";
 import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
@@ -60,12 +60,22 @@ export class UiModel {
   readonly verifierSteps = new Set<number>();
   readonly logs = new Map<number, Log[]>();
   readonly #copyOptions: CopyOptions;
-  readonly #lagBelowSeconds: number | undefined;
+  readonly #plan: ReadinessPlan;
 
-  constructor(copyOptions: CopyOptions = COPY_DEFAULTS, opts: { lagBelowSeconds?: number } = {}) {
+  constructor(copyOptions: CopyOptions = COPY_DEFAULTS, plan: ReadinessPlan = {}) {
     this.#copyOptions = copyOptions;
-    this.#lagBelowSeconds = opts.lagBelowSeconds;
+    this.#plan = plan;
     this.fold = new CutoverFold({ traits: traitsOf, copy: copyOptions });
+  }
+
+  /**
+   * The earlier runs of this cutover (a resumed journal's events, the runs a `--from` run
+   * continues), oldest first: only the write-stop window takes them, so the clock of writes stopped
+   * in a run that died keeps running in the run that goes on; the steps drawn are this run's.
+   */
+  seedWindow(earlier: readonly RunEvent[]): void {
+    for (const e of earlier) this.fold.window.apply(e);
+    this.fold.window.takeClosed();
   }
 
   /** The runbook's steps (the last run's list). */
@@ -266,10 +276,7 @@ export class UiModel {
     const all = [...this.instances.values()].filter((i) => i.state !== undefined || i.down);
     if (!all.length || this.fold.commits().length > 0) return [];
     if (!all.some((i) => i.state === "RUNNING" || i.state === "PAUSED")) return [];
-    const rs = fleetReadiness(
-      { instances: all, copy: this.copyView() },
-      { now, ...(this.#lagBelowSeconds !== undefined ? { lagBelowSeconds: this.#lagBelowSeconds } : {}) },
-    );
+    const rs = fleetReadiness({ instances: all, copy: this.copyView() }, { ...this.#plan, now });
     if (rs.length <= max) {
       const w = Math.min(24, Math.max(...rs.map((r) => r.instance.length)));
       return rs.map((r) => `${r.instance.padEnd(w)}  ${readinessLine(r)}`);

@@ -17,7 +17,6 @@ import { buildState, type WatchState } from "./state.js";
 import type { DeadManRecord, DeadManSwitch } from "./dead-man.js";
 
 export { WATCH_FORMAT, type WatchState } from "./state.js";
-export { lagBelowOf } from "../model/readiness.js";
 export { isLoopback } from "./server.js";
 export type { RunnerVerdict } from "./runner.js";
 export { DeadManSwitch, type DeadManRecord } from "./dead-man.js";
@@ -40,6 +39,8 @@ export interface WatchOptions {
   instances?: FleetInstance[];
   verifier?: string;
   lagBelowSeconds?: number;
+  /** The cutover's start turned the embedded verifier off (src/model/readiness.ts). */
+  embeddedVerifierOff?: boolean;
   traits: WindowKindTraits;
   redact: (s: string) => string;
   host: string;
@@ -135,6 +136,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       runner,
       ...(opts.lagBelowSeconds !== undefined ? { lagBelowSeconds: opts.lagBelowSeconds } : {}),
       ...(told !== undefined ? { told } : {}),
+      ...(opts.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
       redact: opts.redact,
     });
     json = JSON.stringify(last);

@@ -3,8 +3,10 @@
  * response's nonce; no external resource, so it works offline and on an air-gapped bridge), that
  * reads `/events` (server-sent events; each a whole `/state.json`) and draws the state with
  * `textContent` only (nothing the state holds is ever parsed as HTML). Every colour has its word
- * beside it (a status is never only a colour), and it reflows to a phone's width.
+ * beside it (a status is never only a colour), and it reflows to a phone's width. Its durations
+ * are written by `formatDuration` itself (its source inlined), the one format of every output.
  */
+import { formatDuration } from "../runbook/duration.js";
 
 const CSS = `
 *{box-sizing:border-box}
@@ -41,14 +43,7 @@ const SCRIPT = `
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; };
 const utc = (t) => (typeof t === "number" ? new Date(t).toISOString().slice(11, 19) + " UTC" : "?");
-const dur = (ms) => {
-  if (typeof ms !== "number" || !isFinite(ms) || ms < 0) return "?";
-  if (ms < 1000) return Math.round(ms) + "ms";
-  if (ms < 10000) return Math.floor(ms / 100) / 10 + "s";
-  const s = Math.floor(ms / 1000); if (s < 60) return s + "s";
-  const m = Math.floor(s / 60); if (m < 60) return m + "m " + String(s % 60).padStart(2, "0") + "s";
-  const h = Math.floor(m / 60); return h + "h " + String(m % 60).padStart(2, "0") + "m";
-};
+const dur = ${formatDuration.toString()};
 let state = null;
 let skew = 0;
 const OUTCOME = { ok: ["done", "ok"], failed: ["FAILED", "bad"], running: ["running", "warn"], pending: ["not reached", "muted"], skipped: ["skipped", "muted"], interrupted: ["interrupted", "bad"] };

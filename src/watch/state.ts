@@ -47,6 +47,7 @@ export function buildState(p: {
   runner: RunnerVerdict;
   told?: DeadManRecord;
   lagBelowSeconds?: number;
+  embeddedVerifierOff?: boolean;
   redact: (s: string) => string;
 }): WatchState {
   // watch's own reads are now; the journal's samples are the runner's last
@@ -66,7 +67,11 @@ export function buildState(p: {
     ...(p.told !== undefined ? { told: p.told } : {}),
     readiness: fleetReadiness(
       { instances, copy },
-      { now: p.now, ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}) },
+      {
+        now: p.now,
+        ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
+        ...(p.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
+      },
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,

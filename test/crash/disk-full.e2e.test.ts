@@ -16,18 +16,19 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { CLI } from "../support/run.js";
 import {
+  cleanedUpAfterAll,
   COMMIT,
   COMMITTED,
   cutoverYaml,
   DRAINED,
   fastSim,
+  KILL_RESUME_DEFAULTS,
   posts,
   READY,
   START,
@@ -35,12 +36,7 @@ import {
   tempDir,
 } from "../support/crash-harness.js";
 
-const dirs: string[] = [];
-const sims: Simulator[] = [];
-afterAll(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
+const { sims, dirs } = cleanedUpAfterAll();
 
 /** `unshare -m`, as root, or `unshare -r -m` (a user namespace) where only that is allowed; undefined: neither. */
 function mountNamespace(): string[] | undefined {
@@ -128,14 +124,13 @@ function runCase(
 }
 
 const STEPS = (s: Simulator): string => START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED;
-const DEFAULTS = "{ pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }";
 
 /** The crash points of a clean run of this shape (labels in order). Never a sync spawn: the simulator answers from this process. */
 async function cleanPoints(s: Simulator): Promise<string[]> {
   const dir = tempDir();
   dirs.push(dir);
   const file = join(dir, "rb.yaml");
-  writeFileSync(file, cutoverYaml(s, { steps: STEPS(s), defaults: DEFAULTS }));
+  writeFileSync(file, cutoverYaml(s, { steps: STEPS(s), defaults: KILL_RESUME_DEFAULTS }));
   const list = join(dir, "points");
   const child = spawn(process.execPath, [CLI, "run", file, "--renderer", "silent", "--journal-dir", join(dir, "j")], {
     cwd: dir,
@@ -178,7 +173,7 @@ describe.skipIf(!unshare)("the journal's disk fills at every line between the wr
       const journals = join(dir, "journals");
       mkdirSync(journals);
       const file = join(dir, "rb.yaml");
-      writeFileSync(file, cutoverYaml(s, { steps: STEPS(s), defaults: DEFAULTS }));
+      writeFileSync(file, cutoverYaml(s, { steps: STEPS(s), defaults: KILL_RESUME_DEFAULTS }));
       const runs = await runCase(
         unshare!,
         { file, journals, cwd: dir, fill: n, out: join(dir, "out.json"), size: "4m" },

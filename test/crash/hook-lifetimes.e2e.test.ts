@@ -25,45 +25,27 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { CLI, cli, startCli, type CliResult } from "../support/run.js";
 import {
+  cleanedUpAfterAll,
   COMMIT,
   COMMITTED,
   cutoverYaml,
   DRAINED,
   fastSim,
+  KILL_RESUME_DEFAULTS,
   posts,
   READY,
   START,
   tempDir,
+  writeSwitchSteps,
 } from "../support/crash-harness.js";
+import { until } from "../support/sim.js";
 
-const sims: Simulator[] = [];
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-/** `node writes.mjs <url> on|off <delay ms> [mark]`: the write switch, slow on purpose; `mark` gets its pid, `mark.done` its end. */
-const WRITES = `import { writeFileSync } from "node:fs";
-const [url, to, wait, mark] = process.argv.slice(2);
-if (mark) writeFileSync(mark, String(process.pid));
-await new Promise((r) => setTimeout(r, Number(wait)));
-const r = await fetch(url + "/sim/writes", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ enabled: to === "on" }) });
-if (!r.ok) { console.error("switch failed", r.status); process.exit(1); }
-if (mark) writeFileSync(mark + ".done", "");
-`;
-/** Blocks the first time (a marker file), passes after. */
-const HOLD = `import { existsSync, writeFileSync } from "node:fs";
-const mark = process.argv[2];
-if (!existsSync(mark)) { writeFileSync(mark, String(process.pid)); await new Promise((r) => setTimeout(r, 60_000)); }
-`;
+const { sims, dirs } = cleanedUpAfterAll();
 
 const UNDO_DELAY_MS = 4000;
 
@@ -75,14 +57,6 @@ const WAYS: Record<Way, { prefix: string[]; kill: boolean }> = {
   setsid: { prefix: ["setsid", "-w"], kill: true },
   daemon: { prefix: ["setsid"], kill: false },
 };
-
-async function until(ok: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await sleep(50);
-  }
-}
 
 interface Case {
   s: Simulator;
@@ -102,38 +76,18 @@ function setUp(
 ): Case {
   const dir = tempDir();
   dirs.push(dir);
-  writeFileSync(join(dir, "writes.mjs"), WRITES);
-  writeFileSync(join(dir, "hold.mjs"), HOLD);
-  const node = JSON.stringify(process.execPath);
-  const w = JSON.stringify(join(dir, "writes.mjs"));
-  const url = JSON.stringify(s.verifierUrl);
   const mark = join(dir, "undo-running");
-  const undo = [
-    ...WAYS[way].prefix.map((a) => JSON.stringify(a)),
-    node,
-    w,
-    url,
-    '"on"',
-    `"${o.delayMs ?? UNDO_DELAY_MS}"`,
-    JSON.stringify(mark),
-  ];
   const check = o.check ? `, check: { use: sim-writes-stopped, with: { url: "${s.verifierUrl}" } }` : "";
-  const steps =
-    (o.withStart === false ? "" : START) +
-    READY +
-    `  - { id: stop-writes, stopWrites: { use: shell, with: { command: [${node}, ${w}, ${url}, "off", "0"] }, undo: { use: shell, with: { command: [${undo.join(", ")}] }, timeout: ${o.undoTimeout ?? "30s"} }${check} } }\n` +
-    `  - { id: hold, hook: { use: shell, with: { command: [${node}, ${JSON.stringify(join(dir, "hold.mjs"))}, ${JSON.stringify(join(dir, "held"))}] } } }\n` +
-    DRAINED +
-    COMMIT +
-    COMMITTED;
+  const { stopWrites, hold } = writeSwitchSteps(dir, s.verifierUrl, {
+    delayMs: o.delayMs ?? UNDO_DELAY_MS,
+    mark,
+    prefix: WAYS[way].prefix,
+    ...(o.undoTimeout !== undefined ? { undoTimeout: o.undoTimeout } : {}),
+    check,
+  });
+  const steps = (o.withStart === false ? "" : START) + READY + stopWrites + hold + DRAINED + COMMIT + COMMITTED;
   const file = join(dir, "rb.yaml");
-  writeFileSync(
-    file,
-    cutoverYaml(s, {
-      steps,
-      defaults: "{ pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }",
-    }),
-  );
+  writeFileSync(file, cutoverYaml(s, { steps, defaults: KILL_RESUME_DEFAULTS }));
   return {
     s,
     dir,
@@ -148,9 +102,9 @@ function setUp(
 async function leaveOrphan(c: Case, way: Way): Promise<CliResult> {
   const run = startCli(c.args, { cwd: c.dir, env: c.env });
   await run.waitFor(/hook shell started \(hold\)/, 40_000);
-  await until(() => existsSync(join(c.dir, "held")));
+  await until(() => existsSync(join(c.dir, "held")), 30_000);
   run.child.kill("SIGTERM");
-  await until(() => existsSync(c.mark));
+  await until(() => existsSync(c.mark), 30_000);
   if (WAYS[way].kill) run.child.kill("SIGKILL");
   const first = await run.done;
   if (WAYS[way].kill) expect(first.signal, first.all).toBe("SIGKILL");

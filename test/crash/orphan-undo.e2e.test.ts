@@ -10,83 +10,44 @@
  * at hold makes the run undo (the slow undo starts), and kill -9 while it runs.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
+import { until } from "../support/sim.js";
 import {
+  cleanedUpAfterAll,
   COMMIT,
   COMMITTED,
   cutoverYaml,
   DRAINED,
   fastSim,
+  KILL_RESUME_DEFAULTS,
   posts,
   READY,
   START,
   tempDir,
+  writeSwitchSteps,
 } from "../support/crash-harness.js";
 
-const sims: Simulator[] = [];
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-/** `node writes.mjs <sim url> on|off <delay ms>`: the application's write switch, slow on purpose. */
-const WRITES = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
-const [url, to, wait, mark] = process.argv.slice(2);
-if (mark) writeFileSync(mark, String(process.pid));
-await new Promise((r) => setTimeout(r, Number(wait)));
-const r = await fetch(url + "/sim/writes", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ enabled: to === "on" }) });
-if (!r.ok) { console.error("switch failed", r.status); process.exit(1); }
-`;
-/** Blocks the first time (a marker file), passes after. */
-const HOLD = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
-const mark = process.argv[2];
-if (!existsSync(mark)) { writeFileSync(mark, String(process.pid)); await new Promise((r) => setTimeout(r, 60_000)); }
-`;
+const { sims, dirs } = cleanedUpAfterAll();
 
 const UNDO_DELAY_MS = 4000;
 
-async function until(ok: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await sleep(50);
-  }
-}
-
-function steps(dir: string, sim: Simulator, afterCommit = ""): string {
-  const node = JSON.stringify(process.execPath);
-  const w = JSON.stringify(join(dir, "writes.mjs"));
-  const url = JSON.stringify(sim.verifierUrl);
-  return (
-    START +
-    READY +
-    `  - { id: stop-writes, stopWrites: { use: shell, with: { command: [${node}, ${w}, ${url}, "off", "0"] }, undo: { use: shell, with: { command: [${node}, ${w}, ${url}, "on", "${UNDO_DELAY_MS}", ${JSON.stringify(join(dir, "undo-running"))}] }, timeout: 30s } } }\n` +
-    `  - { id: hold, hook: { use: shell, with: { command: [${node}, ${JSON.stringify(join(dir, "hold.mjs"))}, ${JSON.stringify(join(dir, "held"))}] } } }\n` +
-    DRAINED +
-    COMMIT +
-    afterCommit +
-    COMMITTED
-  );
-}
-
+/** The cutover with the slow write switch (its undo marks `undo-running`) and a hold before drained. */
 function setUp(s: Simulator, afterCommit = ""): { dir: string; args: string[] } {
   const dir = tempDir();
   dirs.push(dir);
-  writeFileSync(join(dir, "writes.mjs"), WRITES);
-  writeFileSync(join(dir, "hold.mjs"), HOLD);
+  const { stopWrites, hold } = writeSwitchSteps(dir, s.verifierUrl, {
+    delayMs: UNDO_DELAY_MS,
+    mark: join(dir, "undo-running"),
+  });
   const file = join(dir, "rb.yaml");
   writeFileSync(
     file,
     cutoverYaml(s, {
-      steps: steps(dir, s, afterCommit),
-      defaults: "{ pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }",
+      steps: START + READY + stopWrites + hold + DRAINED + COMMIT + afterCommit + COMMITTED,
+      defaults: KILL_RESUME_DEFAULTS,
     }),
   );
   return { dir, args: ["run", file, "--renderer", "simple", "--journal-dir", join(dir, "journals")] };
@@ -99,10 +60,10 @@ describe("a slow undo left running by a killed runner", () => {
     const { dir, args } = setUp(s);
     const run = startCli(args, { cwd: dir });
     await run.waitFor(/hook shell started \(hold\)/, 30_000);
-    await until(() => existsSync(join(dir, "held")));
+    await until(() => existsSync(join(dir, "held")), 20_000);
     run.child.kill("SIGTERM");
     // killed once the undo's process runs (not in the instant between its journal line and its spawn)
-    await until(() => existsSync(join(dir, "undo-running")));
+    await until(() => existsSync(join(dir, "undo-running")), 20_000);
     run.child.kill("SIGKILL");
     const first = await run.done;
     expect(first.signal).toBe("SIGKILL");
@@ -151,14 +112,14 @@ describe("a slow undo left running by a killed runner", () => {
     // 1: SIGTERM at hold: the run undoes stopWrites (the undo runs to its end)
     const run = startCli(args, { cwd: dir });
     await run.waitFor(/hook shell started \(hold\)/, 30_000);
-    await until(() => existsSync(join(dir, "held")));
+    await until(() => existsSync(join(dir, "held")), 20_000);
     run.child.kill("SIGTERM");
     const first = await run.done;
     expect(first.all).toMatch(/undo hook shell ok/);
     // 2: --resume stops writes again and commits; kill -9 at hold2 (after the commit)
     const second = startCli([...args, "--resume"], { cwd: dir });
     await second.waitFor(/hook shell started \(hold2\)/, 40_000);
-    await until(() => existsSync(join(dir, "held2")));
+    await until(() => existsSync(join(dir, "held2")), 20_000);
     second.child.kill("SIGKILL");
     const r2 = await second.done;
     // the held hook outlives its runner; a resume would wait it out (case 1): it goes now

@@ -139,6 +139,40 @@ describe("WindowTracker", () => {
   });
 
   // issue 26: "The report charges time in which no runner was alive, or an instance was down, to the runner's share"
+  it("a hook of the runbook's called inside the commit step (the stop's check, read again) is the runbook's time, not the runner's", () => {
+    const w = new WindowTracker(traitsOf);
+    for (const e of cutover()) {
+      // the check of step 1 (the stopWrites), run by the commit step between 6331 and 6338
+      if (e.type === "request.sent" && e.at === 6340) {
+        w.apply({ ...e, type: "hook.started", at: 6331, index: 0, id: "stop", use: "shell", undo: false } as never);
+        w.apply({
+          ...e,
+          type: "hook.finished",
+          at: 6338,
+          index: 0,
+          id: "stop",
+          use: "shell",
+          undo: false,
+          ok: true,
+          durationMs: 7,
+        } as never);
+      }
+      w.apply(e);
+    }
+    const m = w.current()!;
+    expect(m.shares.steps).toBe(7);
+    expect(m.shares.runner).toBe(10 + 5 + 110 + 10 + 10 + 10 + 8 + 10 + 100 - 7);
+    expect(m.parts.find((p) => p.share === "steps")).toMatchObject({
+      id: "commit",
+      what: "stop: the runbook's shell hook (its own time)",
+      ms: 7,
+    });
+    // the stop hook itself, before the window opened, is in no share
+    expect(describeWindow(m)).toBe(
+      "6s (writes stopped → canWrite on the first process): service 3.7s · runner 266ms · operator 2s · hooks and other steps 7ms",
+    );
+  });
+
   it("time with no runner alive (killed, then resumed later) is no runner's share; time an instance did not answer is the service's", () => {
     const { events, at } = stream();
     const started = { runbook: "w", file: "w", hash: "h", instances: [inst(0), inst(1)], steps: STEPS };

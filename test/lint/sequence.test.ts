@@ -68,6 +68,17 @@ describe("state model", () => {
       "hook-during-verify",
       "writes-on-before-can-write",
     ]);
+    // the same wait written as an `expect` on canWrite counts; one that expects false does not
+    const byExpect = "  - waitFor: { expect: [{ path: canWrite, equals: true }] }\n";
+    expect(
+      await problems(
+        runbook(START + READY + STOP + commitOnly + byExpect + on + "  - waitFor: { state: COMMITTED }\n"),
+      ),
+    ).toEqual([]);
+    const notTrue = "  - waitFor: { expect: [{ path: canWrite, equals: false }] }\n";
+    expect(
+      await problems(runbook(START + READY + STOP + commitOnly + notTrue + on + "  - waitFor: { state: COMMITTED }\n")),
+    ).toEqual(["writes-on-before-can-write"]);
     // a canWrite wait that may fail does not count
     const mayFail = "  - continueOnError: true\n    waitFor: { canWrite: true }\n";
     expect(

@@ -9,6 +9,8 @@ import type { CopyView } from "../../src/fleet/eta.js";
 import type { ModelInstance } from "../../src/model/contract.js";
 import { lagRate } from "../../src/model/fold.js";
 import { readiness, readinessLine } from "../../src/model/readiness.js";
+import { loadRunbook } from "../../src/runbook/load.js";
+import { readinessPlan } from "../../src/steps/index.js";
 
 const base: ModelInstance = {
   index: 0,
@@ -63,6 +65,14 @@ describe("readiness: why not ready, and when", () => {
       expect(r.ready, JSON.stringify(o)).toBe(false);
       expect(r.reasons[0], JSON.stringify(o)).toMatch(re);
     }
+  });
+
+  it("a start that turned the embedded verifier off: its phases, never leaving 'not started', hold nothing back", () => {
+    const off = inst({ embedded: { source: { phase: "not started" }, destination: { phase: "not started" } } });
+    expect(readiness(off).ready, "with the verifier on, not started holds the commit").toBe(false);
+    expect(readiness(off, { embeddedVerifierOff: true })).toEqual({ instance: "sync0", ready: true, reasons: [] });
+    // off is no licence: the service's own canCommit still decides
+    expect(readiness({ ...off, canCommit: false }, { embeddedVerifierOff: true }).ready).toBe(false);
   });
 
   it("measures lag against the runbook's lagBelow when there is one", () => {
@@ -150,5 +160,16 @@ describe("lagRate: the lag's change per second over its last answers", () => {
     ).toBeUndefined();
     expect(lagRate([{ at: 0, lag: 10 }])).toBeUndefined();
     expect(lagRate([])).toBeUndefined();
+  });
+});
+
+describe("readinessPlan: what readiness needs from the runbook (status and watch read it)", () => {
+  it("the shipped sharded example turns the embedded verifier off and waits for lagBelow 3 before its commit", async () => {
+    const { runbook } = await loadRunbook(new URL("../../runbooks/sharded-to-sharded.yaml", import.meta.url).pathname);
+    expect(readinessPlan(runbook!)).toEqual({ lagBelowSeconds: 3, embeddedVerifierOff: true });
+  });
+  it("the replica-set example leaves it on (the default)", async () => {
+    const { runbook } = await loadRunbook(new URL("../../runbooks/rs-to-sharded.yaml", import.meta.url).pathname);
+    expect(readinessPlan(runbook!).embeddedVerifierOff).toBeUndefined();
   });
 });

@@ -95,6 +95,56 @@ describe("plugin-unknown", () => {
   });
 });
 
+describe("undo-process-without-check", () => {
+  it("a stopWrites whose undo starts a process (shell, or a hook declaring startsProcesses) and that has no check: a warning at the undo's use", async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      "ops/switch.ts": `import { definePlugin } from ${JSON.stringify(API)};
+export default definePlugin({
+  name: "switch",
+  hooks: {
+    "switch-spawns": { startsProcesses: true, run: async () => ({}) },
+    "switch-request": { run: async () => ({}) },
+  },
+});
+`,
+    });
+    const text = runbook(
+      `  - stopWrites:
+      use: sim-writes
+      undo: { use: shell, with: { command: [node, on.mjs] } }
+  - stopWrites:
+      use: sim-writes
+      undo: { use: switch-spawns }
+  - stopWrites:
+      use: sim-writes
+      undo: { use: shell, with: { command: [node, on-checked.mjs] } }
+      check: { use: sim-writes-stopped }
+  - stopWrites:
+      use: shell
+      with: { command: [node, off.mjs] }
+      undo: { use: http, with: { url: http://127.0.0.1:8080/on, method: PUT } }
+  - stopWrites:
+      use: sim-writes
+      undo: { use: switch-request }
+  - hook: { use: shell, with: { command: [node, other.mjs] } }
+`,
+      "plugins: [./ops/switch.ts]\n",
+    );
+    const file = join(dir, "rb.yaml");
+    writeFiles(dir, { "rb.yaml": text });
+    const { diagnostics } = await loadRunbookPlugins(loadedFromYaml(file, text), { callKinds: PLUGIN_CALL_KINDS });
+    const d = diagnostics.filter((x) => x.rule === "undo-process-without-check");
+    expect(d.map((x) => x.line)).toEqual([lineOf(text, "[node, on.mjs]"), lineOf(text, "use: switch-spawns")]);
+    // a warning (src/plugin/rules.ts says why): a team can accept it with its reason
+    expect(d.map((x) => x.severity)).toEqual(["warning", "warning"]);
+    expect(d[0]!.message).toContain("the undo of this stopWrites starts a process (`shell`)");
+    expect(d[1]!.message).toContain("(`switch-spawns`)");
+    expect(d[0]!.hint).toMatch(/^Add `check:` to the stopWrites step/);
+    expect(diagnostics.filter((x) => x.rule !== "undo-process-without-check")).toEqual([]);
+  });
+});
+
 describe("plugin-options", () => {
   it("points at the offending option, an unknown option's key, or the call for a missing one", async () => {
     const dir = tempDir();

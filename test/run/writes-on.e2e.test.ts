@@ -14,13 +14,13 @@
  * could be lost)").
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult, type CliRun } from "../support/run.js";
+import { until } from "../support/sim.js";
 import {
+  cleanedUpAfterAll,
   COMMIT,
   COMMITTED,
   cutoverYaml,
@@ -32,12 +32,7 @@ import {
   tempDir,
 } from "../support/crash-harness.js";
 
-const sims: Simulator[] = [];
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
+const { sims, dirs } = cleanedUpAfterAll();
 
 /** Writes `<mark>.<n>` when it starts (n counts its runs), then waits for `<mark>.go` and fails. */
 const HOLD = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -48,14 +43,6 @@ writeFileSync(mark + "." + n, String(process.pid));
 while (!existsSync(mark + ".go")) await new Promise((r) => setTimeout(r, 50));
 process.exit(3);
 `;
-
-async function until(ok: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await sleep(50);
-  }
-}
 
 interface Case {
   s: Simulator;
@@ -108,7 +95,10 @@ async function commitByHand(s: Simulator): Promise<void> {
       fetch(`${i.url}/api/v1/commit`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
     ),
   );
-  await until(() => s.control.state().instances.every((i) => i.state === "COMMITTING" || i.state === "COMMITTED"));
+  await until(
+    () => s.control.state().instances.every((i) => i.state === "COMMITTING" || i.state === "COMMITTED"),
+    30_000,
+  );
 }
 
 /** The runner killed (kill -9) at `hold`; its hook process, which outlives it, killed too (a resume would wait it out). */

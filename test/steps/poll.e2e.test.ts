@@ -10,7 +10,7 @@ import { createFleet, type Fleet } from "../../src/fleet/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import type { StepContext } from "../../src/steps/index.js";
 import { readFleet } from "../../src/steps/kit/fleet-ops.js";
-import { backoff, poll } from "../../src/steps/kit/poll.js";
+import { poll } from "../../src/steps/kit/poll.js";
 import { frozen } from "../support/sim.js";
 
 describe("poll", () => {
@@ -74,14 +74,6 @@ describe("poll", () => {
         signal: new AbortController().signal,
       }),
     ).rejects.toBe(err);
-  });
-
-  it("backoff: full jitter below min(max, base·2^(round+1))", () => {
-    const top = backoff(250, 10_000, () => 0.999999);
-    expect(Math.round(top(0))).toBe(500);
-    expect(Math.round(top(1))).toBe(1000);
-    expect(Math.round(top(10))).toBe(10_000);
-    expect(backoff(250, 10_000, () => 0)(3)).toBe(0);
   });
 });
 

@@ -92,4 +92,49 @@ describe("writesOnVerdict: may writes go back on at the source?", () => {
       committed: false,
     });
   });
+
+  it("an identity problem that is no direction (one instance listed twice): no, not committed, and said once; no read again", async () => {
+    const twice = [at("RUNNING", { mongosyncID: "same" })];
+    const { f, v } = verdictOf([twice, twice], { steps: [], giveUpMs: 10_000 });
+    const r = await v;
+    expect(r).toMatchObject({ ok: false, committed: false });
+    expect(r.ok === false && r.reason.match(/reports mongosyncID "same"/g)).toHaveLength(1);
+    expect(f.reads).toBe(1);
+    // with a direction against the run's among the problems: committed
+    const back = [at("RUNNING", { mongosyncID: "same", directionMapping: BACK })];
+    expect(await verdictOf([back, back], { direction: true }).v).toMatchObject({ ok: false, committed: true });
+  });
+
+  it("a commit took effect on one instance while another cannot be read: no at once, both said", async () => {
+    const { f, v } = verdictOf([[at("COMMITTED")], ["error"]], { giveUpMs: 10_000 });
+    expect(await v).toEqual({
+      ok: false,
+      reason: "sync0 is COMMITTED; sync1 is unreachable (http://127.0.0.1:27183: progress failed: refused)",
+      committed: true,
+    });
+    expect(f.reads).toBe(1);
+  });
+
+  it("reads again after the rest of its time, not sooner and not later", async () => {
+    const t0 = performance.now();
+    const { f, v } = verdictOf([[at("INITIALIZING")]], { giveUpMs: 300 });
+    expect(await v).toEqual({ ok: false, reason: "sync0 is INITIALIZING", committed: false });
+    expect(f.reads).toBeGreaterThanOrEqual(2);
+    expect(f.reads).toBeLessThanOrEqual(3);
+    expect(performance.now() - t0).toBeLessThan(900);
+  });
+
+  it("aborted while it waits to read again: no, with what it last read", async () => {
+    const f = scripted({ sends: [], reads: [[at("INITIALIZING")], ["error"]] });
+    const { ctx } = context(f.fleet);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    const t0 = performance.now();
+    expect(await writesOnVerdict(ctx.run, ac.signal, 10_000)).toEqual({
+      ok: false,
+      reason: "sync0 is INITIALIZING; sync1 is unreachable (http://127.0.0.1:27183: progress failed: refused)",
+      committed: false,
+    });
+    expect(performance.now() - t0).toBeLessThan(900);
+  });
 });

@@ -12,8 +12,10 @@
  * an instance was down, not RUNNING or not able to commit, is recorded as a violation.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import type { RunEvent, RunListener } from "../../src/events.js";
 import { runRunbook, type RunResult } from "../../src/run/runner.js";
@@ -25,6 +27,75 @@ import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 export function tempDir(prefix = "syncbook-crash-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
+
+/**
+ * What a file's cases start and make, closed and removed after all its tests (call it once, at
+ * the file's top level): push each simulator and folder as it is made.
+ */
+export function cleanedUpAfterAll(): { sims: Simulator[]; dirs: string[] } {
+  const sims: Simulator[] = [];
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(sims.map((s) => s.close()));
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+  return { sims, dirs };
+}
+
+/**
+ * `node writes.mjs <url> on|off <delay ms> [mark]`: the application's write switch (the
+ * simulator's `/sim/writes` at `url`), slow on purpose; `mark` gets its pid when it starts and
+ * `mark.done` once it has switched.
+ */
+export const WRITE_SWITCH = `import { writeFileSync } from "node:fs";
+const [url, to, wait, mark] = process.argv.slice(2);
+if (mark) writeFileSync(mark, String(process.pid));
+await new Promise((r) => setTimeout(r, Number(wait)));
+const r = await fetch(url + "/sim/writes", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ enabled: to === "on" }) });
+if (!r.ok) { console.error("switch failed", r.status); process.exit(1); }
+if (mark) writeFileSync(mark + ".done", "");
+`;
+
+/** `node hold.mjs <mark>`: blocks the first time (writing its pid to `mark`), passes after. */
+export const HOLD_ONCE = `import { existsSync, writeFileSync } from "node:fs";
+const mark = process.argv[2];
+if (!existsSync(mark)) { writeFileSync(mark, String(process.pid)); await new Promise((r) => setTimeout(r, 60_000)); }
+`;
+
+/**
+ * The write switch and the hold in `dir` (writes.mjs, hold.mjs), and the two steps that use them:
+ * a stopWrites that switches writes off at once, whose undo (after `prefix`: `env -i`, `setsid`…)
+ * switches them on after `delayMs` and marks `mark`; and `hold`, a hook that blocks the first
+ * time (marker `held`).
+ */
+export function writeSwitchSteps(
+  dir: string,
+  url: string,
+  o: { delayMs: number; mark: string; prefix?: readonly string[]; undoTimeout?: string; check?: string },
+): { stopWrites: string; hold: string } {
+  writeFileSync(join(dir, "writes.mjs"), WRITE_SWITCH);
+  writeFileSync(join(dir, "hold.mjs"), HOLD_ONCE);
+  const node = JSON.stringify(process.execPath);
+  const w = JSON.stringify(join(dir, "writes.mjs"));
+  const u = JSON.stringify(url);
+  const undo = [
+    ...(o.prefix ?? []).map((a) => JSON.stringify(a)),
+    node,
+    w,
+    u,
+    '"on"',
+    `"${o.delayMs}"`,
+    JSON.stringify(o.mark),
+  ];
+  return {
+    stopWrites: `  - { id: stop-writes, stopWrites: { use: shell, with: { command: [${node}, ${w}, ${u}, "off", "0"] }, undo: { use: shell, with: { command: [${undo.join(", ")}] }, timeout: ${o.undoTimeout ?? "30s"} }${o.check ?? ""} } }\n`,
+    hold: `  - { id: hold, hook: { use: shell, with: { command: [${node}, ${JSON.stringify(join(dir, "hold.mjs"))}, ${JSON.stringify(join(dir, "held"))}] } } }\n`,
+  };
+}
+
+/** Defaults of the CLI cases that kill and resume a runner around a hook: 20 s waits, 10 s of failing reads. */
+export const KILL_RESUME_DEFAULTS =
+  "{ pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }";
 
 /** One instance: replica set to replica set; N: sharded to sharded with N shards. Small data, fast clock. */
 export function fastSim(opts: SimulatorOptions = {}): Promise<Simulator> {

@@ -103,6 +103,35 @@ describe("the live view while it waits, at a prompt, and after a kill -9", () =>
     expect(r.code).toBe(130);
   }, 60_000);
 
+  it("a --resume after a kill -9 inside the window keeps the write-stop clock running from the first run's stop (issue 37)", async () => {
+    s = await sim({ instances: 2 });
+    const dir = tempDir();
+    const steps =
+      START +
+      "  - { id: ready, waitFor: { canCommit: true, lagBelow: 5 } }\n" +
+      "  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
+      '  - { id: ask, confirm: "Point of no return: commit?" }\n';
+    const file = writeRunbook(dir, runbookFor(s, steps));
+    const first = inPty(["run", file], { cwd: dir });
+    await first.waitFor(/Point of no return: commit\?[\s\S]*\(y\/N\)/, 30_000);
+    process.kill(await nodePid(first), "SIGKILL");
+    await first.done;
+    // the second run starts at least 2 s after the stop: its clock must say so, not count from 0
+    await new Promise((r) => setTimeout(r, 2000));
+    const t = inPty(["run", file, "--resume"], { cwd: dir });
+    await t.waitFor(/Point of no return: commit\?[\s\S]*\(y\/N\)/, 30_000);
+    await new Promise((r) => setTimeout(r, 1200));
+    const screen = plain(t.output());
+    const clocks = [...screen.matchAll(/⏱ writes stopped (\d+)s: the application cannot write/g)].map((m) =>
+      Number(m[1]),
+    );
+    expect(clocks.length, "the resumed run's panel draws the write-stop clock").toBeGreaterThan(0);
+    expect(Math.max(...clocks), "counted from the first run's stop").toBeGreaterThanOrEqual(2);
+    t.type("\x03");
+    const r = await t.done;
+    expect(r.code).toBe(130);
+  }, 90_000);
+
   it("kill -9 leaves the cursor hidden (no code runs); the next syncbook command shows it first", async () => {
     s = await sim({ instances: 1 });
     s.control.addFault("lag-floor=30");

@@ -22,7 +22,8 @@ import { instanceLabel, type InstanceRef } from "../../events.js";
 import { clusterName, type FleetSnapshot, type InstanceSample } from "../../fleet/index.js";
 import { formatDuration } from "../../runbook/index.js";
 import { StepFailure, StepTimeout, type RunContext, type StepContext } from "./context.js";
-import { backoff, poll } from "./poll.js";
+import { poll } from "./poll.js";
+import { retryPauseMs, type RetryPolicy } from "../../retry.js";
 
 /** The commands the runner sends (the service's, from src/api/commands.ts). */
 export type CommandOp = CommandOperation;
@@ -45,19 +46,18 @@ export async function readFleet(
   settle = true,
   before?: CommandOp,
 ): Promise<FleetSnapshot> {
-  const delay = backoff(250, 10_000);
+  const policy = fleetReadRetry(settle);
   const started = Date.now();
   // Stryker disable next-line ArrayDeclaration: equivalent: judge sets it before every (its only reader) runs
   let failing: InstanceSample[] = [];
   const r = await poll({
     read: (signal) => ctx.run.fleet.progress(signal),
     judge: (snap) => {
-      // Stryker disable next-line OptionalChaining: equivalent: a sample without an error has its progress
-      failing = snap.instances.filter((i) => i.error || (settle && i.progress?.state === "INITIALIZING"));
+      failing = snap.instances.filter(policy.retryable);
       return failing.length === 0 ? snap : undefined;
     },
     every: (round) => {
-      const ms = delay(round);
+      const ms = retryPauseMs(policy, round);
       ctx.run.emit("decision", {
         index: ctx.index,
         id: ctx.id,
@@ -71,6 +71,24 @@ export async function readFleet(
     signal: ctx.signal,
   });
   return r.value;
+}
+
+/**
+ * The fleet read's retry policy (src/retry.ts): until the read's give-up time, no count; a pause
+ * random below 0.5 s, doubling up to 10 s (full jitter: runners and instances do not retry in
+ * step). Read again: an instance whose progress failed (progress is safe to retry), and one still
+ * INITIALIZING unless `settle` is false. Only reads retry here: a command is never resent by a
+ * policy (`sendCommand`).
+ */
+export function fleetReadRetry(settle: boolean): RetryPolicy<InstanceSample> {
+  return {
+    attempts: Infinity,
+    baseMs: 500,
+    capMs: 10_000,
+    jitter: "full",
+    // Stryker disable next-line OptionalChaining: equivalent: a sample without an error has its progress
+    retryable: (i) => i.error !== undefined || (settle && i.progress?.state === "INITIALIZING"),
+  };
 }
 
 /** What a retry before a command adds: nothing sent, what the command waits for, for how long more. */

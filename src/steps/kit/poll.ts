@@ -3,7 +3,7 @@
  * condition wait, the fleet read retried while progress fails, the verifier's progress), so the
  * rules live in one place:
  * - the period counts from the start of the previous read, so a slow answer does not stretch it;
- * - `every` may be a function of the round (a backoff);
+ * - `every` may be a function of the round (a retry policy's pauses, src/retry.ts);
  * - the signal (Ctrl-C, the step's time limit) ends the wait at once, throwing its reason;
  * - `giveUpMs` ends it with the last value read, judged or not (the caller decides what that means).
  */
@@ -48,11 +48,6 @@ export async function poll<T, R>(o: PollOptions<T, R>): Promise<PollResult<T, R>
       throw abortError(o.signal);
     }
   }
-}
-
-/** Exponential backoff with full jitter (AWS's): a random delay below `min(maxMs, baseMs·2^round)`. */
-export function backoff(baseMs: number, maxMs: number, random: () => number = Math.random): (round: number) => number {
-  return (round) => random() * Math.min(maxMs, baseMs * 2 ** (round + 1));
 }
 
 function abortError(signal: AbortSignal): unknown {

@@ -24,7 +24,9 @@ import { instanceLabel } from "../../events.js";
 import type { FleetSnapshot, InstanceSample } from "../../fleet/index.js";
 import { delay } from "../../timers.js";
 import type { RunContext } from "./context.js";
-import { fleetIdentityProblems, stateOrWhyNot } from "./fleet-ops.js";
+import { fleetIdentityProblems, fleetReadRetry, stateOrWhyNot } from "./fleet-ops.js";
+
+const SETTLING = fleetReadRetry(true);
 
 /** The states no commit has taken effect in: where start and commit are sent, and a paused sync. */
 export const BEFORE_COMMIT: ReadonlySet<SyncState> = new Set([
@@ -67,10 +69,8 @@ function problems(run: RunContext, snap: FleetSnapshot): { why: string[]; commit
   const start = run.memory.identity.direction ? undefined : startDirection(run);
   if (start)
     identity.push(...run.fleet.identity(snap, start).map((p) => `${p.message} (the direction of the runbook's start)`));
-  if (identity.length) {
-    why.push(...identity);
-    if (identity.some((p) => /expected /.test(p))) committed = true;
-  }
+  why.push(...identity);
+  if (identity.some((p) => /expected /.test(p))) committed = true;
   return { why, committed };
 }
 
@@ -92,12 +92,13 @@ export async function writesOnVerdict(
     } catch (err) {
       return { ok: false, reason: `the fleet could not be read (${(err as Error).message})`, committed: false };
     }
-    const settling = snap.instances.some((i) => i.error || i.progress?.state === "INITIALIZING");
+    // read again while an instance fails or is INITIALIZING: the fleet read's retry decision
+    const settling = snap.instances.some(SETTLING.retryable);
     const found = problems(run, snap);
     if (found.why.length === 0)
       return {
         ok: true,
-        detail: snap.instances.map((i) => `${instanceLabel(i.ref)} is ${i.progress?.state ?? "?"}`).join(", "),
+        detail: snap.instances.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", "),
       };
     if (found.committed || !settling || Date.now() >= end || signal.aborted)
       return { ok: false, reason: found.why.join("; "), committed: found.committed };

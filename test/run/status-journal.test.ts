@@ -1,0 +1,85 @@
+/**
+ * `syncbook status` reads the runbook's journal once and folds it once (issue 40): what the journal
+ * shows happened (its last step, since when writes are stopped, the undo's call) comes from the
+ * cutover's read model (src/model/), fed by `--resume`'s own strict read of the journal
+ * (src/journal/runbook-journal.ts), never from a reader of status's own. Counted at the file
+ * system: status opens the journal no more often than `--resume`'s answer does, which reads it once
+ * to choose it among the folder's journals and once to judge it (its witness checked in that pass).
+ */
+import type * as Fs from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { RunEvent } from "../../src/events.js";
+import { openJournal, runbookJournal } from "../../src/journal/index.js";
+import { parseRunbook } from "../../src/runbook/index.js";
+import { readStatus } from "../../src/run/status.js";
+import { traitsOf } from "../../src/steps/index.js";
+import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+
+const opened = vi.hoisted(() => [] as string[]);
+vi.mock("node:fs", async (importOriginal) => {
+  const fs = await importOriginal<typeof Fs>();
+  return {
+    ...fs,
+    createReadStream: (...args: Parameters<typeof fs.createReadStream>) => {
+      opened.push(String(args[0]));
+      return fs.createReadStream(...args);
+    },
+  };
+});
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  opened.length = 0;
+});
+afterEach(() => cleanup());
+
+/** A run killed inside the write-stop window: writes stopped at step 3, commit begun, no end. */
+function killedInWindow(): { file: string; stoppedAt: number } {
+  const ev = eventFactory();
+  const events: RunEvent[] = [
+    ev("run.started", {
+      runbook: "sales",
+      file: "rb.yaml",
+      hash: "abc",
+      instances: [inst(0)],
+      mode: "run",
+      steps: STEPS,
+    }),
+    ev("step.started", STEPS[2]!),
+    ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
+    ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
+    ev("window.opened", { index: 2, id: "stop" }),
+    ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 6 }),
+    ev("step.started", STEPS[3]!),
+  ];
+  const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+  for (const e of events) j.write(e);
+  j.close();
+  return { file: j.file, stoppedAt: events[4]!.at };
+}
+
+describe("status and the journal", () => {
+  it("reads the journal once and folds it once: no read of its own beyond --resume's answer", async () => {
+    const { file, stoppedAt } = killedInWindow();
+    // what --resume's answer alone opens: the choice among the folder's journals reads each once,
+    // then one strict read judges the chosen one and checks it against its witness as it goes
+    await runbookJournal(dir, traitsOf);
+    const resumeReads = opened.filter((f) => f === file).length;
+    expect(resumeReads).toBe(2);
+    opened.length = 0;
+
+    const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const st = await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    expect(opened.filter((f) => f === file).length).toBe(resumeReads);
+
+    // and what it says is the read model's
+    expect(st.journal.resumeWith).toBe(file);
+    expect(st.journal.lastStep).toEqual({ number: 4, id: "commit", kind: "commit" });
+    expect(st.journal.writesStopped).toBe(true);
+    expect(st.journal.writesStoppedSince).toBe(new Date(stoppedAt).toISOString());
+  });
+});
