@@ -374,9 +374,13 @@ program
   )
   .option("--journal-dir <dir>", "where journals are kept (default: .syncbook next to the runbook)")
   .option("--no-live", "read the journal only: do not read the fleet's and the verifier's progress")
+  .option(
+    "--no-notify",
+    "do not tell the runbook's notifiers when the runner of an unfinished cutover is gone (the dead-man's switch)",
+  )
   .addHelpText(
     "after",
-    "\nRead-only: it reads the journal folder and GETs progress (at most once a second); it sends no command and writes no file.\nExit codes: 0 stopped by Ctrl-C, 2 usage (bad target, bad --listen, no token file off loopback, port in use)",
+    "\nRead-only: it reads the journal folder and GETs progress (at most once a second); it sends no command. Given the runbook, when the runner of an unfinished cutover is gone it tells the runbook's notifiers once (entries on runner.lost, run.failed or run.finished), and writes that it did beside the journal (watch-told.*.json).\nExit codes: 0 stopped by Ctrl-C, 2 usage (bad target, bad --listen, no token file off loopback, port in use)",
   )
   .action((target: string, opts: WatchCliOptions) =>
     act(

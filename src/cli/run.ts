@@ -253,12 +253,15 @@ export async function execute(
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
   const yes = flags.yes === true || how.yes === true;
+  const { readinessPlan } = await import("../steps/index.js");
+  const plan = loaded.runbook ? readinessPlan(loaded.runbook) : undefined;
   // the earlier runs of the cutover: a resume's live view keeps the write-stop clock running, and
   // exports the earlier runs' spans its collector never got
   const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
   const ui = createUi({
     renderer: pickRenderer({ flag: flags.renderer }),
     yes,
+    ...(plan ? { readiness: plan } : {}),
     ...(how.json ? { jsonWrite: how.json } : {}),
     ...(earlier.length ? { earlier } : {}),
   });

@@ -5,7 +5,7 @@
  * folder, a bad --listen, a non-loopback address without a token file, a port in use).
  */
 import { readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { stderr, stdout } from "./execute.js";
 
@@ -15,6 +15,8 @@ export interface WatchCliOptions {
   journalDir?: string;
   /** `--no-live`: the journal only; the fleet and the verifier are not read. */
   live?: boolean;
+  /** `--no-notify`: the dead-man's switch off (the runbook's notifiers are not told of the runner's death). */
+  notify?: boolean;
 }
 
 /** Tokens shorter than this are refused: the page is the cutover's state, on a network. */
@@ -73,6 +75,8 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
   const { userinfoRedactor } = await import("../redact.js");
   const { startWatch } = await import("../watch/index.js");
   let base: Parameters<typeof startWatch>[0];
+  // ends the dead-man's switch's deliveries at Ctrl-C
+  const stop = new AbortController();
   const common = {
     traits: traitsOf,
     host,
@@ -103,6 +107,28 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
       ...plan,
       redact: loaded.redact,
     };
+    // the dead-man's switch: the runbook's own notifiers, as the runner would load them
+    if (opts.notify !== false && rb.notify?.length) {
+      const { loadPluginsFor } = await import("./execute.js");
+      const { DeadManSwitch } = await import("../watch/index.js");
+      const registry = await loadPluginsFor(loaded, stderr);
+      const deadMan = new DeadManSwitch({
+        folder: base.folder,
+        registry,
+        entries: rb.notify.map((n) => ({ use: n.use, on: n.on, ...(n.with ? { with: n.with } : {}) })),
+        ctx: {
+          runbook: { name: rb.name, file: loaded.file },
+          cwd: dirname(loaded.file),
+          redact: loaded.redact,
+          log: (level, message) => stderr(`syncbook watch: ${level}: ${loaded.redact(message)}`),
+          mode: "watch",
+          print: (line) => stderr(loaded.redact(line)),
+        },
+        say: (line) => stderr(loaded.redact(line)),
+        signal: stop.signal,
+      });
+      if (deadMan.listeners) base = { ...base, deadMan };
+    }
   }
   let watch: Awaited<ReturnType<typeof startWatch>>;
   try {
@@ -126,6 +152,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
     process.once("SIGINT", r);
     process.once("SIGTERM", r);
   });
+  stop.abort();
   await watch.close();
   return ExitCode.ok;
 }

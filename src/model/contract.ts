@@ -126,6 +126,14 @@ export interface ModelInstance {
   canWrite?: boolean | null;
   /** Later versions' fields, when the answer has them (src/api/versions.ts). */
   ceaCatchupSeconds?: number;
+  /**
+   * 1.22: the stage of change event application, as the answer says it (`collection copy drain`
+   * or `steady state`; absent outside it). Release notes 1.22 (mongodb/docs
+   * content/mongosync/current/source/release-notes/1.22.txt, 42e877ed): it "reports whether Change
+   * Event Application (CEA) is still draining the backlog of change events that accumulated during
+   * collection copy or is now applying change events that occurred after collection copy finished".
+   */
+  ceaStage?: string;
   pingLatencyMs?: number;
   indexBuilding?: Record<string, unknown>;
   warnings?: unknown[];

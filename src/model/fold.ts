@@ -119,6 +119,11 @@ export class CutoverFold {
     return this.#decisions;
   }
 
+  /** The commits sent so far, in order (read, do not change). */
+  commits(): readonly ModelCommit[] {
+    return this.#commits;
+  }
+
   /** The step at `index` (as the model holds it: read it, do not change it). */
   step(index: number): ModelStep | undefined {
     return this.#steps.get(index);
@@ -465,6 +470,7 @@ export class CutoverFold {
       view.canWrite = p.canWrite;
     else delete view.canWrite;
     setOrDrop(view, "ceaCatchupSeconds", finite(p.estimatedSecondsToCEACatchup));
+    setOrDrop(view, "ceaStage", typeof p.ceaStage === "string" && p.ceaStage !== "" ? p.ceaStage : undefined);
     setOrDrop(view, "pingLatencyMs", pingLatencyMs(p));
     setOrDrop(view, "indexBuilding", obj(p.indexBuilding));
     setOrDrop(

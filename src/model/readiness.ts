@@ -1,7 +1,8 @@
 /**
  * Why an instance is not ready to commit, and when it will be: the one wording, read from the
  * read model's instance (`ModelInstance`, folded from progress answers), for every reader that
- * says it (`syncbook watch`'s page and `/state.json`, `syncbook status`).
+ * says it (`syncbook watch`'s page and `/state.json`, `syncbook status`, the run's live view:
+ * each through `fleetReadiness`).
  *
  * What `canCommit` waits for, quoted from the current documentation's progress response table
  * (mongodb/docs, content/mongosync/current/source/includes/api/tables/progress-response.rst,
@@ -23,6 +24,22 @@ import type { ModelInstance } from "./contract.js";
 
 /** The lag limit above which `canCommit` is false from 1.21 (seconds; quoted above). */
 export const SERVICE_LAG_LIMIT_S = 30;
+
+/**
+ * 1.22's `ceaStage` while change event application still drains the backlog the collection copy
+ * left ("collection copy drain"; the other value is "steady state": service-facts.md's progress
+ * table). Read: mongodb/docs content/mongosync/current/source/reference/api/progress.txt
+ * (cebf01bd), which includes includes/api/tables/progress-response.rst: neither stored version of
+ * that table (1fb72261, 5dabe30f) has the field yet; the 1.22 release notes
+ * (content/mongosync/current/source/release-notes/1.22.txt, 42e877ed) say it "reports whether
+ * Change Event Application (CEA) is still draining the backlog of change events that accumulated
+ * during collection copy or is now applying change events that occurred after collection copy
+ * finished". While the backlog drains, the lag measures the copy's backlog, not the sync keeping
+ * up with the source: a lag that does not fall then is no verdict on convergence, so readiness
+ * says "draining" and no ETA rather than "not converging". Only this exact value counts: an
+ * answer without the field (before 1.22) or with another value is judged as before.
+ */
+export const CEA_DRAIN = "collection copy drain";
 
 export interface Readiness {
   instance: string;
@@ -113,6 +130,7 @@ export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readin
           : undefined;
     if (over) {
       const rate = i.lagRate;
+      const draining = i.ceaStage === CEA_DRAIN;
       const trend =
         rate === undefined
           ? "trend not known yet"
@@ -121,9 +139,13 @@ export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readin
             : rate > 0
               ? `rising ${formatRate(rate)}`
               : "steady";
-      reasons.push(`lag ${formatDuration(lag * 1000)}, not below ${over.words} (${trend})`);
+      const drain = draining
+        ? "; still draining the collection copy's backlog (ceaStage), where a lag that does not fall is expected"
+        : "";
+      reasons.push(`lag ${formatDuration(lag * 1000)}, not below ${over.words} (${trend}${drain})`);
       if (rate === undefined) etas.push("unknown");
-      else if (rate >= 0) etas.push("not converging");
+      // the drain's lag is the backlog's: no trend of it says the sync will not catch up
+      else if (rate >= 0) etas.push(draining ? "unknown" : "not converging");
       else etas.push(((lag - over.target) / -rate) * 1000);
     }
   }
@@ -134,6 +156,14 @@ export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readin
   for (const w of i.warnings ?? []) reasons.push(`service warning: ${typeof w === "string" ? w : JSON.stringify(w)}`);
   const ready = i.canCommit === true && reasons.every((r) => r.startsWith("service warning: "));
   return { instance: i.label, ready, reasons, ...(ready ? {} : { eta: etaWords(etas) }) };
+}
+
+/** Every instance's readiness, in fleet order: the one entry of status, watch and the live view. */
+export function fleetReadiness(
+  fleet: { instances: readonly ModelInstance[]; copy?: CopyView },
+  opts: Omit<ReadinessOptions, "copy"> = {},
+): Readiness[] {
+  return fleet.instances.map((i) => readiness(i, { ...opts, ...(fleet.copy ? { copy: fleet.copy } : {}) }));
 }
 
 /** The latest of the estimates: any part that does not converge makes the whole not converge. */

@@ -127,8 +127,35 @@ export interface NotifyMessage {
   at: number;
 }
 
-/** What a notifier receives: a run event (see `src/run/events.ts`) or a `notify` step's message. */
-export type Notification = RunEvent | NotifyMessage;
+/**
+ * The dead-man's switch (issue 38): told by `syncbook watch`, the process that outlives the runner,
+ * never by the runner itself: the last run of an unfinished cutover has no end and its runner is
+ * gone (`dead`: its process no longer runs, or no process holds the journal folder's lock) or
+ * `silent` (no journal line for longer than its step allows; a lock held on another machine).
+ * Told once per run of the cutover. An entry hears it when its `on:` names `runner.lost`,
+ * `run.failed` or `run.finished` (a runner's death is a run that failed without a word).
+ */
+export interface RunnerLost {
+  type: "runner.lost";
+  at: number;
+  how: "dead" | "silent";
+  /** The run whose runner is gone (1-based, across the cutover's journals). */
+  run: number;
+  /** What happened, in one line (redacted). */
+  headline: string;
+  /** The state it left: writes, the commit, the step (`writes stopped 3m ago`, `commit sent to 1 of 2 instances`). */
+  left: string[];
+  /** The command that helps next (`syncbook run <runbook> --resume`). */
+  next?: string;
+  /** Application writes are stopped, or a commit was sent: the application is down or the cutover past its point of no return. */
+  critical: boolean;
+}
+
+/**
+ * What a notifier receives: a run event (see `src/run/events.ts`), a `notify` step's message, or
+ * `syncbook watch`'s word that the runner is gone.
+ */
+export type Notification = RunEvent | NotifyMessage | RunnerLost;
 
 export interface NotifierContext<O = Record<string, unknown>> extends PluginContext<O> {
   /** One human sentence for the notification, e.g. "step 4 stop-writes failed: exit code 1". */

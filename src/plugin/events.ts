@@ -79,13 +79,38 @@ export const EVENT_ALIASES = {
  */
 export const NOTIFY_STEP = "notify";
 
-export type EventSelector = RunEventType | keyof typeof EVENT_ALIASES | typeof NOTIFY_STEP;
+/**
+ * In `on:`, `runner.lost` selects `syncbook watch`'s dead-man's switch (`RunnerLost`, api.ts): not
+ * a run event either (the runner that would emit it is gone).
+ */
+export const RUNNER_LOST = "runner.lost";
+
+/**
+ * Whether an entry hears of the runner's death: it names `runner.lost`, or it wants to hear of a
+ * run that failed (`run.failed`, `run.finished`): a runner killed in the window is a run that failed
+ * without a word, and the pager that waits for that word would otherwise never hear of it.
+ */
+export function hearsRunnerLost(on: readonly string[]): boolean {
+  return on.some((n) => n === RUNNER_LOST || n === "run.failed" || n === "run.finished");
+}
+
+export type EventSelector = RunEventType | keyof typeof EVENT_ALIASES | typeof NOTIFY_STEP | typeof RUNNER_LOST;
 
 /** Every name `on:` accepts, for lint's "did you mean" and the docs. */
-export const EVENT_NAMES: readonly string[] = [...Object.keys(EVENT_TYPES), ...Object.keys(EVENT_ALIASES), NOTIFY_STEP];
+export const EVENT_NAMES: readonly string[] = [
+  ...Object.keys(EVENT_TYPES),
+  ...Object.keys(EVENT_ALIASES),
+  NOTIFY_STEP,
+  RUNNER_LOST,
+];
 
 export function isEventName(name: string): name is EventSelector {
-  return Object.hasOwn(EVENT_TYPES, name) || Object.hasOwn(EVENT_ALIASES, name) || name === NOTIFY_STEP;
+  return (
+    Object.hasOwn(EVENT_TYPES, name) ||
+    Object.hasOwn(EVENT_ALIASES, name) ||
+    name === NOTIFY_STEP ||
+    name === RUNNER_LOST
+  );
 }
 
 /** A predicate for an `on:` list (unknown names select nothing; lint reports them). */
@@ -108,6 +133,9 @@ export function describeNotification(n: Notification, runbook: string): string {
   switch (n.type) {
     case "notify":
       return n.text;
+    case "runner.lost":
+      // what happened, what it left, what to do: the three things someone woken at 3 a.m. needs
+      return `${runbook}: ${n.headline}. It left: ${n.left.length ? n.left.join("; ") : "nothing known"}.${n.next ? ` Next: ${n.next}` : ""} (told once by syncbook watch)`;
     case "run.started":
       return `${runbook}: ${n.mode} started on ${n.instances.length} instance${n.instances.length === 1 ? "" : "s"} (${n.steps.length} steps)`;
     case "run.finished":
@@ -205,6 +233,8 @@ export function severityOf(n: Notification): Severity {
       return n.outcome === "failed" ? "error" : "info";
     case "hook.finished":
       return n.ok ? "info" : n.undo ? "critical" : "error";
+    case "runner.lost":
+      return n.critical ? "critical" : "error";
     case "wait.slow":
     case "verifier.restarted":
       return "warning";

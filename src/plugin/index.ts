@@ -15,6 +15,8 @@ export {
   EVENT_NAMES,
   EVENT_ALIASES,
   NOTIFY_STEP,
+  RUNNER_LOST,
+  hearsRunnerLost,
 } from "./events.js";
 export { checkOptions, type OptionProblem } from "./options.js";
 export { BUILTIN_PLUGINS, type BuiltinPlugin } from "./builtins.js";

@@ -17,6 +17,7 @@ export type {
   NotifierContext,
   Notification,
   NotifyMessage,
+  RunnerLost,
   NotificationSeverity,
   StepImpl,
   StepInfo,

@@ -20,7 +20,7 @@ import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold } from "../model/fold.js";
-import { readiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
+import { fleetReadiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import { createFleet, type FleetSnapshot } from "../fleet/index.js";
 import { instanceKey, isPidAlive, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
@@ -285,8 +285,8 @@ export async function readStatus(
 }
 
 function readinessOf(fold: CutoverFold, plan: ReadinessPlan): Readiness[] {
-  const m = fold.view(Date.now());
-  return m.fleet.instances.map((i) => readiness(i, { ...plan, copy: m.fleet.copy, now: Date.now() }));
+  const now = Date.now();
+  return fleetReadiness(fold.view(now).fleet, { ...plan, now });
 }
 
 /** The fleet's copy, as the live view folds it (src/fleet/eta.ts): one percentage for `status` and the run. */

@@ -172,8 +172,20 @@ function sourceWriteFailure(inst: SyncInstance, from: number): number | undefine
   return from + (base + 1e-6 - now) / src.rate;
 }
 
-/** Events applied by time t1 when applying at full rate from t0 (queue reflection formula). */
+/**
+ * Events applied by time t1 when applying at full rate from t0 (queue reflection formula). The
+ * drain of the copy's backlog (`drainTo`) goes at `drainApplyFactor` of the rate first: below the
+ * backlog every event is already on the source, so only the rate bounds it.
+ */
 function applyUntil(inst: SyncInstance, t0: number, t1: number): number {
+  const factor = inst.env.params.drainApplyFactor;
+  if (factor !== 1 && inst.applied < inst.drainTo - 1e-6) {
+    const rate = inst.env.params.applyEventsPerSecond * factor;
+    const drained = t0 + (inst.drainTo - inst.applied) / rate;
+    if (drained >= t1) return inst.applied + rate * (t1 - t0);
+    inst.applied = inst.drainTo;
+    t0 = drained;
+  }
   const A = inst.env.params.applyEventsPerSecond;
   const src = inst.env.source;
   return Math.min(inst.applied + A * (t1 - t0), src.events(t1), src.minThroughBreakpoints(t0, t1, A));

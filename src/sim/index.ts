@@ -153,6 +153,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   for (const k of [
     "copyBytesPerSecond",
     "applyEventsPerSecond",
+    "drainApplyFactor",
     "verifyBytesPerSecond",
     "verifyBytesPerTask",
     "recheckDocsPerTask",

@@ -8,6 +8,14 @@ export interface ModelParams {
   copyBytesPerSecond: number;
   /** Change events one instance applies per simulated second (default 4000). */
   applyEventsPerSecond: number;
+  /**
+   * The apply rate while change event application drains the backlog the collection copy left
+   * (1.22 calls it `ceaStage` "collection copy drain"), as a fraction of `applyEventsPerSecond`
+   * (default 1: as fast as in steady state). Below the source's write rate the lag holds or rises
+   * during the drain and falls after it: what readiness must not call "not converging". No page
+   * gives the drain's rate; it is a knob of the model, not a fact of the service.
+   */
+  drainApplyFactor: number;
   /** Seconds between start and the beginning of the copy, when progress shows 0 of 1 (default 3). */
   precopySeconds: number;
   /** The lag that no-ops keep even with no writes ("a few seconds above zero"; default 2). */
@@ -49,6 +57,7 @@ export interface ModelParams {
 export const DEFAULT_MODEL: ModelParams = {
   copyBytesPerSecond: 64 * 2 ** 20,
   applyEventsPerSecond: 4000,
+  drainApplyFactor: 1,
   precopySeconds: 3,
   noopLagSeconds: 2,
   canWriteAfter: 0.5,

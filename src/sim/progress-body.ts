@@ -122,7 +122,9 @@ export function progressBody(inst: SyncInstance, t: number): ProgressBody {
   if (inst.has("verification")) out.verification = embeddedVerification(inst, t);
   if (inst.has("estimatedSecondsToCEACatchup") && cea) {
     // facts: "**omitted** outside change event application, or when lag has not decreased"
-    const A = inst.env.params.applyEventsPerSecond;
+    // the drain of the copy's backlog applies at its own rate (model.ts `drainApplyFactor`)
+    const draining = inst.applied < inst.drainTo - 1e-6;
+    const A = inst.env.params.applyEventsPerSecond * (draining ? inst.env.params.drainApplyFactor : 1);
     const src = inst.env.source;
     const backlog = Math.max(0, src.events(t) - inst.applied);
     if (backlog < 1) out.estimatedSecondsToCEACatchup = 0;

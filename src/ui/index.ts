@@ -16,6 +16,7 @@ import { createJsonLines } from "./json.js";
 import { errorMessage } from "../errors.js";
 import { terminalValue } from "../text.js";
 import { UiModel } from "./model.js";
+import type { ReadinessPlan } from "../model/readiness.js";
 import type { UndoLeftStopped } from "./format.js";
 
 export type { Prompter, PromptStep, StepChoice, InputStream } from "./prompts.js";
@@ -41,6 +42,8 @@ export interface UiOptions {
   yes?: boolean;
   /** The json renderer's output (default `process.stdout`; the CLI passes `claimStdout().write`). */
   jsonWrite?: (text: string) => void;
+  /** The runbook's readiness plan (`readinessPlan`: its `lagBelow` before the commit, the embedded verifier off): the live view's readiness reads it, as status and watch do. */
+  readiness?: ReadinessPlan;
   /** The earlier runs' events of the cutover this run continues, oldest first (`UiModel.seedWindow`). */
   earlier?: readonly RunEvent[];
 }
@@ -112,7 +115,12 @@ export function createUi(opts: UiOptions): Ui {
   // is drawn with its control characters shown, never obeyed; the renderers' own colours and
   // redraws come after (src/text.ts terminalText). The JSON lines escape them already.
   if (opts.renderer === "default") {
-    const ui = new ListrUi({ out, input, colors });
+    const ui = new ListrUi({
+      out,
+      input,
+      colors,
+      ...(opts.readiness ? { readiness: opts.readiness } : {}),
+    });
     handle = (e) => ui.listener(terminalValue(e));
     host = ui.promptHost;
     close = () => ui.close();

@@ -21,6 +21,7 @@ import type { ListrDefaultRendererTask, ListrTaskWrapper } from "listr2";
 import type { Colors } from "picocolors/types.js";
 import type { RunEvent } from "../events.js";
 import { cutoverTail, formatDuration, verifiedPart, writesStillStoppedLines } from "./format.js";
+import type { ReadinessPlan } from "../model/readiness.js";
 import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
@@ -69,10 +70,12 @@ export interface ListrUiOptions {
   out: NodeJS.WritableStream;
   input: InputStream;
   colors: Colors;
+  /** The runbook's readiness plan (`readinessPlan`): what readiness measures against. */
+  readiness?: ReadinessPlan;
 }
 
 export class ListrUi {
-  readonly model = new UiModel();
+  readonly model: UiModel;
   #slots = new Map<number, Slot>();
   #order: Slot[] = [];
   #listr?: Listr<object>;
@@ -90,7 +93,9 @@ export class ListrUi {
    */
   #asking: { slot: Slot; before: boolean } | undefined;
 
-  constructor(private readonly opts: ListrUiOptions) {}
+  constructor(private readonly opts: ListrUiOptions) {
+    this.model = new UiModel(undefined, opts.readiness ?? {});
+  }
 
   listener = (e: RunEvent): void => {
     this.model.apply(e);

@@ -10,6 +10,7 @@ import { opensWriteStop, traitsOf } from "../steps/index.js";
 import { COPY_DEFAULTS, copyProgress } from "../fleet/eta.js";
 import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
 import { CutoverFold } from "../model/fold.js";
+import { fleetReadiness, readinessLine, type ReadinessPlan } from "../model/readiness.js";
 import type { ModelInstance, ModelVerifier } from "../model/contract.js";
 import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
@@ -59,9 +60,11 @@ export class UiModel {
   readonly verifierSteps = new Set<number>();
   readonly logs = new Map<number, Log[]>();
   readonly #copyOptions: CopyOptions;
+  readonly #plan: ReadinessPlan;
 
-  constructor(copyOptions: CopyOptions = COPY_DEFAULTS) {
+  constructor(copyOptions: CopyOptions = COPY_DEFAULTS, plan: ReadinessPlan = {}) {
     this.#copyOptions = copyOptions;
+    this.#plan = plan;
     this.fold = new CutoverFold({ traits: traitsOf, copy: copyOptions });
   }
 
@@ -263,6 +266,28 @@ export class UiModel {
     ];
   }
 
+  /**
+   * Whether each instance is ready to commit, and when it will be: the words of `status` and
+   * `syncbook watch` (src/model/readiness.ts, `fleetReadiness` and `readinessLine`), from the
+   * sync's start until the first commit (then the question is over). A large fleet: how many are
+   * ready, and the first that is not.
+   */
+  readinessLines(max = 6, now: number = Date.now()): string[] {
+    const all = [...this.instances.values()].filter((i) => i.state !== undefined || i.down);
+    if (!all.length || this.fold.commits().length > 0) return [];
+    if (!all.some((i) => i.state === "RUNNING" || i.state === "PAUSED")) return [];
+    const rs = fleetReadiness({ instances: all, copy: this.copyView() }, { ...this.#plan, now });
+    if (rs.length <= max) {
+      const w = Math.min(24, Math.max(...rs.map((r) => r.instance.length)));
+      return rs.map((r) => `${r.instance.padEnd(w)}  ${readinessLine(r)}`);
+    }
+    const ready = rs.filter((r) => r.ready).length;
+    const first = rs.find((r) => !r.ready);
+    return [
+      `ready to commit: ${ready} of ${rs.length} instances${first ? `; ${first.instance}: ${readinessLine(first)}` : ""}`,
+    ];
+  }
+
   verifierLine(c: Colors): string | undefined {
     const v = this.verifier;
     if (!v) return undefined;
@@ -325,6 +350,8 @@ export class UiModel {
       // the copy bar while the copy runs, and its end (100%, how long) while a wait is judged on it
       if (copy && (!this.copyView().done || wait !== undefined)) lines.push(copy);
       lines.push(...this.instanceLines(6, now));
+      const ready = this.readinessLines(6, now);
+      if (ready.length) lines.push(c.dim("ready to commit?"), ...ready);
     }
     if (this.verifierSteps.has(index)) {
       const v = this.verifierLine(c);

@@ -2,8 +2,8 @@
  * `syncbook watch`: a read-only live page of a cutover, in a process of its own. Once a second it
  * reads what grew of the cutover's journals (journal-feed.ts) and the fleet's and verifier's
  * progress itself (live.ts, GET only), judges the runner (runner.ts), builds the state
- * (state.ts) and sends it to every open page (server.ts). Nothing here sends a command or
- * writes a file.
+ * (state.ts) and sends it to every open page (server.ts). Nothing here sends a command; the one
+ * file it writes is the dead-man's switch's claim beside the journal (dead-man.ts).
  */
 import { hostname } from "node:os";
 import type { FleetInstance } from "../fleet/index.js";
@@ -14,13 +14,22 @@ import { LiveReader } from "./live.js";
 import { runnerVerdict, type RunnerVerdict } from "./runner.js";
 import { startWatchServer, type WatchServer } from "./server.js";
 import { buildState, type WatchState } from "./state.js";
+import type { DeadManRecord, DeadManSwitch } from "./dead-man.js";
 
 export { WATCH_FORMAT, type WatchState } from "./state.js";
 export { isLoopback } from "./server.js";
 export type { RunnerVerdict } from "./runner.js";
+export { DeadManSwitch, type DeadManRecord } from "./dead-man.js";
 
 /** How often the journals and the fleet are read, and the pages told (the issue: within a second). */
 export const WATCH_TICK_MS = 1000;
+/**
+ * Reads in a row that must find the runner gone before the notifiers are told: a runner that ends
+ * well journals `run.finished` and then lets its lock go, and one read could fall between the two
+ * (a line being written is not read until it ends). So they are told within this many ticks of the
+ * death (about 2 s), plus the delivery; the page says it at the first.
+ */
+export const ALARM_CONFIRM_TICKS = 2;
 
 export interface WatchOptions {
   folder: string;
@@ -39,8 +48,10 @@ export interface WatchOptions {
   token?: string;
   /** Do not read the fleet or the verifier (the journal only). */
   noLive?: boolean;
-  /** Called once each time the runner turns from alive to gone or silent (the dead-man's switch). */
+  /** Called once per run whose runner is found gone or silent on `ALARM_CONFIRM_TICKS` reads in a row. */
   onAlarm?: (v: RunnerVerdict) => void;
+  /** Tells the runbook's notifiers, once per run of the cutover (dead-man.ts). */
+  deadMan?: DeadManSwitch;
   tickMs?: number;
   now?: () => number;
 }
@@ -61,7 +72,10 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
   const host = hostname();
   let json = "{}";
   let last: WatchState | undefined;
-  let alarmed = false;
+  // the dead-man's switch: the run (cutover id and run number) found gone, on how many reads in a row
+  let suspect: { key: string; reads: number } | undefined;
+  const fired = new Set<string>();
+  let told: DeadManRecord | undefined;
 
   const ensureLive = (state: WatchState | undefined): void => {
     if (opts.noLive || live) return;
@@ -100,8 +114,17 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       isAlive: isPidAlive,
       ...(opts.runbook !== undefined ? { runbook: opts.runbook } : {}),
     });
-    if (runner.alarm && !alarmed && runner.state !== "finished") opts.onAlarm?.(runner);
-    alarmed = runner.alarm;
+    // a finished run told its own notifiers; only a run without an end has a runner to lose
+    if (runner.alarm && runner.state !== "finished") {
+      const key = `${model.cutover.id ?? ""}#${model.runs.at(-1)?.n ?? 0}`;
+      suspect = suspect?.key === key ? { key, reads: suspect.reads + 1 } : { key, reads: 1 };
+      if (suspect.reads >= ALARM_CONFIRM_TICKS && !fired.has(key)) {
+        fired.add(key);
+        opts.onAlarm?.(runner);
+        // in the background: a slow pager never holds the page's updates
+        void opts.deadMan?.tell(runner, model, t).then((r) => (told = r));
+      }
+    } else suspect = undefined;
     last = buildState({
       now: t,
       folder: opts.folder,
@@ -112,6 +135,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       live: live?.view() ?? { instances: [], copy: model.fleet.copy },
       runner,
       ...(opts.lagBelowSeconds !== undefined ? { lagBelowSeconds: opts.lagBelowSeconds } : {}),
+      ...(told !== undefined ? { told } : {}),
       ...(opts.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
       redact: opts.redact,
     });

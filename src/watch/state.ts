@@ -7,10 +7,11 @@
  * wording `status` prints too). Redacted leaf by leaf, keys included, before it is served.
  */
 import type { CutoverModel, ModelInstance } from "../model/contract.js";
-import { readiness, type Readiness } from "../model/readiness.js";
+import { fleetReadiness, type Readiness } from "../model/readiness.js";
 import { redactLeaves } from "../redact.js";
 import type { LiveView } from "./live.js";
 import type { RunnerVerdict } from "./runner.js";
+import type { DeadManRecord } from "./dead-man.js";
 
 /** 1: the first shape (issue 38). A change a reader of the JSON could notice raises it. */
 export const WATCH_FORMAT = 1;
@@ -22,6 +23,8 @@ export interface WatchState {
   /** What watch follows: the journal folder, and the runbook when it was given one. */
   source: { folder: string; runbook?: string; journals: string[]; skippedLines: number };
   runner: RunnerVerdict;
+  /** The dead-man's switch: the runbook's notifiers told that the runner is gone (once per run; dead-man.ts). */
+  told?: DeadManRecord;
   /** Per instance, from watch's own reads when it has them, else from the journal's last samples. */
   readiness: Readiness[];
   /** The runbook's `lagBelow` that readiness measures against (seconds), when one was found. */
@@ -42,6 +45,7 @@ export function buildState(p: {
   model: CutoverModel;
   live: LiveView;
   runner: RunnerVerdict;
+  told?: DeadManRecord;
   lagBelowSeconds?: number;
   embeddedVerifierOff?: boolean;
   redact: (s: string) => string;
@@ -60,13 +64,14 @@ export function buildState(p: {
       skippedLines: p.skippedLines,
     },
     runner: p.runner,
-    readiness: instances.map((i) =>
-      readiness(i, {
-        copy,
+    ...(p.told !== undefined ? { told: p.told } : {}),
+    readiness: fleetReadiness(
+      { instances, copy },
+      {
         now: p.now,
         ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
         ...(p.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
-      }),
+      },
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,

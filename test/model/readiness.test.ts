@@ -96,6 +96,36 @@ describe("readiness: why not ready, and when", () => {
     expect(stalled.eta).toBe("not converging");
   });
 
+  // 1.22's ceaStage (mongodb/docs content/mongosync/current/source/release-notes/1.22.txt, 42e877ed:
+  // "whether Change Event Application (CEA) is still draining the backlog of change events that
+  // accumulated during collection copy"; the values from service-facts.md's progress table)
+  it("while change event application drains the copy's backlog (ceaStage), a lag that does not fall is not 'not converging'", () => {
+    for (const lagRate of [0, 0.5, 3]) {
+      const drain = readiness(inst({ lagSeconds: 120, lagRate, canCommit: false, ceaStage: "collection copy drain" }));
+      expect(drain.ready).toBe(false);
+      expect(drain.eta).toBe("unknown");
+      expect(drain.reasons[0]).toMatch(
+        /^lag 2m 00s, not below the service's 30s limit \((steady|rising [\d.]+s per second); still draining the collection copy's backlog \(ceaStage\), where a lag that does not fall is expected\)$/,
+      );
+      expect(readinessLine(drain)).toMatch(/^not ready \(ETA unknown\): lag 2m 00s/);
+      // the same answer in steady state, or without the field (before 1.22), or another value: not converging
+      for (const ceaStage of ["steady state", undefined, "Collection Copy Drain"]) {
+        const r = readiness(inst({ lagSeconds: 120, lagRate, canCommit: false, ...(ceaStage ? { ceaStage } : {}) }));
+        expect(r.eta).toBe("not converging");
+        expect(r.reasons[0]).not.toMatch(/draining/);
+      }
+    }
+    // a lag that falls while draining: the ETA from its fall, said with the drain
+    const falling = readiness(
+      inst({ lagSeconds: 40, lagRate: -2, canCommit: false, ceaStage: "collection copy drain" }),
+      { lagBelowSeconds: 5 },
+    );
+    expect(falling.eta).toBe("about 17s"); // (40 - 5) / 2 = 17.5 s
+    expect(falling.reasons[0]).toMatch(/\(falling 2s per second; still draining/);
+    // a lag under every limit while draining: nothing said of the drain
+    expect(readiness(inst({ lagSeconds: 1, ceaStage: "collection copy drain" })).ready).toBe(true);
+  });
+
   it("the ETA is the latest of the estimates, and unknown when any part is", () => {
     const both = readiness(inst({ info: "collection copy", lagSeconds: 40, lagRate: -1, canCommit: false }), {
       copy: copy({ fraction: 0.5, etaMs: 60_000, eta: "1m" }),

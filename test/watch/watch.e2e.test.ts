@@ -7,7 +7,8 @@
  * phone's width (point 6: the window opening and closing, the death, the resume; text for every
  * colour). Screenshots of those moments go to a temporary folder, or to $SYNCBOOK_SCREENSHOTS
  * (docs/watch/ when they are refreshed). The browser part runs only where /usr/bin/chromium (or
- * $CHROMIUM) exists; everything else runs everywhere.
+ * $CHROMIUM) exists, unless SYNCBOOK_BROWSER=required (`npm run test:browser`, in .ci/run): then a
+ * missing Chromium fails the file. Everything else runs everywhere.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -15,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "puppeteer-core";
 import type { Simulator } from "../../src/sim/index.js";
 import type { WatchState } from "../../src/watch/index.js";
+import { CHROMIUM_FLAGS, findChromium } from "../support/chromium.js";
 import { cli, startCli, type CliRun } from "../support/run.js";
 import {
   COMMIT,
@@ -29,8 +31,13 @@ import {
   tempDir,
 } from "../support/crash-harness.js";
 
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const haveChromium = existsSync(CHROMIUM);
+const CHROMIUM = findChromium();
+const haveChromium = CHROMIUM !== undefined;
+// `npm run test:browser` asks for the browser part: skipping it there would pass a check that never ran
+if (process.env.SYNCBOOK_BROWSER === "required" && !haveChromium)
+  throw new Error(
+    "SYNCBOOK_BROWSER=required and no Chromium found (/usr/bin/chromium, or $CHROMIUM): apt-get install -y chromium",
+  );
 const SECRET = "watch-page-secret-9f3c1";
 
 async function state(url: string): Promise<WatchState> {
@@ -109,7 +116,7 @@ describe("syncbook watch: before, during and after a run killed with kill -9 and
       browser = await puppeteer.launch({
         executablePath: CHROMIUM,
         headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check"],
+        args: [...CHROMIUM_FLAGS],
       });
       page = await browser.newPage();
       // a phone held upright: about 80 columns of text
