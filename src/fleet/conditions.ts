@@ -91,6 +91,8 @@ interface VerifierCheck extends Check<VerifierProgress> {
 export interface VerifierStanding {
   check?: string;
   result?: string;
+  /** The result is refused only because the verification did not begin at generation 0 for this cutover (earned.ts `notFromStart`). */
+  notFromStart?: true;
 }
 
 const NOT_JUDGED = "whether it is this cutover's verification was not judged";

@@ -35,7 +35,7 @@ import {
   type Restarted,
   type VerifierTools,
 } from "./kit/verifier.js";
-import { notFromStart, verifierEarned } from "./kit/earned.js";
+import { verifierEarned } from "./kit/earned.js";
 import { VERIFY_BEFORE_CEA, checkNeedsCea, checkRequests } from "./start-verification.js";
 
 /** Lint's `verify-writes-off-early` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
@@ -233,7 +233,23 @@ function writesStoppedInterlock(ctx: StepContext): void {
  * report ask too), failedTasks 0 and metadataMismatchTasks 0.
  */
 function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefined): void {
-  const why = verifierEarned(ctx.run.memory.verifier, p).result;
+  const m = ctx.run.memory.verifier;
+  const standing = verifierEarned(m, p);
+  // never "verified" with fewer documents compared for this cutover than a fresh verification's
+  // total: only a verification that began at generation 0 for this cutover compared them all
+  if (standing.notFromStart) {
+    // refused as a resumed verification is (kit/verifier.ts judgeOrigin): it no longer counts, and
+    // `--resume` begins a new one (journaled) rather than waiting on this one again
+    const why = `${standing.result} (${describeVerifier(p)})`;
+    ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: false, why });
+    forget(m);
+    m.refused = why;
+    throw new StepFailure(`not verified: ${why}`, {
+      reason: "unsafe",
+      hint: `Nothing is verified for this cutover. Restart the verifier with --clean (it drops the old verification when the check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.loaded.file} --resume\`: this step sends a new check and verifies every document from generation 0.`,
+    });
+  }
+  const why = standing.result;
   if (why !== undefined)
     throw new StepFailure(`not a verification result: ${why} (${describeVerifier(p)})`, {
       hint: "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). Run again with --resume to continue this verification (nothing is resent blindly), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
@@ -257,22 +273,6 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
             failed === 0
             ? "Index, shard-key or collection-option differences: the verifier's /api/v1/nsMismatches lists them. (If writesOff went before the sync was COMMITTED, index metadata differs by design: verify after commit.)"
             : "The destination differs from the source (writes during the sync's commit, DDL during verification, or a fleet error): the verifier's /api/v1/docMismatches and /nsMismatches list the differences. Do not move the application before they are understood.",
-    });
-  }
-  const m = ctx.run.memory.verifier;
-  // never "verified" with fewer documents compared for this cutover than a fresh verification's
-  // total: only a verification that began at generation 0 for this cutover compared them all
-  const short = notFromStart(m, p);
-  if (short !== undefined) {
-    // refused as a resumed verification is (kit/verifier.ts judgeOrigin): it no longer counts, and
-    // `--resume` begins a new one (journaled) rather than waiting on this one again
-    const why = `${short} (${describeVerifier(p)})`;
-    ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: false, why });
-    forget(m);
-    m.refused = why;
-    throw new StepFailure(`not verified: ${why}`, {
-      reason: "unsafe",
-      hint: `Nothing is verified for this cutover. Restart the verifier with --clean (it drops the old verification when the check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.loaded.file} --resume\`: this step sends a new check and verifies every document from generation 0.`,
     });
   }
   // notEarned made sure it is a number

@@ -167,9 +167,17 @@ describe("whether an answer is this cutover's check, and its result (verifierEar
     writesOff: { answered: "ok", at: 2 },
     writesOffGeneration: 2,
     highestGeneration: 3,
+    fromStart: true,
     ...more,
   });
   const RESULT: VerifierProgress = { ...DONE, generation: 3 };
+
+  it("a result otherwise this cutover's, of a verification not known to have begun at generation 0: no condition counts it (notFromStart)", () => {
+    const old = verifierEarned(told({ fromStart: undefined }), RESULT);
+    expect(old.notFromStart).toBe(true);
+    expect(old.check).toBeUndefined();
+    expect(old.result).toMatch(/^this cutover's verification did not begin at generation 0 for this cutover/);
+  });
 
   it("this cutover's result: its check and writesOff, idle past writesOff's generation, every task done", () => {
     expect(verifierEarned(told(), RESULT)).toEqual({});

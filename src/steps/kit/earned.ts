@@ -230,7 +230,11 @@ export function verifierEarned(m: VerifierMemory, p: VerifierProgress): Verifier
       : p.phase !== "idle"
         ? `phase ${p.phase}: the verification has not finished`
         : notEarned(p, m.writesOffGeneration));
-  return result === undefined ? {} : { result };
+  if (result !== undefined) return { result };
+  // a result otherwise this cutover's, of a verification not known to have begun at generation 0
+  // for it: no condition counts it, and `verify` refuses it (verify.ts judge)
+  const short = notFromStart(m, p);
+  return short === undefined ? {} : { result: short, notFromStart: true };
 }
 
 /**
