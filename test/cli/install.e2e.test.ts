@@ -67,7 +67,10 @@ describe("the ways the README gives to get the syncbook command", () => {
     const repo = join(tmp, "team-dep");
     mkdirSync(repo, { recursive: true });
     writeFileSync(join(repo, "package.json"), JSON.stringify({ name: "team-runbooks", private: true, type: "module" }));
-    run("npm", ["install", "--save-dev", root, ...NPM], repo);
+    // --ignore-scripts: npm runs a linked folder's `prepare` (our build) in the checkout itself, which
+    // rewrote dist/ under every other test running at that moment ("Cannot find module
+    // dist/cli/syncbook.cjs" in the full suite); the checkout is built already
+    run("npm", ["install", "--save-dev", "--ignore-scripts", root, ...NPM], repo);
     expect(run("npx", ["--no-install", "syncbook", "--version"], repo).trim()).toBe(version);
     const ref = teamRepo("team-dep", (args, cwd) => run("npx", ["--no-install", "syncbook", ...args], cwd));
     expect(ref).toBe("../node_modules/syncbook/schemas/runbook.schema.json");
