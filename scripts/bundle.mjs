@@ -66,6 +66,24 @@ const yamlDebugOff = {
     });
   },
 };
+// commander requires node:child_process as it loads, for subcommands that are programs of their
+// own (syncbook has none): with it come net, dgram and the streams, 2.6 ms of every start-up
+// (issue 41). In the bundle it is required when commander first spawns, which it never does.
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+/** @type {import("esbuild").Plugin} */
+const commanderChildProcessLazy = {
+  name: "commander-child-process-lazy",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      const uses = text.match(/\bchildProcess\.\w+/g) ?? [];
+      if (!text.includes(COMMANDER_CHILD_PROCESS) || uses.some((u) => u !== "childProcess.spawn"))
+        throw new Error(`${args.path}: commander's use of node:child_process changed: update scripts/bundle.mjs`);
+      const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
+      return { contents: text.replace(COMMANDER_CHILD_PROCESS, lazy), loader: "js" };
+    });
+  },
+};
 // The lint bundle: src/cli.ts imports each command's module (src/cli/<command>.ts) lazily; every
 // one but lint's is left out, in its place a module that throws. The loader runs this bundle only
 // when the command is `lint` (process.argv[2]), where commander calls lint's action and no other.
@@ -163,7 +181,7 @@ for (const [name, b] of Object.entries(bundles)) {
       js: "\"use strict\";\nconst __syncbookModuleUrl = require('node:url').pathToFileURL(__filename).href;",
     },
     external,
-    plugins: [runtimeImportOutside, yamlDebugOff, ...b.plugins],
+    plugins: [runtimeImportOutside, yamlDebugOff, commanderChildProcessLazy, ...b.plugins],
   });
   built[name] = finish(b.prefix, outputFiles[0].text);
 }

@@ -212,9 +212,11 @@ export async function lintFileList(
         });
       }
       sources.set(file, loaded.text);
-      // the plugin checks' findings are the loader's for `accept:` (one pass accepts both)
-      const plugins = await pluginDiagnostics(loaded, opts.importPlugins === true);
-      results[i] = lintLoaded({ ...loaded, diagnostics: [...loaded.diagnostics, ...plugins] });
+      // the plugin checks' findings are the loader's for `accept:` (one pass accepts both). Added
+      // in place: a copy ({ ...loaded }) would compute the text's sha256 (its `hash` getter),
+      // which lint never reads, and load node:crypto into lint's start-up (issue 41)
+      loaded.diagnostics.push(...(await pluginDiagnostics(loaded, opts.importPlugins === true)));
+      results[i] = lintLoaded(loaded);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, files.length) }, worker));

@@ -5,7 +5,6 @@
  * diagnostics, and `runbook` is set only when the text is schema-valid.
  */
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { isScalar, LineCounter, parseDocument, visit, type Node } from "yaml";
 import {
   createRedactor,
@@ -100,7 +99,8 @@ const MAX_ALIAS_COUNT = 200;
 const MAX_DEPTH = 64;
 
 export async function loadRunbook(file: string, opts: LoadOptions = {}): Promise<LoadedRunbook> {
-  const buf = opts.readSync ? readFileSync(file) : await readFile(file);
+  // node:fs/promises loaded when first needed: lint reads synchronously, and it costs lint's start-up 1.5 ms (issue 41)
+  const buf = opts.readSync ? readFileSync(file) : await process.getBuiltinModule("node:fs/promises").readFile(file);
   return parseRunbook(
     buf.length > MAX_RUNBOOK_BYTES ? buf.subarray(0, MAX_RUNBOOK_BYTES + 1).toString("utf8") : buf.toString("utf8"),
     file,

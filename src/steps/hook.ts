@@ -3,7 +3,6 @@
  * before commit), and fail the step when the hook fails. `stopWrites` runs its hook the same way.
  */
 import type { RuleInfo } from "../diagnostics.js";
-import { randomUUID } from "node:crypto";
 import { runHook, stepInfo, undoFor, type HookCallSpec } from "../plugin/index.js";
 import { withProcessWatch, type ProcessWatch } from "../plugin/process.js";
 import { committedBeforeWrites, durationOr } from "../runbook/index.js";
@@ -93,7 +92,8 @@ export function hookWatch(run: Pick<RunContext, "say">): ProcessWatch & {
     token: "",
     begin(call: HookCallRef, emit: RunContext["emit"]) {
       current = call;
-      watch.token = randomUUID();
+      // node:crypto loaded here, not at the top: `syncbook lint` loads this module and never calls it (issue 41)
+      watch.token = process.getBuiltinModule("node:crypto").randomUUID();
       emit("hook.started", { ...call, token: watch.token });
     },
     spawned(p: { pid: number; pgid?: number; start?: number }) {
