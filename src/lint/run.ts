@@ -48,9 +48,8 @@ const CONCURRENCY = 32;
 /**
  * From this many files, a worker thread lints beside this one, each taking pieces of
  * `CHUNK_FILES` files in turn (issue 41: lint of 1,000 runbooks within 20x a bare Node start
- * needs both cores). Below
- * it the worker's own start-up (its copy of the code, compiled without the CLI's code cache)
- * costs more than it saves.
+ * needs both cores). Below it the worker's own start-up (a second Node thread, its copy of the
+ * code) costs more than it saves.
  */
 export const WORKER_FROM_FILES = 200;
 
@@ -67,36 +66,76 @@ export type WorkerReply =
   | { ok: true; results: Diagnostic[][]; sources: [string, string][] }
   | { ok: false; message: string; hint: string | undefined; exitCode: number };
 
-/** What this thread sends a worker: a piece of work (its index and files), or that there is no more. */
-export type WorkerTask = { chunk: number; files: string[] } | { done: true };
+/**
+ * What this thread sends a worker: a piece of work (its index, its files, and the bytes of those
+ * the folder search read whole), or that there is no more.
+ */
+export type WorkerTask = { chunk: number; files: string[]; bytes: Map<string, Uint8Array> } | { done: true };
 
 /**
  * Files per piece of work. Both threads take the next piece when they finish one, so the worker's
- * slower start (its code compiled without the CLI's code cache) does not leave this thread idle
- * at the end, as a fixed half did (about 0.4 s of 2.9 s for 1,000 runbooks, issue 41).
+ * slower start does not leave this thread idle at the end, as a fixed half did (about 0.4 s of
+ * 2.9 s for 1,000 runbooks, issue 41). The last pieces are smaller (`pieces`).
  */
 export const CHUNK_FILES = 25;
+/** The smallest piece: each costs a message each way. */
+const LAST_PIECE_FILES = 5;
 
 /**
- * The worker's code: the CLI bundle's own file beside it (dist/cli/lint-worker.cjs), or the
- * compiled library's (dist/src/lint/worker.js). Run from the TypeScript sources (tests), there
- * is none: everything is linted on this thread.
+ * `n` files as pieces of work, [start, end) each: `CHUNK_FILES` files, then, for the last
+ * hundred or so, a quarter of what is left (at least `LAST_PIECE_FILES`). Whichever thread
+ * finishes first then waits for the other's last piece only: a few files, not 25 (about 50 ms
+ * at the end of 1,000 runbooks, issue 41).
  */
-function workerFile(): string | undefined {
+export function pieces(n: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let start = 0; start < n;) {
+    const size = Math.min(CHUNK_FILES, Math.max(LAST_PIECE_FILES, Math.ceil((n - start) / 4)));
+    out.push([start, Math.min(n, start + size)]);
+    start += size;
+  }
+  return out;
+}
+
+/**
+ * A lint worker thread, or undefined when none may be used: the runbooks' own plugins are
+ * imported on this thread only (their top-level code runs), one core has no room for it, and run
+ * from the TypeScript sources (tests) there is no worker file (everything is linted on this
+ * thread). Its file: the lint bundle's beside the CLI bundle (dist/cli/lint-worker.cjs), or the
+ * compiled library's (dist/src/lint/worker.js).
+ */
+function startWorker(opts: LintFilesOptions): WorkerThread | undefined {
+  if (opts.importPlugins || availableParallelism() < 2) return undefined;
   const here = import.meta.url;
   const file = fileURLToPath(new URL(here.endsWith(".cjs") ? "./lint-worker.cjs" : "./worker.js", here));
-  return existsSync(file) ? file : undefined;
+  if (!existsSync(file)) return undefined;
+  // loaded here, not at the top: lint of one runbook (the cold start) never needs it
+  const { Worker } = createRequire(import.meta.url)("node:worker_threads") as { Worker: typeof WorkerThread };
+  return new Worker(file, { workerData: { opts } });
+}
+
+/** A worker started for a search that then found too few runbooks, or failed: nothing more is asked of it. */
+function stopWorker(w: WorkerThread): void {
+  w.on("error", () => undefined); // whatever it met while starting: it has no work to report on
+  void w.terminate();
 }
 
 /** One piece of work's outcome, on either thread. */
 type Piece = WorkerReply | { ok: false; error: unknown };
 
 /**
- * Lints `chunks` on this thread and a worker, each taking the next piece when done; resolves
- * when every piece handed out has its outcome. After a failure no new piece is handed out: the
- * pieces before it were all handed out already, so the first failing file is still found.
+ * Lints the pieces of `files` on this thread and the worker `w`, each taking the next piece when
+ * done; resolves when every piece handed out has its outcome (the worker then exits on its own:
+ * its teardown is not waited for). After a failure no new piece is handed out: the pieces before
+ * it were all handed out already, so the first failing file is still found.
  */
-async function lintShared(file: string, chunks: string[][], opts: LintFilesOptions): Promise<(Piece | undefined)[]> {
+async function lintShared(
+  w: WorkerThread,
+  files: readonly string[],
+  bytes: ReadonlyMap<string, Buffer>,
+  opts: LintFilesOptions,
+): Promise<(Piece | undefined)[]> {
+  const chunks = pieces(files.length).map(([a, b]) => files.slice(a, b));
   const out: (Piece | undefined)[] = new Array<Piece | undefined>(chunks.length);
   let next = 0;
   let failed = false;
@@ -106,18 +145,24 @@ async function lintShared(file: string, chunks: string[][], opts: LintFilesOptio
     if (!p.ok) failed = true;
   };
   const onWorker = new Promise<void>((resolve, reject) => {
-    // loaded here, not at the top: lint of one runbook (the cold start) never needs it
-    const { Worker } = createRequire(import.meta.url)("node:worker_threads") as {
-      Worker: typeof WorkerThread;
-    };
-    const w = new Worker(file, { workerData: { opts } });
     const inFlight = new Set<number>();
     const give = (): void => {
       const i = take();
       if (i !== undefined) {
         inFlight.add(i);
-        w.postMessage({ chunk: i, files: chunks[i]! } satisfies WorkerTask);
-      } else if (inFlight.size === 0) w.postMessage({ done: true } satisfies WorkerTask);
+        const mine = chunks[i]!;
+        const task: WorkerTask = { chunk: i, files: mine, bytes: new Map() };
+        for (const f of mine) {
+          const b = bytes.get(f);
+          if (b) task.bytes.set(f, b);
+        }
+        w.postMessage(task);
+      } else if (inFlight.size === 0) {
+        w.postMessage({ done: true } satisfies WorkerTask);
+        // every piece it was handed has its outcome: its exit (tens of ms) is not on lint's path
+        w.unref();
+        resolve();
+      }
     };
     w.on("message", (m: { chunk: number; reply: WorkerReply }) => {
       inFlight.delete(m.chunk);
@@ -136,7 +181,7 @@ async function lintShared(file: string, chunks: string[][], opts: LintFilesOptio
   });
   for (let i = take(); i !== undefined; i = take()) {
     try {
-      const r = await lintFileList(chunks[i]!, opts);
+      const r = await lintFileList(chunks[i]!, opts, bytes);
       settle(i, { ok: true, results: r.results, sources: [...r.sources] });
     } catch (error) {
       settle(i, { ok: false, error });
@@ -155,17 +200,32 @@ async function lintShared(file: string, chunks: string[][], opts: LintFilesOptio
  * without runbooks.
  */
 export async function lintFiles(paths: readonly string[], opts: LintFilesOptions = {}): Promise<LintFilesResult> {
-  const files = findRunbookFiles(paths, opts.cwd);
-  // a runbook's own plugins are imported on this thread only (their top-level code runs)
-  const worker = files.length >= WORKER_FROM_FILES && !opts.importPlugins && availableParallelism() > 1 && workerFile();
-  if (!worker) return { files, ...(await lintFileList(files, opts)) };
-  const chunks: string[][] = [];
-  for (let i = 0; i < files.length; i += CHUNK_FILES) chunks.push(files.slice(i, i + CHUNK_FILES));
-  const pieces = await lintShared(worker, chunks, opts);
+  // the bytes of the files the folder search read whole: each file is read once
+  const bytes = new Map<string, Buffer>();
+  let worker: WorkerThread | undefined;
+  let files: string[];
+  try {
+    files = findRunbookFiles(paths, opts.cwd, {
+      bytes,
+      // started as soon as a folder holds enough YAML files, so that its start-up overlaps the
+      // search's reads (it only waits for its first piece meanwhile)
+      walked: (n) => void (worker ??= n >= WORKER_FROM_FILES ? startWorker(opts) : undefined),
+    });
+  } catch (err) {
+    if (worker) stopWorker(worker);
+    throw err;
+  }
+  if (files.length < WORKER_FROM_FILES) {
+    // the folders' YAML files were mostly not runbooks
+    if (worker) stopWorker(worker);
+    worker = undefined;
+  } else worker ??= startWorker(opts);
+  if (!worker) return { files, ...(await lintFileList(files, opts, bytes)) };
+  const outcomes = await lintShared(worker, files, bytes, opts);
   const diagnostics: Diagnostic[] = [];
   const sources = new Map<string, string>();
   // in file order, and the first file's error first, as on one thread
-  for (const p of pieces) {
+  for (const p of outcomes) {
     if (p === undefined) continue;
     if ("error" in p) throw p.error;
     if (!p.ok)
@@ -180,6 +240,8 @@ export async function lintFiles(paths: readonly string[], opts: LintFilesOptions
 export async function lintFileList(
   files: readonly string[],
   opts: LintFilesOptions = {},
+  /** The bytes of files already read (the folder search's): not read again. */
+  bytes?: ReadonlyMap<string, Uint8Array>,
 ): Promise<{ results: Diagnostic[][]; diagnostics: Diagnostic[]; sources: Map<string, string> }> {
   const results: Diagnostic[][] = new Array<Diagnostic[]>(files.length);
   const sources = new Map<string, string>();
@@ -195,6 +257,7 @@ export async function lintFileList(
           env: "lint",
           envLengths: process.env,
           readSync: true,
+          ...(bytes?.has(file) ? { bytes: bytes.get(file) } : {}),
           ...(opts.vars ? { vars: opts.vars } : {}),
         });
       } catch (err) {

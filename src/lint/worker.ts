@@ -16,7 +16,7 @@ parentPort?.on("message", (task: WorkerTask) => {
       parentPort?.close();
       return;
     }
-    const reply = await lintFileList(task.files, opts).then(
+    const reply = await lintFileList(task.files, opts, task.bytes).then(
       (r): WorkerReply => ({ ok: true, results: r.results, sources: [...r.sources] }),
       (err: unknown): WorkerReply =>
         err instanceof UserError
