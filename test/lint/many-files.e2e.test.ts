@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { CHUNK_FILES, WORKER_FROM_FILES } from "../../src/lint/run.js";
+import { CHUNK_FILES, WORKER_FROM_FILES, pieces } from "../../src/lint/run.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const cli = process.env.SYNCBOOK_TEST_CLI ?? join(root, "dist/cli/syncbook.cjs");
@@ -49,6 +49,26 @@ function lint(dir: string) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+describe("the pieces of work", () => {
+  it("cover every file once, in order, 25 at most, the last ones a few files each", () => {
+    for (const n of [1, 4, 5, 24, 25, 26, 199, 200, 240, 1000, 1001]) {
+      const p = pieces(n);
+      expect(p[0]![0], `${n}`).toBe(0);
+      expect(p.at(-1)![1], `${n}`).toBe(n);
+      for (let i = 1; i < p.length; i++) expect(p[i]![0]).toBe(p[i - 1]![1]);
+      for (const [a, b] of p) expect(b - a).toBeGreaterThan(0);
+      for (const [a, b] of p) expect(b - a).toBeLessThanOrEqual(CHUNK_FILES);
+      // whichever thread ends first waits for a small piece, not a whole one
+      if (n >= 200) expect(p.at(-1)![1] - p.at(-1)![0]).toBeLessThanOrEqual(5);
+    }
+    expect(
+      pieces(1000)
+        .slice(0, 30)
+        .every(([a, b]) => b - a === CHUNK_FILES),
+    ).toBe(true);
+  });
+});
+
 describe(`lint of ${N} runbooks (two threads)`, () => {
   it("reports the findings of files in both halves, in file order", () => {
     const dir = folder([3, N - 5]);
@@ -84,5 +104,31 @@ describe(`lint of ${N} runbooks (two threads)`, () => {
     expect(r.stderr).toContain(name(N - 2));
     expect(r.stderr).toContain("ENOENT");
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("a folder of many YAML files, few of them runbooks: those are linted (the worker started for the folder is stopped)", () => {
+    const dir = folder([]);
+    // all but 3 are not runbooks: no top-level `runbook:` key
+    for (let i = 3; i < N; i++) writeFileSync(join(dir, name(i)), `services:\n  web${i}:\n    image: nginx\n`);
+    const started = Date.now();
+    const r = lint(dir);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { errors: number; diagnostics: { file: string }[] };
+    expect(out.errors).toBe(0);
+    // the examples each have a finding (an info): the three runbooks, and nothing else, were linted
+    expect([...new Set(out.diagnostics.map((d) => d.file.split("/").at(-1)))]).toEqual([name(0), name(1), name(2)]);
+    expect(Date.now() - started).toBeLessThan(10_000); // the CLI's linger limit: nothing kept it alive
+  });
+
+  it("a folder of many YAML files, none a runbook: exit 2 with the usual message (the worker started for it is stopped)", () => {
+    const dir = folder([]);
+    for (let i = 0; i < N; i++) writeFileSync(join(dir, name(i)), "services: {}\n");
+    const started = Date.now();
+    const r = lint(dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`no runbooks in folder ${dir} (${N} YAML file(s) without a top-level \`runbook:\` key`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
