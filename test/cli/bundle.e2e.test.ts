@@ -24,7 +24,7 @@ import {
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { WORKER_FROM_FILES } from "../../src/lint/run.js";
 import { runbook, tempDir, writeFiles } from "../support/plugin.js";
 
@@ -78,9 +78,16 @@ function cacheUsed(
 const pluginRunbook = (plugins: string[], hooks: string[]): string =>
   runbook(hooks.map((h) => `  - hook: ${h}\n`).join(""), `plugins: [${plugins.join(", ")}]\n`);
 
+/** Folders the tests made, removed after them. */
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
 /** A copy of dist/cli beside a link to node_modules (the bundle resolves packages from its folder). */
 function copyOfCli(): string {
   const dir = mkdtempSync(join(tmpdir(), "syncbook-bundle-"));
+  made.push(dir);
   cpSync(distCli, join(dir, "dist/cli"), { recursive: true });
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
   return join(dir, "dist/cli");
@@ -144,6 +151,7 @@ describe("the CLI bundles and their code caches", () => {
 
   it("the lint worker thread (lint of many files) runs the lint bundle from its cache too; a damaged cache: same output", () => {
     const many = tempDir("syncbook-bundle-many-");
+    made.push(many);
     const text = readFileSync(join(root, "runbooks/rs-to-sharded.yaml"), "utf8");
     for (let i = 0; i < WORKER_FROM_FILES + 10; i++)
       writeFileSync(

@@ -55,6 +55,14 @@ describe("reserved keys", () => {
     const ok = await load('  - notify: "constructor __proto__ prototype"\n');
     expect(ok.diagnostics).toEqual([]);
   });
+
+  it("with a cyclic alias beside it, the reserved key is the finding, alone (one walk finds both, issue 41)", async () => {
+    const l = await load("  - waitFor: { state: RUNNING }\n", {}, "vars: { prototype: 1 }\nx: &a [*a]\n");
+    expect(l.diagnostics.map(at)).toEqual(["8:9 reserved-key"]);
+    const alias = await load("  - waitFor: { state: RUNNING }\n", {}, "x: &a [1, [*a]]\n");
+    expect(alias.diagnostics.map(at)).toEqual(["8:12 yaml"]);
+    expect(alias.diagnostics[0]?.message).toMatch(/the alias \*a refers to a node that contains it/);
+  });
 });
 
 describe("typed placeholders", () => {
