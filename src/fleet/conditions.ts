@@ -600,7 +600,8 @@ function firstProcessFailures(
 export function conditionReads(cond: Condition, n: number): number[] {
   const every = Array.from({ length: n }, (_, i) => i);
   if (cond.instance.length > 0 || cond.verifier.length > 0 || cond.canWrite.length === 0) return every;
-  return cond.canWriteFrom !== undefined && cond.canWriteFrom < n ? [cond.canWriteFrom] : every;
+  const first = cond.canWriteFrom ?? n;
+  return first < n ? [first] : every;
 }
 
 /**

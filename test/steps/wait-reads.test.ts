@@ -96,12 +96,21 @@ describe("the instances a condition reads", () => {
       all,
     ],
     ["a verifier condition with canWrite: every instance", { canWrite: true, phase: "idle" }, all],
+    ["a verifier condition alone: every instance (read for people, not judged)", { phase: "idle" }, all],
   ] as [string, ConditionBody, number[]][])("%s", (_name, body, want) => {
     expect(conditionReads(readCondition(body, 0), n)).toEqual(want);
   });
 
   it("canWrite with no first process declared: every instance (the step is refused before it reads)", () => {
     expect(conditionReads(readCondition({ canWrite: true }, undefined), 3)).toEqual([0, 1, 2]);
+  });
+
+  it("the first process where the runbook declares it, not only first in the list", () => {
+    expect(conditionReads(readCondition({ canWrite: true }, 2), 3)).toEqual([2]);
+  });
+
+  it("a condition with no check at all (a library caller's): every instance", () => {
+    expect(conditionReads(readCondition({}, 0), 3)).toEqual([0, 1, 2]);
   });
 
   it("a first process outside the fleet (a library caller's slip): every instance", () => {
