@@ -313,10 +313,32 @@ describe("after this run's check: a fresh verification, or a resumed one (freshS
 });
 
 describe("describing the verifier", () => {
-  it("describes what it saw: phase, generation, documents compared of the total, the counters", () => {
+  // migration-verifier v0.2.1 internal/verifier/statistics.go: generationStats is the current generation's;
+  // totalDocs an estimated count in generation 0, "the # of documents to recheck" later; api.go (v0.1.10+):
+  // gen0Stats "the final doc/byte counts from generation 0", absent during it
+  it("describes what it saw: phase, generation, the generation's documents in the source's words, the counters", () => {
     expect(describeVerifier({ ...RUNNING, generationStats: { docsCompared: 10, totalDocs: 40 } })).toBe(
-      "phase recheck, generation 3, 10 of 40 documents compared, totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0",
+      "phase recheck, generation 3, 10 of 40 docs to recheck compared (this generation only, not a total), totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0",
     );
+    expect(
+      describeVerifier({
+        phase: "idle",
+        generation: 4,
+        generationStats: { docsCompared: 0, totalDocs: 0 },
+        gen0Stats: { docsCompared: 1048576, totalDocs: 1048576 },
+      }),
+    ).toBe(
+      "phase idle, generation 4, 0 of 0 docs to recheck compared (this generation only, not a total; generation 0 compared 1048576 of about 1048576)",
+    );
+    expect(
+      describeVerifier({ phase: "check", generation: 0, generationStats: { docsCompared: 5, totalDocs: 90 } }),
+    ).toBe(
+      "phase check, generation 0, 5 of about 90 docs compared (the first pass; 90 is the estimated count of the collections sized so far)",
+    );
+    // a gen0Stats without its pair says nothing of generation 0
+    expect(
+      describeVerifier({ ...RUNNING, generationStats: { docsCompared: 1, totalDocs: 2 }, gen0Stats: { totalDocs: 9 } }),
+    ).toMatch(/^phase recheck, generation 3, 1 of 2 docs to recheck compared \(this generation only, not a total\), /);
     // what it did not show is left out: a half of the documents' pair, the generation, a counter
     expect(describeVerifier({ phase: "check", generationStats: { docsCompared: 10 } })).toBe("phase check");
     expect(describeVerifier({ phase: "check", generationStats: { totalDocs: 10 } })).toBe("phase check");
@@ -369,6 +391,8 @@ describe("notFromStart: a verification that did not begin at generation 0 for th
     );
     for (const generationStats of [{ docsCompared: 3 }, { totalDocs: 7 }])
       expect(notFromStart({}, { ...END, generationStats })).toMatch(/: no documents counted in its last generation$/);
-    expect(notFromStart({}, { ...END, gen0Stats: { totalDocs: "100" } })).toMatch(/not every document/);
+    expect(notFromStart({}, { ...END, gen0Stats: { totalDocs: "100" as unknown as number } })).toMatch(
+      /not every document/,
+    );
   });
 });
