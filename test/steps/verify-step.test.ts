@@ -752,7 +752,10 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(e.message).toMatch(
       /^the verifier resumed a verification this cutover did not start: after this run's check it shows generation 3 at once/,
     );
-    expect(e.message).toContain("0 of 5242880 documents compared");
+    // its last generation's counts, said as that generation's only (verifierDocsText)
+    expect(e.message).toContain(
+      "generation 3, 0 of 5242880 docs to recheck compared (this generation only, not a total)",
+    );
     expect(e.hint).toMatch(
       /^verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check \(fixed in v0.2.1\), whatever its metadata holds\. Start the verifier on a new metadata database/,
     );
