@@ -53,7 +53,8 @@ export type VerifierPhase = "idle" | "check" | "recheck";
 /**
  * The verifier releases the simulator emulates: v0.2.1 (the one a cutover should use), and v0.2.0
  * for the releases v0.1.6 to v0.2.0, whose progress answers an empty HTTP 500 until the first
- * check (facts: fixed in v0.2.1, "Fix /progress crash when idle").
+ * check (facts: fixed in v0.2.1, "Fix /progress crash when idle"). Both have `gen0Stats` (api.go from
+ * v0.1.10): v0.1.6 to v0.1.9, without it, are not emulated; readers are tested without it.
  */
 export const VERIFIER_RELEASES = ["v0.2.1", "v0.2.0"] as const;
 export type VerifierRelease = (typeof VERIFIER_RELEASES)[number];

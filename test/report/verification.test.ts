@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildReport, renderHtml } from "../../src/report/index.js";
+import type { VerifierProgress } from "../../src/api/index.js";
 import { synthRun } from "../support/report-fixture.js";
 
 const STATUS = {
@@ -20,7 +21,7 @@ const STATUS = {
 };
 
 /** The report of a run whose last verifier sample is `progress`. */
-function withLast(progress: Record<string, unknown>) {
+function withLast(progress: VerifierProgress) {
   const { events } = synthRun();
   const at = events.at(-1)!.at;
   const seq = Math.max(...events.map((e) => e.seq));

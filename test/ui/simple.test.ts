@@ -131,7 +131,13 @@ describe("simple renderer, details", () => {
       completedTasks: 4,
       metadataMismatchTasks: 0,
     };
-    const sample = (phase: string, generation: number, docsCompared: number, totalDocs: number, gen0?: object) =>
+    const sample = (
+      phase: string,
+      generation: number,
+      docsCompared: number,
+      totalDocs: number,
+      gen0?: { docsCompared: number; totalDocs: number; srcBytesCompared: number },
+    ) =>
       b.emit("verifier.sampled", {
         progress: {
           phase,
