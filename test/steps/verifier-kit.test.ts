@@ -335,6 +335,14 @@ describe("describing the verifier", () => {
     ).toBe(
       "phase check, generation 0, 5 of about 90 docs compared (the first pass; 90 is the estimated count of the collections sized so far)",
     );
+    // a generation that is no number is neither said nor read as generation 0
+    expect(
+      describeVerifier({
+        phase: "check",
+        generation: "0" as unknown as number,
+        generationStats: { docsCompared: 5, totalDocs: 90 },
+      }),
+    ).toBe("phase check, 5 of 90 docs compared (the current generation only, not a total)");
     // a gen0Stats without its pair says nothing of generation 0
     expect(
       describeVerifier({ ...RUNNING, generationStats: { docsCompared: 1, totalDocs: 2 }, gen0Stats: { totalDocs: 9 } }),
