@@ -436,7 +436,7 @@ describe("only this cutover's verification counts", () => {
     expect(s.control.state().verifier).toMatchObject({ resumed: true });
     expect(result.exitCode).toBe(1);
     expect(result.message).toMatch(
-      /^step verify-again failed: the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover \(it was first seen in generation [1-9]\d*, started outside this run\), so it compared, for this cutover, not the \d+ documents a fresh verification compares in generation 0: \d+ of \d+ documents compared in its last generation/,
+      /^step verify-again failed: the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover \(it was first seen in generation [1-9]\d*, started outside this run\), so it compared, for this cutover, not every document \(about \d+: generation 0's estimated count\) a fresh verification compares in generation 0: its last generation, [1-9]\d*, shows \d+ of \d+ docs to recheck compared \(this generation only, not a total\)/,
     );
     expect(result.hint).toMatch(/Restart the verifier with --clean .* then `syncbook run \S+ --resume`/);
     expect(asked(s)).toEqual(before);

@@ -387,10 +387,15 @@ describe("notFromStart: a verification that did not begin at generation 0 for th
   it("from its start: nothing to say; otherwise what it compared, and a fresh verification's total where the verifier reports it", () => {
     expect(notFromStart({ fromStart: true }, END)).toBeUndefined();
     expect(notFromStart({ fromStart: false, baseline: { phase: "recheck", generation: 2 } }, END)).toBe(
-      "this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 2, started outside this run), so it compared, for this cutover, not every document a fresh verification compares in generation 0: 3 of 7 documents compared in its last generation, 4, a recheck of what changed",
+      "this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 2, started outside this run), so it compared, for this cutover, not every document a fresh verification compares in generation 0: its last generation, 4, shows 3 of 7 docs to recheck compared (this generation only, not a total)",
     );
+    // gen0Stats (api.go, v0.1.10+): generation 0's total, an estimated count (tasks/task.go)
     expect(notFromStart({}, { ...END, gen0Stats: { docsCompared: 90, totalDocs: 100 } })).toBe(
-      "this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not the 100 documents a fresh verification compares in generation 0: 3 of 7 documents compared in its last generation, 4, a recheck of what changed",
+      "this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document (about 100: generation 0's estimated count) a fresh verification compares in generation 0: its last generation, 4, shows 3 of 7 docs to recheck compared (this generation only, not a total)",
+    );
+    // no generation in the answer: the counters are still said as one generation's only
+    expect(notFromStart({}, { phase: "idle", generationStats: { docsCompared: 3, totalDocs: 7 } })).toMatch(
+      /: its last generation shows 3 of 7 docs compared \(the current generation only, not a total\)$/,
     );
     // a baseline that was idle (this run sent the check) says nothing of where it began
     const sent = notFromStart({ baseline: { phase: "idle", generation: 0 } }, { phase: "idle", generation: 4 });
@@ -399,8 +404,7 @@ describe("notFromStart: a verification that did not begin at generation 0 for th
     );
     for (const generationStats of [{ docsCompared: 3 }, { totalDocs: 7 }])
       expect(notFromStart({}, { ...END, generationStats })).toMatch(/: no documents counted in its last generation$/);
-    expect(notFromStart({}, { ...END, gen0Stats: { totalDocs: "100" as unknown as number } })).toMatch(
-      /not every document/,
-    );
+    for (const gen0Stats of [{ totalDocs: "100" as unknown as number }, { totalDocs: 100 }])
+      expect(notFromStart({}, { ...END, gen0Stats })).toMatch(/not every document a fresh/);
   });
 });
