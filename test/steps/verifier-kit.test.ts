@@ -393,10 +393,11 @@ describe("notFromStart: a verification that did not begin at generation 0 for th
     expect(notFromStart({}, { ...END, gen0Stats: { docsCompared: 90, totalDocs: 100 } })).toBe(
       "this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document (about 100: generation 0's estimated count) a fresh verification compares in generation 0: its last generation, 4, shows 3 of 7 docs to recheck compared (this generation only, not a total)",
     );
-    // no generation in the answer: the counters are still said as one generation's only
-    expect(notFromStart({}, { phase: "idle", generationStats: { docsCompared: 3, totalDocs: 7 } })).toMatch(
-      /: its last generation shows 3 of 7 docs compared \(the current generation only, not a total\)$/,
-    );
+    // no generation in the answer (or one that is no number): the counters are still said as one generation's only
+    for (const generation of [undefined, "4" as unknown as number])
+      expect(
+        notFromStart({}, { phase: "idle", generation, generationStats: { docsCompared: 3, totalDocs: 7 } }),
+      ).toMatch(/: its last generation shows 3 of 7 docs compared \(the current generation only, not a total\)$/);
     // a baseline that was idle (this run sent the check) says nothing of where it began
     const sent = notFromStart({ baseline: { phase: "idle", generation: 0 } }, { phase: "idle", generation: 4 });
     expect(sent).toBe(
