@@ -507,6 +507,8 @@ describe("verifier: generations, restarts and releases", () => {
     sim = await frozen();
     await toCea(sim);
     await checkAndSetUp(sim);
+    // some of the collections sized (generation 0's totalDocs counts them)
+    sim.control.advance(0.3);
     const before = await verifierProgress(sim);
     expect(before).toMatchObject({ phase: "check", generation: 0 });
     expect(before.verificationStatus.processingTasks).toBeGreaterThan(0);
@@ -514,6 +516,10 @@ describe("verifier: generations, restarts and releases", () => {
     const after = await verifierProgress(sim);
     expect(after).toMatchObject({ phase: "idle", generation: 0, error: null });
     expect(after.verificationStatus).toEqual(before.verificationStatus);
+    // and generation 0's amounts as its tasks left them (statistics.go reads them from the metadata)
+    expect(before.generationStats.totalDocs).toBeGreaterThan(0);
+    expect(after.generationStats).toEqual(before.generationStats);
+    expect(after.gen0Stats).toBeUndefined();
     expect(sim.control.state().verifier).toMatchObject({
       holds: true,
       clean: false,
