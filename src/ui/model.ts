@@ -3,7 +3,7 @@
  * UI (no module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
-import { docsComparedText } from "../text.js";
+import { verifierDocsText } from "../text.js";
 import type { RunEvent, RunEventMap } from "../events.js";
 import { windowShares, type WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { opensWriteStop, traitsOf } from "../steps/index.js";
@@ -296,12 +296,12 @@ export class UiModel {
       return (k === "failedTasks" || k === "metadataMismatchTasks") && (v.counters[k] ?? 0) > 0 ? c.red(text) : text;
     });
     const err = v.error !== null && v.error !== undefined ? c.red(` error: ${formatValue(v.error)}`) : "";
-    // the verify progress bar: this generation's documents compared of its total (rechecks can
-    // compare a document twice, so the bar is clamped)
+    // the verify progress bar: this generation's documents compared of its total (clamped: generation
+    // 0's total is an estimate)
     const gen = v.generation !== undefined ? ` · generation ${v.generation}` : "";
     const docs =
       v.docs && v.docs.total > 0
-        ? ` ${bar(v.docs.compared / v.docs.total)} ${docsComparedText(formatCount(v.docs.compared), formatCount(v.docs.total), v.docs.compared > v.docs.total)}`
+        ? ` ${bar(v.docs.compared / v.docs.total)} ${verifierDocsText(v.generation, v.docs, v.gen0, formatCount)}`
         : "";
     return `verifier ${v.phase ?? "?"}${gen}${docs} · ${parts.join(", ")}${err}`;
   }

@@ -115,8 +115,11 @@ describe("simple renderer, details", () => {
     expect(all[all.length - 1]).toBe("         shard-b  canCommit: now false (for 0ms)");
   });
 
-  // facts: "Progress: `{ "progress": { phase, generation, generationStats, error, verificationStatus: { … } } }`"
-  it("the verify progress bar: generation and documents compared of the total, a line per generation", () => {
+  // facts: "Progress: `{ "progress": { phase, generation, generationStats, error, verificationStatus: { … } } }`";
+  // migration-verifier v0.2.1 internal/verifier/statistics.go: generationStats counts the current generation
+  // only, its totalDocs an estimated count in generation 0 and "the # of documents to recheck" later; api.go
+  // (v0.1.10+): gen0Stats, "the final doc/byte counts from generation 0", absent during generation 0
+  it("the verify progress bar: the generation's documents in the source's words, generation 0's from gen0Stats, a line per generation", () => {
     const b = new EventBuilder();
     b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS });
     b.emit("step.started", STEPS[2]!);
@@ -128,24 +131,42 @@ describe("simple renderer, details", () => {
       completedTasks: 4,
       metadataMismatchTasks: 0,
     };
-    const sample = (phase: string, generation: number, docsCompared: number) =>
+    const sample = (
+      phase: string,
+      generation: number,
+      docsCompared: number,
+      totalDocs: number,
+      gen0?: { docsCompared: number; totalDocs: number; srcBytesCompared: number },
+    ) =>
       b.emit("verifier.sampled", {
         progress: {
           phase,
           error: null,
           generation,
-          generationStats: { docsCompared, totalDocs: 2_000_000, srcBytesCompared: 0 },
+          generationStats: { docsCompared, totalDocs, srcBytesCompared: 0 },
+          ...(gen0 ? { gen0Stats: gen0 } : {}),
           verificationStatus: status,
         },
       });
-    sample("check", 0, 500_000);
-    sample("check", 0, 900_000); // same generation and counters: no new line
-    // rechecks compare documents again: the bar is clamped, and the line says what is counted (issue 26)
-    sample("recheck", 1, 2_100_000);
+    sample("check", 0, 500_000, 2_000_000);
+    sample("check", 0, 900_000, 2_000_000); // same generation and counters: no new line
+    const gen0 = { docsCompared: 2_000_000, totalDocs: 2_000_000, srcBytesCompared: 0 };
+    sample("recheck", 1, 3_000, 12_000, gen0);
+    // a release without gen0Stats (before v0.1.10): nothing said of generation 0
+    sample("recheck", 2, 1_000, 4_000);
+    // generation 0's estimate passed (the source grew): the bar is clamped, and the words say so
+    sample("check", 0, 2_100_000, 2_000_000);
     const lines = runSimple(b.events).filter((l) => l.includes("verifier"));
+    const counters = " · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0";
     expect(lines).toEqual([
-      "03:00:00 verifier check · generation 0 [█████░░░░░░░░░░░░░░░] 500k of 2M docs compared · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
-      "03:00:00 verifier recheck · generation 1 [████████████████████] 2.1M comparisons of 2M docs (a recheck compares a document again) · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
+      "03:00:00 verifier check · generation 0 [█████░░░░░░░░░░░░░░░] 500k of about 2M docs compared (the first pass; 2M is the estimated count of the collections sized so far)" +
+        counters,
+      "03:00:00 verifier recheck · generation 1 [█████░░░░░░░░░░░░░░░] 3000 of 12k docs to recheck compared (this generation only, not a total; generation 0 compared 2M of about 2M)" +
+        counters,
+      "03:00:00 verifier recheck · generation 2 [█████░░░░░░░░░░░░░░░] 1000 of 4000 docs to recheck compared (this generation only, not a total)" +
+        counters,
+      "03:00:00 verifier check · generation 0 [████████████████████] 2.1M docs compared (the first pass), more than the 2M estimated as the collections were sized (an estimate; the source may have grown since)" +
+        counters,
     ]);
   });
 
