@@ -206,6 +206,60 @@ describe("simple renderer, details", () => {
     expect(lines).toContain("         hint: add a stopWrites step or --force stopWrites");
   });
 
+  it("says readiness when it changes, in the live view's words, never once per read (40 reads)", () => {
+    const b = new EventBuilder();
+    b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS });
+    const held = (lag: number) => ({ state: "RUNNING", canCommit: false, lagTimeSeconds: lag });
+    const ready = { state: "RUNNING", canCommit: true, lagTimeSeconds: 1 };
+    const read = (first: Record<string, unknown>): void => {
+      b.advance(1000);
+      b.progress(INSTANCES[0]!, first);
+      b.progress(INSTANCES[1]!, ready);
+      b.progress(INSTANCES[2]!, ready);
+    };
+    // IDLE: the question is not asked yet
+    for (const inst of INSTANCES) b.progress(inst, { state: "IDLE" });
+    // 20 reads with the lag falling and rising (its figure and trend move each read: no change)
+    for (let k = 0; k < 20; k++) read(held(45 - (k % 5)));
+    // a new thing holds shard-a back: the embedded verifier not yet stream hashing
+    for (let k = 0; k < 10; k++)
+      read({
+        ...held(40),
+        verification: { source: { phase: "initial hashing" }, destination: { phase: "stream hashing" } },
+      });
+    // then it is ready: said once
+    for (let k = 0; k < 10; k++) read(ready);
+    const ui = new SimpleUi({
+      write: (t) => lines.push(...t.split("\n").filter(Boolean)),
+      colors: plain,
+      readiness: { lagBelowSeconds: 5 },
+    });
+    const lines: string[] = [];
+    const m = new UiModel(undefined, { lagBelowSeconds: 5 });
+    const said: string[][] = [];
+    for (const e of b.events) {
+      ui.listener(e);
+      m.apply(e);
+      if (lines.at(-1) !== undefined && said.length < lines.filter((l) => l.endsWith("ready to commit?")).length)
+        said.push(m.readinessLines(6, e.at));
+    }
+    const heads = lines.flatMap((l, k) => (l.endsWith("ready to commit?") ? [k] : []));
+    expect(heads).toHaveLength(3);
+    // each time, the live view's lines for that moment, word for word
+    for (const [n, k] of heads.entries()) {
+      expect(lines.slice(k + 1, k + 1 + said[n]!.length)).toEqual(said[n]!.map((l) => `         ${l}`));
+    }
+    expect(lines[heads[0]! + 1]).toMatch(
+      /shard-a\s+not ready \(ETA unknown\): lag 45s, not below the runbook's lagBelow 5s/,
+    );
+    expect(lines[heads[1]! + 1]).toMatch(/embedded verifier \(source\): initial hashing, not yet stream hashing/);
+    expect(lines.slice(heads[2]! + 1, heads[2]! + 4).map((l) => l.trim().replace(/\s+/g, " "))).toEqual([
+      "shard-a ready",
+      "shard-b ready",
+      "http://127.0.0.1:27184 ready",
+    ]);
+  });
+
   it("prints a progress read failure once per new error and once on recovery", () => {
     const b = new EventBuilder();
     b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "resume", steps: STEPS });
@@ -310,7 +364,8 @@ describe("simple renderer, details", () => {
       b.advance(2000);
       b.progress(INSTANCES[0]!, cc(c, t));
     }
-    const lines = runSimple(b.events).filter((l) => l.includes("copy"));
+    // the copy's own lines (readiness says "collection copy not done" too, on its own lines)
+    const lines = runSimple(b.events).filter((l) => / copy \d+%| copy progress reset/.test(l));
     expect(lines.map((l) => l.slice(9))).toEqual([
       "copy 30% 30 B / 100 B ETA …",
       "copy 50% 55 B / 100 B ETA …",
