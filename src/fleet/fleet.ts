@@ -22,6 +22,7 @@ import { undici } from "../api/undici.js";
 import type { OperationResponse, Progress } from "../api/types.js";
 import type { InstanceRef } from "../events.js";
 import { redactUrl } from "../redact.js";
+import { fanOutSignal } from "../timers.js";
 import { identityProblems, type IdentityExpectation, type IdentityProblem } from "./identity.js";
 import { createPollRecorder, type PollRecorder } from "./polls.js";
 import { emitRequest, emitResponse, type FleetEmit } from "./record.js";
@@ -187,11 +188,19 @@ export function createFleet(opts: FleetOptions): Fleet {
     signal?.throwIfAborted();
     await connectionsFree();
     signal?.throwIfAborted();
-    const reads = (only ? refs.filter((r) => only.includes(r.index)) : refs).map((r) => readOne(r.index, signal));
-    const at = Math.min(...reads.map((r) => r.startedAt));
-    const instances = await Promise.all(reads.map((r) => r.sample));
-    signal?.throwIfAborted();
-    return { at, instances };
+    const which = only ? refs.filter((r) => only.includes(r.index)) : refs;
+    // one listener on the caller's signal, not one per request: 64 of them made Node warn
+    // (MaxListenersExceededWarning) on `status --watch`, `--probe` and `--resume`
+    const fan = fanOutSignal(signal, which.length);
+    try {
+      const reads = which.map((r) => readOne(r.index, fan.signal));
+      const at = Math.min(...reads.map((r) => r.startedAt));
+      const instances = await Promise.all(reads.map((r) => r.sample));
+      signal?.throwIfAborted();
+      return { at, instances };
+    } finally {
+      fan.release();
+    }
   };
 
   const broadcast = async (

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { fanOutSignal } from "../../src/timers.js";
 import type { WatchState } from "../../src/watch/index.js";
-import { runbookFor, sim, startCli, START, tempDir, writeRunbook } from "../support/run.js";
+import { cli, runbookFor, sim, startCli, START, tempDir, writeRunbook } from "../support/run.js";
 
 const INSTANCES = 64;
 
@@ -54,6 +54,30 @@ describe("syncbook watch against 64 instances", () => {
     expect(done.code).toBe(0);
     expect(done.stderr).not.toMatch(/Warning/);
     expect(done.stderr).toBe("");
+  }, 60_000);
+});
+
+describe("the runner's fleet read of 64 instances", () => {
+  let s: Simulator;
+  let dir: string;
+  beforeAll(async () => {
+    s = await sim({ instances: INSTANCES });
+    dir = tempDir();
+  });
+  afterAll(async () => {
+    await s?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("`run --dry-run --probe` and `status` read every instance and print no warning", async () => {
+    // the fleet's read hands one fan-out signal to its 64 requests (src/fleet/fleet.ts): one
+    // listener each on the caller's signal made Node warn on these commands
+    const file = writeRunbook(dir, runbookFor(s, START));
+    const probe = await cli(["run", file, "--dry-run", "--probe"], { cwd: dir });
+    expect(probe.stderr).not.toMatch(/Warning/);
+    expect(probe.code).toBe(0);
+    const status = await cli(["status", file], { cwd: dir });
+    expect(status.stderr).not.toMatch(/Warning/);
   }, 60_000);
 });
 
