@@ -185,12 +185,37 @@ export function jsonLine(value: object): string {
   }
 }
 
+/** One generation's documents as the migration verifier counts them (`generationStats`, `gen0Stats`). */
+export interface GenerationDocs {
+  compared: number;
+  total: number;
+}
+
 /**
- * The verifier's documents compared of a generation's total, said so that more than the total
- * is not read as 277 % done: a recheck compares a document again, and each comparison counts.
+ * What the verifier's document counters say, in the words of its source (the one home of these
+ * words: the live UI, the report, the step messages and the watch page, which inlines this source).
+ * migration-verifier tag v0.2.1 (the same meaning from v0.1.6), internal/verifier/statistics.go
+ * `perNsStatsPipelineTemplate` counts the **current generation** only: `docsCompared` the documents
+ * its finished tasks found on the source; `totalDocs` "In generation 0 … the total docs from the
+ * verify-collection tasks" (tasks/task.go: "the source collection's estimated docs count", set as
+ * each collection is sized) and "In generation 1+ … the # of documents to recheck". `gen0Stats`
+ * (api.go, v0.1.10 and later) holds "the final doc/byte counts from generation 0"; without it
+ * nothing is said of generation 0 past generation 0. `count` formats a number. Uses nothing
+ * outside itself: the watch page runs its source.
  */
-export function docsComparedText(compared: string, total: string, over: boolean): string {
-  return over
-    ? `${compared} comparisons of ${total} docs (a recheck compares a document again)`
-    : `${compared} of ${total} docs compared`;
+export function verifierDocsText(
+  generation: number | undefined,
+  docs: GenerationDocs,
+  gen0?: GenerationDocs,
+  count: (n: number) => string = String,
+): string {
+  const c = count(docs.compared);
+  const t = count(docs.total);
+  if (generation === 0)
+    return docs.compared > docs.total
+      ? `${c} docs compared (the first pass), more than the ${t} estimated as the collections were sized (an estimate; the source may have grown since)`
+      : `${c} of about ${t} docs compared (the first pass; ${t} is the estimated count of the collections sized so far)`;
+  if (generation === undefined) return `${c} of ${t} docs compared (the current generation only, not a total)`;
+  const first = gen0 ? `; generation 0 compared ${count(gen0.compared)} of about ${count(gen0.total)}` : "";
+  return `${c} of ${t} docs to recheck compared (this generation only, not a total${first})`;
 }

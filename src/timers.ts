@@ -5,6 +5,7 @@
  * and `pollInterval: 25d` polled in a tight loop. These chain shorter timers instead: a duration
  * means what it says, however long.
  */
+import { defaultMaxListeners, setMaxListeners } from "node:events";
 import { formatDuration } from "./runbook/duration.js";
 
 /**
@@ -133,4 +134,27 @@ export function timeoutSignal(ms: number): { signal: AbortSignal; clear(): void 
     ms,
   );
   return { signal: ctl.signal, clear: () => t.clear() };
+}
+
+/**
+ * The signal one fan-out of `width` requests listens to, in place of the caller's: each request
+ * adds one 'abort' listener to the signal it is given and removes it when it settles
+ * (src/api/http.ts), so a read of 64 instances put 64 listeners on the caller's long-lived signal
+ * at once, and Node printed MaxListenersExceededWarning (10 is its limit). Here the caller's
+ * signal gets one listener, removed by `release()` when the fan-out ends; the fan-out's own signal
+ * is allowed `width` listeners, which is no leak: they are bounded by the fan-out and each is
+ * removed as its request settles, and the signal itself dies with the fan-out. More than `width`
+ * still warns, as a leak should.
+ */
+export function fanOutSignal(signal: AbortSignal | undefined, width: number): { signal: AbortSignal; release(): void } {
+  const ctl = new AbortController();
+  setMaxListeners(Math.max(width, defaultMaxListeners), ctl.signal);
+  if (!signal) return { signal: ctl.signal, release: () => undefined };
+  if (signal.aborted) {
+    ctl.abort(signal.reason);
+    return { signal: ctl.signal, release: () => undefined };
+  }
+  const follow = (): void => ctl.abort(signal.reason);
+  signal.addEventListener("abort", follow, { once: true });
+  return { signal: ctl.signal, release: () => signal.removeEventListener("abort", follow) };
 }

@@ -344,18 +344,40 @@ function checked<T>(
   core: ClientCore,
 ): T {
   const out: CheckOutcome<T> = checkAnswer<T>(json, spec);
+  // what came back (its start, redacted by the one redactor before it is cut: src/redact.ts), then
+  // what it leaves: kept short, since the runner quotes this message cut to a line (fleet-ops.ts)
   if (!out.ok)
     throw badBody(
       url,
       operation,
       "bad-answer",
-      `HTTP ${status}, unexpected answer: ${out.fatal}`,
+      `HTTP ${status}, unexpected answer (${out.fatal}): ${bodyExcerpt(text, 60, core.redact)}; ${leftBy(operation)}`,
       status,
       text,
       core.redact,
     );
   core.reportIssues(operation, out.issues);
   return out.value;
+}
+
+/**
+ * What a request with an unusable answer leaves. A read changed nothing. A service command reached
+ * the service, and an answer without `success` says neither that it was applied nor that it was
+ * refused: the contract has every failing call answer `success: false` (sync-service-api.md,
+ * Errors; service-facts.md, "Every POST"), and the only answers without `success` service-facts.md
+ * records are the verifier's, one of which is a refusal that took effect: its writesOff sets the
+ * flag, then answers HTTP 200 `{"error": "failed to fetch source's cluster time: …"}` when it
+ * cannot read a cluster time (mongodb-labs/migration-verifier v0.2.1,
+ * internal/verifier/migration_verifier.go `WritesOff`: `verifier.writesOff = true` before
+ * `GetNewClusterTime`; internal/verifier/webserver.go `writesOffEndpoint`: `c.JSON(http.StatusOK,
+ * gin.H{"error": err.Error()})`). So the reading that fails safe, since the service's own answers
+ * without `success` are not published: never a refusal ("nothing took effect"), but an effect
+ * unknown until progress shows it (the runner reads progress, and never resends blindly).
+ */
+function leftBy(operation: ApiOperation): string {
+  return operation === "progress" || operation === "verifier.progress"
+    ? "a read: nothing was changed"
+    : `it reached the service: whether ${operation} took effect is unknown until progress shows it`;
 }
 
 async function get<T>(core: ClientCore, operation: ApiOperation, spec: FieldsSpec, o: RequestOptions): Promise<T> {

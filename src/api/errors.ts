@@ -117,6 +117,8 @@ function hintFor(code: TransportErrorCode): string | undefined {
       return "The instance did not answer in time. Progress can fail for minutes after a resume or restart; commands are never resent blindly.";
     case "non-json":
       return "Something other than the sync service answered (a proxy error page?). Check the URL.";
+    case "bad-answer":
+      return "An answer not in the documented shape: a proxy, another program at this URL, or a service version other than the runbook's serviceVersion? Check the URL and the version; `syncbook status <runbook>` reads every instance's progress and sends nothing.";
     default:
       return undefined;
   }

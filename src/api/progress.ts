@@ -5,6 +5,7 @@
  * kept it: anything), and never reads a field's absence as a version (service facts: several
  * fields are omitted where they do not apply).
  */
+import type { GenerationDocs } from "../text.js";
 
 type Loose = { readonly [k: string]: unknown };
 
@@ -36,4 +37,17 @@ export function pingLatencyMs(p: unknown): number | undefined {
   const known = sides.filter((v): v is number => v !== undefined);
   if (known.length === 0) return undefined;
   return known.some((v) => v < 0) ? -1 : Math.max(...known);
+}
+
+/**
+ * A migration verifier's generation's documents from `generationStats` or `gen0Stats` (answer or
+ * journal: anything): compared and total, or undefined when either is not a number (`gen0Stats` is
+ * absent during generation 0 and before v0.1.10: api.go `Gen0Stats … omitempty`). What they mean is
+ * verifierDocsText's (src/text.ts).
+ */
+export function generationDocs(stats: unknown): GenerationDocs | undefined {
+  if (!isObject(stats)) return undefined;
+  const compared = finite(stats.docsCompared);
+  const total = finite(stats.totalDocs);
+  return compared !== undefined && total !== undefined ? { compared, total } : undefined;
 }

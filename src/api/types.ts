@@ -172,6 +172,16 @@ export const OPERATION_RESPONSE_SPEC = {
   errorDescription: str("optional"),
 } as const satisfies FieldsSpec;
 
+/** schemas/verifier-progress.schema.json#/$defs/generationStats. */
+const GENERATION_STATS_FIELDS = {
+  docsCompared: int("expected"),
+  totalDocs: int("expected"),
+  srcBytesCompared: int("expected"),
+  // omitted while 0 by the published verifier
+  totalSrcBytes: int("optional"),
+  totalNamespaces: int("optional"),
+} as const satisfies FieldsSpec;
+
 /** schemas/verifier-progress.schema.json#/$defs/progress. */
 export const VERIFIER_PROGRESS_SPEC = {
   phase: { type: "string", presence: "required", nullable: false },
@@ -192,19 +202,9 @@ export const VERIFIER_PROGRESS_SPEC = {
     },
   },
   generation: int("optional"),
-  generationStats: {
-    type: "object",
-    presence: "optional",
-    nullable: false,
-    fields: {
-      docsCompared: int("expected"),
-      totalDocs: int("expected"),
-      srcBytesCompared: int("expected"),
-      // omitted while 0 by the published verifier
-      totalSrcBytes: int("optional"),
-      totalNamespaces: int("optional"),
-    },
-  },
+  // the current generation's only (verifier statistics.go); gen0Stats generation 0's, from generation 1 (v0.1.10+)
+  generationStats: { type: "object", presence: "optional", nullable: false, fields: GENERATION_STATS_FIELDS },
+  gen0Stats: { type: "object", presence: "optional", nullable: false, fields: GENERATION_STATS_FIELDS },
   srcChangeStats: { type: "object", presence: "optional", nullable: false, fields: {} },
   dstChangeStats: { type: "object", presence: "optional", nullable: false, fields: {} },
 } as const satisfies FieldsSpec;
@@ -315,6 +315,15 @@ export interface VerificationStatus {
   recheckTasks?: number;
 }
 
+/** schemas/verifier-progress.schema.json#/$defs/generationStats. */
+export type GenerationStatsFields = {
+  docsCompared?: number;
+  totalDocs?: number;
+  srcBytesCompared?: number;
+  totalSrcBytes?: number;
+  totalNamespaces?: number;
+} & Extra;
+
 export interface VerifierProgressFields {
   /** `idle`, `check`, `recheck`, … (`idle` is also the phase before any check). */
   phase: string;
@@ -324,13 +333,10 @@ export interface VerifierProgressFields {
   verificationStatus?: VerificationStatus & Extra;
   /** 0 for the first pass; each recheck pass is the next generation. */
   generation?: number;
-  generationStats?: {
-    docsCompared?: number;
-    totalDocs?: number;
-    srcBytesCompared?: number;
-    totalSrcBytes?: number;
-    totalNamespaces?: number;
-  } & Extra;
+  /** The current generation's amounts only (not the verification's total): src/text.ts `verifierDocsText`. */
+  generationStats?: GenerationStatsFields;
+  /** Generation 0's final amounts: absent during generation 0, and before verifier v0.1.10. */
+  gen0Stats?: GenerationStatsFields;
   srcChangeStats?: Extra;
   dstChangeStats?: Extra;
 }

@@ -591,6 +591,20 @@ function firstProcessFailures(
 }
 
 /**
+ * The instances whose answers a condition's verdict depends on (indexes into the fleet of `n`):
+ * every one when it has instance checks (`on: any` and `coordinator` look at each answer too), the
+ * first process alone when it reads only `canWrite` (the others' "is not valid", the cutover page),
+ * and every one otherwise (a verifier condition: the fleet is read for people, not judged). Inside
+ * the write-stop window a wait reads only these (src/steps/kit/wait.ts).
+ */
+export function conditionReads(cond: Condition, n: number): number[] {
+  const every = Array.from({ length: n }, (_, i) => i);
+  if (cond.instance.length > 0 || cond.verifier.length > 0 || cond.canWrite.length === 0) return every;
+  const first = cond.canWriteFrom ?? n;
+  return first < n ? [first] : every;
+}
+
+/**
  * What a condition reads on one instance: its state and whether each of the condition's instance
  * checks passes on it (and, on the first process, its canWrite checks), whatever `on` says (another instance's answer turning is a hint for the one
  * that counts); an instance that did not answer is `error`. A wait inside the write-stop window

@@ -22,6 +22,7 @@ import { undici } from "../api/undici.js";
 import type { OperationResponse, Progress } from "../api/types.js";
 import type { InstanceRef } from "../events.js";
 import { redactUrl } from "../redact.js";
+import { fanOutSignal } from "../timers.js";
 import { identityProblems, type IdentityExpectation, type IdentityProblem } from "./identity.js";
 import { createPollRecorder, type PollRecorder } from "./polls.js";
 import { emitRequest, emitResponse, type FleetEmit } from "./record.js";
@@ -61,7 +62,7 @@ export interface InstanceSample {
 export interface FleetSnapshot {
   /** Epoch ms when the poll began (the earliest request of it: one joined from an earlier read counts from its own start). */
   at: number;
-  /** One entry per instance, in the runbook's order. */
+  /** One entry per instance read, in the runbook's order: every instance, unless the read was of `only` some. */
   instances: InstanceSample[];
 }
 
@@ -87,8 +88,11 @@ export interface BroadcastOptions {
 
 export interface Fleet {
   readonly refs: InstanceRef[];
-  /** Every instance polled at once, one attempt each. Throws only the signal's reason. */
-  progress(signal?: AbortSignal): Promise<FleetSnapshot>;
+  /**
+   * Every instance polled at once, one attempt each, or `only` these (indexes: the instances a
+   * condition reads, src/steps/kit/wait.ts). Throws only the signal's reason.
+   */
+  progress(signal?: AbortSignal, only?: readonly number[]): Promise<FleetSnapshot>;
   /**
    * One instance read alone (joining its read in flight), counted and sampled like the others:
    * a hint of when to read the whole fleet, never what a step judges. Throws only the signal's reason.
@@ -180,15 +184,23 @@ export function createFleet(opts: FleetOptions): Fleet {
     return entry;
   };
 
-  const progress = async (signal?: AbortSignal): Promise<FleetSnapshot> => {
+  const progress = async (signal?: AbortSignal, only?: readonly number[]): Promise<FleetSnapshot> => {
     signal?.throwIfAborted();
     await connectionsFree();
     signal?.throwIfAborted();
-    const reads = refs.map((_, i) => readOne(i, signal));
-    const at = Math.min(...reads.map((r) => r.startedAt));
-    const instances = await Promise.all(reads.map((r) => r.sample));
-    signal?.throwIfAborted();
-    return { at, instances };
+    const which = only ? refs.filter((r) => only.includes(r.index)) : refs;
+    // one listener on the caller's signal, not one per request: 64 of them made Node warn
+    // (MaxListenersExceededWarning) on `status --watch`, `--probe` and `--resume`
+    const fan = fanOutSignal(signal, which.length);
+    try {
+      const reads = which.map((r) => readOne(r.index, fan.signal));
+      const at = Math.min(...reads.map((r) => r.startedAt));
+      const instances = await Promise.all(reads.map((r) => r.sample));
+      signal?.throwIfAborted();
+      return { at, instances };
+    } finally {
+      fan.release();
+    }
   };
 
   const broadcast = async (
@@ -250,7 +262,7 @@ export function createFleet(opts: FleetOptions): Fleet {
     progress,
     sample,
     broadcast,
-    identity: (snapshot, expect = {}) => identityProblems(snapshot, expect),
+    identity: (snapshot, expect = {}) => identityProblems(snapshot, { fleetSize: refs.length, ...expect }),
     polls,
     close: async () => {
       await ownAgent?.close();

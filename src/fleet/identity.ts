@@ -21,6 +21,11 @@ export interface IdentityExpectation {
   /** The cluster expected as directionMapping.Source (e.g. after a reverse, the old destination). */
   source?: string | undefined;
   destination?: string | undefined;
+  /**
+   * How many instances the fleet has (default: the snapshot's). A read of only some of them (the
+   * instances a condition reads) cannot tell whether the coordinator is one of the fleet's.
+   */
+  fleetSize?: number | undefined;
 }
 
 export interface IdentityProblem {
@@ -94,8 +99,15 @@ export function identityProblems(snapshot: FleetSnapshot, expect: IdentityExpect
       });
     }
   }
-  // the coordinator must be one of the runbook's instances; decidable only when every instance told its id
-  if (coordGroups.length === 1 && ids.length === snapshot.instances.length && !ids.some((i) => i.value === main!.key)) {
+  // the coordinator must be one of the runbook's instances; decidable only when every instance was
+  // read and told its id
+  const whole = snapshot.instances.length === (expect.fleetSize ?? snapshot.instances.length);
+  if (
+    coordGroups.length === 1 &&
+    whole &&
+    ids.length === snapshot.instances.length &&
+    !ids.some((i) => i.value === main!.key)
+  ) {
     problems.push({
       instance: undefined,
       message: `no instance of the runbook is the coordinator ${q(main!.key)} (instances report ${ids.map((i) => q(i.value)).join(", ")}): is an instance missing from the runbook?`,

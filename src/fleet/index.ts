@@ -20,6 +20,7 @@ export {
   readCondition,
   progressSignature,
   instanceSignature,
+  conditionReads,
   readPath,
   errorSummary,
   unmetExpectations,

@@ -12,6 +12,7 @@ import type { InstanceRef, Outcome, Place, RunEventMap } from "../events.js";
 import type { CopyView } from "../fleet/eta.js";
 import type { WriteStopWindow } from "../fleet/window.js";
 import type { WritesLeft } from "../writes-words.js";
+import type { GenerationDocs } from "../text.js";
 
 export const MODEL_VERSION = 1;
 
@@ -160,8 +161,13 @@ export interface ModelVerifier {
   /** The current generation's counters (`verificationStatus`). */
   counters: Record<string, number>;
   generation?: number;
-  /** Documents compared in this generation, of its total (`generationStats`). */
-  docs?: { compared: number; total: number };
+  /**
+   * The current generation's documents (`generationStats`): compared, of its total (generation 0:
+   * an estimated count; later: the documents to recheck). Not the verification's total.
+   */
+  docs?: GenerationDocs;
+  /** Generation 0's final documents (`gen0Stats`, v0.1.10 and later; absent during generation 0). */
+  gen0?: GenerationDocs;
   answeredAt?: number;
   /** The generation writesOff met (`verifier.writesOff`): a result must come from a later one. */
   writesOffGeneration?: number;

@@ -10,7 +10,7 @@
  * cannot place is left out, never thrown on. (What `--resume` reads, strictly, is
  * src/journal/state.ts: docs/ARCHITECTURE.md says why it keeps its own reader.)
  */
-import { lagSeconds, pingLatencyMs } from "../api/progress.js";
+import { generationDocs, lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from "../events.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
 import type { CopyOptions, CopyState } from "../fleet/eta.js";
@@ -254,16 +254,16 @@ export class CutoverFold {
         const counters: Record<string, number> = {};
         for (const [k, v] of Object.entries(obj(p.verificationStatus) ?? {}))
           if (finite(v) !== undefined) counters[k] = v as number;
-        const g = obj(p.generationStats);
-        const compared = finite(g?.docsCompared);
-        const total = finite(g?.totalDocs);
+        const docs = generationDocs(p.generationStats);
+        const gen0 = generationDocs(p.gen0Stats);
         const was = this.#verifier;
         this.#verifier = {
           ...(typeof p.phase === "string" ? { phase: p.phase } : {}),
           error: p.error ?? null,
           counters,
           ...(finite(p.generation) !== undefined ? { generation: p.generation as number } : {}),
-          ...(compared !== undefined && total !== undefined ? { docs: { compared, total } } : {}),
+          ...(docs ? { docs } : {}),
+          ...(gen0 ? { gen0 } : {}),
           answeredAt: e.at,
           ...(was?.writesOffGeneration !== undefined ? { writesOffGeneration: was.writesOffGeneration } : {}),
           restarts: was?.restarts ?? 0,

@@ -183,6 +183,35 @@ export function readinessLine(r: Readiness): string {
 }
 
 /**
+ * What changes when readiness changes, for a reader that prints only changes (the line renderer,
+ * `--renderer simple`): the instance, its verdict and each thing that holds it back, without the
+ * figures every read moves (a lag, a percentage, a duration), the bracket after a reason (the
+ * lag's trend, which turns with every wobble) and the ETA. So a lag falling from 45s to 44s is no
+ * change, and an instance turning ready, or held back by something new, is.
+ */
+export function readinessKey(r: Readiness): string {
+  return [
+    r.instance,
+    r.ready ? "ready" : "not ready",
+    ...r.reasons.map((x) => withoutBracket(x).replace(FIGURES, "#")),
+  ].join("\u0000");
+}
+
+/** A number with its unit, and the next ones of a duration in words (`1m 05s`, `45.3%`, `500ms`). */
+const FIGURES = /\d[\d.]*(?:ms|[smhd%])?(?: \d[\d.]*(?:ms|[smhd]))*/g;
+
+/** `x (y (z))` → `x`: the last bracket of a reason, nested ones with it. */
+function withoutBracket(s: string): string {
+  if (!s.endsWith(")")) return s;
+  let depth = 0;
+  for (let k = s.length - 1; k >= 0; k--) {
+    if (s[k] === ")") depth++;
+    else if (s[k] === "(" && --depth === 0) return s.slice(0, k).trimEnd();
+  }
+  return s;
+}
+
+/**
  * The runbook's `lagBelow` before its commit: the last condition with one (a wait or an assert)
  * before the first step that sends `commit`. The steps as their kinds describe them (their
  * `command` trait and `condition()`, src/steps/index.ts, handed in: the steps sit above).

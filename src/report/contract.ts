@@ -128,9 +128,16 @@ export interface VerifierSample {
   counters: Record<string, number>;
   /** The check's generation (the counters start over at each one). */
   generation?: number;
-  /** Documents compared in this generation, of its total (`generationStats`). */
+  /**
+   * The current generation's documents (`generationStats`), not the verification's total: compared,
+   * of its total (generation 0: the estimated count of the collections sized so far; later: the
+   * documents to recheck). src/text.ts `verifierDocsText` says what they mean.
+   */
   docsCompared?: number;
   totalDocs?: number;
+  /** Generation 0's final documents (`gen0Stats`: from generation 1, verifier v0.1.10 and later). */
+  gen0DocsCompared?: number;
+  gen0TotalDocs?: number;
 }
 
 export interface ReportHook {

@@ -8,7 +8,7 @@
  * warnings. Every request and answer is in report.json; the page lists commands in full and
  * summarises polls.
  */
-import { codeFrame, docsComparedText, escapeXml as esc, formatBytes } from "../text.js";
+import { codeFrame, escapeXml as esc, formatBytes, verifierDocsText } from "../text.js";
 import { formatDuration } from "./model.js";
 import type { ProgressSample, Report, ReportRequest, ReportStep } from "./contract.js";
 import { describeVersionSeen } from "./service-version.js";
@@ -353,8 +353,13 @@ function verification(report: Report): string {
   if (!last) return "–";
   const parts = [`phase ${last.phase ?? "?"}`];
   if (last.generation !== undefined) parts.push(`generation ${last.generation}`);
-  if (last.docsCompared !== undefined && last.totalDocs !== undefined)
-    parts.push(docsComparedText(String(last.docsCompared), String(last.totalDocs), last.docsCompared > last.totalDocs));
+  if (last.docsCompared !== undefined && last.totalDocs !== undefined) {
+    const gen0 =
+      last.gen0DocsCompared !== undefined && last.gen0TotalDocs !== undefined
+        ? { compared: last.gen0DocsCompared, total: last.gen0TotalDocs }
+        : undefined;
+    parts.push(verifierDocsText(last.generation, { compared: last.docsCompared, total: last.totalDocs }, gen0));
+  }
   for (const k of ["failedTasks", "metadataMismatchTasks"])
     if (last.counters[k] !== undefined) parts.push(`${k} ${last.counters[k]}`);
   if (last.error) parts.push(`error ${last.error}`);

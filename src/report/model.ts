@@ -5,7 +5,7 @@
  */
 import { sameService } from "../instance-identity.js";
 import { instanceLabel, type InstanceRef, type Place, type RunEvent, type RunEventOf } from "../events.js";
-import { lagSeconds, pingLatencyMs } from "../api/progress.js";
+import { generationDocs, lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
 import { CutoverFold } from "../model/fold.js";
 import type { CutoverModel, ModelRun, ModelStep } from "../model/contract.js";
@@ -88,12 +88,15 @@ export function verifierFields(p: unknown): Omit<VerifierSample, "t" | "at"> {
   if (phase !== undefined) out.phase = phase;
   const generation = num(o?.generation);
   if (generation !== undefined) out.generation = generation;
-  const stats = obj(o?.generationStats);
-  const compared = num(stats?.docsCompared);
-  const totalDocs = num(stats?.totalDocs);
-  if (compared !== undefined && totalDocs !== undefined) {
-    out.docsCompared = compared;
-    out.totalDocs = totalDocs;
+  const docs = generationDocs(o?.generationStats);
+  if (docs) {
+    out.docsCompared = docs.compared;
+    out.totalDocs = docs.total;
+  }
+  const gen0 = generationDocs(o?.gen0Stats);
+  if (gen0) {
+    out.gen0DocsCompared = gen0.compared;
+    out.gen0TotalDocs = gen0.total;
   }
   if (o && o.error !== null && o.error !== undefined)
     out.error = stripUserinfo(typeof o.error === "string" ? o.error : JSON.stringify(o.error));

@@ -346,8 +346,8 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   // instances that stop being one fleet after start must not be sent commit (issue 12 item 2)
   const observed: Fleet = {
     ...fleet,
-    progress: async (sig) => {
-      const snap = await fleet.progress(sig);
+    progress: async (sig, only) => {
+      const snap = await fleet.progress(sig, only);
       observeIdentity(run, snap);
       return snap;
     },

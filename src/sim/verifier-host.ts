@@ -144,7 +144,10 @@ export class VerifierHost {
         status: 200,
         body: {
           estCheckSecsRemaining: p.phase === "idle" && this.verifier.status === "finished" ? 0 : null,
-          checkStats: p.generationStats,
+          // summary_api.go `buildCheckStats` (v0.2.1): "During the initial check (generation 0) it
+          // reports the current GenerationStats; afterwards it reports the cached final gen-0 stats"
+          // (omitempty: absent when there are none)
+          ...(p.generation === 0 ? { checkStats: p.generationStats } : p.gen0Stats ? { checkStats: p.gen0Stats } : {}),
           nsMismatches,
           docMismatches: {
             total: docMismatches.length,

@@ -10,6 +10,21 @@
  * Once `writesOff` has reached it, the generation under way is followed by one last generation,
  * and then the phase is `idle`: the last generation's counters are the result.
  *
+ * `generationStats` is the current generation's too, as the source computes it (verifier source,
+ * tag v0.2.1, internal/verifier/statistics.go `perNsStatsPipelineTemplate`, over the current
+ * generation's verify-collection and verify-documents tasks; the same meaning from v0.1.6):
+ * `docsCompared` / `srcBytesCompared` add up the documents found on the source by its finished
+ * document tasks; `totalDocs` is, "In generation 0 … the total docs from the verify-collection
+ * tasks" (tasks/task.go: "the source collection's estimated docs count", set as each collection
+ * task starts, so it grows while the collections are sized), and "In generation 1+ … the # of
+ * documents to recheck"; `totalSrcBytes` adds up the sized collections' estimated sizes
+ * (omitempty: absent while 0, so in a generation with no collection task). `gen0Stats` (api.go
+ * from v0.1.10: "the final doc/byte counts from generation 0 … absent during generation 0
+ * itself") is generation 0's, read from the metadata (progress.go `getComparisonStatistics(egCtx,
+ * 0, false)`), so a resumed verification shows the earlier process's generation 0; `/summary`'s
+ * `checkStats` is generationStats in generation 0 and gen0Stats after (summary_api.go
+ * `buildCheckStats`).
+ *
  * What it finds depends on the destination at the moment a task runs, not on the sync's state:
  * - a collection missing on the destination (no instance has begun its copy) is an error: the
  *   check fails and the verifier exits;
@@ -38,7 +53,8 @@ export type VerifierPhase = "idle" | "check" | "recheck";
 /**
  * The verifier releases the simulator emulates: v0.2.1 (the one a cutover should use), and v0.2.0
  * for the releases v0.1.6 to v0.2.0, whose progress answers an empty HTTP 500 until the first
- * check (facts: fixed in v0.2.1, "Fix /progress crash when idle").
+ * check (facts: fixed in v0.2.1, "Fix /progress crash when idle"). Both have `gen0Stats` (api.go from
+ * v0.1.10): v0.1.6 to v0.1.9, without it, are not emulated; readers are tested without it.
  */
 export const VERIFIER_RELEASES = ["v0.2.1", "v0.2.0"] as const;
 export type VerifierRelease = (typeof VERIFIER_RELEASES)[number];
@@ -61,16 +77,23 @@ interface ChangeStats {
   eventCounts: Record<string, number>;
 }
 
+/** api.go `GenerationStats`: one generation's amounts (see the file's comment for each field). */
+export interface GenerationStats {
+  docsCompared: number;
+  totalDocs: number;
+  srcBytesCompared: number;
+  /** omitempty in the published source: absent while 0. */
+  totalSrcBytes?: number;
+  totalNamespaces: number;
+}
+
 export interface VerifierProgressBody {
   phase: VerifierPhase;
   generation: number;
-  generationStats: {
-    docsCompared: number;
-    totalDocs: number;
-    srcBytesCompared: number;
-    totalSrcBytes?: number;
-    totalNamespaces: number;
-  };
+  /** The current generation's (they start over at every generation). */
+  generationStats: GenerationStats;
+  /** Generation 0's final amounts: absent during generation 0 (v0.1.10 and later; both releases emulated have it). */
+  gen0Stats?: GenerationStats;
   /** Always null in a successful answer of the published verifier; the verifier-error fault fills it. */
   error: string | null;
   verificationStatus: VerificationStatus;
@@ -117,6 +140,8 @@ export interface PersistedVerification {
   generation: number;
   /** Generation 0's counters as stored: shown by a new process until its check. */
   generation0: VerificationStatus;
+  /** Generation 0's amounts as stored (its tasks' counts): the generationStats of a new process until its check. */
+  generation0Stats: GenerationStats;
   g: Generation;
   carry: { special: number; rechecks: number };
   docsAcc: number;
@@ -135,6 +160,15 @@ export interface Generation {
   completed: number;
   failed: number;
   mismatch: number;
+  /** Collection tasks done (each sized its collection: its estimated count and size). */
+  sized: number;
+  /** Documents (and their bytes) found on the source by the finished document tasks. */
+  docs: number;
+  bytes: number;
+  /** Generation 1 and later: the documents its recheck tasks hold ("the # of documents to recheck"). */
+  toRecheck: number;
+  /** The namespaces its tasks cover. */
+  namespaces: number;
 }
 const emptyGen = (): Generation => ({
   coll: 0,
@@ -146,6 +180,11 @@ const emptyGen = (): Generation => ({
   completed: 0,
   failed: 0,
   mismatch: 0,
+  sized: 0,
+  docs: 0,
+  bytes: 0,
+  toRecheck: 0,
+  namespaces: 0,
 });
 
 export class Verifier {
@@ -172,8 +211,6 @@ export class Verifier {
   #issuesCounted = 0;
   #budget = 0;
   #waiting = false;
-  #docsCompared = 0;
-  #bytesCompared = 0;
   #rechecksDone = 0;
   #srcEvents = 0;
   #lastRecheckedAt: number | null = null;
@@ -181,6 +218,8 @@ export class Verifier {
   readonly #special: number;
   /** Generation 0's counters once it ended (what the metadata database keeps of it). */
   #generation0: VerificationStatus | undefined;
+  /** Generation 0's amounts once it ended: gen0Stats. */
+  #generation0Stats: GenerationStats | undefined;
   /** What the metadata database holds of an earlier process (until a check with --clean drops it). */
   #held: PersistedVerification | undefined;
   /** A check resumed what the metadata held (without --clean). */
@@ -220,6 +259,7 @@ export class Verifier {
     return {
       generation: this.generation,
       generation0: this.generation === 0 ? this.progress().verificationStatus : this.#generation0!,
+      generation0Stats: this.generation === 0 ? this.#stats(this.#g, 0) : this.#generation0Stats!,
       g: { ...this.#g },
       carry: { ...this.#carry },
       docsAcc: this.#docsAcc,
@@ -293,6 +333,7 @@ export class Verifier {
         // "Resuming in-progress verification": the persisted generation, its pending tasks again
         this.generation = r.generation;
         this.#generation0 = r.generation0;
+        this.#generation0Stats = r.generation0Stats;
         this.#g = { ...r.g };
         this.#carry = { ...r.carry };
         this.#docsAcc = r.docsAcc;
@@ -302,7 +343,12 @@ export class Verifier {
       } else {
         this.generation = 0;
         this.#issuesCounted = inputs.issues(this.t);
-        this.#g = { ...emptyGen(), coll: this.dataSet.collections - this.#special, special: this.#special };
+        this.#g = {
+          ...emptyGen(),
+          coll: this.dataSet.collections - this.#special,
+          special: this.#special,
+          namespaces: this.dataSet.collections,
+        };
         this.#g.failing = this.#issuesCounted;
         this.#g.ddl = this.ddlDuring;
         this.#srcEvents = inputs.sourceWrites(this.t);
@@ -369,6 +415,7 @@ export class Verifier {
         const special = g.special > 0;
         if (special) g.special--;
         else g.coll--;
+        g.sized++;
         if (special && !has(inputs.committedFrom)) {
           g.mismatch++;
           this.#carry.special++;
@@ -396,10 +443,12 @@ export class Verifier {
       this.#budget -= cost;
       if (isPartition) g.partitions--;
       else g.rechecks--;
-      const bytes = isPartition ? this.totalBytes / this.#partitionsTotal : 0;
+      const bytes = isPartition
+        ? this.totalBytes / this.#partitionsTotal
+        : p.recheckDocsPerTask * p.averageDocumentBytes;
       const docs = isPartition ? bytes / p.averageDocumentBytes : p.recheckDocsPerTask;
-      this.#docsCompared += docs;
-      this.#bytesCompared += bytes;
+      g.docs += docs;
+      g.bytes += bytes;
       if (!isPartition) {
         this.#rechecksDone += p.recheckDocsPerTask;
         this.#lastRecheckedAt = x;
@@ -447,15 +496,24 @@ export class Verifier {
   }
 
   #next(rechecks: number): void {
-    if (this.generation === 0) this.#generation0 = this.progress().verificationStatus;
+    if (this.generation === 0) {
+      this.#generation0 = this.progress().verificationStatus;
+      this.#generation0Stats = this.#stats(this.#g, 0);
+    }
     this.#docsAcc = Math.max(0, this.#docsAcc - rechecks * this.params.recheckDocsPerTask);
     this.generation++;
+    const recheckTasks = this.#carry.rechecks + rechecks;
+    const toRecheck = recheckTasks * this.params.recheckDocsPerTask;
     this.#g = {
       ...emptyGen(),
       special: this.#carry.special,
-      rechecks: this.#carry.rechecks + rechecks,
+      rechecks: recheckTasks,
       failing: this.#issuesCounted,
       ddl: this.ddlDuring,
+      toRecheck,
+      // the simulated writes touch every collection: documents to recheck are in every namespace;
+      // otherwise only the collections whose metadata is checked again have tasks
+      namespaces: toRecheck > 0 ? this.dataSet.collections : this.#carry.special,
     };
     this.#carry = { special: 0, rechecks: 0 };
     this.#waiting = this.#pending() === 0;
@@ -479,15 +537,14 @@ export class Verifier {
           completedTasks: done.completed,
           metadataMismatchTasks: done.mismatch,
         };
-    const totalDocs = Math.round(this.totalBytes / this.params.averageDocumentBytes);
-    const stats: VerifierProgressBody["generationStats"] = {
-      docsCompared: Math.round(this.#docsCompared),
-      totalDocs: this.status === "new" ? 0 : totalDocs,
-      srcBytesCompared: Math.round(this.#bytesCompared),
-      totalNamespaces: this.status === "new" ? 0 : this.dataSet.collections,
-    };
-    // omitempty in the published source: absent while 0
-    if (this.status !== "new") stats.totalSrcBytes = this.totalBytes;
+    // before its check a process shows generation 0's amounts as its metadata holds them (none: zeros)
+    const before = this.status === "new" || this.status === "setup";
+    const stats = before
+      ? { ...(this.#held?.generation0Stats ?? this.#stats(emptyGen(), 0)) }
+      : this.#stats(g, this.generation);
+    // "absent during generation 0 itself" (api.go, v0.1.10 and later)
+    const gen0 =
+      !before && this.generation > 0 && this.#generation0Stats ? { gen0Stats: { ...this.#generation0Stats } } : {};
     const change = (): ChangeStats => ({
       eventsPerSecond: this.readers ? 0 : null,
       lagSecs: this.readers ? 0 : null,
@@ -514,6 +571,7 @@ export class Verifier {
       phase: this.phase,
       generation: this.generation,
       generationStats: stats,
+      ...gen0,
       error: this.error,
       verificationStatus: status,
       srcLastRecheckedTS: ts,
@@ -524,6 +582,22 @@ export class Verifier {
       srcBytesComparedPerSecond: running ? this.params.verifyBytesPerSecond : 0,
       totalRechecksDone: Math.round(this.#rechecksDone),
     };
+  }
+
+  /** A generation's amounts, as statistics.go adds them up from its tasks (this file's comment). */
+  #stats(g: Generation, generation: number): GenerationStats {
+    const c = this.dataSet.collections;
+    const docsAll = this.totalBytes / this.params.averageDocumentBytes;
+    const stats: GenerationStats = {
+      docsCompared: Math.round(g.docs),
+      totalDocs: generation === 0 ? Math.round((docsAll * g.sized) / c) : g.toRecheck,
+      srcBytesCompared: Math.round(g.bytes),
+      totalNamespaces: g.namespaces,
+    };
+    const totalSrcBytes = Math.round((this.totalBytes * g.sized) / c);
+    // omitempty in the published source: absent while 0
+    if (totalSrcBytes > 0) stats.totalSrcBytes = totalSrcBytes;
+    return stats;
   }
 
   /** The collections whose metadata differed in the current generation (for /api/v1/nsMismatches). */

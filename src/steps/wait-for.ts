@@ -3,6 +3,7 @@ import type { RuleInfo } from "../diagnostics.js";
 import {
   evaluate,
   instanceSignature,
+  conditionReads,
   readCondition,
   type Condition,
   type ConditionBody,
@@ -233,6 +234,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
       describe: cond.text,
       evaluate: (snap, v) => evaluate(cond, snap, v, v && verifierEarned(m, v)),
       watch: (sample) => instanceSignature(cond, sample),
+      reads: conditionReads(cond, ctx.run.fleet.refs.length),
     });
   },
 };

@@ -130,7 +130,7 @@ export function createUi(opts: UiOptions): Ui {
     onAutoAnswer = (message) =>
       handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
   } else if (opts.renderer === "simple") {
-    const ui = new SimpleUi({ write, colors });
+    const ui = new SimpleUi({ write, colors, ...(opts.readiness ? { readiness: opts.readiness } : {}) });
     const direct = directPromptHost(input, out);
     handle = (e) => ui.listener(terminalValue(e));
     toldAbove = (m) => ui.model.toldAbove(m);

@@ -3,14 +3,14 @@
  * UI (no module state). Both renderers read it; only the default renderer draws `panel()`.
  */
 import type { Colors } from "picocolors/types.js";
-import { docsComparedText } from "../text.js";
+import { verifierDocsText } from "../text.js";
 import type { RunEvent, RunEventMap } from "../events.js";
 import { windowShares, type WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { opensWriteStop, traitsOf } from "../steps/index.js";
 import { COPY_DEFAULTS, copyProgress } from "../fleet/eta.js";
 import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
 import { CutoverFold } from "../model/fold.js";
-import { fleetReadiness, readinessLine, type ReadinessPlan } from "../model/readiness.js";
+import { fleetReadiness, readinessLine, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import type { ModelInstance, ModelVerifier } from "../model/contract.js";
 import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
@@ -267,16 +267,25 @@ export class UiModel {
   }
 
   /**
+   * Each instance's readiness (`fleetReadiness`), from the sync's start until the first commit;
+   * undefined while the question is not asked (before the sync runs, after a commit).
+   */
+  readiness(now: number = Date.now()): Readiness[] | undefined {
+    const all = [...this.instances.values()].filter((i) => i.state !== undefined || i.down);
+    if (!all.length || this.fold.commits().length > 0) return undefined;
+    if (!all.some((i) => i.state === "RUNNING" || i.state === "PAUSED")) return undefined;
+    return fleetReadiness({ instances: all, copy: this.copyView() }, { ...this.#plan, now });
+  }
+
+  /**
    * Whether each instance is ready to commit, and when it will be: the words of `status` and
    * `syncbook watch` (src/model/readiness.ts, `fleetReadiness` and `readinessLine`), from the
    * sync's start until the first commit (then the question is over). A large fleet: how many are
    * ready, and the first that is not.
    */
   readinessLines(max = 6, now: number = Date.now()): string[] {
-    const all = [...this.instances.values()].filter((i) => i.state !== undefined || i.down);
-    if (!all.length || this.fold.commits().length > 0) return [];
-    if (!all.some((i) => i.state === "RUNNING" || i.state === "PAUSED")) return [];
-    const rs = fleetReadiness({ instances: all, copy: this.copyView() }, { ...this.#plan, now });
+    const rs = this.readiness(now);
+    if (!rs) return [];
     if (rs.length <= max) {
       const w = Math.min(24, Math.max(...rs.map((r) => r.instance.length)));
       return rs.map((r) => `${r.instance.padEnd(w)}  ${readinessLine(r)}`);
@@ -296,12 +305,12 @@ export class UiModel {
       return (k === "failedTasks" || k === "metadataMismatchTasks") && (v.counters[k] ?? 0) > 0 ? c.red(text) : text;
     });
     const err = v.error !== null && v.error !== undefined ? c.red(` error: ${formatValue(v.error)}`) : "";
-    // the verify progress bar: this generation's documents compared of its total (rechecks can
-    // compare a document twice, so the bar is clamped)
+    // the verify progress bar: this generation's documents compared of its total (clamped: generation
+    // 0's total is an estimate)
     const gen = v.generation !== undefined ? ` · generation ${v.generation}` : "";
     const docs =
       v.docs && v.docs.total > 0
-        ? ` ${bar(v.docs.compared / v.docs.total)} ${docsComparedText(formatCount(v.docs.compared), formatCount(v.docs.total), v.docs.compared > v.docs.total)}`
+        ? ` ${bar(v.docs.compared / v.docs.total)} ${verifierDocsText(v.generation, v.docs, v.gen0, formatCount)}`
         : "";
     return `verifier ${v.phase ?? "?"}${gen}${docs} · ${parts.join(", ")}${err}`;
   }

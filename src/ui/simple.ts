@@ -20,6 +20,7 @@ import {
   cutoverTail,
 } from "./format.js";
 import { UiModel, decisionLine, windowSummary } from "./model.js";
+import { readinessKey, type ReadinessPlan } from "../model/readiness.js";
 
 export interface SimpleUiOptions {
   write: (text: string) => void;
@@ -28,6 +29,8 @@ export interface SimpleUiOptions {
   waitRepeatMs?: number;
   /** Print copy progress every this many percentage points (default 10). */
   copyStepPercent?: number;
+  /** The runbook's readiness plan (`readinessPlan`): what readiness measures against, as in the live view. */
+  readiness?: ReadinessPlan;
 }
 
 interface CommandGroup {
@@ -41,7 +44,7 @@ interface CommandGroup {
 }
 
 export class SimpleUi {
-  readonly model = new UiModel();
+  readonly model: UiModel;
   #requests = new Map<number, { group?: CommandGroup; label: string; get: boolean }>();
   #groups = new Map<string, CommandGroup>();
   #lastWait = new Map<number, { key: string; at: number }>();
@@ -54,8 +57,14 @@ export class SimpleUi {
   #verifierKey?: string;
   #held: string[] | undefined;
   #outcomes = { ok: 0, failed: 0, skipped: 0, interrupted: 0 };
+  /** Instances read since readiness was last judged: it is judged on whole reads of the fleet, never half of one. */
+  #readSince = new Set<number>();
+  /** Readiness as last printed (`readinessKey`); "" when not asked. */
+  #readinessKey = "";
 
-  constructor(private readonly opts: SimpleUiOptions) {}
+  constructor(private readonly opts: SimpleUiOptions) {
+    this.model = new UiModel(undefined, opts.readiness ?? {});
+  }
 
   get #c(): Colors {
     return this.opts.colors;
@@ -126,12 +135,14 @@ export class SimpleUi {
       case "progress.sampled":
         this.#readOk(instanceLabel(e.instance), e.at);
         this.#progress(e);
+        this.#readiness(e.instance.index, e.at);
         break;
       case "poll.failed": {
         // a progress read that fails is printed once per new error, and once when it recovers
         const label = e.instance ? instanceLabel(e.instance) : "verifier";
         if (this.#readErrors.get(label) !== e.error) this.#line(e.at, c.yellow(`read ${label} failed: ${e.error}`));
         this.#readErrors.set(label, e.error);
+        if (e.instance) this.#readiness(e.instance.index, e.at);
         break;
       }
       case "window.opened":
@@ -283,6 +294,23 @@ export class SimpleUi {
     else g.failures.push(`${req.label}: ${why}`);
     g.maxMs = Math.max(g.maxMs, e.durationMs);
     if (g.ok + g.failures.length >= Math.max(g.expected, g.sent)) this.#flushGroup(g, e.at);
+  }
+
+  /**
+   * Whether each instance is ready to commit, in the words of the live view, `status` and watch
+   * (`UiModel.readinessLines`, src/model/readiness.ts), printed when it changes (`readinessKey`:
+   * a verdict, or what holds an instance back; not a lag's figure), judged once every instance
+   * has been read again, so a fleet read half-way never prints.
+   */
+  #readiness(index: number, at: number): void {
+    this.#readSince.add(index);
+    if (this.#readSince.size < this.model.instances.size) return;
+    this.#readSince.clear();
+    const rs = this.model.readiness(at);
+    const key = rs ? rs.map(readinessKey).join("\u0001") : "";
+    if (key === this.#readinessKey) return;
+    this.#readinessKey = key;
+    if (rs) this.#line(at, this.#c.dim("ready to commit?"), this.model.readinessLines(6, at));
   }
 
   #readOk(label: string, at: number): void {

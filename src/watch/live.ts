@@ -13,6 +13,7 @@ import { CutoverFold } from "../model/fold.js";
 import type { ModelInstance, ModelVerifier } from "../model/contract.js";
 import type { CopyView } from "../fleet/eta.js";
 import { errorMessage } from "../errors.js";
+import { fanOutSignal } from "../timers.js";
 
 /** The shortest time between two reads (the issue: at most once a second). */
 export const LIVE_MIN_INTERVAL_MS = 1000;
@@ -40,6 +41,8 @@ export class LiveReader {
   readonly #fleet: Fleet | undefined;
   readonly #verifier: ReturnType<typeof createVerifierClient> | undefined;
   readonly #redact: (s: string) => string;
+  /** Requests in one read: one per instance, and the verifier's. */
+  readonly #width: number;
   #seq = 0;
   #at: number | undefined;
   #verifierError: string | undefined;
@@ -47,6 +50,7 @@ export class LiveReader {
 
   constructor(opts: LiveOptions) {
     this.#redact = opts.redact;
+    this.#width = opts.instances.length + (opts.verifier !== undefined ? 1 : 0);
     this.#fold = new CutoverFold({ traits: opts.traits });
     const timeout = opts.requestTimeoutMs ?? 5000;
     const emit = <K extends RunEventType>(type: K, payload: RunEventMap[K]): RunEvent => {
@@ -70,9 +74,11 @@ export class LiveReader {
     if (now - this.#last < LIVE_MIN_INTERVAL_MS) return;
     this.#last = now;
     this.#at = now;
-    const fleet = this.#fleet?.progress(signal).catch(() => undefined);
+    // every request listens to the signal it is given: the read's own, not watch's (src/timers.ts)
+    const fan = fanOutSignal(signal, this.#width);
+    const fleet = this.#fleet?.progress(fan.signal).catch(() => undefined);
     const verifier = this.#verifier
-      ?.progress(signal ? { signal } : {})
+      ?.progress({ signal: fan.signal })
       .then((progress) => {
         this.#verifierError = undefined;
         this.#fold.apply({ type: "verifier.sampled", seq: ++this.#seq, at: Date.now(), progress });
@@ -80,7 +86,11 @@ export class LiveReader {
       .catch((err: unknown) => {
         this.#verifierError = this.#redact(errorMessage(err));
       });
-    await Promise.all([fleet, verifier]);
+    try {
+      await Promise.all([fleet, verifier]);
+    } finally {
+      fan.release();
+    }
   }
 
   view(): LiveView {

@@ -4,9 +4,11 @@
  * reads `/events` (server-sent events; each a whole `/state.json`) and draws the state with
  * `textContent` only (nothing the state holds is ever parsed as HTML). Every colour has its word
  * beside it (a status is never only a colour), and it reflows to a phone's width. Its durations
- * are written by `formatDuration` itself (its source inlined), the one format of every output.
+ * are written by `formatDuration` itself (its source inlined), the one format of every output, and
+ * the verifier's document counters by `verifierDocsText` (src/text.ts, inlined the same way).
  */
 import { formatDuration } from "../runbook/duration.js";
+import { verifierDocsText } from "../text.js";
 
 const CSS = `
 *{box-sizing:border-box}
@@ -44,6 +46,7 @@ const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; };
 const utc = (t) => (typeof t === "number" ? new Date(t).toISOString().slice(11, 19) + " UTC" : "?");
 const dur = ${formatDuration.toString()};
+const docsText = ${verifierDocsText.toString()};
 let state = null;
 let skew = 0;
 const OUTCOME = { ok: ["done", "ok"], failed: ["FAILED", "bad"], running: ["running", "warn"], pending: ["not reached", "muted"], skipped: ["skipped", "muted"], interrupted: ["interrupted", "bad"] };
@@ -134,7 +137,7 @@ function render() {
     const nodes = [];
     if (s.live.verifierError) nodes.push(el("p", "verifier not answering: " + s.live.verifierError, "bad"));
     if (v) {
-      nodes.push(el("p", "phase " + (v.phase || "?") + (v.generation !== undefined ? ", generation " + v.generation : "") + (v.docs ? ", " + v.docs.compared + " of " + v.docs.total + " documents compared" : "")));
+      nodes.push(el("p", "phase " + (v.phase || "?") + (v.generation !== undefined ? ", generation " + v.generation : "") + (v.docs ? ", " + docsText(v.generation, v.docs, v.gen0) : "")));
       const c = Object.entries(v.counters || {}).map(([k, n]) => k + " " + n).join(", ");
       if (c) nodes.push(el("p", "counters: " + c));
       const wo = m.verifier && m.verifier.writesOffGeneration;

@@ -147,9 +147,36 @@ describe("lenient answers", () => {
     const err = await rejection(createServiceClient(local.url, opts).progress());
     expect(err).toBeInstanceOf(TransportError);
     expect(err).toMatchObject({ code: "bad-answer", requestSent: true, status: 200 });
-    expect((err as Error).message).toMatch(
-      new RegExp(`^${local.url}: progress failed: HTTP 200, unexpected answer: no "progress"`),
+    // what came back, what it leaves, and the hint
+    expect((err as Error).message).toBe(
+      `${local.url}: progress failed: HTTP 200, unexpected answer (no "progress"): {"hello":"world"}; a read: nothing was changed`,
     );
+    expect((err as TransportError).hint).toMatch(/not in the documented shape.*syncbook status <runbook>/);
+  });
+
+  // the answers without `success` the real verifier gives (service-facts.md; its writesOff answers
+  // HTTP 200 {"error": …}), were a service to answer a command so: its excerpt, and an effect unknown
+  // (never a refusal: that verifier's writesOff took effect before it answered so)
+  it.each([
+    [{ error: "writesOff already set" }, '{"error":"writesOff already set"}'],
+    [
+      { error: `failed to fetch source's cluster time: ${"x".repeat(80)}` },
+      `{"error":"failed to fetch source's cluster time: xxxxxxxxxxx…`,
+    ],
+    [{}, "{}"],
+    [[1, 2], "[1,2]"],
+  ])("a command answered HTTP 200 %j: what came back, its effect unknown, the hint", async (body, shown) => {
+    local = await localServer({ body });
+    const out = await createServiceClient(local.url, opts).tryCommand("commit", {});
+    expect(out.ok).toBe(false);
+    const err = (out as { error: unknown }).error;
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err).toMatchObject({ code: "bad-answer", requestSent: true, status: 200 });
+    const fatal = Array.isArray(body) ? "answer is array, expected an object" : 'no "success"';
+    expect((err as Error).message).toBe(
+      `${local.url}: commit failed: HTTP 200, unexpected answer (${fatal}): ${shown}; it reached the service: whether commit took effect is unknown until progress shows it`,
+    );
+    expect((err as TransportError).hint).toMatch(/not in the documented shape/);
   });
 
   it("an answer larger than the cap is refused", async () => {

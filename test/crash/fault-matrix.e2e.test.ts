@@ -49,7 +49,7 @@ const before = (phase: Phase, than: Phase): boolean => PHASES.indexOf(phase) < P
 // blocks until every instance has it, one instance's lost commit leaves the others holding theirs: the runner
 // says so and resends nothing; never a bare "The operation was aborted": issue 12 item 1)
 const TRANSPORT_HALT =
-  /refused by .*InternalError|cannot tell whether (start|commit) took effect|(start|commit) never reached|gave no answer .* commit blocks until every instance has received it|refused a repeat|the step's time limit .* passed while reading progress to learn whether it took effect|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)/;
+  /refused by .*InternalError|cannot tell whether (start|commit) took effect|(start|commit) never reached|gave no usable answer .* commit blocks until every instance has received it|refused a repeat|the step's time limit .* passed while reading progress to learn whether it took effect|timed out after .* waiting for|unreachable|the verifier failed|verifier (check|writesOff)/;
 
 const FAULTS: FaultCase[] = [
   {

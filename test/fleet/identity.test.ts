@@ -4,7 +4,7 @@
  * cluster, in the form `<cluster_name>: <host>:<port>`."
  */
 import { describe, expect, it } from "vitest";
-import { clusterName, identityProblems } from "../../src/fleet/index.js";
+import { clusterName, createFleet, identityProblems } from "../../src/fleet/index.js";
 import { down, idle, running, snap } from "../support/snapshots.js";
 
 describe("identity", () => {
@@ -45,6 +45,25 @@ describe("identity", () => {
           'http://127.0.0.1:27184 reports coordinatorID "other-0"; 2 other instances report "id-0": is it an instance of another fleet?',
       },
     ]);
+  });
+
+  it("a read of only some instances (the first process, for canWrite) cannot tell where the coordinator is", () => {
+    // the first process alone, the coordinator being another of the fleet's 64 (src/steps/kit/wait.ts)
+    const first = snap([running(0, { coordinatorID: "id-5" })]);
+    expect(identityProblems(first, { fleetSize: 64 })).toEqual([]);
+    // the same answer as the whole fleet: the coordinator is none of the runbook's instances
+    expect(identityProblems(first, { fleetSize: 1 })).toHaveLength(1);
+    expect(identityProblems(first)).toHaveLength(1);
+    // the fleet's own check knows its size
+    const fleet = createFleet({
+      instances: [{ url: "http://127.0.0.1:9" }, { url: "http://127.0.0.1:10" }],
+      requestTimeoutMs: 1000,
+    });
+    expect(fleet.identity(first)).toEqual([]);
+    expect(
+      fleet.identity(snap([running(0, { coordinatorID: "id-5" }), running(1, { coordinatorID: "id-5" })])),
+    ).toHaveLength(1);
+    void fleet.close();
   });
 
   it("no instance is the coordinator: an instance is missing from the runbook", () => {

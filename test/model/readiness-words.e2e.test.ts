@@ -1,7 +1,7 @@
 /**
  * Issue 38 point 3: the run's live view, `syncbook status` and `syncbook watch` say the same
  * readiness words for the same journal (src/model/readiness.ts, `fleetReadiness` and
- * `readinessLine`, their one home). A journal of a run waiting for its commit (two instances: one
+ * `readinessLine`, their one home), and so does the line renderer (`--renderer simple`, CI logs). A journal of a run waiting for its commit (two instances: one
  * held back by its lag over the runbook's `lagBelow` and by canCommit, one ready) is folded by the
  * live view (the default renderer's panel, as it draws it) and by watch (`/state.json` from the
  * journal folder); the built CLI's `status` reads instances that answer what the journal holds.
@@ -14,6 +14,7 @@ import type { InstanceRef } from "../../src/events.js";
 import { readinessLine } from "../../src/model/readiness.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { UiModel } from "../../src/ui/model.js";
+import { SimpleUi } from "../../src/ui/simple.js";
 import { startWatch } from "../../src/watch/index.js";
 import { localServer, type LocalServer } from "../support/http-server.js";
 import { tempDir } from "../support/crash-harness.js";
@@ -35,6 +36,7 @@ describe("readiness: the live view, status and watch say the same words for the 
   const servers: LocalServer[] = [];
   let ui: string[] = [];
   let panel: string[] = [];
+  const simple: string[] = [];
   let watch: string[] = [];
   let status = "";
 
@@ -89,6 +91,13 @@ steps:
     for (const e of b.events) m.apply(e);
     ui = m.readinessLines(6, b.at);
     panel = m.panel(1, pc.createColors(false), b.at);
+    // 1b. the line renderer, given the same plan
+    const lines = new SimpleUi({
+      write: (t) => simple.push(...t.split("\n").filter(Boolean)),
+      colors: pc.createColors(false),
+      readiness: { lagBelowSeconds: 5 },
+    });
+    for (const e of b.events) lines.listener(e);
     // 2. watch, from the journal folder (no reads of its own)
     const w = await startWatch({
       folder,
@@ -130,6 +139,13 @@ steps:
     const at = panel.indexOf("ready to commit?");
     expect(at).toBeGreaterThan(0);
     expect(panel.slice(at + 1, at + 3)).toEqual(ui);
+  });
+
+  it("the line renderer says the same words, once, under the fleet's read", () => {
+    const at = simple.findIndex((l) => / ready to commit\?$/.test(l));
+    expect(at).toBeGreaterThan(0);
+    expect(simple.slice(at + 1, at + 3)).toEqual(ui.map((l) => `         ${l}`));
+    expect(simple.filter((l) => l.includes("ready to commit?"))).toHaveLength(1);
   });
 
   it("status says the same words", () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { CopyView } from "../../src/fleet/eta.js";
 import type { ModelInstance } from "../../src/model/contract.js";
 import { lagRate } from "../../src/model/fold.js";
-import { readiness, readinessLine } from "../../src/model/readiness.js";
+import { CEA_DRAIN, readiness, readinessKey, readinessLine } from "../../src/model/readiness.js";
 import { loadRunbook } from "../../src/runbook/load.js";
 import { readinessPlan } from "../../src/steps/index.js";
 
@@ -141,6 +141,39 @@ describe("readiness: why not ready, and when", () => {
   it("past readiness (COMMITTING, COMMITTED) is not 'not ready'", () => {
     expect(readiness(inst({ state: "COMMITTED", canCommit: false })).ready).toBe(true);
     expect(readiness(inst({ state: "COMMITTING", canCommit: false })).reasons).toEqual([]);
+  });
+});
+
+describe("readinessKey: what a line renderer compares to print readiness only when it changes", () => {
+  const key = (o: Partial<ModelInstance>, c?: CopyView) =>
+    readinessKey(readiness(inst(o), { lagBelowSeconds: 5, ...(c ? { copy: c } : {}) }));
+  const held = { canCommit: false, lagSeconds: 45, lagRate: -1 };
+
+  it("moving figures, the lag's trend (nested brackets too) and the ETA are no change", () => {
+    for (const other of [
+      { ...held, lagSeconds: 44 },
+      { ...held, lagSeconds: 65 }, // 1m 05s: a duration in two words
+      { ...held, lagRate: 2 }, // rising, not converging
+      { ...held, lagRate: undefined },
+      { ...held, ceaStage: CEA_DRAIN }, // "(…; still draining … (ceaStage), …)"
+    ])
+      expect(key(other)).toBe(key(held));
+    expect(key({ ...held, info: "collection copy" }, copy({ fraction: 0.3 }))).toBe(
+      key({ ...held, info: "collection copy" }, copy({ fraction: 0.31 })),
+    );
+  });
+
+  it("a verdict, a new cause, a cause gone, another instance, another side are each a change", () => {
+    const keys = [
+      key(held),
+      key({ canCommit: true, lagSeconds: 1 }),
+      key({ ...held, embedded: { source: { phase: "initial hashing" } } }),
+      key({ ...held, embedded: { destination: { phase: "initial hashing" } } }),
+      key({ ...held, lagSeconds: 1 }),
+      key({ ...held, state: "PAUSED" }),
+      readinessKey(readiness({ ...inst(held), label: "sync1" }, { lagBelowSeconds: 5 })),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });
 

@@ -1,46 +1,76 @@
 /**
- * The report's verification: each verifier sample keeps its generation and documents compared of
- * the total (facts: "Progress: `{ "progress": { phase, generation, generationStats, error,
- * verificationStatus: … } }`"), and the page's facts say how the verification ended.
+ * The report's verification: each verifier sample keeps its generation and the generation's documents
+ * (facts: "Progress: `{ "progress": { phase, generation, generationStats, error, verificationStatus: … } }`"),
+ * and the page's facts say how the verification ended, in the words of the verifier's source
+ * (migration-verifier v0.2.1 internal/verifier/statistics.go: generationStats counts the current
+ * generation only, its totalDocs an estimated count in generation 0 and "the # of documents to recheck"
+ * later; api.go, v0.1.10 and later: gen0Stats, "the final doc/byte counts from generation 0").
  */
 import { describe, expect, it } from "vitest";
 import { buildReport, renderHtml } from "../../src/report/index.js";
+import type { VerifierProgress } from "../../src/api/index.js";
 import { synthRun } from "../support/report-fixture.js";
 
+const STATUS = {
+  totalTasks: 6,
+  addedTasks: 0,
+  processingTasks: 0,
+  failedTasks: 0,
+  completedTasks: 2,
+  metadataMismatchTasks: 4,
+};
+
+/** The report of a run whose last verifier sample is `progress`. */
+function withLast(progress: VerifierProgress) {
+  const { events } = synthRun();
+  const at = events.at(-1)!.at;
+  const seq = Math.max(...events.map((e) => e.seq));
+  const last = { type: "verifier.sampled" as const, seq: seq + 1, at, progress: { error: null, ...progress } };
+  return buildReport([...events, last]);
+}
+
 describe("the report's verifier samples", () => {
-  it("keep generation and generationStats; the page shows the last sample with the counters that judge it", () => {
-    const { events } = synthRun();
-    const at = events.at(-1)!.at;
-    const seq = Math.max(...events.map((e) => e.seq));
-    const last = {
-      type: "verifier.sampled" as const,
-      seq: seq + 1,
-      at,
-      progress: {
-        phase: "idle",
-        generation: 2,
-        generationStats: { docsCompared: 1200, totalDocs: 1000, srcBytesCompared: 0 },
-        error: null,
-        verificationStatus: {
-          totalTasks: 6,
-          addedTasks: 0,
-          processingTasks: 0,
-          failedTasks: 0,
-          completedTasks: 2,
-          metadataMismatchTasks: 4,
-        },
-      },
-    };
-    const report = buildReport([...events, last]);
+  it("keep generation, generationStats and gen0Stats; the page says the last generation's documents are its own, and generation 0's from gen0Stats", () => {
+    const report = withLast({
+      phase: "idle",
+      generation: 2,
+      generationStats: { docsCompared: 1200, totalDocs: 1500, srcBytesCompared: 0 },
+      gen0Stats: { docsCompared: 1048576, totalDocs: 1048576, srcBytesCompared: 0 },
+      verificationStatus: STATUS,
+    });
     expect(report.verifierSamples.at(-1)).toMatchObject({
       phase: "idle",
       generation: 2,
       docsCompared: 1200,
-      totalDocs: 1000,
+      totalDocs: 1500,
+      gen0DocsCompared: 1048576,
+      gen0TotalDocs: 1048576,
       counters: { metadataMismatchTasks: 4, failedTasks: 0 },
     });
     expect(renderHtml(report)).toContain(
-      "<dt>verification</dt><dd>phase idle, generation 2, 1200 comparisons of 1000 docs (a recheck compares a document again), failedTasks 0, metadataMismatchTasks 4 (last sample)</dd>",
+      "<dt>verification</dt><dd>phase idle, generation 2, 1200 of 1500 docs to recheck compared (this generation only, not a total; generation 0 compared 1048576 of about 1048576), failedTasks 0, metadataMismatchTasks 4 (last sample)</dd>",
+    );
+  });
+
+  it("without gen0Stats (before v0.1.10) nothing is said of generation 0; in generation 0 its total is an estimate", () => {
+    const old = withLast({
+      phase: "idle",
+      generation: 2,
+      generationStats: { docsCompared: 1200, totalDocs: 1500, srcBytesCompared: 0 },
+      verificationStatus: STATUS,
+    });
+    expect(old.verifierSamples.at(-1)).not.toHaveProperty("gen0DocsCompared");
+    expect(renderHtml(old)).toContain(
+      "<dd>phase idle, generation 2, 1200 of 1500 docs to recheck compared (this generation only, not a total), failedTasks 0",
+    );
+    const first = withLast({
+      phase: "check",
+      generation: 0,
+      generationStats: { docsCompared: 300, totalDocs: 1000, srcBytesCompared: 0 },
+      verificationStatus: STATUS,
+    });
+    expect(renderHtml(first)).toContain(
+      "<dd>phase check, generation 0, 300 of about 1000 docs compared (the first pass; 1000 is the estimated count of the collections sized so far), failedTasks 0",
     );
   });
 });

@@ -425,7 +425,8 @@ describe("only this cutover's verification counts", () => {
   // verification must be impossible". A v0.2.0 verifier restarted on an earlier cutover's metadata,
   // and a check someone sends it by hand: it resumes the persisted generation (check.go
   // "Resuming in-progress verification"), so it never compares, for this cutover, the documents
-  // generation 0 compares. Adopted, its result was "verified".
+  // generation 0 compares. Adopted, its result was "verified". The simulated v0.2.0 has gen0Stats (api.go
+  // from v0.1.10): the guard names generation 0's total from it.
   it("v0.2.0: a check sent by hand to a verifier holding an earlier verification resumes it past generation 0: not adopted, never verified", async () => {
     const s = await holding({ verifierRelease: "v0.2.0" }, false);
     const c = await fetch(`${s.verifierUrl}/api/v1/check`, { method: "POST", body: "{}" });
@@ -435,7 +436,7 @@ describe("only this cutover's verification counts", () => {
     expect(s.control.state().verifier).toMatchObject({ resumed: true });
     expect(result.exitCode).toBe(1);
     expect(result.message).toMatch(
-      /^step verify-again failed: the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover \(it was first seen in generation [1-9]\d*, started outside this run\), so it compared, for this cutover, not every document a fresh verification compares in generation 0: \d+ of \d+ documents compared in its last generation/,
+      /^step verify-again failed: the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover \(it was first seen in generation [1-9]\d*, started outside this run\), so it compared, for this cutover, not every document \(about \d+: generation 0's estimated count\) a fresh verification compares in generation 0: its last generation, [1-9]\d*, shows \d+ of \d+ docs to recheck compared \(this generation only, not a total\)/,
     );
     expect(result.hint).toMatch(/Restart the verifier with --clean .* then `syncbook run \S+ --resume`/);
     expect(asked(s)).toEqual(before);

@@ -210,6 +210,18 @@ steps:
     expect(samples.map((e) => e.instance.index).sort()).toEqual([0, 1]);
   });
 
+  it("the canWrite wait reads the first process alone, and the other instance only every four intervals", () => {
+    // issue 41: canWrite is valid on the first process only (the cutover page), so inside the
+    // window the wait reads it alone at the bound; the whole fleet is read for people now and then
+    const from = of(events, "step.started").find((e) => e.id === "writable")!;
+    const to = of(events, "window.closed")[0]!;
+    const samples = of(events, "progress.sampled").filter((e) => e.seq > from.seq && e.seq <= to.seq);
+    const count = (i: number): number => samples.filter((e) => e.instance.index === i).length;
+    const ms = to.at - from.at;
+    expect(count(1)).toBeLessThanOrEqual(Math.ceil(ms / (4 * WINDOW_POLL_MS)) + 1);
+    expect(count(0)).toBeGreaterThan(2 * count(1));
+  });
+
   it("never has two requests in flight to one instance", () => {
     const ports = s.instances.map((i) => Number(new URL(i.url).port));
     expect(ports.map((p) => flight.max.get(p))).toEqual([1, 1]);

@@ -84,7 +84,7 @@ describe("item 1: dropped answers and late effects are never resent blindly", ()
     const { result } = await runYaml(runbookFor(s, CUTOVER));
     expect(result.exitCode).toBe(1);
     expect(result.message).toMatch(
-      /sync1 gave no answer .* and still shows state IDLE after 2s: a start can take effect later than its request's time limit, and start is never sent twice; nothing was resent/,
+      /sync1 gave no usable answer .* and still shows state IDLE after 2s: a start can take effect later than its request's time limit, and start is never sent twice; nothing was resent/,
     );
     expect(posts(s, "start")).toEqual([1, 1]);
     expect(posts(s, "commit")).toEqual([0, 0]);

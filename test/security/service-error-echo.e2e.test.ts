@@ -11,8 +11,8 @@
  * - a JSON refusal, `success: false` with `error` and `errorDescription` (a ServiceError), as Go's
  *   encoding/json writes it;
  * - a non-JSON page (HTTP 500, text/plain and HTML): the excerpt of its first bytes;
- * - a JSON answer the contract does not allow (no `success`): the excerpt of its body, parsed
- *   first, a secret as a key too;
+ * - a JSON answer the contract does not allow (no `success`; a string `error`, as the published
+ *   verifier refuses): the excerpt of its body in the message, parsed first, a secret as a key too;
  * - progress reads that fail the same ways before the start (the retried read's warnings).
  * Every stdout and stderr, every file the runs and `report` wrote, and every trace sent is then
  * searched for each secret in every spelling and for any 8 characters of it (either case).
@@ -137,9 +137,16 @@ function echoingService(target: string, mode: Mode): Promise<string> {
               .writeHead(502, { "content-type": "text/html" })
               .end(`<html><body><h1>${MARK}</h1><pre>${echo.spelled.join("\n")}</pre></body></html>`);
           else
-            res
-              .writeHead(200, { "content-type": "application/json" })
-              .end(goJson({ [MARK]: echo.plain, [echo.plain[0]!]: echo.spelled, ok: "yes" }));
+            // no `success`: a string `error` quoting the request, the shape of the refusals without
+            // `success` the published verifier gives (service-facts.md), and a secret as a key too
+            res.writeHead(200, { "content-type": "application/json" }).end(
+              goJson({
+                error: `${MARK} ${echo.plain.join(" ")}`,
+                [MARK]: echo.plain,
+                [echo.plain[0]!]: echo.spelled,
+                ok: "yes",
+              }),
+            );
           return;
         }
         // forward (the simulator refuses fields it does not know: the passthrough fields are not sent on)
@@ -279,9 +286,13 @@ describe("a service error that echoes the request's secrets reaches no output", 
       const journal = filesUnder(journals).find((f) => f.endsWith(".jsonl"))!;
       const text = readFileSync(journal, "utf8");
       // the echo reached the run's words (so its redaction was tested): the refusal, the excerpt or
-      // the retried read; an answer without `success` is told by what it lacks, its body unquoted
-      if (mode === "no-success") expect(text).toContain('unexpected answer: no \\"success\\"');
-      else expect(r.stdout + r.stderr + text, r.all).toContain(MARK);
+      // the retried read; an answer without `success` by what it lacks, what came back (its
+      // excerpt, redacted) and what it leaves
+      if (mode === "no-success")
+        expect(text).toContain(`unexpected answer (no \\"success\\"): {\\"error\\":\\"${MARK} ***`);
+      if (mode === "no-success")
+        expect(text).toContain("it reached the service: whether start took effect is unknown until progress shows it");
+      expect(r.stdout + r.stderr + text, r.all).toContain(MARK);
       if (mode === "progress-errors") expect(r.code, r.all).toBe(0);
       else expect(r.code, r.all).toBe(1);
       const rep = await run(`report (${mode})`, ["report", journal, "--out", join(dir, `report-journal-${mode}`)]);

@@ -507,6 +507,8 @@ describe("verifier: generations, restarts and releases", () => {
     sim = await frozen();
     await toCea(sim);
     await checkAndSetUp(sim);
+    // some of the collections sized (generation 0's totalDocs counts them)
+    sim.control.advance(0.3);
     const before = await verifierProgress(sim);
     expect(before).toMatchObject({ phase: "check", generation: 0 });
     expect(before.verificationStatus.processingTasks).toBeGreaterThan(0);
@@ -514,6 +516,10 @@ describe("verifier: generations, restarts and releases", () => {
     const after = await verifierProgress(sim);
     expect(after).toMatchObject({ phase: "idle", generation: 0, error: null });
     expect(after.verificationStatus).toEqual(before.verificationStatus);
+    // and generation 0's amounts as its tasks left them (statistics.go reads them from the metadata)
+    expect(before.generationStats.totalDocs).toBeGreaterThan(0);
+    expect(after.generationStats).toEqual(before.generationStats);
+    expect(after.gen0Stats).toBeUndefined();
     expect(sim.control.state().verifier).toMatchObject({
       holds: true,
       clean: false,
@@ -677,7 +683,7 @@ describe("verifier: generations, restarts and releases", () => {
     expect([r.status, r.text]).toEqual([500, ""]);
     expect(sim.control.state().verifier).toMatchObject({ holds: true, release: "v0.2.0" });
     await checkAndSetUp(sim);
-    // the persisted generation at once, the documents compared by this process: none yet
+    // the persisted generation at once, with what its finished tasks compared (the metadata holds it)
     const resumed = await verifierProgress(sim);
     expect(resumed).toMatchObject({ phase: "recheck", generation: g });
     expect(sim.control.state().verifier.resumed).toBe(true);
@@ -688,5 +694,199 @@ describe("verifier: generations, restarts and releases", () => {
     await checkAndSetUp(sim);
     expect(await verifierProgress(sim)).toMatchObject({ phase: "check", generation: 0 });
     expect(sim.control.state().verifier).toMatchObject({ holds: false, resumed: false });
+  });
+});
+
+// The verifier's amounts by generation, against its source (mongodb-labs/migration-verifier tag v0.2.1;
+// the same meaning from v0.1.6): internal/verifier/statistics.go `perNsStatsPipelineTemplate` sums the
+// current generation's tasks: `docsCompared` "$found_source_documents_count" of its finished document
+// tasks; `totalDocs` "In generation 0 … the total docs from the verify-collection tasks" (tasks/task.go:
+// "the source collection's estimated docs count") and "In generation 1+ … the # of documents to
+// recheck"; `totalBytes` the verify-collection tasks' sizes (api.go: `totalSrcBytes,omitempty`).
+// api.go (from v0.1.10): `gen0Stats` "holds the final doc/byte counts from generation 0 … It is absent
+// during generation 0 itself"; summary_api.go `buildCheckStats`: generationStats in generation 0,
+// gen0Stats after.
+describe("verifier: generationStats and gen0Stats by generation", () => {
+  // 1 GiB of 1 KiB documents (frozen()'s data set), recheck tasks of 1000 documents (the model's default)
+  const ALL = 2 ** 30 / 1024;
+  const PER_TASK = 1000;
+  const summary = async (s: Simulator) => (await call(`${s.verifierUrl}/api/v1/summary`)).json;
+  type Stats = {
+    docsCompared: number;
+    totalDocs: number;
+    srcBytesCompared: number;
+    totalSrcBytes?: number;
+    totalNamespaces: number;
+  };
+
+  it("generation 0, its rechecks (generation 1), later generations and the last: each field as the source defines it", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    // every answer until idle, by generation (writes on for a while: rechecks in several generations)
+    const byGen = new Map<number, { stats: Stats; gen0?: Stats; check?: Stats; phase: string }[]>();
+    let sentOff = false;
+    for (let k = 0; k < 600; k++) {
+      const p = await verifierProgress(sim);
+      const sum = await summary(sim);
+      const list = byGen.get(p.generation) ?? [];
+      list.push({ stats: p.generationStats, gen0: p.gen0Stats, check: sum.checkStats, phase: p.phase });
+      byGen.set(p.generation, list);
+      if (p.phase === "idle") break;
+      if (!sentOff && p.generation >= 3) {
+        sim.control.setWrites({ enabled: false });
+        await broadcast(sim, "commit");
+        sim.control.advance(5);
+        expect((await writesOff(sim)).json).toEqual({ success: true });
+        sentOff = true;
+      }
+      sim.control.advance(0.25);
+    }
+    const gens = [...byGen.keys()].sort((a, b) => a - b);
+    expect(gens[0]).toBe(0);
+    expect(gens.length).toBeGreaterThanOrEqual(4);
+    const last = byGen.get(gens.at(-1)!)!.at(-1)!;
+    expect(last.phase).toBe("idle");
+
+    // generation 0: no gen0Stats; the total is the collections sized so far, growing to every document
+    const g0 = byGen.get(0)!;
+    let prev = 0;
+    for (const a of g0) {
+      expect(a.gen0).toBeUndefined();
+      expect(a.check).toEqual(a.stats);
+      expect(a.stats.docsCompared).toBeLessThanOrEqual(a.stats.totalDocs);
+      expect(a.stats.totalDocs).toBeGreaterThanOrEqual(prev);
+      expect(a.stats.totalDocs).toBeLessThanOrEqual(ALL);
+      expect(a.stats.totalNamespaces).toBe(12);
+      prev = a.stats.totalDocs;
+    }
+    expect(g0.some((a) => a.stats.totalDocs > 0 && a.stats.totalDocs < ALL)).toBe(true);
+    expect(g0.some((a) => a.stats.docsCompared > 0 && a.stats.docsCompared < ALL)).toBe(true);
+
+    // generation 0's final amounts: every document, every byte, the 12 collections
+    const final0: Stats = {
+      docsCompared: ALL,
+      totalDocs: ALL,
+      srcBytesCompared: 2 ** 30,
+      totalSrcBytes: 2 ** 30,
+      totalNamespaces: 12,
+    };
+    for (const g of gens.slice(1)) {
+      const answers = byGen.get(g)!;
+      const total = answers[0]!.stats.totalDocs;
+      let seen = 0;
+      for (const a of answers) {
+        // gen0Stats from generation 1 on, and it is /summary's checkStats
+        expect(a.gen0).toEqual(final0);
+        expect(a.check).toEqual(final0);
+        // this generation's only: the documents to recheck (whole recheck tasks), never a running total
+        expect(a.stats.totalDocs).toBe(total);
+        expect(total % PER_TASK).toBe(0);
+        expect(a.stats.docsCompared).toBeLessThanOrEqual(total);
+        expect(a.stats.docsCompared).toBeGreaterThanOrEqual(seen);
+        expect(a.stats.srcBytesCompared).toBe(a.stats.docsCompared * 1024);
+        // only collection tasks count in totalSrcBytes: before the commit, the 4 collections whose index
+        // metadata differs (DEFAULT_DATA_SET) are checked again, a twelfth of the bytes each; after, none
+        // (omitempty: absent)
+        expect([undefined, ...[1, 2, 3, 4].map((n) => Math.round((2 ** 30 * n) / 12))]).toContain(
+          a.stats.totalSrcBytes,
+        );
+        expect(a.stats.totalNamespaces).toBe(total > 0 ? 12 : a.stats.totalNamespaces === 0 ? 0 : 4);
+        seen = a.stats.docsCompared;
+      }
+    }
+    // generation 1 rechecks what changed during generation 0: fewer documents than generation 0's
+    const g1 = byGen.get(1)!;
+    expect(g1[0]!.stats.totalDocs).toBeGreaterThan(0);
+    expect(g1[0]!.stats.totalDocs).toBeLessThan(ALL);
+    // a later generation with documents to recheck (its counts, checked above, are its own)
+    const later = gens.filter((g) => g >= 2 && byGen.get(g)![0]!.stats.totalDocs > 0);
+    expect(later.length).toBeGreaterThan(0);
+    // the result: the last generation compared all it had to recheck, and says nothing of generation 0
+    expect(last.stats.docsCompared).toBe(last.stats.totalDocs);
+    expect(last.stats.totalDocs).toBeLessThan(ALL);
+  });
+
+  it("a generation with nothing to recheck: all zero, totalSrcBytes and namespaces none", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    sim.control.setWrites({ enabled: false });
+    await broadcast(sim, "commit");
+    sim.control.advance(5);
+    await checkAndSetUp(sim);
+    sim.control.advance(30);
+    const p = await verifierProgress(sim);
+    expect(p.generation).toBeGreaterThan(0);
+    expect(p.generationStats).toEqual({ docsCompared: 0, totalDocs: 0, srcBytesCompared: 0, totalNamespaces: 0 });
+    expect(p.gen0Stats).toMatchObject({ docsCompared: ALL, totalDocs: ALL });
+  });
+
+  it("generation 1+ re-verifies a collection's metadata: its size counts in totalSrcBytes, not in totalDocs", async () => {
+    // writesOff before commit: the collections with unique, TTL or hidden indexes differ in every generation
+    sim = await frozen();
+    await toCea(sim);
+    sim.control.setWrites({ enabled: false });
+    await checkAndSetUp(sim);
+    sim.control.advance(10);
+    // a generation of 4 collection tasks: step through one until they are all done
+    const seen = new Set<number | undefined>();
+    let p = await verifierProgress(sim);
+    for (let k = 0; k < 40; k++) {
+      expect(p.generation).toBeGreaterThan(0);
+      expect(p.generationStats).toMatchObject({
+        docsCompared: 0,
+        totalDocs: 0,
+        srcBytesCompared: 0,
+        totalNamespaces: 4,
+      });
+      seen.add(p.generationStats.totalSrcBytes);
+      sim.control.advance(0.01);
+      p = await verifierProgress(sim);
+    }
+    // 4 of the 12 collections (DEFAULT_DATA_SET: 2 unique, 1 TTL, 1 hidden), each a twelfth of the bytes, as each
+    // is sized (the fourth ends the generation: the next one begins at none)
+    expect([...seen], JSON.stringify([...seen])).toEqual([
+      undefined,
+      ...[1, 2, 3].map((n) => Math.round((2 ** 30 * n) / 12)),
+    ]);
+  });
+
+  it("a restart: generation 0's amounts before the check; resumed, the same gen0Stats; with --clean, none until generation 1", async () => {
+    const restart = (s: Simulator, body: unknown = {}) => call(`${s.verifierUrl}/sim/verifier/restart`, "POST", body);
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    let p = await verifierProgress(sim);
+    for (let k = 0; k < 200 && p.generation < 2; k++) {
+      sim.control.advance(0.5);
+      p = await verifierProgress(sim);
+    }
+    expect(p.generation).toBe(2);
+    const gen0 = p.gen0Stats as Stats;
+    expect(gen0).toMatchObject({ docsCompared: ALL, totalDocs: ALL });
+    // before its check a process reads generation 0 from the metadata: its amounts are generationStats
+    await restart(sim, { clean: false });
+    const idle = await verifierProgress(sim);
+    expect(idle).toMatchObject({ phase: "idle", generation: 0, generationStats: gen0 });
+    expect(idle.gen0Stats).toBeUndefined();
+    expect((await summary(sim)).checkStats).toEqual(gen0);
+    // resumed: the persisted generation, and generation 0 as the earlier process left it
+    await checkAndSetUp(sim);
+    const resumed = await verifierProgress(sim);
+    expect(resumed).toMatchObject({ phase: "recheck", generation: 2, gen0Stats: gen0 });
+    expect(resumed.generationStats.totalDocs).toBeLessThan(ALL);
+    // --clean: the old metadata dropped at the check, a fresh generation 0 without gen0Stats
+    await restart(sim, { clean: true });
+    await checkAndSetUp(sim);
+    const fresh = await verifierProgress(sim);
+    expect(fresh).toMatchObject({ phase: "check", generation: 0 });
+    expect(fresh.gen0Stats).toBeUndefined();
+    expect(fresh.generationStats.docsCompared).toBe(0);
+    // a process on a new metadata database: nothing at all
+    await restart(sim, { newMetadata: true });
+    const none = await verifierProgress(sim);
+    expect(none.generationStats).toEqual({ docsCompared: 0, totalDocs: 0, srcBytesCompared: 0, totalNamespaces: 0 });
+    expect(none.gen0Stats).toBeUndefined();
+    expect((await summary(sim)).checkStats).toEqual(none.generationStats);
   });
 });

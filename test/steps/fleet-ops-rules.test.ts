@@ -594,7 +594,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     const err = await failure(sendCommand(ctx, spec("commit")));
     // a settle window would be twice the request time limit after a timeout
     expect(Date.now() - t0).toBeLessThan(2 * REQUEST_TIMEOUT);
-    expect(err.message).toMatch(/^commit refused by .*; sync1 gave no answer .* which proves nothing/);
+    expect(err.message).toMatch(/^commit refused by .*; sync1 gave no usable answer .* which proves nothing/);
     const d = decisions(events);
     expect(d[0]).toMatchObject({ kind: "reconcile", ok: false });
     expect(d[0]!.reason).toBe(
@@ -778,7 +778,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     };
     const err = await failure(sendCommand(ctx, spec("commit")));
     expect(err.message).toBe(
-      `sync1 gave no answer (${failed(1, "commit", "reset")}) and shows state RUNNING, which proves nothing: commit blocks until every instance has received it, so it may be holding one, which takes effect as soon as the last instance has it; nothing was resent (commit accepted by 1 instance(s))`,
+      `sync1 gave no usable answer (${failed(1, "commit", "reset")}) and shows state RUNNING, which proves nothing: commit blocks until every instance has received it, so it may be holding one, which takes effect as soon as the last instance has it; nothing was resent (commit accepted by 1 instance(s))`,
     );
     expect(sends).toBe(1);
     expect(decisions(events).map((d) => d.kind)).toEqual(["reconcile"]);
@@ -968,6 +968,6 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
         }),
       ),
     );
-    expect(err.message).toMatch(/^sync1 gave no answer/);
+    expect(err.message).toMatch(/^sync1 gave no usable answer/);
   });
 });

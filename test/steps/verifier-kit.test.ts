@@ -313,10 +313,40 @@ describe("after this run's check: a fresh verification, or a resumed one (freshS
 });
 
 describe("describing the verifier", () => {
-  it("describes what it saw: phase, generation, documents compared of the total, the counters", () => {
+  // migration-verifier v0.2.1 internal/verifier/statistics.go: generationStats is the current generation's;
+  // totalDocs an estimated count in generation 0, "the # of documents to recheck" later; api.go (v0.1.10+):
+  // gen0Stats "the final doc/byte counts from generation 0", absent during it
+  it("describes what it saw: phase, generation, the generation's documents in the source's words, the counters", () => {
     expect(describeVerifier({ ...RUNNING, generationStats: { docsCompared: 10, totalDocs: 40 } })).toBe(
-      "phase recheck, generation 3, 10 of 40 documents compared, totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0",
+      "phase recheck, generation 3, 10 of 40 docs to recheck compared (this generation only, not a total), totalTasks 8, completedTasks 5, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0",
     );
+    expect(
+      describeVerifier({
+        phase: "idle",
+        generation: 4,
+        generationStats: { docsCompared: 0, totalDocs: 0 },
+        gen0Stats: { docsCompared: 1048576, totalDocs: 1048576 },
+      }),
+    ).toBe(
+      "phase idle, generation 4, 0 of 0 docs to recheck compared (this generation only, not a total; generation 0 compared 1048576 of about 1048576)",
+    );
+    expect(
+      describeVerifier({ phase: "check", generation: 0, generationStats: { docsCompared: 5, totalDocs: 90 } }),
+    ).toBe(
+      "phase check, generation 0, 5 of about 90 docs compared (the first pass; 90 is the estimated count of the collections sized so far)",
+    );
+    // a generation that is no number is neither said nor read as generation 0
+    expect(
+      describeVerifier({
+        phase: "check",
+        generation: "0" as unknown as number,
+        generationStats: { docsCompared: 5, totalDocs: 90 },
+      }),
+    ).toBe("phase check, 5 of 90 docs compared (the current generation only, not a total)");
+    // a gen0Stats without its pair says nothing of generation 0
+    expect(
+      describeVerifier({ ...RUNNING, generationStats: { docsCompared: 1, totalDocs: 2 }, gen0Stats: { totalDocs: 9 } }),
+    ).toMatch(/^phase recheck, generation 3, 1 of 2 docs to recheck compared \(this generation only, not a total\), /);
     // what it did not show is left out: a half of the documents' pair, the generation, a counter
     expect(describeVerifier({ phase: "check", generationStats: { docsCompared: 10 } })).toBe("phase check");
     expect(describeVerifier({ phase: "check", generationStats: { totalDocs: 10 } })).toBe("phase check");
@@ -357,11 +387,17 @@ describe("notFromStart: a verification that did not begin at generation 0 for th
   it("from its start: nothing to say; otherwise what it compared, and a fresh verification's total where the verifier reports it", () => {
     expect(notFromStart({ fromStart: true }, END)).toBeUndefined();
     expect(notFromStart({ fromStart: false, baseline: { phase: "recheck", generation: 2 } }, END)).toBe(
-      "this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 2, started outside this run), so it compared, for this cutover, not every document a fresh verification compares in generation 0: 3 of 7 documents compared in its last generation, 4, a recheck of what changed",
+      "this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 2, started outside this run), so it compared, for this cutover, not every document a fresh verification compares in generation 0: its last generation, 4, shows 3 of 7 docs to recheck compared (this generation only, not a total)",
     );
+    // gen0Stats (api.go, v0.1.10+): generation 0's total, an estimated count (tasks/task.go)
     expect(notFromStart({}, { ...END, gen0Stats: { docsCompared: 90, totalDocs: 100 } })).toBe(
-      "this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not the 100 documents a fresh verification compares in generation 0: 3 of 7 documents compared in its last generation, 4, a recheck of what changed",
+      "this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document (about 100: generation 0's estimated count) a fresh verification compares in generation 0: its last generation, 4, shows 3 of 7 docs to recheck compared (this generation only, not a total)",
     );
+    // no generation in the answer (or one that is no number): the counters are still said as one generation's only
+    for (const generation of [undefined, "4" as unknown as number])
+      expect(
+        notFromStart({}, { phase: "idle", generation, generationStats: { docsCompared: 3, totalDocs: 7 } }),
+      ).toMatch(/: its last generation shows 3 of 7 docs compared \(the current generation only, not a total\)$/);
     // a baseline that was idle (this run sent the check) says nothing of where it began
     const sent = notFromStart({ baseline: { phase: "idle", generation: 0 } }, { phase: "idle", generation: 4 });
     expect(sent).toBe(
@@ -369,6 +405,7 @@ describe("notFromStart: a verification that did not begin at generation 0 for th
     );
     for (const generationStats of [{ docsCompared: 3 }, { totalDocs: 7 }])
       expect(notFromStart({}, { ...END, generationStats })).toMatch(/: no documents counted in its last generation$/);
-    expect(notFromStart({}, { ...END, gen0Stats: { totalDocs: "100" } })).toMatch(/not every document/);
+    for (const gen0Stats of [{ totalDocs: "100" as unknown as number }, { totalDocs: 100 }])
+      expect(notFromStart({}, { ...END, gen0Stats })).toMatch(/not every document a fresh/);
   });
 });

@@ -379,7 +379,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     const s = setup({ progress: (st) => (st.writesOff === 0 ? running : PASSED) });
     const e = await failure(s.run());
     expect(e.message).toBe(
-      `the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 3, started outside this run), so it compared, for this cutover, not the 5242880 documents a fresh verification compares in generation 0: 0 of 5242880 documents compared in its last generation, 3, a recheck of what changed (${describeVerifier(running)})`,
+      `the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 3, started outside this run), so it compared, for this cutover, not every document (about 5242880: generation 0's estimated count) a fresh verification compares in generation 0: its last generation, 3, shows 0 of 5242880 docs to recheck compared (this generation only, not a total) (${describeVerifier(running)})`,
     );
     expect(e.reason).toBe("unsafe");
     expect(e.hint).toMatch(
@@ -419,7 +419,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
       { memory: accepted({ fromStart: undefined, writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 0 }) },
     );
     const e = await failure(s.run());
-    const why = `this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document a fresh verification compares in generation 0: 0 of 5242880 documents compared in its last generation, 2, a recheck of what changed (${describeVerifier(end)})`;
+    const why = `this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document a fresh verification compares in generation 0: its last generation, 2, shows 0 of 5242880 docs to recheck compared (this generation only, not a total) (${describeVerifier(end)})`;
     expect(e.message).toBe(`not verified: ${why}`);
     expect(e.reason).toBe("unsafe");
     expect(e.hint).toMatch(
@@ -752,7 +752,10 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(e.message).toMatch(
       /^the verifier resumed a verification this cutover did not start: after this run's check it shows generation 3 at once/,
     );
-    expect(e.message).toContain("0 of 5242880 documents compared");
+    // its last generation's counts, said as that generation's only (verifierDocsText)
+    expect(e.message).toContain(
+      "generation 3, 0 of 5242880 docs to recheck compared (this generation only, not a total)",
+    );
     expect(e.hint).toMatch(
       /^verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check \(fixed in v0.2.1\), whatever its metadata holds\. Start the verifier on a new metadata database/,
     );

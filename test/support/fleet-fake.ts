@@ -57,24 +57,27 @@ export function scripted(script: Script): { fleet: Fleet; sent: number[][]; read
     refs,
     // reads are scripted, not timed: the counts go nowhere
     polls: createPollRecorder(() => undefined),
-    progress: (signal) => {
+    progress: (signal, only) => {
       signal?.throwIfAborted();
       reads++;
       const snap: FleetSnapshot = {
         at: Date.now(),
-        instances: refs.map((ref, i) => {
-          const list = script.reads[i]!;
-          const r =
-            typeof list === "function"
-              ? list({ ms: Date.now() - firstSend, sends: sent.map((x) => x.length) })
-              : list[Math.min(readCount[i]!++, list.length - 1)]!;
-          if (r === "error")
-            return {
-              ref,
-              error: new TransportError(ref.url, "progress", "connect", "refused", { requestSent: false }),
-            };
-          return { ref, progress: { state: "RUNNING", ...r } };
-        }),
+        instances: refs
+          .flatMap((ref, i) => (only && !only.includes(i) ? [] : [ref]))
+          .map((ref) => {
+            const i = ref.index;
+            const list = script.reads[i]!;
+            const r =
+              typeof list === "function"
+                ? list({ ms: Date.now() - firstSend, sends: sent.map((x) => x.length) })
+                : list[Math.min(readCount[i]!++, list.length - 1)]!;
+            if (r === "error")
+              return {
+                ref,
+                error: new TransportError(ref.url, "progress", "connect", "refused", { requestSent: false }),
+              };
+            return { ref, progress: { state: "RUNNING", ...r } };
+          }),
       };
       return Promise.resolve(snap);
     },
@@ -99,7 +102,7 @@ export function scripted(script: Script): { fleet: Fleet; sent: number[][]; read
         );
       return Promise.resolve({ results, skewMs: 0 });
     },
-    identity: (snap, expect) => identityProblems(snap, expect),
+    identity: (snap, expect) => identityProblems(snap, { fleetSize: refs.length, ...expect }),
     close: () => Promise.resolve(),
   };
   return {

@@ -115,8 +115,11 @@ describe("simple renderer, details", () => {
     expect(all[all.length - 1]).toBe("         shard-b  canCommit: now false (for 0ms)");
   });
 
-  // facts: "Progress: `{ "progress": { phase, generation, generationStats, error, verificationStatus: { … } } }`"
-  it("the verify progress bar: generation and documents compared of the total, a line per generation", () => {
+  // facts: "Progress: `{ "progress": { phase, generation, generationStats, error, verificationStatus: { … } } }`";
+  // migration-verifier v0.2.1 internal/verifier/statistics.go: generationStats counts the current generation
+  // only, its totalDocs an estimated count in generation 0 and "the # of documents to recheck" later; api.go
+  // (v0.1.10+): gen0Stats, "the final doc/byte counts from generation 0", absent during generation 0
+  it("the verify progress bar: the generation's documents in the source's words, generation 0's from gen0Stats, a line per generation", () => {
     const b = new EventBuilder();
     b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS });
     b.emit("step.started", STEPS[2]!);
@@ -128,24 +131,42 @@ describe("simple renderer, details", () => {
       completedTasks: 4,
       metadataMismatchTasks: 0,
     };
-    const sample = (phase: string, generation: number, docsCompared: number) =>
+    const sample = (
+      phase: string,
+      generation: number,
+      docsCompared: number,
+      totalDocs: number,
+      gen0?: { docsCompared: number; totalDocs: number; srcBytesCompared: number },
+    ) =>
       b.emit("verifier.sampled", {
         progress: {
           phase,
           error: null,
           generation,
-          generationStats: { docsCompared, totalDocs: 2_000_000, srcBytesCompared: 0 },
+          generationStats: { docsCompared, totalDocs, srcBytesCompared: 0 },
+          ...(gen0 ? { gen0Stats: gen0 } : {}),
           verificationStatus: status,
         },
       });
-    sample("check", 0, 500_000);
-    sample("check", 0, 900_000); // same generation and counters: no new line
-    // rechecks compare documents again: the bar is clamped, and the line says what is counted (issue 26)
-    sample("recheck", 1, 2_100_000);
+    sample("check", 0, 500_000, 2_000_000);
+    sample("check", 0, 900_000, 2_000_000); // same generation and counters: no new line
+    const gen0 = { docsCompared: 2_000_000, totalDocs: 2_000_000, srcBytesCompared: 0 };
+    sample("recheck", 1, 3_000, 12_000, gen0);
+    // a release without gen0Stats (before v0.1.10): nothing said of generation 0
+    sample("recheck", 2, 1_000, 4_000);
+    // generation 0's estimate passed (the source grew): the bar is clamped, and the words say so
+    sample("check", 0, 2_100_000, 2_000_000);
     const lines = runSimple(b.events).filter((l) => l.includes("verifier"));
+    const counters = " · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0";
     expect(lines).toEqual([
-      "03:00:00 verifier check · generation 0 [█████░░░░░░░░░░░░░░░] 500k of 2M docs compared · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
-      "03:00:00 verifier recheck · generation 1 [████████████████████] 2.1M comparisons of 2M docs (a recheck compares a document again) · total 6, completed 4, processing 2, added 0, failed 0, mismatch 0",
+      "03:00:00 verifier check · generation 0 [█████░░░░░░░░░░░░░░░] 500k of about 2M docs compared (the first pass; 2M is the estimated count of the collections sized so far)" +
+        counters,
+      "03:00:00 verifier recheck · generation 1 [█████░░░░░░░░░░░░░░░] 3000 of 12k docs to recheck compared (this generation only, not a total; generation 0 compared 2M of about 2M)" +
+        counters,
+      "03:00:00 verifier recheck · generation 2 [█████░░░░░░░░░░░░░░░] 1000 of 4000 docs to recheck compared (this generation only, not a total)" +
+        counters,
+      "03:00:00 verifier check · generation 0 [████████████████████] 2.1M docs compared (the first pass), more than the 2M estimated as the collections were sized (an estimate; the source may have grown since)" +
+        counters,
     ]);
   });
 
@@ -183,6 +204,60 @@ describe("simple renderer, details", () => {
     expect(lines).toContain("03:00:00 ✗ interlock stopWrites refused: no stopWrites step has succeeded in this run");
     expect(lines).toContain("03:00:00 ✖ [6/7] Commit failed in 3ms: commit refused");
     expect(lines).toContain("         hint: add a stopWrites step or --force stopWrites");
+  });
+
+  it("says readiness when it changes, in the live view's words, never once per read (40 reads)", () => {
+    const b = new EventBuilder();
+    b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS });
+    const held = (lag: number) => ({ state: "RUNNING", canCommit: false, lagTimeSeconds: lag });
+    const ready = { state: "RUNNING", canCommit: true, lagTimeSeconds: 1 };
+    const read = (first: Record<string, unknown>): void => {
+      b.advance(1000);
+      b.progress(INSTANCES[0]!, first);
+      b.progress(INSTANCES[1]!, ready);
+      b.progress(INSTANCES[2]!, ready);
+    };
+    // IDLE: the question is not asked yet
+    for (const inst of INSTANCES) b.progress(inst, { state: "IDLE" });
+    // 20 reads with the lag falling and rising (its figure and trend move each read: no change)
+    for (let k = 0; k < 20; k++) read(held(45 - (k % 5)));
+    // a new thing holds shard-a back: the embedded verifier not yet stream hashing
+    for (let k = 0; k < 10; k++)
+      read({
+        ...held(40),
+        verification: { source: { phase: "initial hashing" }, destination: { phase: "stream hashing" } },
+      });
+    // then it is ready: said once
+    for (let k = 0; k < 10; k++) read(ready);
+    const ui = new SimpleUi({
+      write: (t) => lines.push(...t.split("\n").filter(Boolean)),
+      colors: plain,
+      readiness: { lagBelowSeconds: 5 },
+    });
+    const lines: string[] = [];
+    const m = new UiModel(undefined, { lagBelowSeconds: 5 });
+    const said: string[][] = [];
+    for (const e of b.events) {
+      ui.listener(e);
+      m.apply(e);
+      if (lines.at(-1) !== undefined && said.length < lines.filter((l) => l.endsWith("ready to commit?")).length)
+        said.push(m.readinessLines(6, e.at));
+    }
+    const heads = lines.flatMap((l, k) => (l.endsWith("ready to commit?") ? [k] : []));
+    expect(heads).toHaveLength(3);
+    // each time, the live view's lines for that moment, word for word
+    for (const [n, k] of heads.entries()) {
+      expect(lines.slice(k + 1, k + 1 + said[n]!.length)).toEqual(said[n]!.map((l) => `         ${l}`));
+    }
+    expect(lines[heads[0]! + 1]).toMatch(
+      /shard-a\s+not ready \(ETA unknown\): lag 45s, not below the runbook's lagBelow 5s/,
+    );
+    expect(lines[heads[1]! + 1]).toMatch(/embedded verifier \(source\): initial hashing, not yet stream hashing/);
+    expect(lines.slice(heads[2]! + 1, heads[2]! + 4).map((l) => l.trim().replace(/\s+/g, " "))).toEqual([
+      "shard-a ready",
+      "shard-b ready",
+      "http://127.0.0.1:27184 ready",
+    ]);
   });
 
   it("prints a progress read failure once per new error and once on recovery", () => {
@@ -289,7 +364,8 @@ describe("simple renderer, details", () => {
       b.advance(2000);
       b.progress(INSTANCES[0]!, cc(c, t));
     }
-    const lines = runSimple(b.events).filter((l) => l.includes("copy"));
+    // the copy's own lines (readiness says "collection copy not done" too, on its own lines)
+    const lines = runSimple(b.events).filter((l) => / copy \d+%| copy progress reset/.test(l));
     expect(lines.map((l) => l.slice(9))).toEqual([
       "copy 30% 30 B / 100 B ETA …",
       "copy 50% 55 B / 100 B ETA …",

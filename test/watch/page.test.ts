@@ -1,21 +1,25 @@
 /**
  * The watch page's durations are `formatDuration`'s (src/runbook/duration.ts), the one format of a
  * duration in every output: the page's script runs the function's own source (issue 40; it had a
- * copy of its own that wrote a day as "25h 00m" where every other output says "1d 1h").
+ * copy of its own that wrote a day as "25h 00m" where every other output says "1d 1h"). Its
+ * verifier documents are `verifierDocsText`'s (src/text.ts) the same way: it had words of its own
+ * ("1200 of 5000 documents compared") that read a recheck generation's counts as the verification's.
  */
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { formatDuration } from "../../src/runbook/duration.js";
+import { verifierDocsText, type GenerationDocs } from "../../src/text.js";
 import { watchPage } from "../../src/watch/page.js";
 
-/** The page script's `dur`, evaluated on its own (it uses nothing of the page's). */
-function pageDur(): (ms: unknown) => string {
+/** One of the page script's inlined functions, evaluated on its own (it uses nothing of the page's). */
+function pageFunction(name: string, next: string): unknown {
   const html = watchPage("n0nce");
-  const m = /\nconst dur = ([\s\S]*?);\nlet state = null;/.exec(html);
-  if (!m) throw new Error("the page's script has no `const dur = …;` before `let state`");
+  const m = new RegExp(`\\nconst ${name} = ([\\s\\S]*?);\\n${next}`).exec(html);
+  if (!m) throw new Error(`the page's script has no \`const ${name} = …;\` before \`${next}\``);
   // in a context of its own, as the page's script has nothing of Node's
-  return runInNewContext(`"use strict"; (${m[1]})`) as (ms: unknown) => string;
+  return runInNewContext(`"use strict"; (${m[1]})`);
 }
+const pageDur = () => pageFunction("dur", "const docsText = ") as (ms: unknown) => string;
 
 describe("the watch page's durations", () => {
   it("are formatDuration's, at every boundary and for what is no duration", () => {
@@ -46,5 +50,32 @@ describe("the watch page's durations", () => {
     expect(dur(90_000_000)).toBe("1d 1h");
     expect(dur(undefined)).toBe("?");
     expect(dur("5000")).toBe("?");
+  });
+});
+
+// migration-verifier v0.2.1 internal/verifier/statistics.go: generationStats counts the current generation
+// only (totalDocs: an estimated count in generation 0, "the # of documents to recheck" later); api.go
+// (v0.1.10+): gen0Stats, generation 0's final counts, absent during generation 0
+describe("the watch page's verifier documents", () => {
+  it("are verifierDocsText's, for every generation, with and without gen0Stats", () => {
+    const docsText = pageFunction("docsText", "let state = null;") as (
+      generation: number | undefined,
+      docs: GenerationDocs,
+      gen0?: GenerationDocs,
+    ) => string;
+    const gen0 = { compared: 1048576, total: 1048576 };
+    for (const generation of [undefined, 0, 1, 2, 7])
+      for (const docs of [
+        { compared: 0, total: 0 },
+        { compared: 12, total: 40 },
+        { compared: 41, total: 40 },
+      ])
+        for (const g0 of [undefined, gen0])
+          expect(docsText(generation, docs, g0), JSON.stringify([generation, docs, g0])).toBe(
+            verifierDocsText(generation, docs, g0),
+          );
+    expect(docsText(3, { compared: 12, total: 40 }, gen0)).toBe(
+      "12 of 40 docs to recheck compared (this generation only, not a total; generation 0 compared 1048576 of about 1048576)",
+    );
   });
 });

@@ -24,7 +24,9 @@
  *   finishes its generation and runs one more: check.go `CheckDriver`), `error` null, no task
  *   still added or processing (`notEarned`).
  */
+import { generationDocs } from "../../api/progress.js";
 import type { VerifierProgress } from "../../api/types.js";
+import { verifierDocsText } from "../../text.js";
 import type { VerifierNeed, VerifierStanding } from "../../fleet/index.js";
 import type { VerifierMemory } from "./context.js";
 
@@ -186,13 +188,14 @@ export function notEarned(p: VerifierProgress, writesOffGeneration: number | und
 export function notFromStart(m: VerifierMemory, p: VerifierProgress): string | undefined {
   if (m.fromStart === true) return undefined;
   const first = m.baseline?.phase === "idle" ? undefined : m.baseline?.generation;
-  const g = p.generationStats;
-  const g0 = (p as { gen0Stats?: { totalDocs?: unknown } }).gen0Stats?.totalDocs;
-  const compared =
-    typeof g?.docsCompared === "number" && typeof g.totalDocs === "number"
-      ? `${g.docsCompared} of ${g.totalDocs} documents compared in its last generation, ${p.generation}, a recheck of what changed`
-      : "no documents counted in its last generation";
-  const fresh = typeof g0 === "number" ? `the ${g0} documents` : "every document";
+  // the counters in their one wording (src/text.ts verifierDocsText); gen0Stats' total is an estimate
+  const docs = generationDocs(p.generationStats);
+  const g0 = generationDocs(p.gen0Stats);
+  const generation = typeof p.generation === "number" ? p.generation : undefined;
+  const compared = docs
+    ? `its last generation${generation === undefined ? "" : `, ${generation},`} shows ${verifierDocsText(generation, docs)}`
+    : "no documents counted in its last generation";
+  const fresh = g0 ? `every document (about ${g0.total}: generation 0's estimated count)` : "every document";
   return `this cutover's verification did not begin at generation 0 for this cutover (${first === undefined ? "not known where it began: a journal from an older syncbook?" : `it was first seen in generation ${first}, started outside this run`}), so it compared, for this cutover, not ${fresh} a fresh verification compares in generation 0: ${compared}`;
 }
 

@@ -426,11 +426,11 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
           );
         else if (effect === false && op === "start")
           doubts.push(
-            `${instanceLabel(u.ref)} gave no answer (${short(u.error)}) and still shows ${stateOf(u)} after ${formatDuration(windowMs)}: a start can take effect later than its request's time limit, and start is never sent twice`,
+            `${instanceLabel(u.ref)} gave no usable answer (${short(u.error)}) and still shows ${stateOf(u)} after ${formatDuration(windowMs)}: a start can take effect later than its request's time limit, and start is never sent twice`,
           );
         else if (effect === false && blocking)
           doubts.push(
-            `${instanceLabel(u.ref)} gave no answer (${short(u.error)}) and shows ${stateOf(u)}, which proves nothing: ${op} blocks until every instance has received it, so it may be holding one, which takes effect as soon as the last instance has it`,
+            `${instanceLabel(u.ref)} gave no usable answer (${short(u.error)}) and shows ${stateOf(u)}, which proves nothing: ${op} blocks until every instance has received it, so it may be holding one, which takes effect as soon as the last instance has it`,
           );
         else if (effect === false) again.push(u.ref);
         else if (!u.mayHaveReached)

@@ -27,6 +27,7 @@ import {
   type VerifierClient,
   type VerifierProgress,
 } from "../../api/index.js";
+import { generationDocs } from "../../api/progress.js";
 import { errorMessage } from "../../errors.js";
 import { instanceLabel } from "../../events.js";
 import type { FailingCondition } from "../../fleet/index.js";
@@ -37,6 +38,7 @@ import { poll, pollResult } from "./poll.js";
 import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./rechecks.js";
 import type { FleetSnapshot } from "../../fleet/index.js";
 import { CEA } from "./sequence.js";
+import { verifierDocsText } from "../../text.js";
 import { abortReason, waitUntil } from "./wait.js";
 import {
   EMPTY_500,
@@ -88,13 +90,16 @@ const COUNTERS = [
   "recheckTasks",
 ] as const;
 
-/** `phase recheck, generation 3, 1200 of 5000 documents compared, totalTasks 12, …` */
+/**
+ * `phase recheck, generation 3, 1200 of 5000 docs to recheck compared (this generation only, not a
+ * total; …), totalTasks 12, …`: the document counters in verifierDocsText's words (src/text.ts).
+ */
 export function describeVerifier(p: VerifierProgress): string {
   const parts = [`phase ${p.phase}`];
-  if (typeof p.generation === "number") parts.push(`generation ${p.generation}`);
-  const g = p.generationStats;
-  if (typeof g?.docsCompared === "number" && typeof g.totalDocs === "number")
-    parts.push(`${g.docsCompared} of ${g.totalDocs} documents compared`);
+  const generation = typeof p.generation === "number" ? p.generation : undefined;
+  if (generation !== undefined) parts.push(`generation ${generation}`);
+  const docs = generationDocs(p.generationStats);
+  if (docs) parts.push(verifierDocsText(generation, docs, generationDocs(p.gen0Stats)));
   const s = p.verificationStatus;
   for (const k of COUNTERS) if (typeof s?.[k] === "number") parts.push(`${k} ${s[k]}`);
   return parts.join(", ");

@@ -41,6 +41,12 @@ export interface WaitOptions {
   describe: string;
   /** What the condition reads on one instance (`instanceSignature`): lets the wait watch inside the write-stop window. */
   watch?: (sample: InstanceSample) => string;
+  /**
+   * The instances the condition's verdict reads (`conditionReads`; undefined: every one). Inside
+   * the write-stop window a wait that reads fewer than every instance reads only those, and the
+   * whole fleet (for people: the live view, the journal) at most every `WHOLE_EVERY` intervals.
+   */
+  reads?: readonly number[];
 }
 
 export interface WaitResult {
@@ -105,13 +111,21 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<Wa
 
   // the verifier has no instance to watch: a wait that reads it keeps its interval
   const watch = opts.watch && !opts.verifier ? createWatch(ctx, opts.watch, opts.pollMs) : undefined;
+  const n = run.fleet.refs.length;
+  const few = opts.reads && opts.reads.length > 0 && opts.reads.length < n && !opts.verifier ? opts.reads : undefined;
+  const judged = few?.length ?? n;
   let watching = false;
+  let atBound = false;
+  let lastWhole = -Infinity;
   try {
     const r = await poll({
       read: async (signal) => {
         if (watching) await watch?.untilChange(signal);
         watch?.wholeStarts();
-        const snapshot = await run.fleet.progress(signal);
+        const t = Date.now();
+        const only = atBound && few && t - lastWhole < WHOLE_EVERY * windowBound(ctx, opts.pollMs) ? few : undefined;
+        if (!only) lastWhole = t;
+        const snapshot = await run.fleet.progress(signal, only);
         watch?.whole(snapshot);
         const verifier = opts.verifier && run.verifier ? await readVerifier(ctx) : undefined;
         return { snapshot, verifier };
@@ -119,8 +133,9 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<Wa
       judge,
       every: () => {
         // the watch paces the reads itself: the next whole read starts when it says
-        watching = watch?.applies() === true;
-        return watching ? 0 : pollIntervalNow(ctx, opts.pollMs);
+        watching = judged >= WATCH_MIN_INSTANCES && watch?.applies() === true;
+        atBound = !watching && ctx.run.window.open && judged < WATCH_MIN_INSTANCES && !opts.verifier;
+        return watching ? 0 : atBound ? boundIntervalNow(ctx, opts.pollMs) : pollIntervalNow(ctx, opts.pollMs);
       },
       signal: ctx.signal,
     });
@@ -142,6 +157,22 @@ export function pollIntervalNow(ctx: StepContext, pollMs: number, random: () => 
   if (!ctx.run.window.open) return pollMs;
   const fast = Math.min(pollMs, ctx.run.defaults.windowPollMs);
   return fast * (0.5 + 0.5 * random());
+}
+
+/** The bound inside the write-stop window: no instance read more than twice in any of these ms. */
+export function windowBound(ctx: StepContext, pollMs: number): number {
+  return Math.min(pollMs, ctx.run.defaults.windowPollMs);
+}
+
+/**
+ * The interval to the next read of a wait inside the write-stop window that reads one or two
+ * instances (the condition reads only the first process, or the fleet is that small): at the
+ * bound, each gap drawn between half of it and 55 % of it, so a condition that turns true is seen
+ * within 55 % of the bound and on average after about a quarter of it (the interval's own gaps:
+ * 39 %), and no instance is read more than twice in any bound (every gap is at least half of it).
+ */
+export function boundIntervalNow(ctx: StepContext, pollMs: number, random: () => number = Math.random): number {
+  return windowBound(ctx, pollMs) * (0.5 + 0.05 * random());
 }
 
 /** A watch applies to fleets of this many instances or more (with fewer, the interval's own reads see a change sooner). */
@@ -185,7 +216,7 @@ export function createWatch(
 ): Watch {
   const fleet = ctx.run.fleet;
   const n = fleet.refs.length;
-  const bound = (): number => Math.min(pollMs, ctx.run.defaults.windowPollMs);
+  const bound = (): number => windowBound(ctx, pollMs);
   /** Per instance, the start of its last two reads by this wait. */
   const starts = fleet.refs.map((): number[] => []);
   const seen: (string | undefined)[] = fleet.refs.map(() => undefined);
