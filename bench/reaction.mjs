@@ -82,6 +82,7 @@ if (args[0] === "--child") {
   const { runRunbook } = await import(dist("run/index.js").href);
   const { loadRunbook } = await import(dist("runbook/index.js").href);
   const { loadRunbookPlugins } = await import(dist("plugin/index.js").href);
+  const { PLUGIN_CALL_KINDS } = await import(dist("steps/index.js").href);
   const n = arg("instances", 4);
   const rounds = arg("rounds", 12);
   const pollMs = arg("poll", 1000);
@@ -129,7 +130,7 @@ if (args[0] === "--child") {
       const loaded = await loadRunbook(file, { env: {} });
       if (!loaded.runbook)
         throw new Error(`the generated runbook is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
-      const { registry, diagnostics } = await loadRunbookPlugins(loaded);
+      const { registry, diagnostics } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
       if (diagnostics.some((d) => d.severity === "error"))
         throw new Error(diagnostics.map((d) => d.message).join("; "));
 

@@ -68,6 +68,7 @@ try {
   const { runRunbook } = await import(dist("run/index.js").href);
   const { loadRunbook } = await import(dist("runbook/index.js").href);
   const { loadRunbookPlugins } = await import(dist("plugin/index.js").href);
+  const { PLUGIN_CALL_KINDS } = await import(dist("steps/index.js").href);
   const file = join(dir, "poll-256.yaml");
   writeFileSync(
     file,
@@ -90,7 +91,7 @@ try {
   const loaded = await loadRunbook(file, { env: {} });
   if (!loaded.runbook)
     throw new Error(`the generated runbook is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
-  const { registry } = await loadRunbookPlugins(loaded);
+  const { registry } = await loadRunbookPlugins(loaded, { callKinds: PLUGIN_CALL_KINDS });
 
   let samples = 0;
   let failedPolls = 0;

@@ -8,7 +8,7 @@
 # The sync is already in change event application. Once every instance says canCommit, writes off (the simulator's source
 # application: $CONTROL/sim/writes); poll every instance until canCommit and lag below 5 s;
 # commit on every instance at once (commit blocks until every instance has it: a sequential loop
-# would wait forever on the first); poll until every instance reports canWrite; then tell the
+# would wait forever on the first); poll the first process until it reports canWrite; then tell the
 # application it may write (here: GET $CONTROL/sim/state, the end marker the bench looks for).
 # Deliberately what a careful operator writes: set -euo pipefail, success checks, timeouts.
 set -euo pipefail
@@ -50,5 +50,7 @@ wait_for '.progress.state == "RUNNING" and .progress.canCommit == true and .prog
 pids=()
 for url in $INSTANCES; do post "$url/api/v1/commit" '{}' & pids+=("$!"); done
 for p in "${pids[@]}"; do wait "$p"; done
-wait_for '.progress.canWrite == true'
+# canWrite on the first process only (mongodb/docs reference/cutover-process.txt: "The canWrite
+# status of any subsequent mongosync processes is not valid"): the first URL of INSTANCES
+INSTANCES="${INSTANCES%% *}" wait_for '.progress.canWrite == true'
 curl -sS --max-time 10 "$CONTROL/sim/state" >/dev/null
