@@ -184,7 +184,25 @@ if (args[0] === "--child") {
   child.send("stop");
   await new Promise((r) => watch.once("close", r));
   rmSync(dir, { recursive: true, force: true });
-  if (args.includes("--json")) process.stdout.write(`${JSON.stringify(fig)}\n`);
+  // bench/run.mjs's protocol: { figures: [{ name, value, unit, note? }] }
+  const at = `${N} instances, ${PAGES} pages`;
+  const figures = [
+    { name: `watch process CPU, ${at}`, value: fig.cpuPercentOfCore, unit: "% core" },
+    { name: `watch process RSS (peak), ${at}`, value: fig.rssPeakMiB, unit: "MiB" },
+    {
+      name: `frames per page per second, ${at}`,
+      value: fig.framesPerPagePerSecond,
+      unit: "/s",
+      note: `fewest on one page: ${fig.framesMinPage}; ${fig.frameKiB} KiB each`,
+    },
+    {
+      name: `newest journal line → page (median), ${at}`,
+      value: fig.journalLineToPageMsMedian ?? null,
+      unit: "ms",
+      note: `p95 ${fig.journalLineToPageMsP95} ms`,
+    },
+  ];
+  if (args.includes("--json")) process.stdout.write(`${JSON.stringify({ figures })}\n`);
   else {
     process.stdout.write(
       `syncbook watch: ${N} instances, ${PAGES} open pages, ${fig.seconds} s, node ${process.version}\n`,
