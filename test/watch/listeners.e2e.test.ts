@@ -16,7 +16,7 @@ import { cli, runbookFor, sim, startCli, START, tempDir, writeRunbook } from "..
 
 const INSTANCES = 64;
 
-describe("syncbook watch against 64 instances", () => {
+describe("64 instances: watch's live read and the runner's fleet read", () => {
   let s: Simulator;
   let dir: string;
 
@@ -55,19 +55,6 @@ describe("syncbook watch against 64 instances", () => {
     expect(done.stderr).not.toMatch(/Warning/);
     expect(done.stderr).toBe("");
   }, 60_000);
-});
-
-describe("the runner's fleet read of 64 instances", () => {
-  let s: Simulator;
-  let dir: string;
-  beforeAll(async () => {
-    s = await sim({ instances: INSTANCES });
-    dir = tempDir();
-  });
-  afterAll(async () => {
-    await s?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it("`run --dry-run --probe` and `status` read every instance and print no warning", async () => {
     // the fleet's read hands one fan-out signal to its 64 requests (src/fleet/fleet.ts): one
