@@ -124,6 +124,15 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
+ * Waits until `now()` reads `at` or later. A Node timer can fire before its delay has passed by
+ * the wall clock (it counts from the event loop's cached time, which lags while a long turn
+ * runs), so a bound kept by the clock is kept by looping until the clock says so.
+ */
+export async function delayUntil(at: number, signal?: AbortSignal, now: () => number = Date.now): Promise<void> {
+  for (let left = at - now(); left > 0; left = at - now()) await delay(left, signal);
+}
+
+/**
  * A signal that aborts after `ms` (any length) with a `TimeoutError` DOMException, as
  * `AbortSignal.timeout` does; `clear()` releases its timer when the work ends first.
  */

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { delay, MAX_TIMER_MS, setLongTimeout, timeoutSignal, timerMs } from "../../src/timers.js";
+import { delay, delayUntil, MAX_TIMER_MS, setLongTimeout, timeoutSignal, timerMs } from "../../src/timers.js";
 import { runbookFor, runYaml, sim, START } from "../support/run.js";
 import { startServer } from "../support/http-server.js";
 
@@ -50,6 +50,16 @@ describe("item 12: timers for any duration (src/timers.ts)", () => {
     setTimeout(() => ac.abort(reason), 20);
     await expect(delay(30 * DAY, ac.signal)).rejects.toBe(reason);
     await expect(delay(10, AbortSignal.abort(reason))).rejects.toBe(reason);
+  });
+
+  it("delayUntil waits until the clock it is given says so, however early its timers fire", async () => {
+    // a clock at half speed: one timer of the distance left always ends before the clock's `at`
+    const t0 = performance.now();
+    const clock = (): number => t0 + (performance.now() - t0) / 2;
+    await delayUntil(t0 + 30, undefined, clock);
+    expect(clock()).toBeGreaterThanOrEqual(t0 + 30);
+    const reason = new Error("interrupted");
+    await expect(delayUntil(clock() + 30 * DAY, AbortSignal.abort(reason), clock)).rejects.toBe(reason);
   });
 
   it("timeoutSignal takes any length (AbortSignal.timeout throws past 2^32 ms) and aborts with a TimeoutError", async () => {

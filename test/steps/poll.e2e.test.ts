@@ -3,7 +3,7 @@
  * (`readFleet`): "Progress calls can fail for at least two minutes after a sync is resumed or
  * restarted (from version 1.7.3); retrying is safe."
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ServiceError } from "../../src/api/index.js";
 import type { RunEvent } from "../../src/events.js";
 import { createFleet, type Fleet } from "../../src/fleet/index.js";
@@ -32,6 +32,27 @@ describe("poll", () => {
     for (const g of gaps) {
       expect(g).toBeGreaterThanOrEqual(295);
       expect(g).toBeLessThan(450);
+    }
+  });
+
+  it("keeps its period by the clock when a timer fires before the clock says it is due", async () => {
+    // a clock that runs at half speed: every timer "fires early" by it, as one counting from a
+    // stale event-loop time does under load
+    const t0 = Date.now();
+    const real = Date.now.bind(Date);
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => t0 + Math.floor((real() - t0) / 2));
+    try {
+      const starts: number[] = [];
+      await poll({
+        read: () => Promise.resolve(starts.push(Date.now())),
+        judge: (n) => (n === 4 ? true : undefined),
+        every: 40,
+        signal: new AbortController().signal,
+      });
+      const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+      for (const g of gaps) expect(g).toBeGreaterThanOrEqual(40);
+    } finally {
+      spy.mockRestore();
     }
   });
 

@@ -2,12 +2,13 @@
  * The one polling loop: read, judge, wait, again. Every wait of the runner is one of these (a
  * condition wait, the fleet read retried while progress fails, the verifier's progress), so the
  * rules live in one place:
- * - the period counts from the start of the previous read, so a slow answer does not stretch it;
+ * - the period counts from the start of the previous read, so a slow answer does not stretch it,
+ *   and by the clock, so a timer that fires early does not shorten it;
  * - `every` may be a function of the round (a retry policy's pauses, src/retry.ts);
  * - the signal (Ctrl-C, the step's time limit) ends the wait at once, throwing its reason;
  * - `giveUpMs` ends it with the last value read, judged or not (the caller decides what that means).
  */
-import { delay as sleep } from "../../timers.js";
+import { delay as sleep, delayUntil } from "../../timers.js";
 
 export interface PollOptions<T, R> {
   /** One attempt. A read that throws ends the poll with that error (read leniently inside if failures are data). */
@@ -41,9 +42,11 @@ export async function poll<T, R>(o: PollOptions<T, R>): Promise<PollResult<T, R>
     const left = o.giveUpMs === undefined ? Infinity : o.giveUpMs - (Date.now() - started);
     if (left <= 0) return { done: false, value };
     const period = typeof o.every === "number" ? o.every : o.every(round);
-    const delay = Math.min(left, Math.max(0, period - (Date.now() - t0)));
+    const at = Math.min(Date.now() + left, t0 + period);
     try {
-      await sleep(delay, o.signal);
+      // always a turn of the event loop, then by the clock: a timer that fires early would read sooner than `every` allows
+      await sleep(Math.max(0, at - Date.now()), o.signal);
+      await delayUntil(at, o.signal);
     } catch {
       throw abortError(o.signal);
     }

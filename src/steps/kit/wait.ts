@@ -25,7 +25,7 @@ import {
   type FleetSnapshot,
   type InstanceSample,
 } from "../../fleet/index.js";
-import { delay as sleep } from "../../timers.js";
+import { delayUntil } from "../../timers.js";
 import { formatDuration } from "../../runbook/index.js";
 import { StepFailure, StepTimeout, type StepContext } from "./context.js";
 import { poll } from "./poll.js";
@@ -239,9 +239,8 @@ export function createWatch(
       // each instance once per W on average: (WHOLE_EVERY − 1) watches and one whole read per WHOLE_EVERY × W
       const spacing = (WHOLE_EVERY * w) / ((WHOLE_EVERY - 1) * n);
       for (;;) {
-        const due = lastWhole + WHOLE_EVERY * w - now();
-        if (due <= 0) break;
         const t = now();
+        if (lastWhole + WHOLE_EVERY * w - t <= 0) break;
         let i = -1;
         for (let k = 0; k < n && i < 0; k++) {
           const c = (turn + k) % n;
@@ -255,11 +254,11 @@ export function createWatch(
           seen[i] = sig;
           if (before !== undefined && sig !== before) break;
         }
-        await sleep(Math.max(0, Math.min(spacing - (now() - t), lastWhole + WHOLE_EVERY * w - now())), signal);
+        // by the clock, not the timer: one that fires early would read more than the spacing allows
+        await delayUntil(Math.min(t + spacing, lastWhole + WHOLE_EVERY * w), signal, now);
       }
       // the whole read: no instance read more than twice in any W
-      const wait = Math.max(...fleet.refs.map((_, k) => freeAt(k))) - now();
-      if (wait > 0) await sleep(wait, signal);
+      await delayUntil(Math.max(...fleet.refs.map((_, k) => freeAt(k))), signal, now);
     },
     wholeStarts() {
       const t = now();
