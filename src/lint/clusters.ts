@@ -56,19 +56,33 @@ export function check(ctx: LintContext): void {
     if (password === undefined || ENV_ONLY.test(password)) return;
     ctx.report(
       "url-literal-password",
-      path,
+      [...path],
       `The URL at \`${path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("")}\` has a password written in the runbook: a runbook is checked in and shown in CI logs.`,
     );
   });
 }
 
+/**
+ * Calls `visit` with every string of `v` and its path. The path is one array, extended and
+ * shortened as the walk goes, not copied for every value (issue 41, lint of a folder):
+ * `visit` copies what it keeps.
+ */
 function walkStrings(
   v: unknown,
   path: (string | number)[],
-  visit: (s: string, path: (string | number)[]) => void,
+  visit: (s: string, path: readonly (string | number)[]) => void,
 ): void {
   if (typeof v === "string") visit(v, path);
-  else if (Array.isArray(v)) v.forEach((x, i) => walkStrings(x, [...path, i], visit));
+  else if (Array.isArray(v))
+    for (let i = 0; i < v.length; i++) {
+      path.push(i);
+      walkStrings(v[i], path, visit);
+      path.pop();
+    }
   else if (v !== null && typeof v === "object")
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) walkStrings(x, [...path, k], visit);
+    for (const k of Object.keys(v)) {
+      path.push(k);
+      walkStrings((v as Record<string, unknown>)[k], path, visit);
+      path.pop();
+    }
 }

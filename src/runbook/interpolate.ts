@@ -61,7 +61,12 @@ export interface Interpolated {
 const PLACEHOLDER = /\$\$\{|\$\{([^}]*)\}/g;
 const REF = /^\s*(vars|env)\.([A-Za-z_][A-Za-z0-9_]*)\s*$/;
 
-export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (path: Path) => boolean): Interpolated {
+/** `skip` is asked with the walk's own path array: it must not keep it. */
+export function interpolate(
+  root: unknown,
+  opts: InterpolateOptions,
+  skip?: (path: readonly (string | number)[]) => boolean,
+): Interpolated {
   const problems: InterpolationProblem[] = [];
   const secrets = new Set<string>();
   const unresolved = new Set<string>();
@@ -156,27 +161,40 @@ export function interpolate(root: unknown, opts: InterpolateOptions, skip?: (pat
     return failed ? s : out;
   };
 
-  const walk = (node: unknown, path: Path): unknown => {
+  // one path array, extended and shortened as the walk goes (a copy per value was most of the
+  // walk's cost, issue 41); a string with a placeholder gets its own copy, which findings keep
+  const path: Path = [];
+  const walk = (node: unknown): unknown => {
     if (skip?.(path)) return node;
-    if (typeof node === "string") return str(node, path);
-    if (Array.isArray(node)) return node.map((v, i) => walk(v, [...path, i]));
+    if (typeof node === "string") return node.includes("${") ? str(node, [...path]) : node;
+    if (Array.isArray(node)) {
+      const out = new Array<unknown>(node.length);
+      for (let i = 0; i < node.length; i++) {
+        path.push(i);
+        out[i] = walk(node[i]);
+        path.pop();
+      }
+      return out;
+    }
     if (node !== null && typeof node === "object") {
       const out: Record<string, unknown> = {};
-      // an own property whatever the key: `out["__proto__"] = v` would set the prototype instead
-      // (the loader refuses such keys before this; this keeps the walk itself safe)
-      for (const [k, v] of Object.entries(node))
-        Object.defineProperty(out, k, {
-          value: walk(v, [...path, k]),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      for (const k of Object.keys(node)) {
+        path.push(k);
+        const value = walk((node as Record<string, unknown>)[k]);
+        path.pop();
+        // an own property whatever the key: `out["__proto__"] = v` would set the prototype instead
+        // (the loader refuses such keys before this; this keeps the walk itself safe). Every other
+        // key of a plain object is assigned as defined (Object.prototype has no other setter).
+        if (k === "__proto__")
+          Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+        else out[k] = value;
+      }
       return out;
     }
     return node;
   };
 
-  return { value: walk(root, []), problems, secrets, unresolved, whole, envUses, stoodIn };
+  return { value: walk(root), problems, secrets, unresolved, whole, envUses, stoodIn };
 }
 
 /**
