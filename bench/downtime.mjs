@@ -17,21 +17,23 @@
 //   the last instance's commit arrives               t_commit    (commit blocks until all have it)
 //   + commit ms later: the clock moves into canWrite t_canWrite  (half-way through COMMITTING)
 //   the driver tells the application to write again  t_end       (GET /sim/state, the end marker)
-//   runner's share = (t_commit − t_drained) + (t_end − t_canWrite) − serving
-// where `serving` is the simulator's own time answering the fleet's reads inside those spans (the
-// read that saw each condition, commit's fresh interlock read), each from its first arrival to its
-// last answer: one process plays all n instances and answers them one after another, where a real
-// fleet answers in parallel.
+//   runner's share = (t_commit − t_drained) + (t_end − t_canWrite) − serving − the commit taken in turn
+// where `serving` is the simulator's busy time inside those spans (its event loop's active time,
+// read on every request's arrival and answer: one process plays all n instances and answers them
+// one after another, where a real fleet answers in parallel), and the commit taken in turn is the
+// spread of the commit's arrivals beyond the runner's own send skew.
 // The share is split into phases, each with its owner, so every millisecond is someone's (printed
-// per fleet size on stderr, and as figures for the largest fleet): the reads are grouped in
-// rounds (every instance once), the commit's journal lines and the write-on hook's are read from
-// the run's journal (its wall clock, within a millisecond of the simulator's):
-//   drained → the read that sees it begins          polling (the wait's interval)
-//   seen → commit's interlock read begins           the wait's end, the step change, checks before commit
-//   interlocks judged → commit's first journal line the fleet's answers, the interlocks
-//   commit's journal lines, its fsync and witness → its first request, its fan-out
-//   canWrite → the read that sees it begins         polling
-//   seen → the write-on hook's journal line, its fsync and witness → its request
+// per fleet size on stderr, and as figures for the largest fleet). The phases cut the two spans
+// at the runner's journal lines (its wall clock, within a millisecond of the simulator's) and the
+// commit's first arrival, each less the serving inside it, so they add up to the share:
+//   drained → the wait judges it met                 polling, the read's processing
+//   met → commit's first journal line               step end and start, checks, the interlock read's processing
+//   commit's journal lines
+//   its fsync and witness → its first request arrives
+//   commit's fan-out                                 undici's send skew
+//   canWrite → the wait judges it met                the bound, the read's processing
+//   met → the write-on hook's journal line           step end and start
+//   the hook's fsync and witness → its request arrives
 // `--cpu-prof DIR` profiles each `syncbook run` (V8 then compiles without the build's code cache:
 // start-up is slower, the window is not).
 // Drivers: `syncbook run` (the built CLI, whole process: lint, journal with its fsyncs, default
@@ -60,12 +62,13 @@ const BUDGET = {
 if (args[0] === "--child") {
   // --- the simulator playing the service with known timings ---------------------------------------
   const http = await import("node:http");
+  const busy = () => performance.eventLoopUtilization().active;
   const { startSimulator } = await import(dist("sim/index.js").href);
   let sim;
   let t = {};
   let plan = { drainMs: 1500, commitMs: 1500, n: 1 };
   let lagFloor;
-  /** Every progress read after writes off: arrival, when its answer left, and which instance. */
+  /** Every request after writes off (`read`: a progress read): arrival, when its answer left, the process's busy ms at both, and which instance. */
   let reads = [];
   let commits = [];
   const emit = http.Server.prototype.emit;
@@ -75,10 +78,23 @@ if (args[0] === "--child") {
       const at = now();
       const path = req.url.split("?")[0];
       const port = req.socket.localPort;
-      if (req.method === "GET" && path === "/api/v1/progress" && t.off !== undefined && t.end === undefined) {
-        const entry = { arr: at, fin: at, port };
+      if (t.off !== undefined && t.end === undefined) {
+        // the process's busy time so far (its event loop's active ms) on each arrival and answer:
+        // what serving cost between any two moments, parsing included (servedIn)
+        const entry = {
+          arr: at,
+          fin: at,
+          port,
+          busyArr: busy(),
+          busyFin: 0,
+          read: req.method === "GET" && path === "/api/v1/progress",
+        };
+        entry.busyFin = entry.busyArr;
         reads.push(entry);
-        res.once("finish", () => (entry.fin = now()));
+        res.once("finish", () => {
+          entry.fin = now();
+          entry.busyFin = busy();
+        });
       }
       if (req.method === "POST" && path === "/sim/writes" && t.off === undefined) {
         t.off = at;
@@ -354,91 +370,111 @@ function journalEvents(folder) {
 }
 
 /**
- * The reads of the fleet in rounds: a round is every instance read once (the runner reads them
- * all at once); a read of an instance already in the current round begins the next.
+ * The simulator's busy time between two moments: its event loop's active ms, read on each
+ * request's arrival and answer, interpolated between them. One process answers every instance,
+ * one request after another, parsing included, where a real fleet answers in parallel: that time
+ * is the service's. (The runner's work on answers that arrived while the simulator still served
+ * others overlaps it and is not counted: in a real fleet it would follow the last answer.)
  */
-function roundsOf(reads) {
-  const rounds = [];
-  let cur;
-  for (const r of [...reads].sort((a, b) => a.arr - b.arr)) {
-    if (!cur || cur.ports.has(r.port)) {
-      cur = { ports: new Set(), firstArr: r.arr, lastFin: r.fin };
-      rounds.push(cur);
+function busyClock(reads) {
+  const pts = reads
+    .flatMap((r) => [
+      [r.arr, r.busyArr],
+      [r.fin, r.busyFin],
+    ])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const at = (x) => {
+    if (pts.length === 0) return 0;
+    let lo = 0;
+    let hi = pts.length - 1;
+    if (x <= pts[0][0]) return pts[0][1];
+    if (x >= pts[hi][0]) return pts[hi][1];
+    while (hi - lo > 1) {
+      const m = (lo + hi) >> 1;
+      if (pts[m][0] <= x) lo = m;
+      else hi = m;
     }
-    cur.ports.add(r.port);
-    cur.lastFin = Math.max(cur.lastFin, r.fin);
-  }
-  return rounds;
+    const [x0, y0] = pts[lo];
+    const [x1, y1] = pts[hi];
+    return x1 === x0 ? y1 : y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
+  };
+  return (a, b) => Math.max(0, Math.min(b - a, at(b) - at(a)));
 }
 
 /**
- * The window, phase by phase, each with its owner: the service's (the drain, COMMITTING, and the
- * one simulator process serving a fleet read that a real fleet answers in parallel) or the
- * runner's. The runner's share is the sum of its counted phases:
- *   (t_commit − t_drained) + (t_end − t_canWrite) − the simulator serving the reads in them.
- * Runner times come from the simulator's clock (arrivals and answers); the three splits inside
- * the runner (its journal lines) from the journal's wall clock, within a millisecond of it.
+ * The window, phase by phase, each with its owner: the service's (the drain, COMMITTING, the
+ * commit's requests taken in turn, and the one simulator process serving reads that a real fleet
+ * answers in parallel) or the runner's. The runner's share is
+ *   (t_commit − t_drained) + (t_end − t_canWrite) − the simulator serving reads in them
+ *                                                 − the commit's requests taken in turn,
+ * and its phases partition those two spans at the runner's own marks (its journal lines: the wait
+ * met, the commit's first and last request lines, the write-on hook's line) and the simulator's
+ * (the commit's first arrival), each less the serving inside it: they add up to the share
+ * exactly. (An earlier edition grouped reads into rounds; the window's watch reads single
+ * instances between whole reads, a round then spanned runner time, and the share came out short.)
+ * Marks from the journal are the runner's wall clock in whole ms, the simulator's within a
+ * millisecond of it; a mark out of order is clamped to its neighbours.
  */
 function phasesOf({ t, reads, commits }, events) {
-  const rounds = roundsOf(reads);
-  const after = (at) => rounds.find((r) => r.firstArr > at);
-  const first = after(t.off);
-  const seeDrained = after(t.drained);
+  const servedIn = busyClock(reads);
   const commitAt = commits[0];
-  // the commit's own fresh read (its interlocks), between the read that saw the drain and commit
-  const interlock = rounds.find((r) => r.firstArr > seeDrained.firstArr && r.firstArr < commitAt);
-  const seeCanWrite = after(t.canWrite);
+  const firstRead = reads.find((r) => r.read && r.arr > t.off);
+  const met = (id) => events.find((e) => e.type === "wait.status" && e.id === id && e.met)?.at;
   const sent = events.filter((e) => e.type === "request.sent" && e.path === "/api/v1/commit");
   const appOn = events.filter((e) => e.type === "hook.started" && e.id === "app-on" && !e.undo).pop();
   const list = [];
-  const add = (key, label, owner, a, b, counted = true) =>
-    list.push({ key, label, owner, counted, ms: Math.max(0, b - a) });
+  const add = (key, label, owner, ms, counted = true) => list.push({ key, label, owner, counted, ms: Math.max(0, ms) });
+  // a span cut at marks (each phase from its mark to the next, clamped into order; a missing mark
+  // gives its phase no time, the one before it keeps it), each phase less the serving inside it
+  const span = (from, to, marks) => {
+    const at = marks.map((m) => m[2]);
+    at[0] = from;
+    for (let k = at.length - 1, next = to; k >= 1; k--) at[k] = at[k] === undefined ? next : (next = at[k]);
+    for (let k = 1; k < at.length; k++) at[k] = Math.min(to, Math.max(at[k - 1], at[k]));
+    marks.forEach(([key, label], k) => {
+      const a = at[k];
+      const b = k + 1 < at.length ? at[k + 1] : to;
+      add(key, label, "runner", b - a - servedIn(a, b));
+    });
+  };
   add(
     "stop",
     "the stop hook's answer → the first read (hidden by the drain)",
     "runner",
-    t.offAnswered,
-    first.firstArr,
+    (firstRead?.arr ?? t.offAnswered) - t.offAnswered,
     false,
   );
-  add("drain", "the drain (known)", "service", t.off, t.drained, false);
-  add("poll1", "drained → the read that sees it begins", "runner", t.drained, seeDrained.firstArr);
-  add("serve1", "that read, served", "service", seeDrained.firstArr, seeDrained.lastFin);
-  let cursor = seeDrained.lastFin;
-  if (interlock) {
-    add(
+  add("drain", "the drain (known)", "service", t.drained - t.off, false);
+  const firstLine = sent.length ? Math.min(...sent.map((e) => e.at)) : undefined;
+  const lastLine = sent.length ? Math.max(...sent.map((e) => e.at)) : undefined;
+  span(t.drained, commitAt, [
+    ["poll1", "drained → the wait judges it met (its reads less their serving)", t.drained],
+    [
       "step1",
-      "seen → commit's interlock read begins (step end and start, checks)",
-      "runner",
-      cursor,
-      interlock.firstArr,
-    );
-    add("serve2", "commit's interlock read, served", "service", interlock.firstArr, interlock.lastFin);
-    cursor = interlock.lastFin;
-  }
-  if (sent.length) {
-    const a = Math.min(...sent.map((e) => e.at));
-    const b = Math.max(...sent.map((e) => e.at));
-    add("judge", "interlocks judged → commit's first journal line", "runner", cursor, Math.max(cursor, a));
-    add("lines", `commit's ${sent.length} journal lines`, "runner", Math.max(cursor, a), Math.max(cursor, b));
-    cursor = Math.max(cursor, b);
-  }
-  add("fsync", "commit's fsync and witness → its first request arrives", "runner", cursor, commitAt);
+      "met → commit's first journal line (step end and start, checks, the interlock read less its serving)",
+      met("drained"),
+    ],
+    ["lines", `commit's ${sent.length} journal lines`, firstLine],
+    ["fsync", "commit's fsync and witness → its first request arrives", lastLine],
+  ]);
   // the fan-out's skew as the runner measured it (undici's send of the first and the last); the
   // rest of the spread of their arrivals is the one simulator process taking them in turn
   const skew = events.find((e) => e.type === "commit.sent")?.skewMs;
   const spread = t.commit - commitAt;
-  add("fanout", "commit's fan-out (its first → last request sent)", "runner", 0, skew ?? spread);
-  add("serve4", "commit's requests, taken in turn", "service", 0, skew === undefined ? 0 : spread - skew);
-  add("committing", "COMMITTING → canWrite (known)", "service", t.commit, t.canWrite, false);
-  add("poll2", "canWrite → the read that sees it begins", "runner", t.canWrite, seeCanWrite.firstArr);
-  add("serve3", "that read, served", "service", seeCanWrite.firstArr, seeCanWrite.lastFin);
-  cursor = seeCanWrite.lastFin;
-  if (appOn && appOn.at >= cursor - 1) {
-    add("step2", "seen → the write-on hook's journal line (step end and start)", "runner", cursor, appOn.at);
-    cursor = Math.max(cursor, appOn.at);
-  }
-  add("hook", "the write-on hook's fsync and witness → its request arrives", "runner", cursor, t.end);
+  add("fanout", "commit's fan-out (its first → last request sent)", "runner", skew ?? spread);
+  add("serve4", "commit's requests, taken in turn", "service", skew === undefined ? 0 : spread - skew);
+  add("committing", "COMMITTING → canWrite (known)", "service", t.canWrite - t.commit, false);
+  span(t.canWrite, t.end, [
+    ["poll2", "canWrite → the wait judges it met (the bound, its read less its serving)", t.canWrite],
+    ["step2", "met → the write-on hook's journal line (step end and start)", met("writable")],
+    ["hook", "the write-on hook's fsync and witness → its request arrives", appOn?.at],
+  ]);
+  add(
+    "served",
+    "the simulator serving reads in the window's two spans",
+    "service",
+    servedIn(t.drained, commitAt) + servedIn(t.canWrite, t.end),
+  );
   const sum = (owner) => list.filter((p) => p.owner === owner && p.counted).reduce((s, p) => s + p.ms, 0);
   return { list, share: sum("runner"), serving: sum("service") };
 }

@@ -124,11 +124,16 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Waits until `now()` reads `at` or later. A Node timer can fire before its delay has passed by
- * the wall clock (it counts from the event loop's cached time, which lags while a long turn
- * runs), so a bound kept by the clock is kept by looping until the clock says so.
+ * Waits until `now()` (by default the monotonic clock, `performance.now()`) reads `at` or later. A
+ * Node timer can fire before its delay has passed by the clock (it counts from the event loop's
+ * cached time, which lags while a long turn runs), so a bound kept by the clock is kept by
+ * looping until the clock says so.
  */
-export async function delayUntil(at: number, signal?: AbortSignal, now: () => number = Date.now): Promise<void> {
+export async function delayUntil(
+  at: number,
+  signal?: AbortSignal,
+  now: () => number = () => performance.now(),
+): Promise<void> {
   for (let left = at - now(); left > 0; left = at - now()) await delay(left, signal);
 }
 

@@ -34,6 +34,7 @@ export {
 } from "./cutover.js";
 export {
   checkWitness,
+  readWitness,
   witnessFile,
   writeWitness,
   WITNESS_EXTENSION,

@@ -25,7 +25,7 @@ import {
   type JournalHeader,
   type JournalResumed,
 } from "./format.js";
-import { emptyWitness, fsyncDir, readWitness, writeWitness } from "./witness.js";
+import { emptyWitness, fsyncDir, openWitness, readWitness, type WitnessWriter } from "./witness.js";
 import { selfIdentity } from "../processes.js";
 import { ioError, makeFolder } from "./io-errors.js";
 
@@ -271,8 +271,12 @@ export function openJournal(options: OpenJournalOptions): Journal {
   };
   // after the journal's own fsync, never before: a crash between the two leaves the witness
   // behind a longer journal (good), never ahead of a journal that lacks the line (witness.ts)
+  let witnessWriter: WitnessWriter | undefined;
   const witness = (): void => {
-    if (!distrusted) writeWitness(file, { journal: basename(file), opened, seq: writtenSeq, chain, at: now() });
+    if (distrusted) return;
+    const w = { journal: basename(file), opened, seq: writtenSeq, chain, at: now() };
+    if (witnessWriter) witnessWriter.write(w);
+    else witnessWriter = openWitness(file, w);
   };
   const put = (line: string, sync: boolean): void => {
     if (failure) throw failure;
@@ -358,6 +362,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
         }
       } finally {
         closeSync(fd);
+        witnessWriter?.close();
       }
     },
   };

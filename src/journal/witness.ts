@@ -6,11 +6,19 @@
  * commit with writes on (issue 30). The witness says how far the journal had certainly reached:
  * a journal that ends before that point, or whose line at that point is another one, is refused.
  *
- * Order of the two writes: the journal line first (written and fsynced), then the witness
- * (written to a temp file, fsynced, renamed over the old one, the folder fsynced). A crash
- * between them leaves a witness one point behind a longer journal, which reads as a good journal
- * (the witness is a lower bound of its length); the other order could leave a witness ahead of
- * a journal that never got the line, and a good journal would look cut.
+ * Order of the two writes: the journal line first (written and fsynced), then the witness. A
+ * crash between them leaves a witness one point behind a longer journal, which reads as a good
+ * journal (the witness is a lower bound of its length); the other order could leave a witness
+ * ahead of a journal that never got the line, and a good journal would look cut.
+ *
+ * How it is written (issue 41: it is written before every effect, inside the write-stop window
+ * too): the file holds two slots of `SLOT` bytes, each one record with a digest of itself. The
+ * file is made whole once (temp file, fsync, rename, the folder fsynced), then every point is
+ * written over the older slot in place and fdatasync'd: one write and one flush, no new blocks (a
+ * full disk cannot refuse it), where a new file per point took three flushes and a rename. A
+ * crash or a torn write damages one slot at most; its digest says so, and the other slot, one
+ * point behind, is read (a lower bound again). A witness of one record (written before the
+ * slots) is still read.
  *
  * Fail-safe readings (DESIGN's "when not known, refuse"):
  * - a journal whose header or a resume marker says it is witnessed (`witness: true`, chained, so
@@ -24,7 +32,17 @@
  * witness is restored with it) or against someone who rewrites both files; the live fleet and the
  * commit's own interlocks stay the last word there.
  */
-import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import { isObject } from "./format.js";
@@ -53,21 +71,76 @@ export function witnessFile(journalFile: string): string {
   return `${journalFile}${WITNESS_EXTENSION}`;
 }
 
-/** Writes a journal's witness atomically and durably (temp + fsync, rename, folder fsync). Throws on I/O failure. */
+/** The bytes of one slot: a record and its digest, padded with spaces, ended by a newline. */
+const SLOT = 4096;
+
+/** A record's digest: what tells a whole slot from a torn or edited one. */
+function digest(record: string): string {
+  return createHash("sha256").update(record).digest("hex").slice(0, 32);
+}
+
+/** One slot's bytes (a blank slot for `undefined`). Throws if the record does not fit (a file name of thousands of bytes). */
+function slotBytes(w: Witness | undefined): Buffer {
+  const buf = Buffer.alloc(SLOT, " ");
+  buf[SLOT - 1] = 0x0a;
+  if (w) {
+    // one order of the fields, the reader's (asWitness): the digest is of the same text
+    const c: Witness = { journal: w.journal, opened: w.opened, seq: w.seq, chain: w.chain, at: w.at };
+    const text = Buffer.from(JSON.stringify({ ...c, digest: digest(JSON.stringify(c)) }), "utf8");
+    if (text.length > SLOT - 1) throw new Error(`the witness record is longer than ${SLOT - 1} bytes`);
+    text.copy(buf);
+  }
+  return buf;
+}
+
+/**
+ * Writes a journal's witness whole, atomically and durably (temp + fsync, rename, folder fsync):
+ * `w` in the first slot, the second blank. Throws on I/O failure.
+ */
 export function writeWitness(journalFile: string, w: Witness): void {
   const file = witnessFile(journalFile);
   const temp = `${file}.tmp`;
   const fd = openSync(temp, "w");
   try {
-    const buf = Buffer.from(`${JSON.stringify(w)}\n`, "utf8");
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    writeAll(fd, Buffer.concat([slotBytes(w), slotBytes(undefined)]), 0);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameOver(temp, file);
   fsyncDir(dirname(file));
+}
+
+function writeAll(fd: number, buf: Buffer, position: number): void {
+  // writeSync may write less than asked: loop until the slot is whole
+  for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off, position + off);
+}
+
+export interface WitnessWriter {
+  /** Makes `w` the witness: written over the older slot in place, and flushed. Throws on I/O failure. */
+  write(w: Witness): void;
+  close(): void;
+}
+
+/**
+ * The witness of a journal being written: made whole with `first` (`writeWitness`), then every
+ * later point written over the older of the two slots in place.
+ */
+export function openWitness(journalFile: string, first: Witness): WitnessWriter {
+  writeWitness(journalFile, first);
+  const fd = openSync(witnessFile(journalFile), "r+");
+  // slot 0 holds `first`: the next point goes to slot 1, then 0, and so on
+  let next = 1;
+  return {
+    write(w) {
+      writeAll(fd, slotBytes(w), next * SLOT);
+      fdatasyncSync(fd);
+      next = 1 - next;
+    },
+    close() {
+      closeSync(fd);
+    },
+  };
 }
 
 /**
@@ -92,7 +165,7 @@ function renameOver(from: string, to: string): void {
  * Empties a journal's witness: the mark of a journal its own run could not keep whole (it did what
  * it could not record, e.g. an undo after the disk filled). Truncating needs no disk space, where
  * writing another mark might not find any; an empty witness never occurs otherwise (the writer
- * replaces it whole, by rename). Returns why it failed (undefined: emptied, or there is none yet:
+ * makes it whole by rename, then writes slots of a fixed size in place). Returns why it failed (undefined: emptied, or there is none yet:
  * a witnessed journal without its witness is refused too).
  */
 export function emptyWitness(journalFile: string): string | undefined {
@@ -132,13 +205,34 @@ export function readWitness(journalFile: string): Witness | undefined {
   }
 }
 
+/**
+ * The witness a file holds: of its two slots, the whole one (its digest matches) with the later
+ * point; or the one record of a witness written before the slots.
+ */
 function parseWitness(text: string): Witness | undefined {
-  let v: unknown;
+  const buf = Buffer.from(text, "utf8");
+  if (buf.length !== 2 * SLOT) return asWitness(parseJson(text));
+  const slots = [0, 1]
+    .map((k) => parseJson(buf.subarray(k * SLOT, (k + 1) * SLOT).toString("utf8")))
+    .map((v) => {
+      if (!isObject(v) || typeof v.digest !== "string") return undefined;
+      const { digest: d, ...rest } = v;
+      const w = asWitness(rest);
+      return w && d === digest(JSON.stringify(w)) ? w : undefined;
+    })
+    .filter((w): w is Witness => w !== undefined);
+  return slots.sort((a, b) => b.seq - a.seq)[0];
+}
+
+function parseJson(text: string): unknown {
   try {
-    v = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+}
+
+function asWitness(v: unknown): Witness | undefined {
   if (
     !isObject(v) ||
     typeof v.journal !== "string" ||

@@ -139,10 +139,17 @@ export async function runStep(
   } finally {
     timer.clear();
     runSignal.removeEventListener("abort", onAbort);
-    // not inside the write-stop window, where every ms is downtime: the counts wait for the
-    // window's end (or the minute's summary, or the run's end)
-    if (!run.window.open) flushPolls(run);
+    // not inside the write-stop window, where every ms is downtime, nor between its close and the
+    // `writesOn` hook right after it (the application still cannot write): the counts wait for
+    // the next step's end (or the minute's summary, or the run's end)
+    if (!run.window.open && !writesOnNext(run, s)) flushPolls(run);
   }
+}
+
+/** The runbook's step after `s` is a hook that turns the application's writes back on. */
+function writesOnNext(run: RunContext, s: PlannedStep): boolean {
+  const next = run.runbook.steps[s.index + 1] as { hook?: { writesOn?: unknown } } | undefined;
+  return next?.hook?.writesOn === true;
 }
 
 /** `interrupted by SIGINT` → `by SIGINT`; a reason that says no more than "interrupted" → "Ctrl-C or a signal". */

@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readWitness, writeWitness } from "../../src/journal/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
 import { cutoverYaml, fastSim, posts, tempDir, totalPosts } from "../support/crash-harness.js";
@@ -146,8 +147,7 @@ describe.concurrent("--resume with a bad journal", () => {
     expect(totalPosts(x.s)).toBe(n);
     // what a crash while writing that line leaves: the witness at the last whole line before it
     const whole = JSON.parse(text.slice(0, lineStart).trimEnd().split("\n").pop()!) as { seq: number; chain: string };
-    const w = `${x.journal}.witness`;
-    writeFileSync(w, JSON.stringify({ ...JSON.parse(readFileSync(w, "utf8")), seq: whole.seq, chain: whole.chain }));
+    writeWitness(x.journal, { ...readWitness(x.journal)!, seq: whole.seq, chain: whole.chain });
     const r = await x.resume();
     await expectRefusal(
       x,

@@ -3,10 +3,18 @@
  * point is refused (keep the last sequence and chain in a second fsynced place)." The witness
  * (src/journal/witness.ts) against every way a journal can lose its tail or its witness.
  */
-import { copyFileSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkWitness, openJournal, witnessFile, type Journal } from "../../src/journal/index.js";
+import {
+  checkWitness,
+  openJournal,
+  readWitness,
+  witnessFile,
+  writeWitness,
+  type Journal,
+  type Witness,
+} from "../../src/journal/index.js";
 import { eventFactory, inst, tempDir } from "../support/journal.js";
 
 let dir: string;
@@ -14,8 +22,11 @@ let cleanup: () => void;
 beforeEach(() => ({ dir, cleanup } = tempDir()));
 afterEach(() => cleanup());
 
-const witnessOf = (file: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(witnessFile(file), "utf8")) as Record<string, unknown>;
+const witnessOf = (file: string): Witness => {
+  const w = readWitness(file);
+  if (!w) throw new Error(`no readable witness beside ${file}`);
+  return w;
+};
 const journalLines = (file: string): string[] => readFileSync(file, "utf8").trimEnd().split("\n");
 
 /** A journal with a hook, its undo and a sample after the last durable line. */
@@ -66,15 +77,80 @@ describe("the journal's witness", () => {
     expect(existsSync(`${witnessFile(j.file)}.tmp`)).toBe(false);
   });
 
+  it("is made whole once, then written in place, in two slots by turns: same file, same size, no temp file", () => {
+    const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    const made = statSync(witnessFile(j.file));
+    expect(made.size).toBe(2 * 4096);
+    const ev = eventFactory();
+    const slots = (): (number | undefined)[] => {
+      const b = readFileSync(witnessFile(j.file));
+      return [0, 1].map((k) => {
+        try {
+          return (JSON.parse(b.subarray(k * 4096, (k + 1) * 4096).toString("utf8")) as { seq: number }).seq;
+        } catch {
+          return undefined;
+        }
+      });
+    };
+    expect(slots()).toEqual([0, undefined]);
+    j.write(ev("step.started", { index: 0, id: "a", kind: "sleep", title: "a" }));
+    const first = seqOf(journalLines(j.file).at(-1)!);
+    expect(slots()).toEqual([0, first]);
+    j.write(ev("step.started", { index: 1, id: "b", kind: "sleep", title: "b" }));
+    const second = seqOf(journalLines(j.file).at(-1)!);
+    // the older slot is the one written over: the other keeps the point before
+    expect(slots()).toEqual([second, first]);
+    expect(witnessOf(j.file).seq).toBe(second);
+    j.close();
+    const after = statSync(witnessFile(j.file));
+    expect([after.ino, after.size]).toEqual([made.ino, made.size]);
+    expect(existsSync(`${witnessFile(j.file)}.tmp`)).toBe(false);
+  });
+
+  it("a slot torn or edited (its digest does not match) is not read: the other, one point behind, is", async () => {
+    const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    const ev = eventFactory();
+    j.write(ev("step.started", { index: 0, id: "a", kind: "sleep", title: "a" }));
+    j.write(ev("step.started", { index: 1, id: "b", kind: "sleep", title: "b" }));
+    const file = witnessFile(j.file);
+    const whole = readFileSync(file);
+    const latest = witnessOf(j.file);
+    const newer = [0, 1].find((k) => whole.subarray(k * 4096, (k + 1) * 4096).includes(`"seq":${latest.seq},`))!;
+    const older = (JSON.parse(whole.subarray((1 - newer) * 4096, (2 - newer) * 4096).toString("utf8")) as Witness).seq;
+    expect(older).toBeLessThan(latest.seq);
+    // torn: the newer slot's second half never reached the disk
+    const torn = Buffer.from(whole);
+    torn.fill(0, newer * 4096 + 40, (newer + 1) * 4096);
+    writeFileSync(file, torn);
+    expect(witnessOf(j.file).seq).toBe(older);
+    expect(await checkWitness(j.file)).toEqual({});
+    // edited: a seq changed in place, the digest left as it was
+    const edited = Buffer.from(whole);
+    edited.write(
+      `"seq":${latest.seq + 1},`.padEnd(`"seq":${latest.seq},`.length + 1),
+      edited.indexOf(`"seq":${latest.seq},`),
+    );
+    writeFileSync(file, edited);
+    expect(witnessOf(j.file).seq).toBe(older);
+    // both slots damaged: not a witness
+    torn.fill(0, (1 - newer) * 4096 + 40, (2 - newer) * 4096);
+    writeFileSync(file, torn);
+    expect(readWitness(j.file)).toBeUndefined();
+    expect((await checkWitness(j.file)).refused?.message).toContain("is not a syncbook witness");
+    j.close();
+  });
+
   it("a whole journal passes; so does one longer than its witness (a crash between the line and the witness)", async () => {
     const j = sampleJournal();
     j.close();
     expect(await checkWitness(j.file)).toEqual({});
-    const w = readFileSync(witnessFile(j.file), "utf8");
     // the witness one line behind: what a crash after the journal's fsync and before the witness leaves
     const lines = journalLines(j.file);
     const prev = JSON.parse(lines.at(-2)!) as { seq: number; chain: string };
-    writeFileSync(witnessFile(j.file), JSON.stringify({ ...JSON.parse(w), seq: prev.seq, chain: prev.chain }));
+    writeWitness(j.file, { ...witnessOf(j.file), seq: prev.seq, chain: prev.chain });
+    expect(await checkWitness(j.file)).toEqual({});
+    // a witness of one record, as written before the slots, is read too
+    writeFileSync(witnessFile(j.file), `${JSON.stringify({ ...witnessOf(j.file), seq: prev.seq })}\n`);
     expect(await checkWitness(j.file)).toEqual({});
   });
 
@@ -87,7 +163,7 @@ describe("the journal's witness", () => {
     const v = await checkWitness(j.file);
     expect(v.refused?.exitCode).toBe(2);
     expect(v.refused?.message).toBe(
-      `cannot trust ${j.file}: the journal is shorter than its last fsynced point: it ends at seq ${seqOf(lines[undo - 1]!)} (line ${undo}), but its witness saw seq ${seqOf(lines.at(-1)!)} written at ${new Date(witnessOf(j.file).at as number).toISOString()}: lines were cut off its end (a restored snapshot, a partial copy, an edit)`,
+      `cannot trust ${j.file}: the journal is shorter than its last fsynced point: it ends at seq ${seqOf(lines[undo - 1]!)} (line ${undo}), but its witness saw seq ${seqOf(lines.at(-1)!)} written at ${new Date(witnessOf(j.file).at).toISOString()}: lines were cut off its end (a restored snapshot, a partial copy, an edit)`,
     );
     expect(v.refused?.hint).toMatch(/^what the cut lines said .* is unknown; do not resume from it/);
   });

@@ -292,6 +292,13 @@ ${steps.replace("ON", on.trimEnd())}
     expect(m.toWritesOnMs).toBe(on[0]!.at - m.openedAt!);
     expect(m.toWritesOnMs).toBeGreaterThanOrEqual(m.durationMs!);
     expect(m.parts.some((p) => p.id === "app-on" && p.share === "steps")).toBe(true);
+    // the poll counts wait while the application cannot write: not in the window, nor between its
+    // close (canWrite) and the hook that turns writes on; after it, at the next step's end
+    const opened = of(events, "window.opened")[0]!;
+    const hook = of(events, "hook.started").find((e) => e.id === "app-on")!;
+    const summaries = of(events, "polls.summary");
+    expect(summaries.filter((e) => e.seq > opened.seq && e.seq < hook.seq)).toEqual([]);
+    expect(summaries.some((e) => e.seq > hook.seq)).toBe(true);
   });
 
   it("before commit (a library caller, past lint): commit's writes-stopped interlock no longer trusts the stop", async () => {

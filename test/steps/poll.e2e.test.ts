@@ -35,16 +35,16 @@ describe("poll", () => {
     }
   });
 
-  it("keeps its period by the clock when a timer fires before the clock says it is due", async () => {
-    // a clock that runs at half speed: every timer "fires early" by it, as one counting from a
-    // stale event-loop time does under load
-    const t0 = Date.now();
-    const real = Date.now.bind(Date);
-    const spy = vi.spyOn(Date, "now").mockImplementation(() => t0 + Math.floor((real() - t0) / 2));
+  it("keeps its period by the monotonic clock when a timer fires before that clock says it is due", async () => {
+    // a monotonic clock that runs at half speed: every timer "fires early" by it, as one counting
+    // from a stale event-loop time does under load
+    const t0 = performance.now();
+    const real = performance.now.bind(performance);
+    const spy = vi.spyOn(performance, "now").mockImplementation(() => t0 + (real() - t0) / 2);
     try {
       const starts: number[] = [];
       await poll({
-        read: () => Promise.resolve(starts.push(Date.now())),
+        read: () => Promise.resolve(starts.push(performance.now())),
         judge: (n) => (n === 4 ? true : undefined),
         every: 40,
         signal: new AbortController().signal,
@@ -53,6 +53,28 @@ describe("poll", () => {
       for (const g of gaps) expect(g).toBeGreaterThanOrEqual(40);
     } finally {
       spy.mockRestore();
+    }
+  });
+
+  it("keeps its period whatever the wall clock does (stepped back)", async () => {
+    // a wall clock stepped back a second at every reading: a pause measured by it would never end early, but last seconds
+    let wall = 1e12;
+    const frozen = vi.spyOn(Date, "now").mockImplementation(() => (wall -= 1000));
+    try {
+      const starts: number[] = [];
+      await poll({
+        read: () => Promise.resolve(starts.push(performance.now())),
+        judge: (n) => (n === 3 ? true : undefined),
+        every: 30,
+        signal: new AbortController().signal,
+      });
+      const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+      for (const g of gaps) {
+        expect(g).toBeGreaterThanOrEqual(29);
+        expect(g).toBeLessThan(1000);
+      }
+    } finally {
+      frozen.mockRestore();
     }
   });
 

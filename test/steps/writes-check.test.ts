@@ -288,7 +288,8 @@ describe("a check with until: read again until it holds, within its bound", () =
   });
 
   it("reads while one more pause still ends within the bound: at 0, 50 and 100 ms of until: 100ms (pause 50ms), then refuses", async () => {
-    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    // performance too: the poll keeps its pauses by the monotonic clock (src/steps/kit/poll.ts)
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout", "performance"] });
     try {
       const at: number[] = [];
       const t0 = Date.now();

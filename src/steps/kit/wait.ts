@@ -122,7 +122,7 @@ export async function waitUntil(ctx: StepContext, opts: WaitOptions): Promise<Wa
       read: async (signal) => {
         if (watching) await watch?.untilChange(signal);
         watch?.wholeStarts();
-        const t = Date.now();
+        const t = performance.now();
         const only = atBound && few && t - lastWhole < WHOLE_EVERY * windowBound(ctx, opts.pollMs) ? few : undefined;
         if (!only) lastWhole = t;
         const snapshot = await run.fleet.progress(signal, only);
@@ -212,7 +212,8 @@ export function createWatch(
   ctx: StepContext,
   signature: (sample: InstanceSample) => string,
   pollMs: number,
-  now: () => number = Date.now,
+  // the monotonic clock: the bound holds whatever the wall clock does
+  now: () => number = () => performance.now(),
 ): Watch {
   const fleet = ctx.run.fleet;
   const n = fleet.refs.length;
