@@ -12,6 +12,7 @@ import { formatBytes, terminalText } from "../text.js";
 import type { Status } from "../run/status.js";
 import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
 import { readinessLine } from "../model/readiness.js";
+import { windowEndWords } from "../writes-words.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -207,7 +208,15 @@ export function formatStatus(st: Status): string[] {
       lines.push(`  ${w.headline}`, ...w.undo.map((l) => `    ${l}`), `    ${w.advice}`);
       const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
       for (const l of nextAfterFailedUndo(st.file, stuck, at)) lines.push(`  ${l}`);
-    } else if (j.writesStopped !== undefined)
+    } else if (j.writesOnSince)
+      lines.push(
+        `  writes: the application writes again since ${j.writesOnSince} (its writesOn hook)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
+      );
+    else if (j.destinationWrites)
+      lines.push(
+        `  writes: the destination takes writes since ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)}); no writesOn hook has said the application writes again`,
+      );
+    else if (j.writesStopped !== undefined)
       lines.push(
         `  writes: ${j.writesStopped ? `stopped by the run (a stopWrites held, not undone)${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,
       );

@@ -125,6 +125,13 @@ export interface JournalStatus {
   writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
   /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
   writesStoppedSince?: string;
+  /**
+   * The write-stop window closed on the destination taking writes (`canWrite` on the first
+   * process, or COMMITTED on every instance): since when (ISO time), and which.
+   */
+  destinationWrites?: { since: string; by: "canWrite" | "committed" };
+  /** A `writesOn` hook said the application writes again (to the destination): ISO time. */
+  writesOnSince?: string;
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
   /** The journal's notifications (src/plugin/deliveries.ts): how many were delivered, and each that was not (or is in doubt). */
@@ -435,6 +442,11 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
   const w = model.window;
   if (state.stopWritesSucceeded && w?.open && w.openedAt !== undefined)
     out.writesStoppedSince = new Date(w.openedAt).toISOString();
+  // a stopWrites that held is still "not undone" after the cutover: what the window says since
+  // (the destination takes writes, the application writes again) is what people need to hear
+  if (w && !w.open && w.closedAt !== undefined && (w.closedBy === "canWrite" || w.closedBy === "committed"))
+    out.destinationWrites = { since: new Date(w.closedAt).toISOString(), by: w.closedBy };
+  if (w?.writesOnAt !== undefined) out.writesOnSince = new Date(w.writesOnAt).toISOString();
   const v = state.verifier;
   if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline))
     out.verifier = {

@@ -13,6 +13,7 @@ import type { RunEvent } from "../../src/events.js";
 import { openJournal, runbookJournal } from "../../src/journal/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { readStatus } from "../../src/run/status.js";
+import { formatStatus } from "../../src/cli/status.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
 
@@ -81,5 +82,58 @@ describe("status and the journal", () => {
     expect(st.journal.lastStep).toEqual({ number: 4, id: "commit", kind: "commit" });
     expect(st.journal.writesStopped).toBe(true);
     expect(st.journal.writesStoppedSince).toBe(new Date(stoppedAt).toISOString());
+  });
+
+  it('after the cutover: the destination takes writes, then the application writes again, not "writes stopped"', async () => {
+    const ev = eventFactory();
+    const events: RunEvent[] = [
+      ev("run.started", {
+        runbook: "sales",
+        file: "rb.yaml",
+        hash: "abc",
+        instances: [inst(0)],
+        mode: "run",
+        steps: STEPS,
+      }),
+      ev("step.started", STEPS[2]!),
+      ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
+      ev("window.opened", { index: 2, id: "stop" }),
+      ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 6 }),
+    ];
+    // the window closes at the read that showed canWrite (its `seenAt`), not at the line's time
+    const seenAt = events[5]!.at + 1_000;
+    const closed = ev("window.closed", { reason: "canWrite", seenAt });
+    const on = ev("window.writes-on", { index: 3, id: "commit" });
+    const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const status = async (more: RunEvent[]) => {
+      cleanup();
+      ({ dir, cleanup } = tempDir());
+      const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+      for (const e of [...events, ...more]) j.write(e);
+      j.close();
+      return readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    };
+    const writesLine = (st: Awaited<ReturnType<typeof readStatus>>) =>
+      formatStatus(st).find((l) => l.startsWith("  writes:"));
+
+    const stopped = await status([]);
+    expect(writesLine(stopped)).toMatch(/^ {2}writes: stopped by the run \(a stopWrites held, not undone\) since /);
+
+    const destination = await status([closed]);
+    expect(destination.journal?.destinationWrites).toEqual({
+      since: new Date(seenAt).toISOString(),
+      by: "canWrite",
+    });
+    expect(writesLine(destination)).toBe(
+      `  writes: the destination takes writes since ${new Date(seenAt).toISOString()} (canWrite on the first process); no writesOn hook has said the application writes again`,
+    );
+
+    const back = await status([closed, on]);
+    expect(back.journal?.writesOnSince).toBe(new Date(on.at).toISOString());
+    expect(writesLine(back)).toMatch(
+      /^ {2}writes: the application writes again since \S+ \(its writesOn hook\); the destination took writes at /,
+    );
   });
 });
