@@ -37,8 +37,15 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
-/** A run killed inside the write-stop window: writes stopped at step 3, commit begun, no end. */
-function killedInWindow(): { file: string; stoppedAt: number } {
+/**
+ * A run killed inside the write-stop window: writes stopped at step 3, then `after` (by default
+ * commit's step begun), no end. `after` gets the factory, so its events follow in seq and time.
+ */
+function killedInWindow(
+  after: (ev: ReturnType<typeof eventFactory>, stopped: RunEvent) => RunEvent[] = (ev) => [
+    ev("step.started", STEPS[3]!),
+  ],
+): { file: string; stoppedAt: number; events: RunEvent[] } {
   const ev = eventFactory();
   const events: RunEvent[] = [
     ev("run.started", {
@@ -54,12 +61,12 @@ function killedInWindow(): { file: string; stoppedAt: number } {
     ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
     ev("window.opened", { index: 2, id: "stop" }),
     ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 6 }),
-    ev("step.started", STEPS[3]!),
   ];
+  events.push(...after(ev, events[4]!));
   const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
   for (const e of events) j.write(e);
   j.close();
-  return { file: j.file, stoppedAt: events[4]!.at };
+  return { file: j.file, stoppedAt: events[4]!.at, events };
 }
 
 describe("status and the journal", () => {
@@ -85,55 +92,34 @@ describe("status and the journal", () => {
   });
 
   it('after the cutover: the destination takes writes, then the application writes again, not "writes stopped"', async () => {
-    const ev = eventFactory();
-    const events: RunEvent[] = [
-      ev("run.started", {
-        runbook: "sales",
-        file: "rb.yaml",
-        hash: "abc",
-        instances: [inst(0)],
-        mode: "run",
-        steps: STEPS,
-      }),
-      ev("step.started", STEPS[2]!),
-      ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
-      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
-      ev("window.opened", { index: 2, id: "stop" }),
-      ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 6 }),
-    ];
-    // the window closes at the read that showed canWrite (its `seenAt`), not at the line's time
-    const seenAt = events[5]!.at + 1_000;
-    const closed = ev("window.closed", { reason: "canWrite", seenAt });
-    const on = ev("window.writes-on", { index: 3, id: "commit" });
     const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
-    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
-    const status = async (more: RunEvent[]) => {
+    // each stage in a folder of its own: status reads the folder's one journal
+    const status = async (after: Parameters<typeof killedInWindow>[0]) => {
       cleanup();
       ({ dir, cleanup } = tempDir());
-      const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
-      for (const e of [...events, ...more]) j.write(e);
-      j.close();
-      return readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+      const { events } = killedInWindow(after);
+      const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+      const st = await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+      return { st, events, writes: formatStatus(st).find((l) => l.startsWith("  writes:")) };
     };
-    const writesLine = (st: Awaited<ReturnType<typeof readStatus>>) =>
-      formatStatus(st).find((l) => l.startsWith("  writes:"));
+    // the window closes at the read that showed canWrite (its `seenAt`), not at the line's time
+    const closed = (ev: ReturnType<typeof eventFactory>, stopped: RunEvent) =>
+      ev("window.closed", { reason: "canWrite", seenAt: stopped.at + 1_000 });
+    const seenAt = (events: RunEvent[]) => new Date(events[4]!.at + 1_000).toISOString();
 
-    const stopped = await status([]);
-    expect(writesLine(stopped)).toMatch(/^ {2}writes: stopped by the run \(a stopWrites held, not undone\) since /);
+    const stopped = await status(() => []);
+    expect(stopped.writes).toMatch(/^ {2}writes: stopped by the run \(a stopWrites held, not undone\) since /);
 
-    const destination = await status([closed]);
-    expect(destination.journal?.destinationWrites).toEqual({
-      since: new Date(seenAt).toISOString(),
-      by: "canWrite",
-    });
-    expect(writesLine(destination)).toBe(
-      `  writes: the destination takes writes since ${new Date(seenAt).toISOString()} (canWrite on the first process); no writesOn hook has said the application writes again`,
+    const destination = await status((ev, s) => [closed(ev, s)]);
+    expect(destination.st.journal?.destinationWrites).toEqual({ since: seenAt(destination.events), by: "canWrite" });
+    expect(destination.writes).toBe(
+      `  writes: the destination takes writes since ${seenAt(destination.events)} (canWrite on the first process); no writesOn hook has said the application writes again`,
     );
 
-    const back = await status([closed, on]);
-    expect(back.journal?.writesOnSince).toBe(new Date(on.at).toISOString());
-    expect(writesLine(back)).toMatch(
-      /^ {2}writes: the application writes again since \S+ \(its writesOn hook\); the destination took writes at /,
+    const back = await status((ev, s) => [closed(ev, s), ev("window.writes-on", { index: 3, id: "commit" })]);
+    expect(back.st.journal?.writesOnSince).toBe(new Date(back.events.at(-1)!.at).toISOString());
+    expect(back.writes).toBe(
+      `  writes: the application writes again since ${new Date(back.events.at(-1)!.at).toISOString()} (its writesOn hook); the destination took writes at ${seenAt(back.events)} (canWrite on the first process)`,
     );
   });
 });

@@ -35,6 +35,18 @@ describe("poll", () => {
     }
   });
 
+  /** The gaps between the starts of `reads` reads of a poll every `every` ms, measured by the monotonic clock. */
+  async function gapsOf(every: number, reads: number): Promise<number[]> {
+    const starts: number[] = [];
+    await poll({
+      read: () => Promise.resolve(starts.push(performance.now())),
+      judge: (n) => (n === reads ? true : undefined),
+      every,
+      signal: new AbortController().signal,
+    });
+    return starts.slice(1).map((t, i) => t - starts[i]!);
+  }
+
   it("keeps its period by the monotonic clock when a timer fires before that clock says it is due", async () => {
     // a monotonic clock that runs at half speed: every timer "fires early" by it, as one counting
     // from a stale event-loop time does under load
@@ -42,39 +54,23 @@ describe("poll", () => {
     const real = performance.now.bind(performance);
     const spy = vi.spyOn(performance, "now").mockImplementation(() => t0 + (real() - t0) / 2);
     try {
-      const starts: number[] = [];
-      await poll({
-        read: () => Promise.resolve(starts.push(performance.now())),
-        judge: (n) => (n === 4 ? true : undefined),
-        every: 40,
-        signal: new AbortController().signal,
-      });
-      const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
-      for (const g of gaps) expect(g).toBeGreaterThanOrEqual(40);
+      for (const g of await gapsOf(40, 4)) expect(g).toBeGreaterThanOrEqual(40);
     } finally {
       spy.mockRestore();
     }
   });
 
   it("keeps its period whatever the wall clock does (stepped back)", async () => {
-    // a wall clock stepped back a second at every reading: a pause measured by it would never end early, but last seconds
+    // a wall clock stepped back a second at every reading: a pause measured by it would last seconds
     let wall = 1e12;
-    const frozen = vi.spyOn(Date, "now").mockImplementation(() => (wall -= 1000));
+    const stepped = vi.spyOn(Date, "now").mockImplementation(() => (wall -= 1000));
     try {
-      const starts: number[] = [];
-      await poll({
-        read: () => Promise.resolve(starts.push(performance.now())),
-        judge: (n) => (n === 3 ? true : undefined),
-        every: 30,
-        signal: new AbortController().signal,
-      });
-      const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
-      for (const g of gaps) {
+      for (const g of await gapsOf(30, 3)) {
         expect(g).toBeGreaterThanOrEqual(29);
         expect(g).toBeLessThan(1000);
       }
     } finally {
-      frozen.mockRestore();
+      stepped.mockRestore();
     }
   });
 
