@@ -8,10 +8,11 @@
  * Start-up budget: this module imports only the lint code, the loader (yaml and the
  * build-time generated validator) and picocolors: no ajv compile, no undici, no listr2.
  */
-import { fstatSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { countBySeverity } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import { terminalText } from "../text.js";
+import { mayBeTerminal } from "../ui/cursor.js";
 import { FORMATS, type Format, type FormatInput } from "../lint/format/types.js";
 import { ruleDocumentation } from "../diagnostics.js";
 import { RULE_CATALOGUE as RULES } from "../lint/catalogue.js";
@@ -37,9 +38,8 @@ export interface LintCliOptions {
 }
 
 /**
- * Colors on a terminal only. A terminal is a character device; checked with fstat rather than
- * `process.stdout.isTTY` or `tty.isatty`, which load the stream and tty modules (~4 ms of the
- * start-up budget). /dev/null is a character device too, where colors are harmless.
+ * Colors on a terminal only: fd 1 may be one (`mayBeTerminal`, without loading the stream and tty
+ * modules). /dev/null is a character device too, where colors are harmless.
  */
 export function useColor(opt: boolean | undefined): boolean {
   if (opt !== undefined) return opt;
@@ -47,11 +47,7 @@ export function useColor(opt: boolean | undefined): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false")
     return true;
-  try {
-    return fstatSync(1).isCharacterDevice() && env.TERM !== "dumb";
-  } catch {
-    return false;
-  }
+  return mayBeTerminal(1) && env.TERM !== "dumb";
 }
 
 /**

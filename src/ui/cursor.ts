@@ -8,9 +8,30 @@
  * is (`status`, `run --resume`), shows it first. The sequence is written only to a terminal, never
  * into a pipe or a file.
  */
+import { fstatSync } from "node:fs";
+
 export const SHOW_CURSOR = "\x1b[?25h";
 
-export function showCursor(streams: readonly NodeJS.WriteStream[] = [process.stderr, process.stdout]): void {
-  const tty = streams.find((s) => s.isTTY);
-  tty?.write(SHOW_CURSOR);
+/**
+ * Whether descriptor `fd` may be a terminal: a terminal is a character device. Checked with fstat
+ * first because `process.stdout` / `process.stderr` and `tty.isatty` load the stream, net and tty
+ * modules, a few ms of every start-up (issue 41: lint's cold start); a pipe or a file is ruled
+ * out without them. /dev/null is a character device too: callers that need a terminal ask the
+ * stream's `isTTY` after this says maybe.
+ */
+export function mayBeTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+/** Writes SHOW_CURSOR to stderr, or else stdout, whichever is a terminal first. */
+export function showCursor(): void {
+  for (const fd of [2, 1] as const) {
+    if (!mayBeTerminal(fd)) continue;
+    const stream = fd === 2 ? process.stderr : process.stdout;
+    if (stream.isTTY) return void stream.write(SHOW_CURSOR);
+  }
 }

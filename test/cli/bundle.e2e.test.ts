@@ -11,8 +11,10 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
+  closeSync,
   cpSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   readdirSync,
   rmSync,
@@ -147,6 +149,40 @@ describe("the CLI bundles and their code caches", () => {
     );
     // the lint bundle holds no other command
     expect(readFileSync(file("lint"), "latin1")).not.toContain("dry run: nothing is sent");
+  });
+
+  it("`syncbook lint` into pipes or a file never creates process.stdout or process.stderr (their net and tty modules are start-up time)", () => {
+    // issue 41: the cursor shown at every start (src/ui/cursor.ts) created both streams, ~6 ms of
+    // lint's cold start on Node 22; a terminal is now ruled out with fstat first
+    const dir = tempDir("syncbook-lint-modules-");
+    made.push(dir);
+    const preload = join(dir, "modules.cjs");
+    writeFileSync(
+      preload,
+      'process.on("exit", () => require("node:fs").writeFileSync(process.env.MODULES_OUT, process.moduleLoadList.join("\\n")));\n',
+    );
+    const loaded = (stdout: "pipe" | number): string[] => {
+      const out = join(dir, `modules-${String(stdout)}.txt`);
+      const r = spawnSync(process.execPath, ["-r", preload, bin, "lint", "runbooks/rs-to-sharded.yaml"], {
+        cwd: root,
+        stdio: ["ignore", stdout, "pipe"],
+        env: { ...process.env, MODULES_OUT: out },
+      });
+      expect(r.status, String(r.stderr)).toBe(0);
+      return readFileSync(out, "utf8").split("\n");
+    };
+    const file = join(dir, "out.txt");
+    const fd = openSync(file, "w");
+    try {
+      for (const list of [loaded("pipe"), loaded(fd)]) {
+        expect(list).toContain("NativeModule vm"); // the loader ran, and the list is the process's
+        expect(list).not.toContain("NativeModule net");
+        expect(list).not.toContain("NativeModule tty");
+      }
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(file, "utf8")).toContain("no problems");
   });
 
   it("the lint worker thread (lint of many files) runs the lint bundle from its cache too; a damaged cache: same output", () => {
