@@ -174,3 +174,64 @@ describe("canWrite of the first process only", () => {
     expect(w.current()).toMatchObject({ closedBy: "committed", open: false });
   });
 });
+
+describe("the first process down inside the write-stop window", () => {
+  // what an operator meets when the one instance whose canWrite counts stops answering after the
+  // commit: the window must stay open (no other instance's canWrite stands in), the wait must keep
+  // reading it and say so, and the application must not be told to write until its canWrite is read
+  it("after the commit, until it is back: the wait says every failed read, the window stays open and closes on its canWrite once it answers; the write-on hook runs only then", async () => {
+    const s = await fleet();
+    const APP_ON = "  - { id: app-on, hook: { use: sim-writes, with: { enabled: true }, writesOn: true } }\n";
+    let downAt = 0;
+    let upAt = 0;
+    let failedReads = 0;
+    let down: Promise<void> | undefined;
+    let up: Promise<void> | undefined;
+    const { result, events } = await runYaml(
+      runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + APP_ON, { declare: true }),
+      {
+        onEvent: (e) => {
+          // the simulated clock stops as the commit leaves (COMMITTING then lasts; canWrite stays false)
+          if (e.type === "request.sent" && e.path === "/api/v1/commit") s.control.setTimeScale(0);
+          if (e.type === "step.started" && e.id === "writable") {
+            downAt = Date.now();
+            down = s.control.down(0);
+          }
+          if (e.type === "poll.failed" && e.instance?.index === 0 && downAt > 0 && upAt === 0 && ++failedReads === 3) {
+            upAt = Date.now();
+            up = down!.then(() => s.control.up(0)).then(() => s.control.setTimeScale(50));
+          }
+        },
+      },
+    );
+    await up;
+    expect(result.exitCode, result.message).toBe(0);
+    expect(failedReads, "the wait kept reading the first process while it was down").toBeGreaterThanOrEqual(3);
+    // each failed read was said, with the instance and what failed
+    const failed = of(events, "poll.failed").filter((e) => e.instance?.index === 0 && e.at >= downAt);
+    expect(failed.length).toBeGreaterThanOrEqual(3);
+    expect(failed[0]!.error).toMatch(/ECONNREFUSED|connect|refused|socket/i);
+    // and the wait's status named it, for the live view and the watch page
+    const said = of(events, "wait.status").filter((e) => e.id === "writable" && !e.met);
+    expect(said.some((e) => e.failing.some((f) => f.instance === "sync0" && f.condition === "progress answered"))).toBe(
+      true,
+    );
+    // the window closed on the first process's canWrite, read after it was back, and only once
+    const closed = of(events, "window.closed");
+    expect(closed.map((e) => e.reason)).toEqual(["canWrite"]);
+    expect(closed[0]!.seenAt).toBeGreaterThanOrEqual(upAt);
+    const closing = of(events, "progress.sampled").filter((e) => e.progress.canWrite === true);
+    expect(closing.length).toBeGreaterThan(0);
+    expect(closing.every((e) => e.instance.index === 0 && e.at >= upAt)).toBe(true);
+    // the other instances' canWrite was never taken for it
+    const otherTrue = of(events, "progress.sampled").filter(
+      (e) => e.instance.index !== 0 && e.progress.canWrite === true,
+    );
+    expect(otherTrue).toEqual([]);
+    // the application was told to write only after the window closed
+    const seqOf = (p: (e: RunEvent) => boolean): number => events.findIndex(p);
+    const hookStarted = seqOf((e) => e.type === "step.started" && e.id === "app-on");
+    expect(hookStarted).toBeGreaterThan(seqOf((e) => e.type === "window.closed"));
+    expect(of(events, "step.finished").find((e) => e.id === "writable")).toMatchObject({ outcome: "ok" });
+  });
+});
