@@ -16,6 +16,12 @@
 //   + drain ms later: the lag floor is lifted        t_drained   (lagBelow 5 holds from here)
 //   the last instance's commit arrives               t_commit    (commit blocks until all have it)
 //   + commit ms later: the clock moves into canWrite t_canWrite  (half-way through COMMITTING)
+// each of the two delays plus a random part of up to JITTER_MS, drawn every round: where a
+// condition turns between two of the runner's reads is then chance, as in the world. (With fixed
+// delays it was not: the runner's reads, evenly spaced, met the turn at the same point of their
+// gap round after round, so "canWrite → the wait judges it met" came out 48 ms in 7 rounds of 7 on
+// one Node and 3 ms on another build, while its mean over a gap is about a quarter of
+// `windowPollInterval`.)
 //   the driver tells the application to write again  t_end       (GET /sim/state, the end marker)
 //   runner's share = (t_commit − t_drained) + (t_end − t_canWrite) − serving − the commit taken in turn
 // where `serving` is the simulator's busy time inside those spans (its event loop's active time,
@@ -67,6 +73,9 @@ if (args[0] === "--child") {
   let sim;
   let t = {};
   let plan = { drainMs: 1500, commitMs: 1500, n: 1 };
+  /** Up to this much more on each delay, at random (the longest gap between two reads of an instance in the window: the default windowPollInterval). */
+  const JITTER_MS = 100;
+  const jitter = () => Math.random() * JITTER_MS;
   let lagFloor;
   /** Every request after writes off (`read`: a progress read): arrival, when its answer left, the process's busy ms at both, and which instance. */
   let reads = [];
@@ -102,7 +111,7 @@ if (args[0] === "--child") {
         setTimeout(() => {
           sim.control.removeFault(lagFloor);
           t.drained = now();
-        }, plan.drainMs);
+        }, plan.drainMs + jitter());
       } else if (req.method === "POST" && path === "/api/v1/commit") {
         commits.push(at);
         if (commits.length === plan.n) {
@@ -110,7 +119,7 @@ if (args[0] === "--child") {
           setTimeout(() => {
             sim.control.advance(1.2); // COMMITTING for the 2 s of lag: canWrite from half-way
             t.canWrite = now();
-          }, plan.commitMs);
+          }, plan.commitMs + jitter());
         }
       } else if (req.method === "GET" && path === "/sim/state" && t.end === undefined && t.canWrite !== undefined) {
         t.end = at;
