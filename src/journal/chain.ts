@@ -11,7 +11,7 @@
  * deleted in the review that asked for it), and a file damaged on disk. Lines cut off at the end
  * look like a crash, which is what a crash leaves: the live fleet then decides (reconcile).
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** The field every chained line ends with. */
 export const CHAIN_FIELD = "chain";
@@ -21,7 +21,8 @@ const TAIL = new RegExp(`,"${CHAIN_FIELD}":"([0-9a-f]{${LINK_HEX}})"\\}$`);
 
 /** The link of a line whose text (without the chain field) is `body`, after a line whose link is `prev`. */
 export function link(prev: string, body: string): string {
-  return createHash("sha256").update(prev).update("\n").update(body).digest("hex").slice(0, LINK_HEX);
+  // one call, no Hash object: a link is computed for every line, a fleet's answers included (issue 41)
+  return hash("sha256", `${prev}\n${body}`, "hex").slice(0, LINK_HEX);
 }
 
 /** `{...}` → `{...,"chain":"…"}`, and the new link. `body` is one serialized JSON object. */

@@ -36,6 +36,29 @@ function fingerprint(json: string): string {
   return json.length <= 64 ? json : `${json.length}:${createHash("sha1").update(json).digest("hex")}`;
 }
 
+/** What would make a string's JSON longer than its length + 2: a quote, a backslash, a control character, a surrogate. */
+// eslint-disable-next-line no-control-regex -- the control characters JSON escapes are what it looks for
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * `JSON.stringify(v).length` for a number, a boolean, null or a string with nothing to escape;
+ * undefined for anything else (the caller stringifies it).
+ */
+export function plainJsonLength(v: unknown): number | undefined {
+  switch (typeof v) {
+    case "number":
+      return Number.isFinite(v) ? String(v).length : 4;
+    case "boolean":
+      return v ? 4 : 5;
+    case "string":
+      return ESCAPED.test(v) ? undefined : v.length + 2;
+    case "object":
+      return v === null ? 4 : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /** One writer's bounder: remembers each instance's last journaled sample. */
 export function createSampleBounder(): (event: RunEvent) => RunEvent {
   const last = new Map<string, Map<string, string>>();
@@ -62,6 +85,14 @@ export function createSampleBounder(): (event: RunEvent) => RunEvent {
     // bound of JSON.stringify(out).length, which is computed only when this passes the cap
     let total = 1;
     for (const [k, v] of Object.entries(value)) {
+      // most of a sample is a known field with a plain value: measured without JSON.stringify
+      // (a fleet's answers pass here one by one inside the write-stop window, issue 41)
+      const plain = known.has(k) ? plainJsonLength(v) : undefined;
+      if (plain !== undefined && plain <= SAMPLE_FIELD_CAP) {
+        out[k] = v;
+        total += (plainJsonLength(k) ?? JSON.stringify(k).length) + 2 + plain;
+        continue;
+      }
       const json = JSON.stringify(v) ?? "null";
       // a known field is journaled every time: only an unknown one is compared with the last sample
       // (a hash of a long field per answer was most of the journal's cost of a fleet read, issue 41)

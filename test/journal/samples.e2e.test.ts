@@ -13,6 +13,7 @@ import {
   SAMPLE_CAP,
   SAMPLE_FIELD_CAP,
 } from "../../src/journal/index.js";
+import { plainJsonLength } from "../../src/journal/samples.js";
 import { readJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
@@ -77,6 +78,73 @@ describe("bounded progress samples in the journal", () => {
     const m = bound(sample(ev, 1, many)) as { progress: Record<string, unknown> };
     expect(JSON.stringify(m.progress).length).toBeLessThanOrEqual(SAMPLE_CAP);
     expect(m.progress.state).toBe("RUNNING");
+  });
+
+  it("a plain value is measured without JSON.stringify, to the same length; a long known field is still capped", () => {
+    const values: unknown[] = [
+      0,
+      -0,
+      1,
+      -1.5,
+      1e21,
+      5e-324,
+      Number.MAX_VALUE,
+      NaN,
+      Infinity,
+      -Infinity,
+      true,
+      false,
+      null,
+      "",
+      "RUNNING",
+      "change event application",
+      "é ✓ 日本",
+      "\u007f",
+      'a"b',
+      "a\\b",
+      "line\nbreak",
+      "\u0000",
+      "\ud83d\ude00",
+      "\ud800",
+      "\udfff",
+      undefined,
+      {},
+      [],
+      { a: 1 },
+      [1, "x"],
+      () => 1,
+    ];
+    for (const v of values) {
+      const n = plainJsonLength(v);
+      if (n !== undefined) expect(n, JSON.stringify(String(v))).toBe(JSON.stringify(v).length);
+    }
+    // what is plain: numbers, booleans, null, strings with nothing to escape
+    expect(values.filter((v) => plainJsonLength(v) === undefined).map((v) => typeof v)).toEqual([
+      "string",
+      "string",
+      "string",
+      "string",
+      "string",
+      "string",
+      "string",
+      "undefined",
+      "object",
+      "object",
+      "object",
+      "object",
+      "function",
+    ]);
+    const bound = createSampleBounder();
+    const info = "i".repeat(SAMPLE_FIELD_CAP + 1);
+    const e = bound(sample(eventFactory(), 0, { state: "RUNNING", info, lagTimeSeconds: 3, canWrite: null })) as {
+      progress: Record<string, unknown>;
+    };
+    expect(e.progress).toEqual({
+      state: "RUNNING",
+      info: `[not journaled: ${info.length + 2} bytes]`,
+      lagTimeSeconds: 3,
+      canWrite: null,
+    });
   });
 
   it("the journal writer bounds samples, and a resumed writer starts whole again", () => {
