@@ -20,8 +20,9 @@
 // condition turns between two of the runner's reads is then chance, as in the world. (With fixed
 // delays it was not: the runner's reads, evenly spaced, met the turn at the same point of their
 // gap round after round, so "canWrite → the wait judges it met" came out 48 ms in 7 rounds of 7 on
-// one Node and 3 ms on another build, while its mean over a gap is about a quarter of
-// `windowPollInterval`.)
+// one build and 3 ms on another, while its mean over a gap is about a quarter of
+// `windowPollInterval`.) The shell loop's reads are a second apart: 100 ms hardly moves where the
+// turn falls in its gap, so its figures, the ratio's baseline, stay much as they were.
 //   the driver tells the application to write again  t_end       (GET /sim/state, the end marker)
 //   runner's share = (t_commit − t_drained) + (t_end − t_canWrite) − serving − the commit taken in turn
 // where `serving` is the simulator's busy time inside those spans (its event loop's active time,

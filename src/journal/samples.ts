@@ -36,7 +36,7 @@ function fingerprint(json: string): string {
   return json.length <= 64 ? json : `${json.length}:${createHash("sha1").update(json).digest("hex")}`;
 }
 
-/** What would make a string's JSON longer than its length + 2: a quote, a backslash, a control character, a surrogate. */
+/** What would make a string's JSON longer than its length + 2: a quote, a backslash, a control character, a lone surrogate (a pair is sent the slow way too, to keep this cheap). */
 // eslint-disable-next-line no-control-regex -- the control characters JSON escapes are what it looks for
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 

@@ -17,7 +17,8 @@ export const SHOW_CURSOR = "\x1b[?25h";
  * first because `process.stdout` / `process.stderr` and `tty.isatty` load the stream, net and tty
  * modules, a few ms of every start-up (issue 41: lint's cold start); a pipe or a file is ruled
  * out without them. /dev/null is a character device too: callers that need a terminal ask the
- * stream's `isTTY` after this says maybe.
+ * stream's `isTTY` after this says maybe. On Windows a console reports a character device from
+ * libuv 1.45 (Node 20.3) on: the `engines` floor is above it.
  */
 export function mayBeTerminal(fd: number): boolean {
   try {

@@ -178,6 +178,8 @@ describe("the CLI bundles and their code caches", () => {
         expect(list).toContain("NativeModule vm"); // the loader ran, and the list is the process's
         expect(list).not.toContain("NativeModule net");
         expect(list).not.toContain("NativeModule tty");
+        // process.stdout or process.stderr on a file (or /dev/null) is a SyncWriteStream
+        expect(list).not.toContain("NativeModule internal/fs/sync_write_stream");
       }
     } finally {
       closeSync(fd);
