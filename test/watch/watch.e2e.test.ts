@@ -129,8 +129,16 @@ describe("syncbook watch: before, during and after a run killed with kill -9 and
     // 1. the run: its write stop opens the window, then a hook holds it
     runner = startCli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir, env });
     await runner.waitFor(/holding/, 60_000);
-    seen.open = await until(url, (st) => st.model.window?.open === true && st.runner.state === "running");
-    await snap("1-window-open", (t) => /WRITES STOPPED for/.test(t) && /running/.test(t));
+    // the watch reads the journal on its own clock: wait for its state to have the hook's step too
+    // (the window opens at the stop, a step before; a state of that moment is not the one wanted)
+    seen.open = await until(
+      url,
+      (st) =>
+        st.model.window?.open === true &&
+        st.runner.state === "running" &&
+        st.model.steps.some((x) => x.id === "hold" && x.outcome === "running"),
+    );
+    await snap("1-window-open", (t) => /WRITES STOPPED for/.test(t) && /hold \(hook\): running/.test(t));
     // 2. kill -9: the runner dies with the window open and no commit sent
     runner.child.kill("SIGKILL");
     await runner.done;
