@@ -49,6 +49,8 @@ export interface Readiness {
   reasons: string[];
   /** When it will be ready, from the trend: `about 4m`, `not converging`, `unknown`; undefined when ready. */
   eta?: string;
+  /** Its state, when it is past the question (COMMITTING, COMMITTED, REVERSING): said as such, never as "ready". */
+  past?: string;
 }
 
 export interface ReadinessOptions {
@@ -81,7 +83,8 @@ export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readin
     reasons.push(`not answering${since}: ${i.down.error}`);
     etas.push("unknown");
   }
-  if (i.state !== undefined && PAST.has(i.state)) return { instance: i.label, ready: i.state !== "REVERSING", reasons };
+  if (i.state !== undefined && PAST.has(i.state))
+    return { instance: i.label, ready: i.state !== "REVERSING", reasons, past: i.state };
   if (i.state === undefined && !i.down) {
     reasons.push("no progress answer yet");
     etas.push("unknown");
@@ -178,6 +181,7 @@ const formatRate = (perSecond: number): string =>
 
 /** One line: `ready`, or `not ready (ETA about 4m): lag 42s, …; …`. */
 export function readinessLine(r: Readiness): string {
+  if (r.past !== undefined) return `past it: ${r.past}`;
   if (r.ready) return r.reasons.length ? `ready (${r.reasons.join("; ")})` : "ready";
   return `not ready (ETA ${r.eta ?? "unknown"}): ${r.reasons.join("; ")}`;
 }

@@ -113,7 +113,7 @@ function render() {
   }
   fill("steps", m.steps.length ? [ol] : [el("p", "No steps known yet (no run started).", "muted")]);
   // why not ready, per instance
-  fill("ready", s.readiness.length ? [table(["instance", "ready to commit", "ETA", "why not"], s.readiness.map((x) => row([x.instance, word(x.ready ? "yes" : "NO", x.ready ? "ok" : "bad"), x.ready ? "–" : x.eta, x.reasons.join("; ") || "–"])))] : [el("p", "No instance known yet.", "muted")]);
+  fill("ready", s.readiness.length ? [table(["instance", "ready to commit", "ETA", "why not"], s.readiness.map((x) => row([x.instance, x.past ? word("past it: " + x.past, "muted") : word(x.ready ? "yes" : "NO", x.ready ? "ok" : "bad"), x.ready || x.past ? "–" : x.eta, x.reasons.join("; ") || "–"])))] : [el("p", "No instance known yet.", "muted")]);
   // the fleet
   const fl = (s.live.instances.length ? s.live.instances : m.fleet.instances).map((i) => row([
     i.label,

@@ -141,6 +141,9 @@ describe("readiness: why not ready, and when", () => {
   it("past readiness (COMMITTING, COMMITTED) is not 'not ready'", () => {
     expect(readiness(inst({ state: "COMMITTED", canCommit: false })).ready).toBe(true);
     expect(readiness(inst({ state: "COMMITTING", canCommit: false })).reasons).toEqual([]);
+    // said as past it, never as "ready to commit: yes" (the watch page's table after the commit)
+    expect(readinessLine(readiness(inst({ state: "COMMITTED", canCommit: false })))).toBe("past it: COMMITTED");
+    expect(readiness(inst({ state: "RUNNING", canCommit: true })).past).toBeUndefined();
   });
 });
 

@@ -236,6 +236,9 @@ describe("syncbook watch: before, during and after a run killed with kill -9 and
     expect(text["3-resumed-window-closed"]).toMatch(/Write-stop window closed after/);
     expect(text["3-resumed-window-closed"]).toMatch(/run 1 \(run\)[^\n]*ended without a word/);
     expect(text["3-resumed-window-closed"]).not.toMatch(/ALARM/);
+    // after the commit the readiness table says where each instance is, never "ready to commit: yes"
+    expect(text["3-resumed-window-closed"]).toMatch(/Ready to commit\?[\s\S]*sync0\s*past it: COMMITTED/);
+    expect(text["3-resumed-window-closed"]).not.toMatch(/Ready to commit\?[\s\S]*sync0\s*yes/);
     for (const n of Object.keys(text)) expect(existsSync(join(shots, `${n}.png`))).toBe(true);
   });
 
