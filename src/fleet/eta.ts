@@ -51,7 +51,10 @@ export interface CopyPoint {
 
 export interface CopyState {
   readonly instances: Readonly<Record<string, InstanceCopy>>;
-  /** Summed copied bytes over time since the last reset. */
+  /**
+   * Summed copied bytes over time since the last reset. Its last point's `copied` is the sum of
+   * `instances`' copied bytes (`addCopySample` keeps it so, and reads it for an unchanged answer).
+   */
   readonly window: readonly CopyPoint[];
   /** How many times the window restarted (estimate changed, copy restarted). */
   readonly resets: number;
@@ -119,10 +122,16 @@ export function addCopySample(
 ): CopyState {
   if (sample === undefined) return state;
   const prev = state.instances[instance];
-  const instances = { ...state.instances, [instance]: sample };
   const last = state.window[state.window.length - 1];
   // time never runs backwards inside a window (events from one runner, but be defensive)
   const at = last !== undefined ? Math.max(t, last.t) : t;
+  // the same figures as this instance's last (every answer once the copy is done, so every answer
+  // of the write-stop window): the fleet's sum is the last point's, and the instances stay as they
+  // are. Copying them for each answer cost a fleet of 64 a copy of 64 entries per answer, the
+  // larger part of the read model's work on an answer inside the window (issue 41).
+  if (prev !== undefined && last !== undefined && sample.copied === prev.copied && sample.total === prev.total)
+    return { ...state, window: slide([...state.window, { t: at, copied: last.copied }], at, opts) };
+  const instances = { ...state.instances, [instance]: sample };
   const fleet = sums(instances);
   let reason: string | undefined;
   let kind: CopyState["resetKind"];
@@ -148,14 +157,18 @@ export function addCopySample(
       ...(kind ? { resetKind: kind } : {}),
     };
   }
-  const window = [...state.window, { t: at, copied: fleet.copied }];
+  return { ...state, instances, window: slide([...state.window, { t: at, copied: fleet.copied }], at, opts) };
+}
+
+/** The window after a point at `at`: its oldest points leave it (changes `window`, a fresh copy). */
+function slide(window: CopyPoint[], at: number, opts: CopyOptions): CopyPoint[] {
   // keep at least minSamples, so a slow poll interval still yields an estimate
   while (
     window.length > opts.minSamples &&
     (window.length > opts.maxSamples || (window[0]?.t ?? at) < at - opts.windowMs)
   )
     window.shift();
-  return { ...state, instances, window };
+  return window;
 }
 
 /** Least-squares slope (bytes per ms) of the window; undefined when it cannot be trusted. */

@@ -490,7 +490,13 @@ export class CutoverFold {
     );
     if (view.state !== undefined) this.#states.set(e.instance.index, view.state);
     const n = Math.max(this.#instances.size, this.#started?.instances.length ?? 0);
-    if (this.#states.size >= n && [...this.#states.values()].every((s) => s === "COMMITTED"))
+    // only an answer that says COMMITTED can complete the fleet's (not a scan of it per answer)
+    if (
+      !this.#committedSeen &&
+      view.state === "COMMITTED" &&
+      this.#states.size >= n &&
+      [...this.#states.values()].every((s) => s === "COMMITTED")
+    )
       this.#committedSeen = true;
   }
 

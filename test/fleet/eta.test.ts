@@ -184,3 +184,79 @@ describe("an ETA once the rate is known", () => {
     expect(run([0, 2000, 4000]).eta).toMatch(/^\d+[sm]( \d+s)?$/);
   });
 });
+
+describe("addCopySample on a fleet's answers", () => {
+  // What the reducer was before an unchanged answer stopped copying the instances (issue 41):
+  // every answer recomputed the fleet's sum from a fresh copy. The fast path must add the very
+  // same points, resets and reasons.
+  function reference(
+    state: CopyState,
+    instance: string,
+    sample: { copied: number; total: number } | undefined,
+    t: number,
+  ): CopyState {
+    if (sample === undefined) return state;
+    const prev = state.instances[instance];
+    const instances = { ...state.instances, [instance]: sample };
+    const last = state.window[state.window.length - 1];
+    const at = last !== undefined ? Math.max(t, last.t) : t;
+    let copied = 0;
+    for (const c of Object.values(instances)) copied += c.copied;
+    const reset =
+      prev === undefined
+        ? sample.copied > 0 && state.window.length > 0
+        : sample.total !== prev.total || sample.copied < prev.copied;
+    if (reset) return { ...addCopySample(state, instance, sample, t), instances, window: [{ t: at, copied }] };
+    const window = [...state.window, { t: at, copied }];
+    while (
+      window.length > COPY_DEFAULTS.minSamples &&
+      (window.length > COPY_DEFAULTS.maxSamples || (window[0]?.t ?? at) < at - COPY_DEFAULTS.windowMs)
+    )
+      window.shift();
+    return { ...state, instances, window };
+  }
+
+  it("adds the same points as summing the fleet afresh, through joins, unchanged answers, growth and resets", () => {
+    // a deterministic walk: 8 instances, mostly unchanged answers (the write-stop window), some growth,
+    // an estimate change, a copy that goes back, a failed read
+    let seed = 7;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const figures = new Map<string, { copied: number; total: number }>();
+    let mine = emptyCopyState();
+    let theirs = emptyCopyState();
+    let unchanged = 0;
+    for (let k = 0; k < 3000; k++) {
+      const name = `sync${Math.floor(rnd() * 8)}`;
+      const was = figures.get(name) ?? { copied: 0, total: 100 * GiB };
+      const r = rnd();
+      const next =
+        r < 0.6
+          ? was
+          : r < 0.9
+            ? { copied: was.copied + Math.floor(rnd() * GiB), total: was.total }
+            : r < 0.95
+              ? { copied: was.copied, total: was.total + GiB }
+              : r < 0.98
+                ? { copied: Math.floor(was.copied / 2), total: was.total }
+                : undefined;
+      if (next) figures.set(name, next);
+      if (next === was && mine.instances[name] !== undefined) unchanged++;
+      const t = k * 13;
+      mine = addCopySample(mine, name, next && { ...next }, t);
+      theirs = reference(theirs, name, next && { ...next }, t);
+      expect(mine.window).toEqual(theirs.window);
+      expect(mine.instances).toEqual(theirs.instances);
+      expect([mine.resets, mine.resetReason]).toEqual([theirs.resets, theirs.resetReason]);
+    }
+    expect(unchanged).toBeGreaterThan(1000);
+  });
+
+  it("an answer with the figures the instance had keeps the instances as they are (no copy of the fleet per answer)", () => {
+    let s = emptyCopyState();
+    for (let i = 0; i < 64; i++) s = addCopySample(s, `sync${i}`, { copied: GiB, total: 64 * GiB }, 0);
+    const next = addCopySample(s, "sync5", { copied: GiB, total: 64 * GiB }, 100);
+    expect(next.instances).toBe(s.instances);
+    expect(next.window.at(-1)).toEqual({ t: 100, copied: 64 * GiB });
+    expect(addCopySample(s, "sync5", { copied: 2 * GiB, total: 64 * GiB }, 100).instances).not.toBe(s.instances);
+  });
+});

@@ -220,3 +220,24 @@ describe("the cutover's read model", () => {
     expect(f.view().steps[0]!.id).toBe("stop");
   });
 });
+
+describe("a fleet that answers COMMITTED", () => {
+  it("is committed once every instance's last answer says so, whatever answered last, and stays so", () => {
+    const s = stream();
+    s.at(0, "run.started", started("run"));
+    const f = new CutoverFold({ traits: traitsOf });
+    const answer = (t: number, i: number, state: string | undefined): boolean => {
+      f.apply(s.at(t, "progress.sampled", { instance: inst(i), progress: state ? { state } : {} } as never));
+      return f.view().cutover.committed;
+    };
+    f.apply(s.events[0]!);
+    expect(answer(10, 0, "COMMITTED")).toBe(false);
+    expect(answer(20, 1, "COMMITTING")).toBe(false);
+    expect(answer(30, 0, "COMMITTED")).toBe(false);
+    // the answer that completes the fleet is the one that says COMMITTED
+    expect(answer(40, 1, "COMMITTED")).toBe(true);
+    // an answer without a state, or a later one, does not take it back
+    expect(answer(50, 0, undefined)).toBe(true);
+    expect(answer(60, 1, "COMMITTING")).toBe(true);
+  });
+});
