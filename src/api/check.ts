@@ -52,6 +52,8 @@ function expectedText(spec: FieldSpec): string {
 
 class Fatal extends Error {}
 
+const pathOf = (path: string, name: string): string => (path === "" ? name : `${path}.${name}`);
+
 function checkObject(
   obj: Record<string, unknown>,
   fields: FieldsSpec,
@@ -63,20 +65,25 @@ function checkObject(
     if (out === obj) out = { ...obj };
     delete out[k];
   };
-  for (const [name, spec] of Object.entries(fields)) {
-    const p = path === "" ? name : `${path}.${name}`;
+  // for…in and the path only where an issue names it: the descriptor is read for every answer (a
+  // fleet of 64 inside the write-stop window, issue 41), and a fresh array and string per field
+  // were most of what this allocated
+  for (const name in fields) {
+    if (!Object.hasOwn(fields, name)) continue;
+    const spec = fields[name]!;
     const present = Object.hasOwn(obj, name) && obj[name] !== undefined;
     if (!present) {
-      if (spec.presence === "required") throw new Fatal(`no "${p}"`);
-      if (spec.presence === "expected") issues.push({ path: p, kind: "missing", expected: expectedText(spec) });
+      if (spec.presence === "required") throw new Fatal(`no "${pathOf(path, name)}"`);
+      if (spec.presence === "expected")
+        issues.push({ path: pathOf(path, name), kind: "missing", expected: expectedText(spec) });
       continue;
     }
     const v = obj[name];
     if (spec.type === "any") continue;
     if (v === null) {
       if (spec.nullable) continue;
-      if (spec.presence === "required") throw new Fatal(`"${p}" is null`);
-      issues.push({ path: p, kind: "type", expected: expectedText(spec), actual: "null" });
+      if (spec.presence === "required") throw new Fatal(`"${pathOf(path, name)}" is null`);
+      issues.push({ path: pathOf(path, name), kind: "type", expected: expectedText(spec), actual: "null" });
       drop(name);
       continue;
     }
@@ -100,17 +107,23 @@ function checkObject(
         break;
     }
     if (!typeOk) {
-      if (spec.presence === "required") throw new Fatal(`"${p}" is ${describe(v)}, expected ${expectedText(spec)}`);
-      issues.push({ path: p, kind: "type", expected: expectedText(spec), actual: describe(v) });
+      if (spec.presence === "required")
+        throw new Fatal(`"${pathOf(path, name)}" is ${describe(v)}, expected ${expectedText(spec)}`);
+      issues.push({ path: pathOf(path, name), kind: "type", expected: expectedText(spec), actual: describe(v) });
       drop(name);
       continue;
     }
     if (spec.type === "integer" && !Number.isInteger(v)) {
-      issues.push({ path: p, kind: "integer", expected: expectedText(spec), actual: JSON.stringify(v) });
+      issues.push({
+        path: pathOf(path, name),
+        kind: "integer",
+        expected: expectedText(spec),
+        actual: JSON.stringify(v),
+      });
     } else if (spec.type === "string" && spec.enum && !spec.enum.includes(v as string)) {
-      issues.push({ path: p, kind: "enum", expected: expectedText(spec), actual: JSON.stringify(v) });
+      issues.push({ path: pathOf(path, name), kind: "enum", expected: expectedText(spec), actual: JSON.stringify(v) });
     } else if (spec.type === "object") {
-      const inner = checkObject(v as Record<string, unknown>, spec.fields, p, issues);
+      const inner = checkObject(v as Record<string, unknown>, spec.fields, pathOf(path, name), issues);
       if (inner !== v) {
         if (out === obj) out = { ...obj };
         out[name] = inner;
