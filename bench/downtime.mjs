@@ -28,7 +28,9 @@
 // where `serving` is the simulator's busy time inside those spans (its event loop's active time,
 // read on every request's arrival and answer: one process plays all n instances and answers them
 // one after another, where a real fleet answers in parallel), and the commit taken in turn is the
-// spread of the commit's arrivals beyond the runner's own send skew.
+// spread of the commit's arrivals beyond the runner's own send skew. The progress answers of the
+// reads that arrived in one turn of its event loop leave together at its end, as a fleet's would:
+// the runner's work on them is not hidden behind the serving of the next one (`hold`).
 // The share is split into phases, each with its owner, so every millisecond is someone's (printed
 // per fleet size on stderr, and as figures for the largest fleet). The phases cut the two spans
 // at the runner's journal lines (its wall clock, within a millisecond of the simulator's) and the
@@ -81,6 +83,25 @@ if (args[0] === "--child") {
   /** Every request after writes off (`read`: a progress read): arrival, when its answer left, the process's busy ms at both, and which instance. */
   let reads = [];
   let commits = [];
+  // A real fleet answers a read of n instances together: n processes, each its own. One process
+  // plays them here and serves them one after another, so without this the runner's work on one
+  // answer overlapped the serving of the next, and was missed (issue 41). The answers of the
+  // reads that arrived in one turn of the event loop leave together, after it: what the runner
+  // does with them is then all its own, and the wait for them is the simulator's busy time.
+  let held = [];
+  const hold = (res) => {
+    const end = res.end;
+    res.end = (...a) => {
+      if (held.length === 0)
+        setImmediate(() => {
+          const h = held;
+          held = [];
+          for (const f of h) f();
+        });
+      held.push(() => end.apply(res, a));
+      return res;
+    };
+  };
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (event, ...rest) {
     if (event === "request" && sim) {
@@ -105,6 +126,7 @@ if (args[0] === "--child") {
           entry.fin = now();
           entry.busyFin = busy();
         });
+        if (entry.read) hold(res);
       }
       if (req.method === "POST" && path === "/sim/writes" && t.off === undefined) {
         t.off = at;
