@@ -11,7 +11,8 @@ import { formatDuration } from "../runbook/duration.js";
 import { formatBytes, terminalText } from "../text.js";
 import type { Status } from "../run/status.js";
 import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
-import { readinessLine } from "../model/readiness.js";
+import { readinessLine, readinessSummary } from "../model/readiness.js";
+import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { windowEndWords } from "../writes-words.js";
 import { stderr, stdout } from "./execute.js";
 
@@ -115,9 +116,48 @@ function fleetCopy(st: Status): string | undefined {
   return c ? `copy (fleet): ${c.percent}% (${bytes(c.copiedBytes)} of ${bytes(c.totalBytes)})` : undefined;
 }
 
+/**
+ * What each instance answered the last command: a line each, or, in a large fleet, a line per
+ * answer with the instances that gave it (`accepted: every instance (64)`; `refused: … : shard-3`).
+ */
+function answerLines(
+  answers: Readonly<Record<string, string>>,
+  said: Readonly<Record<string, string>> | undefined,
+): string[] {
+  const each = Object.entries(answers).map(([k, a]) => [k, said?.[k] ?? a] as const);
+  if (each.length <= SUMMARY_ABOVE) return each.map(([k, a]) => `    ${k}: ${a}`);
+  const by = new Map<string, string[]>();
+  for (const [k, a] of each) by.set(a, [...(by.get(a) ?? []), k]);
+  return [...by].map(([a, who]) =>
+    who.length === each.length
+      ? `    ${a}: every instance (${who.length})`
+      : `    ${a}: ${who.length} of ${each.length}: ${who.slice(0, 8).join(", ")}${who.length > 8 ? ` and ${who.length - 8} more` : ""}`,
+  );
+}
+
 /** The status for people: one line per instance, then identity, the verifier and the journal. */
 export function formatStatus(st: Status): string[] {
   const lines: string[] = [`status of ${st.runbook} (${st.file}) at ${st.at}`];
+  // a large fleet first in a few lines, in the live view's words (src/model/fleet-summary.ts)
+  const many = st.instances.length > SUMMARY_ABOVE;
+  // the first instance not ready, said in the summary: the same words under another say nothing new
+  let said: string | undefined;
+  if (many) {
+    const all = st.instances.map((i) => ({
+      label: i.name,
+      state: i.state,
+      down: !i.reachable,
+      lagSeconds: i.lagSeconds,
+    }));
+    const highest = highestLagLine(all);
+    lines.push(
+      `fleet: ${fleetStatesLine(all)}`,
+      ...(highest ? [`  ${highest}`] : []),
+      ...(st.readiness?.length ? [`  ${readinessSummary(st.readiness)}`] : []),
+    );
+    const first = st.readiness?.find((r) => !r.ready && r.past === undefined);
+    if (first) said = readinessLine(first);
+  }
   const width = Math.max(...st.instances.map((i) => i.name.length));
   for (const i of st.instances) {
     const head = `  #${i.place} ${i.name.padEnd(width)}`;
@@ -140,7 +180,10 @@ export function formatStatus(st: Status): string[] {
     lines.push(`${head}  ${parts.join(" · ")}`);
     // the one wording of why not ready (src/model/readiness.ts), as `syncbook watch` says it
     const r = st.readiness?.[i.place - 1];
-    if (r && i.state !== "COMMITTED") lines.push(`      ${readinessLine(r)}`);
+    // in a large fleet only what holds an instance back, in words the summary above has not said
+    const why = r ? readinessLine(r) : undefined;
+    if (r && i.state !== "COMMITTED" && !(many && (r.ready || r.past !== undefined || why === said)))
+      lines.push(`      ${why}`);
   }
   const copy = fleetCopy(st);
   if (copy) lines.push(copy);
@@ -185,11 +228,10 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  last step: ${j.lastStep.number}. ${j.lastStep.id} (${j.lastStep.kind}): ${j.lastStep.outcome ?? "started, never ended (cut off)"}`,
       );
-    if (j.lastCommand)
-      lines.push(
-        `  last command: ${j.lastCommand.op} (step ${j.lastCommand.step}):`,
-        ...Object.entries(j.lastCommand.answers).map(([k, a]) => `    ${k}: ${j.lastCommand?.said?.[k] ?? a}`),
-      );
+    if (j.lastCommand) {
+      const c = j.lastCommand;
+      lines.push(`  last command: ${c.op} (step ${c.step}):`, ...answerLines(c.answers, c.said));
+    }
     if (j.finished)
       lines.push(
         `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : j.finished.committed ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,

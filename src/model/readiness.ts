@@ -187,6 +187,23 @@ export function readinessLine(r: Readiness): string {
 }
 
 /**
+ * A large fleet's readiness in one line: `ready to commit: 61 of 64 instances; shard-7: not ready
+ * (ETA about 2m): lag 42s …`, the first that is not ready said in full.
+ */
+export function readinessSummary(rs: readonly Readiness[]): string {
+  // an instance past the question (COMMITTING, COMMITTED, REVERSING) is neither ready nor not
+  const past = new Map<string, number>();
+  for (const r of rs) if (r.past !== undefined) past.set(r.past, (past.get(r.past) ?? 0) + 1);
+  const pastText = [...past].map(([s, n]) => `${s}×${n}`).join(", ");
+  const open = rs.filter((r) => r.past === undefined);
+  if (open.length === 0) return `ready to commit: past it (${pastText})`;
+  const first = open.find((r) => !r.ready);
+  return `ready to commit: ${open.filter((r) => r.ready).length} of ${rs.length} instances${
+    past.size ? ` (past it: ${pastText})` : ""
+  }${first ? `; ${first.instance}: ${readinessLine(first)}` : ""}`;
+}
+
+/**
  * What changes when readiness changes, for a reader that prints only changes (the line renderer,
  * `--renderer simple`): the instance, its verdict and each thing that holds it back, without the
  * figures every read moves (a lag, a percentage, a duration), the bracket after a reason (the

@@ -10,7 +10,14 @@ import { opensWriteStop, traitsOf } from "../steps/index.js";
 import { COPY_DEFAULTS, copyProgress } from "../fleet/eta.js";
 import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
 import { CutoverFold } from "../model/fold.js";
-import { fleetReadiness, readinessLine, type Readiness, type ReadinessPlan } from "../model/readiness.js";
+import {
+  fleetReadiness,
+  readinessLine,
+  readinessSummary,
+  type Readiness,
+  type ReadinessPlan,
+} from "../model/readiness.js";
+import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import type { ModelInstance, ModelVerifier } from "../model/contract.js";
 import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
 
@@ -229,7 +236,7 @@ export class UiModel {
   }
 
   /** One line per instance (small fleets) or a summary (large fleets). */
-  instanceLines(max = 6, now: number = Date.now()): string[] {
+  instanceLines(max = SUMMARY_ABOVE, now: number = Date.now()): string[] {
     const all = [...this.instances.values()].filter((i) => i.state !== undefined || i.down);
     if (all.length === 0) return [];
     const lag = (i: InstanceView): string =>
@@ -247,19 +254,11 @@ export class UiModel {
         return [line, ...warningLines(i, w)];
       });
     }
-    const states = new Map<string, number>();
-    for (const i of all) {
-      const k = i.down ? "not answering" : (i.state ?? "?");
-      states.set(k, (states.get(k) ?? 0) + 1);
-    }
-    const withLag = all
-      .filter((i) => typeof i.lagSeconds === "number")
-      .sort((a, b) => (b.lagSeconds ?? 0) - (a.lagSeconds ?? 0));
-    const worst = withLag.slice(0, 3).map((i) => `${i.label} ${formatDuration((i.lagSeconds ?? 0) * 1000)}`);
     const warned = all.filter((i) => i.warnings?.length);
+    const highest = highestLagLine(all);
     return [
-      `${all.length} instances: ${[...states].map(([s, n]) => `${s}×${n}`).join(", ")}`,
-      ...(worst.length > 0 ? [`highest lag: ${worst.join(" · ")}`] : []),
+      fleetStatesLine(all),
+      ...(highest ? [highest] : []),
       ...(warned.length > 0
         ? [`service warnings on ${warned.length}: ${warned[0]!.label}: ${warningText(warned[0]!.warnings![0])}`]
         : []),
@@ -283,18 +282,14 @@ export class UiModel {
    * sync's start until the first commit (then the question is over). A large fleet: how many are
    * ready, and the first that is not.
    */
-  readinessLines(max = 6, now: number = Date.now()): string[] {
+  readinessLines(max = SUMMARY_ABOVE, now: number = Date.now()): string[] {
     const rs = this.readiness(now);
     if (!rs) return [];
     if (rs.length <= max) {
       const w = Math.min(24, Math.max(...rs.map((r) => r.instance.length)));
       return rs.map((r) => `${r.instance.padEnd(w)}  ${readinessLine(r)}`);
     }
-    const ready = rs.filter((r) => r.ready).length;
-    const first = rs.find((r) => !r.ready);
-    return [
-      `ready to commit: ${ready} of ${rs.length} instances${first ? `; ${first.instance}: ${readinessLine(first)}` : ""}`,
-    ];
+    return [readinessSummary(rs)];
   }
 
   verifierLine(c: Colors): string | undefined {

@@ -1,0 +1,161 @@
+/**
+ * `syncbook status` of a large fleet, read out on a bridge call: the fleet first in a few lines
+ * (the live view's words, src/model/fleet-summary.ts), the instances after, only what holds one
+ * back under it, and the last command's answers a line per answer. A small fleet's status is as
+ * it was: a line per instance, each with its readiness, each answer on its own line.
+ */
+import { describe, expect, it } from "vitest";
+import { formatStatus } from "../../src/cli/status.js";
+import type { InstanceStatus, Status } from "../../src/run/status.js";
+import type { Readiness } from "../../src/model/readiness.js";
+import { readinessSummary } from "../../src/model/readiness.js";
+
+function fleet(n: number, each: (i: number) => Partial<InstanceStatus> & { readiness?: Readiness }): Status {
+  const instances: InstanceStatus[] = [];
+  const readiness: Readiness[] = [];
+  for (let i = 0; i < n; i++) {
+    const { readiness: r, ...rest } = each(i);
+    instances.push({
+      place: i + 1,
+      name: `shard-${i}`,
+      url: `http://127.0.0.1:${27182 + i}`,
+      reachable: true,
+      state: "RUNNING",
+      canCommit: true,
+      lagSeconds: 1,
+      ...rest,
+    });
+    readiness.push(r ?? { instance: `shard-${i}`, ready: true, reasons: [] });
+  }
+  return {
+    format: 3,
+    at: "2026-11-30T03:00:00.000Z",
+    runbook: "big",
+    file: "big.yaml",
+    instances,
+    identityProblems: [],
+    readiness,
+    journal: {
+      folder: ".syncbook/big",
+      resumeWith: ".syncbook/big/run.jsonl",
+      passedOver: [],
+      warnings: [],
+      lastCommand: {
+        op: "commit",
+        step: 5,
+        answers: Object.fromEntries(instances.map((x) => [x.name, x.place === 4 ? "error" : "ok"])),
+        said: Object.fromEntries(
+          instances.map((x) => [x.name, x.place === 4 ? "refused or never sent (HTTP 400)" : "accepted"]),
+        ),
+      },
+    },
+  };
+}
+
+const slow: Readiness = { instance: "shard-7", ready: false, reasons: ["lag 42s (lagBelow 5)"], eta: "about 2m" };
+
+describe("status of a large fleet", () => {
+  const st = fleet(64, (i) =>
+    i === 7
+      ? { lagSeconds: 42, canCommit: false, readiness: slow }
+      : i === 9
+        ? {
+            reachable: false,
+            state: undefined,
+            lagSeconds: undefined,
+            error: "connect ECONNREFUSED",
+            readiness: {
+              instance: "shard-9",
+              ready: false,
+              reasons: ["not answering: connect ECONNREFUSED"],
+              eta: "unknown",
+            },
+          }
+        : i === 3
+          ? { lagSeconds: 12 }
+          : i === 20
+            ? {
+                state: "PAUSED",
+                canCommit: false,
+                readiness: {
+                  instance: "shard-20",
+                  ready: false,
+                  reasons: ["state PAUSED (a commit needs RUNNING)"],
+                  eta: "unknown",
+                },
+              }
+            : i === 21
+              ? { lagSeconds: 42, canCommit: false, readiness: { ...slow, instance: "shard-21" } }
+              : {},
+  );
+  const lines = formatStatus(st);
+
+  it("says the fleet first: its states, the highest lags, how many are ready and the first that is not", () => {
+    expect(lines.slice(1, 4)).toEqual([
+      "fleet: 64 instances: RUNNING×62, not answering×1, PAUSED×1",
+      "  highest lag: shard-7 42s · shard-21 42s · shard-3 12s",
+      "  ready to commit: 60 of 64 instances; shard-7: not ready (ETA about 2m): lag 42s (lagBelow 5)",
+    ]);
+  });
+
+  it("keeps a line per instance, and under it only what holds it back", () => {
+    expect(lines.filter((l) => /^ {2}#\d+ /.test(l))).toHaveLength(64);
+    // shard-7's and shard-21's words are the summary's: said once; shard-20's are its own
+    const under = lines.filter((l) => l.startsWith("      "));
+    expect(under).toEqual(["      not ready (ETA unknown): state PAUSED (a commit needs RUNNING)"]);
+    expect(lines[lines.indexOf(under[0]!) - 1]).toMatch(/^ {2}#21 shard-20 /);
+    expect(lines.some((l) => l.trim() === "ready")).toBe(false);
+  });
+
+  it("says the last command's answers a line per answer, with who gave it", () => {
+    const at = lines.indexOf("  last command: commit (step 5):");
+    expect(lines.slice(at + 1, at + 3)).toEqual([
+      "    accepted: 63 of 64: shard-0, shard-1, shard-2, shard-4, shard-5, shard-6, shard-7, shard-8 and 55 more",
+      "    refused or never sent (HTTP 400): 1 of 64: shard-3",
+    ]);
+  });
+
+  it("a fleet every instance of which accepted says so in one line", () => {
+    const st2 = fleet(64, () => ({}));
+    st2.journal.lastCommand = {
+      op: "commit",
+      step: 5,
+      answers: Object.fromEntries(st2.instances.map((x) => [x.name, "ok"])),
+      said: Object.fromEntries(st2.instances.map((x) => [x.name, "accepted"])),
+    };
+    const out = formatStatus(st2);
+    const at = out.indexOf("  last command: commit (step 5):");
+    expect(out.slice(at + 1).filter((l) => l.startsWith("    "))).toEqual(["    accepted: every instance (64)"]);
+  });
+
+  it("after the commit, readiness is past the question, never 'ready'", () => {
+    const done = fleet(64, (i) => ({
+      state: i < 60 ? "COMMITTED" : "COMMITTING",
+      readiness: { instance: `shard-${i}`, ready: true, reasons: [], past: i < 60 ? "COMMITTED" : "COMMITTING" },
+    }));
+    expect(formatStatus(done)[3]).toBe("  ready to commit: past it (COMMITTED×60, COMMITTING×4)");
+    expect(
+      readinessSummary([
+        { instance: "a", ready: true, reasons: [], past: "COMMITTING" },
+        { instance: "b", ready: true, reasons: [] },
+        { instance: "c", ready: false, reasons: ["state PAUSED (a commit needs RUNNING)"], eta: "unknown" },
+      ]),
+    ).toBe(
+      "ready to commit: 1 of 3 instances (past it: COMMITTING×1); c: not ready (ETA unknown): state PAUSED (a commit needs RUNNING)",
+    );
+  });
+});
+
+describe("status of a small fleet", () => {
+  it("is a line per instance with its readiness under each, and an answer per instance", () => {
+    const lines = formatStatus(fleet(3, () => ({})));
+    expect(lines[1]).toMatch(/^ {2}#1 shard-0 {2}RUNNING/);
+    expect(lines.filter((l) => l === "      ready")).toHaveLength(3);
+    const at = lines.indexOf("  last command: commit (step 5):");
+    expect(lines.slice(at + 1, at + 4)).toEqual([
+      "    shard-0: accepted",
+      "    shard-1: accepted",
+      "    shard-2: accepted",
+    ]);
+  });
+});
