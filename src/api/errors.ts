@@ -123,3 +123,28 @@ function hintFor(code: TransportErrorCode): string | undefined {
       return undefined;
   }
 }
+
+/**
+ * Several instances' errors in one line, each distinct one said once with the instances that
+ * gave it: `64 instances (http://…:27182, http://…:27183, http://…:27184 and 61 more): start
+ * refused: InvalidRequest: …`. A bad start body is refused by every instance in the same words,
+ * and 64 copies of them buried the one fact on a page nobody could read out on a bridge call.
+ * One instance's error reads as before: its URL, then its words.
+ */
+export function errorsText(errors: readonly ApiError[]): string {
+  const by = new Map<string, string[]>();
+  for (const e of errors) {
+    const words = e.message.startsWith(`${e.url}: `) ? e.message.slice(e.url.length + 2) : undefined;
+    // a message that does not start with its URL is kept whole, its own group
+    const key = words ?? `\u0000${e.message}`;
+    by.set(key, [...(by.get(key) ?? []), e.url]);
+  }
+  return [...by]
+    .map(([key, urls]) => {
+      if (key.startsWith("\u0000")) return key.slice(1);
+      if (urls.length === 1) return `${urls[0]}: ${key}`;
+      const shown = urls.slice(0, 3).join(", ");
+      return `${urls.length} instances (${shown}${urls.length > 3 ? ` and ${urls.length - 3} more` : ""}): ${key}`;
+    })
+    .join("; ");
+}

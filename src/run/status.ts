@@ -173,7 +173,11 @@ function answersSaid(cmd: NonNullable<JournalStatus["lastCommand"]>, snap: Fleet
   for (const [key, answer] of Object.entries(cmd.answers)) {
     const now = snap.instances.find((i) => instanceKey(i.ref) === key);
     const state = now?.progress?.state;
-    const error = cmd.errors?.[key];
+    // the line names the instance: its error without its URL in front, so that 64 instances
+    // refused in the same words read as one answer (src/cli/status.ts groups them)
+    const raw = cmd.errors?.[key];
+    const own = now ? `${now.ref.url}: ` : undefined;
+    const error = own && raw?.startsWith(own) ? raw.slice(own.length) : raw;
     if (answer === "ok") said[key] = "accepted";
     else if (answer === "error") said[key] = `refused or never sent${error ? ` (${error})` : ""}`;
     else if (isCommandOperation(op) && commandTookEffect(op, state) === true)

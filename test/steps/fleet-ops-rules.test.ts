@@ -47,6 +47,9 @@ const url = (i: number): string => refOf(i).url;
 const failed = (i: number, op: string, o: string): string => `${url(i)}: ${op} failed: ${o}`;
 /** The message of a scripted refusal. */
 const refusal = (i: number, op: string): string => `${url(i)}: ${op} refused: InvalidStateTransition: no`;
+/** The same refusal from several instances, said once with them (src/api/errors.ts `errorsText`). */
+const refusals = (is: number[], op: string): string =>
+  `${is.length} instances (${is.map(url).join(", ")}): ${op} refused: InvalidStateTransition: no`;
 const progressFailed = (i: number): string => `${url(i)}: progress failed: refused`;
 
 /** The decision events, without what every event has (type, seq, at). */
@@ -566,7 +569,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     const { ctx } = context(f.fleet);
     const err = await failure(sendCommand(ctx, spec("pause")));
     expect(err.message).toBe(
-      `pause refused by ${refusal(0, "pause")}; ${refusal(2, "pause")} (accepted by 1 other instance(s): the fleet is now split)`,
+      `pause refused by ${refusals([0, 2], "pause")} (accepted by 1 other instance(s): the fleet is now split)`,
     );
     expect(err.reason).toBe("failed");
     expect(err.hint).toBe(
@@ -579,7 +582,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     const { ctx } = context(f.fleet);
     const err = await failure(sendCommand(ctx, spec("pause")));
     expect(err.message).toBe(
-      `pause refused by ${refusal(0, "pause")}; ${refusal(1, "pause")} (no instance accepted it: nothing took effect)`,
+      `pause refused by ${refusals([0, 1], "pause")} (no instance accepted it: nothing took effect)`,
     );
     expect(err.hint).toBe("Read the error above; the command did not take effect.");
   });
@@ -803,7 +806,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     });
     const err = await failure(sendCommand(ctx, spec("pause")));
     expect(err.message).toBe(
-      `pause refused by ${refusal(0, "pause")}; ${refusal(1, "pause")}; cannot tell whether pause took effect on sync2 (state COMMITTING); nothing was resent (pause answered by no instance)`,
+      `pause refused by ${refusals([0, 1], "pause")}; cannot tell whether pause took effect on sync2 (state COMMITTING); nothing was resent (pause answered by no instance)`,
     );
     expect(err.reason).toBe("unsafe");
   });
@@ -929,7 +932,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     );
     const err = await failure(sendCommand(ctx, spec("commit", { beforeSend: () => ac.abort(new StepTimeout(1000)) })));
     expect(err.message).toBe(
-      `commit was sent (accepted by 1 instance(s); refused by ${refusal(0, "commit")}; ${refusal(1, "commit")}); the step's time limit (1s) passed while reading progress to learn whether it took effect on sync2 (${failed(2, "commit", "reset")}; no progress read), sync3 (${failed(3, "commit", "timeout")}; no progress read); nothing more was sent`,
+      `commit was sent (accepted by 1 instance(s); refused by ${refusals([0, 1], "commit")}); the step's time limit (1s) passed while reading progress to learn whether it took effect on sync2 (${failed(2, "commit", "reset")}; no progress read), sync3 (${failed(3, "commit", "timeout")}; no progress read); nothing more was sent`,
     );
     expect(err.reason).toBe("unsafe");
     expect(err.hint).toBe(
