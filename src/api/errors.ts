@@ -134,14 +134,13 @@ function hintFor(code: TransportErrorCode): string | undefined {
 export function errorsText(errors: readonly ApiError[]): string {
   const by = new Map<string, string[]>();
   for (const e of errors) {
-    const words = e.message.startsWith(`${e.url}: `) ? e.message.slice(e.url.length + 2) : undefined;
-    // a message that does not start with its URL is kept whole, its own group
-    const key = words ?? `\u0000${e.message}`;
-    by.set(key, [...(by.get(key) ?? []), e.url]);
+    // every message starts with its URL (above); one that did not is said whole, after it
+    const prefix = `${e.url}: `;
+    const words = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+    by.set(words, [...(by.get(words) ?? []), e.url]);
   }
   return [...by]
     .map(([key, urls]) => {
-      if (key.startsWith("\u0000")) return key.slice(1);
       if (urls.length === 1) return `${urls[0]}: ${key}`;
       const shown = urls.slice(0, 3).join(", ");
       return `${urls.length} instances (${shown}${urls.length > 3 ? ` and ${urls.length - 3} more` : ""}): ${key}`;

@@ -4,7 +4,7 @@
  * in the order met; one instance's error reads as it always did.
  */
 import { describe, expect, it } from "vitest";
-import { errorsText, ServiceError, TransportError } from "../../src/api/index.js";
+import { ApiError, errorsText, ServiceError, TransportError } from "../../src/api/index.js";
 
 const url = (i: number): string => `http://127.0.0.1:${27182 + i}`;
 const refused = (i: number, words = "start body is missing sharding"): ServiceError =>
@@ -38,6 +38,16 @@ describe("errorsText", () => {
   it("three instances are all named", () => {
     expect(errorsText([refused(0), refused(1), refused(2)])).toBe(
       `3 instances (${url(0)}, ${url(1)}, ${url(2)}): start refused: InvalidRequest: start body is missing sharding`,
+    );
+  });
+
+  it("an error whose words do not begin with its URL is said after it, whole", () => {
+    class Bare extends ApiError {
+      readonly kind = "service";
+    }
+    expect(errorsText([new Bare("start refused: no", url(0), "start")])).toBe(`${url(0)}: start refused: no`);
+    expect(errorsText([new Bare("x", url(0), "start"), new Bare("x", url(1), "start")])).toBe(
+      `2 instances (${url(0)}, ${url(1)}): x`,
     );
   });
 });
