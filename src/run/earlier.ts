@@ -187,8 +187,21 @@ export async function fromJournal(
         ? `journal: ${file} shows this cutover's writes stopped, but a hook process of an earlier run was still running when this run began and may have turned them back on: commit's writes-stopped interlock refuses until a stopWrites runs in this run`
         : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
   );
+  if (state.verifier?.check)
+    say(
+      `journal: ${file} shows this cutover's verifier check (${state.verifier.check.answered === "ok" ? "accepted" : state.verifier.check.answered === "error" ? "refused" : "sent, its answer lost"}): this run's verify goes on from it, as --resume would`,
+    );
   return {
     done: new Map(),
-    memory: { writesStopped: stopped, commitSent: commit.sent, commitAccepted: commit.accepted },
+    memory: {
+      writesStopped: stopped,
+      commitSent: commit.sent,
+      commitAccepted: commit.accepted,
+      // the cutover's check and writesOff, as --resume carries them (src/run/resume.ts): without
+      // them this run's verify refused the check this very cutover started before the commit, and
+      // the documented way to finish a split commit (`--from commit --only`) ended committed and
+      // not verifiable without a new verification from generation 0
+      verifier: state.verifier ?? {},
+    },
   };
 }

@@ -1,0 +1,90 @@
+/**
+ * The documented way to finish a split commit (README, "one instance refused the commit":
+ * `syncbook run x.yaml --from commit --only shard-c`) on a runbook whose verifier check started
+ * before the commit (the recommended cutover: the check during change event application). The
+ * `--from` run continues the cutover, so the check is this cutover's: its verify goes on from it,
+ * as `--resume`'s would (src/run/earlier.ts carries the verifier's memory). Before, that run
+ * committed, then refused the check its own cutover had started ("started outside this run, and
+ * not adopted … generation 342"): committed, not verified, and only a new verification from
+ * generation 0 could verify it.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Simulator } from "../../src/sim/index.js";
+import { cli } from "../support/run.js";
+import {
+  CHECK,
+  CLI_CUTOVER_DEFAULTS,
+  COMMIT,
+  COMMITTED,
+  DRAINED,
+  READY,
+  START,
+  VERIFY,
+  cutoverYaml,
+  fastSim,
+  stopVia,
+  tempDir,
+} from "../support/crash-harness.js";
+
+let s: Simulator | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+async function splitCommit(): Promise<{ run: (...a: string[]) => ReturnType<typeof cli>; sim: Simulator }> {
+  const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+  s = sim;
+  sim.control.addFault("commit-refused@2");
+  const dir = tempDir();
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(sim, {
+      defaults: CLI_CUTOVER_DEFAULTS,
+      steps: START + READY + CHECK + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED + VERIFY,
+    }),
+  );
+  const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+  const first = await run();
+  expect(first.code, first.all).toBe(1);
+  expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
+  sim.control.clearFaults();
+  return { run, sim };
+}
+
+describe("a split commit finished with --from commit --only, the verifier's check started before it", () => {
+  it("the --from run commits to the one that refused and verifies on the cutover's own check", async () => {
+    const { run, sim } = await splitCommit();
+    const checks = (): number => sim.control.counts().verifier["POST /api/v1/check"] ?? 0;
+    expect(checks()).toBe(1);
+    const second = await run("--from", "commit", "--only", "sync2", "--yes");
+    expect(second.code, second.all).toBe(0);
+    expect(second.all).toMatch(/shows this cutover's verifier check \(accepted\): this run's verify goes on from it/);
+    expect(second.all).not.toMatch(/not adopted/);
+    expect(second.all).toMatch(/■ run ok .*· committed · verified/);
+    // no second check: the verifier runs one verification per process
+    expect(checks()).toBe(1);
+  }, 120_000);
+
+  it("a new cutover (--new-cutover) does not take the earlier cutover's check as its own", async () => {
+    const { run } = await splitCommit();
+    // a new cutover knows nothing of the old one's write stop: forced past it, to reach its verify
+    const second = await run(
+      "--from",
+      "commit",
+      "--only",
+      "sync2",
+      "--yes",
+      "--new-cutover",
+      "--force",
+      "writes-stopped",
+    );
+    expect(second.all).not.toMatch(/verifier check/);
+    expect(second.all).toMatch(/the verifier is already checking, started outside this run, and not adopted/);
+    expect(second.code, second.all).not.toBe(0);
+    expect(second.all).toMatch(/committed · not verified/);
+  }, 120_000);
+});
