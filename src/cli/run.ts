@@ -131,7 +131,8 @@ async function runMain(
   const runbook = loaded.runbook;
   if (!runbook) return ExitCode.usage;
 
-  const { openJournal, asListener, acquireLock, acquireFleetLock, journalDirFor } = await import("../journal/index.js");
+  const { openJournal, asListener, acquireLock, acquireFleetLock, journalDirFor, tookOverLines } =
+    await import("../journal/index.js");
   // next to the runbook by default, not in the current directory: a resume after a lost SSH
   // session finds the journal (and the lock) wherever the operator's new shell starts; from real
   // paths, so a symlink to the runbook meets the same lock
@@ -150,7 +151,7 @@ async function runMain(
       })),
       { runbook: resolve(loaded.file) },
     );
-    for (const t of fleetLock.tookOver) stderr(`fleet: took over the stale lock of instance ${t}`);
+    for (const line of tookOverLines(fleetLock.tookOver)) stderr(line);
   } catch (err) {
     lock.release();
     throw err;

@@ -26,7 +26,7 @@ import { homedir, userInfo } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { serviceKey } from "../instance-identity.js";
-import { acquireLock, type Lock } from "./lock.js";
+import { acquireLock, type Lock, type LockInfo } from "./lock.js";
 
 /** The per-user folder of the fleet locks (see the header). */
 export function fleetLockDir(
@@ -53,8 +53,8 @@ export function instanceLockName(url: string): string {
 }
 
 export interface FleetLock {
-  /** The instances whose lock a runner that had died left, taken over (for the run's log). */
-  readonly tookOver: string[];
+  /** The instances whose lock a runner that had died left, taken over, and what each lock said (for the run's log: `tookOverLines`). */
+  readonly tookOver: { label: string; from: LockInfo | { unreadable: string } }[];
   /** Releases every instance's lock; idempotent. */
   release(): void;
 }
@@ -70,7 +70,7 @@ export function acquireFleetLock(
   const dir = fleetLockDir(opts.env);
   const byName = new Map(instances.map((i) => [instanceLockName(i.url), i]));
   const held: Lock[] = [];
-  const tookOver: string[] = [];
+  const tookOver: { label: string; from: LockInfo | { unreadable: string } }[] = [];
   const release = (): void => {
     for (const l of held.splice(0).reverse()) l.release();
   };
@@ -84,7 +84,7 @@ export function acquireFleetLock(
           elsewhere: "or point SYNCBOOK_STATE_DIR at a writable folder (the fleet's locks live there)",
         });
         held.push(lock);
-        if (lock.staleFrom) tookOver.push(`${inst.label} (${JSON.stringify(lock.staleFrom)})`);
+        if (lock.staleFrom) tookOver.push({ label: inst.label, from: lock.staleFrom });
       } catch (err) {
         // the instance first: the operator knows it by its URL, not by a hashed file name (a
         // folder that cannot be written is not an instance in use: that error says so as it is)
@@ -99,4 +99,29 @@ export function acquireFleetLock(
     throw err;
   }
   return { tookOver, release };
+}
+
+/**
+ * The run's log of the locks it took over: a line per runner that left them. A kill -9 leaves a
+ * lock on every instance of its fleet, all one runner's; 64 lines of the same holder, each with
+ * its JSON, scrolled the one fact (the runner before is gone, this run goes on) off the screen
+ * after a kill -9 in the window. One instance's line reads as before.
+ */
+export function tookOverLines(tookOver: FleetLock["tookOver"]): string[] {
+  const by = new Map<string, { labels: string[]; from: FleetLock["tookOver"][number]["from"] }>();
+  for (const t of tookOver) {
+    // one runner: its process (pid, host, boot, start), whatever time it took each lock at
+    const key =
+      "unreadable" in t.from
+        ? `unreadable:${t.from.unreadable}`
+        : JSON.stringify([t.from.pid, t.from.host, t.from.pidns, t.from.boot, t.from.start]);
+    const g = by.get(key);
+    if (g) g.labels.push(t.label);
+    else by.set(key, { labels: [t.label], from: t.from });
+  }
+  return [...by.values()].map(({ labels, from }) =>
+    labels.length === 1
+      ? `fleet: took over the stale lock of instance ${labels[0]} (${JSON.stringify(from)})`
+      : `fleet: took over the stale locks of ${labels.length} instances (${labels.slice(0, 3).join(", ")}${labels.length > 3 ? ` and ${labels.length - 3} more` : ""}), all left by one runner that is gone (${JSON.stringify(from)})`,
+  );
 }

@@ -20,7 +20,7 @@ export {
   type CommandOp,
   type Answer,
 } from "./state.js";
-export { acquireFleetLock, fleetLockDir, instanceLockName, type FleetLock } from "./fleet-lock.js";
+export { acquireFleetLock, fleetLockDir, instanceLockName, tookOverLines, type FleetLock } from "./fleet-lock.js";
 export { runbookJournal, isNothingToResume, type RunbookJournal } from "./runbook-journal.js";
 export { earlierHookCalls, hookCallFold, type EarlierHookCalls, type HookWriter } from "./hook-calls.js";
 export {
