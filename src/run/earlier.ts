@@ -172,12 +172,18 @@ export async function fromJournal(
     return undefined;
   }
   const { file, state } = found;
+  // a check that run sent is not this run's either: said now, before a commit, not at verify
+  const check = state.verifier?.check
+    ? "; nor the verifier's check it sent: this run's verify adopts a running check only while it is still in generation 0, and refuses it past that (a verifier restarted with --clean, or on a new metadata database, takes this run's own check)"
+    : "";
   const ignored = (why: string): undefined => {
-    say(`journal: ${file} ${why}: this run counts nothing from it (commit needs a stopWrites in this run)`);
+    say(`journal: ${file} ${why}: this run counts nothing from it (commit needs a stopWrites in this run)${check}`);
     return undefined;
   };
   if (state.hash !== loaded.hash) return ignored("was written for another text of the runbook");
-  if (state.finished?.outcome === "ok") return ignored("records a run that finished ok");
+  // a run stopped by --to finishes ok too: its cutover ended there, and this run is a new one
+  if (state.finished?.outcome === "ok")
+    return ignored("records a run that finished ok (its cutover ended with it, a run that stopped at --to too)");
   const commit = commitEvidence(state);
   const stopped = state.stopWritesSucceeded && !mayHaveActed;
   say(

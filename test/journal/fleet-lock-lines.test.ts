@@ -4,8 +4,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { tookOverLines, type FleetLock } from "../../src/journal/index.js";
+import type { LockInfo } from "../../src/journal/lock.js";
 
-const holder = { pid: 3901, host: "vm", pidns: "pid:[1]", boot: "b", start: 7 };
+const holder: LockInfo = {
+  pid: 3901,
+  host: "vm",
+  startedAt: "2026-11-30T00:29:19Z",
+  pidns: "pid:[1]",
+  boot: "b",
+  start: 7,
+};
 const took = (n: number, from: FleetLock["tookOver"][number]["from"], at = 0): FleetLock["tookOver"] =>
   Array.from({ length: n }, (_, i) => ({
     label: `sync${i + at} (http://127.0.0.1:${27182 + i + at})`,

@@ -87,4 +87,28 @@ describe("a split commit finished with --from commit --only, the verifier's chec
     expect(second.code, second.all).not.toBe(0);
     expect(second.all).toMatch(/committed · not verified/);
   }, 120_000);
+
+  it("a run that stopped at --to ended its cutover: the next --from run says, before any commit, that the check it sent is not its own", async () => {
+    const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+    s = sim;
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      file,
+      cutoverYaml(sim, {
+        defaults: CLI_CUTOVER_DEFAULTS,
+        steps: START + READY + CHECK + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED + VERIFY,
+      }),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--to", "stop-writes");
+    expect(first.code, first.all).toBe(0);
+    const second = await run("--from", "drained", "--yes");
+    expect(second.all).toMatch(
+      /records a run that finished ok \(its cutover ended with it, a run that stopped at --to too\): this run counts nothing from it \(commit needs a stopWrites in this run\); nor the verifier's check it sent: this run's verify adopts a running check only while it is still in generation 0/,
+    );
+    // and nothing was sent: the write-stop interlock refused the commit
+    expect(second.code, second.all).toBe(3);
+    expect(sim.control.counts().instances.map((c) => c["POST /api/v1/commit"] ?? 0)).toEqual([0, 0, 0]);
+  }, 120_000);
 });
