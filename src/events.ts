@@ -7,6 +7,7 @@
  */
 import type { WritesLeft } from "./writes-words.js";
 import type { Progress, VerifierProgress } from "./api/types.js";
+import type { VerifierMemory } from "./api/verifier-memory.js";
 import type { Place } from "./text.js";
 
 export type { Place };
@@ -234,6 +235,14 @@ export interface RunEventMap {
     followed: number;
     limit: number;
   };
+  /**
+   * A `--from` run that continues its cutover goes on from what the journal it continues said of
+   * the verifier (its check and writesOff with their answers, the baseline, the generations seen,
+   * restarts, a refused verification: src/journal/verifier.ts folds it), as `--resume` does. The
+   * run's own journal says so at its start, so that a `--resume` of this run, which reads only its
+   * journal, goes on from the same check and never sends a second check or writesOff.
+   */
+  "verifier.carried": { memory: VerifierMemory; from: string };
   /** A condition wait's current standing: who fails which condition, with what value, since when. */
   "wait.status": {
     index: number;

@@ -181,7 +181,7 @@ async function runMain(
     // (not for a new cutover: it knows nothing of the one it leaves)
     const earlier =
       !resume && flags.from && !flags.newCutover
-        ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed)
+        ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed, continues !== undefined)
         : undefined;
     // the earlier runs' events, from the one read that judged the journal (src/run/earlier.ts):
     // the runner knows when writes were stopped, --report tells one story

@@ -75,6 +75,12 @@ export function verifierJournal(): VerifierJournal {
             memory.refused = typeof e.why === "string" ? e.why : "refused";
           }
           return;
+        case "verifier.carried":
+          // a --from run's start: the memory of the journal it continued, whole (earlier.ts)
+          pending.clear();
+          for (const k of Object.keys(memory) as (keyof VerifierMemory)[]) delete memory[k];
+          if (isObject(e.memory)) Object.assign(memory, e.memory);
+          return;
         case "verifier.verified":
           memory.verified = { at: e.at, generation: generationOf(e.progress) ?? NaN };
           return;

@@ -28,6 +28,7 @@ const EVENT_TYPES = {
   "verifier.baseline": true,
   "verifier.writesOff": true,
   "verifier.restarted": true,
+  "verifier.carried": true,
   "verifier.origin": true,
   "verifier.verified": true,
   "wait.status": true,
@@ -164,6 +165,8 @@ export function describeNotification(n: Notification, runbook: string): string {
       return `${runbook}: ${stepLabel(n)} sends writesOff to the verifier in generation ${n.generation}`;
     case "verifier.restarted":
       return `${runbook}: ${stepLabel(n)}: the verifier restarted (${n.why})`;
+    case "verifier.carried":
+      return `${runbook}: goes on from the verifier's check its cutover's last run sent (${n.from})`;
     case "verifier.origin":
       return `${runbook}: ${stepLabel(n)}: ${n.ours ? "the verifier's check shows" : "refused: the verifier resumed a verification this cutover did not start:"} ${n.why}`;
     case "verifier.verified":

@@ -56,6 +56,11 @@ export interface ResumePlan {
    * sending only to these instance indexes (kit/targets.ts), after the operator confirms.
    */
   complete?: { stepIndex: number; only: readonly number[]; why: string; forgive: readonly string[] };
+  /**
+   * A `--from` run that continues its cutover: the journal whose verifier memory `memory` carries.
+   * The run journals it (`verifier.carried`): its own journal, which `--resume` reads, is whole.
+   */
+  verifierFrom?: string;
 }
 
 export interface RunOptions {

@@ -161,6 +161,12 @@ export async function fromJournal(
   say: (s: string) => void,
   /** An earlier run's hook process was alive when this run began (waitOutEarlierRuns): the stop it records may be undone. */
   mayHaveActed = false,
+  /**
+   * This run continues the cutover that journal records (src/journal/cutover.ts, the run's own
+   * answer): only then is its verifier check this run's. A cutover called off with --abort, or one
+   * left for --new-cutover, is not continued, and its check is not adopted.
+   */
+  sameCutover = false,
 ): Promise<ResumePlan | undefined> {
   let found: { file: string; state: JournalState };
   try {
@@ -193,7 +199,8 @@ export async function fromJournal(
         ? `journal: ${file} shows this cutover's writes stopped, but a hook process of an earlier run was still running when this run began and may have turned them back on: commit's writes-stopped interlock refuses until a stopWrites runs in this run`
         : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
   );
-  if (state.verifier?.check)
+  const carry = sameCutover && state.verifier !== undefined && Object.keys(state.verifier).length > 0;
+  if (carry && state.verifier?.check)
     say(
       `journal: ${file} shows this cutover's verifier check (${state.verifier.check.answered === "ok" ? "accepted" : state.verifier.check.answered === "error" ? "refused" : "sent, its answer lost"}): this run's verify goes on from it, as --resume would`,
     );
@@ -207,7 +214,8 @@ export async function fromJournal(
       // them this run's verify refused the check this very cutover started before the commit, and
       // the documented way to finish a split commit (`--from commit --only`) ended committed and
       // not verifiable without a new verification from generation 0
-      verifier: state.verifier ?? {},
+      ...(carry ? { verifier: state.verifier } : {}),
     },
+    ...(carry ? { verifierFrom: file } : {}),
   };
 }

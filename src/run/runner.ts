@@ -95,6 +95,10 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     deliveries: true,
     traced: true,
   });
+  // what a --from run goes on from, in its own journal before anything is sent (a --resume of
+  // this run reads only that journal: src/journal/verifier.ts)
+  if (opts.resume?.verifierFrom !== undefined && Object.keys(memory.verifier).length > 0)
+    say("verifier.carried", { memory: memory.verifier, from: opts.resume.verifierFrom });
   for (const f of run.force)
     say("decision", {
       kind: "force",

@@ -40,6 +40,25 @@ const STEPS = [
 ];
 
 describe("the verifier in the journal", () => {
+  it("a --from run's journal begins with the memory it carried (verifier.carried): its --resume reads the same check, and what came after", async () => {
+    const ev = eventFactory();
+    const carried = {
+      baseline: FRESH,
+      adopted: false,
+      fromStart: true,
+      highestGeneration: 342,
+      check: { answered: "ok" as const, at: 1000 },
+    };
+    const events = [
+      ev("run.started", { runbook: "sales", file: "f", hash: "abc", instances: [], mode: "run", steps: STEPS }),
+      ev("verifier.carried", { memory: carried, from: "/j/earlier.jsonl" }),
+      ev("step.started", STEPS[1]!),
+      ev("request.sent", { id: 1, target: "verifier", method: "POST", path: "/api/v1/writesOff", body: {} }),
+    ];
+    const st = await readJournalState(journalOf(events), traitsOf);
+    expect(st.verifier).toEqual({ ...carried, writesOff: { answered: "unknown", at: events[3]!.at } });
+  });
+
   it("an accepted check with its baseline, and a writesOff whose answer never came (the runner died)", async () => {
     const ev = eventFactory();
     const events = [

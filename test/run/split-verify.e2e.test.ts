@@ -111,4 +111,64 @@ describe("a split commit finished with --from commit --only, the verifier's chec
     expect(second.code, second.all).toBe(3);
     expect(sim.control.counts().instances.map((c) => c["POST /api/v1/commit"] ?? 0)).toEqual([0, 0, 0]);
   }, 120_000);
+
+  it("the --from run's own journal carries the check: a --resume of it verifies on the same check, with one check and one writesOff in all", async () => {
+    const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+    s = sim;
+    sim.control.addFault("commit-refused@2");
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    // a gate between the commit and the verification that fails until a file exists: the --from
+    // run ends there, and --resume (which reads only that run's journal) goes on to verify
+    const ok = join(dir, "gate-ok");
+    const GATE = `  - { id: gate, hook: { use: shell, with: { command: [node, -e, "process.exit(require('fs').existsSync('${ok}') ? 0 : 1)"] } } }\n`;
+    writeFileSync(
+      file,
+      cutoverYaml(sim, {
+        defaults: CLI_CUTOVER_DEFAULTS,
+        steps: START + READY + CHECK + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED + GATE + VERIFY,
+      }),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    sim.control.clearFaults();
+    const second = await run("--from", "commit", "--only", "sync2", "--yes");
+    expect(second.code, second.all).toBe(1);
+    expect(second.all).toMatch(/step gate failed/);
+    writeFileSync(ok, "");
+    const third = await run("--resume", "--yes");
+    expect(third.code, third.all).toBe(0);
+    expect(third.all).not.toMatch(/not adopted/);
+    expect(third.all).toMatch(/■ run ok .*· committed · verified/);
+    const v = sim.control.counts().verifier;
+    expect([v["POST /api/v1/check"], v["POST /api/v1/writesOff"]]).toEqual([1, 1]);
+  }, 120_000);
+
+  it("after --abort the cutover is called off: a --from run is a new one and does not take the called-off cutover's check", async () => {
+    const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+    s = sim;
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    // a gate after the write stop fails: the run ends inside the window, after the check
+    const FAIL = '  - { id: gate, hook: { use: shell, with: { command: [node, -e, "process.exit(1)"] } } }\n';
+    writeFileSync(
+      file,
+      cutoverYaml(sim, {
+        defaults: CLI_CUTOVER_DEFAULTS,
+        steps: START + READY + CHECK + stopVia(sim.verifierUrl) + FAIL + DRAINED + COMMIT + COMMITTED + VERIFY,
+      }),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toMatch(/step gate failed/);
+    const aborted = await run("--abort");
+    expect(aborted.code, aborted.all).toBe(0);
+    // writes are back on: only a forced interlock reaches the verify step of this new cutover
+    const again = await run("--from", "commit", "--yes", "--force", "writes-stopped");
+    expect(again.all).not.toMatch(/shows this cutover's verifier check/);
+    expect(again.all).toMatch(/the verifier is already checking, started outside this run, and not adopted/);
+    expect(again.code, again.all).not.toBe(0);
+  }, 120_000);
 });
