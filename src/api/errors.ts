@@ -129,9 +129,10 @@ function hintFor(code: TransportErrorCode): string | undefined {
  * gave it: `64 instances (http://…:27182, http://…:27183, http://…:27184 and 61 more): start
  * refused: InvalidRequest: …`. A bad start body is refused by every instance in the same words,
  * and 64 copies of them buried the one fact on a page nobody could read out on a bridge call.
- * One instance's error reads as before: its URL, then its words.
+ * One instance's error reads as before: its URL, then its words. `every`: name every instance
+ * (a command some instances accepted: those that refused are the ones to complete it on).
  */
-export function errorsText(errors: readonly ApiError[]): string {
+export function errorsText(errors: readonly ApiError[], opts: { every?: boolean } = {}): string {
   const by = new Map<string, string[]>();
   for (const e of errors) {
     // every message starts with its URL (above); one that did not is said whole, after it
@@ -142,8 +143,10 @@ export function errorsText(errors: readonly ApiError[]): string {
   return [...by]
     .map(([key, urls]) => {
       if (urls.length === 1) return `${urls[0]}: ${key}`;
-      const shown = urls.slice(0, 3).join(", ");
-      return `${urls.length} instances (${shown}${urls.length > 3 ? ` and ${urls.length - 3} more` : ""}): ${key}`;
+      // every one when the command split the fleet: they are the `--only` list of its completion
+      const shown = (opts.every ? urls : urls.slice(0, 3)).join(", ");
+      const more = opts.every || urls.length <= 3 ? "" : ` and ${urls.length - 3} more`;
+      return `${urls.length} instances (${shown}${more}): ${key}`;
     })
     .join("; ");
 }

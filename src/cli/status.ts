@@ -118,21 +118,27 @@ function fleetCopy(st: Status): string | undefined {
 
 /**
  * What each instance answered the last command: a line each, or, in a large fleet, a line per
- * answer with the instances that gave it (`accepted: every instance (64)`; `refused: … : shard-3`).
+ * answer with the instances that gave it (`accepted: every instance (64)`; `refused …: 1 of 64:
+ * shard-3`). Only those that accepted it (or show its effect) are shortened: the others are the
+ * instances to complete it on (`--from … --only`), named every one.
  */
 function answerLines(
   answers: Readonly<Record<string, string>>,
   said: Readonly<Record<string, string>> | undefined,
+  fleetSize: number,
 ): string[] {
   const each = Object.entries(answers).map(([k, a]) => [k, said?.[k] ?? a] as const);
   if (each.length <= SUMMARY_ABOVE) return each.map(([k, a]) => `    ${k}: ${a}`);
   const by = new Map<string, string[]>();
   for (const [k, a] of each) by.set(a, [...(by.get(a) ?? []), k]);
-  return [...by].map(([a, who]) =>
-    who.length === each.length
-      ? `    ${a}: every instance (${who.length})`
-      : `    ${a}: ${who.length} of ${each.length}: ${who.slice(0, 8).join(", ")}${who.length > 8 ? ` and ${who.length - 8} more` : ""}`,
-  );
+  const took = (a: string): boolean => a === "accepted" || a.startsWith("no answer, and it took effect");
+  return [...by].map(([a, who]) => {
+    if (who.length === each.length)
+      return `    ${a}: ${each.length === fleetSize ? "every instance" : `all ${each.length} it was sent to`} (${each.length})`;
+    const names =
+      took(a) && who.length > 8 ? `${who.slice(0, 8).join(", ")} and ${who.length - 8} more` : who.join(", ");
+    return `    ${a}: ${who.length} of ${each.length}: ${names}`;
+  });
 }
 
 /** The status for people: one line per instance, then identity, the verifier and the journal. */
@@ -156,7 +162,20 @@ export function formatStatus(st: Status): string[] {
       ...(st.readiness?.length ? [`  ${readinessSummary(st.readiness)}`] : []),
     );
     const first = st.readiness?.find((r) => !r.ready && r.past === undefined);
-    if (first) said = readinessLine(first);
+    if (first) {
+      said = readinessLine(first);
+      // the others held back in the very same words are named here, not under each
+      const same = (st.readiness ?? []).filter(
+        (r) => r !== first && r.past === undefined && !r.ready && readinessLine(r) === said,
+      );
+      if (same.length)
+        lines.push(
+          `    the same for ${same.length} more: ${same
+            .slice(0, 8)
+            .map((r) => r.instance)
+            .join(", ")}${same.length > 8 ? ` and ${same.length - 8} more` : ""}`,
+        );
+    }
   }
   const width = Math.max(...st.instances.map((i) => i.name.length));
   for (const i of st.instances) {
@@ -230,7 +249,7 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.lastCommand) {
       const c = j.lastCommand;
-      lines.push(`  last command: ${c.op} (step ${c.step}):`, ...answerLines(c.answers, c.said));
+      lines.push(`  last command: ${c.op} (step ${c.step}):`, ...answerLines(c.answers, c.said, st.instances.length));
     }
     if (j.finished)
       lines.push(

@@ -111,9 +111,10 @@ export function tookOverLines(tookOver: FleetLock["tookOver"]): string[] {
   const by = new Map<string, { labels: string[]; from: FleetLock["tookOver"][number]["from"] }>();
   for (const t of tookOver) {
     // one runner: its process (pid, host, boot, start), whatever time it took each lock at
+    // an unreadable lock tells no holder: never taken as one runner's with another, a line of its own
     const key =
       "unreadable" in t.from
-        ? `unreadable:${t.from.unreadable}`
+        ? `unreadable:${t.label}`
         : JSON.stringify([t.from.pid, t.from.host, t.from.pidns, t.from.boot, t.from.start]);
     const g = by.get(key);
     if (g) g.labels.push(t.label);

@@ -50,4 +50,11 @@ describe("errorsText", () => {
       `2 instances (${url(0)}, ${url(1)}): x`,
     );
   });
+
+  it("every: each instance named (a split command: those that refused are the ones to complete it on)", () => {
+    const all = Array.from({ length: 5 }, (_, i) => refused(i));
+    expect(errorsText(all, { every: true })).toBe(
+      `5 instances (${[0, 1, 2, 3, 4].map(url).join(", ")}): start refused: InvalidRequest: start body is missing sharding`,
+    );
+  });
 });

@@ -100,7 +100,8 @@ describe("status of a large fleet", () => {
 
   it("keeps a line per instance, and under it only what holds it back", () => {
     expect(lines.filter((l) => /^ {2}#\d+ /.test(l))).toHaveLength(64);
-    // shard-7's and shard-21's words are the summary's: said once; shard-20's are its own
+    // shard-7's and shard-21's words are the summary's: said once, with who else; shard-20's are its own
+    expect(lines[4]).toBe("    the same for 1 more: shard-21");
     const under = lines.filter((l) => l.startsWith("      "));
     expect(under).toEqual(["      not ready (ETA unknown): state PAUSED (a commit needs RUNNING)"]);
     expect(lines[lines.indexOf(under[0]!) - 1]).toMatch(/^ {2}#21 shard-20 /);
@@ -157,5 +158,42 @@ describe("status of a small fleet", () => {
       "    shard-1: accepted",
       "    shard-2: accepted",
     ]);
+  });
+});
+
+describe("status: the last command's answers", () => {
+  const sentTo = (n: number, fleetSize: number, refusing: number[]): Status => {
+    const st = fleet(fleetSize, () => ({}));
+    const names = st.instances.slice(0, n).map((x) => x.name);
+    st.journal.lastCommand = {
+      op: "pause",
+      step: 5,
+      answers: Object.fromEntries(names.map((k, i) => [k, refusing.includes(i) ? "error" : "ok"])),
+      said: Object.fromEntries(
+        names.map((k, i) => [k, refusing.includes(i) ? "refused or never sent (no)" : "accepted"]),
+      ),
+    };
+    return st;
+  };
+  const answers = (st: Status): string[] => {
+    const out = formatStatus(st);
+    return out.slice(out.indexOf("  last command: pause (step 5):") + 1).filter((l) => l.startsWith("    "));
+  };
+
+  it("sent to part of the fleet (--only): 'all 10 it was sent to', never 'every instance'", () => {
+    expect(answers(sentTo(10, 64, []))).toEqual(["    accepted: all 10 it was sent to (10)"]);
+  });
+
+  it("the instances that refused are named every one (the --only list of its completion); only the accepted are shortened", () => {
+    const refusing = [1, 3, 5, 7, 9, 11, 13, 15, 17, 19];
+    expect(answers(sentTo(64, 64, refusing))).toEqual([
+      "    accepted: 54 of 64: shard-0, shard-2, shard-4, shard-6, shard-8, shard-10, shard-12, shard-14 and 46 more",
+      `    refused or never sent (no): 10 of 64: ${refusing.map((i) => `shard-${i}`).join(", ")}`,
+    ]);
+  });
+
+  it("six instances: a line each; seven: the fleet summarised", () => {
+    expect(formatStatus(fleet(6, () => ({})))[1]).toMatch(/^ {2}#1 shard-0 /);
+    expect(formatStatus(fleet(7, () => ({})))[1]).toBe("fleet: 7 instances: RUNNING×7");
   });
 });

@@ -51,4 +51,11 @@ describe("tookOverLines", () => {
       'fleet: took over the stale lock of instance sync4 (http://127.0.0.1:27186) ({"unreadable":"{garbage"})',
     );
   });
+
+  it("unreadable locks tell no holder: each its own line, even with the same contents", () => {
+    expect(tookOverLines(took(2, { unreadable: "" }))).toEqual([
+      'fleet: took over the stale lock of instance sync0 (http://127.0.0.1:27182) ({"unreadable":""})',
+      'fleet: took over the stale lock of instance sync1 (http://127.0.0.1:27183) ({"unreadable":""})',
+    ]);
+  });
 });

@@ -974,3 +974,53 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     expect(err.message).toMatch(/^sync1 gave no usable answer/);
   });
 });
+
+describe("a refusal from many instances: every one named when the command split the fleet (the --only list), else the first three", () => {
+  const many = (is: number[], op: string, every: boolean): string =>
+    `${is.length} instances (${(every ? is : is.slice(0, 3)).map(url).join(", ")}${every || is.length <= 3 ? "" : ` and ${is.length - 3} more`}): ${op} refused: InvalidStateTransition: no`;
+  const refused4 = { 0: "refused", 1: "refused", 2: "refused", 3: "refused" } as const;
+
+  it("refused by four, accepted by one: all four named; refused by all four: three and one more", async () => {
+    const split = scripted({ sends: [refused4], reads: [[{}], [{}], [{}], [{}], [{}]] });
+    const a = await failure(sendCommand(context(split.fleet).ctx, spec("pause")));
+    expect(a.message).toBe(
+      `pause refused by ${many([0, 1, 2, 3], "pause", true)} (accepted by 1 other instance(s): the fleet is now split)`,
+    );
+    const none = scripted({ sends: [refused4], reads: [[{}], [{}], [{}], [{}]] });
+    const b = await failure(sendCommand(context(none.fleet).ctx, spec("pause")));
+    expect(b.message).toBe(
+      `pause refused by ${many([0, 1, 2, 3], "pause", false)} (no instance accepted it: nothing took effect)`,
+    );
+  });
+
+  it("refusals and a doubt: the same rule", async () => {
+    const split = oneReadWindows({
+      sends: [{ ...refused4, 4: "reset" }],
+      reads: [[{}], [{}], [{}], [{}], [{ state: "COMMITTING" }], [{}]],
+    });
+    const a = await failure(sendCommand(split.ctx, spec("pause")));
+    expect(a.message.startsWith(`pause refused by ${many([0, 1, 2, 3], "pause", true)}; cannot tell`)).toBe(true);
+    const none = oneReadWindows({
+      sends: [{ ...refused4, 4: "reset" }],
+      reads: [[{}], [{}], [{}], [{}], [{ state: "COMMITTING" }]],
+    });
+    const b = await failure(sendCommand(none.ctx, spec("pause")));
+    expect(b.message.startsWith(`pause refused by ${many([0, 1, 2, 3], "pause", false)}; cannot tell`)).toBe(true);
+  });
+
+  it("the step's time limit: the same rule", async () => {
+    const cut = async (n: number): Promise<string> => {
+      const ac = new AbortController();
+      const { ctx } = oneReadWindows(
+        { sends: [{ ...refused4, 4: "reset" }], reads: Array.from({ length: n }, () => [{}]) },
+        { signal: ac.signal },
+      );
+      const err = await failure(
+        sendCommand(ctx, spec("commit", { beforeSend: () => ac.abort(new StepTimeout(1000)) })),
+      );
+      return err.message;
+    };
+    expect(await cut(6)).toContain(`(accepted by 1 instance(s); refused by ${many([0, 1, 2, 3], "commit", true)})`);
+    expect(await cut(5)).toContain(`(accepted by 0 instance(s); refused by ${many([0, 1, 2, 3], "commit", false)})`);
+  });
+});

@@ -449,7 +449,14 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
                 `still no proof that ${op} took effect on ${again.map(instanceLabel).join(", ")} after ${ROUNDS} resends`,
               ]
             : [];
-        const no = refused.length ? [`${op} refused by ${errorsText(refused.map((x) => x.error))}`] : [];
+        const no = refused.length
+          ? [
+              `${op} refused by ${errorsText(
+                refused.map((x) => x.error),
+                { every: accepted.size > 0 },
+              )}`,
+            ]
+          : [];
         throw unsafe(op, [...no, ...doubts, ...lost], accepted.size, resent);
       }
       checkIdentity(ctx, snap);
@@ -475,7 +482,10 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
   if (refused.length) {
     const n = accepted.size;
     throw new StepFailure(
-      `${op} refused by ${errorsText(refused.map((r) => r.error))}${n > 0 ? ` (accepted by ${n} other instance(s): the fleet is now split)` : spec.only ? ` (no instance it was sent to accepted it; it was sent to ${spec.only.length} of ${fleet.refs.length} instances only)` : " (no instance accepted it: nothing took effect)"}`,
+      `${op} refused by ${errorsText(
+        refused.map((r) => r.error),
+        { every: n > 0 },
+      )}${n > 0 ? ` (accepted by ${n} other instance(s): the fleet is now split)` : spec.only ? ` (no instance it was sent to accepted it; it was sent to ${spec.only.length} of ${fleet.refs.length} instances only)` : " (no instance accepted it: nothing took effect)"}`,
       {
         hint:
           n > 0
@@ -604,7 +614,14 @@ function explainAbort(
     )
     .join(", ");
   return new StepFailure(
-    `${op} was sent (accepted by ${accepted} instance(s)${refused.length ? `; refused by ${errorsText(refused.map((r) => r.error))}` : ""}); the step's time limit (${formatDuration(reason.ms)}) passed while reading progress to learn whether it took effect on ${open || "the other instances"}; nothing more was sent`,
+    `${op} was sent (accepted by ${accepted} instance(s)${
+      refused.length
+        ? `; refused by ${errorsText(
+            refused.map((r) => r.error),
+            { every: accepted > 0 },
+          )}`
+        : ""
+    }); the step's time limit (${formatDuration(reason.ms)}) passed while reading progress to learn whether it took effect on ${open || "the other instances"}; nothing more was sent`,
     {
       reason: "unsafe",
       hint: "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything. A command step's `timeout` should leave room for twice the request timeout.",
