@@ -49,7 +49,10 @@ export interface Readiness {
   reasons: string[];
   /** When it will be ready, from the trend: `about 4m`, `not converging`, `unknown`; undefined when ready. */
   eta?: string;
-  /** Its state, when it is past the question (COMMITTING, COMMITTED, REVERSING): said as such, never as "ready". */
+  /**
+   * Past the question, said as such, never as "ready": its state (COMMITTING, COMMITTED,
+   * REVERSING), or `commit sent` where the journal shows the commit sent to it (`pastTheCommit`).
+   */
   past?: string;
 }
 
@@ -184,6 +187,20 @@ export function readinessLine(r: Readiness): string {
   if (r.past !== undefined) return `past it: ${r.past}`;
   if (r.ready) return r.reasons.length ? `ready (${r.reasons.join("; ")})` : "ready";
   return `not ready (ETA ${r.eta ?? "unknown"}): ${r.reasons.join("; ")}`;
+}
+
+/**
+ * Readiness once the journal shows a commit sent to an instance: the question is over for it,
+ * whatever a read from before the commit still says (watch reads the fleet once a second, so for
+ * a second after the commit its last read showed RUNNING with canCommit, and the page said "ready
+ * to commit: yes" under a cutover it called committed). `sentTo`: the instances' labels.
+ */
+export function pastTheCommit(rs: readonly Readiness[], sentTo: ReadonlySet<string>): Readiness[] {
+  return rs.map((r) =>
+    r.past === undefined && sentTo.has(r.instance)
+      ? { instance: r.instance, ready: true, reasons: [], past: "commit sent" }
+      : r,
+  );
 }
 
 /**

@@ -7,7 +7,7 @@
  * wording `status` prints too). Redacted leaf by leaf, keys included, before it is served.
  */
 import type { CutoverModel, ModelInstance } from "../model/contract.js";
-import { fleetReadiness, type Readiness } from "../model/readiness.js";
+import { fleetReadiness, pastTheCommit, type Readiness } from "../model/readiness.js";
 import { redactLeaves } from "../redact.js";
 import type { LiveView } from "./live.js";
 import type { RunnerVerdict } from "./runner.js";
@@ -65,13 +65,16 @@ export function buildState(p: {
     },
     runner: p.runner,
     ...(p.told !== undefined ? { told: p.told } : {}),
-    readiness: fleetReadiness(
-      { instances, copy },
-      {
-        now: p.now,
-        ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
-        ...(p.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
-      },
+    readiness: pastTheCommit(
+      fleetReadiness(
+        { instances, copy },
+        {
+          now: p.now,
+          ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
+          ...(p.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
+        },
+      ),
+      new Set(p.model.commits.flatMap((c) => c.instances)),
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,

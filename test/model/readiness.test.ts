@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { CopyView } from "../../src/fleet/eta.js";
 import type { ModelInstance } from "../../src/model/contract.js";
 import { lagRate } from "../../src/model/fold.js";
-import { CEA_DRAIN, readiness, readinessKey, readinessLine } from "../../src/model/readiness.js";
+import { CEA_DRAIN, pastTheCommit, readiness, readinessKey, readinessLine } from "../../src/model/readiness.js";
 import { loadRunbook } from "../../src/runbook/load.js";
 import { readinessPlan } from "../../src/steps/index.js";
 
@@ -207,5 +207,21 @@ describe("readinessPlan: what readiness needs from the runbook (status and watch
   it("the replica-set example leaves it on (the default)", async () => {
     const { runbook } = await loadRunbook(new URL("../../runbooks/rs-to-sharded.yaml", import.meta.url).pathname);
     expect(readinessPlan(runbook!).embeddedVerifierOff).toBeUndefined();
+  });
+});
+
+describe("pastTheCommit", () => {
+  it("an instance the journal shows the commit sent to is past the question, whatever an earlier read said; the others as they were", () => {
+    const rs = [
+      { instance: "sync0", ready: true, reasons: [] },
+      { instance: "sync1", ready: false, reasons: ["lag 9s"], eta: "unknown" },
+      { instance: "sync2", ready: true, reasons: [], past: "COMMITTED" },
+    ];
+    expect(pastTheCommit(rs, new Set(["sync0", "sync2"]))).toEqual([
+      { instance: "sync0", ready: true, reasons: [], past: "commit sent" },
+      { instance: "sync1", ready: false, reasons: ["lag 9s"], eta: "unknown" },
+      { instance: "sync2", ready: true, reasons: [], past: "COMMITTED" },
+    ]);
+    expect(readinessLine(pastTheCommit(rs, new Set(["sync0"]))[0]!)).toBe("past it: commit sent");
   });
 });
