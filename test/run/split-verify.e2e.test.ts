@@ -8,7 +8,7 @@
  * not adopted … generation 342"): committed, not verified, and only a new verification from
  * generation 0 could verify it.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Simulator } from "../../src/sim/index.js";
@@ -22,37 +22,54 @@ import {
   READY,
   START,
   VERIFY,
+  cleanedUpAfterAll,
   cutoverYaml,
   fastSim,
   stopVia,
   tempDir,
 } from "../support/crash-harness.js";
 
-let s: Simulator | undefined;
-afterEach(async () => {
-  await s?.close();
-  s = undefined;
-});
+const made = cleanedUpAfterAll();
 
-async function splitCommit(): Promise<{ run: (...a: string[]) => ReturnType<typeof cli>; sim: Simulator }> {
+/**
+ * A 3-instance fleet with `faults`, and the recommended cutover (the check before the write stop,
+ * verify after COMMITTED) with `after` steps between the stop and drained, `before` steps between
+ * COMMITTED and verify. `run` drives the built CLI in the runbook's folder.
+ */
+async function cutover(opts: { faults?: string[]; after?: string; before?: string } = {}): Promise<{
+  sim: Simulator;
+  dir: string;
+  run: (...a: string[]) => ReturnType<typeof cli>;
+}> {
   const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
-  s = sim;
-  sim.control.addFault("commit-refused@2");
+  made.sims.push(sim);
+  for (const f of opts.faults ?? []) sim.control.addFault(f);
   const dir = tempDir();
+  made.dirs.push(dir);
   const file = join(dir, "rb.yaml");
-  writeFileSync(
-    file,
-    cutoverYaml(sim, {
-      defaults: CLI_CUTOVER_DEFAULTS,
-      steps: START + READY + CHECK + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED + VERIFY,
-    }),
-  );
-  const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
-  const first = await run();
+  const steps =
+    START +
+    READY +
+    CHECK +
+    stopVia(sim.verifierUrl) +
+    (opts.after ?? "") +
+    DRAINED +
+    COMMIT +
+    COMMITTED +
+    (opts.before ?? "") +
+    VERIFY;
+  writeFileSync(file, cutoverYaml(sim, { defaults: CLI_CUTOVER_DEFAULTS, steps }));
+  return { sim, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
+}
+
+/** A run whose commit sync2 refused: the fleet split, writes stopped; the fault then cleared. */
+async function splitCommit(gate?: string): Promise<Awaited<ReturnType<typeof cutover>>> {
+  const c = await cutover({ faults: ["commit-refused@2"], ...(gate ? { before: gate } : {}) });
+  const first = await c.run();
   expect(first.code, first.all).toBe(1);
   expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
-  sim.control.clearFaults();
-  return { run, sim };
+  c.sim.control.clearFaults();
+  return c;
 }
 
 describe("a split commit finished with --from commit --only, the verifier's check started before it", () => {
@@ -89,18 +106,7 @@ describe("a split commit finished with --from commit --only, the verifier's chec
   }, 120_000);
 
   it("a run that stopped at --to ended its cutover: the next --from run says, before any commit, that the check it sent is not its own", async () => {
-    const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
-    s = sim;
-    const dir = tempDir();
-    const file = join(dir, "rb.yaml");
-    writeFileSync(
-      file,
-      cutoverYaml(sim, {
-        defaults: CLI_CUTOVER_DEFAULTS,
-        steps: START + READY + CHECK + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED + VERIFY,
-      }),
-    );
-    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const { sim, run } = await cutover();
     const first = await run("--to", "stop-writes");
     expect(first.code, first.all).toBe(0);
     const second = await run("--from", "drained", "--yes");
@@ -113,26 +119,13 @@ describe("a split commit finished with --from commit --only, the verifier's chec
   }, 120_000);
 
   it("the --from run's own journal carries the check: a --resume of it verifies on the same check, with one check and one writesOff in all", async () => {
-    const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
-    s = sim;
-    sim.control.addFault("commit-refused@2");
-    const dir = tempDir();
-    const file = join(dir, "rb.yaml");
     // a gate between the commit and the verification that fails until a file exists: the --from
     // run ends there, and --resume (which reads only that run's journal) goes on to verify
-    const ok = join(dir, "gate-ok");
+    const gateDir = tempDir();
+    made.dirs.push(gateDir);
+    const ok = join(gateDir, "gate-ok");
     const GATE = `  - { id: gate, hook: { use: shell, with: { command: [node, -e, "process.exit(require('fs').existsSync('${ok}') ? 0 : 1)"] } } }\n`;
-    writeFileSync(
-      file,
-      cutoverYaml(sim, {
-        defaults: CLI_CUTOVER_DEFAULTS,
-        steps: START + READY + CHECK + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED + GATE + VERIFY,
-      }),
-    );
-    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
-    const first = await run();
-    expect(first.code, first.all).toBe(1);
-    sim.control.clearFaults();
+    const { sim, run } = await splitCommit(GATE);
     const second = await run("--from", "commit", "--only", "sync2", "--yes");
     expect(second.code, second.all).toBe(1);
     expect(second.all).toMatch(/step gate failed/);
@@ -146,20 +139,9 @@ describe("a split commit finished with --from commit --only, the verifier's chec
   }, 120_000);
 
   it("after --abort the cutover is called off: a --from run is a new one and does not take the called-off cutover's check", async () => {
-    const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
-    s = sim;
-    const dir = tempDir();
-    const file = join(dir, "rb.yaml");
     // a gate after the write stop fails: the run ends inside the window, after the check
     const FAIL = '  - { id: gate, hook: { use: shell, with: { command: [node, -e, "process.exit(1)"] } } }\n';
-    writeFileSync(
-      file,
-      cutoverYaml(sim, {
-        defaults: CLI_CUTOVER_DEFAULTS,
-        steps: START + READY + CHECK + stopVia(sim.verifierUrl) + FAIL + DRAINED + COMMIT + COMMITTED + VERIFY,
-      }),
-    );
-    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const { run } = await cutover({ after: FAIL });
     const first = await run();
     expect(first.code, first.all).toBe(1);
     expect(first.all).toMatch(/step gate failed/);
