@@ -153,4 +153,16 @@ describe("a split commit finished with --from commit --only, the verifier's chec
     expect(again.all).toMatch(/the verifier is already checking, started outside this run, and not adopted/);
     expect(again.code, again.all).not.toBe(0);
   }, 120_000);
+
+  it("the verifier restarted between the two runs: the --from run follows the restart (a check to the new process, writesOff again) and verifies, as --resume does", async () => {
+    const { run, sim } = await splitCommit();
+    const r = await fetch(`${sim.verifierUrl}/sim/verifier/restart`, { method: "POST", body: "{}" });
+    expect(r.ok).toBe(true);
+    const second = await run("--from", "commit", "--only", "sync2", "--yes");
+    expect(second.code, second.all).toBe(0);
+    expect(second.all).toMatch(/the verifier restarted: a new process answers/);
+    expect(second.all).toMatch(/■ run ok .*· committed · verified/);
+    // the old process's check, then one to the new process: never two to one process
+    expect(sim.control.counts().verifier["POST /api/v1/check"]).toBe(2);
+  }, 120_000);
 });
