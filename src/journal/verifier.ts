@@ -2,8 +2,8 @@
  * What a journal says the run asked the migration verifier, for `--resume` (src/steps/kit/verifier.ts
  * acts on it): the baseline of the last verification that began (`verifier.baseline`: earlier asks
  * no longer count), and that verification's check and writesOff with their answers. A request
- * with no answer line (the runner died while it was in flight) is `unknown`: it may have arrived,
- * and is never resent blindly. Also what ties a result to this run: the highest generation the
+ * with no answer line (the runner died while it was in flight), or whose answer was lost, is
+ * `unknown` and in flight until its time limit: it may have arrived, and is never resent blindly. Also what ties a result to this run: the highest generation the
  * verifier showed since then (`verifier.sampled`), the generation writesOff was sent in
  * (`verifier.writesOff`), and the restarts seen (`verifier.restarted`: the old process's check
  * and writesOff no longer count, and the next check resumes the persisted verification); whether
@@ -101,8 +101,10 @@ export function verifierJournal(): VerifierJournal {
           if (e.target !== "verifier" || typeof e.path !== "string") return;
           const op = PATH.exec(e.path)?.[1] as "check" | "writesOff" | undefined;
           if (!op) return;
-          // the latest send counts, but an accepted one is never downgraded
-          if (memory[op]?.answered !== "ok") memory[op] = { answered: "unknown", at: e.at };
+          // the latest send counts, but an accepted one is never downgraded. No answer line yet: it
+          // may still be on its way until its time limit (the runner died with it in flight), so a
+          // resumed run does not judge a check lost, and send another, before then
+          if (memory[op]?.answered !== "ok") memory[op] = { answered: "unknown", at: e.at, inFlight: true };
           if (typeof e.id === "number") pending.set(e.id, op);
           return;
         }
@@ -114,7 +116,15 @@ export function verifierJournal(): VerifierJournal {
           if (!ask || ask.answered === "ok") return;
           const answered: VerifierAsk["answered"] =
             e.ok === true ? "ok" : e.errorKind === "service" || e.errorKind === "not-sent" ? "error" : "unknown";
-          memory[op] = { answered, at: ask.at, ...(typeof e.error === "string" ? { error: e.error } : {}) };
+          memory[op] = {
+            answered,
+            at: ask.at,
+            ...(typeof e.error === "string" ? { error: e.error } : {}),
+            // the journal does not say whether a lost answer timed out (the request may still be
+            // in flight) or its connection was reset (it is not): read as in flight, which fails
+            // safe (a second check while one is handled shuts the verifier down: webserver.go)
+            ...(answered === "unknown" ? { inFlight: true } : {}),
+          };
           return;
         }
         default:

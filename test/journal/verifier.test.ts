@@ -56,7 +56,7 @@ describe("the verifier in the journal", () => {
       ev("request.sent", { id: 1, target: "verifier", method: "POST", path: "/api/v1/writesOff", body: {} }),
     ];
     const st = await readJournalState(journalOf(events), traitsOf);
-    expect(st.verifier).toEqual({ ...carried, writesOff: { answered: "unknown", at: events[3]!.at } });
+    expect(st.verifier).toEqual({ ...carried, writesOff: { answered: "unknown", at: events[3]!.at, inFlight: true } });
   });
 
   it("an accepted check with its baseline, and a writesOff whose answer never came (the runner died)", async () => {
@@ -84,8 +84,9 @@ describe("the verifier in the journal", () => {
       adopted: false,
       highestGeneration: 0,
       check: { answered: "ok", at: events[3]!.at },
-      // no answer line: unknown, never resent blindly (the resumed run judges by progress)
-      writesOff: { answered: "unknown", at: events[7]!.at },
+      // no answer line: unknown, and in flight until its time limit; never resent blindly (the
+      // resumed run judges by progress)
+      writesOff: { answered: "unknown", at: events[7]!.at, inFlight: true },
     });
   });
 
@@ -116,7 +117,9 @@ describe("the verifier in the journal", () => {
       }),
     ];
     let st = await readJournalState(journalOf(events), traitsOf);
-    expect(st.verifier?.check).toEqual({ answered: "unknown", at: events[1]!.at, error: "reset" });
+    // a lost answer: the journal does not say whether it timed out (in flight) or was reset (not),
+    // so it is read as in flight: a resumed run waits out its time limit before judging it lost
+    expect(st.verifier?.check).toEqual({ answered: "unknown", at: events[1]!.at, error: "reset", inFlight: true });
     expect(st.verifier?.writesOff).toMatchObject({ answered: "error", error: expect.stringMatching(/cluster time/) });
 
     // the verifier restarted: a new verification begins, the earlier asks no longer count
