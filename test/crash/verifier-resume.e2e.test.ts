@@ -115,7 +115,7 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
       );
     });
     const first = await cli(runArgs(x), { cwd: x.dir });
-    expect(asked(x.s)).toEqual({ check: 1, writesOff: 0 });
+    expect(asked(x.s), transcript(first)).toEqual({ check: 1, writesOff: 0 });
     const resumed = await cli(runArgs(x, true), { cwd: x.dir });
     finished(x, first, resumed);
   });
