@@ -10,10 +10,17 @@
  * Faults are added when the phase's step starts (the runner's `step.started` event), or at the
  * simulator's start for "before start".
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEventOf } from "../../src/events.js";
-import type { Simulator } from "../../src/sim/index.js";
-import { commitGuard, cutoverYaml, fastSim, haltCode, posts, runInProcess } from "../support/crash-harness.js";
+import {
+  cleanedUpAfterAll,
+  commitGuard,
+  cutoverYaml,
+  fastSim,
+  haltCode,
+  posts,
+  runInProcess,
+} from "../support/crash-harness.js";
 
 type Phase =
   "before start" | "during copy" | "during CEA wait" | "at stopWrites" | "at commit" | "after commit" | "at verify";
@@ -113,10 +120,7 @@ const FAULTS: FaultCase[] = [
 
 const CELLS = FAULTS.flatMap((f) => PHASES.map((phase) => ({ fault: f, phase, label: `${f.name} / ${phase}` })));
 
-const sims: Simulator[] = [];
-afterAll(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-});
+const { sims } = cleanedUpAfterAll();
 
 describe.concurrent("fault matrix: completes correctly or halts safely", () => {
   it.each(CELLS)("$label", async ({ fault, phase }) => {

@@ -17,10 +17,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
 import {
+  cleanedUpAfterAll,
   CHECK,
   COMMIT,
   COMMITTED,
@@ -38,10 +39,7 @@ import {
 
 const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }";
 
-const sims: Simulator[] = [];
-afterAll(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-});
+const { sims, dirs } = cleanedUpAfterAll();
 
 /** The probe: SIGKILLs the runner (its parent) once, at its own id, or adds a fault that holds the next wait. */
 const PROBE = `import { existsSync, writeFileSync } from "node:fs";
@@ -134,6 +132,7 @@ describe.concurrent("kill -9 at a step boundary seen in the output, then --resum
     const s = await fastSim({ instances: 2, timeScale: 100 });
     sims.push(s);
     const dir = tempDir();
+    dirs.push(dir);
     const file = join(dir, "rb.yaml");
     writeFileSync(file, cutoverYaml(s, { steps: CUTOVER, defaults: DEFAULTS }));
     const jd = join(dir, "journals");
@@ -203,6 +202,7 @@ describe.concurrent("kill -9 at exact points (from inside the runner), then --re
     const s = await fastSim({ instances: 2, timeScale: 100, ...(model ? { model } : {}) });
     sims.push(s);
     const dir = tempDir();
+    dirs.push(dir);
     const script = join(dir, "probe.mjs");
     writeFileSync(script, PROBE);
     const file = join(dir, "rb.yaml");

@@ -9,10 +9,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
 import {
+  cleanedUpAfterAll,
   COMMIT,
   COMMITTED,
   cutoverYaml,
@@ -26,10 +27,7 @@ import {
 
 const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }";
 
-const sims: Simulator[] = [];
-afterAll(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-});
+const { sims, dirs } = cleanedUpAfterAll();
 
 /** SIGKILLs its parent (the runner) once: a marker file makes the resumed run go past it. */
 const KILLER = `import { existsSync, writeFileSync } from "node:fs";
@@ -64,6 +62,7 @@ async function setup(steps: (dir: string) => string, model?: { verifyBytesPerSec
   const s = await fastSim({ timeScale: 100, ...(model ? { model } : {}), ...(faults ? { faults } : {}) });
   sims.push(s);
   const dir = tempDir();
+  dirs.push(dir);
   const file = join(dir, "rb.yaml");
   writeFileSync(file, cutoverYaml(s, { steps: steps(dir), defaults: DEFAULTS }));
   return { s, dir, file, jd: join(dir, "journals") } satisfies Setup;
