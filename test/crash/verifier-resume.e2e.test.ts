@@ -166,6 +166,36 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
     expect(x.s.control.state().verifier.exited, where).toBeNull();
   });
 
+  // the journal holds the check's request line and no answer: it may still be on its way until
+  // its time limit (src/api/verifier-memory.ts `inFlight`), so the resumed run must not judge it
+  // lost from a second of idle progress and send another (facts: a second operational request
+  // while one is handled shuts the verifier down)
+  it("while the check was in flight (delayed on its way): --resume at once sends no second check; the one that lands is followed", async () => {
+    const x = await setup(
+      () =>
+        START +
+        READY +
+        "  - { id: check, startVerification: {} }\n" +
+        STOP +
+        DRAINED +
+        COMMIT +
+        COMMITTED +
+        "  - { id: verify, verify: {} }\n",
+      undefined,
+      ["latency=3s@verifier/check"],
+    );
+    const run = startCli(runArgs(x), { cwd: x.dir });
+    // counted on arrival; the verifier handles it 3 s later, whoever is still waiting for the answer
+    await until(() => asked(x.s).check === 1);
+    run.child.kill("SIGKILL");
+    const first = await run.done;
+    expect(x.s.control.state().verifier.phase, transcript(first)).toBe("idle");
+    const resumed = await cli(runArgs(x, true), { cwd: x.dir });
+    expect(resumed.all, transcript(first, resumed)).not.toMatch(/a new verification begins/);
+    // one check, one writesOff, verified
+    finished(x, first, resumed);
+  });
+
   it("while writesOff was in flight (the verifier answers late): not resent; it lands, and the result comes", async () => {
     const x = await setup(
       () => START + READY + STOP + DRAINED + COMMIT + COMMITTED + "  - { id: verify, verify: {} }\n",
