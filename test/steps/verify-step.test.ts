@@ -495,6 +495,28 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     // 20th (1 s later) the last; then the baseline read
     expect(readsAtSend).toBe(21);
     expect(s.reconcile()[0]).toMatch(/although this run's check was sent: it restarted/);
+    // the wait says once why nothing is sent, and for how long (it would look stuck otherwise)
+    const why = s.logs("warn").filter((l) => /may still be on its way/.test(l));
+    expect(why).toEqual([
+      expect.stringMatching(
+        /^the verifier does not show this run's check yet; it was sent \d+ms ago and no answer came: it may still be on its way, so no other is sent for \d+ms more, its time limit \(a second check while one is handled shuts the verifier down\)/,
+      ),
+    ]);
+  });
+
+  it("a check that timed out: the wait's word on it quotes the error", async () => {
+    const s = setup(
+      { progress: (st) => (st.check === 0 ? FRESH : documented()(st)) },
+      {
+        memory: accepted({
+          check: { answered: "unknown", at: Date.now(), inFlight: true, error: "http://v: no answer within 1s" },
+        }),
+      },
+    );
+    await s.run({ requestTimeout: "1s" });
+    expect(s.logs("warn").filter((l) => /may still be on its way/.test(l))).toEqual([
+      expect.stringContaining("no answer came (http://v: no answer within 1s): it may still be on its way"),
+    ]);
   });
 
   it.each([
@@ -511,6 +533,8 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     );
     await s.run({ requestTimeout: "1s" });
     expect(readsAtSend).toBe(12);
+    // nothing in flight: nothing said of it
+    expect(s.logs("warn").filter((l) => /may still be on its way/.test(l))).toEqual([]);
   });
 
   it("a check refused earlier: a new one at once (a refusal is an answer: nothing in flight)", async () => {

@@ -434,6 +434,7 @@ async function checkShows(
   let none = 0;
   let noneSince = 0;
   let last: VerifierProgress | undefined;
+  let toldInFlight = false;
   const inFlightUntil = ask.answered === "unknown" && ask.inFlight ? ask.at + t.requestTimeoutMs : 0;
   return watch<{ shows: VerifierProgress } | { lost: VerifierProgress }>(
     ctx,
@@ -443,7 +444,19 @@ async function checkShows(
       // judged against what this verification saw (journaled: the same after --resume)
       if (newProcess(m, p) === undefined) return { done: { shows: p } };
       const now = Date.now();
-      if (now < inFlightUntil) return undefined;
+      if (now < inFlightUntil) {
+        // the wait would otherwise look stuck (a resumed run's above all: its check was sent by the
+        // run that died): say once why nothing is sent, and until when
+        if (!toldInFlight) {
+          toldInFlight = true;
+          ctx.run.emit("log", {
+            level: "warn",
+            index: ctx.index,
+            message: `the verifier does not show this run's check yet; it was sent ${formatDuration(now - ask.at)} ago and no answer came${ask.error ? ` (${ask.error})` : ""}: it may still be on its way, so no other is sent for ${formatDuration(inFlightUntil - now)} more, its time limit (a second check while one is handled shuts the verifier down). If the verifier shows it meanwhile, it is followed`,
+          });
+        }
+        return undefined;
+      }
       if (none++ === 0) noneSince = now;
       return none >= LOST_READS && now - noneSince >= LOST_MS ? { done: { lost: p } } : undefined;
     },
