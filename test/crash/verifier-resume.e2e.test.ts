@@ -182,14 +182,19 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
         COMMITTED +
         "  - { id: verify, verify: {} }\n",
       undefined,
-      ["latency=3s@verifier/check"],
+      ["latency=8s@verifier/check"],
     );
     const run = startCli(runArgs(x), { cwd: x.dir });
-    // counted on arrival; the verifier handles it 3 s later, whoever is still waiting for the answer
+    // counted on arrival; the verifier handles it 8 s later (past the status read and the resume), whoever is still waiting for the answer
     await until(() => asked(x.s).check === 1);
     run.child.kill("SIGKILL");
     const first = await run.done;
     expect(x.s.control.state().verifier.phase, transcript(first)).toBe("idle");
+    // what the bridge call reads meanwhile: not only "a new process", but the check not arrived yet
+    const st = await cli(["status", x.file, "--journal-dir", x.jd], { cwd: x.dir });
+    expect(st.all).toMatch(
+      /the verifier does not show this cutover's check \(.*\); this cutover's check was sent at \S+ and no answer came: it may not have arrived yet/,
+    );
     const resumed = await cli(runArgs(x, true), { cwd: x.dir });
     const where = transcript(first, resumed);
     expect(resumed.all, where).not.toMatch(/a new verification begins/);

@@ -223,8 +223,19 @@ describe("whether an answer is this cutover's check, and its result (verifierEar
       result: "the verifier does not show this cutover's check (generation 1, below the 3 it had shown)",
     });
     expect(verifierEarned(told(), FRESH).check).toMatch(
-      /^the verifier does not show this cutover's check \(phase idle, generation 0, no task/,
+      /^the verifier does not show this cutover's check \(phase idle, generation 0, no task[^;]*\)$/,
     );
+    // a check sent without an answer (a run killed with it in flight): it may not have arrived yet
+    const at = Date.UTC(2026, 10, 30, 4, 40, 53);
+    for (const ask of [
+      { answered: "unknown" as const, at, inFlight: true },
+      { answered: "unknown" as const, at },
+    ])
+      expect(verifierEarned(told({ check: ask }), FRESH).check).toMatch(
+        /^the verifier does not show this cutover's check \(phase idle, generation 0, no task.*\); this cutover's check was sent at 2026-11-30T04:40:53\.000Z and no answer came: it may not have arrived yet$/,
+      );
+    // an accepted one arrived: nothing of the kind
+    expect(verifierEarned(told({ check: { answered: "ok", at } }), FRESH).check).not.toMatch(/no answer came/);
     expect(verifierEarned(told(), { ...RESULT, error: { msg: "boom" } })).toEqual({
       result: 'the verifier reports an error: {"msg":"boom"}',
     });

@@ -222,9 +222,15 @@ export function memoryWhyNot(m: VerifierMemory, need: VerifierNeed): string | un
  */
 export function verifierEarned(m: VerifierMemory, p: VerifierProgress): VerifierStanding {
   const other = newProcess(m, p);
+  // a check sent without an answer may simply not have arrived yet (a run killed with it in
+  // flight): said, so that an idle answer is not read as a new process only
+  const lost =
+    m.check?.answered === "unknown"
+      ? `; this cutover's check was sent at ${new Date(m.check.at).toISOString()} and no answer came: it may not have arrived yet`
+      : "";
   const check =
     memoryWhyNot(m, "check") ??
-    (other === undefined ? undefined : `the verifier does not show this cutover's check (${other})`);
+    (other === undefined ? undefined : `the verifier does not show this cutover's check (${other})${lost}`);
   if (check !== undefined) return { check, result: check };
   const result =
     memoryWhyNot(m, "result") ??
