@@ -3,8 +3,9 @@
  * acts on it): the baseline of the last verification that began (`verifier.baseline`: earlier asks
  * no longer count), and that verification's check and writesOff with their answers. A request
  * with no answer line (the runner died while it was in flight), or whose answer was lost, is
- * `unknown` and in flight until its time limit: it may have arrived, and is never resent blindly. Also what ties a result to this run: the highest generation the
- * verifier showed since then (`verifier.sampled`), the generation writesOff was sent in
+ * `unknown` and in flight until its time limit: it may have arrived, and is never resent blindly.
+ * Also what ties a result to this run: the highest generation the verifier showed since then
+ * (`verifier.sampled`), the generation writesOff was sent in
  * (`verifier.writesOff`), and the restarts seen (`verifier.restarted`: the old process's check
  * and writesOff no longer count, and the next check resumes the persisted verification); whether
  * a check whose verifier could not tell showed a fresh verification or a resumed one, refused

@@ -13,9 +13,11 @@ import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
 import {
+  CHECK,
   cleanedUpAfterAll,
   COMMIT,
   COMMITTED,
+  CUTOVER,
   cutoverYaml,
   DRAINED,
   fastSim,
@@ -23,6 +25,7 @@ import {
   START,
   STOP,
   tempDir,
+  VERIFY,
 } from "../support/crash-harness.js";
 
 const DEFAULTS = "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 2s, retry: { giveUpAfter: 10s } }";
@@ -104,13 +107,13 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
       return (
         START +
         READY +
-        "  - { id: check, startVerification: {} }\n" +
+        CHECK +
         `  - { id: kill, hook: { use: shell, with: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(killer)}, ${JSON.stringify(join(dir, "killed"))}] } } }\n` +
         STOP +
         DRAINED +
         COMMIT +
         COMMITTED +
-        "  - { id: verify, verify: {} }\n"
+        VERIFY
       );
     });
     const first = await cli(runArgs(x), { cwd: x.dir });
@@ -121,10 +124,9 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
 
   it("after writesOff was accepted: the resumed run does not send it again and waits for the result", async () => {
     // a first pass that takes about 2 s of wall time: the kill lands before the verifier finishes
-    const x = await setup(
-      () => START + READY + STOP + DRAINED + COMMIT + COMMITTED + "  - { id: verify, verify: {} }\n",
-      { verifyBytesPerSecond: 2 ** 30 / 200 },
-    );
+    const x = await setup(() => START + READY + STOP + DRAINED + COMMIT + COMMITTED + VERIFY, {
+      verifyBytesPerSecond: 2 ** 30 / 200,
+    });
     const run = startCli(runArgs(x), { cwd: x.dir });
     await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
     run.child.kill("SIGKILL");
@@ -138,10 +140,9 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
   // issue 23: facts "A process restarted **without** `--clean` answers `idle`, generation 0, with the persisted
   // counters … until it gets a `check`, which **resumes** the persisted verification"
   it("after writesOff was accepted, the verifier restarted without --clean while the runner was dead: --resume says so, resumes it with a check, writesOff again, verified", async () => {
-    const x = await setup(
-      () => START + READY + STOP + DRAINED + COMMIT + COMMITTED + "  - { id: verify, verify: {} }\n",
-      { verifyBytesPerSecond: 2 ** 30 / 200 },
-    );
+    const x = await setup(() => START + READY + STOP + DRAINED + COMMIT + COMMITTED + VERIFY, {
+      verifyBytesPerSecond: 2 ** 30 / 200,
+    });
     const run = startCli(runArgs(x), { cwd: x.dir });
     await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
     run.child.kill("SIGKILL");
@@ -171,29 +172,18 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
   // lost from a second of idle progress and send another (facts: a second operational request
   // while one is handled shuts the verifier down)
   it("while the check was in flight (delayed on its way): --resume at once sends no second check; the one that lands is followed", async () => {
-    const x = await setup(
-      () =>
-        START +
-        READY +
-        "  - { id: check, startVerification: {} }\n" +
-        STOP +
-        DRAINED +
-        COMMIT +
-        COMMITTED +
-        "  - { id: verify, verify: {} }\n",
-      undefined,
-      ["latency=8s@verifier/check"],
-    );
+    const x = await setup(() => CUTOVER, undefined, ["latency=15s@verifier/check"]);
     const run = startCli(runArgs(x), { cwd: x.dir });
-    // counted on arrival; the verifier handles it 8 s later (past the status read and the resume), whoever is still waiting for the answer
+    // counted on arrival; the verifier handles it 15 s later (well past the status read and the
+    // resume's first reads, under load too), whoever is still waiting for the answer
     await until(() => asked(x.s).check === 1);
     run.child.kill("SIGKILL");
     const first = await run.done;
     expect(x.s.control.state().verifier.phase, transcript(first)).toBe("idle");
     // what the bridge call reads meanwhile: not only "a new process", but the check not arrived yet
     const st = await cli(["status", x.file, "--journal-dir", x.jd], { cwd: x.dir });
-    expect(st.all).toMatch(
-      /the verifier does not show this cutover's check \(.*\); this cutover's check was sent at \S+ and no answer came: it may not have arrived yet/,
+    expect(st.all, st.all).toMatch(
+      /the verifier does not show this cutover's check \(.*\); this cutover's check was sent at \S+ and no answer came: it may not have reached the verifier/,
     );
     const resumed = await cli(runArgs(x, true), { cwd: x.dir });
     const where = transcript(first, resumed);
@@ -205,11 +195,9 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
   });
 
   it("while writesOff was in flight (the verifier answers late): not resent; it lands, and the result comes", async () => {
-    const x = await setup(
-      () => START + READY + STOP + DRAINED + COMMIT + COMMITTED + "  - { id: verify, verify: {} }\n",
-      undefined,
-      ["writes-off-slow=3s"],
-    );
+    const x = await setup(() => START + READY + STOP + DRAINED + COMMIT + COMMITTED + VERIFY, undefined, [
+      "writes-off-slow=3s",
+    ]);
     const run = startCli(runArgs(x), { cwd: x.dir });
     // the verifier holds it: it has counted the request, and answers in 3 s
     await until(() => asked(x.s).writesOff === 1);

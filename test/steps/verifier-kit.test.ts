@@ -232,8 +232,12 @@ describe("whether an answer is this cutover's check, and its result (verifierEar
       { answered: "unknown" as const, at },
     ])
       expect(verifierEarned(told({ check: ask }), FRESH).check).toMatch(
-        /^the verifier does not show this cutover's check \(phase idle, generation 0, no task.*\); this cutover's check was sent at 2026-11-30T04:40:53\.000Z and no answer came: it may not have arrived yet$/,
+        /^the verifier does not show this cutover's check \(phase idle, generation 0, no task.*\); this cutover's check was sent at 2026-11-30T04:40:53\.000Z and no answer came: it may not have reached the verifier$/,
       );
+    // a time that is no time (a journal from elsewhere): said without it, never a thrown RangeError
+    expect(verifierEarned(told({ check: { answered: "unknown", at: NaN } }), FRESH).check).toMatch(
+      /\); this cutover's check was sent and no answer came: it may not have reached the verifier$/,
+    );
     // an accepted one arrived: nothing of the kind
     expect(verifierEarned(told({ check: { answered: "ok", at } }), FRESH).check).not.toMatch(/no answer came/);
     expect(verifierEarned(told(), { ...RESULT, error: { msg: "boom" } })).toEqual({

@@ -519,6 +519,19 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     ]);
   });
 
+  it("a check journaled by a host whose clock runs ahead: its age is said as none, never negative", async () => {
+    const s = setup(
+      { progress: (st) => (st.check === 0 ? FRESH : documented()(st)) },
+      { memory: accepted({ check: { answered: "unknown", at: Date.now() + 5_000, inFlight: true } }) },
+    );
+    await s.run({ requestTimeout: "1s" });
+    expect(s.logs("warn").filter((l) => /may still be on its way/.test(l))).toEqual([
+      expect.stringMatching(
+        /it was sent 0ms ago and no answer came: it may still be on its way, so no other is sent for (5\.\d|6)s more/,
+      ),
+    ]);
+  });
+
   it.each([
     ["lost without an answer, the exchange over (reset)", { answered: "unknown" as const }],
     ["accepted", { answered: "ok" as const, inFlight: true }],

@@ -222,11 +222,12 @@ export function memoryWhyNot(m: VerifierMemory, need: VerifierNeed): string | un
  */
 export function verifierEarned(m: VerifierMemory, p: VerifierProgress): VerifierStanding {
   const other = newProcess(m, p);
-  // a check sent without an answer may simply not have arrived yet (a run killed with it in
-  // flight): said, so that an idle answer is not read as a new process only
+  // a check sent without an answer may not have reached the verifier (a run killed with it in
+  // flight, a request lost): said, so that an idle answer is not read as a new process only. No
+  // "yet": status may read this hours later, when it will never arrive
   const lost =
     m.check?.answered === "unknown"
-      ? `; this cutover's check was sent at ${new Date(m.check.at).toISOString()} and no answer came: it may not have arrived yet`
+      ? `; this cutover's check was sent${Number.isFinite(m.check.at) ? ` at ${new Date(m.check.at).toISOString()}` : ""} and no answer came: it may not have reached the verifier`
       : "";
   const check =
     memoryWhyNot(m, "check") ??

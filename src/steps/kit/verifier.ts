@@ -452,7 +452,7 @@ async function checkShows(
           ctx.run.emit("log", {
             level: "warn",
             index: ctx.index,
-            message: `the verifier does not show this run's check yet; it was sent ${formatDuration(now - ask.at)} ago and no answer came${ask.error ? ` (${ask.error})` : ""}: it may still be on its way, so no other is sent for ${formatDuration(inFlightUntil - now)} more, its time limit (a second check while one is handled shuts the verifier down). If the verifier shows it meanwhile, it is followed`,
+            message: `the verifier does not show this run's check yet; it was sent ${formatDuration(Math.max(0, now - ask.at))} ago and no answer came${ask.error ? ` (${ask.error})` : ""}: it may still be on its way, so no other is sent for ${formatDuration(inFlightUntil - now)} more, its time limit (a second check while one is handled shuts the verifier down). If the verifier shows it meanwhile, it is followed`,
           });
         }
         return undefined;
