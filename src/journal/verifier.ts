@@ -123,7 +123,9 @@ export function verifierJournal(): VerifierJournal {
             ...(typeof e.error === "string" ? { error: e.error } : {}),
             // the journal does not say whether a lost answer timed out (the request may still be
             // in flight) or its connection was reset (it is not): read as in flight, which fails
-            // safe (a second check while one is handled shuts the verifier down: webserver.go)
+            // safe: a second operational request while one holds the lock shuts the verifier down
+            // (migration-verifier v0.2.1 internal/verifier/webserver.go,
+            // `operationalAPILockMiddleware` → `operationalErrorResponse` → `signalShutdown`)
             ...(answered === "unknown" ? { inFlight: true } : {}),
           };
           return;
