@@ -145,6 +145,12 @@ export interface RunEventMap {
     body?: unknown;
     error?: string;
     errorKind?: "service" | "transport" | "not-sent";
+    /**
+     * A lost answer (`errorKind: transport`): whether the request may still reach its server
+     * (src/api/errors.ts `mayStillArrive`: no answer within its time limit, or given up). Absent
+     * in journals written before it: read as true, the reading that fails safe.
+     */
+    inFlight?: boolean;
     durationMs: number;
   };
   "progress.sampled": { instance: InstanceRef; progress: Progress };

@@ -90,6 +90,17 @@ export class TransportError extends ApiError {
   }
 }
 
+/**
+ * Whether a request whose answer was lost may still reach its server and be handled there: no
+ * answer within its time limit (it may wait on its way), or given up by the caller. A connection
+ * that broke, or an answer that came back unusable, ended the exchange: what it did shows in the
+ * next read. The live run (src/steps/kit/verifier.ts `askOf`) and the journal's `response.received`
+ * (src/fleet/record.ts) read it here, so `--resume` reads a lost answer as the run that lost it did.
+ */
+export function mayStillArrive(err: ApiError): boolean {
+  return err instanceof TransportError && err.requestSent && (err.code === "timeout" || err.code === "aborted");
+}
+
 export class ServiceError extends ApiError {
   readonly kind = "service";
   constructor(

@@ -21,7 +21,7 @@ export {
   settledStates,
 } from "./commands.js";
 export type { CommandOperation } from "./commands.js";
-export { ApiError, TransportError, ServiceError, errorsText } from "./errors.js";
+export { ApiError, TransportError, ServiceError, errorsText, mayStillArrive } from "./errors.js";
 export type { ApiOperation, ServiceOperation, VerifierOperation, TransportErrorCode } from "./errors.js";
 export { bodyExcerpt } from "../redact.js";
 export { checkAnswer, issueText } from "./check.js";

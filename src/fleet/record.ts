@@ -4,7 +4,7 @@
  * `errorKind` rule and every body is redacted the same way. The API client only returns outcomes.
  */
 import type { CommandOutcome } from "../api/client.js";
-import { ServiceError, TransportError, type ApiError } from "../api/errors.js";
+import { mayStillArrive, ServiceError, TransportError, type ApiError } from "../api/errors.js";
 import type { Emit, InstanceRef } from "../events.js";
 import { userinfoRedactor } from "../redact.js";
 
@@ -72,6 +72,7 @@ export function emitResponse(emit: FleetEmit, id: number, to: RequestTarget, o: 
       ok: false,
       error: o.error.message,
       errorKind: errorKind(o.error),
+      ...(errorKind(o.error) === "transport" ? { inFlight: mayStillArrive(o.error) } : {}),
       durationMs: o.durationMs,
     },
     options,

@@ -2,8 +2,9 @@
  * What a journal says the run asked the migration verifier, for `--resume` (src/steps/kit/verifier.ts
  * acts on it): the baseline of the last verification that began (`verifier.baseline`: earlier asks
  * no longer count), and that verification's check and writesOff with their answers. A request
- * with no answer line (the runner died while it was in flight), or whose answer was lost, is
- * `unknown` and in flight until its time limit: it may have arrived, and is never resent blindly.
+ * with no answer line (the runner died while it was in flight), or whose answer was lost while it
+ * may still arrive (timed out, or a journal that does not say), is `unknown` and in flight until
+ * its time limit: it may have arrived, and is never resent blindly.
  * Also what ties a result to this run: the highest generation the verifier showed since then
  * (`verifier.sampled`), the generation writesOff was sent in
  * (`verifier.writesOff`), and the restarts seen (`verifier.restarted`: the old process's check
@@ -121,12 +122,12 @@ export function verifierJournal(): VerifierJournal {
             answered,
             at: ask.at,
             ...(typeof e.error === "string" ? { error: e.error } : {}),
-            // the journal does not say whether a lost answer timed out (the request may still be
-            // in flight) or its connection was reset (it is not): read as in flight, which fails
-            // safe: a second operational request while one holds the lock shuts the verifier down
-            // (migration-verifier v0.2.1 internal/verifier/webserver.go,
+            // a lost answer is in flight as the run that lost it judged (`inFlight`, src/api/errors.ts
+            // `mayStillArrive`); a journal that does not say (written before it) is read as in
+            // flight, which fails safe: a second operational request while one holds the lock
+            // shuts the verifier down (migration-verifier v0.2.1 internal/verifier/webserver.go,
             // `operationalAPILockMiddleware` → `operationalErrorResponse` → `signalShutdown`)
-            ...(answered === "unknown" ? { inFlight: true } : {}),
+            ...(answered === "unknown" && e.inFlight !== false ? { inFlight: true } : {}),
           };
           return;
         }

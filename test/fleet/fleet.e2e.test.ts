@@ -122,6 +122,24 @@ describe("broadcast", () => {
     const errs = rec.of("response.received").filter((e) => !e.ok);
     expect(errs).toHaveLength(2);
     expect(errs.every((e) => typeof e.error === "string" && e.error.startsWith("http://127.0.0.1:"))).toBe(true);
+    // a connection cut after the request left ended the exchange: it cannot arrive later; one never
+    // sent says nothing of flight (src/api/errors.ts mayStillArrive)
+    expect(errs.map((e) => [e.instance?.index, e.errorKind, e.inFlight])).toEqual([
+      [1, "transport", false],
+      [2, "not-sent", undefined],
+    ]);
+  });
+
+  it("a command with no answer within its time limit may still arrive: its lost answer says so", async () => {
+    sim = await frozen({ instances: 2, faults: ["latency=2s@1/start"] });
+    const rec = recorder();
+    fleet = fleetOf(sim, { emit: rec.emit, requestTimeoutMs: 300 });
+    const out = await fleet.broadcast("start", RS_TO_SHARDED);
+    expect(out.results[1]!.ok === false && out.results[1]!.error).toMatchObject({ code: "timeout" });
+    expect(rec.of("response.received").map((e) => [e.instance?.index, e.ok, e.errorKind, e.inFlight])).toEqual([
+      [0, true, undefined, undefined],
+      [1, false, "transport", true],
+    ]);
   });
 
   it("redacts instance URLs and secrets in bodies in its events", async () => {

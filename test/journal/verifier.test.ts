@@ -140,6 +140,40 @@ describe("the verifier in the journal", () => {
     expect(st.verifier?.writesOff).toEqual({ answered: "ok", at: events.at(-3)!.at });
   });
 
+  it("a lost answer is in flight as the run that lost it judged; a journal that does not say, in flight", async () => {
+    let ev = eventFactory();
+    const lost = (id: number, op: string, inFlight?: boolean) => [
+      ev("request.sent", { id, target: "verifier", method: "POST", path: `/api/v1/${op}`, body: {} }),
+      ev("response.received", {
+        id,
+        target: "verifier",
+        ok: false,
+        error: "lost",
+        errorKind: "transport",
+        ...(inFlight !== undefined ? { inFlight } : {}),
+        durationMs: 1,
+      }),
+    ];
+    const of = async (inFlight?: boolean) => {
+      ev = eventFactory();
+      const events = [ev("verifier.baseline", { index: 1, id: "verify", progress: FRESH, adopted: false })];
+      events.push(...lost(1, "check", inFlight), ...lost(2, "writesOff", inFlight));
+      return (await readJournalState(journalOf(events), traitsOf)).verifier;
+    };
+    // the connection broke (a reset): the exchange ended, so a resumed run judges from progress at once
+    expect(await of(false)).toMatchObject({
+      check: { answered: "unknown", error: "lost" },
+      writesOff: { answered: "unknown", error: "lost" },
+    });
+    expect((await of(false))?.check).not.toHaveProperty("inFlight");
+    expect((await of(false))?.writesOff).not.toHaveProperty("inFlight");
+    // timed out: it may still arrive, so a resumed run waits out its time limit before judging it lost
+    expect((await of(true))?.check).toMatchObject({ answered: "unknown", inFlight: true });
+    expect((await of(true))?.writesOff).toMatchObject({ answered: "unknown", inFlight: true });
+    // a journal written before `inFlight` was journaled: read as in flight, the reading that fails safe
+    expect((await of(undefined))?.check).toMatchObject({ answered: "unknown", inFlight: true });
+  });
+
   // issue 23: a result is tied to writesOff's generation and to one process; --resume tells the same story
   it("the highest generation seen, writesOff's generation, and restarts: the old process's asks no longer count", async () => {
     const ev = eventFactory();

@@ -30,7 +30,7 @@
  *   there; the verifier itself counts them as failures)."
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ServiceError, TransportError, type VerifierProgress } from "../../src/api/index.js";
+import { mayStillArrive, ServiceError, TransportError, type VerifierProgress } from "../../src/api/index.js";
 import type { RunEvent } from "../../src/events.js";
 import type { RuleInfo } from "../../src/diagnostics.js";
 import type { Fleet } from "../../src/fleet/index.js";
@@ -1730,6 +1730,16 @@ describe("askOf: what an outcome means for the run's memory", () => {
     expect(err(tr("aborted"))).toEqual({ answered: "unknown", at: 7, error: m("aborted"), inFlight: true });
     expect(err(tr("network"))).toEqual({ answered: "unknown", at: 7, error: m("network") });
     expect(err(tr("non-json"))).toEqual({ answered: "unknown", at: 7, error: m("non-json") });
+  });
+
+  it("may a lost request still arrive: only one that left and had no answer in time, or was given up", () => {
+    expect(mayStillArrive(tr("timeout"))).toBe(true);
+    expect(mayStillArrive(tr("aborted"))).toBe(true);
+    // given up before any byte left: it can never arrive
+    expect(mayStillArrive(tr("aborted", false))).toBe(false);
+    expect(mayStillArrive(tr("timeout", false))).toBe(false);
+    for (const c of ["network", "non-json", "connect"] as const) expect(mayStillArrive(tr(c))).toBe(false);
+    expect(mayStillArrive(new ServiceError(VERIFIER_URL, "progress", "E", "d", 200))).toBe(false);
   });
 
   it("forget: a new verification, nothing asked", () => {

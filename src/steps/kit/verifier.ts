@@ -21,6 +21,7 @@
  *   while a check sets itself up) do not count.
  */
 import {
+  mayStillArrive,
   ServiceError,
   TransportError,
   type CommandOutcome,
@@ -333,8 +334,7 @@ export function askOf(o: CommandOutcome, at: number): VerifierAsk {
   if (o.ok) return { answered: "ok", at };
   const notSent = o.error instanceof TransportError && !o.error.requestSent;
   if (o.error instanceof ServiceError || notSent) return { answered: "error", at, error: o.error.message };
-  const inFlight = o.error instanceof TransportError && (o.error.code === "timeout" || o.error.code === "aborted");
-  return { answered: "unknown", at, error: o.error.message, ...(inFlight ? { inFlight } : {}) };
+  return { answered: "unknown", at, error: o.error.message, ...(mayStillArrive(o.error) ? { inFlight: true } : {}) };
 }
 
 /**
