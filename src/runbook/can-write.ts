@@ -38,17 +38,25 @@ export function noCanWriteReason(rb: Pick<Runbook, "instances">): string | undef
 export type DestinationWrites = { on: "canWrite"; instance: number } | { on: "committed"; why: string };
 
 /**
- * On 1.11–1.19, a start without write blocking (`enableUserWriteBlocking: false` or `"none"`) and
- * without the embedded verifier (`verification: { enabled: false }`): the page says to write to
- * the destination only once COMMITTED (src/api/versions.ts, `UNCITED.committedBeforeWritesWithoutBlocking`).
- * From 1.11, not 1.14 as service-facts.md dates it: mongodb/docs at commit
- * 2139bd83d9f25f6ed66e068d9a98b60464d40af9, content/mongosync/v1.11/source/reference/cutover-process.txt,
- * "canWrite and COMMITTED": "If you set ``enableUserWriteBlocking`` to either
- * ``"sourceAndDestination"`` or ``"destinationOnly"``, or the verifier is turned on, you can write
- * to the destination after ``/progress`` reports ``canWrite: true``. Otherwise, wait until the
- * state is ``COMMITTED``." (read 2026-11-29).
+ * On 1.11–1.19, a start without write blocking (`enableUserWriteBlocking: false` or `"none"`): the
+ * page says to write to the destination only once COMMITTED unless the embedded verifier is on
+ * (src/api/versions.ts, `UNCITED.committedBeforeWritesWithoutBlocking`). From 1.11, not 1.14 as
+ * service-facts.md dates it: mongodb/docs at commit 2139bd83d9f25f6ed66e068d9a98b60464d40af9,
+ * content/mongosync/v1.11/source/reference/cutover-process.txt, "canWrite and COMMITTED": "If you
+ * set ``enableUserWriteBlocking`` to either ``"sourceAndDestination"`` or ``"destinationOnly"``, or
+ * the verifier is turned on, you can write to the destination after ``/progress`` reports
+ * ``canWrite: true``. Otherwise, wait until the state is ``COMMITTED``." (read 2026-11-29).
+ *
+ * Whether the verifier is on is not the start request's to say alone, so a start that leaves it on
+ * does not make `canWrite` valid here: mongodb/docs-cluster-to-cluster-sync, branch v1.13,
+ * source/includes/opts/disableVerification.rst, the 1.10+ process option and setting: "Disables
+ * the Embedded Verifier … Verification remains disabled for subsequent restarts and reversals";
+ * source/includes/fact-verification-support-1.9.0.rst: "If you live upgrade from any version before
+ * 1.9.0, ``mongosync`` disables embedded verification" (read 2026-11-30). Neither shows in a
+ * runbook, and what a disabled verifier reports in progress is not published: the reading that
+ * fails safe is COMMITTED whenever write blocking is off.
  * `start`: the runbook's first start request (src/steps `firstStartRequest`); a runbook that does
- * not start the sync says nothing of it.
+ * not start the sync says nothing of it (write blocking is on by default from 1.11).
  */
 export function committedBeforeWrites(
   rb: Pick<Runbook, "serviceVersion">,
@@ -57,11 +65,13 @@ export function committedBeforeWrites(
   const v = rb.serviceVersion;
   const range = UNCITED.committedBeforeWritesWithoutBlocking;
   if (v === undefined || !atLeast(v, range.since) || atLeast(v, range.until)) return undefined;
-  const body = start;
-  if (!body) return undefined;
-  const wb = body.enableUserWriteBlocking;
-  if (!(wb === false || wb === "none") || body.verification?.enabled !== false) return undefined;
-  return `on ${versionSpan(range.since, range.until)}, without write blocking and without the embedded verifier, the cutover page says to write to the destination only once the state is COMMITTED`;
+  const wb = start?.enableUserWriteBlocking;
+  if (!(wb === false || wb === "none")) return undefined;
+  const verifier =
+    start?.verification?.enabled === false
+      ? "and its start turns the embedded verifier off"
+      : "and whether the embedded verifier is on cannot be told from the runbook (the process option `--disableVerification`, or a live upgrade from before 1.9, turns it off whatever the start request says)";
+  return `on ${versionSpan(range.since, range.until)} the start turns write blocking off, ${verifier}: the cutover page says to write to the destination only once the state is COMMITTED`;
 }
 
 /**

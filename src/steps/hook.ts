@@ -50,11 +50,11 @@ export const WRITES_ON_BEFORE_COMMITTED: RuleInfo = {
   id: "writes-on-before-committed",
   severity: "warning",
   description:
-    "On service 1.11–1.19, a start without write blocking and without the embedded verifier, and a `hook` with `writesOn: true` after a wait for canWrite but not for COMMITTED: the cutover page of those versions says to wait until COMMITTED.",
+    "On service 1.11–1.19, a start without write blocking, and a `hook` with `writesOn: true` after a wait for canWrite but not for COMMITTED: the cutover page of those versions says to wait until COMMITTED unless the embedded verifier is on, and a process option or a live upgrade can turn it off whatever the start request says.",
   spec: 'If you set enableUserWriteBlocking to either "sourceAndDestination" or "destinationOnly", or the verifier is turned on, you can write to the destination after /progress reports canWrite: true. Otherwise, wait until the state is COMMITTED. (cutover process, 1.11–1.19; the facts: "On 1.14–1.19, without write blocking and without the verifier, the page says to wait for COMMITTED instead before writing to the destination")',
   source: "service-facts.md",
   docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",
-  hint: "Put a `waitFor: { state: COMMITTED }` before the hook that lets the application write, or start with write blocking (`enableUserWriteBlocking: destinationOnly`, the 1.11+ default) or the embedded verifier on.",
+  hint: "Put a `waitFor: { state: COMMITTED }` before the hook that lets the application write, or start with write blocking (`enableUserWriteBlocking: destinationOnly`, the 1.11+ default).",
 };
 
 /** The rules `hookSequence` reports (a hook, a plugin step). */
@@ -222,8 +222,8 @@ function writesOnSequence(at: SequenceStep): void {
       ["writesOn"],
     );
   else if (!committedOnly) {
-    // canWrite was waited for, COMMITTED was not: on 1.11–1.19 without write blocking and without
-    // the embedded verifier the page says COMMITTED (src/runbook/can-write.ts)
+    // canWrite was waited for, COMMITTED was not: on 1.11–1.19 without write blocking the page says
+    // COMMITTED unless the verifier is on, which the runbook cannot tell (src/runbook/can-write.ts)
     const late = committedBeforeWrites(at.runbook, at.runbook.steps.find((st) => st.start !== undefined)?.start);
     if (late)
       at.report(

@@ -35,12 +35,16 @@ const WRITABLE = "  - { id: writable, waitFor: { canWrite: true, timeout: 3s } }
 const COMMITTED = "  - { id: committed, waitFor: { state: COMMITTED } }\n";
 
 /** A runbook for the simulator's instances in `order`, the first of them declared `startedFirst` when asked. */
-function runbook(s: Simulator, steps: string, opts: { order?: number[]; declare?: boolean } = {}): string {
+function runbook(
+  s: Simulator,
+  steps: string,
+  opts: { order?: number[]; declare?: boolean; version?: string } = {},
+): string {
   const order = opts.order ?? s.instances.map((i) => i.index);
   const n = order.length;
   return `runbook: 1
 name: first-process
-serviceVersion: "1.22.0"
+serviceVersion: "${opts.version ?? "1.22.0"}"
 clusters:
   cluster0: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
   cluster1: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
@@ -230,5 +234,35 @@ describe("the first process down inside the write-stop window", () => {
     const hookStarted = seqOf((e) => e.type === "step.started" && e.id === "app-on");
     expect(hookStarted).toBeGreaterThan(seqOf((e) => e.type === "window.closed"));
     expect(of(events, "step.finished").find((e) => e.id === "writable")).toMatchObject({ outcome: "ok" });
+  });
+});
+
+describe("1.11–1.19 without write blocking: COMMITTED, whatever the start says of the verifier", () => {
+  // mongodb/docs content/mongosync/v1.11/source/reference/cutover-process.txt: "… or the verifier is
+  // turned on, you can write to the destination after /progress reports canWrite: true. Otherwise,
+  // wait until the state is COMMITTED"; the verifier can be off whatever the start says
+  // (docs-cluster-to-cluster-sync v1.13, includes/opts/disableVerification.rst: "Verification
+  // remains disabled for subsequent restarts and reversals"): src/runbook/can-write.ts
+  it("a start that leaves the verifier on does not make canWrite close the window: every instance COMMITTED does", async () => {
+    const s = await sim({ instances: 3, serviceVersion: "1.17.0" });
+    sims.push(s);
+    const start =
+      "  - { id: start, start: { source: cluster0, destination: cluster1, enableUserWriteBlocking: none, verification: { enabled: true } } }\n";
+    const { result, events } = await runYaml(
+      runbook(s, start + READY + STOP + DRAINED + COMMIT + WRITABLE + COMMITTED, { declare: true, version: "1.17.0" }),
+    );
+    expect(result.exitCode, result.message).toBe(0);
+    expect(of(events, "run.started")[0]!.destinationWrites).toEqual({
+      on: "committed",
+      why: expect.stringMatching(/write blocking off, and whether the embedded verifier is on cannot be told/),
+    });
+    const closed = of(events, "window.closed");
+    expect(closed.map((e) => e.reason)).toEqual(["committed"]);
+    // the first process said canWrite before then, and it did not count
+    const samples = of(events, "progress.sampled").filter((x) => x.at <= closed[0]!.seenAt);
+    expect(samples.some((x) => x.instance.index === 0 && x.progress.canWrite === true)).toBe(true);
+    const seen = new Map<number, string>();
+    for (const e of samples) seen.set(e.instance.index, e.progress.state);
+    expect([...seen.values()]).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
   });
 });
