@@ -33,9 +33,11 @@ export const COMMIT_WITHOUT_STOP_WRITES: RuleInfo = {
     "`commit` with no earlier `stopWrites` step that is sure to have succeeded (and no `writesStoppedExternally: true`).",
   spec: "Preconditions: application writes to the source are stopped (reads are still allowed; writes during commit may lose data).",
   source: "sync-service-api.md",
-  // Service facts, "Not published": "Which configuration controls write blocking from 1.20, and
-  // its default on the source: assume source writes are **not** blocked; stopping application
-  // writes stays the runbook's job": so a 1.20+ runbook needs its stopWrites too.
+  // Service facts (corrections): from 1.20 the service blocks source writes in its default
+  // configuration "once you complete this step" (the commit), so not before it; "Stopping
+  // application writes before commit is still the runbook's job (the page's step 2 comes before
+  // commit)", and which configuration controls it is not published: a 1.20+ runbook needs its
+  // stopWrites too.
   hint: "Add a `stopWrites` step (with an `undo`) before commit, or declare `writesStoppedExternally: true` if writes are stopped outside the runbook.",
 };
 

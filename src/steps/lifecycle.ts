@@ -18,9 +18,9 @@ export const REVERSE_NOT_REVERSIBLE: RuleInfo = {
   id: "reverse-not-reversible",
   severity: "error",
   description: "`reverse` of a sync whose `start` did not set `reversible: true`.",
-  spec: "`POST /api/v1/reverse`: only in COMMITTED, and only if `start` set `reversible: true` and write blocking on source and destination.",
+  spec: "`reverse` (only in COMMITTED, only if `start` had `reversible: true`); before 1.20 `reversible` needed write blocking on source and destination.",
   source: "service-facts.md",
-  hint: "Set `reversible: true` and `enableUserWriteBlocking: true` in start, or remove the reverse step.",
+  hint: "Set `reversible: true` in start (before service 1.20 with `enableUserWriteBlocking: sourceAndDestination`; from 1.20 never send that field: the service manages write blocking itself), or remove the reverse step.",
 };
 
 type Op = "pause" | "resume" | "reverse";
