@@ -238,15 +238,27 @@ export function formatStatus(st: Status): string[] {
     if (j.refusedHint) lines.push(`  hint: ${j.refusedHint}`);
   } else if (!j.resumeWith) lines.push(`journal: none in ${j.folder} (no run yet): --resume has nothing to continue`);
   else {
-    lines.push(`journal: ${j.resumeWith} (the one --resume would continue)`);
+    // a live runner holds the lock: its journal is being written, its last step is running
+    const live = !j.finished && j.lock?.alive === true ? j.lock : undefined;
+    lines.push(
+      `journal: ${j.resumeWith} (${live ? `being written by the run now running, pid ${live.pid}` : "the one --resume would continue"})`,
+    );
     for (const p of j.passedOver) lines.push(`  passed over (its run sent nothing): ${p}`);
     if (j.refused) lines.push(`  --resume would refuse it: ${j.refused}`);
     if (j.refusedHint) lines.push(`    hint: ${j.refusedHint}`);
     for (const w of j.warnings) lines.push(`  warning: ${w}`);
-    if (j.lastStep)
-      lines.push(
-        `  last step: ${j.lastStep.number}. ${j.lastStep.id} (${j.lastStep.kind}): ${j.lastStep.outcome ?? "started, never ended (cut off)"}`,
-      );
+    if (j.lastStep) {
+      const l = j.lastStep;
+      const since = `since ${l.startedAt} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(l.startedAt)))})`;
+      const unended = live
+        ? l.asksPerson
+          ? `waiting for an operator's answer ${since}: answer it in the run's terminal (pid ${live.pid})`
+          : `running ${since}`
+        : j.lock?.alive === null
+          ? "started, never ended (cut off, or still running on the lock's other host)"
+          : "started, never ended (cut off)";
+      lines.push(`  last step: ${l.number}. ${l.id} (${l.kind}): ${l.outcome ?? unended}`);
+    }
     if (j.lastCommand) {
       const c = j.lastCommand;
       lines.push(`  last command: ${c.op} (step ${c.step}):`, ...answerLines(c.answers, c.said, st.instances.length));
@@ -255,7 +267,13 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : j.finished.committed ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
-    else if (j.lastStep) lines.push("  the run did not record its end (interrupted, crashed, or still running)");
+    else if (live) lines.push(`  the run is still running (pid ${live.pid}): this is its journal so far`);
+    else if (j.lastStep)
+      lines.push(
+        j.lock?.alive === null
+          ? "  the run did not record its end (interrupted, crashed, or still running on the lock's other host)"
+          : "  the run did not record its end: it was interrupted or crashed",
+      );
     if (j.writesUndoFailed) {
       const u = j.writesUndoFailed;
       const stuck = {

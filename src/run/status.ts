@@ -99,8 +99,11 @@ export interface JournalStatus {
   /** What to do about it. */
   refusedHint?: string;
   warnings: string[];
-  /** The last step the journal shows, and how it ended (undefined: still running or cut off). */
-  lastStep?: { number: number; id: string; kind: string; outcome?: string };
+  /**
+   * The last step the journal shows, when it (last) started, and how it ended (undefined: still
+   * running or cut off: the lock says which); `asksPerson`: it waits for an operator's answer.
+   */
+  lastStep?: { number: number; id: string; kind: string; startedAt: string; outcome?: string; asksPerson?: true };
   /**
    * The last command it sent: op, step, each instance's answer (`ok`, `error`: refused or never
    * sent, `unknown`: sent without a usable answer), its error text, and `said`: the answer in
@@ -416,7 +419,9 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
       number: last.index + 1,
       id: last.id,
       kind: last.kind,
+      startedAt: new Date(last.attempts.at(-1)!.startedAt).toISOString(),
       ...(last.outcome !== "running" && last.outcome !== "pending" ? { outcome: last.outcome } : {}),
+      ...(traitsOf(last.kind).waitsFor === "person" ? { asksPerson: true as const } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)

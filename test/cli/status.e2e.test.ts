@@ -379,10 +379,21 @@ describe("status after the runner was killed with writes stopped", () => {
     const file = writeRunbook(dir, runbookFor(sm, START + READY + STOP + "  - { id: hold, sleep: 30s }\n" + COMMIT));
     const run = startCli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir });
     await run.waitFor(/▶ \[4\/6\] sleep/, 30_000);
+    // while the run lives, its step runs: not "cut off", no way on offered but the run itself
+    const alive = await cli(["status", file], { cwd: dir });
+    expect(alive.stdout).toMatch(
+      new RegExp(`journal: \\S+\\.jsonl \\(being written by the run now running, pid ${run.child.pid}\\)`),
+    );
+    expect(alive.stdout).toMatch(/last step: 4\. hold \(sleep\): running since \S+Z \(\d/);
+    expect(alive.stdout).toContain(`the run is still running (pid ${run.child.pid}): this is its journal so far`);
+    expect(alive.stdout).not.toMatch(/cut off|did not record its end|next, one of|--resume/);
     const killedAt = Date.now();
     run.child.kill("SIGKILL");
     await run.done;
     const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toContain("last step: 4. hold (sleep): started, never ended (cut off)");
+    expect(st.stdout).toContain("the run did not record its end: it was interrupted or crashed");
+    expect(st.stdout).toMatch(/\(the one --resume would continue\)/);
     const m = /writes: stopped by the run \(a stopWrites held, not undone\) since (\S+) \((.+) ago\)/.exec(st.stdout);
     expect(m, st.stdout).not.toBeNull();
     expect(Date.parse(m![1]!)).toBeLessThanOrEqual(killedAt);

@@ -71,7 +71,7 @@ function killedInWindow(
 
 describe("status and the journal", () => {
   it("reads the journal once and folds it once: no read of its own beyond --resume's answer", async () => {
-    const { file, stoppedAt } = killedInWindow();
+    const { file, stoppedAt, events } = killedInWindow();
     // what --resume's answer alone opens: the choice among the folder's journals reads each once,
     // then one strict read judges the chosen one and checks it against its witness as it goes
     await runbookJournal(dir, traitsOf);
@@ -86,7 +86,12 @@ describe("status and the journal", () => {
 
     // and what it says is the read model's
     expect(st.journal.resumeWith).toBe(file);
-    expect(st.journal.lastStep).toEqual({ number: 4, id: "commit", kind: "commit" });
+    expect(st.journal.lastStep).toEqual({
+      number: 4,
+      id: "commit",
+      kind: "commit",
+      startedAt: new Date(events.at(-1)!.at).toISOString(),
+    });
     expect(st.journal.writesStopped).toBe(true);
     expect(st.journal.writesStoppedSince).toBe(new Date(stoppedAt).toISOString());
   });
@@ -121,5 +126,50 @@ describe("status and the journal", () => {
     expect(back.writes).toBe(
       `  writes: the application writes again since ${new Date(back.events.at(-1)!.at).toISOString()} (its writesOn hook); the destination took writes at ${seenAt(back.events)} (canWrite on the first process)`,
     );
+  });
+
+  it("a step that waits for an operator's answer, while its run lives: said so, with where to answer; cut off once its run is gone", async () => {
+    const CONFIRM = { index: 3, id: "go", kind: "confirm", title: "Point of no return?" };
+    const ev = eventFactory();
+    const events: RunEvent[] = [
+      ev("run.started", {
+        runbook: "sales",
+        file: "rb.yaml",
+        hash: "abc",
+        instances: [inst(0)],
+        mode: "run",
+        steps: [...STEPS.slice(0, 3), CONFIRM],
+      }),
+      ev("step.started", CONFIRM),
+    ];
+    const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    for (const e of events) j.write(e);
+    j.close();
+    const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const st = await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    const startedAt = new Date(events.at(-1)!.at).toISOString();
+    expect(st.journal.lastStep).toEqual({ number: 4, id: "go", kind: "confirm", startedAt, asksPerson: true });
+    const lock = { pid: 4242, host: "vm", startedAt };
+    const say = (alive: boolean | null) =>
+      formatStatus({ ...st, journal: { ...st.journal, lock: { ...lock, alive } } }).filter((l) =>
+        /^journal:|^ {2}last step|^ {2}the run /.test(l),
+      );
+    const live = say(true);
+    expect(live[0]).toMatch(/^journal: \S+ \(being written by the run now running, pid 4242\)$/);
+    expect(live[1]).toMatch(
+      new RegExp(
+        `^  last step: 4\\. go \\(confirm\\): waiting for an operator's answer since ${startedAt.replace(/\./g, "\\.")} \\(.+\\): answer it in the run's terminal \\(pid 4242\\)$`,
+      ),
+    );
+    expect(live[2]).toBe("  the run is still running (pid 4242): this is its journal so far");
+    expect(say(false).slice(1)).toEqual([
+      "  last step: 4. go (confirm): started, never ended (cut off)",
+      "  the run did not record its end: it was interrupted or crashed",
+    ]);
+    expect(say(null).slice(1)).toEqual([
+      "  last step: 4. go (confirm): started, never ended (cut off, or still running on the lock's other host)",
+      "  the run did not record its end (interrupted, crashed, or still running on the lock's other host)",
+    ]);
   });
 });
