@@ -379,7 +379,10 @@ export async function execute(
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
       else if (result.writesKeptOff?.committed) {
         // the cutover happened outside this run: the hint above is the way on, not a resume
-      } else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
+      } else if (result.refused === "fleet-idle")
+        // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
+        stderr(`  see the fleet and what this runbook's journal did: syncbook status ${loaded.file}`);
+      else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
         stderr(`  resume with: syncbook run ${loaded.file} --resume`);
     }
     return result.exitCode;

@@ -10,7 +10,7 @@ import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } 
 import { poll } from "./kit/poll.js";
 import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf } from "./kit/sequence.js";
 import type { StepContext } from "./kit/context.js";
-import type { FleetSnapshot } from "../fleet/index.js";
+import type { FleetSnapshot, InstanceSample } from "../fleet/index.js";
 import { commandTargets } from "./kit/targets.js";
 import { redactLeaves } from "../redact.js";
 
@@ -114,7 +114,7 @@ export const start: StepKindDef<StartRequest> = {
       notIdle.length === 0
         ? "every instance is IDLE"
         : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", ")}`,
-      "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.",
+      notIdleHint(notIdle),
     );
     // from now on every read must show this direction (fleet identity, issue 12 item 2)
     ctx.run.memory.identity.direction = {
@@ -130,6 +130,21 @@ export const start: StepKindDef<StartRequest> = {
     });
   },
 };
+
+/** States a sync never leaves for IDLE: committed (or on its way), or reversed after it. */
+const PAST_COMMIT = new Set(["COMMITTING", "COMMITTED", "REVERSING"]);
+
+/**
+ * The way on from a fleet that is not IDLE, by what it shows. A committed sync does not go back to
+ * IDLE (a restarted service "returns to the state it had before the crash", service facts), so
+ * --resume, which would send the same start to the same fleet, is no way on there.
+ */
+function notIdleHint(notIdle: readonly InstanceSample[]): string {
+  const past = notIdle.filter((i) => PAST_COMMIT.has(i.progress?.state ?? ""));
+  if (past.length > 0)
+    return `${past.map((i) => instanceLabel(i.ref)).join(", ")} already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.`;
+  return "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.";
+}
 
 /**
  * The fleet, once no instance is INITIALIZING any more. INITIALIZING (1.20+) is "not ready for

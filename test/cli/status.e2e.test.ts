@@ -406,3 +406,29 @@ describe("status after the runner was killed with writes stopped", () => {
     expect(st.stdout).toContain("calls the cutover off: runs the undos still owed, last first (writes back on)");
   }, 60_000);
 });
+
+// a newcomer's trial: a second run against a fleet the first one committed was told "resume with:
+// --resume", and --resume then said "nothing to resume": the advice went round in a circle
+describe("a run against a fleet that already committed", () => {
+  let sm: Simulator | undefined;
+  afterEach(async () => {
+    await sm?.close();
+    sm = undefined;
+  });
+
+  it("is refused with the way on that fits (status, not --resume), and status shows the committed cutover", async () => {
+    sm = await runSim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(sm, START + READY + STOP + COMMIT));
+    const first = await cli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(first.code, first.all).toBe(0);
+    const again = await cli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(again.code, again.all).toBe(3);
+    expect(again.stderr).toContain("refused (fleet-idle): start is allowed only in IDLE;");
+    expect(again.stderr).toMatch(/hint: \S+ already committed a sync, and a committed sync does not go back to IDLE/);
+    expect(again.stderr).toContain(`see the fleet and what this runbook's journal did: syncbook status ${file}`);
+    expect(again.stderr).not.toMatch(/resume with:|--resume\b(?! to adopt)/);
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toMatch(/run ended ok \(committed\)/);
+  }, 60_000);
+});

@@ -102,6 +102,18 @@ describe("start", () => {
     expect(s.ctx.run.memory.identity.direction).toBeUndefined();
   });
 
+  it("[spec-start] a fleet that committed a sync: refused, and the way on is not --resume (a committed sync never goes back to IDLE)", async () => {
+    for (const past of ["COMMITTING", "COMMITTED", "REVERSING"]) {
+      const s = setup({ sends: [{}], reads: each({ state: "IDLE" }, { state: past }, { state: "RUNNING" }) });
+      const err = await failure(start.run(s.ctx, body));
+      expect(err.reason).toBe("interlock");
+      expect(err.hint).toBe(
+        "sync1 already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.",
+      );
+      expect(s.f.sent).toEqual([[], [], []]);
+    }
+  });
+
   it("[design] --force=fleet-idle lets it through, recorded as forced", async () => {
     const s = setup({ sends: [{}], reads: each({ state: "PAUSED" }) }, { force: ["fleet-idle"] });
     await start.run(s.ctx, body);
