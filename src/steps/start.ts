@@ -132,7 +132,7 @@ export const start: StepKindDef<StartRequest> = {
 };
 
 /** States a sync never leaves for IDLE: committed (or on its way), or reversed after it. */
-const PAST_COMMIT = new Set(["COMMITTING", "COMMITTED", "REVERSING"]);
+const PAST_COMMIT = new Set<string | undefined>(["COMMITTING", "COMMITTED", "REVERSING"]);
 
 /**
  * The way on from a fleet that is not IDLE, by what it shows. A committed sync does not go back to
@@ -140,7 +140,7 @@ const PAST_COMMIT = new Set(["COMMITTING", "COMMITTED", "REVERSING"]);
  * --resume, which would send the same start to the same fleet, is no way on there.
  */
 function notIdleHint(notIdle: readonly InstanceSample[]): string {
-  const past = notIdle.filter((i) => PAST_COMMIT.has(i.progress?.state ?? ""));
+  const past = notIdle.filter((i) => PAST_COMMIT.has(i.progress?.state));
   if (past.length > 0)
     return `${past.map((i) => instanceLabel(i.ref)).join(", ")} already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.`;
   return "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.";

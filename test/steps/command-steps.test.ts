@@ -103,12 +103,12 @@ describe("start", () => {
   });
 
   it("[spec-start] a fleet that committed a sync: refused, and the way on is not --resume (a committed sync never goes back to IDLE)", async () => {
-    for (const past of ["COMMITTING", "COMMITTED", "REVERSING"]) {
-      const s = setup({ sends: [{}], reads: each({ state: "IDLE" }, { state: past }, { state: "RUNNING" }) });
+    for (const past of ["COMMITTING", "COMMITTED", "REVERSING"] as const) {
+      const s = setup({ sends: [{}], reads: each({ state: past }, { state: "COMMITTED" }, { state: "RUNNING" }) });
       const err = await failure(start.run(s.ctx, body));
       expect(err.reason).toBe("interlock");
       expect(err.hint).toBe(
-        "sync1 already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.",
+        "sync0, sync1 already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.",
       );
       expect(s.f.sent).toEqual([[], [], []]);
     }
