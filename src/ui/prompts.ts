@@ -82,7 +82,12 @@ export const POINT_OF_NO_RETURN = "POINT OF NO RETURN";
 export const STEP_CHOICES: { name: string; value: StepChoice; description: string }[] = [
   { name: "run", value: "run", description: "run this step, then ask again before the next one" },
   { name: "skip", value: "skip", description: "do not run this step; go on to the next one" },
-  { name: "run the rest", value: "rest", description: "run this and every following step without asking" },
+  {
+    name: "run the rest",
+    value: "rest",
+    description:
+      "run this and every following step without asking again, the commit included (a confirm step still asks)",
+  },
   { name: "abort", value: "abort", description: "stop here (hooks that ran are undone before commit)" },
 ];
 
