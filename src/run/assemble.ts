@@ -149,6 +149,7 @@ export function runDefaults(loaded: LoadedRunbook, timeScale = 1): Defaults {
   return {
     pollMs: scale(durationOr(d.pollInterval, 2000)),
     timeoutMs: scale(durationOr(d.timeout, 30 * 60_000)),
+    runbookTimeoutMs: durationOr(d.timeout, 30 * 60_000),
     requestTimeoutMs: durationOr(d.requestTimeout, 10_000),
     slowAfterMs: scale(durationOr(d.slowAfter, 5 * 60_000)),
     progressGiveUpMs: scale(durationOr(d.retry?.giveUpAfter, 180_000)),

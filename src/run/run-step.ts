@@ -4,7 +4,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { UserError, errorMessage } from "../errors.js";
-import { durationOr, formatDuration, type LoadedRunbook } from "../runbook/index.js";
+import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import type { Duration } from "../runbook/types.js";
 import { StepFailure, StepTimeout, type Defaults, type RunContext, type StepContext } from "../steps/index.js";
 import { sourceLine, type Place } from "../text.js";
@@ -15,12 +15,18 @@ import type { PlannedStep } from "./plan.js";
  * A step's timing: its kind's own fields (a waitFor's `timeout`, `pollInterval`, `slowAfter`),
  * else the step's `timeout`, else the runbook's defaults; scaled in a rehearsal.
  */
-function stepTiming(s: PlannedStep, defaults: Defaults): { timeoutMs: number; pollMs: number; slowAfterMs: number } {
+function stepTiming(
+  s: PlannedStep,
+  defaults: Defaults,
+): { timeoutMs: number; runbookTimeoutMs: number; pollMs: number; slowAfterMs: number } {
   const t = s.bound.timing();
   const own = (d: Duration | undefined, fallback: number): number =>
     d === undefined ? fallback : defaults.scale(durationOr(d, fallback));
+  const timeout = t.timeout ?? s.step.timeout;
   return {
-    timeoutMs: own(t.timeout ?? s.step.timeout, defaults.timeoutMs),
+    timeoutMs: own(timeout, defaults.timeoutMs),
+    // the limit as the runbook states it, for the words of a rehearsal's timeout
+    runbookTimeoutMs: timeout === undefined ? defaults.runbookTimeoutMs : durationOr(timeout, defaults.runbookTimeoutMs),
     pollMs: own(t.pollInterval, defaults.pollMs),
     slowAfterMs: own(t.slowAfter, defaults.slowAfterMs),
   };
@@ -69,12 +75,12 @@ export async function runStep(
   promptMs = 0,
 ): Promise<StepResult> {
   const t0 = Date.now();
-  const { timeoutMs, pollMs, slowAfterMs } = stepTiming(s, run.defaults);
+  const { timeoutMs, runbookTimeoutMs, pollMs, slowAfterMs } = stepTiming(s, run.defaults);
   const limit = new AbortController();
   // every in-flight request of a broadcast listens to the step's signal: 256 instances are not a leak
   setMaxListeners(0, limit.signal);
   // any length: `timeout: 30d` is past what one Node timer holds (src/timers.ts)
-  const timer = setLongTimeout(() => limit.abort(new StepTimeout(timeoutMs)), timeoutMs);
+  const timer = setLongTimeout(() => limit.abort(new StepTimeout(timeoutMs, runbookTimeoutMs)), timeoutMs);
   const onAbort = () => limit.abort(runSignal.reason instanceof Error ? runSignal.reason : new Error("interrupted"));
   runSignal.addEventListener("abort", onAbort, { once: true });
   const ctx: StepContext = {
@@ -167,7 +173,7 @@ function explain(err: unknown, signal: AbortSignal, redact: (s: string) => strin
   const reason: unknown = signal.aborted ? signal.reason : err;
   if (reason instanceof StepTimeout)
     return {
-      message: `timed out after ${formatDuration(reason.ms)} (the step's time limit)${err instanceof StepTimeout || isAbort(err) ? "" : `: ${redact(errorMessage(err))}`}`,
+      message: `timed out after ${reason.limitText} (the step's time limit)${err instanceof StepTimeout || isAbort(err) ? "" : `: ${redact(errorMessage(err))}`}`,
       hint: "Raise the step's `timeout`.",
     };
   return { message: redact(errorMessage(err)) };

@@ -29,11 +29,12 @@ export const sleep: StepKindDef<Duration> = {
   plan: () => [],
   sequence: (_b, at) => unchanged(at),
   async run(ctx, d) {
-    const ms = ctx.run.defaults.scale(durationOr(d, 0));
+    const stated = durationOr(d, 0);
     try {
-      await delay(ms, ctx.signal);
+      await delay(ctx.run.defaults.scale(stated), ctx.signal);
     } catch {
-      throw abortReason(ctx, [], { describe: `a ${formatDuration(ms)} sleep` });
+      // the sleep as the runbook states it (a rehearsal's clock runs faster)
+      throw abortReason(ctx, [], { describe: `a ${formatDuration(stated)} sleep` });
     }
   },
 };

@@ -90,6 +90,22 @@ describe("item 12: a runbook's long durations, end to end against the simulator"
     expect(result.exitCode, result.message).toBe(0);
   });
 
+  // a newcomer's rehearsal: `timeout: 12` (seconds) on a wait that could not end said "timed out after 240ms"
+  it("on a faster clock (a rehearsal), a time limit is said as the runbook states it, with its wall time beside it", async () => {
+    const s = await sim({ timeScale: 50 });
+    sims.push(s);
+    const wait = "  - { id: never, waitFor: { state: COMMITTED, timeout: 12 } }\n";
+    const { result } = await runYaml(runbookFor(s, START + wait), { timeScale: 50 });
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(
+      /step never failed: timed out after 12s \(240ms of wall time on the rehearsal's faster clock\) waiting for state COMMITTED/,
+    );
+    const nap = await runYaml(runbookFor(s, "  - { id: nap, timeout: 1m, sleep: 30d }\n"), { timeScale: 50 });
+    expect(nap.result.message).toMatch(
+      /step nap failed: timed out after 1m 00s \(1\.2s of wall time on the rehearsal's faster clock\) waiting for a 30d 0h sleep/,
+    );
+  });
+
   it("`sleep: 30d` sleeps until the step's own time limit (it ended at once)", async () => {
     const s = await sim();
     sims.push(s);

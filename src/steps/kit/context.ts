@@ -10,6 +10,7 @@ import type { LoadedRunbook } from "../../runbook/index.js";
 import type { Runbook, Step, StepKind } from "../../runbook/types.js";
 import type { Emit } from "../../events.js";
 import { TimeoutError } from "../../timers.js";
+import { formatDuration } from "../../runbook/duration.js";
 
 /** The run's memory of its verification lives below the steps, for the journal to rebuild. */
 export type { VerifierAsk, VerifierMemory } from "../../api/verifier-memory.js";
@@ -89,6 +90,8 @@ export function newIdentityMemory(): IdentityMemory {
 export interface Defaults {
   pollMs: number;
   timeoutMs: number;
+  /** The default step time limit as the runbook states it (`timeoutMs` is it in wall time). */
+  runbookTimeoutMs: number;
   requestTimeoutMs: number;
   slowAfterMs: number;
   /** How long to keep retrying progress (after resume it may fail for minutes). */
@@ -176,7 +179,23 @@ export class StepFailure extends Error {
   }
 }
 
-/** The reason a step's signal aborted at its time limit: the one timeout error (src/timers.ts), the step's own. */
+/**
+ * The reason a step's signal aborted at its time limit: the one timeout error (src/timers.ts), the
+ * step's own. `ms` is wall time; `runbookMs` the limit as the runbook states it (in a rehearsal the
+ * simulator's clock runs faster, and the wall-time limit is shorter by as much).
+ */
 export class StepTimeout extends TimeoutError {
   override name = "StepTimeout";
+  constructor(
+    ms: number,
+    readonly runbookMs: number = ms,
+  ) {
+    super(ms);
+  }
+  /** The limit in the runbook's words: `12s`, or in a rehearsal `12s (240ms of wall time on the rehearsal's faster clock)`. */
+  get limitText(): string {
+    return this.runbookMs === this.ms
+      ? formatDuration(this.ms)
+      : `${formatDuration(this.runbookMs)} (${formatDuration(this.ms)} of wall time on the rehearsal's faster clock)`;
+  }
 }

@@ -621,7 +621,7 @@ function explainAbort(
             { every: accepted > 0 },
           )}`
         : ""
-    }); the step's time limit (${formatDuration(reason.ms)}) passed while reading progress to learn whether it took effect on ${open || "the other instances"}; nothing more was sent`,
+    }); the step's time limit (${reason.limitText}) passed while reading progress to learn whether it took effect on ${open || "the other instances"}; nothing more was sent`,
     {
       reason: "unsafe",
       hint: "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything. A command step's `timeout` should leave room for twice the request timeout.",

@@ -304,7 +304,7 @@ export function abortReason(ctx: StepContext, failing: readonly FailingCondition
   const reason: unknown = ctx.signal.reason;
   if (reason instanceof StepTimeout) {
     return new StepFailure(
-      `timed out after ${formatDuration(reason.ms)} waiting for ${opts.describe}: ${describeFailing(failing)}`,
+      `timed out after ${reason.limitText} waiting for ${opts.describe}: ${describeFailing(failing)}`,
       {
         reason: "timeout",
         hint: "Raise the step's `timeout`, or look at the instances named above.",
