@@ -106,7 +106,11 @@ export interface RunEventMap {
     /** The step's time limit (its own `timeout`, or the runbook's default): the live view counts it down. */
     timeoutMs?: number;
   };
-  "step.skipped": { index: number; id: string; reason: string };
+  /**
+   * `adopted`: a command step a resumed run did not send again because the fleet shows its command
+   * took effect (src/journal/reconcile.ts): the journal counts it done, as a step that ended ok.
+   */
+  "step.skipped": { index: number; id: string; reason: string; adopted?: true };
   /** A failed step carries its `place` in the runbook (file, line, column, the line's text), as a compiler's error does. */
   "step.finished": {
     index: number;

@@ -347,7 +347,8 @@ export async function readJournalState(
       case "step.finished":
       case "step.skipped": {
         const s = stepOf(Number(e.index), String(e.id));
-        const outcome = e.type === "step.skipped" ? "skipped" : (e.outcome as Outcome);
+        // an adopted command took effect (the fleet showed it): done, as a step that ended ok
+        const outcome = e.type === "step.skipped" ? (e.adopted === true ? "ok" : "skipped") : (e.outcome as Outcome);
         s.finished = outcome;
         const k = running.lastIndexOf(s.index);
         if (k >= 0) running.splice(k, 1);

@@ -45,6 +45,11 @@ export { cutoverId };
 export interface ResumePlan {
   /** Steps already done (by the journal, or adopted from the fleet's state): not run again. */
   done: ReadonlyMap<number, string>;
+  /**
+   * Of those, the command steps adopted: the fleet shows their command took effect. Journaled as
+   * such (`step.skipped` with `adopted`), so that a later resume counts the command done.
+   */
+  adopted?: ReadonlySet<number>;
   /** What the earlier run established (writes stopped, start or commit sent). */
   memory: Partial<
     Pick<RunMemory, "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors" | "split" | "verifier">

@@ -129,6 +129,7 @@ export async function planResume(
   const done = new Map<number, string>();
   for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in the interrupted run (journal)");
   for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);
+  const adopted = new Set(r.adopt.map((a) => a.stepIndex));
   // a commit counts as sent once it may have reached any instance: adopted, ended ok, accepted
   // by one, or sent with no usable answer (commit blocks until every instance has it, so an
   // instance that got it may be waiting in its round: turning writes back on then would let the
@@ -199,6 +200,7 @@ export async function planResume(
     plan: {
       ...(complete ? { complete } : {}),
       done,
+      ...(adopted.size ? { adopted } : {}),
       memory: {
         ...(split ? { split } : {}),
         // a write stop that runs again is not in force until it has

@@ -138,7 +138,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     }
     const skip = skipReason(s, { from, to, resume: opts.resume });
     if (skip) {
-      say("step.skipped", { index: s.index, id: s.id, reason: skip });
+      const adopted = opts.resume?.adopted?.has(s.index) === true;
+      say("step.skipped", { index: s.index, id: s.id, reason: skip, ...(adopted ? { adopted } : {}) });
       continue;
     }
     if (signal.aborted) {

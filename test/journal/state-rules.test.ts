@@ -585,6 +585,25 @@ describe("steps", () => {
     ]);
   });
 
+  // an outside review: a commit adopted by one resume (the fleet COMMITTED) read as "not committed" in the next
+  it("a command step skipped as adopted (its command took effect) is done as one that ended ok; skipped otherwise", async () => {
+    const s = await read([
+      { type: "run.started", instances: [], steps: STEPS },
+      started(3),
+      post(1, 0, "commit"),
+      { type: "step.skipped", index: 3, id: "commit", reason: "adopted: commit took effect", adopted: true },
+      { type: "step.skipped", index: 4, id: "done", reason: "done in the interrupted run (journal)" },
+      { type: "step.skipped", index: 0, id: "start", reason: "x", adopted: "yes" },
+    ]);
+    expect(s.steps.map((x) => [x.index, x.finished])).toStrictEqual([
+      [0, "skipped"],
+      [1, undefined],
+      [2, undefined],
+      [3, "ok"],
+      [4, "skipped"],
+    ]);
+  });
+
   it("a step listed without a kind takes the kind its step.started line gives", async () => {
     const s = await read([
       { type: "run.started", instances: [], steps: [{ index: 2, id: "stop" }] },

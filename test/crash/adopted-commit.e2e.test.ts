@@ -1,0 +1,93 @@
+/**
+ * A commit taken up by a resumed run stays the cutover's commit in every later run. The runner is
+ * killed with the commit on its way (delayed), the commit takes effect while no runner lives, a
+ * `--resume` adopts it (the fleet shows COMMITTED: not sent again) and is killed in its turn
+ * during `verify`, and a second `--resume` finishes the cutover. That last run said "not
+ * committed" and wrote `"committed": false` to report.json while the fleet was COMMITTED (an
+ * outside review's adversarial run): the adoption lived only in the words of a `step.skipped`, and
+ * the next resume counted the commit's unanswered request as neither sent ok nor accepted.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { cli, startCli, type CliResult } from "../support/run.js";
+import {
+  cleanedUpAfterAll,
+  COMMIT,
+  COMMITTED,
+  cutoverYaml,
+  DRAINED,
+  fastSim,
+  READY,
+  START,
+  STOP,
+  tempDir,
+  VERIFY,
+} from "../support/crash-harness.js";
+
+const { sims, dirs } = cleanedUpAfterAll();
+
+async function until(what: string, test: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) throw new Error(`never: ${what}`);
+    await sleep(10);
+  }
+}
+
+const transcript = (...runs: CliResult[]): string =>
+  runs.map((r, i) => `--- run ${i + 1}: exit ${r.code} ${r.signal ?? ""}\n${r.all}`).join("\n");
+
+describe("a commit adopted by a resumed run", () => {
+  it("counts as the cutover's commit in the run that finishes it: its last word, report.json and status say committed", async () => {
+    // the commit is handled 4 s after it arrives; writesOff is answered 4 s late
+    const s: Simulator = await fastSim({ timeScale: 100, faults: ["latency=4s@0/commit", "writes-off-slow=4s"] });
+    sims.push(s);
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      file,
+      cutoverYaml(s, {
+        steps: START + READY + STOP + DRAINED + COMMIT + COMMITTED + VERIFY,
+        defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
+      }),
+    );
+    const jd = join(dir, "journals");
+    const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
+    const commits = () => s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
+    const writesOffs = () => s.control.counts().verifier["POST /api/v1/writesOff"] ?? 0;
+
+    // 1. killed with the commit on its way
+    const one = startCli(args(), { cwd: dir });
+    await until("the commit arrives", () => commits() === 1);
+    one.child.kill("SIGKILL");
+    const first = await one.done;
+    // it takes effect while no runner lives
+    await until("COMMITTED", () => s.control.state().instances[0]?.state === "COMMITTED");
+
+    // 2. the resumed run adopts it, and is killed during verify
+    const two = startCli(args("--resume"), { cwd: dir });
+    await until("writesOff arrives", () => writesOffs() === 1);
+    two.child.kill("SIGKILL");
+    const second = await two.done;
+    const where2 = transcript(first, second);
+    expect(second.all, where2).toMatch(/Commit skipped: adopted: commit took effect/);
+    expect(commits(), where2).toBe(1);
+
+    // 3. the last resume finishes the cutover
+    const report = join(dir, "report");
+    const third = await cli(args("--resume", "--report", report), { cwd: dir });
+    const where = transcript(first, second, third);
+    expect(third.code, where).toBe(0);
+    expect(third.all, where).toMatch(/run ok in .* · committed · verified · exit 0/);
+    expect(third.all, where).not.toMatch(/not committed/);
+    expect(commits(), where).toBe(1);
+    const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as { committed: boolean };
+    expect(json.committed, where).toBe(true);
+    const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
+    expect(st.stdout, st.all).toMatch(/run ended ok \(committed\) · verified/);
+  }, 120_000);
+});
