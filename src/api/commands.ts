@@ -96,6 +96,13 @@ export function sentOnceOnly(op: CommandOperation): boolean {
 
 export const COMMAND_OPERATIONS = Object.keys(COMMAND_EFFECT) as readonly CommandOperation[];
 
+const COMMAND_PATH = new RegExp(`/api/v1/(${COMMAND_OPERATIONS.join("|")})/?(?:[?#].*)?$`);
+
+/** The command a request's path sends (`…/api/v1/commit`, with an optional slash, query or fragment), if any: for the journal's readers. */
+export function commandOfPath(path: string): CommandOperation | undefined {
+  return COMMAND_PATH.exec(path)?.[1] as CommandOperation | undefined;
+}
+
 export function isCommandOperation(s: string): s is CommandOperation {
   return Object.hasOwn(COMMAND_EFFECT, s);
 }

@@ -11,7 +11,7 @@
  */
 import { ExitCode, UserError } from "../errors.js";
 import type { InstanceRef, Outcome } from "../events.js";
-import { COMMAND_OPERATIONS, type CommandOperation } from "../api/commands.js";
+import { commandOfPath, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
 import { ioError } from "./io-errors.js";
@@ -113,7 +113,6 @@ export function instanceKey(ref: Pick<InstanceRef, "name" | "index">): string {
   return ref.name ?? `#${ref.index + 1}`;
 }
 
-const COMMAND_PATH = new RegExp(`/api/v1/(${COMMAND_OPERATIONS.join("|")})/?(?:[?#].*)?$`);
 
 /**
  * What one `response.received` says of its command: ok (accepted), error (refused, or never
@@ -359,9 +358,8 @@ export async function readJournalState(
       }
       case "request.sent": {
         if (e.target !== "service" || String(e.method).toUpperCase() !== "POST" || typeof e.path !== "string") return;
-        const m = COMMAND_PATH.exec(e.path);
-        if (!m) return;
-        const op = m[1] as CommandOp;
+        const op = commandOfPath(e.path);
+        if (!op) return;
         const stepIndex = running[running.length - 1] ?? -1;
         let b = commands.find((c) => c.cmd.op === op && c.cmd.stepIndex === stepIndex);
         if (!b) {

@@ -261,6 +261,12 @@ export interface CutoverModel {
   hooks: ModelHook[];
   prompts: ModelPrompt[];
   commits: ModelCommit[];
+  /**
+   * The last commit whose requests the journal shows sent, answered or not (`request.sent` of
+   * POST /api/v1/commit): a commit may take effect from its first request on, before its fan-out
+   * ends (`commits`), and a runner killed in between leaves only these lines.
+   */
+  commitRequested?: { at: number; run: number; instances: string[] };
   /** The notifications journaled (`notification.*`): how many were delivered, and each that was not or is in doubt (src/plugin/deliveries.ts). */
   notifications?: { delivered: number; notDelivered: string[] };
   /** warn and error log lines. */

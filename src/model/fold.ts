@@ -10,6 +10,7 @@
  * cannot place is left out, never thrown on. (What `--resume` reads, strictly, is
  * src/journal/state.ts: docs/ARCHITECTURE.md says why it keeps its own reader.)
  */
+import { commandOfPath } from "../api/commands.js";
 import { generationDocs, lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from "../events.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
@@ -69,6 +70,7 @@ export class CutoverFold {
   readonly #hooks: ModelHook[] = [];
   readonly #prompts: ModelPrompt[] = [];
   readonly #commits: ModelCommit[] = [];
+  #commitRequested: { at: number; run: number; step: number | undefined; instances: string[] } | undefined;
   readonly #deliveries: RunEvent[] = [];
   readonly #logs: CutoverModel["logs"] = [];
   readonly #states = new Map<number, string>();
@@ -302,6 +304,16 @@ export class CutoverFold {
         if (e.check !== undefined) d.check = e.check;
         this.#decisions.push(d);
         if (e.check === "confirm") this.#prompts.push(this.#confirmPrompt(d));
+        break;
+      }
+      case "request.sent": {
+        // a commit may take effect from its first request on: the fan-out's end (commit.sent) may never come
+        if (e.target !== "service" || commandOfPath(e.path) !== "commit" || !e.instance) break;
+        const r = this.#commitRequested;
+        const label = instanceLabel(e.instance);
+        if (r && r.run === n && r.step === this.current) {
+          if (!r.instances.includes(label)) r.instances.push(label);
+        } else this.#commitRequested = { at: e.at, run: n, step: this.current, instances: [label] };
         break;
       }
       case "commit.sent":
@@ -551,6 +563,15 @@ export class CutoverFold {
       hooks: this.#hooks.map((h) => ({ ...h })),
       prompts: this.#prompts.map((p) => ({ ...p })),
       commits: this.#commits.map((c) => ({ ...c, instances: [...c.instances] })),
+      ...(this.#commitRequested
+        ? {
+            commitRequested: {
+              at: this.#commitRequested.at,
+              run: this.#commitRequested.run,
+              instances: [...this.#commitRequested.instances],
+            },
+          }
+        : {}),
       ...(notifications ? { notifications } : {}),
       logs: this.#logs.map((l) => ({ ...l })),
     };

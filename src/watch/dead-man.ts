@@ -70,7 +70,7 @@ export function runnerLost(v: RunnerVerdict, m: CutoverModel, at: number): Runne
     headline: v.headline,
     left: v.left,
     ...(v.next !== undefined ? { next: v.next } : {}),
-    critical: writesStopped || m.commits.length > 0,
+    critical: writesStopped || m.commits.length > 0 || m.commitRequested !== undefined,
   };
 }
 

@@ -114,8 +114,14 @@ export function stateLeft(m: CutoverModel, now: number): string[] {
   } else if (m.writesLeft) out.push(WRITES_LEFT_WORDS[m.writesLeft]);
   if (!m.cutover.committed) {
     const c = m.commits.at(-1);
+    // requests journaled after the last fan-out that ended: a commit on its way when its runner died
+    const r = m.commitRequested && (!c || m.commitRequested.at > c.at) ? m.commitRequested : undefined;
     const all = m.instances.length;
-    if (!c) out.push("commit not sent");
+    if (r)
+      out.push(
+        `commit sent${r.instances.length < all ? ` to ${r.instances.length} of ${all} instances` : ""} ${formatDuration(Math.max(0, now - r.at))} ago, its answers not recorded: it may have taken effect`,
+      );
+    else if (!c) out.push("commit not sent");
     else
       out.push(
         c.instances.length < all

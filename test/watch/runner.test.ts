@@ -149,4 +149,50 @@ describe("stateLeft", () => {
     const m = killedModel([ev("commit.sent", 2500, { index: 2, id: "commit", instances: ["a"], skewMs: 1 })]);
     expect(stateLeft(m, at(62_500))).toContain("commit sent to 1 of 2 instances (1m 00s ago)");
   });
+
+  // an adversarial run: the runner killed with the commit on its way, the page said "commit not sent"
+  // while status said "no --abort: a commit was sent", and the fleet went COMMITTED
+  it("a commit whose requests left but whose fan-out never ended (the runner died): sent, it may have taken effect", () => {
+    const req = (at: number, id: number, i: number) =>
+      ev("request.sent", at, {
+        id,
+        instance: instances[i],
+        target: "service",
+        method: "POST",
+        path: "/api/v1/commit",
+        body: {},
+      });
+    const commitStep = ev("step.started", 2400, { index: 2, id: "commit", kind: "commit", title: "commit" });
+    const both = killedModel([commitStep, req(2500, 1, 0), req(2501, 2, 1)]);
+    expect(both.commitRequested).toEqual({ at: at(2500), run: 1, instances: ["a", "b"] });
+    const left = stateLeft(both, at(62_500));
+    expect(left).toContain("commit sent 1m 00s ago, its answers not recorded: it may have taken effect");
+    expect(left).not.toContain("commit not sent");
+    const one = killedModel([commitStep, req(2500, 1, 0)]);
+    expect(stateLeft(one, at(62_500))).toContain(
+      "commit sent to 1 of 2 instances 1m 00s ago, its answers not recorded: it may have taken effect",
+    );
+    // another endpoint, the verifier, or a GET: no commit
+    const other = killedModel([
+      ev("request.sent", 2500, {
+        id: 1,
+        instance: instances[0],
+        target: "service",
+        method: "POST",
+        path: "/api/v1/start",
+        body: {},
+      }),
+      ev("request.sent", 2500, { id: 2, target: "verifier", method: "POST", path: "/api/v1/commit", body: {} }),
+    ]);
+    expect(other.commitRequested).toBeUndefined();
+    expect(stateLeft(other, at(62_500))).toContain("commit not sent");
+    // the fan-out ended: its own words
+    const ended = killedModel([
+      commitStep,
+      req(2500, 1, 0),
+      req(2501, 2, 1),
+      ev("commit.sent", 2600, { index: 2, id: "commit", instances: ["a", "b"], skewMs: 1 }),
+    ]);
+    expect(stateLeft(ended, at(62_600))).toContain("commit sent 1m 00s ago, COMMITTED not seen yet");
+  });
 });
