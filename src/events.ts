@@ -78,6 +78,11 @@ export interface RunEventMap {
     /** `--abort` ended it: the operator called the cutover off; no step ran, the journal's open undos did. */
     aborted?: boolean;
     /**
+     * The step `--to` named, when the run stopped there before the runbook's end: its cutover is
+     * not over (`--resume` goes on with the next step), whatever its outcome.
+     */
+    to?: string;
+    /**
      * The cutover across its runs, when this run continues earlier ones (`--resume`, `--abort`, a
      * `--from` run after an unfinished one): how many runs it had, and its time from the first
      * run's start to this run's end (the runs' own times leave out the gaps between them).
@@ -110,7 +115,14 @@ export interface RunEventMap {
    * `adopted`: a command step a resumed run did not send again because the fleet shows its command
    * took effect (src/journal/reconcile.ts): the journal counts it done, as a step that ended ok.
    */
-  "step.skipped": { index: number; id: string; reason: string; adopted?: true };
+  "step.skipped": {
+    index: number;
+    id: string;
+    reason: string;
+    adopted?: true;
+    /** Past the run's `--to`: not run, and not done (a later `--resume` runs it). */
+    pastTo?: true;
+  };
   /** A failed step carries its `place` in the runbook (file, line, column, the line's text), as a compiler's error does. */
   "step.finished": {
     index: number;

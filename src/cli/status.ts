@@ -265,7 +265,7 @@ export function formatStatus(st: Status): string[] {
     }
     if (j.finished)
       lines.push(
-        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : j.finished.committed ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.to !== undefined ? ` at --to ${j.finished.to}, before the runbook's end (its cutover goes on)` : ""}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : j.finished.committed ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (live) lines.push(`  the run is still running (pid ${live.pid}): this is its journal so far`);
     else if (j.lastStep)
@@ -299,13 +299,17 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: ${j.writesStopped ? `stopped by the run (a stopWrites held, not undone)${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,
       );
-    // killed or crashed (no end recorded, no live runner): what each way on does
-    if (!j.finished && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
+    // killed or crashed (no end recorded, no live runner), or a run that ended and left its cutover
+    // open (failed, interrupted, stopped at --to): what each way on does
+    const open = !j.finished || ((j.finished.outcome !== "ok" || j.finished.to !== undefined) && !j.finished.aborted);
+    if (open && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
       const committed = j.lastCommand?.op === "commit";
       lines.push(
         "  next, one of:",
         `    syncbook run ${st.file} --resume`,
-        `        goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${j.writesStopped ? "; writes stay stopped" : ""})`,
+        j.finished
+          ? `        goes on with the cutover where its last run stopped${j.writesStopped ? " (writes stay stopped)" : ""}`
+          : `        goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${j.writesStopped ? "; writes stay stopped" : ""})`,
         ...(committed
           ? ["    (no --abort: a commit was sent, and after commit nothing is undone)"]
           : [

@@ -61,7 +61,13 @@ export async function journalCutover(file: string): Promise<JournalCutover> {
       delete out.ended;
     } else if (v.type === "journal.resumed") delete out.ended;
     else if (v.type === "run.finished")
-      out.ended = v.outcome === "ok" ? "ok" : v.aborted === true && v.exitCode === 0 ? "called-off" : "other";
+      // a run stopped at --to (`to`) left its cutover open: not an end that counts as ok
+      out.ended =
+        v.outcome === "ok" && typeof v.to !== "string"
+          ? "ok"
+          : v.aborted === true && v.exitCode === 0
+            ? "called-off"
+            : "other";
   }
   return out;
 }
@@ -102,14 +108,14 @@ export async function unfinishedCutover(dir: string, traits: KindTraits): Promis
     };
   }
   const f = found.state.finished;
-  if (f && (f.outcome === "ok" || f.aborted)) return undefined;
+  if (f && ((f.outcome === "ok" && f.to === undefined) || f.aborted)) return undefined;
   if (!(await journalActed(found.file))) return undefined;
   const cutover = await id(found.file);
   return {
     file: found.file,
     ...(cutover ? { cutover } : {}),
     why: f
-      ? `its last run ended ${f.outcome}${f.message ? ` (${f.message})` : ""}`
+      ? `its last run ended ${f.outcome}${f.to !== undefined ? ` at --to ${f.to}, before the runbook's end` : ""}${f.message ? ` (${f.message})` : ""}`
       : "its last run ended without a word (killed, or its machine lost)",
   };
 }

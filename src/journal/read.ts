@@ -64,7 +64,7 @@ export interface JournalSummary {
   acted: boolean;
   /** The journals its header names as already in the folder when it was opened (file names). */
   after: string[];
-  /** Its last segment recorded the run's end with outcome ok (nothing left to resume). */
+  /** Its last segment recorded the run's end with outcome ok, not stopped at `--to` (nothing left to resume). */
   finishedOk: boolean;
 }
 
@@ -80,7 +80,7 @@ export async function summarizeJournal(file: string): Promise<JournalSummary> {
     else if (v.type === "journal.opened" && Array.isArray(v.after))
       out.after = v.after.filter((n): n is string => typeof n === "string");
     else if (v.type === "journal.resumed") out.finishedOk = false;
-    else if (v.type === "run.finished") out.finishedOk = v.outcome === "ok";
+    else if (v.type === "run.finished") out.finishedOk = v.outcome === "ok" && typeof v.to !== "string";
   }
   return out;
 }

@@ -151,7 +151,8 @@ export function reconcile(
       "start a new run without --resume if the runbook should run again",
     );
   }
-  if (state.finished?.outcome === "ok") {
+  // a --to run that ended ok stopped before the runbook's end: the resume goes on with the next step
+  if (state.finished?.outcome === "ok" && state.finished.to === undefined) {
     return refuse(
       "finished",
       `nothing to resume: the run in ${state.file} finished ok`,

@@ -95,7 +95,8 @@ export interface JournalState {
   verifier?: VerifierMemory;
   lastSeq: number;
   /** The last run.finished, if the last writer ended cleanly. */
-  finished?: { outcome: Outcome; committed: boolean; at: number; message?: string; aborted?: true };
+  /** `to`: the run stopped at this `--to` step before the runbook's end (its cutover goes on). */
+  finished?: { outcome: Outcome; committed: boolean; at: number; message?: string; aborted?: true; to?: string };
   segments: JournalSegment[];
   /** The instances of the last `run.started`, in order: key and redacted URL (absent in a journal cut before it). */
   instances?: { key: string; url: string }[];
@@ -346,6 +347,9 @@ export async function readJournalState(
       case "step.finished":
       case "step.skipped": {
         const s = stepOf(Number(e.index), String(e.id));
+        // past the run's --to: not run, so not done (a later --resume runs it); a journal of an
+        // older syncbook says so only in its words
+        if (e.type === "step.skipped" && (e.pastTo === true || e.reason === "after --to")) return;
         // an adopted command took effect (the fleet showed it): done, as a step that ended ok
         const outcome = e.type === "step.skipped" ? (e.adopted === true ? "ok" : "skipped") : (e.outcome as Outcome);
         s.finished = outcome;
@@ -442,6 +446,7 @@ export async function readJournalState(
           ...(typeof e.message === "string" ? { message: e.message } : {}),
           // `--abort`: the operator called the cutover off (its outcome stays failed: --resume may go on later)
           ...(e.aborted === true ? { aborted: true as const } : {}),
+          ...(typeof e.to === "string" ? { to: e.to } : {}),
         };
         return;
       // Stryker disable next-line ConditionalExpression: equivalent: an unknown type falls out of the switch, which is the end of apply

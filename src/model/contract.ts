@@ -48,6 +48,8 @@ export interface ModelRun {
   aborted?: true;
   /** A command that reached part of the fleet (`commit reached 2 of 3 instances …`). */
   split?: string;
+  /** The `--to` step it stopped at before the runbook's end: the cutover goes on (`--resume`). */
+  to?: string;
   by?: { user: string; host: string; pid: number };
   syncbook?: string;
   hash: string;

@@ -177,6 +177,7 @@ export class CutoverFold {
           if (e.message !== undefined) cur.message = e.message;
           if (e.aborted === true) cur.aborted = true;
           if (e.split !== undefined) cur.split = e.split;
+          if (e.to !== undefined) cur.to = e.to;
           this.#closeRun(cur, e.at);
         }
         break;

@@ -187,9 +187,9 @@ export async function fromJournal(
     return undefined;
   };
   if (state.hash !== loaded.hash) return ignored("was written for another text of the runbook");
-  // a run stopped by --to finishes ok too: its cutover ended there, and this run is a new one
-  if (state.finished?.outcome === "ok")
-    return ignored("records a run that finished ok (its cutover ended with it, a run that stopped at --to too)");
+  // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it
+  if (state.finished?.outcome === "ok" && state.finished.to === undefined)
+    return ignored("records a run that finished ok (its cutover ended with it)");
   const commit = commitEvidence(state);
   const stopped = state.stopWritesSucceeded && !mayHaveActed;
   say(

@@ -139,7 +139,14 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     const skip = skipReason(s, { from, to, resume: opts.resume });
     if (skip) {
       const adopted = opts.resume?.adopted?.has(s.index) === true;
-      say("step.skipped", { index: s.index, id: s.id, reason: skip, ...(adopted ? { adopted } : {}) });
+      const pastTo = s.index > to;
+      say("step.skipped", {
+        index: s.index,
+        id: s.id,
+        reason: skip,
+        ...(adopted ? { adopted } : {}),
+        ...(pastTo ? { pastTo } : {}),
+      });
       continue;
     }
     if (signal.aborted) {
@@ -301,6 +308,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(failure ? { message: failure.message } : {}),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
+    // stopped at --to before the runbook's end: the cutover goes on later (--resume)
+    ...(!opts.abort && to < steps.length - 1 ? { to: steps[to]!.id } : {}),
     ...(cutoverStart.runsBefore
       ? { cutover: { runs: cutoverStart.runsBefore + 1, durationMs: ended - cutoverStart.at } }
       : {}),

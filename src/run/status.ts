@@ -117,7 +117,16 @@ export interface JournalStatus {
     said?: Record<string, string>;
   };
   /** `verified`: a `verify` step passed on this cutover's result (src/steps/kit/earned.ts). */
-  finished?: { outcome: string; committed: boolean; verified: boolean; at: string; message?: string; aborted?: true };
+  /** `to`: the run stopped at this `--to` step before the runbook's end (its cutover is open). */
+  finished?: {
+    outcome: string;
+    committed: boolean;
+    verified: boolean;
+    at: string;
+    message?: string;
+    aborted?: true;
+    to?: string;
+  };
   writesStopped?: boolean;
   /**
    * What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP
@@ -445,6 +454,7 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
       at: new Date(state.finished.at).toISOString(),
       ...(state.finished.message ? { message: state.finished.message } : {}),
       ...(state.finished.aborted ? { aborted: true as const } : {}),
+      ...(state.finished.to !== undefined ? { to: state.finished.to } : {}),
     };
   out.writesStopped = state.stopWritesSucceeded;
   // since the write-stop window the journal shows last opened, if it did not close after

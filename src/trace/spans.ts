@@ -308,7 +308,8 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
         run.span.setAttribute("syncbook.exit_code", e.exitCode);
         if (e.outcome !== "ok") fail(run.span, e.message);
         endAll(e.at);
-        if (e.outcome === "ok" || (e.aborted === true && e.exitCode === 0)) cutoverEnded(e);
+        // a run stopped at --to leaves its cutover open
+        if ((e.outcome === "ok" && e.to === undefined) || (e.aborted === true && e.exitCode === 0)) cutoverEnded(e);
         return;
       default:
         return;

@@ -53,14 +53,18 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const left = stateLeft(m, i.now);
   const rb = i.runbook ?? m.cutover.file ?? "<runbook.yaml>";
   if (run.finishedAt !== undefined) {
-    const how = run.ended === "called-off" ? "called off (--abort)" : `ended ${run.outcome}`;
+    const how =
+      run.ended === "called-off"
+        ? "called off (--abort)"
+        : `ended ${run.outcome}${run.to !== undefined ? ` at --to ${run.to}, before the runbook's end` : ""}`;
     const alarm = m.writesLeft !== undefined && !m.cutover.committed;
     return {
       state: "finished",
       alarm,
       headline: `run ${run.n} ${how}${run.message ? `: ${run.message}` : ""}`,
       left,
-      ...(run.outcome !== "ok" && !m.cutover.committed && run.ended !== "called-off"
+      // a run stopped at --to left its cutover open: --resume goes on with the next step
+      ...((run.outcome !== "ok" || run.to !== undefined) && !m.cutover.committed && run.ended !== "called-off"
         ? { next: `syncbook run ${rb} --resume` }
         : {}),
       lastLineAt,

@@ -432,3 +432,40 @@ describe("a run against a fleet that already committed", () => {
     expect(st.stdout).toMatch(/run ended ok \(committed\)/);
   }, 60_000);
 });
+
+// an adversarial run: status named no next command whenever the last run had recorded its end with
+// writes still stopped (a commit answered 500, a split, Ctrl-C, a --to run)
+describe("status after a run that ended and left its cutover open", () => {
+  let sm: Simulator | undefined;
+  afterEach(async () => {
+    await sm?.close();
+    sm = undefined;
+  });
+
+  it("a --to run: it stopped before the runbook's end, writes stay stopped, and --resume then --abort are offered", async () => {
+    sm = await runSim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(sm, START + READY + STOP + COMMIT));
+    const first = await cli(["run", file, "--yes", "--renderer", "simple", "--to", "stop-writes"], { cwd: dir });
+    expect(first.code, first.all).toBe(0);
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toMatch(/run ended ok at --to stop-writes, before the runbook's end \(its cutover goes on\)/);
+    expect(st.stdout).toMatch(/writes: stopped by the run/);
+    const resume = st.stdout.indexOf(`syncbook run ${file} --resume`);
+    const abort = st.stdout.indexOf(`syncbook run ${file} --abort`);
+    expect(resume, st.stdout).toBeGreaterThan(0);
+    expect(abort).toBeGreaterThan(resume);
+    expect(st.stdout).toContain("goes on with the cutover where its last run stopped (writes stay stopped)");
+    // a plain run is refused: the cutover is open, and the ways on are named
+    const plain = await cli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(plain.code, plain.all).toBe(2);
+    expect(plain.all).toMatch(/the runbook's last cutover did not finish: .*its last run ended ok at --to stop-writes, before the runbook's end/);
+    expect(plain.all).toContain(`syncbook run ${file} --resume`);
+    // and --resume goes on
+    const resumed = await cli(["run", file, "--resume", "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(resumed.code, resumed.all).toBe(0);
+    expect(resumed.all).toMatch(/■ run ok .*· committed/);
+    const after = await cli(["status", file], { cwd: dir });
+    expect(after.stdout).not.toMatch(/next, one of/);
+  }, 60_000);
+});

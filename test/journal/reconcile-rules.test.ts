@@ -138,6 +138,16 @@ describe("where the run resumes", () => {
     });
   });
 
+  // an adversarial run: a --to run ended its cutover, so --resume had "nothing to resume"
+  it("a run that ended ok at its --to, before the runbook's end, resumes with the next step", () => {
+    const s = state(["ok", "ok"], [cmd("start", 0, "ok")], {
+      finished: { outcome: "ok", committed: false, at: 1, to: "wait" },
+    });
+    const r = resumed(reconcile(s, RB, fleet("RUNNING")));
+    expect(r.resumeAt).toBe(2);
+    expect(r.notes).toEqual(["the previous run ended ok; resuming at step 3"]);
+  });
+
   it("a run that ended otherwise resumes, saying how it ended and at which step it goes on", () => {
     const failed = state(["ok", "failed"], [cmd("start", 0, "ok")], {
       finished: { outcome: "failed", committed: false, at: 1 },

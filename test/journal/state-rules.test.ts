@@ -604,6 +604,32 @@ describe("steps", () => {
     ]);
   });
 
+  it("a step skipped past the run's --to is not done (a later --resume runs it), in the field's words or an older journal's; the run's end keeps its --to", async () => {
+    const s = await read([
+      { type: "run.started", instances: [], steps: STEPS },
+      started(0),
+      ended(0),
+      { type: "step.skipped", index: 1, id: "wait", reason: "past the run's --to", pastTo: true },
+      { type: "step.skipped", index: 2, id: "stop", reason: "after --to" },
+      { type: "step.skipped", index: 3, id: "commit", reason: "when: false", pastTo: "yes" },
+      // only a skip is read so: a step that ran and ended is done whatever else its line says
+      { type: "step.finished", index: 4, id: "done", outcome: "ok", durationMs: 1, pastTo: true, reason: "after --to" },
+      { type: "run.finished", outcome: "ok", exitCode: 0, committed: false, durationMs: 1, to: "start" },
+    ]);
+    expect(s.steps.map((x) => [x.index, x.finished])).toStrictEqual([
+      [0, "ok"],
+      [1, undefined],
+      [2, undefined],
+      [3, "skipped"],
+      [4, "ok"],
+    ]);
+    expect(s.finished).toStrictEqual({ outcome: "ok", committed: false, at: s.finished!.at, to: "start" });
+    const plain = await read([
+      { type: "run.finished", outcome: "ok", exitCode: 0, committed: false, durationMs: 1, to: 7 },
+    ]);
+    expect(plain.finished).not.toHaveProperty("to");
+  });
+
   it("a step listed without a kind takes the kind its step.started line gives", async () => {
     const s = await read([
       { type: "run.started", instances: [], steps: [{ index: 2, id: "stop" }] },

@@ -105,17 +105,36 @@ describe("a split commit finished with --from commit --only, the verifier's chec
     expect(second.all).toMatch(/committed · not verified/);
   }, 120_000);
 
-  it("a run that stopped at --to ended its cutover: the next --from run says, before any commit, that the check it sent is not its own", async () => {
+  // an adversarial run: `--to` ended its cutover, so the write stop it left counted for nothing, a
+  // `--resume` had "nothing to resume", and the advice after an --abort went round in a circle
+  it("a run that stopped at --to leaves its cutover open: the next --from run continues it (its write stop and its check count), and so does --resume", async () => {
     const { sim, run } = await cutover();
     const first = await run("--to", "stop-writes");
     expect(first.code, first.all).toBe(0);
     const second = await run("--from", "drained", "--yes");
-    expect(second.all).toMatch(
-      /records a run that finished ok \(its cutover ended with it, a run that stopped at --to too\): this run counts nothing from it \(commit needs a stopWrites in this run\); nor the verifier's check it sent: this run's verify adopts a running check only while it is still in generation 0/,
-    );
-    // and nothing was sent: the write-stop interlock refused the commit
-    expect(second.code, second.all).toBe(3);
-    expect(sim.control.counts().instances.map((c) => c["POST /api/v1/commit"] ?? 0)).toEqual([0, 0, 0]);
+    expect(second.all).toMatch(/shows this cutover's writes stopped \(a stopWrites held, not undone\)/);
+    expect(second.all).not.toMatch(/this run counts nothing from it/);
+    expect(second.code, second.all).toBe(0);
+    expect(second.all).toMatch(/■ run ok .*· committed · verified/);
+    expect(sim.control.counts().instances.map((c) => c["POST /api/v1/commit"] ?? 0)).toEqual([1, 1, 1]);
+    const v = sim.control.counts().verifier;
+    expect([v["POST /api/v1/check"], v["POST /api/v1/writesOff"]]).toEqual([1, 1]);
+  }, 120_000);
+
+  it("--resume after a run that stopped at --to goes on with the next step; after an --abort of it, too", async () => {
+    const { sim, run } = await cutover();
+    const first = await run("--to", "stop-writes");
+    expect(first.code, first.all).toBe(0);
+    expect(first.all).toMatch(/· writes stopped/);
+    // called off: the write stop's undo runs (writes back on), and the way on it names works
+    const aborted = await run("--abort");
+    expect(aborted.code, aborted.all).toBe(0);
+    expect(aborted.all).toContain("to go on with this cutover later: syncbook run");
+    const resumed = await run("--resume", "--yes");
+    expect(resumed.all).toMatch(/continuing at step 4\/\d+ "stop-writes"|continuing at step \d+\/\d+ "stop-writes"/);
+    expect(resumed.code, resumed.all).toBe(0);
+    expect(resumed.all).toMatch(/■ run ok .*· committed · verified/);
+    expect(sim.control.counts().instances.map((c) => c["POST /api/v1/commit"] ?? 0)).toEqual([1, 1, 1]);
   }, 120_000);
 
   it("the --from run's own journal carries the check: a --resume of it verifies on the same check, with one check and one writesOff in all", async () => {
