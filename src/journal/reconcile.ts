@@ -353,7 +353,9 @@ export function reconcile(
       `hooks that ran and were not undone: ${openHooks.map((h) => `${h.use} (step ${h.stepIndex + 1})`).join(", ")}`,
     );
   const cut = state.steps.find((s) => s.index === resumeAt && s.started && s.finished === undefined);
-  if (cut) notes.push(`${stepName} was cut off (started, never ended): it runs again`);
+  // an adopted command step (only the step to resume is ever adopted) does not run again: its own note says so
+  if (cut && adopt.length === 0)
+    notes.push(`${stepName} was cut off (started, never ended): it runs again`);
   return { ok: true, resumeAt, adopt, ...(complete ? { complete } : {}), notes };
 }
 
