@@ -227,7 +227,7 @@ export function formatStatus(st: Status): string[] {
         lines.push(
           v.cutover.result
             ? "  this cutover's verification result (its check, its writesOff, a generation past it)"
-            : `  not this cutover's verification result${v.cutover.check ? " (its check runs)" : ""}: ${v.cutover.why ?? "?"}`,
+            : `  not this cutover's verification result${v.cutover.check ? " yet (this cutover's own check runs)" : ""}: ${v.cutover.why ?? "?"}`,
         );
     }
   } else lines.push("verifier: none in the runbook");
