@@ -397,11 +397,7 @@ export async function execute(
 /** The id of the stopWrites step a refused step needs run again: the last one before it, else the first. */
 async function stopWritesBefore(loaded: LoadedRunbook, failedStep: string | undefined): Promise<string | undefined> {
   if (!loaded.runbook) return undefined;
-  const { planSteps } = await import("../run/plan.js");
-  const steps = planSteps(loaded.runbook);
-  const at = steps.findIndex((s) => s.id === failedStep);
-  const stops = steps.filter((s) => s.bound.opensWriteStop);
-  return (stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0])?.id;
+  return (await import("../run/plan.js")).stopWritesBefore(loaded.runbook, failedStep);
 }
 
 /**

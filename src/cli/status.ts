@@ -302,7 +302,13 @@ export function formatStatus(st: Status): string[] {
     // killed or crashed (no end recorded, no live runner), or a run that ended and left its cutover
     // open (failed, interrupted, stopped at --to): what each way on does
     const open = !j.finished || ((j.finished.outcome !== "ok" || j.finished.to !== undefined) && !j.finished.aborted);
-    if (open && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
+    if (open && j.restopFrom !== undefined && j.lock?.alive !== true && !j.refused)
+      lines.push(
+        "  next:",
+        `    syncbook run ${st.file} --from ${j.restopFrom}`,
+        "        stops writes again, then goes on to the commit (its writes-stopped interlock refused it; --resume would meet the same refusal)",
+      );
+    else if (open && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
       const committed = j.lastCommand?.op === "commit";
       lines.push(
         "  next, one of:",

@@ -132,3 +132,15 @@ export function instanceTargets(runbook: Runbook, names: readonly string[], from
     });
   return out;
 }
+
+/**
+ * The id of the stopWrites step a step refused for want of a write stop needs run again (commit's
+ * `writes-stopped` interlock): the last one before it, else the first. The way on that the run's
+ * last word and `status` name (`--resume` would meet the same refusal).
+ */
+export function stopWritesBefore(runbook: Runbook, failedStep: string | undefined): string | undefined {
+  const steps = planSteps(runbook);
+  const at = steps.findIndex((s) => s.id === failedStep);
+  const stops = steps.filter((s) => s.bound.opensWriteStop);
+  return (stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0])?.id;
+}

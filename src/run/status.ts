@@ -25,13 +25,14 @@ import { createFleet, type FleetSnapshot } from "../fleet/index.js";
 import { instanceKey, isPidAlive, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
-import { instancesOf } from "../runbook/types.js";
+import { instancesOf, type Runbook } from "../runbook/types.js";
 import { canWriteInstance } from "../runbook/can-write.js";
 import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
+import { stopWritesBefore } from "./plan.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -128,6 +129,11 @@ export interface JournalStatus {
     to?: string;
   };
   writesStopped?: boolean;
+  /**
+   * The last run was refused by commit's `writes-stopped` interlock: the stopWrites step a `--from`
+   * run starts at (it stops writes again, then goes on); `--resume` would meet the same refusal.
+   */
+  restopFrom?: string;
   /**
    * What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP
    * 500, a verification it refused (resumed), and whether a `verify` passed on this cutover's result.
@@ -230,7 +236,7 @@ export async function readStatus(
     const [snap, read, journaled] = await Promise.all([
       fleet.progress(opts.signal),
       rb.verifier ? readVerifier(rb.verifier, timeout, redact, opts.signal) : Promise.resolve(undefined),
-      readJournalStatus(opts.journalDir),
+      readJournalStatus(opts.journalDir, rb),
     ]);
     const journal = journaled.status;
     const verifier = read?.status;
@@ -386,7 +392,10 @@ async function readVerifier(
   }
 }
 
-async function readJournalStatus(folder: string): Promise<{ status: JournalStatus; memory?: VerifierMemory }> {
+async function readJournalStatus(
+  folder: string,
+  runbook: Runbook,
+): Promise<{ status: JournalStatus; memory?: VerifierMemory }> {
   const out: JournalStatus = { folder, passedOver: [], warnings: [] };
   const lockFile = join(folder, LOCK_FILE_NAME);
   if (existsSync(lockFile)) {
@@ -422,6 +431,12 @@ async function readJournalStatus(folder: string): Promise<{ status: JournalStatu
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
   const model = fold.view();
   if (model.notifications) out.notifications = model.notifications;
+  const lastRun = model.runs.at(-1)?.n;
+  const refusal = model.decisions.filter((d) => d.run === lastRun && d.kind === "interlock" && !d.ok).at(-1);
+  if (refusal?.check === "writes-stopped") {
+    const from = stopWritesBefore(runbook, refusal.id);
+    if (from !== undefined) out.restopFrom = from;
+  }
   const last = model.steps.filter((s) => s.attempts.length > 0).at(-1);
   if (last)
     out.lastStep = {
