@@ -74,7 +74,8 @@ export function buildState(p: {
           ...(p.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
         },
       ),
-      new Set(p.model.commits.flatMap((c) => c.instances)),
+      // a commit whose requests left counts as sent, its fan-out ended or not
+      new Set([...p.model.commits.flatMap((c) => c.instances), ...(p.model.commitRequested?.instances ?? [])]),
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,

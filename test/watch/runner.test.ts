@@ -9,6 +9,7 @@ import type { RunEvent } from "../../src/events.js";
 import { CutoverFold } from "../../src/model/fold.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft } from "../../src/watch/runner.js";
+import { buildState } from "../../src/watch/state.js";
 
 const T0 = 1_800_000_000_000;
 let seq = 0;
@@ -172,6 +173,29 @@ describe("stateLeft", () => {
     expect(stateLeft(one, at(62_500))).toContain(
       "commit sent to 1 of 2 instances 1m 00s ago, its answers not recorded: it may have taken effect",
     );
+    // and "ready to commit?" is past the question for the instances it went to
+    const live = {
+      at: at(62_500),
+      instances: [
+        { index: 0, label: "a", url: "http://a", state: "RUNNING", canCommit: true, answeredAt: at(62_500) },
+        { index: 1, label: "b", url: "http://b", state: "RUNNING", canCommit: true, answeredAt: at(62_500) },
+      ],
+      copy: both.fleet.copy,
+    } as unknown as Parameters<typeof buildState>[0]["live"];
+    const page = buildState({
+      now: at(62_500),
+      folder: "f",
+      journals: [],
+      skippedLines: 0,
+      model: one,
+      live,
+      runner: runnerVerdict({ model: one, lock: undefined, now: at(62_500), host: "here", isAlive: () => false }),
+      redact: (x) => x,
+    });
+    expect(page.readiness.map((r) => [r.instance, r.past])).toEqual([
+      ["a", "commit sent"],
+      ["b", undefined],
+    ]);
     // another endpoint, the verifier, or a GET: no commit
     const other = killedModel([
       ev("request.sent", 2500, {
