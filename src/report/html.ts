@@ -230,7 +230,7 @@ function banner(report: Report): string {
       break;
     default:
       headline = "UNFINISHED";
-      detail = `The events end before the run finished${failed ? `, during step ${failed.index + 1} ${failed.id}` : ""}: the process crashed, was killed, or the journal was cut short.`;
+      detail = `The events end before the run finished${failed ? `, during step ${failed.index + 1} ${failed.id}` : ""}: the process crashed, was killed, or the journal was cut short. Next: what the fleet and the journal show now, and the way on (syncbook status ${report.file || "<runbook>"}); a journal read later may already hold more (syncbook report again).`;
   }
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const stuck = report.committed ? undefined : writesLeftStopped(report);
