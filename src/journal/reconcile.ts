@@ -354,8 +354,7 @@ export function reconcile(
     );
   const cut = state.steps.find((s) => s.index === resumeAt && s.started && s.finished === undefined);
   // an adopted command step (only the step to resume is ever adopted) does not run again: its own note says so
-  if (cut && adopt.length === 0)
-    notes.push(`${stepName} was cut off (started, never ended): it runs again`);
+  if (cut && adopt.length === 0) notes.push(`${stepName} was cut off (started, never ended): it runs again`);
   return { ok: true, resumeAt, adopt, ...(complete ? { complete } : {}), notes };
 }
 

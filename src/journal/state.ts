@@ -114,7 +114,6 @@ export function instanceKey(ref: Pick<InstanceRef, "name" | "index">): string {
   return ref.name ?? `#${ref.index + 1}`;
 }
 
-
 /**
  * What one `response.received` says of its command: ok (accepted), error (refused, or never
  * sent: it did not take effect) or unknown (no usable answer: it may have), with the error text.

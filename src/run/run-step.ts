@@ -26,7 +26,8 @@ function stepTiming(
   return {
     timeoutMs: own(timeout, defaults.timeoutMs),
     // the limit as the runbook states it, for the words of a rehearsal's timeout
-    runbookTimeoutMs: timeout === undefined ? defaults.runbookTimeoutMs : durationOr(timeout, defaults.runbookTimeoutMs),
+    runbookTimeoutMs:
+      timeout === undefined ? defaults.runbookTimeoutMs : durationOr(timeout, defaults.runbookTimeoutMs),
     pollMs: own(t.pollInterval, defaults.pollMs),
     slowAfterMs: own(t.slowAfter, defaults.slowAfterMs),
   };

@@ -459,7 +459,9 @@ describe("status after a run that ended and left its cutover open", () => {
     // a plain run is refused: the cutover is open, and the ways on are named
     const plain = await cli(["run", file, "--yes", "--renderer", "simple"], { cwd: dir });
     expect(plain.code, plain.all).toBe(2);
-    expect(plain.all).toMatch(/the runbook's last cutover did not finish: .*its last run ended ok at --to stop-writes, before the runbook's end/);
+    expect(plain.all).toMatch(
+      /the runbook's last cutover did not finish: .*its last run ended ok at --to stop-writes, before the runbook's end/,
+    );
     expect(plain.all).toContain(`syncbook run ${file} --resume`);
     // and --resume goes on
     const resumed = await cli(["run", file, "--resume", "--yes", "--renderer", "simple"], { cwd: dir });

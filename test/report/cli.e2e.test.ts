@@ -85,7 +85,9 @@ describe("syncbook report <journal>", () => {
     expect(report.warnings[0]).toMatch(/last line \(61\) is truncated/);
     expect(readFileSync(join(dir, "crashed/report.html"), "utf8")).toMatch(/UNFINISHED/);
     // a killed run's report names where the way on is (an adversarial run: it named none)
-    expect(readFileSync(join(dir, "crashed/report.html"), "utf8")).toMatch(/Next: what the fleet and the journal show now, and the way on \(syncbook status /);
+    expect(readFileSync(join(dir, "crashed/report.html"), "utf8")).toMatch(
+      /Next: what the fleet and the journal show now, and the way on \(syncbook status /,
+    );
   });
 
   it.each([
