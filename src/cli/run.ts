@@ -342,6 +342,14 @@ export async function execute(
         stderr(
           `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${loaded.file} --resume (a write stop that was undone runs again before commit)`,
         );
+    } else if (result.outcome === "ok" && how.mode !== "rehearse" && flags.to && loaded.runbook) {
+      // a --to run leaves its cutover open (its journal says where it stopped): the way on
+      const steps = (await import("../run/plan.js")).planSteps(loaded.runbook);
+      const at = steps.findIndex((st) => st.id === flags.to);
+      if (at >= 0 && at < steps.length - 1)
+        stderr(
+          `  stopped at --to ${flags.to}: the cutover goes on from step ${at + 2} ${steps[at + 1]?.id ?? ""} with: syncbook run ${loaded.file} --resume`,
+        );
     } else if (result.outcome !== "ok") {
       const what =
         result.outcome === "interrupted"

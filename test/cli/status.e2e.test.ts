@@ -448,6 +448,10 @@ describe("status after a run that ended and left its cutover open", () => {
     const file = writeRunbook(dir, runbookFor(sm, START + READY + STOP + COMMIT));
     const first = await cli(["run", file, "--yes", "--renderer", "simple", "--to", "stop-writes"], { cwd: dir });
     expect(first.code, first.all).toBe(0);
+    // the run's own last word names the way on
+    expect(first.stderr).toContain(
+      `stopped at --to stop-writes: the cutover goes on from step 4 commit with: syncbook run ${file} --resume`,
+    );
     const st = await cli(["status", file], { cwd: dir });
     expect(st.stdout).toMatch(/run ended ok at --to stop-writes, before the runbook's end \(its cutover goes on\)/);
     expect(st.stdout).toMatch(/writes: stopped by the run/);
