@@ -206,10 +206,13 @@ export function formatStatus(st: Status): string[] {
   }
   const copy = fleetCopy(st);
   if (copy) lines.push(copy);
+  const answered = st.instances.filter((i) => i.reachable).length;
   lines.push(
     st.identityProblems.length
       ? `identity: NOT one fleet: ${st.identityProblems.join("; ")}`
-      : "identity: one fleet (distinct ids, one coordinator, one direction, as far as the instances tell)",
+      : answered === 0
+        ? "identity: not known (no instance answered)"
+        : `identity: one fleet (distinct ids, one coordinator, one direction, as far as the ${answered === st.instances.length ? "instances" : `${answered} of ${st.instances.length} instances that answered`} tell)`,
   );
   const v = st.verifier;
   if (v) {

@@ -197,3 +197,20 @@ describe("status: the last command's answers", () => {
     expect(formatStatus(fleet(7, () => ({})))[1]).toBe("fleet: 7 instances: RUNNING×7");
   });
 });
+
+// a newcomer's trial: with the simulator stopped, every instance unreachable, status still said
+// "identity: one fleet … as far as the instances tell"
+describe("the identity line says how many instances it rests on", () => {
+  const line = (st: Status) => formatStatus(st).find((l) => l.startsWith("identity:"));
+  it("every instance answered; some did; none did", () => {
+    expect(line(fleet(2, () => ({})))).toBe(
+      "identity: one fleet (distinct ids, one coordinator, one direction, as far as the instances tell)",
+    );
+    expect(line(fleet(2, (i) => (i === 1 ? { reachable: false, error: "ECONNREFUSED" } : {})))).toBe(
+      "identity: one fleet (distinct ids, one coordinator, one direction, as far as the 1 of 2 instances that answered tell)",
+    );
+    expect(line(fleet(2, () => ({ reachable: false, error: "ECONNREFUSED" })))).toBe(
+      "identity: not known (no instance answered)",
+    );
+  });
+});
