@@ -178,6 +178,8 @@ export function formatStatus(st: Status): string[] {
     }
   }
   const width = Math.max(...st.instances.map((i) => i.name.length));
+  // what to check, once per different hint, after the instances (a newcomer met "unreachable" alone)
+  const hints = [...new Set(st.instances.flatMap((i) => (!i.reachable && i.hint ? [i.hint] : [])))];
   for (const i of st.instances) {
     const head = `  #${i.place} ${i.name.padEnd(width)}`;
     if (!i.reachable) {
@@ -204,6 +206,7 @@ export function formatStatus(st: Status): string[] {
     if (r && i.state !== "COMMITTED" && !(many && (r.ready || r.past !== undefined || why === said)))
       lines.push(`      ${why}`);
   }
+  for (const h of hints) lines.push(`  hint: ${h}`);
   const copy = fleetCopy(st);
   if (copy) lines.push(copy);
   const answered = st.instances.filter((i) => i.reachable).length;

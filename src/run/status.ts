@@ -48,6 +48,8 @@ export interface InstanceStatus {
   url: string;
   reachable: boolean;
   error?: string;
+  /** What to check when it is unreachable (the API client's hint for its error). */
+  hint?: string;
   state?: string;
   canCommit?: boolean | null;
   /**
@@ -252,7 +254,13 @@ export async function readStatus(
     const canWriteFrom = canWriteInstance(rb);
     const instances: InstanceStatus[] = snap.instances.map((i) => {
       const base = { place: i.ref.index + 1, name: instanceLabel(i.ref), url: redact(i.ref.url) };
-      if (!i.progress) return { ...base, reachable: false, error: redact(errText(i.error)) };
+      if (!i.progress)
+        return {
+          ...base,
+          reachable: false,
+          error: redact(errText(i.error)),
+          ...(i.error?.hint ? { hint: redact(i.error.hint) } : {}),
+        };
       const p = i.progress;
       const copied = num(p.collectionCopy?.estimatedCopiedBytes);
       const total = num(p.collectionCopy?.estimatedTotalBytes);

@@ -213,4 +213,13 @@ describe("the identity line says how many instances it rests on", () => {
       "identity: not known (no instance answered)",
     );
   });
+
+  it("unreachable instances: what to check, once per different hint, after the instances", () => {
+    const hint = "Is the sync service running on that address? By default its API binds to the local host only.";
+    const text = formatStatus(fleet(3, (i) => (i > 0 ? { reachable: false, error: "ECONNREFUSED", hint } : {})));
+    expect(text.filter((l) => l === `  hint: ${hint}`)).toHaveLength(1);
+    expect(text.indexOf(`  hint: ${hint}`)).toBeGreaterThan(
+      text.findIndex((l) => l.includes("unreachable: ECONNREFUSED")),
+    );
+  });
 });

@@ -162,6 +162,10 @@ describe("syncbook status --json", () => {
     expect(r.st.instances[1]).toMatchObject({ reachable: false, error: expect.stringMatching(/progress failed/) });
     const text = await cli(["status", f.file, "--journal-dir", f.journals], { cwd: f.dir });
     expect(text.stdout).toMatch(/#2 sh1 +unreachable: /);
+    // and what to check (the API client's hint for its error)
+    expect(text.stdout).toMatch(/\n {2}hint: \S/);
+    expect(r.st.instances[1]?.hint).toEqual(expect.any(String));
+    expect(text.stdout).toContain(`  hint: ${r.st.instances[1]!.hint}`);
   });
 
   it("the verifier's phase and counters while it checks", async () => {
