@@ -344,11 +344,13 @@ export async function execute(
         );
     } else if (result.outcome === "ok" && how.mode !== "rehearse" && flags.to && loaded.runbook) {
       // a --to run leaves its cutover open (its journal says where it stopped): the way on
+      // where --resume goes on is its journal's to say (a run that sent nothing and ran no hook is
+      // passed over, and the one before it continues): status names it, not a step of this run's
       const steps = (await import("../run/plan.js")).planSteps(loaded.runbook);
       const at = steps.findIndex((st) => st.id === flags.to);
       if (at >= 0 && at < steps.length - 1)
         stderr(
-          `  stopped at --to ${flags.to}: the cutover goes on from step ${at + 2} ${steps[at + 1]?.id ?? ""} with: syncbook run ${loaded.file} --resume`,
+          `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${loaded.file} --resume (syncbook status ${loaded.file} shows where)`,
         );
     } else if (result.outcome !== "ok") {
       const what =

@@ -454,7 +454,7 @@ describe("status after a run that ended and left its cutover open", () => {
     expect(first.code, first.all).toBe(0);
     // the run's own last word names the way on
     expect(first.stderr).toContain(
-      `stopped at --to stop-writes: the cutover goes on from step 4 commit with: syncbook run ${file} --resume`,
+      `stopped at --to stop-writes: the cutover goes on with: syncbook run ${file} --resume (syncbook status ${file} shows where)`,
     );
     const st = await cli(["status", file], { cwd: dir });
     expect(st.stdout).toMatch(/run ended ok at --to stop-writes, before the runbook's end \(its cutover goes on\)/);
