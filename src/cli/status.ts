@@ -303,7 +303,7 @@ export function formatStatus(st: Status): string[] {
       );
     else if (j.writesStopped !== undefined)
       lines.push(
-        `  writes: ${j.writesStopped ? `stopped by the run (a stopWrites held, not undone)${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,
+        `  writes: ${j.writesStopped ? `${j.writesStoppedBefore ? "stopped by an earlier run of this cutover, and still at this run's end" : "stopped by the run (a stopWrites held, not undone)"}${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,
       );
     // killed or crashed (no end recorded, no live runner), or a run that ended and left its cutover
     // open (failed, interrupted, stopped at --to): what each way on does

@@ -50,6 +50,11 @@ export interface ModelRun {
   split?: string;
   /** The `--to` step it stopped at before the runbook's end: the cutover goes on (`--resume`). */
   to?: string;
+  /**
+   * Application writes at its end when they did not flow, as its `run.finished` said (whichever
+   * run of the cutover stopped them: a `--from` run counts the write stop of the run it continues).
+   */
+  writesLeft?: WritesLeft;
   by?: { user: string; host: string; pid: number };
   syncbook?: string;
   hash: string;

@@ -178,6 +178,7 @@ export class CutoverFold {
           if (e.aborted === true) cur.aborted = true;
           if (e.split !== undefined) cur.split = e.split;
           if (e.to !== undefined) cur.to = e.to;
+          if (e.writes !== undefined) cur.writesLeft = e.writes;
           this.#closeRun(cur, e.at);
         }
         break;

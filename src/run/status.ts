@@ -131,6 +131,8 @@ export interface JournalStatus {
     to?: string;
   };
   writesStopped?: boolean;
+  /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
+  writesStoppedBefore?: true;
   /**
    * The last run was refused by commit's `writes-stopped` interlock: the stopWrites step a `--from`
    * run starts at (it stops writes again, then goes on); `--resume` would meet the same refusal.
@@ -479,7 +481,11 @@ async function readJournalStatus(
       ...(state.finished.aborted ? { aborted: true as const } : {}),
       ...(state.finished.to !== undefined ? { to: state.finished.to } : {}),
     };
-  out.writesStopped = state.stopWritesSucceeded;
+  // a --from run that continued its cutover counted the write stop of the run before it (another
+  // journal): its end says whether writes were still stopped
+  const endedStopped = !state.stopWritesSucceeded && state.finished && model.runs.at(-1)?.writesLeft !== undefined;
+  out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
+  if (endedStopped) out.writesStoppedBefore = true;
   // since the write-stop window the journal shows last opened, if it did not close after
   const w = model.window;
   if (state.stopWritesSucceeded && w?.open && w.openedAt !== undefined)

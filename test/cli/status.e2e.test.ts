@@ -478,4 +478,21 @@ describe("status after a run that ended and left its cutover open", () => {
     const after = await cli(["status", file], { cwd: dir });
     expect(after.stdout).not.toMatch(/next, one of/);
   }, 60_000);
+
+  // an adversarial run: after --to stop-writes, a --from commit --to commit run (which counted the
+  // inherited write stop) ended with writes stopped, and status said "writes: not stopped by the run"
+  it("a --from run that continued the cutover and ended with writes still stopped: status says so", async () => {
+    sm = await runSim();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(sm, START + READY + STOP + COMMIT));
+    const run = (...a: string[]) => cli(["run", file, "--yes", "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--to", "stop-writes");
+    expect(first.code, first.all).toBe(0);
+    const second = await run("--from", "commit", "--to", "commit");
+    expect(second.code, second.all).toBe(0);
+    expect(second.all).toMatch(/still stopped/);
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toContain("writes: stopped by an earlier run of this cutover, and still at this run's end");
+    expect(st.stdout).not.toContain("writes: not stopped by the run");
+  }, 60_000);
 });
