@@ -483,7 +483,8 @@ async function readJournalStatus(
     };
   // a --from run that continued its cutover counted the write stop of the run before it (another
   // journal): its end says whether writes were still stopped
-  const endedStopped = !state.stopWritesSucceeded && state.finished && model.runs.at(-1)?.writesLeft !== undefined;
+  // ("may-be-stopped" is a stop hook of this journal that failed part-way: said by its own line)
+  const endedStopped = !state.stopWritesSucceeded && state.finished && model.runs.at(-1)?.writesLeft === "stopped";
   out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
   if (endedStopped) out.writesStoppedBefore = true;
   // since the write-stop window the journal shows last opened, if it did not close after

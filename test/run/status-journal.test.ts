@@ -37,6 +37,14 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
+/** The events as the folder's one journal: its file. */
+function journalOf(events: readonly RunEvent[]): string {
+  const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+  for (const e of events) j.write(e);
+  j.close();
+  return j.file;
+}
+
 /**
  * A run killed inside the write-stop window: writes stopped at step 3, then `after` (by default
  * commit's step begun), no end. `after` gets the factory, so its events follow in seq and time.
@@ -63,10 +71,7 @@ function killedInWindow(
     ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 6 }),
   ];
   events.push(...after(ev, events[4]!));
-  const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
-  for (const e of events) j.write(e);
-  j.close();
-  return { file: j.file, stoppedAt: events[4]!.at, events };
+  return { file: journalOf(events), stoppedAt: events[4]!.at, events };
 }
 
 describe("status and the journal", () => {
@@ -142,9 +147,7 @@ describe("status and the journal", () => {
       }),
       ev("step.started", CONFIRM),
     ];
-    const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
-    for (const e of events) j.write(e);
-    j.close();
+    journalOf(events);
     const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
     const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
     const st = await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
@@ -171,5 +174,42 @@ describe("status and the journal", () => {
       "  last step: 4. go (confirm): started, never ended (cut off, or still running on the lock's other host)",
       "  the run did not record its end (interrupted, crashed, or still running on the lock's other host)",
     ]);
+  });
+
+  it("writes a --from run inherited: said stopped only when its end said so (stopped, not may-be-stopped)", async () => {
+    const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const of = async (writes: string | undefined) => {
+      cleanup();
+      ({ dir, cleanup } = tempDir());
+      const ev = eventFactory();
+      journalOf([
+        ev("run.started", {
+          runbook: "sales",
+          file: "rb.yaml",
+          hash: "abc",
+          instances: [inst(0)],
+          mode: "run",
+          steps: STEPS,
+        }),
+        ev("step.started", STEPS[3]!),
+        ev("step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 1 }),
+        ev("run.finished", {
+          outcome: "ok",
+          exitCode: 0,
+          committed: true,
+          durationMs: 1,
+          to: "commit",
+          ...(writes ? { writes } : {}),
+        }),
+      ]);
+      return (await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 })).journal;
+    };
+    expect(await of("stopped")).toMatchObject({ writesStopped: true, writesStoppedBefore: true });
+    for (const w of ["may-be-stopped", undefined]) {
+      const j = await of(w);
+      expect(j.writesStopped, String(w)).toBe(false);
+      expect(j, String(w)).not.toHaveProperty("writesStoppedBefore");
+    }
   });
 });
