@@ -9,7 +9,6 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
@@ -24,18 +23,11 @@ import {
   START,
   STOP,
   tempDir,
+  until,
   VERIFY,
 } from "../support/crash-harness.js";
 
 const { sims, dirs } = cleanedUpAfterAll();
-
-async function until(what: string, test: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > end) throw new Error(`never: ${what}`);
-    await sleep(10);
-  }
-}
 
 const transcript = (...runs: CliResult[]): string =>
   runs.map((r, i) => `--- run ${i + 1}: exit ${r.code} ${r.signal ?? ""}\n${r.all}`).join("\n");
@@ -62,15 +54,15 @@ describe("a commit adopted by a resumed run", () => {
 
     // 1. killed with the commit on its way
     const one = startCli(args(), { cwd: dir });
-    await until("the commit arrives", () => commits() === 1);
+    await until("the commit arrives", () => commits() === 1, 30_000);
     one.child.kill("SIGKILL");
     const first = await one.done;
     // it takes effect while no runner lives
-    await until("COMMITTED", () => s.control.state().instances[0]?.state === "COMMITTED");
+    await until("COMMITTED", () => s.control.state().instances[0]?.state === "COMMITTED", 30_000);
 
     // 2. the resumed run adopts it, and is killed during verify
     const two = startCli(args("--resume"), { cwd: dir });
-    await until("writesOff arrives", () => writesOffs() === 1);
+    await until("writesOff arrives", () => writesOffs() === 1, 30_000);
     two.child.kill("SIGKILL");
     const second = await two.done;
     const where2 = transcript(first, second);

@@ -8,7 +8,6 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
@@ -25,6 +24,7 @@ import {
   START,
   STOP,
   tempDir,
+  until,
   VERIFY,
 } from "../support/crash-harness.js";
 
@@ -45,14 +45,6 @@ const asked = (s: Simulator) => ({
   check: s.control.counts().verifier["POST /api/v1/check"] ?? 0,
   writesOff: s.control.counts().verifier["POST /api/v1/writesOff"] ?? 0,
 });
-
-async function until(test: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > end) throw new Error("condition never held");
-    await sleep(10);
-  }
-}
 
 interface Setup {
   s: Simulator;
@@ -176,7 +168,7 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
     const run = startCli(runArgs(x), { cwd: x.dir });
     // counted on arrival; the verifier handles it 15 s later (well past the status read and the
     // resume's first reads, under load too), whoever is still waiting for the answer
-    await until(() => asked(x.s).check === 1);
+    await until("the check arrives", () => asked(x.s).check === 1);
     run.child.kill("SIGKILL");
     const first = await run.done;
     expect(x.s.control.state().verifier.phase, transcript(first)).toBe("idle");
@@ -200,7 +192,7 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
     ]);
     const run = startCli(runArgs(x), { cwd: x.dir });
     // the verifier holds it: it has counted the request, and answers in 3 s
-    await until(() => asked(x.s).writesOff === 1);
+    await until("writesOff arrives", () => asked(x.s).writesOff === 1);
     run.child.kill("SIGKILL");
     const first = await run.done;
     const resumed = await cli(runArgs(x, true), { cwd: x.dir });

@@ -300,3 +300,12 @@ export async function threeInstanceCutover(
   );
   return { sim, file, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
 }
+
+/** Waits (polling every 10 ms) until `test` holds; throws naming `what` after `ms`. */
+export async function until(what: string, test: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) throw new Error(`never: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
