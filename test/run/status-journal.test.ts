@@ -10,6 +10,7 @@ import type * as Fs from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunEvent } from "../../src/events.js";
+import type { WritesLeft } from "../../src/writes-words.js";
 import { openJournal, runbookJournal } from "../../src/journal/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { readStatus } from "../../src/run/status.js";
@@ -179,7 +180,7 @@ describe("status and the journal", () => {
   it("writes a --from run inherited: said stopped only when its end said so (stopped, not may-be-stopped)", async () => {
     const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
     const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
-    const of = async (writes: string | undefined) => {
+    const of = async (writes: WritesLeft | undefined) => {
       cleanup();
       ({ dir, cleanup } = tempDir());
       const ev = eventFactory();
@@ -206,7 +207,7 @@ describe("status and the journal", () => {
       return (await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 })).journal;
     };
     expect(await of("stopped")).toMatchObject({ writesStopped: true, writesStoppedBefore: true });
-    for (const w of ["may-be-stopped", undefined]) {
+    for (const w of ["may-be-stopped", undefined] as const) {
       const j = await of(w);
       expect(j.writesStopped, String(w)).toBe(false);
       expect(j, String(w)).not.toHaveProperty("writesStoppedBefore");
