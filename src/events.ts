@@ -51,6 +51,8 @@ export interface RunEventMap {
     canWriteFrom?: number;
     verifier?: string;
     mode: "run" | "dry-run" | "rehearse" | "resume";
+    /** An `--abort` run (mode `resume`: it continues the journal, running only its owed undos). */
+    abort?: true;
     steps: { index: number; id: string; kind: string; title: string }[];
     /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */
     deliveries?: boolean;

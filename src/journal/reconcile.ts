@@ -159,10 +159,19 @@ export function reconcile(
       "start a new run without --resume if the runbook should run again",
     );
   }
-  if (state.finished)
+  // how the last run ended; where this one goes on is said once, by the caller, which knows the
+  // steps that run again before it (an --abort's undone write stop)
+  if (state.finished) {
+    const f = state.finished;
+    const why = f.message ? `: ${f.message}` : "";
     notes.push(
-      `the previous run ended ${state.finished.outcome}${state.finished.message ? `: ${state.finished.message}` : ""}; resuming at step ${resumeAt + 1}`,
+      f.aborted
+        ? `the previous run: ${f.message ?? "aborted by the operator (--abort)"}`
+        : f.to !== undefined && f.outcome === "ok"
+          ? `the previous run ended ok at its --to "${f.to}", as asked`
+          : `the previous run ended ${f.outcome}${why}`,
     );
+  }
 
   const unreachable = fleet.filter((f) => f.state === null);
   if (unreachable.length) {

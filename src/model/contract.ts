@@ -107,7 +107,7 @@ export interface ModelStep {
   place?: Place;
   /** Why it was skipped. */
   reason?: string;
-  /** Why a later run did not run it again (`run 2: done in the interrupted run (journal)`). */
+  /** Why a later run did not run it again (`run 2: done in an earlier run (journal)`). */
   resumeNote?: string;
   /** Its time limit, as its last start said. */
   timeoutMs?: number;

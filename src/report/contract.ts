@@ -42,7 +42,7 @@ export interface ReportStep {
   outcome: StepOutcome;
   /** Every run of it, in order (empty: never started). */
   attempts: StepAttempt[];
-  /** Why a later run did not run it again (`run 2: done in the interrupted run (journal)`). */
+  /** Why a later run did not run it again (`run 2: done in an earlier run (journal)`). */
   resumeNote?: string;
   /** ms since run start. */
   start?: number;

@@ -208,7 +208,12 @@ export class ReportBuilder {
         this.#polls.set(n, new Map());
         this.#finished = undefined;
         if (n > 1)
-          this.#markers.push({ t, kind: "run", label: `run ${n}${e.mode === "resume" ? " (--resume)" : ""}`, run: n });
+          this.#markers.push({
+            t,
+            kind: "run",
+            label: `run ${n}${e.abort === true ? " (--abort)" : e.mode === "resume" ? " (--resume)" : ""}`,
+            run: n,
+          });
         for (const i of e.instances) {
           const was = this.#instances.get(i.index);
           if (!was) this.#instances.set(i.index, cleanInstance(i));

@@ -127,7 +127,7 @@ export async function planResume(
             : ExitCode.failed,
     });
   const done = new Map<number, string>();
-  for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in the interrupted run (journal)");
+  for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in an earlier run (journal)");
   for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);
   const adopted = new Set(r.adopt.map((a) => a.stepIndex));
   // a commit counts as sent once it may have reached any instance: adopted, ended ok, accepted
@@ -143,11 +143,13 @@ export async function planResume(
   const latest = new Map(state.hooksRan.map((h) => [h.stepIndex, h]));
   let reverted: number | undefined;
   for (const h of commitSent ? [] : latest.values()) {
-    const why = h.undoStarted
-      ? "its undo started in the interrupted run, so writes may be flowing"
-      : opts.mayHaveActed
-        ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
-        : undefined;
+    const why = h.undone
+      ? `its undo ran${state.finished?.aborted ? " (--abort)" : ""}: writes went back on`
+      : h.undoStarted
+        ? "its undo started in an earlier run, so writes may be flowing"
+        : opts.mayHaveActed
+          ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
+          : undefined;
     if (why && steps[h.stepIndex]?.bound.opensWriteStop === true && done.delete(h.stepIndex)) {
       opts.say(`resume: step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: ${why}`);
       reverted = Math.min(reverted ?? h.stepIndex, h.stepIndex);
@@ -180,7 +182,7 @@ export async function planResume(
   const at = (i: number): string => `step ${i + 1}/${steps.length} "${steps[i]?.id ?? "(end)"}"`;
   opts.say(
     first
-      ? `resume: continuing at ${at(first.index)} (it runs again), then ${at(r.resumeAt)}, where the interrupted run stopped, from ${file}`
+      ? `resume: continuing at ${at(first.index)} (it runs again), then ${at(r.resumeAt)}, where the cutover stopped, from ${file}`
       : `resume: continuing at ${at(r.resumeAt)} from ${file}`,
   );
   let complete: ResumePlan["complete"];

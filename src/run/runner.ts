@@ -91,6 +91,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(canWriteInstance(runbook) !== undefined ? { canWriteFrom: canWriteInstance(runbook) } : {}),
     ...(runbook.verifier ? { verifier: loaded.redact(runbook.verifier) } : {}),
     mode,
+    ...(opts.abort === true ? { abort: true as const } : {}),
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
     deliveries: true,
     traced: true,

@@ -100,7 +100,7 @@ export class SimpleUi {
         const shown = names.length > 6 ? `${names.slice(0, 6).join(", ")}, … (${names.length})` : names.join(", ");
         this.#line(
           e.at,
-          `${c.bold("▶ run")} ${e.runbook} (${e.mode}) · ${e.steps.length} steps · ${e.instances.length} instance${e.instances.length === 1 ? "" : "s"}: ${shown}`,
+          `${c.bold("▶ run")} ${e.runbook} (${e.abort === true ? "--abort" : e.mode}) · ${e.steps.length} steps · ${e.instances.length} instance${e.instances.length === 1 ? "" : "s"}: ${shown}`,
         );
         break;
       }

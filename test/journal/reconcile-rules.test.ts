@@ -145,20 +145,37 @@ describe("where the run resumes", () => {
     });
     const r = resumed(reconcile(s, RB, fleet("RUNNING")));
     expect(r.resumeAt).toBe(2);
-    expect(r.notes).toEqual(["the previous run ended ok; resuming at step 3"]);
+    expect(r.notes).toEqual(['the previous run ended ok at its --to "wait", as asked']);
   });
 
-  it("a run that ended otherwise resumes, saying how it ended and at which step it goes on", () => {
+  it("a run that ended otherwise resumes, saying how it ended (where it goes on is the caller's line, which knows what runs again)", () => {
     const failed = state(["ok", "failed"], [cmd("start", 0, "ok")], {
       finished: { outcome: "failed", committed: false, at: 1 },
     });
-    expect(resumed(reconcile(failed, RB, fleet("RUNNING"))).notes).toEqual([
-      "the previous run ended failed; resuming at step 2",
-    ]);
+    expect(resumed(reconcile(failed, RB, fleet("RUNNING"))).notes).toEqual(["the previous run ended failed"]);
     const why = { ...failed, finished: { ...failed.finished!, message: "wait timed out" } };
     expect(resumed(reconcile(why, RB, fleet("RUNNING"))).notes).toEqual([
-      "the previous run ended failed: wait timed out; resuming at step 2",
+      "the previous run ended failed: wait timed out",
     ]);
+    // an --abort run's end is its own words, not "ended failed"
+    const aborted = {
+      ...failed,
+      finished: {
+        ...failed.finished!,
+        aborted: true as const,
+        message: "aborted by the operator (--abort): 1 undo(s) ran",
+      },
+    };
+    expect(resumed(reconcile(aborted, RB, fleet("RUNNING"))).notes).toEqual([
+      "the previous run: aborted by the operator (--abort): 1 undo(s) ran",
+    ]);
+    const bare = { ...failed, finished: { ...failed.finished!, aborted: true as const } };
+    expect(resumed(reconcile(bare, RB, fleet("RUNNING"))).notes).toEqual([
+      "the previous run: aborted by the operator (--abort)",
+    ]);
+    // a --to that did not end ok is not "as asked"
+    const toFailed = { ...failed, finished: { ...failed.finished!, to: "wait" } };
+    expect(resumed(reconcile(toFailed, RB, fleet("RUNNING"))).notes).toEqual(["the previous run ended failed"]);
   });
 
   it("only the step to resume is reported cut off: not a step not started, not one that ended, not a later one", () => {

@@ -592,7 +592,7 @@ describe("steps", () => {
       started(3),
       post(1, 0, "commit"),
       { type: "step.skipped", index: 3, id: "commit", reason: "adopted: commit took effect", adopted: true },
-      { type: "step.skipped", index: 4, id: "done", reason: "done in the interrupted run (journal)" },
+      { type: "step.skipped", index: 4, id: "done", reason: "done in an earlier run (journal)" },
       { type: "step.skipped", index: 0, id: "start", reason: "x", adopted: "yes" },
     ]);
     expect(s.steps.map((x) => [x.index, x.finished])).toStrictEqual([

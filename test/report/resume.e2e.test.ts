@@ -106,7 +106,7 @@ describe("the report of an interrupted, then resumed cutover", () => {
         step(id).attempts.map((a) => [a.run, a.outcome]),
         id,
       ).toEqual([[1, "ok"]]);
-      expect(step(id).resumeNote, id).toMatch(/^run 2: done in the interrupted run/);
+      expect(step(id).resumeNote, id).toMatch(/^run 2: done in an earlier run/);
     }
     // its undo started: run 2 stops writes again
     expect(step("stop-writes").attempts.map((a) => [a.run, a.outcome])).toEqual([

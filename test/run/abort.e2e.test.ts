@@ -78,12 +78,30 @@ describe("--abort", () => {
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { outcome: string; aborted?: boolean };
     expect(report.aborted).toBe(true);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("ABORTED");
+    // its timeline marks the run as the --abort it was, not a --resume
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("run 2 (--abort)");
 
     // once more: nothing is owed any more, and still nothing is sent
     const again = await run("--abort");
     expect(again.code, again.all).toBe(0);
     expect(again.all).toContain("no hook's undo is owed");
+    expect(again.all).toMatch(/▶ run crash \(--abort\)/);
     expect(totalPosts(s!)).toBe(sent);
+
+    // and later the operator goes on with it: one account of where, and why the write stop runs again
+    s!.control.clearFaults();
+    const resumed = await run("--resume");
+    expect(resumed.code, resumed.all).toBe(0);
+    expect(resumed.all).toMatch(/resume: the previous run: aborted by the operator \(--abort\)/);
+    expect(resumed.all).not.toMatch(/resuming at step|ended failed|interrupted run/);
+    expect(resumed.all).toContain(
+      'resume: step 3 "stop-writes" runs again: its undo ran (--abort): writes went back on',
+    );
+    expect(resumed.all).toContain(
+      'resume: continuing at step 3/6 "stop-writes" (it runs again), then step 4/6 "drained", where the cutover stopped',
+    );
+    expect(resumed.all).toMatch(/↓ \[1\/6\] .* skipped: done in an earlier run \(journal\)/);
+    expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
   }, 90_000);
 
   it("is refused once commit reached part of the fleet: writes stay stopped, nothing is undone (exit 1)", async () => {

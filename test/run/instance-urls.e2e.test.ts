@@ -86,7 +86,7 @@ steps:
     s.control.clearFaults();
     const r = await cli(["run", file, "--resume", "--renderer", "simple", "--yes"], { cwd: dir, env });
     expect(r.code, r.all).toBe(0);
-    expect(r.all).toContain("skipped: done in the interrupted run (journal)");
+    expect(r.all).toContain("skipped: done in an earlier run (journal)");
     expect(posts(s, "start")).toEqual([1]);
     expect(posts(s, "commit")).toEqual([1]);
   });

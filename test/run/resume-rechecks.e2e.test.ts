@@ -49,15 +49,15 @@ describe("a resume after an undo", () => {
 
     const r = await cli(["run", file, "--resume", "--yes", "--renderer", "simple"], { cwd: dir });
     expect(r.code, r.all).toBe(0);
-    expect(r.stderr).toContain('resume: step 3 "stop-writes" runs again: its undo started in the interrupted run');
+    expect(r.stderr).toContain('resume: step 3 "stop-writes" runs again: its undo ran: writes went back on');
     expect(r.stderr).toContain(
       'resume: step 4 "drained" runs again: it passed while writes were stopped by step 3, whose undo has run since',
     );
     // the order: the write stop, then the drained wait, then the confirm and the commit
     const ran = [...r.all.matchAll(/✔ \[(\d)\/7\]/g)].map((m) => Number(m[1]));
     expect(ran).toEqual([3, 4, 5, 6, 7]);
-    expect(r.all).toMatch(/↓ \[1\/7\] .* skipped: done in the interrupted run/);
-    expect(r.all).toMatch(/↓ \[2\/7\] .* skipped: done in the interrupted run/);
+    expect(r.all).toMatch(/↓ \[1\/7\] .* skipped: done in an earlier run/);
+    expect(r.all).toMatch(/↓ \[2\/7\] .* skipped: done in an earlier run/);
     expect(posts(s, "start")).toEqual([1]);
     expect(posts(s, "commit")).toEqual([1]);
     expect(s.control.state().writes.lost).toBe(0);

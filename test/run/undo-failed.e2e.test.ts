@@ -132,7 +132,7 @@ describe("a stopWrites whose undo fails", () => {
     expect((await cli(["run", file, "--yes"], { cwd: dir })).code).toBe(1);
     const r = await cli(["run", file, "--resume", "--yes", "--renderer", "simple"], { cwd: dir });
     expect(r.all).toContain(
-      'resume: continuing at step 3/4 "stop-writes" (it runs again), then step 4/4 "boom", where the interrupted run stopped',
+      'resume: continuing at step 3/4 "stop-writes" (it runs again), then step 4/4 "boom", where the cutover stopped',
     );
     expect(r.all).toMatch(/▶ \[3\/4\] stopWrites/);
   });
