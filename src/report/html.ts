@@ -10,7 +10,7 @@
  */
 import { codeFrame, escapeXml as esc, formatBytes, verifierDocsText } from "../text.js";
 import { formatDuration } from "./model.js";
-import type { ProgressSample, Report, ReportRequest, ReportStep } from "./contract.js";
+import type { ProgressSample, Report, ReportPrompt, ReportRequest, ReportStep } from "./contract.js";
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
@@ -410,20 +410,25 @@ function windowSection(report: Report): string {
     w.unmetAt !== undefined && w.closedAt !== undefined
       ? `<p class="note">canWrite turned true between +${esc(formatDuration(w.unmetAt - report.startedAt))} (the last answer with canWrite false) and +${esc(formatDuration(w.closedAt - report.startedAt))} (the read that showed it): the runner's share counts that interval, as far as polls can tell.</p>`
       : "";
-  const dead = (report.gaps ?? []).filter(
-    (g) => g.to > w.measuredFrom && g.from < (w.writesOnAt ?? w.closedAt ?? Infinity),
-  );
+  const end = w.writesOnAt ?? w.closedAt ?? Infinity;
+  const dead = (report.gaps ?? []).filter((g) => g.to > w.measuredFrom && g.from < end);
   const gaps = dead.length
     ? `<ul class="gaps">${dead.map((g) => `<li data-how="${g.how}">${esc(gapLine(report, g))}</li>`).join("")}</ul>`
     : "";
-  const prompts = (report.prompts ?? []).length
-    ? `<ul class="prompts">${(report.prompts ?? [])
-        .map(
-          (p) =>
-            `<li>${esc(`${when(report, p.t)}: ${p.kind === "--step" ? `--step prompt before ${p.id ?? "a step"}` : `confirm${p.id ? ` (${p.id})` : ""}: ${p.question ?? ""}`}: ${p.answer}, answered by ${p.by}${p.waitedMs !== undefined ? ` after ${formatDuration(p.waitedMs)}` : ""} (the operator's time, never the runner's)`)}</li>`,
-        )
-        .join("")}</ul>`
-    : "";
+  // a prompt counts in the window when the person's time (asked, then answered) overlaps it; the
+  // others are listed apart, so that a confirm answered before the stop never reads as downtime
+  const during = (p: ReportPrompt): boolean => p.at >= w.measuredFrom && p.at - (p.waitedMs ?? 0) < end;
+  const promptLine = (p: ReportPrompt): string =>
+    `${when(report, p.t)}: ${p.kind === "--step" ? `--step prompt before ${p.id ?? "a step"}` : `confirm${p.id ? ` (${p.id})` : ""}: ${p.question ?? ""}`}: ${p.answer}, answered by ${p.by}${p.waitedMs !== undefined ? ` after ${formatDuration(p.waitedMs)}` : ""}`;
+  const inside = (report.prompts ?? []).filter(during);
+  const outside = (report.prompts ?? []).filter((p) => !during(p));
+  const prompts =
+    (inside.length
+      ? `<ul class="prompts" data-in-window="true">${inside.map((p) => `<li>${esc(`${promptLine(p)} (in the window: the operator's time, never the runner's)`)}</li>`).join("")}</ul>`
+      : "") +
+    (outside.length
+      ? `<p class="note">Prompts outside this window (not part of its downtime):</p><ul class="prompts" data-in-window="false">${outside.map((p) => `<li>${esc(promptLine(p))}</li>`).join("")}</ul>`
+      : "");
   return `<p class="window-total" data-ms="${Math.round(w.durationMs ?? w.measuredMs)}" data-open="${w.open}"><strong>${esc(windowLine(w))}</strong></p>
 <div class="sharebar" role="img" aria-label="write-stop window by share">${bar}</div>
 <ul class="legend">${legend}</ul>${gaps}${prompts}${bounds}${more}

@@ -283,6 +283,37 @@ describe("report.html without a browser", () => {
     expect(html).toContain("Every step succeeded and the sync was committed.");
   });
 
+  it("lists a prompt answered before the write stop apart from the window's, never as its downtime", () => {
+    const events = synthRun().events.map((e) => ({ ...e }));
+    const waitStart = events.findIndex((e) => e.type === "step.started" && e.index === 1);
+    const commitStart = events.find((e) => e.type === "step.started" && e.index === 4)!;
+    // the operator took 2 s at the --step prompt before the commit: inside the window
+    (commitStart as { promptMs?: number }).promptMs = 2_000;
+    const confirm = {
+      type: "decision",
+      seq: 0,
+      at: events[waitStart]!.at,
+      index: 1,
+      kind: "interlock",
+      check: "confirm",
+      ok: true,
+      reason: "yes: Copy looks good?",
+    } as unknown as RunEvent;
+    events.splice(waitStart + 1, 0, confirm);
+    events.forEach((e, i) => (e.seq = i));
+    const page = renderHtml(buildReport(events));
+    const lists = [...page.matchAll(/<ul class="prompts" data-in-window="(true|false)">(.*?)<\/ul>/gs)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(lists.map(([w]) => w)).toEqual(["true", "false"]);
+    expect(lists[0]![1]).toContain("--step prompt before commit: yes");
+    expect(lists[0]![1]).not.toContain("confirm");
+    expect(lists[1]![1]).toContain("confirm (wait-can-commit): Copy looks good?: yes");
+    expect(lists[1]![1]).not.toContain("the operator&#39;s time");
+    expect(page).toContain("Prompts outside this window (not part of its downtime):");
+  });
+
   it("has the timeline: a bar and a table row per step", () => {
     expect(html).toMatch(new RegExp(`<svg class="gantt" id="chart-timeline" data-rows="${synth.steps.length}"`));
     for (const s of synth.steps) {
