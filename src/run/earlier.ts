@@ -190,6 +190,10 @@ export async function fromJournal(
   // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it
   if (state.finished?.outcome === "ok" && state.finished.to === undefined)
     return ignored("records a run that finished ok (its cutover ended with it)");
+  // the operator called that cutover off: a --from run after it is a new cutover (its own id), and
+  // says so, or its journal lines below would read as going on with the one called off
+  if (state.finished?.aborted && !sameCutover)
+    return ignored("records a cutover called off with --abort: this run starts a new cutover");
   const commit = commitEvidence(state);
   const stopped = state.stopWritesSucceeded && !mayHaveActed;
   say(

@@ -119,6 +119,23 @@ describe("--abort", () => {
     expect(s!.control.state().writes.enabled, "writes turned on under a pending commit").toBe(false);
   }, 60_000);
 
+  it("a --from run after it says it starts a new cutover, counting nothing from the one called off", async () => {
+    const { file, dir, run } = await setup(["lag-floor=4"]);
+    const child = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await child.waitFor(/▶ \[4\/6\] waitFor/, 30_000);
+    child.child.kill("SIGKILL");
+    await child.done;
+    expect((await run("--abort")).code).toBe(0);
+    const r = await run("--from", "commit", "--yes");
+    expect(r.code, r.all).toBe(3);
+    expect(r.stderr).toMatch(
+      /journal: .*\.jsonl records a cutover called off with --abort: this run starts a new cutover: this run counts nothing from it/,
+    );
+    expect(r.stderr).not.toMatch(/shows no stopWrites that held/);
+    expect(r.all).toMatch(/refused \(writes-stopped\)/);
+    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+  }, 60_000);
+
   it("takes no other mode", async () => {
     const { run } = await setup();
     const r = await run("--abort", "--resume");
