@@ -27,6 +27,7 @@ import {
 import type { Diagnostic } from "../diagnostics.js";
 import { coercion, interpolate, type Scalar } from "./interpolate.js";
 import { createLocator, type Locate } from "./positions.js";
+import { yamlErrorAt } from "./yaml-error.js";
 import type { Runbook } from "./types.js";
 import { validateRunbookSchema } from "./validate.gen.js";
 import { errorMessage } from "../errors.js";
@@ -203,21 +204,7 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     [doc.errors, "error"],
     [doc.warnings, "warning"],
   ] as const) {
-    for (const e of list) {
-      const at = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
-      diagnostics.push({
-        file,
-        line: at.line,
-        column: at.col,
-        rule: e.code === "DUPLICATE_KEY" ? "yaml-duplicate-key" : "yaml",
-        severity,
-        message: yamlMessage(e.code, e.message, keyAt(text, e.pos[0])),
-        hint:
-          e.code === "DUPLICATE_KEY"
-            ? "A key may appear once per mapping: the second would silently replace the first."
-            : "Fix the YAML syntax (indentation, quotes, a `:` after every key).",
-      });
-    }
+    for (const e of list) diagnostics.push({ file, severity, ...yamlErrorAt(e, text, lines) });
   }
   if (doc.errors.length) return result(undefined, undefined);
 
@@ -513,21 +500,6 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
       hint: "A runbook is a few levels deep; this is not one.",
     };
   return undefined;
-}
-
-function yamlMessage(code: string, message: string, key: string | undefined): string {
-  // prettyErrors appends a code frame; the diagnostic printer draws its own
-  const first = (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
-  if (code !== "DUPLICATE_KEY") return first;
-  return key
-    ? `duplicate key \`${key}\`: it already appears earlier in this mapping`
-    : "duplicate key: it already appears earlier in this mapping";
-}
-
-/** The key written at an offset (`name: b` → `name`), for the duplicate-key message. */
-function keyAt(text: string, offset: number): string | undefined {
-  const m = /^\s*(?:-\s+)?["']?([^"':{}[\],#]+?)["']?\s*:/.exec(text.slice(offset, offset + 200));
-  return m?.[1]?.trim() || undefined;
 }
 
 function redactVars(vars: Record<string, Scalar>, redact: (s: string) => string): Record<string, Scalar> {

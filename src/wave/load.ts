@@ -10,6 +10,7 @@ import { LineCounter, parseDocument } from "yaml";
 import type { Diagnostic } from "../diagnostics.js";
 import { errorMessage } from "../errors.js";
 import { createLocator, type Locate } from "../runbook/positions.js";
+import { yamlErrorAt } from "../runbook/yaml-error.js";
 import { formatBytes } from "../text.js";
 import type { SyncbookWave } from "./schema.gen.js";
 import { validateWaveSchema } from "./validate.gen.js";
@@ -93,19 +94,8 @@ export async function parseWave(text: string, file: string, size = Buffer.byteLe
     locate,
   });
   for (const e of doc.errors) {
-    const p = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
-    diagnostics.push(
-      at(
-        p.line,
-        p.col,
-        e.code === "DUPLICATE_KEY" ? "yaml-duplicate-key" : "yaml",
-        // the parser's first line; the rest is its own code frame, which the formats draw themselves
-        (e.message.split("\n")[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, ""),
-        e.code === "DUPLICATE_KEY"
-          ? "A key may appear once per mapping: the second would silently replace the first."
-          : "Fix the YAML syntax (indentation, quotes, a `:` after every key).",
-      ),
-    );
+    const y = yamlErrorAt(e, text, lines);
+    diagnostics.push(at(y.line, y.column, y.rule, y.message, y.hint));
   }
   if (doc.errors.length) return result();
   let value: unknown;

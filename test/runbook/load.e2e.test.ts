@@ -25,6 +25,24 @@ describe("loader: YAML problems at their position", () => {
     expect(l.diagnostics[0]).toMatchObject({ rule: "yaml", severity: "error", file: "rb.yaml" });
     expect(l.diagnostics[0]?.line).toBeGreaterThanOrEqual(7);
   });
+  // a newcomer's trial: the parser notices an unclosed `{` on the next line; the cause is the bracket
+  it("an unclosed `{` or `[`: at the bracket, saying where the parser noticed", async () => {
+    const l = await load(
+      `${HEAD}steps:\n  - { id: s, start: { source: cluster0, destination: cluster1 }\n  - { id: c, commit: {} }\n`,
+    );
+    expect(l.diagnostics.map(at)).toEqual([
+      "8:5 this `{` is never closed (the parser noticed at line 9, column 3: Flow map in block collection must be sufficiently indented and end with a })",
+    ]);
+    expect(l.diagnostics[0]?.hint).toContain("End the mapping with `}`");
+    const seq = await load(`${HEAD}vars: { a: 1 }\nplugins: [a.mjs, b.mjs\nsteps: [ { sleep: 1 } ]\n`);
+    expect(seq.diagnostics.map(at)[0]).toMatch(
+      /^8:10 this `\[` is never closed \(the parser noticed at line 9, column 1: /,
+    );
+    expect(seq.diagnostics[0]?.hint).toContain("End the list with `]`");
+    // a `}` inside quotes closes nothing: the open `[` after it is named
+    const quoted = await load(`${HEAD}vars: { a: "}", b: [1\nsteps: [ { sleep: 1 } ]\n`);
+    expect(quoted.diagnostics.map(at)[0]).toMatch(/^7:20 this `\[` is never closed/);
+  });
   it("a duplicate key is an error at the second occurrence, naming the key", async () => {
     const l = await load(`${HEAD}name: again\nsteps: [ { sleep: 1 } ]\n`);
     expect(l.diagnostics.map(at)).toEqual(["7:1 duplicate key `name`: it already appears earlier in this mapping"]);

@@ -98,9 +98,12 @@ describe("the wave file itself", () => {
   it("bad YAML: a yaml finding at its line and column, with a hint", async () => {
     const { own, plan } = await waveFindings("bad-yaml");
     expect(own).toHaveLength(1);
-    expect(own[0]).toMatchObject({ rule: "yaml", line: 5, column: 1, severity: "error" });
-    expect(own[0]?.message).toMatch(/Flow sequence/);
-    expect(own[0]?.hint).toMatch(/YAML syntax/);
+    // at the `[` never closed, not the line after it where the parser noticed
+    expect(own[0]).toMatchObject({ rule: "yaml", line: 4, column: 11, severity: "error" });
+    expect(own[0]?.message).toMatch(
+      /this `\[` is never closed \(the parser noticed at line 5, column 1: Flow sequence/,
+    );
+    expect(own[0]?.hint).toMatch(/End the list with `\]`/);
     expect(plan).toBeUndefined();
   });
   it("wrong types: each at its value, with the schema's description as the hint and did-you-mean", async () => {
