@@ -167,7 +167,8 @@ export function reconcile(
     notes.push(
       f.aborted
         ? `the previous run: ${f.message ?? "aborted by the operator (--abort)"}`
-        : f.to !== undefined && f.outcome === "ok"
+        : // only a --to run that ended ok gets here (any other ended ok was refused above)
+          f.outcome === "ok"
           ? `the previous run ended ok at its --to "${f.to}", as asked`
           : `the previous run ended ${f.outcome}${why}`,
     );
