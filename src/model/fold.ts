@@ -46,8 +46,14 @@ const obj = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const finite = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
-/** How many recent lag answers judge its trend, and the change (seconds) that is more than noise. */
+/**
+ * How many recent lag answers judge its trend, the least time between two of them, and the change
+ * (seconds) that is more than noise. The spacing: five answers of the write-stop window's 100 ms
+ * reads span 0.4 s, under `lagRate`'s second, and the readiness ETA said "trend not known yet"
+ * for as long as the window's drained wait lasted, the one wait the bridge call watches.
+ */
 const LAG_TREND_SAMPLES = 5;
+const LAG_TREND_STEP_MS = 1000;
 const LAG_TREND_NOISE_S = 1;
 
 /**
@@ -468,8 +474,12 @@ export class CutoverFold {
     const lag = lagSeconds(p) ?? null;
     view.lagSeconds = lag;
     if (typeof lag === "number") {
-      const lags = [...(this.#lags.get(e.instance.index) ?? []), { at: e.at, lag }].slice(-LAG_TREND_SAMPLES);
-      this.#lags.set(e.instance.index, lags);
+      const now = { at: e.at, lag };
+      const kept = this.#lags.get(e.instance.index) ?? [];
+      const last = kept[kept.length - 1];
+      // an answer is kept a step after the last kept one; the trend always ends at this answer
+      const lags = [...kept, now].slice(-LAG_TREND_SAMPLES);
+      if (last === undefined || e.at - last.at >= LAG_TREND_STEP_MS) this.#lags.set(e.instance.index, lags);
       const trend = lagTrend(lags.map((l) => l.lag));
       if (trend) view.lagTrend = trend;
       else delete view.lagTrend;

@@ -221,6 +221,37 @@ describe("the cutover's read model", () => {
   });
 });
 
+describe("the lag's trend at any pace of reads", () => {
+  // the write-stop window reads every 100 ms: five answers span 0.4 s, and the ETA stayed unknown
+  it("is known after a second of answers 100 ms apart, over answers a second apart up to the last", () => {
+    const s = stream();
+    const f = new CutoverFold({ traits: traitsOf });
+    f.apply(s.at(0, "run.started", started("run")));
+    const rate = (): number | undefined => f.view().fleet.instances[0]?.lagRate;
+    // the lag falls 1 s per second: 20 s at t=0, read every 100 ms for 6 s
+    for (let t = 0; t <= 6000; t += 100) {
+      f.apply(
+        s.at(t, "progress.sampled", {
+          instance: inst(0),
+          progress: { state: "RUNNING", lagTimeSeconds: 20 - t / 1000 },
+        } as never),
+      );
+      if (t === 900) expect(rate(), "under a second of answers: not known").toBeUndefined();
+      if (t === 1000) expect(rate()).toBeCloseTo(-1, 5);
+    }
+    expect(rate()).toBeCloseTo(-1, 5);
+    expect(f.view().fleet.instances[0]?.lagTrend).toBe("falling");
+    // the trend ends at the last answer: a jump shows at once, not a second later
+    f.apply(
+      s.at(6050, "progress.sampled", {
+        instance: inst(0),
+        progress: { state: "RUNNING", lagTimeSeconds: 30 },
+      } as never),
+    );
+    expect(f.view().fleet.instances[0]?.lagTrend).toBe("rising");
+  });
+});
+
 describe("a fleet that answers COMMITTED", () => {
   it("is committed once every instance's last answer says so, whatever answered last, and stays so", () => {
     const s = stream();
