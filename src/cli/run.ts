@@ -131,14 +131,14 @@ async function runMain(
   const runbook = loaded.runbook;
   if (!runbook) return ExitCode.usage;
 
-  const { openJournal, asListener, acquireLock, acquireFleetLock, journalDirFor, tookOverLines } =
+  const { openJournal, asListener, acquireLock, acquireFleetLock, journalDirFor, lockHolderText, tookOverLines } =
     await import("../journal/index.js");
   // next to the runbook by default, not in the current directory: a resume after a lost SSH
   // session finds the journal (and the lock) wherever the operator's new shell starts; from real
   // paths, so a symlink to the runbook meets the same lock
   const dir = journalDirFor(loaded.file, runbook.name, flags.journalDir);
   const lock = acquireLock(dir);
-  if (lock.staleFrom) stderr(`journal: took over a stale lock (${JSON.stringify(lock.staleFrom)})`);
+  if (lock.staleFrom) stderr(`journal: took over a stale lock (left by ${lockHolderText(lock.staleFrom)})`);
   // and one runner per instance, whatever the runbook's path: two checkouts (or a hard link) of
   // one runbook have two journal folders, but one fleet (src/journal/fleet-lock.ts)
   let fleetLock: FleetLock | undefined;

@@ -26,7 +26,7 @@ import { homedir, userInfo } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { serviceKey } from "../instance-identity.js";
-import { acquireLock, type Lock, type LockInfo } from "./lock.js";
+import { acquireLock, lockHolderText, type Lock, type LockInfo } from "./lock.js";
 
 /** The per-user folder of the fleet locks (see the header). */
 export function fleetLockDir(
@@ -122,7 +122,7 @@ export function tookOverLines(tookOver: FleetLock["tookOver"]): string[] {
   }
   return [...by.values()].map(({ labels, from }) =>
     labels.length === 1
-      ? `fleet: took over the stale lock of instance ${labels[0]} (${JSON.stringify(from)})`
-      : `fleet: took over the stale locks of ${labels.length} instances (${labels.slice(0, 3).join(", ")}${labels.length > 3 ? ` and ${labels.length - 3} more` : ""}), all left by one runner that is gone (${JSON.stringify(from)})`,
+      ? `fleet: took over the stale lock of instance ${labels[0]} (left by ${lockHolderText(from)})`
+      : `fleet: took over the stale locks of ${labels.length} instances (${labels.slice(0, 3).join(", ")}${labels.length > 3 ? ` and ${labels.length - 3} more` : ""}), all left by one runner: ${lockHolderText(from)}`,
   );
 }

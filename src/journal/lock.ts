@@ -45,6 +45,18 @@ export interface LockInfo {
   start?: number;
 }
 
+/**
+ * A lock's holder in words, for the line a run says when it takes the lock over: who held it and
+ * since when (the PID namespace, boot and start that proved it gone stay in the lock file).
+ */
+export function lockHolderText(from: LockInfo | { unreadable: string }): string {
+  if ("unreadable" in from)
+    return from.unreadable === ""
+      ? "an empty lock file"
+      : `a lock file that could not be read: ${JSON.stringify(from.unreadable)}`;
+  return `pid ${from.pid} on ${from.host}, since ${from.startedAt}${from.runbook !== undefined ? `, running ${from.runbook}` : ""}: that process is gone`;
+}
+
 export interface Lock {
   /** Path of the lock file. */
   readonly file: string;

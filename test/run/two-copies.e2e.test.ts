@@ -170,7 +170,7 @@ describe("one runner per fleet, not per runbook file", () => {
     const again = await cli(["run", file, "--renderer", "simple"], { cwd: root, env: { SYNCBOOK_STATE_DIR: state } });
     expect(again.code, again.all).toBe(0);
     expect(again.stderr).toMatch(
-      /fleet: took over the stale lock of instance sync0 \(http:\/\/127\.0\.0\.1:\d+\) \(.*4194311/,
+      /fleet: took over the stale lock of instance sync0 \(http:\/\/127\.0\.0\.1:\d+\) \(left by pid 4194311 on .*, since 2026-01-01T00:00:00Z: that process is gone\)/,
     );
     expect(readdirSync(join(state, "locks"))).toEqual([]);
   });
