@@ -7,7 +7,25 @@
  * interrupt after the stop, a split commit); `may-be-stopped` when a stop hook itself failed
  * part-way and no undo of it succeeded (what it did is not known).
  */
+import type { RunEventMap } from "./events.js";
+import { formatDuration } from "./runbook/duration.js";
+
 export type WritesLeft = "stopped" | "may-be-stopped";
+
+/**
+ * The write-stop window at a run's end in words: "writes stopped 110ms (and 9.7s in an earlier
+ * window)". The earlier windows of the cutover (a stop undone, then stopped again) were the
+ * application's downtime too: the last window alone undersold it.
+ */
+export function windowLengthWords(
+  w: NonNullable<RunEventMap["run.finished"]["window"]>,
+  openWords = " so far",
+): string {
+  const earlier = w.earlier
+    ? ` (and ${formatDuration(w.earlier.durationMs)} in ${w.earlier.count === 1 ? "an earlier window" : `${w.earlier.count} earlier windows`})`
+    : "";
+  return `writes stopped ${w.atLeast ? "at least " : ""}${formatDuration(w.durationMs)}${w.open ? openWords : ""}${earlier}`;
+}
 
 /** The headline words: "writes are STILL STOPPED", "writes may be stopped". */
 export const WRITES_LEFT_WORDS: Readonly<Record<WritesLeft, string>> = {

@@ -12,7 +12,7 @@
  *
  * Imported lazily, only when the variable is set: lint's start-up stays as it was.
  */
-import { writesLeftSentence } from "../writes-words.js";
+import { windowLengthWords, writesLeftSentence } from "../writes-words.js";
 import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
@@ -188,7 +188,7 @@ export function createRunSummary() {
     if (finished?.cutover)
       facts.push([
         "cutover",
-        `${formatDuration(finished.cutover.durationMs)} over ${finished.cutover.runs} runs${finished.window ? `; writes stopped ${finished.window.atLeast ? "at least " : ""}${formatDuration(finished.window.durationMs)}${finished.window.open ? " so far" : ""}` : ""}`,
+        `${formatDuration(finished.cutover.durationMs)} over ${finished.cutover.runs} runs${finished.window ? `; ${windowLengthWords(finished.window)}` : ""}`,
       ]);
     if (finished?.writes) facts.push(["application writes", writesLeftSentence(finished.writes)]);
     facts.push([

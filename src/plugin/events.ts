@@ -5,7 +5,7 @@
  */
 import type { RunEvent, RunEventType } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
-import { windowEndWords, writesLeftSentence } from "../writes-words.js";
+import { windowEndWords, windowLengthWords, writesLeftSentence } from "../writes-words.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /**
@@ -218,9 +218,7 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
         ? "interrupted by the operator"
         : n.outcome;
   const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
-  const window = n.window
-    ? `; writes stopped ${n.window.atLeast ? "at least " : ""}${formatDuration(n.window.durationMs)}${n.window.open ? " so far" : ""}`
-    : "";
+  const window = n.window ? `; ${windowLengthWords(n.window)}` : "";
   return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes)}. ` : ""}run ${how}${n.committed ? " (committed)" : " (not committed)"} after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
 }
 

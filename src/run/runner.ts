@@ -298,6 +298,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   // the cutover, not only this run: its time across runs, its write-stop window (folded from the
   // earlier runs' events and this run's), and writes left stopped, said in words by every output
   const window = run.window.current(ended);
+  const before = run.window.windows(ended).slice(0, -1);
   const writes = run.window.writesLeft();
   say("run.finished", {
     outcome,
@@ -320,6 +321,14 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
             durationMs: window.durationMs ?? window.measuredMs,
             open: window.open,
             ...(window.openedAt === undefined ? { atLeast: true } : {}),
+            ...(before.length
+              ? {
+                  earlier: {
+                    count: before.length,
+                    durationMs: before.reduce((n, w) => n + (w.durationMs ?? w.measuredMs), 0),
+                  },
+                }
+              : {}),
           },
         }
       : {}),

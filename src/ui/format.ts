@@ -1,7 +1,7 @@
 /**
  * Pure text helpers shared by both renderers. No I/O, no clock: callers pass `now`.
  */
-import { WRITES_LEFT_WORDS } from "../writes-words.js";
+import { WRITES_LEFT_WORDS, windowLengthWords } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import type { RunEventMap } from "../events.js";
@@ -181,9 +181,6 @@ export function writesStillStoppedLines(step: UndoLeftStopped, red: (s: string) 
 export function cutoverTail(e: Pick<RunEventMap["run.finished"], "cutover" | "window">): string {
   const parts: string[] = [];
   if (e.cutover) parts.push(`cutover ${formatDuration(e.cutover.durationMs)} over ${e.cutover.runs} runs`);
-  if (e.window)
-    parts.push(
-      `writes stopped ${e.window.atLeast ? "at least " : ""}${formatDuration(e.window.durationMs)}${e.window.open ? " so far (still stopped)" : ""}`,
-    );
+  if (e.window) parts.push(windowLengthWords(e.window, " so far (still stopped)"));
   return parts.map((p) => ` · ${p}`).join("");
 }

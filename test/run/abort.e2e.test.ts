@@ -102,6 +102,8 @@ describe("--abort", () => {
     );
     expect(resumed.all).toMatch(/↓ \[1\/6\] .* skipped: done in an earlier run \(journal\)/);
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    // its last line counts the window the --abort closed as downtime too, not only its own
+    expect(resumed.all).toMatch(/■ run ok .* · writes stopped \S+ \(and \S+ in an earlier window\) · committed/);
   }, 90_000);
 
   it("is refused once commit reached part of the fleet: writes stay stopped, nothing is undone (exit 1)", async () => {

@@ -8,6 +8,7 @@ import { SimpleUi } from "../../src/ui/simple.js";
 import { formatValue, formatWaitStatus } from "../../src/ui/format.js";
 import { decisionLine } from "../../src/ui/model.js";
 import { EventBuilder, STEPS } from "../support/ui-fixtures.js";
+import { windowLengthWords } from "../../src/writes-words.js";
 
 const plain = pc.createColors(false);
 
@@ -50,5 +51,20 @@ describe("what a user reads", () => {
     const end = lines.find((l) => l.includes("interrupted in"));
     expect(end).toMatch(/interrupted in 13ms \(by SIGINT\)$/);
     expect(lines.join("\n")).not.toContain("interrupted: interrupted");
+  });
+});
+
+describe("the write-stop window at a run's end, in words (src/writes-words.ts)", () => {
+  it("counts the cutover's earlier windows too: they were downtime", () => {
+    expect(windowLengthWords({ durationMs: 110, open: false })).toBe("writes stopped 110ms");
+    expect(windowLengthWords({ durationMs: 110, open: false, earlier: { count: 1, durationMs: 9_700 } })).toBe(
+      "writes stopped 110ms (and 9.7s in an earlier window)",
+    );
+    expect(
+      windowLengthWords(
+        { durationMs: 4_000, open: true, atLeast: true, earlier: { count: 2, durationMs: 61_000 } },
+        " so far (still stopped)",
+      ),
+    ).toBe("writes stopped at least 4s so far (still stopped) (and 1m 01s in 2 earlier windows)");
   });
 });
