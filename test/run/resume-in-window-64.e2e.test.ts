@@ -71,7 +71,7 @@ describe("kill -9 in a 64-instance window, waiting for canWrite; then --resume",
     expect(sim0.control.state().writes.enabled).toBe(true);
     // the resume says the dead runner's 64 locks in one line, not 64
     expect(resumed.all).toMatch(
-      /fleet: took over the stale locks of 64 instances \(sync\d+ \(http:[^)]*\), .* and 61 more\), all left by one runner that is gone/,
+      /fleet: took over the stale locks of 64 instances \(sync\d+ \(http:[^)]*\), .* and 61 more\), all left by one runner: pid \d+ on .*: that process is gone/,
     );
     expect(resumed.all).not.toMatch(/took over the stale lock of instance/);
     // the window closed on the first process's canWrite, then the write-on hook ran, once; the
