@@ -3,7 +3,15 @@
  * reconciliation of a journal with the live fleet that `--resume` acts on.
  */
 export { openJournal, asListener, type Journal, type OpenJournalOptions } from "./journal.js";
-export { acquireLock, isPidAlive, lockHolderText, LOCK_FILE_NAME, type Lock, type LockInfo, type AcquireLockOptions } from "./lock.js";
+export {
+  acquireLock,
+  isPidAlive,
+  lockHolderText,
+  LOCK_FILE_NAME,
+  type Lock,
+  type LockInfo,
+  type AcquireLockOptions,
+} from "./lock.js";
 export {
   readJournalState,
   type KindTraits,
