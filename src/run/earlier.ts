@@ -126,12 +126,38 @@ export interface CommitEvidence {
   accepted: boolean;
 }
 
+/**
+ * Any commit of the cutover, before a reverse too: what `--abort` and the undos go by (a write stop
+ * from before a commit is never undone, whatever came after it).
+ */
 export function commitEvidence(state: JournalState): CommitEvidence {
-  const commits = state.commandsSent.filter((c) => c.op === "commit");
-  const endedOk = (c: (typeof commits)[number]): boolean => state.steps[c.stepIndex]?.finished === "ok";
+  return evidenceOf(state, state.commandsSent);
+}
+
+/**
+ * The commit of the sync that runs now: a reverse that took effect starts a new sync, whose commit
+ * is its own (as a run's memory after its reverse step, src/steps/lifecycle.ts); `reversedNow`: a
+ * resume adopts a reverse the journal does not show ended. What the verdict (`committed`) and the
+ * interlocks that count a commit go by.
+ */
+export function currentSyncCommit(state: JournalState, reversedNow: boolean): CommitEvidence {
+  if (reversedNow) return { sent: false, accepted: false };
+  const sent = state.commandsSent;
+  let from = 0;
+  sent.forEach((c, i) => {
+    if (c.op === "reverse" && (endedOk(state, c) || c.perInstance.some((p) => p.answered === "ok"))) from = i + 1;
+  });
+  return evidenceOf(state, sent.slice(from));
+}
+
+const endedOk = (state: JournalState, c: JournalState["commandsSent"][number]): boolean =>
+  state.steps[c.stepIndex]?.finished === "ok";
+
+function evidenceOf(state: JournalState, commands: JournalState["commandsSent"]): CommitEvidence {
+  const commits = commands.filter((c) => c.op === "commit");
   return {
-    sent: commits.some((c) => endedOk(c) || c.perInstance.some((p) => p.answered !== "error")),
-    accepted: commits.some((c) => endedOk(c) || c.perInstance.some((p) => p.answered === "ok")),
+    sent: commits.some((c) => endedOk(state, c) || c.perInstance.some((p) => p.answered !== "error")),
+    accepted: commits.some((c) => endedOk(state, c) || c.perInstance.some((p) => p.answered === "ok")),
   };
 }
 

@@ -17,7 +17,7 @@ import { instancesOf } from "../runbook/types.js";
 import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
-import { commitEvidence, openEarlierJournal } from "./earlier.js";
+import { commitEvidence, currentSyncCommit, openEarlierJournal } from "./earlier.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -135,6 +135,9 @@ export async function planResume(
   // instance that got it may be waiting in its round: turning writes back on then would let the
   // round close with writes flowing). As in a run, nothing is undone after commit was sent.
   const journaled = commitEvidence(state);
+  const reversedNow = r.adopt.some((a) => a.op === "reverse");
+  const adoptedCommit = r.adopt.some((a) => a.op === "commit") && !reversedNow;
+  const current = currentSyncCommit(state, reversedNow);
   const commitSent = r.adopt.some((a) => a.op === "commit") || journaled.sent;
   // a stopWrites whose undo started may have turned writes back on: it runs again, so commit's
   // interlock sees writes stopped by this run, not by a step whose effect was reverted. Only its
@@ -206,11 +209,14 @@ export async function planResume(
       memory: {
         ...(split ? { split } : {}),
         // a write stop that runs again is not in force until it has
-        writesStopped: state.stopWritesSucceeded && reverted === undefined,
+        // an adopted reverse runs the sync the other way: its commit needs its own write stop
+        writesStopped: state.stopWritesSucceeded && reverted === undefined && !reversedNow,
         // the verifier's check and writesOff are adopted, never resent blindly (src/steps/kit/verifier.ts)
         verifier: state.verifier ?? {},
-        commitSent,
-        commitAccepted: r.adopt.some((a) => a.op === "commit") || journaled.accepted,
+        // the sync that runs now (a reverse starts a new one): the verdict and commit's interlocks
+        // go by it, as a run's memory after its reverse step does; the undos above go by any commit
+        commitSent: adoptedCommit || current.sent,
+        commitAccepted: adoptedCommit || current.accepted,
         // the no-errors interlock spans the whole run, the interrupted part included
         serviceErrors: state.commandsSent.flatMap((c) =>
           c.perInstance

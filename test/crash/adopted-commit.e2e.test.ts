@@ -82,4 +82,41 @@ describe("a commit adopted by a resumed run", () => {
     const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
     expect(st.stdout, st.all).toMatch(/run ended ok \(committed\) · verified/);
   }, 120_000);
+
+  // an adversarial run: the same reverse read "not committed" uninterrupted and "committed" (in
+  // report.json too) when a resume adopted it; the sync that runs after a reverse is a new one
+  it("a reverse adopted by a resume: not committed, as the run without the kill says", async () => {
+    const s: Simulator = await fastSim({ timeScale: 100, faults: ["latency=4s@0/reverse"] });
+    sims.push(s);
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    const startRev =
+      "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
+    const reverse = "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n";
+    writeFileSync(
+      file,
+      cutoverYaml(s, {
+        steps: startRev + READY + STOP + DRAINED + COMMIT + COMMITTED + reverse,
+        defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
+      }),
+    );
+    const jd = join(dir, "journals");
+    const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
+    const reverses = () => s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
+
+    const one = startCli(args(), { cwd: dir });
+    await until("the reverse arrives", () => reverses() === 1, 30_000);
+    one.child.kill("SIGKILL");
+    const first = await one.done;
+    const report = join(dir, "report");
+    const second = await cli(args("--resume", "--report", report), { cwd: dir });
+    const where = transcript(first, second);
+    expect(second.code, where).toBe(0);
+    expect(second.all, where).toMatch(/skipped: adopted: reverse took effect/);
+    expect(reverses(), where).toBe(1);
+    expect(second.all, where).toMatch(/■ run ok .* · not committed · /);
+    const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as { committed: boolean };
+    expect(json.committed, where).toBe(false);
+  }, 120_000);
 });
