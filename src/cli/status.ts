@@ -315,13 +315,17 @@ export function formatStatus(st: Status): string[] {
         "        stops writes again, then goes on to the commit (its writes-stopped interlock refused it; --resume would meet the same refusal)",
       );
     else if (open && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
-      const committed = j.lastCommand?.op === "commit";
+      // as --abort judges it (src/run/abort.ts): any commit that may have reached the fleet, not
+      // only the last command's (a reverse after the commit)
+      const committed = j.commitSent === true;
+      // once the destination takes writes, the source's write stop is not news
+      const stays = j.writesStopped === true && j.destinationWrites === undefined;
       lines.push(
         "  next, one of:",
         `    syncbook run ${st.file} --resume`,
         j.finished
-          ? `        goes on with the cutover where its last run stopped${j.writesStopped ? " (writes stay stopped)" : ""}`
-          : `        goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${j.writesStopped ? "; writes stay stopped" : ""})`,
+          ? `        goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
+          : `        goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`,
         ...(committed
           ? ["    (no --abort: a commit was sent, and after commit nothing is undone)"]
           : [

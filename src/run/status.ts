@@ -32,6 +32,7 @@ import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
+import { commitEvidence } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
 
 /**
@@ -131,6 +132,11 @@ export interface JournalStatus {
     to?: string;
   };
   writesStopped?: boolean;
+  /**
+   * A commit of this cutover may have reached the fleet (any in the journal, before a reverse
+   * too: `commitEvidence`, src/run/earlier.ts): `--abort` refuses, so status offers none.
+   */
+  commitSent?: true;
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
   writesStoppedBefore?: true;
   /**
@@ -486,6 +492,7 @@ async function readJournalStatus(
   // ("may-be-stopped" is a stop hook of this journal that failed part-way: said by its own line)
   const endedStopped = !state.stopWritesSucceeded && state.finished && model.runs.at(-1)?.writesLeft === "stopped";
   out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
+  if (commitEvidence(state).sent) out.commitSent = true;
   if (endedStopped) out.writesStoppedBefore = true;
   // since the write-stop window the journal shows last opened, if it did not close after
   const w = model.window;

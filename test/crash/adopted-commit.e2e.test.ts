@@ -109,6 +109,12 @@ describe("a commit adopted by a resumed run", () => {
     await until("the reverse arrives", () => reverses() === 1, 30_000);
     one.child.kill("SIGKILL");
     const first = await one.done;
+    // status between the runs: the reverse is the last command, the commit before it still rules
+    // out --abort (it refuses: after commit nothing is undone), and offers none
+    const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
+    expect(st.stdout, st.all).toContain("(no --abort: a commit was sent, and after commit nothing is undone)");
+    expect(st.stdout, st.all).not.toContain(`syncbook run ${file} --abort`);
+    expect(st.stdout, st.all).not.toContain("writes stay stopped");
     const report = join(dir, "report");
     const second = await cli(args("--resume", "--report", report), { cwd: dir });
     const where = transcript(first, second);
