@@ -28,8 +28,12 @@ export class VerifierHost {
    * `afterInFlight`, once the request holding its lock has been answered) or starts again.
    */
   setRunning: (running: boolean, afterInFlight?: Promise<void>) => Promise<void> = async () => {};
-  /** The verifier's one operational request at a time: settles when the one in flight is answered. */
-  #lock: Promise<void> | undefined;
+  /**
+   * Each verifier process's one operational request at a time: settles when the one in flight is
+   * answered. Per process: a restarted verifier has no request in flight, whatever its dead
+   * predecessor was handling (an adversarial run's restart inherited it and refused its first check).
+   */
+  readonly #locks = new WeakMap<Verifier, Promise<void>>();
 
   constructor(private readonly world: VerifierWorld) {
     const c = world.config;
@@ -40,7 +44,7 @@ export class VerifierHost {
   exit(reason: string, afterInFlight: boolean): void {
     if (this.verifier.exited !== null) return;
     this.verifier.exited = reason;
-    void this.setRunning(false, afterInFlight ? this.#lock : undefined).catch(() => {});
+    void this.setRunning(false, afterInFlight ? this.#locks.get(this.verifier) : undefined).catch(() => {});
   }
 
   /**
@@ -170,22 +174,24 @@ export class VerifierHost {
    * server down and exits.
    */
   async command(command: "check" | "writesOff", text: string): Promise<Reply> {
-    if (this.verifier.exited !== null) return DROP;
-    if (this.#lock) {
+    // the process this request reached: a restart meanwhile leaves it the old one's
+    const v = this.verifier;
+    if (v.exited !== null) return DROP;
+    if (this.#locks.has(v)) {
       this.exit("request in progress", true);
       return { status: 200, body: { success: false, error: "APIError", errorDescription: "request in progress" } };
     }
     let release!: () => void;
-    this.#lock = new Promise<void>((r) => (release = r));
+    this.#locks.set(v, new Promise<void>((r) => (release = r)));
     try {
-      return command === "check" ? this.#check(text) : await this.#writesOff(text);
+      return command === "check" ? this.#check(v, text) : await this.#writesOff(v, text);
     } finally {
-      this.#lock = undefined;
+      this.#locks.delete(v);
       release();
     }
   }
 
-  #check(text: string): Reply {
+  #check(v: Verifier, text: string): Reply {
     // `{}` or `{"filter": …}` (extended JSON); other fields are ignored, as the published binding does
     const parsed = parseBody(text);
     if (parsed === undefined) return verifierError(400, "EOF");
@@ -195,11 +201,11 @@ export class VerifierHost {
       return verifierError(400, `error decoding key filter: cannot decode ${goType(parsed.filter)} into a bson.D`);
     const t = this.world.syncAll();
     // "`check` answers success at once and starts later; a `check` after one already ran is answered success and ignored"
-    this.verifier.check(t);
+    v.check(t);
     return ok();
   }
 
-  async #writesOff(text: string): Promise<Reply> {
+  async #writesOff(v: Verifier, text: string): Promise<Reply> {
     const parsed = parseBody(text);
     if (parsed === undefined) return verifierError(400, "EOF");
     if (parsed === BAD) return verifierError(400, "invalid character in JSON input");
@@ -207,15 +213,15 @@ export class VerifierHost {
       return verifierError(400, `json: cannot unmarshal ${goType(parsed)} into Go value of type verifier.EmptyRequest`);
     let t = this.world.syncAll();
     // the check's setup holds the verifier's own lock: writesOff waits for it (holding the request lock)
-    while (this.verifier.settingUp && this.verifier.exited === null && !this.world.closed) {
-      await this.#untilSim(this.verifier.setupUntil);
+    while (v.settingUp && v.exited === null && !this.world.closed) {
+      await this.#untilSim(v.setupUntil);
       t = this.world.syncAll();
     }
-    if (this.verifier.exited !== null || this.world.closed) return DROP;
+    if (v.exited !== null || this.world.closed) return DROP;
     // "`writesOff` a second time answers HTTP 200 `{"error": "writesOff already set"}` with no `success` field"
-    if (this.verifier.writesOff) return verifierError(200, "writesOff already set");
+    if (v.writesOff) return verifierError(200, "writesOff already set");
     // set before the cluster times are read: a refusal below still leaves it set
-    this.verifier.writesOff = true;
+    v.writesOff = true;
     const slow = this.world.book.hit("writes-off-slow", "verifier", t);
     // (a shutdown meanwhile still lets this answer out: the web server shuts down gracefully)
     if (slow) await new Promise((r) => setTimeout(r, (slow.value ?? 0) * 1000));
@@ -224,8 +230,8 @@ export class VerifierHost {
     if (refused) return verifierError(200, `failed to fetch source's cluster time: ${refused.message ?? "error"}`);
     // no check has started its change readers: the published verifier dereferences a nil reader
     // (a panic its web framework answers with an empty 500), and can then never finish
-    if (!this.verifier.readers) return { status: 500, text: "", contentType: "text/plain" };
-    this.verifier.finalTs = true;
+    if (!v.readers) return { status: 500, text: "", contentType: "text/plain" };
+    v.finalTs = true;
     return ok();
   }
 }

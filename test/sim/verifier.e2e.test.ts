@@ -448,6 +448,24 @@ describe("verifier: one operational request at a time", () => {
     await until(() => sim.control.state().verifier.exited !== null);
   });
 
+  // an adversarial run: restarted while a slow writesOff held the old process's lock, the new
+  // process refused its first check "request in progress" and exited
+  it("a restart while a writesOff is in flight: the new process has no request in flight, and the old one's writesOff is not its", async () => {
+    sim = await frozen({ faults: ["writes-off-slow=1s"] });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    const slow = writesOff(sim).catch(() => undefined); // the old process's connection is cut
+    await until(() => sim.control.counts().verifier["POST /api/v1/writesOff"] === 1);
+    expect((await call(`${sim.instances[0]!.url}/sim/verifier/restart`, "POST", { clean: false })).json).toEqual({
+      success: true,
+    });
+    await checkAndSetUp(sim); // answered success: no request of the new process was in flight
+    await slow;
+    expect(sim.control.state().verifier.exited).toBeNull();
+    // the old process's writesOff did not reach the new one: a writesOff to it is its first
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+  });
+
   it("verifier-exit: the process exits (connection refused), from `after` on", async () => {
     sim = await frozen({ faults: ["verifier-exit,after=10s"] });
     await post(sim, 0, "start", RS_TO_SHARDED);
