@@ -1230,7 +1230,7 @@ describe("a verifier restarted in the middle: said, journaled, followed (never a
       expect(s.logs("warn")).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^the verifier restarted: a new process answers at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(${WARN_PERSISTED.replace(/[()]/g, "\\$&")}; phase idle, generation 0, .*\\)\\. This run's check and writesOff went to the old process\\. Following it \\(1 of at most 2\\): a check to the new process \\(it resumes its persisted verification\\), then writesOff again once it runs\\.$`,
+            `^the verifier restarted: a new process answers at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(${WARN_PERSISTED.replace(/[()]/g, "\\$&")}; phase idle, generation 0, .*\\)\\. This run's check and writesOff went to the old process\\. Following it \\(1 of at most 2\\): a check to the new process \\(which resumes the verification its metadata holds, or starts afresh if it was started with --clean or on a new metadata database: its first answers to the check tell which, .*\\), then writesOff again once it runs\\.$`,
           ),
         ),
       ]);

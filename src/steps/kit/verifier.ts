@@ -325,7 +325,7 @@ export function followRestart(ctx: StepContext, t: VerifierTools, p: VerifierPro
   ctx.run.emit("log", {
     level: "warn",
     index: ctx.index,
-    message: `${seen}. ${asked ? `This run's ${asked} went to the old process. ` : ""}Following it (${t.restarts} of at most ${RESTARTS_FOLLOWED}): a check to the new process (it resumes its persisted verification), then writesOff again once it runs.`,
+    message: `${seen}. ${asked ? `This run's ${asked} went to the old process. ` : ""}Following it (${t.restarts} of at most ${RESTARTS_FOLLOWED}): a check to the new process (which resumes the verification its metadata holds, or starts afresh if it was started with --clean or on a new metadata database: its first answers to the check tell which, facts: "before a check no answer tells a --clean process from one without it"), then writesOff again once it runs.`,
   });
 }
 
