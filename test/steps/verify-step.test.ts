@@ -1541,6 +1541,30 @@ describe("VerifierReader: a gone verifier fails fast, a slow one is waited for",
     ]);
   });
 
+  // an adversarial run: a verifier that stopped answering mid-check was "setting itself up" for
+  // the whole step, and its time limit said "now" of a read a minute old
+  it("slow answers after answers in a running check: said as a verifier that may be stuck, its last answer's age given", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const s = reader({ progress: [CHECKING, "timeout", "timeout"] }, 300);
+      await s.readAll(3);
+      expect(s.logs()).toEqual([
+        [
+          "warn",
+          expect.stringMatching(
+            /^verifier progress: no answer within 10s, after answers in phase check \(its last answer \d+ms ago\): the verifier holds its answers while it turns a generation; if none comes, it may be stuck: read its log\. Waiting until the step's time limit$/,
+          ),
+        ],
+      ]);
+      expect(s.r.lastSeen(CHECKING, 1000)).not.toMatch(/ago/);
+      vi.setSystemTime(Date.now() + 70_000);
+      expect(s.r.lastSeen(CHECKING, 1000)).toMatch(/^phase check, .*, its last answer 1m 10s ago$/);
+      expect(s.r.lastSeen(undefined, 1000)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("slow answers between failures do not reset the count", async () => {
     const s = reader({ progress: ["refused", "timeout", "timeout", "timeout", "refused"] }, 400);
     await s.readAll(4);

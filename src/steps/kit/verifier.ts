@@ -138,11 +138,26 @@ export function verifierTools(ctx: StepContext, body: VerificationBody): Verifie
  * timeout is not a failure: progress waits while a check sets itself up.
  */
 export class VerifierReader {
+  /**
+   * What the verifier showed last, for a wait's failing line: with how long ago once it is older
+   * than a read or two (a verifier that stopped answering is not "now" in that state).
+   */
+  lastSeen(last: VerifierProgress | undefined, pollMs: number): string | undefined {
+    if (!last) return undefined;
+    const age = this.#lastAt === undefined ? 0 : Date.now() - this.#lastAt;
+    return age > 2 * pollMs
+      ? `${describeVerifier(last)}, its last answer ${formatDuration(age)} ago`
+      : describeVerifier(last);
+  }
+
   #failingSince: number | undefined;
   // Stryker disable next-line StringLiteral: equivalent: any failure's message differs from "" and from a mutant's text alike, so the first is said either way
   #problem = "";
   #slowSaid = false;
   #oldSaid = false;
+  /** When the verifier last answered progress, and in which phase (none yet: undefined). */
+  #lastAt: number | undefined;
+  #lastPhase: string | undefined;
 
   constructor(
     private readonly ctx: StepContext,
@@ -160,6 +175,8 @@ export class VerifierReader {
       return this.#empty500();
     }
     ctx.run.emit("verifier.sampled", { progress: p });
+    this.#lastAt = Date.now();
+    this.#lastPhase = p.phase;
     // the contract: "null when there is no error"; otherwise the verifier itself failed (it does not go on)
     if (p.error !== null && p.error !== undefined)
       throw new StepFailure(`the verifier failed: ${JSON.stringify(p.error)} (${describeVerifier(p)})`, {
@@ -192,6 +209,8 @@ export class VerifierReader {
       });
     }
     m.oldRelease = true;
+    this.#lastAt = Date.now();
+    this.#lastPhase = "idle";
     this.#failingSince = undefined;
     // Stryker disable next-line StringLiteral: equivalent: any failure's message differs from "" and from a mutant's text alike, so the next is said either way
     this.#problem = "";
@@ -205,10 +224,16 @@ export class VerifierReader {
     if (err instanceof TransportError && err.code === "timeout") {
       if (!this.#slowSaid) {
         this.#slowSaid = true;
+        // progress takes the verifier's lock, which a check holds while it sets itself up, and
+        // the turn of each generation too (migration-verifier v0.2.1 internal/verifier/check.go
+        // CheckDriver): after answers in a running check, a wait is no longer the setup's
+        const running = this.#lastPhase !== undefined && this.#lastPhase !== "idle";
         ctx.run.emit("log", {
-          level: "info",
+          level: running ? "warn" : "info",
           index: ctx.index,
-          message: `verifier progress: ${err.detail} (it answers only once a check has set itself up): waiting`,
+          message: running
+            ? `verifier progress: ${err.detail}, after answers in phase ${this.#lastPhase} (its last answer ${formatDuration(Date.now() - this.#lastAt!)} ago): the verifier holds its answers while it turns a generation; if none comes, it may be stuck: read its log. Waiting until the step's time limit`
+            : `verifier progress: ${err.detail} (it answers only once a check has set itself up): waiting`,
         });
       }
       return undefined;
@@ -461,7 +486,7 @@ async function checkShows(
       return none >= LOST_READS && now - noneSince >= LOST_MS ? { done: { lost: p } } : undefined;
     },
     "the verifier to show this run's check",
-    () => [{ instance: "verifier", condition: "a check running", value: last ? describeVerifier(last) : undefined }],
+    () => [{ instance: "verifier", condition: "a check running", value: t.reader.lastSeen(last, ctx.pollMs) }],
     undefined,
     // a check to be judged by its first answer: read at once (poll's first read), and again soon
     // while the check has not taken the verifier's lock yet, so that the answer comes as its setup
@@ -709,7 +734,7 @@ export async function awaitResult(
       {
         instance: "verifier",
         condition: `phase idle in a generation past ${w ?? "writesOff's"} (finished after writesOff)`,
-        value: last ? describeVerifier(last) : undefined,
+        value: t.reader.lastSeen(last, ctx.pollMs),
       },
     ],
     sayRechecks,
