@@ -353,7 +353,8 @@ export function reconcile(
     }
   }
 
-  if (state.stopWritesSucceeded)
+  // a reverse adopted here runs the sync the other way: the stop before it is not this sync's
+  if (state.stopWritesSucceeded && !adopt.some((a) => a.op === "reverse"))
     notes.push(
       "writes were stopped by an earlier step of this run (its undo has not run): the commit interlock counts it",
     );

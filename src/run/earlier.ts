@@ -142,12 +142,22 @@ export function commitEvidence(state: JournalState): CommitEvidence {
  */
 export function currentSyncCommit(state: JournalState, reversedNow: boolean): CommitEvidence {
   if (reversedNow) return { sent: false, accepted: false };
-  const sent = state.commandsSent;
-  let from = 0;
-  sent.forEach((c, i) => {
-    if (c.op === "reverse" && (endedOk(state, c) || c.perInstance.some((p) => p.answered === "ok"))) from = i + 1;
+  const r = lastReverse(state);
+  return evidenceOf(state, state.commandsSent.slice(r ? r.at + 1 : 0));
+}
+
+/**
+ * The last reverse that took effect: its command's place in the journal and its step. Taken when
+ * its step ended ok, as a run's memory is reset only then (src/steps/lifecycle.ts: a reverse
+ * refused by part of the fleet fails its step first) and the journal's write stop with it
+ * (src/journal/state.ts); one a resume adopts is the caller's to add.
+ */
+export function lastReverse(state: JournalState): { at: number; stepIndex: number } | undefined {
+  let found: { at: number; stepIndex: number } | undefined;
+  state.commandsSent.forEach((c, i) => {
+    if (c.op === "reverse" && endedOk(state, c)) found = { at: i, stepIndex: c.stepIndex };
   });
-  return evidenceOf(state, sent.slice(from));
+  return found;
 }
 
 const endedOk = (state: JournalState, c: JournalState["commandsSent"][number]): boolean =>
@@ -220,7 +230,8 @@ export async function fromJournal(
   // says so, or its journal lines below would read as going on with the one called off
   if (state.finished?.aborted && !sameCutover)
     return ignored("records a cutover called off with --abort: this run starts a new cutover");
-  const commit = commitEvidence(state);
+  // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
+  const commit = currentSyncCommit(state, false);
   const stopped = state.stopWritesSucceeded && !mayHaveActed;
   say(
     stopped

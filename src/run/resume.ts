@@ -17,7 +17,7 @@ import { instancesOf } from "../runbook/types.js";
 import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
-import { commitEvidence, currentSyncCommit, openEarlierJournal } from "./earlier.js";
+import { commitEvidence, currentSyncCommit, lastReverse, openEarlierJournal } from "./earlier.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -177,9 +177,16 @@ export async function planResume(
         );
     }
   }
-  const undoSteps = commitSent
-    ? []
-    : state.hooksRan.filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted).map((h) => h.stepIndex);
+  // as a run after its reverse step (its undo stack rearmed, src/steps/lifecycle.ts): the hooks
+  // of the new sync, after the reverse, are undone until its own commit; none from before
+  const newSyncFrom = r.adopt.find((a) => a.op === "reverse")?.stepIndex ?? lastReverse(state)?.stepIndex;
+  const undoSteps =
+    adoptedCommit || current.sent || (commitSent && newSyncFrom === undefined)
+      ? []
+      : state.hooksRan
+          .filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted)
+          .filter((h) => !commitSent || h.stepIndex > newSyncFrom!)
+          .map((h) => h.stepIndex);
   // the step the task list starts at: one that runs again (a write stop undone) comes before where the run stopped
   const first = steps.find((st) => !done.has(st.index) && st.index < r.resumeAt);
   const at = (i: number): string => `step ${i + 1}/${steps.length} "${steps[i]?.id ?? "(end)"}"`;

@@ -125,4 +125,44 @@ describe("a commit adopted by a resumed run", () => {
     const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as { committed: boolean };
     expect(json.committed, where).toBe(false);
   }, 120_000);
+
+  // an outside review: after a reverse, a run undoes the new sync's write stop if it fails (its
+  // undo stack rearmed); the resume of a killed run registered no undo at all
+  it("after a reverse, a resumed run that fails undoes the reverse sync's write stop, and never the one before the commit", async () => {
+    const s: Simulator = await fastSim({ timeScale: 100 });
+    sims.push(s);
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    const startRev =
+      "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
+    const after =
+      "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n" +
+      "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
+      // killed during the nap; the gate fails in the resumed run
+      "  - { id: nap, sleep: 5s }\n" +
+      '  - { id: gate, hook: { use: shell, with: { command: [node, -e, "process.exit(3)"] } } }\n';
+    writeFileSync(
+      file,
+      cutoverYaml(s, {
+        steps: startRev + READY + STOP + DRAINED + COMMIT + COMMITTED + after,
+        defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
+      }),
+    );
+    const jd = join(dir, "journals");
+    const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
+
+    const one = startCli(args(), { cwd: dir });
+    await one.waitFor(/▶ \[10\/11\] sleep/, 60_000);
+    one.child.kill("SIGKILL");
+    const first = await one.done;
+    expect(s.control.state().writes.enabled, "the second write stop held when the runner died").toBe(false);
+    const second = await cli(args("--resume"), { cwd: dir });
+    const where = transcript(first, second);
+    expect(second.code, where).toBe(1);
+    expect(second.all, where).toMatch(/✖ \[11\/11\] .* failed/);
+    expect(second.all, where).toMatch(/undo hook sim-writes started \(stop-again\)/);
+    expect(second.all, where).not.toMatch(/undo hook sim-writes started \(stop-writes\)/);
+    expect(s.control.state().writes.enabled, where).toBe(true);
+  }, 120_000);
 });

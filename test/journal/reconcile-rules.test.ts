@@ -589,6 +589,19 @@ describe("hooks left open", () => {
     expect(r.notes).toEqual(["hooks that ran and were not undone: drain (step 1), dns (step 2)", cutOff(3, "stop")]);
   });
 
+  // an outside review: after an adopted reverse the note named a stop the commit no longer counts
+  it("a reverse adopted here: the forward sync's write stop is not named as counting for a commit", () => {
+    const s = state(
+      ["ok", "ok", "ok", "cut"],
+      [cmd("pause", 0, "ok"), cmd("resume", 1, "ok"), cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")],
+      { stopWritesSucceeded: true },
+      PRR,
+    );
+    const r = resumed(reconcile(s, rb(PRR), fleet("RUNNING")));
+    expect(r.adopt.map((a) => a.op)).toEqual(["reverse"]);
+    expect(r.notes.join("\n")).not.toMatch(/the commit interlock counts it/);
+  });
+
   it("once writes were stopped, that note stands for them", () => {
     const s = state(["ok", "ok", "cut"], [cmd("start", 0, "ok")], { hooksRan: HOOKS, stopWritesSucceeded: true });
     expect(resumed(reconcile(s, RB, fleet("RUNNING"))).notes).toEqual([

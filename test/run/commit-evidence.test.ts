@@ -6,25 +6,31 @@
  * reverse reported "committed" where the same run without a kill said "not committed".
  */
 import { describe, expect, it } from "vitest";
-import { commitEvidence, currentSyncCommit } from "../../src/run/earlier.js";
+import { commitEvidence, currentSyncCommit, lastReverse } from "../../src/run/earlier.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
 
 const none = { sent: false, accepted: false };
 const both = { sent: true, accepted: true };
 
 describe("currentSyncCommit", () => {
-  it("a commit, then a reverse that took effect: the current sync has none; the cutover had one", () => {
+  it("a commit, then a reverse whose step ended ok: the current sync has none; the cutover had one", () => {
     for (const reverse of [cmd("reverse", 3, "ok"), cmd("reverse", 3, "unknown")]) {
-      // the reverse's step ended ok, or its answer said ok
-      const s = state(["ok", "ok", "ok", reverse.answered === "ok" ? "-" : "ok"], [cmd("commit", 2, "ok"), reverse]);
+      const s = state(["ok", "ok", "ok", "ok"], [cmd("commit", 2, "ok"), reverse]);
       expect(currentSyncCommit(s, false)).toEqual(none);
+      expect(lastReverse(s)).toEqual({ at: 1, stepIndex: 3 });
       expect(commitEvidence(s)).toEqual(both);
     }
   });
-  it("a reverse that did not take effect (refused, or no answer and its step not ended) starts nothing", () => {
-    for (const reverse of [cmd("reverse", 3, "error"), cmd("reverse", 3, "unknown")]) {
-      const s = state(["ok", "ok", "ok", "cut"], [cmd("commit", 2, "ok"), reverse]);
-      expect(currentSyncCommit(s, false)).toEqual(both);
+  it("a reverse whose step did not end ok starts nothing, even one some instance accepted (as a run's memory: its step failed first)", () => {
+    for (const [reverse, step] of [
+      [cmd("reverse", 3, "error"), "failed"],
+      [cmd("reverse", 3, "unknown"), "cut"],
+      [cmd("reverse", 3, "ok", "error"), "failed"],
+      [cmd("reverse", 3, "ok"), "cut"],
+    ] as const) {
+      const s = state(["ok", "ok", "ok", step], [cmd("commit", 2, "ok"), reverse]);
+      expect(currentSyncCommit(s, false), `${reverse.answered} ${step}`).toEqual(both);
+      expect(lastReverse(s)).toBeUndefined();
     }
   });
   it("a resume that adopts a reverse: the current sync has no commit, whatever the journal", () => {
@@ -36,7 +42,7 @@ describe("currentSyncCommit", () => {
       ["ok", "ok", "ok", "ok"],
       [cmd("commit", 2, "ok"), cmd("reverse", 3, "ok"), cmd("commit", 2, "unknown")],
     );
-    expect(currentSyncCommit(s, false)).toEqual({ sent: true, accepted: true });
+    expect(currentSyncCommit(s, false)).toEqual(both);
     const refused = state(
       ["ok", "ok", "failed", "ok"],
       [cmd("commit", 2, "ok"), cmd("reverse", 3, "ok"), cmd("commit", 2, "error")],

@@ -1230,7 +1230,7 @@ describe("a verifier restarted in the middle: said, journaled, followed (never a
       expect(s.logs("warn")).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^the verifier restarted: a new process answers at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(${WARN_PERSISTED.replace(/[()]/g, "\\$&")}; phase idle, generation 0, .*\\)\\. This run's check and writesOff went to the old process\\. Following it \\(1 of at most 2\\): a check to the new process \\(which resumes the verification its metadata holds, or starts afresh if it was started with --clean or on a new metadata database: its first answers to the check tell which, .*\\), then writesOff again once it runs\\.$`,
+            `^the verifier restarted: a new process answers at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(${WARN_PERSISTED.replace(/[()]/g, "\\$&")}; phase idle, generation 0, .*\\)\\. This run's check and writesOff went to the old process\\. Following it \\(1 of at most 2\\): a check to the new process \\(which resumes the verification its metadata holds, or starts afresh if it was started with --clean or on a new metadata database: its first answers to the check tell which\\), then writesOff again once it runs\\.$`,
           ),
         ),
       ]);
@@ -1560,6 +1560,47 @@ describe("VerifierReader: a gone verifier fails fast, a slow one is waited for",
       vi.setSystemTime(Date.now() + 70_000);
       expect(s.r.lastSeen(CHECKING, 1000)).toMatch(/^phase check, .*, its last answer 1m 10s ago$/);
       expect(s.r.lastSeen(undefined, 1000)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  // an outside review: the setup's wait was said first, and a later silence mid-check never was
+  it("a silence after answers is said again, after the setup's own wait was said", async () => {
+    const s = reader({ progress: ["timeout", CHECKING, "timeout", "timeout", CHECKING] }, 300);
+    await s.readAll(5);
+    expect(s.logs().map(([l, m]) => `${l} ${String(m).slice(0, 60)}`)).toEqual([
+      "info verifier progress: no answer within 10s (it answers only onc",
+      "warn verifier progress: no answer within 10s, after answers in ph",
+    ]);
+  });
+
+  it("slow answers after an idle answer (or an empty HTTP 500) are still a check setting itself up", async () => {
+    for (const [name, first] of [
+      ["idle", FRESH],
+      ["an empty HTTP 500", "empty-500"],
+    ] as const) {
+      const s = reader({ progress: [first, "timeout", "timeout"] }, 300);
+      await s.readAll(3);
+      // (the empty 500 is said first, as a warning of its own)
+      expect(s.logs().at(-1), name).toEqual([
+        "info",
+        "verifier progress: no answer within 10s (it answers only once a check has set itself up): waiting",
+      ]);
+    }
+  });
+
+  it("the last answer's age is given once it is older than two reads, never for a reader that read nothing", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const s = reader({ progress: [CHECKING] }, 300);
+      await s.readAll(1);
+      const at = Date.now();
+      vi.setSystemTime(at + 2000);
+      expect(s.r.lastSeen(CHECKING, 1000)).toBe(describeVerifier(CHECKING));
+      vi.setSystemTime(at + 2001);
+      expect(s.r.lastSeen(CHECKING, 1000)).toBe(`${describeVerifier(CHECKING)}, its last answer 2s ago`);
+      expect(reader({ progress: [] }).r.lastSeen(CHECKING, 1000)).toBe(describeVerifier(CHECKING));
     } finally {
       vi.useRealTimers();
     }

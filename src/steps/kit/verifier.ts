@@ -144,7 +144,8 @@ export class VerifierReader {
    */
   lastSeen(last: VerifierProgress | undefined, pollMs: number): string | undefined {
     if (!last) return undefined;
-    const age = this.#lastAt === undefined ? 0 : Date.now() - this.#lastAt;
+    // no answer recorded (none read by this reader): no age to give
+    const age = Date.now() - (this.#lastAt ?? Infinity);
     return age > 2 * pollMs
       ? `${describeVerifier(last)}, its last answer ${formatDuration(age)} ago`
       : describeVerifier(last);
@@ -177,6 +178,8 @@ export class VerifierReader {
     ctx.run.emit("verifier.sampled", { progress: p });
     this.#lastAt = Date.now();
     this.#lastPhase = p.phase;
+    // a silence after answers is said again: it is another wait than the setup's
+    this.#slowSaid = false;
     // the contract: "null when there is no error"; otherwise the verifier itself failed (it does not go on)
     if (p.error !== null && p.error !== undefined)
       throw new StepFailure(`the verifier failed: ${JSON.stringify(p.error)} (${describeVerifier(p)})`, {
@@ -350,7 +353,7 @@ export function followRestart(ctx: StepContext, t: VerifierTools, p: VerifierPro
   ctx.run.emit("log", {
     level: "warn",
     index: ctx.index,
-    message: `${seen}. ${asked ? `This run's ${asked} went to the old process. ` : ""}Following it (${t.restarts} of at most ${RESTARTS_FOLLOWED}): a check to the new process (which resumes the verification its metadata holds, or starts afresh if it was started with --clean or on a new metadata database: its first answers to the check tell which, facts: "before a check no answer tells a --clean process from one without it"), then writesOff again once it runs.`,
+    message: `${seen}. ${asked ? `This run's ${asked} went to the old process. ` : ""}Following it (${t.restarts} of at most ${RESTARTS_FOLLOWED}): a check to the new process (which resumes the verification its metadata holds, or starts afresh if it was started with --clean or on a new metadata database: its first answers to the check tell which), then writesOff again once it runs.`,
   });
 }
 
