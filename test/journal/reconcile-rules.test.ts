@@ -600,6 +600,13 @@ describe("hooks left open", () => {
     const r = resumed(reconcile(s, rb(PRR), fleet("RUNNING")));
     expect(r.adopt.map((a) => a.op)).toEqual(["reverse"]);
     expect(r.notes.join("\n")).not.toMatch(/the commit interlock counts it/);
+    // another command adopted leaves the sync's direction, and the note, as they were
+    const c = state(["ok", "ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "unknown")], {
+      stopWritesSucceeded: true,
+    });
+    const adopted = resumed(reconcile(c, RB, fleet("COMMITTED")));
+    expect(adopted.adopt.map((a) => a.op)).toEqual(["commit"]);
+    expect(adopted.notes.join("\n")).toMatch(/the commit interlock counts it/);
   });
 
   it("once writes were stopped, that note stands for them", () => {
