@@ -29,26 +29,41 @@ import {
 
 const { sims, dirs } = cleanedUpAfterAll();
 
+/** A one-instance fleet with `faults`, a runbook of `steps` against it, and `syncbook run` on it with its own journal folder. */
+async function cutover(faults: string[], steps: string) {
+  const s: Simulator = await fastSim({ timeScale: 100, faults });
+  sims.push(s);
+  const dir = tempDir();
+  dirs.push(dir);
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(s, {
+      steps,
+      defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
+    }),
+  );
+  const jd = join(dir, "journals");
+  const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
+  return { s, dir, file, jd, args };
+}
+
+/** The reverse, and the wait for the sync running the other way. */
+const REVERSE = "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n";
+/** A reversible start (write blocking: the runbook's service is 1.8). */
+const START_REV =
+  "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
+
 const transcript = (...runs: CliResult[]): string =>
   runs.map((r, i) => `--- run ${i + 1}: exit ${r.code} ${r.signal ?? ""}\n${r.all}`).join("\n");
 
 describe("a commit adopted by a resumed run", () => {
   it("counts as the cutover's commit in the run that finishes it: its last word, report.json and status say committed", async () => {
     // the commit is handled 4 s after it arrives; writesOff is answered 4 s late
-    const s: Simulator = await fastSim({ timeScale: 100, faults: ["latency=4s@0/commit", "writes-off-slow=4s"] });
-    sims.push(s);
-    const dir = tempDir();
-    dirs.push(dir);
-    const file = join(dir, "rb.yaml");
-    writeFileSync(
-      file,
-      cutoverYaml(s, {
-        steps: START + READY + STOP + DRAINED + COMMIT + COMMITTED + VERIFY,
-        defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
-      }),
+    const { s, dir, file, jd, args } = await cutover(
+      ["latency=4s@0/commit", "writes-off-slow=4s"],
+      START + READY + STOP + DRAINED + COMMIT + COMMITTED + VERIFY,
     );
-    const jd = join(dir, "journals");
-    const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
     const commits = () => s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
     const writesOffs = () => s.control.counts().verifier["POST /api/v1/writesOff"] ?? 0;
 
@@ -86,23 +101,10 @@ describe("a commit adopted by a resumed run", () => {
   // an adversarial run: the same reverse read "not committed" uninterrupted and "committed" (in
   // report.json too) when a resume adopted it; the sync that runs after a reverse is a new one
   it("a reverse adopted by a resume: not committed, as the run without the kill says", async () => {
-    const s: Simulator = await fastSim({ timeScale: 100, faults: ["latency=4s@0/reverse"] });
-    sims.push(s);
-    const dir = tempDir();
-    dirs.push(dir);
-    const file = join(dir, "rb.yaml");
-    const startRev =
-      "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
-    const reverse = "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n";
-    writeFileSync(
-      file,
-      cutoverYaml(s, {
-        steps: startRev + READY + STOP + DRAINED + COMMIT + COMMITTED + reverse,
-        defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
-      }),
+    const { s, dir, file, jd, args } = await cutover(
+      ["latency=4s@0/reverse"],
+      START_REV + READY + STOP + DRAINED + COMMIT + COMMITTED + REVERSE,
     );
-    const jd = join(dir, "journals");
-    const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
     const reverses = () => s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
 
     const one = startCli(args(), { cwd: dir });
@@ -129,28 +131,13 @@ describe("a commit adopted by a resumed run", () => {
   // an outside review: after a reverse, a run undoes the new sync's write stop if it fails (its
   // undo stack rearmed); the resume of a killed run registered no undo at all
   it("after a reverse, a resumed run that fails undoes the reverse sync's write stop, and never the one before the commit", async () => {
-    const s: Simulator = await fastSim({ timeScale: 100 });
-    sims.push(s);
-    const dir = tempDir();
-    dirs.push(dir);
-    const file = join(dir, "rb.yaml");
-    const startRev =
-      "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
     const after =
-      "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n" +
+      REVERSE +
       "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
       // killed during the nap; the gate fails in the resumed run
       "  - { id: nap, sleep: 5s }\n" +
       '  - { id: gate, hook: { use: shell, with: { command: [node, -e, "process.exit(3)"] } } }\n';
-    writeFileSync(
-      file,
-      cutoverYaml(s, {
-        steps: startRev + READY + STOP + DRAINED + COMMIT + COMMITTED + after,
-        defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
-      }),
-    );
-    const jd = join(dir, "journals");
-    const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
+    const { s, dir, args } = await cutover([], START_REV + READY + STOP + DRAINED + COMMIT + COMMITTED + after);
 
     const one = startCli(args(), { cwd: dir });
     await one.waitFor(/▶ \[10\/11\] sleep/, 60_000);

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendChain, openJournal, readJournalState, splitChain } from "../../src/journal/index.js";
 import { readJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
-import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";
 import { traitsOf } from "../../src/steps/index.js";
 
@@ -24,14 +24,7 @@ afterEach(() => cleanup());
 function undoneRun(): { file: string; lines: string[] } {
   const ev = eventFactory();
   const events: RunEvent[] = [
-    ev("run.started", {
-      runbook: "sales",
-      file: "rb.yaml",
-      hash: "abc",
-      instances: [inst(0)],
-      mode: "run",
-      steps: STEPS,
-    }),
+    ev("run.started", salesStarted()),
     ev("step.started", STEPS[2]!),
     ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
     ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),

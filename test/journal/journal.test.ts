@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asListener, journalDir, mustFsync, openJournal, readJournalState } from "../../src/journal/index.js";
 import { readJournal } from "../../src/report/journal.js";
 import { createEmitter } from "../../src/run/emitter.js";
-import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { traitsOf } from "../../src/steps/index.js";
 
 let dir: string;
@@ -187,16 +187,7 @@ describe("openJournal on resume (file given)", () => {
   it("appends a journal.resumed marker and shifts seq and request ids past the earlier writer's", async () => {
     const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
     const ev = eventFactory();
-    j.write(
-      ev("run.started", {
-        runbook: "sales",
-        file: "x.yaml",
-        hash: "abc",
-        instances: [inst(0)],
-        mode: "run",
-        steps: STEPS,
-      }),
-    );
+    j.write(ev("run.started", salesStarted("x.yaml")));
     j.write(ev("step.started", STEPS[0]!));
     j.write(
       ev("request.sent", {
@@ -277,16 +268,7 @@ describe("openJournal on resume (file given)", () => {
   it("closes a crashed writer's half line and records it, so the reader accepts the file", async () => {
     const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
     const ev = eventFactory();
-    j.write(
-      ev("run.started", {
-        runbook: "sales",
-        file: "x.yaml",
-        hash: "abc",
-        instances: [inst(0)],
-        mode: "run",
-        steps: STEPS,
-      }),
-    );
+    j.write(ev("run.started", salesStarted("x.yaml")));
     j.close();
     appendFileSync(j.file, '{"type":"step.sta');
     const before = await readJournalState(j.file, traitsOf);

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
 import { resolveJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
-import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";
 import { traitsOf } from "../../src/steps/index.js";
 
@@ -202,14 +202,7 @@ describe("readJournalState", () => {
   it("counts an undone stopWrites as writes back on, and records the run's end", async () => {
     const ev = eventFactory();
     const file = journalOf([
-      ev("run.started", {
-        runbook: "sales",
-        file: "x.yaml",
-        hash: "abc",
-        instances: [inst(0)],
-        mode: "run",
-        steps: STEPS,
-      }),
+      ev("run.started", salesStarted("x.yaml")),
       ev("step.started", STEPS[2]!),
       ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
       ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 1 }),
@@ -236,14 +229,7 @@ describe("readJournalState", () => {
     for (const finish of ["failed", "cut off"] as const) {
       const ev = eventFactory();
       const file = journalOf([
-        ev("run.started", {
-          runbook: "sales",
-          file: "x.yaml",
-          hash: "abc",
-          instances: [inst(0)],
-          mode: "run",
-          steps: STEPS,
-        }),
+        ev("run.started", salesStarted("x.yaml")),
         ev("step.started", STEPS[2]!),
         ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
         ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 1 }),

@@ -30,6 +30,17 @@ async function setup(faults: string[] = [], defaults?: string): ReturnType<typeo
   return c;
 }
 
+/**
+ * A run killed with -9 in the drained wait (step 4), writes stopped: the lag stays at 4 s
+ * (`lag-floor=4`), so ready (below 5) passes and drained (below 3) never does.
+ */
+async function killedInDrained(file: string, dir: string): Promise<void> {
+  const child = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+  await child.waitFor(/▶ \[4\/6\] waitFor/, 30_000);
+  child.child.kill("SIGKILL");
+  await child.done;
+}
+
 /** Every `run.finished` line of the runbook's journals, oldest journal first. */
 function finishedLines(dir: string): Record<string, unknown>[] {
   const jdir = join(dir, ".syncbook", "crash");
@@ -46,10 +57,7 @@ describe("--abort", () => {
     // lag stays at 4 s: ready (below 5) passes, drained (below 3) never does: the run waits
     // there, writes stopped, until it is killed
     const { file, dir, run } = await setup(["lag-floor=4"]);
-    const child = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
-    await child.waitFor(/▶ \[4\/6\] waitFor/, 30_000);
-    child.child.kill("SIGKILL");
-    await child.done;
+    await killedInDrained(file, dir);
     expect(s!.control.state().writes.enabled, "the write stop held when the runner died").toBe(false);
     const sent = totalPosts(s!);
 
@@ -123,10 +131,7 @@ describe("--abort", () => {
 
   it("a --from run after it says it starts a new cutover, counting nothing from the one called off", async () => {
     const { file, dir, run } = await setup(["lag-floor=4"]);
-    const child = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
-    await child.waitFor(/▶ \[4\/6\] waitFor/, 30_000);
-    child.child.kill("SIGKILL");
-    await child.done;
+    await killedInDrained(file, dir);
     expect((await run("--abort")).code).toBe(0);
     const r = await run("--from", "commit", "--yes");
     expect(r.code, r.all).toBe(3);

@@ -12,7 +12,7 @@ import { openJournal, runbookJournal } from "../../src/journal/index.js";
 import { readJournal } from "../../src/report/journal.js";
 import { openEarlierJournal } from "../../src/run/earlier.js";
 import { traitsOf } from "../../src/steps/index.js";
-import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 
 const opened = vi.hoisted(() => [] as string[]);
 vi.mock("node:fs", async (importOriginal) => {
@@ -43,14 +43,7 @@ function killedWhileWaiting(): string {
       progress: { state: "RUNNING", canCommit: false, canWrite: false, lagTimeSeconds: lag, futureField: { a: 1 } },
     } as never);
   const events: RunEvent[] = [
-    ev("run.started", {
-      runbook: "sales",
-      file: "rb.yaml",
-      hash: "abc",
-      instances: [inst(0)],
-      mode: "run",
-      steps: STEPS,
-    }),
+    ev("run.started", salesStarted()),
     ev("step.started", STEPS[1]!),
     sample(30),
     sample(20),

@@ -16,7 +16,7 @@ import { parseRunbook } from "../../src/runbook/index.js";
 import { readStatus } from "../../src/run/status.js";
 import { formatStatus } from "../../src/cli/status.js";
 import { traitsOf } from "../../src/steps/index.js";
-import { eventFactory, inst, STEPS, tempDir } from "../support/journal.js";
+import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 
 const opened = vi.hoisted(() => [] as string[]);
 vi.mock("node:fs", async (importOriginal) => {
@@ -57,14 +57,7 @@ function killedInWindow(
 ): { file: string; stoppedAt: number; events: RunEvent[] } {
   const ev = eventFactory();
   const events: RunEvent[] = [
-    ev("run.started", {
-      runbook: "sales",
-      file: "rb.yaml",
-      hash: "abc",
-      instances: [inst(0)],
-      mode: "run",
-      steps: STEPS,
-    }),
+    ev("run.started", salesStarted()),
     ev("step.started", STEPS[2]!),
     ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
     ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
@@ -185,14 +178,7 @@ describe("status and the journal", () => {
       ({ dir, cleanup } = tempDir());
       const ev = eventFactory();
       journalOf([
-        ev("run.started", {
-          runbook: "sales",
-          file: "rb.yaml",
-          hash: "abc",
-          instances: [inst(0)],
-          mode: "run",
-          steps: STEPS,
-        }),
+        ev("run.started", salesStarted()),
         ev("step.started", STEPS[3]!),
         ev("step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 1 }),
         ev("run.finished", {

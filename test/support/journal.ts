@@ -28,3 +28,13 @@ export const STEPS = [
   { index: 3, id: "commit", kind: "commit", title: "commit" },
   { index: 4, id: "done", kind: "waitFor", title: "wait committed" },
 ];
+
+/** The `run.started` of the journals these tests write: the runbook `sales`, one instance, `STEPS`. */
+export const salesStarted = (file = "rb.yaml"): RunEventMap["run.started"] => ({
+  runbook: "sales",
+  file,
+  hash: "abc",
+  instances: [inst(0)],
+  mode: "run",
+  steps: STEPS,
+});
