@@ -26,6 +26,8 @@ export interface ModelRun {
   /** 1-based, across every journal of the cutover. */
   n: number;
   mode: RunEventMap["run.started"]["mode"] | "unknown";
+  /** An `--abort` run (`run.started` said so; its mode is `resume`), whether or not it ended. */
+  abort?: true;
   /** The journal it wrote (when the events came from journals). */
   journal?: string;
   startedAt: number;

@@ -405,6 +405,7 @@ export class CutoverFold {
     const run: ModelRun = {
       n: this.#runs.length + 1,
       mode: e.mode,
+      ...(e.abort === true ? { abort: true as const } : {}),
       ...(this.#journal !== undefined ? { journal: this.#journal } : {}),
       startedAt: e.at,
       lastAt: e.at,

@@ -167,6 +167,8 @@ export interface ReportRun {
   /** 1-based. */
   n: number;
   mode: RunEventOf<"run.started">["mode"] | "unknown";
+  /** An `--abort` run (its mode is `resume`). */
+  abort?: true;
   /** ms since the first event (the story's time axis). */
   start: number;
   /** Its last event (run.finished, or the last event before the next run: a crash). */

@@ -10,7 +10,7 @@
  */
 import { codeFrame, escapeXml as esc, formatBytes, verifierDocsText } from "../text.js";
 import { formatDuration } from "./model.js";
-import type { ProgressSample, Report, ReportPrompt, ReportRequest, ReportStep } from "./contract.js";
+import type { ProgressSample, Report, ReportPrompt, ReportRequest, ReportRun, ReportStep } from "./contract.js";
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
@@ -52,6 +52,8 @@ const MODE_WORDS: Record<string, string> = {
   rehearse: "rehearsal",
   "dry-run": "--dry-run",
 };
+/** A run's mode in words: an `--abort` run says so (its mode is `resume`). */
+const modeWords = (r: ReportRun): string => (r.abort ? "--abort" : (MODE_WORDS[r.mode] ?? r.mode));
 
 /** How each run ended, one line each: the banner names every run of the cutover. */
 function runLines(report: Report): string[] {
@@ -66,7 +68,7 @@ function runLines(report: Report): string[] {
           : `ended ${r.ended === "called-off" ? "called off (--abort)" : r.outcome}${endAt ? ` at ${endAt}` : ""}${r.committed ? ", committed" : ""}`;
     const why = r.split ?? (r.outcome !== "ok" ? r.message : undefined);
     const journal = r.journal ? ` · journal ${r.journal.split(/[\\/]/).pop()}` : "";
-    return `run ${r.n} (${MODE_WORDS[r.mode] ?? r.mode}) started${start ? ` at ${start}` : ` at +${formatDuration(r.start)}`}, ${what}${why ? `: ${why}` : ""}${journal}`;
+    return `run ${r.n} (${modeWords(r)}) started${start ? ` at ${start}` : ` at +${formatDuration(r.start)}`}, ${what}${why ? `: ${why}` : ""}${journal}`;
   });
 }
 
@@ -301,7 +303,7 @@ function troubleOnTheWay(report: Report): string[] {
   for (const r of report.runs.slice(0, -1))
     if (r.outcome !== "ok")
       out.push(
-        `run ${r.n} (${r.mode}) ${r.outcome === "unfinished" ? "ended without finishing (killed or crashed)" : r.outcome}`,
+        `run ${r.n} (${modeWords(r)}) ${r.outcome === "unfinished" ? "ended without finishing (killed or crashed)" : r.outcome}`,
       );
   for (const s of report.steps)
     for (const a of s.attempts)
@@ -326,7 +328,7 @@ function facts(report: Report): string {
   if (runs.length > 1)
     rows.push([
       "runs",
-      `${runs.length}: ${runs.map((r) => `run ${r.n} (${r.mode}) ${r.outcome}, ${formatDuration(r.durationMs)}`).join("; ")}`,
+      `${runs.length}: ${runs.map((r) => `run ${r.n} (${modeWords(r)}) ${r.outcome}, ${formatDuration(r.durationMs)}`).join("; ")}`,
     ]);
   rows.push(
     ["exit code", report.exitCode === undefined ? "–" : String(report.exitCode)],
@@ -484,7 +486,7 @@ function runsTable(report: Report): string {
   if (report.runs.length < 2) return "";
   const rows = report.runs.map(
     (r) =>
-      `<tr data-run="${r.n}" data-outcome="${esc(r.outcome)}"><td class="num">${r.n}</td><td>${esc(r.mode)}</td><td class="num">${esc(when(report, r.start))}</td><td class="num">${esc(formatDuration(r.durationMs))}</td><td><span class="badge ${esc(r.outcome === "unfinished" ? "running" : r.outcome)}">${esc(r.outcome === "unfinished" ? "crashed" : r.outcome)}</span></td><td>${esc(r.by ? `${r.by.user}@${r.by.host} (pid ${r.by.pid})` : "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
+      `<tr data-run="${r.n}" data-outcome="${esc(r.outcome)}"><td class="num">${r.n}</td><td>${esc(modeWords(r))}</td><td class="num">${esc(when(report, r.start))}</td><td class="num">${esc(formatDuration(r.durationMs))}</td><td><span class="badge ${esc(r.outcome === "unfinished" ? "running" : r.outcome)}">${esc(r.outcome === "unfinished" ? "crashed" : r.outcome)}</span></td><td>${esc(r.by ? `${r.by.user}@${r.by.host} (pid ${r.by.pid})` : "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
   );
   return `<table id="runs"><thead><tr><th>run</th><th>mode</th><th>start</th><th>took</th><th>outcome</th><th>by</th><th>message</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }

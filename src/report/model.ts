@@ -692,6 +692,7 @@ function reportRun(r: ModelRun, t: (at: number) => number): ReportRun {
   const out: ReportRun = {
     n: r.n,
     mode: r.mode,
+    ...(r.abort ? { abort: true as const } : {}),
     start,
     end,
     startedAt: r.startedAt,

@@ -221,6 +221,19 @@ describe("the cutover's read model", () => {
   });
 });
 
+describe("an --abort run", () => {
+  it("is one as its run.started says, killed before its end too; a run that does not say so is not", () => {
+    const s = stream();
+    const f = new CutoverFold({ traits: traitsOf });
+    f.apply(s.at(0, "run.started", started("run")));
+    f.apply(s.at(10, "run.started", { ...started("resume"), abort: true }));
+    expect(f.view().runs.map((r) => [r.mode, r.abort])).toEqual([
+      ["run", undefined],
+      ["resume", true],
+    ]);
+  });
+});
+
 describe("the lag's trend at any pace of reads", () => {
   // the write-stop window reads every 100 ms: five answers span 0.4 s, and the ETA stayed unknown
   it("is known after a second of answers 100 ms apart, over answers a second apart up to the last", () => {

@@ -272,12 +272,12 @@ describe("report.html without a browser", () => {
     const page = renderHtml(both);
     expect(page).not.toContain("Every step succeeded");
     expect(page).toMatch(
-      /<h1>COMMITTED · VERIFIED <span class="runbook">[^<]*<\/span><\/h1>\s*<p>The sync was committed, though not every step succeeded on the way: run 1 \(rehearse\) failed; step 5 commit failed in run 1 \(commit refused: no stopWrites step has succeeded in this run\); 2 runs in all\. A verify step passed on this cutover&#39;s verification result\.<\/p>/,
+      /<h1>COMMITTED · VERIFIED <span class="runbook">[^<]*<\/span><\/h1>\s*<p>The sync was committed, though not every step succeeded on the way: run 1 \(rehearsal\) failed; step 5 commit failed in run 1 \(commit refused: no stopWrites step has succeeded in this run\); 2 runs in all\. A verify step passed on this cutover&#39;s verification result\.<\/p>/,
     );
     const killed = synthRun({ cutAfter: 120 }).events;
     const again = renderHtml(buildReport([...killed, ...later(synthRun().events, 3_600_000, 10_000)]));
     expect(again).toMatch(
-      /though not every step succeeded on the way: run 1 \(rehearse\) ended without finishing \(killed or crashed\); 2 runs in all\./,
+      /though not every step succeeded on the way: run 1 \(rehearsal\) ended without finishing \(killed or crashed\); 2 runs in all\./,
     );
     // one run that went well, or a run stopped on purpose (--to) and continued: as before
     expect(html).toContain("Every step succeeded and the sync was committed.");

@@ -86,8 +86,11 @@ describe("--abort", () => {
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { outcome: string; aborted?: boolean };
     expect(report.aborted).toBe(true);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("ABORTED");
-    // its timeline marks the run as the --abort it was, not a --resume
-    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("run 2 (--abort)");
+    // its timeline and its list of runs mark the run as the --abort it was, not a --resume
+    const page = readFileSync(join(out, "report.html"), "utf8");
+    expect(page).toContain("run 2 (--abort)");
+    expect(page).toMatch(/run 2 \(--abort\) started at [^,]*, ended called off \(--abort\)/);
+    expect(page).not.toMatch(/run 2 \(--resume\)/);
 
     // once more: nothing is owed any more, and still nothing is sent
     const again = await run("--abort");
