@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendChain, openJournal, readJournalState, splitChain } from "../../src/journal/index.js";
 import { readJournal } from "../../src/report/journal.js";
 import type { RunEvent } from "../../src/events.js";
-import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
+import { eventFactory, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";
 import { traitsOf } from "../../src/steps/index.js";
 
