@@ -54,6 +54,13 @@ export interface RunEventMap {
     /** An `--abort` run (mode `resume`: it continues the journal, running only its owed undos). */
     abort?: true;
     steps: { index: number; id: string; kind: string; title: string }[];
+    /**
+     * A `--from` run that continues its cutover: what it counted from the cutover's earlier journal
+     * (src/run/earlier.ts `fromJournal`), journaled before anything is sent. A `--resume` of this
+     * run, or a later `--from`, read only this journal (src/journal/state.ts): without it they
+     * forgot the write stop and the commit, and refused a verify or said "not committed".
+     */
+    carried?: { from: string; writesStopped: boolean; commitSent: boolean; commitAccepted: boolean };
     /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */
     deliveries?: boolean;
     /**

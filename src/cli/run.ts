@@ -176,12 +176,12 @@ async function runMain(
         : undefined;
     // one cutover, one identity: a run that is not --resume/--abort either continues the runbook's
     // unfinished cutover (--from) or starts a new one, never silently (src/journal/cutover.ts)
-    const continues = resume ? undefined : await newOrContinued(loaded.file, dir, flags);
+    const continues = resume ? undefined : await newOrContinued(loaded, dir, flags);
     // a --from run continues this cutover: what its journal established counts for the interlocks
     // (not for a new cutover: it knows nothing of the one it leaves)
     const earlier =
       !resume && flags.from && !flags.newCutover
-        ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed, continues !== undefined)
+        ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed, continues !== undefined, flags.from)
         : undefined;
     // the earlier runs' events, from the one read that judged the journal (src/run/earlier.ts):
     // the runner knows when writes were stopped, --report tells one story
@@ -352,6 +352,15 @@ export async function execute(
         stderr(
           `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${loaded.file} --resume (syncbook status ${loaded.file} shows where)`,
         );
+    } else if (result.outcome === "ok" && how.mode !== "rehearse" && result.committed && loaded.runbook) {
+      // a verify that failed under continueOnError after the commit: run again in this cutover,
+      // whose write stop and commit count (src/run/earlier.ts `afterItsCommit`)
+      const { afterLastCommit } = await import("../run/plan.js");
+      const again = (result.wentPast ?? []).find((id) => afterLastCommit(loaded.runbook!, id));
+      if (again)
+        stderr(
+          `  step ${again} failed and the run went on past it (continueOnError); to run it again in this cutover (its write stop and commit count): syncbook run ${loaded.file} --from ${again}`,
+        );
     } else if (result.outcome !== "ok") {
       const what =
         result.outcome === "interrupted"
@@ -418,16 +427,26 @@ async function stopWritesBefore(loaded: LoadedRunbook, failedStep: string | unde
  * a second cutover of a fleet whose first one is split or has writes stopped is not a default.
  */
 async function newOrContinued(
-  file: string,
+  loaded: LoadedRunbook,
   dir: string,
   flags: ExecuteFlags,
 ): Promise<{ cutover: string; journal: string } | undefined> {
-  const [{ unfinishedCutover }, { traitsOf }] = await Promise.all([
+  const [{ unfinishedCutover }, { traitsOf }, { committedCutover }] = await Promise.all([
     import("../journal/index.js"),
     import("../steps/index.js"),
+    import("../run/earlier.js"),
   ]);
+  const file = loaded.file;
   const last = await unfinishedCutover(dir, traitsOf);
-  if (!last) return undefined;
+  if (!last) {
+    // a step after the commit of the cutover that committed (a verify run again) is still its own
+    const done = flags.from && !flags.newCutover ? await committedCutover(loaded, dir, flags.from) : undefined;
+    if (done)
+      stderr(
+        `cutover: this run continues cutover ${done.cutover} (journal ${done.journal}): it committed, and --from ${flags.from} comes after its commit`,
+      );
+    return done;
+  }
   const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;
   if (flags.newCutover) {
     stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
@@ -450,19 +469,13 @@ async function cutoverRunsBefore(
   continued: string | undefined,
   except: string | undefined,
 ): Promise<RunEvent[]> {
-  const { cutoverJournals, cutoverOfRun } = await import("../journal/index.js");
+  const { cutoverOfRun } = await import("../journal/index.js");
   const first = history?.find((e) => e.type === "run.started");
   const id = first?.type === "run.started" ? cutoverOfRun(first) : continued;
   if (!id) return [];
-  const { readJournal } = await import("../report/journal.js");
-  const out: RunEvent[] = [];
-  for (const f of await cutoverJournals(dir, id)) {
-    if (except !== undefined && resolve(f) === resolve(except)) continue;
-    try {
-      out.push(...(await readJournal(f)).events);
-    } catch (err) {
-      stderr(`journal: ${f} cannot be read (${errorMessage(err)}): the cutover's time and window leave it out`);
-    }
-  }
-  return out;
+  const { cutoverEvents } = await import("../report/journal.js");
+  return cutoverEvents(dir, id, {
+    ...(except !== undefined ? { except } : {}),
+    unreadable: (f, why) => stderr(`journal: ${f} cannot be read (${why}): the cutover's time and window leave it out`),
+  });
 }

@@ -314,6 +314,12 @@ export function formatStatus(st: Status): string[] {
         `    syncbook run ${st.file} --from ${j.restopFrom}`,
         "        stops writes again, then goes on to the commit (its writes-stopped interlock refused it; --resume would meet the same refusal)",
       );
+    else if (j.againFrom !== undefined && j.lock?.alive !== true && !j.refused)
+      lines.push(
+        "  next:",
+        `    syncbook run ${st.file} --from ${j.againFrom}`,
+        `        runs ${j.againFrom} again (it failed, and the run went on past it: continueOnError), then the steps after it, in this cutover: its write stop and commit count`,
+      );
     else if (open && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
       // as --abort judges it (src/run/abort.ts): any commit that may have reached the fleet, not
       // only the last command's (a reverse after the commit)

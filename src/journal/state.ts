@@ -85,8 +85,18 @@ export interface JournalState {
   hash: string;
   steps: JournalStep[];
   commandsSent: SentCommand[];
-  /** A stopWrites step ended ok, and neither its undo nor a later reverse undid it. */
+  /**
+   * A stopWrites step ended ok, or a `--from` run counted one from an earlier journal
+   * (`run.started.carried`), and neither its undo nor a later reverse undid it.
+   */
   stopWritesSucceeded: boolean;
+  /**
+   * A commit an earlier journal of the cutover recorded, as the `--from` run that wrote this one
+   * counted it (`run.started.carried`): before every command of this journal.
+   */
+  carriedCommit?: { sent: boolean; accepted: boolean };
+  /** The write stop counted in `stopWritesSucceeded` came from `run.started.carried` (an earlier journal's stopWrites). */
+  carriedWriteStop?: true;
   /** Hooks that ran (not undo calls), in order. */
   hooksRan: HookRun[];
   /** Every hook and undo call with a token (journals since orphan tracking), in order. */
@@ -246,6 +256,8 @@ export async function readJournalState(
   let hash = "";
   let lastSeq = 0;
   let stopWrites = false;
+  let carriedCommit: JournalState["carriedCommit"];
+  let carriedWriteStop = false;
   let finished: JournalState["finished"];
   let instances: JournalState["instances"];
   /** `commit.sent` names instances by label (name, else URL): map those back to keys. */
@@ -335,6 +347,12 @@ export async function readJournalState(
           for (const s of e.steps as unknown[])
             if (isObject(s) && typeof s.index === "number" && typeof s.id === "string")
               stepOf(s.index, s.id, typeof s.kind === "string" ? s.kind : "");
+        // what a --from run counted from the cutover's earlier journal: this journal's own from here
+        if (isObject(e.carried)) {
+          if (e.carried.writesStopped === true) stopWrites = carriedWriteStop = true;
+          const accepted = e.carried.commitAccepted === true;
+          if (accepted || e.carried.commitSent === true) carriedCommit = { sent: true, accepted };
+        }
         return;
       case "step.started": {
         const s = stepOf(Number(e.index), String(e.id), typeof e.kind === "string" ? e.kind : "");
@@ -559,6 +577,8 @@ export async function readJournalState(
   };
   if (finished) state.finished = finished;
   if (instances) state.instances = instances;
+  if (carriedCommit) state.carriedCommit = carriedCommit;
+  if (carriedWriteStop) state.carriedWriteStop = true;
   return state;
 }
 

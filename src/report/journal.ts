@@ -5,8 +5,16 @@
  * not a journal at all is refused (exit 2) before anything is written.
  */
 import { stat } from "node:fs/promises";
-import { ExitCode, UserError } from "../errors.js";
-import { createChainChecker, isRunEvent, journalEventRestorer, journalLines, newestJournal } from "../journal/index.js";
+import { resolve } from "node:path";
+import { ExitCode, UserError, errorMessage } from "../errors.js";
+import {
+  createChainChecker,
+  cutoverJournals,
+  isRunEvent,
+  journalEventRestorer,
+  journalLines,
+  newestJournal,
+} from "../journal/index.js";
 import type { RunEvent } from "../events.js";
 
 export { isRunEvent };
@@ -140,5 +148,31 @@ function badLineWarnings(bad: readonly BadLines[], lastLine: number, events: num
     out.push(
       `the last line (${cut.to}) is truncated or corrupt (${cut.why}): the run was probably cut short while writing it; the report is built from the ${events} events before it`,
     );
+  return out;
+}
+
+/**
+ * The events of a cutover's runs in a folder's journals other than `except`, oldest run first, up
+ * to `before` (a journal of the cutover: only the runs before it): the runs a `--from` run
+ * continued, which its own journal does not hold. What the run's window and time, and `status`'s
+ * account of a journal that continued its cutover, are built from. An unreadable journal is left
+ * out, and said through `unreadable`.
+ */
+export async function cutoverEvents(
+  dir: string,
+  cutover: string,
+  opts: { except?: string; before?: string; unreadable?: (file: string, why: string) => void } = {},
+): Promise<RunEvent[]> {
+  const files = await cutoverJournals(dir, cutover);
+  const stop = opts.before === undefined ? -1 : files.findIndex((f) => resolve(f) === resolve(opts.before!));
+  const out: RunEvent[] = [];
+  for (const f of stop >= 0 ? files.slice(0, stop) : files) {
+    if (opts.except !== undefined && resolve(f) === resolve(opts.except)) continue;
+    try {
+      out.push(...(await readJournal(f)).events);
+    } catch (err) {
+      opts.unreadable?.(f, errorMessage(err));
+    }
+  }
   return out;
 }

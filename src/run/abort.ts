@@ -26,7 +26,11 @@ export async function planAbort(
     throw new UserError(
       `cannot abort from ${file}: commit ${commit.accepted ? "was accepted by the fleet" : "may have reached the fleet (sent, with no usable answer from some instance)"}: after commit nothing is undone, and writes stay as they are`,
       {
-        hint: `Finish the cutover: syncbook run ${loaded.file} --resume (it completes a commit part of the fleet refused). Going back to the source after a commit is a reverse, not an abort.`,
+        // a finished run has nothing for --resume to finish (it answers "nothing to resume")
+        hint:
+          state.finished?.outcome === "ok" && state.finished.to === undefined
+            ? `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${loaded.file}. Going back to the source after a commit is a reverse, not an abort.`
+            : `Finish the cutover: syncbook run ${loaded.file} --resume (it completes a commit part of the fleet refused). Going back to the source after a commit is a reverse, not an abort.`,
         exitCode: ExitCode.failed,
       },
     );

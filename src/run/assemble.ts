@@ -66,6 +66,12 @@ export interface ResumePlan {
    * The run journals it (`verifier.carried`): its own journal, which `--resume` reads, is whole.
    */
   verifierFrom?: string;
+  /**
+   * A `--from` run that counts what an earlier journal of its cutover established (src/run/earlier.ts
+   * `fromJournal`): that journal. The run journals what it counted (`run.started.carried`), so that
+   * a `--resume` of it, or a later `--from`, which read only its journal, count it too.
+   */
+  carriedFrom?: string;
 }
 
 export interface RunOptions {

@@ -8,6 +8,7 @@ import type { RunEvent } from "../events.js";
 import {
   earlierHookCalls,
   isNothingToResume,
+  journalCutover,
   journalEventRestorer,
   runbookJournal,
   type HookRun,
@@ -22,7 +23,7 @@ import {
   type EarlierHooksVerdict,
   type OrphanProbe,
 } from "./orphans.js";
-import { planSteps } from "./plan.js";
+import { afterLastCommit, planSteps } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 import { errorMessage, UserError } from "../errors.js";
 
@@ -131,7 +132,7 @@ export interface CommitEvidence {
  * from before a commit is never undone, whatever came after it).
  */
 export function commitEvidence(state: JournalState): CommitEvidence {
-  return evidenceOf(state, state.commandsSent);
+  return evidenceOf(state, state.commandsSent, state.carriedCommit);
 }
 
 /**
@@ -143,7 +144,11 @@ export function commitEvidence(state: JournalState): CommitEvidence {
 export function currentSyncCommit(state: JournalState, reversedNow: boolean): CommitEvidence {
   if (reversedNow) return { sent: false, accepted: false };
   const r = lastReverse(state);
-  return evidenceOf(state, state.commandsSent.slice(r ? r.at + 1 : 0));
+  // a commit an earlier journal recorded (run.started.carried) comes before every command of this
+  // one: a reverse here leaves it to the sync before
+  return r
+    ? evidenceOf(state, state.commandsSent.slice(r.at + 1), undefined)
+    : evidenceOf(state, state.commandsSent, state.carriedCommit);
 }
 
 /**
@@ -163,12 +168,51 @@ export function lastReverse(state: JournalState): { at: number; stepIndex: numbe
 const endedOk = (state: JournalState, c: JournalState["commandsSent"][number]): boolean =>
   state.steps[c.stepIndex]?.finished === "ok";
 
-function evidenceOf(state: JournalState, commands: JournalState["commandsSent"]): CommitEvidence {
+function evidenceOf(
+  state: JournalState,
+  commands: JournalState["commandsSent"],
+  carried: CommitEvidence | undefined,
+): CommitEvidence {
   const commits = commands.filter((c) => c.op === "commit");
   return {
-    sent: commits.some((c) => endedOk(state, c) || c.perInstance.some((p) => p.answered !== "error")),
-    accepted: commits.some((c) => endedOk(state, c) || c.perInstance.some((p) => p.answered === "ok")),
+    sent:
+      carried?.sent === true ||
+      commits.some((c) => endedOk(state, c) || c.perInstance.some((p) => p.answered !== "error")),
+    accepted:
+      carried?.accepted === true ||
+      commits.some((c) => endedOk(state, c) || c.perInstance.some((p) => p.answered === "ok")),
   };
+}
+
+/**
+ * A `--from` run of a step after the runbook's (last) commit, when the journal's last run finished
+ * ok and committed: a `verify` that failed under `continueOnError`, run again. Such a cutover is
+ * over for a new start, but the steps after its commit are still its own, and they need what it
+ * established (its write stop for the verifier's writesOff, its commit for the verdict, its
+ * verifier check): without it `--from verify` was refused for want of a write stop, and its hint
+ * sent the operator to stop writes again and wait for canCommit on a COMMITTED fleet. A `--from`
+ * at or before the commit is a new cutover's, as ever.
+ */
+export function afterItsCommit(state: JournalState, loaded: LoadedRunbook, from: string | undefined): boolean {
+  const f = state.finished;
+  if (!f || f.outcome !== "ok" || f.to !== undefined || f.aborted || !f.committed) return false;
+  return state.hash === loaded.hash && loaded.runbook !== undefined && afterLastCommit(loaded.runbook, from);
+}
+
+/**
+ * The cutover a `--from` run after its commit continues (`afterItsCommit`): its id and journal, by
+ * the one answer `--resume` and `status` ask (src/journal/runbook-journal.ts).
+ */
+export async function committedCutover(
+  loaded: LoadedRunbook,
+  dir: string,
+  from: string | undefined,
+): Promise<{ cutover: string; journal: string } | undefined> {
+  const found = await runbookJournal(dir, traitsOf);
+  if (found.refused !== undefined || !found.file || !found.state) return undefined;
+  if (!afterItsCommit(found.state, loaded, from)) return undefined;
+  const { cutover } = await journalCutover(found.file);
+  return cutover ? { cutover, journal: found.file } : undefined;
 }
 
 /**
@@ -203,6 +247,8 @@ export async function fromJournal(
    * left for --new-cutover, is not continued, and its check is not adopted.
    */
   sameCutover = false,
+  /** The `--from` step's id: after the commit of a committed cutover, its journal counts (`afterItsCommit`). */
+  from?: string,
 ): Promise<ResumePlan | undefined> {
   let found: { file: string; state: JournalState };
   try {
@@ -223,9 +269,15 @@ export async function fromJournal(
     return undefined;
   };
   if (state.hash !== loaded.hash) return ignored("was written for another text of the runbook");
-  // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it
-  if (state.finished?.outcome === "ok" && state.finished.to === undefined)
+  // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it;
+  // so does a step after the commit of a cutover that committed (a verify run again)
+  const afterCommit = sameCutover && afterItsCommit(state, loaded, from);
+  if (state.finished?.outcome === "ok" && state.finished.to === undefined && !afterCommit)
     return ignored("records a run that finished ok (its cutover ended with it)");
+  if (afterCommit)
+    say(
+      `journal: ${file} records this cutover committed (its last run finished ok): --from ${from} comes after its commit, which counts, as the write stop before it does`,
+    );
   // the operator called that cutover off: a --from run after it is a new cutover (its own id), and
   // says so, or its journal lines below would read as going on with the one called off
   if (state.finished?.aborted && !sameCutover)
@@ -247,6 +299,7 @@ export async function fromJournal(
     );
   return {
     done: new Map(),
+    carriedFrom: file,
     memory: {
       writesStopped: stopped,
       commitSent: commit.sent,

@@ -134,6 +134,17 @@ export function instanceTargets(runbook: Runbook, names: readonly string[], from
 }
 
 /**
+ * The step `id` comes after the runbook's last commit step: a `--from` there goes on with a
+ * cutover that committed (src/run/earlier.ts `afterItsCommit`), rather than starting a new one.
+ */
+export function afterLastCommit(runbook: Runbook, id: string | undefined): boolean {
+  const steps = planSteps(runbook);
+  const at = steps.findIndex((s) => s.id === id);
+  const commits = steps.filter((s) => s.bound.command === "commit").map((s) => s.index);
+  return commits.length > 0 && at > Math.max(...commits);
+}
+
+/**
  * The id of the stopWrites step a step refused for want of a write stop needs run again (commit's
  * `writes-stopped` interlock): the last one before it, else the first. The way on that the run's
  * last word and `status` name (`--resume` would meet the same refusal).

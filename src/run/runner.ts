@@ -34,6 +34,8 @@ export interface RunResult {
   split?: string;
   /** `--abort` ended it: no step ran, the open undos did. */
   aborted?: boolean;
+  /** Steps that failed and the run went on past (`continueOnError`), in order. */
+  wentPast?: string[];
   /** The fleet ruled out the undo of a write stop (a commit took effect, or it could not be read): writes stay stopped. */
   writesKeptOff?: WritesKeptOff;
   /** The interlock check whose refusal stopped the run (exit 3), e.g. `writes-stopped`. */
@@ -92,6 +94,16 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(runbook.verifier ? { verifier: loaded.redact(runbook.verifier) } : {}),
     mode,
     ...(opts.abort === true ? { abort: true as const } : {}),
+    ...(opts.resume?.carriedFrom !== undefined
+      ? {
+          carried: {
+            from: opts.resume.carriedFrom,
+            writesStopped: opts.resume.memory.writesStopped === true,
+            commitSent: opts.resume.memory.commitSent === true,
+            commitAccepted: opts.resume.memory.commitAccepted === true,
+          },
+        }
+      : {}),
     steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
     deliveries: true,
     traced: true,
@@ -109,6 +121,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     });
 
   let outcome: Outcome = "ok";
+  const wentPast: string[] = [];
   let failure:
     | { message: string; hint?: string; step: string; interlock?: boolean; place?: Place; rerunWith?: string }
     | undefined;
@@ -224,6 +237,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     // never past a refused interlock, a start, a commit, a reverse or a write stop
     const stops = result.interlock ? "it was refused by a safety interlock" : s.bound.failureStopsRun;
     if (s.step.continueOnError && stops === undefined) {
+      wentPast.push(s.id);
       say("log", {
         level: "warn",
         index: s.index,
@@ -352,6 +366,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(checked.verified ? {} : { unverified: checked.why }),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
+    ...(wentPast.length ? { wentPast } : {}),
     ...(keptOff ? { writesKeptOff: keptOff } : {}),
     durationMs,
     notifications: drained,

@@ -22,7 +22,7 @@ import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold } from "../model/fold.js";
 import { fleetReadiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import { createFleet, type FleetSnapshot } from "../fleet/index.js";
-import { instanceKey, isPidAlive, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
+import { cutoverOfRun, instanceKey, isPidAlive, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf, type Runbook } from "../runbook/types.js";
@@ -33,7 +33,7 @@ import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import { commitEvidence } from "./earlier.js";
-import { stopWritesBefore } from "./plan.js";
+import { afterLastCommit, stopWritesBefore } from "./plan.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -144,6 +144,12 @@ export interface JournalStatus {
    * run starts at (it stops writes again, then goes on); `--resume` would meet the same refusal.
    */
   restopFrom?: string;
+  /**
+   * The last run finished ok and committed, past a step after the commit that failed
+   * (`continueOnError`: a verify): the step a `--from` run runs again, in this cutover (its write
+   * stop and commit count, src/run/earlier.ts `afterItsCommit`).
+   */
+  againFrom?: string;
   /**
    * What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP
    * 500, a verification it refused (resumed), and whether a `verify` passed on this cutover's result.
@@ -408,6 +414,18 @@ async function readVerifier(
   }
 }
 
+/**
+ * The events of the cutover's runs before `file`'s, in the folder's other journals, when its first
+ * run continued the cutover and counted what an earlier journal established (`run.started.carried`):
+ * none otherwise, and the folder's other journals are not read.
+ */
+async function earlierRunsOf(folder: string, file: string, events: readonly RunEvent[]): Promise<RunEvent[]> {
+  const first = events.find((e) => e.type === "run.started");
+  if (first?.type !== "run.started" || first.carried === undefined) return [];
+  const { cutoverEvents } = await import("../report/journal.js");
+  return cutoverEvents(folder, cutoverOfRun(first), { before: file, except: file });
+}
+
 async function readJournalStatus(
   folder: string,
   runbook: Runbook,
@@ -434,8 +452,14 @@ async function readJournalStatus(
   // the journal read once: its strict reader hands each event to the cutover's read model
   // (src/model/), which says what happened as every reader sees it
   const fold = new CutoverFold({ traits: traitsOf });
-  const found = await runbookJournal(folder, traitsOf, { onEvent: (e) => fold.apply(e) });
+  const events: RunEvent[] = [];
+  const found = await runbookJournal(folder, traitsOf, { onEvent: (e) => events.push(e) });
   if (found.none) return { status: out }; // no folder, or no journal: no run yet
+  // a journal whose run continued its cutover (--from): the runs before it, in the folder's other
+  // journals, come first, as the run itself folded them; without them a cutover that committed
+  // there read "writes stopped by the run" here, where the destination takes writes
+  if (found.file) for (const e of await earlierRunsOf(folder, found.file, events)) fold.apply(e);
+  for (const e of events) fold.apply(e);
   if (found.file) out.resumeWith = found.file;
   out.passedOver = found.skipped;
   const state = found.state;
@@ -453,6 +477,12 @@ async function readJournalStatus(
     const from = stopWritesBefore(runbook, refusal.id);
     if (from !== undefined) out.restopFrom = from;
   }
+  const f = state.finished;
+  const again =
+    f?.outcome === "ok" && f.to === undefined && f.committed
+      ? state.steps.find((s) => s.finished === "failed" && afterLastCommit(runbook, s.id))
+      : undefined;
+  if (again) out.againFrom = again.id;
   const last = model.steps.filter((s) => s.attempts.length > 0).at(-1);
   if (last)
     out.lastStep = {
@@ -491,9 +521,14 @@ async function readJournalStatus(
   // journal): its end says whether writes were still stopped
   // ("may-be-stopped" is a stop hook of this journal that failed part-way: said by its own line)
   const endedStopped = !state.stopWritesSucceeded && state.finished && model.runs.at(-1)?.writesLeft === "stopped";
+  // or it counted that write stop (run.started.carried), and ran none of its own
+  const carriedStop =
+    state.stopWritesSucceeded &&
+    state.carriedWriteStop === true &&
+    !state.steps.some((s) => opensWriteStop(s.kind) && s.finished === "ok");
   out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
   if (commitEvidence(state).sent) out.commitSent = true;
-  if (endedStopped) out.writesStoppedBefore = true;
+  if (endedStopped || carriedStop) out.writesStoppedBefore = true;
   // since the write-stop window the journal shows last opened, if it did not close after
   const w = model.window;
   if (state.stopWritesSucceeded && w?.open && w.openedAt !== undefined)

@@ -225,6 +225,43 @@ describe("readJournalState", () => {
     expect(s.finished).toMatchObject({ outcome: "failed", committed: false, message: "commit refused" });
   });
 
+  it("a --from run's journal counts what it carried from the cutover's earlier journal (run.started.carried), until its own undo", async () => {
+    type Carried = { writesStopped: boolean; commitSent: boolean; commitAccepted: boolean };
+    type Ev = ReturnType<typeof eventFactory>;
+    const read = (c: Carried | undefined, more: (ev: Ev) => RunEvent[] = () => []) => {
+      const ev = eventFactory();
+      const started = ev("run.started", {
+        ...salesStarted("x.yaml"),
+        ...(c ? { carried: { from: "/j/earlier.jsonl", ...c } } : {}),
+      });
+      return readJournalState(journalOf([started, ...more(ev)]), traitsOf);
+    };
+    const all = await read({ writesStopped: true, commitSent: true, commitAccepted: true });
+    expect(all.stopWritesSucceeded).toBe(true);
+    expect(all.carriedWriteStop).toBe(true);
+    expect(all.carriedCommit).toEqual({ sent: true, accepted: true });
+    // sent with no usable answer: sent, not accepted
+    const sent = await read({ writesStopped: false, commitSent: true, commitAccepted: false });
+    expect(sent.stopWritesSucceeded).toBe(false);
+    expect(sent).not.toHaveProperty("carriedWriteStop");
+    expect(sent.carriedCommit).toEqual({ sent: true, accepted: false });
+    // accepted says sent too, whatever the other field
+    const accepted = await read({ writesStopped: false, commitSent: false, commitAccepted: true });
+    expect(accepted.carriedCommit).toEqual({ sent: true, accepted: true });
+    const nothing = await read({ writesStopped: false, commitSent: false, commitAccepted: false });
+    expect(nothing).not.toHaveProperty("carriedCommit");
+    // a run without the field (every plain run, every journal of an earlier syncbook)
+    const plain = await read(undefined);
+    expect(plain.stopWritesSucceeded).toBe(false);
+    expect(plain).not.toHaveProperty("carriedCommit");
+    // the write stop it carried is undone like one of its own: the stop step's undo in this journal
+    const undone = await read({ writesStopped: true, commitSent: false, commitAccepted: false }, (ev) => [
+      ev("hook.started", { index: 2, id: "stop", use: "shell", undo: true }),
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: true, ok: true, durationMs: 1 }),
+    ]);
+    expect(undone.stopWritesSucceeded).toBe(false);
+  });
+
   it("an undo of stopWrites that failed or was cut off still means writes may be flowing (never 'writes stopped' on resume)", async () => {
     for (const finish of ["failed", "cut off"] as const) {
       const ev = eventFactory();

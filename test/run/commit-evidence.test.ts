@@ -6,7 +6,8 @@
  * reverse reported "committed" where the same run without a kill said "not committed".
  */
 import { describe, expect, it } from "vitest";
-import { commitEvidence, currentSyncCommit, lastReverse } from "../../src/run/earlier.js";
+import { afterItsCommit, commitEvidence, currentSyncCommit, lastReverse } from "../../src/run/earlier.js";
+import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
 
 const none = { sent: false, accepted: false };
@@ -48,5 +49,65 @@ describe("currentSyncCommit", () => {
       [cmd("commit", 2, "ok"), cmd("reverse", 3, "ok"), cmd("commit", 2, "error")],
     );
     expect(currentSyncCommit(refused, false)).toEqual(none);
+  });
+});
+
+describe("a commit an earlier journal recorded (run.started.carried, a --from run's journal)", () => {
+  const carried = (sent: boolean, accepted: boolean) => ({ carriedCommit: { sent, accepted } });
+  it("counts for any commit and for the current sync's, as a commit of the journal's own", () => {
+    expect(commitEvidence(state([], [], carried(true, true)))).toEqual(both);
+    expect(currentSyncCommit(state([], [], carried(true, true)), false)).toEqual(both);
+    const sentOnly = { sent: true, accepted: false };
+    expect(commitEvidence(state([], [], carried(true, false)))).toEqual(sentOnly);
+    expect(currentSyncCommit(state([], [], carried(true, false)), false)).toEqual(sentOnly);
+    expect(commitEvidence(state([], [], carried(false, false)))).toEqual(none);
+  });
+  it("a reverse in this journal leaves it to the sync before: the cutover had it, the current sync has not", () => {
+    const s = state(["ok", "ok", "ok", "ok"], [cmd("reverse", 3, "ok")], carried(true, true));
+    expect(commitEvidence(s)).toEqual(both);
+    expect(currentSyncCommit(s, false)).toEqual(none);
+    expect(currentSyncCommit(state([], [], carried(true, true)), true)).toEqual(none);
+  });
+});
+
+describe("afterItsCommit: a --from run after the commit of a cutover that committed goes on with it", () => {
+  // steps: 0 start, 1 stop, 2 stop-writes … as test/support/journal.ts STEPS: the commit's index found by kind
+  const STEPS_RB = {
+    runbook: 1,
+    name: "sales",
+    instances: [{ url: "http://127.0.0.1:1" }],
+    steps: [
+      { id: "start", start: { source: "a", destination: "b" } },
+      { id: "commit", commit: {} },
+      { id: "verify", verify: {} },
+      { id: "note", notify: "done" },
+    ],
+  };
+  const loaded = (hash: string, runbook: unknown = STEPS_RB) => ({ hash, runbook }) as unknown as LoadedRunbook;
+  const ended = (f: Partial<NonNullable<ReturnType<typeof state>["finished"]>>) =>
+    state([], [], { finished: { outcome: "ok", committed: true, at: 1, ...f } });
+  const h = ended({}).hash;
+  it("only after the runbook's last commit step, on a journal of this text whose run finished ok and committed", () => {
+    expect(afterItsCommit(ended({}), loaded(h), "verify")).toBe(true);
+    expect(afterItsCommit(ended({}), loaded(h), "note")).toBe(true);
+    expect(afterItsCommit(ended({}), loaded(h), "commit")).toBe(false);
+    expect(afterItsCommit(ended({}), loaded(h), "start")).toBe(false);
+    expect(afterItsCommit(ended({}), loaded(h), "nope")).toBe(false);
+    expect(afterItsCommit(ended({}), loaded(h), undefined)).toBe(false);
+  });
+  it("not when the run did not finish ok, stopped at --to, was an --abort, did not commit, or ran another text", () => {
+    expect(afterItsCommit(ended({ outcome: "failed" }), loaded(h), "verify")).toBe(false);
+    expect(afterItsCommit(ended({ to: "verify" }), loaded(h), "verify")).toBe(false);
+    expect(afterItsCommit(ended({ aborted: true }), loaded(h), "verify")).toBe(false);
+    expect(afterItsCommit(ended({ committed: false }), loaded(h), "verify")).toBe(false);
+    expect(afterItsCommit(state([]), loaded(h), "verify")).toBe(false);
+    expect(afterItsCommit(ended({}), loaded("b".repeat(64)), "verify")).toBe(false);
+    expect(afterItsCommit(ended({}), { hash: h, runbook: undefined } as unknown as LoadedRunbook, "verify")).toBe(
+      false,
+    );
+  });
+  it("a runbook without a commit step has no step after it", () => {
+    const noCommit = { ...STEPS_RB, steps: STEPS_RB.steps.filter((st) => st.id !== "commit") };
+    expect(afterItsCommit(ended({}), loaded(h, noCommit), "verify")).toBe(false);
   });
 });

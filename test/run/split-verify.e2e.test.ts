@@ -185,3 +185,70 @@ describe("a split commit finished with --from commit --only, the verifier's chec
     expect(sim.control.counts().verifier["POST /api/v1/check"]).toBe(2);
   }, 120_000);
 });
+
+// an adversarial run: a verify that failed under continueOnError on a committed cutover was a dead
+// end: --resume had "nothing to resume", --from verify was refused for want of a write stop, and
+// its hint sent the operator to stop writes again and wait for canCommit on a COMMITTED fleet
+describe("a verify that failed under continueOnError, after the cutover committed", () => {
+  it("the run and status name --from verify; that run continues the cutover (its write stop and commit count) and verifies, and so does another after it", async () => {
+    const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+    made.sims.push(sim);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    // the verifier's progress answers {"error": …} from the commit's end on: verify times out
+    const fault = JSON.stringify({ spec: "verifier-progress-error@verifier" });
+    const BREAK = `  - { id: break, hook: { use: shell, with: { command: [node, -e, ${JSON.stringify(
+      `fetch(${JSON.stringify(`${sim.verifierUrl}/sim/faults`)}, { method: "POST", headers: { "content-type": "application/json" }, body: ${JSON.stringify(fault)} }).then((r) => process.exit(r.ok ? 0 : 1))`,
+    )}] } } }\n`;
+    const steps =
+      START +
+      READY +
+      CHECK +
+      stopVia(sim.verifierUrl) +
+      DRAINED +
+      COMMIT +
+      COMMITTED +
+      BREAK +
+      "  - { id: verify, verify: { timeout: 2s }, continueOnError: true }\n" +
+      '  - { id: announce, notify: "moved" }\n';
+    writeFileSync(file, cutoverYaml(sim, { defaults: CLI_CUTOVER_DEFAULTS, steps }));
+    const run = (...a: string[]): ReturnType<typeof cli> =>
+      cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run();
+    expect(first.code, first.all).toBe(0);
+    expect(first.all).toMatch(/■ run ok .*· committed · not verified/);
+    expect(first.all).toContain(
+      `step verify failed and the run went on past it (continueOnError); to run it again in this cutover (its write stop and commit count): syncbook run ${file} --from verify`,
+    );
+    sim.control.clearFaults();
+    const told = await cli(["status", file], { cwd: dir });
+    expect(told.all).toContain(`next:\n    syncbook run ${file} --from verify\n`);
+    expect(told.all).not.toContain(`syncbook run ${file} --resume`);
+    expect(told.all).not.toContain("--abort");
+
+    const second = await run("--from", "verify");
+    expect(second.code, second.all).toBe(0);
+    expect(second.all).toMatch(
+      /cutover: this run continues cutover \S+ \(journal .*\): it committed, and --from verify comes after its commit/,
+    );
+    expect(second.all).not.toMatch(/counts nothing from it|refused/);
+    expect(second.all).toMatch(/■ run ok .*· committed · verified/);
+    // the journal of the run that continued it: its status tells the cutover as a whole
+    const status = await cli(["status", file, "--json"], { cwd: dir });
+    const j = (JSON.parse(status.stdout) as { journal: Record<string, unknown> }).journal;
+    expect(j.destinationWrites, status.stdout).toMatchObject({ by: "committed" });
+    expect(j.commitSent).toBe(true);
+    expect(j).not.toHaveProperty("againFrom");
+
+    // it journaled what it counted: a run after it, which reads only its journal, counts it too
+    const third = await run("--from", "verify");
+    expect(third.code, third.all).toBe(0);
+    expect(third.all).toMatch(/cutover: this run continues cutover/);
+    expect(third.all).toMatch(/■ run ok .*· committed · verified/);
+    const aborted = await run("--abort");
+    expect(aborted.code, aborted.all).not.toBe(0);
+    expect(aborted.all).toContain("The cutover's last run finished ok: nothing is left to finish or to undo");
+    expect(sim.control.counts().instances.map((c) => c["POST /api/v1/commit"] ?? 0)).toEqual([1, 1, 1]);
+  }, 120_000);
+});
