@@ -473,7 +473,7 @@ async function cutoverRunsBefore(
   const first = history?.find((e) => e.type === "run.started");
   const id = first?.type === "run.started" ? cutoverOfRun(first) : continued;
   if (!id) return [];
-  const { cutoverEvents } = await import("../report/journal.js");
+  const { cutoverEvents } = await import("../journal/index.js");
   return cutoverEvents(dir, id, {
     ...(except !== undefined ? { except } : {}),
     unreadable: (f, why) => stderr(`journal: ${f} cannot be read (${why}): the cutover's time and window leave it out`),

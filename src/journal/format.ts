@@ -1,6 +1,6 @@
 /**
  * The journal's on-disk format, shared by the writer (journal.ts) and the readers (state.ts here,
- * src/report/journal.ts for reports).
+ * src/journal/read-whole.ts for reports).
  *
  * A journal is one append-only file per run: JSON lines, one RunEvent per line. Its first line is
  * a `journal.opened` header, event-shaped (type/seq/at) so that the report reader keeps reading it

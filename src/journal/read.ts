@@ -1,6 +1,6 @@
 /**
  * Reading a journal file, and choosing a runbook's journal, shared by `--resume` (journal/state.ts, strict: a corrupt line in the
- * middle refuses the resume) and `syncbook report` (report/journal.ts, lenient: it skips and
+ * middle refuses the resume) and `syncbook report` (read-whole.ts, lenient: it skips and
  * warns). Both read the same lines the same way; each applies its own policy.
  */
 import { createReadStream } from "node:fs";

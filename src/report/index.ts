@@ -46,7 +46,7 @@ export type {
 export { renderJson } from "./json.js";
 export { renderJunit } from "./junit.js";
 export { renderHtml, chartSeries } from "./html.js";
-export { readJournal, isRunEvent, type JournalRead } from "./journal.js";
+export { readJournal, isRunEvent, type JournalRead } from "../journal/index.js";
 export { redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
 
 export const REPORT_FILES = { json: "report.json", junit: "junit.xml", html: "report.html" } as const;

@@ -22,7 +22,14 @@ import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold } from "../model/fold.js";
 import { fleetReadiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import { createFleet, type FleetSnapshot } from "../fleet/index.js";
-import { cutoverOfRun, instanceKey, isPidAlive, LOCK_FILE_NAME, runbookJournal } from "../journal/index.js";
+import {
+  cutoverEvents,
+  cutoverOfRun,
+  instanceKey,
+  isPidAlive,
+  LOCK_FILE_NAME,
+  runbookJournal,
+} from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf, type Runbook } from "../runbook/types.js";
@@ -422,7 +429,6 @@ async function readVerifier(
 async function earlierRunsOf(folder: string, file: string, events: readonly RunEvent[]): Promise<RunEvent[]> {
   const first = events.find((e) => e.type === "run.started");
   if (first?.type !== "run.started" || first.carried === undefined) return [];
-  const { cutoverEvents } = await import("../report/journal.js");
   return cutoverEvents(folder, cutoverOfRun(first), { before: file, except: file });
 }
 

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendChain, openJournal, readJournalState, splitChain } from "../../src/journal/index.js";
-import { readJournal } from "../../src/report/journal.js";
+import { readJournal } from "../../src/journal/index.js";
 import type { RunEvent } from "../../src/events.js";
 import { eventFactory, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";

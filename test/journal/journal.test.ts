@@ -2,7 +2,7 @@ import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asListener, journalDir, mustFsync, openJournal, readJournalState } from "../../src/journal/index.js";
-import { readJournal } from "../../src/report/journal.js";
+import { readJournal } from "../../src/journal/index.js";
 import { createEmitter } from "../../src/run/emitter.js";
 import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { traitsOf } from "../../src/steps/index.js";
@@ -144,7 +144,7 @@ describe("openJournal", () => {
       },
     ]);
 
-    // the report reader (src/report/journal.ts) accepts the header as an event-shaped line
+    // the report reader (src/journal/read-whole.ts) accepts the header as an event-shaped line
     const report = await readJournal(dir);
     expect(report.warnings).toEqual([]);
     expect(report.events.map((e) => e.type)).toEqual([

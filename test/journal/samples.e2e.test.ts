@@ -14,7 +14,7 @@ import {
   SAMPLE_FIELD_CAP,
 } from "../../src/journal/index.js";
 import { plainJsonLength } from "../../src/journal/samples.js";
-import { readJournal } from "../../src/report/journal.js";
+import { readJournal } from "../../src/journal/index.js";
 import type { RunEvent } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, runbookFor, sim, writeRunbook, START } from "../support/run.js";

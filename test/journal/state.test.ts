@@ -2,7 +2,7 @@ import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
-import { resolveJournal } from "../../src/report/journal.js";
+import { resolveJournal } from "../../src/journal/index.js";
 import type { RunEvent } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";

@@ -2,14 +2,14 @@
  * A resume's (and an abort's) history is the journal as its strict reader met it (issue 40): one
  * read judges the journal (src/journal/state.ts) and hands its events on (src/run/earlier.ts
  * `openEarlierJournal`), the same events, samples restored, as the report's lenient reader reads
- * (src/report/journal.ts), and no second read of the file.
+ * (src/journal/read-whole.ts), and no second read of the file.
  */
 import type * as Fs from "node:fs";
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import { openJournal, runbookJournal } from "../../src/journal/index.js";
-import { readJournal } from "../../src/report/journal.js";
+import { readJournal } from "../../src/journal/index.js";
 import { openEarlierJournal } from "../../src/run/earlier.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";

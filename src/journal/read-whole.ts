@@ -1,23 +1,18 @@
 /**
- * Reading a run's journal (JSON lines of RunEvents, one file per run under .syncbook/<runbook>/)
- * to rebuild its report after the fact. A journal cut short by a crash usually ends in half a
+ * Reading a run's journal whole (JSON lines of RunEvents, one file per run under
+ * .syncbook/<runbook>/), leniently, to rebuild its report after the fact, or the history of the
+ * cutover's earlier runs (the window and time of a run that continued it, and `status`). A journal cut short by a crash usually ends in half a
  * line: that line is reported as a warning and the report is built from the rest. A file that is
  * not a journal at all is refused (exit 2) before anything is written.
  */
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
-import {
-  createChainChecker,
-  cutoverJournals,
-  isRunEvent,
-  journalEventRestorer,
-  journalLines,
-  newestJournal,
-} from "../journal/index.js";
+import { createChainChecker } from "./chain.js";
+import { cutoverJournals } from "./cutover.js";
+import { isRunEvent, journalLines, newestJournal } from "./read.js";
+import { journalEventRestorer } from "./samples.js";
 import type { RunEvent } from "../events.js";
-
-export { isRunEvent };
 
 export interface JournalRead {
   /** The file read (a directory argument resolves to its newest journal). */
