@@ -5,7 +5,8 @@
 import type { Runbook, Step, StepKind } from "../runbook/types.js";
 import { instancesOf, pluginStepKind } from "../runbook/types.js";
 import { canWriteInstance } from "../runbook/can-write.js";
-import { bindStep, type BoundStep, type PlannedRequest } from "../steps/index.js";
+import { bindStep, traitsOf, type BoundStep, type PlannedRequest } from "../steps/index.js";
+import { afterLastCommitStep } from "../model/again.js";
 import { ExitCode, UserError } from "../errors.js";
 import { sameService } from "../instance-identity.js";
 import { suggest } from "../suggest.js";
@@ -140,8 +141,7 @@ export function instanceTargets(runbook: Runbook, names: readonly string[], from
 export function afterLastCommit(runbook: Runbook, id: string | undefined): boolean {
   const steps = planSteps(runbook);
   const at = steps.findIndex((s) => s.id === id);
-  const commits = steps.filter((s) => s.bound.command === "commit").map((s) => s.index);
-  return commits.length > 0 && at > Math.max(...commits);
+  return at >= 0 && afterLastCommitStep(steps, traitsOf, at);
 }
 
 /**

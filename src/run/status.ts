@@ -40,7 +40,8 @@ import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import { commitEvidence } from "./earlier.js";
-import { afterLastCommit, stopWritesBefore } from "./plan.js";
+import { stopWritesBefore } from "./plan.js";
+import { runAgainAfterCommit } from "../model/again.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -483,11 +484,7 @@ async function readJournalStatus(
     const from = stopWritesBefore(runbook, refusal.id);
     if (from !== undefined) out.restopFrom = from;
   }
-  const f = state.finished;
-  const again =
-    f?.outcome === "ok" && f.to === undefined && f.committed
-      ? state.steps.find((s) => s.finished === "failed" && afterLastCommit(runbook, s.id))
-      : undefined;
+  const again = runAgainAfterCommit(model, traitsOf);
   if (again) out.againFrom = again.id;
   const last = model.steps.filter((s) => s.attempts.length > 0).at(-1);
   if (last)

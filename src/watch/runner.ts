@@ -9,6 +9,8 @@
  * tells then. A pid is taken at its word (pids are reused: a live one is "running").
  */
 import type { CutoverModel } from "../model/contract.js";
+import { runAgainAfterCommit } from "../model/again.js";
+import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
 import { WRITES_LEFT_WORDS } from "../writes-words.js";
 import type { LockHolder } from "./journal-feed.js";
@@ -58,15 +60,21 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
         ? "called off (--abort)"
         : `ended ${run.outcome}${run.to !== undefined ? ` at --to ${run.to}, before the runbook's end` : ""}`;
     const alarm = m.writesLeft !== undefined && !m.cutover.committed;
+    const again = runAgainAfterCommit(m, traitsOf);
     return {
       state: "finished",
       alarm,
       headline: `run ${run.n} ${how}${run.message ? `: ${run.message}` : ""}`,
       left,
-      // a run stopped at --to left its cutover open: --resume goes on with the next step
+      // a run stopped at --to left its cutover open: --resume goes on with the next step; a step
+      // after the commit that failed (continueOnError) runs again in the cutover with --from
       ...((run.outcome !== "ok" || run.to !== undefined) && !m.cutover.committed && run.ended !== "called-off"
         ? { next: `syncbook run ${rb} --resume` }
-        : {}),
+        : again
+          ? {
+              next: `syncbook run ${rb} --from ${again.id}   (step ${again.index + 1} failed, and the run went on past it)`,
+            }
+          : {}),
       lastLineAt,
     };
   }

@@ -143,6 +143,28 @@ describe("runnerVerdict", () => {
     expect(f.left[0]).toMatch(/^writes stopped|STILL STOPPED/);
     expect(f.next).toBe("syncbook run rb.yaml --resume");
   });
+
+  it("finished ok and committed past a step after the commit that failed (continueOnError): --from that step", () => {
+    const past = killedModel([
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
+      ev("step.started", 3100, { index: 2, id: "commit", kind: "commit", title: "commit" }),
+      ev("step.finished", 3200, { index: 2, id: "commit", outcome: "ok", durationMs: 100 }),
+      ev("step.started", 3300, { index: 3, id: "verify", kind: "verify", title: "verify" }),
+      ev("step.finished", 3400, { index: 3, id: "verify", outcome: "failed", durationMs: 100, error: "timed out" }),
+      ev("run.finished", 3500, { outcome: "ok", exitCode: 0, durationMs: 3500, committed: true }),
+    ]);
+    const v = runnerVerdict({
+      model: past,
+      lock: undefined,
+      now: at(4000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
+    expect(v.state).toBe("finished");
+    expect(v.alarm).toBe(false);
+    expect(v.next).toBe("syncbook run rb.yaml --from verify   (step 4 failed, and the run went on past it)");
+  });
 });
 
 describe("stateLeft", () => {

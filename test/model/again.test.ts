@@ -1,0 +1,98 @@
+/**
+ * The step a `--from` run runs again in a cutover that committed (src/model/again.ts): status and
+ * the watch page name it, by the rule `--from` itself applies to the journal (src/run/earlier.ts
+ * `afterItsCommit`). Every way the last run can end, enumerated.
+ */
+import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../../src/events.js";
+import { CutoverFold } from "../../src/model/fold.js";
+import { afterLastCommitStep, runAgainAfterCommit } from "../../src/model/again.js";
+import { traitsOf } from "../../src/steps/index.js";
+
+const T0 = 1_800_000_000_000;
+const STEPS = [
+  { index: 0, id: "start", kind: "start", title: "start" },
+  { index: 1, id: "commit", kind: "commit", title: "commit" },
+  { index: 2, id: "verify", kind: "verify", title: "verify" },
+  { index: 3, id: "announce", kind: "notify", title: "announce" },
+];
+
+/** One run: each step's outcome in order (absent: not reached), then its end. */
+function model(
+  outcomes: Record<string, "ok" | "failed" | "skipped">,
+  end: { outcome?: string; committed?: boolean; to?: string; aborted?: true } | undefined,
+  steps = STEPS,
+) {
+  let seq = 0;
+  const ev = (type: string, at: number, body: Record<string, unknown> = {}): RunEvent =>
+    ({ type, seq: ++seq, at: T0 + at, ...body }) as unknown as RunEvent;
+  const f = new CutoverFold({ traits: traitsOf });
+  const es: RunEvent[] = [
+    ev("run.started", 0, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "run", instances: [], steps }),
+  ];
+  let t = 10;
+  for (const s of steps) {
+    const o = outcomes[s.id];
+    if (o === undefined) continue;
+    if (o === "skipped") es.push(ev("step.skipped", (t += 10), { index: s.index, id: s.id, reason: "when: false" }));
+    else {
+      es.push(ev("step.started", (t += 10), { index: s.index, id: s.id, kind: s.kind, title: s.title }));
+      es.push(ev("step.finished", (t += 10), { index: s.index, id: s.id, outcome: o, durationMs: 10 }));
+    }
+  }
+  if (end)
+    es.push(ev("run.finished", (t += 10), { outcome: "ok", exitCode: 0, committed: true, durationMs: t, ...end }));
+  for (const e of es) f.apply(e);
+  return f.view(T0 + t);
+}
+
+const failedVerify = { start: "ok", commit: "ok", verify: "failed", announce: "ok" } as const;
+
+describe("runAgainAfterCommit", () => {
+  it("the run finished ok and committed past a step after the commit that failed: that step", () => {
+    expect(runAgainAfterCommit(model(failedVerify, {}), traitsOf)?.id).toBe("verify");
+    expect(runAgainAfterCommit(model({ ...failedVerify, verify: "ok", announce: "failed" }, {}), traitsOf)?.id).toBe(
+      "announce",
+    );
+    // the first of two
+    expect(runAgainAfterCommit(model({ ...failedVerify, announce: "failed" }, {}), traitsOf)?.id).toBe("verify");
+  });
+  it("none when every step after the commit passed, or was skipped", () => {
+    expect(runAgainAfterCommit(model({ ...failedVerify, verify: "ok" }, {}), traitsOf)).toBeUndefined();
+    expect(runAgainAfterCommit(model({ ...failedVerify, verify: "skipped" }, {}), traitsOf)).toBeUndefined();
+  });
+  it("none when the failed step comes before the commit (a new cutover's to run again)", () => {
+    const m = model({ start: "failed", commit: "ok", verify: "ok", announce: "ok" }, {});
+    expect(runAgainAfterCommit(m, traitsOf)).toBeUndefined();
+  });
+  it("none unless the last run finished ok at the runbook's end and committed", () => {
+    for (const end of [
+      { outcome: "failed" },
+      { outcome: "interrupted" },
+      { committed: false },
+      { to: "verify" },
+      { aborted: true as const },
+      undefined,
+    ])
+      expect(runAgainAfterCommit(model(failedVerify, end), traitsOf), JSON.stringify(end)).toBeUndefined();
+  });
+  it("none in a runbook without a commit step", () => {
+    const steps = STEPS.filter((s) => s.kind !== "commit");
+    expect(runAgainAfterCommit(model(failedVerify, {}, steps), traitsOf)).toBeUndefined();
+  });
+});
+
+describe("afterLastCommitStep", () => {
+  it("after the last commit step only, the commit itself not", () => {
+    const steps = [...STEPS, { index: 4, id: "commit2", kind: "commit", title: "again" }];
+    expect([0, 1, 2, 3, 4].map((i) => afterLastCommitStep(STEPS, traitsOf, i))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
+    expect([2, 3, 4, 5].map((i) => afterLastCommitStep(steps, traitsOf, i))).toEqual([false, false, false, true]);
+    expect(afterLastCommitStep([], traitsOf, 3)).toBe(false);
+  });
+});
