@@ -10,7 +10,8 @@ import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes, terminalText } from "../text.js";
 import type { Status } from "../run/status.js";
-import { nextAfterFailedUndo, writesStillStopped } from "../ui/format.js";
+import { writesStillStopped } from "../ui/format.js";
+import { nextLines } from "../next-run.js";
 import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { windowEndWords } from "../writes-words.js";
@@ -291,8 +292,7 @@ export function formatStatus(st: Status): string[] {
       };
       const w = writesStillStopped(stuck);
       lines.push(`  ${w.headline}`, ...w.undo.map((l) => `    ${l}`), `    ${w.advice}`);
-      const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
-      for (const l of nextAfterFailedUndo(st.file, stuck, at)) lines.push(`  ${l}`);
+      if (j.next) for (const l of nextLines(st.file, j.next)) lines.push(`  ${l}`);
     } else if (j.writesOnSince)
       lines.push(
         `  writes: the application writes again since ${j.writesOnSince} (its writesOn hook)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
@@ -305,41 +305,8 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: ${j.writesStopped ? `${j.writesStoppedBefore ? "stopped by an earlier run of this cutover, and still at this run's end" : "stopped by the run (a stopWrites held, not undone)"}${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,
       );
-    // killed or crashed (no end recorded, no live runner), or a run that ended and left its cutover
-    // open (failed, interrupted, stopped at --to): what each way on does
-    const open = !j.finished || ((j.finished.outcome !== "ok" || j.finished.to !== undefined) && !j.finished.aborted);
-    if (open && j.restopFrom !== undefined && j.lock?.alive !== true && !j.refused)
-      lines.push(
-        "  next:",
-        `    syncbook run ${st.file} --from ${j.restopFrom}`,
-        "        stops writes again, then goes on to the commit (its writes-stopped interlock refused it; --resume would meet the same refusal)",
-      );
-    else if (j.againFrom !== undefined && j.lock?.alive !== true && !j.refused)
-      lines.push(
-        "  next:",
-        `    syncbook run ${st.file} --from ${j.againFrom}`,
-        `        runs ${j.againFrom} again (it failed, and the run went on past it: continueOnError), then the steps after it, in this cutover: its write stop and commit count`,
-      );
-    else if (open && j.lastStep && !j.refused && j.lock?.alive !== true && !j.writesUndoFailed) {
-      // as --abort judges it (src/run/abort.ts): any commit that may have reached the fleet, not
-      // only the last command's (a reverse after the commit)
-      const committed = j.commitSent === true;
-      // once the destination takes writes, the source's write stop is not news
-      const stays = j.writesStopped === true && j.destinationWrites === undefined;
-      lines.push(
-        "  next, one of:",
-        `    syncbook run ${st.file} --resume`,
-        j.finished
-          ? `        goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
-          : `        goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`,
-        ...(committed
-          ? ["    (no --abort: a commit was sent, and after commit nothing is undone)"]
-          : [
-              `    syncbook run ${st.file} --abort`,
-              `        calls the cutover off: runs the undos still owed, last first${j.writesStopped ? " (writes back on)" : ""}; nothing is sent to the sync service`,
-            ]),
-      );
-    }
+    // the ways on (src/run/status.ts `nextOffer`); after a failed undo they were said above
+    if (j.next && !j.writesUndoFailed) for (const l of nextLines(st.file, j.next)) lines.push(`  ${l}`);
     if (j.verifier?.restarts)
       lines.push(
         `  verifier: restarted ${j.verifier.restarts} time(s) during the run's verification (--resume sends the new process a check, then writesOff)`,

@@ -41,6 +41,7 @@ import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import { commitEvidence } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
+import { nextAfterFailedUndo, type NextOffer, type NextRun } from "../next-run.js";
 import { runAgainAfterCommit } from "../model/again.js";
 
 /**
@@ -176,6 +177,12 @@ export interface JournalStatus {
   writesOnSince?: string;
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
+  /**
+   * The ways on, as data (src/next-run.ts): what the human form prints under "next:". Absent while
+   * a live runner holds the lock, when `--resume` would refuse the journal, or when the cutover
+   * ended and nothing is owed.
+   */
+  next?: NextOffer;
   /** The journal's notifications (src/plugin/deliveries.ts): how many were delivered, and each that was not (or is in doubt). */
   notifications?: { delivered: number; notDelivered: string[] };
 }
@@ -433,6 +440,64 @@ async function earlierRunsOf(folder: string, file: string, events: readonly RunE
   return cutoverEvents(folder, cutoverOfRun(first), { before: file, except: file });
 }
 
+/**
+ * The ways on from what the journal shows (`next`): a failed undo of a write stop first (`--abort`
+ * retries it); a commit refused for want of a write stop (`--from` the stop); a step after a
+ * committed cutover's commit that failed (`--from` it); a cutover left open (`--resume`, and
+ * `--abort` unless a commit may have been sent). None while the run's own process is alive.
+ */
+export function nextOffer(j: JournalStatus): NextOffer | undefined {
+  if (j.refused !== undefined || j.lock?.alive === true) return undefined;
+  if (j.writesUndoFailed) {
+    const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
+    return nextAfterFailedUndo({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id }, at);
+  }
+  // killed or crashed (no end recorded), or a run that ended and left its cutover open (failed,
+  // interrupted, stopped at --to)
+  const f = j.finished;
+  const open = !f || ((f.outcome !== "ok" || f.to !== undefined) && !f.aborted);
+  if (open && j.restopFrom !== undefined)
+    return {
+      runs: [
+        {
+          args: `--from ${j.restopFrom}`,
+          does: "stops writes again, then goes on to the commit (its writes-stopped interlock refused it; --resume would meet the same refusal)",
+        },
+      ],
+    };
+  if (j.againFrom !== undefined)
+    return {
+      runs: [
+        {
+          args: `--from ${j.againFrom}`,
+          does: `runs ${j.againFrom} again (it failed, and the run went on past it: continueOnError), then the steps after it, in this cutover: its write stop and commit count`,
+        },
+      ],
+    };
+  if (!open || !j.lastStep) return undefined;
+  // once the destination takes writes, the source's write stop is not news
+  const stays = j.writesStopped === true && j.destinationWrites === undefined;
+  const resume: NextRun = {
+    args: "--resume",
+    does: f
+      ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
+      : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`,
+  };
+  // as --abort judges it (src/run/abort.ts): any commit that may have reached the fleet, not only
+  // the last command's (a reverse after the commit)
+  return j.commitSent === true
+    ? { runs: [resume], notes: ["no --abort: a commit was sent, and after commit nothing is undone"] }
+    : {
+        runs: [
+          resume,
+          {
+            args: "--abort",
+            does: `calls the cutover off: runs the undos still owed, last first${j.writesStopped ? " (writes back on)" : ""}; nothing is sent to the sync service`,
+          },
+        ],
+      };
+}
+
 async function readJournalStatus(
   folder: string,
   runbook: Runbook,
@@ -565,5 +630,7 @@ async function readJournalStatus(
       ...(undo?.command !== undefined ? { command: undo.command } : {}),
     };
   }
+  const next = nextOffer(out);
+  if (next) out.next = next;
   return { status: out, memory: state.verifier };
 }

@@ -4,6 +4,7 @@
 import { WRITES_LEFT_WORDS, windowLengthWords } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
+import { nextAfterFailedUndo as failedUndoOffer, nextLines } from "../next-run.js";
 import type { RunEventMap } from "../events.js";
 import { verificationText } from "../steps/index.js";
 
@@ -149,22 +150,13 @@ export function writesStillStopped(step: UndoLeftStopped): {
   };
 }
 
-/**
- * What to run next after an undo of a stopWrites failed, `--abort` first: each command with what it
- * would do. `resumeAt` is the step a `--resume` continues at, when known.
- */
+/** What to run next after an undo of a stopWrites failed, in lines (src/next-run.ts has the offer as data). */
 export function nextAfterFailedUndo(
   file: string,
   step: UndoLeftStopped,
   resumeAt?: { number: number; id: string },
 ): string[] {
-  return [
-    "next, one of:",
-    `  syncbook run ${file} --abort`,
-    `      retries the undos still owed, last first (step ${step.number} ${step.id}: turns writes back on) and calls the cutover off; nothing is sent to the sync service`,
-    `  syncbook run ${file} --resume`,
-    `      goes on with the cutover once what failed is fixed: step ${step.number} ${step.id} runs again (writes stay stopped), then ${resumeAt ? `step ${resumeAt.number} ${resumeAt.id}` : "the step that failed"} and on; the failed undo is not retried`,
-  ];
+  return nextLines(file, failedUndoOffer(step, resumeAt));
 }
 
 /** The run summary's lines for it (both renderers). */

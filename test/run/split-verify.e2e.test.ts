@@ -225,6 +225,9 @@ describe("a verify that failed under continueOnError, after the cutover committe
     const told = await cli(["status", file], { cwd: dir });
     expect(told.all).toContain(`next:\n    syncbook run ${file} --from verify\n`);
     expect(told.all).not.toContain(`syncbook run ${file} --resume`);
+    const toldJson = await cli(["status", file, "--json"], { cwd: dir });
+    const next = (JSON.parse(toldJson.stdout) as { journal: { next?: { runs: { args: string }[] } } }).journal.next;
+    expect(next?.runs.map((r) => r.args)).toEqual(["--from verify"]);
     expect(told.all).not.toContain("--abort");
 
     const second = await run("--from", "verify");
@@ -240,6 +243,7 @@ describe("a verify that failed under continueOnError, after the cutover committe
     expect(j.destinationWrites, status.stdout).toMatchObject({ by: "committed" });
     expect(j.commitSent).toBe(true);
     expect(j).not.toHaveProperty("againFrom");
+    expect(j).not.toHaveProperty("next");
 
     // it journaled what it counted: a run after it, which reads only its journal, counts it too
     const third = await run("--from", "verify");

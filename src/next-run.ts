@@ -1,0 +1,51 @@
+/**
+ * The ways on that the run's end, `syncbook status` (human and `--json`) and the report offer: each
+ * a `syncbook run <runbook>` with its arguments, and what that run does. Data first, words from it:
+ * `status --json` carries the same commands its human form prints.
+ */
+
+/** One way on: the arguments after `syncbook run <runbook>`, and what that run does. */
+export interface NextRun {
+  args: string;
+  does: string;
+}
+
+/** The offer: the runs (one, or one of several), and what is not offered, with why. */
+export interface NextOffer {
+  runs: NextRun[];
+  notes?: string[];
+}
+
+/**
+ * An offer in lines: "next:" over one run, "next, one of:" over several, each command and, indented
+ * under it, what it does; its notes after.
+ */
+export function nextLines(file: string, offer: NextOffer): string[] {
+  return [
+    offer.runs.length === 1 ? "next:" : "next, one of:",
+    ...offer.runs.flatMap((r) => [`  syncbook run ${file} ${r.args}`, `      ${r.does}`]),
+    ...(offer.notes ?? []).map((n) => `  (${n})`),
+  ];
+}
+
+/**
+ * After an undo of a stopWrites failed, `--abort` first: it retries the undo. `resumeAt` is the
+ * step a `--resume` continues at, when known.
+ */
+export function nextAfterFailedUndo(
+  step: { number: number; id: string },
+  resumeAt?: { number: number; id: string },
+): NextOffer {
+  return {
+    runs: [
+      {
+        args: "--abort",
+        does: `retries the undos still owed, last first (step ${step.number} ${step.id}: turns writes back on) and calls the cutover off; nothing is sent to the sync service`,
+      },
+      {
+        args: "--resume",
+        does: `goes on with the cutover once what failed is fixed: step ${step.number} ${step.id} runs again (writes stay stopped), then ${resumeAt ? `step ${resumeAt.number} ${resumeAt.id}` : "the step that failed"} and on; the failed undo is not retried`,
+      },
+    ],
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * `syncbook status`'s ways on as data (src/run/status.ts `nextOffer`): what `--json`'s
+ * `journal.next` carries and the human form prints under "next:". Each journal standing a
+ * status can meet, enumerated.
+ */
+import { describe, expect, it } from "vitest";
+import { nextOffer, type JournalStatus } from "../../src/run/status.js";
+import { nextLines } from "../../src/next-run.js";
+
+const base: JournalStatus = { folder: "/j", passedOver: [], warnings: [], resumeWith: "/j/a.jsonl" };
+const step = { number: 5, id: "drained", kind: "waitFor", startedAt: "2026-11-30T00:00:00.000Z" };
+const failed = { outcome: "failed", committed: false, verified: false, at: "2026-11-30T00:01:00.000Z" };
+const args = (j: Partial<JournalStatus>) => nextOffer({ ...base, ...j })?.runs.map((r) => r.args);
+
+describe("nextOffer", () => {
+  it("killed (no end recorded): --resume from its step, or --abort", () => {
+    const o = nextOffer({ ...base, lastStep: step, writesStopped: true });
+    expect(o?.runs.map((r) => r.args)).toEqual(["--resume", "--abort"]);
+    expect(o?.runs[0]!.does).toBe(
+      "goes on with the cutover from step 5 drained (it first waits out hook processes the dead run left; writes stay stopped)",
+    );
+    expect(o?.runs[1]!.does).toBe(
+      "calls the cutover off: runs the undos still owed, last first (writes back on); nothing is sent to the sync service",
+    );
+  });
+  it("a run that failed, interrupted, or stopped at --to: --resume where it stopped, or --abort", () => {
+    for (const finished of [failed, { ...failed, outcome: "interrupted" }, { ...failed, outcome: "ok", to: "stop" }])
+      expect(args({ lastStep: step, finished }), JSON.stringify(finished)).toEqual(["--resume", "--abort"]);
+    const o = nextOffer({ ...base, lastStep: step, finished: failed });
+    expect(o?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
+    expect(o?.runs[1]!.does).not.toMatch(/writes back on/);
+  });
+  it("once a commit may have been sent: --resume only, and why there is no --abort", () => {
+    const o = nextOffer({ ...base, lastStep: step, finished: failed, commitSent: true, writesStopped: true });
+    expect(o).toEqual({
+      runs: [{ args: "--resume", does: "goes on with the cutover where its last run stopped (writes stay stopped)" }],
+      notes: ["no --abort: a commit was sent, and after commit nothing is undone"],
+    });
+    expect(nextLines("x.yaml", o!)).toEqual([
+      "next:",
+      "  syncbook run x.yaml --resume",
+      "      goes on with the cutover where its last run stopped (writes stay stopped)",
+      "  (no --abort: a commit was sent, and after commit nothing is undone)",
+    ]);
+    // the destination takes writes: the source's write stop is not news
+    const taken = nextOffer({
+      ...base,
+      lastStep: step,
+      finished: failed,
+      commitSent: true,
+      writesStopped: true,
+      destinationWrites: { since: "t", by: "canWrite" },
+    });
+    expect(taken?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
+  });
+  it("commit refused for want of a write stop: --from the stop (--resume would meet the same refusal)", () => {
+    expect(args({ lastStep: step, finished: failed, restopFrom: "stop-writes" })).toEqual(["--from stop-writes"]);
+    // a killed run too (no end recorded)
+    expect(args({ lastStep: step, restopFrom: "stop-writes" })).toEqual(["--from stop-writes"]);
+  });
+  it("a committed cutover's step after the commit that failed: --from it", () => {
+    const ok = { ...failed, outcome: "ok", committed: true };
+    expect(args({ lastStep: step, finished: ok, againFrom: "verify" })).toEqual(["--from verify"]);
+  });
+  it("a failed undo of a write stop: --abort first (it retries the undo), then --resume", () => {
+    const o = nextOffer({
+      ...base,
+      lastStep: { ...step, outcome: "failed" },
+      finished: failed,
+      writesUndoFailed: { step: 3, id: "stop-writes" },
+      restopFrom: "stop-writes",
+    });
+    expect(o?.runs.map((r) => r.args)).toEqual(["--abort", "--resume"]);
+    expect(o?.runs[1]!.does).toMatch(
+      /step 3 stop-writes runs again \(writes stay stopped\), then step 5 drained and on/,
+    );
+  });
+  it("nothing while the run's own process holds the lock, when --resume would refuse the journal, or after a cutover that ended", () => {
+    const alive = { pid: 1, host: "h", startedAt: "t", alive: true };
+    expect(nextOffer({ ...base, lastStep: step, lock: alive })).toBeUndefined();
+    expect(nextOffer({ ...base, lastStep: step, refused: "edited" })).toBeUndefined();
+    expect(nextOffer({ ...base, lastStep: step, finished: { ...failed, outcome: "ok" } })).toBeUndefined();
+    expect(nextOffer({ ...base, lastStep: step, finished: { ...failed, aborted: true } })).toBeUndefined();
+    // no step ran: nothing to go on with
+    expect(nextOffer({ ...base })).toBeUndefined();
+    // a lock whose process is gone (or on another host) does not hold it back
+    expect(args({ lastStep: step, lock: { ...alive, alive: false } })).toEqual(["--resume", "--abort"]);
+  });
+});
