@@ -295,7 +295,10 @@ runOptions(
       "--only <instances>",
       "with --from: send the command steps to these instances only (names, comma-separated), to complete a command the others already have; interlocks apply, and it asks first (or --yes)",
     )
-    .option("--allow-changed-runbook", "with --resume: accept a runbook that changed since the journal was written")
+    .option(
+      "--allow-changed-runbook",
+      "with --resume, or --from a step after a committed cutover's commit: accept a runbook that changed since the journal was written",
+    )
     .option(
       "--new-cutover",
       "start a new cutover although the runbook's last one did not finish (without it such a run is refused; a --from run continues the unfinished one)",

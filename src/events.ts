@@ -56,9 +56,10 @@ export interface RunEventMap {
     steps: { index: number; id: string; kind: string; title: string }[];
     /**
      * A `--from` run that continues its cutover: what it counted from the cutover's earlier journal
-     * (src/run/earlier.ts `fromJournal`), journaled before anything is sent. A `--resume` of this
-     * run, or a later `--from`, read only this journal (src/journal/state.ts): without it they
-     * forgot the write stop and the commit, and refused a verify or said "not committed".
+     * `from` (src/run/earlier.ts `fromJournal`), journaled before anything is sent. A `--resume` of
+     * this run, or a later `--from`, read only this journal (src/journal/state.ts): they count its
+     * commit (never undone; without it they said "not committed"), not its write stop, which is on
+     * record only: that stop's hook and its undo (an `--abort` of `from`) live in the other journal.
      */
     carried?: { from: string; writesStopped: boolean; commitSent: boolean; commitAccepted: boolean };
     /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */

@@ -181,7 +181,15 @@ async function runMain(
     // (not for a new cutover: it knows nothing of the one it leaves)
     const earlier =
       !resume && flags.from && !flags.newCutover
-        ? await fromJournal(loaded, dir, stderr, hooks.mayHaveActed, continues !== undefined, flags.from)
+        ? await fromJournal(
+            loaded,
+            dir,
+            stderr,
+            hooks.mayHaveActed,
+            continues !== undefined,
+            flags.from,
+            flags.allowChangedRunbook === true,
+          )
         : undefined;
     // the earlier runs' events, from the one read that judged the journal (src/run/earlier.ts):
     // the runner knows when writes were stopped, --report tells one story
@@ -342,24 +350,25 @@ export async function execute(
         stderr(
           `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${loaded.file} --resume (a write stop that was undone runs again before commit)`,
         );
-    } else if (result.outcome === "ok" && how.mode !== "rehearse" && flags.to && loaded.runbook) {
+    } else if (result.outcome === "ok" && how.mode !== "rehearse" && loaded.runbook) {
+      const { afterLastCommit, planSteps } = await import("../run/plan.js");
+      const steps = planSteps(loaded.runbook);
+      const at = flags.to ? steps.findIndex((st) => st.id === flags.to) : -1;
+      // a verify that failed under continueOnError after the commit: run again in this cutover,
+      // whose commit counts (src/run/earlier.ts `afterItsCommit`)
+      const again = result.committed
+        ? (result.wentPast ?? []).find((id) => afterLastCommit(loaded.runbook!, id))
+        : undefined;
       // a --to run leaves its cutover open (its journal says where it stopped): the way on
       // where --resume goes on is its journal's to say (a run that sent nothing and ran no hook is
       // passed over, and the one before it continues): status names it, not a step of this run's
-      const steps = (await import("../run/plan.js")).planSteps(loaded.runbook);
-      const at = steps.findIndex((st) => st.id === flags.to);
       if (at >= 0 && at < steps.length - 1)
         stderr(
           `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${loaded.file} --resume (syncbook status ${loaded.file} shows where)`,
         );
-    } else if (result.outcome === "ok" && how.mode !== "rehearse" && result.committed && loaded.runbook) {
-      // a verify that failed under continueOnError after the commit: run again in this cutover,
-      // whose write stop and commit count (src/run/earlier.ts `afterItsCommit`)
-      const { afterLastCommit } = await import("../run/plan.js");
-      const again = (result.wentPast ?? []).find((id) => afterLastCommit(loaded.runbook!, id));
-      if (again)
+      else if (again)
         stderr(
-          `  step ${again} failed and the run went on past it (continueOnError); to run it again in this cutover (its write stop and commit count): syncbook run ${loaded.file} --from ${again}`,
+          `  step ${again} failed and the run went on past it (continueOnError); to run it again in this cutover (its commit counts): syncbook run ${loaded.file} --from ${again}`,
         );
     } else if (result.outcome !== "ok") {
       const what =
@@ -396,6 +405,11 @@ export async function execute(
           stderr(`  ${l}`);
       } else if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
+      else if (result.refused === "writes-stopped")
+        // a step after the commit (a verify) that found no write stop: none is in this journal folder
+        stderr(
+          `  no write stop of this cutover is in the journals of ${flags.journalDir ?? "the runbook's .syncbook folder"}: if its runs journaled elsewhere, run again with --journal-dir <that folder>; if writes were stopped outside syncbook, say so in the runbook (writesStoppedExternally: true)`,
+        );
       else if (result.writesKeptOff?.committed) {
         // the cutover happened outside this run: the hint above is the way on, not a resume
       } else if (result.refused === "fleet-idle")
@@ -440,7 +454,16 @@ async function newOrContinued(
   const last = await unfinishedCutover(dir, traitsOf);
   if (!last) {
     // a step after the commit of the cutover that committed (a verify run again) is still its own
-    const done = flags.from && !flags.newCutover ? await committedCutover(loaded, dir, flags.from) : undefined;
+    const done =
+      flags.from && !flags.newCutover
+        ? await committedCutover(loaded, dir, flags.from, flags.allowChangedRunbook === true)
+        : undefined;
+    if (done && "changedText" in done) {
+      stderr(
+        `cutover: the runbook's last cutover committed (journal ${done.changedText}), but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from ${flags.from} (its commit counts): syncbook run ${file} --from ${flags.from} --allow-changed-runbook`,
+      );
+      return undefined;
+    }
     if (done)
       stderr(
         `cutover: this run continues cutover ${done.cutover} (journal ${done.journal}): it committed, and --from ${flags.from} comes after its commit`,

@@ -147,27 +147,35 @@ function badLineWarnings(bad: readonly BadLines[], lastLine: number, events: num
 }
 
 /**
- * The events of a cutover's runs in a folder's journals other than `except`, oldest run first, up
- * to `before` (a journal of the cutover: only the runs before it): the runs a `--from` run
- * continued, which its own journal does not hold. What the run's window and time, and `status`'s
- * account of a journal that continued its cutover, are built from. An unreadable journal is left
- * out, and said through `unreadable`.
+ * A cutover's journals in a folder other than `except`, each read whole, oldest run first, up to
+ * `before` (a journal of the cutover: only the runs before it): the runs a `--from` run continued,
+ * which its own journal does not hold. An unreadable journal is left out, and said through
+ * `unreadable`.
  */
-export async function cutoverEvents(
+export async function cutoverJournalsRead(
   dir: string,
   cutover: string,
   opts: { except?: string; before?: string; unreadable?: (file: string, why: string) => void } = {},
-): Promise<RunEvent[]> {
+): Promise<JournalRead[]> {
   const files = await cutoverJournals(dir, cutover);
   const stop = opts.before === undefined ? -1 : files.findIndex((f) => resolve(f) === resolve(opts.before!));
-  const out: RunEvent[] = [];
+  const out: JournalRead[] = [];
   for (const f of stop >= 0 ? files.slice(0, stop) : files) {
     if (opts.except !== undefined && resolve(f) === resolve(opts.except)) continue;
     try {
-      out.push(...(await readJournal(f)).events);
+      out.push(await readJournal(f));
     } catch (err) {
       opts.unreadable?.(f, errorMessage(err));
     }
   }
   return out;
+}
+
+/** Their events in one list, oldest run first: what the run's window and time are built from. */
+export async function cutoverEvents(
+  dir: string,
+  cutover: string,
+  opts: { except?: string; before?: string; unreadable?: (file: string, why: string) => void } = {},
+): Promise<RunEvent[]> {
+  return (await cutoverJournalsRead(dir, cutover, opts)).flatMap((j) => j.events);
 }

@@ -85,18 +85,13 @@ export interface JournalState {
   hash: string;
   steps: JournalStep[];
   commandsSent: SentCommand[];
-  /**
-   * A stopWrites step ended ok, or a `--from` run counted one from an earlier journal
-   * (`run.started.carried`), and neither its undo nor a later reverse undid it.
-   */
+  /** A stopWrites step ended ok, and neither its undo nor a later reverse undid it. */
   stopWritesSucceeded: boolean;
   /**
    * A commit an earlier journal of the cutover recorded, as the `--from` run that wrote this one
    * counted it (`run.started.carried`): before every command of this journal.
    */
   carriedCommit?: { sent: boolean; accepted: boolean };
-  /** The write stop counted in `stopWritesSucceeded` came from `run.started.carried` (an earlier journal's stopWrites). */
-  carriedWriteStop?: true;
   /** Hooks that ran (not undo calls), in order. */
   hooksRan: HookRun[];
   /** Every hook and undo call with a token (journals since orphan tracking), in order. */
@@ -257,7 +252,6 @@ export async function readJournalState(
   let lastSeq = 0;
   let stopWrites = false;
   let carriedCommit: JournalState["carriedCommit"];
-  let carriedWriteStop = false;
   let finished: JournalState["finished"];
   let instances: JournalState["instances"];
   /** `commit.sent` names instances by label (name, else URL): map those back to keys. */
@@ -347,9 +341,10 @@ export async function readJournalState(
           for (const s of e.steps as unknown[])
             if (isObject(s) && typeof s.index === "number" && typeof s.id === "string")
               stepOf(s.index, s.id, typeof s.kind === "string" ? s.kind : "");
-        // what a --from run counted from the cutover's earlier journal: this journal's own from here
+        // the commit a --from run counted from the cutover's earlier journal: this journal's own from
+        // here (a commit is never undone). Not its write stop: that stop's hook, and its undo (an
+        // --abort of that journal), live in the other journal, which this one cannot see
         if (isObject(e.carried)) {
-          if (e.carried.writesStopped === true) stopWrites = carriedWriteStop = true;
           const accepted = e.carried.commitAccepted === true;
           if (accepted || e.carried.commitSent === true) carriedCommit = { sent: true, accepted };
         }
@@ -578,7 +573,6 @@ export async function readJournalState(
   if (finished) state.finished = finished;
   if (instances) state.instances = instances;
   if (carriedCommit) state.carriedCommit = carriedCommit;
-  if (carriedWriteStop) state.carriedWriteStop = true;
   return state;
 }
 

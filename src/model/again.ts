@@ -2,8 +2,8 @@
  * The step a `--from` run runs again in a cutover that committed: its last run finished ok at the
  * runbook's end, past a step after the runbook's last commit step that failed (`continueOnError`:
  * a verify whose verifier did not answer). `syncbook run x.yaml --from <it>` continues that
- * cutover, its write stop and commit counted (src/run/earlier.ts `afterItsCommit`, the same rule
- * on the journal). One rule for every reader that names the way on: `status`, the watch page.
+ * cutover, its commit counted (src/run/earlier.ts `afterItsCommit`, the same rule on the journal;
+ * it also needs the runbook's text unchanged, or `--allow-changed-runbook`, which `status` adds). One rule for every reader that names the way on: `status`, the watch page.
  */
 import type { WindowKindTraits } from "../fleet/window.js";
 import type { CutoverModel, ModelStep } from "./contract.js";

@@ -10,7 +10,7 @@ import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { commitEvidence, openEarlierJournal, openHooks } from "./earlier.js";
-import { planSteps } from "./plan.js";
+import { afterLastCommit, planSteps } from "./plan.js";
 import type { ResumePlan } from "./runner.js";
 
 export async function planAbort(
@@ -22,15 +22,19 @@ export async function planAbort(
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
   const { file, state, events: history } = await openEarlierJournal(dir, { ...opts, loaded });
   const commit = commitEvidence(state);
+  const over = state.finished?.outcome === "ok" && state.finished.to === undefined;
+  // a step after the commit that failed and the run went past (a verify): the way on is --from it
+  const again = over ? state.steps.find((s) => s.finished === "failed" && afterLastCommit(rb, s.id)) : undefined;
   if (commit.sent)
     throw new UserError(
       `cannot abort from ${file}: commit ${commit.accepted ? "was accepted by the fleet" : "may have reached the fleet (sent, with no usable answer from some instance)"}: after commit nothing is undone, and writes stay as they are`,
       {
         // a finished run has nothing for --resume to finish (it answers "nothing to resume")
-        hint:
-          state.finished?.outcome === "ok" && state.finished.to === undefined
-            ? `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${loaded.file}. Going back to the source after a commit is a reverse, not an abort.`
-            : `Finish the cutover: syncbook run ${loaded.file} --resume (it completes a commit part of the fleet refused). Going back to the source after a commit is a reverse, not an abort.`,
+        hint: over
+          ? again
+            ? `The cutover's last run finished ok, past step ${again.index + 1} ${again.id}, which failed: run it again in this cutover with: syncbook run ${loaded.file} --from ${again.id}. Going back to the source after a commit is a reverse, not an abort.`
+            : `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${loaded.file}. Going back to the source after a commit is a reverse, not an abort.`
+          : `Finish the cutover: syncbook run ${loaded.file} --resume (it completes a commit part of the fleet refused). Going back to the source after a commit is a reverse, not an abort.`,
         exitCode: ExitCode.failed,
       },
     );

@@ -193,10 +193,17 @@ function evidenceOf(
  * sent the operator to stop writes again and wait for canCommit on a COMMITTED fleet. A `--from`
  * at or before the commit is a new cutover's, as ever.
  */
-export function afterItsCommit(state: JournalState, loaded: LoadedRunbook, from: string | undefined): boolean {
+export function afterItsCommit(
+  state: JournalState,
+  loaded: LoadedRunbook,
+  from: string | undefined,
+  /** `--allow-changed-runbook`: the operator says a journal of another text is this cutover's (a verify's timeout raised). */
+  allowChangedRunbook = false,
+): boolean {
   const f = state.finished;
   if (!f || f.outcome !== "ok" || f.to !== undefined || f.aborted || !f.committed) return false;
-  return state.hash === loaded.hash && loaded.runbook !== undefined && afterLastCommit(loaded.runbook, from);
+  if (state.hash !== loaded.hash && !allowChangedRunbook) return false;
+  return loaded.runbook !== undefined && afterLastCommit(loaded.runbook, from);
 }
 
 /**
@@ -207,10 +214,13 @@ export async function committedCutover(
   loaded: LoadedRunbook,
   dir: string,
   from: string | undefined,
-): Promise<{ cutover: string; journal: string } | undefined> {
+  allowChangedRunbook = false,
+): Promise<{ cutover: string; journal: string } | { changedText: string } | undefined> {
   const found = await runbookJournal(dir, traitsOf);
   if (found.refused !== undefined || !found.file || !found.state) return undefined;
-  if (!afterItsCommit(found.state, loaded, from)) return undefined;
+  if (!afterItsCommit(found.state, loaded, from, allowChangedRunbook))
+    // the same, but for the runbook's text: said, with the flag that continues it
+    return afterItsCommit(found.state, loaded, from, true) ? { changedText: found.file } : undefined;
   const { cutover } = await journalCutover(found.file);
   return cutover ? { cutover, journal: found.file } : undefined;
 }
@@ -249,6 +259,7 @@ export async function fromJournal(
   sameCutover = false,
   /** The `--from` step's id: after the commit of a committed cutover, its journal counts (`afterItsCommit`). */
   from?: string,
+  allowChangedRunbook = false,
 ): Promise<ResumePlan | undefined> {
   let found: { file: string; state: JournalState };
   try {
@@ -268,10 +279,11 @@ export async function fromJournal(
     say(`journal: ${file} ${why}: this run counts nothing from it (commit needs a stopWrites in this run)${check}`);
     return undefined;
   };
-  if (state.hash !== loaded.hash) return ignored("was written for another text of the runbook");
-  // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it;
-  // so does a step after the commit of a cutover that committed (a verify run again)
-  const afterCommit = sameCutover && afterItsCommit(state, loaded, from);
+  // a step after the commit of a cutover that committed (a verify run again) continues it, of
+  // another text too when the operator says so (--allow-changed-runbook: a verify's timeout raised)
+  const afterCommit = sameCutover && afterItsCommit(state, loaded, from, allowChangedRunbook);
+  if (state.hash !== loaded.hash && !afterCommit) return ignored("was written for another text of the runbook");
+  // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it
   if (state.finished?.outcome === "ok" && state.finished.to === undefined && !afterCommit)
     return ignored("records a run that finished ok (its cutover ended with it)");
   if (afterCommit)

@@ -146,10 +146,14 @@ export function afterLastCommit(runbook: Runbook, id: string | undefined): boole
 
 /**
  * The id of the stopWrites step a step refused for want of a write stop needs run again (commit's
- * `writes-stopped` interlock): the last one before it, else the first. The way on that the run's
+ * `writes-stopped` interlock): the last one before it, else the first; none for a step after the
+ * runbook's last commit. The way on that the run's
  * last word and `status` name (`--resume` would meet the same refusal).
  */
 export function stopWritesBefore(runbook: Runbook, failedStep: string | undefined): string | undefined {
+  // a step after the commit (a verify's writesOff): stopping writes again leads to a commit already
+  // made, whose readiness wait then waits for canCommit on a COMMITTED fleet until its time limit
+  if (afterLastCommit(runbook, failedStep)) return undefined;
   const steps = planSteps(runbook);
   const at = steps.findIndex((s) => s.id === failedStep);
   const stops = steps.filter((s) => s.bound.opensWriteStop);

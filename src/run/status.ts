@@ -19,11 +19,12 @@ import {
 import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
-import { CutoverFold } from "../model/fold.js";
+import { CutoverFold, joinJournals } from "../model/fold.js";
+import type { CutoverModel } from "../model/contract.js";
 import { fleetReadiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import { createFleet, type FleetSnapshot } from "../fleet/index.js";
 import {
-  cutoverEvents,
+  cutoverJournalsRead,
   cutoverOfRun,
   instanceKey,
   isPidAlive,
@@ -160,6 +161,11 @@ export interface JournalStatus {
    */
   againFrom?: string;
   /**
+   * The journal was written for another text of the runbook than the one read now: `--resume`
+   * refuses it, and a `--from` counts nothing from it, unless `--allow-changed-runbook`.
+   */
+  runbookChanged?: true;
+  /**
    * What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP
    * 500, a verification it refused (resumed), and whether a `verify` passed on this cutover's result.
    */
@@ -267,7 +273,7 @@ export async function readStatus(
     const [snap, read, journaled] = await Promise.all([
       fleet.progress(opts.signal),
       rb.verifier ? readVerifier(rb.verifier, timeout, redact, opts.signal) : Promise.resolve(undefined),
-      readJournalStatus(opts.journalDir, rb),
+      readJournalStatus(opts.journalDir, rb, loaded.hash),
     ]);
     const journal = journaled.status;
     const verifier = read?.status;
@@ -430,14 +436,23 @@ async function readVerifier(
 }
 
 /**
- * The events of the cutover's runs before `file`'s, in the folder's other journals, when its first
- * run continued the cutover and counted what an earlier journal established (`run.started.carried`):
- * none otherwise, and the folder's other journals are not read.
+ * The write-stop window across the cutover's runs, when the journal's first run continued it and
+ * counted what an earlier journal established (`run.started.carried`): that journal and the other
+ * runs of the cutover before this one, joined as the report joins them (`joinJournals`), then this
+ * one. Undefined otherwise (the folder's other journals are not read) or when none is found.
  */
-async function earlierRunsOf(folder: string, file: string, events: readonly RunEvent[]): Promise<RunEvent[]> {
+async function cutoverWindow(
+  folder: string,
+  file: string,
+  events: readonly RunEvent[],
+): Promise<CutoverModel["window"] | undefined> {
   const first = events.find((e) => e.type === "run.started");
-  if (first?.type !== "run.started" || first.carried === undefined) return [];
-  return cutoverEvents(folder, cutoverOfRun(first), { before: file, except: file });
+  if (first?.type !== "run.started" || first.carried === undefined) return undefined;
+  const before = await cutoverJournalsRead(folder, cutoverOfRun(first), { before: file, except: file });
+  if (before.length === 0) return undefined;
+  const whole = new CutoverFold({ traits: traitsOf });
+  for (const e of joinJournals([...before, { file, events }]).events) whole.apply(e);
+  return whole.view().window;
 }
 
 /**
@@ -469,8 +484,9 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
     return {
       runs: [
         {
-          args: `--from ${j.againFrom}`,
-          does: `runs ${j.againFrom} again (it failed, and the run went on past it: continueOnError), then the steps after it, in this cutover: its write stop and commit count`,
+          // a verify's timeout raised in the runbook: the flag says the journal is this cutover's
+          args: `--from ${j.againFrom}${j.runbookChanged ? " --allow-changed-runbook" : ""}`,
+          does: `runs ${j.againFrom} again (it failed, and the run went on past it: continueOnError), then the steps after it, in this cutover: its commit counts${j.runbookChanged ? " (the runbook changed since that run: the flag says it is still this cutover's)" : ""}`,
         },
       ],
     };
@@ -485,9 +501,15 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   };
   // as --abort judges it (src/run/abort.ts): any commit that may have reached the fleet, not only
   // the last command's (a reverse after the commit)
+  const changed = j.runbookChanged
+    ? [
+        "the runbook changed since this journal was written: --resume refuses it unless --allow-changed-runbook, only if the change cannot affect the steps already run",
+      ]
+    : [];
   return j.commitSent === true
-    ? { runs: [resume], notes: ["no --abort: a commit was sent, and after commit nothing is undone"] }
+    ? { runs: [resume], notes: ["no --abort: a commit was sent, and after commit nothing is undone", ...changed] }
     : {
+        ...(changed.length ? { notes: changed } : {}),
         runs: [
           resume,
           {
@@ -501,6 +523,7 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
 async function readJournalStatus(
   folder: string,
   runbook: Runbook,
+  hash: string,
 ): Promise<{ status: JournalStatus; memory?: VerifierMemory }> {
   const out: JournalStatus = { folder, passedOver: [], warnings: [] };
   const lockFile = join(folder, LOCK_FILE_NAME);
@@ -525,13 +548,13 @@ async function readJournalStatus(
   // (src/model/), which says what happened as every reader sees it
   const fold = new CutoverFold({ traits: traitsOf });
   const events: RunEvent[] = [];
-  const found = await runbookJournal(folder, traitsOf, { onEvent: (e) => events.push(e) });
+  const found = await runbookJournal(folder, traitsOf, {
+    onEvent: (e) => {
+      fold.apply(e);
+      events.push(e);
+    },
+  });
   if (found.none) return { status: out }; // no folder, or no journal: no run yet
-  // a journal whose run continued its cutover (--from): the runs before it, in the folder's other
-  // journals, come first, as the run itself folded them; without them a cutover that committed
-  // there read "writes stopped by the run" here, where the destination takes writes
-  if (found.file) for (const e of await earlierRunsOf(folder, found.file, events)) fold.apply(e);
-  for (const e of events) fold.apply(e);
   if (found.file) out.resumeWith = found.file;
   out.passedOver = found.skipped;
   const state = found.state;
@@ -541,8 +564,13 @@ async function readJournalStatus(
     return { status: out };
   }
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
+  if (state.hash !== hash) out.runbookChanged = true;
   const model = fold.view();
   if (model.notifications) out.notifications = model.notifications;
+  // the write-stop window is the cutover's: a journal whose run continued it (--from) holds only
+  // its end; the runs before it, in the folder's other journals, hold its start and its close
+  // (without them a cutover that committed there read "writes stopped by the run" here)
+  const w = found.file ? ((await cutoverWindow(folder, found.file, events)) ?? model.window) : model.window;
   const lastRun = model.runs.at(-1)?.n;
   const refusal = model.decisions.filter((d) => d.run === lastRun && d.kind === "interlock" && !d.ok).at(-1);
   if (refusal?.check === "writes-stopped") {
@@ -589,16 +617,10 @@ async function readJournalStatus(
   // journal): its end says whether writes were still stopped
   // ("may-be-stopped" is a stop hook of this journal that failed part-way: said by its own line)
   const endedStopped = !state.stopWritesSucceeded && state.finished && model.runs.at(-1)?.writesLeft === "stopped";
-  // or it counted that write stop (run.started.carried), and ran none of its own
-  const carriedStop =
-    state.stopWritesSucceeded &&
-    state.carriedWriteStop === true &&
-    !state.steps.some((s) => opensWriteStop(s.kind) && s.finished === "ok");
   out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
   if (commitEvidence(state).sent) out.commitSent = true;
-  if (endedStopped || carriedStop) out.writesStoppedBefore = true;
+  if (endedStopped) out.writesStoppedBefore = true;
   // since the write-stop window the journal shows last opened, if it did not close after
-  const w = model.window;
   if (state.stopWritesSucceeded && w?.open && w.openedAt !== undefined)
     out.writesStoppedSince = new Date(w.openedAt).toISOString();
   // a stopWrites that held is still "not undone" after the cutover: what the window says since

@@ -71,7 +71,7 @@ describe("a commit an earlier journal recorded (run.started.carried, a --from ru
 });
 
 describe("afterItsCommit: a --from run after the commit of a cutover that committed goes on with it", () => {
-  // steps: 0 start, 1 stop, 2 stop-writes … as test/support/journal.ts STEPS: the commit's index found by kind
+  // the commit found by its kind's trait, not its place
   const STEPS_RB = {
     runbook: 1,
     name: "sales",

@@ -9,7 +9,7 @@
  * generation 0 could verify it.
  */
 import { describe, expect, it } from "vitest";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli } from "../support/run.js";
@@ -190,7 +190,7 @@ describe("a split commit finished with --from commit --only, the verifier's chec
 // end: --resume had "nothing to resume", --from verify was refused for want of a write stop, and
 // its hint sent the operator to stop writes again and wait for canCommit on a COMMITTED fleet
 describe("a verify that failed under continueOnError, after the cutover committed", () => {
-  it("the run and status name --from verify; that run continues the cutover (its write stop and commit count) and verifies, and so does another after it", async () => {
+  it("the run and status name --from verify; that run continues the cutover (its commit counts), with the runbook's timeout raised, and so does another after it", async () => {
     const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
     made.sims.push(sim);
     const dir = tempDir();
@@ -219,18 +219,36 @@ describe("a verify that failed under continueOnError, after the cutover committe
     expect(first.code, first.all).toBe(0);
     expect(first.all).toMatch(/■ run ok .*· committed · not verified/);
     expect(first.all).toContain(
-      `step verify failed and the run went on past it (continueOnError); to run it again in this cutover (its write stop and commit count): syncbook run ${file} --from verify`,
+      `step verify failed and the run went on past it (continueOnError); to run it again in this cutover (its commit counts): syncbook run ${file} --from verify`,
     );
     sim.control.clearFaults();
-    const told = await cli(["status", file], { cwd: dir });
+    // in a journal folder without the cutover: refused (no writesOff sent), and the way on is not
+    // to stop writes again (its readiness wait would wait for canCommit on a COMMITTED fleet)
+    const elsewhere = await run("--from", "verify", "--journal-dir", join(dir, "elsewhere"));
+    expect(elsewhere.code, elsewhere.all).toBe(3);
+    expect(elsewhere.all).toContain(
+      "if its runs journaled elsewhere, run again with --journal-dir <that folder>; if writes were stopped outside syncbook, say so in the runbook (writesStoppedExternally: true)",
+    );
+    expect(elsewhere.all).not.toMatch(/--from stop-writes|--resume/);
+    expect(sim.control.counts().verifier["POST /api/v1/writesOff"] ?? 0).toBe(0);
+    let told = await cli(["status", file], { cwd: dir });
     expect(told.all).toContain(`next:\n    syncbook run ${file} --from verify\n`);
+    // the natural fix: the verify step's timeout raised in the runbook (another text)
+    writeFileSync(file, readFileSync(file, "utf8").replace("verify: { timeout: 2s }", "verify: { timeout: 30s }"));
+    told = await cli(["status", file], { cwd: dir });
+    expect(told.all).toContain(`next:\n    syncbook run ${file} --from verify --allow-changed-runbook\n`);
+    const unflagged = await run("--from", "verify");
+    expect(unflagged.all).toContain(
+      `but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from verify (its commit counts): syncbook run ${file} --from verify --allow-changed-runbook`,
+    );
+    expect(unflagged.code, unflagged.all).toBe(3);
     expect(told.all).not.toContain(`syncbook run ${file} --resume`);
     const toldJson = await cli(["status", file, "--json"], { cwd: dir });
     const next = (JSON.parse(toldJson.stdout) as { journal: { next?: { runs: { args: string }[] } } }).journal.next;
-    expect(next?.runs.map((r) => r.args)).toEqual(["--from verify"]);
+    expect(next?.runs.map((r) => r.args)).toEqual(["--from verify --allow-changed-runbook"]);
     expect(told.all).not.toContain("--abort");
 
-    const second = await run("--from", "verify");
+    const second = await run("--from", "verify", "--allow-changed-runbook");
     expect(second.code, second.all).toBe(0);
     expect(second.all).toMatch(
       /cutover: this run continues cutover \S+ \(journal .*\): it committed, and --from verify comes after its commit/,
