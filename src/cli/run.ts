@@ -176,7 +176,8 @@ async function runMain(
         : undefined;
     // one cutover, one identity: a run that is not --resume/--abort either continues the runbook's
     // unfinished cutover (--from) or starts a new one, never silently (src/journal/cutover.ts)
-    const continues = resume ? undefined : await newOrContinued(loaded, dir, flags);
+    const chosen = resume ? undefined : await newOrContinued(loaded, dir, flags);
+    const continues = chosen && "cutover" in chosen ? chosen : undefined;
     // a --from run continues this cutover: what its journal established counts for the interlocks
     // (not for a new cutover: it knows nothing of the one it leaves)
     const earlier =
@@ -209,6 +210,7 @@ async function runMain(
               ...(continues ? { cutover: continues.cutover } : {}),
             }),
         ...(earlierRuns.length ? { earlierRuns } : {}),
+        ...(chosen && "notContinued" in chosen ? { notContinued: chosen.notContinued } : {}),
         // a run's own report names the cutover's, built from every run of it (issue 37)
         cutoverReport: `syncbook report ${dir}`,
         critical: [record],
@@ -242,6 +244,8 @@ export async function execute(
     earlierRuns?: readonly RunEvent[];
     /** The cutover a `--from` run continues. */
     cutover?: string;
+    /** A `--from` run after a committed cutover's commit that did not continue it: why, and the command that does. */
+    notContinued?: string;
     /** The command that builds the cutover's report from every run of it: this run's own report names it. */
     cutoverReport?: string;
     timeScale?: number;
@@ -405,6 +409,7 @@ export async function execute(
           stderr(`  ${l}`);
       } else if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
+      else if (result.refused === "writes-stopped" && how.notContinued) stderr(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")
         // a step after the commit (a verify) that found no write stop: none is in this journal folder
         stderr(
@@ -444,8 +449,8 @@ async function newOrContinued(
   loaded: LoadedRunbook,
   dir: string,
   flags: ExecuteFlags,
-): Promise<{ cutover: string; journal: string } | undefined> {
-  const [{ unfinishedCutover }, { traitsOf }, { committedCutover }] = await Promise.all([
+): Promise<{ cutover: string; journal: string; committed?: true } | { notContinued: string } | undefined> {
+  const [{ unfinishedCutover }, { traitsOf }, { committedCutover, commitNoLongerHolds }] = await Promise.all([
     import("../journal/index.js"),
     import("../steps/index.js"),
     import("../run/earlier.js"),
@@ -454,27 +459,47 @@ async function newOrContinued(
   const last = await unfinishedCutover(dir, traitsOf);
   if (!last) {
     // a step after the commit of the cutover that committed (a verify run again) is still its own
-    const done =
-      flags.from && !flags.newCutover
-        ? await committedCutover(loaded, dir, flags.from, flags.allowChangedRunbook === true)
-        : undefined;
+    const done = flags.from
+      ? await committedCutover(loaded, dir, flags.from, flags.allowChangedRunbook === true)
+      : undefined;
     if (done && "changedText" in done) {
+      const way = `syncbook run ${file} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}`;
       stderr(
-        `cutover: the runbook's last cutover committed (journal ${done.changedText}), but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from ${flags.from} (its commit counts): syncbook run ${file} --from ${flags.from} --allow-changed-runbook`,
+        `cutover: the runbook's last cutover committed (journal ${done.changedText}), but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from ${flags.from} (its commit counts): ${way}`,
       );
-      return undefined;
+      return { notContinued: `to go on with the cutover that committed: ${way}` };
     }
-    if (done)
+    if (!done) return undefined;
+    if (flags.newCutover) {
+      const way = `syncbook run ${file} --from ${flags.from}`;
       stderr(
-        `cutover: this run continues cutover ${done.cutover} (journal ${done.journal}): it committed, and --from ${flags.from} comes after its commit`,
+        `cutover: starting a new cutover (--new-cutover); cutover ${done.cutover} (journal ${done.journal}) committed, and this run counts nothing from it; to go on with it from ${flags.from} (its commit counts): ${way}`,
       );
-    return done;
+      return {
+        notContinued: `this run was a new cutover (--new-cutover); to go on with the one that committed: ${way}`,
+      };
+    }
+    // the fleet must still show that commit: reversed or restarted since, it no longer holds
+    const off = await commitNoLongerHolds(loaded);
+    if (off)
+      throw new UserError(
+        `refused (fleet-state): cutover ${done.cutover} committed (journal ${done.journal}), but the fleet no longer shows its commit: ${off}; nothing was sent`,
+        {
+          hint: `A reverse or a restart since leaves nothing for --from ${flags.from} to go on with: see the fleet: syncbook status ${file}. An instance that did not answer: run again when it does.`,
+          exitCode: ExitCode.interlock,
+        },
+      );
+    stderr(
+      `cutover: this run continues cutover ${done.cutover} (journal ${done.journal}): it committed, and --from ${flags.from} comes after its commit (every instance still shows it COMMITTED)`,
+    );
+    return { ...done, committed: true };
   }
   const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;
   if (flags.newCutover) {
     stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
     return undefined;
   }
+
   if (flags.from && last.cutover && last.file) {
     stderr(`cutover: this run continues ${name}: ${last.why}`);
     return { cutover: last.cutover, journal: last.file };

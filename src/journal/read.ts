@@ -60,7 +60,12 @@ export async function* journalLines(file: string): AsyncGenerator<JournalLine> {
 
 /** What a journal says of itself, for choosing among a folder's journals without trusting file times. */
 export interface JournalSummary {
-  /** Its run sent a request (to the fleet, the verifier, a hook's target) or ran a hook. */
+  /**
+   * Its run sent a request (to the fleet, the verifier, a hook's target) or ran a hook; or it
+   * continued its cutover from an earlier journal (`run.started.carried`) and finished ok: a
+   * `--from verify` that verified on a writesOff sent before is the cutover's last word, and a
+   * `status` that passed over it said "not verified".
+   */
   acted: boolean;
   /** The journals its header names as already in the folder when it was opened (file names). */
   after: string[];
@@ -71,17 +76,21 @@ export interface JournalSummary {
 /** One pass over a journal for `chooseJournal`. Read errors are thrown as is. */
 export async function summarizeJournal(file: string): Promise<JournalSummary> {
   const out: JournalSummary = { acted: false, after: [], finishedOk: false };
+  let carried = false;
   for await (const l of journalLines(file)) {
     // a cheap look first: most lines are samples
-    if (!/"(request\.sent|hook\.started|journal\.opened|journal\.resumed|run\.finished)"/.test(l.text)) continue;
+    if (!/"(request\.sent|hook\.started|journal\.opened|journal\.resumed|run\.finished|run\.started)"/.test(l.text))
+      continue;
     const v = l.value;
     if (!isObject(v)) continue;
     if (v.type === "request.sent" || v.type === "hook.started") out.acted = true;
+    else if (v.type === "run.started" && isObject(v.carried)) carried = true;
     else if (v.type === "journal.opened" && Array.isArray(v.after))
       out.after = v.after.filter((n): n is string => typeof n === "string");
     else if (v.type === "journal.resumed") out.finishedOk = false;
     else if (v.type === "run.finished") out.finishedOk = v.outcome === "ok" && typeof v.to !== "string";
   }
+  if (carried && out.finishedOk) out.acted = true;
   return out;
 }
 

@@ -4,7 +4,9 @@
  * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
  * whether writes are still stopped.
  */
-import type { RunEvent } from "../events.js";
+import { instanceLabel, type RunEvent } from "../events.js";
+import { createFleet } from "../fleet/index.js";
+import { instancesOf } from "../runbook/types.js";
 import {
   earlierHookCalls,
   isNothingToResume,
@@ -207,6 +209,33 @@ export function afterItsCommit(
 }
 
 /**
+ * Before a `--from` run goes on with a cutover that committed (`afterItsCommit`): the fleet must
+ * still show that commit, every instance COMMITTED. One reversed or restarted since (RUNNING the
+ * other way, IDLE) no longer holds it, and continuing said "committed · verified" on it; one that
+ * does not answer cannot be told. What stands in the way, per instance, or undefined.
+ */
+export async function commitNoLongerHolds(loaded: LoadedRunbook, signal?: AbortSignal): Promise<string | undefined> {
+  if (!loaded.runbook) return undefined;
+  const fleet = createFleet({
+    instances: instancesOf(loaded.runbook),
+    requestTimeoutMs: runDefaults(loaded).requestTimeoutMs,
+    redact: loaded.redact,
+  });
+  try {
+    const snap = await fleet.progress(signal);
+    const off = snap.instances
+      .filter((i) => i.progress?.state !== "COMMITTED")
+      .map(
+        (i) =>
+          `${instanceLabel(i.ref)} ${i.progress ? `is ${i.progress.state}` : `does not answer (${i.error?.message ?? "no answer"})`}`,
+      );
+    return off.length ? off.join("; ") : undefined;
+  } finally {
+    await fleet.close().catch(() => undefined);
+  }
+}
+
+/**
  * The cutover a `--from` run after its commit continues (`afterItsCommit`): its id and journal, by
  * the one answer `--resume` and `status` ask (src/journal/runbook-journal.ts).
  */
@@ -288,7 +317,7 @@ export async function fromJournal(
     return ignored("records a run that finished ok (its cutover ended with it)");
   if (afterCommit)
     say(
-      `journal: ${file} records this cutover committed (its last run finished ok): --from ${from} comes after its commit, which counts, as the write stop before it does`,
+      `journal: ${file} records this cutover committed (its last run finished ok): --from ${from} comes after its commit, which counts (writes were stopped for it: the verifier may be told so)`,
     );
   // the operator called that cutover off: a --from run after it is a new cutover (its own id), and
   // says so, or its journal lines below would read as going on with the one called off
@@ -297,13 +326,15 @@ export async function fromJournal(
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
   const commit = currentSyncCommit(state, false);
   const stopped = state.stopWritesSucceeded && !mayHaveActed;
-  say(
-    stopped
-      ? `journal: ${file} shows this cutover's writes stopped (a stopWrites held, not undone): commit's writes-stopped interlock counts it`
-      : state.stopWritesSucceeded
-        ? `journal: ${file} shows this cutover's writes stopped, but a hook process of an earlier run was still running when this run began and may have turned them back on: commit's writes-stopped interlock refuses until a stopWrites runs in this run`
-        : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
-  );
+  // after the commit, the write stop is the commit's to vouch for (said above): not said twice
+  if (!afterCommit)
+    say(
+      stopped
+        ? `journal: ${file} shows this cutover's writes stopped (a stopWrites held, not undone): commit's writes-stopped interlock counts it`
+        : state.stopWritesSucceeded
+          ? `journal: ${file} shows this cutover's writes stopped, but a hook process of an earlier run was still running when this run began and may have turned them back on: commit's writes-stopped interlock refuses until a stopWrites runs in this run`
+          : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
+    );
   const carry = sameCutover && state.verifier !== undefined && Object.keys(state.verifier).length > 0;
   if (carry && state.verifier?.check)
     say(

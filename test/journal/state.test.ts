@@ -2,6 +2,7 @@ import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
+import { summarizeJournal } from "../../src/journal/read.js";
 import { resolveJournal } from "../../src/journal/index.js";
 import type { RunEvent } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
@@ -302,6 +303,52 @@ describe("readJournalState", () => {
         perInstance: [{ instance: "i0", answered: "unknown" }],
       },
     ]);
+  });
+});
+
+describe("summarizeJournal: a run that continued its cutover (run.started.carried) and finished ok acted", () => {
+  it("it is the cutover's last word even when it sent nothing (a verify on a writesOff sent before); unfinished, it is not", async () => {
+    const one = async (carried: boolean, end: "ok" | "failed" | "to" | undefined, more: RunEvent["type"][] = []) => {
+      const ev = eventFactory();
+      const started = ev("run.started", {
+        ...salesStarted("x.yaml"),
+        ...(carried
+          ? { carried: { from: "/j/a.jsonl", writesStopped: false, commitSent: true, commitAccepted: true } }
+          : {}),
+      });
+      const acts = more.map((t) =>
+        t === "hook.started"
+          ? ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false })
+          : ev("request.sent", {
+              id: 1,
+              instance: inst(0),
+              target: "service",
+              method: "GET",
+              path: "/api/v1/progress",
+            }),
+      );
+      const fin =
+        end === undefined
+          ? []
+          : [
+              ev("run.finished", {
+                outcome: end === "failed" ? "failed" : "ok",
+                exitCode: end === "failed" ? 1 : 0,
+                committed: true,
+                durationMs: 1,
+                ...(end === "to" ? { to: "verify" } : {}),
+              }),
+            ];
+      return (await summarizeJournal(journalOf([started, ...acts, ...fin]))).acted;
+    };
+    expect(await one(true, "ok")).toBe(true);
+    expect(await one(true, "failed")).toBe(false);
+    expect(await one(true, "to")).toBe(false);
+    expect(await one(true, undefined)).toBe(false);
+    expect(await one(false, "ok")).toBe(false);
+    // a request or a hook acts whatever else
+    expect(await one(false, "failed", ["request.sent"])).toBe(true);
+    expect(await one(false, undefined, ["hook.started"])).toBe(true);
   });
 });
 

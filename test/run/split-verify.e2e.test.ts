@@ -242,6 +242,20 @@ describe("a verify that failed under continueOnError, after the cutover committe
       `but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from verify (its commit counts): syncbook run ${file} --from verify --allow-changed-runbook`,
     );
     expect(unflagged.code, unflagged.all).toBe(3);
+    // a new cutover on purpose: said, with the command that goes on with the one that committed
+    const fresh = await run("--from", "verify", "--new-cutover");
+    expect(fresh.code, fresh.all).toBe(3);
+    expect(fresh.all).toContain(
+      `  to go on with the cutover that committed: syncbook run ${file} --from verify --allow-changed-runbook (without --new-cutover)`,
+    );
+    // the fleet must still show the commit: an instance that does not answer cannot be told
+    sim.control.addFault("down@1");
+    const down = await run("--from", "verify", "--allow-changed-runbook");
+    expect(down.code, down.all).toBe(3);
+    expect(down.all).toMatch(
+      /refused \(fleet-state\): cutover \S+ committed \(journal .*\), but the fleet no longer shows its commit: sync1 does not answer \(http:\/\/127\.0\.0\.1:\d+: progress failed/,
+    );
+    sim.control.clearFaults();
     expect(told.all).not.toContain(`syncbook run ${file} --resume`);
     const toldJson = await cli(["status", file, "--json"], { cwd: dir });
     const next = (JSON.parse(toldJson.stdout) as { journal: { next?: { runs: { args: string }[] } } }).journal.next;
