@@ -394,8 +394,13 @@ export async function execute(
       // a rehearsal has no journal to resume from: it is simply run again
       const rerun = how.mode !== "rehearse" ? result.rerunWith : undefined;
       // commit refused for want of a write stop: --resume would meet the same refusal; the stopWrites step runs again
-      const restop =
+      const restopAt =
         !rerun && result.refused === "writes-stopped" ? await stopWritesBefore(loaded, result.failedStep) : undefined;
+      // unless the fleet shows the commit made already (a --from commit after the cutover
+      // committed): stopping writes again would wait for a canCommit that never comes
+      const { commitNoLongerHolds } = await import("../run/earlier.js");
+      const committedBefore = restopAt !== undefined && (await commitNoLongerHolds(loaded)) === undefined;
+      const restop = committedBefore ? undefined : restopAt;
       // an undo of a stopWrites failed: the application is down; --abort retries it, --resume goes on
       const stuck = how.mode !== "rehearse" && !result.committed ? ui.writesLeftStopped() : undefined;
       if (stuck && !rerun) {
@@ -408,6 +413,10 @@ export async function execute(
         ))
           stderr(`  ${l}`);
       } else if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
+      else if (committedBefore)
+        stderr(
+          `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${loaded.file}`,
+        );
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
       else if (result.refused === "writes-stopped" && how.notContinued) stderr(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")

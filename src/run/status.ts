@@ -276,6 +276,21 @@ export async function readStatus(
       readJournalStatus(opts.journalDir, rb, loaded.hash),
     ]);
     const journal = journaled.status;
+    // a commit refused for want of a write stop, on a fleet that shows the commit made already (a
+    // --from commit after the cutover committed): stopping writes again would wait for a
+    // canCommit that never comes
+    if (
+      journal.restopFrom !== undefined &&
+      snap.instances.length > 0 &&
+      snap.instances.every((i) => i.progress?.state === "COMMITTED")
+    ) {
+      delete journal.restopFrom;
+      delete journal.next;
+      journal.warnings = [
+        ...journal.warnings,
+        "every instance shows COMMITTED: the commit its last run was refused went through before it (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes",
+      ];
+    }
     const verifier = read?.status;
     // the one rule (src/steps/kit/earned.ts), against what the journal says this cutover asked
     if (verifier && read.progress) {

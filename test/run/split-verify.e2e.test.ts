@@ -222,6 +222,20 @@ describe("a verify that failed under continueOnError, after the cutover committe
       `step verify failed and the run went on past it (continueOnError); to run it again in this cutover (its commit counts): syncbook run ${file} --from verify`,
     );
     sim.control.clearFaults();
+    // --resume has nothing to resume (the run finished ok): it names --from, not a new run
+    const resumed = await run("--resume");
+    expect(resumed.all).toContain(
+      `hint: step 9 verify failed and the run went on past it (continueOnError): run it again in this cutover with: syncbook run ${file} --from verify`,
+    );
+    expect(resumed.code, resumed.all).toBe(0);
+    // --from the commit is a new cutover's: refused for want of a write stop, and the way on is
+    // not to stop writes again (its wait for canCommit would never end on a COMMITTED fleet)
+    const recommit = await run("--from", "commit", "--yes");
+    expect(recommit.code, recommit.all).toBe(3);
+    expect(recommit.all).toContain(
+      `every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${file}`,
+    );
+    expect(recommit.all).not.toMatch(/--from stop-writes/);
     // in a journal folder without the cutover: refused (no writesOff sent), and the way on is not
     // to stop writes again (its readiness wait would wait for canCommit on a COMMITTED fleet)
     const elsewhere = await run("--from", "verify", "--journal-dir", join(dir, "elsewhere"));
