@@ -146,6 +146,13 @@ function badLineWarnings(bad: readonly BadLines[], lastLine: number, events: num
   return out;
 }
 
+/** Which of a cutover's journals to read, and where an unreadable one is said. */
+export interface CutoverReadOptions {
+  except?: string;
+  before?: string;
+  unreadable?: (file: string, why: string) => void;
+}
+
 /**
  * A cutover's journals in a folder other than `except`, each read whole, oldest run first, up to
  * `before` (a journal of the cutover: only the runs before it): the runs a `--from` run continued,
@@ -155,7 +162,7 @@ function badLineWarnings(bad: readonly BadLines[], lastLine: number, events: num
 export async function cutoverJournalsRead(
   dir: string,
   cutover: string,
-  opts: { except?: string; before?: string; unreadable?: (file: string, why: string) => void } = {},
+  opts: CutoverReadOptions = {},
 ): Promise<JournalRead[]> {
   const files = await cutoverJournals(dir, cutover);
   const stop = opts.before === undefined ? -1 : files.findIndex((f) => resolve(f) === resolve(opts.before!));
@@ -172,10 +179,6 @@ export async function cutoverJournalsRead(
 }
 
 /** Their events in one list, oldest run first: what the run's window and time are built from. */
-export async function cutoverEvents(
-  dir: string,
-  cutover: string,
-  opts: { except?: string; before?: string; unreadable?: (file: string, why: string) => void } = {},
-): Promise<RunEvent[]> {
+export async function cutoverEvents(dir: string, cutover: string, opts: CutoverReadOptions = {}): Promise<RunEvent[]> {
   return (await cutoverJournalsRead(dir, cutover, opts)).flatMap((j) => j.events);
 }

@@ -9,8 +9,8 @@
 import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
-import { commitEvidence, openEarlierJournal, openHooks } from "./earlier.js";
-import { afterLastCommit, planSteps } from "./plan.js";
+import { commitEvidence, openEarlierJournal, openHooks, stepToRunAgain } from "./earlier.js";
+import { planSteps } from "./plan.js";
 import type { ResumePlan } from "./runner.js";
 
 export async function planAbort(
@@ -24,7 +24,7 @@ export async function planAbort(
   const commit = commitEvidence(state);
   const over = state.finished?.outcome === "ok" && state.finished.to === undefined;
   // a step after the commit that failed and the run went past (a verify): the way on is --from it
-  const again = over ? state.steps.find((s) => s.finished === "failed" && afterLastCommit(rb, s.id)) : undefined;
+  const again = stepToRunAgain(state, rb);
   if (commit.sent)
     throw new UserError(
       `cannot abort from ${file}: commit ${commit.accepted ? "was accepted by the fleet" : "may have reached the fleet (sent, with no usable answer from some instance)"}: after commit nothing is undone, and writes stay as they are`,

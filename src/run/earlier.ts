@@ -6,7 +6,7 @@
  */
 import { instanceLabel, type RunEvent } from "../events.js";
 import { createFleet } from "../fleet/index.js";
-import { instancesOf } from "../runbook/types.js";
+import { instancesOf, type Runbook } from "../runbook/types.js";
 import {
   earlierHookCalls,
   isNothingToResume,
@@ -15,6 +15,7 @@ import {
   runbookJournal,
   type HookRun,
   type JournalState,
+  type JournalStep,
 } from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
@@ -206,6 +207,18 @@ export function afterItsCommit(
   if (!f || f.outcome !== "ok" || f.to !== undefined || f.aborted || !f.committed) return false;
   if (state.hash !== loaded.hash && !allowChangedRunbook) return false;
   return loaded.runbook !== undefined && afterLastCommit(loaded.runbook, from);
+}
+
+/**
+ * The journal's step to run again with `--from` (`afterItsCommit`): its last run finished ok at the
+ * runbook's end and committed, past a step after the runbook's last commit that failed
+ * (`continueOnError`). The journal's reading of src/model/again.ts `runAgainAfterCommit`, for
+ * `--resume`'s and `--abort`'s refusals, which read the journal, not the read model.
+ */
+export function stepToRunAgain(state: JournalState, runbook: Runbook | undefined): JournalStep | undefined {
+  const f = state.finished;
+  if (!runbook || !f || f.outcome !== "ok" || f.to !== undefined || !f.committed) return undefined;
+  return state.steps.find((s) => s.finished === "failed" && afterLastCommit(runbook, s.id));
 }
 
 /**

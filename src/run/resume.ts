@@ -16,8 +16,8 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
-import { afterLastCommit, planSteps } from "./plan.js";
-import { commitEvidence, currentSyncCommit, lastReverse, openEarlierJournal } from "./earlier.js";
+import { planSteps } from "./plan.js";
+import { commitEvidence, currentSyncCommit, lastReverse, openEarlierJournal, stepToRunAgain } from "./earlier.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -118,10 +118,7 @@ export async function planResume(
   }
   // a committed cutover past a step after its commit that failed (continueOnError: a verify): the
   // way on is --from that step, not a new run (which would meet a COMMITTED fleet at its start)
-  const again =
-    !r.ok && r.code === "finished" && state.finished?.committed === true && loaded.runbook
-      ? state.steps.find((s) => s.finished === "failed" && afterLastCommit(loaded.runbook!, s.id))
-      : undefined;
+  const again = !r.ok && r.code === "finished" ? stepToRunAgain(state, loaded.runbook) : undefined;
   if (!r.ok)
     throw new UserError(`cannot resume from ${file}: ${r.message}`, {
       hint: again

@@ -6,7 +6,14 @@
  * reverse reported "committed" where the same run without a kill said "not committed".
  */
 import { describe, expect, it } from "vitest";
-import { afterItsCommit, commitEvidence, currentSyncCommit, lastReverse } from "../../src/run/earlier.js";
+import {
+  afterItsCommit,
+  commitEvidence,
+  currentSyncCommit,
+  lastReverse,
+  stepToRunAgain,
+} from "../../src/run/earlier.js";
+import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
 
@@ -109,5 +116,39 @@ describe("afterItsCommit: a --from run after the commit of a cutover that commit
   it("a runbook without a commit step has no step after it", () => {
     const noCommit = { ...STEPS_RB, steps: STEPS_RB.steps.filter((st) => st.id !== "commit") };
     expect(afterItsCommit(ended({}), loaded(h, noCommit), "verify")).toBe(false);
+  });
+});
+
+describe("stepToRunAgain: the journal's step after the commit that failed, for --resume's and --abort's refusals", () => {
+  const rb = {
+    runbook: 1,
+    name: "sales",
+    instances: [{ url: "http://127.0.0.1:1" }],
+    steps: [
+      { id: "start", start: { source: "a", destination: "b" } },
+      { id: "commit", commit: {} },
+      { id: "verify", verify: {} },
+      { id: "note", notify: "done" },
+    ],
+  } as unknown as Runbook;
+  const steps = [
+    { index: 0, id: "start", kind: "start" },
+    { index: 1, id: "commit", kind: "commit" },
+    { index: 2, id: "verify", kind: "verify" },
+    { index: 3, id: "note", kind: "notify" },
+  ];
+  const at = (statuses: string[], f: Partial<NonNullable<ReturnType<typeof state>["finished"]>> | undefined) =>
+    state(statuses, [], f ? { finished: { outcome: "ok", committed: true, at: 1, ...f } } : {}, steps);
+  it("the failed step after the commit, when the run finished ok at the runbook's end and committed", () => {
+    expect(stepToRunAgain(at(["ok", "ok", "failed", "ok"], {}), rb)?.id).toBe("verify");
+    expect(stepToRunAgain(at(["ok", "ok", "ok", "failed"], {}), rb)?.id).toBe("note");
+  });
+  it("none otherwise", () => {
+    expect(stepToRunAgain(at(["failed", "ok", "ok", "ok"], {}), rb)).toBeUndefined();
+    expect(stepToRunAgain(at(["ok", "ok", "ok", "ok"], {}), rb)).toBeUndefined();
+    for (const f of [{ committed: false }, { outcome: "failed" as const }, { to: "verify" }])
+      expect(stepToRunAgain(at(["ok", "ok", "failed", "ok"], f), rb), JSON.stringify(f)).toBeUndefined();
+    expect(stepToRunAgain(at(["ok", "ok", "failed", "ok"], undefined), rb)).toBeUndefined();
+    expect(stepToRunAgain(at(["ok", "ok", "failed", "ok"], {}), undefined)).toBeUndefined();
   });
 });

@@ -50,6 +50,9 @@ function killedModel(extra: RunEvent[] = []) {
 }
 
 const lock = { pid: 4242, host: "here", startedAt: "x" };
+/** The verdict at +4 s on a run that ended (its lock gone), naming rb.yaml. */
+const ended = (model: ReturnType<typeof killedModel>) =>
+  runnerVerdict({ model, lock: undefined, now: T0 + 4000, host: "here", isAlive: () => false, runbook: "rb.yaml" });
 const at = (ms: number) => T0 + ms;
 
 describe("runnerVerdict", () => {
@@ -131,14 +134,7 @@ describe("runnerVerdict", () => {
       ev("step.finished", 3000, { index: 1, id: "hold", outcome: "failed", durationMs: 1000, error: "boom" }),
       ev("run.finished", 3100, { outcome: "failed", exitCode: 1, durationMs: 3100, committed: false }),
     ]);
-    const f = runnerVerdict({
-      model: failed,
-      lock: undefined,
-      now: at(4000),
-      host: "here",
-      isAlive: () => false,
-      runbook: "rb.yaml",
-    });
+    const f = ended(failed);
     expect(f.alarm).toBe(true);
     expect(f.left[0]).toMatch(/^writes stopped|STILL STOPPED/);
     expect(f.next).toBe("syncbook run rb.yaml --resume");
@@ -153,14 +149,7 @@ describe("runnerVerdict", () => {
       ev("step.finished", 3400, { index: 3, id: "verify", outcome: "failed", durationMs: 100, error: "timed out" }),
       ev("run.finished", 3500, { outcome: "ok", exitCode: 0, durationMs: 3500, committed: true }),
     ]);
-    const v = runnerVerdict({
-      model: past,
-      lock: undefined,
-      now: at(4000),
-      host: "here",
-      isAlive: () => false,
-      runbook: "rb.yaml",
-    });
+    const v = ended(past);
     expect(v.state).toBe("finished");
     expect(v.alarm).toBe(false);
     expect(v.next).toBe("syncbook run rb.yaml --from verify   (step 4 failed, and the run went on past it)");
