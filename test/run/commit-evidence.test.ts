@@ -10,9 +10,11 @@ import {
   afterItsCommit,
   commitEvidence,
   currentSyncCommit,
+  commitNoLongerHolds,
   lastReverse,
   stepToRunAgain,
 } from "../../src/run/earlier.js";
+import { parseRunbook } from "../../src/runbook/index.js";
 import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
@@ -150,5 +152,15 @@ describe("stepToRunAgain: the journal's step after the commit that failed, for -
       expect(stepToRunAgain(at(["ok", "ok", "failed", "ok"], f), rb), JSON.stringify(f)).toBeUndefined();
     expect(stepToRunAgain(at(["ok", "ok", "failed", "ok"], undefined), rb)).toBeUndefined();
     expect(stepToRunAgain(at(["ok", "ok", "failed", "ok"], {}), undefined)).toBeUndefined();
+  });
+});
+
+describe("commitNoLongerHolds: the fleet read before a --from goes on with a committed cutover", () => {
+  it("an instance that does not answer stands in the way, named without its URL's password", async () => {
+    const text = `runbook: 1\nname: s\ninstances:\n  - { url: "http://op:S3cretPassw0rd@127.0.0.1:9", name: a }\n  - "http://op2:An0therSecret1@127.0.0.1:9/x"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+    const off = await commitNoLongerHolds(await parseRunbook(text, "/tmp/rb.yaml", { env: {} }));
+    expect(off).toMatch(/^a does not answer \(http:\/\/\*\*\*@127\.0\.0\.1:9: progress failed/);
+    expect(off).toMatch(/; http:\/\/\*\*\*@127\.0\.0\.1:9\/x does not answer/);
+    expect(off).not.toMatch(/S3cret|An0ther|Passw0rd/);
   });
 });
