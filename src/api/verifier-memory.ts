@@ -74,4 +74,36 @@ export interface VerifierMemory {
   fromStart?: boolean;
   /** A `verify` step passed on this cutover's result (journaled `verifier.verified`). */
   verified?: { at: number; generation: number };
+  /**
+   * The id of a `reverse` step that ended ok since the last verification began (its baseline): the
+   * sync runs the other way, so what the verifier compared (and a `verify` passed on) no longer
+   * speaks for it.
+   */
+  reversed?: string;
+}
+
+/** Forgets the run's verification: a new one begins (the verifier restarted, or none ran yet). */
+export function forgetVerification(m: VerifierMemory): void {
+  delete m.baseline;
+  delete m.adopted;
+  delete m.check;
+  delete m.writesOff;
+  delete m.writesOffGeneration;
+  delete m.highestGeneration;
+  delete m.resuming;
+  delete m.unproven;
+  delete m.fromStart;
+  delete m.verified;
+}
+
+/**
+ * A `reverse` ended ok: the verification so far, its check and a `verify` that passed on it,
+ * compared the sync before the reverse. None of it counts for the reversed one (a check after it
+ * is a new verification, which a verifier that finished one refuses: src/steps/kit/verifier.ts
+ * beginCheck), and the run no longer ends "verified" on it. Kept by the run and by the journal's
+ * fold alike (src/journal/verifier.ts), so that `--resume` knows it too.
+ */
+export function reversedVerification(m: VerifierMemory, step: string): void {
+  forgetVerification(m);
+  m.reversed = step;
 }

@@ -369,7 +369,11 @@ export async function readJournalState(
         if (k >= 0) running.splice(k, 1);
         if (outcome === "ok" && traits(s.kind).opensWriteStop) stopWrites = true;
         // the sync runs the other way after a reverse: writes must be stopped again before the next commit
-        if (outcome === "ok" && traits(s.kind).command === "reverse") stopWrites = false;
+        if (outcome === "ok" && traits(s.kind).command === "reverse") {
+          stopWrites = false;
+          // and the verification so far compared the sync before it (src/steps/lifecycle.ts, the same)
+          verifier.reversed(s.id);
+        }
         return;
       }
       case "request.sent": {

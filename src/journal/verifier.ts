@@ -12,7 +12,7 @@
  * a check whose verifier could not tell showed a fresh verification or a resumed one, refused
  * (`verifier.origin`); and a `verify` that passed (`verifier.verified`).
  */
-import type { VerifierAsk, VerifierMemory } from "../api/verifier-memory.js";
+import { reversedVerification, type VerifierAsk, type VerifierMemory } from "../api/verifier-memory.js";
 import type { VerifierProgress } from "../api/types.js";
 import { isObject } from "./format.js";
 
@@ -23,6 +23,8 @@ export interface VerifierJournal {
   apply(e: Record<string, unknown> & { type: string; at: number }): void;
   /** A new writer (the file's header or a resume marker): request ids start over. */
   newWriter(): void;
+  /** A `reverse` step ended ok (the fold knows step kinds, this does not). */
+  reversed(step: string): void;
   state(): VerifierMemory;
 }
 
@@ -45,6 +47,7 @@ export function verifierJournal(): VerifierJournal {
         case "verifier.baseline":
           newProcess(e.progress);
           delete memory.verified;
+          delete memory.reversed;
           if (isObject(e.progress)) memory.baseline = e.progress as unknown as VerifierProgress;
           memory.adopted = e.adopted === true;
           if (e.resumes === true) memory.resuming = true;
@@ -137,6 +140,9 @@ export function verifierJournal(): VerifierJournal {
     },
     newWriter() {
       pending.clear();
+    },
+    reversed(step) {
+      reversedVerification(memory, step);
     },
     state: () => memory,
   };

@@ -155,6 +155,8 @@ export class ReportBuilder {
   #committedMarked = false;
   /** The last `verifier.verified` since the last verification began. */
   #verified: { t: number; step: string } | undefined;
+  /** A reverse step that ended ok since the last verification began: its id. */
+  #reversed: string | undefined;
   #t0: number | undefined;
   #lastAt: number | undefined;
   #lastSeq = -Infinity;
@@ -236,6 +238,12 @@ export class ReportBuilder {
         break;
       case "step.finished":
         if (e.outcome === "failed") this.#markers.push({ t, kind: "failed", label: `failed: ${e.id}`, ...run });
+        // the verification so far compared the sync before the reverse (src/api/verifier-memory.ts)
+        if (e.outcome === "ok") this.#reversedBy(e.index, e.id);
+        break;
+      case "step.skipped":
+        // a resumed run adopted the reverse (the fleet showed it): as if its step ended ok
+        if (e.adopted === true) this.#reversedBy(e.index, e.id);
         break;
       case "request.sent": {
         if (this.#requests.has(e.id)) this.#warnings.push(`request id ${e.id} sent twice; the later one is kept`);
@@ -315,6 +323,7 @@ export class ReportBuilder {
       case "verifier.baseline":
         // a new verification begins: an earlier one's result no longer speaks for the cutover
         this.#verified = undefined;
+        this.#reversed = undefined;
         if (e.oldRelease)
           this.#verifierSeen.push({
             t,
@@ -496,11 +505,18 @@ export class ReportBuilder {
     return rec;
   }
 
+  #reversedBy(index: number, id: string): void {
+    if (traitsOf(this.#fold.step(index)?.kind ?? "").command !== "reverse") return;
+    this.#verified = undefined;
+    this.#reversed = id;
+  }
+
   /** Verified, or why not, by the one rule (src/steps/kit/earned.ts `verification`). */
   #verification(steps: readonly ReportStep[]): Report["verification"] {
     const v = verification(
       this.#verified !== undefined,
       steps.map((s) => s.kind),
+      this.#reversed,
     );
     if (!v.verified) return { verified: false, why: v.why };
     return { verified: true, ...this.#verified };

@@ -9,6 +9,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
+import { reversedVerification, type VerifierMemory } from "../api/verifier-memory.js";
 import { createFleet } from "../fleet/index.js";
 import { chooseJournal, instanceKey, reconcile } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
@@ -223,8 +224,9 @@ export async function planResume(
         // a write stop that runs again is not in force until it has
         // an adopted reverse runs the sync the other way: its commit needs its own write stop
         writesStopped: state.stopWritesSucceeded && reverted === undefined && !reversedNow,
-        // the verifier's check and writesOff are adopted, never resent blindly (src/steps/kit/verifier.ts)
-        verifier: state.verifier ?? {},
+        // the verifier's check and writesOff are adopted, never resent blindly (src/steps/kit/verifier.ts);
+        // after an adopted reverse none of it counts, as after a reverse step (src/steps/lifecycle.ts)
+        verifier: verifierAfter(state.verifier, reversedNow ? steps[newSyncFrom!]?.id : undefined),
         // the sync that runs now (a reverse starts a new one): the verdict and commit's interlocks
         // go by it, as a run's memory after its reverse step does; the undos above go by any commit
         commitSent: adoptedCommit || current.sent,
@@ -248,4 +250,11 @@ async function unfinishedBeside(dir: string, file: string): Promise<string[]> {
   } catch {
     return [];
   }
+}
+
+/** The journal's verifier memory, a copy, with an adopted reverse's effect on it (`reversedVerification`). */
+function verifierAfter(memory: VerifierMemory | undefined, reverse: string | undefined): VerifierMemory {
+  const m: VerifierMemory = { ...memory };
+  if (reverse !== undefined) reversedVerification(m, reverse);
+  return m;
 }

@@ -308,6 +308,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const checked = verification(
     memory.verifier.verified !== undefined,
     steps.map((s) => s.kind),
+    memory.verifier.reversed,
   );
   // the cutover, not only this run: its time across runs, its write-stop window (folded from the
   // earlier runs' events and this run's), and writes left stopped, said in words by every output

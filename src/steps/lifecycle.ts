@@ -5,6 +5,7 @@
  */
 import type { RuleInfo } from "../diagnostics.js";
 import { COMMAND_EFFECT, commandTookEffect } from "../api/index.js";
+import { reversedVerification } from "../api/verifier-memory.js";
 import { instanceLabel } from "../events.js";
 import type { Step } from "../runbook/types.js";
 import { toEach, type StepKindDef, type StepTraits } from "./kit/define.js";
@@ -143,6 +144,8 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
         ctx.run.memory.commitSent = false;
         ctx.run.memory.commitAccepted = false;
         ctx.run.plugins.undo.rearm();
+        // and the verification so far compared the sync before it (journal: state.ts, the same)
+        reversedVerification(ctx.run.memory.verifier, ctx.id);
       }
     },
   };

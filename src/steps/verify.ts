@@ -27,7 +27,6 @@ import {
   describeVerifier,
   ensureCheck,
   followRestart,
-  forget,
   newProcess,
   readVerifier,
   refused,
@@ -36,6 +35,7 @@ import {
   type VerifierTools,
 } from "./kit/verifier.js";
 import { verifierEarned } from "./kit/earned.js";
+import { forgetVerification } from "../api/verifier-memory.js";
 import { VERIFY_BEFORE_CEA, checkNeedsCea, checkRequests } from "./start-verification.js";
 
 /** Lint's `verify-writes-off-early` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
@@ -242,7 +242,7 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
     // `--resume` begins a new one (journaled) rather than waiting on this one again
     const why = `${standing.result} (${describeVerifier(p)})`;
     ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: false, why });
-    forget(m);
+    forgetVerification(m);
     m.refused = why;
     throw new StepFailure(`not verified: ${why}`, {
       reason: "unsafe",

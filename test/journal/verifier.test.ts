@@ -40,6 +40,71 @@ const STEPS = [
 ];
 
 describe("the verifier in the journal", () => {
+  it("a reverse that ended ok (or was adopted) ends the verification: its check, writesOff and verified no longer count; a new baseline begins another", async () => {
+    const steps = [
+      ...STEPS,
+      { index: 2, id: "rollback", kind: "reverse", title: "reverse" },
+      { index: 3, id: "check2", kind: "startVerification", title: "check" },
+    ];
+    // each journal its own: seq numbers without a gap (a gap reads as tampered)
+    const verified = (ev = eventFactory()) => ({
+      ev,
+      events: [
+        ev("run.started", { runbook: "sales", file: "f", hash: "abc", instances: [], mode: "run", steps }),
+        ev("step.started", steps[0]!),
+        ev("verifier.baseline", { index: 0, id: "check", progress: FRESH, adopted: false, fromStart: true }),
+        ev("request.sent", { id: 1, target: "verifier", method: "POST", path: "/api/v1/check", body: {} }),
+        ev("response.received", {
+          id: 1,
+          target: "verifier",
+          status: 200,
+          ok: true,
+          body: { success: true },
+          durationMs: 2,
+        }),
+        ev("step.finished", { index: 0, id: "check", outcome: "ok", durationMs: 5 }),
+        ev("step.started", steps[1]!),
+        ev("verifier.verified", {
+          index: 1,
+          id: "verify",
+          progress: { ...FRESH, generation: 3 },
+          writesOffGeneration: 2,
+        }),
+        ev("step.finished", { index: 1, id: "verify", outcome: "ok", durationMs: 5 }),
+        ev("step.started", steps[2]!),
+      ],
+    });
+    const fold = async (events: RunEvent[]) => (await readJournalState(journalOf(events), traitsOf)).verifier;
+    const before = await fold(verified().events);
+    expect(before).toMatchObject({ check: { answered: "ok" }, verified: { generation: 3 } });
+    // the reverse failed: nothing changes
+    let j = verified();
+    expect(
+      await fold([...j.events, j.ev("step.finished", { index: 2, id: "rollback", outcome: "failed", durationMs: 5 })]),
+    ).toEqual(before);
+    j = verified();
+    expect(
+      await fold([...j.events, j.ev("step.finished", { index: 2, id: "rollback", outcome: "ok", durationMs: 5 })]),
+    ).toEqual({ reversed: "rollback" });
+    j = verified();
+    expect(
+      await fold([...j.events, j.ev("step.skipped", { index: 2, id: "rollback", reason: "adopted", adopted: true })]),
+    ).toEqual({ reversed: "rollback" });
+    j = verified();
+    const again = [
+      ...j.events,
+      j.ev("step.finished", { index: 2, id: "rollback", outcome: "ok", durationMs: 5 }),
+      j.ev("step.started", steps[3]!),
+      j.ev("verifier.baseline", { index: 3, id: "check2", progress: FRESH, adopted: false, fromStart: true }),
+    ];
+    expect((await readJournalState(journalOf(again), traitsOf)).verifier).toEqual({
+      baseline: FRESH,
+      adopted: false,
+      fromStart: true,
+      highestGeneration: 0,
+    });
+  });
+
   it("a --from run's journal begins with the memory it carried (verifier.carried): its --resume reads the same check, and what came after", async () => {
     const ev = eventFactory();
     const carried = {

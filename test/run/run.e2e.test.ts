@@ -373,5 +373,7 @@ describe("syncbook rehearse", () => {
     expect(r.all).toMatch(/interlock fleet-state: every instance is COMMITTED/);
     expect(r.all).toMatch(/reverse → 1\/1 ok/);
     expect(r.stdout).toMatch(/not committed \(RUNNING\)/);
+    // what the verifier compared before the reverse does not verify the sync after it
+    expect(r.stdout).toMatch(/rehearsal verdict: NOT VERIFIED .*the sync was reversed \(step rollback\)/);
   });
 });

@@ -480,7 +480,10 @@ describe("pause, resume, reverse", () => {
     const s = setup({ sends: [{}], reads: each({ state: "COMMITTED" }) });
     s.ctx.run.memory.identity.direction = { source: "cluster0", destination: "cluster1", from: "the start step s" };
     Object.assign(s.ctx.run.memory, { commitSent: true, commitAccepted: true });
+    s.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 }, verified: { at: 2, generation: 3 } };
     await lifecycle("reverse").run(s.ctx, {});
+    // the verification so far compared the sync before it
+    expect(s.ctx.run.memory.verifier).toEqual({ reversed: "cmd" });
     expect(s.ctx.run.memory.writesStopped).toBe(false);
     expect(s.ctx.run.memory.commitSent).toBe(false);
     expect(s.ctx.run.memory.commitAccepted).toBe(false);
@@ -501,7 +504,10 @@ describe("pause, resume, reverse", () => {
       const s = setup({ sends: [{}], reads: each({ state: from }) });
       const direction = { source: "cluster0", destination: "cluster1", from: "the start step s" };
       s.ctx.run.memory.identity.direction = direction;
+      const verifier = { check: { answered: "ok" as const, at: 1 } };
+      s.ctx.run.memory.verifier = verifier;
       await lifecycle(op).run(s.ctx, {});
+      expect(s.ctx.run.memory.verifier).toEqual({ check: { answered: "ok", at: 1 } });
       expect(s.ctx.run.memory.writesStopped).toBe(true);
       expect(s.undo.rearm).not.toHaveBeenCalled();
       expect(s.ctx.run.memory.identity.direction).toBe(direction);

@@ -390,6 +390,17 @@ describe("verification: verified only when a verify step passed on this cutover'
     expect(verificationText({ verified: false })).toBe("not verified");
     expect(verificationText({ verified: false, why: "" })).toBe("not verified");
   });
+
+  it("after a reverse that ended ok, why not names it; a verify that passed since still verifies", () => {
+    expect(verification(false, ["verify"], "rollback")).toEqual({
+      verified: false,
+      why: "the sync was reversed (step rollback): what the verifier compared before no longer speaks for it, and no `verify` step passed since",
+    });
+    expect(verification(false, [], "rollback")).toMatchObject({
+      why: expect.stringMatching(/^the sync was reversed/) as unknown,
+    });
+    expect(verification(true, ["verify"], "rollback")).toEqual({ verified: true });
+  });
 });
 
 // issue 36, point 3: what the guard says (verify's judge and its adoption refusal use it)

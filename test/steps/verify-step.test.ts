@@ -42,12 +42,12 @@ import {
   describeVerifier,
   DEFAULT_VERIFIER_GIVE_UP_MS,
   DEFAULT_VERIFIER_REQUEST_TIMEOUT_MS,
-  forget,
   refused,
   VerifierReader,
   verifierTools,
 } from "../../src/steps/kit/verifier.js";
 import { METADATA_BEFORE_COMMIT, verify } from "../../src/steps/verify.js";
+import { forgetVerification, reversedVerification } from "../../src/api/verifier-memory.js";
 import { assert as assertKind } from "../../src/steps/assert.js";
 import { waitFor } from "../../src/steps/wait-for.js";
 import { failure, reasons, scripted, type Read } from "../support/fleet-fake.js";
@@ -438,8 +438,46 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     expect(e.message).toBe(
       "the verifier already finished a verification (phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0): a check now would make it exit, so none is sent",
     );
-    expect(e.hint).toMatch(/^The verifier runs one verification per process \(a second check panics it\)/);
+    expect(e.hint).toBe(
+      "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
+    );
     expect(s.v.ops()).toEqual([]);
+  });
+
+  it("[idle][check] after a reverse, a verifier that finished: refused as the sync before the reverse's, the reverse kept for the run's end", async () => {
+    const s = setup({ progress: [PASSED] }, { memory: { reversed: "rollback", restarts: 1 } });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      "the verifier already finished a verification (phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0), of the sync before the reverse (step rollback): it does not verify the sync that runs the other way, and a check now would make it exit, so none is sent",
+    );
+    expect(e.hint).toBe(
+      "The verifier runs one verification per process (a second check panics it). Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), then run this step again (--resume).",
+    );
+    expect(s.v.ops()).toEqual([]);
+    expect(s.m).toEqual({ reversed: "rollback", restarts: 1 });
+  });
+
+  it("[check] after a reverse, a check found running is not adopted (it may be the verification before the reverse)", async () => {
+    const running = vp("check", 0, { total: 8, completed: 5 });
+    const s = setup({ progress: [running] }, { memory: { reversed: "rollback" } });
+    const e = await failure(s.run());
+    expect(e.message).toBe(
+      `the verifier is already checking (${describeVerifier(running)}), and the sync was reversed (step rollback) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
+    );
+    expect(e.hint).toBe(
+      "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then run this step again (--resume).",
+    );
+    expect(s.v.ops()).toEqual([]);
+    expect(s.of("verifier.baseline")).toEqual([]);
+    expect(s.m.reversed).toBe("rollback");
+  });
+
+  it("after a reverse, a verifier restarted for the reversed sync (nothing to resume): the check is sent, and the reverse is behind it", async () => {
+    const s = setup({ progress: documented() }, { memory: { reversed: "rollback" } });
+    await s.run();
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    expect(s.m.reversed).toBeUndefined();
+    expect(s.m.verified).toBeDefined();
   });
 
   it("a check accepted but never shown (3 reads and 1 s of no check): a new verification begins, the check sent once more", async () => {
@@ -1809,8 +1847,26 @@ describe("askOf: what an outcome means for the run's memory", () => {
 
   it("forget: a new verification, nothing asked", () => {
     const m: VerifierMemory = accepted({ writesOff: { answered: "ok", at: 1 } });
-    forget(m);
+    forgetVerification(m);
     expect(m).toEqual({});
+    // the reverse is forgotten only when a verification begins (its baseline): a check refused
+    // before then still says why the run is not verified
+    m.reversed = "rollback";
+    forgetVerification(m);
+    expect(m).toEqual({ reversed: "rollback" });
+  });
+
+  it("after a reverse nothing of the verification before counts, not even a verify that passed; restarts and a refusal stay", () => {
+    const m: VerifierMemory = accepted({
+      writesOff: { answered: "ok", at: 1 },
+      writesOffGeneration: 2,
+      fromStart: true,
+      verified: { at: 5, generation: 3 },
+      restarts: 1,
+      refused: "resumed",
+    });
+    reversedVerification(m, "rollback");
+    expect(m).toEqual({ reversed: "rollback", restarts: 1, refused: "resumed" });
   });
 });
 

@@ -140,6 +140,7 @@ export function context(
       commitAccepted: false,
       serviceErrors: [],
       identity: newIdentityMemory(),
+      verifier: {},
     },
     defaults: { requestTimeoutMs: REQUEST_TIMEOUT, progressGiveUpMs: 200, pollMs: 10 },
     force: new Set(opts.force ?? []),

@@ -258,13 +258,17 @@ export function verifierEarned(m: VerifierMemory, p: VerifierProgress): Verifier
 export function verification(
   verified: boolean,
   kinds: readonly string[],
+  reversed?: string,
 ): { verified: true } | { verified: false; why: string } {
   if (verified) return { verified: true };
   return {
     verified: false,
-    why: kinds.includes("verify")
-      ? "no `verify` step passed on this cutover's verification result"
-      : "the runbook has no `verify` step",
+    why:
+      reversed !== undefined
+        ? `the sync was reversed (step ${reversed}): what the verifier compared before no longer speaks for it, and no \`verify\` step passed since`
+        : kinds.includes("verify")
+          ? "no `verify` step passed on this cutover's verification result"
+          : "the runbook has no `verify` step",
   };
 }
 

@@ -29,12 +29,13 @@ import {
   type VerifierProgress,
 } from "../../api/index.js";
 import { generationDocs } from "../../api/progress.js";
+import { forgetVerification } from "../../api/verifier-memory.js";
 import { errorMessage } from "../../errors.js";
 import { instanceLabel } from "../../events.js";
 import type { FailingCondition } from "../../fleet/index.js";
 import { durationOr, formatDuration } from "../../runbook/index.js";
 import type { Duration } from "../../runbook/types.js";
-import { StepFailure, type StepContext, type VerifierAsk, type VerifierMemory } from "./context.js";
+import { StepFailure, type StepContext, type VerifierAsk } from "./context.js";
 import { poll, pollResult } from "./poll.js";
 import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./rechecks.js";
 import type { FleetSnapshot } from "../../fleet/index.js";
@@ -306,20 +307,6 @@ export function readVerifier(ctx: StepContext, t: VerifierTools, what: string): 
   );
 }
 
-/** Forgets the run's verification: a new one begins (the verifier restarted, or none ran yet). */
-export function forget(m: VerifierMemory): void {
-  delete m.baseline;
-  delete m.adopted;
-  delete m.check;
-  delete m.writesOff;
-  delete m.writesOffGeneration;
-  delete m.highestGeneration;
-  delete m.resuming;
-  delete m.unproven;
-  delete m.fromStart;
-  delete m.verified;
-}
-
 /**
  * A new verifier process answers (`why`, seen in `p`): said plainly, journaled, and followed at
  * most RESTARTS_FOLLOWED times in one step. The old process's check and writesOff no longer
@@ -405,7 +392,7 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
           ok: true,
           reason: `the verifier shows no check (${describeVerifier(p)}) although this run's check was ${m.check.answered === "ok" ? "accepted" : "sent"}: it restarted, or the check never arrived; a new verification begins`,
         });
-        forget(m);
+        forgetVerification(m);
       }
     }
     await beginCheck(ctx, t, sent);
@@ -434,7 +421,7 @@ function judgeOrigin(ctx: StepContext, p: VerifierProgress): void {
   }
   const why = `${not} (${describeVerifier(p)})`;
   ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: false, why });
-  forget(m);
+  forgetVerification(m);
   m.refused = why;
   throw new StepFailure(
     `the verifier resumed a verification this cutover did not start: after this run's check ${why}. Its result would not be this cutover's, so nothing is verified by it`,
@@ -541,14 +528,27 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
   const resumes = m.resuming === true && held;
   // this cutover's own verification, resumed after a restart: it began where it began
   const ownFromStart = m.resuming === true ? m.fromStart === true : false;
-  forget(m);
+  forgetVerification(m);
   const unproven = resumes ? undefined : oldRelease ? "oldRelease" : persisted(base) ? "persisted" : undefined;
   if (!notStarted(base) && !held) {
     if (finished(base))
       throw new StepFailure(
-        `the verifier already finished a verification (${describeVerifier(base)}): a check now would make it exit, so none is sent`,
+        m.reversed === undefined
+          ? `the verifier already finished a verification (${describeVerifier(base)}): a check now would make it exit, so none is sent`
+          : `the verifier already finished a verification (${describeVerifier(base)}), of the sync before the reverse (step ${m.reversed}): it does not verify the sync that runs the other way, and a check now would make it exit, so none is sent`,
         {
-          hint: "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
+          hint:
+            m.reversed === undefined
+              ? "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume)."
+              : "The verifier runs one verification per process (a second check panics it). Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), then run this step again (--resume).",
+        },
+      );
+    // it may be the verification from before the reverse, of the sync that ran the other way: fails safe
+    if (m.reversed !== undefined)
+      throw new StepFailure(
+        `the verifier is already checking (${describeVerifier(base)}), and the sync was reversed (step ${m.reversed}) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
+        {
+          hint: "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then run this step again (--resume).",
         },
       );
     if (t.filter !== undefined)
@@ -602,6 +602,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
     fromStart: resumes ? ownFromStart : unproven === undefined,
   });
   m.baseline = base;
+  delete m.reversed;
   m.adopted = false;
   m.fromStart = resumes ? ownFromStart : unproven === undefined;
   m.highestGeneration = 0;

@@ -1,0 +1,142 @@
+/**
+ * A reverse ends the verification before it. A runbook that commits, verifies, reverses, commits
+ * the sync that runs the other way and verifies again ended "committed · verified" without a
+ * second verification: its second check adopted the first one's accepted check (the run's memory
+ * kept it across the reverse), and its second verify passed at once on the result from before the
+ * reverse (found by an adversarial run). What a verifier compared before a reverse does not
+ * speak for the sync after it; a verifier that finished a verification takes no second check
+ * (it exits: service facts), so the second check is refused with the way on, and a run that ends
+ * after the second commit says "not verified" and why. The same after a kill -9 and `--resume`
+ * that adopts the reverse (the journal's fold, src/journal/verifier.ts). The built CLI against
+ * the simulator over loopback.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { cli, startCli } from "../support/run.js";
+import {
+  CHECK,
+  cleanedUpAfterAll,
+  COMMIT,
+  COMMITTED,
+  cutoverYaml,
+  DRAINED,
+  fastSim,
+  READY,
+  STOP,
+  tempDir,
+  until,
+  VERIFY,
+} from "../support/crash-harness.js";
+
+const { sims, dirs } = cleanedUpAfterAll();
+
+/** A reversible start (write blocking: the runbook's service is 1.8). */
+const START_REV =
+  "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
+const REVERSE = "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n";
+/** The sync that runs the other way: its own write stop, wait, commit. */
+const SECOND =
+  "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
+  "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n" +
+  "  - { id: commit-again, commit: {} }\n" +
+  "  - { id: committed-again, waitFor: { state: COMMITTED } }\n";
+const VERIFY_AGAIN = "  - { id: check-again, startVerification: {} }\n  - { id: verify-again, verify: {} }\n";
+const FIRST = START_REV + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + VERIFY;
+
+async function cutover(steps: string, faults: string[] = []) {
+  const s: Simulator = await fastSim({ timeScale: 100, faults });
+  sims.push(s);
+  const dir = tempDir();
+  dirs.push(dir);
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(s, {
+      steps,
+      defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
+    }),
+  );
+  const jd = join(dir, "journals");
+  const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
+  const checks = () => s.control.counts().verifier["POST /api/v1/check"] ?? 0;
+  return { s, dir, file, jd, args, checks };
+}
+
+const REFUSED =
+  /the verifier already finished a verification \(.*\), of the sync before the reverse \(step rollback\): it does not verify the sync that runs the other way, and a check now would make it exit, so none is sent/;
+
+describe("a reverse ends the verification before it", () => {
+  it("a second check after the reverse is refused (the verifier finished the first), never adopted; no second verify passes on the first result", async () => {
+    const { s, dir, file, jd, args, checks } = await cutover(FIRST + REVERSE + SECOND + VERIFY_AGAIN);
+    const report = join(dir, "report");
+    const r = await cli(args("--report", report), { cwd: dir });
+    expect(r.code, r.all).toBe(1);
+    expect(r.all, r.all).toMatch(/✔ \[8\/16\] Verify the destination against the source ok/);
+    expect(r.all, r.all).toMatch(REFUSED);
+    expect(r.all, r.all).toContain("Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean");
+    expect(r.all, r.all).toMatch(/step check-again failed/);
+    expect(r.all, r.all).not.toMatch(/· verified ·/);
+    expect(r.all, r.all).toMatch(/not verified \(the sync was reversed \(step rollback\)/);
+    // one check, the first verification's: none sent to a verifier that finished
+    expect(checks(), r.all).toBe(1);
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
+    const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as {
+      verification: { verified: boolean; why?: string };
+    };
+    expect(json.verification).toEqual({
+      verified: false,
+      why: expect.stringMatching(/^the sync was reversed \(step rollback\)/) as unknown,
+    });
+    const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
+    expect(st.stdout, st.all).toMatch(/not verified/);
+    expect(st.stdout, st.all).not.toMatch(/· verified/);
+  }, 120_000);
+
+  it("a run that ends after the second commit: committed, not verified, and why (it said verified on the first sync's result)", async () => {
+    const { dir, args, checks } = await cutover(FIRST + REVERSE + SECOND);
+    const r = await cli(args(), { cwd: dir });
+    expect(r.code, r.all).toBe(0);
+    expect(r.all, r.all).toMatch(
+      /run ok in .* · committed · not verified \(the sync was reversed \(step rollback\): what the verifier compared before no longer speaks for it, and no `verify` step passed since\)/,
+    );
+    expect(checks(), r.all).toBe(1);
+  }, 120_000);
+
+  it("a check still running from before the reverse (no verify before it) is not adopted by the second check", async () => {
+    const { dir, args, checks } = await cutover(
+      START_REV + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + REVERSE + SECOND + VERIFY_AGAIN,
+    );
+    const r = await cli(args(), { cwd: dir });
+    expect(r.code, r.all).toBe(1);
+    expect(r.all, r.all).toMatch(
+      /the verifier is already checking \(.*\), and the sync was reversed \(step rollback\) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted/,
+    );
+    expect(r.all, r.all).not.toMatch(/· verified ·/);
+    expect(checks(), r.all).toBe(1);
+  }, 120_000);
+
+  it("kill -9 with the reverse on its way, then --resume adopts it: the journal's verification ends there too", async () => {
+    const { s, dir, args, checks } = await cutover(FIRST + REVERSE + SECOND + VERIFY_AGAIN, ["latency=4s@0/reverse"]);
+    const reverses = () => s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
+    const one = startCli(args(), { cwd: dir });
+    await until("the reverse arrives", () => reverses() === 1, 60_000);
+    one.child.kill("SIGKILL");
+    const first = await one.done;
+    const report = join(dir, "report");
+    const second = await cli(args("--resume", "--report", report), { cwd: dir });
+    const where = `${first.all}\n--- resume\n${second.all}`;
+    expect(second.all, where).toMatch(/skipped: adopted: reverse took effect/);
+    expect(reverses(), where).toBe(1);
+    expect(second.code, where).toBe(1);
+    expect(second.all, where).toMatch(REFUSED);
+    expect(second.all, where).not.toMatch(/· verified ·/);
+    expect(checks(), where).toBe(1);
+    // the report reads the adopted reverse as the run did
+    const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as {
+      verification: { verified: boolean; why?: string };
+    };
+    expect(json.verification.why, where).toMatch(/^the sync was reversed \(step rollback\)/);
+  }, 120_000);
+});
