@@ -28,6 +28,16 @@ export interface ModelRun {
   mode: RunEventMap["run.started"]["mode"] | "unknown";
   /** An `--abort` run (`run.started` said so; its mode is `resume`), whether or not it ended. */
   abort?: true;
+  /**
+   * A `--from` run that continues its cutover (`run.started.carried`): the cutover's earlier
+   * journal holds its commit (and write stop).
+   */
+  continues?: true;
+  /**
+   * It sent a request or ran a hook (the journal's own rule, src/journal/read.ts
+   * `summarizeJournal`): a run that did neither is passed over by `--resume`.
+   */
+  acted?: true;
   /** The journal it wrote (when the events came from journals). */
   journal?: string;
   startedAt: number;

@@ -315,6 +315,7 @@ export class CutoverFold {
         break;
       }
       case "request.sent": {
+        if (cur) cur.acted = true;
         // a commit may take effect from its first request on: the fan-out's end (commit.sent) may never come
         if (e.target !== "service" || commandOfPath(e.path) !== "commit" || !e.instance) break;
         const r = this.#commitRequested;
@@ -335,6 +336,7 @@ export class CutoverFold {
         });
         break;
       case "hook.started":
+        if (cur) cur.acted = true;
         this.#hooks.push({
           run: n,
           index: e.index,
@@ -406,6 +408,7 @@ export class CutoverFold {
       n: this.#runs.length + 1,
       mode: e.mode,
       ...(e.abort === true ? { abort: true as const } : {}),
+      ...(e.carried !== undefined ? { continues: true as const } : {}),
       ...(this.#journal !== undefined ? { journal: this.#journal } : {}),
       startedAt: e.at,
       lastAt: e.at,

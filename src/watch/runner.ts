@@ -86,12 +86,18 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     const who = holder
       ? `its process (pid ${holder.pid} on ${holder.host}) no longer runs`
       : "no process holds the journal folder's lock";
+    // a --from run that continued its cutover and died before it sent anything or ran a hook:
+    // --resume passes its journal over (src/journal/read.ts) for the finished run before it, which
+    // has nothing to resume; the same --from runs it again
+    const from = run.continues && !run.acted ? m.steps.find((s) => s.attempts.some((a) => a.run === run.n)) : undefined;
     return {
       state: "dead",
       alarm: true,
       headline: `THE RUNNER IS GONE: ${who}; its last journal line was ${ago} ago, and the cutover is unfinished`,
       left,
-      next: `syncbook run ${rb} --resume`,
+      next: from
+        ? `syncbook run ${rb} --from ${from.id}   (the run that died sent nothing and ran no hook: --resume would pass it over)`
+        : `syncbook run ${rb} --resume`,
       lastLineAt,
     };
   }

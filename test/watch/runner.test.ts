@@ -154,6 +154,53 @@ describe("runnerVerdict", () => {
     expect(v.alarm).toBe(false);
     expect(v.next).toBe("syncbook run rb.yaml --from verify   (step 4 failed, and the run went on past it)");
   });
+
+  it("a --from run that continued the committed cutover and died before it sent anything: the same --from, never --resume (it would pass that journal over for a finished run)", () => {
+    const first = [
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
+      ev("step.started", 3100, { index: 2, id: "commit", kind: "commit", title: "commit" }),
+      ev("step.finished", 3200, { index: 2, id: "commit", outcome: "ok", durationMs: 100 }),
+      ev("step.started", 3300, { index: 3, id: "verify", kind: "verify", title: "verify" }),
+      ev("step.finished", 3400, { index: 3, id: "verify", outcome: "failed", durationMs: 100, error: "timed out" }),
+      ev("run.finished", 3500, { outcome: "ok", exitCode: 0, durationMs: 3500, committed: true }),
+    ];
+    const from = (acts: RunEvent[]) =>
+      killedModel([
+        ...first,
+        ev("run.started", 5000, {
+          runbook: "rb",
+          file: "rb.yaml",
+          hash: "sha256:ab",
+          mode: "run",
+          instances,
+          steps,
+          carried: { from: "/j/one.jsonl", writesStopped: true, commitSent: true, commitAccepted: true },
+        }),
+        ev("step.skipped", 5001, { index: 0, id: "stop", reason: "before --from" }),
+        ev("step.started", 5100, { index: 3, id: "verify", kind: "verify", title: "verify" }),
+        ...acts,
+      ]);
+    const dead = (model: ReturnType<typeof killedModel>) =>
+      runnerVerdict({ model, lock, now: at(9000), host: "here", isAlive: () => false, runbook: "rb.yaml" });
+    const idle = dead(from([]));
+    expect(idle.state).toBe("dead");
+    expect(idle.next).toBe(
+      "syncbook run rb.yaml --from verify   (the run that died sent nothing and ran no hook: --resume would pass it over)",
+    );
+    // once it sent writesOff its journal is the one --resume continues
+    const sent = from([
+      ev("request.sent", 5200, { id: 9, target: "verifier", method: "POST", path: "/api/v1/writesOff" }),
+    ]);
+    expect(dead(sent).next).toBe("syncbook run rb.yaml --resume");
+    const hooked = from([ev("hook.started", 5200, { index: 3, id: "verify", use: "shell", undo: false })]);
+    expect(dead(hooked).next).toBe("syncbook run rb.yaml --resume");
+    // a --resume that died before it sent anything: --resume (nothing carried)
+    const resumed = killedModel([
+      ev("run.started", 5000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
+      ev("step.started", 5100, { index: 1, id: "hold", kind: "hook", title: "hold" }),
+    ]);
+    expect(dead(resumed).next).toBe("syncbook run rb.yaml --resume");
+  });
 });
 
 describe("stateLeft", () => {
