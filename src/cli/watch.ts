@@ -86,7 +86,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
   };
   if (isDir) base = { ...common, folder: resolve(target), redact: userinfoRedactor };
   else {
-    const { loadRunbook } = await import("../runbook/index.js");
+    const { canWriteInstance, loadRunbook } = await import("../runbook/index.js");
     const { instancesOf } = await import("../runbook/types.js");
     const { journalDirFor } = await import("../journal/index.js");
     const loaded = await loadRunbook(target, { env: process.env });
@@ -103,6 +103,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
       folder: journalDirFor(target, rb.name, opts.journalDir, { create: false }),
       runbook: target,
       instances: instancesOf(rb),
+      ...(canWriteInstance(rb) !== undefined ? { canWriteFrom: canWriteInstance(rb) } : {}),
       ...(rb.verifier ? { verifier: rb.verifier } : {}),
       ...plan,
       redact: loaded.redact,

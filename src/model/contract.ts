@@ -267,6 +267,8 @@ export interface CutoverModel {
   gaps: ModelGap[];
   instances: InstanceRef[];
   verifierUrl?: string;
+  /** The first process's instance index, whose canWrite alone is valid (none: not declared, several instances). */
+  canWriteFrom?: number;
   steps: ModelStep[];
   /** The step running now (undefined between steps and after the run). */
   current?: number;

@@ -40,6 +40,11 @@ export interface FoldOptions {
   copy?: CopyOptions;
   /** Where each journal's events begin (`joinJournals`): a run is named by the journal it wrote. */
   journals?: readonly { file: string; fromSeq: number }[];
+  /**
+   * The first process's instance index, where no `run.started` says it (the watch's own reads of a
+   * runbook's fleet): the only instance whose canWrite is valid (src/runbook/can-write.ts).
+   */
+  canWriteFrom?: number;
 }
 
 const obj = (v: unknown): Record<string, unknown> | undefined =>
@@ -91,6 +96,13 @@ export class CutoverFold {
   constructor(opts: FoldOptions) {
     this.#opts = opts;
     this.#window = new WindowTracker(opts.traits);
+  }
+
+  /** The first process's index: as the last run said (one instance: it), else as the fold was told. */
+  #canWriteFrom(): number | undefined {
+    const started = this.#started;
+    if (!started) return this.#opts.canWriteFrom;
+    return started.canWriteFrom ?? (started.instances.length === 1 ? started.instances[0]!.index : undefined);
   }
 
   /** The write-stop window's own fold (its clock, its shares): the runner and the UI ask it directly. */
@@ -492,8 +504,7 @@ export class CutoverFold {
     if (typeof p.canCommit === "boolean") view.canCommit = p.canCommit;
     // only the first process's canWrite is valid (mongodb/docs reference/cutover-process.txt: "The
     // canWrite status of any subsequent mongosync processes is not valid"): the others' is never kept
-    const started = this.#started;
-    const from = started?.canWriteFrom ?? (started?.instances.length === 1 ? started.instances[0]!.index : undefined);
+    const from = this.#canWriteFrom();
     if (e.instance.index === from && (typeof p.canWrite === "boolean" || p.canWrite === null))
       view.canWrite = p.canWrite;
     else delete view.canWrite;
@@ -565,6 +576,7 @@ export class CutoverFold {
       gaps: this.#gaps.map((g) => ({ ...g })),
       instances: [...this.#instances.values()].sort((a, b) => a.index - b.index).map((i) => ({ ...i })),
       ...(this.#verifierUrl !== undefined ? { verifierUrl: this.#verifierUrl } : {}),
+      ...(this.#canWriteFrom() !== undefined ? { canWriteFrom: this.#canWriteFrom() } : {}),
       steps: [...this.#steps.values()].sort((a, b) => a.index - b.index).map((s) => structuredClone(s)),
       ...(current !== undefined ? { current } : {}),
       fleet: {

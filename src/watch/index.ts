@@ -37,6 +37,8 @@ export interface WatchOptions {
   runbook?: string;
   /** The runbook's instances and verifier (with their secrets: only the clients see them); else the journal's. */
   instances?: FleetInstance[];
+  /** The runbook's first process among `instances` (src/runbook/can-write.ts). */
+  canWriteFrom?: number;
   verifier?: string;
   lagBelowSeconds?: number;
   /** The cutover's start turned the embedded verifier off (src/model/readiness.ts). */
@@ -82,6 +84,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     if (opts.instances?.length || opts.verifier !== undefined) {
       live = new LiveReader({
         instances: opts.instances ?? [],
+        ...(opts.canWriteFrom !== undefined ? { canWriteFrom: opts.canWriteFrom } : {}),
         ...(opts.verifier !== undefined ? { verifier: opts.verifier } : {}),
         traits: opts.traits,
         redact: opts.redact,
@@ -93,6 +96,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     if (m && (m.instances.length || m.verifierUrl)) {
       live = new LiveReader({
         instances: m.instances.map((i) => ({ url: i.url, ...(i.name !== undefined ? { name: i.name } : {}) })),
+        ...(m.canWriteFrom !== undefined ? { canWriteFrom: m.canWriteFrom } : {}),
         ...(m.verifierUrl !== undefined ? { verifier: m.verifierUrl } : {}),
         traits: opts.traits,
         redact: opts.redact,

@@ -22,6 +22,8 @@ export interface LiveOptions {
   instances: FleetInstance[];
   verifier?: string;
   traits: WindowKindTraits;
+  /** The first process's index among `instances`: its canWrite alone is shown (the others' is not valid). */
+  canWriteFrom?: number;
   redact: (s: string) => string;
   requestTimeoutMs?: number;
 }
@@ -51,7 +53,10 @@ export class LiveReader {
   constructor(opts: LiveOptions) {
     this.#redact = opts.redact;
     this.#width = opts.instances.length + (opts.verifier !== undefined ? 1 : 0);
-    this.#fold = new CutoverFold({ traits: opts.traits });
+    this.#fold = new CutoverFold({
+      traits: opts.traits,
+      ...(opts.canWriteFrom !== undefined ? { canWriteFrom: opts.canWriteFrom } : {}),
+    });
     const timeout = opts.requestTimeoutMs ?? 5000;
     const emit = <K extends RunEventType>(type: K, payload: RunEventMap[K]): RunEvent => {
       const e = { type, seq: ++this.#seq, at: Date.now(), ...payload } as RunEvent;

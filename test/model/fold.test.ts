@@ -285,3 +285,45 @@ describe("a fleet that answers COMMITTED", () => {
     expect(answer(60, 1, "COMMITTING")).toBe(true);
   });
 });
+
+// the watch's own reads of a runbook's fleet, before any run (no run.started): the page's canWrite
+// column showed nothing for the first process, whose canWrite alone is valid
+describe("the first process where no run says it (FoldOptions.canWriteFrom)", () => {
+  const sampled = (f: CutoverFold, index: number, t: number) =>
+    f.apply({
+      type: "progress.sampled",
+      seq: t,
+      at: t,
+      instance: inst(index),
+      progress: { state: "COMMITTED", canWrite: true },
+    } as unknown as RunEvent);
+  const canWrite = (f: CutoverFold) => f.view().fleet.instances.map((i) => [i.label, i.canWrite]);
+
+  it("the fold's option names it until a run.started does; never another instance's", () => {
+    const told = new CutoverFold({ traits: traitsOf, canWriteFrom: 1 });
+    sampled(told, 0, 1);
+    sampled(told, 1, 2);
+    expect(canWrite(told)).toEqual([
+      ["sync0", undefined],
+      ["sync1", true],
+    ]);
+    expect(told.view().canWriteFrom).toBe(1);
+    // a run says sync0: the run's word wins
+    told.apply({ type: "run.started", seq: 3, at: 3, ...started("run") } as unknown as RunEvent);
+    sampled(told, 0, 4);
+    sampled(told, 1, 5);
+    expect(canWrite(told)).toEqual([
+      ["sync0", true],
+      ["sync1", undefined],
+    ]);
+    expect(told.view().canWriteFrom).toBe(0);
+    const untold = new CutoverFold({ traits: traitsOf });
+    sampled(untold, 0, 1);
+    sampled(untold, 1, 2);
+    expect(canWrite(untold)).toEqual([
+      ["sync0", undefined],
+      ["sync1", undefined],
+    ]);
+    expect(untold.view().canWriteFrom).toBeUndefined();
+  });
+});
