@@ -133,6 +133,7 @@ export function check(ctx: LintContext): void {
     checkMust: false,
     writesOffMay: false,
     writesOffMust: false,
+    checkBeforeReverse: undefined,
   };
   const reportedPending = new Set<number>();
   const reportPending = (f: Flow, reason: string): void => {
@@ -193,19 +194,33 @@ export function check(ctx: LintContext): void {
  * `commit-without-verify`: the cutover page, "Before you switch your application workload to the
  * destination cluster, you should always verify a successful sync" (mongodb/docs,
  * content/mongosync/current/source/reference/cutover-process.txt). Reported once, at the first
- * commit; a runbook that only starts the sync commits nothing and is not asked to verify.
+ * commit; a runbook that only starts the sync commits nothing and is not asked to verify. Per sync:
+ * a commit after a reverse needs a verify after that reverse.
  */
 function checkVerified(ctx: LintContext, kinds: readonly string[], modes: readonly RunMode[]): void {
   const runs = (i: number): boolean => modes[i] !== "never";
-  const commit = kinds.findIndex((k, i) => traitsOf(k).command === "commit" && runs(i));
-  // the kind that waits for the verifier's result is the one that verifies (a startVerification only starts it)
-  if (commit < 0 || kinds.some((k, i) => traitsOf(k).waitsFor === "verifier" && runs(i))) return;
-  ctx.report(
-    "commit-without-verify",
-    ["steps", commit, kinds[commit]!],
-    'This runbook commits, and no `verify` step verifies the destination: the cutover page says "Before you switch your application workload to the destination cluster, you should always verify a successful sync." Its run, rehearsal and report will say "not verified".',
-    { key: true },
-  );
+  // a reverse starts a new sync, verified on its own (a verify before it no longer counts after it:
+  // src/api/verifier-memory.ts reversedVerification): each sync's commit needs a verify of its own
+  const syncs: number[][] = [[]];
+  kinds.forEach((k, i) => {
+    if (!runs(i)) return;
+    if (traitsOf(k).command === "reverse") syncs.push([]);
+    else syncs.at(-1)!.push(i);
+  });
+  for (const [n, sync] of syncs.entries()) {
+    const commit = sync.find((i) => traitsOf(kinds[i]).command === "commit");
+    // the kind that waits for the verifier's result is the one that verifies (a startVerification only starts it)
+    if (commit === undefined || sync.some((i) => traitsOf(kinds[i]).waitsFor === "verifier")) continue;
+    ctx.report(
+      "commit-without-verify",
+      ["steps", commit, kinds[commit]!],
+      n === 0
+        ? 'This runbook commits, and no `verify` step verifies the destination: the cutover page says "Before you switch your application workload to the destination cluster, you should always verify a successful sync." Its run, rehearsal and report will say "not verified".'
+        : 'This commit of the reversed sync has no `verify` step after the reverse (the verification before it compared the sync that ran the other way): the cutover page says "Before you switch your application workload to the destination cluster, you should always verify a successful sync." Its run, rehearsal and report will say "not verified".',
+      { key: true },
+    );
+    return;
+  }
 }
 
 function runMode(ctx: LintContext, step: Step, i: number): RunMode {

@@ -92,6 +92,13 @@ function sequence(op: Op, at: SequenceStep): SequenceOutcome {
     f.writesStopped = false;
     f.canCommitSeen = false;
     f.ceaReached = false;
+    // and its verification is a new one (the run forgets the check before it: src/api/verifier-memory.ts
+    // reversedVerification), which a verifier that holds the one before it refuses (verify-after-reverse)
+    if (f.checkMay !== undefined) f.checkBeforeReverse = { reverse: at.index, check: f.checkMay };
+    f.checkMay = undefined;
+    f.checkMust = false;
+    f.writesOffMay = false;
+    f.writesOffMust = false;
   }
   return { ok: f };
 }

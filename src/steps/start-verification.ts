@@ -33,7 +33,28 @@ export const VERIFY_WITHOUT_WRITES_OFF: RuleInfo = {
   hint: "Add a `verify` step after the commit and its `waitFor: { state: COMMITTED }`.",
 };
 
+/** Lint's `verify-after-reverse`, reported by `checkAfterReverse` (startVerification, verify). */
+export const VERIFY_AFTER_REVERSE: RuleInfo = {
+  id: "verify-after-reverse",
+  severity: "warning",
+  description:
+    "`startVerification` or `verify` after a `reverse`, where the verifier may still hold the verification of the sync before it: the step refuses until a verifier restarted for the reversed sync answers.",
+  spec: "The verifier runs one verification per process (a second check makes it exit); what it compared before the reverse does not verify the sync that runs the other way.",
+  source: "service-facts.md",
+  hint: "Restart the verifier for the reversed sync (its --srcURI and --dstURI swapped, with --clean or on a new metadata database) before this step: by a hook step, or by hand and then `--resume`.",
+};
+
 type Body = NonNullable<StartVerificationBody>;
+
+/** `verify-after-reverse`: a check after a reverse, where the verifier may hold the verification from before it. */
+export function checkAfterReverse(at: SequenceStep): void {
+  const r = at.flow.checkBeforeReverse;
+  if (r === undefined || at.flow.checkMay !== undefined) return;
+  at.report(
+    VERIFY_AFTER_REVERSE,
+    `The verifier's check at line ${at.lineOf(r.check)} came before the reverse at line ${at.lineOf(r.reverse)}: this step's check is a new verification, of the sync that runs the other way, and a verifier that finished (or still runs) the one before the reverse takes none.`,
+  );
+}
 
 /** `verify-before-cea`: a check where the sync cannot reach change event application. */
 export function checkNeedsCea(at: SequenceStep, what: string): void {
@@ -74,7 +95,7 @@ export const startVerification: StepKindDef<Body> = {
   body: (step) => (step.startVerification === undefined ? undefined : (step.startVerification ?? {})),
   title: () => "Start the verifier's check",
   // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
-  rules: [VERIFY_BEFORE_CEA, VERIFY_WITHOUT_WRITES_OFF],
+  rules: [VERIFY_BEFORE_CEA, VERIFY_WITHOUT_WRITES_OFF, VERIFY_AFTER_REVERSE],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -98,6 +119,7 @@ export const startVerification: StepKindDef<Body> = {
   sequence(_b, at) {
     const f = at.flow;
     if (!f.checkMust) checkNeedsCea(at, "the verifier's check");
+    checkAfterReverse(at);
     const later = at.runbook.steps.slice(at.index + 1).some((s) => "verify" in s && s.when !== false);
     if (!later && at.step.continueOnError !== true)
       at.report(

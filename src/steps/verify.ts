@@ -36,7 +36,13 @@ import {
 } from "./kit/verifier.js";
 import { verifierEarned } from "./kit/earned.js";
 import { forgetVerification } from "../api/verifier-memory.js";
-import { VERIFY_BEFORE_CEA, checkNeedsCea, checkRequests } from "./start-verification.js";
+import {
+  VERIFY_AFTER_REVERSE,
+  VERIFY_BEFORE_CEA,
+  checkAfterReverse,
+  checkNeedsCea,
+  checkRequests,
+} from "./start-verification.js";
 
 /** Lint's `verify-writes-off-early` (the state model, src/lint/sequence.ts), reported by this kind's `sequence`. */
 export const VERIFY_WRITES_OFF_EARLY: RuleInfo = {
@@ -69,7 +75,7 @@ export const verify: StepKindDef<Body> = {
   body: (step) => (step.verify === undefined ? undefined : (step.verify ?? {})),
   title: () => "Verify the destination against the source",
   // the lint rules its `sequence` reports, with their metadata (the catalogue reads them here)
-  rules: [VERIFY_BEFORE_CEA, VERIFY_WRITES_OFF_EARLY, WRITES_OFF_BEFORE_COMMIT],
+  rules: [VERIFY_BEFORE_CEA, VERIFY_WRITES_OFF_EARLY, WRITES_OFF_BEFORE_COMMIT, VERIFY_AFTER_REVERSE],
   traits: {
     opensWriteStop: false,
     command: undefined,
@@ -107,6 +113,7 @@ export const verify: StepKindDef<Body> = {
   sequence(_b, at) {
     const f = at.flow;
     if (!f.checkMust) checkNeedsCea(at, "verification");
+    checkAfterReverse(at);
     if (!f.writesStopped && at.runbook.writesStoppedExternally !== true)
       at.report(
         VERIFY_WRITES_OFF_EARLY,

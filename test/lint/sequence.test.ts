@@ -126,6 +126,45 @@ describe("state model", () => {
     ).toEqual(["commit-without-can-commit-wait", "commit-without-stop-writes"]);
   });
 
+  it("a verification after a reverse, where the verifier may hold the one before it: verify-after-reverse", async () => {
+    const start = "  - start: { source: cluster0, destination: cluster1, reversible: true }\n";
+    const first = start + READY + CHECK + STOP + COMMIT + VERIFY + "  - reverse: {}\n" + READY + STOP + COMMIT;
+    // a check, or a verify (which starts one), after the reverse: warned once, at the first
+    expect(await problems(runbook(first + CHECK + VERIFY))).toEqual(["verify-after-reverse"]);
+    expect(await problems(runbook(first + VERIFY))).toEqual(["verify-after-reverse"]);
+    // no check before the reverse: nothing to hold
+    const verifies = async (yaml: string) => {
+      const { rules } = await lintYaml(yaml);
+      return findings(rules.filter((d) => d.rule === "commit-without-verify" || d.rule === "verify-after-reverse"));
+    };
+    const second = "  - reverse: {}\n" + READY + CHECK + STOP + COMMIT + VERIFY;
+    expect(await verifies(runbook(start + READY + STOP + COMMIT + second))).toEqual([
+      expect.stringMatching(/^commit-without-verify@\d+$/),
+    ]);
+    // commit-without-verify per sync: the reversed sync's commit needs a verify after the reverse
+    const [mark] = await verifies(runbook(first));
+    expect(mark).toMatch(/^commit-without-verify@\d+$/);
+    const [firstCommit] = await verifies(runbook(start + READY + CHECK + STOP + COMMIT));
+    expect(Number(mark!.split("@")[1])).toBeGreaterThan(Number(firstCommit!.split("@")[1]));
+    expect(await verifies(runbook(start + READY + CHECK + STOP + COMMIT + VERIFY + second))).toEqual([
+      expect.stringMatching(/^verify-after-reverse@\d+$/),
+    ]);
+    // after the reverse nothing of the verification before it counts, in lint as in the run: a
+    // verifier result read there is not earned, and a check of the reversed sync paused before it
+    // reached change event application cannot begin
+    const after = start + READY + CHECK + STOP + COMMIT + VERIFY + "  - reverse: {}\n";
+    expect(await problems(runbook(after + "  - assert: { phase: idle, failedTasks: 0 }\n"))).toEqual([
+      "verifier-condition-not-earned",
+    ]);
+    expect(await problems(runbook(after + "  - pause: {}\n" + CHECK))).toEqual([
+      "verify-after-reverse",
+      "verify-before-cea",
+      "verify-without-writes-off",
+    ]);
+    // a rollback plan (reverse, no second commit) needs none
+    expect(await verifies(runbook(start + READY + CHECK + STOP + COMMIT + VERIFY + "  - reverse: {}\n"))).toEqual([]);
+  });
+
   it("reverse needs COMMITTED: a commit not awaited before reverse is reported", async () => {
     const start = "  - start: { source: cluster0, destination: cluster1, reversible: true }\n";
     expect(await problems(runbook(start + READY + STOP + "  - commit: {}\n  - reverse: {}\n"))).toEqual([

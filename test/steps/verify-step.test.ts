@@ -1939,6 +1939,7 @@ describe("verify: what it is, for the plan and lint", () => {
     checkMust: false,
     writesOffMay: false,
     writesOffMust: false,
+    checkBeforeReverse: undefined,
     ...o,
   });
   function lint(f: Flow, steps: Step[] = [{ commit: {} }], external?: boolean) {

@@ -67,6 +67,11 @@ export interface Flow {
   writesOffMay: boolean;
   /** Must: the verifier has been told writes are off. */
   writesOffMust: boolean;
+  /**
+   * May: a reverse after which the verifier may still hold the verification from before it (a
+   * check started before it, none since): `reverse` is its line, `check` the check's.
+   */
+  checkBeforeReverse: { reverse: number; check: number } | undefined;
 }
 
 /** What a step leaves: the flow when it succeeds, and when it fails (default: the flow before it). */
@@ -122,6 +127,7 @@ export function joinFlows(a: Flow, b: Flow): Flow {
     checkMay:
       a.checkMay === undefined ? b.checkMay : b.checkMay === undefined ? a.checkMay : Math.min(a.checkMay, b.checkMay),
     checkMust: a.checkMust && b.checkMust,
+    checkBeforeReverse: a.checkBeforeReverse ?? b.checkBeforeReverse,
     writesOffMay: a.writesOffMay || b.writesOffMay,
     writesOffMust: a.writesOffMust && b.writesOffMust,
   };
