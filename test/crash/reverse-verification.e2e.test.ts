@@ -95,13 +95,19 @@ describe("a reverse ends the verification before it", () => {
   }, 120_000);
 
   it("a run that ends after the second commit: committed, not verified, and why (it said verified on the first sync's result)", async () => {
-    const { dir, args, checks } = await cutover(FIRST + REVERSE + SECOND);
+    const { dir, file, jd, args, checks } = await cutover(FIRST + REVERSE + SECOND);
     const r = await cli(args(), { cwd: dir });
     expect(r.code, r.all).toBe(0);
     expect(r.all, r.all).toMatch(
       /run ok in .* · committed · not verified \(the sync was reversed \(step rollback\): what the verifier compared before no longer speaks for it, and no `verify` step passed since\)/,
     );
     expect(checks(), r.all).toBe(1);
+    // status reads the verifier as the run left it: the verification it shows is the one before the reverse
+    const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
+    expect(st.stdout, st.all).toContain(
+      "not this cutover's verification result: the sync was reversed (step rollback) since this cutover's last check: what the verifier shows is the sync's before the reverse, and no check of the reversed sync's reached it",
+    );
+    expect(st.stdout, st.all).toMatch(/not verified/);
   }, 120_000);
 
   it("a check still running from before the reverse (no verify before it) is not adopted by the second check", async () => {

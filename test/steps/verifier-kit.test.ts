@@ -196,6 +196,12 @@ describe("whether an answer is this cutover's check, and its result (verifierEar
     });
   });
 
+  it("after a reverse: what the verifier shows is the sync's before it, said so (status read it as never checked)", () => {
+    const why =
+      "the sync was reversed (step rollback) since this cutover's last check: what the verifier shows is the sync's before the reverse, and no check of the reversed sync's reached it";
+    expect(verifierEarned({ reversed: "rollback" }, DONE)).toEqual({ check: why, result: why });
+  });
+
   it("this cutover's check without its writesOff: the check counts, the result does not", () => {
     const noWritesOff =
       "no writesOff of this cutover's reached the verifier (the `verify` step sends it, after the commit): its check never ends before it";

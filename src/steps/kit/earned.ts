@@ -207,7 +207,9 @@ export function memoryWhyNot(m: VerifierMemory, need: VerifierNeed): string | un
   if (m.refused !== undefined && !m.check)
     return `this cutover refused the verification the verifier showed after its check (${m.refused}), and no check of its own runs`;
   if (!m.check || m.check.answered === "error")
-    return "no check of this cutover's reached the verifier (a `startVerification` or `verify` step sends it)";
+    return m.reversed !== undefined
+      ? `the sync was reversed (step ${m.reversed}) since this cutover's last check: what the verifier shows is the sync's before the reverse, and no check of the reversed sync's reached it`
+      : "no check of this cutover's reached the verifier (a `startVerification` or `verify` step sends it)";
   if (m.unproven !== undefined)
     return "this cutover's check has not shown yet whether it started a fresh verification or resumed an earlier one";
   if (need === "check") return undefined;
