@@ -369,11 +369,7 @@ export async function readJournalState(
         if (k >= 0) running.splice(k, 1);
         if (outcome === "ok" && traits(s.kind).opensWriteStop) stopWrites = true;
         // the sync runs the other way after a reverse: writes must be stopped again before the next commit
-        if (outcome === "ok" && traits(s.kind).command === "reverse") {
-          stopWrites = false;
-          // and the verification so far compared the sync before it (src/steps/lifecycle.ts, the same)
-          verifier.reversed(s.id);
-        }
+        if (outcome === "ok" && traits(s.kind).command === "reverse") stopWrites = false;
         return;
       }
       case "request.sent": {
@@ -381,6 +377,8 @@ export async function readJournalState(
         const op = commandOfPath(e.path);
         if (!op) return;
         const stepIndex = running[running.length - 1] ?? -1;
+        // a reverse that may reach an instance ends the verification so far (src/steps/lifecycle.ts, the same)
+        if (op === "reverse") verifier.reversed(steps.get(stepIndex)?.id ?? `step ${stepIndex + 1}`);
         let b = commands.find((c) => c.cmd.op === op && c.cmd.stepIndex === stepIndex);
         if (!b) {
           b = { cmd: { op, stepIndex }, sends: new Map() };

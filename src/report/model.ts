@@ -32,6 +32,7 @@ import {
   type VerifierSample,
 } from "./contract.js";
 import { traitsOf } from "../steps/index.js";
+import { commandOfPath } from "../api/commands.js";
 
 export { formatDuration };
 
@@ -238,12 +239,6 @@ export class ReportBuilder {
         break;
       case "step.finished":
         if (e.outcome === "failed") this.#markers.push({ t, kind: "failed", label: `failed: ${e.id}`, ...run });
-        // the verification so far compared the sync before the reverse (src/api/verifier-memory.ts)
-        if (e.outcome === "ok") this.#reversedBy(e.index, e.id);
-        break;
-      case "step.skipped":
-        // a resumed run adopted the reverse (the fleet showed it): as if its step ended ok
-        if (e.adopted === true) this.#reversedBy(e.index, e.id);
         break;
       case "request.sent": {
         if (this.#requests.has(e.id)) this.#warnings.push(`request id ${e.id} sent twice; the later one is kept`);
@@ -260,6 +255,12 @@ export class ReportBuilder {
         if (running !== undefined) {
           r.step = running;
           push(this.#stepRequests, running, e.id);
+          // a reverse that may reach an instance ends the verification so far, as the run and the
+          // journal's fold have it (src/api/verifier-memory.ts reversedVerification)
+          if (e.target === "service" && e.method.toUpperCase() === "POST" && commandOfPath(e.path) === "reverse") {
+            this.#verified = undefined;
+            this.#reversed = this.#fold.step(running)?.id ?? `step ${running + 1}`;
+          }
         }
         this.#requests.set(e.id, r);
         break;
@@ -503,12 +504,6 @@ export class ReportBuilder {
         counters: { ...v.counters },
       };
     return rec;
-  }
-
-  #reversedBy(index: number, id: string): void {
-    if (traitsOf(this.#fold.step(index)?.kind ?? "").command !== "reverse") return;
-    this.#verified = undefined;
-    this.#reversed = id;
   }
 
   /** Verified, or why not, by the one rule (src/steps/kit/earned.ts `verification`). */

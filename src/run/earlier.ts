@@ -171,6 +171,20 @@ export function lastReverse(state: JournalState): { at: number; stepIndex: numbe
 const endedOk = (state: JournalState, c: JournalState["commandsSent"][number]): boolean =>
   state.steps[c.stepIndex]?.finished === "ok";
 
+/**
+ * A reverse after the last one that took effect, whose step did not end ok, and which may have
+ * reached an instance (an answer not a refusal: accepted, or none usable): the runner died with it
+ * on its way, or part of the fleet refused it. The sync may run either way; only the fleet can say
+ * (`--resume` reads it and adopts the reverse it shows). Its step's index.
+ */
+export function reverseInDoubt(state: JournalState): number | undefined {
+  const after = lastReverse(state)?.at ?? -1;
+  const c = state.commandsSent
+    .slice(after + 1)
+    .find((c) => c.op === "reverse" && !endedOk(state, c) && c.perInstance.some((p) => p.answered !== "error"));
+  return c?.stepIndex;
+}
+
 function evidenceOf(
   state: JournalState,
   commands: JournalState["commandsSent"],
@@ -336,9 +350,16 @@ export async function fromJournal(
   // says so, or its journal lines below would read as going on with the one called off
   if (state.finished?.aborted && !sameCutover)
     return ignored("records a cutover called off with --abort: this run starts a new cutover");
-  // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
-  const commit = currentSyncCommit(state, false);
-  const stopped = state.stopWritesSucceeded && !mayHaveActed;
+  // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one).
+  // A reverse that may have reached the fleet and did not end ok: this run reads no fleet, so it
+  // counts neither side's write stop or commit (fails safe: it stops writes and commits anew)
+  const doubt = reverseInDoubt(state);
+  if (doubt !== undefined)
+    say(
+      `journal: ${file} shows a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") that may have reached the fleet and whose step did not end ok: the sync may run either way, so this run counts no write stop, commit or verification from before it (\`syncbook run ${loaded.file} --resume\` reads the fleet and adopts the reverse it shows)`,
+    );
+  const commit = currentSyncCommit(state, doubt !== undefined);
+  const stopped = state.stopWritesSucceeded && !mayHaveActed && doubt === undefined;
   // after the commit, the write stop is the commit's to vouch for (said above): not said twice
   if (!afterCommit)
     say(

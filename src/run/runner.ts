@@ -242,7 +242,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         level: "warn",
         index: s.index,
         // the step's hint may say --resume, which speaks of a run that stops there
-        message: `step ${s.id} failed; continueOnError lets the run go on (a later --resume goes on from where this run ends: it would not run this step again)`,
+        message: `step ${s.id} failed; continueOnError lets the run go on (--resume would not run this step again)`,
       });
       continue;
     }

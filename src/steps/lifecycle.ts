@@ -144,15 +144,22 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
       const identity = ctx.run.memory.identity;
       if (op === "reverse" && identity.direction)
         identity.direction = { ...identity.direction, from: `the reverse step ${ctx.id}`, either: true };
-      await sendCommand(ctx, { op, body: {}, only, tookEffect: (p) => commandTookEffect(op, p.state) });
+      await sendCommand(ctx, {
+        op,
+        body: {},
+        only,
+        tookEffect: (p) => commandTookEffect(op, p.state),
+        // once a reverse may reach an instance, the verification so far may compare a sync that no
+        // longer runs: forgotten at the send, refused or split alike (fails safe: never "verified"
+        // on it). The journal's fold does the same at its request line (src/journal/state.ts)
+        ...(op === "reverse" ? { beforeSend: () => reversedVerification(ctx.run.memory.verifier, ctx.id) } : {}),
+      });
       if (op === "reverse") {
         // the sync runs the other way now: its commit needs its own write stop
         ctx.run.memory.writesStopped = false;
         ctx.run.memory.commitSent = false;
         ctx.run.memory.commitAccepted = false;
         ctx.run.plugins.undo.rearm();
-        // and the verification so far compared the sync before it (journal: state.ts, the same)
-        reversedVerification(ctx.run.memory.verifier, ctx.id);
       }
     },
   };

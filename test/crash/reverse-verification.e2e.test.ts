@@ -78,7 +78,7 @@ describe("a reverse ends the verification before it", () => {
     expect(r.all, r.all).toContain("Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean");
     expect(r.all, r.all).toMatch(/step check-again failed/);
     expect(r.all, r.all).not.toMatch(/· verified ·/);
-    expect(r.all, r.all).toMatch(/not verified \(the sync was reversed \(step rollback\)/);
+    expect(r.all, r.all).toMatch(/not verified \(a reverse was sent \(step rollback\)/);
     // one check, the first verification's: none sent to a verifier that finished
     expect(checks(), r.all).toBe(1);
     expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
@@ -87,7 +87,7 @@ describe("a reverse ends the verification before it", () => {
     };
     expect(json.verification).toEqual({
       verified: false,
-      why: expect.stringMatching(/^the sync was reversed \(step rollback\)/) as unknown,
+      why: expect.stringMatching(/^a reverse was sent \(step rollback\)/) as unknown,
     });
     const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
     expect(st.stdout, st.all).toMatch(/not verified/);
@@ -99,13 +99,13 @@ describe("a reverse ends the verification before it", () => {
     const r = await cli(args(), { cwd: dir });
     expect(r.code, r.all).toBe(0);
     expect(r.all, r.all).toMatch(
-      /run ok in .* · committed · not verified \(the sync was reversed \(step rollback\): what the verifier compared before no longer speaks for it, and no `verify` step passed since\)/,
+      /run ok in .* · committed · not verified \(a reverse was sent \(step rollback\): the verification before it does not speak for the sync that runs now, and no `verify` step passed since\)/,
     );
     expect(checks(), r.all).toBe(1);
     // status reads the verifier as the run left it: the verification it shows is the one before the reverse
     const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
     expect(st.stdout, st.all).toContain(
-      "not this cutover's verification result: the sync was reversed (step rollback) since this cutover's last check: what the verifier shows is the sync's before the reverse, and no check of the reversed sync's reached it",
+      "not this cutover's verification result: a reverse was sent (step rollback) since this cutover's last check: what the verifier shows is the sync's before it, and no check since reached it",
     );
     expect(st.stdout, st.all).toMatch(/not verified/);
   }, 120_000);
@@ -117,7 +117,7 @@ describe("a reverse ends the verification before it", () => {
     const r = await cli(args(), { cwd: dir });
     expect(r.code, r.all).toBe(1);
     expect(r.all, r.all).toMatch(
-      /the verifier is already checking \(.*\), and the sync was reversed \(step rollback\) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted/,
+      /the verifier is already checking \(.*\), and a reverse was sent \(step rollback\) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted/,
     );
     expect(r.all, r.all).not.toMatch(/· verified ·/);
     expect(checks(), r.all).toBe(1);
@@ -143,6 +143,28 @@ describe("a reverse ends the verification before it", () => {
     const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as {
       verification: { verified: boolean; why?: string };
     };
-    expect(json.verification.why, where).toMatch(/^the sync was reversed \(step rollback\)/);
+    expect(json.verification.why, where).toMatch(/^a reverse was sent \(step rollback\)/);
+  }, 120_000);
+
+  // an outside review: --from reads no fleet, and counted the write stop, commit and verification of
+  // the sync before a reverse that the runner died sending: --from commit-again would commit the
+  // reversed sync with writes on its source never stopped, and its verify pass on the old result
+  it("kill -9 with the reverse on its way, then --from the second commit: nothing from before the reverse counts, the commit is refused", async () => {
+    const { s, dir, args } = await cutover(FIRST + REVERSE + SECOND + VERIFY_AGAIN, ["latency=4s@0/reverse"]);
+    const reverses = () => s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
+    const commits = () => s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
+    const one = startCli(args(), { cwd: dir });
+    await until("the reverse arrives", () => reverses() === 1, 60_000);
+    one.child.kill("SIGKILL");
+    const first = await one.done;
+    await until("the sync runs the other way", () => s.control.state().instances[0]?.state === "RUNNING", 60_000);
+    const from = await cli(args("--from", "commit-again", "--yes"), { cwd: dir });
+    const where = `${first.all}\n--- --from commit-again\n${from.all}`;
+    expect(from.all, where).toMatch(
+      /shows a reverse \(step 9 "rollback"\) that may have reached the fleet and whose step did not end ok: the sync may run either way, so this run counts no write stop, commit or verification from before it/,
+    );
+    expect(from.code, where).toBe(3);
+    expect(from.all, where).toMatch(/refused \(writes-stopped\)/);
+    expect(commits(), where).toBe(1);
   }, 120_000);
 });

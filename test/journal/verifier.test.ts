@@ -40,7 +40,7 @@ const STEPS = [
 ];
 
 describe("the verifier in the journal", () => {
-  it("a reverse that ended ok (or was adopted) ends the verification: its check, writesOff and verified no longer count; a new baseline begins another", async () => {
+  it("a reverse sent (it may reach an instance, however its step ends) ends the verification: its check, writesOff and verified no longer count; a new baseline begins another", async () => {
     const steps = [
       ...STEPS,
       { index: 2, id: "rollback", kind: "reverse", title: "reverse" },
@@ -63,6 +63,15 @@ describe("the verifier in the journal", () => {
           durationMs: 2,
         }),
         ev("step.finished", { index: 0, id: "check", outcome: "ok", durationMs: 5 }),
+        // another command of the service (a commit) leaves the verification as it is
+        ev("request.sent", {
+          id: 3,
+          target: "service",
+          method: "POST",
+          path: "/api/v1/commit",
+          body: {},
+          instance: { index: 0, url: "http://a" },
+        }),
         ev("step.started", steps[1]!),
         ev("verifier.verified", {
           index: 1,
@@ -77,22 +86,51 @@ describe("the verifier in the journal", () => {
     const fold = async (events: RunEvent[]) => (await readJournalState(journalOf(events), traitsOf)).verifier;
     const before = await fold(verified().events);
     expect(before).toMatchObject({ check: { answered: "ok" }, verified: { generation: 3 } });
-    // the reverse failed: nothing changes
+    const sent = (ev: ReturnType<typeof eventFactory>) =>
+      ev("request.sent", {
+        id: 2,
+        target: "service",
+        method: "POST",
+        path: "/api/v1/reverse",
+        body: {},
+        instance: { index: 0, url: "http://a" },
+      });
+    // refused by an interlock before anything was sent: nothing changes
     let j = verified();
     expect(
       await fold([...j.events, j.ev("step.finished", { index: 2, id: "rollback", outcome: "failed", durationMs: 5 })]),
     ).toEqual(before);
+    // sent: it may reach an instance, whatever its step's end (refused, split, the runner killed)
+    j = verified();
+    expect(await fold([...j.events, sent(j.ev)])).toEqual({ reversed: "rollback" });
     j = verified();
     expect(
-      await fold([...j.events, j.ev("step.finished", { index: 2, id: "rollback", outcome: "ok", durationMs: 5 })]),
+      await fold([
+        ...j.events,
+        sent(j.ev),
+        j.ev("step.finished", { index: 2, id: "rollback", outcome: "failed", durationMs: 5 }),
+      ]),
     ).toEqual({ reversed: "rollback" });
     j = verified();
     expect(
-      await fold([...j.events, j.ev("step.skipped", { index: 2, id: "rollback", reason: "adopted", adopted: true })]),
+      await fold([
+        ...j.events,
+        sent(j.ev),
+        j.ev("step.finished", { index: 2, id: "rollback", outcome: "ok", durationMs: 5 }),
+      ]),
     ).toEqual({ reversed: "rollback" });
+    // a reverse line outside any step (a journal from elsewhere): named by its place
+    const lone = eventFactory();
+    expect(
+      await fold([
+        lone("run.started", { runbook: "sales", file: "f", hash: "abc", instances: [], mode: "run", steps }),
+        sent(lone),
+      ]),
+    ).toEqual({ reversed: "step 0" });
     j = verified();
     const again = [
       ...j.events,
+      sent(j.ev),
       j.ev("step.finished", { index: 2, id: "rollback", outcome: "ok", durationMs: 5 }),
       j.ev("step.started", steps[3]!),
       j.ev("verifier.baseline", { index: 3, id: "check2", progress: FRESH, adopted: false, fromStart: true }),

@@ -374,6 +374,6 @@ describe("syncbook rehearse", () => {
     expect(r.all).toMatch(/reverse → 1\/1 ok/);
     expect(r.stdout).toMatch(/not committed \(RUNNING\)/);
     // what the verifier compared before the reverse does not verify the sync after it
-    expect(r.stdout).toMatch(/rehearsal verdict: NOT VERIFIED .*the sync was reversed \(step rollback\)/);
+    expect(r.stdout).toMatch(/rehearsal verdict: NOT VERIFIED .*a reverse was sent \(step rollback\)/);
   });
 });

@@ -220,7 +220,7 @@ describe("a verify that failed under continueOnError, after the cutover committe
     expect(first.all).toMatch(/■ run ok .*· committed · not verified/);
     // the verify's own hint says --resume (a run that stops there); past it, that would not run it again
     expect(first.all).toContain(
-      "step verify failed; continueOnError lets the run go on (a later --resume goes on from where this run ends: it would not run this step again)",
+      "step verify failed; continueOnError lets the run go on (--resume would not run this step again)",
     );
     expect(first.all).toContain(
       `step verify failed and the run went on past it (continueOnError); to run it again in this cutover (its commit counts): syncbook run ${file} --from verify`,

@@ -496,6 +496,21 @@ describe("pause, resume, reverse", () => {
     });
   });
 
+  it("a reverse refused by part of the fleet: the step fails, and the verification before it no longer counts (it may have reached an instance)", async () => {
+    const s = setup({
+      sends: [{ 0: "ok", 1: "refused" }],
+      reads: each({ state: "COMMITTED" }, { state: "COMMITTED" }),
+    });
+    s.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 }, verified: { at: 2, generation: 3 } };
+    await failure(lifecycle("reverse").run(s.ctx, {}));
+    expect(s.ctx.run.memory.verifier).toEqual({ reversed: "cmd" });
+    // refused by its interlock before anything is sent: the verification stands
+    const before = setup({ sends: [{}], reads: each({ state: "RUNNING" }) });
+    before.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 } };
+    await failure(lifecycle("reverse").run(before.ctx, {}));
+    expect(before.ctx.run.memory.verifier).toEqual({ check: { answered: "ok", at: 1 } });
+  });
+
   it("pause and resume keep the run's write stop, its commit memory and the direction", async () => {
     for (const [op, from] of [
       ["pause", "RUNNING"],

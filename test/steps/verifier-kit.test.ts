@@ -198,7 +198,7 @@ describe("whether an answer is this cutover's check, and its result (verifierEar
 
   it("after a reverse: what the verifier shows is the sync's before it, said so (status read it as never checked)", () => {
     const why =
-      "the sync was reversed (step rollback) since this cutover's last check: what the verifier shows is the sync's before the reverse, and no check of the reversed sync's reached it";
+      "a reverse was sent (step rollback) since this cutover's last check: what the verifier shows is the sync's before it, and no check since reached it";
     expect(verifierEarned({ reversed: "rollback" }, DONE)).toEqual({ check: why, result: why });
   });
 
@@ -400,10 +400,10 @@ describe("verification: verified only when a verify step passed on this cutover'
   it("after a reverse that ended ok, why not names it; a verify that passed since still verifies", () => {
     expect(verification(false, ["verify"], "rollback")).toEqual({
       verified: false,
-      why: "the sync was reversed (step rollback): what the verifier compared before no longer speaks for it, and no `verify` step passed since",
+      why: "a reverse was sent (step rollback): the verification before it does not speak for the sync that runs now, and no `verify` step passed since",
     });
     expect(verification(false, [], "rollback")).toMatchObject({
-      why: expect.stringMatching(/^the sync was reversed/) as unknown,
+      why: expect.stringMatching(/^a reverse was sent/) as unknown,
     });
     expect(verification(true, ["verify"], "rollback")).toEqual({ verified: true });
   });

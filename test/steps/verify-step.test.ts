@@ -462,7 +462,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     const s = setup({ progress: [running] }, { memory: { reversed: "rollback" } });
     const e = await failure(s.run());
     expect(e.message).toBe(
-      `the verifier is already checking (${describeVerifier(running)}), and the sync was reversed (step rollback) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
+      `the verifier is already checking (${describeVerifier(running)}), and a reverse was sent (step rollback) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
     );
     expect(e.hint).toBe(
       "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then run this step again (--resume).",

@@ -208,7 +208,7 @@ export function memoryWhyNot(m: VerifierMemory, need: VerifierNeed): string | un
     return `this cutover refused the verification the verifier showed after its check (${m.refused}), and no check of its own runs`;
   if (!m.check || m.check.answered === "error")
     return m.reversed !== undefined
-      ? `the sync was reversed (step ${m.reversed}) since this cutover's last check: what the verifier shows is the sync's before the reverse, and no check of the reversed sync's reached it`
+      ? `a reverse was sent (step ${m.reversed}) since this cutover's last check: what the verifier shows is the sync's before it, and no check since reached it`
       : "no check of this cutover's reached the verifier (a `startVerification` or `verify` step sends it)";
   if (m.unproven !== undefined)
     return "this cutover's check has not shown yet whether it started a fresh verification or resumed an earlier one";
@@ -267,7 +267,7 @@ export function verification(
     verified: false,
     why:
       reversed !== undefined
-        ? `the sync was reversed (step ${reversed}): what the verifier compared before no longer speaks for it, and no \`verify\` step passed since`
+        ? `a reverse was sent (step ${reversed}): the verification before it does not speak for the sync that runs now, and no \`verify\` step passed since`
         : kinds.includes("verify")
           ? "no `verify` step passed on this cutover's verification result"
           : "the runbook has no `verify` step",

@@ -546,7 +546,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
     // it may be the verification from before the reverse, of the sync that ran the other way: fails safe
     if (m.reversed !== undefined)
       throw new StepFailure(
-        `the verifier is already checking (${describeVerifier(base)}), and the sync was reversed (step ${m.reversed}) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
+        `the verifier is already checking (${describeVerifier(base)}), and a reverse was sent (step ${m.reversed}) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
         {
           hint: "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then run this step again (--resume).",
         },
