@@ -49,7 +49,11 @@ type Body = NonNullable<StartVerificationBody>;
 /** `verify-after-reverse`: a check after a reverse, where the verifier may hold the verification from before it. */
 export function checkAfterReverse(at: SequenceStep): void {
   const r = at.flow.checkBeforeReverse;
-  if (r === undefined || at.flow.checkMay !== undefined) return;
+  // warned once, at the first check after the reverse (a reverse that may not run joins here too)
+  at.flow.checkBeforeReverse = undefined;
+  if (r === undefined) return;
+  // a hook between them may restart the verifier for the reversed sync (this rule's own hint)
+  if (at.runbook.steps.slice(r.reverse + 1, at.index).some((s) => "hook" in s)) return;
   at.report(
     VERIFY_AFTER_REVERSE,
     `The verifier's check at line ${at.lineOf(r.check)} came before the reverse at line ${at.lineOf(r.reverse)}: this step's check is a new verification, of the sync that runs the other way, and a verifier that finished (or still runs) the one before the reverse takes none.`,

@@ -86,10 +86,17 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     const who = holder
       ? `its process (pid ${holder.pid} on ${holder.host}) no longer runs`
       : "no process holds the journal folder's lock";
-    // a --from run that continued its cutover and died before it sent anything or ran a hook:
-    // --resume passes its journal over (src/journal/read.ts) for the finished run before it, which
-    // has nothing to resume; the same --from runs it again
-    const from = run.continues && !run.acted ? m.steps.find((s) => s.attempts.some((a) => a.run === run.n)) : undefined;
+    // a --from run that continued its committed cutover after it finished ok (a step after the
+    // commit run again) and died before it sent anything or ran a hook: --resume passes its journal
+    // over (src/journal/read.ts) for that finished run, which has nothing to resume; the same
+    // --from runs it again. Any other dead run: --resume (an unfinished run before it goes on)
+    const before = m.runs.at(-2);
+    const afterFinished =
+      before?.outcome === "ok" && before.committed === true && before.to === undefined && !before.aborted;
+    const from =
+      run.continues && !run.acted && afterFinished
+        ? m.steps.find((s) => s.attempts.some((a) => a.run === run.n))
+        : undefined;
     return {
       state: "dead",
       alarm: true,

@@ -161,6 +161,17 @@ describe("state model", () => {
       "verify-before-cea",
       "verify-without-writes-off",
     ]);
+    // a hook between the reverse and the check may restart the verifier (the rule's own hint): no warning
+    const restart = "  - hook: { use: shell, with: { command: [restart-verifier] } }\n";
+    expect(await problems(runbook(first + restart + CHECK + VERIFY))).toEqual([]);
+    // a reverse that may not run (its `when` a variable): the check after it may meet the old verification
+    const maybe = start + READY + CHECK + STOP + COMMIT + VERIFY + '  - reverse: {}\n    when: "${vars.rollback}"\n';
+    expect(await problems(runbook(maybe + CHECK + VERIFY, "vars: { rollback: false }\n"))).toEqual([
+      "verify-after-reverse",
+      // the reversed sync's verify, with neither its write stop nor its commit before it
+      "verify-writes-off-early",
+      "writes-off-before-commit",
+    ]);
     // a rollback plan (reverse, no second commit) needs none
     expect(await verifies(runbook(start + READY + CHECK + STOP + COMMIT + VERIFY + "  - reverse: {}\n"))).toEqual([]);
   });

@@ -194,6 +194,21 @@ describe("runnerVerdict", () => {
     expect(dead(sent).next).toBe("syncbook run rb.yaml --resume");
     const hooked = from([ev("hook.started", 5200, { index: 3, id: "verify", use: "shell", undo: false })]);
     expect(dead(hooked).next).toBe("syncbook run rb.yaml --resume");
+    // a --from continuation of a run that did not finish (a split commit's --from commit --only):
+    // --resume continues that run, and keeps what its command line said
+    const unfinished = killedModel([
+      ev("run.started", 5000, {
+        runbook: "rb",
+        file: "rb.yaml",
+        hash: "sha256:ab",
+        mode: "run",
+        instances,
+        steps,
+        carried: { from: "/j/one.jsonl", writesStopped: true, commitSent: true, commitAccepted: false },
+      }),
+      ev("step.started", 5100, { index: 2, id: "commit", kind: "commit", title: "commit" }),
+    ]);
+    expect(dead(unfinished).next).toBe("syncbook run rb.yaml --resume");
     // a --resume that died before it sent anything: --resume (nothing carried)
     const resumed = killedModel([
       ev("run.started", 5000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
