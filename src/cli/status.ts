@@ -15,6 +15,7 @@ import { nextLines } from "../next-run.js";
 import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { windowEndWords } from "../writes-words.js";
+import { verification, verificationText } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
 
 export interface StatusCliOptions {
@@ -317,10 +318,17 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.verifier?.refused)
       lines.push(`  verifier: the run refused the verification its check resumed: ${j.verifier.refused}`);
-    // "not verified" matters once a commit may have happened; an aborted or failed run before it says nothing
-    if (j.verifier && (j.verifier.verified || j.finished?.committed !== false))
+    // "not verified" matters once a commit may have happened (or a reverse undid what was verified);
+    // an aborted or failed run before it says nothing
+    if (j.verifier && (j.verifier.verified || j.finished?.committed !== false || j.verifier.reversed !== undefined))
       lines.push(
-        `  verification: ${j.verifier.verified ? "verified (a verify step passed on this cutover's result)" : "not verified (no verify step passed on this cutover's result)"}`,
+        `  verification: ${
+          j.verifier.verified
+            ? "verified (a verify step passed on this cutover's result)"
+            : j.verifier.reversed !== undefined
+              ? verificationText(verification(false, [], j.verifier.reversed))
+              : "not verified (no verify step passed on this cutover's result)"
+        }`,
       );
     if (j.notifications) {
       const n = j.notifications;

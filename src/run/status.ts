@@ -169,7 +169,14 @@ export interface JournalStatus {
    * What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP
    * 500, a verification it refused (resumed), and whether a `verify` passed on this cutover's result.
    */
-  verifier?: { restarts: number; oldRelease: boolean; refused?: string; verified: boolean };
+  verifier?: {
+    restarts: number;
+    oldRelease: boolean;
+    refused?: string;
+    verified: boolean;
+    /** A reverse was sent since the last verification began (its step): nothing before it counts. */
+    reversed?: string;
+  };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
   writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
   /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
@@ -644,12 +651,13 @@ async function readJournalStatus(
     out.destinationWrites = { since: new Date(w.closedAt).toISOString(), by: w.closedBy };
   if (w?.writesOnAt !== undefined) out.writesOnSince = new Date(w.writesOnAt).toISOString();
   const v = state.verifier;
-  if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline))
+  if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline || v.reversed))
     out.verifier = {
       restarts: v.restarts ?? 0,
       oldRelease: v.oldRelease === true,
       ...(v.refused !== undefined ? { refused: v.refused } : {}),
       verified: v.verified !== undefined,
+      ...(v.reversed !== undefined ? { reversed: v.reversed } : {}),
     };
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
   // them again); for the operator an undo that never succeeded means the application is still down
