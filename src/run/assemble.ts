@@ -36,7 +36,7 @@ import {
 } from "../steps/index.js";
 import { createEmitter, type Emitter } from "./emitter.js";
 import type { CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
-import { instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
+import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
 import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
 
@@ -349,6 +349,10 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     verifier: {},
     ...opts.resume?.memory,
   };
+  // a run that begins past the runbook's start syncs in its direction (a reverse before: either way)
+  const firstRuns = opts.resume ? (steps.find((s) => !opts.resume!.done.has(s.index))?.index ?? steps.length) : from;
+  const direction = directionBefore(steps, firstRuns);
+  if (direction) memory.identity.direction = direction;
   const undo = new UndoStack();
   for (const i of opts.resume?.undoSteps ?? []) {
     const s = steps[i];

@@ -360,8 +360,9 @@ export async function fromJournal(
     );
   const commit = currentSyncCommit(state, doubt !== undefined);
   const stopped = state.stopWritesSucceeded && !mayHaveActed && doubt === undefined;
-  // after the commit, the write stop is the commit's to vouch for (said above): not said twice
-  if (!afterCommit)
+  // after the commit, the write stop is the commit's to vouch for (said above): not said twice; nor
+  // after a reverse in doubt (said above: nothing counts, whatever the hook processes did)
+  if (!afterCommit && doubt === undefined)
     say(
       stopped
         ? `journal: ${file} shows this cutover's writes stopped (a stopWrites held, not undone): commit's writes-stopped interlock counts it`

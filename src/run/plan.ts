@@ -159,3 +159,31 @@ export function stopWritesBefore(runbook: Runbook, failedStep: string | undefine
   const stops = steps.filter((s) => s.bound.opensWriteStop);
   return (stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0])?.id;
 }
+
+/**
+ * The direction the fleet must sync in when a run begins at step `first` past the runbook's start
+ * (a `--from`, a `--resume`): the start's source → destination, read by the run's first progress
+ * (src/steps/kit/fleet-ops.ts `fleetIdentityProblems`). Without it a run that skips the start took
+ * whatever direction it first saw: after a reverse, `--from stop-writes` committed the sync the
+ * other way round from the runbook's own start and its confirm ("Commit to cluster1?"). A reverse
+ * between the start and `first` (one that may run) leaves either way legal, as a run's own reverse
+ * does until every instance shows it; no start before `first` (a cutover-only runbook, or the start
+ * runs in this run): none, the first read decides.
+ */
+export function directionBefore(
+  steps: readonly PlannedStep[],
+  first: number,
+): { source: string; destination: string; from: string; either?: boolean } | undefined {
+  const runs = steps.filter((s) => s.index < first && s.step.when !== false);
+  const start = runs.filter((s) => s.kind === "start").at(-1);
+  if (!start) return undefined;
+  const body = (start.step as { start?: { source?: unknown; destination?: unknown } }).start;
+  if (typeof body?.source !== "string" || typeof body.destination !== "string") return undefined;
+  const reverses = runs.filter((s) => s.index > start.index && s.bound.command === "reverse");
+  return {
+    source: body.source,
+    destination: body.destination,
+    from: `the runbook's start step ${start.id}, which this run begins after`,
+    ...(reverses.length > 0 ? { either: true } : {}),
+  };
+}

@@ -167,6 +167,27 @@ describe("a reverse ends the verification before it", () => {
     );
     expect(from.code, where).toBe(3);
     expect(from.all, where).toMatch(/refused \(writes-stopped\)/);
+    // the reason is the reverse in doubt, said once: not a hook process of an earlier run
+    expect(from.all, where).not.toMatch(/a hook process of an earlier run was still running/);
     expect(commits(), where).toBe(1);
+  }, 120_000);
+
+  // an adversarial run: after a run that reversed the sync, `--from stop-writes` (a run that skips
+  // the start) took the direction it first saw and committed the sync the other way round from
+  // the runbook's start and its own confirm
+  it("a run past the start meets a fleet syncing the other way: refused (fleet-identity), nothing sent", async () => {
+    const { s, dir, args } = await cutover(FIRST + REVERSE);
+    const commits = () => s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
+    const one = await cli(args(), { cwd: dir });
+    expect(one.code, one.all).toBe(0);
+    expect(s.control.state().instances[0]?.state).toBe("RUNNING");
+    const again = await cli(args("--from", "stop-writes", "--yes", "--new-cutover"), { cwd: dir });
+    const where = `${one.all}\n--- --from stop-writes\n${again.all}`;
+    expect(again.code, where).toBe(3);
+    expect(again.all, where).toMatch(/the direction of the runbook's start step start, which this run begins after/);
+    expect(commits(), where).toBe(1);
+    // a --from after the reverse is the reversed sync's: either way round is legal there
+    const after = await cli(args("--from", "reversed", "--new-cutover"), { cwd: dir });
+    expect(after.code, after.all).toBe(0);
   }, 120_000);
 });
