@@ -175,7 +175,7 @@ export function directionBefore(
   first: number,
 ): { source: string; destination: string; from: string; either?: boolean } | undefined {
   const runs = steps.filter((s) => s.index < first && s.step.when !== false);
-  const start = runs.filter((s) => s.kind === "start").at(-1);
+  const start = runs.filter((s) => s.bound.command === "start").at(-1);
   if (!start) return undefined;
   const body = (start.step as { start?: { source?: unknown; destination?: unknown } }).start;
   if (typeof body?.source !== "string" || typeof body.destination !== "string") return undefined;
