@@ -7,52 +7,27 @@
  * outside review's adversarial run): the adoption lived only in the words of a `step.skipped`, and
  * the next resume counted the commit's unanswered request as neither sent ok nor accepted.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli, type CliResult } from "../support/run.js";
 import {
   cleanedUpAfterAll,
   COMMIT,
   COMMITTED,
-  cutoverYaml,
   DRAINED,
-  fastSim,
   READY,
   START,
   STOP,
-  tempDir,
   until,
   VERIFY,
+  cliCutover,
+  REVERSE,
+  START_REV,
 } from "../support/crash-harness.js";
 
-const { sims, dirs } = cleanedUpAfterAll();
-
-/** A one-instance fleet with `faults`, a runbook of `steps` against it, and `syncbook run` on it with its own journal folder. */
-async function cutover(faults: string[], steps: string) {
-  const s: Simulator = await fastSim({ timeScale: 100, faults });
-  sims.push(s);
-  const dir = tempDir();
-  dirs.push(dir);
-  const file = join(dir, "rb.yaml");
-  writeFileSync(
-    file,
-    cutoverYaml(s, {
-      steps,
-      defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
-    }),
-  );
-  const jd = join(dir, "journals");
-  const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
-  return { s, dir, file, jd, args };
-}
-
-/** The reverse, and the wait for the sync running the other way. */
-const REVERSE = "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n";
-/** A reversible start (write blocking: the runbook's service is 1.8). */
-const START_REV =
-  "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
+const made = cleanedUpAfterAll();
+const cutover = (faults: string[], steps: string) => cliCutover(made, faults, steps);
 
 const transcript = (...runs: CliResult[]): string =>
   runs.map((r, i) => `--- run ${i + 1}: exit ${r.code} ${r.signal ?? ""}\n${r.all}`).join("\n");

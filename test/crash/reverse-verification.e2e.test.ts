@@ -10,32 +10,27 @@
  * that adopts the reverse (the journal's fold, src/journal/verifier.ts). The built CLI against
  * the simulator over loopback.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli } from "../support/run.js";
 import {
   CHECK,
   cleanedUpAfterAll,
   COMMIT,
   COMMITTED,
-  cutoverYaml,
   DRAINED,
-  fastSim,
   READY,
   STOP,
-  tempDir,
   until,
   VERIFY,
+  cliCutover,
+  REVERSE,
+  START_REV,
 } from "../support/crash-harness.js";
 
-const { sims, dirs } = cleanedUpAfterAll();
+const made = cleanedUpAfterAll();
 
-/** A reversible start (write blocking: the runbook's service is 1.8). */
-const START_REV =
-  "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
-const REVERSE = "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n";
 /** The sync that runs the other way: its own write stop, wait, commit. */
 const SECOND =
   "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
@@ -46,22 +41,9 @@ const VERIFY_AGAIN = "  - { id: check-again, startVerification: {} }\n  - { id: 
 const FIRST = START_REV + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + VERIFY;
 
 async function cutover(steps: string, faults: string[] = []) {
-  const s: Simulator = await fastSim({ timeScale: 100, faults });
-  sims.push(s);
-  const dir = tempDir();
-  dirs.push(dir);
-  const file = join(dir, "rb.yaml");
-  writeFileSync(
-    file,
-    cutoverYaml(s, {
-      steps,
-      defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
-    }),
-  );
-  const jd = join(dir, "journals");
-  const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
-  const checks = () => s.control.counts().verifier["POST /api/v1/check"] ?? 0;
-  return { s, dir, file, jd, args, checks };
+  const c = await cliCutover(made, faults, steps);
+  const checks = () => c.s.control.counts().verifier["POST /api/v1/check"] ?? 0;
+  return { ...c, checks };
 }
 
 const REFUSED =

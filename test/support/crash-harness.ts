@@ -309,3 +309,31 @@ export async function until(what: string, test: () => boolean, ms = 20_000): Pro
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** A reversible start (write blocking: `cutoverYaml`'s service is 1.8). */
+export const START_REV =
+  "  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true, enableUserWriteBlocking: true } }\n";
+/** The reverse, and the wait for the sync running the other way. */
+export const REVERSE = "  - { id: rollback, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n";
+
+/**
+ * A one-instance fleet with `faults`, a runbook of `steps` against it, and `syncbook run` on it
+ * with its own journal folder; the simulator and the folder go into `made` for cleanup.
+ */
+export async function cliCutover(made: { sims: Simulator[]; dirs: string[] }, faults: string[], steps: string) {
+  const s = await fastSim({ timeScale: 100, faults });
+  made.sims.push(s);
+  const dir = tempDir();
+  made.dirs.push(dir);
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(s, {
+      steps,
+      defaults: "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 10s, retry: { giveUpAfter: 10s } }",
+    }),
+  );
+  const jd = join(dir, "journals");
+  const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
+  return { s, dir, file, jd, args };
+}
