@@ -145,13 +145,20 @@ export async function planResume(
   const adoptedCommit = r.adopt.some((a) => a.op === "commit") && !reversedNow;
   const current = currentSyncCommit(state, reversedNow);
   const commitSent = r.adopt.some((a) => a.op === "commit") || journaled.sent;
+  // the step of the reverse that started the sync that runs now (adopted here, or ended ok)
+  const newSyncFrom = r.adopt.find((a) => a.op === "reverse")?.stepIndex ?? lastReverse(state)?.stepIndex;
   // a stopWrites whose undo started may have turned writes back on: it runs again, so commit's
   // interlock sees writes stopped by this run, not by a step whose effect was reverted. Only its
   // latest run counts (a resume that ran it again stopped writes again), and never once a commit
-  // may have been sent: no pre-commit step runs after a commit (its waits cannot pass any more).
+  // of its sync may have been sent: no pre-commit step runs after a commit (its waits cannot pass
+  // any more). A write stop after a reverse is the new sync's: only that sync's commit counts
+  // (the first sync's commit would keep it from running again, and the new sync's commit, still
+  // ahead, would be refused for want of a write stop).
+  const beforeItsCommit = (stepIndex: number): boolean =>
+    newSyncFrom !== undefined && stepIndex > newSyncFrom ? !(adoptedCommit || current.sent) : !commitSent;
   const latest = new Map(state.hooksRan.map((h) => [h.stepIndex, h]));
   let reverted: number | undefined;
-  for (const h of commitSent ? [] : latest.values()) {
+  for (const h of [...latest.values()].filter((h) => beforeItsCommit(h.stepIndex))) {
     const why = h.undone
       ? `its undo ran${state.finished?.aborted ? " (--abort)" : ""}: writes went back on`
       : h.undoStarted
@@ -185,7 +192,6 @@ export async function planResume(
   }
   // as a run after its reverse step (its undo stack rearmed, src/steps/lifecycle.ts): the hooks
   // of the new sync, after the reverse, are undone until its own commit; none from before
-  const newSyncFrom = r.adopt.find((a) => a.op === "reverse")?.stepIndex ?? lastReverse(state)?.stepIndex;
   const undoSteps =
     adoptedCommit || current.sent || (commitSent && newSyncFrom === undefined)
       ? []
