@@ -168,7 +168,7 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "verifier.carried":
       return `${runbook}: goes on from the verifier's check its cutover's last run sent (${n.from})`;
     case "verifier.origin":
-      return `${runbook}: ${stepLabel(n)}: ${n.ours ? "the verifier's check shows" : "refused: the verifier resumed a verification this cutover did not start:"} ${n.why}`;
+      return `${runbook}: ${stepLabel(n)}: ${n.ours ? "the verifier's check shows" : "refused: a verification this cutover cannot count as its own:"} ${n.why}`;
     case "verifier.verified":
       return `${runbook}: ${stepLabel(n)}: verified (the verifier's result of this cutover's check, past writesOff's generation ${n.writesOffGeneration})`;
     case "wait.status":

@@ -344,7 +344,7 @@ export class ReportBuilder {
           t,
           text: e.ours
             ? `the check's first answer showed ${stripUserinfo(e.why)}`
-            : `refused: the check resumed a verification this cutover did not start (${stripUserinfo(e.why)})`,
+            : `refused: the check's verification cannot count as this cutover's (${stripUserinfo(e.why)})`,
         });
         break;
       case "verifier.restarted":

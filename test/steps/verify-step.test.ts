@@ -746,6 +746,30 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(s.of("verifier.verified")).toEqual([]);
   });
 
+  // an adversarial run: a runner killed with its check on its way, after the verifier restarted with
+  // --clean; its --resume read the verifier seconds later, past generation 0, and said "the check
+  // resumed a verification its metadata held": a fresh one gets there too. Refused still, said so.
+  it("[restart] a check the run it resumes sent, unjudged, and a generation past 0 by the first answer read: cannot be told, refused; never said resumed", async () => {
+    const unjudged = {
+      baseline: STALE,
+      adopted: false,
+      check: { answered: "unknown" as const, at: Date.now() - 60_000 },
+      unproven: "persisted" as const,
+    };
+    const s = setup({ progress: () => RESUMED }, { memory: unjudged });
+    const e = await failure(s.run());
+    const why = `it shows generation 3 by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets past generation 0 in time as a resumed one does, so which this is cannot be told (${describeVerifier(RESUMED)})`;
+    expect(e.message).toBe(
+      `the verifier's verification cannot be told to be this cutover's: after this run's check ${why}. Its result may not be this cutover's, so nothing is verified by it`,
+    );
+    expect(e.hint).toBe(CLEAN_HINT);
+    expect(e.reason).toBe("unsafe");
+    // nothing sent: its check was the run's before
+    expect(s.v.ops()).toEqual([]);
+    expect(origins(s)).toEqual([{ ours: false, why }]);
+    expect(s.m).toEqual({ refused: why });
+  });
+
   it("[restart] generation 0 after the check with as many tasks done as before it: resumed, refused", async () => {
     const resumed0 = vp("check", 0, { total: 12, completed: 7, failed: 2 });
     const s = setup({ progress: (st) => (st.check === 0 ? STALE : resumed0) });

@@ -121,12 +121,20 @@ export function observeVerifier(m: VerifierMemory, p: VerifierProgress): void {
  * only "nothing done yet" counts as fresh: the reading that fails safe (a resumed generation 0 in
  * which nothing was done compares every document after this run's check, as a fresh one does).
  */
-export function freshStart(p: VerifierProgress, baseline: VerifierProgress | undefined): string | undefined {
+export function freshStart(
+  p: VerifierProgress,
+  baseline: VerifierProgress | undefined,
+  late = false,
+): string | undefined {
   const g = p.generation;
   if (typeof g !== "number")
     return "its progress has no generation, so a fresh verification cannot be told from a resumed one";
+  // `late`: the run that sent the check died before reading its first answers, and a fresh
+  // verification gets past generation 0 too, in time: the generation alone says nothing then
   if (g > 0)
-    return `it shows generation ${g} at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)`;
+    return late
+      ? `it shows generation ${g} by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets past generation 0 in time as a resumed one does, so which this is cannot be told`
+      : `it shows generation ${g} at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)`;
   const done = doneTasks(p);
   if (done === 0) return undefined;
   const before = baseline === undefined || baseline[EMPTY_500] === true ? NaN : doneTasks(baseline);

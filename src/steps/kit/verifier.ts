@@ -367,7 +367,8 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
     if (m.check && m.check.answered !== "error") {
       const seen = await checkShows(ctx, t, m.check);
       if ("shows" in seen) {
-        if (m.unproven !== undefined) judgeOrigin(ctx, seen.shows);
+        // a check still unproven that this step did not send: the run that sent it died unjudged
+        if (m.unproven !== undefined) judgeOrigin(ctx, seen.shows, sent === 0);
         return seen.shows;
       }
       const p = seen.lost;
@@ -406,10 +407,10 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
  * (said and journaled, `verifier.origin`); a resumed one is refused as on v0.2.1 before a check,
  * and its check no longer counts (`--resume` does not adopt it either).
  */
-function judgeOrigin(ctx: StepContext, p: VerifierProgress): void {
+function judgeOrigin(ctx: StepContext, p: VerifierProgress, late: boolean): void {
   const m = ctx.run.memory.verifier;
   const release = m.unproven === "oldRelease";
-  const not = freshStart(p, release ? undefined : m.baseline);
+  const not = freshStart(p, release ? undefined : m.baseline, late);
   if (not === undefined) {
     const why = `a fresh verification: ${describeVerifier(p)}, after ${release ? "an empty HTTP 500 before the check" : "the counters its metadata held before the check"}`;
     ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: true, why });
@@ -423,8 +424,11 @@ function judgeOrigin(ctx: StepContext, p: VerifierProgress): void {
   ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: false, why });
   forgetVerification(m);
   m.refused = why;
+  const untold = late && (p.generation ?? 0) > 0;
   throw new StepFailure(
-    `the verifier resumed a verification this cutover did not start: after this run's check ${why}. Its result would not be this cutover's, so nothing is verified by it`,
+    untold
+      ? `the verifier's verification cannot be told to be this cutover's: after this run's check ${why}. Its result may not be this cutover's, so nothing is verified by it`
+      : `the verifier resumed a verification this cutover did not start: after this run's check ${why}. Its result would not be this cutover's, so nothing is verified by it`,
     {
       reason: "unsafe",
       hint: release
