@@ -60,6 +60,8 @@ export interface Interpolated {
 
 const PLACEHOLDER = /\$\$\{|\$\{([^}]*)\}/g;
 const REF = /^\s*(vars|env)\.([A-Za-z_][A-Za-z0-9_]*)\s*$/;
+/** A string that is one placeholder and nothing else (it takes the variable's type). */
+const WHOLE = /^\$\{([^}]*)\}$/;
 
 /** `skip` is asked with the walk's own path array: it must not keep it. */
 export function interpolate(
@@ -76,7 +78,7 @@ export function interpolate(
 
   const str = (s: string, path: Path): unknown => {
     if (!s.includes("${")) return s;
-    const only = /^\$\{([^}]*)\}$/.exec(s);
+    const only = WHOLE.exec(s);
     const resolve = (inner: string, offset: number): Scalar | undefined => {
       const m = REF.exec(inner);
       if (!m) {
@@ -206,6 +208,16 @@ export function coercion(v: string): number | boolean | undefined {
   if (v.trim() === "true") return true;
   if (v.trim() === "false") return false;
   return undefined;
+}
+
+/**
+ * The variable a value that is one placeholder and nothing else names, as the loader reads it
+ * (`vars.rollback` for `${vars.rollback}` and `${ vars.rollback }`); undefined for anything else.
+ */
+export function wholeReference(v: unknown): string | undefined {
+  const only = typeof v === "string" ? WHOLE.exec(v) : null;
+  const ref = only ? REF.exec(only[1] ?? "") : null;
+  return ref ? `${ref[1]}.${ref[2]}` : undefined;
 }
 
 /**
