@@ -11,10 +11,19 @@
  *   fleet must be IDLE until it, or that start fails. A cutover-only runbook (no start) is
  *   judged from "anything is possible", so it is never flagged for what it cannot know.
  * - A step with `continueOnError` may fail (both outcomes flow on); a step whose `when` comes
- *   from interpolation may or may not run; a literal `when: false` never runs.
+ *   from interpolation may or may not run; a literal `when: false` never runs (`true`: always).
+ * - Steps whose `when` is the same variable (`${vars.rollback}`, spaces inside the braces aside:
+ *   as the loader reads it) run together: a `when` is read once, when the runbook loads, from
+ *   `vars`, `--var` and the environment, and no step changes them during a run. The walk carries
+ *   one flow per assignment of the variables seen (a branch): the variable's steps run on the
+ *   branches where it is true, not at all where it is false, and past its last step the two are
+ *   joined again. A step is judged once, on the join of the branches it runs on. Any other
+ *   `when` text, a variable only one step names, and one met past `MAX_TIED` tied at once: each
+ *   step may or may not run on its own. `continueOnError` still lets a tied step fail on its branch.
  */
 import { BEHAVIOUR } from "../api/versions.js";
 import type { SyncState } from "../api/types.js";
+import { wholeReference } from "../runbook/interpolate.js";
 import type { Step } from "../runbook/types.js";
 import { pluginStepKind, stepKind } from "../runbook/types.js";
 import {
@@ -80,6 +89,19 @@ export const rules: RuleInfo[] = [
 
 type RunMode = "always" | "never" | "maybe";
 
+/**
+ * The most `when` variables tied at once: each doubles the branches walked side by side (16 here).
+ * A variable first met past it stays untied, its steps each a "maybe" on their own (the walk
+ * before ties): more paths than a run can take, so more findings, never fewer.
+ */
+const MAX_TIED = 4;
+
+/** One assignment of the tied `when` variables (true: their steps run), and the flow on it. */
+interface Branch {
+  assign: ReadonlyMap<string, boolean>;
+  flow: Flow;
+}
+
 export function check(ctx: LintContext): void {
   const steps = ctx.runbook.steps;
   checkIds(ctx);
@@ -111,7 +133,7 @@ export function check(ctx: LintContext): void {
   const firstCmd = bound.findIndex((_, i) => isCommand(i));
   const hasStart = bound.some((b, i) => b.command === "start" && modes[i] !== "never");
   const startsClean = firstCmd >= 0 && bound[firstCmd]!.command === "start" && modes[firstCmd] === "always";
-  let flow: Flow = {
+  const flow: Flow = {
     // before a start: IDLE, or INITIALIZING (1.20+: not ready for start yet; the start step waits it out)
     states: startsClean
       ? new Set<SyncState>(initializing ? ["INITIALIZING", "IDLE"] : ["IDLE"])
@@ -153,36 +175,67 @@ export function check(ctx: LintContext): void {
     return pluginStepKind(s) ?? stepKind(s);
   };
   const lineOf = (j: number): number => ctx.lineOf(["steps", j, keyOf(j)], { key: true });
+  // `loud`: the step's findings are reported; a quiet run only says what the step leaves on one branch
+  const stepAt = (i: number, f: Flow, loud: boolean): SequenceStep => ({
+    index: i,
+    step: steps[i]!,
+    runbook: ctx.runbook,
+    flow: f,
+    count: steps.length,
+    atLeast: (v) => serviceAtLeast(ctx.runbook, v),
+    initializing,
+    report: (rule, message, sub) => {
+      // a kind reports only the rules it lists (their metadata sits beside the code that reports them)
+      if (!bound[i]!.rules.includes(rule))
+        throw new Error(`step kind ${bound[i]!.kind} reports ${rule.id}, which is not in its rules`);
+      if (!loud) return;
+      if (sub) ctx.report(rule.id, ["steps", i, keyOf(i), ...sub], message);
+      else ctx.report(rule.id, ["steps", i, keyOf(i)], message, { key: true });
+    },
+    line: (j) => `the ${keyOf(j)} at line ${lineOf(j)}`,
+    lineOf,
+    reportPending: loud ? reportPending : () => undefined,
+  });
+
+  const refs = steps.map((_, i) => (modes[i] === "maybe" ? whenReference(ctx, i) : undefined));
+  const lastUse = sharedWhens(refs);
+  const untied = new Set<string>();
+  let branches: Branch[] = [{ assign: new Map(), flow }];
+  // the tied variable of step i's `when`, splitting every branch on it at its first step
+  const tieOf = (ref: string | undefined): string | undefined => {
+    if (ref === undefined || !lastUse.has(ref) || untied.has(ref)) return undefined;
+    const assign = branches[0]!.assign;
+    if (assign.has(ref)) return ref;
+    if (assign.size >= MAX_TIED) {
+      untied.add(ref);
+      return undefined;
+    }
+    branches = branches.flatMap((b) =>
+      [true, false].map((v) => ({ assign: new Map(b.assign).set(ref, v), flow: b.flow })),
+    );
+    return ref;
+  };
 
   steps.forEach((step, i) => {
     const mode = modes[i] as RunMode;
     if (mode === "never") return;
-    const at: SequenceStep = {
-      index: i,
-      step,
-      runbook: ctx.runbook,
-      flow: cloneFlow(flow),
-      count: steps.length,
-      atLeast: (v) => serviceAtLeast(ctx.runbook, v),
-      initializing,
-      report: (rule, message, sub) => {
-        // a kind reports only the rules it lists (their metadata sits beside the code that reports them)
-        if (!bound[i]!.rules.includes(rule))
-          throw new Error(`step kind ${bound[i]!.kind} reports ${rule.id}, which is not in its rules`);
-        if (sub) ctx.report(rule.id, ["steps", i, keyOf(i), ...sub], message);
-        else ctx.report(rule.id, ["steps", i, keyOf(i)], message, { key: true });
-      },
-      line: (j) => `the ${keyOf(j)} at line ${lineOf(j)}`,
-      lineOf,
-      reportPending,
-    };
-    const out = bound[i]!.sequence(at);
-    let next = out.ok;
-    if (step.continueOnError === true) next = joinFlows(next, out.failed ?? flow);
-    if (mode === "maybe") next = joinFlows(next, flow);
-    flow = next;
+    const tied = tieOf(refs[i]);
+    const runs = (b: Branch): boolean => tied === undefined || b.assign.get(tied) === true;
+    const running = branches.filter(runs);
+    // judged once, on the join of the branches it runs on: a finding that needs every reachable
+    // state (command-impossible-state) keeps meaning every state of every path to the step
+    const judged = bound[i]!.sequence(stepAt(i, cloneFlow(running.map((b) => b.flow).reduce(joinFlows)), true));
+    branches = branches.map((b) => {
+      if (!runs(b)) return b;
+      const out = running.length === 1 ? judged : bound[i]!.sequence(stepAt(i, cloneFlow(b.flow), false));
+      let next = out.ok;
+      if (step.continueOnError === true) next = joinFlows(next, out.failed ?? b.flow);
+      if (mode === "maybe" && tied === undefined) next = joinFlows(next, b.flow);
+      return { assign: b.assign, flow: next };
+    });
+    if (tied !== undefined && lastUse.get(tied) === i) branches = forget(branches, tied);
   });
-  reportPending(flow, " before the runbook ends");
+  reportPending(branches.map((b) => b.flow).reduce(joinFlows), " before the runbook ends");
   checkVerified(
     ctx,
     bound.map((b) => b.kind),
@@ -228,6 +281,38 @@ function runMode(ctx: LintContext, step: Step, i: number): RunMode {
   const raw = ctx.rawAt(["steps", i, "when"]);
   if (typeof raw === "boolean") return raw ? "always" : "never";
   return "maybe"; // interpolated: vars can be overridden at run time
+}
+
+/**
+ * The variable step i's interpolated `when` names (`vars.rollback`), as the loader reads it: the
+ * value is that variable's, fixed for the run. Undefined for any other text (judged on its own).
+ */
+function whenReference(ctx: LintContext, i: number): string | undefined {
+  return wholeReference(ctx.rawAt(["steps", i, "when"]));
+}
+
+/** `when` variables that two or more steps share, each with the last step that has it. */
+function sharedWhens(refs: readonly (string | undefined)[]): Map<string, number> {
+  const count = new Map<string, number>();
+  const last = new Map<string, number>();
+  refs.forEach((r, i) => {
+    if (r === undefined) return;
+    count.set(r, (count.get(r) ?? 0) + 1);
+    last.set(r, i);
+  });
+  return new Map([...last].filter(([r]) => count.get(r)! > 1));
+}
+
+/** Past a variable's last step: the branches that differ only by it joined (the ran one first, as a maybe step's). */
+function forget(branches: readonly Branch[], ref: string): Branch[] {
+  const merged = new Map<string, Branch>();
+  for (const b of branches) {
+    const assign = new Map([...b.assign].filter(([r]) => r !== ref));
+    const key = JSON.stringify([...assign]);
+    const seen = merged.get(key);
+    merged.set(key, { assign, flow: seen ? joinFlows(seen.flow, b.flow) : b.flow });
+  }
+  return [...merged.values()];
 }
 
 function checkIds(ctx: LintContext): void {

@@ -4,8 +4,21 @@
  * a cutover-only runbook ... begins with `waitFor` on a fleet that is already RUNNING. Lint
  * judges commands against the states they can meet").
  */
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { COMMIT, READY, START, STOP, atVersion, findings, lintYaml, notAside, runbook } from "../support/lint.js";
+import {
+  COMMIT,
+  FIXTURES,
+  READY,
+  START,
+  STOP,
+  atVersion,
+  findings,
+  lintFile,
+  lintYaml,
+  notAside,
+  runbook,
+} from "../support/lint.js";
 
 const CHECK = "  - startVerification: {}\n";
 const VERIFY = "  - verify: {}\n";
@@ -311,6 +324,88 @@ describe("state model", () => {
         ),
       ),
     ).toEqual([]);
+  });
+});
+
+// A `when` is read once, when the runbook loads, from `vars` (and `--var`) or the environment: in
+// one run every step whose `when` names the same variable runs, or none does (src/lint/sequence.ts)
+describe("steps whose `when` names the same variable run together", () => {
+  const start = "  - start: { source: cluster0, destination: cluster1, reversible: true }\n";
+  const cutover = start + READY + CHECK + STOP + COMMIT + VERIFY;
+  // the verifier holds the verification before the reverse: a hook restarts it for the reversed sync
+  const restart = "  - hook: { use: shell, with: { command: [restart-verifier] } }\n";
+  const REVERSE = "  - reverse: {}\n";
+  const RUNNING = "  - waitFor: { state: RUNNING }\n";
+  const reverse = REVERSE + RUNNING;
+  const recommit = restart + READY + STOP + COMMIT + VERIFY;
+  const vars = "vars: { rollback: false, again: false }\n";
+  /** Every step of `steps` under `when: "<ref>"`. */
+  const when = (steps: string, ref: string): string => steps.replace(/^ {2}- /gm, () => `  - when: "${ref}"\n    `);
+  const all = async (yaml: string): Promise<string[]> => {
+    const { loader, rules } = await lintYaml(yaml);
+    // (an `${env.*}` lint has no value for is noted, as info)
+    expect(loader.filter((d) => d.severity !== "info")).toEqual([]);
+    return findings(rules.filter((d) => d.severity !== "info")).map((f) => f.replace(/@\d+$/, ""));
+  };
+
+  it("a rollback that commits the reversed sync again, every step under one `when`: no commit-twice, nothing to say", async () => {
+    expect(await all(runbook(cutover + when(reverse + recommit, "${vars.rollback}"), vars))).toEqual([]);
+    // as the same steps say with no `when` at all: the path where the rollback runs
+    expect(await all(runbook(cutover + reverse + recommit, vars))).toEqual([]);
+    // the same variable written with spaces inside the braces is the same variable
+    const spaced = when(reverse, "${vars.rollback}") + when(recommit, "${ vars.rollback  }");
+    expect(await all(runbook(cutover + spaced, vars))).toEqual([]);
+    // what the rollback path leaves out is still said: its own verify, its restart of the verifier
+    expect(
+      await all(runbook(cutover + when(reverse + restart + READY + STOP + COMMIT, "${vars.rollback}"), vars)),
+    ).toEqual(["commit-without-verify"]);
+    expect(
+      await all(runbook(cutover + when(reverse + READY + STOP + COMMIT + VERIFY, "${vars.rollback}"), vars)),
+    ).toEqual(["verify-after-reverse"]);
+  });
+
+  it("the example rollback plan with a second commit (test/fixtures/lint/clean/) lints with no error and no warning", async () => {
+    const { loader, rules } = await lintFile(fileURLToPath(new URL("clean/rollback-second-commit.yaml", FIXTURES)));
+    expect(loader).toEqual([]);
+    expect(rules.filter((d) => d.severity !== "info")).toEqual([]);
+  });
+
+  it("different variables stay independent: the second commit may run without the reverse", async () => {
+    // (each block's own steps still run together: nothing is said of the reversed sync's write stop or commit)
+    const split = when(reverse, "${vars.rollback}") + when(recommit, "${vars.again}");
+    expect(await all(runbook(cutover + split, vars))).toEqual(["commit-twice"]);
+    // a variable and an environment variable it may be made of: not read as the same (lint cannot tell)
+    const env = when(reverse, "${vars.rollback}") + when(recommit, "${env.ROLLBACK}");
+    expect(await all(runbook(cutover + env, vars))).toEqual(["commit-twice"]);
+    // a `when` no other step names: a maybe on its own, as before
+    const alone = when(REVERSE, "${vars.rollback}") + RUNNING + recommit;
+    // (after commit-twice the model keeps the flow as it was: the wait for COMMITTED is judged in RUNNING)
+    expect(await all(runbook(cutover + alone, vars))).toEqual([
+      "commit-twice",
+      "wait-never-holds",
+      "writes-off-before-commit",
+    ]);
+  });
+
+  it("a reverse that may fail (continueOnError) under the shared `when`: judged as today, the second commit after a failed reverse", async () => {
+    const rollback = "  - continueOnError: true\n    reverse: {}\n" + RUNNING + recommit;
+    const tied = await all(runbook(cutover + when(rollback, "${vars.rollback}"), vars));
+    // the flag is refused on a reverse; lint still judges the path where it failed and the run went on
+    expect(tied).toEqual(expect.arrayContaining(["commit-twice", "continue-on-error-unsafe"]));
+    // the path where the rollback runs says what the same steps say without a `when`
+    expect(tied).toEqual(await all(runbook(cutover + rollback, vars)));
+  });
+
+  it("past the variables a walk ties at once (4), a new one is judged step by step: more findings, never fewer", async () => {
+    // four variables whose steps span the rollback's: the fifth, rollback, stays untied
+    const open = ["a", "b", "c", "d"].map((v) => when("  - sleep: 1s\n", `\${vars.${v}}`)).join("");
+    const close = open;
+    const head = "vars: { rollback: false, a: true, b: true, c: true, d: true }\n";
+    const rollback = when(reverse + recommit, "${vars.rollback}");
+    expect(await all(runbook(cutover + open + rollback + close, head))).toContain("commit-twice");
+    // three: it is tied
+    const three = ["a", "b", "c"].map((v) => when("  - sleep: 1s\n", `\${vars.${v}}`)).join("");
+    expect(await all(runbook(cutover + three + rollback + three, head))).toEqual([]);
   });
 });
 
