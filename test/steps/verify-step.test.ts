@@ -750,15 +750,16 @@ describe("what the verifier shows before this run's check, and its first answers
   // --clean; its --resume read the verifier seconds later, past generation 0, and said "the check
   // resumed a verification its metadata held": a fresh one gets there too. Refused still, said so.
   it("[restart] a check the run it resumes sent, unjudged, and a generation past 0 by the first answer read: cannot be told, refused; never said resumed", async () => {
-    const unjudged = {
+    // the journal's memory of it (a new one each time: a run's memory is its own)
+    const unjudged = () => ({
       baseline: STALE,
       adopted: false,
       check: { answered: "unknown" as const, at: Date.now() - 60_000 },
       unproven: "persisted" as const,
-    };
-    const s = setup({ progress: () => RESUMED }, { memory: unjudged });
+    });
+    const s = setup({ progress: () => RESUMED }, { memory: unjudged() });
     const e = await failure(s.run());
-    const why = `it shows generation 3 by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets past generation 0 in time as a resumed one does, so which this is cannot be told (${describeVerifier(RESUMED)})`;
+    const why = `it shows generation 3 by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets there in time as a resumed one does, so which this is cannot be told (${describeVerifier(RESUMED)})`;
     expect(e.message).toBe(
       `the verifier's verification cannot be told to be this cutover's: after this run's check ${why}. Its result may not be this cutover's, so nothing is verified by it`,
     );
@@ -768,6 +769,13 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(s.v.ops()).toEqual([]);
     expect(origins(s)).toEqual([{ ours: false, why }]);
     expect(s.m).toEqual({ refused: why });
+    // in generation 0 with more tasks done than before the check: a fresh one gets there too, in time
+    const t = setup({ progress: () => vp("check", 0, { total: 12, completed: 7, failed: 2 }) }, { memory: unjudged() });
+    const f = await failure(t.run());
+    expect(f.message).toBe(
+      `the verifier's verification cannot be told to be this cutover's: after this run's check it shows generation 0 with 9 task(s) already done (the 8 done before the check) by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets there in time as a resumed one does, so which this is cannot be told (${describeVerifier(vp("check", 0, { total: 12, completed: 7, failed: 2 }))}). Its result may not be this cutover's, so nothing is verified by it`,
+    );
+    expect(t.v.ops()).toEqual([]);
   });
 
   it("[restart] generation 0 after the check with as many tasks done as before it: resumed, refused", async () => {

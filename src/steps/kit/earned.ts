@@ -129,17 +129,21 @@ export function freshStart(
   const g = p.generation;
   if (typeof g !== "number")
     return "its progress has no generation, so a fresh verification cannot be told from a resumed one";
-  // `late`: the run that sent the check died before reading its first answers, and a fresh
-  // verification gets past generation 0 too, in time: the generation alone says nothing then
-  if (g > 0)
-    return late
-      ? `it shows generation ${g} by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets past generation 0 in time as a resumed one does, so which this is cannot be told`
-      : `it shows generation ${g} at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)`;
-  const done = doneTasks(p);
+  const done = g > 0 ? NaN : doneTasks(p);
   if (done === 0) return undefined;
   const before = baseline === undefined || baseline[EMPTY_500] === true ? NaN : doneTasks(baseline);
   if (done < before) return undefined;
-  return `generation 0 with ${Number.isNaN(done) ? "no readable counters" : `${done} task(s) already done`}${Number.isNaN(before) ? "" : ` (the ${before} done before the check)`}: the counters of a resumed verification, not of a fresh start`;
+  const shows =
+    g > 0
+      ? `generation ${g}`
+      : `generation 0 with ${Number.isNaN(done) ? "no readable counters" : `${done} task(s) already done`}${Number.isNaN(before) ? "" : ` (the ${before} done before the check)`}`;
+  // `late`: the run that sent the check died before reading its first answers; a fresh
+  // verification gets past generation 0, or past the tasks done before, in time too
+  if (late)
+    return `it shows ${shows} by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets there in time as a resumed one does, so which this is cannot be told`;
+  return g > 0
+    ? `it shows ${shows} at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)`
+    : `${shows}: the counters of a resumed verification, not of a fresh start`;
 }
 
 /** The counters a result is read from. */

@@ -424,9 +424,8 @@ function judgeOrigin(ctx: StepContext, p: VerifierProgress, late: boolean): void
   ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: false, why });
   forgetVerification(m);
   m.refused = why;
-  const untold = late && (p.generation ?? 0) > 0;
   throw new StepFailure(
-    untold
+    late
       ? `the verifier's verification cannot be told to be this cutover's: after this run's check ${why}. Its result may not be this cutover's, so nothing is verified by it`
       : `the verifier resumed a verification this cutover did not start: after this run's check ${why}. Its result would not be this cutover's, so nothing is verified by it`,
     {
