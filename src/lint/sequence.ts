@@ -195,6 +195,9 @@ export function check(ctx: LintContext): void {
     line: (j) => `the ${keyOf(j)} at line ${lineOf(j)}`,
     lineOf,
     reportPending: loud ? reportPending : () => undefined,
+    runs: (j) => modes[j] as RunMode,
+    // a variable is read once per run: steps that name the same one run together, tied or not
+    runsWhenever: (j) => modes[j] === "always" || (refs[j] !== undefined && refs[j] === refs[i]),
   });
 
   const refs = steps.map((_, i) => (modes[i] === "maybe" ? whenReference(ctx, i) : undefined));

@@ -207,11 +207,12 @@ function writesOnSequence(at: SequenceStep): void {
   const commitAt = f.committed;
   const canWriteSeen =
     commitAt !== undefined &&
-    at.runbook.steps.slice(commitAt + 1, at.index).some((st) => {
+    at.runbook.steps.some((st, j) => {
+      if (j <= commitAt || j >= at.index) return false;
       const c = st.waitFor ?? st.assert;
-      // the shorthand, or an `expect` on canWrite equal to true: the same proof
+      // the shorthand, or an `expect` on canWrite equal to true: the same proof, from a step that surely runs
       const proves = c?.canWrite === true || (c?.expect ?? []).some((e) => e.path === "canWrite" && e.equals === true);
-      return proves && st.continueOnError !== true && st.when !== false;
+      return proves && st.continueOnError !== true && at.runsWhenever(j);
     });
   if (commitAt === undefined || !(committedOnly || canWriteSeen))
     at.report(

@@ -124,7 +124,7 @@ export const startVerification: StepKindDef<Body> = {
     const f = at.flow;
     if (!f.checkMust) checkNeedsCea(at, "the verifier's check");
     checkAfterReverse(at);
-    const later = at.runbook.steps.slice(at.index + 1).some((s) => "verify" in s && s.when !== false);
+    const later = at.runbook.steps.some((s, j) => j > at.index && "verify" in s && at.runs(j) !== "never");
     if (!later && at.step.continueOnError !== true)
       at.report(
         VERIFY_WITHOUT_WRITES_OFF,

@@ -120,7 +120,7 @@ export const verify: StepKindDef<Body> = {
         "This verify tells the verifier that writes to the source have stopped (writesOff), and no stopWrites step is sure to have run before it.",
       );
     const committedOnly = [...f.states].every((s) => s === "COMMITTED");
-    const commitInRunbook = at.runbook.steps.some((s) => "commit" in s && s.when !== false);
+    const commitInRunbook = at.runbook.steps.some((s, j) => "commit" in s && at.runs(j) !== "never");
     if (!committedOnly && (commitInRunbook || !f.states.has("COMMITTED")))
       at.report(
         WRITES_OFF_BEFORE_COMMIT,

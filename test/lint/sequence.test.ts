@@ -396,6 +396,29 @@ describe("steps whose `when` names the same variable run together", () => {
     expect(tied).toEqual(await all(runbook(cutover + rollback, vars)));
   });
 
+  // the loaded `when` holds the default's value (false here): the rules that look ahead read
+  // whether a step may run, not that value (`--var go=true` runs them)
+  it("a check, its verify and the commit under one `when` whose default is false: the verify follows the check, the commit is in the runbook", async () => {
+    const go = "vars: { go: false }\n";
+    expect(await all(runbook(start + READY + when(CHECK + STOP + COMMIT + VERIFY, "${vars.go}"), go))).toEqual([]);
+    // a commit that may run counts as one in the runbook: writesOff before it is said
+    const early = when(CHECK + STOP + VERIFY + COMMIT, "${vars.go}");
+    expect(await all(runbook(start + READY + early, go))).toContain("writes-off-before-commit");
+  });
+
+  it("a writesOn hook after a canWrite wait that runs whenever it does (the same variable, or always): no warning; else one", async () => {
+    const on = "  - hook: { use: shell, with: { command: [app-on] }, writesOn: true }\n";
+    const canWrite = "  - waitFor: { canWrite: true }\n";
+    const committed = "  - waitFor: { state: COMMITTED }\n";
+    const head = start + READY + STOP + "  - commit: {}\n";
+    const vars2 = "vars: { a: true, b: true }\n";
+    expect(await all(runbook(head + when(canWrite + on, "${vars.a}") + committed + VERIFY, vars2))).toEqual([]);
+    // another variable (true by default, `--var a=false` skips the wait): the hook may run without it
+    expect(
+      await all(runbook(head + when(canWrite, "${vars.a}") + when(on, "${vars.b}") + committed + VERIFY, vars2)),
+    ).toContain("writes-on-before-can-write");
+  });
+
   it("past the variables a walk ties at once (4), a new one is judged step by step: more findings, never fewer", async () => {
     // four variables whose steps span the rollback's: the fifth, rollback, stays untied
     const open = ["a", "b", "c", "d"].map((v) => when("  - sleep: 1s\n", `\${vars.${v}}`)).join("");

@@ -1982,6 +1982,7 @@ describe("verify: what it is, for the plan and lint", () => {
       runbook: { steps, ...(external === undefined ? {} : { writesStoppedExternally: external }) },
       flow: f,
       report: (rule: RuleInfo, message: string) => reports.push([rule.id, message]),
+      runs: (j: number) => (steps[j]?.when === false ? "never" : "always"),
     } as unknown as SequenceStep;
     const out = verify.sequence({}, at);
     return { reports, out, rules: reports.map(([r]) => r) };

@@ -101,6 +101,14 @@ export interface SequenceStep {
   lineOf(j: number): number;
   /** Reports commits that nothing waited for, once each. */
   reportPending(f: Flow, reason: string): void;
+  /**
+   * Whether step `j` runs: `never` (a literal `when: false`), `maybe` (a `when` from a variable:
+   * `--var` may set it at run time, whatever its default), or `always`. Not the loaded `when`,
+   * which holds the default's value.
+   */
+  runs(j: number): "always" | "never" | "maybe";
+  /** Step `j` runs in every run this step runs in: it always runs, or its `when` names this step's variable. */
+  runsWhenever(j: number): boolean;
 }
 
 export function cloneFlow(f: Flow): Flow {
