@@ -75,6 +75,11 @@ export interface RunEventMap {
     exitCode: number;
     committed: boolean;
     /**
+     * The runbook has no step that sends commit (a verify-only runbook, say): "not committed" would
+     * read as a word on the fleet, which may well be COMMITTED (`commitWords`, src/writes-words.ts).
+     */
+    commitless?: true;
+    /**
      * A `verify` step passed on this cutover's verification result (in this run or a run it
      * resumes); `unverified` says why not (src/steps/kit/earned.ts `verification`). Absent in
      * journals of an older syncbook.

@@ -52,3 +52,12 @@ export function windowEndWords(end: "canWrite" | "committed" | "undone" | undefi
       ? "writes back on by the undo"
       : "canWrite on the first process";
 }
+
+/**
+ * Whether this run's cutover committed, in words: "committed", "not committed", or, for a runbook
+ * with no commit step, "no commit in this runbook" (its fleet may be COMMITTED by another runbook
+ * or by hand: "not committed" would say otherwise).
+ */
+export function commitWords(e: Pick<RunEventMap["run.finished"], "committed" | "commitless">): string {
+  return e.committed ? "committed" : e.commitless ? "no commit in this runbook" : "not committed";
+}

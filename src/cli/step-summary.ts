@@ -12,7 +12,7 @@
  *
  * Imported lazily, only when the variable is set: lint's start-up stays as it was.
  */
-import { windowLengthWords, writesLeftSentence } from "../writes-words.js";
+import { commitWords, windowLengthWords, writesLeftSentence } from "../writes-words.js";
 import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
@@ -165,7 +165,8 @@ export function createRunSummary() {
     const exitCode = commandExitCode ?? finished?.exitCode;
     let headline: string;
     if (!finished) headline = "❔ UNFINISHED";
-    else if (finished.outcome === "ok") headline = finished.committed ? "✅ COMMITTED" : "✅ SUCCEEDED (not committed)";
+    else if (finished.outcome === "ok")
+      headline = finished.committed ? "✅ COMMITTED" : `✅ SUCCEEDED (${commitWords(finished)})`;
     else if (finished.outcome === "interrupted") headline = "⏹️ INTERRUPTED";
     else if (finished.exitCode === 3) headline = "⛔ STOPPED BY AN INTERLOCK (nothing was sent)";
     else headline = finished.committed ? "❌ FAILED AFTER COMMIT" : "❌ FAILED";

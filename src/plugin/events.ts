@@ -5,7 +5,7 @@
  */
 import type { RunEvent, RunEventType } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
-import { windowEndWords, windowLengthWords, writesLeftSentence } from "../writes-words.js";
+import { commitWords, windowEndWords, windowLengthWords, writesLeftSentence } from "../writes-words.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /**
@@ -219,7 +219,7 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
         : n.outcome;
   const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
   const window = n.window ? `; ${windowLengthWords(n.window)}` : "";
-  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes)}. ` : ""}run ${how}${n.committed ? " (committed)" : " (not committed)"} after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
+  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes)}. ` : ""}run ${how} (${commitWords(n)}) after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
 }
 
 /** How loud a notification is: pagers and chat colour by it. */

@@ -320,6 +320,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     outcome,
     exitCode,
     committed: memory.commitAccepted,
+    ...(steps.every((s) => s.bound.command !== "commit") ? { commitless: true as const } : {}),
     verified: checked.verified,
     ...(checked.verified ? {} : { unverified: checked.why }),
     durationMs,

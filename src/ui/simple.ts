@@ -7,7 +7,7 @@
 import { codeFrame } from "../text.js";
 import type { Colors } from "picocolors/types.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
-import { windowEndWords } from "../writes-words.js";
+import { commitWords, windowEndWords } from "../writes-words.js";
 import {
   commandName,
   formatBytes,
@@ -238,7 +238,7 @@ export class SimpleUi {
         ]
           .filter(Boolean)
           .join(", ");
-        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${cutoverTail(e)}${e.split ? ` · split: ${e.split}` : e.committed ? " · committed" : " · not committed"}${verifiedPart(e)} · exit ${e.exitCode} · steps: ${counts}`;
+        const head = `■ run ${e.aborted ? "aborted" : e.outcome} in ${formatDuration(e.durationMs)}${cutoverTail(e)}${e.split ? ` · split: ${e.split}` : ` · ${commitWords(e)}`}${verifiedPart(e)} · exit ${e.exitCode} · steps: ${counts}`;
         const open = this.model.window.open ? this.model.window.current(e.at) : undefined;
         const stuck = this.model.writesLeftStopped();
         this.#line(e.at, e.outcome === "ok" || (e.aborted && e.exitCode === 0) ? c.green(head) : c.red(head), [
