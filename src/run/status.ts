@@ -40,7 +40,7 @@ import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
-import { commitEvidence } from "./earlier.js";
+import { commitEvidence, lastReverse } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
 import { nextAfterFailedUndo, type NextOffer, type NextRun } from "../next-run.js";
 import { runAgainAfterCommit } from "../model/again.js";
@@ -185,7 +185,12 @@ export interface JournalStatus {
    * The write-stop window closed on the destination taking writes (`canWrite` on the first
    * process, or COMMITTED on every instance): since when (ISO time), and which.
    */
-  destinationWrites?: { since: string; by: "canWrite" | "committed" };
+  destinationWrites?: {
+    since: string;
+    by: "canWrite" | "committed";
+    /** A reverse (its step id) ended ok after it: the sync runs the other way, its destination is the other cluster. */
+    reversedBy?: string;
+  };
   /** A `writesOn` hook said the application writes again (to the destination): ISO time. */
   writesOnSince?: string;
   /** A run holds the journal folder's lock. */
@@ -647,8 +652,17 @@ async function readJournalStatus(
     out.writesStoppedSince = new Date(w.openedAt).toISOString();
   // a stopWrites that held is still "not undone" after the cutover: what the window says since
   // (the destination takes writes, the application writes again) is what people need to hear
-  if (w && !w.open && w.closedAt !== undefined && (w.closedBy === "canWrite" || w.closedBy === "committed"))
-    out.destinationWrites = { since: new Date(w.closedAt).toISOString(), by: w.closedBy };
+  if (w && !w.open && w.closedAt !== undefined && (w.closedBy === "canWrite" || w.closedBy === "committed")) {
+    // a reverse since the window closed: that destination is the reversed sync's source now
+    const r = lastReverse(state);
+    const rStep = r === undefined ? undefined : model.steps.find((s) => s.index === r.stepIndex);
+    const rAt = rStep?.attempts.at(-1)?.startedAt;
+    out.destinationWrites = {
+      since: new Date(w.closedAt).toISOString(),
+      by: w.closedBy,
+      ...(rStep && rAt !== undefined && rAt >= w.closedAt ? { reversedBy: rStep.id } : {}),
+    };
+  }
   if (w?.writesOnAt !== undefined) out.writesOnSince = new Date(w.writesOnAt).toISOString();
   const v = state.verifier;
   if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline || v.reversed))

@@ -158,11 +158,18 @@ describe("a reverse ends the verification before it", () => {
   // the start) took the direction it first saw and committed the sync the other way round from
   // the runbook's start and its own confirm
   it("a run past the start meets a fleet syncing the other way: refused (fleet-identity), nothing sent", async () => {
-    const { s, dir, args } = await cutover(FIRST + REVERSE);
+    const { s, dir, file, jd, args } = await cutover(FIRST + REVERSE);
     const commits = () => s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
     const one = await cli(args(), { cwd: dir });
     expect(one.code, one.all).toBe(0);
     expect(s.control.state().instances[0]?.state).toBe("RUNNING");
+    // status: the destination that took writes is the reversed sync's source now (it said "the
+    // destination takes writes since …", of the sync before the reverse)
+    const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
+    expect(st.stdout, st.all).toMatch(
+      /writes: the destination took writes from \S+ \(.*\) until the reverse \(step rollback\): the sync now runs the other way, from that cluster, and its destination takes writes only after its own commit/,
+    );
+    expect(st.stdout, st.all).not.toMatch(/the destination takes writes since/);
     const again = await cli(args("--from", "stop-writes", "--yes", "--new-cutover"), { cwd: dir });
     const where = `${one.all}\n--- --from stop-writes\n${again.all}`;
     expect(again.code, where).toBe(3);
