@@ -80,6 +80,11 @@ export interface RunEventMap {
      */
     commitless?: true;
     /**
+     * Not committed, and a reverse (its step id) ended ok in this cutover: the commit before it
+     * was the sync's that ran the other way ("not committed since the reverse", `commitWords`).
+     */
+    reversed?: string;
+    /**
      * A `verify` step passed on this cutover's verification result (in this run or a run it
      * resumes); `unverified` says why not (src/steps/kit/earned.ts `verification`). Absent in
      * journals of an older syncbook.

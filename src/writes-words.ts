@@ -54,10 +54,14 @@ export function windowEndWords(end: "canWrite" | "committed" | "undone" | undefi
 }
 
 /**
- * Whether this run's cutover committed, in words: "committed", "not committed", or, for a runbook
- * with no commit step, "no commit in this runbook" (its fleet may be COMMITTED by another runbook
- * or by hand: "not committed" would say otherwise).
+ * Whether this run's cutover committed, in words: "committed", "not committed", "not committed
+ * since the reverse" (the sync that runs now), or, for a runbook with no commit step, "no commit
+ * in this runbook" (its fleet may be COMMITTED by another runbook or by hand: "not committed"
+ * would say otherwise).
  */
-export function commitWords(e: Pick<RunEventMap["run.finished"], "committed" | "commitless">): string {
-  return e.committed ? "committed" : e.commitless ? "no commit in this runbook" : "not committed";
+export function commitWords(e: Pick<RunEventMap["run.finished"], "committed" | "commitless" | "reversed">): string {
+  if (e.committed) return "committed";
+  // the cutover committed before the reverse: "not committed" alone would say it never did
+  if (e.reversed !== undefined) return `not committed since the reverse (step ${e.reversed})`;
+  return e.commitless ? "no commit in this runbook" : "not committed";
 }

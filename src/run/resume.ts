@@ -233,6 +233,8 @@ export async function planResume(
         // the verifier's check and writesOff are adopted, never resent blindly (src/steps/kit/verifier.ts);
         // after an adopted reverse none of it counts, as after a reverse step (src/steps/lifecycle.ts)
         verifier: verifierAfter(state.verifier, reversedNow ? steps[newSyncFrom!]?.id : undefined),
+        // the reverse the sync runs since (adopted here, or ended ok): said at the run's end
+        ...(newSyncFrom !== undefined && steps[newSyncFrom] ? { reversed: steps[newSyncFrom].id } : {}),
         // the sync that runs now (a reverse starts a new one): the verdict and commit's interlocks
         // go by it, as a run's memory after its reverse step does; the undos above go by any commit
         commitSent: adoptedCommit || current.sent,

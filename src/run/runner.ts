@@ -321,6 +321,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     exitCode,
     committed: memory.commitAccepted,
     ...(steps.every((s) => s.bound.command !== "commit") ? { commitless: true as const } : {}),
+    ...(!memory.commitAccepted && memory.reversed !== undefined ? { reversed: memory.reversed } : {}),
     verified: checked.verified,
     ...(checked.verified ? {} : { unverified: checked.why }),
     durationMs,

@@ -163,6 +163,8 @@ describe("a reverse ends the verification before it", () => {
     const one = await cli(args(), { cwd: dir });
     expect(one.code, one.all).toBe(0);
     expect(s.control.state().instances[0]?.state).toBe("RUNNING");
+    // it committed, then reversed: "not committed" alone said it never committed
+    expect(one.all, one.all).toMatch(/■ run ok .* · not committed since the reverse \(step rollback\) · /);
     // status: the destination that took writes is the reversed sync's source now (it said "the
     // destination takes writes since …", of the sync before the reverse)
     const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });

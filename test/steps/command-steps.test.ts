@@ -487,6 +487,8 @@ describe("pause, resume, reverse", () => {
     expect(s.ctx.run.memory.writesStopped).toBe(false);
     expect(s.ctx.run.memory.commitSent).toBe(false);
     expect(s.ctx.run.memory.commitAccepted).toBe(false);
+    // the run's end says "not committed since the reverse (step cmd)"
+    expect(s.ctx.run.memory.reversed).toBe("cmd");
     expect(s.undo.rearm).toHaveBeenCalledTimes(1);
     expect(s.ctx.run.memory.identity.direction).toEqual({
       source: "cluster0",
@@ -504,6 +506,8 @@ describe("pause, resume, reverse", () => {
     s.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 }, verified: { at: 2, generation: 3 } };
     await failure(lifecycle("reverse").run(s.ctx, {}));
     expect(s.ctx.run.memory.verifier).toEqual({ reversed: "cmd" });
+    // its step did not end ok: the sync may run either way, the run's end does not say it reversed
+    expect(s.ctx.run.memory.reversed).toBeUndefined();
     // refused by its interlock before anything is sent: the verification stands
     const before = setup({ sends: [{}], reads: each({ state: "RUNNING" }) });
     before.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 } };

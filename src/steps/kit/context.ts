@@ -56,6 +56,12 @@ export interface RunMemory {
   identity: IdentityMemory;
   /** A command that reached part of the fleet and was refused by the rest, as said at the run's end. */
   split?: string;
+  /**
+   * The last `reverse` step of the cutover that ended ok (this run's, or one the run it resumes
+   * shows): `commitSent` and `commitAccepted` speak of the sync that runs since, not of the commit
+   * before it (said at the run's end: "not committed since the reverse").
+   */
+  reversed?: string;
   /** What this run (or the run it resumes) asked the verifier: never resent blindly. */
   verifier: VerifierMemory;
 }
