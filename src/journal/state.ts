@@ -359,9 +359,15 @@ export async function readJournalState(
       case "step.finished":
       case "step.skipped": {
         const s = stepOf(Number(e.index), String(e.id));
-        // past the run's --to: not run, so not done (a later --resume runs it); a journal of an
-        // older syncbook says so only in its words
-        if (e.type === "step.skipped" && (e.pastTo === true || e.reason === "after --to")) return;
+        if (e.type === "step.skipped") {
+          // past the run's --to: not run, so not done (a later --resume runs it); a journal of an
+          // older syncbook says so only in its words
+          if (e.pastTo === true || e.reason === "after --to") return;
+          // a step an earlier run of this journal ended, skipped by a resume as done: its outcome
+          // stands. Read as "skipped", a reverse that ended ok was lost to the next resume: it
+          // counted the commit before it as the reversed sync's, and ran no write stop again
+          if (e.adopted !== true && s.finished !== undefined) return;
+        }
         // an adopted command took effect (the fleet showed it): done, as a step that ended ok
         const outcome = e.type === "step.skipped" ? (e.adopted === true ? "ok" : "skipped") : (e.outcome as Outcome);
         s.finished = outcome;

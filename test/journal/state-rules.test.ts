@@ -604,6 +604,49 @@ describe("steps", () => {
     ]);
   });
 
+  // an adversarial run: a resume skips a reverse that ended ok as "done in an earlier run"; read as
+  // skipped, the next resume lost the reverse: it counted the commit before it as the reversed
+  // sync's (writesOff sent with writes flowing, "committed · verified") and ran no write stop again
+  it("a step an earlier run of the journal ended, skipped by a resume as done: its outcome stands", async () => {
+    const s = await read([
+      { type: "run.started", instances: [], steps: STEPS },
+      started(0),
+      ended(0),
+      started(1),
+      ended(1, "failed"),
+      { type: "journal.resumed", version: 1, runbook: "sales", hash: "abc", pid: 8, host: "h" },
+      { type: "run.started", instances: [], steps: STEPS },
+      { type: "step.skipped", index: 0, id: "start", reason: "done in an earlier run (journal)" },
+      { type: "step.skipped", index: 1, id: "wait", reason: "done in an earlier run (journal)" },
+      { type: "step.skipped", index: 2, id: "stop", reason: "when: false" },
+    ]);
+    expect(s.steps.map((x) => [x.index, x.finished])).toStrictEqual([
+      [0, "ok"],
+      [1, "failed"],
+      [2, "skipped"],
+      [3, undefined],
+      [4, undefined],
+    ]);
+    // adopted by the resume (its command took effect after all): ok, whatever the step ended with
+    const adopted = await read([
+      { type: "run.started", instances: [], steps: STEPS },
+      started(3),
+      post(1, 0, "commit"),
+      ended(3, "failed"),
+      { type: "journal.resumed", version: 1, runbook: "sales", hash: "abc", pid: 8, host: "h" },
+      { type: "step.skipped", index: 3, id: "commit", reason: "adopted: commit took effect", adopted: true },
+      // a word other than true is no adoption: skipped
+      { type: "step.skipped", index: 0, id: "start", reason: "x", adopted: false },
+    ]);
+    expect(adopted.steps.map((x) => [x.index, x.finished])).toStrictEqual([
+      [0, "skipped"],
+      [1, undefined],
+      [2, undefined],
+      [3, "ok"],
+      [4, undefined],
+    ]);
+  });
+
   it("a step skipped past the run's --to is not done (a later --resume runs it), in the field's words or an older journal's; the run's end keeps its --to", async () => {
     const s = await read([
       { type: "run.started", instances: [], steps: STEPS },

@@ -4,8 +4,10 @@
  * ran the stopWrites' undo (writes back on). Its `--resume` counted the first sync's commit as "a
  * commit may have been sent" and so never ran that write stop again (src/run/resume.ts): it went on
  * to the commit, which the writes-stopped interlock refused (exit 3), and the way on took a second
- * command (`--from`). The new sync's write stop counts against the new sync's commit only. The
- * built CLI against the simulator over loopback.
+ * command (`--from`). The new sync's write stop counts against the new sync's commit only. And a
+ * second resume still knows the reverse (src/journal/state.ts: the first resume's "skipped: done in
+ * an earlier run" line is not the reverse's outcome). The built CLI against the simulator over
+ * loopback.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,52 +29,72 @@ import {
 
 const made = cleanedUpAfterAll();
 
-/** `node fail-once.mjs <mark>`: fails the first time (and leaves `mark`), passes after. */
-const FAIL_ONCE = `import { existsSync, writeFileSync } from "node:fs";
-const mark = process.argv[2];
-if (!existsSync(mark)) { writeFileSync(mark, ""); console.error("not yet"); process.exit(1); }
+/** `node fail-times.mjs <mark> <n>`: fails its first n times (counting in `mark`), passes after. */
+const FAIL_TIMES = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
+const [mark, n] = process.argv.slice(2);
+const done = existsSync(mark) ? Number(readFileSync(mark, "utf8")) : 0;
+if (done < Number(n)) { writeFileSync(mark, String(done + 1)); console.error("not yet"); process.exit(1); }
 `;
+
+/** A reversible cutover, its reverse, then the new sync's write stop, a gate that fails `failures` times, and its commit. */
+async function reversedWithGate(failures: number) {
+  const c = await cliCutover(made, [], "");
+  writeFileSync(join(c.dir, "fail-times.mjs"), FAIL_TIMES);
+  const gate = [process.execPath, join(c.dir, "fail-times.mjs"), join(c.dir, "failed"), String(failures)];
+  const again =
+    "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
+    `  - { id: gate, hook: { use: shell, with: { command: [${gate.map((a) => JSON.stringify(a)).join(", ")}] } } }\n` +
+    "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n" +
+    "  - { id: commit-again, commit: {} }\n" +
+    "  - { id: committed-again, waitFor: { state: COMMITTED } }\n";
+  // cliCutover wrote the runbook with no steps: its steps are these
+  const steps = START_REV + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + VERIFY + REVERSE + again;
+  writeFileSync(c.file, readFileSync(c.file, "utf8") + steps);
+  const commits = () => c.s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
+  return { ...c, commits };
+}
 
 describe("--resume after a reverse, when the new sync's write stop was undone", () => {
   it("runs that write stop again before the new sync's commit, and the commit goes through", async () => {
-    const c = await cliCutover(made, [], "");
-    writeFileSync(join(c.dir, "fail-once.mjs"), FAIL_ONCE);
-    const gate = [process.execPath, join(c.dir, "fail-once.mjs"), join(c.dir, "failed")].map((a) => JSON.stringify(a));
-    const again =
-      "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
-      `  - { id: gate, hook: { use: shell, with: { command: [${gate.join(", ")}] } } }\n` +
-      "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n" +
-      "  - { id: commit-again, commit: {} }\n" +
-      "  - { id: committed-again, waitFor: { state: COMMITTED } }\n";
-    // cliCutover wrote the runbook with no steps: its steps are these
-    writeFileSync(
-      c.file,
-      readFileSync(c.file, "utf8") +
-        START_REV +
-        READY +
-        CHECK +
-        STOP +
-        DRAINED +
-        COMMIT +
-        COMMITTED +
-        VERIFY +
-        REVERSE +
-        again,
-    );
-    const commits = () => c.s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
+    const c = await reversedWithGate(1);
     const first = await cli(c.args(), { cwd: c.dir });
     expect(first.code, first.all).toBe(1);
     expect(first.all, first.all).toMatch(/step gate failed/);
     // the undo of the new sync's write stop ran: writes are back on its source
     expect(first.all, first.all).toMatch(/undo hook sim-writes ok/);
-    expect(commits(), first.all).toBe(1);
+    expect(c.commits(), first.all).toBe(1);
 
     const resumed = await cli(c.args("--resume"), { cwd: c.dir });
     const where = `${first.all}\n--- resume\n${resumed.all}`;
     expect(resumed.all, where).toMatch(/resume: step 11 "stop-again" runs again: its undo ran: writes went back on/);
     expect(resumed.all, where).not.toMatch(/refused \(writes-stopped\)/);
     expect(resumed.code, where).toBe(0);
-    expect(commits(), where).toBe(2);
+    expect(c.commits(), where).toBe(2);
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
   }, 120_000);
+
+  // an adversarial run: the first resume journals the reverse as "skipped: done in an earlier run";
+  // the journal's reader took that for its outcome, and the second resume lost the reverse: it
+  // counted the first sync's commit as the new one's, ran no write stop again, undid nothing, and
+  // its commit was refused (or, with a verify there, writesOff went out with writes flowing)
+  it("a second resume still knows the reverse: the write stop runs again, the commit goes through, and nothing says committed before it", async () => {
+    const c = await reversedWithGate(2);
+    const first = await cli(c.args(), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    const second = await cli(c.args("--resume"), { cwd: c.dir });
+    expect(second.code, second.all).toBe(1);
+    expect(second.all, second.all).toMatch(/resume: step 11 "stop-again" runs again: its undo ran/);
+    expect(second.all, second.all).toMatch(/step gate failed/);
+    // its own end: the sync that runs since the reverse is not committed, and its write stop was undone
+    expect(second.all, second.all).toMatch(/■ run failed .* · not committed since the reverse \(step rollback\) · /);
+    expect(second.all, second.all).toMatch(/undo hook sim-writes ok/);
+    const third = await cli(c.args("--resume"), { cwd: c.dir });
+    const where = `${first.all}\n--- resume\n${second.all}\n--- resume\n${third.all}`;
+    expect(third.all, where).toMatch(/resume: step 11 "stop-again" runs again: its undo ran/);
+    expect(third.all, where).not.toMatch(/refused \(writes-stopped\)/);
+    expect(third.code, where).toBe(0);
+    expect(third.all, where).toMatch(/■ run ok .* · committed · /);
+    expect(c.commits(), where).toBe(2);
+    expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
+  }, 150_000);
 });
