@@ -34,6 +34,8 @@ export interface JournalStep {
   started: boolean;
   /** The latest outcome; undefined when the step started and never ended (crash). */
   finished?: Outcome;
+  /** Skipped by its `when` (false for that run's vars): a run with other vars would run it. */
+  skippedByWhen?: true;
 }
 
 export interface InstanceAnswer {
@@ -353,6 +355,7 @@ export async function readJournalState(
         const s = stepOf(Number(e.index), String(e.id), typeof e.kind === "string" ? e.kind : "");
         s.started = true;
         delete s.finished;
+        delete s.skippedByWhen;
         running.push(s.index);
         return;
       }
@@ -371,6 +374,7 @@ export async function readJournalState(
         // an adopted command took effect (the fleet showed it): done, as a step that ended ok
         const outcome = e.type === "step.skipped" ? (e.adopted === true ? "ok" : "skipped") : (e.outcome as Outcome);
         s.finished = outcome;
+        if (outcome === "skipped" && e.reason === "when: false") s.skippedByWhen = true;
         const k = running.lastIndexOf(s.index);
         if (k >= 0) running.splice(k, 1);
         if (outcome === "ok" && traits(s.kind).opensWriteStop) stopWrites = true;

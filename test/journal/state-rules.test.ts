@@ -627,6 +627,22 @@ describe("steps", () => {
       [3, undefined],
       [4, undefined],
     ]);
+    // skipped by its `when` (a resume with other vars would run it): only that skip says so
+    expect(s.steps.filter((x) => x.skippedByWhen === true).map((x) => x.index)).toStrictEqual([2]);
+    const ranSince = await read([
+      { type: "run.started", instances: [], steps: STEPS },
+      { type: "step.skipped", index: 2, id: "stop", reason: "when: false" },
+      { type: "step.skipped", index: 3, id: "commit", reason: "when: false", adopted: true },
+      { type: "journal.resumed", version: 1, runbook: "sales", hash: "abc", pid: 8, host: "h" },
+      started(2),
+    ]);
+    expect(ranSince.steps.map((x) => [x.index, x.finished, x.skippedByWhen])).toStrictEqual([
+      [0, undefined, undefined],
+      [1, undefined, undefined],
+      [2, undefined, undefined],
+      [3, "ok", undefined],
+      [4, undefined, undefined],
+    ]);
     // adopted by the resume (its command took effect after all): ok, whatever the step ended with
     const adopted = await read([
       { type: "run.started", instances: [], steps: STEPS },

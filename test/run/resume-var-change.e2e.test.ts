@@ -1,0 +1,111 @@
+/**
+ * A resume with other `--var` values than the run it continues. A `when` is read once per run,
+ * from its vars, and lint takes the steps that share one variable as running together. A cutover
+ * run without the rollback (`rollback: false`: its reverse skipped) that failed later, resumed with
+ * `--var rollback=true`, ran the rollback's write stop on a sync that never reversed: the
+ * application's writes stopped on the cluster it uses, then left stopped, since a commit was sent
+ * (an adversarial run). The resume is refused, nothing run; with the vars of the run it continues
+ * it goes on. The built CLI against the simulator over loopback.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli } from "../support/run.js";
+import {
+  cleanedUpAfterAll,
+  cliCutover,
+  COMMIT,
+  COMMITTED,
+  DRAINED,
+  READY,
+  START_REV,
+  STOP,
+} from "../support/crash-harness.js";
+
+const made = cleanedUpAfterAll();
+
+/** `node fail-once.mjs <mark>`: fails the first time (and leaves `mark`), passes after. */
+const FAIL_ONCE = `import { existsSync, writeFileSync } from "node:fs";
+const mark = process.argv[2];
+if (!existsSync(mark)) { writeFileSync(mark, ""); console.error("not yet"); process.exit(1); }
+`;
+
+/** Every step of `steps` under `when: "${vars.rollback}"`. */
+const rollback = (steps: string): string => steps.replace(/^ {2}- \{ /gm, () => '  - { when: "${vars.rollback}", ');
+
+/** A reversible cutover whose reverse and second commit run under `when: "${vars.rollback}"` (false by default), with a gate between that fails once. */
+async function rollbackRunbook() {
+  const c = await cliCutover(made, [], "");
+  writeFileSync(join(c.dir, "fail-once.mjs"), FAIL_ONCE);
+  const gate = [process.execPath, join(c.dir, "fail-once.mjs"), join(c.dir, "failed")];
+  const steps =
+    START_REV +
+    READY +
+    STOP +
+    DRAINED +
+    COMMIT +
+    COMMITTED +
+    rollback("  - { id: reverse-it, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n") +
+    `  - { id: gate, hook: { use: shell, with: { command: [${gate.map((a) => JSON.stringify(a)).join(", ")}] } } }\n` +
+    rollback(
+      "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
+        "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n" +
+        "  - { id: commit-again, commit: {} }\n" +
+        "  - { id: committed-again, waitFor: { state: COMMITTED } }\n",
+    );
+  writeFileSync(
+    c.file,
+    readFileSync(c.file, "utf8").replace(/^steps:\n/m, "vars: { rollback: false }\nsteps:\n") + steps,
+  );
+  return c;
+}
+
+describe("a resume with other --var values than the run it continues", () => {
+  it("is refused before anything runs, naming the steps its `when` decided otherwise; with the same vars it goes on", async () => {
+    const c = await rollbackRunbook();
+    const lint = await cli(["lint", c.file], { cwd: c.dir });
+    expect(lint.code, lint.all).toBe(0);
+    const writesOn = () => c.s.control.state().writes.enabled;
+
+    const first = await cli(c.args(), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    expect(first.all, first.all).toMatch(/step gate failed/);
+    expect(first.all, first.all).toMatch(/skipped: when: false/);
+    // the first sync committed; the application writes to its destination
+    await fetch(`${c.s.instances[0]!.url}/sim/writes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ enabled: true }),
+    });
+
+    const other = await cli(c.args("--resume", "--var", "rollback=true"), { cwd: c.dir });
+    const where = `${first.all}\n--- resume --var rollback=true\n${other.all}`;
+    expect(other.code, where).toBe(2);
+    expect(other.all, where).toMatch(
+      /cannot resume from .*: its `when` values differ from the run it continues \(step 7 "reverse-it" was skipped by its `when`, and would run now; step 8 "reversed" was skipped by its `when`, and would run now\)/,
+    );
+    expect(other.all, where).toMatch(/hint: Resume with the --var values the cutover ran with/);
+    // nothing ran: the application still writes, the sync is as the first run left it
+    expect(other.all, where).not.toMatch(/stop-again/);
+    expect(writesOn(), where).toBe(true);
+    expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
+
+    const same = await cli(c.args("--resume"), { cwd: c.dir });
+    expect(same.code, `${where}\n--- resume\n${same.all}`).toBe(0);
+    expect(writesOn()).toBe(true);
+  }, 120_000);
+
+  it("the other way round: a step that ran, whose `when` is false now, refuses the resume too", async () => {
+    const c = await rollbackRunbook();
+    const first = await cli(c.args("--var", "rollback=true"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    expect(first.all, first.all).toMatch(/step gate failed/);
+    const other = await cli(c.args("--resume"), { cwd: c.dir });
+    const where = `${first.all}\n--- resume\n${other.all}`;
+    expect(other.code, where).toBe(2);
+    expect(other.all, where).toMatch(/step 7 "reverse-it" ran, and its `when` is false now/);
+    const same = await cli(c.args("--resume", "--var", "rollback=true"), { cwd: c.dir });
+    expect(same.code, `${where}\n--- resume --var rollback=true\n${same.all}`).toBe(0);
+    expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
+  }, 120_000);
+});
