@@ -6,7 +6,7 @@
  */
 import { instanceLabel, type RunEvent } from "../events.js";
 import { createFleet } from "../fleet/index.js";
-import { instancesOf, type Runbook } from "../runbook/types.js";
+import { instancesOf, type Runbook, type Step } from "../runbook/types.js";
 import {
   earlierHookCalls,
   isNothingToResume,
@@ -28,7 +28,7 @@ import {
 } from "./orphans.js";
 import { afterLastCommit, planSteps } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
-import { errorMessage, UserError } from "../errors.js";
+import { errorMessage, ExitCode, UserError } from "../errors.js";
 
 /** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
 const ORPHAN_GRACE_MS = 10_000;
@@ -153,6 +153,32 @@ export function currentSyncCommit(state: JournalState, reversedNow: boolean): Co
     ? evidenceOf(state, state.commandsSent.slice(r.at + 1), undefined)
     : evidenceOf(state, state.commandsSent, state.carriedCommit);
 }
+
+/**
+ * The steps before `before` whose \`when\`, as this run reads it, decides otherwise than the runs
+ * of the journal did (a \`when\` is read once per run, from its vars, and lint takes the steps that
+ * share one variable as running together): one skipped by its \`when\` that would run now (a
+ * rollback's reverse), or one that ran whose \`when\` is false now. A run that goes on with that
+ * journal (\`--resume\`, \`--from\`) would act on a plan its cutover never followed: a rollback's
+ * write stop on a sync that never reversed. Each said for people.
+ */
+export function whenDecidedOtherwise(state: JournalState, steps: readonly Step[], before: number): string[] {
+  return state.steps
+    .filter((j) => j.index < before && j.finished !== undefined)
+    .flatMap((j) => {
+      const now = steps[j.index]?.when === false;
+      if (j.skippedByWhen === true && !now)
+        return [`step ${j.index + 1} "${j.id}" was skipped by its \`when\`, and would run now`];
+      if (j.finished !== "skipped" && now) return [`step ${j.index + 1} "${j.id}" ran, and its \`when\` is false now`];
+      return [];
+    });
+}
+
+export const whenDiffersText = (differs: readonly string[]): string =>
+  `its \`when\` values differ from the runs of this cutover (${differs.join("; ")}): a \`when\` is read once, from the run's vars, and this cutover's steps were decided with the others`;
+
+export const WHEN_DIFFERS_HINT =
+  "Run with the --var values the cutover ran with; steps that share a `when` variable run together or not at all.";
 
 /**
  * The last reverse that took effect: its command's place in the journal and its step. Taken when
@@ -350,6 +376,14 @@ export async function fromJournal(
   // says so, or its journal lines below would read as going on with the one called off
   if (state.finished?.aborted && !sameCutover)
     return ignored("records a cutover called off with --abort: this run starts a new cutover");
+  // the steps before --from as this run's vars decide them, against what the cutover's runs did
+  const fromIndex = loaded.runbook?.steps.findIndex((s) => s.id === from) ?? -1;
+  const differs = loaded.runbook && fromIndex >= 0 ? whenDecidedOtherwise(state, loaded.runbook.steps, fromIndex) : [];
+  if (differs.length)
+    throw new UserError(`cannot go on with the cutover of ${file} from ${from}: ${whenDiffersText(differs)}`, {
+      hint: WHEN_DIFFERS_HINT,
+      exitCode: ExitCode.usage,
+    });
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one).
   // A reverse that may have reached the fleet and did not end ok: this run reads no fleet, so it
   // counts neither side's write stop or commit (fails safe: it stops writes and commits anew)

@@ -18,7 +18,16 @@ import { instancesOf } from "../runbook/types.js";
 import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
-import { commitEvidence, currentSyncCommit, lastReverse, openEarlierJournal, stepToRunAgain } from "./earlier.js";
+import {
+  commitEvidence,
+  currentSyncCommit,
+  lastReverse,
+  openEarlierJournal,
+  stepToRunAgain,
+  WHEN_DIFFERS_HINT,
+  whenDecidedOtherwise,
+  whenDiffersText,
+} from "./earlier.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -133,27 +142,17 @@ export async function planResume(
             : ExitCode.failed,
     });
   // a `when` is read once per run, from its vars: a resume with other --var values would go on
-  // with other steps than the run it continues decided (lint takes the steps that share one
-  // variable as running together), e.g. a rollback's write stop on a sync that never reversed
-  const whenDiffers = steps
-    .filter((s) => s.index < r.resumeAt)
-    .flatMap((s) => {
-      const j = state.steps.find((x) => x.index === s.index);
-      if (j?.finished === undefined) return [];
-      const now = s.step.when === false;
-      if (j.skippedByWhen === true && !now)
-        return [`step ${s.index + 1} "${s.id}" was skipped by its \`when\`, and would run now`];
-      if (j.finished !== "skipped" && now) return [`step ${s.index + 1} "${s.id}" ran, and its \`when\` is false now`];
-      return [];
-    });
+  // with other steps than the run it continues decided (src/run/earlier.ts `whenDecidedOtherwise`)
+  const whenDiffers = whenDecidedOtherwise(
+    state,
+    steps.map((s) => s.step),
+    r.resumeAt,
+  );
   if (whenDiffers.length)
-    throw new UserError(
-      `cannot resume from ${file}: its \`when\` values differ from the run it continues (${whenDiffers.join("; ")}): a \`when\` is read once, from the run's vars, and this cutover's steps were decided with the others`,
-      {
-        hint: "Resume with the --var values the cutover ran with; steps that share a `when` variable run together or not at all.",
-        exitCode: ExitCode.usage,
-      },
-    );
+    throw new UserError(`cannot resume from ${file}: ${whenDiffersText(whenDiffers)}`, {
+      hint: WHEN_DIFFERS_HINT,
+      exitCode: ExitCode.usage,
+    });
   const done = new Map<number, string>();
   for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in an earlier run (journal)");
   for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);

@@ -82,14 +82,21 @@ describe("a resume with other --var values than the run it continues", () => {
     const where = `${first.all}\n--- resume --var rollback=true\n${other.all}`;
     expect(other.code, where).toBe(2);
     expect(other.all, where).toMatch(
-      /cannot resume from .*: its `when` values differ from the run it continues \(step 7 "reverse-it" was skipped by its `when`, and would run now; step 8 "reversed" was skipped by its `when`, and would run now\)/,
+      /cannot resume from .*: its `when` values differ from the runs of this cutover \(step 7 "reverse-it" was skipped by its `when`, and would run now; step 8 "reversed" was skipped by its `when`, and would run now\)/,
     );
-    expect(other.all, where).toMatch(/hint: Resume with the --var values the cutover ran with/);
+    expect(other.all, where).toMatch(/hint: Run with the --var values the cutover ran with/);
     // nothing ran: the application still writes, the sync is as the first run left it
     expect(other.all, where).not.toMatch(/stop-again/);
     expect(writesOn(), where).toBe(true);
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
 
+    // nor a --from run past the skipped reverse: it would take the reverse for done
+    const from = await cli(c.args("--from", "stop-again", "--var", "rollback=true", "--yes"), { cwd: c.dir });
+    expect(from.code, `${where}\n--- --from\n${from.all}`).toBe(2);
+    expect(from.all, from.all).toMatch(
+      /cannot go on with the cutover of .* from stop-again: its `when` values differ from the runs of this cutover \(step 7 "reverse-it" was skipped by its `when`, and would run now/,
+    );
+    expect(writesOn(), from.all).toBe(true);
     const same = await cli(c.args("--resume"), { cwd: c.dir });
     expect(same.code, `${where}\n--- resume\n${same.all}`).toBe(0);
     expect(writesOn()).toBe(true);
