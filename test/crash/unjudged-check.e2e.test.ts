@@ -81,7 +81,7 @@ describe("a check the killed run never judged, after a restart with --clean", ()
     const where = `${killed.all}\n--- resume\n${third.all}`;
     expect(third.code, where).toBe(1);
     expect(third.all, where).toMatch(
-      /the verifier's verification cannot be told to be this cutover's: after this run's check it shows generation \d+ by the first answer read: the run that sent the check died before reading its first answers/,
+      /the verifier's verification cannot be told to be this cutover's: after this run's check it shows generation \d+ by the first answer read: its first answers went unread \(the run or step that sent the check ended before them\)/,
     );
     expect(third.all, where).not.toMatch(/resumed a verification this cutover did not start/);
     expect(third.all, where).not.toMatch(/· verified/);

@@ -759,7 +759,7 @@ describe("what the verifier shows before this run's check, and its first answers
     });
     const s = setup({ progress: () => RESUMED }, { memory: unjudged() });
     const e = await failure(s.run());
-    const why = `it shows generation 3 by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets there in time as a resumed one does, so which this is cannot be told (${describeVerifier(RESUMED)})`;
+    const why = `it shows generation 3 by the first answer read: its first answers went unread (the run or step that sent the check ended before them), and a fresh verification gets there in time as a resumed one does, so which this is cannot be told (${describeVerifier(RESUMED)})`;
     expect(e.message).toBe(
       `the verifier's verification cannot be told to be this cutover's: after this run's check ${why}. Its result may not be this cutover's, so nothing is verified by it`,
     );
@@ -773,7 +773,7 @@ describe("what the verifier shows before this run's check, and its first answers
     const t = setup({ progress: () => vp("check", 0, { total: 12, completed: 7, failed: 2 }) }, { memory: unjudged() });
     const f = await failure(t.run());
     expect(f.message).toBe(
-      `the verifier's verification cannot be told to be this cutover's: after this run's check it shows generation 0 with 9 task(s) already done (the 8 done before the check) by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets there in time as a resumed one does, so which this is cannot be told (${describeVerifier(vp("check", 0, { total: 12, completed: 7, failed: 2 }))}). Its result may not be this cutover's, so nothing is verified by it`,
+      `the verifier's verification cannot be told to be this cutover's: after this run's check it shows generation 0 with 9 task(s) already done (the 8 done before the check) by the first answer read: its first answers went unread (the run or step that sent the check ended before them), and a fresh verification gets there in time as a resumed one does, so which this is cannot be told (${describeVerifier(vp("check", 0, { total: 12, completed: 7, failed: 2 }))}). Its result may not be this cutover's, so nothing is verified by it`,
     );
     expect(t.v.ops()).toEqual([]);
   });

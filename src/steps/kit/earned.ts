@@ -137,10 +137,10 @@ export function freshStart(
     g > 0
       ? `generation ${g}`
       : `generation 0 with ${Number.isNaN(done) ? "no readable counters" : `${done} task(s) already done`}${Number.isNaN(before) ? "" : ` (the ${before} done before the check)`}`;
-  // `late`: the run that sent the check died before reading its first answers; a fresh
+  // `late`: its first answers went unread (the run or step that sent the check ended before them); a fresh
   // verification gets past generation 0, or past the tasks done before, in time too
   if (late)
-    return `it shows ${shows} by the first answer read: the run that sent the check died before reading its first answers, and a fresh verification gets there in time as a resumed one does, so which this is cannot be told`;
+    return `it shows ${shows} by the first answer read: its first answers went unread (the run or step that sent the check ended before them), and a fresh verification gets there in time as a resumed one does, so which this is cannot be told`;
   return g > 0
     ? `it shows ${shows} at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)`
     : `${shows}: the counters of a resumed verification, not of a fresh start`;

@@ -367,7 +367,7 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
     if (m.check && m.check.answered !== "error") {
       const seen = await checkShows(ctx, t, m.check);
       if ("shows" in seen) {
-        // a check still unproven that this step did not send: the run that sent it died unjudged
+        // a check still unproven that this step did not send: the run or step that sent it ended unjudged
         if (m.unproven !== undefined) judgeOrigin(ctx, seen.shows, sent === 0);
         return seen.shows;
       }
