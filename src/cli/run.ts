@@ -344,15 +344,18 @@ export async function execute(
     }
     // the run itself ended as it says; the operator stopped the wait for its notifications
     if (notes?.interrupted) return ExitCode.interrupted;
+    // the runbook as the next command names it, with the --var values a `when` reads: a resume
+    // with other values is refused (src/run/earlier.ts `whenDecidedOtherwise`)
+    const target = (await import("../run/earlier.js")).runTarget(loaded, flags.var ?? []);
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
       if (result.message && !ui.showsEnd) stderr(result.message);
       if (result.writesKeptOff) stderr(`  hint: ${result.hint ?? ""}`);
       const stuck = ui.writesLeftStopped();
-      if (stuck) for (const l of nextAfterFailedUndo(loaded.file, stuck)) stderr(`  ${l}`);
+      if (stuck) for (const l of nextAfterFailedUndo(target, stuck)) stderr(`  ${l}`);
       if (result.exitCode === 0)
         stderr(
-          `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${loaded.file} --resume (a write stop that was undone runs again before commit)`,
+          `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${target} --resume (a write stop that was undone runs again before commit)`,
         );
     } else if (result.outcome === "ok" && how.mode !== "rehearse" && loaded.runbook) {
       const { afterLastCommit, planSteps } = await import("../run/plan.js");
@@ -368,11 +371,11 @@ export async function execute(
       // passed over, and the one before it continues): status names it, not a step of this run's
       if (at >= 0 && at < steps.length - 1)
         stderr(
-          `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${loaded.file} --resume (syncbook status ${loaded.file} shows where)`,
+          `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${loaded.file} shows where)`,
         );
       else if (again)
         stderr(
-          `  step ${again} failed and the run went on past it (continueOnError); to run it again in this cutover (its commit counts): syncbook run ${loaded.file} --from ${again}`,
+          `  step ${again} failed and the run went on past it (continueOnError); to run it again in this cutover (its commit counts): syncbook run ${target} --from ${again}`,
         );
     } else if (result.outcome !== "ok") {
       const what =
@@ -407,17 +410,17 @@ export async function execute(
         const { planSteps } = await import("../run/plan.js");
         const failed = loaded.runbook ? planSteps(loaded.runbook).find((st) => st.id === result.failedStep) : undefined;
         for (const l of nextAfterFailedUndo(
-          loaded.file,
+          target,
           stuck,
           failed ? { number: failed.index + 1, id: failed.id } : undefined,
         ))
           stderr(`  ${l}`);
-      } else if (rerun) stderr(`  run again with: syncbook run ${loaded.file} ${rerun} (not --resume)`);
+      } else if (rerun) stderr(`  run again with: syncbook run ${target} ${rerun} (not --resume)`);
       else if (committedBefore)
         stderr(
           `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${loaded.file}`,
         );
-      else if (restop) stderr(`  stop writes again, then go on: syncbook run ${loaded.file} --from ${restop}`);
+      else if (restop) stderr(`  stop writes again, then go on: syncbook run ${target} --from ${restop}`);
       else if (result.refused === "writes-stopped" && how.notContinued) stderr(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")
         // a step after the commit (a verify) that found no write stop: none is in this journal folder
@@ -430,7 +433,7 @@ export async function execute(
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
         stderr(`  see the fleet and what this runbook's journal did: syncbook status ${loaded.file}`);
       else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
-        stderr(`  resume with: syncbook run ${loaded.file} --resume`);
+        stderr(`  resume with: syncbook run ${target} --resume`);
     }
     return result.exitCode;
   } finally {

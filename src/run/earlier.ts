@@ -18,6 +18,8 @@ import {
   type JournalStep,
 } from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
+import { wholeReference } from "../runbook/interpolate.js";
+import { shellCommand } from "../plugin/process.js";
 import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
   earlierHooksGate,
@@ -174,11 +176,59 @@ export function whenDecidedOtherwise(state: JournalState, steps: readonly Step[]
     });
 }
 
+/**
+ * The variable step `index`'s \`when\` names, as written (\`vars.rollback\` for
+ * \`when: "\${vars.rollback}"\`), from the runbook before interpolation; undefined for any other.
+ */
+export function whenVariable(loaded: LoadedRunbook, index: number): string | undefined {
+  const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
+  const step: unknown = Array.isArray(steps) ? steps[index] : undefined;
+  return typeof step === "object" && step !== null ? wholeReference((step as { when?: unknown }).when) : undefined;
+}
+
+/**
+ * The \`--var\` values the journal's runs decided its \`when\`s with, as far as they tell: a step
+ * whose \`when\` names \`vars.X\` and was skipped by it says X was false; one that ran, true. A
+ * variable the journal says both ways of (or that a \`when\` on the environment decides) is left out.
+ */
+export function cutoverVars(state: JournalState, loaded: LoadedRunbook): string[] {
+  const seen = new Map<string, boolean | undefined>();
+  for (const j of state.steps) {
+    const ref = whenVariable(loaded, j.index);
+    if (!ref?.startsWith("vars.") || j.finished === undefined) continue;
+    const value = j.skippedByWhen === true ? false : j.finished !== "skipped" ? true : undefined;
+    if (value === undefined) continue;
+    const name = ref.slice("vars.".length);
+    seen.set(name, seen.has(name) && seen.get(name) !== value ? undefined : value);
+  }
+  return [...seen].flatMap(([name, v]) => (v === undefined ? [] : [`${name}=${String(v)}`]));
+}
+
+/**
+ * The runbook as a command's argument, with the \`--var\` values among \`vars\` (\`k=v\`) that a
+ * step's \`when\` reads (those decide which steps a run takes; the others are left to the
+ * operator), quoted for a shell and redacted: \`rb.yaml --var rollback=true\`.
+ */
+export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): string {
+  const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
+  const count = Array.isArray(steps) ? steps.length : 0;
+  const names = new Set(
+    Array.from({ length: count }, (_, i) => whenVariable(loaded, i)).flatMap((r) =>
+      r?.startsWith("vars.") ? [r.slice("vars.".length)] : [],
+    ),
+  );
+  const chosen = vars.filter((v) => names.has(v.slice(0, Math.max(0, v.indexOf("=")))));
+  return loaded.redact(shellCommand([loaded.file, ...chosen.flatMap((v) => ["--var", v])]));
+}
+
 export const whenDiffersText = (differs: readonly string[]): string =>
   `its \`when\` values differ from the runs of this cutover (${differs.join("; ")}): a \`when\` is read once, from the run's vars, and this cutover's steps were decided with the others`;
 
-export const WHEN_DIFFERS_HINT =
-  "Run with the --var values the cutover ran with; steps that share a `when` variable run together or not at all.";
+/** The refusal's hint: the command with the vars its cutover's runs decided with, where the journal tells them. */
+export function whenDiffersHint(state: JournalState, loaded: LoadedRunbook, args: string): string {
+  const vars = cutoverVars(state, loaded);
+  return `Run with the --var values the cutover ran with${vars.length ? `: syncbook run ${runTarget(loaded, vars)} ${args}` : ""}; steps that share a \`when\` variable run together or not at all.`;
+}
 
 /**
  * The last reverse that took effect: its command's place in the journal and its step. Taken when
@@ -381,7 +431,7 @@ export async function fromJournal(
   const differs = loaded.runbook && fromIndex >= 0 ? whenDecidedOtherwise(state, loaded.runbook.steps, fromIndex) : [];
   if (differs.length)
     throw new UserError(`cannot go on with the cutover of ${file} from ${from}: ${whenDiffersText(differs)}`, {
-      hint: WHEN_DIFFERS_HINT,
+      hint: whenDiffersHint(state, loaded, `--from ${from}`),
       exitCode: ExitCode.usage,
     });
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one).

@@ -24,7 +24,7 @@ import {
   lastReverse,
   openEarlierJournal,
   stepToRunAgain,
-  WHEN_DIFFERS_HINT,
+  whenDiffersHint,
   whenDecidedOtherwise,
   whenDiffersText,
 } from "./earlier.js";
@@ -150,7 +150,7 @@ export async function planResume(
   );
   if (whenDiffers.length)
     throw new UserError(`cannot resume from ${file}: ${whenDiffersText(whenDiffers)}`, {
-      hint: WHEN_DIFFERS_HINT,
+      hint: whenDiffersHint(state, loaded, "--resume"),
       exitCode: ExitCode.usage,
     });
   const done = new Map<number, string>();

@@ -30,6 +30,7 @@ import {
   isPidAlive,
   LOCK_FILE_NAME,
   runbookJournal,
+  type JournalState,
 } from "../journal/index.js";
 import { redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
@@ -40,7 +41,8 @@ import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
-import { commitEvidence, lastReverse } from "./earlier.js";
+import { commitEvidence, cutoverVars, lastReverse } from "./earlier.js";
+import { shellCommand } from "../plugin/process.js";
 import { stopWritesBefore } from "./plan.js";
 import { nextAfterFailedUndo, type NextOffer, type NextRun } from "../next-run.js";
 import { runAgainAfterCommit } from "../model/again.js";
@@ -285,7 +287,7 @@ export async function readStatus(
     const [snap, read, journaled] = await Promise.all([
       fleet.progress(opts.signal),
       rb.verifier ? readVerifier(rb.verifier, timeout, redact, opts.signal) : Promise.resolve(undefined),
-      readJournalStatus(opts.journalDir, rb, loaded.hash),
+      readJournalStatus(opts.journalDir, rb, loaded.hash, (state) => cutoverVars(state, loaded)),
     ]);
     const journal = journaled.status;
     // a commit refused for want of a write stop, on a fleet that shows the commit made already (a
@@ -551,6 +553,8 @@ async function readJournalStatus(
   folder: string,
   runbook: Runbook,
   hash: string,
+  /** The --var values the journal's runs decided their `when`s with (src/run/earlier.ts `cutoverVars`). */
+  varsOf: (state: JournalState) => string[] = () => [],
 ): Promise<{ status: JournalStatus; memory?: VerifierMemory }> {
   const out: JournalStatus = { folder, passedOver: [], warnings: [] };
   const lockFile = join(folder, LOCK_FILE_NAME);
@@ -690,6 +694,11 @@ async function readJournalStatus(
     };
   }
   const next = nextOffer(out);
-  if (next) out.next = next;
+  // with the vars its runs decided their `when`s with: a resume with others is refused
+  const vars = varsOf(state).flatMap((v) => ["--var", v]);
+  if (next)
+    out.next = vars.length
+      ? { ...next, runs: next.runs.map((r) => ({ ...r, args: `${r.args} ${shellCommand(vars)}` })) }
+      : next;
   return { status: out, memory: state.verifier };
 }

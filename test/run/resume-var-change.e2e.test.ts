@@ -84,7 +84,10 @@ describe("a resume with other --var values than the run it continues", () => {
     expect(other.all, where).toMatch(
       /cannot resume from .*: its `when` values differ from the runs of this cutover \(step 7 "reverse-it" was skipped by its `when`, and would run now; step 8 "reversed" was skipped by its `when`, and would run now\)/,
     );
-    expect(other.all, where).toMatch(/hint: Run with the --var values the cutover ran with/);
+    // the exact command: the journal tells the value its runs decided the `when`s with
+    expect(other.all, where).toContain(
+      `hint: Run with the --var values the cutover ran with: syncbook run ${c.file} --var rollback=false --resume;`,
+    );
     // nothing ran: the application still writes, the sync is as the first run left it
     expect(other.all, where).not.toMatch(/stop-again/);
     expect(writesOn(), where).toBe(true);
@@ -111,6 +114,10 @@ describe("a resume with other --var values than the run it continues", () => {
     const where = `${first.all}\n--- resume\n${other.all}`;
     expect(other.code, where).toBe(2);
     expect(other.all, where).toMatch(/step 7 "reverse-it" ran, and its `when` is false now/);
+    // the first run's end and status named the way on with its --var, as the journal tells it
+    expect(first.all, first.all).toContain(`resume with: syncbook run ${c.file} --var rollback=true --resume`);
+    const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
+    expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --resume --var rollback=true`);
     const same = await cli(c.args("--resume", "--var", "rollback=true"), { cwd: c.dir });
     expect(same.code, `${where}\n--- resume --var rollback=true\n${same.all}`).toBe(0);
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);

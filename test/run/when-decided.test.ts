@@ -1,0 +1,115 @@
+/**
+ * A `when` is read once per run, from its vars (src/run/earlier.ts): `whenDecidedOtherwise`, the
+ * steps a `--resume` or `--from` would decide otherwise than its cutover's runs did (refused: an
+ * adversarial run's resume with `--var rollback=true` stopped writes for a rollback of a sync that
+ * never reversed); `cutoverVars`, the values the journal tells, and `runTarget`, the runbook with
+ * the `--var` values a `when` reads, as the next command names it.
+ */
+import { describe, expect, it } from "vitest";
+import { cutoverVars, runTarget, whenDecidedOtherwise } from "../../src/run/earlier.js";
+import { parseRunbook, type LoadedRunbook } from "../../src/runbook/index.js";
+import type { JournalState, JournalStep } from "../../src/journal/index.js";
+
+const TEXT = `runbook: 1
+name: rb
+instances: ["http://127.0.0.1:1"]
+vars: { rollback: false, go: true, url: "http://x" }
+steps:
+  - { id: a, sleep: 1s }
+  - { id: b, when: "\${vars.rollback}", sleep: 1s }
+  - { id: c, when: "\${ vars.rollback }", sleep: 1s }
+  - { id: d, when: "\${vars.go}", sleep: 1s }
+  - { id: e, when: "\${env.GO_E}", sleep: 1s }
+  - { id: f, sleep: 1s }
+`;
+
+async function load(vars: Record<string, boolean> = {}): Promise<LoadedRunbook> {
+  return parseRunbook(TEXT, "rb.yaml", { vars, env: { GO_E: "true" } });
+}
+
+/** A journal whose steps ended as given: "ok", "failed", "skipped", "when" (skipped by its `when`), "-" (not reached). */
+function journal(outcomes: string[]): JournalState {
+  const steps: JournalStep[] = outcomes.map((o, index) => ({
+    index,
+    id: "abcdef"[index]!,
+    kind: "sleep",
+    started: o === "ok" || o === "failed",
+    ...(o === "-" ? {} : { finished: (o === "when" ? "skipped" : o) as JournalStep["finished"] }),
+    ...(o === "when" ? { skippedByWhen: true as const } : {}),
+  }));
+  return { steps } as unknown as JournalState;
+}
+
+describe("whenDecidedOtherwise", () => {
+  it("a step skipped by its `when` that would run now, and one that ran whose `when` is false now; only before where the run goes on", async () => {
+    const rb = (await load({ rollback: true })).runbook!.steps;
+    // b, c skipped by `when: false` then; now rollback=true runs them
+    const s = journal(["ok", "when", "when", "ok", "ok", "failed"]);
+    expect(whenDecidedOtherwise(s, rb, 6)).toEqual([
+      'step 2 "b" was skipped by its `when`, and would run now',
+      'step 3 "c" was skipped by its `when`, and would run now',
+    ]);
+    // before step 3: only b
+    expect(whenDecidedOtherwise(s, rb, 2)).toEqual(['step 2 "b" was skipped by its `when`, and would run now']);
+    expect(whenDecidedOtherwise(s, rb, 1)).toEqual([]);
+    // the other way: they ran, and rollback=false skips them now
+    const ran = journal(["ok", "ok", "failed", "ok", "ok", "-"]);
+    expect(whenDecidedOtherwise(ran, (await load()).runbook!.steps, 6)).toEqual([
+      'step 2 "b" ran, and its `when` is false now',
+      'step 3 "c" ran, and its `when` is false now',
+    ]);
+  });
+
+  it("the same decisions, a step not reached, and skips for other reasons (done, before --from): nothing", async () => {
+    const rb = (await load()).runbook!.steps;
+    expect(whenDecidedOtherwise(journal(["ok", "when", "when", "ok", "ok", "-"]), rb, 6)).toEqual([]);
+    expect(
+      whenDecidedOtherwise(journal(["skipped", "skipped", "skipped", "skipped", "skipped", "skipped"]), rb, 6),
+    ).toEqual([]);
+    expect(
+      whenDecidedOtherwise(journal(["-", "-", "-", "-", "-", "-"]), (await load({ rollback: true })).runbook!.steps, 6),
+    ).toEqual([]);
+    // not reached, with its `when` false now: it never ran
+    expect(whenDecidedOtherwise(journal(["ok", "-", "-", "-", "-", "-"]), rb, 6)).toEqual([]);
+    // a journal step past the runbook's (another text, refused before this is asked): not judged here
+    expect(whenDecidedOtherwise(journal(["ok", "when", "when", "ok", "ok", "ok", "ok"]), rb, 7)).toEqual([]);
+  });
+});
+
+describe("cutoverVars", () => {
+  it("what the journal tells of each variable a `when` names: skipped by it, false; ran, true; never an env's", async () => {
+    const loaded = await load();
+    expect(cutoverVars(journal(["ok", "when", "when", "ok", "ok", "ok"]), loaded)).toEqual([
+      "rollback=false",
+      "go=true",
+    ]);
+    expect(cutoverVars(journal(["ok", "ok", "failed", "when", "-", "-"]), loaded)).toEqual([
+      "rollback=true",
+      "go=false",
+    ]);
+    // not reached, or skipped for another reason: not told
+    expect(cutoverVars(journal(["ok", "-", "skipped", "-", "when", "-"]), loaded)).toEqual([]);
+    // skipped for another reason next to one skipped by its `when`: what the one tells stands
+    expect(cutoverVars(journal(["ok", "when", "skipped", "-", "-", "-"]), loaded)).toEqual(["rollback=false"]);
+    // told both ways (a journal of another text): left out
+    expect(cutoverVars(journal(["ok", "when", "ok", "ok", "-", "-"]), loaded)).toEqual(["go=true"]);
+  });
+});
+
+describe("runTarget", () => {
+  it("the runbook with the --var values a `when` reads, quoted for a shell; the others left out", async () => {
+    const loaded = await load();
+    expect(runTarget(loaded, [])).toBe("rb.yaml");
+    expect(runTarget(loaded, ["rollback=true", "url=http://y", "go=it's"])).toBe(
+      "rb.yaml --var rollback=true --var 'go=it'\\''s'",
+    );
+    // a value that is no k=v: no variable of a `when`; an environment variable a `when` reads is no --var
+    expect(runTarget(loaded, ["rollback"])).toBe("rb.yaml");
+    expect(runTarget(loaded, ["GO_E=true"])).toBe("rb.yaml");
+    // a runbook that does not parse, or a step that is no object: no variable
+    const broken = { ...loaded, raw: undefined } as LoadedRunbook;
+    expect(runTarget(broken, ["rollback=true"])).toBe("rb.yaml");
+    expect(cutoverVars(journal(["when"]), { ...loaded, raw: { steps: [null] } })).toEqual([]);
+    expect(cutoverVars(journal(["when"]), { ...loaded, raw: { steps: ["x"] } })).toEqual([]);
+  });
+});
