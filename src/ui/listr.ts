@@ -21,6 +21,7 @@ import type { ListrDefaultRendererTask, ListrTaskWrapper } from "listr2";
 import type { Colors } from "picocolors/types.js";
 import type { RunEvent } from "../events.js";
 import { cutoverTail, formatDuration, verifiedPart, writesStillStoppedLines } from "./format.js";
+import { commitWords } from "../writes-words.js";
 import type { ReadinessPlan } from "../model/readiness.js";
 import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
@@ -370,7 +371,7 @@ export class ListrUi {
       const word = f.aborted ? "aborted" : f.outcome;
       const outcome = f.outcome === "ok" || (f.aborted && f.exitCode === 0) ? c.green(word) : c.red(word);
       this.opts.out.write(
-        `run ${outcome} in ${formatDuration(f.durationMs)}${cutoverTail(f)}${f.split ? ` · split: ${f.split}` : f.committed ? " · committed" : ""}${verifiedPart(f)} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
+        `run ${outcome} in ${formatDuration(f.durationMs)}${cutoverTail(f)}${f.split ? ` · split: ${f.split}` : ` · ${commitWords(f)}`}${verifiedPart(f)} · exit ${f.exitCode}${f.message ? ` · ${this.model.toldAbove(f.message) ?? f.message}` : ""}\n`,
       );
       const stuck = this.model.writesLeftStopped();
       if (stuck) this.opts.out.write(`${writesStillStoppedLines(stuck, c.red).join("\n")}\n`);

@@ -84,7 +84,8 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(last).toContain("↓ Notify chat (notify) — not run");
     expect(last).toContain("↓ Start the sync (start) — no outcome reported");
     expect(last).toContain("undo hook shell ok 10ms");
-    expect(last).toContain("run failed in 50ms · exit 1");
+    // the same words as the simple renderer's end line (commitWords): "not committed" is news too
+    expect(last).toContain("run failed in 50ms · not committed · exit 1");
     // the undo succeeded: no alarm
     expect(out.plain).not.toContain("STILL STOPPED");
   });
