@@ -27,16 +27,15 @@ import {
   cliCutover,
   REVERSE,
   START_REV,
+  STOP_AGAIN,
+  DRAINED_AGAIN,
+  COMMIT_AGAIN,
 } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
 
 /** The sync that runs the other way: its own write stop, wait, commit. */
-const SECOND =
-  "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
-  "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n" +
-  "  - { id: commit-again, commit: {} }\n" +
-  "  - { id: committed-again, waitFor: { state: COMMITTED } }\n";
+const SECOND = STOP_AGAIN + DRAINED_AGAIN + COMMIT_AGAIN;
 const VERIFY_AGAIN = "  - { id: check-again, startVerification: {} }\n  - { id: verify-again, verify: {} }\n";
 const FIRST = START_REV + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + VERIFY;
 

@@ -25,16 +25,18 @@ import {
   STOP,
   until,
   VERIFY,
+  STOP_AGAIN,
+  DRAINED_AGAIN,
+  COMMIT_AGAIN,
 } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
 
 const AGAIN =
-  "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
-  "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n" +
+  STOP_AGAIN +
+  DRAINED_AGAIN +
   "  - { id: check-again, startVerification: {} }\n" +
-  "  - { id: commit-again, commit: {} }\n" +
-  "  - { id: committed-again, waitFor: { state: COMMITTED } }\n" +
+  COMMIT_AGAIN +
   "  - { id: verify-again, verify: {} }\n";
 
 async function generation(verifierUrl: string): Promise<number> {

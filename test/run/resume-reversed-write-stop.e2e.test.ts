@@ -10,7 +10,6 @@
  * loopback.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../support/run.js";
 import {
@@ -18,35 +17,25 @@ import {
   cleanedUpAfterAll,
   cliCutover,
   COMMIT,
+  COMMIT_AGAIN,
   COMMITTED,
   DRAINED,
+  DRAINED_AGAIN,
+  failingHook,
   READY,
   REVERSE,
   START_REV,
   STOP,
+  STOP_AGAIN,
   VERIFY,
 } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
 
-/** `node fail-times.mjs <mark> <n>`: fails its first n times (counting in `mark`), passes after. */
-const FAIL_TIMES = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
-const [mark, n] = process.argv.slice(2);
-const done = existsSync(mark) ? Number(readFileSync(mark, "utf8")) : 0;
-if (done < Number(n)) { writeFileSync(mark, String(done + 1)); console.error("not yet"); process.exit(1); }
-`;
-
 /** A reversible cutover, its reverse, then the new sync's write stop, a gate that fails `failures` times, and its commit. */
 async function reversedWithGate(failures: number) {
   const c = await cliCutover(made, [], "");
-  writeFileSync(join(c.dir, "fail-times.mjs"), FAIL_TIMES);
-  const gate = [process.execPath, join(c.dir, "fail-times.mjs"), join(c.dir, "failed"), String(failures)];
-  const again =
-    "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
-    `  - { id: gate, hook: { use: shell, with: { command: [${gate.map((a) => JSON.stringify(a)).join(", ")}] } } }\n` +
-    "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n" +
-    "  - { id: commit-again, commit: {} }\n" +
-    "  - { id: committed-again, waitFor: { state: COMMITTED } }\n";
+  const again = STOP_AGAIN + failingHook(c.dir, "gate", failures) + DRAINED_AGAIN + COMMIT_AGAIN;
   // cliCutover wrote the runbook with no steps: its steps are these
   const steps = START_REV + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + VERIFY + REVERSE + again;
   writeFileSync(c.file, readFileSync(c.file, "utf8") + steps);

@@ -8,7 +8,6 @@
  * it goes on. The built CLI against the simulator over loopback.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../support/run.js";
 import {
@@ -20,15 +19,13 @@ import {
   READY,
   START_REV,
   STOP,
+  COMMIT_AGAIN,
+  DRAINED_AGAIN,
+  failingHook,
+  STOP_AGAIN,
 } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
-
-/** `node fail-once.mjs <mark>`: fails the first time (and leaves `mark`), passes after. */
-const FAIL_ONCE = `import { existsSync, writeFileSync } from "node:fs";
-const mark = process.argv[2];
-if (!existsSync(mark)) { writeFileSync(mark, ""); console.error("not yet"); process.exit(1); }
-`;
 
 /** Every step of `steps` under `when: "${vars.rollback}"`. */
 const rollback = (steps: string): string => steps.replace(/^ {2}- \{ /gm, () => '  - { when: "${vars.rollback}", ');
@@ -36,8 +33,6 @@ const rollback = (steps: string): string => steps.replace(/^ {2}- \{ /gm, () => 
 /** A reversible cutover whose reverse and second commit run under `when: "${vars.rollback}"` (false by default), with a gate between that fails once. */
 async function rollbackRunbook() {
   const c = await cliCutover(made, [], "");
-  writeFileSync(join(c.dir, "fail-once.mjs"), FAIL_ONCE);
-  const gate = [process.execPath, join(c.dir, "fail-once.mjs"), join(c.dir, "failed")];
   const steps =
     START_REV +
     READY +
@@ -46,13 +41,8 @@ async function rollbackRunbook() {
     COMMIT +
     COMMITTED +
     rollback("  - { id: reverse-it, reverse: {} }\n  - { id: reversed, waitFor: { state: RUNNING } }\n") +
-    `  - { id: gate, hook: { use: shell, with: { command: [${gate.map((a) => JSON.stringify(a)).join(", ")}] } } }\n` +
-    rollback(
-      "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n" +
-        "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n" +
-        "  - { id: commit-again, commit: {} }\n" +
-        "  - { id: committed-again, waitFor: { state: COMMITTED } }\n",
-    );
+    failingHook(c.dir, "gate", 1) +
+    rollback(STOP_AGAIN + DRAINED_AGAIN + COMMIT_AGAIN);
   writeFileSync(
     c.file,
     readFileSync(c.file, "utf8").replace(/^steps:\n/m, "vars: { rollback: false }\nsteps:\n") + steps,

@@ -337,3 +337,26 @@ export async function cliCutover(made: { sims: Simulator[]; dirs: string[] }, fa
   const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
   return { s, dir, file, jd, args };
 }
+
+/** The sync that runs the other way after `REVERSE`: its own write stop (the simulator's switch). */
+export const STOP_AGAIN =
+  "  - { id: stop-again, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
+/** Its wait for the drain. */
+export const DRAINED_AGAIN = "  - { id: drained-again, waitFor: { canCommit: true, lagBelow: 3 } }\n";
+/** Its commit and the wait for COMMITTED. */
+export const COMMIT_AGAIN =
+  "  - { id: commit-again, commit: {} }\n  - { id: committed-again, waitFor: { state: COMMITTED } }\n";
+
+/** `node fail-times.mjs <mark> <n>`: fails its first n times (counting in `mark`), passes after. */
+const FAIL_TIMES = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
+const [mark, n] = process.argv.slice(2);
+const done = existsSync(mark) ? Number(readFileSync(mark, "utf8")) : 0;
+if (done < Number(n)) { writeFileSync(mark, String(done + 1)); console.error("not yet"); process.exit(1); }
+`;
+
+/** A hook step `id` that fails its first `times` runs, then passes (its script written in `dir`). */
+export function failingHook(dir: string, id: string, times: number): string {
+  writeFileSync(join(dir, "fail-times.mjs"), FAIL_TIMES);
+  const argv = [process.execPath, join(dir, "fail-times.mjs"), join(dir, `${id}.failed`), String(times)];
+  return `  - { id: ${id}, hook: { use: shell, with: { command: [${argv.map((a) => JSON.stringify(a)).join(", ")}] } } }\n`;
+}
