@@ -53,7 +53,12 @@ export interface RunEventMap {
     mode: "run" | "dry-run" | "rehearse" | "resume";
     /** An `--abort` run (mode `resume`: it continues the journal, running only its owed undos). */
     abort?: true;
-    steps: { index: number; id: string; kind: string; title: string }[];
+    /**
+     * `when`: the variable a step's `when` names whole (`rollback` for `when: "${vars.rollback}"`):
+     * what it ran or was skipped by tells the `--var` value a way on must carry (src/next-run.ts
+     * `decidedVars`; a reader without the runbook, `syncbook watch`, has only this).
+     */
+    steps: { index: number; id: string; kind: string; title: string; when?: string }[];
     /**
      * A `--from` run that continues its cutover: what it counted from the cutover's earlier journal
      * `from` (src/run/earlier.ts `fromJournal`), journaled before anything is sent. A `--resume` of

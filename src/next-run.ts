@@ -4,6 +4,8 @@
  * `status --json` carries the same commands its human form prints.
  */
 
+import { shellCommand } from "./text.js";
+
 /** One way on: the arguments after `syncbook run <runbook>`, and what that run does. */
 export interface NextRun {
   args: string;
@@ -48,4 +50,29 @@ export function nextAfterFailedUndo(
       },
     ],
   };
+}
+
+/** Why a `--resume` offered may be refused: the runbook is not the text its journal ran. */
+export const RUNBOOK_CHANGED_NOTE =
+  "the runbook changed since this journal was written: --resume refuses it unless --allow-changed-runbook, only if the change cannot affect the steps already run";
+
+/**
+ * The `--var` values a way on must carry, as arguments after the others (` --var rollback=true`),
+ * quoted for a shell; "" for none. A run with other values than its cutover's is refused
+ * (src/run/earlier.ts `whenDecidedOtherwise`).
+ */
+export const varArgs = (vars: readonly string[]): string =>
+  vars.length ? ` ${shellCommand(vars.flatMap((v) => ["--var", v]))}` : "";
+
+/**
+ * The `--var` values a cutover's runs decided their `when`s with, from each decision a step
+ * tells (a step whose `when` names a variable: skipped by it, false; ran, true), in the order
+ * first told: `name=value` for each variable every decision agrees on. One decided both ways is
+ * left out: no value is right for both.
+ */
+export function decidedVars(decisions: Iterable<{ name: string; value: boolean }>): string[] {
+  const seen = new Map<string, boolean | undefined>();
+  for (const { name, value } of decisions)
+    seen.set(name, seen.has(name) && seen.get(name) !== value ? undefined : value);
+  return [...seen].flatMap(([name, v]) => (v === undefined ? [] : [`${name}=${String(v)}`]));
 }

@@ -219,3 +219,12 @@ export function verifierDocsText(
   const first = gen0 ? `; generation 0 compared ${count(gen0.compared)} of about ${count(gen0.total)}` : "";
   return `${c} of ${t} docs to recheck compared (this generation only, not a total${first})`;
 }
+
+/**
+ * argv as a POSIX shell command an operator can paste: an argument with anything but
+ * `[A-Za-z0-9_@%+=:,./-]` is single-quoted (a `'` inside as `'\''`), so `$`, `;`, `*` and spaces
+ * reach the program as written, as they do when syncbook runs it (no shell).
+ */
+export function shellCommand(argv: readonly string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+}

@@ -119,6 +119,8 @@ export interface ModelStep {
   place?: Place;
   /** Why it was skipped. */
   reason?: string;
+  /** The variable its `when` names whole (`rollback` for `when: "${vars.rollback}"`), as its run said. */
+  when?: string;
   /** Why a later run did not run it again (`run 2: done in an earlier run (journal)`). */
   resumeNote?: string;
   /** Its time limit, as its last start said. */
@@ -259,8 +261,13 @@ export interface CutoverModel {
     startedAt?: number;
     /** The last event folded. */
     lastAt?: number;
-    /** Some run said the sync was committed, or every instance was seen COMMITTED. */
+    /**
+     * The sync that runs now was committed: a run said so at its end, or every instance was seen
+     * COMMITTED, since the last reverse that took effect (`reversed`), if any.
+     */
     committed: boolean;
+    /** The last reverse that took effect, its step and when it ended: the sync that runs now is the one it started. */
+    reversed?: { id: string; at: number };
   };
   runs: ModelRun[];
   /** The spans with no runner alive, between runs. */
@@ -270,6 +277,11 @@ export interface CutoverModel {
   /** The first process's instance index, whose canWrite alone is valid (none: not declared, several instances). */
   canWriteFrom?: number;
   steps: ModelStep[];
+  /**
+   * The `--var` values (`name=value`) its runs decided their steps' `when`s with, as the steps tell
+   * (src/next-run.ts `decidedVars`): what a way on must carry, since a run with others is refused.
+   */
+  whenVars: string[];
   /** The step running now (undefined between steps and after the run). */
   current?: number;
   fleet: { instances: ModelInstance[]; copy: CopyView };

@@ -16,6 +16,7 @@ import { instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from 
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
 import type { CopyOptions, CopyState } from "../fleet/eta.js";
 import { deliveryReport } from "../plugin/deliveries.js";
+import { decidedVars } from "../next-run.js";
 import { WindowTracker, isJournalHeader, type WindowKindTraits } from "../fleet/window.js";
 import {
   MODEL_VERSION,
@@ -89,6 +90,13 @@ export class CutoverFold {
   #firstStarted: RunEventOf<"run.started"> | undefined;
   #verifierUrl: string | undefined;
   #committedSeen = false;
+  /**
+   * The last reverse that took effect (its step ended ok: a reverse refused by part of the fleet
+   * fails its step, src/steps/lifecycle.ts), when and which step: a new sync runs from it, and
+   * what was committed before it is the other sync's (src/run/earlier.ts `lastReverse`, the same
+   * rule on the journal).
+   */
+  #reversed: { at: number; id: string } | undefined;
   #lastAt: number | undefined;
   #journal: string | undefined;
   #journalAt = 0;
@@ -226,6 +234,12 @@ export class CutoverFold {
       }
       case "step.finished": {
         const s = this.#stepOf(e.index, e.id);
+        if (e.outcome === "ok" && this.#opts.traits(s.kind).command === "reverse") {
+          this.#reversed = { at: e.at, id: e.id };
+          // the fleet seen COMMITTED was the sync before; the new one is read afresh
+          this.#committedSeen = false;
+          this.#states.clear();
+        }
         s.outcome = e.outcome;
         s.endedAt = e.at;
         s.durationMs = e.durationMs;
@@ -434,6 +448,8 @@ export class CutoverFold {
     for (const st of e.steps) {
       const step = this.#stepOf(st.index, st.id, st.kind, st.title);
       step.kind ||= st.kind;
+      if (st.when !== undefined) step.when = st.when;
+      else delete step.when;
     }
     for (const i of e.instances) {
       if (!this.#instances.has(i.index)) this.#instances.set(i.index, { ...i });
@@ -570,7 +586,8 @@ export class CutoverFold {
         ...(last ? { runbook: last.runbook, file: last.file, hash: last.hash } : {}),
         ...(first ? { startedAt: first.at } : {}),
         ...(this.#lastAt !== undefined ? { lastAt: this.#lastAt } : {}),
-        committed: this.#runs.some((r) => r.committed === true) || this.#committedSeen,
+        committed: runsCommitted(this.#runs, this.#reversed) || this.#committedSeen,
+        ...(this.#reversed !== undefined ? { reversed: { ...this.#reversed } } : {}),
       },
       runs: this.#runs.map((r) => ({ ...r })),
       gaps: this.#gaps.map((g) => ({ ...g })),
@@ -578,6 +595,7 @@ export class CutoverFold {
       ...(this.#verifierUrl !== undefined ? { verifierUrl: this.#verifierUrl } : {}),
       ...(this.#canWriteFrom() !== undefined ? { canWriteFrom: this.#canWriteFrom() } : {}),
       steps: [...this.#steps.values()].sort((a, b) => a.index - b.index).map((s) => structuredClone(s)),
+      whenVars: whenVars(this.#steps.values()),
       ...(current !== undefined ? { current } : {}),
       fleet: {
         instances: this.instances().map((i) => structuredClone(i)),
@@ -704,4 +722,32 @@ export function shiftEvent(e: RunEvent, seqBase: number, idBase: number, earlier
   if ((out.type === "notification.sent" || out.type === "notification.settled") && (earlierToo || out.earlier !== true))
     out.event += seqBase;
   return out;
+}
+
+/**
+ * The `--var` values a cutover's steps tell its runs decided their `when`s with: one that its `when`
+ * skipped, false; one that ran to an end, true (as src/run/earlier.ts `cutoverVars` reads the
+ * journal; one rule, src/next-run.ts `decidedVars`).
+ */
+function whenVars(steps: Iterable<ModelStep>): string[] {
+  return decidedVars(
+    [...steps]
+      .sort((a, b) => a.index - b.index)
+      .flatMap((s): { name: string; value: boolean }[] => {
+        if (s.when === undefined) return [];
+        if (s.outcome === "skipped")
+          return s.attempts.length === 0 && s.reason === "when: false" ? [{ name: s.when, value: false }] : [];
+        return s.attempts.some((a) => a.outcome === "ok" || a.outcome === "failed" || a.outcome === "interrupted")
+          ? [{ name: s.when, value: true }]
+          : [];
+      }),
+  );
+}
+
+/**
+ * A run said at its end that the sync that runs now was committed. A run's `committed` is the sync
+ * that ran at its end: one that ended before the last reverse that took effect said the sync before.
+ */
+export function runsCommitted(runs: readonly ModelRun[], reversed: { at: number } | undefined): boolean {
+  return runs.some((r) => r.committed === true && (reversed === undefined || (r.finishedAt ?? 0) > reversed.at));
 }

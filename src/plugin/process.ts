@@ -115,14 +115,8 @@ function lineRedactor(redact: ((text: string) => string) | undefined): ((line: s
   return typeof lines === "function" ? lines() : undefined;
 }
 
-/**
- * argv as a POSIX shell command an operator can paste: an argument with anything but
- * `[A-Za-z0-9_@%+=:,./-]` is single-quoted (a `'` inside as `'\''`), so `$`, `;`, `*` and spaces
- * reach the program as written, as they do when syncbook runs it (no shell).
- */
-export function shellCommand(argv: readonly string[]): string {
-  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
-}
+// the one quoting for a shell, where the commands the tool offers are built too (src/text.ts)
+export { shellCommand } from "../text.js";
 
 export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
   // loaded here, not at the top: `syncbook lint` imports the shell plugin to check its options

@@ -7,7 +7,7 @@ import { sameService } from "../instance-identity.js";
 import { instanceLabel, type InstanceRef, type Place, type RunEvent, type RunEventOf } from "../events.js";
 import { generationDocs, lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
-import { CutoverFold } from "../model/fold.js";
+import { CutoverFold, runsCommitted } from "../model/fold.js";
 import type { CutoverModel, ModelRun, ModelStep } from "../model/contract.js";
 import { formatDuration } from "../runbook/duration.js";
 import { createClockCorrector, jumpWarning } from "./durations.js";
@@ -556,7 +556,10 @@ export class ReportBuilder {
       startedAt: t0,
       durationMs: runs.length <= 1 && finished ? finished.durationMs : Math.max(0, (finished?.at ?? lastAt) - t0),
       outcome: finished?.outcome ?? "unfinished",
-      committed: model.runs.some((r) => r.committed === true) || (!finished && committedSeen),
+      // the sync that runs now: after a reverse, a commit before it was the other sync's
+      committed:
+        runsCommitted(model.runs, model.cutover.reversed) ||
+        (!finished && (model.cutover.reversed ? model.cutover.committed : committedSeen)),
       verification: this.#verification(steps),
       steps,
       requests: reqs,

@@ -18,8 +18,9 @@ import {
   type JournalStep,
 } from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
-import { wholeReference } from "../runbook/interpolate.js";
-import { shellCommand } from "../plugin/process.js";
+import { whenVariable } from "../runbook/interpolate.js";
+import { shellCommand } from "../text.js";
+import { decidedVars } from "../next-run.js";
 import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
   earlierHooksGate,
@@ -177,31 +178,19 @@ export function whenDecidedOtherwise(state: JournalState, steps: readonly Step[]
 }
 
 /**
- * The variable step `index`'s \`when\` names, as written (\`vars.rollback\` for
- * \`when: "\${vars.rollback}"\`), from the runbook before interpolation; undefined for any other.
- */
-export function whenVariable(loaded: LoadedRunbook, index: number): string | undefined {
-  const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
-  const step: unknown = Array.isArray(steps) ? steps[index] : undefined;
-  return typeof step === "object" && step !== null ? wholeReference((step as { when?: unknown }).when) : undefined;
-}
-
-/**
  * The \`--var\` values the journal's runs decided its \`when\`s with, as far as they tell: a step
  * whose \`when\` names \`vars.X\` and was skipped by it says X was false; one that ran, true. A
  * variable the journal says both ways of (or that a \`when\` on the environment decides) is left out.
  */
 export function cutoverVars(state: JournalState, loaded: LoadedRunbook): string[] {
-  const seen = new Map<string, boolean | undefined>();
-  for (const j of state.steps) {
-    const ref = whenVariable(loaded, j.index);
-    if (!ref?.startsWith("vars.") || j.finished === undefined) continue;
-    const value = j.skippedByWhen === true ? false : j.finished !== "skipped" ? true : undefined;
-    if (value === undefined) continue;
-    const name = ref.slice("vars.".length);
-    seen.set(name, seen.has(name) && seen.get(name) !== value ? undefined : value);
-  }
-  return [...seen].flatMap(([name, v]) => (v === undefined ? [] : [`${name}=${String(v)}`]));
+  return decidedVars(
+    state.steps.flatMap((j) => {
+      const ref = whenVariable(loaded.raw, j.index);
+      if (!ref?.startsWith("vars.") || j.finished === undefined) return [];
+      const value = j.skippedByWhen === true ? false : j.finished !== "skipped" ? true : undefined;
+      return value === undefined ? [] : [{ name: ref.slice("vars.".length), value }];
+    }),
+  );
 }
 
 /**
@@ -213,7 +202,7 @@ export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): strin
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   const count = Array.isArray(steps) ? steps.length : 0;
   const names = new Set(
-    Array.from({ length: count }, (_, i) => whenVariable(loaded, i)).flatMap((r) =>
+    Array.from({ length: count }, (_, i) => whenVariable(loaded.raw, i)).flatMap((r) =>
       r?.startsWith("vars.") ? [r.slice("vars.".length)] : [],
     ),
   );

@@ -13,6 +13,7 @@ import type { DrainResult } from "../plugin/index.js";
 import { SYNCBOOK_VERSION } from "../version.js";
 import { verification } from "../steps/index.js";
 import { canWriteInstance, destinationWrites } from "../runbook/can-write.js";
+import { whenVariable } from "../runbook/interpolate.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
 import { abortMessage, unwind, writesAfterJournalFailure, type WritesKeptOff } from "./unwind.js";
@@ -104,7 +105,16 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           },
         }
       : {}),
-    steps: steps.map((s) => ({ index: s.index, id: s.id, kind: s.kind, title: loaded.redact(s.title) })),
+    steps: steps.map((s) => {
+      const when = whenVariable(loaded.raw, s.index);
+      return {
+        index: s.index,
+        id: s.id,
+        kind: s.kind,
+        title: loaded.redact(s.title),
+        ...(when?.startsWith("vars.") ? { when: when.slice("vars.".length) } : {}),
+      };
+    }),
     deliveries: true,
     traced: true,
   });

@@ -42,9 +42,8 @@ import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import { commitEvidence, cutoverVars, lastReverse } from "./earlier.js";
-import { shellCommand } from "../plugin/process.js";
 import { stopWritesBefore } from "./plan.js";
-import { nextAfterFailedUndo, type NextOffer, type NextRun } from "../next-run.js";
+import { nextAfterFailedUndo, RUNBOOK_CHANGED_NOTE, varArgs, type NextOffer, type NextRun } from "../next-run.js";
 import { runAgainAfterCommit } from "../model/again.js";
 
 /**
@@ -530,11 +529,7 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   };
   // as --abort judges it (src/run/abort.ts): any commit that may have reached the fleet, not only
   // the last command's (a reverse after the commit)
-  const changed = j.runbookChanged
-    ? [
-        "the runbook changed since this journal was written: --resume refuses it unless --allow-changed-runbook, only if the change cannot affect the steps already run",
-      ]
-    : [];
+  const changed = j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : [];
   return j.commitSent === true
     ? { runs: [resume], notes: ["no --abort: a commit was sent, and after commit nothing is undone", ...changed] }
     : {
@@ -695,10 +690,7 @@ async function readJournalStatus(
   }
   const next = nextOffer(out);
   // with the vars its runs decided their `when`s with: a resume with others is refused
-  const vars = varsOf(state).flatMap((v) => ["--var", v]);
-  if (next)
-    out.next = vars.length
-      ? { ...next, runs: next.runs.map((r) => ({ ...r, args: `${r.args} ${shellCommand(vars)}` })) }
-      : next;
+  const vars = varArgs(varsOf(state));
+  if (next) out.next = vars ? { ...next, runs: next.runs.map((r) => ({ ...r, args: `${r.args}${vars}` })) } : next;
   return { status: out, memory: state.verifier };
 }

@@ -221,6 +221,17 @@ export function wholeReference(v: unknown): string | undefined {
 }
 
 /**
+ * The variable step `index`'s `when` names, as written (`vars.rollback` for
+ * `when: "${vars.rollback}"`), from the runbook before interpolation (`LoadedRunbook.raw`);
+ * undefined for any other.
+ */
+export function whenVariable(raw: unknown, index: number): string | undefined {
+  const steps = (raw as { steps?: unknown } | undefined)?.steps;
+  const step: unknown = Array.isArray(steps) ? steps[index] : undefined;
+  return typeof step === "object" && step !== null ? wholeReference((step as { when?: unknown }).when) : undefined;
+}
+
+/**
  * The `${env.NAME}` names a value refers to (a runbook loaded for lint keeps them as written),
  * each once, in order: what an engine must hand the job (a wave's `secrets:`, src/wave/lint.ts).
  */

@@ -35,6 +35,8 @@ export interface WatchOptions {
   folder: string;
   /** The runbook's path, when watch was given one (for the commands it suggests). */
   runbook?: string;
+  /** Its hash as loaded: the commands it suggests say when the journal ran another text. */
+  runbookHash?: string;
   /** The runbook's instances and verifier (with their secrets: only the clients see them); else the journal's. */
   instances?: FleetInstance[];
   /** The runbook's first process among `instances` (src/runbook/can-write.ts). */
@@ -117,6 +119,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       host,
       isAlive: isPidAlive,
       ...(opts.runbook !== undefined ? { runbook: opts.runbook } : {}),
+      ...(opts.runbookHash !== undefined ? { runbookHash: opts.runbookHash } : {}),
     });
     // a finished run told its own notifiers; only a run without an end has a runner to lose
     if (runner.alarm && runner.state !== "finished") {

@@ -91,7 +91,7 @@ function render() {
   }
   // the cutover and its runs
   const runs = m.runs.map((x) => el("li", "run " + x.n + " (" + (x.abort ? "--abort" : x.mode) + ")" + (x.by ? " by " + x.by.user + "@" + x.by.host : "") + ", started " + utc(x.startedAt) + ": " + (x.ended === "open" ? "no end yet" : x.ended === "no-word" ? "ended without a word (killed or crashed) after " + utc(x.lastAt) : "ended " + x.ended + (x.finishedAt ? " at " + utc(x.finishedAt) : "")) + (x.committed ? ", committed" : "") + (x.message ? " — " + x.message : "")));
-  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : " · not committed"))];
+  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed"))];
   if (runs.length) { const ul = el("ul", undefined, "plain"); ul.append(...runs); cut.push(ul); }
   for (const g of m.gaps) cut.push(el("p", "no runner alive for " + dur(g.ms) + " after run " + g.after + " (" + (g.how === "killed" ? "it was killed" : "it ended") + ")", "warn"));
   fill("cutover", cut);

@@ -13,6 +13,7 @@ import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
 import { WRITES_LEFT_WORDS } from "../writes-words.js";
+import { RUNBOOK_CHANGED_NOTE, varArgs } from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
 /** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
@@ -44,6 +45,8 @@ export interface RunnerInput {
   isAlive: (pid: number) => boolean;
   /** How to name the runbook in the command (its path, when watch was given it). */
   runbook?: string;
+  /** That runbook's hash as it reads now: another than its journal's makes `--resume` refuse it. */
+  runbookHash?: string;
 }
 
 export function runnerVerdict(i: RunnerInput): RunnerVerdict {
@@ -54,6 +57,13 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const lastLineAt = run.lastAt;
   const left = stateLeft(m, i.now);
   const rb = i.runbook ?? m.cutover.file ?? "<runbook.yaml>";
+  // the way on carries the --var values its runs decided their `when`s with (a run with others is
+  // refused), and says when the runbook is no longer the text its journal ran
+  const vars = varArgs(m.whenVars);
+  const changed = i.runbookHash !== undefined && m.cutover.hash !== undefined && i.runbookHash !== m.cutover.hash;
+  const resume = `syncbook run ${rb} --resume${vars}${changed ? `   (${RUNBOOK_CHANGED_NOTE})` : ""}`;
+  const from = (id: string, why: string): string =>
+    `syncbook run ${rb} --from ${id}${changed ? " --allow-changed-runbook" : ""}${vars}   (${why})`;
   if (run.finishedAt !== undefined) {
     const how =
       run.ended === "called-off"
@@ -69,11 +79,9 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       // a run stopped at --to left its cutover open: --resume goes on with the next step; a step
       // after the commit that failed (continueOnError) runs again in the cutover with --from
       ...((run.outcome !== "ok" || run.to !== undefined) && !m.cutover.committed && run.ended !== "called-off"
-        ? { next: `syncbook run ${rb} --resume` }
+        ? { next: resume }
         : again
-          ? {
-              next: `syncbook run ${rb} --from ${again.id}   (step ${again.index + 1} failed, and the run went on past it)`,
-            }
+          ? { next: from(again.id, `step ${again.index + 1} failed, and the run went on past it`) }
           : {}),
       lastLineAt,
     };
@@ -93,7 +101,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     const before = m.runs.at(-2);
     const afterFinished =
       before?.outcome === "ok" && before.committed === true && before.to === undefined && !before.aborted;
-    const from =
+    const again =
       run.continues && !run.acted && afterFinished
         ? m.steps.find((s) => s.attempts.some((a) => a.run === run.n))
         : undefined;
@@ -102,9 +110,9 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       alarm: true,
       headline: `THE RUNNER IS GONE: ${who}; its last journal line was ${ago} ago, and the cutover is unfinished`,
       left,
-      next: from
-        ? `syncbook run ${rb} --from ${from.id}   (the run that died sent nothing and ran no hook: --resume would pass it over)`
-        : `syncbook run ${rb} --resume`,
+      next: again
+        ? from(again.id, "the run that died sent nothing and ran no hook: --resume would pass it over")
+        : resume,
       lastLineAt,
     };
   }
@@ -116,7 +124,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       alarm: true,
       headline: `THE RUNNER IS SILENT: no journal line for ${ago}, longer than ${step ? `step ${step.index + 1} ${step.id}'s` : "a step's"} time limit of ${formatDuration(limit)}${sameHost ? "" : ` (its lock is held on ${holder.host}: this machine cannot check that process)`}`,
       left,
-      next: `syncbook status ${rb}   (then, if its process is gone: syncbook run ${rb} --resume)`,
+      next: `syncbook status ${rb}   (then, if its process is gone: syncbook run ${rb} --resume${vars})`,
       lastLineAt,
     };
   return {
@@ -138,9 +146,15 @@ export function stateLeft(m: CutoverModel, now: number): string[] {
     out.push(`writes stopped ${formatDuration(Math.max(0, now - at))} ago`);
   } else if (m.writesLeft) out.push(WRITES_LEFT_WORDS[m.writesLeft]);
   if (!m.cutover.committed) {
-    const c = m.commits.at(-1);
+    // after a reverse, the sync that runs now is the one it started: the commits before it were the other's
+    const since = m.cutover.reversed?.at ?? -Infinity;
+    if (m.cutover.reversed) out.push(`reversed (step ${m.cutover.reversed.id})`);
+    const c = m.commits.filter((x) => x.at > since).at(-1);
     // requests journaled after the last fan-out that ended: a commit on its way when its runner died
-    const r = m.commitRequested && (!c || m.commitRequested.at > c.at) ? m.commitRequested : undefined;
+    const r =
+      m.commitRequested && m.commitRequested.at > since && (!c || m.commitRequested.at > c.at)
+        ? m.commitRequested
+        : undefined;
     const all = m.instances.length;
     if (r)
       out.push(

@@ -286,6 +286,66 @@ describe("a fleet that answers COMMITTED", () => {
   });
 });
 
+// a reverse starts a new sync: what was committed before it was the other's (the watch page said
+// "COMMITTED", offered no way on and raised no alarm for a reversed sync never committed)
+describe("after a reverse that took effect", () => {
+  const REV_STEPS = [...STEPS, { index: 4, id: "back", kind: "reverse", title: "back" }];
+  const rev = () => {
+    const s = stream();
+    const f = new CutoverFold({ traits: traitsOf });
+    const apply = <K extends RunEventType>(t: number, type: K, payload: RunEventMap[K]) =>
+      f.apply(s.at(t, type, payload));
+    const all = (t: number, state: string) => {
+      for (const i of [0, 1]) apply(t, "progress.sampled", { instance: inst(i), progress: { state } } as never);
+    };
+    apply(0, "run.started", { ...started("run"), steps: REV_STEPS });
+    all(10, "COMMITTED");
+    apply(20, "run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 20 });
+    return { f, apply, all };
+  };
+  const reverse = (r: ReturnType<typeof rev>, outcome: "ok" | "failed") => {
+    r.apply(100, "run.started", { ...started("run"), steps: REV_STEPS });
+    r.apply(110, "step.started", REV_STEPS[4]!);
+    r.apply(120, "step.finished", { index: 4, id: "back", outcome, durationMs: 10 });
+  };
+
+  it("the sync that runs now is not committed; the run that committed before it said the sync before", () => {
+    const r = rev();
+    expect(r.f.view().cutover.committed).toBe(true);
+    reverse(r, "ok");
+    expect(r.f.view().cutover).toMatchObject({ committed: false, reversed: { id: "back", at: 120 } });
+    // the fleet seen COMMITTED before it no longer counts: it must be seen again, every instance
+    r.all(130, "RUNNING");
+    expect(r.f.view().cutover.committed).toBe(false);
+    r.apply(200, "run.finished", {
+      outcome: "failed",
+      exitCode: 1,
+      committed: false,
+      durationMs: 100,
+      reversed: "back",
+    });
+    expect(r.f.view().cutover.committed).toBe(false);
+    // the reversed sync committed: a run says so at its end, or the fleet shows it
+    r.all(300, "COMMITTED");
+    expect(r.f.view().cutover.committed).toBe(true);
+    const said = rev();
+    reverse(said, "ok");
+    said.apply(400, "run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 300 });
+    expect(said.f.view().cutover.committed).toBe(true);
+  });
+
+  it("a reverse whose step failed (refused by part of the fleet) changes nothing; nor does a step of another kind", () => {
+    const r = rev();
+    reverse(r, "failed");
+    expect(r.f.view().cutover.committed).toBe(true);
+    expect(r.f.view().cutover.reversed).toBeUndefined();
+    const other = rev();
+    other.apply(100, "step.started", STEPS[2]!);
+    other.apply(110, "step.finished", { index: 2, id: "hold", outcome: "ok", durationMs: 10 });
+    expect(other.f.view().cutover.committed).toBe(true);
+  });
+});
+
 // the watch's own reads of a runbook's fleet, before any run (no run.started): the page's canWrite
 // column showed nothing for the first process, whose canWrite alone is valid
 describe("the first process where no run says it (FoldOptions.canWriteFrom)", () => {

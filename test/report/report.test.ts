@@ -493,3 +493,57 @@ describe("writeReport and createReportListener", () => {
     expect(r.snapshot()).toEqual(before);
   });
 });
+
+// a reverse starts a new sync: the report of a cutover whose first sync committed, then reversed
+// and failed before the new sync's commit said "FAILED AFTER COMMIT" (and left out the writes its
+// runs left stopped, which it tells only of a sync not committed)
+describe("the report after a reverse that took effect", () => {
+  const steps = [
+    { index: 0, id: "commit", kind: "commit", title: "commit" },
+    { index: 1, id: "back", kind: "reverse", title: "back" },
+    { index: 2, id: "hold", kind: "hook", title: "hold" },
+  ];
+  const instances = [{ url: "http://127.0.0.1:27182", name: "sync0", index: 0 }];
+  let seq = 0;
+  const ev = (at: number, type: string, body: Record<string, unknown>): RunEvent =>
+    ({ type, seq: ++seq, at: T0 + at, ...body }) as unknown as RunEvent;
+  const run = (first: Record<string, unknown>, reverseOutcome: "ok" | "failed") => [
+    ev(0, "run.started", { runbook: "r", file: "r.yaml", hash: "h", mode: "run", instances, steps }),
+    ev(10, "step.started", steps[0]),
+    ev(20, "step.finished", { index: 0, id: "commit", outcome: "ok", durationMs: 10 }),
+    ev(30, "step.started", steps[1]),
+    ev(40, "step.finished", { index: 1, id: "back", outcome: reverseOutcome, durationMs: 10 }),
+    ev(50, "step.started", steps[2]),
+    ev(60, "step.finished", { index: 2, id: "hold", outcome: "failed", durationMs: 10, error: "boom" }),
+    ev(70, "run.finished", { outcome: "failed", exitCode: 1, durationMs: 70, ...first }),
+  ];
+
+  it("the sync that runs now is not committed: FAILED, not FAILED AFTER COMMIT", () => {
+    const r = buildReport(run({ committed: false, reversed: "back" }, "ok"));
+    expect(r.committed).toBe(false);
+    expect(renderHtml(r)).toMatch(/data-committed="false"/);
+    expect(renderHtml(r)).not.toMatch(/FAILED AFTER COMMIT/);
+  });
+
+  it("a run that said committed after the reverse did commit the new sync; a reverse that failed started none", () => {
+    expect(buildReport(run({ committed: true }, "ok")).committed).toBe(true);
+    expect(buildReport(run({ committed: true }, "failed")).committed).toBe(true);
+  });
+
+  it("across runs: the run that committed before the reverse said the sync before", () => {
+    const first = [
+      ev(0, "run.started", { runbook: "r", file: "r.yaml", hash: "h", mode: "run", instances, steps }),
+      ev(10, "step.started", steps[0]),
+      ev(20, "step.finished", { index: 0, id: "commit", outcome: "ok", durationMs: 10 }),
+      ev(25, "run.finished", { outcome: "ok", exitCode: 0, durationMs: 25, committed: true, to: "commit" }),
+    ];
+    const second = [
+      ev(100, "run.started", { runbook: "r", file: "r.yaml", hash: "h", mode: "resume", instances, steps }),
+      ev(110, "step.started", steps[1]),
+      ev(120, "step.finished", { index: 1, id: "back", outcome: "ok", durationMs: 10 }),
+      ev(130, "run.finished", { outcome: "failed", exitCode: 1, durationMs: 30, committed: false, reversed: "back" }),
+    ];
+    expect(buildReport(first).committed).toBe(true);
+    expect(buildReport([...first, ...second]).committed).toBe(false);
+  });
+});

@@ -9,7 +9,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { cli } from "../support/run.js";
+import type { WatchState } from "../../src/watch/index.js";
+import { cli, startCli } from "../support/run.js";
 import {
   cleanedUpAfterAll,
   cliCutover,
@@ -108,6 +109,25 @@ describe("a resume with other --var values than the run it continues", () => {
     expect(first.all, first.all).toContain(`resume with: syncbook run ${c.file} --var rollback=true --resume`);
     const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
     expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --resume --var rollback=true`);
+    // and the watch page (its runner's "next", what the dead-man's switch pages too), from the journal alone
+    const watch = startCli(["watch", c.file, "--journal-dir", c.jd, "--no-live"], { cwd: c.dir });
+    try {
+      let out = "";
+      watch.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+      await watch.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
+      const url = /syncbook watch: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+      const page = (await (await fetch(new URL("state.json", url))).json()) as WatchState;
+      expect(page.model.whenVars).toEqual(["rollback=true"]);
+      // the first sync committed, then reversed: the sync that runs now was never committed
+      expect(page.model.cutover.committed).toBe(false);
+      expect(page.model.cutover.reversed?.id).toBe("reverse-it");
+      expect(page.runner.left).toEqual(expect.arrayContaining(["reversed (step reverse-it)", "commit not sent"]));
+      expect(page.runner.left).not.toContain("committed");
+      expect(page.runner.next, JSON.stringify(page.runner)).toBe(`syncbook run ${c.file} --resume --var rollback=true`);
+    } finally {
+      watch.child.kill("SIGINT");
+      await watch.done;
+    }
     const same = await cli(c.args("--resume", "--var", "rollback=true"), { cwd: c.dir });
     expect(same.code, `${where}\n--- resume --var rollback=true\n${same.all}`).toBe(0);
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);

@@ -293,3 +293,147 @@ describe("stateLeft", () => {
     expect(stateLeft(ended, at(62_600))).toContain("commit sent 1m 00s ago, COMMITTED not seen yet");
   });
 });
+
+describe("the way on carries the --var values its runs decided their `when`s with (a run with others is refused)", () => {
+  // a rollback under `when: "${vars.rollback}"` (two steps), and a gate after; a model of the runs
+  const whenSteps = [
+    { index: 0, id: "stop", kind: "stopWrites", title: "stop" },
+    { index: 1, id: "reverse-it", kind: "reverse", title: "reverse-it", when: "rollback" },
+    { index: 2, id: "restop", kind: "stopWrites", title: "restop", when: "rollback" },
+    { index: 3, id: "commit", kind: "commit", title: "commit" },
+    { index: 4, id: "gate", kind: "hook", title: "gate" },
+  ];
+  const started = (at0: number, extra: Record<string, unknown> = {}) =>
+    ev("run.started", at0, {
+      runbook: "rb",
+      file: "rb.yaml",
+      hash: "sha256:ab",
+      mode: "run",
+      instances,
+      steps: whenSteps,
+      by: { user: "op", host: "h", pid: 1 },
+      ...extra,
+    });
+  const ran = (at0: number, index: number, outcome = "ok") => {
+    const st = whenSteps[index]!;
+    return [
+      ev("step.started", at0, { index, id: st.id, kind: st.kind, title: st.title }),
+      ev("step.finished", at0 + 10, {
+        index,
+        id: st.id,
+        outcome,
+        durationMs: 10,
+        ...(outcome === "ok" ? {} : { error: "boom" }),
+      }),
+    ];
+  };
+  const skipped = (at0: number, index: number, reason = "when: false") =>
+    ev("step.skipped", at0, { index, id: whenSteps[index]!.id, reason });
+  const modelOf = (es: RunEvent[]) => {
+    const f = new CutoverFold({ traits: traitsOf });
+    for (const e of es) f.apply(e);
+    return f.view(es.at(-1)!.at);
+  };
+  const finished = (at0: number) =>
+    ev("run.finished", at0, { outcome: "failed", exitCode: 1, durationMs: at0, committed: false });
+  const verdict = (model: ReturnType<typeof modelOf>, runbookHash?: string) =>
+    runnerVerdict({
+      model,
+      lock: undefined,
+      now: at(10_000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+      ...(runbookHash !== undefined ? { runbookHash } : {}),
+    });
+
+  it("skipped by its `when`: false; ran: true; each variable once", () => {
+    const without = modelOf([
+      started(0),
+      ...ran(100, 0),
+      skipped(200, 1),
+      skipped(210, 2),
+      ...ran(300, 4, "failed"),
+      finished(400),
+    ]);
+    expect(without.whenVars).toEqual(["rollback=false"]);
+    expect(without.steps.map((s) => s.when)).toEqual([undefined, "rollback", "rollback", undefined, undefined]);
+    expect(verdict(without).next).toBe("syncbook run rb.yaml --resume --var rollback=false");
+    const withIt = modelOf([
+      started(0),
+      ...ran(100, 0),
+      ...ran(200, 1),
+      ...ran(300, 2),
+      ...ran(400, 4, "failed"),
+      finished(500),
+    ]);
+    expect(withIt.whenVars).toEqual(["rollback=true"]);
+    expect(verdict(withIt).next).toBe("syncbook run rb.yaml --resume --var rollback=true");
+    // a step that failed or was interrupted ran too; one still running (or cut off by a kill) tells nothing
+    expect(modelOf([started(0), ...ran(100, 1, "interrupted")]).whenVars).toEqual(["rollback=true"]);
+    expect(
+      modelOf([started(0), ev("step.started", 100, { index: 1, id: "reverse-it", kind: "reverse", title: "x" })])
+        .whenVars,
+    ).toEqual([]);
+    // skipped for another reason (`--only`, a resume's journal): no decision
+    expect(modelOf([started(0), skipped(100, 1, "not in --only"), skipped(110, 2, "not in --only")]).whenVars).toEqual(
+      [],
+    );
+  });
+
+  it("a variable the steps tell both ways of is left out: no value is right for both; steps without a `when` variable tell nothing", () => {
+    const both = modelOf([started(0), ...ran(100, 1), skipped(200, 2), finished(300)]);
+    expect(both.whenVars).toEqual([]);
+    expect(verdict(both).next).toBe("syncbook run rb.yaml --resume");
+    const none = modelOf([
+      started(0, { steps: whenSteps.map(({ when: _w, ...st }) => st) }),
+      skipped(100, 1),
+      finished(200),
+    ]);
+    expect(none.whenVars).toEqual([]);
+  });
+
+  it("a dead runner's --resume, a silent one's, and a --from carry them; a runbook changed since its journal is said, and --from gets --allow-changed-runbook", () => {
+    const es = [started(0), ...ran(100, 0), skipped(200, 1), skipped(210, 2)];
+    const dead = runnerVerdict({
+      model: modelOf(es),
+      lock,
+      now: at(5000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
+    expect(dead.state).toBe("dead");
+    expect(dead.next).toBe("syncbook run rb.yaml --resume --var rollback=false");
+    const silent = runnerVerdict({
+      model: modelOf([
+        ...es,
+        ev("step.started", 300, { index: 4, id: "gate", kind: "hook", title: "gate", timeoutMs: 1000 }),
+      ]),
+      lock: { ...lock, host: "elsewhere" },
+      now: at(300 + 1000 + 30_001),
+      host: "here",
+      isAlive: () => true,
+      runbook: "rb.yaml",
+    });
+    expect(silent.state).toBe("silent");
+    expect(silent.next).toBe(
+      "syncbook status rb.yaml   (then, if its process is gone: syncbook run rb.yaml --resume --var rollback=false)",
+    );
+    const failed = modelOf([...es, ...ran(300, 4, "failed"), finished(400)]);
+    expect(verdict(failed, "sha256:ab").next).toBe("syncbook run rb.yaml --resume --var rollback=false");
+    expect(verdict(failed, "sha256:cd").next).toBe(
+      "syncbook run rb.yaml --resume --var rollback=false   (the runbook changed since this journal was written: --resume refuses it unless --allow-changed-runbook, only if the change cannot affect the steps already run)",
+    );
+    // committed, past a failed step after the commit (continueOnError): --from it, with the flag and the vars
+    const past = modelOf([
+      ...es,
+      ...ran(250, 3),
+      ...ran(300, 4, "failed"),
+      ev("run.finished", 400, { outcome: "ok", exitCode: 0, durationMs: 400, committed: true }),
+    ]);
+    expect(verdict(past, "sha256:cd").next).toBe(
+      "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false   (step 5 failed, and the run went on past it)",
+    );
+  });
+});
