@@ -509,11 +509,11 @@ describe("the report after a reverse that took effect", () => {
     ({ type, seq: ++seq, at: T0 + at, ...body }) as unknown as RunEvent;
   const run = (first: Record<string, unknown>, reverseOutcome: "ok" | "failed") => [
     ev(0, "run.started", { runbook: "r", file: "r.yaml", hash: "h", mode: "run", instances, steps }),
-    ev(10, "step.started", steps[0]),
+    ev(10, "step.started", steps[0]!),
     ev(20, "step.finished", { index: 0, id: "commit", outcome: "ok", durationMs: 10 }),
-    ev(30, "step.started", steps[1]),
+    ev(30, "step.started", steps[1]!),
     ev(40, "step.finished", { index: 1, id: "back", outcome: reverseOutcome, durationMs: 10 }),
-    ev(50, "step.started", steps[2]),
+    ev(50, "step.started", steps[2]!),
     ev(60, "step.finished", { index: 2, id: "hold", outcome: "failed", durationMs: 10, error: "boom" }),
     ev(70, "run.finished", { outcome: "failed", exitCode: 1, durationMs: 70, ...first }),
   ];
@@ -533,13 +533,13 @@ describe("the report after a reverse that took effect", () => {
   it("across runs: the run that committed before the reverse said the sync before", () => {
     const first = [
       ev(0, "run.started", { runbook: "r", file: "r.yaml", hash: "h", mode: "run", instances, steps }),
-      ev(10, "step.started", steps[0]),
+      ev(10, "step.started", steps[0]!),
       ev(20, "step.finished", { index: 0, id: "commit", outcome: "ok", durationMs: 10 }),
       ev(25, "run.finished", { outcome: "ok", exitCode: 0, durationMs: 25, committed: true, to: "commit" }),
     ];
     const second = [
       ev(100, "run.started", { runbook: "r", file: "r.yaml", hash: "h", mode: "resume", instances, steps }),
-      ev(110, "step.started", steps[1]),
+      ev(110, "step.started", steps[1]!),
       ev(120, "step.finished", { index: 1, id: "back", outcome: "ok", durationMs: 10 }),
       ev(130, "run.finished", { outcome: "failed", exitCode: 1, durationMs: 30, committed: false, reversed: "back" }),
     ];

@@ -400,7 +400,7 @@ describe("only this cutover's verification counts", () => {
       const refused = await run(again(s));
       expect(refused.result.exitCode).toBe(1);
       expect(refused.result.message).toMatch(
-        /^step verify-again failed: the verifier resumed a verification this cutover did not start: after this run's check it shows generation \d+ at once/,
+        /^step verify-again failed: the verifier resumed a verification this cutover did not start: after this run's check it shows generation \d+ in its first answer, read [\d.]+m?s after the check was sent: the check resumed/,
       );
       expect(refused.result.hint).toMatch(
         release === "v0.2.0" ? /^verifier releases v0\.1\.6 to v0\.2\.0/ : /^Restart the verifier with --clean/,

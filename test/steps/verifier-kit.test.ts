@@ -297,8 +297,17 @@ describe("after this run's check: a fresh verification, or a resumed one (freshS
   it("a generation past 0 at once is a resumed verification (a persisted generation)", () => {
     for (const base of [persistedBase, { ...FRESH, [EMPTY_500]: true }, undefined])
       expect(freshStart(at(4, 0), base)).toBe(
-        "it shows generation 4 at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)",
+        "it shows generation 4 at once: the check resumed a verification its metadata held (a fresh one starts at generation 0, and leaves it only once every document was compared)",
       );
+  });
+
+  // an adversarial run: a slow /progress (2 s) after a restart with --clean; the first answer said
+  // "at once" for what came 2 s after the check
+  it("a slow first answer says how long after the check it was read, not 'at once'", () => {
+    expect(freshStart(at(396, 0), persistedBase, false, 2100)).toBe(
+      "it shows generation 396 in its first answer, read 2.1s after the check was sent: the check resumed a verification its metadata held (a fresh one starts at generation 0, and leaves it only once every document was compared)",
+    );
+    expect(freshStart(at(0, 0), persistedBase, false, 2100)).toBeUndefined();
   });
 
   it("generation 0 with nothing done is a fresh start, whatever the baseline", () => {

@@ -27,6 +27,7 @@
 import { generationDocs } from "../../api/progress.js";
 import type { VerifierProgress } from "../../api/types.js";
 import { verifierDocsText } from "../../text.js";
+import { formatDuration } from "../../runbook/duration.js";
 import type { VerifierNeed, VerifierStanding } from "../../fleet/index.js";
 import type { VerifierMemory } from "./context.js";
 
@@ -125,6 +126,7 @@ export function freshStart(
   p: VerifierProgress,
   baseline: VerifierProgress | undefined,
   late = false,
+  afterMs?: number,
 ): string | undefined {
   const g = p.generation;
   if (typeof g !== "number")
@@ -141,8 +143,13 @@ export function freshStart(
   // verification gets past generation 0, or past the tasks done before, in time too
   if (late)
     return `it shows ${shows} by the first answer read: its first answers went unread (the run or step that sent the check ended before them), and a fresh verification gets there in time as a resumed one does, so which this is cannot be told`;
+  // `afterMs`: from the check sent to this answer. A slow answer is not "at once"; still, a fresh
+  // verification leaves generation 0 only after its workers did every task of it, every document
+  // compared (check.go `CheckDriver`: `generation++` after `CheckWorker`)
+  const when =
+    afterMs === undefined ? "at once" : `in its first answer, read ${formatDuration(afterMs)} after the check was sent`;
   return g > 0
-    ? `it shows ${shows} at once: the check resumed a verification its metadata held (a fresh one starts at generation 0)`
+    ? `it shows ${shows} ${when}: the check resumed a verification its metadata held (a fresh one starts at generation 0, and leaves it only once every document was compared)`
     : `${shows}: the counters of a resumed verification, not of a fresh start`;
 }
 

@@ -368,7 +368,7 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
       const seen = await checkShows(ctx, t, m.check);
       if ("shows" in seen) {
         // a check still unproven that this step did not send: the run or step that sent it ended unjudged
-        if (m.unproven !== undefined) judgeOrigin(ctx, seen.shows, sent === 0);
+        if (m.unproven !== undefined) judgeOrigin(ctx, seen.shows, sent === 0, Date.now() - m.check.at);
         return seen.shows;
       }
       const p = seen.lost;
@@ -407,10 +407,10 @@ export async function ensureCheck(ctx: StepContext, t: VerifierTools): Promise<V
  * (said and journaled, `verifier.origin`); a resumed one is refused as on v0.2.1 before a check,
  * and its check no longer counts (`--resume` does not adopt it either).
  */
-function judgeOrigin(ctx: StepContext, p: VerifierProgress, late: boolean): void {
+function judgeOrigin(ctx: StepContext, p: VerifierProgress, late: boolean, afterMs: number): void {
   const m = ctx.run.memory.verifier;
   const release = m.unproven === "oldRelease";
-  const not = freshStart(p, release ? undefined : m.baseline, late);
+  const not = freshStart(p, release ? undefined : m.baseline, late, Math.max(0, afterMs));
   if (not === undefined) {
     const why = `a fresh verification: ${describeVerifier(p)}, after ${release ? "an empty HTTP 500 before the check" : "the counters its metadata held before the check"}`;
     ctx.run.emit("verifier.origin", { index: ctx.index, id: ctx.id, progress: p, ours: true, why });
