@@ -81,11 +81,12 @@ async function rehearse(
     );
     let verdict: Verdict | undefined;
     // the run's own word on its verification (src/steps/kit/earned.ts), for the verdict
-    const run: { verified: boolean; unverified?: string } = { verified: false };
+    const run: { verified: boolean; unverified?: string; reversed?: string } = { verified: false };
     const finished = (e: RunEvent): void => {
       if (e.type !== "run.finished") return;
       run.verified = e.verified === true;
       if (e.unverified !== undefined) run.unverified = e.unverified;
+      if (e.reversed !== undefined) run.reversed = e.reversed;
     };
     const code = await execute(reh.loaded, registry, flags, force, [finished, ...(summary ? [summary.listener] : [])], {
       mode: "rehearse",

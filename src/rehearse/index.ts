@@ -14,6 +14,7 @@ import type { Runbook } from "../runbook/types.js";
 import { verdictKind, verdictWord, verifierText, type Verdict } from "./verdict.js";
 import { lintWithLoader } from "../lint/rules.js";
 import { formatDuration } from "../runbook/duration.js";
+import { commitWords } from "../writes-words.js";
 
 export { verifierText, verdictKind, verdictWord, type Verdict } from "./verdict.js";
 
@@ -43,7 +44,7 @@ export interface Rehearsal {
    */
   writesProbe: WritesProbe;
   /** The verdict: the simulator's record, and what the run says of its verification (`verified`). */
-  verdict(run: { verified: boolean; unverified?: string | undefined }): Promise<Verdict>;
+  verdict(run: { verified: boolean; unverified?: string | undefined; reversed?: string | undefined }): Promise<Verdict>;
   close(): Promise<void>;
 }
 
@@ -225,6 +226,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
           !(failedTasks !== null && failedTasks > 0) &&
           !(metadataMismatchTasks !== null && metadataMismatchTasks > 0) &&
           st.verifier.error === null,
+        ...(run.reversed !== undefined ? { reversed: run.reversed } : {}),
         verified: run.verified,
         ...(run.verified || run.unverified === undefined ? {} : { unverified: run.unverified }),
       };
@@ -286,7 +288,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
           : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
   const lines = [
     `rehearsal verdict: ${headline}`,
-    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `not committed (${statesText(v.states)})`}`,
+    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `${commitWords({ committed: false, ...(v.reversed !== undefined ? { reversed: v.reversed } : {}) })} (${statesText(v.states)})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
     `  verified:      ${v.verified ? "yes: a verify step passed on this cutover's verification result" : `no: ${v.unverified ?? "no verification was earned"}`}`,
     `  verifier:      ${verifierText(v.verifier)}`,

@@ -4,6 +4,8 @@
  */
 export interface Verdict {
   committed: number;
+  /** The run's reverse (its step id) took effect and the sync it started was not committed (`RunResult.reversed`). */
+  reversed?: string;
   instances: number;
   states: string[];
   writesLost: number;

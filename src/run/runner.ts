@@ -28,6 +28,8 @@ export interface RunResult {
   commitSent: boolean;
   /** Commit was accepted by at least one instance: the cutover happened (or is happening). */
   committed: boolean;
+  /** Not committed, and a reverse (its step id) took effect: the commit before it was the other sync's (`run.finished.reversed`). */
+  reversed?: string;
   /** A `verify` step passed on this cutover's result (src/steps/kit/earned.ts); `unverified`: why not. */
   verified: boolean;
   unverified?: string;
@@ -376,6 +378,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     exitCode,
     commitSent: memory.commitSent,
     committed: memory.commitAccepted,
+    ...(!memory.commitAccepted && memory.reversed !== undefined ? { reversed: memory.reversed } : {}),
     verified: checked.verified,
     ...(checked.verified ? {} : { unverified: checked.why }),
     ...(memory.split ? { split: memory.split } : {}),

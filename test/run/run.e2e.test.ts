@@ -372,7 +372,8 @@ describe("syncbook rehearse", () => {
     expect(r.code, r.all).toBe(0);
     expect(r.all).toMatch(/interlock fleet-state: every instance is COMMITTED/);
     expect(r.all).toMatch(/reverse → 1\/1 ok/);
-    expect(r.stdout).toMatch(/not committed \(RUNNING\)/);
+    // the fleet's word, and whose: the sync the reverse started, not committed (the first one was)
+    expect(r.stdout).toContain("  committed:     not committed since the reverse (step rollback) (RUNNING)");
     // what the verifier compared before the reverse does not verify the sync after it
     expect(r.stdout).toMatch(/rehearsal verdict: NOT VERIFIED .*a reverse was sent \(step rollback\)/);
   });
