@@ -12,6 +12,7 @@ import {
   currentSyncCommit,
   commitNoLongerHolds,
   lastReverse,
+  reverseInDoubt,
   stepToRunAgain,
 } from "../../src/run/earlier.js";
 import { parseRunbook } from "../../src/runbook/index.js";
@@ -162,5 +163,63 @@ describe("commitNoLongerHolds: the fleet read before a --from goes on with a com
     expect(off).toMatch(/^a does not answer \(http:\/\/\*\*\*@127\.0\.0\.1:9: progress failed/);
     expect(off).toMatch(/; http:\/\/\*\*\*@127\.0\.0\.1:9\/x does not answer/);
     expect(off).not.toMatch(/S3cret|An0ther|Passw0rd/);
+  });
+});
+
+// every answer a commit's instances can leave, with its step ended ok, failed (part of the fleet
+// refused it) or cut (the runner killed with it on its way): sent unless every instance refused it
+// (a refusal is an answer that it took no effect), accepted once one instance accepted it; a step
+// that ended ok counts whatever the lines say. Only commands of op commit count.
+describe("commitEvidence, every answer of a commit's instances", () => {
+  const answers = ["ok", "error", "unknown"] as const;
+  for (const step of ["ok", "failed", "cut"] as const)
+    for (const a of answers)
+      for (const b of answers)
+        it(`commit step ${step}, answers ${a} and ${b}`, () => {
+          const s = state(["ok", "ok", step], [cmd("commit", 2, a, b)]);
+          const sent = step === "ok" || a !== "error" || b !== "error";
+          const accepted = step === "ok" || a === "ok" || b === "ok";
+          expect(commitEvidence(s)).toEqual({ sent, accepted });
+          // another command with the same answers is no commit
+          expect(commitEvidence(state(["ok", "ok", step], [cmd("start", 2, a, b)]))).toEqual(none);
+        });
+});
+
+// a reverse after the last that took effect, its step not ended ok, which may have reached an
+// instance: the sync may run either way (--resume reads the fleet)
+describe("reverseInDoubt", () => {
+  it("a reverse cut or failed with an answer not a refusal is in doubt; refused everywhere, or ended ok, it is not", () => {
+    for (const [step, answers, doubt] of [
+      ["cut", ["unknown"], 3],
+      ["cut", ["ok"], 3],
+      ["failed", ["ok", "error"], 3],
+      ["failed", ["error", "unknown"], 3],
+      ["failed", ["error", "error"], undefined],
+      ["ok", ["ok"], undefined],
+    ] as const) {
+      const s = state(["ok", "ok", "ok", step], [cmd("commit", 2, "ok"), cmd("reverse", 3, ...answers)]);
+      expect(reverseInDoubt(s), `${step} ${answers.join(",")}`).toBe(doubt);
+    }
+  });
+
+  it("only commands after the last reverse that took effect, and only reverses", () => {
+    // the first reverse took effect; a second, cut, is in doubt
+    const second = state(
+      ["ok", "ok", "ok", "cut"],
+      [cmd("reverse", 1, "ok"), cmd("commit", 2, "unknown"), cmd("reverse", 3, "unknown")],
+    );
+    expect(reverseInDoubt(second)).toBe(3);
+    // a reverse in doubt before the last that took effect is settled by it
+    const settled = state(["ok", "cut", "ok", "ok"], [cmd("reverse", 1, "unknown"), cmd("reverse", 3, "ok")]);
+    expect(reverseInDoubt(settled)).toBeUndefined();
+    // a commit cut on its way is no reverse
+    expect(reverseInDoubt(state(["ok", "ok", "cut"], [cmd("commit", 2, "unknown")]))).toBeUndefined();
+    expect(reverseInDoubt(state([], []))).toBeUndefined();
+  });
+
+  it("a command whose step the journal does not have is not ended ok (a journal cut short)", () => {
+    const s = state(["ok"], [cmd("reverse", 7, "unknown")]);
+    expect(reverseInDoubt(s)).toBe(7);
+    expect(lastReverse(s)).toBeUndefined();
   });
 });
