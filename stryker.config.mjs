@@ -26,6 +26,9 @@ export default {
     "src/run/orphans.ts",
     // issue 36: whether a verifier answer is this cutover's check and result, and "verified"
     "src/steps/kit/earned.ts",
+    // --resume's decision from its journal: which write stops run again, the undos owed, the
+    // commit of the sync that runs now (src/run/resume.ts reads the journal and the fleet)
+    "src/run/resume-decide.ts",
   ],
   thresholds: { high: 95, low: 90, break: 95 },
   // three workers on 2 cores: a third fills the time the others spend waiting out a timeout and

@@ -22,6 +22,8 @@ export default defineConfig({
       "test/retry.test.ts",
       // the hook processes earlier runs left (src/run/orphans.ts)
       "test/run/orphans.test.ts",
+      // --resume's decision from its journal (src/run/resume-decide.ts)
+      "test/run/resume-decide.test.ts",
       // lint's side of the command steps (their `sequence`)
       "test/lint/{sequence,rules,command-sequence}.test.ts",
     ],

@@ -9,7 +9,6 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
-import { reversedVerification, type VerifierMemory } from "../api/verifier-memory.js";
 import { createFleet } from "../fleet/index.js";
 import { chooseJournal, instanceKey, reconcile } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
@@ -19,15 +18,13 @@ import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
 import {
-  commitEvidence,
-  currentSyncCommit,
-  lastReverse,
   openEarlierJournal,
   stepToRunAgain,
   whenDiffersHint,
   whenDecidedOtherwise,
   whenDiffersText,
 } from "./earlier.js";
+import { decideResume } from "./resume-decide.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 
 export async function planResume(
@@ -153,73 +150,9 @@ export async function planResume(
       hint: whenDiffersHint(state, loaded, "--resume"),
       exitCode: ExitCode.usage,
     });
-  const done = new Map<number, string>();
-  for (const s of steps) if (s.index < r.resumeAt) done.set(s.index, "done in an earlier run (journal)");
-  for (const a of r.adopt) done.set(a.stepIndex, `adopted: ${a.reason}`);
-  const adopted = new Set(r.adopt.map((a) => a.stepIndex));
-  // a commit counts as sent once it may have reached any instance: adopted, ended ok, accepted
-  // by one, or sent with no usable answer (commit blocks until every instance has it, so an
-  // instance that got it may be waiting in its round: turning writes back on then would let the
-  // round close with writes flowing). As in a run, nothing is undone after commit was sent.
-  const journaled = commitEvidence(state);
-  const reversedNow = r.adopt.some((a) => a.op === "reverse");
-  const adoptedCommit = r.adopt.some((a) => a.op === "commit") && !reversedNow;
-  const current = currentSyncCommit(state, reversedNow);
-  const commitSent = r.adopt.some((a) => a.op === "commit") || journaled.sent;
-  // the step of the reverse that started the sync that runs now (adopted here, or ended ok)
-  const newSyncFrom = r.adopt.find((a) => a.op === "reverse")?.stepIndex ?? lastReverse(state)?.stepIndex;
-  // a stopWrites whose undo started may have turned writes back on: it runs again, so commit's
-  // interlock sees writes stopped by this run, not by a step whose effect was reverted. Only its
-  // latest run counts (a resume that ran it again stopped writes again), and never once a commit
-  // of its sync may have been sent: no pre-commit step runs after a commit (its waits cannot pass
-  // any more). A write stop after a reverse is the new sync's: only that sync's commit counts
-  // (the first sync's commit would keep it from running again, and the new sync's commit, still
-  // ahead, would be refused for want of a write stop).
-  const beforeItsCommit = (stepIndex: number): boolean =>
-    newSyncFrom !== undefined && stepIndex > newSyncFrom ? !(adoptedCommit || current.sent) : !commitSent;
-  const latest = new Map(state.hooksRan.map((h) => [h.stepIndex, h]));
-  let reverted: number | undefined;
-  for (const h of [...latest.values()].filter((h) => beforeItsCommit(h.stepIndex))) {
-    const why = h.undone
-      ? `its undo ran${state.finished?.aborted ? " (--abort)" : ""}: writes went back on`
-      : h.undoStarted
-        ? "its undo started in an earlier run, so writes may be flowing"
-        : opts.mayHaveActed
-          ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
-          : undefined;
-    if (why && steps[h.stepIndex]?.bound.opensWriteStop === true && done.delete(h.stepIndex)) {
-      opts.say(`resume: step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: ${why}`);
-      reverted = Math.min(reverted ?? h.stepIndex, h.stepIndex);
-    }
-  }
-  // what a step after it established held while writes were stopped; once the undo turned them
-  // back on it no longer does (a "drained" wait for lag below 3 s ran while writes were off):
-  // such checks are not done, they run again after the write stop does. Steps that act (hooks,
-  // notify, commands) are not repeated; a verify is not either (the verifier runs one check per
-  // process), and is named so the operator can judge it.
-  if (reverted !== undefined) {
-    for (const st of steps) {
-      if (st.index <= reverted || !done.has(st.index) || r.adopt.some((a) => a.stepIndex === st.index)) continue;
-      if (st.bound.afterWritesBack === "again") {
-        done.delete(st.index);
-        opts.say(
-          `resume: step ${st.index + 1} "${st.id}" runs again: it passed while writes were stopped by step ${reverted + 1}, whose undo has run since`,
-        );
-      } else if (st.bound.afterWritesBack === "told")
-        opts.say(
-          `resume: step ${st.index + 1} "${st.id}" (verify) passed while writes were stopped by step ${reverted + 1}, whose undo has run since; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile`,
-        );
-    }
-  }
-  // as a run after its reverse step (its undo stack rearmed, src/steps/lifecycle.ts): the hooks
-  // of the new sync, after the reverse, are undone until its own commit; none from before
-  const undoSteps =
-    adoptedCommit || current.sent || (commitSent && newSyncFrom === undefined)
-      ? []
-      : state.hooksRan
-          .filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted)
-          .filter((h) => !commitSent || h.stepIndex > newSyncFrom!)
-          .map((h) => h.stepIndex);
+  const decided = decideResume(state, r, steps, opts.mayHaveActed === true);
+  for (const n of decided.notes) opts.say(`resume: ${n}`);
+  const { done } = decided;
   // the step the task list starts at: one that runs again (a write stop undone) comes before where the run stopped
   const first = steps.find((st) => !done.has(st.index) && st.index < r.resumeAt);
   const at = (i: number): string => `step ${i + 1}/${steps.length} "${steps[i]?.id ?? "(end)"}"`;
@@ -245,29 +178,9 @@ export async function planResume(
     plan: {
       ...(complete ? { complete } : {}),
       done,
-      ...(adopted.size ? { adopted } : {}),
-      memory: {
-        ...(split ? { split } : {}),
-        // a write stop that runs again is not in force until it has
-        // an adopted reverse runs the sync the other way: its commit needs its own write stop
-        writesStopped: state.stopWritesSucceeded && reverted === undefined && !reversedNow,
-        // the verifier's check and writesOff are adopted, never resent blindly (src/steps/kit/verifier.ts);
-        // after an adopted reverse none of it counts, as after a reverse step (src/steps/lifecycle.ts)
-        verifier: verifierAfter(state.verifier, reversedNow ? steps[newSyncFrom!]?.id : undefined),
-        // the reverse the sync runs since (adopted here, or ended ok): said at the run's end
-        ...(newSyncFrom !== undefined && steps[newSyncFrom] ? { reversed: steps[newSyncFrom].id } : {}),
-        // the sync that runs now (a reverse starts a new one): the verdict and commit's interlocks
-        // go by it, as a run's memory after its reverse step does; the undos above go by any commit
-        commitSent: adoptedCommit || current.sent,
-        commitAccepted: adoptedCommit || current.accepted,
-        // the no-errors interlock spans the whole run, the interrupted part included
-        serviceErrors: state.commandsSent.flatMap((c) =>
-          c.perInstance
-            .filter((p) => p.answered === "error" && / refused: /.test(p.error ?? ""))
-            .map((p) => ({ instance: p.instance, op: c.op, error: p.error ?? "refused" })),
-        ),
-      },
-      undoSteps,
+      ...(decided.adopted.size ? { adopted: decided.adopted } : {}),
+      memory: { ...(split ? { split } : {}), ...decided.memory },
+      undoSteps: decided.undoSteps,
     },
   };
 }
@@ -279,11 +192,4 @@ async function unfinishedBeside(dir: string, file: string): Promise<string[]> {
   } catch {
     return [];
   }
-}
-
-/** The journal's verifier memory, a copy, with an adopted reverse's effect on it (`reversedVerification`). */
-function verifierAfter(memory: VerifierMemory | undefined, reverse: string | undefined): VerifierMemory {
-  const m: VerifierMemory = { ...memory };
-  if (reverse !== undefined) reversedVerification(m, reverse);
-  return m;
 }
