@@ -102,7 +102,7 @@ async function runMain(
   // every usage error before anything is opened or sent: a typo never leaves a journal behind
   const { instanceTargets, planSteps, stepRange } = await import("../run/plan.js");
   const range = loaded.runbook ? stepRange(planSteps(loaded.runbook), flags.from, flags.to) : undefined;
-  if (flags.only && loaded.runbook) instanceTargets(loaded.runbook, [flags.only], flags.from);
+  const only = flags.only && loaded.runbook ? instanceTargets(loaded.runbook, [flags.only], flags.from) : undefined;
   if (flags.dryRun) {
     // no run, so no run events: the plan itself is the one JSON line (README "Events as JSON lines")
     if (json) await printPlanJson(loaded, json.write, range);
@@ -190,6 +190,7 @@ async function runMain(
             continues !== undefined,
             flags.from,
             flags.allowChangedRunbook === true,
+            { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) },
           )
         : undefined;
     // the earlier runs' events, from the one read that judged the journal (src/run/earlier.ts):

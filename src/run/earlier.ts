@@ -9,6 +9,7 @@ import { createFleet } from "../fleet/index.js";
 import { instancesOf, type Runbook, type Step } from "../runbook/types.js";
 import {
   earlierHookCalls,
+  instanceKey,
   isNothingToResume,
   journalCutover,
   journalEventRestorer,
@@ -250,6 +251,45 @@ export function reverseInDoubt(state: JournalState): number | undefined {
   return c?.stepIndex;
 }
 
+/**
+ * The commands a \`--from\` run would send again to an instance the journal shows they may have
+ * reached: a start, commit or reverse of the sync that runs now (after the last reverse that took
+ * effect) sent by a step from \`from\` to \`to\` (the run's range), to an instance it targets
+ * (\`--only\`: those; else every one), whose answer there was not a refusal (accepted, or none
+ * usable: a reset, a timeout, a runner killed with it on its way). \`--resume\` reads the fleet and
+ * adopts or completes such a command (src/journal/reconcile.ts); a \`--from\` run reads no fleet
+ * for it, and the step's interlocks may not tell (a commit on its way leaves the fleet RUNNING
+ * until every instance has it; a reverse on its way leaves it COMMITTED): the run is refused.
+ */
+export function sentAgainByFrom(
+  state: JournalState,
+  range: { from: number; to: number },
+  targets: ReadonlySet<string> | undefined,
+): { stepIndex: number; op: string; instances: string[]; answers: string }[] {
+  const after = lastReverse(state)?.at ?? -1;
+  return state.commandsSent
+    .slice(after + 1)
+    .filter((c) => AT_MOST_ONCE.has(c.op) && c.stepIndex >= range.from && c.stepIndex <= range.to)
+    .flatMap((c) => {
+      const reached = c.perInstance.filter(
+        (p) => p.answered !== "error" && (targets === undefined || targets.has(p.instance)),
+      );
+      return reached.length
+        ? [
+            {
+              stepIndex: c.stepIndex,
+              op: c.op,
+              instances: reached.map((p) => p.instance),
+              answers: reached.map((p) => `${p.instance} ${p.answered === "ok" ? "accepted it" : "gave no usable answer"}`).join(", "),
+            },
+          ]
+        : [];
+    });
+}
+
+/** The commands the service takes once per sync: sent twice, the second may reach it too. */
+const AT_MOST_ONCE = new Set(["start", "commit", "reverse"]);
+
 function evidenceOf(
   state: JournalState,
   commands: JournalState["commandsSent"],
@@ -381,6 +421,8 @@ export async function fromJournal(
   /** The `--from` step's id: after the commit of a committed cutover, its journal counts (`afterItsCommit`). */
   from?: string,
   allowChangedRunbook = false,
+  /** The run's last step (`--to`) and the instances it sends to (`--only`, indexes), when given. */
+  range: { to?: string; only?: readonly number[] } = {},
 ): Promise<ResumePlan | undefined> {
   let found: { file: string; state: JournalState };
   try {
@@ -423,6 +465,31 @@ export async function fromJournal(
       hint: whenDiffersHint(state, loaded, `--from ${from}`),
       exitCode: ExitCode.usage,
     });
+  // a command is never sent twice to an instance: one the journal shows may have reached it is
+  // --resume's to adopt or complete, from what the fleet shows
+  if (loaded.runbook && fromIndex >= 0) {
+    const all = instancesOf(loaded.runbook);
+    const toIndex = range.to !== undefined ? loaded.runbook.steps.findIndex((s) => s.id === range.to) : -1;
+    const targets = range.only
+      ? new Set(range.only.map((index) => instanceKey({ index, ...(all[index]?.name !== undefined ? { name: all[index].name } : {}) })))
+      : undefined;
+    const again = sentAgainByFrom(
+      state,
+      { from: fromIndex, to: toIndex >= 0 ? toIndex : loaded.runbook.steps.length - 1 },
+      targets,
+    );
+    if (again.length) {
+      const c = again[0]!;
+      const id = state.steps[c.stepIndex]?.id ?? loaded.runbook.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
+      throw new UserError(
+        `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.answers}, and this run would send it again: a ${c.op} is never sent twice to an instance`,
+        {
+          hint: `Run syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>.`,
+          exitCode: ExitCode.interlock,
+        },
+      );
+    }
+  }
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one).
   // A reverse that may have reached the fleet and did not end ok: this run reads no fleet, so it
   // counts neither side's write stop or commit (fails safe: it stops writes and commits anew)

@@ -13,6 +13,7 @@ import {
   commitNoLongerHolds,
   lastReverse,
   reverseInDoubt,
+  sentAgainByFrom,
   stepToRunAgain,
 } from "../../src/run/earlier.js";
 import { parseRunbook } from "../../src/runbook/index.js";
@@ -221,5 +222,50 @@ describe("reverseInDoubt", () => {
     const s = state(["ok"], [cmd("reverse", 7, "unknown")]);
     expect(reverseInDoubt(s)).toBe(7);
     expect(lastReverse(s)).toBeUndefined();
+  });
+});
+
+// a --from run never sends a start, commit or reverse again to an instance it may have reached
+// (an adversarial run: --from commit after a commit whose answers were lost sent it twice)
+describe("sentAgainByFrom", () => {
+  const all = { from: 0, to: 4 };
+  it("a command of the run's range that may have reached an instance it targets: accepted or no usable answer; a refusal is none", () => {
+    for (const [a, b, reached] of [
+      ["ok", "error", ["i0"]],
+      ["unknown", "unknown", ["i0", "i1"]],
+      ["error", "unknown", ["i1"]],
+      ["error", "error", []],
+    ] as const) {
+      const s = state(["ok", "ok", "ok", "failed"], [cmd("commit", 3, a, b)]);
+      expect(
+        sentAgainByFrom(s, all, undefined).flatMap((c) => c.instances),
+        `${a} ${b}`,
+      ).toEqual(reached);
+    }
+    const s = state(["ok", "ok", "ok", "failed"], [cmd("commit", 3, "ok", "unknown")]);
+    expect(sentAgainByFrom(s, all, undefined)).toEqual([
+      { stepIndex: 3, op: "commit", instances: ["i0", "i1"], answers: "i0 accepted it, i1 gave no usable answer" },
+    ]);
+  });
+
+  it("only the instances --only targets, only steps from --from to --to, only start, commit and reverse", () => {
+    const s = state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok", "error"), cmd("commit", 3, "ok", "error")]);
+    expect(sentAgainByFrom(s, all, new Set(["i1"]))).toEqual([]);
+    expect(sentAgainByFrom(s, all, new Set(["i0"])).map((c) => c.op)).toEqual(["start", "commit"]);
+    expect(sentAgainByFrom(s, { from: 1, to: 4 }, undefined).map((c) => c.op)).toEqual(["commit"]);
+    expect(sentAgainByFrom(s, { from: 0, to: 2 }, undefined).map((c) => c.op)).toEqual(["start"]);
+    expect(sentAgainByFrom(s, { from: 3, to: 3 }, undefined).map((c) => c.op)).toEqual(["commit"]);
+    expect(sentAgainByFrom(s, { from: 4, to: 4 }, undefined)).toEqual([]);
+    // a verifier command, or any other, is not this rule's
+    const other = state(["ok", "ok", "ok", "failed"], [cmd("pause", 3, "ok")]);
+    expect(sentAgainByFrom(other, all, undefined)).toEqual([]);
+  });
+
+  it("after a reverse that took effect, only the new sync's commands: the first sync's commit is not sent again by its steps", () => {
+    const s = state(["ok", "ok", "ok", "ok"], [cmd("commit", 2, "ok"), cmd("reverse", 3, "ok")]);
+    expect(sentAgainByFrom(s, all, undefined)).toEqual([]);
+    // a reverse in doubt after it is: its step did not end ok
+    const doubt = state(["ok", "ok", "ok", "cut"], [cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")]);
+    expect(sentAgainByFrom(doubt, { from: 3, to: 4 }, undefined).map((c) => c.op)).toEqual(["reverse"]);
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * A `--from` run never sends a start, commit or reverse again to an instance its journal shows it
+ * may have reached (an adversarial run: `--from commit` after a commit whose answers were lost
+ * sent commit a second time to both instances; `--from rollback` a second reverse, whose refusal
+ * the step then called "nothing took effect"). `--resume` reads the fleet and adopts or completes
+ * such a command; `--from` reads none for it, so it is refused, and `--only` the instances that
+ * refused it still works. The built CLI against the simulator over loopback.
+ */
+import { describe, expect, it } from "vitest";
+import { cli } from "../support/run.js";
+import { cleanedUpAfterAll, cliCutover, COMMIT, DRAINED, posts, READY, START, STOP } from "../support/crash-harness.js";
+
+const made = cleanedUpAfterAll();
+
+describe("--from after a command whose answer was lost", () => {
+  it("is refused before anything is sent (exit 3), naming the command, the instance and --resume with its vars", async () => {
+    const c = await cliCutover(made, ["reset=1@0/commit"], START + READY + STOP + DRAINED + COMMIT);
+    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toMatch(/gave no usable answer .* nothing was resent/);
+    expect(posts(c.s, "commit"), first.all).toEqual([1]);
+    c.s.control.clearFaults();
+
+    const again = await cli(c.args("--from", "commit", "--yes"), { cwd: c.dir });
+    const where = `${first.all}\n--- --from commit\n${again.all}`;
+    expect(again.code, where).toBe(3);
+    expect(again.all, where).toMatch(
+      /cannot go on with the cutover of .* from commit: its journal shows commit \(step 5 "commit"\) may have reached .* gave no usable answer, and this run would send it again: a commit is never sent twice to an instance/,
+    );
+    expect(again.all, where).toContain(`hint: Run syncbook run ${c.file} --resume: it reads the fleet`);
+    // nothing sent: no second commit, no journal of a run
+    expect(posts(c.s, "commit"), where).toEqual([1]);
+    expect(again.all, where).not.toMatch(/▶ \[/);
+
+    // a --to before the commit sends none: allowed
+    const before = await cli(c.args("--from", "drained", "--to", "drained", "--yes"), { cwd: c.dir });
+    expect(before.code, `${where}\n--- --from drained --to drained\n${before.all}`).toBe(0);
+    expect(posts(c.s, "commit")).toEqual([1]);
+  }, 120_000);
+});
