@@ -726,7 +726,7 @@ export function shiftEvent(e: RunEvent, seqBase: number, idBase: number, earlier
 
 /**
  * The `--var` values a cutover's steps tell its runs decided their `when`s with: one that its `when`
- * skipped, false; one that ran to an end, true (as src/run/earlier.ts `cutoverVars` reads the
+ * skipped, false; one that started, true (as src/run/earlier.ts `cutoverVars` reads the
  * journal; one rule, src/next-run.ts `decidedVars`).
  */
 function whenVars(steps: Iterable<ModelStep>): string[] {
@@ -737,9 +737,8 @@ function whenVars(steps: Iterable<ModelStep>): string[] {
         if (s.when === undefined) return [];
         if (s.outcome === "skipped")
           return s.attempts.length === 0 && s.reason === "when: false" ? [{ name: s.when, value: false }] : [];
-        return s.attempts.some((a) => a.outcome === "ok" || a.outcome === "failed" || a.outcome === "interrupted")
-          ? [{ name: s.when, value: true }]
-          : [];
+        // started, ended or not (its runner killed in it): it ran on its `when`
+        return s.attempts.length > 0 ? [{ name: s.when, value: true }] : [];
       }),
   );
 }

@@ -167,29 +167,35 @@ export function currentSyncCommit(state: JournalState, reversedNow: boolean): Co
  * write stop on a sync that never reversed. Each said for people.
  */
 export function whenDecidedOtherwise(state: JournalState, steps: readonly Step[], before: number): string[] {
-  return state.steps
-    .filter((j) => j.index < before && j.finished !== undefined)
-    .flatMap((j) => {
-      const now = steps[j.index]?.when === false;
-      if (j.skippedByWhen === true && !now)
-        return [`step ${j.index + 1} "${j.id}" was skipped by its \`when\`, and would run now`];
-      if (j.finished !== "skipped" && now) return [`step ${j.index + 1} "${j.id}" ran, and its \`when\` is false now`];
-      return [];
-    });
+  return state.steps.flatMap((j) => {
+    const now = steps[j.index]?.when === false;
+    // a step that started and never ended (its runner killed in it: a reverse on its way, a write
+    // stop's hook) ran on its \`when\` too, where the resume goes on as well (it would skip it now)
+    if (j.finished === undefined)
+      return j.started && j.index <= before && now
+        ? [`step ${j.index + 1} "${j.id}" started (its run ended before it did), and its \`when\` is false now`]
+        : [];
+    if (j.index >= before) return [];
+    if (j.skippedByWhen === true && !now)
+      return [`step ${j.index + 1} "${j.id}" was skipped by its \`when\`, and would run now`];
+    if (j.finished !== "skipped" && now) return [`step ${j.index + 1} "${j.id}" ran, and its \`when\` is false now`];
+    return [];
+  });
 }
 
 /**
  * The \`--var\` values the journal's runs decided its \`when\`s with, as far as they tell: a step
- * whose \`when\` names \`vars.X\` and was skipped by it says X was false; one that ran, true. A
+ * whose \`when\` names \`vars.X\` and was skipped by it says X was false; one that started (ended or not), true. A
  * variable the journal says both ways of (or that a \`when\` on the environment decides) is left out.
  */
 export function cutoverVars(state: JournalState, loaded: LoadedRunbook): string[] {
   return decidedVars(
     state.steps.flatMap((j) => {
       const ref = whenVariable(loaded.raw, j.index);
-      if (!ref?.startsWith("vars.") || j.finished === undefined) return [];
-      const value = j.skippedByWhen === true ? false : j.finished !== "skipped" ? true : undefined;
-      return value === undefined ? [] : [{ name: ref.slice("vars.".length), value }];
+      const name = ref?.startsWith("vars.") ? ref.slice("vars.".length) : undefined;
+      // skipped by it: false; started, ended or not: it ran on its \`when\`, true
+      if (name === undefined || (j.skippedByWhen !== true && !j.started)) return [];
+      return [{ name, value: j.skippedByWhen !== true }];
     }),
   );
 }
@@ -280,7 +286,9 @@ export function sentAgainByFrom(
               stepIndex: c.stepIndex,
               op: c.op,
               instances: reached.map((p) => p.instance),
-              answers: reached.map((p) => `${p.instance} ${p.answered === "ok" ? "accepted it" : "gave no usable answer"}`).join(", "),
+              answers: reached
+                .map((p) => `${p.instance} ${p.answered === "ok" ? "accepted it" : "gave no usable answer"}`)
+                .join(", "),
             },
           ]
         : [];
@@ -471,7 +479,11 @@ export async function fromJournal(
     const all = instancesOf(loaded.runbook);
     const toIndex = range.to !== undefined ? loaded.runbook.steps.findIndex((s) => s.id === range.to) : -1;
     const targets = range.only
-      ? new Set(range.only.map((index) => instanceKey({ index, ...(all[index]?.name !== undefined ? { name: all[index].name } : {}) })))
+      ? new Set(
+          range.only.map((index) =>
+            instanceKey({ index, ...(all[index]?.name !== undefined ? { name: all[index].name } : {}) }),
+          ),
+        )
       : undefined;
     const again = sentAgainByFrom(
       state,

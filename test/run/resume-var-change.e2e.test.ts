@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { WatchState } from "../../src/watch/index.js";
 import { cli, startCli } from "../support/run.js";
+import { until } from "../support/crash-harness.js";
 import {
   cleanedUpAfterAll,
   cliCutover,
@@ -32,8 +33,8 @@ const made = cleanedUpAfterAll();
 const rollback = (steps: string): string => steps.replace(/^ {2}- \{ /gm, () => '  - { when: "${vars.rollback}", ');
 
 /** A reversible cutover whose reverse and second commit run under `when: "${vars.rollback}"` (false by default), with a gate between that fails once. */
-async function rollbackRunbook() {
-  const c = await cliCutover(made, [], "");
+async function rollbackRunbook(faults: string[] = []) {
+  const c = await cliCutover(made, faults, "");
   const steps =
     START_REV +
     READY +
@@ -131,5 +132,37 @@ describe("a resume with other --var values than the run it continues", () => {
     const same = await cli(c.args("--resume", "--var", "rollback=true"), { cwd: c.dir });
     expect(same.code, `${where}\n--- resume --var rollback=true\n${same.all}`).toBe(0);
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
+  }, 120_000);
+
+  // an adversarial run: the runner killed with its reverse on its way; the --resume that status and
+  // the watch page offered (no --var) adopted the reverse, skipped the rest of the rollback by its
+  // `when`, and ended "run ok": the rollback abandoned, and no way on left
+  it("a step that started and never ended ran on its `when`: a resume without its --var is refused; with it, it goes on", async () => {
+    const c = await rollbackRunbook(["latency=4s@0/reverse"]);
+    const reverses = () => c.s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
+    const one = startCli(c.args("--var", "rollback=true"), { cwd: c.dir });
+    await until("the reverse arrives", () => reverses() === 1, 60_000);
+    one.child.kill("SIGKILL");
+    const first = await one.done;
+    // the way on, as status tells it: with the value the reverse ran on
+    const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
+    expect(st.stdout, `${first.all}\n--- status\n${st.all}`).toContain(
+      `syncbook run ${c.file} --resume --var rollback=true`,
+    );
+    const other = await cli(c.args("--resume"), { cwd: c.dir });
+    const where = `${first.all}\n--- resume\n${other.all}`;
+    expect(other.code, where).toBe(2);
+    expect(other.all, where).toMatch(
+      /its `when` values differ from the runs of this cutover \(step 7 "reverse-it" started \(its run ended before it did\), and its `when` is false now\)/,
+    );
+    expect(other.all, where).toContain(`syncbook run ${c.file} --var rollback=true --resume`);
+    expect(other.all, where).not.toMatch(/run ok/);
+    expect(reverses(), where).toBe(1);
+    // with it: the reverse adopted (never sent again), the rollback goes on to its gate
+    const same = await cli(c.args("--resume", "--var", "rollback=true"), { cwd: c.dir });
+    const after = `${where}\n--- resume --var rollback=true\n${same.all}`;
+    expect(same.all, after).toMatch(/skipped: adopted: reverse took effect/);
+    expect(same.all, after).toMatch(/step gate failed/);
+    expect(reverses(), after).toBe(1);
   }, 120_000);
 });

@@ -27,14 +27,14 @@ async function load(vars: Record<string, boolean> = {}): Promise<LoadedRunbook> 
   return parseRunbook(TEXT, "rb.yaml", { vars, env: { GO_E: "true" } });
 }
 
-/** A journal whose steps ended as given: "ok", "failed", "skipped", "when" (skipped by its `when`), "-" (not reached). */
+/** A journal whose steps ended as given: "ok", "failed", "skipped", "when" (skipped by its `when`), "cut" (started, never ended), "-" (not reached). */
 function journal(outcomes: string[]): JournalState {
   const steps: JournalStep[] = outcomes.map((o, index) => ({
     index,
     id: "abcdef"[index]!,
     kind: "sleep",
-    started: o === "ok" || o === "failed",
-    ...(o === "-" ? {} : { finished: (o === "when" ? "skipped" : o) as JournalStep["finished"] }),
+    started: o === "ok" || o === "failed" || o === "cut",
+    ...(o === "-" || o === "cut" ? {} : { finished: (o === "when" ? "skipped" : o) as JournalStep["finished"] }),
     ...(o === "when" ? { skippedByWhen: true as const } : {}),
   }));
   return { steps } as unknown as JournalState;
@@ -73,6 +73,30 @@ describe("whenDecidedOtherwise", () => {
     expect(whenDecidedOtherwise(journal(["ok", "-", "-", "-", "-", "-"]), rb, 6)).toEqual([]);
     // a journal step past the runbook's (another text, refused before this is asked): not judged here
     expect(whenDecidedOtherwise(journal(["ok", "when", "when", "ok", "ok", "ok", "ok"]), rb, 7)).toEqual([]);
+  });
+});
+
+// an adversarial run: a runner killed with its reverse on its way (`--var rollback=true`); the
+// offered `--resume` (no --var) adopted the reverse, skipped the rest of the rollback by its
+// `when`, and ended "run ok": the rollback abandoned, the cutover closed
+describe("whenDecidedOtherwise: a step that started and never ended", () => {
+  it("ran on its `when`: false now, refused, where the run goes on too; past it, not judged", async () => {
+    const rb = (await load()).runbook!.steps;
+    const s = journal(["ok", "ok", "cut", "-", "-", "-"]);
+    const said = 'step 3 "c" started (its run ended before it did), and its `when` is false now';
+    // adopted (the run goes on after it), or run again (the run goes on at it)
+    expect(whenDecidedOtherwise(s, rb, 3)).toEqual(['step 2 "b" ran, and its `when` is false now', said]);
+    expect(whenDecidedOtherwise(journal(["ok", "-", "cut", "-", "-", "-"]), rb, 2)).toEqual([said]);
+    expect(whenDecidedOtherwise(journal(["ok", "-", "cut", "-", "-", "-"]), rb, 1)).toEqual([]);
+    // true now: the same decision
+    const same = (await load({ rollback: true })).runbook!.steps;
+    expect(whenDecidedOtherwise(s, same, 3)).toEqual([]);
+    // a step without a `when`, cut: nothing to decide
+    expect(whenDecidedOtherwise(journal(["cut", "-", "-", "-", "-", "-"]), rb, 0)).toEqual([]);
+  });
+
+  it("tells its variable's value: true", async () => {
+    expect(cutoverVars(journal(["ok", "-", "cut", "-", "-", "-"]), await load())).toEqual(["rollback=true"]);
   });
 });
 

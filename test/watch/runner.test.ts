@@ -369,12 +369,13 @@ describe("the way on carries the --var values its runs decided their `when`s wit
     ]);
     expect(withIt.whenVars).toEqual(["rollback=true"]);
     expect(verdict(withIt).next).toBe("syncbook run rb.yaml --resume --var rollback=true");
-    // a step that failed or was interrupted ran too; one still running (or cut off by a kill) tells nothing
+    // a step that failed or was interrupted ran too; so did one still running, or cut off by a kill
+    // (its runner killed with a reverse on its way: the resume must carry the value it ran on)
     expect(modelOf([started(0), ...ran(100, 1, "interrupted")]).whenVars).toEqual(["rollback=true"]);
     expect(
       modelOf([started(0), ev("step.started", 100, { index: 1, id: "reverse-it", kind: "reverse", title: "x" })])
         .whenVars,
-    ).toEqual([]);
+    ).toEqual(["rollback=true"]);
     // skipped for another reason (`--only`, a resume's journal): no decision
     expect(modelOf([started(0), skipped(100, 1, "not in --only"), skipped(110, 2, "not in --only")]).whenVars).toEqual(
       [],
