@@ -190,7 +190,11 @@ export interface ModelVerifier {
   /** Generation 0's final documents (`gen0Stats`, v0.1.10 and later; absent during generation 0). */
   gen0?: GenerationDocs;
   answeredAt?: number;
-  /** The generation writesOff met (`verifier.writesOff`): a result must come from a later one. */
+  /**
+   * The generation writesOff met (`verifier.writesOff`): a result must come from a later one. Gone
+   * once it no longer speaks for the verification the verifier runs: a check sent since, a restart
+   * seen, a reverse that took effect.
+   */
   writesOffGeneration?: number;
   /** Restarts seen (`verifier.restarted`). */
   restarts: number;

@@ -236,9 +236,11 @@ export class CutoverFold {
         const s = this.#stepOf(e.index, e.id);
         if (e.outcome === "ok" && this.#opts.traits(s.kind).command === "reverse") {
           this.#reversed = { at: e.at, id: e.id };
-          // the fleet seen COMMITTED was the sync before; the new one is read afresh
+          // the fleet seen COMMITTED was the sync before; the new one is read afresh, and the
+          // verification's writesOff was of the sync before too
           this.#committedSeen = false;
           this.#states.clear();
+          delete this.#verifier?.writesOffGeneration;
         }
         s.outcome = e.outcome;
         s.endedAt = e.at;
@@ -315,6 +317,8 @@ export class CutoverFold {
         break;
       case "verifier.restarted":
         this.#verifierOf().restarts++;
+        // a new process: the generations it counts are its own, writesOff not sent to it yet
+        delete this.#verifier?.writesOffGeneration;
         break;
       case "wait.status": {
         const s = this.#stepOf(e.index, e.id);
@@ -342,6 +346,8 @@ export class CutoverFold {
       }
       case "request.sent": {
         if (cur) cur.acted = true;
+        // a check starts a verification (or resumes one): the writesOff of any before it is not its
+        if (e.target === "verifier" && e.path === "/api/v1/check") delete this.#verifier?.writesOffGeneration;
         // a commit may take effect from its first request on: the fan-out's end (commit.sent) may never come
         if (e.target !== "service" || commandOfPath(e.path) !== "commit" || !e.instance) break;
         const r = this.#commitRequested;

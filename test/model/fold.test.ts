@@ -334,6 +334,45 @@ describe("after a reverse that took effect", () => {
     expect(said.f.view().cutover.committed).toBe(true);
   });
 
+  it("the verification's writesOff no longer counts: not after the reverse, a check sent since, or a restart", () => {
+    const wo = () => {
+      const r = rev();
+      r.apply(30, "verifier.writesOff", { index: 1, id: "commit", generation: 4 });
+      expect(r.f.view().verifier?.writesOffGeneration).toBe(4);
+      return r;
+    };
+    const a = wo();
+    reverse(a, "ok");
+    expect(a.f.view().verifier?.writesOffGeneration).toBeUndefined();
+    const b = wo();
+    b.apply(40, "request.sent", {
+      id: 9,
+      target: "verifier",
+      method: "POST",
+      path: "/api/v1/check",
+      body: {},
+    } as never);
+    expect(b.f.view().verifier?.writesOffGeneration).toBeUndefined();
+    const c = wo();
+    c.apply(40, "verifier.restarted", { index: 1, id: "commit", why: "generation 0" } as never);
+    expect(c.f.view().verifier?.writesOffGeneration).toBeUndefined();
+    // a progress read, or another request, keeps it
+    const d = wo();
+    d.apply(40, "request.sent", { id: 9, target: "verifier", method: "GET", path: "/api/v1/progress" } as never);
+    d.apply(41, "request.sent", {
+      id: 10,
+      target: "verifier",
+      method: "POST",
+      path: "/api/v1/writesOff",
+      body: {},
+    } as never);
+    expect(d.f.view().verifier?.writesOffGeneration).toBe(4);
+    // a reverse that failed keeps it
+    const e = wo();
+    reverse(e, "failed");
+    expect(e.f.view().verifier?.writesOffGeneration).toBe(4);
+  });
+
   it("a reverse whose step failed (refused by part of the fleet) changes nothing; nor does a step of another kind", () => {
     const r = rev();
     reverse(r, "failed");
