@@ -306,6 +306,10 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: the destination takes writes since ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)}); no writesOn hook has said the application writes again`,
       );
+    else if (j.writesStopInDoubt)
+      lines.push(
+        `  writes: may be stopped: the stopWrites hook of step ${j.writesStopInDoubt.step} ${j.writesStopInDoubt.id} started and its run ended before it did (what it did is not known: --resume runs it again; --abort runs its undo)`,
+      );
     else if (j.writesStopped !== undefined)
       lines.push(
         `  writes: ${j.writesStopped ? `${j.writesStoppedBefore ? "stopped by an earlier run of this cutover, and still at this run's end" : "stopped by the run (a stopWrites held, not undone)"}${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,

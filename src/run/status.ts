@@ -178,6 +178,11 @@ export interface JournalStatus {
     /** A reverse was sent since the last verification began (its step): nothing before it counts. */
     reversed?: string;
   };
+  /**
+   * The last stopWrites hook started and never ended (its runner killed in it): it may have stopped
+   * writes, or not (`--resume` runs it again; `--abort` runs its undo).
+   */
+  writesStopInDoubt?: { step: number; id: string };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
   writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
   /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
@@ -688,6 +693,9 @@ async function readJournalStatus(
       ...(undo?.command !== undefined ? { command: undo.command } : {}),
     };
   }
+  // a stop hook cut off in its run (ok unknown, no undo begun): "not stopped" would be a guess
+  if (!state.stopWritesSucceeded && stop && stop.ok === undefined && stop.undoStarted !== true && !stop.undone)
+    out.writesStopInDoubt = { step: stop.stepIndex + 1, id: stop.id };
   const next = nextOffer(out);
   // with the vars its runs decided their `when`s with: a resume with others is refused
   const vars = varArgs(varsOf(state));

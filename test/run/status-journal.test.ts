@@ -199,4 +199,37 @@ describe("status and the journal", () => {
       expect(j, String(w)).not.toHaveProperty("writesStoppedBefore");
     }
   });
+
+  // an adversarial run: a kill in the middle of the stopWrites hook; the simulator's writes were
+  // off, and status said "writes: not stopped by the run (or undone)"
+  it("a stopWrites hook cut off in its run: writes may be stopped, said so with the ways on; one that ended, or undone, not", async () => {
+    const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const of = async (hook: (ev: ReturnType<typeof eventFactory>) => RunEvent[]) => {
+      cleanup();
+      ({ dir, cleanup } = tempDir());
+      const ev = eventFactory();
+      journalOf([
+        ev("run.started", salesStarted()),
+        ev("step.started", STEPS[2]!),
+        ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
+        ...hook(ev),
+      ]);
+      return readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    };
+    const cut = await of(() => []);
+    expect(cut.journal.writesStopInDoubt).toEqual({ step: 3, id: "stop" });
+    expect(formatStatus(cut).join("\n")).toContain(
+      "writes: may be stopped: the stopWrites hook of step 3 stop started and its run ended before it did (what it did is not known: --resume runs it again; --abort runs its undo)",
+    );
+    expect(formatStatus(cut).join("\n")).not.toContain("not stopped by the run");
+    const failed = await of((ev) => [
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: false, durationMs: 5, error: "x" }),
+    ]);
+    expect(failed.journal).not.toHaveProperty("writesStopInDoubt");
+    const held = await of((ev) => [
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
+    ]);
+    expect(held.journal).not.toHaveProperty("writesStopInDoubt");
+  });
 });
