@@ -174,7 +174,7 @@ function finish(b: Building): SentCommand {
 const NEVER_LEFT = {
   answered: "error",
   error:
-    "never sent: its journal line was not witnessed (the journal failed before the line was durable), and a request leaves only once it is",
+    "never sent: its journal line was not witnessed (the run ended, killed or its journal failing, before the line was durable), and a request leaves only once it is",
 } as const;
 
 /**

@@ -254,7 +254,7 @@ describe("a command's answer over several sends and instances", () => {
     const never = {
       answered: "error",
       error:
-        "never sent: its journal line was not witnessed (the journal failed before the line was durable), and a request leaves only once it is",
+        "never sent: its journal line was not witnessed (the run ended, killed or its journal failing, before the line was durable), and a request leaves only once it is",
     };
     const lines = [started(3), post(1, 0, "commit"), post(2, 1, "commit")];
     // seqs: step.started 1, the requests 2 and 3
