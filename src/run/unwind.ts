@@ -130,7 +130,7 @@ export async function unwind(
         ? `${run.memory.split}: nothing is undone, writes stay stopped (the instances that have the commit must not see writes); complete it with --resume`
         : run.memory.commitAccepted
           ? "commit was sent: nothing is undone"
-          : "commit was sent and no instance accepted it (nothing took effect): nothing is undone, writes stay stopped until you resume or undo by hand",
+          : "commit was sent and no instance said it accepted it (each refused it, or gave no usable answer: one may be holding it): nothing is undone, writes stay stopped until you resume or undo by hand",
     });
     return { started };
   }

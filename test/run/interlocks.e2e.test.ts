@@ -296,7 +296,7 @@ describe("start and commit are never resent blindly", () => {
     const { result, events } = await run(runbookFor(s, START + READY + STOP + COMMIT));
     expect(result.exitCode).toBe(1);
     expect(result.committed).toBe(false);
-    expect(result.message).toMatch(/no instance accepted it: nothing took effect/);
+    expect(result.message).toMatch(/no instance accepted it: this request took no effect/);
     const finished = events.find((e): e is RunEventOf<"run.finished"> => e.type === "run.finished");
     expect(finished?.committed).toBe(false);
   });

@@ -582,7 +582,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     const { ctx } = context(f.fleet);
     const err = await failure(sendCommand(ctx, spec("pause")));
     expect(err.message).toBe(
-      `pause refused by ${refusals([0, 1], "pause")} (no instance accepted it: nothing took effect)`,
+      `pause refused by ${refusals([0, 1], "pause")} (no instance accepted it: this request took no effect)`,
     );
     expect(err.hint).toBe("Read the error above; the command did not take effect.");
   });
@@ -989,7 +989,7 @@ describe("a refusal from many instances: every one named when the command split 
     const none = scripted({ sends: [refused4], reads: [[{}], [{}], [{}], [{}]] });
     const b = await failure(sendCommand(context(none.fleet).ctx, spec("pause")));
     expect(b.message).toBe(
-      `pause refused by ${many([0, 1, 2, 3], "pause", false)} (no instance accepted it: nothing took effect)`,
+      `pause refused by ${many([0, 1, 2, 3], "pause", false)} (no instance accepted it: this request took no effect)`,
     );
   });
 

@@ -485,7 +485,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       `${op} refused by ${errorsText(
         refused.map((r) => r.error),
         { every: n > 0 },
-      )}${n > 0 ? ` (accepted by ${n} other instance(s): the fleet is now split)` : spec.only ? ` (no instance it was sent to accepted it; it was sent to ${spec.only.length} of ${fleet.refs.length} instances only)` : " (no instance accepted it: nothing took effect)"}`,
+      )}${n > 0 ? ` (accepted by ${n} other instance(s): the fleet is now split)` : spec.only ? ` (no instance it was sent to accepted it; it was sent to ${spec.only.length} of ${fleet.refs.length} instances only)` : " (no instance accepted it: this request took no effect)"}`,
       {
         hint:
           n > 0
