@@ -298,6 +298,10 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: the application writes again since ${j.writesOnSince} (its writesOn hook)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
       );
+    else if (j.destinationWrites?.reverseInDoubt)
+      lines.push(
+        `  writes: the destination took writes from ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)}); a reverse (step ${j.destinationWrites.reversedBy}) may have reached the fleet since (its step did not end): the sync may run the other way now, its destination taking writes only after its own commit (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
+      );
     else if (j.destinationWrites?.reversedBy !== undefined)
       lines.push(
         `  writes: the destination took writes from ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)}) until the reverse (step ${j.destinationWrites.reversedBy}): the sync now runs the other way, from that cluster, and its destination takes writes only after its own commit`,

@@ -41,7 +41,7 @@ import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
-import { commitEvidence, cutoverVars, lastReverse } from "./earlier.js";
+import { commitEvidence, cutoverVars, lastReverse, reverseInDoubt } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
 import { nextAfterFailedUndo, RUNBOOK_CHANGED_NOTE, varArgs, type NextOffer, type NextRun } from "../next-run.js";
 import { runAgainAfterCommit } from "../model/again.js";
@@ -196,6 +196,8 @@ export interface JournalStatus {
     by: "canWrite" | "committed";
     /** A reverse (its step id) ended ok after it: the sync runs the other way, its destination is the other cluster. */
     reversedBy?: string;
+    /** That reverse's step did not end: it may have reached the fleet (`reverseInDoubt`), or not. */
+    reverseInDoubt?: true;
   };
   /** A `writesOn` hook said the application writes again (to the destination): ISO time. */
   writesOnSince?: string;
@@ -658,13 +660,18 @@ async function readJournalStatus(
   // (the destination takes writes, the application writes again) is what people need to hear
   if (w && !w.open && w.closedAt !== undefined && (w.closedBy === "canWrite" || w.closedBy === "committed")) {
     // a reverse since the window closed: that destination is the reversed sync's source now
-    const r = lastReverse(state);
-    const rStep = r === undefined ? undefined : model.steps.find((s) => s.index === r.stepIndex);
+    // one that may have reached the fleet and whose step did not end (its runner killed with it on
+    // its way): the fleet may already run the other way, so "takes writes" is not said as fact
+    const doubt = reverseInDoubt(state);
+    const rIndex = doubt ?? lastReverse(state)?.stepIndex;
+    const rStep = rIndex === undefined ? undefined : model.steps.find((s) => s.index === rIndex);
     const rAt = rStep?.attempts.at(-1)?.startedAt;
     out.destinationWrites = {
       since: new Date(w.closedAt).toISOString(),
       by: w.closedBy,
-      ...(rStep && rAt !== undefined && rAt >= w.closedAt ? { reversedBy: rStep.id } : {}),
+      ...(rStep && rAt !== undefined && rAt >= w.closedAt
+        ? { reversedBy: rStep.id, ...(doubt !== undefined ? { reverseInDoubt: true as const } : {}) }
+        : {}),
     };
   }
   if (w?.writesOnAt !== undefined) out.writesOnSince = new Date(w.writesOnAt).toISOString();

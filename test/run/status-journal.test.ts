@@ -120,6 +120,34 @@ describe("status and the journal", () => {
       `  writes: the destination takes writes since ${seenAt(destination.events)} (canWrite on the first process); no writesOn hook has said the application writes again`,
     );
 
+    // a reverse on its way when its runner was killed (an adversarial run: status said "takes writes
+    // since" while the fleet showed the reverse had taken effect)
+    const reversing = await status((ev, s) => [
+      closed(ev, s),
+      // after the read that showed canWrite
+      { ...ev("step.started", STEPS[4]!), at: s.at + 2_000 },
+      {
+        ...ev("request.sent", {
+          id: 7,
+          instance: inst(0),
+          target: "service",
+          method: "POST",
+          path: "/api/v1/reverse",
+          body: {},
+        }),
+        at: s.at + 2_001,
+      },
+    ]);
+    expect(reversing.st.journal?.destinationWrites).toEqual({
+      since: seenAt(reversing.events),
+      by: "canWrite",
+      reversedBy: STEPS[4]!.id,
+      reverseInDoubt: true,
+    });
+    expect(reversing.writes).toBe(
+      `  writes: the destination took writes from ${seenAt(reversing.events)} (canWrite on the first process); a reverse (step ${STEPS[4]!.id}) may have reached the fleet since (its step did not end): the sync may run the other way now, its destination taking writes only after its own commit (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
+    );
+
     const back = await status((ev, s) => [closed(ev, s), ev("window.writes-on", { index: 3, id: "commit" })]);
     expect(back.st.journal?.writesOnSince).toBe(new Date(back.events.at(-1)!.at).toISOString());
     expect(back.writes).toBe(
