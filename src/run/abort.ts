@@ -9,7 +9,15 @@
 import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
-import { commitEvidence, openEarlierJournal, openHooks, stepToRunAgain } from "./earlier.js";
+import {
+  currentSyncCommit,
+  cutoverVars,
+  lastReverse,
+  openEarlierJournal,
+  openHooks,
+  runTarget,
+  stepToRunAgain,
+} from "./earlier.js";
 import { planSteps } from "./plan.js";
 import type { ResumePlan } from "./runner.js";
 
@@ -21,25 +29,42 @@ export async function planAbort(
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
   const { file, state, events: history } = await openEarlierJournal(dir, { ...opts, loaded });
-  const commit = commitEvidence(state);
+  // a reverse that took effect starts a new sync, whose undos are owed until its own commit, as a
+  // run's after its reverse step (src/steps/lifecycle.ts rearms the undo stack; Ctrl-C runs them);
+  // the sync before it committed, and nothing of it is undone. A reverse in doubt is no reverse here
+  const reversed = lastReverse(state);
+  const commit = currentSyncCommit(state, false);
   const over = state.finished?.outcome === "ok" && state.finished.to === undefined;
   // a step after the commit that failed and the run went past (a verify): the way on is --from it
   const again = stepToRunAgain(state, rb);
+  // the runbook as the way on names it, with the --var values its runs decided their `when`s with
+  const target = runTarget(loaded, cutoverVars(state, loaded));
+  const back = reversed ? "" : " Going back to the source after a commit is a reverse, not an abort.";
   if (commit.sent)
     throw new UserError(
-      `cannot abort from ${file}: commit ${commit.accepted ? "was accepted by the fleet" : "may have reached the fleet (sent, with no usable answer from some instance)"}: after commit nothing is undone, and writes stay as they are`,
+      `cannot abort from ${file}: ${reversed ? `the reversed sync's commit (after the reverse, step ${reversed.stepIndex + 1})` : "commit"} ${commit.accepted ? "was accepted by the fleet" : "may have reached the fleet (sent, with no usable answer from some instance)"}: after commit nothing is undone, and writes stay as they are`,
       {
         // a finished run has nothing for --resume to finish (it answers "nothing to resume")
         hint: over
           ? again
-            ? `The cutover's last run finished ok, past step ${again.index + 1} ${again.id}, which failed: run it again in this cutover with: syncbook run ${loaded.file} --from ${again.id}. Going back to the source after a commit is a reverse, not an abort.`
-            : `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${loaded.file}. Going back to the source after a commit is a reverse, not an abort.`
-          : `Finish the cutover: syncbook run ${loaded.file} --resume (it completes a commit part of the fleet refused). Going back to the source after a commit is a reverse, not an abort.`,
+            ? `The cutover's last run finished ok, past step ${again.index + 1} ${again.id}, which failed: run it again in this cutover with: syncbook run ${target} --from ${again.id}.${back}`
+            : `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${loaded.file}.${back}`
+          : `Finish the cutover: syncbook run ${target} --resume (it completes a commit part of the fleet refused).${back}`,
         exitCode: ExitCode.failed,
       },
     );
   const steps = planSteps(rb);
-  const open = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
+  const all = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
+  const open = reversed ? all.filter((h) => h.stepIndex > reversed.stepIndex) : all;
+  if (open.length < all.length)
+    opts.say(
+      `abort: ${all
+        .filter((h) => !open.includes(h))
+        .map((h) => `step ${h.stepIndex + 1} "${h.id}"`)
+        .join(
+          ", ",
+        )} ${all.length - open.length === 1 ? "belongs" : "belong"} to the sync before the reverse (step ${reversed!.stepIndex + 1}), which committed: not undone`,
+    );
   for (const h of open) {
     const call = steps[h.stepIndex]?.bound.hookCall();
     if (!call?.undo)

@@ -41,7 +41,7 @@ import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
-import { commitEvidence, cutoverVars, lastReverse, reverseInDoubt } from "./earlier.js";
+import { currentSyncCommit, cutoverVars, lastReverse, reverseInDoubt } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
 import { nextAfterFailedUndo, RUNBOOK_CHANGED_NOTE, varArgs, type NextOffer, type NextRun } from "../next-run.js";
 import { runAgainAfterCommit } from "../model/again.js";
@@ -144,8 +144,9 @@ export interface JournalStatus {
   };
   writesStopped?: boolean;
   /**
-   * A commit of this cutover may have reached the fleet (any in the journal, before a reverse
-   * too: `commitEvidence`, src/run/earlier.ts): `--abort` refuses, so status offers none.
+   * A commit of the sync that runs now may have reached the fleet (`currentSyncCommit`,
+   * src/run/earlier.ts: after a reverse that took effect, the reversed sync's): `--abort` refuses,
+   * so status offers none.
    */
   commitSent?: true;
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
@@ -534,8 +535,8 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
       ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
       : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`,
   };
-  // as --abort judges it (src/run/abort.ts): any commit that may have reached the fleet, not only
-  // the last command's (a reverse after the commit)
+  // as --abort judges it (src/run/abort.ts): any commit of the sync that runs now that may have
+  // reached the fleet, not only the last command's
   const changed = j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : [];
   return j.commitSent === true
     ? { runs: [resume], notes: ["no --abort: a commit was sent, and after commit nothing is undone", ...changed] }
@@ -651,7 +652,8 @@ async function readJournalStatus(
   // ("may-be-stopped" is a stop hook of this journal that failed part-way: said by its own line)
   const endedStopped = !state.stopWritesSucceeded && state.finished && model.runs.at(-1)?.writesLeft === "stopped";
   out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
-  if (commitEvidence(state).sent) out.commitSent = true;
+  // as --abort judges it: the sync that runs now (a reverse that took effect starts a new one)
+  if (currentSyncCommit(state, false).sent) out.commitSent = true;
   if (endedStopped) out.writesStoppedBefore = true;
   // since the write-stop window the journal shows last opened, if it did not close after
   if (state.stopWritesSucceeded && w?.open && w.openedAt !== undefined)

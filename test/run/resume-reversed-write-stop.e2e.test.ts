@@ -87,3 +87,39 @@ describe("--resume after a reverse, when the new sync's write stop was undone", 
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
   }, 150_000);
 });
+
+// an adversarial run: a run stopped at --to after the new sync's write stop (its commit not sent);
+// --abort was refused, "commit was accepted … going back to the source after a commit is a
+// reverse", though the reverse had been done, and its hint's --resume lacked the --var
+describe("--abort after a reverse, before the new sync's commit", () => {
+  it("undoes the new sync's write stop, as Ctrl-C does; the first sync's is not undone; once the new commit may have been sent, refused", async () => {
+    const c = await reversedWithGate(0);
+    const first = await cli(c.args("--to", "stop-again"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(0);
+    expect(c.s.control.state().writes.enabled, first.all).toBe(false);
+    const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
+    expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --abort`);
+    expect(st.stdout, st.all).not.toContain("no --abort");
+
+    const abort = await cli(c.args("--abort"), { cwd: c.dir });
+    const where = `${first.all}\n--- status\n${st.all}\n--- --abort\n${abort.all}`;
+    expect(abort.code, where).toBe(0);
+    expect(abort.all, where).toMatch(
+      /abort: step 4 "stop-writes" belongs to the sync before the reverse \(step 9\), which committed: not undone/,
+    );
+    expect(abort.all, where).toMatch(/undoing step 11 "stop-again"/);
+    expect(c.s.control.state().writes.enabled, where).toBe(true);
+    expect(c.commits(), where).toBe(1);
+  }, 120_000);
+
+  it("is refused once the new sync's commit may have been sent, naming it", async () => {
+    const c = await reversedWithGate(0);
+    const first = await cli(c.args(), { cwd: c.dir });
+    expect(first.code, first.all).toBe(0);
+    const abort = await cli(c.args("--abort"), { cwd: c.dir });
+    expect(abort.code, abort.all).not.toBe(0);
+    expect(abort.all, abort.all).toMatch(
+      /cannot abort from .*: the reversed sync's commit \(after the reverse, step 9\) was accepted by the fleet/,
+    );
+  }, 120_000);
+});
