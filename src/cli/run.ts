@@ -433,8 +433,9 @@ export async function execute(
       } else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
         stderr(`  see the fleet and what this runbook's journal did: syncbook status ${loaded.file}`);
-      else if (how.mode !== "rehearse" && (result.outcome === "interrupted" || !result.committed || result.split))
-        stderr(`  resume with: syncbook run ${target} --resume`);
+      // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
+      // again, as status offers it
+      else if (how.mode !== "rehearse") stderr(`  resume with: syncbook run ${target} --resume`);
     }
     return result.exitCode;
   } finally {
