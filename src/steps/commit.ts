@@ -164,7 +164,7 @@ export const commit: StepKindDef<CommitBody> = {
       "writes-stopped",
       memory.writesStopped || runbook.writesStoppedExternally === true,
       memory.writesStopped
-        ? "a stopWrites step succeeded in this run"
+        ? "a stopWrites step of this cutover held, and no undo of it ran since"
         : runbook.writesStoppedExternally
           ? "the runbook declares writes stopped outside it"
           : "no stopWrites step has succeeded in this run: writes during commit may lose data",

@@ -105,7 +105,7 @@ describe("the runner: commit reads the switch, it does not only remember it", ()
     expect(result.exitCode, result.message).toBe(0);
     const d = decisions(events).filter((x) => x.check === "writes-stopped" && x.id === "commit");
     expect(d.map((x) => [x.ok, x.reason])).toEqual([
-      [true, "a stopWrites step succeeded in this run"],
+      [true, "a stopWrites step of this cutover held, and no undo of it ran since"],
       [true, "application writes are seen stopped now: the check of step 3 (sim-writes-stopped) passed"],
     ]);
     expect(posts(s, "commit")).toEqual([1]);

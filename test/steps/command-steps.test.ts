@@ -162,7 +162,9 @@ describe("commit", () => {
     expect(s.ctx.run.memory.commitSent).toBe(true);
     expect(s.ctx.run.memory.commitAccepted).toBe(true);
     expect(s.undo.disarm).toHaveBeenCalledTimes(1);
-    expect(s.check("writes-stopped")).toMatchObject([{ ok: true, reason: "a stopWrites step succeeded in this run" }]);
+    expect(s.check("writes-stopped")).toMatchObject([
+      { ok: true, reason: "a stopWrites step of this cutover held, and no undo of it ran since" },
+    ]);
     expect(s.check("no-errors")).toMatchObject([
       { ok: true, reason: "no instance answered with an error in this run" },
     ]);

@@ -390,7 +390,7 @@ describe("commit reads the switch right before it is sent", () => {
     await commit.run(ctx, {});
     expect(f.sent[0]).toHaveLength(1);
     expect(events.flatMap((e) => (e.type === "decision" && e.check === "writes-stopped" ? [e.reason] : []))).toEqual([
-      "a stopWrites step succeeded in this run",
+      "a stopWrites step of this cutover held, and no undo of it ran since",
       "application writes are seen stopped now: the check of step 1 (a) passed",
     ]);
   });
