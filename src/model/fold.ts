@@ -756,3 +756,19 @@ function whenVars(steps: Iterable<ModelStep>): string[] {
 export function runsCommitted(runs: readonly ModelRun[], reversed: { at: number } | undefined): boolean {
   return runs.some((r) => r.committed === true && (reversed === undefined || (r.finishedAt ?? 0) > reversed.at));
 }
+
+/**
+ * The commits of the sync that runs now: the fan-outs after the last reverse that took effect, and
+ * the requests of one journaled after them (a commit on its way when its runner died). Before it,
+ * they were the other sync's.
+ */
+export function syncCommits(m: Pick<CutoverModel, "commits" | "commitRequested" | "cutover">): {
+  commits: CutoverModel["commits"];
+  requested?: NonNullable<CutoverModel["commitRequested"]>;
+} {
+  const since = m.cutover.reversed?.at ?? -Infinity;
+  const commits = m.commits.filter((c) => c.at > since);
+  const last = commits.at(-1);
+  const r = m.commitRequested;
+  return { commits, ...(r && r.at > since && (!last || r.at > last.at) ? { requested: r } : {}) };
+}

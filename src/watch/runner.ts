@@ -9,6 +9,7 @@
  * tells then. A pid is taken at its word (pids are reused: a live one is "running").
  */
 import type { CutoverModel } from "../model/contract.js";
+import { syncCommits } from "../model/fold.js";
 import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -147,14 +148,11 @@ export function stateLeft(m: CutoverModel, now: number): string[] {
   } else if (m.writesLeft) out.push(WRITES_LEFT_WORDS[m.writesLeft]);
   if (!m.cutover.committed) {
     // after a reverse, the sync that runs now is the one it started: the commits before it were the other's
-    const since = m.cutover.reversed?.at ?? -Infinity;
     if (m.cutover.reversed) out.push(`reversed (step ${m.cutover.reversed.id})`);
-    const c = m.commits.filter((x) => x.at > since).at(-1);
+    const sync = syncCommits(m);
+    const c = sync.commits.at(-1);
     // requests journaled after the last fan-out that ended: a commit on its way when its runner died
-    const r =
-      m.commitRequested && m.commitRequested.at > since && (!c || m.commitRequested.at > c.at)
-        ? m.commitRequested
-        : undefined;
+    const r = sync.requested;
     const all = m.instances.length;
     if (r)
       out.push(

@@ -8,6 +8,7 @@
  */
 import type { CutoverModel, ModelInstance } from "../model/contract.js";
 import { fleetReadiness, pastTheCommit, type Readiness } from "../model/readiness.js";
+import { syncCommits } from "../model/fold.js";
 import { redactLeaves } from "../redact.js";
 import type { LiveView } from "./live.js";
 import type { RunnerVerdict } from "./runner.js";
@@ -74,8 +75,9 @@ export function buildState(p: {
           ...(p.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
         },
       ),
-      // a commit whose requests left counts as sent, its fan-out ended or not
-      new Set([...p.model.commits.flatMap((c) => c.instances), ...(p.model.commitRequested?.instances ?? [])]),
+      // a commit whose requests left counts as sent, its fan-out ended or not; the sync that runs
+      // now's only (after a reverse, the commits before it were the other sync's)
+      sentTo(p.model),
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,
@@ -83,4 +85,9 @@ export function buildState(p: {
   };
   // every string once more, leaf by leaf and keys included: what a service says may echo a secret
   return redactLeaves(state, p.redact, OWN_WORDS);
+}
+
+function sentTo(m: CutoverModel): ReadonlySet<string> {
+  const sync = syncCommits(m);
+  return new Set([...sync.commits.flatMap((c) => c.instances), ...(sync.requested?.instances ?? [])]);
 }

@@ -291,6 +291,49 @@ describe("stateLeft", () => {
       ev("commit.sent", 2600, { index: 2, id: "commit", instances: ["a", "b"], skewMs: 1 }),
     ]);
     expect(stateLeft(ended, at(62_600))).toContain("commit sent 1m 00s ago, COMMITTED not seen yet");
+
+    // after a reverse that took effect, the commits before it were the other sync's: the new sync's
+    // commit is not sent, and no instance is past the question (the page said "past it: commit sent")
+    const reversed = killedModel([
+      commitStep,
+      req(2500, 1, 0),
+      req(2501, 2, 1),
+      ev("commit.sent", 2600, { index: 2, id: "commit", instances: ["a", "b"], skewMs: 1 }),
+      ev("step.finished", 2700, { index: 2, id: "commit", outcome: "ok", durationMs: 300 }),
+      ev("step.started", 2800, { index: 3, id: "back", kind: "reverse", title: "back" }),
+      ev("step.finished", 2900, { index: 3, id: "back", outcome: "ok", durationMs: 100 }),
+    ]);
+    expect(stateLeft(reversed, at(62_900))).toEqual(
+      expect.arrayContaining(["reversed (step back)", "commit not sent"]),
+    );
+    const afterReverse = buildState({
+      now: at(62_900),
+      folder: "f",
+      journals: [],
+      skippedLines: 0,
+      model: reversed,
+      live,
+      runner: runnerVerdict({ model: reversed, lock: undefined, now: at(62_900), host: "here", isAlive: () => false }),
+      redact: (x) => x,
+    });
+    expect(afterReverse.readiness.map((r) => [r.instance, r.past])).toEqual([
+      ["a", undefined],
+      ["b", undefined],
+    ]);
+    // the new sync's commit on its way: its own
+    const again = killedModel([
+      commitStep,
+      req(2500, 1, 0),
+      ev("commit.sent", 2600, { index: 2, id: "commit", instances: ["a", "b"], skewMs: 1 }),
+      ev("step.finished", 2700, { index: 2, id: "commit", outcome: "ok", durationMs: 300 }),
+      ev("step.started", 2800, { index: 3, id: "back", kind: "reverse", title: "back" }),
+      ev("step.finished", 2900, { index: 3, id: "back", outcome: "ok", durationMs: 100 }),
+      ev("step.started", 3000, { index: 4, id: "commit2", kind: "commit", title: "commit2" }),
+      req(3100, 3, 1),
+    ]);
+    expect(stateLeft(again, at(63_100))).toContain(
+      "commit sent to 1 of 2 instances 1m 00s ago, its answers not recorded: it may have taken effect",
+    );
   });
 });
 
