@@ -260,7 +260,8 @@ export function reverseInDoubt(state: JournalState): number | undefined {
 /**
  * The commands a \`--from\` run would send again to an instance the journal shows they may have
  * reached: a start, commit or reverse of the sync that runs now (after the last reverse that took
- * effect) sent by a step from \`from\` to \`to\` (the run's range), to an instance it targets
+ * effect) sent by a step the run runs (\`runs\`: their ids, from \`--from\` to \`--to\`; by id, so a
+ * journal of another text of the runbook is read too), to an instance it targets
  * (\`--only\`: those; else every one), whose answer there was not a refusal (accepted, or none
  * usable: a reset, a timeout, a runner killed with it on its way). \`--resume\` reads the fleet and
  * adopts or completes such a command (src/journal/reconcile.ts); a \`--from\` run reads no fleet
@@ -269,13 +270,13 @@ export function reverseInDoubt(state: JournalState): number | undefined {
  */
 export function sentAgainByFrom(
   state: JournalState,
-  range: { from: number; to: number },
+  runs: ReadonlySet<string>,
   targets: ReadonlySet<string> | undefined,
 ): { stepIndex: number; op: string; instances: string[]; answers: string }[] {
   const after = lastReverse(state)?.at ?? -1;
   return state.commandsSent
     .slice(after + 1)
-    .filter((c) => AT_MOST_ONCE.has(c.op) && c.stepIndex >= range.from && c.stepIndex <= range.to)
+    .filter((c) => AT_MOST_ONCE.has(c.op) && runs.has(state.steps[c.stepIndex]?.id ?? ""))
     .flatMap((c) => {
       const reached = c.perInstance.filter(
         (p) => p.answered !== "error" && (targets === undefined || targets.has(p.instance)),
@@ -293,6 +294,40 @@ export function sentAgainByFrom(
           ]
         : [];
     });
+}
+
+/** `sentAgainByFrom`'s refusal of a `--from` run (see there), for the journal `file` it read. */
+function refuseSentAgain(
+  state: JournalState,
+  loaded: LoadedRunbook,
+  file: string,
+  from: string | undefined,
+  range: { to?: string; only?: readonly number[] },
+  ended: boolean,
+): void {
+  const steps = loaded.runbook?.steps ?? [];
+  const fromIndex = steps.findIndex((s) => s.id === from);
+  if (fromIndex < 0) return;
+  const toIndex = range.to !== undefined ? steps.findIndex((s) => s.id === range.to) : -1;
+  const runs = new Set(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length).map((s) => s.id ?? ""));
+  const all = instancesOf(loaded.runbook!);
+  const targets = range.only
+    ? new Set(
+        range.only.map((index) =>
+          instanceKey({ index, ...(all[index]?.name !== undefined ? { name: all[index].name } : {}) }),
+        ),
+      )
+    : undefined;
+  const c = ended ? undefined : sentAgainByFrom(state, runs, targets)[0];
+  if (!c) return;
+  const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
+  throw new UserError(
+    `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.answers}, and this run would send it again: a ${c.op} is never sent twice to an instance`,
+    {
+      hint: `Run syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), this is a new cutover: add --new-cutover.`,
+      exitCode: ExitCode.interlock,
+    },
+  );
 }
 
 /** The commands the service takes once per sync: sent twice, the second may reach it too. */
@@ -450,6 +485,12 @@ export async function fromJournal(
     say(`journal: ${file} ${why}: this run counts nothing from it (commit needs a stopWrites in this run)${check}`);
     return undefined;
   };
+  // a command is never sent twice to an instance: one the journal shows may have reached it is
+  // --resume's to adopt or complete, from what the fleet shows. Read before the journal's text is
+  // judged (an edited runbook's --from would send it again all the same); not after a cutover that
+  // ended (the fleet shows its commands: the interlocks refuse), nor one called off for a new one
+  const ended = state.finished?.outcome === "ok" && state.finished.to === undefined;
+  if (!(state.finished?.aborted && !sameCutover)) refuseSentAgain(state, loaded, file, from, range, ended);
   // a step after the commit of a cutover that committed (a verify run again) continues it, of
   // another text too when the operator says so (--allow-changed-runbook: a verify's timeout raised)
   const afterCommit = sameCutover && afterItsCommit(state, loaded, from, allowChangedRunbook);
@@ -473,35 +514,6 @@ export async function fromJournal(
       hint: whenDiffersHint(state, loaded, `--from ${from}`),
       exitCode: ExitCode.usage,
     });
-  // a command is never sent twice to an instance: one the journal shows may have reached it is
-  // --resume's to adopt or complete, from what the fleet shows
-  if (loaded.runbook && fromIndex >= 0) {
-    const all = instancesOf(loaded.runbook);
-    const toIndex = range.to !== undefined ? loaded.runbook.steps.findIndex((s) => s.id === range.to) : -1;
-    const targets = range.only
-      ? new Set(
-          range.only.map((index) =>
-            instanceKey({ index, ...(all[index]?.name !== undefined ? { name: all[index].name } : {}) }),
-          ),
-        )
-      : undefined;
-    const again = sentAgainByFrom(
-      state,
-      { from: fromIndex, to: toIndex >= 0 ? toIndex : loaded.runbook.steps.length - 1 },
-      targets,
-    );
-    if (again.length) {
-      const c = again[0]!;
-      const id = state.steps[c.stepIndex]?.id ?? loaded.runbook.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
-      throw new UserError(
-        `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.answers}, and this run would send it again: a ${c.op} is never sent twice to an instance`,
-        {
-          hint: `Run syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>.`,
-          exitCode: ExitCode.interlock,
-        },
-      );
-    }
-  }
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one).
   // A reverse that may have reached the fleet and did not end ok: this run reads no fleet, so it
   // counts neither side's write stop or commit (fails safe: it stops writes and commits anew)

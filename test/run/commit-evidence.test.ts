@@ -228,7 +228,9 @@ describe("reverseInDoubt", () => {
 // a --from run never sends a start, commit or reverse again to an instance it may have reached
 // (an adversarial run: --from commit after a commit whose answers were lost sent it twice)
 describe("sentAgainByFrom", () => {
-  const all = { from: 0, to: 4 };
+  // the ids of the steps the run runs (the fixture's: start, wait, stop, commit, done)
+  const ids = (from: number, to: number) => new Set(["start", "wait", "stop", "commit", "done"].slice(from, to + 1));
+  const all = ids(0, 4);
   it("a command of the run's range that may have reached an instance it targets: accepted or no usable answer; a refusal is none", () => {
     for (const [a, b, reached] of [
       ["ok", "error", ["i0"]],
@@ -252,10 +254,10 @@ describe("sentAgainByFrom", () => {
     const s = state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok", "error"), cmd("commit", 3, "ok", "error")]);
     expect(sentAgainByFrom(s, all, new Set(["i1"]))).toEqual([]);
     expect(sentAgainByFrom(s, all, new Set(["i0"])).map((c) => c.op)).toEqual(["start", "commit"]);
-    expect(sentAgainByFrom(s, { from: 1, to: 4 }, undefined).map((c) => c.op)).toEqual(["commit"]);
-    expect(sentAgainByFrom(s, { from: 0, to: 2 }, undefined).map((c) => c.op)).toEqual(["start"]);
-    expect(sentAgainByFrom(s, { from: 3, to: 3 }, undefined).map((c) => c.op)).toEqual(["commit"]);
-    expect(sentAgainByFrom(s, { from: 4, to: 4 }, undefined)).toEqual([]);
+    expect(sentAgainByFrom(s, ids(1, 4), undefined).map((c) => c.op)).toEqual(["commit"]);
+    expect(sentAgainByFrom(s, ids(0, 2), undefined).map((c) => c.op)).toEqual(["start"]);
+    expect(sentAgainByFrom(s, ids(3, 3), undefined).map((c) => c.op)).toEqual(["commit"]);
+    expect(sentAgainByFrom(s, ids(4, 4), undefined)).toEqual([]);
     // a verifier command, or any other, is not this rule's
     const other = state(["ok", "ok", "ok", "failed"], [cmd("pause", 3, "ok")]);
     expect(sentAgainByFrom(other, all, undefined)).toEqual([]);
@@ -266,6 +268,6 @@ describe("sentAgainByFrom", () => {
     expect(sentAgainByFrom(s, all, undefined)).toEqual([]);
     // a reverse in doubt after it is: its step did not end ok
     const doubt = state(["ok", "ok", "ok", "cut"], [cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")]);
-    expect(sentAgainByFrom(doubt, { from: 3, to: 4 }, undefined).map((c) => c.op)).toEqual(["reverse"]);
+    expect(sentAgainByFrom(doubt, ids(3, 4), undefined).map((c) => c.op)).toEqual(["reverse"]);
   });
 });

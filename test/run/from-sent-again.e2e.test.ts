@@ -6,6 +6,7 @@
  * such a command; `--from` reads none for it, so it is refused, and `--only` the instances that
  * refused it still works. The built CLI against the simulator over loopback.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { cli } from "../support/run.js";
 import { cleanedUpAfterAll, cliCutover, COMMIT, DRAINED, posts, READY, START, STOP } from "../support/crash-harness.js";
@@ -32,7 +33,14 @@ describe("--from after a command whose answer was lost", () => {
     expect(posts(c.s, "commit"), where).toEqual([1]);
     expect(again.all, where).not.toMatch(/▶ \[/);
 
-    // a --to before the commit sends none: allowed
+    // nor with the runbook edited since (its journal is of another text: read for this all the same)
+    writeFileSync(c.file, `${readFileSync(c.file, "utf8")}# edited after the commit was lost\n`);
+    const edited = await cli(c.args("--from", "commit", "--yes"), { cwd: c.dir });
+    expect(edited.code, `${where}\n--- edited, --from commit\n${edited.all}`).toBe(3);
+    expect(edited.all, edited.all).toMatch(/its journal shows commit \(step 5 "commit"\) may have reached/);
+    expect(posts(c.s, "commit"), edited.all).toEqual([1]);
+
+    // a --to before the commit sends none: allowed (the edited text counts nothing from the journal)
     const before = await cli(c.args("--from", "drained", "--to", "drained", "--yes"), { cwd: c.dir });
     expect(before.code, `${where}\n--- --from drained --to drained\n${before.all}`).toBe(0);
     expect(posts(c.s, "commit")).toEqual([1]);
