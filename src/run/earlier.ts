@@ -305,11 +305,12 @@ function refuseSentAgain(
   range: { to?: string; only?: readonly number[] },
   ended: boolean,
 ): void {
-  const steps = loaded.runbook?.steps ?? [];
+  // the ids the journal has: a step without one is named by its kind and place (`commit-5`)
+  const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
   const fromIndex = steps.findIndex((s) => s.id === from);
   if (fromIndex < 0) return;
   const toIndex = range.to !== undefined ? steps.findIndex((s) => s.id === range.to) : -1;
-  const runs = new Set(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length).map((s) => s.id ?? ""));
+  const runs = new Set(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length).map((s) => s.id));
   const all = instancesOf(loaded.runbook!);
   const targets = range.only
     ? new Set(
@@ -507,7 +508,8 @@ export async function fromJournal(
   if (state.finished?.aborted && !sameCutover)
     return ignored("records a cutover called off with --abort: this run starts a new cutover");
   // the steps before --from as this run's vars decide them, against what the cutover's runs did
-  const fromIndex = loaded.runbook?.steps.findIndex((s) => s.id === from) ?? -1;
+  // by the ids the journal and --from have (a step without one: `commit-5`)
+  const fromIndex = loaded.runbook ? planSteps(loaded.runbook).findIndex((s) => s.id === from) : -1;
   const differs = loaded.runbook && fromIndex >= 0 ? whenDecidedOtherwise(state, loaded.runbook.steps, fromIndex) : [];
   if (differs.length)
     throw new UserError(`cannot go on with the cutover of ${file} from ${from}: ${whenDiffersText(differs)}`, {

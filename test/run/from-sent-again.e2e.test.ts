@@ -45,4 +45,18 @@ describe("--from after a command whose answer was lost", () => {
     expect(before.code, `${where}\n--- --from drained --to drained\n${before.all}`).toBe(0);
     expect(posts(c.s, "commit")).toEqual([1]);
   }, 120_000);
+
+  // found in the review: the steps were matched by the runbook's own ids, so a commit step without
+  // one (named `commit-5` by the journal and by --from) escaped the refusal
+  it("a command step without an id is found by the name the journal and --from give it", async () => {
+    const c = await cliCutover(made, ["reset=1@0/commit"], START + READY + STOP + DRAINED + "  - { commit: {} }\n");
+    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    expect(posts(c.s, "commit"), first.all).toEqual([1]);
+    c.s.control.clearFaults();
+    const again = await cli(c.args("--from", "commit-5", "--yes"), { cwd: c.dir });
+    expect(again.code, `${first.all}\n--- --from commit-5\n${again.all}`).toBe(3);
+    expect(again.all, again.all).toMatch(/its journal shows commit \(step 5 "commit-5"\) may have reached/);
+    expect(posts(c.s, "commit"), again.all).toEqual([1]);
+  }, 120_000);
 });
