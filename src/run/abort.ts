@@ -15,6 +15,7 @@ import {
   lastReverse,
   openEarlierJournal,
   openHooks,
+  reverseInDoubt,
   runTarget,
   stepToRunAgain,
 } from "./earlier.js";
@@ -40,6 +41,17 @@ export async function planAbort(
   // the runbook as the way on names it, with the --var values its runs decided their `when`s with
   const target = runTarget(loaded, cutoverVars(state, loaded));
   const back = reversed ? "" : " Going back to the source after a commit is a reverse, not an abort.";
+  // a reverse that may have reached the fleet and whose step did not end (its runner killed with it
+  // on its way): which sync runs now only the fleet can say; the commit below may be the sync's before
+  const doubt = reverseInDoubt(state);
+  if (doubt !== undefined && commit.sent)
+    throw new UserError(
+      `cannot abort from ${file}: a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") may have reached the fleet and its step did not end, after a commit: --abort reads no fleet, so it cannot tell which sync runs now, and after a commit nothing is undone`,
+      {
+        hint: `See the fleet: syncbook status ${loaded.file}. To go on: syncbook run ${target} --resume (it reads the fleet and adopts the reverse it shows; then the reversed sync's undos are --abort's again, before its own commit).`,
+        exitCode: ExitCode.failed,
+      },
+    );
   if (commit.sent)
     throw new UserError(
       `cannot abort from ${file}: ${reversed ? `the reversed sync's commit (after the reverse, step ${reversed.stepIndex + 1})` : "commit"} ${commit.accepted ? "was accepted by the fleet" : "may have reached the fleet (sent, with no usable answer from some instance)"}: after commit nothing is undone, and writes stay as they are`,

@@ -149,6 +149,14 @@ describe("a resume with other --var values than the run it continues", () => {
     expect(st.stdout, `${first.all}\n--- status\n${st.all}`).toContain(
       `syncbook run ${c.file} --resume --var rollback=true`,
     );
+    // --abort, one step outside: it reads no fleet, so it cannot tell which sync runs now; it says so
+    const abort = await cli(c.args("--abort"), { cwd: c.dir });
+    expect(abort.code, abort.all).toBe(1);
+    expect(abort.all, abort.all).toMatch(
+      /cannot abort from .*: a reverse \(step 7 "reverse-it"\) may have reached the fleet and its step did not end, after a commit/,
+    );
+    expect(abort.all, abort.all).toContain(`syncbook run ${c.file} --var rollback=true --resume (it reads the fleet`);
+    expect(abort.all, abort.all).not.toMatch(/Going back to the source after a commit is a reverse/);
     const other = await cli(c.args("--resume"), { cwd: c.dir });
     const where = `${first.all}\n--- resume\n${other.all}`;
     expect(other.code, where).toBe(2);
