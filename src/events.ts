@@ -60,6 +60,14 @@ export interface RunEventMap {
      */
     steps: { index: number; id: string; kind: string; title: string; when?: string }[];
     /**
+     * The runbook's variables in effect in this run (`--var` applied; env-derived ones redacted),
+     * and `given`, the names `--var` set: what a hook's call was made of, so an undo made later from
+     * other values is told (src/run/earlier.ts `undoVarsDiffer`), and what a way on repeats. Absent
+     * in journals of earlier runners.
+     */
+    vars?: Record<string, string | number | boolean>;
+    given?: string[];
+    /**
      * A `--from` run that continues its cutover: what it counted from the cutover's earlier journal
      * `from` (src/run/earlier.ts `fromJournal`), journaled before anything is sent. A `--resume` of
      * this run, or a later `--from`, read only this journal (src/journal/state.ts): they count its

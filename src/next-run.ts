@@ -4,6 +4,7 @@
  * `status --json` carries the same commands its human form prints.
  */
 
+import { MASK } from "./redact.js";
 import { shellCommand } from "./text.js";
 
 /** One way on: the arguments after `syncbook run <runbook>`, and what that run does. */
@@ -75,4 +76,24 @@ export function decidedVars(decisions: Iterable<{ name: string; value: boolean }
   for (const { name, value } of decisions)
     seen.set(name, seen.has(name) && seen.get(name) !== value ? undefined : value);
   return [...seen].flatMap(([name, v]) => (v === undefined ? [] : [`${name}=${String(v)}`]));
+}
+
+/**
+ * The `--var` values a way on carries: those its `when`s were decided with (`decidedVars`), then
+ * each value the cutover's last run was given with `--var` (`run.started.given`, its value from
+ * `run.started.vars`): its hooks' calls, and so their undos, were made of them. One a `when`
+ * decided is not repeated; a redacted one (`***`) cannot be offered, and the run that lacks it
+ * is refused where an undo needs it (src/run/earlier.ts `undoVarsDiffer`).
+ */
+export function wayOnVars(
+  decided: readonly string[],
+  run: { vars?: Readonly<Record<string, string | number | boolean>>; given?: readonly string[] },
+): string[] {
+  const named = new Set(decided.map((v) => v.slice(0, v.indexOf("="))));
+  const given = (run.given ?? []).flatMap((name) => {
+    const value = run.vars?.[name];
+    if (value === undefined || named.has(name) || String(value).includes(MASK)) return [];
+    return [`${name}=${String(value)}`];
+  });
+  return [...decided, ...given];
 }

@@ -67,6 +67,8 @@ export interface HookRun {
   undone: boolean;
   /** Its undo started (whatever became of it): what the hook did may have been reverted. */
   undoStarted?: boolean;
+  /** The variables in effect in the run that called it (its `run.started.vars`): absent in older journals. */
+  vars?: Readonly<Record<string, string | number | boolean>>;
 }
 
 export interface JournalSegment {
@@ -105,6 +107,9 @@ export interface JournalState {
   /** `to`: the run stopped at this `--to` step before the runbook's end (its cutover goes on). */
   finished?: { outcome: Outcome; committed: boolean; at: number; message?: string; aborted?: true; to?: string };
   segments: JournalSegment[];
+  /** The variables in effect in the last run (`run.started.vars`), and the names its `--var` set (`given`). */
+  vars?: Readonly<Record<string, string | number | boolean>>;
+  given?: readonly string[];
   /** The instances of the last `run.started`, in order: key and redacted URL (absent in a journal cut before it). */
   instances?: { key: string; url: string }[];
   warnings: string[];
@@ -256,6 +261,8 @@ export async function readJournalState(
   let carriedCommit: JournalState["carriedCommit"];
   let finished: JournalState["finished"];
   let instances: JournalState["instances"];
+  let vars: JournalState["vars"];
+  let given: JournalState["given"];
   /** `commit.sent` names instances by label (name, else URL): map those back to keys. */
   const keyOfLabel = new Map<string, string>();
   let lineNo = 0;
@@ -339,6 +346,8 @@ export async function readJournalState(
             keyOfLabel.set(ref.name ?? ref.url, instanceKey(ref));
           }
         }
+        vars = isObject(e.vars) ? scalars(e.vars) : undefined;
+        given = Array.isArray(e.given) ? e.given.filter((g): g is string => typeof g === "string") : undefined;
         if (Array.isArray(e.steps))
           for (const s of e.steps as unknown[])
             if (isObject(s) && typeof s.index === "number" && typeof s.id === "string")
@@ -436,7 +445,13 @@ export async function readJournalState(
       case "hook.started":
         hookCalls.apply(e);
         if (e.undo !== true)
-          hooks.push({ stepIndex: Number(e.index), id: String(e.id), use: String(e.use), undone: false });
+          hooks.push({
+            stepIndex: Number(e.index),
+            id: String(e.id),
+            use: String(e.use),
+            undone: false,
+            ...(vars ? { vars } : {}),
+          });
         else {
           // an undo that started may have turned writes back on, whatever became of it (failed,
           // cut off by a crash): from here on writes are not known to be stopped
@@ -584,8 +599,20 @@ export async function readJournalState(
   };
   if (finished) state.finished = finished;
   if (instances) state.instances = instances;
+  if (vars) state.vars = vars;
+  if (given) state.given = given;
   if (carriedCommit) state.carriedCommit = carriedCommit;
   return state;
+}
+
+/** A journaled record's scalar values (a run's `vars`): anything else a line holds is not a variable's. */
+function scalars(o: Record<string, unknown>): Record<string, string | number | boolean> {
+  return Object.fromEntries(
+    Object.entries(o).filter(
+      (kv): kv is [string, string | number | boolean] =>
+        typeof kv[1] === "string" || typeof kv[1] === "number" || typeof kv[1] === "boolean",
+    ),
+  );
 }
 
 /** The journal a resume continues (read.ts `chooseJournal`), and the newer ones it passed over. */

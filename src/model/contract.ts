@@ -286,6 +286,12 @@ export interface CutoverModel {
    * (src/next-run.ts `decidedVars`): what a way on must carry, since a run with others is refused.
    */
   whenVars: string[];
+  /**
+   * The other `--var` values (`name=value`) the last run was given (`run.started.given`; a secret
+   * one left out): its hooks' calls were made of them, so a way on repeats them (src/next-run.ts
+   * `wayOnVars`).
+   */
+  givenVars: string[];
   /** The step running now (undefined between steps and after the run). */
   current?: number;
   fleet: { instances: ModelInstance[]; copy: CopyView };

@@ -16,7 +16,7 @@ import { instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from 
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
 import type { CopyOptions, CopyState } from "../fleet/eta.js";
 import { deliveryReport } from "../plugin/deliveries.js";
-import { decidedVars } from "../next-run.js";
+import { decidedVars, wayOnVars } from "../next-run.js";
 import { WindowTracker, isJournalHeader, type WindowKindTraits } from "../fleet/window.js";
 import {
   MODEL_VERSION,
@@ -602,6 +602,7 @@ export class CutoverFold {
       ...(this.#canWriteFrom() !== undefined ? { canWriteFrom: this.#canWriteFrom() } : {}),
       steps: [...this.#steps.values()].sort((a, b) => a.index - b.index).map((s) => structuredClone(s)),
       whenVars: whenVars(this.#steps.values()),
+      givenVars: givenVars(whenVars(this.#steps.values()), this.#started),
       ...(current !== undefined ? { current } : {}),
       fleet: {
         instances: this.instances().map((i) => structuredClone(i)),
@@ -728,6 +729,11 @@ export function shiftEvent(e: RunEvent, seqBase: number, idBase: number, earlier
   if ((out.type === "notification.sent" || out.type === "notification.settled") && (earlierToo || out.earlier !== true))
     out.event += seqBase;
   return out;
+}
+
+/** The `--var` values the last run was given that a way on repeats (src/next-run.ts `wayOnVars`), less those a `when` decided. */
+function givenVars(decided: string[], started: RunEventOf<"run.started"> | undefined): string[] {
+  return started ? wayOnVars(decided, started).slice(decided.length) : [];
 }
 
 /**

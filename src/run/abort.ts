@@ -18,6 +18,8 @@ import {
   reverseInDoubt,
   runTarget,
   stepToRunAgain,
+  undoVarsDiffer,
+  undoVarsRefusal,
 } from "./earlier.js";
 import { planSteps } from "./plan.js";
 import type { ResumePlan } from "./runner.js";
@@ -68,6 +70,10 @@ export async function planAbort(
   const steps = planSteps(rb);
   const all = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
   const open = reversed ? all.filter((h) => h.stepIndex > reversed.stepIndex) : all;
+  // an undo is made from the runbook with this run's --var values: with others than its hook ran
+  // with, it would turn on another switch and leave the stop standing, said undone
+  const differ = undoVarsDiffer(open, loaded);
+  if (differ.length) throw undoVarsRefusal(differ, state, loaded, `abort from ${file}`, "--abort");
   if (open.length < all.length)
     opts.say(
       `abort: ${all

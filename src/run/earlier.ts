@@ -19,9 +19,10 @@ import {
   type JournalStep,
 } from "../journal/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
-import { whenVariable } from "../runbook/interpolate.js";
+import { varNamesIn, whenVariable } from "../runbook/interpolate.js";
+import { MASK } from "../redact.js";
 import { shellCommand } from "../text.js";
-import { decidedVars } from "../next-run.js";
+import { decidedVars, wayOnVars } from "../next-run.js";
 import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
   earlierHooksGate,
@@ -184,11 +185,16 @@ export function whenDecidedOtherwise(state: JournalState, steps: readonly Step[]
 }
 
 /**
- * The \`--var\` values the journal's runs decided its \`when\`s with, as far as they tell: a step
- * whose \`when\` names \`vars.X\` and was skipped by it says X was false; one that started (ended or not), true. A
- * variable the journal says both ways of (or that a \`when\` on the environment decides) is left out.
+ * The \`--var\` values a way on carries: those the journal's runs decided its \`when\`s with, as far
+ * as they tell (a step whose \`when\` names \`vars.X\` and was skipped by it says X was false; one
+ * that started, ended or not, true; a variable told both ways, or decided by a \`when\` on the
+ * environment, is left out), then the values its last run was given (src/next-run.ts \`wayOnVars\`).
  */
 export function cutoverVars(state: JournalState, loaded: LoadedRunbook): string[] {
+  return wayOnVars(whenVars(state, loaded), state);
+}
+
+function whenVars(state: JournalState, loaded: LoadedRunbook): string[] {
   return decidedVars(
     state.steps.flatMap((j) => {
       const ref = whenVariable(loaded.raw, j.index);
@@ -201,20 +207,73 @@ export function cutoverVars(state: JournalState, loaded: LoadedRunbook): string[
 }
 
 /**
- * The runbook as a command's argument, with the \`--var\` values among \`vars\` (\`k=v\`) that a
- * step's \`when\` reads (those decide which steps a run takes; the others are left to the
- * operator), quoted for a shell and redacted: \`rb.yaml --var rollback=true\`.
+ * The runbook as a command's argument, with the `--var` values among `vars` (`k=v`) of the
+ * runbook's variables, declared, set or used (a `when` reads them, a hook's call is made of them: a
+ * way on with others runs other steps, or undoes somewhere else), quoted for a shell and
+ * redacted: `rb.yaml --var rollback=true`.
  */
 export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): string {
-  const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
-  const count = Array.isArray(steps) ? steps.length : 0;
-  const names = new Set(
-    Array.from({ length: count }, (_, i) => whenVariable(loaded.raw, i)).flatMap((r) =>
-      r?.startsWith("vars.") ? [r.slice("vars.".length)] : [],
-    ),
-  );
+  const names = new Set([...Object.keys(loaded.vars), ...varNamesIn(loaded.raw)]);
   const chosen = vars.filter((v) => names.has(v.slice(0, Math.max(0, v.indexOf("=")))));
   return loaded.redact(shellCommand([loaded.file, ...chosen.flatMap((v) => ["--var", v])]));
+}
+
+/**
+ * The variables an owed undo would be made of with other values than its hook's call was: its
+ * step's \`\${vars.*}\` (the hook's \`with\`, its \`undo:\`, or a plugin's undo made from its
+ * `with`), each compared with the values of the run that called the hook (`HookRun.vars`). An
+ * undo made of other values goes elsewhere (another switch, another service) and leaves the hook's
+ * effect standing: writes stopped, with the operator told they are back on. A hook of a journal
+ * without `vars` (an earlier runner) is not judged. Values are compared as journaled (env-derived
+ * ones redacted alike on both sides).
+ */
+export function undoVarsDiffer(
+  hooks: readonly HookRun[],
+  loaded: LoadedRunbook,
+): { hook: HookRun; name: string; then: string; now: string }[] {
+  const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
+  return hooks.flatMap((hook) => {
+    const step: unknown = Array.isArray(steps) ? steps[hook.stepIndex] : undefined;
+    if (!hook.vars || step === undefined) return [];
+    return varNamesIn(step).flatMap((name) => {
+      const then = hook.vars?.[name];
+      const now = loaded.vars[name];
+      return then !== undefined && String(then) !== String(now ?? "")
+        ? [{ hook, name, then: String(then), now: now === undefined ? "(unset)" : String(now) }]
+        : [];
+    });
+  });
+}
+
+/** The refusal of a run whose owed undos `undoVarsDiffer` finds made of other values: what, and the command with the hook's values. */
+export function undoVarsRefusal(
+  differ: ReturnType<typeof undoVarsDiffer>,
+  state: JournalState,
+  loaded: LoadedRunbook,
+  what: string,
+  args: string,
+): UserError {
+  const told = differ
+    .map(
+      (d) =>
+        `step ${d.hook.stepIndex + 1} "${d.hook.id}" ran with ${d.name}=${d.then}, this run has ${d.name}=${d.now}`,
+    )
+    .join("; ");
+  const names = new Set(differ.map((d) => d.name));
+  const vars = [
+    ...cutoverVars(state, loaded).filter((v) => !names.has(v.slice(0, v.indexOf("=")))),
+    ...[...new Map(differ.map((d) => [d.name, `${d.name}=${d.then}`])).values()],
+  ];
+  const masked = differ.some((d) => d.then.includes(MASK));
+  return new UserError(
+    `cannot ${what}: ${told}: the undo it owes would be made of this run's values, and go where its hook did not`,
+    {
+      hint: masked
+        ? `Run with the values its hook ran with (one is a secret, shown as ${MASK}: set it as that run did): syncbook run ${runTarget(loaded, vars)} ${args}`
+        : `Run with the values its hook ran with: syncbook run ${runTarget(loaded, vars)} ${args}`,
+      exitCode: ExitCode.usage,
+    },
+  );
 }
 
 export const whenDiffersText = (differs: readonly string[]): string =>

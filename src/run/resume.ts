@@ -21,6 +21,9 @@ import {
   openEarlierJournal,
   stepToRunAgain,
   whenDiffersHint,
+  openHooks,
+  undoVarsDiffer,
+  undoVarsRefusal,
   whenDecidedOtherwise,
   whenDiffersText,
 } from "./earlier.js";
@@ -151,6 +154,14 @@ export async function planResume(
       exitCode: ExitCode.usage,
     });
   const decided = decideResume(state, r, steps, opts.mayHaveActed === true);
+  // the undos this run owes are made from the runbook with its --var values: with others than
+  // their hooks ran with they would act elsewhere (src/run/earlier.ts `undoVarsDiffer`)
+  const owed = new Set(decided.undoSteps);
+  const differ = undoVarsDiffer(
+    openHooks(state).filter((h) => owed.has(h.stepIndex)),
+    loaded,
+  );
+  if (differ.length) throw undoVarsRefusal(differ, state, loaded, `resume from ${file}`, "--resume");
   for (const n of decided.notes) opts.say(`resume: ${n}`);
   const { done } = decided;
   // the step the task list starts at: one that runs again (a write stop undone) comes before where the run stopped

@@ -117,6 +117,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         ...(when?.startsWith("vars.") ? { when: when.slice("vars.".length) } : {}),
       };
     }),
+    vars: loaded.vars,
+    ...(loaded.given?.length ? { given: [...loaded.given] } : {}),
     deliveries: true,
     traced: true,
   });

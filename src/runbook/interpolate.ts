@@ -236,12 +236,24 @@ export function whenVariable(raw: unknown, index: number): string | undefined {
  * each once, in order: what an engine must hand the job (a wave's `secrets:`, src/wave/lint.ts).
  */
 export function envNamesIn(root: unknown): string[] {
+  return namesIn(root, "env");
+}
+
+/**
+ * The `${vars.NAME}` names a value refers to (a runbook's raw step), each once, in order: what
+ * its hook's call, and so its undo's, was made of (src/run/earlier.ts `undoVarsDiffer`).
+ */
+export function varNamesIn(root: unknown): string[] {
+  return namesIn(root, "vars");
+}
+
+function namesIn(root: unknown, source: "env" | "vars"): string[] {
   const names = new Set<string>();
   const walk = (v: unknown): void => {
     if (typeof v === "string") {
       for (const m of v.matchAll(PLACEHOLDER)) {
         const ref = m[1] === undefined ? null : REF.exec(m[1]);
-        if (ref?.[1] === "env" && ref[2]) names.add(ref[2]);
+        if (ref?.[1] === source && ref[2]) names.add(ref[2]);
       }
     } else if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x);

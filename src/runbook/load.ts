@@ -81,6 +81,8 @@ export interface LoadedRunbook {
   redact: Redactor;
   /** The variables in effect (overrides applied), for plans and reports: env-derived ones redacted. */
   vars: Record<string, Scalar>;
+  /** The names of `vars` that `--var` set (`LoadOptions.vars`), in the order given: what a way on repeats. */
+  given?: readonly string[];
   /**
    * Paths (JSON of the YAML path) whose value holds an `${env.*}` that was not resolved (lint
    * mode): nothing can judge them. Empty when the environment was read.
@@ -195,6 +197,7 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     locate,
     redact,
     vars,
+    ...(opts.vars && Object.keys(opts.vars).length ? { given: Object.keys(opts.vars) } : {}),
     unresolved: seen.unresolved,
     whole: seen.whole,
     ...(seen.stoodIn.length ? { stoodIn: seen.stoodIn } : {}),

@@ -60,7 +60,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const rb = i.runbook ?? m.cutover.file ?? "<runbook.yaml>";
   // the way on carries the --var values its runs decided their `when`s with (a run with others is
   // refused), and says when the runbook is no longer the text its journal ran
-  const vars = varArgs(m.whenVars);
+  const vars = varArgs([...m.whenVars, ...m.givenVars]);
   const changed = i.runbookHash !== undefined && m.cutover.hash !== undefined && i.runbookHash !== m.cutover.hash;
   const resume = `syncbook run ${rb} --resume${vars}${changed ? `   (${RUNBOOK_CHANGED_NOTE})` : ""}`;
   const from = (id: string, why: string): string =>

@@ -121,17 +121,20 @@ describe("cutoverVars", () => {
 });
 
 describe("runTarget", () => {
-  it("the runbook with the --var values a `when` reads, quoted for a shell; the others left out", async () => {
+  it("the runbook with the --var values of its variables, quoted for a shell; the others left out", async () => {
     const loaded = await load();
     expect(runTarget(loaded, [])).toBe("rb.yaml");
     expect(runTarget(loaded, ["rollback=true", "url=http://y", "go=it's"])).toBe(
-      "rb.yaml --var rollback=true --var 'go=it'\\''s'",
+      "rb.yaml --var rollback=true --var url=http://y --var 'go=it'\\''s'",
     );
-    // a value that is no k=v: no variable of a `when`; an environment variable a `when` reads is no --var
+    // a variable only --var sets (no default) that a step uses is one too
+    const used = { ...loaded, raw: { steps: [{ hook: { with: { u: "${vars.only}" } } }] } };
+    expect(runTarget(used, ["only=1", "no=2"])).toBe("rb.yaml --var only=1");
+    // a value that is no k=v: no variable; an environment variable a `when` reads is no --var
     expect(runTarget(loaded, ["rollback"])).toBe("rb.yaml");
     expect(runTarget(loaded, ["GO_E=true"])).toBe("rb.yaml");
     // a runbook that does not parse, or a step that is no object: no variable
-    const broken = { ...loaded, raw: undefined } as LoadedRunbook;
+    const broken = { ...loaded, raw: undefined, vars: {} } as LoadedRunbook;
     expect(runTarget(broken, ["rollback=true"])).toBe("rb.yaml");
     expect(cutoverVars(journal(["when"]), { ...loaded, raw: { steps: [null] } })).toEqual([]);
     expect(cutoverVars(journal(["when"]), { ...loaded, raw: { steps: ["x"] } })).toEqual([]);

@@ -425,6 +425,17 @@ describe("the way on carries the --var values its runs decided their `when`s wit
     );
   });
 
+  it("the last run's other --var values follow: its hooks' calls, and their undos, were made of them (a secret one left out)", () => {
+    const given = { vars: { rollback: false, switch: "http://live", pw: "***" }, given: ["switch", "rollback", "pw"] };
+    const m = modelOf([started(0, given), ...ran(100, 0), skipped(200, 1), skipped(210, 2), finished(300)]);
+    expect(m.whenVars).toEqual(["rollback=false"]);
+    expect(m.givenVars).toEqual(["switch=http://live"]);
+    expect(verdict(m).next).toBe("syncbook run rb.yaml --resume --var rollback=false --var switch=http://live");
+    // the last run's: a resume given none repeats none
+    const later = modelOf([started(0, given), ...ran(100, 0), finished(200), started(300), finished(400)]);
+    expect(later.givenVars).toEqual([]);
+  });
+
   it("a variable the steps tell both ways of is left out: no value is right for both; steps without a `when` variable tell nothing", () => {
     const both = modelOf([started(0), ...ran(100, 1), skipped(200, 2), finished(300)]);
     expect(both.whenVars).toEqual([]);

@@ -1,0 +1,96 @@
+/**
+ * An undo made of other `--var` values than its hook ran with. A runbook whose write stop goes
+ * through `${vars.switch}`, run with `--var switch=<the live switch>` and killed with writes
+ * stopped: the `--abort` (or `--resume`) an operator types without the `--var` made the undo from
+ * the runbook's default, turned on another switch, and said "writes are back on" while the
+ * application's stayed stopped (found by an adversarial run). Now refused before anything runs,
+ * naming the values; the command it offers, and the one `status` offers, carry the run's values,
+ * and run verbatim they undo where the hook stopped. The built CLI against two simulators.
+ */
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cleanedUpAfterAll, fastSim, tempDir } from "../support/crash-harness.js";
+import { cutoverYaml, DRAINED, READY, START, COMMIT, COMMITTED } from "../support/crash-harness.js";
+import { cli, startCli } from "../support/run.js";
+
+const made = cleanedUpAfterAll();
+
+/** A `syncbook run …` line as printed (shell-quoted) → its arguments after `syncbook`. */
+function argvOf(line: string): string[] {
+  const out = execFileSync("sh", ["-c", `set -- ${line}; for a in "$@"; do printf '%s\\0' "$a"; done`], {
+    encoding: "utf8",
+  });
+  return out.split("\0").slice(0, -1);
+}
+
+/** The command after "syncbook " on the first line of `text` that holds `syncbook run … <tail>`. */
+function offered(text: string, tail: string): string[] {
+  const m = new RegExp(`syncbook (run \\S+(?: --var \\S+)* ${tail})(?=[\\s.]|$)`).exec(text);
+  if (!m?.[1]) throw new Error(`no "syncbook run … ${tail}" in:\n${text}`);
+  return argvOf(m[1]);
+}
+
+async function killedWithWritesStopped() {
+  // lag stays at 4 s: ready (below 5) passes, drained (below 3) never does
+  const s = await fastSim({ instances: 3, timeScale: 100, faults: ["lag-floor=4"] });
+  const other = await fastSim({ timeScale: 100 });
+  made.sims.push(s, other);
+  const dir = tempDir();
+  made.dirs.push(dir);
+  const file = join(dir, "rb.yaml");
+  const stop =
+    '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
+  writeFileSync(
+    file,
+    cutoverYaml(s, { steps: START + READY + stop + DRAINED + COMMIT + COMMITTED }).replace(
+      /^steps:\n/m,
+      `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`,
+    ),
+  );
+  const child = startCli(["run", file, "--renderer", "simple", "--var", `switch=${s.verifierUrl}`], { cwd: dir });
+  await child.waitFor(/▶ \[4\/6\] waitFor/, 30_000);
+  child.child.kill("SIGKILL");
+  await child.done;
+  expect(s.control.state().writes.enabled, "the write stop held when the runner died").toBe(false);
+  return { s, other, dir, file };
+}
+
+describe("an owed undo and the --var values its hook ran with", () => {
+  it("--abort and --resume without them are refused, nothing undone elsewhere; the commands offered carry them and undo where the hook stopped", async () => {
+    const { s, other, dir, file } = await killedWithWritesStopped();
+    // the other switch off: an undo that reached it would turn it on
+    await fetch(`${other.verifierUrl}/sim/writes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ enabled: false }),
+    });
+    const otherOn = () => other.control.state().writes.enabled;
+
+    const abort = await cli(["run", file, "--renderer", "simple", "--abort"], { cwd: dir });
+    expect(abort.code, abort.all).toBe(2);
+    expect(abort.all).toContain(
+      `step 3 "stop-writes" ran with switch=${s.verifierUrl}, this run has switch=${other.verifierUrl}: the undo it owes would be made of this run's values, and go where its hook did not`,
+    );
+    expect(abort.all).not.toMatch(/writes are back on/);
+    const resume = await cli(["run", file, "--renderer", "simple", "--resume"], { cwd: dir });
+    expect(resume.code, resume.all).toBe(2);
+    expect(resume.all).toMatch(/cannot resume from .*: step 3 "stop-writes" ran with switch=/);
+    expect(s.control.state().writes.enabled, "still stopped").toBe(false);
+    expect(otherOn(), "no undo reached the other switch").toBe(false);
+
+    // status offers the way on with the run's values
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.all).toContain(`--abort --var switch=${s.verifierUrl}`);
+    expect(st.all).toContain(`--resume --var switch=${s.verifierUrl}`);
+    // the refusal's own command, run as printed
+    const again = offered(abort.all, "--abort");
+    expect(again).toContain(`switch=${s.verifierUrl}`);
+    const ok = await cli([...again, "--renderer", "simple"], { cwd: dir });
+    expect(ok.code, ok.all).toBe(0);
+    expect(ok.all).toMatch(/writes are back on/);
+    expect(s.control.state().writes.enabled, "back on where the hook stopped them").toBe(true);
+    expect(otherOn(), "nothing sent to the other switch").toBe(false);
+  });
+});

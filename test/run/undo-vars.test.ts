@@ -1,0 +1,116 @@
+/**
+ * An owed undo is made from the runbook with the run's `--var` values (src/run/earlier.ts):
+ * `undoVarsDiffer` names the variables its step is made of whose value differs from the run that
+ * called the hook; `undoVarsRefusal` says so with the command that has the hook's values; and
+ * `wayOnVars` (src/next-run.ts) is what every way on repeats of the last run's `--var` values.
+ * The end-to-end case: test/run/undo-vars.e2e.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import type { HookRun, JournalState } from "../../src/journal/index.js";
+import { wayOnVars } from "../../src/next-run.js";
+import { undoVarsDiffer, undoVarsRefusal } from "../../src/run/earlier.js";
+import { parseRunbook } from "../../src/runbook/index.js";
+import { UserError } from "../../src/errors.js";
+
+const TEXT = `runbook: 1
+name: rb
+instances: ["http://127.0.0.1:1"]
+vars: { switch: "http://a", lag: 5, other: x, token: "\${env.TOKEN}" }
+steps:
+  - { id: stop, stopWrites: { use: sim-writes, with: { url: "\${vars.switch}" }, undo: { use: sim-writes, with: { url: "\${ vars.switch }", enabled: true } } } }
+  - { id: hook, hook: { use: shell, with: { command: [echo, "\${vars.lag}", "\${vars.token}"] } } }
+  - { id: plain, hook: { use: shell, with: { command: [echo, "\${env.TOKEN}"] } } }
+`;
+
+const load = (vars: Record<string, string | number> = {}) =>
+  parseRunbook(TEXT, "rb.yaml", { vars, env: { TOKEN: "s3cr3t-token" } });
+
+const hook = (stepIndex: number, vars?: HookRun["vars"]): HookRun => ({
+  stepIndex,
+  id: ["stop", "hook", "plain"][stepIndex]!,
+  use: stepIndex === 0 ? "sim-writes" : "shell",
+  undone: false,
+  ...(vars ? { vars } : {}),
+});
+
+const RAN = { switch: "http://b", lag: 5, other: "x", token: "***" };
+
+describe("undoVarsDiffer", () => {
+  it("names each variable of the hook's step whose value differs from the run that called it", async () => {
+    const loaded = await load();
+    expect(undoVarsDiffer([hook(0, RAN)], loaded)).toEqual([
+      { hook: hook(0, RAN), name: "switch", then: "http://b", now: "http://a" },
+    ]);
+    // the same values: nothing; a number compared as the journal wrote it
+    expect(undoVarsDiffer([hook(0, RAN), hook(1, RAN)], await load({ switch: "http://b" }))).toEqual([]);
+    expect(undoVarsDiffer([hook(1, { ...RAN, lag: "5" })], loaded)).toEqual([]);
+    expect(undoVarsDiffer([hook(1, { ...RAN, lag: 7 })], loaded)).toEqual([
+      { hook: hook(1, { ...RAN, lag: 7 }), name: "lag", then: "7", now: "5" },
+    ]);
+  });
+
+  it("a variable the step does not use, a hook of an older journal, an env-derived value, a step the runbook lacks: nothing", async () => {
+    const loaded = await load();
+    // `other` differs, but no step uses it; `plain` uses only the environment
+    expect(undoVarsDiffer([hook(1, { ...RAN, other: "y" }), hook(2, { ...RAN, switch: "z" })], loaded)).toEqual([]);
+    // no vars journaled (an earlier runner): not judged
+    expect(undoVarsDiffer([hook(0)], loaded)).toEqual([]);
+    // a secret is journaled redacted, and loaded redacted alike
+    expect(loaded.vars.token).toBe("***");
+    expect(undoVarsDiffer([hook(1, RAN)], loaded)).toEqual([]);
+    // the hook ran with a variable this run does not have at all
+    const without = { ...loaded, vars: { lag: 5 } };
+    expect(undoVarsDiffer([hook(0, RAN)], without)).toEqual([
+      { hook: hook(0, RAN), name: "switch", then: "http://b", now: "(unset)" },
+    ]);
+    // a variable the hook's run did not have is not judged; nor a step past the runbook's end
+    expect(undoVarsDiffer([hook(0, { lag: 5 })], loaded)).toEqual([]);
+    expect(undoVarsDiffer([{ ...hook(0, RAN), stepIndex: 9 }], loaded)).toEqual([]);
+    expect(undoVarsDiffer([hook(0, RAN)], { ...loaded, raw: undefined })).toEqual([]);
+  });
+});
+
+describe("undoVarsRefusal", () => {
+  it("says which step ran with which value, and offers the command with the hook's values", async () => {
+    const loaded = await load();
+    const state = { steps: [], given: ["other"], vars: { other: "q" } } as unknown as JournalState;
+    const err = undoVarsRefusal(undoVarsDiffer([hook(0, RAN)], loaded), state, loaded, "abort from j.jsonl", "--abort");
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe(
+      'cannot abort from j.jsonl: step 1 "stop" ran with switch=http://b, this run has switch=http://a: the undo it owes would be made of this run\'s values, and go where its hook did not',
+    );
+    // the last run's other --var values, then the hook's
+    expect(err.hint).toBe(
+      "Run with the values its hook ran with: syncbook run rb.yaml --var other=q --var switch=http://b --abort",
+    );
+    // two hooks with the same variable: one --var; a secret value: said how to give it
+    const two = undoVarsDiffer([hook(0, RAN), hook(1, { ...RAN, lag: "***" })], loaded);
+    const masked = undoVarsRefusal(two, { steps: [] } as unknown as JournalState, loaded, "resume", "--resume");
+    expect(masked.message).toContain(
+      'step 1 "stop" ran with switch=http://b, this run has switch=http://a; step 2 "hook" ran with lag=***, this run has lag=5',
+    );
+    expect(masked.hint).toBe(
+      "Run with the values its hook ran with (one is a secret, shown as ***: set it as that run did): syncbook run rb.yaml --var switch=http://b --var 'lag=***' --resume",
+    );
+    const same = undoVarsDiffer([hook(0, RAN), hook(0, RAN)], loaded);
+    expect(undoVarsRefusal(same, { steps: [] } as unknown as JournalState, loaded, "x", "--abort").hint).toBe(
+      "Run with the values its hook ran with: syncbook run rb.yaml --var switch=http://b --abort",
+    );
+  });
+});
+
+describe("wayOnVars", () => {
+  it("the decided values, then the last run's given ones a `when` did not decide and no secret is", () => {
+    expect(wayOnVars([], {})).toEqual([]);
+    expect(wayOnVars(["rollback=true"], {})).toEqual(["rollback=true"]);
+    expect(
+      wayOnVars(["rollback=true"], {
+        vars: { rollback: false, url: "http://x", n: 3, pw: "http://u:***@h", off: false },
+        given: ["rollback", "url", "n", "pw", "missing", "off"],
+      }),
+    ).toEqual(["rollback=true", "url=http://x", "n=3", "off=false"]);
+    // given names without values journaled: none
+    expect(wayOnVars([], { given: ["url"] })).toEqual([]);
+  });
+});
