@@ -245,6 +245,24 @@ export function undoVarsDiffer(
   });
 }
 
+/**
+ * The variables the steps from `from` on are made of whose value differs from the journal's last
+ * run (`name`, its value then, now): a resume with them goes on elsewhere than the run it
+ * continues (a write-on hook through another switch). Said, not refused: a value may be changed
+ * on purpose (an owed undo's is refused, `undoVarsDiffer`).
+ */
+export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): string[] {
+  const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
+  if (!state.vars || !Array.isArray(steps)) return [];
+  return varNamesIn(steps.slice(from)).flatMap((name) => {
+    const then = state.vars?.[name];
+    const now = loaded.vars[name];
+    return then !== undefined && String(then) !== String(now ?? "")
+      ? [`${name}=${now === undefined ? "(unset)" : String(now)} (the run it continues had ${name}=${String(then)})`]
+      : [];
+  });
+}
+
 /** The refusal of a run whose owed undos `undoVarsDiffer` finds made of other values: what, and the command with the hook's values. */
 export function undoVarsRefusal(
   differ: ReturnType<typeof undoVarsDiffer>,

@@ -24,6 +24,7 @@ import {
   openHooks,
   undoVarsDiffer,
   undoVarsRefusal,
+  varsChangedSince,
   whenDecidedOtherwise,
   whenDiffersText,
 } from "./earlier.js";
@@ -166,6 +167,11 @@ export async function planResume(
   const { done } = decided;
   // the step the task list starts at: one that runs again (a write stop undone) comes before where the run stopped
   const first = steps.find((st) => !done.has(st.index) && st.index < r.resumeAt);
+  const changed = varsChangedSince(state, loaded, first?.index ?? r.resumeAt);
+  if (changed.length)
+    opts.say(
+      `resume: this run has ${changed.join(", ")}: the steps still to run are made of these values, not the ones the cutover ran with until now`,
+    );
   const at = (i: number): string => `step ${i + 1}/${steps.length} "${steps[i]?.id ?? "(end)"}"`;
   opts.say(
     first

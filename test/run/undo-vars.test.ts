@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { HookRun, JournalState } from "../../src/journal/index.js";
 import { wayOnVars } from "../../src/next-run.js";
-import { undoVarsDiffer, undoVarsRefusal } from "../../src/run/earlier.js";
+import { undoVarsDiffer, undoVarsRefusal, varsChangedSince } from "../../src/run/earlier.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { UserError } from "../../src/errors.js";
 
@@ -97,6 +97,27 @@ describe("undoVarsRefusal", () => {
     expect(undoVarsRefusal(same, { steps: [] } as unknown as JournalState, loaded, "x", "--abort").hint).toBe(
       "Run with the values its hook ran with: syncbook run rb.yaml --var switch=http://b --abort",
     );
+  });
+});
+
+describe("varsChangedSince", () => {
+  it("the variables of the steps still to run whose value differs from the last run's, said with both values", async () => {
+    const loaded = await load({ lag: 7 });
+    const state = (vars?: Record<string, string | number>) =>
+      ({ steps: [], ...(vars ? { vars } : {}) }) as unknown as JournalState;
+    expect(varsChangedSince(state(RAN), loaded, 0)).toEqual([
+      "switch=http://a (the run it continues had switch=http://b)",
+      "lag=7 (the run it continues had lag=5)",
+    ]);
+    // from the second step on: the write stop's switch is no longer to run
+    expect(varsChangedSince(state(RAN), loaded, 1)).toEqual(["lag=7 (the run it continues had lag=5)"]);
+    expect(varsChangedSince(state(RAN), loaded, 2)).toEqual([]);
+    // unset now; not journaled then (an older runner); a runbook that does not parse
+    expect(
+      varsChangedSince(state({ lag: 7, switch: "http://a", gone: 1 }), { ...loaded, vars: { lag: 7 } }, 0),
+    ).toEqual(["switch=(unset) (the run it continues had switch=http://a)"]);
+    expect(varsChangedSince(state(), loaded, 0)).toEqual([]);
+    expect(varsChangedSince(state(RAN), { ...loaded, raw: undefined }, 0)).toEqual([]);
   });
 });
 
