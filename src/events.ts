@@ -74,7 +74,19 @@ export interface RunEventMap {
      * commit (never undone; without it they said "not committed"), not its write stop, which is on
      * record only: that stop's hook and its undo (an `--abort` of `from`) live in the other journal.
      */
-    carried?: { from: string; writesStopped: boolean; commitSent: boolean; commitAccepted: boolean };
+    carried?: {
+      from: string;
+      writesStopped: boolean;
+      commitSent: boolean;
+      commitAccepted: boolean;
+      /**
+       * The start, commit and reverse of the sync that runs now that `from` recorded, each with
+       * every instance's answer (`stepIndex`: its step in this run's runbook): a `--resume` of
+       * this journal, or a later `--from`, never sends one again to an instance it may have reached
+       * (src/journal/reconcile.ts, src/run/earlier.ts `sentAgainByFrom`). Absent in older journals.
+       */
+      commands?: CarriedCommand[];
+    };
     /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */
     deliveries?: boolean;
     /**
@@ -397,6 +409,14 @@ export interface RunEventMap {
     error?: string;
     inDoubt?: boolean;
   };
+}
+
+/** A command an earlier journal of the cutover recorded, as a `--from` run carries it (`run.started.carried`). */
+export interface CarriedCommand {
+  op: string;
+  stepIndex: number;
+  id: string;
+  answers: { instance: string; answered: "ok" | "error" | "unknown" }[];
 }
 
 export type RunEventType = keyof RunEventMap;

@@ -102,7 +102,8 @@ async function runMain(
   // every usage error before anything is opened or sent: a typo never leaves a journal behind
   const { instanceTargets, planSteps, stepRange } = await import("../run/plan.js");
   const range = loaded.runbook ? stepRange(planSteps(loaded.runbook), flags.from, flags.to) : undefined;
-  const only = flags.only && loaded.runbook ? instanceTargets(loaded.runbook, [flags.only], flags.from) : undefined;
+  const only =
+    flags.only && loaded.runbook ? instanceTargets(loaded.runbook, [flags.only], flags.from, flags.to) : undefined;
   if (flags.dryRun) {
     // no run, so no run events: the plan itself is the one JSON line (README "Events as JSON lines")
     if (json) await printPlanJson(loaded, json.write, range);
@@ -464,12 +465,14 @@ async function newOrContinued(
   dir: string,
   flags: ExecuteFlags,
 ): Promise<{ cutover: string; journal: string; committed?: true } | { notContinued: string } | undefined> {
-  const [{ unfinishedCutover }, { traitsOf }, { committedCutover, commitNoLongerHolds }] = await Promise.all([
-    import("../journal/index.js"),
-    import("../steps/index.js"),
-    import("../run/earlier.js"),
-  ]);
+  const [
+    { unfinishedCutover, readJournalState },
+    { traitsOf },
+    { committedCutover, commitNoLongerHolds, cutoverVars, runTarget },
+  ] = await Promise.all([import("../journal/index.js"), import("../steps/index.js"), import("../run/earlier.js")]);
   const file = loaded.file;
+  const cutoverTarget = async (l: LoadedRunbook, journal: string, traits: typeof traitsOf) =>
+    runTarget(l, cutoverVars(await readJournalState(journal, traits), l));
   const last = await unfinishedCutover(dir, traitsOf);
   if (!last) {
     // a step after the commit of the cutover that committed (a verify run again) is still its own
@@ -518,8 +521,10 @@ async function newOrContinued(
     stderr(`cutover: this run continues ${name}: ${last.why}`);
     return { cutover: last.cutover, journal: last.file };
   }
+  // the ways on with the --var values that cutover ran with (a resume or abort with others is refused)
+  const target = last.file ? await cutoverTarget(loaded, last.file, traitsOf).catch(() => file) : file;
   throw new UserError(`the runbook's last cutover did not finish: ${name}: ${last.why}`, {
-    hint: `Go on with it: syncbook run ${file} --resume (or --from <step> to continue it from a step); call it off: syncbook run ${file} --abort; or start a second cutover anyway: syncbook run ${file} --new-cutover`,
+    hint: `Go on with it: syncbook run ${target} --resume (or --from <step> to continue it from a step); call it off: syncbook run ${target} --abort; or start a second cutover anyway: syncbook run ${file} --new-cutover`,
     exitCode: ExitCode.usage,
   });
 }

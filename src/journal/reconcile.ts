@@ -234,6 +234,22 @@ export function reconcile(
   const stepName = `step ${resumeAt + 1} "${step.id}"`;
   const pending = state.commandsSent.filter((c) => c.stepIndex === resumeAt);
   const outside = state.commandsSent.filter((c) => c.stepIndex > resumeAt || c.stepIndex < 0);
+  // a start, commit or reverse of a step the resume has not reached yet, that may have reached an
+  // instance: an earlier journal's, carried by the --from run that wrote this one (a `--from
+  // stop-writes --to stop-writes` after a commit whose answers were lost). Going on would come to
+  // its step and send it again (an adversarial run: commit twice to both instances)
+  const ahead = outside.find(
+    (c) => c.stepIndex > resumeAt && sentOnceOnly(c.op) && c.perInstance.some((p) => p.answered !== "error"),
+  );
+  if (ahead) {
+    const id = runbook.steps[ahead.stepIndex]?.id ?? `#${ahead.stepIndex + 1}`;
+    const next = runbook.steps[ahead.stepIndex + 1]?.id;
+    return refuse(
+      "in-doubt",
+      `${ahead.op} (step ${ahead.stepIndex + 1} "${id}") was sent${ahead.carried ? " by an earlier run of this cutover (its journal's record, carried by the --from run that wrote this one)" : ""}; answers: ${answers(ahead)}; this resume goes on at ${stepName}, before it, and would send it again on its way: a ${ahead.op} is never sent twice to an instance`,
+      `see the fleet (syncbook status): if every instance shows the ${ahead.op} took effect, ${next ? `go on after it with --from ${next}` : "the runbook has no step after it"}; if not, find out from the service's own log which instances received /${ahead.op} and send it by hand only to those that did not, then go on after it`,
+    );
+  }
   for (const c of outside)
     notes.push(
       `a ${c.op} sent outside the step to resume (step ${c.stepIndex + 1}, answered ${c.answered}) is only recorded, not judged`,

@@ -11,7 +11,7 @@
  */
 import { ExitCode, UserError } from "../errors.js";
 import type { InstanceRef, Outcome } from "../events.js";
-import { commandOfPath, type CommandOperation } from "../api/commands.js";
+import { commandOfPath, isCommandOperation, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
 import { ioError } from "./io-errors.js";
@@ -55,6 +55,8 @@ export interface SentCommand {
   /** ok: every instance accepted; unknown: some instance gave no usable answer; error: otherwise. */
   answered: Answer;
   perInstance: InstanceAnswer[];
+  /** Recorded by an earlier journal of the cutover, carried by the `--from` run that wrote this one (`run.started.carried.commands`). */
+  carried?: true;
 }
 
 export interface HookRun {
@@ -147,6 +149,8 @@ export function classifyAnswer(e: Record<string, unknown>): { answered: Answer; 
   if (/: (?:start|commit|pause|resume|reverse) failed: cannot (?:connect|send)\b/.test(text)) return withError("error");
   return withError("unknown");
 }
+
+const isAnswer = (v: unknown): v is Answer => v === "ok" || v === "error" || v === "unknown";
 
 /** Answers from the least to the most evidence that a command took effect. */
 const BY_RANK: readonly Answer[] = ["error", "unknown", "ok"];
@@ -358,6 +362,16 @@ export async function readJournalState(
         if (isObject(e.carried)) {
           const accepted = e.carried.commitAccepted === true;
           if (accepted || e.carried.commitSent === true) carriedCommit = { sent: true, accepted };
+          // the earlier journal's commands, per instance, before every command of this one
+          for (const c of Array.isArray(e.carried.commands) ? (e.carried.commands as unknown[]) : []) {
+            if (!isObject(c) || typeof c.op !== "string" || !isCommandOperation(c.op)) continue;
+            if (typeof c.stepIndex !== "number" || !Array.isArray(c.answers)) continue;
+            const sends = new Map<string, { answered: Answer }[]>();
+            for (const a of c.answers as unknown[])
+              if (isObject(a) && typeof a.instance === "string" && isAnswer(a.answered))
+                sends.set(a.instance, [{ answered: a.answered }]);
+            commands.push({ cmd: { op: c.op, stepIndex: c.stepIndex, carried: true }, sends });
+          }
         }
         return;
       case "step.started": {

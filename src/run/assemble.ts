@@ -35,7 +35,7 @@ import {
   type EarlierHooks,
 } from "../steps/index.js";
 import { createEmitter, type Emitter } from "./emitter.js";
-import type { CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
+import type { CarriedCommand, CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
 import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
 import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
@@ -72,6 +72,8 @@ export interface ResumePlan {
    * a `--resume` of it, or a later `--from`, which read only its journal, count it too.
    */
   carriedFrom?: string;
+  /** What that journal shows of the current sync's start, commit and reverse, per instance: journaled with it. */
+  carriedCommands?: readonly CarriedCommand[];
 }
 
 export interface RunOptions {
@@ -210,7 +212,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     });
   const steps = planSteps(runbook, (kind, options) => pluginStepTitle(opts.registry, kind, options, loaded.redact));
   const { from, to } = stepRange(steps, opts.from, opts.to);
-  const only = opts.only?.length ? instanceTargets(runbook, opts.only, opts.from) : undefined;
+  const only = opts.only?.length ? instanceTargets(runbook, opts.only, opts.from, opts.to) : undefined;
   const mode = opts.mode ?? "run";
   const signal = opts.signal ?? new AbortController().signal;
   const defaults = runDefaults(loaded, opts.timeScale ?? 1);

@@ -4,7 +4,7 @@
  * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
  * whether writes are still stopped.
  */
-import { instanceLabel, type RunEvent } from "../events.js";
+import { instanceLabel, type CarriedCommand, type RunEvent } from "../events.js";
 import { createFleet } from "../fleet/index.js";
 import { instancesOf, type Runbook, type Step } from "../runbook/types.js";
 import {
@@ -31,7 +31,7 @@ import {
   type EarlierHooksVerdict,
   type OrphanProbe,
 } from "./orphans.js";
-import { afterLastCommit, planSteps } from "./plan.js";
+import { afterLastCommit, planSteps, type PlannedStep } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 import { errorMessage, ExitCode, UserError } from "../errors.js";
 
@@ -337,7 +337,7 @@ export function reverseInDoubt(state: JournalState): number | undefined {
 /**
  * The commands a \`--from\` run would send again to an instance the journal shows they may have
  * reached: a start, commit or reverse of the sync that runs now (after the last reverse that took
- * effect) sent by a step the run runs (\`runs\`: their ids, from \`--from\` to \`--to\`; by id, so a
+ * effect) of a command the run sends to that sync (\`sends\`, \`opsToSyncNow\`: by command, so a
  * journal of another text of the runbook is read too), to an instance it targets
  * (\`--only\`: those; else every one), whose answer there was not a refusal (accepted, or none
  * usable: a reset, a timeout, a runner killed with it on its way). \`--resume\` reads the fleet and
@@ -347,13 +347,13 @@ export function reverseInDoubt(state: JournalState): number | undefined {
  */
 export function sentAgainByFrom(
   state: JournalState,
-  runs: ReadonlySet<string>,
+  sends: ReadonlySet<string>,
   targets: ReadonlySet<string> | undefined,
 ): { stepIndex: number; op: string; instances: string[]; answers: string }[] {
   const after = lastReverse(state)?.at ?? -1;
   return state.commandsSent
     .slice(after + 1)
-    .filter((c) => AT_MOST_ONCE.has(c.op) && runs.has(state.steps[c.stepIndex]?.id ?? ""))
+    .filter((c) => AT_MOST_ONCE.has(c.op) && sends.has(c.op))
     .flatMap((c) => {
       const reached = c.perInstance.filter(
         (p) => p.answered !== "error" && (targets === undefined || targets.has(p.instance)),
@@ -387,7 +387,7 @@ function refuseSentAgain(
   const fromIndex = steps.findIndex((s) => s.id === from);
   if (fromIndex < 0) return;
   const toIndex = range.to !== undefined ? steps.findIndex((s) => s.id === range.to) : -1;
-  const runs = new Set(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length).map((s) => s.id));
+  const sends = opsToSyncNow(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length));
   const all = instancesOf(loaded.runbook!);
   const targets = range.only
     ? new Set(
@@ -396,7 +396,7 @@ function refuseSentAgain(
         ),
       )
     : undefined;
-  const c = ended ? undefined : sentAgainByFrom(state, runs, targets)[0];
+  const c = ended ? undefined : sentAgainByFrom(state, sends, targets)[0];
   if (!c) return;
   const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
   throw new UserError(
@@ -406,6 +406,23 @@ function refuseSentAgain(
       exitCode: ExitCode.interlock,
     },
   );
+}
+
+/**
+ * The commands the steps of a run's range send to the sync that runs now: each command step's
+ * (one its `when` skips sends nothing), up to and including the first reverse (after it, a new
+ * sync, whose commands are its own). By command, not by step id: an edited runbook (a commit step
+ * renamed, or given no id: `commit-7`) sent the commit its journal showed on its way again.
+ */
+export function opsToSyncNow(steps: readonly PlannedStep[]): Set<string> {
+  const ops = new Set<string>();
+  for (const s of steps) {
+    const op = s.bound.command;
+    if (op === undefined || s.step.when === false) continue;
+    ops.add(op);
+    if (op === "reverse") break;
+  }
+  return ops;
 }
 
 /** The commands the service takes once per sync: sent twice, the second may reach it too. */
@@ -618,9 +635,26 @@ export async function fromJournal(
     say(
       `journal: ${file} shows this cutover's verifier check (${state.verifier.check.answered === "ok" ? "accepted" : state.verifier.check.answered === "error" ? "refused" : "sent, its answer lost"}): this run's verify goes on from it, as --resume would`,
     );
+  // the current sync's one-shot commands, per instance: a --resume of this run's journal, or a later
+  // --from, reads only that journal, and must never send one again where it may have arrived
+  const ids = loaded.runbook ? planSteps(loaded.runbook).map((s) => s.id) : [];
+  const carriedCommands: CarriedCommand[] = state.commandsSent
+    .slice((lastReverse(state)?.at ?? -1) + 1)
+    .filter((c) => AT_MOST_ONCE.has(c.op))
+    .map((c) => {
+      const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
+      const here = ids.indexOf(id);
+      return {
+        op: c.op,
+        stepIndex: here >= 0 ? here : c.stepIndex,
+        id,
+        answers: c.perInstance.map((p) => ({ instance: p.instance, answered: p.answered })),
+      };
+    });
   return {
     done: new Map(),
     carriedFrom: file,
+    ...(carriedCommands.length ? { carriedCommands } : {}),
     memory: {
       writesStopped: stopped,
       commitSent: commit.sent,

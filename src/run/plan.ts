@@ -100,7 +100,12 @@ export function stepRange(
  * error (exit 2, before anything is opened) for an instance the runbook does not list, or
  * without `--from` (a targeted command completes one the others have: it never starts a run).
  */
-export function instanceTargets(runbook: Runbook, names: readonly string[], from: string | undefined): number[] {
+export function instanceTargets(
+  runbook: Runbook,
+  names: readonly string[],
+  from: string | undefined,
+  to?: string,
+): number[] {
   if (from === undefined)
     throw new UserError("--only sends a command to part of the fleet, so it goes with --from (the command's step)", {
       hint: "For example: syncbook run x.yaml --from commit --only shard-c (the other instances must already have the command).",
@@ -131,6 +136,26 @@ export function instanceTargets(runbook: Runbook, names: readonly string[], from
       hint: "Drop --only.",
       exitCode: ExitCode.usage,
     });
+  // --only completes one command the others have. A second command step in its range would go to
+  // the named instances only too, while the others never had it: a reverse after a completed
+  // commit, sent to one instance, split the fleet on the reverse (an adversarial run). Steps its
+  // `when` skips do not count (a `when` is read once, from this run's vars)
+  const steps = planSteps(runbook);
+  const at = steps.findIndex((s) => s.id === from);
+  const end = to === undefined ? steps.length - 1 : steps.findIndex((s) => s.id === to);
+  const commands =
+    at < 0 || end < 0 ? [] : steps.slice(at, end + 1).filter((s) => s.bound.command && s.step.when !== false);
+  if (commands.length > 1) {
+    const [first, second] = commands as [PlannedStep, PlannedStep];
+    const before = steps[second.index - 1]!;
+    throw new UserError(
+      `--only sends one command to part of the fleet: from ${from}${to === undefined ? " to the runbook's end" : ` to ${to}`} this run would send ${commands.map((s) => `${s.bound.command} (step ${s.index + 1} ${s.id})`).join(", ")}, and the ${second.bound.command} would reach the named instances only, while the others never had it`,
+      {
+        hint: `Complete the ${first.bound.command} alone, stopping before step ${second.index + 1}: add --to ${before.id}; then run the rest to the whole fleet: --from ${second.id} (without --only).`,
+        exitCode: ExitCode.usage,
+      },
+    );
+  }
   return out;
 }
 

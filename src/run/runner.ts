@@ -104,6 +104,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
             writesStopped: opts.resume.memory.writesStopped === true,
             commitSent: opts.resume.memory.commitSent === true,
             commitAccepted: opts.resume.memory.commitAccepted === true,
+            ...(opts.resume.carriedCommands?.length ? { commands: [...opts.resume.carriedCommands] } : {}),
           },
         }
       : {}),

@@ -278,14 +278,56 @@ describe("the fleet must be the journal's, every instance readable", () => {
 
 describe("which commands are judged", () => {
   it("commands of earlier steps are not noted; those outside any step or after the step to resume are only recorded", () => {
-    const s = state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("pause", -1, "ok"), cmd("commit", 3, "unknown")]);
+    const s = state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("pause", -1, "ok"), cmd("commit", 3, "error")]);
     const r = resumed(reconcile(s, RB, fleet("RUNNING")));
     expect(r.resumeAt).toBe(1);
     expect(r.notes).toEqual([
       "a pause sent outside the step to resume (step 0, answered ok) is only recorded, not judged",
-      "a commit sent outside the step to resume (step 4, answered unknown) is only recorded, not judged",
+      "a commit sent outside the step to resume (step 4, answered error) is only recorded, not judged",
       cutOff(2, "wait"),
     ]);
+  });
+
+  it("a start, commit or reverse after the step to resume that may have reached an instance is refused: the resume would send it again on its way", () => {
+    for (const [answers, refused] of [
+      [["ok"], true],
+      [["unknown"], true],
+      [["error", "ok"], true],
+      [["error"], false],
+      [["error", "error"], false],
+    ] as const) {
+      for (const op of ["start", "commit", "reverse", "pause"] as const) {
+        const s = state(["ok", "cut"], [cmd("start", 0, "ok"), cmd(op, 3, ...answers)]);
+        const r = reconcile(s, RB, fleet(...answers.map(() => "RUNNING")));
+        const want = refused && op !== "pause";
+        expect(r.ok, `${op} ${answers.join(",")}`).toBe(!want);
+        if (!r.ok) {
+          expect(r.code).toBe("in-doubt");
+          // not carried: said as sent, not as an earlier run's
+          expect(r.message).toMatch(new RegExp(`^${op} \\(step 4 "commit"\\) was sent; answers: `));
+          expect(r.hint).toBe(
+            `see the fleet (syncbook status): if every instance shows the ${op} took effect, go on after it with --from done; if not, find out from the service's own log which instances received /${op} and send it by hand only to those that did not, then go on after it`,
+          );
+        }
+      }
+    }
+    // one at the runbook's last step: nothing to go on with after it; one at the step to resume is judged there
+    const last = reconcile(
+      state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 4, "unknown")]),
+      RB,
+      fleet("RUNNING"),
+    );
+    expect(last.ok || last.hint).toMatch(/took effect, the runbook has no step after it; if not/);
+    expect(reconcile(state(["ok", "ok", "ok", "cut"], [cmd("commit", 3, "unknown")]), RB, fleet("RUNNING")).ok).toBe(
+      false,
+    );
+    // a step before the one to resume: done, not judged
+    const before = reconcile(
+      state(["ok", "ok", "ok", "ok", "cut"], [cmd("commit", 3, "unknown")]),
+      RB,
+      fleet("COMMITTED"),
+    );
+    expect(before.ok).toBe(true);
   });
 
   it("two commands in the step to resume: the last one is judged, and the note lists both", () => {

@@ -238,10 +238,20 @@ const rows: Row[] = [
     expect: { resumeAt: 2 },
   },
   {
-    name: "a command after the step to resume is only recorded: start's states are expected (fleet RUNNING → resumes)",
-    state: state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "unknown")]),
+    name: "a command after the step to resume that reached no instance is only recorded: start's states are expected (fleet RUNNING → resumes)",
+    state: state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "error")]),
     fleet: fleet("RUNNING"),
     expect: { resumeAt: 1, note: /sent outside the step to resume \(step 4/ },
+  },
+  {
+    name: "a start, commit or reverse after the step to resume that may have reached an instance (an earlier journal's, carried): refused, never sent again on the way",
+    state: state(["ok", "cut"], [cmd("start", 0, "ok"), { ...cmd("commit", 3, "unknown"), carried: true }]),
+    fleet: fleet("RUNNING"),
+    expect: {
+      code: "in-doubt",
+      message:
+        /^commit \(step 4 "commit"\) was sent by an earlier run of this cutover \(its journal's record, carried by the --from run that wrote this one\); answers: i0 unknown; this resume goes on at step 2 "wait", before it, and would send it again on its way: a commit is never sent twice to an instance$/,
+    },
   },
   {
     name: "a command in the step right after the one to resume is only recorded too: start's states are expected",

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
 import { summarizeJournal } from "../../src/journal/read.js";
 import { resolveJournal } from "../../src/journal/index.js";
-import type { RunEvent } from "../../src/events.js";
+import type { CarriedCommand, RunEvent } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";
 import { traitsOf } from "../../src/steps/index.js";
@@ -254,6 +254,61 @@ describe("readJournalState", () => {
     const plain = await read(undefined);
     expect(plain.stopWritesSucceeded).toBe(false);
     expect(plain).not.toHaveProperty("carriedCommit");
+  });
+
+  it("a --from run's journal holds the commands it carried per instance, before its own; what is not one is passed over", async () => {
+    const ev = eventFactory();
+    const started = ev("run.started", {
+      ...salesStarted("x.yaml"),
+      carried: {
+        from: "/j/earlier.jsonl",
+        writesStopped: true,
+        commitSent: true,
+        commitAccepted: true,
+        commands: [
+          { op: "start", stepIndex: 0, id: "start", answers: [{ instance: "#1", answered: "ok" }] },
+          {
+            op: "commit",
+            stepIndex: 3,
+            id: "commit",
+            answers: [
+              { instance: "a", answered: "ok" },
+              { instance: "b", answered: "unknown" },
+              { instance: "c", answered: "error" },
+              { instance: "d", answered: "maybe" as "ok" },
+              { answered: "ok" } as unknown as { instance: string; answered: "ok" },
+            ],
+          },
+          { op: "launch", stepIndex: 1, id: "x", answers: [] },
+          { op: "commit", stepIndex: "3", id: "x", answers: [] } as unknown as CarriedCommand,
+          { op: "commit", stepIndex: 3, id: "x", answers: "none" } as unknown as CarriedCommand,
+          "commit" as unknown as CarriedCommand,
+        ],
+      },
+    });
+    const s = await readJournalState(journalOf([started]), traitsOf);
+    expect(s.commandsSent).toEqual([
+      {
+        op: "start",
+        stepIndex: 0,
+        carried: true,
+        instances: ["#1"],
+        answered: "ok",
+        perInstance: [{ instance: "#1", answered: "ok" }],
+      },
+      {
+        op: "commit",
+        stepIndex: 3,
+        carried: true,
+        instances: ["a", "b", "c"],
+        answered: "unknown",
+        perInstance: [
+          { instance: "a", answered: "ok" },
+          { instance: "b", answered: "unknown" },
+          { instance: "c", answered: "error" },
+        ],
+      },
+    ]);
   });
 
   it("an undo of stopWrites that failed or was cut off still means writes may be flowing (never 'writes stopped' on resume)", async () => {

@@ -13,6 +13,7 @@ import {
   commitNoLongerHolds,
   lastReverse,
   reverseInDoubt,
+  opsToSyncNow,
   sentAgainByFrom,
   stepToRunAgain,
 } from "../../src/run/earlier.js";
@@ -20,6 +21,7 @@ import { parseRunbook } from "../../src/runbook/index.js";
 import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
+import { planSteps } from "../../src/run/plan.js";
 
 const none = { sent: false, accepted: false };
 const both = { sent: true, accepted: true };
@@ -228,9 +230,9 @@ describe("reverseInDoubt", () => {
 // a --from run never sends a start, commit or reverse again to an instance it may have reached
 // (an adversarial run: --from commit after a commit whose answers were lost sent it twice)
 describe("sentAgainByFrom", () => {
-  // the ids of the steps the run runs (the fixture's: start, wait, stop, commit, done)
-  const ids = (from: number, to: number) => new Set(["start", "wait", "stop", "commit", "done"].slice(from, to + 1));
-  const all = ids(0, 4);
+  // the commands the run sends to the sync that runs now
+  const ops = (...o: string[]) => new Set(o);
+  const all = ops("start", "commit", "reverse");
   it("a command of the run's range that may have reached an instance it targets: accepted or no usable answer; a refusal is none", () => {
     for (const [a, b, reached] of [
       ["ok", "error", ["i0"]],
@@ -250,17 +252,17 @@ describe("sentAgainByFrom", () => {
     ]);
   });
 
-  it("only the instances --only targets, only steps from --from to --to, only start, commit and reverse", () => {
+  it("only the instances --only targets, only the commands the run sends, only start, commit and reverse", () => {
     const s = state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok", "error"), cmd("commit", 3, "ok", "error")]);
     expect(sentAgainByFrom(s, all, new Set(["i1"]))).toEqual([]);
     expect(sentAgainByFrom(s, all, new Set(["i0"])).map((c) => c.op)).toEqual(["start", "commit"]);
-    expect(sentAgainByFrom(s, ids(1, 4), undefined).map((c) => c.op)).toEqual(["commit"]);
-    expect(sentAgainByFrom(s, ids(0, 2), undefined).map((c) => c.op)).toEqual(["start"]);
-    expect(sentAgainByFrom(s, ids(3, 3), undefined).map((c) => c.op)).toEqual(["commit"]);
-    expect(sentAgainByFrom(s, ids(4, 4), undefined)).toEqual([]);
+    expect(sentAgainByFrom(s, ops("commit"), undefined).map((c) => c.op)).toEqual(["commit"]);
+    expect(sentAgainByFrom(s, ops("start"), undefined).map((c) => c.op)).toEqual(["start"]);
+    expect(sentAgainByFrom(s, ops("commit", "pause"), undefined).map((c) => c.op)).toEqual(["commit"]);
+    expect(sentAgainByFrom(s, ops(), undefined)).toEqual([]);
     // a verifier command, or any other, is not this rule's
     const other = state(["ok", "ok", "ok", "failed"], [cmd("pause", 3, "ok")]);
-    expect(sentAgainByFrom(other, all, undefined)).toEqual([]);
+    expect(sentAgainByFrom(other, ops("pause", ...all), undefined)).toEqual([]);
   });
 
   it("after a reverse that took effect, only the new sync's commands: the first sync's commit is not sent again by its steps", () => {
@@ -268,6 +270,33 @@ describe("sentAgainByFrom", () => {
     expect(sentAgainByFrom(s, all, undefined)).toEqual([]);
     // a reverse in doubt after it is: its step did not end ok
     const doubt = state(["ok", "ok", "ok", "cut"], [cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")]);
-    expect(sentAgainByFrom(doubt, ids(3, 4), undefined).map((c) => c.op)).toEqual(["reverse"]);
+    expect(sentAgainByFrom(doubt, ops("reverse"), undefined).map((c) => c.op)).toEqual(["reverse"]);
+  });
+});
+
+describe("opsToSyncNow", () => {
+  it("the commands a run's steps send to the sync that runs now: up to its first reverse, none from a step its `when` skips", async () => {
+    const text = `runbook: 1
+name: rb
+instances: ["http://127.0.0.1:1"]
+vars: { rollback: true }
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true } }
+  - { id: wait, waitFor: { state: RUNNING } }
+  - { id: skipped, when: false, pause: {} }
+  - { commit: {} }
+  - { id: rollback, when: "\${vars.rollback}", reverse: {} }
+  - { id: commit-again, commit: {} }
+`;
+    const loaded = await parseRunbook(text, "rb.yaml");
+    const steps = planSteps(loaded.runbook!);
+    expect([...opsToSyncNow(steps)]).toEqual(["start", "commit", "reverse"]);
+    expect([...opsToSyncNow(steps.slice(1))]).toEqual(["commit", "reverse"]);
+    // after the reverse: the new sync's commit is not the journal's
+    expect([...opsToSyncNow(steps.slice(5))]).toEqual(["commit"]);
+    expect([...opsToSyncNow(steps.slice(1, 3))]).toEqual([]);
+    const noRollback = await parseRunbook(text, "rb.yaml", { vars: { rollback: false } });
+    // the reverse skipped: the second commit goes to the sync that runs now
+    expect([...opsToSyncNow(planSteps(noRollback.runbook!).slice(4))]).toEqual(["commit"]);
   });
 });

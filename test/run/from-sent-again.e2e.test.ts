@@ -59,4 +59,41 @@ describe("--from after a command whose answer was lost", () => {
     expect(again.all, again.all).toMatch(/its journal shows commit \(step 5 "commit-5"\) may have reached/);
     expect(posts(c.s, "commit"), again.all).toEqual([1]);
   }, 120_000);
+
+  // an adversarial run: the commit step renamed after the loss (`commit` → `commit-now`), then
+  // --from a step before it: the steps were matched by id, and the commit went out a second time
+  it("a command step renamed since is found by its command: a --from before it is refused", async () => {
+    const c = await cliCutover(made, ["reset=1@0/commit"], START + READY + STOP + DRAINED + COMMIT);
+    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    c.s.control.clearFaults();
+    writeFileSync(c.file, readFileSync(c.file, "utf8").replace("{ id: commit, commit", "{ id: commit-now, commit"));
+    const again = await cli(c.args("--from", "stop-writes", "--yes"), { cwd: c.dir });
+    expect(again.code, `${first.all}\n--- renamed, --from stop-writes\n${again.all}`).toBe(3);
+    expect(again.all, again.all).toMatch(/its journal shows commit \(step 5 "commit"\) may have reached/);
+    expect(posts(c.s, "commit"), again.all).toEqual([1]);
+  }, 120_000);
+
+  // an adversarial run: a --from run between (`--from stop-writes --to stop-writes`, no commit in
+  // its range) wrote a journal of its own, and the --resume offered after it read only that one:
+  // it sent the commit again. The --from run carries the commit's answers into its journal
+  it("a --resume after a --from run that sent no commit still knows the commit per instance: refused, not sent again", async () => {
+    const c = await cliCutover(made, ["reset=1@0/commit"], START + READY + STOP + DRAINED + COMMIT);
+    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    c.s.control.clearFaults();
+    const between = await cli(c.args("--from", "stop-writes", "--to", "stop-writes", "--yes"), { cwd: c.dir });
+    const where = `${first.all}\n--- --from stop-writes --to stop-writes\n${between.all}`;
+    expect(between.code, where).toBe(0);
+    const resume = await cli(c.args("--resume", "--yes"), { cwd: c.dir });
+    expect(resume.code, `${where}\n--- --resume\n${resume.all}`).toBe(1);
+    expect(resume.all, resume.all).toMatch(
+      /commit \(step 5 "commit"\) was sent by an earlier run of this cutover .*; answers: sync0 unknown; this resume goes on at step 4 "drained", before it, and would send it again on its way: a commit is never sent twice to an instance/,
+    );
+    expect(posts(c.s, "commit"), resume.all).toEqual([1]);
+    // nor a --from over it, from that journal
+    const from = await cli(c.args("--from", "drained", "--yes"), { cwd: c.dir });
+    expect(from.code, from.all).toBe(3);
+    expect(posts(c.s, "commit"), from.all).toEqual([1]);
+  }, 120_000);
 });

@@ -133,7 +133,10 @@ describe("the askers that check a run goes on with its fleet read 'maybe' as ano
   });
 
   it.each(PAIRS)("--only: the runbook's %s, picked as %s (%s)", (a, b, want) => {
-    const runbook = { instances: [a, "http://other.example:1"] } as unknown as Runbook;
+    const runbook = {
+      instances: [a, "http://other.example:1"],
+      steps: [{ id: "commit", commit: {} }],
+    } as unknown as Runbook;
     if (want === "same") expect(instanceTargets(runbook, [b], "commit")).toEqual([0]);
     else expect(() => instanceTargets(runbook, [b], "commit")).toThrow(/no such instance/);
   });

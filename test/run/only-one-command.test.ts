@@ -1,0 +1,59 @@
+/**
+ * `--only` completes one command the other instances already have (src/run/plan.ts
+ * `instanceTargets`). An adversarial run: `--from commit --only b --var rollback=true` completed
+ * the commit, went on into the rollback and sent `reverse` to `b` alone, whose fleet-state check
+ * took `a`, still COMMITTED, for one waiting in the reverse's round: the fleet split on the
+ * reverse. A range with a second command step the run would take is refused before anything runs.
+ */
+import { describe, expect, it } from "vitest";
+import { instanceTargets } from "../../src/run/plan.js";
+import { parseRunbook } from "../../src/runbook/index.js";
+import type { Runbook } from "../../src/runbook/types.js";
+
+const TEXT = `runbook: 1
+name: rb
+instances: [{ url: "http://127.0.0.1:1", name: a }, { url: "http://127.0.0.1:2", name: b }]
+vars: { rollback: false }
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true } }
+  - { id: stop, stopWrites: { use: shell, with: { command: [echo] } } }
+  - { id: commit, commit: {} }
+  - { id: committed, waitFor: { state: COMMITTED } }
+  - { id: rollback, when: "\${vars.rollback}", reverse: {} }
+  - { id: reversed, when: "\${vars.rollback}", waitFor: { state: RUNNING } }
+`;
+
+async function runbook(rollback: boolean): Promise<Runbook> {
+  const loaded = await parseRunbook(TEXT, "rb.yaml", { vars: { rollback } });
+  if (!loaded.runbook) throw new Error(JSON.stringify(loaded.diagnostics));
+  return loaded.runbook;
+}
+
+describe("--only and the command steps of its range", () => {
+  it("one command step: the named instances; a second one its `when` skips does not count", async () => {
+    expect(instanceTargets(await runbook(false), ["b"], "commit")).toEqual([1]);
+    expect(instanceTargets(await runbook(true), ["b"], "commit", "committed")).toEqual([1]);
+    expect(instanceTargets(await runbook(true), ["a"], "rollback")).toEqual([0]);
+    // a step without a command before the first: none counts
+    expect(instanceTargets(await runbook(true), ["b"], "stop", "committed")).toEqual([1]);
+  });
+
+  it("a second command step the run would take is refused, naming both, with the --to that stops before it", async () => {
+    const rb = await runbook(true);
+    expect(() => instanceTargets(rb, ["b"], "commit")).toThrow(
+      "--only sends one command to part of the fleet: from commit to the runbook's end this run would send commit (step 3 commit), reverse (step 5 rollback), and the reverse would reach the named instances only, while the others never had it",
+    );
+    try {
+      instanceTargets(rb, ["b"], "start", "rollback");
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toContain(
+        "from start to rollback this run would send start (step 1 start), commit (step 3 commit), reverse (step 5 rollback)",
+      );
+      expect((err as { hint?: string }).hint).toBe(
+        "Complete the start alone, stopping before step 3: add --to stop; then run the rest to the whole fleet: --from commit (without --only).",
+      );
+      expect((err as { exitCode?: number }).exitCode).toBe(2);
+    }
+  });
+});
