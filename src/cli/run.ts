@@ -346,9 +346,13 @@ export async function execute(
     }
     // the run itself ended as it says; the operator stopped the wait for its notifications
     if (notes?.interrupted) return ExitCode.interrupted;
-    // the runbook as the next command names it, with the --var values a `when` reads: a resume
-    // with other values is refused (src/run/earlier.ts `whenDecidedOtherwise`)
-    const target = (await import("../run/earlier.js")).runTarget(loaded, flags.var ?? []);
+    // the runbook as the next command names it, with the --var values its `when`s were decided
+    // with (a resume with others is refused, src/run/earlier.ts `whenDecidedOtherwise`; an --abort
+    // given none still owes its cutover's), then this run's own
+    const decided = how.resume?.decidedVars ?? [];
+    const named = new Set(decided.map((v) => v.slice(0, v.indexOf("="))));
+    const own = (flags.var ?? []).filter((v) => !named.has(v.slice(0, Math.max(0, v.indexOf("=")))));
+    const target = (await import("../run/earlier.js")).runTarget(loaded, [...decided, ...own]);
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
       if (result.message && !ui.showsEnd) stderr(result.message);

@@ -113,6 +113,17 @@ export class CutoverFold {
     return started.canWriteFrom ?? (started.instances.length === 1 ? started.instances[0]!.index : undefined);
   }
 
+  /** A reverse step that took effect (ended ok, or adopted): a new sync runs from it. */
+  #reverseTookEffect(s: ModelStep, at: number): void {
+    if (this.#opts.traits(s.kind).command !== "reverse") return;
+    this.#reversed = { at, id: s.id };
+    // the fleet seen COMMITTED was the sync before; the new one is read afresh, and the
+    // verification's writesOff was of the sync before too
+    this.#committedSeen = false;
+    this.#states.clear();
+    delete this.#verifier?.writesOffGeneration;
+  }
+
   /** The write-stop window's own fold (its clock, its shares): the runner and the UI ask it directly. */
   get window(): WindowTracker {
     return this.#window;
@@ -234,14 +245,7 @@ export class CutoverFold {
       }
       case "step.finished": {
         const s = this.#stepOf(e.index, e.id);
-        if (e.outcome === "ok" && this.#opts.traits(s.kind).command === "reverse") {
-          this.#reversed = { at: e.at, id: e.id };
-          // the fleet seen COMMITTED was the sync before; the new one is read afresh, and the
-          // verification's writesOff was of the sync before too
-          this.#committedSeen = false;
-          this.#states.clear();
-          delete this.#verifier?.writesOffGeneration;
-        }
+        if (e.outcome === "ok") this.#reverseTookEffect(s, e.at);
         s.outcome = e.outcome;
         s.endedAt = e.at;
         s.durationMs = e.durationMs;
@@ -264,6 +268,9 @@ export class CutoverFold {
       }
       case "step.skipped": {
         const s = this.#stepOf(e.index, e.id);
+        // a reverse a resume adopted (the fleet showed it): it took effect, as one that ended ok
+        // (src/journal/state.ts reads it so); missed, the page said "committed" after it
+        if (e.adopted === true) this.#reverseTookEffect(s, e.at);
         // a later run skips what an earlier one did: the step keeps its own outcome and times
         if (s.attempts.length > 0 && s.outcome !== "running" && s.outcome !== "pending") {
           s.resumeNote = `run ${cur?.n ?? "?"}: ${e.reason}`;

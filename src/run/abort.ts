@@ -20,6 +20,7 @@ import {
   stepToRunAgain,
   undoVarsDiffer,
   undoVarsRefusal,
+  whenVars,
 } from "./earlier.js";
 import { planSteps } from "./plan.js";
 import type { ResumePlan } from "./runner.js";
@@ -102,6 +103,7 @@ export async function planAbort(
       done: new Map(),
       memory: { writesStopped: state.stopWritesSucceeded, commitSent: false, commitAccepted: false },
       undoSteps: open.map((h) => h.stepIndex),
+      decidedVars: whenVars(state, loaded),
     },
   };
 }

@@ -194,7 +194,8 @@ export function cutoverVars(state: JournalState, loaded: LoadedRunbook): string[
   return wayOnVars(whenVars(state, loaded), state);
 }
 
-function whenVars(state: JournalState, loaded: LoadedRunbook): string[] {
+/** The `--var` values the journal's runs decided its `when`s with, alone (`cutoverVars` adds the given ones). */
+export function whenVars(state: JournalState, loaded: LoadedRunbook): string[] {
   return decidedVars(
     state.steps.flatMap((j) => {
       const ref = whenVariable(loaded.raw, j.index);
@@ -235,7 +236,7 @@ export function undoVarsDiffer(
   return hooks.flatMap((hook) => {
     const step: unknown = Array.isArray(steps) ? steps[hook.stepIndex] : undefined;
     if (!hook.vars || step === undefined) return [];
-    return varNamesIn(step).flatMap((name) => {
+    return varNamesIn(withoutWhen(step)).flatMap((name) => {
       const then = hook.vars?.[name];
       const now = loaded.vars[name];
       return then !== undefined && String(then) !== String(now ?? "")
@@ -254,13 +255,20 @@ export function undoVarsDiffer(
 export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): string[] {
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   if (!state.vars || !Array.isArray(steps)) return [];
-  return varNamesIn(steps.slice(from)).flatMap((name) => {
+  return varNamesIn(steps.slice(from).map(withoutWhen)).flatMap((name) => {
     const then = state.vars?.[name];
     const now = loaded.vars[name];
     return then !== undefined && String(then) !== String(now ?? "")
       ? [`${name}=${now === undefined ? "(unset)" : String(now)} (the run it continues had ${name}=${String(then)})`]
       : [];
   });
+}
+
+/** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */
+function withoutWhen(step: unknown): unknown {
+  if (step === null || typeof step !== "object" || Array.isArray(step)) return step;
+  const { when: _when, ...rest } = step as Record<string, unknown>;
+  return rest;
 }
 
 /** The refusal of a run whose owed undos `undoVarsDiffer` finds made of other values: what, and the command with the hook's values. */
@@ -585,6 +593,21 @@ export async function fromJournal(
   // judged (an edited runbook's --from would send it again all the same); not after a cutover that
   // ended (the fleet shows its commands: the interlocks refuse), nor one called off for a new one
   const ended = state.finished?.outcome === "ok" && state.finished.to === undefined;
+  // the steps before --from as this run's vars decide them, against what the cutover's runs did
+  // by the ids the journal and --from have (a step without one: `commit-5`)
+  const fromIndex = loaded.runbook ? planSteps(loaded.runbook).findIndex((s) => s.id === from) : -1;
+  const whenCheck = (): void => {
+    const differs =
+      loaded.runbook && fromIndex >= 0 ? whenDecidedOtherwise(state, loaded.runbook.steps, fromIndex) : [];
+    if (differs.length)
+      throw new UserError(`cannot go on with the cutover of ${file} from ${from}: ${whenDiffersText(differs)}`, {
+        hint: whenDiffersHint(state, loaded, `--from ${from}`),
+        exitCode: ExitCode.usage,
+      });
+  };
+  // a journal of this very text that counts: its `when`s first, the truer reason (a rollback's
+  // commit after a reverse the cutover skipped is a second commit too, and said so otherwise)
+  if (state.hash === loaded.hash && !ended && !state.finished?.aborted) whenCheck();
   if (!(state.finished?.aborted && !sameCutover)) refuseSentAgain(state, loaded, file, from, range, ended);
   // a step after the commit of a cutover that committed (a verify run again) continues it, of
   // another text too when the operator says so (--allow-changed-runbook: a verify's timeout raised)
@@ -601,15 +624,7 @@ export async function fromJournal(
   // says so, or its journal lines below would read as going on with the one called off
   if (state.finished?.aborted && !sameCutover)
     return ignored("records a cutover called off with --abort: this run starts a new cutover");
-  // the steps before --from as this run's vars decide them, against what the cutover's runs did
-  // by the ids the journal and --from have (a step without one: `commit-5`)
-  const fromIndex = loaded.runbook ? planSteps(loaded.runbook).findIndex((s) => s.id === from) : -1;
-  const differs = loaded.runbook && fromIndex >= 0 ? whenDecidedOtherwise(state, loaded.runbook.steps, fromIndex) : [];
-  if (differs.length)
-    throw new UserError(`cannot go on with the cutover of ${file} from ${from}: ${whenDiffersText(differs)}`, {
-      hint: whenDiffersHint(state, loaded, `--from ${from}`),
-      exitCode: ExitCode.usage,
-    });
+  whenCheck();
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one).
   // A reverse that may have reached the fleet and did not end ok: this run reads no fleet, so it
   // counts neither side's write stop or commit (fails safe: it stops writes and commits anew)

@@ -25,6 +25,7 @@ import {
   undoVarsDiffer,
   undoVarsRefusal,
   varsChangedSince,
+  whenVars,
   whenDecidedOtherwise,
   whenDiffersText,
 } from "./earlier.js";
@@ -198,6 +199,7 @@ export async function planResume(
       ...(decided.adopted.size ? { adopted: decided.adopted } : {}),
       memory: { ...(split ? { split } : {}), ...decided.memory },
       undoSteps: decided.undoSteps,
+      decidedVars: whenVars(state, loaded),
     },
   };
 }

@@ -8,6 +8,7 @@
  * it goes on. The built CLI against the simulator over loopback.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { WatchState } from "../../src/watch/index.js";
 import { cli, startCli } from "../support/run.js";
@@ -172,5 +173,45 @@ describe("a resume with other --var values than the run it continues", () => {
     expect(same.all, after).toMatch(/skipped: adopted: reverse took effect/);
     expect(same.all, after).toMatch(/step gate failed/);
     expect(reverses(), after).toBe(1);
+    // the watch page counts the adopted reverse (an adversarial run: it said "committed", and
+    // "Ready to commit? past it: commit sent", from the first sync's commit)
+    const page = await watchPage(c);
+    expect(page.model.cutover.reversed?.id, JSON.stringify(page.runner)).toBe("reverse-it");
+    expect(page.model.cutover.committed).toBe(false);
+    expect(page.runner.left).toEqual(expect.arrayContaining(["reversed (step reverse-it)", "commit not sent"]));
+    expect(page.runner.left).not.toContain("committed");
+  }, 120_000);
+
+  // an adversarial run: an --abort given no --var was accepted (it decides no \`when\`), and its end
+  // offered "--resume" without the cutover's --var rollback=true: refused when run as printed
+  it("an --abort given no --var offers the --resume its cutover's `when`s were decided with, and that command goes on", async () => {
+    const c = await rollbackRunbook();
+    writeFileSync(join(c.dir, "gate.failed"), "1"); // the gate passes
+    const first = await cli(c.args("--var", "rollback=true", "--to", "stop-again"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(0);
+    const abort = await cli(c.args("--abort"), { cwd: c.dir });
+    const where = `${first.all}\n--- --abort\n${abort.all}`;
+    expect(abort.code, where).toBe(0);
+    expect(abort.all, where).toContain(
+      `to go on with this cutover later: syncbook run ${c.file} --var rollback=true --resume`,
+    );
+    const again = await cli(c.args("--var", "rollback=true", "--resume", "--yes"), { cwd: c.dir });
+    expect(again.code, `${where}\n--- --resume\n${again.all}`).toBe(0);
+    expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
   }, 120_000);
 });
+
+/** The watch page's state of the cutover in `c`'s journal folder, read once. */
+async function watchPage(c: { file: string; jd: string; dir: string }): Promise<WatchState> {
+  const watch = startCli(["watch", c.file, "--journal-dir", c.jd, "--no-live"], { cwd: c.dir });
+  try {
+    let out = "";
+    watch.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    await watch.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
+    const url = /syncbook watch: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+    return (await (await fetch(new URL("state.json", url))).json()) as WatchState;
+  } finally {
+    watch.child.kill("SIGINT");
+    await watch.done;
+  }
+}

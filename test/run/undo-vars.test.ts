@@ -20,6 +20,7 @@ steps:
   - { id: stop, stopWrites: { use: sim-writes, with: { url: "\${vars.switch}" }, undo: { use: sim-writes, with: { url: "\${ vars.switch }", enabled: true } } } }
   - { id: hook, hook: { use: shell, with: { command: [echo, "\${vars.lag}", "\${vars.token}"] } } }
   - { id: plain, hook: { use: shell, with: { command: [echo, "\${env.TOKEN}"] } } }
+  - { id: gated, when: "\${vars.other}", hook: { use: shell, with: { command: [echo] } } }
 `;
 
 const load = (vars: Record<string, string | number> = {}) =>
@@ -51,6 +52,15 @@ describe("undoVarsDiffer", () => {
 
   it("a variable the step does not use, a hook of an older journal, an env-derived value, a step the runbook lacks: nothing", async () => {
     const loaded = await load();
+    // a variable only the step's `when` reads: which steps run is another check's (whenDecidedOtherwise)
+    expect(undoVarsDiffer([{ ...hook(1, { ...RAN, other: "y" }), stepIndex: 3 }], loaded)).toEqual([]);
+    expect(
+      varsChangedSince(
+        { steps: [], vars: { ...RAN, other: "y", switch: "http://a", lag: 5 } } as unknown as JournalState,
+        loaded,
+        3,
+      ),
+    ).toEqual([]);
     // `other` differs, but no step uses it; `plain` uses only the environment
     expect(undoVarsDiffer([hook(1, { ...RAN, other: "y" }), hook(2, { ...RAN, switch: "z" })], loaded)).toEqual([]);
     // no vars journaled (an earlier runner): not judged
