@@ -408,7 +408,7 @@ function refuseSentAgain(
   if (!c) return;
   const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
   throw new UserError(
-    `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.answers}, and this run would send it again: a ${c.op} is never sent twice to an instance`,
+    `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: a ${c.op} is never sent twice to an instance`,
     {
       hint: `Run syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), this is a new cutover: add --new-cutover.`,
       exitCode: ExitCode.interlock,
@@ -608,6 +608,20 @@ export async function fromJournal(
   // a journal of this very text that counts: its `when`s first, the truer reason (a rollback's
   // commit after a reverse the cutover skipped is a second commit too, and said so otherwise)
   if (state.hash === loaded.hash && !ended && !state.finished?.aborted) whenCheck();
+  // A reverse that may have reached the fleet and did not end ok: which sync runs now only the
+  // fleet can say, and this run reads none for it. Refused: counting nothing, a run past the reverse
+  // met the reversed sync, stopped writes, had its commit refused, and kept them stopped saying "a
+  // commit was sent outside this run"; one before it acts on a sync that may no longer run (an
+  // adversarial run)
+  const doubt = reverseInDoubt(state);
+  if (doubt !== undefined && !ended && !(state.finished?.aborted && !sameCutover))
+    throw new UserError(
+      `cannot go on with the cutover of ${file} from ${from}: its journal shows a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") that may have reached the fleet and whose step did not end ok: the sync may run either way, and a --from run reads no fleet for it`,
+      {
+        hint: `Run syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume: it reads the fleet, adopts the reverse if the fleet shows it (and goes on with the rollback), or refuses, saying what it saw.`,
+        exitCode: ExitCode.interlock,
+      },
+    );
   if (!(state.finished?.aborted && !sameCutover)) refuseSentAgain(state, loaded, file, from, range, ended);
   // a step after the commit of a cutover that committed (a verify run again) continues it, of
   // another text too when the operator says so (--allow-changed-runbook: a verify's timeout raised)
@@ -625,19 +639,11 @@ export async function fromJournal(
   if (state.finished?.aborted && !sameCutover)
     return ignored("records a cutover called off with --abort: this run starts a new cutover");
   whenCheck();
-  // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one).
-  // A reverse that may have reached the fleet and did not end ok: this run reads no fleet, so it
-  // counts neither side's write stop or commit (fails safe: it stops writes and commits anew)
-  const doubt = reverseInDoubt(state);
-  if (doubt !== undefined)
-    say(
-      `journal: ${file} shows a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") that may have reached the fleet and whose step did not end ok: the sync may run either way, so this run counts no write stop, commit or verification from before it (\`syncbook run ${loaded.file} --resume\` reads the fleet and adopts the reverse it shows)`,
-    );
-  const commit = currentSyncCommit(state, doubt !== undefined);
-  const stopped = state.stopWritesSucceeded && !mayHaveActed && doubt === undefined;
-  // after the commit, the write stop is the commit's to vouch for (said above): not said twice; nor
-  // after a reverse in doubt (said above: nothing counts, whatever the hook processes did)
-  if (!afterCommit && doubt === undefined)
+  // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
+  const commit = currentSyncCommit(state, false);
+  const stopped = state.stopWritesSucceeded && !mayHaveActed;
+  // after the commit, the write stop is the commit's to vouch for (said above): not said twice
+  if (!afterCommit)
     say(
       stopped
         ? `journal: ${file} shows this cutover's writes stopped (a stopWrites held, not undone): commit's writes-stopped interlock counts it`

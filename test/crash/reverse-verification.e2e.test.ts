@@ -132,7 +132,7 @@ describe("a reverse ends the verification before it", () => {
   // an outside review: --from reads no fleet, and counted the write stop, commit and verification of
   // the sync before a reverse that the runner died sending: --from commit-again would commit the
   // reversed sync with writes on its source never stopped, and its verify pass on the old result
-  it("kill -9 with the reverse on its way, then --from the second commit: nothing from before the reverse counts, the commit is refused", async () => {
+  it("kill -9 with the reverse on its way, then --from the second commit: refused before anything runs, --resume named", async () => {
     const { s, dir, args } = await cutover(FIRST + REVERSE + SECOND + VERIFY_AGAIN, ["latency=4s@0/reverse"]);
     const reverses = () => s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
     const commits = () => s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
@@ -144,13 +144,17 @@ describe("a reverse ends the verification before it", () => {
     const from = await cli(args("--from", "commit-again", "--yes"), { cwd: dir });
     const where = `${first.all}\n--- --from commit-again\n${from.all}`;
     expect(from.all, where).toMatch(
-      /shows a reverse \(step 9 "rollback"\) that may have reached the fleet and whose step did not end ok: the sync may run either way, so this run counts no write stop, commit or verification from before it/,
+      /cannot go on with the cutover of .* from commit-again: its journal shows a reverse \(step 9 "rollback"\) that may have reached the fleet and whose step did not end ok: the sync may run either way, and a --from run reads no fleet for it/,
     );
     expect(from.code, where).toBe(3);
-    expect(from.all, where).toMatch(/refused \(writes-stopped\)/);
-    // the reason is the reverse in doubt, said once: not a hook process of an earlier run
-    expect(from.all, where).not.toMatch(/a hook process of an earlier run was still running/);
+    expect(from.all, where).toMatch(/hint: Run syncbook run \S+ --resume: it reads the fleet, adopts the reverse/);
+    // nothing ran: no step, no write stop
+    expect(from.all, where).not.toMatch(/▶ \[/);
     expect(commits(), where).toBe(1);
+    // the way it names: the reverse adopted, never sent again
+    const resume = await cli(args("--resume", "--yes"), { cwd: dir });
+    expect(resume.all, `${where}\n--- --resume\n${resume.all}`).toMatch(/skipped: adopted: reverse took effect/);
+    expect(reverses()).toBe(1);
   }, 120_000);
 
   // an adversarial run: after a run that reversed the sync, `--from stop-writes` (a run that skips

@@ -26,7 +26,7 @@ describe("--from after a command whose answer was lost", () => {
     const where = `${first.all}\n--- --from commit\n${again.all}`;
     expect(again.code, where).toBe(3);
     expect(again.all, where).toMatch(
-      /cannot go on with the cutover of .* from commit: its journal shows commit \(step 5 "commit"\) may have reached .* gave no usable answer, and this run would send it again: a commit is never sent twice to an instance/,
+      /cannot go on with the cutover of .* from commit: its journal shows commit \(step 5 "commit"\) may have reached sync0 \(sync0 gave no usable answer\), and this run would send it again: a commit is never sent twice to an instance/,
     );
     expect(again.all, where).toContain(`hint: Run syncbook run ${c.file} --resume: it reads the fleet`);
     // nothing sent: no second commit, no journal of a run

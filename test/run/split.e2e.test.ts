@@ -182,7 +182,7 @@ describe("--only: a targeted command", () => {
     const again = await run("--from", "start", "--to", "start", "--only", "sync1", "--yes");
     expect(again.code, again.all).toBe(3);
     expect(again.all).toMatch(
-      /its journal shows start \(step 1 "start"\) may have reached sync1 accepted it, and this run would send it again: a start is never sent twice to an instance/,
+      /its journal shows start \(step 1 "start"\) may have reached sync1 \(sync1 accepted it\), and this run would send it again: a start is never sent twice to an instance/,
     );
     expect(posts(s!, "start")).toEqual([1, 2, 1]);
   });
