@@ -529,11 +529,21 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   if (!open || !j.lastStep) return undefined;
   // once the destination takes writes, the source's write stop is not news
   const stays = j.writesStopped === true && j.destinationWrites === undefined;
+  // a start, commit or reverse some instance gave no usable answer to: the resume reads the fleet
+  // and adopts it where it shows, and refuses while it cannot tell (never sends it twice): said so,
+  // not "goes on" (an adversarial run followed that offer into a refusal, every time)
+  const c = j.lastCommand;
+  const doubt =
+    c && ["start", "commit", "reverse"].includes(c.op) && Object.values(c.answers).includes("unknown")
+      ? `reads the fleet: if it shows the ${c.op} (step ${c.step}) took effect it adopts it and goes on, never sending it twice; if it cannot tell (an instance that never answered still shows the state before it), it refuses and says what it saw`
+      : undefined;
   const resume: NextRun = {
     args: "--resume",
-    does: f
-      ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
-      : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`,
+    does:
+      doubt ??
+      (f
+        ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
+        : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`),
   };
   // as --abort judges it (src/run/abort.ts): any commit of the sync that runs now that may have
   // reached the fleet, not only the last command's

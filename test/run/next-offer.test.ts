@@ -30,6 +30,25 @@ describe("nextOffer", () => {
     expect(o?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
     expect(o?.runs[1]!.does).not.toMatch(/writes back on/);
   });
+  it("a start, commit or reverse an instance gave no usable answer to: --resume said as what it does then (adopt, or refuse), not as going on", () => {
+    for (const op of ["start", "commit", "reverse"]) {
+      const lastCommand = { op, step: 6, answers: { a: "ok", b: "unknown" } };
+      const o = nextOffer({ ...base, lastStep: step, finished: failed, commitSent: op === "commit", lastCommand });
+      expect(o?.runs[0]).toEqual({
+        args: "--resume",
+        does: `reads the fleet: if it shows the ${op} (step 6) took effect it adopts it and goes on, never sending it twice; if it cannot tell (an instance that never answered still shows the state before it), it refuses and says what it saw`,
+      });
+    }
+    // every answer known, or another command: as ever
+    for (const lastCommand of [
+      { op: "commit", step: 6, answers: { a: "ok", b: "error" } },
+      { op: "pause", step: 6, answers: { a: "unknown" } },
+    ])
+      expect(nextOffer({ ...base, lastStep: step, finished: failed, lastCommand })?.runs[0]!.does).toBe(
+        "goes on with the cutover where its last run stopped",
+      );
+  });
+
   it("once a commit may have been sent: --resume only, and why there is no --abort", () => {
     const o = nextOffer({ ...base, lastStep: step, finished: failed, commitSent: true, writesStopped: true });
     expect(o).toEqual({
