@@ -311,6 +311,40 @@ describe("readJournalState", () => {
     ]);
   });
 
+  it("the variables of the last run and the names its --var set; each hook keeps those of the run that called it", async () => {
+    const ev = eventFactory();
+    const events = [
+      ev("run.started", {
+        ...salesStarted("x.yaml"),
+        vars: { switch: "http://a", lag: 5, on: true, bad: { x: 1 } as unknown as string },
+        given: ["switch", 7 as unknown as string],
+      }),
+      ev("step.started", { index: 2, id: "stop", kind: "stopWrites", title: "stop" }),
+      ev("hook.started", { index: 2, id: "stop", use: "shell", undo: false }),
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 1 }),
+      ev("run.started", { ...salesStarted("x.yaml"), mode: "resume", vars: { switch: "http://b" } }),
+      ev("hook.started", { index: 3, id: "commit", use: "shell", undo: false }),
+      ev("run.started", { ...salesStarted("x.yaml"), mode: "resume" }),
+      ev("hook.started", { index: 4, id: "done", use: "shell", undo: false }),
+    ];
+    const s = await readJournalState(journalOf(events), traitsOf);
+    expect(s.hooksRan.map((h) => h.vars)).toEqual([
+      { switch: "http://a", lag: 5, on: true },
+      { switch: "http://b" },
+      undefined,
+    ]);
+    expect(s.hooksRan[2]).not.toHaveProperty("vars");
+    // the last run's: it had none
+    expect(s).not.toHaveProperty("vars");
+    expect(s).not.toHaveProperty("given");
+    const two = await readJournalState(journalOf(events.slice(0, 4)), traitsOf);
+    expect(two.vars).toEqual({ switch: "http://a", lag: 5, on: true });
+    expect(two.given).toEqual(["switch"]);
+    const mid = await readJournalState(journalOf(events.slice(0, 6)), traitsOf);
+    expect(mid.vars).toEqual({ switch: "http://b" });
+    expect(mid).not.toHaveProperty("given");
+  });
+
   it("an undo of stopWrites that failed or was cut off still means writes may be flowing (never 'writes stopped' on resume)", async () => {
     for (const finish of ["failed", "cut off"] as const) {
       const ev = eventFactory();

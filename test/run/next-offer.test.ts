@@ -33,17 +33,24 @@ describe("nextOffer", () => {
   it("a start, commit or reverse an instance gave no usable answer to: --resume said as what it does then (adopt, or refuse), not as going on", () => {
     for (const op of ["start", "commit", "reverse"]) {
       const lastCommand = { op, step: 6, answers: { a: "ok", b: "unknown" } };
-      const o = nextOffer({ ...base, lastStep: step, finished: failed, commitSent: op === "commit", lastCommand });
+      const o = nextOffer({
+        ...base,
+        lastStep: step,
+        finished: failed,
+        ...(op === "commit" ? { commitSent: true } : {}),
+        lastCommand,
+      });
       expect(o?.runs[0]).toEqual({
         args: "--resume",
         does: `reads the fleet: if it shows the ${op} (step 6) took effect it adopts it and goes on, never sending it twice; if it cannot tell (an instance that never answered still shows the state before it), it refuses and says what it saw`,
       });
     }
     // every answer known, or another command: as ever
-    for (const lastCommand of [
+    const known: NonNullable<JournalStatus["lastCommand"]>[] = [
       { op: "commit", step: 6, answers: { a: "ok", b: "error" } },
       { op: "pause", step: 6, answers: { a: "unknown" } },
-    ])
+    ];
+    for (const lastCommand of known)
       expect(nextOffer({ ...base, lastStep: step, finished: failed, lastCommand })?.runs[0]!.does).toBe(
         "goes on with the cutover where its last run stopped",
       );
