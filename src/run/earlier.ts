@@ -18,6 +18,7 @@ import {
   type JournalState,
   type JournalStep,
 } from "../journal/index.js";
+import { isObject } from "../journal/format.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { varNamesIn, whenVariable } from "../runbook/interpolate.js";
 import { MASK } from "../redact.js";
@@ -233,17 +234,15 @@ export function undoVarsDiffer(
   loaded: LoadedRunbook,
 ): { hook: HookRun; name: string; then: string; now: string }[] {
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
-  return hooks.flatMap((hook) => {
-    const step: unknown = Array.isArray(steps) ? steps[hook.stepIndex] : undefined;
-    if (!hook.vars || step === undefined) return [];
-    return varNamesIn(withoutWhen(step)).flatMap((name) => {
+  return hooks.flatMap((hook) =>
+    varNamesIn(withoutWhen(Array.isArray(steps) ? steps[hook.stepIndex] : undefined)).flatMap((name) => {
       const then = hook.vars?.[name];
       const now = loaded.vars[name];
-      return then !== undefined && String(then) !== String(now ?? "")
+      return then !== undefined && (now === undefined || String(then) !== String(now))
         ? [{ hook, name, then: String(then), now: now === undefined ? "(unset)" : String(now) }]
         : [];
-    });
-  });
+    }),
+  );
 }
 
 /**
@@ -254,11 +253,12 @@ export function undoVarsDiffer(
  */
 export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): string[] {
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
-  if (!state.vars || !Array.isArray(steps)) return [];
+  const vars = state.vars;
+  if (!vars || !Array.isArray(steps)) return [];
   return varNamesIn(steps.slice(from).map(withoutWhen)).flatMap((name) => {
-    const then = state.vars?.[name];
+    const then = vars[name];
     const now = loaded.vars[name];
-    return then !== undefined && String(then) !== String(now ?? "")
+    return then !== undefined && (now === undefined || String(then) !== String(now))
       ? [`${name}=${now === undefined ? "(unset)" : String(now)} (the run it continues had ${name}=${String(then)})`]
       : [];
   });
@@ -266,8 +266,8 @@ export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, fro
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */
 function withoutWhen(step: unknown): unknown {
-  if (step === null || typeof step !== "object" || Array.isArray(step)) return step;
-  const { when: _when, ...rest } = step as Record<string, unknown>;
+  if (!isObject(step)) return step;
+  const { when: _when, ...rest } = step;
   return rest;
 }
 

@@ -142,9 +142,10 @@ export function instanceTargets(
   // `when` skips do not count (a `when` is read once, from this run's vars)
   const steps = planSteps(runbook);
   const at = steps.findIndex((s) => s.id === from);
-  const end = to === undefined ? steps.length - 1 : steps.findIndex((s) => s.id === to);
-  const commands =
-    at < 0 || end < 0 ? [] : steps.slice(at, end + 1).filter((s) => s.bound.command && s.step.when !== false);
+  // an unknown --to ends the slice at 0, an unknown --from (-1) takes at most the last step: nothing
+  // refused here, and the range's own check names the step
+  const end = to === undefined ? steps.length : steps.findIndex((s) => s.id === to) + 1;
+  const commands = steps.slice(at, end).filter((s) => s.bound.command && s.step.when !== false);
   if (commands.length > 1) {
     const [first, second] = commands as [PlannedStep, PlannedStep];
     const before = steps[second.index - 1]!;

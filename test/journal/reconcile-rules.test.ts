@@ -321,6 +321,18 @@ describe("which commands are judged", () => {
     expect(reconcile(state(["ok", "ok", "ok", "cut"], [cmd("commit", 3, "unknown")]), RB, fleet("RUNNING")).ok).toBe(
       false,
     );
+    // one sent outside any step (-1) is only recorded; one at a step past the runbook's end (carried
+    // from a journal of a longer runbook) is named by its place
+    expect(
+      reconcile(state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", -1, "unknown")]), RB, fleet("RUNNING")).ok,
+    ).toBe(true);
+    const past = reconcile(
+      state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 9, "unknown")]),
+      RB,
+      fleet("RUNNING"),
+    );
+    expect(past.ok || past.message).toMatch(/^commit \(step 10 "#10"\) was sent; answers: i0 unknown;/);
+    expect(past.ok || past.hint).toMatch(/took effect, the runbook has no step after it;/);
     // a step before the one to resume: done, not judged
     const before = reconcile(
       state(["ok", "ok", "ok", "ok", "cut"], [cmd("commit", 3, "unknown")]),

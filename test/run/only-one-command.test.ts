@@ -29,6 +29,8 @@ async function runbook(rollback: boolean): Promise<Runbook> {
   return loaded.runbook;
 }
 
+const rbTrue = await runbook(true);
+
 describe("--only and the command steps of its range", () => {
   it("one command step: the named instances; a second one its `when` skips does not count", async () => {
     expect(instanceTargets(await runbook(false), ["b"], "commit")).toEqual([1]);
@@ -36,6 +38,13 @@ describe("--only and the command steps of its range", () => {
     expect(instanceTargets(await runbook(true), ["a"], "rollback")).toEqual([0]);
     // a step without a command before the first: none counts
     expect(instanceTargets(await runbook(true), ["b"], "stop", "committed")).toEqual([1]);
+    // the --to step itself counts: to the reverse, two
+    expect(() => instanceTargets(rbTrue, ["b"], "commit", "rollback")).toThrow(
+      /commit \(step 3 commit\), reverse \(step 5 rollback\)/,
+    );
+    // an unknown --from or --to takes nothing here (the range's own check refuses it, naming it)
+    expect(instanceTargets(rbTrue, ["b"], "nope")).toEqual([1]);
+    expect(instanceTargets(rbTrue, ["b"], "start", "nope")).toEqual([1]);
   });
 
   it("a second command step the run would take is refused, naming both, with the --to that stops before it", async () => {

@@ -77,6 +77,21 @@ describe("undoVarsDiffer", () => {
     expect(undoVarsDiffer([hook(0, { lag: 5 })], loaded)).toEqual([]);
     expect(undoVarsDiffer([{ ...hook(0, RAN), stepIndex: 9 }], loaded)).toEqual([]);
     expect(undoVarsDiffer([hook(0, RAN)], { ...loaded, raw: undefined })).toEqual([]);
+    // a step that is no object (a runbook that failed its schema): read as it is, a `when` only on an object
+    const odd = { ...loaded, raw: { steps: [null, "${vars.lag}", ["${vars.lag}"]] } };
+    expect(
+      undoVarsDiffer(
+        [0, 1, 2].map((i) => ({ ...hook(1, { ...RAN, lag: 7 }), stepIndex: i })),
+        odd,
+      ).map((d) => [d.hook.stepIndex, d.name]),
+    ).toEqual([
+      [1, "lag"],
+      [2, "lag"],
+    ]);
+    // an empty value then, unset now: a difference too
+    expect(undoVarsDiffer([hook(1, { ...RAN, lag: "" })], { ...loaded, vars: { token: "***" } })).toEqual([
+      { hook: hook(1, { ...RAN, lag: "" }), name: "lag", then: "", now: "(unset)" },
+    ]);
   });
 });
 
@@ -93,6 +108,15 @@ describe("undoVarsRefusal", () => {
     // the last run's other --var values, then the hook's
     expect(err.hint).toBe(
       "Run with the values its hook ran with: syncbook run rb.yaml --var other=q --var switch=http://b --abort",
+    );
+    // a value the last run was given for the same variable: the hook's wins, once
+    const given = {
+      steps: [],
+      given: ["switch", "lag"],
+      vars: { switch: "http://c", lag: 5 },
+    } as unknown as JournalState;
+    expect(undoVarsRefusal(undoVarsDiffer([hook(0, RAN)], loaded), given, loaded, "x", "--abort").hint).toBe(
+      "Run with the values its hook ran with: syncbook run rb.yaml --var lag=5 --var switch=http://b --abort",
     );
     // two hooks with the same variable: one --var; a secret value: said how to give it
     const two = undoVarsDiffer([hook(0, RAN), hook(1, { ...RAN, lag: "***" })], loaded);
@@ -127,6 +151,9 @@ describe("varsChangedSince", () => {
       varsChangedSince(state({ lag: 7, switch: "http://a", gone: 1 }), { ...loaded, vars: { lag: 7 } }, 0),
     ).toEqual(["switch=(unset) (the run it continues had switch=http://a)"]);
     expect(varsChangedSince(state(), loaded, 0)).toEqual([]);
+    expect(varsChangedSince(state({ lag: "" }), { ...loaded, vars: {} }, 1)).toEqual([
+      "lag=(unset) (the run it continues had lag=)",
+    ]);
     expect(varsChangedSince(state(RAN), { ...loaded, raw: undefined }, 0)).toEqual([]);
   });
 });
