@@ -292,7 +292,7 @@ export function undoVarsRefusal(
   ];
   const masked = differ.some((d) => d.then.includes(MASK));
   return new UserError(
-    `cannot ${what}: ${told}: the undo it owes would be made of this run's values, and go where its hook did not`,
+    `cannot ${what}: ${told}: the undo it owes would be made of this run's values, and go where its hook did not; nothing was run, and what the hook did still holds`,
     {
       hint: masked
         ? `Run with the values its hook ran with (one is a secret, shown as ${MASK}: set it as that run did): syncbook run ${runTarget(loaded, vars)} ${args}`

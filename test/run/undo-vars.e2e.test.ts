@@ -71,7 +71,7 @@ describe("an owed undo and the --var values its hook ran with", () => {
     const abort = await cli(["run", file, "--renderer", "simple", "--abort"], { cwd: dir });
     expect(abort.code, abort.all).toBe(2);
     expect(abort.all).toContain(
-      `step 3 "stop-writes" ran with switch=${s.verifierUrl}, this run has switch=${other.verifierUrl}: the undo it owes would be made of this run's values, and go where its hook did not`,
+      `step 3 "stop-writes" ran with switch=${s.verifierUrl}, this run has switch=${other.verifierUrl}: the undo it owes would be made of this run's values, and go where its hook did not; nothing was run, and what the hook did still holds`,
     );
     expect(abort.all).not.toMatch(/writes are back on/);
     const resume = await cli(["run", file, "--renderer", "simple", "--resume"], { cwd: dir });

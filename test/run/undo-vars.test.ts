@@ -103,7 +103,7 @@ describe("undoVarsRefusal", () => {
     expect(err).toBeInstanceOf(UserError);
     expect(err.exitCode).toBe(2);
     expect(err.message).toBe(
-      'cannot abort from j.jsonl: step 1 "stop" ran with switch=http://b, this run has switch=http://a: the undo it owes would be made of this run\'s values, and go where its hook did not',
+      'cannot abort from j.jsonl: step 1 "stop" ran with switch=http://b, this run has switch=http://a: the undo it owes would be made of this run\'s values, and go where its hook did not; nothing was run, and what the hook did still holds',
     );
     // the last run's other --var values, then the hook's
     expect(err.hint).toBe(
