@@ -410,7 +410,7 @@ function refuseSentAgain(
   throw new UserError(
     `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: a ${c.op} is never sent twice to an instance`,
     {
-      hint: `Run syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), this is a new cutover: add --new-cutover.`,
+      hint: `Run syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${runTarget(loaded, [])} --new-cutover (not --from a later step: that run reads no journal, and would send the ${c.op} again to an instance still holding it).`,
       exitCode: ExitCode.interlock,
     },
   );

@@ -29,6 +29,10 @@ describe("--from after a command whose answer was lost", () => {
       /cannot go on with the cutover of .* from commit: its journal shows commit \(step 5 "commit"\) may have reached sync0 \(sync0 gave no usable answer\), and this run would send it again: a commit is never sent twice to an instance/,
     );
     expect(again.all, where).toContain(`hint: Run syncbook run ${c.file} --resume: it reads the fleet`);
+    // the new cutover it names starts from the start (the fleet-idle interlock), never --from a later step
+    expect(again.all, where).toContain(
+      `start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${c.file} --new-cutover (not --from a later step: that run reads no journal, and would send the commit again to an instance still holding it).`,
+    );
     // nothing sent: no second commit, no journal of a run
     expect(posts(c.s, "commit"), where).toEqual([1]);
     expect(again.all, where).not.toMatch(/▶ \[/);
