@@ -8,6 +8,7 @@ import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeFrame, plural } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
+import { wayOnVars } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
@@ -349,10 +350,9 @@ export async function execute(
     // the runbook as the next command names it, with the --var values its `when`s were decided
     // with (a resume with others is refused, src/run/earlier.ts `whenDecidedOtherwise`; an --abort
     // given none still owes its cutover's), then this run's own
-    const decided = how.resume?.decidedVars ?? [];
-    const named = new Set(decided.map((v) => v.slice(0, v.indexOf("="))));
-    const own = (flags.var ?? []).filter((v) => !named.has(v.slice(0, Math.max(0, v.indexOf("=")))));
-    const target = (await import("../run/earlier.js")).runTarget(loaded, [...decided, ...own]);
+    // (src/next-run.ts `wayOnVars`: the one rule of status and the page; a secret value left out)
+    const vars = wayOnVars(how.resume?.decidedVars ?? [], loaded);
+    const target = (await import("../run/earlier.js")).runTarget(loaded, vars);
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
       if (result.message && !ui.showsEnd) stderr(result.message);

@@ -112,24 +112,14 @@ describe("a resume with other --var values than the run it continues", () => {
     const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
     expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --resume --var rollback=true`);
     // and the watch page (its runner's "next", what the dead-man's switch pages too), from the journal alone
-    const watch = startCli(["watch", c.file, "--journal-dir", c.jd, "--no-live"], { cwd: c.dir });
-    try {
-      let out = "";
-      watch.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-      await watch.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
-      const url = /syncbook watch: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
-      const page = (await (await fetch(new URL("state.json", url))).json()) as WatchState;
-      expect(page.model.whenVars).toEqual(["rollback=true"]);
-      // the first sync committed, then reversed: the sync that runs now was never committed
-      expect(page.model.cutover.committed).toBe(false);
-      expect(page.model.cutover.reversed?.id).toBe("reverse-it");
-      expect(page.runner.left).toEqual(expect.arrayContaining(["reversed (step reverse-it)", "commit not sent"]));
-      expect(page.runner.left).not.toContain("committed");
-      expect(page.runner.next, JSON.stringify(page.runner)).toBe(`syncbook run ${c.file} --resume --var rollback=true`);
-    } finally {
-      watch.child.kill("SIGINT");
-      await watch.done;
-    }
+    const page = await watchPage(c);
+    expect(page.model.whenVars).toEqual(["rollback=true"]);
+    // the first sync committed, then reversed: the sync that runs now was never committed
+    expect(page.model.cutover.committed).toBe(false);
+    expect(page.model.cutover.reversed?.id).toBe("reverse-it");
+    expect(page.runner.left).toEqual(expect.arrayContaining(["reversed (step reverse-it)", "commit not sent"]));
+    expect(page.runner.left).not.toContain("committed");
+    expect(page.runner.next, JSON.stringify(page.runner)).toBe(`syncbook run ${c.file} --resume --var rollback=true`);
     const same = await cli(c.args("--resume", "--var", "rollback=true"), { cwd: c.dir });
     expect(same.code, `${where}\n--- resume --var rollback=true\n${same.all}`).toBe(0);
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
