@@ -178,7 +178,7 @@ async function runMain(
         : undefined;
     // one cutover, one identity: a run that is not --resume/--abort either continues the runbook's
     // unfinished cutover (--from) or starts a new one, never silently (src/journal/cutover.ts)
-    const chosen = resume ? undefined : await newOrContinued(loaded, dir, flags);
+    const chosen = resume ? undefined : await newOrContinued(loaded, dir, flags, only);
     const continues = chosen && "cutover" in chosen ? chosen : undefined;
     // a --from run continues this cutover: what its journal established counts for the interlocks
     // (not for a new cutover: it knows nothing of the one it leaves)
@@ -468,11 +468,13 @@ async function newOrContinued(
   loaded: LoadedRunbook,
   dir: string,
   flags: ExecuteFlags,
+  /** The instances `--only` names (indexes), when given. */
+  only: readonly number[] | undefined,
 ): Promise<{ cutover: string; journal: string; committed?: true } | { notContinued: string } | undefined> {
   const [
     { unfinishedCutover, readJournalState },
     { traitsOf },
-    { committedCutover, commitNoLongerHolds, cutoverVars, runTarget },
+    { committedCutover, commitNoLongerHolds, cutoverVars, refuseSentAgain, runTarget },
   ] = await Promise.all([import("../journal/index.js"), import("../steps/index.js"), import("../run/earlier.js")]);
   const file = loaded.file;
   const cutoverTarget = async (l: LoadedRunbook, journal: string, traits: typeof traitsOf) =>
@@ -517,6 +519,21 @@ async function newOrContinued(
   }
   const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;
   if (flags.newCutover) {
+    // a new cutover counts nothing from the last, but a command on its way there may be on the
+    // fleet still: a --from run past the start is refused as a run continuing it would be
+    if (flags.from && last.file) {
+      const state = await readJournalState(last.file, traitsOf).catch(() => undefined);
+      if (state)
+        refuseSentAgain(
+          state,
+          loaded,
+          last.file,
+          flags.from,
+          { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) },
+          false,
+          true,
+        );
+    }
     stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
     return undefined;
   }

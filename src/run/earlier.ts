@@ -381,14 +381,21 @@ export function sentAgainByFrom(
     });
 }
 
-/** `sentAgainByFrom`'s refusal of a `--from` run (see there), for the journal `file` it read. */
-function refuseSentAgain(
+/**
+ * `sentAgainByFrom`'s refusal of a `--from` run (see there), for the journal `file` it read. A
+ * `--new-cutover --from` run (`newCutover`) is refused by the unfinished cutover's journal all the
+ * same: it counts nothing from that cutover, but a commit on its way there leaves the fleet
+ * RUNNING with canCommit true, and its commit step's interlocks would pass (an adversarial run
+ * sent a third commit that way).
+ */
+export function refuseSentAgain(
   state: JournalState,
   loaded: LoadedRunbook,
   file: string,
   from: string | undefined,
   range: { to?: string; only?: readonly number[] },
   ended: boolean,
+  newCutover = false,
 ): void {
   // the ids the journal has: a step without one is named by its kind and place (`commit-5`)
   const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
@@ -407,10 +414,19 @@ function refuseSentAgain(
   const c = ended ? undefined : sentAgainByFrom(state, sends, targets)[0];
   if (!c) return;
   const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
+  const resume = `syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume`;
+  if (newCutover)
+    throw new UserError(
+      `cannot start a new cutover from ${from}: the last cutover's journal ${file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: --new-cutover counts nothing from that cutover, but the fleet may still hold its ${c.op}, and a ${c.op} is never sent twice to an instance; nothing was sent`,
+      {
+        hint: `Go on with the last cutover: ${resume} reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the sync was set back by hand since (the fleet IDLE again), start the new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${runTarget(loaded, [])} --new-cutover (without --from). If it was set back and started again by hand, that journal's commands went to a sync that no longer runs: move ${file} out of its folder (it stays that cutover's record), then run this command again.`,
+        exitCode: ExitCode.interlock,
+      },
+    );
   throw new UserError(
     `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: a ${c.op} is never sent twice to an instance`,
     {
-      hint: `Run syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${runTarget(loaded, [])} --new-cutover (not --from a later step: that run reads no journal, and would send the ${c.op} again to an instance still holding it).`,
+      hint: `Run ${resume}: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${runTarget(loaded, [])} --new-cutover (without --from: a new cutover from a later step is refused by this journal too, since the ${c.op} may still be on the fleet).`,
       exitCode: ExitCode.interlock,
     },
   );

@@ -9,7 +9,17 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { cli } from "../support/run.js";
-import { cleanedUpAfterAll, cliCutover, COMMIT, DRAINED, posts, READY, START, STOP } from "../support/crash-harness.js";
+import {
+  cleanedUpAfterAll,
+  cliCutover,
+  COMMIT,
+  DRAINED,
+  posts,
+  READY,
+  START,
+  STOP,
+  threeInstanceCutover,
+} from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
 
@@ -31,7 +41,7 @@ describe("--from after a command whose answer was lost", () => {
     expect(again.all, where).toContain(`hint: Run syncbook run ${c.file} --resume: it reads the fleet`);
     // the new cutover it names starts from the start (the fleet-idle interlock), never --from a later step
     expect(again.all, where).toContain(
-      `start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${c.file} --new-cutover (not --from a later step: that run reads no journal, and would send the commit again to an instance still holding it).`,
+      `start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${c.file} --new-cutover (without --from: a new cutover from a later step is refused by this journal too, since the commit may still be on the fleet).`,
     );
     // nothing sent: no second commit, no journal of a run
     expect(posts(c.s, "commit"), where).toEqual([1]);
@@ -99,5 +109,48 @@ describe("--from after a command whose answer was lost", () => {
     const from = await cli(c.args("--from", "drained", "--yes"), { cwd: c.dir });
     expect(from.code, from.all).toBe(3);
     expect(posts(c.s, "commit"), from.all).toEqual([1]);
+  }, 120_000);
+
+  // an adversarial run, following the refusal's "--new-cutover": a new cutover --from the commit
+  // read no journal, and sent commit again to the instances holding the last cutover's (a split
+  // commit keeps them RUNNING with canCommit true, so the commit step's interlocks passed)
+  it("a --new-cutover --from past the start is refused by the unfinished cutover's journal all the same", async () => {
+    const c = await threeInstanceCutover(["commit-refused@2"]);
+    made.sims.push(c.sim);
+    made.dirs.push(c.dir);
+    const first = await c.run("--yes");
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
+    expect(posts(c.sim, "commit"), first.all).toEqual([1, 1, 1]);
+    c.sim.control.clearFaults();
+
+    const again = await c.run("--new-cutover", "--from", "commit", "--force", "writes-stopped", "--yes");
+    const where = `${first.all}\n--- --new-cutover --from commit\n${again.all}`;
+    expect(again.code, where).toBe(3);
+    expect(again.all, where).toMatch(
+      /cannot start a new cutover from commit: the last cutover's journal .* shows commit \(step 5 "commit"\) may have reached sync0, sync1 \(sync0 gave no usable answer, sync1 gave no usable answer\), and this run would send it again: --new-cutover counts nothing from that cutover, but the fleet may still hold its commit, and a commit is never sent twice to an instance; nothing was sent/,
+    );
+    expect(again.all, where).toContain(
+      `hint: Go on with the last cutover: syncbook run ${c.file} --resume reads the fleet`,
+    );
+    expect(again.all, where).toContain(`syncbook run ${c.file} --new-cutover (without --from)`);
+    expect(posts(c.sim, "commit"), where).toEqual([1, 1, 1]);
+    expect(again.all, where).not.toMatch(/▶ \[/);
+
+    // the instance that refused it is not among those it may have reached: a new cutover may send it there
+    const only = await c.run(
+      "--new-cutover",
+      "--from",
+      "commit",
+      "--to",
+      "commit",
+      "--only",
+      "sync2",
+      "--force",
+      "writes-stopped",
+      "--yes",
+    );
+    expect(only.code, `${where}\n--- --only sync2\n${only.all}`).toBe(0);
+    expect(posts(c.sim, "commit"), only.all).toEqual([1, 1, 2]);
   }, 120_000);
 });
