@@ -28,7 +28,10 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** A CommonJS package through `import()`: its exports are named, or under `default`. */
 async function load<M>(name: string): Promise<M> {
   const m = await runtimeImport<M & { default?: M }>(name);
-  return m.default ?? m;
+  // Node's import() of a CommonJS build puts its exports on `default` (named ones only where its
+  // lexer finds them); an ESM build (vitest's pick) names them all, and its `default` is a subset
+  // (@opentelemetry/api's lacks TraceFlags): both, the named ones winning
+  return { ...m.default, ...m };
 }
 
 interface Otel {

@@ -153,6 +153,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
           "syncbook.cutover": cutover,
           "syncbook.outcome": e.aborted ? "aborted" : e.outcome,
           "syncbook.committed": e.committed,
+          ...(e.reversed !== undefined ? { "syncbook.reversed": e.reversed } : {}),
           "syncbook.runs": e.cutover?.runs ?? runs,
           ...(e.window ? { "syncbook.window.ms": e.window.durationMs } : {}),
         },
@@ -306,6 +307,10 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
       case "run.finished":
         run.span.setAttribute("syncbook.outcome", e.outcome);
         run.span.setAttribute("syncbook.exit_code", e.exitCode);
+        // the run's end says what holds: a reverse after this run's commit undid it (the commit's
+        // `true` above stayed, and the trace said committed after a rollback)
+        run.span.setAttribute("syncbook.committed", e.committed);
+        if (e.reversed !== undefined) run.span.setAttribute("syncbook.reversed", e.reversed);
         if (e.outcome !== "ok") fail(run.span, e.message);
         endAll(e.at);
         // a run stopped at --to leaves its cutover open
