@@ -248,8 +248,9 @@ export function undoVarsDiffer(
 /**
  * The variables the steps from `from` on are made of whose value differs from the journal's last
  * run (`name`, its value then, now): a resume with them goes on elsewhere than the run it
- * continues (a write-on hook through another switch). Said, not refused: a value may be changed
- * on purpose (an owed undo's is refused, `undoVarsDiffer`).
+ * continues (a write stop through another switch, and a commit while the application writes):
+ * the resume refuses them unless `--allow-changed-runbook` says they are meant (src/run/resume.ts;
+ * an owed undo's are refused always, `undoVarsDiffer`).
  */
 export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): string[] {
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;

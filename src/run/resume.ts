@@ -18,7 +18,9 @@ import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
 import {
+  cutoverVars,
   openEarlierJournal,
+  runTarget,
   stepToRunAgain,
   whenDiffersHint,
   openHooks,
@@ -168,11 +170,17 @@ export async function planResume(
   const { done } = decided;
   // the step the task list starts at: one that runs again (a write stop undone) comes before where the run stopped
   const first = steps.find((st) => !done.has(st.index) && st.index < r.resumeAt);
+  // the steps still to run made of other values go elsewhere than the cutover did (a write stop
+  // through another switch, and the commit after it while the application's writes flow): refused
+  // unless said on purpose, as an edited runbook is; said either way
   const changed = varsChangedSince(state, loaded, first?.index ?? r.resumeAt);
-  if (changed.length)
-    opts.say(
-      `resume: this run has ${changed.join(", ")}: the steps still to run are made of these values, not the ones the cutover ran with until now`,
-    );
+  const changedText = `this run has ${changed.join(", ")}: the steps still to run are made of these values, not the ones the cutover ran with until now`;
+  if (changed.length && !opts.allowChangedRunbook)
+    throw new UserError(`cannot resume from ${file}: ${changedText}; nothing was run`, {
+      hint: `Resume with the cutover's values: syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume. To go on with the new values on purpose, add --allow-changed-runbook.`,
+      exitCode: ExitCode.usage,
+    });
+  if (changed.length) opts.say(`resume: ${changedText} (--allow-changed-runbook)`);
   const at = (i: number): string => `step ${i + 1}/${steps.length} "${steps[i]?.id ?? "(end)"}"`;
   opts.say(
     first

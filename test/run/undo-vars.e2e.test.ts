@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanedUpAfterAll, fastSim, tempDir } from "../support/crash-harness.js";
+import { cleanedUpAfterAll, failingHook, fastSim, tempDir } from "../support/crash-harness.js";
 import { cutoverYaml, DRAINED, READY, START, COMMIT, COMMITTED } from "../support/crash-harness.js";
 import { cli, startCli } from "../support/run.js";
 
@@ -92,5 +92,71 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(ok.all).toMatch(/writes are back on/);
     expect(s.control.state().writes.enabled, "back on where the hook stopped them").toBe(true);
     expect(otherOn(), "nothing sent to the other switch").toBe(false);
+  });
+
+  // the steps still to run made of another switch: the write stop went to a switch the application
+  // does not use, and the commit after it went out while its writes flowed. Said before, not refused
+  it("a --resume whose steps still to run would use other values is refused unless --allow-changed-runbook; the offered command goes on with the cutover's", async () => {
+    const s = await fastSim({ timeScale: 100 });
+    const other = await fastSim({ timeScale: 100 });
+    made.sims.push(s, other);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    const stop =
+      '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
+    writeFileSync(
+      file,
+      cutoverYaml(s, {
+        steps: START + READY + failingHook(dir, "gate", 1) + stop + DRAINED + COMMIT + COMMITTED,
+      }).replace(/^steps:\n/m, `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--var", `switch=${s.verifierUrl}`);
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toMatch(/step gate failed/);
+
+    const resume = await run("--resume");
+    const where = `${first.all}\n--- --resume (no --var)\n${resume.all}`;
+    expect(resume.code, where).toBe(2);
+    expect(resume.all, where).toContain(
+      `this run has switch=${other.verifierUrl} (the run it continues had switch=${s.verifierUrl}): the steps still to run are made of these values, not the ones the cutover ran with until now; nothing was run`,
+    );
+    expect(resume.all, where).toContain("To go on with the new values on purpose, add --allow-changed-runbook.");
+    expect(other.control.state().writes.enabled, "nothing stopped on the other switch").toBe(true);
+    expect(s.control.state().writes.enabled).toBe(true);
+
+    // the command it offers carries the cutover's values, and goes on where the cutover was going
+    const again = offered(resume.all, "--resume");
+    expect(again).toContain(`switch=${s.verifierUrl}`);
+    const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(ok.code, `${where}\n--- offered\n${ok.all}`).toBe(0);
+    expect(s.control.state().writes.enabled, "stopped where the cutover's switch is").toBe(false);
+    expect(other.control.state().writes.enabled, "the other switch untouched").toBe(true);
+  });
+
+  it("--allow-changed-runbook goes on with the new values, and says so", async () => {
+    const s = await fastSim({ timeScale: 100 });
+    const other = await fastSim({ timeScale: 100 });
+    made.sims.push(s, other);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    const stop =
+      '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
+    writeFileSync(
+      file,
+      cutoverYaml(s, { steps: START + READY + failingHook(dir, "gate", 1) + stop }).replace(
+        /^steps:\n/m,
+        `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`,
+      ),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--var", `switch=${s.verifierUrl}`);
+    expect(first.code, first.all).toBe(1);
+    const on = await run("--resume", "--allow-changed-runbook", "--yes");
+    expect(on.code, `${first.all}\n--- --resume --allow-changed-runbook\n${on.all}`).toBe(0);
+    expect(on.all).toMatch(/resume: this run has switch=.* \(--allow-changed-runbook\)/);
+    expect(other.control.state().writes.enabled, "stopped on the new switch, as asked").toBe(false);
   });
 });
