@@ -30,6 +30,8 @@ export interface ExplainInput {
    * said as such, with where the variable is set (the error is the variable's, not the line's).
    */
   written?: unknown;
+  /** The names `--var` set: such a value is said as the flag's, not as the runbook's default it overrides. */
+  given?: ReadonlySet<string>;
 }
 
 const WHOLE_VAR = /^\$\{\s*vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
@@ -83,7 +85,9 @@ export function explainSchemaErrors(input: ExplainInput): Diagnostic[] {
     const pos = locate(found.path, { key: found.atKey === true });
     const src = found.atKey ? undefined : valueAt(input.written, found.path);
     const ref = typeof src === "string" ? WHOLE_VAR.exec(src) : null;
-    const set = ref && valueAt(input.written, ["vars", ref[1]!]) !== undefined ? locate(["vars", ref[1]!]) : undefined;
+    const byFlag = ref !== null && input.given?.has(ref[1]!) === true;
+    const set =
+      ref && !byFlag && valueAt(input.written, ["vars", ref[1]!]) !== undefined ? locate(["vars", ref[1]!]) : undefined;
     out.push({
       file: input.file,
       ...pos,

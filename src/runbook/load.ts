@@ -360,6 +360,7 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
       redact,
       unknownPaths,
       written: raw,
+      given: new Set(Object.keys(opts.vars ?? {})),
     });
     diagnostics.push(...explained);
     // lint cannot see env values: a finding only about such a value (an info, "not judged")

@@ -108,6 +108,10 @@ describe("typed placeholders", () => {
     expect(bad.diagnostics[0]?.hint).toMatch(
       /^vars\.maxLag is set at rb\.yaml:8:\d+: give it a value this field takes\. Durations are/,
     );
+    // the same value from --var: said as the flag's, not at the runbook's default it overrides
+    const flag = await parseRunbook(text("5"), "rb.yaml", { env: {}, vars: { maxLag: "five" } });
+    expect(flag.diagnostics.map(at)).toEqual(["10:43 schema"]);
+    expect(flag.diagnostics[0]?.hint).toMatch(/^vars\.maxLag is set by --var: give it a value this field takes\./);
   });
 
   // issue 39, point 8: "a schema typo cascades into false `format uri` errors on correct lines" (in the editor)
