@@ -14,6 +14,7 @@ import { writesStillStopped } from "../ui/format.js";
 import { nextLines } from "../next-run.js";
 import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
+import { CUT_OFF_WORDS } from "../model/fold.js";
 import { windowEndWords } from "../writes-words.js";
 import { verification, verificationText } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
@@ -264,7 +265,7 @@ export function formatStatus(st: Status): string[] {
           : `running ${since}`
         : j.lock?.alive === null
           ? "started, never ended (cut off, or still running on the lock's other host)"
-          : "started, never ended (cut off)";
+          : CUT_OFF_WORDS;
       lines.push(`  last step: ${l.number}. ${l.id} (${l.kind}): ${l.outcome ?? unended}`);
     }
     if (j.lastCommand) {

@@ -16,7 +16,10 @@ import type { GenerationDocs } from "../text.js";
 
 export const MODEL_VERSION = 1;
 
-/** A step's fate: the runner's outcomes, plus `pending` (never reached) and `running` (started, no end yet). */
+/**
+ * A step's fate: the runner's outcomes, plus `pending` (never reached) and `running` (started, no
+ * end event: running now only when it is `current`, else cut off: `cutOff`, fold.ts).
+ */
 export type StepOutcome = Outcome | "pending" | "running";
 /** A run's fate: the runner's outcomes, plus `unfinished` (no `run.finished`: running, or ended without a word). */
 export type RunOutcome = Outcome | "unfinished";

@@ -763,6 +763,18 @@ function whenVars(steps: Iterable<ModelStep>): string[] {
 }
 
 /**
+ * A step the model holds `running` that no run is in any more: its run ended without the step's
+ * end (killed, crashed) and no run since has run it again (an `--abort`, a run still starting).
+ * `running` is "started, no end event"; only `current` is the step running now.
+ */
+export function cutOff(m: Pick<CutoverModel, "current">, s: Pick<ModelStep, "index" | "outcome">): boolean {
+  return s.outcome === "running" && m.current !== s.index;
+}
+
+/** A cut-off step in words: `status` and the watch page say it alike. */
+export const CUT_OFF_WORDS = "started, never ended (cut off)";
+
+/**
  * A run said at its end that the sync that runs now was committed. A run's `committed` is the sync
  * that ran at its end: one that ended before the last reverse that took effect said the sync before.
  */

@@ -69,6 +69,7 @@ export async function planAbort(
       },
     );
   const steps = planSteps(rb);
+  const reversedId = reversed ? steps[reversed.stepIndex]?.id : undefined;
   const all = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
   const open = reversed ? all.filter((h) => h.stepIndex > reversed.stepIndex) : all;
   // an undo is made from the runbook with this run's --var values: with others than its hook ran
@@ -101,7 +102,16 @@ export async function planAbort(
     history,
     plan: {
       done: new Map(),
-      memory: { writesStopped: state.stopWritesSucceeded, commitSent: false, commitAccepted: false },
+      memory: {
+        writesStopped: state.stopWritesSucceeded,
+        commitSent: false,
+        commitAccepted: false,
+        // what the journal knows of the verification and the reverse, as `status` reads it: the
+        // run's end words its verdict and commit by them (without, it dropped the reverse: "not
+        // verified (no `verify` step passed …)", "not committed", where status said the reverse)
+        verifier: { ...state.verifier },
+        ...(reversedId !== undefined ? { reversed: reversedId } : {}),
+      },
       undoSteps: open.map((h) => h.stepIndex),
       decidedVars: whenVars(state, loaded),
     },

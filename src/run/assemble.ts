@@ -52,7 +52,10 @@ export interface ResumePlan {
   adopted?: ReadonlySet<number>;
   /** What the earlier run established (writes stopped, start or commit sent). */
   memory: Partial<
-    Pick<RunMemory, "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors" | "split" | "verifier">
+    Pick<
+      RunMemory,
+      "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors" | "split" | "reversed" | "verifier"
+    >
   >;
   /** Steps whose hook ran in the interrupted run and was not undone: their runbook `undo` is registered again. */
   undoSteps?: readonly number[];

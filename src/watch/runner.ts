@@ -9,7 +9,7 @@
  * tells then. A pid is taken at its word (pids are reused: a live one is "running").
  */
 import type { CutoverModel } from "../model/contract.js";
-import { syncCommits } from "../model/fold.js";
+import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -170,7 +170,8 @@ export function stateLeft(m: CutoverModel, now: number): string[] {
   if (step) out.push(`in step ${step.index + 1} ${step.id} (${step.kind})`);
   else {
     const last = m.steps.filter((s) => s.attempts.length > 0).at(-1);
-    if (last) out.push(`last step: ${last.index + 1} ${last.id}, ${last.outcome}`);
+    // a step its run ended in without its end is no running step (it said "running" after an --abort)
+    if (last) out.push(`last step: ${last.index + 1} ${last.id}, ${cutOff(m, last) ? CUT_OFF_WORDS : last.outcome}`);
   }
   return out;
 }

@@ -92,7 +92,7 @@ describe("--resume after a reverse, when the new sync's write stop was undone", 
 // --abort was refused, "commit was accepted … going back to the source after a commit is a
 // reverse", though the reverse had been done, and its hint's --resume lacked the --var
 describe("--abort after a reverse, before the new sync's commit", () => {
-  it("undoes the new sync's write stop, as Ctrl-C does; the first sync's is not undone; once the new commit may have been sent, refused", async () => {
+  it("undoes the new sync's write stop, as Ctrl-C does; the first sync's is not undone; its end says the reverse as status does", async () => {
     const c = await reversedWithGate(0);
     const first = await cli(c.args("--to", "stop-again"), { cwd: c.dir });
     expect(first.code, first.all).toBe(0);
@@ -110,6 +110,13 @@ describe("--abort after a reverse, before the new sync's commit", () => {
     expect(abort.all, where).toMatch(/undoing step 11 "stop-again"/);
     expect(c.s.control.state().writes.enabled, where).toBe(true);
     expect(c.commits(), where).toBe(1);
+    // its end says the reverse as status does, one verdict (src/steps/kit/earned.ts): it said "not
+    // committed · not verified (no `verify` step passed on this cutover's verification result)"
+    const after = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
+    const said = /^ {2}verification: (not verified \(a reverse was sent \(step rollback\).*)$/m.exec(after.stdout)?.[1];
+    expect(said, `${where}\n--- status\n${after.all}`).toBeDefined();
+    const end = abort.all.split("\n").find((l) => l.includes("■ run aborted"));
+    expect(end, where).toContain(` · not committed since the reverse (step rollback) · ${said!} · `);
   }, 120_000);
 
   it("is refused once the new sync's commit may have been sent, naming it", async () => {

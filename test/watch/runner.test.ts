@@ -337,6 +337,49 @@ describe("stateLeft", () => {
   });
 });
 
+describe("the last step of a run that ended without its end", () => {
+  // an adversarial read: after `--abort` the page said "last step: 2 hold, running" while status
+  // said "started, never ended (cut off)": a run that is over has no running step
+  it("is cut off, not running, once a later run (an --abort) started over it; the dead run's own page says where it was", () => {
+    const aborted = killedModel([
+      ev("run.started", 5000, {
+        runbook: "rb",
+        file: "rb.yaml",
+        hash: "sha256:ab",
+        mode: "resume",
+        abort: true,
+        instances,
+        steps,
+        by: { user: "op", host: "h", pid: 2 },
+      }),
+      ev("hook.started", 5100, { index: 0, id: "stop", use: "sim-writes", undo: true }),
+      ev("hook.finished", 5200, { index: 0, id: "stop", use: "sim-writes", undo: true, ok: true, durationMs: 100 }),
+      ev("run.finished", 5300, {
+        outcome: "failed",
+        exitCode: 0,
+        durationMs: 300,
+        committed: false,
+        aborted: true,
+        message: "aborted by the operator (--abort)",
+      }),
+    ]);
+    // the model keeps "running" (started, no end event) and says nothing runs now
+    expect(aborted.steps[1]?.outcome).toBe("running");
+    expect(aborted.current).toBeUndefined();
+    const v = ended(aborted);
+    expect(v.state).toBe("finished");
+    expect(v.left).toContain("last step: 2 hold, started, never ended (cut off)");
+    expect(v.left.join(" · ")).not.toMatch(/running/);
+    // a later run alive, not at that step yet (a --resume still reading the fleet): not running either
+    const starting = killedModel([
+      ev("run.started", 5000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
+    ]);
+    expect(stateLeft(starting, at(5000))).toContain("last step: 2 hold, started, never ended (cut off)");
+    // its own run, dead and not resumed: the state it left is in that step
+    expect(stateLeft(killedModel(), at(5000))).toContain("in step 2 hold (hook)");
+  });
+});
+
 describe("the way on carries the --var values its runs decided their `when`s with (a run with others is refused)", () => {
   // a rollback under `when: "${vars.rollback}"` (two steps), and a gate after; a model of the runs
   const whenSteps = [
