@@ -55,6 +55,7 @@ const rows: Row[] = [
         { id: "start", kind: "start", command: "start" },
         { id: "verify", kind: "verify", command: undefined },
       ],
+      args: RB.args,
     },
     allowChangedRunbook: true,
     expect: {
