@@ -246,7 +246,10 @@ const rows: Row[] = [
   },
   {
     name: "a start, commit or reverse after the step to resume that may have reached an instance (an earlier journal's, carried): refused, never sent again on the way",
-    state: state(["ok", "cut"], [cmd("start", 0, "ok"), { ...cmd("commit", 3, "unknown"), carried: true }]),
+    state: state(
+      ["ok", "cut"],
+      [cmd("start", 0, "ok"), { ...cmd("commit", 3, "unknown"), carried: { from: "/j/earlier.jsonl" } }],
+    ),
     fleet: fleet("RUNNING"),
     expect: {
       code: "in-doubt",

@@ -106,6 +106,11 @@ describe("--from after a command whose answer was lost", () => {
     });
     const where = `${first.all}\n--- --from stop-writes --to stop-writes\n${between.all}`;
     expect(between.code, where).toBe(0);
+    // status reads that journal: its last command is the first run's commit, said to be that run's
+    const status = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
+    expect(status.all, `${where}\n--- status\n${status.all}`).toMatch(
+      /last command: commit \(step 5\), sent by an earlier run of this cutover, in \S+\.jsonl \(carried by the --from run that wrote this journal; no run of this journal sent one\):\n {4}sync0: /,
+    );
     const resume = await cli(c.args(...site, "--resume", "--yes"), { cwd: c.dir });
     expect(resume.code, `${where}\n--- --resume\n${resume.all}`).toBe(1);
     expect(resume.all, resume.all).toMatch(
