@@ -270,7 +270,14 @@ export function formatStatus(st: Status): string[] {
     }
     if (j.lastCommand) {
       const c = j.lastCommand;
-      lines.push(`  last command: ${c.op} (step ${c.step}):`, ...answerLines(c.answers, c.said, st.instances.length));
+      // a carried one is an earlier run's: read as this run's, it says this run sent what it never did
+      const by = c.carried
+        ? `, sent by an earlier run of this cutover${c.carried.from !== undefined ? `, in ${c.carried.from}` : ""} (carried by the --from run that wrote this journal; no run of this journal sent one)`
+        : "";
+      lines.push(
+        `  last command: ${c.op} (step ${c.step})${by}:`,
+        ...answerLines(c.answers, c.said, st.instances.length),
+      );
     }
     if (j.finished)
       lines.push(

@@ -40,6 +40,11 @@ export interface RunbookIdentity {
    * src/steps, which sit above the journal): a kind's name is not a command's.
    */
   steps: { id: string; kind: string; command: CommandOp | undefined }[];
+  /**
+   * The runbook as `syncbook status`'s argument, and as `syncbook run`'s with the cutover's `--var`
+   * values (src/run/earlier.ts `runTarget`, above the journal): a hint names a command one can paste.
+   */
+  args: { status: string; run: string };
 }
 
 export interface ReconcileOptions {
@@ -247,7 +252,7 @@ export function reconcile(
     return refuse(
       "in-doubt",
       `${ahead.op} (step ${ahead.stepIndex + 1} "${id}") was sent${ahead.carried ? " by an earlier run of this cutover (its journal's record, carried by the --from run that wrote this one)" : ""}; answers: ${answers(ahead)}; this resume goes on at ${stepName}, before it, and would send it again on its way: a ${ahead.op} is never sent twice to an instance`,
-      `see the fleet (syncbook status): if every instance shows the ${ahead.op} took effect, ${next ? `go on after it with --from ${next}` : "the runbook has no step after it"}; if not, find out from the service's own log which instances received /${ahead.op} and send it by hand only to those that did not, then go on after it`,
+      `see the fleet: syncbook status ${runbook.args.status}; if every instance shows the ${ahead.op} took effect, ${next ? `go on after it with: syncbook run ${runbook.args.run} --from ${next}` : "the runbook has no step after it"}; if not, find out from the service's own log which instances received /${ahead.op} and send it by hand only to those that did not, then go on after it`,
     );
   }
   for (const c of outside)

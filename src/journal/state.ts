@@ -55,8 +55,12 @@ export interface SentCommand {
   /** ok: every instance accepted; unknown: some instance gave no usable answer; error: otherwise. */
   answered: Answer;
   perInstance: InstanceAnswer[];
-  /** Recorded by an earlier journal of the cutover, carried by the `--from` run that wrote this one (`run.started.carried.commands`). */
-  carried?: true;
+  /**
+   * Recorded by an earlier journal of the cutover, carried by the `--from` run that wrote this one
+   * (`run.started.carried.commands`); `from`: that journal (`run.started.carried.from`), so that a
+   * reader names the run that sent it, not this one.
+   */
+  carried?: { from?: string };
 }
 
 export interface HookRun {
@@ -363,6 +367,7 @@ export async function readJournalState(
           const accepted = e.carried.commitAccepted === true;
           if (accepted || e.carried.commitSent === true) carriedCommit = { sent: true, accepted };
           // the earlier journal's commands, per instance, before every command of this one
+          const from = typeof e.carried.from === "string" ? { from: e.carried.from } : {};
           for (const c of Array.isArray(e.carried.commands) ? (e.carried.commands as unknown[]) : []) {
             if (!isObject(c) || typeof c.op !== "string" || !isCommandOperation(c.op)) continue;
             if (typeof c.stepIndex !== "number" || !Array.isArray(c.answers)) continue;
@@ -370,7 +375,7 @@ export async function readJournalState(
             for (const a of c.answers as unknown[])
               if (isObject(a) && typeof a.instance === "string" && isAnswer(a.answered))
                 sends.set(a.instance, [{ answered: a.answered }]);
-            commands.push({ cmd: { op: c.op, stepIndex: c.stepIndex, carried: true }, sends });
+            commands.push({ cmd: { op: c.op, stepIndex: c.stepIndex, carried: { ...from } }, sends });
           }
         }
         return;

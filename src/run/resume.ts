@@ -85,7 +85,11 @@ export async function planResume(
   const decide = async () =>
     reconcile(
       state,
-      { hash: loaded.hash, steps: steps.map((s) => ({ id: s.id, kind: s.kind, command: s.bound.command })) },
+      {
+        hash: loaded.hash,
+        steps: steps.map((s) => ({ id: s.id, kind: s.kind, command: s.bound.command })),
+        args: { status: runTarget(loaded, []), run: runTarget(loaded, cutoverVars(state, loaded)) },
+      },
       await readFleetStates(),
       { allowChangedRunbook: opts.allowChangedRunbook },
     );

@@ -127,6 +127,11 @@ export interface JournalStatus {
   lastCommand?: {
     op: string;
     step: number;
+    /**
+     * Sent by an earlier run of the cutover, in journal `from` (absent: not named), and carried by
+     * the `--from` run that wrote this journal (src/journal/state.ts): no run of this journal sent one.
+     */
+    carried?: { from?: string };
     answers: Record<string, string>;
     errors?: Record<string, string>;
     said?: Record<string, string>;
@@ -638,6 +643,7 @@ async function readJournalStatus(
     out.lastCommand = {
       op: cmd.op,
       step: cmd.stepIndex + 1,
+      ...(cmd.carried ? { carried: { ...cmd.carried } } : {}),
       answers: Object.fromEntries(cmd.perInstance.map((p) => [p.instance, p.answered])),
       ...(cmd.perInstance.some((p) => p.error !== undefined)
         ? {

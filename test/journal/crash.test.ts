@@ -46,7 +46,11 @@ it("a runner killed (SIGKILL) right after request.sent leaves a readable journal
   expect(state.finished).toBeUndefined();
 
   // and resume can act on it: the fleet shows the start took effect, so it is adopted
-  const rb = { hash: "h1", steps: STEPS.map(({ id, kind }) => ({ id, kind, command: traitsOf(kind).command })) };
+  const rb = {
+    hash: "h1",
+    steps: STEPS.map(({ id, kind }) => ({ id, kind, command: traitsOf(kind).command })),
+    args: { status: "rb.yaml", run: "rb.yaml" },
+  };
   const r = reconcile(state, rb, [
     { instance: "i0", state: "RUNNING" },
     { instance: "i1", state: "RUNNING" },

@@ -93,7 +93,11 @@ function journalCutInFanout(lines: number, n = 3, answers = false): string {
   return j.file;
 }
 
-const RB = { hash: "h", steps: STEPS.map((s) => ({ id: s.id, kind: s.kind, command: traitsOf(s.kind).command })) };
+const RB = {
+  hash: "h",
+  steps: STEPS.map((s) => ({ id: s.id, kind: s.kind, command: traitsOf(s.kind).command })),
+  args: { status: "rb.yaml", run: "rb.yaml" },
+};
 const running = (n = 3) => [0, 1, 2].slice(0, n).map((i) => ({ instance: `i${i}`, state: "RUNNING", canCommit: true }));
 
 describe("a fan-out cut inside its journal lines", () => {

@@ -306,7 +306,7 @@ describe("which commands are judged", () => {
           // not carried: said as sent, not as an earlier run's
           expect(r.message).toMatch(new RegExp(`^${op} \\(step 4 "commit"\\) was sent; answers: `));
           expect(r.hint).toBe(
-            `see the fleet (syncbook status): if every instance shows the ${op} took effect, go on after it with --from done; if not, find out from the service's own log which instances received /${op} and send it by hand only to those that did not, then go on after it`,
+            `see the fleet: syncbook status rb.yaml; if every instance shows the ${op} took effect, go on after it with: syncbook run rb.yaml --var site=west --from done; if not, find out from the service's own log which instances received /${op} and send it by hand only to those that did not, then go on after it`,
           );
         }
       }
@@ -595,6 +595,7 @@ describe("no command from the step to resume: the fleet must be where the journa
         { id: "start", kind: "start", command: "start" as const },
         { id: "drain", kind: "drain", command: "pause" as const },
       ],
+      args: RB.args,
     };
     expect(refused(reconcile(s, runbook, fleet("PAUSED", "PAUSED"))).message).toBe(
       `the journal shows no pause sent by step 2 "drain", yet every instance shows its effect (fleet: i0 PAUSED, i1 PAUSED)`,

@@ -55,6 +55,7 @@ const rows: Row[] = [
         { id: "start", kind: "start", command: "start" },
         { id: "verify", kind: "verify", command: undefined },
       ],
+      args: RB.args,
     },
     allowChangedRunbook: true,
     expect: {
@@ -245,7 +246,10 @@ const rows: Row[] = [
   },
   {
     name: "a start, commit or reverse after the step to resume that may have reached an instance (an earlier journal's, carried): refused, never sent again on the way",
-    state: state(["ok", "cut"], [cmd("start", 0, "ok"), { ...cmd("commit", 3, "unknown"), carried: true }]),
+    state: state(
+      ["ok", "cut"],
+      [cmd("start", 0, "ok"), { ...cmd("commit", 3, "unknown"), carried: { from: "/j/earlier.jsonl" } }],
+    ),
     fleet: fleet("RUNNING"),
     expect: {
       code: "in-doubt",

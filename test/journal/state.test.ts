@@ -291,7 +291,7 @@ describe("readJournalState", () => {
       {
         op: "start",
         stepIndex: 0,
-        carried: true,
+        carried: { from: "/j/earlier.jsonl" },
         instances: ["#1"],
         answered: "ok",
         perInstance: [{ instance: "#1", answered: "ok" }],
@@ -299,7 +299,7 @@ describe("readJournalState", () => {
       {
         op: "commit",
         stepIndex: 3,
-        carried: true,
+        carried: { from: "/j/earlier.jsonl" },
         instances: ["a", "b", "c"],
         answered: "unknown",
         perInstance: [
@@ -309,6 +309,19 @@ describe("readJournalState", () => {
         ],
       },
     ]);
+    // a carried command names the journal it came from (status says whose it was); none named, none said
+    const unnamed = eventFactory()("run.started", {
+      ...salesStarted("x.yaml"),
+      carried: {
+        from: 7 as unknown as string,
+        writesStopped: false,
+        commitSent: false,
+        commitAccepted: false,
+        commands: [{ op: "start", stepIndex: 0, id: "start", answers: [{ instance: "#1", answered: "ok" }] }],
+      },
+    });
+    const none = await readJournalState(journalOf([unnamed]), traitsOf);
+    expect(none.commandsSent[0]?.carried).toStrictEqual({});
   });
 
   it("the variables of the last run and the names its --var set; each hook keeps those of the run that called it", async () => {

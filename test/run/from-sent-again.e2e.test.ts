@@ -13,6 +13,7 @@ import {
   cleanedUpAfterAll,
   cliCutover,
   COMMIT,
+  COMMITTED,
   DRAINED,
   posts,
   READY,
@@ -91,22 +92,37 @@ describe("--from after a command whose answer was lost", () => {
   // an adversarial run: a --from run between (`--from stop-writes --to stop-writes`, no commit in
   // its range) wrote a journal of its own, and the --resume offered after it read only that one:
   // it sent the commit again. The --from run carries the commit's answers into its journal
+  // the refusal's hint named `--from committed` alone: without the runbook and the cutover's --var
+  // values it was no command one could paste at a bad hour
   it("a --resume after a --from run that sent no commit still knows the commit per instance: refused, not sent again", async () => {
-    const c = await cliCutover(made, ["reset=1@0/commit"], START + READY + STOP + DRAINED + COMMIT);
-    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    const c = await cliCutover(made, ["reset=1@0/commit"], START + READY + STOP + DRAINED + COMMIT + COMMITTED);
+    writeFileSync(c.file, readFileSync(c.file, "utf8").replace(/^steps:\n/m, "vars: { site: east }\nsteps:\n"));
+    const site = ["--var", "site=west"];
+    const first = await cli(c.args(...site, "--yes"), { cwd: c.dir });
     expect(first.code, first.all).toBe(1);
     c.s.control.clearFaults();
-    const between = await cli(c.args("--from", "stop-writes", "--to", "stop-writes", "--yes"), { cwd: c.dir });
+    const between = await cli(c.args(...site, "--from", "stop-writes", "--to", "stop-writes", "--yes"), {
+      cwd: c.dir,
+    });
     const where = `${first.all}\n--- --from stop-writes --to stop-writes\n${between.all}`;
     expect(between.code, where).toBe(0);
-    const resume = await cli(c.args("--resume", "--yes"), { cwd: c.dir });
+    // status reads that journal: its last command is the first run's commit, said to be that run's
+    const status = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
+    expect(status.all, `${where}\n--- status\n${status.all}`).toMatch(
+      /last command: commit \(step 5\), sent by an earlier run of this cutover, in \S+\.jsonl \(carried by the --from run that wrote this journal; no run of this journal sent one\):\n {4}sync0: /,
+    );
+    const resume = await cli(c.args(...site, "--resume", "--yes"), { cwd: c.dir });
     expect(resume.code, `${where}\n--- --resume\n${resume.all}`).toBe(1);
     expect(resume.all, resume.all).toMatch(
       /commit \(step 5 "commit"\) was sent by an earlier run of this cutover .*; answers: sync0 unknown; this resume goes on at step 4 "drained", before it, and would send it again on its way: a commit is never sent twice to an instance/,
     );
+    // the commands as one pastes them: the runbook, and the --var values the cutover ran with
+    expect(resume.all, resume.all).toContain(
+      `hint: see the fleet: syncbook status ${c.file}; if every instance shows the commit took effect, go on after it with: syncbook run ${c.file} --var site=west --from committed; if not,`,
+    );
     expect(posts(c.s, "commit"), resume.all).toEqual([1]);
     // nor a --from over it, from that journal
-    const from = await cli(c.args("--from", "drained", "--yes"), { cwd: c.dir });
+    const from = await cli(c.args(...site, "--from", "drained", "--yes"), { cwd: c.dir });
     expect(from.code, from.all).toBe(3);
     expect(posts(c.s, "commit"), from.all).toEqual([1]);
   }, 120_000);

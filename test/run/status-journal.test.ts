@@ -228,6 +228,65 @@ describe("status and the journal", () => {
     }
   });
 
+  // the journal of a `--from stop-writes --to stop-writes` run after a commit whose answer was lost:
+  // its last command was the earlier run's, carried (`run.started.carried.commands`), and status
+  // printed it as this run's: one read a commit sent by the run that only stopped writes
+  it("a last command carried from an earlier journal is said to be that run's, naming its journal; one of this run's is not", async () => {
+    const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const earlier = join(dir, "2026-12-01T07-00-00.000Z-1.jsonl");
+    const commit = {
+      op: "commit",
+      stepIndex: 3,
+      id: "commit",
+      answers: [{ instance: "i0", answered: "unknown" as const }],
+    };
+    const of = async (own: (ev: ReturnType<typeof eventFactory>) => RunEvent[]) => {
+      cleanup();
+      ({ dir, cleanup } = tempDir());
+      const ev = eventFactory();
+      journalOf([
+        ev("run.started", {
+          ...salesStarted(),
+          carried: { from: earlier, writesStopped: true, commitSent: true, commitAccepted: false, commands: [commit] },
+        }),
+        ev("step.started", STEPS[2]!),
+        ...own(ev),
+        ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 1 }),
+        ev("run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 1, to: "stop" }),
+      ]);
+      return readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    };
+    const carried = await of(() => []);
+    expect(carried.journal.lastCommand).toMatchObject({ op: "commit", step: 4, carried: { from: earlier } });
+    expect(formatStatus(carried).join("\n")).toContain(
+      `  last command: commit (step 4), sent by an earlier run of this cutover, in ${earlier} (carried by the --from run that wrote this journal; no run of this journal sent one):`,
+    );
+    // a command of this run's own, after the carried ones: its own, said as before
+    const own = await of((ev) => [
+      ev("request.sent", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        method: "POST",
+        path: "/api/v1/pause",
+        body: {},
+      }),
+      ev("response.received", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        status: 200,
+        ok: true,
+        body: { success: true },
+        durationMs: 1,
+      }),
+    ]);
+    expect(own.journal.lastCommand).toMatchObject({ op: "pause", step: 3 });
+    expect(own.journal.lastCommand).not.toHaveProperty("carried");
+    expect(formatStatus(own).join("\n")).toContain("  last command: pause (step 3):");
+  });
+
   // an adversarial run: a kill in the middle of the stopWrites hook; the simulator's writes were
   // off, and status said "writes: not stopped by the run (or undone)"
   it("a stopWrites hook cut off in its run: writes may be stopped, said so with the ways on; one that ended, or undone, not", async () => {

@@ -8,10 +8,13 @@ import { traitsOf } from "../../src/steps/index.js";
 import { STEPS } from "./journal.js";
 
 export type Steps = { index: number; id: string; kind: string }[];
+/** The runbook as the commands' argument, as the resume builds it (src/run/earlier.ts `runTarget`). */
+export const ARGS = { status: "rb.yaml", run: "rb.yaml --var site=west" };
 export const rb = (steps: Steps, hash = "a".repeat(64)) => ({
   hash,
   // the command a step sends is its kind's trait, as the resume hands it to reconcile
   steps: steps.map(({ id, kind }) => ({ id, kind, command: traitsOf(kind).command })),
+  args: ARGS,
 });
 export const RB = rb(STEPS);
 export const FILE = "/j/run.jsonl";
