@@ -113,7 +113,10 @@ export interface JournalState {
   /** `to`: the run stopped at this `--to` step before the runbook's end (its cutover goes on). */
   finished?: { outcome: Outcome; committed: boolean; at: number; message?: string; aborted?: true; to?: string };
   segments: JournalSegment[];
-  /** The variables in effect in the last run (`run.started.vars`), and the names its `--var` set (`given`). */
+  /**
+   * The variables in effect in the last run that could run steps (`run.started.vars`; not an
+   * `--abort`), and the names its `--var` set (`given`).
+   */
   vars?: Readonly<Record<string, string | number | boolean>>;
   given?: readonly string[];
   /** The instances of the last `run.started`, in order: key and redacted URL (absent in a journal cut before it). */
@@ -354,8 +357,12 @@ export async function readJournalState(
             keyOfLabel.set(ref.name ?? ref.url, instanceKey(ref));
           }
         }
-        vars = isObject(e.vars) ? scalars(e.vars) : undefined;
-        given = Array.isArray(e.given) ? e.given.filter((g): g is string => typeof g === "string") : undefined;
+        // an --abort runs no step: its values (often none typed) are not those the cutover's steps
+        // ran with, and taken as them, a --resume after it went on with the runbook's defaults
+        if (e.abort !== true) {
+          vars = isObject(e.vars) ? scalars(e.vars) : undefined;
+          given = Array.isArray(e.given) ? e.given.filter((g): g is string => typeof g === "string") : undefined;
+        }
         if (Array.isArray(e.steps))
           for (const s of e.steps as unknown[])
             if (isObject(s) && typeof s.index === "number" && typeof s.id === "string")

@@ -20,7 +20,6 @@ import {
   stepToRunAgain,
   undoVarsDiffer,
   undoVarsRefusal,
-  whenVars,
 } from "./earlier.js";
 import { planSteps } from "./plan.js";
 import type { ResumePlan } from "./runner.js";
@@ -113,7 +112,8 @@ export async function planAbort(
         ...(reversedId !== undefined ? { reversed: reversedId } : {}),
       },
       undoSteps: open.map((h) => h.stepIndex),
-      decidedVars: whenVars(state, loaded),
+      // the way on after it carries the values the cutover's steps ran with, not this run's (often none)
+      decidedVars: cutoverVars(state, loaded),
     },
   };
 }

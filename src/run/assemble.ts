@@ -78,8 +78,9 @@ export interface ResumePlan {
   /** What that journal shows of the current sync's start, commit and reverse, per instance: journaled with it. */
   carriedCommands?: readonly CarriedCommand[];
   /**
-   * The `--var` values the journal's runs decided their `when`s with (`--resume`, `--abort`): the
-   * run's end offers them, whatever this run was given (an `--abort` without them is accepted).
+   * The `--var` values the journal's runs decided their `when`s with (`--resume`; an `--abort` adds
+   * those its last run that ran steps was given, `cutoverVars`): the run's end offers them, whatever
+   * this run was given (an `--abort` without them is accepted).
    */
   decidedVars?: readonly string[];
 }

@@ -252,17 +252,61 @@ export function undoVarsDiffer(
  * the resume refuses them unless `--allow-changed-runbook` says they are meant (src/run/resume.ts;
  * an owed undo's are refused always, `undoVarsDiffer`).
  */
-export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): string[] {
+export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): VarChange[] {
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   const vars = state.vars;
   if (!vars || !Array.isArray(steps)) return [];
+  // compared as journaled: a secret part redacted alike on both sides (`loaded.vars` is redacted)
   return varNamesIn(steps.slice(from).map(withoutWhen)).flatMap((name) => {
     const then = vars[name];
     const now = loaded.vars[name];
     return then !== undefined && (now === undefined || String(then) !== String(now))
-      ? [`${name}=${now === undefined ? "(unset)" : String(now)} (the run it continues had ${name}=${String(then)})`]
+      ? [{ name, then: String(then), now: now === undefined ? "(unset)" : String(now) }]
       : [];
   });
+}
+
+/** A variable whose value in this run differs from the one the cutover ran with. */
+export interface VarChange {
+  name: string;
+  then: string;
+  now: string;
+}
+
+/** `varsChangedSince`'s values in words: `switch=b (the run it continues had switch=a)`. */
+export const varsChangedText = (changed: readonly VarChange[]): string =>
+  `this run has ${changed.map((c) => `${c.name}=${c.now} (the run it continues had ${c.name}=${c.then})`).join(", ")}: the steps still to run are made of these values, not the ones the cutover ran with until now`;
+
+/** The refusal of a `--resume` whose steps still to run `varsChangedSince` finds made of other values. */
+export function varsChangedRefusal(
+  changed: readonly VarChange[],
+  state: JournalState,
+  loaded: LoadedRunbook,
+  file: string,
+): UserError {
+  const then = valuesThen(changed, state, loaded);
+  return new UserError(`cannot resume from ${file}: ${varsChangedText(changed)}; nothing was run`, {
+    hint: `Resume with the cutover's values${then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : ""}: syncbook run ${then.target} --resume. To go on with the new values on purpose, add --allow-changed-runbook.`,
+    exitCode: ExitCode.usage,
+  });
+}
+
+/**
+ * The runbook with the `--var` values the cutover ran with: `cutoverVars`, and each of `changed`
+ * as it was then (a secret one, journaled as `***`, left for the operator to set: `masked`). The
+ * one way on the refusals of other values offer.
+ */
+function valuesThen(
+  changed: readonly { name: string; then: string }[],
+  state: JournalState,
+  loaded: LoadedRunbook,
+): { target: string; masked: boolean } {
+  const names = new Set(changed.map((d) => d.name));
+  const vars = [
+    ...cutoverVars(state, loaded).filter((v) => !names.has(v.slice(0, v.indexOf("=")))),
+    ...[...new Map(changed.map((d) => [d.name, `${d.name}=${d.then}`])).values()],
+  ];
+  return { target: runTarget(loaded, vars), masked: changed.some((d) => d.then.includes(MASK)) };
 }
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */
@@ -286,18 +330,13 @@ export function undoVarsRefusal(
         `step ${d.hook.stepIndex + 1} "${d.hook.id}" ran with ${d.name}=${d.then}, this run has ${d.name}=${d.now}`,
     )
     .join("; ");
-  const names = new Set(differ.map((d) => d.name));
-  const vars = [
-    ...cutoverVars(state, loaded).filter((v) => !names.has(v.slice(0, v.indexOf("=")))),
-    ...[...new Map(differ.map((d) => [d.name, `${d.name}=${d.then}`])).values()],
-  ];
-  const masked = differ.some((d) => d.then.includes(MASK));
+  const then = valuesThen(differ, state, loaded);
   return new UserError(
     `cannot ${what}: ${told}: the undo it owes would be made of this run's values, and go where its hook did not; nothing was run, and what the hook did still holds`,
     {
-      hint: masked
-        ? `Run with the values its hook ran with (one is a secret, shown as ${MASK}: set it as that run did): syncbook run ${runTarget(loaded, vars)} ${args}`
-        : `Run with the values its hook ran with: syncbook run ${runTarget(loaded, vars)} ${args}`,
+      hint: then.masked
+        ? `Run with the values its hook ran with (one is a secret, shown as ${MASK}: set it as that run did): syncbook run ${then.target} ${args}`
+        : `Run with the values its hook ran with: syncbook run ${then.target} ${args}`,
       exitCode: ExitCode.usage,
     },
   );

@@ -26,7 +26,9 @@ import {
   openHooks,
   undoVarsDiffer,
   undoVarsRefusal,
+  varsChangedRefusal,
   varsChangedSince,
+  varsChangedText,
   whenVars,
   whenDecidedOtherwise,
   whenDiffersText,
@@ -178,13 +180,8 @@ export async function planResume(
   // through another switch, and the commit after it while the application's writes flow): refused
   // unless said on purpose, as an edited runbook is; said either way
   const changed = varsChangedSince(state, loaded, first?.index ?? r.resumeAt);
-  const changedText = `this run has ${changed.join(", ")}: the steps still to run are made of these values, not the ones the cutover ran with until now`;
-  if (changed.length && !opts.allowChangedRunbook)
-    throw new UserError(`cannot resume from ${file}: ${changedText}; nothing was run`, {
-      hint: `Resume with the cutover's values: syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume. To go on with the new values on purpose, add --allow-changed-runbook.`,
-      exitCode: ExitCode.usage,
-    });
-  if (changed.length) opts.say(`resume: ${changedText} (--allow-changed-runbook)`);
+  if (changed.length && !opts.allowChangedRunbook) throw varsChangedRefusal(changed, state, loaded, file);
+  if (changed.length) opts.say(`resume: ${varsChangedText(changed)} (--allow-changed-runbook)`);
   const at = (i: number): string => `step ${i + 1}/${steps.length} "${steps[i]?.id ?? "(end)"}"`;
   opts.say(
     first

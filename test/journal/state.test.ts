@@ -356,6 +356,22 @@ describe("readJournalState", () => {
     const mid = await readJournalState(journalOf(events.slice(0, 6)), traitsOf);
     expect(mid.vars).toEqual({ switch: "http://b" });
     expect(mid).not.toHaveProperty("given");
+    // an --abort runs no step: the values stay those of the last run that could (an outside
+    // review: an --abort typed without the --var became the baseline a --resume was judged by)
+    const aborted = await readJournalState(
+      journalOf([
+        ...events.slice(0, 4),
+        eventFactory(4)("run.started", {
+          ...salesStarted("x.yaml"),
+          mode: "resume",
+          abort: true,
+          vars: { switch: "http://z" },
+        }),
+      ]),
+      traitsOf,
+    );
+    expect(aborted.vars).toEqual({ switch: "http://a", lag: 5, on: true });
+    expect(aborted.given).toEqual(["switch"]);
   });
 
   it("an undo of stopWrites that failed or was cut off still means writes may be flowing (never 'writes stopped' on resume)", async () => {

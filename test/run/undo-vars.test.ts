@@ -8,7 +8,13 @@
 import { describe, expect, it } from "vitest";
 import type { HookRun, JournalState } from "../../src/journal/index.js";
 import { wayOnVars } from "../../src/next-run.js";
-import { undoVarsDiffer, undoVarsRefusal, varsChangedSince } from "../../src/run/earlier.js";
+import {
+  undoVarsDiffer,
+  undoVarsRefusal,
+  varsChangedRefusal,
+  varsChangedSince,
+  varsChangedText,
+} from "../../src/run/earlier.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { UserError } from "../../src/errors.js";
 
@@ -139,22 +145,51 @@ describe("varsChangedSince", () => {
     const loaded = await load({ lag: 7 });
     const state = (vars?: Record<string, string | number>) =>
       ({ steps: [], ...(vars ? { vars } : {}) }) as unknown as JournalState;
-    expect(varsChangedSince(state(RAN), loaded, 0)).toEqual([
-      "switch=http://a (the run it continues had switch=http://b)",
-      "lag=7 (the run it continues had lag=5)",
+    const changed = varsChangedSince(state(RAN), loaded, 0);
+    expect(changed).toEqual([
+      { name: "switch", then: "http://b", now: "http://a" },
+      { name: "lag", then: "5", now: "7" },
     ]);
+    expect(varsChangedText(changed)).toBe(
+      "this run has switch=http://a (the run it continues had switch=http://b), lag=7 (the run it continues had lag=5): the steps still to run are made of these values, not the ones the cutover ran with until now",
+    );
     // from the second step on: the write stop's switch is no longer to run
-    expect(varsChangedSince(state(RAN), loaded, 1)).toEqual(["lag=7 (the run it continues had lag=5)"]);
+    expect(varsChangedSince(state(RAN), loaded, 1)).toEqual([{ name: "lag", then: "5", now: "7" }]);
     expect(varsChangedSince(state(RAN), loaded, 2)).toEqual([]);
     // unset now; not journaled then (an older runner); a runbook that does not parse
     expect(
       varsChangedSince(state({ lag: 7, switch: "http://a", gone: 1 }), { ...loaded, vars: { lag: 7 } }, 0),
-    ).toEqual(["switch=(unset) (the run it continues had switch=http://a)"]);
+    ).toEqual([{ name: "switch", then: "http://a", now: "(unset)" }]);
     expect(varsChangedSince(state(), loaded, 0)).toEqual([]);
     expect(varsChangedSince(state({ lag: "" }), { ...loaded, vars: {} }, 1)).toEqual([
-      "lag=(unset) (the run it continues had lag=)",
+      { name: "lag", then: "", now: "(unset)" },
     ]);
     expect(varsChangedSince(state(RAN), { ...loaded, raw: undefined }, 0)).toEqual([]);
+  });
+
+  // an outside review: a --var with a password was journaled redacted, every way on left it out,
+  // and the offered --resume was refused as "other values", offering itself again
+  it("a secret value is compared as journaled: the same secret given again is no change; left out, the refusal says to set it", async () => {
+    const ran = { switch: "http://***@b", lag: 5, other: "x", token: "***" };
+    const state = { steps: [], vars: ran, given: ["switch"] } as unknown as JournalState;
+    const same = await load({ switch: "http://ops:pa55word@b", lag: 5 });
+    expect(same.vars.switch).toBe("http://***@b");
+    expect(varsChangedSince(state, same, 0)).toEqual([]);
+    const without = await load({ lag: 5 });
+    const changed = varsChangedSince(state, without, 0);
+    expect(changed).toEqual([{ name: "switch", then: "http://***@b", now: "http://a" }]);
+    const err = varsChangedRefusal(changed, state, without, "j.jsonl");
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe(`cannot resume from j.jsonl: ${varsChangedText(changed)}; nothing was run`);
+    expect(err.hint).toBe(
+      "Resume with the cutover's values (one is a secret, shown as ***: set it as that run did): syncbook run rb.yaml --var 'switch=http://***@b' --resume. To go on with the new values on purpose, add --allow-changed-runbook.",
+    );
+    // not secret: the command as one pastes it
+    const plain = varsChangedSince({ ...state, vars: { ...ran, switch: "http://b" } }, without, 0);
+    expect(varsChangedRefusal(plain, state, without, "j.jsonl").hint).toBe(
+      "Resume with the cutover's values: syncbook run rb.yaml --var switch=http://b --resume. To go on with the new values on purpose, add --allow-changed-runbook.",
+    );
   });
 });
 
