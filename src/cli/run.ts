@@ -475,7 +475,13 @@ async function newOrContinued(
     { unfinishedCutover, readJournalState },
     { traitsOf },
     { committedCutover, commitNoLongerHolds, cutoverVars, refuseSentAgain, runTarget },
-  ] = await Promise.all([import("../journal/index.js"), import("../steps/index.js"), import("../run/earlier.js")]);
+    { wayOnVars },
+  ] = await Promise.all([
+    import("../journal/index.js"),
+    import("../steps/index.js"),
+    import("../run/earlier.js"),
+    import("../next-run.js"),
+  ]);
   const file = loaded.file;
   const cutoverTarget = async (l: LoadedRunbook, journal: string, traits: typeof traitsOf) =>
     runTarget(l, cutoverVars(await readJournalState(journal, traits), l));
@@ -520,19 +526,26 @@ async function newOrContinued(
   const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;
   if (flags.newCutover) {
     // a new cutover counts nothing from the last, but a command on its way there may be on the
-    // fleet still: a --from run past the start is refused as a run continuing it would be
-    if (flags.from && last.file) {
-      const state = await readJournalState(last.file, traitsOf).catch(() => undefined);
-      if (state)
-        refuseSentAgain(
-          state,
-          loaded,
-          last.file,
-          flags.from,
-          { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) },
-          false,
-          true,
+    // fleet still: a --from run is refused as a run continuing it would be, by its journal as the
+    // one answer read it; one that cannot be read cannot tell, and is refused too
+    if (flags.from) {
+      if (!last.file || !last.state)
+        throw new UserError(
+          `cannot start a new cutover from ${flags.from}: ${name} did not finish and ${last.why}: whether a start, commit or reverse of it is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
+          {
+            hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. A new cutover from its start checks the fleet is IDLE: syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover (without --from).`,
+            exitCode: ExitCode.interlock,
+          },
         );
+      refuseSentAgain(
+        last.state,
+        loaded,
+        last.file,
+        flags.from,
+        { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) },
+        false,
+        true,
+      );
     }
     stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
     return undefined;

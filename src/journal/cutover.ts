@@ -13,7 +13,7 @@ import { JOURNAL_EXTENSION, isObject } from "./format.js";
 import { errorMessage } from "../errors.js";
 import { journalActed, journalLines } from "./read.js";
 import { runbookJournal } from "./runbook-journal.js";
-import type { KindTraits } from "./state.js";
+import type { JournalState, KindTraits } from "./state.js";
 
 /** `20261127T001500Z-1a2b3c4d`: when the cutover's first run started, and which runbook text it ran. */
 export function cutoverId(firstStartedAt: number, runbookHash: string, nonce?: string): string {
@@ -80,6 +80,8 @@ export interface UnfinishedCutover {
   cutover?: string;
   /** Why it is unfinished, for the operator: killed, failed, interrupted, split, unreadable. */
   why: string;
+  /** Its journal as the one answer read it (witness and all), when it could be acted on. */
+  state?: JournalState;
 }
 
 /**
@@ -114,6 +116,7 @@ export async function unfinishedCutover(dir: string, traits: KindTraits): Promis
   return {
     file: found.file,
     ...(cutover ? { cutover } : {}),
+    state: found.state,
     why: f
       ? `its last run ended ${f.outcome}${f.to !== undefined ? ` at --to ${f.to}, before the runbook's end` : ""}${f.message ? ` (${f.message})` : ""}`
       : "its last run ended without a word (killed, or its machine lost)",

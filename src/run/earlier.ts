@@ -4,6 +4,7 @@
  * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
  * whether writes are still stopped.
  */
+import { dirname } from "node:path";
 import { instanceLabel, type CarriedCommand, type RunEvent } from "../events.js";
 import { createFleet } from "../fleet/index.js";
 import { instancesOf, type Runbook, type Step } from "../runbook/types.js";
@@ -454,19 +455,24 @@ export function refuseSentAgain(
   const c = ended ? undefined : sentAgainByFrom(state, sends, targets)[0];
   if (!c) return;
   const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
-  const resume = `syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} --resume`;
+  const cutover = runTarget(loaded, cutoverVars(state, loaded));
+  const resume = `syncbook run ${cutover} --resume`;
+  // a new cutover from its start, with the values this run was given
+  const fresh = `syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover`;
+  // the journal folder set aside whole: its journals, their witnesses and its lock go together
+  const aside = loaded.redact(shellCommand(["mv", dirname(file), `${dirname(file)}.set-aside`]));
   if (newCutover)
     throw new UserError(
       `cannot start a new cutover from ${from}: the last cutover's journal ${file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: --new-cutover counts nothing from that cutover, but the fleet may still hold its ${c.op}, and a ${c.op} is never sent twice to an instance; nothing was sent`,
       {
-        hint: `Go on with the last cutover: ${resume} reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the sync was set back by hand since (the fleet IDLE again), start the new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${runTarget(loaded, [])} --new-cutover (without --from). If it was set back and started again by hand, that journal's commands went to a sync that no longer runs: move ${file} out of its folder (it stays that cutover's record), then run this command again.`,
+        hint: `Go on with the last cutover: ${resume} reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the sync was set back by hand since (the fleet IDLE again), start the new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that journal's commands went to a sync that no longer runs: set its folder aside (it stays that cutover's record), then run this command again: ${aside}`,
         exitCode: ExitCode.interlock,
       },
     );
   throw new UserError(
     `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: a ${c.op} is never sent twice to an instance`,
     {
-      hint: `Run ${resume}: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${runTarget(loaded, [])} --new-cutover (without --from: a new cutover from a later step is refused by this journal too, since the ${c.op} may still be on the fleet).`,
+      hint: `Run ${resume}: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: syncbook run ${cutover} --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from: a new cutover from a later step is refused by this journal too, since the ${c.op} may still be on the fleet).`,
       exitCode: ExitCode.interlock,
     },
   );

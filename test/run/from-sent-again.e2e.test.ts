@@ -6,7 +6,8 @@
  * such a command; `--from` reads none for it, so it is refused, and `--only` the instances that
  * refused it still works. The built CLI against the simulator over loopback.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../support/run.js";
 import {
@@ -168,5 +169,31 @@ describe("--from after a command whose answer was lost", () => {
     );
     expect(only.code, `${where}\n--- --only sync2\n${only.all}`).toBe(0);
     expect(posts(c.sim, "commit"), only.all).toEqual([1, 1, 2]);
+  }, 120_000);
+
+  // an outside review: the check above was skipped when the journal could not be read, and the
+  // commit on its way went out again all the same
+  it("a --new-cutover --from whose unfinished cutover's journal cannot be read is refused: it cannot tell what is on the fleet", async () => {
+    const c = await cliCutover(made, ["reset=1@0/commit"], START + READY + STOP + DRAINED + COMMIT);
+    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    c.s.control.clearFaults();
+    const journal = readdirSync(join(c.jd, "crash"))
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => join(c.jd, "crash", f))[0]!;
+    const lines = readFileSync(journal, "utf8").split("\n");
+    lines[4] = "{ not json";
+    writeFileSync(journal, lines.join("\n"));
+
+    const again = await cli(c.args("--new-cutover", "--from", "commit", "--force", "writes-stopped", "--yes"), {
+      cwd: c.dir,
+    });
+    const where = `${first.all}\n--- --new-cutover --from commit (journal corrupt)\n${again.all}`;
+    expect(again.code, where).toBe(3);
+    expect(again.all, where).toMatch(
+      /cannot start a new cutover from commit: .* did not finish and its journal cannot be acted on .*: whether a start, commit or reverse of it is still on the fleet, which this run would send again, cannot be told; nothing was sent/,
+    );
+    expect(again.all, where).toContain(`syncbook run ${c.file} --new-cutover (without --from)`);
+    expect(posts(c.s, "commit"), where).toEqual([1]);
   }, 120_000);
 });
