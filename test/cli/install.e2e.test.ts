@@ -46,8 +46,14 @@ function teamRepo(name: string, syncbook: (args: string[], cwd: string) => strin
 
 describe("the ways the README gives to get the syncbook command", () => {
   it("npx syncbook in the clone runs the package's own bin", () => {
-    expect(run("npx", ["--no-install", "syncbook", "--version"], root).trim()).toBe(version);
-  });
+    // the first npx of the checkout (an empty npx cache: a new machine) links it into that cache
+    // and runs its `prepare` (our build) in the checkout: dist/ rewritten under every other test
+    // running then ("Cannot find module dist/cli/syncbook.cjs"), and past this test's time; the
+    // checkout is built already, as a user's is after `npm ci`
+    expect(
+      run("npx", ["--no-install", "syncbook", "--version"], root, { npm_config_ignore_scripts: "true" }).trim(),
+    ).toBe(version);
+  }, 60_000);
 
   it("a global install of npm pack's tarball into a temporary prefix: syncbook on that PATH", () => {
     const packed = run("npm", ["pack", "--ignore-scripts", "--pack-destination", tmp, ...NPM], root)
