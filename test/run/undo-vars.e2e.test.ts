@@ -32,6 +32,29 @@ function offered(text: string, tail: string): string[] {
   return argvOf(m[1]);
 }
 
+/** The write stop through `${vars.switch}`, and its undo. */
+const STOP_VIA_SWITCH =
+  '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
+
+/** A runbook whose `switch` defaults to `other`'s, a gate that fails once before the write stop, then `after`. */
+async function gateBeforeSwitch(after: string) {
+  const s = await fastSim({ timeScale: 100 });
+  const other = await fastSim({ timeScale: 100 });
+  made.sims.push(s, other);
+  const dir = tempDir();
+  made.dirs.push(dir);
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(s, { steps: START + READY + failingHook(dir, "gate", 1) + STOP_VIA_SWITCH + after }).replace(
+      /^steps:\n/m,
+      `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`,
+    ),
+  );
+  const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+  return { s, other, dir, run };
+}
+
 async function killedWithWritesStopped() {
   // lag stays at 4 s: ready (below 5) passes, drained (below 3) never does
   const s = await fastSim({ instances: 3, timeScale: 100, faults: ["lag-floor=4"] });
@@ -40,11 +63,9 @@ async function killedWithWritesStopped() {
   const dir = tempDir();
   made.dirs.push(dir);
   const file = join(dir, "rb.yaml");
-  const stop =
-    '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
   writeFileSync(
     file,
-    cutoverYaml(s, { steps: START + READY + stop + DRAINED + COMMIT + COMMITTED }).replace(
+    cutoverYaml(s, { steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT + COMMITTED }).replace(
       /^steps:\n/m,
       `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`,
     ),
@@ -97,21 +118,7 @@ describe("an owed undo and the --var values its hook ran with", () => {
   // the steps still to run made of another switch: the write stop went to a switch the application
   // does not use, and the commit after it went out while its writes flowed. Said before, not refused
   it("a --resume whose steps still to run would use other values is refused unless --allow-changed-runbook; the offered command goes on with the cutover's", async () => {
-    const s = await fastSim({ timeScale: 100 });
-    const other = await fastSim({ timeScale: 100 });
-    made.sims.push(s, other);
-    const dir = tempDir();
-    made.dirs.push(dir);
-    const file = join(dir, "rb.yaml");
-    const stop =
-      '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
-    writeFileSync(
-      file,
-      cutoverYaml(s, {
-        steps: START + READY + failingHook(dir, "gate", 1) + stop + DRAINED + COMMIT + COMMITTED,
-      }).replace(/^steps:\n/m, `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`),
-    );
-    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const { s, other, dir, run } = await gateBeforeSwitch(DRAINED + COMMIT + COMMITTED);
     const first = await run("--var", `switch=${s.verifierUrl}`);
     expect(first.code, first.all).toBe(1);
     expect(first.all).toMatch(/step gate failed/);
@@ -136,22 +143,7 @@ describe("an owed undo and the --var values its hook ran with", () => {
   });
 
   it("--allow-changed-runbook goes on with the new values, and says so", async () => {
-    const s = await fastSim({ timeScale: 100 });
-    const other = await fastSim({ timeScale: 100 });
-    made.sims.push(s, other);
-    const dir = tempDir();
-    made.dirs.push(dir);
-    const file = join(dir, "rb.yaml");
-    const stop =
-      '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
-    writeFileSync(
-      file,
-      cutoverYaml(s, { steps: START + READY + failingHook(dir, "gate", 1) + stop }).replace(
-        /^steps:\n/m,
-        `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`,
-      ),
-    );
-    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const { s, other, run } = await gateBeforeSwitch("");
     const first = await run("--var", `switch=${s.verifierUrl}`);
     expect(first.code, first.all).toBe(1);
     const on = await run("--resume", "--allow-changed-runbook", "--yes");
