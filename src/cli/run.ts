@@ -475,13 +475,7 @@ async function newOrContinued(
     { unfinishedCutover, readJournalState },
     { traitsOf },
     { committedCutover, commitNoLongerHolds, cutoverVars, refuseSentAgain, runTarget },
-    { wayOnVars },
-  ] = await Promise.all([
-    import("../journal/index.js"),
-    import("../steps/index.js"),
-    import("../run/earlier.js"),
-    import("../next-run.js"),
-  ]);
+  ] = await Promise.all([import("../journal/index.js"), import("../steps/index.js"), import("../run/earlier.js")]);
   const file = loaded.file;
   const cutoverTarget = async (l: LoadedRunbook, journal: string, traits: typeof traitsOf) =>
     runTarget(l, cutoverVars(await readJournalState(journal, traits), l));
