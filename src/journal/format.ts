@@ -71,8 +71,9 @@ export interface JournalResumed extends JournalWriter {
  * Events that are fsynced before `write` returns: every event resume or the report's
  * decisions depend on. Samples (progress, verifier, wait status) are polled every few seconds per
  * instance; an fsync each would cost a disk flush per poll for data resume never uses (it re-reads
- * the live fleet). They still reach the OS at once (a crash of the process loses none of them),
- * and the next durable event's fsync flushes them too: only a power loss can drop the last few.
+ * the live fleet). They reach the OS by the end of the event loop's turn they were emitted in (one
+ * write for a fleet's answers, journal.ts), and before any durable line: a kill of the process in
+ * that turn, or a power loss before the next fsync, can drop the last few.
  */
 const NOT_FSYNCED: ReadonlySet<string> = new Set<RunEventType>([
   "progress.sampled",

@@ -1,8 +1,12 @@
 /**
- * The journal writer: one append-only JSON-lines file per run, every line on disk (written, and
- * fsynced for the events resume depends on) before `write` returns. The runner emits
- * `request.sent` before it sends a POST and `response.received` after its answer, and `emit` is
- * synchronous, so the file always knows at least as much as the fleet was told.
+ * The journal writer: one append-only JSON-lines file per run. Every line resume depends on is
+ * written and fsynced before `write` returns; the others (samples, wait status, logs: `mustFsync`)
+ * are written together once per turn of the event loop, and before any line that is fsynced, so
+ * they are in the file in order before anything that follows from them (issue 41: a fleet's answers
+ * arrive in one turn, and a write each was a millisecond or more of the write-stop window at 64
+ * instances). The runner emits `request.sent` before it sends a POST and `response.received` after
+ * its answer, and `emit` is synchronous, so the file always knows at least as much as the fleet
+ * was told.
  *
  * Synchronous I/O on purpose: an async write could still be queued when the POST leaves or the
  * process dies; the cost (one small write + fsync per command) is nothing next to a network call.
@@ -278,24 +282,67 @@ export function openJournal(options: OpenJournalOptions): Journal {
     if (witnessWriter) witnessWriter.write(w);
     else witnessWriter = openWitness(file, w);
   };
+  // lines chained but not yet written: written by the next line that must be durable (before it),
+  // at the end of this turn of the event loop, at `close`, or at the process's exit, whichever first
+  let held = "";
+  let flushSoon: NodeJS.Immediate | undefined;
+  const fail = (err: unknown): UserError => {
+    // after a failed fsync the kernel may have dropped the data: never carry on as if written
+    failure = ioError(file, "write the journal", err, { during: true });
+    return failure;
+  };
+  // a process that exits without `close` (a forced exit) still writes what it held; only a kill
+  // loses it. Listened to only while lines are held: a process may open many journals
+  const onExit = (): void => flushLater();
+  const flushHeld = (): void => {
+    if (flushSoon) {
+      clearImmediate(flushSoon);
+      process.off("exit", onExit);
+    }
+    flushSoon = undefined;
+    if (held === "") return;
+    const text = held;
+    held = "";
+    writeAll(text);
+  };
+  /** The end of the turn's write: a failure is the next `write`'s to throw (nothing awaits this one). */
+  const flushLater = (): void => {
+    if (flushSoon) process.off("exit", onExit);
+    flushSoon = undefined;
+    if (failure || closed) return;
+    try {
+      flushHeld();
+    } catch (err) {
+      fail(err);
+    }
+  };
+  /** Held lines larger than this are written at once (a flood of samples in one turn). */
+  const HOLD_BYTES = 1 << 16;
   const put = (line: string, sync: boolean): void => {
     if (failure) throw failure;
+    // an empty line closes a crashed writer's fragment
+    held += `${line}\n`;
+    if (!sync && held.length < HOLD_BYTES) {
+      if (!flushSoon) {
+        flushSoon = setImmediate(flushLater);
+        process.on("exit", onExit);
+      }
+      return;
+    }
     try {
-      // one write per line (an empty line closes a crashed writer's fragment)
-      writeAll(`${line}\n`);
+      flushHeld();
       if (sync) {
         fsyncSync(fd);
         witness();
       }
     } catch (err) {
-      // after a failed fsync the kernel may have dropped the data: never carry on as if written
-      failure = ioError(file, "write the journal", err, { during: true });
-      throw failure;
+      throw fail(err);
     }
   };
 
   try {
     for (const l of pendingLines) put(l, false);
+    flushHeld();
     fsyncSync(fd);
     if (options.file === undefined) fsyncDir(dirname(file));
     witness();
@@ -355,12 +402,22 @@ export function openJournal(options: OpenJournalOptions): Journal {
       if (closed) return;
       closed = true;
       try {
-        if (!failure && !distrusted) {
-          fsyncSync(fd);
-          // the samples written since the last durable event are certain now too
-          witness();
+        if (!failure) {
+          flushHeld();
+          if (!distrusted) {
+            fsyncSync(fd);
+            // the samples written since the last durable event are certain now too
+            witness();
+          }
         }
+      } catch (err) {
+        throw fail(err);
       } finally {
+        if (flushSoon) {
+          clearImmediate(flushSoon);
+          process.off("exit", onExit);
+          flushSoon = undefined;
+        }
         closeSync(fd);
         witnessWriter?.close();
       }

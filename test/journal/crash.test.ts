@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { readJournalState, reconcile } from "../../src/journal/index.js";
@@ -28,6 +29,8 @@ it("a runner killed (SIGKILL) right after request.sent leaves a readable journal
   child.kill("SIGKILL");
   expect(await exited).toBe("SIGKILL");
 
+  // the sample of the turn before the kill is in the file (written, never fsynced)
+  expect(readFileSync(file, "utf8")).toContain('"type":"progress.sampled"');
   const state = await readJournalState(file, traitsOf);
   expect(state.warnings).toEqual([]);
   expect(state.steps[0]).toEqual({ index: 0, id: "start", kind: "start", started: true });
@@ -56,4 +59,15 @@ it("a runner killed (SIGKILL) right after request.sent leaves a readable journal
     { instance: "i1", state: "RUNNING" },
   ]);
   expect(r).toMatchObject({ ok: true, resumeAt: 0, adopt: [{ stepIndex: 0, op: "start" }] });
+});
+
+// issue 41: the lines that need no fsync are held until the end of the turn; a process that exits
+// before then without closing its journal (a forced exit) still writes them
+it("a runner that exits in the turn it journaled a sample, without closing the journal, still leaves it in the file", () => {
+  const script = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
+  const r = spawnSync(process.execPath, ["--import", "tsx", script, dir, "exit"], { encoding: "utf8" });
+  expect(r.status, r.stderr).toBe(0);
+  const text = readFileSync(r.stdout.trim(), "utf8");
+  expect(text).toContain('"type":"progress.sampled"');
+  expect(text.endsWith("\n")).toBe(true);
 });

@@ -73,6 +73,40 @@ describe("openJournal", () => {
     j.close();
   });
 
+  it("holds the lines that need no fsync until the end of the turn, and writes them before any line that does, and at close", async () => {
+    const ev = eventFactory();
+    const sample = (n: number) => ev("progress.sampled", { instance: inst(n), progress: { state: "RUNNING" } });
+    const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    const s1 = sample(0);
+    const s2 = sample(1);
+    j.write(s1);
+    j.write(s2);
+    // one write for the turn's answers (issue 41): not yet
+    expect(lines(j.file)).toHaveLength(1);
+    await new Promise((r) => setImmediate(r));
+    expect(lines(j.file).slice(1)).toEqual([s1, s2]);
+    // held, then a line that must be durable: both, in order, before write() returns
+    const s3 = sample(2);
+    j.write(s3);
+    const step = ev("step.started", { index: 0, id: "start", kind: "start", title: "start" });
+    j.write(step);
+    expect(lines(j.file).slice(3)).toEqual([s3, step]);
+    const s4 = sample(3);
+    j.write(s4);
+    j.close();
+    expect(lines(j.file).at(-1)).toEqual(s4);
+  });
+
+  it("writes held lines at once past 64 KiB", () => {
+    const ev = eventFactory();
+    const j = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    const big = "x".repeat(8 * 1024);
+    for (let i = 0; i < 9; i++) j.write(ev("log", { level: "info", message: `${i} ${big}` }));
+    expect(lines(j.file).length).toBeGreaterThan(1);
+    j.close();
+    expect(lines(j.file)).toHaveLength(10);
+  });
+
   it("fsyncs the events resume depends on, not the samples", () => {
     for (const t of [
       "request.sent",
