@@ -7,7 +7,9 @@
 // for the smaller fleets; and well under the shell loop's everywhere.
 //
 //   npm run build && node bench/downtime.mjs [--sizes 1,8,64] [--rounds 5] [--drain 1500] [--commit 1500]
-//                                            [--no-shell] [--cpu-prof DIR] [--json]
+//                                            [--no-shell] [--cpu-prof DIR] [--json] [--window-poll 50ms]
+// `--window-poll` sets the runbook's `windowPollInterval` (the bound inside the window; 100ms by
+// default): what a runbook can do about the largest phase, canWrite → the wait judges it met.
 //
 // How: the simulator runs in a CHILD process (forked from this file) with its clock stopped, the
 // sync already in change event application, and every request timestamped on arrival and on its
@@ -204,6 +206,12 @@ if (args[0] === "--child") {
   const drainMs = Number(opt("drain", 1500));
   const commitMs = Number(opt("commit", 1500));
   const profileDir = opt("cpu-prof", undefined);
+  const windowPoll = opt("window-poll", undefined);
+  if (windowPoll !== undefined && !/^[0-9]+(\.[0-9]+)?(ms|s)$/.test(windowPoll)) {
+    process.stderr.write(`downtime: --window-poll ${windowPoll}: a duration such as 50ms\n`);
+    process.exit(2);
+  }
+  const tuned = windowPoll !== undefined ? `, windowPollInterval ${windowPoll}` : "";
   const noShell = args.includes("--no-shell");
   const asJson = args.includes("--json");
   const say = (s) => process.stderr.write(`downtime: ${s}\n`);
@@ -260,7 +268,8 @@ if (args[0] === "--child") {
                 "instances:",
                 // the first process is the one whose canWrite is valid (the cutover page; src/runbook/can-write.ts)
                 ...urls.map((u, i) => `  - { url: "${u}", name: sync${i}${i === 0 ? ", startedFirst: true" : ""} }`),
-                "defaults: { timeout: 5m }", // default poll intervals: nothing tuned for the bench
+                // default poll intervals: nothing tuned for the bench, unless --window-poll says
+                `defaults: { timeout: 5m${windowPoll !== undefined ? `, windowPollInterval: ${windowPoll}` : ""} }`,
                 "steps:",
                 // a cutover-only runbook begins by waiting for the fleet (DESIGN: "begins with waitFor")
                 "  - { id: ready, waitFor: { canCommit: true } }",
@@ -329,7 +338,7 @@ if (args[0] === "--child") {
     const worst = shares.length ? Math.max(...shares) : null;
     const budget = BUDGET[n] ?? BUDGET.default;
     figures.push({
-      name: `runner's share of the write-stop window, ${n} instance${n === 1 ? "" : "s"} (median of ${shares.length}; drain and commit known)`,
+      name: `runner's share of the write-stop window, ${n} instance${n === 1 ? "" : "s"} (median of ${shares.length}; drain and commit known${tuned})`,
       value: r1(m),
       unit: "ms",
       ...(base !== null ? { baseline: r1(base), baselineName: "bash+curl+jq, sleep 1" } : {}),
@@ -357,7 +366,7 @@ if (args[0] === "--child") {
   const keys = [...new Map(bigRuns.flatMap((ph) => ph.list).map((x) => [x.key, x])).values()];
   for (const p of keys.filter((x) => x.owner === "runner" && x.counted))
     figures.push({
-      name: `  ${big} instances, phase: ${p.label}`,
+      name: `  ${big} instances${tuned}, phase: ${p.label}`,
       value: r1(median(bigRuns.map((ph) => phaseMs(ph, p.key)))),
       unit: "ms",
       note: `worst ${r1(Math.max(...bigRuns.map((ph) => phaseMs(ph, p.key))))} ms`,
