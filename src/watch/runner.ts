@@ -61,8 +61,11 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const left = stateLeft(m, i.now);
   // the runbook as a command names it: with the --journal-dir its journal is in, else the default
   // folder is read, and the journal's interlocks count nothing (src/next-run.ts `runbookArgs`)
+  // (watch given the runbook: its own --journal-dir, the folder it reads; given the journal folder:
+  // the one its last run was given, as journaled)
   const file = i.runbook ?? m.cutover.file;
-  const rb = file === undefined ? "<runbook.yaml>" : runbookArg({ file, journalDir: i.journalDir });
+  const journalDir = i.runbook !== undefined ? i.journalDir : m.cutover.journalDir;
+  const rb = file === undefined ? "<runbook.yaml>" : runbookArg({ file, journalDir });
   // the way on carries the --var values its runs decided their `when`s with (a run with others is
   // refused), and says when the runbook is no longer the text its journal ran
   const vars = varArgs([...m.whenVars, ...m.givenVars]);

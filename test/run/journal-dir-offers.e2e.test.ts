@@ -11,7 +11,9 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI, cli, type CliResult } from "../support/run.js";
+import { CLI, cli, startCli, type CliResult } from "../support/run.js";
+import type { Report } from "../../src/report/index.js";
+import type { WatchState } from "../../src/watch/index.js";
 import {
   cleanedUpAfterAll,
   cliCutover,
@@ -51,6 +53,21 @@ function pasted(command: string, cwd: string): Promise<CliResult> {
   return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })));
 }
 
+/** The watch page's state of the cutover, read once: `syncbook watch <target…> --no-live` in `cwd`. */
+async function watchPage(target: string[], cwd: string): Promise<WatchState> {
+  const watch = startCli(["watch", ...target, "--no-live", "--no-notify"], { cwd });
+  try {
+    let out = "";
+    watch.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    await watch.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
+    const url = /syncbook watch: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+    return (await (await fetch(new URL("state.json", url))).json()) as WatchState;
+  } finally {
+    watch.child.kill("SIGINT");
+    await watch.done;
+  }
+}
+
 const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The command `re`'s first group finds in the output: the command it offers. */
@@ -86,6 +103,15 @@ describe("the commands offered after a run with --journal-dir", () => {
       st.journal.next?.runs.map((r) => `syncbook run ${st.file} ${r.args}`),
       json.all,
     ).toEqual([resume]);
+
+    // the watch page's way on (what the dead-man's switch pages too): given the runbook and the
+    // folder, and given the journal folder alone (the --journal-dir its run journaled)
+    for (const target of [[c.file, "--journal-dir", "j"], [join("j", "crash")]])
+      expect((await watchPage(target, c.dir)).runner.next, target.join(" ")).toBe(resume);
+    // the report of that journal keeps it for the commands it offers
+    const rebuilt = await cli(["report", join("j", "crash"), "--out", "rep"], { cwd: c.dir });
+    expect(rebuilt.code, rebuilt.all).toBe(0);
+    expect((JSON.parse(readFileSync(join(c.dir, "rep", "report.json"), "utf8")) as Report).journalDir).toBe("j");
 
     // a plain run again is refused, offering the ways on with the folder too
     const plain = await run("--yes");

@@ -114,6 +114,31 @@ describe("runnerVerdict", () => {
     );
   });
 
+  it("given the journal folder, the --journal-dir its last run journaled (run.started.journalDir)", () => {
+    const f = new CutoverFold({ traits: traitsOf });
+    f.apply(
+      ev("run.started", 0, {
+        runbook: "rb",
+        file: "rb.yaml",
+        journalDir: "j",
+        hash: "h",
+        mode: "run",
+        instances,
+        steps,
+      }),
+    );
+    f.apply(ev("step.started", 500, { index: 0, id: "stop", kind: "stopWrites", title: "stop" }));
+    const model = f.view(T0 + 500);
+    expect(model.cutover.journalDir).toBe("j");
+    const v = runnerVerdict({ model, lock: undefined, now: at(1000), host: "here", isAlive: () => false });
+    expect(v.next).toBe("syncbook run rb.yaml --journal-dir j --resume");
+    // given the runbook, watch's own flag: the folder it reads (none: the default one)
+    expect(
+      runnerVerdict({ model, lock: undefined, now: at(1000), host: "here", isAlive: () => false, runbook: "x.yaml" })
+        .next,
+    ).toBe("syncbook run x.yaml --resume");
+  });
+
   it("dead: no lock at all while the last run never said its end", () => {
     const v = runnerVerdict({
       model: killedModel(),
