@@ -30,6 +30,12 @@ export interface RunEventMap {
   "run.started": {
     runbook: string;
     file: string;
+    /**
+     * The `--journal-dir` the run was given, as typed (absent: the default folder beside the
+     * runbook): the commands a reader without the run's flags offers repeat it, the watch page on
+     * the journal folder and the report (src/next-run.ts `runbookArgs`).
+     */
+    journalDir?: string;
     hash: string;
     /** This cutover's id, the same in every run of it (a resumed run copies the first run's). */
     cutover?: string;

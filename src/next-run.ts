@@ -1,11 +1,76 @@
 /**
  * The ways on that the run's end, `syncbook status` (human and `--json`) and the report offer: each
  * a `syncbook run <runbook>` with its arguments, and what that run does. Data first, words from it:
- * `status --json` carries the same commands its human form prints.
+ * `status --json` carries the same commands its human form prints. And the runbook as every
+ * command syncbook offers names it (`runbookArgs`): its file, and the `--journal-dir` it was given.
  */
 
 import { MASK } from "./redact.js";
 import { shellCommand } from "./text.js";
+import { varNamesIn } from "./runbook/interpolate.js";
+import type { LoadedRunbook } from "./runbook/load.js";
+
+/**
+ * A runbook as a command names it: its file, and the `--journal-dir` the command that offers the
+ * next one was given, as typed (`LoadedRunbook.journalDir`; the journal's `run.started.journalDir`
+ * for a reader without the command's flags).
+ */
+export interface RunbookRef {
+  file: string;
+  journalDir?: string | undefined;
+}
+
+/**
+ * The runbook as a command's argument, the one home of it: its file, then `--journal-dir <dir>`
+ * when one was given (as typed: the command offered is pasted in the same shell, so a relative
+ * path stays relative, and no symlink is resolved). Every `syncbook run|status|watch <runbook> …`
+ * syncbook offers begins with these: one without the `--journal-dir` its run was given reads the
+ * default folder beside the runbook, finds no journal, and what the journal would refuse (a
+ * `--from commit` after a commit was sent, src/run/earlier.ts `refuseSentAgain`) it does not.
+ */
+export function runbookArgs(rb: RunbookRef): string[] {
+  return rb.journalDir === undefined ? [rb.file] : [rb.file, "--journal-dir", rb.journalDir];
+}
+
+/**
+ * `runbookArgs`, then `more`, quoted for a shell (src/text.ts `shellCommand`) and redacted when
+ * the runbook has a redactor: `rb.yaml --journal-dir /srv/journals`.
+ */
+export function runbookArg(
+  rb: RunbookRef & { redact?: (text: string) => string },
+  more: readonly string[] = [],
+): string {
+  const text = shellCommand([...runbookArgs(rb), ...more]);
+  return rb.redact ? rb.redact(text) : text;
+}
+
+/**
+ * The runbook as a command's argument (`runbookArg`), with the `--var` values among `vars` (`k=v`)
+ * of the runbook's variables, declared, set or used (a `when` reads them, a hook's call is made of
+ * them: a way on with others runs other steps, or undoes somewhere else), quoted for a shell and
+ * redacted: `rb.yaml --journal-dir j --var rollback=true`.
+ */
+export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): string {
+  const names = new Set([...Object.keys(loaded.vars), ...varNamesIn(loaded.raw)]);
+  const chosen = vars.filter((v) => names.has(v.slice(0, Math.max(0, v.indexOf("=")))));
+  return runbookArg(
+    loaded,
+    chosen.flatMap((v) => ["--var", v]),
+  );
+}
+
+/**
+ * An offer for a reader that names the runbook's file apart (`status --json`: `file`, then each
+ * run's `args`): each run's arguments begin with the rest of `runbookArgs` (`--journal-dir <dir>`),
+ * so that `syncbook run <file> <args>` is the whole command, and end with `tail` (the `--var`
+ * values, `varArgs`). The same offer when there is neither.
+ */
+export function offerAfterFile(rb: RunbookRef, offer: NextOffer, tail = ""): NextOffer {
+  const rest = runbookArgs(rb).slice(1);
+  const head = rest.length ? `${shellCommand(rest)} ` : "";
+  if (!head && !tail) return offer;
+  return { ...offer, runs: offer.runs.map((r) => ({ ...r, args: `${head}${r.args}${tail}` })) };
+}
 
 /** One way on: the arguments after `syncbook run <runbook>`, and what that run does. */
 export interface NextRun {

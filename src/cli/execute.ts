@@ -160,6 +160,8 @@ export async function loadForRun(
       exitCode: ExitCode.usage,
     });
   }
+  // as typed: every command the run offers repeats it (src/next-run.ts `runbookArgs`)
+  if (flags.journalDir !== undefined) loaded.journalDir = flags.journalDir;
   return loaded;
 }
 

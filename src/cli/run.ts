@@ -8,7 +8,7 @@ import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeFrame, plural } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
-import { wayOnVars } from "../next-run.js";
+import { runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
@@ -85,7 +85,10 @@ async function runMain(
   if (flags.abort && (flags.resume || flags.from || flags.to || flags.only || flags.step || flags.dryRun))
     throw new UserError(
       "--abort runs the undos the journal still owes and nothing else: it takes none of --resume, --from, --to, --only, --step, --dry-run",
-      { hint: `syncbook run ${file} --abort`, exitCode: ExitCode.usage },
+      {
+        hint: `syncbook run ${runbookArg({ file, journalDir: flags.journalDir }, ["--abort"])}`,
+        exitCode: ExitCode.usage,
+      },
     );
   if (flags.newCutover && (flags.resume || flags.abort))
     throw new UserError("--new-cutover starts a new cutover: --resume and --abort continue the last one", {
@@ -352,7 +355,7 @@ export async function execute(
     // given none still owes its cutover's), then this run's own
     // (src/next-run.ts `wayOnVars`: the one rule of status and the page; a secret value left out)
     const vars = wayOnVars(how.resume?.decidedVars ?? [], loaded);
-    const target = (await import("../run/earlier.js")).runTarget(loaded, vars);
+    const target = runTarget(loaded, vars);
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
       if (result.message && !ui.showsEnd) stderr(result.message);
@@ -377,7 +380,7 @@ export async function execute(
       // passed over, and the one before it continues): status names it, not a step of this run's
       if (at >= 0 && at < steps.length - 1)
         stderr(
-          `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${loaded.file} shows where)`,
+          `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${runbookArg(loaded)} shows where)`,
         );
       else if (again)
         stderr(
@@ -424,7 +427,7 @@ export async function execute(
       } else if (rerun) stderr(`  run again with: syncbook run ${target} ${rerun} (not --resume)`);
       else if (committedBefore)
         stderr(
-          `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${loaded.file}`,
+          `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${runbookArg(loaded)}`,
         );
       else if (restop) stderr(`  stop writes again, then go on: syncbook run ${target} --from ${restop}`);
       else if (result.refused === "writes-stopped" && how.notContinued) stderr(`  ${how.notContinued}`);
@@ -437,7 +440,7 @@ export async function execute(
         // the cutover happened outside this run: the hint above is the way on, not a resume
       } else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
-        stderr(`  see the fleet and what this runbook's journal did: syncbook status ${loaded.file}`);
+        stderr(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
       // again, as status offers it
       else if (how.mode !== "rehearse") stderr(`  resume with: syncbook run ${target} --resume`);
@@ -474,9 +477,10 @@ async function newOrContinued(
   const [
     { unfinishedCutover, readJournalState },
     { traitsOf },
-    { committedCutover, commitNoLongerHolds, cutoverVars, refuseSentAgain, runTarget },
+    { committedCutover, commitNoLongerHolds, cutoverVars, refuseSentAgain },
   ] = await Promise.all([import("../journal/index.js"), import("../steps/index.js"), import("../run/earlier.js")]);
-  const file = loaded.file;
+  // the runbook as the commands offered name it (src/next-run.ts `runbookArgs`): with its --journal-dir
+  const named = runbookArg(loaded);
   const cutoverTarget = async (l: LoadedRunbook, journal: string, traits: typeof traitsOf) =>
     runTarget(l, cutoverVars(await readJournalState(journal, traits), l));
   const last = await unfinishedCutover(dir, traitsOf);
@@ -486,7 +490,7 @@ async function newOrContinued(
       ? await committedCutover(loaded, dir, flags.from, flags.allowChangedRunbook === true)
       : undefined;
     if (done && "changedText" in done) {
-      const way = `syncbook run ${file} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}`;
+      const way = `syncbook run ${named} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}`;
       stderr(
         `cutover: the runbook's last cutover committed (journal ${done.changedText}), but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from ${flags.from} (its commit counts): ${way}`,
       );
@@ -494,7 +498,7 @@ async function newOrContinued(
     }
     if (!done) return undefined;
     if (flags.newCutover) {
-      const way = `syncbook run ${file} --from ${flags.from}`;
+      const way = `syncbook run ${named} --from ${flags.from}`;
       stderr(
         `cutover: starting a new cutover (--new-cutover); cutover ${done.cutover} (journal ${done.journal}) committed, and this run counts nothing from it; to go on with it from ${flags.from} (its commit counts): ${way}`,
       );
@@ -508,7 +512,7 @@ async function newOrContinued(
       throw new UserError(
         `refused (fleet-state): cutover ${done.cutover} committed (journal ${done.journal}), but the fleet no longer shows its commit: ${off}; nothing was sent`,
         {
-          hint: `A reverse or a restart since leaves nothing for --from ${flags.from} to go on with: see the fleet: syncbook status ${file}. An instance that did not answer: run again when it does.`,
+          hint: `A reverse or a restart since leaves nothing for --from ${flags.from} to go on with: see the fleet: syncbook status ${named}. An instance that did not answer: run again when it does.`,
           exitCode: ExitCode.interlock,
         },
       );
@@ -550,9 +554,9 @@ async function newOrContinued(
     return { cutover: last.cutover, journal: last.file };
   }
   // the ways on with the --var values that cutover ran with (a resume or abort with others is refused)
-  const target = last.file ? await cutoverTarget(loaded, last.file, traitsOf).catch(() => file) : file;
+  const target = last.file ? await cutoverTarget(loaded, last.file, traitsOf).catch(() => named) : named;
   throw new UserError(`the runbook's last cutover did not finish: ${name}: ${last.why}`, {
-    hint: `Go on with it: syncbook run ${target} --resume (or --from <step> to continue it from a step); call it off: syncbook run ${target} --abort; or start a second cutover anyway: syncbook run ${file} --new-cutover`,
+    hint: `Go on with it: syncbook run ${target} --resume (or --from <step> to continue it from a step); call it off: syncbook run ${target} --abort; or start a second cutover anyway: syncbook run ${named} --new-cutover`,
     exitCode: ExitCode.usage,
   });
 }

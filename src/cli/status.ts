@@ -57,6 +57,8 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
       exitCode: ExitCode.usage,
     });
   }
+  // as typed: the ways on status offers repeat it (src/next-run.ts `runbookArgs`)
+  if (opts.journalDir !== undefined) loaded.journalDir = opts.journalDir;
   const { journalDirFor } = await import("../journal/index.js");
   const { readStatus } = await import("../run/status.js");
   // read-only: status creates no folder and takes no lock

@@ -102,6 +102,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
       ...common,
       folder: journalDirFor(target, rb.name, opts.journalDir, { create: false }),
       runbook: target,
+      ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
       runbookHash: loaded.hash,
       instances: instancesOf(rb),
       ...(canWriteInstance(rb) !== undefined ? { canWriteFrom: canWriteInstance(rb) } : {}),

@@ -42,7 +42,7 @@ export interface RunbookIdentity {
   steps: { id: string; kind: string; command: CommandOp | undefined }[];
   /**
    * The runbook as `syncbook status`'s argument, and as `syncbook run`'s with the cutover's `--var`
-   * values (src/run/earlier.ts `runTarget`, above the journal): a hint names a command one can paste.
+   * values (src/next-run.ts `runTarget`, handed in by the resume): a hint names a command one can paste.
    */
   args: { status: string; run: string };
 }

@@ -264,6 +264,8 @@ export interface CutoverModel {
     id?: string;
     runbook?: string;
     file?: string;
+    /** The `--journal-dir` the last run was given, as typed (`run.started.journalDir`): the way on repeats it. */
+    journalDir?: string;
     hash?: string;
     startedAt?: number;
     /** The last event folded. */

@@ -597,6 +597,7 @@ export class CutoverFold {
       cutover: {
         ...(first?.cutover !== undefined ? { id: first.cutover } : {}),
         ...(last ? { runbook: last.runbook, file: last.file, hash: last.hash } : {}),
+        ...(last?.journalDir !== undefined ? { journalDir: last.journalDir } : {}),
         ...(first ? { startedAt: first.at } : {}),
         ...(this.#lastAt !== undefined ? { lastAt: this.#lastAt } : {}),
         committed: runsCommitted(this.#runs, this.#reversed) || this.#committedSeen,

@@ -266,6 +266,8 @@ export interface Report {
   version: typeof REPORT_VERSION;
   runbook: string;
   file: string;
+  /** The `--journal-dir` the run of `file` was given, as typed: the commands the report offers repeat it (src/next-run.ts `runbookArgs`). */
+  journalDir?: string;
   hash: string;
   mode: RunEventOf<"run.started">["mode"] | "unknown";
   instances: InstanceRef[];

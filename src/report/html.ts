@@ -16,6 +16,7 @@ import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries 
 import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
 import { opensWriteStop } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
+import { runbookArg } from "../next-run.js";
 
 const MAX_REQUEST_ROWS = 1000;
 
@@ -232,7 +233,7 @@ function banner(report: Report): string {
       break;
     default:
       headline = "UNFINISHED";
-      detail = `The events end before the run finished${failed ? `, during step ${failed.index + 1} ${failed.id}` : ""}: the process crashed, was killed, or the journal was cut short. Next: what the fleet and the journal show now, and the way on (syncbook status ${report.file || "<runbook>"}); a journal read later may already hold more (syncbook report again).`;
+      detail = `The events end before the run finished${failed ? `, during step ${failed.index + 1} ${failed.id}` : ""}: the process crashed, was killed, or the journal was cut short. Next: what the fleet and the journal show now, and the way on (syncbook status ${runbookOf(report)}); a journal read later may already hold more (syncbook report again).`;
   }
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const stuck = report.committed ? undefined : writesLeftStopped(report);
@@ -280,11 +281,18 @@ function writesLeftStopped(report: Report): UndoLeftStopped | undefined {
   return undefined;
 }
 
+/**
+ * The runbook as the commands the report offers name it: its file, with the `--journal-dir` its
+ * run was given (src/next-run.ts `runbookArgs`); a placeholder when the journal named none.
+ */
+const runbookOf = (report: Report): string =>
+  report.file ? runbookArg({ file: report.file, journalDir: report.journalDir }) : "<runbook>";
+
 function stuckWrites(report: Report, stuck: UndoLeftStopped): string {
   const w = writesStillStopped(stuck);
   const failed = report.steps.find((s) => s.index === report.failedStep);
   const next = nextAfterFailedUndo(
-    report.file || "<runbook>",
+    runbookOf(report),
     stuck,
     failed ? { number: failed.index + 1, id: failed.id } : undefined,
   );

@@ -550,6 +550,7 @@ export class ReportBuilder {
       version: REPORT_VERSION,
       runbook: stripUserinfo(started?.runbook ?? "(unknown runbook)"),
       file: stripUserinfo(started?.file ?? ""),
+      ...(started?.journalDir !== undefined ? { journalDir: stripUserinfo(started.journalDir) } : {}),
       hash: this.#startedEvents.at(-1)?.hash ?? "",
       mode: started?.mode ?? "unknown",
       instances: [...this.#instances.values()].sort((a, b) => a.index - b.index),

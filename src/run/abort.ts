@@ -16,12 +16,12 @@ import {
   openEarlierJournal,
   openHooks,
   reverseInDoubt,
-  runTarget,
   stepToRunAgain,
   undoVarsDiffer,
   undoVarsRefusal,
 } from "./earlier.js";
 import { planSteps } from "./plan.js";
+import { runbookArg, runTarget } from "../next-run.js";
 import type { ResumePlan } from "./runner.js";
 
 export async function planAbort(
@@ -50,7 +50,7 @@ export async function planAbort(
     throw new UserError(
       `cannot abort from ${file}: a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") may have reached the fleet and its step did not end, after a commit: --abort reads no fleet, so it cannot tell which sync runs now, and after a commit nothing is undone`,
       {
-        hint: `See the fleet: syncbook status ${loaded.file}. To go on: syncbook run ${target} --resume (it reads the fleet and adopts the reverse it shows; then the reversed sync's undos are --abort's again, before its own commit).`,
+        hint: `See the fleet: syncbook status ${runbookArg(loaded)}. To go on: syncbook run ${target} --resume (it reads the fleet and adopts the reverse it shows; then the reversed sync's undos are --abort's again, before its own commit).`,
         exitCode: ExitCode.failed,
       },
     );
@@ -62,7 +62,7 @@ export async function planAbort(
         hint: over
           ? again
             ? `The cutover's last run finished ok, past step ${again.index + 1} ${again.id}, which failed: run it again in this cutover with: syncbook run ${target} --from ${again.id}.${back}`
-            : `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${loaded.file}.${back}`
+            : `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${runbookArg(loaded)}.${back}`
           : `Finish the cutover: syncbook run ${target} --resume (it completes a commit part of the fleet refused).${back}`,
         exitCode: ExitCode.failed,
       },

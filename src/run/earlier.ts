@@ -24,7 +24,7 @@ import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { varNamesIn, whenVariable } from "../runbook/interpolate.js";
 import { MASK } from "../redact.js";
 import { shellCommand } from "../text.js";
-import { decidedVars, wayOnVars } from "../next-run.js";
+import { decidedVars, runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
   earlierHooksGate,
@@ -79,7 +79,7 @@ function untrustedRefusal(err: UserError, loaded: LoadedRunbook): UserError {
   return new UserError(err.message, {
     exitCode: err.exitCode,
     hint: stop
-      ? `do not resume from it: free disk space, check the application's writes and the fleet (syncbook status ${loaded.file}), then run again with: syncbook run ${loaded.file} --from ${stop.id} (it stops writes again before commit)`
+      ? `do not resume from it: free disk space, check the application's writes and the fleet (syncbook status ${runbookArg(loaded)}), then run again with: syncbook run ${runbookArg(loaded, ["--from", stop.id])} (it stops writes again before commit)`
       : (err.hint ?? ""),
   });
 }
@@ -207,18 +207,6 @@ export function whenVars(state: JournalState, loaded: LoadedRunbook): string[] {
       return [{ name, value: j.skippedByWhen !== true }];
     }),
   );
-}
-
-/**
- * The runbook as a command's argument, with the `--var` values among `vars` (`k=v`) of the
- * runbook's variables, declared, set or used (a `when` reads them, a hook's call is made of them: a
- * way on with others runs other steps, or undoes somewhere else), quoted for a shell and
- * redacted: `rb.yaml --var rollback=true`.
- */
-export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): string {
-  const names = new Set([...Object.keys(loaded.vars), ...varNamesIn(loaded.raw)]);
-  const chosen = vars.filter((v) => names.has(v.slice(0, Math.max(0, v.indexOf("=")))));
-  return loaded.redact(shellCommand([loaded.file, ...chosen.flatMap((v) => ["--var", v])]));
 }
 
 /**

@@ -17,10 +17,10 @@ import { instancesOf } from "../runbook/types.js";
 import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
+import { runbookArg, runTarget } from "../next-run.js";
 import {
   cutoverVars,
   openEarlierJournal,
-  runTarget,
   stepToRunAgain,
   whenDiffersHint,
   openHooks,
@@ -142,7 +142,7 @@ export async function planResume(
   if (!r.ok)
     throw new UserError(`cannot resume from ${file}: ${r.message}`, {
       hint: again
-        ? `step ${again.index + 1} ${again.id} failed and the run went on past it (continueOnError): run it again in this cutover with: syncbook run ${loaded.file} --from ${again.id}`
+        ? `step ${again.index + 1} ${again.id} failed and the run went on past it (continueOnError): run it again in this cutover with: syncbook run ${runbookArg(loaded)} --from ${again.id}`
         : r.hint,
       exitCode:
         r.code === "finished"

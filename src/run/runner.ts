@@ -85,6 +85,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   say("run.started", {
     runbook: runbook.name,
     file: loaded.file,
+    ...(loaded.journalDir !== undefined ? { journalDir: loaded.journalDir } : {}),
     hash: loaded.hash,
     cutover,
     by: whoRuns(),

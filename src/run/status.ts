@@ -43,7 +43,15 @@ import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import { currentSyncCommit, cutoverVars, lastReverse, reverseInDoubt } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
-import { nextAfterFailedUndo, RUNBOOK_CHANGED_NOTE, varArgs, type NextOffer, type NextRun } from "../next-run.js";
+import {
+  nextAfterFailedUndo,
+  offerAfterFile,
+  RUNBOOK_CHANGED_NOTE,
+  varArgs,
+  type NextOffer,
+  type NextRun,
+  type RunbookRef,
+} from "../next-run.js";
 import { runAgainAfterCommit } from "../model/again.js";
 
 /**
@@ -299,7 +307,7 @@ export async function readStatus(
     const [snap, read, journaled] = await Promise.all([
       fleet.progress(opts.signal),
       rb.verifier ? readVerifier(rb.verifier, timeout, redact, opts.signal) : Promise.resolve(undefined),
-      readJournalStatus(opts.journalDir, rb, loaded.hash, (state) => cutoverVars(state, loaded)),
+      readJournalStatus(opts.journalDir, rb, loaded.hash, (state) => cutoverVars(state, loaded), loaded),
     ]);
     const journal = journaled.status;
     // a commit refused for want of a write stop, on a fleet that shows the commit made already (a
@@ -573,6 +581,8 @@ async function readJournalStatus(
   hash: string,
   /** The --var values the journal's runs decided their `when`s with (src/run/earlier.ts `cutoverVars`). */
   varsOf: (state: JournalState) => string[] = () => [],
+  /** The runbook as status was given it: its ways on repeat its `--journal-dir` (src/next-run.ts `runbookArgs`). */
+  named: RunbookRef = { file: "" },
 ): Promise<{ status: JournalStatus; memory?: VerifierMemory }> {
   const out: JournalStatus = { folder, passedOver: [], warnings: [] };
   const lockFile = join(folder, LOCK_FILE_NAME);
@@ -722,8 +732,9 @@ async function readJournalStatus(
   if (!state.stopWritesSucceeded && stop && stop.ok === undefined && stop.undoStarted !== true && !stop.undone)
     out.writesStopInDoubt = { step: stop.stepIndex + 1, id: stop.id };
   const next = nextOffer(out);
-  // with the vars its runs decided their `when`s with: a resume with others is refused
-  const vars = varArgs(varsOf(state));
-  if (next) out.next = vars ? { ...next, runs: next.runs.map((r) => ({ ...r, args: `${r.args}${vars}` })) } : next;
+  // the journal folder status read (--journal-dir), first: a way on without it reads the default
+  // folder and finds no journal; then the vars its runs decided their `when`s with: a resume with
+  // others is refused. `syncbook run <file> <args>` is the whole command (--json's `file`, `args`)
+  if (next) out.next = offerAfterFile(named, next, varArgs(varsOf(state)));
   return { status: out, memory: state.verifier };
 }

@@ -13,6 +13,7 @@ import type { UndoStack } from "../plugin/index.js";
 import { hookWatch } from "../steps/hook.js";
 import { withProcessWatch } from "../plugin/process.js";
 import type { PlannedStep } from "./plan.js";
+import { runbookArg } from "../next-run.js";
 
 /** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
 /**
@@ -160,11 +161,11 @@ export async function unwind(
   if (journal.failed()) {
     const why = journal.distrust ? journal.distrust() : "no way to mark it";
     if (why !== undefined) {
-      const file = run.loaded.file;
+      const named = runbookArg(run.loaded);
       const keptOff: WritesKeptOff = {
         committed: false,
         reason: `the undos were not run, so application writes stay STOPPED: the journal cannot record them, and it could not be marked untrusted either (${why}): an undo it does not know of would leave it saying writes are stopped while they are on`,
-        hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${file} --resume; or turn the application's writes back on by hand.`,
+        hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${named} --resume; or turn the application's writes back on by hand.`,
       };
       run.say("decision", { kind: "undo", ok: false, check: "journal", reason: keptOff.reason });
       return { keptOff, started };
@@ -226,18 +227,18 @@ function writesKeptOff(
   verdict: Extract<WritesOnVerdict, { ok: false }>,
   stop: { index: number; id: string },
 ): WritesKeptOff {
-  const file = run.loaded.file;
+  const named = runbookArg(run.loaded);
   const step = `step ${stop.index + 1} "${stop.id}"`;
   if (verdict.committed)
     return {
       committed: true,
       reason: `the undo of ${step} was not run, so application writes stay STOPPED: a commit has taken effect on the fleet (${verdict.reason}), sent outside this run (by hand, or by another runner): writes turned back on at the source now would be lost`,
-      hint: `Do not turn the source's writes back on. See where the fleet is (syncbook status ${file}); once canWrite is true (or every instance is COMMITTED), move the application to the destination.`,
+      hint: `Do not turn the source's writes back on. See where the fleet is (syncbook status ${named}); once canWrite is true (or every instance is COMMITTED), move the application to the destination.`,
     };
   return {
     committed: false,
     reason: `the undo of ${step} was not run, so application writes stay STOPPED: the fleet could not be read as a whole before commit (${verdict.reason}), and a commit may have reached it outside this run`,
-    hint: `Once every instance answers (syncbook status ${file}), and if none is COMMITTING or COMMITTED, turn writes back on with: syncbook run ${file} --abort (it reads the fleet again first); or go on with the cutover: syncbook run ${file} --resume.`,
+    hint: `Once every instance answers (syncbook status ${named}), and if none is COMMITTING or COMMITTED, turn writes back on with: syncbook run ${named} --abort (it reads the fleet again first); or go on with the cutover: syncbook run ${named} --resume.`,
   };
 }
 

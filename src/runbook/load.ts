@@ -84,6 +84,13 @@ export interface LoadedRunbook {
   /** The names of `vars` that `--var` set (`LoadOptions.vars`), in the order given: what a way on repeats. */
   given?: readonly string[];
   /**
+   * The `--journal-dir` the command was given, as typed (a relative path kept relative, no symlink
+   * resolved: the command it offers is pasted in the same shell); absent for the default folder
+   * beside the runbook. Set by the command after loading (src/cli/execute.ts `loadForRun`,
+   * src/cli/status.ts); every command offered repeats it (src/next-run.ts `runbookArgs`).
+   */
+  journalDir?: string;
+  /**
    * Paths (JSON of the YAML path) whose value holds an `${env.*}` that was not resolved (lint
    * mode): nothing can judge them. Empty when the environment was read.
    */

@@ -35,6 +35,8 @@ export interface WatchOptions {
   folder: string;
   /** The runbook's path, when watch was given one (for the commands it suggests). */
   runbook?: string;
+  /** The `--journal-dir` watch was given with it, as typed: the commands it suggests repeat it (src/next-run.ts `runbookArgs`). */
+  journalDir?: string;
   /** Its hash as loaded: the commands it suggests say when the journal ran another text. */
   runbookHash?: string;
   /** The runbook's instances and verifier (with their secrets: only the clients see them); else the journal's. */
@@ -119,6 +121,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       host,
       isAlive: isPidAlive,
       ...(opts.runbook !== undefined ? { runbook: opts.runbook } : {}),
+      ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
       ...(opts.runbookHash !== undefined ? { runbookHash: opts.runbookHash } : {}),
     });
     // a finished run told its own notifiers; only a run without an end has a runner to lose

@@ -14,7 +14,7 @@ import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
 import { WRITES_LEFT_WORDS } from "../writes-words.js";
-import { RUNBOOK_CHANGED_NOTE, varArgs } from "../next-run.js";
+import { RUNBOOK_CHANGED_NOTE, runbookArg, varArgs } from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
 /** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
@@ -46,6 +46,8 @@ export interface RunnerInput {
   isAlive: (pid: number) => boolean;
   /** How to name the runbook in the command (its path, when watch was given it). */
   runbook?: string;
+  /** The `--journal-dir` watch was given with it, as typed: the command repeats it (src/next-run.ts `runbookArgs`). */
+  journalDir?: string;
   /** That runbook's hash as it reads now: another than its journal's makes `--resume` refuse it. */
   runbookHash?: string;
 }
@@ -57,7 +59,13 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     return { state: "no-run", alarm: false, headline: "no run of this cutover yet: waiting for its journal", left: [] };
   const lastLineAt = run.lastAt;
   const left = stateLeft(m, i.now);
-  const rb = i.runbook ?? m.cutover.file ?? "<runbook.yaml>";
+  // the runbook as a command names it: with the --journal-dir its journal is in, else the default
+  // folder is read, and the journal's interlocks count nothing (src/next-run.ts `runbookArgs`)
+  // (watch given the runbook: its own --journal-dir, the folder it reads; given the journal folder:
+  // the one its last run was given, as journaled)
+  const file = i.runbook ?? m.cutover.file;
+  const journalDir = i.runbook !== undefined ? i.journalDir : m.cutover.journalDir;
+  const rb = file === undefined ? "<runbook.yaml>" : runbookArg({ file, journalDir });
   // the way on carries the --var values its runs decided their `when`s with (a run with others is
   // refused), and says when the runbook is no longer the text its journal ran
   const vars = varArgs([...m.whenVars, ...m.givenVars]);

@@ -80,9 +80,9 @@ const base = ["run", spec.file, "--renderer", "simple", "--yes", "--journal-dir"
 let r = run(base, { SYNCBOOK_TEST_HOOKS: "crash-points", SYNCBOOK_TEST_FILL_AT: String(spec.fill), SYNCBOOK_TEST_FILL_FILE: spec.journals + "/filler" });
 rmSync(spec.journals + "/filler", { force: true });
 for (let i = 0; i < 3 && r.status !== 0; i++) {
-  const again = /run again with: syncbook run \\S+ (.+?) \\(not --resume\\)/.exec(r.stderr);
+  const again = /run again with: syncbook run \\S+ --journal-dir \\S+ (.+?) \\(not --resume\\)/.exec(r.stderr);
   // the run's last line, or the journal failure's hint (a run that committed says only that)
-  const resume = /resume with: syncbook run \\S+ --resume|then run again with --resume/.test(r.stderr);
+  const resume = /resume with: syncbook run \\S+ --journal-dir \\S+ --resume|then run again with --resume/.test(r.stderr);
   if (again) r = run([...base, ...again[1].split(" ")], {});
   else if (resume) r = run([...base, "--resume"], {});
   else break;

@@ -133,7 +133,7 @@ describe("a reverse ends the verification before it", () => {
   // the sync before a reverse that the runner died sending: --from commit-again would commit the
   // reversed sync with writes on its source never stopped, and its verify pass on the old result
   it("kill -9 with the reverse on its way, then --from the second commit: refused before anything runs, --resume named", async () => {
-    const { s, dir, args } = await cutover(FIRST + REVERSE + SECOND + VERIFY_AGAIN, ["latency=4s@0/reverse"]);
+    const { s, dir, file, jd, args } = await cutover(FIRST + REVERSE + SECOND + VERIFY_AGAIN, ["latency=4s@0/reverse"]);
     const reverses = () => s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
     const commits = () => s.control.counts().instances[0]?.["POST /api/v1/commit"] ?? 0;
     const one = startCli(args(), { cwd: dir });
@@ -147,7 +147,10 @@ describe("a reverse ends the verification before it", () => {
       /cannot go on with the cutover of .* from commit-again: its journal shows a reverse \(step 9 "rollback"\) that may have reached the fleet and whose step did not end ok: the sync may run either way, and a --from run reads no fleet for it/,
     );
     expect(from.code, where).toBe(3);
-    expect(from.all, where).toMatch(/hint: Run syncbook run \S+ --resume: it reads the fleet, adopts the reverse/);
+    // with the journal folder this run was given: without it, the --resume offered reads another
+    expect(from.all, where).toContain(
+      `hint: Run syncbook run ${file} --journal-dir ${jd} --resume: it reads the fleet, adopts the reverse`,
+    );
     // nothing ran: no step, no write stop
     expect(from.all, where).not.toMatch(/▶ \[/);
     expect(commits(), where).toBe(1);

@@ -283,6 +283,20 @@ describe("report.html without a browser", () => {
     expect(html).toContain("Every step succeeded and the sync was committed.");
   });
 
+  // found in a review: the command named the runbook alone, and pasted after a run with
+  // --journal-dir it read the default folder, where no journal is (src/next-run.ts `runbookArgs`)
+  it("names the runbook in the way on with the --journal-dir its run was given (run.started.journalDir)", () => {
+    const killed = synthRun({ cutAfter: 120 }).events;
+    const plain = buildReport(killed);
+    expect(plain.journalDir).toBeUndefined();
+    expect(renderHtml(plain)).toContain("the way on (syncbook status runbooks/rs-to-sharded.yaml);");
+    const given = buildReport(killed.map((e) => (e.type === "run.started" ? { ...e, journalDir: "../journals" } : e)));
+    expect(given.journalDir).toBe("../journals");
+    expect(renderHtml(given)).toContain(
+      "the way on (syncbook status runbooks/rs-to-sharded.yaml --journal-dir ../journals);",
+    );
+  });
+
   it("lists a prompt answered before the write stop apart from the window's, never as its downtime", () => {
     const events = synthRun().events.map((e) => ({ ...e }));
     const waitStart = events.findIndex((e) => e.type === "step.started" && e.index === 1);

@@ -38,9 +38,9 @@ describe("a run that fails after its commit", () => {
     const first = await cli(c.args("--yes"), { cwd: c.dir });
     expect(first.code, first.all).toBe(1);
     expect(first.all, first.all).toMatch(/step after failed/);
-    expect(first.stderr, first.all).toContain(`resume with: syncbook run ${c.file} --resume`);
+    expect(first.stderr, first.all).toContain(`resume with: syncbook run ${c.file} --journal-dir ${c.jd} --resume`);
     const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
-    expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --resume`);
+    expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --resume`);
     const resumed = await cli(c.args("--resume", "--yes"), { cwd: c.dir });
     expect(resumed.code, `${first.all}\n--- resume\n${resumed.all}`).toBe(0);
     expect(c.s.control.counts().instances[0]?.["POST /api/v1/commit"]).toBe(1);

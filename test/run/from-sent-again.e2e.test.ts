@@ -40,10 +40,12 @@ describe("--from after a command whose answer was lost", () => {
     expect(again.all, where).toMatch(
       /cannot go on with the cutover of .* from commit: its journal shows commit \(step 5 "commit"\) may have reached sync0 \(sync0 gave no usable answer\), and this run would send it again: a commit is never sent twice to an instance/,
     );
-    expect(again.all, where).toContain(`hint: Run syncbook run ${c.file} --resume: it reads the fleet`);
+    expect(again.all, where).toContain(
+      `hint: Run syncbook run ${c.file} --journal-dir ${c.jd} --resume: it reads the fleet`,
+    );
     // the new cutover it names starts from the start (the fleet-idle interlock), never --from a later step
     expect(again.all, where).toContain(
-      `start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${c.file} --new-cutover (without --from: a new cutover from a later step is refused by this journal too, since the commit may still be on the fleet).`,
+      `start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${c.file} --journal-dir ${c.jd} --new-cutover (without --from: a new cutover from a later step is refused by this journal too, since the commit may still be on the fleet).`,
     );
     // nothing sent: no second commit, no journal of a run
     expect(posts(c.s, "commit"), where).toEqual([1]);
@@ -119,7 +121,7 @@ describe("--from after a command whose answer was lost", () => {
     );
     // the commands as one pastes them: the runbook, and the --var values the cutover ran with
     expect(resume.all, resume.all).toContain(
-      `hint: see the fleet: syncbook status ${c.file}; if every instance shows the commit took effect, go on after it with: syncbook run ${c.file} --var site=west --from committed; if not,`,
+      `hint: see the fleet: syncbook status ${c.file} --journal-dir ${c.jd}; if every instance shows the commit took effect, go on after it with: syncbook run ${c.file} --journal-dir ${c.jd} --var site=west --from committed; if not,`,
     );
     expect(posts(c.s, "commit"), resume.all).toEqual([1]);
     // nor a --from over it, from that journal
@@ -193,7 +195,7 @@ describe("--from after a command whose answer was lost", () => {
     expect(again.all, where).toMatch(
       /cannot start a new cutover from commit: .* did not finish and its journal cannot be acted on .*: whether a start, commit or reverse of it is still on the fleet, which this run would send again, cannot be told; nothing was sent/,
     );
-    expect(again.all, where).toContain(`syncbook run ${c.file} --new-cutover (without --from)`);
+    expect(again.all, where).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --new-cutover (without --from)`);
     expect(posts(c.s, "commit"), where).toEqual([1]);
   }, 120_000);
 });

@@ -98,7 +98,7 @@ describe("--abort after a reverse, before the new sync's commit", () => {
     expect(first.code, first.all).toBe(0);
     expect(c.s.control.state().writes.enabled, first.all).toBe(false);
     const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
-    expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --abort`);
+    expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --abort`);
     expect(st.stdout, st.all).not.toContain("no --abort");
 
     const abort = await cli(c.args("--abort"), { cwd: c.dir });

@@ -79,7 +79,7 @@ describe("a resume with other --var values than the run it continues", () => {
     );
     // the exact command: the journal tells the value its runs decided the `when`s with
     expect(other.all, where).toContain(
-      `hint: Run with the --var values the cutover ran with: syncbook run ${c.file} --var rollback=false --resume;`,
+      `hint: Run with the --var values the cutover ran with: syncbook run ${c.file} --journal-dir ${c.jd} --var rollback=false --resume;`,
     );
     // nothing ran: the application still writes, the sync is as the first run left it
     expect(other.all, where).not.toMatch(/stop-again/);
@@ -108,9 +108,11 @@ describe("a resume with other --var values than the run it continues", () => {
     expect(other.code, where).toBe(2);
     expect(other.all, where).toMatch(/step 7 "reverse-it" ran, and its `when` is false now/);
     // the first run's end and status named the way on with its --var, as the journal tells it
-    expect(first.all, first.all).toContain(`resume with: syncbook run ${c.file} --var rollback=true --resume`);
+    expect(first.all, first.all).toContain(
+      `resume with: syncbook run ${c.file} --journal-dir ${c.jd} --var rollback=true --resume`,
+    );
     const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
-    expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --resume --var rollback=true`);
+    expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --resume --var rollback=true`);
     // and the watch page (its runner's "next", what the dead-man's switch pages too), from the journal alone
     const page = await watchPage(c);
     expect(page.model.whenVars).toEqual(["rollback=true"]);
@@ -119,7 +121,9 @@ describe("a resume with other --var values than the run it continues", () => {
     expect(page.model.cutover.reversed?.id).toBe("reverse-it");
     expect(page.runner.left).toEqual(expect.arrayContaining(["reversed (step reverse-it)", "commit not sent"]));
     expect(page.runner.left).not.toContain("committed");
-    expect(page.runner.next, JSON.stringify(page.runner)).toBe(`syncbook run ${c.file} --resume --var rollback=true`);
+    expect(page.runner.next, JSON.stringify(page.runner)).toBe(
+      `syncbook run ${c.file} --journal-dir ${c.jd} --resume --var rollback=true`,
+    );
     const same = await cli(c.args("--resume", "--var", "rollback=true"), { cwd: c.dir });
     expect(same.code, `${where}\n--- resume --var rollback=true\n${same.all}`).toBe(0);
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
@@ -138,7 +142,7 @@ describe("a resume with other --var values than the run it continues", () => {
     // the way on, as status tells it: with the value the reverse ran on
     const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
     expect(st.stdout, `${first.all}\n--- status\n${st.all}`).toContain(
-      `syncbook run ${c.file} --resume --var rollback=true`,
+      `syncbook run ${c.file} --journal-dir ${c.jd} --resume --var rollback=true`,
     );
     // --abort, one step outside: it reads no fleet, so it cannot tell which sync runs now; it says so
     const abort = await cli(c.args("--abort"), { cwd: c.dir });
@@ -146,7 +150,9 @@ describe("a resume with other --var values than the run it continues", () => {
     expect(abort.all, abort.all).toMatch(
       /cannot abort from .*: a reverse \(step 7 "reverse-it"\) may have reached the fleet and its step did not end, after a commit/,
     );
-    expect(abort.all, abort.all).toContain(`syncbook run ${c.file} --var rollback=true --resume (it reads the fleet`);
+    expect(abort.all, abort.all).toContain(
+      `syncbook run ${c.file} --journal-dir ${c.jd} --var rollback=true --resume (it reads the fleet`,
+    );
     expect(abort.all, abort.all).not.toMatch(/Going back to the source after a commit is a reverse/);
     const other = await cli(c.args("--resume"), { cwd: c.dir });
     const where = `${first.all}\n--- resume\n${other.all}`;
@@ -154,7 +160,7 @@ describe("a resume with other --var values than the run it continues", () => {
     expect(other.all, where).toMatch(
       /its `when` values differ from the runs of this cutover \(step 7 "reverse-it" started \(its run ended before it did\), and its `when` is false now\)/,
     );
-    expect(other.all, where).toContain(`syncbook run ${c.file} --var rollback=true --resume`);
+    expect(other.all, where).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --var rollback=true --resume`);
     expect(other.all, where).not.toMatch(/run ok/);
     expect(reverses(), where).toBe(1);
     // with it: the reverse adopted (never sent again), the rollback goes on to its gate
@@ -183,7 +189,7 @@ describe("a resume with other --var values than the run it continues", () => {
     const where = `${first.all}\n--- --abort\n${abort.all}`;
     expect(abort.code, where).toBe(0);
     expect(abort.all, where).toContain(
-      `to go on with this cutover later: syncbook run ${c.file} --var rollback=true --resume`,
+      `to go on with this cutover later: syncbook run ${c.file} --journal-dir ${c.jd} --var rollback=true --resume`,
     );
     const again = await cli(c.args("--var", "rollback=true", "--resume", "--yes"), { cwd: c.dir });
     expect(again.code, `${where}\n--- --resume\n${again.all}`).toBe(0);

@@ -2,11 +2,12 @@
  * A `when` is read once per run, from its vars (src/run/earlier.ts): `whenDecidedOtherwise`, the
  * steps a `--resume` or `--from` would decide otherwise than its cutover's runs did (refused: an
  * adversarial run's resume with `--var rollback=true` stopped writes for a rollback of a sync that
- * never reversed); `cutoverVars`, the values the journal tells, and `runTarget`, the runbook with
- * the `--var` values a `when` reads, as the next command names it.
+ * never reversed); `cutoverVars`, the values the journal tells, and `runTarget` (src/next-run.ts),
+ * the runbook with the `--var` values a `when` reads, as the next command names it.
  */
 import { describe, expect, it } from "vitest";
-import { cutoverVars, runTarget, whenDecidedOtherwise } from "../../src/run/earlier.js";
+import { cutoverVars, whenDecidedOtherwise } from "../../src/run/earlier.js";
+import { runTarget } from "../../src/next-run.js";
 import { parseRunbook, type LoadedRunbook } from "../../src/runbook/index.js";
 import type { JournalState, JournalStep } from "../../src/journal/index.js";
 

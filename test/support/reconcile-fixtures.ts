@@ -8,7 +8,7 @@ import { traitsOf } from "../../src/steps/index.js";
 import { STEPS } from "./journal.js";
 
 export type Steps = { index: number; id: string; kind: string }[];
-/** The runbook as the commands' argument, as the resume builds it (src/run/earlier.ts `runTarget`). */
+/** The runbook as the commands' argument, as the resume builds it (src/next-run.ts `runTarget`). */
 export const ARGS = { status: "rb.yaml", run: "rb.yaml --var site=west" };
 export const rb = (steps: Steps, hash = "a".repeat(64)) => ({
   hash,

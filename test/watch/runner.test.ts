@@ -87,6 +87,58 @@ describe("runnerVerdict", () => {
     expect(v.next).toBe("syncbook run rb.yaml --resume");
   });
 
+  // found in a review: the command named the runbook alone, and pasted after a run with
+  // --journal-dir it read the default folder, where no journal is (src/next-run.ts `runbookArgs`)
+  it("every command it offers carries the --journal-dir watch was given, as typed", () => {
+    const dead = runnerVerdict({
+      model: killedModel(),
+      lock,
+      now: at(182_000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+      journalDir: "../journals",
+    });
+    expect(dead.next).toBe("syncbook run rb.yaml --journal-dir ../journals --resume");
+    const silent = runnerVerdict({
+      model: killedModel(),
+      lock: { ...lock, host: "elsewhere" },
+      now: at(2000 + 90_001),
+      host: "here",
+      isAlive: () => false,
+      runbook: "my rb.yaml",
+      journalDir: "/srv/j",
+    });
+    expect(silent.next).toBe(
+      "syncbook status 'my rb.yaml' --journal-dir /srv/j   (then, if its process is gone: syncbook run 'my rb.yaml' --journal-dir /srv/j --resume)",
+    );
+  });
+
+  it("given the journal folder, the --journal-dir its last run journaled (run.started.journalDir)", () => {
+    const f = new CutoverFold({ traits: traitsOf });
+    f.apply(
+      ev("run.started", 0, {
+        runbook: "rb",
+        file: "rb.yaml",
+        journalDir: "j",
+        hash: "h",
+        mode: "run",
+        instances,
+        steps,
+      }),
+    );
+    f.apply(ev("step.started", 500, { index: 0, id: "stop", kind: "stopWrites", title: "stop" }));
+    const model = f.view(T0 + 500);
+    expect(model.cutover.journalDir).toBe("j");
+    const v = runnerVerdict({ model, lock: undefined, now: at(1000), host: "here", isAlive: () => false });
+    expect(v.next).toBe("syncbook run rb.yaml --journal-dir j --resume");
+    // given the runbook, watch's own flag: the folder it reads (none: the default one)
+    expect(
+      runnerVerdict({ model, lock: undefined, now: at(1000), host: "here", isAlive: () => false, runbook: "x.yaml" })
+        .next,
+    ).toBe("syncbook run x.yaml --resume");
+  });
+
   it("dead: no lock at all while the last run never said its end", () => {
     const v = runnerVerdict({
       model: killedModel(),
