@@ -477,14 +477,51 @@ async function newOrContinued(
   const [
     { unfinishedCutover, readJournalState },
     { traitsOf },
-    { committedCutover, commitNoLongerHolds, cutoverVars, refuseSentAgain },
+    {
+      committedCutover,
+      commitNoLongerHolds,
+      cutoverVars,
+      readFolderJournals,
+      refuseSentAgain,
+      refuseSentByEarlierCutover,
+    },
   ] = await Promise.all([import("../journal/index.js"), import("../steps/index.js"), import("../run/earlier.js")]);
   // the runbook as the commands offered name it (src/next-run.ts `runbookArgs`): with its --journal-dir
   const named = runbookArg(loaded);
   const cutoverTarget = async (l: LoadedRunbook, journal: string, traits: typeof traitsOf) =>
     runTarget(l, cutoverVars(await readJournalState(journal, traits), l));
   const last = await unfinishedCutover(dir, traitsOf);
+  const range = { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) };
+  // a --from run never sends a start, commit or reverse again that an earlier cutover's journal
+  // shows may be on the fleet: a newer cutover that acted and sent none is the journal the one
+  // answer reads, and it knows nothing of it (the last cutover's own journal: refuseSentAgain)
+  const earlierCutovers = async (): Promise<void> => {
+    if (!flags.from) return;
+    const journals = await readFolderJournals(dir, (why) => {
+      if (flags.newCutover)
+        throw new UserError(
+          `cannot start a new cutover from ${flags.from}: ${why}: whether a start, commit or reverse of an earlier cutover is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
+          {
+            hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. A new cutover from its start checks the fleet is IDLE: syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover (without --from).`,
+            exitCode: ExitCode.interlock,
+          },
+        );
+      stderr(
+        `journal: ${why}: whether an earlier cutover left a start, commit or reverse on the fleet is told by the other journals alone`,
+      );
+    });
+    refuseSentByEarlierCutover(
+      journals,
+      last?.cutover,
+      loaded,
+      dir,
+      flags.from,
+      range,
+      flags.newCutover ? "new cutover" : "from",
+    );
+  };
   if (!last) {
+    await earlierCutovers();
     // a step after the commit of the cutover that committed (a verify run again) is still its own
     const done = flags.from
       ? await committedCutover(loaded, dir, flags.from, flags.allowChangedRunbook === true)
@@ -535,21 +572,15 @@ async function newOrContinued(
             exitCode: ExitCode.interlock,
           },
         );
-      refuseSentAgain(
-        last.state,
-        loaded,
-        last.file,
-        flags.from,
-        { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) },
-        false,
-        true,
-      );
+      refuseSentAgain(last.state, loaded, last.file, flags.from, range, false, true);
+      await earlierCutovers();
     }
     stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
     return undefined;
   }
 
   if (flags.from && last.cutover && last.file) {
+    await earlierCutovers();
     stderr(`cutover: this run continues ${name}: ${last.why}`);
     return { cutover: last.cutover, journal: last.file };
   }

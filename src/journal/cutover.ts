@@ -150,3 +150,37 @@ export async function cutoverJournals(dir: string, cutover: string): Promise<str
     .sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || (a.file < b.file ? -1 : 1))
     .map((j) => j.file);
 }
+
+/** A journal of the folder that holds a run: its cutover and when its first run started. */
+export type FolderJournal = JournalCutover & { cutover: string; startedAt: number };
+
+/**
+ * Every journal of a folder that holds a run, oldest first (by when its first run started), of
+ * every cutover: what an earlier cutover left on the fleet is not told by the newest journal alone
+ * (a new cutover that acted and sent no commit hid a split commit before it). Thrown, naming the
+ * journal, when one cannot be read or two began at the same moment (they cannot be ordered).
+ */
+export async function folderJournals(dir: string): Promise<FolderJournal[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION)).sort();
+  } catch {
+    return [];
+  }
+  const read: FolderJournal[] = [];
+  for (const n of names) {
+    const file = join(dir, n);
+    let j: JournalCutover;
+    try {
+      j = await journalCutover(file);
+    } catch (err) {
+      throw new Error(`${file} cannot be read (${errorMessage(err)})`);
+    }
+    if (j.cutover !== undefined && j.startedAt !== undefined)
+      read.push({ ...j, cutover: j.cutover, startedAt: j.startedAt });
+  }
+  read.sort((a, b) => a.startedAt - b.startedAt);
+  const tie = read.find((j, i) => i > 0 && read[i - 1]!.startedAt === j.startedAt);
+  if (tie) throw new Error(`${tie.file} and another journal began at the same moment: they cannot be ordered`);
+  return read;
+}

@@ -35,8 +35,10 @@ export {
   cutoverId,
   cutoverOfRun,
   cutoverJournals,
+  folderJournals,
   journalCutover,
   unfinishedCutover,
+  type FolderJournal,
   type JournalCutover,
   type UnfinishedCutover,
 } from "./cutover.js";

@@ -10,10 +10,12 @@ import { createFleet } from "../fleet/index.js";
 import { instancesOf, type Runbook, type Step } from "../runbook/types.js";
 import {
   earlierHookCalls,
+  folderJournals,
   instanceKey,
   isNothingToResume,
   journalCutover,
   journalEventRestorer,
+  readJournalState,
   runbookJournal,
   type HookRun,
   type JournalState,
@@ -426,21 +428,8 @@ export function refuseSentAgain(
   ended: boolean,
   newCutover = false,
 ): void {
-  // the ids the journal has: a step without one is named by its kind and place (`commit-5`)
-  const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
-  const fromIndex = steps.findIndex((s) => s.id === from);
-  if (fromIndex < 0) return;
-  const toIndex = range.to !== undefined ? steps.findIndex((s) => s.id === range.to) : -1;
-  const sends = opsToSyncNow(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length));
-  const all = instancesOf(loaded.runbook!);
-  const targets = range.only
-    ? new Set(
-        range.only.map((index) =>
-          instanceKey({ index, ...(all[index]?.name !== undefined ? { name: all[index].name } : {}) }),
-        ),
-      )
-    : undefined;
-  const c = ended ? undefined : sentAgainByFrom(state, sends, targets)[0];
+  const sent = fromRange(loaded, from, range);
+  const c = ended || !sent ? undefined : sentAgainByFrom(state, sent.sends, sent.targets)[0];
   if (!c) return;
   const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
   const cutover = runTarget(loaded, cutoverVars(state, loaded));
@@ -464,6 +453,135 @@ export function refuseSentAgain(
       exitCode: ExitCode.interlock,
     },
   );
+}
+
+/** The commands a `--from` run's range sends to the sync that runs now, and the instances it targets (`--only`; else every one). */
+function fromRange(
+  loaded: LoadedRunbook,
+  from: string | undefined,
+  range: { to?: string; only?: readonly number[] },
+): { sends: Set<string>; targets: Set<string> | undefined } | undefined {
+  // the ids the journal has: a step without one is named by its kind and place (`commit-5`)
+  const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
+  const fromIndex = steps.findIndex((s) => s.id === from);
+  if (fromIndex < 0) return undefined;
+  const toIndex = range.to !== undefined ? steps.findIndex((s) => s.id === range.to) : -1;
+  const sends = opsToSyncNow(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length));
+  const all = instancesOf(loaded.runbook!);
+  const targets = range.only
+    ? new Set(
+        range.only.map((index) =>
+          instanceKey({ index, ...(all[index]?.name !== undefined ? { name: all[index].name } : {}) }),
+        ),
+      )
+    : undefined;
+  return { sends, targets };
+}
+
+/** A journal of the runbook's folder, read: its cutover and its state. */
+export interface ReadJournal {
+  file: string;
+  cutover: string;
+  state: JournalState;
+}
+
+/**
+ * The journals, oldest first, whose start, commit or reverse may still be on the sync that runs
+ * now, of every cutover of the folder: a cutover left unfinished for a new one stays on the fleet
+ * until something since says otherwise. What does: a cutover that ended (its last run finished ok
+ * at the runbook's end: the fleet shows its commands, and the interlocks refuse on it), and a
+ * journal whose reverse or start took effect (its step ended ok: a new sync runs, and an older
+ * command no longer reaches it; that journal's own commands after it still count). A cutover
+ * called off with `--abort` (which is refused once a commit may have been sent) counts nothing, as
+ * a `--from` run after it does (`fromJournal`).
+ */
+export function liveJournals(journals: readonly ReadJournal[]): ReadJournal[] {
+  let live: ReadJournal[] = [];
+  for (const j of journals) {
+    const f = j.state.finished;
+    if (f?.outcome === "ok" && f.to === undefined) {
+      live = [];
+      continue;
+    }
+    if (f?.aborted) continue;
+    const newSync =
+      lastReverse(j.state) !== undefined ||
+      j.state.commandsSent.some((c) => c.op === "start" && c.carried === undefined && endedOk(j.state, c));
+    if (newSync) live = [];
+    live.push(j);
+  }
+  return live;
+}
+
+/**
+ * Every journal of the folder that holds a run, read, oldest first (`folderJournals`). One that
+ * cannot be read is handed to `unreadable`, naming it, and left out (the folder's journals that do
+ * not order: all of them); `unreadable` throws to refuse instead.
+ */
+export async function readFolderJournals(dir: string, unreadable: (why: string) => void): Promise<ReadJournal[]> {
+  let all;
+  try {
+    all = await folderJournals(dir);
+  } catch (err) {
+    unreadable(errorMessage(err));
+    return [];
+  }
+  const out: ReadJournal[] = [];
+  for (const j of all) {
+    let state: JournalState;
+    try {
+      state = await readJournalState(j.file, traitsOf);
+    } catch (err) {
+      unreadable(`${j.file} cannot be read (${errorMessage(err)})`);
+      continue;
+    }
+    out.push({ file: j.file, cutover: j.cutover, state });
+  }
+  return out;
+}
+
+/**
+ * A `--from` run's refusal by an earlier cutover's journal (`liveJournals`), other than `own`'s
+ * (the cutover the run continues, or the last one, each refused by `refuseSentAgain` on its own
+ * journal): a newer cutover that acted and sent no commit is the journal every later run reads,
+ * and it knows nothing of a commit the earlier one left on its way. The newest such journal first.
+ */
+export function refuseSentByEarlierCutover(
+  journals: readonly ReadJournal[],
+  own: string | undefined,
+  loaded: LoadedRunbook,
+  dir: string,
+  from: string | undefined,
+  range: { to?: string; only?: readonly number[] },
+  /** What the run is: a new cutover (`--new-cutover --from`), a `--from` run, or a `--resume` going on at `from`. */
+  run: "new cutover" | "from" | "resume",
+): void {
+  const sent = fromRange(loaded, from, range);
+  if (!sent) return;
+  for (const j of liveJournals(journals).reverse()) {
+    if (j.cutover === own) continue;
+    const c = sentAgainByFrom(j.state, sent.sends, sent.targets)[0];
+    if (!c) continue;
+    const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
+    const target = runTarget(loaded, wayOnVars([], loaded));
+    const fresh = `syncbook run ${target} --new-cutover`;
+    // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its step
+    const only = `syncbook run ${target}${run === "new cutover" ? " --new-cutover" : ""} --from ${id} --only <the instances it did not reach>`;
+    const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
+    const what =
+      run === "new cutover"
+        ? `cannot start a new cutover from ${from}`
+        : run === "from"
+          ? `cannot go on with the last cutover from ${from}`
+          : `cannot resume the last cutover at step "${from}"`;
+    throw new UserError(
+      `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
+      {
+        hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
+        exitCode: ExitCode.interlock,
+      },
+    );
+  }
 }
 
 /**

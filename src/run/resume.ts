@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet } from "../fleet/index.js";
-import { chooseJournal, instanceKey, reconcile } from "../journal/index.js";
+import { chooseJournal, instanceKey, journalCutover, reconcile } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -21,6 +21,8 @@ import { runbookArg, runTarget } from "../next-run.js";
 import {
   cutoverVars,
   openEarlierJournal,
+  readFolderJournals,
+  refuseSentByEarlierCutover,
   stepToRunAgain,
   whenDiffersHint,
   openHooks,
@@ -194,6 +196,22 @@ export async function planResume(
     done.delete(c.stepIndex);
     const only = fleet.refs.filter((ref) => c.targets.includes(instanceKey(ref))).map((ref) => ref.index);
     complete = { stepIndex: c.stepIndex, only, why: c.reason, forgive: c.refused };
+  }
+  // a command an earlier cutover's journal shows may be on the fleet is one this journal knows
+  // nothing of (a new cutover that acted and sent none since hid a split commit): the steps this
+  // resume runs must not send it again (a folder that cannot be read: said, and left to this journal)
+  const next = steps.find((st) => !done.has(st.index));
+  if (next) {
+    const own = await journalCutover(file).then(
+      (j) => j.cutover,
+      () => undefined,
+    );
+    const journals = await readFolderJournals(dir, (why) =>
+      opts.say(
+        `resume: ${why}: whether an earlier cutover left a start, commit or reverse on the fleet is told by the other journals alone`,
+      ),
+    );
+    refuseSentByEarlierCutover(journals, own, loaded, dir, next.id, {}, "resume");
   }
   const split =
     r.complete?.op === "commit"

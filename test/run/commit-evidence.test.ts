@@ -12,6 +12,7 @@ import {
   currentSyncCommit,
   commitNoLongerHolds,
   lastReverse,
+  liveJournals,
   reverseInDoubt,
   opsToSyncNow,
   sentAgainByFrom,
@@ -271,6 +272,61 @@ describe("sentAgainByFrom", () => {
     // a reverse in doubt after it is: its step did not end ok
     const doubt = state(["ok", "ok", "ok", "cut"], [cmd("commit", 2, "ok"), cmd("reverse", 3, "unknown")]);
     expect(sentAgainByFrom(doubt, ops("reverse"), undefined).map((c) => c.op)).toEqual(["reverse"]);
+  });
+});
+
+// a new cutover never forgets what an earlier one of the runbook left on the fleet (a review: a
+// newer cutover that acted and sent no commit hid a split commit, and the next --new-cutover
+// --from commit sent it again)
+describe("liveJournals: the folder's journals whose commands may still be on the sync that runs now", () => {
+  const j = (file: string, cutover: string, s: ReturnType<typeof state>) => ({ file, cutover, state: s });
+  const split = j(
+    "a",
+    "A",
+    state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok"), cmd("commit", 3, "ok", "error")]),
+  );
+  const acted = j(
+    "b",
+    "B",
+    state(["-", "-", "ok"], [], { finished: { outcome: "ok", committed: false, to: "stop", at: 9 } }),
+  );
+  const files = (l: ReturnType<typeof liveJournals>) => l.map((x) => x.file);
+  it("an unfinished cutover stays live under a newer one that sent no command", () => {
+    expect(files(liveJournals([split, acted]))).toEqual(["a", "b"]);
+  });
+  it("one called off with --abort counts nothing, and hides nothing before it", () => {
+    const called = j(
+      "b",
+      "B",
+      state(["-", "-", "ok"], [], { finished: { outcome: "failed", committed: false, aborted: true, at: 9 } }),
+    );
+    expect(files(liveJournals([split, called]))).toEqual(["a"]);
+  });
+  it("a cutover that ended (ok at the runbook's end) leaves nothing before it live, itself included", () => {
+    const ended = j(
+      "c",
+      "C",
+      state(["ok", "ok", "ok", "ok"], [cmd("start", 0, "ok")], {
+        finished: { outcome: "ok", committed: false, at: 9 },
+      }),
+    );
+    expect(files(liveJournals([split, ended]))).toEqual([]);
+    expect(files(liveJournals([split, ended, acted]))).toEqual(["b"]);
+  });
+  it("a start or a reverse that took effect (its step ended ok) starts a new sync: the journals before it no longer count, its own do", () => {
+    const started = j("c", "C", state(["ok", "ok", "failed"], [cmd("start", 0, "ok")]));
+    expect(files(liveJournals([split, started]))).toEqual(["c"]);
+    const reversed = j("c", "C", state(["ok", "ok", "ok", "ok"], [cmd("commit", 2, "ok"), cmd("reverse", 3, "ok")]));
+    expect(files(liveJournals([split, reversed]))).toEqual(["c"]);
+  });
+  it("a start that did not take effect (refused, its step failed), or one carried from an earlier journal, starts none", () => {
+    const refused = j("c", "C", state(["failed"], [cmd("start", 0, "error")]));
+    expect(files(liveJournals([split, refused]))).toEqual(["a", "c"]);
+    const carried = j("c", "C", state(["ok"], [{ ...cmd("start", 0, "ok"), carried: {} }]));
+    expect(files(liveJournals([split, carried]))).toEqual(["a", "c"]);
+    // a reverse whose step did not end ok starts none either
+    const doubt = j("c", "C", state(["ok", "ok", "ok", "cut"], [cmd("reverse", 3, "unknown")]));
+    expect(files(liveJournals([split, doubt]))).toEqual(["a", "c"]);
   });
 });
 

@@ -173,6 +173,79 @@ describe("--from after a command whose answer was lost", () => {
     expect(posts(c.sim, "commit"), only.all).toEqual([1, 1, 2]);
   }, 120_000);
 
+  // found in a review: a newer cutover hid the split one. A `--new-cutover --from stop-writes --to
+  // stop-writes` after the split commit acted (its write stop) and sent no commit; its journal, the
+  // newest that acted, was the only one the next `--new-cutover --from commit` read, and that run
+  // sent commit again to all three instances, the two holding the first cutover's among them
+  it("a --new-cutover --from after a newer cutover that sent no commit is refused by the older cutover's journal all the same", async () => {
+    const c = await threeInstanceCutover(["commit-refused@2"]);
+    made.sims.push(c.sim);
+    made.dirs.push(c.dir);
+    const first = await c.run("--yes");
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
+    expect(posts(c.sim, "commit"), first.all).toEqual([1, 1, 1]);
+    c.sim.control.clearFaults();
+
+    // a new cutover that acts and sends no commit: the newest journal that acted, of another cutover
+    const between = await c.run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
+    const where = `${first.all}\n--- --new-cutover --from stop-writes --to stop-writes\n${between.all}`;
+    expect(between.code, where).toBe(0);
+    expect(between.all, where).toContain("starting a new cutover (--new-cutover)");
+
+    const again = await c.run("--new-cutover", "--from", "commit", "--force", "writes-stopped", "--yes");
+    const all = `${where}\n--- --new-cutover --from commit\n${again.all}`;
+    expect(posts(c.sim, "commit"), all).toEqual([1, 1, 1]);
+    expect(again.code, all).toBe(3);
+    expect(again.all, all).toMatch(
+      /cannot start a new cutover from commit: the journal .* of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 \(sync0 gave no usable answer, sync1 gave no usable answer\), and this run would send it again: a newer cutover .* sent none since, and the fleet may still hold it: a commit is never sent twice to an instance; nothing was sent/,
+    );
+    // the way on: the instance that refused it, alone; the folder set aside after a restart by hand
+    expect(again.all, all).toContain(
+      `syncbook run ${c.file} --new-cutover --from commit --only <the instances it did not reach>`,
+    );
+    expect(again.all, all).toMatch(/mv \S+ \S+\.set-aside/);
+    expect(again.all, all).not.toMatch(/▶ \[/);
+    // nor a --from, nor a --resume, of that newer cutover: its journal, the one they read, shows no commit
+    const from = await c.run("--from", "commit", "--force", "writes-stopped", "--yes");
+    expect(from.code, `${all}\n--- --from commit\n${from.all}`).toBe(3);
+    expect(from.all, from.all).toMatch(
+      /cannot go on with the last cutover from commit: the journal .* of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1/,
+    );
+    expect(from.all, from.all).toContain(
+      `syncbook run ${c.file} --from commit --only <the instances it did not reach>`,
+    );
+    const resume = await c.run("--resume", "--yes");
+    expect(resume.code, `${all}\n--- --resume\n${resume.all}`).toBe(3);
+    expect(resume.all, resume.all).toMatch(
+      /cannot resume the last cutover at step "drained": the journal .* of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*, and this resume would send it again/,
+    );
+    expect(posts(c.sim, "commit"), resume.all).toEqual([1, 1, 1]);
+
+    // nor after that newer cutover was called off with --abort (its journal no longer unfinished)
+    const abort = await c.run("--abort", "--yes");
+    expect(abort.code, `${all}\n--- --abort\n${abort.all}`).toBe(0);
+    const afterAbort = await c.run("--new-cutover", "--from", "commit", "--force", "writes-stopped", "--yes");
+    expect(afterAbort.code, `${all}\n--- --abort\n${abort.all}\n--- again\n${afterAbort.all}`).toBe(3);
+    expect(posts(c.sim, "commit"), afterAbort.all).toEqual([1, 1, 1]);
+
+    // the instance that refused it is not among those it may have reached: a new cutover may send it there
+    const only = await c.run(
+      "--new-cutover",
+      "--from",
+      "commit",
+      "--to",
+      "commit",
+      "--only",
+      "sync2",
+      "--force",
+      "writes-stopped",
+      "--yes",
+    );
+    expect(only.code, `${all}\n--- --only sync2\n${only.all}`).toBe(0);
+    expect(posts(c.sim, "commit"), only.all).toEqual([1, 1, 2]);
+  }, 180_000);
+
   // an outside review: the check above was skipped when the journal could not be read, and the
   // commit on its way went out again all the same
   it("a --new-cutover --from whose unfinished cutover's journal cannot be read is refused: it cannot tell what is on the fleet", async () => {
