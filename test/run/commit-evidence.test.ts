@@ -293,6 +293,13 @@ describe("liveJournals: the folder's journals whose commands may still be on the
   const files = (l: ReturnType<typeof liveJournals>) => l.map((x) => x.file);
   it("an unfinished cutover stays live under a newer one that sent no command", () => {
     expect(files(liveJournals([split, acted]))).toEqual(["a", "b"]);
+    expect(liveJournals([])).toEqual([]);
+  });
+  it("a commit or another command that took effect since starts no new sync: only a start or a reverse does", () => {
+    for (const op of ["commit", "pause", "resume"] as const) {
+      const other = j("c", "C", state(["ok", "ok", "ok"], [cmd(op, 2, "ok")]));
+      expect(files(liveJournals([split, other])), op).toEqual(["a", "c"]);
+    }
   });
   it("one called off with --abort counts nothing, and hides nothing before it", () => {
     const called = j(
