@@ -488,8 +488,10 @@ export interface ReadJournal {
 /**
  * The journals, oldest first, whose start, commit or reverse may still be on the sync that runs
  * now, of every cutover of the folder: a cutover left unfinished for a new one stays on the fleet
- * until something since says otherwise. What does: a cutover that ended (its last run finished ok
- * at the runbook's end: the fleet shows its commands, and the interlocks refuse on it), and a
+ * until something since says otherwise. What does: a cutover that committed (its last run finished
+ * ok at the runbook's end, committed: the fleet shows the commit, and the interlocks refuse on it;
+ * one that ended ok without a commit, a `--from` of the runbook's last steps, sent nothing that
+ * changes what the fleet may hold, an outside review's case), and a
  * journal whose reverse or start took effect (its step ended ok: a new sync runs, and an older
  * command no longer reaches it; that journal's own commands after it still count). A cutover
  * called off with `--abort` (which is refused once a commit may have been sent) counts nothing, as
@@ -499,7 +501,7 @@ export function liveJournals(journals: readonly ReadJournal[]): ReadJournal[] {
   let live: ReadJournal[] = [];
   for (const j of journals) {
     const f = j.state.finished;
-    if (f?.outcome === "ok" && f.to === undefined) {
+    if (f?.outcome === "ok" && f.to === undefined && f.committed) {
       live = [];
       continue;
     }

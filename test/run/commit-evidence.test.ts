@@ -309,16 +309,26 @@ describe("liveJournals: the folder's journals whose commands may still be on the
     );
     expect(files(liveJournals([split, called]))).toEqual(["a"]);
   });
-  it("a cutover that ended (ok at the runbook's end) leaves nothing before it live, itself included", () => {
+  it("a cutover that committed (ok at the runbook's end) leaves nothing before it live, itself included", () => {
     const ended = j(
       "c",
       "C",
-      state(["ok", "ok", "ok", "ok"], [cmd("start", 0, "ok")], {
-        finished: { outcome: "ok", committed: false, at: 9 },
+      state(["-", "-", "ok", "ok"], [cmd("commit", 3, "ok")], {
+        finished: { outcome: "ok", committed: true, at: 9 },
       }),
     );
     expect(files(liveJournals([split, ended]))).toEqual([]);
     expect(files(liveJournals([split, ended, acted]))).toEqual(["b"]);
+  });
+  it("one that ended ok without a commit (a --from of the runbook's last steps) hides nothing before it", () => {
+    // an outside review: `--new-cutover --from notify` ended ok, sent nothing, and cleared the split commit
+    const tail = j(
+      "c",
+      "C",
+      state(["-", "-", "-", "-", "ok"], [], { finished: { outcome: "ok", committed: false, at: 9 } }),
+    );
+    expect(files(liveJournals([split, tail]))).toEqual(["a", "c"]);
+    expect(files(liveJournals([split, acted, tail]))).toEqual(["a", "b", "c"]);
   });
   it("a start or a reverse that took effect (its step ended ok) starts a new sync: the journals before it no longer count, its own do", () => {
     const started = j("c", "C", state(["ok", "ok", "failed"], [cmd("start", 0, "ok")]));
