@@ -1,7 +1,7 @@
 /**
  * TEST-ONLY crash points (issue 30, "crash points enumerated, not sampled"). Every place where the
  * runner can die with a different outcome is numbered, in the order a run passes them: each
- * durable journal line once it is written (src/journal/journal.ts), each POST to the service or
+ * durable journal line once it is recorded (src/journal/journal.ts; a `more` line is held, below), each POST to the service or
  * the verifier before it leaves and once its answer is in, before the fleet journals it
  * (src/api/client.ts), each hook HTTP request the same way (src/plugin/http.ts), each hook process
  * right after its spawn and once it exited (src/plugin/process.ts; an undo is a hook call).

@@ -32,6 +32,23 @@ export function runbookArgs(rb: RunbookRef): string[] {
   return rb.journalDir === undefined ? [rb.file] : [rb.file, "--journal-dir", rb.journalDir];
 }
 
+/** Said in place of a `--journal-dir` whose path holds a secret (`journalDirShown`). */
+export const JOURNAL_DIR_UNSHOWN = "<the folder you gave --journal-dir>";
+
+/**
+ * `--journal-dir <dir>` as an offered command shows it (`""` without one): quoted for a shell, or,
+ * when the path holds a secret (redacted by `redact`, or journaled redacted already),
+ * `JOURNAL_DIR_UNSHOWN`. A masked path pasted is another folder, where no journal is found and no
+ * check refuses what the run's journal would (an outside review: `/srv/***-journals`).
+ */
+function journalDirShown(rb: RunbookRef, redact: ((text: string) => string) | undefined): string {
+  if (rb.journalDir === undefined) return "";
+  const shown = redact ? redact(rb.journalDir) : rb.journalDir;
+  return shown !== rb.journalDir || shown.includes(MASK)
+    ? `--journal-dir ${JOURNAL_DIR_UNSHOWN}`
+    : shellCommand(["--journal-dir", rb.journalDir]);
+}
+
 /**
  * `runbookArgs`, then `more`, quoted for a shell (src/text.ts `shellCommand`) and redacted when
  * the runbook has a redactor: `rb.yaml --journal-dir /srv/journals`.
@@ -40,7 +57,9 @@ export function runbookArg(
   rb: RunbookRef & { redact?: (text: string) => string },
   more: readonly string[] = [],
 ): string {
-  const text = shellCommand([...runbookArgs(rb), ...more]);
+  const text = [shellCommand([rb.file]), journalDirShown(rb, rb.redact), more.length ? shellCommand(more) : ""]
+    .filter((t) => t !== "")
+    .join(" ");
   return rb.redact ? rb.redact(text) : text;
 }
 
@@ -65,9 +84,13 @@ export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): strin
  * so that `syncbook run <file> <args>` is the whole command, and end with `tail` (the `--var`
  * values, `varArgs`). The same offer when there is neither.
  */
-export function offerAfterFile(rb: RunbookRef, offer: NextOffer, tail = ""): NextOffer {
-  const rest = runbookArgs(rb).slice(1);
-  const head = rest.length ? `${shellCommand(rest)} ` : "";
+export function offerAfterFile(
+  rb: RunbookRef & { redact?: (text: string) => string },
+  offer: NextOffer,
+  tail = "",
+): NextOffer {
+  const dir = journalDirShown(rb, rb.redact);
+  const head = dir ? `${dir} ` : "";
   if (!head && !tail) return offer;
   return { ...offer, runs: offer.runs.map((r) => ({ ...r, args: `${head}${r.args}${tail}` })) };
 }

@@ -6,7 +6,7 @@
  */
 import { writeSync } from "node:fs";
 import { resolve } from "node:path";
-import { codeFrame, plural } from "../text.js";
+import { codeFrame, plural, shellCommand } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
 import { runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -218,7 +218,7 @@ async function runMain(
         ...(earlierRuns.length ? { earlierRuns } : {}),
         ...(chosen && "notContinued" in chosen ? { notContinued: chosen.notContinued } : {}),
         // a run's own report names the cutover's, built from every run of it (issue 37)
-        cutoverReport: `syncbook report ${dir}`,
+        cutoverReport: loaded.redact(shellCommand(["syncbook", "report", dir])),
         critical: [record],
         distrustJournal: () => journal.distrust(),
         ...(hooks.gate ? { earlierHooks: hooks.gate } : {}),

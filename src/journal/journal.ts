@@ -1,12 +1,13 @@
 /**
  * The journal writer: one append-only JSON-lines file per run. Every line resume depends on is
- * written and fsynced before `write` returns; the others (samples, wait status, logs: `mustFsync`)
- * are written together once per turn of the event loop, and before any line that is fsynced, so
- * they are in the file in order before anything that follows from them (issue 41: a fleet's answers
- * arrive in one turn, and a write each was a millisecond or more of the write-stop window at 64
- * instances). The runner emits `request.sent` before it sends a POST and `response.received` after
- * its answer, and `emit` is synchronous, so the file always knows at least as much as the fleet
- * was told.
+ * fsynced before what follows from it: at once, or, emitted with `more` (a fan-out's lines but the
+ * last, a step's start and end, decisions), with the next line that is fsynced, before it returns.
+ * The lines held meanwhile, and those that need no fsync (samples, wait status, logs: `mustFsync`),
+ * are written together once per turn of the event loop, and before any line that is fsynced, in the
+ * order they were emitted (issue 41: a fleet's answers arrive in one turn, and a write each was a
+ * millisecond or more of the write-stop window at 64 instances). The runner emits `request.sent`
+ * before it sends a POST and `response.received` after its answer, and `emit` is synchronous, so
+ * the file always knows at least as much as the fleet was told.
  *
  * Synchronous I/O on purpose: an async write could still be queued when the POST leaves or the
  * process dies; the cost (one small write + fsync per command) is nothing next to a network call.

@@ -6,7 +6,15 @@
  * (test/run/journal-dir-offers.e2e.test.ts runs the offered commands).
  */
 import { describe, expect, it } from "vitest";
-import { nextLines, offerAfterFile, runbookArg, runbookArgs, runTarget, type NextOffer } from "../../src/next-run.js";
+import {
+  JOURNAL_DIR_UNSHOWN,
+  nextLines,
+  offerAfterFile,
+  runbookArg,
+  runbookArgs,
+  runTarget,
+  type NextOffer,
+} from "../../src/next-run.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 
 const TEXT = `runbook: 1
@@ -52,8 +60,24 @@ describe("runbookArg", () => {
 
   it("redacted by the runbook's redactor: a secret never reaches the command offered", () => {
     const redact = (s: string) => s.replaceAll("hunter2-secret", "***");
-    expect(runbookArg({ file: "rb.yaml", journalDir: "/srv/hunter2-secret/j", redact })).toBe(
-      "rb.yaml --journal-dir /srv/***/j",
+    expect(runbookArg({ file: "rb.yaml", journalDir: "/srv/j", redact }, ["--var", "pw=hunter2-secret"])).toBe(
+      "rb.yaml --journal-dir /srv/j --var pw=***",
+    );
+  });
+
+  it("a --journal-dir whose path holds a secret is named, never shown masked: a masked path pasted is another folder", () => {
+    // an outside review: `/srv/prod-journals` with `${env.STAGE}` = prod was offered as
+    // `/srv/***-journals`, which pastes cleanly and reads no journal
+    const redact = (s: string) => s.replaceAll("prod", "***");
+    expect(runbookArg({ file: "rb.yaml", journalDir: "/srv/prod-journals", redact }, ["--resume"])).toBe(
+      `rb.yaml --journal-dir ${JOURNAL_DIR_UNSHOWN} --resume`,
+    );
+    // as the journal recorded it (redacted already): the watch page and the report
+    expect(runbookArg({ file: "rb.yaml", journalDir: "/srv/***-journals" })).toBe(
+      `rb.yaml --journal-dir ${JOURNAL_DIR_UNSHOWN}`,
+    );
+    expect(offerAfterFile({ file: "rb.yaml", journalDir: "/srv/prod-journals", redact }, offer).runs[0]!.args).toBe(
+      `--journal-dir ${JOURNAL_DIR_UNSHOWN} --resume`,
     );
   });
 });
