@@ -1,7 +1,7 @@
 /**
  * TEST-ONLY crash points (issue 30, "crash points enumerated, not sampled"). Every place where the
  * runner can die with a different outcome is numbered, in the order a run passes them: each
- * durable journal line once it is recorded (src/journal/journal.ts; a `more` line is held, below), each POST to the service or
+ * durable journal line once it is written (src/journal/journal.ts), each POST to the service or
  * the verifier before it leaves and once its answer is in, before the fleet journals it
  * (src/api/client.ts), each hook HTTP request the same way (src/plugin/http.ts), each hook process
  * right after its spawn and once it exited (src/plugin/process.ts; an undo is a hook call).
@@ -19,10 +19,9 @@
  *                                      file system is full (ENOSPC), then go on: the next write
  *                                      that needs space fails as on a real full disk
  *
- * A line fsynced with a later one (`more`: a fan-out's lines, a step's start) is held until that
- * line or the end of the turn (journal.ts): a point after it finds it not yet written, and the
- * kill loses it as a power loss before that fsync would (test/journal/fanout-fsync.e2e.test.ts);
- * resume reads such a journal as one a power loss cut. Lines that are not fsynced (progress samples, wait status,
+ * No point sits between a line's write and its fsync: under SIGKILL a written line survives in
+ * the page cache, so both places leave the same file (a power loss is another test:
+ * test/journal/fanout-fsync.e2e.test.ts). Lines that are not fsynced (progress samples, wait status,
  * logs) are not points, nor are retry decisions: resume reads none of them, and their count
  * depends on timing, while the points must be the same in every run of one runbook.
  *

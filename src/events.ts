@@ -438,8 +438,8 @@ export type RunEventOf<K extends RunEventType> = Extract<RunEvent, { type: K }>;
 export type RunListener = (event: RunEvent) => void | Promise<void>;
 /**
  * `more`: more events of one fan-out follow at once (the requests of a broadcast); the journal
- * holds each and writes them with the last one, which makes them durable together (one write and
- * one fsync, before any request of the fan-out leaves), instead of one fsync each.
+ * writes each at once and makes them durable together with the last one (one fsync, before any
+ * request of the fan-out leaves), instead of one fsync each.
  */
 export interface EmitOptions {
   more?: boolean;

@@ -216,8 +216,8 @@ export function createFleet(opts: FleetOptions): Fleet {
     const json = body instanceof JsonBody ? body : new JsonBody(body ?? {});
     const path = `/api/v1/${op}`;
     const ids = targets.map(() => nextRequestId());
-    // every line is written with the last, in one write, and made durable by its fsync (one for
-    // the fan-out, not one per instance), before any request leaves
+    // every line is written at once, and made durable together with the last (one fsync for the
+    // fan-out, not one per instance), before any request leaves
     for (const [k, ref] of targets.entries())
       emitRequest(emit, ids[k]!, { target: "service", instance: ref }, path, json.value, k < targets.length - 1, [
         k,

@@ -1,13 +1,13 @@
 /**
  * The journal writer: one append-only JSON-lines file per run. Every line resume depends on is
- * fsynced before what follows from it: at once, or, emitted with `more` (a fan-out's lines but the
- * last, a step's start and end, decisions), with the next line that is fsynced, before it returns.
- * The lines held meanwhile, and those that need no fsync (samples, wait status, logs: `mustFsync`),
- * are written together once per turn of the event loop, and before any line that is fsynced, in the
- * order they were emitted (issue 41: a fleet's answers arrive in one turn, and a write each was a
- * millisecond or more of the write-stop window at 64 instances). The runner emits `request.sent`
- * before it sends a POST and `response.received` after its answer, and `emit` is synchronous, so
- * the file always knows at least as much as the fleet was told.
+ * written before `write` returns, and fsynced at once or, emitted with `more` (a fan-out's lines but
+ * the last, a step's start and end, decisions), with the next line that is fsynced. The lines that
+ * need no fsync (samples, wait status, logs: `mustFsync`) are held and written together once per
+ * turn of the event loop, or with the next line that is written, in the order they were emitted
+ * (issue 41: a fleet's answers arrive in one turn, and a write each was a millisecond or more of the
+ * write-stop window at 64 instances); a kill in that turn loses them, which resume never reads. The
+ * runner emits `request.sent` before it sends a POST and `response.received` after its answer, and
+ * `emit` is synchronous, so the file always knows at least as much as the fleet was told.
  *
  * Synchronous I/O on purpose: an async write could still be queued when the POST leaves or the
  * process dies; the cost (one small write + fsync per command) is nothing next to a network call.
@@ -283,8 +283,9 @@ export function openJournal(options: OpenJournalOptions): Journal {
     if (witnessWriter) witnessWriter.write(w);
     else witnessWriter = openWitness(file, w);
   };
-  // lines chained but not yet written: written by the next line that must be durable (before it),
-  // at the end of this turn of the event loop, at `close`, or at the process's exit, whichever first
+  // lines that need no fsync, chained but not yet written: written with the next line that resume
+  // depends on (before it), at the end of this turn of the event loop, at `close`, or at the
+  // process's exit, whichever first
   let held = "";
   let flushSoon: NodeJS.Immediate | undefined;
   const fail = (err: unknown): UserError => {
@@ -319,11 +320,12 @@ export function openJournal(options: OpenJournalOptions): Journal {
   };
   /** Held lines larger than this are written at once (a flood of samples in one turn). */
   const HOLD_BYTES = 1 << 16;
-  const put = (line: string, sync: boolean): void => {
+  /** `hold`: a line resume never reads; `write`: one it does, made durable by a later fsync; `sync`: fsynced now. */
+  const put = (line: string, how: "hold" | "write" | "sync"): void => {
     if (failure) throw failure;
     // an empty line closes a crashed writer's fragment
     held += `${line}\n`;
-    if (!sync && held.length < HOLD_BYTES) {
+    if (how === "hold" && held.length < HOLD_BYTES) {
       if (!flushSoon) {
         flushSoon = setImmediate(flushLater);
         process.on("exit", onExit);
@@ -332,7 +334,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     }
     try {
       flushHeld();
-      if (sync) {
+      if (how === "sync") {
         fsyncSync(fd);
         witness();
       }
@@ -342,7 +344,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
   };
 
   try {
-    for (const l of pendingLines) put(l, false);
+    for (const l of pendingLines) put(l, "hold");
     flushHeld();
     fsyncSync(fd);
     if (options.file === undefined) fsyncDir(dirname(file));
@@ -384,7 +386,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
       try {
         const line = chained(lineOf(bound(event)));
         writtenSeq = event.seq + seqBase;
-        put(line, durable && options?.more !== true);
+        put(line, !durable ? "hold" : options?.more === true ? "write" : "sync");
       } catch (err) {
         // a line that did not reach the file is not part of the chain
         chain = before;

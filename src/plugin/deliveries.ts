@@ -19,8 +19,8 @@
  * a dead service cannot multiply it by the queue's length). After the run, the drain has one total
  * bound (`DRAIN_MS`) for everything still queued; what it cuts off, or a Ctrl-C during it, is
  * journaled as not delivered and reported. The lines ride on the journal's next fsync
- * (`more`): written by the end of the turn, and never an fsync of their own inside the write-stop
- * window; a kill in that turn or a power loss at most makes a resume send one again.
+ * (`more`): written at once, so a killed process keeps them, and never an fsync of their own
+ * inside the write-stop window; a power loss at most makes a resume send one again.
  *
  * Lines logged by notifiers come back as `log` events and are never notified (a notifier on `log`
  * that logs would feed itself); `notification.*` events are never notified either.

@@ -51,12 +51,11 @@ function placeOf(loaded: LoadedRunbook, s: PlannedStep): Place {
 }
 
 /**
- * For a step's start and a successful end: written by the end of the turn or with the next line
- * that is fsynced, whichever comes first, and made durable by that line — a request or a hook,
- * which fsync before they act, a failure, the run's end. Between a wait that is met and the command
- * after it (inside the write-stop window) that saves an fsync per step: tens of ms on a busy disk.
- * A kill in that turn or a power loss before that line can only make `--resume` run such a step
- * again, which reads the fleet.
+ * For a step's start and a successful end: written at once (a crash of the process loses
+ * neither), made durable by the next line that is fsynced — a request or a hook, which fsync
+ * before they act, a failure, the run's end. Between a wait that is met and the command after it
+ * (inside the write-stop window) that saves an fsync per step: tens of ms on a busy disk. A power
+ * loss before that line can only make `--resume` run such a step again, which reads the fleet.
  */
 const DURABLE_WITH_NEXT = { more: true } as const;
 
