@@ -319,6 +319,15 @@ describe("liveJournals: the folder's journals whose commands may still be on the
     );
     expect(files(liveJournals([split, ended]))).toEqual([]);
     expect(files(liveJournals([split, ended, acted]))).toEqual(["b"]);
+    // one that committed and stopped at its --to has not ended: it and what it left stay live
+    const atTo = j(
+      "c",
+      "C",
+      state(["-", "-", "ok", "ok"], [cmd("commit", 3, "ok")], {
+        finished: { outcome: "ok", committed: true, to: "commit", at: 9 },
+      }),
+    );
+    expect(files(liveJournals([split, atTo]))).toEqual(["a", "c"]);
   });
   it("one that ended ok without a commit (a --from of the runbook's last steps) hides nothing before it", () => {
     // an outside review: `--new-cutover --from notify` ended ok, sent nothing, and cleared the split commit
