@@ -28,7 +28,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { CLI, cli, startCli, type CliResult } from "../support/run.js";
+import { CLI, cli, outputOf, startCli, type CliResult } from "../support/run.js";
 import {
   cleanedUpAfterAll,
   COMMIT,
@@ -231,12 +231,7 @@ function cliInPidNamespace(args: string[], c: Case): Promise<CliResult> {
     env: { ...process.env, CI: "1", NO_COLOR: "1", ...c.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  let all = "";
-  child.stdout.on("data", (d: Buffer) => ((stdout += d.toString()), (all += d.toString())));
-  child.stderr.on("data", (d: Buffer) => ((stderr += d.toString()), (all += d.toString())));
-  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })));
+  return outputOf(child);
 }
 
 /**

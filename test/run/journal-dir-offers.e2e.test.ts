@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI, cli, startCli, type CliResult } from "../support/run.js";
+import { CLI, cli, outputOf, watchState, type CliResult } from "../support/run.js";
 import type { Report } from "../../src/report/index.js";
 import type { WatchState } from "../../src/watch/index.js";
 import {
@@ -45,28 +45,11 @@ function pasted(command: string, cwd: string): Promise<CliResult> {
     env: { ...process.env, CI: "1", NO_COLOR: "1", PATH: `${bin}:${process.env.PATH ?? ""}` },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  let all = "";
-  child.stdout.on("data", (d: Buffer) => ((stdout += d.toString()), (all += d.toString())));
-  child.stderr.on("data", (d: Buffer) => ((stderr += d.toString()), (all += d.toString())));
-  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })));
+  return outputOf(child);
 }
 
-/** The watch page's state of the cutover, read once: `syncbook watch <target…> --no-live` in `cwd`. */
-async function watchPage(target: string[], cwd: string): Promise<WatchState> {
-  const watch = startCli(["watch", ...target, "--no-live", "--no-notify"], { cwd });
-  try {
-    let out = "";
-    watch.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-    await watch.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
-    const url = /syncbook watch: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
-    return (await (await fetch(new URL("state.json", url))).json()) as WatchState;
-  } finally {
-    watch.child.kill("SIGINT");
-    await watch.done;
-  }
-}
+/** The watch page's state of the cutover, read once: `syncbook watch <target…>` in `cwd`. */
+const watchPage = (target: string[], cwd: string): Promise<WatchState> => watchState([...target, "--no-notify"], cwd);
 
 const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

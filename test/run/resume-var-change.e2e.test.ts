@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { WatchState } from "../../src/watch/index.js";
-import { cli, startCli } from "../support/run.js";
+import { cli, startCli, watchState } from "../support/run.js";
 import { until } from "../support/crash-harness.js";
 import {
   cleanedUpAfterAll,
@@ -198,16 +198,5 @@ describe("a resume with other --var values than the run it continues", () => {
 });
 
 /** The watch page's state of the cutover in `c`'s journal folder, read once. */
-async function watchPage(c: { file: string; jd: string; dir: string }): Promise<WatchState> {
-  const watch = startCli(["watch", c.file, "--journal-dir", c.jd, "--no-live"], { cwd: c.dir });
-  try {
-    let out = "";
-    watch.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-    await watch.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
-    const url = /syncbook watch: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
-    return (await (await fetch(new URL("state.json", url))).json()) as WatchState;
-  } finally {
-    watch.child.kill("SIGINT");
-    await watch.done;
-  }
-}
+const watchPage = (c: { file: string; jd: string; dir: string }): Promise<WatchState> =>
+  watchState([c.file, "--journal-dir", c.jd], c.dir);

@@ -14,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { CLI, cli, posts, runbookFor, sim, START, tempDir, type CliResult } from "../support/run.js";
+import { CLI, cli, outputOf, posts, runbookFor, sim, START, tempDir, type CliResult } from "../support/run.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {
@@ -35,12 +35,7 @@ function cliWithFileLimit(args: string[], cwd: string, kib: number): Promise<Cli
     env: { ...process.env, CI: "1", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  let all = "";
-  child.stdout.on("data", (d: Buffer) => ((stdout += d.toString()), (all += d.toString())));
-  child.stderr.on("data", (d: Buffer) => ((stderr += d.toString()), (all += d.toString())));
-  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })));
+  return outputOf(child);
 }
 
 describe("the journal's disk fills up after stopWrites", () => {

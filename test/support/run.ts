@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
+import type { WatchState } from "../../src/watch/index.js";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { runRunbook, type RunOptions, type RunResult } from "../../src/run/runner.js";
 import { parseRunbook } from "../../src/runbook/index.js";
@@ -132,6 +133,31 @@ export function startCli(
         waiters.push({ re, resolve: () => (clearTimeout(t), resolve()) });
       }),
   };
+}
+
+/** A spawned process's output, collected until it closes (a CLI run some other way than `startCli`: through a shell, in a PID namespace, under a ulimit). */
+export function outputOf(child: ReturnType<typeof spawn>): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  let all = "";
+  child.stdout?.on("data", (d: Buffer) => ((stdout += d.toString()), (all += d.toString())));
+  child.stderr?.on("data", (d: Buffer) => ((stderr += d.toString()), (all += d.toString())));
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, all })));
+}
+
+/** The watch page's state, read once: `syncbook watch <args…> --no-live` in `cwd`, stopped after. */
+export async function watchState(args: string[], cwd: string): Promise<WatchState> {
+  const watch = startCli(["watch", ...args, "--no-live"], { cwd });
+  try {
+    let out = "";
+    watch.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    await watch.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
+    const url = /syncbook watch: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+    return (await (await fetch(new URL("state.json", url))).json()) as WatchState;
+  } finally {
+    watch.child.kill("SIGINT");
+    await watch.done;
+  }
 }
 
 export function cli(
