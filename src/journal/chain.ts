@@ -87,7 +87,7 @@ export function createChainChecker() {
             gap ??
             (prev === undefined
               ? `line ${lineNo} does not start the journal's chain: it was edited`
-              : `the journal's chain breaks at line ${lineNo}: a line between ${prevLine} and ${lineNo} was deleted, added or edited, or line ${lineNo} was`),
+              : `the journal's chain breaks at line ${lineNo}: a line between ${prevLine} and ${lineNo} was deleted, added or edited, or line ${lineNo} itself was edited`),
         };
       }
       if (gap) return { broken: gap };

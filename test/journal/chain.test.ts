@@ -71,7 +71,7 @@ describe("the journal's hash chain", () => {
     writeFileSync(file, `${lines.join("\n")}\n`);
     const err = await refusal(file);
     expect(err.message).toMatch(
-      /:6: the journal's chain breaks at line 6: a line between 5 and 6 was deleted, added or edited, or line 6 was$/,
+      /:6: the journal's chain breaks at line 6: a line between 5 and 6 was deleted, added or edited, or line 6 itself was edited$/,
     );
   });
 

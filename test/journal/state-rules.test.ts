@@ -1163,7 +1163,7 @@ describe("the hash chain as the reader applies it", () => {
     writeFileSync(f, lines.join("\n"));
     const err = await refusal(f);
     expect(err.message).toBe(
-      `${f}:2: the journal's chain breaks at line 2: a line between 1 and 2 was deleted, added or edited, or line 2 was`,
+      `${f}:2: the journal's chain breaks at line 2: a line between 1 and 2 was deleted, added or edited, or line 2 itself was edited`,
     );
     expect(err.hint).toBe(TAMPERED_HINT);
   });
