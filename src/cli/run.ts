@@ -142,7 +142,8 @@ async function runMain(
   // session finds the journal (and the lock) wherever the operator's new shell starts; from real
   // paths, so a symlink to the runbook meets the same lock
   const dir = journalDirFor(loaded.file, runbook.name, flags.journalDir);
-  const lock = acquireLock(dir);
+  // the refusal names the command that shows where the holder's run stopped and the way on
+  const lock = acquireLock(dir, { status: `syncbook status ${runbookArg(loaded)}` });
   if (lock.staleFrom) stderr(`journal: took over a stale lock (left by ${lockHolderText(lock.staleFrom)})`);
   // and one runner per instance, whatever the runbook's path: two checkouts (or a hard link) of
   // one runbook have two journal folders, but one fleet (src/journal/fleet-lock.ts)

@@ -26,6 +26,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
+import { shellCommand } from "../text.js";
 import { ioError, makeFolder } from "./io-errors.js";
 import { isObject, thisHost } from "./format.js";
 import { processInfo, selfIdentity, type ProcessIdentity } from "../processes.js";
@@ -88,6 +89,12 @@ export interface AcquireLockOptions {
   runbook?: string;
   /** How to put the lock elsewhere when its folder cannot be written ("or …"; default: `--journal-dir`). */
   elsewhere?: string;
+  /**
+   * The command that shows where the holder's run stopped and the exact way on (`syncbook status
+   * <runbook>`), for the refusal's hint: the lock layer knows no runbook, and "run again with
+   * --resume" is no command one pastes at 3 a.m.
+   */
+  status?: string;
 }
 
 /** Signal 0 checks existence without sending anything; EPERM means it exists (another user's). */
@@ -127,8 +134,14 @@ function parseLock(text: string): LockInfo | undefined {
   };
 }
 
-const deleteHint = (file: string, guards: string): string =>
-  `if you are sure no syncbook run is using ${guards}, delete ${file} and run again (with --resume to continue that run)`;
+/** What to do once the holder is gone: see where its run stopped (`status`), or run again. */
+const afterHint = (status: string | undefined): string =>
+  status !== undefined
+    ? `then see where that run stopped and the exact way on: ${status}`
+    : "then run again (with --resume to continue that run)";
+
+const deleteHint = (file: string, guards: string, status: string | undefined, lead = "if you are sure"): string =>
+  `${lead} no syncbook run is using ${guards}, delete the lock (${shellCommand(["rm", file])}), ${afterHint(status)}`;
 
 /** "pid 42, started …" and the holder's runbook when it said. */
 const holderText = (h: LockInfo, withHost: boolean): string =>
@@ -206,7 +219,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
       if (ageMs < staleAfter) {
         throw new UserError(`the lock ${file} is being created by another syncbook run (or is unreadable)`, {
           exitCode: ExitCode.failed,
-          hint: `wait a few seconds and try again; ${deleteHint(file, guards)}`,
+          hint: `wait a few seconds and try again; ${deleteHint(file, guards, options.status)}`,
         });
       }
       if (takeOver(file, held)) staleFrom = { unreadable: held.slice(0, 200) };
@@ -215,7 +228,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     if (holder.host !== host) {
       throw new UserError(`another syncbook run (${holderText(holder, true)}) holds ${file}`, {
         exitCode: ExitCode.failed,
-        hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file, guards)}`,
+        hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file, guards, options.status)}`,
       });
     }
     // no process outlives a reboot: a lock from an earlier boot of this machine is stale
@@ -225,7 +238,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
         `another syncbook run (${holderText(holder, false)}, ${holder.pidns === undefined ? "in a PID namespace it does not name" : `in PID namespace ${holder.pidns}`}) holds ${file}`,
         {
           exitCode: ExitCode.failed,
-          hint: `its pid means nothing in this PID namespace (${self.pidns ?? "unnamed"}: another container, or the host): whether it still runs cannot be checked from here, as for a run on another host: stop it where it runs first; ${deleteHint(file, guards)}`,
+          hint: `its pid means nothing in this PID namespace (${self.pidns ?? "unnamed"}: another container, or the host): whether it still runs cannot be checked from here, as for a run on another host: stop it where it runs first; ${deleteHint(file, guards, options.status)}`,
         },
       );
     }
@@ -238,7 +251,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     if (!rebooted && isAlive(holder.pid) && !reused(holder.pid)) {
       throw new UserError(`another syncbook run (${holderText(holder, false)}) holds ${file}`, {
         exitCode: ExitCode.failed,
-        hint: `wait for it to finish, or stop it (kill -INT ${holder.pid}: it undoes its hooks and keeps its journal), then run again with --resume; if pid ${holder.pid} is not a syncbook run (process ids are reused), ${deleteHint(file, guards)}`,
+        hint: `wait for it to finish, or stop it (kill -INT ${holder.pid}: it undoes its hooks and keeps its journal), ${afterHint(options.status)}; ${deleteHint(file, guards, options.status, `if pid ${holder.pid} is not a syncbook run (process ids are reused) and`)}`,
       });
     }
     if (takeOver(file, held)) staleFrom = holder;

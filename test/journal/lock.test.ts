@@ -64,7 +64,7 @@ describe("acquireLock", () => {
       );
       expect(err.hint).toMatch(
         new RegExp(
-          `kill -INT ${child.pid}.*process ids are reused.*delete ${lockFile().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`,
+          `kill -INT ${child.pid}.*then run again \\(with --resume.*process ids are reused.*delete the lock \\(rm ${lockFile().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\)`,
         ),
       );
       expect(err.exitCode).toBe(1);
@@ -82,6 +82,25 @@ describe("acquireLock", () => {
     expect(lock.staleFrom).toEqual({ pid: done.pid, host: hostname(), startedAt: "2024-05-01T12:00:00.000Z", ...here });
     expect(JSON.parse(readFileSync(lockFile(), "utf8")).pid).toBe(process.pid);
     lock.release();
+  });
+
+  it("with the runbook's status command, every way on names it: the holder's run stopped, or the lock deleted", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(()=>{},30000)"], { stdio: "ignore" });
+    try {
+      await new Promise((r) => child.once("spawn", r));
+      writeLock(child.pid!);
+      const status = "syncbook status 'my rb.yaml' --journal-dir j";
+      const err = thrown(() => acquireLock(dir, { status }));
+      expect(err.hint).toBe(
+        `wait for it to finish, or stop it (kill -INT ${child.pid}: it undoes its hooks and keeps its journal), then see where that run stopped and the exact way on: ${status}; if pid ${child.pid} is not a syncbook run (process ids are reused) and no syncbook run is using this journal folder, delete the lock (rm ${lockFile()}), then see where that run stopped and the exact way on: ${status}`,
+      );
+      writeLock(child.pid!, "another-host");
+      expect(thrown(() => acquireLock(dir, { status })).hint).toBe(
+        `a run on another host cannot be checked from here: stop it there first; if you are sure no syncbook run is using this journal folder, delete the lock (rm ${lockFile()}), then see where that run stopped and the exact way on: ${status}`,
+      );
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 
   it("refuses a lock from another host, with a hint to delete it if sure", () => {

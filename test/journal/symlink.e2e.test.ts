@@ -41,6 +41,10 @@ describe("one lock per runbook, whatever the path", () => {
       expect(second.stderr).toMatch(
         /another syncbook run \(pid \d+, started .*\) holds .*real\/\.syncbook\/e2e\/syncbook\.lock/,
       );
+      // the way on is a command one pastes: the runbook as this runner was given it
+      expect(second.stderr).toContain(
+        `then see where that run stopped and the exact way on: syncbook status ${join(other, "rb.yaml")}`,
+      );
       expect(posts(s, "start")).toEqual([1]);
     } finally {
       first.child.kill("SIGINT");
