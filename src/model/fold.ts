@@ -766,10 +766,18 @@ function whenVars(steps: Iterable<ModelStep>): string[] {
 /**
  * A step the model holds `running` that no run is in any more: its run ended without the step's
  * end (killed, crashed) and no run since has run it again (an `--abort`, a run still starting).
- * `running` is "started, no end event"; only `current` is the step running now.
+ * `running` is "started, no end event"; only `current` is the step running now, and not even it
+ * when the reader knows its runner is gone (`runnerGone`: the watch page's dead or finished
+ * runner). One rule for `status`, `syncbook watch`'s text and its page (the page had its own,
+ * which showed a step an earlier run was killed in as running while a later run went on).
+ * Self-contained: the watch page's script runs its source.
  */
-export function cutOff(m: Pick<CutoverModel, "current">, s: Pick<ModelStep, "index" | "outcome">): boolean {
-  return s.outcome === "running" && m.current !== s.index;
+export function cutOff(
+  m: Pick<CutoverModel, "current">,
+  s: Pick<ModelStep, "index" | "outcome">,
+  runnerGone = false,
+): boolean {
+  return s.outcome === "running" && (m.current !== s.index || runnerGone);
 }
 
 /** A cut-off step in words: `status` and the watch page say it alike. */

@@ -7,6 +7,7 @@
  * are written by `formatDuration` itself (its source inlined), the one format of every output, and
  * the verifier's document counters by `verifierDocsText` (src/text.ts, inlined the same way).
  */
+import { CUT_OFF_WORDS, cutOff } from "../model/fold.js";
 import { formatDuration } from "../runbook/duration.js";
 import { verifierDocsText } from "../text.js";
 
@@ -47,6 +48,8 @@ const el = (tag, text, cls) => { const e = document.createElement(tag); if (text
 const utc = (t) => (typeof t === "number" ? new Date(t).toISOString().slice(11, 19) + " UTC" : "?");
 const dur = ${formatDuration.toString()};
 const docsText = ${verifierDocsText.toString()};
+const cutOff = ${cutOff.toString()};
+const CUT_OFF_WORDS = ${JSON.stringify(CUT_OFF_WORDS)};
 let state = null;
 let skew = 0;
 const OUTCOME = { ok: ["done", "ok"], failed: ["FAILED", "bad"], running: ["running", "warn"], pending: ["not reached", "muted"], skipped: ["skipped", "muted"], interrupted: ["interrupted", "bad"] };
@@ -98,12 +101,16 @@ function render() {
   // the steps, the current one, and why a wait is not over
   const ol = el("ol", undefined, "steps");
   for (const st of m.steps) {
-    const cut = st.outcome === "running" && (r.state === "dead" || r.state === "finished");
-    const o = cut ? ["cut off: the runner died during it", "bad"] : OUTCOME[st.outcome] || [st.outcome, "muted"];
+    const cut = cutOff(m, st, r.state === "dead" || r.state === "finished");
+    const o = cut ? [CUT_OFF_WORDS, "bad"] : OUTCOME[st.outcome] || [st.outcome, "muted"];
     const li = el("li"); if (m.current === st.index && !cut) li.className = "now";
     li.append(el("span", st.id + " (" + st.kind + "): "), word(o[0], o[1]));
     if (m.current === st.index && !cut) li.append(el("span", " ← now" + (st.startedAt ? ", for " + dur(now - st.startedAt) : "") + (st.timeoutMs ? " of its " + dur(st.timeoutMs) + " limit" : "")));
     if (st.error) li.append(el("div", "error: " + st.error, "why bad"));
+    // why a step did not run: "skipped" alone read, after a resume adopted a commit that took
+    // effect, as a commit never made (the report shows the same two notes)
+    if (st.reason) li.append(el("div", st.reason, "why muted"));
+    if (st.resumeNote) li.append(el("div", st.resumeNote, "why muted"));
     if (st.wait && !st.wait.met && st.wait.failing.length) {
       const why = el("ul", undefined, "why");
       for (const f of st.wait.failing) why.append(el("li", "not over on " + f.instance + ": " + f.condition + " (is " + JSON.stringify(f.value) + ", for " + dur(f.sinceMs) + ")"));

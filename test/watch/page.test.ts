@@ -7,6 +7,8 @@
  */
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
+import { CUT_OFF_WORDS, cutOff } from "../../src/model/fold.js";
+import type { StepOutcome } from "../../src/model/contract.js";
 import { formatDuration } from "../../src/runbook/duration.js";
 import { verifierDocsText, type GenerationDocs } from "../../src/text.js";
 import { watchPage } from "../../src/watch/page.js";
@@ -58,7 +60,7 @@ describe("the watch page's durations", () => {
 // (v0.1.10+): gen0Stats, generation 0's final counts, absent during generation 0
 describe("the watch page's verifier documents", () => {
   it("are verifierDocsText's, for every generation, with and without gen0Stats", () => {
-    const docsText = pageFunction("docsText", "let state = null;") as (
+    const docsText = pageFunction("docsText", "const cutOff = ") as (
       generation: number | undefined,
       docs: GenerationDocs,
       gen0?: GenerationDocs,
@@ -77,5 +79,28 @@ describe("the watch page's verifier documents", () => {
     expect(docsText(3, { compared: 12, total: 40 }, gen0)).toBe(
       "12 of 40 docs to recheck compared (this generation only, not a total; generation 0 compared 1048576 of about 1048576)",
     );
+  });
+});
+
+// One rule for a step that started and never ended (src/model/fold.ts `cutOff`), in `status`, the
+// watch text and this page: the page had its own (cut only when the runner was gone), and showed a
+// step an earlier run was killed in as "running" while a later run went on.
+describe("the watch page's cut-off step", () => {
+  it("is cutOff's, for every outcome, current or not, runner gone or not; said in status's words", () => {
+    const pageCutOff = pageFunction("cutOff", "const CUT_OFF_WORDS = ") as typeof cutOff;
+    const outcomes: StepOutcome[] = ["ok", "failed", "skipped", "interrupted", "pending", "running"];
+    for (const outcome of outcomes)
+      for (const current of [undefined, 0, 1])
+        for (const gone of [false, true]) {
+          const m = current === undefined ? {} : { current };
+          const s = { index: 0, outcome };
+          expect(pageCutOff(m, s, gone), `${outcome} current=${current} gone=${gone}`).toBe(cutOff(m, s, gone));
+        }
+    // running, not the current step, its runner alive: cut off (a later run went on past it)
+    expect(cutOff({ current: 1 }, { index: 0, outcome: "running" }, false)).toBe(true);
+    // running and current: only when its runner is gone
+    expect(cutOff({ current: 0 }, { index: 0, outcome: "running" }, false)).toBe(false);
+    expect(cutOff({ current: 0 }, { index: 0, outcome: "running" }, true)).toBe(true);
+    expect(watchPage("n0nce")).toContain(`const CUT_OFF_WORDS = ${JSON.stringify(CUT_OFF_WORDS)};`);
   });
 });

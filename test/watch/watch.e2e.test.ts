@@ -230,12 +230,16 @@ describe("syncbook watch: before, during and after a run killed with kill -9 and
     expect(text["1-window-open"]).toMatch(/hold \(hook\): running ← now/);
     expect(text["2-runner-killed"]).toMatch(/ALARM: THE RUNNER IS GONE/);
     // the step it died in is not "running" any more
-    expect(text["2-runner-killed"]).toMatch(/hold \(hook\): cut off: the runner died during it/);
+    // status's words (src/model/fold.ts CUT_OFF_WORDS), by status's rule (`cutOff`)
+    expect(text["2-runner-killed"]).toMatch(/hold \(hook\): started, never ended \(cut off\)/);
     expect(text["2-runner-killed"]).toMatch(/writes stopped [\s\S]*commit not sent/);
     expect(text["2-runner-killed"]).toMatch(/Next: syncbook run .* --resume/);
     expect(text["3-resumed-window-closed"]).toMatch(/Write-stop window closed after/);
     expect(text["3-resumed-window-closed"]).toMatch(/run 1 \(run\)[^\n]*ended without a word/);
     expect(text["3-resumed-window-closed"]).not.toMatch(/ALARM/);
+    // a step the resume did not run again says why, on its row (the report's notes): "done" or
+    // "skipped" alone read as if run 2 had done it, or as a step never made
+    expect(text["3-resumed-window-closed"]).toMatch(/start \(start\): done\s*run 2: [^\n]+/);
     // after the commit the readiness table says where each instance is, never "ready to commit: yes"
     // (its state read after the commit, or, where watch's last read was from before it, the commit sent)
     expect(text["3-resumed-window-closed"]).toMatch(/Ready to commit\?[\s\S]*sync0\s*past it: (COMMITTED|commit sent)/);
