@@ -3,24 +3,32 @@
  * `--resume` would continue, refuses once commit may have reached the fleet (after commit nothing
  * is undone: the instances that have it must not see writes), and hands the runner the undos
  * still owed (the CLI has waited out the hook processes earlier runs left, earlier.ts
- * `waitOutEarlierRuns`; the runner reads the fleet before it turns writes on, unwind.ts): every hook whose effect may hold
- * (finished, cut off, or whose undo failed), last first. No command goes to the service.
+ * `waitOutEarlierRuns`; the runner reads the fleet before it turns writes on, unwind.ts, and an
+ * earlier cutover's commit the fleet cannot show refuses it here, `refuseEarlierCommit`): every
+ * hook whose effect may hold (finished, cut off, or whose undo failed), last first. No command
+ * goes to the service.
  */
 import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
+import { instanceKey, journalCutover } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
+import { instancesOf } from "../runbook/types.js";
+import { shellCommand } from "../text.js";
 import {
   currentSyncCommit,
   cutoverVars,
   lastReverse,
+  liveJournals,
   openEarlierJournal,
   openHooks,
+  readFolderJournals,
   reverseInDoubt,
+  sentAgainByFrom,
   stepToRunAgain,
   undoVarsDiffer,
   undoVarsRefusal,
 } from "./earlier.js";
-import { planSteps } from "./plan.js";
+import { planSteps, type PlannedStep } from "./plan.js";
 import { runbookArg, runTarget } from "../next-run.js";
 import type { ResumePlan } from "./runner.js";
 
@@ -71,6 +79,9 @@ export async function planAbort(
   const reversedId = reversed ? steps[reversed.stepIndex]?.id : undefined;
   const all = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
   const open = reversed ? all.filter((h) => h.stepIndex > reversed.stepIndex) : all;
+  // the undo that turns writes on, and an earlier cutover's commit the fleet read cannot see
+  const stop = open.map((h) => steps[h.stepIndex]).find((st) => st?.bound.opensWriteStop);
+  if (stop) await refuseEarlierCommit(loaded, dir, file, stop, target);
   // an undo is made from the runbook with this run's --var values: with others than its hook ran
   // with, it would turn on another switch and leave the stop standing, said undone
   const differ = undoVarsDiffer(open, loaded);
@@ -116,4 +127,62 @@ export async function planAbort(
       decidedVars: cutoverVars(state, loaded),
     },
   };
+}
+
+/**
+ * The undo of a write stop turns application writes on: never while a commit of an earlier
+ * cutover of the folder may still take effect, as for this cutover's own (`liveJournals`: one left
+ * unfinished for a new cutover stays on the fleet until something since says otherwise). The
+ * runner's fleet read before the undo (unwind.ts) sees a commit that took effect, not one held in
+ * commit's round (the instances that have it show RUNNING until every instance has it) or still on
+ * its way: the round closing later would take the destination over with writes flowing at the
+ * source. A folder journal that cannot be read may hold one: refused too (the reading that fails safe).
+ */
+async function refuseEarlierCommit(
+  loaded: LoadedRunbook,
+  dir: string,
+  file: string,
+  stop: PlannedStep,
+  /** The runbook with this cutover's --var values, as its way on names it. */
+  target: string,
+): Promise<void> {
+  const undo = `the undo of step ${stop.index + 1} "${stop.id}" would turn application writes back on`;
+  const kept = "nothing was undone, and writes stay STOPPED";
+  const unreadable: string[] = [];
+  const journals = await readFolderJournals(dir, (why) => unreadable.push(why));
+  const own = await journalCutover(file).then(
+    (j) => j.cutover,
+    () => undefined,
+  );
+  for (const j of liveJournals(journals).reverse()) {
+    if (j.cutover === own || !currentSyncCommit(j.state, false).sent) continue;
+    const c = sentAgainByFrom(j.state, new Set(["commit"]), undefined)[0];
+    const id = c ? (j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`) : undefined;
+    // the instances it never reached (they refused it): the one way to close its round
+    const reached = new Set(c?.instances ?? []);
+    const rest = loaded.runbook
+      ? instancesOf(loaded.runbook)
+          .map((inst, index) => instanceKey({ index, ...(inst.name !== undefined ? { name: inst.name } : {}) }))
+          .filter((k) => !reached.has(k))
+      : [];
+    const status = `See the fleet: syncbook status ${runbookArg(loaded)}.`;
+    throw new UserError(
+      `cannot abort from ${file}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c && id !== undefined ? `commit (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers})` : "its commit may have reached the fleet"}: ${undo} while that commit may still take effect (an instance holding it waits in commit's round, RUNNING, until every instance has it): writes at the source then would be lost once that round closes; ${kept}`,
+      {
+        hint:
+          c && id !== undefined && rest.length
+            ? `${status} Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${target} ${shellCommand(["--from", id, "--only", rest.join(",")])}. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds it: turn the application's writes back on by hand.`
+            : `${status} Do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds that commit: turn the application's writes back on by hand.`,
+        exitCode: ExitCode.failed,
+      },
+    );
+  }
+  if (unreadable.length)
+    throw new UserError(
+      `cannot abort from ${file}: ${unreadable.join("; ")}: whether an earlier cutover's commit may still take effect on the fleet cannot be told, and ${undo}; ${kept}`,
+      {
+        hint: `See the fleet: syncbook status ${runbookArg(loaded)}. Repair that journal or move it out of the folder (it stays its run's record), then call this cutover off again: syncbook run ${target} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,
+        exitCode: ExitCode.failed,
+      },
+    );
 }

@@ -9,13 +9,27 @@
  *   `--resume`, which would meet the same refusal (the loop the issue describes).
  * What the service received is read from the simulator's request counts.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { inPty } from "../support/pty.js";
 import { cli, startCli } from "../support/run.js";
-import { posts, totalPosts, threeInstanceCutover } from "../support/crash-harness.js";
+import {
+  CLI_CUTOVER_DEFAULTS,
+  COMMIT,
+  COMMITTED,
+  cutoverYaml,
+  DRAINED,
+  fastSim,
+  posts,
+  READY,
+  START,
+  stopVia,
+  tempDir,
+  totalPosts,
+  threeInstanceCutover,
+} from "../support/crash-harness.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {
@@ -131,6 +145,115 @@ describe("--abort", () => {
     expect(r.all).toMatch(/--resume \(it completes a commit part of the fleet refused\)/);
     expect(s!.control.state().writes.enabled, "writes turned on under a pending commit").toBe(false);
   }, 60_000);
+
+  // an outside review: a newer cutover's --abort read only its own journal and the fleet. After
+  // an older cutover's split commit (sync0 and sync1 hold it in commit's round, still RUNNING: the
+  // fleet read passes), it undid the newer write stop and turned writes on; the commit sent later
+  // to sync2 closed the round with writes flowing, and they were lost
+  it("is refused while an earlier cutover's commit may still reach the fleet: writes stay stopped, the way on finishes that commit", async () => {
+    const { file, run } = await setup(["commit-refused@2"]);
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
+    s!.control.clearFaults();
+    const newer = await run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
+    const where = `${first.all}\n--- --new-cutover --from stop-writes --to stop-writes\n${newer.all}`;
+    expect(newer.code, where).toBe(0);
+    const sent = totalPosts(s!);
+
+    const r = await run("--abort");
+    const all = `${where}\n--- --abort\n${r.all}`;
+    expect(s!.control.state().writes.enabled, `writes turned on under a pending commit\n${all}`).toBe(false);
+    expect(r.code, all).toBe(1);
+    expect(r.all, all).toMatch(
+      /cannot abort from .*\.jsonl: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 \(sync0 gave no usable answer, sync1 gave no usable answer\): the undo of step 3 "stop-writes" would turn application writes back on while that commit may still take effect \(an instance holding it waits in commit's round, RUNNING, until every instance has it\): writes at the source then would be lost once that round closes; nothing was undone, and writes stay STOPPED/,
+    );
+    expect(r.all, all).toContain(
+      `hint: See the fleet: syncbook status ${file}. Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${file} --from commit --only sync2.`,
+    );
+    expect(totalPosts(s!), "nothing reached the service").toBe(sent);
+    expect(s!.control.state().instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
+
+    // the command it offers: the commit reaches sync2, the round closes with writes stopped, none lost
+    const on = await run("--from", "commit", "--only", "sync2", "--yes");
+    expect(on.code, `${all}\n--- --from commit --only sync2\n${on.all}`).toBe(0);
+    const st = s!.control.state();
+    expect(st.instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    expect(st.writes.lost, on.all).toBe(0);
+  }, 120_000);
+
+  // what is refused is the undo that turns writes on: a newer cutover that owes only other undos is called off
+  it("goes ahead after an earlier cutover's split commit when no undo it owes turns writes on", async () => {
+    s = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+    s.control.addFault("commit-refused@2");
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    const note = (text: string): string =>
+      `{ use: shell, with: { command: [node, -e, "require('fs').appendFileSync('notes', '${text};')"] } }`;
+    const steps = `${START + READY}  - { id: notice, hook: { use: shell, with: { command: [node, -e, "require('fs').appendFileSync('notes', 'on;')"] }, undo: ${note("off")} } }\n`;
+    writeFileSync(
+      file,
+      cutoverYaml(s, {
+        defaults: CLI_CUTOVER_DEFAULTS,
+        steps: steps + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED,
+      }),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--yes");
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
+    s.control.clearFaults();
+    const newer = await run("--new-cutover", "--from", "notice", "--to", "notice", "--yes");
+    expect(newer.code, newer.all).toBe(0);
+
+    const r = await run("--abort");
+    expect(r.code, `${newer.all}\n--- --abort\n${r.all}`).toBe(0);
+    expect(r.all).toMatch(/abort: .*\.jsonl: undoing step 3 "notice" \(last first\)/);
+    expect(readFileSync(join(dir, "notes"), "utf8")).toBe("on;on;off;");
+    // the earlier cutover's write stop is its own: not undone by this abort
+    expect(s.control.state().writes.enabled, r.all).toBe(false);
+  }, 120_000);
+
+  it("goes ahead, writes back on, when the earlier cutover left unfinished sent no commit", async () => {
+    const { run } = await setup();
+    const first = await run("--to", "stop-writes", "--yes");
+    expect(first.code, first.all).toBe(0);
+    const newer = await run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
+    expect(newer.code, newer.all).toBe(0);
+    const r = await run("--abort");
+    expect(r.code, `${newer.all}\n--- --abort\n${r.all}`).toBe(0);
+    expect(r.all).toContain('writes are back on (the undo of step 3 "stop-writes" succeeded)');
+    expect(s!.control.state().writes.enabled, r.all).toBe(true);
+  }, 120_000);
+
+  // the same, when the earlier cutover's journal cannot be read: it may hold that commit
+  it("is refused when an earlier journal of the folder cannot be read: whether a commit of it may take effect cannot be told", async () => {
+    const { file, dir, run } = await setup(["commit-refused@2"]);
+    expect((await run()).code).toBe(1);
+    s!.control.clearFaults();
+    const newer = await run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
+    expect(newer.code, newer.all).toBe(0);
+    const jdir = join(dir, ".syncbook", "crash");
+    const older = join(
+      jdir,
+      readdirSync(jdir)
+        .filter((f) => f.endsWith(".jsonl"))
+        .sort()[0]!,
+    );
+    const lines = readFileSync(older, "utf8").split("\n");
+    lines[4] = "{ not json";
+    writeFileSync(older, lines.join("\n"));
+
+    const r = await run("--abort");
+    expect(s!.control.state().writes.enabled, r.all).toBe(false);
+    expect(r.code, r.all).toBe(1);
+    expect(r.all).toMatch(
+      /cannot abort from .*\.jsonl: .*\.jsonl cannot be read \(.*\): whether an earlier cutover's commit may still take effect on the fleet cannot be told, and the undo of step 3 "stop-writes" would turn application writes back on; nothing was undone, and writes stay STOPPED/,
+    );
+    expect(r.all).toContain(
+      `then call this cutover off again: syncbook run ${file} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,
+    );
+  }, 120_000);
 
   it("a --from run after it says it starts a new cutover, counting nothing from the one called off", async () => {
     const { file, dir, run } = await setup(["lag-floor=4"]);

@@ -233,9 +233,14 @@ describe("--from after a command whose answer was lost", () => {
     );
     expect(posts(c.sim, "commit"), resume.all).toEqual([1, 1, 1]);
 
-    // nor after that newer cutover was called off with --abort (its journal no longer unfinished)
+    // nor is that newer cutover called off with --abort: its undo would turn writes on under the
+    // commit held in its round (test/run/abort.e2e.test.ts); and a new cutover after it is refused still
     const abort = await c.run("--abort", "--yes");
-    expect(abort.code, `${all}\n--- --abort\n${abort.all}`).toBe(0);
+    expect(abort.code, `${all}\n--- --abort\n${abort.all}`).toBe(1);
+    expect(abort.all, abort.all).toMatch(
+      /cannot abort from .*: the journal .* of an earlier cutover, \S+, shows commit/,
+    );
+    expect(c.sim.control.state().writes.enabled, abort.all).toBe(false);
     const afterAbort = await c.run("--new-cutover", "--from", "commit", "--force", "writes-stopped", "--yes");
     expect(afterAbort.code, `${all}\n--- --abort\n${abort.all}\n--- again\n${afterAbort.all}`).toBe(3);
     expect(posts(c.sim, "commit"), afterAbort.all).toEqual([1, 1, 1]);
