@@ -22,7 +22,7 @@ import { parseRunbook } from "../../src/runbook/index.js";
 import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
-import { planSteps } from "../../src/run/plan.js";
+import { planSteps, startlessFrom } from "../../src/run/plan.js";
 
 const none = { sent: false, accepted: false };
 const both = { sent: true, accepted: true };
@@ -380,5 +380,32 @@ steps:
     const noRollback = await parseRunbook(text, "rb.yaml", { vars: { rollback: false } });
     // the reverse skipped: the second commit goes to the sync that runs now
     expect([...opsToSyncNow(planSteps(noRollback.runbook!).slice(4))]).toEqual(["commit"]);
+  });
+});
+
+describe("startlessFrom: the step a run without --from is in effect a --from of", () => {
+  const runbook = async (steps: string, vars: Record<string, boolean> = {}) =>
+    planSteps(
+      (
+        await parseRunbook(
+          `runbook: 1\nname: rb\ninstances: ["http://127.0.0.1:1"]\nvars: { again: true }\nsteps:\n${steps}`,
+          "rb.yaml",
+          { vars },
+        )
+      ).runbook!,
+    );
+  it("none when the first command is a start; the first step when it is another, or the start is skipped", async () => {
+    const start = "  - { id: start, start: { source: cluster0, destination: cluster1 } }\n";
+    const hook = "  - { id: note, waitFor: { state: RUNNING } }\n";
+    const commit = "  - { id: commit, commit: {} }\n";
+    expect(startlessFrom(await runbook(hook + start + commit))).toBeUndefined();
+    expect(startlessFrom(await runbook(hook + commit))).toBe("note");
+    expect(startlessFrom(await runbook(commit + start))).toBe("commit");
+    const skipped = '  - { id: start, when: "${vars.again}", start: { source: cluster0, destination: cluster1 } }\n';
+    expect(startlessFrom(await runbook(hook + skipped + commit))).toBeUndefined();
+    expect(startlessFrom(await runbook(hook + skipped + commit, { again: false }))).toBe("note");
+    // no command at all: judged from its first step (it sends none, so nothing is refused)
+    expect(startlessFrom(await runbook(hook))).toBe("note");
+    expect(startlessFrom([])).toBeUndefined();
   });
 });
