@@ -424,7 +424,7 @@ export function refuseSentAgain(
   loaded: LoadedRunbook,
   file: string,
   from: string | undefined,
-  range: { to?: string; only?: readonly number[] },
+  range: SendRange,
   ended: boolean,
   /**
    * What the run is: one going on with that cutover (`--from`), a new cutover (`--new-cutover
@@ -434,7 +434,7 @@ export function refuseSentAgain(
   run: "from" | "new cutover" | "first step" = "from",
 ): void {
   const sent = fromRange(loaded, from, range);
-  const c = ended || !sent ? undefined : sentAgainByFrom(state, sent.sends, sent.targets)[0];
+  const c = ended || !sent ? undefined : sent.flatMap((p) => sentAgainByFrom(state, p.sends, p.targets))[0];
   if (!c) return;
   const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
   const cutover = runTarget(loaded, cutoverVars(state, loaded));
@@ -477,18 +477,35 @@ export function fromText(from: string | undefined, run: string): string {
     : `from ${from}`;
 }
 
-/** The commands a `--from` run's range sends to the sync that runs now, and the instances it targets (`--only`; else every one). */
+/**
+ * A run's range: its last step (`--to`), the instances it sends to (`--only`, indexes), and the
+ * step `only` applies to alone when not the whole range (`completes`: a `--resume` completing a
+ * split command, whose steps after it go to the whole fleet).
+ */
+export interface SendRange {
+  to?: string;
+  only?: readonly number[];
+  completes?: string;
+}
+
+/**
+ * The commands a run's range sends to the sync that runs now, each set with the instances it
+ * targets (`--only`; else every one): one set, or, for a resume completing a split command
+ * (`completes`), that step's command to `only` and the rest of the range's to every instance (a
+ * command both sends counts as sent to every one).
+ */
 function fromRange(
   loaded: LoadedRunbook,
   from: string | undefined,
-  range: { to?: string; only?: readonly number[] },
-): { sends: Set<string>; targets: Set<string> | undefined } | undefined {
+  range: SendRange,
+): { sends: Set<string>; targets: Set<string> | undefined }[] | undefined {
   // the ids the journal has: a step without one is named by its kind and place (`commit-5`)
   const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
   const fromIndex = steps.findIndex((s) => s.id === from);
   if (fromIndex < 0) return undefined;
   const toIndex = range.to !== undefined ? steps.findIndex((s) => s.id === range.to) : -1;
-  const sends = opsToSyncNow(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length));
+  const slice = steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length);
+  const sends = opsToSyncNow(slice);
   const all = instancesOf(loaded.runbook!);
   const targets = range.only
     ? new Set(
@@ -497,7 +514,20 @@ function fromRange(
         ),
       )
     : undefined;
-  return { sends, targets };
+  if (range.completes === undefined || !targets) return [{ sends, targets }];
+  const at = slice.findIndex((s) => s.id === range.completes);
+  // not in the range: `only` is no step's, and every command goes to every instance
+  // Stryker disable next-line ConditionalExpression: equivalent: at -1, before and rest below are the whole range, own none
+  if (at < 0) return [{ sends, targets: undefined }];
+  // the steps before it, and, unless it or one of them is a reverse (a new sync after it, whose
+  // commands are its own), those after it; a command both they and it send is judged to every instance
+  const before = opsToSyncNow(slice.slice(0, at));
+  const own = before.has("reverse") ? new Set<string>() : opsToSyncNow(slice.slice(at, at + 1));
+  const rest = before.has("reverse") || own.has("reverse") ? new Set<string>() : opsToSyncNow(slice.slice(at + 1));
+  return [
+    { sends: new Set([...before, ...rest]), targets: undefined },
+    { sends: own, targets },
+  ];
 }
 
 /** A journal of the runbook's folder, read: its cutover and its state. */
@@ -576,7 +606,7 @@ export function refuseSentByEarlierCutover(
   loaded: LoadedRunbook,
   dir: string,
   from: string | undefined,
-  range: { to?: string; only?: readonly number[] },
+  range: SendRange,
   /**
    * What the run is: a new cutover (`--new-cutover --from`), a `--from` run, a `--resume` going on
    * at `from`, or a run without `--from` of a runbook that sends no start first, a new cutover in
@@ -588,7 +618,7 @@ export function refuseSentByEarlierCutover(
   if (!sent) return;
   for (const j of liveJournals(journals).reverse()) {
     if (j.cutover === own) continue;
-    const c = sentAgainByFrom(j.state, sent.sends, sent.targets)[0];
+    const c = sent.flatMap((p) => sentAgainByFrom(j.state, p.sends, p.targets))[0];
     if (!c) continue;
     const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
     const target = runTarget(loaded, wayOnVars([], loaded));
