@@ -482,28 +482,44 @@ async function newOrContinued(
       committedCutover,
       commitNoLongerHolds,
       cutoverVars,
+      fromText,
+      newCutoverFromStart,
       readFolderJournals,
       refuseSentAgain,
       refuseSentByEarlierCutover,
     },
-  ] = await Promise.all([import("../journal/index.js"), import("../steps/index.js"), import("../run/earlier.js")]);
+    { planSteps, startlessFrom },
+  ] = await Promise.all([
+    import("../journal/index.js"),
+    import("../steps/index.js"),
+    import("../run/earlier.js"),
+    import("../run/plan.js"),
+  ]);
   // the runbook as the commands offered name it (src/next-run.ts `runbookArgs`): with its --journal-dir
   const named = runbookArg(loaded);
   const cutoverTarget = async (l: LoadedRunbook, journal: string, traits: typeof traitsOf) =>
     runTarget(l, cutoverVars(await readJournalState(journal, traits), l));
   const last = await unfinishedCutover(dir, traitsOf);
   const range = { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) };
+  // a run without --from of a runbook that sends no start first (a cutover-only one) has no
+  // fleet-idle interlock: what may still be on the fleet is judged as for a --from its first step
+  const implicit = !flags.from && loaded.runbook ? startlessFrom(planSteps(loaded.runbook)) : undefined;
+  const from = flags.from ?? implicit;
+  const kind = implicit !== undefined ? "first step" : flags.newCutover ? "new cutover" : "from";
+  // a new cutover from its start, where the runbook has one: its interlock checks the fleet is IDLE
+  const fresh = newCutoverFromStart(loaded);
+  const freshWay = fresh ? ` A new cutover from its start checks the fleet is IDLE: ${fresh} (without --from).` : "";
   // a --from run never sends a start, commit or reverse again that an earlier cutover's journal
   // shows may be on the fleet: a newer cutover that acted and sent none is the journal the one
   // answer reads, and it knows nothing of it (the last cutover's own journal: refuseSentAgain)
   const earlierCutovers = async (): Promise<void> => {
-    if (!flags.from) return;
+    if (!from) return;
     const journals = await readFolderJournals(dir, (why) => {
       if (flags.newCutover)
         throw new UserError(
-          `cannot start a new cutover from ${flags.from}: ${why}: whether a start, commit or reverse of an earlier cutover is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
+          `cannot start a new cutover ${fromText(from, kind)}: ${why}: whether a start, commit or reverse of an earlier cutover is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
           {
-            hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. A new cutover from its start checks the fleet is IDLE: syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover (without --from).`,
+            hint: `See the fleet: syncbook status ${runTarget(loaded, [])}.${freshWay}`,
             exitCode: ExitCode.interlock,
           },
         );
@@ -511,15 +527,7 @@ async function newOrContinued(
         `journal: ${why}: whether an earlier cutover left a start, commit or reverse on the fleet is told by the other journals alone`,
       );
     });
-    refuseSentByEarlierCutover(
-      journals,
-      last?.cutover,
-      loaded,
-      dir,
-      flags.from,
-      range,
-      flags.newCutover ? "new cutover" : "from",
-    );
+    refuseSentByEarlierCutover(journals, last?.cutover, loaded, dir, from, range, kind);
   };
   if (!last) {
     await earlierCutovers();
@@ -564,16 +572,16 @@ async function newOrContinued(
     // a new cutover counts nothing from the last, but a command on its way there may be on the
     // fleet still: a --from run is refused as a run continuing it would be, by its journal as the
     // one answer read it; one that cannot be read cannot tell, and is refused too
-    if (flags.from) {
+    if (from) {
       if (!last.file || !last.state)
         throw new UserError(
-          `cannot start a new cutover from ${flags.from}: ${name} did not finish and ${last.why}: whether a start, commit or reverse of it is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
+          `cannot start a new cutover ${fromText(from, kind)}: ${name} did not finish and ${last.why}: whether a start, commit or reverse of it is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
           {
-            hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. A new cutover from its start checks the fleet is IDLE: syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover (without --from).`,
+            hint: `See the fleet: syncbook status ${runTarget(loaded, [])}.${freshWay}`,
             exitCode: ExitCode.interlock,
           },
         );
-      refuseSentAgain(last.state, loaded, last.file, flags.from, range, false, true);
+      refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
       await earlierCutovers();
     }
     stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);

@@ -35,7 +35,7 @@ import {
   type EarlierHooksVerdict,
   type OrphanProbe,
 } from "./orphans.js";
-import { afterLastCommit, planSteps, type PlannedStep } from "./plan.js";
+import { afterLastCommit, planSteps, startlessFrom, type PlannedStep } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 import { errorMessage, ExitCode, UserError } from "../errors.js";
 
@@ -424,49 +424,88 @@ export function refuseSentAgain(
   loaded: LoadedRunbook,
   file: string,
   from: string | undefined,
-  range: { to?: string; only?: readonly number[] },
+  range: SendRange,
   ended: boolean,
-  newCutover = false,
+  /**
+   * What the run is: one going on with that cutover (`--from`), a new cutover (`--new-cutover
+   * --from`), or a new cutover at its first step (`--new-cutover` of a runbook that sends no start
+   * first, `startlessFrom`).
+   */
+  run: "from" | "new cutover" | "first step" = "from",
 ): void {
   const sent = fromRange(loaded, from, range);
-  const c = ended || !sent ? undefined : sentAgainByFrom(state, sent.sends, sent.targets)[0];
+  const c = ended || !sent ? undefined : sent.flatMap((p) => sentAgainByFrom(state, p.sends, p.targets))[0];
   if (!c) return;
   const id = state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
   const cutover = runTarget(loaded, cutoverVars(state, loaded));
   const resume = `syncbook run ${cutover} --resume`;
-  // a new cutover from its start, with the values this run was given
-  const fresh = `syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover`;
+  const fresh = newCutoverFromStart(loaded);
   // the journal folder set aside whole: its journals, their witnesses and its lock go together
   const aside = loaded.redact(shellCommand(["mv", dirname(file), `${dirname(file)}.set-aside`]));
-  if (newCutover)
+  const setAside = `set its folder aside (it stays that cutover's record), then run this command again: ${aside}`;
+  if (run !== "from")
     throw new UserError(
-      `cannot start a new cutover from ${from}: the last cutover's journal ${file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: --new-cutover counts nothing from that cutover, but the fleet may still hold its ${c.op}, and a ${c.op} is never sent twice to an instance; nothing was sent`,
+      `cannot start a new cutover ${fromText(from, run)}: the last cutover's journal ${file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: --new-cutover counts nothing from that cutover, but the fleet may still hold its ${c.op}, and a ${c.op} is never sent twice to an instance; nothing was sent`,
       {
-        hint: `Go on with the last cutover: ${resume} reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the sync was set back by hand since (the fleet IDLE again), start the new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that journal's commands went to a sync that no longer runs: set its folder aside (it stays that cutover's record), then run this command again: ${aside}`,
+        hint: `Go on with the last cutover: ${resume} reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start the new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that journal's commands went to a sync that no longer runs: ${setAside}` : `If the sync was set back and started again by hand since, that journal's commands went to a sync that no longer runs: ${setAside}`}`,
         exitCode: ExitCode.interlock,
       },
     );
   throw new UserError(
     `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: a ${c.op} is never sent twice to an instance`,
     {
-      hint: `Run ${resume}: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: syncbook run ${cutover} --from ${id} --only <their names>. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from: a new cutover from a later step is refused by this journal too, since the ${c.op} may still be on the fleet).`,
+      hint: `Run ${resume}: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: syncbook run ${cutover} --from ${id} --only <their names>. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from: a new cutover from a later step is refused by this journal too, since the ${c.op} may still be on the fleet).` : `If the sync was set back and started again by hand since, that journal's commands went to a sync that no longer runs: ${setAside}`}`,
       exitCode: ExitCode.interlock,
     },
   );
 }
 
-/** The commands a `--from` run's range sends to the sync that runs now, and the instances it targets (`--only`; else every one). */
+/**
+ * The new cutover from its start a refusal offers after a sync set back by hand (the fleet IDLE
+ * again), with the values this run was given: its start's `fleet-idle` interlock is what makes it
+ * safe. Undefined for a runbook that sends no start first (`startlessFrom`): it has no such way.
+ */
+export function newCutoverFromStart(loaded: LoadedRunbook): string | undefined {
+  if (!loaded.runbook || startlessFrom(planSteps(loaded.runbook)) !== undefined) return undefined;
+  return `syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover`;
+}
+
+/** Where a refused new cutover would have begun: `from commit`, or, without --from, its first step and why that counts. */
+export function fromText(from: string | undefined, run: string): string {
+  return run === "first step"
+    ? `at its first step, "${from}" (the runbook sends no start, whose interlock would check the fleet is IDLE)`
+    : `from ${from}`;
+}
+
+/**
+ * A run's range: its last step (`--to`), the instances it sends to (`--only`, indexes), and the
+ * step `only` applies to alone when not the whole range (`completes`: a `--resume` completing a
+ * split command, whose steps after it go to the whole fleet).
+ */
+export interface SendRange {
+  to?: string;
+  only?: readonly number[];
+  completes?: string;
+}
+
+/**
+ * The commands a run's range sends to the sync that runs now, each set with the instances it
+ * targets (`--only`; else every one): one set, or, for a resume completing a split command
+ * (`completes`), that step's command to `only` and the rest of the range's to every instance (a
+ * command both sends counts as sent to every one).
+ */
 function fromRange(
   loaded: LoadedRunbook,
   from: string | undefined,
-  range: { to?: string; only?: readonly number[] },
-): { sends: Set<string>; targets: Set<string> | undefined } | undefined {
+  range: SendRange,
+): { sends: Set<string>; targets: Set<string> | undefined }[] | undefined {
   // the ids the journal has: a step without one is named by its kind and place (`commit-5`)
   const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
   const fromIndex = steps.findIndex((s) => s.id === from);
   if (fromIndex < 0) return undefined;
   const toIndex = range.to !== undefined ? steps.findIndex((s) => s.id === range.to) : -1;
-  const sends = opsToSyncNow(steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length));
+  const slice = steps.slice(fromIndex, toIndex >= 0 ? toIndex + 1 : steps.length);
+  const sends = opsToSyncNow(slice);
   const all = instancesOf(loaded.runbook!);
   const targets = range.only
     ? new Set(
@@ -475,7 +514,20 @@ function fromRange(
         ),
       )
     : undefined;
-  return { sends, targets };
+  if (range.completes === undefined || !targets) return [{ sends, targets }];
+  const at = slice.findIndex((s) => s.id === range.completes);
+  // not in the range: `only` is no step's, and every command goes to every instance
+  // Stryker disable next-line ConditionalExpression: equivalent: at -1, before and rest below are the whole range, own none
+  if (at < 0) return [{ sends, targets: undefined }];
+  // the steps before it, and, unless it or one of them is a reverse (a new sync after it, whose
+  // commands are its own), those after it; a command both they and it send is judged to every instance
+  const before = opsToSyncNow(slice.slice(0, at));
+  const own = before.has("reverse") ? new Set<string>() : opsToSyncNow(slice.slice(at, at + 1));
+  const rest = before.has("reverse") || own.has("reverse") ? new Set<string>() : opsToSyncNow(slice.slice(at + 1));
+  return [
+    { sends: new Set([...before, ...rest]), targets: undefined },
+    { sends: own, targets },
+  ];
 }
 
 /** A journal of the runbook's folder, read: its cutover and its state. */
@@ -554,32 +606,37 @@ export function refuseSentByEarlierCutover(
   loaded: LoadedRunbook,
   dir: string,
   from: string | undefined,
-  range: { to?: string; only?: readonly number[] },
-  /** What the run is: a new cutover (`--new-cutover --from`), a `--from` run, or a `--resume` going on at `from`. */
-  run: "new cutover" | "from" | "resume",
+  range: SendRange,
+  /**
+   * What the run is: a new cutover (`--new-cutover --from`), a `--from` run, a `--resume` going on
+   * at `from`, or a run without `--from` of a runbook that sends no start first, a new cutover in
+   * effect `--from` its first step (`startlessFrom`).
+   */
+  run: "new cutover" | "from" | "resume" | "first step",
 ): void {
   const sent = fromRange(loaded, from, range);
   if (!sent) return;
   for (const j of liveJournals(journals).reverse()) {
     if (j.cutover === own) continue;
-    const c = sentAgainByFrom(j.state, sent.sends, sent.targets)[0];
+    const c = sent.flatMap((p) => sentAgainByFrom(j.state, p.sends, p.targets))[0];
     if (!c) continue;
     const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
     const target = runTarget(loaded, wayOnVars([], loaded));
-    const fresh = `syncbook run ${target} --new-cutover`;
-    // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its step
-    const only = `syncbook run ${target}${run === "new cutover" ? " --new-cutover" : ""} --from ${id} --only <the instances it did not reach>`;
+    const fresh = newCutoverFromStart(loaded);
+    // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its
+    // step (a new one's --new-cutover is harmless when no cutover is unfinished)
+    const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${id} --only <the instances it did not reach>`;
     const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
     const what =
-      run === "new cutover"
-        ? `cannot start a new cutover from ${from}`
+      run === "new cutover" || run === "first step"
+        ? `cannot start a new cutover ${fromText(from, run)}`
         : run === "from"
           ? `cannot go on with the last cutover from ${from}`
           : `cannot resume the last cutover at step "${from}"`;
     throw new UserError(
       `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
       {
-        hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
+        hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that` : "If the sync was set back and started again by hand since, that"} cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
         exitCode: ExitCode.interlock,
       },
     );

@@ -213,3 +213,17 @@ export function directionBefore(
     ...(reverses.length > 0 ? { either: true } : {}),
   };
 }
+
+/**
+ * The step a run without `--from` is in effect a `--from` of: its first, when the first command
+ * the runbook sends is not a start (a cutover-only runbook, its sync started by hand or by
+ * another runbook; a rollback-only one). A start's `fleet-idle` interlock is what tells a run
+ * without `--from` that no earlier cutover's commit or reverse is still on the fleet; without
+ * one it is judged as a `--from` run is (src/run/earlier.ts `refuseSentAgain`,
+ * `refuseSentByEarlierCutover`: a plain run after a split commit sent the commit again).
+ * Undefined: the runbook begins with a start (one its `when` skips does not count).
+ */
+export function startlessFrom(steps: readonly PlannedStep[]): string | undefined {
+  const first = steps.find((s) => s.bound.command !== undefined && s.step.when !== false);
+  return first?.bound.command === "start" ? undefined : steps[0]?.id;
+}

@@ -211,7 +211,11 @@ export async function planResume(
         `resume: ${why}: whether an earlier cutover left a start, commit or reverse on the fleet is told by the other journals alone`,
       ),
     );
-    refuseSentByEarlierCutover(journals, own, loaded, dir, next.id, {}, "resume");
+    // judged by the instances each step sends to: a split command completed goes only to those
+    // that have not taken it (an earlier cutover's command on the others is not sent again), and
+    // the steps after it to the whole fleet
+    const range = complete ? { only: complete.only, completes: steps[complete.stepIndex]!.id } : {};
+    refuseSentByEarlierCutover(journals, own, loaded, dir, next.id, range, "resume");
   }
   const split =
     r.complete?.op === "commit"

@@ -15,6 +15,7 @@ import {
   liveJournals,
   reverseInDoubt,
   opsToSyncNow,
+  refuseSentByEarlierCutover,
   sentAgainByFrom,
   stepToRunAgain,
 } from "../../src/run/earlier.js";
@@ -22,7 +23,7 @@ import { parseRunbook } from "../../src/runbook/index.js";
 import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
-import { planSteps } from "../../src/run/plan.js";
+import { planSteps, startlessFrom } from "../../src/run/plan.js";
 
 const none = { sent: false, accepted: false };
 const both = { sent: true, accepted: true };
@@ -380,5 +381,112 @@ steps:
     const noRollback = await parseRunbook(text, "rb.yaml", { vars: { rollback: false } });
     // the reverse skipped: the second commit goes to the sync that runs now
     expect([...opsToSyncNow(planSteps(noRollback.runbook!).slice(4))]).toEqual(["commit"]);
+  });
+});
+
+// a --resume completing a split command sends it to `only` alone, and the steps after it to the
+// whole fleet: an earlier cutover's command is judged by where each would go (it refused the
+// completion of a start on the instance that refused it, for the first cutover's start on the others)
+describe("refuseSentByEarlierCutover: a resume completing a split command (`completes`)", async () => {
+  const text = `runbook: 1
+name: rb
+instances:
+  - { url: "http://127.0.0.1:1", name: i0 }
+  - { url: "http://127.0.0.1:2", name: i1 }
+  - { url: "http://127.0.0.1:3", name: i2 }
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1, reversible: true } }
+  - { id: wait, waitFor: { state: RUNNING } }
+  - { id: commit, commit: {} }
+  - { id: rollback, reverse: {} }
+  - { id: commit-again, commit: {} }
+  - { id: start-again, start: { source: cluster1, destination: cluster0 } }
+`;
+  const loaded = await parseRunbook(text, "rb.yaml");
+  const earlier = (...c: ReturnType<typeof cmd>[]) => [{ file: "a", cutover: "A", state: state(["failed"], c) }];
+  const refused = (
+    journals: ReturnType<typeof earlier>,
+    from: string,
+    range: { only?: number[]; completes?: string },
+  ): boolean => {
+    try {
+      refuseSentByEarlierCutover(journals, "B", loaded, "/dir", from, range, "resume");
+      return false;
+    } catch (err) {
+      return /this resume would send it again/.test(String(err));
+    }
+  };
+  it("the completed command only where it goes: an earlier start on the others refuses it no more; on one it goes to, still", () => {
+    const started = earlier(cmd("start", 0, "ok", "ok", "error"));
+    expect(refused(started, "start", {})).toBe(true);
+    expect(refused(started, "start", { only: [2], completes: "start" })).toBe(false);
+    expect(refused(started, "start", { only: [1, 2], completes: "start" })).toBe(true);
+    // one that gave no usable answer may have reached it too
+    const lost = earlier(cmd("start", 0, "unknown", "ok", "error"));
+    expect(refused(lost, "start", { only: [0, 2], completes: "start" })).toBe(true);
+    // a step the range does not hold: `only` is no step's, and every command goes to every instance
+    const committed = earlier(cmd("commit", 2, "unknown", "error", "error"));
+    expect(refused(committed, "wait", { only: [2], completes: "start" })).toBe(true);
+    expect(refused(committed, "wait", { only: [2] })).toBe(false);
+  });
+  it("the steps after it go to the whole fleet, up to a reverse (a new sync after it)", () => {
+    const committed = earlier(cmd("commit", 2, "unknown", "error", "error"));
+    expect(refused(committed, "start", { only: [2], completes: "start" })).toBe(true);
+    // a reverse completed: the commit after it goes to the new sync
+    expect(refused(committed, "rollback", { only: [2], completes: "rollback" })).toBe(false);
+    const reversed = earlier(cmd("reverse", 3, "unknown", "error", "error"));
+    expect(refused(reversed, "rollback", { only: [2], completes: "rollback" })).toBe(false);
+    expect(refused(reversed, "rollback", { only: [0], completes: "rollback" })).toBe(true);
+    // the steps before it go to the whole fleet too: a commit there, and the reverse after it to `only`
+    expect(refused(committed, "wait", { only: [2], completes: "rollback" })).toBe(true);
+    expect(refused(reversed, "commit", { only: [1, 2], completes: "rollback" })).toBe(false);
+    expect(refused(reversed, "commit", { only: [0], completes: "rollback" })).toBe(true);
+    // a reverse before it: the completed command and those after it go to the new sync
+    expect(refused(committed, "rollback", { only: [0], completes: "commit-again" })).toBe(false);
+    const startedOn0 = earlier(cmd("start", 0, "ok", "error", "error"));
+    expect(refused(startedOn0, "rollback", { only: [2], completes: "commit-again" })).toBe(false);
+    // and with none before it, the steps after it to every instance
+    expect(refused(startedOn0, "commit-again", { only: [2], completes: "commit-again" })).toBe(true);
+    // a step it does not reach (a resume that ends before it): nothing of it counts
+    const again = earlier(cmd("commit", 4, "unknown", "error", "error"));
+    expect(refused(again, "commit-again", { only: [2], completes: "commit-again" })).toBe(false);
+    expect(refused(again, "commit-again", { only: [0], completes: "commit-again" })).toBe(true);
+  });
+  it("a command sent both by the completion and by a step after it (no reverse between) counts as sent to every instance", async () => {
+    const twice = await parseRunbook(
+      text.replace("{ id: rollback, reverse: {} }", "{ id: rollback, waitFor: { state: RUNNING } }"),
+      "rb.yaml",
+    );
+    const committed = earlier(cmd("commit", 2, "unknown", "error", "error"));
+    expect(() =>
+      refuseSentByEarlierCutover(committed, "B", twice, "/dir", "commit", { only: [2], completes: "commit" }, "resume"),
+    ).toThrow(/this resume would send it again/);
+  });
+});
+
+describe("startlessFrom: the step a run without --from is in effect a --from of", () => {
+  const runbook = async (steps: string, vars: Record<string, boolean> = {}) =>
+    planSteps(
+      (
+        await parseRunbook(
+          `runbook: 1\nname: rb\ninstances: ["http://127.0.0.1:1"]\nvars: { again: true }\nsteps:\n${steps}`,
+          "rb.yaml",
+          { vars },
+        )
+      ).runbook!,
+    );
+  it("none when the first command is a start; the first step when it is another, or the start is skipped", async () => {
+    const start = "  - { id: start, start: { source: cluster0, destination: cluster1 } }\n";
+    const hook = "  - { id: note, waitFor: { state: RUNNING } }\n";
+    const commit = "  - { id: commit, commit: {} }\n";
+    expect(startlessFrom(await runbook(hook + start + commit))).toBeUndefined();
+    expect(startlessFrom(await runbook(hook + commit))).toBe("note");
+    expect(startlessFrom(await runbook(commit + start))).toBe("commit");
+    const skipped = '  - { id: start, when: "${vars.again}", start: { source: cluster0, destination: cluster1 } }\n';
+    expect(startlessFrom(await runbook(hook + skipped + commit))).toBeUndefined();
+    expect(startlessFrom(await runbook(hook + skipped + commit, { again: false }))).toBe("note");
+    // no command at all: judged from its first step (it sends none, so nothing is refused)
+    expect(startlessFrom(await runbook(hook))).toBe("note");
+    expect(startlessFrom([])).toBeUndefined();
   });
 });
