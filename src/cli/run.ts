@@ -497,19 +497,7 @@ async function newOrContinued(
   // answer reads, and it knows nothing of it (the last cutover's own journal: refuseSentAgain)
   const earlierCutovers = async (): Promise<void> => {
     if (!flags.from) return;
-    const journals = await readFolderJournals(dir, (why) => {
-      if (flags.newCutover)
-        throw new UserError(
-          `cannot start a new cutover from ${flags.from}: ${why}: whether a start, commit or reverse of an earlier cutover is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
-          {
-            hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. A new cutover from its start checks the fleet is IDLE: syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover (without --from).`,
-            exitCode: ExitCode.interlock,
-          },
-        );
-      stderr(
-        `journal: ${why}: whether an earlier cutover left a start, commit or reverse on the fleet is told by the other journals alone`,
-      );
-    });
+    const journals = await readFolderJournals(dir);
     refuseSentByEarlierCutover(
       journals,
       last?.cutover,
@@ -518,6 +506,7 @@ async function newOrContinued(
       flags.from,
       range,
       flags.newCutover ? "new cutover" : "from",
+      stderr,
     );
   };
   if (!last) {

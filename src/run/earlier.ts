@@ -20,6 +20,7 @@ import {
   type HookRun,
   type JournalState,
   type JournalStep,
+  type UnjudgedJournal,
 } from "../journal/index.js";
 import { isObject } from "../journal/format.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
@@ -515,41 +516,44 @@ export function liveJournals(journals: readonly ReadJournal[]): ReadJournal[] {
   return live;
 }
 
+/** The folder's journals that hold a run, read, oldest first; and each that could not be judged, with why. */
+export interface FolderRead {
+  journals: ReadJournal[];
+  unjudged: UnjudgedJournal[];
+}
+
 /**
- * Every journal of the folder that holds a run, read, oldest first (`folderJournals`). One that
- * cannot be read is handed to `unreadable`, naming it, and left out (the folder's journals that do
- * not order: all of them); `unreadable` throws to refuse instead.
+ * Every journal of the folder that holds a run, read, oldest first (`folderJournals`). Each file on
+ * its own: one that cannot be read (strictly: a damaged line may hide a command) is in `unjudged`,
+ * naming it, and every other one is read all the same (`refuseSentByEarlierCutover` judges both).
  */
-export async function readFolderJournals(dir: string, unreadable: (why: string) => void): Promise<ReadJournal[]> {
-  let all;
-  try {
-    all = await folderJournals(dir);
-  } catch (err) {
-    unreadable(errorMessage(err));
-    return [];
-  }
+export async function readFolderJournals(dir: string): Promise<FolderRead> {
+  const { journals, unjudged } = await folderJournals(dir);
   const out: ReadJournal[] = [];
-  for (const j of all) {
+  for (const j of journals) {
     let state: JournalState;
     try {
       state = await readJournalState(j.file, traitsOf);
     } catch (err) {
-      unreadable(`${j.file} cannot be read (${errorMessage(err)})`);
+      unjudged.push({ file: j.file, why: `it cannot be read (${errorMessage(err)})` });
       continue;
     }
     out.push({ file: j.file, cutover: j.cutover, state });
   }
-  return out;
+  return { journals: out, unjudged };
 }
 
 /**
- * A `--from` run's refusal by an earlier cutover's journal (`liveJournals`), other than `own`'s
- * (the cutover the run continues, or the last one, each refused by `refuseSentAgain` on its own
+ * A run's refusal by an earlier cutover's journal (`liveJournals`), other than `own`'s (the
+ * cutover the run continues, or the last one, each refused by `refuseSentAgain` on its own
  * journal): a newer cutover that acted and sent no commit is the journal every later run reads,
  * and it knows nothing of a commit the earlier one left on its way. The newest such journal first.
+ * Only when the run's range sends a start, commit or reverse (`opsToSyncNow`): then a journal of
+ * the folder that cannot be judged refuses it too, in every mode (what it holds may be such a
+ * command on its way). A range that sends none goes on, the journals it could not judge said (`say`).
  */
 export function refuseSentByEarlierCutover(
-  journals: readonly ReadJournal[],
+  folder: FolderRead,
   own: string | undefined,
   loaded: LoadedRunbook,
   dir: string,
@@ -557,29 +561,53 @@ export function refuseSentByEarlierCutover(
   range: { to?: string; only?: readonly number[] },
   /** What the run is: a new cutover (`--new-cutover --from`), a `--from` run, or a `--resume` going on at `from`. */
   run: "new cutover" | "from" | "resume",
+  say: (s: string) => void,
 ): void {
   const sent = fromRange(loaded, from, range);
-  if (!sent) return;
-  for (const j of liveJournals(journals).reverse()) {
+  const what =
+    run === "new cutover"
+      ? `cannot start a new cutover from ${from}`
+      : run === "from"
+        ? `cannot go on with the last cutover from ${from}`
+        : `cannot resume the last cutover at step "${from}"`;
+  const sends = sent ? [...sent.sends].filter((op) => AT_MOST_ONCE.has(op)) : [];
+  if (!sent || !sends.length) {
+    for (const u of folder.unjudged)
+      say(
+        `journal: ${u.file}: ${u.why}; this run sends no start, commit or reverse, so none it may record is sent again`,
+      );
+    return;
+  }
+  const target = runTarget(loaded, wayOnVars([], loaded));
+  const fresh = `syncbook run ${target} --new-cutover`;
+  const status = `syncbook status ${runTarget(loaded, [])}`;
+  const u = folder.unjudged[0];
+  if (u) {
+    // the folder itself: set aside whole it would take every journal's check with it
+    const folderWide = u.file === dir;
+    const aside = loaded.redact(shellCommand(["mv", u.file, `${u.file}.set-aside`]));
+    throw new UserError(
+      `${what}: ${folderWide ? "the journal folder" : "the journal"} ${u.file}: ${u.why}: whether it records a start, commit or reverse still on the fleet, which this ${run === "resume" ? "resume" : "run"} would send (${sends.join(", ")}), cannot be told; nothing was sent`,
+      {
+        hint: folderWide
+          ? `Make the folder readable to this user (or run as the user that wrote it), then run this command again. See the fleet meanwhile: ${status}.`
+          : `See the fleet: ${status}. If that file is no journal of this runbook, or the fleet shows nothing it may record is on the sync that runs now (set back by hand since), set it aside (it stays that run's record), then run this command again: ${aside}. If the sync was set back by hand, a new cutover from its start checks the fleet is IDLE: ${fresh} (without --from).`,
+        exitCode: ExitCode.interlock,
+      },
+    );
+  }
+  for (const j of liveJournals(folder.journals).reverse()) {
     if (j.cutover === own) continue;
     const c = sentAgainByFrom(j.state, sent.sends, sent.targets)[0];
     if (!c) continue;
     const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
-    const target = runTarget(loaded, wayOnVars([], loaded));
-    const fresh = `syncbook run ${target} --new-cutover`;
     // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its step
     const only = `syncbook run ${target}${run === "new cutover" ? " --new-cutover" : ""} --from ${id} --only <the instances it did not reach>`;
     const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
-    const what =
-      run === "new cutover"
-        ? `cannot start a new cutover from ${from}`
-        : run === "from"
-          ? `cannot go on with the last cutover from ${from}`
-          : `cannot resume the last cutover at step "${from}"`;
     throw new UserError(
       `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
       {
-        hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
+        hint: `See the fleet: ${status}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
         exitCode: ExitCode.interlock,
       },
     );

@@ -199,19 +199,15 @@ export async function planResume(
   }
   // a command an earlier cutover's journal shows may be on the fleet is one this journal knows
   // nothing of (a new cutover that acted and sent none since hid a split commit): the steps this
-  // resume runs must not send it again (a folder that cannot be read: said, and left to this journal)
+  // resume runs must not send it again (a journal that cannot be read refuses it too)
   const next = steps.find((st) => !done.has(st.index));
   if (next) {
     const own = await journalCutover(file).then(
       (j) => j.cutover,
       () => undefined,
     );
-    const journals = await readFolderJournals(dir, (why) =>
-      opts.say(
-        `resume: ${why}: whether an earlier cutover left a start, commit or reverse on the fleet is told by the other journals alone`,
-      ),
-    );
-    refuseSentByEarlierCutover(journals, own, loaded, dir, next.id, {}, "resume");
+    const journals = await readFolderJournals(dir);
+    refuseSentByEarlierCutover(journals, own, loaded, dir, next.id, {}, "resume", opts.say);
   }
   const split =
     r.complete?.op === "commit"

@@ -5,7 +5,9 @@
  * after its reverse step says (src/steps/lifecycle.ts). An adversarial run found a resumed
  * reverse reported "committed" where the same run without a kill said "not committed".
  */
-import { describe, expect, it } from "vitest";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   afterItsCommit,
   commitEvidence,
@@ -15,6 +17,7 @@ import {
   liveJournals,
   reverseInDoubt,
   opsToSyncNow,
+  refuseSentByEarlierCutover,
   sentAgainByFrom,
   stepToRunAgain,
 } from "../../src/run/earlier.js";
@@ -23,8 +26,18 @@ import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
 import { planSteps } from "../../src/run/plan.js";
+import { folderJournals } from "../../src/journal/index.js";
+import { UserError } from "../../src/errors.js";
+import { tempDir } from "../support/journal.js";
 
 const none = { sent: false, accepted: false };
+/** The steps of `refuseSentByEarlierCutover`'s runbook, as its journals name them. */
+const STEPS4 = [
+  { index: 0, id: "start", kind: "start" },
+  { index: 1, id: "wait", kind: "waitFor" },
+  { index: 2, id: "commit", kind: "commit" },
+  { index: 3, id: "done", kind: "waitFor" },
+];
 const both = { sent: true, accepted: true };
 
 describe("currentSyncCommit", () => {
@@ -380,5 +393,169 @@ steps:
     const noRollback = await parseRunbook(text, "rb.yaml", { vars: { rollback: false } });
     // the reverse skipped: the second commit goes to the sync that runs now
     expect([...opsToSyncNow(planSteps(noRollback.runbook!).slice(4))]).toEqual(["commit"]);
+  });
+});
+
+// an outside review: one journal of the folder that could not be read dropped the whole folder's
+// check (folderJournals threw), a folder that could not be listed said nothing, and a --from run or
+// a --resume went on with a commit an earlier cutover left on its way
+describe("folderJournals: each file read on its own", () => {
+  const made: (() => void)[] = [];
+  afterAll(() => made.forEach((f) => f()));
+  const line = (v: object) => `${JSON.stringify(v)}\n`;
+  const journal = (at: number, cutover: string, tail = "") =>
+    line({ type: "journal.opened", seq: 0, at }) + line({ type: "run.started", seq: 1, at, cutover }) + tail;
+  it("one that cannot be read, or is damaged before its last line with no run read, is named with why; the others are read all the same", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    writeFileSync(join(dir, "a.jsonl"), journal(1000, "A"));
+    mkdirSync(join(dir, "b.jsonl"));
+    writeFileSync(join(dir, "c.jsonl"), "not a journal\n" + line({ type: "run.finished", seq: 2, at: 5 }));
+    // a cut-short last line is a crash's: read
+    writeFileSync(join(dir, "d.jsonl"), journal(2000, "D", '{"type":"step.sta'));
+    // a line that is none, and no run read: a header alone is no run, and says nothing
+    writeFileSync(join(dir, "e.jsonl"), line({ type: "journal.opened", seq: 0, at: 3 }));
+    const { journals, unjudged } = await folderJournals(dir);
+    expect(journals.map((j) => [j.file, j.cutover])).toEqual([
+      [join(dir, "a.jsonl"), "A"],
+      [join(dir, "d.jsonl"), "D"],
+    ]);
+    expect(unjudged.map((u) => u.file)).toEqual([join(dir, "b.jsonl"), join(dir, "c.jsonl")]);
+    expect(unjudged[0]!.why).toMatch(/^it cannot be read \(EISDIR/);
+    expect(unjudged[1]!.why).toBe("it cannot be read (line 1 is not JSON): whether it holds a run cannot be told");
+  });
+  it("two that began at the same moment are named (they cannot be ordered), and both read", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    writeFileSync(join(dir, "a.jsonl"), journal(1000, "A"));
+    writeFileSync(join(dir, "b.jsonl"), journal(1000, "B"));
+    writeFileSync(join(dir, "c.jsonl"), journal(1001, "C"));
+    const { journals, unjudged } = await folderJournals(dir);
+    expect(journals.map((j) => j.cutover)).toEqual(["A", "B", "C"]);
+    expect(unjudged).toEqual([
+      {
+        file: join(dir, "b.jsonl"),
+        why: `it began at the same moment as ${join(dir, "a.jsonl")}: which came first cannot be told`,
+      },
+    ]);
+  });
+  it("no folder is no journal; a folder that cannot be listed is named", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    expect(await folderJournals(join(dir, "none"))).toEqual({ journals: [], unjudged: [] });
+    writeFileSync(join(dir, "file"), "");
+    const { journals, unjudged } = await folderJournals(join(dir, "file"));
+    expect(journals).toEqual([]);
+    expect(unjudged.map((u) => u.file)).toEqual([join(dir, "file")]);
+    expect(unjudged[0]!.why).toMatch(/^the folder cannot be listed \(ENOTDIR/);
+  });
+});
+
+describe("refuseSentByEarlierCutover", () => {
+  const text = `runbook: 1
+name: rb
+instances: ["http://127.0.0.1:1"]
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1 } }
+  - { id: wait, waitFor: { state: RUNNING } }
+  - { id: commit, commit: {} }
+  - { id: done, waitFor: { state: COMMITTED } }
+`;
+  const j = (file: string, cutover: string, s: ReturnType<typeof state>) => ({ file, cutover, state: s });
+  const refusal = (f: () => void): UserError | undefined => {
+    try {
+      f();
+    } catch (err) {
+      if (err instanceof UserError) return err;
+      throw err;
+    }
+    return undefined;
+  };
+  const bad = { file: "/j/zz.jsonl", why: "it cannot be read (EISDIR: illegal operation on a directory, read)" };
+  it("a journal that cannot be judged refuses a range that sends a start, commit or reverse, in every mode: the file, why, nothing sent, and the way on", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    for (const [run, words] of [
+      ["new cutover", "cannot start a new cutover from wait"],
+      ["from", "cannot go on with the last cutover from wait"],
+      ["resume", 'cannot resume the last cutover at step "wait"'],
+    ] as const) {
+      const said: string[] = [];
+      const err = refusal(() =>
+        refuseSentByEarlierCutover({ journals: [], unjudged: [bad] }, "B", loaded, "/j", "wait", {}, run, (s) =>
+          said.push(s),
+        ),
+      );
+      expect(err?.message, run).toBe(
+        `${words}: the journal /j/zz.jsonl: it cannot be read (EISDIR: illegal operation on a directory, read): whether it records a start, commit or reverse still on the fleet, which this ${run === "resume" ? "resume" : "run"} would send (commit), cannot be told; nothing was sent`,
+      );
+      expect(err?.exitCode).toBe(3);
+      expect(err?.hint).toContain("See the fleet: syncbook status rb.yaml.");
+      expect(err?.hint).toContain("then run this command again: mv /j/zz.jsonl /j/zz.jsonl.set-aside.");
+      expect(said).toEqual([]);
+    }
+    // the folder itself: made readable, not set aside (its journals would go with it)
+    const folder = refusal(() =>
+      refuseSentByEarlierCutover(
+        { journals: [], unjudged: [{ file: "/j", why: "the folder cannot be listed (EACCES)" }] },
+        undefined,
+        loaded,
+        "/j",
+        "start",
+        {},
+        "from",
+        () => undefined,
+      ),
+    );
+    expect(folder?.message).toMatch(
+      /^cannot go on with the last cutover from start: the journal folder \/j: the folder cannot be listed \(EACCES\): .* would send \(start, commit\)/,
+    );
+    expect(folder?.hint).toMatch(/^Make the folder readable/);
+    expect(folder?.hint).not.toContain("mv ");
+  });
+  it("a range that sends none of them goes on, naming the file; so does a --from step the runbook lacks", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    for (const [from, to] of [
+      ["wait", "wait"],
+      ["done", undefined],
+      ["nowhere", undefined],
+    ] as const) {
+      const said: string[] = [];
+      refuseSentByEarlierCutover(
+        { journals: [], unjudged: [bad] },
+        "B",
+        loaded,
+        "/j",
+        from,
+        to ? { to } : {},
+        "from",
+        (s) => said.push(s),
+      );
+      expect(said, from).toEqual([
+        "journal: /j/zz.jsonl: it cannot be read (EISDIR: illegal operation on a directory, read); this run sends no start, commit or reverse, so none it may record is sent again",
+      ]);
+    }
+  });
+  it("the readable journals are judged beside one that cannot be: a split commit refuses a range with no unreadable one", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    const split = j(
+      "/j/a.jsonl",
+      "A",
+      state(["ok", "ok", "failed"], [cmd("start", 0, "ok"), cmd("commit", 2, "ok", "error")], {}, STEPS4),
+    );
+    const err = refusal(() =>
+      refuseSentByEarlierCutover(
+        { journals: [split], unjudged: [] },
+        "B",
+        loaded,
+        "/j",
+        "wait",
+        {},
+        "from",
+        () => undefined,
+      ),
+    );
+    expect(err?.message).toMatch(
+      /the journal \/j\/a\.jsonl of an earlier cutover, A, shows commit \(step 3 "commit"\) may have reached i0/,
+    );
   });
 });
