@@ -550,7 +550,8 @@ export async function readFolderJournals(dir: string): Promise<FolderRead> {
  * and it knows nothing of a commit the earlier one left on its way. The newest such journal first.
  * Only when the run's range sends a start, commit or reverse (`opsToSyncNow`): then a journal of
  * the folder that cannot be judged refuses it too, in every mode (what it holds may be such a
- * command on its way). A range that sends none goes on, the journals it could not judge said (`say`).
+ * command on its way), and a `--resume` of a cutover a newer one acted after (`resumedUnderNewer`).
+ * A range that sends none goes on, the journals it could not judge said (`say`).
  */
 export function refuseSentByEarlierCutover(
   folder: FolderRead,
@@ -596,6 +597,7 @@ export function refuseSentByEarlierCutover(
       },
     );
   }
+  if (run === "resume") resumedUnderNewer(folder.journals, own, loaded, what);
   for (const j of liveJournals(folder.journals).reverse()) {
     if (j.cutover === own) continue;
     const c = sentAgainByFrom(j.state, sent.sends, sent.targets)[0];
@@ -608,6 +610,43 @@ export function refuseSentByEarlierCutover(
       `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
       {
         hint: `See the fleet: ${status}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
+        exitCode: ExitCode.interlock,
+      },
+    );
+  }
+}
+
+/**
+ * A `--resume` of a cutover (`own`) whose journal a journal of another cutover follows (its first
+ * run later) that sent a start, commit or reverse that may have reached the fleet: refused. The
+ * folder's journals are ordered by their first run (`folderJournals`), so a command this resume
+ * sends would be judged as before that newer cutover's, and `liveJournals` would drop it from the
+ * check of every later run when that cutover started a new sync (an older journal resumed after a
+ * newer cutover's start: its commit left out, and sent again by the next `--from commit`).
+ * Refused rather than judged by event time: the times are the runners' clocks, and a clock stepped
+ * back between the runs would date the resume's commit before the newer start and drop it all the
+ * same; this refusal reads no clock but the first runs' order the check already goes by, and sends
+ * nothing. A cutover called off with `--abort` is passed over, as `liveJournals` passes it over.
+ */
+function resumedUnderNewer(
+  journals: readonly ReadJournal[],
+  own: string | undefined,
+  loaded: LoadedRunbook,
+  what: string,
+): void {
+  const first = journals.findIndex((j) => j.cutover === own);
+  if (own === undefined || first < 0) return;
+  for (const j of journals.slice(first + 1)) {
+    if (j.cutover === own || j.state.finished?.aborted) continue;
+    const c = j.state.commandsSent.find(
+      (c) => AT_MOST_ONCE.has(c.op) && c.carried === undefined && c.perInstance.some((p) => p.answered !== "error"),
+    );
+    if (!c) continue;
+    const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
+    throw new UserError(
+      `${what}: its cutover ${own} is older than cutover ${j.cutover}, whose journal ${j.file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") sent since: the folder's journals are ordered by their first run, so what this resume sends would be judged as sent before it, and left out of the check that keeps a start, commit or reverse from being sent twice; nothing was sent`,
+      {
+        hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. Go on with the newer cutover, which the fleet follows now: syncbook run ${runTarget(loaded, cutoverVars(j.state, loaded))} --resume (without a journal file). If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover.`,
         exitCode: ExitCode.interlock,
       },
     );

@@ -558,4 +558,75 @@ steps:
       /the journal \/j\/a\.jsonl of an earlier cutover, A, shows commit \(step 3 "commit"\) may have reached i0/,
     );
   });
+
+  // an older journal resumed after a newer cutover started a new sync: the folder's journals are
+  // ordered by their first run, so its commit was taken as before the newer start and dropped
+  // (liveJournals), and the next --from commit sent it again
+  it("a --resume of a cutover a newer one acted after (a start, commit or reverse that may have reached the fleet) is refused", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    const older = j("/j/a.jsonl", "A", state(["ok", "ok"], [cmd("start", 0, "ok")], {}, STEPS4));
+    const started = j("/j/b.jsonl", "B", state(["ok", "cut"], [cmd("start", 0, "ok")], {}, STEPS4));
+    // what it guards: the older journal's commit, sent after the newer start, is no longer live
+    const resumed = j(
+      "/j/a.jsonl",
+      "A",
+      state(["ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 2, "unknown")], {}, STEPS4),
+    );
+    expect(liveJournals([resumed, started]).map((x) => x.file)).toEqual(["/j/b.jsonl"]);
+    const err = refusal(() =>
+      refuseSentByEarlierCutover(
+        { journals: [older, started], unjudged: [] },
+        "A",
+        loaded,
+        "/j",
+        "commit",
+        {},
+        "resume",
+        () => undefined,
+      ),
+    );
+    expect(err?.message).toBe(
+      'cannot resume the last cutover at step "commit": its cutover A is older than cutover B, whose journal /j/b.jsonl shows start (step 1 "start") sent since: the folder\'s journals are ordered by their first run, so what this resume sends would be judged as sent before it, and left out of the check that keeps a start, commit or reverse from being sent twice; nothing was sent',
+    );
+    expect(err?.exitCode).toBe(3);
+    expect(err?.hint).toContain(
+      "Go on with the newer cutover, which the fleet follows now: syncbook run rb.yaml --resume (without a journal file).",
+    );
+    expect(err?.hint).toContain("syncbook run rb.yaml --new-cutover.");
+    // one that may have reached the fleet counts, whatever it is; a refused one, a carried one, or an
+    // aborted cutover's does not; nor does the newer cutover's own resume, nor a --from run
+    const commitLost = j("/j/b.jsonl", "B", state(["-", "-", "cut"], [cmd("commit", 2, "unknown")], {}, STEPS4));
+    const refused = j("/j/b.jsonl", "B", state(["failed"], [cmd("start", 0, "error")], {}, STEPS4));
+    const carried = j("/j/b.jsonl", "B", state(["-"], [{ ...cmd("start", 0, "ok"), carried: {} }], {}, STEPS4));
+    const aborted = j(
+      "/j/b.jsonl",
+      "B",
+      state(
+        ["ok"],
+        [cmd("start", 0, "ok")],
+        { finished: { outcome: "failed", committed: false, aborted: true, at: 9 } },
+        STEPS4,
+      ),
+    );
+    const sameCutover = j("/j/b.jsonl", "A", state(["ok"], [cmd("start", 0, "ok")], {}, STEPS4));
+    const go = (journals: ReturnType<typeof j>[], own: string, run: "resume" | "from" = "resume") =>
+      refusal(() =>
+        refuseSentByEarlierCutover({ journals, unjudged: [] }, own, loaded, "/j", "done", {}, run, () => undefined),
+      );
+    // "done" sends nothing: no refusal at all
+    expect(go([older, started], "A")).toBeUndefined();
+    const commitStep = (journals: ReturnType<typeof j>[], own: string, run: "resume" | "from" = "resume") =>
+      refusal(() =>
+        refuseSentByEarlierCutover({ journals, unjudged: [] }, own, loaded, "/j", "commit", {}, run, () => undefined),
+      );
+    expect(commitStep([older, commitLost], "A")?.message).toContain('shows commit (step 3 "commit") sent since');
+    expect(commitStep([older, refused], "A")).toBeUndefined();
+    expect(commitStep([older, carried], "A")).toBeUndefined();
+    expect(commitStep([older, aborted], "A")).toBeUndefined();
+    expect(commitStep([older, sameCutover], "A")).toBeUndefined();
+    expect(commitStep([older, started], "B")).toBeUndefined();
+    expect(commitStep([started, older], "A")).toBeUndefined();
+    expect(commitStep([older, started], "A", "from")).toBeUndefined();
+    expect(commitStep([older, started], undefined as unknown as string)).toBeUndefined();
+  });
 });
