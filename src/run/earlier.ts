@@ -634,8 +634,9 @@ function resumedUnderNewer(
   loaded: LoadedRunbook,
   what: string,
 ): void {
+  // no journal of its cutover (an id that could not be read): nothing to place
   const first = journals.findIndex((j) => j.cutover === own);
-  if (own === undefined || first < 0) return;
+  if (first < 0) return;
   for (const j of journals.slice(first + 1)) {
     if (j.cutover === own || j.state.finished?.aborted) continue;
     const c = j.state.commandsSent.find(

@@ -5,7 +5,7 @@
  * after its reverse step says (src/steps/lifecycle.ts). An adversarial run found a resumed
  * reverse reported "committed" where the same run without a kill said "not committed".
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -17,6 +17,7 @@ import {
   liveJournals,
   reverseInDoubt,
   opsToSyncNow,
+  readFolderJournals,
   refuseSentByEarlierCutover,
   sentAgainByFrom,
   stepToRunAgain,
@@ -26,9 +27,9 @@ import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
 import { planSteps } from "../../src/run/plan.js";
-import { folderJournals } from "../../src/journal/index.js";
+import { folderJournals, openJournal } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
-import { tempDir } from "../support/journal.js";
+import { eventFactory, salesStarted, tempDir } from "../support/journal.js";
 
 const none = { sent: false, accepted: false };
 /** The steps of `refuseSentByEarlierCutover`'s runbook, as its journals name them. */
@@ -449,6 +450,36 @@ describe("folderJournals: each file read on its own", () => {
     expect(unjudged.map((u) => u.file)).toEqual([join(dir, "file")]);
     expect(unjudged[0]!.why).toMatch(/^the folder cannot be listed \(ENOTDIR/);
   });
+  it("readFolderJournals: one the strict reader refuses (a damaged line) is named with why, beside the ones it reads", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    const ev = eventFactory();
+    const w = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    w.write(ev("run.started", { ...salesStarted(), cutover: "A" }));
+    w.write(ev("step.started", { ...STEPS4[0]!, title: "start" }));
+    w.close();
+    // another cutover's, begun later, with a line damaged in its middle
+    const other = tempDir();
+    made.push(other.cleanup);
+    const ev2 = eventFactory();
+    const later: typeof ev2 = (type, payload) => {
+      const e = ev2(type, payload);
+      return { ...e, at: e.at + 1000 };
+    };
+    const w2 = openJournal({ dir: other.dir, runbookName: "sales", runbookHash: "abc" });
+    w2.write(later("run.started", { ...salesStarted(), cutover: "B" }));
+    w2.write(later("step.started", { ...STEPS4[0]!, title: "start" }));
+    w2.close();
+    const text = readFileSync(w2.file, "utf8").split("\n");
+    const damaged = join(dir, "zz.jsonl");
+    writeFileSync(damaged, [...text.slice(0, 2), "{ not json", ...text.slice(2)].join("\n"));
+    const { journals, unjudged } = await readFolderJournals(dir);
+    expect(journals.map((j) => [j.file, j.cutover, j.state.steps.filter((x) => x.started).map((x) => x.id)])).toEqual([
+      [w.file, "A", ["start"]],
+    ]);
+    expect(unjudged.map((u) => u.file)).toEqual([damaged]);
+    expect(unjudged[0]!.why).toMatch(/^it cannot be read \(.*zz\.jsonl:3: .*not JSON/);
+  });
 });
 
 describe("refuseSentByEarlierCutover", () => {
@@ -460,6 +491,7 @@ steps:
   - { id: wait, waitFor: { state: RUNNING } }
   - { id: commit, commit: {} }
   - { id: done, waitFor: { state: COMMITTED } }
+  - { id: hold, pause: {} }
 `;
   const j = (file: string, cutover: string, s: ReturnType<typeof state>) => ({ file, cutover, state: s });
   const refusal = (f: () => void): UserError | undefined => {
@@ -491,6 +523,9 @@ steps:
       expect(err?.exitCode).toBe(3);
       expect(err?.hint).toContain("See the fleet: syncbook status rb.yaml.");
       expect(err?.hint).toContain("then run this command again: mv /j/zz.jsonl /j/zz.jsonl.set-aside.");
+      expect(err?.hint).toContain(
+        "a new cutover from its start checks the fleet is IDLE: syncbook run rb.yaml --new-cutover (without --from).",
+      );
       expect(said).toEqual([]);
     }
     // the folder itself: made readable, not set aside (its journals would go with it)
@@ -517,6 +552,7 @@ steps:
     for (const [from, to] of [
       ["wait", "wait"],
       ["done", undefined],
+      ["hold", undefined],
       ["nowhere", undefined],
     ] as const) {
       const said: string[] = [];
@@ -557,6 +593,32 @@ steps:
     expect(err?.message).toMatch(
       /the journal \/j\/a\.jsonl of an earlier cutover, A, shows commit \(step 3 "commit"\) may have reached i0/,
     );
+    expect(err?.hint).toMatch(/^See the fleet: syncbook status rb\.yaml\. If it shows the commit never reached/);
+  });
+
+  it("of the live journals of other cutovers, the newest is named, the run's own passed over; the way on per mode", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    const lost = (file: string, cutover: string, stepIndex: number) =>
+      j(file, cutover, state(["ok", "ok", "cut"], [cmd("commit", stepIndex, "unknown", "ok")], {}, STEPS4));
+    const journals = [lost("/j/a.jsonl", "A", 2), lost("/j/c.jsonl", "C", 8), lost("/j/b.jsonl", "B", 2)];
+    const go = (run: "new cutover" | "from" | "resume") =>
+      refusal(() =>
+        refuseSentByEarlierCutover({ journals, unjudged: [] }, "B", loaded, "/j", "commit", {}, run, () => undefined),
+      );
+    const from = go("from");
+    expect(from?.message).toBe(
+      'cannot go on with the last cutover from commit: the journal /j/c.jsonl of an earlier cutover, C, shows commit (step 9 "#9") may have reached i0, i1 (i0 gave no usable answer, i1 accepted it), and this run would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a commit is never sent twice to an instance; nothing was sent',
+    );
+    expect(from?.hint).toContain(
+      "send it only to those: syncbook run rb.yaml --from #9 --only <the instances it did not reach>.",
+    );
+    expect(from?.hint).toContain("then run this command again: mv /j /j.set-aside");
+    expect(go("new cutover")?.hint).toContain(
+      "send it only to those: syncbook run rb.yaml --new-cutover --from #9 --only <the instances it did not reach>.",
+    );
+    expect(go("resume")?.message).toMatch(
+      /^cannot resume the last cutover at step "commit": .*, and this resume would send it again/,
+    );
   });
 
   // an older journal resumed after a newer cutover started a new sync: the folder's journals are
@@ -593,6 +655,7 @@ steps:
       "Go on with the newer cutover, which the fleet follows now: syncbook run rb.yaml --resume (without a journal file).",
     );
     expect(err?.hint).toContain("syncbook run rb.yaml --new-cutover.");
+    expect(err?.hint).toMatch(/^See the fleet: syncbook status rb\.yaml\. Go on/);
     // one that may have reached the fleet counts, whatever it is; a refused one, a carried one, or an
     // aborted cutover's does not; nor does the newer cutover's own resume, nor a --from run
     const commitLost = j("/j/b.jsonl", "B", state(["-", "-", "cut"], [cmd("commit", 2, "unknown")], {}, STEPS4));
@@ -628,5 +691,14 @@ steps:
     expect(commitStep([started, older], "A")).toBeUndefined();
     expect(commitStep([older, started], "A", "from")).toBeUndefined();
     expect(commitStep([older, started], undefined as unknown as string)).toBeUndefined();
+    expect(commitStep([older, started], "Z")).toBeUndefined();
+    // a pause or resume is no start, commit or reverse; a step the journal does not name is named by its place
+    // refused by part of the fleet, accepted by the rest: it may have reached it
+    const partly = j("/j/b.jsonl", "B", state(["-", "-", "failed"], [cmd("commit", 2, "error", "ok")], {}, STEPS4));
+    expect(commitStep([older, partly], "A")?.message).toContain('shows commit (step 3 "commit") sent since');
+    const paused = j("/j/b.jsonl", "B", state(["ok"], [cmd("pause", 0, "ok")], {}, STEPS4));
+    expect(commitStep([older, paused], "A")).toBeUndefined();
+    const unnamed = j("/j/b.jsonl", "B", state([], [cmd("commit", 8, "unknown")], {}, STEPS4));
+    expect(commitStep([older, unnamed], "A")?.message).toContain('shows commit (step 9 "#9") sent since');
   });
 });
