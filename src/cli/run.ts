@@ -514,20 +514,8 @@ async function newOrContinued(
   // answer reads, and it knows nothing of it (the last cutover's own journal: refuseSentAgain)
   const earlierCutovers = async (): Promise<void> => {
     if (!from) return;
-    const journals = await readFolderJournals(dir, (why) => {
-      if (flags.newCutover)
-        throw new UserError(
-          `cannot start a new cutover ${fromText(from, kind)}: ${why}: whether a start, commit or reverse of an earlier cutover is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
-          {
-            hint: `See the fleet: syncbook status ${runTarget(loaded, [])}.${freshWay}`,
-            exitCode: ExitCode.interlock,
-          },
-        );
-      stderr(
-        `journal: ${why}: whether an earlier cutover left a start, commit or reverse on the fleet is told by the other journals alone`,
-      );
-    });
-    refuseSentByEarlierCutover(journals, last?.cutover, loaded, dir, from, range, kind);
+    const journals = await readFolderJournals(dir);
+    refuseSentByEarlierCutover(journals, last?.cutover, loaded, dir, from, range, kind, stderr);
   };
   if (!last) {
     await earlierCutovers();

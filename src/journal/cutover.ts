@@ -44,12 +44,21 @@ export interface JournalCutover {
   startedAt?: number;
   /** The last run's end: ok, called off (`--abort` whose undos all ran), another end, or none (killed). */
   ended?: "ok" | "called-off" | "other";
+  /**
+   * A line before its last that is no run event (`line 5 is not JSON`): what it held is not known,
+   * a run among it. The last line alone may be cut short (a crash while writing it).
+   */
+  damaged?: string;
 }
 
 /** One pass over a journal's run lines (cheap: most lines are samples). Read errors are thrown as is. */
 export async function journalCutover(file: string): Promise<JournalCutover> {
   const out: JournalCutover = { file };
+  let bad: string | undefined;
   for await (const l of journalLines(file)) {
+    // a bad line followed by another is damage, not a crash's cut-short last line
+    if (bad !== undefined) out.damaged ??= bad;
+    bad = l.why ? `line ${l.lineNo} is ${l.why}` : undefined;
     if (!/"(run\.started|run\.finished|journal\.resumed)"/.test(l.text)) continue;
     const v = l.value;
     if (!isObject(v) || typeof v.at !== "number") continue;
@@ -154,18 +163,28 @@ export async function cutoverJournals(dir: string, cutover: string): Promise<str
 /** A journal of the folder that holds a run: its cutover and when its first run started. */
 export type FolderJournal = JournalCutover & { cutover: string; startedAt: number };
 
+/** A file of the folder (or the folder itself) whose journal cannot be judged, and why. */
+export interface UnjudgedJournal {
+  file: string;
+  why: string;
+}
+
 /**
  * Every journal of a folder that holds a run, oldest first (by when its first run started), of
  * every cutover: what an earlier cutover left on the fleet is not told by the newest journal alone
- * (a new cutover that acted and sent no commit hid a split commit before it). Thrown, naming the
- * journal, when one cannot be read or two began at the same moment (they cannot be ordered).
+ * (a new cutover that acted and sent no commit hid a split commit before it). Each file read on its
+ * own: one that cannot be read (or is damaged before its last line, so a run in it may be hidden),
+ * one that began at the same moment as another (they cannot be ordered), or a folder that cannot be
+ * listed is in `unjudged`, with why; the others are judged all the same. No folder: nothing.
  */
-export async function folderJournals(dir: string): Promise<FolderJournal[]> {
+export async function folderJournals(dir: string): Promise<{ journals: FolderJournal[]; unjudged: UnjudgedJournal[] }> {
+  const unjudged: UnjudgedJournal[] = [];
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION)).sort();
-  } catch {
-    return [];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { journals: [], unjudged };
+    return { journals: [], unjudged: [{ file: dir, why: `the folder cannot be listed (${errorMessage(err)})` }] };
   }
   const read: FolderJournal[] = [];
   for (const n of names) {
@@ -174,13 +193,23 @@ export async function folderJournals(dir: string): Promise<FolderJournal[]> {
     try {
       j = await journalCutover(file);
     } catch (err) {
-      throw new Error(`${file} cannot be read (${errorMessage(err)})`);
+      unjudged.push({ file, why: `it cannot be read (${errorMessage(err)})` });
+      continue;
     }
     if (j.cutover !== undefined && j.startedAt !== undefined)
       read.push({ ...j, cutover: j.cutover, startedAt: j.startedAt });
+    // no run read in it, and a line that is none: a run it holds may be in that line
+    else if (j.damaged !== undefined)
+      unjudged.push({ file, why: `it cannot be read (${j.damaged}): whether it holds a run cannot be told` });
   }
   read.sort((a, b) => a.startedAt - b.startedAt);
-  const tie = read.find((j, i) => i > 0 && read[i - 1]!.startedAt === j.startedAt);
-  if (tie) throw new Error(`${tie.file} and another journal began at the same moment: they cannot be ordered`);
-  return read;
+  for (const [i, j] of read.entries()) {
+    const before = read[i - 1];
+    if (before && before.startedAt === j.startedAt)
+      unjudged.push({
+        file: j.file,
+        why: `it began at the same moment as ${before.file}: which came first cannot be told`,
+      });
+  }
+  return { journals: read, unjudged };
 }

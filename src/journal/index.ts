@@ -39,6 +39,7 @@ export {
   journalCutover,
   unfinishedCutover,
   type FolderJournal,
+  type UnjudgedJournal,
   type JournalCutover,
   type UnfinishedCutover,
 } from "./cutover.js";

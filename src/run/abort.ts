@@ -18,12 +18,12 @@ import {
   currentSyncCommit,
   cutoverVars,
   lastReverse,
-  liveJournals,
+  earlierCommitOnFleet,
+  earlierCommitReason,
   openEarlierJournal,
   openHooks,
   readFolderJournals,
   reverseInDoubt,
-  sentAgainByFrom,
   stepToRunAgain,
   undoVarsDiffer,
   undoVarsRefusal,
@@ -148,16 +148,13 @@ async function refuseEarlierCommit(
 ): Promise<void> {
   const undo = `the undo of step ${stop.index + 1} "${stop.id}" would turn application writes back on`;
   const kept = "nothing was undone, and writes stay STOPPED";
-  const unreadable: string[] = [];
-  const journals = await readFolderJournals(dir, (why) => unreadable.push(why));
   const own = await journalCutover(file).then(
     (j) => j.cutover,
     () => undefined,
   );
-  for (const j of liveJournals(journals).reverse()) {
-    if (j.cutover === own || !currentSyncCommit(j.state, false).sent) continue;
-    const c = sentAgainByFrom(j.state, new Set(["commit"]), undefined)[0];
-    const id = c ? (j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`) : undefined;
+  const held = earlierCommitOnFleet(await readFolderJournals(dir), own);
+  if (held && !("unjudged" in held)) {
+    const { sent: c, id } = held;
     // the instances it never reached (they refused it): the one way to close its round
     const reached = new Set(c?.instances ?? []);
     const rest = loaded.runbook
@@ -166,23 +163,17 @@ async function refuseEarlierCommit(
           .filter((k) => !reached.has(k))
       : [];
     const status = `See the fleet: syncbook status ${runbookArg(loaded)}.`;
-    throw new UserError(
-      `cannot abort from ${file}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c && id !== undefined ? `commit (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers})` : "its commit may have reached the fleet"}: ${undo} while that commit may still take effect (an instance holding it waits in commit's round, RUNNING, until every instance has it): writes at the source then would be lost once that round closes; ${kept}`,
-      {
-        hint:
-          c && id !== undefined && rest.length
-            ? `${status} Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${target} ${shellCommand(["--from", id, "--only", rest.join(",")])}. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds it: turn the application's writes back on by hand.`
-            : `${status} Do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds that commit: turn the application's writes back on by hand.`,
-        exitCode: ExitCode.failed,
-      },
-    );
+    throw new UserError(`cannot abort from ${file}: ${earlierCommitReason(held)}; ${undo}; ${kept}`, {
+      hint:
+        c && id !== undefined && rest.length
+          ? `${status} Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${target} ${shellCommand(["--from", id, "--only", rest.join(",")])}. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds it: turn the application's writes back on by hand.`
+          : `${status} Do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds that commit: turn the application's writes back on by hand.`,
+      exitCode: ExitCode.failed,
+    });
   }
-  if (unreadable.length)
-    throw new UserError(
-      `cannot abort from ${file}: ${unreadable.join("; ")}: whether an earlier cutover's commit may still take effect on the fleet cannot be told, and ${undo}; ${kept}`,
-      {
-        hint: `See the fleet: syncbook status ${runbookArg(loaded)}. Repair that journal or move it out of the folder (it stays its run's record), then call this cutover off again: syncbook run ${target} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,
-        exitCode: ExitCode.failed,
-      },
-    );
+  if (held)
+    throw new UserError(`cannot abort from ${file}: ${earlierCommitReason(held)}; ${undo}; ${kept}`, {
+      hint: `See the fleet: syncbook status ${runbookArg(loaded)}. Repair that journal or move it out of the folder (it stays its run's record), then call this cutover off again: syncbook run ${target} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,
+      exitCode: ExitCode.failed,
+    });
 }

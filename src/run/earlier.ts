@@ -20,6 +20,7 @@ import {
   type HookRun,
   type JournalState,
   type JournalStep,
+  type UnjudgedJournal,
 } from "../journal/index.js";
 import { isObject } from "../journal/format.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
@@ -567,41 +568,45 @@ export function liveJournals(journals: readonly ReadJournal[]): ReadJournal[] {
   return live;
 }
 
+/** The folder's journals that hold a run, read, oldest first; and each that could not be judged, with why. */
+export interface FolderRead {
+  journals: ReadJournal[];
+  unjudged: UnjudgedJournal[];
+}
+
 /**
- * Every journal of the folder that holds a run, read, oldest first (`folderJournals`). One that
- * cannot be read is handed to `unreadable`, naming it, and left out (the folder's journals that do
- * not order: all of them); `unreadable` throws to refuse instead.
+ * Every journal of the folder that holds a run, read, oldest first (`folderJournals`). Each file on
+ * its own: one that cannot be read (strictly: a damaged line may hide a command) is in `unjudged`,
+ * naming it, and every other one is read all the same (`refuseSentByEarlierCutover` judges both).
  */
-export async function readFolderJournals(dir: string, unreadable: (why: string) => void): Promise<ReadJournal[]> {
-  let all;
-  try {
-    all = await folderJournals(dir);
-  } catch (err) {
-    unreadable(errorMessage(err));
-    return [];
-  }
+export async function readFolderJournals(dir: string): Promise<FolderRead> {
+  const { journals, unjudged } = await folderJournals(dir);
   const out: ReadJournal[] = [];
-  for (const j of all) {
+  for (const j of journals) {
     let state: JournalState;
     try {
       state = await readJournalState(j.file, traitsOf);
     } catch (err) {
-      unreadable(`${j.file} cannot be read (${errorMessage(err)})`);
+      unjudged.push({ file: j.file, why: `it cannot be read (${errorMessage(err)})` });
       continue;
     }
     out.push({ file: j.file, cutover: j.cutover, state });
   }
-  return out;
+  return { journals: out, unjudged };
 }
 
 /**
- * A `--from` run's refusal by an earlier cutover's journal (`liveJournals`), other than `own`'s
- * (the cutover the run continues, or the last one, each refused by `refuseSentAgain` on its own
+ * A run's refusal by an earlier cutover's journal (`liveJournals`), other than `own`'s (the
+ * cutover the run continues, or the last one, each refused by `refuseSentAgain` on its own
  * journal): a newer cutover that acted and sent no commit is the journal every later run reads,
  * and it knows nothing of a commit the earlier one left on its way. The newest such journal first.
+ * Only when the run's range sends a start, commit or reverse (`opsToSyncNow`): then a journal of
+ * the folder that cannot be judged refuses it too, in every mode (what it holds may be such a
+ * command on its way), and a `--resume` of a cutover a newer one acted after (`resumedUnderNewer`).
+ * A range that sends none goes on, the journals it could not judge said (`say`).
  */
 export function refuseSentByEarlierCutover(
-  journals: readonly ReadJournal[],
+  folder: FolderRead,
   own: string | undefined,
   loaded: LoadedRunbook,
   dir: string,
@@ -613,34 +618,137 @@ export function refuseSentByEarlierCutover(
    * effect `--from` its first step (`startlessFrom`).
    */
   run: "new cutover" | "from" | "resume" | "first step",
+  say: (s: string) => void,
 ): void {
   const sent = fromRange(loaded, from, range);
-  if (!sent) return;
-  for (const j of liveJournals(journals).reverse()) {
-    if (j.cutover === own) continue;
-    const c = sent.flatMap((p) => sentAgainByFrom(j.state, p.sends, p.targets))[0];
-    if (!c) continue;
-    const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
-    const target = runTarget(loaded, wayOnVars([], loaded));
-    const fresh = newCutoverFromStart(loaded);
-    // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its
-    // step (a new one's --new-cutover is harmless when no cutover is unfinished)
-    const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${id} --only <the instances it did not reach>`;
-    const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
-    const what =
-      run === "new cutover" || run === "first step"
-        ? `cannot start a new cutover ${fromText(from, run)}`
-        : run === "from"
-          ? `cannot go on with the last cutover from ${from}`
-          : `cannot resume the last cutover at step "${from}"`;
+  const what =
+    run === "new cutover" || run === "first step"
+      ? `cannot start a new cutover ${fromText(from, run)}`
+      : run === "from"
+        ? `cannot go on with the last cutover from ${from}`
+        : `cannot resume the last cutover at step "${from}"`;
+  const sends = sent ? [...new Set(sent.flatMap((p) => [...p.sends]))].filter((op) => AT_MOST_ONCE.has(op)) : [];
+  if (!sent || !sends.length) {
+    for (const u of folder.unjudged)
+      say(
+        `journal: ${u.file}: ${u.why}; this run sends no start, commit or reverse, so none it may record is sent again`,
+      );
+    return;
+  }
+  const target = runTarget(loaded, wayOnVars([], loaded));
+  // a new cutover from its start, whose interlock checks the fleet is IDLE: none for a runbook that sends no start
+  const fresh = newCutoverFromStart(loaded);
+  const status = `syncbook status ${runTarget(loaded, [])}`;
+  const u = folder.unjudged[0];
+  if (u) {
+    // the folder itself: set aside whole it would take every journal's check with it
+    const folderWide = u.file === dir;
+    const aside = loaded.redact(shellCommand(["mv", u.file, `${u.file}.set-aside`]));
     throw new UserError(
-      `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
+      `${what}: ${folderWide ? "the journal folder" : "the journal"} ${u.file}: ${u.why}: whether it records a start, commit or reverse still on the fleet, which this ${run === "resume" ? "resume" : "run"} would send (${sends.join(", ")}), cannot be told; nothing was sent`,
       {
-        hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that` : "If the sync was set back and started again by hand since, that"} cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
+        hint: folderWide
+          ? `Make the folder readable to this user (or run as the user that wrote it), then run this command again. See the fleet meanwhile: ${status}.`
+          : `See the fleet: ${status}. If that file is no journal of this runbook, or the fleet shows nothing it may record is on the sync that runs now (set back by hand since), set it aside (it stays that run's record), then run this command again: ${aside}.${fresh ? ` If the sync was set back by hand, a new cutover from its start checks the fleet is IDLE: ${fresh} (without --from).` : ""}`,
         exitCode: ExitCode.interlock,
       },
     );
   }
+  if (run === "resume") resumedUnderNewer(folder.journals, own, loaded, what);
+  for (const j of liveJournals(folder.journals).reverse()) {
+    if (j.cutover === own) continue;
+    const c = sent.flatMap((p) => sentAgainByFrom(j.state, p.sends, p.targets))[0];
+    if (!c) continue;
+    const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
+    // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its
+    // step (a new one's --new-cutover is harmless when no cutover is unfinished)
+    const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${id} --only <the instances it did not reach>`;
+    const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
+    throw new UserError(
+      `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
+      {
+        hint: `See the fleet: ${status}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that` : "If the sync was set back and started again by hand since, that"} cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
+        exitCode: ExitCode.interlock,
+      },
+    );
+  }
+}
+
+/**
+ * A `--resume` of a cutover (`own`) whose journal a journal of another cutover follows (its first
+ * run later) that sent a start, commit or reverse that may have reached the fleet: refused. The
+ * folder's journals are ordered by their first run (`folderJournals`), so a command this resume
+ * sends would be judged as before that newer cutover's, and `liveJournals` would drop it from the
+ * check of every later run when that cutover started a new sync (an older journal resumed after a
+ * newer cutover's start: its commit left out, and sent again by the next `--from commit`).
+ * Refused rather than judged by event time: the times are the runners' clocks, and a clock stepped
+ * back between the runs would date the resume's commit before the newer start and drop it all the
+ * same; this refusal reads no clock but the first runs' order the check already goes by, and sends
+ * nothing. A cutover called off with `--abort` is passed over, as `liveJournals` passes it over.
+ */
+function resumedUnderNewer(
+  journals: readonly ReadJournal[],
+  own: string | undefined,
+  loaded: LoadedRunbook,
+  what: string,
+): void {
+  // no journal of its cutover (an id that could not be read): nothing to place
+  const first = journals.findIndex((j) => j.cutover === own);
+  if (first < 0) return;
+  for (const j of journals.slice(first + 1)) {
+    if (j.cutover === own || j.state.finished?.aborted) continue;
+    const c = j.state.commandsSent.find(
+      (c) => AT_MOST_ONCE.has(c.op) && c.carried === undefined && c.perInstance.some((p) => p.answered !== "error"),
+    );
+    if (!c) continue;
+    const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
+    const fresh = newCutoverFromStart(loaded);
+    throw new UserError(
+      `${what}: its cutover ${own} is older than cutover ${j.cutover}, whose journal ${j.file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") sent since: the folder's journals are ordered by their first run, so what this resume sends would be judged as sent before it, and left out of the check that keeps a start, commit or reverse from being sent twice; nothing was sent`,
+      {
+        hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. Go on with the newer cutover, which the fleet follows now: syncbook run ${runTarget(loaded, cutoverVars(j.state, loaded))} --resume (without a journal file).${fresh ? ` If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh}.` : ""}`,
+        exitCode: ExitCode.interlock,
+      },
+    );
+  }
+}
+
+/** An earlier cutover's commit that may still take effect on the fleet, or why that cannot be told. */
+export type EarlierCommit =
+  | {
+      journal: ReadJournal;
+      /** Its commit's sends that may have reached an instance (undefined: its evidence alone says sent). */
+      sent: { stepIndex: number; op: string; instances: string[]; answers: string } | undefined;
+      /** Its commit step's id, as that journal names it. */
+      id: string | undefined;
+    }
+  | { unjudged: UnjudgedJournal[] };
+
+/**
+ * A commit of another cutover of the folder (`own` excluded) that may still take effect: a live
+ * journal's (`liveJournals`) whose current sync's commit was sent (`currentSyncCommit`), the
+ * newest first; else the journals that could not be judged (one may hold such a commit: the reading
+ * that fails safe); else undefined. What the fleet read before an undo of a write stop cannot show
+ * (an instance holding a commit in its round shows RUNNING until every instance has it): asked by
+ * `--abort` (abort.ts) and by every run's unwind (unwind.ts, through `earlierCommitReason`).
+ */
+export function earlierCommitOnFleet(folder: FolderRead, own: string | undefined): EarlierCommit | undefined {
+  for (const j of liveJournals(folder.journals).reverse()) {
+    if (j.cutover === own || !currentSyncCommit(j.state, false).sent) continue;
+    const sent = sentAgainByFrom(j.state, new Set(["commit"]), undefined)[0];
+    const id = sent ? (j.state.steps[sent.stepIndex]?.id ?? `#${sent.stepIndex + 1}`) : undefined;
+    return { journal: j, sent, id };
+  }
+  return folder.unjudged.length ? { unjudged: [...folder.unjudged] } : undefined;
+}
+
+/** `earlierCommitOnFleet` as the reason an undo of a write stop is not run (undefined: none). */
+export function earlierCommitReason(held: EarlierCommit | undefined): string | undefined {
+  if (!held) return undefined;
+  if ("unjudged" in held)
+    return `${held.unjudged.map((u) => `${u.file}: ${u.why}`).join("; ")}: whether an earlier cutover's commit may still take effect on the fleet cannot be told`;
+  const { journal: j, sent, id } = held;
+  return `the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${sent && id !== undefined ? `commit (step ${sent.stepIndex + 1} "${id}") may have reached ${sent.instances.join(", ")} (${sent.answers})` : "its commit may have reached the fleet"}, and it may still take effect (an instance holding it waits in commit's round, RUNNING, until every instance has it): writes at the source then would be lost once that round closes`;
 }
 
 /**

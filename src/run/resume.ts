@@ -199,23 +199,19 @@ export async function planResume(
   }
   // a command an earlier cutover's journal shows may be on the fleet is one this journal knows
   // nothing of (a new cutover that acted and sent none since hid a split commit): the steps this
-  // resume runs must not send it again (a folder that cannot be read: said, and left to this journal)
+  // resume runs must not send it again (a journal that cannot be read refuses it too)
   const next = steps.find((st) => !done.has(st.index));
   if (next) {
     const own = await journalCutover(file).then(
       (j) => j.cutover,
       () => undefined,
     );
-    const journals = await readFolderJournals(dir, (why) =>
-      opts.say(
-        `resume: ${why}: whether an earlier cutover left a start, commit or reverse on the fleet is told by the other journals alone`,
-      ),
-    );
+    const journals = await readFolderJournals(dir);
     // judged by the instances each step sends to: a split command completed goes only to those
     // that have not taken it (an earlier cutover's command on the others is not sent again), and
     // the steps after it to the whole fleet
     const range = complete ? { only: complete.only, completes: steps[complete.stepIndex]!.id } : {};
-    refuseSentByEarlierCutover(journals, own, loaded, dir, next.id, range, "resume");
+    refuseSentByEarlierCutover(journals, own, loaded, dir, next.id, range, "resume", opts.say);
   }
   const split =
     r.complete?.op === "commit"

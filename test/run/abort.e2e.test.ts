@@ -166,7 +166,7 @@ describe("--abort", () => {
     expect(s!.control.state().writes.enabled, `writes turned on under a pending commit\n${all}`).toBe(false);
     expect(r.code, all).toBe(1);
     expect(r.all, all).toMatch(
-      /cannot abort from .*\.jsonl: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 \(sync0 gave no usable answer, sync1 gave no usable answer\): the undo of step 3 "stop-writes" would turn application writes back on while that commit may still take effect \(an instance holding it waits in commit's round, RUNNING, until every instance has it\): writes at the source then would be lost once that round closes; nothing was undone, and writes stay STOPPED/,
+      /cannot abort from .*\.jsonl: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 \(sync0 gave no usable answer, sync1 gave no usable answer\), and it may still take effect \(an instance holding it waits in commit's round, RUNNING, until every instance has it\): writes at the source then would be lost once that round closes; the undo of step 3 "stop-writes" would turn application writes back on; nothing was undone, and writes stay STOPPED/,
     );
     expect(r.all, all).toContain(
       `hint: See the fleet: syncbook status ${file}. Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${file} --from commit --only sync2.`,
@@ -248,7 +248,7 @@ describe("--abort", () => {
     expect(s!.control.state().writes.enabled, r.all).toBe(false);
     expect(r.code, r.all).toBe(1);
     expect(r.all).toMatch(
-      /cannot abort from .*\.jsonl: .*\.jsonl cannot be read \(.*\): whether an earlier cutover's commit may still take effect on the fleet cannot be told, and the undo of step 3 "stop-writes" would turn application writes back on; nothing was undone, and writes stay STOPPED/,
+      /cannot abort from .*\.jsonl: .*\.jsonl: it cannot be read \(.*\): whether an earlier cutover's commit may still take effect on the fleet cannot be told; the undo of step 3 "stop-writes" would turn application writes back on; nothing was undone, and writes stay STOPPED/,
     );
     expect(r.all).toContain(
       `then call this cutover off again: syncbook run ${file} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,

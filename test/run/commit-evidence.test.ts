@@ -5,7 +5,9 @@
  * after its reverse step says (src/steps/lifecycle.ts). An adversarial run found a resumed
  * reverse reported "committed" where the same run without a kill said "not committed".
  */
-import { describe, expect, it } from "vitest";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   afterItsCommit,
   commitEvidence,
@@ -15,6 +17,7 @@ import {
   liveJournals,
   reverseInDoubt,
   opsToSyncNow,
+  readFolderJournals,
   refuseSentByEarlierCutover,
   sentAgainByFrom,
   stepToRunAgain,
@@ -24,8 +27,18 @@ import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
 import { planSteps, startlessFrom } from "../../src/run/plan.js";
+import { folderJournals, openJournal } from "../../src/journal/index.js";
+import { UserError } from "../../src/errors.js";
+import { eventFactory, salesStarted, tempDir } from "../support/journal.js";
 
 const none = { sent: false, accepted: false };
+/** The steps of `refuseSentByEarlierCutover`'s runbook, as its journals name them. */
+const STEPS4 = [
+  { index: 0, id: "start", kind: "start" },
+  { index: 1, id: "wait", kind: "waitFor" },
+  { index: 2, id: "commit", kind: "commit" },
+  { index: 3, id: "done", kind: "waitFor" },
+];
 const both = { sent: true, accepted: true };
 
 describe("currentSyncCommit", () => {
@@ -410,7 +423,16 @@ steps:
     range: { only?: number[]; completes?: string },
   ): boolean => {
     try {
-      refuseSentByEarlierCutover(journals, "B", loaded, "/dir", from, range, "resume");
+      refuseSentByEarlierCutover(
+        { journals, unjudged: [] },
+        "B",
+        loaded,
+        "/dir",
+        from,
+        range,
+        "resume",
+        () => undefined,
+      );
       return false;
     } catch (err) {
       return /this resume would send it again/.test(String(err));
@@ -459,7 +481,16 @@ steps:
     );
     const committed = earlier(cmd("commit", 2, "unknown", "error", "error"));
     expect(() =>
-      refuseSentByEarlierCutover(committed, "B", twice, "/dir", "commit", { only: [2], completes: "commit" }, "resume"),
+      refuseSentByEarlierCutover(
+        { journals: committed, unjudged: [] },
+        "B",
+        twice,
+        "/dir",
+        "commit",
+        { only: [2], completes: "commit" },
+        "resume",
+        () => undefined,
+      ),
     ).toThrow(/this resume would send it again/);
   });
 });
@@ -488,5 +519,311 @@ describe("startlessFrom: the step a run without --from is in effect a --from of"
     // no command at all: judged from its first step (it sends none, so nothing is refused)
     expect(startlessFrom(await runbook(hook))).toBe("note");
     expect(startlessFrom([])).toBeUndefined();
+  });
+});
+
+// an outside review: one journal of the folder that could not be read dropped the whole folder's
+// check (folderJournals threw), a folder that could not be listed said nothing, and a --from run or
+// a --resume went on with a commit an earlier cutover left on its way
+describe("folderJournals: each file read on its own", () => {
+  const made: (() => void)[] = [];
+  afterAll(() => made.forEach((f) => f()));
+  const line = (v: object) => `${JSON.stringify(v)}\n`;
+  const journal = (at: number, cutover: string, tail = "") =>
+    line({ type: "journal.opened", seq: 0, at }) + line({ type: "run.started", seq: 1, at, cutover }) + tail;
+  it("one that cannot be read, or is damaged before its last line with no run read, is named with why; the others are read all the same", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    writeFileSync(join(dir, "a.jsonl"), journal(1000, "A"));
+    mkdirSync(join(dir, "b.jsonl"));
+    writeFileSync(join(dir, "c.jsonl"), "not a journal\n" + line({ type: "run.finished", seq: 2, at: 5 }));
+    // a cut-short last line is a crash's: read
+    writeFileSync(join(dir, "d.jsonl"), journal(2000, "D", '{"type":"step.sta'));
+    // a line that is none, and no run read: a header alone is no run, and says nothing
+    writeFileSync(join(dir, "e.jsonl"), line({ type: "journal.opened", seq: 0, at: 3 }));
+    const { journals, unjudged } = await folderJournals(dir);
+    expect(journals.map((j) => [j.file, j.cutover])).toEqual([
+      [join(dir, "a.jsonl"), "A"],
+      [join(dir, "d.jsonl"), "D"],
+    ]);
+    expect(unjudged.map((u) => u.file)).toEqual([join(dir, "b.jsonl"), join(dir, "c.jsonl")]);
+    expect(unjudged[0]!.why).toMatch(/^it cannot be read \(EISDIR/);
+    expect(unjudged[1]!.why).toBe("it cannot be read (line 1 is not JSON): whether it holds a run cannot be told");
+  });
+  it("two that began at the same moment are named (they cannot be ordered), and both read", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    writeFileSync(join(dir, "a.jsonl"), journal(1000, "A"));
+    writeFileSync(join(dir, "b.jsonl"), journal(1000, "B"));
+    writeFileSync(join(dir, "c.jsonl"), journal(1001, "C"));
+    const { journals, unjudged } = await folderJournals(dir);
+    expect(journals.map((j) => j.cutover)).toEqual(["A", "B", "C"]);
+    expect(unjudged).toEqual([
+      {
+        file: join(dir, "b.jsonl"),
+        why: `it began at the same moment as ${join(dir, "a.jsonl")}: which came first cannot be told`,
+      },
+    ]);
+  });
+  it("no folder is no journal; a folder that cannot be listed is named", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    expect(await folderJournals(join(dir, "none"))).toEqual({ journals: [], unjudged: [] });
+    writeFileSync(join(dir, "file"), "");
+    const { journals, unjudged } = await folderJournals(join(dir, "file"));
+    expect(journals).toEqual([]);
+    expect(unjudged.map((u) => u.file)).toEqual([join(dir, "file")]);
+    expect(unjudged[0]!.why).toMatch(/^the folder cannot be listed \(ENOTDIR/);
+  });
+  it("readFolderJournals: one the strict reader refuses (a damaged line) is named with why, beside the ones it reads", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    const ev = eventFactory();
+    const w = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    w.write(ev("run.started", { ...salesStarted(), cutover: "A" }));
+    w.write(ev("step.started", { ...STEPS4[0]!, title: "start" }));
+    w.close();
+    // another cutover's, begun later, with a line damaged in its middle
+    const other = tempDir();
+    made.push(other.cleanup);
+    const ev2 = eventFactory();
+    const later: typeof ev2 = (type, payload) => {
+      const e = ev2(type, payload);
+      return { ...e, at: e.at + 1000 };
+    };
+    const w2 = openJournal({ dir: other.dir, runbookName: "sales", runbookHash: "abc" });
+    w2.write(later("run.started", { ...salesStarted(), cutover: "B" }));
+    w2.write(later("step.started", { ...STEPS4[0]!, title: "start" }));
+    w2.close();
+    const text = readFileSync(w2.file, "utf8").split("\n");
+    const damaged = join(dir, "zz.jsonl");
+    writeFileSync(damaged, [...text.slice(0, 2), "{ not json", ...text.slice(2)].join("\n"));
+    const { journals, unjudged } = await readFolderJournals(dir);
+    expect(journals.map((j) => [j.file, j.cutover, j.state.steps.filter((x) => x.started).map((x) => x.id)])).toEqual([
+      [w.file, "A", ["start"]],
+    ]);
+    expect(unjudged.map((u) => u.file)).toEqual([damaged]);
+    expect(unjudged[0]!.why).toMatch(/^it cannot be read \(.*zz\.jsonl:3: .*not JSON/);
+  });
+});
+
+describe("refuseSentByEarlierCutover", () => {
+  const text = `runbook: 1
+name: rb
+instances: ["http://127.0.0.1:1"]
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1 } }
+  - { id: wait, waitFor: { state: RUNNING } }
+  - { id: commit, commit: {} }
+  - { id: done, waitFor: { state: COMMITTED } }
+  - { id: hold, pause: {} }
+`;
+  const j = (file: string, cutover: string, s: ReturnType<typeof state>) => ({ file, cutover, state: s });
+  const refusal = (f: () => void): UserError | undefined => {
+    try {
+      f();
+    } catch (err) {
+      if (err instanceof UserError) return err;
+      throw err;
+    }
+    return undefined;
+  };
+  const bad = { file: "/j/zz.jsonl", why: "it cannot be read (EISDIR: illegal operation on a directory, read)" };
+  it("a journal that cannot be judged refuses a range that sends a start, commit or reverse, in every mode: the file, why, nothing sent, and the way on", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    for (const [run, words] of [
+      ["new cutover", "cannot start a new cutover from wait"],
+      ["from", "cannot go on with the last cutover from wait"],
+      ["resume", 'cannot resume the last cutover at step "wait"'],
+    ] as const) {
+      const said: string[] = [];
+      const err = refusal(() =>
+        refuseSentByEarlierCutover({ journals: [], unjudged: [bad] }, "B", loaded, "/j", "wait", {}, run, (s) =>
+          said.push(s),
+        ),
+      );
+      expect(err?.message, run).toBe(
+        `${words}: the journal /j/zz.jsonl: it cannot be read (EISDIR: illegal operation on a directory, read): whether it records a start, commit or reverse still on the fleet, which this ${run === "resume" ? "resume" : "run"} would send (commit), cannot be told; nothing was sent`,
+      );
+      expect(err?.exitCode).toBe(3);
+      expect(err?.hint).toContain("See the fleet: syncbook status rb.yaml.");
+      expect(err?.hint).toContain("then run this command again: mv /j/zz.jsonl /j/zz.jsonl.set-aside.");
+      expect(err?.hint).toContain(
+        "a new cutover from its start checks the fleet is IDLE: syncbook run rb.yaml --new-cutover (without --from).",
+      );
+      expect(said).toEqual([]);
+    }
+    // the folder itself: made readable, not set aside (its journals would go with it)
+    const folder = refusal(() =>
+      refuseSentByEarlierCutover(
+        { journals: [], unjudged: [{ file: "/j", why: "the folder cannot be listed (EACCES)" }] },
+        undefined,
+        loaded,
+        "/j",
+        "start",
+        {},
+        "from",
+        () => undefined,
+      ),
+    );
+    expect(folder?.message).toMatch(
+      /^cannot go on with the last cutover from start: the journal folder \/j: the folder cannot be listed \(EACCES\): .* would send \(start, commit\)/,
+    );
+    expect(folder?.hint).toMatch(/^Make the folder readable/);
+    expect(folder?.hint).not.toContain("mv ");
+  });
+  it("a range that sends none of them goes on, naming the file; so does a --from step the runbook lacks", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    for (const [from, to] of [
+      ["wait", "wait"],
+      ["done", undefined],
+      ["hold", undefined],
+      ["nowhere", undefined],
+    ] as const) {
+      const said: string[] = [];
+      refuseSentByEarlierCutover(
+        { journals: [], unjudged: [bad] },
+        "B",
+        loaded,
+        "/j",
+        from,
+        to ? { to } : {},
+        "from",
+        (s) => said.push(s),
+      );
+      expect(said, from).toEqual([
+        "journal: /j/zz.jsonl: it cannot be read (EISDIR: illegal operation on a directory, read); this run sends no start, commit or reverse, so none it may record is sent again",
+      ]);
+    }
+  });
+  it("the readable journals are judged beside one that cannot be: a split commit refuses a range with no unreadable one", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    const split = j(
+      "/j/a.jsonl",
+      "A",
+      state(["ok", "ok", "failed"], [cmd("start", 0, "ok"), cmd("commit", 2, "ok", "error")], {}, STEPS4),
+    );
+    const err = refusal(() =>
+      refuseSentByEarlierCutover(
+        { journals: [split], unjudged: [] },
+        "B",
+        loaded,
+        "/j",
+        "wait",
+        {},
+        "from",
+        () => undefined,
+      ),
+    );
+    expect(err?.message).toMatch(
+      /the journal \/j\/a\.jsonl of an earlier cutover, A, shows commit \(step 3 "commit"\) may have reached i0/,
+    );
+    expect(err?.hint).toMatch(/^See the fleet: syncbook status rb\.yaml\. If it shows the commit never reached/);
+  });
+
+  it("of the live journals of other cutovers, the newest is named, the run's own passed over; the way on per mode", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    const lost = (file: string, cutover: string, stepIndex: number) =>
+      j(file, cutover, state(["ok", "ok", "cut"], [cmd("commit", stepIndex, "unknown", "ok")], {}, STEPS4));
+    const journals = [lost("/j/a.jsonl", "A", 2), lost("/j/c.jsonl", "C", 8), lost("/j/b.jsonl", "B", 2)];
+    const go = (run: "new cutover" | "from" | "resume") =>
+      refusal(() =>
+        refuseSentByEarlierCutover({ journals, unjudged: [] }, "B", loaded, "/j", "commit", {}, run, () => undefined),
+      );
+    const from = go("from");
+    expect(from?.message).toBe(
+      'cannot go on with the last cutover from commit: the journal /j/c.jsonl of an earlier cutover, C, shows commit (step 9 "#9") may have reached i0, i1 (i0 gave no usable answer, i1 accepted it), and this run would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a commit is never sent twice to an instance; nothing was sent',
+    );
+    expect(from?.hint).toContain(
+      "send it only to those: syncbook run rb.yaml --from #9 --only <the instances it did not reach>.",
+    );
+    expect(from?.hint).toContain("then run this command again: mv /j /j.set-aside");
+    expect(go("new cutover")?.hint).toContain(
+      "send it only to those: syncbook run rb.yaml --new-cutover --from #9 --only <the instances it did not reach>.",
+    );
+    expect(go("resume")?.message).toMatch(
+      /^cannot resume the last cutover at step "commit": .*, and this resume would send it again/,
+    );
+  });
+
+  // an older journal resumed after a newer cutover started a new sync: the folder's journals are
+  // ordered by their first run, so its commit was taken as before the newer start and dropped
+  // (liveJournals), and the next --from commit sent it again
+  it("a --resume of a cutover a newer one acted after (a start, commit or reverse that may have reached the fleet) is refused", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    const older = j("/j/a.jsonl", "A", state(["ok", "ok"], [cmd("start", 0, "ok")], {}, STEPS4));
+    const started = j("/j/b.jsonl", "B", state(["ok", "cut"], [cmd("start", 0, "ok")], {}, STEPS4));
+    // what it guards: the older journal's commit, sent after the newer start, is no longer live
+    const resumed = j(
+      "/j/a.jsonl",
+      "A",
+      state(["ok", "ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 2, "unknown")], {}, STEPS4),
+    );
+    expect(liveJournals([resumed, started]).map((x) => x.file)).toEqual(["/j/b.jsonl"]);
+    const err = refusal(() =>
+      refuseSentByEarlierCutover(
+        { journals: [older, started], unjudged: [] },
+        "A",
+        loaded,
+        "/j",
+        "commit",
+        {},
+        "resume",
+        () => undefined,
+      ),
+    );
+    expect(err?.message).toBe(
+      'cannot resume the last cutover at step "commit": its cutover A is older than cutover B, whose journal /j/b.jsonl shows start (step 1 "start") sent since: the folder\'s journals are ordered by their first run, so what this resume sends would be judged as sent before it, and left out of the check that keeps a start, commit or reverse from being sent twice; nothing was sent',
+    );
+    expect(err?.exitCode).toBe(3);
+    expect(err?.hint).toContain(
+      "Go on with the newer cutover, which the fleet follows now: syncbook run rb.yaml --resume (without a journal file).",
+    );
+    expect(err?.hint).toContain("syncbook run rb.yaml --new-cutover.");
+    expect(err?.hint).toMatch(/^See the fleet: syncbook status rb\.yaml\. Go on/);
+    // one that may have reached the fleet counts, whatever it is; a refused one, a carried one, or an
+    // aborted cutover's does not; nor does the newer cutover's own resume, nor a --from run
+    const commitLost = j("/j/b.jsonl", "B", state(["-", "-", "cut"], [cmd("commit", 2, "unknown")], {}, STEPS4));
+    const refused = j("/j/b.jsonl", "B", state(["failed"], [cmd("start", 0, "error")], {}, STEPS4));
+    const carried = j("/j/b.jsonl", "B", state(["-"], [{ ...cmd("start", 0, "ok"), carried: {} }], {}, STEPS4));
+    const aborted = j(
+      "/j/b.jsonl",
+      "B",
+      state(
+        ["ok"],
+        [cmd("start", 0, "ok")],
+        { finished: { outcome: "failed", committed: false, aborted: true, at: 9 } },
+        STEPS4,
+      ),
+    );
+    const sameCutover = j("/j/b.jsonl", "A", state(["ok"], [cmd("start", 0, "ok")], {}, STEPS4));
+    const go = (journals: ReturnType<typeof j>[], own: string, run: "resume" | "from" = "resume") =>
+      refusal(() =>
+        refuseSentByEarlierCutover({ journals, unjudged: [] }, own, loaded, "/j", "done", {}, run, () => undefined),
+      );
+    // "done" sends nothing: no refusal at all
+    expect(go([older, started], "A")).toBeUndefined();
+    const commitStep = (journals: ReturnType<typeof j>[], own: string, run: "resume" | "from" = "resume") =>
+      refusal(() =>
+        refuseSentByEarlierCutover({ journals, unjudged: [] }, own, loaded, "/j", "commit", {}, run, () => undefined),
+      );
+    expect(commitStep([older, commitLost], "A")?.message).toContain('shows commit (step 3 "commit") sent since');
+    expect(commitStep([older, refused], "A")).toBeUndefined();
+    expect(commitStep([older, carried], "A")).toBeUndefined();
+    expect(commitStep([older, aborted], "A")).toBeUndefined();
+    expect(commitStep([older, sameCutover], "A")).toBeUndefined();
+    expect(commitStep([older, started], "B")).toBeUndefined();
+    expect(commitStep([started, older], "A")).toBeUndefined();
+    expect(commitStep([older, started], "A", "from")).toBeUndefined();
+    expect(commitStep([older, started], undefined as unknown as string)).toBeUndefined();
+    expect(commitStep([older, started], "Z")).toBeUndefined();
+    // a pause or resume is no start, commit or reverse; a step the journal does not name is named by its place
+    // refused by part of the fleet, accepted by the rest: it may have reached it
+    const partly = j("/j/b.jsonl", "B", state(["-", "-", "failed"], [cmd("commit", 2, "error", "ok")], {}, STEPS4));
+    expect(commitStep([older, partly], "A")?.message).toContain('shows commit (step 3 "commit") sent since');
+    const paused = j("/j/b.jsonl", "B", state(["ok"], [cmd("pause", 0, "ok")], {}, STEPS4));
+    expect(commitStep([older, paused], "A")).toBeUndefined();
+    const unnamed = j("/j/b.jsonl", "B", state([], [cmd("commit", 8, "unknown")], {}, STEPS4));
+    expect(commitStep([older, unnamed], "A")?.message).toContain('shows commit (step 9 "#9") sent since');
   });
 });

@@ -46,7 +46,7 @@ async function startByHand(s: Simulator): Promise<void> {
  * and its first run: commit split, refused by sync2, on its way to the other two (their rounds
  * stay open for the simulator's grace window).
  */
-async function splitCommitOfCutoverOnly() {
+async function splitCommitOfCutoverOnly(extra = "") {
   const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
   made.sims.push(sim);
   const dir = tempDir();
@@ -56,7 +56,7 @@ async function splitCommitOfCutoverOnly() {
     file,
     cutoverYaml(sim, {
       defaults: CLI_CUTOVER_DEFAULTS,
-      steps: READY + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED,
+      steps: READY + extra + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED,
     }),
   );
   const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
@@ -97,10 +97,15 @@ describe("a cutover-only runbook (no start) run without --from, after a split co
   }, 180_000);
 
   it("a plain run, once a newer cutover that sent no commit was called off, is refused by the split one's journal (exit 3)", async () => {
-    const c = await splitCommitOfCutoverOnly();
-    // a newer cutover that acts (its write stop) and sends no commit, then called off: no cutover is unfinished
-    const between = await c.run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
-    let where = `${c.first.all}\n--- --new-cutover --from stop-writes --to stop-writes\n${between.all}`;
+    // a hook step whose undo turns no writes on: a newer cutover that runs it acts
+    const c = await splitCommitOfCutoverOnly(
+      `  - { id: notice, hook: { use: shell, with: { command: [node, -e, "0"] }, undo: { use: shell, with: { command: [node, -e, "0"] } } } }\n`,
+    );
+    // a newer cutover that acts and sends no commit, then called off: no cutover is unfinished (one
+    // whose write stop the abort would undo is not called off: that undo would turn writes on under
+    // the held commit, test/run/abort.e2e.test.ts)
+    const between = await c.run("--new-cutover", "--from", "notice", "--to", "notice", "--yes");
+    let where = `${c.first.all}\n--- --new-cutover --from notice --to notice\n${between.all}`;
     expect(between.code, where).toBe(0);
     const abort = await c.run("--abort", "--yes");
     where += `\n--- --abort\n${abort.all}`;
@@ -110,7 +115,7 @@ describe("a cutover-only runbook (no start) run without --from, after a split co
     where += `\n--- plain run\n${plain.all}`;
     refusedTrue(plain, c.sim, where);
     expect(plain.all, where).toMatch(
-      /cannot start a new cutover at its first step, "ready" \(the runbook sends no start, whose interlock would check the fleet is IDLE\): the journal .* of an earlier cutover, \S+, shows commit \(step 4 "commit"\) may have reached sync0, sync1/,
+      /cannot start a new cutover at its first step, "ready" \(the runbook sends no start, whose interlock would check the fleet is IDLE\): the journal .* of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1/,
     );
     // the instance that refused it, alone: the command that goes through
     expect(plain.all, where).toContain(

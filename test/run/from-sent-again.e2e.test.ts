@@ -6,7 +6,7 @@
  * such a command; `--from` reads none for it, so it is refused, and `--only` the instances that
  * refused it still works. The built CLI against the simulator over loopback.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../support/run.js";
@@ -274,4 +274,51 @@ describe("--from after a command whose answer was lost", () => {
     expect(again.all, where).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --new-cutover (without --from)`);
     expect(posts(c.s, "commit"), where).toEqual([1]);
   }, 120_000);
+
+  // an outside review: one file of the journal folder that could not be read dropped the whole
+  // folder's check (a --from run and a --resume said so and went on), and the commit an earlier
+  // cutover left on its way went out again. A directory where a journal is expected cannot be read
+  // as root too (a chmod 000 file can)
+  it("a journal of the folder that cannot be read refuses a --from and a --resume that would send a commit, naming it; a range that sends none goes on", async () => {
+    const c = await threeInstanceCutover(["commit-refused@2"]);
+    made.sims.push(c.sim);
+    made.dirs.push(c.dir);
+    const first = await c.run("--yes");
+    expect(first.code, first.all).toBe(1);
+    c.sim.control.clearFaults();
+    const between = await c.run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
+    expect(between.code, between.all).toBe(0);
+    const folder = join(c.dir, ".syncbook", readdirSync(join(c.dir, ".syncbook"))[0]!);
+    expect(readdirSync(folder).filter((f) => f.endsWith(".jsonl")).length, folder).toBe(2);
+    const bad = join(folder, "zz-copied.jsonl");
+    mkdirSync(bad);
+
+    const from = await c.run("--from", "commit", "--force", "writes-stopped", "--yes");
+    const where = `${first.all}\n--- between\n${between.all}\n--- --from commit\n${from.all}`;
+    expect(posts(c.sim, "commit"), where).toEqual([1, 1, 1]);
+    expect(from.code, where).toBe(3);
+    expect(from.all, where).toContain(
+      `cannot go on with the last cutover from commit: the journal ${bad}: it cannot be read (EISDIR`,
+    );
+    expect(from.all, where).toMatch(/which this run would send \(commit\), cannot be told; nothing was sent/);
+    expect(from.all, where).toContain(`then run this command again: mv ${bad} ${bad}.set-aside`);
+    expect(from.all, where).not.toMatch(/▶ \[/);
+    const resume = await c.run("--resume", "--yes");
+    expect(resume.code, `${where}\n--- --resume\n${resume.all}`).toBe(3);
+    expect(resume.all, resume.all).toContain(`cannot resume the last cutover at step "drained": the journal ${bad}`);
+    expect(posts(c.sim, "commit"), resume.all).toEqual([1, 1, 1]);
+
+    // a range that sends no start, commit or reverse goes on, the file named
+    const none = await c.run("--from", "drained", "--to", "drained", "--yes");
+    expect(none.code, `${where}\n--- --from drained --to drained\n${none.all}`).toBe(0);
+    expect(none.all, none.all).toContain(`journal: ${bad}: it cannot be read (EISDIR`);
+
+    // the way on it offers: with the file set aside, the earlier cutover's journal is judged again
+    renameSync(bad, `${bad}.set-aside`);
+    expect(existsSync(bad)).toBe(false);
+    const again = await c.run("--from", "commit", "--force", "writes-stopped", "--yes");
+    expect(again.code, again.all).toBe(3);
+    expect(again.all, again.all).toMatch(/the journal .* of an earlier cutover, \S+, shows commit \(step 5 "commit"\)/);
+    expect(posts(c.sim, "commit"), again.all).toEqual([1, 1, 1]);
+  }, 180_000);
 });
