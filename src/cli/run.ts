@@ -165,7 +165,7 @@ async function runMain(
   try {
     const { planResume } = await import("../run/resume.js");
     const { planAbort } = await import("../run/abort.js");
-    const { fromJournal, waitOutEarlierRuns } = await import("../run/earlier.js");
+    const { earlierCommitAsked, fromJournal, waitOutEarlierRuns } = await import("../run/earlier.js");
     // every entry point, before it reads or decides anything: the hook processes earlier runs of
     // this cutover left are waited out (an orphaned undo must not turn writes on behind this run);
     // what cannot be told is left to commit's `hook-processes` interlock (src/run/orphans.ts)
@@ -223,6 +223,10 @@ async function runMain(
         critical: [record],
         distrustJournal: () => journal.distrust(),
         ...(hooks.gate ? { earlierHooks: hooks.gate } : {}),
+        // an earlier cutover's commit that may still take effect (an instance holding it in commit's
+        // round shows RUNNING): no undo of this run's write stop turns writes on under it, asked
+        // when the undo is due (an --abort refuses itself for it, src/run/abort.ts)
+        ...(flags.abort ? {} : { earlierCommit: earlierCommitAsked(dir, journal.file) }),
         ...(json ? { json: json.write } : {}),
       });
       summary?.finish(code);
@@ -266,6 +270,8 @@ export async function execute(
     writesProbe?: WritesProbe;
     /** What commit asks of the hook processes earlier runs left (src/run/orphans.ts). */
     earlierHooks?: EarlierHooksGate;
+    /** Why no undo of a write stop may turn writes on, asked when one is due (src/steps/kit/context.ts `RunContext.earlierCommit`). */
+    earlierCommit?: () => Promise<string | undefined>;
     /** Marks the run's journal untrusted before an undo it cannot record (src/journal/journal.ts `distrust`). */
     distrustJournal?: () => string | undefined;
   },
@@ -327,6 +333,7 @@ export async function execute(
       ...(how.timeScale ? { timeScale: how.timeScale } : {}),
       ...(how.writesProbe ? { writesProbe: how.writesProbe } : {}),
       ...(how.earlierHooks ? { earlierHooks: how.earlierHooks } : {}),
+      ...(how.earlierCommit ? { earlierCommit: how.earlierCommit } : {}),
       ...(how.distrustJournal ? { distrustJournal: how.distrustJournal } : {}),
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
       // a rehearsal's stand-in lines (a hook not run, a notification not sent) are the renderer's

@@ -150,6 +150,8 @@ export interface RunOptions {
   distrustJournal?: () => string | undefined;
   /** The hook processes earlier runs of this cutover left, asked by commit (src/run/orphans.ts `earlierHooksGate`). */
   earlierHooks?: EarlierHooks;
+  /** Why no undo of a write stop may turn writes on, asked when one is due (src/steps/kit/context.ts `RunContext.earlierCommit`). */
+  earlierCommit?: () => Promise<string | undefined>;
   /**
    * Aborted on a forced exit (a second Ctrl-C): the undo running is killed with its process
    * group, the rest do not run, and `onForceStop` gets (synchronously, before the process exits)
@@ -414,6 +416,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     mode,
     writesProbe: opts.writesProbe,
     earlierHooks: opts.earlierHooks,
+    earlierCommit: opts.earlierCommit,
   };
   return {
     started,

@@ -742,6 +742,29 @@ export function earlierCommitOnFleet(folder: FolderRead, own: string | undefined
   return folder.unjudged.length ? { unjudged: [...folder.unjudged] } : undefined;
 }
 
+/**
+ * A run's question before an undo of its write stop (`RunContext.earlierCommit`): the folder's
+ * journals read when it is asked, its own (`journalFile`) among them, so that its own start that
+ * took effect since (a new sync: `liveJournals`) clears what an earlier cutover left; its own file
+ * is never held against it. Never throws: a folder that cannot be read keeps writes stopped.
+ */
+export function earlierCommitAsked(dir: string, journalFile: string): () => Promise<string | undefined> {
+  return async () => {
+    try {
+      const own = await journalCutover(journalFile).then(
+        (j) => j.cutover,
+        () => undefined,
+      );
+      const folder = await readFolderJournals(dir);
+      return earlierCommitReason(
+        earlierCommitOnFleet({ ...folder, unjudged: folder.unjudged.filter((u) => u.file !== journalFile) }, own),
+      );
+    } catch (err) {
+      return `the journal folder ${dir} could not be read (${errorMessage(err)}): whether an earlier cutover's commit may still take effect on the fleet cannot be told`;
+    }
+  };
+}
+
 /** `earlierCommitOnFleet` as the reason an undo of a write stop is not run (undefined: none). */
 export function earlierCommitReason(held: EarlierCommit | undefined): string | undefined {
   if (!held) return undefined;

@@ -141,7 +141,12 @@ export async function unwind(
   // commit sent by hand, or by another runner): read it first (src/steps/kit/writes-on.ts)
   const stops = undo.unfinished().filter((u) => opensWriteStop(u.entry.step.kind));
   if (stops.length) {
-    const verdict = await writesOnVerdict(run, signal);
+    // an earlier cutover's commit that may still take effect: no read of the fleet rules it out
+    const earlier = run.earlierCommit ? await run.earlierCommit() : undefined;
+    const verdict =
+      earlier !== undefined
+        ? { ok: false as const, reason: earlier, committed: false, earlier: true as const }
+        : await writesOnVerdict(run, signal);
     if (!verdict.ok) {
       const keptOff = writesKeptOff(run, verdict, stops[0]!.entry.step);
       run.say("decision", { kind: "undo", ok: false, check: "fleet-state", reason: keptOff.reason });
@@ -224,11 +229,18 @@ export async function unwind(
 /** What is said when the fleet rules out the undo of a write stop: what it showed, what that leaves, the way on. */
 function writesKeptOff(
   run: RunContext,
-  verdict: Extract<WritesOnVerdict, { ok: false }>,
+  verdict: Extract<WritesOnVerdict, { ok: false }> & { earlier?: true },
   stop: { index: number; id: string },
 ): WritesKeptOff {
   const named = runbookArg(run.loaded);
   const step = `step ${stop.index + 1} "${stop.id}"`;
+  // an earlier cutover's commit, which no fleet read can rule out while it is held in its round
+  if (verdict.earlier)
+    return {
+      committed: false,
+      reason: `the undo of ${step} was not run, so application writes stay STOPPED: ${verdict.reason}`,
+      hint: `Do not turn the source's writes back on while that commit may take effect. See the fleet: syncbook status ${named}. Then: syncbook run ${named} --abort: it reads that cutover's journal again, and refused while the commit may still take effect it names the command that finishes it (its instances that did not take it); if the sync was set back by hand since, no instance holds it: turn the application's writes back on by hand.`,
+    };
   if (verdict.committed)
     return {
       committed: true,

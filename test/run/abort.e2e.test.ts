@@ -277,6 +277,37 @@ describe("--abort", () => {
   }, 30_000);
 });
 
+// the same hole in a newer cutover's own unwind (a helper's adversarial run): its `--new-cutover
+// --from stop-writes --to drained` sends no commit, so nothing refuses it; interrupted (or failing)
+// in the drained wait, its unwind read the fleet, saw three RUNNING instances and turned writes on
+// under the older cutover's commit held in its round
+describe("the unwind of a newer cutover's write stop", () => {
+  it("keeps writes stopped while an earlier cutover's commit may still take effect, and says which and what next", async () => {
+    const { file, dir, run } = await setup(["commit-refused@2"]);
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");
+    s!.control.clearFaults();
+    s!.control.addFault("lag-floor=4");
+    const newer = startCli(
+      ["run", file, "--renderer", "simple", "--new-cutover", "--from", "stop-writes", "--to", "drained", "--yes"],
+      { cwd: dir },
+    );
+    await newer.waitFor(/▶ \[4\/6\] waitFor/, 30_000);
+    expect(s!.control.state().writes.enabled, "the newer cutover stopped writes").toBe(false);
+    newer.child.kill("SIGINT");
+    const r = await newer.done;
+    const all = `${first.all}\n--- --new-cutover --from stop-writes --to drained, Ctrl-C\n${r.all}`;
+    expect(s!.control.state().writes.enabled, `writes turned on under a held commit\n${all}`).toBe(false);
+    expect(r.all, all).toMatch(
+      /the undo of step 3 "stop-writes" was not run, so application writes stay STOPPED: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1/,
+    );
+    expect(r.all, all).toContain(`syncbook status ${file}`);
+    expect(r.all, all).toContain(`syncbook run ${file} --abort`);
+    expect(s!.control.state().instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
+  }, 120_000);
+});
+
 describe("--from commit --only <instance> after a refused commit (the README's recipe)", () => {
   it("finishes the cutover when the journal shows this cutover's writes stopped: commit to that instance only", async () => {
     const { run } = await setup(["commit-refused@2"]);

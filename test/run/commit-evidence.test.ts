@@ -18,6 +18,8 @@ import {
   reverseInDoubt,
   opsToSyncNow,
   readFolderJournals,
+  earlierCommitOnFleet,
+  earlierCommitReason,
   refuseSentByEarlierCutover,
   sentAgainByFrom,
   stepToRunAgain,
@@ -825,5 +827,45 @@ steps:
     expect(commitStep([older, paused], "A")).toBeUndefined();
     const unnamed = j("/j/b.jsonl", "B", state([], [cmd("commit", 8, "unknown")], {}, STEPS4));
     expect(commitStep([older, unnamed], "A")?.message).toContain('shows commit (step 9 "#9") sent since');
+  });
+});
+
+// what keeps a run's undo of its write stop from turning writes on, whatever the fleet shows: an
+// earlier cutover's commit held in commit's round (the instances that have it show RUNNING); asked
+// when the undo is due, so that the run's own start that took effect since (a new sync) clears it
+describe("earlierCommitOnFleet: an earlier cutover's commit that may still take effect", () => {
+  const j = (file: string, cutover: string, s: ReturnType<typeof state>) => ({ file, cutover, state: s });
+  const split = j(
+    "/j/a.jsonl",
+    "A",
+    state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok"), cmd("commit", 3, "unknown", "error")]),
+  );
+  it("another cutover's live journal with a commit sent holds; the run's own cutover's does not", () => {
+    const held = earlierCommitOnFleet({ journals: [split], unjudged: [] }, "B");
+    expect(held && "journal" in held ? held.journal.file : undefined).toBe("/j/a.jsonl");
+    expect(earlierCommitReason(held)).toMatch(
+      /^the journal \/j\/a\.jsonl of an earlier cutover, A, shows commit \(step 4 "\S+"\) may have reached i0 \(i0 gave no usable answer\), and it may still take effect/,
+    );
+    expect(earlierCommitOnFleet({ journals: [split], unjudged: [] }, "A")).toBeUndefined();
+    // one that sent no commit, or whose commit every instance refused, holds nothing
+    const noCommit = j("/j/a.jsonl", "A", state(["ok", "ok", "failed"], [cmd("start", 0, "ok")]));
+    expect(earlierCommitOnFleet({ journals: [noCommit], unjudged: [] }, "B")).toBeUndefined();
+  });
+  it("a start that took effect since (the run's own, read when the undo is due) clears it: a new sync runs", () => {
+    const own = j("/j/b.jsonl", "B", state(["ok", "ok", "failed"], [cmd("start", 0, "ok")]));
+    expect(earlierCommitOnFleet({ journals: [split, own], unjudged: [] }, "B")).toBeUndefined();
+    // a start of its own refused by every instance is no new sync
+    const refused = j("/j/b.jsonl", "B", state(["failed"], [cmd("start", 0, "error")]));
+    expect(earlierCommitOnFleet({ journals: [split, refused], unjudged: [] }, "B")).toBeDefined();
+  });
+  it("a journal that cannot be judged may hold one: named, the reading that fails safe", () => {
+    const held = earlierCommitOnFleet(
+      { journals: [], unjudged: [{ file: "/j/x.jsonl", why: "it cannot be read (EISDIR)" }] },
+      "B",
+    );
+    expect(earlierCommitReason(held)).toBe(
+      "/j/x.jsonl: it cannot be read (EISDIR): whether an earlier cutover's commit may still take effect on the fleet cannot be told",
+    );
+    expect(earlierCommitReason(undefined)).toBeUndefined();
   });
 });

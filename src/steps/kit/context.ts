@@ -141,6 +141,14 @@ export interface RunContext {
    * (another host or PID namespace, no /proc). Undefined: none journaled (or a library caller).
    */
   earlierHooks?: EarlierHooks | undefined;
+  /**
+   * Why no undo of a write stop may turn writes on, whatever the fleet shows (undefined: nothing):
+   * an earlier cutover's commit that may still take effect (src/run/earlier.ts
+   * `earlierCommitOnFleet`), which an instance holding it in commit's round hides from the fleet
+   * read before the undo. Asked when the undo is due, from the folder's journals then: this run's
+   * own start that took effect since clears it (a new sync), as `liveJournals` has it. Never throws.
+   */
+  earlierCommit?: (() => Promise<string | undefined>) | undefined;
 }
 
 /** What commit asks of the hook processes earlier runs left, each described for people. */
