@@ -522,7 +522,16 @@ async function newOrContinued(
   const earlierCutovers = async (): Promise<void> => {
     if (!from) return;
     const journals = await readFolderJournals(dir);
-    refuseSentByEarlierCutover(journals, last?.cutover, loaded, dir, from, range, kind, stderr);
+    refuseSentByEarlierCutover(
+      journals,
+      { cutover: last?.cutover, file: last?.file },
+      loaded,
+      dir,
+      from,
+      range,
+      kind,
+      stderr,
+    );
   };
   if (!last) {
     await earlierCutovers();

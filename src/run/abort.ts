@@ -10,7 +10,7 @@
  */
 import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
-import { instanceKey, journalCutover } from "../journal/index.js";
+import { instanceKey } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { shellCommand } from "../text.js";
@@ -148,11 +148,8 @@ async function refuseEarlierCommit(
 ): Promise<void> {
   const undo = `the undo of step ${stop.index + 1} "${stop.id}" would turn application writes back on`;
   const kept = "nothing was undone, and writes stay STOPPED";
-  const own = await journalCutover(file).then(
-    (j) => j.cutover,
-    () => undefined,
-  );
-  const held = earlierCommitOnFleet(await readFolderJournals(dir), own);
+  // judged by file: another journal of this cutover that this one did not count may hold a commit
+  const held = earlierCommitOnFleet(await readFolderJournals(dir), file);
   if (held && !("unjudged" in held)) {
     const { sent: c, id } = held;
     // the instances it never reached (they refused it): the one way to close its round
@@ -171,9 +168,13 @@ async function refuseEarlierCommit(
       exitCode: ExitCode.failed,
     });
   }
-  if (held)
+  if (held) {
+    // the file set aside, as the other refusals of a journal that cannot be judged offer it
+    const u = "unjudged" in held ? held.unjudged[0] : undefined;
+    const aside = u && u.file !== dir ? loaded.redact(shellCommand(["mv", u.file, `${u.file}.set-aside`])) : undefined;
     throw new UserError(`cannot abort from ${file}: ${earlierCommitReason(held)}; ${undo}; ${kept}`, {
-      hint: `See the fleet: syncbook status ${runbookArg(loaded)}. Repair that journal or move it out of the folder (it stays its run's record), then call this cutover off again: syncbook run ${target} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,
+      hint: `See the fleet: syncbook status ${runbookArg(loaded)}. ${aside ? `If that file is no journal of this runbook, or you know no instance holds a commit of its, set it aside (it stays its run's record): ${aside}` : "Make the journal folder readable to this user"}, then call this cutover off again: syncbook run ${target} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,
       exitCode: ExitCode.failed,
     });
+  }
 }

@@ -559,13 +559,18 @@ export function liveJournals(journals: readonly ReadJournal[]): ReadJournal[] {
       continue;
     }
     if (f?.aborted) continue;
-    const newSync =
-      lastReverse(j.state) !== undefined ||
-      j.state.commandsSent.some((c) => c.op === "start" && c.carried === undefined && endedOk(j.state, c));
-    if (newSync) live = [];
+    if (startsNewSync(j.state)) live = [];
     live.push(j);
   }
   return live;
+}
+
+/** A journal whose run started a new sync: a reverse that took effect, or a start of its own that ended ok. */
+function startsNewSync(state: JournalState): boolean {
+  return (
+    lastReverse(state) !== undefined ||
+    state.commandsSent.some((c) => c.op === "start" && c.carried === undefined && endedOk(state, c))
+  );
 }
 
 /** The folder's journals that hold a run, read, oldest first; and each that could not be judged, with why. */
@@ -607,7 +612,14 @@ export async function readFolderJournals(dir: string): Promise<FolderRead> {
  */
 export function refuseSentByEarlierCutover(
   folder: FolderRead,
-  own: string | undefined,
+  /**
+   * The run's own cutover, and the journal of it its own check reads (`refuseSentAgain`, or the
+   * journal a `--resume` continues): that file alone is passed over. Another journal of the same
+   * cutover is judged like any other: its commands reach the run only when its journal counted
+   * them (an outside review: a journal written for another text of the runbook is not counted, and
+   * skipped by cutover id its split commit was sent again by the next `--from commit`).
+   */
+  own: { cutover?: string | undefined; file?: string | undefined },
   loaded: LoadedRunbook,
   dir: string,
   from: string | undefined,
@@ -654,9 +666,9 @@ export function refuseSentByEarlierCutover(
       },
     );
   }
-  if (run === "resume") resumedUnderNewer(folder.journals, own, loaded, what);
+  if (run === "resume") resumedUnderNewer(folder.journals, own.cutover, loaded, what);
   for (const j of liveJournals(folder.journals).reverse()) {
-    if (j.cutover === own) continue;
+    if (j.file === own.file) continue;
     const c = sent.flatMap((p) => sentAgainByFrom(j.state, p.sends, p.targets))[0];
     if (!c) continue;
     const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
@@ -725,21 +737,27 @@ export type EarlierCommit =
   | { unjudged: UnjudgedJournal[] };
 
 /**
- * A commit of another cutover of the folder (`own` excluded) that may still take effect: a live
+ * A commit of another journal of the folder (the run's own, `ownFile`, excluded; another journal of
+ * its own cutover is judged too: one it counted gave the run its commit already) that may still take effect: a live
  * journal's (`liveJournals`) whose current sync's commit was sent (`currentSyncCommit`), the
  * newest first; else the journals that could not be judged (one may hold such a commit: the reading
  * that fails safe); else undefined. What the fleet read before an undo of a write stop cannot show
  * (an instance holding a commit in its round shows RUNNING until every instance has it): asked by
  * `--abort` (abort.ts) and by every run's unwind (unwind.ts, through `earlierCommitReason`).
  */
-export function earlierCommitOnFleet(folder: FolderRead, own: string | undefined): EarlierCommit | undefined {
+export function earlierCommitOnFleet(folder: FolderRead, ownFile: string | undefined): EarlierCommit | undefined {
   for (const j of liveJournals(folder.journals).reverse()) {
-    if (j.cutover === own || !currentSyncCommit(j.state, false).sent) continue;
+    if (j.file === ownFile || !currentSyncCommit(j.state, false).sent) continue;
     const sent = sentAgainByFrom(j.state, new Set(["commit"]), undefined)[0];
     const id = sent ? (j.state.steps[sent.stepIndex]?.id ?? `#${sent.stepIndex + 1}`) : undefined;
     return { journal: j, sent, id };
   }
-  return folder.unjudged.length ? { unjudged: [...folder.unjudged] } : undefined;
+  // the run's own start (or reverse) that took effect is a new sync: nothing a journal it cannot
+  // place in time may hold is on it (an outside review: one stray file kept every run's writes
+  // stopped on a failure, even after its own start passed fleet-idle)
+  const own = folder.journals.find((j) => j.file === ownFile);
+  const unjudged = folder.unjudged.filter((u) => u.file !== ownFile);
+  return unjudged.length && !(own && startsNewSync(own.state)) ? { unjudged } : undefined;
 }
 
 /**
@@ -751,14 +769,7 @@ export function earlierCommitOnFleet(folder: FolderRead, own: string | undefined
 export function earlierCommitAsked(dir: string, journalFile: string): () => Promise<string | undefined> {
   return async () => {
     try {
-      const own = await journalCutover(journalFile).then(
-        (j) => j.cutover,
-        () => undefined,
-      );
-      const folder = await readFolderJournals(dir);
-      return earlierCommitReason(
-        earlierCommitOnFleet({ ...folder, unjudged: folder.unjudged.filter((u) => u.file !== journalFile) }, own),
-      );
+      return earlierCommitReason(earlierCommitOnFleet(await readFolderJournals(dir), journalFile));
     } catch (err) {
       return `the journal folder ${dir} could not be read (${errorMessage(err)}): whether an earlier cutover's commit may still take effect on the fleet cannot be told`;
     }

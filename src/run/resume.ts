@@ -211,7 +211,7 @@ export async function planResume(
     // that have not taken it (an earlier cutover's command on the others is not sent again), and
     // the steps after it to the whole fleet
     const range = complete ? { only: complete.only, completes: steps[complete.stepIndex]!.id } : {};
-    refuseSentByEarlierCutover(journals, own, loaded, dir, next.id, range, "resume", opts.say);
+    refuseSentByEarlierCutover(journals, { cutover: own, file }, loaded, dir, next.id, range, "resume", opts.say);
   }
   const split =
     r.complete?.op === "commit"

@@ -253,6 +253,8 @@ describe("--abort", () => {
     expect(r.all).toContain(
       `then call this cutover off again: syncbook run ${file} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,
     );
+    // the file set aside is a command one pastes, as the other refusals of such a journal say it
+    expect(r.all).toContain(`set it aside (it stays its run's record): mv ${older} ${older}.set-aside, then call`);
   }, 120_000);
 
   it("a --from run after it says it starts a new cutover, counting nothing from the one called off", async () => {

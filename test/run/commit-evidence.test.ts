@@ -427,7 +427,7 @@ steps:
     try {
       refuseSentByEarlierCutover(
         { journals, unjudged: [] },
-        "B",
+        { cutover: "B" },
         loaded,
         "/dir",
         from,
@@ -485,7 +485,7 @@ steps:
     expect(() =>
       refuseSentByEarlierCutover(
         { journals: committed, unjudged: [] },
-        "B",
+        { cutover: "B" },
         twice,
         "/dir",
         "commit",
@@ -640,8 +640,15 @@ steps:
     ] as const) {
       const said: string[] = [];
       const err = refusal(() =>
-        refuseSentByEarlierCutover({ journals: [], unjudged: [bad] }, "B", loaded, "/j", "wait", {}, run, (s) =>
-          said.push(s),
+        refuseSentByEarlierCutover(
+          { journals: [], unjudged: [bad] },
+          { cutover: "B" },
+          loaded,
+          "/j",
+          "wait",
+          {},
+          run,
+          (s) => said.push(s),
         ),
       );
       expect(err?.message, run).toBe(
@@ -659,7 +666,7 @@ steps:
     const folder = refusal(() =>
       refuseSentByEarlierCutover(
         { journals: [], unjudged: [{ file: "/j", why: "the folder cannot be listed (EACCES)" }] },
-        undefined,
+        {},
         loaded,
         "/j",
         "start",
@@ -685,7 +692,7 @@ steps:
       const said: string[] = [];
       refuseSentByEarlierCutover(
         { journals: [], unjudged: [bad] },
-        "B",
+        { cutover: "B" },
         loaded,
         "/j",
         from,
@@ -708,7 +715,7 @@ steps:
     const err = refusal(() =>
       refuseSentByEarlierCutover(
         { journals: [split], unjudged: [] },
-        "B",
+        { cutover: "B" },
         loaded,
         "/j",
         "wait",
@@ -730,7 +737,16 @@ steps:
     const journals = [lost("/j/a.jsonl", "A", 2), lost("/j/c.jsonl", "C", 8), lost("/j/b.jsonl", "B", 2)];
     const go = (run: "new cutover" | "from" | "resume") =>
       refusal(() =>
-        refuseSentByEarlierCutover({ journals, unjudged: [] }, "B", loaded, "/j", "commit", {}, run, () => undefined),
+        refuseSentByEarlierCutover(
+          { journals, unjudged: [] },
+          { cutover: "B", file: "/j/b.jsonl" },
+          loaded,
+          "/j",
+          "commit",
+          {},
+          run,
+          () => undefined,
+        ),
       );
     const from = go("from");
     expect(from?.message).toBe(
@@ -765,7 +781,7 @@ steps:
     const err = refusal(() =>
       refuseSentByEarlierCutover(
         { journals: [older, started], unjudged: [] },
-        "A",
+        { cutover: "A", file: "/j/a.jsonl" },
         loaded,
         "/j",
         "commit",
@@ -801,13 +817,31 @@ steps:
     const sameCutover = j("/j/b.jsonl", "A", state(["ok"], [cmd("start", 0, "ok")], {}, STEPS4));
     const go = (journals: ReturnType<typeof j>[], own: string, run: "resume" | "from" = "resume") =>
       refusal(() =>
-        refuseSentByEarlierCutover({ journals, unjudged: [] }, own, loaded, "/j", "done", {}, run, () => undefined),
+        refuseSentByEarlierCutover(
+          { journals, unjudged: [] },
+          { cutover: own, file: own === "A" ? "/j/a.jsonl" : "/j/b.jsonl" },
+          loaded,
+          "/j",
+          "done",
+          {},
+          run,
+          () => undefined,
+        ),
       );
     // "done" sends nothing: no refusal at all
     expect(go([older, started], "A")).toBeUndefined();
     const commitStep = (journals: ReturnType<typeof j>[], own: string, run: "resume" | "from" = "resume") =>
       refusal(() =>
-        refuseSentByEarlierCutover({ journals, unjudged: [] }, own, loaded, "/j", "commit", {}, run, () => undefined),
+        refuseSentByEarlierCutover(
+          { journals, unjudged: [] },
+          { cutover: own, file: own === "A" ? "/j/a.jsonl" : "/j/b.jsonl" },
+          loaded,
+          "/j",
+          "commit",
+          {},
+          run,
+          () => undefined,
+        ),
       );
     expect(commitStep([older, commitLost], "A")?.message).toContain('shows commit (step 3 "commit") sent since');
     expect(commitStep([older, refused], "A")).toBeUndefined();
@@ -833,39 +867,55 @@ steps:
 // what keeps a run's undo of its write stop from turning writes on, whatever the fleet shows: an
 // earlier cutover's commit held in commit's round (the instances that have it show RUNNING); asked
 // when the undo is due, so that the run's own start that took effect since (a new sync) clears it
-describe("earlierCommitOnFleet: an earlier cutover's commit that may still take effect", () => {
+describe("earlierCommitOnFleet: an earlier journal's commit that may still take effect", () => {
   const j = (file: string, cutover: string, s: ReturnType<typeof state>) => ({ file, cutover, state: s });
   const split = j(
     "/j/a.jsonl",
     "A",
     state(["ok", "ok", "ok", "failed"], [cmd("start", 0, "ok"), cmd("commit", 3, "unknown", "error")]),
   );
-  it("another cutover's live journal with a commit sent holds; the run's own cutover's does not", () => {
-    const held = earlierCommitOnFleet({ journals: [split], unjudged: [] }, "B");
+  it("another journal's live commit holds; the run's own journal's does not", () => {
+    const held = earlierCommitOnFleet({ journals: [split], unjudged: [] }, "/j/b.jsonl");
     expect(held && "journal" in held ? held.journal.file : undefined).toBe("/j/a.jsonl");
     expect(earlierCommitReason(held)).toMatch(
       /^the journal \/j\/a\.jsonl of an earlier cutover, A, shows commit \(step 4 "\S+"\) may have reached i0 \(i0 gave no usable answer\), and it may still take effect/,
     );
-    expect(earlierCommitOnFleet({ journals: [split], unjudged: [] }, "A")).toBeUndefined();
+    expect(earlierCommitOnFleet({ journals: [split], unjudged: [] }, "/j/a.jsonl")).toBeUndefined();
     // one that sent no commit, or whose commit every instance refused, holds nothing
     const noCommit = j("/j/a.jsonl", "A", state(["ok", "ok", "failed"], [cmd("start", 0, "ok")]));
-    expect(earlierCommitOnFleet({ journals: [noCommit], unjudged: [] }, "B")).toBeUndefined();
+    expect(earlierCommitOnFleet({ journals: [noCommit], unjudged: [] }, "/j/b.jsonl")).toBeUndefined();
+  });
+  // an outside review: skipped by cutover id, a journal of the run's own cutover that its journal did
+  // not count (written for another text of the runbook) hid its split commit: --abort, or the
+  // unwind of a --from stop-writes run, turned writes on under it
+  it("another journal of the run's own cutover is judged too: only the run's own file is passed over", () => {
+    const sameCutover = j("/j/b.jsonl", "A", state(["-", "-", "ok"], []));
+    const held = earlierCommitOnFleet({ journals: [split, sameCutover], unjudged: [] }, "/j/b.jsonl");
+    expect(held && "journal" in held ? held.journal.file : undefined).toBe("/j/a.jsonl");
   });
   it("a start that took effect since (the run's own, read when the undo is due) clears it: a new sync runs", () => {
     const own = j("/j/b.jsonl", "B", state(["ok", "ok", "failed"], [cmd("start", 0, "ok")]));
-    expect(earlierCommitOnFleet({ journals: [split, own], unjudged: [] }, "B")).toBeUndefined();
+    expect(earlierCommitOnFleet({ journals: [split, own], unjudged: [] }, "/j/b.jsonl")).toBeUndefined();
     // a start of its own refused by every instance is no new sync
     const refused = j("/j/b.jsonl", "B", state(["failed"], [cmd("start", 0, "error")]));
-    expect(earlierCommitOnFleet({ journals: [split, refused], unjudged: [] }, "B")).toBeDefined();
+    expect(earlierCommitOnFleet({ journals: [split, refused], unjudged: [] }, "/j/b.jsonl")).toBeDefined();
   });
-  it("a journal that cannot be judged may hold one: named, the reading that fails safe", () => {
-    const held = earlierCommitOnFleet(
-      { journals: [], unjudged: [{ file: "/j/x.jsonl", why: "it cannot be read (EISDIR)" }] },
-      "B",
-    );
+  it("a journal that cannot be judged may hold one: named, the reading that fails safe; the run's own new sync clears it", () => {
+    const x = { file: "/j/x.jsonl", why: "it cannot be read (EISDIR)" };
+    const held = earlierCommitOnFleet({ journals: [], unjudged: [x] }, "/j/b.jsonl");
     expect(earlierCommitReason(held)).toBe(
       "/j/x.jsonl: it cannot be read (EISDIR): whether an earlier cutover's commit may still take effect on the fleet cannot be told",
     );
     expect(earlierCommitReason(undefined)).toBeUndefined();
+    // an outside review: one stray file kept every run's writes stopped on a failure, even after its
+    // own start passed fleet-idle (a new sync: nothing of an older journal is on it)
+    const started = j("/j/b.jsonl", "B", state(["ok", "ok", "failed"], [cmd("start", 0, "ok")]));
+    expect(earlierCommitOnFleet({ journals: [started], unjudged: [x] }, "/j/b.jsonl")).toBeUndefined();
+    const notStarted = j("/j/b.jsonl", "B", state(["ok", "failed"], []));
+    expect(earlierCommitOnFleet({ journals: [notStarted], unjudged: [x] }, "/j/b.jsonl")).toBeDefined();
+    // the run's own file, unjudged, is never held against it
+    expect(
+      earlierCommitOnFleet({ journals: [], unjudged: [{ ...x, file: "/j/b.jsonl" }] }, "/j/b.jsonl"),
+    ).toBeUndefined();
   });
 });

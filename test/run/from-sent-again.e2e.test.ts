@@ -249,6 +249,34 @@ describe("--from after a command whose answer was lost", () => {
     await commitToTheRefusingOnly(c, all);
   }, 180_000);
 
+  // an outside review: the earlier-cutover checks passed over every journal of the run's own
+  // cutover by its id; a journal written for another text of the runbook is not counted by the
+  // --from run that continues it, so its split commit reached neither the new journal nor a check
+  it("a journal of the cutover that a --from run did not count (the runbook edited since) still refuses its commit again, and --abort's undo", async () => {
+    const c = await threeInstanceCutover(["commit-refused@2"]);
+    made.sims.push(c.sim);
+    made.dirs.push(c.dir);
+    const first = await c.run("--yes");
+    expect(first.code, first.all).toBe(1);
+    expect(posts(c.sim, "commit"), first.all).toEqual([1, 1, 1]);
+    c.sim.control.clearFaults();
+    writeFileSync(c.file, `${readFileSync(c.file, "utf8")}# a timeout changed after the split commit\n`);
+    const between = await c.run("--from", "stop-writes", "--to", "stop-writes", "--yes");
+    const where = `${first.all}\n--- --from stop-writes --to stop-writes (edited)\n${between.all}`;
+    expect(between.code, where).toBe(0);
+
+    const again = await c.run("--from", "commit", "--yes");
+    const all = `${where}\n--- --from commit\n${again.all}`;
+    expect(posts(c.sim, "commit"), all).toEqual([1, 1, 1]);
+    expect(again.code, all).toBe(3);
+    expect(again.all, all).toMatch(/shows commit \(step 5 "commit"\) may have reached sync0, sync1/);
+
+    const abort = await c.run("--abort", "--yes");
+    const all2 = `${all}\n--- --abort\n${abort.all}`;
+    expect(c.sim.control.state().writes.enabled, `writes turned on under the held commit\n${all2}`).toBe(false);
+    expect(abort.code, all2).toBe(1);
+  }, 180_000);
+
   // an outside review: the check above was skipped when the journal could not be read, and the
   // commit on its way went out again all the same
   it("a --new-cutover --from whose unfinished cutover's journal cannot be read is refused: it cannot tell what is on the fleet", async () => {
