@@ -14,6 +14,7 @@ import {
   cleanedUpAfterAll,
   cliCutover,
   COMMIT,
+  commitToTheRefusingOnly,
   COMMITTED,
   DRAINED,
   posts,
@@ -24,30 +25,6 @@ import {
 } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
-
-/**
- * After a split commit (sync2 refused it): a new cutover's `--from commit --only sync2`, the
- * instance the journals show it never reached, goes through, and commit reaches sync2 alone.
- */
-async function commitToTheRefusingOnly(
-  c: Awaited<ReturnType<typeof threeInstanceCutover>>,
-  before: string,
-): Promise<void> {
-  const only = await c.run(
-    "--new-cutover",
-    "--from",
-    "commit",
-    "--to",
-    "commit",
-    "--only",
-    "sync2",
-    "--force",
-    "writes-stopped",
-    "--yes",
-  );
-  expect(only.code, `${before}\n--- --only sync2\n${only.all}`).toBe(0);
-  expect(posts(c.sim, "commit"), only.all).toEqual([1, 1, 2]);
-}
 
 describe("--from after a command whose answer was lost", () => {
   it("is refused before anything is sent (exit 3), naming the command, the instance and --resume with its vars", async () => {

@@ -15,7 +15,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, expect } from "vitest";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import type { RunEvent, RunListener } from "../../src/events.js";
 import { runRunbook, type RunResult } from "../../src/run/runner.js";
@@ -299,6 +299,31 @@ export async function threeInstanceCutover(
     cutoverYaml(sim, { defaults, steps: START + READY + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED }),
   );
   return { sim, file, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
+}
+
+/**
+ * After a split commit (sync2 refused it): a new cutover's `--from commit --only sync2`, the
+ * instance the journals show it never reached, goes through, and commit reaches sync2 alone
+ * (`--force writes-stopped`: a new cutover counts no write stop of the one before).
+ */
+export async function commitToTheRefusingOnly(
+  c: { sim: Simulator; run: (...a: string[]) => ReturnType<typeof cli> },
+  before: string,
+): Promise<void> {
+  const only = await c.run(
+    "--new-cutover",
+    "--from",
+    "commit",
+    "--to",
+    "commit",
+    "--only",
+    "sync2",
+    "--force",
+    "writes-stopped",
+    "--yes",
+  );
+  expect(only.code, `${before}\n--- --only sync2\n${only.all}`).toBe(0);
+  expect(posts(c.sim, "commit"), only.all).toEqual([1, 1, 2]);
 }
 
 /** Waits (polling every 10 ms) until `test` holds; throws naming `what` after `ms`. */
