@@ -344,7 +344,22 @@ export interface RunEventMap {
    * The write-stop window (the application's downtime) opens: a stopWrites hook succeeded. It
    * closes at `window.closed` (src/fleet/window.ts measures it and splits it into shares).
    */
-  "window.opened": { index: number; id: string };
+  "window.opened": {
+    index: number;
+    id: string;
+    /**
+     * When the stop hook succeeded (epoch ms): the window's start. The event itself follows the
+     * step's `check:` (writes seen stopped), which the application spends stopped too. Absent in
+     * journals of older runners: the event's own time.
+     */
+    openedAt?: number;
+  };
+  /**
+   * One read of a stopWrites step's `check:` (the write switch read, by the runbook's hook), by the
+   * step `index` that ran it: the stopWrites itself, or a commit reading it again. Its time inside
+   * the window is the runbook's hook's, not the runner's (src/fleet/window.ts).
+   */
+  "writes.checked": { index: number; id: string; use: string; ok: boolean; durationMs: number };
   /**
    * The window's end: `canWrite` (the first process reported canWrite true: the destination takes
    * writes) or `committed` (every instance reported COMMITTED: no first process is declared, or the

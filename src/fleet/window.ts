@@ -135,8 +135,11 @@ export class WindowTracker {
   /** Per instance: since when its progress fails (a poll failed and no answer since), and the spans it did. */
   readonly #downSince = new Map<number, { from: number; label: string }>();
   readonly #down: { from: number; to: number; label: string }[] = [];
-  /** Every hook call that ended (`hook.finished`: its end and duration), for the steps' share. */
-  readonly #hooks: { from: number; to: number; id: string; use: string }[] = [];
+  /**
+   * Every hook call that ended (`hook.finished`) and every read of a stopWrites' check
+   * (`writes.checked`): its end and duration, for the steps' share.
+   */
+  readonly #hooks: { from: number; to: number; id: string; what: string }[] = [];
   #instances = 0;
   /** When the destination takes writes (the run's `run.started`). */
   #writes: DestinationWrites = { on: "canWrite", instance: 0 };
@@ -259,10 +262,20 @@ export class WindowTracker {
           (span.asked ??= []).push({ from: Math.max(before, span.start), to: e.at });
         break;
       }
-      case "window.opened":
+      case "window.opened": {
         this.#stopFailed = undefined;
-        if (!this.open)
-          this.#windows.push({ openedAt: e.at, measuredFrom: e.at, openedBy: { index: e.index, id: e.id } });
+        // from the stop hook's success, not from the check after it (older journals: the event's time)
+        const at = e.openedAt ?? e.at;
+        if (!this.open) this.#windows.push({ openedAt: at, measuredFrom: at, openedBy: { index: e.index, id: e.id } });
+        break;
+      }
+      case "writes.checked":
+        this.#hooks.push({
+          from: e.at - e.durationMs,
+          to: e.at,
+          id: e.id,
+          what: `${e.use} check of the write switch`,
+        });
         break;
       case "window.closed": {
         const w = this.#current;
@@ -279,7 +292,7 @@ export class WindowTracker {
         break;
       }
       case "hook.finished": {
-        this.#hooks.push({ from: e.at - e.durationMs, to: e.at, id: e.id, use: e.use });
+        this.#hooks.push({ from: e.at - e.durationMs, to: e.at, id: e.id, what: `${e.use} hook` });
         // a stop hook that ended (failed, or returned while its writes were not seen stopped) before
         // the window opened may have stopped some writers: until `window.opened` or its undo succeeds
         if (!e.undo && this.#traits(this.#kinds.get(e.index)).opensWriteStop) this.#stopFailed = e.index;
@@ -439,7 +452,7 @@ export class WindowTracker {
       this.#hooks,
       (p) => p.share === "runner",
       "steps",
-      (h) => `${h.id}: the runbook's ${h.use} hook (its own time)`,
+      (h) => `${h.id}: the runbook's ${h.what} (its own time)`,
     );
     // a person's answer is the operator's time, whichever part of the step it fell in
     const asked = spans.flatMap((s) => (s.asked ?? []).map((a) => ({ ...a, id: s.id })));

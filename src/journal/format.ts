@@ -81,6 +81,8 @@ const NOT_FSYNCED: ReadonlySet<string> = new Set<RunEventType>([
   "polls.summary",
   // inside the write-stop window, where a flush is downtime; the step's end flushes it
   "window.closed",
+  // a check's read of the write switch: the report's share of it, nothing resume reads
+  "writes.checked",
   "verifier.sampled",
   "wait.status",
   "wait.slow",

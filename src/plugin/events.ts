@@ -38,6 +38,7 @@ const EVENT_TYPES = {
   "window.opened": true,
   "window.closed": true,
   "window.writes-on": true,
+  "writes.checked": true,
   "hook.started": true,
   "hook.finished": true,
   "hook.process": true,
@@ -187,6 +188,8 @@ export function describeNotification(n: Notification, runbook: string): string {
         : `${runbook}: the destination takes writes (${windowEndWords(n.reason)})${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
     case "window.writes-on":
       return `${runbook}: application writes are on again (${stepLabel(n)})`;
+    case "writes.checked":
+      return `${runbook}: the write switch read by ${n.use} (${stepLabel(n)}): ${n.ok ? "writes seen stopped" : "writes not seen stopped"}`;
     case "hook.started":
       return `${runbook}: ${n.undo ? "undo " : ""}hook ${n.use} started (${stepLabel(n)})`;
     case "hook.finished":

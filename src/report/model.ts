@@ -373,7 +373,13 @@ export class ReportBuilder {
         this.#markers.push({ t, kind: "commit-sent", label: "commit sent", ...run });
         break;
       case "window.opened":
-        this.#markers.push({ t, kind: "writes-stopped", label: "writes stopped", ...run });
+        // when the stop hook succeeded, not when the check after it saw writes stopped
+        this.#markers.push({
+          t: e.openedAt !== undefined ? this.#t(e.openedAt) : t,
+          kind: "writes-stopped",
+          label: "writes stopped",
+          ...run,
+        });
         break;
       case "window.closed":
         // the window closed on COMMITTED: the committed marker already says when

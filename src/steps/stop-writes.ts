@@ -51,6 +51,9 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
       });
     }
     await runHookStep(ctx, call);
+    // writes stop with the hook's success: the window opens then, though it is said only once the
+    // check below has seen them stopped (the check's read is downtime as well)
+    const openedAt = Date.now();
     // read, not assumed: the rehearsal's simulator and the step's own `check:`
     const seen = await readWrites(ctx, call.check ? [{ index: ctx.index, step: ctx.step, call: call.check }] : []);
     if (seen) {
@@ -64,7 +67,7 @@ export const stopWrites: StepKindDef<StopWritesCall> = {
     }
     ctx.run.memory.writesStopped = true;
     // the application's downtime starts here: waits poll fast until the destination takes writes (src/fleet/window.ts)
-    ctx.run.emit("window.opened", { index: ctx.index, id: ctx.id });
+    ctx.run.emit("window.opened", { index: ctx.index, id: ctx.id, openedAt });
     decide(true, `application writes stopped by ${call.use}${seen ? ` (and seen stopped: ${seen.detail})` : ""}`);
   },
   hookCall: (b) => b,

@@ -265,7 +265,9 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
         return;
       }
       case "window.opened":
-        window ??= child(e, "write-stop window", run.ctx, e.at, { "syncbook.window.opened_by": e.id }).span;
+        window ??= child(e, "write-stop window", run.ctx, e.openedAt ?? e.at, {
+          "syncbook.window.opened_by": e.id,
+        }).span;
         return;
       case "window.closed": {
         // a window opened by an earlier run of the cutover is closed in this one: its span covers

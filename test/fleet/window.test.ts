@@ -143,20 +143,18 @@ describe("WindowTracker", () => {
     const w = new WindowTracker(traitsOf);
     for (const e of cutover()) {
       // the check of step 1 (the stopWrites), run by the commit step between 6331 and 6338
-      if (e.type === "request.sent" && e.at === 6340) {
-        w.apply({ ...e, type: "hook.started", at: 6331, index: 0, id: "stop", use: "shell", undo: false } as never);
+      // what the runner journals of it (src/steps/kit/writes-check.ts): no hook.* events, a read
+      if (e.type === "request.sent" && e.at === 6340)
         w.apply({
           ...e,
-          type: "hook.finished",
+          type: "writes.checked",
           at: 6338,
-          index: 0,
-          id: "stop",
+          index: 3,
+          id: "commit",
           use: "shell",
-          undo: false,
           ok: true,
           durationMs: 7,
         } as never);
-      }
       w.apply(e);
     }
     const m = w.current()!;
@@ -164,7 +162,7 @@ describe("WindowTracker", () => {
     expect(m.shares.runner).toBe(10 + 5 + 110 + 10 + 10 + 10 + 8 + 10 + 100 - 7);
     expect(m.parts.find((p) => p.share === "steps")).toMatchObject({
       id: "commit",
-      what: "stop: the runbook's shell hook (its own time)",
+      what: "commit: the runbook's shell check of the write switch (its own time)",
       ms: 7,
     });
     // the stop hook itself, before the window opened, is in no share
@@ -236,6 +234,27 @@ describe("WindowTracker", () => {
     for (const e of e2) w2.apply(e);
     const m2 = w2.current(3000)!;
     expect(m2.shares).toEqual({ service: 200, runner: 280 + 500, operator: 0, steps: 0, none: 2000 });
+  });
+
+  it("opens at the stop hook's success (`openedAt`), not at the event that follows the stop step's own check; the check's read is the runbook's time", () => {
+    const w = new WindowTracker(traitsOf);
+    for (const e of cutover()) {
+      // the stop hook succeeded at 1050; its step's check read the switch from 1055 to 1195; then
+      // the window was said open (1200)
+      if (e.type === "hook.finished" && e.index === 0) w.apply({ ...e, at: 1050, durationMs: 49 });
+      else if (e.type === "window.opened") {
+        w.apply({ ...e, type: "writes.checked", at: 1195, use: "http", ok: true, durationMs: 140 } as never);
+        w.apply({ ...e, openedAt: 1050 });
+      } else w.apply(e);
+    }
+    const m = w.current()!;
+    expect(m).toMatchObject({ openedAt: 1050, measuredMs: 6150, durationMs: 6150 });
+    expect(m.parts.slice(0, 3).map((p) => [p.share, p.id, p.what, p.ms])).toEqual([
+      ["runner", "stop", "stop: after the stop hook returned", 5],
+      ["steps", "stop", "stop: the runbook's http check of the write switch (its own time)", 140],
+      ["runner", "stop", "stop: after the stop hook returned", 15],
+    ]);
+    expect(m.shares.steps).toBe(140);
   });
 
   it("is open exactly from the stop hook's success to canWrite of the first process", () => {

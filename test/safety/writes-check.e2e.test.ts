@@ -9,6 +9,7 @@ import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { RunEventOf } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { startServer } from "../support/http-server.js";
 import { lineOf, lintCalls, runbook } from "../support/plugin.js";
@@ -85,6 +86,14 @@ describe("the runner: commit reads the switch, it does not only remember it", ()
     expect(d[0]!.reason).toMatch(/and seen stopped: the check of step 3 \(sim-writes-stopped\) passed/);
     expect(posts(s, "commit")).toEqual([0]);
     expect(s.control.state().writes.lost).toBe(0);
+    // each read journaled with its step, hook and outcome: the report charges it to the runbook's
+    // hooks, not the runner (src/fleet/window.ts; test/report/window-check.e2e.test.ts)
+    const reads = events.filter((e): e is RunEventOf<"writes.checked"> => e.type === "writes.checked");
+    expect(reads.map(({ index, id, use, ok }) => ({ index, id, use, ok }))).toEqual([
+      { index: 2, id: "stop-writes", use: "sim-writes-stopped", ok: true },
+      { index: 3, id: "commit", use: "sim-writes-stopped", ok: false },
+    ]);
+    for (const r of reads) expect(r.durationMs).toBeGreaterThanOrEqual(0);
   });
 
   it("the same run without a check: the journal is all commit has, and writes are lost (what the check is for)", async () => {

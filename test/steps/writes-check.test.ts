@@ -214,6 +214,25 @@ describe("a check with until: read again until it holds, within its bound", () =
     ]);
   });
 
+  it("every read is journaled (writes.checked): the step that ran it, the hook, whether it held, how long it took", async () => {
+    let n = 0;
+    const { ctx, events } = withHooks(WAIT({ until: "2s" }), {
+      read: () => {
+        if (++n < 2) throw new Error("still writing");
+      },
+    });
+    ctx.index = 4;
+    ctx.id = "commit";
+    await readWrites(ctx, writesChecks(ctx.run.runbook.steps, 1));
+    const reads = events.filter((e) => e.type === "writes.checked");
+    expect(
+      reads.map((e) => ({ ...e, seq: 0, at: 0, durationMs: typeof (e as { durationMs?: unknown }).durationMs })),
+    ).toEqual([
+      { type: "writes.checked", seq: 0, at: 0, index: 4, id: "commit", use: "read", ok: false, durationMs: "number" },
+      { type: "writes.checked", seq: 0, at: 0, index: 4, id: "commit", use: "read", ok: true, durationMs: "number" },
+    ]);
+  });
+
   it("expect compares what the hook read, with waitFor.expect's comparisons; the wait names each and the value now", async () => {
     const answers = [
       { enabled: true, writers: 3, mode: "rw" },

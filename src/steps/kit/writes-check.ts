@@ -116,6 +116,14 @@ async function holds(ctx: StepContext, { index, step, call }: WritesCheck): Prom
             .map((u) => pctx.redact(`${u.condition}: now ${shown(u.value)}`))
             .join(", ") || undefined
         : undefined;
+    // the read's time inside the window is the runbook's hook's, not the runner's (src/fleet/window.ts)
+    ctx.run.say("writes.checked", {
+      index: ctx.index,
+      id: ctx.id,
+      use: call.use,
+      ok: why === undefined,
+      durationMs: outcome.durationMs,
+    });
     if (why === undefined) return undefined;
     const waited = Date.now() - started;
     if (waited + pollMs > untilMs)
