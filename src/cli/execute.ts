@@ -424,7 +424,7 @@ export function interruptOnSignals(
 /** A line for people on stderr; what it quotes from outside has its control characters shown, never obeyed (src/text.ts). */
 export const stderr = (s: string): void => {
   const t = terminalText(s, { lines: true });
-  process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
+  if (!process.stderr.destroyed) process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
 };
 /**
  * stdout for the plan, notify lines, status: a reader that goes away (`--dry-run | head`) ends
@@ -432,17 +432,31 @@ export const stderr = (s: string): void => {
  * cutover: its lines are in the journal anyway).
  */
 export const stdout = (s: string): void => {
-  quietOnEpipe(process.stdout);
+  quietOn(process.stdout, "epipe");
   const t = terminalText(s, { lines: true });
   if (!process.stdout.destroyed) process.stdout.write(t.endsWith("\n") ? t : `${t}\n`);
 };
 
-const quieted = new WeakSet<NodeJS.WriteStream>();
-function quietOnEpipe(stream: NodeJS.WriteStream): void {
-  if (quieted.has(stream)) return;
-  quieted.add(stream);
+/**
+ * A run goes on without its output: an error of stdout or stderr (the reader of a pipe gone: a
+ * `| tee` the same Ctrl-C stopped, EPIPE; the SSH session's terminal gone with a SIGHUP, EIO; a
+ * log file's disk full) closes that stream and nothing else. Without it, the first line written
+ * after it (the Ctrl-C's own "stopping cleanly") crashed the runner: no undo of a write stop, no
+ * end in the journal. Every line is in the journal anyway (`syncbook status`, `syncbook report`).
+ */
+export function keepRunningWithoutOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) quietOn(stream, "any");
+}
+
+/** How each output stream's errors are taken: a reader gone (EPIPE) ends its output quietly; `any`: every error does. */
+const quieted = new WeakMap<NodeJS.WriteStream, "epipe" | "any">();
+function quietOn(stream: NodeJS.WriteStream, what: "epipe" | "any"): void {
+  const had = quieted.get(stream);
+  if (had === "any" || had === what) return;
+  quieted.set(stream, what);
+  if (had) return;
   stream.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED") {
+    if (quieted.get(stream) === "any" || err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED") {
       stream.destroy();
       return;
     }

@@ -23,6 +23,7 @@ import type { CommandSummary } from "./step-summary.js";
 import type { FleetLock } from "../journal/index.js";
 import {
   interruptOnSignals,
+  keepRunningWithoutOutput,
   loadForRun,
   loadPluginsFor,
   parseForce,
@@ -37,6 +38,8 @@ import {
 } from "./execute.js";
 
 export async function main(file: string, flags: ExecuteFlags): Promise<number> {
+  // a cutover goes on when its terminal or pipe goes away (every line is in the journal)
+  keepRunningWithoutOutput();
   // GitHub Actions job summary (src/cli/step-summary.ts), when GITHUB_STEP_SUMMARY is set
   const summary = process.env.GITHUB_STEP_SUMMARY
     ? (await import("./step-summary.js")).commandSummary("run", file)
@@ -301,6 +304,8 @@ export async function execute(
   // after the run, the wait for its notifications: bounded, and a Ctrl-C ends it at once
   const drainStop = new AbortController();
   let draining = false;
+  // a rehearsal's too (src/cli/rehearse.ts comes here without main)
+  keepRunningWithoutOutput();
   const off = interruptOnSignals(controller, stderr, forced, undefined, {
     active: () => draining,
     stop: drainStop,

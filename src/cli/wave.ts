@@ -140,12 +140,13 @@ export async function rehearseMain(file: string, opts: WaveRehearseOptions = {})
   const [
     { rehearseWave },
     { buildWaveReport, countsText, notVerified, statusText, writeWaveReport },
-    { interruptOnSignals },
+    { interruptOnSignals, keepRunningWithoutOutput },
   ] = await Promise.all([import("../wave/rehearse.js"), import("../wave/report.js"), import("./execute.js")]);
   const width = Math.max(...plan.items.map((i) => i.name.length));
   stderr(
     `wave ${plan.name}: ${plan.items.length} runbook(s), at most ${maxParallel ?? plan.maxParallel} at once, each against its own simulated fleet`,
   );
+  keepRunningWithoutOutput();
   const controller = new AbortController();
   const off = interruptOnSignals(controller, stderr);
   const started = Date.now();
