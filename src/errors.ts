@@ -41,3 +41,23 @@ export function errorMessage(err: unknown): string {
   // JSON.stringify gives undefined for undefined, functions and symbols
   return JSON.stringify(err) ?? typeof err;
 }
+
+/**
+ * `err` as a command prints it, through the runbook's redactor (src/redact.ts): a message that
+ * names a journal names a folder made of the runbook's name, which `${env.*}` may fill, or of a
+ * `--journal-dir` holding a secret. A `UserError` comes back as a new one with its message and
+ * hint redacted (same exit code); another error keeps its identity, its message and stack redacted.
+ */
+export function redactedError(err: unknown, redact: (text: string) => string): unknown {
+  if (err instanceof UserError) {
+    const message = redact(err.message);
+    const hint = err.hint === undefined ? undefined : redact(err.hint);
+    if (message === err.message && hint === err.hint) return err;
+    return new UserError(message, { ...err.options, ...(hint === undefined ? {} : { hint }) });
+  }
+  if (err instanceof Error) {
+    err.message = redact(err.message);
+    if (err.stack !== undefined) err.stack = redact(err.stack);
+  }
+  return typeof err === "string" ? redact(err) : err;
+}

@@ -17,6 +17,7 @@ import {
   redactUrl,
   stripUserinfo,
 } from "../src/redact.js";
+import { ExitCode, UserError, redactedError } from "../src/errors.js";
 
 /** What must not survive of `s` in a redacted text: any 6-character piece, and the base64 cores. */
 function remnants(s: string, redacted: string): string[] {
@@ -222,5 +223,32 @@ describe("structured values and URLs", () => {
       "see http://***@h:1/x and mongodb+srv://***@c/",
     );
     expect(redactUrl("http://u:p@h:27182/?k=v#f")).toBe("http://***@h:27182/?k=***");
+  });
+});
+
+describe("redactedError: a command's error as it prints it", () => {
+  const redact = createRedactor(["Tenant7s3cretValue42"]);
+  it("a UserError's message and hint redacted, its exit code kept; one without a secret is the same error", () => {
+    const err = new UserError("cannot trust /j/sales-Tenant7s3cretValue42/a.jsonl", {
+      hint: "move /j/sales-Tenant7s3cretValue42 aside",
+      exitCode: ExitCode.usage,
+    });
+    const out = redactedError(err, redact) as UserError;
+    expect(out).toBeInstanceOf(UserError);
+    expect([out.message, out.hint, out.exitCode]).toEqual([
+      "cannot trust /j/sales-***/a.jsonl",
+      "move /j/sales-*** aside",
+      ExitCode.usage,
+    ]);
+    const plain = new UserError("nothing secret", { exitCode: ExitCode.interlock });
+    expect(redactedError(plain, redact)).toBe(plain);
+  });
+
+  it("another error keeps its identity, its message and stack redacted", () => {
+    const err = new Error("ENOENT: /j/sales-Tenant7s3cretValue42");
+    const out = redactedError(err, redact) as Error;
+    expect(out).toBe(err);
+    expect(out.message).toBe("ENOENT: /j/sales-***");
+    expect(out.stack).not.toContain("Tenant7s3cretValue42");
   });
 });

@@ -11,7 +11,7 @@ import { nextAfterFailedUndo } from "../ui/format.js";
 import { runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
-import { ExitCode, UserError, errorMessage } from "../errors.js";
+import { ExitCode, UserError, errorMessage, redactedError } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
 import type { CriticalListener, Emit, RunEvent, RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
@@ -105,7 +105,24 @@ async function runMain(
     });
   const force = await parseForce(flags.force);
   const loaded = await loadForRun(file, flags, stderr);
-  const registry = await loadPluginsFor(loaded, stderr);
+  // what it prints names journals, whose folder is made of the runbook's name (which `${env.*}`
+  // may fill) or of a --journal-dir: through the runbook's redactor, as every other output
+  try {
+    return await runLoaded(loaded, flags, force, json, summary);
+  } catch (err) {
+    throw redactedError(err, loaded.redact);
+  }
+}
+
+async function runLoaded(
+  loaded: LoadedRunbook,
+  flags: ExecuteFlags,
+  force: string[],
+  json?: ClaimedStdout,
+  summary?: CommandSummary,
+): Promise<number> {
+  const say = (s: string): void => stderr(loaded.redact(s));
+  const registry = await loadPluginsFor(loaded, say);
   // every usage error before anything is opened or sent: a typo never leaves a journal behind
   const { instanceTargets, planSteps, stepRange } = await import("../run/plan.js");
   const range = loaded.runbook ? stepRange(planSteps(loaded.runbook), flags.from, flags.to) : undefined;
@@ -132,8 +149,8 @@ async function runMain(
       );
     }
     if (!flags.probe) return ExitCode.ok;
-    const problems = await probe(loaded, json ? stderr : stdout);
-    for (const p of problems) stderr(`probe: ${p}`);
+    const problems = await probe(loaded, json ? say : stdout);
+    for (const p of problems) say(`probe: ${p}`);
     return problems.length ? ExitCode.failed : ExitCode.ok;
   }
   const runbook = loaded.runbook;
@@ -147,7 +164,7 @@ async function runMain(
   const dir = journalDirFor(loaded.file, runbook.name, flags.journalDir);
   // the refusal names the command that shows where the holder's run stopped and the way on
   const lock = acquireLock(dir, { status: `syncbook status ${runbookArg(loaded)}` });
-  if (lock.staleFrom) stderr(`journal: took over a stale lock (left by ${lockHolderText(lock.staleFrom)})`);
+  if (lock.staleFrom) say(`journal: took over a stale lock (left by ${lockHolderText(lock.staleFrom)})`);
   // and one runner per instance, whatever the runbook's path: two checkouts (or a hard link) of
   // one runbook have two journal folders, but one fleet (src/journal/fleet-lock.ts)
   let fleetLock: FleetLock | undefined;
@@ -160,7 +177,7 @@ async function runMain(
       })),
       { runbook: resolve(loaded.file) },
     );
-    for (const line of tookOverLines(fleetLock.tookOver)) stderr(line);
+    for (const line of tookOverLines(fleetLock.tookOver)) say(line);
   } catch (err) {
     lock.release();
     throw err;
@@ -172,13 +189,13 @@ async function runMain(
     // every entry point, before it reads or decides anything: the hook processes earlier runs of
     // this cutover left are waited out (an orphaned undo must not turn writes on behind this run);
     // what cannot be told is left to commit's `hook-processes` interlock (src/run/orphans.ts)
-    const hooks = await waitOutEarlierRuns(loaded, dir, { say: stderr });
+    const hooks = await waitOutEarlierRuns(loaded, dir, { say });
     const resume = flags.abort
-      ? await planAbort(loaded, dir, { say: stderr, ...(typeof flags.abort === "string" ? { file: flags.abort } : {}) })
+      ? await planAbort(loaded, dir, { say, ...(typeof flags.abort === "string" ? { file: flags.abort } : {}) })
       : flags.resume
         ? await planResume(loaded, dir, {
             allowChangedRunbook: flags.allowChangedRunbook === true,
-            say: stderr,
+            say,
             mayHaveActed: hooks.mayHaveActed,
             ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
           })
@@ -194,7 +211,7 @@ async function runMain(
         ? await fromJournal(
             loaded,
             dir,
-            stderr,
+            say,
             hooks.mayHaveActed,
             continues !== undefined,
             flags.from,
@@ -206,9 +223,15 @@ async function runMain(
     // the runner knows when writes were stopped, --report tells one story
     const history = resume?.history;
     // the cutover's runs in other journals (those a --from run continued): its window and its time span them
-    const earlierRuns = await cutoverRunsBefore(dir, resume ? history : undefined, continues?.cutover, resume?.file);
+    const earlierRuns = await cutoverRunsBefore(
+      dir,
+      resume ? history : undefined,
+      continues?.cutover,
+      resume?.file,
+      say,
+    );
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
-    stderr(`journal: ${journal.file}`);
+    say(`journal: ${journal.file}`);
     try {
       const record = asListener(journal);
       const code = await execute(loaded, registry, flags, force, summary ? [summary.listener] : [], {
@@ -279,6 +302,7 @@ export async function execute(
     distrustJournal?: () => string | undefined;
   },
 ): Promise<number> {
+  const say = (s: string): void => stderr(loaded.redact(s));
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
   const yes = flags.yes === true || how.yes === true;
@@ -294,7 +318,7 @@ export async function execute(
     ...(how.json ? { jsonWrite: how.json } : {}),
     ...(earlier.length ? { earlier } : {}),
   });
-  const report = await reportOutput(flags.report, stderr, how.history, how.cutoverReport);
+  const report = await reportOutput(flags.report, say, how.history, how.cutoverReport);
   const tracing = await traceOutput(process.env, loaded.redact, {
     ...(earlier.length ? { earlier } : {}),
     ...(how.mode === "rehearse" ? { rehearsal: { trace: flags.trace === true } } : {}),
@@ -306,7 +330,7 @@ export async function execute(
   let draining = false;
   // a rehearsal's too (src/cli/rehearse.ts comes here without main)
   keepRunningWithoutOutput();
-  const off = interruptOnSignals(controller, stderr, forced, undefined, {
+  const off = interruptOnSignals(controller, say, forced, undefined, {
     active: () => draining,
     stop: drainStop,
   });
@@ -343,12 +367,12 @@ export async function execute(
       // notify steps and console notifiers: stdout, unless it belongs to the JSON lines
       // a rehearsal's stand-in lines (a hook not run, a notification not sent) are the renderer's
       // to show: `--renderer silent` prints none of them
-      print: how.mode === "rehearse" && flags.renderer === "silent" ? () => undefined : how.json ? stderr : stdout,
+      print: how.mode === "rehearse" && flags.renderer === "silent" ? () => undefined : how.json ? say : stdout,
       ...(tracing ? { traceparent: () => tracing.traceparent(), onRecord: (r: Emit) => tracing.record(r) } : {}),
       drainSignal: drainStop.signal,
       onDrain: (pending) => {
         draining = true;
-        stderr(
+        say(
           `notifications: waiting at most ${formatDuration(DRAIN_MS)} for ${plural(pending, "notification")} still being sent (Ctrl-C: stop waiting)`,
         );
       },
@@ -358,8 +382,8 @@ export async function execute(
     await ui.close();
     const notes = result.notifications;
     if (notes?.undelivered.length) {
-      stderr(`notifications: ${plural(notes.undelivered.length, "notification")} not delivered:`);
-      for (const u of notes.undelivered) stderr(`  - ${u}`);
+      say(`notifications: ${plural(notes.undelivered.length, "notification")} not delivered:`);
+      for (const u of notes.undelivered) say(`  - ${u}`);
     }
     // the run itself ended as it says; the operator stopped the wait for its notifications
     if (notes?.interrupted) return ExitCode.interrupted;
@@ -371,12 +395,12 @@ export async function execute(
     const target = runTarget(loaded, vars);
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
-      if (result.message && !ui.showsEnd) stderr(result.message);
-      if (result.writesKeptOff) stderr(`  hint: ${result.hint ?? ""}`);
+      if (result.message && !ui.showsEnd) say(result.message);
+      if (result.writesKeptOff) say(`  hint: ${result.hint ?? ""}`);
       const stuck = ui.writesLeftStopped();
-      if (stuck) for (const l of nextAfterFailedUndo(target, stuck)) stderr(`  ${l}`);
+      if (stuck) for (const l of nextAfterFailedUndo(target, stuck)) say(`  ${l}`);
       if (result.exitCode === 0)
-        stderr(
+        say(
           `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${target} --resume (a write stop that was undone runs again before commit)`,
         );
     } else if (result.outcome === "ok" && how.mode !== "rehearse" && loaded.runbook) {
@@ -392,11 +416,11 @@ export async function execute(
       // where --resume goes on is its journal's to say (a run that sent nothing and ran no hook is
       // passed over, and the one before it continues): status names it, not a step of this run's
       if (at >= 0 && at < steps.length - 1)
-        stderr(
+        say(
           `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${runbookArg(loaded)} shows where)`,
         );
       else if (again)
-        stderr(
+        say(
           `  step ${again} failed and the run went on past it (continueOnError); to run it again in this cutover (its commit counts): syncbook run ${target} --from ${again}`,
         );
     } else if (result.outcome !== "ok") {
@@ -409,13 +433,13 @@ export async function execute(
       // the failing step's paragraph, hint and place are on screen already: point to them
       const told = ui.toldAbove(result.message);
       // "interrupted during step x", not "interrupted: interrupted during step x"
-      stderr(
+      say(
         result.message && result.outcome === "interrupted"
           ? result.message
           : `${what}${result.message ? `: ${told ?? result.message}` : ""}`,
       );
-      if (result.place && !told) for (const l of codeFrame(result.place)) stderr(`  ${l}`);
-      if (result.hint && !told) stderr(`  hint: ${result.hint}`);
+      if (result.place && !told) for (const l of codeFrame(result.place)) say(`  ${l}`);
+      if (result.hint && !told) say(`  hint: ${result.hint}`);
       // a rehearsal has no journal to resume from: it is simply run again
       const rerun = how.mode !== "rehearse" ? result.rerunWith : undefined;
       // commit refused for want of a write stop: --resume would meet the same refusal; the stopWrites step runs again
@@ -436,34 +460,34 @@ export async function execute(
           stuck,
           failed ? { number: failed.index + 1, id: failed.id } : undefined,
         ))
-          stderr(`  ${l}`);
-      } else if (rerun) stderr(`  run again with: syncbook run ${target} ${rerun} (not --resume)`);
+          say(`  ${l}`);
+      } else if (rerun) say(`  run again with: syncbook run ${target} ${rerun} (not --resume)`);
       else if (committedBefore)
-        stderr(
+        say(
           `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${runbookArg(loaded)}`,
         );
-      else if (restop) stderr(`  stop writes again, then go on: syncbook run ${target} --from ${restop}`);
-      else if (result.refused === "writes-stopped" && how.notContinued) stderr(`  ${how.notContinued}`);
+      else if (restop) say(`  stop writes again, then go on: syncbook run ${target} --from ${restop}`);
+      else if (result.refused === "writes-stopped" && how.notContinued) say(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")
         // a step after the commit (a verify) that found no write stop: none is in this journal folder
-        stderr(
+        say(
           `  no write stop of this cutover is in the journals of ${flags.journalDir ?? "the runbook's .syncbook folder"}: if its runs journaled elsewhere, run again with --journal-dir <that folder>; if writes were stopped outside syncbook, say so in the runbook (writesStoppedExternally: true)`,
         );
       else if (result.writesKeptOff?.committed) {
         // the cutover happened outside this run: the hint above is the way on, not a resume
       } else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
-        stderr(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
+        say(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
       // again, as status offers it
-      else if (how.mode !== "rehearse") stderr(`  resume with: syncbook run ${target} --resume`);
+      else if (how.mode !== "rehearse") say(`  resume with: syncbook run ${target} --resume`);
     }
     return result.exitCode;
   } finally {
     off();
-    await report.finish().catch((err: unknown) => stderr(`report: ${errorMessage(err)}`));
+    await report.finish().catch((err: unknown) => say(`report: ${errorMessage(err)}`));
     const lost = await tracing?.finish();
-    if (lost) stderr(`warning: ${lost}`);
+    if (lost) say(`warning: ${lost}`);
   }
 }
 
@@ -487,6 +511,7 @@ async function newOrContinued(
   /** The instances `--only` names (indexes), when given. */
   only: readonly number[] | undefined,
 ): Promise<{ cutover: string; journal: string; committed?: true } | { notContinued: string } | undefined> {
+  const say = (s: string): void => stderr(loaded.redact(s));
   const [
     { unfinishedCutover, readJournalState },
     { traitsOf },
@@ -535,7 +560,7 @@ async function newOrContinued(
       from,
       range,
       kind,
-      stderr,
+      say,
     );
   };
   if (!last) {
@@ -546,7 +571,7 @@ async function newOrContinued(
       : undefined;
     if (done && "changedText" in done) {
       const way = `syncbook run ${named} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}`;
-      stderr(
+      say(
         `cutover: the runbook's last cutover committed (journal ${done.changedText}), but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from ${flags.from} (its commit counts): ${way}`,
       );
       return { notContinued: `to go on with the cutover that committed: ${way}` };
@@ -554,7 +579,7 @@ async function newOrContinued(
     if (!done) return undefined;
     if (flags.newCutover) {
       const way = `syncbook run ${named} --from ${flags.from}`;
-      stderr(
+      say(
         `cutover: starting a new cutover (--new-cutover); cutover ${done.cutover} (journal ${done.journal}) committed, and this run counts nothing from it; to go on with it from ${flags.from} (its commit counts): ${way}`,
       );
       return {
@@ -571,7 +596,7 @@ async function newOrContinued(
           exitCode: ExitCode.interlock,
         },
       );
-    stderr(
+    say(
       `cutover: this run continues cutover ${done.cutover} (journal ${done.journal}): it committed, and --from ${flags.from} comes after its commit (every instance still shows it COMMITTED)`,
     );
     return { ...done, committed: true };
@@ -593,13 +618,13 @@ async function newOrContinued(
       refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
       await earlierCutovers();
     }
-    stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
+    say(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
     return undefined;
   }
 
   if (flags.from && last.cutover && last.file) {
     await earlierCutovers();
-    stderr(`cutover: this run continues ${name}: ${last.why}`);
+    say(`cutover: this run continues ${name}: ${last.why}`);
     return { cutover: last.cutover, journal: last.file };
   }
   // the ways on with the --var values that cutover ran with (a resume or abort with others is refused)
@@ -616,6 +641,7 @@ async function cutoverRunsBefore(
   history: readonly RunEvent[] | undefined,
   continued: string | undefined,
   except: string | undefined,
+  say: (s: string) => void,
 ): Promise<RunEvent[]> {
   const { cutoverOfRun } = await import("../journal/index.js");
   const first = history?.find((e) => e.type === "run.started");
@@ -624,6 +650,6 @@ async function cutoverRunsBefore(
   const { cutoverEvents } = await import("../journal/index.js");
   return cutoverEvents(dir, id, {
     ...(except !== undefined ? { except } : {}),
-    unreadable: (f, why) => stderr(`journal: ${f} cannot be read (${why}): the cutover's time and window leave it out`),
+    unreadable: (f, why) => say(`journal: ${f} cannot be read (${why}): the cutover's time and window leave it out`),
   });
 }

@@ -148,7 +148,8 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
       });
     throw err;
   }
-  stdout(`syncbook watch: ${watch.url} (read-only; following ${base.folder})`);
+  // the folder is made of the runbook's name, which `${env.*}` may fill
+  stdout(base.redact(`syncbook watch: ${watch.url} (read-only; following ${base.folder})`));
   if (token !== undefined)
     stdout(`  open ${watch.url}?token=<the token in ${opts.tokenFile}> once: the page keeps it in a cookie`);
   await new Promise<void>((r) => {

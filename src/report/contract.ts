@@ -281,8 +281,9 @@ export interface Report {
   committed: boolean;
   /**
    * Whether this cutover is verified (src/steps/kit/earned.ts `verification`): a `verify` step
-   * passed on this cutover's verification result (`verifier.verified`, when and at which step);
-   * otherwise `verified: false` and why. A report never calls a cutover without it safe.
+   * passed on this cutover's verification result (`verifier.verified`, when and at which step;
+   * neither when a `--from` run carried it, `verifier.carried`, from an earlier journal this report
+   * does not hold); otherwise `verified: false` and why. A report never calls a cutover without it safe.
    */
   verification: { verified: boolean; why?: string; t?: number; step?: string };
   message?: string;

@@ -154,8 +154,11 @@ export class ReportBuilder {
   readonly #cutoverReport: string | undefined;
   #finished: RunEventOf<"run.finished"> | undefined;
   #committedMarked = false;
-  /** The last `verifier.verified` since the last verification began. */
-  #verified: { t: number; step: string } | undefined;
+  /**
+   * The last `verifier.verified` since the last verification began; without its time and step
+   * when an earlier journal's run passed it and this report does not hold that run (`verifier.carried`).
+   */
+  #verified: { t?: number; step?: string } | undefined;
   /** A reverse step that ended ok since the last verification began: its id. */
   #reversed: string | undefined;
   #t0: number | undefined;
@@ -338,6 +341,14 @@ export class ReportBuilder {
         break;
       case "verifier.verified":
         this.#verified = { t, step: e.id };
+        break;
+      case "verifier.carried":
+        // a --from run goes on with the verification its cutover's earlier journal established,
+        // whole, as the run's verdict and the journal's fold do (src/journal/verifier.ts): its own
+        // report said "not verified" where the run ended "verified" on a verify an earlier run passed
+        if (e.memory.verified === undefined) this.#verified = undefined;
+        else this.#verified ??= {};
+        this.#reversed = e.memory.reversed;
         break;
       case "verifier.origin":
         this.#verifierSeen.push({

@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { buildReport, renderHtml } from "../../src/report/index.js";
 import type { VerifierProgress } from "../../src/api/index.js";
+import type { VerifierMemory } from "../../src/api/verifier-memory.js";
 import { synthRun } from "../support/report-fixture.js";
 
 const STATUS = {
@@ -72,5 +73,34 @@ describe("the report's verifier samples", () => {
     expect(renderHtml(first)).toContain(
       "<dd>phase check, generation 0, 300 of about 1000 docs compared (the first pass; 1000 is the estimated count of the collections sized so far), failedTasks 0",
     );
+  });
+});
+
+describe("a --from run's carried verification (verifier.carried)", () => {
+  /** A synthetic run (its verify passed, unless `drop`), then the memory a --from run carried. */
+  function carried(memory: VerifierMemory, drop = false) {
+    const { events } = synthRun();
+    const kept = drop ? events.filter((e) => e.type !== "verifier.verified") : events;
+    const last = kept.at(-1)!;
+    const e = { type: "verifier.carried" as const, seq: last.seq + 1, at: last.at, memory, from: "/j/earlier.jsonl" };
+    return buildReport([...kept, e]).verification;
+  }
+  const passed = { verified: { at: 1, generation: 3 } };
+
+  it("its own report, without the earlier run that passed verify: verified, as its run ended", () => {
+    expect(carried({}, true)).toMatchObject({ verified: false });
+    expect(carried(passed, true)).toEqual({ verified: true });
+  });
+
+  it("the cutover's report, with that run: the verify step it passed is kept", () => {
+    expect(carried(passed)).toMatchObject({ verified: true, step: "verify" });
+  });
+
+  it("the memory whole, as the journal's fold takes it: a carried one without a verify passed, or after a reverse, is not verified", () => {
+    expect(carried({ check: { answered: "ok", at: 1 } })).toEqual({
+      verified: false,
+      why: "no `verify` step passed on this cutover's verification result",
+    });
+    expect(carried({ reversed: "rollback" }).why).toMatch(/^a reverse was sent \(step rollback\)/);
   });
 });
