@@ -7,7 +7,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
-import { stderr, stdout } from "./execute.js";
+import { keepRunningWithoutOutput, stderr, stdout } from "./execute.js";
 
 export interface WatchCliOptions {
   listen?: string;
@@ -54,6 +54,8 @@ function readToken(file: string): string {
 }
 
 export async function main(target: string, opts: WatchCliOptions): Promise<number> {
+  // the dead-man's switch must outlive its terminal: a closed pipe once crashed watch at the alarm's own line
+  keepRunningWithoutOutput();
   const { host, port } = parseListen(opts.listen);
   const { isLoopback } = await import("../watch/index.js");
   if (!isLoopback(host) && opts.tokenFile === undefined)
