@@ -756,6 +756,9 @@ steps:
       "send it only to those: syncbook run rb.yaml --from #9 --only <the instances it did not reach>.",
     );
     expect(from?.hint).toContain("then run this command again: mv /j /j.set-aside");
+    expect(from?.hint).toContain(
+      "If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run rb.yaml --new-cutover (without --from). If it was set back and started again by hand, that cutover's commands went to a sync that no longer runs",
+    );
     expect(go("new cutover")?.hint).toContain(
       "send it only to those: syncbook run rb.yaml --new-cutover --from #9 --only <the instances it did not reach>.",
     );
@@ -824,6 +827,28 @@ instances: ["http://127.0.0.1:1", "http://127.0.0.1:2"]
     expect(await way(wait + commit + stop, "from")).toBe(`syncbook run rb.yaml --from commit ${only}`);
     const pause = "  - { id: hold, pause: {} }\n  - { id: go, resume: {} }\n";
     expect(await way(stop + pause + commit, "from", "go")).toBe(`syncbook run rb.yaml --from commit ${only}`);
+    // a start (or reverse) on its way: its own step, whatever write stop a commit after it has
+    const started = j(
+      "/j/a.jsonl",
+      "A",
+      state(["failed"], [cmd("start", 0, "ok", "error")], {}, [{ index: 0, id: "start", kind: "start" }]),
+    );
+    const start = "  - { id: start, start: { source: cluster0, destination: cluster1 } }\n";
+    const withStart = await parseRunbook(`${head}steps:\n${start}${plain}`, "rb.yaml");
+    expect(
+      refusal(() =>
+        refuseSentByEarlierCutover(
+          { journals: [started], unjudged: [] },
+          { cutover: "B" },
+          withStart,
+          "/j",
+          "start",
+          {},
+          "from",
+          () => undefined,
+        ),
+      )?.hint,
+    ).toContain(`send it only to those: syncbook run rb.yaml --from start ${only}.`);
     const outside = await parseRunbook(`${head}writesStoppedExternally: true\nsteps:\n${plain}`, "rb.yaml");
     const err = refusal(() =>
       refuseSentByEarlierCutover(
