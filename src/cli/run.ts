@@ -466,7 +466,12 @@ export async function execute(
         say(
           `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${runbookArg(loaded)}`,
         );
-      else if (restop) say(`  stop writes again, then go on: syncbook run ${target} --from ${restop}`);
+      // with the run's --only: without it the way on sends the commit to every instance, and a
+      // commit an earlier cutover left on part of the fleet refuses that (src/run/earlier.ts)
+      else if (restop)
+        say(
+          `  stop writes again, then go on: syncbook run ${target} --from ${restop}${flags.only ? ` ${shellCommand(["--only", flags.only])}` : ""}`,
+        );
       else if (result.refused === "writes-stopped" && how.notContinued) say(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")
         // a step after the commit (a verify) that found no write stop: none is in this journal folder

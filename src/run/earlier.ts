@@ -36,7 +36,7 @@ import {
   type EarlierHooksVerdict,
   type OrphanProbe,
 } from "./orphans.js";
-import { afterLastCommit, planSteps, startlessFrom, type PlannedStep } from "./plan.js";
+import { afterLastCommit, planSteps, startlessFrom, writeStopBefore, type PlannedStep } from "./plan.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
 import { errorMessage, ExitCode, UserError } from "../errors.js";
 
@@ -673,8 +673,9 @@ export function refuseSentByEarlierCutover(
     if (!c) continue;
     const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
     // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its
-    // step (a new one's --new-cutover is harmless when no cutover is unfinished)
-    const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${id} --only <the instances it did not reach>`;
+    // step (a new one's --new-cutover is harmless when no cutover is unfinished); a commit from the
+    // write stop before it, whose run counts a write stop of its own (`restopFor`)
+    const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${(c.op === "commit" && restopFor(loaded, from)) || id} --only <the instances it did not reach>`;
     const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
     throw new UserError(
       `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
@@ -684,6 +685,20 @@ export function refuseSentByEarlierCutover(
       },
     );
   }
+}
+
+/**
+ * The stopWrites step a way on that sends the commit of the range from `from` to part of the fleet
+ * begins at (`writeStopBefore`, src/run/plan.ts), when the runbook has one: without a write stop of
+ * its own, the way on is refused by the commit's `writes-stopped` interlock wherever the journal it
+ * counts holds none (a new cutover; a cutover none of whose runs stopped writes), and that
+ * refusal's `--from` the write stop, sent to every instance, came back here (a terminal trial's loop).
+ */
+function restopFor(loaded: LoadedRunbook, from: string | undefined): string | undefined {
+  const steps = planSteps(loaded.runbook!);
+  const at = steps.findIndex((s) => s.id === from);
+  const commit = steps.slice(at).find((s) => s.bound.command === "commit" && s.step.when !== false);
+  return commit && writeStopBefore(loaded.runbook!, steps, commit.index);
 }
 
 /**

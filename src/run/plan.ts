@@ -187,6 +187,26 @@ export function stopWritesBefore(runbook: Runbook, failedStep: string | undefine
 }
 
 /**
+ * Where a way on that sends the commit step at `commitAt` (its index) to part of the fleet
+ * (`--only`) begins, so that the commit's `writes-stopped` interlock passes: the last stopWrites
+ * step before it, with no other command step between them (`--only` takes one command,
+ * `instanceTargets`). A `--from` at the commit counts a write stop only from the cutover it
+ * continues, and a new cutover has none: a terminal trial after a split commit followed
+ * `--new-cutover --from commit --only …` into writes-stopped and back. Undefined (the commit step
+ * itself is the way on) when the runbook says writes are stopped outside it, or has no such step.
+ */
+export function writeStopBefore(runbook: Runbook, steps: readonly PlannedStep[], commitAt: number): string | undefined {
+  if (runbook.writesStoppedExternally === true) return undefined;
+  for (let i = commitAt - 1; i >= 0; i--) {
+    const s = steps[i]!;
+    if (s.step.when === false) continue;
+    if (s.bound.opensWriteStop) return s.id;
+    if (s.bound.command) return undefined;
+  }
+  return undefined;
+}
+
+/**
  * The direction the fleet must sync in when a run begins at step `first` past the runbook's start
  * (a `--from`, a `--resume`): the start's source → destination, read by the run's first progress
  * (src/steps/kit/fleet-ops.ts `fleetIdentityProblems`). Without it a run that skips the start took

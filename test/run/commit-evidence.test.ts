@@ -756,12 +756,113 @@ steps:
       "send it only to those: syncbook run rb.yaml --from #9 --only <the instances it did not reach>.",
     );
     expect(from?.hint).toContain("then run this command again: mv /j /j.set-aside");
+    expect(from?.hint).toContain(
+      "If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: syncbook run rb.yaml --new-cutover (without --from). If it was set back and started again by hand, that cutover's commands went to a sync that no longer runs",
+    );
     expect(go("new cutover")?.hint).toContain(
       "send it only to those: syncbook run rb.yaml --new-cutover --from #9 --only <the instances it did not reach>.",
     );
     expect(go("resume")?.message).toMatch(
       /^cannot resume the last cutover at step "commit": .*, and this resume would send it again/,
     );
+  });
+
+  // a terminal trial: after a split commit, the way on `--new-cutover --from commit --only …` was
+  // refused by writes-stopped (a new cutover has no write stop of its own), and that refusal's
+  // `--from stop-writes` (the commit to every instance) came back here. The commit's way on
+  // begins at the write stop before it: its run stops writes itself
+  it("a commit's way on begins at the write stop before it, when nothing but skipped steps and waits lie between", async () => {
+    const head = `runbook: 1
+name: rb
+instances: ["http://127.0.0.1:1", "http://127.0.0.1:2"]
+`;
+    const split = j(
+      "/j/a.jsonl",
+      "A",
+      state(["ok", "ok", "ok", "ok", "failed"], [cmd("commit", 4, "ok", "error")], {}, [
+        { index: 0, id: "start", kind: "start" },
+        { index: 1, id: "ready", kind: "waitFor" },
+        { index: 2, id: "stop", kind: "stopWrites" },
+        { index: 3, id: "drained", kind: "waitFor" },
+        { index: 4, id: "commit", kind: "commit" },
+      ]),
+    );
+    const way = async (steps: string, run: "new cutover" | "from" | "resume" | "first step", from = "commit") => {
+      const loaded = await parseRunbook(`${head}steps:\n${steps}`, "rb.yaml");
+      const err = refusal(() =>
+        refuseSentByEarlierCutover(
+          { journals: [split], unjudged: [] },
+          { cutover: "B", file: "/j/b.jsonl" },
+          loaded,
+          "/j",
+          from,
+          {},
+          run,
+          () => undefined,
+        ),
+      );
+      return /send it only to those: (.*?)\. If/.exec(err?.hint ?? "")?.[1];
+    };
+    const stop = "  - { id: stop, stopWrites: { use: shell, with: { command: [node, -e, '0'] } } }\n";
+    const commit = "  - { id: commit, commit: {} }\n  - { id: done, waitFor: { state: COMMITTED } }\n";
+    const wait = "  - { id: drained, waitFor: { canCommit: true } }\n";
+    const only = "--only <the instances it did not reach>";
+    const plain = stop + wait + commit;
+    expect(await way(plain, "new cutover")).toBe(`syncbook run rb.yaml --new-cutover --from stop ${only}`);
+    expect(await way(plain, "first step")).toBe(`syncbook run rb.yaml --new-cutover --from stop ${only}`);
+    expect(await way(plain, "from")).toBe(`syncbook run rb.yaml --from stop ${only}`);
+    expect(await way(plain, "resume", "drained")).toBe(`syncbook run rb.yaml --from stop ${only}`);
+    // the last write stop before the commit; one its `when` skips does not count
+    const other = "  - { id: other, stopWrites: { use: shell, with: { command: [node, -e, '1'] } } }\n";
+    expect(await way(stop + other + wait + commit, "from")).toBe(`syncbook run rb.yaml --from other ${only}`);
+    const skipped = other.replace("{ id: other,", "{ id: other, when: false,");
+    expect(await way(stop + wait + skipped + commit, "from")).toBe(`syncbook run rb.yaml --from stop ${only}`);
+    // a commit step its `when` skips sends nothing: the first that runs is the one
+    const early = "  - { id: early, when: false, commit: {} }\n";
+    expect(await way(early + stop + commit, "from", "early")).toBe(`syncbook run rb.yaml --from stop ${only}`);
+    // the range's commit, not the runbook's first
+    const first = "  - { id: first, commit: {} }\n";
+    expect(await way(other + first + stop + commit, "from", "stop")).toBe(`syncbook run rb.yaml --from stop ${only}`);
+    // none before it, another command between (--only takes one), or writes stopped outside: the commit step
+    expect(await way(wait + commit + stop, "from")).toBe(`syncbook run rb.yaml --from commit ${only}`);
+    const pause = "  - { id: hold, pause: {} }\n  - { id: go, resume: {} }\n";
+    expect(await way(stop + pause + commit, "from", "go")).toBe(`syncbook run rb.yaml --from commit ${only}`);
+    // a start (or reverse) on its way: its own step, whatever write stop a commit after it has
+    const started = j(
+      "/j/a.jsonl",
+      "A",
+      state(["failed"], [cmd("start", 0, "ok", "error")], {}, [{ index: 0, id: "start", kind: "start" }]),
+    );
+    const start = "  - { id: start, start: { source: cluster0, destination: cluster1 } }\n";
+    const withStart = await parseRunbook(`${head}steps:\n${start}${plain}`, "rb.yaml");
+    expect(
+      refusal(() =>
+        refuseSentByEarlierCutover(
+          { journals: [started], unjudged: [] },
+          { cutover: "B" },
+          withStart,
+          "/j",
+          "start",
+          {},
+          "from",
+          () => undefined,
+        ),
+      )?.hint,
+    ).toContain(`send it only to those: syncbook run rb.yaml --from start ${only}.`);
+    const outside = await parseRunbook(`${head}writesStoppedExternally: true\nsteps:\n${plain}`, "rb.yaml");
+    const err = refusal(() =>
+      refuseSentByEarlierCutover(
+        { journals: [split], unjudged: [] },
+        { cutover: "B" },
+        outside,
+        "/j",
+        "commit",
+        {},
+        "from",
+        () => undefined,
+      ),
+    );
+    expect(err?.hint).toContain(`send it only to those: syncbook run rb.yaml --from commit ${only}.`);
   });
 
   // an older journal resumed after a newer cutover started a new sync: the folder's journals are

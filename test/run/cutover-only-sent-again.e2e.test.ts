@@ -120,7 +120,7 @@ describe("a cutover-only runbook (no start) run without --from, after a split co
     );
     // the instance that refused it, alone: the command that goes through
     expect(plain.all, where).toContain(
-      `syncbook run ${c.file} --new-cutover --from commit --only <the instances it did not reach>`,
+      `syncbook run ${c.file} --new-cutover --from stop-writes --only <the instances it did not reach>`,
     );
     await commitToTheRefusingOnly(c, where);
   }, 180_000);

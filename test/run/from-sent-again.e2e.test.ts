@@ -190,7 +190,7 @@ describe("--from after a command whose answer was lost", () => {
     );
     // the way on: the instance that refused it, alone; the folder set aside after a restart by hand
     expect(again.all, all).toContain(
-      `syncbook run ${c.file} --new-cutover --from commit --only <the instances it did not reach>`,
+      `syncbook run ${c.file} --new-cutover --from stop-writes --only <the instances it did not reach>`,
     );
     expect(again.all, all).toMatch(/mv \S+ \S+\.set-aside/);
     expect(again.all, all).not.toMatch(/▶ \[/);
@@ -201,7 +201,7 @@ describe("--from after a command whose answer was lost", () => {
       /cannot go on with the last cutover from commit: the journal .* of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1/,
     );
     expect(from.all, from.all).toContain(
-      `syncbook run ${c.file} --from commit --only <the instances it did not reach>`,
+      `syncbook run ${c.file} --from stop-writes --only <the instances it did not reach>`,
     );
     const resume = await c.run("--resume", "--yes");
     expect(resume.code, `${all}\n--- --resume\n${resume.all}`).toBe(3);

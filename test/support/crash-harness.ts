@@ -302,27 +302,17 @@ export async function threeInstanceCutover(
 }
 
 /**
- * After a split commit (sync2 refused it): a new cutover's `--from commit --only sync2`, the
- * instance the journals show it never reached, goes through, and commit reaches sync2 alone
- * (`--force writes-stopped`: a new cutover counts no write stop of the one before).
+ * After a split commit (sync2 refused it): a new cutover's `--from stop-writes --only sync2`, the
+ * way on the earlier-cutover check offers for the instance the journals show it never reached,
+ * goes through without a `--force`: it stops writes again (a new cutover counts no write stop of
+ * the one before), and commit reaches sync2 alone.
  */
 export async function commitToTheRefusingOnly(
   c: { sim: Simulator; run: (...a: string[]) => ReturnType<typeof cli> },
   before: string,
 ): Promise<void> {
-  const only = await c.run(
-    "--new-cutover",
-    "--from",
-    "commit",
-    "--to",
-    "commit",
-    "--only",
-    "sync2",
-    "--force",
-    "writes-stopped",
-    "--yes",
-  );
-  expect(only.code, `${before}\n--- --only sync2\n${only.all}`).toBe(0);
+  const only = await c.run("--new-cutover", "--from", "stop-writes", "--to", "commit", "--only", "sync2", "--yes");
+  expect(only.code, `${before}\n--- --new-cutover --from stop-writes --to commit --only sync2\n${only.all}`).toBe(0);
   expect(posts(c.sim, "commit"), only.all).toEqual([1, 1, 2]);
 }
 
