@@ -247,14 +247,24 @@ export function varNamesIn(root: unknown): string[] {
   return namesIn(root, "vars");
 }
 
+/**
+ * The well-formed `${vars.x}` / `${env.X}` references in one string as written, with each one's
+ * offset in it (for its column): `$${` and malformed placeholders are not references.
+ */
+export function referencesIn(s: string): { source: "vars" | "env"; name: string; offset: number }[] {
+  const out: { source: "vars" | "env"; name: string; offset: number }[] = [];
+  for (const m of s.matchAll(PLACEHOLDER)) {
+    const ref = m[1] === undefined ? null : REF.exec(m[1]);
+    if (ref?.[2]) out.push({ source: ref[1] as "vars" | "env", name: ref[2], offset: m.index });
+  }
+  return out;
+}
+
 function namesIn(root: unknown, source: "env" | "vars"): string[] {
   const names = new Set<string>();
   const walk = (v: unknown): void => {
     if (typeof v === "string") {
-      for (const m of v.matchAll(PLACEHOLDER)) {
-        const ref = m[1] === undefined ? null : REF.exec(m[1]);
-        if (ref?.[1] === source && ref[2]) names.add(ref[2]);
-      }
+      for (const ref of referencesIn(v)) if (ref.source === source) names.add(ref.name);
     } else if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x);
   };

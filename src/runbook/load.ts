@@ -25,7 +25,7 @@ import {
   type Redactor,
 } from "../redact.js";
 import type { Diagnostic } from "../diagnostics.js";
-import { coercion, interpolate, type Scalar } from "./interpolate.js";
+import { coercion, envNamesIn, interpolate, referencesIn, type Scalar } from "./interpolate.js";
 import { createLocator, type Locate } from "./positions.js";
 import { yamlErrorAt } from "./yaml-error.js";
 import type { Runbook } from "./types.js";
@@ -301,10 +301,14 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   const vars: Record<string, Scalar> = {};
   for (const [k, v] of Object.entries(varsPass.value as Record<string, unknown>)) if (isScalarValue(v)) vars[k] = v;
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = v;
+  // the name is never interpolated with a secret: refused in every mode, it stays as written
+  // (nothing read from the environment for it) and the schema's pattern is not told about it
+  const nameSecrets = secretsInName(raw, rawVars, opts.vars ?? {});
+  for (const r of nameSecrets) diagnostics.push({ file, ...pos(["name"], r.offset), ...r.finding });
   const body = interpolate(
     raw,
     { vars, env, ...lengths, ...(standIn ? { standIn, standInVars } : {}) },
-    (p) => p.length === 1 && p[0] === "vars",
+    (p) => p.length === 1 && (p[0] === "vars" || (p[0] === "name" && nameSecrets.length > 0)),
   );
   seen.stoodIn = [...new Set([...varsPass.stoodIn, ...body.stoodIn].map((u) => u.name))].sort();
   const value = isRecord(body.value)
@@ -346,6 +350,11 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
   let valid = validateRunbookSchema(value);
   // ajv keeps the errors on the (shared) function: take them before any await lets another load run
   let schemaErrors = valid ? [] : [...(validateRunbookSchema.errors ?? [])];
+  if (nameSecrets.length > 0) {
+    // `secret-in-name` says what is wrong with the name; its placeholder is no pattern error
+    schemaErrors = schemaErrors.filter((e) => e.instancePath !== "/name");
+    valid = schemaErrors.length === 0;
+  }
   if (!valid && body.whole.size > 0) {
     // typed placeholders: a whole-value `${env.R}` (a string) where the format wants a number or
     // a boolean takes that type when its text reads as one; anything else stays the error it is
@@ -375,6 +384,49 @@ export async function parseRunbook(text: string, file: string, opts: LoadOptions
     if (explained.some((d) => d.severity === "error")) return result(raw, undefined, redactVars(vars, redact), value);
   }
   return result(raw, value as Runbook, redactVars(vars, redact));
+}
+
+/**
+ * The secrets in the runbook's `name`, as written: each `${env.*}`, and each `${vars.x}` whose
+ * variable is made of one (unless --var gives it). The name is the journal folder's name on disk
+ * (`.syncbook/<name>/`, which CI uploads) and is in every report and page: a secret cannot be
+ * redacted there.
+ */
+function secretsInName(
+  raw: unknown,
+  rawVars: Record<string, unknown>,
+  given: Readonly<Record<string, Scalar>>,
+): { offset: number; finding: Pick<Diagnostic, "rule" | "severity" | "message" | "hint"> }[] {
+  const name = isRecord(raw) ? raw.name : undefined;
+  if (typeof name !== "string") return [];
+  const why =
+    "the name becomes the journal folder's name on disk (`.syncbook/<name>/`) and appears in every report and page, where a secret cannot be redacted";
+  const out: ReturnType<typeof secretsInName> = [];
+  for (const ref of referencesIn(name)) {
+    const rule = { rule: "secret-in-name", severity: "error" } as const;
+    if (ref.source === "env") {
+      out.push({
+        offset: ref.offset,
+        finding: {
+          ...rule,
+          message: `\`\${env.${ref.name}}\` in \`name\`: a value from the environment is a secret, and ${why}`,
+          hint: `Write the name out; for a part that is not a secret, use \`\${vars.*}\` (under \`vars:\`, or --var name=value).`,
+        },
+      });
+      continue;
+    }
+    const made = Object.hasOwn(given, ref.name) ? [] : envNamesIn(rawVars[ref.name]);
+    if (made.length > 0)
+      out.push({
+        offset: ref.offset,
+        finding: {
+          ...rule,
+          message: `\`\${vars.${ref.name}}\` in \`name\` is made of \`\${env.${made[0]}}\`: a value from the environment is a secret, and ${why}`,
+          hint: `Write the name out, or give \`vars.${ref.name}\` a value that is not a secret (under \`vars:\`, or --var ${ref.name}=value).`,
+        },
+      });
+  }
+  return out;
 }
 
 /**

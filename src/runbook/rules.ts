@@ -1,6 +1,6 @@
 /**
  * The ids of the loader's own findings (YAML syntax, the schema, interpolation, reserved keys,
- * secrets too short to redact), as entries of the rule catalogue (`src/lint/catalogue.ts`):
+ * secrets too short to redact, a secret in the runbook's name), as entries of the rule catalogue (`src/lint/catalogue.ts`):
  * `--list-rules` and SARIF list them beside lint's rules.
  */
 import type { RuleInfo } from "../diagnostics.js";
@@ -45,5 +45,14 @@ export const LOADER_RULES = Object.freeze([
     spec: "Secrets (values from `${env.*}`) never reach output, journals or reports; a value this short cannot be removed without mangling ordinary text.",
     source: "DESIGN.md",
     hint: "Use a longer secret, or pass a value that is not secret with --var.",
+  },
+  {
+    id: "secret-in-name",
+    severity: "error",
+    description:
+      "The runbook's `name` holds an `${env.*}` (or a `${vars.*}` made of one): the name is the journal folder's name on disk and appears in every report and page.",
+    spec: "Secrets (values from `${env.*}`) never reach output, journals or reports; the name becomes the journal folder `.syncbook/<name>/` (which CI uploads) and is shown everywhere, where a secret cannot be redacted.",
+    source: "DESIGN.md",
+    hint: "Write the name out; for a part that is not a secret, use `${vars.*}` (under `vars:`, or --var name=value).",
   },
 ] as const satisfies readonly RuleInfo[]);

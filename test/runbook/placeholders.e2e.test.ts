@@ -4,6 +4,7 @@
  * option before the first request; 'a runbook with errors never reaches the fleet' must hold for
  * run-time values too." And item 6 for `--var`.
  */
+import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, posts, runbookFor, sim, START, tempDir, totalRequests, writeRunbook } from "../support/run.js";
@@ -54,6 +55,40 @@ describe("run-time values are judged before the first request", () => {
     expect(r.all).not.toContain("x9");
     expect((await cli(["lint", file, "--max-warnings", "0"], { cwd: dir, env: { PW: "x9" } })).code).toBe(1);
     expect((await cli(["lint", file], { cwd: dir, env: { PW: "long-enough" } })).all).not.toMatch(/secret-too-short/);
+  });
+
+  // a runbook's name is its journal folder's name on disk (`.syncbook/<name>/`, which CI uploads)
+  // and is in every report and page: a secret there cannot be redacted
+  it("name: sales-${env.TENANT} is refused by run, --dry-run, rehearse and lint: nothing sent, nothing written, the secret nowhere", async () => {
+    s = await sim();
+    const dir = tempDir();
+    const secret = `Tenant7s3cret${Date.now().toString(36)}`;
+    const yaml = runbookFor(s, START).replace("name: e2e\n", () => 'name: "sales-${env.TENANT}"\n');
+    const file = writeRunbook(dir, yaml);
+    const env = { TENANT: secret };
+    const outputs: string[] = [];
+    for (const args of [
+      ["run", file, "--yes"],
+      ["run", file, "--dry-run"],
+      ["rehearse", file],
+    ]) {
+      const r = await cli([...args, "--renderer", "simple"], { cwd: dir, env });
+      outputs.push(r.all);
+      // exit 2, as every runbook the loader refuses
+      expect(r.code, r.all).toBe(2);
+      expect(r.all).toMatch(/error\[secret-in-name\]: `\$\{env\.TENANT\}` in `name`.*journal folder's name on disk/);
+      expect(r.all).toMatch(/--> .*rb\.yaml:2:14/);
+      expect(r.all).not.toMatch(/\[schema\]/);
+    }
+    const lint = await cli(["lint", file], { cwd: dir, env });
+    outputs.push(lint.all);
+    expect(lint.code, lint.all).toBe(1);
+    expect(lint.all).toMatch(/error\[secret-in-name\]/);
+    expect(lint.all).not.toMatch(/\[schema\]/);
+    expect(totalRequests(s)).toBe(0);
+    // no journal folder, no report: nothing beside the runbook
+    expect(readdirSync(dir)).toEqual(["rb.yaml"]);
+    for (const out of outputs) expect(out).not.toContain(secret.slice(6));
   });
 
   it("--var __proto__=x is a usage error, not a variable", async () => {

@@ -13,6 +13,7 @@ import { lintRunbook, lintWithLoader } from "../../src/lint/index.js";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { MIN_SECRET_LENGTH } from "../../src/redact.js";
 import { parseRunbook, type LoadOptions } from "../../src/runbook/index.js";
+import { rehearsalStandIns } from "../../src/rehearse/index.js";
 import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const HEAD = `runbook: 1
@@ -256,5 +257,78 @@ describe("short secrets", () => {
     expect(judged.find((d) => d.rule === "accept-unused")?.message).toMatch(
       /`interpolation` is an error here: errors cannot be accepted/,
     );
+  });
+});
+
+// The runbook's name is its journal folder's name on disk (`.syncbook/<name>/`, which CI uploads)
+// and is in every report and page: a secret there cannot be redacted (safeSegment rewrites what
+// the redactor would look for), so the loader refuses one, in every mode.
+describe("a secret in the runbook's name", () => {
+  const SECRET = "Pa$$w0rd-Secret9876";
+  const named = (name: string, opts: LoadOptions, head = "") =>
+    parseRunbook(
+      `${HEAD.replace("name: t\n", () => `name: ${name}\n`)}${head}steps:\n  - notify: x\n`,
+      "rb.yaml",
+      opts,
+    );
+  const only = (l: { diagnostics: { line: number; column: number; rule: string; severity: string }[] }) =>
+    l.diagnostics.map((d) => `${at(d)} ${d.severity}`);
+
+  it("`${env.*}` in name is an error at the placeholder, in every mode; never a pattern error nor an info", async () => {
+    const modes: [string, LoadOptions][] = [
+      ["run and dry run, the variable set", { env: { TENANT: SECRET } }],
+      ["run and dry run, the variable unset", { env: {} }],
+      ["lint", { env: "lint" }],
+      ["lint with the environment at hand (lengths only)", { env: "lint", envLengths: { TENANT: "ab" } }],
+      ["rehearse (stand-ins)", { env: {}, standIn: rehearsalStandIns(false) }],
+      ["rehearse, the variable set", { env: { TENANT: SECRET }, standIn: rehearsalStandIns(true) }],
+    ];
+    for (const [mode, opts] of modes) {
+      const l = await named('"sales-${env.TENANT}"', opts);
+      expect(only(l), mode).toEqual(["2:14 secret-in-name error"]);
+      expect(l.diagnostics[0]?.message, mode).toBe(
+        "`${env.TENANT}` in `name`: a value from the environment is a secret, and the name becomes the journal folder's name on disk (`.syncbook/<name>/`) and appears in every report and page, where a secret cannot be redacted",
+      );
+      expect(l.diagnostics[0]?.hint, mode).toMatch(/\$\{vars\.\*\}.*--var/);
+      // nothing read from the environment for it: the name stays as written
+      expect(JSON.stringify(l), mode).not.toContain("w0rd");
+      expect(l.stoodIn ?? [], mode).toEqual([]);
+      // lint's rules add nothing about the name either, and the finding is never accepted away
+      expect(
+        lintWithLoader(l)
+          .filter((d) => d.severity === "error")
+          .map(at),
+        mode,
+      ).toEqual(["2:14 secret-in-name"]);
+    }
+  });
+
+  it("positions: plain and quoted, several placeholders, a literal `$${` is not one", async () => {
+    const env = { env: { A: "alpha-1", B: "beta-22" } };
+    expect(only(await named("sales-${env.A}", env))).toEqual(["2:13 secret-in-name error"]);
+    expect(only(await named("'${env.A}'", env))).toEqual(["2:8 secret-in-name error"]);
+    expect(only(await named('"${env.A}-${env.B}"', env))).toEqual([
+      "2:8 secret-in-name error",
+      "2:17 secret-in-name error",
+    ]);
+    // `$${` writes a literal `${`: no secret, and the name's pattern judges it
+    expect((await named('"x$${env.A}"', env)).diagnostics.map((d) => d.rule)).toEqual(["schema"]);
+    // a name that is not a secret is interpolated and judged as before
+    const plain = await named('"sales-${vars.t}"', env, "vars: { t: acme }\n");
+    expect(plain.diagnostics).toEqual([]);
+    expect(plain.runbook?.name).toBe("sales-acme");
+  });
+
+  it("a `${vars.x}` made of `${env.*}` is a secret too, unless --var gives it", async () => {
+    const head = 'vars: { t: "x-${env.TENANT}" }\n';
+    for (const opts of [{ env: { TENANT: SECRET } }, { env: "lint" as const }]) {
+      const l = await named('"sales-${vars.t}"', opts, head);
+      expect(only(l)).toEqual(["2:14 secret-in-name error"]);
+      expect(l.diagnostics[0]?.message).toMatch(/^`\$\{vars\.t\}` in `name` is made of `\$\{env\.TENANT\}`/);
+      expect(JSON.stringify(l.diagnostics)).not.toContain("w0rd");
+    }
+    const given = await named('"sales-${vars.t}"', { env: { TENANT: SECRET }, vars: { t: "acme" } }, head);
+    expect(given.diagnostics).toEqual([]);
+    expect(given.runbook?.name).toBe("sales-acme");
   });
 });
