@@ -577,7 +577,8 @@ async function newOrContinued(
     // fleet still: a --from run is refused as a run continuing it would be, by its journal as the
     // one answer read it; one that cannot be read cannot tell, and is refused too
     if (from) {
-      if (!last.file || !last.state)
+      // no journal to name (journals that do not order, a folder that cannot be read)
+      if (!last.file)
         throw new UserError(
           `cannot start a new cutover ${fromText(from, kind)}: ${name} did not finish and ${last.why}: whether a start, commit or reverse of it is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
           {
@@ -585,7 +586,28 @@ async function newOrContinued(
             exitCode: ExitCode.interlock,
           },
         );
-      refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
+      if (!last.state)
+        // judged as a journal of the folder that cannot be judged: refused, with the set-aside way
+        // on, only when this run's range sends a start, commit or reverse; else said, and it goes on
+        refuseSentByEarlierCutover(
+          {
+            journals: [],
+            unjudged: [
+              {
+                file: last.file,
+                why: `${last.cutover ? `its cutover ${last.cutover}` : "its cutover"} did not finish, and ${last.why}`,
+              },
+            ],
+          },
+          {},
+          loaded,
+          dir,
+          from,
+          range,
+          kind,
+          stderr,
+        );
+      else refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
       await earlierCutovers();
     }
     stderr(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
