@@ -143,7 +143,8 @@ async function runMain(
   // paths, so a symlink to the runbook meets the same lock
   const dir = journalDirFor(loaded.file, runbook.name, flags.journalDir);
   // the refusal names the command that shows where the holder's run stopped and the way on
-  const lock = acquireLock(dir, { status: `syncbook status ${runbookArg(loaded)}` });
+  const status = `syncbook status ${runbookArg(loaded)}`;
+  const lock = acquireLock(dir, { status });
   if (lock.staleFrom) stderr(`journal: took over a stale lock (left by ${lockHolderText(lock.staleFrom)})`);
   // and one runner per instance, whatever the runbook's path: two checkouts (or a hard link) of
   // one runbook have two journal folders, but one fleet (src/journal/fleet-lock.ts)
@@ -155,7 +156,12 @@ async function runMain(
         url: i.url,
         label: loaded.redact(i.name !== undefined ? `${i.name} (${i.url})` : i.url),
       })),
-      { runbook: resolve(loaded.file) },
+      // the holder's runbook and journal folder: a runner refused names the holder's status
+      {
+        runbook: resolve(loaded.file),
+        journalDir: loaded.journalDir === undefined ? undefined : resolve(loaded.journalDir),
+        status,
+      },
     );
     for (const line of tookOverLines(fleetLock.tookOver)) stderr(line);
   } catch (err) {
