@@ -625,6 +625,20 @@ async function newOrContinued(
     stderr(`cutover: this run continues ${name}: ${last.why}`);
     return { cutover: last.cutover, journal: last.file };
   }
+  if (!last.state) {
+    // a journal --resume and --abort refuse (edited, cut short, marked untrusted): not offered,
+    // their refusal's way on is (src/run/earlier.ts `wayOnFromRefused`)
+    const [{ runbookJournal }, { wayOnFromRefused }] = await Promise.all([
+      import("../journal/index.js"),
+      import("../run/earlier.js"),
+    ]);
+    const refused = wayOnFromRefused(await runbookJournal(dir, traitsOf), loaded);
+    if (refused instanceof UserError && refused.hint)
+      throw new UserError(`the runbook's last cutover did not finish: ${name}: ${last.why}`, {
+        hint: `--resume and --abort refuse its journal: ${refused.hint}`,
+        exitCode: ExitCode.usage,
+      });
+  }
   // the ways on with the --var values that cutover ran with (a resume or abort with others is refused)
   const target = last.file ? await cutoverTarget(loaded, last.file, traitsOf).catch(() => named) : named;
   throw new UserError(`the runbook's last cutover did not finish: ${name}: ${last.why}`, {

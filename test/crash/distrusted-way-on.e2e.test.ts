@@ -89,6 +89,11 @@ describe("a journal that cannot be trusted: the way on as commands", () => {
     const a = await cli(["run", "rb.yaml", "--journal-dir", "jd", "--abort", "--renderer", "simple"], { cwd: dir });
     expect(a.code, a.all).toBe(2);
     expect(hintOf(a.stderr)).toBe(hint);
+    // a plain run is refused by the unfinished cutover: it offers no --resume or --abort that refuse
+    const plain = await cli(["run", "rb.yaml", "--journal-dir", "jd", "--renderer", "simple"], { cwd: dir });
+    expect(plain.code, plain.all).toBe(2);
+    expect(plain.stderr).toContain("the runbook's last cutover did not finish: ");
+    expect(hintOf(plain.stderr)).toBe(`--resume and --abort refuse its journal: ${hint}`);
     await wayOnWorks(s, dir, journal, hint);
   }, 120_000);
 
