@@ -163,7 +163,8 @@ async function runLoaded(
   // paths, so a symlink to the runbook meets the same lock
   const dir = journalDirFor(loaded.file, runbook.name, flags.journalDir);
   // the refusal names the command that shows where the holder's run stopped and the way on
-  const lock = acquireLock(dir, { status: `syncbook status ${runbookArg(loaded)}` });
+  const status = `syncbook status ${runbookArg(loaded)}`;
+  const lock = acquireLock(dir, { status });
   if (lock.staleFrom) say(`journal: took over a stale lock (left by ${lockHolderText(lock.staleFrom)})`);
   // and one runner per instance, whatever the runbook's path: two checkouts (or a hard link) of
   // one runbook have two journal folders, but one fleet (src/journal/fleet-lock.ts)
@@ -175,7 +176,12 @@ async function runLoaded(
         url: i.url,
         label: loaded.redact(i.name !== undefined ? `${i.name} (${i.url})` : i.url),
       })),
-      { runbook: resolve(loaded.file) },
+      // the holder's runbook and journal folder: a runner refused names the holder's status
+      {
+        runbook: resolve(loaded.file),
+        journalDir: loaded.journalDir === undefined ? undefined : resolve(loaded.journalDir),
+        status,
+      },
     );
     for (const line of tookOverLines(fleetLock.tookOver)) say(line);
   } catch (err) {
@@ -612,7 +618,8 @@ async function newOrContinued(
     // fleet still: a --from run is refused as a run continuing it would be, by its journal as the
     // one answer read it; one that cannot be read cannot tell, and is refused too
     if (from) {
-      if (!last.file || !last.state)
+      // no journal to name (journals that do not order, a folder that cannot be read)
+      if (!last.file)
         throw new UserError(
           `cannot start a new cutover ${fromText(from, kind)}: ${name} did not finish and ${last.why}: whether a start, commit or reverse of it is still on the fleet, which this run would send again, cannot be told; nothing was sent`,
           {
@@ -620,7 +627,28 @@ async function newOrContinued(
             exitCode: ExitCode.interlock,
           },
         );
-      refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
+      if (!last.state)
+        // judged as a journal of the folder that cannot be judged: refused, with the set-aside way
+        // on, only when this run's range sends a start, commit or reverse; else said, and it goes on
+        refuseSentByEarlierCutover(
+          {
+            journals: [],
+            unjudged: [
+              {
+                file: last.file,
+                why: `${last.cutover ? `its cutover ${last.cutover}` : "its cutover"} did not finish, and ${last.why}`,
+              },
+            ],
+          },
+          {},
+          loaded,
+          dir,
+          from,
+          range,
+          kind,
+          stderr,
+        );
+      else refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
       await earlierCutovers();
     }
     say(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
@@ -631,6 +659,20 @@ async function newOrContinued(
     await earlierCutovers();
     say(`cutover: this run continues ${name}: ${last.why}`);
     return { cutover: last.cutover, journal: last.file };
+  }
+  if (!last.state) {
+    // a journal --resume and --abort refuse (edited, cut short, marked untrusted): not offered,
+    // their refusal's way on is (src/run/earlier.ts `wayOnFromRefused`)
+    const [{ runbookJournal }, { wayOnFromRefused }] = await Promise.all([
+      import("../journal/index.js"),
+      import("../run/earlier.js"),
+    ]);
+    const refused = wayOnFromRefused(await runbookJournal(dir, traitsOf), loaded);
+    if (refused instanceof UserError && refused.hint)
+      throw new UserError(`the runbook's last cutover did not finish: ${name}: ${last.why}`, {
+        hint: `--resume and --abort refuse its journal: ${refused.hint}`,
+        exitCode: ExitCode.usage,
+      });
   }
   // the ways on with the --var values that cutover ran with (a resume or abort with others is refused)
   const target = last.file ? await cutoverTarget(loaded, last.file, traitsOf).catch(() => named) : named;

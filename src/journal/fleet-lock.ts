@@ -65,7 +65,12 @@ export interface FleetLock {
  */
 export function acquireFleetLock(
   instances: readonly { url: string; label: string }[],
-  opts: { runbook: string; env?: NodeJS.ProcessEnv },
+  /**
+   * `runbook` and `journalDir` (resolved) are written into each lock: the next runner refused
+   * names the holder's `syncbook status` by them (another copy, another journal folder); `status`,
+   * this runner's, is said for a holder that wrote none.
+   */
+  opts: { runbook: string; journalDir?: string | undefined; status?: string; env?: NodeJS.ProcessEnv },
 ): FleetLock {
   const dir = fleetLockDir(opts.env);
   const byName = new Map(instances.map((i) => [instanceLockName(i.url), i]));
@@ -81,6 +86,8 @@ export function acquireFleetLock(
           fileName: name,
           guards: `instance ${inst.label}`,
           runbook: opts.runbook,
+          ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
+          ...(opts.status !== undefined ? { status: opts.status } : {}),
           elsewhere: "or point SYNCBOOK_STATE_DIR at a writable folder (the fleet's locks live there)",
         });
         held.push(lock);

@@ -45,6 +45,7 @@ export {
 } from "./cutover.js";
 export {
   checkWitness,
+  DistrustedJournal,
   readWitness,
   witnessFile,
   writeWitness,

@@ -27,6 +27,7 @@ import {
 import { join } from "node:path";
 import { ExitCode, UserError } from "../errors.js";
 import { shellCommand } from "../text.js";
+import { runbookArg } from "../next-run.js";
 import { ioError, makeFolder } from "./io-errors.js";
 import { isObject, thisHost } from "./format.js";
 import { processInfo, selfIdentity, type ProcessIdentity } from "../processes.js";
@@ -40,6 +41,8 @@ export interface LockInfo {
   startedAt: string;
   /** The runbook file the holder runs, when it said (the fleet's locks: which copy holds it). */
   runbook?: string;
+  /** The `--journal-dir` the holder was given, resolved, when it was (the fleet's locks: where its journal is). */
+  journalDir?: string;
   /** The holder's PID namespace, boot and process start time (src/processes.ts), where the system tells them. */
   pidns?: string;
   boot?: string;
@@ -87,12 +90,16 @@ export interface AcquireLockOptions {
   guards?: string;
   /** The runbook file this runner runs, written into the lock for the next runner's message. */
   runbook?: string;
+  /** The `--journal-dir` this runner was given, resolved, written beside `runbook`. */
+  journalDir?: string;
   /** How to put the lock elsewhere when its folder cannot be written ("or …"; default: `--journal-dir`). */
   elsewhere?: string;
   /**
    * The command that shows where the holder's run stopped and the exact way on (`syncbook status
    * <runbook>`), for the refusal's hint: the lock layer knows no runbook, and "run again with
-   * --resume" is no command one pastes at 3 a.m.
+   * --resume" is no command one pastes at 3 a.m. A holder that wrote its `runbook` is named by its
+   * own (the fleet's locks: another copy of the runbook, another journal folder); this is said
+   * for one that did not, and for a lock that cannot be read.
    */
   status?: string;
 }
@@ -128,6 +135,7 @@ function parseLock(text: string): LockInfo | undefined {
     host: v.host,
     startedAt: v.startedAt,
     ...(typeof v.runbook === "string" ? { runbook: v.runbook } : {}),
+    ...(typeof v.journalDir === "string" ? { journalDir: v.journalDir } : {}),
     ...(typeof v.pidns === "string" ? { pidns: v.pidns } : {}),
     ...(typeof v.boot === "string" ? { boot: v.boot } : {}),
     ...(Number.isSafeInteger(v.start) ? { start: v.start as number } : {}),
@@ -160,6 +168,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     host,
     startedAt: new Date((options.now ?? Date.now)()).toISOString(),
     ...(options.runbook !== undefined ? { runbook: options.runbook } : {}),
+    ...(options.journalDir !== undefined ? { journalDir: options.journalDir } : {}),
     ...self,
   };
   const text = `${JSON.stringify(info)}\n`;
@@ -225,10 +234,15 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
       if (takeOver(file, held)) staleFrom = { unreadable: held.slice(0, 200) };
       continue;
     }
+    // the command that shows where the holder's run stopped: its own runbook and journal folder
+    const status =
+      holder.runbook !== undefined
+        ? `syncbook status ${runbookArg({ file: holder.runbook, journalDir: holder.journalDir })}`
+        : options.status;
     if (holder.host !== host) {
       throw new UserError(`another syncbook run (${holderText(holder, true)}) holds ${file}`, {
         exitCode: ExitCode.failed,
-        hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file, guards, options.status)}`,
+        hint: `a run on another host cannot be checked from here: stop it there first; ${deleteHint(file, guards, status)}`,
       });
     }
     // no process outlives a reboot: a lock from an earlier boot of this machine is stale
@@ -238,7 +252,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
         `another syncbook run (${holderText(holder, false)}, ${holder.pidns === undefined ? "in a PID namespace it does not name" : `in PID namespace ${holder.pidns}`}) holds ${file}`,
         {
           exitCode: ExitCode.failed,
-          hint: `its pid means nothing in this PID namespace (${self.pidns ?? "unnamed"}: another container, or the host): whether it still runs cannot be checked from here, as for a run on another host: stop it where it runs first; ${deleteHint(file, guards, options.status)}`,
+          hint: `its pid means nothing in this PID namespace (${self.pidns ?? "unnamed"}: another container, or the host): whether it still runs cannot be checked from here, as for a run on another host: stop it where it runs first; ${deleteHint(file, guards, status)}`,
         },
       );
     }
@@ -251,7 +265,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     if (!rebooted && isAlive(holder.pid) && !reused(holder.pid)) {
       throw new UserError(`another syncbook run (${holderText(holder, false)}) holds ${file}`, {
         exitCode: ExitCode.failed,
-        hint: `wait for it to finish, or stop it (kill -INT ${holder.pid}: it undoes its hooks and keeps its journal), ${afterHint(options.status)}; ${deleteHint(file, guards, options.status, `if pid ${holder.pid} is not a syncbook run (process ids are reused) and`)}`,
+        hint: `wait for it to finish, or stop it (kill -INT ${holder.pid}: it undoes its hooks and keeps its journal), ${afterHint(status)}; ${deleteHint(file, guards, status, `if pid ${holder.pid} is not a syncbook run (process ids are reused) and`)}`,
       });
     }
     if (takeOver(file, held)) staleFrom = holder;

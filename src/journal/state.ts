@@ -17,6 +17,7 @@ import { createChainChecker } from "./chain.js";
 import { ioError } from "./io-errors.js";
 import { chooseJournal, journalLines, type JournalChoice, type JournalLine } from "./read.js";
 import { verifierJournal } from "./verifier.js";
+import { DistrustedJournal } from "./witness.js";
 import { hookCallFold, type HookCall } from "./hook-calls.js";
 import type { VerifierMemory } from "../api/verifier-memory.js";
 
@@ -218,13 +219,17 @@ export async function readJournalState(
   traits: KindTraits,
   opts: { witnessedSeq?: number; onLine?: (line: JournalLine) => void } = {},
 ): Promise<JournalState> {
-  const refuse = (line: number | undefined, what: string, hint?: string): UserError =>
-    new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${what}`, {
-      exitCode: ExitCode.usage,
-      hint:
-        hint ??
-        "a journal is written by syncbook only; if it was edited or damaged, do not resume from it: check the fleet's state by hand and start a new run",
-    });
+  // without a hint of its own: edited or damaged, its way on the caller's, which knows the runbook
+  const refuse = (line: number | undefined, what: string, hint?: string): UserError => {
+    const message = `${file}${line === undefined ? "" : `:${line}`}: ${what}`;
+    return hint === undefined
+      ? new DistrustedJournal(
+          message,
+          file,
+          "a journal is written by syncbook only; if it was edited or damaged, do not resume from it",
+        )
+      : new UserError(message, { exitCode: ExitCode.usage, hint });
+  };
 
   const warnings: string[] = [];
   const steps = new Map<number, JournalStep>();
@@ -280,10 +285,10 @@ export async function readJournalState(
   let seenHeader = false;
   const chain = createChainChecker();
   const tampered = (line: number, why: string): UserError =>
-    refuse(
-      line,
-      why,
-      "the journal was changed after syncbook wrote it, so what it says about the run cannot be trusted: do not resume from it. Check the fleet's state by hand (syncbook status), then start a new run or send what is missing by hand",
+    new DistrustedJournal(
+      `${file}:${line}: ${why}`,
+      file,
+      "the journal was changed after syncbook wrote it, so what it says about the run cannot be trusted: do not resume from it",
     );
   /** A line that did not parse: fatal unless it is the last one or a resume marker vouches for it. */
   let bad: { line: number; why: string } | undefined;

@@ -55,6 +55,24 @@ export const WITNESS_EXTENSION = ".witness";
 export const UNTRUSTED_WAY_ON =
   "free disk space, check the application's writes and the fleet (syncbook status), then run again with --from the stopWrites step (it stops writes again before commit), not --resume";
 
+/**
+ * A journal refused because what it says cannot be trusted: edited or damaged (its chain broken,
+ * a line that does not read in its middle), cut short of its witness, its witness lost or another
+ * journal's. Its hint says what that means; the commands that help next name the runbook and its
+ * `--journal-dir`, which the journal's reader does not know: the caller that does adds them
+ * (src/run/earlier.ts `distrustedRefusal`: `--resume`, `--abort`, `--from`, `status`).
+ */
+export class DistrustedJournal extends UserError {
+  constructor(
+    message: string,
+    readonly journal: string,
+    /** What it means, the hint without the commands. */
+    readonly meaning: string,
+  ) {
+    super(message, { exitCode: ExitCode.usage, hint: meaning });
+  }
+}
+
 /** What the witness holds: which journal (file name, header link) and its last fsynced point. */
 export interface Witness {
   journal: string;
@@ -307,10 +325,10 @@ export function witnessCheck(journalFile: string): { line(l: JournalLine): void;
         warning: `${journalFile} was written before journals were witnessed: lines cut off its end cannot be told from a crash`,
       };
     const refuse = (what: string, hint: string): WitnessVerdict => ({
-      refused: new UserError(`cannot trust ${journalFile}: ${what}`, { exitCode: ExitCode.usage, hint }),
+      refused: new DistrustedJournal(`cannot trust ${journalFile}: ${what}`, journalFile, hint),
     });
-    const byHand =
-      "do not resume from it: check the fleet's state and the application's writes by hand (syncbook status), then start a new run or send what is missing by hand";
+    // the commands that help next are the caller's, which knows the runbook (`DistrustedJournal`)
+    const byHand = "do not resume from it";
     if (text === undefined)
       return refuse(
         readError

@@ -9,6 +9,7 @@ import { instanceLabel, type CarriedCommand, type RunEvent } from "../events.js"
 import { createFleet } from "../fleet/index.js";
 import { instancesOf, type Runbook, type Step } from "../runbook/types.js";
 import {
+  DistrustedJournal,
   earlierHookCalls,
   folderJournals,
   instanceKey,
@@ -20,6 +21,7 @@ import {
   type HookRun,
   type JournalState,
   type JournalStep,
+  type RunbookJournal,
   type UnjudgedJournal,
 } from "../journal/index.js";
 import { isObject } from "../journal/format.js";
@@ -66,11 +68,42 @@ export async function openEarlierJournal(
       `resume: passing over ${f}: its run sent nothing and ran no hook (resume it by name with --resume <file>)`,
     );
   for (const w of found.state?.warnings ?? []) opts.say(`journal: ${w}`);
-  if (found.untrusted && found.refused instanceof UserError && opts.loaded)
-    throw untrustedRefusal(found.refused, opts.loaded);
+  if (found.refused !== undefined && opts.loaded) throw wayOnFromRefused(found, opts.loaded);
   if (found.refused !== undefined || !found.file || !found.state) throw found.refused;
   if (found.witnessWarning) opts.say(`journal: ${found.witnessWarning}`);
   return { file: found.file, state: found.state, events };
+}
+
+/**
+ * Why a continuing run must not act on the runbook's journal (`runbookJournal`'s `refused`), with
+ * the commands that help next where the journal's reader could not name them: one its own run
+ * marked untrusted (`untrustedRefusal`), one that cannot be trusted (`distrustedRefusal`); any
+ * other refusal as it is. `--resume`, `--abort`, `--from` and `status` say the same.
+ */
+export function wayOnFromRefused(found: RunbookJournal, loaded: LoadedRunbook): unknown {
+  if (found.untrusted && found.refused instanceof UserError) return untrustedRefusal(found.refused, loaded);
+  if (found.refused instanceof DistrustedJournal) return distrustedRefusal(found.refused, loaded);
+  return found.refused;
+}
+
+/**
+ * A journal that cannot be trusted (edited, cut short of its witness), refused with the commands
+ * that help next: the fleet and the writes first; then, once the fleet shows nothing it may
+ * record is on the sync that runs now, the journal set aside (the folder's checks no longer read
+ * it) and a new cutover; else what is missing sent by hand. Not a `--from` run of its cutover:
+ * what it sent (a commit on its way) is not known.
+ */
+function distrustedRefusal(err: DistrustedJournal, loaded: LoadedRunbook): UserError {
+  const aside = loaded.redact(shellCommand(["mv", err.journal, `${err.journal}.set-aside`]));
+  const fresh = newCutoverFromStart(loaded);
+  const status = `syncbook status ${runbookArg(loaded)}`;
+  const next = fresh
+    ? `if the fleet is IDLE (the sync never started, or was set back by hand since), set the journal aside (it stays that run's record) and start a new cutover, whose start checks the fleet is IDLE: ${aside}, then ${fresh}`
+    : `if the fleet shows nothing this journal may record is on the sync that runs now (set back by hand since), set the journal aside (it stays that run's record) and start a new cutover: ${aside}, then syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover`;
+  return new UserError(err.message, {
+    exitCode: err.exitCode,
+    hint: `${err.meaning}. See the fleet and check the application's writes: ${status}; ${next}; else send what is missing by hand.`,
+  });
 }
 
 /**

@@ -16,6 +16,7 @@ import { canWriteInstance, destinationWrites } from "../runbook/can-write.js";
 import { whenVariable } from "../runbook/interpolate.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
+import { runbookArg } from "../next-run.js";
 import { abortMessage, unwind, writesAfterJournalFailure, type WritesKeptOff } from "./unwind.js";
 import type { PlannedStep } from "./plan.js";
 
@@ -297,6 +298,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         memory,
         { ok: undoneOk, started: unwound?.started ?? new Set(), distrusted: unwound?.distrusted === true },
         steps,
+        `syncbook status ${runbookArg(loaded)}`,
       ),
     };
   const abortFailed = opts.abort ? owed.filter((st) => !undoneOk.has(st.index)) : [];

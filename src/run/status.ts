@@ -41,7 +41,7 @@ import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
-import { currentSyncCommit, cutoverVars, lastReverse, reverseInDoubt } from "./earlier.js";
+import { currentSyncCommit, cutoverVars, lastReverse, reverseInDoubt, wayOnFromRefused } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
 import {
   nextAfterFailedUndo,
@@ -50,7 +50,6 @@ import {
   varArgs,
   type NextOffer,
   type NextRun,
-  type RunbookRef,
 } from "../next-run.js";
 import { runAgainAfterCommit } from "../model/again.js";
 
@@ -582,7 +581,7 @@ async function readJournalStatus(
   /** The --var values the journal's runs decided their `when`s with (src/run/earlier.ts `cutoverVars`). */
   varsOf: (state: JournalState) => string[] = () => [],
   /** The runbook as status was given it: its ways on repeat its `--journal-dir` (src/next-run.ts `runbookArgs`). */
-  named: RunbookRef = { file: "" },
+  named: LoadedRunbook,
 ): Promise<{ status: JournalStatus; memory?: VerifierMemory }> {
   const out: JournalStatus = { folder, passedOver: [], warnings: [] };
   const lockFile = join(folder, LOCK_FILE_NAME);
@@ -618,8 +617,10 @@ async function readJournalStatus(
   out.passedOver = found.skipped;
   const state = found.state;
   if (found.refused !== undefined || !state) {
-    out.refused = errorMessage(found.refused);
-    if (found.refused instanceof UserError && found.refused.hint) out.refusedHint = found.refused.hint;
+    // its way on as --resume says it: the commands name the runbook and its --journal-dir
+    const refused = wayOnFromRefused(found, named);
+    out.refused = errorMessage(refused);
+    if (refused instanceof UserError && refused.hint) out.refusedHint = refused.hint;
     return { status: out };
   }
   out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;

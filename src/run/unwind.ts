@@ -63,6 +63,8 @@ export function writesAfterJournalFailure(
   memory: RunMemory,
   undo: { ok: ReadonlySet<number>; started: ReadonlySet<number>; distrusted: boolean },
   steps: readonly PlannedStep[],
+  /** The command that shows the fleet and the journal, `syncbook status <runbook>` (src/next-run.ts `runbookArg`). */
+  status: string,
 ): { message: string; hint?: string; rerunWith?: string } {
   const name = (s: PlannedStep): string => `step ${s.index + 1} "${s.id}"`;
   const resume =
@@ -79,8 +81,8 @@ export function writesAfterJournalFailure(
   const from = stop ? `--from ${stop.id}` : undefined;
   const untrusted = `the journal could not record ${started.length === 1 ? "it" : "them"} and was marked untrusted first (--resume refuses it)`;
   const wayOn = from
-    ? `Free disk space, check the application's writes and the fleet (syncbook status), then run again with ${from} (not --resume): ${stop?.bound.opensWriteStop ? "writes are stopped again before commit" : "it runs that step again"}.`
-    : "Free disk space, check the application's writes and the fleet (syncbook status), then start the run again from the step you need with --from (not --resume).";
+    ? `Free disk space, check the application's writes and the fleet (${status}), then run again with ${from} (not --resume): ${stop?.bound.opensWriteStop ? "writes are stopped again before commit" : "it runs that step again"}.`
+    : `Free disk space, check the application's writes and the fleet (${status}), then start the run again from the step you need with --from (not --resume).`;
   const stopDone = started.find((s) => s.bound.opensWriteStop && undo.ok.has(s.index));
   const stopFailed = started.find((s) => s.bound.opensWriteStop && !undo.ok.has(s.index));
   const writes = stopFailed

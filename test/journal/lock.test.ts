@@ -119,6 +119,45 @@ describe("acquireLock", () => {
     lock.release();
   });
 
+  // a previous review: the fleet's lock (another copy of the runbook, another journal folder) said
+  // "then run again (with --resume to continue that run)", no command: the holder names its own
+  it("a holder that wrote its runbook and --journal-dir is named by its own status command; this runner's for one that did not", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(()=>{},30000)"], { stdio: "ignore" });
+    try {
+      await new Promise((r) => child.once("spawn", r));
+      const mine = "syncbook status b.yaml --journal-dir jb";
+      writeLock(child.pid!, hostname(), { ...here, runbook: "/srv/a/rb.yaml", journalDir: "/srv/a journals" });
+      const err = thrown(() => acquireLock(dir, { status: mine }));
+      const theirs = "syncbook status /srv/a/rb.yaml --journal-dir '/srv/a journals'";
+      expect(err.hint).toContain(`then see where that run stopped and the exact way on: ${theirs};`);
+      expect(err.hint).not.toContain(mine);
+      expect(err.hint).not.toContain("run again");
+      writeLock(child.pid!, hostname(), { ...here, runbook: "/srv/a/rb.yaml" });
+      expect(thrown(() => acquireLock(dir, { status: mine })).hint).toContain(
+        "then see where that run stopped and the exact way on: syncbook status /srv/a/rb.yaml;",
+      );
+      writeLock(child.pid!, "another-host", { ...here, runbook: "/srv/a/rb.yaml", journalDir: "/j" });
+      expect(thrown(() => acquireLock(dir, { status: mine })).hint).toMatch(
+        /\), then see where that run stopped and the exact way on: syncbook status \/srv\/a\/rb\.yaml --journal-dir \/j$/,
+      );
+      writeLock(child.pid!);
+      expect(thrown(() => acquireLock(dir, { status: mine })).hint).toContain(
+        `then see where that run stopped and the exact way on: ${mine};`,
+      );
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  it("writes its runbook and --journal-dir into the lock when given", () => {
+    const lock = acquireLock(dir, { runbook: "/srv/a/rb.yaml", journalDir: "/srv/j" });
+    expect(lock.info).toMatchObject({ runbook: "/srv/a/rb.yaml", journalDir: "/srv/j" });
+    lock.release();
+    const plain = acquireLock(dir);
+    expect(plain.info.journalDir).toBeUndefined();
+    plain.release();
+  });
+
   it("does not treat pid 0 or a negative pid as a process (kill would address a group)", () => {
     writeFileSync(lockFile(), JSON.stringify({ pid: -1, host: hostname(), startedAt: "x" }));
     utimesSync(lockFile(), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));

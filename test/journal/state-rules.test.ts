@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
 import {
+  DistrustedJournal,
   findLatestJournal,
   findResumeJournal,
   appendChain,
@@ -66,10 +67,11 @@ function raw(lines: Line[], header: Line = headerOf()): string {
 const read = async (lines: Line[], header?: Line): Promise<JournalState> =>
   readJournalState(raw(lines, header), traitsOf);
 
-const DEFAULT_HINT =
-  "a journal is written by syncbook only; if it was edited or damaged, do not resume from it: check the fleet's state by hand and start a new run";
+// the commands that help next are the caller's, which knows the runbook (src/run/earlier.ts
+// `distrustedRefusal`): these two are a `DistrustedJournal`, naming its file
+const DEFAULT_HINT = "a journal is written by syncbook only; if it was edited or damaged, do not resume from it";
 const TAMPERED_HINT =
-  "the journal was changed after syncbook wrote it, so what it says about the run cannot be trusted: do not resume from it. Check the fleet's state by hand (syncbook status), then start a new run or send what is missing by hand";
+  "the journal was changed after syncbook wrote it, so what it says about the run cannot be trusted: do not resume from it";
 const NO_COMMAND_HINT =
   "the header is written before anything is sent, so that run sent no command; check the fleet, delete this file and start a new run";
 
@@ -983,6 +985,7 @@ describe("headers and resume markers", () => {
       const err = await refusal(f);
       expect(err.message, drop).toBe(`${f}:1: the journal.opened line lacks version, runbook or hash`);
       expect(err.hint).toBe(DEFAULT_HINT);
+      expect(err).toBeInstanceOf(DistrustedJournal);
     }
     const m = raw([{ type: "journal.resumed", version: 1, runbook: "sales" }]);
     expect((await refusal(m)).message).toBe(`${m}:2: the journal.resumed line lacks version, runbook or hash`);
@@ -993,6 +996,7 @@ describe("headers and resume markers", () => {
     const err = await refusal(f);
     expect(err.message).toBe(`${f}:1: written in journal format 3; this syncbook reads format 2`);
     expect(err.hint).toBe("resume with the syncbook version that wrote the journal (or a newer one)");
+    expect(err).not.toBeInstanceOf(DistrustedJournal);
     const m = raw([{ type: "journal.resumed", version: 3, runbook: "sales", hash: "x" }]);
     expect((await refusal(m)).message).toBe(`${m}:2: written in journal format 3; this syncbook reads format 2`);
     const own = await read([{ type: "journal.resumed", version: 2, runbook: "sales", hash: "x" }]);
@@ -1006,6 +1010,7 @@ describe("headers and resume markers", () => {
     const err = await refusal(f);
     expect(err.message).toBe(`${f}:2: a resume of runbook "crm" in the journal of "sales"`);
     expect(err.hint).toBe(DEFAULT_HINT);
+    expect(err).toBeInstanceOf(DistrustedJournal);
   });
 
   it("refuses a second header (two journals joined) and a first line that is not a header", async () => {
@@ -1013,6 +1018,7 @@ describe("headers and resume markers", () => {
     const err = await refusal(f);
     expect(err.message).toBe(`${f}:2: a second journal header: two journals were joined into one file`);
     expect(err.hint).toBe(DEFAULT_HINT);
+    expect(err).toBeInstanceOf(DistrustedJournal);
     const g = raw([], { type: "journal.resumed", seq: 0, at: 1, version: 1, runbook: "sales", hash: "abc" });
     const e2 = await refusal(g);
     expect(e2.message).toBe(
@@ -1064,6 +1070,7 @@ describe("lines that do not parse", () => {
     const err = await refusal(other);
     expect(err.message).toBe(`${other}:3: line 3 is not JSON, and more lines follow it: the journal is corrupt`);
     expect(err.hint).toBe(DEFAULT_HINT);
+    expect(err).toBeInstanceOf(DistrustedJournal);
     // a marker without one
     const none = raw(['{"type":"step.sta', { type: "journal.resumed", version: 1, runbook: "sales", hash: "abc" }]);
     expect((await refusal(none)).message).toMatch(/:2: line 2 is not JSON, and more lines follow/);
@@ -1096,6 +1103,7 @@ describe("lines that do not parse", () => {
       `${f}:1: the journal's header line is cut short (not JSON): the run crashed before it recorded anything`,
     );
     expect(err.hint).toBe(NO_COMMAND_HINT);
+    expect(err).not.toBeInstanceOf(DistrustedJournal);
     const e = join(dir, "e.jsonl");
     writeFileSync(e, "\n  \n");
     const err2 = await refusal(e);
@@ -1140,6 +1148,7 @@ describe("the hash chain as the reader applies it", () => {
     const err = await refusal(f);
     expect(err.message).toBe(`${f}:1: the header says journal format 2, which is chained, but it has no chain field`);
     expect(err.hint).toBe(TAMPERED_HINT);
+    expect(err).toBeInstanceOf(DistrustedJournal);
   });
 
   it("an edited header is refused as tampered, not read", async () => {
@@ -1152,6 +1161,7 @@ describe("the hash chain as the reader applies it", () => {
     const err = await refusal(f);
     expect(err.message).toBe(`${f}:1: line 1 does not start the journal's chain: it was edited`);
     expect(err.hint).toBe(TAMPERED_HINT);
+    expect(err).toBeInstanceOf(DistrustedJournal);
   });
 
   it("an edited line after the header is refused as tampered, at its line", async () => {
@@ -1166,6 +1176,8 @@ describe("the hash chain as the reader applies it", () => {
       `${f}:2: the journal's chain breaks at line 2: a line between 1 and 2 was deleted, added or edited, or line 2 itself was edited`,
     );
     expect(err.hint).toBe(TAMPERED_HINT);
+    expect(err).toBeInstanceOf(DistrustedJournal);
+    expect((err as DistrustedJournal).journal).toBe(f);
   });
 });
 
@@ -1192,6 +1204,7 @@ describe("the hash chain across writers", () => {
       `${f}:2: line 2 is chained, but the journal's chain does not start at a header or resume marker before it`,
     );
     expect(err.hint).toBe(TAMPERED_HINT);
+    expect(err).toBeInstanceOf(DistrustedJournal);
   });
 
   it("a first line's own problems are said before its chain's", async () => {

@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, readFileSync, renameSync, statSync, unlinkSyn
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  DistrustedJournal,
   checkWitness,
   openJournal,
   readWitness,
@@ -165,7 +166,12 @@ describe("the journal's witness", () => {
     expect(v.refused?.message).toBe(
       `cannot trust ${j.file}: the journal is shorter than its last fsynced point: it ends at seq ${seqOf(lines[undo - 1]!)} (line ${undo}), but its witness saw seq ${seqOf(lines.at(-1)!)} written at ${new Date(witnessOf(j.file).at).toISOString()}: lines were cut off its end (a restored snapshot, a partial copy, an edit)`,
     );
-    expect(v.refused?.hint).toMatch(/^what the cut lines said .* is unknown; do not resume from it/);
+    expect(v.refused?.hint).toBe(
+      "what the cut lines said (an undo that turned writes back on, a command sent) is unknown; do not resume from it",
+    );
+    // the commands that help next are the caller's, which knows the runbook (src/run/earlier.ts)
+    expect(v.refused).toBeInstanceOf(DistrustedJournal);
+    expect((v.refused as DistrustedJournal).journal).toBe(j.file);
   });
 
   it("a journal its run marked untrusted (distrust: the witness emptied, no disk space needed) is refused, and stays so", async () => {

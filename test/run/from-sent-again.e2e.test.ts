@@ -274,8 +274,11 @@ describe("--from after a command whose answer was lost", () => {
     const where = `${first.all}\n--- --new-cutover --from commit (journal corrupt)\n${again.all}`;
     expect(again.code, where).toBe(3);
     expect(again.all, where).toMatch(
-      /cannot start a new cutover from commit: .* did not finish and its journal cannot be acted on .*: whether a start, commit or reverse of it is still on the fleet, which this run would send again, cannot be told; nothing was sent/,
+      /cannot start a new cutover from commit: the journal .*: its cutover \S+ did not finish, and its journal cannot be acted on .*: whether it records a start, commit or reverse still on the fleet, which this run would send \(commit\), cannot be told; nothing was sent/,
     );
+    // the way on: the fleet, the journal set aside and this command again, or a new cutover from its start
+    expect(again.all, where).toContain(`See the fleet: syncbook status ${c.file} --journal-dir ${c.jd}.`);
+    expect(again.all, where).toContain(`then run this command again: mv ${journal} ${journal}.set-aside.`);
     expect(again.all, where).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --new-cutover (without --from)`);
     expect(posts(c.s, "commit"), where).toEqual([1]);
   }, 120_000);

@@ -108,13 +108,21 @@ describe("one runner per fleet, not per runbook file", () => {
       join(root, "b"),
       runbookFor(s, HOLDING).replaceAll("http://127.0.0.1:", "http://localhost:"),
     );
-    const first = startCli(["run", a, "--renderer", "simple"], { cwd: root });
+    const first = startCli(["run", a, "--renderer", "simple", "--journal-dir", "ja"], { cwd: root });
     try {
       await first.waitFor(/waiting \(ready\)|▶ \[2\/2\]/, 20_000);
       const second = await cli(["run", b, "--renderer", "simple"], { cwd: root });
       expect(second.code, second.all).toBe(1);
       expect(second.stderr).toMatch(/instance sync0 \(http:\/\/localhost:\d+\) is in use: another syncbook run/);
       expect(posts(s, "start")).toEqual([1]);
+      // the way on names the holder's runbook and journal folder, as a command (a previous review:
+      // "then run again (with --resume to continue that run)"); run, it shows that run's journal
+      const status = `syncbook status ${a} --journal-dir ${join(root, "ja")}`;
+      expect(second.stderr).toContain(`then see where that run stopped and the exact way on: ${status};`);
+      expect(second.stderr).not.toContain("run again");
+      const st = await cli(status.split(" ").slice(1), { cwd: join(root, "b") });
+      expect(st.code, st.all).toBe(0);
+      expect(st.stdout).toContain(`journal: ${join(root, "ja")}`);
     } finally {
       first.child.kill("SIGINT");
       await first.done;

@@ -56,6 +56,8 @@ describe("the journal's disk fills up after stopWrites", () => {
       /writes are back on: the undo of step 2 "stop-writes" ran, but the journal could not record it and was marked untrusted first \(--resume refuses it\)/,
     );
     expect(r.stderr).toMatch(/hint: Free disk space, .*then run again with --from stop-writes \(not --resume\)/);
+    // the command that shows the fleet names the runbook (a previous review: "(syncbook status)")
+    expect(r.stderr).toContain(`check the application's writes and the fleet (syncbook status ${file}), then run`);
     expect(r.stderr).toContain(`run again with: syncbook run ${file} --from stop-writes (not --resume)`);
     // one way on: no line of the output offers --resume (issue 42: "every hint says the same thing")
     expect(r.all).not.toMatch(/resume with:|then run again with --resume|then --resume/);
@@ -67,6 +69,11 @@ describe("the journal's disk fills up after stopWrites", () => {
     expect(resumed.code, resumed.all).toBe(2);
     expect(resumed.stderr).toMatch(/its own run marked it untrusted \(its witness .* is empty\)/);
     expect(resumed.stderr).toContain(`then run again with: syncbook run ${file} --from stop-writes`);
+    // status says what --resume would, with the same commands
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toContain(
+      `(syncbook status ${file}), then run again with: syncbook run ${file} --from stop-writes`,
+    );
     expect(posts(s, "commit")).toEqual([0]);
 
     // the way on it names: writes are stopped again before commit, and nothing is lost
