@@ -20,7 +20,7 @@ import type { WritesProbe } from "../steps/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import type { ClaimedStdout, Ui } from "../ui/index.js";
 import type { CommandSummary } from "./step-summary.js";
-import type { FleetLock } from "../journal/index.js";
+import type { FleetLock, UnjudgedJournal } from "../journal/index.js";
 import {
   interruptOnSignals,
   keepRunningWithoutOutput,
@@ -258,7 +258,15 @@ async function runLoaded(
         // an earlier cutover's commit that may still take effect (an instance holding it in commit's
         // round shows RUNNING): no undo of this run's write stop turns writes on under it, asked
         // when the undo is due (an --abort refuses itself for it, src/run/abort.ts)
-        ...(flags.abort ? {} : { earlierCommit: earlierCommitAsked(dir, journal.file) }),
+        ...(flags.abort
+          ? {}
+          : {
+              earlierCommit: earlierCommitAsked(
+                dir,
+                journal.file,
+                chosen && "distrusted" in chosen ? [chosen.distrusted] : [],
+              ),
+            }),
         ...(json ? { json: json.write } : {}),
       });
       summary?.finish(code);
@@ -476,7 +484,7 @@ export async function execute(
       // commit an earlier cutover left on part of the fleet refuses that (src/run/earlier.ts)
       else if (restop)
         say(
-          `  stop writes again, then go on: syncbook run ${target} --from ${restop}${flags.only ? ` ${shellCommand(["--only", flags.only])}` : ""}`,
+          `  stop writes again, then go on: syncbook run ${target} --from ${restop}${flags.only ? ` ${shellCommand(["--only", flags.only])}` : ""}${flags.to !== undefined ? ` ${shellCommand(["--to", flags.to])}` : ""}`,
         );
       else if (result.refused === "writes-stopped" && how.notContinued) say(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")
@@ -521,7 +529,12 @@ async function newOrContinued(
   flags: ExecuteFlags,
   /** The instances `--only` names (indexes), when given. */
   only: readonly number[] | undefined,
-): Promise<{ cutover: string; journal: string; committed?: true } | { notContinued: string } | undefined> {
+): Promise<
+  | { cutover: string; journal: string; committed?: true }
+  | { notContinued: string }
+  | { distrusted: UnjudgedJournal }
+  | undefined
+> {
   const say = (s: string): void => stderr(loaded.redact(s));
   const [
     { unfinishedCutover, readJournalState },
@@ -646,13 +659,22 @@ async function newOrContinued(
           from,
           range,
           kind,
-          stderr,
+          say,
         );
       else refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
       await earlierCutovers();
     }
     say(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
-    return undefined;
+    // a journal it must not act on (cut short, edited): no undo of this run's write stop takes
+    // what is left of it as whole (an outside review: a commit in its lost lines went unseen)
+    return last.file && !last.state
+      ? {
+          distrusted: {
+            file: last.file,
+            why: `${last.cutover ? `its cutover ${last.cutover}` : "its cutover"} did not finish, and ${last.why}`,
+          },
+        }
+      : undefined;
   }
 
   if (flags.from && last.cutover && last.file) {
@@ -660,7 +682,7 @@ async function newOrContinued(
     say(`cutover: this run continues ${name}: ${last.why}`);
     return { cutover: last.cutover, journal: last.file };
   }
-  if (!last.state) {
+  if (!last.state && last.file) {
     // a journal --resume and --abort refuse (edited, cut short, marked untrusted): not offered,
     // their refusal's way on is (src/run/earlier.ts `wayOnFromRefused`)
     const [{ runbookJournal }, { wayOnFromRefused }] = await Promise.all([

@@ -814,10 +814,25 @@ export function earlierCommitOnFleet(folder: FolderRead, ownFile: string | undef
  * took effect since (a new sync: `liveJournals`) clears what an earlier cutover left; its own file
  * is never held against it. Never throws: a folder that cannot be read keeps writes stopped.
  */
-export function earlierCommitAsked(dir: string, journalFile: string): () => Promise<string | undefined> {
+export function earlierCommitAsked(
+  dir: string,
+  journalFile: string,
+  /**
+   * Journals the run was told it must not act on (cut short of their witness, edited: the
+   * runbook's unfinished cutover a `--new-cutover` left): the folder's plain read would take what is
+   * left of them as whole, and a commit in their lost lines would not be seen.
+   */
+  distrusted: readonly UnjudgedJournal[] = [],
+): () => Promise<string | undefined> {
   return async () => {
     try {
-      return earlierCommitReason(earlierCommitOnFleet(await readFolderJournals(dir), journalFile));
+      const read = await readFolderJournals(dir);
+      const out = new Set(distrusted.map((d) => d.file));
+      const folder: FolderRead = {
+        journals: read.journals.filter((j) => !out.has(j.file)),
+        unjudged: [...read.unjudged.filter((u) => !out.has(u.file)), ...distrusted],
+      };
+      return earlierCommitReason(earlierCommitOnFleet(folder, journalFile));
     } catch (err) {
       return `the journal folder ${dir} could not be read (${errorMessage(err)}): whether an earlier cutover's commit may still take effect on the fleet cannot be told`;
     }

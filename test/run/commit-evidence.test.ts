@@ -18,6 +18,7 @@ import {
   reverseInDoubt,
   opsToSyncNow,
   readFolderJournals,
+  earlierCommitAsked,
   earlierCommitOnFleet,
   earlierCommitReason,
   refuseSentByEarlierCutover,
@@ -968,6 +969,34 @@ instances: ["http://127.0.0.1:1", "http://127.0.0.1:2"]
 // what keeps a run's undo of its write stop from turning writes on, whatever the fleet shows: an
 // earlier cutover's commit held in commit's round (the instances that have it show RUNNING); asked
 // when the undo is due, so that the run's own start that took effect since (a new sync) clears it
+describe("earlierCommitAsked: the run's question before an undo of its write stop", () => {
+  const made: (() => void)[] = [];
+  afterAll(() => made.forEach((f) => f()));
+  it("a journal the run was told it must not act on counts as one that cannot be judged, not as what its read shows", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    const ev = eventFactory();
+    // A's journal reads as whole and sent no commit: as read, it holds nothing
+    const a = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    a.write(ev("run.started", { ...salesStarted(), cutover: "A" }));
+    a.write(ev("step.started", { ...STEPS4[0]!, title: "start" }));
+    a.close();
+    const own = join(dir, "own.jsonl");
+    expect(await earlierCommitAsked(dir, own)()).toBeUndefined();
+    expect(await earlierCommitAsked(dir, own, [])()).toBeUndefined();
+    // told it is cut short: whatever its lost lines held cannot be told
+    const why = "its cutover A did not finish, and it is cut short of its witness";
+    expect(await earlierCommitAsked(dir, own, [{ file: a.file, why }])()).toBe(
+      `${a.file}: ${why}: whether an earlier cutover's commit may still take effect on the fleet cannot be told`,
+    );
+    // named once, with the reason it was given (not also as read)
+    const missing = join(dir, "gone.jsonl");
+    expect(await earlierCommitAsked(dir, own, [{ file: missing, why: "x" }])()).toBe(
+      `${missing}: x: whether an earlier cutover's commit may still take effect on the fleet cannot be told`,
+    );
+  });
+});
+
 describe("earlierCommitOnFleet: an earlier journal's commit that may still take effect", () => {
   const j = (file: string, cutover: string, s: ReturnType<typeof state>) => ({ file, cutover, state: s });
   const split = j(

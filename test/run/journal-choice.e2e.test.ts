@@ -158,6 +158,12 @@ describe("which journal, whatever the file times say", () => {
     expect(st.stdout).toMatch(/journal: in .*, --resume would refuse: cannot choose the journal to resume: 2 journals/);
     expect(st.stdout).toMatch(/hint: name the one to continue with --resume <file>/);
     expect(st.stdout).not.toMatch(/the one --resume would continue/);
+    // a plain run is refused for the unfinished cutover, and its hint does not say that --resume
+    // refuses and then offer --resume (an outside review): the ways on with the runbook
+    const plain = await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(plain.code, plain.all).toBe(2);
+    expect(plain.stderr).not.toContain("--resume and --abort refuse its journal");
+    expect(plain.stderr).toContain(`Go on with it: syncbook run ${file} --resume`);
     // named: it goes on
     const named = await cli(["run", file, "--resume", failed, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(named.code, named.all).toBe(0);

@@ -167,6 +167,16 @@ describe("after a split commit and a newer cutover of the runbook, every way on 
   it("a newer cutover called off: --from commit, followed literally, goes through", async () => {
     await followedToTheEnd(await splitThenNewer(true), ["--from", "commit"], "--from stop-writes --only sync2");
   }, 180_000);
+
+  // the writes-stopped way on keeps the run's --to as well as its --only (an outside review: a run
+  // that needed its --to was offered one without it)
+  it("a newer cutover called off: --from commit --only sync2 --to writes-on, its way on keeps --only and --to", async () => {
+    await followedToTheEnd(
+      await splitThenNewer(true),
+      ["--from", "commit", "--only", "sync2", "--to", "writes-on"],
+      "--from stop-writes --only sync2 --to writes-on",
+    );
+  }, 180_000);
 });
 
 /**
