@@ -115,7 +115,9 @@ steps:
         later(HOLD_MS, () => s.control.advance(60)); // the copy ends: canCommit
       }
       if (e.type === "window.opened") {
-        truth.opened = e.at;
+        // the stop hook's success (the event follows the stop step's check, when it has one)
+        expect(e.openedAt).toBeLessThanOrEqual(e.at);
+        truth.opened = e.openedAt ?? e.at;
         gets.opened = progressGets();
         later(HOLD_MS, () => {
           s.control.removeFault(lagFloor!); // drained from here on: lag back to the no-op 2 s
