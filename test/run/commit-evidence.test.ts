@@ -32,7 +32,7 @@ import { cmd, state } from "../support/reconcile-fixtures.js";
 import { planSteps, startlessFrom } from "../../src/run/plan.js";
 import { folderJournals, openJournal } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
-import { eventFactory, salesStarted, tempDir } from "../support/journal.js";
+import { eventFactory, inst, salesStarted, tempDir } from "../support/journal.js";
 
 const none = { sent: false, accepted: false };
 /** The steps of `refuseSentByEarlierCutover`'s runbook, as its journals name them. */
@@ -993,6 +993,49 @@ describe("earlierCommitAsked: the run's question before an undo of its write sto
     const missing = join(dir, "gone.jsonl");
     expect(await earlierCommitAsked(dir, own, [{ file: missing, why: "x" }])()).toBe(
       `${missing}: x: whether an earlier cutover's commit may still take effect on the fleet cannot be told`,
+    );
+    // one whose lines left show a commit: the reason is still that it cannot be told, not what
+    // the lines left show (they are not taken as whole)
+    const ev1 = eventFactory();
+    // begun later than A's (two begun at the same moment do not order)
+    const ev2: typeof ev1 = (type, payload) => {
+      const e = ev1(type, payload);
+      return { ...e, at: e.at + 1000 };
+    };
+    const b = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    b.write(ev2("run.started", { ...salesStarted(), cutover: "B" }));
+    b.write(ev2("step.started", { index: 3, id: "commit", kind: "commit", title: "commit" }));
+    b.write(
+      ev2("request.sent", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        method: "POST",
+        path: "/api/v1/commit",
+        body: {},
+      }),
+    );
+    b.close();
+    expect(await earlierCommitAsked(dir, own)()).toMatch(
+      new RegExp(`^the journal ${b.file} of an earlier cutover, B, shows commit`),
+    );
+    expect(await earlierCommitAsked(dir, own, [{ file: b.file, why }])()).toBe(
+      `${b.file}: ${why}: whether an earlier cutover's commit may still take effect on the fleet cannot be told`,
+    );
+    // one the folder's read cannot judge either (a directory named like a journal): named once
+    const odd = join(dir, "odd.jsonl");
+    mkdirSync(odd);
+    // not told of it: still named, with what the folder's read says of it
+    const both = await earlierCommitAsked(dir, own, [{ file: b.file, why }])();
+    expect(both).toContain(`${odd}: `);
+    expect(both).toContain(`${b.file}: ${why}`);
+    expect(
+      await earlierCommitAsked(dir, own, [
+        { file: b.file, why },
+        { file: odd, why: "y" },
+      ])(),
+    ).toBe(
+      `${b.file}: ${why}; ${odd}: y: whether an earlier cutover's commit may still take effect on the fleet cannot be told`,
     );
   });
 });
