@@ -11,6 +11,14 @@ import { varNamesIn } from "./runbook/interpolate.js";
 import type { LoadedRunbook } from "./runbook/load.js";
 
 /**
+ * `syncbook lint <file>` as an operator pastes it (the path quoted where the shell needs it): what
+ * every "does not load" hint offers.
+ */
+export function lintCommand(file: string): string {
+  return shellCommand(["syncbook", "lint", file]);
+}
+
+/**
  * A runbook as a command names it: its file, and the `--journal-dir` the command that offers the
  * next one was given, as typed (`LoadedRunbook.journalDir`; the journal's `run.started.journalDir`
  * for a reader without the command's flags).

@@ -15,6 +15,7 @@ import type { LoadedRunbook, LoadOptions, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { redactLeaves, redactSecretFields } from "../redact.js";
 import { PLUGIN_CALL_KINDS } from "../steps/index.js";
+import { lintCommand } from "../next-run.js";
 
 export interface ExecuteFlags {
   dryRun?: boolean;
@@ -97,7 +98,7 @@ export async function loadForRun(
     });
   if (statSync(file).isDirectory())
     throw new UserError(`${file} is a folder: run and rehearse take one runbook file`, {
-      hint: `Pass the runbook's path, e.g. ${join(file, "cutover.yaml")}; \`syncbook lint ${file}\` checks every runbook in a folder.`,
+      hint: `Pass the runbook's path, e.g. ${join(file, "cutover.yaml")}; ${lintCommand(file)} checks every runbook in a folder.`,
       exitCode: ExitCode.usage,
     });
   const { loadRunbook } = await import("../runbook/index.js");
@@ -156,7 +157,7 @@ export async function loadForRun(
         ? standIn
           ? "Export the environment variables named above: the rehearsal uses them as written (a hook's or notifier's need none: stand-ins replace those). `syncbook lint` leaves every ${env.*} unresolved, so it cannot see this."
           : "Export the environment variables named above. `syncbook lint` leaves every ${env.*} unresolved (CI has no secrets), so it cannot see this."
-        : `Fix them (syncbook lint ${file}); a runbook that does not lint clean never runs.`,
+        : `Fix them (${lintCommand(file)}); a runbook that does not lint clean never runs.`,
       exitCode: ExitCode.usage,
     });
   }

@@ -10,6 +10,8 @@ import { basename, dirname, extname, join, relative, resolve, sep } from "node:p
 import { fileURLToPath } from "node:url";
 import { ExitCode, UserError } from "../errors.js";
 import { starterRunbook } from "../init/starter.js";
+import { lintCommand } from "../next-run.js";
+import { shellCommand } from "../text.js";
 
 /** `schemas/runbook.schema.json` of this syncbook: the first folder up from this code that holds it. */
 export function installedSchema(from: string = fileURLToPath(import.meta.url)): string | undefined {
@@ -101,7 +103,7 @@ export function main(file: string, opts: { force?: boolean }): number {
   const ignored = ignoreJournals(folder);
   const show = (f: string): string => relative(process.cwd(), f) || f;
   process.stdout.write(
-    `${made ? `made ${show(made)}\n` : ""}wrote ${file}${schema?.copied ? `\nwrote ${show(schema.copied)} (the runbook format, for your editor's \`$schema\` line: commit it; \`syncbook schema > ${show(schema.copied)}\` refreshes it)` : ""}${ignored ? `\n${ignored} (journals stay out of git)` : ""}\nnext: syncbook lint ${file} && syncbook rehearse ${file}\n`,
+    `${made ? `made ${show(made)}\n` : ""}wrote ${file}${schema?.copied ? `\nwrote ${show(schema.copied)} (the runbook format, for your editor's \`$schema\` line: commit it; \`syncbook schema > ${show(schema.copied)}\` refreshes it)` : ""}${ignored ? `\n${ignored} (journals stay out of git)` : ""}\nnext: ${lintCommand(file)} && ${shellCommand(["syncbook", "rehearse", file])}\n`,
   );
   return ExitCode.ok;
 }

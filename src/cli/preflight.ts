@@ -18,6 +18,7 @@ import type { NamespaceList } from "../preflight/index.js";
 import { durationMs } from "../runbook/duration.js";
 import { loadRunbook, type LoadedRunbook } from "../runbook/load.js";
 import { FORMATTERS, checkMaxWarnings, tooManyWarnings, useColor, writeOut } from "./lint.js";
+import { lintCommand } from "../next-run.js";
 
 export interface PreflightCliOptions {
   format?: string;
@@ -98,9 +99,7 @@ export async function main(file: string, opts: PreflightCliOptions = {}): Promis
     if (broken.length > 0 || !loaded.runbook) {
       writeOut(formatter(input(loaded.diagnostics)));
       process.stderr.write(`syncbook: ${file} does not load, so its clusters were not checked\n`);
-      process.stderr.write(
-        `  hint: fix the errors above (\`syncbook lint ${file}\`); export every \${env.*} it names\n`,
-      );
+      process.stderr.write(`  hint: fix the errors above (${lintCommand(file)}); export every \${env.*} it names\n`);
       return ExitCode.usage;
     }
     const { runPreflight } = await import("../preflight/index.js");

@@ -6,6 +6,7 @@
  */
 import { UserError, ExitCode } from "../errors.js";
 import type { ClusterSetting, DataSet, SimulatorOptions, VerifierRelease } from "../sim/index.js";
+import { lintCommand } from "../next-run.js";
 
 export interface SimCliOptions {
   instances?: string;
@@ -132,7 +133,7 @@ async function runbookShape(file: string): Promise<{
   });
   const rb = loaded.runbook;
   if (!rb)
-    throw usage(`--runbook ${file} does not load, so its fleet's shape is not known`, `Run \`syncbook lint ${file}\`.`);
+    throw usage(`--runbook ${file} does not load, so its fleet's shape is not known`, `Run ${lintCommand(file)}.`);
   const { simulatedShape } = await import("../rehearse/index.js");
   const { clusters, shape } = simulatedShape(rb);
   return {

@@ -18,6 +18,7 @@ import { CUT_OFF_WORDS } from "../model/fold.js";
 import { windowEndWords } from "../writes-words.js";
 import { verification, verificationText } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
+import { lintCommand } from "../next-run.js";
 
 export interface StatusCliOptions {
   json?: boolean;
@@ -53,7 +54,7 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
       formatPretty({ diagnostics: blocking, files: [file], sources: new Map([[file, loaded.text]]), color: false }),
     );
     throw new UserError(`${file} does not load, so its fleet is not known`, {
-      hint: `Fix it (syncbook lint ${file}).`,
+      hint: `Fix it (${lintCommand(file)}).`,
       exitCode: ExitCode.usage,
     });
   }

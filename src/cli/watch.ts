@@ -8,6 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { keepRunningWithoutOutput, stderr, stdout } from "./execute.js";
+import { lintCommand } from "../next-run.js";
 
 export interface WatchCliOptions {
   listen?: string;
@@ -95,7 +96,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
     const rb = loaded.runbook;
     if (!rb || loaded.diagnostics.some((d) => d.severity === "error"))
       throw new UserError(`${target} does not load, so its fleet and journal are not known`, {
-        hint: `Fix it (syncbook lint ${target}), or pass its journal folder instead.`,
+        hint: `Fix it (${lintCommand(target)}), or pass its journal folder instead.`,
         exitCode: ExitCode.usage,
       });
     const { readinessPlan } = await import("../steps/index.js");

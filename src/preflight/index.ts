@@ -27,6 +27,7 @@ import { selectNamespaces, type Selection } from "./selection.js";
 import type { ClusterFacts, NamespaceEntry } from "./types.js";
 import { parseRate } from "./units.js";
 import { formatBytes } from "../text.js";
+import { lintCommand } from "../next-run.js";
 
 export { PREFLIGHT_CHECKS, checkInfo, type PreflightCheckInfo } from "./catalogue.js";
 export { READ_COMMANDS } from "./connect.js";
@@ -184,7 +185,7 @@ export async function runPreflight(loaded: RunbookView, opts: PreflightOptions):
   const runbook = loaded.runbook;
   if (!runbook)
     throw new UserError(`${loaded.file} is not a valid runbook: preflight needs one`, {
-      hint: `Run \`syncbook lint ${loaded.file}\` and fix its errors first.`,
+      hint: `Run ${lintCommand(loaded.file)} and fix its errors first.`,
       exitCode: ExitCode.usage,
     });
   const settings = runbook.preflight ?? {};

@@ -39,6 +39,7 @@ import type { CarriedCommand, CriticalListener, Emit, RunEvent, RunEventOf, RunL
 import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
 import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
+import { lintCommand } from "../next-run.js";
 
 export { cutoverId };
 
@@ -218,7 +219,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   const runbook = loaded.runbook;
   if (!runbook)
     throw new UserError(`${loaded.file} is not a valid runbook`, {
-      hint: `Run \`syncbook lint ${loaded.file}\` for the details.`,
+      hint: `Run ${lintCommand(loaded.file)} for the details.`,
       exitCode: ExitCode.usage,
     });
   const steps = planSteps(runbook, (kind, options) => pluginStepTitle(opts.registry, kind, options, loaded.redact));

@@ -5,7 +5,7 @@
  * run a plugin's top-level code when asked to lint only." And item 11, for the CLI: "every
  * failure path ends the run promptly". Against the built CLI (dist/cli/syncbook.cjs).
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, tempDir, writeRunbook } from "../support/run.js";
@@ -38,6 +38,26 @@ describe("usage errors exit 2 with a message of their own, before anything start
       expect(r.code, r.all).toBe(2);
       expect(r.stderr).toMatch(/\. is a folder: run and rehearse take one runbook file/);
       expect(r.stderr).toMatch(/syncbook lint \./);
+      noInternalError(r.all);
+    }
+  });
+
+  it("a runbook that does not load: every command's hint offers a `syncbook lint` that pastes, its path quoted", async () => {
+    const dir = join(tempDir(), "night shift");
+    const file = join(dir, "rb $x.yaml");
+    mkdirSync(dir);
+    writeFileSync(file, "runbook: 1\nname: broken\nsteps: [\n");
+    const quoted = `syncbook lint '${file}'`;
+    for (const args of [
+      ["status", file],
+      ["run", file, "--dry-run"],
+      ["watch", file],
+      ["preflight", file],
+      ["sim", "--runbook", file, "--port", "0"],
+    ]) {
+      const r = await cli(args, { cwd: dir });
+      expect(r.code, `${args[0]}: ${r.all}`).not.toBe(0);
+      expect(r.stderr, args[0]).toContain(quoted);
       noInternalError(r.all);
     }
   });
