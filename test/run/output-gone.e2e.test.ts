@@ -6,11 +6,12 @@
  * 2026-12-01). The built CLI against the simulator: its stdout and stderr pipes are closed before
  * the Ctrl-C, as `tee` leaves them.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { READY, runbookFor, sim, START, startCli, STOP, tempDir, writeRunbook } from "../support/run.js";
+import { CLI, READY, runbookFor, sim, START, startCli, STOP, tempDir, writeRunbook } from "../support/run.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {
@@ -77,4 +78,26 @@ describe("the runner's output goes away (a `| tee` stopped by the same Ctrl-C)",
     expect(journalTypes(dir).find((e) => e.type === "run.finished")).toMatchObject({ outcome: "ok" });
     expect(s.control.counts().instances.map((c) => c["POST /api/v1/commit"] ?? 0)).toEqual([1]);
   }, 30_000);
+
+  // a log on a full disk (`syncbook run x.yaml > cutover.log 2>&1`): every write fails with ENOSPC
+  // from the first line on, not EPIPE; /dev/full is Linux's device for it
+  it.skipIf(!existsSync("/dev/full"))(
+    "stdout and stderr on a full disk (ENOSPC from the first line): the cutover runs to its commit, exit 0, its end journaled",
+    async () => {
+      s = await sim();
+      const dir = tempDir();
+      const file = writeRunbook(dir, runbookFor(s, START + READY + STOP + DRAINED + COMMIT));
+      const full = openSync("/dev/full", "w");
+      const child = spawn(process.execPath, [CLI, "run", file, "--renderer", "simple", "--yes"], {
+        cwd: dir,
+        stdio: ["ignore", full, full],
+      });
+      closeSync(full);
+      const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+      expect(code).toBe(0);
+      expect(journalTypes(dir).find((e) => e.type === "run.finished")).toMatchObject({ outcome: "ok" });
+      expect(s.control.counts().instances.map((c) => c["POST /api/v1/commit"] ?? 0)).toEqual([1]);
+    },
+    30_000,
+  );
 });
