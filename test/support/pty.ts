@@ -4,6 +4,7 @@
  * Keys are written to the terminal as the operator types them.
  */
 import { spawn } from "node:child_process";
+import { onTestFinished } from "vitest";
 import { CLI } from "./run.js";
 
 export interface PtyRun {
@@ -43,9 +44,23 @@ export function inPty(
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
+  let closed = false;
   const done = new Promise<{ code: number | null; output: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, output: out })),
+    child.on("close", (code) => {
+      closed = true;
+      resolve({ code, output: out });
+    }),
   );
+  // a test that fails before its run ends leaves no runner behind (a `run --step` waiting at its
+  // question outlived a failed test): `script` passes SIGTERM on to the CLI below it, which stops
+  // cleanly; SIGKILL if it has not ended in 5 s
+  onTestFinished(async () => {
+    if (closed) return;
+    child.kill("SIGTERM");
+    const late = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await done;
+    clearTimeout(late);
+  });
   return {
     waitFor: (re, timeoutMs = 20_000) =>
       new Promise<void>((resolve, reject) => {

@@ -53,6 +53,9 @@ describe("--step: the question is live, and the step it asks about is not starte
     const asked = at;
     // the fleet as it is now, read while the question waits: RUNNING after start, never IDLE
     await seen(t, /sync0\s+RUNNING[\s\S]*Next: step 2 waitFor/, asked);
+    // both instances' reads drawn before the last frame is judged (under a load of 6 the second
+    // instance's came after the 2.3 s below once)
+    await seen(t, /sync1\s+RUNNING[\s\S]*Next: step 2 waitFor/, asked);
     await new Promise((r) => setTimeout(r, 2300));
     const screen = plain(t.output()).slice(asked);
     // the step asked about reads as not started: the question's mark and words, never a spinner
