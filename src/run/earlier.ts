@@ -111,12 +111,23 @@ function distrustedRefusal(err: DistrustedJournal, loaded: LoadedRunbook): UserE
  * said the same (unwind.ts `writesAfterJournalFailure`), a new run `--from` the write stop.
  */
 function untrustedRefusal(err: UserError, loaded: LoadedRunbook): UserError {
-  const stop = loaded.runbook ? planSteps(loaded.runbook).find((s) => s.bound.opensWriteStop) : undefined;
+  const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
+  const stop = steps.find((s) => s.bound.opensWriteStop);
+  const check = `free disk space, check the application's writes and the fleet (syncbook status ${runbookArg(loaded)})`;
+  if (stop)
+    return new UserError(err.message, {
+      exitCode: err.exitCode,
+      hint: `do not resume from it: ${check}, then run again with: syncbook run ${runbookArg(loaded, ["--from", stop.id])} (it stops writes again before commit)`,
+    });
+  // no write stop of its own (writes stopped outside the runbook): what its run undid unrecorded
+  // are hooks; the way on runs again from the first of them whose undo ran, which only the operator
+  // can tell (the journal lost it)
+  const undoable = steps.filter((s) => s.bound.hookCall()?.undo !== undefined);
   return new UserError(err.message, {
     exitCode: err.exitCode,
-    hint: stop
-      ? `do not resume from it: free disk space, check the application's writes and the fleet (syncbook status ${runbookArg(loaded)}), then run again with: syncbook run ${runbookArg(loaded, ["--from", stop.id])} (it stops writes again before commit)`
-      : (err.hint ?? ""),
+    hint: undoable.length
+      ? `do not resume from it: ${check}; its run undid steps it could not record: run again from the first of them whose undo ran (steps with an undo: ${undoable.map((s) => s.id).join(", ")}), e.g. syncbook run ${runbookArg(loaded, ["--from", undoable[0]!.id])}`
+      : `do not resume from it: ${check}, then run again with --from the step to go on with: syncbook run ${runbookArg(loaded, ["--from", "<step>"])}`,
   });
 }
 

@@ -76,6 +76,16 @@ describe("wayOnFromRefused: the commands that help next from a journal that must
     );
   });
 
+  it("marked untrusted by its own run, the runbook without a write stop of its own: the status and the --from the hooks it undid, named", async () => {
+    const HOOK =
+      "  - { id: pause-jobs, hook: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
+    const untrusted = new DistrustedJournal(`cannot trust ${JOURNAL}: its own run marked it untrusted`, JOURNAL, "x");
+    const e = wayOnFromRefused(found(untrusted, true), await loadedOf(START + HOOK + COMMIT));
+    expect(hintOf(e)).toBe(
+      "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d'); its run undid steps it could not record: run again from the first of them whose undo ran (steps with an undo: pause-jobs), e.g. syncbook run 'my rb.yaml' --journal-dir 'j d' --from pause-jobs",
+    );
+  });
+
   it("any other refusal, and none, as they are", async () => {
     const loaded = await loadedOf(START + STOP + COMMIT);
     const other = new UserError("two unfinished runs do not order", { hint: "name one with --resume <file>" });
