@@ -80,10 +80,20 @@ describe("wayOnFromRefused: the commands that help next from a journal that must
     const HOOK =
       "  - { id: pause-jobs, hook: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
     const untrusted = new DistrustedJournal(`cannot trust ${JOURNAL}: its own run marked it untrusted`, JOURNAL, "x");
-    const e = wayOnFromRefused(found(untrusted, true), await loadedOf(START + HOOK + COMMIT));
-    expect(hintOf(e)).toBe(
-      "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d'); its run undid steps it could not record: run again from the first of them whose undo ran (steps with an undo: pause-jobs), e.g. syncbook run 'my rb.yaml' --journal-dir 'j d' --from pause-jobs",
+    const e = wayOnFromRefused(
+      found(untrusted, true),
+      await loadedOf(START + HOOK + HOOK.replace("pause-jobs", "drain-queue") + COMMIT),
     );
+    expect(hintOf(e)).toBe(
+      "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d'); its run undid steps it could not record: run again from the first of them whose undo ran (steps with an undo: pause-jobs, drain-queue), e.g. syncbook run 'my rb.yaml' --journal-dir 'j d' --from pause-jobs",
+    );
+    // no step with an undo (none it could have undone), and no runbook that loads: the --from to fill in
+    const none =
+      "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d'), then run again with --from the step to go on with: syncbook run 'my rb.yaml' --journal-dir 'j d' --from '<step>'";
+    expect(hintOf(wayOnFromRefused(found(untrusted, true), await loadedOf(START + COMMIT)))).toBe(none);
+    const broken = await loadedOf("  - { id: x, nosuchkind: {} }\n");
+    expect(broken.runbook).toBeUndefined();
+    expect(hintOf(wayOnFromRefused(found(untrusted, true), broken))).toBe(none);
   });
 
   it("any other refusal, and none, as they are", async () => {
