@@ -573,12 +573,18 @@ async function newOrContinued(
   // a --from run never sends a start, commit or reverse again that an earlier cutover's journal
   // shows may be on the fleet: a newer cutover that acted and sent none is the journal the one
   // answer reads, and it knows nothing of it (the last cutover's own journal: refuseSentAgain)
-  const earlierCutovers = async (): Promise<void> => {
+  // `refused`: the last cutover's journal is refused as --resume refuses it; `told`: it is judged
+  // with that why (a --new-cutover's), named once, first
+  const earlierCutovers = async (of: { refused?: UserError; told?: UnjudgedJournal } = {}): Promise<void> => {
     if (!from) return;
-    const journals = await readFolderJournals(dir);
+    const read = await readFolderJournals(dir);
+    const { told } = of;
+    const journals = told
+      ? { journals: read.journals, unjudged: [told, ...read.unjudged.filter((u) => u.file !== told.file)] }
+      : read;
     refuseSentByEarlierCutover(
       journals,
-      { cutover: last?.cutover, file: last?.file },
+      { cutover: last?.cutover, file: last?.file, ...(of.refused !== undefined ? { refused: of.refused } : {}) },
       loaded,
       dir,
       from,
@@ -626,6 +632,10 @@ async function newOrContinued(
     return { ...done, committed: true };
   }
   const name = `${last.cutover ? `cutover ${last.cutover}` : "the last cutover"}${last.file ? ` (journal ${last.file})` : ""}`;
+  const distrusted = (file: string): UnjudgedJournal => ({
+    file,
+    why: `${last.cutover ? `its cutover ${last.cutover}` : "its cutover"} did not finish, and ${last.why}`,
+  });
   if (flags.newCutover) {
     // a new cutover counts nothing from the last, but a command on its way there may be on the
     // fleet still: a --from run is refused as a run continuing it would be, by its journal as the
@@ -643,53 +653,40 @@ async function newOrContinued(
       if (!last.state)
         // judged as a journal of the folder that cannot be judged: refused, with the set-aside way
         // on, only when this run's range sends a start, commit or reverse; else said, and it goes on
-        refuseSentByEarlierCutover(
-          {
-            journals: [],
-            unjudged: [
-              {
-                file: last.file,
-                why: `${last.cutover ? `its cutover ${last.cutover}` : "its cutover"} did not finish, and ${last.why}`,
-              },
-            ],
-          },
-          {},
-          loaded,
-          dir,
-          from,
-          range,
-          kind,
-          say,
-        );
-      else refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
-      await earlierCutovers();
+        await earlierCutovers({ told: distrusted(last.file) });
+      else {
+        refuseSentAgain(last.state, loaded, last.file, from, range, false, implicit ? "first step" : "new cutover");
+        await earlierCutovers();
+      }
     }
     say(`cutover: starting a new cutover (--new-cutover); ${name} did not finish and is left as it is: ${last.why}`);
     // a journal it must not act on (cut short, edited): no undo of this run's write stop takes
     // what is left of it as whole (an outside review: a commit in its lost lines went unseen)
-    return last.file && !last.state
-      ? {
-          distrusted: {
-            file: last.file,
-            why: `${last.cutover ? `its cutover ${last.cutover}` : "its cutover"} did not finish, and ${last.why}`,
-          },
-        }
-      : undefined;
+    return last.file && !last.state ? { distrusted: distrusted(last.file) } : undefined;
   }
 
+  // why --resume and --abort refuse the last cutover's journal (cut short, edited, marked
+  // untrusted), with the commands that help next (src/run/earlier.ts `wayOnFromRefused`)
+  const lastRefused = async (): Promise<unknown> => {
+    const [{ runbookJournal }, { wayOnFromRefused }] = await Promise.all([
+      import("../journal/index.js"),
+      import("../run/earlier.js"),
+    ]);
+    return wayOnFromRefused(await runbookJournal(dir, traitsOf), loaded);
+  };
   if (flags.from && last.cutover && last.file) {
-    await earlierCutovers();
+    // one cut short or edited refuses a range that sends a start, commit or reverse as --resume
+    // refuses it (what it lost may be one on its way); one its own run marked untrusted is read as
+    // it is, and its way on is this run (`readFolderJournals`)
+    const refused = last.state ? undefined : await lastRefused();
+    await earlierCutovers(refused instanceof UserError ? { refused } : {});
     say(`cutover: this run continues ${name}: ${last.why}`);
     return { cutover: last.cutover, journal: last.file };
   }
   if (!last.state && last.file) {
     // a journal --resume and --abort refuse (edited, cut short, marked untrusted): not offered,
-    // their refusal's way on is (src/run/earlier.ts `wayOnFromRefused`)
-    const [{ runbookJournal }, { wayOnFromRefused }] = await Promise.all([
-      import("../journal/index.js"),
-      import("../run/earlier.js"),
-    ]);
-    const refused = wayOnFromRefused(await runbookJournal(dir, traitsOf), loaded);
+    // their refusal's way on is
+    const refused = await lastRefused();
     if (refused instanceof UserError && refused.hint)
       throw new UserError(`the runbook's last cutover did not finish: ${name}: ${last.why}`, {
         hint: `--resume and --abort refuse its journal: ${refused.hint}`,

@@ -47,6 +47,7 @@ export {
   checkWitness,
   DistrustedJournal,
   readWitness,
+  witnessCheck,
   witnessFile,
   writeWitness,
   WITNESS_EXTENSION,

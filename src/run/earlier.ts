@@ -23,6 +23,8 @@ import {
   type JournalStep,
   type RunbookJournal,
   type UnjudgedJournal,
+  type WitnessVerdict,
+  witnessCheck,
 } from "../journal/index.js";
 import { isObject } from "../journal/format.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
@@ -625,18 +627,36 @@ export interface FolderRead {
 
 /**
  * Every journal of the folder that holds a run, read, oldest first (`folderJournals`). Each file on
- * its own: one that cannot be read (strictly: a damaged line may hide a command) is in `unjudged`,
- * naming it, and every other one is read all the same (`refuseSentByEarlierCutover` judges both).
+ * its own: one that cannot be read (strictly: a damaged line may hide a command), or whose length
+ * its witness does not vouch for (cut short, rewritten, its witness missing or another's:
+ * witness.ts), is in `unjudged`, naming it, and every other one is read all the same
+ * (`refuseSentByEarlierCutover` and `earlierCommitOnFleet` judge both). Read as the journal a run
+ * continues is (runbook-journal.ts): the witness checked in the strict reader's one pass.
  */
 export async function readFolderJournals(dir: string): Promise<FolderRead> {
   const { journals, unjudged } = await folderJournals(dir);
   const out: ReadJournal[] = [];
   for (const j of journals) {
     let state: JournalState;
+    let witnessed: WitnessVerdict;
     try {
-      state = await readJournalState(j.file, traitsOf);
+      const witness = witnessCheck(j.file);
+      state = await readJournalState(j.file, traitsOf, { onLine: (l) => witness.line(l) });
+      witnessed = witness.verdict();
     } catch (err) {
       unjudged.push({ file: j.file, why: `it cannot be read (${errorMessage(err)})` });
+      continue;
+    }
+    // a journal cut short may have lost a start, commit or reverse sent: taken as whole, its
+    // command would be sent again, or writes turned on under its commit. One its own run marked
+    // untrusted (`untrusted`: its witness emptied) is read as it is: the run marks it only in its
+    // unwind, before undos it cannot record, and never once a commit may have been sent (unwind.ts);
+    // those undos are hooks' and plugins', never a start, commit or reverse (no command kind has an
+    // undo: src/steps); and every request's line is durable before the request leaves (journal.ts),
+    // so each command it sent is in it, an answer it lost read as "may have reached". Unjudged, it
+    // would refuse the way on its run printed (UNTRUSTED_WAY_ON) once a run of that way on failed
+    if (witnessed.refused !== undefined && witnessed.untrusted !== true) {
+      unjudged.push({ file: j.file, why: `it cannot be trusted (${errorMessage(witnessed.refused)})` });
       continue;
     }
     out.push({ file: j.file, cutover: j.cutover, state });
@@ -662,8 +682,10 @@ export function refuseSentByEarlierCutover(
    * cutover is judged like any other: its commands reach the run only when its journal counted
    * them (an outside review: a journal written for another text of the runbook is not counted, and
    * skipped by cutover id its split commit was sent again by the next `--from commit`).
+   * `refused`: why a run must not act on that journal, as `--resume` says it (`wayOnFromRefused`:
+   * cut short, edited): thrown in place of the folder's refusal of it as a journal it cannot judge.
    */
-  own: { cutover?: string | undefined; file?: string | undefined },
+  own: { cutover?: string | undefined; file?: string | undefined; refused?: UserError },
   loaded: LoadedRunbook,
   dir: string,
   from: string | undefined,
@@ -695,6 +717,9 @@ export function refuseSentByEarlierCutover(
   // a new cutover from its start, whose interlock checks the fleet is IDLE: none for a runbook that sends no start
   const fresh = newCutoverFromStart(loaded);
   const status = `syncbook status ${runTarget(loaded, [])}`;
+  // the journal of the cutover this run goes on with: refused as --resume, --abort and status
+  // refuse it, with its way on (a journal it cannot judge would offer to set it aside and go on)
+  if (own.refused !== undefined && folder.unjudged.some((u) => u.file === own.file)) throw own.refused;
   const u = folder.unjudged[0];
   if (u) {
     // the folder itself: set aside whole it would take every journal's check with it

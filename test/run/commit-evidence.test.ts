@@ -5,7 +5,7 @@
  * after its reverse step says (src/steps/lifecycle.ts). An adversarial run found a resumed
  * reverse reported "committed" where the same run without a kill said "not committed".
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -30,7 +30,7 @@ import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
 import { planSteps, startlessFrom } from "../../src/run/plan.js";
-import { folderJournals, openJournal } from "../../src/journal/index.js";
+import { folderJournals, openJournal, witnessFile } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
 import { eventFactory, inst, salesStarted, tempDir } from "../support/journal.js";
 
@@ -610,6 +610,125 @@ describe("folderJournals: each file read on its own", () => {
   });
 });
 
+describe("readFolderJournals: each journal checked against its witness in its one read", () => {
+  const made: (() => void)[] = [];
+  afterAll(() => made.forEach((f) => f()));
+  /** A journal of `cutover`, begun `k` seconds after the others' clock, that sent commit (no answer). */
+  const sentCommit = (dir: string, cutover: string, k: number, commit = true): string => {
+    const ev1 = eventFactory();
+    const ev: typeof ev1 = (type, payload) => {
+      const e = ev1(type, payload);
+      return { ...e, at: e.at + k * 1000 };
+    };
+    const w = openJournal({ dir, runbookName: "sales", runbookHash: "abc" });
+    w.write(ev("run.started", { ...salesStarted(), cutover }));
+    w.write(ev("step.started", { index: 3, id: "commit", kind: "commit", title: "commit" }));
+    if (commit)
+      w.write(
+        ev("request.sent", {
+          id: 1,
+          instance: inst(0),
+          target: "service",
+          method: "POST",
+          path: "/api/v1/commit",
+          body: {},
+        }),
+      );
+    w.close();
+    return w.file;
+  };
+  it("one cut short, or whose witness is missing, is named with why; one its own run marked untrusted, or written before witnesses, is read as it is", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    const whole = sentCommit(dir, "W", 1);
+    const cut = sentCommit(dir, "C", 2);
+    const untrusted = sentCommit(dir, "U", 3);
+    const missing = sentCommit(dir, "M", 4);
+    // its commit's line lost: shorter than its witness says
+    const lines = readFileSync(cut, "utf8").trimEnd().split("\n");
+    writeFileSync(cut, `${lines.slice(0, -1).join("\n")}\n`);
+    // its own run's mark (journal.ts `distrust`): the witness emptied
+    writeFileSync(witnessFile(untrusted), "");
+    rmSync(witnessFile(missing));
+    // before witnesses (and chains): a header of format 1
+    const line = (v: object) => `${JSON.stringify(v)}\n`;
+    const older = join(dir, "0-older.jsonl");
+    writeFileSync(
+      older,
+      line({ type: "journal.opened", seq: 0, at: 1, version: 1, runbook: "sales", hash: "abc" }) +
+        line({ type: "run.started", seq: 1, at: 1, ...salesStarted(), cutover: "P" }),
+    );
+    const { journals, unjudged } = await readFolderJournals(dir);
+    expect(journals.map((j) => [j.file, j.cutover])).toEqual([
+      [older, "P"],
+      [whole, "W"],
+      [untrusted, "U"],
+    ]);
+    // what it records is whole: its commit, its answer lost, may have reached
+    const u = journals.find((j) => j.cutover === "U")!;
+    expect(sentAgainByFrom(u.state, new Set(["commit"]), undefined).map((c) => c.op)).toEqual(["commit"]);
+    expect(unjudged.map((x) => x.file)).toEqual([cut, missing]);
+    expect(unjudged[0]!.why).toMatch(
+      new RegExp(
+        `^it cannot be trusted \\(cannot trust ${cut}: the journal is shorter than its last fsynced point: it ends at seq 2 \\(line 3\\), but its witness saw seq 3 `,
+      ),
+    );
+    expect(unjudged[1]!.why).toBe(
+      `it cannot be trusted (cannot trust ${missing}: its witness ${witnessFile(missing)} is missing, so its length cannot be checked (lines cut off its end would look like a crash))`,
+    );
+  });
+  it("one its own run marked untrusted refuses a newer run's commit its lines show was sent, and no range that sends none", async () => {
+    const { dir, cleanup } = tempDir();
+    made.push(cleanup);
+    const loaded = await parseRunbook(
+      `runbook: 1
+name: rb
+instances: ["http://127.0.0.1:1"]
+steps:
+  - { id: start, start: { source: cluster0, destination: cluster1 } }
+  - { id: wait, waitFor: { state: RUNNING } }
+  - { id: commit, commit: {} }
+`,
+      "rb.yaml",
+    );
+    const untrusted = sentCommit(dir, "U", 1);
+    writeFileSync(witnessFile(untrusted), "");
+    // the newer run of its way on: its own journal, no commit
+    const own = sentCommit(dir, "U", 2, false);
+    const folder = await readFolderJournals(dir);
+    expect(folder.unjudged).toEqual([]);
+    const said: string[] = [];
+    const judge = (from: string, to?: string) => () =>
+      refuseSentByEarlierCutover(
+        folder,
+        { cutover: "U", file: own },
+        loaded,
+        dir,
+        from,
+        to ? { to } : {},
+        "from",
+        (s) => said.push(s),
+      );
+    expect(judge("commit")).toThrow(
+      `cannot go on with the last cutover from commit: the journal ${untrusted} of an earlier cutover, U, shows commit (step 4 "commit") may have reached`,
+    );
+    expect(judge("wait", "wait")).not.toThrow();
+    // one that sent no commit refuses none
+    const none = sentCommit(dir, "V", 0, false);
+    writeFileSync(witnessFile(none), "");
+    rmSync(untrusted);
+    rmSync(witnessFile(untrusted));
+    const after = await readFolderJournals(dir);
+    expect(after.journals.map((j) => j.file)).toEqual([none, own]);
+    expect(() =>
+      refuseSentByEarlierCutover(after, { cutover: "U", file: own }, loaded, dir, "commit", {}, "from", (s) =>
+        said.push(s),
+      ),
+    ).not.toThrow();
+    expect(said).toEqual([]);
+  });
+});
+
 describe("refuseSentByEarlierCutover", () => {
   const text = `runbook: 1
 name: rb
@@ -681,6 +800,38 @@ steps:
     );
     expect(folder?.hint).toMatch(/^Make the folder readable/);
     expect(folder?.hint).not.toContain("mv ");
+  });
+  it("the journal of the cutover the run goes on with, when it cannot be judged, refuses with the refusal --resume gives it (`own.refused`)", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml");
+    const own = { file: "/j/own.jsonl", why: "it cannot be trusted (cut short)" };
+    const refused = new UserError("cannot trust /j/own.jsonl: cut short", { hint: "as --resume says" });
+    const judge = (unjudged: { file: string; why: string }[], from: string, ownRefused?: UserError) =>
+      refusal(() =>
+        refuseSentByEarlierCutover(
+          { journals: [], unjudged },
+          { cutover: "A", file: own.file, ...(ownRefused !== undefined ? { refused: ownRefused } : {}) },
+          loaded,
+          "/j",
+          from,
+          {},
+          "from",
+          () => undefined,
+        ),
+      );
+    expect(judge([own], "commit", refused)).toBe(refused);
+    // first among others, and after another that cannot be judged: its own refusal
+    expect(judge([own, bad], "commit", refused)).toBe(refused);
+    expect(judge([bad, own], "commit", refused)).toBe(refused);
+    // another file that cannot be judged: the folder's refusal, naming it
+    expect(judge([bad], "commit", refused)?.message).toMatch(
+      /^cannot go on with the last cutover from commit: the journal \/j\/zz\.jsonl: it cannot be read/,
+    );
+    // no refusal of its own given: judged as any other file
+    expect(judge([own], "commit")?.message).toMatch(
+      /^cannot go on with the last cutover from commit: the journal \/j\/own\.jsonl: it cannot be trusted \(cut short\)/,
+    );
+    // a range that sends none goes on
+    expect(judge([own], "hold", refused)).toBeUndefined();
   });
   it("a range that sends none of them goes on, naming the file; so does a --from step the runbook lacks", async () => {
     const loaded = await parseRunbook(text, "rb.yaml");
