@@ -37,6 +37,11 @@ export interface ModelRun {
    */
   continues?: true;
   /**
+   * It began counting the commit of the journal it continued (`run.started.carried.commitAccepted`):
+   * the sync that ran then was committed.
+   */
+  carriedCommit?: true;
+  /**
    * It sent a request or ran a hook (the journal's own rule, src/journal/read.ts
    * `summarizeJournal`): a run that did neither is passed over by `--resume`.
    */
@@ -271,12 +276,23 @@ export interface CutoverModel {
     /** The last event folded. */
     lastAt?: number;
     /**
-     * The sync that runs now was committed: a run said so at its end, or every instance was seen
-     * COMMITTED, since the last reverse that took effect (`reversed`), if any.
+     * The sync that runs now was committed: a run that counts said so at its end (or carried its
+     * commit), or every instance was seen COMMITTED since it began, since the last reverse that took
+     * effect (`reversed`), if any. The runs that count are the last that is not a `--resume` and the
+     * resumes after it (src/model/fold.ts `runsCommitted`).
      */
     committed: boolean;
     /** The last reverse that took effect, its step and when it ended: the sync that runs now is the one it started. */
     reversed?: { id: string; at: number };
+    /**
+     * A `verify` passed on the verification the runs that count hold (`verifier.verified`, or what a
+     * `--from` run carried: `verifier.carried`): when and in which step (neither when the journal
+     * of the run that passed it is not folded). Whether that makes the cutover verified is
+     * src/steps/kit/earned.ts `verification`'s to say (the report asks it).
+     */
+    verified?: { at?: number; step?: string };
+    /** A reverse was sent since the verification began (its step id): the verification no longer counts. */
+    verificationReversed?: string;
   };
   runs: ModelRun[];
   /** The spans with no runner alive, between runs. */
