@@ -172,6 +172,22 @@ describe("a cutover verified in its first run, the runbook edited, then a --from
     expect(r.feed.fold.view().cutover.committed).toBe(false);
   }, 120_000);
 
+  it("--allow-changed-runbook before the cutover's end: every reader says what the run's end says", async () => {
+    const r = await twoRuns("after", "gate", { edit: true, flags: ["--allow-changed-runbook"] });
+    // what the run counted, in its own words (today the flag goes on only after the cutover's
+    // commit, src/run/earlier.ts afterItsCommit: this run counts nothing, "not committed · not verified")
+    const end = /■ run ok .*· (not committed|committed) · (not verified|verified)/.exec(r.second.all);
+    expect(end, r.second.all).not.toBeNull();
+    const committed = end![1] === "committed";
+    const verified = end![2] === "verified";
+    expect(r.status.journal.finished).toMatchObject({ committed, verified });
+    for (const rep of [r.own.json, r.cutover]) {
+      expect(rep.verification.verified).toBe(verified);
+      expect(rep.committed).toBe(committed);
+    }
+    expect(r.feed.fold.view().cutover.committed).toBe(committed);
+  }, 120_000);
+
   it("--allow-changed-runbook after the cutover committed: the run carries what the journal established, and every reader says so", async () => {
     const r = await twoRuns("after", "gate", {
       edit: true,
