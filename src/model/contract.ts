@@ -37,11 +37,6 @@ export interface ModelRun {
    */
   continues?: true;
   /**
-   * It began counting the commit of the journal it continued (`run.started.carried.commitAccepted`):
-   * the sync that ran then was committed.
-   */
-  carriedCommit?: true;
-  /**
    * It sent a request or ran a hook (the journal's own rule, src/journal/read.ts
    * `summarizeJournal`): a run that did neither is passed over by `--resume`.
    */
@@ -276,10 +271,9 @@ export interface CutoverModel {
     /** The last event folded. */
     lastAt?: number;
     /**
-     * The sync that runs now was committed: a run that counts said so at its end (or carried its
-     * commit), or every instance was seen COMMITTED since it began, since the last reverse that took
-     * effect (`reversed`), if any. The runs that count are the last that is not a `--resume` and the
-     * resumes after it (src/model/fold.ts `runsCommitted`).
+     * The sync that runs now was committed: a run said so at its end, or every instance was seen
+     * COMMITTED, since the last reverse that took effect (`reversed`), if any. Every run of the
+     * cutover, one a later run counted nothing from too (src/model/fold.ts `runsCommitted`).
      */
     committed: boolean;
     /** The last reverse that took effect, its step and when it ended: the sync that runs now is the one it started. */

@@ -484,7 +484,8 @@ export class CutoverFold {
       this.#verifiedBefore = this.#verified;
       this.#verified = undefined;
       this.#verificationReversed = undefined;
-      this.#committedSeen = false;
+      // not the commit: one an earlier run of the cutover sent may have taken effect, and a reader
+      // that hid it would tell the bridge writes may go back on the source (runsCommitted)
     }
     if (e.verifier !== undefined) this.#verifierUrl = e.verifier;
     const run: ModelRun = {
@@ -492,7 +493,6 @@ export class CutoverFold {
       mode: e.mode,
       ...(e.abort === true ? { abort: true as const } : {}),
       ...(e.carried !== undefined ? { continues: true as const } : {}),
-      ...(e.carried?.commitAccepted === true ? { carriedCommit: true as const } : {}),
       ...(this.#journal !== undefined ? { journal: this.#journal } : {}),
       startedAt: e.at,
       lastAt: e.at,
@@ -831,23 +831,15 @@ export function cutOff(
 export const CUT_OFF_WORDS = "started, never ended (cut off)";
 
 /**
- * A run that counts said at its end that the sync that runs now was committed, or began counting
- * its commit (`carriedCommit`). A run's `committed` is the sync that ran at its end: one that ended
- * before the last reverse that took effect said the sync before. The runs that count are the last
- * that is not a `--resume` and the resumes after it: such a run counts nothing of the runs before
- * it but what it carried (a `--from` run of another text of the runbook, nothing).
+ * A run said at its end that the sync that runs now was committed. A run's `committed` is the sync
+ * that ran at its end: one that ended before the last reverse that took effect said the sync before.
+ * Every run of the cutover counts here, one a later run counted nothing from too (a `--from` run of
+ * an edited runbook): a commit takes effect on the fleet whatever a later run counts, and "not
+ * committed" read on the bridge says writes may go back on the source, which would lose them. (The
+ * verification is the other way: a run that counts nothing of it is not verified, `#verified`.)
  */
 export function runsCommitted(runs: readonly ModelRun[], reversed: { at: number } | undefined): boolean {
-  const from = Math.max(
-    0,
-    runs.findLastIndex((r) => r.mode !== "resume"),
-  );
-  return runs.slice(from).some(
-    (r) =>
-      // a commit carried is the sync's that ran when the run began (src/run/earlier.ts currentSyncCommit)
-      (r.carriedCommit === true && (reversed === undefined || r.startedAt > reversed.at)) ||
-      (r.committed === true && (reversed === undefined || (r.finishedAt ?? 0) > reversed.at)),
-  );
+  return runs.some((r) => r.committed === true && (reversed === undefined || (r.finishedAt ?? 0) > reversed.at));
 }
 
 /**

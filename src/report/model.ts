@@ -533,10 +533,7 @@ export class ReportBuilder {
     const steps = model.steps.map((s) => this.#reportStep(s, t));
     const failed = steps.find((s) => s.outcome === "failed" || s.outcome === "interrupted" || s.outcome === "running");
     const series = [...this.#series.values()].sort((a, b) => a.instance.index - b.instance.index);
-    // seen by the runs that count: a run that is not a --resume counts nothing of those before it
-    // but what it carried (src/model/fold.ts runsCommitted)
-    const countFrom = model.runs.findLast((r) => r.mode !== "resume")?.startedAt ?? -Infinity;
-    const committedSeen = series.some((s) => s.samples.some((x) => x.state === "COMMITTED" && x.at >= countFrom));
+    const committedSeen = series.some((s) => s.samples.some((x) => x.state === "COMMITTED"));
     const runs = model.runs.map((r) => reportRun(r, t));
     const polls = this.#pollStats();
     const pollCount = polls.reduce((n, p) => n + p.count, 0);
