@@ -272,11 +272,21 @@ export interface CutoverModel {
     lastAt?: number;
     /**
      * The sync that runs now was committed: a run said so at its end, or every instance was seen
-     * COMMITTED, since the last reverse that took effect (`reversed`), if any.
+     * COMMITTED, since the last reverse that took effect (`reversed`), if any. Every run of the
+     * cutover, one a later run counted nothing from too (src/model/fold.ts `runsCommitted`).
      */
     committed: boolean;
     /** The last reverse that took effect, its step and when it ended: the sync that runs now is the one it started. */
     reversed?: { id: string; at: number };
+    /**
+     * A `verify` passed on the verification the runs that count hold (`verifier.verified`, or what a
+     * `--from` run carried: `verifier.carried`): when and in which step (neither when the journal
+     * of the run that passed it is not folded). Whether that makes the cutover verified is
+     * src/steps/kit/earned.ts `verification`'s to say (the report asks it).
+     */
+    verified?: { at?: number; step?: string };
+    /** A reverse was sent since the verification began (its step id): the verification no longer counts. */
+    verificationReversed?: string;
   };
   runs: ModelRun[];
   /** The spans with no runner alive, between runs. */

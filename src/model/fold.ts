@@ -97,6 +97,15 @@ export class CutoverFold {
    * rule on the journal).
    */
   #reversed: { at: number; id: string } | undefined;
+  /**
+   * A `verify` that passed on the verification the runs that count hold (`verifier.verified`), its
+   * time and step; neither for one a `--from` run carried from a journal this fold does not hold.
+   */
+  #verified: { at?: number; step?: string } | undefined;
+  /** `#verified` as it stood before the last run that began from what it carried alone (below). */
+  #verifiedBefore: { at?: number; step?: string } | undefined;
+  /** A reverse sent since the last verification began, its step: the verification no longer counts. */
+  #verificationReversed: string | undefined;
   #lastAt: number | undefined;
   #journal: string | undefined;
   #journalAt = 0;
@@ -318,6 +327,19 @@ export class CutoverFold {
       }
       case "verifier.baseline":
         if (e.oldRelease) this.#verifierOf().oldRelease = true;
+        // a new verification begins: an earlier one's result no longer speaks for the cutover
+        this.#verified = undefined;
+        this.#verificationReversed = undefined;
+        break;
+      case "verifier.verified":
+        this.#verified = { at: e.at, step: e.id };
+        break;
+      case "verifier.carried":
+        // a --from run goes on with the memory of the journal it continued, whole, as its run and
+        // the journal's fold do (src/journal/verifier.ts); the verify that passed is the one this
+        // fold holds from that journal's runs, when it holds them
+        this.#verified = e.memory.verified === undefined ? undefined : (this.#verified ?? this.#verifiedBefore ?? {});
+        this.#verificationReversed = e.memory.reversed;
         break;
       case "verifier.writesOff":
         this.#verifierOf().writesOffGeneration = e.generation;
@@ -353,6 +375,18 @@ export class CutoverFold {
       }
       case "request.sent": {
         if (cur) cur.acted = true;
+        // a reverse that may reach an instance ends the verification so far, as the run and the
+        // journal's fold have it (src/api/verifier-memory.ts reversedVerification)
+        const running = this.current;
+        if (
+          running !== undefined &&
+          e.target === "service" &&
+          e.method.toUpperCase() === "POST" &&
+          commandOfPath(e.path) === "reverse"
+        ) {
+          this.#verified = undefined;
+          this.#verificationReversed = this.#steps.get(running)?.id ?? `step ${running + 1}`;
+        }
         // a check starts a verification (or resumes one): the writesOff of any before it is not its
         if (e.target === "verifier" && e.path === "/api/v1/check") delete this.#verifier?.writesOffGeneration;
         // a commit may take effect from its first request on: the fan-out's end (commit.sent) may never come
@@ -442,6 +476,17 @@ export class CutoverFold {
     }
     this.#started = e;
     this.#firstStarted ??= e;
+    if (e.mode !== "resume") {
+      // a run that is not a --resume counts nothing of the cutover's runs before it but what it
+      // carried (run.started.carried, verifier.carried: src/run/earlier.ts fromJournal), whatever
+      // they did: a --from run of another text of the runbook counts nothing, and said "not
+      // committed · not verified" where the report of its cutover said both (runsCommitted)
+      this.#verifiedBefore = this.#verified;
+      this.#verified = undefined;
+      this.#verificationReversed = undefined;
+      // not the commit: one an earlier run of the cutover sent may have taken effect, and a reader
+      // that hid it would tell the bridge writes may go back on the source (runsCommitted)
+    }
     if (e.verifier !== undefined) this.#verifierUrl = e.verifier;
     const run: ModelRun = {
       n: this.#runs.length + 1,
@@ -602,6 +647,8 @@ export class CutoverFold {
         ...(this.#lastAt !== undefined ? { lastAt: this.#lastAt } : {}),
         committed: runsCommitted(this.#runs, this.#reversed) || this.#committedSeen,
         ...(this.#reversed !== undefined ? { reversed: { ...this.#reversed } } : {}),
+        ...(this.#verified !== undefined ? { verified: { ...this.#verified } } : {}),
+        ...(this.#verificationReversed !== undefined ? { verificationReversed: this.#verificationReversed } : {}),
       },
       runs: this.#runs.map((r) => ({ ...r })),
       gaps: this.#gaps.map((g) => ({ ...g })),
@@ -786,6 +833,10 @@ export const CUT_OFF_WORDS = "started, never ended (cut off)";
 /**
  * A run said at its end that the sync that runs now was committed. A run's `committed` is the sync
  * that ran at its end: one that ended before the last reverse that took effect said the sync before.
+ * Every run of the cutover counts here, one a later run counted nothing from too (a `--from` run of
+ * an edited runbook): a commit takes effect on the fleet whatever a later run counts, and "not
+ * committed" read on the bridge says writes may go back on the source, which would lose them. (The
+ * verification is the other way: a run that counts nothing of it is not verified, `#verified`.)
  */
 export function runsCommitted(runs: readonly ModelRun[], reversed: { at: number } | undefined): boolean {
   return runs.some((r) => r.committed === true && (reversed === undefined || (r.finishedAt ?? 0) > reversed.at));

@@ -32,7 +32,6 @@ import {
   type VerifierSample,
 } from "./contract.js";
 import { traitsOf } from "../steps/index.js";
-import { commandOfPath } from "../api/commands.js";
 
 export { formatDuration };
 
@@ -154,13 +153,6 @@ export class ReportBuilder {
   readonly #cutoverReport: string | undefined;
   #finished: RunEventOf<"run.finished"> | undefined;
   #committedMarked = false;
-  /**
-   * The last `verifier.verified` since the last verification began; without its time and step
-   * when an earlier journal's run passed it and this report does not hold that run (`verifier.carried`).
-   */
-  #verified: { t?: number; step?: string } | undefined;
-  /** A reverse step that ended ok since the last verification began: its id. */
-  #reversed: string | undefined;
   #t0: number | undefined;
   #lastAt: number | undefined;
   #lastSeq = -Infinity;
@@ -258,12 +250,6 @@ export class ReportBuilder {
         if (running !== undefined) {
           r.step = running;
           push(this.#stepRequests, running, e.id);
-          // a reverse that may reach an instance ends the verification so far, as the run and the
-          // journal's fold have it (src/api/verifier-memory.ts reversedVerification)
-          if (e.target === "service" && e.method.toUpperCase() === "POST" && commandOfPath(e.path) === "reverse") {
-            this.#verified = undefined;
-            this.#reversed = this.#fold.step(running)?.id ?? `step ${running + 1}`;
-          }
         }
         this.#requests.set(e.id, r);
         break;
@@ -325,9 +311,6 @@ export class ReportBuilder {
         this.#verifier.push({ t, at: e.at, ...verifierFields(e.progress) });
         break;
       case "verifier.baseline":
-        // a new verification begins: an earlier one's result no longer speaks for the cutover
-        this.#verified = undefined;
-        this.#reversed = undefined;
         if (e.oldRelease)
           this.#verifierSeen.push({
             t,
@@ -338,17 +321,6 @@ export class ReportBuilder {
             t,
             text: "before the check the verifier showed the counters of an earlier verification (with or without --clean they look the same until a check); the check was sent, and its first answer judged",
           });
-        break;
-      case "verifier.verified":
-        this.#verified = { t, step: e.id };
-        break;
-      case "verifier.carried":
-        // a --from run goes on with the verification its cutover's earlier journal established,
-        // whole, as the run's verdict and the journal's fold do (src/journal/verifier.ts): its own
-        // report said "not verified" where the run ended "verified" on a verify an earlier run passed
-        if (e.memory.verified === undefined) this.#verified = undefined;
-        else this.#verified ??= {};
-        this.#reversed = e.memory.reversed;
         break;
       case "verifier.origin":
         this.#verifierSeen.push({
@@ -523,15 +495,23 @@ export class ReportBuilder {
     return rec;
   }
 
-  /** Verified, or why not, by the one rule (src/steps/kit/earned.ts `verification`). */
-  #verification(steps: readonly ReportStep[]): Report["verification"] {
+  /**
+   * Verified, or why not, by the one rule (src/steps/kit/earned.ts `verification`) on what the read
+   * model holds the runs that count earned (`cutover.verified`, src/model/fold.ts).
+   */
+  #verification(steps: readonly ReportStep[], model: CutoverModel): Report["verification"] {
+    const earned = model.cutover.verified;
     const v = verification(
-      this.#verified !== undefined,
+      earned !== undefined,
       steps.map((s) => s.kind),
-      this.#reversed,
+      model.cutover.verificationReversed,
     );
     if (!v.verified) return { verified: false, why: v.why };
-    return { verified: true, ...this.#verified };
+    return {
+      verified: true,
+      ...(earned?.at !== undefined ? { t: this.#t(earned.at) } : {}),
+      ...(earned?.step !== undefined ? { step: earned.step } : {}),
+    };
   }
 
   /**
@@ -578,7 +558,7 @@ export class ReportBuilder {
       committed:
         runsCommitted(model.runs, model.cutover.reversed) ||
         (!finished && (model.cutover.reversed ? model.cutover.committed : committedSeen)),
-      verification: this.#verification(steps),
+      verification: this.#verification(steps, model),
       steps,
       requests: reqs,
       decisions,

@@ -303,8 +303,13 @@ describe("after a reverse that took effect", () => {
     apply(20, "run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 20 });
     return { f, apply, all };
   };
+  // a --from run that continues the cutover, as it journals its start: it counts the commit
   const reverse = (r: ReturnType<typeof rev>, outcome: "ok" | "failed") => {
-    r.apply(100, "run.started", { ...started("run"), steps: REV_STEPS });
+    r.apply(100, "run.started", {
+      ...started("run"),
+      steps: REV_STEPS,
+      carried: { from: "j1.jsonl", writesStopped: false, commitSent: true, commitAccepted: true },
+    });
     r.apply(110, "step.started", REV_STEPS[4]!);
     r.apply(120, "step.finished", { index: 4, id: "back", outcome, durationMs: 10 });
   };
@@ -382,6 +387,62 @@ describe("after a reverse that took effect", () => {
     other.apply(100, "step.started", STEPS[2]!);
     other.apply(110, "step.finished", { index: 2, id: "hold", outcome: "ok", durationMs: 10 });
     expect(other.f.view().cutover.committed).toBe(true);
+  });
+});
+
+// a run that is not a --resume counts nothing of the verification before it but what it carried
+// (src/run/earlier.ts fromJournal): a --from run of an edited runbook ended "not verified" while the
+// model (the watch page, the cutover's report) said verified; a commit sent before it still counts
+describe("the runs that count: the last that is not a --resume, and what it carried", () => {
+  const earlier = () => {
+    const s = stream();
+    const f = new CutoverFold({ traits: traitsOf });
+    const apply = <K extends RunEventType>(t: number, type: K, payload: RunEventMap[K]) =>
+      f.apply(s.at(t, type, payload));
+    apply(0, "run.started", started("run"));
+    for (const i of [0, 1])
+      apply(5, "progress.sampled", { instance: inst(i), progress: { state: "COMMITTED" } } as never);
+    apply(10, "verifier.verified", {
+      index: 1,
+      id: "hold",
+      progress: { generation: 3 },
+      writesOffGeneration: 2,
+    } as never);
+    apply(20, "run.finished", { outcome: "failed", exitCode: 1, committed: true, durationMs: 20 });
+    expect(f.view().cutover).toMatchObject({ committed: true, verified: { at: 10, step: "hold" } });
+    return { f, apply };
+  };
+  const carried = { from: "j1.jsonl", writesStopped: true, commitSent: true, commitAccepted: true };
+
+  it("a --from run that carried nothing: not verified, whatever the runs before it did; their commit still counts", () => {
+    const r = earlier();
+    r.apply(100, "run.started", started("run"));
+    expect(r.f.view().cutover.verified).toBeUndefined();
+    r.apply(200, "run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 100 });
+    expect(r.f.view().cutover.verified).toBeUndefined();
+    // a commit takes effect on the fleet whatever a later run counts: never hidden (runsCommitted)
+    expect(r.f.view().cutover.committed).toBe(true);
+  });
+
+  it("a --from run that carried the commit and the verification: both count, the verify step kept", () => {
+    const r = earlier();
+    r.apply(100, "run.started", { ...started("run"), carried });
+    expect(r.f.view().cutover.committed).toBe(true);
+    expect(r.f.view().cutover.verified).toBeUndefined();
+    r.apply(101, "verifier.carried", { memory: { verified: { at: 10, generation: 3 } }, from: "j1.jsonl" });
+    expect(r.f.view().cutover.verified).toEqual({ at: 10, step: "hold" });
+    // carried whole: a memory without a verify that passed, or after a reverse, is not verified
+    const not = earlier();
+    not.apply(100, "run.started", { ...started("run"), carried });
+    not.apply(101, "verifier.carried", { memory: { reversed: "back" }, from: "j1.jsonl" });
+    expect(not.f.view().cutover).toMatchObject({ committed: true, verificationReversed: "back" });
+    expect(not.f.view().cutover.verified).toBeUndefined();
+  });
+
+  it("a --resume goes on from its journal: what the runs before it counted still counts", () => {
+    const r = earlier();
+    r.apply(100, "run.started", started("resume"));
+    expect(r.f.view().cutover).toMatchObject({ committed: true, verified: { at: 10, step: "hold" } });
   });
 });
 

@@ -40,6 +40,12 @@ const made = cleanedUpAfterAll();
 async function twoRuns(
   where: "before" | "after",
   from = "gate",
+  /**
+   * `edit`: the runbook's text changed between the runs (the announce's words), so the journal the
+   * second run would continue was written for another text; `flags`: the second run's own; `go`:
+   * the gate goes on when it fails (`continueOnError`: the first run ends ok, its cutover committed).
+   */
+  o: { edit?: boolean; flags?: readonly string[]; go?: boolean; continues?: RegExp } = {},
 ): Promise<{
   dir: string;
   first: Awaited<ReturnType<typeof cli>>;
@@ -55,7 +61,7 @@ async function twoRuns(
   const dir = tempDir();
   made.dirs.push(dir);
   const ok = join(dir, "gate-ok");
-  const GATE = `  - { id: gate, hook: { use: shell, with: { command: [node, -e, "process.exit(require('fs').existsSync(${JSON.stringify(ok).replace(/"/g, "'")}) ? 0 : 1)"] } } }\n`;
+  const GATE = `  - { id: gate, ${o.go === true ? "continueOnError: true, " : ""}hook: { use: shell, with: { command: [node, -e, "process.exit(require('fs').existsSync(${JSON.stringify(ok).replace(/"/g, "'")}) ? 0 : 1)"] } } }\n`;
   const file = join(dir, "rb.yaml");
   const steps =
     START +
@@ -71,12 +77,14 @@ async function twoRuns(
   const run = (...a: string[]): ReturnType<typeof cli> =>
     cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
   const first = await run();
-  expect(first.code, first.all).toBe(1);
+  expect(first.code, first.all).toBe(o.go === true ? 0 : 1);
   expect(first.all).toMatch(/step gate failed/);
   writeFileSync(ok, "");
-  const second = await run("--from", from, "--yes", "--report", join(dir, "own"));
+  if (o.edit === true)
+    writeFileSync(file, readFileSync(file, "utf8").replace('notify: "moved"', 'notify: "moved, edited"'));
+  const second = await run("--from", from, "--yes", "--report", join(dir, "own"), ...(o.flags ?? []));
   expect(second.code, second.all).toBe(0);
-  expect(second.all).toMatch(/cutover: this run continues cutover/);
+  expect(second.all).toMatch(o.continues ?? /cutover: this run continues cutover/);
   const read = (d: string, f: string): string => readFileSync(join(dir, d, f), "utf8");
   const folder = join(dir, ".syncbook", "crash");
   const made_ = await cli(["report", folder, "--out", join(dir, "cutover")], { cwd: dir });
@@ -139,5 +147,63 @@ describe("a cutover not verified in its first run, finished by a --from run", ()
     expect(r.status.journal.verifier?.verified).toBe(false);
     expect(r.status.journal.finished?.verified).toBe(false);
     expect(r.statusText).toMatch(/not verified/);
+  }, 120_000);
+});
+
+describe("a cutover verified in its first run, the runbook edited, then a --from run", () => {
+  it("the --from run counts nothing from a journal of another text: no reader says verified where the run does not; every one keeps the earlier run's commit", async () => {
+    const r = await twoRuns("after", "gate", { edit: true });
+    expect(r.first.all).toMatch(/■ run failed .*· committed · verified/);
+    expect(r.second.all).toMatch(/was written for another text of the runbook: this run counts nothing from it/);
+    expect(r.second.all).toMatch(/■ run ok .*· not committed · not verified/);
+    expect(r.status.journal.verifier?.verified ?? false).toBe(false);
+    expect(r.status.journal.finished?.verified).toBe(false);
+    // status says the run's end as the run did: neither committed nor verified
+    expect(r.statusText).toMatch(/run ended ok at /);
+    expect(r.statusText).not.toMatch(/\(committed\)|· verified/);
+    // the run's own report and the cutover's (every journal of it) say what the run counted
+    // the cutover's report and the watch fold: the first run's commit took effect on the fleet,
+    // whatever this run counts ("not committed" on the bridge would say writes may go back on the
+    // source); the run's own end says what it counted (found and left: it reads "not committed")
+    for (const rep of [r.own.json, r.cutover]) expect(rep.verification.verified).toBe(false);
+    expect(r.cutover.committed).toBe(true);
+    const html = readFileSync(join(r.dir, "cutover", "report.html"), "utf8");
+    expect(html).toContain('data-verified="false"');
+    expect(readFileSync(join(r.dir, "cutover", "junit.xml"), "utf8")).toMatch(/not verified/);
+    expect(r.feed.fold.view().cutover.committed).toBe(true);
+  }, 120_000);
+
+  it("--allow-changed-runbook before the cutover's end: every reader says what the run's end says", async () => {
+    const r = await twoRuns("after", "gate", { edit: true, flags: ["--allow-changed-runbook"] });
+    // what the run counted, in its own words (today the flag goes on only after the cutover's
+    // commit, src/run/earlier.ts afterItsCommit: this run counts nothing, "not committed · not verified")
+    const end = /■ run ok .*· (not committed|committed) · (not verified|verified)/.exec(r.second.all);
+    expect(end, r.second.all).not.toBeNull();
+    const committed = end![1] === "committed";
+    const verified = end![2] === "verified";
+    expect(r.status.journal.finished).toMatchObject({ committed, verified });
+    for (const rep of [r.own.json, r.cutover]) expect(rep.verification.verified).toBe(verified);
+    // the first run's commit took effect: every cutover reader keeps it (above)
+    expect(r.cutover.committed).toBe(true);
+    expect(r.feed.fold.view().cutover.committed).toBe(true);
+  }, 120_000);
+
+  it("--allow-changed-runbook after the cutover committed: the run carries what the journal established, and every reader says so", async () => {
+    const r = await twoRuns("after", "gate", {
+      edit: true,
+      go: true,
+      flags: ["--allow-changed-runbook"],
+      continues: /cutover: this run continues cutover .*it committed/,
+    });
+    expect(r.first.all).toMatch(/■ run ok .*· committed · verified/);
+    expect(r.second.all).toMatch(/■ run ok .*· committed · verified/);
+    expect(r.status.journal.finished).toMatchObject({ committed: true, verified: true });
+    expect(r.statusText).toMatch(/run ended ok \(committed\) · verified/);
+    for (const rep of [r.own.json, r.cutover]) {
+      expect(rep.verification.verified).toBe(true);
+      expect(rep.committed).toBe(true);
+    }
+    expect(r.cutover.verification).toMatchObject({ verified: true, step: "verify" });
+    expect(r.feed.fold.view().cutover.committed).toBe(true);
   }, 120_000);
 });

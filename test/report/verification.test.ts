@@ -7,7 +7,8 @@
  * later; api.go, v0.1.10 and later: gen0Stats, "the final doc/byte counts from generation 0").
  */
 import { describe, expect, it } from "vitest";
-import { buildReport, renderHtml } from "../../src/report/index.js";
+import { buildReport, renderHtml, renderJunit, type Report } from "../../src/report/index.js";
+import type { RunEvent, RunEventOf } from "../../src/events.js";
 import type { VerifierProgress } from "../../src/api/index.js";
 import type { VerifierMemory } from "../../src/api/verifier-memory.js";
 import { synthRun } from "../support/report-fixture.js";
@@ -102,5 +103,81 @@ describe("a --from run's carried verification (verifier.carried)", () => {
       why: "no `verify` step passed on this cutover's verification result",
     });
     expect(carried({ reversed: "rollback" }).why).toMatch(/^a reverse was sent \(step rollback\)/);
+  });
+});
+
+describe("a run after a verified, committed one: it counts what it carried, nothing more (src/run/earlier.ts fromJournal)", () => {
+  /**
+   * The synthetic run (its verify passed, it committed), then a second run's start, as a `--from`
+   * run journals it, `mode` and what it carried, then `more` (its `verifier.carried`, say), and its
+   * end with the run's own words (`committed`, `verified`).
+   */
+  function second(
+    start: { mode: "run" | "resume"; carried?: { commitAccepted: boolean } },
+    end: { committed: boolean; verified: boolean },
+    more: (seq: number, at: number) => RunEvent[] = () => [],
+  ): Report {
+    const { events } = synthRun();
+    const first = events.find((e) => e.type === "run.started") as RunEventOf<"run.started">;
+    let seq = events.at(-1)!.seq + 1;
+    const at = events.at(-1)!.at + 60_000;
+    const started: RunEvent = {
+      ...first,
+      seq: seq++,
+      at,
+      // another text of the runbook: a journal written for it counts nothing
+      hash: "sha256:edited",
+      mode: start.mode,
+      ...(start.carried
+        ? { carried: { from: "/j/earlier.jsonl", writesStopped: false, commitSent: true, ...start.carried } }
+        : {}),
+    };
+    const extra = more(seq, at + 1);
+    seq += extra.length;
+    const finished: RunEvent = {
+      type: "run.finished",
+      seq,
+      at: at + 500,
+      outcome: "ok",
+      exitCode: 0,
+      durationMs: 500,
+      ...end,
+    };
+    return buildReport([...events, started, ...extra, finished]);
+  }
+  const carriedVerified = (seq: number, at: number): RunEvent[] => [
+    { type: "verifier.carried", seq, at, memory: { verified: { at: 1, generation: 2 } }, from: "/j/earlier.jsonl" },
+  ];
+
+  it("a --from run that counted nothing (a journal of another text): not verified, as the run ended; still committed, by the earlier run", () => {
+    const r = second({ mode: "run" }, { committed: false, verified: false });
+    expect(r.verification.verified).toBe(false);
+    // the earlier run's commit took effect whatever this run counts: "not committed" on the bridge
+    // would say writes may go back on the source (src/model/fold.ts runsCommitted)
+    expect(r.committed).toBe(true);
+    expect(renderHtml(r)).toContain('data-verified="false"');
+    expect(renderJunit(r)).toMatch(/not verified/);
+  });
+
+  it("a --from run that carried the commit and the verification: committed and verified, the verify step the earlier run passed kept", () => {
+    const r = second(
+      { mode: "run", carried: { commitAccepted: true } },
+      { committed: true, verified: true },
+      carriedVerified,
+    );
+    expect(r.verification).toMatchObject({ verified: true, step: "verify" });
+    expect(r.committed).toBe(true);
+  });
+
+  it("a --from run that carried the commit but no verification: committed, not verified", () => {
+    const r = second({ mode: "run", carried: { commitAccepted: true } }, { committed: true, verified: false });
+    expect(r.verification.verified).toBe(false);
+    expect(r.committed).toBe(true);
+  });
+
+  it("a --resume goes on from its journal's memory: the verification and the commit before it still count", () => {
+    const r = second({ mode: "resume" }, { committed: true, verified: true });
+    expect(r.verification).toMatchObject({ verified: true, step: "verify" });
+    expect(r.committed).toBe(true);
   });
 });
