@@ -1094,7 +1094,24 @@ export async function fromJournal(
   // a step after the commit of a cutover that committed (a verify run again) continues it, of
   // another text too when the operator says so (--allow-changed-runbook: a verify's timeout raised)
   const afterCommit = sameCutover && afterItsCommit(state, loaded, from, allowChangedRunbook);
-  if (state.hash !== loaded.hash && !afterCommit) return ignored("was written for another text of the runbook");
+  if (state.hash !== loaded.hash && !afterCommit) {
+    // its commit is the fleet's whatever the runbook's text: counted nothing, it ended "not
+    // committed" on a COMMITTED fleet, and so said status and the run's report (a helper's reading
+    // of 2026-12-01), which the bridge takes as writes may go back on the source. The commit alone
+    // is counted (never sent again, no write stop undone under it, the end says committed when an
+    // instance accepted it); the write stop and the verification stay another text's
+    const commit = sameCutover ? currentSyncCommit(state, false) : undefined;
+    if (!commit?.sent) return ignored("was written for another text of the runbook");
+    say(
+      `journal: ${file} was written for another text of the runbook: this run counts nothing from it but its commit, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is the fleet's whatever the runbook says now: it is not sent again, and no write stop is undone under it); not its write stop, nor its verification${check}`,
+    );
+    return {
+      done: new Map(),
+      carriedFrom: file,
+      ...carriedAtMostOnce(state, loaded),
+      memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted },
+    };
+  }
   // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it
   if (state.finished?.outcome === "ok" && state.finished.to === undefined && !afterCommit)
     return ignored("records a run that finished ok (its cutover ended with it)");
@@ -1124,8 +1141,30 @@ export async function fromJournal(
     say(
       `journal: ${file} shows this cutover's verifier check (${state.verifier.check.answered === "ok" ? "accepted" : state.verifier.check.answered === "error" ? "refused" : "sent, its answer lost"}): this run's verify goes on from it, as --resume would`,
     );
-  // the current sync's one-shot commands, per instance: a --resume of this run's journal, or a later
-  // --from, reads only that journal, and must never send one again where it may have arrived
+  return {
+    done: new Map(),
+    carriedFrom: file,
+    ...carriedAtMostOnce(state, loaded),
+    memory: {
+      writesStopped: stopped,
+      commitSent: commit.sent,
+      commitAccepted: commit.accepted,
+      // the cutover's check and writesOff, as --resume carries them (src/run/resume.ts): without
+      // them this run's verify refused the check this very cutover started before the commit, and
+      // the documented way to finish a split commit (`--from commit --only`) ended committed and
+      // not verifiable without a new verification from generation 0
+      ...(carry ? { verifier: state.verifier } : {}),
+    },
+    ...(carry ? { verifierFrom: file } : {}),
+  };
+}
+
+/**
+ * The current sync's one-shot commands a journal shows, per instance (`fromJournal`): a --resume of
+ * the run's journal, or a later --from, reads only that journal, and must never send one again where
+ * it may have arrived.
+ */
+function carriedAtMostOnce(state: JournalState, loaded: LoadedRunbook): { carriedCommands?: CarriedCommand[] } {
   const ids = loaded.runbook ? planSteps(loaded.runbook).map((s) => s.id) : [];
   const carriedCommands: CarriedCommand[] = state.commandsSent
     .slice((lastReverse(state)?.at ?? -1) + 1)
@@ -1140,20 +1179,5 @@ export async function fromJournal(
         answers: c.perInstance.map((p) => ({ instance: p.instance, answered: p.answered })),
       };
     });
-  return {
-    done: new Map(),
-    carriedFrom: file,
-    ...(carriedCommands.length ? { carriedCommands } : {}),
-    memory: {
-      writesStopped: stopped,
-      commitSent: commit.sent,
-      commitAccepted: commit.accepted,
-      // the cutover's check and writesOff, as --resume carries them (src/run/resume.ts): without
-      // them this run's verify refused the check this very cutover started before the commit, and
-      // the documented way to finish a split commit (`--from commit --only`) ended committed and
-      // not verifiable without a new verification from generation 0
-      ...(carry ? { verifier: state.verifier } : {}),
-    },
-    ...(carry ? { verifierFrom: file } : {}),
-  };
+  return carriedCommands.length ? { carriedCommands } : {};
 }

@@ -151,22 +151,24 @@ describe("a cutover not verified in its first run, finished by a --from run", ()
 });
 
 describe("a cutover verified in its first run, the runbook edited, then a --from run", () => {
-  it("the --from run counts nothing from a journal of another text: no reader says verified where the run does not; every one keeps the earlier run's commit", async () => {
+  it("the --from run counts nothing from a journal of another text but its commit: every reader says committed, none verified", async () => {
     const r = await twoRuns("after", "gate", { edit: true });
     expect(r.first.all).toMatch(/■ run failed .*· committed · verified/);
-    expect(r.second.all).toMatch(/was written for another text of the runbook: this run counts nothing from it/);
-    expect(r.second.all).toMatch(/■ run ok .*· not committed · not verified/);
+    expect(r.second.all).toMatch(
+      /was written for another text of the runbook: this run counts nothing from it but its commit, which an instance accepted/,
+    );
+    // the commit took effect on the fleet: "not committed" here told the bridge writes may go back
+    // on the source (it said so before 2026-12-01's fix, src/run/earlier.ts fromJournal)
+    expect(r.second.all).toMatch(/■ run ok .*· committed · not verified/);
     expect(r.status.journal.verifier?.verified ?? false).toBe(false);
-    expect(r.status.journal.finished?.verified).toBe(false);
-    // status says the run's end as the run did: neither committed nor verified
-    expect(r.statusText).toMatch(/run ended ok at /);
-    expect(r.statusText).not.toMatch(/\(committed\)|· verified/);
-    // the run's own report and the cutover's (every journal of it) say what the run counted
-    // the cutover's report and the watch fold: the first run's commit took effect on the fleet,
-    // whatever this run counts ("not committed" on the bridge would say writes may go back on the
-    // source); the run's own end says what it counted (found and left: it reads "not committed")
-    for (const rep of [r.own.json, r.cutover]) expect(rep.verification.verified).toBe(false);
-    expect(r.cutover.committed).toBe(true);
+    expect(r.status.journal.finished).toMatchObject({ committed: true, verified: false });
+    expect(r.statusText).toMatch(/run ended ok \(committed\)/);
+    expect(r.statusText).not.toMatch(/· verified/);
+    // the run's own report and the cutover's (every journal of it), and the watch fold
+    for (const rep of [r.own.json, r.cutover]) {
+      expect(rep.verification.verified).toBe(false);
+      expect(rep.committed).toBe(true);
+    }
     const html = readFileSync(join(r.dir, "cutover", "report.html"), "utf8");
     expect(html).toContain('data-verified="false"');
     expect(readFileSync(join(r.dir, "cutover", "junit.xml"), "utf8")).toMatch(/not verified/);
@@ -176,7 +178,7 @@ describe("a cutover verified in its first run, the runbook edited, then a --from
   it("--allow-changed-runbook before the cutover's end: every reader says what the run's end says", async () => {
     const r = await twoRuns("after", "gate", { edit: true, flags: ["--allow-changed-runbook"] });
     // what the run counted, in its own words (today the flag goes on only after the cutover's
-    // commit, src/run/earlier.ts afterItsCommit: this run counts nothing, "not committed · not verified")
+    // end, src/run/earlier.ts afterItsCommit: this run counts only the commit, "committed · not verified")
     const end = /■ run ok .*· (not committed|committed) · (not verified|verified)/.exec(r.second.all);
     expect(end, r.second.all).not.toBeNull();
     const committed = end![1] === "committed";
