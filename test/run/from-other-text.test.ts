@@ -1,0 +1,110 @@
+/**
+ * `fromJournal` (src/run/earlier.ts) with a journal of its cutover written for another text of the
+ * runbook: it counts nothing from it but its commit, which is the fleet's whatever the runbook says
+ * now. Counted nothing, an edited runbook's `--from` after a run that committed ended "not
+ * committed" on a COMMITTED fleet (`test/report/verification-across-runs.e2e.test.ts` drives it end
+ * to end); this pins the rule in process, for mutation testing.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { openJournal } from "../../src/journal/index.js";
+import { fromJournal } from "../../src/run/earlier.js";
+import { parseRunbook, type LoadedRunbook } from "../../src/runbook/index.js";
+import { eventFactory, salesStarted, STEPS, tempDir } from "../support/journal.js";
+
+const RUNBOOK = `runbook: 1
+name: sales
+instances:
+  - { url: "http://127.0.0.1:9", name: a }
+steps:
+  - { id: start, start: { source: c0, destination: c1 } }
+  - { id: wait, waitFor: { canCommit: true } }
+  - { id: stop, stopWrites: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }
+  - { id: commit, commit: {} }
+  - { id: done, waitFor: { state: COMMITTED } }
+`;
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** A journal of the cutover, its text `abc` (not the runbook's), whose run began counting `carried`. */
+function journalWith(carried: { commitSent: boolean; commitAccepted: boolean } | undefined, hash = "abc"): string {
+  const { dir, cleanup } = tempDir();
+  cleanups.push(cleanup);
+  const ev = eventFactory();
+  const j = openJournal({ dir, runbookName: "sales", runbookHash: hash });
+  const started = {
+    ...salesStarted(),
+    hash,
+    ...(carried ? { carried: { from: "/j/first.jsonl", writesStopped: true, ...carried } } : {}),
+  };
+  for (const e of [ev("run.started", started), ev("step.started", STEPS[4]!)]) j.write(e);
+  j.close();
+  return dir;
+}
+
+async function loaded(): Promise<LoadedRunbook> {
+  const l = await parseRunbook(RUNBOOK, "rb.yaml", { env: {} });
+  expect(l.runbook).toBeDefined();
+  expect(l.hash).not.toBe("abc");
+  return l;
+}
+
+describe("fromJournal: a journal of its cutover written for another text of the runbook", () => {
+  it("an instance accepted its commit: the commit alone is counted, said so; not the write stop", async () => {
+    const dir = journalWith({ commitSent: true, commitAccepted: true });
+    const said: string[] = [];
+    const plan = await fromJournal(await loaded(), dir, (s) => said.push(s), false, true, "done");
+    expect(plan?.memory).toEqual({ writesStopped: false, commitSent: true, commitAccepted: true });
+    expect(plan?.carriedFrom).toMatch(/\.jsonl$/);
+    expect(plan?.done.size).toBe(0);
+    expect(plan?.verifierFrom).toBeUndefined();
+    expect(said.join("\n")).toMatch(
+      /was written for another text of the runbook: this run counts nothing from it but its commit, which an instance accepted \(a commit is the fleet's whatever the runbook says now: it is not sent again, and no write stop is undone under it\); not its write stop, nor its verification/,
+    );
+  });
+
+  it("its commit sent, no instance said it accepted it: counted as sent, not accepted", async () => {
+    const said: string[] = [];
+    const plan = await fromJournal(
+      await loaded(),
+      journalWith({ commitSent: true, commitAccepted: false }),
+      (s) => said.push(s),
+      false,
+      true,
+      "done",
+    );
+    expect(plan?.memory).toEqual({ writesStopped: false, commitSent: true, commitAccepted: false });
+    expect(said.join("\n")).toMatch(/but its commit, which may have reached an instance \(/);
+  });
+
+  it("no commit sent, or not this run's cutover: nothing counted", async () => {
+    for (const [carried, same] of [
+      [undefined, true],
+      [{ commitSent: true, commitAccepted: true }, false],
+    ] as const) {
+      const said: string[] = [];
+      const plan = await fromJournal(await loaded(), journalWith(carried), (s) => said.push(s), false, same, "done");
+      expect(plan).toBeUndefined();
+      expect(said.join("\n")).toMatch(
+        /was written for another text of the runbook: this run counts nothing from it \(commit needs a stopWrites in this run\)/,
+      );
+    }
+  });
+
+  it("a journal of this very text is not one: it counts as --from always did (its write stop too), and says so", async () => {
+    const l = await loaded();
+    const said: string[] = [];
+    const plan = await fromJournal(
+      l,
+      journalWith({ commitSent: true, commitAccepted: true }, l.hash),
+      (s) => said.push(s),
+      false,
+      true,
+      "done",
+    );
+    expect(plan?.memory).toMatchObject({ commitSent: true, commitAccepted: true });
+    expect(said.join("\n")).not.toMatch(/another text/);
+  });
+});
