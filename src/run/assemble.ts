@@ -291,7 +291,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     } catch (err) {
       if (!(err instanceof TypeError)) throw err;
       throw new UserError(loaded.redact(err.message), {
-        hint: `Run \`syncbook lint ${loaded.file}\`: every instance and verifier URL must be a base address such as http://127.0.0.1:27182.`,
+        hint: `Run ${lintCommand(loaded.file)}: every instance and verifier URL must be a base address such as http://127.0.0.1:27182.`,
         exitCode: ExitCode.usage,
       });
     }

@@ -1044,6 +1044,25 @@ export async function fromJournal(
   } catch (err) {
     // no journal yet: a first run from a step, nothing to count
     if (isNothingToResume(err)) return undefined;
+    // one it must not act on (cut short of its witness, marked untrusted): the commit what is left
+    // of it shows is a lower bound of what the fleet holds, and a commit is never undone: counted
+    // nothing, the run ended "not committed" on a COMMITTED fleet (an outside review, 2026-12-01)
+    const shown = sameCutover ? await runbookJournal(dir, traitsOf).catch(() => undefined) : undefined;
+    const commit =
+      shown?.state && shown.file
+        ? { file: shown.file, state: shown.state, ...currentSyncCommit(shown.state, false) }
+        : undefined;
+    if (commit?.sent) {
+      say(
+        `journal: the latest journal cannot be acted on (${errorMessage(err)}): this run counts nothing from it but the commit it shows, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is never undone: it is not sent again, and no write stop is undone under it); what its lost lines held is not known`,
+      );
+      return {
+        done: new Map(),
+        carriedFrom: commit.file,
+        ...carriedAtMostOnce(commit.state, loaded),
+        memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted },
+      };
+    }
     say(`journal: the latest journal cannot be read (${errorMessage(err)}): this run counts nothing from it`);
     return undefined;
   }
@@ -1101,9 +1120,13 @@ export async function fromJournal(
     // is counted (never sent again, no write stop undone under it, the end says committed when an
     // instance accepted it); the write stop and the verification stay another text's
     const commit = sameCutover ? currentSyncCommit(state, false) : undefined;
-    if (!commit?.sent) return ignored("was written for another text of the runbook");
+    // the flag given where it does nothing: said, not passed over in silence
+    const flag = allowChangedRunbook
+      ? " (--allow-changed-runbook counts such a journal only for a --from step after the runbook's last commit, of a cutover whose last run finished ok and committed: not so here)"
+      : "";
+    if (!commit?.sent) return ignored(`was written for another text of the runbook${flag}`);
     say(
-      `journal: ${file} was written for another text of the runbook: this run counts nothing from it but its commit, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is the fleet's whatever the runbook says now: it is not sent again, and no write stop is undone under it); not its write stop, nor its verification${check}`,
+      `journal: ${file} was written for another text of the runbook${flag}: this run counts nothing from it but its commit, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is the fleet's whatever the runbook says now: it is not sent again, and no write stop is undone under it); not its write stop, nor its verification${check}`,
     );
     return {
       done: new Map(),

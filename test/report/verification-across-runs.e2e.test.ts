@@ -185,7 +185,8 @@ describe("a cutover verified in its first run, the runbook edited, then a --from
     const verified = end![2] === "verified";
     expect(r.status.journal.finished).toMatchObject({ committed, verified });
     for (const rep of [r.own.json, r.cutover]) expect(rep.verification.verified).toBe(verified);
-    // the first run's commit took effect: every cutover reader keeps it (above)
+    // the first run's commit took effect: the run counts it (fromJournal), and every reader says so
+    expect(committed).toBe(true);
     expect(r.cutover.committed).toBe(true);
     expect(r.feed.fold.view().cutover.committed).toBe(true);
   }, 120_000);

@@ -5,8 +5,10 @@
  * committed" on a COMMITTED fleet (`test/report/verification-across-runs.e2e.test.ts` drives it end
  * to end); this pins the rule in process, for mutation testing.
  */
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openJournal } from "../../src/journal/index.js";
+import { openJournal, witnessFile } from "../../src/journal/index.js";
 import { fromJournal } from "../../src/run/earlier.js";
 import { parseRunbook, type LoadedRunbook } from "../../src/runbook/index.js";
 import { eventFactory, salesStarted, STEPS, tempDir } from "../support/journal.js";
@@ -106,5 +108,70 @@ describe("fromJournal: a journal of its cutover written for another text of the 
     );
     expect(plan?.memory).toMatchObject({ commitSent: true, commitAccepted: true });
     expect(said.join("\n")).not.toMatch(/another text/);
+  });
+
+  it("--allow-changed-runbook where it does nothing (the cutover's last run did not finish ok): said, and only the commit counts", async () => {
+    const said: string[] = [];
+    const plan = await fromJournal(
+      await loaded(),
+      journalWith({ commitSent: true, commitAccepted: true }),
+      (s) => said.push(s),
+      false,
+      true,
+      "done",
+      true,
+    );
+    expect(plan?.memory).toEqual({ writesStopped: false, commitSent: true, commitAccepted: true });
+    expect(said.join("\n")).toContain(
+      "was written for another text of the runbook (--allow-changed-runbook counts such a journal only for a --from step after the runbook's last commit, of a cutover whose last run finished ok and committed: not so here): this run counts nothing from it but its commit",
+    );
+    const none: string[] = [];
+    await fromJournal(await loaded(), journalWith(undefined), (s) => none.push(s), false, true, "done", true);
+    expect(none.join("\n")).toContain("not so here): this run counts nothing from it (commit needs");
+    const without: string[] = [];
+    await fromJournal(await loaded(), journalWith(undefined), (s) => without.push(s), false, true, "done");
+    expect(without.join("\n")).not.toContain("--allow-changed-runbook");
+  });
+
+  it("a journal it must not act on (its witness lost): the commit what is left of it shows counts, said so; none, nothing", async () => {
+    const l = await loaded();
+    const cut = (carried: { commitSent: boolean; commitAccepted: boolean } | undefined): string => {
+      const dir = journalWith(carried, l.hash);
+      const file = readdirSync(dir).find((f) => f.endsWith(".jsonl"))!;
+      rmSync(witnessFile(join(dir, file)));
+      return dir;
+    };
+    const said: string[] = [];
+    const plan = await fromJournal(
+      l,
+      cut({ commitSent: true, commitAccepted: true }),
+      (s) => said.push(s),
+      false,
+      true,
+      "done",
+    );
+    expect(plan?.memory).toEqual({ writesStopped: false, commitSent: true, commitAccepted: true });
+    expect(said.join("\n")).toMatch(
+      /the latest journal cannot be acted on \(cannot trust .*its witness .* is missing.*\): this run counts nothing from it but the commit it shows, which an instance accepted \(a commit is never undone: it is not sent again, and no write stop is undone under it\); what its lost lines held is not known/,
+    );
+    const sent: string[] = [];
+    const only = await fromJournal(
+      l,
+      cut({ commitSent: true, commitAccepted: false }),
+      (s) => sent.push(s),
+      false,
+      true,
+      "done",
+    );
+    expect(only?.memory).toEqual({ writesStopped: false, commitSent: true, commitAccepted: false });
+    expect(sent.join("\n")).toMatch(/but the commit it shows, which may have reached an instance/);
+    for (const [carried, same] of [
+      [undefined, true],
+      [{ commitSent: true, commitAccepted: true }, false],
+    ] as const) {
+      const none: string[] = [];
+      expect(await fromJournal(l, cut(carried), (s) => none.push(s), false, same, "done")).toBeUndefined();
+      expect(none.join("\n")).toMatch(/the latest journal cannot be read \(.*\): this run counts nothing from it$/m);
+    }
   });
 });

@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { CLI, READY, runbookFor, sim, START, startCli, STOP, tempDir, writeRunbook } from "../support/run.js";
 
@@ -93,6 +93,8 @@ describe("the runner's output goes away (a `| tee` stopped by the same Ctrl-C)",
         stdio: ["ignore", full, full],
       });
       closeSync(full);
+      // a failed or timed-out test leaves no runner behind
+      onTestFinished(() => void child.kill("SIGKILL"));
       const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
       expect(code).toBe(0);
       expect(journalTypes(dir).find((e) => e.type === "run.finished")).toMatchObject({ outcome: "ok" });
