@@ -16,15 +16,12 @@ import {
   isNothingToResume,
   journalCutover,
   journalEventRestorer,
-  readJournalState,
   runbookJournal,
   type HookRun,
   type JournalState,
   type JournalStep,
   type RunbookJournal,
   type UnjudgedJournal,
-  type WitnessVerdict,
-  witnessCheck,
 } from "../journal/index.js";
 import { isObject } from "../journal/format.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
@@ -637,14 +634,11 @@ export async function readFolderJournals(dir: string): Promise<FolderRead> {
   const { journals, unjudged } = await folderJournals(dir);
   const out: ReadJournal[] = [];
   for (const j of journals) {
-    let state: JournalState;
-    let witnessed: WitnessVerdict;
-    try {
-      const witness = witnessCheck(j.file);
-      state = await readJournalState(j.file, traitsOf, { onLine: (l) => witness.line(l) });
-      witnessed = witness.verdict();
-    } catch (err) {
-      unjudged.push({ file: j.file, why: `it cannot be read (${errorMessage(err)})` });
+    // the one witnessed read, as --resume and status read the journal they act on (a request line
+    // past the witness never left: the witness is written before every effect)
+    const read = await runbookJournal(dir, traitsOf, { file: j.file });
+    if (!read.state) {
+      unjudged.push({ file: j.file, why: `it cannot be read (${errorMessage(read.refused)})` });
       continue;
     }
     // a journal cut short may have lost a start, commit or reverse sent: taken as whole, its
@@ -655,11 +649,11 @@ export async function readFolderJournals(dir: string): Promise<FolderRead> {
     // undo: src/steps); and every request's line is durable before the request leaves (journal.ts),
     // so each command it sent is in it, an answer it lost read as "may have reached". Unjudged, it
     // would refuse the way on its run printed (UNTRUSTED_WAY_ON) once a run of that way on failed
-    if (witnessed.refused !== undefined && witnessed.untrusted !== true) {
-      unjudged.push({ file: j.file, why: `it cannot be trusted (${errorMessage(witnessed.refused)})` });
+    if (read.refused !== undefined && read.untrusted !== true) {
+      unjudged.push({ file: j.file, why: `it cannot be trusted (${errorMessage(read.refused)})` });
       continue;
     }
-    out.push({ file: j.file, cutover: j.cutover, state });
+    out.push({ file: j.file, cutover: j.cutover, state: read.state });
   }
   return { journals: out, unjudged };
 }
