@@ -27,7 +27,7 @@ import { isObject } from "../journal/format.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { varNamesIn, whenVariable } from "../runbook/interpolate.js";
 import { MASK } from "../redact.js";
-import { shellCommand } from "../text.js";
+import { plural, shellCommand } from "../text.js";
 import { decidedVars, runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
@@ -80,7 +80,8 @@ export async function openEarlierJournal(
  * other refusal as it is. `--resume`, `--abort`, `--from` and `status` say the same.
  */
 export function wayOnFromRefused(found: RunbookJournal, loaded: LoadedRunbook): unknown {
-  if (found.untrusted && found.refused instanceof UserError) return untrustedRefusal(found.refused, loaded);
+  if (found.untrusted && found.refused instanceof UserError)
+    return untrustedRefusal(found.refused, loaded, found.state);
   if (found.refused instanceof DistrustedJournal) return distrustedRefusal(found.refused, loaded);
   return found.refused;
 }
@@ -109,7 +110,7 @@ function distrustedRefusal(err: DistrustedJournal, loaded: LoadedRunbook): UserE
  * A journal its own run marked untrusted, refused with the exact way on: the run that marked it
  * said the same (unwind.ts `writesAfterJournalFailure`), a new run `--from` the write stop.
  */
-function untrustedRefusal(err: UserError, loaded: LoadedRunbook): UserError {
+function untrustedRefusal(err: UserError, loaded: LoadedRunbook, state: JournalState | undefined): UserError {
   const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
   const stop = steps.find((s) => s.bound.opensWriteStop);
   const check = `free disk space, check the application's writes and the fleet (syncbook status ${runbookArg(loaded)})`;
@@ -119,14 +120,20 @@ function untrustedRefusal(err: UserError, loaded: LoadedRunbook): UserError {
       hint: `do not resume from it: ${check}, then run again with: syncbook run ${runbookArg(loaded, ["--from", stop.id])} (it stops writes again before commit)`,
     });
   // no write stop of its own (writes stopped outside the runbook): what its run undid unrecorded
-  // are hooks; the way on runs again from the first of them whose undo ran, which only the operator
-  // can tell (the journal lost it)
-  const undoable = steps.filter((s) => s.bound.hookCall()?.undo !== undefined);
+  // are the hooks the journal shows ran and not undone (it was marked before their undos, which it
+  // could not record: all of them, last first); the way on runs again from the first
+  const undoable = new Set(steps.filter((s) => s.bound.hookCall()?.undo !== undefined).map((s) => s.index));
+  const undone =
+    state?.hooksRan
+      .filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted && undoable.has(h.stepIndex))
+      .map((h) => h.stepIndex)
+      .sort((a, b) => a - b) ?? [];
+  const first = undone.length ? steps[undone[0]!] : undefined;
   return new UserError(err.message, {
     exitCode: err.exitCode,
-    hint: undoable.length
-      ? `do not resume from it: ${check}; its run undid steps it could not record: run again from the first of them whose undo ran (steps with an undo: ${undoable.map((s) => s.id).join(", ")}), e.g. syncbook run ${runbookArg(loaded, ["--from", undoable[0]!.id])}`
-      : `do not resume from it: ${check}, then run again with --from the step to go on with: syncbook run ${runbookArg(loaded, ["--from", "<step>"])}`,
+    hint: first
+      ? `do not resume from it: ${check}; its run undid ${plural(undone.length, "step")} it could not record (${undone.map((i) => steps[i]!.id).join(", ")}): run again from the first: syncbook run ${runbookArg(loaded, ["--from", first.id])}`
+      : `do not resume from it: ${check}, then run again with --from the step to go on with: syncbook run ${runbookArg(loaded)} --from <step>`,
   });
 }
 

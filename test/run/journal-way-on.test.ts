@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DistrustedJournal, openJournal, type RunbookJournal } from "../../src/journal/index.js";
+import { DistrustedJournal, openJournal, type JournalState, type RunbookJournal } from "../../src/journal/index.js";
 import { openEarlierJournal, wayOnFromRefused } from "../../src/run/earlier.js";
 import { parseRunbook, type LoadedRunbook } from "../../src/runbook/index.js";
 import { UserError } from "../../src/errors.js";
@@ -76,24 +76,41 @@ describe("wayOnFromRefused: the commands that help next from a journal that must
     );
   });
 
-  it("marked untrusted by its own run, the runbook without a write stop of its own: the status and the --from the hooks it undid, named", async () => {
+  it("marked untrusted by its own run, the runbook without a write stop of its own: the status and the --from of the first hook its run undid, named", async () => {
     const HOOK =
       "  - { id: pause-jobs, hook: { use: sim-writes, undo: { use: sim-writes, with: { enabled: true } } } }\n";
+    const NOUNDO = "  - { id: tell, hook: { use: sim-writes } }\n";
     const untrusted = new DistrustedJournal(`cannot trust ${JOURNAL}: its own run marked it untrusted`, JOURNAL, "x");
-    const e = wayOnFromRefused(
-      found(untrusted, true),
-      await loadedOf(START + HOOK + HOOK.replace("pause-jobs", "drain-queue") + COMMIT),
+    const loaded = await loadedOf(START + HOOK + NOUNDO + HOOK.replace("pause-jobs", "drain-queue") + COMMIT);
+    // the hooks its journal shows ran and not undone: the unwind undid them all, unrecorded
+    const hook = (stepIndex: number, more: Record<string, unknown> = {}) => ({ stepIndex, ok: true, ...more });
+    const withState = (hooksRan: unknown[]): RunbookJournal => ({
+      ...found(untrusted, true),
+      state: { hooksRan } as unknown as JournalState,
+    });
+    const check =
+      "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d')";
+    expect(hintOf(wayOnFromRefused(withState([hook(1), hook(2), hook(3)]), loaded))).toBe(
+      `${check}; its run undid 2 steps it could not record (pause-jobs, drain-queue): run again from the first: syncbook run 'my rb.yaml' --journal-dir 'j d' --from pause-jobs`,
     );
-    expect(hintOf(e)).toBe(
-      "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d'); its run undid steps it could not record: run again from the first of them whose undo ran (steps with an undo: pause-jobs, drain-queue), e.g. syncbook run 'my rb.yaml' --journal-dir 'j d' --from pause-jobs",
+    // a hook undone (or whose undo began) before: not this run's to do again; one that failed, none
+    // in the order of the runbook, whatever the journal's
+    expect(hintOf(wayOnFromRefused(withState([hook(3), hook(1)]), loaded))).toMatch(
+      /undid 2 steps it could not record \(pause-jobs, drain-queue\): run again from the first: .* --from pause-jobs$/,
     );
-    // no step with an undo (none it could have undone), and no runbook that loads: the --from to fill in
-    const none =
-      "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d'), then run again with --from the step to go on with: syncbook run 'my rb.yaml' --journal-dir 'j d' --from '<step>'";
-    expect(hintOf(wayOnFromRefused(found(untrusted, true), await loadedOf(START + COMMIT)))).toBe(none);
+    expect(hintOf(wayOnFromRefused(withState([hook(1, { undone: true }), hook(3), { stepIndex: 1 }]), loaded))).toBe(
+      `${check}; its run undid 1 step it could not record (drain-queue): run again from the first: syncbook run 'my rb.yaml' --journal-dir 'j d' --from drain-queue`,
+    );
+    expect(hintOf(wayOnFromRefused(withState([hook(1, { undoStarted: true }), hook(3)]), loaded))).toMatch(
+      /undid 1 step it could not record \(drain-queue\)/,
+    );
+    // none it can name (no state, no hook with an undo, no runbook that loads): the --from to fill in
+    const none = `${check}, then run again with --from the step to go on with: syncbook run 'my rb.yaml' --journal-dir 'j d' --from <step>`;
+    expect(hintOf(wayOnFromRefused(found(untrusted, true), loaded))).toBe(none);
+    expect(hintOf(wayOnFromRefused(withState([hook(0)]), await loadedOf(START + COMMIT)))).toBe(none);
     const broken = await loadedOf("  - { id: x, nosuchkind: {} }\n");
     expect(broken.runbook).toBeUndefined();
-    expect(hintOf(wayOnFromRefused(found(untrusted, true), broken))).toBe(none);
+    expect(hintOf(wayOnFromRefused(withState([hook(0)]), broken))).toBe(none);
   });
 
   it("any other refusal, and none, as they are", async () => {
