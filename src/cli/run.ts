@@ -601,6 +601,17 @@ async function newOrContinued(
       : undefined;
     if (done && "changedText" in done) {
       const way = `syncbook run ${named} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}`;
+      // not a new cutover unasked: counting nothing, it ended "not committed" (and its notification
+      // said so) on a fleet that is COMMITTED, which the bridge reads as writes may go back on the
+      // source (a terminal trial, 2026-12-01); the operator says which it is
+      if (!flags.newCutover)
+        throw new UserError(
+          `cannot go on from ${flags.from}: the runbook's last cutover committed (journal ${done.changedText}), and the runbook changed since that run: without --allow-changed-runbook this run would be a new cutover that counts nothing from it, not even its commit; nothing was sent`,
+          {
+            hint: `Go on with that cutover from ${flags.from} (its commit counts): ${way}. To start a new cutover on purpose instead (it counts nothing from the one that committed): syncbook run ${named} --from ${flags.from} --new-cutover`,
+            exitCode: ExitCode.usage,
+          },
+        );
       say(
         `cutover: the runbook's last cutover committed (journal ${done.changedText}), but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from ${flags.from} (its commit counts): ${way}`,
       );

@@ -255,11 +255,18 @@ describe("a verify that failed under continueOnError, after the cutover committe
     writeFileSync(file, readFileSync(file, "utf8").replace("verify: { timeout: 2s }", "verify: { timeout: 30s }"));
     told = await cli(["status", file], { cwd: dir });
     expect(told.all).toContain(`next:\n    syncbook run ${file} --from verify --allow-changed-runbook\n`);
+    // refused before it runs: as a new cutover unasked it ended "not committed" (its notification
+    // too) on the COMMITTED fleet
     const unflagged = await run("--from", "verify");
+    expect(unflagged.code, unflagged.all).toBe(2);
+    expect(unflagged.all).toContain(`cannot go on from verify: the runbook's last cutover committed (journal `);
     expect(unflagged.all).toContain(
-      `but the runbook changed since that run: this run is a new cutover and counts nothing from it; to go on with that cutover from verify (its commit counts): syncbook run ${file} --from verify --allow-changed-runbook`,
+      `and the runbook changed since that run: without --allow-changed-runbook this run would be a new cutover that counts nothing from it, not even its commit; nothing was sent`,
     );
-    expect(unflagged.code, unflagged.all).toBe(3);
+    expect(unflagged.all).toContain(
+      `hint: Go on with that cutover from verify (its commit counts): syncbook run ${file} --from verify --allow-changed-runbook. To start a new cutover on purpose instead (it counts nothing from the one that committed): syncbook run ${file} --from verify --new-cutover`,
+    );
+    expect(unflagged.all).not.toMatch(/■ run|not committed/);
     // a new cutover on purpose: said, with the command that goes on with the one that committed
     const fresh = await run("--from", "verify", "--new-cutover");
     expect(fresh.code, fresh.all).toBe(3);
