@@ -10,56 +10,18 @@
  * refused a range that sends nothing twice.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { cli } from "../support/run.js";
-import {
-  CLI_CUTOVER_DEFAULTS,
-  cleanedUpAfterAll,
-  COMMIT,
-  COMMITTED,
-  cutoverYaml,
-  fastSim,
-  posts,
-  READY,
-  stopVia,
-  tempDir,
-} from "../support/crash-harness.js";
+import { cleanedUpAfterAll, cutoverOnlyAfterAnUndo, posts } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
 
 describe("a cutover-only runbook, --new-cutover, its last journal edited", () => {
   it("a range with a commit is refused with the set-aside and the same command, which then runs; one without goes on", async () => {
-    const sim = await fastSim({ timeScale: 100 });
-    made.sims.push(sim);
-    const dir = tempDir();
-    made.dirs.push(dir);
-    const go = '  - { id: go, confirm: "Commit?" }\n';
-    writeFileSync(
-      join(dir, "rb.yaml"),
-      cutoverYaml(sim, {
-        defaults: CLI_CUTOVER_DEFAULTS,
-        steps: READY + stopVia(sim.verifierUrl) + go + COMMIT + COMMITTED,
-      }),
-    );
-    const run = (...a: string[]) =>
-      cli(["run", "rb.yaml", "--journal-dir", "jd", "--renderer", "simple", ...a], { cwd: dir });
-    // the sync started by hand: the runbook finds it running
-    const started = await fetch(`${sim.instances[0]!.url}/api/v1/start`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ source: "cluster0", destination: "cluster1" }),
-    });
-    expect(started.ok).toBe(true);
-    // stops writes, fails at the confirm (no terminal), undoes the write stop: it acted
-    const first = await run();
-    expect(first.code, first.all).toBe(1);
-    const folder = join(dir, "jd", "crash");
-    const journal = join(
-      folder,
-      readdirSync(folder).find((f) => f.endsWith(".jsonl"))!,
-    );
+    // the sync started by hand: the runbook finds it running; its first run stops writes, fails at
+    // the confirm (no terminal), undoes the write stop: it acted
+    const { sim, dir, run, journal } = await cutoverOnlyAfterAnUndo(made, "jd");
     const lines = readFileSync(journal, "utf8").trimEnd().split("\n");
     const gone = lines.findIndex((l) => /"type":"hook\.finished"/.test(l));
     expect(gone).toBeGreaterThan(0);

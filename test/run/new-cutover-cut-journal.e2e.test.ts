@@ -5,55 +5,16 @@
  * back on for it (an outside review of 2026-12-01: the unwind read what was left of the journal as
  * whole, saw no commit, and turned writes on). Built CLI, simulator, a cutover-only runbook.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { cli } from "../support/run.js";
-import {
-  CLI_CUTOVER_DEFAULTS,
-  cleanedUpAfterAll,
-  COMMIT,
-  COMMITTED,
-  cutoverYaml,
-  fastSim,
-  posts,
-  READY,
-  stopVia,
-  tempDir,
-} from "../support/crash-harness.js";
+import { cleanedUpAfterAll, cutoverOnlyAfterAnUndo, posts } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
 
 describe("--new-cutover after a journal cut short", () => {
   it("its write stop's undo keeps writes stopped, naming the journal: what it lost cannot be told", async () => {
-    const sim = await fastSim({ timeScale: 100 });
-    made.sims.push(sim);
-    const dir = tempDir();
-    made.dirs.push(dir);
-    const go = '  - { id: go, confirm: "Commit?" }\n';
-    writeFileSync(
-      join(dir, "rb.yaml"),
-      cutoverYaml(sim, {
-        defaults: CLI_CUTOVER_DEFAULTS,
-        steps: READY + stopVia(sim.verifierUrl) + go + COMMIT + COMMITTED,
-      }),
-    );
-    const run = (...a: string[]) => cli(["run", "rb.yaml", "--renderer", "simple", ...a], { cwd: dir });
-    const started = await fetch(`${sim.instances[0]!.url}/api/v1/start`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ source: "cluster0", destination: "cluster1" }),
-    });
-    expect(started.ok).toBe(true);
     // stops writes, fails at the confirm (no terminal), undoes the write stop
-    const first = await run();
-    expect(first.code, first.all).toBe(1);
-    expect(sim.control.state().writes.enabled).toBe(true);
-    const folder = join(dir, ".syncbook", "crash");
-    const journal = join(
-      folder,
-      readdirSync(folder).find((f) => f.endsWith(".jsonl"))!,
-    );
+    const { sim, run, journal } = await cutoverOnlyAfterAnUndo(made);
     // its last lines lost (its end among them): shorter than its witness says
     const lines = readFileSync(journal, "utf8").trimEnd().split("\n");
     writeFileSync(journal, `${lines.slice(0, -4).join("\n")}\n`);

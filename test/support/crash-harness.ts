@@ -11,7 +11,7 @@
  * fleet emits it right before the POST leaves), so a commit sent while writes were on, or while
  * an instance was down, not RUNNING or not able to commit, is recorded as a violation.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -351,6 +351,44 @@ export async function cliCutover(made: { sims: Simulator[]; dirs: string[] }, fa
   const jd = join(dir, "journals");
   const args = (...more: string[]) => ["run", file, ...more, "--renderer", "simple", "--journal-dir", jd];
   return { s, dir, file, jd, args };
+}
+
+/**
+ * A cutover-only runbook (no start: the sync started by hand, here by a POST) whose first run
+ * stopped writes, failed at a confirm (no terminal) and undid the write stop: it acted. Returns the
+ * runbook's `syncbook run` (in `journalDir` when given) and that run's journal, for a test to cut
+ * or edit; the simulator and the folder go into `made`.
+ */
+export async function cutoverOnlyAfterAnUndo(made: { sims: Simulator[]; dirs: string[] }, journalDir?: string) {
+  const sim = await fastSim({ timeScale: 100 });
+  made.sims.push(sim);
+  const dir = tempDir();
+  made.dirs.push(dir);
+  const go = '  - { id: go, confirm: "Commit?" }\n';
+  writeFileSync(
+    join(dir, "rb.yaml"),
+    cutoverYaml(sim, {
+      defaults: CLI_CUTOVER_DEFAULTS,
+      steps: READY + stopVia(sim.verifierUrl) + go + COMMIT + COMMITTED,
+    }),
+  );
+  const jd = journalDir === undefined ? [] : ["--journal-dir", journalDir];
+  const run = (...a: string[]) => cli(["run", "rb.yaml", ...jd, "--renderer", "simple", ...a], { cwd: dir });
+  const started = await fetch(`${sim.instances[0]!.url}/api/v1/start`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ source: "cluster0", destination: "cluster1" }),
+  });
+  expect(started.ok).toBe(true);
+  const first = await run();
+  expect(first.code, first.all).toBe(1);
+  expect(sim.control.state().writes.enabled, "the first run's undo turned writes back on").toBe(true);
+  const folder = join(dir, journalDir ?? ".syncbook", "crash");
+  const journal = join(
+    folder,
+    readdirSync(folder).find((f) => f.endsWith(".jsonl"))!,
+  );
+  return { sim, dir, run, journal };
 }
 
 /** The sync that runs the other way after `REVERSE`: its own write stop (the simulator's switch). */
