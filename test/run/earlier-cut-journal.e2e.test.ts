@@ -10,21 +10,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli } from "../support/run.js";
-import {
-  CLI_CUTOVER_DEFAULTS,
-  cleanedUpAfterAll,
-  COMMIT,
-  COMMITTED,
-  cutoverYaml,
-  DRAINED,
-  fastSim,
-  posts,
-  READY,
-  START,
-  stopVia,
-  tempDir,
-} from "../support/crash-harness.js";
+import { CLI_CUTOVER_DEFAULTS, cleanedUpAfterAll, posts, threeInstanceCutover } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
 
@@ -36,20 +22,9 @@ const GO = '  - { id: go, confirm: "Commit?" }\n';
  * cut back to before its commit step, its witness kept.
  */
 async function commitCutAway(newer: boolean) {
-  const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+  const { sim, file, dir, run } = await threeInstanceCutover(["commit-refused@2"], CLI_CUTOVER_DEFAULTS, GO);
   made.sims.push(sim);
-  sim.control.addFault("commit-refused@2");
-  const dir = tempDir();
   made.dirs.push(dir);
-  const file = join(dir, "rb.yaml");
-  writeFileSync(
-    file,
-    cutoverYaml(sim, {
-      defaults: CLI_CUTOVER_DEFAULTS,
-      steps: START + READY + stopVia(sim.verifierUrl) + GO + DRAINED + COMMIT + COMMITTED,
-    }),
-  );
-  const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
   const first = await run("--yes");
   expect(first.code, first.all).toBe(1);
   expect(first.all).toContain("split: commit reached 2 of 3 instances (refused by sync2)");

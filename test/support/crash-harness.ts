@@ -289,6 +289,8 @@ export const CLI_CUTOVER_DEFAULTS =
 export async function threeInstanceCutover(
   faults: readonly string[] = [],
   defaults = CLI_CUTOVER_DEFAULTS,
+  /** Steps between the write stop and the drained wait (a confirm that fails without a terminal, say). */
+  afterStop = "",
 ): Promise<{ sim: Simulator; file: string; dir: string; run: (...a: string[]) => ReturnType<typeof cli> }> {
   const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
   for (const f of faults) sim.control.addFault(f);
@@ -296,7 +298,10 @@ export async function threeInstanceCutover(
   const file = join(dir, "rb.yaml");
   writeFileSync(
     file,
-    cutoverYaml(sim, { defaults, steps: START + READY + stopVia(sim.verifierUrl) + DRAINED + COMMIT + COMMITTED }),
+    cutoverYaml(sim, {
+      defaults,
+      steps: START + READY + stopVia(sim.verifierUrl) + afterStop + DRAINED + COMMIT + COMMITTED,
+    }),
   );
   return { sim, file, dir, run: (...a) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir }) };
 }
