@@ -745,34 +745,98 @@ export function foldEvents(events: readonly RunEvent[], opts: FoldOptions): Cuto
 }
 
 /**
- * The events of a cutover's journals as one stream, oldest journal first: each journal's `seq`
- * and request ids shifted past the one before it (as a resumed journal shifts its own lines), a
- * delivery's `event` with its seq; and where each journal begins, for `FoldOptions.journals`.
+ * The events of a cutover's journals as one stream, in the order their runs started: a journal a
+ * `--resume` appended to after a later journal's run (a `--from` run between them) is cut at each
+ * of its runs, so the resume's reverse folds after that run's verify, not before it (joined by
+ * first run, the report said VERIFIED after a reverse). Each run's `seq` and request ids are
+ * shifted past the ones before it, a delivery's `event` with the run that wrote it (as a resumed
+ * journal shifts its own lines); where each journal's runs begin, for `FoldOptions.journals`; and
+ * each journal's shift of the lines still to come (the watch tails the last run's).
  */
 export function joinJournals(journals: readonly { file: string; events: readonly RunEvent[] }[]): {
   events: RunEvent[];
   journals: { file: string; fromSeq: number }[];
+  shifts: { file: string; seqBase: number; idBase: number }[];
 } {
-  const events: RunEvent[] = [];
-  const starts: { file: string; fromSeq: number }[] = [];
-  let seqBase = 0;
+  const runs = journals.flatMap((j, journal) => journalRuns(j.events).map((r) => ({ ...r, journal })));
+  // stable: a journal's runs keep their order, and runs that say no start keep the journal's place
+  const order = [...runs].sort((a, b) => a.startedAt - b.startedAt);
+  const idBases: number[] = [];
   let idBase = 0;
   for (const j of journals) {
-    let maxSeq = 0;
-    let maxId = 0;
-    let minSeq = Infinity;
-    for (const e of j.events) {
-      minSeq = Math.min(minSeq, e.seq);
-      maxSeq = Math.max(maxSeq, e.seq);
-      if (e.type === "request.sent" || e.type === "response.received") maxId = Math.max(maxId, e.id);
-    }
-    starts.push({ file: j.file, fromSeq: (Number.isFinite(minSeq) ? minSeq : 0) + seqBase });
-    // every seq here is the journal's own (an `earlier` delivery's too): all move together
-    for (const e of j.events) events.push(shiftEvent(e, seqBase, idBase, true));
-    seqBase += maxSeq;
-    idBase += maxId;
+    idBases.push(idBase);
+    for (const e of j.events)
+      if (e.type === "request.sent" || e.type === "response.received")
+        idBase = Math.max(idBase, idBases.at(-1)! + e.id);
   }
-  return { events, journals: starts };
+  // each run's shift: past every seq before it in the stream, its journal's earlier seqs kept apart
+  let cursor = 0;
+  for (const r of order) {
+    r.seqBase = cursor - r.after;
+    cursor = Math.max(cursor, r.maxSeq + r.seqBase);
+  }
+  const events: RunEvent[] = [];
+  const starts: { file: string; fromSeq: number }[] = [];
+  for (const r of order) {
+    const file = journals[r.journal]!.file;
+    if (starts.at(-1)?.file !== file) starts.push({ file, fromSeq: r.minSeq + r.seqBase });
+    const own = runs.filter((o) => o.journal === r.journal);
+    for (const e of r.events) {
+      const out = shiftEvent(e, r.seqBase, idBases[r.journal]!, true);
+      // a delivery names an event of its journal, maybe of a run before it: shifted with that run
+      if (out.type === "notification.sent" || out.type === "notification.settled") {
+        const named = (e as RunEventOf<"notification.sent">).event;
+        const of = own.find((o) => named > o.after && named <= o.maxSeq) ?? r;
+        out.event = named + of.seqBase;
+      }
+      events.push(out);
+    }
+  }
+  const shifts = journals.map((j, journal) => {
+    const last = runs.filter((r) => r.journal === journal).at(-1);
+    return { file: j.file, seqBase: last?.seqBase ?? cursor, idBase: idBases[journal]! };
+  });
+  return { events, journals: starts, shifts };
+}
+
+/**
+ * A journal's runs, in its order: each begins at a journal header (a resume's) or at a
+ * `run.started` its part already holds; when it started (its `run.started`, else its first line),
+ * its seqs, and the last seq of the journal before it.
+ */
+function journalRuns(events: readonly RunEvent[]): {
+  events: RunEvent[];
+  startedAt: number;
+  minSeq: number;
+  maxSeq: number;
+  after: number;
+  seqBase: number;
+}[] {
+  const parts: { events: RunEvent[]; started?: number }[] = [];
+  for (const e of [...events].sort((x, y) => x.seq - y.seq)) {
+    let cur = parts.at(-1);
+    const header = isJournalHeader(e);
+    if (!cur || (header && cur.events.length > 0) || (e.type === "run.started" && cur.started !== undefined)) {
+      cur = { events: [] };
+      parts.push(cur);
+    }
+    if (e.type === "run.started" && cur.started === undefined) cur.started = e.at;
+    cur.events.push(e);
+  }
+  let after = 0;
+  return parts.map((p) => {
+    // sorted by seq: its first and last (never spread into a call: a journal can hold a million)
+    const r = {
+      events: p.events,
+      startedAt: p.started ?? p.events[0]!.at,
+      minSeq: p.events[0]!.seq,
+      maxSeq: p.events.at(-1)!.seq,
+      after,
+      seqBase: 0,
+    };
+    after = Math.max(after, r.maxSeq);
+    return r;
+  });
 }
 
 /** An event moved `seqBase` along the stream (and its request id `idBase`): see `joinJournals`. */

@@ -4,9 +4,9 @@
  * it works before a run (no journal yet), during it, after it, and after the runner died.
  *
  * Which journals: the one `--resume` would continue (`chooseJournal`, the one rule) and the
- * other journals of its cutover (`cutoverJournals`), oldest run first, joined as `joinJournals`
- * joins them. A journal only grows: while the folder's journals stay the same files and only the
- * last one grows, only its new bytes are read and folded; anything else (a new journal, one that
+ * other journals of its cutover (`cutoverJournals`), joined as `joinJournals` joins them (in the
+ * order their runs started). A journal only grows: while the folder's journals stay the same files
+ * and only the one holding the last run grows, only its new bytes are read and folded; anything else (a new journal, one that
  * shrank or was replaced) folds everything again. A line cut short by a write in progress waits
  * for its end.
  */
@@ -21,7 +21,7 @@ import {
   JOURNAL_EXTENSION,
   LOCK_FILE_NAME,
 } from "../journal/index.js";
-import { CutoverFold, shiftEvent } from "../model/fold.js";
+import { CutoverFold, joinJournals, shiftEvent } from "../model/fold.js";
 import type { WindowKindTraits } from "../fleet/window.js";
 
 /** The folder's lock, as its holder wrote it (src/journal/lock.ts). */
@@ -36,10 +36,9 @@ interface Tracked {
   offset: number;
   /** A last line not yet ended by a newline. */
   partial: string;
+  /** The shift of its lines still to come (`joinJournals`' `shifts`). */
   seqBase: number;
   idBase: number;
-  maxSeq: number;
-  maxId: number;
 }
 
 export class JournalFeed {
@@ -107,7 +106,7 @@ export class JournalFeed {
         await this.#rebuild(true);
         return true;
       }
-      await this.#readFrom(t, size);
+      for (const e of await this.#readFrom(t, size)) this.#append(t, e);
       grew = true;
     }
     return grew || lockChanged;
@@ -144,23 +143,33 @@ export class JournalFeed {
     } catch {
       return; // unreadable now: the next refresh tries again
     }
-    let seqBase = 0;
-    let idBase = 0;
+    // every journal read whole, then joined as the report joins them: in the order their runs
+    // started, a resume appended to an older journal after a later one's run folded after it
+    const read: { t: Tracked; events: RunEvent[] }[] = [];
     for (const file of files) {
-      const t: Tracked = { file, offset: 0, partial: "", seqBase, idBase, maxSeq: 0, maxId: 0 };
-      this.#tracked.push(t);
+      const t: Tracked = { file, offset: 0, partial: "", seqBase: 0, idBase: 0 };
+      let events: RunEvent[] = [];
       try {
-        await this.#readFrom(t, (await stat(file)).size);
+        events = await this.#readFrom(t, (await stat(file)).size);
       } catch {
         // vanished or unreadable: what was read of it stands
       }
-      seqBase += t.maxSeq;
-      idBase += t.maxId;
+      read.push({ t, events });
     }
+    const joined = joinJournals(read.map((r) => ({ file: r.t.file, events: r.events })));
+    this.#journals.push(...joined.journals);
+    for (const [k, r] of read.entries())
+      Object.assign(r.t, { seqBase: joined.shifts[k]!.seqBase, idBase: joined.shifts[k]!.idBase });
+    for (const e of joined.events) this.#apply(e);
+    // the journal of the last run last: only its growth is an append (`refresh`)
+    const last = joined.journals.at(-1)?.file;
+    this.#tracked = [...read.filter((r) => r.t.file !== last), ...read.filter((r) => r.t.file === last)].map(
+      (r) => r.t,
+    );
   }
 
-  /** Reads `t` from its offset to `size` and folds its complete lines. */
-  async #readFrom(t: Tracked, size: number): Promise<void> {
+  /** Reads `t` from its offset to `size`: its complete lines' events. */
+  async #readFrom(t: Tracked, size: number): Promise<RunEvent[]> {
     const fh = await open(t.file, "r");
     try {
       const buf = Buffer.alloc(size - t.offset);
@@ -169,33 +178,39 @@ export class JournalFeed {
       const text = t.partial + buf.subarray(0, bytesRead).toString("utf8");
       const lines = text.split("\n");
       t.partial = lines.pop() ?? "";
-      for (const line of lines) this.#line(t, line);
+      return lines.flatMap((line) => this.#line(line));
     } finally {
       await fh.close();
     }
   }
 
-  #line(t: Tracked, raw: string): void {
+  #line(raw: string): RunEvent[] {
     const text = raw.trim();
-    if (text === "") return;
+    if (text === "") return [];
     let v: unknown;
     try {
       v = JSON.parse(text);
     } catch {
       this.skipped++;
-      return;
+      return [];
     }
     if (!isRunEvent(v)) {
       this.skipped++;
-      return;
+      return [];
     }
-    const e: RunEvent = v;
+    return [v];
+  }
+
+  /** Folds a line appended to the last run's journal, shifted as its run is. */
+  #append(t: Tracked, e: RunEvent): void {
     if (this.#journals.length === 0 || this.#journals.at(-1)!.file !== t.file)
       this.#journals.push({ file: t.file, fromSeq: e.seq + t.seqBase });
-    t.maxSeq = Math.max(t.maxSeq, e.seq);
-    if (e.type === "request.sent" || e.type === "response.received") t.maxId = Math.max(t.maxId, e.id);
+    this.#apply(shiftEvent(e, t.seqBase, t.idBase, true));
+  }
+
+  #apply(e: RunEvent): void {
     try {
-      this.#fold.apply(shiftEvent(e, t.seqBase, t.idBase, true));
+      this.#fold.apply(e);
     } catch {
       this.skipped++; // a line the fold cannot place: left out, never thrown on (it is lenient)
     }

@@ -487,3 +487,71 @@ describe("the first process where no run says it (FoldOptions.canWriteFrom)", ()
     expect(untold.view().canWriteFrom).toBeUndefined();
   });
 });
+
+describe("journals joined in the order their runs started", () => {
+  // run 1 (a.jsonl) stops short of its verify; run 2 (b.jsonl, a --from run) verifies; run 3, a
+  // --resume of a.jsonl appended to it after run 2, sends reverse: the cutover is not verified.
+  // Joined by each journal's first run, run 3 folded before run 2 and the report said VERIFIED.
+  function interleaved() {
+    const a = stream();
+    a.at(0, "run.started", started("run"));
+    a.at(100, "step.started", STEPS[0]!);
+    a.at(200, "step.finished", { index: 0, id: "stop", outcome: "failed", durationMs: 100, error: "x" });
+    a.at(300, "run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 300 });
+    const b = stream();
+    b.at(5000, "run.started", started("run"));
+    b.at(5100, "step.started", STEPS[3]!);
+    b.at(5200, "verifier.verified", { index: 3, id: "committed", progress: {} as never, writesOffGeneration: 1 });
+    b.at(5300, "step.finished", { index: 3, id: "committed", outcome: "ok", durationMs: 200 });
+    b.at(5400, "run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 400 });
+    const c = stream(a.events.length);
+    c.at(9000, "journal.resumed" as never, {} as never);
+    c.at(9100, "run.started", started("resume"));
+    c.at(9200, "step.started", STEPS[2]!);
+    c.at(9300, "request.sent", {
+      id: 1,
+      instance: inst(0),
+      target: "service",
+      method: "POST",
+      path: "/api/v1/reverse",
+    });
+    // a delivery of run 1's end, sent by run 3
+    c.at(9400, "notification.sent", { entry: 0, use: "pagerduty", event: 4, about: "run.finished", earlier: true });
+    return [
+      { file: "a.jsonl", events: [...a.events, ...c.events] },
+      { file: "b.jsonl", events: b.events },
+    ];
+  }
+
+  it("folds a resume appended to an older journal after the run that came between", () => {
+    const joined = joinJournals(interleaved());
+    const model = foldEvents(joined.events, { traits: traitsOf, journals: joined.journals });
+    expect(model.runs.map((r) => [r.n, r.mode, r.journal, r.startedAt])).toEqual([
+      [1, "run", "a.jsonl", 0],
+      [2, "run", "b.jsonl", 5000],
+      [3, "resume", "a.jsonl", 9100],
+    ]);
+    expect(model.cutover.verified).toBeUndefined();
+    expect(model.cutover.verificationReversed).toBe("hold");
+    expect(joined.journals).toEqual([
+      { file: "a.jsonl", fromSeq: 1 },
+      { file: "b.jsonl", fromSeq: 5 },
+      { file: "a.jsonl", fromSeq: 10 },
+    ]);
+  });
+
+  it("keeps seqs unique and ordered by run, and a delivery naming the event it named", () => {
+    const joined = joinJournals(interleaved());
+    const seqs = joined.events.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    const sent = joined.events.find((e) => e.type === "notification.sent");
+    const named = joined.events.find((e) => e.seq === (sent as { event: number }).event);
+    expect(named).toMatchObject({ type: "run.finished", at: 300 });
+    // the lines still to come of a.jsonl follow its last run, after b.jsonl's
+    expect(joined.shifts).toEqual([
+      { file: "a.jsonl", seqBase: 5, idBase: 0 },
+      { file: "b.jsonl", seqBase: 4, idBase: 1 },
+    ]);
+  });
+});
