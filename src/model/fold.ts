@@ -782,12 +782,13 @@ export function joinJournals(journals: readonly { file: string; events: readonly
     if (starts.at(-1)?.file !== file) starts.push({ file, fromSeq: r.minSeq + r.seqBase });
     const own = runs.filter((o) => o.journal === r.journal);
     for (const e of r.events) {
-      const out = shiftEvent(e, r.seqBase, idBases[r.journal]!, true);
+      let out = shiftEvent(e, r.seqBase, idBases[r.journal]!);
       // a delivery names an event of its journal, maybe of a run before it: shifted with that run
-      if (out.type === "notification.sent" || out.type === "notification.settled") {
-        const named = (e as RunEventOf<"notification.sent">).event;
-        const of = own.find((o) => named > o.after && named <= o.maxSeq) ?? r;
-        out.event = named + of.seqBase;
+      // (a copy: the event given is the caller's)
+      if (e.type === "notification.sent" || e.type === "notification.settled") {
+        // runs in seq order: the first that ends at or after the seq holds it; none: it names no line
+        const of = own.find((o) => e.event <= o.maxSeq) ?? r;
+        out = { ...e, ...out, event: e.event + of.seqBase } as RunEvent;
       }
       events.push(out);
     }
@@ -815,12 +816,11 @@ function journalRuns(events: readonly RunEvent[]): {
   const parts: { events: RunEvent[]; started?: number }[] = [];
   for (const e of [...events].sort((x, y) => x.seq - y.seq)) {
     let cur = parts.at(-1);
-    const header = isJournalHeader(e);
-    if (!cur || (header && cur.events.length > 0) || (e.type === "run.started" && cur.started !== undefined)) {
+    if (!cur || isJournalHeader(e) || (e.type === "run.started" && cur.started !== undefined)) {
       cur = { events: [] };
       parts.push(cur);
     }
-    if (e.type === "run.started" && cur.started === undefined) cur.started = e.at;
+    if (e.type === "run.started") cur.started = e.at;
     cur.events.push(e);
   }
   let after = 0;

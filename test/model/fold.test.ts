@@ -554,4 +554,91 @@ describe("journals joined in the order their runs started", () => {
       { file: "b.jsonl", seqBase: 4, idBase: 1 },
     ]);
   });
+
+  it("leaves the first run's events as they are, and reads a journal's lines in seq order whatever order they came in", () => {
+    const [a, b] = interleaved();
+    const joined = joinJournals([a!, b!]);
+    expect(joined.events.slice(0, 4)).toEqual(a!.events.slice(0, 4));
+    const shuffled = joinJournals([
+      { ...a!, events: [...a!.events].reverse() },
+      { ...b!, events: [...b!.events].reverse() },
+    ]);
+    expect(shuffled).toEqual(joined);
+  });
+
+  it("keeps runs that did not interleave together: one start per journal, each journal's shift past the last", () => {
+    const joined = joinJournals(journals());
+    expect(joined.journals).toEqual([
+      { file: "a.jsonl", fromSeq: 1 },
+      { file: "b.jsonl", fromSeq: 13 },
+    ]);
+    // an empty journal (every line unreadable): its lines to come after everything
+    const withEmpty = joinJournals([...journals(), { file: "c.jsonl", events: [] }]);
+    expect(withEmpty.shifts.map((s) => [s.file, s.seqBase])).toEqual([
+      ["a.jsonl", 0],
+      ["b.jsonl", 12],
+      ["c.jsonl", withEmpty.events.at(-1)!.seq],
+    ]);
+  });
+
+  it("cuts a journal at a header and at a second run.started, and orders a run by its run.started, not its header", () => {
+    const a = stream();
+    a.at(10, "journal.opened" as never, {} as never);
+    a.at(20, "run.started", started("run"));
+    a.at(30, "run.started", started("resume")); // an older journal's resume without a header
+    a.at(15_000, "journal.resumed" as never, {} as never);
+    a.at(16_000, "run.started", started("resume"));
+    const b = stream();
+    b.at(25, "run.started", started("run"));
+    b.at(15_500, "run.started", started("run"));
+    const joined = joinJournals([
+      { file: "a.jsonl", events: a.events },
+      { file: "b.jsonl", events: b.events },
+    ]);
+    expect(joined.events.map((e) => [e.type, e.at])).toEqual([
+      ["journal.opened", 10],
+      ["run.started", 20],
+      ["run.started", 25],
+      ["run.started", 30],
+      ["run.started", 15_500],
+      ["journal.resumed", 15_000],
+      ["run.started", 16_000],
+    ]);
+    expect(joined.journals.map((j) => j.file)).toEqual(["a.jsonl", "b.jsonl", "a.jsonl", "b.jsonl", "a.jsonl"]);
+  });
+
+  it("shifts a delivery with the run of the event it names, in its own journal", () => {
+    const a = stream();
+    a.at(0, "run.started", started("run"));
+    a.at(1, "run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 1 });
+    const b = stream();
+    b.at(5, "run.started", started("run"));
+    b.at(6, "run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 1 });
+    b.at(7, "notification.sent", { entry: 0, use: "x", event: 1, about: "run.started" });
+    const c = stream(a.events.length);
+    c.at(9, "run.started", started("resume"));
+    c.at(10, "notification.sent", { entry: 0, use: "x", event: 2, about: "run.finished", earlier: true });
+    c.at(11, "notification.settled", { entry: 0, use: "x", event: 2, ok: true } as never);
+    c.at(12, "notification.sent", { entry: 0, use: "x", event: 3, about: "run.started" });
+    c.at(13, "notification.sent", { entry: 0, use: "x", event: 99, about: "run.started" });
+    // a second resume's delivery of the first resume's event: the file's seq, shifted as that run is
+    const d = stream(a.events.length + c.events.length);
+    d.at(20, "journal.resumed" as never, {} as never);
+    d.at(21, "notification.sent", { entry: 0, use: "x", event: 3, about: "run.started", earlier: true });
+    const joined = joinJournals([
+      { file: "a.jsonl", events: [...a.events, ...c.events, ...d.events] },
+      { file: "b.jsonl", events: b.events },
+    ]);
+    // a: 1-2 (as is), b: 3-5, a's resume 3-7 shifted by 3 to 6-10
+    const at = (t: number) => joined.events.find((e) => e.at === t) as { seq: number; event?: number };
+    expect([at(10), at(11), at(12), at(13)].map((e) => [e.seq, e.event])).toEqual([
+      [7, 2],
+      [8, 2],
+      [9, 6],
+      [10, 102], // names no line: shifted with its own run
+    ]);
+    // b's delivery names b's run.started, not a's line of the same seq
+    expect(at(7)).toMatchObject({ seq: 5, event: 3 });
+    expect(at(21)).toMatchObject({ seq: 12, event: 6 });
+  });
 });
