@@ -291,7 +291,7 @@ export async function execute(
     resume?: ResumePlan;
     /** The events of the earlier runs (a resumed journal's). */
     history?: readonly RunEvent[];
-    /** The events of the cutover's runs in other journals, oldest first. */
+    /** Every run of the cutover before this one, `history`'s among them, in the order they started (`cutoverRunsBefore`). */
     earlierRuns?: readonly RunEvent[];
     /** The cutover a `--from` run continues. */
     cutover?: string;
@@ -324,7 +324,7 @@ export async function execute(
   const plan = loaded.runbook ? readinessPlan(loaded.runbook) : undefined;
   // the earlier runs of the cutover: a resume's live view keeps the write-stop clock running, and
   // exports the earlier runs' spans its collector never got
-  const earlier = [...(how.earlierRuns ?? []), ...(how.history ?? [])];
+  const earlier = how.earlierRuns ?? how.history ?? [];
   const ui = createUi({
     renderer: pickRenderer({ flag: flags.renderer }),
     yes,
@@ -712,7 +712,12 @@ async function newOrContinued(
   });
 }
 
-/** The events of the cutover's runs in journals other than `except` (the one appended to), oldest first. */
+/**
+ * Every run of the cutover before this one, in the order they started (`joinJournals`, as the report
+ * joins them): those in other journals (the runs a `--from` run continued) and `history`, the runs of
+ * the journal it appends to (`except`), which a later journal's run may have come between. Empty
+ * when no other journal holds one: `history` is then the whole story.
+ */
 async function cutoverRunsBefore(
   dir: string,
   history: readonly RunEvent[] | undefined,
@@ -720,13 +725,16 @@ async function cutoverRunsBefore(
   except: string | undefined,
   say: (s: string) => void,
 ): Promise<RunEvent[]> {
-  const { cutoverOfRun } = await import("../journal/index.js");
+  const { cutoverOfRun, cutoverJournalsRead } = await import("../journal/index.js");
   const first = history?.find((e) => e.type === "run.started");
   const id = first?.type === "run.started" ? cutoverOfRun(first) : continued;
   if (!id) return [];
-  const { cutoverEvents } = await import("../journal/index.js");
-  return cutoverEvents(dir, id, {
+  const others = await cutoverJournalsRead(dir, id, {
     ...(except !== undefined ? { except } : {}),
     unreadable: (f, why) => say(`journal: ${f} cannot be read (${why}): the cutover's time and window leave it out`),
   });
+  if (!others.length) return [];
+  const { joinJournals } = await import("../model/fold.js");
+  const own = history && except !== undefined ? [{ file: except, events: history }] : [];
+  return joinJournals([...others, ...own]).events;
 }

@@ -54,7 +54,7 @@ export {
   type Witness,
   type WitnessVerdict,
 } from "./witness.js";
-export { readJournal, resolveJournal, cutoverEvents, cutoverJournalsRead, type JournalRead } from "./read-whole.js";
+export { readJournal, resolveJournal, cutoverJournalsRead, type JournalRead } from "./read-whole.js";
 export { createChainChecker, appendChain, splitChain, link as chainLink, CHAIN_FIELD } from "./chain.js";
 export {
   createSampleBounder,

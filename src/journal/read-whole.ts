@@ -177,8 +177,3 @@ export async function cutoverJournalsRead(
   }
   return out;
 }
-
-/** Their events in one list, oldest run first: what the run's window and time are built from. */
-export async function cutoverEvents(dir: string, cutover: string, opts: CutoverReadOptions = {}): Promise<RunEvent[]> {
-  return (await cutoverJournalsRead(dir, cutover, opts)).flatMap((j) => j.events);
-}

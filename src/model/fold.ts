@@ -744,75 +744,106 @@ export function foldEvents(events: readonly RunEvent[], opts: FoldOptions): Cuto
   return f.view();
 }
 
+/** A run of a journal in a joined stream: its part of the journal and how far it moved. */
+interface JoinedRun {
+  journal: number;
+  events: RunEvent[];
+  startedAt: number;
+  minSeq: number;
+  maxSeq: number;
+  /** The highest seq and request id of its journal's runs before it. */
+  after: number;
+  idAfter: number;
+  maxId: number;
+  seqBase: number;
+  idBase: number;
+}
+
+/** How a journal's lines move in a joined stream: each run's shift, and its last run's for lines still to come. */
+export interface JournalShift {
+  file: string;
+  seqBase: number;
+  idBase: number;
+  /** Its runs in its order: the last seq of each and its shift (a delivery moves with the run of the event it names). */
+  runs: { maxSeq: number; seqBase: number }[];
+}
+
 /**
  * The events of a cutover's journals as one stream, in the order their runs started: a journal a
  * `--resume` appended to after a later journal's run (a `--from` run between them) is cut at each
  * of its runs, so the resume's reverse folds after that run's verify, not before it (joined by
- * first run, the report said VERIFIED after a reverse). Each run's `seq` and request ids are
- * shifted past the ones before it, a delivery's `event` with the run that wrote it (as a resumed
- * journal shifts its own lines); where each journal's runs begin, for `FoldOptions.journals`; and
- * each journal's shift of the lines still to come (the watch tails the last run's).
+ * first run, the report said VERIFIED after a reverse). The journals' runs are merged by start,
+ * each journal's own kept in its order (a resume on a host whose clock is behind still comes after
+ * the run it resumed). Each run's `seq` and request ids are moved past those before it in the
+ * stream (as a resumed journal moves its own lines); where each journal's runs begin, for
+ * `FoldOptions.journals`; and each journal's shift (`shiftLine`: the watch tails its last run).
  */
 export function joinJournals(journals: readonly { file: string; events: readonly RunEvent[] }[]): {
   events: RunEvent[];
   journals: { file: string; fromSeq: number }[];
-  shifts: { file: string; seqBase: number; idBase: number }[];
+  shifts: JournalShift[];
 } {
-  const runs = journals.flatMap((j, journal) => journalRuns(j.events).map((r) => ({ ...r, journal })));
-  // stable: a journal's runs keep their order, and runs that say no start keep the journal's place
-  const order = [...runs].sort((a, b) => a.startedAt - b.startedAt);
-  const idBases: number[] = [];
-  let idBase = 0;
-  for (const j of journals) {
-    idBases.push(idBase);
-    for (const e of j.events)
-      if (e.type === "request.sent" || e.type === "response.received")
-        idBase = Math.max(idBase, idBases.at(-1)! + e.id);
+  const each = journals.map((j, journal) => journalRuns(j.events, journal));
+  // merged by start, never reordered within a journal
+  const next = each.map(() => 0);
+  const order: JoinedRun[] = [];
+  for (;;) {
+    let pick: JoinedRun | undefined;
+    for (const [k, runs] of each.entries()) {
+      const r = runs[next[k]!];
+      if (r && (!pick || r.startedAt < pick.startedAt)) pick = r;
+    }
+    if (!pick) break;
+    next[pick.journal]!++;
+    order.push(pick);
   }
-  // each run's shift: past every seq before it in the stream, its journal's earlier seqs kept apart
-  let cursor = 0;
+  let seqCursor = 0;
+  let idCursor = 0;
   for (const r of order) {
-    r.seqBase = cursor - r.after;
-    cursor = Math.max(cursor, r.maxSeq + r.seqBase);
+    r.seqBase = seqCursor - r.after;
+    seqCursor = Math.max(seqCursor, r.maxSeq + r.seqBase);
+    r.idBase = idCursor - r.idAfter;
+    idCursor = Math.max(idCursor, r.maxId + r.idBase);
   }
+  const shifts = journals.map((j, k): JournalShift => ({
+    file: j.file,
+    seqBase: each[k]!.at(-1)?.seqBase ?? seqCursor,
+    idBase: each[k]!.at(-1)?.idBase ?? idCursor,
+    runs: each[k]!.map((r) => ({ maxSeq: r.maxSeq, seqBase: r.seqBase })),
+  }));
   const events: RunEvent[] = [];
   const starts: { file: string; fromSeq: number }[] = [];
   for (const r of order) {
     const file = journals[r.journal]!.file;
     if (starts.at(-1)?.file !== file) starts.push({ file, fromSeq: r.minSeq + r.seqBase });
-    const own = runs.filter((o) => o.journal === r.journal);
-    for (const e of r.events) {
-      let out = shiftEvent(e, r.seqBase, idBases[r.journal]!);
-      // a delivery names an event of its journal, maybe of a run before it: shifted with that run
-      // (a copy: the event given is the caller's)
-      if (e.type === "notification.sent" || e.type === "notification.settled") {
-        // runs in seq order: the first that ends at or after the seq holds it; none: it names no line
-        const of = own.find((o) => e.event <= o.maxSeq) ?? r;
-        out = { ...e, ...out, event: e.event + of.seqBase } as RunEvent;
-      }
-      events.push(out);
-    }
+    for (const e of r.events) events.push(shiftLine(shifts[r.journal]!, e, r));
   }
-  const shifts = journals.map((j, journal) => {
-    const last = runs.filter((r) => r.journal === journal).at(-1);
-    return { file: j.file, seqBase: last?.seqBase ?? cursor, idBase: idBases[journal]! };
-  });
   return { events, journals: starts, shifts };
+}
+
+/**
+ * A journal's line moved as its run is in the joined stream (`run`; by default its journal's last,
+ * for a line appended since the join), a delivery's `event` as the run that holds the event it
+ * names (an earlier run's, redelivered by a resume). A copy: the event given is the caller's.
+ */
+export function shiftLine(
+  shift: JournalShift,
+  e: RunEvent,
+  run: { seqBase: number; idBase: number } = shift,
+): RunEvent {
+  const out = shiftEvent(e, run.seqBase, run.idBase);
+  if (e.type !== "notification.sent" && e.type !== "notification.settled") return out;
+  // runs in seq order: the first that ends at or after the seq holds it; none: it names no line
+  const of = shift.runs.find((o) => e.event <= o.maxSeq) ?? run;
+  return { ...e, ...out, event: e.event + of.seqBase } as RunEvent;
 }
 
 /**
  * A journal's runs, in its order: each begins at a journal header (a resume's) or at a
  * `run.started` its part already holds; when it started (its `run.started`, else its first line),
- * its seqs, and the last seq of the journal before it.
+ * its seqs and request ids, and the highest of each in the journal before it.
  */
-function journalRuns(events: readonly RunEvent[]): {
-  events: RunEvent[];
-  startedAt: number;
-  minSeq: number;
-  maxSeq: number;
-  after: number;
-  seqBase: number;
-}[] {
+function journalRuns(events: readonly RunEvent[], journal: number): JoinedRun[] {
   const parts: { events: RunEvent[]; started?: number }[] = [];
   for (const e of [...events].sort((x, y) => x.seq - y.seq)) {
     let cur = parts.at(-1);
@@ -824,28 +855,37 @@ function journalRuns(events: readonly RunEvent[]): {
     cur.events.push(e);
   }
   let after = 0;
+  let idAfter = 0;
   return parts.map((p) => {
+    let maxId = idAfter;
+    for (const e of p.events)
+      if (e.type === "request.sent" || e.type === "response.received") maxId = Math.max(maxId, e.id);
     // sorted by seq: its first and last (never spread into a call: a journal can hold a million)
-    const r = {
+    const r: JoinedRun = {
+      journal,
       events: p.events,
       startedAt: p.started ?? p.events[0]!.at,
       minSeq: p.events[0]!.seq,
       maxSeq: p.events.at(-1)!.seq,
       after,
+      idAfter,
+      maxId,
       seqBase: 0,
+      idBase: 0,
     };
     after = Math.max(after, r.maxSeq);
+    idAfter = maxId;
     return r;
   });
 }
 
 /** An event moved `seqBase` along the stream (and its request id `idBase`): see `joinJournals`. */
-export function shiftEvent(e: RunEvent, seqBase: number, idBase: number, earlierToo = false): RunEvent {
+export function shiftEvent(e: RunEvent, seqBase: number, idBase: number): RunEvent {
   if (seqBase === 0 && idBase === 0) return e;
   const out = { ...e, seq: e.seq + seqBase };
   if ((out.type === "request.sent" || out.type === "response.received") && idBase > 0) out.id += idBase;
   // a delivery names its event by seq, shifted with it (live, an earlier run's is the journal's already)
-  if ((out.type === "notification.sent" || out.type === "notification.settled") && (earlierToo || out.earlier !== true))
+  if ((out.type === "notification.sent" || out.type === "notification.settled") && out.earlier !== true)
     out.event += seqBase;
   return out;
 }

@@ -121,8 +121,10 @@ export interface RunOptions {
    */
   history?: readonly RunEvent[];
   /**
-   * The events of this cutover's runs in other journals (the runs a `--from` run continued),
-   * oldest first: the write-stop window and the cutover's time are measured across them.
+   * Every run of this cutover before this one, in the order they started: those in other journals
+   * (the runs a `--from` run continued) and `history`'s, joined as the report joins them
+   * (`joinJournals`; src/cli/run.ts `cutoverRunsBefore`). The write-stop window and the cutover's
+   * time are measured across them. Absent when no other journal holds a run: `history` is all.
    */
   earlierRuns?: readonly RunEvent[];
   /**
@@ -234,7 +236,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   // shows the destination takes writes (canWrite of the first process, or every instance
   // COMMITTED), the next thing in the stream is `window.closed`
   const writeStop = new WindowTracker(traitsOf);
-  const before = [...(opts.earlierRuns ?? []), ...(opts.history ?? [])];
+  const before = opts.earlierRuns ?? opts.history ?? [];
   for (const e of before) writeStop.apply(e);
   if (!writeStop.open && opts.resume?.memory.writesStopped && !before.length) writeStop.assumeOpen();
   writeStop.takeClosed();

@@ -21,7 +21,7 @@ import {
   JOURNAL_EXTENSION,
   LOCK_FILE_NAME,
 } from "../journal/index.js";
-import { CutoverFold, joinJournals, shiftEvent } from "../model/fold.js";
+import { CutoverFold, joinJournals, shiftLine, type JournalShift } from "../model/fold.js";
 import type { WindowKindTraits } from "../fleet/window.js";
 
 /** The folder's lock, as its holder wrote it (src/journal/lock.ts). */
@@ -36,9 +36,8 @@ interface Tracked {
   offset: number;
   /** A last line not yet ended by a newline. */
   partial: string;
-  /** The shift of its lines still to come (`joinJournals`' `shifts`). */
-  seqBase: number;
-  idBase: number;
+  /** How its lines still to come move (`joinJournals`' `shifts`). */
+  shift: JournalShift;
 }
 
 export class JournalFeed {
@@ -147,7 +146,7 @@ export class JournalFeed {
     // started, a resume appended to an older journal after a later one's run folded after it
     const read: { t: Tracked; events: RunEvent[] }[] = [];
     for (const file of files) {
-      const t: Tracked = { file, offset: 0, partial: "", seqBase: 0, idBase: 0 };
+      const t: Tracked = { file, offset: 0, partial: "", shift: { file, seqBase: 0, idBase: 0, runs: [] } };
       let events: RunEvent[] = [];
       try {
         events = await this.#readFrom(t, (await stat(file)).size);
@@ -158,8 +157,7 @@ export class JournalFeed {
     }
     const joined = joinJournals(read.map((r) => ({ file: r.t.file, events: r.events })));
     this.#journals.push(...joined.journals);
-    for (const [k, r] of read.entries())
-      Object.assign(r.t, { seqBase: joined.shifts[k]!.seqBase, idBase: joined.shifts[k]!.idBase });
+    for (const [k, r] of read.entries()) r.t.shift = joined.shifts[k]!;
     for (const e of joined.events) this.#apply(e);
     // the journal of the last run last: only its growth is an append (`refresh`)
     const last = joined.journals.at(-1)?.file;
@@ -204,8 +202,8 @@ export class JournalFeed {
   /** Folds a line appended to the last run's journal, shifted as its run is. */
   #append(t: Tracked, e: RunEvent): void {
     if (this.#journals.length === 0 || this.#journals.at(-1)!.file !== t.file)
-      this.#journals.push({ file: t.file, fromSeq: e.seq + t.seqBase });
-    this.#apply(shiftEvent(e, t.seqBase, t.idBase, true));
+      this.#journals.push({ file: t.file, fromSeq: e.seq + t.shift.seqBase });
+    this.#apply(shiftLine(t.shift, e));
   }
 
   #apply(e: RunEvent): void {

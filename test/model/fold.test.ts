@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
-import { CutoverFold, foldEvents, joinJournals, lagTrend } from "../../src/model/fold.js";
+import { CutoverFold, foldEvents, joinJournals, lagTrend, shiftLine } from "../../src/model/fold.js";
 import { MODEL_VERSION } from "../../src/model/contract.js";
 import { traitsOf } from "../../src/steps/index.js";
 
@@ -550,8 +550,16 @@ describe("journals joined in the order their runs started", () => {
     expect(named).toMatchObject({ type: "run.finished", at: 300 });
     // the lines still to come of a.jsonl follow its last run, after b.jsonl's
     expect(joined.shifts).toEqual([
-      { file: "a.jsonl", seqBase: 5, idBase: 0 },
-      { file: "b.jsonl", seqBase: 4, idBase: 1 },
+      {
+        file: "a.jsonl",
+        seqBase: 5,
+        idBase: 0,
+        runs: [
+          { maxSeq: 4, seqBase: 0 },
+          { maxSeq: 9, seqBase: 5 },
+        ],
+      },
+      { file: "b.jsonl", seqBase: 4, idBase: 0, runs: [{ maxSeq: 5, seqBase: 4 }] },
     ]);
   });
 
@@ -605,6 +613,84 @@ describe("journals joined in the order their runs started", () => {
       ["run.started", 16_000],
     ]);
     expect(joined.journals.map((j) => j.file)).toEqual(["a.jsonl", "b.jsonl", "a.jsonl", "b.jsonl", "a.jsonl"]);
+  });
+
+  it("keeps a journal's runs in its order when a resume's clock is behind the run it resumed", () => {
+    // killed on one host, resumed on another whose clock is 8 s behind: still run 1, then its resume
+    const a = stream();
+    a.at(10_000, "run.started", started("run"));
+    a.at(10_100, "step.started", STEPS[0]!);
+    a.at(2000, "journal.resumed" as never, {} as never);
+    a.at(2100, "run.started", started("resume"));
+    a.at(2200, "run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 100 });
+    const b = stream();
+    b.at(5000, "run.started", started("run"));
+    const joined = joinJournals([
+      { file: "a.jsonl", events: a.events },
+      { file: "b.jsonl", events: b.events },
+    ]);
+    const model = foldEvents(joined.events, { traits: traitsOf, journals: joined.journals });
+    expect(model.runs.map((r) => [r.mode, r.journal, r.ended])).toEqual([
+      ["run", "b.jsonl", "no-word"],
+      ["run", "a.jsonl", "no-word"],
+      ["resume", "a.jsonl", "ok"],
+    ]);
+    // lines appended to a.jsonl since follow its last run, past everything
+    expect(joined.shifts[0]).toMatchObject({ seqBase: 1 });
+    expect(shiftLine(joined.shifts[0]!, { type: "log", seq: 6, at: 2300 } as RunEvent).seq).toBe(7);
+  });
+
+  it("puts runs that started at the same moment in the journals' order", () => {
+    const a = stream();
+    a.at(7, "run.started", started("run"));
+    const b = stream();
+    b.at(7, "run.started", started("resume"));
+    const joined = joinJournals([
+      { file: "a.jsonl", events: a.events },
+      { file: "b.jsonl", events: b.events },
+    ]);
+    expect(joined.journals.map((j) => j.file)).toEqual(["a.jsonl", "b.jsonl"]);
+  });
+
+  it("numbers request ids in the order of the runs, so a later run's commands come after an earlier one's", () => {
+    const a = stream();
+    a.at(0, "run.started", started("run"));
+    a.at(1, "request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/start" });
+    const b = stream();
+    b.at(5, "run.started", started("run"));
+    b.at(6, "request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/commit" });
+    b.at(7, "response.received", { id: 1, instance: inst(0), target: "service", ok: true, durationMs: 1 });
+    const c = stream(a.events.length);
+    c.at(9, "journal.resumed" as never, {} as never);
+    c.at(10, "run.started", started("resume"));
+    c.at(11, "request.sent", { id: 2, instance: inst(0), target: "service", method: "POST", path: "/api/v1/reverse" });
+    const joined = joinJournals([
+      { file: "a.jsonl", events: [...a.events, ...c.events] },
+      { file: "b.jsonl", events: b.events },
+    ]);
+    expect(joined.events.flatMap((e) => (e.type === "request.sent" ? [[e.path, e.id]] : []))).toEqual([
+      ["/api/v1/start", 1],
+      ["/api/v1/commit", 2],
+      ["/api/v1/reverse", 3],
+    ]);
+    expect(joined.events.find((e) => e.type === "response.received")).toMatchObject({ id: 2 });
+    // a line appended to a.jsonl since: moved as its last run; a redelivery of run 1's event as run 1
+    expect(shiftLine(joined.shifts[0]!, { type: "request.sent", seq: 6, at: 12, id: 3 } as RunEvent)).toMatchObject({
+      seq: 9,
+      id: 4,
+    });
+    expect(
+      shiftLine(joined.shifts[0]!, {
+        type: "notification.sent",
+        seq: 7,
+        at: 13,
+        entry: 0,
+        use: "x",
+        event: 1,
+        about: "run.started",
+        earlier: true,
+      }),
+    ).toMatchObject({ seq: 10, event: 1 });
   });
 
   it("shifts a delivery with the run of the event it names, in its own journal", () => {
