@@ -3,7 +3,7 @@
  * share one read model of a test run: the live UI, the report, `status`, the trace and the
  * coming live page take their views from it instead of each folding step outcomes, runs and the
  * fleet again. Live it is fed the one event stream; after the fact, every journal of the cutover
- * (`joinJournals`), oldest run first.
+ * (`joinJournals`), its runs in the order they started.
  *
  * Pure: no I/O, no clock (a reader asks for the view at a time it names), no module state.
  * Lenient: a journal is a file anyone can edit, so fields are read defensively and an event it

@@ -65,7 +65,7 @@ export class JournalFeed {
     return this.#lock;
   }
 
-  /** The journals folded, oldest first. */
+  /** The journals folded, by their first run, the one holding the last run last (the one followed as it grows). */
   get files(): string[] {
     return this.#tracked.map((t) => t.file);
   }
