@@ -8,7 +8,7 @@ import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeFrame, plural, shellCommand } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
-import { runbookArg, runTarget, wayOnVars } from "../next-run.js";
+import { RUNBOOK_CHANGED_NOTE, runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage, redactedError } from "../errors.js";
@@ -499,7 +499,8 @@ export async function execute(
         say(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
       // again, as status offers it
-      else if (how.mode !== "rehearse") say(`  resume with: syncbook run ${target} --resume`);
+      else if (how.mode !== "rehearse")
+        say(`  resume with: syncbook run ${target} --resume${await resumeChangedNote(loaded, flags.journalDir)}`);
     }
     return result.exitCode;
   } finally {
@@ -508,6 +509,21 @@ export async function execute(
     const lost = await tracing?.finish();
     if (lost) say(`warning: ${lost}`);
   }
+}
+
+/**
+ * `   (RUNBOOK_CHANGED_NOTE)` when the journal `--resume` would pick (a `--from` run that sent nothing
+ * is passed over for the one before it) was written for another text of the runbook: that
+ * `--resume` is refused unless `--allow-changed-runbook`, as status and the watch page say; "" else.
+ */
+async function resumeChangedNote(loaded: LoadedRunbook, journalDir: string | undefined): Promise<string> {
+  if (!loaded.runbook) return "";
+  const [{ runbookJournal, journalDirFor }, { traitsOf }] = await Promise.all([
+    import("../journal/index.js"),
+    import("../steps/index.js"),
+  ]);
+  const found = await runbookJournal(journalDirFor(loaded.file, loaded.runbook.name, journalDir), traitsOf);
+  return found.state && found.state.hash !== loaded.hash ? `   (${RUNBOOK_CHANGED_NOTE})` : "";
 }
 
 /** The id of the stopWrites step a refused step needs run again: the last one before it, else the first. */

@@ -1,11 +1,15 @@
 /**
  * A run that fails after its commit names the way on, as `status` does: an adversarial run saw a
  * verify refused after the reversed sync's commit end with no command at all (the run's end offered
- * `--resume` only while not committed). `--resume` runs the failed step again. The built CLI
- * against the simulator over loopback.
+ * `--resume` only while not committed). `--resume` runs the failed step again. And when the journal
+ * that `--resume` would pick is of another text of the runbook, the end says `--resume` refuses it
+ * unless `--allow-changed-runbook`, as `status` and the watch page do: an adversarial run saw a
+ * `--from` run of an edited runbook (its journal passed over: it sent nothing) end with a bare
+ * `--resume` that failed when pasted (exit 2). The built CLI against the simulator over loopback.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
 import { cli } from "../support/run.js";
 import {
   cleanedUpAfterAll,
@@ -43,6 +47,43 @@ describe("a run that fails after its commit", () => {
     expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --resume`);
     const resumed = await cli(c.args("--resume", "--yes"), { cwd: c.dir });
     expect(resumed.code, `${first.all}\n--- resume\n${resumed.all}`).toBe(0);
+    expect(c.s.control.counts().instances[0]?.["POST /api/v1/commit"]).toBe(1);
+  }, 120_000);
+
+  it("after a --from run of an edited runbook, whose journal --resume passes over, says --resume needs --allow-changed-runbook", async () => {
+    // an assert after the commit that fails and sends nothing: the --from run that meets it again
+    // leaves a journal --resume passes over, for the first run's, of the text before the edit
+    const gate = "  - { id: gate, assert: { canCommit: true } }\n";
+    const c = await cliCutover(made, [], "");
+    writeFileSync(
+      c.file,
+      readFileSync(c.file, "utf8") +
+        START +
+        READY +
+        STOP +
+        DRAINED +
+        COMMIT +
+        COMMITTED +
+        gate +
+        '  - { id: done, notify: "moved" }\n',
+    );
+    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    expect(first.stderr, first.all).toContain(`resume with: syncbook run ${c.file} --journal-dir ${c.jd} --resume\n`);
+    writeFileSync(c.file, readFileSync(c.file, "utf8").replace('notify: "moved"', 'notify: "moved, edited"'));
+    const from = await cli(c.args("--from", "gate", "--yes"), { cwd: c.dir });
+    expect(from.code, from.all).toBe(1);
+    expect(from.all, from.all).toMatch(/step gate failed/);
+    const resumeLine = from.stderr.split("\n").find((l) => l.includes("resume with:"));
+    expect(resumeLine, from.all).toBe(
+      `  resume with: syncbook run ${c.file} --journal-dir ${c.jd} --resume   (${RUNBOOK_CHANGED_NOTE})`,
+    );
+    // what the note says: the bare --resume is refused, status says the same
+    const bare = await cli(c.args("--resume", "--yes"), { cwd: c.dir });
+    expect(bare.code, bare.all).toBe(2);
+    expect(bare.all).toContain("--allow-changed-runbook");
+    const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
+    expect(st.stdout, st.all).toContain(RUNBOOK_CHANGED_NOTE);
     expect(c.s.control.counts().instances[0]?.["POST /api/v1/commit"]).toBe(1);
   }, 120_000);
 });
