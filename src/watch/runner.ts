@@ -70,7 +70,15 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // refused), and says when the runbook is no longer the text its journal ran
   const vars = varArgs([...m.whenVars, ...m.givenVars]);
   const changed = i.runbookHash !== undefined && m.cutover.hash !== undefined && i.runbookHash !== m.cutover.hash;
-  const resume = `syncbook run ${rb} --resume${vars}${changed ? `   (${RUNBOOK_CHANGED_NOTE})` : ""}`;
+  // --resume passes over the journals whose runs neither sent nor ran a hook (`acted`): it takes
+  // the journal of the last run that acted, written last with its last run's text; after a --from
+  // run of an edited runbook that sent nothing, that is the text before the edit
+  const acted = m.runs.filter((r) => r.acted === true).at(-1);
+  const resumedHash =
+    (acted?.journal !== undefined ? m.runs.filter((r) => r.journal === acted.journal).at(-1)?.hash : undefined) ??
+    m.cutover.hash;
+  const resumeChanged = i.runbookHash !== undefined && resumedHash !== undefined && i.runbookHash !== resumedHash;
+  const resume = `syncbook run ${rb} --resume${vars}${resumeChanged ? `   (${RUNBOOK_CHANGED_NOTE})` : ""}`;
   const from = (id: string, why: string): string =>
     `syncbook run ${rb} --from ${id}${changed ? " --allow-changed-runbook" : ""}${vars}   (${why})`;
   if (run.finishedAt !== undefined) {
@@ -85,9 +93,10 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       alarm,
       headline: `run ${run.n} ${how}${run.message ? `: ${run.message}` : ""}`,
       left,
-      // a run stopped at --to left its cutover open: --resume goes on with the next step; a step
+      // a run stopped at --to left its cutover open: --resume goes on with the next step, as it
+      // does after a run that failed, before its commit or after it (as status offers it); a step
       // after the commit that failed (continueOnError) runs again in the cutover with --from
-      ...((run.outcome !== "ok" || run.to !== undefined) && !m.cutover.committed && run.ended !== "called-off"
+      ...((run.outcome !== "ok" || run.to !== undefined) && run.ended !== "called-off"
         ? { next: resume }
         : again
           ? { next: from(again.id, `step ${again.index + 1} failed, and the run went on past it`) }

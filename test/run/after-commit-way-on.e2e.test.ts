@@ -3,14 +3,15 @@
  * verify refused after the reversed sync's commit end with no command at all (the run's end offered
  * `--resume` only while not committed). `--resume` runs the failed step again. And when the journal
  * that `--resume` would pick is of another text of the runbook, the end says `--resume` refuses it
- * unless `--allow-changed-runbook`, as `status` and the watch page do: an adversarial run saw a
+ * unless `--allow-changed-runbook`, as `status` does, and so does the watch page: an adversarial run saw a
  * `--from` run of an edited runbook (its journal passed over: it sent nothing) end with a bare
  * `--resume` that failed when pasted (exit 2). The built CLI against the simulator over loopback.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
-import { cli } from "../support/run.js";
+import type { WatchState } from "../../src/watch/index.js";
+import { cli, startCli } from "../support/run.js";
 import {
   cleanedUpAfterAll,
   cliCutover,
@@ -24,6 +25,22 @@ import {
 } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
+
+/** The way on the watch page offers (its `/state.json`'s runner verdict), from `syncbook watch` on the journal folder. */
+async function watchNext(c: { file: string; jd: string; dir: string }): Promise<string | undefined> {
+  const w = startCli(["watch", c.file, "--journal-dir", c.jd, "--no-live", "--no-notify"], { cwd: c.dir });
+  try {
+    let out = "";
+    w.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    await w.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
+    const url = /syncbook watch: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+    const st = (await (await fetch(new URL("state.json", url))).json()) as WatchState;
+    return st.runner.next;
+  } finally {
+    w.child.kill("SIGINT");
+    await w.done;
+  }
+}
 
 describe("a run that fails after its commit", () => {
   it("ends with the --resume that runs the failed step again; it does", async () => {
@@ -45,6 +62,8 @@ describe("a run that fails after its commit", () => {
     expect(first.stderr, first.all).toContain(`resume with: syncbook run ${c.file} --journal-dir ${c.jd} --resume`);
     const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
     expect(st.stdout, st.all).toContain(`syncbook run ${c.file} --journal-dir ${c.jd} --resume`);
+    // the watch page offers it too (it offered nothing once the cutover had committed)
+    expect(await watchNext(c)).toBe(`syncbook run ${c.file} --journal-dir ${c.jd} --resume`);
     const resumed = await cli(c.args("--resume", "--yes"), { cwd: c.dir });
     expect(resumed.code, `${first.all}\n--- resume\n${resumed.all}`).toBe(0);
     expect(c.s.control.counts().instances[0]?.["POST /api/v1/commit"]).toBe(1);
@@ -84,6 +103,9 @@ describe("a run that fails after its commit", () => {
     expect(bare.all).toContain("--allow-changed-runbook");
     const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
     expect(st.stdout, st.all).toContain(RUNBOOK_CHANGED_NOTE);
+    expect(await watchNext(c)).toBe(
+      `syncbook run ${c.file} --journal-dir ${c.jd} --resume   (${RUNBOOK_CHANGED_NOTE})`,
+    );
     expect(c.s.control.counts().instances[0]?.["POST /api/v1/commit"]).toBe(1);
   }, 120_000);
 });
