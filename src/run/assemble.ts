@@ -365,9 +365,21 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     verifier: {},
     ...opts.resume?.memory,
   };
-  // a run that begins past the runbook's start syncs in its direction (a reverse before: either way)
-  const firstRuns = opts.resume ? (steps.find((s) => !opts.resume!.done.has(s.index))?.index ?? steps.length) : from;
+  // a run that begins past the runbook's start syncs in its direction (a reverse before: either way).
+  // An --abort runs no step (its plan marks none done): the runbook's start's direction, either way
+  // when its journal shows a reverse that took effect, not the one its first read sees; else, after
+  // a reverse, its undo read the sync the other way round as "no commit" and turned writes back on
+  // where the run that stopped them (a new cutover, its commit refused) had kept them off
+  const firstRuns = opts.abort
+    ? steps.length
+    : opts.resume
+      ? (steps.find((s) => !opts.resume!.done.has(s.index))?.index ?? steps.length)
+      : from;
   const direction = directionBefore(steps, firstRuns);
+  if (direction && opts.abort) {
+    if (memory.reversed !== undefined) direction.either = true;
+    else delete direction.either;
+  }
   if (direction) memory.identity.direction = direction;
   const undo = new UndoStack();
   for (const i of opts.resume?.undoSteps ?? []) {

@@ -16,7 +16,9 @@ import type { Simulator } from "../../src/sim/index.js";
 import { inPty } from "../support/pty.js";
 import { cli, startCli } from "../support/run.js";
 import {
+  cleanedUpAfterAll,
   CLI_CUTOVER_DEFAULTS,
+  cliCutover,
   COMMIT,
   COMMITTED,
   cutoverYaml,
@@ -25,6 +27,8 @@ import {
   posts,
   READY,
   START,
+  START_REV,
+  STOP,
   stopVia,
   tempDir,
   totalPosts,
@@ -380,5 +384,47 @@ describe("a commit refused for want of a write stop", () => {
     const done = await run("--from", "stop-writes");
     expect(done.code, done.all).toBe(0);
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+  }, 120_000);
+});
+
+// a helper's adversarial run: after a cutover committed and reversed, a new cutover's `--from
+// stop-writes` stopped writes, its commit was refused (the fleet syncs the other way round from the
+// runbook's start) and its unwind kept writes stopped ("a commit has taken effect"); `status`
+// offered `--abort`, which read the same fleet as "no commit" (its first read set the direction)
+// and turned writes back on at the reversed sync's destination
+describe("--abort after a reverse", () => {
+  const made = cleanedUpAfterAll();
+  it("judges the fleet by the runbook's direction, as the run that stopped writes did: writes stay stopped", async () => {
+    const c = await cliCutover(made, [], "");
+    const rollback = '  - { when: "${vars.rollback}", id: rollback, reverse: {} }\n';
+    writeFileSync(
+      c.file,
+      readFileSync(c.file, "utf8").replace(/^steps:\n/m, "vars: { rollback: false }\nsteps:\n") +
+        START_REV +
+        READY +
+        STOP +
+        DRAINED +
+        COMMIT +
+        COMMITTED +
+        rollback +
+        '  - { when: "${vars.rollback}", id: reversed, waitFor: { state: RUNNING } }\n',
+    );
+    const first = await cli(c.args("--yes", "--var", "rollback=true"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(0);
+    // the reversed sync's source takes the application's writes; the runbook's source does not
+    expect(c.s.control.state().writes.enabled).toBe(false);
+    const from = await cli(c.args("--from", "stop-writes", "--yes"), { cwd: c.dir });
+    const all = `${first.all}\n--- --from stop-writes\n${from.all}`;
+    expect(from.code, all).toBe(3);
+    expect(from.all, all).toMatch(/refused \(fleet-identity\)/);
+    expect(from.all, all).toMatch(/application writes stay STOPPED: a commit has taken effect on the fleet/);
+    const abort = await cli(c.args("--abort"), { cwd: c.dir });
+    const all2 = `${all}\n--- --abort\n${abort.all}`;
+    expect(c.s.control.state().writes.enabled, `--abort turned writes on\n${all2}`).toBe(false);
+    expect(abort.code, all2).toBe(1);
+    expect(abort.all, all2).toMatch(
+      /the undo of step 3 "stop-writes" was not run, so application writes stay STOPPED: a commit has taken effect on the fleet \(expected source cluster "cluster0"/,
+    );
+    expect(posts(c.s, "commit")).toEqual([1]);
   }, 120_000);
 });
