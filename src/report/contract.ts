@@ -183,6 +183,8 @@ export interface ReportRun {
   journal?: string;
   /** A command that reached part of the fleet. */
   split?: string;
+  /** The `--to` step it stopped at before the runbook's end: the cutover goes on (`--resume`). */
+  to?: string;
   exitCode?: number;
   committed?: boolean;
   message?: string;

@@ -200,6 +200,14 @@ function banner(report: Report): string {
   let detail = "";
   switch (report.outcome) {
     case "ok": {
+      // a run stopped at --to left its cutover open, its later steps not run: no "succeeded" (status
+      // and the watch page say "ended ok at --to …, before the runbook's end")
+      const to = report.committed ? undefined : report.runs.at(-1)?.to;
+      if (to !== undefined) {
+        headline = `STOPPED AT --to ${to} · NOT COMMITTED`;
+        detail = `The last run ended ok at --to ${to}, before the runbook's end: the steps after it have not run, and the cutover goes on (--resume): syncbook status ${runbookOf(report)} shows where, and the command that continues it.`;
+        break;
+      }
       headline = `${report.committed ? "COMMITTED" : "SUCCEEDED"}${report.verification.verified ? " · VERIFIED" : " · NOT VERIFIED"}`;
       const trouble = troubleOnTheWay(report);
       detail = trouble.length

@@ -718,6 +718,7 @@ function reportRun(r: ModelRun, t: (at: number) => number): ReportRun {
   if (r.committed !== undefined) out.committed = r.committed;
   if (r.message !== undefined) out.message = stripUserinfo(r.message);
   if (r.split !== undefined) out.split = stripUserinfo(r.split);
+  if (r.to !== undefined) out.to = r.to;
   if (r.by) out.by = { user: stripUserinfo(r.by.user), host: stripUserinfo(r.by.host), pid: r.by.pid };
   if (r.syncbook !== undefined) out.syncbook = r.syncbook;
   return out;

@@ -7,7 +7,7 @@
  * COMMITTED, and two write-stop windows: the first ended by the undo, the second by canWrite.
  * The live `--report` of the resumed run says the same, and the record names who ran it.
  */
-import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +27,7 @@ import {
   writeRunbook,
   type CliResult,
 } from "../support/run.js";
+import { cleanedUpAfterAll, cliCutover } from "../support/crash-harness.js";
 
 const pkg = JSON.parse(readFileSync(join(process.cwd(), "package.json"), "utf8")) as { version: string };
 
@@ -201,4 +202,35 @@ describe("the report of an interrupted, then resumed cutover", () => {
       /service version seen<\/dt><dd>1\.8 or later \(`totalEventsApplied` in progress\), before 1\.21 \(no `lag` in progress\)/,
     );
   });
+});
+
+// a helper's adversarial run: after `--to stop-writes` (writes stopped, no commit, the cutover
+// open), the report's banner said "SUCCEEDED · NOT VERIFIED … Every step succeeded." where status
+// and the watch page said the run ended at --to, before the runbook's end
+describe("the report of a run stopped at --to", () => {
+  const made = cleanedUpAfterAll();
+  it("says where it stopped and that the cutover goes on, not 'succeeded'; after the --resume, COMMITTED", async () => {
+    const c = await cliCutover(made, [], "");
+    writeFileSync(c.file, readFileSync(c.file, "utf8") + START + READY + STOP + DRAINED + COMMIT);
+    const first = await cli(c.args("--to", "stop-writes", "--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(0);
+    const read = async (out: string): Promise<{ json: Report; html: string }> => {
+      const made_ = await cli(["report", join(c.jd, "crash"), "--out", join(c.dir, out)], { cwd: c.dir });
+      expect(made_.code, made_.all).toBe(0);
+      return {
+        json: JSON.parse(readFileSync(join(c.dir, out, "report.json"), "utf8")) as Report,
+        html: readFileSync(join(c.dir, out, "report.html"), "utf8"),
+      };
+    };
+    const stopped = await read("stopped");
+    expect(stopped.json.runs.at(-1)?.to).toBe("stop-writes");
+    expect(stopped.html, first.all).toContain("<h1>STOPPED AT --to stop-writes · NOT COMMITTED ");
+    expect(stopped.html).not.toContain("SUCCEEDED");
+    expect(stopped.html).not.toContain("Every step succeeded");
+    expect(stopped.html).toContain(`syncbook status ${c.file} --journal-dir ${c.jd}`);
+    const resumed = await cli(c.args("--resume", "--yes"), { cwd: c.dir });
+    expect(resumed.code, resumed.all).toBe(0);
+    const done = await read("done");
+    expect(done.html).toContain("<h1>COMMITTED · NOT VERIFIED ");
+  }, 120_000);
 });
