@@ -249,6 +249,7 @@ async function runLoaded(
               ...(continues ? { cutover: continues.cutover } : {}),
             }),
         ...(earlierRuns.length ? { earlierRuns } : {}),
+        journalFile: journal.file,
         ...(chosen && "notContinued" in chosen ? { notContinued: chosen.notContinued } : {}),
         // a run's own report names the cutover's, built from every run of it (issue 37)
         cutoverReport: loaded.redact(shellCommand(["syncbook", "report", dir])),
@@ -293,6 +294,8 @@ export async function execute(
     history?: readonly RunEvent[];
     /** Every run of the cutover before this one, `history`'s among them, in the order they started (`cutoverRunsBefore`). */
     earlierRuns?: readonly RunEvent[];
+    /** This run's journal (what the `--resume` its end offers would continue is told against it). */
+    journalFile?: string;
     /** The cutover a `--from` run continues. */
     cutover?: string;
     /** A `--from` run after a committed cutover's commit that did not continue it: why, and the command that does. */
@@ -500,7 +503,9 @@ export async function execute(
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
       // again, as status offers it
       else if (how.mode !== "rehearse")
-        say(`  resume with: syncbook run ${target} --resume${await resumeChangedNote(loaded, flags.journalDir)}`);
+        say(
+          `  resume with: syncbook run ${target} --resume${await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
+        );
     }
     return result.exitCode;
   } finally {
@@ -512,18 +517,34 @@ export async function execute(
 }
 
 /**
- * `   (RUNBOOK_CHANGED_NOTE)` when the journal `--resume` would pick (a `--from` run that sent nothing
- * is passed over for the one before it) was written for another text of the runbook: that
- * `--resume` is refused unless `--allow-changed-runbook`, as status and the watch page say; "" else.
+ * What the `--resume` offered will continue, when the journal it picks (a run that sent nothing and
+ * ran no hook is passed over for the one before it) is not this run's: of another cutover (this
+ * run a new cutover that sent nothing: an adversarial run saw its `--resume` go on with the earlier
+ * cutover, on to its commit), said with that journal; of another text of the runbook
+ * (`RUNBOOK_CHANGED_NOTE`: refused unless `--allow-changed-runbook`, as status and the watch page
+ * say). "" else.
  */
-async function resumeChangedNote(loaded: LoadedRunbook, journalDir: string | undefined): Promise<string> {
+async function resumeNote(
+  loaded: LoadedRunbook,
+  journalDir: string | undefined,
+  own: string | undefined,
+): Promise<string> {
   if (!loaded.runbook) return "";
-  const [{ runbookJournal, journalDirFor }, { traitsOf }] = await Promise.all([
+  const [{ runbookJournal, journalDirFor, journalCutover }, { traitsOf }] = await Promise.all([
     import("../journal/index.js"),
     import("../steps/index.js"),
   ]);
   const found = await runbookJournal(journalDirFor(loaded.file, loaded.runbook.name, journalDir), traitsOf);
-  return found.state && found.state.hash !== loaded.hash ? `   (${RUNBOOK_CHANGED_NOTE})` : "";
+  const notes: string[] = [];
+  if (found.file !== undefined && own !== undefined && resolve(found.file) !== resolve(own)) {
+    const [theirs, ours] = await Promise.all([journalCutover(found.file), journalCutover(own)]);
+    if (theirs.cutover !== ours.cutover)
+      notes.push(
+        `it goes on with cutover ${theirs.cutover ?? "?"} (journal ${found.file}), not this run's: this run sent nothing and ran no hook, so --resume passes its journal over; see both first: syncbook status ${runbookArg(loaded)}`,
+      );
+  }
+  if (found.state && found.state.hash !== loaded.hash) notes.push(RUNBOOK_CHANGED_NOTE);
+  return notes.length ? `   (${notes.join("; ")})` : "";
 }
 
 /** The id of the stopWrites step a refused step needs run again: the last one before it, else the first. */

@@ -217,6 +217,30 @@ describe("one cutover across runs: one identity", () => {
     );
     expect(new Set(cutoversIn(dir)).size).toBe(2);
   }, 60_000);
+
+  it("a --new-cutover that fails having sent nothing says its --resume goes on with the earlier cutover, not with it", async () => {
+    // an adversarial run: the bare --resume such a run offered went on with the earlier cutover
+    s = await fastSim({ instances: 1, timeScale: 100 });
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    const idle = "  - { id: idle, assert: { state: IDLE } }\n";
+    const gate = `  - { id: gate, hook: { use: shell, with: { command: [node, -e, "process.exit(3)"] } } }\n`;
+    writeFileSync(file, cutoverYaml(s, { defaults: CLI_CUTOVER_DEFAULTS, steps: idle + START + gate }));
+    const first = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
+    expect(first.code, first.all).toBe(1);
+    const firstId = cutoversIn(dir)[0];
+    const second = await cli(["run", file, "--renderer", "simple", "--new-cutover"], { cwd: dir });
+    expect(second.code, second.all).toBe(1);
+    expect(second.all).toMatch(/step idle failed/);
+    const line = second.stderr.split("\n").find((l) => l.includes("resume with:"));
+    expect(line, second.all).toMatch(
+      new RegExp(
+        `resume with: syncbook run \\S+ --resume {3}\\(it goes on with cutover ${firstId} \\(journal \\S+\\), not this run's: this run sent nothing and ran no hook, so --resume passes its journal over; see both first: syncbook status \\S+\\)$`,
+      ),
+    );
+    // and the first run's own end offered the plain --resume: its journal is the one --resume picks
+    expect(first.stderr.split("\n").find((l) => l.includes("resume with:"))).toMatch(/--resume$/);
+  }, 60_000);
 });
 
 describe("notifications that tell the state", () => {
