@@ -173,7 +173,7 @@ export function stateLeft(m: CutoverModel, now: number): string[] {
     const all = m.instances.length;
     if (r)
       out.push(
-        `commit sent${r.instances.length < all ? ` to ${r.instances.length} of ${all} instances` : ""} ${formatDuration(Math.max(0, now - r.at))} ago, its answers not recorded: it may have taken effect`,
+        `commit sent${r.instances.length < all ? ` to ${r.instances.length} of ${all} instances` : ""} ${formatDuration(Math.max(0, now - r.at))} ago, its fan-out never ended (its runner died with it on its way): it may have taken effect`,
       );
     else if (!c) out.push("commit not sent");
     else

@@ -292,11 +292,13 @@ describe("stateLeft", () => {
     const both = killedModel([commitStep, req(2500, 1, 0), req(2501, 2, 1)]);
     expect(both.commitRequested).toEqual({ at: at(2500), run: 1, instances: ["a", "b"] });
     const left = stateLeft(both, at(62_500));
-    expect(left).toContain("commit sent 1m 00s ago, its answers not recorded: it may have taken effect");
+    expect(left).toContain(
+      "commit sent 1m 00s ago, its fan-out never ended (its runner died with it on its way): it may have taken effect",
+    );
     expect(left).not.toContain("commit not sent");
     const one = killedModel([commitStep, req(2500, 1, 0)]);
     expect(stateLeft(one, at(62_500))).toContain(
-      "commit sent to 1 of 2 instances 1m 00s ago, its answers not recorded: it may have taken effect",
+      "commit sent to 1 of 2 instances 1m 00s ago, its fan-out never ended (its runner died with it on its way): it may have taken effect",
     );
     // and "ready to commit?" is past the question for the instances it went to
     const live = {
@@ -384,7 +386,7 @@ describe("stateLeft", () => {
       req(3100, 3, 1),
     ]);
     expect(stateLeft(again, at(63_100))).toContain(
-      "commit sent to 1 of 2 instances 1m 00s ago, its answers not recorded: it may have taken effect",
+      "commit sent to 1 of 2 instances 1m 00s ago, its fan-out never ended (its runner died with it on its way): it may have taken effect",
     );
   });
 });
