@@ -65,3 +65,12 @@ export function commitWords(e: Pick<RunEventMap["run.finished"], "committed" | "
   if (e.reversed !== undefined) return `not committed since the reverse (step ${e.reversed})`;
   return e.commitless ? "no commit in this runbook" : "not committed";
 }
+
+/**
+ * A reverse whose step did not end and that may have reached the fleet, in the words every reader
+ * says it with (`status` from the journal, the watch page and the report from the read model): the
+ * commit before it no longer tells which sync runs.
+ */
+export function reverseInDoubtWords(step: string): string {
+  return `a reverse (step ${step}) may have reached the fleet since (its step did not end): the sync may run the other way now, its destination taking writes only after its own commit`;
+}

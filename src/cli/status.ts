@@ -15,7 +15,7 @@ import { nextLines } from "../next-run.js";
 import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { CUT_OFF_WORDS } from "../model/fold.js";
-import { windowEndWords } from "../writes-words.js";
+import { reverseInDoubtWords, windowEndWords } from "../writes-words.js";
 import { verification, verificationText } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
 import { lintCommand } from "../next-run.js";
@@ -311,7 +311,7 @@ export function formatStatus(st: Status): string[] {
       );
     else if (j.destinationWrites?.reverseInDoubt)
       lines.push(
-        `  writes: the destination took writes from ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)}); a reverse (step ${j.destinationWrites.reversedBy}) may have reached the fleet since (its step did not end): the sync may run the other way now, its destination taking writes only after its own commit (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
+        `  writes: the destination took writes from ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)}); ${reverseInDoubtWords(j.destinationWrites.reversedBy ?? "?")} (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
       );
     else if (j.destinationWrites?.reversedBy !== undefined)
       lines.push(

@@ -287,6 +287,12 @@ export interface CutoverModel {
     verified?: { at?: number; step?: string };
     /** A reverse was sent since the verification began (its step id): the verification no longer counts. */
     verificationReversed?: string;
+    /**
+     * A reverse sent since the last that took effect whose step has not ended ok, and which may have
+     * reached these instances (accepted, or no usable answer: a runner killed with it on its way):
+     * the sync may run either way now, `committed` notwithstanding; only the fleet can say.
+     */
+    reverseInDoubt?: { id: string; at: number; instances: string[] };
   };
   runs: ModelRun[];
   /** The spans with no runner alive, between runs. */

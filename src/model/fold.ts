@@ -16,6 +16,7 @@ import { instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from 
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
 import type { CopyOptions, CopyState } from "../fleet/eta.js";
 import { deliveryReport } from "../plugin/deliveries.js";
+import { classifyAnswer, type Answer } from "../journal/state.js";
 import { decidedVars, wayOnVars } from "../next-run.js";
 import { WindowTracker, isJournalHeader, type WindowKindTraits } from "../fleet/window.js";
 import {
@@ -106,6 +107,13 @@ export class CutoverFold {
   #verifiedBefore: { at?: number; step?: string } | undefined;
   /** A reverse sent since the last verification began, its step: the verification no longer counts. */
   #verificationReversed: string | undefined;
+  /**
+   * The reverses sent since the last that took effect (each step's whose step has not ended ok):
+   * by request id, each instance's answer as the journal's reader classes it
+   * (src/journal/state.ts `classifyAnswer`).
+   */
+  #reversesSent: { id: string; at: number; step: number; answers: Map<number, { label: string; answered: Answer }> }[] =
+    [];
   #lastAt: number | undefined;
   #journal: string | undefined;
   #journalAt = 0;
@@ -126,11 +134,26 @@ export class CutoverFold {
   #reverseTookEffect(s: ModelStep, at: number): void {
     if (this.#opts.traits(s.kind).command !== "reverse") return;
     this.#reversed = { at, id: s.id };
+    this.#reversesSent = [];
     // the fleet seen COMMITTED was the sync before; the new one is read afresh, and the
     // verification's writesOff was of the sync before too
     this.#committedSeen = false;
     this.#states.clear();
     delete this.#verifier?.writesOffGeneration;
+  }
+
+  /**
+   * A reverse that may have reached an instance (an answer not a refusal: accepted, or none usable)
+   * and whose step has not ended ok: the sync may run either way, as `status` says from the journal
+   * (src/run/earlier.ts `reverseInDoubt`, the same rule); only the fleet can tell.
+   */
+  #reverseInDoubt(): Pick<CutoverModel["cutover"], "reverseInDoubt"> {
+    // the first such, as status finds it
+    for (const r of this.#reversesSent) {
+      const reached = [...r.answers.values()].filter((a) => a.answered !== "error").map((a) => a.label);
+      if (reached.length) return { reverseInDoubt: { id: r.id, at: r.at, instances: [...new Set(reached)] } };
+    }
+    return {};
   }
 
   /** The write-stop window's own fold (its clock, its shares): the runner and the UI ask it directly. */
@@ -386,6 +409,13 @@ export class CutoverFold {
         ) {
           this.#verified = undefined;
           this.#verificationReversed = this.#steps.get(running)?.id ?? `step ${running + 1}`;
+          // every answer of it until its step ends ok (then it took effect: `#reverseTookEffect`)
+          let r = this.#reversesSent.find((x) => x.step === running);
+          if (!r)
+            this.#reversesSent.push(
+              (r = { id: this.#verificationReversed, at: e.at, step: running, answers: new Map() }),
+            );
+          if (e.instance) r.answers.set(e.id, { label: instanceLabel(e.instance), answered: "unknown" });
         }
         // a check starts a verification (or resumes one): the writesOff of any before it is not its
         if (e.target === "verifier" && e.path === "/api/v1/check") delete this.#verifier?.writesOffGeneration;
@@ -396,6 +426,13 @@ export class CutoverFold {
         if (r && r.run === n && r.step === this.current) {
           if (!r.instances.includes(label)) r.instances.push(label);
         } else this.#commitRequested = { at: e.at, run: n, step: this.current, instances: [label] };
+        break;
+      }
+      case "response.received": {
+        for (const r of this.#reversesSent) {
+          const a = r.answers.get(e.id);
+          if (a) a.answered = classifyAnswer(e).answered;
+        }
         break;
       }
       case "commit.sent":
@@ -649,6 +686,7 @@ export class CutoverFold {
         ...(this.#reversed !== undefined ? { reversed: { ...this.#reversed } } : {}),
         ...(this.#verified !== undefined ? { verified: { ...this.#verified } } : {}),
         ...(this.#verificationReversed !== undefined ? { verificationReversed: this.#verificationReversed } : {}),
+        ...this.#reverseInDoubt(),
       },
       runs: this.#runs.map((r) => ({ ...r })),
       gaps: this.#gaps.map((g) => ({ ...g })),

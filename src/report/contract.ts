@@ -282,6 +282,11 @@ export interface Report {
   exitCode?: number;
   committed: boolean;
   /**
+   * A reverse whose step did not end and which may have reached these instances (the read model's
+   * `cutover.reverseInDoubt`): the sync may run the other way now, `committed` notwithstanding.
+   */
+  reverseInDoubt?: { step: string; instances: string[] };
+  /**
    * Whether this cutover is verified (src/steps/kit/earned.ts `verification`): a `verify` step
    * passed on this cutover's verification result (`verifier.verified`, when and at which step;
    * neither when a `--from` run carried it, `verifier.carried`, from an earlier journal this report

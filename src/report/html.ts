@@ -17,6 +17,7 @@ import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "..
 import { opensWriteStop } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 import { runbookArg } from "../next-run.js";
+import { reverseInDoubtWords } from "../writes-words.js";
 
 const MAX_REQUEST_ROWS = 1000;
 
@@ -254,6 +255,10 @@ function banner(report: Report): string {
       : report.outcome === "failed"
         ? "failed"
         : "warn";
+  // which sync runs after a reverse on its way only the fleet can say: never "committed" alone
+  const doubt = report.reverseInDoubt
+    ? `<p class="warn">${esc(`${reverseInDoubtWords(report.reverseInDoubt.step)} (sent to ${report.reverseInDoubt.instances.join(", ")}). See the fleet: syncbook status ${runbookOf(report)}`)}</p>`
+    : "";
   // a cutover of several runs: each named, with how it ended (issue 37)
   const runs =
     report.runs.length > 1 || (report.cutover?.journals.length ?? 0) > 1
@@ -266,7 +271,7 @@ function banner(report: Report): string {
     : "";
   return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}" data-verified="${report.verification.verified}">
 <h1>${esc(headline)} <span class="runbook">${esc(report.runbook)}</span></h1>
-${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(report, stuck) : ""}${runs}${cutover}
+${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(report, stuck) : ""}${doubt}${runs}${cutover}
 </header>`;
 }
 

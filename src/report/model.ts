@@ -558,6 +558,14 @@ export class ReportBuilder {
       committed:
         runsCommitted(model.runs, model.cutover.reversed) ||
         (!finished && (model.cutover.reversed ? model.cutover.committed : committedSeen)),
+      ...(model.cutover.reverseInDoubt
+        ? {
+            reverseInDoubt: {
+              step: model.cutover.reverseInDoubt.id,
+              instances: model.cutover.reverseInDoubt.instances.map(stripUserinfo),
+            },
+          }
+        : {}),
       verification: this.#verification(steps, model),
       steps,
       requests: reqs,

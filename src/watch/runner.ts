@@ -13,7 +13,7 @@ import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
-import { WRITES_LEFT_WORDS } from "../writes-words.js";
+import { WRITES_LEFT_WORDS, reverseInDoubtWords } from "../writes-words.js";
 import { RUNBOOK_CHANGED_NOTE, runbookArg, varArgs } from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
@@ -159,6 +159,9 @@ export function stateLeft(m: CutoverModel, now: number): string[] {
   const out: string[] = [];
   const w = m.window;
   if (m.cutover.committed) out.push("committed");
+  // after the commit, a reverse on its way: which sync runs only the fleet can say (status says the same)
+  const doubt = m.cutover.reverseInDoubt;
+  if (doubt) out.push(`${reverseInDoubtWords(doubt.id)} (sent to ${doubt.instances.join(", ")})`);
   if (w?.open && w.closedBy === undefined) {
     const at = w.openedAt ?? w.measuredFrom;
     out.push(`writes stopped ${formatDuration(Math.max(0, now - at))} ago`);

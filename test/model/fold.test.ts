@@ -390,6 +390,74 @@ describe("after a reverse that took effect", () => {
   });
 });
 
+// a reverse on its way after the commit: status says from the journal that it may have reached the
+// fleet (src/run/earlier.ts reverseInDoubt); the report said committed and the watch page "committed"
+describe("a reverse that may have reached the fleet", () => {
+  const REV_STEPS = [
+    ...STEPS,
+    { index: 4, id: "back", kind: "reverse", title: "back" },
+    { index: 5, id: "back-again", kind: "reverse", title: "back again" },
+  ];
+  const sent = (
+    answers: ({ ok: true } | { ok: false; errorKind: "service" | "transport"; error: string } | undefined)[],
+  ) => {
+    const s = stream();
+    const f = new CutoverFold({ traits: traitsOf });
+    const apply = <K extends RunEventType>(t: number, type: K, payload: RunEventMap[K]) =>
+      f.apply(s.at(t, type, payload));
+    apply(0, "run.started", { ...started("run"), steps: REV_STEPS });
+    for (const i of [0, 1])
+      apply(10, "progress.sampled", { instance: inst(i), progress: { state: "COMMITTED" } } as never);
+    apply(100, "step.started", REV_STEPS[4]!);
+    for (const i of [0, 1])
+      apply(110, "request.sent", {
+        id: 10 + i,
+        instance: inst(i),
+        target: "service",
+        method: "POST",
+        path: "/api/v1/reverse",
+      });
+    for (const [i, a] of answers.entries())
+      if (a) apply(120, "response.received", { id: 10 + i, instance: inst(i), target: "service", durationMs: 5, ...a });
+    return { f, apply };
+  };
+  const refused = { ok: false as const, errorKind: "service" as const, error: "x: reverse refused: NotCommitted" };
+  const lost = { ok: false as const, errorKind: "transport" as const, error: "x: reverse failed: timeout" };
+
+  it("is in doubt where its runner died with it on its way, or an answer was lost or accepted; committed stays as it was", () => {
+    expect(sent([]).f.view().cutover).toMatchObject({
+      committed: true,
+      reverseInDoubt: { id: "back", at: 110, instances: ["sync0", "sync1"] },
+    });
+    expect(sent([refused, lost]).f.view().cutover.reverseInDoubt).toEqual({
+      id: "back",
+      at: 110,
+      instances: ["sync1"],
+    });
+    expect(sent([{ ok: true }, refused]).f.view().cutover.reverseInDoubt?.instances).toEqual(["sync0"]);
+  });
+
+  it("is not where every instance refused it, nor once its step ended ok (then it took effect)", () => {
+    expect(sent([refused, refused]).f.view().cutover.reverseInDoubt).toBeUndefined();
+    const ok = sent([{ ok: true }, { ok: true }]);
+    ok.apply(130, "step.finished", { index: 4, id: "back", outcome: "ok", durationMs: 30 });
+    expect(ok.f.view().cutover).toMatchObject({ reversed: { id: "back" } });
+    expect(ok.f.view().cutover.reverseInDoubt).toBeUndefined();
+    // a later reverse step that every instance refused: the earlier one, on its way, is still in doubt
+    const again = sent([]);
+    again.apply(200, "step.started", REV_STEPS[5]!);
+    again.apply(210, "request.sent", {
+      id: 20,
+      instance: inst(0),
+      target: "service",
+      method: "POST",
+      path: "/api/v1/reverse",
+    });
+    again.apply(220, "response.received", { id: 20, instance: inst(0), target: "service", durationMs: 5, ...refused });
+    expect(again.f.view().cutover.reverseInDoubt).toMatchObject({ id: "back", instances: ["sync0", "sync1"] });
+  });
+});
+
 // a run that is not a --resume counts nothing of the verification before it but what it carried
 // (src/run/earlier.ts fromJournal): a --from run of an edited runbook ended "not verified" while the
 // model (the watch page, the cutover's report) said verified; a commit sent before it still counts

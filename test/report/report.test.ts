@@ -147,6 +147,41 @@ describe("buildReport: the timeline", () => {
     expect(r.decisions).toEqual([expect.objectContaining({ kind: "interlock", ok: false, check: "stopWrites" })]);
   });
 
+  // an adversarial run: a runner killed with a reverse on its way after the commit: report.json said
+  // committed alone, where status said the reverse may have reached the fleet
+  it("a reverse on its way when the events end: said beside committed, in the JSON and on the page", () => {
+    const all = synthRun().events;
+    const cut = all.filter((e) => e.type !== "run.finished");
+    const last = cut.at(-1)!;
+    const more = [
+      {
+        type: "step.started",
+        seq: last.seq + 1,
+        at: last.at + 10,
+        index: 6,
+        id: "assert-committed",
+        kind: "assert",
+        title: "a",
+      },
+      {
+        type: "request.sent",
+        seq: last.seq + 2,
+        at: last.at + 20,
+        id: 999,
+        instance: { url: "http://127.0.0.1:27182", name: "shard-a", index: 0 },
+        target: "service",
+        method: "POST",
+        path: "/api/v1/reverse",
+      },
+    ] as unknown as RunEvent[];
+    const r = buildReport([...cut, ...more]);
+    expect(r.outcome).toBe("unfinished");
+    expect(r.committed).toBe(true);
+    expect(r.reverseInDoubt).toEqual({ step: "assert-committed", instances: ["shard-a"] });
+    expect(renderHtml(r)).toContain("a reverse (step assert-committed) may have reached the fleet since");
+    expect(buildReport(all).reverseInDoubt).toBeUndefined();
+  });
+
   it("events cut short (a crash): unfinished, the running step says so", () => {
     const all = synthRun().events;
     const cut = all.findIndex((e) => e.type === "verifier.sampled") + 1;

@@ -10,6 +10,7 @@ import { CutoverFold } from "../../src/model/fold.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
+import { reverseInDoubtWords } from "../../src/writes-words.js";
 
 const T0 = 1_800_000_000_000;
 let seq = 0;
@@ -271,6 +272,26 @@ describe("runnerVerdict", () => {
 });
 
 describe("stateLeft", () => {
+  // an adversarial run: a runner killed with a reverse on its way after the commit; status said it may
+  // have reached the fleet, the page said "committed" alone
+  it("a reverse whose step did not end and that may have reached an instance is said, as status says it", () => {
+    const m = killedModel([
+      ev("progress.sampled", 2100, { instance: instances[0], progress: { state: "COMMITTED" } }),
+      ev("progress.sampled", 2100, { instance: instances[1], progress: { state: "COMMITTED" } }),
+      ev("request.sent", 2500, {
+        id: 7,
+        instance: instances[0],
+        target: "service",
+        method: "POST",
+        path: "/api/v1/reverse",
+      }),
+    ]);
+    expect(m.cutover).toMatchObject({ committed: true, reverseInDoubt: { id: "hold", instances: ["a"] } });
+    expect(stateLeft(m, at(62_500))).toEqual(
+      expect.arrayContaining(["committed", `${reverseInDoubtWords("hold")} (sent to a)`]),
+    );
+  });
+
   it("a commit sent to part of the fleet is said with its count", () => {
     const m = killedModel([ev("commit.sent", 2500, { index: 2, id: "commit", instances: ["a"], skewMs: 1 })]);
     expect(stateLeft(m, at(62_500))).toContain("commit sent to 1 of 2 instances (1m 00s ago)");
