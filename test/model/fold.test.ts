@@ -455,6 +455,21 @@ describe("a reverse that may have reached the fleet", () => {
     });
     again.apply(220, "response.received", { id: 20, instance: inst(0), target: "service", durationMs: 5, ...refused });
     expect(again.f.view().cutover.reverseInDoubt).toMatchObject({ id: "back", instances: ["sync0", "sync1"] });
+    // the other way round: the first refused by every instance, the later one on its way
+    const later = sent([refused, refused]);
+    later.apply(200, "step.started", REV_STEPS[5]!);
+    later.apply(210, "request.sent", {
+      id: 20,
+      instance: inst(1),
+      target: "service",
+      method: "POST",
+      path: "/api/v1/reverse",
+    });
+    expect(later.f.view().cutover.reverseInDoubt).toEqual({ id: "back-again", at: 210, instances: ["sync1"] });
+    // a request that names no instance is no instance's
+    const none = sent([refused, refused]);
+    none.apply(300, "request.sent", { id: 30, target: "service", method: "POST", path: "/api/v1/reverse" } as never);
+    expect(none.f.view().cutover.reverseInDoubt).toBeUndefined();
   });
 });
 
