@@ -347,6 +347,7 @@ export async function execute(
   let draining = false;
   // a rehearsal's too (src/cli/rehearse.ts comes here without main)
   keepRunningWithoutOutput();
+  let acted = false;
   const off = interruptOnSignals(controller, say, forced, undefined, {
     active: () => draining,
     stop: drainStop,
@@ -356,7 +357,17 @@ export async function execute(
       loaded,
       registry,
       mode: how.mode,
-      listeners: [...extraListeners, ui.listener, ...report.listeners, ...(tracing ? [tracing.listener] : [])],
+      listeners: [
+        ...extraListeners,
+        ui.listener,
+        ...report.listeners,
+        ...(tracing ? [tracing.listener] : []),
+        // whether this run acted (a request, a hook): only a run that did not can have its journal
+        // passed over by the --resume its end offers (`resumeNote`)
+        (e) => {
+          if (e.type === "request.sent" || e.type === "hook.started") acted = true;
+        },
+      ],
       ...(how.critical ? { critical: how.critical } : {}),
       signal: controller.signal,
       forceSignal: forced.signal,
@@ -504,7 +515,7 @@ export async function execute(
       // again, as status offers it
       else if (how.mode !== "rehearse")
         say(
-          `  resume with: syncbook run ${target} --resume${await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
+          `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
         );
     }
     return result.exitCode;
@@ -518,7 +529,9 @@ export async function execute(
 
 /**
  * What the `--resume` offered will continue, when the journal it picks (a run that sent nothing and
- * ran no hook is passed over for the one before it) is not this run's: of another cutover (this
+ * ran no hook is passed over for the one before it) is not this run's (asked only of a run that did
+ * not act: the journal of one that did is the one picked, of this text, and reading a long journal
+ * whole at a failed run's end delays its last lines by seconds): of another cutover (this
  * run a new cutover that sent nothing: an adversarial run saw its `--resume` go on with the earlier
  * cutover, on to its commit), said with that journal; of another text of the runbook
  * (`RUNBOOK_CHANGED_NOTE`: refused unless `--allow-changed-runbook`, as status and the watch page
