@@ -42,20 +42,15 @@ async function watchNext(c: { file: string; jd: string; dir: string }): Promise<
   }
 }
 
+/** The cutover's runbook: a sync started, writes stopped, committed and seen COMMITTED, then `after`. */
+function committedThen(c: { file: string }, after: string): void {
+  writeFileSync(c.file, readFileSync(c.file, "utf8") + START + READY + STOP + DRAINED + COMMIT + COMMITTED + after);
+}
+
 describe("a run that fails after its commit", () => {
   it("ends with the --resume that runs the failed step again; it does", async () => {
     const c = await cliCutover(made, [], "");
-    writeFileSync(
-      c.file,
-      readFileSync(c.file, "utf8") +
-        START +
-        READY +
-        STOP +
-        DRAINED +
-        COMMIT +
-        COMMITTED +
-        failingHook(c.dir, "after", 1),
-    );
+    committedThen(c, failingHook(c.dir, "after", 1));
     const first = await cli(c.args("--yes"), { cwd: c.dir });
     expect(first.code, first.all).toBe(1);
     expect(first.all, first.all).toMatch(/step after failed/);
@@ -74,18 +69,7 @@ describe("a run that fails after its commit", () => {
     // leaves a journal --resume passes over, for the first run's, of the text before the edit
     const gate = "  - { id: gate, assert: { canCommit: true } }\n";
     const c = await cliCutover(made, [], "");
-    writeFileSync(
-      c.file,
-      readFileSync(c.file, "utf8") +
-        START +
-        READY +
-        STOP +
-        DRAINED +
-        COMMIT +
-        COMMITTED +
-        gate +
-        '  - { id: done, notify: "moved" }\n',
-    );
+    committedThen(c, gate + '  - { id: done, notify: "moved" }\n');
     const first = await cli(c.args("--yes"), { cwd: c.dir });
     expect(first.code, first.all).toBe(1);
     expect(first.stderr, first.all).toContain(`resume with: syncbook run ${c.file} --journal-dir ${c.jd} --resume\n`);
