@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { JOURNAL_EXTENSION, isObject } from "./format.js";
 import { errorMessage } from "../errors.js";
 import { journalActed, journalLines } from "./read.js";
@@ -134,12 +134,15 @@ export async function unfinishedCutover(dir: string, traits: KindTraits): Promis
 
 /**
  * The journals of a cutover in a folder, oldest run first (by when each journal's first run
- * started): the runs before a `--from` run that continued it, and that run's own.
+ * started): the runs before a `--from` run that continued it, and that run's own. `except`, a
+ * journal the caller has read already, is neither read again nor listed.
  */
-export async function cutoverJournals(dir: string, cutover: string): Promise<string[]> {
+export async function cutoverJournals(dir: string, cutover: string, except?: string): Promise<string[]> {
   let names: string[];
   try {
-    names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_EXTENSION));
+    names = (await readdir(dir)).filter(
+      (n) => n.endsWith(JOURNAL_EXTENSION) && (except === undefined || resolve(join(dir, n)) !== resolve(except)),
+    );
   } catch {
     return [];
   }

@@ -6,7 +6,6 @@
  * not a journal at all is refused (exit 2) before anything is written.
  */
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import { ExitCode, UserError, errorMessage } from "../errors.js";
 import { createChainChecker } from "./chain.js";
 import { cutoverJournals } from "./cutover.js";
@@ -149,26 +148,22 @@ function badLineWarnings(bad: readonly BadLines[], lastLine: number, events: num
 /** Which of a cutover's journals to read, and where an unreadable one is said. */
 export interface CutoverReadOptions {
   except?: string;
-  before?: string;
   unreadable?: (file: string, why: string) => void;
 }
 
 /**
- * A cutover's journals in a folder other than `except`, each read whole, oldest run first, up to
- * `before` (a journal of the cutover: only the runs before it): the runs a `--from` run continued,
- * which its own journal does not hold. An unreadable journal is left out, and said through
- * `unreadable`.
+ * A cutover's journals in a folder other than `except`, each read whole, oldest run first: the
+ * cutover's runs that journal does not hold (those a `--from` run continued, and any run of the
+ * cutover in a later journal). An unreadable journal is left out, and said through `unreadable`.
  */
 export async function cutoverJournalsRead(
   dir: string,
   cutover: string,
   opts: CutoverReadOptions = {},
 ): Promise<JournalRead[]> {
-  const files = await cutoverJournals(dir, cutover);
-  const stop = opts.before === undefined ? -1 : files.findIndex((f) => resolve(f) === resolve(opts.before!));
+  const files = await cutoverJournals(dir, cutover, opts.except);
   const out: JournalRead[] = [];
-  for (const f of stop >= 0 ? files.slice(0, stop) : files) {
-    if (opts.except !== undefined && resolve(f) === resolve(opts.except)) continue;
+  for (const f of files) {
     try {
       out.push(await readJournal(f));
     } catch (err) {

@@ -484,10 +484,12 @@ async function readVerifier(
 }
 
 /**
- * The write-stop window across the cutover's runs, when the journal's first run continued it and
- * counted what an earlier journal established (`run.started.carried`): that journal and the other
- * runs of the cutover before this one, joined as the report joins them (`joinJournals`), then this
- * one. Undefined otherwise (the folder's other journals are not read) or when none is found.
+ * The write-stop window across the cutover's runs: every journal of the journal's cutover in the
+ * folder, joined as the report and the watch page join them (`joinJournals`). Whichever journal
+ * status reads: the journal choice passes over a `--from` run that sent nothing and ran no hook
+ * (it only waited), and such a run may have seen the destination take writes (status read the
+ * older journal alone and said writes stopped, the destination not taking them). Undefined when
+ * no other journal of the cutover is found.
  */
 async function cutoverWindow(
   folder: string,
@@ -495,11 +497,11 @@ async function cutoverWindow(
   events: readonly RunEvent[],
 ): Promise<CutoverModel["window"] | undefined> {
   const first = events.find((e) => e.type === "run.started");
-  if (first?.type !== "run.started" || first.carried === undefined) return undefined;
-  const before = await cutoverJournalsRead(folder, cutoverOfRun(first), { before: file, except: file });
-  if (before.length === 0) return undefined;
+  if (first?.type !== "run.started") return undefined;
+  const others = await cutoverJournalsRead(folder, cutoverOfRun(first), { except: file });
+  if (others.length === 0) return undefined;
   const whole = new CutoverFold({ traits: traitsOf });
-  for (const e of joinJournals([...before, { file, events }]).events) whole.apply(e);
+  for (const e of joinJournals([...others, { file, events }]).events) whole.apply(e);
   return whole.view().window;
 }
 

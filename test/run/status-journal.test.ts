@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import type { WritesLeft } from "../../src/writes-words.js";
-import { openJournal, runbookJournal } from "../../src/journal/index.js";
+import { cutoverOfRun, openJournal, runbookJournal } from "../../src/journal/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { readStatus } from "../../src/run/status.js";
 import { formatStatus } from "../../src/cli/status.js";
@@ -152,6 +152,62 @@ describe("status and the journal", () => {
     expect(back.st.journal?.writesOnSince).toBe(new Date(back.events.at(-1)!.at).toISOString());
     expect(back.writes).toBe(
       `  writes: the application writes again since ${new Date(back.events.at(-1)!.at).toISOString()} (its writesOn hook); the destination took writes at ${seenAt(back.events)} (canWrite on the first process)`,
+    );
+  });
+
+  // a `--from` run of the cutover that sent nothing and ran no hook (it only waited) is passed over
+  // by the journal choice, so status reads the older journal: its window was that journal's alone
+  // (it joined the others only when its own first run was a --from run), and status said writes
+  // stopped and the destination not taking them after the other journal's run saw canWrite
+  it("the window is the cutover's across its journals, whichever journal status reads: a later run's canWrite closes it", async () => {
+    const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+    const { file: first, events } = killedInWindow((ev) => [
+      ev("step.started", STEPS[3]!),
+      ev("request.sent", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        method: "POST",
+        path: "/api/v1/commit",
+        body: {},
+      }),
+      ev("response.received", {
+        id: 1,
+        instance: inst(0),
+        target: "service",
+        status: 200,
+        ok: true,
+        body: { success: true },
+        durationMs: 1,
+      }),
+    ]);
+    const run1 = events[0]!;
+    if (run1.type !== "run.started") throw new Error("unreachable");
+    const ev = eventFactory(100);
+    const seen = ev("progress.sampled", {
+      instance: inst(0),
+      progress: { state: "COMMITTING", canWrite: true } as never,
+    });
+    journalOf([
+      ev("run.started", {
+        ...salesStarted(),
+        cutover: cutoverOfRun(run1),
+        carried: { from: first, writesStopped: true, commitSent: true, commitAccepted: true, commands: [] },
+      }),
+      ev("step.started", STEPS[4]!),
+      seen,
+      ev("window.closed", { reason: "canWrite", seenAt: seen.at }),
+      ev("step.finished", { index: 4, id: "done", outcome: "ok", durationMs: 1 }),
+      // stopped at --to: a run that continued the cutover and finished ok would be the journal chosen
+      ev("run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 1, to: "done" }),
+    ]);
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const st = await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    // the journal status reads is the one that acted, the first
+    expect(st.journal?.resumeWith).toBe(first);
+    expect(st.journal?.destinationWrites).toEqual({ since: new Date(seen.at).toISOString(), by: "canWrite" });
+    expect(formatStatus(st).find((l) => l.startsWith("  writes:"))).toBe(
+      `  writes: the destination takes writes since ${new Date(seen.at).toISOString()} (canWrite on the first process); no writesOn hook has said the application writes again`,
     );
   });
 
