@@ -149,6 +149,14 @@ export function nextAfterFailedUndo(
   };
 }
 
+/**
+ * What `--resume` does after a cutover `--abort` called off (every undo it owed ran): the run's
+ * end, status and the watch page say it alike. It goes on with that cutover where it stopped
+ * (src/run/earlier.ts: a plain run would start a new one instead).
+ */
+export const CALLED_OFF_RESUME =
+  "goes on with the cutover --abort called off, where it stopped (the sync was left as it was): a write stop that was undone runs again before commit";
+
 /** Why a `--resume` offered may be refused: the runbook is not the text its journal ran. */
 export const RUNBOOK_CHANGED_NOTE =
   "the runbook changed since this journal was written: --resume refuses it unless --allow-changed-runbook, only if the change cannot affect the steps already run";

@@ -8,7 +8,7 @@ import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeFrame, plural, shellCommand } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
-import { RUNBOOK_CHANGED_NOTE, runbookArg, runTarget, wayOnVars } from "../next-run.js";
+import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage, redactedError } from "../errors.js";
@@ -429,7 +429,7 @@ export async function execute(
       if (stuck) for (const l of nextAfterFailedUndo(target, stuck)) say(`  ${l}`);
       if (result.exitCode === 0)
         say(
-          `  the sync was left as it was (nothing was sent to it); to go on with this cutover later: syncbook run ${target} --resume (a write stop that was undone runs again before commit)`,
+          `  nothing was sent to the sync; to go on with this cutover later: syncbook run ${target} --resume (${CALLED_OFF_RESUME})`,
         );
     } else if (result.outcome === "ok" && how.mode !== "rehearse" && loaded.runbook) {
       const { afterLastCommit, planSteps } = await import("../run/plan.js");

@@ -44,6 +44,7 @@ import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import { currentSyncCommit, cutoverVars, lastReverse, reverseInDoubt, wayOnFromRefused } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
 import {
+  CALLED_OFF_RESUME,
   nextAfterFailedUndo,
   offerAfterFile,
   RUNBOOK_CHANGED_NOTE,
@@ -152,6 +153,8 @@ export interface JournalStatus {
     at: string;
     message?: string;
     aborted?: true;
+    /** An `--abort` whose undos all ran (exit 0): the cutover is called off, `--resume` goes on with it. */
+    calledOff?: true;
     to?: string;
   };
   writesStopped?: boolean;
@@ -540,6 +543,13 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
         },
       ],
     };
+  // called off (every undo --abort owed ran): as the abort's own end says it, --resume goes on
+  // with it later; a plain run would start a new cutover (src/run/earlier.ts)
+  if (f?.calledOff && j.lastStep)
+    return {
+      runs: [{ args: "--resume", does: CALLED_OFF_RESUME }],
+      ...(j.runbookChanged ? { notes: [RUNBOOK_CHANGED_NOTE] } : {}),
+    };
   if (!open || !j.lastStep) return undefined;
   // once the destination takes writes, the source's write stop is not news
   const stays = j.writesStopped === true && j.destinationWrites === undefined;
@@ -674,6 +684,7 @@ async function readJournalStatus(
       at: new Date(state.finished.at).toISOString(),
       ...(state.finished.message ? { message: state.finished.message } : {}),
       ...(state.finished.aborted ? { aborted: true as const } : {}),
+      ...(model.runs.at(-1)?.ended === "called-off" ? { calledOff: true as const } : {}),
       ...(state.finished.to !== undefined ? { to: state.finished.to } : {}),
     };
   // a --from run that continued its cutover counted the write stop of the run before it (another

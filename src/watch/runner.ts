@@ -14,7 +14,7 @@ import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
 import { WRITES_LEFT_WORDS, reverseInDoubtWords } from "../writes-words.js";
-import { RUNBOOK_CHANGED_NOTE, runbookArg, varArgs } from "../next-run.js";
+import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, varArgs } from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
 /** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
@@ -96,11 +96,14 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       // a run stopped at --to left its cutover open: --resume goes on with the next step, as it
       // does after a run that failed, before its commit or after it (as status offers it); a step
       // after the commit that failed (continueOnError) runs again in the cutover with --from
-      ...((run.outcome !== "ok" || run.to !== undefined) && run.ended !== "called-off"
-        ? { next: resume }
-        : again
-          ? { next: from(again.id, `step ${again.index + 1} failed, and the run went on past it`) }
-          : {}),
+      // called off (every undo --abort owed ran): --resume goes on with it later, as the abort's end says
+      ...(run.ended === "called-off"
+        ? { next: `${resume}   (${CALLED_OFF_RESUME})` }
+        : run.outcome !== "ok" || run.to !== undefined
+          ? { next: resume }
+          : again
+            ? { next: from(again.id, `step ${again.index + 1} failed, and the run went on past it`) }
+            : {}),
       lastLineAt,
     };
   }

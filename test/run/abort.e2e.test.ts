@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { inPty } from "../support/pty.js";
 import { cli, startCli } from "../support/run.js";
+import { CALLED_OFF_RESUME } from "../../src/next-run.js";
 import {
   cleanedUpAfterAll,
   CLI_CUTOVER_DEFAULTS,
@@ -97,6 +98,9 @@ describe("--abort", () => {
     // before any commit, whether it was verified is not the question
     expect(st.stdout).not.toMatch(/not verified/);
     expect(st.stdout).toContain("writes: not stopped by the run (or undone)");
+    // the way on the abort's own end named, named by status too (it named none)
+    expect(r.all).toContain(`to go on with this cutover later: syncbook run ${file} --resume (${CALLED_OFF_RESUME})`);
+    expect(st.stdout).toContain(`  next:\n    syncbook run ${file} --resume\n        ${CALLED_OFF_RESUME}\n`);
 
     const out = join(dir, "out");
     const rep = await cli(["report", join(dir, ".syncbook", "crash"), "--out", out], { cwd: dir });

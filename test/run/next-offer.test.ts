@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { nextOffer, type JournalStatus } from "../../src/run/status.js";
-import { nextLines } from "../../src/next-run.js";
+import { CALLED_OFF_RESUME, nextLines, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
 
 const base: JournalStatus = { folder: "/j", passedOver: [], warnings: [], resumeWith: "/j/a.jsonl" };
 const step = { number: 5, id: "drained", kind: "waitFor", startedAt: "2026-11-30T00:00:00.000Z" };
@@ -101,11 +101,23 @@ describe("nextOffer", () => {
       /step 3 stop-writes runs again \(writes stay stopped\), then step 5 drained and on/,
     );
   });
+  it("a cutover --abort called off: --resume goes on with it, as the abort's end says (a plain run would start a new one)", () => {
+    const calledOff = { ...failed, outcome: "interrupted", aborted: true as const, calledOff: true as const };
+    expect(nextOffer({ ...base, lastStep: step, finished: calledOff })).toEqual({
+      runs: [{ args: "--resume", does: CALLED_OFF_RESUME }],
+    });
+    expect(nextOffer({ ...base, lastStep: step, finished: calledOff, runbookChanged: true })?.notes).toEqual([
+      RUNBOOK_CHANGED_NOTE,
+    ]);
+    // no step ran: nothing to go on with
+    expect(nextOffer({ ...base, finished: calledOff })).toBeUndefined();
+  });
   it("nothing while the run's own process holds the lock, when --resume would refuse the journal, or after a cutover that ended", () => {
     const alive = { pid: 1, host: "h", startedAt: "t", alive: true };
     expect(nextOffer({ ...base, lastStep: step, lock: alive })).toBeUndefined();
     expect(nextOffer({ ...base, lastStep: step, refused: "edited" })).toBeUndefined();
     expect(nextOffer({ ...base, lastStep: step, finished: { ...failed, outcome: "ok" } })).toBeUndefined();
+    // an --abort that did not call the cutover off (an undo failed: its way on is said apart)
     expect(nextOffer({ ...base, lastStep: step, finished: { ...failed, aborted: true } })).toBeUndefined();
     // no step ran: nothing to go on with
     expect(nextOffer({ ...base })).toBeUndefined();

@@ -11,6 +11,7 @@ import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
 import { reverseInDoubtWords } from "../../src/writes-words.js";
+import { CALLED_OFF_RESUME } from "../../src/next-run.js";
 
 const T0 = 1_800_000_000_000;
 let seq = 0;
@@ -445,6 +446,8 @@ describe("the last step of a run that ended without its end", () => {
     expect(v.state).toBe("finished");
     expect(v.left).toContain("last step: 2 hold, started, never ended (cut off)");
     expect(v.left.join(" · ")).not.toMatch(/running/);
+    // called off: the way on the abort's own end and status name (the page named none)
+    expect(v.next).toBe(`syncbook run rb.yaml --resume   (${CALLED_OFF_RESUME})`);
     // a later run alive, not at that step yet (a --resume still reading the fleet): not running either
     const starting = killedModel([
       ev("run.started", 5000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
