@@ -188,20 +188,45 @@ async function runLoaded(
     lock.release();
     throw err;
   }
+  // Ctrl-C (a TERM, a lost terminal) before the run begins: the waits below (hook processes an
+  // earlier run left, the fleet a --resume reads, minutes at most) end at once with what was and
+  // was not done, and the locks are released; Node's default killed the process without a word
+  const planning = new AbortController();
+  const stopPlanning = (sig: NodeJS.Signals): void =>
+    planning.abort(
+      new UserError(
+        `${sig}: stopped before the run began (while reading what earlier runs left): nothing was sent, no hook ran, and the journal is as it was`,
+        {
+          exitCode: ExitCode.interrupted,
+          hint: `Run the same command again when ready; \`syncbook status ${runbookArg(loaded)}\` shows the fleet and the journal.`,
+        },
+      ),
+    );
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const sig of signals) process.on(sig, stopPlanning);
+  const planned = (): void => {
+    for (const sig of signals) process.off(sig, stopPlanning);
+  };
   try {
     const { planResume } = await import("../run/resume.js");
     const { planAbort } = await import("../run/abort.js");
     const { earlierCommitAsked, fromJournal, waitOutEarlierRuns } = await import("../run/earlier.js");
+    const signal = planning.signal;
     // every entry point, before it reads or decides anything: the hook processes earlier runs of
     // this cutover left are waited out (an orphaned undo must not turn writes on behind this run);
     // what cannot be told is left to commit's `hook-processes` interlock (src/run/orphans.ts)
-    const hooks = await waitOutEarlierRuns(loaded, dir, { say });
+    const hooks = await waitOutEarlierRuns(loaded, dir, { say, signal });
     const resume = flags.abort
-      ? await planAbort(loaded, dir, { say, ...(typeof flags.abort === "string" ? { file: flags.abort } : {}) })
+      ? await planAbort(loaded, dir, {
+          say,
+          signal,
+          ...(typeof flags.abort === "string" ? { file: flags.abort } : {}),
+        })
       : flags.resume
         ? await planResume(loaded, dir, {
             allowChangedRunbook: flags.allowChangedRunbook === true,
             say,
+            signal,
             mayHaveActed: hooks.mayHaveActed,
             ...(typeof flags.resume === "string" ? { file: flags.resume } : {}),
           })
@@ -236,6 +261,9 @@ async function runLoaded(
       resume?.file,
       say,
     );
+    // a signal from here on is the run's to handle (execute): it undoes and journals
+    planned();
+    signal.throwIfAborted();
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     say(`journal: ${journal.file}`);
     try {
@@ -276,6 +304,7 @@ async function runLoaded(
       journal.close();
     }
   } finally {
+    planned();
     fleetLock.release();
     lock.release();
   }

@@ -9,12 +9,13 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
-import { createFleet } from "../fleet/index.js";
+import { createFleet, type InstanceSample } from "../fleet/index.js";
 import { chooseJournal, instanceKey, journalCutover, reconcile } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
-import { fleetReadRetry } from "../steps/kit/fleet-ops.js";
+import { fleetReadRetry, whyReadAgain } from "../steps/kit/fleet-ops.js";
+import { formatDuration } from "../runbook/duration.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
 import { runbookArg, runTarget } from "../next-run.js";
@@ -37,6 +38,9 @@ import {
 } from "./earlier.js";
 import { decideResume } from "./resume-decide.js";
 import { runDefaults, type ResumePlan } from "./runner.js";
+
+/** How often a `--resume` waiting for the fleet to answer says so. */
+const RESUME_READ_SAID_EVERY_MS = 15_000;
 
 export async function planResume(
   loaded: LoadedRunbook,
@@ -69,12 +73,28 @@ export async function planResume(
   const signal = opts.signal ?? new AbortController().signal;
   const readFleetStates = async () => {
     // progress may fail for minutes after a restart: read until every instance answers, or give up
+    let waiting: InstanceSample[] = [];
+    let saidAt = -Infinity;
+    const started = Date.now();
     const { value: snap } = await poll({
       read: (s) => fleet.progress(s),
       // INITIALIZING (1.20+, after a service restart) passes by itself: read until it has, so
       // reconcile judges the state the instance settles in, not a transient one
-      judge: (snap) => (snap.instances.some(fleetReadRetry(true).retryable) ? undefined : snap),
-      every: Math.min(2000, d.pollMs),
+      judge: (snap) => {
+        waiting = snap.instances.filter(fleetReadRetry(true).retryable);
+        return waiting.length ? undefined : snap;
+      },
+      every: () => {
+        // said at once and then now and again: minutes of silence read as a hung command
+        if (Date.now() - saidAt >= RESUME_READ_SAID_EVERY_MS) {
+          saidAt = Date.now();
+          const left = Math.max(0, d.progressGiveUpMs - (saidAt - started));
+          opts.say(
+            `resume: reading the fleet before deciding where to go on: ${whyReadAgain(waiting)}; reading again until every instance answers, for at most ${formatDuration(left)} more; nothing has been sent (Ctrl-C stops)`,
+          );
+        }
+        return Math.min(2000, d.pollMs);
+      },
       giveUpMs: d.progressGiveUpMs,
       signal,
     });

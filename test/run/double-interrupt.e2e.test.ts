@@ -110,3 +110,48 @@ describe("Ctrl-C twice", () => {
     expect(r.all).toMatch(/undo hook shell ok/);
   });
 });
+
+// a `--resume` reads the fleet before it decides (up to the retry's give-up time, minutes): with
+// the fleet unreachable it said nothing, and Ctrl-C (Node's default) ended it without a word and
+// left its locks for the next run to take over as stale
+describe("Ctrl-C before the run began", () => {
+  it("a --resume reading an unreachable fleet says so at once; Ctrl-C ends it with what was done (nothing), exit 130, its locks released", async () => {
+    s = await sim({ instances: 1 });
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, "  - { id: never, waitFor: { state: COMMITTED, timeout: 5m } }\n"));
+    const first = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    leftovers.push(first.child.pid!);
+    await first.waitFor(/▶ \[1\/1\]/, 20_000);
+    first.child.kill("SIGKILL");
+    await first.done;
+    // the fleet gone: every progress read is refused
+    await s.close();
+    s = undefined;
+    const resume = () => {
+      const r = startCli(["run", file, "--resume", "--yes", "--renderer", "simple"], { cwd: dir });
+      leftovers.push(r.child.pid!);
+      return r;
+    };
+    const r = resume();
+    await r.waitFor(
+      /resume: reading the fleet before deciding where to go on: progress failing on .*; reading again until every instance answers, for at most \S+ more; nothing has been sent \(Ctrl-C stops\)/,
+      20_000,
+    );
+    r.child.kill("SIGINT");
+    const done = await r.done;
+    expect(done.code, done.all).toBe(130);
+    expect(done.stderr).toContain(
+      "syncbook: SIGINT: stopped before the run began (while reading what earlier runs left): nothing was sent, no hook ran, and the journal is as it was",
+    );
+    expect(done.stderr).toContain(`hint: Run the same command again when ready; \`syncbook status ${file}\``);
+    // its locks were released: the next run takes over none as stale
+    const again = resume();
+    await again.waitFor(/resume: reading the fleet/, 20_000);
+    again.child.kill("SIGTERM");
+    const then = await again.done;
+    expect(then.code, then.all).toBe(130);
+    expect(then.all).not.toMatch(/stale lock/);
+    // as the run killed with -9 left its own, which the first resume took over
+    expect(done.all).toMatch(/journal: took over a stale lock/);
+  });
+});

@@ -99,7 +99,7 @@ function nothingSentYet(op: CommandOp, waiting: InstanceSample[], leftMs: number
 }
 
 /** Why readFleet reads again: the instances whose progress failed, and those still INITIALIZING. */
-function whyReadAgain(waiting: InstanceSample[]): string {
+export function whyReadAgain(waiting: InstanceSample[]): string {
   const failed = waiting.filter((i) => i.error);
   const initializing = waiting.filter((i) => !i.error);
   const parts: string[] = [];
