@@ -190,23 +190,24 @@ async function runLoaded(
   }
   // Ctrl-C (a TERM, a lost terminal) before the run begins: the waits below (hook processes an
   // earlier run left, the fleet a --resume reads, minutes at most) end at once with what was and
-  // was not done, and the locks are released; Node's default killed the process without a word
+  // was not done, and the locks are released; Node's default killed the process without a word.
+  // The run's own handler (a word at once, a second signal forces the exit), handed over to the
+  // run's when it takes the signals (`execute`'s `handOver`): no moment without one
+  const signalled = new AbortController();
   const planning = new AbortController();
-  const stopPlanning = (sig: NodeJS.Signals): void =>
+  signalled.signal.addEventListener("abort", () => {
+    const why = errorMessage(signalled.signal.reason);
     planning.abort(
       new UserError(
-        `${sig}: stopped before the run began (while reading what earlier runs left): nothing was sent, no hook ran, and the journal is as it was`,
+        `${why}: stopped before the run began (while reading what earlier runs left): nothing was sent, no hook ran, and the journal is as it was`,
         {
           exitCode: ExitCode.interrupted,
           hint: `Run the same command again when ready; \`syncbook status ${runbookArg(loaded)}\` shows the fleet and the journal.`,
         },
       ),
     );
-  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  for (const sig of signals) process.on(sig, stopPlanning);
-  const planned = (): void => {
-    for (const sig of signals) process.off(sig, stopPlanning);
-  };
+  });
+  const planned = interruptOnSignals(signalled, say);
   try {
     const { planResume } = await import("../run/resume.js");
     const { planAbort } = await import("../run/abort.js");
@@ -261,8 +262,6 @@ async function runLoaded(
       resume?.file,
       say,
     );
-    // a signal from here on is the run's to handle (execute): it undoes and journals
-    planned();
     signal.throwIfAborted();
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     say(`journal: ${journal.file}`);
@@ -297,6 +296,8 @@ async function runLoaded(
               ),
             }),
         ...(json ? { json: json.write } : {}),
+        // a signal from here on is the run's to handle: it undoes and journals
+        handOver: { signal: signalled.signal, release: planned },
       });
       summary?.finish(code);
       return code;
@@ -346,6 +347,11 @@ export async function execute(
     earlierCommit?: () => Promise<string | undefined>;
     /** Marks the run's journal untrusted before an undo it cannot record (src/journal/journal.ts `distrust`). */
     distrustJournal?: () => string | undefined;
+    /**
+     * The signal handler that stood before the run (its planning): released once the run's own
+     * takes the signals, and a signal it got in between stops the run as soon as it starts.
+     */
+    handOver?: { signal: AbortSignal; release: () => void };
   },
 ): Promise<number> {
   const say = (s: string): void => stderr(loaded.redact(s));
@@ -381,6 +387,10 @@ export async function execute(
     active: () => draining,
     stop: drainStop,
   });
+  if (how.handOver) {
+    how.handOver.release();
+    if (how.handOver.signal.aborted) controller.abort(how.handOver.signal.reason);
+  }
   try {
     const result = await runRunbook({
       loaded,

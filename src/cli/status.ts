@@ -284,7 +284,7 @@ export function formatStatus(st: Status): string[] {
     }
     if (j.finished)
       lines.push(
-        `  run ended ${j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.to !== undefined ? ` at --to ${j.finished.to}, before the runbook's end (its cutover goes on)` : ""}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : j.finished.committed ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+        `  run ended ${j.finished.calledOff ? "called off (--abort)" : j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.to !== undefined ? ` at --to ${j.finished.to}, before the runbook's end (its cutover goes on)` : ""}${j.finished.committed ? " (committed)" : ""}${j.finished.verified ? " · verified" : j.finished.committed ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (live) lines.push(`  the run is still running (pid ${live.pid}): this is its journal so far`);
     else if (j.lastStep)

@@ -134,8 +134,9 @@ export async function unfinishedCutover(dir: string, traits: KindTraits): Promis
 
 /**
  * The journals of a cutover in a folder, oldest run first (by when each journal's first run
- * started): the runs before a `--from` run that continued it, and that run's own. `except`, a
- * journal the caller has read already, is neither read again nor listed.
+ * started): every run of it, whichever journal holds it (those a `--from` run continued, that
+ * run's own, a later run's). `except`, a journal the caller has read already, is neither read
+ * again nor listed.
  */
 export async function cutoverJournals(dir: string, cutover: string, except?: string): Promise<string[]> {
   let names: string[];

@@ -498,10 +498,11 @@ async function cutoverWindow(
   folder: string,
   file: string,
   events: readonly RunEvent[],
+  unreadable: (file: string, why: string) => void,
 ): Promise<CutoverModel["window"] | undefined> {
   const first = events.find((e) => e.type === "run.started");
   if (first?.type !== "run.started") return undefined;
-  const others = await cutoverJournalsRead(folder, cutoverOfRun(first), { except: file });
+  const others = await cutoverJournalsRead(folder, cutoverOfRun(first), { except: file, unreadable });
   if (others.length === 0) return undefined;
   const whole = new CutoverFold({ traits: traitsOf });
   for (const e of joinJournals([...others, { file, events }]).events) whole.apply(e);
@@ -635,14 +636,20 @@ async function readJournalStatus(
     if (refused instanceof UserError && refused.hint) out.refusedHint = refused.hint;
     return { status: out };
   }
-  out.warnings = found.witnessWarning ? [...state.warnings, found.witnessWarning] : state.warnings;
+  out.warnings = [...state.warnings, ...(found.witnessWarning ? [found.witnessWarning] : [])];
   if (state.hash !== hash) out.runbookChanged = true;
   const model = fold.view();
   if (model.notifications) out.notifications = model.notifications;
-  // the write-stop window is the cutover's: a journal whose run continued it (--from) holds only
-  // its end; the runs before it, in the folder's other journals, hold its start and its close
-  // (without them a cutover that committed there read "writes stopped by the run" here)
-  const w = found.file ? ((await cutoverWindow(folder, found.file, events)) ?? model.window) : model.window;
+  // the write-stop window is the cutover's: a journal holds only its own runs; the folder's other
+  // journals of the cutover hold the others (a --from run's journal lacks the stop and the commit
+  // before it; a journal passed over lacks the later run that saw the destination take writes)
+  const w = found.file
+    ? ((await cutoverWindow(folder, found.file, events, (f, why) =>
+        out.warnings.push(
+          `${f} is a journal of this cutover but cannot be read (${why}): the write-stop window leaves it out`,
+        ),
+      )) ?? model.window)
+    : model.window;
   const lastRun = model.runs.at(-1)?.n;
   const refusal = model.decisions.filter((d) => d.run === lastRun && d.kind === "interlock" && !d.ok).at(-1);
   if (refusal?.check === "writes-stopped") {

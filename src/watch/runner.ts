@@ -78,7 +78,11 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     (acted?.journal !== undefined ? m.runs.filter((r) => r.journal === acted.journal).at(-1)?.hash : undefined) ??
     m.cutover.hash;
   const resumeChanged = i.runbookHash !== undefined && resumedHash !== undefined && i.runbookHash !== resumedHash;
-  const resume = `syncbook run ${rb} --resume${vars}${resumeChanged ? `   (${RUNBOOK_CHANGED_NOTE})` : ""}`;
+  const resumeWith = (...why: string[]): string => {
+    const notes = [...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), ...why];
+    return `syncbook run ${rb} --resume${vars}${notes.length ? `   (${notes.join("; ")})` : ""}`;
+  };
+  const resume = resumeWith();
   const from = (id: string, why: string): string =>
     `syncbook run ${rb} --from ${id}${changed ? " --allow-changed-runbook" : ""}${vars}   (${why})`;
   if (run.finishedAt !== undefined) {
@@ -98,7 +102,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       // after the commit that failed (continueOnError) runs again in the cutover with --from
       // called off (every undo --abort owed ran): --resume goes on with it later, as the abort's end says
       ...(run.ended === "called-off"
-        ? { next: `${resume}   (${CALLED_OFF_RESUME})` }
+        ? { next: resumeWith(CALLED_OFF_RESUME) }
         : run.outcome !== "ok" || run.to !== undefined
           ? { next: resume }
           : again

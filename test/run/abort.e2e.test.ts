@@ -94,7 +94,7 @@ describe("--abort", () => {
     expect(finishedLines(dir).at(-1)).toMatchObject({ aborted: true, exitCode: 0, committed: false });
 
     const st = await cli(["status", file], { cwd: dir });
-    expect(st.stdout).toMatch(/run ended aborted at .*: aborted by the operator \(--abort\)/);
+    expect(st.stdout).toMatch(/run ended called off \(--abort\) at .*: aborted by the operator \(--abort\)/);
     // before any commit, whether it was verified is not the question
     expect(st.stdout).not.toMatch(/not verified/);
     expect(st.stdout).toContain("writes: not stopped by the run (or undone)");

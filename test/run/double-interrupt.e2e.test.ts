@@ -141,8 +141,10 @@ describe("Ctrl-C before the run began", () => {
     const done = await r.done;
     expect(done.code, done.all).toBe(130);
     expect(done.stderr).toContain(
-      "syncbook: SIGINT: stopped before the run began (while reading what earlier runs left): nothing was sent, no hook ran, and the journal is as it was",
+      "syncbook: interrupted by SIGINT: stopped before the run began (while reading what earlier runs left): nothing was sent, no hook ran, and the journal is as it was",
     );
+    // said at once, as a run's signal is (the run's own handler, before the run began too)
+    expect(done.stderr).toContain("SIGINT: stopping cleanly");
     expect(done.stderr).toContain(`hint: Run the same command again when ready; \`syncbook status ${file}\``);
     // its locks were released: the next run takes over none as stale
     const again = resume();

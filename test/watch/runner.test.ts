@@ -11,7 +11,7 @@ import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
 import { reverseInDoubtWords } from "../../src/writes-words.js";
-import { CALLED_OFF_RESUME } from "../../src/next-run.js";
+import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
 
 const T0 = 1_800_000_000_000;
 let seq = 0;
@@ -448,6 +448,17 @@ describe("the last step of a run that ended without its end", () => {
     expect(v.left.join(" · ")).not.toMatch(/running/);
     // called off: the way on the abort's own end and status name (the page named none)
     expect(v.next).toBe(`syncbook run rb.yaml --resume   (${CALLED_OFF_RESUME})`);
+    // the runbook edited since: both said, in one parenthesis
+    const edited = runnerVerdict({
+      model: aborted,
+      lock: undefined,
+      now: T0 + 4000,
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+      runbookHash: "sha256:other",
+    });
+    expect(edited.next).toBe(`syncbook run rb.yaml --resume   (${RUNBOOK_CHANGED_NOTE}; ${CALLED_OFF_RESUME})`);
     // a later run alive, not at that step yet (a --resume still reading the fleet): not running either
     const starting = killedModel([
       ev("run.started", 5000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
