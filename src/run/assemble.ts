@@ -5,7 +5,7 @@
  * undos a resume carries, the forced exit's report). The runner composes it with its steps.
  */
 import { dirname } from "node:path";
-import type { VerifierClient } from "../api/index.js";
+import { commandTookEffect, type VerifierClient } from "../api/index.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet, createPollRecorder, createVerifier, WindowTracker, type Fleet } from "../fleet/index.js";
 import {
@@ -398,6 +398,13 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     progress: async (sig, only) => {
       const snap = await fleet.progress(sig, only);
       observeIdentity(run, snap);
+      // a commit sent with no answer (this run's, or an earlier run's a --from run carries): a
+      // read that shows it took effect settles it, as "or was seen committing" says. Unsettled, a
+      // --from run that waited for COMMITTED ended "not committed" on a COMMITTED fleet (an
+      // adversarial run, 2026-12-02)
+      if (memory.commitSent && !memory.commitAccepted)
+        if (snap.instances.some((i) => commandTookEffect("commit", i.progress?.state) === true))
+          memory.commitAccepted = true;
       return snap;
     },
   };

@@ -65,6 +65,30 @@ describe("--from after a command whose answer was lost", () => {
     expect(posts(c.s, "commit")).toEqual([1]);
   }, 120_000);
 
+  // an adversarial run: the refusal's own way on after a lost commit ("if every instance shows the
+  // commit took effect, go on after it with: ... --from committed") waited for COMMITTED, passed,
+  // and ended "not committed" (its run.finished, its notification, the report of its cutover): the
+  // commit it carried was in doubt, and what the run saw of the fleet never settled it
+  it("a --from run past a lost commit that sees the fleet COMMITTED ends committed, and its report says so", async () => {
+    const c = await cliCutover(
+      made,
+      ["late-effect=2000s@0/commit"],
+      START + READY + STOP + DRAINED + COMMIT + COMMITTED,
+    );
+    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toMatch(/gave no usable answer .* nothing was resent/);
+    const on = await cli(c.args("--from", "committed", "--yes"), { cwd: c.dir });
+    const where = `${first.all}\n--- --from committed\n${on.all}`;
+    expect(on.code, where).toBe(0);
+    expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
+    expect(on.all, where).toMatch(/■ run ok in .* · committed · /);
+    expect(on.all, where).not.toContain("not committed");
+    expect(posts(c.s, "commit"), where).toEqual([1]);
+    const report = await cli(["report", join(c.jd, "crash")], { cwd: c.dir });
+    expect(report.all, report.all).toMatch(/run ok, committed/);
+  }, 120_000);
+
   // found in the review: the steps were matched by the runbook's own ids, so a commit step without
   // one (named `commit-5` by the journal and by --from) escaped the refusal
   it("a command step without an id is found by the name the journal and --from give it", async () => {
