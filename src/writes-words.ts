@@ -67,10 +67,10 @@ export function commitWords(e: Pick<RunEventMap["run.finished"], "committed" | "
 }
 
 /**
- * A reverse whose step did not end and that may have reached the fleet, in the words every reader
+ * A reverse whose step did not end ok and that may have reached the fleet, in the words every reader
  * says it with (`status` from the journal, the watch page and the report from the read model): the
  * commit before it no longer tells which sync runs.
  */
 export function reverseInDoubtWords(step: string): string {
-  return `a reverse (step ${step}) may have reached the fleet since (its step did not end): the sync may run the other way now, its destination taking writes only after its own commit`;
+  return `a reverse (step ${step}) may have reached the fleet since (its step did not end ok): the sync may run the other way now, its destination taking writes only after its own commit`;
 }

@@ -56,7 +56,7 @@ export async function planAbort(
   const doubt = reverseInDoubt(state);
   if (doubt !== undefined && commit.sent)
     throw new UserError(
-      `cannot abort from ${file}: a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") may have reached the fleet and its step did not end, after a commit: --abort reads no fleet, so it cannot tell which sync runs now, and after a commit nothing is undone`,
+      `cannot abort from ${file}: a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") may have reached the fleet and its step did not end ok, after a commit: --abort reads no fleet, so it cannot tell which sync runs now, and after a commit nothing is undone`,
       {
         hint: `See the fleet: syncbook status ${runbookArg(loaded)}. To go on: syncbook run ${target} --resume (it reads the fleet and adopts the reverse it shows; then the reversed sync's undos are --abort's again, before its own commit).`,
         exitCode: ExitCode.failed,

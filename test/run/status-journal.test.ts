@@ -145,7 +145,33 @@ describe("status and the journal", () => {
       reverseInDoubt: true,
     });
     expect(reversing.writes).toBe(
-      `  writes: the destination took writes from ${seenAt(reversing.events)} (canWrite on the first process); a reverse (step ${STEPS[4]!.id}) may have reached the fleet since (its step did not end): the sync may run the other way now, its destination taking writes only after its own commit (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
+      `  writes: the destination took writes from ${seenAt(reversing.events)} (canWrite on the first process); a reverse (step ${STEPS[4]!.id}) may have reached the fleet since (its step did not end ok): the sync may run the other way now, its destination taking writes only after its own commit (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
+    );
+
+    // a reverse whose answer was lost and whose step then ended failed (an adversarial run: the
+    // writes line said "its step did not end" under "last step: rollback (reverse): failed")
+    const failed = await status((ev, s) => [
+      closed(ev, s),
+      { ...ev("step.started", STEPS[4]!), at: s.at + 2_000 },
+      {
+        ...ev("request.sent", {
+          id: 7,
+          instance: inst(0),
+          target: "service",
+          method: "POST",
+          path: "/api/v1/reverse",
+          body: {},
+        }),
+        at: s.at + 2_001,
+      },
+      {
+        ...ev("step.finished", { ...STEPS[4]!, outcome: "failed", durationMs: 10_000, error: "no answer" }),
+        at: s.at + 12_001,
+      },
+    ]);
+    expect(failed.st.journal?.destinationWrites?.reverseInDoubt).toBe(true);
+    expect(failed.writes).toContain(
+      `a reverse (step ${STEPS[4]!.id}) may have reached the fleet since (its step did not end ok): the sync may run the other way now`,
     );
 
     const back = await status((ev, s) => [closed(ev, s), ev("window.writes-on", { index: 3, id: "commit" })]);
