@@ -11,7 +11,7 @@ import { ExitCode, UserError, errorMessage } from "../errors.js";
 import type { RunEvent } from "../events.js";
 import { describeWindow } from "../fleet/window.js";
 import { cutoverJournals, cutoverOfRun } from "../journal/index.js";
-import { joinJournals } from "../model/fold.js";
+import { CUT_OFF_WORDS, joinJournals } from "../model/fold.js";
 import { buildReport, readJournal, writeReportFiles, type JournalRead } from "../report/index.js";
 
 export interface ReportCliOptions {
@@ -48,7 +48,11 @@ export async function main(journal: string, opts: ReportCliOptions = {}): Promis
   if (!opts.quiet) {
     const rel = (p: string): string => relative(process.cwd(), p) || p;
     const failed = report.steps.find((s) => s.index === report.failedStep);
-    const outcome = `${report.outcome}${report.committed ? ", committed" : ""}${failed ? ` (step ${failed.index + 1} ${failed.id}: ${failed.outcome})` : ""}`;
+    // as the run's end, status and the page say it: a called-off cutover is "aborted" (its outcome
+    // is failed), and a step its killed run left "running" ran no more once a later run finished
+    const stepOutcome = (s: { outcome: string }): string =>
+      s.outcome === "running" && report.finishedAt !== undefined ? CUT_OFF_WORDS : s.outcome;
+    const outcome = `${report.aborted ? "aborted" : report.outcome}${report.committed ? ", committed" : ""}${failed ? ` (step ${failed.index + 1} ${failed.id}: ${stepOutcome(failed)})` : ""}`;
     const runs =
       report.runs.length > 1 || several
         ? `${report.runs.length} runs${several ? ` in ${all.length} journals` : ""}, `

@@ -105,6 +105,8 @@ describe("--abort", () => {
     const out = join(dir, "out");
     const rep = await cli(["report", join(dir, ".syncbook", "crash"), "--out", out], { cwd: dir });
     expect(rep.code, rep.all).toBe(0);
+    // its printed verdict too (it said "run failed (step 4 drained: running)" while nothing ran)
+    expect(rep.stdout).toMatch(/; run aborted \(step 4 drained: started, never ended \(cut off\)\)\n/);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { outcome: string; aborted?: boolean };
     expect(report.aborted).toBe(true);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("ABORTED");
