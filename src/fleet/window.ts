@@ -620,7 +620,7 @@ export function describeWindow(w: WriteStopWindow): string {
     w.closedBy === "undone"
       ? "writes stopped, then back on by the undo: no cutover"
       : w.open
-        ? "still open: writes are stopped and the destination does not take writes yet"
+        ? "still open: writes are stopped and no read has shown the destination taking writes"
         : `writes stopped → ${windowEndWords(w.closedBy)}`;
   const on = w.toWritesOnMs !== undefined ? `; → writes on again: ${formatDuration(w.toWritesOnMs)}` : "";
   return `${total} (${end}${on}): ${windowShares(w)}`;

@@ -247,7 +247,7 @@ export class SimpleUi {
           ...(open && !stuck
             ? [
                 c.magenta(
-                  `⏱ the destination does not take writes yet: writes stopped ${formatDuration(open.measuredMs)} ago and the window is still open`,
+                  `⏱ no read has shown the destination taking writes: writes stopped ${formatDuration(open.measuredMs)} ago and the window is still open`,
                 ),
               ]
             : []),

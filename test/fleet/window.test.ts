@@ -425,6 +425,11 @@ describe("WindowTracker", () => {
     expect(resumed.current(400)).toMatchObject({ measuredFrom: 100, measuredMs: 300, open: true });
     expect(resumed.current(400)?.openedAt).toBeUndefined();
     expect(describeWindow(resumed.current(400)!)).toMatch(/^at least 300ms \(still open/);
+    // open says what the reads showed, not the fleet: a report of a run killed right after its
+    // commit said "the destination does not take writes yet" of a fleet that had for a minute
+    expect(describeWindow(resumed.current(400)!)).toContain(
+      "still open: writes are stopped and no read has shown the destination taking writes",
+    );
 
     const old = new WindowTracker(traitsOf);
     for (const e of cutover().filter((e) => e.type !== "window.opened")) old.apply(e);

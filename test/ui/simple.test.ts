@@ -52,7 +52,7 @@ describe("simple renderer, a whole run", () => {
     ).toBe(true);
     // the fixture's fleet never reports canWrite: the window is still open when the run ends, and said so
     expect(lines[lines.length - 2]).toMatch(/■ run ok in 2m 06s · committed · exit 0 · steps: 6 ok, 1 skipped$/);
-    expect(lines[lines.length - 1]).toMatch(/⏱ the destination does not take writes yet: writes stopped \d/);
+    expect(lines[lines.length - 1]).toMatch(/⏱ no read has shown the destination taking writes: writes stopped \d/);
   });
 
   it("prints copy progress every 10 points, not per poll, with ETA", () => {
