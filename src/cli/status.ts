@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes, terminalText } from "../text.js";
-import type { Status } from "../run/status.js";
+import type { JournalStatus, Status } from "../run/status.js";
 import { writesStillStopped } from "../ui/format.js";
 import { nextLines } from "../next-run.js";
 import { readinessLine, readinessSummary } from "../model/readiness.js";
@@ -319,7 +319,7 @@ export function formatStatus(st: Status): string[] {
       );
     else if (j.destinationWrites)
       lines.push(
-        `  writes: the destination takes writes since ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)}); no writesOn hook has said the application writes again`,
+        `  writes: the destination takes writes since ${j.destinationWrites.since}${unseenWords(j.destinationWrites)}; no writesOn hook has said the application writes again`,
       );
     else if (j.writesStopInDoubt)
       lines.push(
@@ -366,4 +366,14 @@ export function formatStatus(st: Status): string[] {
       `lock: held by pid ${j.lock.pid} on ${j.lock.host} since ${j.lock.startedAt}${j.lock.alive === true ? " (running)" : j.lock.alive === false ? " (no such process: stale, the next run takes it over)" : " (another host: cannot check)"}`,
     );
   return lines;
+}
+
+/**
+ * How the destination was seen taking writes: by which sign, and, when no runner read the fleet
+ * between the commit and that read (killed after it), that the read is only the latest it began.
+ */
+function unseenWords(d: NonNullable<JournalStatus["destinationWrites"]>): string {
+  return d.unseen
+    ? ` at the latest (${windowEndWords(d.by)}, first seen then: no runner read the fleet from ${d.unseen.from}, after the commit, to ${d.unseen.to})`
+    : ` (${windowEndWords(d.by)})`;
 }

@@ -19,7 +19,7 @@ import {
 import type { ApiError, VerifierProgress } from "../api/index.js";
 import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
-import { CutoverFold, joinJournals } from "../model/fold.js";
+import { CutoverFold, joinJournals, syncCommits } from "../model/fold.js";
 import type { CutoverModel } from "../model/contract.js";
 import { fleetReadiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import { createFleet, type FleetSnapshot } from "../fleet/index.js";
@@ -214,6 +214,11 @@ export interface JournalStatus {
     reversedBy?: string;
     /** That reverse's step did not end: it may have reached the fleet (`reverseInDoubt`), or not. */
     reverseInDoubt?: true;
+    /**
+     * No runner read the fleet between the commit and `since` (killed after it, resumed later):
+     * `since` is only the first read that showed it, the latest it may have begun (ISO times).
+     */
+    unseen?: { from: string; to: string };
   };
   /** A `writesOn` hook said the application writes again (to the destination): ISO time. */
   writesOnSince?: string;
@@ -715,9 +720,14 @@ async function readJournalStatus(
     const rIndex = doubt ?? lastReverse(state)?.stepIndex;
     const rStep = rIndex === undefined ? undefined : model.steps.find((s) => s.index === rIndex);
     const rAt = rStep?.attempts.at(-1)?.startedAt;
+    const sc = syncCommits(model);
+    const commitAt = sc.commits.at(-1)?.at ?? sc.requested?.at;
+    const closedAt = w.closedAt;
+    const gap = commitAt === undefined ? undefined : model.gaps.findLast((g) => g.from >= commitAt && g.to <= closedAt);
     out.destinationWrites = {
       since: new Date(w.closedAt).toISOString(),
       by: w.closedBy,
+      ...(gap ? { unseen: { from: new Date(gap.from).toISOString(), to: new Date(gap.to).toISOString() } } : {}),
       ...(rStep && rAt !== undefined && rAt >= w.closedAt
         ? { reversedBy: rStep.id, ...(doubt !== undefined ? { reverseInDoubt: true as const } : {}) }
         : {}),

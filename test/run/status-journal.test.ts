@@ -174,6 +174,20 @@ describe("status and the journal", () => {
       `a reverse (step ${STEPS[4]!.id}) may have reached the fleet since (its step did not end ok): the sync may run the other way now`,
     );
 
+    // killed right after its commit's answers, and a --resume a minute later the first to read
+    // canWrite (an adversarial run: status said "takes writes since" that read, minutes after the
+    // fleet did): the read is the latest it may have begun, said so with the time no runner read it
+    const late = await status((ev, s) => [
+      { ...ev("step.started", STEPS[3]!), at: s.at + 500 },
+      { ...ev("commit.sent", { index: 3, id: "commit", instances: ["a"], skewMs: 0 }), at: s.at + 1_000 },
+      { ...ev("run.started", { ...salesStarted(), mode: "resume" }), at: s.at + 60_000 },
+      { ...ev("window.closed", { reason: "canWrite", seenAt: s.at + 61_000 }), at: s.at + 61_000 },
+    ]);
+    const lateAt = (ms: number) => new Date(late.events[4]!.at + ms).toISOString();
+    expect(late.writes).toBe(
+      `  writes: the destination takes writes since ${lateAt(61_000)} at the latest (canWrite on the first process, first seen then: no runner read the fleet from ${lateAt(1_000)}, after the commit, to ${lateAt(60_000)}); no writesOn hook has said the application writes again`,
+    );
+
     const back = await status((ev, s) => [closed(ev, s), ev("window.writes-on", { index: 3, id: "commit" })]);
     expect(back.st.journal?.writesOnSince).toBe(new Date(back.events.at(-1)!.at).toISOString());
     expect(back.writes).toBe(
