@@ -34,9 +34,13 @@ export const WRITES_LEFT_WORDS: Readonly<Record<WritesLeft, string>> = {
 };
 
 /** One sentence, for a notification or a run's last line. */
-export function writesLeftSentence(w: WritesLeft): string {
+export function writesLeftSentence(w: WritesLeft, committed: boolean): string {
+  // never "turned back on" after a commit: writes back on the source then are lost to the
+  // destination (an adversarial run: a committed run's notification said so)
   return w === "stopped"
-    ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until they are turned back on or the cutover completes`
+    ? committed
+      ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until it writes to the destination once it takes writes (committed: never back on the source)`
+      : `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until the cutover completes, or the stop is undone while no commit may have been sent (--abort judges that)`
     : `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook failed part-way and no undo of it succeeded; check the application's writers`;
 }
 

@@ -191,7 +191,7 @@ export function createRunSummary() {
         "cutover",
         `${formatDuration(finished.cutover.durationMs)} over ${finished.cutover.runs} runs${finished.window ? `; ${windowLengthWords(finished.window)}` : ""}`,
       ]);
-    if (finished?.writes) facts.push(["application writes", writesLeftSentence(finished.writes)]);
+    if (finished?.writes) facts.push(["application writes", writesLeftSentence(finished.writes, finished.committed)]);
     facts.push([
       "writes lost",
       verdict

@@ -8,7 +8,8 @@ import { SimpleUi } from "../../src/ui/simple.js";
 import { formatValue, formatWaitStatus } from "../../src/ui/format.js";
 import { decisionLine } from "../../src/ui/model.js";
 import { EventBuilder, STEPS } from "../support/ui-fixtures.js";
-import { windowLengthWords } from "../../src/writes-words.js";
+import { windowLengthWords, writesLeftSentence } from "../../src/writes-words.js";
+import { describeNotification } from "../../src/plugin/events.js";
 
 const plain = pc.createColors(false);
 
@@ -66,5 +67,30 @@ describe("the write-stop window at a run's end, in words (src/writes-words.ts)",
         " so far (still stopped)",
       ),
     ).toBe("writes stopped at least 4s so far (still stopped) (and 1m 01s in 2 earlier windows)");
+  });
+});
+
+describe("writes left stopped at a run's end, in words (src/writes-words.ts)", () => {
+  // an adversarial run: a committed run's notification said writes stay stopped "until they are
+  // turned back on", the one thing not to do once the destination holds the commit
+  it("never 'turned back on' after a commit; before one, only an undo judged safe (--abort)", () => {
+    const committed = writesLeftSentence("stopped", true);
+    expect(committed).not.toMatch(/turned back on|undone/);
+    expect(committed).toContain("never back on the source");
+    const notCommitted = writesLeftSentence("stopped", false);
+    expect(notCommitted).toContain("the stop is undone while no commit may have been sent (--abort judges that)");
+    // the notification says it as the run's end does
+    const text = describeNotification(
+      {
+        type: "run.finished",
+        outcome: "ok",
+        exitCode: 0,
+        durationMs: 1000,
+        committed: true,
+        writes: "stopped",
+      } as Parameters<typeof describeNotification>[0],
+      "rb",
+    );
+    expect(text).toContain(committed);
   });
 });
