@@ -11,6 +11,7 @@ import type { RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
 import { CutoverFold, foldEvents, joinJournals, lagTrend, shiftLine } from "../../src/model/fold.js";
 import { MODEL_VERSION } from "../../src/model/contract.js";
 import { traitsOf } from "../../src/steps/index.js";
+import { commandSent } from "../support/journal.js";
 
 function stream(seq0 = 0) {
   const events: RunEvent[] = [];
@@ -409,14 +410,7 @@ describe("a reverse that may have reached the fleet", () => {
     for (const i of [0, 1])
       apply(10, "progress.sampled", { instance: inst(i), progress: { state: "COMMITTED" } } as never);
     apply(100, "step.started", REV_STEPS[4]!);
-    for (const i of [0, 1])
-      apply(110, "request.sent", {
-        id: 10 + i,
-        instance: inst(i),
-        target: "service",
-        method: "POST",
-        path: "/api/v1/reverse",
-      });
+    for (const i of [0, 1]) apply(110, "request.sent", commandSent(10 + i, "reverse", inst(i)));
     for (const [i, a] of answers.entries())
       if (a) apply(120, "response.received", { id: 10 + i, instance: inst(i), target: "service", durationMs: 5, ...a });
     return { f, apply };
@@ -446,25 +440,13 @@ describe("a reverse that may have reached the fleet", () => {
     // a later reverse step that every instance refused: the earlier one, on its way, is still in doubt
     const again = sent([]);
     again.apply(200, "step.started", REV_STEPS[5]!);
-    again.apply(210, "request.sent", {
-      id: 20,
-      instance: inst(0),
-      target: "service",
-      method: "POST",
-      path: "/api/v1/reverse",
-    });
+    again.apply(210, "request.sent", commandSent(20, "reverse", inst(0)));
     again.apply(220, "response.received", { id: 20, instance: inst(0), target: "service", durationMs: 5, ...refused });
     expect(again.f.view().cutover.reverseInDoubt).toMatchObject({ id: "back", instances: ["sync0", "sync1"] });
     // the other way round: the first refused by every instance, the later one on its way
     const later = sent([refused, refused]);
     later.apply(200, "step.started", REV_STEPS[5]!);
-    later.apply(210, "request.sent", {
-      id: 20,
-      instance: inst(1),
-      target: "service",
-      method: "POST",
-      path: "/api/v1/reverse",
-    });
+    later.apply(210, "request.sent", commandSent(20, "reverse", inst(1)));
     expect(later.f.view().cutover.reverseInDoubt).toEqual({ id: "back-again", at: 210, instances: ["sync1"] });
     // a request that names no instance is no instance's
     const none = sent([refused, refused]);
@@ -591,13 +573,7 @@ describe("journals joined in the order their runs started", () => {
     c.at(9000, "journal.resumed" as never, {} as never);
     c.at(9100, "run.started", started("resume"));
     c.at(9200, "step.started", STEPS[2]!);
-    c.at(9300, "request.sent", {
-      id: 1,
-      instance: inst(0),
-      target: "service",
-      method: "POST",
-      path: "/api/v1/reverse",
-    });
+    c.at(9300, "request.sent", commandSent(1, "reverse", inst(0)));
     // a delivery of run 1's end, sent by run 3
     c.at(9400, "notification.sent", { entry: 0, use: "pagerduty", event: 4, about: "run.finished", earlier: true });
     return [

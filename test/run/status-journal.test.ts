@@ -16,7 +16,7 @@ import { parseRunbook } from "../../src/runbook/index.js";
 import { readStatus } from "../../src/run/status.js";
 import { formatStatus } from "../../src/cli/status.js";
 import { traitsOf } from "../../src/steps/index.js";
-import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
+import { commandAccepted, commandSent, eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 
 const opened = vi.hoisted(() => [] as string[]);
 vi.mock("node:fs", async (importOriginal) => {
@@ -120,24 +120,15 @@ describe("status and the journal", () => {
       `  writes: the destination takes writes since ${seenAt(destination.events)} (canWrite on the first process); no writesOn hook has said the application writes again`,
     );
 
+    // a reverse step begun after the read that showed canWrite, its request sent (no answer yet)
+    const reverseSent = (ev: ReturnType<typeof eventFactory>, s: RunEvent): RunEvent[] => [
+      { ...ev("step.started", STEPS[4]!), at: s.at + 2_000 },
+      { ...ev("request.sent", commandSent(7, "reverse", inst(0))), at: s.at + 2_001 },
+    ];
+
     // a reverse on its way when its runner was killed (an adversarial run: status said "takes writes
     // since" while the fleet showed the reverse had taken effect)
-    const reversing = await status((ev, s) => [
-      closed(ev, s),
-      // after the read that showed canWrite
-      { ...ev("step.started", STEPS[4]!), at: s.at + 2_000 },
-      {
-        ...ev("request.sent", {
-          id: 7,
-          instance: inst(0),
-          target: "service",
-          method: "POST",
-          path: "/api/v1/reverse",
-          body: {},
-        }),
-        at: s.at + 2_001,
-      },
-    ]);
+    const reversing = await status((ev, s) => [closed(ev, s), ...reverseSent(ev, s)]);
     expect(reversing.st.journal?.destinationWrites).toEqual({
       since: seenAt(reversing.events),
       by: "canWrite",
@@ -152,18 +143,7 @@ describe("status and the journal", () => {
     // writes line said "its step did not end" under "last step: rollback (reverse): failed")
     const failed = await status((ev, s) => [
       closed(ev, s),
-      { ...ev("step.started", STEPS[4]!), at: s.at + 2_000 },
-      {
-        ...ev("request.sent", {
-          id: 7,
-          instance: inst(0),
-          target: "service",
-          method: "POST",
-          path: "/api/v1/reverse",
-          body: {},
-        }),
-        at: s.at + 2_001,
-      },
+      ...reverseSent(ev, s),
       {
         ...ev("step.finished", { ...STEPS[4]!, outcome: "failed", durationMs: 10_000, error: "no answer" }),
         at: s.at + 12_001,
@@ -203,23 +183,8 @@ describe("status and the journal", () => {
     const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
     const { file: first, events } = killedInWindow((ev) => [
       ev("step.started", STEPS[3]!),
-      ev("request.sent", {
-        id: 1,
-        instance: inst(0),
-        target: "service",
-        method: "POST",
-        path: "/api/v1/commit",
-        body: {},
-      }),
-      ev("response.received", {
-        id: 1,
-        instance: inst(0),
-        target: "service",
-        status: 200,
-        ok: true,
-        body: { success: true },
-        durationMs: 1,
-      }),
+      ev("request.sent", commandSent(1, "commit", inst(0))),
+      ev("response.received", commandAccepted(1, inst(0))),
     ]);
     const run1 = events[0]!;
     if (run1.type !== "run.started") throw new Error("unreachable");
@@ -360,23 +325,8 @@ describe("status and the journal", () => {
     );
     // a command of this run's own, after the carried ones: its own, said as before
     const own = await of((ev) => [
-      ev("request.sent", {
-        id: 1,
-        instance: inst(0),
-        target: "service",
-        method: "POST",
-        path: "/api/v1/pause",
-        body: {},
-      }),
-      ev("response.received", {
-        id: 1,
-        instance: inst(0),
-        target: "service",
-        status: 200,
-        ok: true,
-        body: { success: true },
-        durationMs: 1,
-      }),
+      ev("request.sent", commandSent(1, "pause", inst(0))),
+      ev("response.received", commandAccepted(1, inst(0))),
     ]);
     expect(own.journal.lastCommand).toMatchObject({ op: "pause", step: 3 });
     expect(own.journal.lastCommand).not.toHaveProperty("carried");

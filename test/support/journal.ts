@@ -15,6 +15,27 @@ export function eventFactory(start = 0): <K extends RunEventType>(type: K, paylo
   return (type, payload) => ({ type, seq: ++seq, at: 1_700_000_000_000 + seq, ...payload }) as unknown as RunEvent;
 }
 
+/** A command's POST as the fleet journals it (`op`: commit, reverse, pause…), to one instance. */
+export const commandSent = (id: number, op: string, instance: InstanceRef): RunEventMap["request.sent"] => ({
+  id,
+  instance,
+  target: "service",
+  method: "POST",
+  path: `/api/v1/${op}`,
+  body: {},
+});
+
+/** The service's acceptance of request `id` (`{"success": true}`), as the fleet journals it. */
+export const commandAccepted = (id: number, instance: InstanceRef): RunEventMap["response.received"] => ({
+  id,
+  instance,
+  target: "service",
+  status: 200,
+  ok: true,
+  body: { success: true },
+  durationMs: 1,
+});
+
 export const inst = (index: number, name = `i${index}`): InstanceRef => ({
   url: `http://127.0.0.1:${27182 + index}`,
   name,
