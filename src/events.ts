@@ -106,6 +106,13 @@ export interface RunEventMap {
     exitCode: number;
     committed: boolean;
     /**
+     * Not committed, and a commit of the sync that runs now was sent that may have reached an
+     * instance: no answer accepted it and no read showed it taking effect, yet none refused it
+     * (answers lost, a run that carried such a commit). "Not committed" would tell the bridge
+     * writes may go back on the source, which the commit, if it holds, would lose (`commitWords`).
+     */
+    commitInDoubt?: true;
+    /**
      * The runbook has no step that sends commit (a verify-only runbook, say): "not committed" would
      * read as a word on the fleet, which may well be COMMITTED (`commitWords`, src/writes-words.ts).
      */

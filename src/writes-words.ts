@@ -57,14 +57,21 @@ export function windowEndWords(end: "canWrite" | "committed" | "undone" | undefi
       : "canWrite on the first process";
 }
 
+/** A commit sent that may hold, in the words every reader says it with (`commitWords`, the report, the watch page). */
+export const COMMIT_IN_DOUBT_WORDS = "commit in doubt: sent, not known to have taken effect";
+
 /**
- * Whether this run's cutover committed, in words: "committed", "not committed", "not committed
- * since the reverse" (the sync that runs now), or, for a runbook with no commit step, "no commit
- * in this runbook" (its fleet may be COMMITTED by another runbook or by hand: "not committed"
- * would say otherwise).
+ * Whether this run's cutover committed, in words: "committed", "commit in doubt" (sent, and no
+ * answer or read tells whether it took effect: "not committed" would send writes back to the
+ * source), "not committed", "not committed since the reverse" (the sync that runs now), or, for a
+ * runbook with no commit step, "no commit in this runbook" (its fleet may be COMMITTED by another
+ * runbook or by hand: "not committed" would say otherwise).
  */
-export function commitWords(e: Pick<RunEventMap["run.finished"], "committed" | "commitless" | "reversed">): string {
+export function commitWords(
+  e: Pick<RunEventMap["run.finished"], "committed" | "commitInDoubt" | "commitless" | "reversed">,
+): string {
   if (e.committed) return "committed";
+  if (e.commitInDoubt) return COMMIT_IN_DOUBT_WORDS;
   // the cutover committed before the reverse: "not committed" alone would say it never did
   if (e.reversed !== undefined) return `not committed since the reverse (step ${e.reversed})`;
   return e.commitless ? "no commit in this runbook" : "not committed";

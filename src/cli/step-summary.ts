@@ -170,6 +170,8 @@ export function createRunSummary() {
     else if (finished.outcome === "interrupted") headline = "⏹️ INTERRUPTED";
     else if (finished.exitCode === 3) headline = "⛔ STOPPED BY AN INTERLOCK (nothing was sent)";
     else headline = finished.committed ? "❌ FAILED AFTER COMMIT" : "❌ FAILED";
+    // a commit that may hold: "FAILED" alone reads as nothing committed (writes back on the source)
+    if (finished?.commitInDoubt && finished.outcome !== "ok") headline += " · ❔ COMMIT IN DOUBT";
     if (verdict && !verdict.safe) headline += " · ❌ UNSAFE verdict";
     // never a bare success where nothing verified the cutover (src/steps/kit/earned.ts)
     const verified = verdict ? verdict.verified : finished?.verified;

@@ -59,6 +59,8 @@ export interface ModelRun {
   /** Its own time, as its `run.finished` said. */
   durationMs?: number;
   committed?: boolean;
+  /** Not committed, and a commit it sent or carried may hold, as its `run.finished` said. */
+  commitInDoubt?: true;
   message?: string;
   aborted?: true;
   /** A command that reached part of the fleet (`commit reached 2 of 3 instances …`). */
@@ -276,6 +278,14 @@ export interface CutoverModel {
      * cutover, one a later run counted nothing from too (src/model/fold.ts `runsCommitted`).
      */
     committed: boolean;
+    /**
+     * Not committed, and a commit of the sync that runs now may hold: a request of it that got no
+     * usable answer (or none yet) after the last fan-out that ended, when it was sent (`at`) and
+     * the `instances` that may hold it; or a run since the last reverse said so at its end (a run
+     * that carried such a commit: `instances` empty, `at` its end). "Not committed" would tell
+     * the bridge writes may go back on the source.
+     */
+    commitInDoubt?: { at: number; instances: string[] };
     /** The last reverse that took effect, its step and when it ended: the sync that runs now is the one it started. */
     reversed?: { id: string; at: number };
     /**
@@ -330,7 +340,13 @@ export interface CutoverModel {
    * POST /api/v1/commit): a commit may take effect from its first request on, before its fan-out
    * ends (`commits`), and a runner killed in between leaves only these lines.
    */
-  commitRequested?: { at: number; run: number; instances: string[] };
+  commitRequested?: {
+    at: number;
+    run: number;
+    instances: string[];
+    /** Each instance's answer, of its latest request (`ok`, `error`: refused or never sent, `unknown`: none usable, or none yet). */
+    answers: Record<string, "ok" | "error" | "unknown">;
+  };
   /** The notifications journaled (`notification.*`): how many were delivered, and each that was not or is in doubt (src/plugin/deliveries.ts). */
   notifications?: { delivered: number; notDelivered: string[] };
   /** warn and error log lines. */

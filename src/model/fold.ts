@@ -83,7 +83,16 @@ export class CutoverFold {
   readonly #hooks: ModelHook[] = [];
   readonly #prompts: ModelPrompt[] = [];
   readonly #commits: ModelCommit[] = [];
-  #commitRequested: { at: number; run: number; step: number | undefined; instances: string[] } | undefined;
+  /** The last commit's requests, and each answer journaled, by request id (`classifyAnswer`). */
+  #commitRequested:
+    | {
+        at: number;
+        run: number;
+        step: number | undefined;
+        instances: string[];
+        answers: Map<number, { label: string; answered: Answer }>;
+      }
+    | undefined;
   readonly #deliveries: RunEvent[] = [];
   readonly #logs: CutoverModel["logs"] = [];
   readonly #states = new Map<number, string>();
@@ -147,6 +156,28 @@ export class CutoverFold {
    * and whose step has not ended ok: the sync may run either way, as `status` says from the journal
    * (src/run/earlier.ts `reverseInDoubt`, the same rule); only the fleet can tell.
    */
+  /**
+   * Whether the sync that runs now was committed, or its commit is in doubt, by the journal's rule
+   * (src/run/earlier.ts `evidenceOf`): an instance that accepted a commit request committed it
+   * even when its runner died before the fan-out ended (the page said "not committed"); one that
+   * gave no usable answer, or none yet, may hold it, unless a run since said it committed.
+   */
+  #commitStanding(): Pick<CutoverModel["cutover"], "committed" | "commitInDoubt"> {
+    const since = this.#reversed?.at ?? -Infinity;
+    const r = this.#commitRequested;
+    const last = this.#commits.filter((c) => c.at > since).at(-1);
+    // requests after the last fan-out that ended (a fan-out that ended is in `commits`)
+    const open = r && r.at > since && (!last || r.at > last.at) ? [...r.answers.values()] : [];
+    const committed =
+      runsCommitted(this.#runs, this.#reversed) || this.#committedSeen || open.some((a) => a.answered === "ok");
+    if (committed) return { committed };
+    const mayHold = [...new Set(open.filter((a) => a.answered !== "error").map((a) => a.label))];
+    const said = this.#runs.find((x) => x.commitInDoubt === true && (x.finishedAt ?? 0) > since);
+    if (mayHold.length) return { committed, commitInDoubt: { at: r!.at, instances: mayHold } };
+    if (said) return { committed, commitInDoubt: { at: said.finishedAt!, instances: [] } };
+    return { committed };
+  }
+
   #reverseInDoubt(): Pick<CutoverModel["cutover"], "reverseInDoubt"> {
     // the first such, as status finds it
     for (const r of this.#reversesSent) {
@@ -243,6 +274,7 @@ export class CutoverFold {
           cur.exitCode = e.exitCode;
           cur.durationMs = e.durationMs;
           cur.committed = e.committed;
+          if (e.commitInDoubt === true) cur.commitInDoubt = true;
           if (e.message !== undefined) cur.message = e.message;
           if (e.aborted === true) cur.aborted = true;
           if (e.split !== undefined) cur.split = e.split;
@@ -421,11 +453,13 @@ export class CutoverFold {
         if (e.target === "verifier" && e.path === "/api/v1/check") delete this.#verifier?.writesOffGeneration;
         // a commit may take effect from its first request on: the fan-out's end (commit.sent) may never come
         if (e.target !== "service" || commandOfPath(e.path) !== "commit" || !e.instance) break;
-        const r = this.#commitRequested;
         const label = instanceLabel(e.instance);
+        let r = this.#commitRequested;
         if (r && r.run === n && r.step === this.current) {
           if (!r.instances.includes(label)) r.instances.push(label);
-        } else this.#commitRequested = { at: e.at, run: n, step: this.current, instances: [label] };
+        } else
+          this.#commitRequested = r = { at: e.at, run: n, step: this.current, instances: [label], answers: new Map() };
+        r.answers.set(e.id, { label, answered: "unknown" });
         break;
       }
       case "response.received": {
@@ -433,6 +467,8 @@ export class CutoverFold {
           const a = r.answers.get(e.id);
           if (a) a.answered = classifyAnswer(e).answered;
         }
+        const c = this.#commitRequested?.answers.get(e.id);
+        if (c) c.answered = classifyAnswer(e).answered;
         break;
       }
       case "commit.sent":
@@ -682,7 +718,7 @@ export class CutoverFold {
         ...(last?.journalDir !== undefined ? { journalDir: last.journalDir } : {}),
         ...(first ? { startedAt: first.at } : {}),
         ...(this.#lastAt !== undefined ? { lastAt: this.#lastAt } : {}),
-        committed: runsCommitted(this.#runs, this.#reversed) || this.#committedSeen,
+        ...this.#commitStanding(),
         ...(this.#reversed !== undefined ? { reversed: { ...this.#reversed } } : {}),
         ...(this.#verified !== undefined ? { verified: { ...this.#verified } } : {}),
         ...(this.#verificationReversed !== undefined ? { verificationReversed: this.#verificationReversed } : {}),
@@ -715,6 +751,7 @@ export class CutoverFold {
               at: this.#commitRequested.at,
               run: this.#commitRequested.run,
               instances: [...this.#commitRequested.instances],
+              answers: commitAnswers(this.#commitRequested.answers),
             },
           }
         : {}),
@@ -998,4 +1035,11 @@ export function syncCommits(m: Pick<CutoverModel, "commits" | "commitRequested" 
   const last = commits.at(-1);
   const r = m.commitRequested;
   return { commits, ...(r && r.at > since && (!last || r.at > last.at) ? { requested: r } : {}) };
+}
+
+/** Each instance's answer to the last commit's requests, its latest send's (`commitRequested.answers`). */
+function commitAnswers(answers: ReadonlyMap<number, { label: string; answered: Answer }>): Record<string, Answer> {
+  const out: Record<string, Answer> = {};
+  for (const a of answers.values()) out[a.label] = a.answered;
+  return out;
 }

@@ -282,6 +282,12 @@ export interface Report {
   exitCode?: number;
   committed: boolean;
   /**
+   * Not committed, and a commit of the sync that runs now may hold (the read model's
+   * `cutover.commitInDoubt`): sent, no answer accepted it and no read showed it taking effect,
+   * yet none refused it. `instances`: those that may hold it (empty: a run said so at its end).
+   */
+  commitInDoubt?: { instances: string[] };
+  /**
    * A reverse whose step did not end and which may have reached these instances (the read model's
    * `cutover.reverseInDoubt`): the sync may run the other way now, `committed` notwithstanding.
    */

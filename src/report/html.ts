@@ -17,7 +17,7 @@ import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "..
 import { opensWriteStop } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 import { runbookArg } from "../next-run.js";
-import { reverseInDoubtWords } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords } from "../writes-words.js";
 
 const MAX_REQUEST_ROWS = 1000;
 
@@ -244,6 +244,9 @@ function banner(report: Report): string {
       headline = "UNFINISHED";
       detail = `The events end before the run finished${failed ? `, during step ${failed.index + 1} ${failed.id}` : ""}: the process crashed, was killed, or the journal was cut short. Next: what the fleet and the journal show now, and the way on (syncbook status ${runbookOf(report)}); a journal read later may already hold more (syncbook report again).`;
   }
+  // a commit that may hold: "FAILED" or "SUCCEEDED" alone reads as nothing committed, and writes
+  // back on the source then would be lost to the destination
+  if (report.commitInDoubt) headline += " · COMMIT IN DOUBT";
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const stuck = report.committed ? undefined : writesLeftStopped(report);
   const msg = report.message && !detail.includes(report.message) ? `<p>${esc(report.message)}</p>` : "";
@@ -256,6 +259,9 @@ function banner(report: Report): string {
         ? "failed"
         : "warn";
   // which sync runs after a reverse on its way only the fleet can say: never "committed" alone
+  const commitDoubt = report.commitInDoubt
+    ? `<p class="warn">${esc(`${COMMIT_IN_DOUBT_WORDS}${report.commitInDoubt.instances.length ? `: ${report.commitInDoubt.instances.join(", ")} may hold it` : ""}. Writes must not go back on the source while it may hold. See the fleet: syncbook status ${runbookOf(report)}`)}</p>`
+    : "";
   const doubt = report.reverseInDoubt
     ? `<p class="warn">${esc(`${reverseInDoubtWords(report.reverseInDoubt.step)} (sent to ${report.reverseInDoubt.instances.join(", ")}). See the fleet: syncbook status ${runbookOf(report)}`)}</p>`
     : "";
@@ -269,9 +275,9 @@ function banner(report: Report): string {
   const cutover = report.cutover?.id
     ? `<p class="cutover">cutover ${esc(report.cutover.id)}${report.cutover.report ? ` · the cutover's report, every run of it: <code>${esc(report.cutover.report)}</code>` : ""}</p>`
     : "";
-  return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}" data-verified="${report.verification.verified}">
+  return `<header id="outcome" class="banner ${cls}" data-outcome="${esc(report.outcome)}" data-committed="${report.committed}"${report.commitInDoubt ? ' data-commit-in-doubt="true"' : ""} data-verified="${report.verification.verified}">
 <h1>${esc(headline)} <span class="runbook">${esc(report.runbook)}</span></h1>
-${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(report, stuck) : ""}${doubt}${runs}${cutover}
+${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(report, stuck) : ""}${commitDoubt}${doubt}${runs}${cutover}
 </header>`;
 }
 

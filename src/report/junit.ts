@@ -103,6 +103,7 @@ export function renderJunit(report: Report): string {
         properties: [
           ["outcome", report.outcome],
           ["committed", String(report.committed)],
+          ...(report.commitInDoubt ? [["commitInDoubt", "true"] as [string, string]] : []),
           ["verification", verificationText(report.verification)],
           ["mode", report.mode],
           ["file", report.file],

@@ -543,6 +543,9 @@ export class ReportBuilder {
     const decisions = [...this.#decisions];
     const lastAt = this.#lastAt ?? t0;
     const windows = model.windows;
+    const committed =
+      runsCommitted(model.runs, model.cutover.reversed) ||
+      (!finished && (model.cutover.committed || (!model.cutover.reversed && committedSeen)));
     const report: Report = {
       version: REPORT_VERSION,
       runbook: stripUserinfo(started?.runbook ?? "(unknown runbook)"),
@@ -555,9 +558,10 @@ export class ReportBuilder {
       durationMs: runs.length <= 1 && finished ? finished.durationMs : Math.max(0, (finished?.at ?? lastAt) - t0),
       outcome: finished?.outcome ?? "unfinished",
       // the sync that runs now: after a reverse, a commit before it was the other sync's
-      committed:
-        runsCommitted(model.runs, model.cutover.reversed) ||
-        (!finished && (model.cutover.reversed ? model.cutover.committed : committedSeen)),
+      committed,
+      ...(!committed && model.cutover.commitInDoubt
+        ? { commitInDoubt: { instances: model.cutover.commitInDoubt.instances.map(stripUserinfo) } }
+        : {}),
       ...(model.cutover.reverseInDoubt
         ? {
             reverseInDoubt: {

@@ -29,6 +29,8 @@ export interface RunResult {
   commitSent: boolean;
   /** Commit was accepted by at least one instance: the cutover happened (or is happening). */
   committed: boolean;
+  /** Not committed, and a commit sent may have reached an instance (`run.finished.commitInDoubt`). */
+  commitInDoubt?: true;
   /** Not committed, and a reverse (its step id) took effect: the commit before it was the other sync's (`run.finished.reversed`). */
   reversed?: string;
   /** A `verify` step passed on this cutover's result (src/steps/kit/earned.ts); `unverified`: why not. */
@@ -334,10 +336,13 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const window = run.window.current(ended);
   const before = run.window.windows(ended).slice(0, -1);
   const writes = run.window.writesLeft();
+  // sent, not accepted, not refused by all it reached: the commit may hold (answers lost)
+  const inDoubt = memory.commitSent && !memory.commitAccepted && memory.commitRefused !== true;
   say("run.finished", {
     outcome,
     exitCode,
     committed: memory.commitAccepted,
+    ...(inDoubt ? { commitInDoubt: true as const } : {}),
     ...(steps.every((s) => s.bound.command !== "commit") ? { commitless: true as const } : {}),
     ...(!memory.commitAccepted && memory.reversed !== undefined ? { reversed: memory.reversed } : {}),
     verified: checked.verified,
@@ -384,6 +389,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     exitCode,
     commitSent: memory.commitSent,
     committed: memory.commitAccepted,
+    ...(inDoubt ? { commitInDoubt: true as const } : {}),
     ...(!memory.commitAccepted && memory.reversed !== undefined ? { reversed: memory.reversed } : {}),
     verified: checked.verified,
     ...(checked.verified ? {} : { unverified: checked.why }),

@@ -231,6 +231,9 @@ export const commit: StepKindDef<CommitBody> = {
         onAccepted: (n) => {
           if (n > 0) memory.commitAccepted = true;
         },
+        onSettled: ({ accepted, mayHold }) => {
+          if (accepted === 0 && mayHold === 0) memory.commitRefused = true;
+        },
         beforeSend: () => {
           // from here on nothing is undone: writes may already be going to the destination
           memory.commitSent = true;

@@ -159,6 +159,7 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
         ctx.run.memory.writesStopped = false;
         ctx.run.memory.commitSent = false;
         ctx.run.memory.commitAccepted = false;
+        delete ctx.run.memory.commitRefused;
         ctx.run.memory.reversed = ctx.id;
         ctx.run.plugins.undo.rearm();
       }

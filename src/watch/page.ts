@@ -10,6 +10,7 @@
 import { CUT_OFF_WORDS, cutOff } from "../model/fold.js";
 import { formatDuration } from "../runbook/duration.js";
 import { verifierDocsText } from "../text.js";
+import { COMMIT_IN_DOUBT_WORDS } from "../writes-words.js";
 
 const CSS = `
 *{box-sizing:border-box}
@@ -50,6 +51,7 @@ const dur = ${formatDuration.toString()};
 const docsText = ${verifierDocsText.toString()};
 const cutOff = ${cutOff.toString()};
 const CUT_OFF_WORDS = ${JSON.stringify(CUT_OFF_WORDS)};
+const COMMIT_IN_DOUBT_WORDS = ${JSON.stringify(COMMIT_IN_DOUBT_WORDS)};
 let state = null;
 let skew = 0;
 const OUTCOME = { ok: ["done", "ok"], failed: ["FAILED", "bad"], running: ["running", "warn"], pending: ["not reached", "muted"], skipped: ["skipped", "muted"], interrupted: ["interrupted", "bad"] };
@@ -93,8 +95,8 @@ function render() {
     fill("window", nodes);
   }
   // the cutover and its runs
-  const runs = m.runs.map((x) => el("li", "run " + x.n + " (" + (x.abort ? "--abort" : x.mode) + ")" + (x.by ? " by " + x.by.user + "@" + x.by.host : "") + ", started " + utc(x.startedAt) + ": " + (x.ended === "open" ? "no end yet" : x.ended === "no-word" ? "ended without a word (killed or crashed) after " + utc(x.lastAt) : "ended " + x.ended + (x.finishedAt ? " at " + utc(x.finishedAt) : "")) + (x.committed ? ", committed" : "") + (x.message ? " — " + x.message : "")));
-  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed"))];
+  const runs = m.runs.map((x) => el("li", "run " + x.n + " (" + (x.abort ? "--abort" : x.mode) + ")" + (x.by ? " by " + x.by.user + "@" + x.by.host : "") + ", started " + utc(x.startedAt) + ": " + (x.ended === "open" ? "no end yet" : x.ended === "no-word" ? "ended without a word (killed or crashed) after " + utc(x.lastAt) : "ended " + x.ended + (x.finishedAt ? " at " + utc(x.finishedAt) : "")) + (x.committed ? ", committed" : x.commitInDoubt ? ", " + COMMIT_IN_DOUBT_WORDS : "") + (x.message ? " — " + x.message : "")));
+  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : m.cutover.commitInDoubt ? " · " + COMMIT_IN_DOUBT_WORDS.replace("commit in doubt", "COMMIT IN DOUBT") : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed"))];
   if (runs.length) { const ul = el("ul", undefined, "plain"); ul.append(...runs); cut.push(ul); }
   for (const g of m.gaps) cut.push(el("p", "no runner alive for " + dur(g.ms) + " after run " + g.after + " (" + (g.how === "killed" ? "it was killed" : "it ended") + ")", "warn"));
   fill("cutover", cut);

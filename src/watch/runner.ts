@@ -13,7 +13,7 @@ import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
-import { WRITES_LEFT_WORDS, reverseInDoubtWords } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, WRITES_LEFT_WORDS, reverseInDoubtWords } from "../writes-words.js";
 import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, varArgs } from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
@@ -181,10 +181,22 @@ export function stateLeft(m: CutoverModel, now: number): string[] {
     // requests journaled after the last fan-out that ended: a commit on its way when its runner died
     const r = sync.requested;
     const all = m.instances.length;
-    if (r)
+    const doubt = m.cutover.commitInDoubt;
+    if (r) {
+      const sent = `commit sent${r.instances.length < all ? ` to ${r.instances.length} of ${all} instances` : ""} ${formatDuration(Math.max(0, now - r.at))} ago`;
+      // its run ended: the fan-out did too, and what its answers said is known
+      const ended = m.runs.find((x) => x.n === r.run)?.finishedAt !== undefined;
+      const mayHold = Object.entries(r.answers)
+        .filter(([, a]) => a !== "error")
+        .map(([i]) => i);
       out.push(
-        `commit sent${r.instances.length < all ? ` to ${r.instances.length} of ${all} instances` : ""} ${formatDuration(Math.max(0, now - r.at))} ago, its fan-out never ended (its runner died with it on its way): it may have taken effect`,
+        mayHold.length === 0
+          ? `${sent}, refused by every instance it reached: it took no effect`
+          : ended
+            ? `${sent}, in doubt: ${mayHold.join(", ")} gave no usable answer and no read has shown it taking effect`
+            : `${sent}, its fan-out never ended (its runner died with it on its way): it may have taken effect`,
       );
+    } else if (doubt) out.push(`${COMMIT_IN_DOUBT_WORDS} (a run of this cutover said so at its end)`);
     else if (!c) out.push("commit not sent");
     else
       out.push(

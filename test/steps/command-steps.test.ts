@@ -481,7 +481,8 @@ describe("pause, resume, reverse", () => {
   it("reverse: its own write stop and commit after it, the undo rearmed, either direction legal until it shows", async () => {
     const s = setup({ sends: [{}], reads: each({ state: "COMMITTED" }) });
     s.ctx.run.memory.identity.direction = { source: "cluster0", destination: "cluster1", from: "the start step s" };
-    Object.assign(s.ctx.run.memory, { commitSent: true, commitAccepted: true });
+    // a commit the sync before refused everywhere says nothing of the new sync's
+    Object.assign(s.ctx.run.memory, { commitSent: true, commitAccepted: true, commitRefused: true });
     s.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 }, verified: { at: 2, generation: 3 } };
     await lifecycle("reverse").run(s.ctx, {});
     // the verification so far compared the sync before it
@@ -489,6 +490,7 @@ describe("pause, resume, reverse", () => {
     expect(s.ctx.run.memory.writesStopped).toBe(false);
     expect(s.ctx.run.memory.commitSent).toBe(false);
     expect(s.ctx.run.memory.commitAccepted).toBe(false);
+    expect(s.ctx.run.memory.commitRefused).toBeUndefined();
     // the run's end says "not committed since the reverse (step cmd)"
     expect(s.ctx.run.memory.reversed).toBe("cmd");
     expect(s.undo.rearm).toHaveBeenCalledTimes(1);
@@ -814,6 +816,37 @@ describe("the details an operator reads, and a lost answer judged by each comman
     const pa = setup({ sends: [{ 0: "reset" }], reads: [[{ state: "RUNNING" }, { state: "PAUSED" }]] });
     await lifecycle("pause").run(pa.ctx, {});
     expect(pa.f.sent).toEqual([[0]]);
+  });
+
+  // the run's end says "commit in doubt" of a commit sent and not accepted unless this is known
+  // (src/run/runner.ts): a commit whose answers were lost ended "not committed" on a fleet holding it
+  it("[facts-block] whether a commit that no instance accepted took no effect (every instance refused it, or it never left) or may hold", async () => {
+    const ready: Read = { state: "RUNNING", canCommit: true };
+    const refusedBy = async (sends: Script["sends"], reads: Read[][]) => {
+      const s = setup({ sends, reads });
+      await failure(commit.run(s.ctx, {}));
+      expect(s.ctx.run.memory.commitAccepted).toBe(false);
+      return s.ctx.run.memory.commitRefused;
+    };
+    expect(await refusedBy([{ 0: "refused", 1: "refused" }], each(ready, ready))).toBe(true);
+    // never left, and progress unreadable: it cannot have taken effect there
+    expect(
+      await refusedBy(
+        [{ 0: "not-sent", 1: "not-sent" }],
+        [
+          [ready, "error"],
+          [ready, "error"],
+        ],
+      ),
+    ).toBe(true);
+    // one refused, one with no usable answer: that one may hold it (RUNNING proves nothing)
+    expect(await refusedBy([{ 0: "refused", 1: "reset" }], each(ready, ready))).toBeUndefined();
+    expect(await refusedBy([{ 0: "reset", 1: "reset" }], each(ready, ready))).toBeUndefined();
+    // a split: accepted by the others
+    const split = setup({ sends: [{ 1: "refused" }], reads: each(ready, ready, ready) });
+    await failure(commit.run(split.ctx, {}));
+    expect(split.ctx.run.memory.commitAccepted).toBe(true);
+    expect(split.ctx.run.memory.commitRefused).toBeUndefined();
   });
 
   it("[design] a commit every instance refused: not accepted anywhere, the run knows it", async () => {

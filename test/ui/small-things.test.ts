@@ -8,8 +8,8 @@ import { SimpleUi } from "../../src/ui/simple.js";
 import { formatValue, formatWaitStatus } from "../../src/ui/format.js";
 import { decisionLine } from "../../src/ui/model.js";
 import { EventBuilder, STEPS } from "../support/ui-fixtures.js";
-import { windowLengthWords, writesLeftSentence } from "../../src/writes-words.js";
-import { describeNotification } from "../../src/plugin/events.js";
+import { commitWords, windowLengthWords, writesLeftSentence } from "../../src/writes-words.js";
+import { describeNotification, severityOf } from "../../src/plugin/events.js";
 
 const plain = pc.createColors(false);
 
@@ -71,6 +71,19 @@ describe("the write-stop window at a run's end, in words (src/writes-words.ts)",
 });
 
 describe("writes left stopped at a run's end, in words (src/writes-words.ts)", () => {
+  // a commit whose answers were lost after it took effect ended "not committed" (src/run/runner.ts)
+  it('a commit in doubt is said so, before "since the reverse" or "no commit in this runbook"; its page is critical', () => {
+    expect(commitWords({ committed: false, commitInDoubt: true })).toBe(
+      "commit in doubt: sent, not known to have taken effect",
+    );
+    expect(commitWords({ committed: false, commitInDoubt: true, reversed: "back" })).toMatch(/^commit in doubt/);
+    expect(commitWords({ committed: true, commitInDoubt: true })).toBe("committed");
+    expect(commitWords({ committed: false })).toBe("not committed");
+    const n = { type: "run.finished", outcome: "failed", exitCode: 1, durationMs: 1000, committed: false } as const;
+    expect(severityOf({ ...n } as Parameters<typeof severityOf>[0])).toBe("error");
+    expect(severityOf({ ...n, commitInDoubt: true } as Parameters<typeof severityOf>[0])).toBe("critical");
+  });
+
   // an adversarial run: a committed run's notification said writes stay stopped "until they are
   // turned back on", the one thing not to do once the destination holds the commit
   it("never 'turned back on' after a commit; before one, only an undo judged safe (--abort)", () => {

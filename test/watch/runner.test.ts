@@ -312,7 +312,13 @@ describe("stateLeft", () => {
       });
     const commitStep = ev("step.started", 2400, { index: 2, id: "commit", kind: "commit", title: "commit" });
     const both = killedModel([commitStep, req(2500, 1, 0), req(2501, 2, 1)]);
-    expect(both.commitRequested).toEqual({ at: at(2500), run: 1, instances: ["a", "b"] });
+    expect(both.commitRequested).toEqual({
+      at: at(2500),
+      run: 1,
+      instances: ["a", "b"],
+      answers: { a: "unknown", b: "unknown" },
+    });
+    expect(both.cutover).toMatchObject({ committed: false, commitInDoubt: { at: at(2500), instances: ["a", "b"] } });
     const left = stateLeft(both, at(62_500));
     expect(left).toContain(
       "commit sent 1m 00s ago, its fan-out never ended (its runner died with it on its way): it may have taken effect",
@@ -410,6 +416,127 @@ describe("stateLeft", () => {
     expect(stateLeft(again, at(63_100))).toContain(
       "commit sent to 1 of 2 instances 1m 00s ago, its fan-out never ended (its runner died with it on its way): it may have taken effect",
     );
+  });
+});
+
+describe("a commit whose fan-out ended without a commit.sent (the step failed)", () => {
+  const req = (at: number, id: number, i: number) =>
+    ev("request.sent", at, {
+      id,
+      instance: instances[i],
+      target: "service",
+      method: "POST",
+      path: "/api/v1/commit",
+      body: {},
+    });
+  const lost = (at: number, id: number, i: number) =>
+    ev("response.received", at, {
+      id,
+      instance: instances[i],
+      target: "service",
+      ok: false,
+      error: `http://${instances[i]!.name}: commit failed: connection failed: other side closed (UND_ERR_SOCKET)`,
+      errorKind: "transport",
+      durationMs: 5,
+    });
+  const refused = (at: number, id: number, i: number) =>
+    ev("response.received", at, {
+      id,
+      instance: instances[i],
+      target: "service",
+      status: 200,
+      ok: false,
+      body: { success: false, error: "InvalidStateTransition", errorDescription: "no" },
+      error: `http://${instances[i]!.name}: commit refused: InvalidStateTransition`,
+      errorKind: "service",
+      durationMs: 5,
+    });
+  const commitStep = ev("step.started", 2400, { index: 2, id: "commit", kind: "commit", title: "commit" });
+  const failedAt = (ms: number) => [
+    ev("step.finished", ms, { index: 2, id: "commit", outcome: "failed", durationMs: 100 }),
+    ev("run.finished", ms + 1, { outcome: "failed", exitCode: 1, committed: false, durationMs: ms }),
+  ];
+
+  // a run against the simulator (late-effect on commit): answers lost, the run ended failed, and the
+  // page said "its runner died with it on its way" and its cutover "not committed"
+  it("answers lost, the run ended: in doubt, the instances named, no runner said dead", () => {
+    const m = killedModel([
+      commitStep,
+      req(2500, 1, 0),
+      req(2501, 2, 1),
+      lost(2510, 1, 0),
+      lost(2511, 2, 1),
+      ...failedAt(12_000),
+    ]);
+    expect(m.cutover).toMatchObject({ committed: false, commitInDoubt: { instances: ["a", "b"] } });
+    const left = stateLeft(m, at(62_500));
+    expect(left).toContain(
+      "commit sent 1m 00s ago, in doubt: a, b gave no usable answer and no read has shown it taking effect",
+    );
+    expect(left.join("\n")).not.toMatch(/runner died|commit not sent/);
+  });
+
+  it("refused by every instance it reached: it took no effect, no doubt", () => {
+    const m = killedModel([
+      commitStep,
+      req(2500, 1, 0),
+      req(2501, 2, 1),
+      refused(2510, 1, 0),
+      refused(2511, 2, 1),
+      ...failedAt(3000),
+    ]);
+    expect(m.cutover.committed).toBe(false);
+    expect(m.cutover.commitInDoubt).toBeUndefined();
+    expect(m.commitRequested?.answers).toEqual({ a: "error", b: "error" });
+    expect(stateLeft(m, at(62_500))).toContain(
+      "commit sent 1m 00s ago, refused by every instance it reached: it took no effect",
+    );
+    // one refused, one lost: the lost one may hold it
+    const one = killedModel([
+      commitStep,
+      req(2500, 1, 0),
+      req(2501, 2, 1),
+      refused(2510, 1, 0),
+      lost(2511, 2, 1),
+      ...failedAt(3000),
+    ]);
+    expect(one.cutover.commitInDoubt).toEqual({ at: at(2500), instances: ["b"] });
+  });
+
+  // the journal's rule (src/run/earlier.ts evidenceOf): an instance that accepted it committed it
+  it("accepted by an instance, the runner killed before the fan-out ended: committed", () => {
+    const ok = ev("response.received", 2510, {
+      id: 1,
+      instance: instances[0],
+      target: "service",
+      status: 200,
+      ok: true,
+      body: { success: true },
+      durationMs: 5,
+    });
+    const m = killedModel([commitStep, req(2500, 1, 0), req(2501, 2, 1), ok]);
+    expect(m.cutover.committed).toBe(true);
+    expect(m.cutover.commitInDoubt).toBeUndefined();
+    expect(stateLeft(m, at(62_500))).toContain("committed");
+  });
+
+  it("a run that said so at its end (a --from run that carried the commit): in doubt, by its word", () => {
+    const m = killedModel([
+      ev("run.finished", 3000, { outcome: "ok", exitCode: 0, committed: false, commitInDoubt: true, durationMs: 3000 }),
+    ]);
+    expect(m.runs[0]!.commitInDoubt).toBe(true);
+    expect(m.cutover.commitInDoubt).toEqual({ at: at(3000), instances: [] });
+    expect(stateLeft(m, at(62_500))).toContain(
+      "commit in doubt: sent, not known to have taken effect (a run of this cutover said so at its end)",
+    );
+    // a reverse that took effect after it: the new sync's commit is not sent
+    const reversed = killedModel([
+      ev("run.finished", 3000, { outcome: "ok", exitCode: 0, committed: false, commitInDoubt: true, durationMs: 3000 }),
+      ev("run.started", 4000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
+      ev("step.started", 4100, { index: 3, id: "back", kind: "reverse", title: "back" }),
+      ev("step.finished", 4200, { index: 3, id: "back", outcome: "ok", durationMs: 100 }),
+    ]);
+    expect(reversed.cutover.commitInDoubt).toBeUndefined();
   });
 });
 

@@ -50,6 +50,13 @@ export interface RunMemory {
   commitSent: boolean;
   /** At least one instance accepted commit (or was seen committing): the cutover happened. */
   commitAccepted: boolean;
+  /**
+   * This run's commit, sent, was refused by every instance it reached and none may hold it (each
+   * answered success:false, or its request never left): it took no effect. Without it, a commit
+   * sent and not accepted is in doubt (`run.finished.commitInDoubt`): a resumed or carried commit
+   * the journal shows sent may have reached an instance (src/run/earlier.ts `evidenceOf`).
+   */
+  commitRefused?: boolean;
   /** Every `success: false` answer of this run: commit refuses while there is one. */
   serviceErrors: { instance: string; op: string; error: string }[];
   /** What the run knows of the fleet's identity, from every progress read (fleet-ops.ts `observeIdentity`). */

@@ -293,6 +293,12 @@ export interface CommandSpec {
   beforeSend?(): void;
   /** How many instances accepted it so far (after the first answers, and at the end, also when the step fails). */
   onAccepted?(n: number): void;
+  /**
+   * Once, when the send is over (ended, failed or cut short): how many instances accepted it, and
+   * how many gave no usable answer after a request that may have reached them, which progress did
+   * not settle (each may hold it). Neither: every instance refused it, or it never left.
+   */
+  onSettled?(s: { accepted: number; mayHold: number }): void;
   /** Send to these instance indexes only (a targeted command: kit/targets.ts). */
   only?: readonly number[] | undefined;
 }
@@ -478,6 +484,10 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
     throw explainAbort(ctx, err, op, pending, accepted.size, refused);
   } finally {
     spec.onAccepted?.(accepted.size);
+    spec.onSettled?.({
+      accepted: accepted.size,
+      mayHold: [...pending.values()].filter((u) => u.mayHaveReached).length,
+    });
   }
   if (refused.length) {
     const n = accepted.size;
