@@ -149,10 +149,18 @@ export interface RunEventMap {
     /**
      * The cutover's (last) write-stop window at this run's end, measured across its runs
      * (src/fleet/window.ts): its length (`atLeast` when its start is before the events seen), and
-     * whether it is still open (writes stopped, canWrite not seen, not undone); `earlier`: the
-     * cutover's windows before it (a stop undone, then stopped again), which were downtime too.
+     * whether it is still open (writes stopped, canWrite not seen, not undone); `unseenMs`: its end
+     * was seen after that long with no runner reading the fleet, so its length is at most
+     * `durationMs` (`WriteStopWindow.unseenMs`); `earlier`: the cutover's windows before it (a stop
+     * undone, then stopped again), which were downtime too.
      */
-    window?: { durationMs: number; open: boolean; atLeast?: boolean; earlier?: { count: number; durationMs: number } };
+    window?: {
+      durationMs: number;
+      open: boolean;
+      atLeast?: boolean;
+      unseenMs?: number;
+      earlier?: { count: number; durationMs: number };
+    };
     /**
      * Application writes at the run's end when they do not flow (src/writes-words.ts says it):
      * `stopped`, the window is open (a failed undo, an interrupt after the stop, a split commit);

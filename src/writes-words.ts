@@ -14,7 +14,7 @@ export type WritesLeft = "stopped" | "may-be-stopped";
 
 /**
  * The write-stop window at a run's end in words: "writes stopped 110ms (and 9.7s in an earlier
- * window)". The earlier windows of the cutover (a stop undone, then stopped again) were the
+ * window)", "writes stopped at most 4m 30s (no runner read the fleet for 3m 26s of it)". The earlier windows of the cutover (a stop undone, then stopped again) were the
  * application's downtime too: the last window alone undersold it.
  */
 export function windowLengthWords(
@@ -24,7 +24,9 @@ export function windowLengthWords(
   const earlier = w.earlier
     ? ` (and ${formatDuration(w.earlier.durationMs)} in ${w.earlier.count === 1 ? "an earlier window" : `${w.earlier.count} earlier windows`})`
     : "";
-  return `writes stopped ${w.atLeast ? "at least " : ""}${formatDuration(w.durationMs)}${w.open ? openWords : ""}${earlier}`;
+  // its end seen only after a span no runner read the fleet in: the most it lasted, not its length
+  const unseen = w.unseenMs !== undefined ? ` (no runner read the fleet for ${formatDuration(w.unseenMs)} of it)` : "";
+  return `writes stopped ${w.atLeast ? "at least " : w.unseenMs !== undefined ? "at most " : ""}${formatDuration(w.durationMs)}${w.open ? openWords : ""}${unseen}${earlier}`;
 }
 
 /** The headline words: "writes are STILL STOPPED", "writes may be stopped". */

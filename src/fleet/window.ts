@@ -64,6 +64,14 @@ export interface WriteStopWindow {
   closedAt?: number;
   /** The last answer that did not show it (the first process's canWrite false, an instance not COMMITTED) before closedAt: the true end lies after it. */
   unmetAt?: number;
+  /**
+   * The time no runner was alive between the last read that did not show the destination taking
+   * writes (`unmetAt`, else the window's start; not before the window's first commit request) and
+   * the read that did (`closedAt`): it may have begun anywhere in that time, so `durationMs` is the most the window lasted, not its length
+   * (a runner killed past the commit: the report said "writes stopped 4m 30s" of a window that
+   * closed in 20 s, the rest no runner's).
+   */
+  unseenMs?: number;
   /** A `writesOn` hook succeeded: the application writes again. */
   writesOnAt?: number;
   /** Still open at the last event (or at `now`). */
@@ -97,6 +105,8 @@ interface Span {
 export type WindowEnd = RunEventMap["window.closed"]["reason"];
 
 interface Win {
+  /** The first commit request sent while it was open: the destination takes no writes before it. */
+  commitAt?: number;
   openedAt?: number;
   measuredFrom: number;
   openedBy?: { index: number; id: string };
@@ -244,6 +254,8 @@ export class WindowTracker {
       case "request.sent":
         if (e.method === "POST" && e.path === "/api/v1/commit") {
           this.#commitIds.add(e.id);
+          const w = this.#current;
+          if (w && w.closedAt === undefined) w.commitAt ??= e.at;
           const span = this.#commitSpan();
           if (span) span.commitFrom = Math.min(span.commitFrom ?? e.at, e.at);
         }
@@ -481,6 +493,12 @@ export class WindowTracker {
     if (w.unmetAt !== undefined) out.unmetAt = w.unmetAt;
     if (w.writesOnAt !== undefined) out.writesOnAt = w.writesOnAt;
     if (w.openedAt !== undefined && w.closedAt !== undefined) out.durationMs = w.closedAt - w.openedAt;
+    if (w.closedAt !== undefined && w.closedBy !== "undone") {
+      // its end lies after the last read that did not show it, and after the commit was sent
+      const after = Math.max(w.unmetAt ?? from, w.commitAt ?? from);
+      const unseen = this.#noRunner(after, w.closedAt).reduce((n, g) => n + g.to - g.from, 0);
+      if (unseen > 0) out.unseenMs = unseen;
+    }
     if (w.openedAt !== undefined && w.writesOnAt !== undefined) out.toWritesOnMs = w.writesOnAt - w.openedAt;
     return out;
   }
@@ -614,14 +632,14 @@ export function windowShares(w: WriteStopWindow): string {
 export function describeWindow(w: WriteStopWindow): string {
   const total =
     w.durationMs !== undefined
-      ? formatDuration(w.durationMs)
+      ? `${w.unseenMs !== undefined ? "at most " : ""}${formatDuration(w.durationMs)}`
       : `${w.openedAt === undefined ? "at least " : ""}${formatDuration(w.measuredMs)}`;
   const end =
     w.closedBy === "undone"
       ? "writes stopped, then back on by the undo: no cutover"
       : w.open
         ? "still open: writes are stopped and no read has shown the destination taking writes"
-        : `writes stopped → ${windowEndWords(w.closedBy)}`;
+        : `writes stopped → ${windowEndWords(w.closedBy)}${w.unseenMs !== undefined ? `, seen after ${formatDuration(w.unseenMs)} in which no runner read the fleet (it may have come then)` : ""}`;
   const on = w.toWritesOnMs !== undefined ? `; → writes on again: ${formatDuration(w.toWritesOnMs)}` : "";
   return `${total} (${end}${on}): ${windowShares(w)}`;
 }

@@ -362,6 +362,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
             durationMs: window.durationMs ?? window.measuredMs,
             open: window.open,
             ...(window.openedAt === undefined ? { atLeast: true } : {}),
+            ...(window.unseenMs !== undefined ? { unseenMs: window.unseenMs } : {}),
             ...(before.length
               ? {
                   earlier: {

@@ -194,6 +194,8 @@ describe("WindowTracker", () => {
     at(1200, "progress.sampled", { instance: inst(0), progress: prog(false, "RUNNING", 0) as never });
     at(61_200, "run.started", { ...started, mode: "resume" });
     at(61_210, "step.started", { ...STEPS[3]! });
+    at(61_250, "request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/commit" });
+    at(61_250, "response.received", { id: 1, instance: inst(0), target: "service", ok: true, durationMs: 0 });
     at(61_300, "step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 90 });
     at(61_400, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never });
     at(61_400, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
@@ -215,6 +217,9 @@ describe("WindowTracker", () => {
       what: "b not answering (progress failing)",
     });
     expect(describeWindow(m)).toMatch(/service 1s · runner 380ms · no runner 1m 00s$/);
+    // the resume sent the commit after the gap: the destination took no writes in it, the length is known
+    expect(m.unseenMs).toBeUndefined();
+    expect(describeWindow(m)).toMatch(/^1m 01s \(writes stopped → COMMITTED on every instance\)/);
 
     // a runner that said run.finished is dead from then; an instance still failing then was down until then
     const { events: e2, at: at2 } = stream();
@@ -234,6 +239,43 @@ describe("WindowTracker", () => {
     for (const e of e2) w2.apply(e);
     const m2 = w2.current(3000)!;
     expect(m2.shares).toEqual({ service: 200, runner: 280 + 500, operator: 0, steps: 0, none: 2000 });
+  });
+
+  // an adversarial run: a runner killed past its commit, resumed minutes later; the report and the
+  // run's end said "writes stopped 4m 30s" of a window whose end may have come 20 s in
+  it("a commit sent before a time no runner was alive, its effect seen only after it: the length is at most, never stated as known", () => {
+    const killedPastCommit = (first: "COMMITTED" | "RUNNING") => {
+      const { events, at } = stream();
+      const started = { runbook: "w", file: "w", hash: "h", instances: [inst(0), inst(1)], steps: STEPS };
+      at(0, "run.started", { ...started, mode: "run" });
+      at(20, "window.opened", { index: 0, id: "stop" });
+      at(40, "step.started", { ...STEPS[3]! });
+      at(50, "progress.sampled", { instance: inst(0), progress: prog(false, "RUNNING", 0) as never });
+      at(1100, "request.sent", { id: 1, instance: inst(0), target: "service", method: "POST", path: "/api/v1/commit" });
+      at(1100, "request.sent", { id: 2, instance: inst(1), target: "service", method: "POST", path: "/api/v1/commit" });
+      // killed at 1200 (its last event); resumed at 61200
+      at(1200, "progress.sampled", { instance: inst(0), progress: prog(false, "RUNNING", 0) as never });
+      at(61_200, "run.started", { ...started, mode: "resume" });
+      if (first === "RUNNING") {
+        at(61_300, "progress.sampled", { instance: inst(0), progress: prog(false, "COMMITTING", 0) as never });
+        at(61_300, "progress.sampled", { instance: inst(1), progress: prog(false, "COMMITTING", 1) as never });
+      }
+      at(61_400, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never });
+      at(61_400, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
+      const w = new WindowTracker(traitsOf);
+      for (const e of events) w.apply(e);
+      return w.current()!;
+    };
+    const m = killedPastCommit("COMMITTED");
+    expect(m).toMatchObject({ openedAt: 20, closedAt: 61_400, durationMs: 61_380, unseenMs: 60_000 });
+    expect(describeWindow(m)).toMatch(
+      /^at most 1m 01s \(writes stopped → COMMITTED on every instance, seen after 1m 00s in which no runner read the fleet \(it may have come then\)\): /,
+    );
+    // the resumed runner read the fleet not yet committed first: its end came after the gap, known
+    const later = killedPastCommit("RUNNING");
+    expect(later).toMatchObject({ closedAt: 61_400, durationMs: 61_380, unmetAt: 61_300 });
+    expect(later.unseenMs).toBeUndefined();
+    expect(describeWindow(later)).toMatch(/^1m 01s \(writes stopped → COMMITTED on every instance\)/);
   });
 
   it("opens at the stop hook's success (`openedAt`), not at the event that follows the stop step's own check; the check's read is the runbook's time", () => {

@@ -67,6 +67,10 @@ describe("the write-stop window at a run's end, in words (src/writes-words.ts)",
         " so far (still stopped)",
       ),
     ).toBe("writes stopped at least 4s so far (still stopped) (and 1m 01s in 2 earlier windows)");
+    // its end seen only after a time no runner read the fleet: the most it lasted
+    expect(windowLengthWords({ durationMs: 270_000, open: false, unseenMs: 206_000 })).toBe(
+      "writes stopped at most 4m 30s (no runner read the fleet for 3m 26s of it)",
+    );
   });
 });
 
