@@ -63,6 +63,7 @@ function fromReport(report: Report, html: string | undefined, verdict: VerdictFi
           ? { exitCode: report.exitCode }
           : {}),
       committed: report.committed,
+      ...(report.commitInDoubt ? { commitInDoubt: true as const } : {}),
       // a report or verdict of an older syncbook does not say: nothing is claimed either way
       ...(typeof report.verification?.verified === "boolean" ? { verified: report.verification.verified } : {}),
       durationMs: report.durationMs,

@@ -197,6 +197,7 @@ async function rehearseOne(item: WavePlanItem, opts: WaveRehearsalOptions): Prom
           status,
           exitCode: status === "UNSAFE" ? 1 : result.exitCode,
           committed: result.committed,
+          ...(result.commitInDoubt ? { commitInDoubt: true as const } : {}),
           verified: result.verified,
           ...(message ? { message: reh.loaded.redact(message) } : {}),
         },

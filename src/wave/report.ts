@@ -35,6 +35,8 @@ export interface WaveReportEntry {
   exitCode?: number;
   /** Commit was accepted by at least one instance. */
   committed?: boolean;
+  /** Not committed, and a commit sent may hold (the report's `commitInDoubt`): "no" would say writes may go back on the source. */
+  commitInDoubt?: true;
   /**
    * A `verify` step passed on this cutover's verification result (src/steps/kit/earned.ts): a
    * SAFE or DONE runbook without it is shown "not verified", never SAFE alone.
@@ -157,7 +159,7 @@ export function renderWaveHtml(report: WaveReport): string {
       (r) =>
         `<tr><td>${r.stage ?? ""}</td><td>${r.report ? `<a href="${esc(r.report)}">${esc(r.name)}</a>` : esc(r.name)}</td>` +
         `<td><b style="color:${COLORS[r.status]}">${esc(statusText(r))}</b>${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ""}</td>` +
-        `<td>${r.committed === undefined ? "" : r.committed ? "yes" : "no"}</td><td>${r.durationMs === undefined ? "" : formatDuration(r.durationMs)}</td>` +
+        `<td>${r.committed === undefined ? "" : r.committed ? "yes" : r.commitInDoubt ? "in doubt" : "no"}</td><td>${r.durationMs === undefined ? "" : formatDuration(r.durationMs)}</td>` +
         `<td>${esc(r.after.join(", "))}</td><td>${esc(r.runbook ?? "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
     )
     .join("\n");

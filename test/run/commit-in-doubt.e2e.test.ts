@@ -68,6 +68,16 @@ describe("a commit whose answers were lost after it took effect", () => {
     expect(c.html).toContain("commit in doubt: sent, not known to have taken effect: sync0, sync1 may hold it");
     expect(c.junit).toMatch(/<property name="commitInDoubt" value="true"/);
     expect(c.summary).toContain("### syncbook run crash: ❌ FAILED · ❔ COMMIT IN DOUBT");
+    // the wave report, from the job's report: not "no" in its committed column
+    const wave = await cli(["report", "--wave", join(c.dir, "rep"), "--out", join(c.dir, "wave"), "--quiet"], {
+      cwd: c.dir,
+    });
+    expect(wave.code, wave.all).not.toBe(2);
+    const waveJson = JSON.parse(readFileSync(join(c.dir, "wave", "wave.json"), "utf8")) as {
+      runbooks: { committed?: boolean; commitInDoubt?: boolean }[];
+    };
+    expect(waveJson.runbooks).toMatchObject([{ committed: false, commitInDoubt: true }]);
+    expect(readFileSync(join(c.dir, "wave", "wave.html"), "utf8")).toContain("<td>in doubt</td>");
     const page = await watchState(["rb.yaml"], c.dir);
     expect(page.model.cutover).toMatchObject({ committed: false, commitInDoubt: { instances: ["sync0", "sync1"] } });
     const left = page.runner.left.join("\n");
