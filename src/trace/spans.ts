@@ -153,6 +153,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
           "syncbook.cutover": cutover,
           "syncbook.outcome": e.aborted ? "aborted" : e.outcome,
           "syncbook.committed": e.committed,
+          ...(e.commitInDoubt ? { "syncbook.commit_in_doubt": true } : {}),
           ...(e.reversed !== undefined ? { "syncbook.reversed": e.reversed } : {}),
           "syncbook.runs": e.cutover?.runs ?? runs,
           ...(e.window ? { "syncbook.window.ms": e.window.durationMs } : {}),
@@ -312,6 +313,8 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
         // the run's end says what holds: a reverse after this run's commit undid it (the commit's
         // `true` above stayed, and the trace said committed after a rollback)
         run.span.setAttribute("syncbook.committed", e.committed);
+        // sent, and no answer or read tells whether it took effect: `false` alone would say it did not
+        if (e.commitInDoubt) run.span.setAttribute("syncbook.commit_in_doubt", true);
         if (e.reversed !== undefined) run.span.setAttribute("syncbook.reversed", e.reversed);
         if (e.outcome !== "ok") fail(run.span, e.message);
         endAll(e.at);

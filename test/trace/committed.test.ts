@@ -54,6 +54,19 @@ describe("the trace says committed as the run's end does", () => {
     expect(spans.get("cutover sales")).toMatchObject({ "syncbook.committed": false, "syncbook.reversed": "rollback" });
   });
 
+  it("a commit whose answers were lost: not committed, and in doubt", async () => {
+    const ev = eventFactory();
+    const spans = await spansOf([
+      ev("run.started", { ...salesStarted(), steps: STEPS.slice(0, 1) }),
+      ev("step.started", { index: 0, id: "commit", kind: "commit", title: "commit" }),
+      ev("step.finished", { index: 0, id: "commit", outcome: "failed", durationMs: 1 }),
+      ev("run.finished", { outcome: "failed", exitCode: 1, durationMs: 10, committed: false, commitInDoubt: true }),
+    ]);
+    expect(spans.get("run sales")).toMatchObject({ "syncbook.committed": false, "syncbook.commit_in_doubt": true });
+    const clear = await spansOf(cutover(false));
+    expect(clear.get("run sales")).not.toHaveProperty("syncbook.commit_in_doubt");
+  });
+
   it("a commit that holds: committed, no reverse named", async () => {
     const spans = await spansOf(cutover(false));
     expect(spans.get("run sales")).toMatchObject({ "syncbook.committed": true });
