@@ -38,15 +38,28 @@ const common = {
   logLevel: "warning",
 };
 // src/runtime-import.ts is a file of its own, loaded by Node's CommonJS loader, where import()
-// works (it does not from the vm script the bundle runs in: see scripts/cli-loader.cjs).
+// works (it does not from the vm script the bundle runs in: see scripts/cli-loader.cjs). The
+// bundle requires it at its first call, not as its importers load: a require at load resolved the
+// file (reading package.json scopes) at every start, 5-7 ms of lint's, which never calls it (issue 41).
 await build({ ...common, entryPoints: ["src/runtime-import.ts"], outfile: "dist/cli/runtime-import.cjs" });
 /** @type {import("esbuild").Plugin} */
 const runtimeImportOutside = {
   name: "runtime-import-outside",
   setup(b) {
     b.onResolve({ filter: /\/runtime-import\.js$/ }, (args) =>
-      args.importer.startsWith(`${root}src/`) ? { path: "./runtime-import.cjs", external: true } : undefined,
+      args.importer.startsWith(`${root}src/`)
+        ? { path: "runtime-import", namespace: "runtime-import-lazy" }
+        : undefined,
     );
+    b.onResolve({ filter: /^\.\/runtime-import\.cjs$/, namespace: "runtime-import-lazy" }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    b.onLoad({ filter: /.*/, namespace: "runtime-import-lazy" }, () => ({
+      contents:
+        'export function runtimeImport(specifier) { return require("./runtime-import.cjs").runtimeImport(specifier); }\n',
+      loader: "js",
+    }));
   },
 };
 // yaml reads process.env.LOG_TOKENS for every token it parses and LOG_STREAM for every document

@@ -13,6 +13,7 @@ import { _ } from "ajv/dist/compile/codegen/index.js";
 import { BUILTIN_PLUGINS } from "../src/plugin/builtins.ts";
 import { OPTION_AJV_OPTIONS, OPTION_FORMATS } from "../src/plugin/formats.ts";
 import { schemaKey } from "../src/plugin/schema-key.ts";
+import { ajvRuntimeImports } from "./ajv-runtime-imports.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const banner =
@@ -39,9 +40,10 @@ for (const b of BUILTIN_PLUGINS) {
     ajv.addSchema(schema, id);
     ids[id] = key;
   }
-  const code = standaloneCode(ajv, Object.fromEntries(Object.keys(ids).map((id) => [id, id]))).replace(
-    '"use strict";',
-    "",
+  const out = `src/plugin/validators/${b.name}.gen.ts`;
+  const imported = ajvRuntimeImports(
+    standaloneCode(ajv, Object.fromEntries(Object.keys(ids).map((id) => [id, id]))).replace('"use strict";', ""),
+    out,
   );
   const entries = Object.entries(ids)
     .map(
@@ -50,8 +52,8 @@ for (const b of BUILTIN_PLUGINS) {
     )
     .join("\n");
   writeFileSync(
-    `${root}/src/plugin/validators/${b.name}.gen.ts`,
-    `${banner}import { createRequire } from "node:module";\nimport { OPTION_FORMATS } from "../formats.js";\nconst require = createRequire(import.meta.url);\n${code}\nexport const VALIDATORS = new Map([\n${entries}\n]);\n`,
+    `${root}/${out}`,
+    `${banner}${imported.imports}import { OPTION_FORMATS } from "../formats.js";\n${imported.code}\nexport const VALIDATORS = new Map([\n${entries}\n]);\n`,
   );
   for (const key of Object.values(ids))
     index.push(`  [${JSON.stringify(key)}, () => import("./validators/${b.name}.gen.js")],`);

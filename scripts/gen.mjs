@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { compile } from "json-schema-to-typescript";
 import Ajv2020 from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
+import { ajvRuntimeImports } from "./ajv-runtime-imports.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const readSchema = (name) => JSON.parse(readFileSync(`${root}/schemas/${name}`, "utf8"));
@@ -79,11 +80,10 @@ for (const [file, out, fn] of validators) {
   });
   const validate = ajv.compile(readSchema(file));
   let code = standaloneCode(ajv, validate);
-  // ajv's "esm" output still calls require() for its runtime helpers (ucs2length, equal);
-  // give the module a require of its own rather than patching ajv's code.
   code = code.replace('"use strict";', "");
+  const imported = ajvRuntimeImports(code, out);
   write(
     out,
-    `${banner}// @ts-nocheck\nimport { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n${code}\nexport const ${fn} = validate as unknown as ((data: unknown) => boolean) & { errors?: import("ajv").ErrorObject[] | null };\n`,
+    `${banner}// @ts-nocheck\n${imported.imports}${imported.code}\nexport const ${fn} = validate as unknown as ((data: unknown) => boolean) & { errors?: import("ajv").ErrorObject[] | null };\n`,
   );
 }
