@@ -36,13 +36,15 @@ export const WRITES_LEFT_WORDS: Readonly<Record<WritesLeft, string>> = {
 };
 
 /** One sentence, for a notification or a run's last line. */
-export function writesLeftSentence(w: WritesLeft, committed: boolean): string {
+export function writesLeftSentence(w: WritesLeft, committed: boolean, commitInDoubt = false): string {
   // never "turned back on" after a commit: writes back on the source then are lost to the
   // destination (an adversarial run: a committed run's notification said so)
   return w === "stopped"
-    ? committed
-      ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until it writes to the destination once it takes writes (committed: never back on the source)`
-      : `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until the cutover completes, or the stop is undone while no commit may have been sent (--abort judges that)`
+    ? commitInDoubt && !committed
+      ? `application ${WRITES_LEFT_WORDS.stopped}: a commit was sent and may hold, so writes must not go back on the source; the fleet tells whether it took effect (syncbook status, or --resume, which reads it first)`
+      : committed
+        ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until it writes to the destination once it takes writes (committed: never back on the source)`
+        : `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until the cutover completes, or the stop is undone while no commit may have been sent (--abort judges that)`
     : `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook failed part-way and no undo of it succeeded; check the application's writers`;
 }
 

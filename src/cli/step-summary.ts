@@ -193,7 +193,11 @@ export function createRunSummary() {
         "cutover",
         `${formatDuration(finished.cutover.durationMs)} over ${finished.cutover.runs} runs${finished.window ? `; ${windowLengthWords(finished.window)}` : ""}`,
       ]);
-    if (finished?.writes) facts.push(["application writes", writesLeftSentence(finished.writes, finished.committed)]);
+    if (finished?.writes)
+      facts.push([
+        "application writes",
+        writesLeftSentence(finished.writes, finished.committed, finished.commitInDoubt === true),
+      ]);
     facts.push([
       "writes lost",
       verdict

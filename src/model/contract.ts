@@ -286,6 +286,12 @@ export interface CutoverModel {
      * the bridge writes may go back on the source.
      */
     commitInDoubt?: { at: number; instances: string[] };
+    /**
+     * An instance accepted a commit of the sync that runs now, as the journal shows it (a fan-out
+     * that ended, `commits`, or an accepted request of one whose runner died): the journal's rule
+     * (src/run/earlier.ts `evidenceOf`), whatever the runs said at their ends.
+     */
+    commitAccepted?: true;
     /** The last reverse that took effect, its step and when it ended: the sync that runs now is the one it started. */
     reversed?: { id: string; at: number };
     /**
@@ -344,8 +350,8 @@ export interface CutoverModel {
     at: number;
     run: number;
     instances: string[];
-    /** Each instance's answer, of its latest request (`ok`, `error`: refused or never sent, `unknown`: none usable, or none yet). */
-    answers: Record<string, "ok" | "error" | "unknown">;
+    /** Each instance's answer, of its latest request (`ok`, `error`: refused or never sent, `unknown`: none usable, `pending`: none yet). */
+    answers: Record<string, "ok" | "error" | "unknown" | "pending">;
   };
   /** The notifications journaled (`notification.*`): how many were delivered, and each that was not or is in doubt (src/plugin/deliveries.ts). */
   notifications?: { delivered: number; notDelivered: string[] };

@@ -90,9 +90,12 @@ export class CutoverFold {
         run: number;
         step: number | undefined;
         instances: string[];
-        answers: Map<number, { label: string; answered: Answer }>;
+        /** `pending`: no answer journaled yet. */
+        answers: Map<number, { label: string; answered: Answer | "pending" }>;
       }
     | undefined;
+  /** When an instance last accepted a commit request (answered ok), since the last reverse that took effect. */
+  #commitOkSince: number | undefined;
   readonly #deliveries: RunEvent[] = [];
   readonly #logs: CutoverModel["logs"] = [];
   readonly #states = new Map<number, string>();
@@ -147,6 +150,7 @@ export class CutoverFold {
     // the fleet seen COMMITTED was the sync before; the new one is read afresh, and the
     // verification's writesOff was of the sync before too
     this.#committedSeen = false;
+    this.#commitOkSince = undefined;
     this.#states.clear();
     delete this.#verifier?.writesOffGeneration;
   }
@@ -162,16 +166,27 @@ export class CutoverFold {
    * even when its runner died before the fan-out ended (the page said "not committed"); one that
    * gave no usable answer, or none yet, may hold it, unless a run since said it committed.
    */
-  #commitStanding(): Pick<CutoverModel["cutover"], "committed" | "commitInDoubt"> {
+  #commitStanding(): Pick<CutoverModel["cutover"], "committed" | "commitAccepted" | "commitInDoubt"> {
     const since = this.#reversed?.at ?? -Infinity;
     const r = this.#commitRequested;
     const last = this.#commits.filter((c) => c.at > since).at(-1);
     // requests after the last fan-out that ended (a fan-out that ended is in `commits`)
     const open = r && r.at > since && (!last || r.at > last.at) ? [...r.answers.values()] : [];
-    const committed =
-      runsCommitted(this.#runs, this.#reversed) || this.#committedSeen || open.some((a) => a.answered === "ok");
-    if (committed) return { committed };
-    const mayHold = [...new Set(open.filter((a) => a.answered !== "error").map((a) => a.label))];
+    // a fan-out journaled as ended (commit.sent: every instance it went to took it), or an instance
+    // that accepted a request of one, since the last reverse (an outside review: a runner killed
+    // after its fan-out ended, before COMMITTED was read, left the page "not committed"; a split's
+    // completion by a later run hid the earlier run's accepted answer)
+    const accepted = last !== undefined || this.#commitOkSince !== undefined;
+    const committed = runsCommitted(this.#runs, this.#reversed) || this.#committedSeen || accepted;
+    if (committed) return { committed, ...(accepted ? { commitAccepted: true as const } : {}) };
+    // no answer yet from a run that is still the last and has not ended: on its way, not in doubt
+    // (the watch page, which knows whether that runner lives, says so when it does not)
+    const running = r !== undefined && r.run === this.#runs.length && this.#runs.at(-1)?.finishedAt === undefined;
+    const mayHold = [
+      ...new Set(
+        open.filter((a) => a.answered === "unknown" || (a.answered === "pending" && !running)).map((a) => a.label),
+      ),
+    ];
     const said = this.#runs.find((x) => x.commitInDoubt === true && (x.finishedAt ?? 0) > since);
     if (mayHold.length) return { committed, commitInDoubt: { at: r!.at, instances: mayHold } };
     if (said) return { committed, commitInDoubt: { at: said.finishedAt!, instances: [] } };
@@ -459,7 +474,7 @@ export class CutoverFold {
           if (!r.instances.includes(label)) r.instances.push(label);
         } else
           this.#commitRequested = r = { at: e.at, run: n, step: this.current, instances: [label], answers: new Map() };
-        r.answers.set(e.id, { label, answered: "unknown" });
+        r.answers.set(e.id, { label, answered: "pending" });
         break;
       }
       case "response.received": {
@@ -469,6 +484,7 @@ export class CutoverFold {
         }
         const c = this.#commitRequested?.answers.get(e.id);
         if (c) c.answered = classifyAnswer(e).answered;
+        if (c?.answered === "ok") this.#commitOkSince = e.at;
         break;
       }
       case "commit.sent":
@@ -1038,8 +1054,10 @@ export function syncCommits(m: Pick<CutoverModel, "commits" | "commitRequested" 
 }
 
 /** Each instance's answer to the last commit's requests, its latest send's (`commitRequested.answers`). */
-function commitAnswers(answers: ReadonlyMap<number, { label: string; answered: Answer }>): Record<string, Answer> {
-  const out: Record<string, Answer> = {};
+function commitAnswers(
+  answers: ReadonlyMap<number, { label: string; answered: Answer | "pending" }>,
+): Record<string, Answer | "pending"> {
+  const out: Record<string, Answer | "pending"> = {};
   for (const a of answers.values()) out[a.label] = a.answered;
   return out;
 }

@@ -222,7 +222,7 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
         : n.outcome;
   const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
   const window = n.window ? `; ${windowLengthWords(n.window)}` : "";
-  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes, n.committed)}. ` : ""}run ${how} (${commitWords(n)}) after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
+  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes, n.committed, n.commitInDoubt === true)}. ` : ""}run ${how} (${commitWords(n)}) after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
 }
 
 /** How loud a notification is: pagers and chat colour by it. */

@@ -44,7 +44,12 @@ export interface Rehearsal {
    */
   writesProbe: WritesProbe;
   /** The verdict: the simulator's record, and what the run says of its verification (`verified`). */
-  verdict(run: { verified: boolean; unverified?: string | undefined; reversed?: string | undefined }): Promise<Verdict>;
+  verdict(run: {
+    verified: boolean;
+    unverified?: string | undefined;
+    reversed?: string | undefined;
+    commitInDoubt?: true | undefined;
+  }): Promise<Verdict>;
   close(): Promise<void>;
 }
 
@@ -227,6 +232,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
           !(metadataMismatchTasks !== null && metadataMismatchTasks > 0) &&
           st.verifier.error === null,
         ...(run.reversed !== undefined ? { reversed: run.reversed } : {}),
+        ...(run.commitInDoubt ? { commitInDoubt: true as const } : {}),
         verified: run.verified,
         ...(run.verified || run.unverified === undefined ? {} : { unverified: run.unverified }),
       };
@@ -288,7 +294,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
           : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
   const lines = [
     `rehearsal verdict: ${headline}`,
-    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `${commitWords({ committed: false, ...(v.reversed !== undefined ? { reversed: v.reversed } : {}) })} (${statesText(v.states)})`}`,
+    `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `${commitWords({ committed: false, ...(v.commitInDoubt ? { commitInDoubt: true } : {}), ...(v.reversed !== undefined ? { reversed: v.reversed } : {}) })} (${statesText(v.states)})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
     `  verified:      ${v.verified ? "yes: a verify step passed on this cutover's verification result" : `no: ${v.unverified ?? "no verification was earned"}`}`,
     `  verifier:      ${verifierText(v.verifier)}`,

@@ -6,6 +6,8 @@ export interface Verdict {
   committed: number;
   /** The run's reverse (its step id) took effect and the sync it started was not committed (`RunResult.reversed`). */
   reversed?: string;
+  /** The run's commit was sent and may hold, no answer or read showing it took effect (`RunResult.commitInDoubt`). */
+  commitInDoubt?: true;
   instances: number;
   states: string[];
   writesLost: number;

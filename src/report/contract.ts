@@ -187,6 +187,8 @@ export interface ReportRun {
   to?: string;
   exitCode?: number;
   committed?: boolean;
+  /** Not committed, and a commit it sent or carried may hold, as its end said. */
+  commitInDoubt?: true;
   message?: string;
   /** Who ran it (user, host, pid), which syncbook, which runbook (hash). */
   by?: { user: string; host: string; pid: number };

@@ -67,7 +67,7 @@ function runLines(report: Report): string[] {
         ? `ended without a word at ${endAt || `+${formatDuration(r.end)}`} (killed, crashed or its machine lost)`
         : r.outcome === "unfinished"
           ? `has no end in the journal (still running, or killed and not resumed yet) after ${endAt || `+${formatDuration(r.end)}`}`
-          : `ended ${r.ended === "called-off" ? "called off (--abort)" : r.outcome}${endAt ? ` at ${endAt}` : ""}${r.committed ? ", committed" : ""}`;
+          : `ended ${r.ended === "called-off" ? "called off (--abort)" : r.outcome}${endAt ? ` at ${endAt}` : ""}${r.committed ? ", committed" : r.commitInDoubt ? `, ${COMMIT_IN_DOUBT_WORDS}` : ""}`;
     const why = r.split ?? (r.outcome !== "ok" ? r.message : undefined);
     const journal = r.journal ? ` · journal ${r.journal.split(/[\\/]/).pop()}` : "";
     return `run ${r.n} (${modeWords(r)}) started${start ? ` at ${start}` : ` at +${formatDuration(r.start)}`}, ${what}${why ? `: ${why}` : ""}${journal}`;
@@ -205,7 +205,7 @@ function banner(report: Report): string {
       // and the watch page say "ended ok at --to …, before the runbook's end")
       const to = report.committed ? undefined : report.runs.at(-1)?.to;
       if (to !== undefined) {
-        headline = `STOPPED AT --to ${to} · NOT COMMITTED`;
+        headline = `STOPPED AT --to ${to}${report.commitInDoubt ? "" : " · NOT COMMITTED"}`;
         detail = `The last run ended ok at --to ${to}, before the runbook's end: the steps after it have not run, and the cutover goes on (--resume): syncbook status ${runbookOf(report)} shows where, and the command that continues it.`;
         break;
       }
@@ -729,7 +729,7 @@ export function renderHtml(report: Report): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="syncbook report v${report.version}">
-<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.outcome.toUpperCase()} · ${report.runbook} · syncbook report`)}</title>
+<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""} · ${report.runbook} · syncbook report`)}</title>
 <style>${CSS}</style>
 </head>
 <body>

@@ -543,8 +543,10 @@ export class ReportBuilder {
     const decisions = [...this.#decisions];
     const lastAt = this.#lastAt ?? t0;
     const windows = model.windows;
+    // an instance's acceptance the journal shows counts whatever the runs said (the read model's rule)
     const committed =
       runsCommitted(model.runs, model.cutover.reversed) ||
+      model.cutover.commitAccepted === true ||
       (!finished && (model.cutover.committed || (!model.cutover.reversed && committedSeen)));
     const report: Report = {
       version: REPORT_VERSION,
@@ -728,6 +730,7 @@ function reportRun(r: ModelRun, t: (at: number) => number): ReportRun {
   if (r.journal !== undefined) out.journal = stripUserinfo(r.journal);
   if (r.exitCode !== undefined) out.exitCode = r.exitCode;
   if (r.committed !== undefined) out.committed = r.committed;
+  if (r.commitInDoubt === true) out.commitInDoubt = true;
   if (r.message !== undefined) out.message = stripUserinfo(r.message);
   if (r.split !== undefined) out.split = stripUserinfo(r.split);
   if (r.to !== undefined) out.to = r.to;

@@ -149,6 +149,8 @@ export interface JournalStatus {
   finished?: {
     outcome: string;
     committed: boolean;
+    /** Not committed, and a commit sent may hold (the read model's `cutover.commitInDoubt`). */
+    commitInDoubt?: true;
     verified: boolean;
     at: string;
     message?: string;
@@ -692,6 +694,7 @@ async function readJournalStatus(
     out.finished = {
       outcome: state.finished.outcome,
       committed: state.finished.committed,
+      ...(!state.finished.committed && model.cutover.commitInDoubt ? { commitInDoubt: true as const } : {}),
       verified: state.verifier?.verified !== undefined,
       at: new Date(state.finished.at).toISOString(),
       ...(state.finished.message ? { message: state.finished.message } : {}),

@@ -90,14 +90,14 @@ function render() {
     // its end seen only after a span no runner read the fleet in: the most it lasted
     const clock = el("p", words + (!open && w.unseenMs ? "at most " : "") + dur(ms), "clock" + (open ? " open" : ""));
     clock.id = "clock";
-    const nodes = [clock, el("p", (open ? "since " : "from ") + utc(from) + (w.closedAt ? " to " + utc(w.closedAt) + " (" + (w.closedBy === "canWrite" ? "canWrite seen" : "undone") + ")" : "") + (w.writesOnAt ? "; application writes on again at " + utc(w.writesOnAt) : "") + (!open && w.unseenMs ? "; its end was seen after " + dur(w.unseenMs) + " in which no runner read the fleet: it may have come then" : ""))];
+    const nodes = [clock, el("p", (open ? "since " : "from ") + utc(from) + (w.closedAt ? " to " + utc(w.closedAt) + " (" + (w.closedBy === "canWrite" ? "canWrite seen" : w.closedBy === "committed" ? "COMMITTED seen on every instance" : "undone") + ")" : "") + (w.writesOnAt ? "; application writes on again at " + utc(w.writesOnAt) : "") + (!open && w.unseenMs ? "; its end was seen after " + dur(w.unseenMs) + " in which no runner read the fleet: it may have come then" : ""))];
     const shares = Object.entries(w.shares).filter(([, v]) => v > 0).map(([k, v]) => (k === "none" ? "no runner alive" : k) + " " + dur(v));
     if (shares.length) nodes.push(el("p", "Shares: " + shares.join(" · "), "muted"));
     fill("window", nodes);
   }
   // the cutover and its runs
   const runs = m.runs.map((x) => el("li", "run " + x.n + " (" + (x.abort ? "--abort" : x.mode) + ")" + (x.by ? " by " + x.by.user + "@" + x.by.host : "") + ", started " + utc(x.startedAt) + ": " + (x.ended === "open" ? "no end yet" : x.ended === "no-word" ? "ended without a word (killed or crashed) after " + utc(x.lastAt) : "ended " + x.ended + (x.finishedAt ? " at " + utc(x.finishedAt) : "")) + (x.committed ? ", committed" : x.commitInDoubt ? ", " + COMMIT_IN_DOUBT_WORDS : "") + (x.message ? " — " + x.message : "")));
-  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : m.cutover.commitInDoubt ? " · " + COMMIT_IN_DOUBT_WORDS.replace("commit in doubt", "COMMIT IN DOUBT") : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed"))];
+  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : r.commitInDoubt ? " · " + COMMIT_IN_DOUBT_WORDS.replace("commit in doubt", "COMMIT IN DOUBT") : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed"))];
   if (runs.length) { const ul = el("ul", undefined, "plain"); ul.append(...runs); cut.push(ul); }
   for (const g of m.gaps) cut.push(el("p", "no runner alive for " + dur(g.ms) + " after run " + g.after + " (" + (g.how === "killed" ? "it was killed" : "it ended") + ")", "warn"));
   fill("cutover", cut);

@@ -32,6 +32,12 @@ export interface RunnerVerdict {
   headline: string;
   /** What it left: writes, the commit, the step. */
   left: string[];
+  /**
+   * The sync that runs now is not committed and a commit sent may hold: the model's
+   * `cutover.commitInDoubt`, or, its runner gone, a commit request still unanswered (the page's
+   * cutover line says COMMIT IN DOUBT by it).
+   */
+  commitInDoubt?: true;
   /** The command that helps next, when there is one. */
   next?: string;
   /** Its last journal line (epoch ms). */
@@ -58,7 +64,11 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   if (!run)
     return { state: "no-run", alarm: false, headline: "no run of this cutover yet: waiting for its journal", left: [] };
   const lastLineAt = run.lastAt;
-  const left = stateLeft(m, i.now);
+  // what it left, with whether its runner is gone: an unanswered commit of a live runner is on its way
+  const left = (gone: boolean): Pick<RunnerVerdict, "left" | "commitInDoubt"> => ({
+    left: stateLeft(m, i.now, gone),
+    ...(commitInDoubtNow(m, gone) ? { commitInDoubt: true as const } : {}),
+  });
   // the runbook as a command names it: with the --journal-dir its journal is in, else the default
   // folder is read, and the journal's interlocks count nothing (src/next-run.ts `runbookArgs`)
   // (watch given the runbook: its own --journal-dir, the folder it reads; given the journal folder:
@@ -96,7 +106,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       state: "finished",
       alarm,
       headline: `run ${run.n} ${how}${run.message ? `: ${run.message}` : ""}`,
-      left,
+      ...left(true),
       // a run stopped at --to left its cutover open: --resume goes on with the next step, as it
       // does after a run that failed, before its commit or after it (as status offers it); a step
       // after the commit that failed (continueOnError) runs again in the cutover with --from
@@ -134,7 +144,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       state: "dead",
       alarm: true,
       headline: `THE RUNNER IS GONE: ${who}; its last journal line was ${ago} ago, and the cutover is unfinished`,
-      left,
+      ...left(true),
       next: again
         ? from(again.id, "the run that died sent nothing and ran no hook: --resume would pass it over")
         : resume,
@@ -148,7 +158,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       state: "silent",
       alarm: true,
       headline: `THE RUNNER IS SILENT: no journal line for ${ago}, longer than ${step ? `step ${step.index + 1} ${step.id}'s` : "a step's"} time limit of ${formatDuration(limit)}${sameHost ? "" : ` (its lock is held on ${holder.host}: this machine cannot check that process)`}`,
-      left,
+      ...left(true),
       next: `syncbook status ${rb}   (then, if its process is gone: syncbook run ${rb} --resume${vars})`,
       lastLineAt,
     };
@@ -156,16 +166,36 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     state: "running",
     alarm: false,
     headline: `run ${run.n} running (pid ${holder.pid} on ${holder.host}${sameHost ? "" : ", another host: seen by its journal lines"}); last journal line ${ago} ago`,
-    left,
+    ...left(false),
     lastLineAt,
   };
 }
 
-/** The state a run leaves, in words: the application's writes, the commit, the step it was in. */
-export function stateLeft(m: CutoverModel, now: number): string[] {
+/** Not committed, and a commit sent may hold: the model's word, or an unanswered request of a runner that is gone. */
+function commitInDoubtNow(m: CutoverModel, runnerGone: boolean): boolean {
+  if (m.cutover.committed) return false;
+  if (m.cutover.commitInDoubt) return true;
+  const r = syncCommits(m).requested;
+  return runnerGone && r !== undefined && Object.values(r.answers).some((a) => a === "pending");
+}
+
+/**
+ * The state a run leaves, in words: the application's writes, the commit, the step it was in.
+ * `runnerGone`: its runner ended, died or is silent (an unanswered commit request is then no
+ * longer on its way).
+ */
+export function stateLeft(m: CutoverModel, now: number, runnerGone = true): string[] {
   const out: string[] = [];
   const w = m.window;
-  if (m.cutover.committed) out.push("committed");
+  if (m.cutover.committed) {
+    out.push("committed");
+    // taken by part of the fleet (a targeted commit, a split): the others have not got it
+    const c = syncCommits(m).commits.at(-1);
+    if (c && c.instances.length < m.instances.length)
+      out.push(
+        `commit sent to ${c.instances.length} of ${m.instances.length} instances (${formatDuration(Math.max(0, now - c.at))} ago)`,
+      );
+  }
   // after the commit, a reverse on its way: which sync runs only the fleet can say (status says the same)
   const doubt = m.cutover.reverseInDoubt;
   if (doubt) out.push(`${reverseInDoubtWords(doubt.id)} (sent to ${doubt.instances.join(", ")})`);
@@ -176,34 +206,28 @@ export function stateLeft(m: CutoverModel, now: number): string[] {
   if (!m.cutover.committed) {
     // after a reverse, the sync that runs now is the one it started: the commits before it were the other's
     if (m.cutover.reversed) out.push(`reversed (step ${m.cutover.reversed.id})`);
-    const sync = syncCommits(m);
-    const c = sync.commits.at(-1);
-    // requests journaled after the last fan-out that ended: a commit on its way when its runner died
-    const r = sync.requested;
+    // requests journaled after the last fan-out that ended: a commit on its way, or whose answers were lost
+    const r = syncCommits(m).requested;
     const all = m.instances.length;
     const doubt = m.cutover.commitInDoubt;
     if (r) {
       const sent = `commit sent${r.instances.length < all ? ` to ${r.instances.length} of ${all} instances` : ""} ${formatDuration(Math.max(0, now - r.at))} ago`;
       // its run ended: the fan-out did too, and what its answers said is known
       const ended = m.runs.find((x) => x.n === r.run)?.finishedAt !== undefined;
-      const mayHold = Object.entries(r.answers)
-        .filter(([, a]) => a !== "error")
-        .map(([i]) => i);
+      const answers = Object.entries(r.answers);
+      const of = (...which: string[]): string[] => answers.filter(([, a]) => which.includes(a)).map(([i]) => i);
       out.push(
-        mayHold.length === 0
+        of("unknown", "pending").length === 0
           ? `${sent}, refused by every instance it reached: it took no effect`
-          : ended
-            ? `${sent}, in doubt: ${mayHold.join(", ")} gave no usable answer and no read has shown it taking effect`
-            : `${sent}, its fan-out never ended (its runner died with it on its way): it may have taken effect`,
+          : !ended && !runnerGone
+            ? `${sent}, on its way: ${of("pending").join(", ") || "no instance"} not answered yet (commit blocks until every instance has it)${of("unknown").length ? `; ${of("unknown").join(", ")} gave no usable answer` : ""}`
+            : ended
+              ? `${sent}, in doubt: ${of("unknown", "pending").join(", ")} gave no usable answer and no read has shown it taking effect`
+              : `${sent}, its fan-out never ended (its runner died with it on its way): it may have taken effect`,
       );
     } else if (doubt) out.push(`${COMMIT_IN_DOUBT_WORDS} (a run of this cutover said so at its end)`);
-    else if (!c) out.push("commit not sent");
-    else
-      out.push(
-        c.instances.length < all
-          ? `commit sent to ${c.instances.length} of ${all} instances (${formatDuration(Math.max(0, now - c.at))} ago)`
-          : `commit sent ${formatDuration(Math.max(0, now - c.at))} ago, COMMITTED not seen yet`,
-      );
+    // a fan-out that ended is a commit taken (`cutover.committed`): none of this sync's, then
+    else out.push("commit not sent");
   }
   const step = m.current !== undefined ? m.steps.find((s) => s.index === m.current) : undefined;
   if (step) out.push(`in step ${step.index + 1} ${step.id} (${step.kind})`);

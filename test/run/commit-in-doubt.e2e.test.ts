@@ -63,6 +63,13 @@ describe("a commit whose answers were lost after it took effect", () => {
     expect(c.r.all).toMatch(/■ run failed in .* · commit in doubt: sent, not known to have taken effect · /);
     expect(c.r.all).not.toMatch(/not committed/);
     expect(c.note).toMatch(/run failed \(commit in doubt: sent, not known to have taken effect\) after /);
+    // writes stay stopped, never "undone … (--abort judges that)" beside a commit that may hold
+    expect(c.note).toMatch(/a commit was sent and may hold, so writes must not go back on the source/);
+    expect(c.note).not.toMatch(/--abort/);
+    const status = await cli(["status", "rb.yaml"], { cwd: c.dir });
+    expect(status.stdout, status.all).toMatch(
+      /run ended failed \(commit in doubt: sent, not known to have taken effect\)/,
+    );
     expect(c.report).toMatchObject({ committed: false, commitInDoubt: { instances: ["sync0", "sync1"] } });
     expect(c.html).toMatch(/<h1>FAILED · COMMIT IN DOUBT /);
     expect(c.html).toContain("commit in doubt: sent, not known to have taken effect: sync0, sync1 may hold it");
