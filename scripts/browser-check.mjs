@@ -410,10 +410,21 @@ for (const [chart, key] of checks) {
     e.type === "step.finished" && e.outcome === "failed" ? { ...e, outcome: "interrupted", error: "interrupted" } : e,
   );
   const lastStart = refused.findLastIndex((e) => e.type === "step.started");
+  // a run that sent no commit: a commit the journal shows taken makes the report COMMITTED whatever
+  // the run's end says (the read model's `commitAccepted`, the journal's rule)
+  const commitIds = new Set(
+    ok.filter((e) => e.type === "request.sent" && e.path === "/api/v1/commit").map((e) => e.id),
+  );
+  const uncommitted = (events) =>
+    events.filter(
+      (e) =>
+        e.type !== "commit.sent" &&
+        !((e.type === "request.sent" || e.type === "response.received") && commitIds.has(e.id)),
+    );
   // the synthesized run verifies: a banner that ended well says so (src/report/html.ts, "COMMITTED · VERIFIED")
   const kinds = [
     ["COMMITTED", "ok", ended(ok, { outcome: "ok", committed: true }), "COMMITTED · VERIFIED"],
-    ["SUCCEEDED", "ok", ended(ok, { outcome: "ok", committed: false }), "SUCCEEDED · VERIFIED"],
+    ["SUCCEEDED", "ok", ended(uncommitted(ok), { outcome: "ok", committed: false }), "SUCCEEDED · VERIFIED"],
     ["FAILED", "failed", refused],
     ["FAILED AFTER COMMIT", "failed", ended(refused, { committed: true })],
     ["INTERRUPTED", "interrupted", ended(stopped, { outcome: "interrupted", exitCode: 130 })],
