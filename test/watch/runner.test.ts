@@ -56,6 +56,17 @@ const lock = { pid: 4242, host: "here", startedAt: "x" };
 const ended = (model: ReturnType<typeof killedModel>) =>
   runnerVerdict({ model, lock: undefined, now: T0 + 4000, host: "here", isAlive: () => false, runbook: "rb.yaml" });
 const at = (ms: number) => T0 + ms;
+/** Instance i's request of commit at +`ms`, and the commit step's start at +2.4 s. */
+const req = (ms: number, id: number, i: number) =>
+  ev("request.sent", ms, {
+    id,
+    instance: instances[i],
+    target: "service",
+    method: "POST",
+    path: "/api/v1/commit",
+    body: {},
+  });
+const commitStep = () => ev("step.started", 2400, { index: 2, id: "commit", kind: "commit", title: "commit" });
 
 describe("runnerVerdict", () => {
   it("no run yet: no alarm", () => {
@@ -301,17 +312,7 @@ describe("stateLeft", () => {
   // an adversarial run: the runner killed with the commit on its way, the page said "commit not sent"
   // while status said "no --abort: a commit was sent", and the fleet went COMMITTED
   it("a commit whose requests left but whose fan-out never ended (the runner died): sent, it may have taken effect", () => {
-    const req = (at: number, id: number, i: number) =>
-      ev("request.sent", at, {
-        id,
-        instance: instances[i],
-        target: "service",
-        method: "POST",
-        path: "/api/v1/commit",
-        body: {},
-      });
-    const commitStep = ev("step.started", 2400, { index: 2, id: "commit", kind: "commit", title: "commit" });
-    const both = killedModel([commitStep, req(2500, 1, 0), req(2501, 2, 1)]);
+    const both = killedModel([commitStep(), req(2500, 1, 0), req(2501, 2, 1)]);
     expect(both.commitRequested).toEqual({
       at: at(2500),
       run: 1,
@@ -337,7 +338,7 @@ describe("stateLeft", () => {
       "commit sent 1m 00s ago, its fan-out never ended (its runner died with it on its way): it may have taken effect",
     );
     expect(left).not.toContain("commit not sent");
-    const one = killedModel([commitStep, req(2500, 1, 0)]);
+    const one = killedModel([commitStep(), req(2500, 1, 0)]);
     expect(stateLeft(one, at(62_500))).toContain(
       "commit sent to 1 of 2 instances 1m 00s ago, its fan-out never ended (its runner died with it on its way): it may have taken effect",
     );
@@ -380,7 +381,7 @@ describe("stateLeft", () => {
     expect(stateLeft(other, at(62_500))).toContain("commit not sent");
     // the fan-out ended: its own words
     const ended = killedModel([
-      commitStep,
+      commitStep(),
       req(2500, 1, 0),
       req(2501, 2, 1),
       ev("commit.sent", 2600, { index: 2, id: "commit", instances: ["a", "b"], skewMs: 1 }),
@@ -393,7 +394,7 @@ describe("stateLeft", () => {
     // after a reverse that took effect, the commits before it were the other sync's: the new sync's
     // commit is not sent, and no instance is past the question (the page said "past it: commit sent")
     const reversed = killedModel([
-      commitStep,
+      commitStep(),
       req(2500, 1, 0),
       req(2501, 2, 1),
       ev("commit.sent", 2600, { index: 2, id: "commit", instances: ["a", "b"], skewMs: 1 }),
@@ -420,7 +421,7 @@ describe("stateLeft", () => {
     ]);
     // the new sync's commit on its way: its own
     const again = killedModel([
-      commitStep,
+      commitStep(),
       req(2500, 1, 0),
       ev("commit.sent", 2600, { index: 2, id: "commit", instances: ["a", "b"], skewMs: 1 }),
       ev("step.finished", 2700, { index: 2, id: "commit", outcome: "ok", durationMs: 300 }),
@@ -436,15 +437,6 @@ describe("stateLeft", () => {
 });
 
 describe("a commit whose fan-out ended without a commit.sent (the step failed)", () => {
-  const req = (at: number, id: number, i: number) =>
-    ev("request.sent", at, {
-      id,
-      instance: instances[i],
-      target: "service",
-      method: "POST",
-      path: "/api/v1/commit",
-      body: {},
-    });
   const lost = (at: number, id: number, i: number) =>
     ev("response.received", at, {
       id,
@@ -467,7 +459,6 @@ describe("a commit whose fan-out ended without a commit.sent (the step failed)",
       errorKind: "service",
       durationMs: 5,
     });
-  const commitStep = ev("step.started", 2400, { index: 2, id: "commit", kind: "commit", title: "commit" });
   const failedAt = (ms: number) => [
     ev("step.finished", ms, { index: 2, id: "commit", outcome: "failed", durationMs: 100 }),
     ev("run.finished", ms + 1, { outcome: "failed", exitCode: 1, committed: false, durationMs: ms }),
@@ -477,7 +468,7 @@ describe("a commit whose fan-out ended without a commit.sent (the step failed)",
   // page said "its runner died with it on its way" and its cutover "not committed"
   it("answers lost, the run ended: in doubt, the instances named, no runner said dead", () => {
     const m = killedModel([
-      commitStep,
+      commitStep(),
       req(2500, 1, 0),
       req(2501, 2, 1),
       lost(2510, 1, 0),
@@ -494,7 +485,7 @@ describe("a commit whose fan-out ended without a commit.sent (the step failed)",
 
   it("refused by every instance it reached: it took no effect, no doubt", () => {
     const m = killedModel([
-      commitStep,
+      commitStep(),
       req(2500, 1, 0),
       req(2501, 2, 1),
       refused(2510, 1, 0),
@@ -509,7 +500,7 @@ describe("a commit whose fan-out ended without a commit.sent (the step failed)",
     );
     // one refused, one lost: the lost one may hold it
     const one = killedModel([
-      commitStep,
+      commitStep(),
       req(2500, 1, 0),
       req(2501, 2, 1),
       refused(2510, 1, 0),
@@ -530,7 +521,7 @@ describe("a commit whose fan-out ended without a commit.sent (the step failed)",
       body: { success: true },
       durationMs: 5,
     });
-    const m = killedModel([commitStep, req(2500, 1, 0), req(2501, 2, 1), ok]);
+    const m = killedModel([commitStep(), req(2500, 1, 0), req(2501, 2, 1), ok]);
     expect(m.cutover.committed).toBe(true);
     expect(m.cutover.commitInDoubt).toBeUndefined();
     expect(stateLeft(m, at(62_500))).toContain("committed");
