@@ -11,8 +11,18 @@
  *
  * Synchronous I/O on purpose: an async write could still be queued when the POST leaves or the
  * process dies; the cost (one small write + fsync per command) is nothing next to a network call.
+ *
+ * What a synchronous fsync costs grows with what it flushes: inside the write-stop window a watch
+ * reads an instance every few milliseconds, and the samples held and written since the last durable
+ * line (half a megabyte by the commit at 64 instances) made the commit's fsync 2 to 5 ms of it
+ * (issue 41). Once `BACKGROUND_SYNC_BYTES` are written unsynced, a turn's write of held lines
+ * starts an fsync of them off the event loop (libuv's pool), through a second descriptor of the
+ * file: a write error is reported to each open description once (Linux's errseq), so the
+ * background one never takes the report the durable line's own fsync must see, and its own
+ * report fails the journal too. It only ever adds flushes: every durable line still has its own
+ * synchronous fsync (and witness) before `write` returns.
  */
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsync, fsyncSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { crashPoint } from "../crash-points.js";
 import { ExitCode, UserError } from "../errors.js";
@@ -132,6 +142,9 @@ function scanExisting(fd: number): Existing {
   if (partial !== "") take(partial);
   return { header, lastSeq, maxRequestId, lines, endsWithNewline: last === 0x0a, size, lastChain, headerChain };
 }
+
+/** Unsynced bytes that start a background fsync at the end of a turn's write (see the top). */
+export const BACKGROUND_SYNC_BYTES = 32 * 1024;
 
 /** Opens (creates, or on resume appends to) a run's journal. */
 export function openJournal(options: OpenJournalOptions): Journal {
@@ -268,11 +281,52 @@ export function openJournal(options: OpenJournalOptions): Journal {
     writtenSeq = seqBase;
   }
 
+  /** Bytes written since the last fsync began (a background one included). */
+  let unsynced = 0;
   const writeAll = (text: string): void => {
     const buf = Buffer.from(text, "utf8");
     let off = 0;
     // writeSync may write less than asked (signals, pipes): loop until the line is whole
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    unsynced += buf.length;
+  };
+  const syncNow = (): void => {
+    unsynced = 0;
+    fsyncSync(fd);
+  };
+  // the background fsync's own descriptor (see the top): opened at its first use, closed by
+  // `close`, or by its fsync's callback if one is still running then (its number must not be
+  // reused under a pending fsync)
+  let bgFd: number | undefined;
+  let bgRunning = false;
+  let bgCloseLater = false;
+  const syncInBackground = (): void => {
+    if (bgRunning || unsynced < BACKGROUND_SYNC_BYTES || distrusted) return;
+    try {
+      bgFd ??= openSync(file, "r+");
+    } catch {
+      // no second descriptor (out of them): the durable lines' own fsyncs still do it all
+      return;
+    }
+    bgRunning = true;
+    unsynced = 0;
+    fsync(bgFd, (err) => {
+      bgRunning = false;
+      // what was written may not reach the disk: the journal is failed, as by the durable fsync
+      if (err && !failure && !closed) fail(err);
+      if (bgCloseLater) closeBackground();
+    });
+  };
+  const closeBackground = (): void => {
+    bgCloseLater = bgRunning;
+    if (bgRunning || bgFd === undefined) return;
+    const d = bgFd;
+    bgFd = undefined;
+    try {
+      closeSync(d);
+    } catch {
+      /* nothing was written through it */
+    }
   };
   // after the journal's own fsync, never before: a crash between the two leaves the witness
   // behind a longer journal (good), never ahead of a journal that lacks the line (witness.ts)
@@ -314,6 +368,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     if (failure || closed) return;
     try {
       flushHeld();
+      syncInBackground();
     } catch (err) {
       fail(err);
     }
@@ -335,7 +390,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     try {
       flushHeld();
       if (how === "sync") {
-        fsyncSync(fd);
+        syncNow();
         witness();
       }
     } catch (err) {
@@ -346,7 +401,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
   try {
     for (const l of pendingLines) put(l, "hold");
     flushHeld();
-    fsyncSync(fd);
+    syncNow();
     if (options.file === undefined) fsyncDir(dirname(file));
     witness();
   } catch (err) {
@@ -408,7 +463,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
         if (!failure) {
           flushHeld();
           if (!distrusted) {
-            fsyncSync(fd);
+            syncNow();
             // the samples written since the last durable event are certain now too
             witness();
           }
@@ -422,6 +477,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
           flushSoon = undefined;
         }
         closeSync(fd);
+        closeBackground();
         witnessWriter?.close();
       }
     },
