@@ -10,7 +10,7 @@
 import { CUT_OFF_WORDS, cutOff } from "../model/fold.js";
 import { formatDuration } from "../runbook/duration.js";
 import { verifierDocsText } from "../text.js";
-import { COMMIT_IN_DOUBT_WORDS } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, windowEndWords } from "../writes-words.js";
 
 const CSS = `
 *{box-sizing:border-box}
@@ -52,6 +52,7 @@ const docsText = ${verifierDocsText.toString()};
 const cutOff = ${cutOff.toString()};
 const CUT_OFF_WORDS = ${JSON.stringify(CUT_OFF_WORDS)};
 const COMMIT_IN_DOUBT_WORDS = ${JSON.stringify(COMMIT_IN_DOUBT_WORDS)};
+const windowEndWords = ${windowEndWords.toString()};
 let state = null;
 let skew = 0;
 const OUTCOME = { ok: ["done", "ok"], failed: ["FAILED", "bad"], running: ["running", "warn"], pending: ["not reached", "muted"], skipped: ["skipped", "muted"], interrupted: ["interrupted", "bad"] };
@@ -90,7 +91,7 @@ function render() {
     // its end seen only after a span no runner read the fleet in: the most it lasted
     const clock = el("p", words + (!open && w.unseenMs ? "at most " : "") + dur(ms), "clock" + (open ? " open" : ""));
     clock.id = "clock";
-    const nodes = [clock, el("p", (open ? "since " : "from ") + utc(from) + (w.closedAt ? " to " + utc(w.closedAt) + " (" + (w.closedBy === "canWrite" ? "canWrite seen" : w.closedBy === "committed" ? "COMMITTED seen on every instance" : "undone") + ")" : "") + (w.writesOnAt ? "; application writes on again at " + utc(w.writesOnAt) : "") + (!open && w.unseenMs ? "; its end was seen after " + dur(w.unseenMs) + " in which no runner read the fleet: it may have come then" : ""))];
+    const nodes = [clock, el("p", (open ? "since " : "from ") + utc(from) + (w.closedAt ? " to " + utc(w.closedAt) + " (" + windowEndWords(w.closedBy) + ")" : "") + (w.writesOnAt ? "; application writes on again at " + utc(w.writesOnAt) : "") + (!open && w.unseenMs ? "; its end was seen after " + dur(w.unseenMs) + " in which no runner read the fleet: it may have come then" : ""))];
     const shares = Object.entries(w.shares).filter(([, v]) => v > 0).map(([k, v]) => (k === "none" ? "no runner alive" : k) + " " + dur(v));
     if (shares.length) nodes.push(el("p", "Shares: " + shares.join(" · "), "muted"));
     fill("window", nodes);

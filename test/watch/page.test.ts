@@ -11,6 +11,7 @@ import { CUT_OFF_WORDS, cutOff } from "../../src/model/fold.js";
 import type { StepOutcome } from "../../src/model/contract.js";
 import { formatDuration } from "../../src/runbook/duration.js";
 import { verifierDocsText, type GenerationDocs } from "../../src/text.js";
+import { windowEndWords } from "../../src/writes-words.js";
 import { watchPage } from "../../src/watch/page.js";
 
 /** One of the page script's inlined functions, evaluated on its own (it uses nothing of the page's). */
@@ -102,5 +103,19 @@ describe("the watch page's cut-off step", () => {
     expect(cutOff({ current: 0 }, { index: 0, outcome: "running" }, false)).toBe(false);
     expect(cutOff({ current: 0 }, { index: 0, outcome: "running" }, true)).toBe(true);
     expect(watchPage("n0nce")).toContain(`const CUT_OFF_WORDS = ${JSON.stringify(CUT_OFF_WORDS)};`);
+  });
+});
+
+// One home for what ended the write-stop window (src/writes-words.ts `windowEndWords`), in the run's
+// end, status, the notification and this page: the page had its own words, and said "(undone)" of
+// a window COMMITTED on every instance closed (b38b113 fixed that by hand, untested).
+describe("the watch page's end of the write-stop window", () => {
+  it("is windowEndWords's, for every way the window closes, and the window line says it", () => {
+    const pageWords = pageFunction("windowEndWords", "let state = null;") as typeof windowEndWords;
+    for (const end of ["canWrite", "committed", "undone", undefined] as const)
+      expect(pageWords(end), String(end)).toBe(windowEndWords(end));
+    expect(pageWords("committed")).toBe("COMMITTED on every instance");
+    expect(pageWords("undone")).toBe("writes back on by the undo");
+    expect(watchPage("n0nce")).toContain(`" (" + windowEndWords(w.closedBy) + ")"`);
   });
 });
