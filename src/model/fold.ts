@@ -350,8 +350,17 @@ export class CutoverFold {
         // a reverse a resume adopted (the fleet showed it): it took effect, as one that ended ok
         // (src/journal/state.ts reads it so); missed, the page said "committed" after it
         if (e.adopted === true) this.#reverseTookEffect(s, e.at);
+        // a command an earlier run's attempt failed or was cut off in, which the fleet shows took
+        // effect: adopted, as after a kill, not "failed" (report.json and JUnit said so of a
+        // reverse that took effect); the attempt keeps its failure and error
+        const adoptedAfterFailure = e.adopted === true && (s.outcome === "failed" || s.outcome === "interrupted");
+        if (adoptedAfterFailure) {
+          delete s.error;
+          delete s.hint;
+          delete s.place;
+        }
         // a later run skips what an earlier one did: the step keeps its own outcome and times
-        if (s.attempts.length > 0 && s.outcome !== "running" && s.outcome !== "pending") {
+        if (s.attempts.length > 0 && s.outcome !== "running" && s.outcome !== "pending" && !adoptedAfterFailure) {
           s.resumeNote = `run ${cur?.n ?? "?"}: ${e.reason}`;
           break;
         }

@@ -104,6 +104,36 @@ describe("a commit adopted by a resumed run", () => {
     expect(json.committed, where).toBe(false);
   }, 120_000);
 
+  // the same reverse, its answer lost and progress not showing it for as long as the runner reads
+  // (the simulator's late-effect): run 1 ends failed with it in doubt; once progress shows it, the
+  // resume adopts it. report.json and JUnit read its step "failed"
+  it("a reverse whose answer was lost, adopted by the resume: its step reads adopted in report.json and JUnit, not failed", async () => {
+    const { s, dir, args } = await cutover(
+      ["late-effect=100000s@0/reverse"],
+      START_REV + READY + STOP + DRAINED + COMMIT + COMMITTED + REVERSE,
+    );
+    const reverses = () => s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
+    const first = await cli(args(), { cwd: dir });
+    expect(first.code, first.all).toBe(1);
+    expect(reverses(), first.all).toBe(1);
+    // the reverse shows on progress now
+    s.control.advance(100_001);
+    const report = join(dir, "report");
+    const second = await cli(args("--resume", "--report", report), { cwd: dir });
+    const where = transcript(first, second);
+    expect(second.code, where).toBe(0);
+    expect(second.all, where).toMatch(/skipped: adopted: reverse took effect/);
+    expect(reverses(), where).toBe(1);
+    const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as {
+      steps: { id: string; outcome: string; attempts?: { outcome: string }[] }[];
+    };
+    const rollback = json.steps.find((x) => x.id === "rollback");
+    expect(rollback?.outcome, where).toBe("skipped");
+    expect(rollback?.attempts?.[0]?.outcome, where).toBe("failed");
+    const junit = readFileSync(join(report, "junit.xml"), "utf8");
+    expect(junit, where).toMatch(/failures="0" errors="0"/);
+  }, 120_000);
+
   // an outside review: after a reverse, a run undoes the new sync's write stop if it fails (its
   // undo stack rearmed); the resume of a killed run registered no undo at all
   it("after a reverse, a resumed run that fails undoes the reverse sync's write stop, and never the one before the commit", async () => {

@@ -787,3 +787,50 @@ describe("journals joined in the order their runs started", () => {
     expect(at(21)).toMatchObject({ seq: 12, event: 6 });
   });
 });
+
+// a command step whose attempt failed (no answer: it may have taken effect), adopted by the
+// `--resume` that read the fleet showing it took effect: report.json and JUnit read "failed" of
+// a reverse that took effect, where the same adoption after a kill read "skipped: adopted"
+describe("a command adopted after its attempt failed", () => {
+  for (const first of ["failed", "interrupted"] as const)
+    it(`reads adopted, as after a kill, not ${first}; the attempt keeps its failure`, () => {
+      const a = stream();
+      a.at(0, "run.started", started("run"));
+      a.at(100, "step.started", STEPS[1]!);
+      a.at(200, "request.sent", commandSent(1, "commit", inst(0)));
+      a.at(10_200, "step.finished", {
+        index: 1,
+        id: "commit",
+        outcome: first,
+        durationMs: 10_100,
+        error: "sync0: no answer in time: whether commit took effect is unknown until progress shows it",
+        hint: "Read the fleet (syncbook status).",
+      });
+      a.at(10_300, "run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 10_300 });
+      a.at(20_000, "run.started", started("resume"));
+      a.at(20_100, "step.skipped", { index: 1, id: "commit", reason: "adopted: commit took effect", adopted: true });
+      a.at(20_200, "run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 200 });
+      const joined = joinJournals([{ file: "a.jsonl", events: a.events }]);
+      const step = foldEvents(joined.events, { traits: traitsOf, journals: joined.journals }).steps[1]!;
+      expect(step.outcome).toBe("skipped");
+      expect(step.reason).toBe("adopted: commit took effect (run 2)");
+      expect(step.error).toBeUndefined();
+      expect(step.hint).toBeUndefined();
+      expect(step.attempts).toHaveLength(1);
+      expect(step.attempts[0]).toMatchObject({ run: 1, outcome: first, error: expect.stringContaining("no answer") });
+    });
+
+  it("a step that ended ok keeps its outcome when a later run passes it as adopted", () => {
+    const a = stream();
+    a.at(0, "run.started", started("run"));
+    a.at(100, "step.started", STEPS[1]!);
+    a.at(200, "step.finished", { index: 1, id: "commit", outcome: "ok", durationMs: 100 });
+    a.at(300, "run.finished", { outcome: "failed", exitCode: 1, committed: true, durationMs: 300 });
+    a.at(1000, "run.started", started("resume"));
+    a.at(1100, "step.skipped", { index: 1, id: "commit", reason: "adopted: commit took effect", adopted: true });
+    const joined = joinJournals([{ file: "a.jsonl", events: a.events }]);
+    const step = foldEvents(joined.events, { traits: traitsOf, journals: joined.journals }).steps[1]!;
+    expect(step.outcome).toBe("ok");
+    expect(step.resumeNote).toBe("run 2: adopted: commit took effect");
+  });
+});
