@@ -205,7 +205,16 @@ export function createRunSummary() {
         : "not measured in a real run (the verifier compares the data)",
     ]);
     const w = writeStop.current();
-    facts.push(["write-stop window", w ? describeWindow(w) : "writes were not stopped in this run"]);
+    // a resumed run's window opened in an earlier run: the cutover's, as the cutover row says it
+    // ("writes were not stopped in this run" stood beside a cutover row saying they were)
+    facts.push([
+      "write-stop window",
+      w
+        ? describeWindow(w)
+        : finished?.window
+          ? `${windowLengthWords(finished.window)}, opened in an earlier run of the cutover`
+          : "writes were not stopped in this run",
+    ]);
     if (verified !== undefined) facts.push(["verified", verificationText({ verified, why })]);
     facts.push(["verifier", verifierResult(verdict, verifier)]);
     if (polls)

@@ -6,7 +6,8 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cell, lintSummary } from "../../src/cli/step-summary.js";
+import { cell, createRunSummary, lintSummary } from "../../src/cli/step-summary.js";
+import type { RunEvent } from "../../src/events.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, COMMIT, READY, runbookFor, sim, START, STOP, tempDir, writeRunbook } from "../support/run.js";
 
@@ -28,6 +29,38 @@ function summaryFile(initial = "## earlier step\n\n"): { dir: string; file: stri
 }
 /** The Markdown table rows (lines starting with `|`) of a summary, header and separator excluded. */
 const rows = (md: string): string[] => md.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| # |"));
+
+// after a resume the window opened in an earlier run: the row said "writes were not stopped in
+// this run" beside a cutover row that said writes stopped 4.2s
+describe("the run summary's write-stop window", () => {
+  const summary = (window: boolean): string => {
+    const { listener, markdown } = createRunSummary();
+    let seq = 0;
+    const ev = (type: string, payload: object): RunEvent =>
+      ({ type, seq: ++seq, at: 1000 + seq, ...payload }) as RunEvent;
+    listener(ev("run.started", { runbook: "r", mode: "resume", steps: [], instances: [] }));
+    listener(
+      ev("run.finished", {
+        outcome: "ok",
+        exitCode: 0,
+        committed: true,
+        durationMs: 2000,
+        cutover: { durationMs: 60_000, runs: 2 },
+        ...(window ? { window: { durationMs: 4200, open: false } } : {}),
+      }),
+    );
+    return markdown("run");
+  };
+  it("is the cutover's when it opened in an earlier run, in the cutover row's words", () => {
+    const md = summary(true);
+    expect(md).toContain("| cutover | 1m 00s over 2 runs; writes stopped 4.2s |");
+    expect(md).toContain("| write-stop window | writes stopped 4.2s, opened in an earlier run of the cutover |");
+    expect(md).not.toContain("not stopped in this run");
+  });
+  it("says writes were not stopped where no run of the cutover stopped them", () => {
+    expect(summary(false)).toContain("| write-stop window | writes were not stopped in this run |");
+  });
+});
 
 describe("cell: Markdown table cells", () => {
   it("escapes pipes, newlines, HTML and emphasis so a message cannot break the table", () => {
