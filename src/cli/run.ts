@@ -234,7 +234,7 @@ async function runLoaded(
         : undefined;
     // one cutover, one identity: a run that is not --resume/--abort either continues the runbook's
     // unfinished cutover (--from) or starts a new one, never silently (src/journal/cutover.ts)
-    const chosen = resume ? undefined : await newOrContinued(loaded, dir, flags, only);
+    const chosen = resume ? undefined : await newOrContinued(loaded, dir, flags, only, signal);
     const continues = chosen && "cutover" in chosen ? chosen : undefined;
     // a --from run continues this cutover: what its journal established counts for the interlocks
     // (not for a new cutover: it knows nothing of the one it leaves)
@@ -618,6 +618,8 @@ async function newOrContinued(
   flags: ExecuteFlags,
   /** The instances `--only` names (indexes), when given. */
   only: readonly number[] | undefined,
+  /** Ctrl-C before the run begins: the fleet read below ends at once. */
+  signal: AbortSignal,
 ): Promise<
   | { cutover: string; journal: string; committed?: true }
   | { notContinued: string }
@@ -717,7 +719,7 @@ async function newOrContinued(
       };
     }
     // the fleet must still show that commit: reversed or restarted since, it no longer holds
-    const off = await commitNoLongerHolds(loaded);
+    const off = await commitNoLongerHolds(loaded, signal);
     if (off)
       throw new UserError(
         `refused (fleet-state): cutover ${done.cutover} committed (journal ${done.journal}), but the fleet no longer shows its commit: ${off}; nothing was sent`,

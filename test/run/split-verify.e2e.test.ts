@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Simulator } from "../../src/sim/index.js";
-import { cli } from "../support/run.js";
+import { cli, startCli } from "../support/run.js";
 import {
   CHECK,
   CLI_CUTOVER_DEFAULTS,
@@ -281,6 +281,23 @@ describe("a verify that failed under continueOnError, after the cutover committe
       /refused \(fleet-state\): cutover \S+ committed \(journal .*\), but the fleet no longer shows its commit: sync1 does not answer \(http:\/\/127\.0\.0\.1:\d+: progress failed/,
     );
     sim.control.clearFaults();
+    // Ctrl-C while that read waits on a slow instance: it ends at once, not at the request's time
+    // limit (the read took no signal)
+    const slowText = readFileSync(file, "utf8");
+    writeFileSync(file, slowText.replace("requestTimeout: 1s", "requestTimeout: 30s"));
+    const slow = sim.control.addFault("latency=20s@1/progress");
+    const waiting = startCli(["run", file, "--renderer", "simple", "--from", "verify", "--allow-changed-runbook"], {
+      cwd: dir,
+    });
+    await new Promise((r) => setTimeout(r, 2000));
+    const askedAt = Date.now();
+    waiting.child.kill("SIGINT");
+    const stopped = await waiting.done;
+    expect(Date.now() - askedAt, stopped.all).toBeLessThan(8000);
+    expect(stopped.code, stopped.all).toBe(130);
+    expect(stopped.all).not.toMatch(/■ run/);
+    sim.control.removeFault(slow.id);
+    writeFileSync(file, slowText);
     expect(told.all).not.toContain(`syncbook run ${file} --resume`);
     const toldJson = await cli(["status", file, "--json"], { cwd: dir });
     const next = (JSON.parse(toldJson.stdout) as { journal: { next?: { runs: { args: string }[] } } }).journal.next;
