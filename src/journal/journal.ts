@@ -17,10 +17,12 @@
  * line (half a megabyte by the commit at 64 instances) made the commit's fsync 2 to 5 ms of it
  * (issue 41). Once `BACKGROUND_SYNC_BYTES` are written unsynced, a turn's write of held lines
  * starts an fsync of them off the event loop (libuv's pool), through a second descriptor of the
- * file: a write error is reported to each open description once (Linux's errseq), so the
- * background one never takes the report the durable line's own fsync must see, and its own
- * report fails the journal too. It only ever adds flushes: every durable line still has its own
- * synchronous fsync (and witness) before `write` returns.
+ * file: a write error is reported to each open description once (Linux's errseq, from 4.13;
+ * Node 20 needs 4.18), so the background one never takes the report the durable line's own fsync
+ * must see, and its own report fails the journal too. Only on Linux: elsewhere an error may be
+ * reported to the first fsync alone, the background one's, whose callback comes a turn later,
+ * after a durable line's fsync succeeded and its request left. It only ever adds flushes: every
+ * durable line still has its own synchronous fsync (and witness) before `write` returns.
  */
 import { closeSync, constants, fstatSync, fsync, fsyncSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -145,6 +147,8 @@ function scanExisting(fd: number): Existing {
 
 /** Unsynced bytes that start a background fsync at the end of a turn's write (see the top). */
 export const BACKGROUND_SYNC_BYTES = 32 * 1024;
+/** Where a writeback error reaches every open description of the file (see the top). */
+const BACKGROUND_SYNC = process.platform === "linux";
 
 /** Opens (creates, or on resume appends to) a run's journal. */
 export function openJournal(options: OpenJournalOptions): Journal {
@@ -301,7 +305,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
   let bgRunning = false;
   let bgCloseLater = false;
   const syncInBackground = (): void => {
-    if (bgRunning || unsynced < BACKGROUND_SYNC_BYTES || distrusted) return;
+    if (!BACKGROUND_SYNC || bgRunning || unsynced < BACKGROUND_SYNC_BYTES || distrusted) return;
     try {
       bgFd ??= openSync(file, "r+");
     } catch {
@@ -476,8 +480,8 @@ export function openJournal(options: OpenJournalOptions): Journal {
           process.off("exit", onExit);
           flushSoon = undefined;
         }
-        closeSync(fd);
         closeBackground();
+        closeSync(fd);
         witnessWriter?.close();
       }
     },

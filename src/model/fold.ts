@@ -355,9 +355,9 @@ export class CutoverFold {
         // reverse that took effect); the attempt keeps its failure and error
         const adoptedAfterFailure = e.adopted === true && (s.outcome === "failed" || s.outcome === "interrupted");
         if (adoptedAfterFailure) {
-          delete s.error;
-          delete s.hint;
-          delete s.place;
+          // what the failed attempt was waiting on and why it failed: its attempt keeps its error
+          for (const k of ["error", "hint", "place", "wait"] as const) delete s[k];
+          s.slow = [];
         }
         // a later run skips what an earlier one did: the step keeps its own outcome and times
         if (s.attempts.length > 0 && s.outcome !== "running" && s.outcome !== "pending" && !adoptedAfterFailure) {

@@ -30,7 +30,16 @@ vi.mock("node:fs", async (importOriginal) => {
   };
 });
 
-const { fstatSync, statSync } = await import("node:fs");
+const { fstatSync, readdirSync, readlinkSync, realpathSync, statSync } = await import("node:fs");
+/** This process's descriptors open on `file` (Linux's /proc). */
+const openDescriptors = (file: string): string[] =>
+  readdirSync("/proc/self/fd").filter((d) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${d}`) === realpathSync(file);
+    } catch {
+      return false;
+    }
+  });
 const { openJournal, BACKGROUND_SYNC_BYTES } = await import("../../src/journal/journal.js");
 const { tempDir, inst } = await import("../support/journal.js");
 
@@ -82,7 +91,7 @@ async function samples(j: ReturnType<typeof openJournal>, bytes: number): Promis
   await turn();
 }
 
-describe("the journal's background fsync", () => {
+describe.runIf(process.platform === "linux")("the journal's background fsync", () => {
   it("starts once the lines written since the last fsync pass the limit, on another descriptor of the same file", async () => {
     const j = open();
     await samples(j, BACKGROUND_SYNC_BYTES / 2);
@@ -91,6 +100,8 @@ describe("the journal's background fsync", () => {
     expect(bg.calls).toHaveLength(1);
     const call = bg.calls[0]!;
     expect(call.ino).toBe(statSync(j.file).ino);
+    // a descriptor of its own: the journal's keeps the durable lines' error reports
+    expect(openDescriptors(j.file).length).toBe(2);
     j.close();
     // closed with the journal (once its fsync answered): its number is free again
     await vi.waitFor(() => expect(() => fstatSync(call.fd)).toThrow());
@@ -145,10 +156,26 @@ describe("the journal's background fsync", () => {
     j.close();
     // still open: a number reused under a pending fsync would flush (and fail) another file
     expect(fstatSync(fd).ino).toBe(statSync(j.file).ino);
+    // its answer, an error after the close (which fsynced on its own), fails nothing
+    bg.fail = Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" });
     bg.pending.shift()!();
     await vi.waitFor(() => expect(() => fstatSync(fd)).toThrow());
-    // and its answer, after the close, fails nothing
     expect(j.error).toBeUndefined();
+  });
+
+  it("not off Linux: there a writeback error may reach the first fsync only, the background one's", async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, "platform")!;
+    Object.defineProperty(process, "platform", { value: "darwin" });
+    try {
+      vi.resetModules();
+      const other = await import("../../src/journal/journal.js");
+      const j = other.openJournal({ dir, runbookName: "r", runbookHash: "h" });
+      await samples(j, BACKGROUND_SYNC_BYTES * 2);
+      expect(bg.calls).toEqual([]);
+      j.close();
+    } finally {
+      Object.defineProperty(process, "platform", platform);
+    }
   });
 
   it("a journal marked untrusted starts none", async () => {

@@ -798,6 +798,9 @@ describe("a command adopted after its attempt failed", () => {
       a.at(0, "run.started", started("run"));
       a.at(100, "step.started", STEPS[1]!);
       a.at(200, "request.sent", commandSent(1, "commit", inst(0)));
+      // what the failed attempt waited on (its reads for whether the command took effect)
+      a.at(5000, "wait.status", { index: 1, id: "commit", met: false, failing: [] });
+      a.at(6000, "wait.slow", { index: 1, id: "commit", stalledForMs: 5000, detail: "no progress for 5s" });
       a.at(10_200, "step.finished", {
         index: 1,
         id: "commit",
@@ -816,6 +819,8 @@ describe("a command adopted after its attempt failed", () => {
       expect(step.reason).toBe("adopted: commit took effect (run 2)");
       expect(step.error).toBeUndefined();
       expect(step.hint).toBeUndefined();
+      expect(step.wait).toBeUndefined();
+      expect(step.slow).toEqual([]);
       expect(step.attempts).toHaveLength(1);
       expect(step.attempts[0]).toMatchObject({ run: 1, outcome: first, error: expect.stringContaining("no answer") });
     });
