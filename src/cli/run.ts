@@ -515,7 +515,10 @@ export async function execute(
       // unless the fleet shows the commit made already (a --from commit after the cutover
       // committed): stopping writes again would wait for a canCommit that never comes
       const { commitNoLongerHolds } = await import("../run/earlier.js");
-      const committedBefore = restopAt !== undefined && (await commitNoLongerHolds(loaded)) === undefined;
+      // Ctrl-C during that read ends it (the run's signal): not known, so the stop is named again
+      const committedBefore =
+        restopAt !== undefined &&
+        (await commitNoLongerHolds(loaded, controller.signal).catch(() => "not known")) === undefined;
       const restop = committedBefore ? undefined : restopAt;
       // an undo of a stopWrites failed: the application is down; --abort retries it, --resume goes on
       const stuck = how.mode !== "rehearse" && !result.committed ? ui.writesLeftStopped() : undefined;

@@ -356,6 +356,29 @@ describe("--from commit --only <instance> after a refused commit (the README's r
 });
 
 describe("a commit refused for want of a write stop", () => {
+  // its way on reads whether the fleet shows the commit made already; that read took no signal, and
+  // a Ctrl-C while an instance was slow to answer waited out the request's time limit
+  it("Ctrl-C during the read its way on makes ends it at once, and still names the stop", async () => {
+    const { file, dir, run } = await setup(
+      [],
+      "{ pollInterval: 50ms, timeout: 30s, requestTimeout: 30s, retry: { giveUpAfter: 3s } }",
+    );
+    const first = await run("--to", "ready");
+    expect(first.code, first.all).toBe(0);
+    s!.control.addFault("latency=20s@1/progress");
+    const r = startCli(["run", file, "--renderer", "simple", "--from", "commit", "--yes"], { cwd: dir });
+    await r.waitFor(/refused \(writes-stopped\)/, 30_000);
+    await new Promise((done) => setTimeout(done, 1000));
+    const askedAt = Date.now();
+    r.child.kill("SIGINT");
+    const ended = await r.done;
+    expect(Date.now() - askedAt, ended.all).toBeLessThan(8000);
+    expect(ended.code, ended.all).toBe(3);
+    expect(ended.all).toContain(`stop writes again, then go on: syncbook run ${file} --from stop-writes`);
+    expect(ended.all).not.toMatch(/\n\s+at /);
+    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+  }, 60_000);
+
   it("points at --from <the stopWrites step>, not at --resume (which meets the same refusal); that way out works", async () => {
     const { file, dir, run } = await setup();
     // in a terminal, --step: run start and ready, skip stop-writes, run the rest: commit is refused
