@@ -15,11 +15,19 @@ const bg = vi.hoisted(() => ({
   hold: false,
   fail: undefined as NodeJS.ErrnoException | undefined,
   pending: [] as (() => void)[],
+  /** No descriptor left for a second open (EMFILE). */
+  noSecondOpen: false,
 }));
 vi.mock("node:fs", async (importOriginal) => {
   const fs = await importOriginal<typeof fsModule>();
   return {
     ...fs,
+    openSync: (...a: Parameters<typeof fs.openSync>) => {
+      // the journal's second descriptor (its witness opens its own file "r+" too)
+      if (bg.noSecondOpen && a[1] === "r+" && String(a[0]).endsWith(".jsonl"))
+        throw Object.assign(new Error("EMFILE: too many open files"), { code: "EMFILE" });
+      return fs.openSync(...a);
+    },
     fsync: (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
       bg.calls.push({ fd, ino: fs.fstatSync(fd).ino });
       // held: answered when the test says, at once (the data is flushed by the journal's close)
@@ -51,6 +59,7 @@ beforeEach(() => {
   bg.hold = false;
   bg.fail = undefined;
   bg.pending = [];
+  bg.noSecondOpen = false;
 });
 afterEach(() => cleanup());
 
@@ -132,8 +141,11 @@ describe.runIf(process.platform === "linux")("the journal's background fsync", (
     expect(bg.calls).toHaveLength(1);
     bg.pending.shift()!();
     await turn();
+    // its descriptor stays open for the next one, until the journal closes
+    expect(openDescriptors(j.file)).toHaveLength(2);
     await samples(j, BACKGROUND_SYNC_BYTES + 1024);
     expect(bg.calls).toHaveLength(2);
+    expect(bg.calls[1]!.fd).toBe(bg.calls[0]!.fd);
     bg.pending.shift()!();
     j.close();
   });
@@ -176,6 +188,24 @@ describe.runIf(process.platform === "linux")("the journal's background fsync", (
     } finally {
       Object.defineProperty(process, "platform", platform);
     }
+  });
+
+  it("no descriptor left for it: none starts, and the journal goes on (the durable lines' own fsyncs do it all)", async () => {
+    bg.noSecondOpen = true;
+    const j = open();
+    await samples(j, BACKGROUND_SYNC_BYTES * 2);
+    expect(bg.calls).toEqual([]);
+    expect(j.error).toBeUndefined();
+    j.write({
+      type: "step.started",
+      seq: ++seq,
+      at: Date.now(),
+      index: 0,
+      id: "s",
+      kind: "commit",
+    } as unknown as RunEvent);
+    expect(openDescriptors(j.file)).toHaveLength(1);
+    j.close();
   });
 
   it("a journal marked untrusted starts none", async () => {
