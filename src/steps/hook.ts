@@ -155,16 +155,20 @@ const DDL_WORDS = [
 
 function looksLikeDdl(step: Step): string | undefined {
   const plugin = pluginStepKind(step);
-  const text = JSON.stringify([
+  const raw = JSON.stringify([
     step.id,
     step.name,
     "hook" in step ? step.hook : undefined,
     plugin,
     plugin ? (step as Record<string, unknown>)[plugin] : undefined,
-  ])
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, "");
-  return DDL_WORDS.find((w) => text.includes(w));
+  ]);
+  // its words as written: split at anything but a letter or digit, and at camelCase humps
+  const words = (raw.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? []).map((w) => w.toLowerCase());
+  const text = words.join("");
+  // a command's name whole (`createIndex`) or split (`create_index`), read across the words; `ddl`
+  // only as a word of its own: inside another (`middleware`, a temp folder's `ddLNqZ`) it made
+  // an error of a hook that runs no DDL
+  return DDL_WORDS.find((w) => (w === "ddl" ? words.includes(w) : text.includes(w)));
 }
 
 /**

@@ -315,6 +315,17 @@ describe("state model", () => {
     expect(await problems(runbook(START + READY + CHECK + hook + STOP + COMMIT + VERIFY))).toEqual([
       "ddl-during-verify",
     ]);
+    // `ddl` only as a word of its own (a test's temp folder `…-ddLNqZ` made a hook an error)
+    const during = async (command: string): Promise<string[]> =>
+      problems(
+        runbook(
+          START + READY + CHECK + `  - hook: { use: shell, with: { command: ${command} } }\n` + STOP + COMMIT + VERIFY,
+        ),
+      );
+    for (const c of ["[/opt/middleware/flag.sh]", "[/tmp/syncbook-crash-ddLNqZ/probe.mjs]", "[add, lock]"])
+      expect(await during(c), c).not.toContain("ddl-during-verify");
+    for (const c of ["[./run-ddl.sh]", "[applyDDL]", "[node, ddl.mjs]", "[mongosh, --eval, 'db.x.drop_index()']"])
+      expect(await during(c), c).toContain("ddl-during-verify");
     const off = "  - start: { source: cluster0, destination: cluster1, verification: { enabled: false } }\n";
     expect(
       await problems(
