@@ -124,9 +124,13 @@ describe("a commit adopted by a resumed run", () => {
     expect(second.code, where).toBe(0);
     expect(second.all, where).toMatch(/skipped: adopted: reverse took effect/);
     expect(reverses(), where).toBe(1);
+    // the cutover's word is the one after a kill: the sync that runs since the reverse is not committed
+    expect(second.all, where).toMatch(/■ run ok .* · not committed since the reverse \(step rollback\) · /);
     const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as {
+      committed: boolean;
       steps: { id: string; outcome: string; attempts?: { outcome: string }[] }[];
     };
+    expect(json.committed, where).toBe(false);
     const rollback = json.steps.find((x) => x.id === "rollback");
     expect(rollback?.outcome, where).toBe("skipped");
     expect(rollback?.attempts?.[0]?.outcome, where).toBe("failed");

@@ -84,6 +84,16 @@ const sample = (i: number): RunEvent =>
       coordinatorID: "instance-0",
     },
   }) as unknown as RunEvent;
+/** A line resume depends on (a step's start): fsynced before `write` returns. */
+const durable = (j: ReturnType<typeof openJournal>): void =>
+  j.write({
+    type: "step.started",
+    seq: ++seq,
+    at: Date.now(),
+    index: 0,
+    id: "s",
+    kind: "commit",
+  } as unknown as RunEvent);
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 const open = (): ReturnType<typeof openJournal> => {
   seq = 0;
@@ -120,14 +130,7 @@ describe.runIf(process.platform === "linux")("the journal's background fsync", (
     const j = open();
     await samples(j, BACKGROUND_SYNC_BYTES * 0.75);
     // a durable line: its fsync flushes the samples before it
-    j.write({
-      type: "step.started",
-      seq: ++seq,
-      at: Date.now(),
-      index: 0,
-      id: "s",
-      kind: "commit",
-    } as unknown as RunEvent);
+    durable(j);
     await samples(j, BACKGROUND_SYNC_BYTES * 0.75);
     expect(bg.calls).toEqual([]);
     j.close();
@@ -196,14 +199,7 @@ describe.runIf(process.platform === "linux")("the journal's background fsync", (
     await samples(j, BACKGROUND_SYNC_BYTES * 2);
     expect(bg.calls).toEqual([]);
     expect(j.error).toBeUndefined();
-    j.write({
-      type: "step.started",
-      seq: ++seq,
-      at: Date.now(),
-      index: 0,
-      id: "s",
-      kind: "commit",
-    } as unknown as RunEvent);
+    durable(j);
     expect(openDescriptors(j.file)).toHaveLength(1);
     j.close();
   });
