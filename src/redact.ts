@@ -653,13 +653,17 @@ export function createRedactor(secrets: Iterable<string>, base?: (text: string) 
   // its secrets may change without this one knowing; every source's matcher is checked instead.
   const cache = new Map<string, string>();
   let cachedFor: Matcher[] = [];
-  const cached = (t: string): string => {
-    if (parts.foreign || t.length > CACHED_LENGTH) return redactOnce(t);
+  /** The cache is for the secrets as they are now: forgotten when a source's matcher was built again. */
+  const current = (): void => {
     const ms = parts.sources.map(matcherOf);
     if (ms.length !== cachedFor.length || ms.some((m, k) => m !== cachedFor[k])) {
       cache.clear();
       cachedFor = ms;
     }
+  };
+  /** Once `current()` held for this synchronous pass (no secret can be added inside it). */
+  const lookup = (t: string): string => {
+    if (t.length > CACHED_LENGTH) return redactOnce(t);
     let out = cache.get(t);
     if (out === undefined) {
       if (cache.size >= CACHED_STRINGS) cache.clear();
@@ -668,8 +672,19 @@ export function createRedactor(secrets: Iterable<string>, base?: (text: string) 
     }
     return out;
   };
+  const cached = (t: string): string => {
+    if (parts.foreign) return redactOnce(t);
+    current();
+    return lookup(t);
+  };
   const redactor = cached as Redactor;
-  redactor.value = <T>(v: T, keep?: ReadonlySet<string>): T => redactLeaves(v, redactor, keep);
+  // a value's leaves in one pass: the secrets are checked once for all of them, not per leaf (a
+  // progress answer has some forty; issue 41: per answer of a 64-instance read inside the window)
+  redactor.value = <T>(v: T, keep?: ReadonlySet<string>): T => {
+    if (parts.foreign) return redactLeaves(v, redactor, keep);
+    current();
+    return redactLeaves(v, lookup, keep);
+  };
   redactor.lines = () => {
     const stream: { m: Matcher; states: number[] }[] = [];
     return (line: string) => redactOnce(line, stream);

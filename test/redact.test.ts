@@ -218,6 +218,21 @@ describe("structured values and URLs", () => {
     expect(r("LATE-secret")).toBe("***");
   });
 
+  it("sees secrets added later in a value too, whose leaves it remembered before", () => {
+    const set = new Set<string>();
+    const r = createRedactor(set);
+    const answer = { info: "late-secret", ["late-secret"]: ["late-secret"] };
+    expect(r.value(answer)).toEqual(answer);
+    set.add("late-secret");
+    expect(r.value(answer)).toEqual({ info: "***", "***": ["***"] });
+    // and a redactor over it (a hook's), whose value goes the leaf-by-leaf way of its base
+    set.add("later-still");
+    expect(createRedactor(["hook-own-x"], r).value({ a: "later-still", b: "hook-own-x" })).toEqual({
+      a: "***",
+      b: "***",
+    });
+  });
+
   it("stripUserinfo and redactUrl", () => {
     expect(stripUserinfo("see http://a:b@h:1/x and mongodb+srv://u:p@c/")).toBe(
       "see http://***@h:1/x and mongodb+srv://***@c/",
