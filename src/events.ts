@@ -123,6 +123,11 @@ export interface RunEventMap {
      */
     reversed?: string;
     /**
+     * A reverse (its step id) of this run that may have reached the fleet and whose step did not
+     * end ok: the sync may run either way now, `committed` notwithstanding (`commitWords`).
+     */
+    reverseInDoubt?: string;
+    /**
      * A `verify` step passed on this cutover's verification result (in this run or a run it
      * resumes); `unverified` says why not (src/steps/kit/earned.ts `verification`). Absent in
      * journals of an older syncbook.

@@ -69,11 +69,15 @@ export const COMMIT_IN_DOUBT_WORDS = "commit in doubt: sent, not known to have t
  * answer or read tells whether it took effect: "not committed" would send writes back to the
  * source), "not committed", "not committed since the reverse" (the sync that runs now), or, for a
  * runbook with no commit step, "no commit in this runbook" (its fleet may be COMMITTED by another
- * runbook or by hand: "not committed" would say otherwise).
+ * runbook or by hand: "not committed" would say otherwise). A reverse in doubt is said after it:
+ * "committed" alone would tell the bridge the destination takes writes, which a reverse that
+ * reached the fleet has ended.
  */
 export function commitWords(
-  e: Pick<RunEventMap["run.finished"], "committed" | "commitInDoubt" | "commitless" | "reversed">,
+  e: Pick<RunEventMap["run.finished"], "committed" | "commitInDoubt" | "commitless" | "reversed" | "reverseInDoubt">,
 ): string {
+  if (e.reverseInDoubt !== undefined)
+    return `${e.committed ? "committed; " : ""}${reverseInDoubtWords(e.reverseInDoubt)}`;
   if (e.committed) return "committed";
   if (e.commitInDoubt) return COMMIT_IN_DOUBT_WORDS;
   // the cutover committed before the reverse: "not committed" alone would say it never did

@@ -12,7 +12,7 @@ import type { RunEvent } from "../events.js";
 import { describeWindow } from "../fleet/window.js";
 import { cutoverJournals, cutoverOfRun } from "../journal/index.js";
 import { CUT_OFF_WORDS, joinJournals } from "../model/fold.js";
-import { COMMIT_IN_DOUBT_WORDS } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords } from "../writes-words.js";
 import { buildReport, readJournal, writeReportFiles, type JournalRead } from "../report/index.js";
 
 export interface ReportCliOptions {
@@ -53,7 +53,7 @@ export async function main(journal: string, opts: ReportCliOptions = {}): Promis
     // is failed), and a step its killed run left "running" ran no more once a later run finished
     const stepOutcome = (s: { outcome: string }): string =>
       s.outcome === "running" && report.finishedAt !== undefined ? CUT_OFF_WORDS : s.outcome;
-    const outcome = `${report.aborted ? "aborted" : report.outcome}${report.committed ? ", committed" : report.commitInDoubt ? `, ${COMMIT_IN_DOUBT_WORDS}` : ""}${failed ? ` (step ${failed.index + 1} ${failed.id}: ${stepOutcome(failed)})` : ""}`;
+    const outcome = `${report.aborted ? "aborted" : report.outcome}${report.committed ? ", committed" : report.commitInDoubt ? `, ${COMMIT_IN_DOUBT_WORDS}` : ""}${report.reverseInDoubt ? `; ${reverseInDoubtWords(report.reverseInDoubt.step)}` : ""}${failed ? ` (step ${failed.index + 1} ${failed.id}: ${stepOutcome(failed)})` : ""}`;
     const runs =
       report.runs.length > 1 || several
         ? `${report.runs.length} runs${several ? ` in ${all.length} journals` : ""}, `

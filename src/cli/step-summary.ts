@@ -12,7 +12,7 @@
  *
  * Imported lazily, only when the variable is set: lint's start-up stays as it was.
  */
-import { commitWords, windowLengthWords, writesLeftSentence } from "../writes-words.js";
+import { commitWords, reverseInDoubtWords, windowLengthWords, writesLeftSentence } from "../writes-words.js";
 import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
@@ -172,6 +172,9 @@ export function createRunSummary() {
     else headline = finished.committed ? "❌ FAILED AFTER COMMIT" : "❌ FAILED";
     // a commit that may hold: "FAILED" alone reads as nothing committed (writes back on the source)
     if (finished?.commitInDoubt && finished.outcome !== "ok") headline += " · ❔ COMMIT IN DOUBT";
+    // "FAILED AFTER COMMIT" alone reads as the destination taking writes, which a reverse that
+    // reached the fleet has ended
+    if (finished?.reverseInDoubt !== undefined) headline += " · ❔ REVERSE IN DOUBT";
     if (verdict && !verdict.safe) headline += " · ❌ UNSAFE verdict";
     // never a bare success where nothing verified the cutover (src/steps/kit/earned.ts)
     const verified = verdict ? verdict.verified : finished?.verified;
@@ -193,6 +196,8 @@ export function createRunSummary() {
         "cutover",
         `${formatDuration(finished.cutover.durationMs)} over ${finished.cutover.runs} runs${finished.window ? `; ${windowLengthWords(finished.window)}` : ""}`,
       ]);
+    if (finished?.reverseInDoubt !== undefined)
+      facts.push(["sync direction", reverseInDoubtWords(finished.reverseInDoubt)]);
     if (finished?.writes)
       facts.push([
         "application writes",

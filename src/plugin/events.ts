@@ -232,7 +232,11 @@ export function severityOf(n: Notification): Severity {
       // the operator's own stop is no failure page (a notifier may still ask for warnings)
       if (n.aborted) return n.exitCode === 0 ? "info" : "warning";
       if (n.outcome === "interrupted") return "warning";
-      return n.outcome === "ok" ? "info" : n.committed || n.commitInDoubt || n.writes ? "critical" : "error";
+      return n.outcome === "ok"
+        ? "info"
+        : n.committed || n.commitInDoubt || n.reverseInDoubt !== undefined || n.writes
+          ? "critical"
+          : "error";
     case "step.finished":
       return n.outcome === "failed" ? "error" : "info";
     case "hook.finished":

@@ -345,6 +345,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(inDoubt ? { commitInDoubt: true as const } : {}),
     ...(steps.every((s) => s.bound.command !== "commit") ? { commitless: true as const } : {}),
     ...(!memory.commitAccepted && memory.reversed !== undefined ? { reversed: memory.reversed } : {}),
+    ...(memory.reverseInDoubt !== undefined ? { reverseInDoubt: memory.reverseInDoubt } : {}),
     verified: checked.verified,
     ...(checked.verified ? {} : { unverified: checked.why }),
     durationMs,

@@ -152,7 +152,16 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
         // once a reverse may reach an instance, the verification so far may compare a sync that no
         // longer runs: forgotten at the send, refused or split alike (fails safe: never "verified"
         // on it). The journal's fold does the same at its request line (src/journal/state.ts)
-        ...(op === "reverse" ? { beforeSend: () => reversedVerification(ctx.run.memory.verifier, ctx.id) } : {}),
+        ...(op === "reverse"
+          ? {
+              beforeSend: () => reversedVerification(ctx.run.memory.verifier, ctx.id),
+              // the same rule as the journal's (src/run/earlier.ts `reverseInDoubt`): it may have
+              // reached an instance, unless every one refused it or it never left
+              onSettled: ({ accepted, mayHold }: { accepted: number; mayHold: number }) => {
+                if (accepted + mayHold > 0) ctx.run.memory.reverseInDoubt = ctx.id;
+              },
+            }
+          : {}),
       });
       if (op === "reverse") {
         // the sync runs the other way now: its commit needs its own write stop
@@ -161,6 +170,7 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
         ctx.run.memory.commitAccepted = false;
         delete ctx.run.memory.commitRefused;
         ctx.run.memory.reversed = ctx.id;
+        delete ctx.run.memory.reverseInDoubt;
         ctx.run.plugins.undo.rearm();
       }
     },

@@ -108,14 +108,28 @@ describe("a commit adopted by a resumed run", () => {
   // (the simulator's late-effect): run 1 ends failed with it in doubt; once progress shows it, the
   // resume adopts it. report.json and JUnit read its step "failed"
   it("a reverse whose answer was lost, adopted by the resume: its step reads adopted in report.json and JUnit, not failed", async () => {
-    const { s, dir, args } = await cutover(
+    const { s, dir, args, jd } = await cutover(
       ["late-effect=100000s@0/reverse"],
       START_REV + READY + STOP + DRAINED + COMMIT + COMMITTED + REVERSE,
     );
     const reverses = () => s.control.counts().instances[0]?.["POST /api/v1/reverse"] ?? 0;
-    const first = await cli(args(), { cwd: dir });
+    const summary = join(dir, "summary.md");
+    const first = await cli(args(), { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
     expect(first.code, first.all).toBe(1);
     expect(reverses(), first.all).toBe(1);
+    // its last word, its page and its job summary: committed, and the reverse in doubt after it
+    // ("· committed ·" alone told the bridge the destination takes writes)
+    const doubt =
+      /committed; a reverse \(step rollback\) may have reached the fleet since \(its step did not end ok\): the sync may run the other way now, its destination taking writes only after its own commit/;
+    expect(first.all, first.all).toMatch(new RegExp(`■ run failed .* · ${doubt.source} · `));
+    const md = readFileSync(summary, "utf8");
+    expect(md, md).toMatch(/FAILED AFTER COMMIT · ❔ REVERSE IN DOUBT/);
+    expect(md, md).toMatch(/\| sync direction \| a reverse \(step rollback\) may have reached the fleet since/);
+    // and `syncbook report`'s line, from the journal
+    const rep = await cli(["report", join(jd, "crash"), "--out", join(dir, "report-1")], { cwd: dir });
+    expect(rep.stdout, rep.all).toMatch(
+      /run failed, committed; a reverse \(step rollback\) may have reached the fleet since/,
+    );
     // the reverse shows on progress now
     s.control.advance(100_001);
     const report = join(dir, "report");

@@ -519,6 +519,38 @@ describe("pause, resume, reverse", () => {
     expect(before.ctx.run.memory.verifier).toEqual({ check: { answered: "ok", at: 1 } });
   });
 
+  // the run's end said "· committed ·" after a reverse whose answer was lost (src/run/runner.ts
+  // `run.finished.reverseInDoubt`): the journal's rule, src/run/earlier.ts `reverseInDoubt`
+  it("a reverse that may have reached the fleet and did not end ok is remembered in doubt; one every instance refused, or that never left, is not", async () => {
+    const committed: Read = { state: "COMMITTED" };
+    const doubtOf = async (sends: Script["sends"], reads: Read[][]) => {
+      const s = setup({ sends, reads });
+      await failure(lifecycle("reverse").run(s.ctx, {}));
+      return s.ctx.run.memory.reverseInDoubt;
+    };
+    // accepted by one, refused by the other: split, it runs either way
+    expect(await doubtOf([{ 0: "ok", 1: "refused" }], each(committed, committed))).toBe("cmd");
+    // one refused, one with no usable answer that progress settled (still COMMITTED proves nothing)
+    expect(await doubtOf([{ 0: "refused", 1: "reset" }], each(committed, committed))).toBe("cmd");
+    expect(await doubtOf([{ 0: "refused", 1: "refused" }], each(committed, committed))).toBeUndefined();
+    expect(
+      await doubtOf(
+        [{ 0: "not-sent", 1: "not-sent" }],
+        [
+          [committed, "error"],
+          [committed, "error"],
+        ],
+      ),
+    ).toBeUndefined();
+    // refused by its interlock before anything is sent
+    expect(await doubtOf([{}], each({ state: "RUNNING" }))).toBeUndefined();
+    // ended ok: reversed, not in doubt
+    const ok = setup({ sends: [{}], reads: each(committed, committed) });
+    await lifecycle("reverse").run(ok.ctx, {});
+    expect(ok.ctx.run.memory.reversed).toBe("cmd");
+    expect(ok.ctx.run.memory.reverseInDoubt).toBeUndefined();
+  });
+
   it("pause and resume keep the run's write stop, its commit memory and the direction", async () => {
     for (const [op, from] of [
       ["pause", "RUNNING"],

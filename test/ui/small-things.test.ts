@@ -88,6 +88,22 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
     expect(severityOf({ ...n, commitInDoubt: true } as Parameters<typeof severityOf>[0])).toBe("critical");
   });
 
+  // a reverse whose answer was lost ended "· committed ·": the bridge reads the destination as
+  // taking writes, which a reverse that reached the fleet has ended (report and status said it)
+  it("a reverse in doubt is said after the commit, by the run's end and its page alike", () => {
+    const words = commitWords({ committed: true, reverseInDoubt: "rollback" });
+    expect(words).toMatch(
+      /^committed; a reverse \(step rollback\) may have reached the fleet since .*the sync may run the other way now/,
+    );
+    expect(commitWords({ committed: false, reverseInDoubt: "rollback" })).toMatch(/^a reverse \(step rollback\) may/);
+    const n = { type: "run.finished", outcome: "failed", exitCode: 1, durationMs: 1000, committed: false } as const;
+    const withDoubt = { ...n, reverseInDoubt: "rollback" } as Parameters<typeof severityOf>[0];
+    expect(severityOf(withDoubt)).toBe("critical");
+    expect(describeNotification(withDoubt, "rb")).toContain(
+      "a reverse (step rollback) may have reached the fleet since",
+    );
+  });
+
   // an adversarial run: a committed run's notification said writes stay stopped "until they are
   // turned back on", the one thing not to do once the destination holds the commit
   it("never 'turned back on' after a commit; before one, only an undo judged safe (--abort)", () => {
