@@ -247,6 +247,9 @@ function banner(report: Report): string {
   // a commit that may hold: "FAILED" or "SUCCEEDED" alone reads as nothing committed, and writes
   // back on the source then would be lost to the destination
   if (report.commitInDoubt) headline += " · COMMIT IN DOUBT";
+  // "FAILED AFTER COMMIT" alone reads as the destination taking writes, which a reverse that
+  // reached the fleet has ended (the paragraph below says how; the run's job summary says so too)
+  if (report.reverseInDoubt) headline += " · REVERSE IN DOUBT";
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const stuck = report.committed ? undefined : writesLeftStopped(report);
   const msg = report.message && !detail.includes(report.message) ? `<p>${esc(report.message)}</p>` : "";
@@ -729,7 +732,7 @@ export function renderHtml(report: Report): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="syncbook report v${report.version}">
-<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""} · ${report.runbook} · syncbook report`)}</title>
+<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""}${report.reverseInDoubt ? " · REVERSE IN DOUBT" : ""} · ${report.runbook} · syncbook report`)}</title>
 <style>${CSS}</style>
 </head>
 <body>

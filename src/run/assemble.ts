@@ -55,7 +55,14 @@ export interface ResumePlan {
   memory: Partial<
     Pick<
       RunMemory,
-      "writesStopped" | "commitSent" | "commitAccepted" | "serviceErrors" | "split" | "reversed" | "verifier"
+      | "writesStopped"
+      | "commitSent"
+      | "commitAccepted"
+      | "serviceErrors"
+      | "split"
+      | "reversed"
+      | "reverseInDoubt"
+      | "verifier"
     >
   >;
   /** Steps whose hook ran in the interrupted run and was not undone: their runbook `undo` is registered again. */

@@ -8,7 +8,7 @@
 import { reversedVerification, type VerifierMemory } from "../api/verifier-memory.js";
 import type { JournalState, ReconcileResult } from "../journal/index.js";
 import type { BoundStep } from "../steps/index.js";
-import { commitEvidence, currentSyncCommit, lastReverse } from "./earlier.js";
+import { commitEvidence, currentSyncCommit, lastReverse, reverseInDoubt } from "./earlier.js";
 
 /** A step as the decision reads it: its place, id and kind's traits. */
 export interface ResumeStep {
@@ -33,6 +33,7 @@ export interface ResumeDecision {
     writesStopped: boolean;
     verifier: VerifierMemory;
     reversed?: string;
+    reverseInDoubt?: string;
     commitSent: boolean;
     commitAccepted: boolean;
     serviceErrors: { instance: string; op: string; error: string }[];
@@ -113,6 +114,10 @@ export function decideResume(
           .filter((h) => h.ok !== undefined && !h.undone && !h.undoStarted)
           .filter((h) => !commitSent || h.stepIndex > newSyncFrom!)
           .map((h) => h.stepIndex);
+  // an earlier run's reverse that may have reached the fleet and whose step did not end ok, which
+  // this resume does not adopt: the sync may run either way until its step ends ok here (said at
+  // the run's end, as status and the report say it: src/steps/lifecycle.ts keeps it)
+  const doubt = reversedNow ? undefined : steps[reverseInDoubt(state) ?? -1]?.id;
   const verifier: VerifierMemory = { ...state.verifier };
   // after an adopted reverse none of the verifier's memory counts, as after a reverse step (src/steps/lifecycle.ts)
   if (reversedNow && steps[newSyncFrom!] !== undefined) reversedVerification(verifier, steps[newSyncFrom!]!.id);
@@ -130,6 +135,7 @@ export function decideResume(
       verifier,
       // the reverse the sync runs since (adopted here, or ended ok): said at the run's end
       ...(newSyncFrom !== undefined && steps[newSyncFrom] ? { reversed: steps[newSyncFrom].id } : {}),
+      ...(doubt !== undefined ? { reverseInDoubt: doubt } : {}),
       // the sync that runs now (a reverse starts a new one): the verdict and commit's interlocks
       // go by it, as a run's memory after its reverse step does; the undos above go by any commit
       commitSent: adoptedCommit || current.sent,

@@ -144,6 +144,9 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
       const identity = ctx.run.memory.identity;
       if (op === "reverse" && identity.direction)
         identity.direction = { ...identity.direction, from: `the reverse step ${ctx.id}`, either: true };
+      const { memory } = ctx.run;
+      // in doubt before this send: an earlier run's reverse (src/run/resume-decide.ts seeds it)
+      let doubtBefore: string | undefined;
       await sendCommand(ctx, {
         op,
         body: {},
@@ -154,18 +157,26 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
         // on it). The journal's fold does the same at its request line (src/journal/state.ts)
         ...(op === "reverse"
           ? {
-              beforeSend: () => reversedVerification(ctx.run.memory.verifier, ctx.id),
-              // the same rule as the journal's (src/run/earlier.ts `reverseInDoubt`): it may have
-              // reached an instance, unless every one refused it or it never left
+              beforeSend: () => {
+                reversedVerification(memory.verifier, ctx.id);
+                // in doubt from the first send until it is known to have taken effect or not (fails
+                // safe: a send the journal's failure cut short never settles): the journal's rule,
+                // src/run/earlier.ts `reverseInDoubt`
+                doubtBefore = memory.reverseInDoubt;
+                memory.reverseInDoubt = ctx.id;
+              },
+              // every instance refused it, or it never left: this send took no effect
               onSettled: ({ accepted, mayHold }: { accepted: number; mayHold: number }) => {
-                if (accepted + mayHold > 0) ctx.run.memory.reverseInDoubt = ctx.id;
+                if (accepted + mayHold > 0) return;
+                if (doubtBefore === undefined) delete memory.reverseInDoubt;
+                else memory.reverseInDoubt = doubtBefore;
               },
             }
           : {}),
       });
       if (op === "reverse") {
         // the sync runs the other way now: its commit needs its own write stop
-        ctx.run.memory.writesStopped = false;
+        memory.writesStopped = false;
         ctx.run.memory.commitSent = false;
         ctx.run.memory.commitAccepted = false;
         delete ctx.run.memory.commitRefused;

@@ -155,6 +155,7 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
           "syncbook.committed": e.committed,
           ...(e.commitInDoubt ? { "syncbook.commit_in_doubt": true } : {}),
           ...(e.reversed !== undefined ? { "syncbook.reversed": e.reversed } : {}),
+          ...(e.reverseInDoubt !== undefined ? { "syncbook.reverse_in_doubt": e.reverseInDoubt } : {}),
           "syncbook.runs": e.cutover?.runs ?? runs,
           ...(e.window ? { "syncbook.window.ms": e.window.durationMs } : {}),
         },
@@ -316,6 +317,8 @@ export function createTraceFold(api: OtelApi, tracer: Api.Tracer, opts: TraceFol
         // sent, and no answer or read tells whether it took effect: `false` alone would say it did not
         if (e.commitInDoubt) run.span.setAttribute("syncbook.commit_in_doubt", true);
         if (e.reversed !== undefined) run.span.setAttribute("syncbook.reversed", e.reversed);
+        // a reverse that may have reached the fleet: `committed` alone would say the destination takes writes
+        if (e.reverseInDoubt !== undefined) run.span.setAttribute("syncbook.reverse_in_doubt", e.reverseInDoubt);
         if (e.outcome !== "ok") fail(run.span, e.message);
         endAll(e.at);
         // a run stopped at --to leaves its cutover open

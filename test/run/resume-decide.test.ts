@@ -244,6 +244,27 @@ describe("decideResume after a reverse: the sync that runs now is the one it sta
     // a reverse adopted at a step the runbook does not have: no step to name, nothing thrown
     expect(() => decide(s, 8, [{ stepIndex: 30, op: "reverse", reason: "x" }])).not.toThrow();
   });
+
+  // an outside review: a resume completing a split reverse whose completion was refused ended
+  // "committed" alone while the first run's accepted part ran the other way (src/steps/lifecycle.ts)
+  it("a reverse that may have reached the fleet and that it does not adopt: the run starts with it in doubt", () => {
+    const split = journal(7, [cmd("commit", 6, "ok"), cmd("reverse", 7, "ok", "error")], [hook(2)]);
+    expect(decide(split, 7).memory.reverseInDoubt).toBe("reverse");
+    const lost = journal(7, [cmd("commit", 6, "ok"), cmd("reverse", 7, "unknown")], [hook(2)]);
+    expect(decide(lost, 7).memory.reverseInDoubt).toBe("reverse");
+    // adopted: it took effect, a new sync runs
+    expect(decide(lost, 8, [{ stepIndex: 7, op: "reverse", reason: "x" }]).memory).not.toHaveProperty("reverseInDoubt");
+    // refused everywhere: it took no effect
+    const refused = journal(7, [cmd("commit", 6, "ok"), cmd("reverse", 7, "error", "error")], [hook(2)]);
+    expect(decide(refused, 7).memory).not.toHaveProperty("reverseInDoubt");
+    // ended ok in the journal: a reverse, not a doubt
+    expect(
+      decide(journal(8, [cmd("commit", 6, "ok"), cmd("reverse", 7, "ok")], [hook(2)]), 8).memory,
+    ).not.toHaveProperty("reverseInDoubt");
+    // at a step the runbook does not have: no step to name
+    const far = journal(7, [cmd("commit", 6, "ok"), cmd("reverse", 30, "unknown")], [hook(2)]);
+    expect(decide(far, 7).memory).not.toHaveProperty("reverseInDoubt");
+  });
 });
 
 describe("decideResume: the service's refusals the no-errors interlock counts", () => {

@@ -526,13 +526,14 @@ describe("pause, resume, reverse", () => {
     const doubtOf = async (sends: Script["sends"], reads: Read[][]) => {
       const s = setup({ sends, reads });
       await failure(lifecycle("reverse").run(s.ctx, {}));
-      return s.ctx.run.memory.reverseInDoubt;
+      // absent, not merely undefined: the run's end reads its presence
+      return "reverseInDoubt" in s.ctx.run.memory ? s.ctx.run.memory.reverseInDoubt : "absent";
     };
     // accepted by one, refused by the other: split, it runs either way
     expect(await doubtOf([{ 0: "ok", 1: "refused" }], each(committed, committed))).toBe("cmd");
     // one refused, one with no usable answer that progress settled (still COMMITTED proves nothing)
     expect(await doubtOf([{ 0: "refused", 1: "reset" }], each(committed, committed))).toBe("cmd");
-    expect(await doubtOf([{ 0: "refused", 1: "refused" }], each(committed, committed))).toBeUndefined();
+    expect(await doubtOf([{ 0: "refused", 1: "refused" }], each(committed, committed))).toBe("absent");
     expect(
       await doubtOf(
         [{ 0: "not-sent", 1: "not-sent" }],
@@ -541,14 +542,32 @@ describe("pause, resume, reverse", () => {
           [committed, "error"],
         ],
       ),
-    ).toBeUndefined();
+    ).toBe("absent");
     // refused by its interlock before anything is sent
-    expect(await doubtOf([{}], each({ state: "RUNNING" }))).toBeUndefined();
+    expect(await doubtOf([{}], each({ state: "RUNNING" }))).toBe("absent");
+    // a resume completing an earlier run's reverse (src/run/resume-decide.ts seeds it): refused
+    // everywhere this time, the earlier send may still hold on the instances it reached
+    const seeded = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(committed, committed) });
+    seeded.ctx.run.memory.reverseInDoubt = "earlier";
+    await failure(lifecycle("reverse").run(seeded.ctx, {}));
+    expect(seeded.ctx.run.memory.reverseInDoubt).toBe("earlier");
+    // a send the journal's failure cut short after its requests left (no settling): in doubt
+    const cut = setup({ sends: [{}], reads: each(committed, committed) });
+    const send = cut.ctx.run.fleet.broadcast;
+    cut.ctx.run.fleet = {
+      ...cut.ctx.run.fleet,
+      broadcast: async (...a) => {
+        await send(...a);
+        throw new Error("journal: no space left on device");
+      },
+    };
+    await expect(lifecycle("reverse").run(cut.ctx, {})).rejects.toThrow(/no space left/);
+    expect(cut.ctx.run.memory.reverseInDoubt).toBe("cmd");
     // ended ok: reversed, not in doubt
     const ok = setup({ sends: [{}], reads: each(committed, committed) });
     await lifecycle("reverse").run(ok.ctx, {});
     expect(ok.ctx.run.memory.reversed).toBe("cmd");
-    expect(ok.ctx.run.memory.reverseInDoubt).toBeUndefined();
+    expect(ok.ctx.run.memory).not.toHaveProperty("reverseInDoubt");
   });
 
   it("pause and resume keep the run's write stop, its commit memory and the direction", async () => {

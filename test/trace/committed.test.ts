@@ -67,6 +67,29 @@ describe("the trace says committed as the run's end does", () => {
     expect(clear.get("run sales")).not.toHaveProperty("syncbook.commit_in_doubt");
   });
 
+  it("a reverse that may have reached the fleet after the commit: committed, and the reverse in doubt", async () => {
+    const ev = eventFactory();
+    const spans = await spansOf([
+      ev("run.started", { ...salesStarted(), steps: STEPS.slice(0, 1) }),
+      ev("step.started", { index: 0, id: "rollback", kind: "reverse", title: "rollback" }),
+      ev("step.finished", { index: 0, id: "rollback", outcome: "failed", durationMs: 1 }),
+      ev("run.finished", {
+        outcome: "failed",
+        exitCode: 1,
+        durationMs: 10,
+        committed: true,
+        reverseInDoubt: "rollback",
+      }),
+    ]);
+    expect(spans.get("run sales")).toMatchObject({
+      "syncbook.committed": true,
+      "syncbook.reverse_in_doubt": "rollback",
+    });
+    expect(spans.get("run sales")).not.toHaveProperty("syncbook.reversed");
+    const clear = await spansOf(cutover(false));
+    expect(clear.get("run sales")).not.toHaveProperty("syncbook.reverse_in_doubt");
+  });
+
   it("a commit that holds: committed, no reverse named", async () => {
     const spans = await spansOf(cutover(false));
     expect(spans.get("run sales")).toMatchObject({ "syncbook.committed": true });
