@@ -225,12 +225,15 @@ describe("structured values and URLs", () => {
     expect(r.value(answer)).toEqual(answer);
     set.add("late-secret");
     expect(r.value(answer)).toEqual({ info: "***", "***": ["***"] });
-    // and a redactor over it (a hook's), whose value goes the leaf-by-leaf way of its base
+    // and a redactor over it (a hook's), which shares its sources: one that remembered a leaf
+    // before its base's set grew forgets it
+    const hook = createRedactor(["hook-own-x"], r);
+    expect(hook.value({ a: "later-still", b: "hook-own-x" })).toEqual({ a: "later-still", b: "***" });
     set.add("later-still");
-    expect(createRedactor(["hook-own-x"], r).value({ a: "later-still", b: "hook-own-x" })).toEqual({
-      a: "***",
-      b: "***",
-    });
+    expect(hook.value({ a: "later-still", b: "hook-own-x" })).toEqual({ a: "***", b: "***" });
+    // over a plain function (no sources to look into): leaf by leaf through it, each time
+    const upper = createRedactor(["own-secret-y"], (t) => t.replace(/shout/g, "SHOUT"));
+    expect(upper.value({ a: "shout", b: ["own-secret-y"] })).toEqual({ a: "SHOUT", b: ["***"] });
   });
 
   it("stripUserinfo and redactUrl", () => {
