@@ -252,7 +252,10 @@ function banner(report: Report): string {
   if (report.reverseInDoubt) headline += " · REVERSE IN DOUBT";
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const stuck = report.committed ? undefined : writesLeftStopped(report);
-  const msg = report.message && !detail.includes(report.message) ? `<p>${esc(report.message)}</p>` : "";
+  // the run's message is the failed step's error again (`step <id> failed: <error>`, src/run/runner.ts)
+  // where it says nothing more: the banner said it twice, one above the other
+  const sameAsStep = failed?.error !== undefined && report.message === `step ${failed.id} failed: ${failed.error}`;
+  const msg = report.message && !detail.includes(report.message) && !sameAsStep ? `<p>${esc(report.message)}</p>` : "";
   const cls =
     report.outcome === "ok"
       ? report.verification.verified

@@ -432,6 +432,17 @@ describe("report.html without a browser", () => {
       /<header id="outcome" class="banner failed" data-outcome="failed" data-committed="false" data-verified="true">\s*<h1>FAILED/,
     );
     expect(failed).toMatch(/at step 5 commit \(commit\): commit refused/);
+    // a message that says more than the step's error is shown under it
+    const bannerOf = (html: string) => /<header id="outcome"[\s\S]*?<\/header>/.exec(html)?.[0] ?? "";
+    expect(bannerOf(failed)).toContain("<p>commit refused by an interlock</p>");
+    // the runner's own ("step commit failed: <its error>") is the step's error again: said once
+    const events = synthRun({ refuseCommit: true }).events.map((e) =>
+      e.type === "run.finished"
+        ? { ...e, message: "step commit failed: commit refused: no stopWrites step has succeeded in this run" }
+        : e,
+    );
+    const once = bannerOf(renderHtml(buildReport(events)));
+    expect(once.match(/no stopWrites step has succeeded/g)).toHaveLength(1);
     expect(failed).toContain("hint: stop writes before commit");
     expect(failed).toContain('data-kind="interlock" data-ok="false"');
   });
