@@ -123,8 +123,9 @@ export interface RunEventMap {
      */
     reversed?: string;
     /**
-     * A reverse (its step id) of this run that may have reached the fleet and whose step did not
-     * end ok: the sync may run either way now, `committed` notwithstanding (`commitWords`).
+     * A reverse (its step id) that may have reached the fleet and whose step did not end ok, in this
+     * run or in the run it resumes: the sync may run either way now, `committed` notwithstanding
+     * (`commitWords`).
      */
     reverseInDoubt?: string;
     /**

@@ -70,9 +70,10 @@ export interface RunMemory {
    */
   reversed?: string;
   /**
-   * A `reverse` step of this run that may have reached the fleet (an instance accepted it, or gave
-   * no usable answer that progress settled) and did not end ok: the sync may run either way now,
-   * the commit before it notwithstanding (said at the run's end, `run.finished.reverseInDoubt`).
+   * A `reverse` step that may have reached the fleet (an instance accepted it, or gave no usable
+   * answer that progress settled) and did not end ok, in this run or in the run it resumes (which
+   * did not adopt it): the sync may run either way now, the commit before it notwithstanding (said
+   * at the run's end, `run.finished.reverseInDoubt`).
    */
   reverseInDoubt?: string;
   /** What this run (or the run it resumes) asked the verifier: never resent blindly. */
