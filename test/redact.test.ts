@@ -234,6 +234,14 @@ describe("structured values and URLs", () => {
     // over a plain function (no sources to look into): leaf by leaf through it, each time
     const upper = createRedactor(["own-secret-y"], (t) => t.replace(/shout/g, "SHOUT"));
     expect(upper.value({ a: "shout", b: ["own-secret-y"] })).toEqual({ a: "SHOUT", b: ["***"] });
+    // whose secrets this one cannot see change: never remembered (a cache would keep the old text)
+    let theirs = "first-secret";
+    const over = createRedactor(["own-secret-y"], (t) => t.split(theirs).join("###"));
+    expect(over("second-secret")).toBe("second-secret");
+    expect(over.value({ a: "second-secret" })).toEqual({ a: "second-secret" });
+    theirs = "second-secret";
+    expect(over("second-secret")).toBe("###");
+    expect(over.value({ a: "second-secret" })).toEqual({ a: "###" });
   });
 
   it("stripUserinfo and redactUrl", () => {
