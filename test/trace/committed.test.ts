@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { journalToOtlp } from "../../src/trace/index.js";
 import { eventFactory, salesStarted } from "../support/journal.js";
-import type { RunEvent } from "../../src/events.js";
+import type { RunEvent, RunEventMap } from "../../src/events.js";
 
 type Attr = { key: string; value: Record<string, unknown> };
 type Span = { name: string; attributes: Attr[] };
@@ -54,33 +54,30 @@ describe("the trace says committed as the run's end does", () => {
     expect(spans.get("cutover sales")).toMatchObject({ "syncbook.committed": false, "syncbook.reversed": "rollback" });
   });
 
-  it("a commit whose answers were lost: not committed, and in doubt", async () => {
+  /** One run whose one step failed, ending with `finished` (the commit's or the reverse's doubt). */
+  const failedStep = (
+    id: string,
+    kind: "commit" | "reverse",
+    finished: Pick<RunEventMap["run.finished"], "committed" | "commitInDoubt" | "reverseInDoubt">,
+  ) => {
     const ev = eventFactory();
-    const spans = await spansOf([
+    return spansOf([
       ev("run.started", { ...salesStarted(), steps: STEPS.slice(0, 1) }),
-      ev("step.started", { index: 0, id: "commit", kind: "commit", title: "commit" }),
-      ev("step.finished", { index: 0, id: "commit", outcome: "failed", durationMs: 1 }),
-      ev("run.finished", { outcome: "failed", exitCode: 1, durationMs: 10, committed: false, commitInDoubt: true }),
+      ev("step.started", { index: 0, id, kind, title: id }),
+      ev("step.finished", { index: 0, id, outcome: "failed", durationMs: 1 }),
+      ev("run.finished", { outcome: "failed", exitCode: 1, durationMs: 10, ...finished }),
     ]);
+  };
+
+  it("a commit whose answers were lost: not committed, and in doubt", async () => {
+    const spans = await failedStep("commit", "commit", { committed: false, commitInDoubt: true });
     expect(spans.get("run sales")).toMatchObject({ "syncbook.committed": false, "syncbook.commit_in_doubt": true });
     const clear = await spansOf(cutover(false));
     expect(clear.get("run sales")).not.toHaveProperty("syncbook.commit_in_doubt");
   });
 
   it("a reverse that may have reached the fleet after the commit: committed, and the reverse in doubt", async () => {
-    const ev = eventFactory();
-    const spans = await spansOf([
-      ev("run.started", { ...salesStarted(), steps: STEPS.slice(0, 1) }),
-      ev("step.started", { index: 0, id: "rollback", kind: "reverse", title: "rollback" }),
-      ev("step.finished", { index: 0, id: "rollback", outcome: "failed", durationMs: 1 }),
-      ev("run.finished", {
-        outcome: "failed",
-        exitCode: 1,
-        durationMs: 10,
-        committed: true,
-        reverseInDoubt: "rollback",
-      }),
-    ]);
+    const spans = await failedStep("rollback", "reverse", { committed: true, reverseInDoubt: "rollback" });
     expect(spans.get("run sales")).toMatchObject({
       "syncbook.committed": true,
       "syncbook.reverse_in_doubt": "rollback",
