@@ -76,8 +76,9 @@ export const COMMIT_IN_DOUBT_WORDS = "commit in doubt: sent, not known to have t
 export function commitWords(
   e: Pick<RunEventMap["run.finished"], "committed" | "commitInDoubt" | "commitless" | "reversed" | "reverseInDoubt">,
 ): string {
+  // a runbook with no commit reversing a fleet another committed: said as such, never "not committed"
   if (e.reverseInDoubt !== undefined)
-    return `${e.committed ? "committed; " : ""}${reverseInDoubtWords(e.reverseInDoubt)}`;
+    return `${e.committed ? "committed; " : e.commitless ? "no commit in this runbook; " : ""}${reverseInDoubtWords(e.reverseInDoubt)}`;
   if (e.committed) return "committed";
   if (e.commitInDoubt) return COMMIT_IN_DOUBT_WORDS;
   // the cutover committed before the reverse: "not committed" alone would say it never did
@@ -91,5 +92,7 @@ export function commitWords(
  * commit before it no longer tells which sync runs.
  */
 export function reverseInDoubtWords(step: string): string {
-  return `a reverse (step ${step}) may have reached the fleet since (its step did not end ok): the sync may run the other way now, its destination taking writes only after its own commit`;
+  // a reverse is only sent to a COMMITTED fleet: "after it was committed" is true for every reader,
+  // a run that committed or one that reverses a fleet another committed ("since" said nothing there)
+  return `a reverse (step ${step}) may have reached the fleet after it was committed (its step did not end ok): the sync may run the other way now, its destination taking writes only after its own commit`;
 }

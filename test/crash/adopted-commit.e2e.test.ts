@@ -120,18 +120,20 @@ describe("a commit adopted by a resumed run", () => {
     // its last word, its page and its job summary: committed, and the reverse in doubt after it
     // ("· committed ·" alone told the bridge the destination takes writes)
     const doubt =
-      /committed; a reverse \(step rollback\) may have reached the fleet since \(its step did not end ok\): the sync may run the other way now, its destination taking writes only after its own commit/;
+      /committed; a reverse \(step rollback\) may have reached the fleet after it was committed \(its step did not end ok\): the sync may run the other way now, its destination taking writes only after its own commit/;
     expect(first.all, first.all).toMatch(new RegExp(`■ run failed .* · ${doubt.source} · `));
     const md = readFileSync(summary, "utf8");
     expect(md, md).toMatch(/FAILED AFTER COMMIT · ❔ REVERSE IN DOUBT/);
-    expect(md, md).toMatch(/\| sync direction \| a reverse \(step rollback\) may have reached the fleet since/);
+    expect(md, md).toMatch(
+      /\| sync direction \| a reverse \(step rollback\) may have reached the fleet after it was committed/,
+    );
     // and `syncbook report`'s line, from the journal
     const rep = await cli(["report", join(jd, "crash"), "--out", join(dir, "report-1")], { cwd: dir });
     const html = readFileSync(join(dir, "report-1", "report.html"), "utf8");
     expect(html).toMatch(/<h1>FAILED AFTER COMMIT · REVERSE IN DOUBT /);
     expect(html).toMatch(/<title>FAILED · REVERSE IN DOUBT · crash · syncbook report<\/title>/);
     expect(rep.stdout, rep.all).toMatch(
-      /run failed, committed; a reverse \(step rollback\) may have reached the fleet since/,
+      /run failed, committed; a reverse \(step rollback\) may have reached the fleet after it was committed/,
     );
     // the reverse shows on progress now
     s.control.advance(100_001);

@@ -178,7 +178,9 @@ describe("buildReport: the timeline", () => {
     expect(r.outcome).toBe("unfinished");
     expect(r.committed).toBe(true);
     expect(r.reverseInDoubt).toEqual({ step: "assert-committed", instances: ["shard-a"] });
-    expect(renderHtml(r)).toContain("a reverse (step assert-committed) may have reached the fleet since");
+    expect(renderHtml(r)).toContain(
+      "a reverse (step assert-committed) may have reached the fleet after it was committed",
+    );
     expect(buildReport(all).reverseInDoubt).toBeUndefined();
   });
 

@@ -136,7 +136,7 @@ describe("status and the journal", () => {
       reverseInDoubt: true,
     });
     expect(reversing.writes).toBe(
-      `  writes: the destination took writes from ${seenAt(reversing.events)} (canWrite on the first process); a reverse (step ${STEPS[4]!.id}) may have reached the fleet since (its step did not end ok): the sync may run the other way now, its destination taking writes only after its own commit (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
+      `  writes: the destination took writes from ${seenAt(reversing.events)} (canWrite on the first process); a reverse (step ${STEPS[4]!.id}) may have reached the fleet after it was committed (its step did not end ok): the sync may run the other way now, its destination taking writes only after its own commit (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
     );
 
     // a reverse whose answer was lost and whose step then ended failed (an adversarial run: the
@@ -151,7 +151,7 @@ describe("status and the journal", () => {
     ]);
     expect(failed.st.journal?.destinationWrites?.reverseInDoubt).toBe(true);
     expect(failed.writes).toContain(
-      `a reverse (step ${STEPS[4]!.id}) may have reached the fleet since (its step did not end ok): the sync may run the other way now`,
+      `a reverse (step ${STEPS[4]!.id}) may have reached the fleet after it was committed (its step did not end ok): the sync may run the other way now`,
     );
 
     // killed right after its commit's answers, and a --resume a minute later the first to read

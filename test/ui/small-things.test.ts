@@ -93,14 +93,18 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
   it("a reverse in doubt is said after the commit, by the run's end and its page alike", () => {
     const words = commitWords({ committed: true, reverseInDoubt: "rollback" });
     expect(words).toMatch(
-      /^committed; a reverse \(step rollback\) may have reached the fleet since .*the sync may run the other way now/,
+      /^committed; a reverse \(step rollback\) may have reached the fleet after it was committed .*the sync may run the other way now/,
     );
     expect(commitWords({ committed: false, reverseInDoubt: "rollback" })).toMatch(/^a reverse \(step rollback\) may/);
+    // a runbook with no commit, reversing a fleet another committed: says so, and what "after" means
+    expect(commitWords({ committed: false, commitless: true, reverseInDoubt: "rollback" })).toMatch(
+      /^no commit in this runbook; a reverse \(step rollback\) may have reached the fleet after it was committed/,
+    );
     const n = { type: "run.finished", outcome: "failed", exitCode: 1, durationMs: 1000, committed: false } as const;
     const withDoubt = { ...n, reverseInDoubt: "rollback" } as Parameters<typeof severityOf>[0];
     expect(severityOf(withDoubt)).toBe("critical");
     expect(describeNotification(withDoubt, "rb")).toContain(
-      "a reverse (step rollback) may have reached the fleet since",
+      "a reverse (step rollback) may have reached the fleet after it was committed",
     );
   });
 
