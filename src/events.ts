@@ -157,14 +157,17 @@ export interface RunEventMap {
      * (src/fleet/window.ts): its length (`atLeast` when its start is before the events seen), and
      * whether it is still open (writes stopped, canWrite not seen, not undone); `unseenMs`: its end
      * was seen after that long with no runner reading the fleet, so its length is at most
-     * `durationMs` (`WriteStopWindow.unseenMs`); `earlier`: the cutover's windows before it (a stop
-     * undone, then stopped again), which were downtime too.
+     * `durationMs` (`WriteStopWindow.unseenMs`); `undone`: the stop's undo closed it (writes back on
+     * the source, not the destination taking them: a closed window says the latter otherwise);
+     * `earlier`: the cutover's windows before it (a stop undone, then stopped again), which were
+     * downtime too.
      */
     window?: {
       durationMs: number;
       open: boolean;
       atLeast?: boolean;
       unseenMs?: number;
+      undone?: true;
       earlier?: { count: number; durationMs: number };
     };
     /**

@@ -26,7 +26,9 @@ export function windowLengthWords(
     : "";
   // its end seen only after a span no runner read the fleet in: the most it lasted, not its length
   const unseen = w.unseenMs !== undefined ? ` (no runner read the fleet for ${formatDuration(w.unseenMs)} of it)` : "";
-  return `writes stopped ${w.atLeast ? "at least " : w.unseenMs !== undefined ? "at most " : ""}${formatDuration(w.durationMs)}${w.open ? openWords : ""}${unseen}${earlier}`;
+  // closed by the undo: back on the source, which a bare length would let a reader take for the cutover's end
+  const undone = w.undone ? ", until the undo turned them back on" : "";
+  return `writes stopped ${w.atLeast ? "at least " : w.unseenMs !== undefined ? "at most " : ""}${formatDuration(w.durationMs)}${w.open ? openWords : ""}${undone}${unseen}${earlier}`;
 }
 
 /** The headline words: "writes are STILL STOPPED", "writes may be stopped". */

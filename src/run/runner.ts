@@ -364,6 +364,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
             open: window.open,
             ...(window.openedAt === undefined ? { atLeast: true } : {}),
             ...(window.unseenMs !== undefined ? { unseenMs: window.unseenMs } : {}),
+            ...(window.closedBy === "undone" ? { undone: true as const } : {}),
             ...(before.length
               ? {
                   earlier: {

@@ -91,7 +91,15 @@ describe("--abort", () => {
     expect(s!.control.state().writes.enabled, "writes back on").toBe(true);
     expect(totalPosts(s!), "no command reached the service").toBe(sent);
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
-    expect(finishedLines(dir).at(-1)).toMatchObject({ aborted: true, exitCode: 0, committed: false });
+    expect(finishedLines(dir).at(-1)).toMatchObject({
+      aborted: true,
+      exitCode: 0,
+      committed: false,
+      window: { open: false, undone: true },
+    });
+    // the run's last line: the window the undo closed, said as such (a bare "writes stopped 4s"
+    // reads as the cutover's end, the destination taking writes)
+    expect(r.all).toMatch(/ · writes stopped \S+, until the undo turned them back on/);
 
     const st = await cli(["status", file], { cwd: dir });
     expect(st.stdout).toMatch(/run ended called off \(--abort\) at .*: aborted by the operator \(--abort\)/);

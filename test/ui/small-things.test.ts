@@ -71,6 +71,10 @@ describe("the write-stop window at a run's end, in words (src/writes-words.ts)",
     expect(windowLengthWords({ durationMs: 270_000, open: false, unseenMs: 206_000 })).toBe(
       "writes stopped at most 4m 30s (no runner read the fleet for 3m 26s of it)",
     );
+    // closed by the undo (an --abort, a failed run's unwind): not the destination taking writes
+    expect(windowLengthWords({ durationMs: 130_000, open: false, undone: true })).toBe(
+      "writes stopped 2m 10s, until the undo turned them back on",
+    );
   });
 });
 
