@@ -309,6 +309,11 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: the application writes again since ${j.writesOnSince} (its writesOn hook)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
       );
+    else if (j.reverseInDoubt !== undefined && !j.destinationWrites)
+      // no window of this journal closed before it (a runbook that only reverses)
+      lines.push(
+        `  writes: ${reverseInDoubtWords(j.reverseInDoubt)} (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
+      );
     else if (j.destinationWrites?.reverseInDoubt)
       lines.push(
         `  writes: the destination took writes from ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)}); ${reverseInDoubtWords(j.destinationWrites.reversedBy ?? "?")} (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,

@@ -52,11 +52,13 @@ export async function planAbort(
   const target = runTarget(loaded, cutoverVars(state, loaded));
   const back = reversed ? "" : " Going back to the source after a commit is a reverse, not an abort.";
   // a reverse that may have reached the fleet and whose step did not end (its runner killed with it
-  // on its way): which sync runs now only the fleet can say; the commit below may be the sync's before
+  // on its way): which sync runs now only the fleet can say; the commit below may be the sync's
+  // before. A reverse goes only to a COMMITTED fleet, so this holds with no commit in this journal
+  // too (a runbook that only reverses: --abort went on, and the next run sent the reverse again)
   const doubt = reverseInDoubt(state);
-  if (doubt !== undefined && commit.sent)
+  if (doubt !== undefined)
     throw new UserError(
-      `cannot abort from ${file}: a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") may have reached the fleet and its step did not end ok, after a commit: --abort reads no fleet, so it cannot tell which sync runs now, and after a commit nothing is undone`,
+      `cannot abort from ${file}: a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") may have reached the fleet and its step did not end ok, after the fleet was committed: --abort reads no fleet, so it cannot tell which sync runs now, and after a commit nothing is undone`,
       {
         hint: `See the fleet: syncbook status ${runbookArg(loaded)}. To go on: syncbook run ${target} --resume (it reads the fleet and adopts the reverse it shows; then the reversed sync's undos are --abort's again, before its own commit).`,
         exitCode: ExitCode.failed,

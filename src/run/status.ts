@@ -166,6 +166,12 @@ export interface JournalStatus {
    * so status offers none.
    */
   commitSent?: true;
+  /**
+   * A reverse (its step id) that may have reached the fleet and whose step did not end ok
+   * (`reverseInDoubt`, src/run/earlier.ts): `--abort` refuses, so status offers none, and says it
+   * where no closed window of this journal says it (a runbook that only reverses).
+   */
+  reverseInDoubt?: string;
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
   writesStoppedBefore?: true;
   /**
@@ -580,8 +586,17 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   // as --abort judges it (src/run/abort.ts): any commit of the sync that runs now that may have
   // reached the fleet, not only the last command's
   const changed = j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : [];
-  return j.commitSent === true
-    ? { runs: [resume], notes: ["no --abort: a commit was sent, and after commit nothing is undone", ...changed] }
+  // and a reverse in doubt, as --abort refuses it (which sync runs now only the fleet can say)
+  return j.commitSent === true || j.reverseInDoubt !== undefined
+    ? {
+        runs: [resume],
+        notes: [
+          j.commitSent === true
+            ? "no --abort: a commit was sent, and after commit nothing is undone"
+            : `no --abort: a reverse (step ${j.reverseInDoubt}) may have reached the fleet, which was committed: after a commit nothing is undone`,
+          ...changed,
+        ],
+      }
     : {
         ...(changed.length ? { notes: changed } : {}),
         runs: [
@@ -709,6 +724,8 @@ async function readJournalStatus(
   out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
   // as --abort judges it: the sync that runs now (a reverse that took effect starts a new one)
   if (currentSyncCommit(state, false).sent) out.commitSent = true;
+  const reverseDoubt = reverseInDoubt(state);
+  if (reverseDoubt !== undefined) out.reverseInDoubt = state.steps[reverseDoubt]?.id ?? `#${reverseDoubt + 1}`;
   if (endedStopped) out.writesStoppedBefore = true;
   // since the write-stop window the journal shows last opened, if it did not close after
   if (state.stopWritesSucceeded && w?.open && w.openedAt !== undefined)

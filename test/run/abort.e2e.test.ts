@@ -464,4 +464,48 @@ describe("--abort after a reverse", () => {
     );
     expect(posts(c.s, "commit")).toEqual([1]);
   }, 120_000);
+
+  // a helper's adversarial run: a runbook with no commit that reverses a fleet another runbook of
+  // the cutover committed, its reverse's answer lost; --abort went on (its rule asked for a commit
+  // in this journal), dropped the reverse in doubt from every reader, and the next run sent the
+  // reverse again
+  it("is refused while a reverse may have reached the fleet, with no commit in this journal: the reverse is never sent again", async () => {
+    const c = await cliCutover(made, [], "");
+    const header = readFileSync(c.file, "utf8");
+    writeFileSync(c.file, header + START_REV + READY + STOP + DRAINED + COMMIT + COMMITTED);
+    const first = await cli(c.args("--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(0);
+    // the same cutover's name and folder, a runbook that only reverses
+    writeFileSync(
+      c.file,
+      header + "  - { id: rollback, reverse: {} }\n" + "  - { id: reversed, waitFor: { state: RUNNING } }\n",
+    );
+    c.s.control.addFault("late-effect=100000s@0/reverse");
+    const reverse = await cli(c.args("--yes"), { cwd: c.dir });
+    let all = `${first.all}\n--- reverse\n${reverse.all}`;
+    expect(reverse.code, all).not.toBe(0);
+    expect(reverse.all, all).toMatch(
+      /no commit in this runbook; a reverse \(step rollback\) may have reached the fleet/,
+    );
+    const sent = posts(c.s, "reverse");
+    // status offers no --abort either, and says the reverse is in doubt with no window of its own
+    const st = await cli(["status", c.file, "--journal-dir", c.jd], { cwd: c.dir });
+    all = `${all}\n--- status\n${st.all}`;
+    expect(st.stdout, all).toContain("no --abort: a reverse (step rollback) may have reached the fleet");
+    expect(st.stdout, all).toMatch(
+      /writes: a reverse \(step rollback\) may have reached the fleet after it was committed/,
+    );
+    expect(st.stdout, all).not.toMatch(/--abort\n/);
+    const abort = await cli(c.args("--abort"), { cwd: c.dir });
+    all = `${all}\n--- --abort\n${abort.all}`;
+    expect(abort.code, all).toBe(1);
+    expect(abort.all, all).toMatch(
+      /cannot abort from .*: a reverse \(step 1 "rollback"\) may have reached the fleet and its step did not end ok/,
+    );
+    expect(abort.all, all).toMatch(/--resume/);
+    const again = await cli(c.args("--yes"), { cwd: c.dir });
+    all = `${all}\n--- again\n${again.all}`;
+    expect(again.code, all).not.toBe(0);
+    expect(posts(c.s, "reverse"), `the reverse went out again\n${all}`).toEqual(sent);
+  }, 120_000);
 });
