@@ -133,7 +133,11 @@ export async function unwind(
         ? `${run.memory.split}: nothing is undone, writes stay stopped (the instances that have the commit must not see writes); complete it with --resume`
         : run.memory.commitAccepted
           ? "commit was sent: nothing is undone"
-          : "commit was sent and no instance said it accepted it (each refused it, or gave no usable answer: one may be holding it): nothing is undone, writes stay stopped until you resume or undo by hand",
+          : run.memory.commitRefused
+            ? "commit was sent and every instance refused it: nothing is undone here, writes stay stopped until you resume, or --abort (it judges whether the write stop's undo may run)"
+            : // never "undo by hand": writes back on the source while the commit may hold are lost to
+              // the destination (an adversarial run: the job summary said "must not", this said "may")
+              "commit was sent and no instance said it accepted it (some gave no usable answer: one may be holding it): nothing is undone, and writes must stay stopped, since back on the source they are lost if the commit holds; the fleet tells whether it took effect (syncbook status, or --resume, which reads it first)",
     });
     return { started };
   }

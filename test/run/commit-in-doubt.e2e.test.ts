@@ -62,6 +62,9 @@ describe("a commit whose answers were lost after it took effect", () => {
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
     expect(c.r.all).toMatch(/■ run failed in .* · commit in doubt: sent, not known to have taken effect · /);
     expect(c.r.all).not.toMatch(/not committed/);
+    // the unwind's own word: writes must stay stopped, never "undo by hand" (an adversarial run)
+    expect(c.r.all).toMatch(/nothing is undone, and writes must stay stopped, since back on the source they are lost/);
+    expect(c.r.all).not.toMatch(/undo by hand/);
     expect(c.note).toMatch(/run failed \(commit in doubt: sent, not known to have taken effect\) after /);
     // writes stay stopped, never "undone … (--abort judges that)" beside a commit that may hold
     expect(c.note).toMatch(/a commit was sent and may hold, so writes must not go back on the source/);
@@ -104,6 +107,7 @@ describe("a commit whose answers were lost after it took effect", () => {
     expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["RUNNING"]);
     expect(c.r.all).toMatch(/■ run failed in .* · not committed · /);
     expect(c.r.all).not.toMatch(/in doubt/);
+    expect(c.r.all).toMatch(/commit was sent and every instance refused it: nothing is undone here/);
     expect(c.note).toMatch(/run failed \(not committed\) after /);
     expect(c.report.commitInDoubt).toBeUndefined();
     expect(c.html).toMatch(/<h1>FAILED </);
