@@ -104,6 +104,11 @@ export interface RunEventMap {
   "run.finished": {
     outcome: Outcome;
     exitCode: number;
+    /**
+     * The signal that interrupted the run, where known: SIGINT (Ctrl-C at its terminal), SIGTERM,
+     * SIGHUP (its terminal's session ended: nobody may be at it).
+     */
+    interruptedBy?: string;
     committed: boolean;
     /**
      * Not committed, and a commit of the sync that runs now was sent that may have reached an

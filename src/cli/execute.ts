@@ -407,7 +407,8 @@ export function interruptOnSignals(
     if (first === undefined) {
       first = now();
       say(`\n${sig}: stopping cleanly (undo runs if commit was not sent); press Ctrl-C again to force exit`);
-      controller.abort(new Error(`interrupted by ${sig}`));
+      // the signal rides on the reason: a dropped session (SIGHUP) is nobody's Ctrl-C (run.finished.interruptedBy)
+      controller.abort(Object.assign(new Error(`interrupted by ${sig}`), { signal: sig }));
       return;
     }
     if (now() - first < SAME_INTERRUPT_MS) return;

@@ -218,11 +218,18 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
     : n.outcome === "ok"
       ? "finished"
       : n.outcome === "interrupted"
-        ? "interrupted by the operator"
+        ? byOperator(n)
+          ? "interrupted by the operator"
+          : `interrupted by ${n.interruptedBy}${n.interruptedBy === "SIGHUP" ? " (its terminal's session ended: nobody may be at it)" : ""}`
         : n.outcome;
   const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
   const window = n.window ? `; ${windowLengthWords(n.window)}` : "";
   return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes, n.committed, n.commitInDoubt === true)}. ` : ""}run ${how} (${commitWords(n)}) after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
+}
+
+/** An interrupt from the operator's terminal (Ctrl-C), or one whose signal is not known. */
+function byOperator(n: { interruptedBy?: string }): boolean {
+  return n.interruptedBy === undefined || n.interruptedBy === "SIGINT";
 }
 
 /** How loud a notification is: pagers and chat colour by it. */
@@ -231,7 +238,13 @@ export function severityOf(n: Notification): Severity {
     case "run.finished":
       // the operator's own stop is no failure page (a notifier may still ask for warnings)
       if (n.aborted) return n.exitCode === 0 ? "info" : "warning";
-      if (n.outcome === "interrupted") return "warning";
+      // a Ctrl-C is the operator's own (at the terminal, told there); a dropped session or a
+      // SIGTERM has nobody at the terminal: the application down, or a command that may hold,
+      // pages then (an adversarial run: a SIGHUP that left writes stopped paged as a warning)
+      if (n.outcome === "interrupted")
+        return !byOperator(n) && (n.writes || n.commitInDoubt || n.reverseInDoubt !== undefined)
+          ? "critical"
+          : "warning";
       return n.outcome === "ok"
         ? "info"
         : n.committed || n.commitInDoubt || n.reverseInDoubt !== undefined || n.writes

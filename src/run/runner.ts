@@ -338,9 +338,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const writes = run.window.writesLeft();
   // sent, not accepted, not refused by all it reached: the commit may hold (answers lost)
   const inDoubt = memory.commitSent && !memory.commitAccepted && memory.commitRefused !== true;
+  const by = (signal.reason as { signal?: unknown } | undefined)?.signal;
   say("run.finished", {
     outcome,
     exitCode,
+    ...(outcome === "interrupted" && typeof by === "string" && /^SIG[A-Z]+$/.test(by) ? { interruptedBy: by } : {}),
     committed: memory.commitAccepted,
     ...(inDoubt ? { commitInDoubt: true as const } : {}),
     ...(steps.every((s) => s.bound.command !== "commit") ? { commitless: true as const } : {}),

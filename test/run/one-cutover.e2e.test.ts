@@ -306,4 +306,33 @@ describe("notifications that tell the state", () => {
     // the failed undo pages (hook.failed is not asked for here); the run's end does not
     expect(pd.bodies().filter((b) => b.event_action === "trigger")).toEqual([]);
   }, 60_000);
+
+  // an adversarial run: an SSH session that dropped (SIGHUP) left writes stopped, and its end said
+  // "interrupted by the operator" at warning: no page, and nobody at the terminal
+  it("a dropped session (SIGHUP) that leaves writes stopped is nobody's Ctrl-C: said so, and it pages", async () => {
+    s = await fastSim({ instances: 1, timeScale: 100 });
+    const pd = await pager();
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    const stuck = `  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${s.verifierUrl}" }, undo: { use: shell, with: { command: [node, -e, "process.exit(4)"] } } } }\n`;
+    const hold = `  - { id: hold, hook: { use: shell, with: { command: [node, -e, "console.log('holding'); setTimeout(() => {}, 60000)"] } } }\n`;
+    writeFileSync(
+      file,
+      cutoverYaml(s, { defaults: CLI_CUTOVER_DEFAULTS, head: NOTIFY(pd.url), steps: START + READY + stuck + hold }),
+    );
+    const child = startCli(["run", file, "--renderer", "simple"], {
+      cwd: dir,
+      env: { PD_KEY: "pd-routing-key-123456" },
+    });
+    await child.waitFor(/holding/, 30_000);
+    child.child.kill("SIGHUP");
+    const r = await child.done;
+    expect(r.code, r.all).toBe(130);
+    const end = notes(dir).at(-1)!;
+    expect(end.text, r.all).toContain("run interrupted by SIGHUP (its terminal's session ended: nobody may be at it)");
+    expect(end.text).not.toContain("by the operator");
+    expect(end.text).toContain("writes are STILL STOPPED");
+    expect(end.severity).toBe("critical");
+    expect(pd.bodies().filter((b) => b.event_action === "trigger").length, r.all).toBeGreaterThan(0);
+  }, 60_000);
 });

@@ -92,6 +92,32 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
     expect(severityOf({ ...n, commitInDoubt: true } as Parameters<typeof severityOf>[0])).toBe("critical");
   });
 
+  // an adversarial run: a dropped SSH session (SIGHUP) that left writes stopped paged as a warning,
+  // "interrupted by the operator", with nobody at the terminal
+  it("an interrupt: the operator's Ctrl-C is a warning; a SIGHUP or SIGTERM that left the application down pages", () => {
+    type N = Parameters<typeof severityOf>[0];
+    const cut = { type: "run.finished", outcome: "interrupted", exitCode: 130, durationMs: 1000, committed: false };
+    for (const by of [undefined, "SIGINT"]) {
+      const n = { ...cut, ...(by ? { interruptedBy: by } : {}) } as N;
+      expect(severityOf(n)).toBe("warning");
+      expect(severityOf({ ...n, writes: "stopped" } as N)).toBe("warning");
+      expect(describeNotification(n, "rb")).toContain("run interrupted by the operator (");
+    }
+    for (const by of ["SIGHUP", "SIGTERM"]) {
+      const n = { ...cut, interruptedBy: by } as N;
+      expect(severityOf(n)).toBe("warning");
+      expect(severityOf({ ...n, writes: "stopped" } as N)).toBe("critical");
+      expect(severityOf({ ...n, writes: "may-be-stopped" } as N)).toBe("critical");
+      expect(severityOf({ ...n, commitInDoubt: true } as N)).toBe("critical");
+      expect(severityOf({ ...n, reverseInDoubt: "back" } as N)).toBe("critical");
+      expect(describeNotification(n, "rb")).not.toContain("by the operator");
+      expect(describeNotification(n, "rb")).toContain(`run interrupted by ${by}`);
+    }
+    expect(describeNotification({ ...cut, interruptedBy: "SIGHUP" } as N, "rb")).toContain(
+      "interrupted by SIGHUP (its terminal's session ended: nobody may be at it)",
+    );
+  });
+
   // a reverse whose answer was lost ended "· committed ·": the bridge reads the destination as
   // taking writes, which a reverse that reached the fleet has ended (report and status said it)
   it("a reverse in doubt is said after the commit, by the run's end and its page alike", () => {
