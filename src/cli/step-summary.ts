@@ -168,6 +168,9 @@ export function createRunSummary() {
     else if (finished.outcome === "ok")
       headline = finished.committed ? "✅ COMMITTED" : `✅ SUCCEEDED (${commitWords(finished)})`;
     else if (finished.outcome === "interrupted") headline = "⏹️ INTERRUPTED";
+    // an --abort is the operator's call, as the terminal, status and the report's banner say it
+    // (an adversarial run: "FAILED" over exit code 0); one whose undo failed says that too
+    else if (finished.aborted) headline = finished.exitCode === 0 ? "⏹️ ABORTED" : "❌ ABORTED, AN UNDO FAILED";
     else if (finished.exitCode === 3) headline = "⛔ STOPPED BY AN INTERLOCK (nothing was sent)";
     else headline = finished.committed ? "❌ FAILED AFTER COMMIT" : "❌ FAILED";
     // a commit that may hold: "FAILED" alone reads as nothing committed (writes back on the source)

@@ -735,7 +735,7 @@ export function renderHtml(report: Report): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="syncbook report v${report.version}">
-<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""}${report.reverseInDoubt ? " · REVERSE IN DOUBT" : ""} · ${report.runbook} · syncbook report`)}</title>
+<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.aborted ? "ABORTED" : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""}${report.reverseInDoubt ? " · REVERSE IN DOUBT" : ""} · ${report.runbook} · syncbook report`)}</title>
 <style>${CSS}</style>
 </head>
 <body>

@@ -80,8 +80,14 @@ describe("--abort", () => {
     expect(s!.control.state().writes.enabled, "the write stop held when the runner died").toBe(false);
     const sent = totalPosts(s!);
 
-    const r = await run("--abort");
+    const summary = join(dir, "summary.md");
+    const r = await cli(["run", file, "--renderer", "simple", "--abort"], {
+      cwd: dir,
+      env: { GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.code, r.all).toBe(0);
+    // the job summary's headline, as the terminal and the report say it (it said "❌ FAILED" over exit 0)
+    expect(readFileSync(summary, "utf8")).toMatch(/^### syncbook run crash: ⏹️ ABORTED · /);
     expect(r.all).toMatch(
       /abort: .*\.jsonl: undoing step 3 "stop-writes" \(last first\); no command is sent to the service/,
     );
@@ -118,6 +124,8 @@ describe("--abort", () => {
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { outcome: string; aborted?: boolean };
     expect(report.aborted).toBe(true);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("ABORTED");
+    // the page's title too (it said "FAILED · …" under an ABORTED banner)
+    expect(readFileSync(join(out, "report.html"), "utf8")).toMatch(/<title>ABORTED · /);
     // its timeline and its list of runs mark the run as the --abort it was, not a --resume
     const page = readFileSync(join(out, "report.html"), "utf8");
     expect(page).toContain("run 2 (--abort)");
