@@ -148,7 +148,7 @@ describe("a resume with other --var values than the run it continues", () => {
     const abort = await cli(c.args("--abort"), { cwd: c.dir });
     expect(abort.code, abort.all).toBe(1);
     expect(abort.all, abort.all).toMatch(
-      /cannot abort from .*: a reverse \(step 7 "reverse-it"\) may have reached the fleet and its step did not end ok, after a commit/,
+      /cannot abort from .*: a reverse \(step 7 "reverse-it"\) may have reached the fleet and its step did not end ok, after the fleet was committed/,
     );
     expect(abort.all, abort.all).toContain(
       `syncbook run ${c.file} --journal-dir ${c.jd} --var rollback=true --resume (it reads the fleet`,
