@@ -263,6 +263,8 @@ async function runLoaded(
       say,
     );
     signal.throwIfAborted();
+    // the job summary's steps are the cutover's: what an earlier run did is not "not reached"
+    summary?.seed(earlierRuns.length ? earlierRuns : (history ?? []));
     const journal = openJournal({ dir, runbookName: runbook.name, runbookHash: loaded.hash, file: resume?.file });
     say(`journal: ${journal.file}`);
     try {

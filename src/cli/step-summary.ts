@@ -19,6 +19,7 @@ import type { RunEvent } from "../events.js";
 import { verifierText, type Verdict } from "../rehearse/verdict.js";
 import { verificationText } from "../steps/kit/earned.js";
 import { WindowTracker, describeWindow } from "../fleet/window.js";
+import { CUT_OFF_WORDS, CutoverFold, cutOff } from "../model/fold.js";
 import { formatDuration } from "../ui/format.js";
 import { escapeXml, plural } from "../text.js";
 import { traitsOf } from "../steps/index.js";
@@ -92,29 +93,24 @@ export function failedSummary(command: string, subject: string, message: string,
 
 // --- run and rehearse ------------------------------------------------------------------------
 
-interface StepRow {
-  index: number;
-  id: string;
-  kind: string;
-  title: string;
-  outcome: string;
-  durationMs?: number;
-  error?: string;
-}
-
 const OUTCOME: Record<string, string> = {
   ok: "✅ ok",
   failed: "❌ failed",
   interrupted: "⏹️ interrupted",
   skipped: "⏭️ skipped",
   running: "❔ running (no end)",
-  "not reached": "▫️ not reached",
+  pending: "▫️ not reached",
 };
 
-/** A listener that folds the run's events into what the summary shows (the events are already redacted). */
+/**
+ * A listener that folds the run's events into what the summary shows (the events are already
+ * redacted). Its steps are the cutover's read model's (src/model/fold.ts), seeded with the earlier
+ * runs of the cutover (`seed`): an `--abort` or `--resume` run's table said "not reached" of the
+ * steps an earlier run did, where the report and `status` said they were done.
+ */
 export function createRunSummary() {
   let runbook = "";
-  const steps = new Map<number, StepRow>();
+  const fold = new CutoverFold({ traits: traitsOf });
   let finished: Extract<RunEvent, { type: "run.finished" }> | undefined;
   let verifier: Extract<RunEvent, { type: "verifier.sampled" }>["progress"] | undefined;
   let hint: string | undefined;
@@ -122,6 +118,7 @@ export function createRunSummary() {
   let polls: { count: number; failed: number } | undefined;
   const listener = (e: RunEvent): void => {
     writeStop.apply(e);
+    fold.apply(e);
     switch (e.type) {
       case "polls.summary":
         polls = {
@@ -131,25 +128,10 @@ export function createRunSummary() {
         break;
       case "run.started":
         runbook = e.runbook;
-        for (const s of e.steps) steps.set(s.index, { ...s, outcome: "not reached" });
         break;
-      case "step.started": {
-        const s = steps.get(e.index);
-        if (s) s.outcome = "running";
-        break;
-      }
-      case "step.skipped": {
-        const s = steps.get(e.index);
-        if (s) Object.assign(s, { outcome: "skipped", error: e.reason });
-        break;
-      }
-      case "step.finished": {
-        const s = steps.get(e.index);
-        if (s)
-          Object.assign(s, { outcome: e.outcome, durationMs: e.durationMs, ...(e.error ? { error: e.error } : {}) });
+      case "step.finished":
         if (e.outcome === "failed" && e.hint) hint = e.hint;
         break;
-      }
       case "verifier.sampled":
         verifier = e.progress;
         break;
@@ -233,13 +215,26 @@ export function createRunSummary() {
     const out = [`### syncbook ${command} ${cell(runbook || "?")}: ${headline}`, "", "| | |", "|---|---|"];
     for (const [k, v] of facts) out.push(`| ${k} | ${cell(v)} |`);
     out.push("", "| # | step | kind | outcome | duration |", "|--:|---|---|---|--:|");
-    for (const s of [...steps.values()].sort((a, b) => a.index - b.index))
+    const m = fold.view();
+    const thisRun = m.runs.at(-1)?.n;
+    for (const s of m.steps) {
+      // the command has ended: a step with no end is cut off, in this run or an earlier one
+      const outcome = cutOff(m, s, true) ? `❔ ${CUT_OFF_WORDS}` : (OUTCOME[s.outcome] ?? cell(s.outcome));
+      // a step an earlier run did (and this one did not run again) says which run did it
+      const run = s.attempts.at(-1)?.run;
+      const where = run !== undefined && run !== thisRun && s.outcome !== "pending" ? ` (run ${run})` : "";
+      const why = s.outcome === "skipped" ? s.reason : s.outcome !== "ok" ? s.error : undefined;
       out.push(
-        `| ${s.index + 1} | ${cell(s.id)}${s.title && s.title !== s.id ? `: ${cell(s.title)}` : ""} | ${cell(s.kind)} | ${OUTCOME[s.outcome] ?? cell(s.outcome)}${s.error && s.outcome !== "ok" ? `<br>${cell(s.error)}` : ""} | ${s.durationMs === undefined ? "–" : formatDuration(s.durationMs)} |`,
+        `| ${s.index + 1} | ${cell(s.id)}${s.title && s.title !== s.id ? `: ${cell(s.title)}` : ""} | ${cell(s.kind)} | ${outcome}${where}${why ? `<br>${cell(why)}` : ""} | ${s.durationMs === undefined ? "–" : formatDuration(s.durationMs)} |`,
       );
+    }
     return out.join("\n");
   };
-  return { listener, markdown };
+  /** The earlier runs of the cutover (a resumed journal's, those a `--from` run continued), oldest first, before this run's events. */
+  const seed = (earlier: readonly RunEvent[]): void => {
+    for (const e of earlier) fold.apply(e);
+  };
+  return { listener, markdown, seed };
 }
 
 function verifierResult(verdict: Verdict | undefined, last: { phase?: string } | undefined): string {
@@ -282,6 +277,7 @@ export function commandSummary(command: "run" | "rehearse", file: string, env: N
   };
   return {
     listener: run.listener,
+    seed: run.seed,
     finish: (exitCode: number, verdict?: Verdict): void => write(run.markdown(command, verdict, exitCode)),
     failed: (message: string, exitCode: number): void => write(failedSummary(command, file, message, exitCode)),
     plan: (runbook: string, steps: Parameters<typeof planSummary>[1]): void => write(planSummary(runbook, steps)),

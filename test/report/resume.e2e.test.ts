@@ -120,6 +120,11 @@ describe("the report of an interrupted, then resumed cutover", () => {
     ]);
     expect(step("commit").attempts.map((a) => [a.run, a.outcome])).toEqual([[2, "ok"]]);
     expect(report.failedStep).toBeUndefined();
+    // the job summary's table says it as the report does (it said "⏭️ skipped" of what run 1 did)
+    for (const id of ["start", "ready", "hold"])
+      expect(summary, id).toMatch(new RegExp(`\\| ${id}[^|]*\\| \\w+ \\| ✅ ok \\(run 1\\) \\|`));
+    expect(summary).toMatch(/\| drained[^|]*\| waitFor \| ✅ ok \|/);
+    expect(summary).not.toMatch(/skipped|not reached/);
     expect(html).toMatch(/<g class="step" data-step="drained" data-outcome="ok" data-bars="2">/);
     expect(html).toMatch(/<table id="runs">/);
     expect(html).toMatch(/<g class="run-band" data-run="2">/);

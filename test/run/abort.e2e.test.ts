@@ -88,6 +88,12 @@ describe("--abort", () => {
     expect(r.code, r.all).toBe(0);
     // the job summary's headline, as the terminal and the report say it (it said "❌ FAILED" over exit 0)
     expect(readFileSync(summary, "utf8")).toMatch(/^### syncbook run crash: ⏹️ ABORTED · /);
+    // its steps are the cutover's: what run 1 did, and where it was cut off (every row said "not reached")
+    const table = readFileSync(summary, "utf8");
+    for (const id of ["start", "ready", "stop-writes"])
+      expect(table, id).toMatch(new RegExp(`\\| ${id}: [^|]*\\| \\w+ \\| ✅ ok \\(run 1\\) \\|`));
+    expect(table).toMatch(/\| 4 \| drained: [^|]*\| waitFor \| ❔ started, never ended \(cut off\) \(run 1\) \|/);
+    expect(table).toMatch(/\| 5 \| commit: Commit \| commit \| ▫️ not reached \|/);
     expect(r.all).toMatch(
       /abort: .*\.jsonl: undoing step 3 "stop-writes" \(last first\); no command is sent to the service/,
     );
