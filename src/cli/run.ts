@@ -269,7 +269,9 @@ async function runLoaded(
     say(`journal: ${journal.file}`);
     try {
       const record = asListener(journal);
+      const wayOn: string[] = [];
       const code = await execute(loaded, registry, flags, force, summary ? [summary.listener] : [], {
+        wayOn,
         ...(resume
           ? { mode: "resume", resume: resume.plan, ...(history ? { history } : {}) }
           : {
@@ -301,7 +303,7 @@ async function runLoaded(
         // a signal from here on is the run's to handle: it undoes and journals
         handOver: { signal: signalled.signal, release: planned },
       });
-      summary?.finish(code);
+      summary?.finish(code, undefined, wayOn);
       return code;
     } finally {
       journal.close();
@@ -341,6 +343,8 @@ export async function execute(
     json?: (text: string) => void;
     /** After the run, before the outputs close: e.g. the rehearsal's verdict as a last JSON line. */
     after?: (ui: Ui) => Promise<void>;
+    /** Collects the ways on the run's end names (each a line with the command), for the job summary. */
+    wayOn?: string[];
     /** A rehearsal's view of the simulated application's writes (the stopWrites interlock reads it). */
     writesProbe?: WritesProbe;
     /** What commit asks of the hook processes earlier runs left (src/run/orphans.ts). */
@@ -462,14 +466,20 @@ export async function execute(
     // (src/next-run.ts `wayOnVars`: the one rule of status and the page; a secret value left out)
     const vars = wayOnVars(how.resume?.decidedVars ?? [], loaded);
     const target = runTarget(loaded, vars);
+    // a way on: said, and kept for the job summary, which names the same commands (redacted as
+    // said: the summary is built only from what is redacted)
+    const next = (line: string): void => {
+      how.wayOn?.push(loaded.redact(line).trim());
+      say(line);
+    };
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
       if (result.message && !ui.showsEnd) say(result.message);
       if (result.writesKeptOff) say(`  hint: ${result.hint ?? ""}`);
       const stuck = ui.writesLeftStopped();
-      if (stuck) for (const l of nextAfterFailedUndo(target, stuck)) say(`  ${l}`);
+      if (stuck) for (const l of nextAfterFailedUndo(target, stuck)) next(`  ${l}`);
       if (result.exitCode === 0)
-        say(
+        next(
           `  nothing was sent to the sync; to go on with this cutover later: syncbook run ${target} --resume (${CALLED_OFF_RESUME})`,
         );
     } else if (result.outcome === "ok" && how.mode !== "rehearse" && loaded.runbook) {
@@ -485,11 +495,11 @@ export async function execute(
       // where --resume goes on is its journal's to say (a run that sent nothing and ran no hook is
       // passed over, and the one before it continues): status names it, not a step of this run's
       if (at >= 0 && at < steps.length - 1)
-        say(
+        next(
           `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${runbookArg(loaded)} shows where)`,
         );
       else if (again)
-        say(
+        next(
           `  step ${again} failed and the run went on past it (continueOnError); to run it again in this cutover (its commit counts): syncbook run ${target} --from ${again}`,
         );
     } else if (result.outcome !== "ok") {
@@ -532,33 +542,33 @@ export async function execute(
           stuck,
           failed ? { number: failed.index + 1, id: failed.id } : undefined,
         ))
-          say(`  ${l}`);
-      } else if (rerun) say(`  run again with: syncbook run ${target} ${rerun} (not --resume)`);
+          next(`  ${l}`);
+      } else if (rerun) next(`  run again with: syncbook run ${target} ${rerun} (not --resume)`);
       else if (committedBefore)
-        say(
+        next(
           `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${runbookArg(loaded)}`,
         );
       // with the run's --only: without it the way on sends the commit to every instance, and a
       // commit an earlier cutover left on part of the fleet refuses that (src/run/earlier.ts)
       else if (restop)
-        say(
+        next(
           `  stop writes again, then go on: syncbook run ${target} --from ${restop}${flags.only ? ` ${shellCommand(["--only", flags.only])}` : ""}${flags.to !== undefined ? ` ${shellCommand(["--to", flags.to])}` : ""}`,
         );
-      else if (result.refused === "writes-stopped" && how.notContinued) say(`  ${how.notContinued}`);
+      else if (result.refused === "writes-stopped" && how.notContinued) next(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")
         // a step after the commit (a verify) that found no write stop: none is in this journal folder
-        say(
+        next(
           `  no write stop of this cutover is in the journals of ${flags.journalDir ?? "the runbook's .syncbook folder"}: if its runs journaled elsewhere, run again with --journal-dir <that folder>; if writes were stopped outside syncbook, say so in the runbook (writesStoppedExternally: true)`,
         );
       else if (result.writesKeptOff?.committed) {
         // the cutover happened outside this run: the hint above is the way on, not a resume
       } else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
-        say(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
+        next(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
       // again, as status offers it
       else if (how.mode !== "rehearse")
-        say(
+        next(
           `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
         );
     }

@@ -142,7 +142,12 @@ export function createRunSummary() {
   };
 
   /** The summary, once the run is over (`verdict`: the rehearsal's). */
-  const markdown = (command: "run" | "rehearse", verdict?: Verdict, commandExitCode?: number): string => {
+  const markdown = (
+    command: "run" | "rehearse",
+    verdict?: Verdict,
+    commandExitCode?: number,
+    wayOn: readonly string[] = [],
+  ): string => {
     // the command's own code when known (an unsafe rehearsal verdict turns a finished run's 0 into 1)
     const exitCode = commandExitCode ?? finished?.exitCode;
     let headline: string;
@@ -212,6 +217,9 @@ export function createRunSummary() {
     if (verdict?.fleetErrors.length) facts.push(["fleet errors", verdict.fleetErrors.join("; ")]);
     if (finished?.message) facts.push(["stopped", finished.message]);
     if (hint && finished?.outcome !== "ok") facts.push(["hint", hint]);
+    // the commands the run's end named, as it named them (src/cli/run.ts): the page read on the
+    // bridge says what to run next, not only what went wrong
+    if (wayOn.length) facts.push(["next", wayOn.join("\n")]);
     const out = [`### syncbook ${command} ${cell(runbook || "?")}: ${headline}`, "", "| | |", "|---|---|"];
     for (const [k, v] of facts) out.push(`| ${k} | ${cell(v)} |`);
     out.push("", "| # | step | kind | outcome | duration |", "|--:|---|---|---|--:|");
@@ -278,7 +286,8 @@ export function commandSummary(command: "run" | "rehearse", file: string, env: N
   return {
     listener: run.listener,
     seed: run.seed,
-    finish: (exitCode: number, verdict?: Verdict): void => write(run.markdown(command, verdict, exitCode)),
+    finish: (exitCode: number, verdict?: Verdict, wayOn?: readonly string[]): void =>
+      write(run.markdown(command, verdict, exitCode, wayOn)),
     failed: (message: string, exitCode: number): void => write(failedSummary(command, file, message, exitCode)),
     plan: (runbook: string, steps: Parameters<typeof planSummary>[1]): void => write(planSummary(runbook, steps)),
   };

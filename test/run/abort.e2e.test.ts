@@ -9,6 +9,7 @@
  *   `--resume`, which would meet the same refusal (the loop the issue describes).
  * What the service received is read from the simulator's request counts.
  */
+import { cell } from "../../src/cli/step-summary.js";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -94,6 +95,10 @@ describe("--abort", () => {
       expect(table, id).toMatch(new RegExp(`\\| ${id}: [^|]*\\| \\w+ \\| ✅ ok \\(run 1\\) \\|`));
     expect(table).toMatch(/\| 4 \| drained: [^|]*\| waitFor \| ❔ started, never ended \(cut off\) \(run 1\) \|/);
     expect(table).toMatch(/\| 5 \| commit: Commit \| commit \| ▫️ not reached \|/);
+    // the way on, as the terminal names it (the summary named none)
+    expect(table).toContain(
+      `| next | ${cell(`nothing was sent to the sync; to go on with this cutover later: syncbook run ${file} --resume (${CALLED_OFF_RESUME})`)} |`,
+    );
     expect(r.all).toMatch(
       /abort: .*\.jsonl: undoing step 3 "stop-writes" \(last first\); no command is sent to the service/,
     );

@@ -7,6 +7,7 @@
  * a new cutover start. Notifications say writes are STILL STOPPED (a failed undo) or may be
  * stopped (a stop hook that failed), and an operator's Ctrl-C is no failure page.
  */
+import { cell } from "../../src/cli/step-summary.js";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -121,6 +122,10 @@ describe("one cutover across runs: one identity", () => {
     // a split leaves writes stopped: the page says so in words
     expect(notes(dir).at(-1)!.text).toContain("writes are STILL STOPPED");
     expect(readFileSync(summary, "utf8")).toContain("application writes are STILL STOPPED");
+    // and names the way on the terminal named (it named none)
+    const way = /^ {2}(resume with: syncbook run .*)$/m.exec(split.all)?.[1];
+    expect(way, split.all).toBeDefined();
+    expect(readFileSync(summary, "utf8")).toContain(`| next | ${cell(way!)} |`);
     s.control.clearFaults();
 
     // a plain run would start a second cutover of a split fleet: refused, with the ways on
