@@ -104,6 +104,9 @@ export function renderJunit(report: Report): string {
           ["outcome", report.outcome],
           ["committed", String(report.committed)],
           ...(report.commitInDoubt ? [["commitInDoubt", "true"] as [string, string]] : []),
+          // the operator's call (`--abort`), as report.json's `aborted` says: "failed" alone read as a
+          // run that went wrong where the terminal, the job summary and the page say ABORTED
+          ...(report.aborted ? [["aborted", "true"] as [string, string]] : []),
           ["verification", verificationText(report.verification)],
           ["mode", report.mode],
           ["file", report.file],

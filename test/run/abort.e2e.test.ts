@@ -134,6 +134,7 @@ describe("--abort", () => {
     expect(rep.stdout).toMatch(/; run aborted \(step 4 drained: started, never ended \(cut off\)\)\n/);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { outcome: string; aborted?: boolean };
     expect(report.aborted).toBe(true);
+    expect(readFileSync(join(out, "junit.xml"), "utf8")).toContain('<property name="aborted" value="true"/>');
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("ABORTED");
     // the page's title too (it said "FAILED · …" under an ABORTED banner)
     expect(readFileSync(join(out, "report.html"), "utf8")).toMatch(/<title>ABORTED · /);
