@@ -511,12 +511,14 @@ export async function execute(
             : "failed";
       // the failing step's paragraph, hint and place are on screen already: point to them
       const told = ui.toldAbove(result.message);
-      // "interrupted during step x", not "interrupted: interrupted during step x"
-      say(
-        result.message && result.outcome === "interrupted"
-          ? result.message
-          : `${what}${result.message ? `: ${told ?? result.message}` : ""}`,
-      );
+      // "interrupted during step x", not "interrupted: interrupted during step x"; and once: the
+      // default and simple renderers' last line ends with it (a trial saw it twice)
+      if (!(result.outcome === "interrupted" && result.message && ui.showsEnd))
+        say(
+          result.message && result.outcome === "interrupted"
+            ? result.message
+            : `${what}${result.message ? `: ${told ?? result.message}` : ""}`,
+        );
       if (result.place && !told) for (const l of codeFrame(result.place)) say(`  ${l}`);
       if (result.hint && !told) say(`  hint: ${result.hint}`);
       // a rehearsal has no journal to resume from: it is simply run again

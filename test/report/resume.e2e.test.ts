@@ -76,6 +76,8 @@ describe("the report of an interrupted, then resumed cutover", () => {
   it("ran as intended: interrupted with the undo, then resumed to COMMITTED", () => {
     expect(first.code, first.all).toBe(130);
     expect(first.all).toMatch(/undo hook sim-writes ok/);
+    // the interrupt's message once: the renderer's last line says it, the CLI does not repeat it
+    expect(first.all.match(/interrupted during step drained/g), first.all).toHaveLength(1);
     expect(second.code, second.all).toBe(0);
     expect(reportCli.code, reportCli.all).toBe(0);
     expect(reportCli.stdout).toMatch(/2 runs, /);
