@@ -147,6 +147,12 @@ export interface RunEventMap {
     /** `--abort` ended it: the operator called the cutover off; no step ran, the journal's open undos did. */
     aborted?: boolean;
     /**
+     * The undo of the write stop was ruled out, not failed: the fleet shows a commit, or one may
+     * still take effect (src/run/unwind.ts `WritesKeptOff`): writes stay stopped on purpose. An
+     * `--abort` that ends so is "nothing undone", never "an undo failed" (`abortWords`).
+     */
+    undoKeptOff?: true;
+    /**
      * The step `--to` named, when the run stopped there before the runbook's end: its cutover is
      * not over (`--resume` goes on with the next step), whatever its outcome.
      */

@@ -63,6 +63,20 @@ export function windowEndWords(end: "canWrite" | "committed" | "undone" | undefi
       : "canWrite on the first process";
 }
 
+/**
+ * An `--abort` run's end in one headline (the job summary, the report's title and banner): called
+ * off, every owed undo done; nothing undone, since the fleet ruled the undo of the write stop out
+ * (a commit took effect or may: writes stay stopped on purpose); or an undo that failed or could
+ * not run. A review found "an undo failed" said of the second, where writes must stay stopped.
+ */
+export function abortWords(e: Pick<RunEventMap["run.finished"], "exitCode" | "undoKeptOff">): string {
+  return e.exitCode === 0
+    ? "ABORTED"
+    : e.undoKeptOff
+      ? "ABORTED, NOTHING UNDONE: WRITES STAY STOPPED"
+      : "ABORTED, NOT EVERY UNDO SUCCEEDED";
+}
+
 /** A commit sent that may hold, in the words every reader says it with (`commitWords`, the report, the watch page). */
 export const COMMIT_IN_DOUBT_WORDS = "commit in doubt: sent, not known to have taken effect";
 

@@ -12,7 +12,13 @@
  *
  * Imported lazily, only when the variable is set: lint's start-up stays as it was.
  */
-import { commitWords, reverseInDoubtWords, windowLengthWords, writesLeftSentence } from "../writes-words.js";
+import {
+  abortWords,
+  commitWords,
+  reverseInDoubtWords,
+  windowLengthWords,
+  writesLeftSentence,
+} from "../writes-words.js";
 import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
@@ -157,7 +163,8 @@ export function createRunSummary() {
     else if (finished.outcome === "interrupted") headline = "⏹️ INTERRUPTED";
     // an --abort is the operator's call, as the terminal, status and the report's banner say it
     // (an adversarial run: "FAILED" over exit code 0); one whose undo failed says that too
-    else if (finished.aborted) headline = finished.exitCode === 0 ? "⏹️ ABORTED" : "❌ ABORTED, AN UNDO FAILED";
+    else if (finished.aborted)
+      headline = `${finished.exitCode === 0 ? "⏹️" : finished.undoKeptOff ? "⛔" : "❌"} ${abortWords(finished)}`;
     else if (finished.exitCode === 3) headline = "⛔ STOPPED BY AN INTERLOCK (nothing was sent)";
     else headline = finished.committed ? "❌ FAILED AFTER COMMIT" : "❌ FAILED";
     // a commit that may hold: "FAILED" alone reads as nothing committed (writes back on the source)

@@ -304,6 +304,8 @@ export interface Report {
   message?: string;
   /** The last run was `--abort`: the operator called the cutover off (its undos ran, nothing was sent). */
   aborted?: true;
+  /** The last run's undo of the write stop was ruled out by a commit that took effect or may (`run.finished.undoKeptOff`): writes stay stopped on purpose. */
+  undoKeptOff?: true;
   /** The first failed (or interrupted) step, if any. */
   failedStep?: number;
   steps: ReportStep[];

@@ -17,7 +17,7 @@ import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "..
 import { opensWriteStop } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 import { runbookArg } from "../next-run.js";
-import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, abortWords, reverseInDoubtWords } from "../writes-words.js";
 
 const MAX_REQUEST_ROWS = 1000;
 
@@ -224,7 +224,7 @@ function banner(report: Report): string {
     }
     case "failed":
       if (report.aborted) {
-        headline = "ABORTED";
+        headline = abortWords({ exitCode: report.exitCode ?? 1, ...(report.undoKeptOff ? { undoKeptOff: true } : {}) });
         detail = report.message ?? "";
         break;
       }
@@ -735,7 +735,7 @@ export function renderHtml(report: Report): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="syncbook report v${report.version}">
-<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.aborted ? "ABORTED" : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""}${report.reverseInDoubt ? " · REVERSE IN DOUBT" : ""} · ${report.runbook} · syncbook report`)}</title>
+<title>${esc(`${report.outcome === "ok" ? `${report.committed ? "COMMITTED" : "OK"}${report.verification.verified ? "" : " · NOT VERIFIED"}` : report.aborted ? abortWords({ exitCode: report.exitCode ?? 1, ...(report.undoKeptOff ? { undoKeptOff: true } : {}) }) : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""}${report.reverseInDoubt ? " · REVERSE IN DOUBT" : ""} · ${report.runbook} · syncbook report`)}</title>
 <style>${CSS}</style>
 </head>
 <body>

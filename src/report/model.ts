@@ -637,6 +637,7 @@ export class ReportBuilder {
       report.exitCode = finished.exitCode;
       if (finished.message !== undefined) report.message = stripUserinfo(finished.message);
       if (finished.aborted === true) report.aborted = true;
+      if (finished.undoKeptOff === true) report.undoKeptOff = true;
     }
     if (failed) report.failedStep = failed.index;
     this.#cutover(report, model, t);

@@ -354,6 +354,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(failure ? { message: failure.message } : {}),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
+    ...(keptOff ? { undoKeptOff: true as const } : {}),
     // stopped at --to before the runbook's end: the cutover goes on later (--resume)
     ...(!opts.abort && to < steps.length - 1 ? { to: steps[to]!.id } : {}),
     ...(cutoverStart.runsBefore

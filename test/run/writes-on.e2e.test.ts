@@ -162,7 +162,12 @@ describe("no undo of a write stop turns writes on once a commit reached the flee
     const c = await setUp();
     const first = await killAtHold(c, await atHold(c));
     await commitByHand(c.s);
-    const r = await cli([...c.args, "--abort"], { cwd: c.dir, env: c.env });
+    const summary = join(c.dir, "summary.md");
+    const out = join(c.dir, "out");
+    const r = await cli([...c.args, "--abort", "--report", out], {
+      cwd: c.dir,
+      env: { ...c.env, GITHUB_STEP_SUMMARY: summary },
+    });
     const where = transcript([
       ["run (killed)", first],
       ["--abort", r],
@@ -170,6 +175,14 @@ describe("no undo of a write stop turns writes on once a commit reached the flee
     expect(r.code, where).toBe(1);
     expect(r.all, where).toMatch(/aborted by the operator \(--abort\), but nothing was undone/);
     keptOff(c, r, where);
+    // nothing undone on purpose, not an undo that failed (the summary said "AN UNDO FAILED" here,
+    // where someone reading it might turn writes on by hand), in the summary and the report alike
+    expect(readFileSync(summary, "utf8"), where).toMatch(
+      /^### syncbook run crash: ⛔ ABORTED, NOTHING UNDONE: WRITES STAY STOPPED/,
+    );
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    expect(html, where).toMatch(/<title>ABORTED, NOTHING UNDONE: WRITES STAY STOPPED · /);
+    expect(html, where).not.toMatch(/UNDO FAILED|NOT EVERY UNDO/);
   }, 90_000);
 
   it("--resume's reopened undo", async () => {
