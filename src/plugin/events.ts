@@ -53,11 +53,17 @@ export const EVENT_ALIASES = {
   /** `step.finished` with outcome `failed`. */
   "step.failed": (e: RunEvent) => e.type === "step.finished" && e.outcome === "failed",
   /**
-   * `run.finished` that failed: not an operator's Ctrl-C (`run.interrupted`) nor `--abort`
-   * (`run.aborted`), which are their own events: the operator is there, nobody needs paging for it.
+   * `run.finished` that failed, or that a signal not from the operator's terminal ended (a SIGHUP:
+   * its session dropped; a SIGTERM: a supervisor or `kill`): nobody may be at the terminal. Not an
+   * operator's Ctrl-C (`run.interrupted`) nor `--abort` (`run.aborted`), which are their own
+   * events: the operator is there, nobody needs paging for it. (A review: a pager on `run.failed`
+   * was never told of a SIGHUP that left writes stopped, which pages critical.)
    */
-  "run.failed": (e: RunEvent) => e.type === "run.finished" && e.outcome === "failed" && e.aborted !== true,
-  /** `run.finished` interrupted (Ctrl-C, SIGTERM): the operator stopped the run. */
+  "run.failed": (e: RunEvent) =>
+    e.type === "run.finished" &&
+    e.aborted !== true &&
+    (e.outcome === "failed" || (e.outcome === "interrupted" && !byOperator(e))),
+  /** `run.finished` interrupted, by any signal (a Ctrl-C, a SIGTERM, a SIGHUP; the last two are `run.failed` too). */
   "run.interrupted": (e: RunEvent) => e.type === "run.finished" && e.outcome === "interrupted",
   /** `run.finished` of `--abort`: the operator called the cutover off. */
   "run.aborted": (e: RunEvent) => e.type === "run.finished" && e.aborted === true,
@@ -239,10 +245,11 @@ export function severityOf(n: Notification): Severity {
       // the operator's own stop is no failure page (a notifier may still ask for warnings)
       if (n.aborted) return n.exitCode === 0 ? "info" : "warning";
       // a Ctrl-C is the operator's own (at the terminal, told there); a dropped session or a
-      // SIGTERM has nobody at the terminal: the application down, or a command that may hold,
-      // pages then (an adversarial run: a SIGHUP that left writes stopped paged as a warning)
+      // SIGTERM has nobody at the terminal: the application down, a commit that took effect (the
+      // application must move) or a command that may hold, pages then, as a failed run's would
+      // (an adversarial run: a SIGHUP that left writes stopped paged as a warning)
       if (n.outcome === "interrupted")
-        return !byOperator(n) && (n.writes || n.commitInDoubt || n.reverseInDoubt !== undefined)
+        return !byOperator(n) && (n.writes || n.committed || n.commitInDoubt || n.reverseInDoubt !== undefined)
           ? "critical"
           : "warning";
       return n.outcome === "ok"

@@ -9,7 +9,7 @@ import { formatValue, formatWaitStatus } from "../../src/ui/format.js";
 import { decisionLine } from "../../src/ui/model.js";
 import { EventBuilder, STEPS } from "../support/ui-fixtures.js";
 import { commitWords, windowLengthWords, writesLeftSentence } from "../../src/writes-words.js";
-import { describeNotification, severityOf } from "../../src/plugin/events.js";
+import { EVENT_ALIASES, describeNotification, severityOf } from "../../src/plugin/events.js";
 
 const plain = pc.createColors(false);
 
@@ -110,12 +110,23 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
       expect(severityOf({ ...n, writes: "may-be-stopped" } as N)).toBe("critical");
       expect(severityOf({ ...n, commitInDoubt: true } as N)).toBe("critical");
       expect(severityOf({ ...n, reverseInDoubt: "back" } as N)).toBe("critical");
+      // committed, then the session dropped (during a verify): the application must move, nobody is there
+      expect(severityOf({ ...n, committed: true } as N)).toBe("critical");
       expect(describeNotification(n, "rb")).not.toContain("by the operator");
       expect(describeNotification(n, "rb")).toContain(`run interrupted by ${by}`);
     }
     expect(describeNotification({ ...cut, interruptedBy: "SIGHUP" } as N, "rb")).toContain(
       "interrupted by SIGHUP (its terminal's session ended: nobody may be at it)",
     );
+    // a pager on `run.failed` hears a SIGHUP or SIGTERM (a review: it never did), not a Ctrl-C
+    const failed = EVENT_ALIASES["run.failed"];
+    const ev = (extra: object) => ({ ...cut, seq: 1, at: 0, ...extra }) as unknown as Parameters<typeof failed>[0];
+    expect(failed(ev({}))).toBe(false);
+    expect(failed(ev({ interruptedBy: "SIGINT" }))).toBe(false);
+    expect(failed(ev({ interruptedBy: "SIGHUP" }))).toBe(true);
+    expect(failed(ev({ interruptedBy: "SIGTERM" }))).toBe(true);
+    expect(failed(ev({ interruptedBy: "SIGTERM", aborted: true }))).toBe(false);
+    expect(EVENT_ALIASES["run.interrupted"](ev({ interruptedBy: "SIGHUP" }))).toBe(true);
   });
 
   // a reverse whose answer was lost ended "· committed ·": the bridge reads the destination as
