@@ -220,6 +220,11 @@ export const commit: StepKindDef<CommitBody> = {
       "Wait for canCommit (a waitFor step) before commit.",
     );
     const refusedBefore = memory.serviceErrors.length;
+    // a commit of this sync sent before (an earlier run's, carried or resumed): this send refused
+    // everywhere it went says nothing of that one, which may hold where it was never answered (an
+    // outside review: completing a split, refused again, ended "not committed" while the others
+    // held the first send in its round). One accepted, or known refused, is told by its own flags.
+    const sentBefore = memory.commitSent;
     const to = only ? ctx.run.fleet.refs.filter((r) => only.includes(r.index)) : ctx.run.fleet.refs;
     let r: Awaited<ReturnType<typeof sendCommand>>;
     try {
@@ -232,7 +237,7 @@ export const commit: StepKindDef<CommitBody> = {
           if (n > 0) memory.commitAccepted = true;
         },
         onSettled: ({ accepted, mayHold }) => {
-          if (accepted === 0 && mayHold === 0) memory.commitRefused = true;
+          if (accepted === 0 && mayHold === 0 && !sentBefore) memory.commitRefused = true;
         },
         beforeSend: () => {
           // from here on nothing is undone: writes may already be going to the destination

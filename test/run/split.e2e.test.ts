@@ -10,6 +10,8 @@
  * commit one instance refuses leaves the others waiting in its round: RUNNING, holding it. What
  * the service received is read from the simulator's request counts.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli } from "../support/run.js";
@@ -53,6 +55,30 @@ describe("a split commit, completed by --resume", () => {
     const after = await cli(["status", file], { cwd: dir });
     expect(after.stdout).not.toMatch(/: unknown/);
     expect(after.stdout).toMatch(/ {4}sync2: accepted\n/);
+  });
+
+  // an outside review: the completion's own refusal everywhere it went set "every instance refused
+  // it", and the run ended "not committed" while sync0 and sync1 held the first send in its round
+  it("a completion refused again ends 'commit in doubt', not 'not committed': the others still hold the first send", async () => {
+    const { run, file, dir } = await setup(["commit-refused@2"]);
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    const summary = join(dir, "summary.md");
+    const again = await cli(["run", file, "--renderer", "simple", "--resume", "--yes"], {
+      cwd: dir,
+      env: { GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(again.code, again.all).toBe(1);
+    expect(again.all).toContain("split: commit reached 2 of 3 instances (not sync2)");
+    const jdir = join(dir, ".syncbook", "crash");
+    const finished = readdirSync(jdir)
+      .filter((f) => f.endsWith(".jsonl"))
+      .flatMap((f) => readFileSync(join(jdir, f), "utf8").split("\n"))
+      .filter((l) => l.includes('"run.finished"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(finished.at(-1), again.all).toMatchObject({ committed: false, commitInDoubt: true });
+    expect(readFileSync(summary, "utf8")).toMatch(/^### syncbook run crash: ❌ FAILED · ❔ COMMIT IN DOUBT/);
+    expect(s!.control.state().writes.enabled, "writes back on under a commit that may hold").toBe(false);
   });
 
   it("one of three refuses commit: the run says split and keeps writes stopped; --resume sends commit to that one only, after yes", async () => {

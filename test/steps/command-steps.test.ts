@@ -893,6 +893,12 @@ describe("the details an operator reads, and a lost answer judged by each comman
     // one refused, one with no usable answer: that one may hold it (RUNNING proves nothing)
     expect(await refusedBy([{ 0: "refused", 1: "reset" }], each(ready, ready))).toBeUndefined();
     expect(await refusedBy([{ 0: "reset", 1: "reset" }], each(ready, ready))).toBeUndefined();
+    // refused everywhere it went, after an earlier send that may hold (a split's completion, a
+    // --from --only): that one is not refused by this (an outside review: "not committed")
+    const again = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready) });
+    Object.assign(again.ctx.run.memory, { commitSent: true, commitAccepted: false });
+    await failure(commit.run(again.ctx, {}));
+    expect(again.ctx.run.memory.commitRefused).toBeUndefined();
     // a split: accepted by the others
     const split = setup({ sends: [{ 1: "refused" }], reads: each(ready, ready, ready) });
     await failure(commit.run(split.ctx, {}));
