@@ -310,9 +310,10 @@ export function formatStatus(st: Status): string[] {
         `  writes: the application writes again since ${j.writesOnSince} (its writesOn hook)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
       );
     else if (j.reverseInDoubt !== undefined && !j.destinationWrites)
-      // no window of this journal closed before it (a runbook that only reverses)
+      // no window of this journal closed before it (a runbook that only reverses); a write stop of
+      // its own still said (a review: the reverse's words alone hid writes stopped since …)
       lines.push(
-        `  writes: ${reverseInDoubtWords(j.reverseInDoubt)} (the fleet above shows which; --resume reads it and adopts the reverse it shows)`,
+        `  writes: ${reverseInDoubtWords(j.reverseInDoubt)} (the fleet above shows which; --resume reads it and adopts the reverse it shows)${j.writesStopInDoubt || j.writesStopped ? `; and ${writeStopWords(j, st.at)}` : ""}`,
       );
     else if (j.destinationWrites?.reverseInDoubt)
       lines.push(
@@ -326,14 +327,7 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: the destination takes writes since ${j.destinationWrites.since}${unseenWords(j.destinationWrites)}; no writesOn hook has said the application writes again`,
       );
-    else if (j.writesStopInDoubt)
-      lines.push(
-        `  writes: may be stopped: the stopWrites hook of step ${j.writesStopInDoubt.step} ${j.writesStopInDoubt.id} started and its run ended before it did (what it did is not known: --resume runs it again; --abort runs its undo)`,
-      );
-    else if (j.writesStopped !== undefined)
-      lines.push(
-        `  writes: ${j.writesStopped ? `${j.writesStoppedBefore ? "stopped by an earlier run of this cutover, and still at this run's end" : "stopped by the run (a stopWrites held, not undone)"}${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(st.at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}` : "not stopped by the run (or undone)"}`,
-      );
+    else if (j.writesStopInDoubt || j.writesStopped !== undefined) lines.push(`  writes: ${writeStopWords(j, st.at)}`);
     // the ways on (src/run/status.ts `nextOffer`); after a failed undo they were said above
     if (j.next && !j.writesUndoFailed) for (const l of nextLines(st.file, j.next)) lines.push(`  ${l}`);
     if (j.verifier?.restarts)
@@ -377,6 +371,15 @@ export function formatStatus(st: Status): string[] {
  * How the destination was seen taking writes: by which sign, and, when no runner read the fleet
  * between the commit and that read (killed after it), that the read is only the latest it began.
  */
+/** The journal's write stop in words: may be stopped (its hook cut off), stopped since when, or not stopped. */
+function writeStopWords(j: JournalStatus, at: string): string {
+  if (j.writesStopInDoubt)
+    return `may be stopped: the stopWrites hook of step ${j.writesStopInDoubt.step} ${j.writesStopInDoubt.id} started and its run ended before it did (what it did is not known: --resume runs it again; --abort runs its undo)`;
+  return j.writesStopped
+    ? `${j.writesStoppedBefore ? "stopped by an earlier run of this cutover, and still at this run's end" : "stopped by the run (a stopWrites held, not undone)"}${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}`
+    : "not stopped by the run (or undone)";
+}
+
 function unseenWords(d: NonNullable<JournalStatus["destinationWrites"]>): string {
   return d.unseen
     ? ` at the latest (${windowEndWords(d.by)}, first seen then: no runner read the fleet from ${d.unseen.from}, after the commit, to ${d.unseen.to})`

@@ -223,3 +223,32 @@ describe("the identity line says how many instances it rests on", () => {
     );
   });
 });
+
+// an outside review: the reverse's words took the writes line alone, and a write stop of the same
+// journal (stopped since …, or a stop hook cut off) was no longer said
+describe("status's writes line with a reverse in doubt", () => {
+  const writes = (journal: Partial<NonNullable<Status["journal"]>>): string | undefined => {
+    const st = fleet(2, () => ({}));
+    st.journal = { ...st.journal, ...journal };
+    return formatStatus(st).find((l) => l.startsWith("  writes:"));
+  };
+  it("says the reverse, then the write stop it still has", () => {
+    const reverse = "a reverse (step rollback) may have reached the fleet after it was committed";
+    expect(writes({ reverseInDoubt: "rollback" })).toMatch(
+      new RegExp(`^ {2}writes: ${escape(reverse)}.*adopts the reverse it shows\\)$`),
+    );
+    expect(
+      writes({ reverseInDoubt: "rollback", writesStopped: true, writesStoppedSince: "2026-11-30T02:59:00.000Z" }),
+    ).toMatch(
+      /adopts the reverse it shows\); and stopped by the run \(a stopWrites held, not undone\) since 2026-11-30T02:59:00\.000Z \(1m 00s ago\)$/,
+    );
+    expect(writes({ reverseInDoubt: "rollback", writesStopInDoubt: { step: 3, id: "stop" } })).toMatch(
+      /; and may be stopped: the stopWrites hook of step 3 stop started/,
+    );
+    expect(writes({ reverseInDoubt: "rollback", writesStopped: false })).not.toMatch(/; and /);
+  });
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
