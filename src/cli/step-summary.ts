@@ -214,7 +214,7 @@ export function createRunSummary() {
       w
         ? describeWindow(w)
         : finished?.window
-          ? `${windowLengthWords(finished.window)}, opened in an earlier run of the cutover`
+          ? `${windowLengthWords(finished.window)} (the window opened in an earlier run of the cutover)`
           : "writes were not stopped in this run",
     ]);
     if (verified !== undefined) facts.push(["verified", verificationText({ verified, why })]);

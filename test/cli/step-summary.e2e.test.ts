@@ -54,7 +54,10 @@ describe("the run summary's write-stop window", () => {
   it("is the cutover's when it opened in an earlier run, in the cutover row's words", () => {
     const md = summary(true);
     expect(md).toContain("| cutover | 1m 00s over 2 runs; writes stopped 4.2s |");
-    expect(md).toContain("| write-stop window | writes stopped 4.2s, opened in an earlier run of the cutover |");
+    // "(the window opened …)": after "until the undo turned them back on", a bare ", opened …" read as the undo's
+    expect(md).toContain(
+      "| write-stop window | writes stopped 4.2s (the window opened in an earlier run of the cutover) |",
+    );
     expect(md).not.toContain("not stopped in this run");
   });
   it("says writes were not stopped where no run of the cutover stopped them", () => {

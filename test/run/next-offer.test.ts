@@ -56,6 +56,18 @@ describe("nextOffer", () => {
       );
   });
 
+  // an outside review: the branch was only reached by a slow end-to-end test
+  it("a reverse that may have reached the fleet: --resume only, and why there is no --abort (a commit sent says its own)", () => {
+    const o = nextOffer({ ...base, lastStep: step, finished: failed, reverseInDoubt: "rollback" });
+    expect(o?.runs.map((r) => r.args)).toEqual(["--resume"]);
+    expect(o?.notes).toEqual([
+      "no --abort: a reverse (step rollback) may have reached the fleet, which was committed: after a commit nothing is undone",
+    ]);
+    const both = nextOffer({ ...base, lastStep: step, finished: failed, reverseInDoubt: "rollback", commitSent: true });
+    expect(both?.runs.map((r) => r.args)).toEqual(["--resume"]);
+    expect(both?.notes).toEqual(["no --abort: a commit was sent, and after commit nothing is undone"]);
+  });
+
   it("once a commit may have been sent: --resume only, and why there is no --abort", () => {
     const o = nextOffer({ ...base, lastStep: step, finished: failed, commitSent: true, writesStopped: true });
     expect(o).toEqual({
