@@ -143,6 +143,10 @@ describe("--abort", () => {
     expect(page).toContain("run 2 (--abort)");
     expect(page).toMatch(/run 2 \(--abort\) started at [^,]*, ended called off \(--abort\)/);
     expect(page).not.toMatch(/run 2 \(--resume\)/);
+    // its runs row and table say called off, not the outcome "failed" (a browser trial)
+    expect(page).toMatch(/run 2 \(--abort\) called off \(--abort\), /);
+    expect(page).not.toMatch(/run 2 \(--abort\) failed/);
+    expect(page).toMatch(/<tr data-run="2"[^\n]*<span class="badge skipped">called off<\/span>/);
 
     // once more: nothing is owed any more, and still nothing is sent
     const again = await run("--abort");
