@@ -367,10 +367,6 @@ export function formatStatus(st: Status): string[] {
   return lines;
 }
 
-/**
- * How the destination was seen taking writes: by which sign, and, when no runner read the fleet
- * between the commit and that read (killed after it), that the read is only the latest it began.
- */
 /** The journal's write stop in words: may be stopped (its hook cut off), stopped since when, or not stopped. */
 function writeStopWords(j: JournalStatus, at: string): string {
   if (j.writesStopInDoubt)
@@ -380,6 +376,10 @@ function writeStopWords(j: JournalStatus, at: string): string {
     : "not stopped by the run (or undone)";
 }
 
+/**
+ * How the destination was seen taking writes: by which sign, and, when no runner read the fleet
+ * between the commit and that read (killed after it), that the read is only the latest it began.
+ */
 function unseenWords(d: NonNullable<JournalStatus["destinationWrites"]>): string {
   return d.unseen
     ? ` at the latest (${windowEndWords(d.by)}, first seen then: no runner read the fleet from ${d.unseen.from}, after the commit, to ${d.unseen.to})`

@@ -8,7 +8,7 @@ import { SimpleUi } from "../../src/ui/simple.js";
 import { formatValue, formatWaitStatus } from "../../src/ui/format.js";
 import { decisionLine } from "../../src/ui/model.js";
 import { EventBuilder, STEPS } from "../support/ui-fixtures.js";
-import { commitWords, windowLengthWords, writesLeftSentence } from "../../src/writes-words.js";
+import { abortWords, commitWords, windowLengthWords, writesLeftSentence } from "../../src/writes-words.js";
 import { EVENT_ALIASES, describeNotification, severityOf } from "../../src/plugin/events.js";
 
 const plain = pc.createColors(false);
@@ -170,5 +170,14 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
       "rb",
     );
     expect(text).toContain(committed);
+  });
+});
+
+// an outside review: an --abort the fleet kept from undoing said "AN UNDO FAILED"
+describe("an --abort's end in one headline (abortWords)", () => {
+  it("called off; nothing undone on purpose; an undo that failed or could not run", () => {
+    expect(abortWords({ exitCode: 0 })).toBe("ABORTED");
+    expect(abortWords({ exitCode: 1, undoKeptOff: true })).toBe("ABORTED, NOTHING UNDONE: WRITES STAY STOPPED");
+    expect(abortWords({ exitCode: 1 })).toBe("ABORTED, NOT EVERY UNDO SUCCEEDED");
   });
 });
