@@ -1,9 +1,9 @@
 /**
  * One runner per journal folder (and, through fleet-lock.ts, per sync service instance). The
- * lock is a file created exclusively (`wx`), holding the holder's pid, host and start time, and
- * what makes its pid mean something (issue 42, src/processes.ts): its PID namespace, its boot and
- * the process's own start time. A lock whose holder no longer runs is stale (the holder crashed or
- * was killed) and is taken over:
+ * lock is a file created exclusively (written whole, then linked into place), holding the
+ * holder's pid, host and start time, and what makes its pid mean something (issue 42,
+ * src/processes.ts): its PID namespace, its boot and the process's own start time. A lock whose
+ * holder no longer runs is stale (the holder crashed or was killed) and is taken over:
  * - from another host, or from another PID namespace (a container with the host's network and
  *   host name): its pid cannot be checked from here, so it is refused, never taken over (a pid
  *   that is gone here may run there); a lock that does not name its namespace is judged so too;
@@ -181,13 +181,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
   // a few rounds: each one either wins the exclusive create or learns who holds the lock
   for (let round = 0; round < 5; round++) {
     try {
-      const fd = openSync(file, "wx");
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      createWhole(file, text);
       let released = false;
       return {
         file,
@@ -274,6 +268,44 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     exitCode: ExitCode.failed,
     hint: `make sure only one syncbook run uses ${guards}`,
   });
+}
+
+/**
+ * Creates `file` holding `text`, or throws EEXIST: written and synced under a name of its own, then
+ * hard-linked to `file` (link, like `wx`, fails if the name is taken). A lock is never seen empty,
+ * so a runner launched at the same moment as its holder names the holder rather than "a lock being
+ * created" (a CI run of test/run/two-copies.e2e saw that with a plain `wx` create then write).
+ */
+function createWhole(file: string, text: string): void {
+  const own = `${file}.${process.pid}.${randomUUID()}.new`;
+  const fd = openSync(own, "wx");
+  try {
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(own, file);
+    } catch (err) {
+      // a file system without hard links: the plain exclusive create, seen empty for a moment
+      if (!["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"].includes((err as NodeJS.ErrnoException).code ?? "")) throw err;
+      const fd2 = openSync(file, "wx");
+      try {
+        writeSync(fd2, text);
+        fsyncSync(fd2);
+      } finally {
+        closeSync(fd2);
+      }
+    }
+  } finally {
+    try {
+      unlinkSync(own);
+    } catch {
+      // gone
+    }
+  }
 }
 
 /**
