@@ -109,6 +109,12 @@ export interface RunEventMap {
      * SIGHUP (its terminal's session ended: nobody may be at it).
      */
     interruptedBy?: string;
+    /**
+     * The signal came to a runner with no terminal (neither stdin, stdout nor stderr one): a
+     * SIGINT then is nobody's Ctrl-C (a CI job cancelled, a supervisor's stop), and nobody may be
+     * there to see writes left stopped.
+     */
+    noTerminal?: true;
     committed: boolean;
     /**
      * Not committed, and a commit of the sync that runs now was sent that may have reached an

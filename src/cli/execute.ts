@@ -407,8 +407,11 @@ export function interruptOnSignals(
     if (first === undefined) {
       first = now();
       say(`\n${sig}: stopping cleanly (undo runs if commit was not sent); press Ctrl-C again to force exit`);
-      // the signal rides on the reason: a dropped session (SIGHUP) is nobody's Ctrl-C (run.finished.interruptedBy)
-      controller.abort(Object.assign(new Error(`interrupted by ${sig}`), { signal: sig }));
+      // the signal rides on the reason: a dropped session (SIGHUP) is nobody's Ctrl-C (run.finished.interruptedBy),
+      // nor is a SIGINT with no terminal to type it at (a CI job cancelled: GitHub Actions sends
+      // SIGINT, then SIGTERM; a supervisor's stop): run.finished.noTerminal
+      const terminal = process.stdin.isTTY === true || process.stdout.isTTY === true || process.stderr.isTTY === true;
+      controller.abort(Object.assign(new Error(`interrupted by ${sig}`), { signal: sig, terminal }));
       return;
     }
     if (now() - first < SAME_INTERRUPT_MS) return;

@@ -54,7 +54,8 @@ export const EVENT_ALIASES = {
   "step.failed": (e: RunEvent) => e.type === "step.finished" && e.outcome === "failed",
   /**
    * `run.finished` that failed, or that a signal not from the operator's terminal ended (a SIGHUP:
-   * its session dropped; a SIGTERM: a supervisor or `kill`): nobody may be at the terminal. Not an
+   * its session dropped; a SIGTERM: a supervisor or `kill`; a SIGINT with no terminal: a CI job
+   * cancelled): nobody may be at the terminal. Not an
    * operator's Ctrl-C (`run.interrupted`) nor `--abort` (`run.aborted`), which are their own
    * events: the operator is there, nobody needs paging for it. (A review: a pager on `run.failed`
    * was never told of a SIGHUP that left writes stopped, which pages critical.)
@@ -226,7 +227,7 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
       : n.outcome === "interrupted"
         ? byOperator(n)
           ? "interrupted by the operator"
-          : `interrupted by ${n.interruptedBy}${n.interruptedBy === "SIGHUP" ? " (its terminal's session ended: nobody may be at it)" : ""}`
+          : `interrupted by ${n.interruptedBy}${n.interruptedBy === "SIGHUP" ? " (its terminal's session ended: nobody may be at it)" : n.noTerminal ? " (no terminal: a CI job cancelled, or a supervisor's stop; nobody may be at it)" : ""}`
         : n.outcome;
   const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
   const window = n.window ? `; ${windowLengthWords(n.window)}` : "";
@@ -234,8 +235,8 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
 }
 
 /** An interrupt from the operator's terminal (Ctrl-C), or one whose signal is not known. */
-function byOperator(n: { interruptedBy?: string }): boolean {
-  return n.interruptedBy === undefined || n.interruptedBy === "SIGINT";
+function byOperator(n: { interruptedBy?: string; noTerminal?: true }): boolean {
+  return n.interruptedBy === undefined || (n.interruptedBy === "SIGINT" && n.noTerminal !== true);
 }
 
 /** How loud a notification is: pagers and chat colour by it. */

@@ -338,11 +338,14 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const writes = run.window.writesLeft();
   // sent, not accepted, not refused by all it reached: the commit may hold (answers lost)
   const inDoubt = memory.commitSent && !memory.commitAccepted && memory.commitRefused !== true;
-  const by = (signal.reason as { signal?: unknown } | undefined)?.signal;
+  const reason = signal.reason as { signal?: unknown; terminal?: unknown } | undefined;
+  const by = reason?.signal;
   say("run.finished", {
     outcome,
     exitCode,
-    ...(outcome === "interrupted" && typeof by === "string" && /^SIG[A-Z]+$/.test(by) ? { interruptedBy: by } : {}),
+    ...(outcome === "interrupted" && typeof by === "string" && /^SIG[A-Z]+$/.test(by)
+      ? { interruptedBy: by, ...(reason?.terminal === false ? { noTerminal: true as const } : {}) }
+      : {}),
     committed: memory.commitAccepted,
     ...(inDoubt ? { commitInDoubt: true as const } : {}),
     ...(steps.every((s) => s.bound.command !== "commit") ? { commitless: true as const } : {}),

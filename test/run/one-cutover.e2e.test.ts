@@ -27,6 +27,7 @@ import {
   tempDir,
 } from "../support/crash-harness.js";
 import { startServer } from "../support/http-server.js";
+import { inPty } from "../support/pty.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies
 type Json = any;
@@ -296,14 +297,12 @@ describe("notifications that tell the state", () => {
       file,
       cutoverYaml(s, { defaults: CLI_CUTOVER_DEFAULTS, head: NOTIFY(pd.url), steps: START + READY + stuck + hold }),
     );
-    const child = startCli(["run", file, "--renderer", "simple"], {
-      cwd: dir,
-      env: { PD_KEY: "pd-routing-key-123456" },
-    });
-    await child.waitFor(/holding/, 30_000);
-    child.child.kill("SIGINT");
-    const r = await child.done;
-    expect(r.code, r.all).toBe(130);
+    // at a terminal: the Ctrl-C typed there (a SIGINT to a runner with no terminal is a CI job's cancel, below)
+    const t = inPty(["run", file, "--renderer", "simple"], { cwd: dir, env: { PD_KEY: "pd-routing-key-123456" } });
+    await t.waitFor(/holding/, 30_000);
+    t.type("\x03");
+    const r = await t.done;
+    expect(r.code, r.output).toBe(130);
     const end = notes(dir).at(-1)!;
     expect(end.text).toContain("run interrupted by the operator");
     expect(end.text).toContain("writes are STILL STOPPED");
@@ -313,31 +312,47 @@ describe("notifications that tell the state", () => {
   }, 60_000);
 
   // an adversarial run: an SSH session that dropped (SIGHUP) left writes stopped, and its end said
-  // "interrupted by the operator" at warning: no page, and nobody at the terminal
-  it("a dropped session (SIGHUP) that leaves writes stopped is nobody's Ctrl-C: said so, and it pages", async () => {
-    s = await fastSim({ instances: 1, timeScale: 100 });
-    const pd = await pager();
-    const dir = tempDir();
-    const file = join(dir, "rb.yaml");
-    const stuck = `  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${s.verifierUrl}" }, undo: { use: shell, with: { command: [node, -e, "process.exit(4)"] } } } }\n`;
-    const hold = `  - { id: hold, hook: { use: shell, with: { command: [node, -e, "console.log('holding'); setTimeout(() => {}, 60000)"] } } }\n`;
-    writeFileSync(
-      file,
-      cutoverYaml(s, { defaults: CLI_CUTOVER_DEFAULTS, head: NOTIFY(pd.url), steps: START + READY + stuck + hold }),
-    );
-    const child = startCli(["run", file, "--renderer", "simple"], {
-      cwd: dir,
-      env: { PD_KEY: "pd-routing-key-123456" },
-    });
-    await child.waitFor(/holding/, 30_000);
-    child.child.kill("SIGHUP");
-    const r = await child.done;
-    expect(r.code, r.all).toBe(130);
-    const end = notes(dir).at(-1)!;
-    expect(end.text, r.all).toContain("run interrupted by SIGHUP (its terminal's session ended: nobody may be at it)");
-    expect(end.text).not.toContain("by the operator");
-    expect(end.text).toContain("writes are STILL STOPPED");
-    expect(end.severity).toBe("critical");
-    expect(pd.bodies().filter((b) => b.event_action === "trigger").length, r.all).toBeGreaterThan(0);
-  }, 60_000);
+  // "interrupted by the operator" at warning: no page, and nobody at the terminal. So did a CI job
+  // cancelled (GitHub Actions sends SIGINT to a runner with no terminal).
+  it.each([
+    [
+      "a dropped session (SIGHUP)",
+      "SIGHUP",
+      "run interrupted by SIGHUP (its terminal's session ended: nobody may be at it)",
+    ],
+    [
+      "a SIGINT with no terminal (a CI job cancelled)",
+      "SIGINT",
+      "run interrupted by SIGINT (no terminal: a CI job cancelled, or a supervisor's stop; nobody may be at it)",
+    ],
+  ] as const)(
+    "%s that leaves writes stopped is nobody's Ctrl-C: said so, and it pages",
+    async (_what, signal, words) => {
+      s = await fastSim({ instances: 1, timeScale: 100 });
+      const pd = await pager();
+      const dir = tempDir();
+      const file = join(dir, "rb.yaml");
+      const stuck = `  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${s.verifierUrl}" }, undo: { use: shell, with: { command: [node, -e, "process.exit(4)"] } } } }\n`;
+      const hold = `  - { id: hold, hook: { use: shell, with: { command: [node, -e, "console.log('holding'); setTimeout(() => {}, 60000)"] } } }\n`;
+      writeFileSync(
+        file,
+        cutoverYaml(s, { defaults: CLI_CUTOVER_DEFAULTS, head: NOTIFY(pd.url), steps: START + READY + stuck + hold }),
+      );
+      const child = startCli(["run", file, "--renderer", "simple"], {
+        cwd: dir,
+        env: { PD_KEY: "pd-routing-key-123456" },
+      });
+      await child.waitFor(/holding/, 30_000);
+      child.child.kill(signal);
+      const r = await child.done;
+      expect(r.code, r.all).toBe(130);
+      const end = notes(dir).at(-1)!;
+      expect(end.text, r.all).toContain(words);
+      expect(end.text).not.toContain("by the operator");
+      expect(end.text).toContain("writes are STILL STOPPED");
+      expect(end.severity).toBe("critical");
+      expect(pd.bodies().filter((b) => b.event_action === "trigger").length, r.all).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 });

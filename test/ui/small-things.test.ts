@@ -94,7 +94,7 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
 
   // an adversarial run: a dropped SSH session (SIGHUP) that left writes stopped paged as a warning,
   // "interrupted by the operator", with nobody at the terminal
-  it("an interrupt: the operator's Ctrl-C is a warning; a SIGHUP or SIGTERM that left the application down pages", () => {
+  it("an interrupt: the operator's Ctrl-C is a warning; a SIGHUP, a SIGTERM or a SIGINT with no terminal that left the application down pages", () => {
     type N = Parameters<typeof severityOf>[0];
     const cut = { type: "run.finished", outcome: "interrupted", exitCode: 130, durationMs: 1000, committed: false };
     for (const by of [undefined, "SIGINT"]) {
@@ -103,8 +103,13 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
       expect(severityOf({ ...n, writes: "stopped" } as N)).toBe("warning");
       expect(describeNotification(n, "rb")).toContain("run interrupted by the operator (");
     }
-    for (const by of ["SIGHUP", "SIGTERM"]) {
-      const n = { ...cut, interruptedBy: by } as N;
+    // a SIGINT with no terminal (a CI job cancelled: GitHub Actions sends SIGINT) is nobody's Ctrl-C
+    for (const [by, more] of [
+      ["SIGHUP", {}],
+      ["SIGTERM", {}],
+      ["SIGINT", { noTerminal: true }],
+    ] as const) {
+      const n = { ...cut, interruptedBy: by, ...more } as N;
       expect(severityOf(n)).toBe("warning");
       expect(severityOf({ ...n, writes: "stopped" } as N)).toBe("critical");
       expect(severityOf({ ...n, writes: "may-be-stopped" } as N)).toBe("critical");
@@ -118,11 +123,15 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
     expect(describeNotification({ ...cut, interruptedBy: "SIGHUP" } as N, "rb")).toContain(
       "interrupted by SIGHUP (its terminal's session ended: nobody may be at it)",
     );
+    expect(describeNotification({ ...cut, interruptedBy: "SIGINT", noTerminal: true } as N, "rb")).toContain(
+      "interrupted by SIGINT (no terminal: a CI job cancelled, or a supervisor's stop; nobody may be at it)",
+    );
     // a pager on `run.failed` hears a SIGHUP or SIGTERM (a review: it never did), not a Ctrl-C
     const failed = EVENT_ALIASES["run.failed"];
     const ev = (extra: object) => ({ ...cut, seq: 1, at: 0, ...extra }) as unknown as Parameters<typeof failed>[0];
     expect(failed(ev({}))).toBe(false);
     expect(failed(ev({ interruptedBy: "SIGINT" }))).toBe(false);
+    expect(failed(ev({ interruptedBy: "SIGINT", noTerminal: true }))).toBe(true);
     expect(failed(ev({ interruptedBy: "SIGHUP" }))).toBe(true);
     expect(failed(ev({ interruptedBy: "SIGTERM" }))).toBe(true);
     expect(failed(ev({ interruptedBy: "SIGTERM", aborted: true }))).toBe(false);
