@@ -46,17 +46,102 @@ interface Slot {
 type TaskWrapper = ListrTaskWrapper<any, any, any>;
 
 /**
+ * At most one frame of the live view per this many ms, and never drawn inside the event that
+ * asked for it (issue 41). listr2 redraws the whole list, hard-wrapped to the terminal, on every
+ * change of a task's output, title or state; the panel was set on every run event. Inside the
+ * write-stop window a 64-instance fleet's reads are hundreds of events a second, and each frame
+ * costs milliseconds: `bench/downtime.mjs --renderer default` measured the runner's share of the
+ * window at 64 instances 1.4 to 1.7 s with the live view against 0.07 to 0.09 s without it (the
+ * operator's terminal, not the benchmark's silent renderer, is where a cutover runs).
+ */
+export const FRAME_MS = 100;
+
+/** What the renderer asks of the list it draws. */
+interface RendererHooks {
+  /** A question about a step not started yet shows this mark instead of the spinner. */
+  notStarted(taskId: string): string | undefined;
+  /** Right before a frame is drawn: the panels are built now, once per frame, not once per event. */
+  beforeDraw(): void;
+  /**
+   * The renderer listr2 made: the list asks it for a frame when an event changes what it shows
+   * (`frame`), or for one at once (`now`): a prompt's task is drawn before its question's first
+   * output, which listr2's renderer only hears once it has drawn the task in its prompt state.
+   */
+  created(draw: { frame: () => void; now: () => void }): void;
+}
+
+/**
  * listr2 picks the default renderer only when `process.stdout` is a TTY; ours draws on the
  * stream it is given (stderr by default), so that check is lifted per renderer class instead of
  * with listr2's `forceTTY`, which would rewrite `process.stdout.isTTY` for the whole process.
  * A task that shows a question about a step not started yet gets the question's mark, not the
  * spinner listr2 draws for any prompting task: the step is not running (issue 39, point 3).
+ * Every redraw listr2 asks for (`update`: a task's change, the spinner's tick) is coalesced into
+ * the next frame, `FRAME_MS` after the last one at the soonest (issue 41).
  */
-function streamRenderer(notStarted: (taskId: string) => string | undefined): typeof DefaultRenderer {
+function streamRenderer(hooks: RendererHooks): typeof DefaultRenderer {
   return class StreamRenderer extends DefaultRenderer {
     static override nonTTY = true;
+    #pending: { timer: ReturnType<typeof setTimeout> } | { immediate: ReturnType<typeof setImmediate> } | undefined;
+    #last = -Infinity;
+    #drawing = false;
+    #ended = false;
+    #ready = false;
+
+    constructor(...args: ConstructorParameters<typeof DefaultRenderer>) {
+      super(...args);
+      hooks.created({ frame: () => this.update(), now: () => this.#drawNow() });
+    }
+
     protected override style(task: ListrDefaultRendererTask, output?: boolean): string {
-      return (output ? undefined : notStarted(task.id)) ?? super.style(task, output);
+      return (output ? undefined : hooks.notStarted(task.id)) ?? super.style(task, output);
+    }
+
+    override async render(): Promise<void> {
+      // listr2 makes its log updater here (imports first): no frame can be drawn before
+      await super.render();
+      this.#ready = true;
+      this.update();
+    }
+
+    override update(): void {
+      // the panels set while a frame is built ask for one: this frame draws them
+      if (!this.#ready || this.#drawing || this.#pending || this.#ended) return;
+      const wait = this.#last + FRAME_MS - performance.now();
+      const draw = (): void => this.#draw();
+      this.#pending = wait > 0 ? { timer: setTimeout(draw, wait).unref() } : { immediate: setImmediate(draw) };
+    }
+
+    #cancel(): void {
+      if (this.#pending && "timer" in this.#pending) clearTimeout(this.#pending.timer);
+      else if (this.#pending) clearImmediate(this.#pending.immediate);
+      this.#pending = undefined;
+    }
+
+    #draw(): void {
+      this.#pending = undefined;
+      if (this.#ended) return;
+      this.#drawing = true;
+      try {
+        hooks.beforeDraw();
+      } finally {
+        this.#drawing = false;
+      }
+      this.#last = performance.now();
+      super.update();
+    }
+
+    #drawNow(): void {
+      if (!this.#ready) return;
+      this.#cancel();
+      this.#draw();
+    }
+
+    override end(): void {
+      this.#ended = true;
+      this.#cancel();
+      // the last frame: what every step ended as (listr2 builds it from the tasks, not the panels)
+      super.end();
     }
   };
 }
@@ -86,6 +171,10 @@ export class ListrUi {
   #finished?: RunEvent & { type: "run.finished" };
   /** Run-level lines (undo hooks, after their step closed), printed under the final list. */
   #after: string[] = [];
+  /** Asks the renderer for a frame (`FRAME_MS`): the panels are built right before it is drawn. */
+  #frame: (() => void) | undefined;
+  /** Draws a frame at once (a prompt's task, before its question's first output). */
+  #drawNow: (() => void) | undefined;
   /** Redraws the panel's clocks each second while the list draws (a confirm sends no events). */
   #clock: ReturnType<typeof setInterval> | undefined;
   /**
@@ -168,7 +257,7 @@ export class ListrUi {
       default:
         break;
     }
-    this.#refresh();
+    this.#frame?.();
     this.#tick();
   };
 
@@ -176,7 +265,7 @@ export class ListrUi {
     // the panel's wall clock and time left move on their own: redrawn each second while drawing
     const open = this.#drawing();
     if (open && !this.#clock) {
-      this.#clock = setInterval(() => this.#refresh(), 1000);
+      this.#clock = setInterval(() => this.#frame?.(), 1000);
       this.#clock.unref();
     } else if (!open && this.#clock) {
       clearInterval(this.#clock);
@@ -265,9 +354,17 @@ export class ListrUi {
     const processOutput = new ProcessOutput(out as NodeJS.WriteStream, other as NodeJS.WriteStream, {
       leaveEmptyLine: false,
     });
-    const renderer = streamRenderer((id) =>
-      this.#asking?.before && this.#asking.slot.task?.task.id === id ? this.opts.colors.yellow(ASKED_MARK) : undefined,
-    );
+    const renderer = streamRenderer({
+      notStarted: (id) =>
+        this.#asking?.before && this.#asking.slot.task?.task.id === id
+          ? this.opts.colors.yellow(ASKED_MARK)
+          : undefined,
+      beforeDraw: () => this.#refresh(),
+      created: (draw) => {
+        this.#frame = draw.frame;
+        this.#drawNow = draw.now;
+      },
+    });
     this.#listr = new Listr<object>(
       slots.map((slot) => ({
         title: slot.title,
@@ -303,7 +400,7 @@ export class ListrUi {
 
   async #runSlot(slot: Slot, task: TaskWrapper): Promise<void> {
     slot.task = task;
-    this.#refresh();
+    this.#frame?.();
     for (;;) {
       const next = slot.queue.shift();
       if (next) {
@@ -345,14 +442,14 @@ export class ListrUi {
           // (a "point of no return" is asked with them in view); a step asked about is not started
           this.#asking = { slot, before };
           if (before) task.title = `${slot.title} ${this.opts.colors.yellow("— not started: waiting for your answer")}`;
-          this.#refresh();
-          resolve(await askInTask(task, spec, signal, this.opts.input));
+          this.#frame?.();
+          resolve(await askInTask(task, spec, signal, this.opts.input, () => this.#drawNow?.()));
         } catch (e) {
           reject(e instanceof Error ? e : new Error(String(e)));
         } finally {
           if (this.#asking?.slot === slot) this.#asking = undefined;
           if (before) task.title = title;
-          this.#refresh();
+          this.#frame?.();
         }
       });
       slot.wake?.();
@@ -409,9 +506,11 @@ function iconColors(c: Colors): Partial<Record<ListrDefaultRendererLogLevels, (s
 class InTaskPrompt extends ListrPromptAdapter {
   // the base class types `run` as variadic `any`; the one caller below passes exactly these
   async run<T = unknown>(...args: unknown[]): Promise<T> {
-    const [spec, signal, input] = args as [PromptSpec, AbortSignal, InputStream];
+    const [spec, signal, input, drawNow] = args as [PromptSpec, AbortSignal, InputStream, () => void];
     const context = { input, output: this.wrapper.stdout(ListrTaskEventType.PROMPT), signal };
     this.reportStarted();
+    // the renderer hears the question's output only once it has drawn the task as prompting
+    drawNow();
     try {
       const answer =
         spec.kind === "confirm"
@@ -426,6 +525,12 @@ class InTaskPrompt extends ListrPromptAdapter {
   }
 }
 
-function askInTask(task: TaskWrapper, spec: PromptSpec, signal: AbortSignal, input: InputStream): Promise<unknown> {
-  return task.prompt(InTaskPrompt).run<unknown>(spec, signal, input);
+function askInTask(
+  task: TaskWrapper,
+  spec: PromptSpec,
+  signal: AbortSignal,
+  input: InputStream,
+  drawNow: () => void,
+): Promise<unknown> {
+  return task.prompt(InTaskPrompt).run<unknown>(spec, signal, input, drawNow);
 }

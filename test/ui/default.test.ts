@@ -1,9 +1,12 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createUi, pickRenderer } from "../../src/ui/index.js";
+import { FRAME_MS } from "../../src/ui/listr.js";
 import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "../support/ui-fixtures.js";
 
 const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Long enough for the live view's next frame (at most one per FRAME_MS). */
+const frame = (): Promise<void> => tick(FRAME_MS + 30);
 
 /** A fake terminal keyboard: inquirer reads keys from it. */
 function fakeKeyboard(): PassThrough & { isTTY: boolean; setRawMode: () => unknown } {
@@ -41,6 +44,41 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(last).toContain("run ok in 2m 06s · committed · exit 0");
   });
 
+  // issue 41: the live view redrew the whole list on every run event; inside the write-stop window a
+  // 64-instance fleet's reads are hundreds a second, and the runner's share of the window at 64
+  // instances was 1.4 to 1.7 s with it against 0.07 to 0.09 s without (bench/downtime.mjs)
+  it("draws at most one frame per FRAME_MS, never inside the event that asked for it", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: false });
+    const b = new EventBuilder();
+    await ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
+    await ui.listener(b.emit("step.started", STEPS[1]!));
+    await frame();
+    const frames = (): number => out.chunks.filter((c) => c.includes("Start the sync")).length;
+    const before = frames();
+    const t0 = performance.now();
+    // a whole read of a large fleet, then a second: every event is handled without a frame drawn
+    for (let round = 0; round < 2; round++)
+      for (let k = 0; k < 200; k++) {
+        const written = out.chunks.length;
+        await ui.listener(b.progress(INSTANCES[k % INSTANCES.length]!, { state: "RUNNING", lagTimeSeconds: k }));
+        expect(out.chunks.length, "a frame drawn inside the event").toBe(written);
+      }
+    await frame();
+    await frame();
+    const elapsed = performance.now() - t0;
+    const drawn = frames() - before;
+    expect(drawn).toBeGreaterThan(0);
+    expect(drawn).toBeLessThanOrEqual(Math.ceil(elapsed / FRAME_MS) + 1);
+    // and the last frame shows the last read
+    const last = out.plain.slice(out.plain.lastIndexOf("Start the sync"));
+    expect(last, last).toMatch(/RUNNING +lag 3m 19s/);
+    await ui.listener(b.emit("run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 5 }));
+    await ui.close();
+  });
+
   it("shows a failed step with its error and hint, refusals in red, and unreached steps as not run", async () => {
     const out = new FakeStream(true);
     const ui = createUi({ renderer: "default", out, color: true });
@@ -59,7 +97,7 @@ describe("default renderer (listr2) on a fake TTY", () => {
         reason: "no stopWrites step succeeded",
       }),
     );
-    await tick(20);
+    await frame();
     expect(out.text).toContain("\u001b[31m✗ interlock stopWrites refused: no stopWrites step succeeded\u001b[39m");
     await ui.listener(
       b.emit("step.finished", {
@@ -117,7 +155,7 @@ describe("default renderer (listr2) on a fake TTY", () => {
         reason: "every instance is RUNNING",
       }),
     );
-    await tick(20);
+    await frame();
     await ui.listener(b.emit("step.finished", { index: 5, id: "commit", outcome: "ok", durationMs: 1200 }));
     await ui.listener(b.emit("run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 50 }));
     await ui.close();
@@ -227,7 +265,7 @@ describe("default renderer (listr2) on a fake TTY", () => {
       b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
     );
     const answer = ui.prompt.stepChoice(STEPS[0]!, new AbortController().signal);
-    await tick(100);
+    await frame();
     expect(out.plain).toContain('Next: step 1 start "Start the sync" (start)');
     input.write("\u001b[B"); // down: skip
     input.write("\r");
