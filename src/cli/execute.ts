@@ -396,9 +396,19 @@ export function interruptOnSignals(
   force?: AbortController,
   now: () => number = () => performance.now(),
   drain?: { active(): boolean; stop: AbortController },
+  hasTerminal: () => boolean = () =>
+    process.stdin.isTTY === true || process.stdout.isTTY === true || process.stderr.isTTY === true,
 ): () => void {
   let first: number | undefined;
+  let unattended = false;
   const on = (sig: NodeJS.Signals) => {
+    // with no terminal nobody pressed Ctrl-C twice: a cancelled CI job's SIGTERM follows its SIGINT
+    // 7.5 s later (GitHub Actions), and forcing then killed the undo running and dropped the run's
+    // end and its page; SIGKILL is the supervisor's own way to force (an outside review)
+    if (unattended && first !== undefined) {
+      say(`\n${sig}: still stopping cleanly (no terminal: a second signal does not force the exit)`);
+      return;
+    }
     if (drain?.active()) {
       if (!drain.stop.signal.aborted) say(`\n${sig}: not waiting for the notifications still being sent`);
       drain.stop.abort(new Error(`interrupted by ${sig}`));
@@ -406,11 +416,14 @@ export function interruptOnSignals(
     }
     if (first === undefined) {
       first = now();
-      say(`\n${sig}: stopping cleanly (undo runs if commit was not sent); press Ctrl-C again to force exit`);
+      const terminal = hasTerminal();
+      unattended = !terminal;
+      say(
+        `\n${sig}: stopping cleanly (undo runs if commit was not sent)${terminal ? "; press Ctrl-C again to force exit" : ""}`,
+      );
       // the signal rides on the reason: a dropped session (SIGHUP) is nobody's Ctrl-C (run.finished.interruptedBy),
       // nor is a SIGINT with no terminal to type it at (a CI job cancelled: GitHub Actions sends
       // SIGINT, then SIGTERM; a supervisor's stop): run.finished.noTerminal
-      const terminal = process.stdin.isTTY === true || process.stdout.isTTY === true || process.stderr.isTTY === true;
       controller.abort(Object.assign(new Error(`interrupted by ${sig}`), { signal: sig, terminal }));
       return;
     }

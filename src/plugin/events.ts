@@ -64,7 +64,7 @@ export const EVENT_ALIASES = {
     e.type === "run.finished" &&
     e.aborted !== true &&
     (e.outcome === "failed" || (e.outcome === "interrupted" && !byOperator(e))),
-  /** `run.finished` interrupted, by any signal (a Ctrl-C, a SIGTERM, a SIGHUP; the last two are `run.failed` too). */
+  /** `run.finished` interrupted, by any signal (a Ctrl-C, a SIGTERM, a SIGHUP, a SIGINT with no terminal; all but the Ctrl-C are `run.failed` too). */
   "run.interrupted": (e: RunEvent) => e.type === "run.finished" && e.outcome === "interrupted",
   /** `run.finished` of `--abort`: the operator called the cutover off. */
   "run.aborted": (e: RunEvent) => e.type === "run.finished" && e.aborted === true,
@@ -227,7 +227,7 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
       : n.outcome === "interrupted"
         ? byOperator(n)
           ? "interrupted by the operator"
-          : `interrupted by ${n.interruptedBy}${n.interruptedBy === "SIGHUP" ? " (its terminal's session ended: nobody may be at it)" : n.noTerminal ? " (no terminal: a CI job cancelled, or a supervisor's stop; nobody may be at it)" : ""}`
+          : `interrupted by ${n.interruptedBy}${n.interruptedBy === "SIGHUP" ? " (its terminal's session ended: nobody may be at it)" : n.interruptedBy === "SIGINT" && n.noTerminal ? " (no terminal: a CI job cancelled, or a supervisor's stop; nobody may be at it)" : ""}`
         : n.outcome;
   const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
   const window = n.window ? `; ${windowLengthWords(n.window)}` : "";

@@ -10,6 +10,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { until } from "../support/sim.js";
 import { runbookFor, sim, startCli, tempDir, writeRunbook } from "../support/run.js";
+import { inPty } from "../support/pty.js";
+
+/** The terminal's text without its escape sequences (colours, cursor moves) or carriage returns. */
+const plain = (out: string): string =>
+  out.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g"), "").replace(/\r/g, "");
 
 let s: Simulator | undefined;
 const leftovers: number[] = [];
@@ -65,22 +70,24 @@ describe("Ctrl-C twice", () => {
     const dir = tempDir();
     const pids = slowUndo(dir);
     const file = runbook(dir, `[node, slow-undo.mjs, ${JSON.stringify(pids)}]`);
-    const run = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
-    await run.waitFor(/▶ \[2\/2\]/, 20_000);
-    run.child.kill("SIGINT");
+    // at a terminal: Ctrl-C typed twice (without one, a second signal does not force: below)
+    const run = inPty(["run", file, "--renderer", "simple"], { cwd: dir });
+    await run.waitFor(/\[2\/2\]/, 20_000);
+    run.type("\x03");
     await until(() => existsSync(pids) && readFileSync(pids, "utf8").length > 2, 20_000);
     const [undoPid, grandchild] = JSON.parse(readFileSync(pids, "utf8")) as [number, number];
     leftovers.push(undoPid, grandchild);
     expect(alive(undoPid) && alive(grandchild)).toBe(true);
     await new Promise((r) => setTimeout(r, 600));
-    run.child.kill("SIGINT");
+    run.type("\x03");
     const r = await run.done;
-    expect(r.code, r.all).toBe(130);
-    expect(r.stderr).toContain("SIGINT again: forced exit");
-    expect(r.stderr).toContain(
+    const out = plain(r.output);
+    expect(r.code, out).toBe(130);
+    expect(out).toContain("SIGINT again: forced exit");
+    expect(out).toContain(
       'forced exit: the undo of step 1 "stop" (shell) was running and was killed with its processes',
     );
-    expect(r.stderr).toMatch(
+    expect(out).toMatch(
       /forced exit: writes may still be stopped, or partly back on: the undo of step 1 "stop" did not finish/,
     );
     await until(() => !alive(undoPid) && !alive(grandchild), 5000);
@@ -94,6 +101,28 @@ describe("Ctrl-C twice", () => {
       "utf8",
     );
     expect(journal).toMatch(/"check":"forced-exit","reason":"the undo of step 1 \\"stop\\" \(shell\) was running/);
+  });
+
+  // GitHub Actions cancels a job with SIGINT, then SIGTERM 7.5 s later: with no terminal nobody
+  // pressed Ctrl-C twice, and forcing killed the undo and dropped the run's end (an outside review)
+  it("with no terminal, a second signal does not force: the undo completes and the run ends as interrupted", async () => {
+    s = await sim({ instances: 1 });
+    const dir = tempDir();
+    const file = runbook(dir, `[node, -e, "setTimeout(() => {}, 1500)"]`);
+    const run = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await run.waitFor(/▶ \[2\/2\]/, 20_000);
+    run.child.kill("SIGINT");
+    await run.waitFor(/undo hook shell running|hook shell started/, 20_000);
+    await new Promise((r) => setTimeout(r, 600));
+    run.child.kill("SIGTERM");
+    const r = await run.done;
+    expect(r.code, r.all).toBe(130);
+    expect(r.stderr).toContain(
+      "SIGTERM: still stopping cleanly (no terminal: a second signal does not force the exit)",
+    );
+    expect(r.stderr).not.toContain("forced exit");
+    expect(r.stderr).not.toContain("press Ctrl-C again");
+    expect(r.all).toMatch(/undo hook shell ok/);
   });
 
   it("two SIGINTs within a few hundred ms are one: the run stops cleanly and the undo completes", async () => {

@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { inPty } from "../support/pty.js";
 import type { Simulator } from "../../src/sim/index.js";
 import type { Status } from "../../src/run/status.js";
 import type { Report } from "../../src/report/index.js";
@@ -285,18 +286,19 @@ describe("modes", () => {
     const stop = `  - { id: stop-writes, stopWrites: { use: sim-writes, undo: { use: shell, with: { command: [node, -e, "setTimeout(() => {}, 60000)"] }, timeout: 2m } } }\n`;
     const steps = `${START}${stop}  - { id: forever, waitFor: { canCommit: true, lagBelow: 1, timeout: 1h } }\n${COMMIT}`;
     const file = writeRunbook(dir, runbookFor(s, steps));
-    const run = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    // at a terminal: with none, a second signal does not force (test/run/double-interrupt.e2e)
+    const run = inPty(["run", file, "--renderer", "simple"], { cwd: dir });
     await run.waitFor(/waiting \(forever\)/);
-    run.child.kill("SIGINT");
+    run.type("\x03");
     await run.waitFor(/hook shell started/);
     // two signals within half a second are one Ctrl-C (issue 14 point 6): this is a second one
     await new Promise((r) => setTimeout(r, 600));
     const t = Date.now();
-    run.child.kill("SIGINT");
+    run.type("\x03");
     const r = await run.done;
     expect(r.code).toBe(130);
     expect(Date.now() - t).toBeLessThan(5000);
-    expect(r.all).toContain("forced exit");
+    expect(r.output).toContain("forced exit");
   });
 
   it("Ctrl-C during a wait: stops cleanly, undoes the write stop, exits 130", async () => {
