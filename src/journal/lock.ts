@@ -218,7 +218,8 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
       } catch {
         continue;
       }
-      // a holder writes its lock right after creating it: an unreadable one that stays so was left by a crash
+      // a lock appears whole (or, without hard links, is written right after its create): an
+      // unreadable one that stays so was left by a crash, or damaged
       if (ageMs < staleAfter) {
         throw new UserError(`the lock ${file} is being created by another syncbook run (or is unreadable)`, {
           exitCode: ExitCode.failed,
@@ -270,6 +271,12 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
   });
 }
 
+/** All of `text`: a short write would link a cut lock that others take for a crash's. */
+function writeWhole(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
 /**
  * Creates `file` holding `text`, or throws EEXIST: written and synced under a name of its own, then
  * hard-linked to `file` (link, like `wx`, fails if the name is taken). A lock is never seen empty,
@@ -281,7 +288,7 @@ function createWhole(file: string, text: string): void {
   const fd = openSync(own, "wx");
   try {
     try {
-      writeSync(fd, text);
+      writeWhole(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -293,7 +300,7 @@ function createWhole(file: string, text: string): void {
       if (!["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"].includes((err as NodeJS.ErrnoException).code ?? "")) throw err;
       const fd2 = openSync(file, "wx");
       try {
-        writeSync(fd2, text);
+        writeWhole(fd2, text);
         fsyncSync(fd2);
       } finally {
         closeSync(fd2);

@@ -7,6 +7,7 @@
  * prompt under the task list instead of two writers fighting over the cursor.
  */
 import { codeFrame } from "../text.js";
+import { errorMessage } from "../errors.js";
 import { confirm as inquirerConfirm, select as inquirerSelect } from "@inquirer/prompts";
 import {
   DefaultRenderer,
@@ -62,6 +63,8 @@ interface RendererHooks {
   notStarted(taskId: string): string | undefined;
   /** Right before a frame is drawn: the panels are built now, once per frame, not once per event. */
   beforeDraw(): void;
+  /** A frame could not be drawn: the run goes on (said once, under the list when it ends). */
+  failed(err: unknown): void;
   /**
    * The renderer listr2 made: the list asks it for a frame when an event changes what it shows
    * (`frame`), or for one at once (`now`): a prompt's task is drawn before its question's first
@@ -121,14 +124,20 @@ function streamRenderer(hooks: RendererHooks): typeof DefaultRenderer {
     #draw(): void {
       this.#pending = undefined;
       if (this.#ended) return;
-      this.#drawing = true;
-      try {
-        hooks.beforeDraw();
-      } finally {
-        this.#drawing = false;
-      }
       this.#last = performance.now();
-      super.update();
+      // a frame is drawn from a timer, outside the run's listener: what throws here must not end
+      // the process (a broken view must not break a cutover, src/run/emitter.ts)
+      try {
+        this.#drawing = true;
+        try {
+          hooks.beforeDraw();
+        } finally {
+          this.#drawing = false;
+        }
+        super.update();
+      } catch (err) {
+        hooks.failed(err);
+      }
     }
 
     #drawNow(): void {
@@ -175,6 +184,8 @@ export class ListrUi {
   #frame: (() => void) | undefined;
   /** Draws a frame at once (a prompt's task, before its question's first output). */
   #drawNow: (() => void) | undefined;
+  /** The first frame that could not be drawn, said when the list ends. */
+  #drawFailed: string | undefined;
   /** Redraws the panel's clocks each second while the list draws (a confirm sends no events). */
   #clock: ReturnType<typeof setInterval> | undefined;
   /**
@@ -360,6 +371,9 @@ export class ListrUi {
           ? this.opts.colors.yellow(ASKED_MARK)
           : undefined,
       beforeDraw: () => this.#refresh(),
+      failed: (err) => {
+        this.#drawFailed ??= errorMessage(err);
+      },
       created: (draw) => {
         this.#frame = draw.frame;
         this.#drawNow = draw.now;
@@ -421,6 +435,12 @@ export class ListrUi {
   #end(): void {
     this.#ended = true;
     this.#tick();
+    if (this.#drawFailed !== undefined)
+      this.#after.unshift(
+        this.opts.colors.yellow(
+          `live view: a frame could not be drawn (${this.#drawFailed}); the run went on, and the journal has every event (syncbook status, syncbook report)`,
+        ),
+      );
     if (this.#after.length > 0) this.opts.out.write(`${this.#after.join("\n")}\n`);
     this.#after = [];
   }
@@ -509,9 +529,9 @@ class InTaskPrompt extends ListrPromptAdapter {
     const [spec, signal, input, drawNow] = args as [PromptSpec, AbortSignal, InputStream, () => void];
     const context = { input, output: this.wrapper.stdout(ListrTaskEventType.PROMPT), signal };
     this.reportStarted();
-    // the renderer hears the question's output only once it has drawn the task as prompting
-    drawNow();
     try {
+      // the renderer hears the question's output only once it has drawn the task as prompting
+      drawNow();
       const answer =
         spec.kind === "confirm"
           ? await inquirerConfirm({ message: spec.message, default: false }, context)

@@ -1,7 +1,8 @@
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createUi, pickRenderer } from "../../src/ui/index.js";
 import { FRAME_MS } from "../../src/ui/listr.js";
+import { UiModel } from "../../src/ui/model.js";
 import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "../support/ui-fixtures.js";
 
 const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -77,6 +78,31 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(last, last).toMatch(/RUNNING +lag 3m 19s/);
     await ui.listener(b.emit("run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 5 }));
     await ui.close();
+  });
+
+  it("a frame that cannot be drawn (drawn from a timer, outside the run's listener) ends nothing: said once when the list ends", async () => {
+    const panel = vi.spyOn(UiModel.prototype, "panel").mockImplementation(() => {
+      throw new Error("boom");
+    });
+    try {
+      const out = new FakeStream(true);
+      const ui = createUi({ renderer: "default", out, color: false });
+      const b = new EventBuilder();
+      await ui.listener(
+        b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+      );
+      await ui.listener(b.emit("step.started", STEPS[1]!));
+      await frame();
+      await ui.listener(b.progress(INSTANCES[0]!, { state: "RUNNING", lagTimeSeconds: 3 }));
+      await frame();
+      expect(panel).toHaveBeenCalled();
+      await ui.listener(b.emit("run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 5 }));
+      await ui.close();
+      const said = out.plain.split("live view: a frame could not be drawn (boom)").length - 1;
+      expect(said).toBe(1);
+    } finally {
+      panel.mockRestore();
+    }
   });
 
   it("shows a failed step with its error and hint, refusals in red, and unreached steps as not run", async () => {
