@@ -85,7 +85,7 @@ interface RendererHooks {
 function streamRenderer(hooks: RendererHooks): typeof DefaultRenderer {
   return class StreamRenderer extends DefaultRenderer {
     static override nonTTY = true;
-    #pending: { timer: ReturnType<typeof setTimeout> } | { immediate: ReturnType<typeof setImmediate> } | undefined;
+    #pending: Scheduled | undefined;
     #last = -Infinity;
     #drawing = false;
     #ended = false;
@@ -103,6 +103,12 @@ function streamRenderer(hooks: RendererHooks): typeof DefaultRenderer {
     override async render(): Promise<void> {
       // listr2 makes its log updater here (imports first): no frame can be drawn before
       await super.render();
+      // listr2 wraps every line of every frame to the terminal (wrap-ansi measures the row so far
+      // once per word, each a pass of the grapheme segmenter over a line with an icon in it): more
+      // than half of a frame's time at 64 instances in a CPU profile of bench/downtime.mjs, most of
+      // it lines the frame before wrapped already (issue 41)
+      const self = this as unknown as { wrap: WrapAnsi };
+      self.wrap = memoizedWrap(self.wrap);
       this.#ready = true;
       this.update();
     }
@@ -110,14 +116,11 @@ function streamRenderer(hooks: RendererHooks): typeof DefaultRenderer {
     override update(): void {
       // the panels set while a frame is built ask for one: this frame draws them
       if (!this.#ready || this.#drawing || this.#pending || this.#ended) return;
-      const wait = this.#last + FRAME_MS - performance.now();
-      const draw = (): void => this.#draw();
-      this.#pending = wait > 0 ? { timer: setTimeout(draw, wait).unref() } : { immediate: setImmediate(draw) };
+      this.#pending = afterQueuedImmediates(() => this.#draw(), this.#last + FRAME_MS - performance.now());
     }
 
     #cancel(): void {
-      if (this.#pending && "timer" in this.#pending) clearTimeout(this.#pending.timer);
-      else if (this.#pending) clearImmediate(this.#pending.immediate);
+      this.#pending?.cancel();
       this.#pending = undefined;
     }
 
@@ -152,6 +155,70 @@ function streamRenderer(hooks: RendererHooks): typeof DefaultRenderer {
       // the last frame: what every step ended as (listr2 builds it from the tasks, not the panels)
       super.end();
     }
+  };
+}
+
+/** A call to come, until cancelled. */
+export interface Scheduled {
+  cancel(): void;
+}
+
+/**
+ * Calls `fn` in `ms` (0 or less: at the next turn) from an immediate queued then: after every
+ * immediate queued before it fires, whichever phase of the event loop asked. undici writes a
+ * dispatched request from an immediate; a frame drawn straight from its timer, or from an
+ * immediate the event queued, came before it: 5 to 7 ms at 64 instances between the commit's
+ * dispatch and its requests leaving (issue 41, marks in the runner).
+ */
+export function afterQueuedImmediates(fn: () => void, ms: number): Scheduled {
+  let immediate: ReturnType<typeof setImmediate> | undefined;
+  const timer = setTimeout(
+    () => {
+      immediate = setImmediate(fn).unref();
+    },
+    Math.max(0, ms),
+  ).unref();
+  return {
+    cancel() {
+      clearTimeout(timer);
+      if (immediate) clearImmediate(immediate);
+    },
+  };
+}
+
+/** wrap-ansi's call, as listr2's renderer makes it. */
+type WrapAnsi = (
+  text: string,
+  columns: number,
+  options?: { hard?: boolean; trim?: boolean; wordWrap?: boolean },
+) => string;
+
+/** Lines kept wrapped: a frame has a few dozen; the clocks' and counters' old lines are dropped with the rest. */
+const WRAPPED_KEPT = 2000;
+
+/**
+ * `wrap`, each line's result kept: wrap-ansi wraps the lines of a text one by one (it splits on
+ * "\n" after turning "\r\n" into it), so a text's wrap is its lines' wraps joined, and a line
+ * wrapped once for a width is not wrapped again.
+ */
+export function memoizedWrap(wrap: WrapAnsi): WrapAnsi {
+  let kept = new Map<string, string>();
+  return (text, columns, options) => {
+    const how = `${columns}\u0000${options?.hard}\u0000${options?.trim}\u0000${options?.wordWrap}\u0000`;
+    return text
+      .replaceAll("\r\n", "\n")
+      .split("\n")
+      .map((line) => {
+        const key = how + line;
+        let out = kept.get(key);
+        if (out === undefined) {
+          if (kept.size >= WRAPPED_KEPT) kept = new Map();
+          out = wrap(line, columns, options);
+          kept.set(key, out);
+        }
+        return out;
+      })
+      .join("\n");
   };
 }
 

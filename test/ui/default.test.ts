@@ -1,7 +1,10 @@
+import { stat } from "node:fs";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { createUi, pickRenderer } from "../../src/ui/index.js";
-import { FRAME_MS } from "../../src/ui/listr.js";
+import { FRAME_MS, afterQueuedImmediates, memoizedWrap } from "../../src/ui/listr.js";
 import { UiModel } from "../../src/ui/model.js";
 import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "../support/ui-fixtures.js";
 
@@ -80,6 +83,75 @@ describe("default renderer (listr2) on a fake TTY", () => {
     await ui.close();
   });
 
+  // issue 41: a frame was drawn straight from its timer, or from an immediate the event that asked
+  // for it queued, ahead of the immediate undici writes a request dispatched before it from: 5 to 7
+  // ms at 64 instances between the commit's dispatch and its requests leaving (marks in the runner)
+  it.each([
+    ["an immediate (the fleet's fan-out starts from one), the frame due at once", 0],
+    ["an immediate, the frame's timer due before the next immediates", 1],
+    ["an I/O callback (an answer arrives), the frame due at once", 0],
+    ["a timer, the frame due at once", 0],
+  ])("draws a frame after the requests dispatched before it, from %s", async (where, ms) => {
+    const turn = where.startsWith("an immediate")
+      ? (f: () => void) => void setImmediate(f)
+      : where.startsWith("an I/O")
+        ? (f: () => void) => void stat(".", () => f())
+        : (f: () => void) => void setTimeout(f, 0);
+    const order: string[] = [];
+    await new Promise<void>((resolve) =>
+      turn(() => {
+        afterQueuedImmediates(() => {
+          order.push("frame");
+          resolve();
+        }, ms);
+        // the frame's timer is due before this turn ends
+        const until = performance.now() + ms + 2;
+        while (performance.now() < until);
+        // undici writes a dispatched request from an immediate
+        setImmediate(() => order.push("request written"));
+      }),
+    );
+    expect(order).toEqual(["request written", "frame"]);
+  });
+
+  it("a frame cancelled is not drawn, before or after its timer fired", async () => {
+    let drawn = 0;
+    afterQueuedImmediates(() => drawn++, 0).cancel();
+    // the same delay: the frame's timer fires first and queues its immediate, then this one cancels it
+    const late = afterQueuedImmediates(() => drawn++, 2);
+    setTimeout(() => late.cancel(), 2);
+    await tick(20);
+    expect(drawn).toBe(0);
+  });
+
+  it("wraps a text as wrap-ansi does, each line wrapped once per width", async () => {
+    // the wrap listr2's renderer uses (its own copy of wrap-ansi)
+    const listr2 = createRequire(import.meta.url).resolve("listr2");
+    const from = createRequire(listr2).resolve("wrap-ansi");
+    const { default: wrapAnsi } = (await import(pathToFileURL(from).href)) as {
+      default: (t: string, c: number, o?: object) => string;
+    };
+    expect(from).toContain("listr2");
+    let calls = 0;
+    const counted = (t: string, c: number, o?: { hard?: boolean; trim?: boolean }): string => {
+      calls++;
+      return wrapAnsi(t, c, o);
+    };
+    const wrap = memoizedWrap(counted);
+    const texts = [
+      "✔ writes stopped 12s: the application cannot write until the destination takes writes",
+      "\u001b[35m⏱ writes stopped\u001b[39m 3s · shard-a  RUNNING  lag 2s\r\nshard-b  COMMITTING  lag —\n\n  indented  line  ",
+      "a-very-long-word-without-any-space-that-must-be-broken-hard-at-the-width-of-the-terminal",
+      "",
+    ];
+    for (const cols of [20, 40, 80])
+      for (const o of [{ hard: true, trim: false }, { hard: false }, undefined])
+        for (const t of texts) expect(wrap(t, cols, o)).toBe(wrapAnsi(t, cols, o));
+    const before = calls;
+    for (const t of texts) wrap(t, 40, { hard: true, trim: false });
+    expect(calls, "lines wrapped again").toBe(before);
+  });
+
   it("a frame that cannot be drawn (drawn from a timer, outside the run's listener) ends nothing: said once when the list ends", async () => {
     const panel = vi.spyOn(UiModel.prototype, "panel").mockImplementation(() => {
       throw new Error("boom");
@@ -123,6 +195,8 @@ describe("default renderer (listr2) on a fake TTY", () => {
         reason: "no stopWrites step succeeded",
       }),
     );
+    // the frame after the one that may still show the steps before it settling
+    await frame();
     await frame();
     expect(out.text).toContain("\u001b[31m✗ interlock stopWrites refused: no stopWrites step succeeded\u001b[39m");
     await ui.listener(
