@@ -400,6 +400,7 @@ export function interruptOnSignals(
     process.stdin.isTTY === true || process.stdout.isTTY === true || process.stderr.isTTY === true,
 ): () => void {
   let first: number | undefined;
+  let firstSig: NodeJS.Signals | undefined;
   let unattended = false;
   const on = (sig: NodeJS.Signals) => {
     // with no terminal nobody pressed Ctrl-C twice: a cancelled CI job's SIGTERM follows its SIGINT
@@ -416,6 +417,7 @@ export function interruptOnSignals(
     }
     if (first === undefined) {
       first = now();
+      firstSig = sig;
       const terminal = hasTerminal();
       unattended = !terminal;
       say(
@@ -428,8 +430,11 @@ export function interruptOnSignals(
       return;
     }
     if (now() - first < SAME_INTERRUPT_MS) return;
-    say(`\n${sig} again: forced exit`);
-    force?.abort(new Error(`${sig} twice`));
+    say(`\n${firstSig === sig ? `${sig} again` : `${sig} after ${firstSig}`}: forced exit`);
+    // the signals as they came, a terminal's SIGINT as its key (the forced exit's reason said
+    // "Ctrl-C twice", and its line "SIGTERM again", for a SIGTERM sent from another shell after one)
+    const as = (s: NodeJS.Signals | undefined): string => (s === "SIGINT" ? "Ctrl-C" : (s ?? sig));
+    force?.abort(new Error(firstSig === sig ? `${as(sig)} twice` : `${as(firstSig)}, then ${as(sig)}`));
     process.exit(ExitCode.interrupted);
   };
   // SIGHUP: the SSH session dropped. Stop as cleanly as for Ctrl-C (undo before commit).

@@ -422,7 +422,9 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     () => {
       // said before the kill, while the running undo is still known as running
       const lines = forcedReport(undo, memory, undoneOk, steps);
-      undoAbort.abort(forcedStop("forced exit (Ctrl-C twice)"));
+      // the signals as interruptOnSignals names them ("Ctrl-C twice", "Ctrl-C, then SIGTERM")
+      const why: unknown = opts.forceSignal?.reason;
+      undoAbort.abort(forcedStop(`forced exit (${why instanceof Error ? why.message : "a second signal"})`));
       say("decision", { kind: "undo", ok: false, check: "forced-exit", reason: lines.join("; ") });
       opts.onForceStop?.(lines);
     },

@@ -59,6 +59,16 @@ describe("interruptOnSignals", () => {
     r.later(SAME_INTERRUPT_MS);
     process.emit("SIGINT", "SIGINT");
     expect(r.force.signal.aborted).toBe(true);
+    expect((r.force.signal.reason as Error).message).toBe("Ctrl-C twice");
     expect(r.exit).toHaveBeenCalledWith(130);
+  });
+
+  it("at a terminal: a SIGTERM after a Ctrl-C forces the exit, and the reason names both", () => {
+    const r = setUp(true);
+    process.emit("SIGINT", "SIGINT");
+    r.later(SAME_INTERRUPT_MS);
+    process.emit("SIGTERM", "SIGTERM");
+    expect((r.force.signal.reason as Error).message).toBe("Ctrl-C, then SIGTERM");
+    expect(r.said.at(-1)).toContain("SIGTERM after SIGINT: forced exit");
   });
 });
