@@ -28,7 +28,13 @@ export function windowLengthWords(
   const unseen = w.unseenMs !== undefined ? ` (no runner read the fleet for ${formatDuration(w.unseenMs)} of it)` : "";
   // closed by the undo: back on the source, which a bare length would let a reader take for the cutover's end
   const undone = w.undone ? ", until the undo turned them back on" : "";
-  return `writes stopped ${w.atLeast ? "at least " : w.unseenMs !== undefined ? "at most " : ""}${formatDuration(w.durationMs)}${w.open ? openWords : ""}${undone}${unseen}${earlier}`;
+  // a bound rounds outwards: "at most" up, "at least" down
+  const [bound, round] = w.atLeast
+    ? (["at least ", "down"] as const)
+    : w.unseenMs !== undefined
+      ? (["at most ", "up"] as const)
+      : (["", "nearest"] as const);
+  return `writes stopped ${bound}${formatDuration(w.durationMs, round)}${w.open ? openWords : ""}${undone}${unseen}${earlier}`;
 }
 
 /** The headline words: "writes are STILL STOPPED", "writes may be stopped". */

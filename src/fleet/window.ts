@@ -632,8 +632,12 @@ export function windowShares(w: WriteStopWindow): string {
 export function describeWindow(w: WriteStopWindow): string {
   const total =
     w.durationMs !== undefined
-      ? `${w.unseenMs !== undefined ? "at most " : ""}${formatDuration(w.durationMs)}`
-      : `${w.openedAt === undefined ? "at least " : ""}${formatDuration(w.measuredMs)}`;
+      ? w.unseenMs !== undefined
+        ? `at most ${formatDuration(w.durationMs, "up")}`
+        : formatDuration(w.durationMs)
+      : w.openedAt === undefined
+        ? `at least ${formatDuration(w.measuredMs, "down")}`
+        : formatDuration(w.measuredMs);
   const end =
     w.closedBy === "undone"
       ? "writes stopped, then back on by the undo: no cutover"

@@ -317,7 +317,7 @@ export class UiModel {
     if (!w) return undefined;
     const since = w.openedAt ?? w.measuredFrom;
     return c.magenta(
-      `⏱ writes stopped ${w.openedAt === undefined ? "for at least " : ""}${formatDuration(Math.max(0, now - since))}: the application cannot write until the destination takes writes`,
+      `⏱ writes stopped ${w.openedAt === undefined ? `for at least ${formatDuration(Math.max(0, now - since), "down")}` : formatDuration(Math.max(0, now - since))}: the application cannot write until the destination takes writes`,
     );
   }
 

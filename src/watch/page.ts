@@ -89,7 +89,7 @@ function render() {
     const ms = open ? now - from : (w.durationMs ?? w.measuredMs);
     const words = open ? "WRITES STOPPED for " : w.closedBy === "undone" ? "Writes were stopped, then turned back on by the undo: " : "Write-stop window closed after ";
     // its end seen only after a span no runner read the fleet in: the most it lasted
-    const clock = el("p", words + (!open && w.unseenMs ? "at most " : "") + dur(ms), "clock" + (open ? " open" : ""));
+    const clock = el("p", words + (!open && w.unseenMs ? "at most " + dur(ms, "up") : dur(ms)), "clock" + (open ? " open" : ""));
     clock.id = "clock";
     const nodes = [clock, el("p", (open ? "since " : "from ") + utc(from) + (w.closedAt ? " to " + utc(w.closedAt) + " (" + windowEndWords(w.closedBy) + ")" : "") + (w.writesOnAt ? "; application writes on again at " + utc(w.writesOnAt) : "") + (!open && w.unseenMs ? "; its end was seen after " + dur(w.unseenMs) + " in which no runner read the fleet: it may have come then" : ""))];
     const shares = Object.entries(w.shares).filter(([, v]) => v > 0).map(([k, v]) => (k === "none" ? "no runner alive" : k) + " " + dur(v));

@@ -268,8 +268,9 @@ describe("WindowTracker", () => {
     };
     const m = killedPastCommit("COMMITTED");
     expect(m).toMatchObject({ openedAt: 20, closedAt: 61_400, durationMs: 61_380, unseenMs: 60_000 });
+    // a bound rounds outwards: 61.38 s is at most 1m 02s, never 1m 01s
     expect(describeWindow(m)).toMatch(
-      /^at most 1m 01s \(writes stopped → COMMITTED on every instance, seen after 1m 00s in which no runner read the fleet \(it may have come then\)\): /,
+      /^at most 1m 02s \(writes stopped → COMMITTED on every instance, seen after 1m 00s in which no runner read the fleet \(it may have come then\)\): /,
     );
     // the resumed runner read the fleet not yet committed first: its end came after the gap, known
     const later = killedPastCommit("RUNNING");
@@ -467,6 +468,8 @@ describe("WindowTracker", () => {
     expect(resumed.current(400)).toMatchObject({ measuredFrom: 100, measuredMs: 300, open: true });
     expect(resumed.current(400)?.openedAt).toBeUndefined();
     expect(describeWindow(resumed.current(400)!)).toMatch(/^at least 300ms \(still open/);
+    // a bound rounds outwards: "at least" down (12.9 s is at least 12s, never 13s)
+    expect(describeWindow(resumed.current(13_000)!)).toMatch(/^at least 12s \(still open/);
     // open says what the reads showed, not the fleet: a report of a run killed right after its
     // commit said "the destination does not take writes yet" of a fleet that had for a minute
     expect(describeWindow(resumed.current(400)!)).toContain(

@@ -120,7 +120,7 @@ describe("readiness: why not ready, and when", () => {
       inst({ lagSeconds: 40, lagRate: -2, canCommit: false, ceaStage: "collection copy drain" }),
       { lagBelowSeconds: 5 },
     );
-    expect(falling.eta).toBe("about 17s"); // (40 - 5) / 2 = 17.5 s
+    expect(falling.eta).toBe("about 18s"); // (40 - 5) / 2 = 17.5 s, rounded
     expect(falling.reasons[0]).toMatch(/\(falling 2s per second; still draining/);
     // a lag under every limit while draining: nothing said of the drain
     expect(readiness(inst({ lagSeconds: 1, ceaStage: "collection copy drain" })).ready).toBe(true);

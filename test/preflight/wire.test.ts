@@ -273,8 +273,17 @@ excludeNamespaces: [{ database: salse }]`,
     );
     const r = await preflight(src, await rs(good.dest()), { preflight: "{ copyRate: 100MB/s, oplogHeadroom: 2 }" });
     expect(only(r, "preflight-oplog-window")[0]?.message).toBe(
-      "The oplog of `rs0` on the source `cluster0` spans 1h 00m; copying 186 GiB at 95.4 MiB/s takes about 33m 20s, and the window must cover 2× that (1h 06m).",
+      "The oplog of `rs0` on the source `cluster0` spans 1h 00m; copying 186 GiB at 95.4 MiB/s takes about 33m 20s, and the window must cover 2× that (1h 07m).",
     );
+  });
+
+  it("preflight-oplog-window: a shortfall never reads as none (the span rounded down, what it must cover up)", async () => {
+    // 4010 s of oplog against 2 × 2010 s: to the nearest minute both are 1h 07m
+    const src = await rs(
+      good.source({ oplog: { first: 1000, last: 1000 + 4010 }, databases: { sales: { orders: { size: 201e9 } } } }),
+    );
+    const r = await preflight(src, await rs(good.dest()), { preflight: "{ copyRate: 100MB/s, oplogHeadroom: 2 }" });
+    expect(only(r, "preflight-oplog-window")[0]?.message).toMatch(/spans 1h 06m; .* must cover 2× that \(1h 07m\)\.$/);
   });
 
   it("preflight-destination-disk: less free than twice the data", async () => {

@@ -45,7 +45,7 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(last).toContain("✔ Wait for canCommit and lag below 5s (waitFor) 2m 02s");
     expect(last).toContain("✔ Commit (commit) 300ms");
     expect(last).toContain("↓ Notify chat (notify) — skipped: when: env.CHAT_WEBHOOK is empty");
-    expect(last).toContain("run ok in 2m 06s · committed · exit 0");
+    expect(last).toContain("run ok in 2m 07s · committed · exit 0");
   });
 
   // issue 41: the live view redrew the whole list on every run event; inside the write-stop window a

@@ -51,7 +51,7 @@ describe("simple renderer, a whole run", () => {
       lines.some((l) => l.includes("verifier idle · total 10, completed 10, processing 0, added 0, failed 0")),
     ).toBe(true);
     // the fixture's fleet never reports canWrite: the window is still open when the run ends, and said so
-    expect(lines[lines.length - 2]).toMatch(/■ run ok in 2m 06s · committed · exit 0 · steps: 6 ok, 1 skipped$/);
+    expect(lines[lines.length - 2]).toMatch(/■ run ok in 2m 07s · committed · exit 0 · steps: 6 ok, 1 skipped$/);
     expect(lines[lines.length - 1]).toMatch(/⏱ no read has shown the destination taking writes: writes stopped \d/);
   });
 

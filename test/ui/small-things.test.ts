@@ -76,6 +76,22 @@ describe("the write-stop window at a run's end, in words (src/writes-words.ts)",
       "writes stopped 2m 10s, until the undo turned them back on",
     );
   });
+
+  it("rounds a length to the nearest unit and a bound outwards: never less downtime than there may have been", () => {
+    expect(windowLengthWords({ durationMs: 12_990, open: false })).toBe("writes stopped 13s");
+    expect(windowLengthWords({ durationMs: 12_400, open: false })).toBe("writes stopped 12s");
+    // "at most": up
+    expect(windowLengthWords({ durationMs: 12_400, open: false, unseenMs: 9_000 })).toBe(
+      "writes stopped at most 13s (no runner read the fleet for 9s of it)",
+    );
+    expect(windowLengthWords({ durationMs: 270_200, open: false, unseenMs: 206_000 })).toBe(
+      "writes stopped at most 4m 31s (no runner read the fleet for 3m 26s of it)",
+    );
+    // "at least": down
+    expect(windowLengthWords({ durationMs: 12_900, open: true, atLeast: true }, " so far")).toBe(
+      "writes stopped at least 12s so far",
+    );
+  });
 });
 
 describe("writes left stopped at a run's end, in words (src/writes-words.ts)", () => {

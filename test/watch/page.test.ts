@@ -50,6 +50,10 @@ describe("the watch page's durations", () => {
       Infinity,
     ];
     for (const v of values) expect(dur(v), String(v)).toBe(formatDuration(v));
+    // a bound rounds outwards: the window's "at most" (its end seen late) up
+    for (const v of values)
+      for (const round of ["up", "down"] as const)
+        expect((dur as (ms: unknown, r: string) => string)(v, round), `${v} ${round}`).toBe(formatDuration(v, round));
     expect(dur(90_000_000)).toBe("1d 1h");
     expect(dur(undefined)).toBe("?");
     expect(dur("5000")).toBe("?");

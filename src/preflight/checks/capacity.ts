@@ -3,7 +3,8 @@ import { clusterPath, type CheckInput, type Findings } from "../findings.js";
 import { formatBytes } from "../../text.js";
 import { formatDuration } from "../../runbook/duration.js";
 
-const seconds = (s: number): string => formatDuration(s * 1000);
+// the oplog's span (what there is) rounds down, what it must cover rounds up: a shortfall never reads as none
+const seconds = (s: number, round?: "up" | "down"): string => formatDuration(s * 1000, round);
 
 /** Logical bytes of the synced set; `complete` is false when some sizes could not be read. */
 export function syncedBytes(input: CheckInput): { bytes: number; perShard: Map<string, number>; unread: number } {
@@ -45,7 +46,7 @@ export function check(input: CheckInput, out: Findings): void {
           out.add(
             "preflight-oplog-window",
             at,
-            `The oplog of \`${o.of}\` on the source \`${src.name}\` spans ${seconds(window)}; copying ${formatBytes(share)}${partial} at ${formatBytes(rate)}/s takes about ${seconds(copy)}, and the window must cover ${input.oplogHeadroom}× that (${seconds(need)}).`,
+            `The oplog of \`${o.of}\` on the source \`${src.name}\` spans ${seconds(window, "down")}; copying ${formatBytes(share)}${partial} at ${formatBytes(rate)}/s takes about ${seconds(copy)}, and the window must cover ${input.oplogHeadroom}× that (${seconds(need, "up")}).`,
             { key: true },
           );
       }
