@@ -35,6 +35,7 @@ import type { RunEvent, RunEventMap } from "../events.js";
 import { windowEndWords, type WritesLeft } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
+import { commandTookEffect } from "../api/commands.js";
 import type { DestinationWrites } from "../runbook/can-write.js";
 
 export type WindowShare = "service" | "runner" | "operator" | "steps" | "none";
@@ -97,6 +98,12 @@ interface Span {
   unmetAt?: number;
   commitFrom?: number;
   commitTo?: number;
+  /**
+   * After the commit's answers, the last progress answer that did not show it taking effect: where
+   * answers were lost, the step reads progress to learn whether it did (src/steps/kit/fleet-ops.ts
+   * `settle`), and until an answer shows it, that wait is the service's, as a wait's is.
+   */
+  effectUnseenAt?: number;
   /** A person's answers asked inside this step (a `confirm` decision: `--only`'s question): the operator's time. */
   asked?: { from: number; to: number }[];
 }
@@ -140,6 +147,8 @@ export class WindowTracker {
   readonly #latest = new Map<number, Seen>();
   readonly #lastFalse = new Map<number, number>();
   readonly #commitIds = new Set<number>();
+  /** The commit step whose answer was lost, while it reads progress to learn whether it took effect. */
+  #settling: Span | undefined;
   /** Each runner's life: its run.started to its run.finished, or (killed) its last event. */
   readonly #runs: { start: number; end?: number; last: number }[] = [];
   /** Per instance: since when its progress fails (a poll failed and no answer since), and the spans it did. */
@@ -226,6 +235,7 @@ export class WindowTracker {
         this.#lastFalse.clear();
         for (const s of this.#open.values()) s.end ??= e.at;
         this.#open.clear();
+        this.#settling = undefined;
         break;
       case "step.started": {
         const span: Span = { index: e.index, id: e.id, kind: e.kind || (this.#kinds.get(e.index) ?? ""), start: e.at };
@@ -238,6 +248,7 @@ export class WindowTracker {
         const span = this.#open.get(e.index);
         if (span) span.end = e.at;
         this.#open.delete(e.index);
+        if (span && span === this.#settling) this.#settling = undefined;
         // journals of runners before `window.opened`: a stopWrites that succeeded opened it
         if (span && this.#traits(span.kind).opensWriteStop && e.outcome === "ok" && !this.open)
           this.#windows.push({ openedAt: e.at, measuredFrom: e.at, openedBy: { index: e.index, id: e.id } });
@@ -264,6 +275,8 @@ export class WindowTracker {
         if (this.#commitIds.delete(e.id)) {
           const span = this.#commitSpan();
           if (span) span.commitTo = Math.max(span.commitTo ?? e.at, e.at);
+          // its progress reads from here on learn whether a commit whose answer was lost took effect
+          if (span && !e.ok) this.#settling = span;
         }
         break;
       case "decision": {
@@ -323,6 +336,8 @@ export class WindowTracker {
         break;
       }
       case "progress.sampled":
+        if (this.#settling && commandTookEffect("commit", e.progress.state) === false)
+          this.#settling.effectUnseenAt = e.at;
         this.#sample(e);
         break;
       default:
@@ -556,6 +571,8 @@ export class WindowTracker {
           return;
         }
         const answered = s.commitTo ?? end;
+        // an answer lost: until a read shows the commit took effect, the wait is the service's
+        const shown = Math.min(end, Math.max(answered, s.effectUnseenAt ?? answered));
         add("runner", `${name}: interlocks, journal, fan-out`, start, s.commitFrom, s);
         add(
           "service",
@@ -564,7 +581,14 @@ export class WindowTracker {
           answered,
           s,
         );
-        add("runner", `${name}: after the answers`, answered, end, s);
+        add(
+          "service",
+          `${name}: an answer lost, progress read until it shows the commit took effect`,
+          answered,
+          shown,
+          s,
+        );
+        add("runner", `${name}: after the answers`, shown, end, s);
         return;
       }
       case "person":

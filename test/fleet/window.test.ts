@@ -89,6 +89,58 @@ function cutover(opts: { writesOn?: boolean } = {}) {
 }
 
 describe("WindowTracker", () => {
+  it("a commit answer lost: its progress reads until one shows the commit took effect are the service's, the rest the runner's", () => {
+    // commit sent at 6340; instance 1's answer lost (its time limit, 10 s); the step then reads
+    // progress (src/steps/kit/fleet-ops.ts `settle`): instance 1 RUNNING at 16400 and 16450,
+    // COMMITTING at 16500; the step ends at 16520 (the service's until 16450, not the runner's 10 s)
+    const { events, at } = stream();
+    for (const e of cutover()) {
+      if (e.at >= 6500) break;
+      events.push(e);
+    }
+    at(6500, "response.received", { id: 1, target: "service", ok: true, status: 200, durationMs: 160 });
+    at(16341, "response.received", {
+      id: 2,
+      target: "service",
+      ok: false,
+      error: "no answer within 10s",
+      errorKind: "transport",
+      inFlight: true,
+      durationMs: 10_000,
+    });
+    at(16400, "progress.sampled", { instance: inst(0), progress: prog(false, "COMMITTING", 0) as never });
+    at(16400, "progress.sampled", { instance: inst(1), progress: prog(false, "RUNNING", 1) as never });
+    at(16450, "progress.sampled", { instance: inst(1), progress: prog(false, "RUNNING", 1) as never });
+    at(16500, "progress.sampled", { instance: inst(1), progress: prog(false, "COMMITTING", 1) as never });
+    at(16510, "commit.sent", { index: 3, id: "commit", instances: ["a", "b"], skewMs: 1 });
+    at(16520, "step.finished", { index: 3, id: "commit", outcome: "ok", durationMs: 10_190 });
+    at(16530, "step.started", { ...STEPS[4]! });
+    // a read in the next step that shows no effect is that wait's, not the commit's
+    at(16600, "progress.sampled", { instance: inst(1), progress: prog(false, "RUNNING", 1) as never });
+    const w = new WindowTracker(traitsOf);
+    for (const e of events) w.apply(e);
+    const parts = w.current(16530)!.parts.filter((p) => p.id === "commit");
+    expect(parts.map((p) => [p.share, p.ms, p.what])).toEqual([
+      ["runner", 10, "commit: interlocks, journal, fan-out"],
+      ["service", 10_001, "commit: the service's answer (commit blocks until every instance has it)"],
+      ["service", 109, "commit: an answer lost, progress read until it shows the commit took effect"],
+      ["runner", 70, "commit: after the answers"],
+    ]);
+    // its answers all in: nothing booked to the reads (the header's cutover, commit answered at 6502)
+    const plain = new WindowTracker(traitsOf);
+    for (const e of cutover()) plain.apply(e);
+    expect(
+      plain
+        .current()!
+        .parts.filter((p) => p.id === "commit")
+        .map((p) => [p.share, p.ms]),
+    ).toEqual([
+      ["runner", 10],
+      ["service", 162],
+      ["runner", 8],
+    ]);
+  });
+
   it("measures stopWrites → canWrite of the first process, split into shares as far as polls can tell", () => {
     const w = new WindowTracker(traitsOf);
     const seen: boolean[] = [];
