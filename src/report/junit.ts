@@ -59,7 +59,19 @@ export function renderJunit(report: Report): string {
     (d) => d.kind === "interlock" && !d.ok && (d.index === undefined || !report.steps.some((s) => s.index === d.index)),
   );
   const stepsFailed = cases.some((c) => c.failure !== undefined);
-  const runFailed = report.outcome === "failed" || report.outcome === "interrupted" || report.outcome === "unfinished";
+  // an `--abort` that ran every owed undo (exit 0) is the operator calling the cutover off, not a
+  // run that went wrong: a CI reading a failure there disagreed with the exit code, the terminal,
+  // the job summary and the page (ABORTED, `abortWords`); one that did not end so (exit 1) stays a failure
+  const calledOff = report.aborted === true && report.exitCode === 0;
+  const runFailed =
+    !calledOff && (report.outcome === "failed" || report.outcome === "interrupted" || report.outcome === "unfinished");
+  if (calledOff && !stepsFailed && loose.length === 0)
+    cases.push({
+      classname: report.runbook,
+      name: "run",
+      timeMs: report.durationMs,
+      skipped: `called off (--abort)${report.message ? `: ${report.message}` : ""}`,
+    });
   if (loose.length > 0 || (runFailed && !stepsFailed)) {
     const lines = loose.map((d) => `interlock${d.check ? ` ${d.check}` : ""} refused: ${d.reason}`);
     if (runFailed)

@@ -254,6 +254,39 @@ describe("junit.xml", () => {
     expect(findAll(doc, "failure")[0]?.attrs.message).toMatch(/interlock canCommit refused: lag 9 s/);
   });
 
+  it("an --abort that ran every owed undo (exit 0) is a run called off, skipped; one whose undo failed is a failure", () => {
+    const all = synthRun().events;
+    // the run stopped after its write stop; the --abort's end, as src/run/abort.ts writes it
+    const cut = all.slice(
+      0,
+      all.findIndex((e) => e.type === "step.started" && e.index === 4),
+    );
+    const last = cut[cut.length - 1]!;
+    const aborted = (exitCode: number, message: string): RunEvent[] => [
+      ...cut,
+      {
+        type: "run.finished",
+        seq: last.seq + 1,
+        at: last.at + 10,
+        outcome: "failed",
+        exitCode,
+        committed: false,
+        aborted: true,
+        message,
+        durationMs: last.at + 10 - cut[0]!.at,
+      },
+    ];
+    const ok = parseXml(renderJunit(buildReport(aborted(0, "aborted by the operator (--abort)"))));
+    const run = findAll(ok, "testcase").find((c) => c.attrs.name === "run");
+    expect(run?.children.find((c) => c.name === "skipped")?.attrs.message).toBe(
+      "called off (--abort): aborted by the operator (--abort)",
+    );
+    expect(findAll(ok, "failure")).toHaveLength(0);
+    expect(findAll(ok, "testsuite")[0]?.attrs).toMatchObject({ failures: "0", errors: "0" });
+    const failed = parseXml(renderJunit(buildReport(aborted(1, "the undo of step 4 failed"))));
+    expect(findAll(failed, "failure").map((f) => f.attrs.message)).toEqual(["the undo of step 4 failed"]);
+  });
+
   it("a crashed run: the running step is an error", () => {
     const all = synthRun().events;
     const doc = parseXml(
