@@ -15,6 +15,7 @@ import { verdictKind, verdictWord, verifierText, type Verdict } from "./verdict.
 import { lintWithLoader } from "../lint/rules.js";
 import { formatDuration } from "../runbook/duration.js";
 import { commitWords } from "../writes-words.js";
+import { ExitCode, UserError } from "../errors.js";
 
 export { verifierText, verdictKind, verdictWord, type Verdict } from "./verdict.js";
 
@@ -146,7 +147,9 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     warnings: diags.filter((d) => d.severity === "warning").map((d) => `${d.rule} at line ${d.line}`),
     accepted: diags.filter((d) => d.accepted !== undefined).map((d) => `${d.rule} at line ${d.line}: ${d.accepted}`),
   };
-  const sim = await startSimulator(simOpts);
+  const sim = await startSimulator(simOpts).catch((err: unknown) => {
+    throw faultRefused(err, rb.instances.length, simOpts.serviceVersion ?? CURRENT_SERVICE_VERSION);
+  });
   const origins = new Map<string, string>();
   rb.instances.forEach((inst, i) => {
     const url = typeof inst === "string" ? inst : inst.url;
@@ -308,4 +311,19 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
     ...(v.shape ?? []).map((d) => `  fleet shape:   ${d}`),
   ];
   return lines;
+}
+
+/**
+ * A `--fault` the runbook's fleet cannot take (an instance it does not have, a behaviour of another
+ * service version) is the user's error, said with the fleet it was checked against (exit 2): it was
+ * an "internal error … please report it".
+ */
+function faultRefused(err: unknown, instances: number, version: string): unknown {
+  if (!(err instanceof RangeError) || !err.message.startsWith("invalid fault ")) return err;
+  return new UserError(`--fault: ${err.message}`, {
+    hint: /there is no instance/.test(err.message)
+      ? `the runbook's fleet has ${instances === 1 ? "one instance, numbered 0" : `${instances} instances, numbered 0 to ${instances - 1} in the order \`instances\` lists them`}: name one after @, e.g. --fault http500=0.2@0`
+      : `the rehearsal plays service ${version}, the runbook's \`serviceVersion\` (the current release when it declares none)`,
+    exitCode: ExitCode.usage,
+  });
 }

@@ -42,6 +42,22 @@ describe("rehearse", () => {
     expect(r.stderr).not.toContain("internal error");
   });
 
+  it("a fault the runbook's fleet cannot take is a usage error with the fleet it was checked against, not an internal error", async () => {
+    // rs-to-sharded.yaml has one instance: there is no instance 1
+    const r = await cli(["rehearse", join(root, "runbooks/rs-to-sharded.yaml"), "--fault", "commit-refused@1"], {
+      cwd: tempDir(),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^syncbook: --fault: invalid fault "commit-refused@1": there is no instance 1 \(the fleet has 1\)\n/,
+    );
+    expect(r.stderr).toContain(
+      "hint: the runbook's fleet has one instance, numbered 0: name one after @, e.g. --fault http500=0.2@0",
+    );
+    expect(r.stderr).not.toContain("internal error");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("a failed rehearsal: the verdict says FAILED with the exit code, and nothing suggests --resume", async () => {
     const r = await cli(["rehearse", join(root, "runbooks/rs-to-sharded.yaml"), "--from", "commit"], {
       cwd: tempDir(),
