@@ -275,8 +275,9 @@ export class WindowTracker {
         if (this.#commitIds.delete(e.id)) {
           const span = this.#commitSpan();
           if (span) span.commitTo = Math.max(span.commitTo ?? e.at, e.at);
-          // its progress reads from here on learn whether a commit whose answer was lost took effect
-          if (span && !e.ok) this.#settling = span;
+          // its progress reads from here on learn whether a commit whose answer was lost took effect;
+          // a refusal (`service`) or a request never sent (`not-sent`) had no effect to learn of
+          if (span && !e.ok && e.errorKind === "transport") this.#settling = span;
         }
         break;
       case "decision": {
@@ -336,7 +337,8 @@ export class WindowTracker {
         break;
       }
       case "progress.sampled":
-        if (this.#settling && commandTookEffect("commit", e.progress.state) === false)
+        // a journal written by hand or by an older version may carry a line without its progress
+        if (this.#settling && commandTookEffect("commit", e.progress?.state) === false)
           this.#settling.effectUnseenAt = e.at;
         this.#sample(e);
         break;

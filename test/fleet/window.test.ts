@@ -141,6 +141,36 @@ describe("WindowTracker", () => {
     ]);
   });
 
+  it("a commit refused (or never sent) had no effect to learn of: the reads after it are not the service's; a line without progress is read", () => {
+    for (const lost of [
+      { error: "HTTP 400: not in a state to commit", errorKind: "service" as const, status: 400 },
+      { error: "not sent: the step was stopped", errorKind: "not-sent" as const },
+    ]) {
+      const { events, at } = stream();
+      for (const e of cutover()) {
+        if (e.at >= 6500) break;
+        events.push(e);
+      }
+      at(6500, "response.received", { id: 1, target: "service", ok: true, status: 200, durationMs: 160 });
+      at(6502, "response.received", { id: 2, target: "service", ok: false, durationMs: 161, ...lost });
+      at(6600, "progress.sampled", { instance: inst(1), progress: prog(false, "RUNNING", 1) as never });
+      // a journal line written by hand or an older version: no progress on it
+      at(6650, "progress.sampled", { instance: inst(1), progress: null as never });
+      at(6700, "step.finished", { index: 3, id: "commit", outcome: "failed", durationMs: 370 });
+      const w = new WindowTracker(traitsOf);
+      for (const e of events) w.apply(e);
+      const parts = w.current(6700)!.parts.filter((p) => p.id === "commit");
+      expect(
+        parts.map((p) => [p.share, p.ms]),
+        lost.errorKind,
+      ).toEqual([
+        ["runner", 10],
+        ["service", 162],
+        ["runner", 198],
+      ]);
+    }
+  });
+
   it("measures stopWrites → canWrite of the first process, split into shares as far as polls can tell", () => {
     const w = new WindowTracker(traitsOf);
     const seen: boolean[] = [];
