@@ -126,7 +126,9 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
   const simOpts: SimulatorOptions = {
     instances: rb.instances.length,
     timeScale,
-    data: opts.data ?? (opts.namespaces ? Math.max(1, opts.namespaces.bytes) : "2GiB"),
+    // the simulator splits the data across the instances, a byte each at least: an empty namespace
+    // set (0 bytes) is rehearsed as that, not refused
+    data: opts.data ?? (opts.namespaces ? Math.max(rb.instances.length, opts.namespaces.bytes) : "2GiB"),
     ...(opts.namespaces
       ? { dataSet: { collections: Math.min(100_000, Math.max(1, opts.namespaces.collections)) } }
       : {}),
@@ -148,7 +150,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
     accepted: diags.filter((d) => d.accepted !== undefined).map((d) => `${d.rule} at line ${d.line}: ${d.accepted}`),
   };
   const sim = await startSimulator(simOpts).catch((err: unknown) => {
-    throw faultRefused(err, rb.instances.length, simOpts.serviceVersion ?? CURRENT_SERVICE_VERSION);
+    throw simulatorRefused(err, rb.instances.length, simOpts.serviceVersion ?? CURRENT_SERVICE_VERSION);
   });
   const origins = new Map<string, string>();
   rb.instances.forEach((inst, i) => {
@@ -314,16 +316,35 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
 }
 
 /**
- * A `--fault` the runbook's fleet cannot take (an instance it does not have, a behaviour of another
- * service version) is the user's error, said with the fleet it was checked against (exit 2): it was
- * an "internal error … please report it".
+ * What the simulator refuses of a rehearsal's settings is the user's error, said with the fleet it
+ * was checked against (exit 2), never an "internal error … please report it": a `--fault` the
+ * runbook's fleet cannot take (an instance it does not have, a behaviour of another service
+ * version), a `--data` smaller than a byte per instance, a runbook that names one cluster.
  */
-function faultRefused(err: unknown, instances: number, version: string): unknown {
-  if (!(err instanceof RangeError) || !err.message.startsWith("invalid fault ")) return err;
-  return new UserError(`--fault: ${err.message}`, {
-    hint: /there is no instance/.test(err.message)
-      ? `the runbook's fleet has ${instances === 1 ? "one instance, numbered 0" : `${instances} instances, numbered 0 to ${instances - 1} in the order \`instances\` lists them`}: name one after @, e.g. --fault http500=0.2@0`
-      : `the rehearsal plays service ${version}, the runbook's \`serviceVersion\` (the current release when it declares none)`,
-    exitCode: ExitCode.usage,
-  });
+function simulatorRefused(err: unknown, instances: number, version: string): unknown {
+  if (!(err instanceof RangeError)) return err;
+  const fleet =
+    instances === 1
+      ? "one instance, numbered 0"
+      : `${instances} instances, numbered 0 to ${instances - 1} in the order \`instances\` lists them`;
+  const m = err.message;
+  const [what, hint] = m.startsWith("invalid fault ")
+    ? [
+        "--fault",
+        /there is no instance/.test(m)
+          ? `the runbook's fleet has ${fleet}: name one after @, e.g. --fault http500=0.2@0`
+          : `the rehearsal plays service ${version}, the runbook's \`serviceVersion\` (the current release when it declares none)`,
+      ]
+    : /^data \(/.test(m)
+      ? [
+          "--data",
+          `the rehearsal splits the data across the runbook's ${instances === 1 ? "one instance" : `${instances} instances`}, at least one byte each: give ${instances} bytes or more, e.g. --data 2GiB`,
+        ]
+      : /cluster setting/.test(m)
+        ? [
+            "the runbook's clusters",
+            "a rehearsal simulates a source and a destination: declare both under `clusters` (the start step's `source` and `destination`)",
+          ]
+        : ["the rehearsal's settings", "see syncbook rehearse --help for the options and their ranges"];
+  return new UserError(`${what}: ${m}`, { hint, exitCode: ExitCode.usage });
 }

@@ -58,6 +58,54 @@ describe("rehearse", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("a --data smaller than a byte per instance, and a runbook with one cluster, are usage errors, not internal errors", async () => {
+    // an outside review: each ended "internal error … please report it" with a stack
+    for (const data of ["0", "2"]) {
+      const r = await cli(["rehearse", join(root, "runbooks/sharded-to-sharded.yaml"), "--data", data], {
+        cwd: tempDir(),
+      });
+      expect(r.code, r.all).toBe(2);
+      expect(r.stderr).toMatch(
+        new RegExp(`^syncbook: --data: data \\(${data} bytes\\) must be at least one byte per instance\n`),
+      );
+      expect(r.stderr).toContain(
+        "hint: the rehearsal splits the data across the runbook's 3 instances, at least one byte each: give 3 bytes or more, e.g. --data 2GiB",
+      );
+      expect(r.stderr).not.toContain("internal error");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    const dir = tempDir();
+    const one = join(dir, "one.yaml");
+    writeFileSync(
+      one,
+      `runbook: 1
+name: one-cluster
+clusters:
+  cluster0: { topology: replicaSet, serverVersion: "6.0" }
+instances: [{ url: "http://127.0.0.1:27182", name: rs }]
+steps:
+  - { id: committed, waitFor: { state: COMMITTED } }
+`,
+    );
+    const r = await cli(["rehearse", one], { cwd: dir });
+    expect(r.code, r.all).toBe(2);
+    expect(r.stderr).toMatch(/^syncbook: the runbook's clusters: give at least two cluster settings\n/);
+    expect(r.stderr).toContain("hint: a rehearsal simulates a source and a destination: declare both under `clusters`");
+    expect(r.stderr).not.toContain("internal error");
+  });
+
+  it("an empty namespace set (0 bytes) on three instances is rehearsed, not refused", async () => {
+    const dir = tempDir();
+    const ns = join(dir, "ns.json");
+    writeFileSync(ns, JSON.stringify({ format: 1, totals: { collections: 4, bytes: 0 } }));
+    const r = await cli(["rehearse", join(root, "runbooks/sharded-to-sharded.yaml"), "--namespaces", ns], {
+      cwd: dir,
+    });
+    expect(r.stderr).not.toContain("internal error");
+    expect(r.all).toContain("namespaces: 4 collection(s), 0 bytes");
+    expect(r.code, r.all).toBe(0);
+  }, 60_000);
+
   it("a failed rehearsal: the verdict says FAILED with the exit code, and nothing suggests --resume", async () => {
     const r = await cli(["rehearse", join(root, "runbooks/rs-to-sharded.yaml"), "--from", "commit"], {
       cwd: tempDir(),
