@@ -80,7 +80,7 @@ export function abortWords(e: Pick<RunEventMap["run.finished"], "exitCode" | "un
     ? "ABORTED"
     : e.undoKeptOff
       ? "ABORTED, NOTHING UNDONE: WRITES STAY STOPPED"
-      : "ABORTED, NOT EVERY UNDO SUCCEEDED";
+      : "ABORTED, NOT EVERYTHING UNDONE";
 }
 
 /** A commit sent that may hold, in the words every reader says it with (`commitWords`, the report, the watch page). */

@@ -482,6 +482,10 @@ export async function execute(
         next(
           `  nothing was sent to the sync; to go on with this cutover later: syncbook run ${target} --resume (${CALLED_OFF_RESUME})`,
         );
+      else if (result.stopUndoless && !result.writesKeptOff)
+        next(
+          `  nothing was sent to the sync; turn application writes back on by hand (the runbook gives step ${result.stopUndoless} no \`undo:\`), and to go on with this cutover later: syncbook run ${target} --resume (${CALLED_OFF_RESUME})`,
+        );
     } else if (result.outcome === "ok" && how.mode !== "rehearse" && loaded.runbook) {
       const { afterLastCommit, planSteps } = await import("../run/plan.js");
       const steps = planSteps(loaded.runbook);

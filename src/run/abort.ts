@@ -97,17 +97,18 @@ export async function planAbort(
           ", ",
         )} ${all.length - open.length === 1 ? "belongs" : "belong"} to the sync before the reverse (step ${reversed!.stepIndex + 1}), which committed: not undone`,
     );
-  for (const h of open) {
-    const call = steps[h.stepIndex]?.bound.hookCall();
-    if (!call?.undo)
+  const undoable = open.filter((h) => steps[h.stepIndex]?.bound.hookCall()?.undo !== undefined);
+  for (const h of open)
+    if (!undoable.includes(h))
       opts.say(
-        `abort: step ${h.stepIndex + 1} "${h.id}" (${h.use}) has no \`undo:\` in the runbook, so it cannot be undone from here: undo what it did by hand`,
+        `abort: step ${h.stepIndex + 1} "${h.id}" (${h.use}) has no \`undo:\` in the runbook, so it cannot be undone from here: undo what it did by hand${steps[h.stepIndex]?.bound.opensWriteStop ? " (writes stay stopped until then)" : ""}`,
       );
-  }
   opts.say(
-    open.length
-      ? `abort: ${file}: undoing ${open.map((h) => `step ${h.stepIndex + 1} "${h.id}"`).join(", ")} (last first); no command is sent to the service`
-      : `abort: ${file}: no hook's undo is owed; nothing to undo, nothing is sent`,
+    undoable.length
+      ? `abort: ${file}: undoing ${undoable.map((h) => `step ${h.stepIndex + 1} "${h.id}"`).join(", ")} (last first); no command is sent to the service`
+      : open.length
+        ? `abort: ${file}: no owed undo can run from here; nothing is undone, nothing is sent`
+        : `abort: ${file}: no hook's undo is owed; nothing to undo, nothing is sent`,
   );
   return {
     file,

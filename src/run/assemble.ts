@@ -19,6 +19,7 @@ import {
   type NotifierListener,
   type PluginRegistry,
   type PluginRunContext,
+  type StepInfo,
 } from "../plugin/index.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { instancesOf, type Runbook } from "../runbook/types.js";
@@ -215,6 +216,8 @@ export interface AssembledRun {
   undo: UndoStack;
   undoAbort: AbortController;
   undoneOk: Set<number>;
+  /** Steps whose hook is owed an undo (`resume.undoSteps`) the runbook does not give: nothing can undo them from here. */
+  undoless: StepInfo[];
   run: RunContext;
   /** The journal's first failure: the run stops before its next request. */
   journalError: () => unknown;
@@ -389,14 +392,23 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   }
   if (direction) memory.identity.direction = direction;
   const undo = new UndoStack();
+  const undoless: StepInfo[] = [];
   for (const i of opts.resume?.undoSteps ?? []) {
     const s = steps[i];
     const call = s?.bound.hookCall();
     if (!s || !call) continue;
     const info = stepInfo(s.index, s.id, s.kind, s.title, s.step, loaded.redact);
-    undo.push(
-      undoFor(opts.registry, call, { ok: true, durationMs: 0 }, info, pctx, s.bound.undoTimeoutMs() ?? UNDO_TIMEOUT_MS),
+    // an undo the hook itself returned lived in the process that ran it: from here only the runbook's
+    const entry = undoFor(
+      opts.registry,
+      call,
+      { ok: true, durationMs: 0 },
+      info,
+      pctx,
+      s.bound.undoTimeoutMs() ?? UNDO_TIMEOUT_MS,
     );
+    if (entry) undo.push(entry);
+    else undoless.push(info);
   }
   // every progress read of the run (waits, interlocks, reconcile) is checked for fleet identity:
   // instances that stop being one fleet after start must not be sent commit (issue 12 item 2)
@@ -470,6 +482,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     undo,
     undoAbort,
     undoneOk,
+    undoless,
     run,
     journalError: () => journalError,
     refused: () => refused,

@@ -78,9 +78,12 @@ export function decideResume(
       ? `its undo ran${state.finished?.aborted ? " (--abort)" : ""}: writes went back on`
       : h.undoStarted
         ? "its undo started in an earlier run, so writes may be flowing"
-        : mayHaveActed
-          ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
-          : undefined;
+        : state.finished?.aborted
+          ? // its step has no `undo:`: the --abort said to turn writes back on by hand
+            "the --abort could not undo it (no `undo:` in the runbook) and asked for writes back on by hand, so writes may be flowing"
+          : mayHaveActed
+            ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
+            : undefined;
     if (why && steps[h.stepIndex]?.bound.opensWriteStop === true && done.delete(h.stepIndex)) {
       notes.push(`step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: ${why}`);
       reverted = Math.min(reverted ?? h.stepIndex, h.stepIndex);

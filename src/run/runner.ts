@@ -40,6 +40,8 @@ export interface RunResult {
   split?: string;
   /** `--abort` ended it: no step ran, the open undos did. */
   aborted?: boolean;
+  /** `--abort`: a write stop owed its undo whose step has no `undo:` (its id): writes stay stopped until turned on by hand. */
+  stopUndoless?: string;
   /** Steps that failed and the run went on past (`continueOnError`), in order. */
   wentPast?: string[];
   /** The fleet ruled out the undo of a write stop (a commit took effect, or it could not be read): writes stay stopped. */
@@ -80,6 +82,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     undo,
     undoAbort,
     undoneOk,
+    undoless,
     run,
     journalError,
     refused,
@@ -303,8 +306,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         `syncbook status ${runbookArg(loaded)}`,
       ),
     };
-  const abortFailed = opts.abort ? owed.filter((st) => !undoneOk.has(st.index)) : [];
-  if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps);
+  // an `--abort` ends clean (exit 0) only when every hook owed an undo was undone: one whose step
+  // has no runbook `undo:` (a stopWrites lint warned of) is left as it is, writes stopped with it
+  const abortFailed = opts.abort ? [...owed.filter((st) => !undoneOk.has(st.index)), ...undoless] : [];
+  if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps, undoless);
+  const stopUndoless = opts.abort ? undoless.find((st) => steps[st.index]?.bound.opensWriteStop) : undefined;
   // the fleet ruled the undo of the write stop out: writes stay stopped, and the way on is its
   if (keptOff) {
     const base = opts.abort ? "aborted by the operator (--abort), but nothing was undone" : failure?.message;
@@ -404,6 +410,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(checked.verified ? {} : { unverified: checked.why }),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
+    ...(stopUndoless ? { stopUndoless: stopUndoless.id } : {}),
     ...(wentPast.length ? { wentPast } : {}),
     ...(keptOff ? { writesKeptOff: keptOff } : {}),
     durationMs,

@@ -260,25 +260,42 @@ function writesKeptOff(
   };
 }
 
-/** What `--abort` did, for the run's end: which undos ran, which failed, and what that means for writes. */
+/**
+ * What `--abort` did, for the run's end: which undos ran, which failed, which hooks owed one have
+ * none in the runbook (`undoless`, counted in `failed` too), and what that means for writes.
+ */
 export function abortMessage(
   owed: readonly { index: number; id: string; kind: string }[],
   failed: readonly { index: number; id: string; kind: string }[],
   steps: readonly PlannedStep[],
+  undoless: readonly { index: number; id: string; kind: string }[] = [],
 ): string {
   const name = (st: { index: number; id: string }): string => `step ${st.index + 1} "${st.id}"`;
-  if (owed.length === 0)
+  const names = (list: readonly { index: number; id: string }[]): string => list.map(name).join(", ");
+  if (owed.length === 0 && undoless.length === 0)
     return "aborted by the operator (--abort): the journal shows no hook whose undo was still owed: nothing was undone, nothing was sent";
   const stop = owed.find((st) => opensWriteStop(st.kind));
-  const stopFailed = failed.find((st) => opensWriteStop(st.kind));
-  const writes = stopFailed
-    ? `writes may still be stopped: the undo of ${name(stopFailed)} failed`
-    : stop
-      ? `writes are back on (the undo of ${name(stop)} succeeded)`
-      : steps.some((st) => st.bound.opensWriteStop)
-        ? "no stopWrites was open"
-        : "the runbook stops no writes";
-  return failed.length
-    ? `aborted by the operator (--abort), but ${failed.length} of ${owed.length} undo(s) failed (${failed.map(name).join(", ")}): ${writes}`
-    : `aborted by the operator (--abort): ${owed.length} undo(s) ran (${owed.map(name).join(", ")}): ${writes}; nothing was sent to the service`;
+  const stopFailed = failed.find((st) => opensWriteStop(st.kind) && !undoless.includes(st));
+  const stopUndoless = undoless.some((st) => opensWriteStop(st.kind));
+  const writes = stopUndoless
+    ? "writes are still stopped: turn them back on by hand"
+    : stopFailed
+      ? `writes may still be stopped: the undo of ${name(stopFailed)} failed`
+      : stop
+        ? `writes are back on (the undo of ${name(stop)} succeeded)`
+        : steps.some((st) => st.bound.opensWriteStop)
+          ? "no stopWrites was open"
+          : "the runbook stops no writes";
+  const undoFailed = failed.filter((st) => !undoless.includes(st));
+  const why = [
+    ...(undoFailed.length ? [`${undoFailed.length} of ${owed.length} undo(s) failed (${names(undoFailed)})`] : []),
+    ...(undoless.length
+      ? [
+          `${names(undoless)} ${undoless.length === 1 ? "has" : "have"} no \`undo:\` in the runbook, so nothing undid it`,
+        ]
+      : []),
+  ];
+  return why.length
+    ? `aborted by the operator (--abort), but ${why.join("; ")}: ${writes}`
+    : `aborted by the operator (--abort): ${owed.length} undo(s) ran (${names(owed)}): ${writes}; nothing was sent to the service`;
 }

@@ -262,11 +262,27 @@ describe("junit.xml", () => {
       all.findIndex((e) => e.type === "step.started" && e.index === 4),
     );
     const last = cut[cut.length - 1]!;
-    const aborted = (exitCode: number, message: string): RunEvent[] => [
+    const aborted = (exitCode: number, message: string, undone = true): RunEvent[] => [
       ...cut,
+      // the --abort's undo of the write stop (step 3), writes back on
+      ...(undone
+        ? ([
+            {
+              type: "hook.finished",
+              seq: last.seq + 1,
+              at: last.at + 5,
+              index: 3,
+              id: "stop-writes",
+              use: "shell",
+              undo: true,
+              ok: true,
+              durationMs: 3,
+            },
+          ] as RunEvent[])
+        : []),
       {
         type: "run.finished",
-        seq: last.seq + 1,
+        seq: last.seq + 2,
         at: last.at + 10,
         outcome: "failed",
         exitCode,
@@ -285,6 +301,13 @@ describe("junit.xml", () => {
     expect(findAll(ok, "testsuite")[0]?.attrs).toMatchObject({ failures: "0", errors: "0" });
     const failed = parseXml(renderJunit(buildReport(aborted(1, "the undo of step 4 failed"))));
     expect(findAll(failed, "failure").map((f) => f.attrs.message)).toEqual(["the undo of step 4 failed"]);
+    // a journal of an earlier version: exit 0 with the write stop never undone (its step had no
+    // `undo:`): writes still stopped is no run called off
+    const stuck = parseXml(renderJunit(buildReport(aborted(0, "aborted by the operator (--abort)", false))));
+    expect(findAll(stuck, "skipped").map((c) => c.attrs.message)).not.toContain(
+      "called off (--abort): aborted by the operator (--abort)",
+    );
+    expect(findAll(stuck, "failure").map((f) => f.attrs.message)).toEqual(["aborted by the operator (--abort)"]);
   });
 
   it("a crashed run: the running step is an error", () => {

@@ -173,6 +173,50 @@ describe("--abort", () => {
     expect(resumed.all).toMatch(/■ run ok .* · writes stopped \S+ \(and \S+ in an earlier window\) · committed/);
   }, 90_000);
 
+  it("of a write stop with no `undo:` (lint warned): writes stay stopped, and it says so: exit 1, never a clean ABORTED", async () => {
+    // an adversarial run: it said "undoing step 3", then "no hook whose undo was still owed",
+    // exit 0 and ABORTED, the JUnit run case skipped, with the application's writes still off
+    const { file, dir, run } = await setup(["lag-floor=4"]);
+    const text = readFileSync(file, "utf8");
+    const bare = text.replace(/, undo: \{ use: sim-writes, with: \{ url: "[^"]+", enabled: true \} \}/, "");
+    expect(bare).not.toBe(text);
+    writeFileSync(file, bare);
+    await killedInDrained(file, dir);
+    const sent = totalPosts(s!);
+    const r = await run("--abort", "--report", join(dir, "out"));
+    expect(r.code, r.all).toBe(1);
+    expect(r.all).toContain(
+      'abort: step 3 "stop-writes" (sim-writes) has no `undo:` in the runbook, so it cannot be undone from here: undo what it did by hand (writes stay stopped until then)',
+    );
+    expect(r.all).not.toMatch(/undoing step 3/);
+    expect(r.all).toMatch(/abort: .*\.jsonl: no owed undo can run from here; nothing is undone, nothing is sent/);
+    expect(r.all).toContain(
+      'aborted by the operator (--abort), but step 3 "stop-writes" has no `undo:` in the runbook, so nothing undid it: writes are still stopped: turn them back on by hand',
+    );
+    expect(r.all).not.toContain("no hook whose undo was still owed");
+    expect(s!.control.state().writes.enabled, "writes still stopped").toBe(false);
+    expect(totalPosts(s!), "no command reached the service").toBe(sent);
+    expect(finishedLines(dir).at(-1)).toMatchObject({ aborted: true, exitCode: 1, window: { open: true } });
+    const junit = readFileSync(join(dir, "out", "junit.xml"), "utf8");
+    expect(junit).toMatch(/<testsuites name="syncbook run" tests="\d+" failures="\d+" errors="[1-9]/);
+    expect(junit).not.toContain("called off (--abort)");
+    expect(readFileSync(join(dir, "out", "report.html"), "utf8")).toMatch(/<title>ABORTED, NOT EVERYTHING UNDONE · /);
+    expect(r.all).toContain(
+      `nothing was sent to the sync; turn application writes back on by hand (the runbook gives step stop-writes no \`undo:\`), and to go on with this cutover later: syncbook run ${file} --resume (${CALLED_OFF_RESUME})`,
+    );
+
+    // the operator turns writes back on by hand, as told; the --resume offered stops them again
+    // before its commit (it went on at drained, the stop counted as in force, writes flowing)
+    s!.control.setWrites({ enabled: true });
+    s!.control.clearFaults();
+    const resumed = await run("--resume");
+    expect(resumed.code, resumed.all).toBe(0);
+    expect(resumed.all).toContain(
+      'resume: step 3 "stop-writes" runs again: the --abort could not undo it (no `undo:` in the runbook) and asked for writes back on by hand, so writes may be flowing',
+    );
+    expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+  }, 60_000);
+
   it("is refused once commit reached part of the fleet: writes stay stopped, nothing is undone (exit 1)", async () => {
     const { run } = await setup(["commit-refused@2"]);
     const first = await run();

@@ -136,6 +136,20 @@ describe("decideResume: a write stop whose effect may have been reverted runs ag
     expect(d.notes[0]).toBe('step 3 "stop" runs again: its undo ran (--abort): writes went back on');
   });
 
+  it("a write stop an --abort could not undo (no `undo:`) runs again: the abort asked for writes back on by hand", () => {
+    // an adversarial run: the --abort of a stop without `undo:` ended ABORTED, the operator turned
+    // writes on as told, and the --resume it offered counted the stop as in force up to the commit
+    const aborted = { finished: { outcome: "failed", aborted: true } as never };
+    const d = decide(journal(6, [], [hook(2)], aborted), 6);
+    expect(d.notes[0]).toBe(
+      'step 3 "stop" runs again: the --abort could not undo it (no `undo:` in the runbook) and asked for writes back on by hand, so writes may be flowing',
+    );
+    expect(d.done.has(2)).toBe(false);
+    expect(d.memory.writesStopped).toBe(false);
+    // not after a run that was no --abort
+    expect(decide(journal(6, [], [hook(2)], { finished: { outcome: "failed" } as never }), 6).done.has(2)).toBe(true);
+  });
+
   it("only its latest run counts: run again and not undone, it is in force", () => {
     const d = decide(journal(6, [], [hook(2, { undone: true }), hook(2)]), 6);
     expect(d.reverted).toBeUndefined();

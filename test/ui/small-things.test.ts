@@ -203,6 +203,6 @@ describe("an --abort's end in one headline (abortWords)", () => {
   it("called off; nothing undone on purpose; an undo that failed or could not run", () => {
     expect(abortWords({ exitCode: 0 })).toBe("ABORTED");
     expect(abortWords({ exitCode: 1, undoKeptOff: true })).toBe("ABORTED, NOTHING UNDONE: WRITES STAY STOPPED");
-    expect(abortWords({ exitCode: 1 })).toBe("ABORTED, NOT EVERY UNDO SUCCEEDED");
+    expect(abortWords({ exitCode: 1 })).toBe("ABORTED, NOT EVERYTHING UNDONE");
   });
 });
