@@ -408,7 +408,14 @@ export interface RunEventMap {
    * that did not, so the true end lies between them; or `undone` (the stopWrites undo ran: writes
    * are back on the source, there was no cutover).
    */
-  "window.closed": { reason: "canWrite" | "committed" | "undone"; openedAt?: number; seenAt: number; unmetAt?: number };
+  /** `unseenMs`: its end was seen only after that long no runner read the fleet: `seenAt - openedAt` is the most it lasted. */
+  "window.closed": {
+    reason: "canWrite" | "committed" | "undone";
+    openedAt?: number;
+    seenAt: number;
+    unmetAt?: number;
+    unseenMs?: number;
+  };
   /** A hook step marked `writesOn: true` succeeded: the application writes again (to the destination). */
   "window.writes-on": { index: number; id: string };
   "commit.sent": { index: number; id: string; instances: string[]; skewMs: number };

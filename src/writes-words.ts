@@ -13,6 +13,24 @@ import { formatDuration } from "./runbook/duration.js";
 export type WritesLeft = "stopped" | "may-be-stopped";
 
 /**
+ * A write-stop window's length in words, a bound said as one and rounded outwards, the one rule of
+ * every reader (the run's lines and end, its notifications, the report, \`status\`, the watch page,
+ * which inlines this function with its own \`format\`): "at least 12s" when it opened before what
+ * the events show (\`atLeast\`: its stop hook's success unknown; less any time no runner read the
+ * fleet before its end was seen), "at most 4m 31s" when its end was seen only after such a time
+ * (\`unseenMs\`), else the length.
+ */
+export function windowLength(
+  ms: number,
+  bound: { atLeast?: boolean | undefined; unseenMs?: number | undefined },
+  format: (ms: number, round?: "nearest" | "up" | "down") => string = formatDuration,
+): string {
+  if (bound.atLeast) return "at least " + format(Math.max(0, ms - (bound.unseenMs ?? 0)), "down");
+  if (bound.unseenMs !== undefined) return "at most " + format(ms, "up");
+  return format(ms);
+}
+
+/**
  * The write-stop window at a run's end in words: "writes stopped 110ms (and 9.7s in an earlier
  * window)", "writes stopped at most 4m 30s (no runner read the fleet for 3m 26s of it)". The earlier windows of the cutover (a stop undone, then stopped again) were the
  * application's downtime too: the last window alone undersold it.
@@ -28,13 +46,7 @@ export function windowLengthWords(
   const unseen = w.unseenMs !== undefined ? ` (no runner read the fleet for ${formatDuration(w.unseenMs)} of it)` : "";
   // closed by the undo: back on the source, which a bare length would let a reader take for the cutover's end
   const undone = w.undone ? ", until the undo turned them back on" : "";
-  // a bound rounds outwards: "at most" up, "at least" down
-  const [bound, round] = w.atLeast
-    ? (["at least ", "down"] as const)
-    : w.unseenMs !== undefined
-      ? (["at most ", "up"] as const)
-      : (["", "nearest"] as const);
-  return `writes stopped ${bound}${formatDuration(w.durationMs, round)}${w.open ? openWords : ""}${undone}${unseen}${earlier}`;
+  return `writes stopped ${windowLength(w.durationMs, w)}${w.open ? openWords : ""}${undone}${unseen}${earlier}`;
 }
 
 /** The headline words: "writes are STILL STOPPED", "writes may be stopped". */

@@ -234,4 +234,4 @@ export function copyProgress(state: CopyState, opts: CopyOptions = COPY_DEFAULTS
 }
 
 // rounded up to the second: an ETA must not promise more than it knows
-const formatEtaShort = (ms: number): string => formatDuration(Math.max(1, Math.ceil(ms / 1000)) * 1000);
+const formatEtaShort = (ms: number): string => formatDuration(Math.max(1, Math.ceil(ms / 1000)) * 1000, "up");

@@ -32,7 +32,7 @@
  * could not read.
  */
 import type { RunEvent, RunEventMap } from "../events.js";
-import { windowEndWords, type WritesLeft } from "../writes-words.js";
+import { windowEndWords, windowLength, type WritesLeft } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
 import { commandTookEffect } from "../api/commands.js";
@@ -379,12 +379,24 @@ export class WindowTracker {
     w.closedAt = e.at;
     const unmetAt = Math.max(...who.map((k) => this.#lastFalse.get(k) ?? -Infinity));
     if (Number.isFinite(unmetAt)) w.unmetAt = unmetAt;
+    const unseen = this.#unseen(w, e.at);
     this.#toAnnounce = {
       reason: this.#writes.on,
       ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
       seenAt: e.at,
       ...(w.unmetAt !== undefined ? { unmetAt: w.unmetAt } : {}),
+      ...(unseen > 0 ? { unseenMs: unseen } : {}),
     };
+  }
+
+  /**
+   * The time no runner read the fleet between the window's true end's earliest moment (after the
+   * last read that did not show it, and after the commit was sent) and `seenAt`, when a read showed it.
+   */
+  #unseen(w: Win, seenAt: number): number {
+    const from = w.measuredFrom;
+    const after = Math.max(w.unmetAt ?? from, w.commitAt ?? from);
+    return this.#noRunner(after, seenAt).reduce((n, g) => n + g.to - g.from, 0);
   }
 
   /**
@@ -511,9 +523,7 @@ export class WindowTracker {
     if (w.writesOnAt !== undefined) out.writesOnAt = w.writesOnAt;
     if (w.openedAt !== undefined && w.closedAt !== undefined) out.durationMs = w.closedAt - w.openedAt;
     if (w.closedAt !== undefined && w.closedBy !== "undone") {
-      // its end lies after the last read that did not show it, and after the commit was sent
-      const after = Math.max(w.unmetAt ?? from, w.commitAt ?? from);
-      const unseen = this.#noRunner(after, w.closedAt).reduce((n, g) => n + g.to - g.from, 0);
+      const unseen = this.#unseen(w, w.closedAt);
       if (unseen > 0) out.unseenMs = unseen;
     }
     if (w.openedAt !== undefined && w.writesOnAt !== undefined) out.toWritesOnMs = w.writesOnAt - w.openedAt;
@@ -656,14 +666,7 @@ export function windowShares(w: WriteStopWindow): string {
 
 /** The window in one line, for every output: its length, how it ended, and its shares. */
 export function describeWindow(w: WriteStopWindow): string {
-  const total =
-    w.durationMs !== undefined
-      ? w.unseenMs !== undefined
-        ? `at most ${formatDuration(w.durationMs, "up")}`
-        : formatDuration(w.durationMs)
-      : w.openedAt === undefined
-        ? `at least ${formatDuration(w.measuredMs, "down")}`
-        : formatDuration(w.measuredMs);
+  const total = windowLength(w.durationMs ?? w.measuredMs, { atLeast: w.openedAt === undefined, unseenMs: w.unseenMs });
   const end =
     w.closedBy === "undone"
       ? "writes stopped, then back on by the undo: no cutover"

@@ -120,7 +120,7 @@ export function readiness(i: ModelInstance, opts: ReadinessOptions = {}): Readin
     }
     if (e.lagSeconds !== undefined && e.lagSeconds > SERVICE_LAG_LIMIT_S) {
       reasons.push(
-        `embedded verifier (${side}) lag ${formatDuration(e.lagSeconds * 1000)}, over the service's 30s limit`,
+        `embedded verifier (${side}) lag ${formatDuration(e.lagSeconds * 1000, "up")}, over the service's 30s limit`,
       );
       etas.push("unknown");
     }

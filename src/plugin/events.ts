@@ -5,7 +5,7 @@
  */
 import type { RunEvent, RunEventType } from "../events.js";
 import { formatDuration } from "../runbook/duration.js";
-import { commitWords, windowEndWords, windowLengthWords, writesLeftSentence } from "../writes-words.js";
+import { commitWords, windowEndWords, windowLength, windowLengthWords, writesLeftSentence } from "../writes-words.js";
 import type { Notification, NotificationSeverity as Severity } from "./api.js";
 
 /**
@@ -192,7 +192,7 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "window.closed":
       return n.reason === "undone"
         ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${formatDuration(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
-        : `${runbook}: the destination takes writes (${windowEndWords(n.reason)})${n.openedAt !== undefined ? `: writes were stopped for ${formatDuration(n.seenAt - n.openedAt)}` : ""}`;
+        : `${runbook}: the destination takes writes (${windowEndWords(n.reason)})${n.openedAt !== undefined ? `: writes were stopped for ${windowLength(n.seenAt - n.openedAt, n)}${n.unseenMs !== undefined ? ` (its end seen after ${formatDuration(n.unseenMs)} in which no runner read the fleet)` : ""}` : ""}`;
     case "window.writes-on":
       return `${runbook}: application writes are on again (${stepLabel(n)})`;
     case "writes.checked":

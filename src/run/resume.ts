@@ -90,7 +90,7 @@ export async function planResume(
           saidAt = Date.now();
           const left = Math.max(0, d.progressGiveUpMs - (saidAt - started));
           opts.say(
-            `resume: reading the fleet before deciding where to go on: ${whyReadAgain(waiting)}; reading again until every instance answers, for at most ${formatDuration(left)} more; nothing has been sent (Ctrl-C stops)`,
+            `resume: reading the fleet before deciding where to go on: ${whyReadAgain(waiting)}; reading again until every instance answers, for at most ${formatDuration(left, "up")} more; nothing has been sent (Ctrl-C stops)`,
           );
         }
         return Math.min(2000, d.pollMs);

@@ -6,6 +6,7 @@ import type { Colors } from "picocolors/types.js";
 import { verifierDocsText } from "../text.js";
 import type { RunEvent, RunEventMap } from "../events.js";
 import { windowShares, type WindowTracker, type WriteStopWindow } from "../fleet/window.js";
+import { windowLength } from "../writes-words.js";
 import { opensWriteStop, traitsOf } from "../steps/index.js";
 import { COPY_DEFAULTS, copyProgress } from "../fleet/eta.js";
 import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
@@ -193,7 +194,7 @@ export class UiModel {
       parts.push(`${formatDuration(Math.max(0, now - s.startedAt))} into this step`);
       if (s.timeoutMs !== undefined)
         parts.push(
-          `${formatDuration(Math.max(0, s.startedAt + s.timeoutMs - now))} left of its ${formatDuration(s.timeoutMs)} time limit`,
+          `${formatDuration(Math.max(0, s.startedAt + s.timeoutMs - now), "down")} left of its ${formatDuration(s.timeoutMs)} time limit`,
         );
     }
     return c.dim(parts.join(" · "));
@@ -317,7 +318,7 @@ export class UiModel {
     if (!w) return undefined;
     const since = w.openedAt ?? w.measuredFrom;
     return c.magenta(
-      `⏱ writes stopped ${w.openedAt === undefined ? `for at least ${formatDuration(Math.max(0, now - since), "down")}` : formatDuration(Math.max(0, now - since))}: the application cannot write until the destination takes writes`,
+      `⏱ writes stopped ${w.openedAt === undefined ? "for " : ""}${windowLength(Math.max(0, now - since), { atLeast: w.openedAt === undefined })}: the application cannot write until the destination takes writes`,
     );
   }
 
@@ -448,5 +449,5 @@ export function logLine(l: Log, c: Colors): string {
 
 /** `4.2s (service 3.9s · runner 120ms)`: a window's length and shares, for lines. */
 export function windowSummary(w: WriteStopWindow): string {
-  return `${formatDuration(w.durationMs ?? w.measuredMs)} (${windowShares(w)})`;
+  return `${windowLength(w.durationMs ?? w.measuredMs, { atLeast: w.openedAt === undefined, unseenMs: w.unseenMs })} (${windowShares(w)})`;
 }

@@ -7,7 +7,7 @@
 import { codeFrame } from "../text.js";
 import type { Colors } from "picocolors/types.js";
 import { instanceLabel, type RunEvent, type RunEventMap } from "../events.js";
-import { commitWords, windowEndWords } from "../writes-words.js";
+import { commitWords, windowEndWords, windowLength } from "../writes-words.js";
 import {
   commandName,
   formatBytes,
@@ -247,7 +247,7 @@ export class SimpleUi {
           ...(open && !stuck
             ? [
                 c.magenta(
-                  `⏱ no read has shown the destination taking writes: writes stopped ${formatDuration(open.measuredMs)} ago and the window is still open`,
+                  `⏱ no read has shown the destination taking writes: writes stopped ${windowLength(open.measuredMs, { atLeast: open.openedAt === undefined })} ago and the window is still open`,
                 ),
               ]
             : []),

@@ -10,7 +10,7 @@
 import { CUT_OFF_WORDS, cutOff } from "../model/fold.js";
 import { formatDuration } from "../runbook/duration.js";
 import { verifierDocsText } from "../text.js";
-import { COMMIT_IN_DOUBT_WORDS, windowEndWords } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, windowEndWords, windowLength } from "../writes-words.js";
 
 const CSS = `
 *{box-sizing:border-box}
@@ -53,6 +53,7 @@ const cutOff = ${cutOff.toString()};
 const CUT_OFF_WORDS = ${JSON.stringify(CUT_OFF_WORDS)};
 const COMMIT_IN_DOUBT_WORDS = ${JSON.stringify(COMMIT_IN_DOUBT_WORDS)};
 const windowEndWords = ${windowEndWords.toString()};
+const windowLength = ${windowLength.toString()};
 let state = null;
 let skew = 0;
 const OUTCOME = { ok: ["done", "ok"], failed: ["FAILED", "bad"], running: ["running", "warn"], pending: ["not reached", "muted"], skipped: ["skipped", "muted"], interrupted: ["interrupted", "bad"] };
@@ -89,7 +90,8 @@ function render() {
     const ms = open ? now - from : (w.durationMs ?? w.measuredMs);
     const words = open ? "WRITES STOPPED for " : w.closedBy === "undone" ? "Writes were stopped, then turned back on by the undo: " : "Write-stop window closed after ";
     // its end seen only after a span no runner read the fleet in: the most it lasted
-    const clock = el("p", words + (!open && w.unseenMs ? "at most " + dur(ms, "up") : dur(ms)), "clock" + (open ? " open" : ""));
+    // a bound said as one, rounded outwards: "at most" (its end seen late), "at least" (opened before what the events show)
+    const clock = el("p", words + windowLength(ms, { atLeast: w.openedAt === undefined, unseenMs: open ? undefined : w.unseenMs }, dur), "clock" + (open ? " open" : ""));
     clock.id = "clock";
     const nodes = [clock, el("p", (open ? "since " : "from ") + utc(from) + (w.closedAt ? " to " + utc(w.closedAt) + " (" + windowEndWords(w.closedBy) + ")" : "") + (w.writesOnAt ? "; application writes on again at " + utc(w.writesOnAt) : "") + (!open && w.unseenMs ? "; its end was seen after " + dur(w.unseenMs) + " in which no runner read the fleet: it may have come then" : ""))];
     const shares = Object.entries(w.shares).filter(([, v]) => v > 0).map(([k, v]) => (k === "none" ? "no runner alive" : k) + " " + dur(v));
@@ -169,7 +171,7 @@ function tick() {
   // the clock of an open window runs between states
   if (!state || !state.model.window) return;
   const w = state.model.window; if (!(w.open && w.closedBy === undefined)) return;
-  const c = $("clock"); if (c) c.textContent = "WRITES STOPPED for " + dur(Date.now() - skew - (w.openedAt ?? w.measuredFrom));
+  const c = $("clock"); if (c) c.textContent = "WRITES STOPPED for " + windowLength(Date.now() - skew - (w.openedAt ?? w.measuredFrom), { atLeast: w.openedAt === undefined }, dur);
 }
 function take(text) { try { state = JSON.parse(text); skew = Date.now() - state.at; render(); } catch (e) { $("conn").textContent = "bad state: " + e.message; } }
 function connect() {

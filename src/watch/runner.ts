@@ -13,7 +13,7 @@ import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
-import { COMMIT_IN_DOUBT_WORDS, WRITES_LEFT_WORDS, reverseInDoubtWords } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, WRITES_LEFT_WORDS, reverseInDoubtWords, windowLength } from "../writes-words.js";
 import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, varArgs } from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
@@ -201,7 +201,7 @@ export function stateLeft(m: CutoverModel, now: number, runnerGone = true): stri
   if (doubt) out.push(`${reverseInDoubtWords(doubt.id)} (sent to ${doubt.instances.join(", ")})`);
   if (w?.open && w.closedBy === undefined) {
     const at = w.openedAt ?? w.measuredFrom;
-    out.push(`writes stopped ${formatDuration(Math.max(0, now - at))} ago`);
+    out.push(`writes stopped ${windowLength(Math.max(0, now - at), { atLeast: w.openedAt === undefined })} ago`);
   } else if (m.writesLeft) out.push(WRITES_LEFT_WORDS[m.writesLeft]);
   if (!m.cutover.committed) {
     // after a reverse, the sync that runs now is the one it started: the commits before it were the other's

@@ -345,10 +345,16 @@ describe("WindowTracker", () => {
       at(61_400, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never });
       at(61_400, "progress.sampled", { instance: inst(1), progress: prog(true, "COMMITTED", 1) as never });
       const w = new WindowTracker(traitsOf);
-      for (const e of events) w.apply(e);
-      return w.current()!;
+      let closed: ReturnType<WindowTracker["takeClosed"]>;
+      for (const e of events) {
+        w.apply(e);
+        closed = w.takeClosed() ?? closed;
+      }
+      return Object.assign(w.current()!, { announced: closed });
     };
     const m = killedPastCommit("COMMITTED");
+    // the window.closed event says it too: its notification's "writes were stopped for" is at most
+    expect(m.announced).toEqual({ reason: "committed", openedAt: 20, seenAt: 61_400, unseenMs: 60_000 });
     expect(m).toMatchObject({ openedAt: 20, closedAt: 61_400, durationMs: 61_380, unseenMs: 60_000 });
     // a bound rounds outwards: 61.38 s is at most 1m 02s, never 1m 01s
     expect(describeWindow(m)).toMatch(
@@ -358,6 +364,7 @@ describe("WindowTracker", () => {
     const later = killedPastCommit("RUNNING");
     expect(later).toMatchObject({ closedAt: 61_400, durationMs: 61_380, unmetAt: 61_300 });
     expect(later.unseenMs).toBeUndefined();
+    expect(later.announced?.unseenMs).toBeUndefined();
     expect(describeWindow(later)).toMatch(/^1m 01s \(writes stopped → COMMITTED on every instance\)/);
   });
 

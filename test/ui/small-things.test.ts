@@ -8,7 +8,14 @@ import { SimpleUi } from "../../src/ui/simple.js";
 import { formatValue, formatWaitStatus } from "../../src/ui/format.js";
 import { decisionLine } from "../../src/ui/model.js";
 import { EventBuilder, STEPS } from "../support/ui-fixtures.js";
-import { abortWords, commitWords, windowLengthWords, writesLeftSentence } from "../../src/writes-words.js";
+import {
+  abortWords,
+  commitWords,
+  windowLength,
+  windowLengthWords,
+  writesLeftSentence,
+} from "../../src/writes-words.js";
+import { windowSummary } from "../../src/ui/model.js";
 import { EVENT_ALIASES, describeNotification, severityOf } from "../../src/plugin/events.js";
 
 const plain = pc.createColors(false);
@@ -90,6 +97,34 @@ describe("the write-stop window at a run's end, in words (src/writes-words.ts)",
     // "at least": down
     expect(windowLengthWords({ durationMs: 12_900, open: true, atLeast: true }, " so far")).toBe(
       "writes stopped at least 12s so far",
+    );
+  });
+});
+
+describe("a write-stop window's length, a bound said as one (`windowLength`, every reader's)", () => {
+  // an outside review: the watch page, the run's lines and the window.closed notification said a
+  // window that opened before the events show as a bare length, and one whose end was seen after a
+  // time no runner read the fleet as its length ("writes were stopped for 4m 30s")
+  it("at least rounds down, at most up, both: at least the length less the unseen time", () => {
+    expect(windowLength(12_990, {})).toBe("13s");
+    expect(windowLength(12_990, { atLeast: true })).toBe("at least 12s");
+    expect(windowLength(12_400, { unseenMs: 9_000 })).toBe("at most 13s");
+    expect(windowLength(70_900, { atLeast: true, unseenMs: 60_000 })).toBe("at least 10s");
+    expect(windowLength(1_000, { atLeast: true, unseenMs: 60_000 })).toBe("at least 0ms");
+  });
+
+  it("the run's lines (windowSummary) and the window.closed notification say it", () => {
+    const w = { measuredFrom: 0, measuredMs: 12_900, open: true, shares: {}, parts: [] } as unknown as Parameters<
+      typeof windowSummary
+    >[0];
+    expect(windowSummary(w)).toMatch(/^at least 12s \(/);
+    expect(windowSummary({ ...w, openedAt: 0, durationMs: 12_400, unseenMs: 9_000 })).toMatch(/^at most 13s \(/);
+    const closed = { type: "window.closed", reason: "committed", openedAt: 0, seenAt: 270_200 } as const;
+    expect(describeNotification({ ...closed, unseenMs: 206_000 } as never, "rb")).toBe(
+      "rb: the destination takes writes (COMMITTED on every instance): writes were stopped for at most 4m 31s (its end seen after 3m 26s in which no runner read the fleet)",
+    );
+    expect(describeNotification(closed as never, "rb")).toBe(
+      "rb: the destination takes writes (COMMITTED on every instance): writes were stopped for 4m 30s",
     );
   });
 });

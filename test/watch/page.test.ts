@@ -11,7 +11,7 @@ import { CUT_OFF_WORDS, cutOff } from "../../src/model/fold.js";
 import type { StepOutcome } from "../../src/model/contract.js";
 import { formatDuration } from "../../src/runbook/duration.js";
 import { verifierDocsText, type GenerationDocs } from "../../src/text.js";
-import { windowEndWords } from "../../src/writes-words.js";
+import { windowEndWords, windowLength } from "../../src/writes-words.js";
 import { watchPage } from "../../src/watch/page.js";
 
 /** One of the page script's inlined functions, evaluated on its own (it uses nothing of the page's). */
@@ -23,6 +23,12 @@ function pageFunction(name: string, next: string): unknown {
   return runInNewContext(`"use strict"; (${m[1]})`);
 }
 const pageDur = () => pageFunction("dur", "const docsText = ") as (ms: unknown) => string;
+const pageWindowLength = () =>
+  pageFunction("windowLength", "let state = null;") as (
+    ms: number,
+    bound: { atLeast?: boolean; unseenMs?: number },
+    format: unknown,
+  ) => string;
 
 describe("the watch page's durations", () => {
   it("are formatDuration's, at every boundary and for what is no duration", () => {
@@ -55,6 +61,12 @@ describe("the watch page's durations", () => {
       for (const round of ["up", "down"] as const)
         expect((dur as (ms: unknown, r: string) => string)(v, round), `${v} ${round}`).toBe(formatDuration(v, round));
     expect(dur(90_000_000)).toBe("1d 1h");
+    // a window's length, a bound said as one: the page's clock is windowLength's, with the page's dur
+    const len = pageWindowLength();
+    for (const v of values.filter((x) => Number.isFinite(x) && x >= 0))
+      for (const bound of [{}, { atLeast: true }, { unseenMs: 9_000 }, { atLeast: true, unseenMs: 500 }])
+        expect(len(v, bound, dur), `${v} ${JSON.stringify(bound)}`).toBe(windowLength(v, bound));
+    expect(watchPage("n0nce")).toContain("windowLength(ms, { atLeast: w.openedAt === undefined");
     expect(dur(undefined)).toBe("?");
     expect(dur("5000")).toBe("?");
   });
@@ -115,7 +127,7 @@ describe("the watch page's cut-off step", () => {
 // a window COMMITTED on every instance closed (b38b113 fixed that by hand, untested).
 describe("the watch page's end of the write-stop window", () => {
   it("is windowEndWords's, for every way the window closes, and the window line says it", () => {
-    const pageWords = pageFunction("windowEndWords", "let state = null;") as typeof windowEndWords;
+    const pageWords = pageFunction("windowEndWords", "const windowLength = ") as typeof windowEndWords;
     for (const end of ["canWrite", "committed", "undone", undefined] as const)
       expect(pageWords(end), String(end)).toBe(windowEndWords(end));
     expect(pageWords("committed")).toBe("COMMITTED on every instance");
