@@ -42,7 +42,7 @@ import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import { currentSyncCommit, cutoverVars, lastReverse, reverseInDoubt, wayOnFromRefused } from "./earlier.js";
-import { stopWritesBefore } from "./plan.js";
+import { planSteps, stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
   nextAfterFailedUndo,
@@ -207,6 +207,11 @@ export interface JournalStatus {
    * writes, or not (`--resume` runs it again; `--abort` runs its undo).
    */
   writesStopInDoubt?: { step: number; id: string };
+  /**
+   * The last run was an `--abort` that could not undo this stopWrites (its step has no `undo:`):
+   * writes stay stopped until turned on by hand, and `--resume` runs it again (src/run/resume-decide.ts).
+   */
+  writesStopUndoless?: { step: number; id: string };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
   writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
   /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
@@ -557,6 +562,16 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
         },
       ],
     };
+  // an --abort that could not undo the write stop (no `undo:`): writes by hand, then --resume,
+  // which stops them again (as the abort's own end says it)
+  if (f?.aborted && j.writesStopUndoless && j.commitSent === undefined && j.lastStep)
+    return {
+      runs: [{ args: "--resume", does: CALLED_OFF_RESUME }],
+      notes: [
+        `writes are still stopped: the runbook gives step ${j.writesStopUndoless.step} ${j.writesStopUndoless.id} no \`undo:\`, so turn them back on by hand; the --resume stops them again before its commit`,
+        ...(j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : []),
+      ],
+    };
   // called off (every undo --abort owed ran): as the abort's own end says it, --resume goes on
   // with it later; a plain run would start a new cutover (src/run/earlier.ts)
   if (f?.calledOff && j.lastStep)
@@ -782,6 +797,14 @@ async function readJournalStatus(
   // a stop hook cut off in its run (ok unknown, no undo begun): "not stopped" would be a guess
   if (!state.stopWritesSucceeded && stop && stop.ok === undefined && stop.undoStarted !== true && !stop.undone)
     out.writesStopInDoubt = { step: stop.stepIndex + 1, id: stop.id };
+  if (
+    state.finished?.aborted &&
+    stop?.ok === true &&
+    !stop.undone &&
+    stop.undoStarted !== true &&
+    planSteps(runbook)[stop.stepIndex]?.bound.hookCall()?.undo === undefined
+  )
+    out.writesStopUndoless = { step: stop.stepIndex + 1, id: stop.id };
   const next = nextOffer(out);
   // the journal folder status read (--journal-dir), first: a way on without it reads the default
   // folder and finds no journal; then the vars its runs decided their `when`s with: a resume with

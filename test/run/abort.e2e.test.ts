@@ -205,6 +205,12 @@ describe("--abort", () => {
       `nothing was sent to the sync; turn application writes back on by hand (the runbook gives step stop-writes no \`undo:\`), and to go on with this cutover later: syncbook run ${file} --resume (${CALLED_OFF_RESUME})`,
     );
 
+    // status offers the same way on (it offered none)
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toContain(
+      `  next:\n    syncbook run ${file} --resume\n        ${CALLED_OFF_RESUME}\n    (writes are still stopped: the runbook gives step 3 stop-writes no \`undo:\`, so turn them back on by hand; the --resume stops them again before its commit)\n`,
+    );
+
     // the operator turns writes back on by hand, as told; the --resume offered stops them again
     // before its commit (it went on at drained, the stop counted as in force, writes flowing)
     s!.control.setWrites({ enabled: true });

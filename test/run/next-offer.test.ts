@@ -124,6 +124,23 @@ describe("nextOffer", () => {
     // no step ran: nothing to go on with
     expect(nextOffer({ ...base, finished: calledOff })).toBeUndefined();
   });
+  it("an --abort that could not undo the write stop (no `undo:`): writes by hand, then --resume, which stops them again", () => {
+    // an outside review: status offered nothing after it (the abort was no "called off", nor open)
+    const aborted = { ...failed, aborted: true as const };
+    const undoless = { step: 3, id: "stop-writes" };
+    expect(nextOffer({ ...base, lastStep: step, finished: aborted, writesStopUndoless: undoless })).toEqual({
+      runs: [{ args: "--resume", does: CALLED_OFF_RESUME }],
+      notes: [
+        "writes are still stopped: the runbook gives step 3 stop-writes no `undo:`, so turn them back on by hand; the --resume stops them again before its commit",
+      ],
+    });
+    // not once a commit may have been sent: the abort was refused then, and nothing goes back on
+    expect(
+      JSON.stringify(
+        nextOffer({ ...base, lastStep: step, finished: aborted, writesStopUndoless: undoless, commitSent: true }),
+      ) ?? "",
+    ).not.toContain("by hand");
+  });
   it("nothing while the run's own process holds the lock, when --resume would refuse the journal, or after a cutover that ended", () => {
     const alive = { pid: 1, host: "h", startedAt: "t", alive: true };
     expect(nextOffer({ ...base, lastStep: step, lock: alive })).toBeUndefined();
