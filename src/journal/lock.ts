@@ -18,6 +18,7 @@ import {
   fsyncSync,
   linkSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   statSync,
@@ -177,6 +178,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     ...(options.elsewhere ? { elsewhere: options.elsewhere } : {}),
   });
 
+  sweepLeftovers(dir, options.fileName ?? LOCK_FILE_NAME, Date.now()); // file times are the real clock
   let staleFrom: LockInfo | { unreadable: string } | undefined;
   // a few rounds: each one either wins the exclusive create or learns who holds the lock
   for (let round = 0; round < 5; round++) {
@@ -311,6 +313,32 @@ function createWhole(file: string, text: string): void {
       unlinkSync(own);
     } catch {
       // gone
+    }
+  }
+}
+
+/** How old a lock's own `.new` or `.stale` file must be to be a leftover: each lives milliseconds. */
+export const LEFTOVER_AFTER_MS = 60_000;
+
+/**
+ * Removes the files a runner killed between its lock's write and its link (`createWhole`'s `.new`)
+ * or inside a take-over (`.stale`) left beside the lock: by age, not by pid, as the folder may be
+ * shared with other hosts. A live runner's own lasts milliseconds; one a minute old was left.
+ */
+function sweepLeftovers(dir: string, lockName: string, now: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // the create that follows says what is wrong with the folder
+  }
+  for (const name of names) {
+    if (!name.startsWith(`${lockName}.`) || !/\.\d+\.[0-9a-f-]{36}\.(new|stale)$/.test(name)) continue;
+    const path = join(dir, name);
+    try {
+      if (now - statSync(path).mtimeMs > LEFTOVER_AFTER_MS) unlinkSync(path);
+    } catch {
+      // gone, or not ours to remove: harmless beside the lock
     }
   }
 }

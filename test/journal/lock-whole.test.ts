@@ -6,7 +6,7 @@
  * at the lock's name: whenever it exists, it holds the whole lock.
  */
 import type * as Fs from "node:fs";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
@@ -86,5 +86,19 @@ describe("acquireLock writes the lock whole before its name exists", () => {
     seen.linkFails = "EIO";
     expect(() => acquireLock(dir)).toThrow(new RegExp(`${LOCK_FILE_NAME}`));
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("a `.new` or `.stale` a runner killed in its lock's write or take-over left a minute ago is removed; a fresh one, and other files, stay", () => {
+    // a kill -9 between the write and the link left `syncbook.lock.<pid>.<uuid>.new` for ever
+    const uuid = "0b7e6f5c-6d1a-4c8e-9a3b-2f1e0d9c8b7a";
+    const old = [`${LOCK_FILE_NAME}.4242.${uuid}.new`, `${LOCK_FILE_NAME}.4243.${uuid}.stale`];
+    const fresh = `${LOCK_FILE_NAME}.4244.${uuid}.new`;
+    const others = ["a.jsonl", `${LOCK_FILE_NAME}.notes.new`];
+    for (const n of [...old, fresh, ...others]) writeFileSync(join(dir, n), "x");
+    const minuteAgo = (Date.now() - 61_000) / 1000;
+    for (const n of [...old, others[1]!]) utimesSync(join(dir, n), minuteAgo, minuteAgo);
+    const lock = acquireLock(dir);
+    expect(readdirSync(dir).sort()).toEqual([LOCK_FILE_NAME, fresh, ...others].sort());
+    lock.release();
   });
 });
