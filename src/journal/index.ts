@@ -74,6 +74,7 @@ export {
 } from "./read.js";
 export {
   reconcile,
+  STOP_COUNTED_NOTE,
   type ReconcileResult,
   type ReconcileOptions,
   type ReconcileRefusal,

@@ -23,6 +23,10 @@ import { blocksUntilEveryInstance, COMMAND_EFFECT, sentOnceOnly, settledStates }
 import { sameService } from "../instance-identity.js";
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
+/** The note that the journal's write stop is in force: `--resume` leaves it out when its decision runs that stop again. */
+export const STOP_COUNTED_NOTE =
+  "writes were stopped by an earlier step of this run (its undo has not run): the commit interlock counts it";
+
 export interface FleetReading {
   /** `instanceKey(ref)`: the same key the journal uses (name, else `#<place in the list>`). */
   instance: string;
@@ -375,10 +379,7 @@ export function reconcile(
   }
 
   // a reverse adopted here runs the sync the other way: the stop before it is not this sync's
-  if (state.stopWritesSucceeded && !adopt.some((a) => a.op === "reverse"))
-    notes.push(
-      "writes were stopped by an earlier step of this run (its undo has not run): the commit interlock counts it",
-    );
+  if (state.stopWritesSucceeded && !adopt.some((a) => a.op === "reverse")) notes.push(STOP_COUNTED_NOTE);
   const openHooks = state.hooksRan.filter((h) => h.stepIndex < resumeAt && !h.undone && h.ok === true);
   if (openHooks.length && !state.stopWritesSucceeded)
     notes.push(

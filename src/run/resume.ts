@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { delay } from "../timers.js";
 import { ExitCode, UserError } from "../errors.js";
 import { createFleet, type InstanceSample } from "../fleet/index.js";
-import { chooseJournal, instanceKey, journalCutover, reconcile } from "../journal/index.js";
+import { chooseJournal, instanceKey, journalCutover, reconcile, STOP_COUNTED_NOTE } from "../journal/index.js";
 import type { RunEvent } from "../events.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
@@ -144,7 +144,10 @@ export async function planResume(
       }
     }
   }
-  for (const n of r.notes) opts.say(`resume: ${n}`);
+  // a write stop the decision runs again (its undo ran or may have, an --abort left it to be undone
+  // by hand) is not in force: the word that the commit interlock counts it would contradict it
+  const stopRunsAgain = r.ok && decideResume(state, r, steps, opts.mayHaveActed === true).reverted !== undefined;
+  for (const n of r.notes) if (!(stopRunsAgain && n === STOP_COUNTED_NOTE)) opts.say(`resume: ${n}`);
   if (!r.ok && r.code === "finished" && opts.file !== undefined) {
     // the journal named is over, but the folder holds a run that is not: exit 0 would tell a
     // wrapper the cutover is done

@@ -220,6 +220,8 @@ describe("--abort", () => {
     expect(resumed.all).toContain(
       'resume: step 3 "stop-writes" runs again: the --abort could not undo it (no `undo:` in the runbook) and asked for writes back on by hand, so writes may be flowing',
     );
+    // and never, a line before, that the stop it runs again is in force (a terminal trial)
+    expect(resumed.all).not.toContain("the commit interlock counts it");
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
   }, 60_000);
 
