@@ -159,6 +159,11 @@ export interface RunEventMap {
      */
     undoKeptOff?: true;
     /**
+     * An `--abort` owed the undo of this write stop (its step id), whose step has no `undo:`: writes
+     * stay stopped until a person turns them back on, then `--resume` stops them again.
+     */
+    undoByHand?: string;
+    /**
      * The step `--to` named, when the run stopped there before the runbook's end: its cutover is
      * not over (`--resume` goes on with the next step), whatever its outcome.
      */

@@ -56,15 +56,23 @@ export const WRITES_LEFT_WORDS: Readonly<Record<WritesLeft, string>> = {
 };
 
 /** One sentence, for a notification or a run's last line. */
-export function writesLeftSentence(w: WritesLeft, committed: boolean, commitInDoubt = false): string {
+export function writesLeftSentence(
+  w: WritesLeft,
+  committed: boolean,
+  commitInDoubt = false,
+  /** An `--abort` could not undo this write stop (its step id: no `undo:`): by hand, not `--abort` again. */
+  undoByHand?: string,
+): string {
   // never "turned back on" after a commit: writes back on the source then are lost to the
   // destination (an adversarial run: a committed run's notification said so)
   return w === "stopped"
-    ? commitInDoubt && !committed
-      ? `application ${WRITES_LEFT_WORDS.stopped}: a commit was sent and may hold, so writes must not go back on the source; the fleet tells whether it took effect (syncbook status, or --resume, which reads it first)`
-      : committed
-        ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until it writes to the destination once it takes writes (committed: never back on the source)`
-        : `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until the cutover completes, or the stop is undone while no commit may have been sent (--abort judges that)`
+    ? undoByHand !== undefined && !committed && !commitInDoubt
+      ? `application ${WRITES_LEFT_WORDS.stopped}: the runbook gives step ${undoByHand} no \`undo:\`, so --abort cannot undo it: turn writes back on by hand, then --resume goes on with the cutover (it stops them again before its commit)`
+      : commitInDoubt && !committed
+        ? `application ${WRITES_LEFT_WORDS.stopped}: a commit was sent and may hold, so writes must not go back on the source; the fleet tells whether it took effect (syncbook status, or --resume, which reads it first)`
+        : committed
+          ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until it writes to the destination once it takes writes (committed: never back on the source)`
+          : `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until the cutover completes, or the stop is undone while no commit may have been sent (--abort judges that)`
     : `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook failed part-way and no undo of it succeeded; check the application's writers`;
 }
 
@@ -93,6 +101,19 @@ export function abortWords(e: Pick<RunEventMap["run.finished"], "exitCode" | "un
     : e.undoKeptOff
       ? "ABORTED, NOTHING UNDONE: WRITES STAY STOPPED"
       : "ABORTED, NOT EVERYTHING UNDONE";
+}
+
+/**
+ * An `--abort` that called the cutover off: every undo it owed ran (exit 0) and writes are not left
+ * stopped (`writesOpen`: the window still open at its end, as a journal of an earlier version
+ * shows after an abort that could not undo a write stop with no `undo:`). The one rule of the read
+ * model's runs (`ended: "called-off"`: the report, the watch page, `status`) and the JUnit file.
+ */
+export function calledOff(
+  e: Pick<RunEventMap["run.finished"], "aborted" | "exitCode" | "undoKeptOff" | "writes">,
+  writesOpen: boolean,
+): boolean {
+  return e.aborted === true && e.exitCode === 0 && e.undoKeptOff !== true && e.writes !== "stopped" && !writesOpen;
 }
 
 /** A commit sent that may hold, in the words every reader says it with (`commitWords`, the report, the watch page). */

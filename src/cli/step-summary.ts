@@ -198,7 +198,7 @@ export function createRunSummary() {
     if (finished?.writes)
       facts.push([
         "application writes",
-        writesLeftSentence(finished.writes, finished.committed, finished.commitInDoubt === true),
+        writesLeftSentence(finished.writes, finished.committed, finished.commitInDoubt === true, finished.undoByHand),
       ]);
     facts.push([
       "writes lost",

@@ -36,6 +36,7 @@ import { windowEndWords, windowLength, type WritesLeft } from "../writes-words.j
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
 import { commandTookEffect } from "../api/commands.js";
+import { classifyAnswer } from "../journal/state.js";
 import type { DestinationWrites } from "../runbook/can-write.js";
 
 export type WindowShare = "service" | "runner" | "operator" | "steps" | "none";
@@ -276,8 +277,9 @@ export class WindowTracker {
           const span = this.#commitSpan();
           if (span) span.commitTo = Math.max(span.commitTo ?? e.at, e.at);
           // its progress reads from here on learn whether a commit whose answer was lost took effect;
-          // a refusal (`service`) or a request never sent (`not-sent`) had no effect to learn of
-          if (span && !e.ok && e.errorKind === "transport") this.#settling = span;
+          // a refusal or a request never sent had no effect to learn of (the journal's reading of an
+          // answer, which also reads an older journal's, written before `errorKind`)
+          if (span && classifyAnswer(e).answered === "unknown") this.#settling = span;
         }
         break;
       case "decision": {

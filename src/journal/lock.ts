@@ -178,7 +178,7 @@ export function acquireLock(dir: string, options: AcquireLockOptions = {}): Lock
     ...(options.elsewhere ? { elsewhere: options.elsewhere } : {}),
   });
 
-  sweepLeftovers(dir, options.fileName ?? LOCK_FILE_NAME, Date.now()); // file times are the real clock
+  sweepLeftovers(dir, options.fileName ?? LOCK_FILE_NAME, (options.now ?? Date.now)());
   let staleFrom: LockInfo | { unreadable: string } | undefined;
   // a few rounds: each one either wins the exclusive create or learns who holds the lock
   for (let round = 0; round < 5; round++) {
@@ -336,7 +336,9 @@ function sweepLeftovers(dir: string, lockName: string, now: number): void {
     if (!name.startsWith(`${lockName}.`) || !/\.\d+\.[0-9a-f-]{36}\.(new|stale)$/.test(name)) continue;
     const path = join(dir, name);
     try {
-      if (now - statSync(path).mtimeMs > LEFTOVER_AFTER_MS) unlinkSync(path);
+      // a rename keeps the file's mtime (a `.stale` is the old lock moved aside): its ctime is the move's
+      const st = statSync(path);
+      if (now - Math.max(st.mtimeMs, st.ctimeMs) > LEFTOVER_AFTER_MS) unlinkSync(path);
     } catch {
       // gone, or not ours to remove: harmless beside the lock
     }
@@ -375,6 +377,10 @@ function takeOver(file: string, staleText: string): boolean {
     }
     return false;
   }
-  unlinkSync(aside);
+  try {
+    unlinkSync(aside);
+  } catch {
+    // gone (swept by another runner): the stale lock is out of the way all the same
+  }
   return true;
 }

@@ -74,6 +74,11 @@ export interface HookRun {
   undone: boolean;
   /** Its undo started (whatever became of it): what the hook did may have been reverted. */
   undoStarted?: boolean;
+  /**
+   * Its step has no runbook `undo:`, and an `--abort` handed its undo to a person (a `decision`
+   * of kind `undo`, check `by-hand`): for a write stop, writes may be back on from then on.
+   */
+  byHand?: true;
   /** The variables in effect in the run that called it (its `run.started.vars`): absent in older journals. */
   vars?: Readonly<Record<string, string | number | boolean>>;
 }
@@ -472,6 +477,16 @@ export async function readJournalState(
       }
       case "hook.process":
         hookCalls.apply(e);
+        return;
+      case "decision":
+        // an --abort handed a hook's undo to a person (its step has no `undo:`): from here on its
+        // effect may have been reverted by hand, whatever later runs end as (an outside review: a
+        // resume cut off before it stopped writes again left the next resume counting the stop)
+        if (e.kind === "undo" && e.check === "by-hand") {
+          const index = Number(e.index);
+          for (const h of hooks) if (h.stepIndex === index && !h.undone) h.byHand = true;
+          if (traits(steps.get(index)?.kind).opensWriteStop) stopWrites = false;
+        }
         return;
       case "hook.started":
         hookCalls.apply(e);

@@ -19,6 +19,7 @@ import { deliveryReport } from "../plugin/deliveries.js";
 import { classifyAnswer, type Answer } from "../journal/state.js";
 import { decidedVars, wayOnVars } from "../next-run.js";
 import { WindowTracker, isJournalHeader, type WindowKindTraits } from "../fleet/window.js";
+import { calledOff } from "../writes-words.js";
 import {
   MODEL_VERSION,
   type CutoverModel,
@@ -285,7 +286,7 @@ export class CutoverFold {
         if (cur) {
           cur.finishedAt = e.at;
           cur.outcome = e.outcome;
-          cur.ended = e.aborted === true && e.exitCode === 0 ? "called-off" : e.outcome;
+          cur.ended = calledOff(e, this.#window.open) ? "called-off" : e.outcome;
           cur.exitCode = e.exitCode;
           cur.durationMs = e.durationMs;
           cur.committed = e.committed;

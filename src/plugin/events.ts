@@ -231,7 +231,7 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
         : n.outcome;
   const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
   const window = n.window ? `; ${windowLengthWords(n.window)}` : "";
-  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes, n.committed, n.commitInDoubt === true)}. ` : ""}run ${how} (${commitWords(n)}) after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
+  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes, n.committed, n.commitInDoubt === true, n.undoByHand)}. ` : ""}run ${how} (${commitWords(n)}) after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
 }
 
 /** An interrupt from the operator's terminal (Ctrl-C), or one whose signal is not known. */

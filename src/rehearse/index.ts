@@ -338,13 +338,15 @@ function simulatorRefused(err: unknown, instances: number, version: string): unk
     : /^data \(/.test(m)
       ? [
           "--data",
-          `the rehearsal splits the data across the runbook's ${instances === 1 ? "one instance" : `${instances} instances`}, at least one byte each: give ${instances} bytes or more, e.g. --data 2GiB`,
+          `the rehearsal splits the data across the runbook's ${instances === 1 ? "one instance" : `${instances} instances`}, at least one byte each: give ${instances === 1 ? "1 byte" : `${instances} bytes`} or more, e.g. --data 2GiB`,
         ]
       : /cluster setting/.test(m)
         ? [
             "the runbook's clusters",
             "a rehearsal simulates a source and a destination: declare both under `clusters` (the start step's `source` and `destination`)",
           ]
-        : ["the rehearsal's settings", "see syncbook rehearse --help for the options and their ranges"];
+        : [undefined, undefined];
+  // any other RangeError is a bug of ours, not a setting: said as one
+  if (what === undefined || hint === undefined) return err;
   return new UserError(`${what}: ${m}`, { hint, exitCode: ExitCode.usage });
 }

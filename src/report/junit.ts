@@ -62,10 +62,8 @@ export function renderJunit(report: Report): string {
   // an `--abort` that ran every owed undo (exit 0) is the operator calling the cutover off, not a
   // run that went wrong: a CI reading a failure there disagreed with the exit code, the terminal,
   // the job summary and the page (ABORTED, `abortWords`); one that did not end so (exit 1) stays a failure
-  // (and writes not left stopped: a journal of an earlier version ended so, exit 0, after an
-  // --abort that could not undo a write stop whose step had no `undo:`)
-  const calledOff =
-    report.aborted === true && report.exitCode === 0 && report.undoKeptOff !== true && report.window?.open !== true;
+  // (and writes not left stopped: the read model's rule, `calledOff` in src/writes-words.ts)
+  const calledOff = report.runs.at(-1)?.ended === "called-off";
   const runFailed =
     !calledOff && (report.outcome === "failed" || report.outcome === "interrupted" || report.outcome === "unfinished");
   if (calledOff && !stepsFailed && loose.length === 0)

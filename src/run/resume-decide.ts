@@ -78,8 +78,8 @@ export function decideResume(
       ? `its undo ran${state.finished?.aborted ? " (--abort)" : ""}: writes went back on`
       : h.undoStarted
         ? "its undo started in an earlier run, so writes may be flowing"
-        : state.finished?.aborted
-          ? // its step has no `undo:`: the --abort said to turn writes back on by hand
+        : h.byHand
+          ? // its step has no `undo:`: an --abort said to turn writes back on by hand (journaled)
             "the --abort could not undo it (no `undo:` in the runbook) and asked for writes back on by hand, so writes may be flowing"
           : mayHaveActed
             ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"

@@ -144,10 +144,7 @@ export async function planResume(
       }
     }
   }
-  // a write stop the decision runs again (its undo ran or may have, an --abort left it to be undone
-  // by hand) is not in force: the word that the commit interlock counts it would contradict it
-  const stopRunsAgain = r.ok && decideResume(state, r, steps, opts.mayHaveActed === true).reverted !== undefined;
-  for (const n of r.notes) if (!(stopRunsAgain && n === STOP_COUNTED_NOTE)) opts.say(`resume: ${n}`);
+  if (!r.ok) for (const n of r.notes) opts.say(`resume: ${n}`);
   if (!r.ok && r.code === "finished" && opts.file !== undefined) {
     // the journal named is over, but the folder holds a run that is not: exit 0 would tell a
     // wrapper the cutover is done
@@ -176,6 +173,10 @@ export async function planResume(
             ? ExitCode.usage
             : ExitCode.failed,
     });
+  const decided = decideResume(state, r, steps, opts.mayHaveActed === true);
+  // a write stop the decision runs again (its undo ran or may have, an --abort left it to be undone
+  // by hand) is not in force: the word that the commit interlock counts it would contradict it
+  for (const n of r.notes) if (!(decided.reverted !== undefined && n === STOP_COUNTED_NOTE)) opts.say(`resume: ${n}`);
   // a `when` is read once per run, from its vars: a resume with other --var values would go on
   // with other steps than the run it continues decided (src/run/earlier.ts `whenDecidedOtherwise`)
   const whenDiffers = whenDecidedOtherwise(
@@ -188,7 +189,6 @@ export async function planResume(
       hint: whenDiffersHint(state, loaded, "--resume"),
       exitCode: ExitCode.usage,
     });
-  const decided = decideResume(state, r, steps, opts.mayHaveActed === true);
   // the undos this run owes are made from the runbook with its --var values: with others than
   // their hooks ran with they would act elsewhere (src/run/earlier.ts `undoVarsDiffer`)
   const owed = new Set(decided.undoSteps);

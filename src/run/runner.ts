@@ -165,6 +165,17 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       check: "abort",
       reason: "--abort: the operator called the cutover off: no step runs and nothing is sent to the service",
     });
+    // a hook owed an undo its step does not give: handed to a person, on record, so that every
+    // later run counts its effect as possibly reverted (src/journal/state.ts `byHand`)
+    for (const st of undoless)
+      say("decision", {
+        index: st.index,
+        id: st.id,
+        kind: "undo",
+        ok: false,
+        check: "by-hand",
+        reason: `step ${st.index + 1} "${st.id}" has no \`undo:\` in the runbook: --abort cannot undo it, a person must${steps[st.index]?.bound.opensWriteStop ? " (writes stay stopped until then)" : ""}`,
+      });
   }
   for (const s of opts.abort ? [] : steps) {
     if (journalError()) {
@@ -308,9 +319,12 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     };
   // an `--abort` ends clean (exit 0) only when every hook owed an undo was undone: one whose step
   // has no runbook `undo:` (a stopWrites lint warned of) is left as it is, writes stopped with it
-  const abortFailed = opts.abort ? [...owed.filter((st) => !undoneOk.has(st.index)), ...undoless] : [];
-  if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps, undoless);
-  const stopUndoless = opts.abort ? undoless.find((st) => steps[st.index]?.bound.opensWriteStop) : undefined;
+  // (another hook with no `undo:` is said at the abort's start, and journaled, but ends nothing:
+  // the exit code says whether writes are back on)
+  const stopsUndoless = opts.abort ? undoless.filter((st) => steps[st.index]?.bound.opensWriteStop) : [];
+  const abortFailed = opts.abort ? [...owed.filter((st) => !undoneOk.has(st.index)), ...stopsUndoless] : [];
+  if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps, stopsUndoless);
+  const stopUndoless = stopsUndoless[0];
   // the fleet ruled the undo of the write stop out: writes stay stopped, and the way on is its
   if (keptOff) {
     const base = opts.abort ? "aborted by the operator (--abort), but nothing was undone" : failure?.message;
@@ -364,6 +378,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
     ...(keptOff ? { undoKeptOff: true as const } : {}),
+    ...(stopUndoless ? { undoByHand: stopUndoless.id } : {}),
     // stopped at --to before the runbook's end: the cutover goes on later (--resume)
     ...(!opts.abort && to < steps.length - 1 ? { to: steps[to]!.id } : {}),
     ...(cutoverStart.runsBefore

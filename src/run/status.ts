@@ -42,7 +42,7 @@ import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import { currentSyncCommit, cutoverVars, lastReverse, reverseInDoubt, wayOnFromRefused } from "./earlier.js";
-import { planSteps, stopWritesBefore } from "./plan.js";
+import { stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
   nextAfterFailedUndo,
@@ -797,13 +797,8 @@ async function readJournalStatus(
   // a stop hook cut off in its run (ok unknown, no undo begun): "not stopped" would be a guess
   if (!state.stopWritesSucceeded && stop && stop.ok === undefined && stop.undoStarted !== true && !stop.undone)
     out.writesStopInDoubt = { step: stop.stepIndex + 1, id: stop.id };
-  if (
-    state.finished?.aborted &&
-    stop?.ok === true &&
-    !stop.undone &&
-    stop.undoStarted !== true &&
-    planSteps(runbook)[stop.stepIndex]?.bound.hookCall()?.undo === undefined
-  )
+  // as the abort journaled it, not as today's runbook reads (an `undo:` added since undid nothing)
+  if (stop?.byHand && !stop.undone && stop.undoStarted !== true)
     out.writesStopUndoless = { step: stop.stepIndex + 1, id: stop.id };
   const next = nextOffer(out);
   // the journal folder status read (--journal-dir), first: a way on without it reads the default

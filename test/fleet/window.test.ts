@@ -117,15 +117,26 @@ describe("WindowTracker", () => {
     at(16530, "step.started", { ...STEPS[4]! });
     // a read in the next step that shows no effect is that wait's, not the commit's
     at(16600, "progress.sampled", { instance: inst(1), progress: prog(false, "RUNNING", 1) as never });
-    const w = new WindowTracker(traitsOf);
-    for (const e of events) w.apply(e);
-    const parts = w.current(16530)!.parts.filter((p) => p.id === "commit");
+    const commitParts = (evs: RunEvent[]) => {
+      const w = new WindowTracker(traitsOf);
+      for (const e of evs) w.apply(e);
+      return w.current(16530)!.parts.filter((p) => p.id === "commit");
+    };
+    const parts = commitParts(events);
     expect(parts.map((p) => [p.share, p.ms, p.what])).toEqual([
       ["runner", 10, "commit: interlocks, journal, fan-out"],
       ["service", 10_001, "commit: the service's answer (commit blocks until every instance has it)"],
       ["service", 109, "commit: an answer lost, progress read until it shows the commit took effect"],
       ["runner", 70, "commit: after the answers"],
     ]);
+    // a journal of an earlier runner, written before `errorKind`: its lost answer read as the
+    // journal reads it (an outside review: it was booked to the runner)
+    const older = events.map((e) => {
+      if (e.type !== "response.received" || e.ok) return e;
+      const { errorKind: _k, inFlight: _f, ...rest } = e;
+      return rest;
+    });
+    expect(commitParts(older).map((p) => [p.share, p.ms])).toEqual(parts.map((p) => [p.share, p.ms]));
     // its answers all in: nothing booked to the reads (the header's cutover, commit answered at 6502)
     const plain = new WindowTracker(traitsOf);
     for (const e of cutover()) plain.apply(e);

@@ -92,13 +92,21 @@ describe("acquireLock writes the lock whole before its name exists", () => {
     // a kill -9 between the write and the link left `syncbook.lock.<pid>.<uuid>.new` for ever
     const uuid = "0b7e6f5c-6d1a-4c8e-9a3b-2f1e0d9c8b7a";
     const old = [`${LOCK_FILE_NAME}.4242.${uuid}.new`, `${LOCK_FILE_NAME}.4243.${uuid}.stale`];
-    const fresh = `${LOCK_FILE_NAME}.4244.${uuid}.new`;
     const others = ["a.jsonl", `${LOCK_FILE_NAME}.notes.new`];
-    for (const n of [...old, fresh, ...others]) writeFileSync(join(dir, n), "x");
-    const minuteAgo = (Date.now() - 61_000) / 1000;
-    for (const n of [...old, others[1]!]) utimesSync(join(dir, n), minuteAgo, minuteAgo);
-    const lock = acquireLock(dir);
-    expect(readdirSync(dir).sort()).toEqual([LOCK_FILE_NAME, fresh, ...others].sort());
+    for (const n of [...old, ...others]) writeFileSync(join(dir, n), "x");
+    // a rename keeps the old lock's mtime: a `.stale` moved aside a moment ago is judged by its ctime
+    const stale = `${LOCK_FILE_NAME}.4244.${uuid}.stale`;
+    writeFileSync(join(dir, stale), "x");
+    const hourAgo = (Date.now() - 3_600_000) / 1000;
+    utimesSync(join(dir, stale), hourAgo, hourAgo);
+    const twoMinutesOn = Date.now() + 120_000;
+    // now: a minute has not passed since any was made, so none is a leftover yet
+    const first = acquireLock(dir);
+    expect(readdirSync(dir).sort()).toEqual([LOCK_FILE_NAME, ...old, stale, ...others].sort());
+    first.release();
+    // two minutes on, every one of the lock's own is
+    const lock = acquireLock(dir, { now: () => twoMinutesOn });
+    expect(readdirSync(dir).sort()).toEqual([LOCK_FILE_NAME, ...others].sort());
     lock.release();
   });
 });

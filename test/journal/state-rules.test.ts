@@ -754,6 +754,62 @@ describe("whether writes are stopped", () => {
     ]);
   });
 
+  it("an --abort that handed the stop's undo to a person (no `undo:`): writes may be back on, for every later run too", async () => {
+    // an outside review: the rule read the last run's end only, so a --resume cut off before it
+    // stopped writes again left the next --resume counting the stop, and it committed over writes
+    const byHand = (index: number, check = "by-hand", kind = "undo") => ({
+      type: "decision",
+      index,
+      id: "stop",
+      kind,
+      ok: false,
+      check,
+      reason: "no undo",
+    });
+    const aborted = {
+      type: "run.finished",
+      outcome: "failed",
+      exitCode: 1,
+      committed: false,
+      durationMs: 1,
+      aborted: true,
+    };
+    const resumedCut = [
+      { type: "run.started", instances: [inst(0)], steps: STEPS, mode: "resume" },
+      { type: "run.finished", outcome: "interrupted", exitCode: 130, committed: false, durationMs: 1 },
+    ];
+    const s = await read([...stopRun, byHand(2), aborted, ...resumedCut]);
+    expect(s.stopWritesSucceeded).toBe(false);
+    expect(s.hooksRan).toStrictEqual([
+      { stepIndex: 2, id: "stop", use: "shell", ok: true, undone: false, byHand: true },
+    ]);
+    // another check, kind or step (one that never ran, one with no index), or a stop run again
+    // since, is not handed over; nor a hook whose undo ran
+    for (const other of [
+      byHand(2, "abort"),
+      byHand(2, "by-hand", "interlock"),
+      byHand(3),
+      byHand(9),
+      { ...byHand(2), index: undefined },
+    ]) {
+      const o = await read([...stopRun, other]);
+      expect(o.stopWritesSucceeded, JSON.stringify(other)).toBe(true);
+      expect(
+        o.hooksRan.map((h) => h.byHand),
+        JSON.stringify(other),
+      ).toEqual([undefined]);
+    }
+    const undone = await read([
+      ...stopRun,
+      { type: "hook.finished", index: 2, id: "stop", use: "shell", undo: true, ok: true, durationMs: 1 },
+      byHand(2),
+    ]);
+    expect(undone.hooksRan.map((h) => h.byHand)).toEqual([undefined]);
+    const again = await read([...stopRun, byHand(2), ...stopRun.slice(1)]);
+    expect(again.stopWritesSucceeded).toBe(true);
+    expect(again.hooksRan.map((h) => h.byHand)).toEqual([true, undefined]);
+  });
+
   it("an undo's finish alone (its start lost) that succeeded turns the stop off; undo only when undo is true", async () => {
     const s = await read([
       ...stopRun,

@@ -44,8 +44,12 @@ afterEach(async () => {
 });
 
 /** The whole cutover against a fresh 3-instance fleet (test/support/crash-harness.ts); `s` is closed after each test. */
-async function setup(faults: string[] = [], defaults?: string): ReturnType<typeof threeInstanceCutover> {
-  const c = await threeInstanceCutover(faults, defaults);
+async function setup(
+  faults: string[] = [],
+  defaults?: string,
+  afterStop?: string,
+): ReturnType<typeof threeInstanceCutover> {
+  const c = await threeInstanceCutover(faults, defaults, afterStop);
   s = c.sim;
   return c;
 }
@@ -183,8 +187,20 @@ describe("--abort", () => {
     writeFileSync(file, bare);
     await killedInDrained(file, dir);
     const sent = totalPosts(s!);
-    const r = await run("--abort", "--report", join(dir, "out"));
+    const summary = join(dir, "summary.md");
+    const r = await cli(["run", file, "--renderer", "simple", "--abort", "--report", join(dir, "out")], {
+      cwd: dir,
+      env: { GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.code, r.all).toBe(1);
+    // the job summary's writes row (and the run's notification, the same sentence) says by hand,
+    // not "--abort judges that": a second --abort cannot undo it either (an outside review)
+    const table = readFileSync(summary, "utf8");
+    expect(table).toMatch(
+      /the runbook gives step stop-writes no \\`undo:\\`, so --abort cannot undo it: turn writes back on by hand, then --resume goes on with the cutover/,
+    );
+    expect(table).not.toContain("--abort judges that");
+    expect(table).toMatch(/ABORTED, NOT EVERYTHING UNDONE/);
     expect(r.all).toContain(
       'abort: step 3 "stop-writes" (sim-writes) has no `undo:` in the runbook, so it cannot be undone from here: undo what it did by hand (writes stay stopped until then)',
     );
@@ -215,6 +231,15 @@ describe("--abort", () => {
     // before its commit (it went on at drained, the stop counted as in force, writes flowing)
     s!.control.setWrites({ enabled: true });
     s!.control.clearFaults();
+    // a first --resume that ends before it stops writes again (--step, "abort" at the stop): the
+    // next one still stops them again (an outside review: it counted the stop, and committed over
+    // writes flowing; the rule read only the last run's end)
+    const t = inPty(["run", file, "--resume", "--step", "--renderer", "simple"], { cwd: dir });
+    await t.waitFor(/Next: step 3 /, 30_000);
+    t.type("\x1b[B\x1b[B\x1b[B\r");
+    const cut = await t.done;
+    expect(cut.output).toMatch(/step 3 "stop-writes" runs again: the --abort could not undo it/);
+    expect(s!.control.state().writes.enabled, "the cut resume stopped nothing").toBe(true);
     const resumed = await run("--resume");
     expect(resumed.code, resumed.all).toBe(0);
     expect(resumed.all).toContain(
@@ -223,6 +248,25 @@ describe("--abort", () => {
     // and never, a line before, that the stop it runs again is in force (a terminal trial)
     expect(resumed.all).not.toContain("the commit interlock counts it");
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    expect(s!.control.state().writes.lost, "no write reached the source after the commit").toBe(0);
+  }, 90_000);
+
+  it("of another hook with no `undo:`: says so and goes on; writes back on, exit 0 (only a write stop left stopped fails it)", async () => {
+    // an outside review: every hook with no `undo:` failed the abort, exit 1, with no way on offered
+    const notice = `  - { id: notice, hook: { use: shell, with: { command: [${JSON.stringify(process.execPath)}, -e, "0"] } } }\n`;
+    const { file, dir, run } = await setup(["lag-floor=4"], undefined, notice);
+    const child = startCli(["run", file, "--renderer", "simple"], { cwd: dir });
+    await child.waitFor(/▶ \[5\/7\] waitFor/, 30_000);
+    child.child.kill("SIGKILL");
+    await child.done;
+    const r = await run("--abort");
+    expect(r.code, r.all).toBe(0);
+    expect(r.all).toContain(
+      'abort: step 4 "notice" (shell) has no `undo:` in the runbook, so it cannot be undone from here',
+    );
+    expect(r.all).toContain("writes are back on (the undo of step 3");
+    expect(r.all).toContain(`to go on with this cutover later: syncbook run ${file} --resume`);
+    expect(s!.control.state().writes.enabled).toBe(true);
   }, 60_000);
 
   it("is refused once commit reached part of the fleet: writes stay stopped, nothing is undone (exit 1)", async () => {

@@ -140,14 +140,17 @@ describe("decideResume: a write stop whose effect may have been reverted runs ag
     // an adversarial run: the --abort of a stop without `undo:` ended ABORTED, the operator turned
     // writes on as told, and the --resume it offered counted the stop as in force up to the commit
     const aborted = { finished: { outcome: "failed", aborted: true } as never };
-    const d = decide(journal(6, [], [hook(2)], aborted), 6);
+    const d = decide(journal(6, [], [hook(2, { byHand: true })], aborted), 6);
     expect(d.notes[0]).toBe(
       'step 3 "stop" runs again: the --abort could not undo it (no `undo:` in the runbook) and asked for writes back on by hand, so writes may be flowing',
     );
     expect(d.done.has(2)).toBe(false);
     expect(d.memory.writesStopped).toBe(false);
-    // not after a run that was no --abort
-    expect(decide(journal(6, [], [hook(2)], { finished: { outcome: "failed" } as never }), 6).done.has(2)).toBe(true);
+    // after a resume cut off before it ran the stop again: still (the journal's mark, not the last run's end)
+    expect(decide(journal(6, [], [hook(2, { byHand: true })]), 6).done.has(2)).toBe(false);
+    // an --abort whose undo the fleet ruled out (its step has an `undo:`): the stop holds, and no
+    // word of writes back on by hand (an outside review)
+    expect(decide(journal(6, [], [hook(2)], aborted), 6).done.has(2)).toBe(true);
   });
 
   it("only its latest run counts: run again and not undone, it is in force", () => {

@@ -215,6 +215,11 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
     const committed = writesLeftSentence("stopped", true);
     expect(committed).not.toMatch(/turned back on|undone/);
     expect(committed).toContain("never back on the source");
+    // an --abort that could not undo a write stop with no `undo:`: by hand, not --abort again
+    expect(writesLeftSentence("stopped", false, false, "stop-writes")).toBe(
+      "application writes are STILL STOPPED: the runbook gives step stop-writes no `undo:`, so --abort cannot undo it: turn writes back on by hand, then --resume goes on with the cutover (it stops them again before its commit)",
+    );
+    expect(writesLeftSentence("stopped", true, false, "stop-writes")).toBe(committed);
     const notCommitted = writesLeftSentence("stopped", false);
     expect(notCommitted).toContain("the stop is undone while no commit may have been sent (--abort judges that)");
     // the notification says it as the run's end does
