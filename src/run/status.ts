@@ -568,7 +568,7 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
     return {
       runs: [{ args: "--resume", does: CALLED_OFF_RESUME }],
       notes: [
-        `writes are still stopped: the runbook gives step ${j.writesStopUndoless.step} ${j.writesStopUndoless.id} no \`undo:\`, so turn them back on by hand; the --resume stops them again before its commit`,
+        `writes stay stopped until a person turns them back on (the runbook gives step ${j.writesStopUndoless.step} ${j.writesStopUndoless.id} no \`undo:\`): do it by hand; the --resume stops them again before its commit`,
         ...(j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : []),
       ],
     };

@@ -278,7 +278,7 @@ export function abortMessage(
   const stopFailed = failed.find((st) => opensWriteStop(st.kind) && !undoless.includes(st));
   const stopUndoless = undoless.some((st) => opensWriteStop(st.kind));
   const writes = stopUndoless
-    ? "writes are still stopped: turn them back on by hand"
+    ? "writes stay stopped until a person turns them back on: do it by hand"
     : stopFailed
       ? `writes may still be stopped: the undo of ${name(stopFailed)} failed`
       : stop

@@ -207,7 +207,7 @@ describe("--abort", () => {
     expect(r.all).not.toMatch(/undoing step 3/);
     expect(r.all).toMatch(/abort: .*\.jsonl: no owed undo can run from here; nothing is undone, nothing is sent/);
     expect(r.all).toContain(
-      'aborted by the operator (--abort), but step 3 "stop-writes" has no `undo:` in the runbook, so nothing undid it: writes are still stopped: turn them back on by hand',
+      'aborted by the operator (--abort), but step 3 "stop-writes" has no `undo:` in the runbook, so nothing undid it: writes stay stopped until a person turns them back on: do it by hand',
     );
     expect(r.all).not.toContain("no hook whose undo was still owed");
     expect(s!.control.state().writes.enabled, "writes still stopped").toBe(false);
@@ -224,7 +224,7 @@ describe("--abort", () => {
     // status offers the same way on (it offered none)
     const st = await cli(["status", file], { cwd: dir });
     expect(st.stdout).toContain(
-      `  next:\n    syncbook run ${file} --resume\n        ${CALLED_OFF_RESUME}\n    (writes are still stopped: the runbook gives step 3 stop-writes no \`undo:\`, so turn them back on by hand; the --resume stops them again before its commit)\n`,
+      `  next:\n    syncbook run ${file} --resume\n        ${CALLED_OFF_RESUME}\n    (writes stay stopped until a person turns them back on (the runbook gives step 3 stop-writes no \`undo:\`): do it by hand; the --resume stops them again before its commit)\n`,
     );
 
     // the operator turns writes back on by hand, as told; the --resume offered stops them again

@@ -131,7 +131,7 @@ describe("nextOffer", () => {
     expect(nextOffer({ ...base, lastStep: step, finished: aborted, writesStopUndoless: undoless })).toEqual({
       runs: [{ args: "--resume", does: CALLED_OFF_RESUME }],
       notes: [
-        "writes are still stopped: the runbook gives step 3 stop-writes no `undo:`, so turn them back on by hand; the --resume stops them again before its commit",
+        "writes stay stopped until a person turns them back on (the runbook gives step 3 stop-writes no `undo:`): do it by hand; the --resume stops them again before its commit",
       ],
     });
     // not once a commit may have been sent: the abort was refused then, and nothing goes back on
