@@ -97,12 +97,10 @@ export async function planAbort(
           ", ",
         )} ${all.length - open.length === 1 ? "belongs" : "belong"} to the sync before the reverse (step ${reversed!.stepIndex + 1}), which committed: not undone`,
     );
+  // a hook whose step has no `undo:` is handed to a person by the run, once that is journaled
+  // (src/run/runner.ts, a `decision` of check `by-hand`): told here, a runner killed before the
+  // journal had it would leave a later resume counting a write stop the operator turned off
   const undoable = open.filter((h) => steps[h.stepIndex]?.bound.hookCall()?.undo !== undefined);
-  for (const h of open)
-    if (!undoable.includes(h))
-      opts.say(
-        `abort: step ${h.stepIndex + 1} "${h.id}" (${h.use}) has no \`undo:\` in the runbook, so it cannot be undone from here: undo what it did by hand${steps[h.stepIndex]?.bound.opensWriteStop ? " (writes stay stopped until then)" : ""}`,
-      );
   opts.say(
     undoable.length
       ? `abort: ${file}: undoing ${undoable.map((h) => `step ${h.stepIndex + 1} "${h.id}"`).join(", ")} (last first); no command is sent to the service`

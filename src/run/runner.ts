@@ -174,7 +174,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         kind: "undo",
         ok: false,
         check: "by-hand",
-        reason: `step ${st.index + 1} "${st.id}" has no \`undo:\` in the runbook: --abort cannot undo it, a person must${steps[st.index]?.bound.opensWriteStop ? " (writes stay stopped until then)" : ""}`,
+        reason: `step ${st.index + 1} "${st.id}" has no \`undo:\` in the runbook, so it cannot be undone from here: undo what it did by hand${steps[st.index]?.bound.opensWriteStop ? " (writes stay stopped until then)" : ""}`,
       });
   }
   for (const s of opts.abort ? [] : steps) {

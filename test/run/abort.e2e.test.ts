@@ -202,7 +202,9 @@ describe("--abort", () => {
     expect(table).not.toContain("--abort judges that");
     expect(table).toMatch(/ABORTED, NOT EVERYTHING UNDONE/);
     expect(r.all).toContain(
-      'abort: step 3 "stop-writes" (sim-writes) has no `undo:` in the runbook, so it cannot be undone from here: undo what it did by hand (writes stay stopped until then)',
+      // said once journaled, as the run's decision: told before, a runner killed in between left a
+      // journal without the hand-off, and a later resume counting the stop the operator turned off
+      '✗ undo by-hand: step 3 "stop-writes" has no `undo:` in the runbook, so it cannot be undone from here: undo what it did by hand (writes stay stopped until then)',
     );
     expect(r.all).not.toMatch(/undoing step 3/);
     expect(r.all).toMatch(/abort: .*\.jsonl: no owed undo can run from here; nothing is undone, nothing is sent/);
@@ -262,7 +264,7 @@ describe("--abort", () => {
     const r = await run("--abort");
     expect(r.code, r.all).toBe(0);
     expect(r.all).toContain(
-      'abort: step 4 "notice" (shell) has no `undo:` in the runbook, so it cannot be undone from here',
+      '✗ undo by-hand: step 4 "notice" has no `undo:` in the runbook, so it cannot be undone from here: undo what it did by hand',
     );
     expect(r.all).toContain("writes are back on (the undo of step 3");
     expect(r.all).toContain(`to go on with this cutover later: syncbook run ${file} --resume`);
