@@ -181,8 +181,11 @@ export interface RunEventMap {
      * was seen after that long with no runner reading the fleet, so its length is at most
      * `durationMs` (`WriteStopWindow.unseenMs`); `undone`: the stop's undo closed it (writes back on
      * the source, not the destination taking them: a closed window says the latter otherwise);
-     * `earlier`: the cutover's windows before it (a stop undone, then stopped again), which were
-     * downtime too.
+     * `byHand`: an `--abort` handed the stop to a person (its step has no `undo:`): writes stay
+     * stopped until they turn them back on, which no event shows, so `durationMs` (to the hand-off)
+     * is the least it lasted (`atLeast` is set too); `earlier`: the cutover's windows before it (a
+     * stop undone, then stopped again), which were downtime too, their total a bound as theirs are
+     * (`atLeast`: one of them is a least, none a most; `atMost`: the other way; `unknown`: both).
      */
     window?: {
       durationMs: number;
@@ -190,7 +193,8 @@ export interface RunEventMap {
       atLeast?: boolean;
       unseenMs?: number;
       undone?: true;
-      earlier?: { count: number; durationMs: number };
+      byHand?: true;
+      earlier?: { count: number; durationMs: number; atLeast?: true; atMost?: true; unknown?: true };
     };
     /**
      * Application writes at the run's end when they do not flow (src/writes-words.ts says it):
@@ -410,12 +414,14 @@ export interface RunEventMap {
    * The window's end: `canWrite` (the first process reported canWrite true: the destination takes
    * writes) or `committed` (every instance reported COMMITTED: no first process is declared, or the
    * page says to wait for it), with `seenAt` the read that showed it and `unmetAt` the last answer
-   * that did not, so the true end lies between them; or `undone` (the stopWrites undo ran: writes
-   * are back on the source, there was no cutover).
+   * that did not, so the true end lies between them; `undone` (the stopWrites undo ran: writes
+   * are back on the source, there was no cutover); or `by-hand` (an `--abort` handed the stop,
+   * whose step has no `undo:`, to a person, `seenAt`: writes stay stopped until they turn them back
+   * on, which no event shows, so the window lasted at least `seenAt - openedAt`).
    */
   /** `unseenMs`: its end was seen only after that long no runner read the fleet: `seenAt - openedAt` is the most it lasted. */
   "window.closed": {
-    reason: "canWrite" | "committed" | "undone";
+    reason: "canWrite" | "committed" | "undone" | "by-hand";
     openedAt?: number;
     seenAt: number;
     unmetAt?: number;

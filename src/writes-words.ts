@@ -31,6 +31,23 @@ export function windowLength(
 }
 
 /**
+ * The bound a measured window's length is (`WriteStopWindow`, src/fleet/window.ts), for
+ * `windowLength`: the least when its start is before the events seen or its end was handed to a
+ * person (`by-hand`: writes stay stopped until they turn them back on, which no event shows); the
+ * most when its end was seen only after a time no runner read the fleet (`unseenMs`).
+ */
+export function windowBoundOf(w: {
+  openedAt?: number | undefined;
+  closedBy?: string | undefined;
+  unseenMs?: number | undefined;
+}): {
+  atLeast: boolean;
+  unseenMs: number | undefined;
+} {
+  return { atLeast: w.openedAt === undefined || w.closedBy === "by-hand", unseenMs: w.unseenMs };
+}
+
+/**
  * The write-stop window at a run's end in words: "writes stopped 110ms (and 9.7s in an earlier
  * window)", "writes stopped at most 4m 30s (no runner read the fleet for 3m 26s of it)". The earlier windows of the cutover (a stop undone, then stopped again) were the
  * application's downtime too: the last window alone undersold it.
@@ -39,14 +56,22 @@ export function windowLengthWords(
   w: NonNullable<RunEventMap["run.finished"]["window"]>,
   openWords = " so far",
 ): string {
-  const earlier = w.earlier
-    ? ` (and ${formatDuration(w.earlier.durationMs)} in ${w.earlier.count === 1 ? "an earlier window" : `${w.earlier.count} earlier windows`})`
+  const e = w.earlier;
+  // each earlier window's length is a bound where its own is: their sum is one only in one direction
+  const earlier = e
+    ? ` (and ${
+        e.unknown
+          ? `${e.count} earlier windows, their total not known (one ended unseen, one was handed over)`
+          : `${e.atLeast ? "at least " : e.atMost ? "at most " : ""}${formatDuration(e.durationMs, e.atLeast ? "down" : e.atMost ? "up" : "nearest")} in ${e.count === 1 ? "an earlier window" : `${e.count} earlier windows`}`
+      })`
     : "";
   // its end seen only after a span no runner read the fleet in: the most it lasted, not its length
   const unseen = w.unseenMs !== undefined ? ` (no runner read the fleet for ${formatDuration(w.unseenMs)} of it)` : "";
   // closed by the undo: back on the source, which a bare length would let a reader take for the cutover's end
   const undone = w.undone ? ", until the undo turned them back on" : "";
-  return `writes stopped ${windowLength(w.durationMs, w)}${w.open ? openWords : ""}${undone}${unseen}${earlier}`;
+  // handed over: stopped until a person turns them back on, which no event shows
+  const byHand = w.byHand ? ", then handed to a person to turn back on by hand" : "";
+  return `writes stopped ${windowLength(w.durationMs, w)}${w.open ? openWords : ""}${undone}${byHand}${unseen}${earlier}`;
 }
 
 /** The headline words: "writes are STILL STOPPED", "writes may be stopped". */
@@ -79,14 +104,17 @@ export function writesLeftSentence(
 /**
  * What ended the write-stop window (`window.closed`'s reason), in the words every output uses:
  * the first process's canWrite (the cutover page: the others' "is not valid"), every instance
- * COMMITTED (no first process declared), or the stop's undo.
+ * COMMITTED (no first process declared), the stop's undo, or an `--abort`'s hand-off of a stop
+ * with no `undo:` to a person.
  */
-export function windowEndWords(end: "canWrite" | "committed" | "undone" | undefined): string {
+export function windowEndWords(end: RunEventMap["window.closed"]["reason"] | undefined): string {
   return end === "committed"
     ? "COMMITTED on every instance"
     : end === "undone"
       ? "writes back on by the undo"
-      : "canWrite on the first process";
+      : end === "by-hand"
+        ? "handed to a person by --abort: its step has no `undo:`"
+        : "canWrite on the first process";
 }
 
 /**

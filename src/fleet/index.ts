@@ -49,6 +49,7 @@ export {
   WindowTracker,
   WINDOW_SHARES,
   describeWindow,
+  earlierWindows,
   windowShares,
   type WindowPart,
   type WindowShare,

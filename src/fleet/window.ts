@@ -32,7 +32,7 @@
  * could not read.
  */
 import type { RunEvent, RunEventMap } from "../events.js";
-import { windowEndWords, windowLength, type WritesLeft } from "../writes-words.js";
+import { windowBoundOf, windowEndWords, windowLength, type WritesLeft } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
 import { commandTookEffect } from "../api/commands.js";
@@ -166,6 +166,8 @@ export class WindowTracker {
   #lastAt = 0;
   /** A stop hook that ended without opening the window (it may have stopped some writers) and whose undo has not succeeded since. */
   #stopFailed: number | undefined;
+  /** The window was handed to a person (`by-hand`) in this runner's life: writes are stopped at its end. */
+  #handedOver = false;
   #toAnnounce: RunEventMap["window.closed"] | undefined;
 
   constructor(traits: WindowKindTraits) {
@@ -222,6 +224,8 @@ export class WindowTracker {
         if (run && run.end === undefined) run.end = run.last;
         this.#endDown(run?.end ?? e.at);
         this.#runs.push({ start: e.at, last: e.at });
+        // a run after a hand-off: the person may have turned writes back on (they were asked to)
+        this.#handedOver = false;
         for (const s of e.steps) this.#kinds.set(s.index, s.kind);
         this.#instances = e.instances.length;
         // a journal of a runner before `destinationWrites`: a lone instance is the first process;
@@ -288,10 +292,34 @@ export class WindowTracker {
         const span = e.index !== undefined ? this.#open.get(e.index) : undefined;
         if (span && e.check === "confirm" && e.at > before)
           (span.asked ??= []).push({ from: Math.max(before, span.start), to: e.at });
+        // an --abort handed the stop (no `undo:`) to a person: writes stay stopped until they turn
+        // them back on, which no event shows; the window's measure ends here, as the least it lasted
+        // (left open, it counted the hours writes were back on as downtime, and a later resume's
+        // stop joined it)
+        const w = this.#current;
+        if (
+          e.kind === "undo" &&
+          e.check === "by-hand" &&
+          e.index !== undefined &&
+          w &&
+          w.closedAt === undefined &&
+          (w.openedBy === undefined || w.openedBy.index === e.index) &&
+          this.#traits(this.#kinds.get(e.index)).opensWriteStop
+        ) {
+          w.closedBy = "by-hand";
+          w.closedAt = e.at;
+          this.#handedOver = true;
+          this.#toAnnounce = {
+            reason: "by-hand",
+            ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
+            seenAt: e.at,
+          };
+        }
         break;
       }
       case "window.opened": {
         this.#stopFailed = undefined;
+        this.#handedOver = false;
         // from the stop hook's success, not from the check after it (older journals: the event's time)
         const at = e.openedAt ?? e.at;
         if (!this.open) this.#windows.push({ openedAt: at, measuredFrom: at, openedBy: { index: e.index, id: e.id } });
@@ -418,11 +446,12 @@ export class WindowTracker {
 
   /**
    * Application writes now, when they do not flow (src/writes-words.ts): `stopped` while the window
-   * is open; `may-be-stopped` after a stop hook ended without the window opening (it failed, or its
+   * is open, and after this runner's `--abort` handed it to a person (until a later run starts:
+   * they were asked to turn writes back on); `may-be-stopped` after a stop hook ended without the window opening (it failed, or its
    * writes were not seen stopped) and no undo of it (nor a later stop) succeeded.
    */
   writesLeft(): WritesLeft | undefined {
-    if (this.open) return "stopped";
+    if (this.open || this.#handedOver) return "stopped";
     return this.#stopFailed !== undefined ? "may-be-stopped" : undefined;
   }
 
@@ -524,7 +553,7 @@ export class WindowTracker {
     if (w.unmetAt !== undefined) out.unmetAt = w.unmetAt;
     if (w.writesOnAt !== undefined) out.writesOnAt = w.writesOnAt;
     if (w.openedAt !== undefined && w.closedAt !== undefined) out.durationMs = w.closedAt - w.openedAt;
-    if (w.closedAt !== undefined && w.closedBy !== "undone") {
+    if (w.closedAt !== undefined && (w.closedBy === "canWrite" || w.closedBy === "committed")) {
       const unseen = this.#unseen(w, w.closedAt);
       if (unseen > 0) out.unseenMs = unseen;
     }
@@ -666,15 +695,40 @@ export function windowShares(w: WriteStopWindow): string {
     .join(" · ");
 }
 
+/**
+ * The windows before the last, as `run.finished` carries them: their count and total, which is a
+ * bound where one of theirs is (at least: a start unseen, or handed to a person; at most: an end
+ * seen late), and no bound at all when they mix both.
+ */
+export function earlierWindows(
+  before: readonly WriteStopWindow[],
+): NonNullable<NonNullable<RunEventMap["run.finished"]["window"]>["earlier"]> {
+  const least = before.some((w) => windowBoundOf(w).atLeast);
+  const most = before.some((w) => !windowBoundOf(w).atLeast && w.unseenMs !== undefined);
+  return {
+    count: before.length,
+    durationMs: before.reduce((n, w) => n + (w.durationMs ?? w.measuredMs), 0),
+    ...(least && most
+      ? { unknown: true as const }
+      : least
+        ? { atLeast: true as const }
+        : most
+          ? { atMost: true as const }
+          : {}),
+  };
+}
+
 /** The window in one line, for every output: its length, how it ended, and its shares. */
 export function describeWindow(w: WriteStopWindow): string {
-  const total = windowLength(w.durationMs ?? w.measuredMs, { atLeast: w.openedAt === undefined, unseenMs: w.unseenMs });
+  const total = windowLength(w.durationMs ?? w.measuredMs, windowBoundOf(w));
   const end =
     w.closedBy === "undone"
       ? "writes stopped, then back on by the undo: no cutover"
-      : w.open
-        ? "still open: writes are stopped and no read has shown the destination taking writes"
-        : `writes stopped → ${windowEndWords(w.closedBy)}${w.unseenMs !== undefined ? `, seen after ${formatDuration(w.unseenMs)} in which no runner read the fleet (it may have come then)` : ""}`;
+      : w.closedBy === "by-hand"
+        ? `writes stopped, then ${windowEndWords(w.closedBy)}: no cutover`
+        : w.open
+          ? "still open: writes are stopped and no read has shown the destination taking writes"
+          : `writes stopped → ${windowEndWords(w.closedBy)}${w.unseenMs !== undefined ? `, seen after ${formatDuration(w.unseenMs)} in which no runner read the fleet (it may have come then)` : ""}`;
   const on = w.toWritesOnMs !== undefined ? `; → writes on again: ${formatDuration(w.toWritesOnMs)}` : "";
   return `${total} (${end}${on}): ${windowShares(w)}`;
 }

@@ -192,7 +192,9 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "window.closed":
       return n.reason === "undone"
         ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${formatDuration(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
-        : `${runbook}: the destination takes writes (${windowEndWords(n.reason)})${n.openedAt !== undefined ? `: writes were stopped for ${windowLength(n.seenAt - n.openedAt, n)}${n.unseenMs !== undefined ? ` (its end seen after ${formatDuration(n.unseenMs)} in which no runner read the fleet)` : ""}` : ""}`;
+        : n.reason === "by-hand"
+          ? `${runbook}: the write stop was ${windowEndWords(n.reason)}: writes stay stopped until they turn them back on by hand${n.openedAt !== undefined ? ` (stopped ${windowLength(n.seenAt - n.openedAt, { atLeast: true })} so far)` : ""}; no cutover`
+          : `${runbook}: the destination takes writes (${windowEndWords(n.reason)})${n.openedAt !== undefined ? `: writes were stopped for ${windowLength(n.seenAt - n.openedAt, n)}${n.unseenMs !== undefined ? ` (its end seen after ${formatDuration(n.unseenMs)} in which no runner read the fleet)` : ""}` : ""}`;
     case "window.writes-on":
       return `${runbook}: application writes are on again (${stepLabel(n)})`;
     case "writes.checked":

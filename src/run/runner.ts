@@ -13,6 +13,8 @@ import type { DrainResult } from "../plugin/index.js";
 import { SYNCBOOK_VERSION } from "../version.js";
 import { verification } from "../steps/index.js";
 import { canWriteInstance, destinationWrites } from "../runbook/can-write.js";
+import { earlierWindows } from "../fleet/index.js";
+import { windowBoundOf } from "../writes-words.js";
 import { whenVariable } from "../runbook/interpolate.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
@@ -389,17 +391,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           window: {
             durationMs: window.durationMs ?? window.measuredMs,
             open: window.open,
-            ...(window.openedAt === undefined ? { atLeast: true } : {}),
+            ...(windowBoundOf(window).atLeast ? { atLeast: true } : {}),
             ...(window.unseenMs !== undefined ? { unseenMs: window.unseenMs } : {}),
             ...(window.closedBy === "undone" ? { undone: true as const } : {}),
-            ...(before.length
-              ? {
-                  earlier: {
-                    count: before.length,
-                    durationMs: before.reduce((n, w) => n + (w.durationMs ?? w.measuredMs), 0),
-                  },
-                }
-              : {}),
+            ...(window.closedBy === "by-hand" ? { byHand: true as const } : {}),
+            ...(before.length ? { earlier: earlierWindows(before) } : {}),
           },
         }
       : {}),

@@ -6,7 +6,7 @@ import type { Colors } from "picocolors/types.js";
 import { verifierDocsText } from "../text.js";
 import type { RunEvent, RunEventMap } from "../events.js";
 import { windowShares, type WindowTracker, type WriteStopWindow } from "../fleet/window.js";
-import { windowLength } from "../writes-words.js";
+import { windowBoundOf, windowLength } from "../writes-words.js";
 import { opensWriteStop, traitsOf } from "../steps/index.js";
 import { COPY_DEFAULTS, copyProgress } from "../fleet/eta.js";
 import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
@@ -449,5 +449,5 @@ export function logLine(l: Log, c: Colors): string {
 
 /** `4.2s (service 3.9s · runner 120ms)`: a window's length and shares, for lines. */
 export function windowSummary(w: WriteStopWindow): string {
-  return `${windowLength(w.durationMs ?? w.measuredMs, { atLeast: w.openedAt === undefined, unseenMs: w.unseenMs })} (${windowShares(w)})`;
+  return `${windowLength(w.durationMs ?? w.measuredMs, windowBoundOf(w))} (${windowShares(w)})`;
 }

@@ -158,7 +158,9 @@ export class SimpleUi {
           c.magenta(
             e.reason === "undone"
               ? `⏱ writes are back on the source (undo): no cutover${w ? `; they were stopped ${windowSummary(w)}` : ""}`
-              : `⏱ ${windowEndWords(e.reason)}: the destination takes writes${w ? `; writes were stopped ${windowSummary(w)}` : ""}`,
+              : e.reason === "by-hand"
+                ? `⏱ write stop ${windowEndWords(e.reason)}: writes stay stopped until they turn them back on by hand${w ? `; stopped ${windowSummary(w)} so far` : ""}; no cutover`
+                : `⏱ ${windowEndWords(e.reason)}: the destination takes writes${w ? `; writes were stopped ${windowSummary(w)}` : ""}`,
           ),
         );
         break;

@@ -10,7 +10,7 @@
 import { CUT_OFF_WORDS, cutOff } from "../model/fold.js";
 import { formatDuration } from "../runbook/duration.js";
 import { verifierDocsText } from "../text.js";
-import { COMMIT_IN_DOUBT_WORDS, windowEndWords, windowLength } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, windowBoundOf, windowEndWords, windowLength } from "../writes-words.js";
 
 const CSS = `
 *{box-sizing:border-box}
@@ -54,6 +54,7 @@ const CUT_OFF_WORDS = ${JSON.stringify(CUT_OFF_WORDS)};
 const COMMIT_IN_DOUBT_WORDS = ${JSON.stringify(COMMIT_IN_DOUBT_WORDS)};
 const windowEndWords = ${windowEndWords.toString()};
 const windowLength = ${windowLength.toString()};
+const windowBoundOf = ${windowBoundOf.toString()};
 let state = null;
 let skew = 0;
 const OUTCOME = { ok: ["done", "ok"], failed: ["FAILED", "bad"], running: ["running", "warn"], pending: ["not reached", "muted"], skipped: ["skipped", "muted"], interrupted: ["interrupted", "bad"] };
@@ -88,10 +89,11 @@ function render() {
     const from = w.openedAt ?? w.measuredFrom;
     const open = w.open && w.closedBy === undefined;
     const ms = open ? now - from : (w.durationMs ?? w.measuredMs);
-    const words = open ? "WRITES STOPPED for " : w.closedBy === "undone" ? "Writes were stopped, then turned back on by the undo: " : "Write-stop window closed after ";
+    const words = open ? "WRITES STOPPED for " : w.closedBy === "undone" ? "Writes were stopped, then turned back on by the undo: " : w.closedBy === "by-hand" ? "Writes stopped, then handed to a person to turn back on by hand (no cutover): " : "Write-stop window closed after ";
     // its end seen only after a span no runner read the fleet in: the most it lasted
-    // a bound said as one, rounded outwards: "at most" (its end seen late), "at least" (opened before what the events show)
-    const clock = el("p", words + windowLength(ms, { atLeast: w.openedAt === undefined, unseenMs: open ? undefined : w.unseenMs }, dur), "clock" + (open ? " open" : ""));
+    // a bound said as one, rounded outwards: "at most" (its end seen late), "at least" (opened before what the events show, or handed over)
+    const bound = windowBoundOf(w);
+    const clock = el("p", words + windowLength(ms, { atLeast: bound.atLeast, unseenMs: open ? undefined : bound.unseenMs }, dur), "clock" + (open ? " open" : ""));
     clock.id = "clock";
     const nodes = [clock, el("p", (open ? "since " : "from ") + utc(from) + (w.closedAt ? " to " + utc(w.closedAt) + " (" + windowEndWords(w.closedBy) + ")" : "") + (w.writesOnAt ? "; application writes on again at " + utc(w.writesOnAt) : "") + (!open && w.unseenMs ? "; its end was seen after " + dur(w.unseenMs) + " in which no runner read the fleet: it may have come then" : ""))];
     const shares = Object.entries(w.shares).filter(([, v]) => v > 0).map(([k, v]) => (k === "none" ? "no runner alive" : k) + " " + dur(v));

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
-import { WindowTracker, describeWindow } from "../../src/fleet/window.js";
+import { WindowTracker, describeWindow, earlierWindows, type WriteStopWindow } from "../../src/fleet/window.js";
 import { traitsOf } from "../../src/steps/index.js";
 
 function stream() {
@@ -448,6 +448,88 @@ describe("WindowTracker", () => {
     expect(w.current()).toMatchObject({ closedBy: "undone", durationMs: 930 });
     // an interrupted wait never met: all of it is the service's (nothing was true yet)
     expect(w.current()!.shares.service).toBe(870);
+  });
+
+  it("an --abort's hand-off of a stop with no `undo:` ends its measure there, as the least it lasted; a resume's stop opens another window", () => {
+    // a review's terminal trial: left open, the window counted the time writes were back on by hand
+    // as downtime ("writes stopped 7.5s … no runner 7.4s" of a 120 ms cutover), and the resume's
+    // stop joined it
+    const { events, at } = stream();
+    const started = (t: number, mode: "run" | "resume") =>
+      at(t, "run.started", { runbook: "w", file: "w", hash: "h", instances: [inst(0)], mode, steps: STEPS });
+    started(0, "run");
+    at(10, "step.started", { ...STEPS[0]! });
+    at(20, "window.opened", { index: 0, id: "stop" });
+    at(21, "step.finished", { index: 0, id: "stop", outcome: "ok", durationMs: 11 });
+    at(30, "step.started", { ...STEPS[1]! });
+    // killed; then the --abort: a hand-off of another hook (no stop) first, which ends nothing
+    started(500, "resume");
+    at(505, "decision", { index: 5, id: "open", kind: "undo", ok: false, check: "by-hand", reason: "r" });
+    const w = new WindowTracker(traitsOf);
+    const announced: unknown[] = [];
+    const feed = (): void => {
+      for (const e of events.splice(0)) {
+        w.apply(e);
+        const c = w.takeClosed();
+        if (c) announced.push(c);
+      }
+    };
+    feed();
+    expect(w.open).toBe(true);
+    at(510, "decision", { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "r" });
+    at(520, "run.finished", { outcome: "failed", exitCode: 1, committed: false, verified: false, durationMs: 20 });
+    feed();
+    expect(announced).toEqual([{ reason: "by-hand", openedAt: 20, seenAt: 510 }]);
+    expect(w.open).toBe(false);
+    expect(w.current()).toMatchObject({ closedBy: "by-hand", closedAt: 510, durationMs: 490, measuredMs: 490 });
+    expect(w.current()!.unseenMs).toBeUndefined();
+    expect(describeWindow(w.current()!)).toMatch(
+      /^at least 490ms \(writes stopped, then handed to a person by --abort: its step has no `undo:`: no cutover\): /,
+    );
+    // the abort's own end: writes are stopped, a person is to turn them back on
+    expect(w.writesLeft()).toBe("stopped");
+    // hours later a resume: they were asked to turn writes back on; its stop opens a window of its own
+    started(3_600_000, "resume");
+    feed();
+    expect(w.writesLeft()).toBeUndefined();
+    at(3_600_010, "step.started", { ...STEPS[0]! });
+    at(3_600_020, "window.opened", { index: 0, id: "stop" });
+    at(3_600_021, "step.finished", { index: 0, id: "stop", outcome: "ok", durationMs: 11 });
+    at(3_600_100, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never });
+    feed();
+    const all = w.windows();
+    expect(all.map((x) => [x.closedBy, x.durationMs])).toEqual([
+      ["by-hand", 490],
+      ["canWrite", 80],
+    ]);
+    expect(earlierWindows(all.slice(0, -1))).toEqual({ count: 1, durationMs: 490, atLeast: true });
+  });
+
+  it("earlier windows' total is a bound where theirs are: at least, at most, or not known when they mix", () => {
+    const win = (extra: Partial<WriteStopWindow>): WriteStopWindow =>
+      ({
+        openedAt: 0,
+        measuredFrom: 0,
+        open: false,
+        durationMs: 100,
+        measuredMs: 100,
+        shares: {},
+        parts: [],
+        ...extra,
+      }) as WriteStopWindow;
+    expect(earlierWindows([win({}), win({})])).toEqual({ count: 2, durationMs: 200 });
+    expect(earlierWindows([win({}), win({ closedBy: "by-hand" })])).toEqual({
+      count: 2,
+      durationMs: 200,
+      atLeast: true,
+    });
+    expect(earlierWindows([win({ openedAt: undefined })])).toEqual({ count: 1, durationMs: 100, atLeast: true });
+    expect(earlierWindows([win({ unseenMs: 50 }), win({})])).toEqual({ count: 2, durationMs: 200, atMost: true });
+    expect(earlierWindows([win({ unseenMs: 50 }), win({ closedBy: "by-hand" })])).toEqual({
+      count: 2,
+      durationMs: 200,
+      unknown: true,
+    });
   });
 
   // the cutover page: "only check that canWrite is true on the first mongosync process. The canWrite status of any

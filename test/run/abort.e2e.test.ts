@@ -214,7 +214,20 @@ describe("--abort", () => {
     expect(r.all).not.toContain("no hook whose undo was still owed");
     expect(s!.control.state().writes.enabled, "writes still stopped").toBe(false);
     expect(totalPosts(s!), "no command reached the service").toBe(sent);
-    expect(finishedLines(dir).at(-1)).toMatchObject({ aborted: true, exitCode: 1, window: { open: true } });
+    // the window's measure ends at the hand-off, the least it lasted: writes stay stopped until a
+    // person turns them back on, which no event shows (left open, it counted the time they were
+    // back on, and the resume's stop joined it)
+    const aborted = finishedLines(dir).at(-1)!;
+    expect(aborted).toMatchObject({
+      aborted: true,
+      exitCode: 1,
+      writes: "stopped",
+      window: { open: false, byHand: true, atLeast: true },
+    });
+    expect(r.all).toMatch(
+      /⏱ write stop handed to a person by --abort: its step has no `undo:`: writes stay stopped until they turn them back on by hand; stopped at least \S+ \(.*\) so far; no cutover/,
+    );
+    expect(r.all).toMatch(/· writes stopped at least \S+, then handed to a person to turn back on by hand ·/);
     const junit = readFileSync(join(dir, "out", "junit.xml"), "utf8");
     expect(junit).toMatch(/<testsuites name="syncbook run" tests="\d+" failures="\d+" errors="[1-9]/);
     expect(junit).not.toContain("called off (--abort)");
@@ -251,6 +264,12 @@ describe("--abort", () => {
     expect(resumed.all).not.toContain("the commit interlock counts it");
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
     expect(s!.control.state().writes.lost, "no write reached the source after the commit").toBe(0);
+    // the resume's window is its own stop's, not one from the first stop through the hand-off and
+    // the time writes were back on; the handed-over one is an earlier window, the least it lasted
+    const last = finishedLines(dir).at(-1)! as { at: number; window: { durationMs: number } };
+    expect(last).toMatchObject({ exitCode: 0, window: { open: false, earlier: { count: 1, atLeast: true } } });
+    expect(last.window.durationMs).toBeLessThan(last.at - (aborted.at as number));
+    expect(resumed.all).toMatch(/· writes stopped \S+ \(and at least \S+ in an earlier window\) ·/);
   }, 90_000);
 
   it("of another hook with no `undo:`: says so and goes on; writes back on, exit 0 (only a write stop left stopped fails it)", async () => {

@@ -82,6 +82,22 @@ describe("the write-stop window at a run's end, in words (src/writes-words.ts)",
     expect(windowLengthWords({ durationMs: 130_000, open: false, undone: true })).toBe(
       "writes stopped 2m 10s, until the undo turned them back on",
     );
+    // handed to a person by --abort (no `undo:`): the least it lasted, and not over
+    expect(windowLengthWords({ durationMs: 130_900, open: false, atLeast: true, byHand: true })).toBe(
+      "writes stopped at least 2m 10s, then handed to a person to turn back on by hand",
+    );
+    // the earlier windows' total, a bound as theirs are (rounded outwards), or none when they mix
+    expect(
+      windowLengthWords({ durationMs: 110, open: false, earlier: { count: 1, durationMs: 9_790, atLeast: true } }),
+    ).toBe("writes stopped 110ms (and at least 9.7s in an earlier window)");
+    expect(
+      windowLengthWords({ durationMs: 110, open: false, earlier: { count: 2, durationMs: 9_710, atMost: true } }),
+    ).toBe("writes stopped 110ms (and at most 9.8s in 2 earlier windows)");
+    expect(
+      windowLengthWords({ durationMs: 110, open: false, earlier: { count: 2, durationMs: 9_710, unknown: true } }),
+    ).toBe(
+      "writes stopped 110ms (and 2 earlier windows, their total not known (one ended unseen, one was handed over))",
+    );
   });
 
   it("rounds a length to the nearest unit and a bound outwards: never less downtime than there may have been", () => {
@@ -125,6 +141,13 @@ describe("a write-stop window's length, a bound said as one (`windowLength`, eve
     );
     expect(describeNotification(closed as never, "rb")).toBe(
       "rb: the destination takes writes (COMMITTED on every instance): writes were stopped for 4m 30s",
+    );
+    // handed to a person by --abort: never "the destination takes writes"; the least it lasted
+    expect(windowSummary({ ...w, openedAt: 0, durationMs: 12_900, closedBy: "by-hand", open: false })).toMatch(
+      /^at least 12s \(/,
+    );
+    expect(describeNotification({ ...closed, reason: "by-hand" } as never, "rb")).toBe(
+      "rb: the write stop was handed to a person by --abort: its step has no `undo:`: writes stay stopped until they turn them back on by hand (stopped at least 4m 30s so far); no cutover",
     );
   });
 });

@@ -11,7 +11,7 @@ import { CUT_OFF_WORDS, cutOff } from "../../src/model/fold.js";
 import type { StepOutcome } from "../../src/model/contract.js";
 import { formatDuration } from "../../src/runbook/duration.js";
 import { verifierDocsText, type GenerationDocs } from "../../src/text.js";
-import { windowEndWords, windowLength } from "../../src/writes-words.js";
+import { windowBoundOf, windowEndWords, windowLength } from "../../src/writes-words.js";
 import { watchPage } from "../../src/watch/page.js";
 
 /** One of the page script's inlined functions, evaluated on its own (it uses nothing of the page's). */
@@ -24,7 +24,7 @@ function pageFunction(name: string, next: string): unknown {
 }
 const pageDur = () => pageFunction("dur", "const docsText = ") as (ms: unknown) => string;
 const pageWindowLength = () =>
-  pageFunction("windowLength", "let state = null;") as (
+  pageFunction("windowLength", "const windowBoundOf = ") as (
     ms: number,
     bound: { atLeast?: boolean; unseenMs?: number },
     format: unknown,
@@ -66,7 +66,7 @@ describe("the watch page's durations", () => {
     for (const v of values.filter((x) => Number.isFinite(x) && x >= 0))
       for (const bound of [{}, { atLeast: true }, { unseenMs: 9_000 }, { atLeast: true, unseenMs: 500 }])
         expect(len(v, bound, dur), `${v} ${JSON.stringify(bound)}`).toBe(windowLength(v, bound));
-    expect(watchPage("n0nce")).toContain("windowLength(ms, { atLeast: w.openedAt === undefined");
+    expect(watchPage("n0nce")).toContain("windowLength(ms, { atLeast: bound.atLeast");
     expect(dur(undefined)).toBe("?");
     expect(dur("5000")).toBe("?");
   });
@@ -128,10 +128,17 @@ describe("the watch page's cut-off step", () => {
 describe("the watch page's end of the write-stop window", () => {
   it("is windowEndWords's, for every way the window closes, and the window line says it", () => {
     const pageWords = pageFunction("windowEndWords", "const windowLength = ") as typeof windowEndWords;
-    for (const end of ["canWrite", "committed", "undone", undefined] as const)
+    for (const end of ["canWrite", "committed", "undone", "by-hand", undefined] as const)
       expect(pageWords(end), String(end)).toBe(windowEndWords(end));
     expect(pageWords("committed")).toBe("COMMITTED on every instance");
     expect(pageWords("undone")).toBe("writes back on by the undo");
+    expect(pageWords("by-hand")).toBe("handed to a person by --abort: its step has no `undo:`");
+    // a window handed to a person is the least it lasted, as every reader says it (windowBoundOf)
+    const pageBound = pageFunction("windowBoundOf", "let state = null;") as typeof windowBoundOf;
+    for (const w of [{ openedAt: 1 }, {}, { openedAt: 1, closedBy: "by-hand" }, { openedAt: 1, unseenMs: 5 }])
+      expect(pageBound(w), JSON.stringify(w)).toEqual(windowBoundOf(w));
+    expect(windowBoundOf({ openedAt: 1, closedBy: "by-hand" }).atLeast).toBe(true);
+    expect(watchPage("n0nce")).toContain("const bound = windowBoundOf(w);");
     expect(watchPage("n0nce")).toContain(`" (" + windowEndWords(w.closedBy) + ")"`);
   });
 });
