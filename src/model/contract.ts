@@ -63,6 +63,8 @@ export interface ModelRun {
   commitInDoubt?: true;
   message?: string;
   aborted?: true;
+  /** An `--abort` that undid nothing since the fleet ruled the write stop's undo out (`run.finished.undoKeptOff`). */
+  undoKeptOff?: true;
   /** A command that reached part of the fleet (`commit reached 2 of 3 instances …`). */
   split?: string;
   /** The `--to` step it stopped at before the runbook's end: the cutover goes on (`--resume`). */

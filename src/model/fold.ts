@@ -293,6 +293,7 @@ export class CutoverFold {
           if (e.commitInDoubt === true) cur.commitInDoubt = true;
           if (e.message !== undefined) cur.message = e.message;
           if (e.aborted === true) cur.aborted = true;
+          if (e.undoKeptOff === true) cur.undoKeptOff = true;
           if (e.split !== undefined) cur.split = e.split;
           if (e.to !== undefined) cur.to = e.to;
           if (e.writes !== undefined) cur.writesLeft = e.writes;

@@ -186,6 +186,8 @@ export interface ReportRun {
   /** The `--to` step it stopped at before the runbook's end: the cutover goes on (`--resume`). */
   to?: string;
   exitCode?: number;
+  /** An `--abort` that undid nothing since the fleet ruled the write stop's undo out. */
+  undoKeptOff?: true;
   committed?: boolean;
   /** Not committed, and a commit it sent or carried may hold, as its end said. */
   commitInDoubt?: true;

@@ -730,6 +730,7 @@ function reportRun(r: ModelRun, t: (at: number) => number): ReportRun {
   };
   if (r.journal !== undefined) out.journal = stripUserinfo(r.journal);
   if (r.exitCode !== undefined) out.exitCode = r.exitCode;
+  if (r.undoKeptOff === true) out.undoKeptOff = true;
   if (r.committed !== undefined) out.committed = r.committed;
   if (r.commitInDoubt === true) out.commitInDoubt = true;
   if (r.message !== undefined) out.message = stripUserinfo(r.message);

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/events.js";
+import type { RunEvent, RunEventOf } from "../../src/events.js";
 import {
   buildReport,
   chartSeries,
@@ -308,6 +308,54 @@ describe("junit.xml", () => {
       "called off (--abort): aborted by the operator (--abort)",
     );
     expect(findAll(stuck, "failure").map((f) => f.attrs.message)).toEqual(["aborted by the operator (--abort)"]);
+  });
+
+  it("a run of the cutover that was an --abort is said in the abort's own words, and the window it handed over is the least it lasted", () => {
+    // the runs list said "ended failed" of an --abort that could not undo a write stop with no
+    // `undo:` (or undid nothing since the fleet ruled it out), as if a step had failed
+    const all = synthRun().events;
+    const cut = all.slice(
+      0,
+      all.findIndex((e) => e.type === "step.started" && e.index === 4),
+    );
+    const first = cut[0] as RunEventOf<"run.started">;
+    const last = cut[cut.length - 1]!;
+    const abortRun = (extra: object): RunEvent[] =>
+      [
+        ...cut,
+        { ...first, seq: last.seq + 1, at: last.at + 1000, mode: "resume", abort: true },
+        {
+          type: "decision",
+          seq: last.seq + 2,
+          at: last.at + 1001,
+          index: 3,
+          id: "stop-writes",
+          kind: "undo",
+          ok: false,
+          check: "by-hand",
+          reason: "no undo:",
+        },
+        {
+          type: "run.finished",
+          seq: last.seq + 3,
+          at: last.at + 1002,
+          outcome: "failed",
+          exitCode: 1,
+          committed: false,
+          aborted: true,
+          message: "aborted by the operator (--abort), but …",
+          durationMs: 2,
+          ...extra,
+        },
+      ] as RunEvent[];
+    const html = renderHtml(buildReport(abortRun({ undoByHand: "stop-writes", writes: "stopped" })));
+    expect(html).toMatch(/run 2 \(--abort\) started[^<]*, ended ABORTED, NOT EVERYTHING UNDONE at /);
+    expect(html).not.toMatch(/run 2 \(--abort\) started[^<]*, ended failed/);
+    expect(html).toMatch(
+      /at least [^<]*\(writes stopped, then handed to a person by --abort: its step has no `undo:`: no cutover\)/,
+    );
+    const kept = renderHtml(buildReport(abortRun({ undoKeptOff: true })));
+    expect(kept).toMatch(/run 2 \(--abort\) started[^<]*, ended ABORTED, NOTHING UNDONE: WRITES STAY STOPPED at /);
   });
 
   it("a crashed run: the running step is an error", () => {
