@@ -79,6 +79,12 @@ export interface HookRun {
    * of kind `undo`, check `by-hand`): for a write stop, writes may be back on from then on.
    */
   byHand?: true;
+  /**
+   * An `--abort` run began after it and did not undo it: where its step has no runbook `undo:`, the
+   * abort hands it to a person, and that hand-off (`byHand`) may be missing from the journal (the
+   * abort cut off, or its journal failed while the operator was still told to do it by hand).
+   */
+  abortAfter?: true;
   /** The variables in effect in the run that called it (its `run.started.vars`): absent in older journals. */
   vars?: Readonly<Record<string, string | number | boolean>>;
 }
@@ -369,6 +375,8 @@ export async function readJournalState(
         }
         // an --abort runs no step: its values (often none typed) are not those the cutover's steps
         // ran with, and taken as them, a --resume after it went on with the runbook's defaults
+        // every hook not undone so far is one the abort may hand to a person
+        if (e.abort === true) for (const h of hooks) if (!h.undone) h.abortAfter = true;
         if (e.abort !== true) {
           vars = isObject(e.vars) ? scalars(e.vars) : undefined;
           given = Array.isArray(e.given) ? e.given.filter((g): g is string => typeof g === "string") : undefined;

@@ -10,11 +10,11 @@ import type { JournalState, ReconcileResult } from "../journal/index.js";
 import type { BoundStep } from "../steps/index.js";
 import { commitEvidence, currentSyncCommit, lastReverse, reverseInDoubt } from "./earlier.js";
 
-/** A step as the decision reads it: its place, id and kind's traits. */
+/** A step as the decision reads it: its place, id, kind's traits and hook call (whether the runbook gives it an `undo:`). */
 export interface ResumeStep {
   index: number;
   id: string;
-  bound: Pick<BoundStep, "opensWriteStop" | "afterWritesBack">;
+  bound: Pick<BoundStep, "opensWriteStop" | "afterWritesBack" | "hookCall">;
 }
 
 export interface ResumeDecision {
@@ -74,6 +74,8 @@ export function decideResume(
   const latest = new Map(state.hooksRan.map((h) => [h.stepIndex, h]));
   let reverted: number | undefined;
   for (const h of [...latest.values()].filter((h) => beforeItsCommit(h.stepIndex))) {
+    const step = steps[h.stepIndex];
+    if (step?.bound.opensWriteStop !== true) continue;
     const why = h.undone
       ? `its undo ran${state.finished?.aborted ? " (--abort)" : ""}: writes went back on`
       : h.undoStarted
@@ -81,11 +83,16 @@ export function decideResume(
         : h.byHand
           ? // its step has no `undo:`: an --abort said to turn writes back on by hand (journaled)
             "the --abort could not undo it (no `undo:` in the runbook) and asked for writes back on by hand, so writes may be flowing"
-          : mayHaveActed
-            ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
-            : undefined;
-    if (why && steps[h.stepIndex]?.bound.opensWriteStop === true && done.delete(h.stepIndex)) {
-      notes.push(`step ${h.stepIndex + 1} "${steps[h.stepIndex]?.id}" runs again: ${why}`);
+          : h.abortAfter && step.bound.hookCall()?.undo === undefined
+            ? // the same, its hand-off not journaled: the abort was cut off, or its journal failed while
+              // it still told the operator to do it by hand; a stop run again is harmless, one counted
+              // while writes flow is not
+              "an --abort began after it and cannot undo it (no `undo:` in the runbook); the journal does not show whether it asked for writes back on by hand, so writes may be flowing"
+            : mayHaveActed
+              ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
+              : undefined;
+    if (why && done.delete(h.stepIndex)) {
+      notes.push(`step ${h.stepIndex + 1} "${step.id}" runs again: ${why}`);
       reverted = Math.min(reverted ?? h.stepIndex, h.stepIndex);
     }
   }
@@ -95,16 +102,18 @@ export function decideResume(
   // notify, commands) are not repeated; a verify is not either (the verifier runs one check per
   // process), and is named so the operator can judge it.
   if (reverted !== undefined) {
+    // an undo that ran, or a stop that may have been reverted (an undo started, a hand-off by hand, a hook process left)
+    const since = latest.get(reverted)!.undone ? "whose undo has run since" : "which may have been reverted since";
     for (const st of steps) {
       if (st.index <= reverted || !done.has(st.index) || adopted.has(st.index)) continue;
       if (st.bound.afterWritesBack === "again") {
         done.delete(st.index);
         notes.push(
-          `step ${st.index + 1} "${st.id}" runs again: it passed while writes were stopped by step ${reverted + 1}, whose undo has run since`,
+          `step ${st.index + 1} "${st.id}" runs again: it passed while writes were stopped by step ${reverted + 1}, ${since}`,
         );
       } else if (st.bound.afterWritesBack === "told")
         notes.push(
-          `step ${st.index + 1} "${st.id}" (verify) passed while writes were stopped by step ${reverted + 1}, whose undo has run since; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile`,
+          `step ${st.index + 1} "${st.id}" (verify) passed while writes were stopped by step ${reverted + 1}, ${since}; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile`,
         );
     }
   }

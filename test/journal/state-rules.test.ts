@@ -810,6 +810,37 @@ describe("whether writes are stopped", () => {
     expect(again.hooksRan.map((h) => h.byHand)).toEqual([true, undefined]);
   });
 
+  it("an --abort run that began after a hook not undone marks it (its hand-off may be missing); never one undone, nor one run after it", async () => {
+    // the by-hand decision can be lost (the abort killed, its journal failed while it still told
+    // the operator to do it by hand): resume-decide reads the mark with the runbook's `undo:`
+    const abortStarted = { type: "run.started", instances: [inst(0)], steps: STEPS, mode: "resume", abort: true };
+    const s = await read([...stopRun, abortStarted]);
+    expect(s.hooksRan).toStrictEqual([
+      { stepIndex: 2, id: "stop", use: "shell", ok: true, undone: false, abortAfter: true },
+    ]);
+    // the journal's own word on writes is unchanged: the decision reads the runbook too
+    expect(s.stopWritesSucceeded).toBe(true);
+    // a resume, not an --abort (abort absent or not true): no mark
+    for (const other of [
+      { ...abortStarted, abort: undefined },
+      { ...abortStarted, abort: "true" },
+    ])
+      expect(
+        (await read([...stopRun, other])).hooksRan.map((h) => h.abortAfter),
+        JSON.stringify(other),
+      ).toEqual([undefined]);
+    // undone before the abort: nothing to hand over
+    const undone = await read([
+      ...stopRun,
+      { type: "hook.finished", index: 2, id: "stop", use: "shell", undo: true, ok: true, durationMs: 1 },
+      abortStarted,
+    ]);
+    expect(undone.hooksRan.map((h) => h.abortAfter)).toEqual([undefined]);
+    // run again by a later resume: that run's hook is not the abort's
+    const again = await read([...stopRun, abortStarted, ...stopRun]);
+    expect(again.hooksRan.map((h) => h.abortAfter)).toEqual([true, undefined]);
+  });
+
   it("an undo's finish alone (its start lost) that succeeded turns the stop off; undo only when undo is true", async () => {
     const s = await read([
       ...stopRun,

@@ -10,7 +10,7 @@
  * What the service received is read from the simulator's request counts.
  */
 import { cell } from "../../src/cli/step-summary.js";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
@@ -270,6 +270,54 @@ describe("--abort", () => {
     expect(last).toMatchObject({ exitCode: 0, window: { open: false, earlier: { count: 1, atLeast: true } } });
     expect(last.window.durationMs).toBeLessThan(last.at - (aborted.at as number));
     expect(resumed.all).toMatch(/· writes stopped \S+ \(and at least \S+ in an earlier window\) ·/);
+  }, 90_000);
+
+  it("of a write stop with no `undo:`, killed before its hand-off is journaled: the resume after it still runs the stop again", async () => {
+    // the hand-off (a decision, check by-hand) can be missing: the abort killed before it, or its
+    // journal failing as it is written while the operator is still told to do it by hand. A resume
+    // then counted the stop, with writes back on by hand; the abort's start is the mark it reads
+    const { file, dir, run } = await setup(["lag-floor=4"]);
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace(/, undo: \{ use: sim-writes, with: \{ url: "[^"]+", enabled: true \} \}/, ""));
+    await killedInDrained(file, dir);
+    // the abort's points, in a dry pass over a copy: the one before its hand-off's line
+    const points = join(dir, "points.txt");
+    const armed = { SYNCBOOK_TEST_HOOKS: "crash-points" };
+    const jdir = join(dir, ".syncbook", "crash");
+    const before = readdirSync(jdir).map((f) => [f, readFileSync(join(jdir, f))] as const);
+    await cli(["run", file, "--renderer", "simple", "--abort"], {
+      cwd: dir,
+      env: { ...armed, SYNCBOOK_TEST_CRASH_POINTS: points },
+    });
+    const labels = readFileSync(points, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => l.split(" ")[1]);
+    const handOff = labels.indexOf("journal:decision:stop-writes");
+    expect(handOff, labels.join(", ")).toBeGreaterThan(0);
+    // put the journals back as the killed run left them, then the abort killed just before it
+    for (const f of readdirSync(jdir)) rmSync(join(jdir, f), { recursive: true, force: true });
+    for (const [f, b] of before) writeFileSync(join(jdir, f), b);
+    const cut = await cli(["run", file, "--renderer", "simple", "--abort"], {
+      cwd: dir,
+      env: { ...armed, SYNCBOOK_TEST_CRASH_AT: String(handOff) },
+    });
+    expect(cut.code, cut.all).not.toBe(0);
+    expect(
+      readdirSync(jdir)
+        .flatMap((f) => (f.endsWith(".jsonl") ? [readFileSync(join(jdir, f), "utf8")] : []))
+        .join(""),
+    ).not.toContain('"check":"by-hand"');
+    // writes on by hand (as a person told by an abort whose word did not reach the journal would)
+    s!.control.setWrites({ enabled: true });
+    s!.control.clearFaults();
+    const resumed = await run("--resume");
+    expect(resumed.code, resumed.all).toBe(0);
+    expect(resumed.all).toContain(
+      'resume: step 3 "stop-writes" runs again: an --abort began after it and cannot undo it (no `undo:` in the runbook); the journal does not show whether it asked for writes back on by hand, so writes may be flowing',
+    );
+    expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    expect(s!.control.state().writes.lost, "no write reached the source after the commit").toBe(0);
   }, 90_000);
 
   it("of another hook with no `undo:`: says so and goes on; writes back on, exit 0 (only a write stop left stopped fails it)", async () => {

@@ -31,7 +31,13 @@ const RESUME_STEPS: ResumeStep[] = STEPS.map(({ index, id, kind }) => ({
   bound: {
     opensWriteStop: kind === "stopWrites",
     afterWritesBack: kind === "waitFor" ? "again" : kind === "verify" ? "told" : "kept",
+    // every write stop gives an undo here; UNDOLESS_STEPS are the same with none
+    hookCall: () => (kind === "stopWrites" ? { use: "shell", undo: { use: "shell" } } : undefined),
   },
+}));
+const UNDOLESS_STEPS: ResumeStep[] = RESUME_STEPS.map((s) => ({
+  ...s,
+  bound: { ...s.bound, hookCall: () => (s.bound.opensWriteStop ? { use: "shell" } : undefined) },
 }));
 
 const hook = (stepIndex: number, more: Partial<HookRun> = {}): HookRun => ({
@@ -118,10 +124,13 @@ describe("decideResume: a write stop whose effect may have been reverted runs ag
       const d = decide(journal(6, [], [hook(2, more)]), 6, [], mayHaveActed);
       expect(d.reverted).toBe(2);
       expect([...d.done.keys()]).toEqual([0, 1, 3, 5]);
+      // "whose undo has run" only of one that ran: a stop an undo started on, or a hook process
+      // may have reverted, is said so
+      const since = "undone" in more ? "whose undo has run since" : "which may have been reverted since";
       expect(d.notes).toEqual([
         `step 3 "stop" runs again: ${why}`,
-        'step 5 "drained" runs again: it passed while writes were stopped by step 3, whose undo has run since',
-        'step 6 "verify" (verify) passed while writes were stopped by step 3, whose undo has run since; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile',
+        `step 5 "drained" runs again: it passed while writes were stopped by step 3, ${since}`,
+        `step 6 "verify" (verify) passed while writes were stopped by step 3, ${since}; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile`,
       ]);
       expect(d.memory.writesStopped).toBe(false);
       // an undo that ran or started is not owed again; a hook that may have acted is
@@ -151,6 +160,39 @@ describe("decideResume: a write stop whose effect may have been reverted runs ag
     // an --abort whose undo the fleet ruled out (its step has an `undo:`): the stop holds, and no
     // word of writes back on by hand (an outside review)
     expect(decide(journal(6, [], [hook(2)], aborted), 6).done.has(2)).toBe(true);
+  });
+
+  it("a write stop with no `undo:` an --abort began after, its hand-off not journaled (cut off, or its journal failed while it still told the operator), runs again", () => {
+    // a review: the by-hand decision lost to a full disk while the run's end still said "do it by
+    // hand"; the resume after it counted the stop, with writes back on by hand
+    const why =
+      'step 3 "stop" runs again: an --abort began after it and cannot undo it (no `undo:` in the runbook); the journal does not show whether it asked for writes back on by hand, so writes may be flowing';
+    const undoless = (
+      hooks: HookRun[],
+      adopt: Parameters<typeof at>[1] = [],
+      commands: JournalState["commandsSent"] = [],
+    ) => decideResume(journal(6, commands, hooks), at(6, adopt), UNDOLESS_STEPS, false);
+    const d = undoless([hook(2, { abortAfter: true })]);
+    expect(d.notes).toEqual([
+      why,
+      'step 5 "drained" runs again: it passed while writes were stopped by step 3, which may have been reverted since',
+      'step 6 "verify" (verify) passed while writes were stopped by step 3, which may have been reverted since; it is not run again (the verifier checks once per process): restart the verifier and verify again if writes reached the source meanwhile',
+    ]);
+    expect(d.done.has(2)).toBe(false);
+    expect(d.reverted).toBe(2);
+    expect(d.memory.writesStopped).toBe(false);
+    // its step gives an `undo:`: the abort would have journaled that undo's start before running
+    // it; none journaled, it never ran, and the stop holds
+    const withUndo = decide(journal(6, [], [hook(2, { abortAfter: true })]), 6);
+    expect(withUndo.done.has(2)).toBe(true);
+    expect(withUndo.memory.writesStopped).toBe(true);
+    // no --abort began after it: the stop holds, as always
+    expect(undoless([hook(2)]).done.has(2)).toBe(true);
+    // a write stop whose kind gives no hook call at all has no runbook `undo:` either
+    const noCall = UNDOLESS_STEPS.map((st) => ({ ...st, bound: { ...st.bound, hookCall: () => undefined } }));
+    expect(decideResume(journal(6, [], [hook(2, { abortAfter: true })]), at(6), noCall, false).done.has(2)).toBe(false);
+    // a commit may have been sent: no pre-commit step runs again
+    expect(undoless([hook(2, { abortAfter: true })], [], [cmd("commit", 5, "ok")]).done.has(2)).toBe(true);
   });
 
   it("only its latest run counts: run again and not undone, it is in force", () => {
