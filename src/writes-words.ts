@@ -132,6 +132,25 @@ export function abortWords(e: Pick<RunEventMap["run.finished"], "exitCode" | "un
 }
 
 /**
+ * How a run of the cutover ended, in the words of every line that names its runs (the report's
+ * runs, the watch page's runner): "called off (--abort)"; an `--abort` that did not undo
+ * everything in its own headline (`abortWords`: the runs said "ended failed" of it, as if a step
+ * had failed); else its outcome.
+ */
+export function runEndWords(r: {
+  ended?: string | undefined;
+  outcome: string;
+  abort?: true | undefined;
+  exitCode?: number | undefined;
+  undoKeptOff?: true | undefined;
+}): string {
+  if (r.ended === "called-off") return "called off (--abort)";
+  if (r.abort && r.outcome === "failed")
+    return abortWords({ exitCode: r.exitCode ?? 1, ...(r.undoKeptOff ? { undoKeptOff: true } : {}) });
+  return r.outcome;
+}
+
+/**
  * An `--abort` that called the cutover off: every undo it owed ran (exit 0) and writes are not left
  * stopped (`writesOpen`: the window still open at its end, as a journal of an earlier version
  * shows after an abort that could not undo a write stop with no `undo:`). The one rule of the read

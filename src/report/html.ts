@@ -17,7 +17,7 @@ import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "..
 import { opensWriteStop } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 import { runbookArg } from "../next-run.js";
-import { COMMIT_IN_DOUBT_WORDS, abortWords, reverseInDoubtWords } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, abortWords, reverseInDoubtWords, runEndWords } from "../writes-words.js";
 
 const MAX_REQUEST_ROWS = 1000;
 
@@ -67,7 +67,7 @@ function runLines(report: Report): string[] {
         ? `ended without a word at ${endAt || `+${formatDuration(r.end)}`} (killed, crashed or its machine lost)`
         : r.outcome === "unfinished"
           ? `has no end in the journal (still running, or killed and not resumed yet) after ${endAt || `+${formatDuration(r.end)}`}`
-          : `ended ${r.ended === "called-off" ? "called off (--abort)" : r.abort && r.outcome === "failed" ? abortWords({ exitCode: r.exitCode ?? 1, ...(r.undoKeptOff ? { undoKeptOff: true } : {}) }) : r.outcome}${endAt ? ` at ${endAt}` : ""}${r.committed ? ", committed" : r.commitInDoubt ? `, ${COMMIT_IN_DOUBT_WORDS}` : ""}`;
+          : `ended ${runEndWords(r)}${endAt ? ` at ${endAt}` : ""}${r.committed ? ", committed" : r.commitInDoubt ? `, ${COMMIT_IN_DOUBT_WORDS}` : ""}`;
     const why = r.split ?? (r.outcome !== "ok" ? r.message : undefined);
     const journal = r.journal ? ` · journal ${r.journal.split(/[\\/]/).pop()}` : "";
     return `run ${r.n} (${modeWords(r)}) started${start ? ` at ${start}` : ` at +${formatDuration(r.start)}`}, ${what}${why ? `: ${why}` : ""}${journal}`;

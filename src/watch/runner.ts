@@ -13,7 +13,13 @@ import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { formatDuration } from "../runbook/duration.js";
-import { COMMIT_IN_DOUBT_WORDS, WRITES_LEFT_WORDS, reverseInDoubtWords, windowLength } from "../writes-words.js";
+import {
+  COMMIT_IN_DOUBT_WORDS,
+  WRITES_LEFT_WORDS,
+  reverseInDoubtWords,
+  runEndWords,
+  windowLength,
+} from "../writes-words.js";
 import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, varArgs } from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
@@ -98,8 +104,8 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   if (run.finishedAt !== undefined) {
     const how =
       run.ended === "called-off"
-        ? "called off (--abort)"
-        : `ended ${run.outcome}${run.to !== undefined ? ` at --to ${run.to}, before the runbook's end` : ""}`;
+        ? runEndWords(run)
+        : `ended ${runEndWords(run)}${run.to !== undefined ? ` at --to ${run.to}, before the runbook's end` : ""}`;
     const alarm = m.writesLeft !== undefined && !m.cutover.committed;
     const again = runAgainAfterCommit(m, traitsOf);
     return {

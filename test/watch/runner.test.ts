@@ -10,7 +10,7 @@ import { CutoverFold } from "../../src/model/fold.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
-import { reverseInDoubtWords } from "../../src/writes-words.js";
+import { reverseInDoubtWords, runEndWords } from "../../src/writes-words.js";
 import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
 
 const T0 = 1_800_000_000_000;
@@ -544,6 +544,48 @@ describe("a commit whose fan-out ended without a commit.sent (the step failed)",
       ev("step.finished", 4200, { index: 3, id: "back", outcome: "ok", durationMs: 100 }),
     ]);
     expect(reversed.cutover.commitInDoubt).toBeUndefined();
+  });
+});
+
+describe("a run that was an --abort", () => {
+  // the page said "run 2 ended failed: aborted by the operator (--abort), but …" of an abort that
+  // could not undo a write stop with no `undo:`, where the report's title says ABORTED, NOT
+  // EVERYTHING UNDONE: one wording (`runEndWords`) for the page's runner and the report's runs
+  const abortRun = (finished: Record<string, unknown>) =>
+    killedModel([
+      ev("run.started", 5000, {
+        runbook: "rb",
+        file: "rb.yaml",
+        hash: "sha256:ab",
+        mode: "resume",
+        abort: true,
+        instances,
+        steps,
+      }),
+      ev("decision", 5100, { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "no undo:" }),
+      ev("run.finished", 5300, {
+        outcome: "failed",
+        exitCode: 1,
+        durationMs: 300,
+        committed: false,
+        aborted: true,
+        message: "m",
+        ...finished,
+      }),
+    ]);
+  it('is said in the abort\'s own headline, not "ended failed"; one called off is said so', () => {
+    const v = ended(abortRun({ undoByHand: "stop", writes: "stopped" }));
+    expect(v.headline).toBe("run 2 ended ABORTED, NOT EVERYTHING UNDONE: m");
+    expect(v.alarm).toBe(true);
+    expect(ended(abortRun({ undoKeptOff: true, writes: "stopped" })).headline).toBe(
+      "run 2 ended ABORTED, NOTHING UNDONE: WRITES STAY STOPPED: m",
+    );
+    expect(runEndWords({ ended: "called-off", outcome: "failed", abort: true, exitCode: 0 })).toBe(
+      "called off (--abort)",
+    );
+    // a run that is no --abort keeps its outcome
+    expect(runEndWords({ outcome: "failed", exitCode: 1 })).toBe("failed");
+    expect(runEndWords({ outcome: "interrupted", abort: true, exitCode: 130 })).toBe("interrupted");
   });
 });
 
