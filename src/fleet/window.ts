@@ -302,18 +302,20 @@ export class WindowTracker {
           e.check === "by-hand" &&
           e.index !== undefined &&
           w &&
-          w.closedAt === undefined &&
           (w.openedBy === undefined || w.openedBy.index === e.index) &&
           this.#traits(this.#kinds.get(e.index)).opensWriteStop
         ) {
-          w.closedBy = "by-hand";
-          w.closedAt = e.at;
-          this.#handedOver = true;
-          this.#toAnnounce = {
-            reason: "by-hand",
-            ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
-            seenAt: e.at,
-          };
+          // a second --abort hands over the same stop again: it ends with writes stopped, as it says
+          if (w.closedAt === undefined || w.closedBy === "by-hand") this.#handedOver = true;
+          if (w.closedAt === undefined) {
+            w.closedBy = "by-hand";
+            w.closedAt = e.at;
+            this.#toAnnounce = {
+              reason: "by-hand",
+              ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
+              seenAt: e.at,
+            };
+          }
         }
         break;
       }

@@ -488,6 +488,16 @@ describe("WindowTracker", () => {
     );
     // the abort's own end: writes are stopped, a person is to turn them back on
     expect(w.writesLeft()).toBe("stopped");
+    // a second --abort hands the same stop over again: it too ends with writes stopped, and the
+    // window keeps its first end
+    started(600, "resume");
+    feed();
+    expect(w.writesLeft()).toBeUndefined();
+    at(610, "decision", { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "r" });
+    feed();
+    expect(w.writesLeft()).toBe("stopped");
+    expect(announced).toHaveLength(1);
+    expect(w.current()).toMatchObject({ closedBy: "by-hand", closedAt: 510 });
     // hours later a resume: they were asked to turn writes back on; its stop opens a window of its own
     started(3_600_000, "resume");
     feed();
