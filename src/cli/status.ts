@@ -327,7 +327,8 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: the destination takes writes since ${j.destinationWrites.since}${unseenWords(j.destinationWrites)}; no writesOn hook has said the application writes again`,
       );
-    else if (j.writesStopInDoubt || j.writesStopped !== undefined) lines.push(`  writes: ${writeStopWords(j, st.at)}`);
+    else if (j.writesStopInDoubt || j.writesStopAbortCut || j.writesStopped !== undefined)
+      lines.push(`  writes: ${writeStopWords(j, st.at)}`);
     // the ways on (src/run/status.ts `nextOffer`); after a failed undo they were said above
     if (j.next && !j.writesUndoFailed) for (const l of nextLines(st.file, j.next)) lines.push(`  ${l}`);
     if (j.verifier?.restarts)
@@ -371,6 +372,8 @@ export function formatStatus(st: Status): string[] {
 function writeStopWords(j: JournalStatus, at: string): string {
   if (j.writesStopInDoubt)
     return `may be stopped: the stopWrites hook of step ${j.writesStopInDoubt.step} ${j.writesStopInDoubt.id} started and its run ended before it did (what it did is not known: --resume runs it again; --abort runs its undo)`;
+  if (j.writesStopAbortCut)
+    return `may be stopped, or back on: step ${j.writesStopAbortCut.step} ${j.writesStopAbortCut.id} stopped them, then an --abort began and the journal does not show what became of them (undone, or handed to a person to turn back on by hand; the abort was cut off or its journal failed): check the application's writers; --resume runs the stop again before its commit, --abort again undoes it or hands it over`;
   return j.writesStopped
     ? `${j.writesStoppedBefore ? "stopped by an earlier run of this cutover, and still at this run's end" : "stopped by the run (a stopWrites held, not undone)"}${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}`
     : "not stopped by the run (or undone)";

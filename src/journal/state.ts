@@ -80,9 +80,10 @@ export interface HookRun {
    */
   byHand?: true;
   /**
-   * An `--abort` run began after it and did not undo it: where its step has no runbook `undo:`, the
-   * abort hands it to a person, and that hand-off (`byHand`) may be missing from the journal (the
-   * abort cut off, or its journal failed while the operator was still told to do it by hand).
+   * An `--abort` run began after it (no commit in the journal) while it was not undone: the abort
+   * undoes it or hands it to a person (its step has no `undo:`), and what it did may be missing from
+   * the journal (the abort cut off, or its journal failed while the operator was still told to do
+   * it by hand): its effect may have been reverted.
    */
   abortAfter?: true;
   /** The variables in effect in the run that called it (its `run.started.vars`): absent in older journals. */
@@ -375,8 +376,16 @@ export async function readJournalState(
         }
         // an --abort runs no step: its values (often none typed) are not those the cutover's steps
         // ran with, and taken as them, a --resume after it went on with the runbook's defaults
-        // every hook not undone so far is one the abort may hand to a person
-        if (e.abort === true) for (const h of hooks) if (!h.undone) h.abortAfter = true;
+        // an --abort with no commit in the journal undoes every hook not undone so far, or hands it
+        // to a person: its end may be missing (killed, or its journal failed while it still spoke),
+        // so from here a write stop among them is not known to hold (every reader: --resume runs it
+        // again, a --from run's interlock refuses, status says it may be either)
+        if (e.abort === true && !commands.some((c) => c.cmd.op === "commit"))
+          for (const h of hooks)
+            if (!h.undone) {
+              h.abortAfter = true;
+              if (traits(steps.get(h.stepIndex)?.kind).opensWriteStop) stopWrites = false;
+            }
         if (e.abort !== true) {
           vars = isObject(e.vars) ? scalars(e.vars) : undefined;
           given = Array.isArray(e.given) ? e.given.filter((g): g is string => typeof g === "string") : undefined;

@@ -10,11 +10,11 @@ import type { JournalState, ReconcileResult } from "../journal/index.js";
 import type { BoundStep } from "../steps/index.js";
 import { commitEvidence, currentSyncCommit, lastReverse, reverseInDoubt } from "./earlier.js";
 
-/** A step as the decision reads it: its place, id, kind's traits and hook call (whether the runbook gives it an `undo:`). */
+/** A step as the decision reads it: its place, id and kind's traits. */
 export interface ResumeStep {
   index: number;
   id: string;
-  bound: Pick<BoundStep, "opensWriteStop" | "afterWritesBack" | "hookCall">;
+  bound: Pick<BoundStep, "opensWriteStop" | "afterWritesBack">;
 }
 
 export interface ResumeDecision {
@@ -83,11 +83,12 @@ export function decideResume(
         : h.byHand
           ? // its step has no `undo:`: an --abort said to turn writes back on by hand (journaled)
             "the --abort could not undo it (no `undo:` in the runbook) and asked for writes back on by hand, so writes may be flowing"
-          : h.abortAfter && step.bound.hookCall()?.undo === undefined
-            ? // the same, its hand-off not journaled: the abort was cut off, or its journal failed while
-              // it still told the operator to do it by hand; a stop run again is harmless, one counted
-              // while writes flow is not
-              "an --abort began after it and cannot undo it (no `undo:` in the runbook); the journal does not show whether it asked for writes back on by hand, so writes may be flowing"
+          : h.abortAfter
+            ? // the abort's undo or hand-off not journaled: cut off, or its journal failed while it
+              // still told the operator to do it by hand; judged by the journal, never by today's
+              // runbook (an `undo:` added since undid nothing). A stop run again is harmless, one
+              // counted while writes flow is not
+              "an --abort began after it, and the journal does not show what became of it (undone, or handed to a person to turn writes back on by hand), so writes may be flowing"
             : mayHaveActed
               ? "a hook process an earlier run left was still running when this run began, and may have turned writes back on"
               : undefined;

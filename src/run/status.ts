@@ -212,6 +212,12 @@ export interface JournalStatus {
    * writes stay stopped until turned on by hand, and `--resume` runs it again (src/run/resume-decide.ts).
    */
   writesStopUndoless?: { step: number; id: string };
+  /**
+   * An `--abort` began after this stopWrites held, and the journal does not show what became of it
+   * (undone, or handed to a person): the abort was cut off, or its journal failed. Writes may be
+   * stopped or back on (`--resume` runs the stop again before its commit).
+   */
+  writesStopAbortCut?: { step: number; id: string };
   /** A stopWrites whose undo started and never succeeded (failed, or cut off): writes are probably still stopped. */
   writesUndoFailed?: { step: number; id: string; use?: string; command?: string; stopFailed?: true };
   /** When writes were stopped (the write-stop window opened) and not seen back on since: ISO time. */
@@ -800,6 +806,8 @@ async function readJournalStatus(
   // as the abort journaled it, not as today's runbook reads (an `undo:` added since undid nothing)
   if (stop?.byHand && !stop.undone && stop.undoStarted !== true)
     out.writesStopUndoless = { step: stop.stepIndex + 1, id: stop.id };
+  else if (stop?.abortAfter && stop.ok === true && !stop.undone && stop.undoStarted !== true)
+    out.writesStopAbortCut = { step: stop.stepIndex + 1, id: stop.id };
   const next = nextOffer(out);
   // the journal folder status read (--journal-dir), first: a way on without it reads the default
   // folder and finds no journal; then the vars its runs decided their `when`s with: a resume with

@@ -810,35 +810,94 @@ describe("whether writes are stopped", () => {
     expect(again.hooksRan.map((h) => h.byHand)).toEqual([true, undefined]);
   });
 
-  it("an --abort run that began after a hook not undone marks it (its hand-off may be missing); never one undone, nor one run after it", async () => {
-    // the by-hand decision can be lost (the abort killed, its journal failed while it still told
-    // the operator to do it by hand): resume-decide reads the mark with the runbook's `undo:`
+  it("an --abort run that began after a hook not undone marks it, and a write stop among them no longer holds; not after a commit, nor one undone, nor one run after it", async () => {
+    // the abort's undo or hand-off can be missing (the abort killed, its journal failing while it
+    // still told the operator to do it by hand): a review ran `--from commit` after such an abort,
+    // writes back on by hand, and the interlock counted the stop (19,692 writes lost)
     const abortStarted = { type: "run.started", instances: [inst(0)], steps: STEPS, mode: "resume", abort: true };
     const s = await read([...stopRun, abortStarted]);
     expect(s.hooksRan).toStrictEqual([
       { stepIndex: 2, id: "stop", use: "shell", ok: true, undone: false, abortAfter: true },
     ]);
-    // the journal's own word on writes is unchanged: the decision reads the runbook too
-    expect(s.stopWritesSucceeded).toBe(true);
-    // a resume, not an --abort (abort absent or not true): no mark
-    for (const other of [
+    expect(s.stopWritesSucceeded).toBe(false);
+    // another hook is marked too, and leaves the stop's own standing alone
+    const other = await read([
+      ...stopRun.slice(0, 1),
+      started(3),
+      { type: "hook.started", index: 3, id: "h", use: "shell", undo: false },
+      { type: "hook.finished", index: 3, id: "h", use: "shell", undo: false, ok: true, durationMs: 1 },
+      ended(3),
+      ...stopRun.slice(1),
+      abortStarted,
+    ]);
+    expect(other.hooksRan.map((h) => [h.stepIndex, h.abortAfter])).toEqual([
+      [3, true],
+      [2, true],
+    ]);
+    // another command than commit in the journal (the start) does not keep the abort from it
+    const start = {
+      type: "request.sent",
+      id: 8,
+      target: "service",
+      method: "POST",
+      path: "/api/v1/start",
+      instance: inst(0),
+    };
+    expect((await read([...stopRun.slice(0, 1), start, ...stopRun.slice(1), abortStarted])).stopWritesSucceeded).toBe(
+      false,
+    );
+    // only a write stop among the marked hooks clears it: a stop step the journal holds no hook line
+    // of (an older journal) still holds when another hook is marked; a hook of a step the journal's
+    // run names none of is marked without a kind
+    const hookOnly = await read([
+      ...stopRun.slice(0, 1),
+      started(2),
+      ended(2),
+      started(3),
+      { type: "hook.started", index: 3, id: "h", use: "shell", undo: false },
+      { type: "hook.started", index: 9, id: "x", use: "shell", undo: false },
+      abortStarted,
+    ]);
+    expect(hookOnly.hooksRan.map((h) => [h.stepIndex, h.abortAfter])).toEqual([
+      [3, true],
+      [9, true],
+    ]);
+    expect(hookOnly.stopWritesSucceeded).toBe(true);
+    // a resume, not an --abort (abort absent or not true): no mark, the stop holds
+    for (const resume of [
       { ...abortStarted, abort: undefined },
       { ...abortStarted, abort: "true" },
-    ])
+    ]) {
+      const r = await read([...stopRun, resume]);
       expect(
-        (await read([...stopRun, other])).hooksRan.map((h) => h.abortAfter),
-        JSON.stringify(other),
+        r.hooksRan.map((h) => h.abortAfter),
+        JSON.stringify(resume),
       ).toEqual([undefined]);
-    // undone before the abort: nothing to hand over
+      expect(r.stopWritesSucceeded, JSON.stringify(resume)).toBe(true);
+    }
+    // a commit in the journal: the abort refuses (nothing is undone after commit), the stop holds
+    const commit = {
+      type: "request.sent",
+      id: 9,
+      target: "service",
+      method: "POST",
+      path: "/api/v1/commit",
+      instance: inst(0),
+    };
+    const committed = await read([...stopRun, { ...started(4), kind: "commit" }, commit, abortStarted]);
+    expect(committed.hooksRan.map((h) => h.abortAfter)).toEqual([undefined]);
+    expect(committed.stopWritesSucceeded).toBe(true);
+    // undone before the abort: nothing to undo or hand over
     const undone = await read([
       ...stopRun,
       { type: "hook.finished", index: 2, id: "stop", use: "shell", undo: true, ok: true, durationMs: 1 },
       abortStarted,
     ]);
     expect(undone.hooksRan.map((h) => h.abortAfter)).toEqual([undefined]);
-    // run again by a later resume: that run's hook is not the abort's
+    // run again by a later resume: that run's hook is not the abort's, and it holds
     const again = await read([...stopRun, abortStarted, ...stopRun]);
     expect(again.hooksRan.map((h) => h.abortAfter)).toEqual([true, undefined]);
+    expect(again.stopWritesSucceeded).toBe(true);
   });
 
   it("an undo's finish alone (its start lost) that succeeded turns the stop off; undo only when undo is true", async () => {

@@ -311,10 +311,21 @@ describe("--abort", () => {
     // writes on by hand (as a person told by an abort whose word did not reach the journal would)
     s!.control.setWrites({ enabled: true });
     s!.control.clearFaults();
+    // status says the stop may hold or not (it said "not stopped by the run (or undone)")
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toContain(
+      "  writes: may be stopped, or back on: step 3 stop-writes stopped them, then an --abort began and the journal does not show what became of them",
+    );
+    // a --from run at the commit does not count the stop either (a review: 19,692 writes lost)
+    const posts = totalPosts(s!);
+    const from = await run("--from", "commit", "--yes");
+    expect(from.code, from.all).toBe(3);
+    expect(from.all).toMatch(/interlock writes-stopped refused/);
+    expect(totalPosts(s!), "nothing sent").toBe(posts);
     const resumed = await run("--resume");
     expect(resumed.code, resumed.all).toBe(0);
     expect(resumed.all).toContain(
-      'resume: step 3 "stop-writes" runs again: an --abort began after it and cannot undo it (no `undo:` in the runbook); the journal does not show whether it asked for writes back on by hand, so writes may be flowing',
+      'resume: step 3 "stop-writes" runs again: an --abort began after it, and the journal does not show what became of it (undone, or handed to a person to turn writes back on by hand), so writes may be flowing',
     );
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
     expect(s!.control.state().writes.lost, "no write reached the source after the commit").toBe(0);
