@@ -19,7 +19,7 @@ import { whenVariable } from "../runbook/interpolate.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
 import { runbookArg } from "../next-run.js";
-import { abortMessage, unwind, writesAfterJournalFailure, type WritesKeptOff } from "./unwind.js";
+import { abortMessage, handOver, unwind, writesAfterJournalFailure, type WritesKeptOff } from "./unwind.js";
 import type { PlannedStep } from "./plan.js";
 
 export { cutoverId, runDefaults, WINDOW_POLL_MS, type ResumePlan, type RunOptions } from "./assemble.js";
@@ -158,6 +158,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     message: `the journal could not be written (${errorMessage(journalError())}): the run stopped before sending anything more`,
     step,
   });
+  let handed: typeof undoless = [];
   if (opts.abort) {
     outcome = "failed";
     failure = { message: "aborted by the operator (--abort)", step: "" };
@@ -169,15 +170,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     });
     // a hook owed an undo its step does not give: handed to a person, on record, so that every
     // later run counts its effect as possibly reverted (src/journal/state.ts `byHand`)
-    for (const st of undoless)
-      say("decision", {
-        index: st.index,
-        id: st.id,
-        kind: "undo",
-        ok: false,
-        check: "by-hand",
-        reason: `step ${st.index + 1} "${st.id}" has no \`undo:\` in the runbook, so it cannot be undone from here: undo what it did by hand${steps[st.index]?.bound.opensWriteStop ? " (writes stay stopped until then)" : ""}`,
-      });
+    handed = handOver(run.emit, emitter.tell, undoless);
   }
   for (const s of opts.abort ? [] : steps) {
     if (journalError()) {
@@ -325,8 +318,9 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   // the exit code says whether writes are back on)
   const stopsUndoless = opts.abort ? undoless.filter((st) => steps[st.index]?.bound.opensWriteStop) : [];
   const abortFailed = opts.abort ? [...owed.filter((st) => !undoneOk.has(st.index)), ...stopsUndoless] : [];
-  if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps, stopsUndoless);
-  const stopUndoless = stopsUndoless[0];
+  if (opts.abort && failure) failure.message = abortMessage(owed, abortFailed, steps, stopsUndoless, handed);
+  // by hand only where the hand-off is on record (a full disk: nothing was handed over)
+  const stopUndoless = stopsUndoless.find((st) => handed.includes(st));
   // the fleet ruled the undo of the write stop out: writes stay stopped, and the way on is its
   if (keptOff) {
     const base = opts.abort ? "aborted by the operator (--abort), but nothing was undone" : failure?.message;

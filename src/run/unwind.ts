@@ -10,6 +10,7 @@ import {
   type WritesOnVerdict,
 } from "../steps/index.js";
 import type { UndoStack } from "../plugin/index.js";
+import type { Emit } from "../events.js";
 import { hookWatch } from "../steps/hook.js";
 import { withProcessWatch } from "../plugin/process.js";
 import type { PlannedStep } from "./plan.js";
@@ -260,6 +261,45 @@ function writesKeptOff(
   };
 }
 
+/** A hook an `--abort` owes an undo its step does not give (no runbook `undo:`). */
+export interface Undoless {
+  index: number;
+  id: string;
+  kind: string;
+}
+
+/**
+ * `--abort` hands the undo of each hook whose step gives no `undo:` to a person, on record: a
+ * `decision` of check `by-hand` that every later run reads (src/journal/state.ts `byHand`), said
+ * only once journaled (`record` throws where the journal cannot take it). Where it cannot be
+ * journaled (a full disk), nothing is handed over: the operator is told to leave it as it is and
+ * abort again once the journal can be written, never "do it by hand" (a later run would not know,
+ * and count a write stop turned off by hand). Returns the hooks handed over.
+ */
+export function handOver<T extends Undoless>(record: Emit, tell: Emit, undoless: readonly T[]): T[] {
+  const handed: T[] = [];
+  for (const st of undoless) {
+    const stop = opensWriteStop(st.kind);
+    const what = `step ${st.index + 1} "${st.id}" has no \`undo:\` in the runbook, so it cannot be undone from here`;
+    const payload = { index: st.index, id: st.id, kind: "undo" as const, ok: false };
+    try {
+      record("decision", {
+        ...payload,
+        check: "by-hand",
+        reason: `${what}: undo what it did by hand${stop ? " (writes stay stopped until then)" : ""}`,
+      });
+      handed.push(st);
+    } catch {
+      tell("decision", {
+        ...payload,
+        check: "not-handed-over",
+        reason: `${what}, and the journal could not record its hand-off to a person: leave what it did as it is${stop ? " (writes stay stopped)" : ""}, and once the journal can be written (free space, or --journal-dir) run --abort again, which hands it over on record`,
+      });
+    }
+  }
+  return handed;
+}
+
 /**
  * What `--abort` did, for the run's end: which undos ran, which failed, which hooks owed one have
  * none in the runbook (`undoless`, counted in `failed` too), and what that means for writes.
@@ -269,6 +309,8 @@ export function abortMessage(
   failed: readonly { index: number; id: string; kind: string }[],
   steps: readonly PlannedStep[],
   undoless: readonly { index: number; id: string; kind: string }[] = [],
+  /** Of `undoless`, those handed to a person on record (`handOver`); by default all of them. */
+  handed: readonly { index: number }[] = undoless,
 ): string {
   const name = (st: { index: number; id: string }): string => `step ${st.index + 1} "${st.id}"`;
   const names = (list: readonly { index: number; id: string }[]): string => list.map(name).join(", ");
@@ -276,16 +318,18 @@ export function abortMessage(
     return "aborted by the operator (--abort): the journal shows no hook whose undo was still owed: nothing was undone, nothing was sent";
   const stop = owed.find((st) => opensWriteStop(st.kind));
   const stopFailed = failed.find((st) => opensWriteStop(st.kind) && !undoless.includes(st));
-  const stopUndoless = undoless.some((st) => opensWriteStop(st.kind));
-  const writes = stopUndoless
-    ? "writes stay stopped until a person turns them back on: do it by hand"
-    : stopFailed
-      ? `writes may still be stopped: the undo of ${name(stopFailed)} failed`
-      : stop
-        ? `writes are back on (the undo of ${name(stop)} succeeded)`
-        : steps.some((st) => st.bound.opensWriteStop)
-          ? "no stopWrites was open"
-          : "the runbook stops no writes";
+  const stopUndoless = undoless.filter((st) => opensWriteStop(st.kind));
+  const writes = stopUndoless.some((st) => !handed.some((h) => h.index === st.index))
+    ? "writes stay stopped: the journal could not record their hand-off to a person, so leave them stopped and run --abort again once it can be written"
+    : stopUndoless.length
+      ? "writes stay stopped until a person turns them back on: do it by hand"
+      : stopFailed
+        ? `writes may still be stopped: the undo of ${name(stopFailed)} failed`
+        : stop
+          ? `writes are back on (the undo of ${name(stop)} succeeded)`
+          : steps.some((st) => st.bound.opensWriteStop)
+            ? "no stopWrites was open"
+            : "the runbook stops no writes";
   const undoFailed = failed.filter((st) => !undoless.includes(st));
   const why = [
     ...(undoFailed.length ? [`${undoFailed.length} of ${owed.length} undo(s) failed (${names(undoFailed)})`] : []),
