@@ -331,17 +331,12 @@ function stuckWrites(report: Report, stuck: UndoLeftStopped): string {
  * continueOnError let the run go on), hooks and undos that failed. A header that says "every
  * step succeeded" over those would be the report lying about the night.
  */
-/** How a run ended, in words: an `--abort` that ran every owed undo is called off, not "failed" (its outcome). */
-function runEnd(r: Report["runs"][number]): string {
-  return r.ended === "called-off" ? "called off (--abort)" : r.outcome;
-}
-
 function troubleOnTheWay(report: Report): string[] {
   const out: string[] = [];
   for (const r of report.runs.slice(0, -1))
     if (r.outcome !== "ok")
       out.push(
-        `run ${r.n} (${modeWords(r)}) ${r.outcome === "unfinished" ? "ended without finishing (killed or crashed)" : runEnd(r)}`,
+        `run ${r.n} (${modeWords(r)}) ${r.outcome === "unfinished" ? "ended without finishing (killed or crashed)" : runEndWords(r)}`,
       );
   for (const s of report.steps)
     for (const a of s.attempts)
@@ -366,7 +361,7 @@ function facts(report: Report): string {
   if (runs.length > 1)
     rows.push([
       "runs",
-      `${runs.length}: ${runs.map((r) => `run ${r.n} (${modeWords(r)}) ${runEnd(r)}, ${formatDuration(r.durationMs)}`).join("; ")}`,
+      `${runs.length}: ${runs.map((r) => `run ${r.n} (${modeWords(r)}) ${runEndWords(r)}, ${formatDuration(r.durationMs)}`).join("; ")}`,
     ]);
   rows.push(
     ["exit code", report.exitCode === undefined ? "–" : String(report.exitCode)],
@@ -524,7 +519,7 @@ function runsTable(report: Report): string {
   if (report.runs.length < 2) return "";
   const rows = report.runs.map(
     (r) =>
-      `<tr data-run="${r.n}" data-outcome="${esc(r.outcome)}"><td class="num">${r.n}</td><td>${esc(modeWords(r))}</td><td class="num">${esc(when(report, r.start))}</td><td class="num">${esc(formatDuration(r.durationMs))}</td><td><span class="badge ${esc(r.outcome === "unfinished" ? "running" : r.ended === "called-off" ? "skipped" : r.outcome)}">${esc(r.outcome === "unfinished" ? "crashed" : r.ended === "called-off" ? "called off" : r.outcome)}</span></td><td>${esc(r.by ? `${r.by.user}@${r.by.host} (pid ${r.by.pid})` : "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
+      `<tr data-run="${r.n}" data-outcome="${esc(r.outcome)}"><td class="num">${r.n}</td><td>${esc(modeWords(r))}</td><td class="num">${esc(when(report, r.start))}</td><td class="num">${esc(formatDuration(r.durationMs))}</td><td><span class="badge ${esc(r.outcome === "unfinished" ? "running" : r.ended === "called-off" ? "skipped" : r.outcome)}">${esc(r.outcome === "unfinished" ? "crashed" : runEndWords(r))}</span></td><td>${esc(r.by ? `${r.by.user}@${r.by.host} (pid ${r.by.pid})` : "")}</td><td>${esc(r.message ?? "")}</td></tr>`,
   );
   return `<table id="runs"><thead><tr><th>run</th><th>mode</th><th>start</th><th>took</th><th>outcome</th><th>by</th><th>message</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }

@@ -354,6 +354,10 @@ describe("junit.xml", () => {
     expect(html).toMatch(
       /at least [^<]*\(writes stopped, then handed to a person by --abort: its step has no `undo:`: no cutover\)/,
     );
+    // the facts row and the runs table's badge too (a review: they still said "failed")
+    expect(html).toMatch(/run 2 \(--abort\) ABORTED, NOT EVERYTHING UNDONE, /);
+    expect(html).toMatch(/<tr data-run="2"[^\n]*<span class="badge failed">ABORTED, NOT EVERYTHING UNDONE<\/span>/);
+    expect(html).not.toMatch(/run 2 \(--abort\) failed/);
     const kept = renderHtml(buildReport(abortRun({ undoKeptOff: true })));
     expect(kept).toMatch(/run 2 \(--abort\) started[^<]*, ended ABORTED, NOTHING UNDONE: WRITES STAY STOPPED at /);
   });

@@ -150,7 +150,7 @@ describe("--abort", () => {
     // its runs row and table say called off, not the outcome "failed" (a browser trial)
     expect(page).toMatch(/run 2 \(--abort\) called off \(--abort\), /);
     expect(page).not.toMatch(/run 2 \(--abort\) failed/);
-    expect(page).toMatch(/<tr data-run="2"[^\n]*<span class="badge skipped">called off<\/span>/);
+    expect(page).toMatch(/<tr data-run="2"[^\n]*<span class="badge skipped">called off \(--abort\)<\/span>/);
 
     // once more: nothing is owed any more, and still nothing is sent
     const again = await run("--abort");
