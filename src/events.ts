@@ -184,8 +184,8 @@ export interface RunEventMap {
      * `byHand`: an `--abort` handed the stop to a person (its step has no `undo:`): writes stay
      * stopped until they turn them back on, which no event shows, so `durationMs` (to the hand-off)
      * is the least it lasted (`atLeast` is set too); `earlier`: the cutover's windows before it (a
-     * stop undone, then stopped again), which were downtime too, their total a bound as theirs are
-     * (`atLeast`: one of them is a least, none a most; `atMost`: the other way; `unknown`: both).
+     * stop undone, then stopped again), which were downtime too, their total the least they lasted
+     * where one of them is a bound (`atLeast`).
      */
     window?: {
       durationMs: number;
@@ -194,7 +194,7 @@ export interface RunEventMap {
       unseenMs?: number;
       undone?: true;
       byHand?: true;
-      earlier?: { count: number; durationMs: number; atLeast?: true; atMost?: true; unknown?: true };
+      earlier?: { count: number; durationMs: number; atLeast?: true };
     };
     /**
      * Application writes at the run's end when they do not flow (src/writes-words.ts says it):

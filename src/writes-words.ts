@@ -57,13 +57,9 @@ export function windowLengthWords(
   openWords = " so far",
 ): string {
   const e = w.earlier;
-  // each earlier window's length is a bound where its own is: their sum is one only in one direction
+  // the least they lasted where one of them is a bound (src/fleet/window.ts `earlierWindows`)
   const earlier = e
-    ? ` (and ${
-        e.unknown
-          ? `${e.count} earlier windows, their total not known (one ended unseen, one was handed over)`
-          : `${e.atLeast ? "at least " : e.atMost ? "at most " : ""}${formatDuration(e.durationMs, e.atLeast ? "down" : e.atMost ? "up" : "nearest")} in ${e.count === 1 ? "an earlier window" : `${e.count} earlier windows`}`
-      })`
+    ? ` (and ${e.atLeast ? "at least " : ""}${formatDuration(e.durationMs, e.atLeast ? "down" : "nearest")} in ${e.count === 1 ? "an earlier window" : `${e.count} earlier windows`})`
     : "";
   // its end seen only after a span no runner read the fleet in: the most it lasted, not its length
   const unseen = w.unseenMs !== undefined ? ` (no runner read the fleet for ${formatDuration(w.unseenMs)} of it)` : "";

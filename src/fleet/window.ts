@@ -698,25 +698,18 @@ export function windowShares(w: WriteStopWindow): string {
 }
 
 /**
- * The windows before the last, as `run.finished` carries them: their count and total, which is a
- * bound where one of theirs is (at least: a start unseen, or handed to a person; at most: an end
- * seen late), and no bound at all when they mix both.
+ * The windows before the last, as `run.finished` carries them: their count and total. Where one of
+ * them is a bound (its start unseen, handed to a person, its end seen late), the total is the
+ * least they lasted: each less any time no runner read the fleet (what `windowLength` says of one).
  */
 export function earlierWindows(
   before: readonly WriteStopWindow[],
 ): NonNullable<NonNullable<RunEventMap["run.finished"]["window"]>["earlier"]> {
-  const least = before.some((w) => windowBoundOf(w).atLeast);
-  const most = before.some((w) => !windowBoundOf(w).atLeast && w.unseenMs !== undefined);
+  const bounded = before.some((w) => windowBoundOf(w).atLeast || w.unseenMs !== undefined);
   return {
     count: before.length,
-    durationMs: before.reduce((n, w) => n + (w.durationMs ?? w.measuredMs), 0),
-    ...(least && most
-      ? { unknown: true as const }
-      : least
-        ? { atLeast: true as const }
-        : most
-          ? { atMost: true as const }
-          : {}),
+    durationMs: before.reduce((n, w) => n + Math.max(0, (w.durationMs ?? w.measuredMs) - (w.unseenMs ?? 0)), 0),
+    ...(bounded ? { atLeast: true as const } : {}),
   };
 }
 
