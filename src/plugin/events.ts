@@ -193,7 +193,7 @@ export function describeNotification(n: Notification, runbook: string): string {
       return n.reason === "undone"
         ? `${runbook}: application writes are back on the source (undo)${n.openedAt !== undefined ? ` after ${formatDuration(n.seenAt - n.openedAt)} stopped` : ""}: no cutover`
         : n.reason === "by-hand"
-          ? `${runbook}: the write stop was ${windowEndWords(n.reason)}: writes stay stopped until they turn them back on by hand${n.openedAt !== undefined ? ` (stopped ${windowLength(n.seenAt - n.openedAt, { atLeast: true })} so far)` : ""}; no cutover`
+          ? `${runbook}: the write stop was ${windowEndWords(n.reason)}: writes stay stopped until a person turns them back on${n.openedAt !== undefined ? ` (stopped ${windowLength(n.seenAt - n.openedAt, { atLeast: true })} so far)` : ""}; no cutover`
           : `${runbook}: the destination takes writes (${windowEndWords(n.reason)})${n.openedAt !== undefined ? `: writes were stopped for ${windowLength(n.seenAt - n.openedAt, n)}${n.unseenMs !== undefined ? ` (its end seen after ${formatDuration(n.unseenMs)} in which no runner read the fleet)` : ""}` : ""}`;
     case "window.writes-on":
       return `${runbook}: application writes are on again (${stepLabel(n)})`;
@@ -271,6 +271,9 @@ export function severityOf(n: Notification): Severity {
       return "warning";
     case "verifier.origin":
       return n.ours ? "info" : "error";
+    // writes handed to a person (an --abort, no `undo:`): the application is down until they act
+    case "window.closed":
+      return n.reason === "by-hand" ? "warning" : "info";
     case "decision":
       return n.ok ? "info" : "error";
     case "response.received":

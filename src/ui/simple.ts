@@ -159,7 +159,7 @@ export class SimpleUi {
             e.reason === "undone"
               ? `⏱ writes are back on the source (undo): no cutover${w ? `; they were stopped ${windowSummary(w)}` : ""}`
               : e.reason === "by-hand"
-                ? `⏱ write stop ${windowEndWords(e.reason)}: writes stay stopped until they turn them back on by hand${w ? `; stopped ${windowSummary(w)} so far` : ""}; no cutover`
+                ? `⏱ write stop ${windowEndWords(e.reason)}: writes stay stopped until a person turns them back on${w ? `; stopped ${windowSummary(w)} so far` : ""}; no cutover`
                 : `⏱ ${windowEndWords(e.reason)}: the destination takes writes${w ? `; writes were stopped ${windowSummary(w)}` : ""}`,
           ),
         );

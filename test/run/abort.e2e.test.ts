@@ -225,7 +225,7 @@ describe("--abort", () => {
       window: { open: false, byHand: true, atLeast: true },
     });
     expect(r.all).toMatch(
-      /⏱ write stop handed to a person by --abort: its step has no `undo:`: writes stay stopped until they turn them back on by hand; stopped at least \S+ \(.*\) so far; no cutover/,
+      /⏱ write stop handed to a person by --abort: its step has no `undo:`: writes stay stopped until a person turns them back on; stopped at least \S+ \(.*\) so far; no cutover/,
     );
     expect(r.all).toMatch(/· writes stopped at least \S+, then handed to a person to turn back on by hand ·/);
     const junit = readFileSync(join(dir, "out", "junit.xml"), "utf8");

@@ -141,8 +141,11 @@ describe("a write-stop window's length, a bound said as one (`windowLength`, eve
     expect(windowSummary({ ...w, openedAt: 0, durationMs: 12_900, closedBy: "by-hand", open: false })).toMatch(
       /^at least 12s \(/,
     );
+    // the application is down until a person acts: a warning, not news
+    expect(severityOf({ ...closed, reason: "by-hand" } as never)).toBe("warning");
+    expect(severityOf(closed as never)).toBe("info");
     expect(describeNotification({ ...closed, reason: "by-hand" } as never, "rb")).toBe(
-      "rb: the write stop was handed to a person by --abort: its step has no `undo:`: writes stay stopped until they turn them back on by hand (stopped at least 4m 30s so far); no cutover",
+      "rb: the write stop was handed to a person by --abort: its step has no `undo:`: writes stay stopped until a person turns them back on (stopped at least 4m 30s so far); no cutover",
     );
   });
 });
