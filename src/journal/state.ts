@@ -80,10 +80,11 @@ export interface HookRun {
    */
   byHand?: true;
   /**
-   * An `--abort` run began after it (no commit in the journal) while it was not undone: the abort
-   * undoes it or hands it to a person (its step has no `undo:`), and what it did may be missing from
-   * the journal (the abort cut off, or its journal failed while the operator was still told to do
-   * it by hand): its effect may have been reverted.
+   * An `--abort` run began after it while it was not undone, and did not journal that it kept writes
+   * stopped (the fleet or the journal ruled the undo out): the abort undoes it or hands it to a
+   * person (its step has no `undo:`), and what it did may be missing from the journal (the abort
+   * cut off, or its journal failed while the operator was still told to do it by hand): its effect
+   * may have been reverted, unless a commit of its sync was sent (the readers judge that).
    */
   abortAfter?: true;
   /** The variables in effect in the run that called it (its `run.started.vars`): absent in older journals. */
@@ -376,16 +377,11 @@ export async function readJournalState(
         }
         // an --abort runs no step: its values (often none typed) are not those the cutover's steps
         // ran with, and taken as them, a --resume after it went on with the runbook's defaults
-        // an --abort with no commit in the journal undoes every hook not undone so far, or hands it
-        // to a person: its end may be missing (killed, or its journal failed while it still spoke),
-        // so from here a write stop among them is not known to hold (every reader: --resume runs it
-        // again, a --from run's interlock refuses, status says it may be either)
-        if (e.abort === true && !commands.some((c) => c.cmd.op === "commit"))
-          for (const h of hooks)
-            if (!h.undone) {
-              h.abortAfter = true;
-              if (traits(steps.get(h.stepIndex)?.kind).opensWriteStop) stopWrites = false;
-            }
+        // an --abort undoes every hook not undone so far, or hands it to a person, unless the fleet
+        // rules it out (a keep-off decision, below): its end may be missing (killed, or its journal
+        // failed while it still spoke). The readers judge the mark against the sync that runs now
+        // (src/run/earlier.ts `stopAbortCut`, src/run/resume-decide.ts): a stop it may have undone
+        if (e.abort === true) for (const h of hooks) if (!h.undone) h.abortAfter = true;
         if (e.abort !== true) {
           vars = isObject(e.vars) ? scalars(e.vars) : undefined;
           given = Array.isArray(e.given) ? e.given.filter((g): g is string => typeof g === "string") : undefined;
@@ -499,6 +495,10 @@ export async function readJournalState(
         // an --abort handed a hook's undo to a person (its step has no `undo:`): from here on its
         // effect may have been reverted by hand, whatever later runs end as (an outside review: a
         // resume cut off before it stopped writes again left the next resume counting the stop)
+        // the abort kept writes stopped on purpose (the fleet or the journal ruled the undo out):
+        // nothing it marked was undone or handed over
+        if (e.kind === "undo" && e.ok === false && (e.check === "fleet-state" || e.check === "journal"))
+          for (const h of hooks) delete h.abortAfter;
         if (e.kind === "undo" && e.check === "by-hand") {
           const index = Number(e.index);
           for (const h of hooks) if (h.stepIndex === index && !h.undone) h.byHand = true;

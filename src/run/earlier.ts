@@ -399,6 +399,31 @@ export function whenDiffersHint(state: JournalState, loaded: LoadedRunbook, args
  * refused by part of the fleet fails its step first) and the journal's write stop with it
  * (src/journal/state.ts); one a resume adopts is the caller's to add.
  */
+/**
+ * The write stop an `--abort` began after and may have undone or handed to a person with nothing
+ * of it journaled (`abortAfter`, src/journal/state.ts: the abort killed, or its journal failing
+ * while it still told the operator to do it by hand): the latest stop hook of the sync that runs
+ * now, held, not undone, no undo begun, not handed over on record (`byHand` says that itself),
+ * while no commit of that sync may have been sent (the abort refuses then). It does not hold for
+ * any reader: a `--from` run's interlock refuses (an outside review: 19,692 writes lost through
+ * `--from commit`), `status` says writes may be stopped or back on, and a resume runs it again
+ * (src/run/resume-decide.ts, by the same mark).
+ */
+export function stopAbortCut(state: JournalState): HookRun | undefined {
+  if (currentSyncCommit(state, false).sent) return undefined;
+  const reverse = lastReverse(state)?.stepIndex;
+  const stop = state.hooksRan
+    .filter(
+      (h) =>
+        traitsOf(state.steps.find((st) => st.index === h.stepIndex)?.kind).opensWriteStop &&
+        (reverse === undefined || h.stepIndex > reverse),
+    )
+    .at(-1);
+  return stop?.abortAfter && stop.ok === true && !stop.undone && stop.undoStarted !== true && !stop.byHand
+    ? stop
+    : undefined;
+}
+
 export function lastReverse(state: JournalState): { at: number; stepIndex: number } | undefined {
   let found: { at: number; stepIndex: number } | undefined;
   state.commandsSent.forEach((c, i) => {
@@ -1150,15 +1175,18 @@ export async function fromJournal(
   whenCheck();
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
   const commit = currentSyncCommit(state, false);
-  const stopped = state.stopWritesSucceeded && !mayHaveActed;
+  const cut = stopAbortCut(state);
+  const stopped = state.stopWritesSucceeded && !mayHaveActed && cut === undefined;
   // after the commit, the write stop is the commit's to vouch for (said above): not said twice
   if (!afterCommit)
     say(
       stopped
         ? `journal: ${file} shows this cutover's writes stopped (a stopWrites held, not undone): commit's writes-stopped interlock counts it`
-        : state.stopWritesSucceeded
-          ? `journal: ${file} shows this cutover's writes stopped, but a hook process of an earlier run was still running when this run began and may have turned them back on: commit's writes-stopped interlock refuses until a stopWrites runs in this run`
-          : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
+        : cut
+          ? `journal: ${file} shows this cutover's writes stopped by step ${cut.stepIndex + 1} "${cut.id}", then an --abort began and the journal does not show what became of them (undone, or handed to a person to turn back on by hand): commit's writes-stopped interlock refuses until a stopWrites runs in this run`
+          : state.stopWritesSucceeded
+            ? `journal: ${file} shows this cutover's writes stopped, but a hook process of an earlier run was still running when this run began and may have turned them back on: commit's writes-stopped interlock refuses until a stopWrites runs in this run`
+            : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
     );
   const carry = sameCutover && state.verifier !== undefined && Object.keys(state.verifier).length > 0;
   if (carry && state.verifier?.check)

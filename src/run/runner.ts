@@ -19,7 +19,14 @@ import { whenVariable } from "../runbook/interpolate.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
 import { runbookArg } from "../next-run.js";
-import { abortMessage, handOver, unwind, writesAfterJournalFailure, type WritesKeptOff } from "./unwind.js";
+import {
+  abortMessage,
+  handOver,
+  unwind,
+  writesAfterJournalFailure,
+  writesMayGoBackOn,
+  type WritesKeptOff,
+} from "./unwind.js";
 import type { PlannedStep } from "./plan.js";
 
 export { cutoverId, runDefaults, WINDOW_POLL_MS, type ResumePlan, type RunOptions } from "./assemble.js";
@@ -159,6 +166,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     step,
   });
   let handed: typeof undoless = [];
+  let keptOffFirst: WritesKeptOff | undefined;
   if (opts.abort) {
     outcome = "failed";
     failure = { message: "aborted by the operator (--abort)", step: "" };
@@ -169,8 +177,16 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       reason: "--abort: the operator called the cutover off: no step runs and nothing is sent to the service",
     });
     // a hook owed an undo its step does not give: handed to a person, on record, so that every
-    // later run counts its effect as possibly reverted (src/journal/state.ts `byHand`)
-    handed = handOver(run.emit, emitter.tell, undoless);
+    // later run counts its effect as possibly reverted (src/journal/state.ts `byHand`); a write
+    // stop only once the fleet shows writes may go back on, as before an undo (an outside review:
+    // "undo it by hand" was said over a commit sent by hand, which the journal does not show)
+    const stop = undoless.find((st) => steps[st.index]?.bound.opensWriteStop);
+    keptOffFirst = stop ? await writesMayGoBackOn(run, undoAbort.signal, stop) : undefined;
+    handed = handOver(
+      run.emit,
+      emitter.tell,
+      keptOffFirst ? undoless.filter((st) => !steps[st.index]?.bound.opensWriteStop) : undoless,
+    );
   }
   for (const s of opts.abort ? [] : steps) {
     if (journalError()) {
@@ -299,7 +315,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           ...(opts.distrustJournal ? { distrust: opts.distrustJournal } : {}),
         })
       : undefined;
-  const keptOff = unwound?.keptOff;
+  const keptOff = unwound?.keptOff ?? keptOffFirst;
   flushPolls(run);
   if (journalError() && failure && !keptOff)
     failure = {
@@ -312,6 +328,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         `syncbook status ${runbookArg(loaded)}`,
       ),
     };
+  // an --abort whose journal failed: never "turn writes back on by hand" (a later run would not
+  // know, and count the stop), but abort again once the journal can be written (an outside review)
+  if (opts.abort && journalError() && failure && !keptOff)
+    failure.hint =
+      "Free disk space (or fix the journal folder), then run --abort again: it undoes or hands over, on record, what is still owed. Until then leave the application's writes as they are: a write stop turned off by hand that the journal does not show would be counted by a later run.";
   // an `--abort` ends clean (exit 0) only when every hook owed an undo was undone: one whose step
   // has no runbook `undo:` (a stopWrites lint warned of) is left as it is, writes stopped with it
   // (another hook with no `undo:` is said at the abort's start, and journaled, but ends nothing:

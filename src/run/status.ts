@@ -41,7 +41,14 @@ import { emptyProgress500 } from "../steps/kit/verifier.js";
 import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
-import { currentSyncCommit, cutoverVars, lastReverse, reverseInDoubt, wayOnFromRefused } from "./earlier.js";
+import {
+  currentSyncCommit,
+  cutoverVars,
+  lastReverse,
+  reverseInDoubt,
+  stopAbortCut,
+  wayOnFromRefused,
+} from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
@@ -806,8 +813,8 @@ async function readJournalStatus(
   // as the abort journaled it, not as today's runbook reads (an `undo:` added since undid nothing)
   if (stop?.byHand && !stop.undone && stop.undoStarted !== true)
     out.writesStopUndoless = { step: stop.stepIndex + 1, id: stop.id };
-  else if (stop?.abortAfter && stop.ok === true && !stop.undone && stop.undoStarted !== true)
-    out.writesStopAbortCut = { step: stop.stepIndex + 1, id: stop.id };
+  const cut = stopAbortCut(state);
+  if (cut) out.writesStopAbortCut = { step: cut.stepIndex + 1, id: cut.id };
   const next = nextOffer(out);
   // the journal folder status read (--journal-dir), first: a way on without it reads the default
   // folder and finds no journal; then the vars its runs decided their `when`s with: a resume with

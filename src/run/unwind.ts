@@ -148,23 +148,8 @@ export async function unwind(
   // commit sent by hand, or by another runner): read it first (src/steps/kit/writes-on.ts)
   const stops = undo.unfinished().filter((u) => opensWriteStop(u.entry.step.kind));
   if (stops.length) {
-    // an earlier cutover's commit that may still take effect: no read of the fleet rules it out
-    const earlier = run.earlierCommit ? await run.earlierCommit() : undefined;
-    const verdict =
-      earlier !== undefined
-        ? { ok: false as const, reason: earlier, committed: false, earlier: true as const }
-        : await writesOnVerdict(run, signal);
-    if (!verdict.ok) {
-      const keptOff = writesKeptOff(run, verdict, stops[0]!.entry.step);
-      run.say("decision", { kind: "undo", ok: false, check: "fleet-state", reason: keptOff.reason });
-      return { keptOff, started };
-    }
-    run.say("decision", {
-      kind: "undo",
-      ok: true,
-      check: "fleet-state",
-      reason: `no commit has taken effect (${verdict.detail}): application writes may go back on`,
-    });
+    const keptOff = await writesMayGoBackOn(run, signal, stops[0]!.entry.step);
+    if (keptOff) return { keptOff, started };
   }
   // an undo the journal cannot record (it failed: a full disk) leaves a journal that says writes
   // are stopped while they are back on: it is marked untrusted first, with no disk space needed;
@@ -234,6 +219,39 @@ export async function unwind(
 }
 
 /** What is said when the fleet rules out the undo of a write stop: what it showed, what that leaves, the way on. */
+/**
+ * Whether application writes may go back on the source, read from the fleet before an undo turns
+ * them on or an `--abort` hands a write stop to a person to do it (`handOver`): never while a
+ * commit may have reached any instance, which the fleet shows even when this cutover's journal
+ * does not (a commit sent by hand, or by another runner), nor while an earlier cutover's commit
+ * may still take effect. The verdict is journaled (a `decision` of check `fleet-state`); where it
+ * rules them out, what keeps them off.
+ */
+export async function writesMayGoBackOn(
+  run: RunContext,
+  signal: AbortSignal,
+  stop: { index: number; id: string },
+): Promise<WritesKeptOff | undefined> {
+  // an earlier cutover's commit that may still take effect: no read of the fleet rules it out
+  const earlier = run.earlierCommit ? await run.earlierCommit() : undefined;
+  const verdict =
+    earlier !== undefined
+      ? { ok: false as const, reason: earlier, committed: false, earlier: true as const }
+      : await writesOnVerdict(run, signal);
+  if (!verdict.ok) {
+    const keptOff = writesKeptOff(run, verdict, stop);
+    run.say("decision", { kind: "undo", ok: false, check: "fleet-state", reason: keptOff.reason });
+    return keptOff;
+  }
+  run.say("decision", {
+    kind: "undo",
+    ok: true,
+    check: "fleet-state",
+    reason: `no commit has taken effect (${verdict.detail}): application writes may go back on`,
+  });
+  return undefined;
+}
+
 function writesKeptOff(
   run: RunContext,
   verdict: Extract<WritesOnVerdict, { ok: false }> & { earlier?: true },

@@ -810,72 +810,18 @@ describe("whether writes are stopped", () => {
     expect(again.hooksRan.map((h) => h.byHand)).toEqual([true, undefined]);
   });
 
-  it("an --abort run that began after a hook not undone marks it, and a write stop among them no longer holds; not after a commit, nor one undone, nor one run after it", async () => {
+  it("an --abort run that began after a hook not undone marks it, unless it journals that it kept writes stopped; not one undone, nor one run after it", async () => {
     // the abort's undo or hand-off can be missing (the abort killed, its journal failing while it
-    // still told the operator to do it by hand): a review ran `--from commit` after such an abort,
-    // writes back on by hand, and the interlock counted the stop (19,692 writes lost)
+    // still told the operator to do it by hand); the readers judge the mark against the sync that
+    // runs now (src/run/earlier.ts `stopAbortCut`, src/run/resume-decide.ts)
     const abortStarted = { type: "run.started", instances: [inst(0)], steps: STEPS, mode: "resume", abort: true };
     const s = await read([...stopRun, abortStarted]);
     expect(s.hooksRan).toStrictEqual([
       { stepIndex: 2, id: "stop", use: "shell", ok: true, undone: false, abortAfter: true },
     ]);
-    expect(s.stopWritesSucceeded).toBe(false);
-    // another hook is marked too, and leaves the stop's own standing alone
-    const other = await read([
-      ...stopRun.slice(0, 1),
-      started(3),
-      { type: "hook.started", index: 3, id: "h", use: "shell", undo: false },
-      { type: "hook.finished", index: 3, id: "h", use: "shell", undo: false, ok: true, durationMs: 1 },
-      ended(3),
-      ...stopRun.slice(1),
-      abortStarted,
-    ]);
-    expect(other.hooksRan.map((h) => [h.stepIndex, h.abortAfter])).toEqual([
-      [3, true],
-      [2, true],
-    ]);
-    // another command than commit in the journal (the start) does not keep the abort from it
-    const start = {
-      type: "request.sent",
-      id: 8,
-      target: "service",
-      method: "POST",
-      path: "/api/v1/start",
-      instance: inst(0),
-    };
-    expect((await read([...stopRun.slice(0, 1), start, ...stopRun.slice(1), abortStarted])).stopWritesSucceeded).toBe(
-      false,
-    );
-    // only a write stop among the marked hooks clears it: a stop step the journal holds no hook line
-    // of (an older journal) still holds when another hook is marked; a hook of a step the journal's
-    // run names none of is marked without a kind
-    const hookOnly = await read([
-      ...stopRun.slice(0, 1),
-      started(2),
-      ended(2),
-      started(3),
-      { type: "hook.started", index: 3, id: "h", use: "shell", undo: false },
-      { type: "hook.started", index: 9, id: "x", use: "shell", undo: false },
-      abortStarted,
-    ]);
-    expect(hookOnly.hooksRan.map((h) => [h.stepIndex, h.abortAfter])).toEqual([
-      [3, true],
-      [9, true],
-    ]);
-    expect(hookOnly.stopWritesSucceeded).toBe(true);
-    // a resume, not an --abort (abort absent or not true): no mark, the stop holds
-    for (const resume of [
-      { ...abortStarted, abort: undefined },
-      { ...abortStarted, abort: "true" },
-    ]) {
-      const r = await read([...stopRun, resume]);
-      expect(
-        r.hooksRan.map((h) => h.abortAfter),
-        JSON.stringify(resume),
-      ).toEqual([undefined]);
-      expect(r.stopWritesSucceeded, JSON.stringify(resume)).toBe(true);
-    }
-    // a commit in the journal: the abort refuses (nothing is undone after commit), the stop holds
+    // the journal's own word on the stop is unchanged: the readers decide, knowing the sync
+    expect(s.stopWritesSucceeded).toBe(true);
+    // every hook not undone, a commit in the journal or not (the readers weigh the commit)
     const commit = {
       type: "request.sent",
       id: 9,
@@ -884,9 +830,30 @@ describe("whether writes are stopped", () => {
       path: "/api/v1/commit",
       instance: inst(0),
     };
-    const committed = await read([...stopRun, { ...started(4), kind: "commit" }, commit, abortStarted]);
-    expect(committed.hooksRan.map((h) => h.abortAfter)).toEqual([undefined]);
-    expect(committed.stopWritesSucceeded).toBe(true);
+    expect((await read([...stopRun, commit, abortStarted])).hooksRan.map((h) => h.abortAfter)).toEqual([true]);
+    // a resume, not an --abort (abort absent or not true): no mark
+    for (const resume of [
+      { ...abortStarted, abort: undefined },
+      { ...abortStarted, abort: "true" },
+    ])
+      expect(
+        (await read([...stopRun, resume])).hooksRan.map((h) => h.abortAfter),
+        JSON.stringify(resume),
+      ).toEqual([undefined]);
+    // the abort journaled that the fleet or the journal ruled the undo out: writes kept stopped on
+    // purpose, nothing undone or handed over (an outside review: status said "may be back on")
+    const keptOff = (check: string, ok = false) => ({ type: "decision", kind: "undo", ok, check, reason: "r" });
+    for (const check of ["fleet-state", "journal"])
+      expect(
+        (await read([...stopRun, abortStarted, keptOff(check)])).hooksRan.map((h) => h.abortAfter),
+        check,
+      ).toEqual([undefined]);
+    // another decision keeps the mark: an ok one, another check, another kind
+    for (const other of [keptOff("fleet-state", true), keptOff("abort"), { ...keptOff("journal"), kind: "interlock" }])
+      expect(
+        (await read([...stopRun, abortStarted, other])).hooksRan.map((h) => h.abortAfter),
+        JSON.stringify(other),
+      ).toEqual([true]);
     // undone before the abort: nothing to undo or hand over
     const undone = await read([
       ...stopRun,
@@ -894,10 +861,9 @@ describe("whether writes are stopped", () => {
       abortStarted,
     ]);
     expect(undone.hooksRan.map((h) => h.abortAfter)).toEqual([undefined]);
-    // run again by a later resume: that run's hook is not the abort's, and it holds
+    // run again by a later resume: that run's hook is not the abort's
     const again = await read([...stopRun, abortStarted, ...stopRun]);
     expect(again.hooksRan.map((h) => h.abortAfter)).toEqual([true, undefined]);
-    expect(again.stopWritesSucceeded).toBe(true);
   });
 
   it("an undo's finish alone (its start lost) that succeeded turns the stop off; undo only when undo is true", async () => {

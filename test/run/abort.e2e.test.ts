@@ -331,6 +331,33 @@ describe("--abort", () => {
     expect(s!.control.state().writes.lost, "no write reached the source after the commit").toBe(0);
   }, 90_000);
 
+  it("of a write stop with no `undo:`, over a commit the journal does not show (sent by hand): hands nothing over, writes stay stopped", async () => {
+    // an outside review: the hand-off ("undo what it did by hand") read no fleet, where an undo
+    // reads it first; a commit sent by hand holds, and writes back on the source are lost to it
+    const { file, dir } = await setup(["lag-floor=4"]);
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace(/, undo: \{ use: sim-writes, with: \{ url: "[^"]+", enabled: true \} \}/, ""));
+    await killedInDrained(file, dir);
+    // commit blocks until every instance has it: sent to all at once
+    const answers = await Promise.all(
+      s!.instances.map((i) =>
+        fetch(`${i.url}/api/v1/commit`, {
+          method: "POST",
+          body: "{}",
+          headers: { "content-type": "application/json" },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const r = await cli(["run", file, "--renderer", "simple", "--abort"], { cwd: dir });
+    expect(r.code, r.all).toBe(1);
+    expect(r.all).toMatch(/ABORTED, NOTHING UNDONE: WRITES STAY STOPPED|nothing was undone/);
+    expect(r.all).not.toMatch(/undo what it did by hand|turn application writes back on by hand/);
+    expect(finishedLines(dir).at(-1)).toMatchObject({ aborted: true, exitCode: 1, undoKeptOff: true });
+    expect(finishedLines(dir).at(-1)!.undoByHand).toBeUndefined();
+    expect(s!.control.state().writes.enabled, "writes still stopped").toBe(false);
+  }, 90_000);
+
   it("of another hook with no `undo:`: says so and goes on; writes back on, exit 0 (only a write stop left stopped fails it)", async () => {
     // an outside review: every hook with no `undo:` failed the abort, exit 1, with no way on offered
     const notice = `  - { id: notice, hook: { use: shell, with: { command: [${JSON.stringify(process.execPath)}, -e, "0"] } } }\n`;

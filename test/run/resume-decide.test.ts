@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { HookRun, JournalState } from "../../src/journal/index.js";
 import { decideResume, type ResumeStep } from "../../src/run/resume-decide.js";
+import { stopAbortCut } from "../../src/run/earlier.js";
 import { cmd, state } from "../support/reconcile-fixtures.js";
 
 // a cutover with a rollback: the first sync's write stop, checks and commit, a reverse, then the
@@ -318,5 +319,33 @@ describe("decideResume: the service's refusals the no-errors interlock counts", 
     ];
     const d = decide(journal(6, [refused], [hook(2)]), 6);
     expect(d.memory.serviceErrors).toEqual([{ instance: "i0", op: "commit", error: "commit refused: not ready" }]);
+  });
+});
+
+// the reader every other run shares with the resume's own mark: `--from`'s interlock and `status`
+describe("stopAbortCut: the write stop an --abort may have undone or handed over with nothing of it journaled", () => {
+  it("is the latest stop of the sync that runs now, marked, held, not undone nor handed over, while its sync's commit is not sent", () => {
+    const cut = (hooks: HookRun[], commands: JournalState["commandsSent"] = []) =>
+      stopAbortCut(journal(6, commands, hooks))?.stepIndex;
+    expect(cut([hook(2, { abortAfter: true })])).toBe(2);
+    // not marked, undone, its undo begun, handed over on record (byHand says it), never held
+    expect(cut([hook(2)])).toBeUndefined();
+    expect(cut([hook(2, { abortAfter: true, undone: true })])).toBeUndefined();
+    expect(cut([hook(2, { abortAfter: true, undoStarted: true })])).toBeUndefined();
+    expect(cut([hook(2, { abortAfter: true, byHand: true })])).toBeUndefined();
+    expect(cut([hook(2, { abortAfter: true, ok: false })])).toBeUndefined();
+    expect(cut([hook(2, { abortAfter: true, ok: undefined })])).toBeUndefined();
+    // run again since (a resume): the latest holds
+    expect(cut([hook(2, { abortAfter: true }), hook(2)])).toBeUndefined();
+    // another hook marked is no write stop
+    expect(cut([hook(2), hook(4, { abortAfter: true })])).toBeUndefined();
+    // its sync's commit sent: the abort refused, nothing was undone
+    expect(cut([hook(2, { abortAfter: true })], [cmd("commit", 5, "ok")])).toBeUndefined();
+    // after a rollback: the new sync's stop, whatever the first sync's commit (a review: a rule on
+    // any commit in the journal let the resume count the new sync's stop)
+    const rolled: JournalState["commandsSent"] = [cmd("commit", 6, "ok"), cmd("reverse", 7, "ok")];
+    expect(stopAbortCut(journal(10, rolled, [hook(2), hook(8, { abortAfter: true })]))?.stepIndex).toBe(8);
+    // the first sync's stop, before the reverse, is not the sync that runs now
+    expect(stopAbortCut(journal(10, rolled, [hook(2, { abortAfter: true })]))).toBeUndefined();
   });
 });
