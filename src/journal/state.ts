@@ -287,6 +287,8 @@ export async function readJournalState(
   let hash = "";
   let lastSeq = 0;
   let stopWrites = false;
+  /** The events are an `--abort` run's (its `run.started` said so). */
+  let inAbort = false;
   let carriedCommit: JournalState["carriedCommit"];
   let finished: JournalState["finished"];
   let instances: JournalState["instances"];
@@ -375,13 +377,14 @@ export async function readJournalState(
             keyOfLabel.set(ref.name ?? ref.url, instanceKey(ref));
           }
         }
-        // an --abort runs no step: its values (often none typed) are not those the cutover's steps
-        // ran with, and taken as them, a --resume after it went on with the runbook's defaults
         // an --abort undoes every hook not undone so far, or hands it to a person, unless the fleet
         // rules it out (a keep-off decision, below): its end may be missing (killed, or its journal
         // failed while it still spoke). The readers judge the mark against the sync that runs now
         // (src/run/earlier.ts `stopAbortCut`, src/run/resume-decide.ts): a stop it may have undone
-        if (e.abort === true) for (const h of hooks) if (!h.undone) h.abortAfter = true;
+        inAbort = e.abort === true;
+        if (inAbort) for (const h of hooks) if (!h.undone) h.abortAfter = true;
+        // an --abort runs no step: its values (often none typed) are not those the cutover's steps
+        // ran with, and taken as them, a --resume after it went on with the runbook's defaults
         if (e.abort !== true) {
           vars = isObject(e.vars) ? scalars(e.vars) : undefined;
           given = Array.isArray(e.given) ? e.given.filter((g): g is string => typeof g === "string") : undefined;
@@ -492,13 +495,14 @@ export async function readJournalState(
         hookCalls.apply(e);
         return;
       case "decision":
+        // the abort kept writes stopped on purpose (the fleet or the journal ruled the undo out):
+        // nothing it marked was undone or handed over. Only the abort's own: a later run's unwind
+        // that keeps writes off says nothing of what the abort did
+        if (inAbort && e.kind === "undo" && e.ok === false && (e.check === "fleet-state" || e.check === "journal"))
+          for (const h of hooks) delete h.abortAfter;
         // an --abort handed a hook's undo to a person (its step has no `undo:`): from here on its
         // effect may have been reverted by hand, whatever later runs end as (an outside review: a
         // resume cut off before it stopped writes again left the next resume counting the stop)
-        // the abort kept writes stopped on purpose (the fleet or the journal ruled the undo out):
-        // nothing it marked was undone or handed over
-        if (e.kind === "undo" && e.ok === false && (e.check === "fleet-state" || e.check === "journal"))
-          for (const h of hooks) delete h.abortAfter;
         if (e.kind === "undo" && e.check === "by-hand") {
           const index = Number(e.index);
           for (const h of hooks) if (h.stepIndex === index && !h.undone) h.byHand = true;

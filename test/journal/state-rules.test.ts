@@ -848,6 +848,11 @@ describe("whether writes are stopped", () => {
         (await read([...stopRun, abortStarted, keptOff(check)])).hooksRan.map((h) => h.abortAfter),
         check,
       ).toEqual([undefined]);
+    // a later run's keep-off (its unwind's, not the abort's) says nothing of what the abort did
+    const resumeStarted = { ...abortStarted, abort: undefined };
+    expect(
+      (await read([...stopRun, abortStarted, resumeStarted, keptOff("fleet-state")])).hooksRan.map((h) => h.abortAfter),
+    ).toEqual([true]);
     // another decision keeps the mark: an ok one, another check, another kind
     for (const other of [keptOff("fleet-state", true), keptOff("abort"), { ...keptOff("journal"), kind: "interlock" }])
       expect(
