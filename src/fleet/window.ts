@@ -307,15 +307,7 @@ export class WindowTracker {
         ) {
           // a second --abort hands over the same stop again: it ends with writes stopped, as it says
           if (w.closedAt === undefined || w.closedBy === "by-hand") this.#handedOver = true;
-          if (w.closedAt === undefined) {
-            w.closedBy = "by-hand";
-            w.closedAt = e.at;
-            this.#toAnnounce = {
-              reason: "by-hand",
-              ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
-              seenAt: e.at,
-            };
-          }
+          if (w.closedAt === undefined) this.#closeWithoutCutover(w, "by-hand", e.at);
         }
         break;
       }
@@ -357,15 +349,8 @@ export class WindowTracker {
         if (e.undo && e.ok && this.#stopFailed === e.index) this.#stopFailed = undefined;
         // the stop's undo succeeded: writes are back on the source, the window ends without a cutover
         const w = this.#current;
-        if (e.undo && e.ok && w && w.closedAt === undefined && w.openedBy?.index === e.index) {
-          w.closedBy = "undone";
-          w.closedAt = e.at;
-          this.#toAnnounce = {
-            reason: "undone",
-            ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}),
-            seenAt: e.at,
-          };
-        }
+        if (e.undo && e.ok && w && w.closedAt === undefined && w.openedBy?.index === e.index)
+          this.#closeWithoutCutover(w, "undone", e.at);
         break;
       }
       case "progress.sampled":
@@ -377,6 +362,13 @@ export class WindowTracker {
       default:
         break;
     }
+  }
+
+  /** Ends the window with no cutover (the stop's undo, or a hand-off to a person) and has it announced. */
+  #closeWithoutCutover(w: Win, reason: "undone" | "by-hand", at: number): void {
+    w.closedBy = reason;
+    w.closedAt = at;
+    this.#toAnnounce = { reason, ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}), seenAt: at };
   }
 
   /** The open step that sends commit: a commit request's round trip is its. */
