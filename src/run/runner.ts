@@ -325,7 +325,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         memory,
         { ok: undoneOk, started: unwound?.started ?? new Set(), distrusted: unwound?.distrusted === true },
         steps,
-        `syncbook status ${runbookArg(loaded)}`,
+        runbookArg(loaded),
       ),
     };
   // an --abort whose journal failed: never "turn writes back on by hand" (a later run would not

@@ -15,6 +15,7 @@ import { hookWatch } from "../steps/hook.js";
 import { withProcessWatch } from "../plugin/process.js";
 import type { PlannedStep } from "./plan.js";
 import { runbookArg } from "../next-run.js";
+import { shellCommand } from "../text.js";
 
 /** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
 /**
@@ -64,9 +65,10 @@ export function writesAfterJournalFailure(
   memory: RunMemory,
   undo: { ok: ReadonlySet<number>; started: ReadonlySet<number>; distrusted: boolean },
   steps: readonly PlannedStep[],
-  /** The command that shows the fleet and the journal, `syncbook status <runbook>` (src/next-run.ts `runbookArg`). */
-  status: string,
+  /** The runbook as a command names it (src/next-run.ts `runbookArg`). */
+  named: string,
 ): { message: string; hint?: string; rerunWith?: string } {
+  const status = `syncbook status ${named}`;
   const name = (s: PlannedStep): string => `step ${s.index + 1} "${s.id}"`;
   const resume =
     "Free disk space (or fix the journal folder), then run again with --resume: the journal holds every command this run sent (a request whose line it could not write never left).";
@@ -74,7 +76,10 @@ export function writesAfterJournalFailure(
     if (memory.commitSent || !memory.writesStopped) return { message: failure.message, hint: resume };
     return {
       message: `${failure.message}; application writes are STILL STOPPED (no undo ran, and the journal says so)`,
-      hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true); or turn the application's writes back on by hand.`,
+      hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${named} --resume. ${byHandThenFrom(
+        named,
+        steps.find((s) => s.bound.opensWriteStop),
+      )}`,
     };
   }
   const started = steps.filter((s) => undo.started.has(s.index));
@@ -98,6 +103,17 @@ export function writesAfterJournalFailure(
       : wayOn,
     ...(from ? { rerunWith: from } : {}),
   };
+}
+
+/**
+ * Writes turned back on by hand where the journal still says a write stop holds (it could not
+ * record an undo): a later `--resume` would count that stop and commit while writes flow, so the
+ * way on after it is a new run from the stop, which stops them again (an earlier hint said only
+ * "or turn the application's writes back on by hand").
+ */
+export function byHandThenFrom(named: string, stop: { id: string } | undefined): string {
+  const from = `syncbook run ${named} ${stop ? shellCommand(["--from", stop.id]) : "--from <the write stop's step>"}`;
+  return `If writes cannot wait for that, turn them back on by hand; the journal will still say they are stopped, so go on later only with ${from} (it stops them again before its commit), never --resume, which would commit while they flow.`;
 }
 
 /** Why an unwind did not turn writes back on: what the fleet showed, and the way on. */
@@ -162,7 +178,7 @@ export async function unwind(
       const keptOff: WritesKeptOff = {
         committed: false,
         reason: `the undos were not run, so application writes stay STOPPED: the journal cannot record them, and it could not be marked untrusted either (${why}): an undo it does not know of would leave it saying writes are stopped while they are on`,
-        hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${named} --resume; or turn the application's writes back on by hand.`,
+        hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${named} --resume. ${byHandThenFrom(named, stops[0]!.entry.step)}`,
       };
       run.say("decision", { kind: "undo", ok: false, check: "journal", reason: keptOff.reason });
       return { keptOff, started };
