@@ -160,7 +160,9 @@ export interface RunEventMap {
     undoKeptOff?: true;
     /**
      * An `--abort` owed the undo of this write stop (its step id), whose step has no `undo:`: writes
-     * stay stopped until a person turns them back on, then `--resume` stops them again.
+     * stay stopped until a person turns them back on, then `--resume` stops them again. In a later
+     * run that ends with `writes` `may-be-stopped` before stopping them again: the stop that abort
+     * handed over (whether the person turned writes back on, no event shows).
      */
     undoByHand?: string;
     /**

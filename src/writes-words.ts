@@ -94,7 +94,9 @@ export function writesLeftSentence(
         : committed
           ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until it writes to the destination once it takes writes (committed: never back on the source)`
           : `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until the cutover completes, or the stop is undone while no commit may have been sent (--abort judges that)`
-    : `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook failed part-way and no undo of it succeeded; check the application's writers`;
+    : undoByHand !== undefined && !committed
+      ? `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: an --abort handed the write stop of step ${undoByHand} to a person to turn back on by hand (the runbook gives it no \`undo:\`), and no event shows they did; check the application's writers: --resume stops them again before its commit`
+      : `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook failed part-way and no undo of it succeeded; check the application's writers`;
 }
 
 /**

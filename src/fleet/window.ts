@@ -168,6 +168,13 @@ export class WindowTracker {
   #stopFailed: number | undefined;
   /** The window was handed to a person (`by-hand`) in this runner's life: writes are stopped at its end. */
   #handedOver = false;
+  /**
+   * The write stop an `--abort` handed to a person, until a later stop opens a window or an undo of
+   * it succeeds: after that runner's life, writes may be stopped (the person was asked to turn them
+   * back on, which no event shows). A later run that died before stopping them again was paged as
+   * if writes flowed (a dead-man page not critical).
+   */
+  #handedTo: { index: number; id: string } | undefined;
   #toAnnounce: RunEventMap["window.closed"] | undefined;
 
   constructor(traits: WindowKindTraits) {
@@ -306,7 +313,10 @@ export class WindowTracker {
           this.#traits(this.#kinds.get(e.index)).opensWriteStop
         ) {
           // a second --abort hands over the same stop again: it ends with writes stopped, as it says
-          if (w.closedAt === undefined || w.closedBy === "by-hand") this.#handedOver = true;
+          if (w.closedAt === undefined || w.closedBy === "by-hand") {
+            this.#handedOver = true;
+            this.#handedTo = { index: e.index, id: e.id ?? w.openedBy?.id ?? String(e.index + 1) };
+          }
           if (w.closedAt === undefined) this.#closeWithoutCutover(w, "by-hand", e.at);
         }
         break;
@@ -314,6 +324,7 @@ export class WindowTracker {
       case "window.opened": {
         this.#stopFailed = undefined;
         this.#handedOver = false;
+        this.#handedTo = undefined;
         // from the stop hook's success, not from the check after it (older journals: the event's time)
         const at = e.openedAt ?? e.at;
         if (!this.open) this.#windows.push({ openedAt: at, measuredFrom: at, openedBy: { index: e.index, id: e.id } });
@@ -347,6 +358,7 @@ export class WindowTracker {
         // the window opened may have stopped some writers: until `window.opened` or its undo succeeds
         if (!e.undo && this.#traits(this.#kinds.get(e.index)).opensWriteStop) this.#stopFailed = e.index;
         if (e.undo && e.ok && this.#stopFailed === e.index) this.#stopFailed = undefined;
+        if (e.undo && e.ok && this.#handedTo?.index === e.index) this.#handedTo = undefined;
         // the stop's undo succeeded: writes are back on the source, the window ends without a cutover
         const w = this.#current;
         if (e.undo && e.ok && w && w.closedAt === undefined && w.openedBy?.index === e.index)
@@ -442,11 +454,20 @@ export class WindowTracker {
    * Application writes now, when they do not flow (src/writes-words.ts): `stopped` while the window
    * is open, and after this runner's `--abort` handed it to a person (until a later run starts:
    * they were asked to turn writes back on); `may-be-stopped` after a stop hook ended without the window opening (it failed, or its
-   * writes were not seen stopped) and no undo of it (nor a later stop) succeeded.
+   * writes were not seen stopped) and no undo of it (nor a later stop) succeeded, and in a later run
+   * after such a hand-off until a stop opens a window again (`handedTo`).
    */
   writesLeft(): WritesLeft | undefined {
     if (this.open || this.#handedOver) return "stopped";
-    return this.#stopFailed !== undefined ? "may-be-stopped" : undefined;
+    return this.#stopFailed !== undefined || this.#handedTo !== undefined ? "may-be-stopped" : undefined;
+  }
+
+  /**
+   * The step id of a write stop an `--abort` handed to a person, in a later run that has not
+   * stopped writes again (`may-be-stopped` for that reason, not a failed stop hook).
+   */
+  handedToPerson(): string | undefined {
+    return !this.open && !this.#handedOver && this.#stopFailed === undefined ? this.#handedTo?.id : undefined;
   }
 
   /** Every window so far (a stop undone and stopped again makes two), measured up to `now` when open. */

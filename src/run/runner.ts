@@ -395,7 +395,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
     ...(keptOff ? { undoKeptOff: true as const } : {}),
-    ...(stopUndoless ? { undoByHand: stopUndoless.id } : {}),
+    ...(stopUndoless
+      ? { undoByHand: stopUndoless.id }
+      : run.window.handedToPerson() !== undefined
+        ? { undoByHand: run.window.handedToPerson()! }
+        : {}),
     // stopped at --to before the runbook's end: the cutover goes on later (--resume)
     ...(!opts.abort && to < steps.length - 1 ? { to: steps[to]!.id } : {}),
     ...(cutoverStart.runsBefore

@@ -492,27 +492,60 @@ describe("WindowTracker", () => {
     // window keeps its first end
     started(600, "resume");
     feed();
-    expect(w.writesLeft()).toBeUndefined();
+    // a later run, before it stops writes again: they may be stopped (no event shows the person
+    // turned them back on); it was undefined, and a dead-man page for a runner lost here not critical
+    expect(w.writesLeft()).toBe("may-be-stopped");
+    expect(w.handedToPerson()).toBe("stop");
     at(610, "decision", { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "r" });
     feed();
     expect(w.writesLeft()).toBe("stopped");
     expect(announced).toHaveLength(1);
     expect(w.current()).toMatchObject({ closedBy: "by-hand", closedAt: 510 });
     // hours later a resume: they were asked to turn writes back on; its stop opens a window of its own
+    expect(w.handedToPerson()).toBeUndefined();
     started(3_600_000, "resume");
     feed();
-    expect(w.writesLeft()).toBeUndefined();
+    expect(w.writesLeft()).toBe("may-be-stopped");
+    expect(w.handedToPerson()).toBe("stop");
     at(3_600_010, "step.started", { ...STEPS[0]! });
     at(3_600_020, "window.opened", { index: 0, id: "stop" });
+    feed();
+    expect(w.writesLeft()).toBe("stopped");
+    expect(w.handedToPerson()).toBeUndefined();
     at(3_600_021, "step.finished", { index: 0, id: "stop", outcome: "ok", durationMs: 11 });
     at(3_600_100, "progress.sampled", { instance: inst(0), progress: prog(true, "COMMITTED", 0) as never });
     feed();
+    expect(w.writesLeft()).toBeUndefined();
     const all = w.windows();
     expect(all.map((x) => [x.closedBy, x.durationMs])).toEqual([
       ["by-hand", 490],
       ["canWrite", 80],
     ]);
     expect(earlierWindows(all.slice(0, -1))).toEqual({ count: 1, durationMs: 490, atLeast: true });
+  });
+
+  it("a write stop handed to a person stays 'may be stopped' in later runs until its undo succeeds, not only until a stop", () => {
+    const { events, at } = stream();
+    const started = (t: number) =>
+      at(t, "run.started", { runbook: "w", file: "w", hash: "h", instances: [inst(0)], mode: "resume", steps: STEPS });
+    started(0);
+    at(20, "window.opened", { index: 0, id: "stop" });
+    started(500);
+    at(510, "decision", { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "r" });
+    started(600);
+    const w = new WindowTracker(traitsOf);
+    for (const e of events.splice(0)) w.apply(e);
+    expect(w.writesLeft()).toBe("may-be-stopped");
+    // an undo of another step changes nothing; a failed undo of the stop neither
+    at(610, "hook.finished", { index: 5, id: "open", use: "x", undo: true, ok: true, durationMs: 1 });
+    at(620, "hook.finished", { index: 0, id: "stop", use: "x", undo: true, ok: false, durationMs: 1 });
+    for (const e of events.splice(0)) w.apply(e);
+    expect(w.handedToPerson()).toBe("stop");
+    // the runbook given an `undo:` since: a later --abort's undo of the stop turns writes back on
+    at(630, "hook.finished", { index: 0, id: "stop", use: "x", undo: true, ok: true, durationMs: 1 });
+    for (const e of events.splice(0)) w.apply(e);
+    expect(w.writesLeft()).toBeUndefined();
+    expect(w.handedToPerson()).toBeUndefined();
   });
 
   it("earlier windows' total is the least they lasted where one of them is a bound: each less its unseen time", () => {

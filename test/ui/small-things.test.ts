@@ -241,6 +241,11 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
       "application writes are STILL STOPPED: the runbook gives step stop-writes no `undo:`, so --abort cannot undo it: turn writes back on by hand, then --resume goes on with the cutover (it stops them again before its commit)",
     );
     expect(writesLeftSentence("stopped", true, false, "stop-writes")).toBe(committed);
+    // a later run that ended before it stopped writes again: the person may not have turned them on
+    expect(writesLeftSentence("may-be-stopped", false, false, "stop-writes")).toBe(
+      "application writes may be stopped: an --abort handed the write stop of step stop-writes to a person to turn back on by hand (the runbook gives it no `undo:`), and no event shows they did; check the application's writers: --resume stops them again before its commit",
+    );
+    expect(writesLeftSentence("may-be-stopped", false)).toContain("the stop hook failed part-way");
     const notCommitted = writesLeftSentence("stopped", false);
     expect(notCommitted).toContain("the stop is undone while no commit may have been sent (--abort judges that)");
     // the notification says it as the run's end does

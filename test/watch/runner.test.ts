@@ -10,6 +10,7 @@ import { CutoverFold } from "../../src/model/fold.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
+import { runnerLost } from "../../src/watch/dead-man.js";
 import { reverseInDoubtWords, runEndWords } from "../../src/writes-words.js";
 import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
 
@@ -573,6 +574,51 @@ describe("a run that was an --abort", () => {
         ...finished,
       }),
     ]);
+  // a review's "found and left": after the hand-off a resume that died before it stopped writes
+  // again left no writes state at all: no alarm words of writes, and a dead-man page not critical
+  it("a resume after a hand-off, killed before it stopped writes again: writes may be stopped, an alarm, a critical page", () => {
+    const handed = abortRun({ undoByHand: "stop", writes: "stopped" });
+    expect(handed.writesLeft).toBe("stopped");
+    const resumed = killedModel([
+      // the stop seen to hold (killedModel's stop hook alone leaves writes "may be stopped")
+      ev("window.opened", 2100, { index: 0, id: "stop", openedAt: T0 + 1000 }),
+      ev("run.started", 5000, {
+        runbook: "rb",
+        file: "rb.yaml",
+        hash: "sha256:ab",
+        mode: "resume",
+        abort: true,
+        instances,
+        steps,
+      }),
+      ev("decision", 5100, { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "no undo:" }),
+      ev("run.finished", 5300, {
+        outcome: "failed",
+        exitCode: 1,
+        durationMs: 300,
+        committed: false,
+        aborted: true,
+        message: "m",
+        undoByHand: "stop",
+        writes: "stopped",
+      }),
+      ev("run.started", 9000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
+    ]);
+    expect(resumed.writesLeft).toBe("may-be-stopped");
+    const v = runnerVerdict({
+      model: resumed,
+      lock,
+      now: at(200_000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
+    expect(v.state).toBe("dead");
+    expect(v.alarm).toBe(true);
+    expect(v.left).toContain("writes may be stopped");
+    expect(runnerLost(v, resumed, at(200_000)).critical).toBe(true);
+  });
+
   it('is said in the abort\'s own headline, not "ended failed"; one called off is said so', () => {
     const v = ended(abortRun({ undoByHand: "stop", writes: "stopped" }));
     expect(v.headline).toBe("run 2 ended ABORTED, NOT EVERYTHING UNDONE: m");
