@@ -27,6 +27,7 @@ import type { ReadinessPlan } from "../model/readiness.js";
 import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
+import { frameWriter, type FrameStream, type FrameWriter, type WrapAnsi } from "./frame-writer.js";
 
 type Settle =
   | { kind: "ok"; durationMs: number; notes: string[] }
@@ -107,8 +108,14 @@ function streamRenderer(hooks: RendererHooks): typeof DefaultRenderer {
       // once per word, each a pass of the grapheme segmenter over a line with an icon in it): more
       // than half of a frame's time at 64 instances in a CPU profile of bench/downtime.mjs, most of
       // it lines the frame before wrapped already (issue 41)
-      const self = this as unknown as { wrap: WrapAnsi };
+      const self = this as unknown as {
+        wrap: WrapAnsi;
+        updater: FrameWriter;
+        logger: { process: { stdout: FrameStream } };
+      };
       self.wrap = memoizedWrap(self.wrap);
+      // and log-update wraps the whole frame again on every draw (src/ui/frame-writer.ts)
+      self.updater = frameWriter(self.logger.process.stdout, self.wrap);
       this.#ready = true;
       this.update();
     }
@@ -185,13 +192,6 @@ export function afterQueuedImmediates(fn: () => void, ms: number): Scheduled {
     },
   };
 }
-
-/** wrap-ansi's call, as listr2's renderer makes it. */
-type WrapAnsi = (
-  text: string,
-  columns: number,
-  options?: { hard?: boolean; trim?: boolean; wordWrap?: boolean },
-) => string;
 
 /** Lines kept wrapped: a frame has a few dozen; the clocks' and counters' old lines are dropped with the rest. */
 const WRAPPED_KEPT = 2000;
