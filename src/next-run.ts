@@ -155,7 +155,7 @@ export function nextAfterFailedUndo(
  * (src/run/earlier.ts: a plain run would start a new one instead).
  */
 export const CALLED_OFF_RESUME =
-  "goes on with the cutover --abort called off, where it stopped (the sync was left as it was): a write stop that was undone runs again before commit";
+  "goes on with the cutover --abort called off, where it stopped (the sync was left as it was): a write stop that was undone, or handed to a person to turn back on by hand, runs again before commit";
 
 /** Why a `--resume` offered may be refused: the runbook is not the text its journal ran. */
 export const RUNBOOK_CHANGED_NOTE =

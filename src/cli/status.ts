@@ -15,7 +15,7 @@ import { nextLines } from "../next-run.js";
 import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { CUT_OFF_WORDS } from "../model/fold.js";
-import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords, windowEndWords } from "../writes-words.js";
+import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords, runEndWords, windowEndWords } from "../writes-words.js";
 import { verification, verificationText } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
 import { lintCommand } from "../next-run.js";
@@ -284,7 +284,7 @@ export function formatStatus(st: Status): string[] {
     }
     if (j.finished)
       lines.push(
-        `  run ended ${j.finished.calledOff ? "called off (--abort)" : j.finished.aborted ? "aborted" : j.finished.outcome}${j.finished.to !== undefined ? ` at --to ${j.finished.to}, before the runbook's end (its cutover goes on)` : ""}${j.finished.committed ? " (committed)" : j.finished.commitInDoubt ? ` (${COMMIT_IN_DOUBT_WORDS})` : ""}${j.finished.verified ? " · verified" : j.finished.committed || j.finished.commitInDoubt ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+        `  run ended ${runEndWords({ ...(j.finished.calledOff ? { ended: "called-off" } : {}), outcome: j.finished.outcome, ...(j.finished.aborted ? { abort: true as const } : {}), ...(j.finished.exitCode !== undefined ? { exitCode: j.finished.exitCode } : {}), ...(j.finished.undoKeptOff ? { undoKeptOff: true as const } : {}) })}${j.finished.to !== undefined ? ` at --to ${j.finished.to}, before the runbook's end (its cutover goes on)` : ""}${j.finished.committed ? " (committed)" : j.finished.commitInDoubt ? ` (${COMMIT_IN_DOUBT_WORDS})` : ""}${j.finished.verified ? " · verified" : j.finished.committed || j.finished.commitInDoubt ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (live) lines.push(`  the run is still running (pid ${live.pid}): this is its journal so far`);
     else if (j.lastStep)

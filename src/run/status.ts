@@ -164,6 +164,10 @@ export interface JournalStatus {
     aborted?: true;
     /** An `--abort` whose undos all ran (exit 0): the cutover is called off, `--resume` goes on with it. */
     calledOff?: true;
+    /** The run's exit code (`run.finished.exitCode`): an `--abort`'s says whether writes are back on. */
+    exitCode?: number;
+    /** An `--abort` that undid nothing: the fleet or the journal ruled the write stop's undo out (writes stay stopped on purpose). */
+    undoKeptOff?: true;
     to?: string;
   };
   writesStopped?: boolean;
@@ -743,6 +747,8 @@ async function readJournalStatus(
       ...(state.finished.message ? { message: state.finished.message } : {}),
       ...(state.finished.aborted ? { aborted: true as const } : {}),
       ...(model.runs.at(-1)?.ended === "called-off" ? { calledOff: true as const } : {}),
+      ...(model.runs.at(-1)?.exitCode !== undefined ? { exitCode: model.runs.at(-1)!.exitCode! } : {}),
+      ...(model.runs.at(-1)?.undoKeptOff ? { undoKeptOff: true as const } : {}),
       ...(state.finished.to !== undefined ? { to: state.finished.to } : {}),
     };
   // a --from run that continued its cutover counted the write stop of the run before it (another

@@ -242,6 +242,9 @@ describe("--abort", () => {
       `  next:\n    syncbook run ${file} --resume\n        ${CALLED_OFF_RESUME}\n    (writes stay stopped until a person turns them back on (the runbook gives step 3 stop-writes no \`undo:\`): do it by hand; the --resume stops them again before its commit)\n`,
     );
 
+    // and says how the abort ended in its own words (it said "run ended aborted")
+    expect(st.stdout).toMatch(/run ended ABORTED, NOT EVERYTHING UNDONE at /);
+
     // the operator turns writes back on by hand, as told; the --resume offered stops them again
     // before its commit (it went on at drained, the stop counted as in force, writes flowing)
     s!.control.setWrites({ enabled: true });
@@ -255,6 +258,9 @@ describe("--abort", () => {
     const cut = await t.done;
     expect(cut.output).toMatch(/step 3 "stop-writes" runs again: the --abort could not undo it/);
     expect(s!.control.state().writes.enabled, "the cut resume stopped nothing").toBe(true);
+    // it ended with writes "may be stopped", for the stop handed over: no event shows the person
+    // turned them back on (it said nothing of writes: a runner killed there paged not critical)
+    expect(finishedLines(dir).at(-1)).toMatchObject({ writes: "may-be-stopped", undoByHand: "stop-writes" });
     const resumed = await run("--resume");
     expect(resumed.code, resumed.all).toBe(0);
     expect(resumed.all).toContain(
