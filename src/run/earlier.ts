@@ -1186,7 +1186,7 @@ export async function fromJournal(
           ? `journal: ${file} shows this cutover's writes stopped by step ${cut.stepIndex + 1} "${cut.id}", then an --abort began and the journal does not show what became of them (undone, or handed to a person to turn back on by hand): commit's writes-stopped interlock refuses until a stopWrites runs in this run`
           : state.stopWritesSucceeded
             ? `journal: ${file} shows this cutover's writes stopped, but a hook process of an earlier run was still running when this run began and may have turned them back on: commit's writes-stopped interlock refuses until a stopWrites runs in this run`
-            : `journal: ${file} shows no stopWrites that held (none ran, one failed, or its undo ran): commit's writes-stopped interlock refuses until one runs`,
+            : `journal: ${file} shows no stopWrites that held (none ran, one failed, its undo ran, or an --abort handed it to a person): commit's writes-stopped interlock refuses until one runs`,
     );
   const carry = sameCutover && state.verifier !== undefined && Object.keys(state.verifier).length > 0;
   if (carry && state.verifier?.check)
