@@ -8,6 +8,7 @@ import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeFrame, plural, shellCommand } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
+import { writesLeftSentence } from "../writes-words.js";
 import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
@@ -487,6 +488,8 @@ export async function execute(
           `  nothing was sent to the sync; turn application writes back on by hand (the runbook gives step ${result.stopUndoless} no \`undo:\`), and to go on with this cutover later: syncbook run ${target} --resume (${CALLED_OFF_RESUME})`,
         );
     } else if (result.outcome === "ok" && how.mode !== "rehearse" && loaded.runbook) {
+      if (result.handedToPerson !== undefined)
+        say(`  ${writesLeftSentence("may-be-stopped", false, false, result.handedToPerson)}`);
       const { afterLastCommit, planSteps } = await import("../run/plan.js");
       const steps = planSteps(loaded.runbook);
       const at = flags.to ? steps.findIndex((st) => st.id === flags.to) : -1;
@@ -525,6 +528,8 @@ export async function execute(
         );
       if (result.place && !told) for (const l of codeFrame(result.place)) say(`  ${l}`);
       if (result.hint && !told) say(`  hint: ${result.hint}`);
+      if (result.handedToPerson !== undefined)
+        say(`  ${writesLeftSentence("may-be-stopped", false, false, result.handedToPerson)}`);
       // a rehearsal has no journal to resume from: it is simply run again
       const rerun = how.mode !== "rehearse" ? result.rerunWith : undefined;
       // commit refused for want of a write stop: --resume would meet the same refusal; the stopWrites step runs again

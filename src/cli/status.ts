@@ -374,6 +374,11 @@ function writeStopWords(j: JournalStatus, at: string): string {
     return `may be stopped: the stopWrites hook of step ${j.writesStopInDoubt.step} ${j.writesStopInDoubt.id} started and its run ended before it did (what it did is not known: --resume runs it again; --abort runs its undo)`;
   if (j.writesStopAbortCut)
     return `may be stopped, or back on: step ${j.writesStopAbortCut.step} ${j.writesStopAbortCut.id} stopped them, then an --abort began and the journal does not show what became of them (undone, or handed to a person to turn back on by hand; the abort was cut off or its journal failed): check the application's writers; --resume runs the stop again before its commit, --abort again undoes it or hands it over`;
+  // handed to a person by an --abort (no `undo:`): whether they turned writes back on, no event shows
+  // (it said "stopped by an earlier run" after the abort, "not stopped by the run (or undone)" after
+  // a resume cut off before its stop)
+  if (j.writesStopUndoless)
+    return `may be stopped, or back on: an --abort handed step ${j.writesStopUndoless.step} ${j.writesStopUndoless.id} to a person to turn writes back on by hand (the runbook gives it no \`undo:\`), and the journal cannot show whether they did: check the application's writers; --resume runs the stop again before its commit`;
   return j.writesStopped
     ? `${j.writesStoppedBefore ? "stopped by an earlier run of this cutover, and still at this run's end" : "stopped by the run (a stopWrites held, not undone)"}${j.writesStoppedSince ? ` since ${j.writesStoppedSince} (${formatDuration(Math.max(0, Date.parse(at) - Date.parse(j.writesStoppedSince)))} ago)` : ""}`
     : "not stopped by the run (or undone)";

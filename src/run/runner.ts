@@ -53,6 +53,11 @@ export interface RunResult {
   stopUndoless?: string;
   /** Steps that failed and the run went on past (`continueOnError`), in order. */
   wentPast?: string[];
+  /**
+   * The write stop an earlier `--abort` handed to a person (its step id), this run ending before it
+   * stopped writes again: writes may be stopped (src/fleet/window.ts `handedToPerson`).
+   */
+  handedToPerson?: string;
   /** The fleet ruled out the undo of a write stop (a commit took effect, or it could not be read): writes stay stopped. */
   writesKeptOff?: WritesKeptOff;
   /** The interlock check whose refusal stopped the run (exit 3), e.g. `writes-stopped`. */
@@ -373,6 +378,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const window = run.window.current(ended);
   const before = run.window.windows(ended).slice(0, -1);
   const writes = run.window.writesLeft();
+  const handedTo = run.window.handedToPerson();
   // sent, not accepted, not refused by all it reached: the commit may hold (answers lost)
   const inDoubt = memory.commitSent && !memory.commitAccepted && memory.commitRefused !== true;
   const reason = signal.reason as { signal?: unknown; terminal?: unknown } | undefined;
@@ -395,11 +401,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
     ...(keptOff ? { undoKeptOff: true as const } : {}),
-    ...(stopUndoless
-      ? { undoByHand: stopUndoless.id }
-      : run.window.handedToPerson() !== undefined
-        ? { undoByHand: run.window.handedToPerson()! }
-        : {}),
+    ...(stopUndoless ? { undoByHand: stopUndoless.id } : handedTo !== undefined ? { undoByHand: handedTo } : {}),
     // stopped at --to before the runbook's end: the cutover goes on later (--resume)
     ...(!opts.abort && to < steps.length - 1 ? { to: steps[to]!.id } : {}),
     ...(cutoverStart.runsBefore
@@ -441,6 +443,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
     ...(stopUndoless ? { stopUndoless: stopUndoless.id } : {}),
+    ...(handedTo !== undefined && !opts.abort ? { handedToPerson: handedTo } : {}),
     ...(wentPast.length ? { wentPast } : {}),
     ...(keptOff ? { writesKeptOff: keptOff } : {}),
     durationMs,

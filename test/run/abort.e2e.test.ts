@@ -244,6 +244,9 @@ describe("--abort", () => {
 
     // and says how the abort ended in its own words (it said "run ended aborted")
     expect(st.stdout).toMatch(/run ended ABORTED, NOT EVERYTHING UNDONE at /);
+    expect(st.stdout).toContain(
+      "  writes: may be stopped, or back on: an --abort handed step 3 stop-writes to a person",
+    );
 
     // the operator turns writes back on by hand, as told; the --resume offered stops them again
     // before its commit (it went on at drained, the stop counted as in force, writes flowing)
@@ -261,6 +264,15 @@ describe("--abort", () => {
     // it ended with writes "may be stopped", for the stop handed over: no event shows the person
     // turned them back on (it said nothing of writes: a runner killed there paged not critical)
     expect(finishedLines(dir).at(-1)).toMatchObject({ writes: "may-be-stopped", undoByHand: "stop-writes" });
+    // its end says so in the terminal (it said only how the window before ended)
+    expect(cut.output).toContain(
+      "application writes may be stopped: an --abort handed the write stop of step stop-writes to a person to turn back on by hand",
+    );
+    // and status says so, as it does right after the abort (it said "not stopped by the run (or undone)")
+    const afterCut = await cli(["status", file], { cwd: dir });
+    expect(afterCut.stdout).toContain(
+      "  writes: may be stopped, or back on: an --abort handed step 3 stop-writes to a person to turn writes back on by hand (the runbook gives it no `undo:`), and the journal cannot show whether they did: check the application's writers; --resume runs the stop again before its commit\n",
+    );
     const resumed = await run("--resume");
     expect(resumed.code, resumed.all).toBe(0);
     expect(resumed.all).toContain(
