@@ -5,14 +5,15 @@
  * over each line with an icon in it: 3 to 8 ms a frame of 23 lines at 64 instances (issue 41,
  * measured in `bench/downtime.mjs`), on the event loop the runner reads the fleet and sends the
  * commit on. A frame differs from the one before by a few lines (the clocks, the spinner, a
- * count): the rest is not wrapped again. Otherwise as log-update does: the cursor hidden while
- * drawing (and shown again on exit, by cli-cursor), the frame before erased, a frame equal to the
- * one before not written. One difference, on purpose: the frame is cut to the terminal's height
+ * count): the rest is not wrapped again. Otherwise as log-update does: the frame before erased, a
+ * frame equal to the one before not written. The cursor is listr2's to hide and show (its
+ * hijack and release of the streams); log-update's own hide went to a copy of the stream that is no
+ * terminal, and did nothing. Two differences, on purpose: the frame is cut to the terminal's height
  * after it is wrapped (log-update cuts it before, so a frame of wrapped lines could overflow the
- * screen and no longer be erased).
+ * screen and no longer be erased), and the size is read at each frame (listr2 gave log-update a
+ * copy of the stream made once, whose size a resize did not change).
  */
 import ansiEscapes from "ansi-escapes";
-import cliCursor from "cli-cursor";
 
 /** wrap-ansi's call, as listr2's renderer and log-update make it. */
 export type WrapAnsi = (
@@ -35,9 +36,8 @@ const DEFAULT_ROWS = 24;
 /** The stream a frame is drawn on: its size when a terminal, read at each frame (a resize). */
 export interface FrameStream {
   write(chunk: string): unknown;
-  columns?: number | undefined;
-  rows?: number | undefined;
-  isTTY?: boolean | undefined;
+  readonly columns?: number | undefined;
+  readonly rows?: number | undefined;
 }
 
 /** A frame writer on `stream`; `wrap` is wrap-ansi, best with each line's result kept (`memoizedWrap`). */
@@ -46,8 +46,6 @@ export function frameWriter(stream: FrameStream, wrap: WrapAnsi): FrameWriter {
   let before: string | undefined;
   let beforeWidth = 0;
   const render = (text: string): void => {
-    // only a terminal's cursor is hidden (cli-cursor checks); on a pipe nothing is written for it
-    cliCursor.hide(stream as NodeJS.WritableStream);
     const width = stream.columns ?? DEFAULT_COLUMNS;
     if (text === before && width === beforeWidth) return;
     before = text;
@@ -69,7 +67,6 @@ export function frameWriter(stream: FrameStream, wrap: WrapAnsi): FrameWriter {
     },
     done(): void {
       reset();
-      cliCursor.show(stream as NodeJS.WritableStream);
     },
   });
 }

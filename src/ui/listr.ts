@@ -72,6 +72,8 @@ interface RendererHooks {
    * output, which listr2's renderer only hears once it has drawn the task in its prompt state.
    */
   created(draw: { frame: () => void; now: () => void }): void;
+  /** The stream the list draws on: its size now (a terminal's changes when it is resized). */
+  size(): { columns?: number | undefined; rows?: number | undefined };
 }
 
 /**
@@ -111,11 +113,23 @@ function streamRenderer(hooks: RendererHooks): typeof DefaultRenderer {
       const self = this as unknown as {
         wrap: WrapAnsi;
         updater: FrameWriter;
-        logger: { process: { stdout: FrameStream } };
+        logger: { process: { stdout: { write(s: string): unknown } } };
       };
       self.wrap = memoizedWrap(self.wrap);
-      // and log-update wraps the whole frame again on every draw (src/ui/frame-writer.ts)
-      self.updater = frameWriter(self.logger.process.stdout, self.wrap);
+      // and log-update wraps the whole frame again on every draw (src/ui/frame-writer.ts). It writes
+      // past listr2's hijack of the stream (its `stdout` copy keeps the write it replaced), and reads
+      // the size of the stream itself at each frame: the copy's is the size when it was made
+      const past = self.logger.process.stdout;
+      const stream: FrameStream = {
+        write: (chunk) => past.write(chunk),
+        get columns() {
+          return hooks.size().columns;
+        },
+        get rows() {
+          return hooks.size().rows;
+        },
+      };
+      self.updater = frameWriter(stream, self.wrap);
       this.#ready = true;
       this.update();
     }
@@ -445,6 +459,7 @@ export class ListrUi {
         this.#frame = draw.frame;
         this.#drawNow = draw.now;
       },
+      size: () => out as { columns?: number; rows?: number },
     });
     this.#listr = new Listr<object>(
       slots.map((slot) => ({
