@@ -112,12 +112,18 @@ function distrustedRefusal(err: DistrustedJournal, loaded: LoadedRunbook): UserE
  */
 function untrustedRefusal(err: UserError, loaded: LoadedRunbook, state: JournalState | undefined): UserError {
   const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
-  const stop = steps.find((s) => s.bound.opensWriteStop);
+  // the last write stop its runs ran (after a reverse, the new sync's), else the runbook's first;
+  // named with the cutover's --var values: a run without them may stop writes somewhere else (an
+  // outside review lost 3,005,067 writes through the hint of the run that marked it, which lacked them)
+  const ran = state?.hooksRan.filter((h) => steps[h.stepIndex]?.bound.opensWriteStop).at(-1);
+  const stop = (ran ? steps[ran.stepIndex] : undefined) ?? steps.find((s) => s.bound.opensWriteStop);
+  const target = (more: string[]): string =>
+    `${runTarget(loaded, state ? cutoverVars(state, loaded) : wayOnVars([], loaded))} ${shellCommand(more)}`;
   const check = `free disk space, check the application's writes and the fleet (syncbook status ${runbookArg(loaded)})`;
   if (stop)
     return new UserError(err.message, {
       exitCode: err.exitCode,
-      hint: `do not resume from it: ${check}, then run again with: syncbook run ${runbookArg(loaded, ["--from", stop.id])} (it stops writes again before commit)`,
+      hint: `do not resume from it: ${check}, then run again with: syncbook run ${target(["--from", stop.id])} (it stops writes again before commit)`,
     });
   // no write stop of its own (writes stopped outside the runbook): what its run undid unrecorded
   // are the hooks the journal shows ran and not undone (it was marked before their undos, which it
@@ -132,7 +138,7 @@ function untrustedRefusal(err: UserError, loaded: LoadedRunbook, state: JournalS
   return new UserError(err.message, {
     exitCode: err.exitCode,
     hint: first
-      ? `do not resume from it: ${check}; its run undid ${plural(undone.length, "step")} it could not record (${undone.map((i) => steps[i]!.id).join(", ")}): run again from the first: syncbook run ${runbookArg(loaded, ["--from", first.id])}`
+      ? `do not resume from it: ${check}; its run undid ${plural(undone.length, "step")} it could not record (${undone.map((i) => steps[i]!.id).join(", ")}): run again from the first: syncbook run ${target(["--from", first.id])}`
       : `do not resume from it: ${check}, then run again with --from the step to go on with: syncbook run ${runbookArg(loaded)} --from <step>`,
   });
 }

@@ -14,7 +14,7 @@ import type { Emit } from "../events.js";
 import { hookWatch } from "../steps/hook.js";
 import { withProcessWatch } from "../plugin/process.js";
 import type { PlannedStep } from "./plan.js";
-import { runbookArg } from "../next-run.js";
+import { runbookArg, runTarget, wayOnVars } from "../next-run.js";
 import { shellCommand } from "../text.js";
 
 /** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
@@ -61,12 +61,19 @@ export function forcedReport(
  *   `--from` the write stop, which stops writes again before commit.
  */
 export function writesAfterJournalFailure(
-  failure: { message: string; hint?: string },
+  failure: { message: string; hint?: string; step?: string },
   memory: RunMemory,
   undo: { ok: ReadonlySet<number>; started: ReadonlySet<number>; distrusted: boolean },
   steps: readonly PlannedStep[],
   /** The runbook as a command names it (src/next-run.ts `runbookArg`). */
   named: string,
+  /**
+   * The runbook as `syncbook run` names it, with the cutover's `--var` values (`runTarget`): a run
+   * without them may stop writes somewhere else (an outside review: 3,005,067 writes lost).
+   */
+  target: string,
+  /** The write stop in force: the open window's (`WriteStopWindow.openedBy`), if known. */
+  inForce?: { id: string },
 ): { message: string; hint?: string; rerunWith?: string } {
   const status = `syncbook status ${named}`;
   const name = (s: PlannedStep): string => `step ${s.index + 1} "${s.id}"`;
@@ -76,10 +83,7 @@ export function writesAfterJournalFailure(
     if (memory.commitSent || !memory.writesStopped) return { message: failure.message, hint: resume };
     return {
       message: `${failure.message}; application writes are STILL STOPPED (no undo ran, and the journal says so)`,
-      hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${named} --resume. ${byHandThenFrom(
-        named,
-        steps.find((s) => s.bound.opensWriteStop),
-      )}`,
+      hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${target} --resume. ${byHandThenFrom(target, inForce ?? lastStopBefore(steps, failure.step))}`,
     };
   }
   const started = steps.filter((s) => undo.started.has(s.index));
@@ -105,14 +109,20 @@ export function writesAfterJournalFailure(
   };
 }
 
+/** Of a run that failed at `failedStep`, the last step before it (or at it) that stops writes. */
+function lastStopBefore(steps: readonly PlannedStep[], failedStep: string | undefined): PlannedStep | undefined {
+  const at = steps.findIndex((s) => s.id === failedStep);
+  return steps.filter((s) => s.bound.opensWriteStop && (at < 0 || s.index <= at)).at(-1);
+}
+
 /**
  * Writes turned back on by hand where the journal still says a write stop holds (it could not
  * record an undo): a later `--resume` would count that stop and commit while writes flow, so the
  * way on after it is a new run from the stop, which stops them again (an earlier hint said only
  * "or turn the application's writes back on by hand").
  */
-export function byHandThenFrom(named: string, stop: { id: string } | undefined): string {
-  const from = `syncbook run ${named} ${stop ? shellCommand(["--from", stop.id]) : "--from <the write stop's step>"}`;
+export function byHandThenFrom(target: string, stop: { id: string } | undefined): string {
+  const from = `syncbook run ${target} ${stop ? shellCommand(["--from", stop.id]) : "--from <the write stop's step>"}`;
   return `If writes cannot wait for that, turn them back on by hand; the journal will still say they are stopped, so go on later only with ${from} (it stops them again before its commit), never --resume, which would commit while they flow.`;
 }
 
@@ -174,11 +184,12 @@ export async function unwind(
   if (journal.failed()) {
     const why = journal.distrust ? journal.distrust() : "no way to mark it";
     if (why !== undefined) {
-      const named = runbookArg(run.loaded);
+      // the values this process was given: a run without them may stop writes somewhere else
+      const target = runTarget(run.loaded, wayOnVars([], run.loaded));
       const keptOff: WritesKeptOff = {
         committed: false,
         reason: `the undos were not run, so application writes stay STOPPED: the journal cannot record them, and it could not be marked untrusted either (${why}): an undo it does not know of would leave it saying writes are stopped while they are on`,
-        hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${named} --resume. ${byHandThenFrom(named, stops[0]!.entry.step)}`,
+        hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${target} --resume. ${byHandThenFrom(target, stops.at(-1)!.entry.step)}`,
       };
       run.say("decision", { kind: "undo", ok: false, check: "journal", reason: keptOff.reason });
       return { keptOff, started };

@@ -24,6 +24,7 @@ describe("a journal failure with writes stopped and no undo run", () => {
       notDistrusted,
       steps,
       "rb.yaml",
+      "rb.yaml",
     );
     expect(r.message).toBe(
       "journal: ENOSPC; application writes are STILL STOPPED (no undo ran, and the journal says so)",
@@ -36,10 +37,47 @@ describe("a journal failure with writes stopped and no undo run", () => {
 
   it("says nothing of writes by hand where none are stopped or the commit was sent", () => {
     for (const m of [memory({}), memory({ writesStopped: true, commitSent: true })]) {
-      const r = writesAfterJournalFailure({ message: "journal: ENOSPC" }, m, notDistrusted, steps, "rb.yaml");
+      const r = writesAfterJournalFailure(
+        { message: "journal: ENOSPC" },
+        m,
+        notDistrusted,
+        steps,
+        "rb.yaml",
+        "rb.yaml",
+      );
       expect(r.hint).not.toMatch(/by hand/);
       expect(r.hint).toMatch(/run again with --resume/);
     }
+  });
+
+  // an outside review: the command lacked the cutover's --var values (the stop then switched off
+  // another environment's writes, and the commit went through while the real source wrote:
+  // 3,005,067 writes lost), and named the runbook's first write stop, not the one in force
+  it("names the run with the cutover's --var values, and the write stop in force", () => {
+    const twice = [...steps, step(3, "reverse", false), step(4, "stop again", true), step(5, "commit again", false)];
+    const args = [
+      { message: "journal: ENOSPC", step: "commit again" },
+      memory({ writesStopped: true }),
+      notDistrusted,
+      twice,
+      "rb.yaml",
+      "rb.yaml --var sw=real",
+    ] as const;
+    const byFailure = writesAfterJournalFailure(...args);
+    expect(byFailure.hint).toContain("syncbook run rb.yaml --var sw=real --resume.");
+    expect(byFailure.hint).toContain("syncbook run rb.yaml --var sw=real --from 'stop again' (it stops them again");
+    // the open window's stop, where the run knows it
+    expect(writesAfterJournalFailure(...args, { id: "stop writes" }).hint).toContain("--from 'stop writes'");
+    // failed at the first commit: the stop before it
+    const first = writesAfterJournalFailure(
+      { message: "m", step: "commit" },
+      memory({ writesStopped: true }),
+      notDistrusted,
+      twice,
+      "rb.yaml",
+      "rb.yaml",
+    );
+    expect(first.hint).toContain("--from 'stop writes'");
   });
 
   it("a runbook with no step that stops writes still names the flag, never a bare 'by hand'", () => {

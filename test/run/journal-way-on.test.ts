@@ -74,6 +74,10 @@ describe("wayOnFromRefused: the commands that help next from a journal that must
     expect(hintOf(e)).toBe(
       "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d'), then run again with: syncbook run 'my rb.yaml' --journal-dir 'j d' --from stop-writes (it stops writes again before commit)",
     );
+    // with the --var values given (an outside review: without them the stop went to another
+    // environment's switch, and the commit went through while the real source wrote)
+    const given = wayOnFromRefused(found(untrusted, true), await loadedOf(START + STOP + COMMIT, { region: "us" }));
+    expect(hintOf(given)).toContain("syncbook run 'my rb.yaml' --journal-dir 'j d' --var region=us --from stop-writes");
   });
 
   it("marked untrusted by its own run, the runbook without a write stop of its own: the status and the --from of the first hook its run undid, named", async () => {
@@ -86,7 +90,7 @@ describe("wayOnFromRefused: the commands that help next from a journal that must
     const hook = (stepIndex: number, more: Record<string, unknown> = {}) => ({ stepIndex, ok: true, ...more });
     const withState = (hooksRan: unknown[]): RunbookJournal => ({
       ...found(untrusted, true),
-      state: { hooksRan } as unknown as JournalState,
+      state: { hooksRan, steps: [] } as unknown as JournalState,
     });
     const check =
       "do not resume from it: free disk space, check the application's writes and the fleet (syncbook status 'my rb.yaml' --journal-dir 'j d')";
