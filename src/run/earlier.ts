@@ -1179,6 +1179,21 @@ export async function fromJournal(
   if (state.finished?.aborted && !sameCutover)
     return ignored("records a cutover called off with --abort: this run starts a new cutover");
   whenCheck();
+  // the steps from --from made of other --var values than the cutover's, as --resume refuses them
+  // (an outside review: a --from the write stop without the cutover's --var stopped another
+  // environment's writes, the commit interlock counted it, and the commit went through while the
+  // real source wrote)
+  const changed = fromIndex >= 0 && !afterCommit ? varsChangedSince(state, loaded, fromIndex) : [];
+  if (changed.length && !allowChangedRunbook) {
+    const then = valuesThen(changed, state, loaded);
+    throw new UserError(
+      `cannot go on with the cutover of ${file} from ${from}: ${varsChangedText(changed)}; nothing was run`,
+      {
+        hint: `Run with the cutover's values${then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : ""}: syncbook run ${then.target} ${shellCommand(["--from", from ?? ""])}. To go on with the new values on purpose, add --allow-changed-runbook.`,
+        exitCode: ExitCode.usage,
+      },
+    );
+  }
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
   const commit = currentSyncCommit(state, false);
   const cut = stopAbortCut(state);

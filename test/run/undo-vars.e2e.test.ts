@@ -142,6 +142,30 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(true);
   });
 
+  // an outside review: a --from the write stop typed without the cutover's --var stopped the
+  // runbook's default switch, the commit interlock counted it, and the commit went out while the
+  // real source wrote (3,005,067 writes lost): --from is refused as --resume is
+  it("a --from run whose steps would use other values is refused unless --allow-changed-runbook; the offered command goes on with the cutover's", async () => {
+    const { s, other, dir, run } = await gateBeforeSwitch(DRAINED + COMMIT + COMMITTED);
+    const first = await run("--var", `switch=${s.verifierUrl}`);
+    expect(first.code, first.all).toBe(1);
+    const from = await run("--from", "stop-writes", "--yes");
+    const where = `${first.all}\n--- --from stop-writes (no --var)\n${from.all}`;
+    expect(from.code, where).toBe(2);
+    expect(from.all, where).toContain(
+      `from stop-writes: this run has switch=${other.verifierUrl} (the run it continues had switch=${s.verifierUrl})`,
+    );
+    expect(other.control.state().writes.enabled, "nothing stopped on the other switch").toBe(true);
+    expect(s.control.state().instances.map((i) => i.state)).not.toContain("COMMITTED");
+    const again = offered(from.all, "--from stop-writes");
+    expect(again).toContain(`switch=${s.verifierUrl}`);
+    const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(ok.code, `${where}\n--- offered\n${ok.all}`).toBe(0);
+    expect(s.control.state().writes.enabled, "stopped where the cutover's switch is").toBe(false);
+    expect(other.control.state().writes.enabled, "the other switch untouched").toBe(true);
+    expect(s.control.state().writes.lost).toBe(0);
+  });
+
   it("--allow-changed-runbook goes on with the new values, and says so", async () => {
     const { s, other, run } = await gateBeforeSwitch("");
     const first = await run("--var", `switch=${s.verifierUrl}`);
