@@ -27,6 +27,8 @@ export function forcedReport(
   memory: RunMemory,
   undoneOk: ReadonlySet<number>,
   steps: readonly PlannedStep[],
+  /** The runbook as `syncbook run` names it, with the run's `--var` values (`runTarget`). */
+  target: string,
 ): string[] {
   const lines: string[] = [];
   const open = undo.unfinished();
@@ -39,9 +41,16 @@ export function forcedReport(
   const stopOpen = open.find((u) => opensWriteStop(u.entry.step.kind));
   if (memory.commitSent)
     lines.push("writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran)");
-  else if (stopOpen)
+  else if (stopOpen?.running)
+    // its undo's start is journaled: --resume runs the stop again, whatever the writers are now
     lines.push(
-      `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} did not finish. Check the application's writers, then turn them back on by hand or run again with --resume`,
+      `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} was killed part-way. Check the application's writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)`,
+    );
+  else if (stopOpen)
+    // its undo never started: the journal counts the stop, and a --resume would too (an outside
+    // review turned writes on by hand as this line said, and the --resume committed while they flowed)
+    lines.push(
+      `writes are still stopped: the undo of ${name(stopOpen.entry.step.index)} did not run. --abort runs the undos still owed (writes back on, on record); --resume goes on with the cutover. ${byHandThenFrom(target, stopOpen.entry.step)}`,
     );
   else if (stops.some((i) => undoneOk.has(i)))
     lines.push(`writes are back on: the undo of ${name(stops.find((i) => undoneOk.has(i))!)} finished`);

@@ -65,6 +65,46 @@ function runbook(dir: string, undo: string): string {
 }
 
 describe("Ctrl-C twice", () => {
+  // an outside review: killed during a later hook's undo, the write stop's undo never ran, and the
+  // line said "turn them back on by hand or run again with --resume"; writes turned on by hand,
+  // the --resume counted the stop the journal still showed and committed while they flowed
+  it("during another hook's undo: writes are still stopped, the stop's undo did not run; --abort or --resume, and by hand only with --from the stop", async () => {
+    s = await sim({ instances: 1 });
+    const dir = tempDir();
+    const pids = slowUndo(dir);
+    const steps = `  - id: stop
+    stopWrites:
+      use: shell
+      with: { command: [node, -e, "0"] }
+      undo: { use: shell, with: { command: [node, -e, "0"] } }
+  - id: pause
+    hook:
+      use: shell
+      with: { command: [node, -e, "0"] }
+      undo: { use: shell, with: { command: [node, slow-undo.mjs, ${JSON.stringify(pids)}] }, timeout: 2m }
+  - { id: never, waitFor: { state: COMMITTED, timeout: 5m } }
+`;
+    const file = writeRunbook(dir, runbookFor(s, steps));
+    const run = inPty(["run", file, "--renderer", "simple"], { cwd: dir });
+    await run.waitFor(/\[3\/3\]/, 20_000);
+    run.type("\x03");
+    await until(() => existsSync(pids) && readFileSync(pids, "utf8").length > 2, 20_000);
+    leftovers.push(...(JSON.parse(readFileSync(pids, "utf8")) as number[]));
+    await new Promise((r) => setTimeout(r, 600));
+    run.type("\x03");
+    const r = await run.done;
+    const out = plain(r.output);
+    expect(r.code, out).toBe(130);
+    expect(out).toContain('forced exit: the undo of step 1 "stop" (shell) did not run');
+    expect(out).toContain(
+      'forced exit: writes are still stopped: the undo of step 1 "stop" did not run. --abort runs the undos still owed (writes back on, on record); --resume goes on with the cutover.',
+    );
+    expect(out).toMatch(
+      /go on later only with syncbook run \S+ --from stop \(it stops them again before its commit\), never --resume/,
+    );
+    expect(out).not.toContain("turn them back on by hand or run again with --resume");
+  });
+
   it("kills the undo still running with its process group, and says which undo did not finish and what writes may be", async () => {
     s = await sim({ instances: 1 });
     const dir = tempDir();
@@ -88,7 +128,7 @@ describe("Ctrl-C twice", () => {
       'forced exit: the undo of step 1 "stop" (shell) was running and was killed with its processes',
     );
     expect(out).toMatch(
-      /forced exit: writes may still be stopped, or partly back on: the undo of step 1 "stop" did not finish/,
+      /forced exit: writes may still be stopped, or partly back on: the undo of step 1 "stop" was killed part-way\. .*--resume \(it runs the stop again before its commit\)/,
     );
     await until(() => !alive(undoPid) && !alive(grandchild), 5000);
     // the journal says it too
