@@ -816,9 +816,16 @@ async function readJournalStatus(
   // a stop hook cut off in its run (ok unknown, no undo begun): "not stopped" would be a guess
   if (!state.stopWritesSucceeded && stop && stop.ok === undefined && stop.undoStarted !== true && !stop.undone)
     out.writesStopInDoubt = { step: stop.stepIndex + 1, id: stop.id };
-  // as the abort journaled it, not as today's runbook reads (an `undo:` added since undid nothing)
-  if (stop?.byHand && !stop.undone && stop.undoStarted !== true)
-    out.writesStopUndoless = { step: stop.stepIndex + 1, id: stop.id };
+  // as the abort journaled it, not as today's runbook reads (an `undo:` added since undid nothing);
+  // of any write stop, each by its latest run: with two, an --abort may undo the later and hand the
+  // earlier to a person (a second review: keyed on the last stop alone, status said "not stopped")
+  const latestStops = new Map(
+    state.hooksRan
+      .filter((h) => opensWriteStop(state.steps.find((s) => s.index === h.stepIndex)?.kind))
+      .map((h) => [h.stepIndex, h]),
+  );
+  const handed = [...latestStops.values()].filter((h) => h.byHand && !h.undone && h.undoStarted !== true).at(-1);
+  if (handed) out.writesStopUndoless = { step: handed.stepIndex + 1, id: handed.id };
   const cut = stopAbortCut(state);
   if (cut) out.writesStopAbortCut = { step: cut.stepIndex + 1, id: cut.id };
   const next = nextOffer(out);

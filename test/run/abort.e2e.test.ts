@@ -290,6 +290,31 @@ describe("--abort", () => {
     expect(resumed.all).toMatch(/· writes stopped \S+ \(and at least \S+ in an earlier window\) ·/);
   }, 90_000);
 
+  // a second review: with two write stops, the abort undoes the later and hands the earlier (no
+  // `undo:`) to a person; status, keyed on the last stop, said "not stopped by the run (or undone)"
+  it("of two write stops, the later undone and the earlier handed to a person: status says that one may be stopped", async () => {
+    const more = (url: string) =>
+      `  - { id: stop-more, stopWrites: { use: sim-writes, with: { url: "${url}" }, undo: { use: sim-writes, with: { url: "${url}", enabled: true } } } }\n`;
+    const c = await setup(["lag-floor=4"]);
+    const text = readFileSync(c.file, "utf8");
+    const url = /url: "([^"]+)", enabled: true/.exec(text)![1]!;
+    const two = text
+      .replace(/, undo: \{ use: sim-writes, with: \{ url: "[^"]+", enabled: true \} \}/, "")
+      .replace(/(  - \{ id: drained,)/, `${more(url)}$1`);
+    expect(two).toContain("stop-more");
+    writeFileSync(c.file, two);
+    const child = startCli(["run", c.file, "--renderer", "simple"], { cwd: c.dir });
+    await child.waitFor(/▶ \[5\/7\] waitFor/, 30_000);
+    child.child.kill("SIGKILL");
+    await child.done;
+    const r = await cli(["run", c.file, "--renderer", "simple", "--abort"], { cwd: c.dir });
+    expect(r.code, r.all).toBe(1);
+    const st = await cli(["status", c.file], { cwd: c.dir });
+    expect(st.stdout, `${r.all}\n--- status\n${st.all}`).toContain(
+      "  writes: may be stopped, or back on: an --abort handed step 3 stop-writes to a person",
+    );
+  }, 60_000);
+
   it("of a write stop with no `undo:`, killed before its hand-off is journaled: the resume after it still runs the stop again", async () => {
     // the hand-off (a decision, check by-hand) can be missing: the abort killed before it, or its
     // journal failing as it is written while the operator is still told to do it by hand. A resume
