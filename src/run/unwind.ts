@@ -46,6 +46,12 @@ export function forcedReport(
     lines.push(
       `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} was killed part-way. Check the application's writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)`,
     );
+  else if (stopOpen && !memory.writesStopped)
+    // the stop hook failed, or its writes were not seen stopped: the journal does not count it, and
+    // --resume runs it again (a second review: this was said "still stopped")
+    lines.push(
+      `writes may be stopped: the stop of ${name(stopOpen.entry.step.index)} did not hold (it failed, or its writes were not seen stopped), and its undo did not run. Check the application's writers; --abort runs the undos still owed, --resume runs the stop again before its commit`,
+    );
   else if (stopOpen)
     // its undo never started: the journal counts the stop, and a --resume would too (an outside
     // review turned writes on by hand as this line said, and the --resume committed while they flowed)
@@ -88,6 +94,17 @@ export function writesAfterJournalFailure(
   const name = (s: PlannedStep): string => `step ${s.index + 1} "${s.id}"`;
   const resume =
     "Free disk space (or fix the journal folder), then run again with --resume: the journal holds every command this run sent (a request whose line it could not write never left).";
+  // an undo started after the journal failed, which could not be marked untrusted: it still says
+  // writes are stopped where they may be back on (never "no undo ran": a --resume would count the stop)
+  const unrecorded = steps.filter((s) => undo.started.has(s.index));
+  if (!undo.distrusted && unrecorded.length > 0 && !memory.commitSent) {
+    const stop = unrecorded.find((s) => s.bound.opensWriteStop) ?? lastStopBefore(steps, failure.step);
+    return {
+      message: `${failure.message}; application writes may be back on: the undo of ${unrecorded.map(name).join(", ")} started, and the journal could record it neither as done nor as untrusted: it still says writes are stopped`,
+      hint: `Do not --resume from that journal (it would count a write stop that may have been undone). Free disk space, check the application's writes and the fleet (${status}), then run again: ${stop ? `syncbook run ${target} ${shellCommand(["--from", stop.id])} (it stops writes again before commit)` : `syncbook run ${target} --from <the step to go on with>`}.`,
+      ...(stop ? { rerunWith: shellCommand(["--from", stop.id]) } : {}),
+    };
+  }
   if (!undo.distrusted) {
     if (memory.commitSent || !memory.writesStopped) return { message: failure.message, hint: resume };
     return {
@@ -234,6 +251,10 @@ export async function unwind(
             },
             run.say,
           );
+          // the journal failed after the check above (a background flush, this undo's own line): the
+          // undo may turn writes on that it cannot record, so it is marked untrusted now, before the
+          // undo acts (a second review: its start unrecorded, --resume counted the stop)
+          if (!distrusted && journal.failed()) distrusted = journal.distrust?.() === undefined;
         },
         finished: (e, o) => {
           if (o.ok) undoneOk.add(e.step.index);

@@ -6,7 +6,8 @@
  * writes back on by hand"; it now names the one way on after that, a new run from the stop.
  */
 import { describe, expect, it } from "vitest";
-import { byHandThenFrom, writesAfterJournalFailure } from "../../src/run/unwind.js";
+import { byHandThenFrom, forcedReport, writesAfterJournalFailure } from "../../src/run/unwind.js";
+import { UndoStack } from "../../src/plugin/index.js";
 import type { PlannedStep } from "../../src/run/plan.js";
 import type { RunMemory } from "../../src/steps/index.js";
 
@@ -82,5 +83,54 @@ describe("a journal failure with writes stopped and no undo run", () => {
 
   it("a runbook with no step that stops writes still names the flag, never a bare 'by hand'", () => {
     expect(byHandThenFrom("rb.yaml", undefined)).toContain("syncbook run rb.yaml --from <the write stop's step>");
+  });
+});
+
+describe("an undo that started after the journal failed, the journal not marked untrusted", () => {
+  // a second review: the journal failing after the unwind's check, the undo's start went unrecorded,
+  // and the hint said "STILL STOPPED (no undo ran)": a --resume then counted the stop
+  it("says writes may be back on, never --resume, and the run --from the stop", () => {
+    const r = writesAfterJournalFailure(
+      { message: "journal: ENOSPC", step: "commit" },
+      memory({ writesStopped: true }),
+      { ok: new Set([1]), started: new Set([1]), distrusted: false },
+      steps,
+      "rb.yaml",
+      "rb.yaml --var sw=real",
+    );
+    expect(r.message).toBe(
+      'journal: ENOSPC; application writes may be back on: the undo of step 2 "stop writes" started, and the journal could record it neither as done nor as untrusted: it still says writes are stopped',
+    );
+    expect(r.hint).toContain("Do not --resume from that journal");
+    expect(r.hint).toContain(
+      "syncbook run rb.yaml --var sw=real --from 'stop writes' (it stops writes again before commit)",
+    );
+    expect(r.rerunWith).toBe("--from 'stop writes'");
+    expect(r.message).not.toContain("STILL STOPPED");
+  });
+});
+
+describe("forcedReport: what a forced exit left of writes", () => {
+  const stopEntry = {
+    step: { index: 1, id: "stop writes", kind: "stopWrites", title: "t", raw: {} },
+    use: "shell",
+    origin: "runbook" as const,
+    run: () => Promise.resolve({ ok: true }),
+  };
+  it("a stop that did not hold (its hook failed), its undo not run: may be stopped, --resume runs the stop again; never 'still stopped'", () => {
+    const undo = new UndoStack();
+    undo.push(stopEntry as never);
+    const lines = forcedReport(undo, memory({ writesStopped: false }), new Set(), steps, "rb.yaml");
+    expect(lines.join("\n")).toContain(
+      'writes may be stopped: the stop of step 2 "stop writes" did not hold (it failed, or its writes were not seen stopped), and its undo did not run.',
+    );
+    expect(lines.join("\n")).not.toMatch(/still stopped|will still say they are stopped/);
+  });
+  it("a stop that held, its undo not run: still stopped, and by hand only with --from the stop", () => {
+    const undo = new UndoStack();
+    undo.push(stopEntry as never);
+    const lines = forcedReport(undo, memory({ writesStopped: true }), new Set(), steps, "rb.yaml").join("\n");
+    expect(lines).toContain('writes are still stopped: the undo of step 2 "stop writes" did not run.');
+    expect(lines).toContain("go on later only with syncbook run rb.yaml --from 'stop writes'");
   });
 });
