@@ -297,7 +297,7 @@ runOptions(
     )
     .option(
       "--allow-changed-runbook",
-      "with --resume, or --from a step after a committed cutover's commit: accept a runbook that changed since the journal was written (with --resume, also --var values other than the cutover ran with, for the steps still to run)",
+      "with --resume, or --from a step after a committed cutover's commit: accept a runbook that changed since the journal was written (with --resume or --from, also --var values other than the cutover ran with, for the steps still to run)",
     )
     .option(
       "--new-cutover",

@@ -339,6 +339,24 @@ export function varsChangedRefusal(
   });
 }
 
+/** The refusal of a `--from` run going on with the cutover whose steps from there `varsChangedSince` finds made of other values. */
+function varsChangedFromRefusal(
+  changed: readonly VarChange[],
+  state: JournalState,
+  loaded: LoadedRunbook,
+  file: string,
+  from: string,
+): UserError {
+  const then = valuesThen(changed, state, loaded);
+  return new UserError(
+    `cannot go on with the cutover of ${file} from ${from}: ${varsChangedText(changed)}; nothing was run`,
+    {
+      hint: `Run with the cutover's values${then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : ""}: syncbook run ${then.target} ${shellCommand(["--from", from])}. To go on with the new values on purpose, add --allow-changed-runbook.`,
+      exitCode: ExitCode.usage,
+    },
+  );
+}
+
 /**
  * The runbook with the `--var` values the cutover ran with: `cutoverVars`, and each of `changed`
  * as it was then (a secret one, journaled as `***`, left for the operator to set: `masked`). The
@@ -1080,6 +1098,14 @@ export async function fromJournal(
     // of it shows is a lower bound of what the fleet holds, and a commit is never undone: counted
     // nothing, the run ended "not committed" on a COMMITTED fleet (an outside review, 2026-12-01)
     const shown = sameCutover ? await runbookJournal(dir, traitsOf).catch(() => undefined) : undefined;
+    // its steps from --from made of other --var values than the cutover's: refused as below, where
+    // the journal's state can still be read (a second review: after a journal failure, the one
+    // journal left untrusted, `--from` the stop without the --var went through unrefused)
+    if (shown?.state && shown.file && !allowChangedRunbook && loaded.runbook) {
+      const at = planSteps(loaded.runbook).findIndex((s) => s.id === from);
+      const changed = at >= 0 ? varsChangedSince(shown.state, loaded, at) : [];
+      if (changed.length) throw varsChangedFromRefusal(changed, shown.state, loaded, shown.file, from ?? "");
+    }
     const commit =
       shown?.state && shown.file
         ? { file: shown.file, state: shown.state, ...currentSyncCommit(shown.state, false) }
@@ -1184,16 +1210,7 @@ export async function fromJournal(
   // environment's writes, the commit interlock counted it, and the commit went through while the
   // real source wrote)
   const changed = fromIndex >= 0 && !afterCommit ? varsChangedSince(state, loaded, fromIndex) : [];
-  if (changed.length && !allowChangedRunbook) {
-    const then = valuesThen(changed, state, loaded);
-    throw new UserError(
-      `cannot go on with the cutover of ${file} from ${from}: ${varsChangedText(changed)}; nothing was run`,
-      {
-        hint: `Run with the cutover's values${then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : ""}: syncbook run ${then.target} ${shellCommand(["--from", from ?? ""])}. To go on with the new values on purpose, add --allow-changed-runbook.`,
-        exitCode: ExitCode.usage,
-      },
-    );
-  }
+  if (changed.length && !allowChangedRunbook) throw varsChangedFromRefusal(changed, state, loaded, file, from ?? "");
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
   const commit = currentSyncCommit(state, false);
   const cut = stopAbortCut(state);
@@ -1229,6 +1246,10 @@ export async function fromJournal(
       ...(carry ? { verifier: state.verifier } : {}),
     },
     ...(carry ? { verifierFrom: file } : {}),
+    // the ways on this run prints (a --from the write stop after its commit is refused, a journal
+    // failure) carry the cutover's values, not only this run's: printed with this run's, the next
+    // run was refused by the check above (a second review)
+    decidedVars: cutoverVars(state, loaded),
   };
 }
 

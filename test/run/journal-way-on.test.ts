@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DistrustedJournal, openJournal, type JournalState, type RunbookJournal } from "../../src/journal/index.js";
-import { openEarlierJournal, wayOnFromRefused } from "../../src/run/earlier.js";
+import { fromJournal, openEarlierJournal, wayOnFromRefused } from "../../src/run/earlier.js";
 import { parseRunbook, type LoadedRunbook } from "../../src/runbook/index.js";
 import { UserError } from "../../src/errors.js";
 import { eventFactory, salesStarted, STEPS, tempDir } from "../support/journal.js";
@@ -154,6 +154,45 @@ describe("openEarlierJournal: a journal edited since it was written", () => {
       expect((await refused()).hint).toBe(
         "the journal was changed after syncbook wrote it, so what it says about the run cannot be trusted: do not resume from it",
       );
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+// a second review: after a journal failure the one journal left is marked untrusted, and a --from
+// the write stop without the cutover's --var went through unrefused (the refusal read only a
+// journal it could act on): the stop went to another switch, and the commit followed
+describe("fromJournal: a journal its own run marked untrusted, --from with other --var values", () => {
+  it("is refused, naming the command with the cutover's values", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const ev = eventFactory();
+      const j = openJournal({ dir, runbookName: "s", runbookHash: "abc" });
+      j.write(ev("run.started", { ...salesStarted(), vars: { region: "us" }, given: ["region"] }));
+      j.write(ev("step.started", STEPS[0]!));
+      expect(j.distrust()).toBeUndefined();
+      j.close();
+      const loaded = await loadedOf(
+        START + '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.region}" } } }\n' + COMMIT,
+      );
+      const said: string[] = [];
+      const refused = await fromJournal(loaded, dir, (s) => void said.push(s), false, true, "stop-writes").then(
+        () => expect.fail(`not refused: ${said.join("; ")}`),
+        (e: unknown) => e as UserError,
+      );
+      expect(refused.message).toContain(
+        "from stop-writes: this run has region=eu (the run it continues had region=us)",
+      );
+      expect(refused.hint).toContain(
+        "syncbook run 'my rb.yaml' --journal-dir 'j d' --var region=us --from stop-writes",
+      );
+      // the cutover's values: not refused for them (the journal counts nothing, as before)
+      const same = await loadedOf(
+        START + '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.region}" } } }\n' + COMMIT,
+        { region: "us" },
+      );
+      await expect(fromJournal(same, dir, () => undefined, false, true, "stop-writes")).resolves.toBeUndefined();
     } finally {
       cleanup();
     }
