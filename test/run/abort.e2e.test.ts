@@ -300,7 +300,7 @@ describe("--abort", () => {
     const url = /url: "([^"]+)", enabled: true/.exec(text)![1]!;
     const two = text
       .replace(/, undo: \{ use: sim-writes, with: \{ url: "[^"]+", enabled: true \} \}/, "")
-      .replace(/(  - \{ id: drained,)/, `${more(url)}$1`);
+      .replace(/( {2}- \{ id: drained,)/, `${more(url)}$1`);
     expect(two).toContain("stop-more");
     writeFileSync(c.file, two);
     const child = startCli(["run", c.file, "--renderer", "simple"], { cwd: c.dir });
