@@ -64,6 +64,30 @@ function runbook(dir: string, undo: string): string {
   return writeRunbook(dir, runbookFor(s!, steps));
 }
 
+/**
+ * The run at a terminal, Ctrl-C once at `step` (its undos start), then again once the slow undo
+ * wrote its pids (`beforeSecond` sees them): the forced exit's output, plain, and its exit code.
+ */
+async function ctrlCTwice(
+  file: string,
+  dir: string,
+  pids: string,
+  step: RegExp,
+  beforeSecond: (pids: number[]) => void = () => undefined,
+): Promise<{ out: string; code: number | null }> {
+  const run = inPty(["run", file, "--renderer", "simple"], { cwd: dir });
+  await run.waitFor(step, 20_000);
+  run.type("\x03");
+  await until(() => existsSync(pids) && readFileSync(pids, "utf8").length > 2, 20_000);
+  const started = JSON.parse(readFileSync(pids, "utf8")) as number[];
+  leftovers.push(...started);
+  beforeSecond(started);
+  await new Promise((r) => setTimeout(r, 600));
+  run.type("\x03");
+  const r = await run.done;
+  return { out: plain(r.output), code: r.code };
+}
+
 describe("Ctrl-C twice", () => {
   // an outside review: killed during a later hook's undo, the write stop's undo never ran, and the
   // line said "turn them back on by hand or run again with --resume"; writes turned on by hand,
@@ -85,16 +109,8 @@ describe("Ctrl-C twice", () => {
   - { id: never, waitFor: { state: COMMITTED, timeout: 5m } }
 `;
     const file = writeRunbook(dir, runbookFor(s, steps));
-    const run = inPty(["run", file, "--renderer", "simple"], { cwd: dir });
-    await run.waitFor(/\[3\/3\]/, 20_000);
-    run.type("\x03");
-    await until(() => existsSync(pids) && readFileSync(pids, "utf8").length > 2, 20_000);
-    leftovers.push(...(JSON.parse(readFileSync(pids, "utf8")) as number[]));
-    await new Promise((r) => setTimeout(r, 600));
-    run.type("\x03");
-    const r = await run.done;
-    const out = plain(r.output);
-    expect(r.code, out).toBe(130);
+    const { out, code } = await ctrlCTwice(file, dir, pids, /\[3\/3\]/);
+    expect(code, out).toBe(130);
     expect(out).toContain('forced exit: the undo of step 1 "stop" (shell) did not run');
     expect(out).toContain(
       'forced exit: writes are still stopped: the undo of step 1 "stop" did not run. --abort runs the undos still owed (writes back on, on record); --resume goes on with the cutover.',
@@ -111,18 +127,12 @@ describe("Ctrl-C twice", () => {
     const pids = slowUndo(dir);
     const file = runbook(dir, `[node, slow-undo.mjs, ${JSON.stringify(pids)}]`);
     // at a terminal: Ctrl-C typed twice (without one, a second signal does not force: below)
-    const run = inPty(["run", file, "--renderer", "simple"], { cwd: dir });
-    await run.waitFor(/\[2\/2\]/, 20_000);
-    run.type("\x03");
-    await until(() => existsSync(pids) && readFileSync(pids, "utf8").length > 2, 20_000);
-    const [undoPid, grandchild] = JSON.parse(readFileSync(pids, "utf8")) as [number, number];
-    leftovers.push(undoPid, grandchild);
-    expect(alive(undoPid) && alive(grandchild)).toBe(true);
-    await new Promise((r) => setTimeout(r, 600));
-    run.type("\x03");
-    const r = await run.done;
-    const out = plain(r.output);
-    expect(r.code, out).toBe(130);
+    let [undoPid, grandchild] = [0, 0];
+    const { out, code } = await ctrlCTwice(file, dir, pids, /\[2\/2\]/, ([a, b]) => {
+      [undoPid, grandchild] = [a!, b!];
+      expect(alive(undoPid) && alive(grandchild)).toBe(true);
+    });
+    expect(code, out).toBe(130);
     expect(out).toContain("SIGINT again: forced exit");
     expect(out).toContain(
       'forced exit: the undo of step 1 "stop" (shell) was running and was killed with its processes',

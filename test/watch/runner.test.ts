@@ -552,28 +552,29 @@ describe("a run that was an --abort", () => {
   // the page said "run 2 ended failed: aborted by the operator (--abort), but …" of an abort that
   // could not undo a write stop with no `undo:`, where the report's title says ABORTED, NOT
   // EVERYTHING UNDONE: one wording (`runEndWords`) for the page's runner and the report's runs
-  const abortRun = (finished: Record<string, unknown>) =>
-    killedModel([
-      ev("run.started", 5000, {
-        runbook: "rb",
-        file: "rb.yaml",
-        hash: "sha256:ab",
-        mode: "resume",
-        abort: true,
-        instances,
-        steps,
-      }),
-      ev("decision", 5100, { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "no undo:" }),
-      ev("run.finished", 5300, {
-        outcome: "failed",
-        exitCode: 1,
-        durationMs: 300,
-        committed: false,
-        aborted: true,
-        message: "m",
-        ...finished,
-      }),
-    ]);
+  /** An --abort run of the killed run above that hands the write stop to a person, ended with `finished`. */
+  const abortEvents = (finished: Record<string, unknown>): RunEvent[] => [
+    ev("run.started", 5000, {
+      runbook: "rb",
+      file: "rb.yaml",
+      hash: "sha256:ab",
+      mode: "resume",
+      abort: true,
+      instances,
+      steps,
+    }),
+    ev("decision", 5100, { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "no undo:" }),
+    ev("run.finished", 5300, {
+      outcome: "failed",
+      exitCode: 1,
+      durationMs: 300,
+      committed: false,
+      aborted: true,
+      message: "m",
+      ...finished,
+    }),
+  ];
+  const abortRun = (finished: Record<string, unknown>) => killedModel(abortEvents(finished));
   // a review's "found and left": after the hand-off a resume that died before it stopped writes
   // again left no writes state at all: no alarm words of writes, and a dead-man page not critical
   it("a resume after a hand-off, killed before it stopped writes again: writes may be stopped, an alarm, a critical page", () => {
@@ -582,26 +583,7 @@ describe("a run that was an --abort", () => {
     const resumed = killedModel([
       // the stop seen to hold (killedModel's stop hook alone leaves writes "may be stopped")
       ev("window.opened", 2100, { index: 0, id: "stop", openedAt: T0 + 1000 }),
-      ev("run.started", 5000, {
-        runbook: "rb",
-        file: "rb.yaml",
-        hash: "sha256:ab",
-        mode: "resume",
-        abort: true,
-        instances,
-        steps,
-      }),
-      ev("decision", 5100, { index: 0, id: "stop", kind: "undo", ok: false, check: "by-hand", reason: "no undo:" }),
-      ev("run.finished", 5300, {
-        outcome: "failed",
-        exitCode: 1,
-        durationMs: 300,
-        committed: false,
-        aborted: true,
-        message: "m",
-        undoByHand: "stop",
-        writes: "stopped",
-      }),
+      ...abortEvents({ undoByHand: "stop", writes: "stopped" }),
       ev("run.started", 9000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
     ]);
     expect(resumed.writesLeft).toBe("may-be-stopped");
