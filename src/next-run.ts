@@ -87,6 +87,14 @@ export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): strin
 }
 
 /**
+ * The runbook as a way on names it (`runTarget`), with the `--var` values a way on carries
+ * (`wayOnVars`): those `decided` (the cutover's, where a journal says them), then this run's own.
+ */
+export function wayOnTarget(loaded: LoadedRunbook, decided: readonly string[] = []): string {
+  return runTarget(loaded, wayOnVars(decided, loaded));
+}
+
+/**
  * An offer for a reader that names the runbook's file apart (`status --json`: `file`, then each
  * run's `args`): each run's arguments begin with the rest of `runbookArgs` (`--journal-dir <dir>`),
  * so that `syncbook run <file> <args>` is the whole command, and end with `tail` (the `--var`

@@ -40,7 +40,7 @@ import type { CarriedCommand, CriticalListener, Emit, RunEvent, RunEventOf, RunL
 import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
 import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
-import { lintCommand, runTarget, wayOnVars } from "../next-run.js";
+import { lintCommand, wayOnTarget } from "../next-run.js";
 
 export { cutoverId };
 
@@ -433,13 +433,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     "abort",
     () => {
       // said before the kill, while the running undo is still known as running
-      const lines = forcedReport(
-        undo,
-        memory,
-        undoneOk,
-        steps,
-        runTarget(loaded, wayOnVars(opts.resume?.decidedVars ?? [], loaded)),
-      );
+      const lines = forcedReport(undo, memory, undoneOk, steps, wayOnTarget(loaded, opts.resume?.decidedVars));
       // the signals as interruptOnSignals names them ("Ctrl-C twice", "Ctrl-C, then SIGTERM")
       const why: unknown = opts.forceSignal?.reason;
       undoAbort.abort(forcedStop(`forced exit (${why instanceof Error ? why.message : "a second signal"})`));

@@ -28,7 +28,7 @@ import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { varNamesIn, whenVariable } from "../runbook/interpolate.js";
 import { MASK } from "../redact.js";
 import { plural, shellCommand } from "../text.js";
-import { decidedVars, runbookArg, runTarget, wayOnVars } from "../next-run.js";
+import { decidedVars, runbookArg, runTarget, wayOnTarget, wayOnVars } from "../next-run.js";
 import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
   earlierHooksGate,
@@ -99,7 +99,7 @@ function distrustedRefusal(err: DistrustedJournal, loaded: LoadedRunbook): UserE
   const status = `syncbook status ${runbookArg(loaded)}`;
   const next = fresh
     ? `if the fleet is IDLE (the sync never started, or was set back by hand since), set the journal aside (it stays that run's record) and start a new cutover, whose start checks the fleet is IDLE: ${aside}, then ${fresh}`
-    : `if the fleet shows nothing this journal may record is on the sync that runs now (set back by hand since), set the journal aside (it stays that run's record) and start a new cutover: ${aside}, then syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover`;
+    : `if the fleet shows nothing this journal may record is on the sync that runs now (set back by hand since), set the journal aside (it stays that run's record) and start a new cutover: ${aside}, then syncbook run ${wayOnTarget(loaded)} --new-cutover`;
   return new UserError(err.message, {
     exitCode: err.exitCode,
     hint: `${err.meaning}. See the fleet and check the application's writes: ${status}; ${next}; else send what is missing by hand.`,
@@ -118,7 +118,7 @@ function untrustedRefusal(err: UserError, loaded: LoadedRunbook, state: JournalS
   const ran = state?.hooksRan.filter((h) => steps[h.stepIndex]?.bound.opensWriteStop).at(-1);
   const stop = (ran ? steps[ran.stepIndex] : undefined) ?? steps.find((s) => s.bound.opensWriteStop);
   const target = (more: string[]): string =>
-    `${runTarget(loaded, state ? cutoverVars(state, loaded) : wayOnVars([], loaded))} ${shellCommand(more)}`;
+    `${state ? runTarget(loaded, cutoverVars(state, loaded)) : wayOnTarget(loaded)} ${shellCommand(more)}`;
   const check = `free disk space, check the application's writes and the fleet (syncbook status ${runbookArg(loaded)})`;
   if (stop)
     return new UserError(err.message, {
@@ -567,7 +567,7 @@ export function refuseSentAgain(
  */
 export function newCutoverFromStart(loaded: LoadedRunbook): string | undefined {
   if (!loaded.runbook || startlessFrom(planSteps(loaded.runbook)) !== undefined) return undefined;
-  return `syncbook run ${runTarget(loaded, wayOnVars([], loaded))} --new-cutover`;
+  return `syncbook run ${wayOnTarget(loaded)} --new-cutover`;
 }
 
 /** Where a refused new cutover would have begun: `from commit`, or, without --from, its first step and why that counts. */
@@ -763,7 +763,7 @@ export function refuseSentByEarlierCutover(
       );
     return;
   }
-  const target = runTarget(loaded, wayOnVars([], loaded));
+  const target = wayOnTarget(loaded);
   // a new cutover from its start, whose interlock checks the fleet is IDLE: none for a runbook that sends no start
   const fresh = newCutoverFromStart(loaded);
   const status = `syncbook status ${runTarget(loaded, [])}`;

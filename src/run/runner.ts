@@ -18,7 +18,7 @@ import { windowBoundOf } from "../writes-words.js";
 import { whenVariable } from "../runbook/interpolate.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
-import { runbookArg, runTarget, wayOnVars } from "../next-run.js";
+import { runbookArg, wayOnTarget } from "../next-run.js";
 import {
   abortMessage,
   handOver,
@@ -331,7 +331,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         { ok: undoneOk, started: unwound?.started ?? new Set(), distrusted: unwound?.distrusted === true },
         steps,
         runbookArg(loaded),
-        runTarget(loaded, wayOnVars(opts.resume?.decidedVars ?? [], loaded)),
+        wayOnTarget(loaded, opts.resume?.decidedVars),
         run.window.current()?.open ? run.window.current()?.openedBy : undefined,
       ),
     };

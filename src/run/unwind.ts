@@ -14,7 +14,7 @@ import type { Emit } from "../events.js";
 import { hookWatch } from "../steps/hook.js";
 import { withProcessWatch } from "../plugin/process.js";
 import type { PlannedStep } from "./plan.js";
-import { runbookArg, runTarget, wayOnVars } from "../next-run.js";
+import { runbookArg, wayOnTarget } from "../next-run.js";
 import { shellCommand } from "../text.js";
 
 /** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
@@ -211,7 +211,7 @@ export async function unwind(
     const why = journal.distrust ? journal.distrust() : "no way to mark it";
     if (why !== undefined) {
       // the values this process was given: a run without them may stop writes somewhere else
-      const target = runTarget(run.loaded, wayOnVars([], run.loaded));
+      const target = wayOnTarget(run.loaded);
       const keptOff: WritesKeptOff = {
         committed: false,
         reason: `the undos were not run, so application writes stay STOPPED: the journal cannot record them, and it could not be marked untrusted either (${why}): an undo it does not know of would leave it saying writes are stopped while they are on`,
