@@ -28,6 +28,7 @@ import { UiModel, decisionLine, hookLine, logLine } from "./model.js";
 import { directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, PromptSpec } from "./prompts.js";
 import { frameWriter, type FrameStream, type FrameWriter, type WrapAnsi } from "./frame-writer.js";
+import { memoizedWrap } from "./wrap.js";
 
 type Settle =
   | { kind: "ok"; durationMs: number; notes: string[] }
@@ -204,35 +205,6 @@ export function afterQueuedImmediates(fn: () => void, ms: number): Scheduled {
       clearTimeout(timer);
       if (immediate) clearImmediate(immediate);
     },
-  };
-}
-
-/** Lines kept wrapped: a frame has a few dozen; the clocks' and counters' old lines are dropped with the rest. */
-const WRAPPED_KEPT = 2000;
-
-/**
- * `wrap`, each line's result kept: wrap-ansi wraps the lines of a text one by one (it splits on
- * "\n" after turning "\r\n" into it), so a text's wrap is its lines' wraps joined, and a line
- * wrapped once for a width is not wrapped again.
- */
-export function memoizedWrap(wrap: WrapAnsi): WrapAnsi {
-  let kept = new Map<string, string>();
-  return (text, columns, options) => {
-    const how = `${columns}\u0000${options?.hard}\u0000${options?.trim}\u0000${options?.wordWrap}\u0000`;
-    return text
-      .replaceAll("\r\n", "\n")
-      .split("\n")
-      .map((line) => {
-        const key = how + line;
-        let out = kept.get(key);
-        if (out === undefined) {
-          if (kept.size >= WRAPPED_KEPT) kept = new Map();
-          out = wrap(line, columns, options);
-          kept.set(key, out);
-        }
-        return out;
-      })
-      .join("\n");
   };
 }
 

@@ -1,10 +1,8 @@
 import { stat } from "node:fs";
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { createUi, pickRenderer } from "../../src/ui/index.js";
-import { FRAME_MS, afterQueuedImmediates, memoizedWrap } from "../../src/ui/listr.js";
+import { FRAME_MS, afterQueuedImmediates } from "../../src/ui/listr.js";
 import { UiModel } from "../../src/ui/model.js";
 import { EventBuilder, FakeStream, INSTANCES, STEPS, wholeRun } from "../support/ui-fixtures.js";
 
@@ -122,34 +120,6 @@ describe("default renderer (listr2) on a fake TTY", () => {
     setTimeout(() => late.cancel(), 2);
     await tick(20);
     expect(drawn).toBe(0);
-  });
-
-  it("wraps a text as wrap-ansi does, each line wrapped once per width", async () => {
-    // the wrap listr2's renderer uses (its own copy of wrap-ansi)
-    const listr2 = createRequire(import.meta.url).resolve("listr2");
-    const from = createRequire(listr2).resolve("wrap-ansi");
-    const { default: wrapAnsi } = (await import(pathToFileURL(from).href)) as {
-      default: (t: string, c: number, o?: object) => string;
-    };
-    expect(from).toContain("listr2");
-    let calls = 0;
-    const counted = (t: string, c: number, o?: { hard?: boolean; trim?: boolean }): string => {
-      calls++;
-      return wrapAnsi(t, c, o);
-    };
-    const wrap = memoizedWrap(counted);
-    const texts = [
-      "✔ writes stopped 12s: the application cannot write until the destination takes writes",
-      "\u001b[35m⏱ writes stopped\u001b[39m 3s · shard-a  RUNNING  lag 2s\r\nshard-b  COMMITTING  lag —\n\n  indented  line  ",
-      "a-very-long-word-without-any-space-that-must-be-broken-hard-at-the-width-of-the-terminal",
-      "",
-    ];
-    for (const cols of [20, 40, 80])
-      for (const o of [{ hard: true, trim: false }, { hard: false }, undefined])
-        for (const t of texts) expect(wrap(t, cols, o)).toBe(wrapAnsi(t, cols, o));
-    const before = calls;
-    for (const t of texts) wrap(t, 40, { hard: true, trim: false });
-    expect(calls, "lines wrapped again").toBe(before);
   });
 
   it("a frame that cannot be drawn (drawn from a timer, outside the run's listener) ends nothing: said once when the list ends", async () => {

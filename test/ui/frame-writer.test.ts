@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createLogUpdate } from "log-update";
 import { frameWriter, type FrameStream } from "../../src/ui/frame-writer.js";
-import { memoizedWrap } from "../../src/ui/listr.js";
+import { memoizedWrap } from "../../src/ui/wrap.js";
 
 // the wrap-ansi log-update and listr2 use (the one at the top of node_modules is another major)
 type Wrap = (text: string, columns: number, o?: { hard?: boolean; trim?: boolean; wordWrap?: boolean }) => string;
@@ -52,7 +52,7 @@ describe("frameWriter", () => {
     expect(ours.out.join("")).not.toContain("\u001B[?25");
   });
 
-  it("wraps only the lines it has not wrapped before", () => {
+  it("gives wrap-ansi only the lines it has not wrapped before and that do not fit the width", () => {
     const lines: string[] = [];
     const counting = (text: string, columns: number, o?: Parameters<Wrap>[2]): string => {
       lines.push(text);
@@ -60,12 +60,14 @@ describe("frameWriter", () => {
     };
     const w = frameWriter(stream(), memoizedWrap(counting));
     w(frames[0]!);
-    const first = lines.length;
+    // the long line; the others fit in 80 columns (src/ui/wrap.ts)
+    expect(lines).toEqual([frames[0]!.split("\n")[2]]);
     w(frames[1]!);
-    // the lines that moved (a duration, the panel's), not the step that did not ("◼ commit")
+    // of the lines that moved (a duration, the panel's), the one that does not fit; not the step that did not move
     const moved = frames[1]!.split("\n").filter((l) => !frames[0]!.split("\n").includes(l));
     expect(moved).toHaveLength(3);
-    expect(lines.slice(first)).toEqual(moved);
+    expect(lines.slice(1)).toEqual(moved.filter((l) => l.length > 80));
+    expect(lines.slice(1)).toHaveLength(1);
   });
 
   it("a width that changed wraps the same frame again, to the new width", () => {
