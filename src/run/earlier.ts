@@ -298,14 +298,20 @@ export function undoVarsDiffer(
  * run (`name`, its value then, now): a resume with them goes on elsewhere than the run it
  * continues (a write stop through another switch, and a commit while the application writes):
  * the resume refuses them unless `--allow-changed-runbook` says they are meant (src/run/resume.ts;
- * an owed undo's are refused always, `undoVarsDiffer`).
+ * an owed undo's are refused always, `undoVarsDiffer`). A commit still to run also reads the
+ * `check:` of every write stop before it (`writesChecks`, src/steps/kit/writes-check.ts): those
+ * checks' variables count too, or the check of another switch says writes are stopped while the
+ * application's flow, and the commit goes out.
  */
 export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): VarChange[] {
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   const vars = state.vars;
   if (!vars || !Array.isArray(steps)) return [];
+  const later = steps.slice(from).map(withoutWhen);
+  // the checks of the write stops after `from` are in `later` already: their second reading changes nothing
+  const read = later.some((s) => isObject(s) && "commit" in s) ? [...later, ...steps.map(stopCheckOf)] : later;
   // compared as journaled: a secret part redacted alike on both sides (`loaded.vars` is redacted)
-  return varNamesIn(steps.slice(from).map(withoutWhen)).flatMap((name) => {
+  return varNamesIn(read).flatMap((name) => {
     const then = vars[name];
     const now = loaded.vars[name];
     return then !== undefined && (now === undefined || String(then) !== String(now))
@@ -373,6 +379,11 @@ function valuesThen(
     ...[...new Map(changed.map((d) => [d.name, `${d.name}=${d.then}`])).values()],
   ];
   return { target: runTarget(loaded, vars), masked: changed.some((d) => d.then.includes(MASK)) };
+}
+
+/** A raw step's write-stop `check:`, if it has one. */
+function stopCheckOf(step: unknown): unknown {
+  return isObject(step) && isObject(step.stopWrites) ? step.stopWrites.check : undefined;
 }
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */

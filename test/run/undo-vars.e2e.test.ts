@@ -55,7 +55,7 @@ async function gateBeforeSwitch(after: string) {
   return { s, other, dir, run };
 }
 
-async function killedWithWritesStopped() {
+async function killedWithWritesStopped(stop = STOP_VIA_SWITCH) {
   // lag stays at 4 s: ready (below 5) passes, drained (below 3) never does
   const s = await fastSim({ instances: 3, timeScale: 100, faults: ["lag-floor=4"] });
   const other = await fastSim({ timeScale: 100 });
@@ -65,7 +65,7 @@ async function killedWithWritesStopped() {
   const file = join(dir, "rb.yaml");
   writeFileSync(
     file,
-    cutoverYaml(s, { steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT + COMMITTED }).replace(
+    cutoverYaml(s, { steps: START + READY + stop + DRAINED + COMMIT + COMMITTED }).replace(
       /^steps:\n/m,
       `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`,
     ),
@@ -163,6 +163,38 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(ok.code, `${where}\n--- offered\n${ok.all}`).toBe(0);
     expect(s.control.state().writes.enabled, "stopped where the cutover's switch is").toBe(false);
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(true);
+    expect(s.control.state().writes.lost).toBe(0);
+  });
+
+  // the commit reads the write stop's check again right before it is sent: a --from past the stop
+  // without the cutover's --var read the runbook's default switch, found it off, and the commit
+  // went out while the cutover's switch was on again (a person at it). (A --resume is refused
+  // already: the stop owes an undo made of the switch, \`undoVarsDiffer\`.)
+  it("a --from past the write stop, whose check the commit would read on another switch, is refused; with the cutover's values the check sees writes on and the commit is refused", async () => {
+    const CHECKED_VIA_SWITCH =
+      '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } }, check: { use: sim-writes-stopped, with: { url: "${vars.switch}" } } } }\n';
+    const { s, other, dir, file } = await killedWithWritesStopped(CHECKED_VIA_SWITCH);
+    // the other switch off (its check would pass), the cutover's back on by hand
+    other.control.setWrites({ enabled: false });
+    s.control.setWrites({ enabled: true });
+    s.control.clearFaults();
+    const states = () => s.control.state().instances.map((i) => i.state);
+
+    const from = await cli(["run", file, "--renderer", "simple", "--from", "drained", "--yes"], { cwd: dir });
+    const where = `--- --from drained (no --var)\n${from.all}`;
+    expect(from.code, where).toBe(2);
+    expect(from.all, where).toContain(
+      `from drained: this run has switch=${other.verifierUrl} (the run it continues had switch=${s.verifierUrl})`,
+    );
+    expect(states(), where).not.toContain("COMMITTING");
+    expect(states(), where).not.toContain("COMMITTED");
+    // the command it offers reads the cutover's switch: writes on, the commit refused
+    const again = offered(from.all, "--from drained");
+    expect(again).toContain(`switch=${s.verifierUrl}`);
+    const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(ok.code, `${where}\n--- offered\n${ok.all}`).toBe(3);
+    expect(ok.all).toContain("application writes are not seen stopped now");
+    expect(states()).not.toContain("COMMITTED");
     expect(s.control.state().writes.lost).toBe(0);
   });
 

@@ -167,6 +167,32 @@ describe("varsChangedSince", () => {
     expect(varsChangedSince(state(RAN), { ...loaded, raw: undefined }, 0)).toEqual([]);
   });
 
+  // the commit reads the check of every write stop before it (src/steps/kit/writes-check.ts): a
+  // resume or --from past the stop, with the check made of another switch, read that switch, found
+  // it off and committed while the cutover's switch was on again
+  it("a commit still to run counts the variables of every earlier write stop's check; without a commit to run, they do not count", async () => {
+    const text = `runbook: 1
+name: rb
+instances: ["http://127.0.0.1:1"]
+vars: { switch: "http://a", reader: "http://r", lag: 5 }
+steps:
+  - { id: stop, stopWrites: { use: sim-writes, with: { url: "\${vars.switch}" }, check: { use: sim-writes-stopped, with: { url: "\${vars.reader}" } } } }
+  - { id: gate, hook: { use: shell, with: { command: [echo, "\${vars.lag}"] } } }
+  - { id: commit, commit: {} }
+  - { id: after, hook: { use: shell, with: { command: [echo] } } }
+`;
+    const loaded = await parseRunbook(text, "rb.yaml", { vars: { reader: "http://other" } });
+    const state = { steps: [], vars: { switch: "http://a", reader: "http://r", lag: 5 } } as unknown as JournalState;
+    // from the gate and from the commit: the stop's check is read again, before the commit
+    expect(varsChangedSince(state, loaded, 1)).toEqual([{ name: "reader", then: "http://r", now: "http://other" }]);
+    expect(varsChangedSince(state, loaded, 2)).toEqual([{ name: "reader", then: "http://r", now: "http://other" }]);
+    // the stop's own variable is not read again past it: only its check is
+    const switched = await parseRunbook(text, "rb.yaml", { vars: { switch: "http://b" } });
+    expect(varsChangedSince(state, switched, 2)).toEqual([]);
+    // past the commit: nothing reads the check again
+    expect(varsChangedSince(state, loaded, 3)).toEqual([]);
+  });
+
   // an outside review: a --var with a password was journaled redacted, every way on left it out,
   // and the offered --resume was refused as "other values", offering itself again
   it("a secret value is compared as journaled: the same secret given again is no change; left out, the refusal says to set it", async () => {
