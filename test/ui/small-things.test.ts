@@ -129,6 +129,29 @@ describe("a write-stop window's length, a bound said as one (`windowLength`, eve
       typeof windowSummary
     >[0];
     expect(windowSummary(w)).toMatch(/^at least 12s \(/);
+    // at writes on, the shares run to the write-on hook: the length said is the one they add up to
+    // (it said "28ms (service 11ms · runner 70ms · hooks and other steps 8ms)", the window to canWrite)
+    const on = {
+      ...w,
+      open: false,
+      openedAt: 0,
+      closedAt: 28,
+      durationMs: 28,
+      writesOnAt: 89,
+      toWritesOnMs: 89,
+      measuredMs: 89,
+      shares: { service: 11, runner: 70, operator: 0, steps: 8, none: 0 },
+    };
+    expect(windowSummary(on)).toBe("89ms (service 11ms · runner 70ms · hooks and other steps 8ms)");
+    expect(
+      windowSummary({
+        ...on,
+        writesOnAt: undefined,
+        toWritesOnMs: undefined,
+        measuredMs: 28,
+        shares: { ...on.shares, runner: 10, steps: 0, service: 18 },
+      }),
+    ).toBe("28ms (service 18ms · runner 10ms)");
     expect(windowSummary({ ...w, openedAt: 0, durationMs: 12_400, unseenMs: 9_000 })).toMatch(/^at most 13s \(/);
     const closed = { type: "window.closed", reason: "committed", openedAt: 0, seenAt: 270_200 } as const;
     expect(describeNotification({ ...closed, unseenMs: 206_000 } as never, "rb")).toBe(
