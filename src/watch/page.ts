@@ -97,7 +97,8 @@ function render() {
     clock.id = "clock";
     const nodes = [clock, el("p", (open ? "since " : "from ") + utc(from) + (w.closedAt ? " to " + utc(w.closedAt) + " (" + windowEndWords(w.closedBy) + ")" : "") + (w.writesOnAt ? "; application writes on again at " + utc(w.writesOnAt) : "") + (!open && w.unseenMs ? "; its end was seen after " + dur(w.unseenMs) + " in which no runner read the fleet: it may have come then" : ""))];
     const shares = Object.entries(w.shares).filter(([, v]) => v > 0).map(([k, v]) => (k === "none" ? "no runner alive" : k) + " " + dur(v));
-    if (shares.length) nodes.push(el("p", "Shares: " + shares.join(" · "), "muted"));
+    // the shares run to the write-on hook once it ran: said of that length, not the window's
+    if (shares.length) nodes.push(el("p", (w.toWritesOnMs !== undefined ? "Shares of the " + dur(w.toWritesOnMs) + " to application writes on again: " : "Shares: ") + shares.join(" · "), "muted"));
     fill("window", nodes);
   }
   // the cutover and its runs

@@ -140,5 +140,10 @@ describe("the watch page's end of the write-stop window", () => {
     expect(windowBoundOf({ openedAt: 1, closedBy: "by-hand" }).atLeast).toBe(true);
     expect(watchPage("n0nce")).toContain("const bound = windowBoundOf(w);");
     expect(watchPage("n0nce")).toContain(`" (" + windowEndWords(w.closedBy) + ")"`);
+    // the shares run to the write-on hook once it ran (src/fleet/window.ts): said of that length,
+    // not under the window's ("closed after 28ms", then shares of 89 ms)
+    expect(watchPage("n0nce")).toContain(
+      `(w.toWritesOnMs !== undefined ? "Shares of the " + dur(w.toWritesOnMs) + " to application writes on again: " : "Shares: ")`,
+    );
   });
 });
