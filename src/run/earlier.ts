@@ -1220,7 +1220,9 @@ export async function fromJournal(
   // (an outside review: a --from the write stop without the cutover's --var stopped another
   // environment's writes, the commit interlock counted it, and the commit went through while the
   // real source wrote)
-  const changed = fromIndex >= 0 && !afterCommit ? varsChangedSince(state, loaded, fromIndex) : [];
+  // after a commit too: the write-on hook run again with other values turns on another switch (an
+  // environment's the cutover never stopped) and says the application's writes are back on
+  const changed = fromIndex >= 0 ? varsChangedSince(state, loaded, fromIndex) : [];
   if (changed.length && !allowChangedRunbook) throw varsChangedFromRefusal(changed, state, loaded, file, from ?? "");
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
   const commit = currentSyncCommit(state, false);

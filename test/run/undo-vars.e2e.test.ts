@@ -198,6 +198,39 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(s.control.state().writes.lost).toBe(0);
   });
 
+  // a cutover that ended ok, its write-on hook run again (--from it, the run counted after its
+  // commit): typed without the cutover's --var, it turned on the runbook's default switch, another
+  // environment's, and said the application's writes were back on
+  it("a --from after the commit of a cutover that ended, whose steps would use other values, is refused; the offered command uses the cutover's switch", async () => {
+    const WRITES_ON =
+      '  - { id: app-on, hook: { use: sim-writes, with: { url: "${vars.switch}", enabled: true }, writesOn: true } }\n';
+    const { s, other, dir, run } = await gateBeforeSwitch("");
+    writeFileSync(
+      join(dir, "rb.yaml"),
+      cutoverYaml(s, { steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT + COMMITTED + WRITES_ON }).replace(
+        /^steps:\n/m,
+        `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`,
+      ),
+    );
+    other.control.setWrites({ enabled: false });
+    const first = await run("--var", `switch=${s.verifierUrl}`, "--yes");
+    expect(first.code, first.all).toBe(0);
+    expect(s.control.state().writes.enabled, "back on after the commit").toBe(true);
+
+    const from = await run("--from", "app-on", "--yes");
+    const where = `${first.all}\n--- --from app-on (no --var)\n${from.all}`;
+    expect(from.code, where).toBe(2);
+    expect(from.all, where).toContain(
+      `from app-on: this run has switch=${other.verifierUrl} (the run it continues had switch=${s.verifierUrl})`,
+    );
+    expect(other.control.state().writes.enabled, "the other environment's switch untouched").toBe(false);
+    const again = offered(from.all, "--from app-on");
+    expect(again).toContain(`switch=${s.verifierUrl}`);
+    const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(ok.code, `${where}\n--- offered\n${ok.all}`).toBe(0);
+    expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
+  });
+
   it("--allow-changed-runbook goes on with the new values, and says so", async () => {
     const { s, other, run } = await gateBeforeSwitch("");
     const first = await run("--var", `switch=${s.verifierUrl}`);
