@@ -15,7 +15,7 @@
  * made of printable ASCII, SGR colour codes and the characters of `KNOWN_WIDTHS`, each its own grapheme,
  * unchanged by the NFC normalisation wrap-ansi applies first, and as wide as wrap-ansi's
  * string-width counts it (2 for those its emoji pattern matches, as ✔ and ◼, whatever a terminal
- * draws): test/ui/frame-writer.test.ts checks each against wrap-ansi itself, and whole lines too.
+ * draws): test/ui/wrap.test.ts checks each against wrap-ansi itself, and whole lines too.
  * Any other line goes to wrap-ansi.
  */
 import type { WrapAnsi } from "./frame-writer.js";
@@ -48,8 +48,13 @@ export function knownWidth(line: string): number | undefined {
     }
     if (c === ESC) {
       if (line.charCodeAt(i + 1) !== 0x5b) return undefined;
+      // parameters of at most four digits each: the installed ansi-regex (6.6) strips any run, but
+      // earlier 6.x releases took at most four, and `ESC[12345m` left an "m" string-width counted
       let j = i + 2;
-      for (let d = line.charCodeAt(j); (d >= 0x30 && d <= 0x39) || d === 0x3b; d = line.charCodeAt(++j));
+      for (let digits = 0, d = line.charCodeAt(j); (d >= 0x30 && d <= 0x39) || d === 0x3b; d = line.charCodeAt(++j)) {
+        digits = d === 0x3b ? 0 : digits + 1;
+        if (digits > 4) return undefined;
+      }
       if (line.charCodeAt(j) !== 0x6d) return undefined;
       i = j;
       continue;

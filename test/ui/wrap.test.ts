@@ -67,6 +67,11 @@ describe("memoizedWrap", () => {
       `${RED}⏱ writes stopped${END} 3s · shard-a  RUNNING  lag 2s`,
       `${RED}${END}`,
       `\u001b[1m\u001b[32m✔\u001b[39m\u001b[22m done \u001b[2m[12ms]\u001b[22m`,
+      // a reset without a number, 256 colours, an empty parameter, a four-digit one
+      `\u001b[m a \u001b[38;5;12m b \u001b[;m c \u001b[1234m d`,
+      // every symbol beside every other
+      [...KNOWN_WIDTHS.keys()].map((cp) => String.fromCodePoint(cp)).join(""),
+      [...KNOWN_WIDTHS.keys()].map((cp) => String.fromCodePoint(cp)).join(" "),
       ...symbols.map((c) => `${c} step ${RED}${c}${c}${END} x `),
       ...symbols.map((c) => `${c.repeat(7)} ${c}`),
     ];
@@ -75,7 +80,7 @@ describe("memoizedWrap", () => {
       const width = knownWidth(line) ?? line.length;
       for (const o of OPTIONS) {
         const wrap = memoizedWrap(wrapAnsi);
-        for (let cols = 1; cols <= width + 2; cols++) {
+        for (const cols of [0, -1, Number.NaN, ...Array.from({ length: width + 2 }, (_, k) => k + 1)]) {
           expect(wrap(line, cols, o), `${JSON.stringify(line)} at ${cols} ${JSON.stringify(o)}`).toBe(
             wrapAnsi(line, cols, o),
           );
@@ -111,6 +116,8 @@ describe("memoizedWrap", () => {
       "a\u001b[2Kb", // erase line, not a colour
       "\u001b]8;;https://example.com\u0007link\u001b]8;;\u0007", // a hyperlink
       "a\u001b[31", // cut short
+      "a\u001b[12345m", // a parameter longer than older ansi-regex releases strip whole
+      "a\u009b31m", // the C1 introducer
       "tab\there",
     ]) {
       expect(knownWidth(line), JSON.stringify(line)).toBeUndefined();
