@@ -738,5 +738,7 @@ export function describeWindow(w: WriteStopWindow): string {
           ? "still open: writes are stopped and no read has shown the destination taking writes"
           : `writes stopped → ${windowEndWords(w.closedBy)}${w.unseenMs !== undefined ? `, seen after ${formatDuration(w.unseenMs)} in which no runner read the fleet (it may have come then)` : ""}`;
   const on = w.toWritesOnMs !== undefined ? `; → writes on again: ${formatDuration(w.toWritesOnMs)}` : "";
-  return `${total} (${end}${on}): ${windowShares(w)}`;
+  // the shares run to the write-on hook once it ran: said of that length, not of the window's
+  const of = w.toWritesOnMs !== undefined ? `of the ${formatDuration(w.toWritesOnMs)} to writes on again, ` : "";
+  return `${total} (${end}${on}): ${of}${windowShares(w)}`;
 }

@@ -450,6 +450,10 @@ export function logLine(l: Log, c: Colors): string {
 /** `4.2s (service 3.9s · runner 120ms)`: a window's length and shares, for lines. */
 export function windowSummary(w: WriteStopWindow): string {
   // the shares are of the measured span, which runs to the write-on hook once it ran: the length
-  // they add up to (the window alone said "28ms (service 11ms · runner 70ms …)" at writes on)
-  return `${windowLength(w.toWritesOnMs ?? w.durationMs ?? w.measuredMs, windowBoundOf(w))} (${windowShares(w)})`;
+  // they add up to (the window alone said "28ms (service 11ms · runner 70ms …)" at writes on). That
+  // one is two timestamps': no "at most" of a window's end seen late applies to it
+  const bound = windowBoundOf(w);
+  if (w.toWritesOnMs !== undefined)
+    return `${windowLength(w.toWritesOnMs, { atLeast: bound.atLeast, unseenMs: undefined })} (${windowShares(w)})`;
+  return `${windowLength(w.durationMs ?? w.measuredMs, bound)} (${windowShares(w)})`;
 }

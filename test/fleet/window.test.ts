@@ -422,8 +422,10 @@ describe("WindowTracker", () => {
       none: 0,
     });
     expect(describeWindow(m)).toMatch(
-      /^6s \(writes stopped → canWrite on the first process; → writes on again: 6\.9s\)/,
+      /^6s \(writes stopped → canWrite on the first process; → writes on again: 6\.9s\): of the 6\.9s to writes on again, service /,
     );
+    // the shares add up to the length they are said of
+    expect(Object.values(m.shares).reduce((a, b) => a + b, 0)).toBe(m.toWritesOnMs);
   });
 
   it("closes when the stop's undo turned writes back on: no cutover", () => {

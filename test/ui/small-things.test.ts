@@ -143,6 +143,10 @@ describe("a write-stop window's length, a bound said as one (`windowLength`, eve
       shares: { service: 11, runner: 70, operator: 0, steps: 8, none: 0 },
     };
     expect(windowSummary(on)).toBe("89ms (service 11ms · runner 70ms · hooks and other steps 8ms)");
+    // two timestamps: no "at most" of the window's end seen late
+    expect(windowSummary({ ...on, unseenMs: 20 })).toBe(
+      "89ms (service 11ms · runner 70ms · hooks and other steps 8ms)",
+    );
     expect(
       windowSummary({
         ...on,
