@@ -216,6 +216,8 @@ export interface AssembledRun {
   undo: UndoStack;
   undoAbort: AbortController;
   undoneOk: Set<number>;
+  /** Steps whose undo started in this run (ok, failed or cut off): `unwind` fills it, a forced exit reads it. */
+  undoStarted: Set<number>;
   /** Steps whose hook is owed an undo (`resume.undoSteps`) the runbook does not give: nothing can undo them from here. */
   undoless: StepInfo[];
   run: RunContext;
@@ -429,11 +431,19 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   };
   const undoAbort = new AbortController();
   const undoneOk = new Set<number>();
+  const undoStarted = new Set<number>();
   opts.forceSignal?.addEventListener(
     "abort",
     () => {
       // said before the kill, while the running undo is still known as running
-      const lines = forcedReport(undo, memory, undoneOk, steps, wayOnTarget(loaded, opts.resume?.decidedVars));
+      const lines = forcedReport(
+        undo,
+        memory,
+        undoneOk,
+        steps,
+        wayOnTarget(loaded, opts.resume?.decidedVars),
+        undoStarted,
+      );
       // the signals as interruptOnSignals names them ("Ctrl-C twice", "Ctrl-C, then SIGTERM")
       const why: unknown = opts.forceSignal?.reason;
       undoAbort.abort(forcedStop(`forced exit (${why instanceof Error ? why.message : "a second signal"})`));
@@ -482,6 +492,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     undo,
     undoAbort,
     undoneOk,
+    undoStarted,
     undoless,
     run,
     journalError: () => journalError,

@@ -96,6 +96,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     undo,
     undoAbort,
     undoneOk,
+    undoStarted,
     undoless,
     run,
     journalError,
@@ -315,10 +316,16 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   const owed = undo.unfinished().map((u) => u.entry.step);
   const unwound =
     outcome !== "ok"
-      ? await unwind(run, undoAbort.signal, undoneOk, {
-          failed: () => journalError() !== undefined,
-          ...(opts.distrustJournal ? { distrust: opts.distrustJournal } : {}),
-        })
+      ? await unwind(
+          run,
+          undoAbort.signal,
+          undoneOk,
+          {
+            failed: () => journalError() !== undefined,
+            ...(opts.distrustJournal ? { distrust: opts.distrustJournal } : {}),
+          },
+          undoStarted,
+        )
       : undefined;
   const keptOff = unwound?.keptOff ?? keptOffFirst;
   flushPolls(run);

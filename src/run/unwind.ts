@@ -29,6 +29,8 @@ export function forcedReport(
   steps: readonly PlannedStep[],
   /** The runbook as `syncbook run` names it, with the run's `--var` values (`runTarget`). */
   target: string,
+  /** The steps whose undo started in this run (`unwind`'s): one started, not running and not ok failed. */
+  undoStarted: ReadonlySet<number> = new Set(),
 ): string[] {
   const lines: string[] = [];
   const open = undo.unfinished();
@@ -57,6 +59,12 @@ export function forcedReport(
     // review turned writes on by hand as this line said, and the --resume committed while they flowed)
     lines.push(
       `writes are still stopped: the undo of ${name(stopOpen.entry.step.index)} did not run. --abort runs the undos still owed (writes back on, on record); --resume goes on with the cutover. ${byHandThenFrom(target, stopOpen.entry.step)}`,
+    );
+  else if (stops.some((i) => undoStarted.has(i) && !undoneOk.has(i)))
+    // its undo ran and failed (a later hook's undo was then cut off): its start is journaled, so
+    // --resume runs the stop again, whatever it did to the writers (it said "no undo of it was pending")
+    lines.push(
+      `writes may still be stopped, or partly back on: the undo of ${name(stops.find((i) => undoStarted.has(i) && !undoneOk.has(i))!)} failed. Check the application's writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)`,
     );
   else if (stops.some((i) => undoneOk.has(i)))
     lines.push(`writes are back on: the undo of ${name(stops.find((i) => undoneOk.has(i))!)} finished`);
@@ -175,8 +183,9 @@ export async function unwind(
   signal: AbortSignal,
   undoneOk: Set<number>,
   journal: UnwindJournal = { failed: () => false },
+  /** Filled with the steps whose undo started (the run's own set: a forced exit reads it, `forcedReport`). */
+  started: Set<number> = new Set<number>(),
 ): Promise<{ keptOff?: WritesKeptOff; distrusted?: boolean; started: Set<number> }> {
-  const started = new Set<number>();
   const { undo } = run.plugins;
   if (run.memory.commitSent) {
     run.say("decision", {

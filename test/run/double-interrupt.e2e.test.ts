@@ -121,6 +121,36 @@ describe("Ctrl-C twice", () => {
     expect(out).not.toContain("turn them back on by hand or run again with --resume");
   });
 
+  // the stop's undo failed, then an earlier hook's undo was cut off: it said "writes are stopped (a
+  // stopWrites step ran) and no undo of it was pending", of a stop whose undo had just run and failed
+  it("after the stop's undo failed, during an earlier hook's undo: writes may be stopped or partly back on, and --resume runs the stop again", async () => {
+    s = await sim({ instances: 1 });
+    const dir = tempDir();
+    const pids = slowUndo(dir);
+    const steps = `  - id: pause
+    hook:
+      use: shell
+      with: { command: [node, -e, "0"] }
+      undo: { use: shell, with: { command: [node, slow-undo.mjs, ${JSON.stringify(pids)}] }, timeout: 2m }
+  - id: stop
+    stopWrites:
+      use: shell
+      with: { command: [node, -e, "0"] }
+      undo: { use: shell, with: { command: [node, -e, "process.exit(3)"] } }
+  - { id: never, waitFor: { state: COMMITTED, timeout: 5m } }
+`;
+    const file = writeRunbook(dir, runbookFor(s, steps));
+    const { out, code } = await ctrlCTwice(file, dir, pids, /\[3\/3\]/);
+    expect(code, out).toBe(130);
+    expect(out).toContain(
+      'forced exit: the undo of step 1 "pause" (shell) was running and was killed with its processes',
+    );
+    expect(out).toContain(
+      'forced exit: writes may still be stopped, or partly back on: the undo of step 2 "stop" failed. Check the application\'s writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)',
+    );
+    expect(out).not.toContain("no undo of it was pending");
+  });
+
   it("kills the undo still running with its process group, and says which undo did not finish and what writes may be", async () => {
     s = await sim({ instances: 1 });
     const dir = tempDir();

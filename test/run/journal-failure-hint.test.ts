@@ -133,4 +133,22 @@ describe("forcedReport: what a forced exit left of writes", () => {
     expect(lines).toContain('writes are still stopped: the undo of step 2 "stop writes" did not run.');
     expect(lines).toContain("go on later only with syncbook run rb.yaml --from 'stop writes'");
   });
+  // the stop's undo ran and failed, then an earlier hook's undo was cut off: it said "writes are
+  // stopped (a stopWrites step ran) and no undo of it was pending"
+  it("a stop whose undo started and failed, then another undo cut off: may be stopped or partly back on, --resume runs the stop again", () => {
+    const undo = new UndoStack();
+    const other = { ...stopEntry, step: { ...stopEntry.step, index: 0, id: "drained", kind: "hook" } };
+    undo.push(other as never);
+    const at = (started: number[], ok: number[]) =>
+      forcedReport(undo, memory({ writesStopped: true }), new Set(ok), steps, "rb.yaml", new Set(started)).join("\n");
+    expect(at([1], [])).toContain(
+      'writes may still be stopped, or partly back on: the undo of step 2 "stop writes" failed. Check the application\'s writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)',
+    );
+    expect(at([1], [])).not.toContain("no undo of it was pending");
+    // it finished ok: back on; it never started: still stopped by the run, no undo of it pending
+    expect(at([1], [1])).toContain('writes are back on: the undo of step 2 "stop writes" finished');
+    expect(at([], [])).toContain("no undo of it was pending");
+    // another step's undo failing says nothing of the stop
+    expect(at([0], [])).toContain("no undo of it was pending");
+  });
 });
