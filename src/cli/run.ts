@@ -249,7 +249,10 @@ async function runLoaded(
             continues !== undefined,
             flags.from,
             flags.allowChangedRunbook === true,
-            { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) },
+            {
+              ...(flags.to !== undefined ? { to: flags.to } : {}),
+              ...(only ? { only, ...(flags.only !== undefined ? { onlyArg: flags.only } : {}) } : {}),
+            },
           )
         : undefined;
     // the earlier runs' events, from the one read that judged the journal (src/run/earlier.ts):

@@ -299,17 +299,17 @@ export function undoVarsDiffer(
  * continues (a write stop through another switch, and a commit while the application writes):
  * the resume refuses them unless `--allow-changed-runbook` says they are meant (src/run/resume.ts;
  * an owed undo's are refused always, `undoVarsDiffer`). A commit still to run also reads the
- * `check:` of every write stop before it (`writesChecks`, src/steps/kit/writes-check.ts): those
- * checks' variables count too, or the check of another switch says writes are stopped while the
- * application's flow, and the commit goes out.
+ * `check:` of every write stop before it (`writesChecks`, src/steps/kit/writes-check.ts): the
+ * variables of those stops count too (`stopWithCheck`), or the check of another switch says
+ * writes are stopped while the application's flow, and the commit goes out.
  */
 export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): VarChange[] {
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   const vars = state.vars;
   if (!vars || !Array.isArray(steps)) return [];
   const later = steps.slice(from).map(withoutWhen);
-  // the checks of the write stops after `from` are in `later` already: their second reading changes nothing
-  const read = later.some((s) => isObject(s) && "commit" in s) ? [...later, ...steps.map(stopCheckOf)] : later;
+  // the write stops after `from` are in `later` already: their second reading changes nothing
+  const read = later.some((s) => isObject(s) && "commit" in s) ? [...later, ...steps.map(stopWithCheck)] : later;
   // compared as journaled: a secret part redacted alike on both sides (`loaded.vars` is redacted)
   return varNamesIn(read).flatMap((name) => {
     const then = vars[name];
@@ -352,12 +352,20 @@ function varsChangedFromRefusal(
   loaded: LoadedRunbook,
   file: string,
   from: string,
+  /** The run's own `--to` and `--only` as typed: the command offered keeps them (without, it went to every instance, and past `--to`). */
+  range: { to?: string; onlyArg?: string } = {},
 ): UserError {
   const then = valuesThen(changed, state, loaded);
+  const flags = [
+    "--from",
+    from,
+    ...(range.to !== undefined ? ["--to", range.to] : []),
+    ...(range.onlyArg !== undefined ? ["--only", range.onlyArg] : []),
+  ];
   return new UserError(
     `cannot go on with the cutover of ${file} from ${from}: ${varsChangedText(changed)}; nothing was run`,
     {
-      hint: `Run with the cutover's values${then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : ""}: syncbook run ${then.target} ${shellCommand(["--from", from])}. To go on with the new values on purpose, add --allow-changed-runbook.`,
+      hint: `Run with the cutover's values${then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : ""}: syncbook run ${then.target} ${shellCommand(flags)}. To go on with the new values on purpose, add --allow-changed-runbook.`,
       exitCode: ExitCode.usage,
     },
   );
@@ -381,9 +389,15 @@ function valuesThen(
   return { target: runTarget(loaded, vars), masked: changed.some((d) => d.then.includes(MASK)) };
 }
 
-/** A raw step's write-stop `check:`, if it has one. */
-function stopCheckOf(step: unknown): unknown {
-  return isObject(step) && isObject(step.stopWrites) ? step.stopWrites.check : undefined;
+/**
+ * A raw write stop that has a `check:`, whole (without its `when`): its check's hook is given the
+ * stop step as it runs (`StepInfo.raw`, src/steps/kit/writes-check.ts), so a plugin's check may
+ * read the stop's own options, not only its own.
+ */
+function stopWithCheck(step: unknown): unknown {
+  return isObject(step) && isObject(step.stopWrites) && step.stopWrites.check !== undefined
+    ? withoutWhen(step)
+    : undefined;
 }
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */
@@ -1096,8 +1110,8 @@ export async function fromJournal(
   /** The `--from` step's id: after the commit of a committed cutover, its journal counts (`afterItsCommit`). */
   from?: string,
   allowChangedRunbook = false,
-  /** The run's last step (`--to`) and the instances it sends to (`--only`, indexes), when given. */
-  range: { to?: string; only?: readonly number[] } = {},
+  /** The run's last step (`--to`) and the instances it sends to (`--only`: indexes, and as typed), when given. */
+  range: { to?: string; only?: readonly number[]; onlyArg?: string } = {},
 ): Promise<ResumePlan | undefined> {
   let found: { file: string; state: JournalState };
   try {
@@ -1115,7 +1129,7 @@ export async function fromJournal(
     if (shown?.state && shown.file && !allowChangedRunbook && loaded.runbook) {
       const at = planSteps(loaded.runbook).findIndex((s) => s.id === from);
       const changed = at >= 0 ? varsChangedSince(shown.state, loaded, at) : [];
-      if (changed.length) throw varsChangedFromRefusal(changed, shown.state, loaded, shown.file, from ?? "");
+      if (changed.length) throw varsChangedFromRefusal(changed, shown.state, loaded, shown.file, from ?? "", range);
     }
     const commit =
       shown?.state && shown.file
@@ -1223,7 +1237,10 @@ export async function fromJournal(
   // after a commit too: the write-on hook run again with other values turns on another switch (an
   // environment's the cutover never stopped) and says the application's writes are back on
   const changed = fromIndex >= 0 ? varsChangedSince(state, loaded, fromIndex) : [];
-  if (changed.length && !allowChangedRunbook) throw varsChangedFromRefusal(changed, state, loaded, file, from ?? "");
+  if (changed.length && !allowChangedRunbook)
+    throw varsChangedFromRefusal(changed, state, loaded, file, from ?? "", range);
+  // on purpose: said, as a resume says it (the runbook as it runs is changed)
+  if (changed.length) say(`from ${from ?? ""}: ${varsChangedText(changed)} (--allow-changed-runbook)`);
   // the sync that runs now, as --resume and the run's own memory count it (a reverse starts a new one)
   const commit = currentSyncCommit(state, false);
   const cut = stopAbortCut(state);

@@ -16,9 +16,10 @@ import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { fleetReadRetry, whyReadAgain } from "../steps/kit/fleet-ops.js";
 import { formatDuration } from "../runbook/duration.js";
+import { shellCommand } from "../text.js";
 import { poll } from "../steps/kit/poll.js";
 import { planSteps } from "./plan.js";
-import { runbookArg, runTarget } from "../next-run.js";
+import { runTarget } from "../next-run.js";
 import {
   cutoverVars,
   openEarlierJournal,
@@ -164,7 +165,8 @@ export async function planResume(
   if (!r.ok)
     throw new UserError(`cannot resume from ${file}: ${r.message}`, {
       hint: again
-        ? `step ${again.index + 1} ${again.id} failed and the run went on past it (continueOnError): run it again in this cutover with: syncbook run ${runbookArg(loaded)} --from ${again.id}`
+        ? // with the cutover's --var values: a --from made of others is refused (varsChangedSince)
+          `step ${again.index + 1} ${again.id} failed and the run went on past it (continueOnError): run it again in this cutover with: syncbook run ${runTarget(loaded, cutoverVars(state, loaded))} ${shellCommand(["--from", again.id])}`
         : r.hint,
       exitCode:
         r.code === "finished"

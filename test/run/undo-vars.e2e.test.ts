@@ -231,6 +231,23 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
   });
 
+  // an outside review: the offered command dropped the run's --to and --only, and went on to the
+  // end of the runbook on every instance; and a --from run going on with new values said nothing
+  it("the refusal of a --from range offers the same range; --allow-changed-runbook on a --from run says the values it goes on with", async () => {
+    const { s, other, run } = await gateBeforeSwitch(DRAINED + COMMIT + COMMITTED);
+    const first = await run("--var", `switch=${s.verifierUrl}`);
+    expect(first.code, first.all).toBe(1);
+    const from = await run("--from", "stop-writes", "--to", "drained", "--yes");
+    expect(from.code, from.all).toBe(2);
+    expect(offered(from.all, "--from stop-writes --to drained")).toContain(`switch=${s.verifierUrl}`);
+    const on = await run("--from", "stop-writes", "--to", "stop-writes", "--allow-changed-runbook", "--yes");
+    expect(on.code, on.all).toBe(0);
+    expect(on.all).toContain(
+      `from stop-writes: this run has switch=${other.verifierUrl} (the run it continues had switch=${s.verifierUrl})`,
+    );
+    expect(on.all).toMatch(/\(--allow-changed-runbook\)/);
+  });
+
   it("--allow-changed-runbook goes on with the new values, and says so", async () => {
     const { s, other, run } = await gateBeforeSwitch("");
     const first = await run("--var", `switch=${s.verifierUrl}`);

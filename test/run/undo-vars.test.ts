@@ -186,9 +186,19 @@ steps:
     // from the gate and from the commit: the stop's check is read again, before the commit
     expect(varsChangedSince(state, loaded, 1)).toEqual([{ name: "reader", then: "http://r", now: "http://other" }]);
     expect(varsChangedSince(state, loaded, 2)).toEqual([{ name: "reader", then: "http://r", now: "http://other" }]);
-    // the stop's own variable is not read again past it: only its check is
+    // the stop's own variables too: its check's hook is given the stop step (StepInfo.raw)
     const switched = await parseRunbook(text, "rb.yaml", { vars: { switch: "http://b" } });
-    expect(varsChangedSince(state, switched, 2)).toEqual([]);
+    expect(varsChangedSince(state, switched, 2)).toEqual([{ name: "switch", then: "http://a", now: "http://b" }]);
+    // a write stop without a check is not read again past it
+    const unchecked = await parseRunbook(
+      text.replace(', check: { use: sim-writes-stopped, with: { url: "${vars.reader}" } }', ""),
+      "rb.yaml",
+      {
+        vars: { switch: "http://b" },
+      },
+    );
+    expect(unchecked.runbook?.steps[0]?.stopWrites?.check).toBeUndefined();
+    expect(varsChangedSince(state, unchecked, 2)).toEqual([]);
     // past the commit: nothing reads the check again
     expect(varsChangedSince(state, loaded, 3)).toEqual([]);
   });
