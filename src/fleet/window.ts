@@ -348,8 +348,10 @@ export class WindowTracker {
         break;
       }
       case "window.writes-on": {
+        // a window its undo closed ended with writes back on: a write-on hook run later (a --from
+        // it, no stop again) is no end of its downtime (an outside review: its length ran on past the undo)
         const w = this.#current;
-        if (w && w.writesOnAt === undefined) w.writesOnAt = e.at;
+        if (w && w.writesOnAt === undefined && w.closedBy !== "undone") w.writesOnAt = e.at;
         break;
       }
       case "hook.finished": {

@@ -450,6 +450,12 @@ describe("WindowTracker", () => {
     expect(w.current()).toMatchObject({ closedBy: "undone", durationMs: 930 });
     // an interrupted wait never met: all of it is the service's (nothing was true yet)
     expect(w.current()!.shares.service).toBe(870);
+    // a write-on hook run later (a --from it, no stop again): writes were back on at the undo, its
+    // downtime does not run on to the hook
+    w.apply({ type: "window.writes-on", seq: 99, at: 5_000, index: 5, id: "open" } as unknown as RunEvent);
+    expect(w.current()).toMatchObject({ closedBy: "undone", durationMs: 930, measuredMs: 930 });
+    expect(w.current()!.writesOnAt).toBeUndefined();
+    expect(w.current()!.toWritesOnMs).toBeUndefined();
   });
 
   it("an --abort's hand-off of a stop with no `undo:` ends its measure there, as the least it lasted; a resume's stop opens another window", () => {
