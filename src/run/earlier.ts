@@ -29,7 +29,7 @@ import { varNamesIn, whenVariable } from "../runbook/interpolate.js";
 import { MASK } from "../redact.js";
 import { plural, shellCommand } from "../text.js";
 import { decidedVars, runbookArg, runTarget, wayOnTarget, wayOnVars } from "../next-run.js";
-import { traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
+import { bindStep, traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
   earlierHooksGate,
   waitOutEarlierHooks,
@@ -300,16 +300,22 @@ export function undoVarsDiffer(
  * the resume refuses them unless `--allow-changed-runbook` says they are meant (src/run/resume.ts;
  * an owed undo's are refused always, `undoVarsDiffer`). A commit still to run also reads the
  * `check:` of every write stop before it (`writesChecks`, src/steps/kit/writes-check.ts): the
- * variables of those stops count too (`stopWithCheck`), or the check of another switch says
- * writes are stopped while the application's flow, and the commit goes out.
+ * variables of those stops count too (the whole step: a check's hook is given it as
+ * `StepInfo.raw`), or the check of another switch says writes are stopped while the
+ * application's flow, and the commit goes out.
  */
 export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): VarChange[] {
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   const vars = state.vars;
   if (!vars || !Array.isArray(steps)) return [];
   const later = steps.slice(from).map(withoutWhen);
+  // the typed steps, at the raw ones' indexes: what each kind does is its traits' to say
+  const typed = loaded.runbook?.steps ?? [];
+  const commitLater = typed.slice(from).some((s) => bindStep(s).command === "commit");
   // the write stops after `from` are in `later` already: their second reading changes nothing
-  const read = later.some((s) => isObject(s) && "commit" in s) ? [...later, ...steps.map(stopWithCheck)] : later;
+  const read = commitLater
+    ? [...later, ...typed.flatMap((t, i) => (bindStep(t).writesCheck() ? [withoutWhen(steps[i])] : []))]
+    : later;
   // compared as journaled: a secret part redacted alike on both sides (`loaded.vars` is redacted)
   return varNamesIn(read).flatMap((name) => {
     const then = vars[name];
@@ -345,6 +351,16 @@ export function varsChangedRefusal(
   });
 }
 
+/** A `--from` run's own range as a way on repeats it: `--from`, and its `--to` and `--only` as typed (without them it went to the runbook's end on every instance). */
+function fromRangeArgs(from: string, range: { to?: string; onlyArg?: string }): string[] {
+  return [
+    "--from",
+    from,
+    ...(range.to !== undefined ? ["--to", range.to] : []),
+    ...(range.onlyArg !== undefined ? ["--only", range.onlyArg] : []),
+  ];
+}
+
 /** The refusal of a `--from` run going on with the cutover whose steps from there `varsChangedSince` finds made of other values. */
 function varsChangedFromRefusal(
   changed: readonly VarChange[],
@@ -356,12 +372,7 @@ function varsChangedFromRefusal(
   range: { to?: string; onlyArg?: string } = {},
 ): UserError {
   const then = valuesThen(changed, state, loaded);
-  const flags = [
-    "--from",
-    from,
-    ...(range.to !== undefined ? ["--to", range.to] : []),
-    ...(range.onlyArg !== undefined ? ["--only", range.onlyArg] : []),
-  ];
+  const flags = fromRangeArgs(from, range);
   return new UserError(
     `cannot go on with the cutover of ${file} from ${from}: ${varsChangedText(changed)}; nothing was run`,
     {
@@ -387,17 +398,6 @@ function valuesThen(
     ...[...new Map(changed.map((d) => [d.name, `${d.name}=${d.then}`])).values()],
   ];
   return { target: runTarget(loaded, vars), masked: changed.some((d) => d.then.includes(MASK)) };
-}
-
-/**
- * A raw write stop that has a `check:`, whole (without its `when`): its check's hook is given the
- * stop step as it runs (`StepInfo.raw`, src/steps/kit/writes-check.ts), so a plugin's check may
- * read the stop's own options, not only its own.
- */
-function stopWithCheck(step: unknown): unknown {
-  return isObject(step) && isObject(step.stopWrites) && step.stopWrites.check !== undefined
-    ? withoutWhen(step)
-    : undefined;
 }
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */
@@ -1126,10 +1126,13 @@ export async function fromJournal(
     // its steps from --from made of other --var values than the cutover's: refused as below, where
     // the journal's state can still be read (a second review: after a journal failure, the one
     // journal left untrusted, `--from` the stop without the --var went through unrefused)
-    if (shown?.state && shown.file && !allowChangedRunbook && loaded.runbook) {
+    if (shown?.state && shown.file && loaded.runbook) {
       const at = planSteps(loaded.runbook).findIndex((s) => s.id === from);
       const changed = at >= 0 ? varsChangedSince(shown.state, loaded, at) : [];
-      if (changed.length) throw varsChangedFromRefusal(changed, shown.state, loaded, shown.file, from ?? "", range);
+      if (changed.length && !allowChangedRunbook)
+        throw varsChangedFromRefusal(changed, shown.state, loaded, shown.file, from ?? "", range);
+      // on purpose: said, as below
+      if (changed.length) say(`from ${from ?? ""}: ${varsChangedText(changed)} (--allow-changed-runbook)`);
     }
     const commit =
       shown?.state && shown.file
@@ -1171,7 +1174,7 @@ export async function fromJournal(
       loaded.runbook && fromIndex >= 0 ? whenDecidedOtherwise(state, loaded.runbook.steps, fromIndex) : [];
     if (differs.length)
       throw new UserError(`cannot go on with the cutover of ${file} from ${from}: ${whenDiffersText(differs)}`, {
-        hint: whenDiffersHint(state, loaded, `--from ${from}`),
+        hint: whenDiffersHint(state, loaded, shellCommand(fromRangeArgs(from ?? "", range))),
         exitCode: ExitCode.usage,
       });
   };

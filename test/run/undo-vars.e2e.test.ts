@@ -37,8 +37,8 @@ const STOP_VIA_SWITCH =
   '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
 
 /** A runbook whose `switch` defaults to `other`'s, a gate that fails once before the write stop, then `after`. */
-async function gateBeforeSwitch(after: string) {
-  const s = await fastSim({ timeScale: 100 });
+async function gateBeforeSwitch(after: string, instances = 1) {
+  const s = await fastSim({ timeScale: 100, instances });
   const other = await fastSim({ timeScale: 100 });
   made.sims.push(s, other);
   const dir = tempDir();
@@ -234,12 +234,15 @@ describe("an owed undo and the --var values its hook ran with", () => {
   // an outside review: the offered command dropped the run's --to and --only, and went on to the
   // end of the runbook on every instance; and a --from run going on with new values said nothing
   it("the refusal of a --from range offers the same range; --allow-changed-runbook on a --from run says the values it goes on with", async () => {
-    const { s, other, run } = await gateBeforeSwitch(DRAINED + COMMIT + COMMITTED);
+    const { s, other, run } = await gateBeforeSwitch(DRAINED + COMMIT + COMMITTED, 2);
     const first = await run("--var", `switch=${s.verifierUrl}`);
     expect(first.code, first.all).toBe(1);
     const from = await run("--from", "stop-writes", "--to", "drained", "--yes");
     expect(from.code, from.all).toBe(2);
     expect(offered(from.all, "--from stop-writes --to drained")).toContain(`switch=${s.verifierUrl}`);
+    const only = await run("--from", "stop-writes", "--to", "commit", "--only", "sync0", "--yes");
+    expect(only.code, only.all).toBe(2);
+    expect(offered(only.all, "--from stop-writes --to commit --only sync0")).toContain(`switch=${s.verifierUrl}`);
     const on = await run("--from", "stop-writes", "--to", "stop-writes", "--allow-changed-runbook", "--yes");
     expect(on.code, on.all).toBe(0);
     expect(on.all).toContain(
