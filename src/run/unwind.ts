@@ -41,12 +41,21 @@ export function forcedReport(
     );
   const stops = steps.filter((s) => s.bound.opensWriteStop).map((s) => s.index);
   const stopOpen = open.find((u) => opensWriteStop(u.entry.step.kind));
+  const failed = stops.find((i) => undoStarted.has(i) && !undoneOk.has(i));
   if (memory.commitSent)
     lines.push("writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran)");
   else if (stopOpen?.running)
     // its undo's start is journaled: --resume runs the stop again, whatever the writers are now
     lines.push(
       `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} was killed part-way. Check the application's writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)`,
+    );
+  else if (failed !== undefined)
+    // its undo ran and failed (a later hook's undo was then cut off; another entry of the same stop,
+    // a resume's owed one, may still wait): its start is journaled, so --resume runs the stop again,
+    // and --abort runs that undo again; the writers are as the failed undo left them (it said "no
+    // undo of it was pending")
+    lines.push(
+      `writes may still be stopped, or partly back on: the undo of ${name(failed)} failed. Check the application's writers, then run again with --abort (it runs that undo again) or --resume (it runs the stop again before its commit), or turn them back on by hand`,
     );
   else if (stopOpen && !memory.writesStopped)
     // the stop hook failed, or its writes were not seen stopped: the journal does not count it, and
@@ -59,12 +68,6 @@ export function forcedReport(
     // review turned writes on by hand as this line said, and the --resume committed while they flowed)
     lines.push(
       `writes are still stopped: the undo of ${name(stopOpen.entry.step.index)} did not run. --abort runs the undos still owed (writes back on, on record); --resume goes on with the cutover. ${byHandThenFrom(target, stopOpen.entry.step)}`,
-    );
-  else if (stops.some((i) => undoStarted.has(i) && !undoneOk.has(i)))
-    // its undo ran and failed (a later hook's undo was then cut off): its start is journaled, so
-    // --resume runs the stop again, whatever it did to the writers (it said "no undo of it was pending")
-    lines.push(
-      `writes may still be stopped, or partly back on: the undo of ${name(stops.find((i) => undoStarted.has(i) && !undoneOk.has(i))!)} failed. Check the application's writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)`,
     );
   else if (stops.some((i) => undoneOk.has(i)))
     lines.push(`writes are back on: the undo of ${name(stops.find((i) => undoneOk.has(i))!)} finished`);

@@ -166,10 +166,14 @@ export class SimpleUi {
         break;
       }
       case "window.writes-on": {
+        // only the window this hook ended: one its undo closed had writes back on at the undo
         const w = this.model.window.current(e.at);
+        const ended = w?.writesOnAt !== undefined ? w : undefined;
         this.#line(
           e.at,
-          c.magenta(`⏱ application writes on again (${e.id})${w ? `: ${windowSummary(w)} without writes` : ""}`),
+          c.magenta(
+            `⏱ application writes on again (${e.id})${ended ? `: ${windowSummary(ended)} without writes` : ""}`,
+          ),
         );
         break;
       }

@@ -146,7 +146,7 @@ describe("Ctrl-C twice", () => {
       'forced exit: the undo of step 1 "pause" (shell) was running and was killed with its processes',
     );
     expect(out).toContain(
-      'forced exit: writes may still be stopped, or partly back on: the undo of step 2 "stop" failed. Check the application\'s writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)',
+      'forced exit: writes may still be stopped, or partly back on: the undo of step 2 "stop" failed. Check the application\'s writers, then run again with --abort (it runs that undo again) or --resume (it runs the stop again before its commit), or turn them back on by hand',
     );
     expect(out).not.toContain("no undo of it was pending");
   });

@@ -142,7 +142,7 @@ describe("forcedReport: what a forced exit left of writes", () => {
     const at = (started: number[], ok: number[]) =>
       forcedReport(undo, memory({ writesStopped: true }), new Set(ok), steps, "rb.yaml", new Set(started)).join("\n");
     expect(at([1], [])).toContain(
-      'writes may still be stopped, or partly back on: the undo of step 2 "stop writes" failed. Check the application\'s writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)',
+      'writes may still be stopped, or partly back on: the undo of step 2 "stop writes" failed. Check the application\'s writers, then run again with --abort (it runs that undo again) or --resume (it runs the stop again before its commit), or turn them back on by hand',
     );
     expect(at([1], [])).not.toContain("no undo of it was pending");
     // it finished ok: back on; it never started: still stopped by the run, no undo of it pending
@@ -150,5 +150,12 @@ describe("forcedReport: what a forced exit left of writes", () => {
     expect(at([], [])).toContain("no undo of it was pending");
     // another step's undo failing says nothing of the stop
     expect(at([0], [])).toContain("no undo of it was pending");
+    // a resume's owed undo of the same stop still waiting: its failure is said, not "still stopped"
+    undo.push(stopEntry as never);
+    expect(at([1], [])).toContain(
+      'writes may still be stopped, or partly back on: the undo of step 2 "stop writes" failed.',
+    );
+    expect(at([1], [])).not.toContain("writes are still stopped");
+    expect(at([], [])).toContain('writes are still stopped: the undo of step 2 "stop writes" did not run.');
   });
 });

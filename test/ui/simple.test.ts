@@ -336,6 +336,33 @@ describe("simple renderer, details", () => {
     expect(lines).toContain(
       "03:00:03 ⏱ canWrite on the first process: the destination takes writes; writes were stopped 3s (service 0ms · runner 3s)",
     );
+    // the write-on hook: the time without writes its shares add up to (it said the window's 3s)
+    b.advance(2000);
+    b.emit("window.writes-on", { index: 6, id: "app-on" });
+    expect(runSimple(b.events).at(-1)).toMatch(/^03:00:05 ⏱ application writes on again \(app-on\): 5s \(/);
+  });
+
+  // an outside review: after a stop undone, a write-on hook run later said the undone window's
+  // length as its time without writes, though writes were back on since the undo
+  it("a write-on hook after a window its undo closed says no length", () => {
+    const b = new EventBuilder();
+    b.emit("run.started", {
+      runbook: "r",
+      file: "f",
+      hash: "h",
+      instances: INSTANCES.slice(0, 1),
+      mode: "run",
+      steps: STEPS,
+    });
+    b.emit("step.started", { index: 3, id: "stop-writes", kind: "stopWrites", title: "Stop application writes" });
+    b.emit("window.opened", { index: 3, id: "stop-writes" });
+    b.emit("step.finished", { index: 3, id: "stop-writes", outcome: "ok", durationMs: 5 });
+    b.advance(900);
+    b.emit("hook.started", { index: 3, id: "stop-writes", use: "shell", undo: true });
+    b.emit("hook.finished", { index: 3, id: "stop-writes", use: "shell", undo: true, ok: true, durationMs: 40 });
+    b.advance(5000);
+    b.emit("window.writes-on", { index: 6, id: "app-on" });
+    expect(runSimple(b.events).at(-1)).toBe("03:00:05 ⏱ application writes on again (app-on)");
   });
 
   it("announces a copy restart at 0 of 1 and counts the percent again from 0", () => {
