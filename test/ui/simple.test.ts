@@ -15,6 +15,23 @@ function runSimple(events: Iterable<Parameters<SimpleUi["listener"]>[0]>): strin
   return lines;
 }
 
+/** A run of one instance whose step 4 stopped writes at 03:00:00 (the window open). */
+function writesStopped(): EventBuilder {
+  const b = new EventBuilder();
+  b.emit("run.started", {
+    runbook: "r",
+    file: "f",
+    hash: "h",
+    instances: INSTANCES.slice(0, 1),
+    mode: "run",
+    steps: STEPS,
+  });
+  b.emit("step.started", { index: 3, id: "stop-writes", kind: "stopWrites", title: "Stop application writes" });
+  b.emit("window.opened", { index: 3, id: "stop-writes" });
+  b.emit("step.finished", { index: 3, id: "stop-writes", outcome: "ok", durationMs: 5 });
+  return b;
+}
+
 describe("simple renderer, a whole run", () => {
   const out = new FakeStream(false);
   const ui = createUi({ renderer: "simple", out, color: false });
@@ -312,18 +329,7 @@ describe("simple renderer, details", () => {
   });
 
   it("says when writes stop and when the destination takes them, with the window's length and shares", () => {
-    const b = new EventBuilder();
-    b.emit("run.started", {
-      runbook: "r",
-      file: "f",
-      hash: "h",
-      instances: INSTANCES.slice(0, 1),
-      mode: "run",
-      steps: STEPS,
-    });
-    b.emit("step.started", { index: 3, id: "stop-writes", kind: "stopWrites", title: "Stop application writes" });
-    b.emit("window.opened", { index: 3, id: "stop-writes" });
-    b.emit("step.finished", { index: 3, id: "stop-writes", outcome: "ok", durationMs: 5 });
+    const b = writesStopped();
     b.emit("step.started", { index: 4, id: "commit", kind: "commit", title: "Commit" });
     b.advance(3000);
     b.emit("step.finished", { index: 4, id: "commit", outcome: "ok", durationMs: 3000 });
@@ -345,18 +351,7 @@ describe("simple renderer, details", () => {
   // an outside review: after a stop undone, a write-on hook run later said the undone window's
   // length as its time without writes, though writes were back on since the undo
   it("a write-on hook after a window its undo closed says no length", () => {
-    const b = new EventBuilder();
-    b.emit("run.started", {
-      runbook: "r",
-      file: "f",
-      hash: "h",
-      instances: INSTANCES.slice(0, 1),
-      mode: "run",
-      steps: STEPS,
-    });
-    b.emit("step.started", { index: 3, id: "stop-writes", kind: "stopWrites", title: "Stop application writes" });
-    b.emit("window.opened", { index: 3, id: "stop-writes" });
-    b.emit("step.finished", { index: 3, id: "stop-writes", outcome: "ok", durationMs: 5 });
+    const b = writesStopped();
     b.advance(900);
     b.emit("hook.started", { index: 3, id: "stop-writes", use: "shell", undo: true });
     b.emit("hook.finished", { index: 3, id: "stop-writes", use: "shell", undo: true, ok: true, durationMs: 40 });
