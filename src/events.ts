@@ -74,6 +74,15 @@ export interface RunEventMap {
     vars?: Record<string, string | number | boolean>;
     given?: string[];
     /**
+     * The values the cutover runs with from here, and the names among them `--var` set, when they
+     * are not this run's alone (`--resume`, a `--from` that continues the cutover): this run's for
+     * the variables its steps from where it begins read, the cutover's before it for the others
+     * (src/run/earlier.ts `cutoverValuesFrom`). What a later run's steps are judged by and a way
+     * on repeats (src/journal/state.ts `vars`); absent: `vars` and `given`.
+     */
+    cutoverVars?: Record<string, string | number | boolean>;
+    cutoverGiven?: string[];
+    /**
      * A `--from` run that continues its cutover: what it counted from the cutover's earlier journal
      * `from` (src/run/earlier.ts `fromJournal`), journaled before anything is sent. A `--resume` of
      * this run, or a later `--from`, read only this journal (src/journal/state.ts): they count its

@@ -128,8 +128,10 @@ export interface JournalState {
   finished?: { outcome: Outcome; committed: boolean; at: number; message?: string; aborted?: true; to?: string };
   segments: JournalSegment[];
   /**
-   * The variables in effect in the last run that could run steps (`run.started.vars`; not an
-   * `--abort`), and the names its `--var` set (`given`).
+   * The values the cutover ran with, as the last run that could run steps (not an `--abort`) said
+   * them, and the names `--var` set (`given`): its `run.started.cutoverVars` and `cutoverGiven`
+   * where it wrote them (a `--resume`, a `--from` that continues the cutover: the earlier values of
+   * the variables its steps do not read kept), else its `vars` and `given`.
    */
   vars?: Readonly<Record<string, string | number | boolean>>;
   given?: readonly string[];
@@ -294,6 +296,8 @@ export async function readJournalState(
   let instances: JournalState["instances"];
   let vars: JournalState["vars"];
   let given: JournalState["given"];
+  /** The values of the run that calls hooks now (`run.started.vars`): what its hooks' calls are made of. */
+  let runVars: JournalState["vars"];
   /** `commit.sent` names instances by label (name, else URL): map those back to keys. */
   const keyOfLabel = new Map<string, string>();
   let lineNo = 0;
@@ -386,8 +390,12 @@ export async function readJournalState(
         // an --abort runs no step: its values (often none typed) are not those the cutover's steps
         // ran with, and taken as them, a --resume after it went on with the runbook's defaults
         if (e.abort !== true) {
-          vars = isObject(e.vars) ? scalars(e.vars) : undefined;
-          given = Array.isArray(e.given) ? e.given.filter((g): g is string => typeof g === "string") : undefined;
+          runVars = isObject(e.vars) ? scalars(e.vars) : undefined;
+          // the cutover's values: this run's, or, where it said them (`cutoverVars`), those its
+          // steps read from this run's and the others as the cutover ran with them until now
+          vars = isObject(e.cutoverVars) ? scalars(e.cutoverVars) : runVars;
+          const names = Array.isArray(e.cutoverGiven) ? e.cutoverGiven : e.given;
+          given = Array.isArray(names) ? names.filter((g): g is string => typeof g === "string") : undefined;
         }
         if (Array.isArray(e.steps))
           for (const s of e.steps as unknown[])
@@ -517,7 +525,7 @@ export async function readJournalState(
             id: String(e.id),
             use: String(e.use),
             undone: false,
-            ...(vars ? { vars } : {}),
+            ...(runVars ? { vars: runVars } : {}),
           });
         else {
           // an undo that started may have turned writes back on, whatever became of it (failed,

@@ -326,9 +326,9 @@ export interface CutoverModel {
    */
   whenVars: string[];
   /**
-   * The other `--var` values (`name=value`) the last run was given (`run.started.given`; a secret
-   * one left out): its hooks' calls were made of them, so a way on repeats them (src/next-run.ts
-   * `wayOnVars`).
+   * The other `--var` values (`name=value`) the cutover was given (the last run's
+   * `run.started.cutoverGiven` and `cutoverVars`, else its `given` and `vars`; a secret one left
+   * out): its hooks' calls were made of them, so a way on repeats them (src/next-run.ts `wayOnVars`).
    */
   givenVars: string[];
   /** The step running now (undefined between steps and after the run). */

@@ -994,7 +994,10 @@ export function shiftEvent(e: RunEvent, seqBase: number, idBase: number): RunEve
 
 /** The `--var` values the last run was given that a way on repeats (src/next-run.ts `wayOnVars`), less those a `when` decided. */
 function givenVars(decided: string[], started: RunEventOf<"run.started"> | undefined): string[] {
-  return started ? wayOnVars(decided, started).slice(decided.length) : [];
+  if (!started) return [];
+  // the cutover's values, as the journal's state reads them (src/journal/state.ts `vars`)
+  const run = { vars: started.cutoverVars ?? started.vars, given: started.cutoverGiven ?? started.given };
+  return wayOnVars(decided, run).slice(decided.length);
 }
 
 /**

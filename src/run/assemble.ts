@@ -92,6 +92,11 @@ export interface ResumePlan {
    * this run was given (an `--abort` without them is accepted).
    */
   decidedVars?: readonly string[];
+  /**
+   * The values the cutover runs with once this run begins (`cutoverValuesFrom`, src/run/earlier.ts):
+   * journaled in `run.started` (`cutoverVars`, `cutoverGiven`). Absent: this run's own.
+   */
+  cutoverValues?: { vars: Readonly<Record<string, string | number | boolean>>; given: readonly string[] };
 }
 
 export interface RunOptions {

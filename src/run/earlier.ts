@@ -305,9 +305,26 @@ export function undoVarsDiffer(
  * application's flow, and the commit goes out.
  */
 export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, from: number): VarChange[] {
-  const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   const vars = state.vars;
-  if (!vars || !Array.isArray(steps)) return [];
+  if (!vars) return [];
+  // compared as journaled: a secret part redacted alike on both sides (`loaded.vars` is redacted)
+  return varsReadFrom(loaded, from).flatMap((name) => {
+    const then = vars[name];
+    const now = loaded.vars[name];
+    return then !== undefined && (now === undefined || String(then) !== String(now))
+      ? [{ name, then: String(then), now: now === undefined ? "(unset)" : String(now) }]
+      : [];
+  });
+}
+
+/**
+ * The variables a run that goes on from step `from` reads (`varsChangedSince`): those of the steps
+ * from there to the runbook's end (a `--to` run's cutover goes on past it), and with a commit among
+ * them, those of every write stop with a `check:` (the commit reads each again).
+ */
+function varsReadFrom(loaded: LoadedRunbook, from: number): string[] {
+  const raw = (loaded.raw as { steps?: unknown } | undefined)?.steps;
+  const steps: unknown[] = Array.isArray(raw) ? raw : [];
   const later = steps.slice(from).map(withoutWhen);
   // the typed steps, at the raw ones' indexes: what each kind does is its traits' to say
   const typed = loaded.runbook?.steps ?? [];
@@ -316,14 +333,35 @@ export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, fro
   const read = commitLater
     ? [...later, ...typed.flatMap((t, i) => (bindStep(t).writesCheck() ? [withoutWhen(steps[i])] : []))]
     : later;
-  // compared as journaled: a secret part redacted alike on both sides (`loaded.vars` is redacted)
-  return varNamesIn(read).flatMap((name) => {
-    const then = vars[name];
-    const now = loaded.vars[name];
-    return then !== undefined && (now === undefined || String(then) !== String(now))
-      ? [{ name, then: String(then), now: now === undefined ? "(unset)" : String(now) }]
-      : [];
-  });
+  return varNamesIn(read);
+}
+
+/**
+ * The values the cutover runs with once a run goes on from step `from` (`run.started.cutoverVars`
+ * and `cutoverGiven`, src/journal/state.ts): this run's for the variables it reads from there
+ * (`varsReadFrom`: the same as the cutover's, or changed on purpose with `--allow-changed-runbook`),
+ * the cutover's until now for the others. Taken as this run's alone, a `--from` the last step typed
+ * without the `--var` made the runbook's defaults "the values the cutover ran with": a later
+ * `--from` the write-on hook without them went through and turned on another environment's switch,
+ * and the one typed with the cutover's was refused, offering the defaults (reproduced, 2026-12-04).
+ * Undefined when the journal has no values (an earlier runner's): this run's are the cutover's.
+ */
+export function cutoverValuesFrom(
+  state: JournalState,
+  loaded: LoadedRunbook,
+  from: number,
+): { vars: Record<string, string | number | boolean>; given: string[] } | undefined {
+  const then = state.vars;
+  if (!then) return undefined;
+  const read = new Set(varsReadFrom(loaded, from));
+  const vars: Record<string, string | number | boolean> = {};
+  const given: string[] = [];
+  for (const [name, now] of Object.entries(loaded.vars)) {
+    const kept = !read.has(name) && then[name] !== undefined;
+    vars[name] = kept ? then[name]! : now;
+    if ((kept ? state.given : loaded.given)?.includes(name) === true) given.push(name);
+  }
+  return { vars, given };
 }
 
 /** A variable whose value in this run differs from the one the cutover ran with. */
@@ -1126,8 +1164,8 @@ export async function fromJournal(
     // its steps from --from made of other --var values than the cutover's: refused as below, where
     // the journal's state can still be read (a second review: after a journal failure, the one
     // journal left untrusted, `--from` the stop without the --var went through unrefused)
-    if (shown?.state && shown.file && loaded.runbook) {
-      const at = planSteps(loaded.runbook).findIndex((s) => s.id === from);
+    const at = loaded.runbook ? planSteps(loaded.runbook).findIndex((s) => s.id === from) : -1;
+    if (shown?.state && shown.file) {
       const changed = at >= 0 ? varsChangedSince(shown.state, loaded, at) : [];
       if (changed.length && !allowChangedRunbook)
         throw varsChangedFromRefusal(changed, shown.state, loaded, shown.file, from ?? "", range);
@@ -1147,6 +1185,7 @@ export async function fromJournal(
         carriedFrom: commit.file,
         ...carriedAtMostOnce(commit.state, loaded),
         memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted },
+        ...(at >= 0 ? cutoverValuesOf(cutoverValuesFrom(commit.state, loaded, at)) : {}),
       };
     }
     say(`journal: the latest journal cannot be read (${errorMessage(err)}): this run counts nothing from it`);
@@ -1283,8 +1322,14 @@ export async function fromJournal(
     // failure) carry the cutover's values, not only this run's: printed with this run's, the next
     // run was refused by the check above (a second review)
     decidedVars: cutoverVars(state, loaded),
+    ...(fromIndex >= 0 ? cutoverValuesOf(cutoverValuesFrom(state, loaded, fromIndex)) : {}),
   };
 }
+
+/** `cutoverValuesFrom`'s answer as a plan's field (`ResumePlan.cutoverValues`): none when it has none. */
+export const cutoverValuesOf = (
+  values: ReturnType<typeof cutoverValuesFrom>,
+): { cutoverValues?: NonNullable<ResumePlan["cutoverValues"]> } => (values ? { cutoverValues: values } : {});
 
 /**
  * The current sync's one-shot commands a journal shows, per instance (`fromJournal`): a --resume of

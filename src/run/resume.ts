@@ -32,6 +32,8 @@ import {
   undoVarsRefusal,
   varsChangedRefusal,
   varsChangedSince,
+  cutoverValuesFrom,
+  cutoverValuesOf,
   varsChangedText,
   whenVars,
   whenDecidedOtherwise,
@@ -252,6 +254,7 @@ export async function planResume(
       memory: { ...(split ? { split } : {}), ...decided.memory },
       undoSteps: decided.undoSteps,
       decidedVars: whenVars(state, loaded),
+      ...cutoverValuesOf(cutoverValuesFrom(state, loaded, first?.index ?? r.resumeAt)),
     },
   };
 }

@@ -142,6 +142,12 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     }),
     vars: loaded.vars,
     ...(loaded.given?.length ? { given: [...loaded.given] } : {}),
+    ...(opts.resume?.cutoverValues
+      ? {
+          cutoverVars: { ...opts.resume.cutoverValues.vars },
+          cutoverGiven: [...opts.resume.cutoverValues.given],
+        }
+      : {}),
     deliveries: true,
     traced: true,
   });

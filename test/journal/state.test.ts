@@ -374,6 +374,42 @@ describe("readJournalState", () => {
     expect(aborted.given).toEqual(["switch"]);
   });
 
+  // a --from the last step typed without the --var: its `cutoverVars` keep the cutover's switch,
+  // which its steps do not read; its hooks are still made of its own values
+  it("the cutover's values are the last run's cutoverVars and cutoverGiven where it wrote them; its hooks keep its own", async () => {
+    const ev = eventFactory();
+    const first = ev("run.started", { ...salesStarted("x.yaml"), vars: { switch: "http://a" }, given: ["switch"] });
+    const later = ev("run.started", {
+      ...salesStarted("x.yaml"),
+      mode: "resume",
+      vars: { switch: "http://default", lag: 5 },
+      cutoverVars: { switch: "http://a", lag: 5, bad: [1] as unknown as string },
+      cutoverGiven: ["switch", 3 as unknown as string],
+    });
+    const hook = ev("hook.started", { index: 4, id: "done", use: "shell", undo: false });
+    const s = await readJournalState(journalOf([first, later, hook]), traitsOf);
+    expect(s.vars).toEqual({ switch: "http://a", lag: 5 });
+    expect(s.given).toEqual(["switch"]);
+    expect(s.hooksRan.map((h) => h.vars)).toEqual([{ switch: "http://default", lag: 5 }]);
+    // given none of its own, the cutover's names still count; without cutoverGiven, its own
+    const noneGiven = await readJournalState(
+      journalOf([first, { ...later, cutoverGiven: [] }] as RunEvent[]),
+      traitsOf,
+    );
+    expect(noneGiven.given).toEqual([]);
+    const own = await readJournalState(
+      journalOf([first, { ...later, cutoverGiven: undefined, given: ["lag"] }] as RunEvent[]),
+      traitsOf,
+    );
+    expect(own.given).toEqual(["lag"]);
+    // an --abort's cutoverVars change nothing either
+    const aborted = await readJournalState(
+      journalOf([first, { ...later, abort: true, cutoverVars: { switch: "http://z" } }] as RunEvent[]),
+      traitsOf,
+    );
+    expect(aborted.vars).toEqual({ switch: "http://a" });
+  });
+
   it("an undo of stopWrites that failed or was cut off still means writes may be flowing (never 'writes stopped' on resume)", async () => {
     for (const finish of ["failed", "cut off"] as const) {
       const ev = eventFactory();

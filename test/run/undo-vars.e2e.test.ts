@@ -231,6 +231,44 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
   });
 
+  // the cutover's values outlive a run that did not read them: a --from the last step (which reads
+  // no variable) typed without the --var made the runbook's default switch "the run it continues
+  // had"; a --from the write-on hook then went through without the --var, and turned on another
+  // environment's switch, while the one typed with the cutover's switch was refused, offering the
+  // default
+  it("a --from run whose steps read none of the cutover's --var values leaves them the cutover's: a later --from that reads them is judged by them", async () => {
+    const WRITES_ON =
+      '  - { id: app-on, hook: { use: sim-writes, with: { url: "${vars.switch}", enabled: true }, writesOn: true } }\n';
+    const { s, other, dir, run } = await gateBeforeSwitch("");
+    writeFileSync(
+      join(dir, "rb.yaml"),
+      cutoverYaml(s, {
+        steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT + COMMITTED + WRITES_ON + failingHook(dir, "tail", 1),
+      }).replace(/^steps:\n/m, `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`),
+    );
+    other.control.setWrites({ enabled: false });
+    const first = await run("--var", `switch=${s.verifierUrl}`, "--yes");
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).toMatch(/step tail failed/);
+    expect(s.control.state().writes.enabled, "back on after the commit").toBe(true);
+    const tail = await run("--from", "tail", "--yes");
+    let where = `${first.all}\n--- --from tail (no --var, none read)\n${tail.all}`;
+    expect(tail.code, where).toBe(0);
+
+    const from = await run("--from", "app-on", "--yes");
+    where += `\n--- --from app-on (no --var)\n${from.all}`;
+    expect(from.code, where).toBe(2);
+    expect(from.all, where).toContain(
+      `from app-on: this run has switch=${other.verifierUrl} (the run it continues had switch=${s.verifierUrl})`,
+    );
+    expect(other.control.state().writes.enabled, "the other environment's switch untouched").toBe(false);
+    const again = offered(from.all, "--from app-on");
+    expect(again).toContain(`switch=${s.verifierUrl}`);
+    const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(ok.code, `${where}\n--- offered\n${ok.all}`).toBe(0);
+    expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
+  });
+
   // an outside review: the offered command dropped the run's --to and --only, and went on to the
   // end of the runbook on every instance; and a --from run going on with new values said nothing
   it("the refusal of a --from range offers the same range; --allow-changed-runbook on a --from run says the values it goes on with", async () => {

@@ -14,6 +14,7 @@ import {
   varsChangedRefusal,
   varsChangedSince,
   varsChangedText,
+  cutoverValuesFrom,
 } from "../../src/run/earlier.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { UserError } from "../../src/errors.js";
@@ -201,6 +202,37 @@ steps:
     expect(varsChangedSince(state, unchecked, 2)).toEqual([]);
     // past the commit: nothing reads the check again
     expect(varsChangedSince(state, loaded, 3)).toEqual([]);
+  });
+
+  // a --from the last step typed without the --var became "the values the cutover ran with": a
+  // later --from the write-on hook without them went through, on another environment's switch
+  it("cutoverValuesFrom: this run's values for the variables read from `from` on, the cutover's for the others, each with whether --var set it", async () => {
+    const state = (vars?: Record<string, string | number>, given?: string[]) =>
+      ({ steps: [], ...(vars ? { vars } : {}), ...(given ? { given } : {}) }) as unknown as JournalState;
+    const ran = state({ switch: "http://b", lag: 5, other: "y", token: "***" }, ["switch", "other"]);
+    // from the hook (lag, token): the switch and `other` stay the cutover's, given as then
+    const loaded = await load({ lag: 7 });
+    expect(cutoverValuesFrom(ran, loaded, 1)).toEqual({
+      vars: { switch: "http://b", lag: 7, other: "y", token: "***" },
+      given: ["switch", "lag", "other"],
+    });
+    // from the write stop: the switch is read, this run's (and not given by it)
+    expect(cutoverValuesFrom(ran, loaded, 0)).toEqual({
+      vars: { switch: "http://a", lag: 7, other: "y", token: "***" },
+      given: ["lag", "other"],
+    });
+    // a `when` counts as a read (withoutWhen leaves it out of the steps' own, not of the range)
+    expect(cutoverValuesFrom(ran, await load({ other: "z" }), 3)?.vars.other).toBe("y");
+    // a variable the cutover did not have: this run's (lag kept: the cutover's, not given then);
+    // none journaled (an earlier runner): none
+    expect(cutoverValuesFrom(state({ lag: 5 }), loaded, 3)).toEqual({
+      vars: { switch: "http://a", lag: 5, other: "x", token: "***" },
+      given: [],
+    });
+    expect(cutoverValuesFrom(state({ other: "x" }), loaded, 3)?.given).toEqual(["lag"]);
+    expect(cutoverValuesFrom(state(), loaded, 1)).toBeUndefined();
+    // a runbook that does not parse reads nothing: every value the cutover's
+    expect(cutoverValuesFrom(ran, { ...loaded, raw: undefined }, 0)?.vars.switch).toBe("http://b");
   });
 
   // an outside review: a --var with a password was journaled redacted, every way on left it out,

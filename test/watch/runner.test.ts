@@ -770,6 +770,15 @@ describe("the way on carries the --var values its runs decided their `when`s wit
     // the last run's: a resume given none repeats none
     const later = modelOf([started(0, given), ...ran(100, 0), finished(200), started(300), finished(400)]);
     expect(later.givenVars).toEqual([]);
+    // unless it said the cutover's (src/run/earlier.ts `cutoverValuesFrom`): a --from whose steps
+    // read no switch keeps the cutover's, and its way on repeats it
+    const kept = modelOf([
+      started(0, given),
+      finished(200),
+      started(300, { vars: { switch: "http://default" }, cutoverVars: given.vars, cutoverGiven: ["switch"] }),
+      finished(400),
+    ]);
+    expect(kept.givenVars).toEqual(["switch=http://live"]);
   });
 
   it("a variable the steps tell both ways of is left out: no value is right for both; steps without a `when` variable tell nothing", () => {
