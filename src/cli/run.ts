@@ -125,10 +125,13 @@ async function runLoaded(
   const say = (s: string): void => stderr(loaded.redact(s));
   const registry = await loadPluginsFor(loaded, say);
   // every usage error before anything is opened or sent: a typo never leaves a journal behind
-  const { instanceTargets, planSteps, stepRange } = await import("../run/plan.js");
+  const { instanceTargets, onlyAsOffered, planSteps, stepRange } = await import("../run/plan.js");
   const range = loaded.runbook ? stepRange(planSteps(loaded.runbook), flags.from, flags.to) : undefined;
   const only =
     flags.only && loaded.runbook ? instanceTargets(loaded.runbook, [flags.only], flags.from, flags.to) : undefined;
+  // the --only every way on repeats: never a password it was typed with
+  const onlyArg =
+    flags.only && only && loaded.runbook ? onlyAsOffered(loaded.runbook, flags.only, only, loaded.redact) : undefined;
   if (flags.dryRun) {
     // no run, so no run events: the plan itself is the one JSON line (README "Events as JSON lines")
     if (json) await printPlanJson(loaded, json.write, range);
@@ -251,7 +254,7 @@ async function runLoaded(
             flags.allowChangedRunbook === true,
             {
               ...(flags.to !== undefined ? { to: flags.to } : {}),
-              ...(only ? { only, ...(flags.only !== undefined ? { onlyArg: flags.only } : {}) } : {}),
+              ...(only ? { only, ...(onlyArg !== undefined ? { onlyArg } : {}) } : {}),
             },
           )
         : undefined;
@@ -285,6 +288,7 @@ async function runLoaded(
             }),
         ...(earlierRuns.length ? { earlierRuns } : {}),
         journalFile: journal.file,
+        ...(onlyArg !== undefined ? { onlyArg } : {}),
         ...(chosen && "notContinued" in chosen ? { notContinued: chosen.notContinued } : {}),
         // a run's own report names the cutover's, built from every run of it (issue 37)
         cutoverReport: loaded.redact(shellCommand(["syncbook", "report", dir])),
@@ -336,6 +340,8 @@ export async function execute(
     journalFile?: string;
     /** The cutover a `--from` run continues. */
     cutover?: string;
+    /** The run's `--only` as a way on repeats it (src/run/plan.ts `onlyAsOffered`). */
+    onlyArg?: string;
     /** A `--from` run after a committed cutover's commit that did not continue it: why, and the command that does. */
     notContinued?: string;
     /** The command that builds the cutover's report from every run of it: this run's own report names it. */
@@ -566,7 +572,7 @@ export async function execute(
       // commit an earlier cutover left on part of the fleet refuses that (src/run/earlier.ts)
       else if (restop)
         next(
-          `  stop writes again, then go on: syncbook run ${target} --from ${restop}${flags.only ? ` ${shellCommand(["--only", flags.only])}` : ""}${flags.to !== undefined ? ` ${shellCommand(["--to", flags.to])}` : ""}`,
+          `  stop writes again, then go on: syncbook run ${target} --from ${restop}${how.onlyArg !== undefined ? ` ${shellCommand(["--only", how.onlyArg])}` : ""}${flags.to !== undefined ? ` ${shellCommand(["--to", flags.to])}` : ""}`,
         );
       else if (result.refused === "writes-stopped" && how.notContinued) next(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")

@@ -96,6 +96,22 @@ export function stepRange(
 }
 
 /**
+ * The `--only` a way on repeats: as typed, or, where it holds a secret (a password in an instance's
+ * URL: every output redacts it, and pasted, `***` is no password and a glob to zsh), the instances
+ * it named by name or place (`#2`), which `instanceTargets` reads alike.
+ */
+export function onlyAsOffered(
+  runbook: Runbook,
+  typed: string,
+  only: readonly number[],
+  redact: (text: string) => string,
+): string {
+  if (redact(typed) === typed) return typed;
+  const list = instancesOf(runbook);
+  return only.map((k) => list[k]?.name ?? `#${k + 1}`).join(",");
+}
+
+/**
  * `--only a,b`: instance indexes by name, URL as written (userinfo aside) or place (`#2`). A usage
  * error (exit 2, before anything is opened) for an instance the runbook does not list, or
  * without `--from` (a targeted command completes one the others have: it never starts a run).

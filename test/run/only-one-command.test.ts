@@ -6,7 +6,7 @@
  * reverse. A range with a second command step the run would take is refused before anything runs.
  */
 import { describe, expect, it } from "vitest";
-import { instanceTargets } from "../../src/run/plan.js";
+import { instanceTargets, onlyAsOffered } from "../../src/run/plan.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Runbook } from "../../src/runbook/types.js";
 
@@ -64,5 +64,28 @@ describe("--only and the command steps of its range", () => {
       );
       expect((err as { exitCode?: number }).exitCode).toBe(2);
     }
+  });
+});
+
+// an instance's URL typed with its password: every output redacts it, and the way on offered
+// `--only http://***@host`, no password and, to zsh, a glob that matches nothing
+describe("onlyAsOffered", () => {
+  it("the --only as typed, or, where it holds a secret, the instances it named by name or place", async () => {
+    const loaded = await parseRunbook(
+      TEXT.replace('{ url: "http://127.0.0.1:1", name: a }', '"http://127.0.0.1:1", "http://127.0.0.1:3"'),
+      "rb.yaml",
+      {},
+    );
+    const rb = loaded.runbook!;
+    expect(onlyAsOffered(rb, "b", [2], loaded.redact)).toBe("b");
+    expect(onlyAsOffered(rb, "http://127.0.0.1:2", [2], loaded.redact)).toBe("http://127.0.0.1:2");
+    const typed = "http://ops:pa55word@127.0.0.1:2,http://ops:pa55word@127.0.0.1:1";
+    const both = instanceTargets(rb, [typed], "commit");
+    expect(both).toEqual([2, 0]);
+    const offered = onlyAsOffered(rb, typed, both, loaded.redact);
+    expect(offered).toBe("b,#1");
+    expect(offered).not.toContain("pa55word");
+    expect(instanceTargets(rb, [offered], "commit")).toEqual(both);
+    expect(onlyAsOffered(rb, "http://ops:pa55word@127.0.0.1:2", [2], loaded.redact)).toBe("b");
   });
 });

@@ -281,6 +281,12 @@ describe("an owed undo and the --var values its hook ran with", () => {
     const only = await run("--from", "stop-writes", "--to", "commit", "--only", "sync0", "--yes");
     expect(only.code, only.all).toBe(2);
     expect(offered(only.all, "--from stop-writes --to commit --only sync0")).toContain(`switch=${s.verifierUrl}`);
+    // the instance named by its URL with a password: never shown, and the way on names it so one pastes it
+    const withPassword = s.instances[0]!.url.replace("http://", "http://ops:pa55word@");
+    const secret = await run("--from", "stop-writes", "--to", "commit", "--only", withPassword, "--yes");
+    expect(secret.code, secret.all).toBe(2);
+    expect(secret.all).not.toContain("pa55word");
+    expect(offered(secret.all, "--from stop-writes --to commit --only sync0")).toContain(`switch=${s.verifierUrl}`);
     const on = await run("--from", "stop-writes", "--to", "stop-writes", "--allow-changed-runbook", "--yes");
     expect(on.code, on.all).toBe(0);
     expect(on.all).toContain(
