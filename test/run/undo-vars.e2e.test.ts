@@ -269,6 +269,36 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
   });
 
+  // the hint of a committed cutover whose continueOnError step failed: `--from <that step>`, which
+  // without the cutover's --var is refused (the write-on hook after it reads the switch)
+  it("a --resume of a committed cutover past a failed continueOnError step offers --from it with the cutover's values, which goes on", async () => {
+    const WRITES_ON =
+      '  - { id: app-on, hook: { use: sim-writes, with: { url: "${vars.switch}", enabled: true }, writesOn: true } }\n';
+    const { s, other, dir, run } = await gateBeforeSwitch("");
+    const tail = failingHook(dir, "tail", 1).replace("hook: {", "continueOnError: true, hook: {");
+    writeFileSync(
+      join(dir, "rb.yaml"),
+      cutoverYaml(s, {
+        steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT + COMMITTED + tail + WRITES_ON,
+      }).replace(/^steps:\n/m, `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`),
+    );
+    other.control.setWrites({ enabled: false });
+    const first = await run("--var", `switch=${s.verifierUrl}`, "--yes");
+    expect(first.code, first.all).toBe(0);
+    expect(first.all).toMatch(/step tail failed/);
+    const resume = await run("--resume");
+    const where = `${first.all}\n--- --resume\n${resume.all}`;
+    expect(resume.code, where).toBe(0);
+    expect(resume.all, where).toMatch(/step 7 tail failed and the run went on past it \(continueOnError\)/);
+    const again = offered(resume.all, "--from tail");
+    expect(again, where).toContain(`switch=${s.verifierUrl}`);
+    s.control.setWrites({ enabled: false });
+    const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(ok.code, `${where}\n--- offered\n${ok.all}`).toBe(0);
+    expect(s.control.state().writes.enabled, "the cutover's switch on again").toBe(true);
+    expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
+  });
+
   // an outside review: the offered command dropped the run's --to and --only, and went on to the
   // end of the runbook on every instance; and a --from run going on with new values said nothing
   it("the refusal of a --from range offers the same range; --allow-changed-runbook on a --from run says the values it goes on with", async () => {
