@@ -1249,6 +1249,13 @@ export async function fromJournal(
     const flag = allowChangedRunbook
       ? " (--allow-changed-runbook counts such a journal only for a --from step after the runbook's last commit, of a cutover whose last run finished ok and committed: not so here)"
       : "";
+    // still this cutover's values (an outside review, 2026-12-04: after an edit, `--from
+    // stop-writes` without the cutover's --var stopped the default switch, and its commit, counting
+    // that stop, went out while the cutover's source wrote); by name, whatever the edit moved
+    const changed = sameCutover && fromIndex >= 0 ? varsChangedSince(state, loaded, fromIndex) : [];
+    if (changed.length && !allowChangedRunbook)
+      throw varsChangedFromRefusal(changed, state, loaded, file, from ?? "", range);
+    if (changed.length) say(`from ${from ?? ""}: ${varsChangedText(changed)} (--allow-changed-runbook)`);
     if (!commit?.sent) return ignored(`was written for another text of the runbook${flag}`);
     say(
       `journal: ${file} was written for another text of the runbook${flag}: this run counts nothing from it but its commit, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is the fleet's whatever the runbook says now: it is not sent again, and no write stop is undone under it); not its write stop, nor its verification${check}`,
@@ -1258,6 +1265,7 @@ export async function fromJournal(
       carriedFrom: file,
       ...carriedAtMostOnce(state, loaded),
       memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted },
+      ...(fromIndex >= 0 ? cutoverValuesOf(cutoverValuesFrom(state, loaded, fromIndex)) : {}),
     };
   }
   // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it

@@ -8,7 +8,7 @@
  * and run verbatim they undo where the hook stopped. The built CLI against two simulators.
  */
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanedUpAfterAll, failingHook, fastSim, tempDir } from "../support/crash-harness.js";
@@ -267,6 +267,26 @@ describe("an owed undo and the --var values its hook ran with", () => {
     const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(ok.code, `${where}\n--- offered\n${ok.all}`).toBe(0);
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
+  });
+
+  // an outside review: a journal of another text of the runbook (a timeout raised) counted nothing,
+  // and the values went unjudged: `--from stop-writes` without the cutover's --var stopped the
+  // default switch, and the commit, counting that stop, went out while the cutover's source wrote
+  it("a --from after the runbook was edited is judged by the cutover's values too", async () => {
+    const { s, other, dir, run } = await gateBeforeSwitch(DRAINED + COMMIT + COMMITTED);
+    const first = await run("--var", `switch=${s.verifierUrl}`);
+    expect(first.code, first.all).toBe(1);
+    const file = join(dir, "rb.yaml");
+    writeFileSync(file, readFileSync(file, "utf8").replace("name: crash", "name: crash\n# a timeout raised"));
+    const from = await run("--from", "stop-writes", "--yes");
+    const where = `${first.all}\n--- edited, --from stop-writes (no --var)\n${from.all}`;
+    expect(from.code, where).toBe(2);
+    expect(from.all, where).toContain(
+      `from stop-writes: this run has switch=${other.verifierUrl} (the run it continues had switch=${s.verifierUrl})`,
+    );
+    expect(other.control.state().writes.enabled, "nothing stopped on the other switch").toBe(true);
+    expect(s.control.state().instances.map((i) => i.state)).not.toContain("COMMITTED");
+    expect(s.control.state().writes.lost).toBe(0);
   });
 
   // the hint of a committed cutover whose continueOnError step failed: `--from <that step>`, which
