@@ -274,7 +274,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     const targets = completing
       ? { only: completing.only, why: completing.why, forgive: completing.forgive }
       : only && s.bound.command !== undefined
-        ? { only, why: `--only ${opts.only?.join(",") ?? ""}` }
+        ? // as typed, a password in an instance's URL too: redacted, as every output (the question shows it)
+          { only, why: `--only ${loaded.redact(opts.only?.join(",") ?? "")}` }
         : undefined;
     const result = await runStep(run, s, signal, targets, promptMs);
     promptMs = 0;
