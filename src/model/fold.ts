@@ -101,6 +101,12 @@ export class CutoverFold {
   readonly #logs: CutoverModel["logs"] = [];
   readonly #states = new Map<number, string>();
   #started: RunEventOf<"run.started"> | undefined;
+  /**
+   * The last run that could run steps (not an `--abort`): its values are the cutover's, as
+   * src/journal/state.ts reads them. An `--abort`'s (often none typed) made the page offer a
+   * `--resume` without the cutover's `--var`, which was refused (an outside review).
+   */
+  #valuesStarted: RunEventOf<"run.started"> | undefined;
   #firstStarted: RunEventOf<"run.started"> | undefined;
   #verifierUrl: string | undefined;
   #committedSeen = false;
@@ -575,6 +581,7 @@ export class CutoverFold {
         });
     }
     this.#started = e;
+    if (e.abort !== true) this.#valuesStarted = e;
     this.#firstStarted ??= e;
     if (e.mode !== "resume") {
       // a run that is not a --resume counts nothing of the cutover's runs before it but what it
@@ -758,7 +765,7 @@ export class CutoverFold {
       ...(this.#canWriteFrom() !== undefined ? { canWriteFrom: this.#canWriteFrom() } : {}),
       steps: [...this.#steps.values()].sort((a, b) => a.index - b.index).map((s) => structuredClone(s)),
       whenVars: whenVars(this.#steps.values()),
-      givenVars: givenVars(whenVars(this.#steps.values()), this.#started),
+      givenVars: givenVars(whenVars(this.#steps.values()), this.#valuesStarted),
       ...(current !== undefined ? { current } : {}),
       fleet: {
         instances: this.instances().map((i) => structuredClone(i)),

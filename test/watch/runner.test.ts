@@ -779,6 +779,17 @@ describe("the way on carries the --var values its runs decided their `when`s wit
       finished(400),
     ]);
     expect(kept.givenVars).toEqual(["switch=http://live"]);
+    // an --abort's values are not the cutover's (src/journal/state.ts reads them so): the page
+    // offered the --resume without the cutover's switch after an --abort typed without it, and
+    // that --resume was refused (an outside review)
+    const aborted = modelOf([
+      started(0, given),
+      ...ran(100, 0),
+      finished(200),
+      started(300, { abort: true }),
+      finished(400),
+    ]);
+    expect(aborted.givenVars).toEqual(["switch=http://live", "rollback=false"]);
   });
 
   it("a variable the steps tell both ways of is left out: no value is right for both; steps without a `when` variable tell nothing", () => {
