@@ -86,12 +86,28 @@ export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): strin
   );
 }
 
+/** What a run that goes on with a cutover knows of its values (src/run/assemble.ts `ResumePlan`). */
+export interface CutoverValuesKnown {
+  /** The values the cutover's `when`s were decided with (`decidedVars`). */
+  decidedVars?: readonly string[];
+  /** The values the cutover runs with once this run begins (`run.started.cutoverVars`, `cutoverGiven`). */
+  cutoverValues?: { vars: Readonly<Record<string, string | number | boolean>>; given: readonly string[] };
+}
+
 /**
- * The runbook as a way on names it (`runTarget`), with the `--var` values a way on carries
- * (`wayOnVars`): those `decided` (the cutover's, where a journal says them), then this run's own.
+ * The `--var` values a way on after this run carries (`wayOnVars`): those its cutover's `when`s
+ * were decided with, then the values the cutover runs with once this run began, else this run's
+ * own. Made of this run's alone, a `--resume` typed without a `--var` its steps did not read, or a
+ * `--from` that changed one under `--allow-changed-runbook`, offered a next run the check of the
+ * cutover's values refused (an outside review).
  */
-export function wayOnTarget(loaded: LoadedRunbook, decided: readonly string[] = []): string {
-  return runTarget(loaded, wayOnVars(decided, loaded));
+export function wayOnVarsAfter(loaded: LoadedRunbook, known: CutoverValuesKnown = {}): string[] {
+  return wayOnVars(known.decidedVars ?? [], known.cutoverValues ?? loaded);
+}
+
+/** The runbook as a way on after this run names it (`runTarget`, `wayOnVarsAfter`). */
+export function wayOnTarget(loaded: LoadedRunbook, known: CutoverValuesKnown = {}): string {
+  return runTarget(loaded, wayOnVarsAfter(loaded, known));
 }
 
 /**

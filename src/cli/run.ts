@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { codeFrame, plural, shellCommand } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
 import { writesLeftSentence } from "../writes-words.js";
-import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, runTarget, wayOnVars } from "../next-run.js";
+import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, runTarget, wayOnVarsAfter } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage, redactedError } from "../errors.js";
@@ -472,9 +472,9 @@ export async function execute(
     if (notes?.interrupted) return ExitCode.interrupted;
     // the runbook as the next command names it, with the --var values its `when`s were decided
     // with (a resume with others is refused, src/run/earlier.ts `whenDecidedOtherwise`; an --abort
-    // given none still owes its cutover's), then this run's own
-    // (src/next-run.ts `wayOnVars`: the one rule of status and the page; a secret value left out)
-    const vars = wayOnVars(how.resume?.decidedVars ?? [], loaded);
+    // given none still owes its cutover's), then the values the cutover runs with since this run
+    // began, not this run's alone (src/next-run.ts `wayOnVarsAfter`; a secret value left out)
+    const vars = wayOnVarsAfter(loaded, how.resume);
     const target = runTarget(loaded, vars);
     // a way on: said, and kept for the job summary, which names the same commands (redacted as
     // said: the summary is built only from what is redacted)

@@ -40,7 +40,7 @@ import type { CarriedCommand, CriticalListener, Emit, RunEvent, RunEventOf, RunL
 import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
 import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
-import { lintCommand, wayOnTarget } from "../next-run.js";
+import { lintCommand, wayOnTarget, type CutoverValuesKnown } from "../next-run.js";
 
 export { cutoverId };
 
@@ -96,7 +96,7 @@ export interface ResumePlan {
    * The values the cutover runs with once this run begins (`cutoverValuesFrom`, src/run/earlier.ts):
    * journaled in `run.started` (`cutoverVars`, `cutoverGiven`). Absent: this run's own.
    */
-  cutoverValues?: { vars: Readonly<Record<string, string | number | boolean>>; given: readonly string[] };
+  cutoverValues?: NonNullable<CutoverValuesKnown["cutoverValues"]>;
 }
 
 export interface RunOptions {
@@ -441,14 +441,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     "abort",
     () => {
       // said before the kill, while the running undo is still known as running
-      const lines = forcedReport(
-        undo,
-        memory,
-        undoneOk,
-        steps,
-        wayOnTarget(loaded, opts.resume?.decidedVars),
-        undoStarted,
-      );
+      const lines = forcedReport(undo, memory, undoneOk, steps, wayOnTarget(loaded, opts.resume), undoStarted);
       // the signals as interruptOnSignals names them ("Ctrl-C twice", "Ctrl-C, then SIGTERM")
       const why: unknown = opts.forceSignal?.reason;
       undoAbort.abort(forcedStop(`forced exit (${why instanceof Error ? why.message : "a second signal"})`));

@@ -1311,6 +1311,7 @@ export async function fromJournal(
     say(
       `journal: ${file} shows this cutover's verifier check (${state.verifier.check.answered === "ok" ? "accepted" : state.verifier.check.answered === "error" ? "refused" : "sent, its answer lost"}): this run's verify goes on from it, as --resume would`,
     );
+  const values = fromIndex >= 0 ? cutoverValuesFrom(state, loaded, fromIndex) : undefined;
   return {
     done: new Map(),
     carriedFrom: file,
@@ -1328,9 +1329,13 @@ export async function fromJournal(
     ...(carry ? { verifierFrom: file } : {}),
     // the ways on this run prints (a --from the write stop after its commit is refused, a journal
     // failure) carry the cutover's values, not only this run's: printed with this run's, the next
-    // run was refused by the check above (a second review)
-    decidedVars: cutoverVars(state, loaded),
-    ...(fromIndex >= 0 ? cutoverValuesOf(cutoverValuesFrom(state, loaded, fromIndex)) : {}),
+    // run was refused by the check above (a second review). With the values the cutover runs with
+    // from here (`cutoverValues`), those given come from them (src/next-run.ts `wayOnVarsAfter`):
+    // the journal's given ones came first, and a value changed under --allow-changed-runbook was
+    // offered as it was, which the next run was refused with
+    ...(values
+      ? { decidedVars: whenVars(state, loaded), cutoverValues: values }
+      : { decidedVars: cutoverVars(state, loaded) }),
   };
 }
 

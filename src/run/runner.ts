@@ -330,6 +330,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           {
             failed: () => journalError() !== undefined,
             ...(opts.distrustJournal ? { distrust: opts.distrustJournal } : {}),
+            target: wayOnTarget(loaded, opts.resume),
           },
           undoStarted,
         )
@@ -345,7 +346,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         { ok: undoneOk, started: unwound?.started ?? new Set(), distrusted: unwound?.distrusted === true },
         steps,
         runbookArg(loaded),
-        wayOnTarget(loaded, opts.resume?.decidedVars),
+        wayOnTarget(loaded, opts.resume),
         run.window.current()?.open ? run.window.current()?.openedBy : undefined,
       ),
     };

@@ -179,6 +179,8 @@ export interface UnwindJournal {
   failed(): boolean;
   /** Marks the journal untrusted; returns why it could not (undefined: marked). */
   distrust?(): string | undefined;
+  /** The runbook as the way on names it (`wayOnTarget` with the cutover's values); default: this run's. */
+  target?: string;
 }
 
 export async function unwind(
@@ -222,8 +224,9 @@ export async function unwind(
   if (journal.failed()) {
     const why = journal.distrust ? journal.distrust() : "no way to mark it";
     if (why !== undefined) {
-      // the values this process was given: a run without them may stop writes somewhere else
-      const target = wayOnTarget(run.loaded);
+      // the cutover's values (this process's, and the earlier ones its steps do not read): a run
+      // without them may stop writes somewhere else
+      const target = journal.target ?? wayOnTarget(run.loaded);
       const keptOff: WritesKeptOff = {
         committed: false,
         reason: `the undos were not run, so application writes stay STOPPED: the journal cannot record them, and it could not be marked untrusted either (${why}): an undo it does not know of would leave it saying writes are stopped while they are on`,

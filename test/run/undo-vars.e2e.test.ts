@@ -9,7 +9,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanedUpAfterAll, failingHook, fastSim, tempDir } from "../support/crash-harness.js";
 import { cutoverYaml, DRAINED, READY, START, COMMIT, COMMITTED } from "../support/crash-harness.js";
@@ -343,6 +343,12 @@ describe("an owed undo and the --var values its hook ran with", () => {
       `from stop-writes: this run has switch=${other.verifierUrl} (the run it continues had switch=${s.verifierUrl})`,
     );
     expect(on.all).toMatch(/\(--allow-changed-runbook\)/);
+    // its way on carries the values the cutover goes on with, not the earlier run's: offered
+    // with them, the next run was refused (an outside review)
+    const next = offered(on.all, "--resume");
+    expect(next.join(" ")).not.toContain(s.verifierUrl);
+    const went = await cli(next, { cwd: dirname(next[1]!) });
+    expect(went.code, `${on.all}\n--- ${next.join(" ")}\n${went.all}`).toBe(0);
   });
 
   it("--allow-changed-runbook goes on with the new values, and says so", async () => {
