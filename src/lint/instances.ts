@@ -33,6 +33,15 @@ export const rules = [
     hint: "List each instance once: a duplicate would be sent start and commit twice.",
   },
   {
+    id: "instance-name",
+    severity: "error",
+    description:
+      "An instance `name` that `--only` cannot name safely: two instances have it, it holds a comma, it is spelled like a place (`#2`), or it has whitespace at its start or end.",
+    spec: "Display name used in output and reports, and by `--only`, which names instances by name, by place (`#2`) or by URL, split at commas and each part trimmed: unique, without commas, not `#` and digits, without whitespace at its start or end (lint `instance-name`).",
+    source: "runbook.schema.json",
+    hint: "Give each instance a unique name without commas, not `#` followed by digits (that is a place: `#2` is the second instance) and without spaces at its start or end, e.g. `shard-a`.",
+  },
+  {
     id: "instance-count",
     severity: "warning",
     description:
@@ -173,6 +182,7 @@ export function check(ctx: LintContext): void {
   const rb = ctx.runbook;
   checkCanWrite(ctx);
   checkSimulatorSwitch(ctx);
+  checkNames(ctx);
   const urls: { url: string; at: YamlPath; what: string }[] = rb.instances.map((inst, i) =>
     typeof inst === "string"
       ? { url: inst, at: ["instances", i], what: "Instance" }
@@ -254,6 +264,48 @@ export function check(ctx: LintContext): void {
           { key: true },
         );
   }
+}
+
+/**
+ * Instance names as `--only` reads them (src/run/plan.ts `instanceTargets`: by name, by place
+ * `#2` or by URL, its argument split at commas and each part trimmed) and as a run's way on writes
+ * them back (`onlyAsOffered` joins the names with commas): a name that does not read back as
+ * itself would send the command to another instance, or to none. Every output names instances by
+ * name too, so two with one name cannot be told apart. An `${env.*}` lint cannot see is judged by
+ * the text around it: its value is not known here (CI has no secrets).
+ */
+function checkNames(ctx: LintContext): void {
+  const first = new Map<string, YamlPath>();
+  ctx.runbook.instances.forEach((inst, i) => {
+    if (typeof inst !== "object" || inst.name === undefined) return;
+    const name = inst.name;
+    const at: YamlPath = ["instances", i, "name"];
+    const why: string[] = [];
+    const earlier = first.get(name);
+    if (earlier)
+      why.push(
+        `the instance at line ${ctx.lineOf(earlier)} has the same name (\`--only\` by this name reaches only that one, and no output tells the two apart)`,
+      );
+    else first.set(name, at);
+    if (name.includes(",")) why.push(`it holds a comma, where \`--only\` splits its argument (${onlyLooksFor(name)})`);
+    if (/^#\d+$/.test(name))
+      why.push(
+        "it is spelled like a place (`--only` reads `#` and digits as the instance listed there: `#2`, the second)",
+      );
+    if (name !== name.trim())
+      why.push(`it has whitespace at its start or end, which \`--only\` trims (${onlyLooksFor(name)})`);
+    if (why.length > 0)
+      ctx.report("instance-name", at, `\`--only\` cannot name instance ${q(name)} safely: ${why.join("; ")}.`);
+  });
+}
+
+/** What `--only <name>` would look for: the name's parts at commas, trimmed, the empty ones dropped. */
+function onlyLooksFor(name: string): string {
+  const parts = name
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  return parts.length === 0 ? "nothing is left to look for" : `it would look for ${parts.map(q).join(" and ")}`;
 }
 
 /**
