@@ -318,14 +318,20 @@ export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, fro
 }
 
 /**
- * The variables a run that goes on from step `from` reads (`varsChangedSince`): those of the steps
- * from there to the runbook's end (a `--to` run's cutover goes on past it), and with a commit among
- * them, those of every write stop with a `check:` (the commit reads each again).
+ * The variables a run that goes on from step `from` reads (`varsChangedSince`): those of the
+ * instances' and the verifier's URLs, those of the steps from there to the runbook's end (a `--to`
+ * run's cutover goes on past it), and with a commit among them, those of every write stop with a
+ * `check:` (the commit reads each again).
  */
 function varsReadFrom(loaded: LoadedRunbook, from: number): string[] {
-  const raw = (loaded.raw as { steps?: unknown } | undefined)?.steps;
+  const top = loaded.raw as { steps?: unknown; instances?: unknown; verifier?: unknown } | undefined;
+  const raw = top?.steps;
   const steps: unknown[] = Array.isArray(raw) ? raw : [];
-  const later = steps.slice(from).map(withoutWhen);
+  // every step from there talks to the fleet and the verifier: made of other values, the run goes
+  // on with another fleet (an outside review; reproduced: a `--from drained` without the cutover's
+  // `--var` committed the default fleet, another environment's sync whose writes flowed, counting
+  // this cutover's write stop)
+  const later = [top?.instances, top?.verifier, ...steps.slice(from).map(withoutWhen)];
   // the typed steps, at the raw ones' indexes: what each kind does is its traits' to say
   const typed = loaded.runbook?.steps ?? [];
   const commitLater = typed.slice(from).some((s) => bindStep(s).command === "commit");

@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanedUpAfterAll, failingHook, fastSim, tempDir } from "../support/crash-harness.js";
-import { cutoverYaml, DRAINED, READY, START, COMMIT, COMMITTED } from "../support/crash-harness.js";
+import { cutoverYaml, DRAINED, READY, START, STOP, COMMIT, COMMITTED } from "../support/crash-harness.js";
 import { cli, startCli } from "../support/run.js";
 
 const made = cleanedUpAfterAll();
@@ -359,5 +359,47 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(on.code, `${first.all}\n--- --resume --allow-changed-runbook\n${on.all}`).toBe(0);
     expect(on.all).toMatch(/resume: this run has switch=.* \(--allow-changed-runbook\)/);
     expect(other.control.state().writes.enabled, "stopped on the new switch, as asked").toBe(false);
+  });
+});
+
+// an outside review: the variables of the instances' URLs (and the verifier's) were not among
+// those a run going on reads, so a --from without the cutover's --var went on with the default fleet
+describe("the fleet's own --var values", () => {
+  it("a --from whose instances' URL would be made of another value is refused: the commit never reaches another fleet", async () => {
+    const s = await fastSim({ timeScale: 100 });
+    const other = await fastSim({ timeScale: 100 });
+    made.sims.push(s, other);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    // the other environment's sync runs and could commit: its own runbook started it
+    const staging = join(dir, "staging.yaml");
+    writeFileSync(staging, cutoverYaml(other, { name: "staging", steps: START + READY }));
+    const started = await cli(["run", staging, "--renderer", "simple"], { cwd: dir });
+    expect(started.code, started.all).toBe(0);
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      file,
+      cutoverYaml(s, { urls: ["${vars.fleet}"], steps: START + READY + STOP + DRAINED + COMMIT + COMMITTED }).replace(
+        /^steps:\n/m,
+        `vars: { fleet: "${other.instances[0]!.url}" }\nsteps:\n`,
+      ),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--var", `fleet=${s.instances[0]!.url}`, "--to", "stop-writes");
+    expect(first.code, first.all).toBe(0);
+    expect(s.control.state().writes.enabled).toBe(false);
+    const from = await run("--from", "drained", "--yes");
+    expect(other.control.counts().instances[0]!["POST /api/v1/commit"] ?? 0, from.all).toBe(0);
+    expect(from.code, from.all).toBe(2);
+    expect(from.all).toContain(
+      `this run has fleet=${other.instances[0]!.url} (the run it continues had fleet=${s.instances[0]!.url})`,
+    );
+    const next = offered(from.all, "--from drained");
+    expect(next).toContain(`fleet=${s.instances[0]!.url}`);
+    // run as offered, it commits this cutover's fleet, and the other still has none
+    const went = await cli([...next, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(went.code, went.all).toBe(0);
+    expect(s.control.counts().instances[0]!["POST /api/v1/commit"]).toBe(1);
+    expect(other.control.counts().instances[0]!["POST /api/v1/commit"] ?? 0).toBe(0);
   });
 });

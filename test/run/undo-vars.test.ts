@@ -204,6 +204,36 @@ steps:
     expect(varsChangedSince(state, loaded, 3)).toEqual([]);
   });
 
+  // an outside review, reproduced: a `--from drained` without the cutover's --var committed the
+  // runbook's default fleet, another environment's sync (test/run/undo-vars.e2e.test.ts)
+  it("the variables of the instances' and the verifier's URLs count from every step: the run goes on with that fleet", async () => {
+    const text = `runbook: 1
+name: rb
+instances: ["\${vars.fleet}", { url: "http://127.0.0.1:2", name: b }]
+verifier: "\${vars.checker}"
+vars: { fleet: "http://127.0.0.1:1", checker: "http://127.0.0.1:9", lag: 5 }
+steps:
+  - { id: gate, hook: { use: shell, with: { command: [echo, "\${vars.lag}"] } } }
+  - { id: commit, commit: {} }
+`;
+    const state = {
+      steps: [],
+      vars: { fleet: "http://127.0.0.1:1", checker: "http://127.0.0.1:9", lag: 5 },
+    } as unknown as JournalState;
+    const moved = await parseRunbook(text, "rb.yaml", {
+      vars: { fleet: "http://127.0.0.1:3", checker: "http://127.0.0.1:8" },
+    });
+    const changes = [
+      { name: "fleet", then: "http://127.0.0.1:1", now: "http://127.0.0.1:3" },
+      { name: "checker", then: "http://127.0.0.1:9", now: "http://127.0.0.1:8" },
+    ];
+    expect(varsChangedSince(state, moved, 1)).toEqual(changes);
+    // past the last step too: the cutover's way on still talks to them
+    expect(varsChangedSince(state, moved, 2)).toEqual(changes);
+    // and the values the cutover goes on with are this run's for them
+    expect(cutoverValuesFrom(state, moved, 2)?.vars).toMatchObject({ fleet: "http://127.0.0.1:3", lag: 5 });
+  });
+
   // a --from the last step typed without the --var became "the values the cutover ran with": a
   // later --from the write-on hook without them went through, on another environment's switch
   it("cutoverValuesFrom: this run's values for the variables read from `from` on, the cutover's for the others, each with whether --var set it", async () => {
