@@ -45,31 +45,36 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
       exitCode: ExitCode.usage,
     });
   const { loadRunbook } = await import("../runbook/index.js");
-  const loaded = await loadRunbook(file, { env: process.env });
-  const rb = loaded.runbook;
-  const blocking = loaded.diagnostics.filter((d) => d.severity === "error");
-  if (!rb || blocking.length) {
+  const first = await loadRunbook(file, { env: process.env });
+  const blocking = first.diagnostics.filter((d) => d.severity === "error");
+  if (!first.runbook || blocking.length) {
     const { formatPretty } = await import("../lint/format/pretty.js");
     stderr(
-      formatPretty({ diagnostics: blocking, files: [file], sources: new Map([[file, loaded.text]]), color: false }),
+      formatPretty({ diagnostics: blocking, files: [file], sources: new Map([[file, first.text]]), color: false }),
     );
     throw new UserError(`${file} does not load, so its fleet is not known`, {
       hint: `Fix it (${lintCommand(file)}).`,
       exitCode: ExitCode.usage,
     });
   }
+  const { journalDirFor } = await import("../journal/index.js");
+  const { loadAtCutoverFleet, readStatus } = await import("../run/status.js");
+  // read-only: status creates no folder and takes no lock
+  const journalDir = journalDirFor(file, first.runbook.name, opts.journalDir, { create: false });
+  // the fleet the cutover runs on: its URLs made of the cutover's values, not the runbook's defaults
+  const { loaded, fleetVars } = await loadAtCutoverFleet(first, journalDir, (vars) =>
+    loadRunbook(file, { env: process.env, vars }),
+  );
   // as typed: the ways on status offers repeat it (src/next-run.ts `runbookArgs`)
   if (opts.journalDir !== undefined) loaded.journalDir = opts.journalDir;
-  const { journalDirFor } = await import("../journal/index.js");
-  const { readStatus } = await import("../run/status.js");
-  // read-only: status creates no folder and takes no lock
-  const journalDir = journalDirFor(file, rb.name, opts.journalDir, { create: false });
   // one fold across refreshes: the lag's trend and the copy's rate give why-not-ready its ETA
   const { CutoverFold } = await import("../model/fold.js");
   const { traitsOf } = await import("../steps/index.js");
   const fold = new CutoverFold({ traits: traitsOf });
-  const once = async (signal?: AbortSignal): Promise<Status> =>
-    readStatus(loaded, { journalDir, fold, ...(signal ? { signal } : {}) });
+  const once = async (signal?: AbortSignal): Promise<Status> => ({
+    ...(await readStatus(loaded, { journalDir, fold, ...(signal ? { signal } : {}) })),
+    ...(fleetVars ? { fleetVars } : {}),
+  });
   if (everyMs === undefined) {
     const st = await once();
     print(st, opts.json === true, false);
@@ -150,6 +155,14 @@ function answerLines(
 /** The status for people: one line per instance, then identity, the verifier and the journal. */
 export function formatStatus(st: Status): string[] {
   const lines: string[] = [`status of ${st.runbook} (${st.file}) at ${st.at}`];
+  if (st.fleetVars?.read.length)
+    lines.push(
+      `fleet: read with the cutover's ${st.fleetVars.read.join(", ")}, as its journal has them (not the runbook's own)`,
+    );
+  if (st.fleetVars?.secret.length)
+    lines.push(
+      `fleet: read with the runbook's ${st.fleetVars.secret.join(", ")}: the cutover ran with other values, secrets its journal does not hold, so this may be another fleet than the cutover's`,
+    );
   // a large fleet first in a few lines, in the live view's words (src/model/fleet-summary.ts)
   const many = st.instances.length > SUMMARY_ABOVE;
   // the first instance not ready, said in the summary: the same words under another say nothing new

@@ -92,18 +92,30 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
     const { canWriteInstance, loadRunbook } = await import("../runbook/index.js");
     const { instancesOf } = await import("../runbook/types.js");
     const { journalDirFor } = await import("../journal/index.js");
-    const loaded = await loadRunbook(target, { env: process.env });
-    const rb = loaded.runbook;
-    if (!rb || loaded.diagnostics.some((d) => d.severity === "error"))
+    const first = await loadRunbook(target, { env: process.env });
+    if (!first.runbook || first.diagnostics.some((d) => d.severity === "error"))
       throw new UserError(`${target} does not load, so its fleet and journal are not known`, {
         hint: `Fix it (${lintCommand(target)}), or pass its journal folder instead.`,
         exitCode: ExitCode.usage,
       });
+    const folder = journalDirFor(target, first.runbook.name, opts.journalDir, { create: false });
+    // the fleet the cutover runs on, as status reads it: its URLs made of the cutover's values
+    const { loadAtCutoverFleet } = await import("../run/status.js");
+    const { loaded, fleetVars } = await loadAtCutoverFleet(first, folder, (vars) =>
+      loadRunbook(target, { env: process.env, vars }),
+    );
+    const rb = loaded.runbook!;
+    if (fleetVars?.read.length)
+      stderr(`syncbook watch: the fleet read with the cutover's ${fleetVars.read.join(", ")}, as its journal has them`);
+    if (fleetVars?.secret.length)
+      stderr(
+        `syncbook watch: the fleet read with the runbook's ${fleetVars.secret.join(", ")}: the cutover ran with other values, secrets its journal does not hold, so this may be another fleet than the cutover's`,
+      );
     const { readinessPlan } = await import("../steps/index.js");
     const plan = readinessPlan(rb);
     base = {
       ...common,
-      folder: journalDirFor(target, rb.name, opts.journalDir, { create: false }),
+      folder,
       runbook: target,
       ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
       runbookHash: loaded.hash,

@@ -324,14 +324,13 @@ export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, fro
  * `check:` (the commit reads each again).
  */
 function varsReadFrom(loaded: LoadedRunbook, from: number): string[] {
-  const top = loaded.raw as { steps?: unknown; instances?: unknown; verifier?: unknown } | undefined;
-  const raw = top?.steps;
+  const raw = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   const steps: unknown[] = Array.isArray(raw) ? raw : [];
   // every step from there talks to the fleet and the verifier: made of other values, the run goes
   // on with another fleet (an outside review; reproduced: a `--from drained` without the cutover's
   // `--var` committed the default fleet, another environment's sync whose writes flowed, counting
   // this cutover's write stop)
-  const later = [top?.instances, top?.verifier, ...steps.slice(from).map(withoutWhen)];
+  const later = [...fleetParts(loaded), ...steps.slice(from).map(withoutWhen)];
   // the typed steps, at the raw ones' indexes: what each kind does is its traits' to say
   const typed = loaded.runbook?.steps ?? [];
   const commitLater = typed.slice(from).some((s) => bindStep(s).command === "commit");
@@ -340,6 +339,17 @@ function varsReadFrom(loaded: LoadedRunbook, from: number): string[] {
     ? [...later, ...typed.flatMap((t, i) => (bindStep(t).writesCheck() ? [withoutWhen(steps[i])] : []))]
     : later;
   return varNamesIn(read);
+}
+
+/** The runbook's instances and verifier, as written (their `${vars.*}` not yet interpolated). */
+function fleetParts(loaded: LoadedRunbook): unknown[] {
+  const top = loaded.raw as { instances?: unknown; verifier?: unknown } | undefined;
+  return [top?.instances, top?.verifier];
+}
+
+/** The variables the fleet's and the verifier's URLs are made of: which services every step talks to. */
+export function fleetVarNames(loaded: LoadedRunbook): string[] {
+  return varNamesIn(fleetParts(loaded));
 }
 
 /**

@@ -67,6 +67,11 @@ export async function planResume(
   const { file, state, events: history } = await openEarlierJournal(dir, { ...opts, loaded });
   const d = runDefaults(loaded);
   const steps = planSteps(rb);
+  // the fleet's own variables (past the last step, only the instances' and the verifier's URLs are
+  // read): judged before the fleet is read, whose instances at other URLs the reconcile below
+  // refuses with no command to run (an outside review); this refusal names the cutover's values
+  const fleetChanged = varsChangedSince(state, loaded, steps.length);
+  if (fleetChanged.length && !opts.allowChangedRunbook) throw varsChangedRefusal(fleetChanged, state, loaded, file);
   const fleet = createFleet({
     instances: instancesOf(rb),
     requestTimeoutMs: d.requestTimeoutMs,

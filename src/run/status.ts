@@ -32,7 +32,7 @@ import {
   runbookJournal,
   type JournalState,
 } from "../journal/index.js";
-import { redactLeaves } from "../redact.js";
+import { MASK, redactLeaves } from "../redact.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf, type Runbook } from "../runbook/types.js";
 import { canWriteInstance } from "../runbook/can-write.js";
@@ -44,6 +44,7 @@ import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import {
   currentSyncCommit,
   cutoverVars,
+  fleetVarNames,
   lastReverse,
   reverseInDoubt,
   stopAbortCut,
@@ -280,6 +281,66 @@ export interface Status {
   readiness: Readiness[];
   verifier?: VerifierStatus;
   journal: JournalStatus;
+  /**
+   * The fleet and the verifier were read at the cutover's values of the variables their URLs are
+   * made of, as its journal has them (`cutoverFleetVars`), not the runbook's: `name=value` each in
+   * `read`; `secret`: those whose journaled value is a secret, read at the runbook's value.
+   */
+  fleetVars?: { read: string[]; secret: string[] };
+}
+
+/**
+ * The cutover's values of the variables the fleet's and the verifier's URLs are made of
+ * (`fleetVarNames`), where its journal has them and they differ from the runbook's: status takes
+ * no `--var`, and read at the runbook's defaults it showed another fleet (another environment's
+ * sync) under this cutover's journal. A secret value (journaled as `***`) cannot be read back:
+ * said in `secret`, and the runbook's value stays.
+ */
+export async function cutoverFleetVars(
+  loaded: LoadedRunbook,
+  journalDir: string,
+): Promise<{ vars: Record<string, string | number | boolean>; secret: string[] } | undefined> {
+  const names = fleetVarNames(loaded);
+  if (names.length === 0) return undefined;
+  const found = await runbookJournal(journalDir, traitsOf);
+  const then = found.state?.vars;
+  if (!then) return undefined;
+  const vars: Record<string, string | number | boolean> = {};
+  const secret: string[] = [];
+  for (const name of names) {
+    const value = then[name];
+    if (value === undefined || String(value) === String(loaded.vars[name])) continue;
+    if (String(value).includes(MASK)) secret.push(name);
+    else vars[name] = value;
+  }
+  return Object.keys(vars).length || secret.length ? { vars, secret } : undefined;
+}
+
+/**
+ * The runbook as a reader of the cutover's fleet loads it (`status`, `watch`): at the cutover's
+ * values of the fleet's variables where its journal has them (`cutoverFleetVars`), and what was
+ * read with them, for the reader to say (`Status.fleetVars`).
+ */
+export async function loadAtCutoverFleet(
+  loaded: LoadedRunbook,
+  journalDir: string,
+  reload: (vars: Record<string, string | number | boolean>) => Promise<LoadedRunbook>,
+): Promise<{ loaded: LoadedRunbook; fleetVars?: NonNullable<Status["fleetVars"]> }> {
+  const values = await cutoverFleetVars(loaded, journalDir);
+  if (!values) return { loaded };
+  let read = loaded;
+  if (Object.keys(values.vars).length) {
+    const again = await reload(values.vars);
+    if (again.runbook && !again.diagnostics.some((d) => d.severity === "error")) read = again;
+  }
+  return {
+    loaded: read,
+    fleetVars: {
+      // journaled redacted already; redacted again as every output (a secret the runbook holds now)
+      read: read === loaded ? [] : Object.entries(values.vars).map(([k, v]) => read.redact(`${k}=${String(v)}`)),
+      secret: values.secret,
+    },
+  };
 }
 
 const STATUS_OWN_WORDS: ReadonlySet<string> = new Set(["format"]);

@@ -13,7 +13,7 @@ import type { RunEvent } from "../../src/events.js";
 import type { WritesLeft } from "../../src/writes-words.js";
 import { cutoverOfRun, openJournal, runbookJournal } from "../../src/journal/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
-import { readStatus } from "../../src/run/status.js";
+import { cutoverFleetVars, readStatus } from "../../src/run/status.js";
 import { formatStatus } from "../../src/cli/status.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { commandAccepted, commandSent, eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
@@ -364,5 +364,59 @@ describe("status and the journal", () => {
       ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
     ]);
     expect(held.journal).not.toHaveProperty("writesStopInDoubt");
+  });
+});
+
+// an outside review: status takes no --var, and a runbook whose instances' URL is `${vars.fleet}`
+// was read at the runbook's default, another fleet, under this cutover's journal
+describe("cutoverFleetVars: the fleet status reads is the cutover's", () => {
+  const text = `runbook: 1
+name: sales
+vars: { fleet: "http://127.0.0.1:1", checker: "http://127.0.0.1:9", other: x }
+instances: ["\${vars.fleet}"]
+verifier: "\${vars.checker}"
+steps:
+  - { id: start, start: { source: a, destination: b } }
+`;
+  const written = (vars: Record<string, string>): void => {
+    const ev = eventFactory();
+    journalOf([ev("run.started", { ...salesStarted(), vars, given: Object.keys(vars) })]);
+  };
+
+  it("the journal's values of the fleet's variables where they differ; a secret one named, not read", async () => {
+    const loaded = await parseRunbook(text, "rb.yaml", {});
+    expect(await cutoverFleetVars(loaded, dir)).toBeUndefined(); // no journal yet
+    written({ fleet: "http://127.0.0.1:2", checker: "***", other: "y" });
+    expect(await cutoverFleetVars(loaded, dir)).toEqual({ vars: { fleet: "http://127.0.0.1:2" }, secret: ["checker"] });
+    // the same values as the runbook's: nothing to say
+    const same = await parseRunbook(text, "rb.yaml", { vars: { fleet: "http://127.0.0.1:2", checker: "***" } });
+    expect(await cutoverFleetVars(same, dir)).toBeUndefined();
+    // a runbook whose fleet is made of no variable: the journal is not even read
+    const fixed = await parseRunbook(
+      text.replace('["${vars.fleet}"]', '["http://127.0.0.1:3"]').replace('"${vars.checker}"', '"http://127.0.0.1:4"'),
+      "rb.yaml",
+      {},
+    );
+    opened.length = 0;
+    expect(await cutoverFleetVars(fixed, dir)).toBeUndefined();
+    expect(opened).toEqual([]);
+  });
+
+  it("said on status's first line", () => {
+    const lines = formatStatus({
+      ...({} as Parameters<typeof formatStatus>[0]),
+      runbook: "sales",
+      file: "rb.yaml",
+      at: "now",
+      instances: [],
+      identityProblems: [],
+      readiness: [],
+      journal: { folder: dir, passedOver: [], warnings: [] },
+      fleetVars: { read: ["fleet=http://127.0.0.1:2"], secret: ["checker"] },
+    });
+    expect(lines.slice(1, 3)).toEqual([
+      "fleet: read with the cutover's fleet=http://127.0.0.1:2, as its journal has them (not the runbook's own)",
+      "fleet: read with the runbook's checker: the cutover ran with other values, secrets its journal does not hold, so this may be another fleet than the cutover's",
+    ]);
   });
 });

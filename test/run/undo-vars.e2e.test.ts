@@ -388,6 +388,27 @@ describe("the fleet's own --var values", () => {
     const first = await run("--var", `fleet=${s.instances[0]!.url}`, "--to", "stop-writes");
     expect(first.code, first.all).toBe(0);
     expect(s.control.state().writes.enabled).toBe(false);
+    // status takes no --var: it reads the fleet at the cutover's values, as its journal has them,
+    // not the runbook's default (another environment's sync under this cutover's journal)
+    const status = await cli(["status", file], { cwd: dir });
+    expect(status.stdout).toContain(
+      `fleet: read with the cutover's fleet=${s.instances[0]!.url}, as its journal has them (not the runbook's own)`,
+    );
+    const json = JSON.parse((await cli(["status", file, "--json"], { cwd: dir })).stdout) as {
+      instances: { url: string }[];
+      fleetVars: { read: string[] };
+    };
+    expect(json.instances.map((i) => i.url)).toEqual([s.instances[0]!.url]);
+    expect(json.fleetVars.read).toEqual([`fleet=${s.instances[0]!.url}`]);
+    // a --resume too: refused with the cutover's value before the fleet is read (read at the
+    // default, the reconcile refused "the runbook's instances are not those the journal's run used"
+    // with no command to run)
+    const resume = await run("--resume", "--yes");
+    expect(resume.code, resume.all).toBe(2);
+    expect(resume.all).toContain(
+      `this run has fleet=${other.instances[0]!.url} (the run it continues had fleet=${s.instances[0]!.url})`,
+    );
+    expect(offered(resume.all, "--resume")).toContain(`fleet=${s.instances[0]!.url}`);
     const from = await run("--from", "drained", "--yes");
     expect(other.control.counts().instances[0]!["POST /api/v1/commit"] ?? 0, from.all).toBe(0);
     expect(from.code, from.all).toBe(2);
