@@ -434,6 +434,8 @@ export function assembleRun(opts: RunOptions): AssembledRun {
       return snap;
     },
   };
+  // the runbook as every way on this run prints names it, with the cutover's --var values
+  const target = wayOnTarget(loaded, opts.resume);
   const undoAbort = new AbortController();
   const undoneOk = new Set<number>();
   const undoStarted = new Set<number>();
@@ -441,7 +443,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     "abort",
     () => {
       // said before the kill, while the running undo is still known as running
-      const lines = forcedReport(undo, memory, undoneOk, steps, wayOnTarget(loaded, opts.resume), undoStarted);
+      const lines = forcedReport(undo, memory, undoneOk, steps, target, undoStarted);
       // the signals as interruptOnSignals names them ("Ctrl-C twice", "Ctrl-C, then SIGTERM")
       const why: unknown = opts.forceSignal?.reason;
       undoAbort.abort(forcedStop(`forced exit (${why instanceof Error ? why.message : "a second signal"})`));
@@ -452,6 +454,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   );
   const run: RunContext = {
     loaded,
+    target,
     runbook,
     fleet: observed,
     verifier,

@@ -18,7 +18,7 @@ import { windowBoundOf } from "../writes-words.js";
 import { whenVariable } from "../runbook/interpolate.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
-import { runbookArg, wayOnTarget } from "../next-run.js";
+import { runbookArg } from "../next-run.js";
 import {
   abortMessage,
   handOver,
@@ -330,7 +330,6 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           {
             failed: () => journalError() !== undefined,
             ...(opts.distrustJournal ? { distrust: opts.distrustJournal } : {}),
-            target: wayOnTarget(loaded, opts.resume),
           },
           undoStarted,
         )
@@ -346,7 +345,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         { ok: undoneOk, started: unwound?.started ?? new Set(), distrusted: unwound?.distrusted === true },
         steps,
         runbookArg(loaded),
-        wayOnTarget(loaded, opts.resume),
+        run.target,
         run.window.current()?.open ? run.window.current()?.openedBy : undefined,
       ),
     };

@@ -14,7 +14,7 @@ import type { Emit } from "../events.js";
 import { hookWatch } from "../steps/hook.js";
 import { withProcessWatch } from "../plugin/process.js";
 import type { PlannedStep } from "./plan.js";
-import { runbookArg, wayOnTarget } from "../next-run.js";
+import { runbookArg } from "../next-run.js";
 import { shellCommand } from "../text.js";
 
 /** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
@@ -179,8 +179,6 @@ export interface UnwindJournal {
   failed(): boolean;
   /** Marks the journal untrusted; returns why it could not (undefined: marked). */
   distrust?(): string | undefined;
-  /** The runbook as the way on names it (`wayOnTarget` with the cutover's values); default: this run's. */
-  target?: string;
 }
 
 export async function unwind(
@@ -226,7 +224,7 @@ export async function unwind(
     if (why !== undefined) {
       // the cutover's values (this process's, and the earlier ones its steps do not read): a run
       // without them may stop writes somewhere else
-      const target = journal.target ?? wayOnTarget(run.loaded);
+      const target = run.target;
       const keptOff: WritesKeptOff = {
         committed: false,
         reason: `the undos were not run, so application writes stay STOPPED: the journal cannot record them, and it could not be marked untrusted either (${why}): an undo it does not know of would leave it saying writes are stopped while they are on`,

@@ -4,7 +4,6 @@
  * instance answered with an error; `--force=<check>` names a check to skip. Once sent, nothing
  * is undone.
  */
-import { runbookArg } from "../next-run.js";
 import type { RuleInfo } from "../diagnostics.js";
 import { commandTookEffect } from "../api/index.js";
 import { BEHAVIOUR } from "../api/versions.js";
@@ -316,7 +315,7 @@ function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBef
   const names = [...new Set(refused.map((e) => e.instance))];
   if (!(err instanceof StepFailure) || names.length === 0) return err;
   const why = refused.map((e) => `${e.instance}: ${e.error}`).join("; ");
-  const resume = `Then \`syncbook run ${runbookArg(ctx.run.loaded)} --resume\` completes it: it sends commit to ${names.length === 1 ? "that instance" : "those instances"} only, once RUNNING with canCommit true, after you confirm.`;
+  const resume = `Then \`syncbook run ${ctx.run.target} --resume\` completes it: it sends commit to ${names.length === 1 ? "that instance" : "those instances"} only, once RUNNING with canCommit true, after you confirm.`;
   const earlier = ctx.run.memory.split;
   if (names.length >= sentTo) {
     // a completion refused again: the instances that held the commit before still hold it

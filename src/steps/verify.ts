@@ -10,7 +10,6 @@
  * times. The protocol rules (one request at a time, nothing resent while it may be in flight, a
  * gone verifier fails fast, restarts) are src/steps/kit/verifier.ts's.
  */
-import { runbookArg } from "../next-run.js";
 import type { RuleInfo } from "../diagnostics.js";
 import type { VerifierProgress } from "../api/index.js";
 import { errorMessage } from "../errors.js";
@@ -254,7 +253,7 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
     m.refused = why;
     throw new StepFailure(`not verified: ${why}`, {
       reason: "unsafe",
-      hint: `Nothing is verified for this cutover. Restart the verifier with --clean (it drops the old verification when the check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${runbookArg(ctx.run.loaded)} --resume\`: this step sends a new check and verifies every document from generation 0.`,
+      hint: `Nothing is verified for this cutover. Restart the verifier with --clean (it drops the old verification when the check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and verifies every document from generation 0.`,
     });
   }
   const why = standing.result;

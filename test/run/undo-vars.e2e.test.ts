@@ -424,3 +424,36 @@ describe("the fleet's own --var values", () => {
     expect(other.control.counts().instances[0]!["POST /api/v1/commit"] ?? 0).toBe(0);
   });
 });
+
+// an outside review: a step's own hint (a split commit's "Then `syncbook run … --resume` completes
+// it", the verifier's restart hints) named the runbook without the cutover's --var values
+describe("a step's hint carries the cutover's --var values", () => {
+  it("a split commit's --resume, as the hint prints it, completes the commit and turns on the cutover's switch", async () => {
+    const s = await fastSim({ instances: 3, timeScale: 100, faults: ["commit-refused@2"] });
+    const other = await fastSim({ timeScale: 100 });
+    made.sims.push(s, other);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    const appOn = '  - { id: app-on, hook: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } }\n';
+    writeFileSync(
+      file,
+      cutoverYaml(s, { steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT + COMMITTED + appOn }).replace(
+        /^steps:\n/m,
+        `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`,
+      ),
+    );
+    const first = await cli(["run", file, "--renderer", "simple", "--var", `switch=${s.verifierUrl}`], { cwd: dir });
+    expect(first.code, first.all).toBe(1);
+    const m = /Then `syncbook (run [^`]*--resume)` completes it/.exec(first.all);
+    expect(m, first.all).not.toBeNull();
+    const next = argvOf(m![1]!);
+    expect(next).toContain(`switch=${s.verifierUrl}`);
+    s.control.clearFaults();
+    const done = await cli([...next, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(done.code, done.all).toBe(0);
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    expect(s.control.state().writes.enabled, "the cutover's switch is on").toBe(true);
+    expect(other.control.state().writes.enabled, "the other switch was never touched").toBe(true);
+  });
+});

@@ -55,6 +55,8 @@ function setup(script: Script, o: Setup = {}) {
   Object.assign(ctx.run, {
     mode: o.mode ?? "run",
     loaded: { file: "cutover.yaml" },
+    // the runbook as a way on names it, with the cutover's --var values (RunContext.target)
+    target: "cutover.yaml --var switch=http://live",
     plugins: { undo },
     yes: o.yes ?? false,
     prompt: o.prompt && {
@@ -274,7 +276,7 @@ describe("commit", () => {
     expect(s.ctx.run.memory.split).toBe("commit reached 2 of 3 instances (refused by sync1)");
     expect(err.hint).toMatch(/^Find out why sync1 refused/);
     expect(err.hint).toMatch(
-      /`syncbook run cutover.yaml --resume` completes it: it sends commit to that instance only/,
+      /`syncbook run cutover.yaml --var switch=http:\/\/live --resume` completes it: it sends commit to that instance only/,
     );
     expect(s.ctx.run.memory.commitSent).toBe(true);
     expect(s.events.filter((e) => e.type === "commit.sent")).toEqual([]);

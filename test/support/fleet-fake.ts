@@ -130,6 +130,7 @@ export function context(
   const run = {
     // the file the step's words name (`syncbook run rb.yaml --resume`)
     loaded: { file: "rb.yaml" },
+    target: "rb.yaml",
     runbook: { clusters: { cluster0: {}, cluster1: {} }, steps: [] },
     fleet,
     emit,

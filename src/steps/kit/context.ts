@@ -128,6 +128,12 @@ export interface Defaults {
 
 export interface RunContext {
   loaded: LoadedRunbook;
+  /**
+   * The runbook as a way on names it, after `syncbook run `: with the `--var` values the cutover
+   * goes on with (src/next-run.ts `wayOnTarget`), so that a step's hint is not refused for the
+   * values it left out.
+   */
+  target: string;
   runbook: Runbook;
   fleet: Fleet;
   verifier: VerifierClient | undefined;

@@ -20,7 +20,6 @@
  *   `{"error"}` for `giveUpAfter` fails the step with what was seen; slow answers (progress waits
  *   while a check sets itself up) do not count.
  */
-import { runbookArg } from "../../next-run.js";
 import {
   mayStillArrive,
   ServiceError,
@@ -577,7 +576,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
         `the verifier is already checking, started outside this run, and not adopted: ${notFromStart({ baseline: base }, base)} (${describeVerifier(base)})`,
         {
           reason: "unsafe",
-          hint: `Its result would not verify this cutover. Restart the verifier with --clean (it drops the old verification when this run's check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${runbookArg(ctx.run.loaded)} --resume\`: this step sends its own check, which compares every document from generation 0.`,
+          hint: `Its result would not verify this cutover. Restart the verifier with --clean (it drops the old verification when this run's check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.target} --resume\`: this step sends its own check, which compares every document from generation 0.`,
         },
       );
     ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: true, fromStart });
