@@ -34,12 +34,12 @@ export const rules = [
   },
   {
     id: "instance-name",
-    severity: "error",
+    severity: "warning",
     description:
       "An instance `name` that `--only` cannot name safely: two instances have it, it holds a comma, it is spelled like a place (`#2`), or it has whitespace at its start or end.",
     spec: "Display name used in output and reports, and by `--only`, which names instances by name, by place (`#2`) or by URL, split at commas and each part trimmed: unique, without commas, not `#` and digits, without whitespace at its start or end (lint `instance-name`).",
     source: "runbook.schema.json",
-    hint: "Give each instance a unique name without commas, not `#` followed by digits (that is a place: `#2` is the second instance) and without spaces at its start or end, e.g. `shard-a`.",
+    hint: "Give each instance a unique name without commas, not `#` followed by digits (that is a place: `#2` is the second instance) and without spaces at its start or end, e.g. `shard-a`. Until then `--only` refuses a name two instances answer to, and the ways on name such an instance by its place (`#2`). A warning, not an error: a cutover under way with such a name must still be resumed or called off.",
   },
   {
     id: "instance-count",

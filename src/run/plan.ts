@@ -108,7 +108,34 @@ export function onlyAsOffered(
 ): string {
   if (redact(typed) === typed) return typed;
   const list = instancesOf(runbook);
-  return only.map((k) => list[k]?.name ?? `#${k + 1}`).join(",");
+  // by name where the name reads back as that instance alone (`instanceTargets`), else by place:
+  // a name with a comma, spaces at its ends, or another's, would name another instance, or none
+  return only
+    .map((k) => {
+      const name = list[k]?.name;
+      if (name === undefined) return `#${k + 1}`;
+      const parts = onlyParts([name]);
+      const readsBack = parts.length === 1 && parts[0] === name && matching(list, name).join() === String(k);
+      return readsBack ? name : `#${k + 1}`;
+    })
+    .join(",");
+}
+
+/** `--only`'s parts: each argument split at commas, trimmed, the empty ones dropped. */
+function onlyParts(names: readonly string[]): string[] {
+  return names
+    .flatMap((n) => n.split(","))
+    .map((n) => n.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The instances one part of `--only` names: a place (`#2`) that one alone, whatever the names;
+ * else by name or URL (any spelling of one service), all that answer to it.
+ */
+function matching(list: ReturnType<typeof instancesOf>, raw: string): number[] {
+  if (/^#\d+$/.test(raw)) return list.flatMap((_, j) => (`#${j + 1}` === raw ? [j] : []));
+  return list.flatMap((i, j) => (i.name === raw || sameService(i.url, raw) === "same" ? [j] : []));
 }
 
 /**
@@ -130,11 +157,16 @@ export function instanceTargets(
   const list = instancesOf(runbook);
   const labels = list.map((i, k) => i.name ?? `#${k + 1}`);
   const out: number[] = [];
-  for (const raw of names
-    .flatMap((n) => n.split(","))
-    .map((n) => n.trim())
-    .filter(Boolean)) {
-    const k = list.findIndex((i, j) => i.name === raw || `#${j + 1}` === raw || sameService(i.url, raw) === "same");
+  for (const raw of onlyParts(names)) {
+    const all = matching(list, raw);
+    // two instances of one name, or a name spelled like another's place (lint's `instance-name`
+    // warns of both): which one is meant is not known, and a command to the wrong one splits the fleet
+    if (all.length > 1)
+      throw new UserError(
+        `--only ${raw}: ${all.length} instances answer to it (${all.map((j) => `#${j + 1}${list[j]!.name !== undefined ? ` "${list[j]!.name}"` : ""}`).join(", ")}): which one is meant is not known`,
+        { hint: "Name each by its place: #1, #2… (the order of the runbook's `instances`).", exitCode: ExitCode.usage },
+      );
+    const k = all[0] ?? -1;
     if (k < 0) {
       const near = suggest(raw, labels);
       throw new UserError(

@@ -89,3 +89,49 @@ describe("onlyAsOffered", () => {
     expect(onlyAsOffered(rb, "http://ops:pa55word@127.0.0.1:2", [2], loaded.redact)).toBe("b");
   });
 });
+
+// an outside review: a name `--only` cannot read back (a comma, spaces at its ends, another
+// instance's name, one spelled like a place) made the way on name another instance, or none; lint's
+// `instance-name` warns of them, and `--only` itself never guesses
+describe("names --only cannot read back", () => {
+  const odd = async () =>
+    (
+      await parseRunbook(
+        TEXT.replace(
+          '[{ url: "http://127.0.0.1:1", name: a }, { url: "http://127.0.0.1:2", name: b }]',
+          '[{ url: "http://127.0.0.1:1", name: "a,b" }, { url: "http://127.0.0.1:2", name: "#3" }, { url: "http://127.0.0.1:3", name: " c" }, { url: "http://127.0.0.1:4", name: d }, { url: "http://127.0.0.1:5", name: d }, { url: "http://127.0.0.1:6", name: e }]',
+        ),
+        "rb.yaml",
+        { vars: { rollback: false } },
+      )
+    ).runbook!;
+
+  it("a place is that instance alone; a name two instances share is refused, naming both", async () => {
+    const rb = await odd();
+    expect(instanceTargets(rb, ["#3"], "commit")).toEqual([2]);
+    expect(instanceTargets(rb, ["#2,e"], "commit")).toEqual([1, 5]);
+    // a name with spaces at its ends is trimmed away: no instance answers to what is left
+    expect(() => instanceTargets(rb, [" c"], "commit")).toThrow(/--only c: the runbook lists no such instance/);
+    try {
+      instanceTargets(rb, ["d"], "commit");
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toBe(
+        '--only d: 2 instances answer to it (#4 "d", #5 "d"): which one is meant is not known',
+      );
+      expect((err as { hint?: string }).hint).toBe(
+        "Name each by its place: #1, #2… (the order of the runbook's `instances`).",
+      );
+      expect((err as { exitCode?: number }).exitCode).toBe(2);
+    }
+  });
+
+  it("the way on names each by name where it reads back as that instance alone, else by place", async () => {
+    const rb = await odd();
+    const secret = "http://ops:pw@127.0.0.1:9";
+    const redact = (t: string): string => t.replace("ops:pw@", "***@");
+    const offered = onlyAsOffered(rb, secret, [0, 1, 2, 3, 4, 5], redact);
+    expect(offered).toBe("#1,#2,#3,#4,#5,e");
+    expect(instanceTargets(rb, [offered.replace(",e", "")], "commit")).toEqual([0, 1, 2, 3, 4]);
+  });
+});
