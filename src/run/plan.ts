@@ -112,10 +112,10 @@ export function onlyAsOffered(
   // a name with a comma, spaces at its ends, or another's, would name another instance, or none
   return only
     .map((k) => {
-      const name = list[k]?.name;
+      const name = list[k]!.name;
       if (name === undefined) return `#${k + 1}`;
-      const parts = onlyParts([name]);
-      const readsBack = parts.length === 1 && parts[0] === name && matching(list, name).join() === String(k);
+      // one part, itself (no comma, no spaces at its ends), naming this instance alone
+      const readsBack = onlyParts([name])[0] === name && matching(list, name).join() === String(k);
       return readsBack ? name : `#${k + 1}`;
     })
     .join(",");

@@ -126,6 +126,44 @@ describe("names --only cannot read back", () => {
     }
   });
 
+  it("a place is `#` and digits, the whole part; an empty part is none; without --from, or naming none, refused with the instances", async () => {
+    const many = (
+      await parseRunbook(
+        TEXT.replace(
+          '[{ url: "http://127.0.0.1:1", name: a }, { url: "http://127.0.0.1:2", name: b }]',
+          `[${[...Array(9).keys()].map((k) => `"http://127.0.0.1:${k + 1}"`).join(", ")}, { url: "http://127.0.0.1:10", name: "v#1" }, { url: "http://127.0.0.1:11", name: "#2a" }, { url: "http://127.0.0.1:12", name: "http://127.0.0.1:1" }]`,
+        ),
+        "rb.yaml",
+        { vars: { rollback: false } },
+      )
+    ).runbook!;
+    expect(instanceTargets(many, ["#10"], "commit")).toEqual([9]);
+    expect(instanceTargets(many, ["v#1"], "commit")).toEqual([9]);
+    expect(instanceTargets(many, ["#2a"], "commit")).toEqual([10]);
+    expect(instanceTargets(many, ["#2,"], "commit")).toEqual([1]);
+    // a name that is another instance's URL: both answer to it
+    expect(() => instanceTargets(many, ["http://127.0.0.1:1"], "commit")).toThrow(
+      '--only http://127.0.0.1:1: 2 instances answer to it (#1, #12 "http://127.0.0.1:1"): which one is meant is not known',
+    );
+    const refusal = (names: string[], from?: string): { message: string; hint?: string } => {
+      try {
+        instanceTargets(many, names, from);
+      } catch (err) {
+        return err as { message: string; hint?: string };
+      }
+      throw new Error("not refused");
+    };
+    expect(refusal(["#3"])).toMatchObject({
+      message: "--only sends a command to part of the fleet, so it goes with --from (the command's step)",
+      hint: "For example: syncbook run x.yaml --from commit --only shard-c (the other instances must already have the command).",
+    });
+    expect(refusal(["v#2"], "commit")).toMatchObject({
+      message: "--only v#2: the runbook lists no such instance (did you mean `#2`?)",
+      hint: "Instances: #1, #2, #3, #4, #5, #6, #7, #8, #9, v#1, #2a, http://127.0.0.1:1 (by name, URL or place #1, #2…)",
+    });
+    expect(refusal(["zzzzzzzz"], "commit").message).toBe("--only zzzzzzzz: the runbook lists no such instance");
+  });
+
   it("the way on names each by name where it reads back as that instance alone, else by place", async () => {
     const rb = await odd();
     const secret = "http://ops:pw@127.0.0.1:9";
