@@ -105,6 +105,16 @@ export function wayOnVarsAfter(loaded: LoadedRunbook, known: CutoverValuesKnown 
   return wayOnVars(known.decidedVars ?? [], known.cutoverValues ?? loaded);
 }
 
+/**
+ * The variables given with `--var` whose value holds a secret (journaled and printed as `***`):
+ * `wayOnVarsAfter` leaves them out, and a way on run without them is refused, so the one who reads
+ * it is told to give them again (an outside review: the `--resume` a run's end printed was refused).
+ */
+export function secretVarsLeftOut(loaded: LoadedRunbook, known: CutoverValuesKnown = {}): string[] {
+  const run = known.cutoverValues ?? loaded;
+  return (run.given ?? []).filter((name) => String(run.vars?.[name] ?? "").includes(MASK));
+}
+
 /** The runbook as a way on after this run names it (`runTarget`, `wayOnVarsAfter`). */
 export function wayOnTarget(loaded: LoadedRunbook, known: CutoverValuesKnown = {}): string {
   return runTarget(loaded, wayOnVarsAfter(loaded, known));

@@ -9,7 +9,14 @@ import { resolve } from "node:path";
 import { codeFrame, plural, shellCommand } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
 import { writesLeftSentence } from "../writes-words.js";
-import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, runTarget, wayOnVarsAfter } from "../next-run.js";
+import {
+  CALLED_OFF_RESUME,
+  RUNBOOK_CHANGED_NOTE,
+  runbookArg,
+  runTarget,
+  secretVarsLeftOut,
+  wayOnVarsAfter,
+} from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage, redactedError } from "../errors.js";
@@ -478,9 +485,11 @@ export async function execute(
     const target = runTarget(loaded, vars);
     // a way on: said, and kept for the job summary, which names the same commands (redacted as
     // said: the summary is built only from what is redacted)
+    let offered = false;
     const next = (line: string): void => {
       how.wayOn?.push(loaded.redact(line).trim());
       say(line);
+      offered = true;
     };
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
@@ -592,6 +601,12 @@ export async function execute(
           `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
         );
     }
+    // a --var holding a secret cannot be offered: without it the commands above are refused
+    const secret = secretVarsLeftOut(loaded, how.resume);
+    if (offered && secret.length)
+      next(
+        `  note: these commands leave out ${secret.map((n) => `--var ${n}`).join(", ")}, ${secret.length === 1 ? "which holds a secret" : "which hold secrets"} (shown as ***): add ${secret.length === 1 ? "it" : "them"} as this run was given ${secret.length === 1 ? "it" : "them"}, or refer to ${secret.length === 1 ? "it" : "them"} in the runbook as \${env.NAME} so that ${secret.length === 1 ? "it is" : "they are"} read from the environment`,
+      );
     return result.exitCode;
   } finally {
     off();

@@ -752,6 +752,12 @@ async function readJournalStatus(
     return { status: out };
   }
   out.warnings = [...state.warnings, ...(found.witnessWarning ? [found.witnessWarning] : [])];
+  // a --var the cutover was given that holds a secret: the commands offered leave it out (src/next-run.ts)
+  const secret = (state.given ?? []).filter((n) => String(state.vars?.[n] ?? "").includes(MASK));
+  if (secret.length)
+    out.warnings.push(
+      `the commands offered leave out ${secret.map((n) => `--var ${n}`).join(", ")}, given to the cutover with a secret (shown as ${MASK}): add ${secret.length === 1 ? "it" : "them"} as its runs were given ${secret.length === 1 ? "it" : "them"}`,
+    );
   if (state.hash !== hash) out.runbookChanged = true;
   const model = fold.view();
   if (model.notifications) out.notifications = model.notifications;

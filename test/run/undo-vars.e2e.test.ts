@@ -400,6 +400,16 @@ describe("the fleet's own --var values", () => {
     };
     expect(json.instances.map((i) => i.url)).toEqual([s.instances[0]!.url]);
     expect(json.fleetVars.read).toEqual([`fleet=${s.instances[0]!.url}`]);
+    // watch too: the page reads the cutover's fleet, and says so
+    const watch = startCli(["watch", file, "--no-notify"], { cwd: dir });
+    try {
+      await watch.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
+    } finally {
+      watch.child.kill("SIGINT");
+    }
+    expect((await watch.done).all).toContain(
+      `syncbook watch: the fleet read with the cutover's fleet=${s.instances[0]!.url}, as its journal has them`,
+    );
     // a --resume too: refused with the cutover's value before the fleet is read (read at the
     // default, the reconcile refused "the runbook's instances are not those the journal's run used"
     // with no command to run)
@@ -455,5 +465,29 @@ describe("a step's hint carries the cutover's --var values", () => {
     expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
     expect(s.control.state().writes.enabled, "the cutover's switch is on").toBe(true);
     expect(other.control.state().writes.enabled, "the other switch was never touched").toBe(true);
+  });
+});
+
+// an outside review: a --var holding a password is journaled and printed as ***, every way on
+// leaves it out, and the --resume a run's end printed was refused ("set it as that run did")
+describe("a --var that holds a secret", () => {
+  it("the run's end says its ways on leave it out, and how to give it; the password never shows", async () => {
+    const { s, dir, run } = await gateBeforeSwitch("");
+    const secret = s.verifierUrl.replace("http://", "http://ops:pa55word@");
+    const first = await run("--var", `switch=${secret}`);
+    expect(first.code, first.all).toBe(1);
+    expect(first.all).not.toContain("pa55word");
+    expect(first.all).toMatch(/resume with: syncbook run \S+ --resume/);
+    expect(first.all).toContain(
+      "note: these commands leave out --var switch, which holds a secret (shown as ***): add it as this run was given it, or refer to it in the runbook as ${env.NAME} so that it is read from the environment",
+    );
+    const status = await cli(["status", join(dir, "rb.yaml")], { cwd: dir });
+    expect(status.stdout).toContain(
+      "warning: the commands offered leave out --var switch, given to the cutover with a secret (shown as ***): add it as its runs were given it",
+    );
+    expect(status.all).not.toContain("pa55word");
+    // given again as that run had it, the --resume goes on
+    const again = await run("--resume", "--yes", "--var", `switch=${secret}`);
+    expect(again.code, again.all).toBe(0);
   });
 });
