@@ -105,9 +105,11 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
       loadRunbook(target, { env: process.env, vars }),
     );
     const rb = loaded.runbook!;
-    if (fleetVars?.read.length)
+    // said only where watch reads the fleet itself (not with --no-live)
+    const reads = opts.live !== false;
+    if (reads && fleetVars?.read.length)
       stderr(`syncbook watch: the fleet read with the cutover's ${fleetVars.read.join(", ")}, as its journal has them`);
-    if (fleetVars?.secret.length)
+    if (reads && fleetVars?.secret.length)
       stderr(
         `syncbook watch: the fleet read with the runbook's ${fleetVars.secret.join(", ")}: the cutover ran with other values, secrets its journal does not hold, so this may be another fleet than the cutover's`,
       );

@@ -410,6 +410,14 @@ describe("the fleet's own --var values", () => {
     expect((await watch.done).all).toContain(
       `syncbook watch: the fleet read with the cutover's fleet=${s.instances[0]!.url}, as its journal has them`,
     );
+    // with --no-live it reads no fleet, and says nothing of one
+    const quiet = startCli(["watch", file, "--no-notify", "--no-live"], { cwd: dir });
+    try {
+      await quiet.waitFor(/syncbook watch: http:\/\/127\.0\.0\.1:\d+\//);
+    } finally {
+      quiet.child.kill("SIGINT");
+    }
+    expect((await quiet.done).all).not.toContain("the fleet read with");
     // a --resume too: refused with the cutover's value before the fleet is read (read at the
     // default, the reconcile refused "the runbook's instances are not those the journal's run used"
     // with no command to run)
