@@ -232,6 +232,7 @@ async function runLoaded(
       ? await planAbort(loaded, dir, {
           say,
           signal,
+          allowChangedRunbook: flags.allowChangedRunbook === true,
           ...(typeof flags.abort === "string" ? { file: flags.abort } : {}),
         })
       : flags.resume

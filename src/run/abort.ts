@@ -27,6 +27,8 @@ import {
   stepToRunAgain,
   undoVarsDiffer,
   undoVarsRefusal,
+  varsChangedRefusal,
+  varsChangedSince,
 } from "./earlier.js";
 import { planSteps, type PlannedStep } from "./plan.js";
 import { runbookArg, runTarget } from "../next-run.js";
@@ -35,7 +37,13 @@ import type { ResumePlan } from "./runner.js";
 export async function planAbort(
   loaded: LoadedRunbook,
   dir: string,
-  opts: { say: (s: string) => void; signal?: AbortSignal; file?: string },
+  opts: {
+    say: (s: string) => void;
+    signal?: AbortSignal;
+    file?: string;
+    /** `--allow-changed-runbook`: the cutover's fleet moved to this run's values of its variables. */
+    allowChangedRunbook?: boolean;
+  },
 ): Promise<{ file: string; plan: ResumePlan; history: RunEvent[] }> {
   const rb = loaded.runbook;
   if (!rb) throw new UserError("not a valid runbook", { exitCode: ExitCode.usage });
@@ -78,6 +86,13 @@ export async function planAbort(
       },
     );
   const steps = planSteps(rb);
+  // the fleet's own variables, as --resume judges them: made of other values, the runner's read
+  // before the undo (unwind.ts) saw another environment's sync, RUNNING, and an undo taking the
+  // fleet's first URL (sim-writes) turned on another switch, said "writes are back on" over a
+  // fleet a commit had reached (reproduced; test/run/undo-vars.e2e.test.ts)
+  const fleetChanged = varsChangedSince(state, loaded, steps.length);
+  if (fleetChanged.length && opts.allowChangedRunbook !== true)
+    throw varsChangedRefusal(fleetChanged, state, loaded, file, "--abort");
   const reversedId = reversed ? steps[reversed.stepIndex]?.id : undefined;
   const all = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
   const open = reversed ? all.filter((h) => h.stepIndex > reversed.stepIndex) : all;

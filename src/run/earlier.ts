@@ -388,8 +388,11 @@ export interface VarChange {
 }
 
 /** `varsChangedSince`'s values in words: `switch=b (the run it continues had switch=a)`. */
-export const varsChangedText = (changed: readonly VarChange[]): string =>
-  `this run has ${changed.map((c) => `${c.name}=${c.now} (the run it continues had ${c.name}=${c.then})`).join(", ")}: the steps still to run are made of these values, not the ones the cutover ran with until now`;
+export const varsChangedText = (
+  changed: readonly VarChange[],
+  what = "the steps still to run are made of these values",
+): string =>
+  `this run has ${changed.map((c) => `${c.name}=${c.now} (the run it continues had ${c.name}=${c.then})`).join(", ")}: ${what}, not the ones the cutover ran with until now`;
 
 /** The refusal of a `--resume` whose steps still to run `varsChangedSince` finds made of other values. */
 export function varsChangedRefusal(
@@ -397,12 +400,23 @@ export function varsChangedRefusal(
   state: JournalState,
   loaded: LoadedRunbook,
   file: string,
+  /** `--abort` reads the fleet before its undo turns writes on, and the undo may be made of the fleet's URLs. */
+  how: "--resume" | "--abort" = "--resume",
 ): UserError {
   const then = valuesThen(changed, state, loaded);
-  return new UserError(`cannot resume from ${file}: ${varsChangedText(changed)}; nothing was run`, {
-    hint: `Resume with the cutover's values${then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : ""}: syncbook run ${then.target} --resume. To go on with the new values on purpose, add --allow-changed-runbook.`,
-    exitCode: ExitCode.usage,
-  });
+  const masked = then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : "";
+  return how === "--abort"
+    ? new UserError(
+        `cannot abort from ${file}: ${varsChangedText(changed, "the fleet it reads before writes go back on (and an undo that takes its URLs) is made of these values")}: that is another fleet; nothing was run`,
+        {
+          hint: `Call it off with the cutover's values${masked}: syncbook run ${then.target} --abort. Only if this cutover's fleet itself moved to the new values, add --allow-changed-runbook.`,
+          exitCode: ExitCode.usage,
+        },
+      )
+    : new UserError(`cannot resume from ${file}: ${varsChangedText(changed)}; nothing was run`, {
+        hint: `Resume with the cutover's values${masked}: syncbook run ${then.target} --resume. To go on with the new values on purpose, add --allow-changed-runbook.`,
+        exitCode: ExitCode.usage,
+      });
 }
 
 /** A `--from` run's own range as a way on repeats it: `--from`, and its `--to` and `--only` as typed (without them it went to the runbook's end on every instance). */

@@ -441,6 +441,56 @@ describe("the fleet's own --var values", () => {
     expect(s.control.counts().instances[0]!["POST /api/v1/commit"]).toBe(1);
     expect(other.control.counts().instances[0]!["POST /api/v1/commit"] ?? 0).toBe(0);
   });
+
+  // the last session's closing note ("--abort checks no fleet variables"), reproduced: an --abort
+  // typed without the cutover's --var read the default fleet (the other environment's sync,
+  // RUNNING) before turning writes on, and its undo (sim-writes on the fleet's first instance)
+  // turned on the other environment's switch, said "writes are back on", and left this
+  // cutover's stopped, over a fleet a commit had reached by hand
+  it("an --abort whose fleet would be made of another value is refused; as offered it reads the cutover's fleet, which keeps writes off", async () => {
+    const s = await fastSim({ timeScale: 100 });
+    const other = await fastSim({ timeScale: 100 });
+    made.sims.push(s, other);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const staging = join(dir, "staging.yaml");
+    writeFileSync(staging, cutoverYaml(other, { name: "staging", steps: START + READY + STOP }));
+    const staged = await cli(["run", staging, "--renderer", "simple"], { cwd: dir });
+    expect(staged.code, staged.all).toBe(0);
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      file,
+      cutoverYaml(s, { urls: ["${vars.fleet}"], steps: START + READY + STOP + DRAINED + COMMIT }).replace(
+        /^steps:\n/m,
+        `vars: { fleet: "${other.instances[0]!.url}" }\nsteps:\n`,
+      ),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--var", `fleet=${s.instances[0]!.url}`, "--to", "stop-writes");
+    expect(first.code, first.all).toBe(0);
+    expect(s.control.state().writes.enabled).toBe(false);
+    // a commit this journal does not show reaches the cutover's fleet (a person, another runner)
+    const byHand = await fetch(`${s.instances[0]!.url}/api/v1/commit`, { method: "POST", body: "{}" });
+    expect(byHand.status).toBe(200);
+    const abort = await run("--abort", "--yes");
+    expect(abort.code, abort.all).toBe(2);
+    expect(abort.all).toContain(
+      `this run has fleet=${other.instances[0]!.url} (the run it continues had fleet=${s.instances[0]!.url})`,
+    );
+    expect(other.control.state().writes.enabled, "the other environment's switch is not touched").toBe(false);
+    expect(s.control.state().writes.enabled).toBe(false);
+    const next = offered(abort.all, "--abort");
+    expect(next).toContain(`fleet=${s.instances[0]!.url}`);
+    // as offered: it reads this cutover's fleet, sees the commit, and leaves writes off
+    const again = await cli([...next, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(again.all).toMatch(/a commit has taken effect on the fleet/);
+    expect(s.control.state().writes.enabled).toBe(false);
+    expect(other.control.state().writes.enabled).toBe(false);
+    // --allow-changed-runbook says the cutover's fleet moved to the new values: read there
+    const moved = await run("--abort", "--yes", "--allow-changed-runbook");
+    expect(moved.all).not.toContain("cannot abort");
+    expect(moved.all).toContain("no commit has taken effect (sync0 is RUNNING)");
+  });
 });
 
 // an outside review: a step's own hint (a split commit's "Then `syncbook run … --resume` completes
