@@ -97,7 +97,8 @@ async function runMain(
     throw new UserError(
       "--abort runs the undos the journal still owes and nothing else: it takes none of --resume, --from, --to, --only, --step, --dry-run",
       {
-        hint: `syncbook run ${runbookArg({ file, journalDir: flags.journalDir }, ["--abort"])}`,
+        // the --var values as typed are not repeated (one may be a secret, which no output shows)
+        hint: `syncbook run ${runbookArg({ file, journalDir: flags.journalDir }, ["--abort"])}${flags.var?.length ? ", with the --var values you gave (it refuses other values than the cutover's, naming them)" : ""}`,
         exitCode: ExitCode.usage,
       },
     );

@@ -564,6 +564,12 @@ describe("--abort", () => {
     const r = await run("--abort", "--resume");
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--abort runs the undos the journal still owes and nothing else/);
+    expect(r.stderr).not.toContain("--var values you gave");
+    // typed with a --var: the hint does not repeat its value (it may be a secret), and says to give it
+    const typed = await run("--abort", "--from", "commit", "--var", "token=hunter2");
+    expect(typed.code).toBe(2);
+    expect(typed.stderr).toContain("--abort, with the --var values you gave");
+    expect(typed.stderr).not.toContain("hunter2");
   }, 30_000);
 });
 
