@@ -419,6 +419,29 @@ describe("--abort", () => {
     expect(s!.control.state().writes.enabled).toBe(true);
   }, 60_000);
 
+  // the last closing notes: an --abort over a fleet it cannot read was unit-tested only
+  it("with an instance that does not answer: writes stay stopped (a commit may have reached it), and the same --abort turns them on once it answers", async () => {
+    const { file, dir, run } = await setup(["lag-floor=4"]);
+    await killedInDrained(file, dir);
+    expect(s!.control.state().writes.enabled).toBe(false);
+    s!.control.addFault("down=1");
+    const sent = totalPosts(s!);
+    const r = await run("--abort");
+    expect(r.code, r.all).toBe(1);
+    expect(r.all).toMatch(
+      /the undo of step 3 "stop-writes" was not run, so application writes stay STOPPED: the fleet could not be read as a whole before commit \(sync1 is unreachable/,
+    );
+    expect(r.all).toMatch(/turn writes back on with: syncbook run .* --abort \(it reads the fleet again first\)/);
+    expect(s!.control.state().writes.enabled, "writes turned on over a fleet not read").toBe(false);
+    expect(totalPosts(s!), "nothing is sent to the service").toBe(sent);
+    s!.control.clearFaults();
+    const again = await run("--abort");
+    expect(again.code, again.all).toBe(0);
+    expect(again.all).toContain("writes are back on (the undo of step 3");
+    expect(s!.control.state().writes.enabled).toBe(true);
+    expect(totalPosts(s!)).toBe(sent);
+  }, 60_000);
+
   it("is refused once commit reached part of the fleet: writes stay stopped, nothing is undone (exit 1)", async () => {
     const { run } = await setup(["commit-refused@2"]);
     const first = await run();
