@@ -1,0 +1,75 @@
+/**
+ * The process watch of a hook call (src/plugin/process.ts): every process a call starts carries its
+ * token, also one its plugin starts after the call gave up at its timeout, or without waiting for
+ * it; and the storage behind it is off once nothing runs under a watch (issue 41: on Node 20 and 22
+ * it slowed every await of the write-stop window after the stop's hook).
+ */
+import { describe, expect, it } from "vitest";
+import { loadPlugins, definePlugin, runHook, stepInfo } from "../../src/plugin/index.js";
+import { HOOK_TOKEN_ENV, runProcess, withProcessWatch, workUnderWatch } from "../../src/plugin/process.js";
+import { recordingContext, tempDir } from "../support/plugin.js";
+
+const node = process.execPath;
+const printsToken = [node, "-e", `process.stdout.write(process.env.${HOOK_TOKEN_ENV} ?? "none")`];
+
+/** Runs a command that prints the token it was given; resolves to what it printed. */
+async function tokenOf(): Promise<string> {
+  const lines: string[] = [];
+  const log = {
+    debug: () => undefined,
+    info: (m: string) => void lines.push(m),
+    warn: () => undefined,
+    error: () => undefined,
+  };
+  await runProcess({ argv: printsToken, log, signal: new AbortController().signal });
+  return lines.join("\n").replace(/^stdout: /, "");
+}
+
+async function withPlugin(run: () => Promise<void>) {
+  const { registry } = await loadPlugins({ runbookFile: "/tmp/rb.yaml", entries: [], builtins: "none" });
+  registry.add(definePlugin({ name: "p", hooks: { late: run } }), { kind: "file", path: "/tmp/p.ts" });
+  const ctx = recordingContext(tempDir());
+  const info = stepInfo(1, "late", "hook", "Hook late", { hook: { use: "late" } }, ctx.redact);
+  return { registry, ctx, info };
+}
+
+describe("the process watch of a hook call", () => {
+  it("marks a process its plugin starts after the call timed out, and turns off once that work settles", async () => {
+    let seen: string | undefined;
+    let finished!: () => void;
+    const done = new Promise<void>((r) => (finished = r));
+    const { registry, ctx, info } = await withPlugin(async () => {
+      await new Promise((r) => setTimeout(r, 120));
+      seen = await tokenOf();
+      finished();
+    });
+    const spawned: number[] = [];
+    const watch = { token: "tok-1", spawned: (p: { pid: number }) => void spawned.push(p.pid) };
+    const out = await withProcessWatch(watch, () => runHook(registry, { use: "late" }, info, ctx, { timeoutMs: 20 }));
+    expect(out).toMatchObject({ ok: false, timedOut: true });
+    // the call is over, its plugin's work is not: the watch stays on
+    expect(workUnderWatch()).toBe(1);
+    await done;
+    expect(seen).toBe("tok-1");
+    expect(spawned).toHaveLength(1);
+    await new Promise((r) => setImmediate(r));
+    expect(workUnderWatch()).toBe(0);
+  });
+
+  it("marks a process the plugin does not wait for, started before its call ends", async () => {
+    let started!: Promise<string>;
+    const { registry, ctx, info } = await withPlugin(async () => {
+      started = tokenOf();
+    });
+    const watch = { token: "tok-2", spawned: () => undefined };
+    const out = await withProcessWatch(watch, () => runHook(registry, { use: "late" }, info, ctx, { timeoutMs: 5000 }));
+    expect(out).toMatchObject({ ok: true });
+    expect(workUnderWatch()).toBe(0);
+    expect(await started).toBe("tok-2");
+  });
+
+  it("outside every watch, a process carries no token", async () => {
+    expect(await tokenOf()).toBe("none");
+    expect(workUnderWatch()).toBe(0);
+  });
+});
