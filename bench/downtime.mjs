@@ -314,7 +314,16 @@ if (args[0] === "--child") {
             );
             continue;
           }
-          const ph = phasesOf(got, driver === "syncbook" ? journalEvents(journals) : []);
+          const events = driver === "syncbook" ? journalEvents(journals) : [];
+          // the phases are cut at the journal's marks: a round whose journal is gone (a folder
+          // removed under the bench) would give them no time and the first phase all of it
+          if (driver === "syncbook" && !events.some((e) => e.type === "commit.sent")) {
+            problems.push(
+              `${driver} ${n}: round ${r + 1}'s journal (${journals}) has no commit: its phases cannot be told, round left out`,
+            );
+            continue;
+          }
+          const ph = phasesOf(got, events);
           all.push(ph);
           say(
             `${driver}, ${n} instance(s), round ${r + 1}/${rounds}: window ${(t.end - t.off).toFixed(0)} ms, runner's share ${ph.share.toFixed(1)} ms (${ph.list
