@@ -128,8 +128,8 @@ export interface JournalState {
   finished?: { outcome: Outcome; committed: boolean; at: number; message?: string; aborted?: true; to?: string };
   segments: JournalSegment[];
   /**
-   * The values the cutover ran with, as the last run that could run steps (not an `--abort`) said
-   * them, and the names `--var` set (`given`): its `run.started.cutoverVars` and `cutoverGiven`
+   * The values the cutover ran with, as the last run that could run steps (not an `--abort`, but
+   * one whose fleet moved under `--allow-changed-runbook`, src/run/abort.ts) said them, and the names `--var` set (`given`): its `run.started.cutoverVars` and `cutoverGiven`
    * where it wrote them (a `--resume`, a `--from` that continues the cutover: the earlier values of
    * the variables its steps do not read kept), else its `vars` and `given`.
    */
@@ -388,8 +388,10 @@ export async function readJournalState(
         inAbort = e.abort === true;
         if (inAbort) for (const h of hooks) if (!h.undone) h.abortAfter = true;
         // an --abort runs no step: its values (often none typed) are not those the cutover's steps
-        // ran with, and taken as them, a --resume after it went on with the runbook's defaults
-        if (e.abort !== true) {
+        // ran with, and taken as them, a --resume after it went on with the runbook's defaults. One
+        // that says the cutover's (`cutoverVars`: its fleet moved, `--allow-changed-runbook`,
+        // src/run/abort.ts) makes them the cutover's from here
+        if (e.abort !== true || isObject(e.cutoverVars)) {
           runVars = isObject(e.vars) ? scalars(e.vars) : undefined;
           // the cutover's values: this run's, or, where it said them (`cutoverVars`), those its
           // steps read from this run's and the others as the cutover ran with them until now

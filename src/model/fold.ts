@@ -102,7 +102,7 @@ export class CutoverFold {
   readonly #states = new Map<number, string>();
   #started: RunEventOf<"run.started"> | undefined;
   /**
-   * The last run that could run steps (not an `--abort`): its values are the cutover's, as
+   * The last run that could run steps (not an `--abort`, but one whose fleet moved): its values are the cutover's, as
    * src/journal/state.ts reads them. An `--abort`'s (often none typed) made the page offer a
    * `--resume` without the cutover's `--var`, which was refused (an outside review).
    */
@@ -581,7 +581,8 @@ export class CutoverFold {
         });
     }
     this.#started = e;
-    if (e.abort !== true) this.#valuesStarted = e;
+    // an --abort's values are the cutover's only where it says so (its fleet moved: src/run/abort.ts)
+    if (e.abort !== true || e.cutoverVars !== undefined) this.#valuesStarted = e;
     this.#firstStarted ??= e;
     if (e.mode !== "resume") {
       // a run that is not a --resume counts nothing of the cutover's runs before it but what it

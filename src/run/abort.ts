@@ -16,6 +16,7 @@ import { instancesOf } from "../runbook/types.js";
 import { shellCommand } from "../text.js";
 import {
   currentSyncCommit,
+  cutoverValuesFrom,
   cutoverVars,
   lastReverse,
   earlierCommitOnFleet,
@@ -29,9 +30,10 @@ import {
   undoVarsRefusal,
   varsChangedRefusal,
   varsChangedSince,
+  whenVars,
 } from "./earlier.js";
 import { planSteps, type PlannedStep } from "./plan.js";
-import { runbookArg, runTarget } from "../next-run.js";
+import { runbookArg, runTarget, wayOnTarget } from "../next-run.js";
 import type { ResumePlan } from "./runner.js";
 
 export async function planAbort(
@@ -93,12 +95,21 @@ export async function planAbort(
   const fleetChanged = varsChangedSince(state, loaded, steps.length);
   if (fleetChanged.length && opts.allowChangedRunbook !== true)
     throw varsChangedRefusal(fleetChanged, state, loaded, file, "--abort");
+  // allowed, the cutover's fleet is the new one from here: journaled as the cutover's values
+  // (`run.started.cutoverVars`), which status and every way on read. Not, an abort whose undo failed
+  // left the old values the cutover's, and its end and status offered `--abort` with them: accepted,
+  // it read the old fleet (RUNNING), and turned writes on while a commit had reached the new one
+  // (an outside review; test/run/undo-vars.e2e.test.ts)
+  const moved = fleetChanged.length ? cutoverValuesFrom(state, loaded, steps.length) : undefined;
+  const known = moved
+    ? { decidedVars: whenVars(state, loaded), cutoverValues: moved }
+    : { decidedVars: cutoverVars(state, loaded) };
   const reversedId = reversed ? steps[reversed.stepIndex]?.id : undefined;
   const all = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
   const open = reversed ? all.filter((h) => h.stepIndex > reversed.stepIndex) : all;
   // the undo that turns writes on, and an earlier cutover's commit the fleet read cannot see
   const stop = open.map((h) => steps[h.stepIndex]).find((st) => st?.bound.opensWriteStop);
-  if (stop) await refuseEarlierCommit(loaded, dir, file, stop, target);
+  if (stop) await refuseEarlierCommit(loaded, dir, file, stop, wayOnTarget(loaded, known));
   // an undo is made from the runbook with this run's --var values: with others than its hook ran
   // with, it would turn on another switch and leave the stop standing, said undone
   const differ = undoVarsDiffer(open, loaded);
@@ -140,7 +151,7 @@ export async function planAbort(
       },
       undoSteps: open.map((h) => h.stepIndex),
       // the way on after it carries the values the cutover's steps ran with, not this run's (often none)
-      decidedVars: cutoverVars(state, loaded),
+      ...known,
     },
   };
 }

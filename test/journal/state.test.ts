@@ -402,12 +402,18 @@ describe("readJournalState", () => {
       traitsOf,
     );
     expect(own.given).toEqual(["lag"]);
-    // an --abort's cutoverVars change nothing either
+    // an --abort writes cutoverVars only when the cutover's fleet moved (--allow-changed-runbook,
+    // src/run/abort.ts): they are the cutover's from there, or a way on with the old ones read the
+    // old fleet and turned writes on over a commit on the new one (an outside review)
     const aborted = await readJournalState(
-      journalOf([first, { ...later, abort: true, cutoverVars: { switch: "http://z" } }] as RunEvent[]),
+      journalOf([
+        first,
+        { ...later, abort: true, cutoverVars: { switch: "http://z" }, cutoverGiven: ["switch"] },
+      ] as RunEvent[]),
       traitsOf,
     );
-    expect(aborted.vars).toEqual({ switch: "http://a" });
+    expect(aborted.vars).toEqual({ switch: "http://z" });
+    expect(aborted.given).toEqual(["switch"]);
   });
 
   it("an undo of stopWrites that failed or was cut off still means writes may be flowing (never 'writes stopped' on resume)", async () => {

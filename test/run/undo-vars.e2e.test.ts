@@ -11,8 +11,16 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanedUpAfterAll, failingHook, fastSim, tempDir } from "../support/crash-harness.js";
+import {
+  cleanedUpAfterAll,
+  failingHook,
+  failTimesArgv,
+  fastSim,
+  tempDir,
+  WRITE_SWITCH,
+} from "../support/crash-harness.js";
 import { cutoverYaml, DRAINED, READY, START, STOP, COMMIT, COMMITTED } from "../support/crash-harness.js";
+import { shellCommand } from "../../src/text.js";
 import { cli, startCli } from "../support/run.js";
 
 const made = cleanedUpAfterAll();
@@ -490,6 +498,62 @@ describe("the fleet's own --var values", () => {
     const moved = await run("--abort", "--yes", "--allow-changed-runbook");
     expect(moved.all).not.toContain("cannot abort");
     expect(moved.all).toContain("no commit has taken effect (sync0 is RUNNING)");
+  });
+
+  // an outside review (helper 85): an --abort with --allow-changed-runbook whose undo failed did not
+  // record the fleet it moved to. Its end and status offered `--abort --var fleet=<the old fleet>`,
+  // which was accepted, read the old fleet (RUNNING, no commit) and turned writes on while the new
+  // fleet had been committed by hand
+  it("an --abort with --allow-changed-runbook whose undo fails leaves the new fleet the cutover's: the way on reads it, and sees a commit there", async () => {
+    const s = await fastSim({ timeScale: 100 });
+    const n = await fastSim({ timeScale: 100 });
+    const other = await fastSim({ timeScale: 100 });
+    made.sims.push(s, n, other);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    // the new fleet runs a sync its own runbook started, and could be committed
+    const staging = join(dir, "staging.yaml");
+    writeFileSync(staging, cutoverYaml(n, { name: "staging", steps: START + READY }));
+    const staged = await cli(["run", staging, "--renderer", "simple"], { cwd: dir });
+    expect(staged.code, staged.all).toBe(0);
+    // the application's switch, whose undo fails once
+    writeFileSync(join(dir, "writes.mjs"), WRITE_SWITCH);
+    const on = [process.execPath, join(dir, "writes.mjs"), s.verifierUrl, "on", "0"];
+    const undoOnce = [failTimesArgv(dir, "undo", 1), on].map(shellCommand).join(" && ");
+    const stop = `  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${s.verifierUrl}" }, undo: { use: shell, with: { command: ["sh", "-c", ${JSON.stringify(undoOnce)}] } } } }\n`;
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      file,
+      cutoverYaml(s, { urls: ["${vars.fleet}"], steps: START + READY + stop + DRAINED + COMMIT }).replace(
+        /^steps:\n/m,
+        `vars: { fleet: "${other.instances[0]!.url}" }\nsteps:\n`,
+      ),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--var", `fleet=${s.instances[0]!.url}`, "--to", "stop-writes");
+    expect(first.code, first.all).toBe(0);
+    expect(s.control.state().writes.enabled).toBe(false);
+    // the cutover's fleet moved: called off there, and its undo fails
+    const moved = await run("--abort", "--yes", "--allow-changed-runbook", "--var", `fleet=${n.instances[0]!.url}`);
+    expect(moved.code, moved.all).toBe(1);
+    expect(s.control.state().writes.enabled).toBe(false);
+    // a commit reaches the new fleet by hand
+    const byHand = await fetch(`${n.instances[0]!.url}/api/v1/commit`, { method: "POST", body: "{}" });
+    expect(byHand.status).toBe(200);
+    // the ways on, the run's end and status's, carry the new fleet
+    const next = offered(moved.all, "--abort");
+    expect(next, moved.all).toContain(`fleet=${n.instances[0]!.url}`);
+    const status = await cli(["status", file], { cwd: dir });
+    expect(status.stdout).toContain(`fleet: read with the cutover's fleet=${n.instances[0]!.url}`);
+    expect(status.stdout).toContain(`syncbook run ${file} --abort --var fleet=${n.instances[0]!.url}\n`);
+    // the old fleet's values are another fleet now
+    const old = await run("--abort", "--yes", "--var", `fleet=${s.instances[0]!.url}`);
+    expect(old.code, old.all).toBe(2);
+    expect(s.control.state().writes.enabled).toBe(false);
+    // as offered: it reads the new fleet, sees the commit, and keeps writes off
+    const again = await cli([...next, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(again.all).toMatch(/a commit has taken effect on the fleet/);
+    expect(s.control.state().writes.enabled).toBe(false);
   });
 });
 

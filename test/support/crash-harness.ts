@@ -412,9 +412,14 @@ const done = existsSync(mark) ? Number(readFileSync(mark, "utf8")) : 0;
 if (done < Number(n)) { writeFileSync(mark, String(done + 1)); console.error("not yet"); process.exit(1); }
 `;
 
+/** The command that fails its first `times` runs under the name `id`, then passes (its script written in `dir`). */
+export function failTimesArgv(dir: string, id: string, times: number): string[] {
+  writeFileSync(join(dir, "fail-times.mjs"), FAIL_TIMES);
+  return [process.execPath, join(dir, "fail-times.mjs"), join(dir, `${id}.failed`), String(times)];
+}
+
 /** A hook step `id` that fails its first `times` runs, then passes (its script written in `dir`). */
 export function failingHook(dir: string, id: string, times: number): string {
-  writeFileSync(join(dir, "fail-times.mjs"), FAIL_TIMES);
-  const argv = [process.execPath, join(dir, "fail-times.mjs"), join(dir, `${id}.failed`), String(times)];
+  const argv = failTimesArgv(dir, id, times);
   return `  - { id: ${id}, hook: { use: shell, with: { command: [${argv.map((a) => JSON.stringify(a)).join(", ")}] } } }\n`;
 }

@@ -790,6 +790,16 @@ describe("the way on carries the --var values its runs decided their `when`s wit
       finished(400),
     ]);
     expect(aborted.givenVars).toEqual(["switch=http://live", "rollback=false"]);
+    // unless it says the cutover's: its fleet moved under --allow-changed-runbook (src/run/abort.ts),
+    // and a way on with the old values read the old fleet before turning writes on (an outside review)
+    const moved = modelOf([
+      started(0, given),
+      ...ran(100, 0),
+      finished(200),
+      started(300, { abort: true, cutoverVars: { ...given.vars, switch: "http://new" }, cutoverGiven: ["switch"] }),
+      finished(400),
+    ]);
+    expect(moved.givenVars).toEqual(["switch=http://new"]);
   });
 
   it("a variable the steps tell both ways of is left out: no value is right for both; steps without a `when` variable tell nothing", () => {
