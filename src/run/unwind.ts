@@ -327,14 +327,17 @@ function writesKeptOff(
   verdict: Extract<WritesOnVerdict, { ok: false }> & { earlier?: true },
   stop: { index: number; id: string },
 ): WritesKeptOff {
+  // status reads the cutover's values from its journal; a run takes them as typed: with the
+  // runbook alone, the --abort and --resume offered of a --var fleet were refused (an outside review)
   const named = runbookArg(run.loaded);
+  const target = run.target;
   const step = `step ${stop.index + 1} "${stop.id}"`;
   // an earlier cutover's commit, which no fleet read can rule out while it is held in its round
   if (verdict.earlier)
     return {
       committed: false,
       reason: `the undo of ${step} was not run, so application writes stay STOPPED: ${verdict.reason}`,
-      hint: `Do not turn the source's writes back on while that commit may take effect. See the fleet: syncbook status ${named}. Then: syncbook run ${named} --abort: it reads that cutover's journal again, and refused while the commit may still take effect it names the command that finishes it (its instances that did not take it); if the sync was set back by hand since, no instance holds it: turn the application's writes back on by hand.`,
+      hint: `Do not turn the source's writes back on while that commit may take effect. See the fleet: syncbook status ${named}. Then: syncbook run ${target} --abort: it reads that cutover's journal again, and refused while the commit may still take effect it names the command that finishes it (its instances that did not take it); if the sync was set back by hand since, no instance holds it: turn the application's writes back on by hand.`,
     };
   if (verdict.committed)
     return {
@@ -345,7 +348,7 @@ function writesKeptOff(
   return {
     committed: false,
     reason: `the undo of ${step} was not run, so application writes stay STOPPED: the fleet could not be read as a whole before commit (${verdict.reason}), and a commit may have reached it outside this run`,
-    hint: `Once every instance answers (syncbook status ${named}), and if none is COMMITTING or COMMITTED, turn writes back on with: syncbook run ${named} --abort (it reads the fleet again first); or go on with the cutover: syncbook run ${named} --resume.`,
+    hint: `Once every instance answers (syncbook status ${named}), and if none is COMMITTING or COMMITTED, turn writes back on with: syncbook run ${target} --abort (it reads the fleet again first); or go on with the cutover: syncbook run ${target} --resume.`,
   };
 }
 

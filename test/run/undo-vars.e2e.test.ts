@@ -19,7 +19,7 @@ import {
   tempDir,
   WRITE_SWITCH,
 } from "../support/crash-harness.js";
-import { cutoverYaml, DRAINED, READY, START, STOP, COMMIT, COMMITTED } from "../support/crash-harness.js";
+import { cutoverYaml, DRAINED, READY, START, STOP, COMMIT, COMMITTED, stopVia } from "../support/crash-harness.js";
 import { shellCommand } from "../../src/text.js";
 import { cli, startCli } from "../support/run.js";
 
@@ -554,6 +554,45 @@ describe("the fleet's own --var values", () => {
     const again = await cli([...next, "--yes", "--renderer", "simple"], { cwd: dir });
     expect(again.all).toMatch(/a commit has taken effect on the fleet/);
     expect(s.control.state().writes.enabled).toBe(false);
+  });
+  // an outside review (helper 85): the hint of an --abort that could not read the fleet named the
+  // runbook alone; of a --var fleet, its --abort and --resume as printed were refused (exit 2)
+  it("an --abort that cannot read a --var fleet keeps writes off; its hint carries the fleet's value, and as printed turns writes on once the fleet answers", async () => {
+    const s = await fastSim({ timeScale: 100 });
+    const other = await fastSim({ timeScale: 100 });
+    made.sims.push(s, other);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      file,
+      cutoverYaml(s, {
+        urls: ["${vars.fleet}"],
+        steps: START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT,
+      }).replace(/^steps:\n/m, `vars: { fleet: "${other.instances[0]!.url}" }\nsteps:\n`),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--var", `fleet=${s.instances[0]!.url}`, "--to", "stop-writes");
+    expect(first.code, first.all).toBe(0);
+    s.control.addFault("down=0");
+    const abort = await run("--abort", "--yes", "--var", `fleet=${s.instances[0]!.url}`);
+    expect(abort.code, abort.all).toBe(1);
+    expect(abort.all).toContain("the fleet could not be read as a whole before commit");
+    expect(s.control.state().writes.enabled).toBe(false);
+    const hint =
+      /turn writes back on with: syncbook (run .*?) \(it reads the fleet again first\); or go on with the cutover: syncbook (run .*?)\.\n/.exec(
+        abort.all,
+      );
+    expect(hint, abort.all).not.toBeNull();
+    const [again, resume] = [argvOf(hint![1]!), argvOf(hint![2]!)];
+    expect(again).toContain(`fleet=${s.instances[0]!.url}`);
+    expect(resume).toContain(`fleet=${s.instances[0]!.url}`);
+    expect(resume.at(-1)).toBe("--resume");
+    s.control.clearFaults();
+    const on = await cli([...again, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(on.code, on.all).toBe(0);
+    expect(on.all).toContain("writes are back on (the undo of step 3");
+    expect(s.control.state().writes.enabled).toBe(true);
   });
 });
 
