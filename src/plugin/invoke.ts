@@ -24,7 +24,6 @@ import { describeNotification, severityOf } from "./events.js";
 import { checkOptions } from "./options.js";
 import type { PluginRegistry } from "./registry.js";
 import { createLogger, errorText, ownTimeout, withTimeout, type LogSink } from "./util.js";
-import { heldUnderWatch } from "./process.js";
 import { errorMessage } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 
@@ -196,7 +195,7 @@ async function invoke(
           mode: ctx.mode ?? "run",
           fleet: ctx.fleet?.() ?? [],
         };
-        return heldUnderWatch(Promise.resolve(target.run(hctx)));
+        return target.run(hctx);
       },
       opts.timeoutMs,
       opts.signal,
@@ -293,7 +292,7 @@ export function undoFor(
       run: async (outer) => {
         const started = performance.now();
         try {
-          await withTimeout((signal) => heldUnderWatch(Promise.resolve(undo(signal))), timeoutMs, outer);
+          await withTimeout((signal) => undo(signal), timeoutMs, outer);
           return { ok: true, durationMs: Math.round(performance.now() - started) };
         } catch (err) {
           const timedOut = ownTimeout(err, outer);

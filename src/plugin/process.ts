@@ -82,46 +82,17 @@ export interface ProcessWatch {
 }
 
 const watching = new AsyncLocalStorage<ProcessWatch>();
-/** Hook calls under a watch, and plugin work started under one (`heldUnderWatch`), not settled yet. */
-let underWatch = 0;
-const release = (): void => {
-  if (--underWatch === 0) watching.disable();
-};
 
 /**
  * Runs `fn` (a hook call) with every process it starts through `runProcess` marked and reported to
- * `watch`. Once used, an AsyncLocalStorage keeps async hooks on for every promise of the process
- * on Node 20 and 22 (from 24 it rides on the async context frame): the run's reads and commands
- * after the write stop's hook, the whole write-stop window, were awaited about twice as slowly (a
- * loop of awaits: 27 ms, 58 to 69 ms after one `run`, 15 ms once disabled; Node 24: 15 ms either
- * way). So the storage is disabled whenever nothing runs under a watch: neither a call nor a
- * plugin's own work started in one (`heldUnderWatch`: a hook that outlives its call's timeout may
- * still start processes, marked as before), and `run` enables it again (issue 41).
+ * `watch`, however late: after its call settled or timed out, from a timer or from work the plugin
+ * did not await. The storage stays on for the process's life. Turning it off while no call ran
+ * (1a92d23, to spare the write-stop window the cost async hooks put on every await on Node 20 and
+ * 22) left such a process unmarked: no token, no journal line, and `--resume` could not find it
+ * (src/run/orphans.ts) while it might still turn writes on (an outside review). Safety first.
  */
 export function withProcessWatch<T>(watch: ProcessWatch, fn: () => Promise<T>): Promise<T> {
-  underWatch++;
-  let call: Promise<T>;
-  try {
-    call = watching.run(watch, fn);
-  } catch (err) {
-    release();
-    throw err;
-  }
-  return call.finally(release);
-}
-
-/** How many calls and plugin works run under a watch now (0: the storage is off). */
-export const workUnderWatch = (): number => underWatch;
-
-/**
- * A plugin's own promise (a hook's run, an undo it returned), started under a watch: the watch
- * stays on until it settles, whatever the timeout its call gave up at. Outside a watch, as is.
- */
-export function heldUnderWatch<T>(work: Promise<T>): Promise<T> {
-  if (watching.getStore() === undefined) return work;
-  underWatch++;
-  work.then(release, release);
-  return work;
+  return watching.run(watch, fn);
 }
 
 /** The name of an abort reason that means "syncbook is exiting now": the command's group is killed at once (SIGKILL). */
@@ -155,8 +126,7 @@ function lineRedactor(redact: ((text: string) => string) | undefined): ((line: s
 export { shellCommand } from "../text.js";
 
 export async function runProcess(call: ProcessCall): Promise<ProcessResult> {
-  // read before the first await: a call's process is marked even when its plugin does not wait
-  // for it and the call ends first (the watch is off once nothing runs under it)
+  // the call's watch, read before the first await
   const watch = watching.getStore();
   // loaded here, not at the top: `syncbook lint` imports the shell plugin to check its options
   // and must not pay for child_process, net and readline
