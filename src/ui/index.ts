@@ -8,7 +8,7 @@
  */
 import pc from "picocolors";
 import type { RunEvent, RunListener } from "../events.js";
-import { ListrUi } from "./listr.js";
+import { ListrUi, afterQueuedImmediates } from "./listr.js";
 import { createPrompter, directPromptHost } from "./prompts.js";
 import type { InputStream, PromptHost, Prompter } from "./prompts.js";
 import { SimpleUi } from "./simple.js";
@@ -126,9 +126,11 @@ export function createUi(opts: UiOptions): Ui {
     close = () => ui.close();
     toldAbove = (m) => ui.model.toldAbove(m);
     model = ui.model;
-    // shown as a log line of the running step, through the same path as runner logs
-    onAutoAnswer = (message) =>
-      handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+    // shown as a log line of the running step, through the same path as runner logs (queued
+    // behind the events not drawn yet)
+    onAutoAnswer = (message) => {
+      void listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+    };
   } else if (opts.renderer === "simple") {
     const ui = new SimpleUi({ write, colors, ...(opts.readiness ? { readiness: opts.readiness } : {}) });
     const direct = directPromptHost(input, out);
@@ -169,7 +171,7 @@ export function createUi(opts: UiOptions): Ui {
   if (opts.earlier?.length) model?.seedWindow(opts.earlier);
 
   let broken = false;
-  const listener: RunListener = (e) => {
+  const deliver = (e: RunEvent): void => {
     if (broken) return;
     try {
       handle(e);
@@ -179,14 +181,52 @@ export function createUi(opts: UiOptions): Ui {
       write(`syncbook: the ${opts.renderer} renderer failed and stopped drawing: ${errorMessage(err)}\n`);
     }
   };
+  // The live view takes its events once the runner's turn yields, after the immediates queued
+  // in it (undici writes a dispatched request from one: `afterQueuedImmediates`), not inside it:
+  // its work on one (the terminal's sanitizing, its model's fold, about 40 µs) then overlaps the
+  // service's answering, and inside the write-stop window the runner's reads, checks and the
+  // commit's first byte come first (issue 41: 64 events a fleet read, two reads before the
+  // commit). Its frames were drawn so already. Events keep their order, and whatever reads the
+  // view (a prompt, `toldAbove`, `writesLeftStopped`, its end) catches it up first. The other
+  // renderers write lines a pipe or a program reads: they take each event as it comes.
+  let queued: RunEvent[] = [];
+  let due = false;
+  const catchUp = (): void => {
+    due = false;
+    const events = queued;
+    queued = [];
+    for (const e of events) deliver(e);
+  };
+  const listener: RunListener =
+    opts.renderer === "default"
+      ? (e) => {
+          if (broken) return;
+          queued.push(e);
+          if (!due) {
+            due = true;
+            afterQueuedImmediates(catchUp, 0);
+          }
+        }
+      : deliver;
+  const caughtUp =
+    <A extends unknown[], R>(f: (...args: A) => R) =>
+    (...args: A): R => {
+      catchUp();
+      return f(...args);
+    };
 
   return {
     listener,
-    prompt: createPrompter({ input, ...(opts.yes !== undefined ? { yes: opts.yes } : {}), host, onAutoAnswer }),
-    close,
-    line,
-    toldAbove: (m) => (broken ? undefined : toldAbove(m)),
+    prompt: createPrompter({
+      input,
+      ...(opts.yes !== undefined ? { yes: opts.yes } : {}),
+      host: caughtUp(host),
+      onAutoAnswer,
+    }),
+    close: caughtUp(close),
+    line: caughtUp(line),
+    toldAbove: caughtUp((m) => (broken ? undefined : toldAbove(m))),
     showsEnd: opts.renderer === "default" || opts.renderer === "simple",
-    writesLeftStopped: () => model?.writesLeftStopped(),
+    writesLeftStopped: caughtUp(() => model?.writesLeftStopped()),
   };
 }

@@ -289,6 +289,79 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(tail).toContain("do by hand what it does");
   });
 
+  // issue 41: the live view's work on an event (the terminal's sanitizing, its model's fold) ran
+  // inside the runner's turn, 64 events a fleet read, two fleet reads between the drain and the
+  // commit's first byte; it now runs once that turn yields, and catches up before it is read
+  it("takes each event once the runner's turn yields, in order, and catches up before it is read", async () => {
+    const apply = vi.spyOn(UiModel.prototype, "apply");
+    try {
+      const ui = createUi({ renderer: "default", out: new FakeStream(true), color: false });
+      const b = new EventBuilder();
+      const events = [
+        b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+        b.emit("step.started", STEPS[4]!),
+        b.emit("step.finished", { index: 4, id: "confirm", outcome: "failed", durationMs: 3 }),
+        b.emit("hook.started", { index: 3, id: "stop-writes", use: "shell", undo: true }),
+        b.emit("hook.finished", {
+          index: 3,
+          id: "stop-writes",
+          use: "shell",
+          undo: true,
+          ok: false,
+          error: "exited with code 3",
+          durationMs: 10,
+        }),
+      ];
+      for (const e of events) void ui.listener(e);
+      // nothing of it inside the runner's turn
+      expect(apply).not.toHaveBeenCalled();
+      // nor before the immediates queued in it (undici's writes of the requests dispatched)
+      let undiciWrote = -1;
+      setImmediate(() => (undiciWrote = apply.mock.calls.length));
+      await tick();
+      expect(undiciWrote).toBe(0);
+      expect(apply.mock.calls.map(([e]) => e.seq)).toEqual(events.map((e) => e.seq));
+
+      // read in the same turn as the events it must know of: it catches up first
+      apply.mockClear();
+      const ui2 = createUi({ renderer: "default", out: new FakeStream(true), color: false });
+      for (const e of events) void ui2.listener(e);
+      expect(ui2.writesLeftStopped()).toMatchObject({ number: 4, id: "stop-writes", error: "exited with code 3" });
+      expect(apply).toHaveBeenCalledTimes(events.length);
+      void ui2.listener(b.emit("run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 50 }));
+      await ui2.close();
+      expect(apply).toHaveBeenCalledTimes(events.length + 1);
+      await ui.close();
+    } finally {
+      apply.mockRestore();
+    }
+  });
+
+  it("a question asked in the same turn as its step's start is drawn in that step's task", async () => {
+    const out = new FakeStream(true);
+    const ui = createUi({ renderer: "default", out, color: false, input: fakeKeyboard() });
+    const b = new EventBuilder();
+    void ui.listener(
+      b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
+    );
+    void ui.listener(b.emit("step.started", STEPS[4]!));
+    const ac = new AbortController();
+    const answer = ui.prompt.confirm("Point of no return: commit?", ac.signal);
+    await frame();
+    const shown = out.plain;
+    ac.abort();
+    await expect(answer).rejects.toMatchObject({ name: "AbortError" });
+    void ui.listener(
+      b.emit("run.finished", { outcome: "interrupted", exitCode: 130, committed: false, durationMs: 5 }),
+    );
+    await ui.close();
+    // the frame the question is drawn under shows its step running, not waiting to start
+    const frameOfQuestion = shown.slice(0, shown.lastIndexOf("? Point of no return: commit?"));
+    const task = frameOfQuestion.slice(frameOfQuestion.lastIndexOf("Point of no return (confirm)") - 2);
+    expect(task.startsWith("◼")).toBe(false);
+    expect(task).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Point of no return \(confirm\)/);
+  });
+
   // issue 39, point 8: --abort runs no step; a step an earlier run ran is not "not run"
   it("an --abort run marks its steps as not run by --abort, never plainly not run", async () => {
     const out = new FakeStream(true);
