@@ -58,8 +58,34 @@ export async function planAbort(
   const over = state.finished?.outcome === "ok" && state.finished.to === undefined;
   // a step after the commit that failed and the run went past (a verify): the way on is --from it
   const again = stepToRunAgain(state, rb);
-  // the runbook as the way on names it, with the --var values its runs decided their `when`s with
+  const steps = planSteps(rb);
+  // the fleet's own variables, as --resume judges them: made of other values, the runner's read
+  // before the undo (unwind.ts) saw another environment's sync, RUNNING, and an undo taking the
+  // fleet's first URL (sim-writes) turned on another switch, said "writes are back on" over a
+  // fleet a commit had reached (reproduced; test/run/undo-vars.e2e.test.ts)
+  const fleetChanged = varsChangedSince(state, loaded, steps.length);
+  // allowed, the cutover's fleet is the new one from here: journaled as the cutover's values
+  // (`run.started.cutoverVars`), which status and every way on read. Not, an abort whose undo failed
+  // left the old values the cutover's, and its end and status offered `--abort` with them: accepted,
+  // it read the old fleet (RUNNING), and turned writes on while a commit had reached the new one
+  // (an outside review; test/run/undo-vars.e2e.test.ts)
+  const moved =
+    fleetChanged.length && opts.allowChangedRunbook === true
+      ? cutoverValuesFrom(state, loaded, steps.length)
+      : undefined;
+  const known = moved
+    ? { decidedVars: whenVars(state, loaded), cutoverValues: moved }
+    : { decidedVars: cutoverVars(state, loaded) };
+  // the runbook as the way on names it, with the --var values its runs decided their `when`s with:
+  // where a reverse or a commit went (the refusals just below), whatever this run was given
   const target = runTarget(loaded, cutoverVars(state, loaded));
+  const sentWith = fleetChanged.length
+    ? ` It names the --var values the cutover's runs sent with; this run's (${fleetChanged.map((c) => `${c.name}=${c.now}`).join(", ")}) make another fleet, which the journal shows nothing was sent to.`
+    : "";
+  // an abort's own way on after a move: the new values and the flag that takes them (a refusal
+  // journals nothing, and a way on with the journal's values read the old fleet, where a commit on
+  // the new one is not seen: an outside review)
+  const abortTarget = moved ? `${wayOnTarget(loaded, known)} --allow-changed-runbook` : wayOnTarget(loaded, known);
   const back = reversed ? "" : " Going back to the source after a commit is a reverse, not an abort.";
   // a reverse that may have reached the fleet and whose step did not end (its runner killed with it
   // on its way): which sync runs now only the fleet can say; the commit below may be the sync's
@@ -70,7 +96,7 @@ export async function planAbort(
     throw new UserError(
       `cannot abort from ${file}: a reverse (step ${doubt + 1} "${state.steps[doubt]?.id ?? "?"}") may have reached the fleet and its step did not end ok, after the fleet was committed: --abort reads no fleet, so it cannot tell which sync runs now, and after a commit nothing is undone`,
       {
-        hint: `See the fleet: syncbook status ${runbookArg(loaded)}. To go on: syncbook run ${target} --resume (it reads the fleet and adopts the reverse it shows; then the reversed sync's undos are --abort's again, before its own commit).`,
+        hint: `See the fleet: syncbook status ${runbookArg(loaded)}. To go on: syncbook run ${target} --resume (it reads the fleet and adopts the reverse it shows; then the reversed sync's undos are --abort's again, before its own commit).${sentWith}`,
         exitCode: ExitCode.failed,
       },
     );
@@ -81,39 +107,24 @@ export async function planAbort(
         // a finished run has nothing for --resume to finish (it answers "nothing to resume")
         hint: over
           ? again
-            ? `The cutover's last run finished ok, past step ${again.index + 1} ${again.id}, which failed: run it again in this cutover with: syncbook run ${target} --from ${again.id}.${back}`
+            ? `The cutover's last run finished ok, past step ${again.index + 1} ${again.id}, which failed: run it again in this cutover with: syncbook run ${target} --from ${again.id}.${back}${sentWith}`
             : `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${runbookArg(loaded)}.${back}`
-          : `Finish the cutover: syncbook run ${target} --resume (it completes a commit part of the fleet refused).${back}`,
+          : `Finish the cutover: syncbook run ${target} --resume (it completes a commit part of the fleet refused).${back}${sentWith}`,
         exitCode: ExitCode.failed,
       },
     );
-  const steps = planSteps(rb);
-  // the fleet's own variables, as --resume judges them: made of other values, the runner's read
-  // before the undo (unwind.ts) saw another environment's sync, RUNNING, and an undo taking the
-  // fleet's first URL (sim-writes) turned on another switch, said "writes are back on" over a
-  // fleet a commit had reached (reproduced; test/run/undo-vars.e2e.test.ts)
-  const fleetChanged = varsChangedSince(state, loaded, steps.length);
-  if (fleetChanged.length && opts.allowChangedRunbook !== true)
-    throw varsChangedRefusal(fleetChanged, state, loaded, file, "--abort");
-  // allowed, the cutover's fleet is the new one from here: journaled as the cutover's values
-  // (`run.started.cutoverVars`), which status and every way on read. Not, an abort whose undo failed
-  // left the old values the cutover's, and its end and status offered `--abort` with them: accepted,
-  // it read the old fleet (RUNNING), and turned writes on while a commit had reached the new one
-  // (an outside review; test/run/undo-vars.e2e.test.ts)
-  const moved = fleetChanged.length ? cutoverValuesFrom(state, loaded, steps.length) : undefined;
-  const known = moved
-    ? { decidedVars: whenVars(state, loaded), cutoverValues: moved }
-    : { decidedVars: cutoverVars(state, loaded) };
+  if (fleetChanged.length && !moved) throw varsChangedRefusal(fleetChanged, state, loaded, file, "--abort");
   const reversedId = reversed ? steps[reversed.stepIndex]?.id : undefined;
   const all = openHooks(state).sort((a, b) => a.stepIndex - b.stepIndex);
   const open = reversed ? all.filter((h) => h.stepIndex > reversed.stepIndex) : all;
   // the undo that turns writes on, and an earlier cutover's commit the fleet read cannot see
   const stop = open.map((h) => steps[h.stepIndex]).find((st) => st?.bound.opensWriteStop);
-  if (stop) await refuseEarlierCommit(loaded, dir, file, stop, wayOnTarget(loaded, known));
+  if (stop) await refuseEarlierCommit(loaded, dir, file, stop, abortTarget);
   // an undo is made from the runbook with this run's --var values: with others than its hook ran
   // with, it would turn on another switch and leave the stop standing, said undone
   const differ = undoVarsDiffer(open, loaded);
-  if (differ.length) throw undoVarsRefusal(differ, state, loaded, `abort from ${file}`, "--abort");
+  if (differ.length)
+    throw undoVarsRefusal(differ, state, loaded, `abort from ${file}`, "--abort", moved ? known : undefined);
   if (open.length < all.length)
     opts.say(
       `abort: ${all

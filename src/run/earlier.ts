@@ -28,7 +28,15 @@ import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import { varNamesIn, whenVariable } from "../runbook/interpolate.js";
 import { MASK } from "../redact.js";
 import { plural, shellCommand } from "../text.js";
-import { decidedVars, runbookArg, runTarget, wayOnTarget, wayOnVars } from "../next-run.js";
+import {
+  decidedVars,
+  runbookArg,
+  runTarget,
+  wayOnTarget,
+  wayOnVars,
+  wayOnVarsAfter,
+  type CutoverValuesKnown,
+} from "../next-run.js";
 import { bindStep, traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
 import {
   earlierHooksGate,
@@ -453,19 +461,27 @@ function varsChangedFromRefusal(
 /**
  * The runbook with the `--var` values the cutover ran with: `cutoverVars`, and each of `changed`
  * as it was then (a secret one, journaled as `***`, left for the operator to set: `masked`). The
- * one way on the refusals of other values offer.
+ * one way on the refusals of other values offer. `moved`: an `--abort --allow-changed-runbook`
+ * whose fleet moved, refused before it journaled anything: the cutover's values are its new ones,
+ * with that flag (the journal's read the old fleet: an outside review).
  */
 function valuesThen(
   changed: readonly { name: string; then: string }[],
   state: JournalState,
   loaded: LoadedRunbook,
+  moved?: CutoverValuesKnown,
 ): { target: string; masked: boolean } {
   const names = new Set(changed.map((d) => d.name));
   const vars = [
-    ...cutoverVars(state, loaded).filter((v) => !names.has(v.slice(0, v.indexOf("=")))),
+    ...(moved ? wayOnVarsAfter(loaded, moved) : cutoverVars(state, loaded)).filter(
+      (v) => !names.has(v.slice(0, v.indexOf("="))),
+    ),
     ...[...new Map(changed.map((d) => [d.name, `${d.name}=${d.then}`])).values()],
   ];
-  return { target: runTarget(loaded, vars), masked: changed.some((d) => d.then.includes(MASK)) };
+  return {
+    target: `${runTarget(loaded, vars)}${moved ? " --allow-changed-runbook" : ""}`,
+    masked: changed.some((d) => d.then.includes(MASK)),
+  };
 }
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */
@@ -475,13 +491,19 @@ function withoutWhen(step: unknown): unknown {
   return rest;
 }
 
-/** The refusal of a run whose owed undos `undoVarsDiffer` finds made of other values: what, and the command with the hook's values. */
+/**
+ * The refusal of a run whose owed undos `undoVarsDiffer` finds made of other values: what, and the
+ * command with the hook's values. `moved`: an `--abort` whose fleet moved (`valuesThen`); where
+ * the hook's values are the fleet's own variables, no one run can make that undo and read the
+ * moved fleet: it is handed to a person.
+ */
 export function undoVarsRefusal(
   differ: ReturnType<typeof undoVarsDiffer>,
   state: JournalState,
   loaded: LoadedRunbook,
   what: string,
   args: string,
+  moved?: CutoverValuesKnown,
 ): UserError {
   const told = differ
     .map(
@@ -489,7 +511,17 @@ export function undoVarsRefusal(
         `step ${d.hook.stepIndex + 1} "${d.hook.id}" ran with ${d.name}=${d.then}, this run has ${d.name}=${d.now}`,
     )
     .join("; ");
-  const then = valuesThen(differ, state, loaded);
+  const then = valuesThen(differ, state, loaded, moved);
+  const fleet = new Set(fleetVarNames(loaded));
+  const ofFleet = moved ? [...new Set(differ.map((d) => d.name).filter((n) => fleet.has(n)))] : [];
+  if (ofFleet.length)
+    return new UserError(
+      `cannot ${what}: ${told}: the undo it owes would be made of this run's values, and go where its hook did not; nothing was run, and what the hook did still holds`,
+      {
+        hint: `${ofFleet.join(", ")} ${ofFleet.length === 1 ? "is a variable" : "are variables"} of the fleet too: the hook ran against the old fleet and this --abort reads the new one, so no --abort can make that undo. Once you know no commit reached either fleet (syncbook status ${runbookArg(loaded)} reads the one the journal names), do by hand what the undo does, with the values its hook ran with.`,
+        exitCode: ExitCode.usage,
+      },
+    );
   return new UserError(
     `cannot ${what}: ${told}: the undo it owes would be made of this run's values, and go where its hook did not; nothing was run, and what the hook did still holds`,
     {

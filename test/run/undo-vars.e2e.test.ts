@@ -555,6 +555,83 @@ describe("the fleet's own --var values", () => {
     expect(again.all).toMatch(/a commit has taken effect on the fleet/);
     expect(s.control.state().writes.enabled).toBe(false);
   });
+  // an outside review (helper 87): after the fleet moved, the refusal of an undo made of other
+  // values offered --abort with the old fleet. Accepted, that read the old fleet (RUNNING) and turned
+  // writes on while a commit had reached the new one
+  it("an --abort with --allow-changed-runbook refused for its undo's values offers the new fleet: as offered it sees a commit there and keeps writes off", async () => {
+    const s = await fastSim({ timeScale: 100 });
+    const n = await fastSim({ timeScale: 100 });
+    const other = await fastSim({ timeScale: 100 });
+    made.sims.push(s, n, other);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const staging = join(dir, "staging.yaml");
+    writeFileSync(staging, cutoverYaml(n, { name: "staging", steps: START + READY }));
+    const staged = await cli(["run", staging, "--renderer", "simple"], { cwd: dir });
+    expect(staged.code, staged.all).toBe(0);
+    other.control.setWrites({ enabled: false });
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      file,
+      cutoverYaml(s, { urls: ["${vars.fleet}"], steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT }).replace(
+        /^steps:\n/m,
+        `vars: { fleet: "${other.instances[0]!.url}", switch: "${other.verifierUrl}" }\nsteps:\n`,
+      ),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const fleetS = `fleet=${s.instances[0]!.url}`;
+    const first = await run("--var", fleetS, "--var", `switch=${s.verifierUrl}`, "--to", "stop-writes");
+    expect(first.code, first.all).toBe(0);
+    expect(s.control.state().writes.enabled).toBe(false);
+    // the cutover's fleet moved; the switch left out: its undo would go elsewhere
+    const moved = await run("--abort", "--yes", "--allow-changed-runbook", "--var", `fleet=${n.instances[0]!.url}`);
+    expect(moved.code, moved.all).toBe(2);
+    expect(moved.all).toContain(`ran with switch=${s.verifierUrl}`);
+    // a commit reaches the new fleet by hand
+    const byHand = await fetch(`${n.instances[0]!.url}/api/v1/commit`, { method: "POST", body: "{}" });
+    expect(byHand.status).toBe(200);
+    const next = offered(moved.all, "--allow-changed-runbook --abort");
+    expect(next).toContain(`fleet=${n.instances[0]!.url}`);
+    expect(next).toContain(`switch=${s.verifierUrl}`);
+    expect(next).not.toContain(fleetS);
+    // as offered: it reads the new fleet, sees the commit, and keeps writes off
+    const again = await cli([...next, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(again.all).toMatch(/a commit has taken effect on the fleet/);
+    expect(s.control.state().writes.enabled).toBe(false);
+    expect(other.control.state().writes.enabled).toBe(false);
+  });
+
+  // an outside review (helper 87): an --abort refused for a commit sent, given other fleet values
+  // and --allow-changed-runbook, offered a --resume without saying which fleet its values name
+  it("an --abort refused for a commit sent, given another fleet, names the fleet the commit went to and says this run's is another", async () => {
+    const s = await fastSim({ timeScale: 100 });
+    const n = await fastSim({ timeScale: 100 });
+    made.sims.push(s, n);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      file,
+      cutoverYaml(s, {
+        urls: ["${vars.fleet}"],
+        steps: START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED,
+      }).replace(/^steps:\n/m, `vars: { fleet: "${n.instances[0]!.url}" }\nsteps:\n`),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    const first = await run("--var", `fleet=${s.instances[0]!.url}`, "--to", "commit", "--yes");
+    expect(first.code, first.all).toBe(0);
+    for (const moved of [[], ["--allow-changed-runbook"]]) {
+      const abort = await run("--abort", "--yes", ...moved);
+      expect(abort.code, abort.all).toBe(1);
+      expect(abort.all).toContain("commit was accepted by the fleet");
+      const next = offered(abort.all, "--resume");
+      expect(next).toContain(`fleet=${s.instances[0]!.url}`);
+      expect(abort.all).toContain(
+        `It names the --var values the cutover's runs sent with; this run's (fleet=${n.instances[0]!.url}) make another fleet`,
+      );
+    }
+  });
+
   // an outside review (helper 85): the hint of an --abort that could not read the fleet named the
   // runbook alone; of a --var fleet, its --abort and --resume as printed were refused (exit 2)
   it("an --abort that cannot read a --var fleet keeps writes off; its hint carries the fleet's value, and as printed turns writes on once the fleet answers", async () => {

@@ -139,6 +139,38 @@ describe("undoVarsRefusal", () => {
       "Run with the values its hook ran with: syncbook run rb.yaml --var switch=http://b --abort",
     );
   });
+
+  // an outside review (helper 87): an --abort whose fleet moved (--allow-changed-runbook) is refused
+  // before it journals anything; a hint with the journal's values read the old fleet, RUNNING, and
+  // turned writes on over a commit on the new one (test/run/undo-vars.e2e.test.ts)
+  it("after the fleet moved: the new values with the flag that takes them; a hook of the old fleet's own variables is left to a person", async () => {
+    const loaded = await load();
+    const state = { steps: [], given: ["other"], vars: { other: "q" } } as unknown as JournalState;
+    const moved = { decidedVars: [], cutoverValues: { vars: { other: "z" }, given: ["other"] } };
+    expect(
+      undoVarsRefusal(undoVarsDiffer([hook(0, RAN)], loaded), state, loaded, "abort from j", "--abort", moved).hint,
+    ).toBe(
+      "Run with the values its hook ran with: syncbook run rb.yaml --var other=z --var switch=http://b --allow-changed-runbook --abort",
+    );
+    const fleetText = TEXT.replace('instances: ["http://127.0.0.1:1"]', 'instances: ["${vars.switch}"]');
+    const fleetLoaded = await parseRunbook(fleetText, "rb.yaml", { env: { TOKEN: "s3cr3t-token" } });
+    const err = undoVarsRefusal(
+      undoVarsDiffer([hook(0, RAN)], fleetLoaded),
+      state,
+      fleetLoaded,
+      "abort from j",
+      "--abort",
+      moved,
+    );
+    expect(err.exitCode).toBe(2);
+    expect(err.hint).toContain("switch is a variable of the fleet too");
+    expect(err.hint).toContain("no --abort can make that undo");
+    expect(err.hint).not.toMatch(/syncbook run /);
+    // not moved: the hook's values, as before
+    expect(undoVarsRefusal(undoVarsDiffer([hook(0, RAN)], fleetLoaded), state, fleetLoaded, "x", "--abort").hint).toBe(
+      "Run with the values its hook ran with: syncbook run rb.yaml --var other=q --var switch=http://b --abort",
+    );
+  });
 });
 
 describe("varsChangedSince", () => {
