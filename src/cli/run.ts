@@ -15,6 +15,7 @@ import {
   runbookArg,
   runTarget,
   secretVarsLeftOut,
+  wayOnTarget,
   wayOnVarsAfter,
 } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -742,8 +743,12 @@ async function newOrContinued(
     const done = flags.from
       ? await committedCutover(loaded, dir, flags.from, flags.allowChangedRunbook === true)
       : undefined;
+    // each way on with its --var values (runbookArg alone dropped the ones typed, and a way on
+    // with --allow-changed-runbook then ran at the runbook's default fleet: an outside review):
+    // going on with that cutover, its values; a new cutover, the ones this run was given
+    const typed = wayOnTarget(loaded);
     if (done && "changedText" in done) {
-      const way = `syncbook run ${named} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}`;
+      const way = `syncbook run ${await cutoverTarget(loaded, done.changedText, traitsOf)} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}`;
       // not a new cutover unasked: counting nothing, it ended "not committed" (and its notification
       // said so) on a fleet that is COMMITTED, which the bridge reads as writes may go back on the
       // source (a terminal trial, 2026-12-01); the operator says which it is
@@ -751,7 +756,7 @@ async function newOrContinued(
         throw new UserError(
           `cannot go on from ${flags.from}: the runbook's last cutover committed (journal ${done.changedText}), and the runbook changed since that run: without --allow-changed-runbook this run would be a new cutover that counts nothing from it, not even its commit; nothing was sent`,
           {
-            hint: `Go on with that cutover from ${flags.from} (its commit counts): ${way}. To start a new cutover on purpose instead (it counts nothing from the one that committed): syncbook run ${named} --from ${flags.from} --new-cutover`,
+            hint: `Go on with that cutover from ${flags.from} (its commit counts): ${way}. To start a new cutover on purpose instead (it counts nothing from the one that committed): syncbook run ${typed} --from ${flags.from} --new-cutover`,
             exitCode: ExitCode.usage,
           },
         );
@@ -762,7 +767,7 @@ async function newOrContinued(
     }
     if (!done) return undefined;
     if (flags.newCutover) {
-      const way = `syncbook run ${named} --from ${flags.from}`;
+      const way = `syncbook run ${await cutoverTarget(loaded, done.journal, traitsOf)} --from ${flags.from}`;
       say(
         `cutover: starting a new cutover (--new-cutover); cutover ${done.cutover} (journal ${done.journal}) committed, and this run counts nothing from it; to go on with it from ${flags.from} (its commit counts): ${way}`,
       );

@@ -147,7 +147,7 @@ function untrustedRefusal(err: UserError, loaded: LoadedRunbook, state: JournalS
     exitCode: err.exitCode,
     hint: first
       ? `do not resume from it: ${check}; its run undid ${plural(undone.length, "step")} it could not record (${undone.map((i) => steps[i]!.id).join(", ")}): run again from the first: syncbook run ${target(["--from", first.id])}`
-      : `do not resume from it: ${check}, then run again with --from the step to go on with: syncbook run ${runbookArg(loaded)} --from <step>`,
+      : `do not resume from it: ${check}, then run again with --from the step to go on with: syncbook run ${target(["--from"])} <step>`,
   });
 }
 

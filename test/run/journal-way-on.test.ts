@@ -115,6 +115,13 @@ describe("wayOnFromRefused: the commands that help next from a journal that must
     const broken = await loadedOf("  - { id: x, nosuchkind: {} }\n");
     expect(broken.runbook).toBeUndefined();
     expect(hintOf(wayOnFromRefused(withState([hook(0)]), broken))).toBe(none);
+    // with the --var values the run was given (an outside review: without them the --from offered
+    // ran at the runbook's defaults, another switch)
+    const SWITCH = '  - { id: tell, hook: { use: sim-writes, with: { url: "${vars.switch}" } } }\n';
+    const given = await loadedOf(START + SWITCH + COMMIT, { switch: "http://127.0.0.1:9" });
+    expect(hintOf(wayOnFromRefused(found(untrusted, true), given))).toBe(
+      `${check}, then run again with --from the step to go on with: syncbook run 'my rb.yaml' --journal-dir 'j d' --var switch=http://127.0.0.1:9 --from <step>`,
+    );
   });
 
   it("any other refusal, and none, as they are", async () => {

@@ -239,6 +239,36 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
   });
 
+  // an outside review (helper 87): the refusal of a --from after the commit of a runbook changed
+  // since offered `--from … --allow-changed-runbook` without the --var typed: run as printed, it went
+  // on with the runbook's default switch
+  it("a --from after the commit, of a runbook changed since, offers --allow-changed-runbook with the cutover's values, which turns on the cutover's switch", async () => {
+    const WRITES_ON =
+      '  - { id: app-on, hook: { use: sim-writes, with: { url: "${vars.switch}", enabled: true }, writesOn: true } }\n';
+    const { s, other, dir, run } = await gateBeforeSwitch("");
+    const file = join(dir, "rb.yaml");
+    const text = cutoverYaml(s, {
+      steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT + COMMITTED + WRITES_ON,
+    }).replace(/^steps:\n/m, `vars: { switch: "${other.verifierUrl}" }\nsteps:\n`);
+    writeFileSync(file, text);
+    other.control.setWrites({ enabled: false });
+    const first = await run("--var", `switch=${s.verifierUrl}`, "--yes");
+    expect(first.code, first.all).toBe(0);
+    expect(s.control.state().writes.enabled, "back on after the commit").toBe(true);
+    // the write-on hook is to be run again: the switch is off again, and the runbook edited
+    s.control.setWrites({ enabled: false });
+    writeFileSync(file, `# edited after the cutover\n${text}`);
+    const from = await run("--var", `switch=${s.verifierUrl}`, "--from", "app-on", "--yes");
+    expect(from.code, from.all).toBe(2);
+    expect(from.all).toContain("the runbook changed since that run");
+    const again = offered(from.all, "--from app-on --allow-changed-runbook");
+    expect(again).toContain(`switch=${s.verifierUrl}`);
+    const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(ok.code, ok.all).toBe(0);
+    expect(s.control.state().writes.enabled, "the cutover's switch on").toBe(true);
+    expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
+  });
+
   // the cutover's values outlive a run that did not read them: a --from the last step (which reads
   // no variable) typed without the --var made the runbook's default switch "the run it continues
   // had"; a --from the write-on hook then went through without the --var, and turned on another
