@@ -11,7 +11,7 @@ import { formatDuration } from "../runbook/duration.js";
 import { formatBytes, terminalText } from "../text.js";
 import type { JournalStatus, Status } from "../run/status.js";
 import { writesStillStopped } from "../ui/format.js";
-import { nextLines } from "../next-run.js";
+import { nextLines, runbookArg } from "../next-run.js";
 import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { CUT_OFF_WORDS } from "../model/fold.js";
@@ -317,7 +317,7 @@ export function formatStatus(st: Status): string[] {
       };
       const w = writesStillStopped(stuck);
       lines.push(`  ${w.headline}`, ...w.undo.map((l) => `    ${l}`), `    ${w.advice}`);
-      if (j.next) for (const l of nextLines(st.file, j.next)) lines.push(`  ${l}`);
+      if (j.next) for (const l of nextLines(runbookArg({ file: st.file }), j.next)) lines.push(`  ${l}`);
     } else if (j.writesOnSince)
       lines.push(
         `  writes: the application writes again since ${j.writesOnSince} (its writesOn hook)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
@@ -343,7 +343,8 @@ export function formatStatus(st: Status): string[] {
     else if (j.writesStopInDoubt || j.writesStopAbortCut || j.writesStopped !== undefined)
       lines.push(`  writes: ${writeStopWords(j, st.at)}`);
     // the ways on (src/run/status.ts `nextOffer`); after a failed undo they were said above
-    if (j.next && !j.writesUndoFailed) for (const l of nextLines(st.file, j.next)) lines.push(`  ${l}`);
+    if (j.next && !j.writesUndoFailed)
+      for (const l of nextLines(runbookArg({ file: st.file }), j.next)) lines.push(`  ${l}`);
     if (j.verifier?.restarts)
       lines.push(
         `  verifier: restarted ${j.verifier.restarts} time(s) during the run's verification (--resume sends the new process a check, then writesOff)`,

@@ -5,6 +5,7 @@
  * "`syncbook status` names the journal `--resume` would use." Tested with `status --json` against
  * a simulated fleet in each state (a frozen clock moved by hand).
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -477,6 +478,30 @@ describe("status after a run that ended and left its cutover open", () => {
     expect(resumed.all).toMatch(/■ run ok .*· committed/);
     const after = await cli(["status", file], { cwd: dir });
     expect(after.stdout).not.toMatch(/next, one of/);
+  }, 60_000);
+
+  // an outside review (helper 87): status's ways on named the runbook's file unquoted, where the
+  // run's end quotes it: a path with a space pasted as two arguments
+  it("its ways on name a runbook whose path has a space quoted, as the run's end does: pasted, the --resume goes on", async () => {
+    sm = await runSim();
+    const dir = join(tempDir(), "cut over");
+    mkdirSync(dir);
+    const file = writeRunbook(dir, runbookFor(sm, START + READY + STOP + COMMIT));
+    const first = await cli(["run", file, "--yes", "--renderer", "simple", "--to", "stop-writes"], { cwd: dir });
+    expect(first.code, first.all).toBe(0);
+    const st = await cli(["status", file], { cwd: dir });
+    const quoted = `syncbook run '${file}' --resume`;
+    expect(st.stdout).toContain(quoted);
+    expect(first.stderr).toContain(quoted);
+    const line = /syncbook (run '[^']+' --resume)/.exec(st.stdout)![1]!;
+    const argv = execFileSync("sh", ["-c", `set -- ${line}; for a in "$@"; do printf '%s\\0' "$a"; done`], {
+      encoding: "utf8",
+    })
+      .split("\0")
+      .slice(0, -1);
+    expect(argv).toEqual(["run", file, "--resume"]);
+    const resumed = await cli([...argv, "--yes", "--renderer", "simple"], { cwd: dir });
+    expect(resumed.code, resumed.all).toBe(0);
   }, 60_000);
 
   // an adversarial run: after --to stop-writes, a --from commit --to commit run (which counted the
