@@ -146,8 +146,10 @@ export function createUi(opts: UiOptions): Ui {
       }
     };
     close = () => Promise.resolve();
-    onAutoAnswer = (message) =>
-      handle({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+    // through the listener: a renderer that threw stays quiet, said once
+    onAutoAnswer = (message) => {
+      void listener({ type: "log", seq: -1, at: Date.now(), level: "info", message: `confirmed: ${message}` });
+    };
   } else if (opts.renderer === "json") {
     const lines = createJsonLines(opts.jsonWrite ?? ((text) => void process.stdout.write(text)));
     const own = (model = new UiModel());
@@ -202,6 +204,9 @@ export function createUi(opts: UiOptions): Ui {
       ? (e) => {
           if (broken) return;
           queued.push(e);
+          // the run's end is drawn at once, as before: a run that throws after it never reaches
+          // close, and the list would hold the terminal (an outside review)
+          if (e.type === "run.finished") return catchUp();
           if (!due) {
             due = true;
             afterQueuedImmediates(catchUp, 0);
