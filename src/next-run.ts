@@ -115,6 +115,28 @@ export function secretVarsLeftOut(loaded: LoadedRunbook, known: CutoverValuesKno
   return (run.given ?? []).filter((name) => String(run.vars?.[name] ?? "").includes(MASK));
 }
 
+/**
+ * The `--var` values of a way on that nothing checks against the cutover's: one that carries
+ * `--allow-changed-runbook`, or starts a new cutover. `wayOnVarsAfter`'s, and each secret one kept
+ * as it was journaled, `***` and all (`masked`): left out, it would be read at the runbook's
+ * default, another fleet, which such a run accepts; pasted unedited, a masked value names no fleet,
+ * and the run is refused at its first read (an outside review).
+ */
+export function wayOnVarsKept(
+  loaded: LoadedRunbook,
+  known: CutoverValuesKnown = {},
+): { vars: string[]; masked: boolean } {
+  const left = secretVarsLeftOut(loaded, known);
+  const run = known.cutoverValues ?? loaded;
+  return {
+    vars: [...wayOnVarsAfter(loaded, known), ...left.map((name) => `${name}=${String(run.vars?.[name])}`)],
+    masked: left.length > 0,
+  };
+}
+
+/** Said after a way on whose `--var` values hold one masked (`wayOnVarsKept`). */
+export const MASKED_VAR_NOTE = ` (one --var is a secret, shown as ${MASK}: set it as that run did)`;
+
 /** The runbook as a way on after this run names it (`runTarget`, `wayOnVarsAfter`). */
 export function wayOnTarget(loaded: LoadedRunbook, known: CutoverValuesKnown = {}): string {
   return runTarget(loaded, wayOnVarsAfter(loaded, known));

@@ -11,12 +11,13 @@ import { nextAfterFailedUndo } from "../ui/format.js";
 import { writesLeftSentence } from "../writes-words.js";
 import {
   CALLED_OFF_RESUME,
+  MASKED_VAR_NOTE,
   RUNBOOK_CHANGED_NOTE,
   runbookArg,
   runTarget,
   secretVarsLeftOut,
-  wayOnTarget,
   wayOnVarsAfter,
+  wayOnVarsKept,
 } from "../next-run.js";
 import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
@@ -686,6 +687,7 @@ async function newOrContinued(
     {
       committedCutover,
       commitNoLongerHolds,
+      cutoverTargetFrom,
       cutoverVars,
       fromText,
       newCutoverFromStart,
@@ -704,6 +706,19 @@ async function newOrContinued(
   const named = runbookArg(loaded);
   const cutoverTarget = async (l: LoadedRunbook, journal: string, traits: typeof traitsOf) =>
     runTarget(l, cutoverVars(await readJournalState(journal, traits), l));
+  // a way on that nothing checks against the cutover's values names them all, a secret one masked:
+  // going on with a committed cutover under --allow-changed-runbook (`cutoverTargetFrom`), and a new
+  // cutover with the values this run was given (`wayOnVarsKept`); left out, a value is read at the
+  // runbook's default, another fleet (an outside review)
+  const goOnFrom = async (journal: string) =>
+    cutoverTargetFrom(
+      await readJournalState(journal, traitsOf),
+      loaded,
+      loaded.runbook ? planSteps(loaded.runbook).findIndex((st) => st.id === flags.from) : -1,
+    );
+  const typedVars = wayOnVarsKept(loaded);
+  const newCutoverTarget = runTarget(loaded, typedVars.vars);
+  const newCutoverNote = typedVars.masked ? MASKED_VAR_NOTE : "";
   const last = await unfinishedCutover(dir, traitsOf);
   const range = { ...(flags.to !== undefined ? { to: flags.to } : {}), ...(only ? { only } : {}) };
   // a run without --from of a runbook that sends no start first (a cutover-only one) has no
@@ -746,9 +761,10 @@ async function newOrContinued(
     // each way on with its --var values (runbookArg alone dropped the ones typed, and a way on
     // with --allow-changed-runbook then ran at the runbook's default fleet: an outside review):
     // going on with that cutover, its values; a new cutover, the ones this run was given
-    const typed = wayOnTarget(loaded);
+    const typed = newCutoverTarget;
     if (done && "changedText" in done) {
-      const way = `syncbook run ${await cutoverTarget(loaded, done.changedText, traitsOf)} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}`;
+      const goOn = await goOnFrom(done.changedText);
+      const way = `syncbook run ${goOn.target} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}${goOn.masked ? MASKED_VAR_NOTE : ""}`;
       // not a new cutover unasked: counting nothing, it ended "not committed" (and its notification
       // said so) on a fleet that is COMMITTED, which the bridge reads as writes may go back on the
       // source (a terminal trial, 2026-12-01); the operator says which it is
@@ -756,7 +772,7 @@ async function newOrContinued(
         throw new UserError(
           `cannot go on from ${flags.from}: the runbook's last cutover committed (journal ${done.changedText}), and the runbook changed since that run: without --allow-changed-runbook this run would be a new cutover that counts nothing from it, not even its commit; nothing was sent`,
           {
-            hint: `Go on with that cutover from ${flags.from} (its commit counts): ${way}. To start a new cutover on purpose instead (it counts nothing from the one that committed): syncbook run ${typed} --from ${flags.from} --new-cutover`,
+            hint: `Go on with that cutover from ${flags.from} (its commit counts): ${way}. To start a new cutover on purpose instead (it counts nothing from the one that committed): syncbook run ${typed} --from ${flags.from} --new-cutover${newCutoverNote}`,
             exitCode: ExitCode.usage,
           },
         );
@@ -767,7 +783,8 @@ async function newOrContinued(
     }
     if (!done) return undefined;
     if (flags.newCutover) {
-      const way = `syncbook run ${await cutoverTarget(loaded, done.journal, traitsOf)} --from ${flags.from}`;
+      const goOn = await goOnFrom(done.journal);
+      const way = `syncbook run ${goOn.target} --from ${flags.from}${goOn.masked ? MASKED_VAR_NOTE : ""}`;
       say(
         `cutover: starting a new cutover (--new-cutover); cutover ${done.cutover} (journal ${done.journal}) committed, and this run counts nothing from it; to go on with it from ${flags.from} (its commit counts): ${way}`,
       );
@@ -855,7 +872,7 @@ async function newOrContinued(
   // the ways on with the --var values that cutover ran with (a resume or abort with others is refused)
   const target = last.file ? await cutoverTarget(loaded, last.file, traitsOf).catch(() => named) : named;
   throw new UserError(`the runbook's last cutover did not finish: ${name}: ${last.why}`, {
-    hint: `Go on with it: syncbook run ${target} --resume (or --from <step> to continue it from a step); call it off: syncbook run ${target} --abort; or start a second cutover anyway: syncbook run ${named} --new-cutover`,
+    hint: `Go on with it: syncbook run ${target} --resume (or --from <step> to continue it from a step); call it off: syncbook run ${target} --abort; or start a second cutover anyway: syncbook run ${newCutoverTarget} --new-cutover${newCutoverNote}`,
     exitCode: ExitCode.usage,
   });
 }

@@ -33,7 +33,7 @@ import {
   whenVars,
 } from "./earlier.js";
 import { planSteps, type PlannedStep } from "./plan.js";
-import { runbookArg, runTarget, wayOnTarget } from "../next-run.js";
+import { MASKED_VAR_NOTE, runbookArg, runTarget, wayOnTarget, wayOnVarsKept } from "../next-run.js";
 import type { ResumePlan } from "./runner.js";
 
 export async function planAbort(
@@ -85,7 +85,10 @@ export async function planAbort(
   // an abort's own way on after a move: the new values and the flag that takes them (a refusal
   // journals nothing, and a way on with the journal's values read the old fleet, where a commit on
   // the new one is not seen: an outside review)
-  const abortTarget = moved ? `${wayOnTarget(loaded, known)} --allow-changed-runbook` : wayOnTarget(loaded, known);
+  // that flag takes whatever values the command has: a secret one is kept masked (`wayOnVarsKept`)
+  const kept = moved ? wayOnVarsKept(loaded, known) : undefined;
+  const abortTarget = kept ? `${runTarget(loaded, kept.vars)} --allow-changed-runbook` : wayOnTarget(loaded, known);
+  const maskedNote = kept?.masked ? MASKED_VAR_NOTE : "";
   const back = reversed ? "" : " Going back to the source after a commit is a reverse, not an abort.";
   // a reverse that may have reached the fleet and whose step did not end (its runner killed with it
   // on its way): which sync runs now only the fleet can say; the commit below may be the sync's
@@ -119,7 +122,7 @@ export async function planAbort(
   const open = reversed ? all.filter((h) => h.stepIndex > reversed.stepIndex) : all;
   // the undo that turns writes on, and an earlier cutover's commit the fleet read cannot see
   const stop = open.map((h) => steps[h.stepIndex]).find((st) => st?.bound.opensWriteStop);
-  if (stop) await refuseEarlierCommit(loaded, dir, file, stop, abortTarget);
+  if (stop) await refuseEarlierCommit(loaded, dir, file, stop, abortTarget, maskedNote);
   // an undo is made from the runbook with this run's --var values: with others than its hook ran
   // with, it would turn on another switch and leave the stop standing, said undone
   const differ = undoVarsDiffer(open, loaded);
@@ -183,6 +186,8 @@ async function refuseEarlierCommit(
   stop: PlannedStep,
   /** The runbook with this cutover's --var values, as its way on names it. */
   target: string,
+  /** Said at the end of the hint: a value of `target` is masked (`MASKED_VAR_NOTE`). */
+  note = "",
 ): Promise<void> {
   const undo = `the undo of step ${stop.index + 1} "${stop.id}" would turn application writes back on`;
   const kept = "nothing was undone, and writes stay STOPPED";
@@ -201,7 +206,7 @@ async function refuseEarlierCommit(
     throw new UserError(`cannot abort from ${file}: ${earlierCommitReason(held)}; ${undo}; ${kept}`, {
       hint:
         c && id !== undefined && rest.length
-          ? `${status} Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${target} ${shellCommand(["--from", id, "--only", rest.join(",")])}. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds it: turn the application's writes back on by hand.`
+          ? `${status} Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${target} ${shellCommand(["--from", id, "--only", rest.join(",")])}. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds it: turn the application's writes back on by hand.${note}`
           : `${status} Do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds that commit: turn the application's writes back on by hand.`,
       exitCode: ExitCode.failed,
     });
@@ -211,7 +216,7 @@ async function refuseEarlierCommit(
     const u = "unjudged" in held ? held.unjudged[0] : undefined;
     const aside = u && u.file !== dir ? loaded.redact(shellCommand(["mv", u.file, `${u.file}.set-aside`])) : undefined;
     throw new UserError(`cannot abort from ${file}: ${earlierCommitReason(held)}; ${undo}; ${kept}`, {
-      hint: `See the fleet: syncbook status ${runbookArg(loaded)}. ${aside ? `If that file is no journal of this runbook, or you know no instance holds a commit of its, set it aside (it stays its run's record): ${aside}` : "Make the journal folder readable to this user"}, then call this cutover off again: syncbook run ${target} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.`,
+      hint: `See the fleet: syncbook status ${runbookArg(loaded)}. ${aside ? `If that file is no journal of this runbook, or you know no instance holds a commit of its, set it aside (it stays its run's record): ${aside}` : "Make the journal folder readable to this user"}, then call this cutover off again: syncbook run ${target} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.${note}`,
       exitCode: ExitCode.failed,
     });
   }

@@ -34,7 +34,8 @@ import {
   runTarget,
   wayOnTarget,
   wayOnVars,
-  wayOnVarsAfter,
+  wayOnVarsKept,
+  MASKED_VAR_NOTE,
   type CutoverValuesKnown,
 } from "../next-run.js";
 import { bindStep, traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
@@ -470,18 +471,42 @@ function valuesThen(
   state: JournalState,
   loaded: LoadedRunbook,
   moved?: CutoverValuesKnown,
+  /** The way on carries `--allow-changed-runbook` with the journal's values: a secret one kept masked too. */
+  keepMasked = false,
 ): { target: string; masked: boolean } {
   const names = new Set(changed.map((d) => d.name));
+  // with the flag, a secret value kept masked: left out, the flag took the runbook's default
+  const kept = moved
+    ? wayOnVarsKept(loaded, moved)
+    : keepMasked
+      ? wayOnVarsKept(loaded, {
+          decidedVars: whenVars(state, loaded),
+          cutoverValues: { vars: state.vars ?? {}, given: state.given ?? [] },
+        })
+      : undefined;
   const vars = [
-    ...(moved ? wayOnVarsAfter(loaded, moved) : cutoverVars(state, loaded)).filter(
-      (v) => !names.has(v.slice(0, v.indexOf("="))),
-    ),
+    ...(kept ? kept.vars : cutoverVars(state, loaded)).filter((v) => !names.has(v.slice(0, v.indexOf("=")))),
     ...[...new Map(changed.map((d) => [d.name, `${d.name}=${d.then}`])).values()],
   ];
   return {
     target: `${runTarget(loaded, vars)}${moved ? " --allow-changed-runbook" : ""}`,
-    masked: changed.some((d) => d.then.includes(MASK)),
+    masked: changed.some((d) => d.then.includes(MASK)) || kept?.masked === true,
   };
+}
+
+/**
+ * The runbook with the cutover's values for a run from step `from` on (`valuesThen` of
+ * `varsChangedSince`: what the refusal of other values offers), a secret one kept masked: the one
+ * way on that may carry `--allow-changed-runbook` after the cutover's commit. `cutoverVars` alone
+ * left out a value the cutover took from the runbook's old default, and a secret one, and the flag
+ * took the runbook's value now, another fleet (an outside review).
+ */
+export function cutoverTargetFrom(
+  state: JournalState,
+  loaded: LoadedRunbook,
+  from: number,
+): { target: string; masked: boolean } {
+  return valuesThen(from >= 0 ? varsChangedSince(state, loaded, from) : [], state, loaded, undefined, true);
 }
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */
@@ -518,7 +543,7 @@ export function undoVarsRefusal(
     return new UserError(
       `cannot ${what}: ${told}: the undo it owes would be made of this run's values, and go where its hook did not; nothing was run, and what the hook did still holds`,
       {
-        hint: `${ofFleet.join(", ")} ${ofFleet.length === 1 ? "is a variable" : "are variables"} of the fleet too: the hook ran against the old fleet and this --abort reads the new one, so no --abort can make that undo. Once you know no commit reached either fleet (syncbook status ${runbookArg(loaded)} reads the one the journal names), do by hand what the undo does, with the values its hook ran with.`,
+        hint: `${ofFleet.join(", ")} ${ofFleet.length === 1 ? "is a variable" : "are variables"} of the fleet too: the hook ran against the old fleet and this --abort reads the new one, so no --abort can make that undo. Once you know no commit reached either fleet (syncbook status ${runbookArg(loaded)} reads the old one, the journal's; read the new one's progress at each of its instances, GET /api/v1/progress), do by hand what the undo does, with the values its hook ran with.`,
         exitCode: ExitCode.usage,
       },
     );
@@ -692,7 +717,9 @@ export function refuseSentAgain(
  */
 export function newCutoverFromStart(loaded: LoadedRunbook): string | undefined {
   if (!loaded.runbook || startlessFrom(planSteps(loaded.runbook)) !== undefined) return undefined;
-  return `syncbook run ${wayOnTarget(loaded)} --new-cutover`;
+  // a new cutover is checked against no cutover's values: a secret one kept masked (`wayOnVarsKept`)
+  const typed = wayOnVarsKept(loaded);
+  return `syncbook run ${runTarget(loaded, typed.vars)} --new-cutover${typed.masked ? MASKED_VAR_NOTE : ""}`;
 }
 
 /** Where a refused new cutover would have begun: `from commit`, or, without --from, its first step and why that counts. */

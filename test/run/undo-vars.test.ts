@@ -15,6 +15,7 @@ import {
   varsChangedSince,
   varsChangedText,
   cutoverValuesFrom,
+  cutoverTargetFrom,
 } from "../../src/run/earlier.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { UserError } from "../../src/errors.js";
@@ -166,6 +167,17 @@ describe("undoVarsRefusal", () => {
     expect(err.hint).toContain("switch is a variable of the fleet too");
     expect(err.hint).toContain("no --abort can make that undo");
     expect(err.hint).not.toMatch(/syncbook run /);
+    // a secret value of the moved fleet is kept masked, with how to give it: left out, the flag
+    // took the runbook's default, another fleet (an outside review, helper 88)
+    const secret = {
+      decidedVars: [],
+      cutoverValues: { vars: { other: "z", token: "***" }, given: ["other", "token"] },
+    };
+    expect(
+      undoVarsRefusal(undoVarsDiffer([hook(0, RAN)], loaded), state, loaded, "abort from j", "--abort", secret).hint,
+    ).toBe(
+      "Run with the values its hook ran with (one is a secret, shown as ***: set it as that run did): syncbook run rb.yaml --var other=z --var 'token=***' --var switch=http://b --allow-changed-runbook --abort",
+    );
     // not moved: the hook's values, as before
     expect(undoVarsRefusal(undoVarsDiffer([hook(0, RAN)], fleetLoaded), state, fleetLoaded, "x", "--abort").hint).toBe(
       "Run with the values its hook ran with: syncbook run rb.yaml --var other=q --var switch=http://b --abort",
@@ -335,5 +347,27 @@ describe("wayOnVars", () => {
     ).toEqual(["rollback=true", "url=http://x", "n=3", "off=false"]);
     // given names without values journaled: none
     expect(wayOnVars([], { given: ["url"] })).toEqual([]);
+  });
+});
+
+// an outside review (helper 88): a way on carrying --allow-changed-runbook after a commit named the
+// cutover's values as `cutoverVars` has them, leaving out a value the cutover took from the
+// runbook's old default and a secret one: the flag took the runbook's value now, another fleet
+describe("cutoverTargetFrom", () => {
+  it("names every value the steps from there read as the cutover had it, a secret one masked", async () => {
+    const loaded = await load();
+    // the cutover ran with the old default switch, and was given a secret token
+    const state = {
+      steps: [],
+      given: ["token"],
+      vars: { switch: "http://old", lag: 5, other: "x", token: "***" },
+    } as unknown as JournalState;
+    expect(cutoverTargetFrom(state, loaded, 0)).toEqual({
+      target: "rb.yaml --var 'token=***' --var switch=http://old",
+      masked: true,
+    });
+    // the same values: nothing to add but the secret
+    const same = { steps: [], given: [], vars: { switch: "http://a", lag: 5, other: "x" } } as unknown as JournalState;
+    expect(cutoverTargetFrom(same, loaded, 0)).toEqual({ target: "rb.yaml", masked: false });
   });
 });
