@@ -164,7 +164,10 @@ describe("undoVarsRefusal", () => {
       moved,
     );
     expect(err.exitCode).toBe(2);
-    expect(err.hint).toContain("switch is a variable of the fleet too");
+    expect(err.message).toBe(
+      'cannot abort from j: step 1 "stop" ran with switch=http://b, this run has switch=http://a: the undo it owes would be made of this run\'s values, and go where its hook did not; nothing was run, and what the hook did still holds',
+    );
+    expect(err.hint).toMatch(/^switch is a variable of the fleet too: /);
     expect(err.hint).toContain("no --abort can make that undo");
     expect(err.hint).not.toMatch(/syncbook run /);
     // a secret value of the moved fleet is kept masked, with how to give it: left out, the flag
@@ -178,6 +181,21 @@ describe("undoVarsRefusal", () => {
     ).toBe(
       "Run with the values its hook ran with (one is a secret, shown as ***: set it as that run did): syncbook run rb.yaml --var other=z --var 'token=***' --var switch=http://b --allow-changed-runbook --abort",
     );
+    // two of the fleet's variables: both named
+    const twoText = TEXT.replace(
+      'instances: ["http://127.0.0.1:1"]',
+      'instances: ["${vars.switch}", "http://h:${vars.lag}"]',
+    );
+    const twoLoaded = await parseRunbook(twoText, "rb.yaml", { env: { TOKEN: "s3cr3t-token" } });
+    const two = undoVarsRefusal(
+      undoVarsDiffer([hook(0, RAN), hook(1, { ...RAN, lag: 9 })], twoLoaded),
+      state,
+      twoLoaded,
+      "abort from j",
+      "--abort",
+      moved,
+    );
+    expect(two.hint).toMatch(/^switch, lag are variables of the fleet too: /);
     // not moved: the hook's values, as before
     expect(undoVarsRefusal(undoVarsDiffer([hook(0, RAN)], fleetLoaded), state, fleetLoaded, "x", "--abort").hint).toBe(
       "Run with the values its hook ran with: syncbook run rb.yaml --var other=q --var switch=http://b --abort",
@@ -369,5 +387,12 @@ describe("cutoverTargetFrom", () => {
     // the same values: nothing to add but the secret
     const same = { steps: [], given: [], vars: { switch: "http://a", lag: 5, other: "x" } } as unknown as JournalState;
     expect(cutoverTargetFrom(same, loaded, 0)).toEqual({ target: "rb.yaml", masked: false });
+    // no step of that id (-1): no value is judged changed, whatever the last step reads
+    const lines = TEXT.split("\n");
+    const hookLast = [...lines.slice(0, 6), ...lines.slice(7, 9), lines[6], ""].join("\n");
+    const last = await parseRunbook(hookLast, "rb.yaml", { env: { TOKEN: "s3cr3t-token" } });
+    const lagThen = { steps: [], vars: { switch: "http://a", lag: 9, other: "x" } } as unknown as JournalState;
+    expect(cutoverTargetFrom(lagThen, last, 3).target).toBe("rb.yaml --var lag=9");
+    expect(cutoverTargetFrom(lagThen, last, -1)).toEqual({ target: "rb.yaml", masked: false });
   });
 });
