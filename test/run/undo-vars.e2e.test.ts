@@ -22,6 +22,7 @@ import {
 import { cutoverYaml, DRAINED, READY, START, STOP, COMMIT, COMMITTED, stopVia } from "../support/crash-harness.js";
 import { shellCommand } from "../../src/text.js";
 import { cli, startCli } from "../support/run.js";
+import type { Simulator } from "../../src/sim/index.js";
 
 const made = cleanedUpAfterAll();
 
@@ -84,6 +85,41 @@ async function killedWithWritesStopped(stop = STOP_VIA_SWITCH) {
   await child.done;
   expect(s.control.state().writes.enabled, "the write stop held when the runner died").toBe(false);
   return { s, other, dir, file };
+}
+
+/**
+ * A fleet `s` the cutover runs on (`--var fleet=`), the fleet `n` it may move to (a sync its own
+ * runbook started, RUNNING, which could be committed), and `other`, the runbook's default fleet,
+ * whose write switch is off: `rb.yaml`'s instances are `${vars.fleet}`, its `vars:` line `vars`.
+ */
+async function movableFleet(steps: (s: Simulator, dir: string) => string, vars: (other: Simulator) => string) {
+  const s = await fastSim({ timeScale: 100 });
+  const n = await fastSim({ timeScale: 100 });
+  const other = await fastSim({ timeScale: 100 });
+  made.sims.push(s, n, other);
+  const dir = tempDir();
+  made.dirs.push(dir);
+  const staging = join(dir, "staging.yaml");
+  writeFileSync(staging, cutoverYaml(n, { name: "staging", steps: START + READY }));
+  const staged = await cli(["run", staging, "--renderer", "simple"], { cwd: dir });
+  expect(staged.code, staged.all).toBe(0);
+  other.control.setWrites({ enabled: false });
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(s, { urls: ["${vars.fleet}"], steps: steps(s, dir) }).replace(
+      /^steps:\n/m,
+      `vars: ${vars(other)}\nsteps:\n`,
+    ),
+  );
+  const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+  return { s, n, other, dir, file, run };
+}
+
+/** A commit that reaches `sim`'s first instance by hand (a person, another runner): no journal shows it. */
+async function commitByHand(sim: Simulator): Promise<void> {
+  const byHand = await fetch(`${sim.instances[0]!.url}/api/v1/commit`, { method: "POST", body: "{}" });
+  expect(byHand.status).toBe(200);
 }
 
 describe("an owed undo and the --var values its hook ran with", () => {
@@ -507,9 +543,8 @@ describe("the fleet's own --var values", () => {
     const first = await run("--var", `fleet=${s.instances[0]!.url}`, "--to", "stop-writes");
     expect(first.code, first.all).toBe(0);
     expect(s.control.state().writes.enabled).toBe(false);
-    // a commit this journal does not show reaches the cutover's fleet (a person, another runner)
-    const byHand = await fetch(`${s.instances[0]!.url}/api/v1/commit`, { method: "POST", body: "{}" });
-    expect(byHand.status).toBe(200);
+    // a commit this journal does not show reaches the cutover's fleet
+    await commitByHand(s);
     const abort = await run("--abort", "--yes");
     expect(abort.code, abort.all).toBe(2);
     expect(abort.all).toContain(
@@ -535,31 +570,16 @@ describe("the fleet's own --var values", () => {
   // which was accepted, read the old fleet (RUNNING, no commit) and turned writes on while the new
   // fleet had been committed by hand
   it("an --abort with --allow-changed-runbook whose undo fails leaves the new fleet the cutover's: the way on reads it, and sees a commit there", async () => {
-    const s = await fastSim({ timeScale: 100 });
-    const n = await fastSim({ timeScale: 100 });
-    const other = await fastSim({ timeScale: 100 });
-    made.sims.push(s, n, other);
-    const dir = tempDir();
-    made.dirs.push(dir);
-    // the new fleet runs a sync its own runbook started, and could be committed
-    const staging = join(dir, "staging.yaml");
-    writeFileSync(staging, cutoverYaml(n, { name: "staging", steps: START + READY }));
-    const staged = await cli(["run", staging, "--renderer", "simple"], { cwd: dir });
-    expect(staged.code, staged.all).toBe(0);
     // the application's switch, whose undo fails once
-    writeFileSync(join(dir, "writes.mjs"), WRITE_SWITCH);
-    const on = [process.execPath, join(dir, "writes.mjs"), s.verifierUrl, "on", "0"];
-    const undoOnce = [failTimesArgv(dir, "undo", 1), on].map(shellCommand).join(" && ");
-    const stop = `  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${s.verifierUrl}" }, undo: { use: shell, with: { command: ["sh", "-c", ${JSON.stringify(undoOnce)}] } } } }\n`;
-    const file = join(dir, "rb.yaml");
-    writeFileSync(
-      file,
-      cutoverYaml(s, { urls: ["${vars.fleet}"], steps: START + READY + stop + DRAINED + COMMIT }).replace(
-        /^steps:\n/m,
-        `vars: { fleet: "${other.instances[0]!.url}" }\nsteps:\n`,
-      ),
+    const { s, n, file, dir, run } = await movableFleet(
+      (s, dir) => {
+        const on = [process.execPath, join(dir, "writes.mjs"), s.verifierUrl, "on", "0"];
+        const undoOnce = [failTimesArgv(dir, "undo", 1), on].map(shellCommand).join(" && ");
+        return `${START}${READY}  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${s.verifierUrl}" }, undo: { use: shell, with: { command: ["sh", "-c", ${JSON.stringify(undoOnce)}] } } } }\n${DRAINED}${COMMIT}`;
+      },
+      (other) => `{ fleet: "${other.instances[0]!.url}" }`,
     );
-    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    writeFileSync(join(dir, "writes.mjs"), WRITE_SWITCH);
     const first = await run("--var", `fleet=${s.instances[0]!.url}`, "--to", "stop-writes");
     expect(first.code, first.all).toBe(0);
     expect(s.control.state().writes.enabled).toBe(false);
@@ -567,9 +587,7 @@ describe("the fleet's own --var values", () => {
     const moved = await run("--abort", "--yes", "--allow-changed-runbook", "--var", `fleet=${n.instances[0]!.url}`);
     expect(moved.code, moved.all).toBe(1);
     expect(s.control.state().writes.enabled).toBe(false);
-    // a commit reaches the new fleet by hand
-    const byHand = await fetch(`${n.instances[0]!.url}/api/v1/commit`, { method: "POST", body: "{}" });
-    expect(byHand.status).toBe(200);
+    await commitByHand(n);
     // the ways on, the run's end and status's, carry the new fleet
     const next = offered(moved.all, "--abort");
     expect(next, moved.all).toContain(`fleet=${n.instances[0]!.url}`);
@@ -589,26 +607,10 @@ describe("the fleet's own --var values", () => {
   // values offered --abort with the old fleet. Accepted, that read the old fleet (RUNNING) and turned
   // writes on while a commit had reached the new one
   it("an --abort with --allow-changed-runbook refused for its undo's values offers the new fleet: as offered it sees a commit there and keeps writes off", async () => {
-    const s = await fastSim({ timeScale: 100 });
-    const n = await fastSim({ timeScale: 100 });
-    const other = await fastSim({ timeScale: 100 });
-    made.sims.push(s, n, other);
-    const dir = tempDir();
-    made.dirs.push(dir);
-    const staging = join(dir, "staging.yaml");
-    writeFileSync(staging, cutoverYaml(n, { name: "staging", steps: START + READY }));
-    const staged = await cli(["run", staging, "--renderer", "simple"], { cwd: dir });
-    expect(staged.code, staged.all).toBe(0);
-    other.control.setWrites({ enabled: false });
-    const file = join(dir, "rb.yaml");
-    writeFileSync(
-      file,
-      cutoverYaml(s, { urls: ["${vars.fleet}"], steps: START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT }).replace(
-        /^steps:\n/m,
-        `vars: { fleet: "${other.instances[0]!.url}", switch: "${other.verifierUrl}" }\nsteps:\n`,
-      ),
+    const { s, n, other, dir, run } = await movableFleet(
+      () => START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT,
+      (other) => `{ fleet: "${other.instances[0]!.url}", switch: "${other.verifierUrl}" }`,
     );
-    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
     const fleetS = `fleet=${s.instances[0]!.url}`;
     const first = await run("--var", fleetS, "--var", `switch=${s.verifierUrl}`, "--to", "stop-writes");
     expect(first.code, first.all).toBe(0);
@@ -617,9 +619,7 @@ describe("the fleet's own --var values", () => {
     const moved = await run("--abort", "--yes", "--allow-changed-runbook", "--var", `fleet=${n.instances[0]!.url}`);
     expect(moved.code, moved.all).toBe(2);
     expect(moved.all).toContain(`ran with switch=${s.verifierUrl}`);
-    // a commit reaches the new fleet by hand
-    const byHand = await fetch(`${n.instances[0]!.url}/api/v1/commit`, { method: "POST", body: "{}" });
-    expect(byHand.status).toBe(200);
+    await commitByHand(n);
     const next = offered(moved.all, "--allow-changed-runbook --abort");
     expect(next).toContain(`fleet=${n.instances[0]!.url}`);
     expect(next).toContain(`switch=${s.verifierUrl}`);
