@@ -78,12 +78,16 @@ export function runbookArg(
  * redacted: `rb.yaml --journal-dir j --var rollback=true`.
  */
 export function runTarget(loaded: LoadedRunbook, vars: readonly string[]): string {
-  const names = new Set([...Object.keys(loaded.vars), ...varNamesIn(loaded.raw)]);
-  const chosen = vars.filter((v) => names.has(v.slice(0, Math.max(0, v.indexOf("=")))));
   return runbookArg(
     loaded,
-    chosen.flatMap((v) => ["--var", v]),
+    ofRunbook(loaded, vars).flatMap((v) => ["--var", v]),
   );
+}
+
+/** The `name=value` values of variables the runbook declares or reads: a way on names no other. */
+export function ofRunbook(loaded: LoadedRunbook, vars: readonly string[]): string[] {
+  const names = new Set([...Object.keys(loaded.vars), ...varNamesIn(loaded.raw)]);
+  return vars.filter((v) => names.has(v.slice(0, Math.max(0, v.indexOf("=")))));
 }
 
 /** What a run that goes on with a cutover knows of its values (src/run/assemble.ts `ResumePlan`). */
@@ -134,8 +138,11 @@ export function wayOnVarsKept(
   };
 }
 
+/** What a way on whose `--var` values hold one masked says (`wayOnVarsKept`), in its own words. */
+export const MASKED_VAR_WORDS = `one --var is a secret, shown as ${MASK}: set it as that run did`;
+
 /** Said after a way on whose `--var` values hold one masked (`wayOnVarsKept`). */
-export const MASKED_VAR_NOTE = ` (one --var is a secret, shown as ${MASK}: set it as that run did)`;
+export const MASKED_VAR_NOTE = ` (${MASKED_VAR_WORDS})`;
 
 /** The runbook as a way on after this run names it (`runTarget`, `wayOnVarsAfter`). */
 export function wayOnTarget(loaded: LoadedRunbook, known: CutoverValuesKnown = {}): string {
@@ -151,12 +158,14 @@ export function wayOnTarget(loaded: LoadedRunbook, known: CutoverValuesKnown = {
 export function offerAfterFile(
   rb: RunbookRef & { redact?: (text: string) => string },
   offer: NextOffer,
-  tail = "",
+  /** Or each run's own: a way on with `--allow-changed-runbook` names more values (src/run/status.ts). */
+  tail: string | ((run: NextRun) => string) = "",
 ): NextOffer {
   const dir = journalDirShown(rb, rb.redact);
   const head = dir ? `${dir} ` : "";
-  if (!head && !tail) return offer;
-  return { ...offer, runs: offer.runs.map((r) => ({ ...r, args: `${head}${r.args}${tail}` })) };
+  const tailOf = typeof tail === "string" ? () => tail : tail;
+  if (!head && offer.runs.every((r) => !tailOf(r))) return offer;
+  return { ...offer, runs: offer.runs.map((r) => ({ ...r, args: `${head}${r.args}${tailOf(r)}` })) };
 }
 
 /** One way on: the arguments after `syncbook run <runbook>`, and what that run does. */

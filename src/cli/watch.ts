@@ -114,6 +114,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
         `syncbook watch: the fleet read with the runbook's ${fleetVars.secret.join(", ")}: the cutover ran with other values, secrets its journal does not hold, so this may be another fleet than the cutover's`,
       );
     const { readinessPlan } = await import("../steps/index.js");
+    const { cutoverVarsFrom } = await import("../run/earlier.js");
     const plan = readinessPlan(rb);
     base = {
       ...common,
@@ -121,6 +122,8 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
       runbook: target,
       ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
       runbookHash: loaded.hash,
+      // a --from of it, changed since, under --allow-changed-runbook names the cutover's values
+      goOnVars: (known, from) => cutoverVarsFrom(known, loaded, from),
       instances: instancesOf(rb),
       ...(canWriteInstance(rb) !== undefined ? { canWriteFrom: canWriteInstance(rb) } : {}),
       ...(rb.verifier ? { verifier: rb.verifier } : {}),

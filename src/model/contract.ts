@@ -331,6 +331,13 @@ export interface CutoverModel {
    * out): its hooks' calls were made of them, so a way on repeats them (src/next-run.ts `wayOnVars`).
    */
   givenVars: string[];
+  /**
+   * The values the cutover runs with, as its last run's `run.started` journaled them (`cutoverVars`
+   * and `cutoverGiven`, else `vars` and `given`; env-derived and secret parts `***`): every variable,
+   * given or a default then. A way on that carries `--allow-changed-runbook` names those its steps
+   * read (src/run/earlier.ts `cutoverVarsFrom`). Absent: a journal of an earlier runner.
+   */
+  cutoverValues?: { vars: Record<string, string | number | boolean>; given: string[] };
   /** The step running now (undefined between steps and after the run). */
   current?: number;
   fleet: { instances: ModelInstance[]; copy: CopyView };

@@ -767,6 +767,7 @@ export class CutoverFold {
       steps: [...this.#steps.values()].sort((a, b) => a.index - b.index).map((s) => structuredClone(s)),
       whenVars: whenVars(this.#steps.values()),
       givenVars: givenVars(whenVars(this.#steps.values()), this.#valuesStarted),
+      ...cutoverValues(this.#valuesStarted),
       ...(current !== undefined ? { current } : {}),
       fleet: {
         instances: this.instances().map((i) => structuredClone(i)),
@@ -1006,6 +1007,13 @@ function givenVars(decided: string[], started: RunEventOf<"run.started"> | undef
   // the cutover's values, as the journal's state reads them (src/journal/state.ts `vars`)
   const run = { vars: started.cutoverVars ?? started.vars, given: started.cutoverGiven ?? started.given };
   return wayOnVars(decided, run).slice(decided.length);
+}
+
+/** The values the cutover runs with, as the journal's state reads them (src/journal/state.ts `vars`, `given`). */
+function cutoverValues(started: RunEventOf<"run.started"> | undefined): Pick<CutoverModel, "cutoverValues"> {
+  const vars = started?.cutoverVars ?? started?.vars;
+  if (!started || !vars) return {};
+  return { cutoverValues: { vars: { ...vars }, given: [...(started.cutoverGiven ?? started.given ?? [])] } };
 }
 
 /**

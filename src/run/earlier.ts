@@ -36,6 +36,7 @@ import {
   wayOnVars,
   wayOnVarsKept,
   MASKED_VAR_NOTE,
+  ofRunbook,
   type CutoverValuesKnown,
 } from "../next-run.js";
 import { bindStep, traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
@@ -471,19 +472,10 @@ function valuesThen(
   state: JournalState,
   loaded: LoadedRunbook,
   moved?: CutoverValuesKnown,
-  /** The way on carries `--allow-changed-runbook` with the journal's values: a secret one kept masked too. */
-  keepMasked = false,
 ): { target: string; masked: boolean } {
   const names = new Set(changed.map((d) => d.name));
   // with the flag, a secret value kept masked: left out, the flag took the runbook's default
-  const kept = moved
-    ? wayOnVarsKept(loaded, moved)
-    : keepMasked
-      ? wayOnVarsKept(loaded, {
-          decidedVars: whenVars(state, loaded),
-          cutoverValues: { vars: state.vars ?? {}, given: state.given ?? [] },
-        })
-      : undefined;
+  const kept = moved ? wayOnVarsKept(loaded, moved) : undefined;
   const vars = [
     ...(kept ? kept.vars : cutoverVars(state, loaded)).filter((v) => !names.has(v.slice(0, v.indexOf("=")))),
     ...[...new Map(changed.map((d) => [d.name, `${d.name}=${d.then}`])).values()],
@@ -495,18 +487,50 @@ function valuesThen(
 }
 
 /**
- * The runbook with the cutover's values for a run from step `from` on (`valuesThen` of
- * `varsChangedSince`: what the refusal of other values offers), a secret one kept masked: the one
- * way on that may carry `--allow-changed-runbook` after the cutover's commit. `cutoverVars` alone
- * left out a value the cutover took from the runbook's old default, and a secret one, and the flag
- * took the runbook's value now, another fleet (an outside review).
+ * The `--var` values of a way on from step `from` on that carries `--allow-changed-runbook` after
+ * the cutover's commit, which nothing checks against the cutover's values: those its `when`s were
+ * decided with and those it was given (`wayOnVarsKept`, a secret one kept masked), then every other
+ * variable the steps from there read, and the fleet's (`varsReadFrom`), as the cutover had it. Left
+ * out, a value the cutover took from the runbook's old default was read at the default now, another
+ * fleet (an outside review). Not only the values that differ from `loaded`'s: `status` and `watch`
+ * load the runbook at the cutover's fleet values (`loadAtCutoverFleet`), where an old default of
+ * the fleet shows no change, and the pasted command reads the new one. A value not given that holds
+ * a secret (env-derived, journaled `***`) is left to the runbook, which reads it again.
  */
+export function cutoverVarsFrom(
+  known: Required<CutoverValuesKnown>,
+  loaded: LoadedRunbook,
+  from: number,
+): { vars: string[]; masked: boolean } {
+  const kept = wayOnVarsKept(loaded, known);
+  const named = new Set(kept.vars.map((v) => v.slice(0, v.indexOf("="))));
+  const then = known.cutoverValues.vars;
+  const read = from >= 0 ? varsReadFrom(loaded, from) : [];
+  const more = read.flatMap((name) => {
+    const value = then[name];
+    return value === undefined || named.has(name) || String(value).includes(MASK) ? [] : [`${name}=${String(value)}`];
+  });
+  // one the edited runbook no longer declares nor reads: named, it would change nothing
+  const vars = ofRunbook(loaded, [...kept.vars, ...more]);
+  return { vars, masked: kept.masked && vars.some((v) => v.slice(v.indexOf("=")).includes(MASK)) };
+}
+
+/** The cutover's values as its journal's state has them: what `cutoverVarsFrom` keeps. */
+export function cutoverValuesKnown(state: JournalState, loaded: LoadedRunbook): Required<CutoverValuesKnown> {
+  return {
+    decidedVars: whenVars(state, loaded),
+    cutoverValues: { vars: state.vars ?? {}, given: state.given ?? [] },
+  };
+}
+
+/** The runbook with `cutoverVarsFrom`'s values: what `run --from` offers after a commit of a runbook since changed. */
 export function cutoverTargetFrom(
   state: JournalState,
   loaded: LoadedRunbook,
   from: number,
 ): { target: string; masked: boolean } {
-  return valuesThen(from >= 0 ? varsChangedSince(state, loaded, from) : [], state, loaded, undefined, true);
+  const r = cutoverVarsFrom(cutoverValuesKnown(state, loaded), loaded, from);
+  return { target: runTarget(loaded, r.vars), masked: r.masked };
 }
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */

@@ -43,7 +43,9 @@ import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import {
   currentSyncCommit,
+  cutoverValuesKnown,
   cutoverVars,
+  cutoverVarsFrom,
   fleetVarNames,
   lastReverse,
   reverseInDoubt,
@@ -53,6 +55,7 @@ import {
 import { stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
+  MASKED_VAR_NOTE,
   nextAfterFailedUndo,
   offerAfterFile,
   RUNBOOK_CHANGED_NOTE,
@@ -752,14 +755,18 @@ async function readJournalStatus(
     return { status: out };
   }
   out.warnings = [...state.warnings, ...(found.witnessWarning ? [found.witnessWarning] : [])];
-  // a --var the cutover was given that holds a secret: the commands offered leave it out (src/next-run.ts)
-  const secret = (state.given ?? []).filter((n) => String(state.vars?.[n] ?? "").includes(MASK));
-  if (secret.length)
-    out.warnings.push(
-      `the commands offered leave out ${secret.map((n) => `--var ${n}`).join(", ")}, given to the cutover with a secret (shown as ${MASK}): add ${secret.length === 1 ? "it" : "them"} as its runs were given ${secret.length === 1 ? "it" : "them"}`,
-    );
   if (state.hash !== hash) out.runbookChanged = true;
   const model = fold.view();
+  // a step after the commit to run again: with the runbook changed since, its way on carries
+  // --allow-changed-runbook, which checks no value against the cutover's: it names every one the
+  // steps from there read, as the cutover had it, a secret one masked (src/run/earlier.ts
+  // `cutoverVarsFrom`); left out, the flag read it at the runbook's default now, another fleet
+  const again = runAgainAfterCommit(model, traitsOf);
+  if (again) out.againFrom = again.id;
+  const againVars =
+    again && out.runbookChanged ? cutoverVarsFrom(cutoverValuesKnown(state, named), named, again.index) : undefined;
+  // a --var the cutover was given that holds a secret: said here once the offer is made (below)
+  const secretAt = out.warnings.length;
   if (model.notifications) out.notifications = model.notifications;
   // the write-stop window is the cutover's: a journal holds only its own runs; the folder's other
   // journals of the cutover hold the others (a --from run's journal lacks the stop and the commit
@@ -777,8 +784,6 @@ async function readJournalStatus(
     const from = stopWritesBefore(runbook, refusal.id);
     if (from !== undefined) out.restopFrom = from;
   }
-  const again = runAgainAfterCommit(model, traitsOf);
-  if (again) out.againFrom = again.id;
   const last = model.steps.filter((s) => s.attempts.length > 0).at(-1);
   if (last)
     out.lastStep = {
@@ -896,9 +901,34 @@ async function readJournalStatus(
   const cut = stopAbortCut(state);
   if (cut) out.writesStopAbortCut = { step: cut.stepIndex + 1, id: cut.id };
   const next = nextOffer(out);
+  // the way on with --allow-changed-runbook names `againVars`, a secret one masked and said so
+  const unchecked = (run: NextRun): boolean => againVars !== undefined && run.args.includes("--allow-changed-runbook");
+  // a --var the cutover was given that holds a secret: the commands offered leave it out
+  // (src/next-run.ts `wayOnVars`), the one with --allow-changed-runbook shows it masked
+  const shown = next?.runs.some(unchecked) === true;
+  const secret = shown
+    ? againVars!.vars.filter((v) => v.slice(v.indexOf("=")).includes(MASK)).map((v) => v.slice(0, v.indexOf("=")))
+    : (state.given ?? []).filter((n) => String(state.vars?.[n] ?? "").includes(MASK));
+  const them = secret.length === 1 ? "it" : "them";
+  const flags = secret.map((n) => `--var ${n}`).join(", ");
+  if (secret.length)
+    out.warnings.splice(
+      secretAt,
+      0,
+      shown
+        ? `the command offered shows ${flags} as the cutover's runs journaled ${them}, with a secret (shown as ${MASK}): set ${them} as its runs were given ${them}`
+        : `the commands offered leave out ${flags}, given to the cutover with a secret (shown as ${MASK}): add ${them} as its runs were given ${them}`,
+    );
   // the journal folder status read (--journal-dir), first: a way on without it reads the default
   // folder and finds no journal; then the vars its runs decided their `when`s with: a resume with
   // others is refused. `syncbook run <file> <args>` is the whole command (--json's `file`, `args`)
-  if (next) out.next = offerAfterFile(named, next, varArgs(varsOf(state)));
+  if (next)
+    out.next = offerAfterFile(
+      named,
+      againVars?.masked
+        ? { ...next, runs: next.runs.map((r) => (unchecked(r) ? { ...r, does: `${r.does}${MASKED_VAR_NOTE}` } : r)) }
+        : next,
+      (run) => varArgs(unchecked(run) ? againVars!.vars : varsOf(state)),
+    );
   return { status: out, memory: state.verifier };
 }

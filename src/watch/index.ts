@@ -11,7 +11,7 @@ import type { WindowKindTraits } from "../fleet/window.js";
 import { isPidAlive } from "../journal/index.js";
 import { JournalFeed } from "./journal-feed.js";
 import { LiveReader } from "./live.js";
-import { runnerVerdict, type RunnerVerdict } from "./runner.js";
+import { runnerVerdict, type RunnerInput, type RunnerVerdict } from "./runner.js";
 import { startWatchServer, type WatchServer } from "./server.js";
 import { buildState, type WatchState } from "./state.js";
 import type { DeadManRecord, DeadManSwitch } from "./dead-man.js";
@@ -39,6 +39,8 @@ export interface WatchOptions {
   journalDir?: string;
   /** Its hash as loaded: the commands it suggests say when the journal ran another text. */
   runbookHash?: string;
+  /** The values a `--from` of it under `--allow-changed-runbook` names (src/watch/runner.ts `RunnerInput.goOnVars`). */
+  goOnVars?: RunnerInput["goOnVars"];
   /** The runbook's instances and verifier (with their secrets: only the clients see them); else the journal's. */
   instances?: FleetInstance[];
   /** The runbook's first process among `instances` (src/runbook/can-write.ts). */
@@ -123,6 +125,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       ...(opts.runbook !== undefined ? { runbook: opts.runbook } : {}),
       ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
       ...(opts.runbookHash !== undefined ? { runbookHash: opts.runbookHash } : {}),
+      ...(opts.goOnVars ? { goOnVars: opts.goOnVars } : {}),
     });
     // a finished run told its own notifiers; only a run without an end has a runner to lose
     if (runner.alarm && runner.state !== "finished") {

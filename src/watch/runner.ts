@@ -20,7 +20,14 @@ import {
   runEndWords,
   windowLength,
 } from "../writes-words.js";
-import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, varArgs } from "../next-run.js";
+import {
+  CALLED_OFF_RESUME,
+  MASKED_VAR_WORDS,
+  RUNBOOK_CHANGED_NOTE,
+  runbookArg,
+  varArgs,
+  type CutoverValuesKnown,
+} from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
 /** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
@@ -62,6 +69,13 @@ export interface RunnerInput {
   journalDir?: string;
   /** That runbook's hash as it reads now: another than its journal's makes `--resume` refuse it. */
   runbookHash?: string;
+  /**
+   * The `--var` values of a `--from` of that runbook, changed since, under `--allow-changed-runbook`,
+   * which checks none against the cutover's (src/run/earlier.ts `cutoverVarsFrom`, given the runbook
+   * by `syncbook watch`): every value the steps from `from` on read, as the cutover had it, a secret
+   * one masked.
+   */
+  goOnVars?: (known: Required<CutoverValuesKnown>, from: number) => { vars: string[]; masked: boolean };
 }
 
 export function runnerVerdict(i: RunnerInput): RunnerVerdict {
@@ -99,8 +113,18 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     return `syncbook run ${rb} --resume${vars}${notes.length ? `   (${notes.join("; ")})` : ""}`;
   };
   const resume = resumeWith();
-  const from = (id: string, why: string): string =>
-    `syncbook run ${rb} --from ${id}${changed ? " --allow-changed-runbook" : ""}${vars}   (${why})`;
+  // with the runbook changed, --allow-changed-runbook: the values it reads named, as the cutover had
+  // them; the journal's given ones alone left out a secret one and an old default, which the flag
+  // read at the runbook's value now, another fleet (an outside review)
+  const from = (step: { id: string; index: number }, why: string): string => {
+    const kept =
+      changed && i.goOnVars && m.cutoverValues
+        ? i.goOnVars({ decidedVars: m.whenVars, cutoverValues: m.cutoverValues }, step.index)
+        : undefined;
+    const tail = kept ? varArgs(kept.vars) : vars;
+    const notes = [why, ...(kept?.masked ? [MASKED_VAR_WORDS] : [])];
+    return `syncbook run ${rb} --from ${step.id}${changed ? " --allow-changed-runbook" : ""}${tail}   (${notes.join("; ")})`;
+  };
   if (run.finishedAt !== undefined) {
     const how =
       run.ended === "called-off"
@@ -122,7 +146,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
         : run.outcome !== "ok" || run.to !== undefined
           ? { next: resume }
           : again
-            ? { next: from(again.id, `step ${again.index + 1} failed, and the run went on past it`) }
+            ? { next: from(again, `step ${again.index + 1} failed, and the run went on past it`) }
             : {}),
       lastLineAt,
     };
@@ -151,9 +175,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       alarm: true,
       headline: `THE RUNNER IS GONE: ${who}; its last journal line was ${ago} ago, and the cutover is unfinished`,
       ...left(true),
-      next: again
-        ? from(again.id, "the run that died sent nothing and ran no hook: --resume would pass it over")
-        : resume,
+      next: again ? from(again, "the run that died sent nothing and ran no hook: --resume would pass it over") : resume,
       lastLineAt,
     };
   }

@@ -121,6 +121,13 @@ describe("offerAfterFile (status --json: `file`, then each run's `args`)", () =>
     ]);
     // the --var values alone, as before
     expect(offerAfterFile({ file: "rb.yaml" }, offer, " --var x=1").runs[0]!.args).toBe("--resume --var x=1");
+    // each run's own (status: a way on with --allow-changed-runbook names more values)
+    const own = (r: { args: string }) => (r.args === "--abort" ? " --var x=1" : "");
+    expect(offerAfterFile({ file: "rb.yaml" }, offer, own).runs.map((r) => r.args)).toEqual([
+      "--resume",
+      "--abort --var x=1",
+    ]);
+    expect(offerAfterFile({ file: "rb.yaml" }, offer, () => "")).toBe(offer);
     // the offer handed in is not changed
     expect(offer.runs[0]!.args).toBe("--resume");
   });

@@ -21,7 +21,7 @@ import {
 } from "../support/crash-harness.js";
 import { cutoverYaml, DRAINED, READY, START, STOP, COMMIT, COMMITTED, stopVia } from "../support/crash-harness.js";
 import { shellCommand } from "../../src/text.js";
-import { cli, startCli } from "../support/run.js";
+import { cli, startCli, watchState } from "../support/run.js";
 import type { Simulator } from "../../src/sim/index.js";
 
 const made = cleanedUpAfterAll();
@@ -62,6 +62,36 @@ async function gateBeforeSwitch(after: string, instances = 1) {
   );
   const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
   return { s, other, dir, run };
+}
+
+/**
+ * A committed cutover whose gate after the commit failed under continueOnError, its write-on hook
+ * through `${vars.switch}` after it: the switch the runbook's default (`s`'s) or `given`. Then the
+ * switch is off again and the runbook's default names `other`'s: a step to run again, of a runbook
+ * changed since.
+ */
+async function committedPastGate(given?: (s: Simulator) => string) {
+  const s = await fastSim({ timeScale: 100 });
+  const other = await fastSim({ timeScale: 100 });
+  made.sims.push(s, other);
+  const dir = tempDir();
+  made.dirs.push(dir);
+  const file = join(dir, "rb.yaml");
+  const GATE = failingHook(dir, "gate", 1).replace(/ }\n$/, ", continueOnError: true }\n");
+  const WRITES_ON =
+    '  - { id: app-on, hook: { use: sim-writes, with: { url: "${vars.switch}", enabled: true }, writesOn: true } }\n';
+  const steps = START + READY + STOP_VIA_SWITCH + DRAINED + COMMIT + COMMITTED + GATE + WRITES_ON;
+  const text = (at: Simulator) =>
+    cutoverYaml(s, { steps }).replace(/^steps:\n/m, `vars: { switch: "${at.verifierUrl}" }\nsteps:\n`);
+  writeFileSync(file, text(s));
+  other.control.setWrites({ enabled: false });
+  const vars = given ? ["--var", `switch=${given(s)}`] : [];
+  const first = await cli(["run", file, "--renderer", "simple", "--yes", ...vars], { cwd: dir });
+  expect(first.code, first.all).toBe(0);
+  expect(first.all).toContain("step gate failed and the run went on past it (continueOnError)");
+  s.control.setWrites({ enabled: false });
+  writeFileSync(file, text(other));
+  return { s, other, dir, file };
 }
 
 async function killedWithWritesStopped(stop = STOP_VIA_SWITCH) {
@@ -301,6 +331,29 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(again).toContain(`switch=${s.verifierUrl}`);
     const ok = await cli([...again, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(ok.code, ok.all).toBe(0);
+    expect(s.control.state().writes.enabled, "the cutover's switch on").toBe(true);
+    expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
+  });
+
+  // the 17:01 session's closing note, reproduced: status and the watch page offered `--from <step>
+  // --allow-changed-runbook` with the journal's given values alone. A value the cutover took from
+  // the runbook's old default was left out, and pasted, the flag read the default now: the write-on
+  // hook turned on another environment's switch
+  it("after the commit, a step to run again of a runbook changed since: status and the watch page offer it with the switch the cutover took from the old default; pasted, it turns that switch on", async () => {
+    const { s, other, dir, file } = await committedPastGate();
+    const way = `--from gate --allow-changed-runbook --var switch=${s.verifierUrl}`;
+    const told = await cli(["status", file], { cwd: dir });
+    expect(told.all).toContain(`next:\n    syncbook run ${file} ${way}\n`);
+    const json = await cli(["status", file, "--json"], { cwd: dir });
+    const st = JSON.parse(json.stdout) as { file: string; journal: { next: { runs: { args: string }[] } } };
+    expect(st.journal.next.runs.map((r) => r.args)).toEqual([way]);
+    // the watch page, given the runbook, offers the same
+    const page = await watchState([file], dir);
+    expect(page.runner.next).toBe(`syncbook run ${file} ${way}   (step 7 failed, and the run went on past it)`);
+    // pasted as status offers it: the cutover's switch on, the other untouched
+    const argv = ["run", st.file, ...argvOf(st.journal.next.runs[0]!.args), "--renderer", "simple", "--yes"];
+    const again = await cli(argv, { cwd: dir });
+    expect(again.code, again.all).toBe(0);
     expect(s.control.state().writes.enabled, "the cutover's switch on").toBe(true);
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
   });
@@ -757,5 +810,33 @@ describe("a --var that holds a secret", () => {
     // given again as that run had it, the --resume goes on
     const again = await run("--resume", "--yes", "--var", `switch=${secret}`);
     expect(again.code, again.all).toBe(0);
+  });
+
+  // left out of a way on with --allow-changed-runbook, the flag read it at the runbook's default
+  // now, another switch: status and the watch page keep it, masked, and say to set it
+  it("a --from after the commit of a runbook changed since shows it masked, says so, and given as that run had it, turns its switch on", async () => {
+    const secretOf = (s: Simulator) => s.verifierUrl.replace("http://", "http://ops:pa55word@");
+    const { s, other, dir, file } = await committedPastGate(secretOf);
+    const masked = s.verifierUrl.replace("http://", "http://***@");
+    const way = `--from gate --allow-changed-runbook --var 'switch=${masked}'`;
+    const told = await cli(["status", file], { cwd: dir });
+    expect(told.all).not.toContain("pa55word");
+    expect(told.all).toContain(`next:\n    syncbook run ${file} ${way}\n`);
+    expect(told.all).toContain("(one --var is a secret, shown as ***: set it as that run did)");
+    expect(told.all).toContain(
+      "warning: the command offered shows --var switch as the cutover's runs journaled it, with a secret (shown as ***): set it as its runs were given it",
+    );
+    const page = await watchState([file], dir);
+    expect(JSON.stringify(page)).not.toContain("pa55word");
+    expect(page.runner.next).toBe(
+      `syncbook run ${file} ${way}   (step 7 failed, and the run went on past it; one --var is a secret, shown as ***: set it as that run did)`,
+    );
+    const again = await cli(
+      ["run", file, "--from", "gate", "--allow-changed-runbook", "--var", `switch=${secretOf(s)}`, "--yes"],
+      { cwd: dir },
+    );
+    expect(again.code, again.all).toBe(0);
+    expect(s.control.state().writes.enabled, "the cutover's switch on").toBe(true);
+    expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
   });
 });

@@ -381,18 +381,40 @@ describe("cutoverTargetFrom", () => {
       vars: { switch: "http://old", lag: 5, other: "x", token: "***" },
     } as unknown as JournalState;
     expect(cutoverTargetFrom(state, loaded, 0)).toEqual({
-      target: "rb.yaml --var 'token=***' --var switch=http://old",
+      target: "rb.yaml --var 'token=***' --var switch=http://old --var lag=5",
       masked: true,
     });
-    // the same values: nothing to add but the secret
+    // the same values as the runbook's now are named too: status and watch load the runbook at the
+    // cutover's fleet values, where an old default shows no change, and the pasted command reads
+    // the new one (the 17:01 session's note)
     const same = { steps: [], given: [], vars: { switch: "http://a", lag: 5, other: "x" } } as unknown as JournalState;
-    expect(cutoverTargetFrom(same, loaded, 0)).toEqual({ target: "rb.yaml", masked: false });
-    // no step of that id (-1): no value is judged changed, whatever the last step reads
+    expect(cutoverTargetFrom(same, loaded, 0)).toEqual({
+      target: "rb.yaml --var switch=http://a --var lag=5",
+      masked: false,
+    });
+    // a value not given that holds a secret (env-derived) is the runbook's to read again, not `***`
+    const env = { steps: [], given: [], vars: { switch: "http://a", lag: 5, token: "***" } } as unknown as JournalState;
+    expect(cutoverTargetFrom(env, loaded, 1)).toEqual({ target: "rb.yaml --var lag=5", masked: false });
+    // no step of that id (-1): only the values given, whatever the last step reads
     const lines = TEXT.split("\n");
     const hookLast = [...lines.slice(0, 6), ...lines.slice(7, 9), lines[6], ""].join("\n");
     const last = await parseRunbook(hookLast, "rb.yaml", { env: { TOKEN: "s3cr3t-token" } });
     const lagThen = { steps: [], vars: { switch: "http://a", lag: 9, other: "x" } } as unknown as JournalState;
     expect(cutoverTargetFrom(lagThen, last, 3).target).toBe("rb.yaml --var lag=9");
     expect(cutoverTargetFrom(lagThen, last, -1)).toEqual({ target: "rb.yaml", masked: false });
+    // one the edited runbook no longer declares nor reads is not named, a secret one neither
+    const gone = {
+      steps: [],
+      given: ["gone", "old"],
+      vars: { switch: "http://a", lag: 5, gone: "x", old: "***" },
+    } as unknown as JournalState;
+    expect(cutoverTargetFrom(gone, loaded, 1)).toEqual({ target: "rb.yaml --var lag=5", masked: false });
+    // a value given and one a `when` decided come first, once each
+    const given = {
+      steps: [],
+      given: ["lag"],
+      vars: { switch: "http://a", lag: 7, other: "x" },
+    } as unknown as JournalState;
+    expect(cutoverTargetFrom(given, loaded, 0).target).toBe("rb.yaml --var lag=7 --var switch=http://a");
   });
 });

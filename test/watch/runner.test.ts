@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import { CutoverFold } from "../../src/model/fold.js";
 import { traitsOf } from "../../src/steps/index.js";
-import { runnerVerdict, stateLeft } from "../../src/watch/runner.js";
+import { runnerVerdict, stateLeft, type RunnerInput } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
 import { runnerLost } from "../../src/watch/dead-man.js";
 import { reverseInDoubtWords, runEndWords } from "../../src/writes-words.js";
@@ -715,16 +715,17 @@ describe("the way on carries the --var values its runs decided their `when`s wit
   };
   const finished = (at0: number) =>
     ev("run.finished", at0, { outcome: "failed", exitCode: 1, durationMs: at0, committed: false });
+  const verdictInput = (model: ReturnType<typeof modelOf>, runbookHash?: string): RunnerInput => ({
+    model,
+    lock: undefined,
+    now: at(10_000),
+    host: "here",
+    isAlive: () => false,
+    runbook: "rb.yaml",
+    ...(runbookHash !== undefined ? { runbookHash } : {}),
+  });
   const verdict = (model: ReturnType<typeof modelOf>, runbookHash?: string) =>
-    runnerVerdict({
-      model,
-      lock: undefined,
-      now: at(10_000),
-      host: "here",
-      isAlive: () => false,
-      runbook: "rb.yaml",
-      ...(runbookHash !== undefined ? { runbookHash } : {}),
-    });
+    runnerVerdict(verdictInput(model, runbookHash));
 
   it("skipped by its `when`: false; ran: true; each variable once", () => {
     const without = modelOf([
@@ -790,6 +791,7 @@ describe("the way on carries the --var values its runs decided their `when`s wit
       finished(400),
     ]);
     expect(aborted.givenVars).toEqual(["switch=http://live", "rollback=false"]);
+    expect(aborted.cutoverValues).toEqual(given);
     // unless it says the cutover's: its fleet moved under --allow-changed-runbook (src/run/abort.ts),
     // and a way on with the old values read the old fleet before turning writes on (an outside review)
     const moved = modelOf([
@@ -800,6 +802,7 @@ describe("the way on carries the --var values its runs decided their `when`s wit
       finished(400),
     ]);
     expect(moved.givenVars).toEqual(["switch=http://new"]);
+    expect(moved.cutoverValues).toEqual({ vars: { ...given.vars, switch: "http://new" }, given: ["switch"] });
   });
 
   it("a variable the steps tell both ways of is left out: no value is right for both; steps without a `when` variable tell nothing", () => {
@@ -856,5 +859,36 @@ describe("the way on carries the --var values its runs decided their `when`s wit
     expect(verdict(past, "sha256:cd").next).toBe(
       "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false   (step 5 failed, and the run went on past it)",
     );
+    // given the runbook (`syncbook watch rb.yaml`), that --from names the values its steps read as
+    // the cutover had them, a secret one masked and said so (src/run/earlier.ts `cutoverVarsFrom`):
+    // the given ones alone left out a secret and an old default, which the flag read at the
+    // runbook's value now, another fleet (the 17:01 session's note)
+    const values = { vars: { rollback: false, switch: "http://old", pw: "***-west" }, given: ["pw"] };
+    const withValues = modelOf([
+      started(0, values),
+      ...ran(100, 0),
+      skipped(200, 1),
+      skipped(210, 2),
+      ...ran(250, 3),
+      ...ran(300, 4, "failed"),
+      ev("run.finished", 400, { outcome: "ok", exitCode: 0, durationMs: 400, committed: true }),
+    ]);
+    expect(withValues.cutoverValues).toEqual(values);
+    const asked: unknown[] = [];
+    const goOnVars: RunnerInput["goOnVars"] = (known, from) => {
+      asked.push([known, from]);
+      return { vars: [...(known.decidedVars ?? []), "pw=***-west", "switch=http://old"], masked: true };
+    };
+    const kept = runnerVerdict({ ...verdictInput(withValues, "sha256:cd"), goOnVars });
+    expect(asked).toEqual([[{ decidedVars: ["rollback=false"], cutoverValues: values }, 4]]);
+    expect(kept.next).toBe(
+      "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false --var 'pw=***-west' --var switch=http://old   (step 5 failed, and the run went on past it; one --var is a secret, shown as ***: set it as that run did)",
+    );
+    // the runbook as its journal ran it: no flag, the values a run of the cutover is checked against
+    asked.length = 0;
+    expect(runnerVerdict({ ...verdictInput(withValues, "sha256:ab"), goOnVars }).next).toBe(
+      "syncbook run rb.yaml --from gate --var rollback=false   (step 5 failed, and the run went on past it)",
+    );
+    expect(asked).toEqual([]);
   });
 });
