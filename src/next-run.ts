@@ -138,6 +138,15 @@ export function wayOnVarsKept(
   };
 }
 
+/**
+ * A `--var` value as `syncbook run` reads it (src/cli/execute.ts `parseVars`): a number, a boolean,
+ * else the text. A text a way on would print that reads as another value (`007`, `true`) cannot be
+ * given back with `--var` (src/run/earlier.ts `cutoverVarsFrom`).
+ */
+export function varValue(text: string): string | number | boolean {
+  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text === "true" ? true : text === "false" ? false : text;
+}
+
 /** What a way on whose `--var` values hold one masked says (`wayOnVarsKept`), in its own words. */
 export const MASKED_VAR_WORDS = `one --var is a secret, shown as ${MASK}: set it as that run did`;
 

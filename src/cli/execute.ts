@@ -15,7 +15,7 @@ import type { LoadedRunbook, LoadOptions, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
 import { redactLeaves, redactSecretFields } from "../redact.js";
 import { PLUGIN_CALL_KINDS } from "../steps/index.js";
-import { lintCommand } from "../next-run.js";
+import { lintCommand, varValue } from "../next-run.js";
 
 export interface ExecuteFlags {
   dryRun?: boolean;
@@ -61,7 +61,7 @@ export function parseVars(list: readonly string[] = []): Record<string, Scalar> 
         hint: "Variable names are letters, digits and _, not starting with a digit, as under `vars:`.",
         exitCode: ExitCode.usage,
       });
-    out[k] = /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
+    out[k] = varValue(v);
   }
   return out;
 }

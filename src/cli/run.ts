@@ -711,11 +711,7 @@ async function newOrContinued(
   // cutover with the values this run was given (`wayOnVarsKept`); left out, a value is read at the
   // runbook's default, another fleet (an outside review)
   const goOnFrom = async (journal: string) =>
-    cutoverTargetFrom(
-      await readJournalState(journal, traitsOf),
-      loaded,
-      loaded.runbook ? planSteps(loaded.runbook).findIndex((st) => st.id === flags.from) : -1,
-    );
+    cutoverTargetFrom(await readJournalState(journal, traitsOf), loaded, flags.from ?? "");
   const typedVars = wayOnVarsKept(loaded);
   const newCutoverTarget = runTarget(loaded, typedVars.vars);
   const newCutoverNote = typedVars.masked ? MASKED_VAR_NOTE : "";
@@ -764,7 +760,7 @@ async function newOrContinued(
     const typed = newCutoverTarget;
     if (done && "changedText" in done) {
       const goOn = await goOnFrom(done.changedText);
-      const way = `syncbook run ${goOn.target} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}${goOn.masked ? MASKED_VAR_NOTE : ""}`;
+      const way = `syncbook run ${goOn.target} --from ${flags.from} --allow-changed-runbook${flags.newCutover ? " (without --new-cutover)" : ""}${goOn.note ? ` (${goOn.note})` : ""}`;
       // not a new cutover unasked: counting nothing, it ended "not committed" (and its notification
       // said so) on a fleet that is COMMITTED, which the bridge reads as writes may go back on the
       // source (a terminal trial, 2026-12-01); the operator says which it is
@@ -784,7 +780,7 @@ async function newOrContinued(
     if (!done) return undefined;
     if (flags.newCutover) {
       const goOn = await goOnFrom(done.journal);
-      const way = `syncbook run ${goOn.target} --from ${flags.from}${goOn.masked ? MASKED_VAR_NOTE : ""}`;
+      const way = `syncbook run ${goOn.target} --from ${flags.from}${goOn.note ? ` (${goOn.note})` : ""}`;
       say(
         `cutover: starting a new cutover (--new-cutover); cutover ${done.cutover} (journal ${done.journal}) committed, and this run counts nothing from it; to go on with it from ${flags.from} (its commit counts): ${way}`,
       );

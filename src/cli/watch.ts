@@ -123,7 +123,7 @@ export async function main(target: string, opts: WatchCliOptions): Promise<numbe
       ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
       runbookHash: loaded.hash,
       // a --from of it, changed since, under --allow-changed-runbook names the cutover's values
-      goOnVars: (known, from) => cutoverVarsFrom(known, loaded, from),
+      goOnVars: (known, fromId) => cutoverVarsFrom(known, loaded, fromId),
       instances: instancesOf(rb),
       ...(canWriteInstance(rb) !== undefined ? { canWriteFrom: canWriteInstance(rb) } : {}),
       ...(rb.verifier ? { verifier: rb.verifier } : {}),

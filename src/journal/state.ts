@@ -37,6 +37,8 @@ export interface JournalStep {
   finished?: Outcome;
   /** Skipped by its `when` (false for that run's vars): a run with other vars would run it. */
   skippedByWhen?: true;
+  /** The variable its `when` names whole, as its run journaled it (`run.started.steps`; earlier runners did not). */
+  when?: string;
 }
 
 export interface InstanceAnswer {
@@ -401,8 +403,11 @@ export async function readJournalState(
         }
         if (Array.isArray(e.steps))
           for (const s of e.steps as unknown[])
-            if (isObject(s) && typeof s.index === "number" && typeof s.id === "string")
-              stepOf(s.index, s.id, typeof s.kind === "string" ? s.kind : "");
+            if (isObject(s) && typeof s.index === "number" && typeof s.id === "string") {
+              const step = stepOf(s.index, s.id, typeof s.kind === "string" ? s.kind : "");
+              // what a run decided it with (a later run's text without it decided nothing of it)
+              if (typeof s.when === "string") step.when = s.when;
+            }
         // the commit a --from run counted from the cutover's earlier journal: this journal's own from
         // here (a commit is never undone). Not its write stop: that stop's hook, and its undo (an
         // --abort of that journal), live in the other journal, which this one cannot see

@@ -36,7 +36,9 @@ import {
   wayOnVars,
   wayOnVarsKept,
   MASKED_VAR_NOTE,
+  MASKED_VAR_WORDS,
   ofRunbook,
+  varValue,
   type CutoverValuesKnown,
 } from "../next-run.js";
 import { bindStep, traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
@@ -267,9 +269,13 @@ export function cutoverVars(state: JournalState, loaded: LoadedRunbook): string[
 
 /** The `--var` values the journal's runs decided its `when`s with, alone (`cutoverVars` adds the given ones). */
 export function whenVars(state: JournalState, loaded: LoadedRunbook): string[] {
+  // the variable each step's `when` named as its run journaled it (`run.started.steps`); a journal
+  // of an earlier runner, without it, by the runbook's step at its index only where the runbook is
+  // the journal's text (an outside review: a step removed, and another step's `when` was read)
+  const sameText = state.hash === loaded.hash;
   return decidedVars(
     state.steps.flatMap((j) => {
-      const ref = whenVariable(loaded.raw, j.index);
+      const ref = j.when !== undefined ? `vars.${j.when}` : sameText ? whenVariable(loaded.raw, j.index) : undefined;
       const name = ref?.startsWith("vars.") ? ref.slice("vars.".length) : undefined;
       // skipped by it: false; started, ended or not: it ran on its \`when\`, true
       if (name === undefined || (j.skippedByWhen !== true && !j.started)) return [];
@@ -487,32 +493,74 @@ function valuesThen(
 }
 
 /**
- * The `--var` values of a way on from step `from` on that carries `--allow-changed-runbook` after
+ * The `--var` values of a way on from step `fromId` on that carries `--allow-changed-runbook` after
  * the cutover's commit, which nothing checks against the cutover's values: those its `when`s were
  * decided with and those it was given (`wayOnVarsKept`, a secret one kept masked), then every other
- * variable the steps from there read, and the fleet's (`varsReadFrom`), as the cutover had it. Left
- * out, a value the cutover took from the runbook's old default was read at the default now, another
- * fleet (an outside review). Not only the values that differ from `loaded`'s: `status` and `watch`
- * load the runbook at the cutover's fleet values (`loadAtCutoverFleet`), where an old default of
- * the fleet shows no change, and the pasted command reads the new one. A value not given that holds
- * a secret (env-derived, journaled `***`) is left to the runbook, which reads it again.
+ * variable the steps from there read, the fleet's, and those their `when`s name (`varsReadFrom`,
+ * `whenNamesFrom`), as the cutover had it. Left out, a value the cutover took from the runbook's old
+ * default was read at the default now, another fleet (an outside review). Not only the values that
+ * differ from `loaded`'s: `status` and `watch` load the runbook at the cutover's fleet values
+ * (`loadAtCutoverFleet`), where an old default of the fleet shows no change. The step is found by
+ * its id in `loaded`, the runbook as edited: the journal's index is the old text's (an outside
+ * review: a step removed before it, and the values of another step were named).
+ *
+ * A value no `--var` can give back as it was, a secret part (`***`) or a text `--var` reads as
+ * another value (`007`, a number; `varValue`), is left to the runbook where its text reads the same
+ * now (not given: `loaded.given`); else a secret one is shown masked (`masked`) and another is
+ * named in `note` to be set by hand.
  */
 export function cutoverVarsFrom(
   known: Required<CutoverValuesKnown>,
   loaded: LoadedRunbook,
-  from: number,
-): { vars: string[]; masked: boolean } {
+  fromId: string,
+): { vars: string[]; masked: boolean; note?: string } {
+  const from = stepIndexOf(loaded, fromId);
   const kept = wayOnVarsKept(loaded, known);
   const named = new Set(kept.vars.map((v) => v.slice(0, v.indexOf("="))));
   const then = known.cutoverValues.vars;
-  const read = from >= 0 ? varsReadFrom(loaded, from) : [];
+  const read = from >= 0 ? [...new Set([...varsReadFrom(loaded, from), ...whenNamesFrom(loaded, from)])] : [];
+  const unsaid: string[] = [];
   const more = read.flatMap((name) => {
     const value = then[name];
-    return value === undefined || named.has(name) || String(value).includes(MASK) ? [] : [`${name}=${String(value)}`];
+    if (value === undefined || named.has(name)) return [];
+    const text = String(value);
+    const sayable = !text.includes(MASK) && varValue(text) === value;
+    if (sayable) return [`${name}=${text}`];
+    // the runbook's own text reads it as the cutover had it (redacted alike): left to it
+    if (!loaded.given?.includes(name) && loaded.vars[name] === value) return [];
+    if (text.includes(MASK)) return [`${name}=${text}`];
+    unsaid.push(`${name} (${JSON.stringify(value)})`);
+    return [];
   });
   // one the edited runbook no longer declares nor reads: named, it would change nothing
   const vars = ofRunbook(loaded, [...kept.vars, ...more]);
-  return { vars, masked: kept.masked && vars.some((v) => v.slice(v.indexOf("=")).includes(MASK)) };
+  const masked = vars.some((v) => v.slice(v.indexOf("=")).includes(MASK));
+  const notes = [
+    ...(masked ? [MASKED_VAR_WORDS] : []),
+    ...(unsaid.length
+      ? [
+          `--var cannot give ${unsaid.join(", ")} as the cutover had ${unsaid.length === 1 ? "it" : "them"} (it reads that text as a number or a boolean): set ${unsaid.length === 1 ? "it" : "them"} under vars: first`,
+        ]
+      : []),
+  ];
+  return { vars, masked, ...(notes.length ? { note: notes.join("; ") } : {}) };
+}
+
+/** The index of the step `id` in the runbook as loaded (-1: none, or a runbook that does not load). */
+function stepIndexOf(loaded: LoadedRunbook, id: string): number {
+  return loaded.runbook ? planSteps(loaded.runbook).findIndex((st) => st.id === id) : -1;
+}
+
+/** The variables the `when`s of the steps from `from` on name whole: a run from there decides each again. */
+function whenNamesFrom(loaded: LoadedRunbook, from: number): string[] {
+  const raw = (loaded.raw as { steps?: unknown } | undefined)?.steps;
+  const count = Array.isArray(raw) ? raw.length : 0;
+  const names: string[] = [];
+  for (let i = from; i < count; i++) {
+    const ref = whenVariable(loaded.raw, i);
+    if (ref?.startsWith("vars.")) names.push(ref.slice("vars.".length));
+  }
+  return names;
 }
 
 /** The cutover's values as its journal's state has them: what `cutoverVarsFrom` keeps. */
@@ -527,10 +575,10 @@ export function cutoverValuesKnown(state: JournalState, loaded: LoadedRunbook): 
 export function cutoverTargetFrom(
   state: JournalState,
   loaded: LoadedRunbook,
-  from: number,
-): { target: string; masked: boolean } {
-  const r = cutoverVarsFrom(cutoverValuesKnown(state, loaded), loaded, from);
-  return { target: runTarget(loaded, r.vars), masked: r.masked };
+  fromId: string,
+): { target: string; note?: string } {
+  const r = cutoverVarsFrom(cutoverValuesKnown(state, loaded), loaded, fromId);
+  return { target: runTarget(loaded, r.vars), ...(r.note !== undefined ? { note: r.note } : {}) };
 }
 
 /** A raw step without its `when`: which steps run is `whenDecidedOtherwise`'s to judge, not what they are made of. */

@@ -55,7 +55,6 @@ import {
 import { stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
-  MASKED_VAR_NOTE,
   nextAfterFailedUndo,
   offerAfterFile,
   RUNBOOK_CHANGED_NOTE,
@@ -764,7 +763,7 @@ async function readJournalStatus(
   const again = runAgainAfterCommit(model, traitsOf);
   if (again) out.againFrom = again.id;
   const againVars =
-    again && out.runbookChanged ? cutoverVarsFrom(cutoverValuesKnown(state, named), named, again.index) : undefined;
+    again && out.runbookChanged ? cutoverVarsFrom(cutoverValuesKnown(state, named), named, again.id) : undefined;
   // a --var the cutover was given that holds a secret: said here once the offer is made (below)
   const secretAt = out.warnings.length;
   if (model.notifications) out.notifications = model.notifications;
@@ -925,8 +924,8 @@ async function readJournalStatus(
   if (next)
     out.next = offerAfterFile(
       named,
-      againVars?.masked
-        ? { ...next, runs: next.runs.map((r) => (unchecked(r) ? { ...r, does: `${r.does}${MASKED_VAR_NOTE}` } : r)) }
+      againVars?.note !== undefined
+        ? { ...next, runs: next.runs.map((r) => (unchecked(r) ? { ...r, does: `${r.does} (${againVars.note})` } : r)) }
         : next,
       (run) => varArgs(unchecked(run) ? againVars!.vars : varsOf(state)),
     );

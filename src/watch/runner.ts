@@ -20,14 +20,7 @@ import {
   runEndWords,
   windowLength,
 } from "../writes-words.js";
-import {
-  CALLED_OFF_RESUME,
-  MASKED_VAR_WORDS,
-  RUNBOOK_CHANGED_NOTE,
-  runbookArg,
-  varArgs,
-  type CutoverValuesKnown,
-} from "../next-run.js";
+import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, varArgs, type CutoverValuesKnown } from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
 /** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
@@ -75,7 +68,7 @@ export interface RunnerInput {
    * by `syncbook watch`): every value the steps from `from` on read, as the cutover had it, a secret
    * one masked.
    */
-  goOnVars?: (known: Required<CutoverValuesKnown>, from: number) => { vars: string[]; masked: boolean };
+  goOnVars?: (known: Required<CutoverValuesKnown>, fromId: string) => { vars: string[]; note?: string };
 }
 
 export function runnerVerdict(i: RunnerInput): RunnerVerdict {
@@ -119,10 +112,10 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const from = (step: { id: string; index: number }, why: string): string => {
     const kept =
       changed && i.goOnVars && m.cutoverValues
-        ? i.goOnVars({ decidedVars: m.whenVars, cutoverValues: m.cutoverValues }, step.index)
+        ? i.goOnVars({ decidedVars: m.whenVars, cutoverValues: m.cutoverValues }, step.id)
         : undefined;
     const tail = kept ? varArgs(kept.vars) : vars;
-    const notes = [why, ...(kept?.masked ? [MASKED_VAR_WORDS] : [])];
+    const notes = [why, ...(kept?.note !== undefined ? [kept.note] : [])];
     return `syncbook run ${rb} --from ${step.id}${changed ? " --allow-changed-runbook" : ""}${tail}   (${notes.join("; ")})`;
   };
   if (run.finishedAt !== undefined) {

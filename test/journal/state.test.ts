@@ -110,6 +110,33 @@ describe("readJournalState", () => {
     expect((await refusal(joined)).message).toMatch(/:2: a second journal header/);
   });
 
+  it("keeps the variable each step's `when` named as its runs journaled it; a later run's text without it keeps it", async () => {
+    const ev = eventFactory();
+    const started = (steps: { index: number; id: string; kind: string; title: string; when?: string }[]) =>
+      ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: [inst(0)], mode: "run", steps });
+    const file = journalOf([
+      started([
+        { index: 0, id: "start", kind: "start", title: "start" },
+        { index: 1, id: "roll", kind: "reverse", title: "roll", when: "rollback" },
+      ]),
+      ev("step.skipped", { index: 1, id: "roll", reason: "when: false" }),
+      started([{ index: 1, id: "roll", kind: "reverse", title: "roll" }]),
+    ]);
+    const state = await readJournalState(file, traitsOf);
+    expect(state.steps).toEqual([
+      { index: 0, id: "start", kind: "start", started: false },
+      {
+        index: 1,
+        id: "roll",
+        kind: "reverse",
+        started: false,
+        finished: "skipped",
+        skippedByWhen: true,
+        when: "rollback",
+      },
+    ]);
+  });
+
   it("derives commands per step and instance, with ok / error / unknown answers", async () => {
     const ev = eventFactory();
     const post = (id: number, i: number, op: string) =>

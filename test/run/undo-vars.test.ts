@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { HookRun, JournalState } from "../../src/journal/index.js";
-import { wayOnVars } from "../../src/next-run.js";
+import { MASKED_VAR_WORDS, wayOnVars } from "../../src/next-run.js";
 import {
   undoVarsDiffer,
   undoVarsRefusal,
@@ -16,6 +16,7 @@ import {
   varsChangedText,
   cutoverValuesFrom,
   cutoverTargetFrom,
+  whenVars,
 } from "../../src/run/earlier.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { UserError } from "../../src/errors.js";
@@ -23,7 +24,7 @@ import { UserError } from "../../src/errors.js";
 const TEXT = `runbook: 1
 name: rb
 instances: ["http://127.0.0.1:1"]
-vars: { switch: "http://a", lag: 5, other: x, token: "\${env.TOKEN}" }
+vars: { switch: "http://a", lag: 5, other: false, token: "\${env.TOKEN}" }
 steps:
   - { id: stop, stopWrites: { use: sim-writes, with: { url: "\${vars.switch}" }, undo: { use: sim-writes, with: { url: "\${ vars.switch }", enabled: true } } } }
   - { id: hook, hook: { use: shell, with: { command: [echo, "\${vars.lag}", "\${vars.token}"] } } }
@@ -318,7 +319,7 @@ steps:
     // a variable the cutover did not have: this run's (lag kept: the cutover's, not given then);
     // none journaled (an earlier runner): none
     expect(cutoverValuesFrom(state({ lag: 5 }), loaded, 3)).toEqual({
-      vars: { switch: "http://a", lag: 5, other: "x", token: "***" },
+      vars: { switch: "http://a", lag: 5, other: false, token: "***" },
       given: [],
     });
     expect(cutoverValuesFrom(state({ other: "x" }), loaded, 3)?.given).toEqual(["lag"]);
@@ -372,49 +373,95 @@ describe("wayOnVars", () => {
 // cutover's values as `cutoverVars` has them, leaving out a value the cutover took from the
 // runbook's old default and a secret one: the flag took the runbook's value now, another fleet
 describe("cutoverTargetFrom", () => {
+  const stateOf = (vars: Record<string, unknown>, given: string[] = []) =>
+    ({ steps: [], given, vars }) as unknown as JournalState;
   it("names every value the steps from there read as the cutover had it, a secret one masked", async () => {
     const loaded = await load();
-    // the cutover ran with the old default switch, and was given a secret token
-    const state = {
-      steps: [],
-      given: ["token"],
-      vars: { switch: "http://old", lag: 5, other: "x", token: "***" },
-    } as unknown as JournalState;
-    expect(cutoverTargetFrom(state, loaded, 0)).toEqual({
-      target: "rb.yaml --var 'token=***' --var switch=http://old --var lag=5",
-      masked: true,
+    // the cutover ran with the old default switch, and was given a secret token; the `when` of a
+    // later step (gated) is decided again by the run, with the cutover's value
+    const state = stateOf({ switch: "http://old", lag: 5, other: "x", token: "***" }, ["token"]);
+    expect(cutoverTargetFrom(state, loaded, "stop")).toEqual({
+      target: "rb.yaml --var 'token=***' --var switch=http://old --var lag=5 --var other=x",
+      note: MASKED_VAR_WORDS,
     });
     // the same values as the runbook's now are named too: status and watch load the runbook at the
     // cutover's fleet values, where an old default shows no change, and the pasted command reads
     // the new one (the 17:01 session's note)
-    const same = { steps: [], given: [], vars: { switch: "http://a", lag: 5, other: "x" } } as unknown as JournalState;
-    expect(cutoverTargetFrom(same, loaded, 0)).toEqual({
-      target: "rb.yaml --var switch=http://a --var lag=5",
-      masked: false,
+    const same = stateOf({ switch: "http://a", lag: 5, other: "x" });
+    expect(cutoverTargetFrom(same, loaded, "stop")).toEqual({
+      target: "rb.yaml --var switch=http://a --var lag=5 --var other=x",
     });
-    // a value not given that holds a secret (env-derived) is the runbook's to read again, not `***`
-    const env = { steps: [], given: [], vars: { switch: "http://a", lag: 5, token: "***" } } as unknown as JournalState;
-    expect(cutoverTargetFrom(env, loaded, 1)).toEqual({ target: "rb.yaml --var lag=5", masked: false });
-    // no step of that id (-1): only the values given, whatever the last step reads
+    // a value not given that holds a secret (env-derived): the runbook's to read again where its
+    // text reads the same now; else shown masked, to be set (an outside review: a changed default
+    // of it was read at the new host, silently)
+    expect(cutoverTargetFrom(stateOf({ lag: 5, token: "***" }), loaded, "hook")).toEqual({
+      target: "rb.yaml --var lag=5",
+    });
+    expect(cutoverTargetFrom(stateOf({ lag: 5, token: "***-x" }), loaded, "hook")).toEqual({
+      target: "rb.yaml --var lag=5 --var 'token=***-x'",
+      note: MASKED_VAR_WORDS,
+    });
+    // a text --var reads as a number (`007`) cannot be given back: named to be set by hand, unless
+    // the runbook reads it the same now (an outside review: pasted, the hook got 7)
+    expect(cutoverTargetFrom(stateOf({ lag: "007" }), loaded, "hook")).toEqual({
+      target: "rb.yaml",
+      note: '--var cannot give lag ("007") as the cutover had it (it reads that text as a number or a boolean): set it under vars: first',
+    });
+    expect(cutoverTargetFrom(stateOf({ lag: "007" }), await load({ lag: "007" }), "hook").note).toContain("lag");
+    // the runbook's text reads it so: left to it
+    const text007 = await parseRunbook(TEXT.replace("lag: 5", 'lag: "007"'), "rb.yaml", {
+      env: { TOKEN: "t0ken-s3cr3t" },
+    });
+    expect(cutoverTargetFrom(stateOf({ lag: "007" }), text007, "hook")).toEqual({ target: "rb.yaml" });
+    // two, and a secret one with them: each said, in one note
+    expect(cutoverTargetFrom(stateOf({ lag: "007", other: "true", token: "***-x" }), loaded, "hook")).toEqual({
+      target: "rb.yaml --var 'token=***-x'",
+      note: `${MASKED_VAR_WORDS}; --var cannot give lag ("007"), other ("true") as the cutover had them (it reads that text as a number or a boolean): set them under vars: first`,
+    });
+    // the step found by its id in the runbook as edited, not by the journal's index (an outside
+    // review: a step removed before it, and another step's values were named)
     const lines = TEXT.split("\n");
     const hookLast = [...lines.slice(0, 6), ...lines.slice(7, 9), lines[6], ""].join("\n");
     const last = await parseRunbook(hookLast, "rb.yaml", { env: { TOKEN: "s3cr3t-token" } });
-    const lagThen = { steps: [], vars: { switch: "http://a", lag: 9, other: "x" } } as unknown as JournalState;
-    expect(cutoverTargetFrom(lagThen, last, 3).target).toBe("rb.yaml --var lag=9");
-    expect(cutoverTargetFrom(lagThen, last, -1)).toEqual({ target: "rb.yaml", masked: false });
+    const lagThen = stateOf({ switch: "http://a", lag: 9, other: "x" });
+    expect(cutoverTargetFrom(lagThen, last, "hook").target).toBe("rb.yaml --var lag=9");
+    const noStop = await parseRunbook([...lines.slice(0, 5), ...lines.slice(6)].join("\n"), "rb.yaml", {
+      env: { TOKEN: "s3cr3t-token" },
+    });
+    expect(cutoverTargetFrom(same, noStop, "hook").target).toBe("rb.yaml --var lag=5 --var other=x");
+    // no step of that id: only the values given
+    expect(cutoverTargetFrom(lagThen, last, "nosuch")).toStrictEqual({ target: "rb.yaml" });
+    // a runbook that does not load: no step is found
+    expect(cutoverTargetFrom(lagThen, { ...last, runbook: undefined }, "hook")).toStrictEqual({ target: "rb.yaml" });
     // one the edited runbook no longer declares nor reads is not named, a secret one neither
-    const gone = {
-      steps: [],
-      given: ["gone", "old"],
-      vars: { switch: "http://a", lag: 5, gone: "x", old: "***" },
-    } as unknown as JournalState;
-    expect(cutoverTargetFrom(gone, loaded, 1)).toEqual({ target: "rb.yaml --var lag=5", masked: false });
+    const gone = stateOf({ switch: "http://a", lag: 5, gone: "x", old: "***" }, ["gone", "old"]);
+    expect(cutoverTargetFrom(gone, loaded, "hook")).toEqual({ target: "rb.yaml --var lag=5" });
     // a value given and one a `when` decided come first, once each
-    const given = {
-      steps: [],
-      given: ["lag"],
-      vars: { switch: "http://a", lag: 7, other: "x" },
+    const given = stateOf({ switch: "http://a", lag: 7, other: "x" }, ["lag"]);
+    expect(cutoverTargetFrom(given, loaded, "stop").target).toBe(
+      "rb.yaml --var lag=7 --var switch=http://a --var other=x",
+    );
+  });
+
+  it("the `when`s decided: as the journal's runs named their variables, not the edited runbook's step at that index", async () => {
+    const loaded = await load();
+    // the journal's step 3 was `gated` (when other), skipped; the edited runbook has another step there
+    const journaled = {
+      steps: [{ index: 3, id: "gated", kind: "hook", started: false, skippedByWhen: true, when: "other" }],
+      vars: { other: false },
+      hash: "sha256:old",
     } as unknown as JournalState;
-    expect(cutoverTargetFrom(given, loaded, 0).target).toBe("rb.yaml --var lag=7 --var switch=http://a");
+    expect(whenVars(journaled, loaded)).toEqual(["other=false"]);
+    // a journal of an earlier runner (no `when` journaled): the runbook's step at its index, only
+    // where the runbook is the journal's text
+    const { when: _w, ...bare } = journaled.steps[0]!;
+    const earlier = { ...journaled, steps: [bare] };
+    expect(whenVars(earlier, loaded)).toEqual([]);
+    expect(whenVars({ ...earlier, hash: loaded.hash }, loaded)).toEqual(["other=false"]);
+    // started, ended or not: it ran on its `when`, true; neither started nor skipped by it: nothing
+    const ran = { ...journaled, steps: [{ ...journaled.steps[0]!, skippedByWhen: undefined, started: true }] };
+    expect(whenVars(ran as unknown as JournalState, loaded)).toEqual(["other=true"]);
+    const not = { ...journaled, steps: [{ ...journaled.steps[0]!, skippedByWhen: undefined }] };
+    expect(whenVars(not as unknown as JournalState, loaded)).toEqual([]);
   });
 });

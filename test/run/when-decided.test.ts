@@ -28,8 +28,15 @@ async function load(vars: Record<string, boolean> = {}): Promise<LoadedRunbook> 
   return parseRunbook(TEXT, "rb.yaml", { vars, env: { GO_E: "true" } });
 }
 
-/** A journal whose steps ended as given: "ok", "failed", "skipped", "when" (skipped by its `when`), "cut" (started, never ended), "-" (not reached). */
-function journal(outcomes: string[]): JournalState {
+/** The variable each step's `when` names whole, as its run journals it (`run.started.steps`: none for an env's). */
+const WHENS = [undefined, "rollback", "rollback", "go", undefined, undefined];
+
+/**
+ * A journal whose steps ended as given: "ok", "failed", "skipped", "when" (skipped by its `when`),
+ * "cut" (started, never ended), "-" (not reached). `earlier`: of an earlier runner, which journaled
+ * no `when`, of the text `hash`.
+ */
+function journal(outcomes: string[], earlier?: { hash: string }): JournalState {
   const steps: JournalStep[] = outcomes.map((o, index) => ({
     index,
     id: "abcdef"[index]!,
@@ -37,8 +44,9 @@ function journal(outcomes: string[]): JournalState {
     started: o === "ok" || o === "failed" || o === "cut",
     ...(o === "-" || o === "cut" ? {} : { finished: (o === "when" ? "skipped" : o) as JournalStep["finished"] }),
     ...(o === "when" ? { skippedByWhen: true as const } : {}),
+    ...(WHENS[index] !== undefined && !earlier ? { when: WHENS[index] } : {}),
   }));
-  return { steps } as unknown as JournalState;
+  return { steps, ...(earlier ? { hash: earlier.hash } : {}) } as unknown as JournalState;
 }
 
 describe("whenDecidedOtherwise", () => {
@@ -118,6 +126,14 @@ describe("cutoverVars", () => {
     expect(cutoverVars(journal(["ok", "when", "skipped", "-", "-", "-"]), loaded)).toEqual(["rollback=false"]);
     // told both ways (a journal of another text): left out
     expect(cutoverVars(journal(["ok", "when", "ok", "ok", "-", "-"]), loaded)).toEqual(["go=true"]);
+  });
+
+  it("a journal of an earlier runner, without its `when`s: read from the runbook's steps only where the runbook is its text", async () => {
+    const loaded = await load();
+    const outcomes = ["ok", "when", "when", "ok", "ok", "ok"];
+    expect(cutoverVars(journal(outcomes, { hash: loaded.hash }), loaded)).toEqual(["rollback=false", "go=true"]);
+    // another text: its step at that index may be another; nothing told
+    expect(cutoverVars(journal(outcomes, { hash: "sha256:other" }), loaded)).toEqual([]);
   });
 });
 

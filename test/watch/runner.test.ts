@@ -12,7 +12,7 @@ import { runnerVerdict, stateLeft, type RunnerInput } from "../../src/watch/runn
 import { buildState } from "../../src/watch/state.js";
 import { runnerLost } from "../../src/watch/dead-man.js";
 import { reverseInDoubtWords, runEndWords } from "../../src/writes-words.js";
-import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
+import { CALLED_OFF_RESUME, MASKED_VAR_WORDS, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
 
 const T0 = 1_800_000_000_000;
 let seq = 0;
@@ -877,10 +877,11 @@ describe("the way on carries the --var values its runs decided their `when`s wit
     const asked: unknown[] = [];
     const goOnVars: RunnerInput["goOnVars"] = (known, from) => {
       asked.push([known, from]);
-      return { vars: [...(known.decidedVars ?? []), "pw=***-west", "switch=http://old"], masked: true };
+      return { vars: [...(known.decidedVars ?? []), "pw=***-west", "switch=http://old"], note: MASKED_VAR_WORDS };
     };
     const kept = runnerVerdict({ ...verdictInput(withValues, "sha256:cd"), goOnVars });
-    expect(asked).toEqual([[{ decidedVars: ["rollback=false"], cutoverValues: values }, 4]]);
+    // the step by its id: the runbook as edited may have it elsewhere
+    expect(asked).toEqual([[{ decidedVars: ["rollback=false"], cutoverValues: values }, "gate"]]);
     expect(kept.next).toBe(
       "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false --var 'pw=***-west' --var switch=http://old   (step 5 failed, and the run went on past it; one --var is a secret, shown as ***: set it as that run did)",
     );
