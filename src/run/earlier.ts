@@ -496,8 +496,8 @@ function valuesThen(
  * The `--var` values of a way on from step `fromId` on that carries `--allow-changed-runbook` after
  * the cutover's commit, which nothing checks against the cutover's values: those its `when`s were
  * decided with and those it was given (`wayOnVarsKept`, a secret one kept masked), then every other
- * variable the steps from there read, the fleet's, and those their `when`s name (`varsReadFrom`,
- * `whenNamesFrom`), as the cutover had it. Left out, a value the cutover took from the runbook's old
+ * variable the steps from there read, the fleet's, those their `when`s name (`varsReadFrom`,
+ * `whenNamesFrom`) and the notifiers', as the cutover had it. Left out, a value the cutover took from the runbook's old
  * default was read at the default now, another fleet (an outside review). Not only the values that
  * differ from `loaded`'s: `status` and `watch` load the runbook at the cutover's fleet values
  * (`loadAtCutoverFleet`), where an old default of the fleet shows no change. The step is found by
@@ -518,7 +518,10 @@ export function cutoverVarsFrom(
   const kept = wayOnVarsKept(loaded, known);
   const named = new Set(kept.vars.map((v) => v.slice(0, v.indexOf("="))));
   const then = known.cutoverValues.vars;
-  const read = from >= 0 ? [...new Set([...varsReadFrom(loaded, from), ...whenNamesFrom(loaded, from)])] : [];
+  // and the runbook's notifiers: the run pages with them (an outside review: another channel paged)
+  const notify = varNamesIn((loaded.raw as { notify?: unknown } | undefined)?.notify);
+  const read =
+    from >= 0 ? [...new Set([...varsReadFrom(loaded, from), ...whenNamesFrom(loaded, from), ...notify])] : [];
   const unsaid: string[] = [];
   const more = read.flatMap((name) => {
     const value = then[name];

@@ -429,6 +429,18 @@ describe("cutoverTargetFrom", () => {
       env: { TOKEN: "s3cr3t-token" },
     });
     expect(cutoverTargetFrom(same, noStop, "hook").target).toBe("rb.yaml --var lag=5 --var other=x");
+    // the runbook's notifiers are read by the run too: their values the cutover's
+    const paged = await parseRunbook(
+      TEXT.replace(
+        "steps:",
+        'notify: [{ use: webhook, with: { url: "${vars.pager}" }, on: [run.finished] }]\nsteps:',
+      ).replace("other: false,", 'other: false, pager: "http://new",'),
+      "rb.yaml",
+      { env: { TOKEN: "s3cr3t-token" } },
+    );
+    expect(cutoverTargetFrom(stateOf({ lag: 5, pager: "http://old" }), paged, "hook").target).toBe(
+      "rb.yaml --var lag=5 --var pager=http://old",
+    );
     // no step of that id: only the values given
     expect(cutoverTargetFrom(lagThen, last, "nosuch")).toStrictEqual({ target: "rb.yaml" });
     // a runbook that does not load: no step is found
