@@ -361,7 +361,12 @@ export class UndoStack {
    * aborts them (a forced exit): the running one is stopped and the rest are not started.
    */
   async unwind(
-    on: { started?(e: UndoEntry): void; finished?(e: UndoEntry, o: HookOutcome): void } = {},
+    on: {
+      started?(e: UndoEntry): void;
+      /** Runs each undo's call (`call`): a wrapper, such as its own process watch (src/run/unwind.ts). */
+      around?(e: UndoEntry, call: () => Promise<HookOutcome>): Promise<HookOutcome>;
+      finished?(e: UndoEntry, o: HookOutcome): void;
+    } = {},
     signal?: AbortSignal,
   ): Promise<UndoReport[]> {
     const reports: UndoReport[] = [];
@@ -371,7 +376,8 @@ export class UndoStack {
       on.started?.(entry);
       let outcome: HookOutcome;
       try {
-        outcome = await entry.run(signal);
+        const call = () => entry.run(signal);
+        outcome = await (on.around ? on.around(entry, call) : call());
       } catch (err) {
         outcome = {
           ok: false,

@@ -247,43 +247,46 @@ export async function unwind(
     ok: true,
     reason: `the run stopped before commit: undoing ${undo.size} hook(s), last first`,
   });
-  // each undo's processes are marked and journaled: a resume after a kill waits out one still running
-  const watch = hookWatch(run);
-  await withProcessWatch(watch, () =>
-    undo.unwind(
-      {
-        started: (e) => {
-          started.add(e.step.index);
-          watch.begin(
-            {
-              index: e.step.index,
-              id: e.step.id,
-              use: e.use,
-              undo: true,
-              ...(e.command !== undefined ? { command: e.command } : {}),
-            },
-            run.say,
-          );
-          // the journal failed after the check above (a background flush, this undo's own line): the
-          // undo may turn writes on that it cannot record, so it is marked untrusted now, before the
-          // undo acts (a second review: its start unrecorded, --resume counted the stop)
-          if (!distrusted && journal.failed()) distrusted = journal.distrust?.() === undefined;
-        },
-        finished: (e, o) => {
-          if (o.ok) undoneOk.add(e.step.index);
-          run.say("hook.finished", {
+  // each undo's processes are marked and journaled: a resume after a kill waits out one still running.
+  // Each undo its own watch: with one for all, a process an undo started late (from a timer, after
+  // its call settled) carried the next undo's token and was journaled as its (an outside review)
+  let watch = hookWatch(run);
+  await undo.unwind(
+    {
+      started: (e) => {
+        started.add(e.step.index);
+        watch = hookWatch(run);
+        watch.begin(
+          {
             index: e.step.index,
             id: e.step.id,
             use: e.use,
             undo: true,
-            ok: o.ok,
-            durationMs: o.durationMs,
-            ...(o.ok ? {} : { error: o.error }),
-          });
-        },
+            ...(e.command !== undefined ? { command: e.command } : {}),
+          },
+          run.say,
+        );
+        // the journal failed after the check above (a background flush, this undo's own line): the
+        // undo may turn writes on that it cannot record, so it is marked untrusted now, before the
+        // undo acts (a second review: its start unrecorded, --resume counted the stop)
+        if (!distrusted && journal.failed()) distrusted = journal.distrust?.() === undefined;
       },
-      signal,
-    ),
+      // the watch `started` began for this undo, held by the call and every process it starts
+      around: (_e, call) => withProcessWatch(watch, call),
+      finished: (e, o) => {
+        if (o.ok) undoneOk.add(e.step.index);
+        run.say("hook.finished", {
+          index: e.step.index,
+          id: e.step.id,
+          use: e.use,
+          undo: true,
+          ok: o.ok,
+          durationMs: o.durationMs,
+          ...(o.ok ? {} : { error: o.error }),
+        });
+      },
+    },
+    signal,
   );
   return { started, distrusted };
 }
