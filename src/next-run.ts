@@ -148,7 +148,7 @@ export function varValue(text: string): string | number | boolean {
 }
 
 /** What a way on whose `--var` values hold one masked says (`wayOnVarsKept`), in its own words. */
-export const MASKED_VAR_WORDS = `one --var is a secret, shown as ${MASK}: set it as that run did`;
+export const MASKED_VAR_WORDS = `a --var shown with ${MASK} holds a secret: set each as that run did`;
 
 /** Said after a way on whose `--var` values hold one masked (`wayOnVarsKept`). */
 export const MASKED_VAR_NOTE = ` (${MASKED_VAR_WORDS})`;

@@ -822,14 +822,14 @@ describe("a --var that holds a secret", () => {
     const told = await cli(["status", file], { cwd: dir });
     expect(told.all).not.toContain("pa55word");
     expect(told.all).toContain(`next:\n    syncbook run ${file} ${way}\n`);
-    expect(told.all).toContain("(one --var is a secret, shown as ***: set it as that run did)");
+    expect(told.all).toContain("(a --var shown with *** holds a secret: set each as that run did)");
     expect(told.all).toContain(
       "warning: the command offered shows --var switch as the cutover's runs journaled it, with a secret (shown as ***): set it as its runs were given it",
     );
     const page = await watchState([file], dir);
     expect(JSON.stringify(page)).not.toContain("pa55word");
     expect(page.runner.next).toBe(
-      `syncbook run ${file} ${way}   (step 7 failed, and the run went on past it; one --var is a secret, shown as ***: set it as that run did)`,
+      `syncbook run ${file} ${way}   (step 7 failed, and the run went on past it; a --var shown with *** holds a secret: set each as that run did)`,
     );
     const again = await cli(
       ["run", file, "--from", "gate", "--allow-changed-runbook", "--var", `switch=${secretOf(s)}`, "--yes"],

@@ -883,7 +883,7 @@ describe("the way on carries the --var values its runs decided their `when`s wit
     // the step by its id: the runbook as edited may have it elsewhere
     expect(asked).toEqual([[{ decidedVars: ["rollback=false"], cutoverValues: values }, "gate"]]);
     expect(kept.next).toBe(
-      "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false --var 'pw=***-west' --var switch=http://old   (step 5 failed, and the run went on past it; one --var is a secret, shown as ***: set it as that run did)",
+      "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false --var 'pw=***-west' --var switch=http://old   (step 5 failed, and the run went on past it; a --var shown with *** holds a secret: set each as that run did)",
     );
     // the runbook as its journal ran it: no flag, the values a run of the cutover is checked against
     asked.length = 0;
