@@ -535,8 +535,9 @@ export function cutoverVarsFrom(
     unsaid.push(`${name} (${JSON.stringify(value)})`);
     return [];
   });
-  // one the edited runbook no longer declares nor reads: named, it would change nothing
-  const vars = ofRunbook(loaded, [...kept.vars, ...more]);
+  // one the edited runbook no longer declares nor reads: named, it would change nothing. Redacted
+  // again: journaled redacted then, a value may hold a secret the runbook knows only now
+  const vars = ofRunbook(loaded, [...kept.vars, ...more]).map((v) => loaded.redact(v));
   const masked = vars.some((v) => v.slice(v.indexOf("=")).includes(MASK));
   const notes = [
     ...(masked ? [MASKED_VAR_WORDS] : []),

@@ -441,6 +441,12 @@ describe("cutoverTargetFrom", () => {
     expect(cutoverTargetFrom(stateOf({ lag: 5, pager: "http://old" }), paged, "hook").target).toBe(
       "rb.yaml --var lag=5 --var pager=http://old",
     );
+    // a value journaled before the runbook knew it for a secret (now an env value): masked as every output
+    const known = stateOf({ lag: 5, switch: "http://s3cr3t-token.example" });
+    expect(cutoverTargetFrom(known, loaded, "stop")).toStrictEqual({
+      target: "rb.yaml --var 'switch=http://***.example' --var lag=5",
+      note: MASKED_VAR_WORDS,
+    });
     // no step of that id: only the values given
     expect(cutoverTargetFrom(lagThen, last, "nosuch")).toStrictEqual({ target: "rb.yaml" });
     // a runbook that does not load: no step is found
