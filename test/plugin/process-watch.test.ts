@@ -7,24 +7,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadPlugins, definePlugin, runHook, stepInfo } from "../../src/plugin/index.js";
-import { HOOK_TOKEN_ENV, runProcess, withProcessWatch } from "../../src/plugin/process.js";
-import { recordingContext, tempDir } from "../support/plugin.js";
-
-const node = process.execPath;
-const printsToken = [node, "-e", `process.stdout.write(process.env.${HOOK_TOKEN_ENV} ?? "none")`];
-
-/** Runs a command that prints the token it was given; resolves to what it printed. */
-async function tokenOf(): Promise<string> {
-  const lines: string[] = [];
-  const log = {
-    debug: () => undefined,
-    info: (m: string) => void lines.push(m),
-    warn: () => undefined,
-    error: () => undefined,
-  };
-  await runProcess({ argv: printsToken, log, signal: new AbortController().signal });
-  return lines.join("\n").replace(/^stdout: /, "");
-}
+import { withProcessWatch } from "../../src/plugin/process.js";
+import { recordingContext, tempDir, tokenOfProcess } from "../support/plugin.js";
 
 async function withPlugin(run: () => Promise<void>) {
   const { registry } = await loadPlugins({ runbookFile: "/tmp/rb.yaml", entries: [], builtins: "none" });
@@ -41,7 +25,7 @@ describe("the process watch of a hook call", () => {
     const done = new Promise<void>((r) => (finished = r));
     const { registry, ctx, info } = await withPlugin(async () => {
       await new Promise((r) => setTimeout(r, 120));
-      seen = await tokenOf();
+      seen = await tokenOfProcess();
       finished();
     });
     const spawned: number[] = [];
@@ -56,7 +40,7 @@ describe("the process watch of a hook call", () => {
   it("marks a process the plugin does not wait for, started before its call ends", async () => {
     let started!: Promise<string>;
     const { registry, ctx, info } = await withPlugin(async () => {
-      started = tokenOf();
+      started = tokenOfProcess();
     });
     const watch = { token: "tok-2", spawned: () => undefined };
     const out = await withProcessWatch(watch, () => runHook(registry, { use: "late" }, info, ctx, { timeoutMs: 5000 }));
@@ -70,7 +54,7 @@ describe("the process watch of a hook call", () => {
     const timer = new Promise<void>((r) => (fired = r));
     const { registry, ctx, info } = await withPlugin(async () => {
       setTimeout(() => {
-        later = tokenOf();
+        later = tokenOfProcess();
         fired();
       }, 50);
     });
@@ -88,7 +72,7 @@ describe("the process watch of a hook call", () => {
     const { registry, ctx, info } = await withPlugin(async () => {
       later = (async () => {
         await new Promise((r) => setTimeout(r, 50));
-        return tokenOf();
+        return tokenOfProcess();
       })();
     });
     const watch = { token: "tok-4", spawned: () => undefined };
@@ -98,6 +82,6 @@ describe("the process watch of a hook call", () => {
   });
 
   it("outside every watch, a process carries no token", async () => {
-    expect(await tokenOf()).toBe("none");
+    expect(await tokenOfProcess()).toBe("none");
   });
 });

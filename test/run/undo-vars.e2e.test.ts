@@ -41,17 +41,26 @@ function offered(text: string, tail: string): string[] {
   return argvOf(m[1]);
 }
 
+/**
+ * The cutover's fleet `s` (with `opts`), another environment's `other` (its verifier's port serves
+ * the other switch), and a folder: each cleaned up after all.
+ */
+async function twoFleets(opts: Parameters<typeof fastSim>[0] = {}) {
+  const s = await fastSim({ timeScale: 100, ...opts });
+  const other = await fastSim({ timeScale: 100 });
+  made.sims.push(s, other);
+  const dir = tempDir();
+  made.dirs.push(dir);
+  return { s, other, dir };
+}
+
 /** The write stop through `${vars.switch}`, and its undo. */
 const STOP_VIA_SWITCH =
   '  - { id: stop-writes, stopWrites: { use: sim-writes, with: { url: "${vars.switch}" }, undo: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } } }\n';
 
 /** A runbook whose `switch` defaults to `other`'s, a gate that fails once before the write stop, then `after`. */
 async function gateBeforeSwitch(after: string, instances = 1) {
-  const s = await fastSim({ timeScale: 100, instances });
-  const other = await fastSim({ timeScale: 100 });
-  made.sims.push(s, other);
-  const dir = tempDir();
-  made.dirs.push(dir);
+  const { s, other, dir } = await twoFleets({ instances });
   const file = join(dir, "rb.yaml");
   writeFileSync(
     file,
@@ -71,11 +80,7 @@ async function gateBeforeSwitch(after: string, instances = 1) {
  * changed since.
  */
 async function committedPastGate(given?: (s: Simulator) => string) {
-  const s = await fastSim({ timeScale: 100 });
-  const other = await fastSim({ timeScale: 100 });
-  made.sims.push(s, other);
-  const dir = tempDir();
-  made.dirs.push(dir);
+  const { s, other, dir } = await twoFleets();
   const file = join(dir, "rb.yaml");
   const GATE = failingHook(dir, "gate", 1).replace(/ }\n$/, ", continueOnError: true }\n");
   const WRITES_ON =
@@ -96,11 +101,7 @@ async function committedPastGate(given?: (s: Simulator) => string) {
 
 async function killedWithWritesStopped(stop = STOP_VIA_SWITCH) {
   // lag stays at 4 s: ready (below 5) passes, drained (below 3) never does
-  const s = await fastSim({ instances: 3, timeScale: 100, faults: ["lag-floor=4"] });
-  const other = await fastSim({ timeScale: 100 });
-  made.sims.push(s, other);
-  const dir = tempDir();
-  made.dirs.push(dir);
+  const { s, other, dir } = await twoFleets({ instances: 3, faults: ["lag-floor=4"] });
   const file = join(dir, "rb.yaml");
   writeFileSync(
     file,
@@ -493,11 +494,7 @@ describe("an owed undo and the --var values its hook ran with", () => {
 // those a run going on reads, so a --from without the cutover's --var went on with the default fleet
 describe("the fleet's own --var values", () => {
   it("a --from whose instances' URL would be made of another value is refused: the commit never reaches another fleet", async () => {
-    const s = await fastSim({ timeScale: 100 });
-    const other = await fastSim({ timeScale: 100 });
-    made.sims.push(s, other);
-    const dir = tempDir();
-    made.dirs.push(dir);
+    const { s, other, dir } = await twoFleets();
     // the other environment's sync runs and could commit: its own runbook started it
     const staging = join(dir, "staging.yaml");
     writeFileSync(staging, cutoverYaml(other, { name: "staging", steps: START + READY }));
@@ -575,11 +572,7 @@ describe("the fleet's own --var values", () => {
   // turned on the other environment's switch, said "writes are back on", and left this
   // cutover's stopped, over a fleet a commit had reached by hand
   it("an --abort whose fleet would be made of another value is refused; as offered it reads the cutover's fleet, which keeps writes off", async () => {
-    const s = await fastSim({ timeScale: 100 });
-    const other = await fastSim({ timeScale: 100 });
-    made.sims.push(s, other);
-    const dir = tempDir();
-    made.dirs.push(dir);
+    const { s, other, dir } = await twoFleets();
     const staging = join(dir, "staging.yaml");
     writeFileSync(staging, cutoverYaml(other, { name: "staging", steps: START + READY + STOP }));
     const staged = await cli(["run", staging, "--renderer", "simple"], { cwd: dir });
@@ -718,11 +711,7 @@ describe("the fleet's own --var values", () => {
   // an outside review (helper 85): the hint of an --abort that could not read the fleet named the
   // runbook alone; of a --var fleet, its --abort and --resume as printed were refused (exit 2)
   it("an --abort that cannot read a --var fleet keeps writes off; its hint carries the fleet's value, and as printed turns writes on once the fleet answers", async () => {
-    const s = await fastSim({ timeScale: 100 });
-    const other = await fastSim({ timeScale: 100 });
-    made.sims.push(s, other);
-    const dir = tempDir();
-    made.dirs.push(dir);
+    const { s, other, dir } = await twoFleets();
     const file = join(dir, "rb.yaml");
     writeFileSync(
       file,
@@ -760,11 +749,7 @@ describe("the fleet's own --var values", () => {
 // it", the verifier's restart hints) named the runbook without the cutover's --var values
 describe("a step's hint carries the cutover's --var values", () => {
   it("a split commit's --resume, as the hint prints it, completes the commit and turns on the cutover's switch", async () => {
-    const s = await fastSim({ instances: 3, timeScale: 100, faults: ["commit-refused@2"] });
-    const other = await fastSim({ timeScale: 100 });
-    made.sims.push(s, other);
-    const dir = tempDir();
-    made.dirs.push(dir);
+    const { s, other, dir } = await twoFleets({ instances: 3, faults: ["commit-refused@2"] });
     const file = join(dir, "rb.yaml");
     const appOn = '  - { id: app-on, hook: { use: sim-writes, with: { url: "${vars.switch}", enabled: true } } }\n';
     writeFileSync(

@@ -7,24 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { UndoStack, type UndoEntry } from "../../src/plugin/invoke.js";
-import { HOOK_TOKEN_ENV, runProcess } from "../../src/plugin/process.js";
 import { unwind } from "../../src/run/unwind.js";
 import type { RunContext } from "../../src/steps/index.js";
-
-const printsToken = [process.execPath, "-e", `process.stdout.write(process.env.${HOOK_TOKEN_ENV} ?? "none")`];
-
-/** A command that prints the token it was given; resolves to what it printed. */
-async function tokenOf(): Promise<string> {
-  const lines: string[] = [];
-  const log = {
-    debug: () => undefined,
-    info: (m: string) => void lines.push(m),
-    warn: () => undefined,
-    error: () => undefined,
-  };
-  await runProcess({ argv: printsToken, log, signal: new AbortController().signal });
-  return lines.join("\n").replace(/^stdout: /, "");
-}
+import { tokenOfProcess } from "../support/plugin.js";
 
 const ok = { ok: true as const, durationMs: 1 };
 
@@ -52,7 +37,7 @@ describe("the unwind's process watch", () => {
     undo.push(
       entry(1, () => {
         setTimeout(() => {
-          late = tokenOf();
+          late = tokenOfProcess();
           fired();
         }, 50);
         return Promise.resolve(ok);

@@ -6,6 +6,7 @@ import type { RunEvent } from "../../src/events.js";
 import type { PluginLintInput, PluginRunContext } from "../../src/plugin/index.js";
 import { createRedactor, lintPlugins } from "../../src/plugin/index.js";
 import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
+import { HOOK_TOKEN_ENV, runProcess } from "../../src/plugin/process.js";
 
 /** A minimal runbook for plugin tests: `body` is YAML under `steps:`, `head` top-level lines before it (e.g. `plugins:`). */
 export function runbook(body: string, head = ""): string {
@@ -128,4 +129,18 @@ export async function lintCalls(text: string) {
     ...d,
     at: `${d.rule}@${d.line}`,
   }));
+}
+
+/** Runs a command that prints the hook token it was given (`SYNCBOOK_HOOK_TOKEN`); resolves to what it printed ("none" outside every watch). */
+export async function tokenOfProcess(): Promise<string> {
+  const printsToken = [process.execPath, "-e", `process.stdout.write(process.env.${HOOK_TOKEN_ENV} ?? "none")`];
+  const lines: string[] = [];
+  const log = {
+    debug: () => undefined,
+    info: (m: string) => void lines.push(m),
+    warn: () => undefined,
+    error: () => undefined,
+  };
+  await runProcess({ argv: printsToken, log, signal: new AbortController().signal });
+  return lines.join("\n").replace(/^stdout: /, "");
 }
