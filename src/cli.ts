@@ -260,7 +260,11 @@ function runOptions(cmd: Command): Command {
     .option("--step", "ask before each step: run, skip, run the rest, abort (needs a terminal)")
     .option("--from <id>", "start at this step (earlier steps are skipped; interlocks still apply)")
     .option("--to <id>", "stop after this step")
-    .option("--var <name=value>", "set a runbook variable (repeatable)", collect)
+    .option(
+      "--var <name=value>",
+      "set a runbook variable (repeatable): a number and true/false keep their type; a value in double quotes is text (--var 'tenant=\"007\"')",
+      collect,
+    )
     .option("--yes", "answer every confirm step with yes (never lifts an interlock)")
     .option(
       "--force <check>",

@@ -139,12 +139,34 @@ export function wayOnVarsKept(
 }
 
 /**
- * A `--var` value as `syncbook run` reads it (src/cli/execute.ts `parseVars`): a number, a boolean,
- * else the text. A text a way on would print that reads as another value (`007`, `true`) cannot be
- * given back with `--var` (src/run/earlier.ts `cutoverVarsFrom`).
+ * A `--var` value as `syncbook run` reads it (src/cli/execute.ts `parseVars`): a number (`5`,
+ * `-1.5`, `1e-7`), a boolean, a text in double quotes as JSON reads it (`"007"`: the text 007, not
+ * the number 7), else the text as typed.
  */
 export function varValue(text: string): string | number | boolean {
-  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text === "true" ? true : text === "false" ? false : text;
+  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return Number(text);
+  if (text === "true" || text === "false") return text === "true";
+  if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === "string") return value;
+    } catch {
+      // not JSON: the text as typed
+    }
+  }
+  return text;
+}
+
+/**
+ * The text after `name=` of a `--var` that `varValue` reads back as `value`: the value as written
+ * where it reads so, else a text in double quotes (`"007"`, `"true"`). Every value a runbook's
+ * `vars:` can hold (text, finite number, boolean) is given back, so a way on that names a value
+ * runs with it (an outside review: a text default `"007"` offered as `007` was read as the number 7,
+ * and the offer could only say so).
+ */
+export function varText(value: string | number | boolean): string {
+  const text = String(value);
+  return varValue(text) === value ? text : JSON.stringify(value);
 }
 
 /** What a way on whose `--var` values hold one masked says (`wayOnVarsKept`), in its own words. */
@@ -253,7 +275,7 @@ export function decidedVars(decisions: Iterable<{ name: string; value: boolean }
   const seen = new Map<string, boolean | undefined>();
   for (const { name, value } of decisions)
     seen.set(name, seen.has(name) && seen.get(name) !== value ? undefined : value);
-  return [...seen].flatMap(([name, v]) => (v === undefined ? [] : [`${name}=${String(v)}`]));
+  return [...seen].flatMap(([name, v]) => (v === undefined ? [] : [`${name}=${varText(v)}`]));
 }
 
 /**
@@ -271,7 +293,7 @@ export function wayOnVars(
   const given = (run.given ?? []).flatMap((name) => {
     const value = run.vars?.[name];
     if (value === undefined || named.has(name) || String(value).includes(MASK)) return [];
-    return [`${name}=${String(value)}`];
+    return [`${name}=${varText(value)}`];
   });
   return [...decided, ...given];
 }

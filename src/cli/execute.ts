@@ -42,7 +42,7 @@ export interface ExecuteFlags {
   newCutover?: boolean;
 }
 
-/** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3). */
+/** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3); `--var 'k="007"'` is the text 007 (`varValue`). */
 export function parseVars(list: readonly string[] = []): Record<string, Scalar> {
   const out: Record<string, Scalar> = {};
   for (const item of list) {

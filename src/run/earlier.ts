@@ -38,7 +38,7 @@ import {
   MASKED_VAR_NOTE,
   MASKED_VAR_WORDS,
   ofRunbook,
-  varValue,
+  varText,
   type CutoverValuesKnown,
 } from "../next-run.js";
 import { bindStep, traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
@@ -303,7 +303,7 @@ export function undoVarsDiffer(
       const then = hook.vars?.[name];
       const now = loaded.vars[name];
       return then !== undefined && (now === undefined || String(then) !== String(now))
-        ? [{ hook, name, then: String(then), now: now === undefined ? "(unset)" : String(now) }]
+        ? [{ hook, name, then: varText(then), now: now === undefined ? "(unset)" : varText(now) }]
         : [];
     }),
   );
@@ -328,7 +328,7 @@ export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, fro
     const then = vars[name];
     const now = loaded.vars[name];
     return then !== undefined && (now === undefined || String(then) !== String(now))
-      ? [{ name, then: String(then), now: now === undefined ? "(unset)" : String(now) }]
+      ? [{ name, then: varText(then), now: now === undefined ? "(unset)" : varText(now) }]
       : [];
   });
 }
@@ -504,10 +504,9 @@ function valuesThen(
  * its id in `loaded`, the runbook as edited: the journal's index is the old text's (an outside
  * review: a step removed before it, and the values of another step were named).
  *
- * A value no `--var` can give back as it was, a secret part (`***`) or a text `--var` reads as
- * another value (`007`, a number; `varValue`), is left to the runbook where its text reads the same
- * now (not given: `loaded.given`); else a secret one is shown masked (`masked`) and another is
- * named in `note` to be set by hand.
+ * Each is named as `--var` gives it back (`varText`: a text that reads as a number, `"007"`). A
+ * secret one (journaled `***`) is left to the runbook where its text reads the same now (not
+ * given: `loaded.given`); else shown masked (`masked`), for the operator to set.
  */
 export function cutoverVarsFrom(
   known: Required<CutoverValuesKnown>,
@@ -522,32 +521,18 @@ export function cutoverVarsFrom(
   const notify = varNamesIn((loaded.raw as { notify?: unknown } | undefined)?.notify);
   const read =
     from >= 0 ? [...new Set([...varsReadFrom(loaded, from), ...whenNamesFrom(loaded, from), ...notify])] : [];
-  const unsaid: string[] = [];
   const more = read.flatMap((name) => {
     const value = then[name];
     if (value === undefined || named.has(name)) return [];
-    const text = String(value);
-    const sayable = !text.includes(MASK) && varValue(text) === value;
-    if (sayable) return [`${name}=${text}`];
+    if (!String(value).includes(MASK)) return [`${name}=${varText(value)}`];
     // the runbook's own text reads it as the cutover had it (redacted alike): left to it
-    if (!loaded.given?.includes(name) && loaded.vars[name] === value) return [];
-    if (text.includes(MASK)) return [`${name}=${text}`];
-    unsaid.push(`${name} (${JSON.stringify(value)})`);
-    return [];
+    return !loaded.given?.includes(name) && loaded.vars[name] === value ? [] : [`${name}=${String(value)}`];
   });
   // one the edited runbook no longer declares nor reads: named, it would change nothing. Redacted
   // again: journaled redacted then, a value may hold a secret the runbook knows only now
   const vars = ofRunbook(loaded, [...kept.vars, ...more]).map((v) => loaded.redact(v));
   const masked = vars.some((v) => v.slice(v.indexOf("=")).includes(MASK));
-  const notes = [
-    ...(masked ? [MASKED_VAR_WORDS] : []),
-    ...(unsaid.length
-      ? [
-          `--var cannot give ${unsaid.join(", ")} as the cutover had ${unsaid.length === 1 ? "it" : "them"} (it reads that text as a number or a boolean): set ${unsaid.length === 1 ? "it" : "them"} under vars: first`,
-        ]
-      : []),
-  ];
-  return { vars, masked, ...(notes.length ? { note: notes.join("; ") } : {}) };
+  return { vars, masked, ...(masked ? { note: MASKED_VAR_WORDS } : {}) };
 }
 
 /** The index of the step `id` in the runbook as loaded (-1: none, or a runbook that does not load). */

@@ -359,6 +359,47 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(other.control.state().writes.enabled, "the other switch untouched").toBe(false);
   });
 
+  // an outside review (helper 89's scenE), reproduced: a text default that reads as a number
+  // (`tenant: "007"`) could not be named with --var, and the offer said so in a note alone; pasted
+  // unedited, with the default edited to "042", the hook ran for tenant 042. Named in double
+  // quotes now, which --var reads as that text
+  it("after the commit, a text value that reads as a number is offered in double quotes; pasted, the hook runs with the cutover's text", async () => {
+    const { s, dir } = await twoFleets();
+    const file = join(dir, "rb.yaml");
+    writeFileSync(
+      join(dir, "record.mjs"),
+      'import { appendFileSync } from "node:fs";\nappendFileSync(process.argv[2], `${process.argv[3]}\\n`);\n',
+    );
+    const seen = join(dir, "tenants.txt");
+    const GATE = failingHook(dir, "gate", 1).replace(/ }\n$/, ", continueOnError: true }\n");
+    const RECORD = `  - { id: tenant, hook: { use: shell, with: { command: [${[process.execPath, join(dir, "record.mjs"), seen].map((a) => JSON.stringify(a)).join(", ")}, "\${vars.tenant}"] } } }\n`;
+    const WRITES_ON = `  - { id: app-on, hook: { use: sim-writes, with: { url: "${s.verifierUrl}", enabled: true }, writesOn: true } }\n`;
+    const steps = START + READY + stopVia(s.verifierUrl) + DRAINED + COMMIT + COMMITTED + GATE + RECORD + WRITES_ON;
+    const text = (tenant: string) =>
+      cutoverYaml(s, { steps }).replace(/^steps:\n/m, `vars: { tenant: "${tenant}" }\nsteps:\n`);
+    writeFileSync(file, text("007"));
+    const first = await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(first.code, first.all).toBe(0);
+    expect(readFileSync(seen, "utf8")).toBe("007\n");
+    writeFileSync(file, text("042"));
+    const way = `--from gate --allow-changed-runbook --var 'tenant="007"'`;
+    const told = await cli(["status", file], { cwd: dir });
+    expect(told.all).toContain(`next:\n    syncbook run ${file} ${way}\n`);
+    expect(told.all).not.toContain("cannot give");
+    const page = await watchState([file], dir);
+    expect(page.runner.next).toContain(way);
+    const json = await cli(["status", file, "--json"], { cwd: dir });
+    const st = JSON.parse(json.stdout) as { file: string; journal: { next: { runs: { args: string }[] } } };
+    const again = await cli(
+      ["run", st.file, ...argvOf(st.journal.next.runs[0]!.args), "--renderer", "simple", "--yes"],
+      {
+        cwd: dir,
+      },
+    );
+    expect(again.code, again.all).toBe(0);
+    expect(readFileSync(seen, "utf8"), "the cutover's tenant, as text").toBe("007\n007\n");
+  });
+
   // the cutover's values outlive a run that did not read them: a --from the last step (which reads
   // no variable) typed without the --var made the runbook's default switch "the run it continues
   // had"; a --from the write-on hook then went through without the --var, and turned on another

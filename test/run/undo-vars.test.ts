@@ -7,7 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import type { HookRun, JournalState } from "../../src/journal/index.js";
-import { MASKED_VAR_WORDS, wayOnVars } from "../../src/next-run.js";
+import { execFileSync } from "node:child_process";
+import { MASKED_VAR_WORDS, varText, varValue, wayOnVars } from "../../src/next-run.js";
+import { parseVars } from "../../src/cli/execute.js";
+import { shellCommand } from "../../src/text.js";
 import {
   undoVarsDiffer,
   undoVarsRefusal,
@@ -401,22 +404,24 @@ describe("cutoverTargetFrom", () => {
       target: "rb.yaml --var lag=5 --var 'token=***-x'",
       note: MASKED_VAR_WORDS,
     });
-    // a text --var reads as a number (`007`) cannot be given back: named to be set by hand, unless
-    // the runbook reads it the same now (an outside review: pasted, the hook got 7)
+    // a text --var would read as a number (`007`) is named in double quotes, which --var reads as
+    // that text (an outside review: named as 007, pasted, the hook got 7; then only a note said so,
+    // and pasted unedited the run took the runbook's value now)
     expect(cutoverTargetFrom(stateOf({ lag: "007" }), loaded, "hook")).toEqual({
-      target: "rb.yaml",
-      note: '--var cannot give lag ("007") as the cutover had it (it reads that text as a number or a boolean): set it under vars: first',
+      target: `rb.yaml --var 'lag="007"'`,
     });
-    expect(cutoverTargetFrom(stateOf({ lag: "007" }), await load({ lag: "007" }), "hook").note).toContain("lag");
-    // the runbook's text reads it so: left to it
+    // named even where the runbook's text reads it so now: what status and watch load is the
+    // runbook at the cutover's fleet, not what a pasted run reads
     const text007 = await parseRunbook(TEXT.replace("lag: 5", 'lag: "007"'), "rb.yaml", {
       env: { TOKEN: "t0ken-s3cr3t" },
     });
-    expect(cutoverTargetFrom(stateOf({ lag: "007" }), text007, "hook")).toEqual({ target: "rb.yaml" });
-    // two, and a secret one with them: each said, in one note
+    expect(cutoverTargetFrom(stateOf({ lag: "007" }), text007, "hook")).toEqual({
+      target: `rb.yaml --var 'lag="007"'`,
+    });
+    // two, and a secret one with them: the secret one masked, said; the others in double quotes
     expect(cutoverTargetFrom(stateOf({ lag: "007", other: "true", token: "***-x" }), loaded, "hook")).toEqual({
-      target: "rb.yaml --var 'token=***-x'",
-      note: `${MASKED_VAR_WORDS}; --var cannot give lag ("007"), other ("true") as the cutover had them (it reads that text as a number or a boolean): set them under vars: first`,
+      target: `rb.yaml --var 'lag="007"' --var 'token=***-x' --var 'other="true"'`,
+      note: MASKED_VAR_WORDS,
     });
     // the step found by its id in the runbook as edited, not by the journal's index (an outside
     // review: a step removed before it, and another step's values were named)
@@ -481,5 +486,93 @@ describe("cutoverTargetFrom", () => {
     expect(whenVars(ran as unknown as JournalState, loaded)).toEqual(["other=true"]);
     const not = { ...journaled, steps: [{ ...journaled.steps[0]!, skippedByWhen: undefined }] };
     expect(whenVars(not as unknown as JournalState, loaded)).toEqual([]);
+  });
+});
+
+// every value a runbook's `vars:` can hold is given back by the text a way on names it with: a text
+// that reads as a number or a boolean was named as typed (`007`), and the pasted run read the
+// number 7 (an outside review)
+describe("varText and varValue", () => {
+  const TEXTS = [
+    "007",
+    "1",
+    "-0",
+    "1.50",
+    "1e5",
+    "0x10",
+    "true",
+    "false",
+    "True",
+    "",
+    " 7",
+    "7 ",
+    "a=b",
+    '"a"',
+    '""',
+    '"',
+    '"a"b"',
+    "\\",
+    "***",
+    "http://h:1/x?y=1",
+    "ünï ☃",
+  ];
+  const NUMBERS = [
+    0,
+    -0,
+    7,
+    -1.5,
+    0.1 + 0.2,
+    1e21,
+    1e-7,
+    -2.5e-300,
+    5e-324,
+    Number.MAX_VALUE,
+    Number.MAX_SAFE_INTEGER + 2,
+  ];
+  const VALUES: (string | number | boolean)[] = [...TEXTS, ...NUMBERS, true, false];
+
+  it("varValue reads back each value as varText names it, through a shell and parseVars", () => {
+    for (const value of VALUES) {
+      const text = varText(value);
+      expect(varValue(text) === value, `${JSON.stringify(value)} named ${text}`).toBe(true);
+      // as pasted: quoted for a shell, split by one, read by parseVars
+      const line = shellCommand(["--var", `x=${text}`]);
+      const argv = execFileSync("sh", ["-c", `set -- ${line}; printf '%s\\0' "$2"`], { encoding: "utf8" });
+      expect(parseVars([argv.slice(0, -1)]).x === value, `${JSON.stringify(value)} pasted as ${line}`).toBe(true);
+    }
+  });
+
+  it("a value that reads as itself is named as written; another text in double quotes", () => {
+    expect(["http://h:1/x?y=1", "a=b", "***", "", "True", "0x10", " 7", '"'].map(varText)).toEqual([
+      "http://h:1/x?y=1",
+      "a=b",
+      "***",
+      "",
+      "True",
+      "0x10",
+      " 7",
+      '"',
+    ]);
+    expect([5, -1.5, 1e21, 1e-7, true, false].map(varText)).toEqual(["5", "-1.5", "1e+21", "1e-7", "true", "false"]);
+    expect(["007", "1e5", "true", '"a"'].map(varText)).toEqual(['"007"', '"1e5"', '"true"', '"\\"a\\""']);
+  });
+
+  it("varValue: numbers in decimal and exponent form, true and false, a JSON text in double quotes, else the text as typed", () => {
+    expect(["3", "-1.5", "1e-7", "2E+3", "007"].map(varValue)).toEqual([3, -1.5, 1e-7, 2000, 7]);
+    expect(["true", "false", "TRUE", "yes"].map(varValue)).toEqual([true, false, "TRUE", "yes"]);
+    expect(['"007"', '"true"', '""', '"a\\"b"'].map(varValue)).toEqual(["007", "true", "", 'a"b']);
+    // not a JSON text: as typed
+    expect(['"', '"a', 'a"', '"a"b"', '"\\x"', "1.", ".5", "0x10", "1e", "- 1"].map(varValue)).toEqual([
+      '"',
+      '"a',
+      'a"',
+      '"a"b"',
+      '"\\x"',
+      "1.",
+      ".5",
+      "0x10",
+      "1e",
+      "- 1",
+    ]);
   });
 });
