@@ -903,14 +903,15 @@ async function readJournalStatus(
   // the way on with --allow-changed-runbook names `againVars`, a secret one masked and said so
   const unchecked = (run: NextRun): boolean => againVars !== undefined && run.args.includes("--allow-changed-runbook");
   // a --var the cutover was given that holds a secret: the commands offered leave it out
-  // (src/next-run.ts `wayOnVars`), the one with --allow-changed-runbook shows it masked
+  // (src/next-run.ts `wayOnVars`), the one with --allow-changed-runbook shows it masked. Said only
+  // where a command is offered (an outside review: "the commands offered leave out" with none)
   const shown = next?.runs.some(unchecked) === true;
   const secret = shown
     ? againVars!.vars.filter((v) => v.slice(v.indexOf("=")).includes(MASK)).map((v) => v.slice(0, v.indexOf("=")))
     : (state.given ?? []).filter((n) => String(state.vars?.[n] ?? "").includes(MASK));
   const them = secret.length === 1 ? "it" : "them";
   const flags = secret.map((n) => `--var ${n}`).join(", ");
-  if (secret.length)
+  if (secret.length && next?.runs.length)
     out.warnings.splice(
       secretAt,
       0,

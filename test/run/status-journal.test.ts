@@ -420,3 +420,31 @@ steps:
     ]);
   });
 });
+
+// an outside review (helper 89): with a --var given a secret, status said "the commands offered
+// leave out --var token" where it offered no command (the run still running, or the cutover done)
+describe("the secret --var warning", () => {
+  const text = `runbook: 1\nname: sales\nvars: { token: x }\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+  const warned = async (events: (ev: ReturnType<typeof eventFactory>) => RunEvent[]) => {
+    journalOf(events(eventFactory()));
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const st = await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    return { next: st.journal?.next, secret: st.journal?.warnings.filter((w) => w.includes("--var token")) };
+  };
+  const started = (ev: ReturnType<typeof eventFactory>) =>
+    ev("run.started", { ...salesStarted(), vars: { token: "***" }, given: ["token"] });
+
+  it("said where a command is offered; not where none is", async () => {
+    const cut = await warned((ev) => [started(ev), ev("step.started", STEPS[0]!)]);
+    expect(cut.next?.runs.length).toBeGreaterThan(0);
+    expect(cut.secret).toEqual([
+      "the commands offered leave out --var token, given to the cutover with a secret (shown as ***): add it as its runs were given it",
+    ]);
+    const done = await warned((ev) => [
+      started(ev),
+      ev("run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 1 }),
+    ]);
+    expect(done.next).toBeUndefined();
+    expect(done.secret).toEqual([]);
+  });
+});
