@@ -420,7 +420,7 @@ export function varsChangedRefusal(
   how: "--resume" | "--abort" = "--resume",
 ): UserError {
   const then = valuesThen(changed, state, loaded);
-  const masked = then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : "";
+  const masked = then.masked ? MASKED_VAR_NOTE : "";
   return how === "--abort"
     ? new UserError(
         `cannot abort from ${file}: ${varsChangedText(changed, "the fleet it reads before writes go back on (and an undo that takes its URLs) is made of these values")}: that is another fleet; nothing was run`,
@@ -460,7 +460,7 @@ function varsChangedFromRefusal(
   return new UserError(
     `cannot go on with the cutover of ${file} from ${from}: ${varsChangedText(changed)}; nothing was run`,
     {
-      hint: `Run with the cutover's values${then.masked ? ` (one is a secret, shown as ${MASK}: set it as that run did)` : ""}: syncbook run ${then.target} ${shellCommand(flags)}. To go on with the new values on purpose, add --allow-changed-runbook.`,
+      hint: `Run with the cutover's values${then.masked ? MASKED_VAR_NOTE : ""}: syncbook run ${then.target} ${shellCommand(flags)}. To go on with the new values on purpose, add --allow-changed-runbook.`,
       exitCode: ExitCode.usage,
     },
   );
@@ -612,7 +612,7 @@ export function undoVarsRefusal(
     `cannot ${what}: ${told}: the undo it owes would be made of this run's values, and go where its hook did not; nothing was run, and what the hook did still holds`,
     {
       hint: then.masked
-        ? `Run with the values its hook ran with (one is a secret, shown as ${MASK}: set it as that run did): syncbook run ${then.target} ${args}`
+        ? `Run with the values its hook ran with${MASKED_VAR_NOTE}: syncbook run ${then.target} ${args}`
         : `Run with the values its hook ran with: syncbook run ${then.target} ${args}`,
       exitCode: ExitCode.usage,
     },

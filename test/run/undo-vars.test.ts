@@ -137,7 +137,7 @@ describe("undoVarsRefusal", () => {
       'step 1 "stop" ran with switch=http://b, this run has switch=http://a; step 2 "hook" ran with lag=***, this run has lag=5',
     );
     expect(masked.hint).toBe(
-      "Run with the values its hook ran with (one is a secret, shown as ***: set it as that run did): syncbook run rb.yaml --var switch=http://b --var 'lag=***' --resume",
+      "Run with the values its hook ran with (a --var shown with *** holds a secret: set each as that run did): syncbook run rb.yaml --var switch=http://b --var 'lag=***' --resume",
     );
     const same = undoVarsDiffer([hook(0, RAN), hook(0, RAN)], loaded);
     expect(undoVarsRefusal(same, { steps: [] } as unknown as JournalState, loaded, "x", "--abort").hint).toBe(
@@ -183,7 +183,7 @@ describe("undoVarsRefusal", () => {
     expect(
       undoVarsRefusal(undoVarsDiffer([hook(0, RAN)], loaded), state, loaded, "abort from j", "--abort", secret).hint,
     ).toBe(
-      "Run with the values its hook ran with (one is a secret, shown as ***: set it as that run did): syncbook run rb.yaml --var other=z --var 'token=***' --var switch=http://b --allow-changed-runbook --abort",
+      "Run with the values its hook ran with (a --var shown with *** holds a secret: set each as that run did): syncbook run rb.yaml --var other=z --var 'token=***' --var switch=http://b --allow-changed-runbook --abort",
     );
     // two of the fleet's variables: both named
     const twoText = TEXT.replace(
@@ -347,7 +347,7 @@ steps:
     expect(err.exitCode).toBe(2);
     expect(err.message).toBe(`cannot resume from j.jsonl: ${varsChangedText(changed)}; nothing was run`);
     expect(err.hint).toBe(
-      "Resume with the cutover's values (one is a secret, shown as ***: set it as that run did): syncbook run rb.yaml --var 'switch=http://***@b' --resume. To go on with the new values on purpose, add --allow-changed-runbook.",
+      "Resume with the cutover's values (a --var shown with *** holds a secret: set each as that run did): syncbook run rb.yaml --var 'switch=http://***@b' --resume. To go on with the new values on purpose, add --allow-changed-runbook.",
     );
     // not secret: the command as one pastes it
     const plain = varsChangedSince({ ...state, vars: { ...ran, switch: "http://b" } }, without, 0);
