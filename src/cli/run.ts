@@ -418,6 +418,8 @@ export async function execute(
     how.handOver.release();
     if (how.handOver.signal.aborted) controller.abort(how.handOver.signal.reason);
   }
+  // closed once: on the way out of a run that threw too, so the list and the cursor are not left hanging
+  let closed = false;
   try {
     const result = await runRunbook({
       loaded,
@@ -473,6 +475,7 @@ export async function execute(
     });
     draining = false;
     await how.after?.(ui);
+    closed = true;
     await ui.close();
     const notes = result.notifications;
     if (notes?.undelivered.length) {
@@ -614,6 +617,7 @@ export async function execute(
     return result.exitCode;
   } finally {
     off();
+    if (!closed) await ui.close().catch(() => undefined);
     await report.finish().catch((err: unknown) => say(`report: ${errorMessage(err)}`));
     const lost = await tracing?.finish();
     if (lost) say(`warning: ${lost}`);
