@@ -139,7 +139,9 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
         : run.outcome !== "ok" || run.to !== undefined
           ? { next: resume }
           : again
-            ? { next: from(again, `step ${again.index + 1} failed, and the run went on past it`) }
+            ? // by its id, as the run's end names it: the journal's number is the old text's where the
+              // runbook was edited since (an outside review: a step removed before it)
+              { next: from(again, `step ${again.id} failed, and the run went on past it`) }
             : {}),
       lastLineAt,
     };

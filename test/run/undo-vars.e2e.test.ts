@@ -350,7 +350,7 @@ describe("an owed undo and the --var values its hook ran with", () => {
     expect(st.journal.next.runs.map((r) => r.args)).toEqual([way]);
     // the watch page, given the runbook, offers the same
     const page = await watchState([file], dir);
-    expect(page.runner.next).toBe(`syncbook run ${file} ${way}   (step 7 failed, and the run went on past it)`);
+    expect(page.runner.next).toBe(`syncbook run ${file} ${way}   (step gate failed, and the run went on past it)`);
     // pasted as status offers it: the cutover's switch on, the other untouched
     const argv = ["run", st.file, ...argvOf(st.journal.next.runs[0]!.args), "--renderer", "simple", "--yes"];
     const again = await cli(argv, { cwd: dir });
@@ -855,7 +855,7 @@ describe("a --var that holds a secret", () => {
     const page = await watchState([file], dir);
     expect(JSON.stringify(page)).not.toContain("pa55word");
     expect(page.runner.next).toBe(
-      `syncbook run ${file} ${way}   (step 7 failed, and the run went on past it; a --var shown with *** holds a secret: set each as that run did)`,
+      `syncbook run ${file} ${way}   (step gate failed, and the run went on past it; a --var shown with *** holds a secret: set each as that run did)`,
     );
     const again = await cli(
       ["run", file, "--from", "gate", "--allow-changed-runbook", "--var", `switch=${secretOf(s)}`, "--yes"],

@@ -218,7 +218,7 @@ describe("runnerVerdict", () => {
     const v = ended(past);
     expect(v.state).toBe("finished");
     expect(v.alarm).toBe(false);
-    expect(v.next).toBe("syncbook run rb.yaml --from verify   (step 4 failed, and the run went on past it)");
+    expect(v.next).toBe("syncbook run rb.yaml --from verify   (step verify failed, and the run went on past it)");
   });
 
   it("a --from run that continued the committed cutover and died before it sent anything: the same --from, never --resume (it would pass that journal over for a finished run)", () => {
@@ -857,7 +857,7 @@ describe("the way on carries the --var values its runs decided their `when`s wit
       ev("run.finished", 400, { outcome: "ok", exitCode: 0, durationMs: 400, committed: true }),
     ]);
     expect(verdict(past, "sha256:cd").next).toBe(
-      "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false   (step 5 failed, and the run went on past it)",
+      "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false   (step gate failed, and the run went on past it)",
     );
     // given the runbook (`syncbook watch rb.yaml`), that --from names the values its steps read as
     // the cutover had them, a secret one masked and said so (src/run/earlier.ts `cutoverVarsFrom`):
@@ -883,12 +883,12 @@ describe("the way on carries the --var values its runs decided their `when`s wit
     // the step by its id: the runbook as edited may have it elsewhere
     expect(asked).toEqual([[{ decidedVars: ["rollback=false"], cutoverValues: values }, "gate"]]);
     expect(kept.next).toBe(
-      "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false --var 'pw=***-west' --var switch=http://old   (step 5 failed, and the run went on past it; a --var shown with *** holds a secret: set each as that run did)",
+      "syncbook run rb.yaml --from gate --allow-changed-runbook --var rollback=false --var 'pw=***-west' --var switch=http://old   (step gate failed, and the run went on past it; a --var shown with *** holds a secret: set each as that run did)",
     );
     // the runbook as its journal ran it: no flag, the values a run of the cutover is checked against
     asked.length = 0;
     expect(runnerVerdict({ ...verdictInput(withValues, "sha256:ab"), goOnVars }).next).toBe(
-      "syncbook run rb.yaml --from gate --var rollback=false   (step 5 failed, and the run went on past it)",
+      "syncbook run rb.yaml --from gate --var rollback=false   (step gate failed, and the run went on past it)",
     );
     expect(asked).toEqual([]);
   });
