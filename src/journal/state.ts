@@ -389,18 +389,9 @@ export async function readJournalState(
         // (src/run/earlier.ts `stopAbortCut`, src/run/resume-decide.ts): a stop it may have undone
         inAbort = e.abort === true;
         if (inAbort) for (const h of hooks) if (!h.undone) h.abortAfter = true;
-        // an --abort runs no step: its values (often none typed) are not those the cutover's steps
-        // ran with, and taken as them, a --resume after it went on with the runbook's defaults. One
-        // that says the cutover's (`cutoverVars`: its fleet moved, `--allow-changed-runbook`,
-        // src/run/abort.ts) makes them the cutover's from here
-        if (e.abort !== true || isObject(e.cutoverVars)) {
-          runVars = isObject(e.vars) ? scalars(e.vars) : undefined;
-          // the cutover's values: this run's, or, where it said them (`cutoverVars`), those its
-          // steps read from this run's and the others as the cutover ran with them until now
-          vars = isObject(e.cutoverVars) ? scalars(e.cutoverVars) : runVars;
-          const names = Array.isArray(e.cutoverGiven) ? e.cutoverGiven : e.given;
-          given = Array.isArray(names) ? names.filter((g): g is string => typeof g === "string") : undefined;
-        }
+        // the cutover's values from this run on; an --abort's only where it says them (taken as
+        // the cutover's, a --resume after it went on with the runbook's defaults)
+        ({ runVars, vars, given } = cutoverValuesOfStarted(e) ?? { runVars, vars, given });
         if (Array.isArray(e.steps))
           for (const s of e.steps as unknown[])
             if (isObject(s) && typeof s.index === "number" && typeof s.id === "string") {
@@ -685,6 +676,28 @@ export async function readJournalState(
   if (given) state.given = given;
   if (carriedCommit) state.carriedCommit = carriedCommit;
   return state;
+}
+
+/**
+ * The values a `run.started` line says the cutover runs with from its run on (`vars`, and `given`,
+ * the names `--var` set), and its run's own (`runVars`), as every reader of the journal takes them
+ * (this state, the read model: src/model/fold.ts). None from an --abort that does not say them: it
+ * runs no step, and its values (often none typed) are not those the cutover's steps ran with; one
+ * that says the cutover's (`cutoverVars`: its fleet moved, `--allow-changed-runbook`,
+ * src/run/abort.ts) makes them the cutover's from there. `cutoverVars` and `cutoverGiven`, where
+ * said, are those its steps read from this run's and the others as the cutover ran with them.
+ */
+export function cutoverValuesOfStarted(
+  e: Record<string, unknown>,
+): { runVars: JournalState["vars"]; vars: JournalState["vars"]; given: JournalState["given"] } | undefined {
+  if (e.abort === true && !isObject(e.cutoverVars)) return undefined;
+  const runVars = isObject(e.vars) ? scalars(e.vars) : undefined;
+  const names = Array.isArray(e.cutoverGiven) ? e.cutoverGiven : e.given;
+  return {
+    runVars,
+    vars: isObject(e.cutoverVars) ? scalars(e.cutoverVars) : runVars,
+    given: Array.isArray(names) ? names.filter((g): g is string => typeof g === "string") : undefined,
+  };
 }
 
 /** A journaled record's scalar values (a run's `vars`): anything else a line holds is not a variable's. */

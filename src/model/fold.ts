@@ -16,7 +16,7 @@ import { instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from 
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
 import type { CopyOptions, CopyState } from "../fleet/eta.js";
 import { deliveryReport } from "../plugin/deliveries.js";
-import { classifyAnswer, type Answer } from "../journal/state.js";
+import { classifyAnswer, cutoverValuesOfStarted, type Answer } from "../journal/state.js";
 import { decidedVars, wayOnVars } from "../next-run.js";
 import { WindowTracker, isJournalHeader, type WindowKindTraits } from "../fleet/window.js";
 import { calledOff } from "../writes-words.js";
@@ -582,7 +582,7 @@ export class CutoverFold {
     }
     this.#started = e;
     // an --abort's values are the cutover's only where it says so (its fleet moved: src/run/abort.ts)
-    if (e.abort !== true || e.cutoverVars !== undefined) this.#valuesStarted = e;
+    if (cutoverValuesOfStarted(e)) this.#valuesStarted = e;
     this.#firstStarted ??= e;
     if (e.mode !== "resume") {
       // a run that is not a --resume counts nothing of the cutover's runs before it but what it
@@ -1004,16 +1004,15 @@ export function shiftEvent(e: RunEvent, seqBase: number, idBase: number): RunEve
 /** The `--var` values the last run was given that a way on repeats (src/next-run.ts `wayOnVars`), less those a `when` decided. */
 function givenVars(decided: string[], started: RunEventOf<"run.started"> | undefined): string[] {
   if (!started) return [];
-  // the cutover's values, as the journal's state reads them (src/journal/state.ts `vars`)
-  const run = { vars: started.cutoverVars ?? started.vars, given: started.cutoverGiven ?? started.given };
-  return wayOnVars(decided, run).slice(decided.length);
+  const v = cutoverValuesOfStarted(started);
+  return v ? wayOnVars(decided, v).slice(decided.length) : [];
 }
 
 /** The values the cutover runs with, as the journal's state reads them (src/journal/state.ts `vars`, `given`). */
 function cutoverValues(started: RunEventOf<"run.started"> | undefined): Pick<CutoverModel, "cutoverValues"> {
-  const vars = started?.cutoverVars ?? started?.vars;
-  if (!started || !vars) return {};
-  return { cutoverValues: { vars: { ...vars }, given: [...(started.cutoverGiven ?? started.given ?? [])] } };
+  const v = started && cutoverValuesOfStarted(started);
+  if (!v?.vars) return {};
+  return { cutoverValues: { vars: { ...v.vars }, given: [...(v.given ?? [])] } };
 }
 
 /**
