@@ -139,22 +139,40 @@ export function wayOnVarsKept(
 }
 
 /**
- * A `--var` value as `syncbook run` reads it (src/cli/execute.ts `parseVars`): a number (`5`,
- * `-1.5`, `1e-7`), a boolean, a text in double quotes as JSON reads it (`"007"`: the text 007, not
- * the number 7), else the text as typed.
+ * A `--var` value as `syncbook run` reads it (src/cli/execute.ts `parseVars`): a number where the
+ * number is the value typed (`5`, `-1.5`, `007`, `1e-7`), a boolean, a text in double quotes as
+ * JSON reads it (`"007"`: the text 007, not the number 7), else the text as typed. A number the
+ * text does not hold exactly stays text (`7e10238` is no Infinity, `12345678901234567890` no
+ * rounded number, `12e3` no 12000): read as the number, the hook got another value, and the
+ * journal kept Infinity as null, which no undo's check could compare (an outside review).
  */
 export function varValue(text: string): string | number | boolean {
-  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return Number(text);
+  const n = Number(text);
+  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text) && Number.isFinite(n) && numberText(text) === String(n)) return n;
   if (text === "true" || text === "false") return text === "true";
   if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) {
     try {
       const value: unknown = JSON.parse(text);
-      if (typeof value === "string") return value;
+      // a NUL no process argument can carry: as typed
+      if (typeof value === "string" && !value.includes("\0")) return value;
     } catch {
       // not JSON: the text as typed
     }
   }
   return text;
+}
+
+/**
+ * A decimal as `String` writes its number: no leading zeros, no trailing zeros of a fraction, no
+ * minus on a zero (`-007.50` → `-7.5`); an exponent form as typed, which `String` writes only for
+ * the numbers it gives no decimal (`1e+21`, `1e-7`).
+ */
+function numberText(text: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) return text;
+  const int = m[2]!.replace(/^0+(?=\d)/, "");
+  const frac = (m[3] ?? "").replace(/0+$/, "");
+  return `${m[1] && (int !== "0" || frac) ? "-" : ""}${int}${frac ? `.${frac}` : ""}`;
 }
 
 /**

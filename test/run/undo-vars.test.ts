@@ -494,6 +494,11 @@ describe("cutoverTargetFrom", () => {
 // number 7 (an outside review)
 describe("varText and varValue", () => {
   const TEXTS = [
+    "7e10238",
+    "1e400",
+    "12e3",
+    "12345678901234567890",
+    "0.0000001",
     "007",
     "1",
     "-0",
@@ -554,11 +559,19 @@ describe("varText and varValue", () => {
       '"',
     ]);
     expect([5, -1.5, 1e21, 1e-7, true, false].map(varText)).toEqual(["5", "-1.5", "1e+21", "1e-7", "true", "false"]);
-    expect(["007", "1e5", "true", '"a"'].map(varText)).toEqual(['"007"', '"1e5"', '"true"', '"\\"a\\""']);
+    expect(["007", "1e-7", "true", '"a"'].map(varText)).toEqual(['"007"', '"1e-7"', '"true"', '"\\"a\\""']);
   });
 
   it("varValue: numbers in decimal and exponent form, true and false, a JSON text in double quotes, else the text as typed", () => {
-    expect(["3", "-1.5", "1e-7", "2E+3", "007"].map(varValue)).toEqual([3, -1.5, 1e-7, 2000, 7]);
+    expect(["3", "-1.5", "1e-7", "1e+21", "007", "-007.50", "-0", "1.0"].map(varValue)).toEqual([
+      3, -1.5, 1e-7, 1e21, 7, -7.5, -0, 1,
+    ]);
+    // a number the text does not hold exactly stays text (an outside review: `7e10238`, a hex id,
+    // was Infinity, journaled null, and no undo's check compared it; a long id was rounded)
+    const NOT_EXACT = ["7e10238", "1e400", "1e-400", "12e3", "2E+3", "1e21", "12345678901234567890", "0.0000001"];
+    expect(NOT_EXACT.map(varValue)).toEqual(NOT_EXACT);
+    // a NUL no process argument carries: as typed
+    expect(varValue('"a\\u0000"')).toBe('"a\\u0000"');
     expect(["true", "false", "TRUE", "yes"].map(varValue)).toEqual([true, false, "TRUE", "yes"]);
     expect(['"007"', '"true"', '""', '"a\\"b"'].map(varValue)).toEqual(["007", "true", "", 'a"b']);
     // not a JSON text: as typed
