@@ -302,7 +302,7 @@ export function undoVarsDiffer(
     varNamesIn(withoutWhen(Array.isArray(steps) ? steps[hook.stepIndex] : undefined)).flatMap((name) => {
       const then = hook.vars?.[name];
       const now = loaded.vars[name];
-      return then !== undefined && (now === undefined || String(then) !== String(now))
+      return then !== undefined && (now === undefined || varText(then) !== varText(now))
         ? [{ hook, name, then: varText(then), now: now === undefined ? "(unset)" : varText(now) }]
         : [];
     }),
@@ -327,7 +327,7 @@ export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, fro
   return varsReadFrom(loaded, from).flatMap((name) => {
     const then = vars[name];
     const now = loaded.vars[name];
-    return then !== undefined && (now === undefined || String(then) !== String(now))
+    return then !== undefined && (now === undefined || varText(then) !== varText(now))
       ? [{ name, then: varText(then), now: now === undefined ? "(unset)" : varText(now) }]
       : [];
   });

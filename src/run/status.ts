@@ -59,6 +59,7 @@ import {
   offerAfterFile,
   RUNBOOK_CHANGED_NOTE,
   varArgs,
+  varText,
   type NextOffer,
   type NextRun,
 } from "../next-run.js";
@@ -311,7 +312,8 @@ export async function cutoverFleetVars(
   const secret: string[] = [];
   for (const name of names) {
     const value = then[name];
-    if (value === undefined || String(value) === String(loaded.vars[name])) continue;
+    const now = loaded.vars[name];
+    if (value === undefined || (now !== undefined && varText(value) === varText(now))) continue;
     if (String(value).includes(MASK)) secret.push(name);
     else vars[name] = value;
   }
@@ -339,7 +341,7 @@ export async function loadAtCutoverFleet(
     loaded: read,
     fleetVars: {
       // journaled redacted already; redacted again as every output (a secret the runbook holds now)
-      read: read === loaded ? [] : Object.entries(values.vars).map(([k, v]) => read.redact(`${k}=${String(v)}`)),
+      read: read === loaded ? [] : Object.entries(values.vars).map(([k, v]) => read.redact(`${k}=${varText(v)}`)),
       secret: values.secret,
     },
   };

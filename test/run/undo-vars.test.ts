@@ -54,9 +54,12 @@ describe("undoVarsDiffer", () => {
     expect(undoVarsDiffer([hook(0, RAN)], loaded)).toEqual([
       { hook: hook(0, RAN), name: "switch", then: "http://b", now: "http://a" },
     ]);
-    // the same values: nothing; a number compared as the journal wrote it
+    // the same values: nothing; the text "5" is another value than the number 5 (a whole-value
+    // `${vars.lag}` sends "5" or 5: an outside review)
     expect(undoVarsDiffer([hook(0, RAN), hook(1, RAN)], await load({ switch: "http://b" }))).toEqual([]);
-    expect(undoVarsDiffer([hook(1, { ...RAN, lag: "5" })], loaded)).toEqual([]);
+    expect(undoVarsDiffer([hook(1, { ...RAN, lag: "5" })], loaded)).toEqual([
+      { hook: hook(1, { ...RAN, lag: "5" }), name: "lag", then: '"5"', now: "5" },
+    ]);
     expect(undoVarsDiffer([hook(1, { ...RAN, lag: 7 })], loaded)).toEqual([
       { hook: hook(1, { ...RAN, lag: 7 }), name: "lag", then: "7", now: "5" },
     ]);
@@ -354,6 +357,24 @@ steps:
     expect(varsChangedRefusal(plain, state, without, "j.jsonl").hint).toBe(
       "Resume with the cutover's values: syncbook run rb.yaml --var switch=http://b --resume. To go on with the new values on purpose, add --allow-changed-runbook.",
     );
+  });
+
+  // an outside review (helper 90): compared as text, the journal's text "5" and this run's number 5
+  // were one value, where a whole-value `${vars.lag}` sends them as two (`"5"`, `5`)
+  it("a value's type counts: the text 5 is not the number 5; the refusal's command gives the text, and as given is no change", async () => {
+    const state = {
+      steps: [],
+      vars: { switch: "http://a", lag: "5", other: "x" },
+      given: [],
+    } as unknown as JournalState;
+    const now = await load({ lag: 5 });
+    const changed = varsChangedSince(state, now, 0);
+    expect(changed).toEqual([{ name: "lag", then: '"5"', now: "5" }]);
+    expect(varsChangedRefusal(changed, state, now, "j.jsonl").hint).toContain(`syncbook run rb.yaml --var 'lag="5"'`);
+    expect(varsChangedSince(state, await load({ lag: "5" }), 0)).toEqual([]);
+    const hook = { stepIndex: 1, id: "hook", vars: { lag: "5" } } as unknown as HookRun;
+    expect(undoVarsDiffer([hook], now).map((d) => [d.name, d.then, d.now])).toEqual([["lag", '"5"', "5"]]);
+    expect(undoVarsDiffer([hook], await load({ lag: "5" }))).toEqual([]);
   });
 });
 
