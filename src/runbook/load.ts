@@ -587,7 +587,16 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
 }
 
 function redactVars(vars: Record<string, Scalar>, redact: (s: string) => string): Record<string, Scalar> {
-  return Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, typeof v === "string" ? redact(v) : v]));
+  // a number too: `--var build=98765432` with that secret in the environment was journaled in
+  // clear (an outside review); one that holds a secret is its masked text, as a string's is
+  return Object.fromEntries(
+    Object.entries(vars).map(([k, v]): [string, Scalar] => {
+      if (typeof v === "boolean") return [k, v];
+      const text = String(v);
+      const shown = redact(text);
+      return [k, shown === text ? v : shown];
+    }),
+  );
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
