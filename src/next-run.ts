@@ -123,8 +123,9 @@ export function secretVarsLeftOut(loaded: LoadedRunbook, known: CutoverValuesKno
  * The `--var` values of a way on that nothing checks against the cutover's: one that carries
  * `--allow-changed-runbook`, or starts a new cutover. `wayOnVarsAfter`'s, and each secret one kept
  * as it was journaled, `***` and all (`masked`): left out, it would be read at the runbook's
- * default, another fleet, which such a run accepts; pasted unedited, a masked value names no fleet,
- * and the run is refused at its first read (an outside review).
+ * default, another fleet, which such a run accepts; pasted unedited, a masked value is refused by
+ * `parseVars` before anything runs (src/cli/execute.ts: as a value, `***` was taken for the
+ * cutover's masked secret by the checks of its values, an outside review).
  */
 export function wayOnVarsKept(
   loaded: LoadedRunbook,

@@ -13,7 +13,7 @@ import { terminalText } from "../text.js";
 import { instanceLabel, type RunEvent, type RunListener } from "../events.js";
 import type { LoadedRunbook, LoadOptions, Scalar } from "../runbook/index.js";
 import { instancesOf } from "../runbook/types.js";
-import { redactLeaves, redactSecretFields } from "../redact.js";
+import { MASK, redactLeaves, redactSecretFields } from "../redact.js";
 import { PLUGIN_CALL_KINDS } from "../steps/index.js";
 import { lintCommand, varValue } from "../next-run.js";
 
@@ -59,6 +59,14 @@ export function parseVars(list: readonly string[] = []): Record<string, Scalar> 
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || ["__proto__", "constructor", "prototype"].includes(k))
       throw new UserError(`--var ${item}: ${JSON.stringify(k)} is not a variable name`, {
         hint: "Variable names are letters, digits and _, not starting with a digit, as under `vars:`.",
+        exitCode: ExitCode.usage,
+      });
+    // a masked value pasted from an offer: as a value it names no secret, and where the cutover's
+    // was masked alike the checks of its values could not tell them apart (an outside review: the
+    // undo of a hook run with the secret ran with the text ***)
+    if (v.includes(MASK))
+      throw new UserError(`--var ${k}: its value holds ${MASK}, which is how syncbook shows a secret, not a value`, {
+        hint: `Give ${k} the value the cutover's runs were given (the secret itself), or refer to it in the runbook as \${env.NAME} so that it is read from the environment.`,
         exitCode: ExitCode.usage,
       });
     out[k] = varValue(v);

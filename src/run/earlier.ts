@@ -24,7 +24,7 @@ import {
   type UnjudgedJournal,
 } from "../journal/index.js";
 import { isObject } from "../journal/format.js";
-import { durationOr, type LoadedRunbook } from "../runbook/index.js";
+import { durationOr, redactedVar, type LoadedRunbook } from "../runbook/index.js";
 import { varNamesIn, whenVariable } from "../runbook/interpolate.js";
 import { MASK } from "../redact.js";
 import { plural, shellCommand } from "../text.js";
@@ -300,7 +300,10 @@ export function undoVarsDiffer(
   const steps = (loaded.raw as { steps?: unknown } | undefined)?.steps;
   return hooks.flatMap((hook) =>
     varNamesIn(withoutWhen(Array.isArray(steps) ? steps[hook.stepIndex] : undefined)).flatMap((name) => {
-      const then = hook.vars?.[name];
+      // redacted as the runbook's values are now: a journal of an earlier runner held a number that
+      // holds a secret in clear, which never matched its masked value (an outside review: a loop)
+      const journaled = hook.vars?.[name];
+      const then = journaled === undefined ? undefined : redactedVar(journaled, loaded.redact);
       const now = loaded.vars[name];
       return then !== undefined && (now === undefined || varText(then) !== varText(now))
         ? [{ hook, name, then: varText(then), now: now === undefined ? "(unset)" : varText(now) }]
@@ -325,7 +328,8 @@ export function varsChangedSince(state: JournalState, loaded: LoadedRunbook, fro
   if (!vars) return [];
   // compared as journaled: a secret part redacted alike on both sides (`loaded.vars` is redacted)
   return varsReadFrom(loaded, from).flatMap((name) => {
-    const then = vars[name];
+    const journaled = vars[name];
+    const then = journaled === undefined ? undefined : redactedVar(journaled, loaded.redact);
     const now = loaded.vars[name];
     return then !== undefined && (now === undefined || varText(then) !== varText(now))
       ? [{ name, then: varText(then), now: now === undefined ? "(unset)" : varText(now) }]

@@ -587,16 +587,20 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
 }
 
 function redactVars(vars: Record<string, Scalar>, redact: (s: string) => string): Record<string, Scalar> {
-  // a number too: `--var build=98765432` with that secret in the environment was journaled in
-  // clear (an outside review); one that holds a secret is its masked text, as a string's is
-  return Object.fromEntries(
-    Object.entries(vars).map(([k, v]): [string, Scalar] => {
-      if (typeof v === "boolean") return [k, v];
-      const text = String(v);
-      const shown = redact(text);
-      return [k, shown === text ? v : shown];
-    }),
-  );
+  return Object.fromEntries(Object.entries(vars).map(([k, v]): [string, Scalar] => [k, redactedVar(v, redact)]));
+}
+
+/**
+ * A variable's value as the runbook's values hold it (`LoadedRunbook.vars`, and so the journal's
+ * `run.started.vars`): a text redacted, and a number too, whose text holding a secret makes it its
+ * masked text (`--var build=98765432` with that secret in the environment was journaled in clear:
+ * an outside review). The checks of a way on's values redact the journal's alike (src/run/earlier.ts).
+ */
+export function redactedVar(v: Scalar, redact: (s: string) => string): Scalar {
+  if (typeof v === "boolean") return v;
+  const text = String(v);
+  const shown = redact(text);
+  return shown === text ? v : shown;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
