@@ -45,10 +45,11 @@ export interface ExecuteFlags {
 /** `--var k=v`: numbers and booleans keep their type (`--var maxLag=3` is the number 3); `--var 'k="007"'` is the text 007 (`varValue`). */
 export function parseVars(list: readonly string[] = []): Record<string, Scalar> {
   const out: Record<string, Scalar> = {};
-  for (const item of list) {
+  for (const [at, item] of list.entries()) {
     const eq = item.indexOf("=");
     if (eq <= 0)
-      throw new UserError(`--var ${item}: expected name=value`, {
+      // the item unsaid: typed without its name, it may be a secret
+      throw new UserError(`--var number ${at + 1}: expected name=value`, {
         hint: "For example --var maxLag=5",
         exitCode: ExitCode.usage,
       });
@@ -57,7 +58,7 @@ export function parseVars(list: readonly string[] = []): Record<string, Scalar> 
     // the names `vars:` allows, and never one JavaScript gives a meaning (`__proto__` would set
     // the object's prototype instead of a variable)
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || ["__proto__", "constructor", "prototype"].includes(k))
-      throw new UserError(`--var ${item}: ${JSON.stringify(k)} is not a variable name`, {
+      throw new UserError(`--var: ${JSON.stringify(k)} is not a variable name`, {
         hint: "Variable names are letters, digits and _, not starting with a digit, as under `vars:`.",
         exitCode: ExitCode.usage,
       });

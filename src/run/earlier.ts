@@ -394,7 +394,9 @@ export function cutoverValuesFrom(
   const given: string[] = [];
   for (const [name, now] of Object.entries(loaded.vars)) {
     const kept = !read.has(name) && then[name] !== undefined;
-    vars[name] = kept ? then[name]! : now;
+    // redacted as the runbook's values are now: a journal of an earlier runner held a number that
+    // holds a secret in clear, which would be copied into this run's journal (an outside review)
+    vars[name] = kept ? redactedVar(then[name]!, loaded.redact) : now;
     if ((kept ? state.given : loaded.given)?.includes(name) === true) given.push(name);
   }
   return { vars, given };

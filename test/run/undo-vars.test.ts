@@ -418,6 +418,27 @@ steps:
     }
     expect(parseVars(["tag=*x*"])).toEqual({ tag: "*x*" });
   });
+
+  // a third outside review (helper 92)
+  it("a --var refused for its form never says its value: typed without its name, it may be a secret", () => {
+    const said = (item: string) => {
+      try {
+        parseVars(["ok=1", item]);
+      } catch (e) {
+        return (e as UserError).message;
+      }
+      return "";
+    };
+    expect(said("s3cr3t-pw")).toBe("--var number 2: expected name=value");
+    expect(said("bad-name=s3cr3t-pw")).toBe('--var: "bad-name" is not a variable name');
+  });
+
+  it("cutoverValuesFrom redacts a kept journal value as the runbook's are: a clear secret number of an earlier runner's journal is not copied into the new run's", async () => {
+    const pinned = await parseRunbook(TEXT, "rb.yaml", { vars: {}, env: { TOKEN: "98765432" } });
+    const state = { steps: [], vars: { ...RAN, lag: 98765432 }, given: ["lag"] } as unknown as JournalState;
+    // from the last step, which reads no lag: the journal's kept
+    expect(cutoverValuesFrom(state, pinned, 3)?.vars.lag).toBe("***");
+  });
 });
 
 describe("wayOnVars", () => {
