@@ -19,6 +19,7 @@ import {
 import {
   createRedactor,
   environmentSecrets,
+  MASK,
   MIN_SECRET_LENGTH,
   uriPassword,
   userinfoRedactor,
@@ -116,6 +117,21 @@ const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /** A runbook is a page or two of YAML; a bigger file is a mistake, not a runbook (and must not stall lint). */
 export const MAX_RUNBOOK_BYTES = 1024 * 1024;
+/**
+ * An override holding `***`, the mask every output shows a secret as, is a value pasted from an
+ * offer, not the secret: the undo checks compare values masked alike on both sides, so they could
+ * not tell it from the secret a hook ran with, and the undo would run with the text `***` (an
+ * outside review, reproduced through the CLI, whose `parseVars` refuses it first). Refused here
+ * for every caller, the library's too. A caller's mistake, not the text's: thrown, not a finding.
+ */
+function refuseMaskedOverrides(vars: LoadOptions["vars"]): void {
+  for (const [name, value] of Object.entries(vars ?? {}))
+    if (typeof value === "string" && value.includes(MASK))
+      throw new RangeError(
+        `vars.${name}: its value holds ${MASK}, which is how syncbook shows a secret, not a value: give the value the cutover's runs were given, or refer to it in the runbook as \${env.NAME}`,
+      );
+}
+
 /** YAML aliases expand; a few hundred is plenty for a runbook and stops an alias bomb. */
 const MAX_ALIAS_COUNT = 200;
 /** Nesting deeper than this is never a runbook, and would exhaust the parser's stack. */
@@ -154,6 +170,7 @@ interface ExplainLater {
  * runbooks, this one 77 ms (issue 41: most of that lint's CPU is V8 compiling hot code, once per thread).
  */
 function parseNow(text: string, file: string, opts: LoadOptions): LoadedRunbook | ExplainLater {
+  refuseMaskedOverrides(opts.vars);
   const hash = lazyHash(text);
   const size = opts.sizeBytes ?? Buffer.byteLength(text);
   const early = refuse(text, file, size);
