@@ -14,6 +14,7 @@
  * or when the state is COMMITTED"). The other instances' `canWrite` is never waited on: it is not
  * valid and may never turn true.
  */
+import { wireStartBody } from "../api/start-body.js";
 import { UNCITED, atLeast, versionSpan } from "../api/versions.js";
 import type { Runbook, StartRequest } from "./types.js";
 
@@ -45,7 +46,20 @@ export type DestinationWrites = { on: "canWrite"; instance: number } | { on: "co
  * content/mongosync/v1.11/source/reference/cutover-process.txt, "canWrite and COMMITTED": "If you
  * set ``enableUserWriteBlocking`` to either ``"sourceAndDestination"`` or ``"destinationOnly"``, or
  * the verifier is turned on, you can write to the destination after ``/progress`` reports
- * ``canWrite: true``. Otherwise, wait until the state is ``COMMITTED``." (read 2026-11-29).
+ * ``canWrite: true``. Otherwise, wait until the state is ``COMMITTED``." (read 2026-11-29; the
+ * v1.17 page at e8571bb98d9b89454ac6b9c074f8986316899cf5 says the same, read 2026-12-06).
+ *
+ * A start with `preExistingDestinationData: true` has no write blocking either, whatever it says of
+ * `enableUserWriteBlocking`: mongodb/docs at 873eea744c26fd8965290b945219d29469122b3b,
+ * content/mongosync/v1.17/source/reference/api/start.txt: "``mongosync`` does not enable
+ * write-blocking when you enable this feature" and "The default write-blocking mode is changed
+ * from ``"destinationOnly"`` to ``"none"``" (read 2026-12-06; the current page: "``mongosync``
+ * does not block writes on the source or destination cluster"). Both fields are read as the
+ * service reads them, `x-passthrough` merged (`wireStartBody`).
+ *
+ * A runbook that declares no `serviceVersion` may drive 1.11–1.19 (`enableUserWriteBlocking`
+ * exists only before 1.20): the reading that fails safe takes the rule as holding (an outside
+ * conformance read; it said nothing, and the window closed on `canWrite`).
  *
  * Whether the verifier is on is not the start request's to say alone, so a start that leaves it on
  * does not make `canWrite` valid here: mongodb/docs-cluster-to-cluster-sync, branch v1.13,
@@ -62,16 +76,27 @@ export function committedBeforeWrites(
   rb: Pick<Runbook, "serviceVersion">,
   start: StartRequest | undefined,
 ): string | undefined {
+  if (!start) return undefined;
   const v = rb.serviceVersion;
   const range = UNCITED.committedBeforeWritesWithoutBlocking;
-  if (v === undefined || !atLeast(v, range.since) || atLeast(v, range.until)) return undefined;
-  const wb = start?.enableUserWriteBlocking;
-  if (!(wb === false || wb === "none")) return undefined;
+  if (v !== undefined && (!atLeast(v, range.since) || atLeast(v, range.until))) return undefined;
+  const body = wireStartBody(start);
+  const wb = body.enableUserWriteBlocking;
+  const turnedOff = wb === false || wb === "none";
+  const preExisting = body.preExistingDestinationData === true;
+  if (!turnedOff && !preExisting) return undefined;
+  const off = turnedOff
+    ? "the start turns write blocking off"
+    : 'the start sets `preExistingDestinationData: true`, with which the service enables no write blocking (its default mode becomes "none")';
   const verifier =
-    start?.verification?.enabled === false
+    start.verification?.enabled === false
       ? "and its start turns the embedded verifier off"
       : "and whether the embedded verifier is on cannot be told from the runbook (the process option `--disableVerification`, or a live upgrade from before 1.9, turns it off whatever the start request says)";
-  return `on ${versionSpan(range.since, range.until)} the start turns write blocking off, ${verifier}: the cutover page says to write to the destination only once the state is COMMITTED`;
+  const where =
+    v === undefined
+      ? `the runbook declares no serviceVersion (it may drive ${versionSpan(range.since, range.until)}), and there`
+      : `on ${versionSpan(range.since, range.until)}`;
+  return `${where} ${off}, ${verifier}: the cutover page says to write to the destination only once the state is COMMITTED`;
 }
 
 /**

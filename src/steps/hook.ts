@@ -50,7 +50,7 @@ export const WRITES_ON_BEFORE_COMMITTED: RuleInfo = {
   id: "writes-on-before-committed",
   severity: "warning",
   description:
-    "On service 1.11–1.19, a start without write blocking, and a `hook` with `writesOn: true` after a wait for canWrite but not for COMMITTED: the cutover page of those versions says to wait until COMMITTED unless the embedded verifier is on, and a process option or a live upgrade can turn it off whatever the start request says.",
+    "On service 1.11–1.19 (or with no `serviceVersion` declared), a start without write blocking (`enableUserWriteBlocking: false` or `none`, or `preExistingDestinationData: true`, with which the service enables none), and a `hook` with `writesOn: true` after a wait for canWrite but not for COMMITTED: the cutover page of those versions says to wait until COMMITTED unless the embedded verifier is on, and a process option or a live upgrade can turn it off whatever the start request says.",
   spec: 'If you set enableUserWriteBlocking to either "sourceAndDestination" or "destinationOnly", or the verifier is turned on, you can write to the destination after /progress reports canWrite: true. Otherwise, wait until the state is COMMITTED. (cutover process, 1.11–1.19; the facts: "On 1.14–1.19, without write blocking and without the verifier, the page says to wait for COMMITTED instead before writing to the destination")',
   source: "service-facts.md",
   docs: "https://www.mongodb.com/docs/cluster-to-cluster-sync/current/reference/cutover-process/",

@@ -38,14 +38,14 @@ const COMMITTED = "  - { id: committed, waitFor: { state: COMMITTED } }\n";
 function runbook(
   s: Simulator,
   steps: string,
-  opts: { order?: number[]; declare?: boolean; version?: string } = {},
+  /** `version: null`: the runbook declares none. */
+  opts: { order?: number[]; declare?: boolean; version?: string | null } = {},
 ): string {
   const order = opts.order ?? s.instances.map((i) => i.index);
   const n = order.length;
   return `runbook: 1
 name: first-process
-serviceVersion: "${opts.version ?? "1.22.0"}"
-clusters:
+${opts.version === null ? "" : `serviceVersion: "${opts.version ?? "1.22.0"}"\n`}clusters:
   cluster0: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
   cluster1: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
 instances:
@@ -265,4 +265,66 @@ describe("1.11–1.19 without write blocking: COMMITTED, whatever the start says
     for (const e of samples) seen.set(e.instance.index, e.progress.state);
     expect([...seen.values()]).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
   });
+
+  // an outside conformance read of the sources (2026-12-06): both closed the window on canWrite
+  const cases = [
+    {
+      name: "a runbook that declares no serviceVersion (it may drive 1.11–1.19; enableUserWriteBlocking exists only before 1.20)",
+      start: "enableUserWriteBlocking: none",
+      version: null,
+      why: /^the runbook declares no serviceVersion \(it may drive service 1\.11–1\.19\), and there the start turns write blocking off/,
+    },
+    {
+      // mongodb/docs content/mongosync/v1.17/source/reference/api/start.txt: "mongosync does not
+      // enable write-blocking when you enable this feature"; "The default write-blocking mode is
+      // changed from "destinationOnly" to "none""
+      name: "a start with preExistingDestinationData: true (the service enables no write blocking)",
+      start: "preExistingDestinationData: true, includeNamespaces: [{ database: app }]",
+      version: "1.17.0",
+      why: /^on service 1\.11–1\.19 the start sets `preExistingDestinationData: true`, with which the service enables no write blocking/,
+    },
+  ];
+  for (const c of cases)
+    it(`${c.name}: the window closes when every instance is COMMITTED, and lint says the write-on hook needs COMMITTED`, async () => {
+      const s = await sim({ instances: 3, serviceVersion: "1.17.0" });
+      sims.push(s);
+      const start = `  - { id: start, start: { source: cluster0, destination: cluster1, ${c.start} } }\n`;
+      const text = runbook(s, start + READY + STOP + DRAINED + COMMIT + WRITABLE + COMMITTED, {
+        declare: true,
+        version: c.version,
+      });
+      const { result, events } = await runYaml(text);
+      expect(result.exitCode, result.message).toBe(0);
+      expect(of(events, "run.started")[0]!.destinationWrites).toEqual({
+        on: "committed",
+        why: expect.stringMatching(c.why),
+      });
+      const closed = of(events, "window.closed");
+      expect(closed.map((e) => e.reason)).toEqual(["committed"]);
+      const seen = new Map<number, string>();
+      for (const e of of(events, "progress.sampled").filter((x) => x.at <= closed[0]!.seenAt))
+        seen.set(e.instance.index, e.progress.state);
+      expect([...seen.values()]).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+      // the same reading at lint: a write-on hook after a canWrite wait alone is warned of
+      const hooked = await parseRunbook(
+        runbook(
+          s,
+          start +
+            READY +
+            STOP +
+            DRAINED +
+            COMMIT +
+            WRITABLE +
+            "  - { id: app-on, hook: { use: stdout, writesOn: true } }\n",
+          {
+            declare: true,
+            version: c.version,
+          },
+        ),
+        "rb.yaml",
+        { env: "lint" },
+      );
+      const { lintWithLoader } = await import("../../src/lint/index.js");
+      expect(lintWithLoader(hooked).filter((d) => d.rule === "writes-on-before-committed")).toHaveLength(1);
+    });
 });

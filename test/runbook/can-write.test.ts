@@ -73,9 +73,46 @@ describe("when the destination takes writes: canWrite of the first process, or C
       );
   });
 
-  it("no version declared, or no start in the runbook: nothing said (write blocking is on by default from 1.11)", () => {
-    expect(committedBeforeWrites({}, start("none", { enabled: false }))).toBeUndefined();
-    expect(committedBeforeWrites({ serviceVersion: "1.17.0" }, undefined)).toBeUndefined();
+  it("no version declared: the rule is taken as holding where the start turns write blocking off (the service may be 1.11–1.19; an outside conformance read: it said nothing, and the window closed on canWrite)", () => {
+    for (const wb of BLOCKING)
+      for (const ver of VERIFICATION) {
+        const late = committedBeforeWrites({}, start(wb, ver));
+        expect(late !== undefined, `${JSON.stringify(wb)} ${JSON.stringify(ver)}`).toBe(wb === false || wb === "none");
+      }
+    expect(committedBeforeWrites({}, start("none", { enabled: false }))).toBe(
+      "the runbook declares no serviceVersion (it may drive service 1.11–1.19), and there the start turns write blocking off, and its start turns the embedded verifier off: the cutover page says to write to the destination only once the state is COMMITTED",
+    );
+  });
+
+  it("no start in the runbook: nothing said (write blocking is on by default from 1.11)", () => {
+    for (const v of [...VERSIONS, undefined])
+      expect(committedBeforeWrites(v === undefined ? {} : { serviceVersion: v }, undefined)).toBeUndefined();
+  });
+
+  it('preExistingDestinationData: true, in the body or its x-passthrough, is no write blocking whatever enableUserWriteBlocking says (the start page: "mongosync does not enable write-blocking when you enable this feature")', () => {
+    const pre = (
+      where: "body" | "passthrough",
+      wb: StartRequest["enableUserWriteBlocking"] | undefined,
+    ): StartRequest =>
+      where === "body"
+        ? { ...start(wb, undefined), preExistingDestinationData: true }
+        : { ...start(wb, undefined), "x-passthrough": { preExistingDestinationData: true } };
+    for (const v of [...VERSIONS, undefined])
+      for (const wb of BLOCKING)
+        for (const where of ["body", "passthrough"] as const) {
+          const late = committedBeforeWrites(v === undefined ? {} : { serviceVersion: v }, pre(where, wb));
+          expect(late !== undefined, `${String(v)} ${JSON.stringify(wb)} ${where}`).toBe(v === undefined || inRule(v));
+        }
+    expect(committedBeforeWrites({ serviceVersion: "1.17.0" }, pre("body", "sourceAndDestination"))).toMatch(
+      /^on service 1\.11–1\.19 the start sets `preExistingDestinationData: true`, with which the service enables no write blocking \(its default mode becomes "none"\), and whether the embedded verifier is on cannot be told/,
+    );
+    // false is no claim: the rule of write blocking alone
+    expect(
+      committedBeforeWrites(
+        { serviceVersion: "1.17.0" },
+        { ...start(undefined, undefined), preExistingDestinationData: false },
+      ),
+    ).toBeUndefined();
   });
 
   it("several instances: the first process only where declared, else COMMITTED whatever the start", () => {
