@@ -22,6 +22,13 @@ export interface ModelParams {
   noopLagSeconds: number;
   /** Fraction of COMMITTING after which canWrite turns true (default 0.5). */
   canWriteAfter: number;
+  /**
+   * The other processes' `canWrite`, which the cutover page calls "not valid": the fraction of
+   * COMMITTING after which it turns true, kept through COMMITTED (0: from the commit on, before the
+   * first process's); above 1, never (the default, 2). What such a value is, no page says: either
+   * reading shows a client that reads it (one waits for ever, the other closes the window early).
+   */
+  otherCanWriteAfter: number;
   /** Service 1.20+: seconds an instance is INITIALIZING after it starts or restarts while IDLE (default 2). */
   initializingSeconds: number;
   /** Seconds after start or a restart during which coordinatorID is still null (default 1). */
@@ -61,6 +68,7 @@ export const DEFAULT_MODEL: ModelParams = {
   precopySeconds: 3,
   noopLagSeconds: 2,
   canWriteAfter: 0.5,
+  otherCanWriteAfter: 2,
   initializingSeconds: 2,
   coordinatorNullSeconds: 1,
   indexBuildSeconds: 5,

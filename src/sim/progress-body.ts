@@ -96,15 +96,18 @@ export function progressBody(inst: SyncInstance, t: number): ProgressBody {
   const cea = inst.phase === "cea" && inst.state === "RUNNING";
   // the cutover page: "only check that canWrite is true on the first mongosync process. The
   // canWrite status of any subsequent mongosync processes is not valid". The first process is
-  // the instance started first (index 0); the others never report true, so a wait on theirs never
-  // ends and a test of it fails, as it may with the real service
+  // the instance started first (index 0); the others' is a value of no meaning: by default never
+  // true, so a wait on theirs never ends, or (`model.otherCanWriteAfter`) true before the first
+  // process's, so a window closed on it closes early; a test of either fails, as it may with the
+  // real service
+  const after = inst.index === 0 ? inst.env.params.canWriteAfter : inst.env.params.otherCanWriteAfter;
   out.canWrite =
-    inst.index === 0 &&
+    (inst.index === 0 || after <= 1) &&
     !inst.failure &&
     (inst.state === "COMMITTED" ||
       (inst.state === "COMMITTING" &&
         !inst.earlyCommit &&
-        inst.commitLeft <= inst.commitDuration * (1 - inst.env.params.canWriteAfter) + 1e-9));
+        inst.commitLeft <= inst.commitDuration * (1 - after) + 1e-9));
   out.info = info(inst);
   out.lagTimeSeconds = lag;
   if (inst.has("totalEventsApplied")) out.totalEventsApplied = Math.max(0, Math.floor(inst.applied - inst.counterBase));

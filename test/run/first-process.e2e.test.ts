@@ -109,6 +109,37 @@ describe("canWrite of the first process only", () => {
     ]);
   });
 
+  // the page calls the others' canWrite "not valid", and says no more: it may as well be true too
+  // early (an outside conformance read: the simulator only ever had it false, which shows a client
+  // that waits on it, not one that believes it). `model.otherCanWriteAfter: 0`: true from the commit on
+  for (const declare of [true, false])
+    it(`the others' canWrite true from the commit on, before the first process's: ${declare ? "declared, the window closes on the first process's alone" : "not declared, on every instance COMMITTED"}`, async () => {
+      const s = await sim({ instances: 3, serviceVersion: "1.22.0", model: { otherCanWriteAfter: 0 } });
+      sims.push(s);
+      const { result, events } = await runYaml(
+        runbook(s, START + READY + STOP + DRAINED + COMMIT + (declare ? WRITABLE : "") + COMMITTED, { declare }),
+      );
+      expect(result.exitCode, result.message).toBe(0);
+      const closed = of(events, "window.closed");
+      expect(closed.map((e) => e.reason)).toEqual([declare ? "canWrite" : "committed"]);
+      const before = of(events, "progress.sampled").filter((e) => e.at <= closed[0]!.seenAt);
+      // the others said canWrite true while the first process did not: that never closed it
+      const firstTrue = before.find((e) => e.instance.index === 0 && e.progress.canWrite === true);
+      const last = new Map<number, string>();
+      for (const e of before) last.set(e.instance.index, e.progress.state);
+      if (declare) expect(firstTrue, "the first process's canWrite true closed it").toBeDefined();
+      else expect([...last.values()]).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+      // the model: the others' value is true, as it turned at the commit
+      const answers = await Promise.all(
+        s.instances.map(
+          async (i) =>
+            ((await (await fetch(`${i.url}/api/v1/progress`)).json()) as { progress: { canWrite: unknown } }).progress
+              .canWrite,
+        ),
+      );
+      expect(answers).toEqual([true, true, true]);
+    });
+
   it("`syncbook status` gives the first process's canWrite, and no other instance's (none when none is declared)", async () => {
     const s = await fleet();
     const yaml = runbook(s, START + READY + STOP + DRAINED + COMMIT + COMMITTED, { declare: true });
