@@ -326,7 +326,7 @@ export function formatStatus(st: Status): string[] {
       // no window of this journal closed before it (a runbook that only reverses); a write stop of
       // its own still said (a review: the reverse's words alone hid writes stopped since …)
       lines.push(
-        `  writes: ${reverseInDoubtWords(j.reverseInDoubt)} (the fleet above shows which; --resume reads it and adopts the reverse it shows)${j.writesStopInDoubt || j.writesStopped ? `; and ${writeStopWords(j, st.at)}` : ""}`,
+        `  writes: ${reverseInDoubtWords(j.reverseInDoubt)} (the fleet above shows which; --resume reads it and adopts the reverse it shows)${j.writesStopInDoubt || j.writesStopCut || j.writesStopped ? `; and ${writeStopWords(j, st.at)}` : ""}`,
       );
     else if (j.destinationWrites?.reverseInDoubt)
       lines.push(
@@ -340,7 +340,7 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: the destination takes writes since ${j.destinationWrites.since}${unseenWords(j.destinationWrites)}; no writesOn hook has said the application writes again`,
       );
-    else if (j.writesStopInDoubt || j.writesStopAbortCut || j.writesStopped !== undefined)
+    else if (j.writesStopInDoubt || j.writesStopCut || j.writesStopAbortCut || j.writesStopped !== undefined)
       lines.push(`  writes: ${writeStopWords(j, st.at)}`);
     // the ways on (src/run/status.ts `nextOffer`); after a failed undo they were said above
     if (j.next && !j.writesUndoFailed)
@@ -386,6 +386,8 @@ export function formatStatus(st: Status): string[] {
 function writeStopWords(j: JournalStatus, at: string): string {
   if (j.writesStopInDoubt)
     return `may be stopped: the stopWrites hook of step ${j.writesStopInDoubt.step} ${j.writesStopInDoubt.id} started and its run ended before it did (what it did is not known: --resume runs it again; --abort runs its undo)`;
+  if (j.writesStopCut)
+    return `stopped: the stopWrites hook of step ${j.writesStopCut.step} ${j.writesStopCut.id} succeeded${j.writesStopCut.since ? ` at ${j.writesStopCut.since} (${formatDuration(Math.max(0, Date.parse(at) - Date.parse(j.writesStopCut.since)))} ago)` : ""}, and its run ended before the step did (its end, and any \`check:\` of it, not journaled): --resume runs the step again; --abort runs its undo`;
   if (j.writesStopAbortCut)
     return `may be stopped, or back on: step ${j.writesStopAbortCut.step} ${j.writesStopAbortCut.id} stopped them, then an --abort began and the journal does not show what became of them (undone, or handed to a person to turn back on by hand; the abort was cut off or its journal failed): check the application's writers; --resume runs the stop again before its commit, --abort again undoes it or hands it over`;
   // handed to a person by an --abort (no `undo:`): whether they turned writes back on, no event shows

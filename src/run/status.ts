@@ -223,6 +223,14 @@ export interface JournalStatus {
    */
   writesStopInDoubt?: { step: number; id: string };
   /**
+   * The last stopWrites hook succeeded (writes stopped: the write-stop window opened, `since`), and
+   * its run ended before its step did (killed in the step's `check:`, or before its end was
+   * journaled): writes are stopped, though the step is not counted (`--resume` runs it again;
+   * `--abort` runs its undo). An adversarial run: status said "not stopped by the run (or undone)"
+   * while the switch was off and the watch page said stopped.
+   */
+  writesStopCut?: { step: number; id: string; since?: string };
+  /**
    * The last run was an `--abort` that could not undo this stopWrites (its step has no `undo:`):
    * writes stay stopped until turned on by hand, and `--resume` runs it again (src/run/resume-decide.ts).
    */
@@ -663,7 +671,7 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
     };
   if (!open || !j.lastStep) return undefined;
   // once the destination takes writes, the source's write stop is not news
-  const stays = j.writesStopped === true && j.destinationWrites === undefined;
+  const stays = (j.writesStopped === true || j.writesStopCut !== undefined) && j.destinationWrites === undefined;
   // a start, commit or reverse some instance gave no usable answer to: the resume reads the fleet
   // and adopts it where it shows, and refuses while it cannot tell (never sends it twice): said so,
   // not "goes on" (an adversarial run followed that offer into a refusal, every time)
@@ -700,7 +708,7 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
           resume,
           {
             args: "--abort",
-            does: `calls the cutover off: runs the undos still owed, last first${j.writesStopped ? " (writes back on)" : ""}; nothing is sent to the sync service`,
+            does: `calls the cutover off: runs the undos still owed, last first${j.writesStopped || j.writesStopCut ? " (writes back on)" : ""}; nothing is sent to the sync service`,
           },
         ],
       };
@@ -889,6 +897,22 @@ async function readJournalStatus(
   // a stop hook cut off in its run (ok unknown, no undo begun): "not stopped" would be a guess
   if (!state.stopWritesSucceeded && stop && stop.ok === undefined && stop.undoStarted !== true && !stop.undone)
     out.writesStopInDoubt = { step: stop.stepIndex + 1, id: stop.id };
+  // its hook succeeded and its step never ended (nor was it undone, or handed over): stopped
+  if (
+    !state.stopWritesSucceeded &&
+    !endedStopped &&
+    stop?.ok === true &&
+    stop.undoStarted !== true &&
+    !stop.undone &&
+    stop.byHand !== true &&
+    stop.abortAfter !== true &&
+    state.steps.find((s) => s.index === stop.stepIndex)?.finished === undefined
+  )
+    out.writesStopCut = {
+      step: stop.stepIndex + 1,
+      id: stop.id,
+      ...(w?.open && w.openedAt !== undefined ? { since: new Date(w.openedAt).toISOString() } : {}),
+    };
   // as the abort journaled it, not as today's runbook reads (an `undo:` added since undid nothing);
   // of any write stop, each by its latest run: with two, an --abort may undo the later and hand the
   // earlier to a person (a second review: keyed on the last stop alone, status said "not stopped")

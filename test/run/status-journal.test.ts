@@ -364,6 +364,21 @@ describe("status and the journal", () => {
       ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
     ]);
     expect(held.journal).not.toHaveProperty("writesStopInDoubt");
+    // an adversarial run: killed after the hook succeeded, before its step ended (in its `check:`):
+    // status said "not stopped by the run (or undone)" while the switch was off
+    expect(held.journal.writesStopCut).toEqual({ step: 3, id: "stop" });
+    const said = formatStatus(held).join("\n");
+    expect(said).toContain(
+      "writes: stopped: the stopWrites hook of step 3 stop succeeded, and its run ended before the step did (its end, and any `check:` of it, not journaled): --resume runs the step again; --abort runs its undo",
+    );
+    expect(said).not.toContain("not stopped by the run");
+    expect(held.journal.next?.runs.find((r) => r.args === "--abort")?.does).toContain("(writes back on)");
+    // its step ended: counted as the run's (a failed one, or one held, is the other fields')
+    const ended = await of((ev) => [
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
+      ev("step.finished", { index: 2, id: "stop", outcome: "failed", durationMs: 6 }),
+    ]);
+    expect(ended.journal).not.toHaveProperty("writesStopCut");
   });
 });
 
