@@ -258,7 +258,9 @@ export function nextAfterFailedUndo(
       },
       {
         args: "--resume",
-        does: `goes on with the cutover once what failed is fixed: step ${step.number} ${step.id} runs again (writes stay stopped), then ${resumeAt ? `step ${resumeAt.number} ${resumeAt.id}` : "the step that failed"} and on; the failed undo is not retried`,
+        // the write stop itself may be the step that failed: said once (an adversarial run read
+        // "step 5 stop-writes runs again …, then step 5 stop-writes and on")
+        does: `goes on with the cutover once what failed is fixed: step ${step.number} ${step.id} runs again (writes stay stopped)${resumeAt?.number === step.number ? "" : `, then ${resumeAt ? `step ${resumeAt.number} ${resumeAt.id}` : "the step that failed"}`} and on; the failed undo is not retried`,
       },
     ],
   };

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { nextOffer, type JournalStatus } from "../../src/run/status.js";
-import { CALLED_OFF_RESUME, nextLines, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
+import { CALLED_OFF_RESUME, nextAfterFailedUndo, nextLines, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
 
 const base: JournalStatus = { folder: "/j", passedOver: [], warnings: [], resumeWith: "/j/a.jsonl" };
 const step = { number: 5, id: "drained", kind: "waitFor", startedAt: "2026-11-30T00:00:00.000Z" };
@@ -152,5 +152,20 @@ describe("nextOffer", () => {
     expect(nextOffer({ ...base })).toBeUndefined();
     // a lock whose process is gone (or on another host) does not hold it back
     expect(args({ lastStep: step, lock: { ...alive, alive: false } })).toEqual(["--resume", "--abort"]);
+  });
+});
+
+describe("nextAfterFailedUndo", () => {
+  it("names the step --resume continues at, once: the write stop itself when it is the step that failed", () => {
+    const resume = (at?: { number: number; id: string }) =>
+      nextAfterFailedUndo({ number: 5, id: "stop-writes" }, at).runs.find((r) => r.args === "--resume")!.does;
+    expect(resume({ number: 7, id: "commit" })).toBe(
+      "goes on with the cutover once what failed is fixed: step 5 stop-writes runs again (writes stay stopped), then step 7 commit and on; the failed undo is not retried",
+    );
+    // an adversarial run read "step 5 stop-writes runs again …, then step 5 stop-writes and on"
+    expect(resume({ number: 5, id: "stop-writes" })).toBe(
+      "goes on with the cutover once what failed is fixed: step 5 stop-writes runs again (writes stay stopped) and on; the failed undo is not retried",
+    );
+    expect(resume()).toContain("runs again (writes stay stopped), then the step that failed and on");
   });
 });
