@@ -5,7 +5,7 @@
  * answered as one fleet, 1 an instance did not answer or the instances are not one fleet, 2 usage
  * or a runbook that does not load.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
 import { formatBytes, terminalText } from "../text.js";
@@ -19,6 +19,7 @@ import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords, runEndWords, windowEndWords
 import { verification, verificationText } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
 import { lintCommand } from "../next-run.js";
+import { shellCommand } from "../text.js";
 
 export interface StatusCliOptions {
   json?: boolean;
@@ -42,6 +43,12 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   if (!existsSync(file))
     throw new UserError(`${file}: no such file`, {
       hint: "Pass the path of a runbook (YAML).",
+      exitCode: ExitCode.usage,
+    });
+  // a journal folder is `watch`'s to read (an adversarial run: "internal error: EISDIR")
+  if (statSync(file).isDirectory())
+    throw new UserError(`${file} is a folder: status takes one runbook file`, {
+      hint: `Pass the runbook's path (its fleet is read too); \`syncbook watch ${shellCommand([file])}\` reads a journal folder without the runbook.`,
       exitCode: ExitCode.usage,
     });
   const { loadRunbook } = await import("../runbook/index.js");

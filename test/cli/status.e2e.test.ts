@@ -521,3 +521,17 @@ describe("status after a run that ended and left its cutover open", () => {
     expect(st.stdout).not.toContain("writes: not stopped by the run");
   }, 60_000);
 });
+
+// an adversarial run: `syncbook status <journal folder>` ended "internal error: EISDIR"
+describe("syncbook status of a folder", () => {
+  it("says it takes a runbook file, and that watch reads a journal folder; exit 2, no stack", async () => {
+    const dir = tempDir();
+    const folder = join(dir, "the journals");
+    mkdirSync(folder);
+    const r = await cli(["status", folder], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.all).toContain(`${folder} is a folder: status takes one runbook file`);
+    expect(r.all).toContain(`\`syncbook watch '${folder}'\` reads a journal folder without the runbook`);
+    expect(r.all).not.toMatch(/EISDIR|internal error|at .*\.js:\d+/);
+  });
+});
