@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExitCode } from "../../src/errors.js";
-import { cli, tempDir } from "../support/run.js";
+import { spawnSync } from "node:child_process";
+import { CLI, cli, tempDir } from "../support/run.js";
 
 const root = process.cwd();
 const dirs: string[] = [];
@@ -51,4 +52,23 @@ describe("exit codes", () => {
     );
     expect(r.stdout).toMatch(/rehearsal verdict: FAILED \(exit \d+[^)]*\)\n {2}committed: +not committed/);
   });
+});
+
+// an adversarial run: `syncbook rehearse --help | head` ended in an unhandled EPIPE and its stack
+describe("help and the version to a reader that has gone", () => {
+  for (const args of [["--help"], ["--version"], ["rehearse", "--help"], ["lint", "--help"], ["status", "--help"]])
+    it(`syncbook ${args.join(" ")} | true: exit 0, nothing on stderr`, () => {
+      const dir = tempDir();
+      const err = join(dir, "stderr.txt");
+      // `true` exits at once: the help is written to a pipe nobody reads; the CLI's own exit code is
+      // kept in a file (a pipeline's is its last command's)
+      spawnSync(
+        "sh",
+        ["-c", `{ "$0" "$1" ${args.join(" ")} 2>"$2"; echo $? >"$2.code"; } | true`, process.execPath, CLI, err],
+        { stdio: "ignore" },
+      );
+      expect(readFileSync(`${err}.code`, "utf8").trim()).toBe("0");
+      expect(readFileSync(err, "utf8")).toBe("");
+      rmSync(dir, { recursive: true, force: true });
+    });
 });
