@@ -20,7 +20,14 @@ import {
   runEndWords,
   windowLength,
 } from "../writes-words.js";
-import { CALLED_OFF_RESUME, RUNBOOK_CHANGED_NOTE, runbookArg, varArgs, type CutoverValuesKnown } from "../next-run.js";
+import {
+  CALLED_OFF_RESUME,
+  nextAfterFailedUndo,
+  RUNBOOK_CHANGED_NOTE,
+  runbookArg,
+  varArgs,
+  type CutoverValuesKnown,
+} from "../next-run.js";
 import type { LockHolder } from "./journal-feed.js";
 
 /** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
@@ -118,6 +125,23 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     const notes = [why, ...(kept?.note !== undefined ? [kept.note] : [])];
     return `syncbook run ${rb} --from ${step.id}${changed ? " --allow-changed-runbook" : ""}${tail}   (${notes.join("; ")})`;
   };
+  // an undo of a write stop that failed, or was cut off with its runner, none after it, and no
+  // commit: --abort retries it, as the run's end and status offer it first (`nextAfterFailedUndo`);
+  // the page offered --resume alone, which stops writes again and goes on to commit (an
+  // adversarial run: two ways on, contradicting each other, in the bad hours)
+  const stopHook = m.hooks
+    .filter((h) => {
+      const kind = m.steps.find((s) => s.index === h.index)?.kind;
+      return kind !== undefined && traitsOf(kind).opensWriteStop;
+    })
+    .at(-1);
+  const undoOwed =
+    stopHook?.undo === true && stopHook.ok !== true && !m.cutover.committed && !m.cutover.commitInDoubt
+      ? nextAfterFailedUndo({ number: stopHook.index + 1, id: stopHook.id })
+      : undefined;
+  const abortFirst = undoOwed
+    ? `syncbook run ${rb} --abort${vars}   (${undoOwed.runs[0]!.does}; or --resume: ${undoOwed.runs[1]!.does})`
+    : undefined;
   if (run.finishedAt !== undefined) {
     const how =
       run.ended === "called-off"
@@ -137,7 +161,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       ...(run.ended === "called-off"
         ? { next: resumeWith(CALLED_OFF_RESUME) }
         : run.outcome !== "ok" || run.to !== undefined
-          ? { next: resume }
+          ? { next: abortFirst ?? resume }
           : again
             ? // by its id, as the run's end names it: the journal's number is the old text's where the
               // runbook was edited since (an outside review: a step removed before it)
@@ -170,7 +194,9 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       alarm: true,
       headline: `THE RUNNER IS GONE: ${who}; its last journal line was ${ago} ago, and the cutover is unfinished`,
       ...left(true),
-      next: again ? from(again, "the run that died sent nothing and ran no hook: --resume would pass it over") : resume,
+      next: again
+        ? from(again, "the run that died sent nothing and ran no hook: --resume would pass it over")
+        : (abortFirst ?? resume),
       lastLineAt,
     };
   }

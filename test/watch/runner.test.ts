@@ -893,3 +893,66 @@ describe("the way on carries the --var values its runs decided their `when`s wit
     expect(asked).toEqual([]);
   });
 });
+
+// an adversarial run: the stop's undo failed (and, apart, a forced exit cut it off); status and the
+// run's end offered --abort first, to retry it, and the page --resume alone, which stops writes again
+// and goes on to commit
+describe("the page's way on after an undo of the write stop that failed or was cut off", () => {
+  const failing = (undoEnd: RunEvent[]) =>
+    killedModel([
+      ev("step.finished", 2500, { index: 1, id: "hold", outcome: "failed", durationMs: 500, error: "x" }),
+      ev("hook.started", 2600, { index: 0, id: "stop", use: "sim-writes", undo: true }),
+      ...undoEnd,
+    ]);
+  const abort =
+    "syncbook run rb.yaml --abort   (retries the undos still owed, last first (step 1 stop: turns writes back on) and calls the cutover off; nothing is sent to the sync service; or --resume: goes on with the cutover once what failed is fixed: step 1 stop runs again (writes stay stopped), then the step that failed and on; the failed undo is not retried)";
+  it("the undo failed and the run ended: --abort first", () => {
+    const m = failing([
+      ev("hook.finished", 2700, {
+        index: 0,
+        id: "stop",
+        use: "sim-writes",
+        undo: true,
+        ok: false,
+        durationMs: 100,
+        error: "refused",
+      }),
+      ev("run.finished", 2800, { outcome: "failed", committed: false, durationMs: 2800 }),
+    ]);
+    expect(ended(m).next).toBe(abort);
+  });
+  it("the runner died in the undo: --abort first", () => {
+    const v = runnerVerdict({
+      model: failing([]),
+      lock,
+      now: at(3000),
+      host: "here",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
+    expect(v.state).toBe("dead");
+    expect(v.next).toBe(abort);
+  });
+  it("the undo succeeded, or a stop ran again after it: --resume, as before", () => {
+    const undone = failing([
+      ev("hook.finished", 2700, { index: 0, id: "stop", use: "sim-writes", undo: true, ok: true, durationMs: 100 }),
+      ev("run.finished", 2800, { outcome: "failed", committed: false, durationMs: 2800 }),
+    ]);
+    expect(ended(undone).next).toBe("syncbook run rb.yaml --resume");
+    const stoppedAgain = failing([
+      ev("hook.finished", 2700, {
+        index: 0,
+        id: "stop",
+        use: "sim-writes",
+        undo: true,
+        ok: false,
+        durationMs: 100,
+        error: "refused",
+      }),
+      ev("hook.started", 2750, { index: 0, id: "stop", use: "sim-writes", undo: false }),
+      ev("hook.finished", 2760, { index: 0, id: "stop", use: "sim-writes", undo: false, ok: true, durationMs: 10 }),
+      ev("run.finished", 2800, { outcome: "failed", committed: false, durationMs: 2800 }),
+    ]);
+    expect(ended(stoppedAgain).next).toBe("syncbook run rb.yaml --resume");
+  });
+});
