@@ -43,11 +43,14 @@ export function forcedReport(
   const stopOpen = open.find((u) => opensWriteStop(u.entry.step.kind));
   const failed = stops.find((i) => undoStarted.has(i) && !undoneOk.has(i));
   if (memory.commitSent)
-    lines.push("writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran)");
+    // with the command that goes on (an adversarial run: a forced exit after the commit printed none)
+    lines.push(
+      `writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran). syncbook run ${target} --resume goes on with the cutover: it reads the fleet and never sends the commit twice`,
+    );
   else if (stopOpen?.running)
     // its undo's start is journaled: --resume runs the stop again, whatever the writers are now
     lines.push(
-      `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} was killed part-way. Check the application's writers, then turn them back on by hand or run again with --resume (it runs the stop again before its commit)`,
+      `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} was killed part-way. Check the application's writers, then run syncbook run ${target} --abort (it runs that undo again) or syncbook run ${target} --resume (it runs the stop again before its commit), or turn them back on by hand`,
     );
   else if (failed !== undefined)
     // its undo ran and failed (a later hook's undo was then cut off; another entry of the same stop,
@@ -55,7 +58,7 @@ export function forcedReport(
     // and --abort runs that undo again; the writers are as the failed undo left them (it said "no
     // undo of it was pending")
     lines.push(
-      `writes may still be stopped, or partly back on: the undo of ${name(failed)} failed. Check the application's writers, then run again with --abort (it runs that undo again) or --resume (it runs the stop again before its commit), or turn them back on by hand`,
+      `writes may still be stopped, or partly back on: the undo of ${name(failed)} failed. Check the application's writers, then run syncbook run ${target} --abort (it runs that undo again) or syncbook run ${target} --resume (it runs the stop again before its commit), or turn them back on by hand`,
     );
   else if (stopOpen && !memory.writesStopped)
     // the stop hook failed, or its writes were not seen stopped: the journal does not count it, and

@@ -146,7 +146,7 @@ describe("Ctrl-C twice", () => {
       'forced exit: the undo of step 1 "pause" (shell) was running and was killed with its processes',
     );
     expect(out).toContain(
-      'forced exit: writes may still be stopped, or partly back on: the undo of step 2 "stop" failed. Check the application\'s writers, then run again with --abort (it runs that undo again) or --resume (it runs the stop again before its commit), or turn them back on by hand',
+      `forced exit: writes may still be stopped, or partly back on: the undo of step 2 "stop" failed. Check the application's writers, then run syncbook run ${file} --abort (it runs that undo again) or syncbook run ${file} --resume (it runs the stop again before its commit), or turn them back on by hand`,
     );
     expect(out).not.toContain("no undo of it was pending");
   });
@@ -169,6 +169,10 @@ describe("Ctrl-C twice", () => {
     );
     expect(out).toMatch(
       /forced exit: writes may still be stopped, or partly back on: the undo of step 1 "stop" was killed part-way\. .*--resume \(it runs the stop again before its commit\)/,
+    );
+    // the exact commands, with the runbook (an adversarial run: it named neither --abort nor the runbook)
+    expect(out).toContain(
+      `was killed part-way. Check the application's writers, then run syncbook run ${file} --abort (it runs that undo again) or syncbook run ${file} --resume`,
     );
     await until(() => !alive(undoPid) && !alive(grandchild), 5000);
     // the journal says it too

@@ -111,6 +111,19 @@ describe("an undo that started after the journal failed, the journal not marked 
 });
 
 describe("forcedReport: what a forced exit left of writes", () => {
+  // an adversarial run: a forced exit after the commit left said nothing of the way on
+  it("after the commit: nothing undone, and the --resume that goes on, with the runbook", () => {
+    const lines = forcedReport(
+      new UndoStack(),
+      memory({ commitSent: true, writesStopped: true }),
+      new Set(),
+      steps,
+      "rb.yaml",
+    );
+    expect(lines).toContain(
+      "writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran). syncbook run rb.yaml --resume goes on with the cutover: it reads the fleet and never sends the commit twice",
+    );
+  });
   const stopEntry = {
     step: { index: 1, id: "stop writes", kind: "stopWrites", title: "t", raw: {} },
     use: "shell",
@@ -142,7 +155,7 @@ describe("forcedReport: what a forced exit left of writes", () => {
     const at = (started: number[], ok: number[]) =>
       forcedReport(undo, memory({ writesStopped: true }), new Set(ok), steps, "rb.yaml", new Set(started)).join("\n");
     expect(at([1], [])).toContain(
-      'writes may still be stopped, or partly back on: the undo of step 2 "stop writes" failed. Check the application\'s writers, then run again with --abort (it runs that undo again) or --resume (it runs the stop again before its commit), or turn them back on by hand',
+      'writes may still be stopped, or partly back on: the undo of step 2 "stop writes" failed. Check the application\'s writers, then run syncbook run rb.yaml --abort (it runs that undo again) or syncbook run rb.yaml --resume (it runs the stop again before its commit), or turn them back on by hand',
     );
     expect(at([1], [])).not.toContain("no undo of it was pending");
     // it finished ok: back on; it never started: still stopped by the run, no undo of it pending
