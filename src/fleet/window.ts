@@ -122,6 +122,24 @@ interface Win {
   closedAt?: number;
   unmetAt?: number;
   writesOnAt?: number;
+  /** An instance seen stopped after the commit was sent and before the destination took writes (`stoppedInCommit`). */
+  stoppedInCommit?: StoppedInCommit;
+}
+
+/**
+ * An instance that stopped during the commit, before the destination took writes: its progress
+ * read refused (no process listening at its address), or it reported INITIALIZING (a 1.20+
+ * process restarted). mongodb/docs-cluster-to-cluster-sync, source/includes/fact-verification.rst
+ * (branches v1.10 to v1.13 and master, included by the commit page's "Data Verification"; read
+ * 2026-12-06): "If ``mongosync`` stops during commit, before the /progress endpoint reports
+ * ``canWrite: true``, you must restart the entire migration to ensure that it's verified." A
+ * read that timed out, or failed otherwise, says nothing of the process and is not counted.
+ */
+export interface StoppedInCommit {
+  /** The instance, by name or URL. */
+  instance: string;
+  at: number;
+  how: "refused" | "initializing";
 }
 
 type Seen = Pick<Progress, "canWrite" | "state">;
@@ -216,6 +234,8 @@ export class WindowTracker {
       run.last = Math.max(run.last, e.at);
     switch (e.type) {
       case "poll.failed":
+        if (e.target === "service" && e.instance && e.errorKind === "transport" && /ECONNREFUSED/.test(e.error))
+          this.#stopped(e.instance, e.at, "refused");
         if (e.target === "service" && e.instance && !this.#downSince.has(e.instance.index))
           this.#downSince.set(e.instance.index, {
             from: e.at - e.durationMs,
@@ -368,6 +388,7 @@ export class WindowTracker {
         break;
       }
       case "progress.sampled":
+        if (e.progress?.state === "INITIALIZING") this.#stopped(e.instance, e.at, "initializing");
         // a journal written by hand or by an older version may carry a line without its progress
         if (this.#settling && commandTookEffect("commit", e.progress?.state) === false)
           this.#settling.effectUnseenAt = e.at;
@@ -383,6 +404,23 @@ export class WindowTracker {
     w.closedBy = reason;
     w.closedAt = at;
     this.#toAnnounce = { reason, ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}), seenAt: at };
+  }
+
+  /** Notes an instance seen stopped, if a commit of the window was sent and the destination takes no writes yet. */
+  #stopped(instance: { name?: string; url: string }, at: number, how: StoppedInCommit["how"]): void {
+    const w = this.#current;
+    if (!w || w.commitAt === undefined || w.closedAt !== undefined || w.stoppedInCommit) return;
+    w.stoppedInCommit = { instance: instance.name ?? instance.url, at, how };
+  }
+
+  /**
+   * The first instance seen stopped during the last window's commit, before the destination took
+   * writes: the documentation says the entire migration must then be restarted to be verified, so
+   * no writes-on hook runs on it (`stopped-in-commit`, src/steps/hook.ts). Kept after the window
+   * closed, and across runs (a resume folds the earlier runs' events first).
+   */
+  stoppedInCommit(): StoppedInCommit | undefined {
+    return this.#windows.at(-1)?.stoppedInCommit;
   }
 
   /** The open step that sends commit: a commit request's round trip is its. */

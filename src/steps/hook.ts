@@ -10,6 +10,7 @@ import type { HookCall, Step } from "../runbook/types.js";
 import { pluginStepKind } from "../runbook/types.js";
 import { q } from "../text.js";
 import { StepFailure, type RunContext, type StepContext } from "./kit/context.js";
+import { checkInterlock } from "./kit/fleet-ops.js";
 import { UNDO_TIMEOUT_MS, keyed, notifyStandIn, type StepKindDef } from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 
@@ -239,6 +240,25 @@ function writesOnSequence(at: SequenceStep): void {
   }
 }
 
+/**
+ * The `stopped-in-commit` interlock of a writes-on hook: no instance may have stopped during the
+ * commit before the destination took writes (src/fleet/window.ts `StoppedInCommit`: "If mongosync
+ * stops during commit, before the /progress endpoint reports canWrite: true, you must restart the
+ * entire migration to ensure that it's verified"). An adversarial run restarted an instance while
+ * COMMITTING: the run read canWrite, turned the application's writes on and ended "ok".
+ */
+function stoppedInCommitInterlock(ctx: StepContext): void {
+  const stopped = ctx.run.window.stoppedInCommit();
+  if (!stopped) return;
+  checkInterlock(
+    ctx,
+    "stopped-in-commit",
+    false,
+    `${stopped.instance} ${stopped.how === "refused" ? "refused its progress read (no process listening)" : "reported INITIALIZING (its process restarted)"} at ${new Date(stopped.at).toISOString()}, during the commit and before the destination took writes: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified`,
+    `The application was not told to write: writes stay stopped, and the commit holds on the fleet. Restart the migration (a new sync to an emptied destination), or, only if you are certain the process did not stop (something else refused the connection), syncbook run ${ctx.run.target} --resume --force=stopped-in-commit.`,
+  );
+}
+
 export const hook: StepKindDef<HookCall> = {
   body: keyed("hook"),
   title: (b) => `Hook ${b.use}`,
@@ -265,6 +285,7 @@ export const hook: StepKindDef<HookCall> = {
     // writes coming back on before commit: commit's writes-stopped interlock must not trust the
     // earlier stop any more (lint refuses such a runbook; a library caller gets the interlock)
     if (body.writesOn === true && !ctx.run.memory.commitSent) ctx.run.memory.writesStopped = false;
+    if (body.writesOn === true) stoppedInCommitInterlock(ctx);
     await runHookStep(ctx, body);
     // the runbook says this hook lets the application write again: the write-stop window's end
     if (body.writesOn === true) ctx.run.emit("window.writes-on", { index: ctx.index, id: ctx.id });

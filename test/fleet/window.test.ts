@@ -776,3 +776,71 @@ describe("writes left at a run's end (issue 37 point 4: every notifier says it i
     expect(w.writesLeft()).toBe(expected);
   });
 });
+
+// "If mongosync stops during commit, before the /progress endpoint reports canWrite: true, you must
+// restart the entire migration to ensure that it's verified" (docs-cluster-to-cluster-sync,
+// source/includes/fact-verification.rst): an adversarial run restarted an instance while COMMITTING
+describe("WindowTracker.stoppedInCommit: an instance seen stopped during the commit, before the destination took writes", () => {
+  const refused = (t: number, index: number, error = "http://x: cannot connect: connect ECONNREFUSED 127.0.0.1:1") =>
+    ({
+      type: "poll.failed",
+      seq: 0,
+      at: t,
+      target: "service",
+      instance: inst(index),
+      path: "/api/v1/progress",
+      error,
+      errorKind: "transport",
+      durationMs: 1,
+    }) as unknown as RunEvent;
+  const sampled = (t: number, index: number, state: string) =>
+    ({
+      type: "progress.sampled",
+      seq: 0,
+      at: t,
+      instance: inst(index),
+      progress: prog(false, state, index),
+    }) as unknown as RunEvent;
+  const fold = (events: RunEvent[]) => {
+    const w = new WindowTracker(traitsOf);
+    for (const e of events) w.apply(e);
+    return w.stoppedInCommit();
+  };
+  // the cutover above up to its commit (sent at 6340; the first process's canWrite at 7200)
+  const upTo = (t: number) => cutover().filter((e) => e.at < t);
+  const after = (t: number) => cutover().filter((e) => e.at >= t);
+
+  it("a read refused (no process listening), or INITIALIZING (restarted), between the commit and canWrite: noted, the first one", () => {
+    expect(fold([...upTo(7100), refused(7050, 0), ...after(7100)])).toEqual({
+      instance: "http://127.0.0.1:27182",
+      at: 7050,
+      how: "refused",
+    });
+    expect(fold([...upTo(7100), sampled(7060, 1, "INITIALIZING"), refused(7070, 0), ...after(7100)])).toEqual({
+      instance: "http://127.0.0.1:27183",
+      at: 7060,
+      how: "initializing",
+    });
+  });
+  it("not before the commit, not once the destination took writes, not for a read that failed otherwise", () => {
+    expect(fold([...upTo(6000), refused(5000, 0), sampled(5001, 1, "INITIALIZING"), ...after(6000)])).toBeUndefined();
+    expect(fold([...cutover(), refused(8500, 0), sampled(8501, 1, "INITIALIZING")])).toBeUndefined();
+    expect(fold([...upTo(7100), refused(7050, 0, "http://x: no answer within 10s"), ...after(7100)])).toBeUndefined();
+    expect(fold(cutover())).toBeUndefined();
+  });
+  it("kept once the window closed, and across runs: a resume folds the earlier run's events first", () => {
+    const later = {
+      type: "run.started",
+      seq: 0,
+      at: 9000,
+      runbook: "w",
+      file: "w.yaml",
+      hash: "h",
+      instances: [inst(0), inst(1)],
+      destinationWrites: { on: "canWrite", instance: 1 },
+      mode: "resume",
+      steps: STEPS,
+    } as unknown as RunEvent;
+    expect(fold([...upTo(7100), refused(7050, 0), ...after(7100), later])).toMatchObject({ how: "refused", at: 7050 });
+  });
+});

@@ -214,58 +214,87 @@ describe("the first process down inside the write-stop window", () => {
   // what an operator meets when the one instance whose canWrite counts stops answering after the
   // commit: the window must stay open (no other instance's canWrite stands in), the wait must keep
   // reading it and say so, and the application must not be told to write until its canWrite is read
-  it("after the commit, until it is back: the wait says every failed read, the window stays open and closes on its canWrite once it answers; the write-on hook runs only then", async () => {
-    const s = await fleet();
-    const APP_ON = "  - { id: app-on, hook: { use: sim-writes, with: { enabled: true }, writesOn: true } }\n";
-    let downAt = 0;
-    let upAt = 0;
-    let failedReads = 0;
-    let down: Promise<void> | undefined;
-    let up: Promise<void> | undefined;
-    const { result, events } = await runYaml(
-      runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + APP_ON, { declare: true }),
-      {
-        onEvent: (e) => {
-          // the simulated clock stops as the commit leaves (COMMITTING then lasts; canWrite stays false)
-          if (e.type === "request.sent" && e.path === "/api/v1/commit") s.control.setTimeScale(0);
-          if (e.type === "step.started" && e.id === "writable") {
-            downAt = Date.now();
-            down = s.control.down(0);
-          }
-          if (e.type === "poll.failed" && e.instance?.index === 0 && downAt > 0 && upAt === 0 && ++failedReads === 3) {
-            upAt = Date.now();
-            up = down!.then(() => s.control.up(0)).then(() => s.control.setTimeScale(50));
-          }
+  // the first process down is a process stopped during the commit: "If mongosync stops during
+  // commit, before the /progress endpoint reports canWrite: true, you must restart the entire
+  // migration to ensure that it's verified" (docs-cluster-to-cluster-sync,
+  // source/includes/fact-verification.rst; src/fleet/window.ts `StoppedInCommit`): the write-on hook
+  // is refused (an adversarial run: it ran, and the run ended ok), unless forced
+  for (const forced of [false, true])
+    it(`after the commit, until it is back: the wait says every failed read, the window stays open and closes on its canWrite once it answers; the write-on hook ${forced ? "runs only then, under --force=stopped-in-commit" : "is refused: the process stopped during the commit (stopped-in-commit, exit 3)"}`, async () => {
+      const s = await fleet();
+      const APP_ON = "  - { id: app-on, hook: { use: sim-writes, with: { enabled: true }, writesOn: true } }\n";
+      let downAt = 0;
+      let upAt = 0;
+      let failedReads = 0;
+      let down: Promise<void> | undefined;
+      let up: Promise<void> | undefined;
+      const { result, events } = await runYaml(
+        runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + APP_ON, { declare: true }),
+        {
+          ...(forced ? { force: ["stopped-in-commit"] } : {}),
+          onEvent: (e) => {
+            // the simulated clock stops as the commit leaves (COMMITTING then lasts; canWrite stays false)
+            if (e.type === "request.sent" && e.path === "/api/v1/commit") s.control.setTimeScale(0);
+            if (e.type === "step.started" && e.id === "writable") {
+              downAt = Date.now();
+              down = s.control.down(0);
+            }
+            if (
+              e.type === "poll.failed" &&
+              e.instance?.index === 0 &&
+              downAt > 0 &&
+              upAt === 0 &&
+              ++failedReads === 3
+            ) {
+              upAt = Date.now();
+              up = down!.then(() => s.control.up(0)).then(() => s.control.setTimeScale(50));
+            }
+          },
         },
-      },
-    );
-    await up;
-    expect(result.exitCode, result.message).toBe(0);
-    expect(failedReads, "the wait kept reading the first process while it was down").toBeGreaterThanOrEqual(3);
-    // each failed read was said, with the instance and what failed
-    const failed = of(events, "poll.failed").filter((e) => e.instance?.index === 0 && e.at >= downAt);
-    expect(failed.length).toBeGreaterThanOrEqual(3);
-    expect(failed[0]!.error).toMatch(/ECONNREFUSED|ECONNRESET|other side closed/);
-    // and the wait's status named it, for the live view and the watch page
-    const said = of(events, "wait.status").filter((e) => e.id === "writable" && !e.met);
-    expect(said.some((e) => e.failing.some((f) => f.instance === "sync0" && f.condition === "progress answered"))).toBe(
-      true,
-    );
-    // the window closed on the first process's canWrite, read after it was back, and only once
-    const closed = of(events, "window.closed");
-    expect(closed.map((e) => e.reason)).toEqual(["canWrite"]);
-    expect(closed[0]!.seenAt).toBeGreaterThanOrEqual(upAt);
-    // (the simulator says canWrite true on the first process alone: that no other instance's value
-    // stands in is the window's reason and its time above, not these samples)
-    const closing = of(events, "progress.sampled").filter((e) => e.progress.canWrite === true);
-    expect(closing.length).toBeGreaterThan(0);
-    expect(closing.every((e) => e.at >= upAt)).toBe(true);
-    // the application was told to write only after the window closed
-    const seqOf = (p: (e: RunEvent) => boolean): number => events.findIndex(p);
-    const hookStarted = seqOf((e) => e.type === "step.started" && e.id === "app-on");
-    expect(hookStarted).toBeGreaterThan(seqOf((e) => e.type === "window.closed"));
-    expect(of(events, "step.finished").find((e) => e.id === "writable")).toMatchObject({ outcome: "ok" });
-  });
+      );
+      await up;
+      expect(result.exitCode, result.message).toBe(forced ? 0 : 3);
+      expect(failedReads, "the wait kept reading the first process while it was down").toBeGreaterThanOrEqual(3);
+      // each failed read was said, with the instance and what failed
+      const failed = of(events, "poll.failed").filter((e) => e.instance?.index === 0 && e.at >= downAt);
+      expect(failed.length).toBeGreaterThanOrEqual(3);
+      expect(failed[0]!.error).toMatch(/ECONNREFUSED|ECONNRESET|other side closed/);
+      // and the wait's status named it, for the live view and the watch page
+      const said = of(events, "wait.status").filter((e) => e.id === "writable" && !e.met);
+      expect(
+        said.some((e) => e.failing.some((f) => f.instance === "sync0" && f.condition === "progress answered")),
+      ).toBe(true);
+      // the window closed on the first process's canWrite, read after it was back, and only once
+      const closed = of(events, "window.closed");
+      expect(closed.map((e) => e.reason)).toEqual(["canWrite"]);
+      expect(closed[0]!.seenAt).toBeGreaterThanOrEqual(upAt);
+      // (the simulator says canWrite true on the first process alone: that no other instance's value
+      // stands in is the window's reason and its time above, not these samples)
+      const closing = of(events, "progress.sampled").filter((e) => e.progress.canWrite === true);
+      expect(closing.length).toBeGreaterThan(0);
+      expect(closing.every((e) => e.at >= upAt)).toBe(true);
+      expect(of(events, "step.finished").find((e) => e.id === "writable")).toMatchObject({ outcome: "ok" });
+      const decided = of(events, "decision").filter((e) => e.check === "stopped-in-commit" && e.id === "app-on");
+      expect(decided).toHaveLength(1);
+      expect(decided[0]!.reason).toMatch(
+        /^sync0 refused its progress read \(no process listening\) at .*, during the commit and before the destination took writes: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted/,
+      );
+      const hookRan = of(events, "hook.started").some((e) => e.id === "app-on");
+      if (!forced) {
+        // refused before the hook: writes stay stopped, and the run says why and what to do
+        expect(decided[0]).toMatchObject({ kind: "interlock", ok: false });
+        expect(hookRan).toBe(false);
+        expect(result.refused).toBe("stopped-in-commit");
+        expect(result.hint).toContain("--resume --force=stopped-in-commit");
+        return;
+      }
+      expect(decided[0]).toMatchObject({ kind: "force", ok: true });
+      // the application was told to write only after the window closed
+      const seqOf = (p: (e: RunEvent) => boolean): number => events.findIndex(p);
+      const hookStarted = seqOf((e) => e.type === "step.started" && e.id === "app-on");
+      expect(hookStarted).toBeGreaterThan(seqOf((e) => e.type === "window.closed"));
+      expect(hookRan).toBe(true);
+    });
 });
 
 describe("1.11–1.19 without write blocking: COMMITTED, whatever the start says of the verifier", () => {

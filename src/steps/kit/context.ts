@@ -24,6 +24,7 @@ export const FORCE_CHECKS = [
   "fleet-state",
   "fleet-identity",
   "hook-processes",
+  "stopped-in-commit",
 ] as const;
 export type ForceCheck = (typeof FORCE_CHECKS)[number];
 
