@@ -598,7 +598,13 @@ export async function execute(
         );
       else if (result.writesKeptOff?.committed) {
         // the cutover happened outside this run: the hint above is the way on, not a resume
-      } else if (result.refused === "fleet-idle")
+      } else if (result.refused === "stopped-in-commit")
+        // --resume alone would be refused again (the window folds the earlier runs' reads): the
+        // hint above says what to do; the forced resume is the way on only for one who knows
+        next(
+          `  the migration must be restarted to be verified (the hint above); only if the process did not stop: syncbook run ${target} --resume --force=stopped-in-commit`,
+        );
+      else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
         next(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
