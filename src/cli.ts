@@ -3,7 +3,7 @@
  * Command-line entry. Each command's work lives in `src/cli/<command>.ts` and is imported
  * lazily, so `syncbook lint` never pays for undici, listr2 or the simulator.
  */
-import { writeSync } from "node:fs";
+import { writeOut } from "./write-out.js";
 import { Command, CommanderError, Option } from "commander";
 import { UserError, ExitCode, errorMessage } from "./errors.js";
 import { terminalText } from "./text.js";
@@ -21,29 +21,11 @@ import type { StatusCliOptions } from "./cli/status.js";
 import type { WatchCliOptions } from "./cli/watch.js";
 import type { WaveLintOptions, WavePlanOptions, WaveRehearseOptions, WaveReportOptions } from "./cli/wave.js";
 
-/**
- * Help and the version, written to fd 1 at once: a reader gone (`syncbook rehearse --help | head`)
- * ends them quietly (an adversarial run: an unhandled EPIPE, with its stack). A descriptor full
- * and non-blocking (EAGAIN) hands the rest to `process.stdout`, which Node flushes before exiting.
- */
-function helpOut(text: string): void {
-  const buf = Buffer.from(text, "utf8");
-  let off = 0;
-  try {
-    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EPIPE") return;
-    if (code !== "EAGAIN") throw err;
-    process.stdout.on("error", () => undefined);
-    process.stdout.write(buf.subarray(off));
-  }
-}
-
 const program = new Command("syncbook")
   .description("Cluster-to-cluster sync cutovers as checked-in, linted, rehearsed YAML runbooks")
   .version(SYNCBOOK_VERSION)
-  .configureOutput({ writeOut: helpOut })
+  // help and the version: a reader gone (`--help | head`) ends them quietly (src/write-out.ts)
+  .configureOutput({ writeOut })
   .showHelpAfterError()
   .exitOverride();
 

@@ -8,7 +8,7 @@
  * Start-up budget: this module imports only the lint code, the loader (yaml and the
  * build-time generated validator) and picocolors: no ajv compile, no undici, no listr2.
  */
-import { writeSync } from "node:fs";
+import { writeOut } from "../write-out.js";
 import { countBySeverity } from "../diagnostics.js";
 import { ExitCode, UserError } from "../errors.js";
 import { terminalText } from "../text.js";
@@ -17,6 +17,8 @@ import { FORMATS, type Format, type FormatInput } from "../lint/format/types.js"
 import { ruleDocumentation } from "../diagnostics.js";
 import { RULE_CATALOGUE as RULES } from "../lint/catalogue.js";
 import { lintFiles } from "../lint/run.js";
+
+export { writeOut };
 
 /** Each format's module, imported only when chosen (start-up budget). */
 export const FORMATTERS: Record<Format, () => Promise<(input: FormatInput) => string>> = {
@@ -48,26 +50,6 @@ export function useColor(opt: boolean | undefined): boolean {
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false")
     return true;
   return mayBeTerminal(1) && env.TERM !== "dumb";
-}
-
-/**
- * Write the report to fd 1 synchronously, without creating `process.stdout` (its stream
- * costs ~4 ms of start-up). Falls back to `process.stdout` if the descriptor is non-blocking
- * and full (EAGAIN); Node flushes that before exiting.
- */
-export function writeOut(text: string): void {
-  const buf = Buffer.from(text, "utf8");
-  let off = 0;
-  try {
-    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // the reader went away (`| head`): what it wanted is printed, the rest is not wanted
-    if (code === "EPIPE") return;
-    if (code !== "EAGAIN") throw err;
-    process.stdout.on("error", () => undefined);
-    process.stdout.write(buf.subarray(off));
-  }
 }
 
 function usage(message: string, hint: string): UserError {
