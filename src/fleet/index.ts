@@ -51,6 +51,8 @@ export {
   describeWindow,
   earlierWindows,
   windowShares,
+  stoppedInCommitWords,
+  type StoppedInCommit,
   type WindowPart,
   type WindowShare,
   type WriteStopWindow,

@@ -142,6 +142,11 @@ export interface StoppedInCommit {
   how: "refused" | "initializing";
 }
 
+/** An instance stopped during the commit, in words: the run's warning and the writes-on hook's refusal say it alike. */
+export function stoppedInCommitWords(s: StoppedInCommit): string {
+  return `${s.instance} ${s.how === "refused" ? "refused its progress read (no process listening)" : "reported INITIALIZING (its process restarted)"} at ${new Date(s.at).toISOString()}, during the commit and before the destination took writes: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified`;
+}
+
 type Seen = Pick<Progress, "canWrite" | "state">;
 
 /**

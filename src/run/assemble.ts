@@ -7,7 +7,15 @@
 import { dirname } from "node:path";
 import { commandTookEffect, type VerifierClient } from "../api/index.js";
 import { ExitCode, UserError } from "../errors.js";
-import { createFleet, createPollRecorder, createVerifier, WindowTracker, type Fleet } from "../fleet/index.js";
+import {
+  createFleet,
+  createPollRecorder,
+  createVerifier,
+  stoppedInCommitWords,
+  WindowTracker,
+  type Fleet,
+  type StoppedInCommit,
+} from "../fleet/index.js";
 import {
   createFleetTracker,
   createNotifierListener,
@@ -267,11 +275,20 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   // (a request's, a step's start, a decision), the run notes it and stops before its next request:
   // every failure path ends the run promptly, with undo, never by hanging on a step's timer.
   let journalError: unknown;
+  // an instance seen stopped during the commit (this run's reads, or the earlier runs' a resume
+  // folds): said at once, as a warning, for a runbook with no writes-on hook to refuse too (it ended
+  // "ok · committed" without a word of it)
+  let toldStopped: StoppedInCommit | undefined;
   const emit: Emit = (type, payload, options) => {
     try {
       const event = emitter.emit(type, payload, options);
       const closed = writeStop.takeClosed();
       if (closed) emitter.emit("window.closed", closed);
+      const stopped = writeStop.stoppedInCommit();
+      if (stopped && stopped !== toldStopped) {
+        toldStopped = stopped;
+        emitter.emit("log", { level: "warn", message: stoppedInCommitWords(stopped) });
+      }
       return event;
     } catch (err) {
       journalError ??= err;

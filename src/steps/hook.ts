@@ -11,6 +11,7 @@ import { pluginStepKind } from "../runbook/types.js";
 import { q } from "../text.js";
 import { StepFailure, type RunContext, type StepContext } from "./kit/context.js";
 import { checkInterlock } from "./kit/fleet-ops.js";
+import { stoppedInCommitWords } from "../fleet/index.js";
 import { UNDO_TIMEOUT_MS, keyed, notifyStandIn, type StepKindDef } from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 
@@ -254,7 +255,7 @@ function stoppedInCommitInterlock(ctx: StepContext): void {
     ctx,
     "stopped-in-commit",
     false,
-    `${stopped.instance} ${stopped.how === "refused" ? "refused its progress read (no process listening)" : "reported INITIALIZING (its process restarted)"} at ${new Date(stopped.at).toISOString()}, during the commit and before the destination took writes: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified`,
+    stoppedInCommitWords(stopped),
     `The application was not told to write: writes stay stopped, and the commit holds on the fleet. Restart the migration (a new sync to an emptied destination), or, only if you are certain the process did not stop (something else refused the connection), syncbook run ${ctx.run.target} --resume --force=stopped-in-commit.`,
   );
 }

@@ -279,6 +279,14 @@ describe("the first process down inside the write-stop window", () => {
       expect(decided[0]!.reason).toMatch(
         /^sync0 refused its progress read \(no process listening\) at .*, during the commit and before the destination took writes: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted/,
       );
+      // said at once, as a warning, before any hook could be refused (a runbook without a writes-on
+      // hook ended "ok · committed" without a word of it), once
+      const warned = of(events, "log").filter(
+        (e) => e.level === "warn" && e.message.startsWith("sync0 refused its progress read"),
+      );
+      expect(warned).toHaveLength(1);
+      expect(decided[0]!.reason.startsWith(warned[0]!.message)).toBe(true);
+      expect(warned[0]!.seq).toBeLessThan(decided[0]!.seq);
       const hookRan = of(events, "hook.started").some((e) => e.id === "app-on");
       if (!forced) {
         // refused before the hook: writes stay stopped, and the run says why and what to do
