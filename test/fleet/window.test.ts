@@ -827,6 +827,13 @@ describe("WindowTracker.stoppedInCommit: an instance seen stopped during the com
     expect(fold([...cutover(), refused(8500, 0), sampled(8501, 1, "INITIALIZING")])).toBeUndefined();
     expect(fold([...upTo(7100), refused(7050, 0, "http://x: no answer within 10s"), ...after(7100)])).toBeUndefined();
     expect(fold(cutover())).toBeUndefined();
+    // the verifier's read, a service's own error answer quoting the word, a read of no instance
+    const verifier = { ...(refused(7050, 0) as object), target: "verifier" } as unknown as RunEvent;
+    const answered = { ...(refused(7050, 0) as object), errorKind: "service" } as unknown as RunEvent;
+    const noInstance = { ...(refused(7050, 0) as object), instance: undefined } as unknown as RunEvent;
+    for (const e of [verifier, answered, noInstance]) expect(fold([...upTo(7100), e, ...after(7100)])).toBeUndefined();
+    // no window yet at all
+    expect(new WindowTracker(traitsOf).stoppedInCommit()).toBeUndefined();
   });
   it("kept once the window closed, and across runs: a resume folds the earlier run's events first", () => {
     const later = {
