@@ -274,6 +274,28 @@ export function nextAfterFailedUndo(
 export const CALLED_OFF_RESUME =
   "goes on with the cutover --abort called off, where it stopped (the sync was left as it was): a write stop that was undone, or handed to a person to turn back on by hand, runs again before commit";
 
+/**
+ * The way on after a writes-on hook refused because an instance stopped during the commit (the
+ * `stopped-in-commit` interlock, src/steps/hook.ts): none that keeps the cutover verified, since
+ * the documentation says the migration must be restarted; the forced resume only for one who
+ * knows the process did not stop. A plain `--resume` is refused again (the window folds the
+ * earlier runs' reads): the run's end, status and the watch page offer this instead of it.
+ */
+export const STOPPED_IN_COMMIT_ONLY_IF =
+  "ONLY if you are certain that process did not stop (something else refused the connection)";
+export const STOPPED_IN_COMMIT_RESUME: NextRun = {
+  args: "--resume --force=stopped-in-commit",
+  does: `${STOPPED_IN_COMMIT_ONLY_IF}: goes on and turns the application's writes on`,
+};
+
+/** What to do instead, said beside that offer (`STOPPED_IN_COMMIT_RESUME`). */
+export const STOPPED_IN_COMMIT_NOTE =
+  "the migration must be restarted to be verified (a new sync to an emptied destination): a plain --resume is refused again at the writes-on hook, and writes stay stopped";
+
+/** What a plain `--resume` meets when an instance stopped during the commit and the writes-on hook has not run. */
+export const STOPPED_IN_COMMIT_AHEAD =
+  "any writesOn hook still to run refuses: an instance stopped during the commit, and the migration must be restarted to be verified";
+
 /** Why a `--resume` offered may be refused: the runbook is not the text its journal ran. */
 export const RUNBOOK_CHANGED_NOTE =
   "the runbook changed since this journal was written: --resume refuses it unless --allow-changed-runbook, only if the change cannot affect the steps already run";

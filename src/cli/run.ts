@@ -16,6 +16,9 @@ import {
   runbookArg,
   runTarget,
   secretVarsLeftOut,
+  STOPPED_IN_COMMIT_NOTE,
+  STOPPED_IN_COMMIT_ONLY_IF,
+  STOPPED_IN_COMMIT_RESUME,
   wayOnVarsAfter,
   wayOnVarsKept,
 } from "../next-run.js";
@@ -602,7 +605,7 @@ export async function execute(
         // --resume alone would be refused again (the window folds the earlier runs' reads): the
         // hint above says what to do; the forced resume is the way on only for one who knows
         next(
-          `  the migration must be restarted to be verified (the hint above); only if the process did not stop: syncbook run ${target} --resume --force=stopped-in-commit`,
+          `  ${STOPPED_IN_COMMIT_NOTE} (the hint above); ${STOPPED_IN_COMMIT_ONLY_IF}: syncbook run ${target} ${STOPPED_IN_COMMIT_RESUME.args}`,
         );
       else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on

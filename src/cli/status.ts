@@ -8,6 +8,7 @@
 import { existsSync, statSync } from "node:fs";
 import { ExitCode, UserError } from "../errors.js";
 import { formatDuration } from "../runbook/duration.js";
+import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatBytes, terminalText } from "../text.js";
 import type { JournalStatus, Status } from "../run/status.js";
 import { writesStillStopped } from "../ui/format.js";
@@ -349,6 +350,12 @@ export function formatStatus(st: Status): string[] {
       );
     else if (j.writesStopInDoubt || j.writesStopCut || j.writesStopAbortCut || j.writesStopped !== undefined)
       lines.push(`  writes: ${writeStopWords(j, st.at)}`);
+    // an instance stopped during the commit: the verification is lost whatever comes next
+    // (src/fleet/window.ts `StoppedInCommit`), said before the ways on
+    if (j.stoppedInCommit)
+      lines.push(
+        `  commit: ${stoppedInCommitWords({ ...j.stoppedInCommit, at: Date.parse(j.stoppedInCommit.at) })}${j.writesOnSince ? "; its writesOn hook ran all the same" : ""}`,
+      );
     // the ways on (src/run/status.ts `nextOffer`); after a failed undo they were said above
     if (j.next && !j.writesUndoFailed)
       for (const l of nextLines(runbookArg({ file: st.file }), j.next)) lines.push(`  ${l}`);

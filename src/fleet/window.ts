@@ -76,6 +76,12 @@ export interface WriteStopWindow {
   unseenMs?: number;
   /** A `writesOn` hook succeeded: the application writes again. */
   writesOnAt?: number;
+  /**
+   * An instance seen stopped during this window's commit before the destination took writes: the
+   * migration must be restarted to be verified (`StoppedInCommit`). Every reader says it, and a
+   * way on offers no plain `--resume` after the writes-on hook refused for it.
+   */
+  stoppedInCommit?: StoppedInCommit;
   /** Still open at the last event (or at `now`). */
   open: boolean;
   /** openedAt → closedAt (undefined while open or when openedAt is unknown). */
@@ -612,6 +618,7 @@ export class WindowTracker {
     if (w.closedAt !== undefined) out.closedAt = w.closedAt;
     if (w.unmetAt !== undefined) out.unmetAt = w.unmetAt;
     if (w.writesOnAt !== undefined) out.writesOnAt = w.writesOnAt;
+    if (w.stoppedInCommit) out.stoppedInCommit = { ...w.stoppedInCommit };
     if (w.openedAt !== undefined && w.closedAt !== undefined) out.durationMs = w.closedAt - w.openedAt;
     if (w.closedAt !== undefined && (w.closedBy === "canWrite" || w.closedBy === "committed")) {
       const unseen = this.#unseen(w, w.closedAt);

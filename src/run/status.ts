@@ -22,7 +22,7 @@ import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold, joinJournals, syncCommits } from "../model/fold.js";
 import type { CutoverModel } from "../model/contract.js";
 import { fleetReadiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
-import { createFleet, type FleetSnapshot } from "../fleet/index.js";
+import { createFleet, type FleetSnapshot, type StoppedInCommit } from "../fleet/index.js";
 import {
   cutoverJournalsRead,
   cutoverOfRun,
@@ -58,6 +58,9 @@ import {
   nextAfterFailedUndo,
   offerAfterFile,
   RUNBOOK_CHANGED_NOTE,
+  STOPPED_IN_COMMIT_AHEAD,
+  STOPPED_IN_COMMIT_NOTE,
+  STOPPED_IN_COMMIT_RESUME,
   varArgs,
   varText,
   type NextOffer,
@@ -264,6 +267,13 @@ export interface JournalStatus {
   };
   /** A `writesOn` hook said the application writes again (to the destination): ISO time. */
   writesOnSince?: string;
+  /**
+   * An instance seen stopped during the commit before the destination took writes (the window's
+   * `stoppedInCommit`, src/fleet/window.ts): the migration must be restarted to be verified.
+   * `refused`: the last run's writes-on hook refused for it (a plain `--resume` is refused again);
+   * `hookAhead`: the runbook has a writesOn hook, which a `--resume` reaches and which refuses.
+   */
+  stoppedInCommit?: { instance: string; at: string; how: StoppedInCommit["how"]; refused?: true; hookAhead?: true };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
   /**
@@ -670,6 +680,19 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
       ...(j.runbookChanged ? { notes: [RUNBOOK_CHANGED_NOTE] } : {}),
     };
   if (!open || !j.lastStep) return undefined;
+  // the writes-on hook refused: an instance stopped during the commit. --resume alone is refused
+  // again (an adversarial run followed status's plain --resume into the same refusal); the forced
+  // one only for one who knows, and what to do instead (src/next-run.ts)
+  const sic = j.stoppedInCommit;
+  if (sic?.refused && j.writesOnSince === undefined)
+    return {
+      runs: [STOPPED_IN_COMMIT_RESUME],
+      notes: [
+        STOPPED_IN_COMMIT_NOTE,
+        "no --abort: a commit was sent, and after commit nothing is undone",
+        ...(j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : []),
+      ],
+    };
   // once the destination takes writes, the source's write stop is not news
   const stays = (j.writesStopped === true || j.writesStopCut !== undefined) && j.destinationWrites === undefined;
   // a start, commit or reverse some instance gave no usable answer to: the resume reads the fleet
@@ -686,7 +709,8 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
       doubt ??
       (f
         ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
-        : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`),
+        : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`) +
+        (sic?.hookAhead && j.writesOnSince === undefined ? `; ${STOPPED_IN_COMMIT_AHEAD}` : ""),
   };
   // as --abort judges it (src/run/abort.ts): any commit of the sync that runs now that may have
   // reached the fleet, not only the last command's
@@ -869,6 +893,14 @@ async function readJournalStatus(
     };
   }
   if (w?.writesOnAt !== undefined) out.writesOnSince = new Date(w.writesOnAt).toISOString();
+  if (w?.stoppedInCommit)
+    out.stoppedInCommit = {
+      instance: w.stoppedInCommit.instance,
+      at: new Date(w.stoppedInCommit.at).toISOString(),
+      how: w.stoppedInCommit.how,
+      ...(refusal?.check === "stopped-in-commit" ? { refused: true as const } : {}),
+      ...(runbook.steps.some((st) => st.hook?.writesOn === true) ? { hookAhead: true as const } : {}),
+    };
   const v = state.verifier;
   if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline || v.reversed))
     out.verifier = {

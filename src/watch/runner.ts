@@ -12,6 +12,7 @@ import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import { runAgainAfterCommit } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
+import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatDuration } from "../runbook/duration.js";
 import {
   COMMIT_IN_DOUBT_WORDS,
@@ -25,6 +26,9 @@ import {
   nextAfterFailedUndo,
   RUNBOOK_CHANGED_NOTE,
   runbookArg,
+  STOPPED_IN_COMMIT_AHEAD,
+  STOPPED_IN_COMMIT_NOTE,
+  STOPPED_IN_COMMIT_RESUME,
   varArgs,
   type CutoverValuesKnown,
 } from "../next-run.js";
@@ -112,7 +116,16 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     const notes = [...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), ...why];
     return `syncbook run ${rb} --resume${vars}${notes.length ? `   (${notes.join("; ")})` : ""}`;
   };
-  const resume = resumeWith();
+  // the writes-on hook refused: an instance stopped during the commit (src/steps/hook.ts). A plain
+  // --resume is refused again: the forced one, for one who knows, and what to do instead
+  const sic = m.window?.stoppedInCommit;
+  const sicRefused =
+    sic !== undefined &&
+    m.window?.writesOnAt === undefined &&
+    m.decisions.some((d) => d.run === run.n && d.kind === "interlock" && !d.ok && d.check === "stopped-in-commit");
+  const resume = sicRefused
+    ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does, `else ${STOPPED_IN_COMMIT_NOTE}`].join("; ")})`
+    : resumeWith(...(sic !== undefined && m.window?.writesOnAt === undefined ? [STOPPED_IN_COMMIT_AHEAD] : []));
   // with the runbook changed, --allow-changed-runbook: the values it reads named, as the cutover had
   // them; the journal's given ones alone left out a secret one and an old default, which the flag
   // read at the runbook's value now, another fleet (an outside review)
@@ -278,6 +291,8 @@ export function stateLeft(m: CutoverModel, now: number, runnerGone = true): stri
     // a fan-out that ended is a commit taken (`cutover.committed`): none of this sync's, then
     else out.push("commit not sent");
   }
+  // an instance stopped during the commit: the migration must be restarted to be verified
+  if (w?.stoppedInCommit) out.push(stoppedInCommitWords(w.stoppedInCommit));
   const step = m.current !== undefined ? m.steps.find((s) => s.index === m.current) : undefined;
   if (step) out.push(`in step ${step.index + 1} ${step.id} (${step.kind})`);
   else {

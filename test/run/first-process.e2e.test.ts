@@ -15,6 +15,12 @@ import { WindowTracker } from "../../src/fleet/window.js";
 import { traitsOf } from "../../src/steps/index.js";
 import type { Simulator } from "../../src/sim/index.js";
 import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { openJournal } from "../../src/journal/index.js";
+import { CutoverFold } from "../../src/model/fold.js";
+import { runnerVerdict } from "../../src/watch/runner.js";
+import { formatStatus } from "../../src/cli/status.js";
+import { STOPPED_IN_COMMIT_NOTE, STOPPED_IN_COMMIT_RESUME } from "../../src/next-run.js";
 import { readStatus } from "../../src/run/status.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { UiModel } from "../../src/ui/model.js";
@@ -210,6 +216,57 @@ describe("canWrite of the first process only", () => {
   });
 });
 
+/**
+ * What status and the watch page say after the writes-on hook refused for an instance stopped
+ * during the commit: it, and no plain `--resume`, which is refused again (an adversarial run
+ * followed status's offer into the same refusal). The run's own events, journaled as its runner
+ * journals them, read back by `status` and folded for the watch page.
+ */
+async function saidAfterRefusal(s: Simulator, steps: string, events: readonly RunEvent[]): Promise<void> {
+  const dir = tempDir();
+  try {
+    const started = of(events, "run.started")[0]!;
+    const j = openJournal({ dir: join(dir, ".syncbook"), runbookName: started.runbook, runbookHash: started.hash });
+    for (const e of events) j.write(e);
+    j.close();
+    const yaml = runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + steps, { declare: true });
+    const st = await readStatus(await parseRunbook(yaml, join(dir, "rb.yaml"), { env: {} }), {
+      journalDir: join(dir, ".syncbook"),
+    });
+    expect(st.journal?.stoppedInCommit).toMatchObject({
+      instance: "sync0",
+      how: "refused",
+      refused: true,
+      hookAhead: true,
+    });
+    expect(st.journal?.next?.runs.map((r) => r.args)).toEqual([STOPPED_IN_COMMIT_RESUME.args]);
+    expect(st.journal?.next?.notes?.[0]).toBe(STOPPED_IN_COMMIT_NOTE);
+    const said = formatStatus(st).join("\n");
+    expect(said).toMatch(
+      / {2}commit: sync0 refused its progress read \(no process listening\) at .*the entire migration must be restarted/,
+    );
+    expect(said).not.toMatch(/--resume\n/);
+    // the watch page, folded from the same events: the state left says it, the way on is the forced one
+    const fold = new CutoverFold({ traits: traitsOf });
+    for (const e of events) fold.apply(e);
+    const model = fold.view();
+    expect(model.window?.stoppedInCommit).toMatchObject({ instance: "sync0", how: "refused" });
+    const v = runnerVerdict({
+      model,
+      lock: undefined,
+      now: Date.now(),
+      host: "h",
+      isAlive: () => false,
+      runbook: "rb.yaml",
+    });
+    expect(v.left.some((l) => l.startsWith("sync0 refused its progress read"))).toBe(true);
+    expect(v.next).toContain(`syncbook run rb.yaml ${STOPPED_IN_COMMIT_RESUME.args}`);
+    expect(v.next).toContain(STOPPED_IN_COMMIT_NOTE);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("the first process down inside the write-stop window", () => {
   // what an operator meets when the one instance whose canWrite counts stops answering after the
   // commit: the window must stay open (no other instance's canWrite stands in), the wait must keep
@@ -294,6 +351,7 @@ describe("the first process down inside the write-stop window", () => {
         expect(hookRan).toBe(false);
         expect(result.refused).toBe("stopped-in-commit");
         expect(result.hint).toContain("--resume --force=stopped-in-commit");
+        await saidAfterRefusal(s, APP_ON, events);
         return;
       }
       expect(decided[0]).toMatchObject({ kind: "force", ok: true });

@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { nextOffer, type JournalStatus } from "../../src/run/status.js";
-import { CALLED_OFF_RESUME, nextAfterFailedUndo, nextLines, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
+import {
+  CALLED_OFF_RESUME,
+  nextAfterFailedUndo,
+  nextLines,
+  RUNBOOK_CHANGED_NOTE,
+  STOPPED_IN_COMMIT_AHEAD,
+  STOPPED_IN_COMMIT_NOTE,
+  STOPPED_IN_COMMIT_RESUME,
+} from "../../src/next-run.js";
 
 const base: JournalStatus = { folder: "/j", passedOver: [], warnings: [], resumeWith: "/j/a.jsonl" };
 const step = { number: 5, id: "drained", kind: "waitFor", startedAt: "2026-11-30T00:00:00.000Z" };
@@ -152,6 +160,36 @@ describe("nextOffer", () => {
     expect(nextOffer({ ...base })).toBeUndefined();
     // a lock whose process is gone (or on another host) does not hold it back
     expect(args({ lastStep: step, lock: { ...alive, alive: false } })).toEqual(["--resume", "--abort"]);
+  });
+});
+
+// an instance stopped during the commit (src/fleet/window.ts `StoppedInCommit`): the writes-on
+// hook refuses, and a plain --resume is refused again (the watch page's verdict: test/run/first-process.e2e.test.ts)
+describe("nextOffer after an instance stopped during the commit", () => {
+  const sic = { instance: "sync0", at: "2026-11-30T00:00:30.000Z", how: "refused" as const };
+  const after = { ...base, lastStep: step, finished: failed, commitSent: true as const };
+  it("refused by the writes-on hook: the forced --resume alone, said as for one who knows, and to restart the migration otherwise", () => {
+    const o = nextOffer({ ...after, stoppedInCommit: { ...sic, refused: true, hookAhead: true } });
+    expect(o).toEqual({
+      runs: [STOPPED_IN_COMMIT_RESUME],
+      notes: [STOPPED_IN_COMMIT_NOTE, "no --abort: a commit was sent, and after commit nothing is undone"],
+    });
+    expect(STOPPED_IN_COMMIT_RESUME.args).toBe("--resume --force=stopped-in-commit");
+    expect(nextOffer({ ...after, runbookChanged: true, stoppedInCommit: { ...sic, refused: true } })?.notes).toContain(
+      RUNBOOK_CHANGED_NOTE,
+    );
+  });
+  it("killed before the writes-on hook: --resume, which the hook ahead will refuse, said so; none ahead, or writes already on: as ever", () => {
+    expect(nextOffer({ ...after, stoppedInCommit: { ...sic, hookAhead: true } })?.runs).toEqual([
+      { args: "--resume", does: `goes on with the cutover where its last run stopped; ${STOPPED_IN_COMMIT_AHEAD}` },
+    ]);
+    expect(nextOffer({ ...after, stoppedInCommit: sic })?.runs[0]!.does).toBe(
+      "goes on with the cutover where its last run stopped",
+    );
+    const on = { ...after, writesOnSince: "2026-11-30T00:01:00.000Z" };
+    expect(nextOffer({ ...on, stoppedInCommit: { ...sic, refused: true, hookAhead: true } })?.runs[0]!.args).toBe(
+      "--resume",
+    );
   });
 });
 
