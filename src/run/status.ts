@@ -230,9 +230,11 @@ export interface JournalStatus {
    * its run ended before its step did (killed in the step's `check:`, or before its end was
    * journaled): writes are stopped, though the step is not counted (`--resume` runs it again;
    * `--abort` runs its undo). An adversarial run: status said "not stopped by the run (or undone)"
-   * while the switch was off and the watch page said stopped.
+   * while the switch was off and the watch page said stopped. `failed`: its step ended failed after
+   * the hook (its `check:`), and no undo began (the run killed before its unwind ran it): status
+   * said "not stopped" there too.
    */
-  writesStopCut?: { step: number; id: string; since?: string };
+  writesStopCut?: { step: number; id: string; since?: string; failed?: true };
   /**
    * The last run was an `--abort` that could not undo this stopWrites (its step has no `undo:`):
    * writes stay stopped until turned on by hand, and `--resume` runs it again (src/run/resume-decide.ts).
@@ -929,7 +931,9 @@ async function readJournalStatus(
   // a stop hook cut off in its run (ok unknown, no undo begun): "not stopped" would be a guess
   if (!state.stopWritesSucceeded && stop && stop.ok === undefined && stop.undoStarted !== true && !stop.undone)
     out.writesStopInDoubt = { step: stop.stepIndex + 1, id: stop.id };
-  // its hook succeeded and its step never ended (nor was it undone, or handed over): stopped
+  // its hook succeeded and its step never ended ok (cut off, or failed after the hook: the run's
+  // unwind undoes it, and was killed first), nor was it undone, or handed over: stopped
+  const stopEnded = stop && state.steps.find((s) => s.index === stop.stepIndex)?.finished;
   if (
     !state.stopWritesSucceeded &&
     !endedStopped &&
@@ -938,12 +942,13 @@ async function readJournalStatus(
     !stop.undone &&
     stop.byHand !== true &&
     stop.abortAfter !== true &&
-    state.steps.find((s) => s.index === stop.stepIndex)?.finished === undefined
+    stopEnded !== "ok"
   )
     out.writesStopCut = {
       step: stop.stepIndex + 1,
       id: stop.id,
       ...(w?.open && w.openedAt !== undefined ? { since: new Date(w.openedAt).toISOString() } : {}),
+      ...(stopEnded !== undefined ? { failed: true as const } : {}),
     };
   // as the abort journaled it, not as today's runbook reads (an `undo:` added since undid nothing);
   // of any write stop, each by its latest run: with two, an --abort may undo the later and hand the

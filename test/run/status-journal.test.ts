@@ -373,12 +373,33 @@ describe("status and the journal", () => {
     );
     expect(said).not.toContain("not stopped by the run");
     expect(held.journal.next?.runs.find((r) => r.args === "--abort")?.does).toContain("(writes back on)");
-    // its step ended: counted as the run's (a failed one, or one held, is the other fields')
-    const ended = await of((ev) => [
+    // its step failed after the hook (its check), and the run was killed before its unwind began
+    // the undo: stopped all the same (an outside review: status said "not stopped by the run")
+    const failedAfter = await of((ev) => [
       ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
       ev("step.finished", { index: 2, id: "stop", outcome: "failed", durationMs: 6 }),
     ]);
+    expect(failedAfter.journal.writesStopCut).toEqual({ step: 3, id: "stop", failed: true });
+    const saidFailed = formatStatus(failedAfter).join("\n");
+    expect(saidFailed).toContain(
+      "writes: stopped: the stopWrites hook of step 3 stop succeeded, its step failed after it (its `check:`, or what followed the hook), and its run ended before the undo ran: --resume runs the step again; --abort runs its undo",
+    );
+    expect(saidFailed).not.toContain("not stopped by the run");
+    expect(failedAfter.journal.next?.runs.find((r) => r.args === "--abort")?.does).toContain("(writes back on)");
+    // its undo began (the unwind ran it): said by the undo's own fields, not as cut
+    const undoing = await of((ev) => [
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
+      ev("step.finished", { index: 2, id: "stop", outcome: "failed", durationMs: 6 }),
+      ev("hook.started", { index: 2, id: "stop", use: "shell", undo: true }),
+    ]);
+    expect(undoing.journal).not.toHaveProperty("writesStopCut");
+    // its step ended ok: the write stop is the run's own (writesStopped)
+    const ended = await of((ev) => [
+      ev("hook.finished", { index: 2, id: "stop", use: "shell", undo: false, ok: true, durationMs: 5 }),
+      ev("step.finished", { index: 2, id: "stop", outcome: "ok", durationMs: 6 }),
+    ]);
     expect(ended.journal).not.toHaveProperty("writesStopCut");
+    expect(ended.journal.writesStopped).toBe(true);
   });
 });
 
