@@ -483,7 +483,7 @@ export class WindowTracker {
   #unseen(w: Win, seenAt: number): number {
     const from = w.measuredFrom;
     const after = Math.max(w.unmetAt ?? from, w.commitAt ?? from);
-    return this.#noRunner(after, seenAt).reduce((n, g) => n + g.to - g.from, 0);
+    return this.#noRunner(after, seenAt, false).reduce((n, g) => n + g.to - g.from, 0);
   }
 
   /**
@@ -522,8 +522,8 @@ export class WindowTracker {
   }
 
   /** Every window so far (a stop undone and stopped again makes two), measured up to `now` when open. */
-  windows(now: number = this.#lastAt): WriteStopWindow[] {
-    return this.#windows.map((w) => this.#measure(w, now));
+  windows(now: number = this.#lastAt, runnerGone = false): WriteStopWindow[] {
+    return this.#windows.map((w) => this.#measure(w, now, runnerGone));
   }
 
   /** The last window, if writes were ever stopped. */
@@ -532,7 +532,12 @@ export class WindowTracker {
     return w ? this.#measure(w, now) : undefined;
   }
 
-  #measure(w: Win, now: number): WriteStopWindow {
+  /**
+   * `runnerGone`: a reader that saw the last run's process gone without its end (`syncbook watch`,
+   * src/watch/runner.ts "dead") measures the time after its last event as no runner's, not the
+   * share of the step it died in (the page counted a killed run's minutes as the service's).
+   */
+  #measure(w: Win, now: number, runnerGone = false): WriteStopWindow {
     const from = w.measuredFrom;
     const to = Math.max(from, w.writesOnAt ?? w.closedAt ?? now);
     const parts: WindowPart[] = [];
@@ -568,7 +573,7 @@ export class WindowTracker {
     }
     add("runner", spans.length ? "between steps" : "waiting for the next step", cursor, to);
     // no runner alive: nobody's share but the gap's; then an instance not answering: the service's
-    const dead = this.#noRunner(from, to);
+    const dead = this.#noRunner(from, to, runnerGone);
     const down = [...this.#down, ...[...this.#downSince.values()].map((d) => ({ ...d, to }))];
     const carved = recharge(
       recharge(
@@ -629,18 +634,18 @@ export class WindowTracker {
   }
 
   /** The spans within [from, to] in which no runner was alive (none known: all of it alive). */
-  #noRunner(from: number, to: number): { from: number; to: number; label: string }[] {
-    if (this.#runs.length === 0) return [];
-    const gaps: { from: number; to: number; label: string }[] = [];
+  #noRunner(from: number, to: number, lastGone: boolean): { from: number; to: number }[] {
+    const gaps: { from: number; to: number }[] = [];
+    // no run seen (events without their run.started): nobody's gap
+    if (this.#runs.length === 0) return gaps;
     let alive = -Infinity;
+    // only the last run can lack its end (a run.started ends the one before it)
     for (const r of this.#runs) {
-      if (r.start > alive) gaps.push({ from: alive, to: r.start, label: "" });
-      alive = Math.max(alive, r.end ?? Infinity);
+      gaps.push({ from: alive, to: r.start });
+      alive = Math.max(alive, r.end ?? (lastGone ? r.last : Infinity));
     }
-    gaps.push({ from: alive, to: Infinity, label: "" });
-    return gaps
-      .map((g) => ({ ...g, from: Math.max(g.from, from), to: Math.min(g.to, to) }))
-      .filter((g) => g.to > g.from);
+    gaps.push({ from: alive, to: Infinity });
+    return gaps.map((g) => ({ from: Math.max(g.from, from), to: Math.min(g.to, to) })).filter((g) => g.to > g.from);
   }
 
   #classify(

@@ -735,11 +735,15 @@ export class CutoverFold {
     return this.#verifier;
   }
 
-  /** The model now (a copy): the window measured up to `now` while open (default: the last event). */
-  view(now: number = this.#lastAt ?? 0): CutoverModel {
+  /**
+   * The model now (a copy): the window measured up to `now` while open (default: the last event).
+   * `runnerGone`: the last run's process is known gone without its end (`syncbook watch`): the
+   * window's time after its last event is no runner's share.
+   */
+  view(now: number = this.#lastAt ?? 0, opts: { runnerGone?: boolean } = {}): CutoverModel {
     const first = this.#firstStarted;
     const last = this.#started;
-    const windows = this.#window.windows(now);
+    const windows = this.#window.windows(now, opts.runnerGone === true);
     const w = windows.at(-1);
     const writesLeft = this.#window.writesLeft();
     const current = this.current;

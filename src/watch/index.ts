@@ -115,9 +115,9 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     ensureLive(last);
     await live?.read(stop.signal).catch(() => undefined);
     const t = now();
-    const model = feed.fold.view(t);
+    const seen = feed.fold.view(t);
     const runner = runnerVerdict({
-      model,
+      model: seen,
       lock: feed.lock,
       now: t,
       host,
@@ -127,6 +127,9 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       ...(opts.runbookHash !== undefined ? { runbookHash: opts.runbookHash } : {}),
       ...(opts.goOnVars ? { goOnVars: opts.goOnVars } : {}),
     });
+    // its process gone without an end: the window's time since its last line is no runner's, not
+    // the share of the step it died in (the page said the service's)
+    const model = runner.state === "dead" ? feed.fold.view(t, { runnerGone: true }) : seen;
     // a finished run told its own notifiers; only a run without an end has a runner to lose
     if (runner.alarm && runner.state !== "finished") {
       const key = `${model.cutover.id ?? ""}#${model.runs.at(-1)?.n ?? 0}`;

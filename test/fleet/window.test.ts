@@ -334,6 +334,39 @@ describe("WindowTracker", () => {
     expect(m2.shares).toEqual({ service: 200, runner: 280 + 500, operator: 0, steps: 0, none: 2000 });
   });
 
+  // the last note's open item: the watch page, its runner killed inside a wait, counted the minutes
+  // since as the service's share (nothing told the fold the runner was gone)
+  it("a runner seen gone without its end (the watch page): the time after its last event is no runner's, not its wait's", () => {
+    const { events, at } = stream();
+    const started = { runbook: "w", file: "w", hash: "h", instances: [inst(0)], steps: STEPS };
+    at(0, "run.started", { ...started, mode: "run" });
+    at(10, "step.started", { ...STEPS[0]! });
+    at(20, "window.opened", { index: 0, id: "stop" });
+    at(30, "step.finished", { index: 0, id: "stop", outcome: "ok", durationMs: 20 });
+    at(40, "step.started", { ...STEPS[1]! });
+    at(1040, "progress.sampled", { instance: inst(0), progress: prog(false, "RUNNING", 0) as never });
+    // killed at 1040 (its last event); the page reads at 61_040
+    const w = new WindowTracker(traitsOf);
+    for (const e of events) w.apply(e);
+    const alive = w.windows(61_040).at(-1)!;
+    expect(alive.shares.none).toBe(0);
+    expect(alive.shares.service).toBe(61_000);
+    const gone = w.windows(61_040, true).at(-1)!;
+    expect(gone.shares).toEqual({ service: 1000, runner: 20, operator: 0, steps: 0, none: 60_000 });
+    expect(gone.parts.at(-1)).toMatchObject({ share: "none", from: 1040, to: 61_040 });
+    expect(gone.measuredMs).toBe(alive.measuredMs);
+    // events without their run.started (a journal cut at its head): no runner's gap is known
+    const headless = new WindowTracker(traitsOf);
+    for (const e of events.slice(1)) headless.apply(e);
+    expect(headless.windows(61_040, true).at(-1)!.shares.none).toBe(0);
+    // a resume begun since: the killed run's end is known by it; the reader's word is of the last run
+    at(61_100, "run.started", { ...started, mode: "resume" });
+    const w2 = new WindowTracker(traitsOf);
+    for (const e of events) w2.apply(e);
+    expect(w2.windows(61_200).at(-1)!.shares.none).toBe(61_100 - 1040);
+    expect(w2.windows(61_200, true).at(-1)!.shares.none).toBe(61_100 - 1040 + 100);
+  });
+
   // an adversarial run: a runner killed past its commit, resumed minutes later; the report and the
   // run's end said "writes stopped 4m 30s" of a window whose end may have come 20 s in
   it("a commit sent before a time no runner was alive, its effect seen only after it: the length is at most, never stated as known", () => {
@@ -804,6 +837,8 @@ describe("WindowTracker.stoppedInCommit: an instance seen stopped during the com
   const fold = (events: RunEvent[]) => {
     const w = new WindowTracker(traitsOf);
     for (const e of events) w.apply(e);
+    // the window's view carries it alike, for status and the watch page's ways on
+    expect(w.current()?.stoppedInCommit).toEqual(w.stoppedInCommit());
     return w.stoppedInCommit();
   };
   // the cutover above up to its commit (sent at 6340; the first process's canWrite at 7200)

@@ -199,6 +199,10 @@ describe("syncbook watch: before, during and after a run killed with kill -9 and
       "in step 4 hold (hook)",
     ]);
     expect(st.runner.next).toBe(`syncbook run ${file} --resume`);
+    // the window's time since its last line is no runner's, not the hook step's it died in
+    const w = st.model.window!;
+    expect(w.shares.none).toBeGreaterThan(0);
+    expect(w.parts.at(-1)).toMatchObject({ share: "none", from: st.model.runs[0]!.lastAt });
   });
 
   // two instances, neither declared the first process (`startedFirst`): no canWrite is valid, so the
