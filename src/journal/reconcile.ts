@@ -21,6 +21,7 @@
  */
 import { blocksUntilEveryInstance, COMMAND_EFFECT, sentOnceOnly, settledStates } from "../api/commands.js";
 import { sameService } from "../instance-identity.js";
+import { curlCommand } from "../plugin/http.js";
 import type { CommandOp, JournalState, SentCommand } from "./state.js";
 
 /** The note that the journal's write stop is in force: `--resume` leaves it out when its decision runs that stop again. */
@@ -81,6 +82,26 @@ const seen = (fleet: readonly FleetReading[]): string =>
   fleet.map((f) => `${f.instance} ${f.state ?? "unreachable"}`).join(", ");
 const answers = (c: SentCommand): string =>
   c.perInstance.map((p) => `${p.instance} ${p.answered}${p.error ? ` (${p.error})` : ""}`).join(", ") || "no instance";
+
+/**
+ * The commit, as a command a person pastes, for each instance it may have reached (to be sent only
+ * to one whose log shows it never received it): a resume that cannot tell refused with no command
+ * (an adversarial run went round `--resume` and `--from commit` refusals). The body is `{}`
+ * (../shared/spec/sync-service-api.md, POST /api/v1/commit: "an empty JSON object `{}` must be
+ * sent"); the URL as the journal redacts it (a password stays `***`), its query never shown
+ * (`curlCommand`, src/plugin/http.ts).
+ */
+function commitByHand(instances: readonly { instance: string }[], fleet: readonly FleetReading[]): string {
+  const urls = new Map(fleet.map((f) => [f.instance, f.url]));
+  const lines = instances.map((p) => {
+    const url = urls.get(p.instance);
+    return `${p.instance}: ${url === undefined ? `POST {its URL}/api/v1/commit with the body {}` : `${curlCommand({ method: "POST", url: `${url.replace(/\/$/, "")}/api/v1/commit`, body: {} })} &`}`;
+  });
+  // sent one after another, the first would wait for the rest: a commit answers on an instance only
+  // once every instance has it (service facts: "commit and reverse block until they have been
+  // called on every instance"); each ends in `&`, so the lines pasted in turn run at once
+  return `; to each as its log allows, all at once (a commit answers only once every instance has it): ${lines.join("; ")}`;
+}
 
 export function reconcile(
   state: JournalState,
@@ -313,7 +334,7 @@ export function reconcile(
         return refuse(
           "in-doubt",
           `${sentTo}; every instance is still ${before.join("/")}, but ${inDoubt.map((p) => p.instance).join(", ")} may have received it (no usable answer): ${cmd.op === "start" ? "a start can take effect after its request timed out" : `${cmd.op} is held by an instance until every instance has it, and its state shows nothing until then`}; it is never sent twice`,
-          `find out from the service's own log which instances received /${cmd.op}; send it by hand only to those that did not${cmd.op === "commit" ? " (writes stopped, canCommit true)" : ""}, then resume (the journal then sees its effect)`,
+          `find out from the service's own log which instances received /${cmd.op}; send it by hand only to those that did not${cmd.op === "commit" ? ` (writes stopped, canCommit true)${commitByHand(inDoubt, fleet)}` : ""}, then resume (the journal then sees its effect): syncbook run ${runbook.args.run} --resume`,
         );
       }
       if (cmd.op === "commit") {

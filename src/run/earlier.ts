@@ -730,6 +730,16 @@ export function sentAgainByFrom(
 }
 
 /**
+ * What `--resume` does with a start, commit or reverse that may have reached the fleet
+ * (src/journal/reconcile.ts). The refusals of a `--from` run offered `--from <step> --only <their
+ * names>` for instances that never received it, which this same check refuses where the journal
+ * has no answer of theirs (an adversarial run went round it): the resume's refusal gives the
+ * commit by hand instead.
+ */
+const RESUME_SENT_ONCE = (op: string): string =>
+  `reads the fleet and adopts a ${op} that took effect, sends it to the instances that refused it, and where it cannot tell whether an instance received it, refuses and gives the ${op === "commit" ? "commands" : "way"} to send it by hand, to be sent only to the instances whose log shows they never did`;
+
+/**
  * `sentAgainByFrom`'s refusal of a `--from` run (see there), for the journal `file` it read. A
  * `--new-cutover --from` run (`newCutover`) is refused by the unfinished cutover's journal all the
  * same: it counts nothing from that cutover, but a commit on its way there leaves the fleet
@@ -764,14 +774,14 @@ export function refuseSentAgain(
     throw new UserError(
       `cannot start a new cutover ${fromText(from, run)}: the last cutover's journal ${file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: --new-cutover counts nothing from that cutover, but the fleet may still hold its ${c.op}, and a ${c.op} is never sent twice to an instance; nothing was sent`,
       {
-        hint: `Go on with the last cutover: ${resume} reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start the new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that journal's commands went to a sync that no longer runs: ${setAside}` : `If the sync was set back and started again by hand since, that journal's commands went to a sync that no longer runs: ${setAside}`}`,
+        hint: `Go on with the last cutover: ${resume} ${RESUME_SENT_ONCE(c.op)}. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start the new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that journal's commands went to a sync that no longer runs: ${setAside}` : `If the sync was set back and started again by hand since, that journal's commands went to a sync that no longer runs: ${setAside}`}`,
         exitCode: ExitCode.interlock,
       },
     );
   throw new UserError(
     `cannot go on with the cutover of ${file} from ${from}: its journal shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: a ${c.op} is never sent twice to an instance`,
     {
-      hint: `Run ${resume}: it reads the fleet, adopts a ${c.op} that took effect and sends it only to the instances it has not reached. If the fleet shows it never arrived (a refusal the journal did not record), send it only to those: syncbook run ${cutover} --from ${id} --only <their names>. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from: a new cutover from a later step is refused by this journal too, since the ${c.op} may still be on the fleet).` : `If the sync was set back and started again by hand since, that journal's commands went to a sync that no longer runs: ${setAside}`}`,
+      hint: `Run ${resume}: it ${RESUME_SENT_ONCE(c.op)}. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from: a new cutover from a later step is refused by this journal too, since the ${c.op} may still be on the fleet).` : `If the sync was set back and started again by hand since, that journal's commands went to a sync that no longer runs: ${setAside}`}`,
       exitCode: ExitCode.interlock,
     },
   );

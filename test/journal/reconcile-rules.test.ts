@@ -672,3 +672,33 @@ describe("hooks left open", () => {
     ]);
   });
 });
+
+// an adversarial run went round `--resume` and `--from commit` refusals with no command to run:
+// the commit in doubt is now given as the command a person pastes, per instance, and the resume after
+describe("a commit in doubt on a fleet still RUNNING: the way by hand, as commands", () => {
+  it("a curl per instance that may have received it, its URL as journaled (no trailing slash twice, a password masked), then the resume", () => {
+    const s = state(
+      ["ok", "ok", "ok", "cut"],
+      [cmd("start", 0, "ok", "ok", "ok"), cmd("commit", 3, "unknown", "unknown", "unknown")],
+    );
+    const readings = fleet("RUNNING", "RUNNING", "RUNNING").map((f, i) =>
+      i === 0
+        ? { ...f, url: "http://admin:***@127.0.0.1:27182/" }
+        : i === 1
+          ? { ...f, url: "http://127.0.0.1:27183" }
+          : f,
+    );
+    const r = reconcile(s, RB, readings);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.code).toBe("in-doubt");
+    expect(r.hint).toBe(
+      "find out from the service's own log which instances received /commit; send it by hand only to those that did not (writes stopped, canCommit true); to each as its log allows, all at once (a commit answers only once every instance has it): i0: curl -sS -X POST 'http://admin:***@127.0.0.1:27182/api/v1/commit' -H 'content-type: application/json' --data-raw '{}' &; i1: curl -sS -X POST http://127.0.0.1:27183/api/v1/commit -H 'content-type: application/json' --data-raw '{}' &; i2: POST {its URL}/api/v1/commit with the body {}, then resume (the journal then sees its effect): syncbook run rb.yaml --var site=west --resume",
+    );
+    // a start in doubt: its body is the runbook's, no command is made of it; the resume still named
+    const st = reconcile(state(["cut"], [cmd("start", 0, "unknown", "unknown")]), RB, fleet("IDLE", "IDLE"));
+    expect(st.ok || st.hint).toBe(
+      "find out from the service's own log which instances received /start; send it by hand only to those that did not, then resume (the journal then sees its effect): syncbook run rb.yaml --var site=west --resume",
+    );
+  });
+});

@@ -9,6 +9,8 @@
  * says "commit in doubt"; a commit every instance refused still says "not committed". The built
  * CLI against the simulator over loopback.
  */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -27,6 +29,7 @@ import {
 } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
+const run = promisify(execFile);
 
 async function cutover(faults: string[], instances: number) {
   const s = await fastSim({ instances, faults });
@@ -119,5 +122,37 @@ describe("a commit whose answers were lost after it took effect", () => {
         expect.stringMatching(/^commit sent .* ago, refused by every instance it reached: it took no effect$/),
       ]),
     );
+  }, 120_000);
+
+  // an adversarial run went round: --resume refused with no command, and the refusal of --from
+  // commit offered `--from commit --only <their names>`, which the same check refuses. The way out
+  // is the commit by hand to each instance whose log shows it never got one, then --resume.
+  it("a commit lost before it reached the fleet: --resume gives each instance's commit by hand and the resume; pasted, the cutover ends committed", async () => {
+    const c = await cutover(["reset@*/commit"], 2);
+    expect(c.r.code, c.r.all).toBe(1);
+    expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING"]);
+    const resume = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume"], { cwd: c.dir });
+    expect(resume.code, resume.all).not.toBe(0);
+    expect(resume.all).toMatch(/sync0, sync1 may have received it \(no usable answer\)/);
+    const byHand = [...resume.all.matchAll(/(sync\d): (curl [^;\n]*?) &(?=; sync\d:|, then resume)/g)].map((m) => [
+      m[1],
+      m[2]!,
+    ]);
+    expect(byHand.map(([i]) => i)).toEqual(["sync0", "sync1"]);
+    expect(resume.all).toContain("then resume (the journal then sees its effect): syncbook run rb.yaml --resume");
+    // --from commit: no command of its own that the same check refuses
+    const from = await cli(["run", "rb.yaml", "--renderer", "simple", "--from", "commit"], { cwd: c.dir });
+    expect(from.code, from.all).toBe(3);
+    expect(from.all).not.toMatch(/--only <their names>/);
+    expect(from.all).toMatch(/refuses and gives the commands to send it by hand/);
+    // the operator reads each instance's log: none got the commit (the fault dropped it unread)
+    c.s.control.clearFaults();
+    // pasted at once, as the hint says: a commit answers only once every instance has it
+    const answers = await Promise.all(byHand.map(([, command]) => run("sh", ["-c", command!])));
+    for (const a of answers) expect(JSON.parse(a.stdout)).toMatchObject({ success: true });
+    const after = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume"], { cwd: c.dir });
+    expect(after.code, after.all).toBe(0);
+    expect(after.all).toMatch(/adopted, not sent again/);
+    expect(c.s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
   }, 120_000);
 });
